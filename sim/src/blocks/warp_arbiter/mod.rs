@@ -1,0 +1,420 @@
+//! Warp-issue arbiter of one warp scheduler: the baseline policies as GPGPU-Sim defines them
+//! (`shader.cc`: `lrr_scheduler`, `gto_scheduler`, `two_level_active_scheduler`).
+//!
+//! The SM decides which of a scheduler's warps could issue this cycle (valid instruction in
+//! the i-buffer, scoreboard clear, unit free) and presents that as the `ready` mask; the
+//! arbiter picks at most one of them. Warps are numbered locally `0..warps` (global warp `g`
+//! of an SM with `n` schedulers is local warp `g / n` of scheduler `g % n`).
+//!
+//! # Cycle semantics (all policies)
+//! * `eligible = ready & live & !long_stall`, where `live` is the arbiter's own record of
+//!   launched, not yet exited warps (state before the edge). A warp launched in cycle `t` can
+//!   be granted from `t + 1`.
+//! * Outputs (Mealy): `grant_valid`/`grant_warp` name the granted warp; `active` is the set the
+//!   policy chooses from this cycle (all live warps for LRR/GTO, the active list for two-level).
+//! * At the edge: `live <= (live & !exit) | launch`; the policy state updates as below.
+//!
+//! # Policies
+//! * **LRR** (loose round robin): the first eligible warp in the order `last+1, last+2, ...`
+//!   (wrapping), where `last` is the last granted warp (reset: `warps-1`, so warp 0 comes first).
+//! * **GTO** (greedy then oldest): the last granted warp if eligible, else the oldest eligible
+//!   warp by launch order. Warps launched in the same cycle are ordered by index (lower is
+//!   older), as GPGPU-Sim hands out dynamic warp ids to a CTA's warps in order. Reset order:
+//!   by index. No greedy warp after reset.
+//! * **Two-level active** (GPGPU-Sim `two_level_active:<max_active>:lrr:srr`): every warp slot
+//!   is always either in the ordered *active list* (`max_active` entries) or in the *pending
+//!   FIFO* (`warps - max_active` entries). Each cycle, in this order:
+//!   1. demote: active entries whose warp is *waiting* (`long_stall` set, or not live) leave
+//!      the active list (order of the rest kept) and are pushed to the back of the pending FIFO
+//!      in active-list order;
+//!   2. promote: as many warps as were demoted are popped from the front of the pending FIFO and
+//!      appended to the active list (whether or not they wait: GPGPU-Sim does not check);
+//!   3. select: the first eligible warp in active-list order is granted;
+//!   4. rotate: on a grant at list position `j`, the list becomes `list[j+1..] ++ list[..=j]`
+//!      (inner LRR).
+//!
+//!   Reset: active list `0..max_active`, pending FIFO `max_active..warps`.
+
+pub mod stimulus;
+
+use crate::block::{clog2, Block, Inspect, PortSpec};
+use crate::port_bundle;
+use thiserror::Error;
+
+/// Arbitration policy; one Verilog module per policy and preset.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Policy {
+    /// Loose round robin from the warp after the last granted one.
+    Lrr,
+    /// Greedy then oldest.
+    Gto,
+    /// Two-level active scheduling with inner LRR and outer FIFO.
+    TwoLevel,
+}
+
+impl Policy {
+    /// Every policy, in catalog order.
+    pub const ALL: [Policy; 3] = [Policy::Lrr, Policy::Gto, Policy::TwoLevel];
+    /// Policy names as they appear in module names and on the command line.
+    pub const NAMES: &'static [&'static str] = &["lrr", "gto", "two_level"];
+
+    /// The policy's name (`lrr`, `gto`, `two_level`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Policy::Lrr => "lrr",
+            Policy::Gto => "gto",
+            Policy::TwoLevel => "two_level",
+        }
+    }
+
+    /// Parses a policy name; `two-level` is accepted for `two_level`.
+    pub fn from_name(s: &str) -> Option<Policy> {
+        let s = s.replace('-', "_");
+        Policy::ALL.into_iter().find(|p| p.name() == s)
+    }
+}
+
+/// Parameter preset; one Verilog module per policy and preset.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Preset {
+    /// Fermi (GTX 480): 48 warps per SM, 2 schedulers, so 24 warps per arbiter; 6 active
+    /// warps for two-level (GPGPU-Sim's `two_level_active:6:0:1`).
+    Fermi,
+    /// Small prototype for low-cost FPGAs: 8 warps, 4 active.
+    Proto,
+}
+
+impl Preset {
+    /// Every preset, in catalog order.
+    pub const ALL: [Preset; 2] = [Preset::Fermi, Preset::Proto];
+    /// Preset names.
+    pub const NAMES: &'static [&'static str] = &["fermi", "proto"];
+
+    /// The preset's name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Preset::Fermi => "fermi",
+            Preset::Proto => "proto",
+        }
+    }
+
+    /// Parses a preset name.
+    pub fn from_name(s: &str) -> Option<Preset> {
+        Preset::ALL.into_iter().find(|p| p.name() == s)
+    }
+
+    /// Warps per arbiter.
+    pub fn warps(self) -> usize {
+        match self {
+            Preset::Fermi => 24,
+            Preset::Proto => 8,
+        }
+    }
+
+    /// Active-list length for two-level.
+    pub fn max_active(self) -> usize {
+        match self {
+            Preset::Fermi => 6,
+            Preset::Proto => 4,
+        }
+    }
+}
+
+/// Invalid arbiter parameters.
+#[derive(Debug, Error, PartialEq, Eq)]
+pub enum ParamsError {
+    /// `warps` outside 2..=64.
+    #[error("warps must be in 2..=64, got {0}")]
+    Warps(usize),
+    /// `max_active` outside 1..=warps/2 (two-level needs a pending FIFO at least as long as
+    /// the active list so one cycle's demotions fit).
+    #[error("max_active must be in 1..={max} for {warps} warps, got {got}")]
+    MaxActive { got: usize, max: usize, warps: usize },
+}
+
+/// Arbiter parameters.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Params {
+    /// Arbitration policy.
+    pub policy: Policy,
+    /// Warps per arbiter, 2..=64 (width of every mask port).
+    pub warps: usize,
+    /// Active-list length (two-level only; ignored otherwise), 1..=warps/2.
+    pub max_active: usize,
+}
+
+impl Params {
+    /// Checked constructor.
+    pub fn new(policy: Policy, warps: usize, max_active: usize) -> Result<Self, ParamsError> {
+        if !(2..=64).contains(&warps) {
+            return Err(ParamsError::Warps(warps));
+        }
+        if policy == Policy::TwoLevel && !(1..=warps / 2).contains(&max_active) {
+            return Err(ParamsError::MaxActive { got: max_active, max: warps / 2, warps });
+        }
+        Ok(Self { policy, warps, max_active })
+    }
+
+    /// Parameters of a preset.
+    pub fn preset(policy: Policy, preset: Preset) -> Self {
+        Self::new(policy, preset.warps(), preset.max_active()).expect("presets are valid")
+    }
+
+    /// Width of a warp id (`grant_warp`), bits.
+    pub fn id_bits(&self) -> u32 {
+        clog2(self.warps)
+    }
+
+    /// Pending-FIFO length for two-level.
+    pub fn pending_len(&self) -> usize {
+        self.warps - self.max_active
+    }
+
+    /// Mask of the `warps` low bits.
+    pub fn warp_mask(&self) -> u64 {
+        if self.warps == 64 {
+            u64::MAX
+        } else {
+            (1u64 << self.warps) - 1
+        }
+    }
+}
+
+port_bundle! {
+    /// Arbiter inputs for one cycle. Every mask is `warps` bits, bit `w` = local warp `w`.
+    pub struct ArbiterIn for Params {
+        /// Warps that could issue this cycle.
+        pub ready: u64 = |p| p.warps,
+        /// Warps launched this cycle (live from the next cycle; younger than every live warp).
+        pub launch: u64 = |p| p.warps,
+        /// Warps that exit this cycle (not live from the next cycle).
+        pub exit: u64 = |p| p.warps,
+        /// Warps waiting on a long-latency operation or a barrier: never granted; demoted from
+        /// the active list by two-level.
+        pub long_stall: u64 = |p| p.warps,
+    }
+}
+
+port_bundle! {
+    /// Arbiter outputs for one cycle.
+    pub struct ArbiterOut for Params {
+        /// A warp is granted this cycle.
+        pub grant_valid: bool = |_p| 1,
+        /// The granted warp (`id_bits` wide); 0 when `grant_valid` is low.
+        pub grant_warp: u8 = |p| p.id_bits(),
+        /// Warps the policy chooses from this cycle (`warps` bits).
+        pub active: u64 = |p| p.warps,
+    }
+}
+
+/// Golden model of the warp arbiter.
+#[derive(Clone, Debug)]
+pub struct Golden {
+    params: Params,
+    /// Launched and not exited warps.
+    live: u64,
+    /// LRR/GTO: last granted warp.
+    last: u8,
+    /// GTO: `last` holds a granted warp (false after reset).
+    last_valid: bool,
+    /// GTO: launch sequence number of each warp slot (smaller is older).
+    seq: [u64; 64],
+    /// GTO: next launch sequence number.
+    next_seq: u64,
+    /// Two-level: the active list, `max_active` entries, in priority order.
+    act: [u8; 64],
+    /// Two-level: the pending FIFO as a ring of `warps - max_active` entries starting at `head`.
+    pend: [u8; 64],
+    /// Two-level: index of the front of the pending FIFO.
+    head: usize,
+}
+
+impl Golden {
+    /// A golden arbiter in its reset state.
+    pub fn new(params: Params) -> Self {
+        let mut g = Self {
+            params,
+            live: 0,
+            last: 0,
+            last_valid: false,
+            seq: [0; 64],
+            next_seq: 0,
+            act: [0; 64],
+            pend: [0; 64],
+            head: 0,
+        };
+        g.reset();
+        g
+    }
+
+    /// The parameters.
+    pub fn params(&self) -> &Params {
+        &self.params
+    }
+
+    fn select_lrr(&self, eligible: u64) -> Option<u8> {
+        if eligible == 0 {
+            return None;
+        }
+        let after_last = eligible & !((2u128 << self.last) as u64).wrapping_sub(1);
+        let pick = if after_last != 0 { after_last } else { eligible };
+        Some(pick.trailing_zeros() as u8)
+    }
+
+    fn select_gto(&self, eligible: u64) -> Option<u8> {
+        if self.last_valid && eligible >> self.last & 1 == 1 {
+            return Some(self.last);
+        }
+        let mut best: Option<u8> = None;
+        let mut rest = eligible;
+        while rest != 0 {
+            let w = rest.trailing_zeros() as u8;
+            rest &= rest - 1;
+            if best.is_none_or(|b| self.seq[w as usize] < self.seq[b as usize]) {
+                best = Some(w);
+            }
+        }
+        best
+    }
+
+    /// Two-level steps 1-4: returns (grant, active mask) and updates the lists.
+    fn step_two_level(&mut self, eligible: u64, waiting: u64) -> (Option<u8>, u64) {
+        let k = self.params.max_active;
+        let plen = self.params.pending_len();
+        let mut list = [0u8; 64];
+        let mut demoted = [0u8; 64];
+        let (mut kept, mut ndem) = (0, 0);
+        for &w in &self.act[..k] {
+            if waiting >> w & 1 == 1 {
+                demoted[ndem] = w;
+                ndem += 1;
+            } else {
+                list[kept] = w;
+                kept += 1;
+            }
+        }
+        // The FIFO always holds `plen` warps: popping `ndem` from the front frees exactly the
+        // ring slots the demoted warps are pushed into.
+        for (j, &w) in demoted[..ndem].iter().enumerate() {
+            let pos = (self.head + j) % plen;
+            list[kept + j] = self.pend[pos];
+            self.pend[pos] = w;
+        }
+        self.head = (self.head + ndem) % plen;
+        let active = list[..k].iter().fold(0u64, |m, &w| m | 1 << w);
+        let pos = list[..k].iter().position(|&w| eligible >> w & 1 == 1);
+        match pos {
+            Some(j) => {
+                for (s, slot) in self.act[..k].iter_mut().enumerate() {
+                    *slot = list[(j + 1 + s) % k];
+                }
+                (Some(list[j]), active)
+            }
+            None => {
+                self.act[..k].copy_from_slice(&list[..k]);
+                (None, active)
+            }
+        }
+    }
+}
+
+impl Block for Golden {
+    type In = ArbiterIn;
+    type Out = ArbiterOut;
+
+    fn reset(&mut self) {
+        let p = self.params;
+        self.live = 0;
+        self.last = (p.warps - 1) as u8;
+        self.last_valid = false;
+        for w in 0..p.warps {
+            self.seq[w] = w as u64;
+        }
+        self.next_seq = p.warps as u64;
+        if p.policy == Policy::TwoLevel {
+            for s in 0..p.max_active {
+                self.act[s] = s as u8;
+            }
+            for j in 0..p.pending_len() {
+                self.pend[j] = (p.max_active + j) as u8;
+            }
+        }
+        self.head = 0;
+    }
+
+    fn step(&mut self, inp: &ArbiterIn) -> ArbiterOut {
+        let m = self.params.warp_mask();
+        let (ready, launch, exit, stall) =
+            (inp.ready & m, inp.launch & m, inp.exit & m, inp.long_stall & m);
+        let eligible = ready & self.live & !stall;
+        let (grant, active) = match self.params.policy {
+            Policy::Lrr => (self.select_lrr(eligible), self.live),
+            Policy::Gto => (self.select_gto(eligible), self.live),
+            Policy::TwoLevel => self.step_two_level(eligible, stall | (!self.live & m)),
+        };
+        if let Some(w) = grant {
+            self.last = w;
+            self.last_valid = true;
+        }
+        // Launch order: warps launched together are ordered by index.
+        let mut rest = launch;
+        while rest != 0 {
+            let w = rest.trailing_zeros() as usize;
+            rest &= rest - 1;
+            self.seq[w] = self.next_seq;
+            self.next_seq += 1;
+        }
+        self.live = (self.live & !exit) | launch;
+        ArbiterOut { grant_valid: grant.is_some(), grant_warp: grant.unwrap_or(0), active }
+    }
+}
+
+impl Inspect for Golden {
+    fn state_specs(&self) -> Vec<PortSpec> {
+        let p = &self.params;
+        let idw = p.id_bits();
+        let mut v = vec![PortSpec::new("live", p.warps as u32)];
+        match p.policy {
+            Policy::Lrr => v.push(PortSpec::new("last", idw)),
+            Policy::Gto => {
+                v.push(PortSpec::new("last", idw));
+                v.push(PortSpec::new("last_valid", 1));
+                for w in 0..p.warps {
+                    v.push(PortSpec::new(format!("launch_seq_{w}"), 64));
+                }
+            }
+            Policy::TwoLevel => {
+                for s in 0..p.max_active {
+                    v.push(PortSpec::new(format!("act_{s}"), idw));
+                }
+                for j in 0..p.pending_len() {
+                    v.push(PortSpec::new(format!("pend_{j}"), idw));
+                }
+                v.push(PortSpec::new("pend_head", clog2(p.pending_len())));
+            }
+        }
+        v
+    }
+
+    fn state_values(&self, out: &mut Vec<u64>) {
+        let p = &self.params;
+        out.clear();
+        out.push(self.live);
+        match p.policy {
+            Policy::Lrr => out.push(self.last as u64),
+            Policy::Gto => {
+                out.push(self.last as u64);
+                out.push(self.last_valid as u64);
+                out.extend_from_slice(&self.seq[..p.warps]);
+            }
+            Policy::TwoLevel => {
+                out.extend(self.act[..p.max_active].iter().map(|&w| w as u64));
+                out.extend(self.pend[..p.pending_len()].iter().map(|&w| w as u64));
+                out.push(self.head as u64);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,235 @@
+//! Directed tests of the three policies and property tests over random stimulus.
+
+use super::stimulus::Stimulus;
+use super::*;
+use crate::block::Block;
+use proptest::prelude::*;
+
+fn arb(policy: Policy, warps: usize, k: usize) -> Golden {
+    Golden::new(Params::new(policy, warps, k).unwrap())
+}
+
+fn inp(ready: u64) -> ArbiterIn {
+    ArbiterIn { ready, ..Default::default() }
+}
+
+fn grant(o: ArbiterOut) -> Option<u8> {
+    o.grant_valid.then_some(o.grant_warp)
+}
+
+/// Launches `mask` and lets one cycle pass.
+fn launch(a: &mut Golden, mask: u64) {
+    let o = a.step(&ArbiterIn { launch: mask, ..Default::default() });
+    assert!(!o.grant_valid, "nothing is live before the launch edge");
+}
+
+#[test]
+fn lrr_rotates_from_after_the_last_grant() {
+    let mut a = arb(Policy::Lrr, 8, 1);
+    launch(&mut a, 0xff);
+    let seq: Vec<_> = (0..10).map(|_| grant(a.step(&inp(0xff))).unwrap()).collect();
+    assert_eq!(seq, [0, 1, 2, 3, 4, 5, 6, 7, 0, 1]);
+    // Last grant was 1: warps 2..=7 are skipped when not ready, 0 comes after 7.
+    assert_eq!(grant(a.step(&inp(0b0000_0001))), Some(0));
+    assert_eq!(grant(a.step(&inp(0b1000_0001))), Some(7));
+    assert_eq!(grant(a.step(&inp(0b1000_0000))), Some(7), "the last warp itself comes last");
+    assert_eq!(grant(a.step(&inp(0))), None);
+}
+
+#[test]
+fn gto_is_greedy_then_oldest_by_launch_order() {
+    let mut a = arb(Policy::Gto, 8, 1);
+    launch(&mut a, 0b1111_0000); // 4,5,6,7 (4 oldest)
+    launch(&mut a, 0b0000_0011); // 0,1 younger than 4..7
+    assert_eq!(grant(a.step(&inp(0b0000_0011))), Some(0));
+    assert_eq!(grant(a.step(&inp(0b0100_0011))), Some(0), "greedy keeps warp 0");
+    assert_eq!(grant(a.step(&inp(0b0100_0010))), Some(6), "oldest ready when greedy stalls");
+    assert_eq!(grant(a.step(&inp(0b0001_0011))), Some(4), "4 is older than 0 and 1");
+    // Warp 4 exits and its slot is relaunched: now the youngest.
+    a.step(&ArbiterIn { exit: 0b1_0000, ..Default::default() });
+    a.step(&ArbiterIn { launch: 0b1_0000, ..Default::default() });
+    assert_eq!(grant(a.step(&inp(0b0001_0010))), Some(4), "greedy slot kept across relaunch");
+    assert_eq!(grant(a.step(&inp(0b0000_0011))), Some(0));
+    a.step(&inp(0));
+    assert_eq!(grant(a.step(&inp(0b0001_0010))), Some(1), "relaunched 4 is younger than 1");
+}
+
+#[test]
+fn long_stalled_or_dead_warps_are_never_granted() {
+    for policy in Policy::ALL {
+        let mut a = arb(policy, 8, 4);
+        assert_eq!(grant(a.step(&inp(0xff))), None, "{policy:?}: nothing launched");
+        launch(&mut a, 0x0f);
+        let o = a.step(&ArbiterIn { ready: 0xff, long_stall: 0x0f, ..Default::default() });
+        assert_eq!(grant(o), None, "{policy:?}");
+    }
+}
+
+#[test]
+fn two_level_demotes_promotes_and_rotates_like_gpgpu_sim() {
+    let mut a = arb(Policy::TwoLevel, 8, 4);
+    // Launch cycle: active [0,1,2,3] are not live yet (waiting), so all four are demoted and
+    // [4,5,6,7] promoted. Pending FIFO: [0,1,2,3].
+    launch(&mut a, 0xff);
+    let o = a.step(&inp(0xff));
+    assert_eq!((grant(o), o.active), (Some(4), 0xf0));
+    // Rotated: [5,6,7,4]. Warps 5 and 7 stall: demoted; 0,1 promoted -> [6,4,0,1].
+    let o = a.step(&ArbiterIn { ready: 0xff, long_stall: 0b1010_0000, ..Default::default() });
+    assert_eq!((grant(o), o.active), (Some(6), 0b0101_0011));
+    // Rotated: [4,0,1,6]; pending [2,3,5,7]. Only warp 1 ready: granted at position 2.
+    assert_eq!(grant(a.step(&inp(0b10))), Some(1));
+    // Rotated: [6,4,0,1]. Warp 4 waits -> [6,0,1,2]; only 2 ready.
+    let o = a.step(&ArbiterIn { ready: 0b100, long_stall: 0b1_0000, ..Default::default() });
+    assert_eq!((grant(o), o.active), (Some(2), 0b0100_0111));
+    // [6,0,1,2]; pending [3,5,7,4]. All four active warps wait: 3,5,7,4 promoted in order.
+    let o = a.step(&ArbiterIn { ready: 0xff, long_stall: 0b0100_0111, ..Default::default() });
+    assert_eq!((grant(o), o.active), (Some(3), 0b1011_1000));
+}
+
+#[test]
+fn two_level_waiting_promoted_warp_is_demoted_next_cycle() {
+    // GPGPU-Sim promotes without checking: a promoted waiting warp spends one cycle active.
+    let mut a = arb(Policy::TwoLevel, 4, 2);
+    launch(&mut a, 0b0111); // warp 3 never launched: always waiting. Active [2,3], pending [0,1]
+    let o = a.step(&ArbiterIn { ready: 0b111, long_stall: 0b100, ..Default::default() });
+    assert_eq!((grant(o), o.active), (Some(0), 0b0011), "2 stalls and 3 is dead: both demoted");
+    let o = a.step(&ArbiterIn { ready: 0b111, long_stall: 0b010, ..Default::default() });
+    assert_eq!((grant(o), o.active), (Some(0), 0b0101), "[1,0] -> 1 demoted, 2 promoted");
+    assert_eq!(grant(a.step(&inp(0b111))), Some(2), "[2,0]");
+    let o = a.step(&ArbiterIn { ready: 0b111, long_stall: 0b001, ..Default::default() });
+    assert_eq!((grant(o), o.active), (Some(2), 0b1100), "[0,2] -> dead 3 promoted");
+    let o = a.step(&inp(0b111));
+    assert_eq!((grant(o), o.active), (Some(2), 0b0110), "[3,2] -> 3 demoted again, 1 promoted");
+}
+
+fn policies() -> impl Strategy<Value = Policy> {
+    prop_oneof![Just(Policy::Lrr), Just(Policy::Gto), Just(Policy::TwoLevel)]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    /// Grants are eligible; LRR/GTO grant whenever something is eligible; the two-level lists
+    /// always hold every warp exactly once.
+    #[test]
+    fn grant_is_eligible_and_lists_are_a_permutation(
+        policy in policies(), warps in 2usize..=64, seed in any::<u64>(), k_frac in 0.0f64..1.0
+    ) {
+        let k = 1 + ((warps / 2 - 1) as f64 * k_frac) as usize;
+        let p = Params::new(policy, warps, k).unwrap();
+        let mut a = Golden::new(p);
+        let mut s = Stimulus::new(p, seed);
+        let mut prev = None;
+        for _ in 0..2000 {
+            let i = s.next(prev.as_ref());
+            let live = a.live;
+            let eligible = i.ready & live & !i.long_stall;
+            let o = a.step(&i);
+            if o.grant_valid {
+                prop_assert!(eligible >> o.grant_warp & 1 == 1);
+                prop_assert!(o.active >> o.grant_warp & 1 == 1);
+            } else {
+                prop_assert_eq!(o.grant_warp, 0);
+                if policy != Policy::TwoLevel {
+                    prop_assert_eq!(eligible, 0);
+                }
+            }
+            if policy == Policy::TwoLevel {
+                prop_assert_eq!(o.active.count_ones() as usize, k);
+                let mut seen = 0u64;
+                for &w in a.act[..k].iter().chain(&a.pend[..warps - k]) {
+                    seen |= 1 << w;
+                }
+                prop_assert_eq!(seen, p.warp_mask());
+            } else {
+                prop_assert_eq!(o.active, live);
+            }
+            prev = Some(o);
+        }
+    }
+
+    /// LRR never starves: a warp that stays eligible is granted within `warps` cycles.
+    #[test]
+    fn lrr_grants_a_steadily_eligible_warp_within_warps_cycles(
+        warps in 2usize..=64, seed in any::<u64>(), target in 0usize..64
+    ) {
+        let target = target % warps;
+        let mut a = arb(Policy::Lrr, warps, 1);
+        launch(&mut a, Params::new(Policy::Lrr, warps, 1).unwrap().warp_mask());
+        let mut rng = seed;
+        let mut waited = 0;
+        for _ in 0..500 {
+            rng ^= rng << 13; rng ^= rng >> 7; rng ^= rng << 17;
+            let o = a.step(&inp(rng | 1 << target));
+            if o.grant_valid && o.grant_warp as usize == target { waited = 0 } else { waited += 1 }
+            prop_assert!(waited < warps);
+        }
+    }
+
+    /// GTO: any grant other than the last granted warp is the oldest eligible warp.
+    #[test]
+    fn gto_switches_only_to_the_oldest(seed in any::<u64>()) {
+        let p = Params::preset(Policy::Gto, Preset::Fermi);
+        let mut a = Golden::new(p);
+        let mut s = Stimulus::new(p, seed);
+        let mut prev: Option<ArbiterOut> = None;
+        for _ in 0..3000 {
+            let i = s.next(prev.as_ref());
+            let eligible = i.ready & a.live & !i.long_stall;
+            let (last, last_valid) = (a.last, a.last_valid);
+            let seq = a.seq;
+            let o = a.step(&i);
+            if o.grant_valid && !(last_valid && o.grant_warp == last) {
+                prop_assert!(!(last_valid && eligible >> last & 1 == 1));
+                for w in 0..p.warps {
+                    if eligible >> w & 1 == 1 {
+                        prop_assert!(seq[o.grant_warp as usize] <= seq[w]);
+                    }
+                }
+            }
+            prev = Some(o);
+        }
+    }
+}
+
+#[test]
+fn params_are_validated() {
+    assert_eq!(Params::new(Policy::Lrr, 1, 1), Err(ParamsError::Warps(1)));
+    assert_eq!(Params::new(Policy::Lrr, 65, 1), Err(ParamsError::Warps(65)));
+    assert!(matches!(
+        Params::new(Policy::TwoLevel, 8, 5),
+        Err(ParamsError::MaxActive { got: 5, max: 4, .. })
+    ));
+    assert!(Params::new(Policy::Gto, 8, 5).is_ok(), "max_active only matters for two-level");
+    assert_eq!(Policy::from_name("two-level"), Some(Policy::TwoLevel));
+}
+
+#[test]
+fn stimulus_is_deterministic_and_exercises_every_input() {
+    let p = Params::preset(Policy::Gto, Preset::Fermi);
+    let run = |seed| {
+        let mut a = Golden::new(p);
+        let mut s = Stimulus::new(p, seed);
+        let mut prev = None;
+        let mut acc = (0u64, 0u64, 0u64, 0u64, 0u64);
+        let mut trace = Vec::new();
+        for _ in 0..5000 {
+            let i = s.next(prev.as_ref());
+            acc.0 |= i.ready;
+            acc.1 |= i.launch;
+            acc.2 |= i.exit;
+            acc.3 |= i.long_stall;
+            let o = a.step(&i);
+            acc.4 += o.grant_valid as u64;
+            trace.push((i, o));
+            prev = Some(o);
+        }
+        (acc, trace)
+    };
+    let (acc, t1) = run(7);
+    assert_eq!(t1, run(7).1);
+    assert_ne!(t1, run(8).1);
+    let all = p.warp_mask();
+    assert_eq!((acc.0, acc.1, acc.2, acc.3), (all, all, all, all));
+    assert!(acc.4 > 1000 && acc.4 < 4900, "grant rate {} of 5000", acc.4);
+}

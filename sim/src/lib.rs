@@ -1,0 +1,9 @@
+//! gpusim: the golden (behavioral) side of gpusched.
+//!
+//! * [`block`]: the block contract every hardware block implements three times (golden model
+//!   here, rust-hdl RTL in `gpusched-hdl`, Verilated RTL in `gpusched-tb`).
+//! * [`blocks`]: the golden models, one module per block, plus the catalog of blocks,
+//!   policies and presets that the CLI and the generator share.
+
+pub mod block;
+pub mod blocks;
