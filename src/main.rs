@@ -1,1 +1,48 @@
-fn main(){}
+//! `gpusched`: command-line front end. Parses arguments and dispatches to `cmd::*`.
+
+mod cmd;
+
+use clap::{Parser, Subcommand};
+use std::process::ExitCode;
+
+/// GPU scheduler hardware from published research: Verilog generation, lint and synthesis
+/// gates, and Verilator co-simulation against the golden model.
+#[derive(Parser)]
+#[command(name = "gpusched", version, about, long_about = None)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Emit the Verilog of every block x policy x preset into rtl-out/ with manifest.json.
+    Gen(cmd::gen::GenArgs),
+    /// Verilator lint (-Wall) and Yosys synthesis of every module in rtl-out/.
+    Lint(cmd::lint::LintArgs),
+    /// Lockstep co-simulation of one block's Verilated RTL against its golden model.
+    Cosim(cmd::cosim::CosimArgs),
+    /// The main job: check rtl-out/, lint it, and run the lockstep regression of every block,
+    /// policy and preset; ends with a pass/fail table.
+    Regress(cmd::regress::RegressArgs),
+    /// List the blocks, policies and presets.
+    Blocks(cmd::blocks::BlocksArgs),
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Gen(a) => cmd::gen::run(a),
+        Command::Lint(a) => cmd::lint::run(a),
+        Command::Cosim(a) => cmd::cosim::run(a),
+        Command::Regress(a) => cmd::regress::run(a),
+        Command::Blocks(a) => cmd::blocks::run(a),
+    };
+    match result {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            ExitCode::from(2)
+        }
+    }
+}

@@ -1,0 +1,37 @@
+//! Sized constant tables for `#[hdl_gen]` code, which can only compare signals against
+//! `Constant` fields of the right width (an unsized literal would be a 32-bit Verilog integer
+//! and a lint WIDTH warning).
+
+use rust_hdl::prelude::*;
+
+/// `[0, 1, ..., N-1]` as `W`-bit constants: compare a signal with `table[i]` inside
+/// `for i in 0..N`.
+pub fn index_table<const W: usize, const N: usize>() -> [Constant<Bits<W>>; N] {
+    array_init::array_init(|i| Constant::new(bits::<W>(i as u64)))
+}
+
+/// `[offset, offset+1, ..., offset+N-1]` as `W`-bit constants.
+pub fn offset_table<const W: usize, const N: usize>(offset: usize) -> [Constant<Bits<W>>; N] {
+    array_init::array_init(|i| Constant::new(bits::<W>((offset + i) as u64)))
+}
+
+/// `[1 << 0, ..., 1 << (N-1)]`: the one-hot `N`-bit vector of each index.
+pub fn onehot_table<const N: usize>() -> [Constant<Bits<N>>; N] {
+    array_init::array_init(|i| Constant::new(Bits::<N>::from(0u64).replace_bit(i, true)))
+}
+
+/// `[(1 << i) - 1 for i in 0..N]`: the bits strictly below each index.
+pub fn below_table<const N: usize>() -> [Constant<Bits<N>>; N] {
+    array_init::array_init(|i| {
+        let mut b = Bits::<N>::from(0u64);
+        for j in 0..i {
+            b = b.replace_bit(j, true);
+        }
+        Constant::new(b)
+    })
+}
+
+/// A `W`-bit constant.
+pub fn constant<const W: usize>(v: u64) -> Constant<Bits<W>> {
+    Constant::new(bits::<W>(v))
+}

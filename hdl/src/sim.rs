@@ -1,0 +1,34 @@
+//! Cycle stepping of a rust-hdl circuit in rust-hdl's own simulator, without its threaded
+//! testbench: set inputs, settle, read outputs, clock edge. Used by the RTL-vs-golden tests.
+
+use rust_hdl::core::simulate::simulate;
+use rust_hdl::prelude::*;
+
+/// Settle iterations before a circuit is declared oscillating.
+const MAX_SETTLE: usize = 1000;
+
+/// A circuit with a `clock` input that can be stepped one cycle at a time.
+pub trait Clocked: Block {
+    /// The circuit's clock input.
+    fn clock_signal(&mut self) -> &mut Signal<In, Clock>;
+}
+
+/// Prepares `uut` for stepping (connects it, clock low, settled).
+pub fn start<U: Clocked>(uut: &mut U) {
+    uut.connect_all();
+    uut.clock_signal().next = Clock::from(false);
+    assert!(simulate(uut, MAX_SETTLE), "circuit does not settle");
+}
+
+/// Settles the combinational logic with the current inputs (call before reading outputs).
+pub fn settle<U: Clocked>(uut: &mut U) {
+    assert!(simulate(uut, MAX_SETTLE), "circuit does not settle");
+}
+
+/// One rising then falling clock edge, settling after each.
+pub fn clock_edge<U: Clocked>(uut: &mut U) {
+    uut.clock_signal().next = Clock::from(true);
+    assert!(simulate(uut, MAX_SETTLE), "circuit does not settle after the rising edge");
+    uut.clock_signal().next = Clock::from(false);
+    assert!(simulate(uut, MAX_SETTLE), "circuit does not settle after the falling edge");
+}

@@ -1,0 +1,37 @@
+//! `gpusched blocks [--json]`.
+
+use anyhow::Result;
+use clap::Args;
+use gpusim::blocks::CATALOG;
+use std::process::ExitCode;
+
+/// Arguments of `gpusched blocks`.
+#[derive(Args)]
+pub struct BlocksArgs {
+    /// Print a JSON array instead of a table.
+    #[arg(long)]
+    json: bool,
+}
+
+/// Runs `blocks`.
+pub fn run(a: BlocksArgs) -> Result<ExitCode> {
+    if a.json {
+        let v: Vec<_> = CATALOG
+            .iter()
+            .map(|b| {
+                serde_json::json!({
+                    "name": b.name, "summary": b.summary,
+                    "policies": b.policies, "presets": b.presets,
+                })
+            })
+            .collect();
+        println!("{}", serde_json::to_string_pretty(&v)?);
+    } else {
+        for b in CATALOG {
+            println!("{}: {}", b.name, b.summary);
+            println!("  policies: {}", b.policies.join(", "));
+            println!("  presets:  {}", b.presets.join(", "));
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}

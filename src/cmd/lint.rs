@@ -1,0 +1,89 @@
+//! `gpusched lint [--dir DIR]`: the Verilog gates on every module of the manifest.
+
+use anyhow::{Context, Result};
+use clap::Args;
+use gpusched_gen::lint::{verilator_lint, yosys_synth, GateError};
+use gpusched_gen::Manifest;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+/// Arguments of `gpusched lint`.
+#[derive(Args)]
+pub struct LintArgs {
+    /// Directory holding manifest.json and the Verilog [default: rtl-out/ of the repository].
+    #[arg(long, value_name = "DIR")]
+    dir: Option<PathBuf>,
+}
+
+/// Outcome of the gates on one module.
+pub struct LintRow {
+    /// Module name.
+    pub module: String,
+    /// Verilator lint verdict.
+    pub lint: Result<(), GateError>,
+    /// Yosys synthesis verdict with the cell count.
+    pub synth: Result<u64, GateError>,
+}
+
+/// Reads `dir/manifest.json`.
+pub fn read_manifest(dir: &Path) -> Result<Manifest> {
+    let path = dir.join("manifest.json");
+    let text = std::fs::read_to_string(&path)
+        .with_context(|| format!("{}: cannot read (run `gpusched gen` first)", path.display()))?;
+    serde_json::from_str(&text).with_context(|| format!("{}: not a gpusched manifest", path.display()))
+}
+
+/// Runs both gates on every module of the manifest in `dir`.
+pub fn lint_all(dir: &Path) -> Result<Vec<LintRow>> {
+    let m = read_manifest(dir)?;
+    Ok(m.modules
+        .iter()
+        .map(|e| {
+            let f = dir.join(&e.file);
+            LintRow {
+                module: e.module.clone(),
+                lint: verilator_lint(&f, &e.module),
+                synth: yosys_synth(&f, &e.module).map(|s| s.cells),
+            }
+        })
+        .collect())
+}
+
+/// Short verdict for a table cell; the full message is printed separately.
+pub fn verdict<T>(r: &Result<T, GateError>) -> &'static str {
+    match r {
+        Ok(_) => "pass",
+        Err(GateError::ToolMissing { .. }) => "skipped",
+        Err(_) => "FAIL",
+    }
+}
+
+/// Prints the table and the failure details; true when nothing failed (missing tools are
+/// reported but do not fail).
+pub fn print_rows(rows: &[LintRow]) -> bool {
+    println!("{:<32} {:>9} {:>9} {:>8}", "module", "verilator", "yosys", "cells");
+    let mut ok = true;
+    let mut notes = vec![];
+    for r in rows {
+        let cells = r.synth.as_ref().map(|c| c.to_string()).unwrap_or_else(|_| "-".into());
+        println!("{:<32} {:>9} {:>9} {:>8}", r.module, verdict(&r.lint), verdict(&r.synth), cells);
+        for e in [r.lint.as_ref().err(), r.synth.as_ref().err()].into_iter().flatten() {
+            ok &= matches!(e, GateError::ToolMissing { .. });
+            let msg = e.to_string();
+            if !notes.contains(&msg) {
+                notes.push(msg);
+            }
+        }
+    }
+    for n in notes {
+        eprintln!("{n}");
+    }
+    ok
+}
+
+/// Runs `lint`.
+pub fn run(a: LintArgs) -> Result<ExitCode> {
+    let dir = a.dir.unwrap_or_else(super::default_rtl_dir);
+    let rows = lint_all(&dir)?;
+    Ok(if print_rows(&rows) { ExitCode::SUCCESS } else { ExitCode::from(1) })
+}
