@@ -1,2 +1,104 @@
-pub fn run(_a: CosimArgs) -> anyhow::Result<std::process::ExitCode> { todo!() }
-#[derive(clap::Args)] pub struct CosimArgs {}
+//! `gpusched cosim`: lockstep co-simulation of one block variant on random stimulus.
+
+use anyhow::Result;
+use clap::Args;
+use gpusched_tb::cosim::{run_variant, CosimOptions, CosimReport, PROGRESS_EVERY};
+use gpusched_tb::lockstep::LockstepConfig;
+use indicatif::{ProgressBar, ProgressStyle};
+use serde_json::json;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+/// Arguments of `gpusched cosim`.
+#[derive(Args)]
+pub struct CosimArgs {
+    /// Block name (see `gpusched blocks`).
+    #[arg(long, default_value = "warp_arbiter")]
+    block: String,
+    /// Policy of the block (warp_arbiter: lrr, gto, two_level).
+    #[arg(long)]
+    policy: String,
+    /// Parameter preset (fermi, proto).
+    #[arg(long, default_value = "fermi")]
+    preset: String,
+    /// Cycles to run after reset.
+    #[arg(long, default_value_t = 1_000_000)]
+    cycles: u64,
+    /// Stimulus seed (same seed, same run, bit for bit).
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Write waveforms of the whole run into DIR (<module>.golden.vcd, <module>.rtl.vcd).
+    #[arg(long, value_name = "DIR")]
+    vcd: Option<PathBuf>,
+    /// Cycles of history in the waveforms written on a mismatch (0: none).
+    #[arg(long, default_value_t = 64)]
+    window: usize,
+    /// Where the waveforms of a mismatch go.
+    #[arg(long, value_name = "DIR", default_value = "mismatch")]
+    mismatch_dir: PathBuf,
+    /// Print one JSON object instead of text.
+    #[arg(long)]
+    json: bool,
+}
+
+/// A progress bar on stderr for runs of `total` cycles (hidden when stderr is not a terminal).
+pub fn progress_bar(total: u64, label: &str) -> ProgressBar {
+    let bar = if total >= 4 * PROGRESS_EVERY { ProgressBar::new(total) } else { ProgressBar::hidden() };
+    bar.set_style(
+        ProgressStyle::with_template("{prefix} [{bar:30}] {pos}/{len} cycles ({per_sec}, eta {eta})")
+            .expect("valid template")
+            .progress_chars("=> "),
+    );
+    bar.set_prefix(label.to_string());
+    bar
+}
+
+/// The JSON object of a run.
+pub fn report_json(r: &CosimReport, seed: u64) -> serde_json::Value {
+    json!({
+        "module": r.module,
+        "seed": seed,
+        "cycles": r.cycles,
+        "mismatches": r.mismatches,
+        "seconds": r.seconds,
+        "cycles_per_s": r.cycles_per_s,
+        "mismatch": r.mismatch.as_ref().map(|m| json!({
+            "cycle": m.cycle, "port": m.port, "expected": m.expected, "got": m.got,
+            "inputs": m.inputs.iter().map(|(n, v)| json!({"port": n, "value": v})).collect::<Vec<_>>(),
+            "golden_vcd": m.golden_vcd, "rtl_vcd": m.rtl_vcd,
+        })),
+        "waveforms": r.waveforms.as_ref().map(|(g, rt)| json!({"golden": g, "rtl": rt})),
+    })
+}
+
+/// Runs `cosim`.
+pub fn run(a: CosimArgs) -> Result<ExitCode> {
+    let opts = CosimOptions {
+        cycles: a.cycles,
+        seed: a.seed,
+        lockstep: LockstepConfig { window: a.window, mismatch_dir: a.mismatch_dir, vcd_dir: a.vcd },
+    };
+    let bar = progress_bar(a.cycles, "cosim");
+    let r = run_variant(&a.block, &a.policy, &a.preset, &opts, &mut |c| bar.set_position(c))?;
+    bar.finish_and_clear();
+    if a.json {
+        println!("{}", serde_json::to_string_pretty(&report_json(&r, a.seed))?);
+    } else {
+        println!(
+            "{}: {} cycles run, {} mismatches, {:.2} M cycles/s ({:.2} s, seed {})",
+            r.module,
+            r.cycles,
+            r.mismatches,
+            r.cycles_per_s / 1e6,
+            r.seconds,
+            a.seed
+        );
+        if let Some((g, rt)) = &r.waveforms {
+            println!("waveforms: {} {}", g.display(), rt.display());
+        }
+        if let Some(m) = &r.mismatch {
+            eprint!("{m}");
+        }
+    }
+    Ok(if r.mismatches == 0 { ExitCode::SUCCESS } else { ExitCode::from(1) })
+}

@@ -1,2 +1,126 @@
-pub fn run(_a: RegressArgs) -> anyhow::Result<std::process::ExitCode> { todo!() }
-#[derive(clap::Args)] pub struct RegressArgs {}
+//! `gpusched regress`: the main job. Checks that rtl-out/ matches hdl/, runs the Verilog gates
+//! on every module, and runs the lockstep regression of every block x policy x preset for a
+//! fixed number of cycles; ends with a pass/fail table (or one JSON object).
+//!
+//! Without Verilator, the lockstep rows run the golden model alone and are marked `golden-only`;
+//! without Yosys or Verilator the gate rows are `skipped`. Both say which package to install.
+
+use super::cosim::progress_bar;
+use super::lint::{lint_all, print_rows, verdict};
+use anyhow::Result;
+use clap::Args;
+use gpusched_tb::cosim::{golden_only, run_variant, CosimOptions};
+use gpusched_tb::lockstep::LockstepConfig;
+use gpusim::blocks::CATALOG;
+use serde_json::json;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+/// Arguments of `gpusched regress`.
+#[derive(Args)]
+pub struct RegressArgs {
+    /// Cycles of lockstep per block x policy x preset.
+    #[arg(long, default_value_t = 10_000_000)]
+    cycles: u64,
+    /// Stimulus seed.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Directory of rtl-out/ [default: rtl-out/ of the repository].
+    #[arg(long, value_name = "DIR")]
+    dir: Option<PathBuf>,
+    /// Where mismatch waveforms go.
+    #[arg(long, value_name = "DIR", default_value = "mismatch")]
+    mismatch_dir: PathBuf,
+    /// Print one JSON object at the end instead of tables.
+    #[arg(long)]
+    json: bool,
+}
+
+/// Runs `regress`.
+pub fn run(a: RegressArgs) -> Result<ExitCode> {
+    let dir = a.dir.unwrap_or_else(super::default_rtl_dir);
+    let mut ok = true;
+
+    // 1. rtl-out/ up to date.
+    let g = gpusched_gen::generate_all()?;
+    let stale = gpusched_gen::check(&g, &dir);
+    ok &= stale.is_clean();
+    if !a.json {
+        println!("== rtl-out/ vs hdl/: {}", if stale.is_clean() { "up to date" } else { "STALE" });
+        if !stale.is_clean() {
+            print!("{stale}");
+            println!("   run `gpusched gen`, rebuild, and commit rtl-out/");
+        }
+        println!("\n== Verilog gates (verilator --lint-only -Wall, yosys synth)");
+    }
+
+    // 2. Gates.
+    let lint = lint_all(&dir)?;
+    if !a.json {
+        ok &= print_rows(&lint);
+    } else {
+        ok &= lint.iter().all(|r| verdict(&r.lint) != "FAIL" && verdict(&r.synth) != "FAIL");
+    }
+
+    // 3. Lockstep of every variant.
+    let rtl = gpusched_tb::rtl::VERILATOR_BUILT;
+    if !rtl {
+        eprintln!("note: {}", gpusched_tb::TbError::NoVerilator);
+        eprintln!("note: running the golden models alone instead of the lockstep");
+    }
+    let mut rows = vec![];
+    for b in CATALOG {
+        for policy in b.policies {
+            for preset in b.presets {
+                let module = b.module_name(policy, preset);
+                let bar = progress_bar(a.cycles, &module);
+                let row = if rtl {
+                    let opts = CosimOptions {
+                        cycles: a.cycles,
+                        seed: a.seed,
+                        lockstep: LockstepConfig {
+                            window: 64,
+                            mismatch_dir: a.mismatch_dir.clone(),
+                            vcd_dir: None,
+                        },
+                    };
+                    let r = run_variant(b.name, policy, preset, &opts, &mut |c| bar.set_position(c))?;
+                    if let Some(m) = &r.mismatch {
+                        eprint!("{m}");
+                    }
+                    let verdict = if r.mismatches == 0 && r.cycles == a.cycles { "pass" } else { "FAIL" };
+                    (module, verdict, r.cycles, r.mismatches, r.cycles_per_s)
+                } else {
+                    let r = golden_only(b.name, policy, preset, a.cycles, a.seed)?;
+                    (module, "golden-only", r.cycles, 0, r.cycles_per_s)
+                };
+                bar.finish_and_clear();
+                ok &= row.1 != "FAIL";
+                rows.push(row);
+            }
+        }
+    }
+
+    if a.json {
+        let v = json!({
+            "pass": ok,
+            "rtl_out_up_to_date": stale.is_clean(),
+            "gates": lint.iter().map(|r| json!({
+                "module": r.module, "verilator": verdict(&r.lint), "yosys": verdict(&r.synth),
+                "cells": r.synth.as_ref().ok(),
+            })).collect::<Vec<_>>(),
+            "lockstep": rows.iter().map(|(m, v, c, mm, cps)| json!({
+                "module": m, "verdict": v, "cycles": c, "mismatches": mm, "cycles_per_s": cps,
+            })).collect::<Vec<_>>(),
+        });
+        println!("{}", serde_json::to_string_pretty(&v)?);
+    } else {
+        println!("\n== Lockstep regression: {} cycles each, seed {}", a.cycles, a.seed);
+        println!("{:<32} {:>11} {:>12} {:>10} {:>14}", "module", "verdict", "cycles", "mismatches", "M cycles/s");
+        for (m, v, c, mm, cps) in &rows {
+            println!("{m:<32} {v:>11} {c:>12} {mm:>10} {:>14.2}", cps / 1e6);
+        }
+        println!("\nregression: {}", if ok { "PASS" } else { "FAIL" });
+    }
+    Ok(if ok { ExitCode::SUCCESS } else { ExitCode::from(1) })
+}

@@ -85,3 +85,74 @@ where
         waveforms,
     })
 }
+
+/// Runs the lockstep co-simulation of the catalog variant `block`/`policy`/`preset` (names
+/// as in [`gpusim::blocks::CATALOG`]; `two-level` is accepted for `two_level`).
+pub fn run_variant(
+    block: &str,
+    policy: &str,
+    preset: &str,
+    opts: &CosimOptions,
+    progress: &mut dyn FnMut(u64),
+) -> Result<CosimReport, TbError> {
+    let (module, params) = resolve(block, policy, preset)?;
+    match params {
+        VariantParams::WarpArbiter(p) => warp_arbiter(wa::Golden::new(p), p, &module, opts, progress),
+    }
+}
+
+/// Outcome of a golden-only run (no RTL): the stimulus and the golden model alone.
+#[derive(Clone, Debug)]
+pub struct GoldenReport {
+    /// Cycles run.
+    pub cycles: u64,
+    /// Wall time, seconds.
+    pub seconds: f64,
+    /// Cycles per second.
+    pub cycles_per_s: f64,
+    /// Cycles with a grant (a sanity figure: the stimulus keeps the block busy).
+    pub active_cycles: u64,
+}
+
+/// Runs the golden model of a catalog variant alone on the same random stimulus, for machines
+/// without Verilator and as the baseline of the co-simulation overhead.
+pub fn golden_only(block: &str, policy: &str, preset: &str, cycles: u64, seed: u64) -> Result<GoldenReport, TbError> {
+    let (_, params) = resolve(block, policy, preset)?;
+    let start = Instant::now();
+    let active_cycles = match params {
+        VariantParams::WarpArbiter(p) => {
+            let mut g = wa::Golden::new(p);
+            let mut stim = Stimulus::new(p, seed);
+            let mut prev = None;
+            let mut active = 0;
+            for _ in 0..cycles {
+                let o = g.step(&stim.next(prev.as_ref()));
+                active += o.grant_valid as u64;
+                prev = Some(o);
+            }
+            active
+        }
+    };
+    let seconds = start.elapsed().as_secs_f64();
+    Ok(GoldenReport { cycles, seconds, cycles_per_s: cycles as f64 / seconds.max(1e-9), active_cycles })
+}
+
+enum VariantParams {
+    WarpArbiter(wa::Params),
+}
+
+/// Validates the names against the catalog and returns the module name and parameters.
+fn resolve(block: &str, policy: &str, preset: &str) -> Result<(String, VariantParams), TbError> {
+    let info = gpusim::blocks::find_block(block).map_err(|e| TbError::Config(e.to_string()))?;
+    let policy = policy.replace('-', "_");
+    gpusim::blocks::check_variant(info, &policy, preset).map_err(|e| TbError::Config(e.to_string()))?;
+    let module = info.module_name(&policy, preset);
+    match info.name {
+        "warp_arbiter" => {
+            let pol = wa::Policy::from_name(&policy).expect("checked against the catalog");
+            let pre = wa::Preset::from_name(preset).expect("checked against the catalog");
+            Ok((module, VariantParams::WarpArbiter(wa::Params::preset(pol, pre))))
+        }
+        other => Err(TbError::Config(format!("no co-simulation driver for block `{other}`"))),
+    }
+}
