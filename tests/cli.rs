@@ -4,11 +4,18 @@ use std::path::Path;
 use std::process::{Command, Output};
 
 fn gpusched(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_gpusched")).args(args).output().expect("gpusched runs")
+    Command::new(env!("CARGO_BIN_EXE_gpusched"))
+        .args(args)
+        .output()
+        .expect("gpusched runs")
 }
 
 fn text(o: &Output) -> String {
-    format!("{}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr))
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    )
 }
 
 #[test]
@@ -30,7 +37,11 @@ fn gen_check_fails_with_the_stale_file_named() {
     std::fs::write(&f, v).unwrap();
     let o = gpusched(&["gen", "--check", "--out", out]);
     assert_eq!(o.status.code(), Some(1), "{}", text(&o));
-    assert!(text(&o).contains("changed: warp_arbiter_gto_proto.v"), "{}", text(&o));
+    assert!(
+        text(&o).contains("changed: warp_arbiter_gto_proto.v"),
+        "{}",
+        text(&o)
+    );
     std::fs::remove_file(dir.path().join("manifest.json")).unwrap();
     let o = gpusched(&["gen", "--check", "--out", out]);
     assert!(text(&o).contains("missing: manifest.json"), "{}", text(&o));
@@ -39,9 +50,18 @@ fn gen_check_fails_with_the_stale_file_named() {
 #[test]
 fn unknown_names_are_errors_listing_the_valid_ones() {
     for (args, want) in [
-        (vec!["cosim", "--block", "elf", "--policy", "gto"], "valid blocks: warp_arbiter"),
-        (vec!["cosim", "--policy", "fifo"], "valid policies: lrr, gto, two_level"),
-        (vec!["cosim", "--policy", "gto", "--preset", "kepler"], "valid presets: fermi, proto"),
+        (
+            vec!["cosim", "--block", "elf", "--policy", "gto"],
+            "valid blocks: warp_arbiter",
+        ),
+        (
+            vec!["cosim", "--policy", "fifo"],
+            "valid policies: lrr, gto, two_level",
+        ),
+        (
+            vec!["cosim", "--policy", "gto", "--preset", "kepler"],
+            "valid presets: fermi, proto",
+        ),
     ] {
         let o = gpusched(&args);
         assert_eq!(o.status.code(), Some(2), "{args:?}: {}", text(&o));
@@ -56,7 +76,16 @@ fn cosim_json_has_the_documented_fields() {
         eprintln!("SKIP: built without Verilator");
         return;
     }
-    let o = gpusched(&["cosim", "--policy", "two-level", "--preset", "proto", "--cycles", "20000", "--json"]);
+    let o = gpusched(&[
+        "cosim",
+        "--policy",
+        "two-level",
+        "--preset",
+        "proto",
+        "--cycles",
+        "20000",
+        "--json",
+    ]);
     assert!(o.status.success(), "{}", text(&o));
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(v["cycles"], 20000);
@@ -73,9 +102,14 @@ fn cosim_vcd_writes_the_whole_run() {
     }
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path().to_str().unwrap();
-    let o = gpusched(&["cosim", "--policy", "lrr", "--preset", "proto", "--cycles", "100", "--vcd", d]);
+    let o = gpusched(&[
+        "cosim", "--policy", "lrr", "--preset", "proto", "--cycles", "100", "--vcd", d,
+    ]);
     assert!(o.status.success(), "{}", text(&o));
-    for f in ["warp_arbiter_lrr_proto.golden.vcd", "warp_arbiter_lrr_proto.rtl.vcd"] {
+    for f in [
+        "warp_arbiter_lrr_proto.golden.vcd",
+        "warp_arbiter_lrr_proto.rtl.vcd",
+    ] {
         let p = Path::new(d).join(f);
         let head = std::fs::read_to_string(&p).unwrap();
         assert!(head.contains("$enddefinitions"), "{}", p.display());

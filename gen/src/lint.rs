@@ -11,13 +11,23 @@ use thiserror::Error;
 pub enum GateError {
     /// The tool is not installed.
     #[error("`{tool}` not found on PATH; install it with `apt-get install -y {package}`")]
-    ToolMissing { tool: &'static str, package: &'static str },
+    ToolMissing {
+        tool: &'static str,
+        package: &'static str,
+    },
     /// The tool ran and reported problems.
     #[error("{tool} rejects {module}:\n{log}")]
-    Failed { tool: &'static str, module: String, log: String },
+    Failed {
+        tool: &'static str,
+        module: String,
+        log: String,
+    },
     /// The tool could not be started for another reason.
     #[error("cannot run {tool}: {source}")]
-    Spawn { tool: &'static str, source: std::io::Error },
+    Spawn {
+        tool: &'static str,
+        source: std::io::Error,
+    },
 }
 
 /// Whether `tool --version` runs.
@@ -38,13 +48,21 @@ fn run(tool: &'static str, package: &'static str, cmd: &mut Command) -> Result<S
     if out.status.success() {
         Ok(log)
     } else {
-        Err(GateError::Failed { tool, module: String::new(), log })
+        Err(GateError::Failed {
+            tool,
+            module: String::new(),
+            log,
+        })
     }
 }
 
 fn with_module(e: GateError, module: &str) -> GateError {
     match e {
-        GateError::Failed { tool, log, .. } => GateError::Failed { tool, module: module.into(), log },
+        GateError::Failed { tool, log, .. } => GateError::Failed {
+            tool,
+            module: module.into(),
+            log,
+        },
         other => other,
     }
 }
@@ -56,12 +74,22 @@ pub fn verilator_lint(file: &Path, module: &str) -> Result<(), GateError> {
         "verilator",
         "verilator",
         Command::new("verilator")
-            .args(["--lint-only", "-Wall", "-Wno-DECLFILENAME", "--top-module", module])
+            .args([
+                "--lint-only",
+                "-Wall",
+                "-Wno-DECLFILENAME",
+                "--top-module",
+                module,
+            ])
             .arg(file),
     )
     .map_err(|e| with_module(e, module))?;
     if log.contains("%Warning") || log.contains("%Error") {
-        return Err(GateError::Failed { tool: "verilator", module: module.into(), log });
+        return Err(GateError::Failed {
+            tool: "verilator",
+            module: module.into(),
+            log,
+        });
     }
     Ok(())
 }
@@ -82,10 +110,18 @@ pub fn yosys_synth(file: &Path, module: &str) -> Result<SynthSummary, GateError>
          tee -o /dev/stdout stat",
         file = file.display()
     );
-    let log = run("yosys", "yosys", Command::new("yosys").args(["-q", "-p", &script]))
-        .map_err(|e| with_module(e, module))?;
+    let log = run(
+        "yosys",
+        "yosys",
+        Command::new("yosys").args(["-q", "-p", &script]),
+    )
+    .map_err(|e| with_module(e, module))?;
     if log.contains("Warning") || log.contains("ERROR") {
-        return Err(GateError::Failed { tool: "yosys", module: module.into(), log });
+        return Err(GateError::Failed {
+            tool: "yosys",
+            module: module.into(),
+            log,
+        });
     }
     let cells = log
         .lines()
@@ -120,18 +156,31 @@ mod tests {
         )
         .unwrap();
         if have("verilator") {
-            assert!(matches!(verilator_lint(&f, "bad"), Err(GateError::Failed { .. })));
+            assert!(matches!(
+                verilator_lint(&f, "bad"),
+                Err(GateError::Failed { .. })
+            ));
         }
         if have("yosys") {
-            assert!(matches!(yosys_synth(&f, "bad"), Err(GateError::Failed { .. })));
+            assert!(matches!(
+                yosys_synth(&f, "bad"),
+                Err(GateError::Failed { .. })
+            ));
         }
     }
 
     #[test]
     fn missing_tool_names_the_package() {
-        let e = run("no-such-tool-xyz", "no-such-package", &mut Command::new("no-such-tool-xyz"))
-            .unwrap_err();
-        assert!(e.to_string().contains("apt-get install -y no-such-package"), "{e}");
+        let e = run(
+            "no-such-tool-xyz",
+            "no-such-package",
+            &mut Command::new("no-such-tool-xyz"),
+        )
+        .unwrap_err();
+        assert!(
+            e.to_string().contains("apt-get install -y no-such-package"),
+            "{e}"
+        );
     }
 
     /// Every module in the generator's output passes both gates.

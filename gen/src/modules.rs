@@ -28,7 +28,12 @@ fn verilog_of<U: Block + Default>(name: &str) -> Result<String, String> {
 }
 
 /// Builds the variant, or an error message (unknown combination, rust-hdl check failure).
-pub(crate) fn variant(block: &str, policy: &str, preset: &str, name: &str) -> Result<Variant, String> {
+pub(crate) fn variant(
+    block: &str,
+    policy: &str,
+    preset: &str,
+    name: &str,
+) -> Result<Variant, String> {
     match block {
         "warp_arbiter" => {
             let pol = Policy::from_name(policy).ok_or("unknown policy")?;
@@ -42,7 +47,9 @@ pub(crate) fn variant(block: &str, policy: &str, preset: &str, name: &str) -> Re
                 }
                 (Policy::Lrr, Preset::Proto) => verilog_of::<ArbiterLrr<8, 3>>(name),
                 (Policy::Gto, Preset::Proto) => verilog_of::<ArbiterGto<8, 3>>(name),
-                (Policy::TwoLevel, Preset::Proto) => verilog_of::<ArbiterTwoLevel<8, 3, 4, 4>>(name),
+                (Policy::TwoLevel, Preset::Proto) => {
+                    verilog_of::<ArbiterTwoLevel<8, 3, 4, 4>>(name)
+                }
             }?;
             let mut params = BTreeMap::from([
                 ("warps".to_string(), p.warps as u64),

@@ -28,7 +28,13 @@ pub fn settle<U: Clocked>(uut: &mut U) {
 /// One rising then falling clock edge, settling after each.
 pub fn clock_edge<U: Clocked>(uut: &mut U) {
     uut.clock_signal().next = Clock::from(true);
-    assert!(simulate(uut, MAX_SETTLE), "circuit does not settle after the rising edge");
+    assert!(
+        simulate(uut, MAX_SETTLE),
+        "circuit does not settle after the rising edge"
+    );
     uut.clock_signal().next = Clock::from(false);
-    assert!(simulate(uut, MAX_SETTLE), "circuit does not settle after the falling edge");
+    assert!(
+        simulate(uut, MAX_SETTLE),
+        "circuit does not settle after the falling edge"
+    );
 }

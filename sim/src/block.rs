@@ -26,7 +26,10 @@ pub struct PortSpec {
 impl PortSpec {
     /// A port named `name` of `width` bits.
     pub fn new(name: impl Into<String>, width: u32) -> Self {
-        Self { name: name.into(), width }
+        Self {
+            name: name.into(),
+            width,
+        }
     }
 
     /// Mask of the `width` low bits.
@@ -170,13 +173,19 @@ mod tests {
 
     #[test]
     fn bundle_round_trips_and_lists_specs() {
-        let d = Demo { flag: true, bus: 0x1234 };
+        let d = Demo {
+            flag: true,
+            bus: 0x1234,
+        };
         let mut w = [0u64; 2];
         d.to_words(&mut w);
         assert_eq!(w, [1, 0x1234]);
         assert_eq!(Demo::from_words(&w), d);
         assert_eq!(Demo::COUNT, 2);
-        assert_eq!(Demo::specs(&13), vec![PortSpec::new("flag", 1), PortSpec::new("bus", 13)]);
+        assert_eq!(
+            Demo::specs(&13),
+            vec![PortSpec::new("flag", 1), PortSpec::new("bus", 13)]
+        );
     }
 
     #[test]

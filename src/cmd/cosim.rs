@@ -43,11 +43,17 @@ pub struct CosimArgs {
 
 /// A progress bar on stderr for runs of `total` cycles (hidden when stderr is not a terminal).
 pub fn progress_bar(total: u64, label: &str) -> ProgressBar {
-    let bar = if total >= 4 * PROGRESS_EVERY { ProgressBar::new(total) } else { ProgressBar::hidden() };
+    let bar = if total >= 4 * PROGRESS_EVERY {
+        ProgressBar::new(total)
+    } else {
+        ProgressBar::hidden()
+    };
     bar.set_style(
-        ProgressStyle::with_template("{prefix} [{bar:30}] {pos}/{len} cycles ({per_sec}, eta {eta})")
-            .expect("valid template")
-            .progress_chars("=> "),
+        ProgressStyle::with_template(
+            "{prefix} [{bar:30}] {pos}/{len} cycles ({per_sec}, eta {eta})",
+        )
+        .expect("valid template")
+        .progress_chars("=> "),
     );
     bar.set_prefix(label.to_string());
     bar
@@ -76,13 +82,22 @@ pub fn run(a: CosimArgs) -> Result<ExitCode> {
     let opts = CosimOptions {
         cycles: a.cycles,
         seed: a.seed,
-        lockstep: LockstepConfig { window: a.window, mismatch_dir: a.mismatch_dir, vcd_dir: a.vcd },
+        lockstep: LockstepConfig {
+            window: a.window,
+            mismatch_dir: a.mismatch_dir,
+            vcd_dir: a.vcd,
+        },
     };
     let bar = progress_bar(a.cycles, "cosim");
-    let r = run_variant(&a.block, &a.policy, &a.preset, &opts, &mut |c| bar.set_position(c))?;
+    let r = run_variant(&a.block, &a.policy, &a.preset, &opts, &mut |c| {
+        bar.set_position(c)
+    })?;
     bar.finish_and_clear();
     if a.json {
-        println!("{}", serde_json::to_string_pretty(&report_json(&r, a.seed))?);
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&report_json(&r, a.seed))?
+        );
     } else {
         println!(
             "{}: {} cycles run, {} mismatches, {:.2} M cycles/s ({:.2} s, seed {})",
@@ -100,5 +115,9 @@ pub fn run(a: CosimArgs) -> Result<ExitCode> {
             eprint!("{m}");
         }
     }
-    Ok(if r.mismatches == 0 { ExitCode::SUCCESS } else { ExitCode::from(1) })
+    Ok(if r.mismatches == 0 {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
 }

@@ -23,7 +23,11 @@ pub fn run(a: GenArgs) -> Result<ExitCode> {
     if a.check {
         let r = gpusched_gen::check(&g, &dir);
         if r.is_clean() {
-            println!("{}: up to date ({} modules)", dir.display(), g.manifest.modules.len());
+            println!(
+                "{}: up to date ({} modules)",
+                dir.display(),
+                g.manifest.modules.len()
+            );
             return Ok(ExitCode::SUCCESS);
         }
         eprintln!(
@@ -36,6 +40,10 @@ pub fn run(a: GenArgs) -> Result<ExitCode> {
     for m in &g.manifest.modules {
         println!("wrote {}/{}", dir.display(), m.file);
     }
-    println!("wrote {}/manifest.json ({} modules)", dir.display(), g.manifest.modules.len());
+    println!(
+        "wrote {}/manifest.json ({} modules)",
+        dir.display(),
+        g.manifest.modules.len()
+    );
     Ok(ExitCode::SUCCESS)
 }

@@ -30,7 +30,8 @@ pub fn read_manifest(dir: &Path) -> Result<Manifest> {
     let path = dir.join("manifest.json");
     let text = std::fs::read_to_string(&path)
         .with_context(|| format!("{}: cannot read (run `gpusched gen` first)", path.display()))?;
-    serde_json::from_str(&text).with_context(|| format!("{}: not a gpusched manifest", path.display()))
+    serde_json::from_str(&text)
+        .with_context(|| format!("{}: not a gpusched manifest", path.display()))
 }
 
 /// Runs both gates on every module of the manifest in `dir`.
@@ -61,13 +62,29 @@ pub fn verdict<T>(r: &Result<T, GateError>) -> &'static str {
 /// Prints the table and the failure details; true when nothing failed (missing tools are
 /// reported but do not fail).
 pub fn print_rows(rows: &[LintRow]) -> bool {
-    println!("{:<32} {:>9} {:>9} {:>8}", "module", "verilator", "yosys", "cells");
+    println!(
+        "{:<32} {:>9} {:>9} {:>8}",
+        "module", "verilator", "yosys", "cells"
+    );
     let mut ok = true;
     let mut notes = vec![];
     for r in rows {
-        let cells = r.synth.as_ref().map(|c| c.to_string()).unwrap_or_else(|_| "-".into());
-        println!("{:<32} {:>9} {:>9} {:>8}", r.module, verdict(&r.lint), verdict(&r.synth), cells);
-        for e in [r.lint.as_ref().err(), r.synth.as_ref().err()].into_iter().flatten() {
+        let cells = r
+            .synth
+            .as_ref()
+            .map(|c| c.to_string())
+            .unwrap_or_else(|_| "-".into());
+        println!(
+            "{:<32} {:>9} {:>9} {:>8}",
+            r.module,
+            verdict(&r.lint),
+            verdict(&r.synth),
+            cells
+        );
+        for e in [r.lint.as_ref().err(), r.synth.as_ref().err()]
+            .into_iter()
+            .flatten()
+        {
             ok &= matches!(e, GateError::ToolMissing { .. });
             let msg = e.to_string();
             if !notes.contains(&msg) {
@@ -85,5 +102,9 @@ pub fn print_rows(rows: &[LintRow]) -> bool {
 pub fn run(a: LintArgs) -> Result<ExitCode> {
     let dir = a.dir.unwrap_or_else(super::default_rtl_dir);
     let rows = lint_all(&dir)?;
-    Ok(if print_rows(&rows) { ExitCode::SUCCESS } else { ExitCode::from(1) })
+    Ok(if print_rows(&rows) {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
 }

@@ -46,7 +46,14 @@ pub fn run(a: RegressArgs) -> Result<ExitCode> {
     let stale = gpusched_gen::check(&g, &dir);
     ok &= stale.is_clean();
     if !a.json {
-        println!("== rtl-out/ vs hdl/: {}", if stale.is_clean() { "up to date" } else { "STALE" });
+        println!(
+            "== rtl-out/ vs hdl/: {}",
+            if stale.is_clean() {
+                "up to date"
+            } else {
+                "STALE"
+            }
+        );
         if !stale.is_clean() {
             print!("{stale}");
             println!("   run `gpusched gen`, rebuild, and commit rtl-out/");
@@ -59,7 +66,9 @@ pub fn run(a: RegressArgs) -> Result<ExitCode> {
     if !a.json {
         ok &= print_rows(&lint);
     } else {
-        ok &= lint.iter().all(|r| verdict(&r.lint) != "FAIL" && verdict(&r.synth) != "FAIL");
+        ok &= lint
+            .iter()
+            .all(|r| verdict(&r.lint) != "FAIL" && verdict(&r.synth) != "FAIL");
     }
 
     // 3. Lockstep of every variant.
@@ -84,11 +93,16 @@ pub fn run(a: RegressArgs) -> Result<ExitCode> {
                             vcd_dir: None,
                         },
                     };
-                    let r = run_variant(b.name, policy, preset, &opts, &mut |c| bar.set_position(c))?;
+                    let r =
+                        run_variant(b.name, policy, preset, &opts, &mut |c| bar.set_position(c))?;
                     if let Some(m) = &r.mismatch {
                         eprint!("{m}");
                     }
-                    let verdict = if r.mismatches == 0 && r.cycles == a.cycles { "pass" } else { "FAIL" };
+                    let verdict = if r.mismatches == 0 && r.cycles == a.cycles {
+                        "pass"
+                    } else {
+                        "FAIL"
+                    };
                     (module, verdict, r.cycles, r.mismatches, r.cycles_per_s)
                 } else {
                     let r = golden_only(b.name, policy, preset, a.cycles, a.seed)?;
@@ -115,12 +129,22 @@ pub fn run(a: RegressArgs) -> Result<ExitCode> {
         });
         println!("{}", serde_json::to_string_pretty(&v)?);
     } else {
-        println!("\n== Lockstep regression: {} cycles each, seed {}", a.cycles, a.seed);
-        println!("{:<32} {:>11} {:>12} {:>10} {:>14}", "module", "verdict", "cycles", "mismatches", "M cycles/s");
+        println!(
+            "\n== Lockstep regression: {} cycles each, seed {}",
+            a.cycles, a.seed
+        );
+        println!(
+            "{:<32} {:>11} {:>12} {:>10} {:>14}",
+            "module", "verdict", "cycles", "mismatches", "M cycles/s"
+        );
         for (m, v, c, mm, cps) in &rows {
             println!("{m:<32} {v:>11} {c:>12} {mm:>10} {:>14.2}", cps / 1e6);
         }
         println!("\nregression: {}", if ok { "PASS" } else { "FAIL" });
     }
-    Ok(if ok { ExitCode::SUCCESS } else { ExitCode::from(1) })
+    Ok(if ok {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
 }

@@ -1,1 +1,51 @@
-fn main(){}
+//! Lockstep throughput of the warp arbiter (cycles/s): golden model alone, golden + Verilated
+//! RTL in lockstep without mismatch history, and with the default 64-cycle history (lagging
+//! replicas). Run: `cargo bench -p gpusched-tb --bench lockstep`; criterion prints the median
+//! time per 100,000 cycles and the throughput in elements (= cycles) per second.
+
+use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
+use gpusched_tb::cosim::{golden_only, run_variant, CosimOptions};
+use gpusched_tb::lockstep::LockstepConfig;
+use std::time::Duration;
+
+const CYCLES: u64 = 100_000;
+
+fn lockstep(c: &mut Criterion) {
+    let mut g = c.benchmark_group("warp_arbiter");
+    g.throughput(Throughput::Elements(CYCLES));
+    g.sample_size(20)
+        .measurement_time(Duration::from_secs(4))
+        .warm_up_time(Duration::from_secs(1));
+    for policy in ["lrr", "gto", "two_level"] {
+        for preset in ["fermi", "proto"] {
+            let id = format!("{policy}_{preset}");
+            g.bench_function(BenchmarkId::new("golden_only", &id), |b| {
+                b.iter(|| golden_only("warp_arbiter", policy, preset, CYCLES, 1).unwrap())
+            });
+            if !gpusched_tb::rtl::VERILATOR_BUILT {
+                continue;
+            }
+            for (label, window) in [("lockstep", 0), ("lockstep_history64", 64)] {
+                let opts = CosimOptions {
+                    cycles: CYCLES,
+                    seed: 1,
+                    lockstep: LockstepConfig {
+                        window,
+                        ..Default::default()
+                    },
+                };
+                g.bench_function(BenchmarkId::new(label, &id), |b| {
+                    b.iter(|| {
+                        let r = run_variant("warp_arbiter", policy, preset, &opts, &mut |_| {})
+                            .unwrap();
+                        assert_eq!(r.mismatches, 0);
+                    })
+                });
+            }
+        }
+    }
+    g.finish();
+}
+
+criterion_group!(benches, lockstep);
+criterion_main!(benches);

@@ -1,7 +1,7 @@
 //! Constrained-random co-simulation runs of one block: stimulus from the block's generator,
 //! golden and Verilated RTL in lockstep, throughput measured.
 
-use crate::lockstep::{LockstepConfig, Lockstep, Mismatch, StepError};
+use crate::lockstep::{Lockstep, LockstepConfig, Mismatch, StepError};
 use crate::TbError;
 use gpusim::block::{Block, Inspect};
 use gpusim::blocks::warp_arbiter::{self as wa, stimulus::Stimulus};
@@ -97,7 +97,9 @@ pub fn run_variant(
 ) -> Result<CosimReport, TbError> {
     let (module, params) = resolve(block, policy, preset)?;
     match params {
-        VariantParams::WarpArbiter(p) => warp_arbiter(wa::Golden::new(p), p, &module, opts, progress),
+        VariantParams::WarpArbiter(p) => {
+            warp_arbiter(wa::Golden::new(p), p, &module, opts, progress)
+        }
     }
 }
 
@@ -116,7 +118,13 @@ pub struct GoldenReport {
 
 /// Runs the golden model of a catalog variant alone on the same random stimulus, for machines
 /// without Verilator and as the baseline of the co-simulation overhead.
-pub fn golden_only(block: &str, policy: &str, preset: &str, cycles: u64, seed: u64) -> Result<GoldenReport, TbError> {
+pub fn golden_only(
+    block: &str,
+    policy: &str,
+    preset: &str,
+    cycles: u64,
+    seed: u64,
+) -> Result<GoldenReport, TbError> {
     let (_, params) = resolve(block, policy, preset)?;
     let start = Instant::now();
     let active_cycles = match params {
@@ -134,7 +142,12 @@ pub fn golden_only(block: &str, policy: &str, preset: &str, cycles: u64, seed: u
         }
     };
     let seconds = start.elapsed().as_secs_f64();
-    Ok(GoldenReport { cycles, seconds, cycles_per_s: cycles as f64 / seconds.max(1e-9), active_cycles })
+    Ok(GoldenReport {
+        cycles,
+        seconds,
+        cycles_per_s: cycles as f64 / seconds.max(1e-9),
+        active_cycles,
+    })
 }
 
 enum VariantParams {
@@ -145,14 +158,20 @@ enum VariantParams {
 fn resolve(block: &str, policy: &str, preset: &str) -> Result<(String, VariantParams), TbError> {
     let info = gpusim::blocks::find_block(block).map_err(|e| TbError::Config(e.to_string()))?;
     let policy = policy.replace('-', "_");
-    gpusim::blocks::check_variant(info, &policy, preset).map_err(|e| TbError::Config(e.to_string()))?;
+    gpusim::blocks::check_variant(info, &policy, preset)
+        .map_err(|e| TbError::Config(e.to_string()))?;
     let module = info.module_name(&policy, preset);
     match info.name {
         "warp_arbiter" => {
             let pol = wa::Policy::from_name(&policy).expect("checked against the catalog");
             let pre = wa::Preset::from_name(preset).expect("checked against the catalog");
-            Ok((module, VariantParams::WarpArbiter(wa::Params::preset(pol, pre))))
+            Ok((
+                module,
+                VariantParams::WarpArbiter(wa::Params::preset(pol, pre)),
+            ))
         }
-        other => Err(TbError::Config(format!("no co-simulation driver for block `{other}`"))),
+        other => Err(TbError::Config(format!(
+            "no co-simulation driver for block `{other}`"
+        ))),
     }
 }

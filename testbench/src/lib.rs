@@ -27,13 +27,23 @@ pub enum TbError {
     NoVerilator,
     /// The module is not in the build's manifest.
     #[error("no Verilated module `{name}` in this build; available: {}", .available.join(", "))]
-    UnknownModule { name: String, available: Vec<String> },
+    UnknownModule {
+        name: String,
+        available: Vec<String>,
+    },
     /// The Verilated module's ports differ from the golden model's.
     #[error("{module}: Verilated ports {rtl} differ from the golden model's {golden} (rebuild after `gpusched gen`)")]
-    PortMismatch { module: String, golden: String, rtl: String },
+    PortMismatch {
+        module: String,
+        golden: String,
+        rtl: String,
+    },
     /// A waveform file could not be written.
     #[error("{path}: {source}")]
-    Io { path: PathBuf, source: std::io::Error },
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
     /// Invalid run configuration.
     #[error("{0}")]
     Config(String),

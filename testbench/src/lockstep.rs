@@ -3,11 +3,15 @@
 //! On the first cycle whose outputs differ, the pair stops and reports the cycle, the first
 //! differing port, the expected (golden) and actual (RTL) values and the inputs of that cycle,
 //! and writes `<name>.golden.vcd` and `<name>.rtl.vcd` covering the `window` cycles up to and
-//! including the mismatch. To have those cycles without tracing the whole run, the pair keeps a
-//! second golden model and a second RTL instance `window` cycles behind, fed from a ring of the
-//! recent inputs; on a mismatch they are traced while the ring is replayed into them.
+//! including the mismatch.
+//!
+//! Those waveforms cost nothing while the models agree: every `interval` cycles the pair takes
+//! a checkpoint (a clone of the golden model and an in-memory snapshot of the Verilated model)
+//! and keeps the inputs since the older of its two latest checkpoints. On a mismatch both models
+//! are restored to a checkpoint at least `window` cycles back and the inputs are replayed with
+//! tracing switched on for the last `window` cycles.
 
-use crate::rtl::RtlBlock;
+use crate::rtl::{RtlBlock, RtlSnapshot};
 use crate::vcd_out::GoldenVcd;
 use crate::TbError;
 use gpusim::block::{Block, Inspect, PortBundle, PortSpec};
@@ -18,7 +22,7 @@ use std::path::{Path, PathBuf};
 /// Waveform options of a lockstep pair.
 #[derive(Clone, Debug)]
 pub struct LockstepConfig {
-    /// Cycles of history written on a mismatch (0: no mismatch waveforms, no lagging copies).
+    /// Cycles of history written on a mismatch (0: no mismatch waveforms, no checkpoints).
     pub window: usize,
     /// Where the mismatch waveforms go.
     pub mismatch_dir: PathBuf,
@@ -28,9 +32,16 @@ pub struct LockstepConfig {
 
 impl Default for LockstepConfig {
     fn default() -> Self {
-        Self { window: 64, mismatch_dir: PathBuf::from("mismatch"), vcd_dir: None }
+        Self {
+            window: 64,
+            mismatch_dir: PathBuf::from("mismatch"),
+            vcd_dir: None,
+        }
     }
 }
+
+/// Cycles between two checkpoints (at least the window).
+pub const CHECKPOINT_INTERVAL: u64 = 4096;
 
 /// The first divergence between golden and RTL.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -62,7 +73,11 @@ impl fmt::Display for Mismatch {
             "{}: mismatch at cycle {} on port `{}`: expected {:#x} (golden), got {:#x} (rtl)",
             self.name, self.cycle, self.port, self.expected, self.got
         )?;
-        let ins: Vec<String> = self.inputs.iter().map(|(n, v)| format!("{n}={v:#x}")).collect();
+        let ins: Vec<String> = self
+            .inputs
+            .iter()
+            .map(|(n, v)| format!("{n}={v:#x}"))
+            .collect();
         writeln!(f, "  inputs:  {}", ins.join(" "))?;
         for (n, g, r) in &self.outputs {
             let mark = if g != r { "  <-- differs" } else { "" };
@@ -101,10 +116,42 @@ impl From<TbError> for StepError {
 
 type Rtl<G> = RtlBlock<<G as Block>::In, <G as Block>::Out>;
 
-struct Lagging<G: Block> {
+struct Checkpoint<G> {
+    cycle: u64,
     golden: G,
-    rtl: Rtl<G>,
-    ring: VecDeque<G::In>,
+    rtl: RtlSnapshot,
+}
+
+/// Checkpoints and the inputs since the older one (`inputs[k]` is the input of cycle
+/// `base + k`, `base` the cycle of the older checkpoint).
+struct History<G: Block> {
+    interval: u64,
+    older: Option<Checkpoint<G>>,
+    newer: Checkpoint<G>,
+    inputs: VecDeque<G::In>,
+}
+
+impl<G: Block + Clone> History<G> {
+    fn base(&self) -> u64 {
+        self.older.as_ref().map_or(self.newer.cycle, |c| c.cycle)
+    }
+
+    /// Records the input of the cycle just stepped; `cycle` is the number of cycles done.
+    fn push(&mut self, inp: &G::In, cycle: u64, golden: &G, rtl: &Rtl<G>) {
+        self.inputs.push_back(inp.clone());
+        if cycle % self.interval == 0 {
+            let base = self.base();
+            let fresh = Checkpoint {
+                cycle,
+                golden: golden.clone(),
+                rtl: rtl.snapshot(),
+            };
+            let old = std::mem::replace(&mut self.newer, fresh);
+            let drop = (old.cycle - base) as usize;
+            self.inputs.drain(..drop);
+            self.older = Some(old);
+        }
+    }
 }
 
 /// A golden model and its RTL in lockstep.
@@ -112,7 +159,7 @@ pub struct Lockstep<G: Block + Inspect + Clone> {
     name: String,
     golden: G,
     rtl: Rtl<G>,
-    lag: Option<Lagging<G>>,
+    history: Option<History<G>>,
     cfg: LockstepConfig,
     whole: Option<GoldenVcd>,
     ports: Vec<PortSpec>,
@@ -144,27 +191,33 @@ where
             create_dir(dir)?;
             rtl.trace_open(&dir.join(format!("{name}.rtl.vcd")))?;
             let path = dir.join(format!("{name}.golden.vcd"));
-            whole = Some(GoldenVcd::create(&path, name, &ports, &golden.state_specs())?);
+            whole = Some(GoldenVcd::create(
+                &path,
+                name,
+                &ports,
+                &golden.state_specs(),
+            )?);
         }
-        let lag = if cfg.window > 0 && cfg.vcd_dir.is_none() {
-            Some(Lagging {
+        let history = (cfg.window > 0 && cfg.vcd_dir.is_none()).then(|| History {
+            interval: CHECKPOINT_INTERVAL.max(cfg.window as u64),
+            older: None,
+            newer: Checkpoint {
+                cycle: 0,
                 golden: golden.clone(),
-                rtl: RtlBlock::new(module, params)?,
-                ring: VecDeque::with_capacity(cfg.window + 1),
-            })
-        } else {
-            None
-        };
+                rtl: rtl.snapshot(),
+            },
+            inputs: VecDeque::new(),
+        });
         Ok(Self {
             name: name.into(),
             golden,
             rtl,
-            lag,
+            history,
             cfg,
             whole,
             ports,
             cycle: 0,
-            buf: vec![0; <G::In as PortBundle>::COUNT + <G::Out as PortBundle>::COUNT],
+            buf: vec![],
             state: vec![],
         })
     }
@@ -184,18 +237,15 @@ where
         if let Some(w) = &mut self.whole {
             record(w, self.cycle, inp, &expected, &self.state, &mut self.buf)?;
         }
-        if let Some(lag) = &mut self.lag {
-            lag.ring.push_back(inp.clone());
-            if lag.ring.len() > self.cfg.window {
-                let old = lag.ring.pop_front().expect("ring is not empty");
-                lag.golden.step(&old);
-                lag.rtl.step(&old);
-            }
-        }
         if expected != got {
-            return Err(StepError::Mismatch(Box::new(self.mismatch(inp, &expected, &got)?)));
+            return Err(StepError::Mismatch(Box::new(
+                self.mismatch(inp, &expected, &got)?,
+            )));
         }
         self.cycle += 1;
+        if let Some(h) = &mut self.history {
+            h.push(inp, self.cycle, &self.golden, &self.rtl);
+        }
         Ok(expected)
     }
 
@@ -203,12 +253,20 @@ where
     pub fn finish(mut self) -> Result<Option<(PathBuf, PathBuf)>, TbError> {
         self.rtl.trace_close();
         match (self.whole.take(), &self.cfg.vcd_dir) {
-            (Some(w), Some(dir)) => Ok(Some((w.finish()?, dir.join(format!("{}.rtl.vcd", self.name))))),
+            (Some(w), Some(dir)) => Ok(Some((
+                w.finish()?,
+                dir.join(format!("{}.rtl.vcd", self.name)),
+            ))),
             _ => Ok(None),
         }
     }
 
-    fn mismatch(&mut self, inp: &G::In, expected: &G::Out, got: &G::Out) -> Result<Mismatch, TbError> {
+    fn mismatch(
+        &mut self,
+        inp: &G::In,
+        expected: &G::Out,
+        got: &G::Out,
+    ) -> Result<Mismatch, TbError> {
         let nin = <G::In as PortBundle>::COUNT;
         let nout = <G::Out as PortBundle>::COUNT;
         let (mut iw, mut ew, mut gw) = (vec![0; nin], vec![0; nout], vec![0; nout]);
@@ -223,28 +281,81 @@ where
             port: out_specs[k].name.clone(),
             expected: ew[k],
             got: gw[k],
-            outputs: (0..nout).map(|k| (out_specs[k].name.clone(), ew[k], gw[k])).collect(),
-            inputs: (0..nin).map(|k| (self.ports[k].name.clone(), iw[k])).collect(),
+            outputs: (0..nout)
+                .map(|k| (out_specs[k].name.clone(), ew[k], gw[k]))
+                .collect(),
+            inputs: (0..nin)
+                .map(|k| (self.ports[k].name.clone(), iw[k]))
+                .collect(),
             golden_vcd: None,
             rtl_vcd: None,
         };
-        if let Some(w) = &mut self.whole {
-            // The whole-run traces already hold this cycle.
-            record(w, self.cycle, inp, expected, &self.state, &mut self.buf)?;
-            let dir = self.cfg.vcd_dir.as_ref().expect("whole-run tracing has a dir");
+        if self.whole.is_some() {
+            let dir = self
+                .cfg
+                .vcd_dir
+                .as_ref()
+                .expect("whole-run tracing has a dir");
             m.golden_vcd = Some(dir.join(format!("{}.golden.vcd", self.name)));
             m.rtl_vcd = Some(dir.join(format!("{}.rtl.vcd", self.name)));
-        } else if let Some(lag) = &mut self.lag {
-            let (g, r) = replay(&self.name, lag, &self.cfg.mismatch_dir, &self.ports, &mut self.buf)?;
+        } else if let Some(mut h) = self.history.take() {
+            h.inputs.push_back(inp.clone());
+            let (g, r) = self.replay(&h)?;
             m.golden_vcd = Some(g);
             m.rtl_vcd = Some(r);
         }
         Ok(m)
     }
+
+    /// Restores the latest checkpoint at least `window` cycles before the mismatch and replays
+    /// the recorded inputs up to and including the mismatch cycle, tracing the last `window`.
+    fn replay(&mut self, h: &History<G>) -> Result<(PathBuf, PathBuf), TbError> {
+        let window = self.cfg.window as u64;
+        let first_traced = (self.cycle + 1).saturating_sub(window);
+        let cp = match &h.older {
+            Some(older) if h.newer.cycle > first_traced => older,
+            _ => &h.newer,
+        };
+        let dir = self.cfg.mismatch_dir.clone();
+        create_dir(&dir)?;
+        let gpath = dir.join(format!("{}.golden.vcd", self.name));
+        let rpath = dir.join(format!("{}.rtl.vcd", self.name));
+        let mut golden = cp.golden.clone();
+        self.rtl.restore(&cp.rtl);
+        let mut gv = None;
+        let base = h.base();
+        for c in cp.cycle..=self.cycle {
+            let inp = &h.inputs[(c - base) as usize];
+            if c == first_traced.max(cp.cycle) {
+                self.rtl.trace_open(&rpath)?;
+                gv = Some(GoldenVcd::create(
+                    &gpath,
+                    &self.name,
+                    &self.ports,
+                    &golden.state_specs(),
+                )?);
+            }
+            if let Some(w) = &mut gv {
+                golden.state_values(&mut self.state);
+                let out = golden.step(inp);
+                self.rtl.step(inp);
+                record(w, c, inp, &out, &self.state, &mut self.buf)?;
+            } else {
+                golden.step(inp);
+                self.rtl.step(inp);
+            }
+        }
+        self.rtl.trace_close();
+        let gpath = gv.expect("the mismatch cycle is traced").finish()?;
+        Ok((gpath, rpath))
+    }
 }
 
 fn create_dir(dir: &Path) -> Result<(), TbError> {
-    std::fs::create_dir_all(dir).map_err(|source| TbError::Io { path: dir.to_path_buf(), source })
+    std::fs::create_dir_all(dir).map_err(|source| TbError::Io {
+        path: dir.to_path_buf(),
+        source,
+    })
 }
 
 fn record<I: PortBundle, O: PortBundle>(
@@ -255,35 +366,10 @@ fn record<I: PortBundle, O: PortBundle>(
     state: &[u64],
     buf: &mut Vec<u64>,
 ) -> Result<(), TbError> {
+    buf.clear();
     buf.resize(I::COUNT + O::COUNT, 0);
     inp.to_words(&mut buf[..I::COUNT]);
-    out.to_words(&mut buf[I::COUNT..I::COUNT + O::COUNT]);
-    buf.truncate(I::COUNT + O::COUNT);
+    out.to_words(&mut buf[I::COUNT..]);
     buf.extend_from_slice(state);
     w.cycle(cycle, buf)
-}
-
-/// Replays the ring into the lagging pair with both traced; returns (golden, rtl) VCD paths.
-fn replay<G: Block + Inspect + Clone>(
-    name: &str,
-    lag: &mut Lagging<G>,
-    dir: &Path,
-    ports: &[PortSpec],
-    buf: &mut Vec<u64>,
-) -> Result<(PathBuf, PathBuf), TbError> {
-    create_dir(dir)?;
-    let gpath = dir.join(format!("{name}.golden.vcd"));
-    let rpath = dir.join(format!("{name}.rtl.vcd"));
-    let mut gv = GoldenVcd::create(&gpath, name, ports, &lag.golden.state_specs())?;
-    lag.rtl.trace_open(&rpath)?;
-    let mut state = vec![];
-    for inp in lag.ring.drain(..) {
-        let cycle = lag.rtl.cycle();
-        lag.golden.state_values(&mut state);
-        let out = lag.golden.step(&inp);
-        lag.rtl.step(&inp);
-        record(&mut gv, cycle, &inp, &out, &state, buf)?;
-    }
-    lag.rtl.trace_close();
-    Ok((gv.finish()?, rpath))
 }

@@ -19,6 +19,30 @@ pub struct ModuleFns {
     step: unsafe extern "C" fn(*mut c_void, *const u64, *mut u64, i32, u64),
     trace_open: unsafe extern "C" fn(*mut c_void, *const c_char) -> i32,
     trace_close: unsafe extern "C" fn(*mut c_void),
+    save: unsafe extern "C" fn(*mut c_void) -> *mut c_void,
+    restore: unsafe extern "C" fn(*mut c_void, *const c_void),
+}
+
+/// The complete state of a Verilated model at a cycle boundary (in memory, through
+/// Verilator's `--savable` serialization). Restorable into any instance of the same module.
+pub struct RtlSnapshot {
+    module: &'static str,
+    data: *mut c_void,
+    cycle: u64,
+}
+
+impl RtlSnapshot {
+    /// Cycle count of the model when the snapshot was taken.
+    pub fn cycle(&self) -> u64 {
+        self.cycle
+    }
+}
+
+impl Drop for RtlSnapshot {
+    fn drop(&mut self) {
+        // SAFETY: `data` came from the module's save function and is freed once.
+        unsafe { snapshot_free(self.data) }
+    }
 }
 
 include!(concat!(env!("OUT_DIR"), "/rtl_modules.rs"));
@@ -51,19 +75,29 @@ impl<I: PortBundle, O: PortBundle<Params = I::Params>> RtlBlock<I, O> {
         if !VERILATOR_BUILT {
             return Err(TbError::NoVerilator);
         }
-        let fns = MODULES.iter().find(|m| m.name == name).ok_or_else(|| {
-            TbError::UnknownModule {
-                name: name.into(),
-                available: available_modules().iter().map(|s| s.to_string()).collect(),
-            }
-        })?;
+        let fns =
+            MODULES
+                .iter()
+                .find(|m| m.name == name)
+                .ok_or_else(|| TbError::UnknownModule {
+                    name: name.into(),
+                    available: available_modules().iter().map(|s| s.to_string()).collect(),
+                })?;
         let as_pairs = |s: Vec<PortSpec>| -> Vec<(String, u32)> {
             s.into_iter().map(|p| (p.name, p.width)).collect()
         };
         let golden_in = as_pairs(I::specs(params));
         let golden_out = as_pairs(O::specs(params));
-        let rtl_in: Vec<(String, u32)> = fns.inputs.iter().map(|(n, w)| (n.to_string(), *w)).collect();
-        let rtl_out: Vec<(String, u32)> = fns.outputs.iter().map(|(n, w)| (n.to_string(), *w)).collect();
+        let rtl_in: Vec<(String, u32)> = fns
+            .inputs
+            .iter()
+            .map(|(n, w)| (n.to_string(), *w))
+            .collect();
+        let rtl_out: Vec<(String, u32)> = fns
+            .outputs
+            .iter()
+            .map(|(n, w)| (n.to_string(), *w))
+            .collect();
         if golden_in != rtl_in || golden_out != rtl_out {
             let d = |v: &[(String, u32)]| {
                 describe(&v.iter().map(|(n, w)| (n.as_str(), *w)).collect::<Vec<_>>())
@@ -88,7 +122,6 @@ impl<I: PortBundle, O: PortBundle<Params = I::Params>> RtlBlock<I, O> {
         b.reset();
         Ok(b)
     }
-
 }
 
 impl<I: PortBundle, O: PortBundle> RtlBlock<I, O> {
@@ -113,6 +146,25 @@ impl<I: PortBundle, O: PortBundle> RtlBlock<I, O> {
     pub fn trace_close(&mut self) {
         // SAFETY: valid handle.
         unsafe { (self.fns.trace_close)(self.handle) }
+    }
+
+    /// Saves the model state (between cycles).
+    pub fn snapshot(&self) -> RtlSnapshot {
+        // SAFETY: valid handle; the returned buffer is owned by the snapshot.
+        let data = unsafe { (self.fns.save)(self.handle) };
+        RtlSnapshot {
+            module: self.fns.name,
+            data,
+            cycle: self.cycle,
+        }
+    }
+
+    /// Restores a snapshot of the same module, including its cycle count.
+    pub fn restore(&mut self, snap: &RtlSnapshot) {
+        assert_eq!(snap.module, self.fns.name, "snapshot of another module");
+        // SAFETY: valid handle and a snapshot of this module.
+        unsafe { (self.fns.restore)(self.handle, snap.data) };
+        self.cycle = snap.cycle;
     }
 
     /// Cycles stepped since the last reset.
@@ -142,7 +194,13 @@ impl<I: PortBundle, O: PortBundle> Block for RtlBlock<I, O> {
         inp.to_words(&mut self.inp);
         // SAFETY: as in `reset`.
         unsafe {
-            (self.fns.step)(self.handle, self.inp.as_ptr(), self.out.as_mut_ptr(), 0, self.cycle)
+            (self.fns.step)(
+                self.handle,
+                self.inp.as_ptr(),
+                self.out.as_mut_ptr(),
+                0,
+                self.cycle,
+            )
         };
         self.cycle += 1;
         O::from_words(&self.out)

@@ -22,8 +22,16 @@ pub struct GoldenVcd {
 impl GoldenVcd {
     /// Creates `path` with scope `module` holding `ports` (inputs then outputs) and a `state`
     /// sub-scope holding `state`.
-    pub fn create(path: &Path, module: &str, ports: &[PortSpec], state: &[PortSpec]) -> Result<Self, TbError> {
-        let io = |source| TbError::Io { path: path.to_path_buf(), source };
+    pub fn create(
+        path: &Path,
+        module: &str,
+        ports: &[PortSpec],
+        state: &[PortSpec],
+    ) -> Result<Self, TbError> {
+        let io = |source| TbError::Io {
+            path: path.to_path_buf(),
+            source,
+        };
         let f = File::create(path).map_err(io)?;
         let mut w = Writer::new(BufWriter::new(f));
         let mut ids = vec![];
@@ -49,7 +57,13 @@ impl GoldenVcd {
             w.enddefinitions().map_err(io)?;
         }
         let n = ids.len();
-        Ok(Self { path: path.to_path_buf(), w, clock, ids, last: vec![None; n] })
+        Ok(Self {
+            path: path.to_path_buf(),
+            w,
+            clock,
+            ids,
+            last: vec![None; n],
+        })
     }
 
     /// Records one cycle: `values` holds the port words then the state words, in the order
@@ -69,9 +83,16 @@ impl GoldenVcd {
             }
             self.last[k] = Some(v);
             if width == 1 {
-                self.w.change_scalar(id, if v & 1 == 1 { Value::V1 } else { Value::V0 })?;
+                self.w
+                    .change_scalar(id, if v & 1 == 1 { Value::V1 } else { Value::V0 })?;
             } else {
-                let bits = (0..width).rev().map(|b| if v >> b & 1 == 1 { Value::V1 } else { Value::V0 });
+                let bits = (0..width).rev().map(|b| {
+                    if v >> b & 1 == 1 {
+                        Value::V1
+                    } else {
+                        Value::V0
+                    }
+                });
                 self.w.change_vector(id, bits)?;
             }
         }
@@ -82,7 +103,10 @@ impl GoldenVcd {
     /// Flushes the file.
     pub fn finish(mut self) -> Result<PathBuf, TbError> {
         let path = self.path.clone();
-        self.w.flush().map_err(|source| TbError::Io { path: path.clone(), source })?;
+        self.w.flush().map_err(|source| TbError::Io {
+            path: path.clone(),
+            source,
+        })?;
         Ok(path)
     }
 }

@@ -2,7 +2,7 @@
 //! check fails, at the right cycle and with readable waveforms, when a bug is planted.
 
 use gpusched_tb::cosim::{self, CosimOptions};
-use gpusched_tb::lockstep::LockstepConfig;
+use gpusched_tb::lockstep::{LockstepConfig, CHECKPOINT_INTERVAL};
 use gpusched_tb::rtl::{available_modules, RtlBlock};
 use gpusched_tb::TbError;
 use gpusim::block::{Block, Inspect, PortSpec};
@@ -20,7 +20,11 @@ fn verilator_built() -> bool {
 }
 
 fn opts(cycles: u64, seed: u64, lockstep: LockstepConfig) -> CosimOptions {
-    CosimOptions { cycles, seed, lockstep }
+    CosimOptions {
+        cycles,
+        seed,
+        lockstep,
+    }
 }
 
 #[test]
@@ -32,10 +36,24 @@ fn every_verilated_arbiter_matches_its_golden_model() {
         for preset in Preset::ALL {
             let p = Params::preset(policy, preset);
             let module = format!("warp_arbiter_{}_{}", policy.name(), preset.name());
-            let cfg = LockstepConfig { window: 0, ..Default::default() };
-            let r = cosim::warp_arbiter(Golden::new(p), p, &module, &opts(200_000, 11, cfg), &mut |_| {})
-                .unwrap();
-            assert_eq!(r.cycles, 200_000, "{module}: {:?}", r.mismatch.map(|m| m.to_string()));
+            let cfg = LockstepConfig {
+                window: 0,
+                ..Default::default()
+            };
+            let r = cosim::warp_arbiter(
+                Golden::new(p),
+                p,
+                &module,
+                &opts(200_000, 11, cfg),
+                &mut |_| {},
+            )
+            .unwrap();
+            assert_eq!(
+                r.cycles,
+                200_000,
+                "{module}: {:?}",
+                r.mismatch.map(|m| m.to_string())
+            );
             assert_eq!(r.mismatches, 0);
         }
     }
@@ -103,10 +121,15 @@ fn parse_vcd(path: &Path) -> (HashMap<String, Vec<(u64, u64)>>, Vec<u64>) {
                 times.push(x);
             }
             vcd::Command::ChangeScalar(id, v) => {
-                values.entry(names[&id].clone()).or_default().push((t, (v == vcd::Value::V1) as u64));
+                values
+                    .entry(names[&id].clone())
+                    .or_default()
+                    .push((t, (v == vcd::Value::V1) as u64));
             }
             vcd::Command::ChangeVector(id, v) => {
-                let n = v.iter().fold(0u64, |a, b| a << 1 | (b == vcd::Value::V1) as u64);
+                let n = v
+                    .iter()
+                    .fold(0u64, |a, b| a << 1 | (b == vcd::Value::V1) as u64);
                 values.entry(names[&id].clone()).or_default().push((t, n));
             }
             _ => {}
@@ -117,7 +140,12 @@ fn parse_vcd(path: &Path) -> (HashMap<String, Vec<(u64, u64)>>, Vec<u64>) {
 
 /// Value of `signal` at time `t` (last change at or before `t`).
 fn value_at(values: &HashMap<String, Vec<(u64, u64)>>, signal: &str, t: u64) -> u64 {
-    values[signal].iter().take_while(|(time, _)| *time <= t).last().expect("signal has a value").1
+    values[signal]
+        .iter()
+        .take_while(|(time, _)| *time <= t)
+        .last()
+        .expect("signal has a value")
+        .1
 }
 
 #[test]
@@ -125,8 +153,20 @@ fn planted_bug_stops_the_lockstep_at_the_right_cycle_with_both_waveforms() {
     if !verilator_built() {
         return;
     }
+    // Before the first checkpoint, after two, and just after a checkpoint (the replay must
+    // start from the older one to cover the window).
+    for (from, window) in [
+        (3000, 50),
+        (3 * CHECKPOINT_INTERVAL + 500, 50),
+        (2 * CHECKPOINT_INTERVAL, 200),
+    ] {
+        planted_bug_case(from, window);
+    }
+}
+
+fn planted_bug_case(from: u64, window: usize) {
     let p = Params::preset(Policy::Gto, Preset::Fermi);
-    let (seed, from, window) = (5, 3000u64, 50usize);
+    let seed = 5;
     // Where the fault must show: the first grant of an odd warp at or after `from`, found by
     // running the correct golden model alone on the same stimulus.
     let expected_cycle = {
@@ -142,18 +182,39 @@ fn planted_bug_stops_the_lockstep_at_the_right_cycle_with_both_waveforms() {
             .unwrap()
     };
     let dir = tempfile::tempdir().unwrap();
-    let cfg = LockstepConfig { window, mismatch_dir: dir.path().to_path_buf(), vcd_dir: None };
-    let buggy = StuckGrantBit0 { inner: Golden::new(p), cycle: 0, from };
-    let r = cosim::warp_arbiter(buggy, p, "warp_arbiter_gto_fermi", &opts(100_000, seed, cfg), &mut |_| {})
-        .unwrap();
+    let cfg = LockstepConfig {
+        window,
+        mismatch_dir: dir.path().to_path_buf(),
+        vcd_dir: None,
+    };
+    let buggy = StuckGrantBit0 {
+        inner: Golden::new(p),
+        cycle: 0,
+        from,
+    };
+    let r = cosim::warp_arbiter(
+        buggy,
+        p,
+        "warp_arbiter_gto_fermi",
+        &opts(100_000, seed, cfg),
+        &mut |_| {},
+    )
+    .unwrap();
     assert_eq!(r.mismatches, 1);
     let m = r.mismatch.expect("the planted bug is caught");
     assert_eq!(m.cycle, expected_cycle);
     assert_eq!(r.cycles, expected_cycle, "the run stops at the mismatch");
     assert_eq!(m.port, "grant_warp");
-    assert_eq!(m.got, m.expected | 1, "RTL has the odd warp, the faulty golden drops bit 0");
+    assert_eq!(
+        m.got,
+        m.expected | 1,
+        "RTL has the odd warp, the faulty golden drops bit 0"
+    );
     let report = m.to_string();
-    assert!(report.contains(&format!("cycle {expected_cycle}")) && report.contains("grant_warp"), "{report}");
+    assert!(
+        report.contains(&format!("cycle {expected_cycle}")) && report.contains("grant_warp"),
+        "{report}"
+    );
 
     let gpath = m.golden_vcd.expect("golden waveform written");
     let rpath = m.rtl_vcd.expect("rtl waveform written");
@@ -163,16 +224,39 @@ fn planted_bug_stops_the_lockstep_at_the_right_cycle_with_both_waveforms() {
     let first = 2 * (expected_cycle + 1 - window as u64);
     for (path, got_there) in [(&gpath, m.expected), (&rpath, m.got)] {
         let (values, times) = parse_vcd(path);
-        assert_eq!(*times.iter().filter(|&&t| t > 0).min().unwrap(), first, "{}: window start", path.display());
-        assert_eq!(*times.iter().max().unwrap(), t_mis + 1, "{}: ends at the mismatch", path.display());
-        assert_eq!(value_at(&values, "grant_warp", t_mis), got_there, "{}", path.display());
+        assert_eq!(
+            *times.iter().min().unwrap(),
+            first,
+            "{}: window start",
+            path.display()
+        );
+        assert_eq!(
+            *times.iter().max().unwrap(),
+            t_mis + 1,
+            "{}: ends at the mismatch",
+            path.display()
+        );
+        assert_eq!(
+            value_at(&values, "grant_warp", t_mis),
+            got_there,
+            "{}",
+            path.display()
+        );
         assert_eq!(value_at(&values, "grant_valid", t_mis), 1);
         // Inputs agree in both files: the RTL saw what the golden model saw.
         let ready = m.inputs.iter().find(|(n, _)| n == "ready").unwrap().1;
-        assert_eq!(value_at(&values, "ready", t_mis), ready, "{}", path.display());
+        assert_eq!(
+            value_at(&values, "ready", t_mis),
+            ready,
+            "{}",
+            path.display()
+        );
     }
     let (gvals, _) = parse_vcd(&gpath);
-    assert!(gvals.contains_key("last_valid") && gvals.contains_key("live"), "golden state traced");
+    assert!(
+        gvals.contains_key("last_valid") && gvals.contains_key("live"),
+        "golden state traced"
+    );
 }
 
 #[test]
@@ -182,9 +266,19 @@ fn whole_run_waveforms_are_written_with_vcd_dir() {
     }
     let p = Params::preset(Policy::TwoLevel, Preset::Proto);
     let dir = tempfile::tempdir().unwrap();
-    let cfg = LockstepConfig { window: 16, mismatch_dir: dir.path().join("m"), vcd_dir: Some(dir.path().into()) };
-    let r = cosim::warp_arbiter(Golden::new(p), p, "warp_arbiter_two_level_proto", &opts(500, 3, cfg), &mut |_| {})
-        .unwrap();
+    let cfg = LockstepConfig {
+        window: 16,
+        mismatch_dir: dir.path().join("m"),
+        vcd_dir: Some(dir.path().into()),
+    };
+    let r = cosim::warp_arbiter(
+        Golden::new(p),
+        p,
+        "warp_arbiter_two_level_proto",
+        &opts(500, 3, cfg),
+        &mut |_| {},
+    )
+    .unwrap();
     assert_eq!((r.cycles, r.mismatches), (500, 0));
     let (g, rt) = r.waveforms.expect("whole-run waveforms");
     for path in [g, rt] {
@@ -200,10 +294,46 @@ fn port_contract_is_checked_when_the_rtl_is_instantiated() {
         return;
     }
     let proto = Params::preset(Policy::Gto, Preset::Proto);
-    let e = RtlBlock::<ArbiterIn, ArbiterOut>::new("warp_arbiter_gto_fermi", &proto).err().unwrap();
+    let e = RtlBlock::<ArbiterIn, ArbiterOut>::new("warp_arbiter_gto_fermi", &proto)
+        .err()
+        .unwrap();
     assert!(matches!(e, TbError::PortMismatch { .. }), "{e}");
-    assert!(e.to_string().contains("ready[24]") && e.to_string().contains("ready[8]"), "{e}");
-    let e = RtlBlock::<ArbiterIn, ArbiterOut>::new("warp_arbiter_fifo_fermi", &proto).err().unwrap();
+    assert!(
+        e.to_string().contains("ready[24]") && e.to_string().contains("ready[8]"),
+        "{e}"
+    );
+    let e = RtlBlock::<ArbiterIn, ArbiterOut>::new("warp_arbiter_fifo_fermi", &proto)
+        .err()
+        .unwrap();
     assert!(e.to_string().contains("warp_arbiter_gto_proto"), "{e}");
     assert_eq!(available_modules().len(), 6);
+}
+
+#[test]
+fn restored_snapshot_replays_the_same_outputs() {
+    if !verilator_built() {
+        return;
+    }
+    let p = Params::preset(Policy::TwoLevel, Preset::Fermi);
+    let mut rtl =
+        RtlBlock::<ArbiterIn, ArbiterOut>::new("warp_arbiter_two_level_fermi", &p).unwrap();
+    let mut stim = Stimulus::new(p, 77);
+    let mut prev = None;
+    for _ in 0..1000 {
+        prev = Some(rtl.step(&stim.next(prev.as_ref())));
+    }
+    let snap = rtl.snapshot();
+    assert_eq!(snap.cycle(), 1000);
+    let inputs: Vec<ArbiterIn> = (0..500).map(|_| stim.next(prev.as_ref())).collect();
+    let first: Vec<ArbiterOut> = inputs.iter().map(|i| rtl.step(i)).collect();
+    rtl.restore(&snap);
+    assert_eq!(rtl.cycle(), 1000);
+    let again: Vec<ArbiterOut> = inputs.iter().map(|i| rtl.step(i)).collect();
+    assert_eq!(first, again);
+    // And a snapshot restores into a fresh instance of the same module.
+    let mut other =
+        RtlBlock::<ArbiterIn, ArbiterOut>::new("warp_arbiter_two_level_fermi", &p).unwrap();
+    other.restore(&snap);
+    let third: Vec<ArbiterOut> = inputs.iter().map(|i| other.step(i)).collect();
+    assert_eq!(first, third);
 }

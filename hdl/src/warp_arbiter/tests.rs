@@ -79,17 +79,65 @@ fn rust_hdl_matches_golden_for_every_policy_and_preset() {
     let f = |p: Policy, s: Preset| Params::preset(p, s);
     let id = |o| o;
     let runs = [
-        ("lrr fermi", compare(ArbiterLrr::<24, 5>::default(), f(Policy::Lrr, Preset::Fermi), 1, CYCLES, id)),
-        ("gto fermi", compare(ArbiterGto::<24, 5>::default(), f(Policy::Gto, Preset::Fermi), 2, CYCLES, id)),
+        (
+            "lrr fermi",
+            compare(
+                ArbiterLrr::<24, 5>::default(),
+                f(Policy::Lrr, Preset::Fermi),
+                1,
+                CYCLES,
+                id,
+            ),
+        ),
+        (
+            "gto fermi",
+            compare(
+                ArbiterGto::<24, 5>::default(),
+                f(Policy::Gto, Preset::Fermi),
+                2,
+                CYCLES,
+                id,
+            ),
+        ),
         (
             "two_level fermi",
-            compare(ArbiterTwoLevel::<24, 5, 6, 18>::default(), f(Policy::TwoLevel, Preset::Fermi), 3, CYCLES, id),
+            compare(
+                ArbiterTwoLevel::<24, 5, 6, 18>::default(),
+                f(Policy::TwoLevel, Preset::Fermi),
+                3,
+                CYCLES,
+                id,
+            ),
         ),
-        ("lrr proto", compare(ArbiterLrr::<8, 3>::default(), f(Policy::Lrr, Preset::Proto), 4, CYCLES, id)),
-        ("gto proto", compare(ArbiterGto::<8, 3>::default(), f(Policy::Gto, Preset::Proto), 5, CYCLES, id)),
+        (
+            "lrr proto",
+            compare(
+                ArbiterLrr::<8, 3>::default(),
+                f(Policy::Lrr, Preset::Proto),
+                4,
+                CYCLES,
+                id,
+            ),
+        ),
+        (
+            "gto proto",
+            compare(
+                ArbiterGto::<8, 3>::default(),
+                f(Policy::Gto, Preset::Proto),
+                5,
+                CYCLES,
+                id,
+            ),
+        ),
         (
             "two_level proto",
-            compare(ArbiterTwoLevel::<8, 3, 4, 4>::default(), f(Policy::TwoLevel, Preset::Proto), 6, CYCLES, id),
+            compare(
+                ArbiterTwoLevel::<8, 3, 4, 4>::default(),
+                f(Policy::TwoLevel, Preset::Proto),
+                6,
+                CYCLES,
+                id,
+            ),
         ),
     ];
     for (name, r) in runs {

@@ -146,8 +146,7 @@ impl<const N: usize, const B: usize, const K: usize, const P: usize> Logic
                 }
             }
         }
-        self.next_head.next =
-            self.head.q.val() + (self.k_const.val() - self.kept_count.val());
+        self.next_head.next = self.head.q.val() + (self.k_const.val() - self.kept_count.val());
         if self.next_head.val() >= self.p_const.val() {
             self.next_head.next = self.next_head.val() - self.p_const.val();
         }

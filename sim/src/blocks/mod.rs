@@ -41,18 +41,29 @@ pub enum CatalogError {
     UnknownBlock { got: String, valid: Vec<String> },
     /// Unknown policy for a block.
     #[error("unknown policy `{got}` for block `{block}`; valid policies: {}", .valid.join(", "))]
-    UnknownPolicy { block: String, got: String, valid: Vec<String> },
+    UnknownPolicy {
+        block: String,
+        got: String,
+        valid: Vec<String>,
+    },
     /// Unknown preset for a block.
     #[error("unknown preset `{got}` for block `{block}`; valid presets: {}", .valid.join(", "))]
-    UnknownPreset { block: String, got: String, valid: Vec<String> },
+    UnknownPreset {
+        block: String,
+        got: String,
+        valid: Vec<String>,
+    },
 }
 
 /// Looks a block up by name.
 pub fn find_block(name: &str) -> Result<&'static BlockInfo, CatalogError> {
-    CATALOG.iter().find(|b| b.name == name).ok_or_else(|| CatalogError::UnknownBlock {
-        got: name.to_string(),
-        valid: CATALOG.iter().map(|b| b.name.to_string()).collect(),
-    })
+    CATALOG
+        .iter()
+        .find(|b| b.name == name)
+        .ok_or_else(|| CatalogError::UnknownBlock {
+            got: name.to_string(),
+            valid: CATALOG.iter().map(|b| b.name.to_string()).collect(),
+        })
 }
 
 /// Checks that `policy` and `preset` exist for `block`.

@@ -129,7 +129,11 @@ pub enum ParamsError {
     /// `max_active` outside 1..=warps/2 (two-level needs a pending FIFO at least as long as
     /// the active list so one cycle's demotions fit).
     #[error("max_active must be in 1..={max} for {warps} warps, got {got}")]
-    MaxActive { got: usize, max: usize, warps: usize },
+    MaxActive {
+        got: usize,
+        max: usize,
+        warps: usize,
+    },
 }
 
 /// Arbiter parameters.
@@ -150,9 +154,17 @@ impl Params {
             return Err(ParamsError::Warps(warps));
         }
         if policy == Policy::TwoLevel && !(1..=warps / 2).contains(&max_active) {
-            return Err(ParamsError::MaxActive { got: max_active, max: warps / 2, warps });
+            return Err(ParamsError::MaxActive {
+                got: max_active,
+                max: warps / 2,
+                warps,
+            });
         }
-        Ok(Self { policy, warps, max_active })
+        Ok(Self {
+            policy,
+            warps,
+            max_active,
+        })
     }
 
     /// Parameters of a preset.
@@ -257,7 +269,11 @@ impl Golden {
             return None;
         }
         let after_last = eligible & !((2u128 << self.last) as u64).wrapping_sub(1);
-        let pick = if after_last != 0 { after_last } else { eligible };
+        let pick = if after_last != 0 {
+            after_last
+        } else {
+            eligible
+        };
         Some(pick.trailing_zeros() as u8)
     }
 
@@ -344,8 +360,12 @@ impl Block for Golden {
 
     fn step(&mut self, inp: &ArbiterIn) -> ArbiterOut {
         let m = self.params.warp_mask();
-        let (ready, launch, exit, stall) =
-            (inp.ready & m, inp.launch & m, inp.exit & m, inp.long_stall & m);
+        let (ready, launch, exit, stall) = (
+            inp.ready & m,
+            inp.launch & m,
+            inp.exit & m,
+            inp.long_stall & m,
+        );
         let eligible = ready & self.live & !stall;
         let (grant, active) = match self.params.policy {
             Policy::Lrr => (self.select_lrr(eligible), self.live),
@@ -365,7 +385,11 @@ impl Block for Golden {
             self.next_seq += 1;
         }
         self.live = (self.live & !exit) | launch;
-        ArbiterOut { grant_valid: grant.is_some(), grant_warp: grant.unwrap_or(0), active }
+        ArbiterOut {
+            grant_valid: grant.is_some(),
+            grant_warp: grant.unwrap_or(0),
+            active,
+        }
     }
 }
 

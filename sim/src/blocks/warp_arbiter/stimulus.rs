@@ -98,6 +98,11 @@ impl Stimulus {
             exit = (1u64 << w) & self.live;
         }
         self.live = (self.live & !exit) | launch;
-        ArbiterIn { ready, launch, exit, long_stall: stall }
+        ArbiterIn {
+            ready,
+            launch,
+            exit,
+            long_stall: stall,
+        }
     }
 }

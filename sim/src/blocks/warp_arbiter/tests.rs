@@ -10,7 +10,10 @@ fn arb(policy: Policy, warps: usize, k: usize) -> Golden {
 }
 
 fn inp(ready: u64) -> ArbiterIn {
-    ArbiterIn { ready, ..Default::default() }
+    ArbiterIn {
+        ready,
+        ..Default::default()
+    }
 }
 
 fn grant(o: ArbiterOut) -> Option<u8> {
@@ -19,7 +22,10 @@ fn grant(o: ArbiterOut) -> Option<u8> {
 
 /// Launches `mask` and lets one cycle pass.
 fn launch(a: &mut Golden, mask: u64) {
-    let o = a.step(&ArbiterIn { launch: mask, ..Default::default() });
+    let o = a.step(&ArbiterIn {
+        launch: mask,
+        ..Default::default()
+    });
     assert!(!o.grant_valid, "nothing is live before the launch edge");
 }
 
@@ -27,12 +33,18 @@ fn launch(a: &mut Golden, mask: u64) {
 fn lrr_rotates_from_after_the_last_grant() {
     let mut a = arb(Policy::Lrr, 8, 1);
     launch(&mut a, 0xff);
-    let seq: Vec<_> = (0..10).map(|_| grant(a.step(&inp(0xff))).unwrap()).collect();
+    let seq: Vec<_> = (0..10)
+        .map(|_| grant(a.step(&inp(0xff))).unwrap())
+        .collect();
     assert_eq!(seq, [0, 1, 2, 3, 4, 5, 6, 7, 0, 1]);
     // Last grant was 1: warps 2..=7 are skipped when not ready, 0 comes after 7.
     assert_eq!(grant(a.step(&inp(0b0000_0001))), Some(0));
     assert_eq!(grant(a.step(&inp(0b1000_0001))), Some(7));
-    assert_eq!(grant(a.step(&inp(0b1000_0000))), Some(7), "the last warp itself comes last");
+    assert_eq!(
+        grant(a.step(&inp(0b1000_0000))),
+        Some(7),
+        "the last warp itself comes last"
+    );
     assert_eq!(grant(a.step(&inp(0))), None);
 }
 
@@ -42,25 +54,59 @@ fn gto_is_greedy_then_oldest_by_launch_order() {
     launch(&mut a, 0b1111_0000); // 4,5,6,7 (4 oldest)
     launch(&mut a, 0b0000_0011); // 0,1 younger than 4..7
     assert_eq!(grant(a.step(&inp(0b0000_0011))), Some(0));
-    assert_eq!(grant(a.step(&inp(0b0100_0011))), Some(0), "greedy keeps warp 0");
-    assert_eq!(grant(a.step(&inp(0b0100_0010))), Some(6), "oldest ready when greedy stalls");
-    assert_eq!(grant(a.step(&inp(0b0001_0011))), Some(4), "4 is older than 0 and 1");
+    assert_eq!(
+        grant(a.step(&inp(0b0100_0011))),
+        Some(0),
+        "greedy keeps warp 0"
+    );
+    assert_eq!(
+        grant(a.step(&inp(0b0100_0010))),
+        Some(6),
+        "oldest ready when greedy stalls"
+    );
+    assert_eq!(
+        grant(a.step(&inp(0b0001_0011))),
+        Some(4),
+        "4 is older than 0 and 1"
+    );
     // Warp 4 exits and its slot is relaunched: now the youngest.
-    a.step(&ArbiterIn { exit: 0b1_0000, ..Default::default() });
-    a.step(&ArbiterIn { launch: 0b1_0000, ..Default::default() });
-    assert_eq!(grant(a.step(&inp(0b0001_0010))), Some(4), "greedy slot kept across relaunch");
+    a.step(&ArbiterIn {
+        exit: 0b1_0000,
+        ..Default::default()
+    });
+    a.step(&ArbiterIn {
+        launch: 0b1_0000,
+        ..Default::default()
+    });
+    assert_eq!(
+        grant(a.step(&inp(0b0001_0010))),
+        Some(4),
+        "greedy slot kept across relaunch"
+    );
     assert_eq!(grant(a.step(&inp(0b0000_0011))), Some(0));
     a.step(&inp(0));
-    assert_eq!(grant(a.step(&inp(0b0001_0010))), Some(1), "relaunched 4 is younger than 1");
+    assert_eq!(
+        grant(a.step(&inp(0b0001_0010))),
+        Some(1),
+        "relaunched 4 is younger than 1"
+    );
 }
 
 #[test]
 fn long_stalled_or_dead_warps_are_never_granted() {
     for policy in Policy::ALL {
         let mut a = arb(policy, 8, 4);
-        assert_eq!(grant(a.step(&inp(0xff))), None, "{policy:?}: nothing launched");
+        assert_eq!(
+            grant(a.step(&inp(0xff))),
+            None,
+            "{policy:?}: nothing launched"
+        );
         launch(&mut a, 0x0f);
-        let o = a.step(&ArbiterIn { ready: 0xff, long_stall: 0x0f, ..Default::default() });
+        let o = a.step(&ArbiterIn {
+            ready: 0xff,
+            long_stall: 0x0f,
+            ..Default::default()
+        });
         assert_eq!(grant(o), None, "{policy:?}");
     }
 }
@@ -74,15 +120,27 @@ fn two_level_demotes_promotes_and_rotates_like_gpgpu_sim() {
     let o = a.step(&inp(0xff));
     assert_eq!((grant(o), o.active), (Some(4), 0xf0));
     // Rotated: [5,6,7,4]. Warps 5 and 7 stall: demoted; 0,1 promoted -> [6,4,0,1].
-    let o = a.step(&ArbiterIn { ready: 0xff, long_stall: 0b1010_0000, ..Default::default() });
+    let o = a.step(&ArbiterIn {
+        ready: 0xff,
+        long_stall: 0b1010_0000,
+        ..Default::default()
+    });
     assert_eq!((grant(o), o.active), (Some(6), 0b0101_0011));
     // Rotated: [4,0,1,6]; pending [2,3,5,7]. Only warp 1 ready: granted at position 2.
     assert_eq!(grant(a.step(&inp(0b10))), Some(1));
     // Rotated: [6,4,0,1]. Warp 4 waits -> [6,0,1,2]; only 2 ready.
-    let o = a.step(&ArbiterIn { ready: 0b100, long_stall: 0b1_0000, ..Default::default() });
+    let o = a.step(&ArbiterIn {
+        ready: 0b100,
+        long_stall: 0b1_0000,
+        ..Default::default()
+    });
     assert_eq!((grant(o), o.active), (Some(2), 0b0100_0111));
     // [6,0,1,2]; pending [3,5,7,4]. All four active warps wait: 3,5,7,4 promoted in order.
-    let o = a.step(&ArbiterIn { ready: 0xff, long_stall: 0b0100_0111, ..Default::default() });
+    let o = a.step(&ArbiterIn {
+        ready: 0xff,
+        long_stall: 0b0100_0111,
+        ..Default::default()
+    });
     assert_eq!((grant(o), o.active), (Some(3), 0b1011_1000));
 }
 
@@ -91,15 +149,43 @@ fn two_level_waiting_promoted_warp_is_demoted_next_cycle() {
     // GPGPU-Sim promotes without checking: a promoted waiting warp spends one cycle active.
     let mut a = arb(Policy::TwoLevel, 4, 2);
     launch(&mut a, 0b0111); // warp 3 never launched: always waiting. Active [2,3], pending [0,1]
-    let o = a.step(&ArbiterIn { ready: 0b111, long_stall: 0b100, ..Default::default() });
-    assert_eq!((grant(o), o.active), (Some(0), 0b0011), "2 stalls and 3 is dead: both demoted");
-    let o = a.step(&ArbiterIn { ready: 0b111, long_stall: 0b010, ..Default::default() });
-    assert_eq!((grant(o), o.active), (Some(0), 0b0101), "[1,0] -> 1 demoted, 2 promoted");
+    let o = a.step(&ArbiterIn {
+        ready: 0b111,
+        long_stall: 0b100,
+        ..Default::default()
+    });
+    assert_eq!(
+        (grant(o), o.active),
+        (Some(0), 0b0011),
+        "2 stalls and 3 is dead: both demoted"
+    );
+    let o = a.step(&ArbiterIn {
+        ready: 0b111,
+        long_stall: 0b010,
+        ..Default::default()
+    });
+    assert_eq!(
+        (grant(o), o.active),
+        (Some(0), 0b0101),
+        "[1,0] -> 1 demoted, 2 promoted"
+    );
     assert_eq!(grant(a.step(&inp(0b111))), Some(2), "[2,0]");
-    let o = a.step(&ArbiterIn { ready: 0b111, long_stall: 0b001, ..Default::default() });
-    assert_eq!((grant(o), o.active), (Some(2), 0b1100), "[0,2] -> dead 3 promoted");
+    let o = a.step(&ArbiterIn {
+        ready: 0b111,
+        long_stall: 0b001,
+        ..Default::default()
+    });
+    assert_eq!(
+        (grant(o), o.active),
+        (Some(2), 0b1100),
+        "[0,2] -> dead 3 promoted"
+    );
     let o = a.step(&inp(0b111));
-    assert_eq!((grant(o), o.active), (Some(2), 0b0110), "[3,2] -> 3 demoted again, 1 promoted");
+    assert_eq!(
+        (grant(o), o.active),
+        (Some(2), 0b0110),
+        "[3,2] -> 3 demoted again, 1 promoted"
+    );
 }
 
 fn policies() -> impl Strategy<Value = Policy> {
@@ -200,7 +286,10 @@ fn params_are_validated() {
         Params::new(Policy::TwoLevel, 8, 5),
         Err(ParamsError::MaxActive { got: 5, max: 4, .. })
     ));
-    assert!(Params::new(Policy::Gto, 8, 5).is_ok(), "max_active only matters for two-level");
+    assert!(
+        Params::new(Policy::Gto, 8, 5).is_ok(),
+        "max_active only matters for two-level"
+    );
     assert_eq!(Policy::from_name("two-level"), Some(Policy::TwoLevel));
 }
 
