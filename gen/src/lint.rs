@@ -127,7 +127,7 @@ pub fn yosys_synth(file: &Path, module: &str) -> Result<SynthSummary, GateError>
         .lines()
         .filter_map(|l| l.trim().strip_prefix("Number of cells:"))
         .filter_map(|n| n.trim().parse::<u64>().ok())
-        .last()
+        .next_back()
         .unwrap_or(0);
     Ok(SynthSummary { cells })
 }

@@ -139,7 +139,7 @@ impl<G: Block + Clone> History<G> {
     /// Records the input of the cycle just stepped; `cycle` is the number of cycles done.
     fn push(&mut self, inp: &G::In, cycle: u64, golden: &G, rtl: &Rtl<G>) {
         self.inputs.push_back(inp.clone());
-        if cycle % self.interval == 0 {
+        if cycle.is_multiple_of(self.interval) {
             let base = self.base();
             let fresh = Checkpoint {
                 cycle,

@@ -93,8 +93,11 @@ impl Inspect for StuckGrantBit0 {
     }
 }
 
-/// Values of every signal at every timestamp of a VCD file, by signal reference name.
-fn parse_vcd(path: &Path) -> (HashMap<String, Vec<(u64, u64)>>, Vec<u64>) {
+/// Changes of each signal as (time, value), by signal reference name.
+type Changes = HashMap<String, Vec<(u64, u64)>>;
+
+/// Values of every signal at every timestamp of a VCD file, and the timestamps.
+fn parse_vcd(path: &Path) -> (Changes, Vec<u64>) {
     let f = std::io::BufReader::new(std::fs::File::open(path).unwrap());
     let mut p = vcd::Parser::new(f);
     let header = p.parse_header().unwrap();
@@ -111,7 +114,7 @@ fn parse_vcd(path: &Path) -> (HashMap<String, Vec<(u64, u64)>>, Vec<u64>) {
         }
     }
     walk(&header.items, &mut names);
-    let mut values: HashMap<String, Vec<(u64, u64)>> = HashMap::new();
+    let mut values: Changes = HashMap::new();
     let mut times = vec![];
     let mut t = 0;
     for cmd in p {
@@ -139,7 +142,7 @@ fn parse_vcd(path: &Path) -> (HashMap<String, Vec<(u64, u64)>>, Vec<u64>) {
 }
 
 /// Value of `signal` at time `t` (last change at or before `t`).
-fn value_at(values: &HashMap<String, Vec<(u64, u64)>>, signal: &str, t: u64) -> u64 {
+fn value_at(values: &Changes, signal: &str, t: u64) -> u64 {
     values[signal]
         .iter()
         .take_while(|(time, _)| *time <= t)

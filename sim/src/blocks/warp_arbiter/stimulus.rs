@@ -42,14 +42,14 @@ impl Stimulus {
         if let Some(o) = prev.filter(|o| o.grant_valid) {
             let w = o.grant_warp as usize % n;
             let r = self.rng.next_u32();
-            if r % 8 == 0 {
+            if r.is_multiple_of(8) {
                 self.stall_left[w] = 20 + (r >> 8) as u16 % 400;
             } else {
                 self.busy[w] = (r >> 4) as u16 % 4;
             }
         }
         let r = self.rng.next_u64();
-        if r % 64 == 0 {
+        if r.is_multiple_of(64) {
             let inp = ArbiterIn {
                 ready: self.rng.next_u64() & m,
                 launch: self.rng.next_u64() & self.rng.next_u64() & m,
@@ -77,7 +77,7 @@ impl Stimulus {
         stall &= self.live;
         let mut launch = 0u64;
         let free = !self.live & m;
-        if free != 0 && (r >> 8) % 12 == 0 {
+        if free != 0 && (r >> 8).is_multiple_of(12) {
             let size = 1 + (r >> 16) as usize % 4;
             let start = (r >> 24) as usize % n;
             for i in 0..n {
@@ -93,7 +93,7 @@ impl Stimulus {
             }
         }
         let mut exit = 0u64;
-        if (r >> 32) % 24 == 0 {
+        if (r >> 32).is_multiple_of(24) {
             let w = self.rng.gen_range(0..n);
             exit = (1u64 << w) & self.live;
         }
