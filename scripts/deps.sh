@@ -1,13 +1,12 @@
 #!/usr/bin/env bash
-# Installs what gpusched needs besides cargo: Verilator (co-simulation, lint) and Yosys
-# (synthesis gate). Idempotent: does nothing when both are on PATH. Needs root (or sudo) and
+# Installs what gpusched needs besides cargo: Verilator (co-simulation, lint), Yosys
+# (synthesis gate) and g++ (the Verilated models). Idempotent: does nothing when both are on PATH. Needs root (or sudo) and
 # Debian/Ubuntu's apt-get.
 set -euo pipefail
 missing=()
 command -v verilator >/dev/null 2>&1 || missing+=(verilator)
 command -v yosys >/dev/null 2>&1 || missing+=(yosys)
 command -v g++ >/dev/null 2>&1 || missing+=(g++)
-command -v make >/dev/null 2>&1 || missing+=(make)
 if [ ${#missing[@]} -eq 0 ]; then
   exit 0
 fi
