@@ -43,6 +43,10 @@ pub const PROGRESS_EVERY: u64 = 1 << 16;
 /// Runs the warp arbiter `golden` against Verilated `module` on random stimulus. `golden` is
 /// normally `wa::Golden::new(params)`; tests pass a deliberately broken copy. `progress` is
 /// called with the cycles done every [`PROGRESS_EVERY`] cycles.
+///
+/// On a mismatch (and `window > 0`, no whole-run waveforms), the same run is replayed from
+/// reset with the traced model to write the waveforms of the last `window` cycles; a replay
+/// that does not diverge at the same cycle and port is reported as an error (nondeterminism).
 pub fn warp_arbiter<G>(
     golden: G,
     params: wa::Params,
@@ -53,28 +57,48 @@ pub fn warp_arbiter<G>(
 where
     G: Block<In = wa::ArbiterIn, Out = wa::ArbiterOut> + Inspect + Clone,
 {
-    let mut pair = Lockstep::new(module, golden, module, &params, opts.lockstep.clone())?;
-    let mut stim = Stimulus::new(params, opts.seed);
-    let mut prev: Option<wa::ArbiterOut> = None;
-    let start = Instant::now();
-    let mut mismatch = None;
-    for c in 0..opts.cycles {
-        let inp = stim.next(prev.as_ref());
-        match pair.step(&inp) {
-            Ok(o) => prev = Some(o),
-            Err(StepError::Mismatch(m)) => {
-                mismatch = Some(*m);
-                break;
+    let drive = |pair: &mut Lockstep<G>, cycles: u64, progress: &mut dyn FnMut(u64)| {
+        let mut stim = Stimulus::new(params, opts.seed);
+        let mut prev: Option<wa::ArbiterOut> = None;
+        for c in 0..cycles {
+            match pair.step(&stim.next(prev.as_ref())) {
+                Ok(o) => prev = Some(o),
+                Err(StepError::Mismatch(m)) => return Ok(Some(*m)),
+                Err(StepError::Tb(e)) => return Err(e),
             }
-            Err(StepError::Tb(e)) => return Err(e),
+            if (c + 1) % PROGRESS_EVERY == 0 {
+                progress(c + 1);
+            }
         }
-        if (c + 1) % PROGRESS_EVERY == 0 {
-            progress(c + 1);
-        }
-    }
+        Ok(None)
+    };
+    let mut pair = Lockstep::new(module, golden.clone(), module, &params, &opts.lockstep)?;
+    let start = Instant::now();
+    let mut mismatch = drive(&mut pair, opts.cycles, progress)?;
     let seconds = start.elapsed().as_secs_f64();
     let cycles = pair.cycle();
     let waveforms = pair.finish()?;
+    if let Some(m) = mismatch
+        .as_mut()
+        .filter(|m| m.golden_vcd.is_none() && opts.lockstep.window > 0)
+    {
+        let mut replay =
+            Lockstep::replay(module, golden, module, &params, &opts.lockstep, m.cycle)?;
+        match drive(&mut replay, m.cycle + 1, &mut |_| {})? {
+            Some(again) if again.cycle == m.cycle && again.port == m.port => {
+                m.golden_vcd = again.golden_vcd;
+                m.rtl_vcd = again.rtl_vcd;
+            }
+            other => {
+                return Err(TbError::Config(format!(
+                    "{module}: the replay for waveforms did not reproduce the mismatch at cycle {} \
+                     (replay: {:?}); the run is not deterministic",
+                    m.cycle,
+                    other.map(|o| (o.cycle, o.port))
+                )))
+            }
+        }
+    }
     Ok(CosimReport {
         module: module.into(),
         cycles,

@@ -1,28 +1,25 @@
 //! A golden model and its Verilated RTL stepped together and compared every cycle.
 //!
 //! On the first cycle whose outputs differ, the pair stops and reports the cycle, the first
-//! differing port, the expected (golden) and actual (RTL) values and the inputs of that cycle,
-//! and writes `<name>.golden.vcd` and `<name>.rtl.vcd` covering the `window` cycles up to and
-//! including the mismatch.
+//! differing port, the expected (golden) and actual (RTL) values and the inputs of that cycle.
 //!
-//! Those waveforms cost nothing while the models agree: every `interval` cycles the pair takes
-//! a checkpoint (a clone of the golden model and an in-memory snapshot of the Verilated model)
-//! and keeps the inputs since the older of its two latest checkpoints. On a mismatch both models
-//! are restored to a checkpoint at least `window` cycles back and the inputs are replayed with
-//! tracing switched on for the last `window` cycles.
+//! The lockstep runs the fast (untraced) Verilated model. Waveforms come from the traced
+//! model: either for the whole run (`vcd_dir`), or, after a mismatch, from a *replay*: the
+//! driver runs the same deterministic stimulus again through [`Lockstep::replay`], which traces
+//! the `window` cycles up to and including the mismatch into `<name>.golden.vcd` and
+//! `<name>.rtl.vcd`. Waveforms thus cost nothing while golden and RTL agree.
 
-use crate::rtl::{RtlBlock, RtlSnapshot};
+use crate::rtl::RtlBlock;
 use crate::vcd_out::GoldenVcd;
 use crate::TbError;
 use gpusim::block::{Block, Inspect, PortBundle, PortSpec};
-use std::collections::VecDeque;
 use std::fmt;
 use std::path::{Path, PathBuf};
 
 /// Waveform options of a lockstep pair.
 #[derive(Clone, Debug)]
 pub struct LockstepConfig {
-    /// Cycles of history written on a mismatch (0: no mismatch waveforms, no checkpoints).
+    /// Cycles written to the waveforms of a mismatch (0: no mismatch waveforms, no replay).
     pub window: usize,
     /// Where the mismatch waveforms go.
     pub mismatch_dir: PathBuf,
@@ -39,9 +36,6 @@ impl Default for LockstepConfig {
         }
     }
 }
-
-/// Cycles between two checkpoints (at least the window).
-pub const CHECKPOINT_INTERVAL: u64 = 4096;
 
 /// The first divergence between golden and RTL.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -116,52 +110,16 @@ impl From<TbError> for StepError {
 
 type Rtl<G> = RtlBlock<<G as Block>::In, <G as Block>::Out>;
 
-struct Checkpoint<G> {
-    cycle: u64,
-    golden: G,
-    rtl: RtlSnapshot,
-}
-
-/// Checkpoints and the inputs since the older one (`inputs[k]` is the input of cycle
-/// `base + k`, `base` the cycle of the older checkpoint).
-struct History<G: Block> {
-    interval: u64,
-    older: Option<Checkpoint<G>>,
-    newer: Checkpoint<G>,
-    inputs: VecDeque<G::In>,
-}
-
-impl<G: Block + Clone> History<G> {
-    fn base(&self) -> u64 {
-        self.older.as_ref().map_or(self.newer.cycle, |c| c.cycle)
-    }
-
-    /// Records the input of the cycle just stepped; `cycle` is the number of cycles done.
-    fn push(&mut self, inp: &G::In, cycle: u64, golden: &G, rtl: &Rtl<G>) {
-        self.inputs.push_back(inp.clone());
-        if cycle.is_multiple_of(self.interval) {
-            let base = self.base();
-            let fresh = Checkpoint {
-                cycle,
-                golden: golden.clone(),
-                rtl: rtl.snapshot(),
-            };
-            let old = std::mem::replace(&mut self.newer, fresh);
-            let drop = (old.cycle - base) as usize;
-            self.inputs.drain(..drop);
-            self.older = Some(old);
-        }
-    }
-}
-
 /// A golden model and its RTL in lockstep.
 pub struct Lockstep<G: Block + Inspect + Clone> {
     name: String,
     golden: G,
     rtl: Rtl<G>,
-    history: Option<History<G>>,
+    /// Replay mode: the cycle from which both models are traced into `mismatch_dir`.
+    trace_from: Option<u64>,
     cfg: LockstepConfig,
-    whole: Option<GoldenVcd>,
+    /// The open golden waveform, if any (the RTL one is open at the same time).
+    golden_vcd: Option<GoldenVcd>,
     ports: Vec<PortSpec>,
     cycle: u64,
     buf: Vec<u64>,
@@ -173,53 +131,100 @@ where
     G: Block + Inspect + Clone,
     G::Out: PortBundle<Params = <G::In as PortBundle>::Params>,
 {
-    /// Pairs `golden` (reset here) with a fresh instance of Verilated module `module`.
+    /// Pairs `golden` (reset here) with a fresh instance of Verilated module `module`: the
+    /// fast model, or the traced one when `cfg.vcd_dir` asks for whole-run waveforms.
     /// `name` prefixes the waveform files.
     pub fn new(
+        name: &str,
+        golden: G,
+        module: &str,
+        params: &<G::In as PortBundle>::Params,
+        cfg: &LockstepConfig,
+    ) -> Result<Self, TbError> {
+        Self::build(name, golden, module, params, cfg.clone(), None)
+    }
+
+    /// A pair for replaying a run that diverged at `mismatch_cycle`: traced model, waveforms
+    /// of the last `cfg.window` cycles up to the mismatch written into `cfg.mismatch_dir`.
+    /// Driven with the same inputs, it stops at the same cycle, with the waveforms named in
+    /// its [`Mismatch`].
+    pub fn replay(
+        name: &str,
+        golden: G,
+        module: &str,
+        params: &<G::In as PortBundle>::Params,
+        cfg: &LockstepConfig,
+        mismatch_cycle: u64,
+    ) -> Result<Self, TbError> {
+        let from = (mismatch_cycle + 1).saturating_sub(cfg.window.max(1) as u64);
+        let cfg = LockstepConfig {
+            vcd_dir: None,
+            ..cfg.clone()
+        };
+        Self::build(name, golden, module, params, cfg, Some(from))
+    }
+
+    fn build(
         name: &str,
         mut golden: G,
         module: &str,
         params: &<G::In as PortBundle>::Params,
         cfg: LockstepConfig,
+        trace_from: Option<u64>,
     ) -> Result<Self, TbError> {
         golden.reset();
-        let mut rtl = RtlBlock::new(module, params)?;
+        let traced = cfg.vcd_dir.is_some() || trace_from.is_some();
+        let rtl = if traced {
+            RtlBlock::traced(module, params)?
+        } else {
+            RtlBlock::new(module, params)?
+        };
         let mut ports = <G::In as PortBundle>::specs(params);
         ports.extend(<G::Out as PortBundle>::specs(params));
-        let mut whole = None;
-        if let Some(dir) = &cfg.vcd_dir {
-            create_dir(dir)?;
-            rtl.trace_open(&dir.join(format!("{name}.rtl.vcd")))?;
-            let path = dir.join(format!("{name}.golden.vcd"));
-            whole = Some(GoldenVcd::create(
-                &path,
-                name,
-                &ports,
-                &golden.state_specs(),
-            )?);
-        }
-        let history = (cfg.window > 0 && cfg.vcd_dir.is_none()).then(|| History {
-            interval: CHECKPOINT_INTERVAL.max(cfg.window as u64),
-            older: None,
-            newer: Checkpoint {
-                cycle: 0,
-                golden: golden.clone(),
-                rtl: rtl.snapshot(),
-            },
-            inputs: VecDeque::new(),
-        });
-        Ok(Self {
+        let whole_run = cfg.vcd_dir.clone();
+        let mut pair = Self {
             name: name.into(),
             golden,
             rtl,
-            history,
+            trace_from,
             cfg,
-            whole,
+            golden_vcd: None,
             ports,
             cycle: 0,
             buf: vec![],
             state: vec![],
-        })
+        };
+        if let Some(dir) = whole_run {
+            pair.open_traces(&dir)?;
+        }
+        Ok(pair)
+    }
+
+    fn trace_dir(&self) -> &Path {
+        self.cfg
+            .vcd_dir
+            .as_deref()
+            .unwrap_or(&self.cfg.mismatch_dir)
+    }
+
+    fn open_traces(&mut self, dir: &Path) -> Result<(), TbError> {
+        create_dir(dir)?;
+        self.rtl
+            .trace_open(&dir.join(format!("{}.rtl.vcd", self.name)))?;
+        let path = dir.join(format!("{}.golden.vcd", self.name));
+        let specs = self.golden.state_specs();
+        self.golden_vcd = Some(GoldenVcd::create(&path, &self.name, &self.ports, &specs)?);
+        Ok(())
+    }
+
+    /// Closes both waveforms, if open, and returns their paths (golden, rtl).
+    fn close_traces(&mut self) -> Result<Option<(PathBuf, PathBuf)>, TbError> {
+        self.rtl.trace_close();
+        let rtl = self.trace_dir().join(format!("{}.rtl.vcd", self.name));
+        match self.golden_vcd.take() {
+            Some(w) => Ok(Some((w.finish()?, rtl))),
+            None => Ok(None),
+        }
     }
 
     /// Cycles compared so far.
@@ -229,12 +234,16 @@ where
 
     /// One cycle of both models; the golden outputs on agreement.
     pub fn step(&mut self, inp: &G::In) -> Result<G::Out, StepError> {
-        if self.whole.is_some() {
+        if self.trace_from == Some(self.cycle) {
+            let dir = self.cfg.mismatch_dir.clone();
+            self.open_traces(&dir)?;
+        }
+        if self.golden_vcd.is_some() {
             self.golden.state_values(&mut self.state);
         }
         let expected = self.golden.step(inp);
         let got = self.rtl.step(inp);
-        if let Some(w) = &mut self.whole {
+        if let Some(w) = &mut self.golden_vcd {
             record(w, self.cycle, inp, &expected, &self.state, &mut self.buf)?;
         }
         if expected != got {
@@ -243,22 +252,12 @@ where
             )));
         }
         self.cycle += 1;
-        if let Some(h) = &mut self.history {
-            h.push(inp, self.cycle, &self.golden, &self.rtl);
-        }
         Ok(expected)
     }
 
-    /// Flushes whole-run waveforms (if any) and returns their paths (golden, rtl).
+    /// Flushes the waveforms (if any) and returns their paths (golden, rtl).
     pub fn finish(mut self) -> Result<Option<(PathBuf, PathBuf)>, TbError> {
-        self.rtl.trace_close();
-        match (self.whole.take(), &self.cfg.vcd_dir) {
-            (Some(w), Some(dir)) => Ok(Some((
-                w.finish()?,
-                dir.join(format!("{}.rtl.vcd", self.name)),
-            ))),
-            _ => Ok(None),
-        }
+        self.close_traces()
     }
 
     fn mismatch(
@@ -273,9 +272,13 @@ where
         inp.to_words(&mut iw);
         expected.to_words(&mut ew);
         got.to_words(&mut gw);
+        let (golden_vcd, rtl_vcd) = match self.close_traces()? {
+            Some((g, r)) => (Some(g), Some(r)),
+            None => (None, None),
+        };
         let out_specs = &self.ports[nin..];
         let k = (0..nout).find(|&k| ew[k] != gw[k]).expect("outputs differ");
-        let mut m = Mismatch {
+        Ok(Mismatch {
             name: self.name.clone(),
             cycle: self.cycle,
             port: out_specs[k].name.clone(),
@@ -287,67 +290,9 @@ where
             inputs: (0..nin)
                 .map(|k| (self.ports[k].name.clone(), iw[k]))
                 .collect(),
-            golden_vcd: None,
-            rtl_vcd: None,
-        };
-        if self.whole.is_some() {
-            let dir = self
-                .cfg
-                .vcd_dir
-                .as_ref()
-                .expect("whole-run tracing has a dir");
-            m.golden_vcd = Some(dir.join(format!("{}.golden.vcd", self.name)));
-            m.rtl_vcd = Some(dir.join(format!("{}.rtl.vcd", self.name)));
-        } else if let Some(mut h) = self.history.take() {
-            h.inputs.push_back(inp.clone());
-            let (g, r) = self.replay(&h)?;
-            m.golden_vcd = Some(g);
-            m.rtl_vcd = Some(r);
-        }
-        Ok(m)
-    }
-
-    /// Restores the latest checkpoint at least `window` cycles before the mismatch and replays
-    /// the recorded inputs up to and including the mismatch cycle, tracing the last `window`.
-    fn replay(&mut self, h: &History<G>) -> Result<(PathBuf, PathBuf), TbError> {
-        let window = self.cfg.window as u64;
-        let first_traced = (self.cycle + 1).saturating_sub(window);
-        let cp = match &h.older {
-            Some(older) if h.newer.cycle > first_traced => older,
-            _ => &h.newer,
-        };
-        let dir = self.cfg.mismatch_dir.clone();
-        create_dir(&dir)?;
-        let gpath = dir.join(format!("{}.golden.vcd", self.name));
-        let rpath = dir.join(format!("{}.rtl.vcd", self.name));
-        let mut golden = cp.golden.clone();
-        self.rtl.restore(&cp.rtl);
-        let mut gv = None;
-        let base = h.base();
-        for c in cp.cycle..=self.cycle {
-            let inp = &h.inputs[(c - base) as usize];
-            if c == first_traced.max(cp.cycle) {
-                self.rtl.trace_open(&rpath)?;
-                gv = Some(GoldenVcd::create(
-                    &gpath,
-                    &self.name,
-                    &self.ports,
-                    &golden.state_specs(),
-                )?);
-            }
-            if let Some(w) = &mut gv {
-                golden.state_values(&mut self.state);
-                let out = golden.step(inp);
-                self.rtl.step(inp);
-                record(w, c, inp, &out, &self.state, &mut self.buf)?;
-            } else {
-                golden.step(inp);
-                self.rtl.step(inp);
-            }
-        }
-        self.rtl.trace_close();
-        let gpath = gv.expect("the mismatch cycle is traced").finish()?;
-        Ok((gpath, rpath))
+            golden_vcd,
+            rtl_vcd,
+        })
     }
 }
 

@@ -10,6 +10,8 @@ use std::path::Path;
 pub struct ModuleFns {
     /// Top module name.
     pub name: &'static str,
+    /// This model was built with `--trace` (slower; can write waveforms).
+    pub traced: bool,
     /// Input ports (name, width) in word order, without `clock` and `reset`.
     pub inputs: &'static [(&'static str, u32)],
     /// Output ports (name, width) in word order.
@@ -19,37 +21,17 @@ pub struct ModuleFns {
     step: unsafe extern "C" fn(*mut c_void, *const u64, *mut u64, i32, u64),
     trace_open: unsafe extern "C" fn(*mut c_void, *const c_char) -> i32,
     trace_close: unsafe extern "C" fn(*mut c_void),
-    save: unsafe extern "C" fn(*mut c_void) -> *mut c_void,
-    restore: unsafe extern "C" fn(*mut c_void, *const c_void),
-}
-
-/// The complete state of a Verilated model at a cycle boundary (in memory, through
-/// Verilator's `--savable` serialization). Restorable into any instance of the same module.
-pub struct RtlSnapshot {
-    module: &'static str,
-    data: *mut c_void,
-    cycle: u64,
-}
-
-impl RtlSnapshot {
-    /// Cycle count of the model when the snapshot was taken.
-    pub fn cycle(&self) -> u64 {
-        self.cycle
-    }
-}
-
-impl Drop for RtlSnapshot {
-    fn drop(&mut self) {
-        // SAFETY: `data` came from the module's save function and is freed once.
-        unsafe { snapshot_free(self.data) }
-    }
 }
 
 include!(concat!(env!("OUT_DIR"), "/rtl_modules.rs"));
 
 /// Names of the Verilated modules in this build (empty without Verilator).
 pub fn available_modules() -> Vec<&'static str> {
-    MODULES.iter().map(|m| m.name).collect()
+    MODULES
+        .iter()
+        .filter(|m| !m.traced)
+        .map(|m| m.name)
+        .collect()
 }
 
 fn describe(ports: &[(&str, u32)]) -> String {
@@ -69,20 +51,29 @@ pub struct RtlBlock<I: PortBundle, O: PortBundle> {
 }
 
 impl<I: PortBundle, O: PortBundle<Params = I::Params>> RtlBlock<I, O> {
-    /// Instantiates module `name` (reset applied) and checks its ports against the golden
-    /// bundles for `params`.
+    /// Instantiates the fast (untraced) model of module `name` (reset applied) and checks its
+    /// ports against the golden bundles for `params`.
     pub fn new(name: &str, params: &I::Params) -> Result<Self, TbError> {
+        Self::build(name, params, false)
+    }
+
+    /// Like [`RtlBlock::new`], with the traced model: slower, but [`RtlBlock::trace_open`]
+    /// works.
+    pub fn traced(name: &str, params: &I::Params) -> Result<Self, TbError> {
+        Self::build(name, params, true)
+    }
+
+    fn build(name: &str, params: &I::Params, traced: bool) -> Result<Self, TbError> {
         if !VERILATOR_BUILT {
             return Err(TbError::NoVerilator);
         }
-        let fns =
-            MODULES
-                .iter()
-                .find(|m| m.name == name)
-                .ok_or_else(|| TbError::UnknownModule {
-                    name: name.into(),
-                    available: available_modules().iter().map(|s| s.to_string()).collect(),
-                })?;
+        let fns = MODULES
+            .iter()
+            .find(|m| m.name == name && m.traced == traced)
+            .ok_or_else(|| TbError::UnknownModule {
+                name: name.into(),
+                available: available_modules().iter().map(|s| s.to_string()).collect(),
+            })?;
         let as_pairs = |s: Vec<PortSpec>| -> Vec<(String, u32)> {
             s.into_iter().map(|p| (p.name, p.width)).collect()
         };
@@ -138,6 +129,9 @@ impl<I: PortBundle, O: PortBundle> RtlBlock<I, O> {
         match unsafe { (self.fns.trace_open)(self.handle, c.as_ptr()) } {
             0 => Ok(()),
             1 => Err(io("a trace is already open")),
+            3 => Err(io(
+                "this model was built without tracing (use RtlBlock::traced)",
+            )),
             _ => Err(io("cannot open the VCD file")),
         }
     }
@@ -146,25 +140,6 @@ impl<I: PortBundle, O: PortBundle> RtlBlock<I, O> {
     pub fn trace_close(&mut self) {
         // SAFETY: valid handle.
         unsafe { (self.fns.trace_close)(self.handle) }
-    }
-
-    /// Saves the model state (between cycles).
-    pub fn snapshot(&self) -> RtlSnapshot {
-        // SAFETY: valid handle; the returned buffer is owned by the snapshot.
-        let data = unsafe { (self.fns.save)(self.handle) };
-        RtlSnapshot {
-            module: self.fns.name,
-            data,
-            cycle: self.cycle,
-        }
-    }
-
-    /// Restores a snapshot of the same module, including its cycle count.
-    pub fn restore(&mut self, snap: &RtlSnapshot) {
-        assert_eq!(snap.module, self.fns.name, "snapshot of another module");
-        // SAFETY: valid handle and a snapshot of this module.
-        unsafe { (self.fns.restore)(self.handle, snap.data) };
-        self.cycle = snap.cycle;
     }
 
     /// Cycles stepped since the last reset.

@@ -2,7 +2,7 @@
 //! check fails, at the right cycle and with readable waveforms, when a bug is planted.
 
 use gpusched_tb::cosim::{self, CosimOptions};
-use gpusched_tb::lockstep::{LockstepConfig, CHECKPOINT_INTERVAL};
+use gpusched_tb::lockstep::LockstepConfig;
 use gpusched_tb::rtl::{available_modules, RtlBlock};
 use gpusched_tb::TbError;
 use gpusim::block::{Block, Inspect, PortSpec};
@@ -156,13 +156,8 @@ fn planted_bug_stops_the_lockstep_at_the_right_cycle_with_both_waveforms() {
     if !verilator_built() {
         return;
     }
-    // Before the first checkpoint, after two, and just after a checkpoint (the replay must
-    // start from the older one to cover the window).
-    for (from, window) in [
-        (3000, 50),
-        (3 * CHECKPOINT_INTERVAL + 500, 50),
-        (2 * CHECKPOINT_INTERVAL, 200),
-    ] {
+    // Windows of several sizes, including one reaching back past reset (truncated there).
+    for (from, window) in [(3000, 50), (40_000, 200), (10, 1000)] {
         planted_bug_case(from, window);
     }
 }
@@ -224,7 +219,7 @@ fn planted_bug_case(from: u64, window: usize) {
     assert_eq!(gpath, dir.path().join("warp_arbiter_gto_fermi.golden.vcd"));
     assert_eq!(rpath, dir.path().join("warp_arbiter_gto_fermi.rtl.vcd"));
     let t_mis = 2 * expected_cycle;
-    let first = 2 * (expected_cycle + 1 - window as u64);
+    let first = 2 * (expected_cycle + 1).saturating_sub(window as u64);
     for (path, got_there) in [(&gpath, m.expected), (&rpath, m.got)] {
         let (values, times) = parse_vcd(path);
         assert_eq!(
@@ -313,30 +308,28 @@ fn port_contract_is_checked_when_the_rtl_is_instantiated() {
 }
 
 #[test]
-fn restored_snapshot_replays_the_same_outputs() {
+fn only_the_traced_model_writes_waveforms() {
     if !verilator_built() {
         return;
     }
-    let p = Params::preset(Policy::TwoLevel, Preset::Fermi);
-    let mut rtl =
-        RtlBlock::<ArbiterIn, ArbiterOut>::new("warp_arbiter_two_level_fermi", &p).unwrap();
-    let mut stim = Stimulus::new(p, 77);
+    let p = Params::preset(Policy::Lrr, Preset::Proto);
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("x.vcd");
+    let mut fast = RtlBlock::<ArbiterIn, ArbiterOut>::new("warp_arbiter_lrr_proto", &p).unwrap();
+    let e = fast.trace_open(&path).unwrap_err();
+    assert!(e.to_string().contains("without tracing"), "{e}");
+    let mut traced =
+        RtlBlock::<ArbiterIn, ArbiterOut>::traced("warp_arbiter_lrr_proto", &p).unwrap();
+    traced.trace_open(&path).unwrap();
+    // Both builds are the same design: same outputs for the same inputs.
+    let mut stim = Stimulus::new(p, 4);
     let mut prev = None;
-    for _ in 0..1000 {
-        prev = Some(rtl.step(&stim.next(prev.as_ref())));
+    for _ in 0..2000 {
+        let i = stim.next(prev.as_ref());
+        let o = fast.step(&i);
+        assert_eq!(o, traced.step(&i));
+        prev = Some(o);
     }
-    let snap = rtl.snapshot();
-    assert_eq!(snap.cycle(), 1000);
-    let inputs: Vec<ArbiterIn> = (0..500).map(|_| stim.next(prev.as_ref())).collect();
-    let first: Vec<ArbiterOut> = inputs.iter().map(|i| rtl.step(i)).collect();
-    rtl.restore(&snap);
-    assert_eq!(rtl.cycle(), 1000);
-    let again: Vec<ArbiterOut> = inputs.iter().map(|i| rtl.step(i)).collect();
-    assert_eq!(first, again);
-    // And a snapshot restores into a fresh instance of the same module.
-    let mut other =
-        RtlBlock::<ArbiterIn, ArbiterOut>::new("warp_arbiter_two_level_fermi", &p).unwrap();
-    other.restore(&snap);
-    let third: Vec<ArbiterOut> = inputs.iter().map(|i| other.step(i)).collect();
-    assert_eq!(first, third);
+    traced.trace_close();
+    assert!(std::fs::metadata(&path).unwrap().len() > 1000);
 }
