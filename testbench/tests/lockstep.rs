@@ -44,13 +44,13 @@ fn every_verilated_arbiter_matches_its_golden_model() {
                 Golden::new(p),
                 p,
                 &module,
-                &opts(200_000, 11, cfg),
+                &opts(1_000_000, 11, cfg),
                 &mut |_| {},
             )
             .unwrap();
             assert_eq!(
                 r.cycles,
-                200_000,
+                1_000_000,
                 "{module}: {:?}",
                 r.mismatch.map(|m| m.to_string())
             );

@@ -72,7 +72,7 @@ fn compare<U: ArbiterPorts>(
     None
 }
 
-const CYCLES: usize = 3000;
+const CYCLES: usize = 20_000;
 
 #[test]
 fn rust_hdl_matches_golden_for_every_policy_and_preset() {
