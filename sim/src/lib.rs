@@ -4,6 +4,8 @@
 //!   here, rust-hdl RTL in `gpusched-hdl`, Verilated RTL in `gpusched-tb`).
 //! * [`blocks`]: the golden models, one module per block, plus the catalog of blocks,
 //!   policies and presets that the CLI and the generator share.
+//! * [`workload`]: what the GPU model runs (Accel-Sim traces).
 
 pub mod block;
 pub mod blocks;
+pub mod workload;

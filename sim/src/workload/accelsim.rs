@@ -1,0 +1,621 @@
+//! Accel-Sim traces (the format NVBit's Accel-Sim tracer writes; tracer versions 3 and 4).
+//!
+//! A trace directory holds `kernelslist.g`, a list of commands (`MemcpyHtoD,<addr>,<bytes>`
+//! and kernel launches `kernel-N.traceg`), and one `kernel-N.traceg` per launch: a header of
+//! `-key = value` lines, then thread blocks:
+//!
+//! ```text
+//! #BEGIN_TB
+//! thread block = 0,0,0
+//! warp = 0
+//! insts = 23
+//! 0098 ffffffff 1 R4 LDG.E.CG 1 R4 4 1 0x7f2b2d500000 4
+//! ...
+//! #END_TB
+//! ```
+//!
+//! An instruction line is `[line] PC mask ndst dst... opcode nsrc src... width [mode addrs]`
+//! (the line number only with `-enable lineinfo = 1`). PC and mask are hexadecimal. With a
+//! non-zero width, `mode` compresses the per-thread addresses of the active lanes (in lane
+//! order): `0` list_all (one hex address each), `1` base_stride (hex base, decimal stride:
+//! lane k of the active lanes accesses `base + k*stride`), `2` base_delta (hex base, then one
+//! signed decimal delta from the previous active lane for each further active lane).
+//!
+//! [`KernelTrace`] reads one thread block at a time; every malformed input is an error naming
+//! the file, the line and what was expected.
+
+use super::{Dim3, WARP_SIZE};
+use std::collections::HashMap;
+use std::fs::File;
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use thiserror::Error;
+
+/// Most destination or source registers one instruction line may list.
+pub const MAX_REGS: usize = 8;
+/// Largest thread block the reader accepts (CUDA's limit).
+pub const MAX_BLOCK_THREADS: u64 = 1024;
+
+/// A malformed or unreadable trace.
+#[derive(Debug, Error, PartialEq, Eq)]
+pub enum TraceError {
+    /// The file cannot be opened or read.
+    #[error("{file}: {message}")]
+    Io { file: PathBuf, message: String },
+    /// The content does not follow the format.
+    #[error("{file}:{line}: expected {expected}, found {found}")]
+    Syntax {
+        file: PathBuf,
+        line: usize,
+        expected: String,
+        found: String,
+    },
+    /// Well-formed but not acceptable (unsupported version, absurd dimensions...).
+    #[error("{file}:{line}: {message}")]
+    Invalid {
+        file: PathBuf,
+        line: usize,
+        message: String,
+    },
+}
+
+/// A command of `kernelslist.g`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Command {
+    /// Host-to-device copy of `bytes` bytes to device address `addr`.
+    MemcpyHtoD {
+        /// Device address.
+        addr: u64,
+        /// Bytes copied.
+        bytes: u64,
+    },
+    /// Launch of the kernel whose trace is at `path`.
+    Kernel {
+        /// The `kernel-N.traceg` file (resolved against the list's directory).
+        path: PathBuf,
+    },
+}
+
+/// Reads `kernelslist.g` (or the `kernelslist.g` inside a directory).
+pub fn read_kernelslist(path: &Path) -> Result<Vec<Command>, TraceError> {
+    let path = if path.is_dir() {
+        path.join("kernelslist.g")
+    } else {
+        path.to_path_buf()
+    };
+    let dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
+    let text = std::fs::read_to_string(&path).map_err(|e| TraceError::Io {
+        file: path.clone(),
+        message: e.to_string(),
+    })?;
+    let mut out = vec![];
+    for (i, raw) in text.lines().enumerate() {
+        let line = raw.trim();
+        let syntax = |expected: &str| TraceError::Syntax {
+            file: path.clone(),
+            line: i + 1,
+            expected: expected.into(),
+            found: format!("`{line}`"),
+        };
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        if let Some(rest) = line.strip_prefix("MemcpyHtoD,") {
+            let form = "`MemcpyHtoD,<hex address>,<bytes>`";
+            let (a, b) = rest.split_once(',').ok_or_else(|| syntax(form))?;
+            let addr = parse_hex(a.trim()).ok_or_else(|| syntax(form))?;
+            let bytes = b.trim().parse().map_err(|_| syntax(form))?;
+            out.push(Command::MemcpyHtoD { addr, bytes });
+        } else if line.ends_with(".traceg") && !line.contains(',') {
+            out.push(Command::Kernel {
+                path: dir.join(line),
+            });
+        } else {
+            return Err(syntax(
+                "`MemcpyHtoD,<hex address>,<bytes>` or `kernel-<N>.traceg`",
+            ));
+        }
+    }
+    Ok(out)
+}
+
+/// The header of a kernel trace.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct KernelHeader {
+    /// Mangled kernel name.
+    pub name: String,
+    /// Launch id (1-based in Accel-Sim traces).
+    pub id: u32,
+    /// Grid dimensions (thread blocks).
+    pub grid: Dim3,
+    /// Block dimensions (threads).
+    pub block: Dim3,
+    /// Static shared memory per thread block, bytes.
+    pub shmem_bytes: u32,
+    /// Registers per thread.
+    pub nregs: u32,
+    /// SASS binary version (61 = Pascal, 70 = Volta...).
+    pub binary_version: u32,
+    /// CUDA stream.
+    pub stream: u32,
+    /// Base address of the shared-memory window.
+    pub shmem_base: u64,
+    /// Base address of the local-memory window.
+    pub local_base: u64,
+    /// Accel-Sim tracer version (3 or 4).
+    pub tracer_version: u32,
+    /// Instruction lines start with a source line number.
+    pub lineinfo: bool,
+}
+
+impl KernelHeader {
+    /// Threads per block.
+    pub fn block_threads(&self) -> u64 {
+        self.block.volume()
+    }
+
+    /// Warps per block (threads rounded up to whole warps).
+    pub fn block_warps(&self) -> usize {
+        self.block_threads().div_ceil(WARP_SIZE as u64) as usize
+    }
+}
+
+/// One dynamic warp instruction of a trace.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TraceInst {
+    /// Program counter (byte offset in the kernel).
+    pub pc: u64,
+    /// Active lanes (bit `i` = lane `i`).
+    pub mask: u32,
+    /// Index of the opcode in the reader's opcode table ([`KernelTrace::opcode_name`]).
+    pub opcode: u16,
+    /// Destination general-purpose registers (`R<n>`; other register kinds are not listed).
+    pub dsts: Vec<u16>,
+    /// Source general-purpose registers.
+    pub srcs: Vec<u16>,
+    /// Bytes accessed per thread (0: not a memory instruction).
+    pub mem_width: u32,
+    /// Addresses of the active lanes, in lane order (empty when `mem_width` is 0).
+    pub addrs: Vec<u64>,
+}
+
+impl TraceInst {
+    /// Number of active lanes.
+    pub fn active_threads(&self) -> u32 {
+        self.mask.count_ones()
+    }
+}
+
+/// The instructions of one thread block, per warp of the block.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ThreadBlockTrace {
+    /// Block index in the grid.
+    pub id: Dim3,
+    /// `warps[w]` = the dynamic instructions of warp `w` of the block, in order.
+    pub warps: Vec<Vec<TraceInst>>,
+}
+
+/// A kernel trace being read, one thread block at a time.
+pub struct KernelTrace {
+    /// The header.
+    pub header: KernelHeader,
+    file: PathBuf,
+    lines: std::io::Lines<BufReader<File>>,
+    line_no: usize,
+    /// A line read ahead (the first `#BEGIN_TB` after the header).
+    pending: Option<String>,
+    opcodes: Vec<String>,
+    opcode_ids: HashMap<String, u16>,
+    blocks_read: u64,
+}
+
+fn parse_hex(s: &str) -> Option<u64> {
+    let s = s
+        .strip_prefix("0x")
+        .or_else(|| s.strip_prefix("0X"))
+        .unwrap_or(s);
+    if s.is_empty() {
+        return None;
+    }
+    u64::from_str_radix(s, 16).ok()
+}
+
+fn parse_dim3(s: &str) -> Option<Dim3> {
+    let s = s.trim().trim_start_matches('(').trim_end_matches(')');
+    let mut it = s.split(',').map(|t| t.trim().parse::<u32>());
+    let d = Dim3 {
+        x: it.next()?.ok()?,
+        y: it.next()?.ok()?,
+        z: it.next()?.ok()?,
+    };
+    it.next().is_none().then_some(d)
+}
+
+impl KernelTrace {
+    /// Opens a kernel trace and reads its header.
+    pub fn open(path: &Path) -> Result<Self, TraceError> {
+        let f = File::open(path).map_err(|e| TraceError::Io {
+            file: path.to_path_buf(),
+            message: e.to_string(),
+        })?;
+        let mut k = Self {
+            header: KernelHeader::default(),
+            file: path.to_path_buf(),
+            lines: BufReader::new(f).lines(),
+            line_no: 0,
+            pending: None,
+            opcodes: vec![],
+            opcode_ids: HashMap::new(),
+            blocks_read: 0,
+        };
+        k.read_header()?;
+        Ok(k)
+    }
+
+    /// Name of opcode `id` (as written in the trace, e.g. `LDG.E.CG`).
+    pub fn opcode_name(&self, id: u16) -> &str {
+        &self.opcodes[id as usize]
+    }
+
+    /// Every opcode seen so far, indexed by id.
+    pub fn opcodes(&self) -> &[String] {
+        &self.opcodes
+    }
+
+    fn syntax(&self, expected: &str, found: &str) -> TraceError {
+        TraceError::Syntax {
+            file: self.file.clone(),
+            line: self.line_no,
+            expected: expected.into(),
+            found: if found.is_empty() {
+                "end of line".into()
+            } else {
+                format!("`{found}`")
+            },
+        }
+    }
+
+    fn invalid(&self, message: String) -> TraceError {
+        TraceError::Invalid {
+            file: self.file.clone(),
+            line: self.line_no,
+            message,
+        }
+    }
+
+    /// The next non-blank line, trimmed; `None` at end of file.
+    fn next_line(&mut self) -> Result<Option<String>, TraceError> {
+        if let Some(l) = self.pending.take() {
+            return Ok(Some(l));
+        }
+        for l in self.lines.by_ref() {
+            self.line_no += 1;
+            let l = l.map_err(|e| TraceError::Io {
+                file: self.file.clone(),
+                message: format!("line {}: {e}", self.line_no),
+            })?;
+            let t = l.trim();
+            if !t.is_empty() {
+                return Ok(Some(t.to_string()));
+            }
+        }
+        Ok(None)
+    }
+
+    fn read_header(&mut self) -> Result<(), TraceError> {
+        let mut seen = HashMap::new();
+        loop {
+            let Some(line) = self.next_line()? else { break };
+            if line == "#BEGIN_TB" {
+                self.pending = Some(line);
+                break;
+            }
+            if line.starts_with('#') {
+                continue;
+            }
+            let Some(kv) = line.strip_prefix('-') else {
+                return Err(self.syntax("a header line `-<key> = <value>` or `#BEGIN_TB`", &line));
+            };
+            let (key, value) = kv
+                .split_once('=')
+                .ok_or_else(|| self.syntax("`-<key> = <value>`", &line))?;
+            seen.insert(
+                key.trim().to_string(),
+                (value.trim().to_string(), self.line_no),
+            );
+        }
+        let header_line = self.line_no;
+        let get = |k: &str| seen.get(k).cloned();
+        let require = |k: &str| {
+            get(k).ok_or_else(|| TraceError::Invalid {
+                file: self.file.clone(),
+                line: header_line,
+                message: format!("the header has no `-{k} = ...` line"),
+            })
+        };
+        let num = |k: &str, form: &str| -> Result<u64, TraceError> {
+            let (v, line) = require(k)?;
+            let parsed = if form == "hex" {
+                parse_hex(&v)
+            } else {
+                v.parse().ok()
+            };
+            parsed.ok_or_else(|| TraceError::Syntax {
+                file: self.file.clone(),
+                line,
+                expected: format!("`-{k} = <{form} number>`"),
+                found: format!("`{v}`"),
+            })
+        };
+        let dim = |k: &str| -> Result<Dim3, TraceError> {
+            let (v, line) = require(k)?;
+            parse_dim3(&v).ok_or_else(|| TraceError::Syntax {
+                file: self.file.clone(),
+                line,
+                expected: format!("`-{k} = (<x>,<y>,<z>)`"),
+                found: format!("`{v}`"),
+            })
+        };
+        let h = KernelHeader {
+            name: require("kernel name")?.0,
+            id: num("kernel id", "decimal")? as u32,
+            grid: dim("grid dim")?,
+            block: dim("block dim")?,
+            shmem_bytes: num("shmem", "decimal")? as u32,
+            nregs: num("nregs", "decimal")? as u32,
+            binary_version: num("binary version", "decimal")? as u32,
+            stream: get("cuda stream id")
+                .and_then(|(v, _)| v.parse().ok())
+                .unwrap_or(0),
+            shmem_base: get("shmem base_addr")
+                .and_then(|(v, _)| parse_hex(&v))
+                .unwrap_or(0),
+            local_base: get("local mem base_addr")
+                .and_then(|(v, _)| parse_hex(&v))
+                .unwrap_or(0),
+            tracer_version: num("accelsim tracer version", "decimal")? as u32,
+            lineinfo: get("enable lineinfo").is_some_and(|(v, _)| v == "1"),
+        };
+        let at = |k: &str| seen.get(k).map_or(header_line, |(_, l)| *l);
+        let bad = |k: &str, message: String| TraceError::Invalid {
+            file: self.file.clone(),
+            line: at(k),
+            message,
+        };
+        if !(3..=4).contains(&h.tracer_version) {
+            return Err(bad(
+                "accelsim tracer version",
+                format!(
+                    "tracer version {} is not supported (supported: 3, 4)",
+                    h.tracer_version
+                ),
+            ));
+        }
+        if h.grid.volume() == 0 || h.grid.volume() > u32::MAX as u64 {
+            return Err(bad(
+                "grid dim",
+                format!("grid {} must have 1 to 2^32-1 blocks", h.grid),
+            ));
+        }
+        if h.block_threads() == 0 || h.block_threads() > MAX_BLOCK_THREADS {
+            return Err(bad(
+                "block dim",
+                format!(
+                    "block {} must have 1 to {MAX_BLOCK_THREADS} threads",
+                    h.block
+                ),
+            ));
+        }
+        if h.nregs > 255 {
+            return Err(bad(
+                "nregs",
+                format!("{} registers per thread (at most 255)", h.nregs),
+            ));
+        }
+        self.header = h;
+        Ok(())
+    }
+
+    /// Thread blocks read so far.
+    pub fn blocks_read(&self) -> u64 {
+        self.blocks_read
+    }
+
+    /// Reads the next thread block; `None` after the last one.
+    pub fn next_block(&mut self) -> Result<Option<ThreadBlockTrace>, TraceError> {
+        let Some(line) = self.next_line()? else {
+            return Ok(None);
+        };
+        if line != "#BEGIN_TB" {
+            return Err(self.syntax("`#BEGIN_TB`", &line));
+        }
+        let line = self.next_line()?.unwrap_or_default();
+        let id = line
+            .strip_prefix("thread block")
+            .and_then(|r| r.trim_start().strip_prefix('='))
+            .and_then(parse_dim3)
+            .ok_or_else(|| self.syntax("`thread block = <x>,<y>,<z>`", &line))?;
+        let g = self.header.grid;
+        if id.x >= g.x || id.y >= g.y || id.z >= g.z {
+            return Err(self.invalid(format!("thread block {id} is outside the grid {g}")));
+        }
+        let nwarps = self.header.block_warps();
+        let mut warps: Vec<Option<Vec<TraceInst>>> = vec![None; nwarps];
+        loop {
+            let line = self.next_line()?.unwrap_or_default();
+            if line == "#END_TB" {
+                break;
+            }
+            let w = line
+                .strip_prefix("warp")
+                .and_then(|r| r.trim_start().strip_prefix('='))
+                .and_then(|v| v.trim().parse::<usize>().ok())
+                .ok_or_else(|| self.syntax("`warp = <n>` or `#END_TB`", &line))?;
+            if w >= nwarps {
+                return Err(self.invalid(format!(
+                    "warp {w} does not exist in a block of {} threads ({nwarps} warps)",
+                    self.header.block_threads()
+                )));
+            }
+            if warps[w].is_some() {
+                return Err(self.invalid(format!("warp {w} appears twice in thread block {id}")));
+            }
+            let line = self.next_line()?.unwrap_or_default();
+            let n = line
+                .strip_prefix("insts")
+                .and_then(|r| r.trim_start().strip_prefix('='))
+                .and_then(|v| v.trim().parse::<usize>().ok())
+                .ok_or_else(|| self.syntax("`insts = <n>`", &line))?;
+            let mut insts = Vec::with_capacity(n.min(1 << 20));
+            for k in 0..n {
+                let Some(line) = self.next_line()? else {
+                    return Err(
+                        self.syntax(&format!("instruction {} of {n} of warp {w}", k + 1), "")
+                    );
+                };
+                insts.push(self.parse_inst(&line).map_err(|e| {
+                    if line.starts_with('#') || line.starts_with("warp") {
+                        self.syntax(&format!("instruction {} of {n} of warp {w}", k + 1), &line)
+                    } else {
+                        e
+                    }
+                })?);
+            }
+            warps[w] = Some(insts);
+        }
+        self.blocks_read += 1;
+        Ok(Some(ThreadBlockTrace {
+            id,
+            warps: warps.into_iter().map(Option::unwrap_or_default).collect(),
+        }))
+    }
+
+    fn opcode_id(&mut self, name: &str) -> Result<u16, TraceError> {
+        if let Some(&id) = self.opcode_ids.get(name) {
+            return Ok(id);
+        }
+        let id = u16::try_from(self.opcodes.len())
+            .map_err(|_| self.invalid("more than 65536 distinct opcodes".into()))?;
+        self.opcodes.push(name.to_string());
+        self.opcode_ids.insert(name.to_string(), id);
+        Ok(id)
+    }
+
+    fn regs(&self, tok: &mut Tokens<'_>, kind: &str) -> Result<Vec<u16>, TraceError> {
+        let what = format!("the number of {kind} registers (0..={MAX_REGS})");
+        let t = tok.next(self, &what)?;
+        let n = t
+            .parse::<usize>()
+            .ok()
+            .filter(|n| *n <= MAX_REGS)
+            .ok_or_else(|| self.syntax(&what, t))?;
+        let mut v = Vec::with_capacity(n);
+        for _ in 0..n {
+            let t = tok.next(self, &format!("a {kind} register"))?;
+            // General-purpose registers are tracked; predicate, uniform and special registers
+            // (P0, UR4, SR_TID...) are consumed but not listed.
+            if let Some(r) = t.strip_prefix('R').and_then(|r| r.parse::<u16>().ok()) {
+                v.push(r);
+            }
+        }
+        Ok(v)
+    }
+
+    fn parse_inst(&mut self, line: &str) -> Result<TraceInst, TraceError> {
+        let mut tok = Tokens(line.split_ascii_whitespace());
+        if self.header.lineinfo {
+            let t = tok.next(self, "a source line number")?;
+            t.parse::<u64>()
+                .map_err(|_| self.syntax("a source line number", t))?;
+        }
+        let t = tok.next(self, "a hexadecimal PC")?;
+        let pc = parse_hex(t).ok_or_else(|| self.syntax("a hexadecimal PC", t))?;
+        let t = tok.next(self, "a hexadecimal active mask")?;
+        let mask = parse_hex(t)
+            .filter(|m| *m <= u32::MAX as u64)
+            .ok_or_else(|| self.syntax("a 32-bit hexadecimal active mask", t))?
+            as u32;
+        let dsts = self.regs(&mut tok, "destination")?;
+        let opcode = tok.next(self, "an opcode")?;
+        let srcs = self.regs(&mut tok, "source")?;
+        let t = tok.next(self, "the memory width in bytes")?;
+        let mem_width = t
+            .parse::<u32>()
+            .map_err(|_| self.syntax("the memory width in bytes", t))?;
+        let active = mask.count_ones() as usize;
+        let mut addrs = Vec::new();
+        if mem_width > 0 {
+            const MODE: &str = "an address mode (0 list_all, 1 base_stride, 2 base_delta)";
+            let t = tok.next(self, MODE)?;
+            match t {
+                "0" => {
+                    for k in 0..active {
+                        let what = format!("address {} of {active} (one per active lane)", k + 1);
+                        let t = tok.next(self, &what)?;
+                        addrs.push(parse_hex(t).ok_or_else(|| self.syntax(&what, t))?);
+                    }
+                }
+                "1" => {
+                    let t = tok.next(self, "a hexadecimal base address")?;
+                    let base =
+                        parse_hex(t).ok_or_else(|| self.syntax("a hexadecimal base address", t))?;
+                    let t = tok.next(self, "a decimal stride")?;
+                    let stride = t
+                        .parse::<i64>()
+                        .map_err(|_| self.syntax("a decimal stride", t))?;
+                    addrs.extend(
+                        (0..active as i64)
+                            .map(|k| base.wrapping_add(k.wrapping_mul(stride) as u64)),
+                    );
+                }
+                "2" => {
+                    let t = tok.next(self, "a hexadecimal base address")?;
+                    let mut a =
+                        parse_hex(t).ok_or_else(|| self.syntax("a hexadecimal base address", t))?;
+                    if active > 0 {
+                        addrs.push(a);
+                    }
+                    for k in 1..active {
+                        let what =
+                            format!("delta {k} of {} (one per further active lane)", active - 1);
+                        let t = tok.next(self, &what)?;
+                        let d = t.parse::<i64>().map_err(|_| self.syntax(&what, t))?;
+                        a = a.wrapping_add(d as u64);
+                        addrs.push(a);
+                    }
+                }
+                other => return Err(self.syntax(MODE, other)),
+            }
+        }
+        if let Some(extra) = tok.0.next() {
+            return Err(self.syntax(
+                &format!("the end of the line ({active} active lanes in mask {mask:08x})"),
+                extra,
+            ));
+        }
+        let opcode = opcode.to_string();
+        let opcode = self.opcode_id(&opcode)?;
+        Ok(TraceInst {
+            pc,
+            mask,
+            opcode,
+            dsts,
+            srcs,
+            mem_width,
+            addrs,
+        })
+    }
+}
+
+/// The whitespace-separated tokens of one instruction line.
+struct Tokens<'a>(std::str::SplitAsciiWhitespace<'a>);
+
+impl<'a> Tokens<'a> {
+    /// The next token, or a syntax error saying `what` was expected at the end of the line.
+    fn next(&mut self, k: &KernelTrace, what: &str) -> Result<&'a str, TraceError> {
+        self.0.next().ok_or_else(|| k.syntax(what, ""))
+    }
+}
+
+#[cfg(test)]
+mod tests;

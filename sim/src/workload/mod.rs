@@ -1,0 +1,36 @@
+//! Workloads: what the GPU model runs.
+//!
+//! * [`accelsim`]: the Accel-Sim trace format (`kernelslist.g` + `kernel-N.traceg`, tracer
+//!   versions 3 and 4), read as a stream of thread blocks so a multi-gigabyte trace never has
+//!   to fit in memory.
+
+pub mod accelsim;
+
+use serde::{Deserialize, Serialize};
+
+/// Threads per warp.
+pub const WARP_SIZE: usize = 32;
+
+/// A CUDA grid or block dimension.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct Dim3 {
+    /// x extent (or index).
+    pub x: u32,
+    /// y extent (or index).
+    pub y: u32,
+    /// z extent (or index).
+    pub z: u32,
+}
+
+impl Dim3 {
+    /// Number of elements `x * y * z` (extents).
+    pub fn volume(&self) -> u64 {
+        self.x as u64 * self.y as u64 * self.z as u64
+    }
+}
+
+impl std::fmt::Display for Dim3 {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "({},{},{})", self.x, self.y, self.z)
+    }
+}
