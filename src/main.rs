@@ -27,6 +27,8 @@ enum Command {
     Regress(cmd::regress::RegressArgs),
     /// List the blocks, policies and presets.
     Blocks(cmd::blocks::BlocksArgs),
+    /// GPU configurations of the golden model: list the presets, show one.
+    Config(cmd::config::ConfigArgs),
 }
 
 fn main() -> ExitCode {
@@ -37,6 +39,7 @@ fn main() -> ExitCode {
         Command::Cosim(a) => cmd::cosim::run(a),
         Command::Regress(a) => cmd::regress::run(a),
         Command::Blocks(a) => cmd::blocks::run(a),
+        Command::Config(a) => cmd::config::run(a),
     };
     match result {
         Ok(code) => code,

@@ -115,3 +115,33 @@ fn cosim_vcd_writes_the_whole_run() {
         assert!(head.contains("$enddefinitions"), "{}", p.display());
     }
 }
+
+#[test]
+fn config_show_prints_a_preset_that_loads_back() {
+    let o = gpusched(&["config", "show", "gtx480"]);
+    assert!(o.status.success(), "{}", text(&o));
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("mine.toml");
+    std::fs::write(&f, &o.stdout).unwrap();
+    let o2 = gpusched(&["config", "show", f.to_str().unwrap(), "--json"]);
+    assert!(o2.status.success(), "{}", text(&o2));
+    let v: serde_json::Value = serde_json::from_slice(&o2.stdout).unwrap();
+    assert_eq!(v["sm"]["count"], 15);
+    assert_eq!(v["dram"]["peak_gbps"], 177.4);
+    // A bad value names its field.
+    let bad = String::from_utf8_lossy(&o.stdout).replace("count = 15", "count = 0");
+    std::fs::write(&f, bad).unwrap();
+    let o3 = gpusched(&["config", "show", f.to_str().unwrap()]);
+    assert_eq!(o3.status.code(), Some(2));
+    assert!(
+        text(&o3).contains("config field `sm.count`"),
+        "{}",
+        text(&o3)
+    );
+    let o4 = gpusched(&["config", "list"]);
+    assert!(
+        text(&o4).contains("gtx980") && text(&o4).contains("177.4 GB/s"),
+        "{}",
+        text(&o4)
+    );
+}

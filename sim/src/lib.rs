@@ -4,8 +4,10 @@
 //!   here, rust-hdl RTL in `gpusched-hdl`, Verilated RTL in `gpusched-tb`).
 //! * [`blocks`]: the golden models, one module per block, plus the catalog of blocks,
 //!   policies and presets that the CLI and the generator share.
+//! * [`config`]: `GpuConfig`, the papers' GPU presets, validation.
 //! * [`workload`]: what the GPU model runs (Accel-Sim traces).
 
 pub mod block;
 pub mod blocks;
+pub mod config;
 pub mod workload;

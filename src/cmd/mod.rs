@@ -1,6 +1,7 @@
 //! One module per subcommand.
 
 pub mod blocks;
+pub mod config;
 pub mod cosim;
 pub mod gen;
 pub mod lint;

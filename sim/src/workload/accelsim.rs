@@ -304,8 +304,7 @@ impl KernelTrace {
 
     fn read_header(&mut self) -> Result<(), TraceError> {
         let mut seen = HashMap::new();
-        loop {
-            let Some(line) = self.next_line()? else { break };
+        while let Some(line) = self.next_line()? {
             if line == "#BEGIN_TB" {
                 self.pending = Some(line);
                 break;

@@ -1,0 +1,431 @@
+//! GPU configuration: [`GpuConfig`] (serde: TOML or JSON), the presets of the papers' GPUs
+//! ([`presets`]) and validation that names the offending field.
+//!
+//! Units: clocks in MHz; sizes in bytes; latencies in core cycles unless a field says
+//! otherwise (DRAM timings are in DRAM command-clock cycles, as GPGPU-Sim's
+//! `-gpgpu_dram_timing_opt`).
+
+pub mod presets;
+
+use serde::{Deserialize, Serialize};
+use std::path::Path;
+use thiserror::Error;
+
+/// A configuration that cannot be used.
+#[derive(Debug, Error, PartialEq)]
+pub enum ConfigError {
+    /// A field has a value outside its valid range, or inconsistent with another field.
+    #[error("config field `{field}`: {message}")]
+    Field { field: String, message: String },
+    /// The file cannot be read or parsed.
+    #[error("{path}: {message}")]
+    File { path: String, message: String },
+    /// No preset of that name.
+    #[error("unknown config preset `{0}`; valid presets: {names}", names = presets::NAMES.join(", "))]
+    UnknownPreset(String),
+}
+
+fn field(name: &str, message: impl Into<String>) -> ConfigError {
+    ConfigError::Field {
+        field: name.into(),
+        message: message.into(),
+    }
+}
+
+/// The whole GPU.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct GpuConfig {
+    /// Name of the configuration (the preset name, or what a file says).
+    pub name: String,
+    /// Streaming multiprocessors.
+    pub sm: SmConfig,
+    /// Per-SM instruction cache.
+    pub l1i: CacheConfig,
+    /// Per-SM data cache.
+    pub l1d: CacheConfig,
+    /// L2: one slice per memory sub-partition; `size_bytes` is the slice size; `latency` is
+    /// GPGPU-Sim's L2 raster-operations pipeline latency (`-gpgpu_l2_rop_latency`).
+    pub l2: CacheConfig,
+    /// SM-to-memory crossbar.
+    pub interconnect: InterconnectConfig,
+    /// DRAM channels.
+    pub dram: DramConfig,
+    /// Functional-unit latencies and initiation intervals.
+    pub units: UnitConfig,
+}
+
+/// One SM and how many there are.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SmConfig {
+    /// Number of SMs.
+    pub count: u32,
+    /// Core clock, MHz (one warp instruction per scheduler per cycle).
+    pub core_clock_mhz: f64,
+    /// Threads per warp.
+    pub warp_size: u32,
+    /// Maximum resident threads per SM.
+    pub max_threads: u32,
+    /// Maximum resident warps per SM.
+    pub max_warps: u32,
+    /// Maximum resident thread blocks per SM.
+    pub max_blocks: u32,
+    /// 32-bit registers per SM.
+    pub registers: u32,
+    /// Shared memory per SM, bytes.
+    pub shared_mem_bytes: u32,
+    /// Shared-memory banks.
+    pub shared_mem_banks: u32,
+    /// Warp schedulers per SM (warp `i` belongs to scheduler `i % schedulers`).
+    pub schedulers: u32,
+    /// Instruction-buffer entries per warp.
+    pub ibuffer_entries: u32,
+    /// Instructions fetched per fetch (one warp per cycle).
+    pub fetch_width: u32,
+    /// Warp-scheduler policy: `lrr`, `gto` or `two_level`.
+    pub warp_scheduler: String,
+    /// Active-list length of the two-level scheduler.
+    pub two_level_max_active: u32,
+}
+
+/// A set-associative cache with LRU replacement and MSHRs.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CacheConfig {
+    /// Capacity, bytes (`sets * ways * line_bytes`; sets must be a power of two).
+    pub size_bytes: u32,
+    /// Line size, bytes (power of two).
+    pub line_bytes: u32,
+    /// Associativity.
+    pub ways: u32,
+    /// Miss-status holding registers.
+    pub mshrs: u32,
+    /// Requests one MSHR can merge.
+    pub mshr_merge: u32,
+    /// Miss-queue entries.
+    pub miss_queue: u32,
+    /// Hit latency, core cycles.
+    pub latency: u32,
+}
+
+impl CacheConfig {
+    /// Number of sets.
+    pub fn sets(&self) -> u32 {
+        self.size_bytes / (self.ways.max(1) * self.line_bytes.max(1))
+    }
+
+    fn validate(&self, name: &str) -> Result<(), ConfigError> {
+        let f = |k: &str| format!("{name}.{k}");
+        if self.line_bytes == 0 || !self.line_bytes.is_power_of_two() {
+            return Err(field(
+                &f("line_bytes"),
+                format!("{} is not a power of two", self.line_bytes),
+            ));
+        }
+        if self.ways == 0 {
+            return Err(field(&f("ways"), "must be at least 1"));
+        }
+        let set_bytes = self.ways * self.line_bytes;
+        if self.size_bytes == 0 || !self.size_bytes.is_multiple_of(set_bytes) {
+            return Err(field(
+                &f("size_bytes"),
+                format!(
+                    "{} is not a multiple of ways x line_bytes = {set_bytes}",
+                    self.size_bytes
+                ),
+            ));
+        }
+        if !self.sets().is_power_of_two() {
+            return Err(field(
+                &f("size_bytes"),
+                format!(
+                    "gives {} sets; the number of sets must be a power of two",
+                    self.sets()
+                ),
+            ));
+        }
+        if self.mshrs == 0 || self.mshr_merge == 0 || self.miss_queue == 0 {
+            return Err(field(
+                &f("mshrs"),
+                "mshrs, mshr_merge and miss_queue must be at least 1",
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// The crossbar between SMs and memory sub-partitions.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct InterconnectConfig {
+    /// One-way latency, core cycles.
+    pub latency: u32,
+    /// Bytes per port per cycle (one flit).
+    pub flit_bytes: u32,
+}
+
+/// DRAM: `channels` memory controllers, each with `sub_partitions` L2 slices.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DramConfig {
+    /// Memory channels (controllers).
+    pub channels: u32,
+    /// L2 slices (memory sub-partitions) per channel.
+    pub sub_partitions: u32,
+    /// DRAM chips per channel.
+    pub chips_per_channel: u32,
+    /// Data-bus width of one chip, bytes.
+    pub chip_bus_bytes: u32,
+    /// Burst length, data transfers per column command.
+    pub burst_length: u32,
+    /// Data transfers per command-clock cycle (4 for GDDR5/GDDR5X, 2 for HBM).
+    pub data_rate: u32,
+    /// Command clock, MHz.
+    pub clock_mhz: f64,
+    /// Banks per chip.
+    pub banks: u32,
+    /// Row-buffer size, bytes.
+    pub row_bytes: u32,
+    /// FR-FCFS scheduler queue entries per channel.
+    pub scheduler_queue: u32,
+    /// Fixed latency added to every access (GPGPU-Sim `-dram_latency`), core cycles.
+    pub latency: u32,
+    /// Timing constraints, command-clock cycles.
+    pub timing: DramTiming,
+    /// Peak bandwidth the source gives, GB/s (checked against the geometry above).
+    pub peak_gbps: f64,
+}
+
+/// DRAM timing constraints in command-clock cycles.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DramTiming {
+    /// Activate to activate, different banks.
+    pub rrd: u32,
+    /// Activate to column command.
+    pub rcd: u32,
+    /// Activate to precharge.
+    pub ras: u32,
+    /// Precharge to activate.
+    pub rp: u32,
+    /// Activate to activate, same bank.
+    pub rc: u32,
+    /// Column read to data.
+    pub cl: u32,
+    /// Column write to data.
+    pub wl: u32,
+    /// Column to column.
+    pub ccd: u32,
+    /// Write recovery.
+    pub wr: u32,
+}
+
+impl DramConfig {
+    /// Bandwidth implied by the geometry and clock, GB/s (1 GB = 10^9 bytes).
+    pub fn computed_gbps(&self) -> f64 {
+        self.channels as f64
+            * self.chips_per_channel as f64
+            * self.chip_bus_bytes as f64
+            * self.data_rate as f64
+            * self.clock_mhz
+            / 1000.0
+    }
+}
+
+/// Latency (core cycles) and initiation interval of each functional-unit class.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct UnitConfig {
+    /// SP pipelines per SM.
+    pub sp_units: u32,
+    /// SFU pipelines per SM.
+    pub sfu_units: u32,
+    /// Integer add/logic/shift.
+    pub int_alu: Latency,
+    /// Integer multiply and multiply-add.
+    pub int_mul: Latency,
+    /// Single-precision add/multiply/FMA.
+    pub fp: Latency,
+    /// Double precision.
+    pub dp: Latency,
+    /// Special functions (transcendentals, divide).
+    pub sfu: Latency,
+    /// Shared-memory access.
+    pub shared_mem: Latency,
+}
+
+/// A pipeline's latency and initiation interval, core cycles.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Latency {
+    /// Cycles from issue to result.
+    pub latency: u32,
+    /// Cycles between two issues to the same pipeline.
+    pub initiation: u32,
+}
+
+impl GpuConfig {
+    /// A preset by name ([`presets::NAMES`]).
+    pub fn preset(name: &str) -> Result<Self, ConfigError> {
+        presets::by_name(name).ok_or_else(|| ConfigError::UnknownPreset(name.into()))
+    }
+
+    /// A preset name, or a `.toml` / `.json` file; validated.
+    pub fn load(preset_or_path: &str) -> Result<Self, ConfigError> {
+        if presets::NAMES.contains(&preset_or_path) {
+            return Self::preset(preset_or_path);
+        }
+        let path = Path::new(preset_or_path);
+        if !path.exists() {
+            return Err(ConfigError::UnknownPreset(preset_or_path.into()));
+        }
+        let err = |message: String| ConfigError::File {
+            path: path.display().to_string(),
+            message,
+        };
+        let text = std::fs::read_to_string(path).map_err(|e| err(e.to_string()))?;
+        let cfg: GpuConfig = match path.extension().and_then(|e| e.to_str()) {
+            Some("json") => serde_json::from_str(&text).map_err(|e| err(e.to_string()))?,
+            Some("toml") => toml::from_str(&text).map_err(|e| err(e.to_string()))?,
+            _ => {
+                return Err(err(
+                    "expected a .toml or .json file, or a preset name".into()
+                ))
+            }
+        };
+        cfg.validate()?;
+        Ok(cfg)
+    }
+
+    /// The configuration as TOML.
+    pub fn to_toml(&self) -> String {
+        toml::to_string_pretty(self).expect("a config serializes")
+    }
+
+    /// Checks every field; the error names the first bad one.
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        let sm = &self.sm;
+        let positive = [
+            ("sm.count", sm.count),
+            ("sm.warp_size", sm.warp_size),
+            ("sm.max_threads", sm.max_threads),
+            ("sm.max_warps", sm.max_warps),
+            ("sm.max_blocks", sm.max_blocks),
+            ("sm.registers", sm.registers),
+            ("sm.schedulers", sm.schedulers),
+            ("sm.ibuffer_entries", sm.ibuffer_entries),
+            ("sm.fetch_width", sm.fetch_width),
+            ("sm.shared_mem_banks", sm.shared_mem_banks),
+            ("units.sp_units", self.units.sp_units),
+            ("units.sfu_units", self.units.sfu_units),
+            ("interconnect.flit_bytes", self.interconnect.flit_bytes),
+            ("dram.channels", self.dram.channels),
+            ("dram.sub_partitions", self.dram.sub_partitions),
+            ("dram.chips_per_channel", self.dram.chips_per_channel),
+            ("dram.chip_bus_bytes", self.dram.chip_bus_bytes),
+            ("dram.burst_length", self.dram.burst_length),
+            ("dram.data_rate", self.dram.data_rate),
+            ("dram.banks", self.dram.banks),
+            ("dram.row_bytes", self.dram.row_bytes),
+            ("dram.scheduler_queue", self.dram.scheduler_queue),
+        ];
+        for (name, v) in positive {
+            if v == 0 {
+                return Err(field(name, "must be at least 1"));
+            }
+        }
+        for (name, v) in [
+            ("sm.core_clock_mhz", sm.core_clock_mhz),
+            ("dram.clock_mhz", self.dram.clock_mhz),
+        ] {
+            if !(v.is_finite() && v > 0.0) {
+                return Err(field(name, format!("{v} is not a positive frequency")));
+            }
+        }
+        if sm.warp_size != 32 {
+            return Err(field(
+                "sm.warp_size",
+                format!("{} (only 32 is modelled)", sm.warp_size),
+            ));
+        }
+        if sm.max_warps > 64 {
+            return Err(field(
+                "sm.max_warps",
+                format!("{} (at most 64: warp masks are 64-bit)", sm.max_warps),
+            ));
+        }
+        if sm.max_threads.div_ceil(sm.warp_size) > sm.max_warps {
+            return Err(field(
+                "sm.max_threads",
+                format!(
+                    "{} threads need {} warps but sm.max_warps is {}",
+                    sm.max_threads,
+                    sm.max_threads.div_ceil(32),
+                    sm.max_warps
+                ),
+            ));
+        }
+        if !sm.max_warps.is_multiple_of(sm.schedulers) {
+            return Err(field(
+                "sm.schedulers",
+                format!(
+                    "{} schedulers do not divide sm.max_warps = {}",
+                    sm.schedulers, sm.max_warps
+                ),
+            ));
+        }
+        if !["lrr", "gto", "two_level"].contains(&sm.warp_scheduler.as_str()) {
+            return Err(field(
+                "sm.warp_scheduler",
+                format!("`{}`; expected lrr, gto or two_level", sm.warp_scheduler),
+            ));
+        }
+        let per_sched = sm.max_warps / sm.schedulers;
+        if sm.warp_scheduler == "two_level"
+            && !(1..=per_sched / 2).contains(&sm.two_level_max_active)
+        {
+            return Err(field(
+                "sm.two_level_max_active",
+                format!(
+                    "{} must be in 1..={} ({per_sched} warps per scheduler)",
+                    sm.two_level_max_active,
+                    per_sched / 2
+                ),
+            ));
+        }
+        self.l1i.validate("l1i")?;
+        self.l1d.validate("l1d")?;
+        self.l2.validate("l2")?;
+        if self.l1d.line_bytes > self.l2.line_bytes {
+            return Err(field("l1d.line_bytes", "larger than l2.line_bytes"));
+        }
+        if !self.dram.row_bytes.is_power_of_two() {
+            return Err(field(
+                "dram.row_bytes",
+                format!("{} is not a power of two", self.dram.row_bytes),
+            ));
+        }
+        let t = &self.dram.timing;
+        if t.rc < t.ras + t.rp {
+            return Err(field(
+                "dram.timing.rc",
+                format!("{} < ras + rp = {}", t.rc, t.ras + t.rp),
+            ));
+        }
+        let computed = self.dram.computed_gbps();
+        if (computed - self.dram.peak_gbps).abs() > 0.01 * self.dram.peak_gbps {
+            return Err(field(
+                "dram.peak_gbps",
+                format!(
+                    "{} GB/s, but the channel geometry and clock give {computed:.1} GB/s",
+                    self.dram.peak_gbps
+                ),
+            ));
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,303 @@
+//! The GPUs of the papers. Each value names its source: a paper table (through the spec in
+//! `shared/spec/`, with the paper's line), or GPGPU-Sim's tested configuration for that GPU
+//! (`configs/tested-cfgs/<dir>/gpgpusim.config`) where the papers say nothing. Where neither has
+//! it, the value is marked `[assumed]` with the reason.
+
+use super::{
+    CacheConfig, DramConfig, DramTiming, GpuConfig, InterconnectConfig, Latency, SmConfig,
+    UnitConfig,
+};
+
+/// Preset names.
+pub const NAMES: &[&str] = &["gtx480", "titanx", "titanv", "gtx980"];
+
+/// A preset by name.
+pub fn by_name(name: &str) -> Option<GpuConfig> {
+    match name {
+        "gtx480" => Some(gtx480()),
+        "titanx" => Some(titanx()),
+        "titanv" => Some(titanv()),
+        "gtx980" => Some(gtx980()),
+        _ => None,
+    }
+}
+
+const KB: u32 = 1024;
+
+/// Cache: size, line, ways, (mshrs, merge, miss queue), hit latency.
+fn cache(
+    size_bytes: u32,
+    line_bytes: u32,
+    ways: u32,
+    mshr: (u32, u32, u32),
+    latency: u32,
+) -> CacheConfig {
+    let (mshrs, mshr_merge, miss_queue) = mshr;
+    CacheConfig {
+        size_bytes,
+        line_bytes,
+        ways,
+        mshrs,
+        mshr_merge,
+        miss_queue,
+        latency,
+    }
+}
+
+fn lat(latency: u32, initiation: u32) -> Latency {
+    Latency {
+        latency,
+        initiation,
+    }
+}
+
+/// GPGPU-Sim timing string order: RRD, RCD, RAS, RP, RC, CL, WL, CCD, WR.
+fn timing(t: [u32; 9]) -> DramTiming {
+    let [rrd, rcd, ras, rp, rc, cl, wl, ccd, wr] = t;
+    DramTiming {
+        rrd,
+        rcd,
+        ras,
+        rp,
+        rc,
+        cl,
+        wl,
+        ccd,
+        wr,
+    }
+}
+
+/// Fermi GTX 480 (ELF, seed 003 Table 3.1; PAVER, seed 004 Table 1; GPGPU-Sim SM2_GTX480).
+///
+/// Core clock: the papers' 1400 MHz is the shader clock of 16-lane pipelines; a 32-thread warp
+/// takes two of those cycles, so one warp instruction per cycle is 700 MHz, the value of PAVER
+/// Table 1 (L73) and of GPGPU-Sim's config.
+pub fn gtx480() -> GpuConfig {
+    GpuConfig {
+        name: "gtx480".into(),
+        sm: SmConfig {
+            count: 15,                    // ELF T3.1 (L542), PAVER T1 (L69)
+            core_clock_mhz: 700.0,        // PAVER T1 (L73); 1400 MHz shader clock / 2 (see above)
+            warp_size: 32,                // ELF T3.1
+            max_threads: 1536,            // ELF T3.1
+            max_warps: 48,                // ELF L654; 1536 / 32
+            max_blocks: 8,                // ELF T3.1
+            registers: 32768,             // ELF T3.1
+            shared_mem_bytes: 48 * KB,    // ELF T3.1
+            shared_mem_banks: 32,         // GPGPU-Sim -gpgpu_shmem_num_banks
+            schedulers: 2,                // ELF L512; GPGPU-Sim -gpgpu_num_sched_per_core
+            ibuffer_entries: 2,           // GPGPU-Sim shader core i-buffer (2 per warp)
+            fetch_width: 2,               // ELF L512-L514: 2 instructions of one warp per cycle
+            warp_scheduler: "gto".into(), // GPGPU-Sim -gpgpu_scheduler; ELF's baseline
+            two_level_max_active: 6,      // GPGPU-Sim's two_level_active:6:0:1
+        },
+        l1i: cache(2 * KB, 128, 4, (8, 32, 4), 1), // ELF T3.1 (2 kB/4-way/128 B, 8 MSHRs); merge and queue: GPGPU-Sim il1 S:2:32,4
+        l1d: cache(16 * KB, 128, 4, (32, 8, 8), 35), // ELF T3.1 (16 kB/4-way/128 B, 32 MSHRs); merge 8, queue 8, latency 35: GPGPU-Sim
+        // 768 kB / 16-way / 128 B in 6 partitions x 2 sub-partitions = 64 kB slices (ELF T3.1);
+        // 32 MSHRs per partition (ELF T3.1); merge 4, queue 4, ROP latency 120: GPGPU-Sim.
+        l2: cache(64 * KB, 128, 16, (32, 4, 4), 120),
+        interconnect: InterconnectConfig {
+            latency: 8, // [assumed] the papers give none; GPGPU-Sim's iSLIP network is a few router cycles
+            flit_bytes: 40, // GPGPU-Sim -icnt_flit_size
+        },
+        dram: DramConfig {
+            channels: 6,          // ELF T3.1: 6 memory partitions
+            sub_partitions: 2,    // GPGPU-Sim -gpgpu_n_sub_partition_per_mchannel
+            chips_per_channel: 2, // GPGPU-Sim -gpgpu_n_mem_per_ctrlr (384-bit bus)
+            chip_bus_bytes: 4,    // GPGPU-Sim -gpgpu_dram_buswidth
+            burst_length: 8,      // GPGPU-Sim -gpgpu_dram_burst_length
+            data_rate: 4,         // GDDR5 (GPGPU-Sim -dram_data_command_freq_ratio)
+            clock_mhz: 924.0,     // GPGPU-Sim -gpgpu_clock_domains
+            banks: 16,            // GPGPU-Sim nbk
+            row_bytes: 4096,      // GPGPU-Sim address mapping: 6 column + 6 byte bits
+            scheduler_queue: 64,  // GPGPU-Sim -gpgpu_frfcfs_dram_sched_queue_size
+            latency: 100,         // GPGPU-Sim -dram_latency
+            // tRRD 6, tRCD 12, tRAS 28, tRP 12, tRC 40, tCL 12 (DESIGN.md §4; GPGPU-Sim, Hynix H5GQ1H24AFR);
+            // WL 4, CCD 2, WR 12: GPGPU-Sim.
+            timing: timing([6, 12, 28, 12, 40, 12, 4, 2, 12]),
+            peak_gbps: 177.4, // ELF T3.1
+        },
+        units: UnitConfig {
+            sp_units: 2,            // GPGPU-Sim -gpgpu_num_sp_units
+            sfu_units: 1,           // GPGPU-Sim -gpgpu_num_sfu_units
+            int_alu: lat(4, 1),     // GPGPU-Sim int ADD
+            int_mul: lat(5, 1),     // GPGPU-Sim int MAD
+            fp: lat(5, 1),          // GPGPU-Sim fp MAD (ADD/MUL: 4)
+            dp: lat(8, 8),          // GPGPU-Sim dp ADD
+            sfu: lat(8, 8),         // GPGPU-Sim defaults (the config sets none)
+            shared_mem: lat(26, 1), // GPGPU-Sim -gpgpu_smem_latency
+        },
+    }
+}
+
+/// Pascal TITAN X (PAVER Table 1; GPGPU-Sim SM6_TITANX).
+///
+/// PAVER Table 1 gives 32 warps with 2,048 threads per SM, which is inconsistent; following the
+/// spec's recommendation (paver.md A20) this preset uses 64 warps.
+pub fn titanx() -> GpuConfig {
+    GpuConfig {
+        name: "titanx".into(),
+        sm: SmConfig {
+            count: 28,              // PAVER T1 (L69)
+            core_clock_mhz: 1000.0, // PAVER T1 (L73); GPGPU-Sim uses 1417
+            warp_size: 32,
+            max_threads: 2048,            // PAVER T1 (L70)
+            max_warps: 64,                // paver.md A20 (Table 1's 32 contradicts 2,048 threads)
+            max_blocks: 32,               // PAVER T1 (L70)
+            registers: 65536,             // GPGPU-Sim -gpgpu_shader_registers
+            shared_mem_bytes: 96 * KB,    // PAVER T1 (L71)
+            shared_mem_banks: 32,         // GPGPU-Sim
+            schedulers: 4,                // GPGPU-Sim -gpgpu_num_sched_per_core
+            ibuffer_entries: 2,           // GPGPU-Sim
+            fetch_width: 8,               // GPGPU-Sim -gpgpu_inst_fetch_throughput
+            warp_scheduler: "gto".into(), // PAVER L308; GPGPU-Sim
+            two_level_max_active: 6,
+        },
+        l1i: cache(4 * KB, 128, 4, (2, 48, 4), 1), // GPGPU-Sim il1 N:8:128:4, S:2:48,4
+        l1d: cache(48 * KB, 128, 96, (256, 8, 16), 82), // PAVER T1 48 kB; GPGPU-Sim dl1 S:4:128:96, A:256:8,16; latency 82
+        l2: cache(128 * KB, 128, 16, (256, 64, 16), 120), // 3 MB (PAVER T1) = 24 slices of GPGPU-Sim dl2 S:64:128:16; ROP 120
+        interconnect: InterconnectConfig {
+            latency: 8,
+            flit_bytes: 40,
+        }, // latency [assumed] as gtx480; flit: GPGPU-Sim
+        dram: DramConfig {
+            channels: 12,         // GPGPU-Sim -gpgpu_n_mem (384-bit GDDR5X)
+            sub_partitions: 2,    // GPGPU-Sim
+            chips_per_channel: 1, // GPGPU-Sim
+            chip_bus_bytes: 4,
+            burst_length: 8,
+            data_rate: 4, // GDDR5X
+            clock_mhz: 2500.0,
+            banks: 16,
+            row_bytes: 2048, // GPGPU-Sim address mapping: 6 column + 5 byte bits
+            scheduler_queue: 64,
+            latency: 100,
+            // GPGPU-Sim (GDDR5 scaled to 2500 MHz), except tRC: its 52 < tRAS + tRP = 53 is a
+            // rounding artefact; its DRAM model cannot activate before 53 cycles anyway.
+            timing: timing([8, 16, 37, 16, 53, 16, 6, 2, 16]),
+            peak_gbps: 480.0, // NVIDIA TITAN X (Pascal): 384-bit at 10 Gb/s
+        },
+        units: UnitConfig {
+            sp_units: 4,
+            sfu_units: 4,
+            int_alu: lat(4, 1),
+            int_mul: lat(5, 1),
+            fp: lat(4, 1),
+            dp: lat(8, 8),
+            sfu: lat(20, 4),
+            shared_mem: lat(24, 1), // all: GPGPU-Sim SM6_TITANX
+        },
+    }
+}
+
+/// Volta TITAN V (PAVER Table 1; GPGPU-Sim SM7_TITANV).
+pub fn titanv() -> GpuConfig {
+    GpuConfig {
+        name: "titanv".into(),
+        sm: SmConfig {
+            count: 80,              // PAVER T1 (L69)
+            core_clock_mhz: 1200.0, // PAVER T1 (L73); GPGPU-Sim
+            warp_size: 32,
+            max_threads: 2048,         // PAVER T1 (L70)
+            max_warps: 64,             // PAVER T1 (L70)
+            max_blocks: 32,            // PAVER T1 (L70)
+            registers: 65536,          // GPGPU-Sim
+            shared_mem_bytes: 96 * KB, // PAVER T1 (L71)
+            shared_mem_banks: 32,
+            schedulers: 4, // GPGPU-Sim
+            ibuffer_entries: 2,
+            fetch_width: 4,               // GPGPU-Sim -gpgpu_inst_fetch_throughput
+            warp_scheduler: "gto".into(), // PAVER L308 (GPGPU-Sim's config says lrr)
+            two_level_max_active: 6,
+        },
+        l1i: cache(128 * KB, 128, 16, (2, 48, 4), 1), // GPGPU-Sim il1 N:64:128:16
+        l1d: cache(32 * KB, 128, 64, (512, 8, 16), 20), // PAVER T1 32 kB; GPGPU-Sim dl1 S:4:128:64, A:512:8,16; latency 20
+        l2: cache(96 * KB, 128, 24, (192, 4, 32), 160), // 4.5 MB (PAVER T1) = 48 slices of GPGPU-Sim dl2 S:32:128:24; ROP 160
+        interconnect: InterconnectConfig {
+            latency: 8,
+            flit_bytes: 40,
+        },
+        dram: DramConfig {
+            channels: 24, // HBM2, 3 stacks (GPGPU-Sim)
+            sub_partitions: 2,
+            chips_per_channel: 1,
+            chip_bus_bytes: 16,
+            burst_length: 2,
+            data_rate: 2, // HBM is DDR
+            clock_mhz: 850.0,
+            banks: 16,
+            row_bytes: 2048, // GPGPU-Sim address mapping
+            scheduler_queue: 64,
+            latency: 100,
+            timing: timing([3, 12, 28, 12, 40, 12, 2, 1, 10]), // GPGPU-Sim (HBM at 850 MHz)
+            peak_gbps: 652.8,                                  // 24 x 16 B x 2 x 850 MHz
+        },
+        units: UnitConfig {
+            sp_units: 4,
+            sfu_units: 4,
+            int_alu: lat(4, 2),
+            int_mul: lat(5, 2),
+            fp: lat(5, 2),
+            dp: lat(8, 4),
+            sfu: lat(100, 8),
+            shared_mem: lat(20, 1), // all: GPGPU-Sim SM7_TITANV
+        },
+    }
+}
+
+/// Maxwell GTX 980 (GPU Maestro, seed 003 Table 5.2). GPGPU-Sim has no GM204 configuration:
+/// values the table omits follow the Fermi preset, with DRAM timings scaled from the GTX 480's
+/// GDDR5 (924 MHz) to 1750 MHz, each marked `[assumed]`.
+pub fn gtx980() -> GpuConfig {
+    GpuConfig {
+        name: "gtx980".into(),
+        sm: SmConfig {
+            count: 16,              // Maestro T5.2 (L1246-L1252)
+            core_clock_mhz: 1126.0, // T5.2
+            warp_size: 32,
+            max_threads: 2048,         // T5.2
+            max_warps: 64,             // 2048 / 32
+            max_blocks: 32,            // T5.2
+            registers: 65536,          // T5.2 (64K)
+            shared_mem_bytes: 96 * KB, // T5.2 (chimera_maestro.md: 96 kB, not Table 5.1's 64 kB)
+            shared_mem_banks: 32,
+            schedulers: 4, // T5.2 (L1249)
+            ibuffer_entries: 2,
+            fetch_width: 2, // [assumed] as gtx480
+            warp_scheduler: "gto".into(),
+            two_level_max_active: 6,
+        },
+        l1i: cache(2 * KB, 128, 4, (8, 32, 4), 1), // T5.2 2 kB; geometry and MSHRs [assumed] as gtx480
+        l1d: cache(48 * KB, 128, 6, (32, 8, 8), 35), // T5.2 48 kB; 6-way as GPGPU-Sim's 48 kB Fermi L1 [assumed]
+        l2: cache(256 * KB, 128, 16, (32, 4, 4), 120), // T5.2 2 MB in 4 partitions x 2 slices; 16-way [assumed]
+        interconnect: InterconnectConfig {
+            latency: 8,
+            flit_bytes: 40,
+        },
+        dram: DramConfig {
+            channels: 4,          // T5.2: 4 memory partitions
+            sub_partitions: 2,    // [assumed] as gtx480
+            chips_per_channel: 2, // 256-bit bus = 4 x 2 x 32-bit chips
+            chip_bus_bytes: 4,
+            burst_length: 8,
+            data_rate: 4,      // GDDR5
+            clock_mhz: 1750.0, // 7 Gb/s GDDR5: 224 GB/s (T5.2)
+            banks: 16,
+            row_bytes: 4096,
+            scheduler_queue: 64,
+            latency: 100,
+            timing: timing([12, 23, 53, 23, 76, 23, 8, 4, 23]), // [assumed] gtx480 x 1750/924, rounded up
+            peak_gbps: 224.0,                                   // T5.2
+        },
+        units: UnitConfig {
+            sp_units: 4,
+            sfu_units: 4,
+            int_alu: lat(4, 1),
+            int_mul: lat(5, 1),
+            fp: lat(4, 1),
+            dp: lat(8, 8),
+            sfu: lat(20, 4),
+            shared_mem: lat(24, 1), // [assumed] as the Pascal preset (same SM generation lineage)
+        },
+    }
+}

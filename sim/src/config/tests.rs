@@ -1,0 +1,158 @@
+//! Presets, round trips, and validation errors that name the field.
+
+use super::*;
+
+#[test]
+fn every_preset_is_valid_and_matches_its_paper_totals() {
+    for name in presets::NAMES {
+        let c = GpuConfig::preset(name).unwrap();
+        c.validate().unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert_eq!(c.name, *name);
+        let slices = c.dram.channels * c.dram.sub_partitions;
+        let l2_total = c.l2.size_bytes as u64 * slices as u64;
+        let expected_l2 = match *name {
+            "gtx480" => 768 * 1024,      // ELF Table 3.1, PAVER Table 1
+            "titanx" => 3 * 1024 * 1024, // PAVER Table 1
+            "titanv" => 4608 * 1024,     // PAVER Table 1 (4.5 MB)
+            "gtx980" => 2 * 1024 * 1024, // Maestro Table 5.2
+            _ => unreachable!(),
+        };
+        assert_eq!(l2_total, expected_l2, "{name}: total L2");
+        let bw = c.dram.computed_gbps();
+        assert!(
+            (bw - c.dram.peak_gbps).abs() / c.dram.peak_gbps < 0.001,
+            "{name}: {bw} GB/s"
+        );
+    }
+}
+
+#[test]
+fn gtx480_has_the_elf_table_values() {
+    let c = GpuConfig::preset("gtx480").unwrap();
+    assert_eq!(
+        (
+            c.sm.count,
+            c.sm.max_threads,
+            c.sm.max_warps,
+            c.sm.max_blocks
+        ),
+        (15, 1536, 48, 8)
+    );
+    assert_eq!(
+        (c.sm.registers, c.sm.shared_mem_bytes, c.sm.schedulers),
+        (32768, 49152, 2)
+    );
+    assert_eq!(
+        (
+            c.l1d.size_bytes,
+            c.l1d.ways,
+            c.l1d.line_bytes,
+            c.l1d.mshrs,
+            c.l1d.sets()
+        ),
+        (16384, 4, 128, 32, 32)
+    );
+    assert_eq!((c.l1i.size_bytes, c.l1i.ways, c.l1i.mshrs), (2048, 4, 8));
+    assert_eq!((c.l2.ways, c.l2.mshrs, c.dram.channels), (16, 32, 6));
+    let t = &c.dram.timing;
+    assert_eq!(
+        (t.rrd, t.rcd, t.ras, t.rp, t.rc, t.cl),
+        (6, 12, 28, 12, 40, 12)
+    );
+    assert_eq!(c.dram.peak_gbps, 177.4);
+}
+
+#[test]
+fn configs_round_trip_through_toml_and_json() {
+    let dir = tempfile::tempdir().unwrap();
+    for name in presets::NAMES {
+        let c = GpuConfig::preset(name).unwrap();
+        let t = dir.path().join(format!("{name}.toml"));
+        std::fs::write(&t, c.to_toml()).unwrap();
+        assert_eq!(GpuConfig::load(t.to_str().unwrap()).unwrap(), c);
+        let j = dir.path().join(format!("{name}.json"));
+        std::fs::write(&j, serde_json::to_string(&c).unwrap()).unwrap();
+        assert_eq!(GpuConfig::load(j.to_str().unwrap()).unwrap(), c);
+    }
+}
+
+fn field_of(e: ConfigError) -> String {
+    match e {
+        ConfigError::Field { field, .. } => field,
+        other => panic!("not a field error: {other}"),
+    }
+}
+
+#[test]
+fn bad_values_name_the_field() {
+    let base = GpuConfig::preset("gtx480").unwrap();
+    type Edit = Box<dyn Fn(&mut GpuConfig)>;
+    let cases: Vec<(&str, Edit)> = vec![
+        ("sm.count", Box::new(|c| c.sm.count = 0)),
+        (
+            "sm.core_clock_mhz",
+            Box::new(|c| c.sm.core_clock_mhz = f64::NAN),
+        ),
+        ("sm.max_warps", Box::new(|c| c.sm.max_warps = 96)),
+        ("sm.max_threads", Box::new(|c| c.sm.max_threads = 4096)),
+        ("sm.schedulers", Box::new(|c| c.sm.schedulers = 5)),
+        (
+            "sm.warp_scheduler",
+            Box::new(|c| c.sm.warp_scheduler = "fifo".into()),
+        ),
+        (
+            "sm.two_level_max_active",
+            Box::new(|c| {
+                c.sm.warp_scheduler = "two_level".into();
+                c.sm.two_level_max_active = 20;
+            }),
+        ),
+        ("l1d.line_bytes", Box::new(|c| c.l1d.line_bytes = 96)),
+        ("l1d.size_bytes", Box::new(|c| c.l1d.size_bytes = 24 * 1024)), // 48 sets
+        ("l1d.size_bytes", Box::new(|c| c.l1d.size_bytes = 1000)),
+        ("l2.ways", Box::new(|c| c.l2.ways = 0)),
+        ("l1i.mshrs", Box::new(|c| c.l1i.mshrs = 0)),
+        ("dram.channels", Box::new(|c| c.dram.channels = 0)),
+        ("dram.timing.rc", Box::new(|c| c.dram.timing.rc = 20)),
+        ("dram.peak_gbps", Box::new(|c| c.dram.peak_gbps = 300.0)),
+        ("dram.row_bytes", Box::new(|c| c.dram.row_bytes = 3000)),
+    ];
+    for (want, edit) in cases {
+        let mut c = base.clone();
+        edit(&mut c);
+        let e = c.validate().expect_err(want);
+        assert!(
+            e.to_string().starts_with(&format!("config field `{want}`")),
+            "{e}"
+        );
+        assert_eq!(field_of(e), want);
+    }
+}
+
+#[test]
+fn files_with_unknown_fields_or_bad_syntax_are_rejected() {
+    let dir = tempfile::tempdir().unwrap();
+    let t = dir.path().join("c.toml");
+    let text = GpuConfig::preset("gtx480")
+        .unwrap()
+        .to_toml()
+        .replace("count = 15", "count = 15\ncuont = 3");
+    std::fs::write(&t, text).unwrap();
+    let e = GpuConfig::load(t.to_str().unwrap())
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("c.toml") && e.contains("cuont"), "{e}");
+    std::fs::write(&t, "name = ").unwrap();
+    assert!(GpuConfig::load(t.to_str().unwrap())
+        .unwrap_err()
+        .to_string()
+        .contains("c.toml"));
+    let e = GpuConfig::load("kepler").unwrap_err().to_string();
+    assert!(e.contains("gtx480, titanx, titanv, gtx980"), "{e}");
+    let y = dir.path().join("c.yaml");
+    std::fs::write(&y, "").unwrap();
+    assert!(GpuConfig::load(y.to_str().unwrap())
+        .unwrap_err()
+        .to_string()
+        .contains(".toml or .json"));
+}

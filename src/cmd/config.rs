@@ -1,0 +1,56 @@
+//! `gpusched config list | show <preset|file> [--json]`.
+
+use anyhow::Result;
+use clap::{Args, Subcommand};
+use gpusim::config::{presets, GpuConfig};
+use std::process::ExitCode;
+
+/// Arguments of `gpusched config`.
+#[derive(Args)]
+pub struct ConfigArgs {
+    #[command(subcommand)]
+    action: Action,
+}
+
+#[derive(Subcommand)]
+enum Action {
+    /// List the presets.
+    List,
+    /// Print a preset, or a validated TOML/JSON config file, as TOML (or JSON).
+    Show {
+        /// Preset name (gtx480, titanx, titanv, gtx980) or a .toml/.json file.
+        config: String,
+        /// Print JSON instead of TOML.
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+/// Runs `config`.
+pub fn run(a: ConfigArgs) -> Result<ExitCode> {
+    match a.action {
+        Action::List => {
+            for name in presets::NAMES {
+                let c = GpuConfig::preset(name)?;
+                println!(
+                    "{name:<8} {} SMs at {} MHz, {} warps/SM, L1D {} KB, L2 {} KB, {} GB/s",
+                    c.sm.count,
+                    c.sm.core_clock_mhz,
+                    c.sm.max_warps,
+                    c.l1d.size_bytes / 1024,
+                    c.l2.size_bytes / 1024 * c.dram.channels * c.dram.sub_partitions,
+                    c.dram.peak_gbps
+                );
+            }
+        }
+        Action::Show { config, json } => {
+            let c = GpuConfig::load(&config)?;
+            if json {
+                println!("{}", serde_json::to_string_pretty(&c)?);
+            } else {
+                print!("{}", c.to_toml());
+            }
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
