@@ -5,6 +5,8 @@
 //!   to fit in memory.
 
 pub mod accelsim;
+pub mod sass;
+pub mod static_code;
 
 use serde::{Deserialize, Serialize};
 

@@ -1,0 +1,218 @@
+//! SASS opcodes: the unit/latency class of each, and the instruction layout per architecture.
+//!
+//! Classes follow Accel-Sim's per-architecture opcode tables in spirit (which pipeline executes
+//! the instruction, whether it touches memory and which space). Opcodes are matched on their
+//! base name, the text before the first `.` (`LDG.E.CG` is `LDG`). An unknown opcode is
+//! classified as [`OpClass::IntAlu`] and reported once per [`OpcodeTable`].
+
+use serde::Serialize;
+
+/// What executes an instruction and how it interacts with memory.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum OpClass {
+    /// Integer add, logic, shift, move, compare, special-register read (SP pipeline).
+    IntAlu,
+    /// Integer multiply and multiply-add (`IMAD`, `XMAD`...).
+    IntMul,
+    /// Single-precision floating point and conversions.
+    Fp,
+    /// Double-precision floating point.
+    Dp,
+    /// Special functions (`MUFU`).
+    Sfu,
+    /// Load from global memory (also generic `LD` and texture fetches).
+    LoadGlobal,
+    /// Store to global memory (also generic `ST`).
+    StoreGlobal,
+    /// Load from shared memory.
+    LoadShared,
+    /// Store to shared memory.
+    StoreShared,
+    /// Load from local memory.
+    LoadLocal,
+    /// Store to local memory.
+    StoreLocal,
+    /// Load from constant memory (`LDC`).
+    LoadConst,
+    /// Atomic or reduction on global memory.
+    AtomicGlobal,
+    /// Atomic on shared memory.
+    AtomicShared,
+    /// Branch or reconvergence-stack operation.
+    Branch,
+    /// Thread-block barrier (`BAR`).
+    Barrier,
+    /// Memory fence (`MEMBAR`).
+    MemBarrier,
+    /// Warp exit.
+    Exit,
+    /// No operation (`NOP`, dependency-barrier waits).
+    Nop,
+}
+
+impl OpClass {
+    /// Whether the instruction goes to the load/store unit.
+    pub fn is_memory(self) -> bool {
+        matches!(
+            self,
+            OpClass::LoadGlobal
+                | OpClass::StoreGlobal
+                | OpClass::LoadShared
+                | OpClass::StoreShared
+                | OpClass::LoadLocal
+                | OpClass::StoreLocal
+                | OpClass::LoadConst
+                | OpClass::AtomicGlobal
+                | OpClass::AtomicShared
+        )
+    }
+
+    /// Whether the instruction may change the warp's control flow.
+    pub fn is_control(self) -> bool {
+        matches!(self, OpClass::Branch | OpClass::Exit)
+    }
+}
+
+/// The class of `opcode` (full name as in a trace), or `None` if the base name is unknown.
+pub fn classify(opcode: &str) -> Option<OpClass> {
+    use OpClass::*;
+    let base = opcode.split('.').next().unwrap_or(opcode);
+    Some(match base {
+        "MOV" | "MOV32I" | "IADD" | "IADD3" | "IADD32I" | "ISCADD" | "ISCADD32I" | "SHL"
+        | "SHR" | "SHF" | "LOP" | "LOP3" | "LOP32I" | "ISETP" | "ISET" | "ICMP" | "IMNMX"
+        | "SEL" | "S2R" | "CS2R" | "S2UR" | "P2R" | "R2P" | "PRMT" | "BFE" | "BFI" | "FLO"
+        | "POPC" | "LEA" | "VOTE" | "VOTEU" | "CSET" | "CSETP" | "PSET" | "PSETP" | "PLOP3"
+        | "SHFL" | "IABS" | "BREV" | "UMOV" | "UIADD3" | "ULDC" | "ULOP3" | "USHF" | "USEL"
+        | "UISETP" | "R2UR" | "MATCH" | "REDUX" | "VABSDIFF" | "VABSDIFF4" | "IDP" | "ISAD" => {
+            IntAlu
+        }
+        "IMAD" | "IMADSP" | "IMUL" | "IMAD32I" | "IMUL32I" | "XMAD" | "IMADX" | "UIMAD" => IntMul,
+        "FADD" | "FADD32I" | "FMUL" | "FMUL32I" | "FFMA" | "FFMA32I" | "FSETP" | "FSET"
+        | "FMNMX" | "FCMP" | "FSWZADD" | "FSEL" | "HADD2" | "HMUL2" | "HFMA2" | "HSETP2"
+        | "HSET2" | "HMNMX2" | "F2F" | "F2I" | "I2F" | "I2I" | "FCHK" | "RRO" | "FRND" | "F2FP"
+        | "HMMA" | "IMMA" => Fp,
+        "DADD" | "DMUL" | "DFMA" | "DSETP" | "DSET" | "DMNMX" => Dp,
+        "MUFU" => Sfu,
+        "LDG" | "LD" | "TEX" | "TLD" | "TLD4" | "TXQ" | "TEXS" | "TLDS" | "TLD4S" | "LDGSTS" => {
+            LoadGlobal
+        }
+        "STG" | "ST" => StoreGlobal,
+        "LDS" | "LDSM" => LoadShared,
+        "STS" => StoreShared,
+        "LDL" => LoadLocal,
+        "STL" => StoreLocal,
+        "LDC" => LoadConst,
+        "ATOM" | "ATOMG" | "RED" => AtomicGlobal,
+        "ATOMS" => AtomicShared,
+        "BRA" | "BRX" | "JMP" | "JMX" | "SSY" | "SYNC" | "BSSY" | "BSYNC" | "PBK" | "BRK"
+        | "PCNT" | "CONT" | "CAL" | "CALL" | "RET" | "WARPSYNC" | "BMOV" | "PRET" | "PEXIT"
+        | "YIELD" => Branch,
+        "BAR" => Barrier,
+        "MEMBAR" | "CCTL" | "CCTLL" | "ERRBAR" | "FENCE" => MemBarrier,
+        "EXIT" | "KILL" => Exit,
+        "NOP" | "DEPBAR" => Nop,
+        _ => return None,
+    })
+}
+
+/// Classes of the opcodes of one trace, indexed by the reader's opcode id, and the opcodes that
+/// were not recognized (each listed once).
+#[derive(Clone, Debug, Default)]
+pub struct OpcodeTable {
+    classes: Vec<OpClass>,
+    unknown: Vec<String>,
+}
+
+impl OpcodeTable {
+    /// Classifies every opcode of `names` not yet classified (call after reading more blocks).
+    pub fn update(&mut self, names: &[String]) {
+        for name in &names[self.classes.len()..] {
+            let class = classify(name).unwrap_or_else(|| {
+                self.unknown.push(name.clone());
+                OpClass::IntAlu
+            });
+            self.classes.push(class);
+        }
+    }
+
+    /// Class of opcode `id`.
+    pub fn class(&self, id: u16) -> OpClass {
+        self.classes[id as usize]
+    }
+
+    /// Opcodes not in the table (classified as integer ALU), in order of first appearance.
+    pub fn unknown(&self) -> &[String] {
+        &self.unknown
+    }
+}
+
+/// The PC of the instruction that follows `pc` in memory for SASS binary version
+/// `binary_version` (e.g. 61 for Pascal): 16-byte instructions from Volta (70) on; 8-byte
+/// instructions before, with a scheduling-control word in every 32-byte group on Maxwell and
+/// Pascal (50..70) and in every 64-byte group on Kepler (30..50), which are skipped.
+pub fn next_pc(pc: u64, binary_version: u32) -> u64 {
+    match binary_version {
+        70.. => pc + 16,
+        50..=69 => {
+            let n = pc + 8;
+            if n.is_multiple_of(32) {
+                n + 8
+            } else {
+                n
+            }
+        }
+        30..=49 => {
+            let n = pc + 8;
+            if n.is_multiple_of(64) {
+                n + 8
+            } else {
+                n
+            }
+        }
+        _ => pc + 8,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn opcodes_classify_on_their_base_name() {
+        assert_eq!(classify("LDG.E.CG"), Some(OpClass::LoadGlobal));
+        assert_eq!(classify("LDS.U.128"), Some(OpClass::LoadShared));
+        assert_eq!(classify("XMAD.PSL.CBCC"), Some(OpClass::IntMul));
+        assert_eq!(classify("BAR.SYNC"), Some(OpClass::Barrier));
+        assert_eq!(classify("MUFU.RCP"), Some(OpClass::Sfu));
+        assert_eq!(classify("EXIT"), Some(OpClass::Exit));
+        assert_eq!(classify("FROBNICATE.X"), None);
+        assert!(OpClass::AtomicGlobal.is_memory() && !OpClass::Fp.is_memory());
+        assert!(OpClass::Branch.is_control() && !OpClass::Barrier.is_control());
+    }
+
+    #[test]
+    fn unknown_opcodes_are_listed_once_and_run_as_alu() {
+        let mut t = OpcodeTable::default();
+        let mut names = vec!["FFMA".to_string(), "WHAT.X".to_string()];
+        t.update(&names);
+        names.push("LDG.E".into());
+        t.update(&names);
+        t.update(&names);
+        assert_eq!(t.unknown(), ["WHAT.X".to_string()]);
+        assert_eq!(
+            (t.class(0), t.class(1), t.class(2)),
+            (OpClass::Fp, OpClass::IntAlu, OpClass::LoadGlobal)
+        );
+    }
+
+    #[test]
+    fn sequential_pcs_skip_control_words() {
+        assert_eq!(next_pc(0x08, 61), 0x10);
+        assert_eq!(next_pc(0x18, 61), 0x28, "0x20 is a control word on Pascal");
+        assert_eq!(next_pc(0x30, 35), 0x38);
+        assert_eq!(next_pc(0x38, 35), 0x48, "0x40 is a control word on Kepler");
+        assert_eq!(next_pc(0x10, 70), 0x20);
+        assert_eq!(next_pc(0x18, 20), 0x20);
+    }
+}

@@ -1,0 +1,174 @@
+//! A kernel's static code reconstructed from its dynamic trace: every executed PC with its
+//! opcode, and for each PC the targets control actually went to when it did not fall through
+//! (taken branches). Analyses that need the program (ELF program points, PAWS phases) read it.
+
+use super::accelsim::ThreadBlockTrace;
+use super::sass::next_pc;
+use std::collections::{BTreeMap, BTreeSet};
+
+/// One static instruction.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct StaticInst {
+    /// Opcode id (of the reader that produced the trace).
+    pub opcode: u16,
+    /// Times a warp executed it.
+    pub executions: u64,
+    /// PCs control went to right after it, other than the sequential successor.
+    pub taken_targets: BTreeSet<u64>,
+}
+
+/// The static code of one kernel, by PC.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct StaticCode {
+    /// SASS binary version (fixes the instruction layout).
+    pub binary_version: u32,
+    /// Instructions by PC.
+    pub insts: BTreeMap<u64, StaticInst>,
+}
+
+impl StaticCode {
+    /// Empty code for SASS binary version `binary_version`.
+    pub fn new(binary_version: u32) -> Self {
+        Self {
+            binary_version,
+            insts: BTreeMap::new(),
+        }
+    }
+
+    /// Adds the instructions of a thread block.
+    pub fn observe(&mut self, tb: &ThreadBlockTrace) {
+        for warp in &tb.warps {
+            for (k, inst) in warp.iter().enumerate() {
+                let e = self.insts.entry(inst.pc).or_default();
+                e.opcode = inst.opcode;
+                e.executions += 1;
+                if let Some(next) = warp.get(k + 1) {
+                    if next.pc != next_pc(inst.pc, self.binary_version) {
+                        e.taken_targets.insert(next.pc);
+                    }
+                }
+            }
+        }
+    }
+
+    /// PCs whose instruction jumped backwards at least once (loop back edges), with targets.
+    pub fn back_edges(&self) -> Vec<(u64, u64)> {
+        self.insts
+            .iter()
+            .flat_map(|(&pc, i)| {
+                i.taken_targets
+                    .iter()
+                    .filter(move |&&t| t <= pc)
+                    .map(move |&t| (pc, t))
+            })
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::accelsim::{read_kernelslist, Command, KernelTrace};
+    use super::super::sass::OpcodeTable;
+    use super::*;
+    use std::path::Path;
+
+    fn load(name: &str) -> Option<(StaticCode, OpcodeTable)> {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../shared/traces")
+            .join(name);
+        if !dir.is_dir() {
+            eprintln!(
+                "SKIP: {} not found (the shared traces live beside the repository)",
+                dir.display()
+            );
+            return None;
+        }
+        let Command::Kernel { path } = read_kernelslist(&dir).unwrap().pop().unwrap() else {
+            panic!()
+        };
+        let mut k = KernelTrace::open(&path).unwrap();
+        let mut code = StaticCode::new(k.header.binary_version);
+        while let Some(tb) = k.next_block().unwrap() {
+            code.observe(&tb);
+        }
+        let mut table = OpcodeTable::default();
+        table.update(k.opcodes());
+        Some((code, table))
+    }
+
+    #[test]
+    fn matrixmul_static_code_is_fully_classified() {
+        let Some((code, table)) = load("matrixmul-32-32") else {
+            return;
+        };
+        assert!(
+            table.unknown().is_empty(),
+            "unclassified: {:?}",
+            table.unknown()
+        );
+        // Every warp runs the same 138 instructions: 4416 / 32.
+        assert_eq!(code.insts.len(), 138);
+        assert_eq!(code.insts.values().map(|i| i.executions).sum::<u64>(), 4416);
+        let classes: BTreeSet<_> = code
+            .insts
+            .values()
+            .map(|i| format!("{:?}", table.class(i.opcode)))
+            .collect();
+        for c in [
+            "LoadGlobal",
+            "StoreGlobal",
+            "LoadShared",
+            "StoreShared",
+            "Barrier",
+            "Exit",
+            "Fp",
+            "Branch",
+        ] {
+            assert!(classes.contains(c), "{c} missing in {classes:?}");
+        }
+        // 32x32 is a single tile: the loop branch is never taken (its mask is 0 in the trace),
+        // so no taken target can be reconstructed.
+        assert!(code.insts.values().all(|i| i.taken_targets.is_empty()));
+    }
+
+    #[test]
+    fn taken_branches_and_loops_are_found() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("kernel-1.traceg");
+        let body = "0008 ffffffff 1 R1 MOV 0 0\n0010 ffffffff 1 R1 IADD 1 R1 0\n\
+                    0018 ffffffff 0 BRA 0 0\n0010 ffffffff 1 R1 IADD 1 R1 0\n\
+                    0018 ffffffff 0 BRA 0 0\n0028 ffffffff 0 BRA 0 0\n0048 ffffffff 0 EXIT 0 0";
+        std::fs::write(
+            &p,
+            format!(
+                "-kernel name = k\n-kernel id = 1\n-grid dim = (1,1,1)\n-block dim = (32,1,1)\n\
+                 -shmem = 0\n-nregs = 8\n-binary version = 61\n-accelsim tracer version = 4\n\
+                 #BEGIN_TB\nthread block = 0,0,0\nwarp = 0\ninsts = 7\n{body}\n#END_TB\n"
+            ),
+        )
+        .unwrap();
+        let mut k = KernelTrace::open(&p).unwrap();
+        let mut code = StaticCode::new(61);
+        code.observe(&k.next_block().unwrap().unwrap());
+        // 0x18 falls through to 0x28 once (0x20 is a control word) and jumps back to 0x10 once;
+        // 0x28 jumps forward to 0x48.
+        assert_eq!(code.insts[&0x18].taken_targets, BTreeSet::from([0x10]));
+        assert_eq!(code.insts[&0x28].taken_targets, BTreeSet::from([0x48]));
+        assert_eq!(code.insts[&0x10].executions, 2);
+        assert_eq!(code.back_edges(), vec![(0x18, 0x10)]);
+    }
+
+    #[test]
+    fn vectoradd_runs_straight_through_or_skips_forward() {
+        let Some((code, table)) = load("vectoradd-100-32") else {
+            return;
+        };
+        assert!(
+            table.unknown().is_empty(),
+            "unclassified: {:?}",
+            table.unknown()
+        );
+        assert!(code.back_edges().is_empty(), "vectoradd has no loop");
+        assert_eq!(code.insts.values().map(|i| i.executions).sum::<u64>(), 344);
+    }
+}
