@@ -1,0 +1,293 @@
+//! Cache building blocks: a set-associative tag array with LRU replacement and a table of
+//! miss-status holding registers (MSHRs) that merges requests to a line already being fetched.
+//!
+//! Line addresses are byte addresses with the offset bits cleared. The set index is either
+//! linear (the bits right above the line offset) or GPGPU-Sim's Fermi hash (`H` in a
+//! `-gpgpu_cache:dl1` string; Nugteren et al., HPCA 2014), which XORs line-address bits 7-11
+//! with address bits 13, 14, 15, 17 and 19 (32 or 64 sets; bit 12 is prepended for 64).
+
+use std::collections::BTreeMap;
+
+/// How an address selects a set.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SetIndex {
+    /// `(addr >> log2(line)) mod sets`.
+    Linear,
+    /// GPGPU-Sim's Fermi L1 hash (only 32 or 64 sets of 128 B lines).
+    FermiHash,
+}
+
+/// A tag array with true LRU replacement.
+#[derive(Clone, Debug)]
+pub struct TagArray {
+    sets: u32,
+    ways: u32,
+    line_log2: u32,
+    index: SetIndex,
+    /// `tags[set * ways + way]`: line address held, if valid.
+    tags: Vec<Option<u64>>,
+    /// Time of last use of each way (larger is more recent).
+    last_use: Vec<u64>,
+    now: u64,
+}
+
+/// What an access found.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Lookup {
+    /// The line is present in `way` (its LRU position is refreshed).
+    Hit { set: u32, way: u32 },
+    /// The line is absent; a fill would replace `way` of `set`, evicting `victim` if valid.
+    Miss {
+        set: u32,
+        way: u32,
+        victim: Option<u64>,
+    },
+}
+
+impl TagArray {
+    /// An empty tag array. `sets` and `line_bytes` must be powers of two; `FermiHash` needs 32
+    /// or 64 sets of 128 B lines.
+    pub fn new(sets: u32, ways: u32, line_bytes: u32, index: SetIndex) -> Self {
+        assert!(sets.is_power_of_two() && line_bytes.is_power_of_two() && ways > 0);
+        if index == SetIndex::FermiHash {
+            assert!(
+                (sets == 32 || sets == 64) && line_bytes == 128,
+                "the Fermi hash needs 32/64 sets of 128 B"
+            );
+        }
+        let n = (sets * ways) as usize;
+        Self {
+            sets,
+            ways,
+            line_log2: line_bytes.trailing_zeros(),
+            index,
+            tags: vec![None; n],
+            last_use: vec![0; n],
+            now: 0,
+        }
+    }
+
+    /// Line address of `addr`.
+    pub fn line(&self, addr: u64) -> u64 {
+        addr >> self.line_log2 << self.line_log2
+    }
+
+    /// Set of `addr`.
+    pub fn set_of(&self, addr: u64) -> u32 {
+        match self.index {
+            SetIndex::Linear => ((addr >> self.line_log2) & (self.sets as u64 - 1)) as u32,
+            SetIndex::FermiHash => {
+                let lower = (addr >> self.line_log2) & 0x1f;
+                let upper =
+                    ((addr & 0xe000) >> 13) | ((addr & 0x20000) >> 14) | ((addr & 0x80000) >> 15);
+                let mut set = lower ^ upper;
+                if self.sets == 64 {
+                    set |= (addr & 0x1000) >> 7;
+                }
+                set as u32
+            }
+        }
+    }
+
+    /// Looks `addr` up without changing anything.
+    pub fn probe(&self, addr: u64) -> Lookup {
+        let line = self.line(addr);
+        let set = self.set_of(addr);
+        let base = (set * self.ways) as usize;
+        let ways = &self.tags[base..base + self.ways as usize];
+        if let Some(w) = ways.iter().position(|t| *t == Some(line)) {
+            return Lookup::Hit { set, way: w as u32 };
+        }
+        // Victim: the first invalid way, else the least recently used (unique times).
+        let way = ways.iter().position(Option::is_none).unwrap_or_else(|| {
+            (0..self.ways as usize)
+                .min_by_key(|&w| self.last_use[base + w])
+                .expect("ways > 0")
+        });
+        Lookup::Miss {
+            set,
+            way: way as u32,
+            victim: ways[way],
+        }
+    }
+
+    /// Looks `addr` up and, on a hit, makes the line most recently used.
+    pub fn access(&mut self, addr: u64) -> Lookup {
+        let r = self.probe(addr);
+        if let Lookup::Hit { set, way } = r {
+            self.touch(set, way);
+        }
+        r
+    }
+
+    /// Installs the line of `addr` (most recently used), returning the evicted line, if any.
+    /// Installing a present line only refreshes it.
+    pub fn fill(&mut self, addr: u64) -> Option<u64> {
+        match self.probe(addr) {
+            Lookup::Hit { set, way } => {
+                self.touch(set, way);
+                None
+            }
+            Lookup::Miss { set, way, victim } => {
+                self.tags[(set * self.ways + way) as usize] = Some(self.line(addr));
+                self.touch(set, way);
+                victim
+            }
+        }
+    }
+
+    /// Removes the line of `addr` if present (evict-on-write); true if it was present.
+    pub fn invalidate(&mut self, addr: u64) -> bool {
+        match self.probe(addr) {
+            Lookup::Hit { set, way } => {
+                self.tags[(set * self.ways + way) as usize] = None;
+                true
+            }
+            Lookup::Miss { .. } => false,
+        }
+    }
+
+    fn touch(&mut self, set: u32, way: u32) {
+        self.now += 1;
+        self.last_use[(set * self.ways + way) as usize] = self.now;
+    }
+}
+
+/// Why the MSHR table cannot take a request.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MshrFull {
+    /// No free entry for a new line.
+    NoEntry,
+    /// The line's entry already merges the maximum number of requests.
+    MergeLimit,
+}
+
+/// Miss-status holding registers: one entry per line being fetched, each merging up to
+/// `max_merge` requests (GPGPU-Sim `mshr_table`). `R` is the request type.
+#[derive(Clone, Debug)]
+pub struct MshrTable<R> {
+    entries: usize,
+    max_merge: usize,
+    pending: BTreeMap<u64, Vec<R>>,
+}
+
+impl<R> MshrTable<R> {
+    /// A table of `entries` entries merging up to `max_merge` requests each.
+    pub fn new(entries: usize, max_merge: usize) -> Self {
+        Self {
+            entries,
+            max_merge,
+            pending: BTreeMap::new(),
+        }
+    }
+
+    /// Whether `line` is already being fetched (a new request would merge).
+    pub fn probe(&self, line: u64) -> bool {
+        self.pending.contains_key(&line)
+    }
+
+    /// Whether a request for `line` can be taken now, and if not, why.
+    pub fn check(&self, line: u64) -> Result<(), MshrFull> {
+        match self.pending.get(&line) {
+            Some(reqs) if reqs.len() >= self.max_merge => Err(MshrFull::MergeLimit),
+            Some(_) => Ok(()),
+            None if self.pending.len() >= self.entries => Err(MshrFull::NoEntry),
+            None => Ok(()),
+        }
+    }
+
+    /// Adds a request; returns true if it opened a new entry (a fetch must be sent) and false
+    /// if it merged into a pending one.
+    pub fn add(&mut self, line: u64, req: R) -> Result<bool, MshrFull> {
+        self.check(line)?;
+        let reqs = self.pending.entry(line).or_default();
+        reqs.push(req);
+        Ok(reqs.len() == 1)
+    }
+
+    /// The fill of `line` arrived: its entry is freed and its requests returned in order.
+    pub fn fill(&mut self, line: u64) -> Vec<R> {
+        self.pending.remove(&line).unwrap_or_default()
+    }
+
+    /// Entries in use.
+    pub fn occupied(&self) -> usize {
+        self.pending.len()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lru_evicts_the_least_recently_used_way() {
+        // 2 sets x 2 ways of 128 B: lines 0x000, 0x100, 0x200 map to set 0.
+        let mut t = TagArray::new(2, 2, 128, SetIndex::Linear);
+        assert!(matches!(t.access(0x000), Lookup::Miss { victim: None, .. }));
+        assert_eq!(t.fill(0x000), None);
+        assert_eq!(t.fill(0x100), None);
+        assert!(
+            matches!(t.access(0x010), Lookup::Hit { .. }),
+            "same line, other offset"
+        );
+        // 0x000 was used after 0x100: 0x100 is the LRU victim.
+        assert_eq!(t.fill(0x200), Some(0x100));
+        assert!(matches!(
+            t.access(0x100),
+            Lookup::Miss {
+                victim: Some(0x000),
+                ..
+            }
+        ));
+        assert!(matches!(t.probe(0x200), Lookup::Hit { .. }));
+        // Set 1 is untouched by all of this.
+        assert_eq!(t.fill(0x080), None);
+        assert!(t.invalidate(0x200) && !t.invalidate(0x200));
+        assert!(
+            matches!(t.probe(0x300), Lookup::Miss { victim: None, .. }),
+            "the freed way is reused first"
+        );
+    }
+
+    #[test]
+    fn fermi_hash_spreads_a_large_stride_over_sets() {
+        let lin = TagArray::new(32, 4, 128, SetIndex::Linear);
+        let hash = TagArray::new(32, 4, 128, SetIndex::FermiHash);
+        // A 4 KB stride hits one linear set but several hashed ones.
+        let addrs: Vec<u64> = (0..8).map(|i| i * 4096).collect();
+        let lin_sets: std::collections::BTreeSet<_> =
+            addrs.iter().map(|&a| lin.set_of(a)).collect();
+        let hash_sets: std::collections::BTreeSet<_> =
+            addrs.iter().map(|&a| hash.set_of(a)).collect();
+        assert_eq!(lin_sets.len(), 1);
+        assert_eq!(
+            hash_sets.len(),
+            4,
+            "bits 13-14 vary over 8 x 4 KB: {hash_sets:?}"
+        );
+        // Worked values: bits 7-11 = 3 and bit 13 set -> 3 ^ 1 = 2; 64 sets add bit 12.
+        assert_eq!(hash.set_of(0x2180), 2);
+        assert_eq!(
+            TagArray::new(64, 6, 128, SetIndex::FermiHash).set_of(0x3180),
+            2 | 32
+        );
+        assert!(hash.set_of(u64::MAX) < 32);
+    }
+
+    #[test]
+    fn mshrs_merge_up_to_the_limit_and_run_out_of_entries() {
+        let mut m: MshrTable<u32> = MshrTable::new(2, 3);
+        assert_eq!(m.add(0x100, 1), Ok(true), "first miss opens an entry");
+        assert_eq!(m.add(0x100, 2), Ok(false), "second merges");
+        assert_eq!(m.add(0x100, 3), Ok(false));
+        assert_eq!(m.add(0x100, 4), Err(MshrFull::MergeLimit));
+        assert_eq!(m.add(0x200, 5), Ok(true));
+        assert_eq!(m.check(0x300), Err(MshrFull::NoEntry));
+        assert_eq!(m.occupied(), 2);
+        assert_eq!(m.fill(0x100), vec![1, 2, 3], "requests come back in order");
+        assert!(!m.probe(0x100));
+        assert_eq!(m.add(0x300, 6), Ok(true), "the freed entry is reusable");
+        assert!(m.fill(0x999).is_empty());
+    }
+}
