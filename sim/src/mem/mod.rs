@@ -2,6 +2,8 @@
 //!
 //! * [`coalescer`]: a warp's per-thread addresses to memory transactions (GPGPU-Sim's rule).
 //! * [`cache`]: tag array with LRU (linear or Fermi-hash set index) and MSHR table.
+//! * [`dram`]: one DRAM channel: banks, row buffers, timing constraints, FR-FCFS.
 
 pub mod cache;
 pub mod coalescer;
+pub mod dram;

@@ -1,0 +1,243 @@
+//! One DRAM channel: banks with row buffers, the GDDR5/HBM timing constraints of
+//! [`DramTiming`], and an FR-FCFS scheduler (first ready, first come first served: row hits
+//! before anything else, then the oldest request). Time is in DRAM command-clock cycles.
+//!
+//! Each cycle the channel issues at most one command on its command bus:
+//! 1. a column command (`RD`/`WR`) for the oldest queued request that hits an open row and is
+//!    legal now;
+//! 2. otherwise, for the oldest request whose bank can be made ready: `PRE` if another row is
+//!    open there (never while a queued request still hits that row), or `ACT` if the bank is
+//!    closed.
+//!
+//! A column command moves `burst_length` transfers of the channel's data bus
+//! (`chips * chip_bus_bytes` wide), occupying it for `burst_length / data_rate` cycles; read
+//! data starts `CL` cycles after `RD`, write data `WL` cycles after `WR`.
+//!
+//! Address mapping (within the channel's local address space): consecutive `row_bytes`
+//! chunks go to consecutive banks, so a stream walks all banks before reusing one; `row` is the
+//! chunk index divided by the number of banks.
+
+use crate::config::{DramConfig, DramTiming};
+use std::collections::VecDeque;
+
+/// A command on the DRAM command bus.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Cmd {
+    /// Open `row` in `bank`.
+    Act { bank: u32, row: u64 },
+    /// Close the open row of `bank`.
+    Pre { bank: u32 },
+    /// Column read for request `id`.
+    Rd { bank: u32, id: u64 },
+    /// Column write for request `id`.
+    Wr { bank: u32, id: u64 },
+}
+
+/// A memory request to the channel.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Request {
+    /// Caller's id, returned on completion.
+    pub id: u64,
+    /// Address in the channel's local address space.
+    pub addr: u64,
+    /// Write (true) or read.
+    pub write: bool,
+}
+
+#[derive(Clone, Copy, Debug)]
+struct Queued {
+    req: Request,
+    bank: u32,
+    row: u64,
+}
+
+#[derive(Clone, Copy, Debug, Default)]
+struct Bank {
+    open_row: Option<u64>,
+    /// Earliest cycle for each command to this bank.
+    next_act: u64,
+    next_col: u64,
+    next_pre: u64,
+    /// No column command has used the open row since its `ACT` (the next one is a row miss).
+    fresh: bool,
+}
+
+/// One DRAM channel with its FR-FCFS queue.
+#[derive(Clone, Debug)]
+pub struct Channel {
+    t: DramTiming,
+    banks: Vec<Bank>,
+    row_bytes: u64,
+    burst_cycles: u64,
+    queue: VecDeque<Queued>,
+    capacity: usize,
+    now: u64,
+    next_act_any: u64,
+    next_col_any: u64,
+    bus_free: u64,
+    /// Completed requests as (id, cycle the last data beat arrives).
+    done: Vec<(u64, u64)>,
+    /// Cycles the data bus carried data.
+    pub busy_cycles: u64,
+    /// Column commands to a row that an earlier column command already used (row hits).
+    pub row_hits: u64,
+    /// Column commands issued.
+    pub columns: u64,
+}
+
+impl Channel {
+    /// A channel of `cfg`'s geometry and timing.
+    pub fn new(cfg: &DramConfig) -> Self {
+        Self {
+            t: cfg.timing.clone(),
+            banks: vec![Bank::default(); cfg.banks as usize],
+            row_bytes: cfg.row_bytes as u64,
+            burst_cycles: (cfg.burst_length / cfg.data_rate).max(1) as u64,
+            queue: VecDeque::new(),
+            capacity: cfg.scheduler_queue as usize,
+            now: 0,
+            next_act_any: 0,
+            next_col_any: 0,
+            bus_free: 0,
+            done: vec![],
+            busy_cycles: 0,
+            row_hits: 0,
+            columns: 0,
+        }
+    }
+
+    /// Bytes one column command transfers.
+    pub fn bytes_per_column(cfg: &DramConfig) -> u64 {
+        (cfg.chips_per_channel * cfg.chip_bus_bytes * cfg.burst_length) as u64
+    }
+
+    /// Bank and row of a local address.
+    pub fn map(&self, addr: u64) -> (u32, u64) {
+        let chunk = addr / self.row_bytes;
+        let n = self.banks.len() as u64;
+        ((chunk % n) as u32, chunk / n)
+    }
+
+    /// Whether the scheduler queue has room.
+    pub fn can_accept(&self) -> bool {
+        self.queue.len() < self.capacity
+    }
+
+    /// Queues a request; false (and nothing queued) when the queue is full.
+    pub fn push(&mut self, req: Request) -> bool {
+        if !self.can_accept() {
+            return false;
+        }
+        let (bank, row) = self.map(req.addr);
+        self.queue.push_back(Queued { req, bank, row });
+        true
+    }
+
+    /// Requests queued.
+    pub fn queued(&self) -> usize {
+        self.queue.len()
+    }
+
+    /// Current cycle.
+    pub fn now(&self) -> u64 {
+        self.now
+    }
+
+    /// Takes the completed requests (id, completion cycle).
+    pub fn take_done(&mut self) -> Vec<(u64, u64)> {
+        std::mem::take(&mut self.done)
+    }
+
+    /// One command-clock cycle; returns the command issued, if any.
+    pub fn cycle(&mut self) -> Option<Cmd> {
+        let cmd = self.schedule();
+        self.now += 1;
+        cmd
+    }
+
+    fn schedule(&mut self) -> Option<Cmd> {
+        let now = self.now;
+        let t = self.t.clone();
+        // 1. Oldest row hit whose column command is legal now.
+        let hit = self.queue.iter().position(|q| {
+            let b = &self.banks[q.bank as usize];
+            b.open_row == Some(q.row) && b.next_col <= now && self.next_col_any <= now && {
+                let data_start = now + if q.req.write { t.wl } else { t.cl } as u64;
+                data_start >= self.bus_free
+            }
+        });
+        if let Some(i) = hit {
+            let q = self.queue.remove(i).expect("index is valid");
+            let b = &mut self.banks[q.bank as usize];
+            let lat = if q.req.write { t.wl } else { t.cl } as u64;
+            let data_start = now + lat;
+            let data_end = data_start + self.burst_cycles;
+            self.bus_free = data_end;
+            self.busy_cycles += self.burst_cycles;
+            self.next_col_any = now + t.ccd as u64;
+            // A precharge must wait for the data (reads) or write recovery (writes).
+            let pre_after = if q.req.write {
+                data_end + t.wr as u64
+            } else {
+                now + self.burst_cycles
+            };
+            b.next_pre = b.next_pre.max(pre_after);
+            self.columns += 1;
+            if !std::mem::take(&mut b.fresh) {
+                self.row_hits += 1;
+            }
+            self.done.push((q.req.id, data_end));
+            return Some(if q.req.write {
+                Cmd::Wr {
+                    bank: q.bank,
+                    id: q.req.id,
+                }
+            } else {
+                Cmd::Rd {
+                    bank: q.bank,
+                    id: q.req.id,
+                }
+            });
+        }
+        // 2. Prepare the bank of the oldest request that needs it.
+        for k in 0..self.queue.len() {
+            let q = self.queue[k];
+            let b = self.banks[q.bank as usize];
+            match b.open_row {
+                Some(r) if r == q.row => continue, // waits for its column command
+                Some(_) => {
+                    // Never close a row some queued request still hits.
+                    let wanted = self
+                        .queue
+                        .iter()
+                        .any(|o| o.bank == q.bank && Some(o.row) == b.open_row);
+                    if !wanted && b.next_pre <= now {
+                        let b = &mut self.banks[q.bank as usize];
+                        b.open_row = None;
+                        b.next_act = b.next_act.max(now + t.rp as u64);
+                        return Some(Cmd::Pre { bank: q.bank });
+                    }
+                }
+                None => {
+                    if b.next_act <= now && self.next_act_any <= now {
+                        let b = &mut self.banks[q.bank as usize];
+                        b.open_row = Some(q.row);
+                        b.next_col = now + t.rcd as u64;
+                        b.next_pre = now + t.ras as u64;
+                        b.next_act = now + t.rc as u64;
+                        self.next_act_any = now + t.rrd as u64;
+                        b.fresh = true;
+                        return Some(Cmd::Act {
+                            bank: q.bank,
+                            row: q.row,
+                        });
+                    }
+                }
+            }
+        }
+        None
+    }
+}
+
+#[cfg(test)]
+mod tests;
