@@ -5,11 +5,13 @@
 //! * [`blocks`]: the golden models, one module per block, plus the catalog of blocks,
 //!   policies and presets that the CLI and the generator share.
 //! * [`config`]: `GpuConfig`, the papers' GPU presets, validation.
+//! * [`core`]: the SM side of the GPU model (occupancy).
 //! * [`mem`]: memory-system components (coalescer).
 //! * [`workload`]: what the GPU model runs (Accel-Sim traces).
 
 pub mod block;
 pub mod blocks;
 pub mod config;
+pub mod core;
 pub mod mem;
 pub mod workload;
