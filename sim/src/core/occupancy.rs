@@ -71,11 +71,10 @@ pub fn occupancy(sm: &SmConfig, fp: &Footprint) -> Result<Occupancy, DoesNotFit>
     let padded = fp.threads.div_ceil(warp) * warp;
     let regs = (fp.regs_per_thread + 3) & !3;
     let by_threads = sm.max_threads.checked_div(padded).unwrap_or(0);
-    let by_shared_mem = if fp.shmem_bytes > 0 {
-        sm.shared_mem_bytes / fp.shmem_bytes
-    } else {
-        u32::MAX
-    };
+    let by_shared_mem = sm
+        .shared_mem_bytes
+        .checked_div(fp.shmem_bytes)
+        .unwrap_or(u32::MAX);
     let by_registers = match (regs as u64) * (padded as u64) {
         0 => u32::MAX,
         per_block => (sm.registers as u64 / per_block) as u32,
