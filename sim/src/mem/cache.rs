@@ -17,31 +17,37 @@ pub enum SetIndex {
     FermiHash,
 }
 
-/// A tag array with true LRU replacement.
+/// A tag array with true LRU replacement and allocate-on-miss reservations.
 #[derive(Clone, Debug)]
 pub struct TagArray {
     sets: u32,
     ways: u32,
     line_log2: u32,
     index: SetIndex,
-    /// `tags[set * ways + way]`: line address held, if valid.
+    /// `tags[set * ways + way]`: line address held, if valid or reserved.
     tags: Vec<Option<u64>>,
     /// Time of last use of each way (larger is more recent).
     last_use: Vec<u64>,
+    /// The way holds a line whose data is still being fetched.
+    reserved: Vec<bool>,
     now: u64,
 }
 
 /// What an access found.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Lookup {
-    /// The line is present in `way` (its LRU position is refreshed).
+    /// The line is present in `way` (its LRU position is refreshed by `access`).
     Hit { set: u32, way: u32 },
+    /// The line is present but its data is still being fetched (reserved on an earlier miss).
+    HitReserved { set: u32, way: u32 },
     /// The line is absent; a fill would replace `way` of `set`, evicting `victim` if valid.
     Miss {
         set: u32,
         way: u32,
         victim: Option<u64>,
     },
+    /// The line is absent and every way of its set is reserved: nothing can be replaced now.
+    AllReserved { set: u32 },
 }
 
 impl TagArray {
@@ -63,6 +69,7 @@ impl TagArray {
             index,
             tags: vec![None; n],
             last_use: vec![0; n],
+            reserved: vec![false; n],
             now: 0,
         }
     }
@@ -96,18 +103,26 @@ impl TagArray {
         let base = (set * self.ways) as usize;
         let ways = &self.tags[base..base + self.ways as usize];
         if let Some(w) = ways.iter().position(|t| *t == Some(line)) {
-            return Lookup::Hit { set, way: w as u32 };
+            return if self.reserved[base + w] {
+                Lookup::HitReserved { set, way: w as u32 }
+            } else {
+                Lookup::Hit { set, way: w as u32 }
+            };
         }
-        // Victim: the first invalid way, else the least recently used (unique times).
-        let way = ways.iter().position(Option::is_none).unwrap_or_else(|| {
+        // Victim: the first invalid way, else the least recently used unreserved way (times
+        // are unique, so the choice is deterministic).
+        let way = ways.iter().position(Option::is_none).or_else(|| {
             (0..self.ways as usize)
+                .filter(|&w| !self.reserved[base + w])
                 .min_by_key(|&w| self.last_use[base + w])
-                .expect("ways > 0")
         });
-        Lookup::Miss {
-            set,
-            way: way as u32,
-            victim: ways[way],
+        match way {
+            Some(way) => Lookup::Miss {
+                set,
+                way: way as u32,
+                victim: ways[way],
+            },
+            None => Lookup::AllReserved { set },
         }
     }
 
@@ -120,11 +135,27 @@ impl TagArray {
         r
     }
 
+    /// Reserves a way for the line of `addr` on a miss (allocate-on-miss): the victim is
+    /// evicted now and the way waits for [`TagArray::fill`]. Only a `Miss` reserves; the lookup
+    /// is returned either way.
+    pub fn reserve(&mut self, addr: u64) -> Lookup {
+        let r = self.probe(addr);
+        if let Lookup::Miss { set, way, .. } = r {
+            let i = (set * self.ways + way) as usize;
+            self.tags[i] = Some(self.line(addr));
+            self.reserved[i] = true;
+            self.touch(set, way);
+        }
+        r
+    }
+
     /// Installs the line of `addr` (most recently used), returning the evicted line, if any.
-    /// Installing a present line only refreshes it.
+    /// A reserved line becomes valid; a present line is only refreshed; with every way of the
+    /// set reserved nothing is installed.
     pub fn fill(&mut self, addr: u64) -> Option<u64> {
         match self.probe(addr) {
-            Lookup::Hit { set, way } => {
+            Lookup::Hit { set, way } | Lookup::HitReserved { set, way } => {
+                self.reserved[(set * self.ways + way) as usize] = false;
                 self.touch(set, way);
                 None
             }
@@ -133,17 +164,19 @@ impl TagArray {
                 self.touch(set, way);
                 victim
             }
+            Lookup::AllReserved { .. } => None,
         }
     }
 
-    /// Removes the line of `addr` if present (evict-on-write); true if it was present.
+    /// Removes the line of `addr` if present and valid (evict-on-write); true if it was. A
+    /// line still being fetched stays reserved.
     pub fn invalidate(&mut self, addr: u64) -> bool {
         match self.probe(addr) {
             Lookup::Hit { set, way } => {
                 self.tags[(set * self.ways + way) as usize] = None;
                 true
             }
-            Lookup::Miss { .. } => false,
+            Lookup::HitReserved { .. } | Lookup::Miss { .. } | Lookup::AllReserved { .. } => false,
         }
     }
 
@@ -248,6 +281,36 @@ mod tests {
             matches!(t.probe(0x300), Lookup::Miss { victim: None, .. }),
             "the freed way is reused first"
         );
+    }
+
+    #[test]
+    fn reserved_ways_are_not_victims_until_filled() {
+        let mut t = TagArray::new(1, 2, 128, SetIndex::Linear);
+        assert!(matches!(
+            t.reserve(0x000),
+            Lookup::Miss { victim: None, .. }
+        ));
+        assert!(matches!(t.probe(0x000), Lookup::HitReserved { .. }));
+        assert!(matches!(
+            t.reserve(0x080),
+            Lookup::Miss { victim: None, .. }
+        ));
+        assert_eq!(
+            t.probe(0x100),
+            Lookup::AllReserved { set: 0 },
+            "both ways wait for data"
+        );
+        assert!(!t.invalidate(0x000), "a pending line is not invalidated");
+        t.fill(0x080);
+        assert!(matches!(t.probe(0x080), Lookup::Hit { .. }));
+        // Only the filled way can be replaced, though the reserved one is older.
+        assert!(matches!(
+            t.reserve(0x100),
+            Lookup::Miss {
+                victim: Some(0x080),
+                ..
+            }
+        ));
     }
 
     #[test]

@@ -1,0 +1,294 @@
+//! A data cache's access path (no timing yet), as GPGPU-Sim's Fermi L1D behaves:
+//! allocate-on-miss reads, and write-through, no-write-allocate, evict-on-write stores.
+//!
+//! A read
+//! * **hits** a valid line;
+//! * **hits reserved** a line being fetched: it merges into that line's MSHR entry;
+//! * **misses**: a way is reserved (its victim evicted), an MSHR entry opened and a fetch put in
+//!   the miss queue;
+//! * **fails** (the requester retries later) when the miss queue is full, no MSHR entry is
+//!   free, the line's entry merges no more requests, or every way of the set is reserved.
+//!
+//! A write goes through to the next level via the miss queue (failing only when it is full) and
+//! invalidates a valid copy of its line; it never allocates.
+
+use super::cache::{Lookup, MshrFull, MshrTable, SetIndex, TagArray};
+use crate::config::CacheConfig;
+use serde::Serialize;
+use std::collections::VecDeque;
+
+/// Why an access could not be taken this cycle.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Fail {
+    /// The miss queue to the next level is full.
+    MissQueueFull,
+    /// No free MSHR entry for a new line.
+    MshrFull,
+    /// The line's MSHR entry already merges its maximum number of requests.
+    MergeLimit,
+    /// Every way of the set waits for data.
+    AllWaysReserved,
+}
+
+/// Result of one access.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Outcome {
+    /// Read hit.
+    Hit,
+    /// Read merged into the pending fetch of its line.
+    HitReserved,
+    /// Read miss: a fetch was queued.
+    Miss,
+    /// Write sent through to the next level (`evicted`: a valid copy was invalidated).
+    WriteThrough {
+        /// A valid copy of the line was invalidated.
+        evicted: bool,
+    },
+    /// Not taken; retry.
+    Fail(Fail),
+}
+
+/// A request from this cache to the next level.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Fetch {
+    /// Line address.
+    pub line: u64,
+    /// Write-through (true) or line fetch.
+    pub write: bool,
+}
+
+/// Access counters.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct CacheStats {
+    /// Reads taken (hits + hit-reserved + misses).
+    pub reads: u64,
+    /// Writes taken.
+    pub writes: u64,
+    /// Read hits.
+    pub hits: u64,
+    /// Reads merged into a pending fetch.
+    pub hit_reserved: u64,
+    /// Read misses (fetches sent).
+    pub misses: u64,
+    /// Accesses refused (reservation failures).
+    pub fails: u64,
+}
+
+/// A data cache of `R`-identified requests.
+#[derive(Clone, Debug)]
+pub struct DataCache<R> {
+    tags: TagArray,
+    mshrs: MshrTable<R>,
+    miss_queue: VecDeque<Fetch>,
+    miss_queue_cap: usize,
+    /// Counters.
+    pub stats: CacheStats,
+}
+
+impl<R> DataCache<R> {
+    /// A cache of geometry `cfg` with set index function `index`.
+    pub fn new(cfg: &CacheConfig, index: SetIndex) -> Self {
+        Self {
+            tags: TagArray::new(cfg.sets(), cfg.ways, cfg.line_bytes, index),
+            mshrs: MshrTable::new(cfg.mshrs as usize, cfg.mshr_merge as usize),
+            miss_queue: VecDeque::new(),
+            miss_queue_cap: cfg.miss_queue as usize,
+            stats: CacheStats::default(),
+        }
+    }
+
+    fn fail(&mut self, why: Fail) -> Outcome {
+        self.stats.fails += 1;
+        Outcome::Fail(why)
+    }
+
+    /// One access of request `req` to `addr`.
+    pub fn access(&mut self, addr: u64, write: bool, req: R) -> Outcome {
+        let line = self.tags.line(addr);
+        if self.miss_queue.len() >= self.miss_queue_cap
+            && (write
+                || !matches!(
+                    self.tags.probe(addr),
+                    Lookup::Hit { .. } | Lookup::HitReserved { .. }
+                ))
+        {
+            return self.fail(Fail::MissQueueFull);
+        }
+        if write {
+            let evicted = self.tags.invalidate(addr);
+            self.miss_queue.push_back(Fetch { line, write: true });
+            self.stats.writes += 1;
+            return Outcome::WriteThrough { evicted };
+        }
+        match self.tags.probe(addr) {
+            Lookup::Hit { .. } => {
+                self.tags.access(addr);
+                self.stats.reads += 1;
+                self.stats.hits += 1;
+                Outcome::Hit
+            }
+            Lookup::HitReserved { .. } => match self.mshrs.add(line, req) {
+                Ok(_) => {
+                    self.stats.reads += 1;
+                    self.stats.hit_reserved += 1;
+                    Outcome::HitReserved
+                }
+                Err(MshrFull::MergeLimit) => self.fail(Fail::MergeLimit),
+                Err(MshrFull::NoEntry) => unreachable!("a reserved line has its MSHR entry"),
+            },
+            Lookup::AllReserved { .. } => self.fail(Fail::AllWaysReserved),
+            Lookup::Miss { .. } => match self.mshrs.check(line) {
+                Err(_) => self.fail(Fail::MshrFull),
+                Ok(()) => {
+                    self.tags.reserve(addr);
+                    self.mshrs.add(line, req).expect("checked");
+                    self.miss_queue.push_back(Fetch { line, write: false });
+                    self.stats.reads += 1;
+                    self.stats.misses += 1;
+                    Outcome::Miss
+                }
+            },
+        }
+    }
+
+    /// The oldest request for the next level, if any.
+    pub fn pop_fetch(&mut self) -> Option<Fetch> {
+        self.miss_queue.pop_front()
+    }
+
+    /// Data for `line` arrived: the line becomes valid and the waiting requests are returned in
+    /// arrival order.
+    pub fn fill(&mut self, line: u64) -> Vec<R> {
+        self.tags.fill(line);
+        self.mshrs.fill(line)
+    }
+
+    /// MSHR entries in use.
+    pub fn mshrs_occupied(&self) -> usize {
+        self.mshrs.occupied()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cache(sets: u32, ways: u32, mshrs: u32, merge: u32, mq: u32) -> DataCache<u32> {
+        let cfg = CacheConfig {
+            size_bytes: sets * ways * 128,
+            line_bytes: 128,
+            ways,
+            mshrs,
+            mshr_merge: merge,
+            miss_queue: mq,
+            latency: 1,
+        };
+        DataCache::new(&cfg, SetIndex::Linear)
+    }
+
+    #[test]
+    fn misses_merge_and_fills_wake_every_waiting_request() {
+        let mut c = cache(4, 2, 4, 8, 4);
+        assert_eq!(c.access(0x1000, false, 1), Outcome::Miss);
+        assert_eq!(
+            c.access(0x1010, false, 2),
+            Outcome::HitReserved,
+            "same line: merged"
+        );
+        assert_eq!(
+            c.pop_fetch(),
+            Some(Fetch {
+                line: 0x1000,
+                write: false
+            })
+        );
+        assert_eq!(c.pop_fetch(), None, "one fetch for the merged pair");
+        assert_eq!(c.fill(0x1000), vec![1, 2]);
+        assert_eq!(c.access(0x1040, false, 3), Outcome::Hit);
+        assert_eq!(
+            c.stats,
+            CacheStats {
+                reads: 3,
+                writes: 0,
+                hits: 1,
+                hit_reserved: 1,
+                misses: 1,
+                fails: 0
+            }
+        );
+    }
+
+    #[test]
+    fn each_resource_limit_fails_the_access() {
+        // 1 MSHR entry merging 2 requests, miss queue of 1, 1 set x 2 ways.
+        let mut c = cache(1, 2, 1, 2, 1);
+        assert_eq!(c.access(0x000, false, 1), Outcome::Miss);
+        assert_eq!(
+            c.access(0x080, false, 2),
+            Outcome::Fail(Fail::MissQueueFull)
+        );
+        c.pop_fetch();
+        assert_eq!(c.access(0x080, false, 2), Outcome::Fail(Fail::MshrFull));
+        assert_eq!(c.access(0x000, false, 3), Outcome::HitReserved);
+        assert_eq!(c.access(0x000, false, 4), Outcome::Fail(Fail::MergeLimit));
+        assert_eq!(c.fill(0x000), vec![1, 3]);
+        // Two reserved ways leave nothing to replace.
+        let mut c = cache(1, 2, 4, 4, 4);
+        c.access(0x000, false, 1);
+        c.access(0x080, false, 2);
+        assert_eq!(
+            c.access(0x100, false, 3),
+            Outcome::Fail(Fail::AllWaysReserved)
+        );
+        assert_eq!(c.stats.fails, 1);
+    }
+
+    #[test]
+    fn writes_go_through_evict_and_never_allocate() {
+        let mut c = cache(4, 2, 4, 4, 8);
+        c.access(0x200, false, 1);
+        c.pop_fetch();
+        c.fill(0x200);
+        assert_eq!(c.access(0x200, false, 2), Outcome::Hit);
+        assert_eq!(
+            c.access(0x204, true, 3),
+            Outcome::WriteThrough { evicted: true }
+        );
+        assert_eq!(
+            c.pop_fetch(),
+            Some(Fetch {
+                line: 0x200,
+                write: true
+            })
+        );
+        assert_eq!(
+            c.access(0x200, false, 4),
+            Outcome::Miss,
+            "the write evicted the line"
+        );
+        assert_eq!(
+            c.access(0x900, true, 5),
+            Outcome::WriteThrough { evicted: false }
+        );
+        c.pop_fetch();
+        c.pop_fetch();
+        assert_eq!(
+            c.access(0x900, false, 6),
+            Outcome::Miss,
+            "the write did not allocate"
+        );
+    }
+
+    #[test]
+    fn a_full_miss_queue_does_not_block_hits() {
+        let mut c = cache(4, 2, 4, 4, 1);
+        c.access(0x000, false, 1);
+        c.pop_fetch();
+        c.fill(0x000);
+        c.access(0x800, false, 2); // queue now full
+        assert_eq!(c.access(0x000, false, 3), Outcome::Hit);
+        assert_eq!(c.access(0x800, false, 4), Outcome::HitReserved);
+        assert_eq!(c.access(0x000, true, 5), Outcome::Fail(Fail::MissQueueFull));
+    }
+}
