@@ -2,12 +2,14 @@
 //!
 //! * [`coalescer`]: a warp's per-thread addresses to memory transactions (GPGPU-Sim's rule).
 //! * [`cache`]: tag array with LRU (linear or Fermi-hash set index) and MSHR table.
+//! * [`crossbar`]: SM-to-memory crossbar: flits, per-port bandwidth, round robin, latency.
 //! * [`data_cache`]: a data cache's access path (Fermi L1D policies), on top of [`cache`].
 //! * [`dram`]: one DRAM channel: banks, row buffers, timing constraints, FR-FCFS.
 //! * [`shared_mem`]: shared-memory bank conflicts.
 
 pub mod cache;
 pub mod coalescer;
+pub mod crossbar;
 pub mod data_cache;
 pub mod dram;
 pub mod shared_mem;
