@@ -29,6 +29,8 @@ enum Command {
     Blocks(cmd::blocks::BlocksArgs),
     /// GPU configurations of the golden model: list the presets, show one.
     Config(cmd::config::ConfigArgs),
+    /// Accel-Sim traces: summarize one.
+    Trace(cmd::trace::TraceArgs),
 }
 
 fn main() -> ExitCode {
@@ -40,6 +42,7 @@ fn main() -> ExitCode {
         Command::Regress(a) => cmd::regress::run(a),
         Command::Blocks(a) => cmd::blocks::run(a),
         Command::Config(a) => cmd::config::run(a),
+        Command::Trace(a) => cmd::trace::run(a),
     };
     match result {
         Ok(code) => code,

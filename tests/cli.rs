@@ -145,3 +145,30 @@ fn config_show_prints_a_preset_that_loads_back() {
         text(&o4)
     );
 }
+
+#[test]
+fn trace_info_summarizes_the_real_traces() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/traces/vectoradd-100-32");
+    if !dir.is_dir() {
+        eprintln!(
+            "SKIP: {} not found (the shared traces live beside the repository)",
+            dir.display()
+        );
+        return;
+    }
+    let o = gpusched(&["trace", "info", dir.to_str().unwrap(), "--json"]);
+    assert!(o.status.success(), "{}", text(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let k = &v["kernels"][0];
+    assert_eq!(
+        (
+            k["warp_instructions"].as_u64(),
+            k["thread_instructions"].as_u64()
+        ),
+        (Some(344), Some(10_516))
+    );
+    assert_eq!(k["occupancy"]["blocks"], 1);
+    let o = gpusched(&["trace", "info", "/no/such/trace"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(text(&o).contains("/no/such/trace"), "{}", text(&o));
+}

@@ -7,6 +7,7 @@
 pub mod accelsim;
 pub mod sass;
 pub mod static_code;
+pub mod summary;
 
 use serde::{Deserialize, Serialize};
 

@@ -1,0 +1,149 @@
+//! A trace's summary: per kernel, its dimensions, resources, instruction counts and opcode-class
+//! mix, read in one streaming pass (`gpusched trace info`).
+
+use super::accelsim::{read_kernelslist, Command, KernelTrace, TraceError};
+use super::sass::{OpClass, OpcodeTable};
+use serde::Serialize;
+use std::collections::BTreeMap;
+use std::path::Path;
+
+/// Summary of one kernel launch.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct KernelSummary {
+    /// Mangled name.
+    pub name: String,
+    /// Launch id.
+    pub id: u32,
+    /// Grid, blocks `[x, y, z]`.
+    pub grid: [u32; 3],
+    /// Block, threads `[x, y, z]`.
+    pub block: [u32; 3],
+    /// Registers per thread.
+    pub nregs: u32,
+    /// Shared memory per block, bytes.
+    pub shmem_bytes: u32,
+    /// Thread blocks in the trace.
+    pub blocks: u64,
+    /// Warp instructions.
+    pub warp_instructions: u64,
+    /// Thread instructions (active lanes summed).
+    pub thread_instructions: u64,
+    /// Warp instructions per opcode class.
+    pub classes: BTreeMap<String, u64>,
+    /// Opcodes not in the classification table (run as integer ALU).
+    pub unknown_opcodes: Vec<String>,
+}
+
+/// Summary of a trace directory.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct TraceSummary {
+    /// Host-to-device copies, bytes in total.
+    pub memcpy_bytes: u64,
+    /// Kernels in launch order.
+    pub kernels: Vec<KernelSummary>,
+}
+
+fn class_name(c: OpClass) -> String {
+    serde_json::to_value(c)
+        .ok()
+        .and_then(|v| v.as_str().map(str::to_string))
+        .unwrap_or_default()
+}
+
+/// Reads the whole trace in `dir` once; `progress(blocks_done, blocks_total)` is called after
+/// every thread block.
+pub fn summarize(
+    dir: &Path,
+    progress: &mut dyn FnMut(u64, u64),
+) -> Result<TraceSummary, TraceError> {
+    let mut out = TraceSummary {
+        memcpy_bytes: 0,
+        kernels: vec![],
+    };
+    for cmd in read_kernelslist(dir)? {
+        let path = match cmd {
+            Command::MemcpyHtoD { bytes, .. } => {
+                out.memcpy_bytes += bytes;
+                continue;
+            }
+            Command::Kernel { path } => path,
+        };
+        let mut k = KernelTrace::open(&path)?;
+        let h = k.header.clone();
+        let grid = [h.grid.x, h.grid.y, h.grid.z];
+        let block = [h.block.x, h.block.y, h.block.z];
+        let total = h.grid.volume();
+        let mut per_opcode: Vec<u64> = vec![];
+        let mut s = KernelSummary {
+            name: h.name.clone(),
+            id: h.id,
+            grid,
+            block,
+            nregs: h.nregs,
+            shmem_bytes: h.shmem_bytes,
+            blocks: 0,
+            warp_instructions: 0,
+            thread_instructions: 0,
+            classes: BTreeMap::new(),
+            unknown_opcodes: vec![],
+        };
+        while let Some(tb) = k.next_block()? {
+            s.blocks += 1;
+            for inst in tb.warps.iter().flatten() {
+                s.warp_instructions += 1;
+                s.thread_instructions += inst.active_threads() as u64;
+                let i = inst.opcode as usize;
+                if per_opcode.len() <= i {
+                    per_opcode.resize(i + 1, 0);
+                }
+                per_opcode[i] += 1;
+            }
+            progress(s.blocks, total);
+        }
+        let mut table = OpcodeTable::default();
+        table.update(k.opcodes());
+        for (id, n) in per_opcode.iter().enumerate() {
+            *s.classes
+                .entry(class_name(table.class(id as u16)))
+                .or_default() += n;
+        }
+        s.unknown_opcodes = table.unknown().to_vec();
+        out.kernels.push(s);
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn matrixmul_summary() {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/traces/matrixmul-32-32");
+        if !dir.is_dir() {
+            eprintln!(
+                "SKIP: {} not found (the shared traces live beside the repository)",
+                dir.display()
+            );
+            return;
+        }
+        let mut calls = 0;
+        let s = summarize(&dir, &mut |done, total| {
+            calls += 1;
+            assert!(done <= total);
+        })
+        .unwrap();
+        assert_eq!(calls, 1);
+        assert_eq!(s.memcpy_bytes, 8192);
+        let k = &s.kernels[0];
+        assert_eq!(
+            (k.blocks, k.warp_instructions, k.thread_instructions),
+            (1, 4416, 139_264)
+        );
+        assert_eq!((k.block, k.nregs, k.shmem_bytes), ([32, 32, 1], 30, 8192));
+        assert_eq!(k.classes.values().sum::<u64>(), 4416);
+        assert_eq!(k.classes["load_shared"], 1280);
+        assert_eq!(k.classes["barrier"], 64);
+        assert!(k.unknown_opcodes.is_empty());
+    }
+}

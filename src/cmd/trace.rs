@@ -1,0 +1,114 @@
+//! `gpusched trace info DIR [--config PRESET|FILE] [--json]`: what an Accel-Sim trace holds.
+
+use anyhow::Result;
+use clap::{Args, Subcommand};
+use gpusim::config::GpuConfig;
+use gpusim::core::occupancy::{occupancy, Footprint};
+use gpusim::workload::summary::summarize;
+use indicatif::{ProgressBar, ProgressStyle};
+use serde_json::json;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+/// Arguments of `gpusched trace`.
+#[derive(Args)]
+pub struct TraceArgs {
+    #[command(subcommand)]
+    action: Action,
+}
+
+#[derive(Subcommand)]
+enum Action {
+    /// Summarize a trace: kernels, dimensions, instruction counts, opcode classes, occupancy.
+    Info {
+        /// Directory with kernelslist.g (or the kernelslist.g file).
+        dir: PathBuf,
+        /// GPU for the occupancy figures: preset name or .toml/.json file.
+        #[arg(long, default_value = "gtx480")]
+        config: String,
+        /// Print one JSON object.
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+/// Runs `trace`.
+pub fn run(a: TraceArgs) -> Result<ExitCode> {
+    let Action::Info { dir, config, json } = a.action;
+    let cfg = GpuConfig::load(&config)?;
+    let bar = ProgressBar::new(0);
+    bar.set_style(
+        ProgressStyle::with_template("reading [{bar:30}] {pos}/{len} blocks ({per_sec})")
+            .expect("valid template"),
+    );
+    let s = summarize(&dir, &mut |done, total| {
+        if total >= 1000 {
+            bar.set_length(total);
+            bar.set_position(done);
+        }
+    })?;
+    bar.finish_and_clear();
+    let occ: Vec<_> = s
+        .kernels
+        .iter()
+        .map(|k| {
+            let fp = Footprint {
+                threads: k.block.iter().product(),
+                regs_per_thread: k.nregs,
+                shmem_bytes: k.shmem_bytes,
+            };
+            occupancy(&cfg.sm, &fp)
+        })
+        .collect();
+    if json {
+        let kernels: Vec<_> = s
+            .kernels
+            .iter()
+            .zip(&occ)
+            .map(|(k, o)| {
+                let mut v = serde_json::to_value(k).expect("summary serializes");
+                v["occupancy"] = match o {
+                    Ok(o) => serde_json::to_value(o).expect("occupancy serializes"),
+                    Err(e) => json!({ "error": e.to_string() }),
+                };
+                v
+            })
+            .collect();
+        let v = json!({ "config": cfg.name, "memcpy_bytes": s.memcpy_bytes, "kernels": kernels });
+        println!("{}", serde_json::to_string_pretty(&v)?);
+        return Ok(ExitCode::SUCCESS);
+    }
+    println!(
+        "{}: {} kernel(s), {} B copied to the device",
+        dir.display(),
+        s.kernels.len(),
+        s.memcpy_bytes
+    );
+    for (k, o) in s.kernels.iter().zip(&occ) {
+        println!("\nkernel {} {}", k.id, k.name);
+        println!(
+            "  grid {:?} x block {:?}, {} registers/thread, {} B shared/block, {} blocks traced",
+            k.grid, k.block, k.nregs, k.shmem_bytes, k.blocks
+        );
+        println!(
+            "  {} warp instructions, {} thread instructions",
+            k.warp_instructions, k.thread_instructions
+        );
+        let mix: Vec<String> = k.classes.iter().map(|(c, n)| format!("{c} {n}")).collect();
+        println!("  classes: {}", mix.join(", "));
+        if !k.unknown_opcodes.is_empty() {
+            println!(
+                "  warning: unknown opcodes run as integer ALU: {}",
+                k.unknown_opcodes.join(", ")
+            );
+        }
+        match o {
+            Ok(o) => println!(
+                "  occupancy on {}: {} block(s)/SM, limited by {:?}",
+                cfg.name, o.blocks, o.limiter
+            ),
+            Err(e) => println!("  occupancy on {}: {e}", cfg.name),
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
