@@ -34,11 +34,7 @@ impl PortSpec {
 
     /// Mask of the `width` low bits.
     pub fn mask(&self) -> u64 {
-        if self.width >= 64 {
-            u64::MAX
-        } else {
-            (1u64 << self.width) - 1
-        }
+        low_bits(self.width as usize)
     }
 }
 
@@ -148,6 +144,15 @@ macro_rules! port_value_uint {
 }
 port_value_uint!(u8, u16, u32, u64);
 
+/// A `u64` with the `n` low bits set (all 64 for `n >= 64`).
+pub const fn low_bits(n: usize) -> u64 {
+    if n >= 64 {
+        u64::MAX
+    } else {
+        (1u64 << n) - 1
+    }
+}
+
 /// Number of bits needed to hold the values `0..n` (at least 1).
 pub const fn clog2(n: usize) -> u32 {
     let mut bits = 1;
@@ -195,5 +200,9 @@ mod tests {
         assert_eq!(clog2(8), 3);
         assert_eq!(clog2(24), 5);
         assert_eq!(clog2(48), 6);
+        assert_eq!(
+            (low_bits(0), low_bits(8), low_bits(64), low_bits(70)),
+            (0, 0xff, u64::MAX, u64::MAX)
+        );
     }
 }

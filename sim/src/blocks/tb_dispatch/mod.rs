@@ -22,7 +22,7 @@
 //!   pair rule could never fire, so BCS issues single blocks like LRR (`bcs_fallback_x1`, on by
 //!   default).
 
-use crate::block::{clog2, Block, Inspect, PortSpec};
+use crate::block::{clog2, low_bits, Block, Inspect, PortSpec};
 use crate::port_bundle;
 
 /// Dispatch policy.
@@ -68,11 +68,7 @@ impl Params {
     }
 
     fn sm_mask(&self) -> u64 {
-        if self.sms == 64 {
-            u64::MAX
-        } else {
-            (1u64 << self.sms) - 1
-        }
+        low_bits(self.sms)
     }
 }
 

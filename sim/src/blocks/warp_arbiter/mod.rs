@@ -37,7 +37,7 @@
 
 pub mod stimulus;
 
-use crate::block::{clog2, Block, Inspect, PortSpec};
+use crate::block::{clog2, low_bits, Block, Inspect, PortSpec};
 use crate::port_bundle;
 use thiserror::Error;
 
@@ -184,11 +184,7 @@ impl Params {
 
     /// Mask of the `warps` low bits.
     pub fn warp_mask(&self) -> u64 {
-        if self.warps == 64 {
-            u64::MAX
-        } else {
-            (1u64 << self.warps) - 1
-        }
+        low_bits(self.warps)
     }
 }
 
