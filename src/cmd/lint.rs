@@ -25,6 +25,13 @@ pub struct LintRow {
     pub synth: Result<u64, GateError>,
 }
 
+impl LintRow {
+    /// Neither gate failed (a missing tool is reported, not a failure).
+    pub fn passed(&self) -> bool {
+        verdict(&self.lint) != "FAIL" && verdict(&self.synth) != "FAIL"
+    }
+}
+
 /// Reads `dir/manifest.json`.
 pub fn read_manifest(dir: &Path) -> Result<Manifest> {
     let path = dir.join("manifest.json");
@@ -59,14 +66,12 @@ pub fn verdict<T>(r: &Result<T, GateError>) -> &'static str {
     }
 }
 
-/// Prints the table and the failure details; true when nothing failed (missing tools are
-/// reported but do not fail).
-pub fn print_rows(rows: &[LintRow]) -> bool {
+/// Prints the table, then each distinct failure or missing-tool message once.
+pub fn print_rows(rows: &[LintRow]) {
     println!(
         "{:<32} {:>9} {:>9} {:>8}",
         "module", "verilator", "yosys", "cells"
     );
-    let mut ok = true;
     let mut notes = vec![];
     for r in rows {
         let cells = r
@@ -85,7 +90,6 @@ pub fn print_rows(rows: &[LintRow]) -> bool {
             .into_iter()
             .flatten()
         {
-            ok &= matches!(e, GateError::ToolMissing { .. });
             let msg = e.to_string();
             if !notes.contains(&msg) {
                 notes.push(msg);
@@ -95,14 +99,14 @@ pub fn print_rows(rows: &[LintRow]) -> bool {
     for n in notes {
         eprintln!("{n}");
     }
-    ok
 }
 
 /// Runs `lint`.
 pub fn run(a: LintArgs) -> Result<ExitCode> {
     let dir = a.dir.unwrap_or_else(super::default_rtl_dir);
     let rows = lint_all(&dir)?;
-    Ok(if print_rows(&rows) {
+    print_rows(&rows);
+    Ok(if rows.iter().all(LintRow::passed) {
         ExitCode::SUCCESS
     } else {
         ExitCode::from(1)
