@@ -141,12 +141,17 @@ impl TagArray {
     pub fn reserve(&mut self, addr: u64) -> Lookup {
         let r = self.probe(addr);
         if let Lookup::Miss { set, way, .. } = r {
-            let i = (set * self.ways + way) as usize;
-            self.tags[i] = Some(self.line(addr));
-            self.reserved[i] = true;
-            self.touch(set, way);
+            self.reserve_at(addr, set, way);
         }
         r
+    }
+
+    /// Reserves `way` of `set` (from a `Miss` lookup of `addr`) without probing again.
+    pub fn reserve_at(&mut self, addr: u64, set: u32, way: u32) {
+        let i = (set * self.ways + way) as usize;
+        self.tags[i] = Some(self.line(addr));
+        self.reserved[i] = true;
+        self.touch(set, way);
     }
 
     /// Installs the line of `addr` (most recently used), returning the evicted line, if any.
@@ -180,7 +185,8 @@ impl TagArray {
         }
     }
 
-    fn touch(&mut self, set: u32, way: u32) {
+    /// Makes `way` of `set` the most recently used (for a caller that already probed).
+    pub fn touch(&mut self, set: u32, way: u32) {
         self.now += 1;
         self.last_use[(set * self.ways + way) as usize] = self.now;
     }

@@ -106,24 +106,19 @@ impl<R> DataCache<R> {
     /// One access of request `req` to `addr`.
     pub fn access(&mut self, addr: u64, write: bool, req: R) -> Outcome {
         let line = self.tags.line(addr);
-        if self.miss_queue.len() >= self.miss_queue_cap
-            && (write
-                || !matches!(
-                    self.tags.probe(addr),
-                    Lookup::Hit { .. } | Lookup::HitReserved { .. }
-                ))
-        {
-            return self.fail(Fail::MissQueueFull);
-        }
+        let queue_full = self.miss_queue.len() >= self.miss_queue_cap;
         if write {
+            if queue_full {
+                return self.fail(Fail::MissQueueFull);
+            }
             let evicted = self.tags.invalidate(addr);
             self.miss_queue.push_back(Fetch { line, write: true });
             self.stats.writes += 1;
             return Outcome::WriteThrough { evicted };
         }
         match self.tags.probe(addr) {
-            Lookup::Hit { .. } => {
-                self.tags.access(addr);
+            Lookup::Hit { set, way } => {
+                self.tags.touch(set, way);
                 self.stats.reads += 1;
                 self.stats.hits += 1;
                 Outcome::Hit
@@ -137,11 +132,12 @@ impl<R> DataCache<R> {
                 Err(MshrFull::MergeLimit) => self.fail(Fail::MergeLimit),
                 Err(MshrFull::NoEntry) => unreachable!("a reserved line has its MSHR entry"),
             },
+            _ if queue_full => self.fail(Fail::MissQueueFull),
             Lookup::AllReserved { .. } => self.fail(Fail::AllWaysReserved),
-            Lookup::Miss { .. } => match self.mshrs.check(line) {
+            Lookup::Miss { set, way, .. } => match self.mshrs.check(line) {
                 Err(_) => self.fail(Fail::MshrFull),
                 Ok(()) => {
-                    self.tags.reserve(addr);
+                    self.tags.reserve_at(addr, set, way);
                     self.mshrs.add(line, req).expect("checked");
                     self.miss_queue.push_back(Fetch { line, write: false });
                     self.stats.reads += 1;
