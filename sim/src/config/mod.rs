@@ -198,7 +198,7 @@ pub struct DramConfig {
 }
 
 /// DRAM timing constraints in command-clock cycles.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct DramTiming {
     /// Activate to activate, different banks.

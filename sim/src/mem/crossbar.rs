@@ -44,6 +44,9 @@ pub struct Crossbar<P> {
     /// Delivered packets per output: (ready cycle, payload), in order.
     out: Vec<VecDeque<(u64, P)>>,
     now: u64,
+    /// Per-cycle scratch: inputs with a packet at the start of the cycle, inputs that sent.
+    waiting: Vec<bool>,
+    sent: Vec<bool>,
     /// Counters.
     pub stats: CrossbarStats,
 }
@@ -62,6 +65,8 @@ impl<P> Crossbar<P> {
             last: vec![inputs - 1; outputs],
             out: (0..outputs).map(|_| VecDeque::new()).collect(),
             now: 0,
+            waiting: vec![false; inputs],
+            sent: vec![false; inputs],
             stats: CrossbarStats::default(),
         }
     }
@@ -103,8 +108,14 @@ impl<P> Crossbar<P> {
     pub fn cycle(&mut self) {
         let (n_in, n_out) = (self.inputs.len(), self.out.len());
         let first_out = (self.now % n_out as u64) as usize;
-        let waiting: Vec<bool> = self.inputs.iter().map(|q| !q.is_empty()).collect();
-        let mut sent = vec![false; n_in];
+        let (mut waiting, mut sent) = (
+            std::mem::take(&mut self.waiting),
+            std::mem::take(&mut self.sent),
+        );
+        for (w, q) in waiting.iter_mut().zip(&self.inputs) {
+            *w = !q.is_empty();
+        }
+        sent.fill(false);
         for k in 0..n_out {
             let dst = (first_out + k) % n_out;
             if self.busy[dst].is_none() {
@@ -142,6 +153,7 @@ impl<P> Crossbar<P> {
             .zip(&sent)
             .filter(|(w, s)| **w && !**s)
             .count() as u64;
+        (self.waiting, self.sent) = (waiting, sent);
         self.now += 1;
     }
 }

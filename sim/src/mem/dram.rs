@@ -89,7 +89,7 @@ impl Channel {
     /// A channel of `cfg`'s geometry and timing.
     pub fn new(cfg: &DramConfig) -> Self {
         Self {
-            t: cfg.timing.clone(),
+            t: cfg.timing,
             banks: vec![Bank::default(); cfg.banks as usize],
             row_bytes: cfg.row_bytes as u64,
             burst_cycles: (cfg.burst_length / cfg.data_rate).max(1) as u64,
@@ -157,7 +157,7 @@ impl Channel {
 
     fn schedule(&mut self) -> Option<Cmd> {
         let now = self.now;
-        let t = self.t.clone();
+        let t = self.t;
         // 1. Oldest row hit whose column command is legal now.
         let hit = self.queue.iter().position(|q| {
             let b = &self.banks[q.bank as usize];
