@@ -70,19 +70,9 @@ mod tests {
     use super::super::accelsim::{read_kernelslist, Command, KernelTrace};
     use super::super::sass::OpcodeTable;
     use super::*;
-    use std::path::Path;
 
     fn load(name: &str) -> Option<(StaticCode, OpcodeTable)> {
-        let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("../../shared/traces")
-            .join(name);
-        if !dir.is_dir() {
-            eprintln!(
-                "SKIP: {} not found (the shared traces live beside the repository)",
-                dir.display()
-            );
-            return None;
-        }
+        let dir = crate::workload::shared_trace(name)?;
         let Command::Kernel { path } = read_kernelslist(&dir).unwrap().pop().unwrap() else {
             panic!()
         };

@@ -119,14 +119,9 @@ mod tests {
 
     #[test]
     fn matrixmul_summary() {
-        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/traces/matrixmul-32-32");
-        if !dir.is_dir() {
-            eprintln!(
-                "SKIP: {} not found (the shared traces live beside the repository)",
-                dir.display()
-            );
+        let Some(dir) = crate::workload::shared_trace("matrixmul-32-32") else {
             return;
-        }
+        };
         let mut calls = 0;
         let s = summarize(&dir, &mut |done, total| {
             calls += 1;

@@ -1,20 +1,8 @@
 //! The Accel-Sim reader on the real traces, on each address mode, and on malformed input.
 
 use super::*;
+use crate::workload::shared_trace;
 use proptest::prelude::*;
-
-fn shared_traces() -> Option<PathBuf> {
-    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/traces");
-    if p.is_dir() {
-        Some(p)
-    } else {
-        eprintln!(
-            "SKIP: {} not found (the shared traces live beside the repository)",
-            p.display()
-        );
-        None
-    }
-}
 
 /// (warp instructions, thread instructions, thread blocks) of every kernel of a trace dir.
 fn count(dir: &Path) -> (u64, u64, u64) {
@@ -36,15 +24,22 @@ fn count(dir: &Path) -> (u64, u64, u64) {
 
 #[test]
 fn real_traces_have_the_expected_instruction_counts() {
-    let Some(t) = shared_traces() else { return };
-    assert_eq!(count(&t.join("vectoradd-100-32")), (344, 10_516, 1));
-    assert_eq!(count(&t.join("matrixmul-32-32")), (4_416, 139_264, 1));
+    let (Some(va), Some(mm)) = (
+        shared_trace("vectoradd-100-32"),
+        shared_trace("matrixmul-32-32"),
+    ) else {
+        return;
+    };
+    assert_eq!(count(&va), (344, 10_516, 1));
+    assert_eq!(count(&mm), (4_416, 139_264, 1));
 }
 
 #[test]
 fn real_trace_header_and_commands() {
-    let Some(t) = shared_traces() else { return };
-    let cmds = read_kernelslist(&t.join("vectoradd-100-32")).unwrap();
+    let Some(va) = shared_trace("vectoradd-100-32") else {
+        return;
+    };
+    let cmds = read_kernelslist(&va).unwrap();
     assert_eq!(cmds.len(), 4);
     assert_eq!(
         cmds[0],
