@@ -90,12 +90,14 @@ where
                 m.rtl_vcd = again.rtl_vcd;
             }
             other => {
-                return Err(TbError::Config(format!(
-                    "{module}: the replay for waveforms did not reproduce the mismatch at cycle {} \
-                     (replay: {:?}); the run is not deterministic",
-                    m.cycle,
-                    other.map(|o| (o.cycle, o.port))
-                )))
+                return Err(TbError::NotReproduced {
+                    module: module.into(),
+                    cycle: m.cycle,
+                    replay: match other {
+                        Some(o) => format!("mismatch at cycle {} on `{}`", o.cycle, o.port),
+                        None => "no mismatch".into(),
+                    },
+                })
             }
         }
     }

@@ -47,4 +47,11 @@ pub enum TbError {
     /// Invalid run configuration.
     #[error("{0}")]
     Config(String),
+    /// The replay that writes mismatch waveforms diverged elsewhere than the run it replays.
+    #[error("{module}: the replay for waveforms did not reproduce the mismatch at cycle {cycle} (replay: {replay}); the run is not deterministic")]
+    NotReproduced {
+        module: String,
+        cycle: u64,
+        replay: String,
+    },
 }

@@ -333,3 +333,71 @@ fn only_the_traced_model_writes_waveforms() {
     traced.trace_close();
     assert!(std::fs::metadata(&path).unwrap().len() > 1000);
 }
+
+/// A golden model that misbehaves once per process-wide run counter: the first run mismatches,
+/// its replay does not.
+#[derive(Clone)]
+struct FlakyOnce {
+    inner: Golden,
+    runs: std::rc::Rc<std::cell::Cell<u32>>,
+    cycle: u64,
+}
+
+impl Block for FlakyOnce {
+    type In = ArbiterIn;
+    type Out = ArbiterOut;
+    fn reset(&mut self) {
+        self.inner.reset();
+        self.cycle = 0;
+        self.runs.set(self.runs.get() + 1);
+    }
+    fn step(&mut self, inp: &ArbiterIn) -> ArbiterOut {
+        let mut o = self.inner.step(inp);
+        if self.runs.get() == 1 && self.cycle >= 100 {
+            o.grant_valid = !o.grant_valid;
+        }
+        self.cycle += 1;
+        o
+    }
+}
+
+impl Inspect for FlakyOnce {
+    fn state_specs(&self) -> Vec<PortSpec> {
+        self.inner.state_specs()
+    }
+    fn state_values(&self, out: &mut Vec<u64>) {
+        self.inner.state_values(out)
+    }
+}
+
+#[test]
+fn a_replay_that_does_not_reproduce_the_mismatch_is_an_error() {
+    if !verilator_built() {
+        return;
+    }
+    let p = Params::preset(Policy::Lrr, Preset::Proto);
+    let golden = FlakyOnce {
+        inner: Golden::new(p),
+        runs: Default::default(),
+        cycle: 0,
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = LockstepConfig {
+        window: 16,
+        mismatch_dir: dir.path().into(),
+        vcd_dir: None,
+    };
+    let e = cosim::warp_arbiter(
+        golden,
+        p,
+        "warp_arbiter_lrr_proto",
+        &opts(1000, 1, cfg),
+        &mut |_| {},
+    )
+    .expect_err("a non-reproducible mismatch must not pass silently");
+    assert!(
+        matches!(e, TbError::NotReproduced { cycle: 100, .. }),
+        "{e}"
+    );
+    assert!(e.to_string().contains("not deterministic"), "{e}");
+}
