@@ -30,6 +30,8 @@ pub struct TagArray {
     last_use: Vec<u64>,
     /// The way holds a line whose data is still being fetched.
     reserved: Vec<bool>,
+    /// The way holds data newer than the next level (write-back caches only).
+    dirty: Vec<bool>,
     now: u64,
 }
 
@@ -70,6 +72,7 @@ impl TagArray {
             tags: vec![None; n],
             last_use: vec![0; n],
             reserved: vec![false; n],
+            dirty: vec![false; n],
             now: 0,
         }
     }
@@ -151,7 +154,28 @@ impl TagArray {
         let i = (set * self.ways + way) as usize;
         self.tags[i] = Some(self.line(addr));
         self.reserved[i] = true;
+        self.dirty[i] = false;
         self.touch(set, way);
+    }
+
+    /// Installs the line of `addr` as valid in `way` of `set` (from a `Miss` lookup), replacing
+    /// whatever was there, and makes it most recently used; it starts clean.
+    pub fn install_at(&mut self, addr: u64, set: u32, way: u32) {
+        let i = (set * self.ways + way) as usize;
+        self.tags[i] = Some(self.line(addr));
+        self.reserved[i] = false;
+        self.dirty[i] = false;
+        self.touch(set, way);
+    }
+
+    /// Marks `way` of `set` dirty (written, not yet written back).
+    pub fn mark_dirty(&mut self, set: u32, way: u32) {
+        self.dirty[(set * self.ways + way) as usize] = true;
+    }
+
+    /// Whether `way` of `set` is dirty.
+    pub fn is_dirty(&self, set: u32, way: u32) -> bool {
+        self.dirty[(set * self.ways + way) as usize]
     }
 
     /// Installs the line of `addr` (most recently used), returning the evicted line, if any.
@@ -165,8 +189,7 @@ impl TagArray {
                 None
             }
             Lookup::Miss { set, way, victim } => {
-                self.tags[(set * self.ways + way) as usize] = Some(self.line(addr));
-                self.touch(set, way);
+                self.install_at(addr, set, way);
                 victim
             }
             Lookup::AllReserved { .. } => None,

@@ -11,6 +11,12 @@
 //!
 //! A write goes through to the next level via the miss queue (failing only when it is full) and
 //! invalidates a valid copy of its line; it never allocates.
+//!
+//! A [`WritePolicy::WriteBack`] cache (the L2 of GPGPU-Sim's configurations) instead keeps
+//! writes: a write hit (or a write to a line being fetched) marks the line dirty; a write miss
+//! allocates the line dirty without fetching it (the written bytes are the line's data as far
+//! as the timing model is concerned). Replacing a dirty line, on a read or a write miss, queues
+//! a write-back of the victim ahead of the fetch.
 
 use super::cache::{Lookup, MshrFull, MshrTable, SetIndex, TagArray};
 use crate::config::CacheConfig;
@@ -31,6 +37,16 @@ pub enum Fail {
     AllWaysReserved,
 }
 
+/// What a cache does with writes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum WritePolicy {
+    /// Write-through, no write-allocate, evict on write (GPGPU-Sim's Fermi L1D).
+    WriteThrough,
+    /// Write-back, write-allocate without fetch (GPGPU-Sim's L2).
+    WriteBack,
+}
+
 /// Result of one access.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Outcome {
@@ -45,6 +61,11 @@ pub enum Outcome {
         /// A valid copy of the line was invalidated.
         evicted: bool,
     },
+    /// Write kept in a write-back cache (`allocated`: the line was absent and was allocated).
+    WriteBack {
+        /// The line was absent and has been allocated dirty.
+        allocated: bool,
+    },
     /// Not taken; retry.
     Fail(Fail),
 }
@@ -54,7 +75,8 @@ pub enum Outcome {
 pub struct Fetch {
     /// Line address.
     pub line: u64,
-    /// Write-through (true) or line fetch.
+    /// A write to the next level (write-through, or write-back of a dirty victim) or a line
+    /// fetch.
     pub write: bool,
 }
 
@@ -73,6 +95,10 @@ pub struct CacheStats {
     pub misses: u64,
     /// Accesses refused (reservation failures).
     pub fails: u64,
+    /// Write misses (write-back caches: lines allocated by a write).
+    pub write_misses: u64,
+    /// Dirty lines written back to the next level.
+    pub writebacks: u64,
 }
 
 /// A data cache of `R`-identified requests.
@@ -82,19 +108,68 @@ pub struct DataCache<R> {
     mshrs: MshrTable<R>,
     miss_queue: VecDeque<Fetch>,
     miss_queue_cap: usize,
+    policy: WritePolicy,
     /// Counters.
     pub stats: CacheStats,
 }
 
 impl<R> DataCache<R> {
-    /// A cache of geometry `cfg` with set index function `index`.
+    /// A write-through cache of geometry `cfg` with set index function `index`.
     pub fn new(cfg: &CacheConfig, index: SetIndex) -> Self {
+        Self::with_policy(cfg, index, WritePolicy::WriteThrough)
+    }
+
+    /// A cache of geometry `cfg`, set index function `index` and write policy `policy`.
+    pub fn with_policy(cfg: &CacheConfig, index: SetIndex, policy: WritePolicy) -> Self {
         Self {
             tags: TagArray::new(cfg.sets(), cfg.ways, cfg.line_bytes, index),
             mshrs: MshrTable::new(cfg.mshrs as usize, cfg.mshr_merge as usize),
             miss_queue: VecDeque::new(),
             miss_queue_cap: cfg.miss_queue as usize,
+            policy,
             stats: CacheStats::default(),
+        }
+    }
+
+    /// Queue entries a miss needs: the fetch, plus a write-back if the victim is dirty.
+    fn miss_entries(&self, set: u32, way: u32, victim: Option<u64>) -> usize {
+        1 + usize::from(victim.is_some() && self.tags.is_dirty(set, way))
+    }
+
+    /// Queues the write-back of a dirty victim (write-back caches), before it is replaced.
+    fn write_back_victim(&mut self, set: u32, way: u32, victim: Option<u64>) {
+        if let Some(v) = victim {
+            if self.tags.is_dirty(set, way) {
+                self.miss_queue.push_back(Fetch {
+                    line: v,
+                    write: true,
+                });
+                self.stats.writebacks += 1;
+            }
+        }
+    }
+
+    fn write_back_access(&mut self, addr: u64) -> Outcome {
+        let free = self.miss_queue_cap - self.miss_queue.len().min(self.miss_queue_cap);
+        match self.tags.probe(addr) {
+            Lookup::Hit { set, way } | Lookup::HitReserved { set, way } => {
+                self.tags.touch(set, way);
+                self.tags.mark_dirty(set, way);
+                self.stats.writes += 1;
+                Outcome::WriteBack { allocated: false }
+            }
+            Lookup::AllReserved { .. } => self.fail(Fail::AllWaysReserved),
+            Lookup::Miss { set, way, victim } => {
+                if self.miss_entries(set, way, victim) - 1 > free {
+                    return self.fail(Fail::MissQueueFull);
+                }
+                self.write_back_victim(set, way, victim);
+                self.tags.install_at(addr, set, way);
+                self.tags.mark_dirty(set, way);
+                self.stats.writes += 1;
+                self.stats.write_misses += 1;
+                Outcome::WriteBack { allocated: true }
+            }
         }
     }
 
@@ -106,6 +181,9 @@ impl<R> DataCache<R> {
     /// One access of request `req` to `addr`.
     pub fn access(&mut self, addr: u64, write: bool, req: R) -> Outcome {
         let line = self.tags.line(addr);
+        if write && self.policy == WritePolicy::WriteBack {
+            return self.write_back_access(addr);
+        }
         let queue_full = self.miss_queue.len() >= self.miss_queue_cap;
         if write {
             if queue_full {
@@ -134,9 +212,16 @@ impl<R> DataCache<R> {
             },
             _ if queue_full => self.fail(Fail::MissQueueFull),
             Lookup::AllReserved { .. } => self.fail(Fail::AllWaysReserved),
-            Lookup::Miss { set, way, .. } => match self.mshrs.check(line) {
+            Lookup::Miss { set, way, victim }
+                if self.miss_queue.len() + self.miss_entries(set, way, victim)
+                    > self.miss_queue_cap =>
+            {
+                self.fail(Fail::MissQueueFull)
+            }
+            Lookup::Miss { set, way, victim } => match self.mshrs.check(line) {
                 Err(_) => self.fail(Fail::MshrFull),
                 Ok(()) => {
+                    self.write_back_victim(set, way, victim);
                     self.tags.reserve_at(addr, set, way);
                     self.mshrs.add(line, req).expect("checked");
                     self.miss_queue.push_back(Fetch { line, write: false });
@@ -163,6 +248,16 @@ impl<R> DataCache<R> {
     /// MSHR entries in use.
     pub fn mshrs_occupied(&self) -> usize {
         self.mshrs.occupied()
+    }
+
+    /// Requests waiting in the miss queue.
+    pub fn miss_queue_len(&self) -> usize {
+        self.miss_queue.len()
+    }
+
+    /// Line address of `addr`.
+    pub fn line(&self, addr: u64) -> u64 {
+        self.tags.line(addr)
     }
 }
 
@@ -210,7 +305,8 @@ mod tests {
                 hits: 1,
                 hit_reserved: 1,
                 misses: 1,
-                fails: 0
+                fails: 0,
+                ..CacheStats::default()
             }
         );
     }
@@ -286,5 +382,71 @@ mod tests {
         assert_eq!(c.access(0x000, false, 3), Outcome::Hit);
         assert_eq!(c.access(0x800, false, 4), Outcome::HitReserved);
         assert_eq!(c.access(0x000, true, 5), Outcome::Fail(Fail::MissQueueFull));
+    }
+
+    #[test]
+    fn write_back_allocates_dirty_and_writes_victims_back_before_the_fetch() {
+        let cfg = CacheConfig {
+            size_bytes: 128,
+            line_bytes: 128,
+            ways: 1,
+            mshrs: 4,
+            mshr_merge: 4,
+            miss_queue: 2,
+            latency: 1,
+        };
+        let mut c: DataCache<u32> =
+            DataCache::with_policy(&cfg, SetIndex::Linear, WritePolicy::WriteBack);
+        assert_eq!(
+            c.access(0x000, true, 1),
+            Outcome::WriteBack { allocated: true }
+        );
+        assert_eq!(c.pop_fetch(), None, "a write miss fetches nothing");
+        assert_eq!(
+            c.access(0x010, false, 2),
+            Outcome::Hit,
+            "the written line is present"
+        );
+        assert_eq!(
+            c.access(0x000, true, 3),
+            Outcome::WriteBack { allocated: false }
+        );
+        // A read of another line replaces the dirty one: write-back first, then the fetch.
+        assert_eq!(c.access(0x080, false, 4), Outcome::Miss);
+        assert_eq!(
+            c.pop_fetch(),
+            Some(Fetch {
+                line: 0x000,
+                write: true
+            })
+        );
+        assert_eq!(
+            c.pop_fetch(),
+            Some(Fetch {
+                line: 0x080,
+                write: false
+            })
+        );
+        assert_eq!(c.fill(0x080), vec![4]);
+        // The filled line is clean: replacing it writes nothing back.
+        assert_eq!(
+            c.access(0x100, true, 5),
+            Outcome::WriteBack { allocated: true }
+        );
+        assert_eq!(c.pop_fetch(), None);
+        assert_eq!((c.stats.writebacks, c.stats.write_misses), (1, 2));
+        // A dirty victim needs two queue entries: with one free the read miss is refused.
+        c.access(0x180, false, 6); // evicts dirty 0x100: write-back + fetch fill the queue
+        assert_eq!(c.miss_queue_len(), 2);
+        c.pop_fetch();
+        c.fill(0x180);
+        c.pop_fetch();
+        c.access(0x200, true, 7); // dirty again
+        c.access(0x280, true, 8); // evicts it: one write-back queued
+        assert_eq!(c.miss_queue_len(), 1);
+        assert_eq!(
+            c.access(0x300, false, 9),
+            Outcome::Fail(Fail::MissQueueFull)
+        );
     }
 }
