@@ -6,12 +6,14 @@
 //!   policies and presets that the CLI and the generator share.
 //! * [`config`]: `GpuConfig`, the papers' GPU presets, validation.
 //! * [`core`]: the SM side of the GPU model (occupancy).
-//! * [`mem`]: memory-system components (coalescer).
-//! * [`workload`]: what the GPU model runs (Accel-Sim traces).
+//! * [`gpu`]: the golden GPU model: SMs, memory system, dispatcher, run loop and statistics.
+//! * [`mem`]: memory-system components (coalescer, caches, crossbar, DRAM, shared memory).
+//! * [`workload`]: what the GPU model runs (Accel-Sim traces, built-in synthetic kernels).
 
 pub mod block;
 pub mod blocks;
 pub mod config;
 pub mod core;
+pub mod gpu;
 pub mod mem;
 pub mod workload;

@@ -72,12 +72,17 @@ pub enum Outcome {
 
 /// A request from this cache to the next level.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Fetch {
+pub struct Fetch<R> {
     /// Line address.
     pub line: u64,
     /// A write to the next level (write-through, or write-back of a dirty victim) or a line
     /// fetch.
     pub write: bool,
+    /// Bytes carried: the line for fetches and write-backs, the transaction for write-through.
+    pub bytes: u32,
+    /// The request a write-through carries (so its acknowledgement can find the writer);
+    /// `None` for fetches and write-backs (fetches wake their requests through the MSHRs).
+    pub req: Option<R>,
 }
 
 /// Access counters.
@@ -106,8 +111,9 @@ pub struct CacheStats {
 pub struct DataCache<R> {
     tags: TagArray,
     mshrs: MshrTable<R>,
-    miss_queue: VecDeque<Fetch>,
+    miss_queue: VecDeque<Fetch<R>>,
     miss_queue_cap: usize,
+    line_bytes: u32,
     policy: WritePolicy,
     /// Counters.
     pub stats: CacheStats,
@@ -126,6 +132,7 @@ impl<R> DataCache<R> {
             mshrs: MshrTable::new(cfg.mshrs as usize, cfg.mshr_merge as usize),
             miss_queue: VecDeque::new(),
             miss_queue_cap: cfg.miss_queue as usize,
+            line_bytes: cfg.line_bytes,
             policy,
             stats: CacheStats::default(),
         }
@@ -143,6 +150,8 @@ impl<R> DataCache<R> {
                 self.miss_queue.push_back(Fetch {
                     line: v,
                     write: true,
+                    bytes: self.line_bytes,
+                    req: None,
                 });
                 self.stats.writebacks += 1;
             }
@@ -178,8 +187,13 @@ impl<R> DataCache<R> {
         Outcome::Fail(why)
     }
 
-    /// One access of request `req` to `addr`.
+    /// One access of request `req` to `addr` (a write carries a whole line).
     pub fn access(&mut self, addr: u64, write: bool, req: R) -> Outcome {
+        self.access_sized(addr, self.line_bytes, write, req)
+    }
+
+    /// One access of request `req` to `addr`; a write-through carries `bytes` bytes.
+    pub fn access_sized(&mut self, addr: u64, bytes: u32, write: bool, req: R) -> Outcome {
         let line = self.tags.line(addr);
         if write && self.policy == WritePolicy::WriteBack {
             return self.write_back_access(addr);
@@ -190,7 +204,12 @@ impl<R> DataCache<R> {
                 return self.fail(Fail::MissQueueFull);
             }
             let evicted = self.tags.invalidate(addr);
-            self.miss_queue.push_back(Fetch { line, write: true });
+            self.miss_queue.push_back(Fetch {
+                line,
+                write: true,
+                bytes,
+                req: Some(req),
+            });
             self.stats.writes += 1;
             return Outcome::WriteThrough { evicted };
         }
@@ -224,7 +243,12 @@ impl<R> DataCache<R> {
                     self.write_back_victim(set, way, victim);
                     self.tags.reserve_at(addr, set, way);
                     self.mshrs.add(line, req).expect("checked");
-                    self.miss_queue.push_back(Fetch { line, write: false });
+                    self.miss_queue.push_back(Fetch {
+                        line,
+                        write: false,
+                        bytes: self.line_bytes,
+                        req: None,
+                    });
                     self.stats.reads += 1;
                     self.stats.misses += 1;
                     Outcome::Miss
@@ -233,8 +257,16 @@ impl<R> DataCache<R> {
         }
     }
 
+    /// The oldest request for the next level, if any, left in the queue.
+    pub fn peek_fetch(&self) -> Option<Fetch<R>>
+    where
+        R: Copy,
+    {
+        self.miss_queue.front().copied()
+    }
+
     /// The oldest request for the next level, if any.
-    pub fn pop_fetch(&mut self) -> Option<Fetch> {
+    pub fn pop_fetch(&mut self) -> Option<Fetch<R>> {
         self.miss_queue.pop_front()
     }
 
@@ -291,7 +323,9 @@ mod tests {
             c.pop_fetch(),
             Some(Fetch {
                 line: 0x1000,
-                write: false
+                write: false,
+                bytes: 128,
+                req: None
             })
         );
         assert_eq!(c.pop_fetch(), None, "one fetch for the merged pair");
@@ -351,7 +385,9 @@ mod tests {
             c.pop_fetch(),
             Some(Fetch {
                 line: 0x200,
-                write: true
+                write: true,
+                bytes: 128,
+                req: Some(3)
             })
         );
         assert_eq!(
@@ -417,14 +453,18 @@ mod tests {
             c.pop_fetch(),
             Some(Fetch {
                 line: 0x000,
-                write: true
+                write: true,
+                bytes: 128,
+                req: None
             })
         );
         assert_eq!(
             c.pop_fetch(),
             Some(Fetch {
                 line: 0x080,
-                write: false
+                write: false,
+                bytes: 128,
+                req: None
             })
         );
         assert_eq!(c.fill(0x080), vec![4]);

@@ -3,8 +3,14 @@
 //! * [`accelsim`]: the Accel-Sim trace format (`kernelslist.g` + `kernel-N.traceg`, tracer
 //!   versions 3 and 4), read as a stream of thread blocks so a multi-gigabyte trace never has
 //!   to fit in memory.
+//! * [`kernel`]: the decoded instruction streams the GPU model runs ([`kernel::KernelSource`],
+//!   [`kernel::WorkloadSource`]) and the Accel-Sim adapter.
+//! * [`builtin`]: built-in synthetic kernels (memory-bound `stream`, compute-bound `compute`).
+//! * [`sass`], [`static_code`], [`summary`]: opcode classes, static code, trace summaries.
 
 pub mod accelsim;
+pub mod builtin;
+pub mod kernel;
 pub mod sass;
 pub mod static_code;
 pub mod summary;

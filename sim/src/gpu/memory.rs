@@ -1,0 +1,365 @@
+//! The memory side of the GPU: SM-to-memory crossbar, L2 slices (one per memory
+//! sub-partition) with their ROP queue and MSHRs, DRAM channels, memory-to-SM crossbar.
+//!
+//! # Timing, per core cycle (GPGPU-Sim's order: the interconnect, L2 and ROP run at the core
+//! clock here; the DRAM at its own command clock)
+//! 1. each slice takes packets from the up crossbar into its ROP queue (`l2.latency` cycles,
+//!    GPGPU-Sim's `-gpgpu_l2_rop_latency`), at most [`ROP_QUEUE`] waiting;
+//! 2. each slice sends at most one request from the ROP queue head into the L2: a read hit
+//!    answers at once, a miss goes to the MSHRs and the miss queue, a write is kept
+//!    (write-back, write-allocate) and acknowledged, a refused access is retried next cycle;
+//! 3. L2 misses and write-backs become DRAM column bursts in their channel's FR-FCFS queue;
+//!    a line fill returns `dram.latency` core cycles after its last burst
+//!    (GPGPU-Sim's `-dram_latency`);
+//! 4. replies enter the down crossbar towards their SM.
+//!
+//! # Address mapping
+//! Consecutive chunks of `l2.line_bytes * sub_partitions` bytes go to consecutive channels
+//! (modulo `channels`, as GPGPU-Sim's `dramid@8` mapping does for 6 channels of 2 slices);
+//! within a chunk, consecutive lines go to the channel's consecutive slices. The channel-local
+//! address is the chunk number divided by `channels`, with the offset kept.
+
+use crate::config::GpuConfig;
+use crate::mem::cache::SetIndex;
+use crate::mem::crossbar::Crossbar;
+use crate::mem::data_cache::{DataCache, Outcome, WritePolicy};
+use crate::mem::dram::{Channel, Request};
+use std::collections::{HashMap, VecDeque};
+
+use super::stats::{CacheCounts, DramCounts};
+
+/// Requests waiting in one slice's ROP queue at most (GPGPU-Sim's queue is effectively
+/// unbounded; a bound keeps the crossbar's backpressure meaningful) [assumed].
+pub const ROP_QUEUE: usize = 64;
+/// Packets each crossbar input buffers [assumed: GPGPU-Sim's iSLIP input buffers are a few
+/// packets deep].
+pub const ICNT_QUEUE: usize = 8;
+/// Bytes of a request or reply header.
+pub const HEADER_BYTES: u32 = 8;
+
+/// What a memory request does.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ReqKind {
+    /// L1D line fetch (global/local load miss).
+    Read,
+    /// Write-through of a store (acknowledged once the L2 has taken it, so a warp can tell
+    /// its stores are done, as GPGPU-Sim's `stores_done`).
+    Write,
+    /// Global atomic, executed at the L2 (reply carries the old values).
+    Atomic,
+    /// L1I line fetch.
+    InstFetch,
+}
+
+/// A request from an SM, echoed back as the reply.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MemRequest {
+    /// Requesting SM.
+    pub sm: u16,
+    /// Kind.
+    pub kind: ReqKind,
+    /// Byte address (a line address for fetches).
+    pub addr: u64,
+    /// Data bytes (fetched line, written bytes).
+    pub bytes: u32,
+    /// Requester's tag (atomics: the pending load; writes: the warp; fetches: unused).
+    pub tag: u32,
+}
+
+impl MemRequest {
+    /// Bytes the request occupies on the up crossbar.
+    pub fn request_bytes(&self) -> u32 {
+        match self.kind {
+            ReqKind::Write | ReqKind::Atomic => HEADER_BYTES + self.bytes,
+            ReqKind::Read | ReqKind::InstFetch => HEADER_BYTES,
+        }
+    }
+
+    /// Bytes the reply occupies on the down crossbar (a write's acknowledgement is a header).
+    pub fn reply_bytes(&self) -> u32 {
+        match self.kind {
+            ReqKind::Write => HEADER_BYTES,
+            ReqKind::Read | ReqKind::Atomic | ReqKind::InstFetch => HEADER_BYTES + self.bytes,
+        }
+    }
+}
+
+/// Address to slice and channel.
+#[derive(Clone, Copy, Debug)]
+struct AddressMap {
+    channels: u64,
+    subs: u64,
+    line_log2: u32,
+}
+
+impl AddressMap {
+    fn chunk_log2(&self) -> u32 {
+        self.line_log2 + self.subs.trailing_zeros()
+    }
+
+    fn slice(&self, addr: u64) -> usize {
+        let chunk = addr >> self.chunk_log2();
+        let ch = chunk % self.channels;
+        (ch * self.subs + ((addr >> self.line_log2) & (self.subs - 1))) as usize
+    }
+
+    fn channel(&self, addr: u64) -> usize {
+        ((addr >> self.chunk_log2()) % self.channels) as usize
+    }
+
+    fn local(&self, addr: u64) -> u64 {
+        let c = self.chunk_log2();
+        ((addr >> c) / self.channels) << c | (addr & ((1 << c) - 1))
+    }
+}
+
+struct Slice {
+    rop: VecDeque<(u64, MemRequest)>,
+    l2: DataCache<MemRequest>,
+    replies: VecDeque<MemRequest>,
+}
+
+struct DramChannel {
+    dram: Channel,
+    /// Bursts waiting for room in the FR-FCFS queue.
+    outbox: VecDeque<Request>,
+    /// Read lines in flight: bursts still to complete.
+    reading: HashMap<u64, u32>,
+    /// Lines whose data is back, with the core cycle they reach the L2.
+    returned: VecDeque<(u64, u64)>,
+}
+
+/// Crossbars, L2 slices and DRAM channels.
+pub struct MemorySystem {
+    up: Crossbar<MemRequest>,
+    down: Crossbar<MemRequest>,
+    slices: Vec<Slice>,
+    channels: Vec<DramChannel>,
+    map: AddressMap,
+    rop_latency: u64,
+    dram_latency: u64,
+    line_bytes: u64,
+    burst_bytes: u64,
+    /// Clock-domain crossing: DRAM ticks owed, in units of 1/core_khz.
+    dram_phase: u64,
+    core_khz: u64,
+    dram_khz: u64,
+    now: u64,
+    dram_reads: u64,
+    dram_writes: u64,
+}
+
+impl MemorySystem {
+    /// The memory system of `cfg` for `sms` SMs.
+    pub fn new(cfg: &GpuConfig) -> Self {
+        let sms = cfg.sm.count as usize;
+        let nslices = (cfg.dram.channels * cfg.dram.sub_partitions) as usize;
+        let ic = &cfg.interconnect;
+        let slices = (0..nslices)
+            .map(|_| Slice {
+                rop: VecDeque::new(),
+                l2: DataCache::with_policy(&cfg.l2, SetIndex::Linear, WritePolicy::WriteBack),
+                replies: VecDeque::new(),
+            })
+            .collect();
+        let channels = (0..cfg.dram.channels)
+            .map(|_| DramChannel {
+                dram: Channel::new(&cfg.dram),
+                outbox: VecDeque::new(),
+                reading: HashMap::new(),
+                returned: VecDeque::new(),
+            })
+            .collect();
+        Self {
+            up: Crossbar::new(sms, nslices, ic.latency, ic.flit_bytes, ICNT_QUEUE),
+            down: Crossbar::new(nslices, sms, ic.latency, ic.flit_bytes, ICNT_QUEUE),
+            slices,
+            channels,
+            map: AddressMap {
+                channels: cfg.dram.channels as u64,
+                subs: cfg.dram.sub_partitions as u64,
+                line_log2: cfg.l2.line_bytes.trailing_zeros(),
+            },
+            rop_latency: cfg.l2.latency as u64,
+            dram_latency: cfg.dram.latency as u64,
+            line_bytes: cfg.l2.line_bytes as u64,
+            burst_bytes: Channel::bytes_per_column(&cfg.dram),
+            dram_phase: 0,
+            core_khz: (cfg.sm.core_clock_mhz * 1000.0).round() as u64,
+            dram_khz: (cfg.dram.clock_mhz * 1000.0).round() as u64,
+            now: 0,
+            dram_reads: 0,
+            dram_writes: 0,
+        }
+    }
+
+    /// Whether SM `sm` can send a request this cycle.
+    pub fn can_send(&self, sm: usize) -> bool {
+        self.up.can_push(sm)
+    }
+
+    /// Sends a request from its SM; false if that SM's crossbar input is full.
+    pub fn send(&mut self, req: MemRequest) -> bool {
+        let dst = self.map.slice(req.addr);
+        self.up.push(req.sm as usize, dst, req.request_bytes(), req)
+    }
+
+    /// Takes the next reply that has reached SM `sm`.
+    pub fn receive(&mut self, sm: usize) -> Option<MemRequest> {
+        self.down.pop(sm)
+    }
+
+    /// Nothing in flight anywhere (every queue, cache MSHR and DRAM queue empty).
+    pub fn idle(&self) -> bool {
+        self.slices
+            .iter()
+            .all(|s| s.rop.is_empty() && s.replies.is_empty() && s.l2.mshrs_occupied() == 0)
+            && self.channels.iter().all(|c| {
+                c.outbox.is_empty()
+                    && c.reading.is_empty()
+                    && c.returned.is_empty()
+                    && c.dram.queued() == 0
+            })
+    }
+
+    /// One core cycle of everything below the SMs.
+    pub fn cycle(&mut self) {
+        let now = self.now;
+        self.up.cycle();
+        for (p, s) in self.slices.iter_mut().enumerate() {
+            while s.rop.len() < ROP_QUEUE {
+                match self.up.pop(p) {
+                    Some(r) => s.rop.push_back((now + self.rop_latency, r)),
+                    None => break,
+                }
+            }
+            if let Some(&(ready, req)) = s.rop.front() {
+                if ready <= now {
+                    let write = req.kind == ReqKind::Write;
+                    match s.l2.access_sized(req.addr, req.bytes, write, req) {
+                        Outcome::Fail(_) => {}
+                        Outcome::Hit | Outcome::WriteBack { .. } => {
+                            s.replies.push_back(req);
+                            s.rop.pop_front();
+                        }
+                        _ => {
+                            s.rop.pop_front();
+                        }
+                    }
+                }
+            }
+        }
+        self.drain_miss_queues();
+        self.tick_dram();
+        // Returned lines fill their slices.
+        for c in 0..self.channels.len() {
+            while let Some(&(ready, line)) = self.channels[c].returned.front() {
+                if ready > now {
+                    break;
+                }
+                self.channels[c].returned.pop_front();
+                let s = &mut self.slices[self.map.slice(line)];
+                for r in s.l2.fill(line) {
+                    s.replies.push_back(r);
+                }
+            }
+        }
+        for (p, s) in self.slices.iter_mut().enumerate() {
+            while let Some(r) = s.replies.front() {
+                if !self.down.push(p, r.sm as usize, r.reply_bytes(), *r) {
+                    break;
+                }
+                s.replies.pop_front();
+            }
+        }
+        self.down.cycle();
+        self.now += 1;
+    }
+
+    fn drain_miss_queues(&mut self) {
+        let bursts = (self.line_bytes / self.burst_bytes).max(1);
+        for s in &mut self.slices {
+            // A channel's outbox holds at most two lines' bursts; the rest wait in the L2's
+            // miss queue (which then refuses new misses: backpressure).
+            while let Some(f) = s.l2.peek_fetch() {
+                let ch = &mut self.channels[self.map.channel(f.line)];
+                if ch.outbox.len() as u64 >= 2 * bursts {
+                    break;
+                }
+                s.l2.pop_fetch();
+                for b in 0..bursts {
+                    let addr = f.line + b * self.burst_bytes;
+                    ch.outbox.push_back(Request {
+                        id: addr << 1 | f.write as u64,
+                        addr: self.map.local(addr),
+                        write: f.write,
+                    });
+                }
+                if f.write {
+                    self.dram_writes += bursts;
+                } else {
+                    self.dram_reads += bursts;
+                    ch.reading.insert(f.line, bursts as u32);
+                }
+            }
+        }
+    }
+
+    fn tick_dram(&mut self) {
+        self.dram_phase += self.dram_khz;
+        while self.dram_phase >= self.core_khz {
+            self.dram_phase -= self.core_khz;
+            for ch in &mut self.channels {
+                while let Some(r) = ch.outbox.front() {
+                    if !ch.dram.push(*r) {
+                        break;
+                    }
+                    ch.outbox.pop_front();
+                }
+                ch.dram.cycle();
+                for (id, _) in ch.dram.take_done() {
+                    if id & 1 == 1 {
+                        continue;
+                    }
+                    let line = (id >> 1) & !(self.line_bytes - 1);
+                    if let Some(n) = ch.reading.get_mut(&line) {
+                        *n -= 1;
+                        if *n == 0 {
+                            ch.reading.remove(&line);
+                            ch.returned.push_back((self.now + self.dram_latency, line));
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// L2 counters summed over slices.
+    pub fn l2_counts(&self) -> CacheCounts {
+        let mut c = CacheCounts::default();
+        for s in &self.slices {
+            c.add(&s.l2.stats);
+        }
+        c
+    }
+
+    /// DRAM counters summed over channels.
+    pub fn dram_counts(&self) -> DramCounts {
+        let mut d = DramCounts {
+            reads: self.dram_reads,
+            writes: self.dram_writes,
+            bytes: (self.dram_reads + self.dram_writes) * self.burst_bytes,
+            ..Default::default()
+        };
+        for c in &self.channels {
+            d.row_hits += c.dram.row_hits;
+            d.busy_cycles += c.dram.busy_cycles;
+        }
+        d
+    }
+
+    /// Flits moved (up, down).
+    pub fn flits(&self) -> (u64, u64) {
+        (self.up.stats.flits, self.down.stats.flits)
+    }
+}

@@ -1,0 +1,851 @@
+//! One streaming multiprocessor: resident thread blocks and their warps, fetch through the
+//! L1I into per-warp i-buffers, a scoreboard, the warp schedulers (each choosing through its
+//! warp arbiter's ports), SP/SFU pipelines, the load/store unit with the coalescer, L1D and
+//! shared memory, barriers and warp/block completion.
+//!
+//! # One core cycle ([`Sm::cycle`]), in order
+//! 1. **LSU**: the instruction in the load/store unit sends at most one coalesced transaction
+//!    to the L1D (GPGPU-Sim's one access per cycle); a refused access is retried next cycle.
+//! 2. **Issue**, scheduler by scheduler (0 first; later schedulers see the units the earlier
+//!    ones took): the SM presents `ready` (decoded instruction in the i-buffer, operands and
+//!    destinations clear on the scoreboard, a free unit for its class), `long_stall` (at a
+//!    barrier, exited, or an operand waits on a load), `launch` and `exit` to the arbiter and
+//!    issues the granted warp's instruction.
+//! 3. **Fetch**: one warp (round robin after the last fetched) whose i-buffer is empty reads
+//!    the L1I; on a hit up to `min(fetch_width, ibuffer_entries)` instructions are decoded
+//!    and usable `l1i.latency` cycles later; a miss parks the warp until the line returns.
+//! 4. **Retire**: a warp that issued its last instruction and has no load in flight and no
+//!    unacknowledged store (GPGPU-Sim's `stores_done`) leaves (its `exit` bit
+//!    goes to the arbiter next cycle); the last warp of a block frees the block's resources.
+//! 5. **Memory requests**: the L1I, then the L1D miss queue, then atomics, into the crossbar.
+//!
+//! # Scoreboard
+//! Each warp register has the cycle from which it can be read (`reg_ready`); an ALU result
+//! is ready `latency` cycles after issue, a load's destinations when its last transaction
+//! returns (fill at cycle `t`: ready at `t + 1`; L1D hit: `l1d.latency` after the access).
+//! `R255` (RZ) is never tracked.
+
+use super::arbiter::{ArbiterPort, ArbiterSite};
+use super::memory::{MemRequest, MemorySystem, ReqKind};
+use super::stats::{SmCounts, StallCounts};
+use super::SimError;
+use crate::blocks::warp_arbiter::ArbiterIn;
+use crate::config::GpuConfig;
+use crate::mem::cache::SetIndex;
+use crate::mem::coalescer::coalesce;
+use crate::mem::data_cache::{DataCache, Outcome};
+use crate::mem::shared_mem::conflict_cycles;
+use crate::workload::kernel::{BlockInsts, WarpInst};
+use crate::workload::sass::OpClass;
+
+/// The zero register: never tracked by the scoreboard.
+pub const RZ: u16 = 255;
+/// Registers tracked per warp.
+const REGS: usize = 256;
+/// Start of kernel code in the address space (GPGPU-Sim's `PROGRAM_MEM_START`); kernel `k`
+/// of a run has its code at `CODE_BASE + k * CODE_STRIDE`.
+pub const CODE_BASE: u64 = 0xF000_0000;
+/// Address-space distance between the code of consecutive kernels.
+pub const CODE_STRIDE: u64 = 0x0100_0000;
+
+/// A warp slot.
+struct Warp {
+    live: bool,
+    /// Thread-block slot and warp index within the block.
+    tb: usize,
+    index: usize,
+    len: u32,
+    /// Instructions `next_issue..next_fetch` are in the i-buffer.
+    next_issue: u32,
+    next_fetch: u32,
+    ibuf_ready_at: u64,
+    imiss: bool,
+    at_barrier: bool,
+    exit_issued: bool,
+    /// Load instructions in flight.
+    loads: u32,
+    /// Store transactions not yet acknowledged by the L2.
+    stores: u32,
+    reg_ready: Box<[u64; REGS]>,
+}
+
+impl Warp {
+    fn new() -> Self {
+        Self {
+            live: false,
+            tb: 0,
+            index: 0,
+            len: 0,
+            next_issue: 0,
+            next_fetch: 0,
+            ibuf_ready_at: 0,
+            imiss: false,
+            at_barrier: false,
+            exit_issued: false,
+            loads: 0,
+            stores: 0,
+            reg_ready: Box::new([0; REGS]),
+        }
+    }
+}
+
+/// A thread-block slot.
+struct TbSlot {
+    active: bool,
+    insts: BlockInsts,
+    first_warp: usize,
+    warps: usize,
+    /// Warps not yet retired.
+    left: usize,
+    /// Warps waiting at the barrier.
+    arrived: usize,
+}
+
+/// A load (or atomic) in flight.
+#[derive(Clone, Copy)]
+struct PendingLoad {
+    warp: usize,
+    tb: usize,
+    inst: WarpInst,
+    outstanding: u32,
+    ready_at: u64,
+    all_sent: bool,
+}
+
+/// What the load/store unit is doing.
+struct LsuOp {
+    warp: usize,
+    /// The pending load this instruction completes (loads and atomics).
+    token: Option<u32>,
+    kind: LsuKind,
+    /// Transactions (address, bytes) and the next one to send.
+    txns: Vec<(u64, u32)>,
+    next: usize,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum LsuKind {
+    Load,
+    Store,
+    Atomic,
+}
+
+/// Latencies and widths the SM needs, from the configuration.
+struct Timing {
+    int_alu: (u64, u64),
+    int_mul: (u64, u64),
+    fp: (u64, u64),
+    dp: (u64, u64),
+    sfu: (u64, u64),
+    shared: u64,
+    l1d_hit: u64,
+    l1i_hit: u64,
+    fetch: u32,
+    banks: u32,
+}
+
+/// One SM.
+pub struct Sm<'a> {
+    id: usize,
+    warps: Vec<Warp>,
+    tbs: Vec<TbSlot>,
+    schedulers: usize,
+    per_sched: usize,
+    arbiters: Vec<Box<dyn ArbiterPort + 'a>>,
+    /// Arbiter inputs accumulated for this cycle (launch and exit bits).
+    launch: Vec<u64>,
+    exit: Vec<u64>,
+    sp_busy: Vec<u64>,
+    sfu_busy: Vec<u64>,
+    lsu: Option<LsuOp>,
+    lsu_busy_until: u64,
+    pending: Vec<PendingLoad>,
+    free_pending: Vec<u32>,
+    l1d: DataCache<u32>,
+    l1i: DataCache<u16>,
+    perfect_l1i: bool,
+    atomics: std::collections::VecDeque<MemRequest>,
+    exiting: Vec<usize>,
+    fetch_last: usize,
+    timing: Timing,
+    /// Resident blocks of the running kernel, and how many may be.
+    resident: u32,
+    occupancy: u32,
+    warps_per_tb: usize,
+    code_base: u64,
+    /// Counters of this SM.
+    pub counts: SmCounts,
+    /// Scheduler outcomes of this SM.
+    pub stalls: StallCounts,
+}
+
+fn lat(l: crate::config::Latency) -> (u64, u64) {
+    (l.latency as u64, l.initiation.max(1) as u64)
+}
+
+impl<'a> Sm<'a> {
+    /// SM `id` of `cfg` with one arbiter per scheduler (`arbiters[s]` serves scheduler `s`).
+    pub fn new(
+        id: usize,
+        cfg: &GpuConfig,
+        arbiters: Vec<Box<dyn ArbiterPort + 'a>>,
+        perfect_l1i: bool,
+    ) -> Self {
+        let sm = &cfg.sm;
+        let schedulers = sm.schedulers as usize;
+        let u = &cfg.units;
+        let l1d_index = if cfg.l1d.line_bytes == 128 && matches!(cfg.l1d.sets(), 32 | 64) {
+            SetIndex::FermiHash
+        } else {
+            SetIndex::Linear
+        };
+        Self {
+            id,
+            warps: (0..sm.max_warps).map(|_| Warp::new()).collect(),
+            tbs: (0..sm.max_blocks)
+                .map(|_| TbSlot {
+                    active: false,
+                    insts: BlockInsts::default(),
+                    first_warp: 0,
+                    warps: 0,
+                    left: 0,
+                    arrived: 0,
+                })
+                .collect(),
+            schedulers,
+            per_sched: sm.max_warps as usize / schedulers,
+            arbiters,
+            launch: vec![0; schedulers],
+            exit: vec![0; schedulers],
+            sp_busy: vec![0; u.sp_units as usize],
+            sfu_busy: vec![0; u.sfu_units as usize],
+            lsu: None,
+            lsu_busy_until: 0,
+            pending: vec![],
+            free_pending: vec![],
+            l1d: DataCache::new(&cfg.l1d, l1d_index),
+            l1i: DataCache::new(&cfg.l1i, SetIndex::Linear),
+            perfect_l1i,
+            atomics: Default::default(),
+            exiting: vec![],
+            fetch_last: sm.max_warps as usize - 1,
+            timing: Timing {
+                int_alu: lat(u.int_alu),
+                int_mul: lat(u.int_mul),
+                fp: lat(u.fp),
+                dp: lat(u.dp),
+                sfu: lat(u.sfu),
+                shared: u.shared_mem.latency as u64,
+                l1d_hit: cfg.l1d.latency as u64,
+                l1i_hit: cfg.l1i.latency.max(1) as u64,
+                fetch: sm.fetch_width.min(sm.ibuffer_entries).max(1),
+                banks: sm.shared_mem_banks,
+            },
+            resident: 0,
+            occupancy: 0,
+            warps_per_tb: 1,
+            code_base: CODE_BASE,
+            counts: SmCounts::default(),
+            stalls: StallCounts::default(),
+        }
+    }
+
+    /// Prepares for a kernel: at most `occupancy` resident blocks of `warps_per_tb` warps, code
+    /// at `code_base`.
+    pub fn start_kernel(&mut self, occupancy: u32, warps_per_tb: usize, code_base: u64) {
+        self.occupancy = occupancy;
+        self.warps_per_tb = warps_per_tb.max(1);
+        self.code_base = code_base;
+    }
+
+    /// Room for `n` more blocks of the running kernel.
+    pub fn has_room(&self, n: u32) -> bool {
+        self.resident + n <= self.occupancy
+    }
+
+    /// No resident block.
+    pub fn is_empty(&self) -> bool {
+        self.resident == 0
+    }
+
+    /// L1 counters (instruction, data).
+    pub fn l1_stats(
+        &self,
+    ) -> (
+        &crate::mem::data_cache::CacheStats,
+        &crate::mem::data_cache::CacheStats,
+    ) {
+        (&self.l1i.stats, &self.l1d.stats)
+    }
+
+    /// Makes block `insts` resident; its warps are launched this cycle.
+    pub fn launch(&mut self, insts: BlockInsts) {
+        let slot = self
+            .tbs
+            .iter()
+            .position(|t| !t.active)
+            .expect("the dispatcher only issues to SMs with room");
+        let wpt = self.warps_per_tb;
+        let first = (0..self.warps.len() / wpt)
+            .map(|k| k * wpt)
+            .find(|&f| self.warps[f..f + wpt].iter().all(|w| !w.live))
+            .expect("occupancy leaves a free warp range");
+        let n = insts.warps.len().min(wpt);
+        for i in 0..n {
+            let w = first + i;
+            let warp = &mut self.warps[w];
+            warp.live = true;
+            warp.tb = slot;
+            warp.index = i;
+            warp.len = insts.warps[i].len() as u32;
+            warp.next_issue = 0;
+            warp.next_fetch = 0;
+            warp.ibuf_ready_at = 0;
+            warp.imiss = false;
+            warp.at_barrier = false;
+            warp.exit_issued = warp.len == 0;
+            warp.loads = 0;
+            warp.stores = 0;
+            warp.reg_ready.fill(0);
+            if warp.exit_issued {
+                self.exiting.push(w);
+            }
+            self.launch[w % self.schedulers] |= 1 << (w / self.schedulers);
+        }
+        self.tbs[slot] = TbSlot {
+            active: true,
+            insts,
+            first_warp: first,
+            warps: n,
+            left: n,
+            arrived: 0,
+        };
+        self.resident += 1;
+        if n == 0 {
+            self.tbs[slot].active = false;
+            self.resident -= 1;
+            self.counts.blocks += 1;
+        }
+    }
+
+    /// Handles the replies that reached this SM.
+    pub fn receive(&mut self, mem: &mut MemorySystem, now: u64) {
+        while let Some(r) = mem.receive(self.id) {
+            match r.kind {
+                ReqKind::Read => {
+                    for t in self.l1d.fill(r.addr) {
+                        self.load_part_done(t, now + 1);
+                    }
+                }
+                ReqKind::Atomic => self.load_part_done(r.tag, now + 1),
+                ReqKind::InstFetch => {
+                    for w in self.l1i.fill(r.addr) {
+                        self.warps[w as usize].imiss = false;
+                    }
+                }
+                ReqKind::Write => self.warps[r.tag as usize].stores -= 1,
+            }
+        }
+    }
+
+    fn load_part_done(&mut self, token: u32, ready: u64) {
+        let p = &mut self.pending[token as usize];
+        p.outstanding -= 1;
+        p.ready_at = p.ready_at.max(ready);
+        self.try_complete(token);
+    }
+
+    fn try_complete(&mut self, token: u32) {
+        let p = self.pending[token as usize];
+        if !p.all_sent || p.outstanding > 0 {
+            return;
+        }
+        let warp = &mut self.warps[p.warp];
+        for &r in self.tbs[p.tb].insts.dsts(&p.inst) {
+            if r != RZ {
+                warp.reg_ready[r as usize] = p.ready_at;
+            }
+        }
+        warp.loads -= 1;
+        self.free_pending.push(token);
+    }
+
+    fn new_pending(&mut self, p: PendingLoad) -> u32 {
+        match self.free_pending.pop() {
+            Some(t) => {
+                self.pending[t as usize] = p;
+                t
+            }
+            None => {
+                self.pending.push(p);
+                (self.pending.len() - 1) as u32
+            }
+        }
+    }
+
+    /// One core cycle (see the module documentation). `issued` is set when any warp issued.
+    pub fn cycle(
+        &mut self,
+        now: u64,
+        mem: &mut MemorySystem,
+        issued: &mut bool,
+    ) -> Result<(), SimError> {
+        if self.resident > 0 {
+            self.counts.busy_cycles += 1;
+        }
+        self.lsu_cycle(now);
+        for s in 0..self.schedulers {
+            self.schedule(s, now, issued)?;
+        }
+        self.fetch(now);
+        self.retire();
+        self.send(mem);
+        Ok(())
+    }
+
+    fn lsu_cycle(&mut self, now: u64) {
+        let Some(op) = &mut self.lsu else { return };
+        if op.next < op.txns.len() {
+            let (addr, bytes) = op.txns[op.next];
+            let token = op.token.unwrap_or(u32::MAX);
+            let sent = match op.kind {
+                LsuKind::Atomic => {
+                    self.atomics.push_back(MemRequest {
+                        sm: self.id as u16,
+                        kind: ReqKind::Atomic,
+                        addr,
+                        bytes,
+                        tag: token,
+                    });
+                    self.pending[token as usize].outstanding += 1;
+                    true
+                }
+                LsuKind::Store => {
+                    let taken = !matches!(
+                        self.l1d.access_sized(addr, bytes, true, op.warp as u32),
+                        Outcome::Fail(_)
+                    );
+                    self.warps[op.warp].stores += taken as u32;
+                    taken
+                }
+                LsuKind::Load => match self.l1d.access_sized(addr, bytes, false, token) {
+                    Outcome::Hit => {
+                        let p = &mut self.pending[token as usize];
+                        p.ready_at = p.ready_at.max(now + self.timing.l1d_hit);
+                        true
+                    }
+                    Outcome::Fail(_) => false,
+                    _ => {
+                        self.pending[token as usize].outstanding += 1;
+                        true
+                    }
+                },
+            };
+            if sent {
+                op.next += 1;
+            } else {
+                self.stalls.lsu_blocked += 1;
+            }
+        }
+        if op.next == op.txns.len() {
+            let op = self.lsu.take().expect("present");
+            if let Some(t) = op.token {
+                self.pending[t as usize].all_sent = true;
+                self.try_complete(t);
+            }
+        }
+    }
+
+    fn lsu_free(&self, now: u64) -> bool {
+        self.lsu.is_none() && self.lsu_busy_until <= now
+    }
+
+    fn unit_free(&self, class: OpClass, now: u64) -> bool {
+        match class {
+            OpClass::IntAlu | OpClass::IntMul | OpClass::Fp | OpClass::Dp | OpClass::Branch => {
+                self.sp_busy.iter().any(|&b| b <= now)
+            }
+            OpClass::Sfu => self.sfu_busy.iter().any(|&b| b <= now),
+            c if c.is_memory() => self.lsu_free(now),
+            _ => true,
+        }
+    }
+
+    /// The instruction at the head of warp `w`'s i-buffer, if decoded by `now`.
+    fn head(&self, w: usize, now: u64) -> Option<WarpInst> {
+        let warp = &self.warps[w];
+        if !warp.live
+            || warp.at_barrier
+            || warp.next_issue >= warp.next_fetch
+            || warp.ibuf_ready_at > now
+        {
+            return None;
+        }
+        Some(self.tbs[warp.tb].insts.warps[warp.index][warp.next_issue as usize])
+    }
+
+    /// Scoreboard: (all operands and destinations ready, some operand waits on a load).
+    fn operands(&self, w: usize, inst: &WarpInst, now: u64) -> (bool, bool) {
+        let warp = &self.warps[w];
+        let tb = &self.tbs[warp.tb].insts;
+        let (mut ok, mut on_load) = (true, false);
+        let s = inst.reg_start as usize;
+        for &r in &tb.regs[s..s + inst.ndst as usize + inst.nsrc as usize] {
+            if r == RZ {
+                continue;
+            }
+            let t = warp.reg_ready[r as usize];
+            if t > now {
+                ok = false;
+                on_load |= t == u64::MAX;
+            }
+        }
+        (ok, on_load)
+    }
+
+    fn schedule(&mut self, s: usize, now: u64, issued: &mut bool) -> Result<(), SimError> {
+        let (mut ready, mut long_stall) = (0u64, 0u64);
+        let (mut any_inst, mut any_operands) = (false, false);
+        for local in 0..self.per_sched {
+            let w = s + local * self.schedulers;
+            let warp = &self.warps[w];
+            if !warp.live {
+                continue;
+            }
+            if warp.at_barrier || warp.exit_issued {
+                long_stall |= 1 << local;
+                continue;
+            }
+            let Some(inst) = self.head(w, now) else {
+                continue;
+            };
+            any_inst = true;
+            let (ok, on_load) = self.operands(w, &inst, now);
+            if on_load {
+                long_stall |= 1 << local;
+            }
+            if ok {
+                any_operands = true;
+                if self.unit_free(inst.class, now) {
+                    ready |= 1 << local;
+                }
+            }
+        }
+        let inp = ArbiterIn {
+            ready,
+            launch: self.launch[s],
+            exit: self.exit[s],
+            long_stall,
+        };
+        self.launch[s] = 0;
+        self.exit[s] = 0;
+        let out = self.arbiters[s]
+            .step(&inp)
+            .map_err(|source| SimError::Block {
+                site: ArbiterSite {
+                    sm: self.id,
+                    scheduler: s,
+                }
+                .to_string(),
+                source,
+            })?;
+        if out.grant_valid {
+            let local = out.grant_warp as usize;
+            if local >= self.per_sched || ready >> local & 1 == 0 {
+                return Err(SimError::Protocol(format!(
+                    "sm{}_sched{s}: the arbiter granted warp {local}, which is not ready (ready mask {ready:#x}) at cycle {now}",
+                    self.id
+                )));
+            }
+            self.issue(s + local * self.schedulers, now);
+            self.stalls.issued += 1;
+            *issued = true;
+        } else if any_operands {
+            self.stalls.structural += 1;
+        } else if any_inst {
+            self.stalls.raw += 1;
+        } else {
+            self.stalls.idle += 1;
+        }
+        Ok(())
+    }
+
+    fn take_pipe(busy: &mut [u64], now: u64, initiation: u64) {
+        if let Some(b) = busy.iter_mut().find(|b| **b <= now) {
+            *b = now + initiation;
+        }
+    }
+
+    fn write_dsts(&mut self, w: usize, inst: &WarpInst, at: u64) {
+        let warp = &mut self.warps[w];
+        for &r in self.tbs[warp.tb].insts.dsts(inst) {
+            if r != RZ {
+                warp.reg_ready[r as usize] = at;
+            }
+        }
+    }
+
+    fn issue(&mut self, w: usize, now: u64) {
+        let inst = self.head(w, now).expect("ready warps have an instruction");
+        let t = &self.timing;
+        let (tb, active) = (self.warps[w].tb, inst.active() as u64);
+        self.warps[w].next_issue += 1;
+        self.counts.warp_instructions += 1;
+        self.counts.thread_instructions += active;
+        match inst.class {
+            OpClass::IntAlu | OpClass::Branch | OpClass::IntMul | OpClass::Fp | OpClass::Dp => {
+                let (l, ii) = match inst.class {
+                    OpClass::IntMul => t.int_mul,
+                    OpClass::Fp => t.fp,
+                    OpClass::Dp => t.dp,
+                    _ => t.int_alu,
+                };
+                Self::take_pipe(&mut self.sp_busy, now, ii);
+                self.write_dsts(w, &inst, now + l);
+            }
+            OpClass::Sfu => {
+                let (l, ii) = t.sfu;
+                Self::take_pipe(&mut self.sfu_busy, now, ii);
+                self.write_dsts(w, &inst, now + l);
+            }
+            OpClass::LoadShared | OpClass::StoreShared | OpClass::AtomicShared => {
+                let addrs = self.tbs[tb].insts.addrs(&inst);
+                let c = conflict_cycles(addrs.iter().copied(), inst.width as u32, t.banks) as u64;
+                self.lsu_busy_until = now + c;
+                let ready = now + c + t.shared;
+                self.write_dsts(w, &inst, ready);
+            }
+            OpClass::LoadConst => {
+                self.lsu_busy_until = now + 1;
+                let ready = now + t.l1d_hit;
+                self.write_dsts(w, &inst, ready);
+            }
+            OpClass::LoadGlobal
+            | OpClass::LoadLocal
+            | OpClass::StoreGlobal
+            | OpClass::StoreLocal
+            | OpClass::AtomicGlobal => {
+                let kind = match inst.class {
+                    OpClass::StoreGlobal | OpClass::StoreLocal => LsuKind::Store,
+                    OpClass::AtomicGlobal => LsuKind::Atomic,
+                    _ => LsuKind::Load,
+                };
+                let txns = self.transactions(tb, &inst);
+                let token = (kind != LsuKind::Store).then(|| {
+                    self.warps[w].loads += 1;
+                    self.write_dsts(w, &inst, u64::MAX);
+                    self.new_pending(PendingLoad {
+                        warp: w,
+                        tb,
+                        inst,
+                        outstanding: 0,
+                        ready_at: now + 1,
+                        all_sent: false,
+                    })
+                });
+                self.lsu = Some(LsuOp {
+                    warp: w,
+                    token,
+                    kind,
+                    txns,
+                    next: 0,
+                });
+            }
+            OpClass::Barrier => {
+                self.warps[w].at_barrier = true;
+                self.tbs[tb].arrived += 1;
+                self.check_barrier(tb);
+            }
+            // A trace lists an `EXIT` for every group of lanes that leaves; the warp is done
+            // when its last instruction issues (below), whatever that instruction is.
+            OpClass::Exit | OpClass::MemBarrier | OpClass::Nop => {}
+        }
+        let warp = &mut self.warps[w];
+        if warp.next_issue == warp.len {
+            warp.exit_issued = true;
+            self.exiting.push(w);
+            self.check_barrier(tb);
+        }
+    }
+
+    fn transactions(&self, tb: usize, inst: &WarpInst) -> Vec<(u64, u32)> {
+        let addrs = self.tbs[tb].insts.addrs(inst);
+        let mut lanes = Vec::with_capacity(addrs.len());
+        let mut m = inst.mask;
+        for &a in addrs {
+            let lane = m.trailing_zeros();
+            m &= m.wrapping_sub(1);
+            lanes.push((lane, a));
+        }
+        coalesce(lanes, inst.width.max(1) as u32, false)
+            .into_iter()
+            .map(|t| (t.addr, t.size))
+            .collect()
+    }
+
+    /// Releases the barrier of block slot `tb` when every warp that has not exited arrived.
+    fn check_barrier(&mut self, tb: usize) {
+        let slot = &self.tbs[tb];
+        if slot.arrived == 0 {
+            return;
+        }
+        let range = slot.first_warp..slot.first_warp + slot.warps;
+        let waiting_for = self.warps[range.clone()]
+            .iter()
+            .filter(|w| w.live && !w.exit_issued)
+            .count();
+        if slot.arrived >= waiting_for {
+            for w in &mut self.warps[range] {
+                w.at_barrier = false;
+            }
+            self.tbs[tb].arrived = 0;
+        }
+    }
+
+    fn fetch(&mut self, now: u64) {
+        let n = self.warps.len();
+        for k in 1..=n {
+            let w = (self.fetch_last + k) % n;
+            let warp = &self.warps[w];
+            if !warp.live
+                || warp.imiss
+                || warp.exit_issued
+                || warp.next_issue < warp.next_fetch
+                || warp.next_fetch >= warp.len
+            {
+                continue;
+            }
+            let pc = self.tbs[warp.tb].insts.warps[warp.index][warp.next_fetch as usize].pc;
+            let addr = self.code_base + pc as u64;
+            let outcome = if self.perfect_l1i {
+                Outcome::Hit
+            } else {
+                self.l1i.access(addr, false, w as u16)
+            };
+            match outcome {
+                Outcome::Hit => {
+                    let warp = &mut self.warps[w];
+                    warp.next_fetch = (warp.next_fetch + self.timing.fetch).min(warp.len);
+                    warp.ibuf_ready_at = now + self.timing.l1i_hit;
+                }
+                Outcome::Fail(_) => return,
+                _ => self.warps[w].imiss = true,
+            }
+            self.fetch_last = w;
+            return;
+        }
+    }
+
+    fn retire(&mut self) {
+        let mut i = 0;
+        while i < self.exiting.len() {
+            let w = self.exiting[i];
+            let in_lsu = self.lsu.as_ref().is_some_and(|op| op.warp == w);
+            if self.warps[w].loads > 0 || self.warps[w].stores > 0 || in_lsu {
+                i += 1;
+                continue;
+            }
+            self.exiting.swap_remove(i);
+            let warp = &mut self.warps[w];
+            warp.live = false;
+            self.exit[w % self.schedulers] |= 1 << (w / self.schedulers);
+            let tb = warp.tb;
+            let slot = &mut self.tbs[tb];
+            slot.left -= 1;
+            if slot.left == 0 {
+                slot.active = false;
+                slot.insts = BlockInsts::default();
+                self.resident -= 1;
+                self.counts.blocks += 1;
+            } else {
+                self.check_barrier(tb);
+            }
+        }
+    }
+
+    fn send(&mut self, mem: &mut MemorySystem) {
+        if let Some(f) = self.l1i.peek_fetch() {
+            if mem.can_send(self.id) {
+                self.l1i.pop_fetch();
+                mem.send(MemRequest {
+                    sm: self.id as u16,
+                    kind: ReqKind::InstFetch,
+                    addr: f.line,
+                    bytes: f.bytes,
+                    tag: 0,
+                });
+            }
+        }
+        if let Some(f) = self.l1d.peek_fetch() {
+            if mem.can_send(self.id) {
+                self.l1d.pop_fetch();
+                mem.send(MemRequest {
+                    sm: self.id as u16,
+                    kind: if f.write {
+                        ReqKind::Write
+                    } else {
+                        ReqKind::Read
+                    },
+                    addr: f.line,
+                    bytes: f.bytes,
+                    tag: f.req.unwrap_or(0),
+                });
+            }
+        }
+        if let Some(&a) = self.atomics.front() {
+            if mem.send(a) {
+                self.atomics.pop_front();
+            }
+        }
+    }
+
+    /// Describes every live warp that has not finished, with what it waits on (deadlock
+    /// reports).
+    pub fn describe_stuck(&self, now: u64, out: &mut Vec<String>) {
+        for (w, warp) in self.warps.iter().enumerate() {
+            if !warp.live {
+                continue;
+            }
+            let tb = &self.tbs[warp.tb];
+            let stream = &tb.insts.warps[warp.index];
+            let pc = stream
+                .get(warp.next_issue as usize)
+                .map(|i| format!("{:#06x}", i.pc))
+                .unwrap_or_else(|| "end".into());
+            let why = if warp.exit_issued {
+                format!(
+                    "exit: {} load(s) and {} store(s) still in flight",
+                    warp.loads, warp.stores
+                )
+            } else if warp.at_barrier {
+                format!("barrier: {} of {} warps arrived", tb.arrived, tb.warps)
+            } else if warp.imiss {
+                "instruction-cache miss in flight".into()
+            } else if let Some(inst) = self.head(w, now) {
+                let regs: Vec<String> = tb.insts.regs[inst.reg_start as usize
+                    ..inst.reg_start as usize + inst.ndst as usize + inst.nsrc as usize]
+                    .iter()
+                    .filter(|&&r| r != RZ && warp.reg_ready[r as usize] > now)
+                    .map(|r| {
+                        if warp.reg_ready[*r as usize] == u64::MAX {
+                            format!("R{r} (load in flight)")
+                        } else {
+                            format!("R{r}")
+                        }
+                    })
+                    .collect();
+                if regs.is_empty() {
+                    format!("{:?} unit busy", inst.class)
+                } else {
+                    format!("scoreboard: {}", regs.join(", "))
+                }
+            } else {
+                "empty instruction buffer".into()
+            };
+            out.push(format!(
+                "sm {} warp {w} (block {}, warp {} of it): pc {pc}, waits on {why}",
+                self.id, tb.insts.id, warp.index
+            ));
+        }
+    }
+}

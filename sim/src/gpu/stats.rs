@@ -1,0 +1,180 @@
+//! Statistics of a GPU run: event counters (summed over the GPU, per kernel as the difference
+//! of the counters at its start and end, per SM) and the report built from them.
+
+use serde::Serialize;
+
+/// Implements field-wise subtraction (`later - earlier`) for a counter struct.
+macro_rules! counters_sub {
+    ($t:ty { $($f:ident),+ $(,)? }) => {
+        impl $t {
+            /// Field-wise `self - earlier` (counts between two snapshots).
+            pub fn since(&self, earlier: &Self) -> Self {
+                Self { $($f: self.$f.since(&earlier.$f)),+ }
+            }
+        }
+    };
+}
+
+trait Since {
+    fn since(&self, earlier: &Self) -> Self;
+}
+
+impl Since for u64 {
+    fn since(&self, earlier: &Self) -> Self {
+        self - earlier
+    }
+}
+
+/// Accesses of one cache level (summed over its instances).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct CacheCounts {
+    /// Reads and writes taken (`hits + hit_reserved + misses + writes`).
+    pub accesses: u64,
+    /// Read hits.
+    pub hits: u64,
+    /// Reads merged into a pending miss of the same line (MSHR merges).
+    pub hit_reserved: u64,
+    /// Read misses (line fetches from the next level).
+    pub misses: u64,
+    /// Writes taken.
+    pub writes: u64,
+    /// Accesses refused for lack of a resource (MSHR, miss queue, merge limit, reserved set);
+    /// each retry counts again.
+    pub fails: u64,
+    /// Dirty lines written back (write-back caches).
+    pub writebacks: u64,
+}
+counters_sub!(CacheCounts {
+    accesses,
+    hits,
+    hit_reserved,
+    misses,
+    writes,
+    fails,
+    writebacks
+});
+
+impl CacheCounts {
+    /// Adds the counters of one cache instance.
+    pub fn add(&mut self, s: &crate::mem::data_cache::CacheStats) {
+        self.accesses += s.reads + s.writes;
+        self.hits += s.hits;
+        self.hit_reserved += s.hit_reserved;
+        self.misses += s.misses;
+        self.writes += s.writes;
+        self.fails += s.fails;
+        self.writebacks += s.writebacks;
+    }
+}
+
+/// DRAM traffic, in column bursts (`chips_per_channel * chip_bus_bytes * burst_length` bytes
+/// each: 64 B on `gtx480`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct DramCounts {
+    /// Read bursts.
+    pub reads: u64,
+    /// Write bursts.
+    pub writes: u64,
+    /// Bursts to a row an earlier burst had already opened (row-buffer hits).
+    pub row_hits: u64,
+    /// Bytes moved.
+    pub bytes: u64,
+    /// DRAM command-clock cycles the data buses were busy (summed over channels).
+    pub busy_cycles: u64,
+}
+counters_sub!(DramCounts {
+    reads,
+    writes,
+    row_hits,
+    bytes,
+    busy_cycles
+});
+
+/// What each warp scheduler did each cycle (one count per scheduler per cycle).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct StallCounts {
+    /// An instruction was issued.
+    pub issued: u64,
+    /// Idle or control: no warp had a decoded instruction (empty i-buffers, fetch misses,
+    /// barriers, exited warps, no warps).
+    pub idle: u64,
+    /// Data dependence: instructions were decoded but every one waited on the scoreboard
+    /// (read-after-write or write-after-write on a pending register).
+    pub raw: u64,
+    /// Structural: an instruction had its operands but its unit (SP, SFU, LSU) was busy.
+    pub structural: u64,
+    /// Cycles the load/store unit could not send an access because the L1D refused it
+    /// (MSHRs, miss queue, merge limit, reserved set): the memory-side structural stall.
+    pub lsu_blocked: u64,
+}
+counters_sub!(StallCounts {
+    issued,
+    idle,
+    raw,
+    structural,
+    lsu_blocked
+});
+
+/// Every counter of the GPU at one instant.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct Counters {
+    /// Core cycles.
+    pub cycles: u64,
+    /// Warp instructions issued.
+    pub warp_instructions: u64,
+    /// Thread instructions issued (active lanes of each warp instruction).
+    pub thread_instructions: u64,
+    /// Thread blocks completed.
+    pub blocks: u64,
+    /// L1 instruction caches.
+    pub l1i: CacheCounts,
+    /// L1 data caches.
+    pub l1d: CacheCounts,
+    /// L2 slices.
+    pub l2: CacheCounts,
+    /// DRAM channels.
+    pub dram: DramCounts,
+    /// Scheduler cycles by outcome.
+    pub stalls: StallCounts,
+    /// Flits through the SM-to-memory crossbar.
+    pub icnt_up_flits: u64,
+    /// Flits through the memory-to-SM crossbar.
+    pub icnt_down_flits: u64,
+}
+counters_sub!(Counters {
+    cycles,
+    warp_instructions,
+    thread_instructions,
+    blocks,
+    l1i,
+    l1d,
+    l2,
+    dram,
+    stalls,
+    icnt_up_flits,
+    icnt_down_flits
+});
+
+impl Counters {
+    /// Thread instructions per cycle (GPGPU-Sim's `gpu_ipc`).
+    pub fn ipc(&self) -> f64 {
+        if self.cycles == 0 {
+            0.0
+        } else {
+            self.thread_instructions as f64 / self.cycles as f64
+        }
+    }
+}
+
+/// Per-SM counters.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct SmCounts {
+    /// Warp instructions issued.
+    pub warp_instructions: u64,
+    /// Thread instructions issued.
+    pub thread_instructions: u64,
+    /// Thread blocks completed.
+    pub blocks: u64,
+    /// Cycles with at least one resident thread block.
+    pub busy_cycles: u64,
+}

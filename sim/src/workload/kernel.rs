@@ -1,0 +1,282 @@
+//! What the GPU model executes: kernels that hand out thread blocks of decoded warp
+//! instructions, one block at a time, whatever their origin (an Accel-Sim trace, a built-in
+//! synthetic kernel).
+//!
+//! A block's instructions are stored compactly: every [`WarpInst`] indexes the block's shared
+//! register and address pools, so a block costs 24 bytes per dynamic warp instruction plus
+//! its addresses.
+
+use super::accelsim::{self, KernelTrace, TraceError};
+use super::sass::{OpClass, OpcodeTable};
+use super::Dim3;
+use std::path::{Path, PathBuf};
+use thiserror::Error;
+
+/// A workload that cannot be read or built.
+#[derive(Debug, Error)]
+pub enum WorkloadError {
+    /// A malformed or unreadable trace.
+    #[error(transparent)]
+    Trace(#[from] TraceError),
+    /// Anything else (unknown built-in name, size...).
+    #[error("{0}")]
+    Invalid(String),
+}
+
+/// One dynamic warp instruction, decoded.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct WarpInst {
+    /// Program counter, bytes from the kernel's start.
+    pub pc: u32,
+    /// Active lanes (bit `i` = lane `i`).
+    pub mask: u32,
+    /// Unit/latency class.
+    pub class: OpClass,
+    /// Bytes accessed per thread (memory instructions; 0 otherwise).
+    pub width: u8,
+    /// Destination registers: `regs[reg_start .. reg_start + ndst]` of the block.
+    pub ndst: u8,
+    /// Source registers: the `nsrc` entries after the destinations.
+    pub nsrc: u8,
+    /// First register of this instruction in the block's register pool.
+    pub reg_start: u32,
+    /// First address of this instruction in the block's address pool (one per active lane,
+    /// in lane order, for memory instructions).
+    pub addr_start: u32,
+}
+
+impl WarpInst {
+    /// Number of active lanes.
+    pub fn active(&self) -> u32 {
+        self.mask.count_ones()
+    }
+}
+
+/// The instructions of one thread block.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct BlockInsts {
+    /// Block index in the grid.
+    pub id: Dim3,
+    /// `warps[w]` = the dynamic instructions of warp `w` of the block, in program order.
+    pub warps: Vec<Vec<WarpInst>>,
+    /// Register pool (general-purpose register numbers).
+    pub regs: Vec<u16>,
+    /// Address pool (byte addresses).
+    pub addrs: Vec<u64>,
+}
+
+impl BlockInsts {
+    /// Destination registers of `inst`.
+    pub fn dsts(&self, inst: &WarpInst) -> &[u16] {
+        let s = inst.reg_start as usize;
+        &self.regs[s..s + inst.ndst as usize]
+    }
+
+    /// Source registers of `inst`.
+    pub fn srcs(&self, inst: &WarpInst) -> &[u16] {
+        let s = inst.reg_start as usize + inst.ndst as usize;
+        &self.regs[s..s + inst.nsrc as usize]
+    }
+
+    /// Per-lane addresses of `inst` (active lanes in lane order).
+    pub fn addrs(&self, inst: &WarpInst) -> &[u64] {
+        let s = inst.addr_start as usize;
+        let n = if inst.width > 0 { inst.active() } else { 0 } as usize;
+        &self.addrs[s..s + n]
+    }
+
+    /// Appends one instruction to warp `warp` (created as needed).
+    #[allow(clippy::too_many_arguments)]
+    pub fn push(
+        &mut self,
+        warp: usize,
+        pc: u32,
+        mask: u32,
+        class: OpClass,
+        dsts: &[u16],
+        srcs: &[u16],
+        width: u8,
+        addrs: &[u64],
+    ) {
+        if self.warps.len() <= warp {
+            self.warps.resize_with(warp + 1, Vec::new);
+        }
+        let inst = WarpInst {
+            pc,
+            mask,
+            class,
+            width,
+            ndst: dsts.len() as u8,
+            nsrc: srcs.len() as u8,
+            reg_start: self.regs.len() as u32,
+            addr_start: self.addrs.len() as u32,
+        };
+        self.regs.extend_from_slice(dsts);
+        self.regs.extend_from_slice(srcs);
+        if width > 0 {
+            self.addrs.extend_from_slice(addrs);
+        }
+        self.warps[warp].push(inst);
+    }
+
+    /// Warp instructions of the block.
+    pub fn warp_instructions(&self) -> u64 {
+        self.warps.iter().map(|w| w.len() as u64).sum()
+    }
+}
+
+/// What the GPU needs to know about a kernel before its blocks run.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct KernelInfo {
+    /// Kernel name.
+    pub name: String,
+    /// Grid dimensions (thread blocks).
+    pub grid: Dim3,
+    /// Block dimensions (threads).
+    pub block: Dim3,
+    /// Registers per thread.
+    pub regs_per_thread: u32,
+    /// Shared memory per block, bytes.
+    pub shmem_bytes: u32,
+    /// SASS binary version (instruction size and control words; see `sass::next_pc`).
+    pub binary_version: u32,
+}
+
+impl KernelInfo {
+    /// Threads per block.
+    pub fn block_threads(&self) -> u32 {
+        self.block.volume() as u32
+    }
+
+    /// Thread blocks in the grid.
+    pub fn blocks(&self) -> u64 {
+        self.grid.volume()
+    }
+}
+
+/// A kernel whose thread blocks are produced in grid order (x fastest), one at a time.
+pub trait KernelSource {
+    /// The kernel's launch parameters.
+    fn info(&self) -> &KernelInfo;
+    /// The next thread block, or `None` after the last one.
+    fn next_block(&mut self) -> Result<Option<BlockInsts>, WorkloadError>;
+    /// Opcodes that were not recognized (run as integer ALU), each once.
+    fn unknown_opcodes(&self) -> Vec<String> {
+        vec![]
+    }
+}
+
+/// A sequence of kernels run one after the other.
+pub trait WorkloadSource {
+    /// A short name for reports.
+    fn name(&self) -> &str;
+    /// The next kernel, or `None` after the last one.
+    fn next_kernel(&mut self) -> Result<Option<Box<dyn KernelSource>>, WorkloadError>;
+}
+
+/// An Accel-Sim kernel trace as a [`KernelSource`].
+pub struct TraceKernel {
+    trace: KernelTrace,
+    info: KernelInfo,
+    opcodes: OpcodeTable,
+}
+
+impl TraceKernel {
+    /// Opens `kernel-N.traceg`.
+    pub fn open(path: &Path) -> Result<Self, WorkloadError> {
+        let trace = KernelTrace::open(path)?;
+        let h = &trace.header;
+        let info = KernelInfo {
+            name: h.name.clone(),
+            grid: h.grid,
+            block: h.block,
+            regs_per_thread: h.nregs,
+            shmem_bytes: h.shmem_bytes,
+            binary_version: h.binary_version,
+        };
+        Ok(Self {
+            trace,
+            info,
+            opcodes: OpcodeTable::default(),
+        })
+    }
+}
+
+impl KernelSource for TraceKernel {
+    fn info(&self) -> &KernelInfo {
+        &self.info
+    }
+
+    fn next_block(&mut self) -> Result<Option<BlockInsts>, WorkloadError> {
+        let Some(tb) = self.trace.next_block()? else {
+            return Ok(None);
+        };
+        self.opcodes.update(self.trace.opcodes());
+        let mut b = BlockInsts {
+            id: tb.id,
+            warps: Vec::with_capacity(tb.warps.len()),
+            ..Default::default()
+        };
+        for (w, insts) in tb.warps.iter().enumerate() {
+            b.warps.push(Vec::with_capacity(insts.len()));
+            for i in insts {
+                b.push(
+                    w,
+                    i.pc as u32,
+                    i.mask,
+                    self.opcodes.class(i.opcode),
+                    &i.dsts,
+                    &i.srcs,
+                    i.mem_width.min(255) as u8,
+                    &i.addrs,
+                );
+            }
+        }
+        Ok(Some(b))
+    }
+
+    fn unknown_opcodes(&self) -> Vec<String> {
+        self.opcodes.unknown().to_vec()
+    }
+}
+
+/// The kernels of an Accel-Sim trace directory (`kernelslist.g`), opened one at a time.
+pub struct TraceWorkload {
+    name: String,
+    kernels: std::vec::IntoIter<PathBuf>,
+}
+
+impl TraceWorkload {
+    /// Reads `dir/kernelslist.g` (memory copies are skipped: the model has no host transfers).
+    pub fn open(dir: &Path) -> Result<Self, WorkloadError> {
+        let cmds = accelsim::read_kernelslist(dir)?;
+        let kernels: Vec<PathBuf> = cmds
+            .into_iter()
+            .filter_map(|c| match c {
+                accelsim::Command::Kernel { path } => Some(path),
+                accelsim::Command::MemcpyHtoD { .. } => None,
+            })
+            .collect();
+        let name = dir
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_else(|| dir.display().to_string());
+        Ok(Self {
+            name,
+            kernels: kernels.into_iter(),
+        })
+    }
+}
+
+impl WorkloadSource for TraceWorkload {
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn next_kernel(&mut self) -> Result<Option<Box<dyn KernelSource>>, WorkloadError> {
+        match self.kernels.next() {
+            Some(p) => Ok(Some(Box::new(TraceKernel::open(&p)?))),
+            None => Ok(None),
+        }
+    }
+}
