@@ -31,6 +31,9 @@ enum Command {
     Config(cmd::config::ConfigArgs),
     /// Accel-Sim traces: summarize one.
     Trace(cmd::trace::TraceArgs),
+    /// Run a workload (Accel-Sim trace or built-in kernel) on the golden GPU model, optionally
+    /// with the Verilated warp arbiter in the loop; prints statistics.
+    Sim(cmd::sim::SimArgs),
 }
 
 fn main() -> ExitCode {
@@ -43,6 +46,7 @@ fn main() -> ExitCode {
         Command::Blocks(a) => cmd::blocks::run(a),
         Command::Config(a) => cmd::config::run(a),
         Command::Trace(a) => cmd::trace::run(a),
+        Command::Sim(a) => cmd::sim::run(a),
     };
     match result {
         Ok(code) => code,

@@ -6,6 +6,7 @@ pub mod cosim;
 pub mod gen;
 pub mod lint;
 pub mod regress;
+pub mod sim;
 pub mod trace;
 
 use std::path::PathBuf;

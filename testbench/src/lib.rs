@@ -7,8 +7,10 @@
 //! * [`lockstep`]: `Lockstep`, golden and RTL stepped together, compared every cycle.
 //! * [`vcd_out`]: VCD writer for golden models (ports and internal state).
 //! * [`cosim`]: random-stimulus co-simulation runs, as `gpusched cosim` and the regression use.
+//! * [`gpu`]: RTL in the GPU model's loop (`gpusched sim --rtl` / `--lockstep`).
 
 pub mod cosim;
+pub mod gpu;
 pub mod lockstep;
 pub mod rtl;
 pub mod vcd_out;

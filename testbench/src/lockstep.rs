@@ -102,6 +102,8 @@ impl fmt::Display for StepError {
     }
 }
 
+impl std::error::Error for StepError {}
+
 impl From<TbError> for StepError {
     fn from(e: TbError) -> Self {
         StepError::Tb(e)

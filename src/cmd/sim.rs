@@ -1,0 +1,340 @@
+//! `gpusched sim`: run a workload (an Accel-Sim trace or a built-in kernel) on the golden GPU
+//! model, optionally with the Verilated warp arbiter in every scheduler (`--rtl`) or in
+//! lockstep with the golden one (`--lockstep`).
+
+use anyhow::{anyhow, bail, Result};
+use clap::Args;
+use gpusched_tb::gpu::{self as tbgpu, ArbiterMode, GpuRunError};
+use gpusched_tb::lockstep::LockstepConfig;
+use gpusim::blocks::{tb_dispatch, warp_arbiter};
+use gpusim::config::GpuConfig;
+use gpusim::gpu::{Progress, Report, SimError, SimOptions, DEFAULT_WATCHDOG};
+use gpusim::workload::builtin::{self, BuiltinWorkload};
+use gpusim::workload::kernel::{TraceWorkload, WorkloadSource};
+use indicatif::{ProgressBar, ProgressStyle};
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::{Duration, Instant};
+
+/// Arguments of `gpusched sim`.
+#[derive(Args)]
+pub struct SimArgs {
+    /// Accel-Sim trace directory (with kernelslist.g).
+    #[arg(long, value_name = "DIR", conflicts_with = "workload", required_unless_present = "workload")]
+    trace: Option<PathBuf>,
+    /// Built-in workload (stream: memory-bound; compute: compute-bound).
+    #[arg(long, value_name = "NAME")]
+    workload: Option<String>,
+    /// Size of a built-in workload: small, medium, large.
+    #[arg(long, default_value = "small")]
+    size: String,
+    #[command(flatten)]
+    run: RunArgs,
+    /// Print one JSON object instead of tables.
+    #[arg(long)]
+    json: bool,
+}
+
+/// Options shared by `sim` and `bench`.
+#[derive(Args, Clone)]
+pub struct RunArgs {
+    /// GPU configuration: a preset (gtx480, titanx, titanv, gtx980) or a TOML/JSON file.
+    #[arg(long, default_value = "gtx480")]
+    pub config: String,
+    /// Warp-scheduler policy: lrr, gto, two-level (default: the configuration's).
+    #[arg(long, value_name = "POLICY")]
+    pub warp_sched: Option<String>,
+    /// Thread-block dispatch policy: lrr, bcs.
+    #[arg(long, value_name = "POLICY", default_value = "lrr")]
+    pub tb_sched: String,
+    /// Stop after N cycles (the report is marked truncated).
+    #[arg(long, value_name = "N")]
+    pub max_cycles: Option<u64>,
+    /// Fail as deadlocked after N cycles without any instruction issued.
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_WATCHDOG)]
+    pub watchdog: u64,
+    /// Every instruction fetch hits in the L1I.
+    #[arg(long)]
+    pub perfect_l1i: bool,
+    /// Run this block as Verilated RTL in place of its golden model (warp_arbiter).
+    #[arg(long, value_name = "BLOCK", conflicts_with = "lockstep")]
+    pub rtl: Option<String>,
+    /// Run this block's golden model and RTL in lockstep, stopping at the first mismatch
+    /// (warp_arbiter).
+    #[arg(long, value_name = "BLOCK")]
+    pub lockstep: Option<String>,
+    /// Cycles of history in the waveforms written on a mismatch (0: none).
+    #[arg(long, default_value_t = 64)]
+    pub window: usize,
+    /// Where the waveforms of a mismatch go.
+    #[arg(long, value_name = "DIR", default_value = "mismatch")]
+    pub mismatch_dir: PathBuf,
+}
+
+impl RunArgs {
+    /// The configuration, the options and the arbiter mode these arguments ask for.
+    pub fn resolve(&self) -> Result<(GpuConfig, SimOptions, ArbiterMode)> {
+        let cfg = GpuConfig::load(&self.config)?;
+        let ws = self
+            .warp_sched
+            .clone()
+            .unwrap_or_else(|| cfg.sm.warp_scheduler.clone());
+        let warp_sched = warp_arbiter::Policy::from_name(&ws).ok_or_else(|| {
+            anyhow!("unknown warp scheduler `{ws}`; choose lrr, gto or two-level")
+        })?;
+        let tb_sched = tb_dispatch::Policy::from_name(&self.tb_sched).ok_or_else(|| {
+            anyhow!(
+                "unknown thread-block scheduler `{}`; choose lrr or bcs",
+                self.tb_sched
+            )
+        })?;
+        let block = self.rtl.as_ref().or(self.lockstep.as_ref());
+        if let Some(b) = block {
+            if b != "warp_arbiter" {
+                bail!("--rtl/--lockstep: the GPU model takes warp_arbiter from RTL (got `{b}`)");
+            }
+        }
+        let mode = match (&self.rtl, &self.lockstep) {
+            (Some(_), _) => ArbiterMode::Rtl,
+            (_, Some(_)) => ArbiterMode::Lockstep,
+            _ => ArbiterMode::Golden,
+        };
+        let opts = SimOptions {
+            warp_sched,
+            tb_sched,
+            max_cycles: self.max_cycles,
+            watchdog: self.watchdog,
+            perfect_l1i: self.perfect_l1i,
+        };
+        Ok((cfg, opts, mode))
+    }
+
+    /// The lockstep waveform options.
+    pub fn lockstep_config(&self) -> LockstepConfig {
+        LockstepConfig {
+            window: self.window,
+            mismatch_dir: self.mismatch_dir.clone(),
+            vcd_dir: None,
+        }
+    }
+}
+
+/// A spinner on stderr that appears once a run has taken more than a second.
+pub struct RunProgress {
+    start: Instant,
+    bar: Option<ProgressBar>,
+    label: String,
+}
+
+impl RunProgress {
+    /// A progress display for a run named `label`.
+    pub fn new(label: &str) -> Self {
+        Self {
+            start: Instant::now(),
+            bar: None,
+            label: label.into(),
+        }
+    }
+
+    /// Updates the display.
+    pub fn update(&mut self, p: &Progress) {
+        if self.bar.is_none() && self.start.elapsed() > Duration::from_secs(1) {
+            let bar = ProgressBar::new(p.blocks_total);
+            bar.set_style(
+                ProgressStyle::with_template(
+                    "{prefix} [{bar:30}] {pos}/{len} blocks of kernel {msg}",
+                )
+                .expect("valid template")
+                .progress_chars("=> "),
+            );
+            bar.set_prefix(self.label.clone());
+            self.bar = Some(bar);
+        }
+        if let Some(b) = &self.bar {
+            b.set_length(p.blocks_total);
+            b.set_position(p.blocks_done);
+            b.set_message(format!(
+                "{}, {} cycles, {:.1} M thread instructions",
+                p.kernel + 1,
+                p.cycle,
+                p.thread_instructions as f64 / 1e6
+            ));
+        }
+    }
+
+    /// Removes the display.
+    pub fn finish(&self) {
+        if let Some(b) = &self.bar {
+            b.finish_and_clear();
+        }
+    }
+}
+
+/// Opens the workload the arguments name.
+pub fn open_workload(
+    trace: Option<&PathBuf>,
+    name: Option<&str>,
+    size: &str,
+) -> Result<Box<dyn WorkloadSource>, SimError> {
+    Ok(match (trace, name) {
+        (Some(dir), _) => Box::new(TraceWorkload::open(dir)?),
+        (None, Some(n)) => Box::new(BuiltinWorkload::new(n, size)?),
+        (None, None) => {
+            return Err(SimError::Config(format!(
+                "give --trace DIR or --workload NAME ({})",
+                builtin::NAMES.join(", ")
+            )))
+        }
+    })
+}
+
+/// Runs the workload with the options of `run`; `Ok(Err(code))` is a failed check (exit 1).
+pub fn simulate(
+    run: &RunArgs,
+    workload: &mut dyn FnMut() -> Result<Box<dyn WorkloadSource>, SimError>,
+    label: &str,
+) -> Result<std::result::Result<Report, ExitCode>> {
+    let (cfg, opts, mode) = run.resolve()?;
+    let lockstep = run.lockstep_config();
+    let mut progress = RunProgress::new(label);
+    let result = tbgpu::run(&cfg, &opts, workload, mode, &lockstep, &mut |p| {
+        progress.update(p)
+    });
+    progress.finish();
+    match result {
+        Ok(r) => Ok(Ok(r)),
+        Err(GpuRunError::Mismatch(m)) => {
+            eprint!("{m}");
+            Ok(Err(ExitCode::from(1)))
+        }
+        Err(GpuRunError::Sim(e @ SimError::Deadlock { .. })) => {
+            eprintln!("error: {e}");
+            Ok(Err(ExitCode::from(1)))
+        }
+        Err(e) => Err(e.into()),
+    }
+}
+
+/// Runs `sim`.
+pub fn run(a: SimArgs) -> Result<ExitCode> {
+    let label = a
+        .trace
+        .as_ref()
+        .map(|t| t.display().to_string())
+        .or(a.workload.clone())
+        .unwrap_or_default();
+    let (trace, name, size) = (a.trace.clone(), a.workload.clone(), a.size.clone());
+    let mut open = || open_workload(trace.as_ref(), name.as_deref(), &size);
+    let r = match simulate(&a.run, &mut open, &label)? {
+        Ok(r) => r,
+        Err(code) => return Ok(code),
+    };
+    let mode = match (&a.run.rtl, &a.run.lockstep) {
+        (Some(_), _) => "rtl",
+        (_, Some(_)) => "lockstep",
+        _ => "golden",
+    };
+    if a.json {
+        let mut v = serde_json::to_value(&r)?;
+        v["warp_arbiter"] = mode.into();
+        println!("{}", serde_json::to_string_pretty(&v)?);
+    } else {
+        print_report(&r, mode);
+    }
+    if r.truncated {
+        eprintln!(
+            "warning: stopped at --max-cycles {} before the workload finished",
+            r.counters.cycles
+        );
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn pct(part: u64, whole: u64) -> String {
+    if whole == 0 {
+        "-".into()
+    } else {
+        format!("{:.1}%", 100.0 * part as f64 / whole as f64)
+    }
+}
+
+/// Prints the report as tables.
+pub fn print_report(r: &Report, mode: &str) {
+    let c = &r.counters;
+    println!(
+        "{} on {}: warp scheduler {} ({mode}), thread-block dispatch {}{}",
+        r.workload,
+        r.config,
+        r.warp_sched,
+        r.tb_sched,
+        if r.truncated { " [TRUNCATED]" } else { "" }
+    );
+    println!("  cycles               {:>14}", c.cycles);
+    println!("  warp instructions    {:>14}", c.warp_instructions);
+    println!("  thread instructions  {:>14}", c.thread_instructions);
+    println!("  IPC (thread/cycle)   {:>14.2}", r.ipc);
+    println!("  thread blocks        {:>14}", c.blocks);
+    println!(
+        "  {:<5} {:>12} {:>12} {:>12} {:>10} {:>12} {:>10}",
+        "cache", "accesses", "hits", "misses", "miss rate", "mshr merges", "fails"
+    );
+    for (name, k) in [("L1I", &c.l1i), ("L1D", &c.l1d), ("L2", &c.l2)] {
+        let reads = k.hits + k.hit_reserved + k.misses;
+        println!(
+            "  {name:<5} {:>12} {:>12} {:>12} {:>10} {:>12} {:>10}",
+            k.accesses,
+            k.hits,
+            k.misses,
+            pct(k.misses, reads),
+            k.hit_reserved,
+            k.fails
+        );
+    }
+    let d = &c.dram;
+    println!(
+        "  DRAM bursts: {} reads, {} writes, {} row hits ({}), {} bytes",
+        d.reads,
+        d.writes,
+        d.row_hits,
+        pct(d.row_hits, d.reads + d.writes),
+        d.bytes
+    );
+    let s = &c.stalls;
+    let all = s.issued + s.idle + s.raw + s.structural;
+    println!(
+        "  scheduler cycles: issued {}, idle/control {}, RAW {}, structural {}; LSU blocked {} cycles",
+        pct(s.issued, all),
+        pct(s.idle, all),
+        pct(s.raw, all),
+        pct(s.structural, all),
+        s.lsu_blocked
+    );
+    if r.kernels.len() > 1 || r.kernels.first().is_some_and(|k| k.counters.cycles != c.cycles) {
+        println!(
+            "  {:<3} {:<32} {:>10} {:>12} {:>8} {:>9}",
+            "#", "kernel", "cycles", "thread insts", "IPC", "occupancy"
+        );
+        for (i, k) in r.kernels.iter().enumerate() {
+            println!(
+                "  {:<3} {:<32} {:>10} {:>12} {:>8.2} {:>9}",
+                i + 1,
+                k.name.chars().take(32).collect::<String>(),
+                k.counters.cycles,
+                k.counters.thread_instructions,
+                k.ipc,
+                k.occupancy.blocks
+            );
+        }
+    } else if let Some(k) = r.kernels.first() {
+        println!(
+            "  kernel {}: grid {} block {}, {} blocks/SM ({:?}-limited)",
+            k.name, k.grid, k.block, k.occupancy.blocks, k.occupancy.limiter
+        );
+    }
+    if !r.unknown_opcodes.is_empty() {
+        eprintln!(
+            "warning: opcodes not in the SASS table, run as integer ALU: {}",
+            r.unknown_opcodes.join(", ")
+        );
+    }
+}
