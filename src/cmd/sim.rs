@@ -20,7 +20,12 @@ use std::time::{Duration, Instant};
 #[derive(Args)]
 pub struct SimArgs {
     /// Accel-Sim trace directory (with kernelslist.g).
-    #[arg(long, value_name = "DIR", conflicts_with = "workload", required_unless_present = "workload")]
+    #[arg(
+        long,
+        value_name = "DIR",
+        conflicts_with = "workload",
+        required_unless_present = "workload"
+    )]
     trace: Option<PathBuf>,
     /// Built-in workload (stream: memory-bound; compute: compute-bound).
     #[arg(long, value_name = "NAME")]
@@ -309,7 +314,11 @@ pub fn print_report(r: &Report, mode: &str) {
         pct(s.structural, all),
         s.lsu_blocked
     );
-    if r.kernels.len() > 1 || r.kernels.first().is_some_and(|k| k.counters.cycles != c.cycles) {
+    if r.kernels.len() > 1
+        || r.kernels
+            .first()
+            .is_some_and(|k| k.counters.cycles != c.cycles)
+    {
         println!(
             "  {:<3} {:<32} {:>10} {:>12} {:>8} {:>9}",
             "#", "kernel", "cycles", "thread insts", "IPC", "occupancy"

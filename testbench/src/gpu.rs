@@ -36,7 +36,11 @@ pub fn module_for(params: &Params) -> Result<String, TbError> {
             && (params.policy != wa::Policy::TwoLevel || p.max_active() == params.max_active)
     };
     match Preset::ALL.iter().find(|p| matches(p)) {
-        Some(p) => Ok(format!("warp_arbiter_{}_{}", params.policy.name(), p.name())),
+        Some(p) => Ok(format!(
+            "warp_arbiter_{}_{}",
+            params.policy.name(),
+            p.name()
+        )),
         None => Err(TbError::Config(format!(
             "no warp_arbiter RTL for {} warps per scheduler{}: rtl-out has {}",
             params.warps,
@@ -83,7 +87,9 @@ pub fn factory<'a>(
     replay: Option<(String, u64)>,
 ) -> Box<ArbiterFactory<'a>> {
     Box::new(
-        move |site: ArbiterSite, params: &Params| -> Result<Box<dyn ArbiterPort + 'a>, BlockFault> {
+        move |site: ArbiterSite,
+              params: &Params|
+              -> Result<Box<dyn ArbiterPort + 'a>, BlockFault> {
             let golden = wa::Golden::new(*params);
             if mode == ArbiterMode::Golden {
                 return Ok(Box::new(golden));
@@ -92,9 +98,9 @@ pub fn factory<'a>(
             let name = site.to_string();
             Ok(match (mode, &replay) {
                 (ArbiterMode::Rtl, _) => Box::new(RtlArbiter(RtlBlock::new(&module, params)?)),
-                (_, Some((s, cycle))) if *s == name => Box::new(LockstepArbiter(
-                    Lockstep::replay(&name, golden, &module, params, cfg, *cycle)?,
-                )),
+                (_, Some((s, cycle))) if *s == name => Box::new(LockstepArbiter(Lockstep::replay(
+                    &name, golden, &module, params, cfg, *cycle,
+                )?)),
                 _ => Box::new(LockstepArbiter(Lockstep::new(
                     &name, golden, &module, params, cfg,
                 )?)),
@@ -195,7 +201,10 @@ pub fn run_with<'a>(
             cycle: m.cycle,
             replay: match other {
                 Err(GpuRunError::Mismatch(o)) => {
-                    format!("mismatch in {} at cycle {} on `{}`", o.name, o.cycle, o.port)
+                    format!(
+                        "mismatch in {} at cycle {} on `{}`",
+                        o.name, o.cycle, o.port
+                    )
                 }
                 Err(e) => e.to_string(),
                 Ok(_) => "no mismatch".into(),

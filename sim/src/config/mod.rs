@@ -335,6 +335,29 @@ impl GpuConfig {
                 return Err(field(name, "must be at least 1"));
             }
         }
+        // Limits of the model's hardware blocks and address mapping.
+        for (name, v, max) in [
+            ("sm.count", sm.count, 128),
+            (
+                "dram.banks",
+                self.dram.banks,
+                crate::mem::dram::MAX_BANKS as u32,
+            ),
+            ("sm.schedulers", sm.schedulers, 16),
+        ] {
+            if v > max {
+                return Err(field(
+                    name,
+                    format!("{v} exceeds the model's limit of {max}"),
+                ));
+            }
+        }
+        if !self.dram.sub_partitions.is_power_of_two() {
+            return Err(field(
+                "dram.sub_partitions",
+                format!("{} is not a power of two", self.dram.sub_partitions),
+            ));
+        }
         for (name, v) in [
             ("sm.core_clock_mhz", sm.core_clock_mhz),
             ("dram.clock_mhz", self.dram.clock_mhz),

@@ -200,11 +200,6 @@ impl<'a> Gpu<'a> {
     ) -> Result<Self, SimError> {
         cfg.validate()
             .map_err(|e| SimError::Config(e.to_string()))?;
-        if cfg.sm.count as usize > 64 {
-            return Err(SimError::Config(
-                "sm.count: the thread-block dispatcher handles at most 64 SMs".into(),
-            ));
-        }
         let params = Self::arbiter_params(cfg, opts.warp_sched)?;
         let mut sms = Vec::with_capacity(cfg.sm.count as usize);
         for id in 0..cfg.sm.count as usize {
@@ -345,17 +340,19 @@ impl<'a> Gpu<'a> {
             for sm in &mut self.sms {
                 sm.receive(&mut self.mem, now);
             }
-            let (mut room, mut room2) = (0u64, 0u64);
+            let (mut room, mut room2) = (0u128, 0u128);
             for (i, sm) in self.sms.iter().enumerate() {
-                room |= (sm.has_room(1) as u64) << i;
-                room2 |= (sm.has_room(2) as u64) << i;
+                room |= (sm.has_room(1) as u128) << i;
+                room2 |= (sm.has_room(2) as u128) << i;
             }
             let out = self.dispatcher.step(&DispatchIn {
                 start: first,
                 total: total as u32,
                 max_per_sm: occ.blocks.min(255) as u8,
-                room,
-                room2,
+                room: room as u64,
+                room2: room2 as u64,
+                room_hi: (room >> 64) as u64,
+                room2_hi: (room2 >> 64) as u64,
             });
             first = false;
             for (s, id, n) in assignments(&out, self.sms.len()) {

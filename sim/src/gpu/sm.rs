@@ -66,6 +66,14 @@ struct Warp {
     loads: u32,
     /// Store transactions not yet acknowledged by the L2.
     stores: u32,
+    /// Instruction `next_issue` when it is in the i-buffer (a copy, for the scheduler).
+    head: Option<WarpInst>,
+    /// The head cannot pass the scoreboard before this cycle (`u64::MAX`: until a load of
+    /// the warp completes); 0 when unknown. A cache of [`Sm::operands`]: the warp's
+    /// registers change only when it issues (which replaces the head) or a load completes.
+    sb_until: u64,
+    /// The head waits on a load (valid with `sb_until`).
+    sb_load: bool,
     reg_ready: Box<[u64; REGS]>,
 }
 
@@ -84,6 +92,9 @@ impl Warp {
             exit_issued: false,
             loads: 0,
             stores: 0,
+            head: None,
+            sb_until: 0,
+            sb_load: false,
             reg_ready: Box::new([0; REGS]),
         }
     }
@@ -306,6 +317,9 @@ impl<'a> Sm<'a> {
             warp.exit_issued = warp.len == 0;
             warp.loads = 0;
             warp.stores = 0;
+            warp.head = None;
+            warp.sb_until = 0;
+            warp.sb_load = false;
             warp.reg_ready.fill(0);
             if warp.exit_issued {
                 self.exiting.push(w);
@@ -367,6 +381,8 @@ impl<'a> Sm<'a> {
             }
         }
         warp.loads -= 1;
+        warp.sb_until = 0;
+        warp.sb_load = false;
         self.free_pending.push(token);
     }
 
@@ -474,33 +490,34 @@ impl<'a> Sm<'a> {
     /// The instruction at the head of warp `w`'s i-buffer, if decoded by `now`.
     fn head(&self, w: usize, now: u64) -> Option<WarpInst> {
         let warp = &self.warps[w];
-        if !warp.live
-            || warp.at_barrier
-            || warp.next_issue >= warp.next_fetch
-            || warp.ibuf_ready_at > now
-        {
+        if !warp.live || warp.at_barrier || warp.ibuf_ready_at > now {
             return None;
         }
-        Some(self.tbs[warp.tb].insts.warps[warp.index][warp.next_issue as usize])
+        warp.head
     }
 
-    /// Scoreboard: (all operands and destinations ready, some operand waits on a load).
-    fn operands(&self, w: usize, inst: &WarpInst, now: u64) -> (bool, bool) {
+    /// Reloads the cached head of warp `w` after its i-buffer changed.
+    fn refresh_head(&mut self, w: usize) {
+        let warp = &mut self.warps[w];
+        warp.head = (warp.next_issue < warp.next_fetch)
+            .then(|| self.tbs[warp.tb].insts.warps[warp.index][warp.next_issue as usize]);
+        warp.sb_until = 0;
+        warp.sb_load = false;
+    }
+
+    /// Scoreboard: the first cycle at which every operand and destination of `inst` is ready
+    /// (`u64::MAX` while one waits on a load), and whether one waits on a load.
+    fn operands(&self, w: usize, inst: &WarpInst) -> (u64, bool) {
         let warp = &self.warps[w];
         let tb = &self.tbs[warp.tb].insts;
-        let (mut ok, mut on_load) = (true, false);
+        let mut until = 0;
         let s = inst.reg_start as usize;
         for &r in &tb.regs[s..s + inst.ndst as usize + inst.nsrc as usize] {
-            if r == RZ {
-                continue;
-            }
-            let t = warp.reg_ready[r as usize];
-            if t > now {
-                ok = false;
-                on_load |= t == u64::MAX;
+            if r != RZ {
+                until = until.max(warp.reg_ready[r as usize]);
             }
         }
-        (ok, on_load)
+        (until, until == u64::MAX)
     }
 
     fn schedule(&mut self, s: usize, now: u64, issued: &mut bool) -> Result<(), SimError> {
@@ -520,15 +537,21 @@ impl<'a> Sm<'a> {
                 continue;
             };
             any_inst = true;
-            let (ok, on_load) = self.operands(w, &inst, now);
-            if on_load {
-                long_stall |= 1 << local;
+            if warp.sb_until > now {
+                long_stall |= (warp.sb_load as u64) << local;
+                continue;
             }
-            if ok {
-                any_operands = true;
-                if self.unit_free(inst.class, now) {
-                    ready |= 1 << local;
-                }
+            let (until, on_load) = self.operands(w, &inst);
+            if until > now {
+                let warp = &mut self.warps[w];
+                warp.sb_until = until;
+                warp.sb_load = on_load;
+                long_stall |= (on_load as u64) << local;
+                continue;
+            }
+            any_operands = true;
+            if self.unit_free(inst.class, now) {
+                ready |= 1 << local;
             }
         }
         let inp = ArbiterIn {
@@ -587,9 +610,10 @@ impl<'a> Sm<'a> {
 
     fn issue(&mut self, w: usize, now: u64) {
         let inst = self.head(w, now).expect("ready warps have an instruction");
-        let t = &self.timing;
         let (tb, active) = (self.warps[w].tb, inst.active() as u64);
         self.warps[w].next_issue += 1;
+        self.refresh_head(w);
+        let t = &self.timing;
         self.counts.warp_instructions += 1;
         self.counts.thread_instructions += active;
         match inst.class {
@@ -727,6 +751,7 @@ impl<'a> Sm<'a> {
                     let warp = &mut self.warps[w];
                     warp.next_fetch = (warp.next_fetch + self.timing.fetch).min(warp.len);
                     warp.ibuf_ready_at = now + self.timing.l1i_hit;
+                    self.refresh_head(w);
                 }
                 Outcome::Fail(_) => return,
                 _ => self.warps[w].imiss = true,

@@ -20,6 +20,9 @@
 use crate::config::{DramConfig, DramTiming};
 use std::collections::VecDeque;
 
+/// Most banks a channel may have (`DramConfig::banks`; the configuration checks it).
+pub const MAX_BANKS: usize = 128;
+
 /// A command on the DRAM command bus.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Cmd {
@@ -158,14 +161,20 @@ impl Channel {
     fn schedule(&mut self) -> Option<Cmd> {
         let now = self.now;
         let t = self.t;
-        // 1. Oldest row hit whose column command is legal now.
-        let hit = self.queue.iter().position(|q| {
-            let b = &self.banks[q.bank as usize];
-            b.open_row == Some(q.row) && b.next_col <= now && self.next_col_any <= now && {
-                let data_start = now + if q.req.write { t.wl } else { t.cl } as u64;
-                data_start >= self.bus_free
-            }
-        });
+        // 1. Oldest row hit whose column command is legal now (none can be while the column
+        //    spacing or the data bus forbids every column command).
+        let col_possible = self.next_col_any <= now && now + t.cl.max(t.wl) as u64 >= self.bus_free;
+        let hit = if col_possible {
+            self.queue.iter().position(|q| {
+                let b = &self.banks[q.bank as usize];
+                b.open_row == Some(q.row) && b.next_col <= now && {
+                    let data_start = now + if q.req.write { t.wl } else { t.cl } as u64;
+                    data_start >= self.bus_free
+                }
+            })
+        } else {
+            None
+        };
         if let Some(i) = hit {
             let q = self.queue.remove(i).expect("index is valid");
             let b = &mut self.banks[q.bank as usize];
@@ -199,18 +208,21 @@ impl Channel {
                 }
             });
         }
-        // 2. Prepare the bank of the oldest request that needs it.
+        // 2. Prepare the bank of the oldest request that needs it. Banks whose open row some
+        //    queued request still hits are never precharged.
+        let mut wanted = [0u64; MAX_BANKS / 64];
+        for q in &self.queue {
+            if self.banks[q.bank as usize].open_row == Some(q.row) {
+                wanted[q.bank as usize / 64] |= 1 << (q.bank % 64);
+            }
+        }
         for k in 0..self.queue.len() {
             let q = self.queue[k];
             let b = self.banks[q.bank as usize];
             match b.open_row {
                 Some(r) if r == q.row => continue, // waits for its column command
                 Some(_) => {
-                    // Never close a row some queued request still hits.
-                    let wanted = self
-                        .queue
-                        .iter()
-                        .any(|o| o.bank == q.bank && Some(o.row) == b.open_row);
+                    let wanted = wanted[q.bank as usize / 64] >> (q.bank % 64) & 1 == 1;
                     if !wanted && b.next_pre <= now {
                         let b = &mut self.banks[q.bank as usize];
                         b.open_row = None;

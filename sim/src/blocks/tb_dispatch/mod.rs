@@ -7,7 +7,8 @@
 //!   `max_per_sm` resident blocks per SM (its occupancy); it takes effect at the edge, so blocks
 //!   are issued from the next cycle on. TB ids are `0..total` in launch order.
 //! * `room` (bit s: SM s can take one more block of the kernel) and `room2` (two more) come from
-//!   the SMs every cycle.
+//!   the SMs every cycle. Ports are at most 64 bits wide, so SMs 64..128 use the `_hi` ports
+//!   (bit s-64); with 64 SMs or fewer those ports are one bit wide and always 0.
 //! * Outputs (Mealy): `issue` = SMs receiving blocks this cycle, `pair` = those receiving two
 //!   (BCS), `visit_from` = first SM visited, `first_id` = id of the first block issued. Blocks are
 //!   numbered consecutively in visiting order `visit_from, visit_from+1, ...` (mod SMs);
@@ -50,7 +51,7 @@ impl Policy {
 pub struct Params {
     /// Policy.
     pub policy: Policy,
-    /// Number of SMs, 1..=64.
+    /// Number of SMs, 1..=128.
     pub sms: usize,
     /// BCS issues single blocks when at most one block fits per SM.
     pub bcs_fallback_x1: bool,
@@ -59,7 +60,7 @@ pub struct Params {
 impl Params {
     /// Parameters with the default fallback.
     pub fn new(policy: Policy, sms: usize) -> Self {
-        assert!((1..=64).contains(&sms), "1..=64 SMs");
+        assert!((1..=128).contains(&sms), "1..=128 SMs");
         Self {
             policy,
             sms,
@@ -67,8 +68,13 @@ impl Params {
         }
     }
 
-    fn sm_mask(&self) -> u64 {
-        low_bits(self.sms)
+    fn sm_mask(&self) -> u128 {
+        low_bits(self.sms.min(64)) as u128 | (low_bits(self.sms.saturating_sub(64)) as u128) << 64
+    }
+
+    /// Width of the `_hi` SM-mask ports (SMs 64 and up), at least 1.
+    pub fn hi_width(&self) -> usize {
+        self.sms.saturating_sub(64).max(1)
     }
 }
 
@@ -81,20 +87,28 @@ port_bundle! {
         pub total: u32 = |_p| 32,
         /// Resident blocks per SM the kernel allows (its occupancy).
         pub max_per_sm: u8 = |_p| 8,
-        /// SMs that can take one more block.
-        pub room: u64 = |p| p.sms,
-        /// SMs that can take two more blocks.
-        pub room2: u64 = |p| p.sms,
+        /// SMs 0..64 that can take one more block.
+        pub room: u64 = |p| p.sms.min(64),
+        /// SMs 0..64 that can take two more blocks.
+        pub room2: u64 = |p| p.sms.min(64),
+        /// SMs 64..128 that can take one more block (bit s-64).
+        pub room_hi: u64 = |p| p.hi_width(),
+        /// SMs 64..128 that can take two more blocks.
+        pub room2_hi: u64 = |p| p.hi_width(),
     }
 }
 
 port_bundle! {
     /// Dispatcher outputs for one cycle.
     pub struct DispatchOut for Params {
-        /// SMs receiving blocks.
-        pub issue: u64 = |p| p.sms,
-        /// SMs receiving two blocks (subset of `issue`).
-        pub pair: u64 = |p| p.sms,
+        /// SMs 0..64 receiving blocks.
+        pub issue: u64 = |p| p.sms.min(64),
+        /// SMs 0..64 receiving two blocks (subset of `issue`).
+        pub pair: u64 = |p| p.sms.min(64),
+        /// SMs 64..128 receiving blocks (bit s-64).
+        pub issue_hi: u64 = |p| p.hi_width(),
+        /// SMs 64..128 receiving two blocks.
+        pub pair_hi: u64 = |p| p.hi_width(),
         /// First SM visited this cycle.
         pub visit_from: u8 = |p| clog2(p.sms),
         /// Id of the first block issued this cycle.
@@ -104,14 +118,21 @@ port_bundle! {
     }
 }
 
+/// A 128-SM mask from its low and high ports.
+pub fn wide(lo: u64, hi: u64) -> u128 {
+    lo as u128 | (hi as u128) << 64
+}
+
 /// Expands an output into `(sm, first block id, blocks)` in issue order.
 pub fn assignments(out: &DispatchOut, sms: usize) -> Vec<(usize, u32, u32)> {
     let mut id = out.first_id;
     let mut v = vec![];
+    let issue = wide(out.issue, out.issue_hi);
+    let pair = wide(out.pair, out.pair_hi);
     for i in 0..sms {
         let s = (out.visit_from as usize + i) % sms;
-        if out.issue >> s & 1 == 1 {
-            let n = 1 + (out.pair >> s & 1) as u32;
+        if issue >> s & 1 == 1 {
+            let n = 1 + (pair >> s & 1) as u32;
             v.push((s, id, n));
             id += n;
         }
@@ -158,13 +179,15 @@ impl Block for Golden {
     fn step(&mut self, inp: &DispatchIn) -> DispatchOut {
         let n = self.params.sms;
         let m = self.params.sm_mask();
-        let (room, room2) = (inp.room & m, inp.room2 & inp.room & m);
+        let room = wide(inp.room, inp.room_hi) & m;
+        let room2 = wide(inp.room2, inp.room2_hi) & room;
         let visit_from = (self.last + 1) % n;
         let mut out = DispatchOut {
             visit_from: visit_from as u8,
             first_id: self.next_id,
             ..Default::default()
         };
+        let (mut issue, mut pair) = (0u128, 0u128);
         let pairs = self.params.policy == Policy::Bcs
             && !(self.params.bcs_fallback_x1 && self.max_per_sm <= 1);
         for i in 0..n {
@@ -176,14 +199,16 @@ impl Block for Golden {
                 (true, _) => 2 * (room2 >> s & 1) as u32,
             };
             if take > 0 {
-                out.issue |= 1 << s;
+                issue |= 1 << s;
                 if take == 2 {
-                    out.pair |= 1 << s;
+                    pair |= 1 << s;
                 }
                 self.next_id += take;
                 self.last = s;
             }
         }
+        (out.issue, out.issue_hi) = (issue as u64, (issue >> 64) as u64);
+        (out.pair, out.pair_hi) = (pair as u64, (pair >> 64) as u64);
         out.idle = self.next_id >= self.total;
         if inp.start {
             self.next_id = 0;
