@@ -29,6 +29,7 @@ use super::arbiter::{ArbiterPort, ArbiterSite};
 use super::memory::{MemRequest, MemorySystem, ReqKind};
 use super::stats::{SmCounts, StallCounts};
 use super::SimError;
+use crate::block::low_bits;
 use crate::blocks::warp_arbiter::ArbiterIn;
 use crate::config::GpuConfig;
 use crate::mem::cache::SetIndex;
@@ -48,32 +49,57 @@ pub const CODE_BASE: u64 = 0xF000_0000;
 /// Address-space distance between the code of consecutive kernels.
 pub const CODE_STRIDE: u64 = 0x0100_0000;
 
+const UNIT_NONE: u8 = 1;
+const UNIT_SP: u8 = 2;
+const UNIT_SFU: u8 = 4;
+const UNIT_LSU: u8 = 8;
+
+/// The unit an instruction class needs (`UNIT_NONE`: none: barriers, exits, no-ops).
+fn unit_bit(class: OpClass) -> u8 {
+    match class {
+        OpClass::IntAlu | OpClass::IntMul | OpClass::Fp | OpClass::Dp | OpClass::Branch => UNIT_SP,
+        OpClass::Sfu => UNIT_SFU,
+        c if c.is_memory() => UNIT_LSU,
+        _ => UNIT_NONE,
+    }
+}
+
 /// A warp slot.
+///
+/// `repr(C)` with the fields the scheduler reads every cycle first, so they share one cache
+/// line.
+#[repr(C)]
 struct Warp {
+    /// Instruction `next_issue` when it is in the i-buffer (a copy, for the scheduler).
+    head: Option<WarpInst>,
+    /// The i-buffer's instructions are decoded from this cycle on.
+    ibuf_ready_at: u64,
+    /// When `sb_valid`: the first cycle the head passes the scoreboard (`u64::MAX`: when a
+    /// load of the warp completes). A cache of [`Sm::operands`]: the warp's registers change
+    /// only when it issues (which replaces the head) or one of its loads completes.
+    sb_until: u64,
+    /// The head waits on a load (valid with `sb_until`).
+    sb_load: bool,
+    /// `sb_until` and `sb_load` hold for the current head.
+    sb_valid: bool,
     live: bool,
-    /// Thread-block slot and warp index within the block.
-    tb: usize,
-    index: usize,
+    imiss: bool,
+    at_barrier: bool,
+    exit_issued: bool,
+    /// Whether the warp wants a fetch: live, no fetch miss pending, empty i-buffer and more
+    /// instructions to fetch. Mirrored in [`Sm::fetchable`].
+    wants_fetch: bool,
     len: u32,
     /// Instructions `next_issue..next_fetch` are in the i-buffer.
     next_issue: u32,
     next_fetch: u32,
-    ibuf_ready_at: u64,
-    imiss: bool,
-    at_barrier: bool,
-    exit_issued: bool,
     /// Load instructions in flight.
     loads: u32,
     /// Store transactions not yet acknowledged by the L2.
     stores: u32,
-    /// Instruction `next_issue` when it is in the i-buffer (a copy, for the scheduler).
-    head: Option<WarpInst>,
-    /// The head cannot pass the scoreboard before this cycle (`u64::MAX`: until a load of
-    /// the warp completes); 0 when unknown. A cache of [`Sm::operands`]: the warp's
-    /// registers change only when it issues (which replaces the head) or a load completes.
-    sb_until: u64,
-    /// The head waits on a load (valid with `sb_until`).
-    sb_load: bool,
+    /// Thread-block slot and warp index within the block.
+    tb: usize,
+    index: usize,
     reg_ready: Box<[u64; REGS]>,
 }
 
@@ -95,6 +121,8 @@ impl Warp {
             head: None,
             sb_until: 0,
             sb_load: false,
+            sb_valid: false,
+            wants_fetch: false,
             reg_ready: Box::new([0; REGS]),
         }
     }
@@ -178,6 +206,14 @@ pub struct Sm<'a> {
     atomics: std::collections::VecDeque<MemRequest>,
     exiting: Vec<usize>,
     fetch_last: usize,
+    /// Bit `w`: warp `w` wants a fetch.
+    fetchable: u64,
+    /// Per scheduler, bit `local` (warp `s + local * schedulers`): the warp is live.
+    live_mask: Vec<u64>,
+    /// Per scheduler: the warp is at a barrier or has issued its last instruction.
+    stalled_mask: Vec<u64>,
+    /// Per scheduler: the warp has an instruction in its i-buffer.
+    head_mask: Vec<u64>,
     timing: Timing,
     /// Resident blocks of the running kernel, and how many may be.
     resident: u32,
@@ -240,6 +276,10 @@ impl<'a> Sm<'a> {
             atomics: Default::default(),
             exiting: vec![],
             fetch_last: sm.max_warps as usize - 1,
+            fetchable: 0,
+            live_mask: vec![0; schedulers],
+            stalled_mask: vec![0; schedulers],
+            head_mask: vec![0; schedulers],
             timing: Timing {
                 int_alu: lat(u.int_alu),
                 int_mul: lat(u.int_mul),
@@ -318,12 +358,13 @@ impl<'a> Sm<'a> {
             warp.loads = 0;
             warp.stores = 0;
             warp.head = None;
-            warp.sb_until = 0;
-            warp.sb_load = false;
+            warp.sb_valid = false;
             warp.reg_ready.fill(0);
             if warp.exit_issued {
                 self.exiting.push(w);
             }
+            self.update_fetchable(w);
+            self.sync_masks(w);
             self.launch[w % self.schedulers] |= 1 << (w / self.schedulers);
         }
         self.tbs[slot] = TbSlot {
@@ -355,6 +396,7 @@ impl<'a> Sm<'a> {
                 ReqKind::InstFetch => {
                     for w in self.l1i.fill(r.addr) {
                         self.warps[w as usize].imiss = false;
+                        self.update_fetchable(w as usize);
                     }
                 }
                 ReqKind::Write => self.warps[r.tag as usize].stores -= 1,
@@ -381,8 +423,7 @@ impl<'a> Sm<'a> {
             }
         }
         warp.loads -= 1;
-        warp.sb_until = 0;
-        warp.sb_load = false;
+        warp.sb_valid = false;
         self.free_pending.push(token);
     }
 
@@ -476,15 +517,20 @@ impl<'a> Sm<'a> {
         self.lsu.is_none() && self.lsu_busy_until <= now
     }
 
-    fn unit_free(&self, class: OpClass, now: u64) -> bool {
-        match class {
-            OpClass::IntAlu | OpClass::IntMul | OpClass::Fp | OpClass::Dp | OpClass::Branch => {
-                self.sp_busy.iter().any(|&b| b <= now)
+    /// Which units can take an instruction this cycle, as a mask over [`unit_bit`].
+    fn free_units(&self, now: u64) -> u8 {
+        UNIT_NONE
+            | if self.sp_busy.iter().any(|&b| b <= now) {
+                UNIT_SP
+            } else {
+                0
             }
-            OpClass::Sfu => self.sfu_busy.iter().any(|&b| b <= now),
-            c if c.is_memory() => self.lsu_free(now),
-            _ => true,
-        }
+            | if self.sfu_busy.iter().any(|&b| b <= now) {
+                UNIT_SFU
+            } else {
+                0
+            }
+            | if self.lsu_free(now) { UNIT_LSU } else { 0 }
     }
 
     /// The instruction at the head of warp `w`'s i-buffer, if decoded by `now`.
@@ -501,8 +547,44 @@ impl<'a> Sm<'a> {
         let warp = &mut self.warps[w];
         warp.head = (warp.next_issue < warp.next_fetch)
             .then(|| self.tbs[warp.tb].insts.warps[warp.index][warp.next_issue as usize]);
-        warp.sb_until = 0;
-        warp.sb_load = false;
+        warp.sb_valid = false;
+        self.update_fetchable(w);
+        self.sync_masks(w);
+    }
+
+    /// Mirrors warp `w`'s live, stalled and has-instruction flags in the scheduler masks.
+    fn sync_masks(&mut self, w: usize) {
+        let warp = &self.warps[w];
+        let (s, bit) = (w % self.schedulers, 1u64 << (w / self.schedulers));
+        let set = |m: &mut u64, on: bool| {
+            if on {
+                *m |= bit
+            } else {
+                *m &= !bit
+            }
+        };
+        set(&mut self.live_mask[s], warp.live);
+        set(
+            &mut self.stalled_mask[s],
+            warp.at_barrier || warp.exit_issued,
+        );
+        set(&mut self.head_mask[s], warp.head.is_some());
+    }
+
+    /// Recomputes whether warp `w` wants a fetch and mirrors it in `fetchable`.
+    fn update_fetchable(&mut self, w: usize) {
+        let warp = &mut self.warps[w];
+        warp.wants_fetch = warp.live
+            && !warp.imiss
+            && !warp.exit_issued
+            && warp.next_issue == warp.next_fetch
+            && warp.next_fetch < warp.len;
+        let bit = 1u64 << w;
+        if warp.wants_fetch {
+            self.fetchable |= bit;
+        } else {
+            self.fetchable &= !bit;
+        }
     }
 
     /// Scoreboard: the first cycle at which every operand and destination of `inst` is ready
@@ -523,34 +605,32 @@ impl<'a> Sm<'a> {
     fn schedule(&mut self, s: usize, now: u64, issued: &mut bool) -> Result<(), SimError> {
         let (mut ready, mut long_stall) = (0u64, 0u64);
         let (mut any_inst, mut any_operands) = (false, false);
-        for local in 0..self.per_sched {
+        let units = self.free_units(now);
+        long_stall |= self.live_mask[s] & self.stalled_mask[s];
+        let mut cand = self.live_mask[s] & !self.stalled_mask[s] & self.head_mask[s];
+        while cand != 0 {
+            let local = cand.trailing_zeros() as usize;
+            cand &= cand - 1;
             let w = s + local * self.schedulers;
             let warp = &self.warps[w];
-            if !warp.live {
-                continue;
-            }
-            if warp.at_barrier || warp.exit_issued {
-                long_stall |= 1 << local;
-                continue;
-            }
-            let Some(inst) = self.head(w, now) else {
+            let Some(inst) = warp.head.filter(|_| warp.ibuf_ready_at <= now) else {
                 continue;
             };
             any_inst = true;
-            if warp.sb_until > now {
-                long_stall |= (warp.sb_load as u64) << local;
-                continue;
-            }
-            let (until, on_load) = self.operands(w, &inst);
-            if until > now {
+            let (until, on_load) = if warp.sb_valid {
+                (warp.sb_until, warp.sb_load)
+            } else {
+                let (until, on_load) = self.operands(w, &inst);
                 let warp = &mut self.warps[w];
-                warp.sb_until = until;
-                warp.sb_load = on_load;
+                (warp.sb_until, warp.sb_load, warp.sb_valid) = (until, on_load, true);
+                (until, on_load)
+            };
+            if until > now {
                 long_stall |= (on_load as u64) << local;
                 continue;
             }
             any_operands = true;
-            if self.unit_free(inst.class, now) {
+            if units & unit_bit(inst.class) != 0 {
                 ready |= 1 << local;
             }
         }
@@ -677,6 +757,7 @@ impl<'a> Sm<'a> {
             }
             OpClass::Barrier => {
                 self.warps[w].at_barrier = true;
+                self.sync_masks(w);
                 self.tbs[tb].arrived += 1;
                 self.check_barrier(tb);
             }
@@ -687,6 +768,7 @@ impl<'a> Sm<'a> {
         let warp = &mut self.warps[w];
         if warp.next_issue == warp.len {
             warp.exit_issued = true;
+            self.sync_masks(w);
             self.exiting.push(w);
             self.check_barrier(tb);
         }
@@ -719,46 +801,45 @@ impl<'a> Sm<'a> {
             .filter(|w| w.live && !w.exit_issued)
             .count();
         if slot.arrived >= waiting_for {
-            for w in &mut self.warps[range] {
-                w.at_barrier = false;
+            for w in range {
+                self.warps[w].at_barrier = false;
+                self.sync_masks(w);
             }
             self.tbs[tb].arrived = 0;
         }
     }
 
     fn fetch(&mut self, now: u64) {
-        let n = self.warps.len();
-        for k in 1..=n {
-            let w = (self.fetch_last + k) % n;
-            let warp = &self.warps[w];
-            if !warp.live
-                || warp.imiss
-                || warp.exit_issued
-                || warp.next_issue < warp.next_fetch
-                || warp.next_fetch >= warp.len
-            {
-                continue;
-            }
-            let pc = self.tbs[warp.tb].insts.warps[warp.index][warp.next_fetch as usize].pc;
-            let addr = self.code_base + pc as u64;
-            let outcome = if self.perfect_l1i {
-                Outcome::Hit
-            } else {
-                self.l1i.access(addr, false, w as u16)
-            };
-            match outcome {
-                Outcome::Hit => {
-                    let warp = &mut self.warps[w];
-                    warp.next_fetch = (warp.next_fetch + self.timing.fetch).min(warp.len);
-                    warp.ibuf_ready_at = now + self.timing.l1i_hit;
-                    self.refresh_head(w);
-                }
-                Outcome::Fail(_) => return,
-                _ => self.warps[w].imiss = true,
-            }
-            self.fetch_last = w;
+        if self.fetchable == 0 {
             return;
         }
+        // Round robin: the first fetchable warp after the last one fetched.
+        let n = self.warps.len();
+        let start = (self.fetch_last + 1) % n;
+        let after = self.fetchable & !low_bits(start);
+        let w = if after != 0 { after } else { self.fetchable }.trailing_zeros() as usize;
+        let warp = &self.warps[w];
+        let pc = self.tbs[warp.tb].insts.warps[warp.index][warp.next_fetch as usize].pc;
+        let addr = self.code_base + pc as u64;
+        let outcome = if self.perfect_l1i {
+            Outcome::Hit
+        } else {
+            self.l1i.access(addr, false, w as u16)
+        };
+        match outcome {
+            Outcome::Hit => {
+                let warp = &mut self.warps[w];
+                warp.next_fetch = (warp.next_fetch + self.timing.fetch).min(warp.len);
+                warp.ibuf_ready_at = now + self.timing.l1i_hit;
+                self.refresh_head(w);
+            }
+            Outcome::Fail(_) => return,
+            _ => {
+                self.warps[w].imiss = true;
+                self.update_fetchable(w);
+            }
+        }
+        self.fetch_last = w;
     }
 
     fn retire(&mut self) {
@@ -771,10 +852,10 @@ impl<'a> Sm<'a> {
                 continue;
             }
             self.exiting.swap_remove(i);
-            let warp = &mut self.warps[w];
-            warp.live = false;
+            self.warps[w].live = false;
+            self.sync_masks(w);
             self.exit[w % self.schedulers] |= 1 << (w / self.schedulers);
-            let tb = warp.tb;
+            let tb = self.warps[w].tb;
             let slot = &mut self.tbs[tb];
             slot.left -= 1;
             if slot.left == 0 {

@@ -44,9 +44,9 @@ pub struct Crossbar<P> {
     /// Delivered packets per output: (ready cycle, payload), in order.
     out: Vec<VecDeque<(u64, P)>>,
     now: u64,
-    /// Per-cycle scratch: inputs with a packet at the start of the cycle, inputs that sent.
-    waiting: Vec<bool>,
-    sent: Vec<bool>,
+    /// Per-cycle scratch: for each output, the idle inputs (bit = input) whose head packet
+    /// targets it at the start of the cycle.
+    want: Vec<u128>,
     /// Counters.
     pub stats: CrossbarStats,
 }
@@ -55,6 +55,7 @@ impl<P> Crossbar<P> {
     /// A crossbar of `inputs` x `outputs` ports.
     pub fn new(inputs: usize, outputs: usize, latency: u32, flit_bytes: u32, queue: usize) -> Self {
         assert!(inputs > 0 && outputs > 0 && flit_bytes > 0 && queue > 0);
+        assert!(inputs <= 128, "at most 128 inputs");
         Self {
             latency: latency as u64,
             flit_bytes,
@@ -65,8 +66,7 @@ impl<P> Crossbar<P> {
             last: vec![inputs - 1; outputs],
             out: (0..outputs).map(|_| VecDeque::new()).collect(),
             now: 0,
-            waiting: vec![false; inputs],
-            sent: vec![false; inputs],
+            want: vec![0; outputs],
             stats: CrossbarStats::default(),
         }
     }
@@ -108,35 +108,44 @@ impl<P> Crossbar<P> {
     pub fn cycle(&mut self) {
         let (n_in, n_out) = (self.inputs.len(), self.out.len());
         let first_out = (self.now % n_out as u64) as usize;
-        let (mut waiting, mut sent) = (
-            std::mem::take(&mut self.waiting),
-            std::mem::take(&mut self.sent),
-        );
-        for (w, q) in waiting.iter_mut().zip(&self.inputs) {
-            *w = !q.is_empty();
+        // Inputs with a packet at the start of the cycle, and the idle ones by head target.
+        let mut waiting = 0u128;
+        self.want.fill(0);
+        for (src, q) in self.inputs.iter().enumerate() {
+            if let Some(p) = q.front() {
+                waiting |= 1 << src;
+                if self.input_busy[src].is_none() {
+                    self.want[p.dst] |= 1 << src;
+                }
+            }
         }
-        sent.fill(false);
+        let all = if n_in == 128 {
+            u128::MAX
+        } else {
+            (1u128 << n_in) - 1
+        };
+        // Inputs that moved a flit this cycle (one flit per input per cycle).
+        let mut sent = 0u128;
         for k in 0..n_out {
             let dst = (first_out + k) % n_out;
             if self.busy[dst].is_none() {
-                // Round robin over inputs whose head packet targets this output.
-                let pick = (1..=n_in)
-                    .map(|i| (self.last[dst] + i) % n_in)
-                    .find(|&src| {
-                        !sent[src]
-                            && self.input_busy[src].is_none()
-                            && self.inputs[src].front().is_some_and(|p| p.dst == dst)
-                    });
-                if let Some(src) = pick {
-                    let flits = self.inputs[src].front().expect("picked a head").flits;
+                // Round robin over the inputs that want this output, after the last served.
+                let cand = self.want[dst] & !sent;
+                if cand != 0 {
+                    let after = cand & all.checked_shl(self.last[dst] as u32 + 1).unwrap_or(0);
+                    let src = if after != 0 { after } else { cand }.trailing_zeros() as usize;
+                    let flits = self.inputs[src].front().expect("a head").flits;
                     self.busy[dst] = Some((src, flits));
                     self.input_busy[src] = Some(dst);
                     self.last[dst] = src;
+                    for w in &mut self.want {
+                        *w &= !(1 << src);
+                    }
                 }
             }
             if let Some((src, left)) = self.busy[dst] {
                 self.stats.flits += 1;
-                sent[src] = true;
+                sent |= 1 << src;
                 if left == 1 {
                     let p = self.inputs[src].pop_front().expect("streaming packet");
                     self.out[dst].push_back((self.now + 1 + self.latency, p.payload));
@@ -148,12 +157,7 @@ impl<P> Crossbar<P> {
                 }
             }
         }
-        self.stats.stalls += waiting
-            .iter()
-            .zip(&sent)
-            .filter(|(w, s)| **w && !**s)
-            .count() as u64;
-        (self.waiting, self.sent) = (waiting, sent);
+        self.stats.stalls += (waiting & !sent).count_ones() as u64;
         self.now += 1;
     }
 }
