@@ -34,6 +34,9 @@ enum Command {
     /// Run a workload (Accel-Sim trace or built-in kernel) on the golden GPU model, optionally
     /// with the Verilated warp arbiter in the loop; prints statistics.
     Sim(cmd::sim::SimArgs),
+    /// Speed of the golden GPU model on a fixed workload set (gtx480): thread instructions/s,
+    /// cycles/s, peak memory.
+    Bench(cmd::bench::BenchArgs),
 }
 
 fn main() -> ExitCode {
@@ -47,6 +50,7 @@ fn main() -> ExitCode {
         Command::Config(a) => cmd::config::run(a),
         Command::Trace(a) => cmd::trace::run(a),
         Command::Sim(a) => cmd::sim::run(a),
+        Command::Bench(a) => cmd::bench::run(a),
     };
     match result {
         Ok(code) => code,

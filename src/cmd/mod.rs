@@ -1,5 +1,6 @@
 //! One module per subcommand.
 
+pub mod bench;
 pub mod blocks;
 pub mod config;
 pub mod cosim;

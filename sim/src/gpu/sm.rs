@@ -940,10 +940,12 @@ impl<'a> Sm<'a> {
                         }
                     })
                     .collect();
-                if regs.is_empty() {
+                if !regs.is_empty() {
+                    format!("scoreboard: {}", regs.join(", "))
+                } else if self.free_units(now) & unit_bit(inst.class) == 0 {
                     format!("{:?} unit busy", inst.class)
                 } else {
-                    format!("scoreboard: {}", regs.join(", "))
+                    "nothing: ready, but the warp arbiter does not grant it".into()
                 }
             } else {
                 "empty instruction buffer".into()

@@ -1,18 +1,31 @@
+use super::arbiter::{golden_factory, ArbiterPort};
 use super::*;
+use crate::blocks::warp_arbiter::{ArbiterIn, ArbiterOut};
 use crate::config::GpuConfig;
-use crate::workload::builtin::BuiltinWorkload;
-use crate::workload::kernel::TraceWorkload;
+use crate::workload::builtin::{Builtin, BuiltinWorkload};
+use crate::workload::kernel::{KernelSource, TraceWorkload};
 use crate::workload::shared_trace;
 
-fn run(workload: &mut dyn WorkloadSource, opts: SimOptions) -> Report {
-    let cfg = GpuConfig::preset("gtx480").unwrap();
-    let mut f = arbiter::golden_factory();
-    let mut gpu = Gpu::new(&cfg, opts, &mut *f).unwrap();
+fn gtx480() -> GpuConfig {
+    GpuConfig::preset("gtx480").unwrap()
+}
+
+fn run_on(cfg: &GpuConfig, workload: &mut dyn WorkloadSource, opts: SimOptions) -> Report {
+    let mut f = golden_factory();
+    let mut gpu = Gpu::new(cfg, opts, &mut *f).unwrap();
     gpu.run(workload, &mut |_| {}).unwrap()
 }
 
+fn run(workload: &mut dyn WorkloadSource, opts: SimOptions) -> Report {
+    run_on(&gtx480(), workload, opts)
+}
+
+fn builtin(name: &str, size: &str) -> BuiltinWorkload {
+    BuiltinWorkload::new(name, size).unwrap()
+}
+
 #[test]
-fn real_traces_complete_with_exact_instruction_counts() {
+fn real_traces_complete_with_exact_instruction_counts_under_every_policy() {
     for (name, warp, thread) in [
         ("vectoradd-100-32", 344, 10_516),
         ("matrixmul-32-32", 4_416, 139_264),
@@ -21,44 +34,268 @@ fn real_traces_complete_with_exact_instruction_counts() {
             return;
         };
         for policy in warp_arbiter::Policy::ALL {
-            let mut w = TraceWorkload::open(&dir).unwrap();
-            let opts = SimOptions {
-                warp_sched: policy,
-                ..Default::default()
-            };
-            let r = run(&mut w, opts);
-            eprintln!(
-                "{name} {policy:?}: {} cycles ipc {:.2} l1d {:?} l2 {:?} dram {:?} stalls {:?}",
-                r.counters.cycles,
-                r.ipc,
-                r.counters.l1d,
-                r.counters.l2,
-                r.counters.dram,
-                r.counters.stalls
-            );
-            assert_eq!(
-                (r.counters.warp_instructions, r.counters.thread_instructions),
-                (warp, thread),
-                "{name} under {policy:?}"
-            );
-            assert!(!r.truncated);
+            for tb in [tb_dispatch::Policy::Lrr, tb_dispatch::Policy::Bcs] {
+                let mut w = TraceWorkload::open(&dir).unwrap();
+                let opts = SimOptions {
+                    warp_sched: policy,
+                    tb_sched: tb,
+                    ..Default::default()
+                };
+                let r = run(&mut w, opts);
+                let c = &r.counters;
+                assert_eq!(
+                    (c.warp_instructions, c.thread_instructions, c.blocks),
+                    (warp, thread, 1),
+                    "{name} under {policy:?}/{tb:?}"
+                );
+                assert!(!r.truncated && c.cycles > 0);
+                // Every global load line misses once in a cold L1D; stores go through.
+                assert!(c.l1d.misses > 0 && c.l1d.writes > 0, "{c:?}");
+                assert_eq!(
+                    c.l2.writes, c.l1d.writes,
+                    "every write-through reaches the L2"
+                );
+                assert_eq!(r.unknown_opcodes, Vec::<String>::new());
+            }
         }
     }
 }
 
 #[test]
-fn builtin_kernels_run() {
-    for name in ["stream", "compute"] {
-        let mut w = BuiltinWorkload::new(name, "small").unwrap();
-        let r = run(&mut w, SimOptions::default());
-        eprintln!(
-            "{name}: {} cycles ipc {:.2} l1d {:?} l2 {:?} dram {:?} stalls {:?}",
-            r.counters.cycles,
-            r.ipc,
-            r.counters.l1d,
-            r.counters.l2,
-            r.counters.dram,
-            r.counters.stalls
+fn every_preset_runs_a_trace_to_completion() {
+    let Some(dir) = shared_trace("matrixmul-32-32") else {
+        return;
+    };
+    for preset in crate::config::presets::NAMES {
+        let cfg = GpuConfig::preset(preset).unwrap();
+        let r = run_on(
+            &cfg,
+            &mut TraceWorkload::open(&dir).unwrap(),
+            SimOptions::default(),
         );
+        assert_eq!(r.counters.thread_instructions, 139_264, "{preset}");
+        assert_eq!(r.sms.len(), cfg.sm.count as usize);
     }
+}
+
+#[test]
+fn two_runs_give_identical_reports() {
+    let json = |w: &mut dyn WorkloadSource, policy| {
+        let opts = SimOptions {
+            warp_sched: policy,
+            ..Default::default()
+        };
+        serde_json::to_string(&run(w, opts)).unwrap()
+    };
+    for policy in warp_arbiter::Policy::ALL {
+        let a = json(&mut builtin("stream", "small"), policy);
+        let b = json(&mut builtin("stream", "small"), policy);
+        assert_eq!(a, b, "{policy:?}");
+    }
+    if let Some(dir) = shared_trace("matrixmul-32-32") {
+        let a = json(
+            &mut TraceWorkload::open(&dir).unwrap(),
+            warp_arbiter::Policy::Gto,
+        );
+        let b = json(
+            &mut TraceWorkload::open(&dir).unwrap(),
+            warp_arbiter::Policy::Gto,
+        );
+        assert_eq!(a, b);
+    }
+}
+
+#[test]
+fn builtin_kernels_count_their_instructions_and_misses() {
+    for name in ["stream", "compute"] {
+        let expect = Builtin::new(name, "small").unwrap().thread_instructions();
+        let r = run(&mut builtin(name, "small"), SimOptions::default());
+        let c = &r.counters;
+        assert_eq!(c.thread_instructions, expect, "{name}");
+        assert_eq!(
+            c.thread_instructions,
+            32 * c.warp_instructions,
+            "full warps"
+        );
+        assert_eq!(c.blocks, 30);
+        // Each load of a warp reads one whole new 128 B line: one L1D miss each, one L2 miss
+        // each (no line is shared), two 64 B DRAM bursts per L2 miss.
+        let loads_per_warp = if name == "stream" { 2 * 2 } else { 1 };
+        let warps = 30 * 8;
+        assert_eq!(c.l1d.misses, loads_per_warp * warps, "{name}: {:?}", c.l1d);
+        assert_eq!(c.l1d.hits, 0);
+        // Instruction fetches also reach the L2: its misses are data lines plus code lines.
+        let code_misses = c.l1i.misses;
+        assert!(c.l2.misses >= c.l1d.misses && c.l2.misses <= c.l1d.misses + code_misses);
+        assert_eq!(c.dram.reads, 2 * c.l2.misses);
+    }
+}
+
+#[test]
+fn memory_bound_and_compute_bound_kernels_behave_as_such() {
+    let cfg = gtx480();
+    let stream = run(&mut builtin("stream", "medium"), SimOptions::default());
+    let compute = run(&mut builtin("compute", "medium"), SimOptions::default());
+    assert!(
+        compute.ipc > 2.0 * stream.ipc,
+        "compute IPC {} vs stream IPC {}",
+        compute.ipc,
+        stream.ipc
+    );
+    // The streaming kernel moves most of the preset's DRAM bandwidth.
+    let seconds = stream.counters.cycles as f64 / (cfg.sm.core_clock_mhz * 1e6);
+    let gbps = stream.counters.dram.bytes as f64 / seconds / 1e9;
+    assert!(
+        gbps > 0.5 * cfg.dram.peak_gbps && gbps <= cfg.dram.peak_gbps,
+        "stream reaches {gbps:.1} GB/s of {}",
+        cfg.dram.peak_gbps
+    );
+    // Peak issue: 2 schedulers x 15 SMs x 32 threads.
+    assert!(
+        compute.ipc > 0.5 * 960.0 && compute.ipc <= 960.0,
+        "{}",
+        compute.ipc
+    );
+}
+
+/// Two built-in kernels in a row.
+struct TwoKernels(Vec<Builtin>);
+
+impl WorkloadSource for TwoKernels {
+    fn name(&self) -> &str {
+        "two"
+    }
+    fn next_kernel(&mut self) -> Result<Option<Box<dyn KernelSource>>, WorkloadError> {
+        Ok(if self.0.is_empty() {
+            None
+        } else {
+            Some(Box::new(self.0.remove(0)))
+        })
+    }
+}
+
+#[test]
+fn kernels_run_in_order_with_their_own_counters() {
+    let mut w = TwoKernels(vec![
+        Builtin::new("stream", "small").unwrap(),
+        Builtin::new("compute", "small").unwrap(),
+    ]);
+    let r = run(&mut w, SimOptions::default());
+    assert_eq!(r.kernels.len(), 2);
+    let (a, b) = (&r.kernels[0], &r.kernels[1]);
+    assert_eq!(
+        b.start_cycle, a.counters.cycles,
+        "the second starts when the first ends"
+    );
+    assert_eq!(a.counters.cycles + b.counters.cycles, r.counters.cycles);
+    assert_eq!(
+        a.counters.thread_instructions + b.counters.thread_instructions,
+        r.counters.thread_instructions
+    );
+    assert_eq!(
+        a.counters.thread_instructions,
+        Builtin::new("stream", "small")
+            .unwrap()
+            .thread_instructions()
+    );
+    assert_eq!((a.counters.blocks, b.counters.blocks), (30, 30));
+}
+
+#[test]
+fn max_cycles_truncates_the_run() {
+    let opts = SimOptions {
+        max_cycles: Some(500),
+        ..Default::default()
+    };
+    let r = run(&mut builtin("stream", "small"), opts);
+    assert!(r.truncated);
+    assert_eq!(r.counters.cycles, 500);
+}
+
+/// An arbiter that never grants (a broken block).
+struct NeverGrants;
+
+impl ArbiterPort for NeverGrants {
+    fn step(&mut self, _: &ArbiterIn) -> Result<ArbiterOut, arbiter::BlockFault> {
+        Ok(ArbiterOut::default())
+    }
+}
+
+/// An arbiter that grants warp 0 every cycle, ready or not.
+struct AlwaysWarp0;
+
+impl ArbiterPort for AlwaysWarp0 {
+    fn step(&mut self, _: &ArbiterIn) -> Result<ArbiterOut, arbiter::BlockFault> {
+        Ok(ArbiterOut {
+            grant_valid: true,
+            ..Default::default()
+        })
+    }
+}
+
+#[test]
+fn the_watchdog_reports_what_every_stuck_warp_waits_on() {
+    let cfg = gtx480();
+    let opts = SimOptions {
+        watchdog: 2_000,
+        ..Default::default()
+    };
+    let mut f = |_, _: &warp_arbiter::Params| Ok(Box::new(NeverGrants) as Box<dyn ArbiterPort>);
+    let mut gpu = Gpu::new(&cfg, opts, &mut f).unwrap();
+    let e = gpu
+        .run(&mut builtin("compute", "small"), &mut |_| {})
+        .unwrap_err();
+    let SimError::Deadlock { cycle, idle, warps } = &e else {
+        panic!("{e}")
+    };
+    assert_eq!((*cycle, *idle), (2_001, 2_001));
+    // 30 blocks of 8 warps, two blocks on each of the 15 SMs, all stuck before issuing.
+    assert_eq!(warps.len(), 240, "{e}");
+    assert!(
+        warps[0].starts_with("sm 0 warp 0 (block (0,0,0), warp 0 of it): pc 0x0000"),
+        "{}",
+        warps[0]
+    );
+    assert!(
+        warps[0].ends_with("waits on nothing: ready, but the warp arbiter does not grant it"),
+        "{}",
+        warps[0]
+    );
+    assert!(e
+        .to_string()
+        .contains("deadlock: no instruction issued for 2001 cycles"));
+}
+
+#[test]
+fn a_grant_of_a_warp_that_is_not_ready_is_a_protocol_error() {
+    let cfg = gtx480();
+    let mut f = |_, _: &warp_arbiter::Params| Ok(Box::new(AlwaysWarp0) as Box<dyn ArbiterPort>);
+    let mut gpu = Gpu::new(&cfg, SimOptions::default(), &mut f).unwrap();
+    let e = gpu
+        .run(&mut builtin("compute", "small"), &mut |_| {})
+        .unwrap_err();
+    assert!(
+        matches!(&e, SimError::Protocol(m) if m.starts_with("sm0_sched0: the arbiter granted warp 0, which is not ready")),
+        "{e}"
+    );
+}
+
+#[test]
+fn blocks_that_do_not_fit_and_bad_arbiter_shapes_are_errors() {
+    let mut cfg = gtx480();
+    cfg.sm.two_level_max_active = 20;
+    let opts = SimOptions {
+        warp_sched: warp_arbiter::Policy::TwoLevel,
+        ..Default::default()
+    };
+    let e = Gpu::new(&cfg, opts, &mut *golden_factory()).err().unwrap();
+    assert!(e.to_string().contains("max_active"), "{e}");
+    let mut cfg = gtx480();
+    cfg.sm.registers = 1024; // 256 threads x 16 registers do not fit
+    let mut f = golden_factory();
+    let mut gpu = Gpu::new(&cfg, SimOptions::default(), &mut *f).unwrap();
+    let e = gpu
+        .run(&mut builtin("stream", "small"), &mut |_| {})
+        .unwrap_err();
+    assert!(matches!(e, SimError::DoesNotFit { .. }), "{e}");
 }

@@ -1,0 +1,163 @@
+//! `gpusched bench`: speed of the golden GPU model on a fixed workload set on `gtx480`,
+//! single thread: simulated thread instructions per second, cycles per second, peak memory.
+//! Each workload runs `--repeat` times; figures are medians.
+
+use anyhow::Result;
+use clap::Args;
+use gpusim::config::GpuConfig;
+use gpusim::gpu::arbiter::golden_factory;
+use gpusim::gpu::{Gpu, SimOptions};
+use gpusim::workload::builtin::BuiltinWorkload;
+use gpusim::workload::kernel::{TraceWorkload, WorkloadSource};
+use serde::Serialize;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::Instant;
+
+/// Arguments of `gpusched bench`.
+#[derive(Args)]
+pub struct BenchArgs {
+    /// Runs of each workload (figures are medians).
+    #[arg(long, default_value_t = 3)]
+    repeat: usize,
+    /// Directory holding the real traces (vectoradd-100-32, matrixmul-32-32); skipped when
+    /// absent.
+    #[arg(long, value_name = "DIR", default_value = "../shared/traces")]
+    traces: PathBuf,
+    /// Print one JSON object instead of a table.
+    #[arg(long)]
+    json: bool,
+}
+
+/// Figures of one workload.
+#[derive(Serialize)]
+struct Row {
+    workload: String,
+    thread_instructions: u64,
+    cycles: u64,
+    /// Median wall time, seconds.
+    seconds: f64,
+    thread_instructions_per_s: f64,
+    cycles_per_s: f64,
+}
+
+/// The whole benchmark.
+#[derive(Serialize)]
+struct BenchReport {
+    config: &'static str,
+    repeat: usize,
+    workloads: Vec<Row>,
+    /// Sum of thread instructions over the set, divided by the sum of median times.
+    thread_instructions_per_s: f64,
+    /// Sum of cycles over the set, divided by the sum of median times.
+    cycles_per_s: f64,
+    /// Peak resident memory of the process (VmHWM), MB.
+    peak_rss_mb: f64,
+}
+
+/// Peak resident set size of this process, MB (Linux `/proc/self/status` VmHWM).
+fn peak_rss_mb() -> f64 {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("VmHWM:"))
+                .and_then(|l| l.split_whitespace().nth(1))
+                .and_then(|kb| kb.parse::<f64>().ok())
+        })
+        .map(|kb| kb / 1024.0)
+        .unwrap_or(f64::NAN)
+}
+
+type Opener = Box<dyn Fn() -> Result<Box<dyn WorkloadSource>>>;
+
+fn workloads(traces: &Path) -> Vec<(String, Opener)> {
+    let mut v: Vec<(String, Opener)> = vec![];
+    for (name, size) in [("stream", "large"), ("compute", "large")] {
+        v.push((
+            format!("{name}_{size}"),
+            Box::new(move || Ok(Box::new(BuiltinWorkload::new(name, size)?) as _)),
+        ));
+    }
+    for t in ["vectoradd-100-32", "matrixmul-32-32"] {
+        let dir = traces.join(t);
+        if dir.is_dir() {
+            v.push((
+                t.to_string(),
+                Box::new(move || Ok(Box::new(TraceWorkload::open(&dir)?) as _)),
+            ));
+        } else {
+            eprintln!("note: {} not found; skipped", dir.display());
+        }
+    }
+    v
+}
+
+fn median(mut xs: Vec<f64>) -> f64 {
+    xs.sort_by(f64::total_cmp);
+    xs[xs.len() / 2]
+}
+
+/// Runs `bench`.
+pub fn run(a: BenchArgs) -> Result<ExitCode> {
+    let cfg = GpuConfig::preset("gtx480")?;
+    let repeat = a.repeat.max(1);
+    let mut rows = vec![];
+    for (name, open) in workloads(&a.traces) {
+        let mut times = vec![];
+        let mut last = None;
+        for _ in 0..repeat {
+            let mut w = open()?;
+            let mut factory = golden_factory();
+            let mut gpu = Gpu::new(&cfg, SimOptions::default(), &mut *factory)?;
+            let start = Instant::now();
+            let r = gpu.run(w.as_mut(), &mut |_| {})?;
+            times.push(start.elapsed().as_secs_f64());
+            last = Some(r);
+        }
+        let r = last.expect("repeat >= 1");
+        let seconds = median(times);
+        let c = &r.counters;
+        let row = Row {
+            workload: name,
+            thread_instructions: c.thread_instructions,
+            cycles: c.cycles,
+            seconds,
+            thread_instructions_per_s: c.thread_instructions as f64 / seconds,
+            cycles_per_s: c.cycles as f64 / seconds,
+        };
+        if !a.json {
+            eprintln!(
+                "{:<20} {:>12} thread insts {:>9} cycles {:>8.3} s  {:>7.2} M thread-insts/s  {:>8.0} k cycles/s",
+                row.workload,
+                row.thread_instructions,
+                row.cycles,
+                row.seconds,
+                row.thread_instructions_per_s / 1e6,
+                row.cycles_per_s / 1e3
+            );
+        }
+        rows.push(row);
+    }
+    let secs: f64 = rows.iter().map(|r| r.seconds).sum();
+    let report = BenchReport {
+        config: "gtx480",
+        repeat,
+        thread_instructions_per_s: rows.iter().map(|r| r.thread_instructions).sum::<u64>() as f64
+            / secs,
+        cycles_per_s: rows.iter().map(|r| r.cycles).sum::<u64>() as f64 / secs,
+        workloads: rows,
+        peak_rss_mb: peak_rss_mb(),
+    };
+    if a.json {
+        println!("{}", serde_json::to_string_pretty(&report)?);
+    } else {
+        println!(
+            "gtx480, median of {repeat}: {:.2} M thread-instructions/s, {:.0} k cycles/s, peak RSS {:.1} MB",
+            report.thread_instructions_per_s / 1e6,
+            report.cycles_per_s / 1e3,
+            report.peak_rss_mb
+        );
+    }
+    Ok(ExitCode::SUCCESS)
+}
