@@ -1,0 +1,108 @@
+//! Helpers shared by the testbench's integration tests.
+#![allow(dead_code)]
+
+use gpusim::block::{Block, Inspect, PortSpec};
+use gpusim::blocks::warp_arbiter::{ArbiterIn, ArbiterOut, Golden};
+use std::collections::HashMap;
+use std::path::Path;
+
+/// Whether this build has Verilated modules (prints a SKIP message when not).
+pub fn verilator_built() -> bool {
+    let ok = gpusched_tb::rtl::VERILATOR_BUILT;
+    if !ok {
+        eprintln!("SKIP: built without Verilator (apt-get install -y verilator, then rebuild)");
+    }
+    ok
+}
+
+/// The golden model with a stuck-at-0 fault on bit 0 of `grant_warp` from cycle `from` on.
+#[derive(Clone)]
+pub struct StuckGrantBit0 {
+    pub inner: Golden,
+    pub cycle: u64,
+    pub from: u64,
+}
+
+impl Block for StuckGrantBit0 {
+    type In = ArbiterIn;
+    type Out = ArbiterOut;
+    fn reset(&mut self) {
+        self.inner.reset();
+        self.cycle = 0;
+    }
+    fn step(&mut self, inp: &ArbiterIn) -> ArbiterOut {
+        let mut o = self.inner.step(inp);
+        if self.cycle >= self.from {
+            o.grant_warp &= !1;
+        }
+        self.cycle += 1;
+        o
+    }
+}
+
+impl Inspect for StuckGrantBit0 {
+    fn state_specs(&self) -> Vec<PortSpec> {
+        self.inner.state_specs()
+    }
+    fn state_values(&self, out: &mut Vec<u64>) {
+        self.inner.state_values(out)
+    }
+}
+
+/// Changes of each signal as (time, value), by signal reference name.
+pub type Changes = HashMap<String, Vec<(u64, u64)>>;
+
+/// Values of every signal at every timestamp of a VCD file, and the timestamps.
+pub fn parse_vcd(path: &Path) -> (Changes, Vec<u64>) {
+    let f = std::io::BufReader::new(std::fs::File::open(path).unwrap());
+    let mut p = vcd::Parser::new(f);
+    let header = p.parse_header().unwrap();
+    let mut names = HashMap::new();
+    fn walk(items: &[vcd::ScopeItem], names: &mut HashMap<vcd::IdCode, String>) {
+        for i in items {
+            match i {
+                vcd::ScopeItem::Var(v) => {
+                    names.entry(v.code).or_insert_with(|| v.reference.clone());
+                }
+                vcd::ScopeItem::Scope(s) => walk(&s.items, names),
+                _ => {}
+            }
+        }
+    }
+    walk(&header.items, &mut names);
+    let mut values: Changes = HashMap::new();
+    let mut times = vec![];
+    let mut t = 0;
+    for cmd in p {
+        match cmd.unwrap() {
+            vcd::Command::Timestamp(x) => {
+                t = x;
+                times.push(x);
+            }
+            vcd::Command::ChangeScalar(id, v) => {
+                values
+                    .entry(names[&id].clone())
+                    .or_default()
+                    .push((t, (v == vcd::Value::V1) as u64));
+            }
+            vcd::Command::ChangeVector(id, v) => {
+                let n = v
+                    .iter()
+                    .fold(0u64, |a, b| a << 1 | (b == vcd::Value::V1) as u64);
+                values.entry(names[&id].clone()).or_default().push((t, n));
+            }
+            _ => {}
+        }
+    }
+    (values, times)
+}
+
+/// Value of `signal` at time `t` (last change at or before `t`).
+pub fn value_at(values: &Changes, signal: &str, t: u64) -> u64 {
+    values[signal]
+        .iter()
+        .take_while(|(time, _)| *time <= t)
+        .last()
+        .expect("signal has a value")
+        .1
+}
