@@ -172,3 +172,170 @@ fn trace_info_summarizes_the_real_traces() {
     assert_eq!(o.status.code(), Some(2));
     assert!(text(&o).contains("/no/such/trace"), "{}", text(&o));
 }
+
+fn json(o: &Output) -> serde_json::Value {
+    assert!(o.status.success(), "{}", text(o));
+    serde_json::from_slice(&o.stdout).expect("stdout is one JSON object")
+}
+
+#[test]
+fn sim_json_has_the_documented_fields_and_is_deterministic() {
+    let args = [
+        "sim",
+        "--workload",
+        "stream",
+        "--warp-sched",
+        "two-level",
+        "--tb-sched",
+        "bcs",
+        "--json",
+    ];
+    let a = gpusched(&args);
+    let v = json(&a);
+    for k in [
+        "cycles",
+        "warp_instructions",
+        "thread_instructions",
+        "ipc",
+        "l1d",
+        "l2",
+        "dram",
+        "kernels",
+        "stalls",
+        "sms",
+    ] {
+        assert!(v.get(k).is_some(), "missing `{k}` in {v}");
+    }
+    for cache in ["l1d", "l2"] {
+        assert!(v[cache]["accesses"].as_u64().unwrap() > 0);
+        assert!(v[cache]["misses"].as_u64().is_some());
+    }
+    for k in ["reads", "writes", "row_hits"] {
+        assert!(v["dram"][k].as_u64().is_some(), "dram.{k}");
+    }
+    assert_eq!(v["warp_sched"], "two_level");
+    assert_eq!(v["tb_sched"], "bcs");
+    assert_eq!(v["warp_arbiter"], "golden");
+    let k = &v["kernels"][0];
+    assert_eq!(k["thread_instructions"], v["thread_instructions"]);
+    assert_eq!(k["occupancy"]["blocks"], 6);
+    let b = gpusched(&args);
+    assert_eq!(a.stdout, b.stdout, "same inputs, same output, bit for bit");
+}
+
+#[test]
+fn sim_runs_a_real_trace_with_its_exact_counts() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/traces/matrixmul-32-32");
+    if !dir.is_dir() {
+        eprintln!("SKIP: {} not found", dir.display());
+        return;
+    }
+    let v = json(&gpusched(&[
+        "sim",
+        "--trace",
+        dir.to_str().unwrap(),
+        "--json",
+    ]));
+    assert_eq!(v["warp_instructions"], 4416);
+    assert_eq!(v["thread_instructions"], 139_264);
+    let o = gpusched(&["sim", "--trace", dir.to_str().unwrap()]);
+    assert!(
+        text(&o).contains("thread instructions          139264"),
+        "{}",
+        text(&o)
+    );
+}
+
+#[test]
+fn sim_rejects_bad_input_with_clear_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    let list = dir.path().join("kernelslist.g");
+    std::fs::write(&list, "MemcpyHtoD,0x10,zz\n").unwrap();
+    let d = dir.path().to_str().unwrap();
+    for (args, want) in [
+        (
+            vec!["sim", "--trace", d],
+            "kernelslist.g:1: expected `MemcpyHtoD,<hex address>,<bytes>`",
+        ),
+        (
+            vec!["sim", "--workload", "nbody"],
+            "unknown workload `nbody`; built-in workloads: stream, compute",
+        ),
+        (
+            vec!["sim", "--workload", "stream", "--size", "huge"],
+            "unknown size `huge`",
+        ),
+        (
+            vec!["sim", "--workload", "stream", "--warp-sched", "fifo"],
+            "unknown warp scheduler `fifo`",
+        ),
+        (
+            vec!["sim", "--workload", "stream", "--tb-sched", "x"],
+            "unknown thread-block scheduler `x`",
+        ),
+        (
+            vec!["sim", "--workload", "stream", "--config", "gtx1"],
+            "gtx1",
+        ),
+        (
+            vec!["sim", "--workload", "stream", "--rtl", "elf"],
+            "takes warp_arbiter from RTL",
+        ),
+        (
+            vec![
+                "sim",
+                "--workload",
+                "stream",
+                "--config",
+                "titanx",
+                "--rtl",
+                "warp_arbiter",
+            ],
+            "no warp_arbiter RTL for 16 warps per scheduler",
+        ),
+    ] {
+        let o = gpusched(&args);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {}", text(&o));
+        assert!(text(&o).contains(want), "{args:?}: {}", text(&o));
+    }
+    let o = gpusched(&["sim"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        text(&o).contains("required arguments were not provided"),
+        "{}",
+        text(&o)
+    );
+    let o = gpusched(&["sim", "--trace", d, "--workload", "stream"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(text(&o).contains("cannot be used with"), "{}", text(&o));
+}
+
+#[test]
+fn sim_with_the_verilated_arbiter_matches_the_golden_run() {
+    if !gpusched_tb::rtl::VERILATOR_BUILT {
+        eprintln!("SKIP: built without Verilator");
+        return;
+    }
+    let golden = json(&gpusched(&["sim", "--workload", "compute", "--json"]));
+    for mode in ["--rtl", "--lockstep"] {
+        let mut v = json(&gpusched(&[
+            "sim",
+            "--workload",
+            "compute",
+            mode,
+            "warp_arbiter",
+            "--json",
+        ]));
+        v["warp_arbiter"] = golden["warp_arbiter"].clone();
+        assert_eq!(v, golden, "{mode}");
+    }
+}
+
+#[test]
+fn bench_prints_the_documented_figures() {
+    let v = json(&gpusched(&["bench", "--repeat", "1", "--json"]));
+    for k in ["thread_instructions_per_s", "cycles_per_s", "peak_rss_mb"] {
+        assert!(v[k].as_f64().unwrap() > 0.0, "{k} in {v}");
+    }
+    assert!(v["workloads"][0]["thread_instructions"].as_u64().unwrap() >= 30_000_000);
+}
