@@ -117,6 +117,9 @@ struct Slice {
     rop: VecDeque<(u64, MemRequest)>,
     l2: DataCache<MemRequest>,
     replies: VecDeque<MemRequest>,
+    /// The L2 version at which the ROP head's access last failed (it fails again until the
+    /// L2 changes).
+    failed_at: Option<u64>,
 }
 
 struct DramChannel {
@@ -160,6 +163,7 @@ impl MemorySystem {
                 rop: VecDeque::new(),
                 l2: DataCache::with_policy(&cfg.l2, SetIndex::Linear, WritePolicy::WriteBack),
                 replies: VecDeque::new(),
+                failed_at: None,
             })
             .collect();
         let channels = (0..cfg.dram.channels)
@@ -234,10 +238,13 @@ impl MemorySystem {
                 }
             }
             if let Some(&(ready, req)) = s.rop.front() {
-                if ready <= now {
+                if ready <= now && s.failed_at == Some(s.l2.version()) {
+                    s.l2.repeat_fail();
+                } else if ready <= now {
                     let write = req.kind == ReqKind::Write;
+                    s.failed_at = None;
                     match s.l2.access_sized(req.addr, req.bytes, write, req) {
-                        Outcome::Fail(_) => {}
+                        Outcome::Fail(_) => s.failed_at = Some(s.l2.version()),
                         Outcome::Hit | Outcome::WriteBack { .. } => {
                             s.replies.push_back(req);
                             s.rop.pop_front();

@@ -160,6 +160,9 @@ struct LsuOp {
     /// Transactions (address, bytes) and the next one to send.
     txns: Vec<(u64, u32)>,
     next: usize,
+    /// The L1D version at which transaction `next` last failed (it fails again, identically,
+    /// until the cache changes).
+    failed_at: Option<u64>,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -462,7 +465,10 @@ impl<'a> Sm<'a> {
 
     fn lsu_cycle(&mut self, now: u64) {
         let Some(op) = &mut self.lsu else { return };
-        if op.next < op.txns.len() {
+        if op.next < op.txns.len() && op.failed_at == Some(self.l1d.version()) {
+            self.l1d.repeat_fail();
+            self.stalls.lsu_blocked += 1;
+        } else if op.next < op.txns.len() {
             let (addr, bytes) = op.txns[op.next];
             let token = op.token.unwrap_or(u32::MAX);
             let sent = match op.kind {
@@ -500,7 +506,9 @@ impl<'a> Sm<'a> {
             };
             if sent {
                 op.next += 1;
+                op.failed_at = None;
             } else {
+                op.failed_at = Some(self.l1d.version());
                 self.stalls.lsu_blocked += 1;
             }
         }
@@ -753,6 +761,7 @@ impl<'a> Sm<'a> {
                     kind,
                     txns,
                     next: 0,
+                    failed_at: None,
                 });
             }
             OpClass::Barrier => {

@@ -115,6 +115,7 @@ pub struct DataCache<R> {
     miss_queue_cap: usize,
     line_bytes: u32,
     policy: WritePolicy,
+    version: u64,
     /// Counters.
     pub stats: CacheStats,
 }
@@ -134,6 +135,7 @@ impl<R> DataCache<R> {
             miss_queue_cap: cfg.miss_queue as usize,
             line_bytes: cfg.line_bytes,
             policy,
+            version: 0,
             stats: CacheStats::default(),
         }
     }
@@ -194,6 +196,26 @@ impl<R> DataCache<R> {
 
     /// One access of request `req` to `addr`; a write-through carries `bytes` bytes.
     pub fn access_sized(&mut self, addr: u64, bytes: u32, write: bool, req: R) -> Outcome {
+        let o = self.access_inner(addr, bytes, write, req);
+        if !matches!(o, Outcome::Fail(_)) {
+            self.version += 1;
+        }
+        o
+    }
+
+    /// Changes whenever the cache's state does (a taken access, a fill, a fetch leaving the
+    /// miss queue). An access that failed fails again, identically, while this is unchanged.
+    pub fn version(&self) -> u64 {
+        self.version
+    }
+
+    /// Counts a retry of an access that failed when the cache had the current
+    /// [`DataCache::version`] (the retry would fail the same way; callers skip it).
+    pub fn repeat_fail(&mut self) {
+        self.stats.fails += 1;
+    }
+
+    fn access_inner(&mut self, addr: u64, bytes: u32, write: bool, req: R) -> Outcome {
         let line = self.tags.line(addr);
         if write && self.policy == WritePolicy::WriteBack {
             return self.write_back_access(addr);
@@ -267,12 +289,14 @@ impl<R> DataCache<R> {
 
     /// The oldest request for the next level, if any.
     pub fn pop_fetch(&mut self) -> Option<Fetch<R>> {
+        self.version += 1;
         self.miss_queue.pop_front()
     }
 
     /// Data for `line` arrived: the line becomes valid and the waiting requests are returned in
     /// arrival order.
     pub fn fill(&mut self, line: u64) -> Vec<R> {
+        self.version += 1;
         self.tags.fill(line);
         self.mshrs.fill(line)
     }

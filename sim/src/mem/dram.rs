@@ -163,7 +163,12 @@ impl Channel {
         let t = self.t;
         // 1. Oldest row hit whose column command is legal now (none can be while the column
         //    spacing or the data bus forbids every column command).
-        let col_possible = self.next_col_any <= now && now + t.cl.max(t.wl) as u64 >= self.bus_free;
+        let col_possible = self.next_col_any <= now
+            && now + t.cl.max(t.wl) as u64 >= self.bus_free
+            && self
+                .banks
+                .iter()
+                .any(|b| b.open_row.is_some() && b.next_col <= now);
         let hit = if col_possible {
             self.queue.iter().position(|q| {
                 let b = &self.banks[q.bank as usize];
@@ -209,45 +214,59 @@ impl Channel {
             });
         }
         // 2. Prepare the bank of the oldest request that needs it. Banks whose open row some
-        //    queued request still hits are never precharged.
+        //    queued request still hits are never precharged. Nothing to do while no ACT is
+        //    allowed and no open bank may be precharged.
+        let act_possible = self.next_act_any <= now;
+        if !act_possible
+            && !self
+                .banks
+                .iter()
+                .any(|b| b.open_row.is_some() && b.next_pre <= now)
+        {
+            return None;
+        }
         let mut wanted = [0u64; MAX_BANKS / 64];
         for q in &self.queue {
             if self.banks[q.bank as usize].open_row == Some(q.row) {
                 wanted[q.bank as usize / 64] |= 1 << (q.bank % 64);
             }
         }
-        for k in 0..self.queue.len() {
-            let q = self.queue[k];
-            let b = self.banks[q.bank as usize];
-            match b.open_row {
-                Some(r) if r == q.row => continue, // waits for its column command
-                Some(_) => {
-                    let wanted = wanted[q.bank as usize / 64] >> (q.bank % 64) & 1 == 1;
-                    if !wanted && b.next_pre <= now {
-                        let b = &mut self.banks[q.bank as usize];
-                        b.open_row = None;
-                        b.next_act = b.next_act.max(now + t.rp as u64);
-                        return Some(Cmd::Pre { bank: q.bank });
-                    }
-                }
-                None => {
-                    if b.next_act <= now && self.next_act_any <= now {
-                        let b = &mut self.banks[q.bank as usize];
-                        b.open_row = Some(q.row);
-                        b.next_col = now + t.rcd as u64;
-                        b.next_pre = now + t.ras as u64;
-                        b.next_act = now + t.rc as u64;
-                        self.next_act_any = now + t.rrd as u64;
-                        b.fresh = true;
-                        return Some(Cmd::Act {
-                            bank: q.bank,
-                            row: q.row,
-                        });
-                    }
-                }
-            }
+        // Banks that can take their command now: open ones whose row nobody wants and whose
+        // precharge is legal, closed ones whose activate is legal. Every queued request to
+        // such a bank misses its row (a wanted open row is never actionable), so the oldest
+        // request to an actionable bank gets the command.
+        let mut actionable = [0u64; MAX_BANKS / 64];
+        for (i, b) in self.banks.iter().enumerate() {
+            let wanted = wanted[i / 64] >> (i % 64) & 1 == 1;
+            let ok = match b.open_row {
+                Some(_) => !wanted && b.next_pre <= now,
+                None => act_possible && b.next_act <= now,
+            };
+            actionable[i / 64] |= (ok as u64) << (i % 64);
         }
-        None
+        if actionable.iter().all(|&m| m == 0) {
+            return None;
+        }
+        let q = *self
+            .queue
+            .iter()
+            .find(|q| actionable[q.bank as usize / 64] >> (q.bank % 64) & 1 == 1)?;
+        let b = &mut self.banks[q.bank as usize];
+        if b.open_row.is_some() {
+            b.open_row = None;
+            b.next_act = b.next_act.max(now + t.rp as u64);
+            return Some(Cmd::Pre { bank: q.bank });
+        }
+        b.open_row = Some(q.row);
+        b.next_col = now + t.rcd as u64;
+        b.next_pre = now + t.ras as u64;
+        b.next_act = now + t.rc as u64;
+        self.next_act_any = now + t.rrd as u64;
+        b.fresh = true;
+        Some(Cmd::Act {
+            bank: q.bank,
+            row: q.row,
+        })
     }
 }
 
