@@ -339,3 +339,30 @@ fn bench_prints_the_documented_figures() {
     }
     assert!(v["workloads"][0]["thread_instructions"].as_u64().unwrap() >= 30_000_000);
 }
+
+#[test]
+fn regress_runs_the_gpu_lockstep_stage() {
+    let v = json(&gpusched(&[
+        "regress",
+        "--cycles",
+        "2000",
+        "--gpu-size",
+        "small",
+        "--json",
+    ]));
+    assert_eq!(v["pass"], true, "{v}");
+    let rows = v["gpu_lockstep"].as_array().unwrap();
+    let kernels = rows
+        .iter()
+        .filter(|r| r["workload"] == "stream_small" || r["workload"] == "compute_small")
+        .count();
+    assert_eq!(kernels, 6, "two kernels x three policies: {v}");
+    let want = if gpusched_tb::rtl::VERILATOR_BUILT {
+        "pass"
+    } else {
+        "golden-only"
+    };
+    assert!(rows
+        .iter()
+        .all(|r| r["verdict"] == want && r["cycles"].as_u64() > Some(0)));
+}

@@ -1,20 +1,29 @@
 //! `gpusched regress`: the main job. Checks that rtl-out/ matches hdl/, runs the Verilog gates
-//! on every module, and runs the lockstep regression of every block x policy x preset for a
-//! fixed number of cycles; ends with a pass/fail table (or one JSON object).
+//! on every module, runs the lockstep regression of every block x policy x preset for a fixed
+//! number of cycles, then runs the GPU model with the Verilated warp arbiter in lockstep in
+//! every scheduler on the real traces and the built-in memory- and compute-bound kernels under
+//! every policy; ends with pass/fail tables (or one JSON object).
 //!
 //! Without Verilator, the lockstep rows run the golden model alone and are marked `golden-only`;
 //! without Yosys or Verilator the gate rows are `skipped`. Both say which package to install.
 
 use super::cosim::progress_bar;
 use super::lint::{lint_all, print_rows, verdict, LintRow};
+use super::sim::RunProgress;
 use anyhow::Result;
 use clap::Args;
 use gpusched_tb::cosim::{golden_only, run_variant, CosimOptions};
+use gpusched_tb::gpu::{self, ArbiterMode, GpuRunError};
 use gpusched_tb::lockstep::LockstepConfig;
-use gpusim::blocks::CATALOG;
+use gpusim::blocks::{warp_arbiter, CATALOG};
+use gpusim::config::GpuConfig;
+use gpusim::gpu::{SimError, SimOptions};
+use gpusim::workload::builtin::{self, BuiltinWorkload};
+use gpusim::workload::kernel::{TraceWorkload, WorkloadSource};
 use serde_json::json;
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::time::Instant;
 
 /// Arguments of `gpusched regress`.
 #[derive(Args)]
@@ -34,11 +43,90 @@ pub struct RegressArgs {
     /// Print one JSON object at the end instead of tables.
     #[arg(long)]
     json: bool,
+    /// Size of the built-in kernels of the GPU lockstep stage (small, medium, large).
+    #[arg(long, default_value = "large")]
+    gpu_size: String,
+    /// Directory holding the real traces for the GPU lockstep stage (skipped when absent).
+    #[arg(long, value_name = "DIR", default_value = "../shared/traces")]
+    traces: PathBuf,
+}
+
+/// One GPU-lockstep row: workload, policy, verdict, cycles, IPC, seconds.
+type GpuRow = (String, &'static str, &'static str, u64, f64, f64);
+
+/// Runs every GPU-lockstep workload under every warp-scheduler policy.
+fn gpu_lockstep(a: &RegressArgs, rtl: bool) -> Result<Vec<GpuRow>> {
+    let cfg = GpuConfig::preset("gtx480")?;
+    let lockstep = LockstepConfig {
+        window: 64,
+        mismatch_dir: a.mismatch_dir.clone(),
+        vcd_dir: None,
+    };
+    let mut names: Vec<(String, Option<PathBuf>)> = vec![];
+    for t in ["vectoradd-100-32", "matrixmul-32-32"] {
+        let d = a.traces.join(t);
+        if d.is_dir() {
+            names.push((t.to_string(), Some(d)));
+        } else {
+            eprintln!("note: {} not found; GPU lockstep skips it", d.display());
+        }
+    }
+    for k in builtin::NAMES {
+        names.push((format!("{k}_{}", a.gpu_size), None));
+    }
+    let mode = if rtl {
+        ArbiterMode::Lockstep
+    } else {
+        ArbiterMode::Golden
+    };
+    let mut rows = vec![];
+    for (name, dir) in &names {
+        for policy in warp_arbiter::Policy::ALL {
+            let opts = SimOptions {
+                warp_sched: policy,
+                ..Default::default()
+            };
+            let kernel = name.split('_').next().unwrap_or_default().to_string();
+            let mut open = || -> Result<Box<dyn WorkloadSource>, SimError> {
+                Ok(match dir {
+                    Some(d) => Box::new(TraceWorkload::open(d)?),
+                    None => Box::new(BuiltinWorkload::new(&kernel, &a.gpu_size)?),
+                })
+            };
+            let mut progress = RunProgress::new(&format!("{name} {}", policy.name()));
+            let start = Instant::now();
+            let r = gpu::run(&cfg, &opts, &mut open, mode, &lockstep, &mut |p| {
+                progress.update(p)
+            });
+            progress.finish();
+            let secs = start.elapsed().as_secs_f64();
+            let row = match r {
+                Ok(r) => {
+                    let v = if rtl { "pass" } else { "golden-only" };
+                    (
+                        name.clone(),
+                        policy.name(),
+                        v,
+                        r.counters.cycles,
+                        r.ipc,
+                        secs,
+                    )
+                }
+                Err(GpuRunError::Mismatch(m)) => {
+                    eprint!("{m}");
+                    (name.clone(), policy.name(), "FAIL", m.cycle, 0.0, secs)
+                }
+                Err(e) => return Err(e.into()),
+            };
+            rows.push(row);
+        }
+    }
+    Ok(rows)
 }
 
 /// Runs `regress`.
 pub fn run(a: RegressArgs) -> Result<ExitCode> {
-    let dir = a.dir.unwrap_or_else(super::default_rtl_dir);
+    let dir = a.dir.clone().unwrap_or_else(super::default_rtl_dir);
     let mut ok = true;
 
     // 1. rtl-out/ up to date.
@@ -112,6 +200,10 @@ pub fn run(a: RegressArgs) -> Result<ExitCode> {
         }
     }
 
+    // 4. The Verilated warp arbiter in every scheduler of the GPU model.
+    let gpu_rows = gpu_lockstep(&a, rtl)?;
+    ok &= gpu_rows.iter().all(|r| r.2 != "FAIL");
+
     if a.json {
         let v = json!({
             "pass": ok,
@@ -123,6 +215,10 @@ pub fn run(a: RegressArgs) -> Result<ExitCode> {
             })).collect::<Vec<_>>(),
             "lockstep": rows.iter().map(|(m, v, c, mm, cps)| json!({
                 "module": m, "verdict": v, "cycles": c, "mismatches": mm, "cycles_per_s": cps,
+            })).collect::<Vec<_>>(),
+            "gpu_lockstep": gpu_rows.iter().map(|(w, p, v, c, ipc, s)| json!({
+                "workload": w, "warp_sched": p, "verdict": v, "cycles": c, "ipc": ipc,
+                "seconds": s,
             })).collect::<Vec<_>>(),
         });
         println!("{}", serde_json::to_string_pretty(&v)?);
@@ -137,6 +233,14 @@ pub fn run(a: RegressArgs) -> Result<ExitCode> {
         );
         for (m, v, c, mm, cps) in &rows {
             println!("{m:<32} {v:>11} {c:>12} {mm:>10} {:>14.2}", cps / 1e6);
+        }
+        println!("\n== GPU lockstep: gtx480, Verilated warp_arbiter in all 30 schedulers");
+        println!(
+            "{:<20} {:<10} {:>11} {:>10} {:>8} {:>8}",
+            "workload", "policy", "verdict", "cycles", "IPC", "seconds"
+        );
+        for (w, p, v, c, ipc, s) in &gpu_rows {
+            println!("{w:<20} {p:<10} {v:>11} {c:>10} {ipc:>8.2} {s:>8.2}");
         }
         let scope = if rtl {
             ""
