@@ -33,8 +33,10 @@ fn trace_dir(name: &str) -> Option<PathBuf> {
 
 /// The workloads of the lockstep regression: both real traces (when present), the
 /// memory-bound `stream` and the compute-bound `compute` kernels.
-fn workloads() -> Vec<(String, Box<dyn Fn() -> Box<dyn WorkloadSource>>)> {
-    let mut v: Vec<(String, Box<dyn Fn() -> Box<dyn WorkloadSource>>)> = vec![];
+type Opener = Box<dyn Fn() -> Box<dyn WorkloadSource>>;
+
+fn workloads() -> Vec<(String, Opener)> {
+    let mut v: Vec<(String, Opener)> = vec![];
     for t in ["vectoradd-100-32", "matrixmul-32-32"] {
         if let Some(dir) = trace_dir(t) {
             v.push((
