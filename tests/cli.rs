@@ -259,7 +259,7 @@ fn sim_rejects_bad_input_with_clear_errors() {
         ),
         (
             vec!["sim", "--workload", "nbody"],
-            "unknown workload `nbody`; built-in workloads: stream, compute",
+            "unknown workload `nbody`; workloads: stream, compute, hs",
         ),
         (
             vec!["sim", "--workload", "stream", "--size", "huge"],

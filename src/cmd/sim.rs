@@ -9,7 +9,6 @@ use gpusched_tb::lockstep::LockstepConfig;
 use gpusim::blocks::{tb_dispatch, warp_arbiter};
 use gpusim::config::GpuConfig;
 use gpusim::gpu::{Progress, Report, SimError, SimOptions, DEFAULT_WATCHDOG};
-use gpusim::workload::builtin::{self, BuiltinWorkload};
 use gpusim::workload::kernel::{TraceWorkload, WorkloadSource};
 use indicatif::{ProgressBar, ProgressStyle};
 use std::path::PathBuf;
@@ -27,7 +26,7 @@ pub struct SimArgs {
         required_unless_present = "workload"
     )]
     trace: Option<PathBuf>,
-    /// Built-in workload (stream: memory-bound; compute: compute-bound).
+    /// Workload: a built-in kernel (stream, compute) or a suite kernel (`gpusched workloads`).
     #[arg(long, value_name = "NAME")]
     workload: Option<String>,
     /// Size of a built-in workload: small, medium, large.
@@ -183,11 +182,11 @@ pub fn open_workload(
 ) -> Result<Box<dyn WorkloadSource>, SimError> {
     Ok(match (trace, name) {
         (Some(dir), _) => Box::new(TraceWorkload::open(dir)?),
-        (None, Some(n)) => Box::new(BuiltinWorkload::new(n, size)?),
+        (None, Some(n)) => gpusim::workload::open_named(n, size)?,
         (None, None) => {
             return Err(SimError::Config(format!(
                 "give --trace DIR or --workload NAME ({})",
-                builtin::NAMES.join(", ")
+                gpusim::workload::names().join(", ")
             )))
         }
     })

@@ -132,8 +132,8 @@ impl Builtin {
             "compute" => Kind::Compute,
             _ => {
                 return Err(WorkloadError::Invalid(format!(
-                    "unknown workload `{name}`; built-in workloads: {}",
-                    NAMES.join(", ")
+                    "unknown workload `{name}`; workloads: {}",
+                    super::names().join(", ")
                 )))
             }
         };

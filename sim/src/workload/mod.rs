@@ -6,16 +6,43 @@
 //! * [`kernel`]: the decoded instruction streams the GPU model runs ([`kernel::KernelSource`],
 //!   [`kernel::WorkloadSource`]) and the Accel-Sim adapter.
 //! * [`builtin`]: built-in synthetic kernels (memory-bound `stream`, compute-bound `compute`).
+//! * [`export`]: any workload written as an Accel-Sim trace directory.
+//! * [`synth`]: synthetic kernels (IR, interpreter) and the suite that mirrors the papers'
+//!   benchmarks.
 //! * [`sass`], [`static_code`], [`summary`]: opcode classes, static code, trace summaries.
 
 pub mod accelsim;
 pub mod builtin;
+pub mod export;
 pub mod kernel;
 pub mod sass;
 pub mod static_code;
 pub mod summary;
+pub mod synth;
 
 use serde::{Deserialize, Serialize};
+
+/// Every workload name `--workload` accepts: the built-in kernels, then the suite.
+pub fn names() -> Vec<&'static str> {
+    builtin::NAMES
+        .iter()
+        .copied()
+        .chain(synth::suite::SUITE.iter().map(|e| e.name))
+        .collect()
+}
+
+/// The workload `name` (built-in or suite) at size `size`.
+pub fn open_named(
+    name: &str,
+    size: &str,
+) -> Result<Box<dyn kernel::WorkloadSource>, kernel::WorkloadError> {
+    if builtin::NAMES.contains(&name) {
+        return Ok(Box::new(builtin::BuiltinWorkload::new(name, size)?));
+    }
+    Ok(Box::new(synth::SynthWorkload::new(synth::build(
+        name, size,
+    )?)))
+}
 
 /// Threads per warp.
 pub const WARP_SIZE: usize = 32;

@@ -1,0 +1,1194 @@
+//! The workload suite: synthetic kernels that reproduce the access patterns of the papers'
+//! benchmarks. Each entry names the benchmark it mirrors (and the seed paper), states its
+//! pattern, and builds its kernel in three sizes: `small` (tests), `medium` (experiments),
+//! `large` (benchmarks).
+//!
+//! Arrays live at distinct 256 MB-aligned bases ([`ARRAY`]); 2-D arrays are row-major with
+//! the pitch given in each kernel. Blocks are numbered row-major over the grid
+//! (`block = by * gridDim.x + bx`), which is the order the thread-block dispatcher issues them
+//! in: "TB i shares with TB i + gridDim.x" means vertically adjacent blocks of a 2-D grid.
+
+use super::ir::{Addr, CmpOp, Cond, Expr, Program, Space, SynthDef, Var};
+use crate::workload::sass::OpClass::{self, *};
+use crate::workload::Dim3;
+
+/// Base address of array `i` (256 MB apart).
+pub const fn array(i: u64) -> u64 {
+    0x1000_0000 * (i + 1)
+}
+
+/// The first twenty array bases.
+pub const ARRAY: [u64; 20] = {
+    let mut a = [0u64; 20];
+    let mut i = 0;
+    while i < 20 {
+        a[i] = array(i as u64);
+        i += 1;
+    }
+    a
+};
+
+/// Sizes, in order.
+pub const SIZES: [&str; 3] = ["small", "medium", "large"];
+
+/// One suite entry.
+pub struct Entry {
+    /// Workload name.
+    pub name: &'static str,
+    /// The benchmark it mirrors and the paper (seed) that uses it.
+    pub mirrors: &'static str,
+    /// The access pattern.
+    pub pattern: &'static str,
+    /// Builds the kernel at size index 0 (small), 1 (medium) or 2 (large).
+    pub build: fn(usize) -> SynthDef,
+}
+
+fn dim(x: u32, y: u32) -> Dim3 {
+    Dim3 { x, y, z: 1 }
+}
+
+fn def(
+    name: &str,
+    s: usize,
+    grid: Dim3,
+    block: Dim3,
+    regs: u32,
+    smem: u32,
+    p: Program,
+) -> SynthDef {
+    SynthDef {
+        name: format!("{name}_{}", SIZES[s]),
+        grid,
+        block,
+        regs_per_thread: regs,
+        shmem_bytes: smem,
+        program: p,
+    }
+}
+
+fn v(var: Var) -> Expr {
+    Expr::v(1, var)
+}
+
+/// `row * pitch + col`.
+fn at(row: Expr, pitch: i64, col: Expr) -> Expr {
+    row.times(pitch).and(col)
+}
+
+fn global(base: u64, index: Expr) -> Addr {
+    Addr {
+        base,
+        index,
+        elem: 4,
+    }
+}
+
+fn shared(index: Expr) -> Addr {
+    Addr {
+        base: 0,
+        index,
+        elem: 4,
+    }
+}
+
+fn lt(lhs: Expr, rhs: Expr) -> Cond {
+    Cond {
+        lhs,
+        op: CmpOp::Lt,
+        rhs,
+    }
+}
+
+/// Thread and block ids into registers 0-2 (S2R, S2R, IMAD) and an address into register 3.
+fn prologue(p: &mut Program) {
+    p.alu(IntAlu, &[0], &[])
+        .alu(IntAlu, &[1], &[])
+        .alu(IntMul, &[2], &[0, 1])
+        .alu(IntAlu, &[3], &[2]);
+}
+
+/// `n` FFMAs accumulating into `acc` from `srcs`.
+fn ffma(p: &mut Program, n: usize, acc: u16, src: u16) {
+    for _ in 0..n {
+        p.alu(Fp, &[acc], &[acc, src]);
+    }
+}
+
+fn pick<T: Copy>(s: usize, v: [T; 3]) -> T {
+    v[s]
+}
+
+// ---------------------------------------------------------------- seed 000 (locality-aware)
+
+fn hs(s: usize) -> SynthDef {
+    let g = pick(s, [4, 8, 16]);
+    let n = 16 * g as i64;
+    let mut p = Program::new();
+    prologue(&mut p);
+    p.begin_loop(0);
+    let mut r = 10;
+    for dy in -1..=1 {
+        for dx in -1..=1 {
+            let idx = at(v(Var::Gy).offset(dy), n, v(Var::Gx).offset(dx)).wrap(n * n);
+            p.load(Space::Global, r, 3, global(ARRAY[0], idx));
+            r += 1;
+        }
+    }
+    p.load(
+        Space::Global,
+        19,
+        3,
+        global(ARRAY[1], at(v(Var::Gy), n, v(Var::Gx))),
+    );
+    for k in 10..19 {
+        p.alu(Fp, &[20], &[20, k]);
+    }
+    p.alu(Fp, &[20], &[20, 19]);
+    p.store(
+        Space::Global,
+        20,
+        3,
+        global(ARRAY[2], at(v(Var::Gy), n, v(Var::Gx))),
+    );
+    p.end_loop(Expr::c(pick(s, [2, 4, 8])));
+    p.exit();
+    def("hs", s, dim(g, g), dim(16, 16), 24, 0, p)
+}
+
+fn srad(s: usize) -> SynthDef {
+    let g = pick(s, [4, 8, 16]);
+    let n = 16 * g as i64;
+    let mut p = Program::new();
+    prologue(&mut p);
+    p.begin_loop(0);
+    let c = at(v(Var::Gy), n, v(Var::Gx));
+    p.load(Space::Global, 10, 3, global(ARRAY[0], c.clone()));
+    for (k, (dy, dx)) in [(-1, 0), (1, 0), (0, -1), (0, 1)].into_iter().enumerate() {
+        let idx = at(v(Var::Gy).offset(dy), n, v(Var::Gx).offset(dx)).wrap(n * n);
+        p.load(Space::Global, 11 + k as u16, 3, global(ARRAY[0], idx));
+    }
+    for k in 11..15 {
+        p.alu(Fp, &[15 + (k - 11)], &[k, 10]);
+    }
+    p.alu(Fp, &[19], &[15, 16]).alu(Fp, &[19], &[19, 17]);
+    p.alu(Sfu, &[20], &[19]).alu(Fp, &[21], &[20, 18]);
+    for (k, base) in [ARRAY[1], ARRAY[2], ARRAY[3], ARRAY[4]]
+        .into_iter()
+        .enumerate()
+    {
+        p.store(Space::Global, 15 + k as u16, 3, global(base, c.clone()));
+    }
+    p.store(Space::Global, 21, 3, global(ARRAY[5], c));
+    p.end_loop(Expr::c(pick(s, [2, 4, 6])));
+    p.exit();
+    def("srad", s, dim(g, g), dim(16, 16), 28, 0, p)
+}
+
+fn conv(s: usize) -> SynthDef {
+    let (gx, gy) = pick(s, [(4, 8), (8, 32), (16, 64)]);
+    let n = 256 * gx as i64;
+    let mut p = Program::new();
+    prologue(&mut p);
+    for d in -4..=4i64 {
+        let idx = at(v(Var::By), n, v(Var::Gx).offset(d).wrap(n));
+        p.load(Space::Global, 10, 3, global(ARRAY[0], idx));
+        p.load(
+            Space::Const,
+            11,
+            3,
+            Addr {
+                base: 0,
+                index: Expr::c(d + 4),
+                elem: 4,
+            },
+        );
+        p.alu(Fp, &[12], &[12, 10, 11]);
+    }
+    p.store(
+        Space::Global,
+        12,
+        3,
+        global(ARRAY[1], at(v(Var::By), n, v(Var::Gx))),
+    );
+    p.exit();
+    def("conv", s, dim(gx, gy), dim(256, 1), 16, 0, p)
+}
+
+fn his(s: usize) -> SynthDef {
+    let g = pick(s, [30, 60, 120]);
+    let iters = pick(s, [4, 8, 16]);
+    let total = g as i64 * 256;
+    let mut p = Program::new();
+    prologue(&mut p);
+    p.store(Space::Shared, 4, 3, shared(v(Var::Thread)));
+    p.barrier();
+    p.begin_loop(0);
+    let idx = v(Var::Block)
+        .times(256)
+        .plus(1, Var::Thread)
+        .plus(total, Var::Loop(0));
+    p.load(Space::Global, 10, 3, global(ARRAY[0], idx));
+    p.alu(IntAlu, &[11], &[10]);
+    p.atomic(
+        Space::Shared,
+        12,
+        11,
+        shared(v(Var::Hash {
+            salt: 1,
+            range: 256,
+        })),
+    );
+    p.end_loop(Expr::c(iters));
+    p.barrier();
+    p.load(Space::Shared, 13, 3, shared(v(Var::Thread)));
+    p.atomic(Space::Global, 14, 13, global(ARRAY[1], v(Var::Thread)));
+    p.exit();
+    def("his", s, dim(g, 1), dim(256, 1), 16, 1024, p)
+}
+
+fn bp(s: usize) -> SynthDef {
+    let (gx, gy) = pick(s, [(2, 16), (4, 32), (8, 64)]);
+    let w = 16 * gx as i64;
+    let mut p = Program::new();
+    prologue(&mut p);
+    p.begin_if(lt(v(Var::Tx), Expr::c(1)));
+    p.load(Space::Global, 10, 3, global(ARRAY[0], v(Var::Gy)));
+    p.store(Space::Shared, 10, 3, shared(v(Var::Ty)));
+    p.end_if();
+    p.barrier();
+    p.load(
+        Space::Global,
+        11,
+        3,
+        global(ARRAY[1], at(v(Var::Gy), w, v(Var::Gx))),
+    );
+    p.load(Space::Shared, 12, 3, shared(v(Var::Ty)));
+    p.alu(Fp, &[13], &[11, 12]);
+    p.store(Space::Shared, 13, 3, shared(v(Var::Thread)));
+    p.barrier();
+    for _ in 0..4 {
+        p.load(Space::Shared, 14, 3, shared(v(Var::Thread)));
+        p.alu(Fp, &[13], &[13, 14]);
+        p.store(Space::Shared, 13, 3, shared(v(Var::Thread)));
+        p.barrier();
+    }
+    p.store(
+        Space::Global,
+        13,
+        3,
+        global(ARRAY[2], at(v(Var::By), w, v(Var::Gx))),
+    );
+    p.exit();
+    def("bp", s, dim(gx, gy), dim(16, 16), 20, 1088, p)
+}
+
+fn lud(s: usize) -> SynthDef {
+    let g = pick(s, [4, 8, 16]);
+    let n = 16 * g as i64;
+    let mut p = Program::new();
+    prologue(&mut p);
+    p.begin_loop(0);
+    // Row panel: tile (by, k); column panel: tile (k, bx).
+    let row = at(v(Var::Gy), n, Expr::v(16, Var::Loop(0)).plus(1, Var::Tx));
+    let col = at(Expr::v(16, Var::Loop(0)).plus(1, Var::Ty), n, v(Var::Gx));
+    p.load(Space::Global, 10, 3, global(ARRAY[0], row));
+    p.load(Space::Global, 11, 3, global(ARRAY[0], col));
+    p.store(Space::Shared, 10, 3, shared(v(Var::Thread)));
+    p.store(Space::Shared, 11, 3, shared(v(Var::Thread).offset(256)));
+    p.barrier();
+    for k in 0..4 {
+        p.load(Space::Shared, 12, 3, shared(at(v(Var::Ty), 16, Expr::c(k))));
+        p.load(
+            Space::Shared,
+            13,
+            3,
+            shared(at(Expr::c(k), 16, v(Var::Tx)).offset(256)),
+        );
+        p.alu(Fp, &[14], &[14, 12, 13]);
+    }
+    p.barrier();
+    p.end_loop(Expr::c(g as i64));
+    p.load(
+        Space::Global,
+        15,
+        3,
+        global(ARRAY[0], at(v(Var::Gy), n, v(Var::Gx))),
+    );
+    p.alu(Fp, &[15], &[15, 14]);
+    p.store(
+        Space::Global,
+        15,
+        3,
+        global(ARRAY[0], at(v(Var::Gy), n, v(Var::Gx))),
+    );
+    p.exit();
+    def("lud", s, dim(g, g), dim(16, 16), 24, 2048, p)
+}
+
+fn tran(s: usize) -> SynthDef {
+    let g = pick(s, [6, 12, 24]);
+    let n = 16 * g as i64;
+    let mut p = Program::new();
+    prologue(&mut p);
+    p.load(
+        Space::Global,
+        10,
+        3,
+        global(ARRAY[0], at(v(Var::Gy), n, v(Var::Gx))),
+    );
+    p.store(Space::Shared, 10, 3, shared(at(v(Var::Ty), 17, v(Var::Tx))));
+    p.barrier();
+    p.load(Space::Shared, 11, 3, shared(at(v(Var::Tx), 17, v(Var::Ty))));
+    let out = at(
+        Expr::v(16, Var::Bx).plus(1, Var::Ty),
+        n,
+        Expr::v(16, Var::By).plus(1, Var::Tx),
+    );
+    p.store(Space::Global, 11, 3, global(ARRAY[1], out));
+    p.exit();
+    def("tran", s, dim(g, g), dim(16, 16), 12, 1088, p)
+}
+
+fn gaussian(s: usize) -> SynthDef {
+    let g = pick(s, [4, 8, 16]);
+    let n = 16 * g as i64;
+    let mut p = Program::new();
+    prologue(&mut p);
+    p.begin_loop(0);
+    // Multiplier column k (shared by blocks of the same grid row) and pivot row k (shared by
+    // blocks of the same grid column).
+    p.load(
+        Space::Global,
+        10,
+        3,
+        global(ARRAY[1], at(v(Var::Gy), n, v(Var::Loop(0)))),
+    );
+    p.load(
+        Space::Global,
+        11,
+        3,
+        global(ARRAY[0], at(v(Var::Loop(0)), n, v(Var::Gx))),
+    );
+    p.load(
+        Space::Global,
+        12,
+        3,
+        global(ARRAY[0], at(v(Var::Gy), n, v(Var::Gx))),
+    );
+    p.alu(Fp, &[12], &[12, 10, 11]);
+    p.store(
+        Space::Global,
+        12,
+        3,
+        global(ARRAY[0], at(v(Var::Gy), n, v(Var::Gx))),
+    );
+    p.end_loop(Expr::c(pick(s, [4, 8, 16])));
+    p.exit();
+    def("gaussian", s, dim(g, g), dim(16, 16), 16, 0, p)
+}
+
+fn sift(s: usize) -> SynthDef {
+    let (gx, gy) = pick(s, [(2, 16), (4, 32), (8, 64)]);
+    let n = 32 * gx as i64;
+    let rows = 8 * gy as i64;
+    let mut p = Program::new();
+    prologue(&mut p);
+    for d in -4..=4i64 {
+        let idx = at(v(Var::Gy).offset(d).wrap(rows), n, v(Var::Gx));
+        p.load(Space::Global, 10, 3, global(ARRAY[0], idx));
+        p.alu(Fp, &[12], &[12, 10]);
+    }
+    p.store(
+        Space::Global,
+        12,
+        3,
+        global(ARRAY[1], at(v(Var::Gy), n, v(Var::Gx))),
+    );
+    p.exit();
+    def("sift", s, dim(gx, gy), dim(32, 8), 16, 0, p)
+}
+
+fn nn(s: usize) -> SynthDef {
+    let g = pick(s, [30, 120, 480]);
+    let mut p = Program::new();
+    prologue(&mut p);
+    p.load(Space::Global, 10, 3, global(ARRAY[0], v(Var::Gx).times(2)));
+    p.load(
+        Space::Global,
+        11,
+        3,
+        global(ARRAY[0], v(Var::Gx).times(2).offset(1)),
+    );
+    p.alu(Fp, &[12], &[10]).alu(Fp, &[13], &[11]);
+    p.alu(Fp, &[14], &[12, 13]).alu(Sfu, &[15], &[14]);
+    p.store(Space::Global, 15, 3, global(ARRAY[1], v(Var::Gx)));
+    p.exit();
+    def("nn", s, dim(g, 1), dim(256, 1), 12, 0, p)
+}
+
+fn nw(s: usize) -> SynthDef {
+    let g = pick(s, [30, 60, 120]);
+    let mut p = Program::new();
+    prologue(&mut p);
+    // Each block owns a private 17 x 17 tile: no inter-block sharing.
+    let tile = Expr::v(17 * 17, Var::Block);
+    for r in 0..2 {
+        let idx = tile.clone().plus(17, Var::Tx).offset(r);
+        p.load(Space::Global, 10, 3, global(ARRAY[0], idx));
+        p.store(Space::Shared, 10, 3, shared(v(Var::Tx).offset(16 * r)));
+    }
+    p.barrier();
+    p.begin_loop(0);
+    p.begin_if(lt(v(Var::Tx), v(Var::Loop(0)).offset(1)));
+    p.load(Space::Shared, 11, 3, shared(v(Var::Tx)));
+    p.load(Space::Shared, 12, 3, shared(v(Var::Tx).offset(1)));
+    p.alu(IntAlu, &[13], &[11, 12]).alu(IntAlu, &[13], &[13]);
+    p.store(Space::Shared, 13, 3, shared(v(Var::Tx)));
+    p.end_if();
+    p.barrier();
+    p.end_loop(Expr::c(16));
+    p.store(
+        Space::Global,
+        13,
+        3,
+        global(ARRAY[1], tile.plus(1, Var::Tx)),
+    );
+    p.exit();
+    def("nw", s, dim(g, 1), dim(16, 1), 16, 2180, p)
+}
+
+/// The spec's locality generators (locality_bypass_paws.md §1.5): 192-thread blocks (6
+/// warps), a shared pattern read twice, plus a private streaming array. `row`: 1-D grid, TB b
+/// reads lines `[3b, 3b + 6)` of each of 6 rows (overlap with b+-1). `col`: 16 x R grid, TB
+/// (bx, by) reads a 36-line tile that depends only on bx (TBs b, b+16, b+32... share it).
+fn locality(name: &str, s: usize, row: bool) -> SynthDef {
+    let tbs = pick(s, [240, 480, 960]);
+    let mut p = Program::new();
+    prologue(&mut p);
+    p.begin_loop(1);
+    p.begin_loop(0);
+    let shared_index = if row {
+        let pitch = (tbs as i64 * 3 + 6) * 32;
+        Expr::v(pitch, Var::Loop(0))
+            .plus(3 * 32, Var::Block)
+            .plus(1, Var::Thread)
+    } else {
+        Expr::v(36 * 32, Var::Bx)
+            .plus(6 * 32, Var::Loop(0))
+            .plus(1, Var::Thread)
+    };
+    p.load(Space::Global, 10, 3, global(ARRAY[0], shared_index));
+    let private = Expr::v(192 * 6, Var::Block)
+        .plus(192, Var::Loop(0))
+        .plus(1, Var::Thread)
+        .plus(tbs as i64 * 192 * 6, Var::Loop(1));
+    p.load(Space::Global, 11, 3, global(ARRAY[1], private));
+    p.alu(Fp, &[12], &[12, 10]).alu(Fp, &[12], &[12, 11]);
+    p.end_loop(Expr::c(6));
+    p.end_loop(Expr::c(2));
+    p.store(
+        Space::Global,
+        12,
+        3,
+        global(ARRAY[2], Expr::v(192, Var::Block).plus(1, Var::Thread)),
+    );
+    p.exit();
+    let grid = if row { dim(tbs, 1) } else { dim(16, tbs / 16) };
+    def(name, s, grid, dim(192, 1), 16, 0, p)
+}
+
+fn locality_row(s: usize) -> SynthDef {
+    locality("locality_row", s, true)
+}
+
+fn locality_col(s: usize) -> SynthDef {
+    locality("locality_col", s, false)
+}
+
+/// A matrix walked along its rows (lanes on consecutive elements: one line per warp access)
+/// or along its columns (lanes `pitch` apart: 32 lines per warp access); same data, same work.
+fn walk(name: &str, s: usize, along_rows: bool) -> SynthDef {
+    let g = pick(s, [30, 60, 120]);
+    let n = 1024i64;
+    let mut p = Program::new();
+    prologue(&mut p);
+    p.begin_loop(0);
+    // Block b (one warp) owns a 32 x 32 sub-matrix; iteration k reads its row k (lanes on
+    // consecutive elements) or its column k (lanes a row apart).
+    let (lane_step, iter_step) = if along_rows { (1, n) } else { (n, 1) };
+    let idx = Expr::v(32 * n, Var::Block)
+        .plus(iter_step, Var::Loop(0))
+        .plus(lane_step, Var::Thread);
+    p.load(Space::Global, 10, 3, global(ARRAY[0], idx));
+    p.alu(Fp, &[11], &[11, 10]);
+    p.end_loop(Expr::c(32));
+    p.store(Space::Global, 11, 3, global(ARRAY[1], v(Var::Gx)));
+    p.exit();
+    def(name, s, dim(g, 1), dim(32, 1), 16, 0, p)
+}
+
+fn walk_rows(s: usize) -> SynthDef {
+    walk("walk_rows", s, true)
+}
+
+fn walk_cols(s: usize) -> SynthDef {
+    walk("walk_cols", s, false)
+}
+
+// ---------------------------------------------------------------- seed 003 ch. III (ELF)
+
+fn bfs(s: usize) -> SynthDef {
+    let g = pick(s, [30, 120, 240]);
+    let nodes = g as i64 * 256;
+    let mut p = Program::new();
+    prologue(&mut p);
+    p.load(Space::Global, 10, 3, global(ARRAY[0], v(Var::Gx)));
+    p.begin_if(Cond {
+        lhs: v(Var::ThreadHash { salt: 7, range: 4 }),
+        op: CmpOp::Ne,
+        rhs: Expr::c(0),
+    });
+    p.load(Space::Global, 11, 3, global(ARRAY[1], v(Var::Gx)));
+    p.begin_loop(0);
+    let edge = v(Var::Hash {
+        salt: 11,
+        range: (8 * nodes) as u32,
+    });
+    p.load(Space::Global, 12, 11, global(ARRAY[2], edge));
+    p.load(
+        Space::Global,
+        13,
+        12,
+        global(
+            ARRAY[3],
+            v(Var::Hash {
+                salt: 12,
+                range: nodes as u32,
+            }),
+        ),
+    );
+    p.alu(IntAlu, &[14], &[13]);
+    p.begin_if(Cond {
+        lhs: v(Var::Hash { salt: 13, range: 3 }),
+        op: CmpOp::Eq,
+        rhs: Expr::c(0),
+    });
+    p.store(
+        Space::Global,
+        14,
+        12,
+        global(
+            ARRAY[4],
+            v(Var::Hash {
+                salt: 12,
+                range: nodes as u32,
+            }),
+        ),
+    );
+    p.end_if();
+    p.end_loop(v(Var::ThreadHash { salt: 5, range: 12 }).offset(1));
+    p.end_if();
+    p.exit();
+    def("bfs", s, dim(g, 1), dim(256, 1), 16, 0, p)
+}
+
+fn km(s: usize) -> SynthDef {
+    let g = pick(s, [30, 120, 240]);
+    let pts = g as i64 * 256;
+    let features = 8;
+    let mut p = Program::new();
+    prologue(&mut p);
+    p.begin_loop(0); // clusters
+    p.begin_loop(1); // features
+    let feat = at(v(Var::Loop(1)), pts, v(Var::Gx));
+    p.load(Space::Global, 10, 3, global(ARRAY[0], feat));
+    let centre = at(v(Var::Loop(0)), features, v(Var::Loop(1)));
+    p.load(Space::Global, 11, 3, global(ARRAY[1], centre));
+    p.alu(Fp, &[12], &[10, 11]).alu(Fp, &[13], &[13, 12, 12]);
+    p.end_loop(Expr::c(features));
+    p.alu(Fp, &[14], &[13, 14]);
+    p.end_loop(Expr::c(pick(s, [3, 5, 5])));
+    p.store(Space::Global, 14, 3, global(ARRAY[2], v(Var::Gx)));
+    p.exit();
+    def("km", s, dim(g, 1), dim(256, 1), 16, 0, p)
+}
+
+fn lbm(s: usize) -> SynthDef {
+    let g = pick(s, [30, 120, 240]);
+    let mut p = Program::new();
+    prologue(&mut p);
+    for (k, base) in ARRAY.iter().enumerate() {
+        p.load(Space::Global, 10 + k as u16, 3, global(*base, v(Var::Gx)));
+    }
+    for k in 0..20 {
+        p.alu(Fp, &[30], &[30, 10 + k]);
+        p.alu(Fp, &[31], &[30, 10 + k]);
+    }
+    for k in 0..20u16 {
+        p.store(
+            Space::Global,
+            10 + k,
+            31,
+            global(array(20 + k as u64), v(Var::Gx)),
+        );
+    }
+    p.exit();
+    def("lbm", s, dim(g, 1), dim(256, 1), 36, 0, p)
+}
+
+/// ELF's compute-bound loops: the load early in the body (its consumer far below) or late
+/// (consumed at the top of the next iteration).
+fn compute_loop(s: usize, early: bool) -> SynthDef {
+    let g = pick(s, [30, 60, 120]);
+    let total = g as i64 * 256;
+    let mut p = Program::new();
+    prologue(&mut p);
+    p.load(Space::Global, 10, 3, global(ARRAY[0], v(Var::Gx)));
+    p.begin_loop(0);
+    let idx = v(Var::Gx).plus(total, Var::Loop(0));
+    if early {
+        p.load(Space::Global, 10, 3, global(ARRAY[0], idx));
+        ffma(&mut p, 16, 11, 12);
+        p.alu(Fp, &[12], &[12, 10]);
+    } else {
+        p.alu(Fp, &[12], &[12, 10]);
+        ffma(&mut p, 16, 11, 12);
+        p.load(Space::Global, 10, 3, global(ARRAY[0], idx));
+    }
+    p.end_loop(Expr::c(pick(s, [4, 16, 48])));
+    p.store(Space::Global, 11, 3, global(ARRAY[1], v(Var::Gx)));
+    p.exit();
+    let name = if early { "loop_early" } else { "loop_late" };
+    def(name, s, dim(g, 1), dim(256, 1), 16, 0, p)
+}
+
+fn loop_early(s: usize) -> SynthDef {
+    compute_loop(s, true)
+}
+
+fn loop_late(s: usize) -> SynthDef {
+    compute_loop(s, false)
+}
+
+// ---------------------------------------------------------------- seed 004 (PAVER)
+
+fn mm(s: usize) -> SynthDef {
+    let g = pick(s, [6, 13, 13]);
+    let n = 16 * g as i64;
+    let reps = pick(s, [1, 1, 3]);
+    let mut p = Program::new();
+    prologue(&mut p);
+    p.begin_loop(1);
+    p.begin_loop(0);
+    let a = at(v(Var::Gy), n, Expr::v(16, Var::Loop(0)).plus(1, Var::Tx));
+    let b = at(Expr::v(16, Var::Loop(0)).plus(1, Var::Ty), n, v(Var::Gx));
+    p.load(Space::Global, 10, 3, global(ARRAY[0], a));
+    p.load(Space::Global, 11, 3, global(ARRAY[1], b));
+    p.store(Space::Shared, 10, 3, shared(v(Var::Thread)));
+    p.store(Space::Shared, 11, 3, shared(v(Var::Thread).offset(256)));
+    p.barrier();
+    for k in 0..16 {
+        p.load(Space::Shared, 12, 3, shared(at(v(Var::Ty), 16, Expr::c(k))));
+        p.load(
+            Space::Shared,
+            13,
+            3,
+            shared(at(Expr::c(k), 16, v(Var::Tx)).offset(256)),
+        );
+        p.alu(Fp, &[14], &[14, 12, 13]);
+    }
+    p.barrier();
+    p.end_loop(Expr::c(g as i64));
+    p.end_loop(Expr::c(reps));
+    p.store(
+        Space::Global,
+        14,
+        3,
+        global(ARRAY[2], at(v(Var::Gy), n, v(Var::Gx))),
+    );
+    p.exit();
+    def("mm", s, dim(g, g), dim(16, 16), 24, 2048, p)
+}
+
+/// A 1-D chain: block `i` reads its 256-element chunk and `halo` elements of each neighbour
+/// chunk on both sides, `reach` chunks away at most.
+fn chain(name: &str, s: usize, reach: i64, int_work: usize) -> SynthDef {
+    let g = pick(s, [30, 120, 240]);
+    let n = g as i64 * 256;
+    let rows = pick(s, [2, 4, 8]);
+    let mut p = Program::new();
+    prologue(&mut p);
+    p.begin_loop(0);
+    let row = Expr::v(n, Var::Loop(0));
+    for d in -reach..=reach {
+        let idx = row.clone().and(v(Var::Gx).offset(d * 256).wrap(n));
+        p.load(
+            Space::Global,
+            10 + (d + reach) as u16,
+            3,
+            global(ARRAY[0], idx),
+        );
+    }
+    for k in 0..(2 * reach + 1) as u16 {
+        p.alu(IntAlu, &[20], &[20, 10 + k]);
+    }
+    for _ in 0..int_work {
+        p.alu(IntAlu, &[21], &[21, 20]);
+    }
+    p.store(Space::Global, 21, 3, global(ARRAY[1], row.and(v(Var::Gx))));
+    p.end_loop(Expr::c(rows));
+    p.exit();
+    def(name, s, dim(g, 1), dim(256, 1), 24, 0, p)
+}
+
+fn pf(s: usize) -> SynthDef {
+    chain("pf", s, 1, 4)
+}
+
+fn sto(s: usize) -> SynthDef {
+    chain("sto", s, 1, 24)
+}
+
+fn htw(s: usize) -> SynthDef {
+    chain("htw", s, 2, 8)
+}
+
+fn spmv(s: usize) -> SynthDef {
+    let g = pick(s, [30, 120, 240]);
+    let rows = g as i64 * 256;
+    let mut p = Program::new();
+    prologue(&mut p);
+    p.load(Space::Global, 10, 3, global(ARRAY[0], v(Var::Gx)));
+    p.begin_loop(0);
+    let k = Expr::v(16, Var::Gx).plus(1, Var::Loop(0));
+    p.load(Space::Global, 11, 10, global(ARRAY[1], k.clone()));
+    p.load(Space::Global, 12, 10, global(ARRAY[2], k));
+    let x = v(Var::Hash {
+        salt: 21,
+        range: rows as u32,
+    });
+    p.load(Space::Global, 13, 11, global(ARRAY[3], x));
+    p.alu(Fp, &[14], &[14, 12, 13]);
+    p.end_loop(
+        v(Var::ThreadHash {
+            salt: 22,
+            range: 16,
+        })
+        .offset(1),
+    );
+    p.store(Space::Global, 14, 3, global(ARRAY[4], v(Var::Gx)));
+    p.exit();
+    def("spmv", s, dim(g, 1), dim(256, 1), 16, 0, p)
+}
+
+fn btr(s: usize) -> SynthDef {
+    let g = pick(s, [30, 120, 240]);
+    let mut p = Program::new();
+    prologue(&mut p);
+    p.begin_loop(0);
+    // Level l of the tree has 8^l nodes of 64 B: the top levels are shared by every block.
+    let node = v(Var::Hash {
+        salt: 31,
+        range: 1 << 18,
+    });
+    let level = Expr::v(16, Var::Loop(0)).and(node).wrap(1 << 22);
+    p.load(Space::Global, 10, 3, global(ARRAY[0], level));
+    p.alu(IntAlu, &[11], &[10]).alu(IntAlu, &[11], &[11, 10]);
+    p.alu(IntAlu, &[3], &[11]);
+    p.end_loop(Expr::c(6));
+    p.store(Space::Global, 11, 3, global(ARRAY[1], v(Var::Gx)));
+    p.exit();
+    def("btr", s, dim(g, 1), dim(256, 1), 16, 0, p)
+}
+
+fn syrk(s: usize) -> SynthDef {
+    let g = pick(s, [4, 8, 12]);
+    let n = 16 * g as i64;
+    let depth = pick(s, [16, 32, 64]);
+    let mut p = Program::new();
+    prologue(&mut p);
+    p.begin_loop(0);
+    p.load(
+        Space::Global,
+        10,
+        3,
+        global(ARRAY[0], at(v(Var::Gy), depth, v(Var::Loop(0)))),
+    );
+    p.load(
+        Space::Global,
+        11,
+        3,
+        global(ARRAY[0], at(v(Var::Gx), depth, v(Var::Loop(0)))),
+    );
+    p.alu(Fp, &[12], &[12, 10, 11]);
+    p.end_loop(Expr::c(depth));
+    p.store(
+        Space::Global,
+        12,
+        3,
+        global(ARRAY[1], at(v(Var::Gy), n, v(Var::Gx))),
+    );
+    p.exit();
+    def("syrk", s, dim(g, g), dim(16, 16), 16, 0, p)
+}
+
+// ---------------------------------------------------------------- seed 002 (PAWS)
+
+/// One phase: `iters` iterations of a load followed by `alu` dependent FFMAs.
+fn phase(p: &mut Program, id: u8, iters: i64, alu: usize, base: u64, total: i64) {
+    p.begin_loop(id);
+    let idx = v(Var::Gx).plus(total, Var::Loop(id));
+    p.load(Space::Global, 10, 3, global(base, idx));
+    p.alu(Fp, &[11], &[11, 10]);
+    ffma(p, alu, 11, 11);
+    p.end_loop(Expr::c(iters));
+    p.barrier();
+}
+
+fn phases(name: &str, s: usize, order: [(i64, usize); 3]) -> SynthDef {
+    let g = pick(s, [30, 60, 120]);
+    let total = g as i64 * 256;
+    let scale = pick(s, [1, 2, 4]);
+    let mut p = Program::new();
+    prologue(&mut p);
+    for (k, (iters, alu)) in order.into_iter().enumerate() {
+        phase(&mut p, k as u8, iters * scale, alu, ARRAY[k], total);
+    }
+    p.store(Space::Global, 11, 3, global(ARRAY[3], v(Var::Gx)));
+    p.exit();
+    def(name, s, dim(g, 1), dim(256, 1), 16, 0, p)
+}
+
+/// Medium (8 iterations, 4 FFMAs per load), short (2, 16), long (16, 1).
+fn phase_msl(s: usize) -> SynthDef {
+    phases("phase_msl", s, [(8, 4), (2, 16), (16, 1)])
+}
+
+fn phase_mls(s: usize) -> SynthDef {
+    phases("phase_mls", s, [(8, 4), (16, 1), (2, 16)])
+}
+
+// ---------------------------------------------------------------- seed 001 (cache bypassing)
+
+fn bypass_mix(s: usize) -> SynthDef {
+    let g = pick(s, [30, 120, 240]);
+    let total = g as i64 * 256;
+    let mut p = Program::new();
+    prologue(&mut p);
+    p.begin_loop(0);
+    p.load(
+        Space::Global,
+        10,
+        3,
+        global(ARRAY[0], v(Var::Gx).plus(total, Var::Loop(0))),
+    );
+    let scattered = v(Var::Hash {
+        salt: 41,
+        range: 1 << 22,
+    });
+    p.load(Space::Global, 11, 3, global(ARRAY[1], scattered));
+    let table = v(Var::Hash {
+        salt: 42,
+        range: 512,
+    });
+    p.load(Space::Global, 12, 3, global(ARRAY[2], table));
+    p.alu(Fp, &[13], &[13, 10, 11]).alu(Fp, &[13], &[13, 12]);
+    p.end_loop(Expr::c(pick(s, [4, 8, 16])));
+    p.store(Space::Global, 13, 3, global(ARRAY[3], v(Var::Gx)));
+    p.exit();
+    def("bypass_mix", s, dim(g, 1), dim(256, 1), 16, 0, p)
+}
+
+// ---------------------------------------------------------------- seed 003 ch. IV-V (Chimera)
+
+/// A kernel with a Chimera Table 4.2 footprint: `threads` x `regs` registers and `smem` bytes
+/// of shared memory per block; `iters` loop iterations set the block length; `overwrite`
+/// makes it store into its own input array (not idempotent) after `at` of the iterations.
+#[allow(clippy::too_many_arguments)]
+fn footprint(
+    name: &str,
+    s: usize,
+    threads: u32,
+    regs: u32,
+    smem: u32,
+    iters: i64,
+    overwrite: bool,
+) -> SynthDef {
+    let g = pick(s, [30, 60, 120]);
+    let total = g as i64 * threads as i64;
+    let mut p = Program::new();
+    prologue(&mut p);
+    p.begin_loop(0);
+    let idx = v(Var::Block)
+        .times(threads as i64)
+        .plus(1, Var::Thread)
+        .plus(total, Var::Loop(0));
+    p.load(Space::Global, 10, 3, global(ARRAY[0], idx.clone()));
+    ffma(&mut p, 8, 11, 10);
+    p.alu(Sfu, &[12], &[11]);
+    p.end_loop(Expr::c(iters * pick(s, [1, 2, 4])));
+    let out = if overwrite { ARRAY[0] } else { ARRAY[1] };
+    p.store(
+        Space::Global,
+        12,
+        3,
+        global(
+            out,
+            v(Var::Block).times(threads as i64).plus(1, Var::Thread),
+        ),
+    );
+    p.exit();
+    def(name, s, dim(g, 1), dim(threads, 1), regs, smem, p)
+}
+
+fn chimera_bs(s: usize) -> SynthDef {
+    footprint("chimera_bs", s, 384, 16, 0, 16, false)
+}
+
+fn chimera_cp(s: usize) -> SynthDef {
+    footprint("chimera_cp", s, 128, 14, 0, 48, true)
+}
+
+fn chimera_lud(s: usize) -> SynthDef {
+    footprint("chimera_lud", s, 256, 16, 0, 4, true)
+}
+
+fn chimera_hw(s: usize) -> SynthDef {
+    footprint("chimera_hw", s, 512, 32, 3 * 1024, 8, true)
+}
+
+fn chimera_imgvf(s: usize) -> SynthDef {
+    footprint("chimera_imgvf", s, 320, 32, 47 * 1024, 64, true)
+}
+
+/// The suite, in catalog order.
+pub const SUITE: &[Entry] = &[
+    Entry {
+        name: "hs",
+        mirrors: "HotSpot (Rodinia): seed 000 type I; PAVER HS (seed 004)",
+        pattern: "2-D 8-neighbour stencil on a row-major grid, 16x16 blocks: block (bx,by) shares halo rows with blocks (bx,by+-1) (TB i and i+-gridDim.x) and halo columns with TB i+-1",
+        build: hs,
+    },
+    Entry {
+        name: "srad",
+        mirrors: "SRAD (Rodinia): seed 000 type I",
+        pattern: "2-D 4-neighbour stencil, row-major, plus four coefficient arrays written once: halo sharing with TB i+-1 and i+-gridDim.x, more arithmetic per load than hs",
+        build: srad,
+    },
+    Entry {
+        name: "conv",
+        mirrors: "convolutionRows (CUDA SDK): seed 000 type I",
+        pattern: "row convolution, 9 taps along x: TB i shares 4-element edges with TB i+-1 (same row)",
+        build: conv,
+    },
+    Entry {
+        name: "his",
+        mirrors: "histogram (CUDA SDK): seed 000 type I",
+        pattern: "streaming reads of consecutive chunks (TB i reads chunk i), shared-memory atomics on hashed bins, one global atomic merge per thread",
+        build: his,
+    },
+    Entry {
+        name: "bp",
+        mirrors: "backprop bpnn_layerforward (Rodinia): seed 000 type I; Chimera Table 4.2",
+        pattern: "block (bx,by) reads input slice by (shared by every block of grid row by: TB i..i+gridDim.x-1) and its own row-major weight tile; shared-memory reduction with barriers",
+        build: bp,
+    },
+    Entry {
+        name: "lud",
+        mirrors: "LUD lud_internal (Rodinia): seed 000 type II; Chimera Table 4.2",
+        pattern: "block (bx,by) reads row panel by and column panel bx tile by tile: TB i shares its column panel with TB i+gridDim.x (column-major) and its row panel with TB i+1",
+        build: lud,
+    },
+    Entry {
+        name: "tran",
+        mirrors: "transpose (CUDA SDK): seed 000 type II",
+        pattern: "reads a row-major tile, writes it column-major through shared memory: the writes of TB i and TB i+gridDim.x land in the same rows",
+        build: tran,
+    },
+    Entry {
+        name: "gaussian",
+        mirrors: "Gaussian Fan2 (Rodinia): seed 000 type II",
+        pattern: "each step k reads pivot row k (shared by the blocks of a grid column: TB i, i+gridDim.x, ...) and multiplier column k (shared by a grid row), updates its own tile",
+        build: gaussian,
+    },
+    Entry {
+        name: "sift",
+        mirrors: "SIFT-like column convolution: seed 000 type II (mixed)",
+        pattern: "9-tap vertical convolution on 32x8 blocks: TB i shares halo rows with TB i+-gridDim.x",
+        build: sift,
+    },
+    Entry {
+        name: "nn",
+        mirrors: "NN (Rodinia): seed 000, no inter-block locality",
+        pattern: "each thread reads its own record once and writes one distance: streaming, nothing shared",
+        build: nn,
+    },
+    Entry {
+        name: "nw",
+        mirrors: "Needleman-Wunsch (Rodinia): seed 000, no inter-block locality; Chimera Table 4.2",
+        pattern: "each block works on a private tile in shared memory along 16 anti-diagonals with barriers and divergence; nothing shared between blocks",
+        build: nw,
+    },
+    Entry {
+        name: "locality_row",
+        mirrors: "seed 000 Type-I generator (spec locality_bypass_paws.md §1.5)",
+        pattern: "1-D grid of 192-thread blocks: TB b reads lines [3b, 3b+6) of 6 rows twice (overlap with TB b+-1) plus a private stream",
+        build: locality_row,
+    },
+    Entry {
+        name: "locality_col",
+        mirrors: "seed 000 Type-II generator (spec locality_bypass_paws.md §1.5)",
+        pattern: "16 x R grid of 192-thread blocks: TB (bx,by) reads a 36-line tile depending only on bx (TB b shares it with b+16, b+32, ...) twice, plus a private stream",
+        build: locality_col,
+    },
+    Entry {
+        name: "walk_rows",
+        mirrors: "row-major traversal (layout twin of walk_cols)",
+        pattern: "each warp walks its 32x32 sub-matrix row by row: lanes on consecutive elements, one 128 B line per access",
+        build: walk_rows,
+    },
+    Entry {
+        name: "walk_cols",
+        mirrors: "column-major traversal (layout twin of walk_rows)",
+        pattern: "each warp walks its 32x32 sub-matrix column by column: lanes a row apart, 32 lines per access, each line reused over 32 iterations",
+        build: walk_cols,
+    },
+    Entry {
+        name: "bfs",
+        mirrors: "BFS (Rodinia): seed 003 ch. III memory-intensive; seed 004 irregular graph",
+        pattern: "node per thread; 3 of 4 nodes are in the frontier (divergence); 1-12 edges per node (divergent loop), each a random edge-list read and a random visited-flag read, a third of them a random write",
+        build: bfs,
+    },
+    Entry {
+        name: "km",
+        mirrors: "K-means kmeansPoint (Rodinia): seed 003 ch. III; Chimera Table 4.2",
+        pattern: "point per thread, features column-major (coalesced across threads), a small centre table read by every thread of every block (high reuse), nested loops",
+        build: km,
+    },
+    Entry {
+        name: "lbm",
+        mirrors: "LBM (Parboil): seed 003 ch. III memory-intensive",
+        pattern: "20 back-to-back loads from 20 arrays, arithmetic, 20 stores: streaming, very high memory-level parallelism",
+        build: lbm,
+    },
+    Entry {
+        name: "loop_early",
+        mirrors: "seed 003 ch. III (ELF) compute-bound loop, load early",
+        pattern: "loop whose load is at the top of the body and is consumed 16 FFMAs later",
+        build: loop_early,
+    },
+    Entry {
+        name: "loop_late",
+        mirrors: "seed 003 ch. III (ELF) compute-bound loop, load late",
+        pattern: "loop whose load is at the bottom of the body and is consumed at the top of the next iteration",
+        build: loop_late,
+    },
+    Entry {
+        name: "mm",
+        mirrors: "matrix multiply (PAVER, seed 004), 13x13 grid at medium/large",
+        pattern: "block (bx,by) reads row tiles of A (shared with its grid row: TB i+-1) and column tiles of B (shared with its grid column: TB i+-gridDim.x), shared-memory tiles and barriers",
+        build: mm,
+    },
+    Entry {
+        name: "pf",
+        mirrors: "PathFinder (Rodinia): seed 004 chain",
+        pattern: "1-D chain: TB i reads its chunk and the neighbouring chunks of TB i-1 and i+1, row after row",
+        build: pf,
+    },
+    Entry {
+        name: "sto",
+        mirrors: "StoreGPU (seed 004) chain",
+        pattern: "1-D chain like pf with integer hashing work: TB i shares with TB i+-1",
+        build: sto,
+    },
+    Entry {
+        name: "htw",
+        mirrors: "Heartwall (Rodinia): seed 004 +-2 band",
+        pattern: "TB i reads chunks i-2..i+2: sharing with TB i+-1 and i+-2",
+        build: htw,
+    },
+    Entry {
+        name: "spmv",
+        mirrors: "SpMV (Parboil): seed 004 irregular",
+        pattern: "row per thread, 1-16 non-zeros (divergent loop): streaming column/value reads and random x[col] reads (sparse, random sharing)",
+        build: spmv,
+    },
+    Entry {
+        name: "btr",
+        mirrors: "B+tree (Rodinia): seed 004 irregular",
+        pattern: "6-level tree walk per thread: random node reads, the top levels shared by every block",
+        build: btr,
+    },
+    Entry {
+        name: "syrk",
+        mirrors: "SYRK (PolyBench): seed 004",
+        pattern: "block (bx,by) reads rows by and bx of A (row-major): shares with its grid row and its grid column",
+        build: syrk,
+    },
+    Entry {
+        name: "phase_msl",
+        mirrors: "seed 002 (PAWS) medium-short-long phases",
+        pattern: "three phases separated by barriers: medium (8 loads, 4 FFMAs each), short (2 loads, 16 FFMAs), long (16 loads, 1 FFMA)",
+        build: phase_msl,
+    },
+    Entry {
+        name: "phase_mls",
+        mirrors: "seed 002 (PAWS) medium-long-short phases",
+        pattern: "three phases separated by barriers: medium, long memory phase, short compute phase",
+        build: phase_mls,
+    },
+    Entry {
+        name: "bypass_mix",
+        mirrors: "seed 001 (cache bypassing): streaming, scattered and high-reuse loads",
+        pattern: "per iteration a streaming load (used once), a scattered load over 16 MB and a load from a 2 kB table every thread reuses",
+        build: bypass_mix,
+    },
+    Entry {
+        name: "chimera_bs",
+        mirrors: "BlackScholes (SDK) in Chimera Table 4.2: 24 kB context/TB, 4 TBs/SM, idempotent",
+        pattern: "384 threads x 16 registers, streaming loads, long blocks, writes only its output array",
+        build: chimera_bs,
+    },
+    Entry {
+        name: "chimera_cp",
+        mirrors: "CP cenergy (Parboil) in Chimera Table 4.2: 7 kB context/TB, 8 TBs/SM, long, not idempotent",
+        pattern: "128 threads x 14 registers, long loop, overwrites its input at the end",
+        build: chimera_cp,
+    },
+    Entry {
+        name: "chimera_lud",
+        mirrors: "LUD lud_internal in Chimera Table 4.2: 16 kB context/TB, 6 TBs/SM, not idempotent",
+        pattern: "256 threads x 16 registers, short blocks, overwrites its input",
+        build: chimera_lud,
+    },
+    Entry {
+        name: "chimera_hw",
+        mirrors: "Heartwall kernel in Chimera Table 4.2: 67 kB context/TB, 2 TBs/SM, not idempotent",
+        pattern: "512 threads x 32 registers + 3 kB shared, overwrites its input",
+        build: chimera_hw,
+    },
+    Entry {
+        name: "chimera_imgvf",
+        mirrors: "Leukocyte IMGVF_kernel in Chimera Table 4.2: 87 kB context/TB, 1 TB/SM, very long",
+        pattern: "320 threads x 32 registers + 47 kB shared, very long loop, overwrites its input",
+        build: chimera_imgvf,
+    },
+];
+
+/// The entry of workload `name`.
+pub fn find(name: &str) -> Option<&'static Entry> {
+    SUITE.iter().find(|e| e.name == name)
+}
+
+/// Opcode classes used by the suite (for documentation tests).
+pub fn classes_used() -> Vec<OpClass> {
+    let mut v = vec![];
+    for e in SUITE {
+        for i in &(e.build)(0).program.insts {
+            if !v.contains(&i.class()) {
+                v.push(i.class());
+            }
+        }
+    }
+    v
+}

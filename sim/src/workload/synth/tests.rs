@@ -1,0 +1,146 @@
+use super::interp::run_block;
+use super::ir::*;
+use super::suite;
+use crate::workload::sass::OpClass;
+use crate::workload::Dim3;
+
+fn def(block: Dim3, p: Program) -> SynthDef {
+    SynthDef {
+        name: "t".into(),
+        grid: Dim3 { x: 2, y: 1, z: 1 },
+        block,
+        regs_per_thread: 8,
+        shmem_bytes: 0,
+        program: p,
+    }
+}
+
+fn d1(n: u32) -> Dim3 {
+    Dim3 { x: n, y: 1, z: 1 }
+}
+
+/// PCs executed by warp `w` of block `b`.
+fn pcs(d: &SynthDef, b: u32, w: usize) -> Vec<u32> {
+    run_block(d, b).unwrap().warps[w]
+        .iter()
+        .map(|i| i.pc)
+        .collect()
+}
+
+#[test]
+fn nested_loops_run_their_trip_counts() {
+    let mut p = Program::new();
+    p.alu(OpClass::IntAlu, &[1], &[]); // 0x00
+    p.begin_loop(1);
+    p.begin_loop(0);
+    p.alu(OpClass::Fp, &[2], &[2]); // 0x08
+    p.end_loop(Expr::c(3)); // 0x10 cmp, 0x18 branch
+    p.end_loop(Expr::c(2)); // 0x20 cmp, 0x28 branch
+    p.exit(); // 0x30
+    let d = def(d1(32), p);
+    let inner = [0x08, 0x10, 0x18];
+    let mut want = vec![0x00];
+    for _ in 0..2 {
+        for _ in 0..3 {
+            want.extend(inner);
+        }
+        want.extend([0x20, 0x28]);
+    }
+    want.push(0x30);
+    assert_eq!(pcs(&d, 0, 0), want);
+}
+
+#[test]
+fn divergent_loops_and_ifs_reconverge_with_the_right_masks() {
+    let mut p = Program::new();
+    p.begin_loop(0); // body at 0
+    p.alu(OpClass::Fp, &[2], &[2]); // 0x00
+                                    // lane l runs l % 4 + 1 iterations
+    p.end_loop(Expr::v(1, Var::Thread).wrap(4).offset(1)); // 0x08, 0x10
+    p.begin_if(Cond {
+        lhs: Expr::v(1, Var::Thread),
+        op: CmpOp::Lt,
+        rhs: Expr::c(8),
+    }); // 0x18
+    p.alu(OpClass::IntAlu, &[3], &[]); // 0x20
+    p.end_if();
+    p.exit(); // 0x28
+    let d = def(d1(40), p); // warp 1 has 8 active lanes
+    let b = run_block(&d, 0).unwrap();
+    let w0: Vec<(u32, u32)> = b.warps[0].iter().map(|i| (i.pc, i.mask)).collect();
+    let all = u32::MAX;
+    let at_least = |k: u32| (0..32).filter(|l| l % 4 >= k).fold(0u32, |m, l| m | 1 << l);
+    assert_eq!(
+        w0,
+        vec![
+            (0x00, all),
+            (0x08, all),
+            (0x10, all),
+            (0x00, at_least(1)),
+            (0x08, at_least(1)),
+            (0x10, at_least(1)),
+            (0x00, at_least(2)),
+            (0x08, at_least(2)),
+            (0x10, at_least(2)),
+            (0x00, at_least(3)),
+            (0x08, at_least(3)),
+            (0x10, at_least(3)),
+            (0x18, all),
+            (0x20, 0xff),
+            (0x28, all),
+        ]
+    );
+    // The partial warp: lanes 0..8 active (threads 32..40), none below 8: the if is skipped.
+    let w1: Vec<(u32, u32)> = b.warps[1].iter().map(|i| (i.pc, i.mask)).collect();
+    assert_eq!(w1[0], (0x00, 0xff));
+    assert_eq!(*w1.last().unwrap(), (0x28, 0xff));
+    assert!(!w1.iter().any(|&(pc, _)| pc == 0x20));
+}
+
+#[test]
+fn addresses_follow_their_expressions() {
+    let mut p = Program::new();
+    p.begin_loop(0);
+    p.load(
+        Space::Global,
+        1,
+        0,
+        Addr {
+            base: 0x1000,
+            index: Expr::v(1, Var::Gx).plus(100, Var::Loop(0)),
+            elem: 4,
+        },
+    );
+    p.end_loop(Expr::c(2));
+    p.exit();
+    let d = def(d1(64), p);
+    let b = run_block(&d, 1).unwrap();
+    let i0 = b.warps[1][0];
+    assert_eq!(i0.width, 4);
+    let a = b.addrs(&i0);
+    assert_eq!(a.len(), 32);
+    // block 1, warp 1, lane 0: Gx = 64 + 32
+    assert_eq!(a[0], 0x1000 + 4 * 96);
+    assert_eq!(a[31], 0x1000 + 4 * 127);
+    let i1 = b.warps[1][3]; // second iteration's load
+    assert_eq!(b.addrs(&i1)[0], 0x1000 + 4 * (96 + 100));
+}
+
+#[test]
+fn every_suite_kernel_builds_and_runs_in_every_size_deterministically() {
+    for e in suite::SUITE {
+        for s in 0..3 {
+            let d = (e.build)(s);
+            assert_eq!(d.name, format!("{}_{}", e.name, suite::SIZES[s]));
+            let a = run_block(&d, 0).unwrap();
+            let last = (d.grid.volume() - 1) as u32;
+            let z = run_block(&d, last).unwrap();
+            assert_eq!(a, run_block(&d, 0).unwrap(), "{} deterministic", d.name);
+            assert!(a.warp_instructions() > 0 && z.warp_instructions() > 0);
+            for w in &a.warps {
+                let last = w.last().expect("every warp runs");
+                assert_eq!(last.class, OpClass::Exit, "{}: ends with EXIT", d.name);
+            }
+        }
+    }
+}
