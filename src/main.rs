@@ -29,7 +29,7 @@ enum Command {
     Blocks(cmd::blocks::BlocksArgs),
     /// GPU configurations of the golden model: list the presets, show one.
     Config(cmd::config::ConfigArgs),
-    /// Accel-Sim traces: summarize one.
+    /// Accel-Sim traces: summarize one, or export a workload as one.
     Trace(cmd::trace::TraceArgs),
     /// Run a workload (Accel-Sim trace or built-in kernel) on the golden GPU model, optionally
     /// with the Verilated warp arbiter in the loop; prints statistics.
@@ -37,6 +37,8 @@ enum Command {
     /// Speed of the golden GPU model on a fixed workload set (gtx480): thread instructions/s,
     /// cycles/s, peak memory.
     Bench(cmd::bench::BenchArgs),
+    /// The built-in kernels and the workload suite (what each mirrors, its pattern, sizes).
+    Workloads(cmd::workloads::WorkloadsArgs),
 }
 
 fn main() -> ExitCode {
@@ -51,6 +53,7 @@ fn main() -> ExitCode {
         Command::Trace(a) => cmd::trace::run(a),
         Command::Sim(a) => cmd::sim::run(a),
         Command::Bench(a) => cmd::bench::run(a),
+        Command::Workloads(a) => cmd::workloads::run(a),
     };
     match result {
         Ok(code) => code,

@@ -9,6 +9,7 @@ pub mod lint;
 pub mod regress;
 pub mod sim;
 pub mod trace;
+pub mod workloads;
 
 use std::path::PathBuf;
 

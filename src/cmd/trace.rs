@@ -1,4 +1,5 @@
 //! `gpusched trace info DIR [--config PRESET|FILE] [--json]`: what an Accel-Sim trace holds.
+//! `gpusched trace export --workload NAME [--size S] --out DIR`: a workload written as one.
 
 use anyhow::Result;
 use clap::{Args, Subcommand};
@@ -30,11 +31,59 @@ enum Action {
         #[arg(long)]
         json: bool,
     },
+    /// Write a workload (built-in or suite kernel) as an Accel-Sim trace directory
+    /// (kernelslist.g + kernel-1.traceg, tracer version 4).
+    Export {
+        /// Workload name (see `gpusched workloads`).
+        #[arg(long)]
+        workload: String,
+        /// Size: small, medium, large.
+        #[arg(long, default_value = "small")]
+        size: String,
+        /// Output directory (created if needed).
+        #[arg(long, value_name = "DIR")]
+        out: PathBuf,
+    },
+}
+
+fn export(workload: &str, size: &str, out: &std::path::Path) -> Result<ExitCode> {
+    let mut w = gpusim::workload::open_named(workload, size)?;
+    let bar = ProgressBar::new_spinner();
+    bar.set_style(
+        ProgressStyle::with_template("exporting {pos} blocks ({per_sec})").expect("valid template"),
+    );
+    let start = std::time::Instant::now();
+    let s = gpusim::workload::export::export(w.as_mut(), out, &mut |b| {
+        if start.elapsed().as_secs() >= 1 {
+            bar.set_position(b)
+        }
+    })?;
+    bar.finish_and_clear();
+    println!(
+        "{}: {} thread blocks, {} warp instructions, {:.1} MB in {}",
+        w.name(),
+        s.blocks,
+        s.warp_instructions,
+        s.bytes as f64 / 1e6,
+        s.files
+            .iter()
+            .map(|f| f.display().to_string())
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+    Ok(ExitCode::SUCCESS)
 }
 
 /// Runs `trace`.
 pub fn run(a: TraceArgs) -> Result<ExitCode> {
-    let Action::Info { dir, config, json } = a.action;
+    let (dir, config, json) = match a.action {
+        Action::Info { dir, config, json } => (dir, config, json),
+        Action::Export {
+            workload,
+            size,
+            out,
+        } => return export(&workload, &size, &out),
+    };
     let cfg = GpuConfig::load(&config)?;
     let bar = ProgressBar::new(0);
     bar.set_style(

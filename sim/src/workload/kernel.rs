@@ -280,3 +280,30 @@ impl WorkloadSource for TraceWorkload {
         }
     }
 }
+
+/// Size figures of a kernel, counted by running its source to the end.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub struct KernelCounts {
+    /// Thread blocks.
+    pub blocks: u64,
+    /// Warps.
+    pub warps: u64,
+    /// Warp instructions.
+    pub warp_instructions: u64,
+    /// Thread instructions (active lanes summed).
+    pub thread_instructions: u64,
+}
+
+/// Counts every block of `k` (consumes it).
+pub fn count(k: &mut dyn KernelSource) -> Result<KernelCounts, WorkloadError> {
+    let mut c = KernelCounts::default();
+    while let Some(b) = k.next_block()? {
+        c.blocks += 1;
+        c.warps += b.warps.len() as u64;
+        for w in &b.warps {
+            c.warp_instructions += w.len() as u64;
+            c.thread_instructions += w.iter().map(|i| i.active() as u64).sum::<u64>();
+        }
+    }
+    Ok(c)
+}

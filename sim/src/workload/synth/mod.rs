@@ -16,6 +16,7 @@ pub use interp::SynthKernel;
 pub use ir::{Addr, CmpOp, Cond, Expr, Inst, Op, Program, Space, SynthDef, Var};
 
 use crate::workload::kernel::{KernelSource, WorkloadError, WorkloadSource};
+use serde::Serialize;
 
 /// Suite workload `name` at size `size` (`small`, `medium`, `large`).
 pub fn build(name: &str, size: &str) -> Result<SynthDef, WorkloadError> {
@@ -68,3 +69,66 @@ impl WorkloadSource for SynthWorkload {
 
 #[cfg(test)]
 mod tests;
+
+/// Whether a kernel may be re-executed from the start (Chimera's strict idempotence, checked
+/// statically): it has no global atomic and no global store into an array it also loads
+/// from. Arrays are told apart by their base address.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct Idempotence {
+    /// Strictly idempotent.
+    pub idempotent: bool,
+    /// For a non-idempotent kernel, the fraction of warp 0 of block 0's dynamic instructions
+    /// that come before its first global overwrite or atomic (Chimera's idempotent region).
+    pub region_before_overwrite: Option<f64>,
+}
+
+/// The idempotence of `def` (see [`Idempotence`]).
+pub fn idempotence(def: &SynthDef) -> Result<Idempotence, WorkloadError> {
+    let loaded: Vec<u64> = def
+        .program
+        .insts
+        .iter()
+        .filter_map(|i| match &i.op {
+            Op::Load {
+                space: Space::Global,
+                addr,
+            } => Some(addr.base),
+            _ => None,
+        })
+        .collect();
+    let overwrites = |i: &Inst| match &i.op {
+        Op::Atomic {
+            space: Space::Global,
+            ..
+        } => true,
+        Op::Store {
+            space: Space::Global,
+            addr,
+        } => loaded.contains(&addr.base),
+        _ => false,
+    };
+    let first: Vec<usize> = def
+        .program
+        .insts
+        .iter()
+        .enumerate()
+        .filter(|(_, i)| overwrites(i))
+        .map(|(k, _)| 8 * k)
+        .collect();
+    if first.is_empty() {
+        return Ok(Idempotence {
+            idempotent: true,
+            region_before_overwrite: None,
+        });
+    }
+    let b = interp::run_block(def, 0)?;
+    let w = &b.warps[0];
+    let at = w
+        .iter()
+        .position(|i| first.contains(&(i.pc as usize)))
+        .unwrap_or(w.len());
+    Ok(Idempotence {
+        idempotent: false,
+        region_before_overwrite: Some(at as f64 / w.len().max(1) as f64),
+    })
+}

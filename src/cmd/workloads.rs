@@ -1,0 +1,156 @@
+//! `gpusched workloads [--json] [--size S]`: the built-in kernels and the workload suite, with
+//! what each mirrors, its access pattern, and per size its blocks, warps and instructions.
+
+use anyhow::Result;
+use clap::Args;
+use gpusim::config::GpuConfig;
+use gpusim::core::occupancy::{occupancy, Footprint};
+use gpusim::workload::kernel::{count, KernelCounts};
+use gpusim::workload::synth::{self, suite, SynthKernel};
+use gpusim::workload::{builtin, open_named};
+use serde::Serialize;
+use std::collections::BTreeMap;
+use std::process::ExitCode;
+
+/// Arguments of `gpusched workloads`.
+#[derive(Args)]
+pub struct WorkloadsArgs {
+    /// Only this size (small, medium, large); default: all three.
+    #[arg(long)]
+    size: Option<String>,
+    /// Print a JSON array.
+    #[arg(long)]
+    json: bool,
+}
+
+/// One size of one workload.
+#[derive(Serialize)]
+struct SizeRow {
+    #[serde(flatten)]
+    counts: KernelCounts,
+    grid: [u32; 3],
+    block: [u32; 3],
+    regs_per_thread: u32,
+    shmem_bytes: u32,
+    /// Registers x 4 B x threads + shared memory: what a context switch saves per block.
+    context_bytes_per_block: u64,
+    /// Resident blocks per SM on gtx480.
+    blocks_per_sm_gtx480: u32,
+}
+
+#[derive(Serialize)]
+struct Row {
+    name: &'static str,
+    mirrors: &'static str,
+    pattern: &'static str,
+    /// Strictly idempotent (suite kernels; built-ins are: they never overwrite inputs).
+    idempotent: bool,
+    /// Fraction of a warp's instructions before its first overwrite (non-idempotent kernels).
+    region_before_overwrite: Option<f64>,
+    sizes: BTreeMap<&'static str, SizeRow>,
+}
+
+fn size_row(name: &str, size: &str, cfg: &GpuConfig) -> Result<SizeRow> {
+    let mut w = open_named(name, size)?;
+    let mut k = w.next_kernel()?.expect("one kernel");
+    let info = k.info().clone();
+    let counts = count(k.as_mut())?;
+    let threads = info.block_threads();
+    let occ = occupancy(
+        &cfg.sm,
+        &Footprint {
+            threads,
+            regs_per_thread: info.regs_per_thread,
+            shmem_bytes: info.shmem_bytes,
+        },
+    )?;
+    Ok(SizeRow {
+        counts,
+        grid: [info.grid.x, info.grid.y, info.grid.z],
+        block: [info.block.x, info.block.y, info.block.z],
+        regs_per_thread: info.regs_per_thread,
+        shmem_bytes: info.shmem_bytes,
+        context_bytes_per_block: 4 * info.regs_per_thread as u64 * threads as u64
+            + info.shmem_bytes as u64,
+        blocks_per_sm_gtx480: occ.blocks,
+    })
+}
+
+/// Runs `workloads`.
+pub fn run(a: WorkloadsArgs) -> Result<ExitCode> {
+    let sizes: Vec<&'static str> = match &a.size {
+        Some(s) => vec![*suite::SIZES
+            .iter()
+            .find(|x| *x == s)
+            .ok_or_else(|| anyhow::anyhow!("unknown size `{s}`; sizes: small, medium, large"))?],
+        None => suite::SIZES.to_vec(),
+    };
+    let cfg = GpuConfig::preset("gtx480")?;
+    let mut rows = vec![];
+    let builtins = [
+        (
+            "stream",
+            "memory-bound micro-kernel (RTL-in-the-loop tests, gpusched bench)",
+            "c[i] = a[i] + b[i] over a grid-stride loop: every line used once",
+        ),
+        (
+            "compute",
+            "compute-bound micro-kernel (RTL-in-the-loop tests, gpusched bench)",
+            "one load per thread, then four FFMA chains and a MUFU per iteration",
+        ),
+    ];
+    debug_assert_eq!(builtins.len(), builtin::NAMES.len());
+    for (name, mirrors, pattern) in builtins {
+        let mut m = BTreeMap::new();
+        for s in &sizes {
+            m.insert(*s, size_row(name, s, &cfg)?);
+        }
+        rows.push(Row {
+            name,
+            mirrors,
+            pattern,
+            idempotent: true,
+            region_before_overwrite: None,
+            sizes: m,
+        });
+    }
+    for e in suite::SUITE {
+        let mut m = BTreeMap::new();
+        for s in &sizes {
+            m.insert(*s, size_row(e.name, s, &cfg)?);
+        }
+        let idem = synth::idempotence(SynthKernel::new((e.build)(0)).def())?;
+        rows.push(Row {
+            name: e.name,
+            mirrors: e.mirrors,
+            pattern: e.pattern,
+            idempotent: idem.idempotent,
+            region_before_overwrite: idem.region_before_overwrite,
+            sizes: m,
+        });
+    }
+    if a.json {
+        println!("{}", serde_json::to_string_pretty(&rows)?);
+        return Ok(ExitCode::SUCCESS);
+    }
+    let first = sizes[0];
+    println!(
+        "{:<14} {:>6} {:>7} {:>12} {:>14} {:>7}  mirrors   [size {first}]",
+        "workload", "TBs", "warps", "warp insts", "thread insts", "TBs/SM"
+    );
+    for r in &rows {
+        let s = &r.sizes[first];
+        println!(
+            "{:<14} {:>6} {:>7} {:>12} {:>14} {:>7}  {}",
+            r.name,
+            s.counts.blocks,
+            s.counts.warps,
+            s.counts.warp_instructions,
+            s.counts.thread_instructions,
+            s.blocks_per_sm_gtx480,
+            r.mirrors
+        );
+    }
+    println!("\n`--json` adds the pattern, every size, context bytes and idempotence of each.");
+    Ok(ExitCode::SUCCESS)
+}
