@@ -18,7 +18,8 @@ enum Action {
     List,
     /// Print a preset, or a validated TOML/JSON config file, as TOML (or JSON).
     Show {
-        /// Preset name (gtx480, titanx, titanv, gtx980) or a .toml/.json file.
+        /// Preset name (gtx480, titanx, titanv, gtx980), a .toml/.json file, or a GPGPU-Sim
+        /// gpgpusim.config file.
         config: String,
         /// Print JSON instead of TOML.
         #[arg(long)]
@@ -44,7 +45,7 @@ pub fn run(a: ConfigArgs) -> Result<ExitCode> {
             }
         }
         Action::Show { config, json } => {
-            let c = GpuConfig::load(&config)?;
+            let c = super::sim::load_config(&config)?;
             if json {
                 println!("{}", serde_json::to_string_pretty(&c)?);
             } else {

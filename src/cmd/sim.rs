@@ -42,7 +42,8 @@ pub struct SimArgs {
 /// Options shared by `sim` and `bench`.
 #[derive(Args, Clone)]
 pub struct RunArgs {
-    /// GPU configuration: a preset (gtx480, titanx, titanv, gtx980) or a TOML/JSON file.
+    /// GPU configuration: a preset (gtx480, titanx, titanv, gtx980), a TOML/JSON file, or a
+    /// GPGPU-Sim gpgpusim.config file.
     #[arg(long, default_value = "gtx480")]
     pub config: String,
     /// Warp-scheduler policy: lrr, gto, two-level (default: the configuration's).
@@ -78,7 +79,7 @@ pub struct RunArgs {
 impl RunArgs {
     /// The configuration, the options and the arbiter mode these arguments ask for.
     pub fn resolve(&self) -> Result<(GpuConfig, SimOptions, ArbiterMode)> {
-        let cfg = GpuConfig::load(&self.config)?;
+        let cfg = load_config(&self.config)?;
         let ws = self
             .warp_sched
             .clone()
@@ -121,6 +122,19 @@ impl RunArgs {
             vcd_dir: None,
         }
     }
+}
+
+/// Loads a preset, a TOML/JSON file or a GPGPU-Sim config file; GPGPU-Sim options the model
+/// does not use are listed once on stderr.
+pub fn load_config(name: &str) -> Result<GpuConfig> {
+    let (cfg, ignored) = GpuConfig::load_with_notes(name)?;
+    if !ignored.is_empty() {
+        eprintln!(
+            "note: {name}: GPGPU-Sim options not modelled, ignored: {}",
+            ignored.join(", ")
+        );
+    }
+    Ok(cfg)
 }
 
 /// A spinner on stderr that appears once a run has taken more than a second.

@@ -5,6 +5,7 @@
 //! otherwise (DRAM timings are in DRAM command-clock cycles, as GPGPU-Sim's
 //! `-gpgpu_dram_timing_opt`).
 
+pub mod gpgpusim;
 pub mod presets;
 
 use serde::{Deserialize, Serialize};
@@ -20,6 +21,14 @@ pub enum ConfigError {
     /// The file cannot be read or parsed.
     #[error("{path}: {message}")]
     File { path: String, message: String },
+    /// A line of a GPGPU-Sim config file that does not follow the option's form.
+    #[error("{path}:{line}: expected {expected}, found {found}")]
+    Syntax {
+        path: String,
+        line: usize,
+        expected: String,
+        found: String,
+    },
     /// No preset of that name.
     #[error("unknown config preset `{0}`; valid presets: {names}", names = presets::NAMES.join(", "))]
     UnknownPreset(String),
@@ -273,8 +282,14 @@ impl GpuConfig {
 
     /// A preset name, or a `.toml` / `.json` file; validated.
     pub fn load(preset_or_path: &str) -> Result<Self, ConfigError> {
+        Ok(Self::load_with_notes(preset_or_path)?.0)
+    }
+
+    /// [`GpuConfig::load`], also accepting a GPGPU-Sim `gpgpusim.config` file (read over the
+    /// `gtx480` preset; see [`gpgpusim`]); returns the GPGPU-Sim options that were ignored.
+    pub fn load_with_notes(preset_or_path: &str) -> Result<(Self, Vec<String>), ConfigError> {
         if presets::NAMES.contains(&preset_or_path) {
-            return Self::preset(preset_or_path);
+            return Ok((Self::preset(preset_or_path)?, vec![]));
         }
         let path = Path::new(preset_or_path);
         if !path.exists() {
@@ -288,14 +303,19 @@ impl GpuConfig {
         let cfg: GpuConfig = match path.extension().and_then(|e| e.to_str()) {
             Some("json") => serde_json::from_str(&text).map_err(|e| err(e.to_string()))?,
             Some("toml") => toml::from_str(&text).map_err(|e| err(e.to_string()))?,
+            _ if gpgpusim::looks_like(&text) => {
+                let p = gpgpusim::parse(&text, path, &presets::gtx480())?;
+                return Ok((p.config, p.ignored));
+            }
             _ => {
                 return Err(err(
-                    "expected a .toml or .json file, or a preset name".into()
+                    "expected a .toml or .json file, a GPGPU-Sim config (`-option value` lines), or a preset name"
+                        .into(),
                 ))
             }
         };
         cfg.validate()?;
-        Ok(cfg)
+        Ok((cfg, vec![]))
     }
 
     /// The configuration as TOML.

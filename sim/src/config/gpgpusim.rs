@@ -1,0 +1,290 @@
+//! GPGPU-Sim configuration files (`gpgpusim.config`): the options that map onto
+//! [`GpuConfig`], read over a base preset (`gtx480` unless given), so values a file does not
+//! set keep the base's.
+//!
+//! Format, as GPGPU-Sim documents it: one option per line, `-<name> <value>`; `#` starts a
+//! comment; a value may be quoted; a later line overrides an earlier one. Options this model
+//! does not use are collected (once each, in order) and reported as ignored. A malformed value
+//! is an error naming the file, the line and the expected form.
+//!
+//! Options read:
+//!
+//! | option | field(s) |
+//! |---|---|
+//! | `-gpgpu_n_clusters`, `-gpgpu_n_cores_per_cluster` | `sm.count` (their product) |
+//! | `-gpgpu_shader_core_pipeline <threads>:<warp size>` | `sm.max_threads`, `sm.warp_size`, `sm.max_warps` |
+//! | `-gpgpu_shader_cta` | `sm.max_blocks` |
+//! | `-gpgpu_shader_registers` | `sm.registers` |
+//! | `-gpgpu_shmem_size`, `-gpgpu_shmem_num_banks`, `-gpgpu_smem_latency` | `sm.shared_mem_bytes`, `sm.shared_mem_banks`, `units.shared_mem.latency` |
+//! | `-gpgpu_num_sched_per_core`, `-gpgpu_scheduler lrr\|gto\|two_level_active:<n>:<x>:<y>` | `sm.schedulers`, `sm.warp_scheduler`, `sm.two_level_max_active` |
+//! | `-gpgpu_cache:il1`, `:dl1`, `:dl2` `[<N\|S>:]<sets>:<line>:<ways>,<policies>,<mshr type>:<entries>:<merge>,<miss queue>[...]` | `l1i`, `l1d`, `l2` (size, line, ways, MSHRs, merge, miss queue) |
+//! | `-gpgpu_l1_latency`, `-gpgpu_l2_rop_latency` | `l1d.latency`, `l2.latency` |
+//! | `-gpgpu_n_mem`, `-gpgpu_n_sub_partition_per_mchannel`, `-gpgpu_n_mem_per_ctrlr`, `-gpgpu_dram_buswidth`, `-gpgpu_dram_burst_length`, `-dram_data_command_freq_ratio` | `dram.channels`, `.sub_partitions`, `.chips_per_channel`, `.chip_bus_bytes`, `.burst_length`, `.data_rate` |
+//! | `-gpgpu_dram_timing_opt "nbk=..:CCD=..:RRD=..:RCD=..:RAS=..:RP=..:RC=..:CL=..:WL=..:WR=.."` | `dram.banks`, `dram.timing` |
+//! | `-gpgpu_frfcfs_dram_sched_queue_size`, `-dram_latency` | `dram.scheduler_queue`, `dram.latency` |
+//! | `-gpgpu_clock_domains <core>:<icnt>:<l2>:<dram>` | `sm.core_clock_mhz`, `dram.clock_mhz` |
+//! | `-gpgpu_num_sp_units`, `-gpgpu_num_sfu_units`, `-icnt_flit_size` | `units.sp_units`, `units.sfu_units`, `interconnect.flit_bytes` |
+//! | `-ptx_opcode_latency_{int,fp,dp,sfu}`, `-ptx_opcode_initiation_{int,fp,dp,sfu}` | `units.*` (int: ADD and MAD; fp: MAD; dp: ADD) |
+//!
+//! `dram.peak_gbps` is computed from the DRAM geometry and clock (to 0.1 GB/s).
+
+use super::{CacheConfig, ConfigError, GpuConfig};
+use std::path::Path;
+
+/// A GPGPU-Sim file read into a configuration.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Parsed {
+    /// The configuration (validated).
+    pub config: GpuConfig,
+    /// Options the model does not use, once each, in order of appearance.
+    pub ignored: Vec<String>,
+}
+
+struct Ctx<'a> {
+    path: &'a Path,
+    line: usize,
+    option: &'a str,
+    value: &'a str,
+}
+
+impl Ctx<'_> {
+    fn err(&self, expected: &str) -> ConfigError {
+        ConfigError::Syntax {
+            path: self.path.display().to_string(),
+            line: self.line,
+            expected: format!("`-{} {expected}`", self.option),
+            found: format!("`{}`", self.value),
+        }
+    }
+
+    fn u32(&self) -> Result<u32, ConfigError> {
+        self.value
+            .parse()
+            .map_err(|_| self.err("<unsigned integer>"))
+    }
+
+    /// `n` unsigned integers separated by `sep`.
+    fn list(&self, sep: char, n: usize, form: &str) -> Result<Vec<u32>, ConfigError> {
+        let v: Vec<u32> = self
+            .value
+            .split(sep)
+            .map(|t| t.trim().parse::<u32>())
+            .collect::<Result<_, _>>()
+            .map_err(|_| self.err(form))?;
+        if v.len() < n {
+            return Err(self.err(form));
+        }
+        Ok(v)
+    }
+}
+
+const CACHE_FORM: &str =
+    "[<N|S>:]<sets>:<line bytes>:<ways>,<policies>,<mshr type>:<entries>:<merge>,<miss queue>";
+
+fn cache(c: &Ctx<'_>, into: &mut CacheConfig) -> Result<(), ConfigError> {
+    if c.value == "none" {
+        return Err(c.err("<cache geometry> (a disabled cache is not modelled)"));
+    }
+    let parts: Vec<&str> = c.value.split(',').collect();
+    if parts.len() < 4 {
+        return Err(c.err(CACHE_FORM));
+    }
+    let num = |s: &str| s.trim().parse::<u32>().map_err(|_| c.err(CACHE_FORM));
+    let mut geo: Vec<&str> = parts[0].split(':').collect();
+    if geo
+        .first()
+        .is_some_and(|t| t.chars().all(|ch| ch.is_ascii_alphabetic()))
+    {
+        geo.remove(0);
+    }
+    if geo.len() != 3 {
+        return Err(c.err(CACHE_FORM));
+    }
+    let (sets, line, ways) = (num(geo[0])?, num(geo[1])?, num(geo[2])?);
+    let mshr: Vec<&str> = parts[2].split(':').collect();
+    if mshr.len() < 3 {
+        return Err(c.err(CACHE_FORM));
+    }
+    let (entries, merge) = (num(mshr[1])?, num(mshr[2])?);
+    let queue = num(parts[3].split(':').next().unwrap_or_default())?;
+    into.size_bytes = sets
+        .checked_mul(line)
+        .and_then(|x| x.checked_mul(ways))
+        .ok_or_else(|| c.err(CACHE_FORM))?;
+    into.line_bytes = line;
+    into.ways = ways;
+    into.mshrs = entries;
+    into.mshr_merge = merge;
+    into.miss_queue = queue;
+    Ok(())
+}
+
+fn timing(c: &Ctx<'_>, cfg: &mut GpuConfig) -> Result<(), ConfigError> {
+    const FORM: &str =
+        "\"nbk=<n>:CCD=<n>:RRD=<n>:RCD=<n>:RAS=<n>:RP=<n>:RC=<n>:CL=<n>:WL=<n>:...:WR=<n>\"";
+    let t = &mut cfg.dram.timing;
+    for kv in c.value.split(':') {
+        let (k, v) = kv.split_once('=').ok_or_else(|| c.err(FORM))?;
+        let v: u32 = v.trim().parse().map_err(|_| c.err(FORM))?;
+        match k.trim() {
+            "nbk" => cfg.dram.banks = v,
+            "CCD" => t.ccd = v,
+            "RRD" => t.rrd = v,
+            "RCD" => t.rcd = v,
+            "RAS" => t.ras = v,
+            "RP" => t.rp = v,
+            "RC" => t.rc = v,
+            "CL" => t.cl = v,
+            "WL" => t.wl = v,
+            "WR" => t.wr = v,
+            // Bank groups, CDLR, CCDL, RTPL: not modelled.
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
+/// Parses GPGPU-Sim option text over `base`.
+pub fn parse(text: &str, path: &Path, base: &GpuConfig) -> Result<Parsed, ConfigError> {
+    let mut cfg = base.clone();
+    cfg.name = path
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "gpgpusim".into());
+    let mut ignored: Vec<String> = vec![];
+    let (mut clusters, mut per_cluster) = (None, None);
+    for (i, raw) in text.lines().enumerate() {
+        let line = raw.split('#').next().unwrap_or_default().trim();
+        if line.is_empty() {
+            continue;
+        }
+        let Some(rest) = line.strip_prefix('-') else {
+            return Err(ConfigError::Syntax {
+                path: path.display().to_string(),
+                line: i + 1,
+                expected: "an option line `-<name> <value>` or a `#` comment".into(),
+                found: format!("`{line}`"),
+            });
+        };
+        let (option, value) = match rest.split_once(char::is_whitespace) {
+            Some((o, v)) => (o, v.trim().trim_matches('"').trim()),
+            None => (rest, ""),
+        };
+        let c = Ctx {
+            path,
+            line: i + 1,
+            option,
+            value,
+        };
+        let u = &mut cfg.units;
+        match option {
+            "gpgpu_n_clusters" => clusters = Some(c.u32()?),
+            "gpgpu_n_cores_per_cluster" => per_cluster = Some(c.u32()?),
+            "gpgpu_shader_core_pipeline" => {
+                let v = c.list(':', 2, "<threads>:<warp size>")?;
+                cfg.sm.max_threads = v[0];
+                cfg.sm.warp_size = v[1];
+                cfg.sm.max_warps = v[0] / v[1].max(1);
+            }
+            "gpgpu_shader_cta" => cfg.sm.max_blocks = c.u32()?,
+            "gpgpu_shader_registers" => cfg.sm.registers = c.u32()?,
+            "gpgpu_shmem_size" => cfg.sm.shared_mem_bytes = c.u32()?,
+            "gpgpu_shmem_num_banks" => cfg.sm.shared_mem_banks = c.u32()?,
+            "gpgpu_smem_latency" => u.shared_mem.latency = c.u32()?,
+            "gpgpu_num_sched_per_core" => cfg.sm.schedulers = c.u32()?,
+            "gpgpu_scheduler" => {
+                const FORM: &str = "lrr|gto|two_level_active:<active warps>:<inner>:<outer>";
+                match value.split(':').collect::<Vec<_>>().as_slice() {
+                    ["lrr"] | ["gto"] => cfg.sm.warp_scheduler = value.into(),
+                    ["two_level_active", n, ..] => {
+                        cfg.sm.warp_scheduler = "two_level".into();
+                        cfg.sm.two_level_max_active = n.parse().map_err(|_| c.err(FORM))?;
+                    }
+                    _ => return Err(c.err(FORM)),
+                }
+            }
+            "gpgpu_cache:il1" => cache(&c, &mut cfg.l1i)?,
+            "gpgpu_cache:dl1" => cache(&c, &mut cfg.l1d)?,
+            "gpgpu_cache:dl2" => cache(&c, &mut cfg.l2)?,
+            "gpgpu_l1_latency" => cfg.l1d.latency = c.u32()?,
+            "gpgpu_l2_rop_latency" => cfg.l2.latency = c.u32()?,
+            "gpgpu_n_mem" => cfg.dram.channels = c.u32()?,
+            "gpgpu_n_sub_partition_per_mchannel" => cfg.dram.sub_partitions = c.u32()?,
+            "gpgpu_n_mem_per_ctrlr" => cfg.dram.chips_per_channel = c.u32()?,
+            "gpgpu_dram_buswidth" => cfg.dram.chip_bus_bytes = c.u32()?,
+            "gpgpu_dram_burst_length" => cfg.dram.burst_length = c.u32()?,
+            "dram_data_command_freq_ratio" => cfg.dram.data_rate = c.u32()?,
+            "gpgpu_frfcfs_dram_sched_queue_size" => cfg.dram.scheduler_queue = c.u32()?,
+            "dram_latency" => cfg.dram.latency = c.u32()?,
+            "gpgpu_dram_timing_opt" => timing(&c, &mut cfg)?,
+            "gpgpu_clock_domains" => {
+                const FORM: &str = "<core MHz>:<icnt MHz>:<l2 MHz>:<dram MHz>";
+                let v: Vec<f64> = value
+                    .split(':')
+                    .map(|t| t.trim().parse::<f64>())
+                    .collect::<Result<_, _>>()
+                    .map_err(|_| c.err(FORM))?;
+                if v.len() != 4 {
+                    return Err(c.err(FORM));
+                }
+                cfg.sm.core_clock_mhz = v[0];
+                cfg.dram.clock_mhz = v[3];
+            }
+            "gpgpu_num_sp_units" => u.sp_units = c.u32()?,
+            "gpgpu_num_sfu_units" => u.sfu_units = c.u32()?,
+            "icnt_flit_size" => cfg.interconnect.flit_bytes = c.u32()?,
+            "ptx_opcode_latency_int" | "ptx_opcode_initiation_int" => {
+                let v = c.list(',', 4, "<add>,<max>,<mul>,<mad>[,<div>]")?;
+                let lat = option.contains("latency");
+                set(&mut u.int_alu, lat, v[0]);
+                set(&mut u.int_mul, lat, v[3]);
+            }
+            "ptx_opcode_latency_fp" | "ptx_opcode_initiation_fp" => {
+                let v = c.list(',', 4, "<add>,<max>,<mul>,<mad>[,<div>]")?;
+                set(&mut u.fp, option.contains("latency"), v[3]);
+            }
+            "ptx_opcode_latency_dp" | "ptx_opcode_initiation_dp" => {
+                let v = c.list(',', 1, "<add>,<max>,<mul>,<mad>[,<div>]")?;
+                set(&mut u.dp, option.contains("latency"), v[0]);
+            }
+            "ptx_opcode_latency_sfu" | "ptx_opcode_initiation_sfu" => {
+                let v = c.u32()?;
+                set(&mut u.sfu, option.contains("latency"), v);
+            }
+            other => {
+                if !ignored.iter().any(|x| x == other) {
+                    ignored.push(other.to_string());
+                }
+            }
+        }
+    }
+    if clusters.is_some() || per_cluster.is_some() {
+        cfg.sm.count = clusters.unwrap_or(1) * per_cluster.unwrap_or(1);
+    }
+    cfg.dram.peak_gbps = (cfg.dram.computed_gbps() * 10.0).round() / 10.0;
+    cfg.validate()?;
+    Ok(Parsed {
+        config: cfg,
+        ignored,
+    })
+}
+
+fn set(l: &mut super::Latency, latency: bool, v: u32) {
+    if latency {
+        l.latency = v;
+    } else {
+        l.initiation = v;
+    }
+}
+
+/// Whether `text` looks like a GPGPU-Sim option file (its first non-comment line starts
+/// with `-`).
+pub fn looks_like(text: &str) -> bool {
+    text.lines()
+        .map(|l| l.split('#').next().unwrap_or_default().trim())
+        .find(|l| !l.is_empty())
+        .is_some_and(|l| l.starts_with('-'))
+}
+
+#[cfg(test)]
+mod tests;

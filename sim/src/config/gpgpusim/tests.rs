@@ -1,0 +1,116 @@
+use super::{looks_like, parse};
+use crate::config::{presets, ConfigError, GpuConfig};
+use std::path::{Path, PathBuf};
+
+fn sample() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../configs/gtx480.gpgpusim.config")
+}
+
+#[test]
+fn the_sample_gtx480_file_gives_the_gtx480_preset() {
+    let (cfg, ignored) = GpuConfig::load_with_notes(sample().to_str().unwrap()).unwrap();
+    let mut want = presets::gtx480();
+    want.name = "gtx480.gpgpusim".into();
+    assert_eq!(cfg, want);
+    assert_eq!(
+        ignored,
+        [
+            "gpgpu_ptx_force_max_capability",
+            "gpgpu_ptx_sim_mode",
+            "gpgpu_coalesce_arch",
+            "network_mode",
+            "gpgpu_mem_addr_mapping",
+            "visualizer_enabled"
+        ]
+    );
+}
+
+#[test]
+fn options_change_their_fields_and_later_lines_win() {
+    let text = "# comment\n-gpgpu_n_clusters 8\n-gpgpu_n_cores_per_cluster 2 # inline\n\
+                -gpgpu_scheduler two_level_active:4:0:1\n-gpgpu_shader_cta 16\n\
+                -gpgpu_cache:dl1 N:64:128:6,L:L:m:N:H,A:128:8,8\n-gpgpu_shader_cta 12\n\
+                -gpgpu_clock_domains 1000.0:1000.0:1000.0:1500.0\n-gpgpu_n_mem 8\n";
+    let p = parse(text, Path::new("x.config"), &presets::gtx480()).unwrap();
+    let c = &p.config;
+    assert_eq!(c.name, "x");
+    assert_eq!(c.sm.count, 16);
+    assert_eq!(
+        (c.sm.warp_scheduler.as_str(), c.sm.two_level_max_active),
+        ("two_level", 4)
+    );
+    assert_eq!(c.sm.max_blocks, 12);
+    assert_eq!(
+        (c.l1d.size_bytes, c.l1d.ways, c.l1d.mshrs),
+        (64 * 128 * 6, 6, 128)
+    );
+    assert_eq!((c.sm.core_clock_mhz, c.dram.clock_mhz), (1000.0, 1500.0));
+    assert_eq!(
+        c.dram.peak_gbps,
+        (c.dram.computed_gbps() * 10.0).round() / 10.0
+    );
+    assert!(p.ignored.is_empty());
+}
+
+#[test]
+fn malformed_values_name_file_line_and_form() {
+    let cases = [
+        (
+            "-gpgpu_shader_cta eight\n",
+            1,
+            "`-gpgpu_shader_cta <unsigned integer>`",
+        ),
+        (
+            "\n\n-gpgpu_cache:dl1 32:128,L\n",
+            3,
+            "<sets>:<line bytes>:<ways>",
+        ),
+        (
+            "-gpgpu_clock_domains 700:700\n",
+            1,
+            "<core MHz>:<icnt MHz>:<l2 MHz>:<dram MHz>",
+        ),
+        ("-gpgpu_scheduler fifo\n", 1, "lrr|gto|two_level_active"),
+        (
+            "-gpgpu_dram_timing_opt \"nbk=16:CCD\"\n",
+            1,
+            "nbk=<n>:CCD=<n>",
+        ),
+        (
+            "-gpgpu_shader_core_pipeline 1536\n",
+            1,
+            "<threads>:<warp size>",
+        ),
+        ("gpgpu_n_mem 6\n", 1, "an option line `-<name> <value>`"),
+        (
+            "-gpgpu_cache:dl1 none\n",
+            1,
+            "a disabled cache is not modelled",
+        ),
+    ];
+    for (text, line, want) in cases {
+        let e = parse(text, Path::new("bad.config"), &presets::gtx480()).unwrap_err();
+        let ConfigError::Syntax { path, line: l, .. } = &e else {
+            panic!("{text:?}: {e}")
+        };
+        assert_eq!((path.as_str(), *l), ("bad.config", line), "{text:?}");
+        assert!(e.to_string().contains(want), "{text:?}: {e}");
+    }
+    // Well-formed but invalid values are field errors.
+    let e = parse(
+        "-gpgpu_n_mem 0\n",
+        Path::new("z.config"),
+        &presets::gtx480(),
+    )
+    .unwrap_err();
+    assert!(
+        e.to_string().starts_with("config field `dram.channels`"),
+        "{e}"
+    );
+}
+
+#[test]
+fn option_files_are_recognized_by_their_content() {
+    assert!(looks_like("# c\n\n-gpgpu_n_mem 6\n"));
+    assert!(!looks_like("[sm]\ncount = 15\n"));
+}
