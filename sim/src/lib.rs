@@ -17,3 +17,13 @@ pub mod core;
 pub mod gpu;
 pub mod mem;
 pub mod workload;
+
+/// Proptest case count for the parser fuzz tests: `GPUSCHED_FUZZ_CASES` or `default` (100,000
+/// in the suite: about 10 s per parser in release mode).
+#[cfg(test)]
+pub(crate) fn fuzz_cases(default: u32) -> u32 {
+    std::env::var("GPUSCHED_FUZZ_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}

@@ -114,3 +114,40 @@ fn option_files_are_recognized_by_their_content() {
     assert!(looks_like("# c\n\n-gpgpu_n_mem 6\n"));
     assert!(!looks_like("[sm]\ncount = 15\n"));
 }
+
+use proptest::prelude::*;
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(crate::fuzz_cases(100_000)))]
+
+    /// Any corruption of the sample file (a token replaced or dropped, the text cut short, a
+    /// random line added) parses or is rejected with a file:line or field error: never a panic.
+    #[test]
+    fn corrupted_gpgpusim_configs_never_panic(
+        pos in 0usize..4000,
+        cut in 0usize..6000,
+        garbage in "[-_:,=.\"0-9a-zA-Z# ]{0,16}",
+        extra in "-[a-z_:0-9]{1,24} [-0-9a-zA-Z:,=.\"]{0,24}",
+        drop in any::<bool>(),
+    ) {
+        let text = std::fs::read_to_string(sample()).unwrap();
+        let mut toks: Vec<String> = text.split(' ').map(str::to_string).collect();
+        let i = pos % toks.len();
+        if drop { toks.remove(i); } else { toks[i] = garbage; }
+        let mut mutated = toks.join(" ");
+        mutated.push('\n');
+        mutated.push_str(&extra);
+        if cut < mutated.len() && mutated.is_char_boundary(cut) && cut % 5 == 0 {
+            mutated.truncate(cut);
+        }
+        match parse(&mutated, Path::new("fuzz.config"), &presets::gtx480()) {
+            Ok(p) => prop_assert!(p.config.validate().is_ok()),
+            Err(ConfigError::Syntax { path, line, .. }) => {
+                prop_assert_eq!(path, "fuzz.config");
+                prop_assert!(line >= 1 && line <= mutated.lines().count());
+            }
+            Err(ConfigError::Field { .. }) => {}
+            Err(e) => prop_assert!(false, "unexpected error kind: {}", e),
+        }
+    }
+}

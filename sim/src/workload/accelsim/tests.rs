@@ -306,7 +306,7 @@ fn valid_trace() -> String {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(2000))]
+    #![proptest_config(ProptestConfig::with_cases(crate::fuzz_cases(100_000)))]
 
     /// Any corruption of a valid trace (a token replaced, a line cut short or dropped) is read
     /// or rejected, never a panic.

@@ -144,3 +144,100 @@ fn every_suite_kernel_builds_and_runs_in_every_size_deterministically() {
         }
     }
 }
+
+mod on_the_gpu {
+    use super::super::{build, SynthKernel};
+    use super::suite;
+    use crate::blocks::{tb_dispatch, warp_arbiter};
+    use crate::config::GpuConfig;
+    use crate::gpu::arbiter::golden_factory;
+    use crate::gpu::{Gpu, Report, SimOptions};
+    use crate::workload::kernel::count;
+    use crate::workload::open_named;
+
+    fn run(name: &str, size: &str, warp: warp_arbiter::Policy, tb: tb_dispatch::Policy) -> Report {
+        let cfg = GpuConfig::preset("gtx480").unwrap();
+        let opts = SimOptions {
+            warp_sched: warp,
+            tb_sched: tb,
+            ..Default::default()
+        };
+        let mut f = golden_factory();
+        let mut gpu = Gpu::new(&cfg, opts, &mut *f).unwrap();
+        gpu.run(&mut *open_named(name, size).unwrap(), &mut |_| {})
+            .unwrap_or_else(|e| panic!("{name}: {e}"))
+    }
+
+    #[test]
+    fn every_suite_kernel_completes_under_every_warp_scheduler() {
+        for e in suite::SUITE {
+            let want = count(&mut SynthKernel::new(build(e.name, "small").unwrap())).unwrap();
+            for p in warp_arbiter::Policy::ALL {
+                let r = run(e.name, "small", p, tb_dispatch::Policy::Lrr);
+                let c = &r.counters;
+                assert_eq!(
+                    (c.blocks, c.warp_instructions, c.thread_instructions),
+                    (
+                        want.blocks,
+                        want.warp_instructions,
+                        want.thread_instructions
+                    ),
+                    "{} under {p:?}",
+                    e.name
+                );
+                assert!(!r.truncated && c.cycles > 0);
+            }
+        }
+    }
+
+    #[test]
+    fn a_column_major_walk_misses_more_than_its_row_major_twin() {
+        let lrr = tb_dispatch::Policy::Lrr;
+        let rows = run("walk_rows", "medium", warp_arbiter::Policy::Gto, lrr);
+        let cols = run("walk_cols", "medium", warp_arbiter::Policy::Gto, lrr);
+        assert_eq!(
+            rows.counters.thread_instructions,
+            cols.counters.thread_instructions
+        );
+        assert!(
+            cols.counters.l1d.misses > 4 * rows.counters.l1d.misses,
+            "cols {:?} rows {:?}",
+            cols.counters.l1d,
+            rows.counters.l1d
+        );
+        assert!(cols.counters.cycles > rows.counters.cycles);
+    }
+
+    #[test]
+    fn pair_dispatch_lets_row_major_neighbours_share_the_l1() {
+        // Type-I sharing (TB b with b+1): BCS puts the pair on one SM, LRR never does.
+        let gto = warp_arbiter::Policy::Gto;
+        let lrr = run("locality_row", "small", gto, tb_dispatch::Policy::Lrr);
+        let bcs = run("locality_row", "small", gto, tb_dispatch::Policy::Bcs);
+        let reuse = |r: &Report| r.counters.l1d.hits + r.counters.l1d.hit_reserved;
+        assert!(
+            reuse(&bcs) > reuse(&lrr),
+            "bcs {:?} lrr {:?}",
+            bcs.counters.l1d,
+            lrr.counters.l1d
+        );
+    }
+
+    #[test]
+    fn the_streaming_kernel_runs_near_the_dram_peak() {
+        let cfg = GpuConfig::preset("gtx480").unwrap();
+        let r = run(
+            "nn",
+            "large",
+            warp_arbiter::Policy::Gto,
+            tb_dispatch::Policy::Lrr,
+        );
+        let seconds = r.counters.cycles as f64 / (cfg.sm.core_clock_mhz * 1e6);
+        let gbps = r.counters.dram.bytes as f64 / seconds / 1e9;
+        assert!(
+            gbps > 0.75 * cfg.dram.peak_gbps && gbps <= cfg.dram.peak_gbps,
+            "nn moves {gbps:.1} GB/s of {}",
+            cfg.dram.peak_gbps
+        );
+    }
+}
