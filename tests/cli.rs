@@ -366,3 +366,118 @@ fn regress_runs_the_gpu_lockstep_stage() {
         .iter()
         .all(|r| r["verdict"] == want && r["cycles"].as_u64() > Some(0)));
 }
+
+#[test]
+fn workloads_json_lists_the_suite_with_sizes() {
+    let v = json(&gpusched(&["workloads", "--json", "--size", "small"]));
+    let rows = v.as_array().unwrap();
+    assert!(rows.len() >= 30, "{} workloads", rows.len());
+    for r in rows {
+        for k in ["name", "mirrors", "pattern"] {
+            assert!(r[k].as_str().is_some_and(|s| !s.is_empty()), "{k} in {r}");
+        }
+        let s = &r["sizes"]["small"];
+        for k in [
+            "blocks",
+            "warps",
+            "warp_instructions",
+            "thread_instructions",
+        ] {
+            assert!(s[k].as_u64().unwrap() > 0, "{k} of {}", r["name"]);
+        }
+    }
+    let names: Vec<&str> = rows.iter().map(|r| r["name"].as_str().unwrap()).collect();
+    for want in [
+        "hs",
+        "lud",
+        "nn",
+        "bfs",
+        "lbm",
+        "mm",
+        "htw",
+        "syrk",
+        "phase_msl",
+        "bypass_mix",
+        "chimera_imgvf",
+    ] {
+        assert!(names.contains(&want), "{want} missing");
+    }
+    let imgvf = rows.iter().find(|r| r["name"] == "chimera_imgvf").unwrap();
+    assert_eq!(
+        imgvf["sizes"]["small"]["context_bytes_per_block"],
+        87 * 1024
+    );
+    assert_eq!(imgvf["sizes"]["small"]["blocks_per_sm_gtx480"], 1);
+    assert_eq!(imgvf["idempotent"], false);
+}
+
+#[test]
+fn an_exported_trace_simulates_like_the_workload_itself() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("spmv");
+    let o = gpusched(&[
+        "trace",
+        "export",
+        "--workload",
+        "spmv",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", text(&o));
+    let mut direct = json(&gpusched(&["sim", "--workload", "spmv", "--json"]));
+    let mut traced = json(&gpusched(&[
+        "sim",
+        "--trace",
+        out.to_str().unwrap(),
+        "--json",
+    ]));
+    direct["workload"] = serde_json::Value::Null;
+    traced["workload"] = serde_json::Value::Null;
+    assert_eq!(direct, traced);
+    let o = gpusched(&[
+        "trace",
+        "export",
+        "--workload",
+        "nope",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(text(&o).contains("unknown workload `nope`"), "{}", text(&o));
+}
+
+#[test]
+fn a_gpgpusim_config_file_runs_and_lists_what_it_ignores() {
+    let cfg = Path::new(env!("CARGO_MANIFEST_DIR")).join("configs/gtx480.gpgpusim.config");
+    let a = json(&gpusched(&[
+        "sim",
+        "--workload",
+        "hs",
+        "--config",
+        cfg.to_str().unwrap(),
+        "--json",
+    ]));
+    let b = json(&gpusched(&["sim", "--workload", "hs", "--json"]));
+    assert_eq!(
+        a["cycles"], b["cycles"],
+        "same machine as the gtx480 preset"
+    );
+    let o = gpusched(&["config", "show", cfg.to_str().unwrap()]);
+    assert!(
+        text(&o).contains("ignored: gpgpu_ptx_force_max_capability"),
+        "{}",
+        text(&o)
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let bad = dir.path().join("bad.config");
+    std::fs::write(&bad, "-gpgpu_n_mem 6\n-gpgpu_shader_cta lots\n").unwrap();
+    let o = gpusched(&["sim", "--workload", "hs", "--config", bad.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        text(&o).contains(
+            "bad.config:2: expected `-gpgpu_shader_cta <unsigned integer>`, found `lots`"
+        ),
+        "{}",
+        text(&o)
+    );
+}
