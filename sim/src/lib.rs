@@ -1,5 +1,6 @@
 //! gpusim: the golden (behavioral) side of gpusched.
 //!
+//! * [`analysis`]: compiler-side analyses (ELF program points).
 //! * [`block`]: the block contract every hardware block implements three times (golden model
 //!   here, rust-hdl RTL in `gpusched-hdl`, Verilated RTL in `gpusched-tb`).
 //! * [`blocks`]: the golden models, one module per block, plus the catalog of blocks,
@@ -10,6 +11,7 @@
 //! * [`mem`]: memory-system components (coalescer, caches, crossbar, DRAM, shared memory).
 //! * [`workload`]: what the GPU model runs (Accel-Sim traces, built-in synthetic kernels).
 
+pub mod analysis;
 pub mod block;
 pub mod blocks;
 pub mod config;

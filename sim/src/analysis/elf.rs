@@ -1,0 +1,382 @@
+//! ELF's compiler side (seed 003 ch. III; `shared/spec/elf.md` §1.2-§1.4, §6): find the
+//! program points of a kernel (Algorithm 1), merge them down to the table size (Algorithm 2),
+//! and set each branch's recalculation bit. The result is what the program-point table of the
+//! `elf` block is loaded with at kernel launch.
+//!
+//! The kernel is a list of static instructions in PC order ([`Code`]). Distances are counted in
+//! instructions along that list. Scores saturate at `max_score` (255 for the 8-bit field),
+//! which also means "no load ahead".
+//!
+//! Choices the thesis leaves open follow the spec's recommendations, each with a switch:
+//! * which branches are program points: [`PpBranches::Backward`] (default) or `All`;
+//!   an unconditional branch's fall-through is unreachable (scored `max + 1`);
+//! * the recalculation bit: [`RecalcPolicy::Consistent`] (default: bit 0, recalculate
+//!   on not-taken, for branches in or merged out of the table; bit 1 for the others),
+//!   `Literal` (the thesis text: bit 1 when the taken path is shorter) or `Always`;
+//! * Algorithm 2: the first program point, if a load, has no predecessor and is
+//!   skipped; when no pair qualifies, the branch with the largest score (ties: highest PC),
+//!   else the last load, is dropped; [`MergePolicy::Literal`] keeps line 11's in-loop
+//!   subtraction, `Clean` applies it to the winner only and prefers absorbing into unmerged
+//!   loads.
+
+use std::collections::BTreeMap;
+
+/// What a static instruction is to ELF.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    /// A load that counts (global, local, texture; A-9).
+    Load,
+    /// A branch to instruction index `target`.
+    Branch {
+        /// Index of the target in the code.
+        target: usize,
+        /// The branch is always taken (its fall-through is unreachable).
+        unconditional: bool,
+    },
+    /// Anything else.
+    Other,
+}
+
+/// One static instruction.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CodeInst {
+    /// Byte PC.
+    pub pc: u64,
+    /// What it is.
+    pub kind: Kind,
+}
+
+/// A kernel's static code in PC order.
+pub type Code = Vec<CodeInst>;
+
+/// Which branches become program points (spec A-1).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PpBranches {
+    /// Backward branches only (the thesis's evaluation text).
+    Backward,
+    /// Every branch (the listing of Algorithm 1).
+    All,
+}
+
+/// How recalculation bits are set (spec A-2).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RecalcPolicy {
+    /// Bit 0 (recalculate on not-taken) for branches in the final table or merged out of it,
+    /// bit 1 for every other branch.
+    Consistent,
+    /// The thesis text: bit 1 when the taken path is shorter.
+    Literal,
+    /// Recalculate on every branch (the caller treats every branch as triggering).
+    Always,
+}
+
+/// Algorithm 2's variant (spec A-4c, A-5).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MergePolicy {
+    /// Line 11's subtraction inside the candidate loop, as listed.
+    Literal,
+    /// Candidates compared by raw distance; the subtraction applies to the winner only; loads
+    /// that already carry a score absorb only when nothing else qualifies.
+    Clean,
+}
+
+/// Compiler parameters.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Params {
+    /// Program-point slots (32 in the thesis).
+    pub max_pp: usize,
+    /// Largest score (255 for 8 bits): saturation and "no load ahead".
+    pub max_score: u32,
+    /// Which branches are program points.
+    pub branches: PpBranches,
+    /// Recalculation-bit policy.
+    pub recalc: RecalcPolicy,
+    /// Algorithm 2 variant.
+    pub merge: MergePolicy,
+}
+
+impl Default for Params {
+    fn default() -> Self {
+        Self {
+            max_pp: 32,
+            max_score: 255,
+            branches: PpBranches::Backward,
+            recalc: RecalcPolicy::Consistent,
+            merge: MergePolicy::Literal,
+        }
+    }
+}
+
+/// One program point.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Pp {
+    /// Index of its instruction in the code.
+    pub idx: usize,
+    /// Its PC.
+    pub pc: u64,
+    /// It is a branch (else a load).
+    pub branch: bool,
+    /// Score: for a branch, the minimum distance to the next load over both paths (counting
+    /// the branch); for a load, 0 or the backward offset of a merged-away point.
+    pub score: u32,
+}
+
+/// The compiler's output for one kernel.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Compiled {
+    /// Program points in ascending PC order, at most `max_pp`.
+    pub table: Vec<Pp>,
+    /// Recalculation bit of every branch, by PC (1: recalculate when taken; 0: when not taken).
+    pub recalc: BTreeMap<u64, bool>,
+    /// Merges performed (Algorithm 2 runs).
+    pub merges: usize,
+}
+
+/// Algorithm 1's `get_score`: walks sequentially from `start` to the first program point and
+/// returns the distance plus its score, saturated; `max` if none is ahead.
+fn get_score(pps: &[Pp], n: usize, start: usize, max: u32) -> u32 {
+    // `pps` is sorted by idx: the first one at or after `start`.
+    let k = pps.partition_point(|p| p.idx < start);
+    match pps.get(k) {
+        Some(p) if p.idx < n => ((p.idx - start) as u32).saturating_add(p.score).min(max),
+        _ => max,
+    }
+}
+
+fn is_pp_branch(code: &Code, i: usize, which: PpBranches) -> Option<(usize, bool)> {
+    match code[i].kind {
+        Kind::Branch {
+            target,
+            unconditional,
+        } if which == PpBranches::All || target <= i => Some((target, unconditional)),
+        _ => None,
+    }
+}
+
+/// Phases 1-3 of Algorithm 1: seed, fixed point, prune. Returns the program points before
+/// merging.
+pub fn find_program_points(code: &Code, p: &Params) -> Vec<Pp> {
+    let n = code.len();
+    let max = p.max_score;
+    let mut pps: Vec<Pp> = code
+        .iter()
+        .enumerate()
+        .filter_map(|(i, c)| match c.kind {
+            Kind::Load => Some(Pp {
+                idx: i,
+                pc: c.pc,
+                branch: false,
+                score: 0,
+            }),
+            Kind::Branch { .. } if is_pp_branch(code, i, p.branches).is_some() => Some(Pp {
+                idx: i,
+                pc: c.pc,
+                branch: true,
+                score: max,
+            }),
+            _ => None,
+        })
+        .collect();
+    // Phase 2: monotone fixed point.
+    loop {
+        let mut changed = false;
+        for k in 0..pps.len() {
+            if !pps[k].branch {
+                continue;
+            }
+            let (target, uncond) = is_pp_branch(code, pps[k].idx, p.branches).expect("a PP branch");
+            let ns = if uncond {
+                max + 1
+            } else {
+                get_score(&pps, n, pps[k].idx + 1, max) + 1
+            };
+            let ts = get_score(&pps, n, target, max) + 1;
+            let m = ns.min(ts);
+            if m < pps[k].score {
+                pps[k].score = m;
+                changed = true;
+            }
+        }
+        if !changed {
+            break;
+        }
+    }
+    // Phase 3: prune branches with no load ahead or whose fall-through is already minimal,
+    // each judged against the set before any removal.
+    let before = pps.clone();
+    pps.retain(|b| {
+        if !b.branch {
+            return true;
+        }
+        let ft = get_score(&before, n, b.idx + 1, max) + 1;
+        !(b.score == max || b.score == ft)
+    });
+    pps
+}
+
+/// One run of Algorithm 2 (with the spec's fallback when no pair qualifies). Returns the PC
+/// of the removed program point.
+fn merge(pps: &mut Vec<Pp>, n: usize, p: &Params) -> u64 {
+    let max = p.max_score;
+    let mut min_d = max;
+    let mut best: Option<(usize, u32)> = None; // (index of the absorbing load, its new score)
+    for pass in 0..2 {
+        for j in 1..pps.len() {
+            let (cur_pp, prev) = (pps[j], pps[j - 1]);
+            if cur_pp.branch {
+                continue;
+            }
+            if p.merge == MergePolicy::Clean && pass == 0 && cur_pp.score != 0 {
+                continue;
+            }
+            let cur = get_score(pps, n, prev.idx + 1, max) + 1;
+            match p.merge {
+                MergePolicy::Literal => {
+                    if cur < min_d {
+                        min_d = cur;
+                        if prev.branch {
+                            min_d -= prev.score.min(min_d);
+                        }
+                        best = Some((j, min_d));
+                    }
+                }
+                MergePolicy::Clean => {
+                    let raw = (cur_pp.idx - prev.idx) as u32;
+                    if raw < min_d {
+                        min_d = raw;
+                        let s = if prev.branch {
+                            cur.saturating_sub(prev.score)
+                        } else {
+                            cur
+                        };
+                        best = Some((j, s));
+                    }
+                }
+            }
+        }
+        if best.is_some() || p.merge == MergePolicy::Literal {
+            break;
+        }
+    }
+    match best {
+        Some((j, score)) => {
+            pps[j].score = score.clamp(1, max - 1);
+            pps.remove(j - 1).pc
+        }
+        None => {
+            // Fallback (A-4b): the branch with the largest score (ties: highest PC), else the
+            // load with the highest PC.
+            let k = pps
+                .iter()
+                .enumerate()
+                .filter(|(_, q)| q.branch)
+                .max_by_key(|(_, q)| (q.score, q.idx))
+                .map(|(k, _)| k)
+                .unwrap_or(pps.len() - 1);
+            pps.remove(k).pc
+        }
+    }
+}
+
+/// Algorithms 1 and 2 and the recalculation bits.
+pub fn compile(code: &Code, p: &Params) -> Compiled {
+    assert!(
+        p.max_pp >= 1 && p.max_score >= 2,
+        "at least one slot, scores of 2 or more"
+    );
+    let n = code.len();
+    let mut table = find_program_points(code, p);
+    let mut merged_away: Vec<u64> = vec![];
+    let mut merges = 0;
+    while table.len() > p.max_pp {
+        merged_away.push(merge(&mut table, n, p));
+        merges += 1;
+    }
+    let mut recalc = BTreeMap::new();
+    for (i, c) in code.iter().enumerate() {
+        let Kind::Branch {
+            target,
+            unconditional,
+        } = c.kind
+        else {
+            continue;
+        };
+        let bit = match p.recalc {
+            RecalcPolicy::Always => true,
+            RecalcPolicy::Consistent => {
+                let in_table = table.iter().any(|q| q.pc == c.pc);
+                !(in_table || merged_away.contains(&c.pc))
+            }
+            RecalcPolicy::Literal => {
+                // Literal L508: set when the taken path has fewer remaining instructions.
+                let final_pps = &table;
+                let ft = if unconditional {
+                    p.max_score + 1
+                } else {
+                    get_score(final_pps, n, i + 1, p.max_score) + 1
+                };
+                let tk = get_score(final_pps, n, target, p.max_score) + 1;
+                tk < ft
+            }
+        };
+        recalc.insert(c.pc, bit);
+    }
+    Compiled {
+        table,
+        recalc,
+        merges,
+    }
+}
+
+/// The priority calculator (spec §1.6): the priority of a warp whose next instruction is at
+/// `pc`, from a table sorted by PC. `inst_shift` converts PC differences to instructions (3
+/// for 8-byte instructions); `merge_ge` selects `d >= s` (default, A-6) or the literal `d > s`
+/// for subtracting a merged load's score.
+pub fn priority(table: &[Pp], pc: u64, inst_shift: u32, max: u32, merge_ge: bool) -> u32 {
+    let Some(pp) = table.iter().find(|q| q.pc >= pc) else {
+        return max;
+    };
+    let d = ((pp.pc - pc) >> inst_shift).min(u32::MAX as u64) as u32;
+    if pp.branch {
+        d.saturating_add(pp.score).min(max)
+    } else {
+        let sub = if merge_ge {
+            d >= pp.score
+        } else {
+            d > pp.score
+        };
+        (if sub { d - pp.score } else { d }).min(max)
+    }
+}
+
+/// The static code of a synthetic program for ELF: global and local loads are program-point
+/// loads, loops are backward branches, `if`s forward ones.
+pub fn code_of(program: &crate::workload::synth::Program) -> Code {
+    use crate::workload::synth::{Op, Space};
+    program
+        .insts
+        .iter()
+        .enumerate()
+        .map(|(i, inst)| CodeInst {
+            pc: 8 * i as u64,
+            kind: match &inst.op {
+                Op::Load {
+                    space: Space::Global | Space::Local,
+                    ..
+                } => Kind::Load,
+                Op::Loop { target, .. } => Kind::Branch {
+                    target: *target,
+                    unconditional: false,
+                },
+                Op::If { skip, .. } => Kind::Branch {
+                    target: *skip,
+                    unconditional: false,
+                },
+                _ => Kind::Other,
+            },
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests;
