@@ -328,25 +328,22 @@ pub fn compile(code: &Code, p: &Params) -> Compiled {
     }
 }
 
-/// The priority calculator (spec §1.6): the priority of a warp whose next instruction is at
-/// `pc`, from a table sorted by PC. `inst_shift` converts PC differences to instructions (3
-/// for 8-byte instructions); `merge_ge` selects `d >= s` (default, A-6) or the literal `d > s`
-/// for subtracting a merged load's score.
+/// The priority of a warp whose next instruction is at `pc`, from a compiled table: the `elf`
+/// block's calculator ([`crate::blocks::elf::calc`], spec §1.6) on the table as it is loaded.
+/// `inst_shift` converts PC differences to instructions (3 for 8-byte instructions);
+/// `merge_ge` selects `d >= s` or the literal `d > s`.
 pub fn priority(table: &[Pp], pc: u64, inst_shift: u32, max: u32, merge_ge: bool) -> u32 {
-    let Some(pp) = table.iter().find(|q| q.pc >= pc) else {
-        return max;
-    };
-    let d = ((pp.pc - pc) >> inst_shift).min(u32::MAX as u64) as u32;
-    if pp.branch {
-        d.saturating_add(pp.score).min(max)
-    } else {
-        let sub = if merge_ge {
-            d >= pp.score
-        } else {
-            d > pp.score
-        };
-        (if sub { d - pp.score } else { d }).min(max)
-    }
+    debug_assert_eq!(max, crate::blocks::elf::MAX_PRIO as u32, "8-bit scores");
+    let t: Vec<crate::blocks::elf::PpEntry> = table
+        .iter()
+        .map(|q| crate::blocks::elf::PpEntry {
+            valid: true,
+            branch: q.branch,
+            pc: q.pc as u32,
+            score: q.score.min(255) as u8,
+        })
+        .collect();
+    crate::blocks::elf::calc(&t, pc as u32, inst_shift, merge_ge).prio as u32
 }
 
 /// The static code of a synthetic program for ELF: global and local loads are program-point

@@ -1,6 +1,7 @@
 //! Golden models of the hardware blocks, one module per block, and the catalog of block,
 //! policy and preset names shared by the CLI, the Verilog generator and the testbench.
 
+pub mod elf;
 pub mod tb_dispatch;
 pub mod warp_arbiter;
 

@@ -1,0 +1,324 @@
+use super::*;
+use crate::analysis::elf as compiler;
+use crate::blocks::warp_arbiter as wa;
+use proptest::prelude::*;
+use rand::{Rng, SeedableRng};
+use rand_xoshiro::Xoshiro256PlusPlus;
+
+fn entry(pc: u32, branch: bool, score: u8) -> PpEntry {
+    PpEntry {
+        valid: true,
+        branch,
+        pc,
+        score,
+    }
+}
+
+#[test]
+fn calculator_directed_cases() {
+    let t = [entry(16, false, 0), entry(64, true, 2), PpEntry::default()];
+    assert_eq!(calc(&t, 16, 3, true).prio, 0, "PC-4: at an unmerged load");
+    assert_eq!(
+        calc(&t, 64, 3, true).prio,
+        2,
+        "PC-4: at a branch, its score"
+    );
+    assert_eq!(
+        calc(&t, 0, 3, true),
+        Lookup {
+            prio: 2,
+            found: true,
+            sel: 0
+        }
+    );
+    assert_eq!(
+        calc(&t, 24, 3, true),
+        Lookup {
+            prio: 7,
+            found: true,
+            sel: 1
+        }
+    );
+    assert_eq!(
+        calc(&t, 72, 3, true),
+        Lookup {
+            prio: 255,
+            found: false,
+            sel: 0
+        }
+    );
+    // PC-6: saturation, no wrap.
+    let far = [entry(u32::MAX - 7, true, 200)];
+    assert_eq!(calc(&far, 0, 3, true).prio, 255);
+    // merged load boundary.
+    let m = [entry(16, false, 1)];
+    assert_eq!(
+        (calc(&m, 8, 3, true).prio, calc(&m, 8, 3, false).prio),
+        (0, 1)
+    );
+}
+
+fn arb_table() -> impl Strategy<Value = Vec<PpEntry>> {
+    proptest::collection::vec((0u32..4000, any::<bool>(), any::<u8>()), 0..32).prop_map(|v| {
+        let mut pcs: Vec<u32> = v.iter().map(|x| 8 * x.0).collect();
+        pcs.sort_unstable();
+        pcs.dedup();
+        pcs.iter()
+            .zip(&v)
+            .map(|(&pc, &(_, b, s))| entry(pc, b, s))
+            .collect()
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(3000))]
+
+    /// PC-2, PC-5, PC-7 on random sorted tables.
+    #[test]
+    fn calculator_properties(t in arb_table(), pc in 0u32..33000) {
+        let pc = pc & !7;
+        let l = calc(&t, pc, 3, true);
+        let first = t.iter().position(|e| e.pc >= pc);
+        prop_assert_eq!(l.found, first.is_some());
+        if let Some(i) = first { prop_assert_eq!(l.sel, i) } else { prop_assert_eq!(l.prio, 255) }
+        // PC-7: an invalid trailing slot changes nothing.
+        let mut t2 = t.clone();
+        t2.push(PpEntry { valid: false, branch: true, pc: u32::MAX, score: 0 });
+        prop_assert_eq!(calc(&t2, pc, 3, true).prio, l.prio);
+        // PC-5: decrement consistency within one selected entry.
+        let n = calc(&t, pc + 8, 3, true);
+        if l.found && n.found && n.sel == l.sel {
+            let e = t[l.sel];
+            let d = (e.pc - pc) >> 3;
+            if d >= 1 && (e.branch || e.score == 0) {
+                prop_assert_eq!(l.prio as u32, (n.prio as u32 + 1).min(255));
+            }
+        }
+    }
+}
+
+#[test]
+fn the_closest_program_point_gives_the_minimum_on_compiled_tables() {
+    // PC-3 with tables from Algorithm 1 (no merges): calc == brute-force minimum.
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(3);
+    for _ in 0..500 {
+        let n = rng.gen_range(2..50);
+        let code: compiler::Code = (0..n)
+            .map(|i| compiler::CodeInst {
+                pc: 8 * i as u64,
+                kind: match rng.gen_range(0..10) {
+                    0..=2 => compiler::Kind::Load,
+                    3 => compiler::Kind::Branch {
+                        target: rng.gen_range(0..n),
+                        unconditional: false,
+                    },
+                    _ => compiler::Kind::Other,
+                },
+            })
+            .collect();
+        let p = compiler::Params {
+            max_pp: 64,
+            branches: compiler::PpBranches::All,
+            ..Default::default()
+        };
+        let c = compiler::compile(&code, &p);
+        let table = table_of(&c.table);
+        for i in 0..n {
+            let pc = 8 * i as u32;
+            let brute = table
+                .iter()
+                .filter(|e| e.pc >= pc)
+                .map(|e| ((e.pc - pc) / 8 + if e.branch { e.score as u32 } else { 0 }).min(255))
+                .min()
+                .unwrap_or(255);
+            assert_eq!(calc(&table, pc, 3, true).prio as u32, brute);
+        }
+    }
+}
+
+fn table_of(pps: &[compiler::Pp]) -> Vec<PpEntry> {
+    pps.iter()
+        .map(|q| entry(q.pc as u32, q.branch, q.score as u8))
+        .collect()
+}
+
+/// Writes a table through the write port.
+fn load_table(g: &mut Golden, t: &[PpEntry]) {
+    g.step(&ElfIn {
+        tw_clear: true,
+        ..Default::default()
+    });
+    for (i, e) in t.iter().enumerate() {
+        g.step(&ElfIn {
+            tw_en: true,
+            tw_slot: i as u8,
+            tw_valid: e.valid,
+            tw_branch: e.branch,
+            tw_pc: e.pc,
+            tw_score: e.score,
+            ..Default::default()
+        });
+    }
+}
+
+#[test]
+fn the_write_port_stores_the_table_and_launch_computes_the_start_priority() {
+    let mut g = Golden::new(Params::preset(Preset::Proto));
+    let t = [entry(16, false, 0), entry(64, true, 2)];
+    load_table(&mut g, &t);
+    assert_eq!(&g.table()[..2], &t, "PC-8");
+    assert!(!g.table()[2].valid);
+    g.step(&ElfIn {
+        launch: 0b11,
+        launch_pc: 0,
+        ..Default::default()
+    });
+    assert_eq!((g.wpt(0), g.wpt(1)), (2, 2), "WPT-5");
+}
+
+#[test]
+fn wpt_updates_follow_the_rules() {
+    let mut g = Golden::new(Params::preset(Preset::Proto));
+    load_table(&mut g, &[entry(40, false, 0)]);
+    g.step(&ElfIn {
+        launch: 0b01,
+        launch_pc: 0,
+        ..Default::default()
+    });
+    assert_eq!(g.wpt(0), 5);
+    let calcs = g.calcs;
+    // Cycle 1: warp 0 (scheduler 0, local 0) granted; cycle 2: its update is a decrement.
+    let o = g.step(&ElfIn {
+        ready0: 1,
+        ..Default::default()
+    });
+    assert!(o.grant0_valid && o.grant0_warp == 0 && o.prio0 == 5);
+    g.step(&ElfIn {
+        ready0: 1,
+        upd0_valid: true,
+        upd0_pc: 8,
+        ..Default::default()
+    });
+    assert_eq!(g.wpt(0), 4, "WPT-1: decrement");
+    // The next update recalculates at pc 48 (past the only load): 255, then stays 255.
+    g.step(&ElfIn {
+        ready0: 1,
+        upd0_valid: true,
+        upd0_trig: true,
+        upd0_pc: 48,
+        ..Default::default()
+    });
+    assert_eq!(g.wpt(0), 255, "WPT-2");
+    g.step(&ElfIn {
+        upd0_valid: true,
+        upd0_pc: 56,
+        ..Default::default()
+    });
+    assert_eq!(g.wpt(0), 255, "sticky 255 (A-21)");
+    assert_eq!(g.calcs, calcs + 1, "WPT-6: one recalculation");
+}
+
+#[test]
+fn issue_picks_the_lowest_priority_then_the_greedy_warp_then_the_oldest() {
+    let mut g = Golden::new(Params::preset(Preset::Proto));
+    load_table(&mut g, &[entry(40, false, 0)]);
+    // Warps 0, 2, 4 (scheduler 0, locals 0, 1, 2) launched in that order at pc 0 (prio 5).
+    g.step(&ElfIn {
+        launch: 0b10101,
+        launch_pc: 0,
+        ..Default::default()
+    });
+    let o = g.step(&ElfIn {
+        ready0: 0b110,
+        ..Default::default()
+    });
+    assert_eq!(o.grant0_warp, 1, "equal priority: the oldest ready");
+    // Local 1 decremented to 4 (update for that grant), so it stays ahead.
+    let o = g.step(&ElfIn {
+        ready0: 0b111,
+        upd0_valid: true,
+        upd0_pc: 8,
+        ..Default::default()
+    });
+    assert_eq!(o.grant0_warp, 1, "greedy");
+    // Local 1 recalculates to 255 after its load: local 0 (older, prio 5) wins next.
+    g.step(&ElfIn {
+        ready0: 0b111,
+        upd0_valid: true,
+        upd0_trig: true,
+        upd0_pc: 48,
+        ..Default::default()
+    });
+    let o = g.step(&ElfIn {
+        ready0: 0b111,
+        ..Default::default()
+    });
+    assert_eq!((o.grant0_warp, o.prio0), (0, 5));
+}
+
+#[test]
+fn with_an_empty_table_elf_issues_exactly_as_gto() {
+    // SCH-4 on random stimulus: both schedulers against two golden GTO arbiters.
+    for preset in [Preset::Fermi, Preset::Proto] {
+        let p = Params::preset(preset);
+        let per = p.per_sched();
+        let mut elf = Golden::new(p);
+        let gp = wa::Params::new(wa::Policy::Gto, per, 1).unwrap();
+        let mut gto = [wa::Golden::new(gp), wa::Golden::new(gp)];
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(7);
+        let mut live = 0u64;
+        let mut prev = [None::<u8>; 2];
+        for cycle in 0..200_000u64 {
+            let all = low_bits(p.warps);
+            let launch = if rng.gen_ratio(1, 20) {
+                rng.gen::<u64>() & all & !live
+            } else {
+                0
+            };
+            let exit = if rng.gen_ratio(1, 25) {
+                rng.gen::<u64>() & live
+            } else {
+                0
+            };
+            let ready = [
+                rng.gen::<u64>() & low_bits(per),
+                rng.gen::<u64>() & low_bits(per),
+            ];
+            let o = elf.step(&ElfIn {
+                launch,
+                launch_pc: 0,
+                exit,
+                ready0: ready[0],
+                ready1: ready[1],
+                upd0_valid: prev[0].is_some(),
+                upd0_trig: rng.gen(),
+                upd0_pc: 8 * rng.gen_range(0..100),
+                upd1_valid: prev[1].is_some(),
+                upd1_trig: rng.gen(),
+                upd1_pc: 8 * rng.gen_range(0..100),
+                ..Default::default()
+            });
+            let got = [
+                o.grant0_valid.then_some(o.grant0_warp),
+                o.grant1_valid.then_some(o.grant1_warp),
+            ];
+            for s in 0..2 {
+                let local =
+                    |m: u64| (0..per).fold(0u64, |acc, l| acc | (m >> (2 * l + s) & 1) << l);
+                let g = gto[s].step(&wa::ArbiterIn {
+                    ready: ready[s],
+                    launch: local(launch),
+                    exit: local(exit),
+                    long_stall: 0,
+                });
+                assert_eq!(
+                    got[s],
+                    g.grant_valid.then_some(g.grant_warp),
+                    "{preset:?} scheduler {s} cycle {cycle}"
+                );
+            }
+            prev = got;
+            live = (live & !exit) | launch;
+        }
+    }
+}
