@@ -2,6 +2,7 @@
 //! policy and preset names shared by the CLI, the Verilog generator and the testbench.
 
 pub mod elf;
+pub mod newcar;
 pub mod tb_dispatch;
 pub mod warp_arbiter;
 
