@@ -1,8 +1,10 @@
 //! The table from (block, policy, preset) to a concrete rust-hdl type, and the parameters
 //! recorded for it. This is the only place that knows which const generics a preset means.
 
+use gpusched_hdl::newcar::NewCar;
 use gpusched_hdl::warp_arbiter::{ArbiterGto, ArbiterLrr, ArbiterTwoLevel};
 use gpusim::block::PortBundle;
+use gpusim::blocks::newcar as nc;
 use gpusim::blocks::warp_arbiter::{self as wa, Params, Policy, Preset};
 use rust_hdl::prelude::{Block, ModuleDefines};
 use std::collections::BTreeMap;
@@ -63,6 +65,30 @@ pub(crate) fn variant(
                 params,
                 golden_inputs: wa::ArbiterIn::specs(&p),
                 golden_outputs: wa::ArbiterOut::specs(&p),
+            })
+        }
+        "newcar" => {
+            let pre = match preset {
+                "fermi" => nc::Preset::Fermi,
+                "proto" => nc::Preset::Proto,
+                _ => return Err("unknown preset".into()),
+            };
+            if policy != "base" {
+                return Err("unknown policy".into());
+            }
+            let p = nc::Params::preset(pre);
+            let verilog = match pre {
+                nc::Preset::Fermi => verilog_of::<NewCar<32, 5, 6, 6>>(name),
+                nc::Preset::Proto => verilog_of::<NewCar<8, 3, 4, 3>>(name),
+            }?;
+            Ok(Variant {
+                verilog,
+                params: BTreeMap::from([
+                    ("entries".to_string(), p.entries as u64),
+                    ("warps".to_string(), p.warps as u64),
+                ]),
+                golden_inputs: nc::NewcarIn::specs(&p),
+                golden_outputs: nc::NewcarOut::specs(&p),
             })
         }
         other => Err(format!("no RTL for block `{other}`")),

@@ -3,7 +3,9 @@
 
 use crate::lockstep::{Lockstep, LockstepConfig, Mismatch, StepError};
 use crate::TbError;
+use gpusim::block::PortBundle;
 use gpusim::block::{Block, Inspect};
+use gpusim::blocks::newcar as nc;
 use gpusim::blocks::warp_arbiter::{self as wa, stimulus::Stimulus};
 use std::time::Instant;
 
@@ -57,11 +59,53 @@ pub fn warp_arbiter<G>(
 where
     G: Block<In = wa::ArbiterIn, Out = wa::ArbiterOut> + Inspect + Clone,
 {
-    let drive = |pair: &mut Lockstep<G>, cycles: u64, progress: &mut dyn FnMut(u64)| {
-        let mut stim = Stimulus::new(params, opts.seed);
-        let mut prev: Option<wa::ArbiterOut> = None;
+    let seed = opts.seed;
+    lockstep_run(golden, &params, module, opts, progress, &mut || {
+        let mut s = Stimulus::new(params, seed);
+        Box::new(move |prev: Option<&wa::ArbiterOut>| s.next(prev))
+    })
+}
+
+/// NewCAR's lockstep run on its random stimulus (see [`warp_arbiter`]).
+pub fn newcar<G>(
+    golden: G,
+    params: nc::Params,
+    module: &str,
+    opts: &CosimOptions,
+    progress: &mut dyn FnMut(u64),
+) -> Result<CosimReport, TbError>
+where
+    G: Block<In = nc::NewcarIn, Out = nc::NewcarOut> + Inspect + Clone,
+{
+    let seed = opts.seed;
+    lockstep_run(golden, &params, module, opts, progress, &mut || {
+        let mut s = nc::stimulus::Stimulus::new(params, seed);
+        Box::new(move |prev: Option<&nc::NewcarOut>| s.next(prev))
+    })
+}
+
+/// A stimulus: the inputs of the next cycle from the outputs of the previous one.
+type StimFn<I, O> = Box<dyn FnMut(Option<&O>) -> I>;
+
+/// The lockstep run of any block: `stimulus()` makes a fresh (identical) stimulus for the run
+/// and for the replay that writes mismatch waveforms.
+fn lockstep_run<G>(
+    golden: G,
+    params: &<G::In as PortBundle>::Params,
+    module: &str,
+    opts: &CosimOptions,
+    progress: &mut dyn FnMut(u64),
+    stimulus: &mut dyn FnMut() -> StimFn<G::In, G::Out>,
+) -> Result<CosimReport, TbError>
+where
+    G: Block + Inspect + Clone,
+    G::Out: PortBundle<Params = <G::In as PortBundle>::Params>,
+{
+    let mut drive = |pair: &mut Lockstep<G>, cycles: u64, progress: &mut dyn FnMut(u64)| {
+        let mut stim = stimulus();
+        let mut prev: Option<G::Out> = None;
         for c in 0..cycles {
-            match pair.step(&stim.next(prev.as_ref())) {
+            match pair.step(&stim(prev.as_ref())) {
                 Ok(o) => prev = Some(o),
                 Err(StepError::Mismatch(m)) => return Ok(Some(*m)),
                 Err(StepError::Tb(e)) => return Err(e),
@@ -72,7 +116,7 @@ where
         }
         Ok(None)
     };
-    let mut pair = Lockstep::new(module, golden.clone(), module, &params, &opts.lockstep)?;
+    let mut pair = Lockstep::new(module, golden.clone(), module, params, &opts.lockstep)?;
     let start = Instant::now();
     let mut mismatch = drive(&mut pair, opts.cycles, progress)?;
     let seconds = start.elapsed().as_secs_f64();
@@ -82,8 +126,7 @@ where
         .as_mut()
         .filter(|m| m.golden_vcd.is_none() && opts.lockstep.window > 0)
     {
-        let mut replay =
-            Lockstep::replay(module, golden, module, &params, &opts.lockstep, m.cycle)?;
+        let mut replay = Lockstep::replay(module, golden, module, params, &opts.lockstep, m.cycle)?;
         match drive(&mut replay, m.cycle + 1, &mut |_| {})? {
             Some(again) if again.cycle == m.cycle && again.port == m.port => {
                 m.golden_vcd = again.golden_vcd;
@@ -126,6 +169,7 @@ pub fn run_variant(
         VariantParams::WarpArbiter(p) => {
             warp_arbiter(wa::Golden::new(p), p, &module, opts, progress)
         }
+        VariantParams::Newcar(p) => newcar(nc::Golden::new(p), p, &module, opts, progress),
     }
 }
 
@@ -166,6 +210,18 @@ pub fn golden_only(
             }
             active
         }
+        VariantParams::Newcar(p) => {
+            let mut g = nc::Golden::new(p);
+            let mut stim = nc::stimulus::Stimulus::new(p, seed);
+            let mut prev = None;
+            let mut active = 0;
+            for _ in 0..cycles {
+                let o = g.step(&stim.next(prev.as_ref()));
+                active += (o.lsu_to_cache || o.deq_valid) as u64;
+                prev = Some(o);
+            }
+            active
+        }
     };
     let seconds = start.elapsed().as_secs_f64();
     Ok(GoldenReport {
@@ -178,6 +234,7 @@ pub fn golden_only(
 
 enum VariantParams {
     WarpArbiter(wa::Params),
+    Newcar(nc::Params),
 }
 
 /// Validates the names against the catalog and returns the module name and parameters.
@@ -195,6 +252,13 @@ fn resolve(block: &str, policy: &str, preset: &str) -> Result<(String, VariantPa
                 module,
                 VariantParams::WarpArbiter(wa::Params::preset(pol, pre)),
             ))
+        }
+        "newcar" => {
+            let pre = match preset {
+                "fermi" => nc::Preset::Fermi,
+                _ => nc::Preset::Proto,
+            };
+            Ok((module, VariantParams::Newcar(nc::Params::preset(pre))))
         }
         other => Err(TbError::Config(format!(
             "no co-simulation driver for block `{other}`"

@@ -205,7 +205,7 @@ fn port_contract_is_checked_when_the_rtl_is_instantiated() {
         .err()
         .unwrap();
     assert!(e.to_string().contains("warp_arbiter_gto_proto"), "{e}");
-    assert_eq!(available_modules().len(), 6);
+    assert_eq!(available_modules().len(), 8);
 }
 
 #[test]
@@ -301,4 +301,76 @@ fn a_replay_that_does_not_reproduce_the_mismatch_is_an_error() {
         "{e}"
     );
     assert!(e.to_string().contains("not deterministic"), "{e}");
+}
+
+/// NewCAR's golden model with its first dequeue at or after cycle `from` hidden.
+#[derive(Clone)]
+struct HiddenDequeue {
+    inner: gpusim::blocks::newcar::Golden,
+    cycle: u64,
+    from: u64,
+}
+
+impl Block for HiddenDequeue {
+    type In = gpusim::blocks::newcar::NewcarIn;
+    type Out = gpusim::blocks::newcar::NewcarOut;
+    fn reset(&mut self) {
+        self.inner.reset();
+        self.cycle = 0;
+    }
+    fn step(&mut self, inp: &Self::In) -> Self::Out {
+        let mut o = self.inner.step(inp);
+        if self.cycle >= self.from {
+            o.deq_valid = false;
+        }
+        self.cycle += 1;
+        o
+    }
+}
+
+impl Inspect for HiddenDequeue {
+    fn state_specs(&self) -> Vec<PortSpec> {
+        self.inner.state_specs()
+    }
+    fn state_values(&self, out: &mut Vec<u64>) {
+        self.inner.state_values(out)
+    }
+}
+
+#[test]
+fn newcar_lockstep_passes_and_catches_a_planted_bug() {
+    if !verilator_built() {
+        return;
+    }
+    use gpusim::blocks::newcar::{Golden as Nc, Params as NcParams, Preset as NcPreset};
+    for (preset, module) in [
+        (NcPreset::Fermi, "newcar_base_fermi"),
+        (NcPreset::Proto, "newcar_base_proto"),
+    ] {
+        let p = NcParams::preset(preset);
+        let dir = tempfile::tempdir().unwrap();
+        let cfg = LockstepConfig {
+            window: 32,
+            mismatch_dir: dir.path().to_path_buf(),
+            vcd_dir: None,
+        };
+        let ok = cosim::newcar(
+            Nc::new(p),
+            p,
+            module,
+            &opts(200_000, 9, cfg.clone()),
+            &mut |_| {},
+        )
+        .unwrap();
+        assert_eq!((ok.mismatches, ok.cycles), (0, 200_000), "{module}");
+        let buggy = HiddenDequeue {
+            inner: Nc::new(p),
+            cycle: 0,
+            from: 5_000,
+        };
+        let r = cosim::newcar(buggy, p, module, &opts(200_000, 9, cfg), &mut |_| {}).unwrap();
+        let m = r.mismatch.expect("the planted bug is caught");
+        assert!(m.cycle >= 5_000 && m.port == "deq_valid", "{m}");
+        assert!(m.golden_vcd.is_some_and(|p| p.exists()));
+    }
 }

@@ -29,12 +29,20 @@ impl BlockInfo {
 }
 
 /// Every block gpusched emits, in generation order.
-pub const CATALOG: &[BlockInfo] = &[BlockInfo {
-    name: "warp_arbiter",
-    summary: "warp-issue arbiter of one warp scheduler (GPGPU-Sim LRR, GTO, two-level active)",
-    policies: warp_arbiter::Policy::NAMES,
-    presets: warp_arbiter::Preset::NAMES,
-}];
+pub const CATALOG: &[BlockInfo] = &[
+    BlockInfo {
+        name: "warp_arbiter",
+        summary: "warp-issue arbiter of one warp scheduler (GPGPU-Sim LRR, GTO, two-level active)",
+        policies: warp_arbiter::Policy::NAMES,
+        presets: warp_arbiter::Preset::NAMES,
+    },
+    BlockInfo {
+        name: "newcar",
+        summary: "NewCAR re-execution queue of the load/store unit (ELF, seed 003 ch. III)",
+        policies: &["base"],
+        presets: &["fermi", "proto"],
+    },
+];
 
 /// A name given on the command line or in a config that is not in the catalog.
 #[derive(Debug, Error, PartialEq, Eq)]

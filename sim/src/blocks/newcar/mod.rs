@@ -26,6 +26,8 @@
 //! So per warp, a store reaches the cache after everything older, a load after every older
 //! store; loads pass loads; other warps never wait (spec §2.5, NC-2, NC-3).
 
+pub mod stimulus;
+
 use crate::block::{clog2, Block, Inspect, PortSpec};
 use crate::port_bundle;
 
@@ -174,7 +176,7 @@ impl Block for Golden {
             count: count as u8,
             ..Default::default()
         };
-        let warp = inp.lsu_warp.min(self.params.warps as u8 - 1);
+        let warp = inp.lsu_warp;
         if inp.lsu_valid && !full {
             if !self.must_queue(warp, inp.lsu_store) && inp.lsu_accept {
                 out.lsu_to_cache = true;

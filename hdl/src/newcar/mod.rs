@@ -1,0 +1,299 @@
+//! RTL of NewCAR, the load/store unit's re-execution queue. Behaviour, ports and cycle timing
+//! are specified in `gpusim::blocks::newcar`.
+//!
+//! `E` entries (`EB = clog2(E)` slot bits, `CB = clog2(E + 1)` count bits), warp ids of `WB`
+//! bits. State: `valid` and `store` (E bits each), the warp of each slot, the rotating
+//! service pointer, and per slot the set of *blockers*: the slots of the same warp that were
+//! in the queue when it was enqueued (E x E flip-flops; a slot's bit is cleared in every row
+//! when the slot is reused). A slot is eligible when none of its valid blockers is a store,
+//! and, if it is a store, when it has no valid blocker at all: the golden model's "older entry
+//! of the same warp" rule without comparing warp ids at service time.
+
+use crate::consts::{constant, index_table, onehot_table};
+use crate::sim::Clocked;
+use rust_hdl::prelude::*;
+
+/// NewCAR with `E` entries (a power of two) and `WB`-bit warp ids.
+#[derive(LogicBlock)]
+pub struct NewCar<const E: usize, const EB: usize, const CB: usize, const WB: usize> {
+    /// Rising-edge clock.
+    pub clock: Signal<In, Clock>,
+    /// Synchronous reset, active high.
+    pub reset: Signal<In, Bit>,
+    /// The LSU presents a request.
+    pub lsu_valid: Signal<In, Bit>,
+    /// Its warp.
+    pub lsu_warp: Signal<In, Bits<WB>>,
+    /// It is a store.
+    pub lsu_store: Signal<In, Bit>,
+    /// Its cache would accept it now.
+    pub lsu_accept: Signal<In, Bit>,
+    /// Per slot: the cache would accept that queued request now.
+    pub q_accept: Signal<In, Bits<E>>,
+    /// The queue has room.
+    pub lsu_ready: Signal<Out, Bit>,
+    /// The LSU's request goes to the cache.
+    pub lsu_to_cache: Signal<Out, Bit>,
+    /// The LSU's request enters the queue.
+    pub enq_valid: Signal<Out, Bit>,
+    /// Slot it enters.
+    pub enq_slot: Signal<Out, Bits<EB>>,
+    /// A queued request is tried at the cache.
+    pub try_valid: Signal<Out, Bit>,
+    /// Its slot.
+    pub try_slot: Signal<Out, Bits<EB>>,
+    /// The tried request leaves the queue.
+    pub deq_valid: Signal<Out, Bit>,
+    /// Its slot.
+    pub deq_slot: Signal<Out, Bits<EB>>,
+    /// Entries in the queue.
+    pub count: Signal<Out, Bits<CB>>,
+    valid: DFF<Bits<E>>,
+    store: DFF<Bits<E>>,
+    ptr: DFF<Bits<EB>>,
+    warp: [DFF<Bits<WB>>; E],
+    blockers: [DFF<Bits<E>>; E],
+    cnt: Signal<Local, Bits<CB>>,
+    full: Signal<Local, Bit>,
+    same: Signal<Local, Bits<E>>,
+    must: Signal<Local, Bit>,
+    free_found: Signal<Local, Bit>,
+    free_slot: Signal<Local, Bits<EB>>,
+    free_onehot: Signal<Local, Bits<E>>,
+    elig: Signal<Local, Bits<E>>,
+    after: Signal<Local, Bits<E>>,
+    pick_from: Signal<Local, Bits<E>>,
+    pick_found: Signal<Local, Bit>,
+    pick: Signal<Local, Bits<EB>>,
+    pick_onehot: Signal<Local, Bits<E>>,
+    take_lsu: Signal<Local, Bit>,
+    to_cache: Signal<Local, Bit>,
+    enq: Signal<Local, Bit>,
+    serve: Signal<Local, Bit>,
+    deq: Signal<Local, Bit>,
+    zero_e: Constant<Bits<E>>,
+    zero_c: Constant<Bits<CB>>,
+    one_c: Constant<Bits<CB>>,
+    full_c: Constant<Bits<CB>>,
+    zero_s: Constant<Bits<EB>>,
+    one_s: Constant<Bits<EB>>,
+    zero_w: Constant<Bits<WB>>,
+    ids: [Constant<Bits<EB>>; E],
+    onehots: [Constant<Bits<E>>; E],
+    at_or_after: [Constant<Bits<E>>; E],
+}
+
+impl<const E: usize, const EB: usize, const CB: usize, const WB: usize> Default
+    for NewCar<E, EB, CB, WB>
+{
+    fn default() -> Self {
+        assert!(E.is_power_of_two() && E <= 64 && (1usize << EB) == E);
+        assert!(
+            (1usize << CB) > E && (1usize << (CB - 1)) <= E,
+            "CB = clog2(E + 1)"
+        );
+        Self {
+            clock: Default::default(),
+            reset: Default::default(),
+            lsu_valid: Default::default(),
+            lsu_warp: Default::default(),
+            lsu_store: Default::default(),
+            lsu_accept: Default::default(),
+            q_accept: Default::default(),
+            lsu_ready: Default::default(),
+            lsu_to_cache: Default::default(),
+            enq_valid: Default::default(),
+            enq_slot: Default::default(),
+            try_valid: Default::default(),
+            try_slot: Default::default(),
+            deq_valid: Default::default(),
+            deq_slot: Default::default(),
+            count: Default::default(),
+            valid: Default::default(),
+            store: Default::default(),
+            ptr: Default::default(),
+            warp: array_init::array_init(|_| Default::default()),
+            blockers: array_init::array_init(|_| Default::default()),
+            cnt: Default::default(),
+            full: Default::default(),
+            same: Default::default(),
+            must: Default::default(),
+            free_found: Default::default(),
+            free_slot: Default::default(),
+            free_onehot: Default::default(),
+            elig: Default::default(),
+            after: Default::default(),
+            pick_from: Default::default(),
+            pick_found: Default::default(),
+            pick: Default::default(),
+            pick_onehot: Default::default(),
+            take_lsu: Default::default(),
+            to_cache: Default::default(),
+            enq: Default::default(),
+            serve: Default::default(),
+            deq: Default::default(),
+            zero_e: constant(0),
+            zero_c: constant(0),
+            one_c: constant(1),
+            full_c: constant(E as u64),
+            zero_s: constant(0),
+            one_s: constant(1),
+            zero_w: constant(0),
+            ids: index_table(),
+            onehots: onehot_table(),
+            at_or_after: array_init::array_init(|i| {
+                let mut b = Bits::<E>::from(0u64);
+                for j in i..E {
+                    b = b.replace_bit(j, true);
+                }
+                Constant::new(b)
+            }),
+        }
+    }
+}
+
+impl<const E: usize, const EB: usize, const CB: usize, const WB: usize> Logic
+    for NewCar<E, EB, CB, WB>
+{
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(self, clock, valid, store, ptr);
+        for i in 0..E {
+            self.warp[i].clock.next = self.clock.val();
+            self.warp[i].d.next = self.warp[i].q.val();
+            self.blockers[i].clock.next = self.clock.val();
+            self.blockers[i].d.next = self.blockers[i].q.val();
+        }
+        // Occupancy.
+        self.cnt.next = self.zero_c.val();
+        for i in 0..E {
+            if self.valid.q.val().get_bit(i) {
+                self.cnt.next = self.cnt.val() + self.one_c.val();
+            }
+        }
+        self.full.next = self.cnt.val() == self.full_c.val();
+        // Entries of the LSU request's warp, and must_queue.
+        self.same.next = self.zero_e.val();
+        for i in 0..E {
+            if self.valid.q.val().get_bit(i) & (self.warp[i].q.val() == self.lsu_warp.val()) {
+                self.same.next = self.same.val() | self.onehots[i].val();
+            }
+        }
+        self.must.next = (self.same.val() & self.store.q.val()).any()
+            | (self.same.val().any() & self.lsu_store.val());
+        // Lowest free slot.
+        self.free_found.next = false;
+        self.free_slot.next = self.zero_s.val();
+        self.free_onehot.next = self.zero_e.val();
+        for i in 0..E {
+            if !self.valid.q.val().get_bit(i) & !self.free_found.val() {
+                self.free_found.next = true;
+                self.free_slot.next = self.ids[i].val();
+                self.free_onehot.next = self.onehots[i].val();
+            }
+        }
+        // Eligible slots and the first one at or after the pointer.
+        self.elig.next = self.zero_e.val();
+        for i in 0..E {
+            if self.valid.q.val().get_bit(i) {
+                if self.store.q.val().get_bit(i) {
+                    if !(self.blockers[i].q.val() & self.valid.q.val()).any() {
+                        self.elig.next = self.elig.val() | self.onehots[i].val();
+                    }
+                } else if !(self.blockers[i].q.val() & self.valid.q.val() & self.store.q.val())
+                    .any()
+                {
+                    self.elig.next = self.elig.val() | self.onehots[i].val();
+                }
+            }
+        }
+        self.after.next = self.zero_e.val();
+        for i in 0..E {
+            if self.ptr.q.val() == self.ids[i].val() {
+                self.after.next = self.elig.val() & self.at_or_after[i].val();
+            }
+        }
+        if self.after.val().any() {
+            self.pick_from.next = self.after.val();
+        } else {
+            self.pick_from.next = self.elig.val();
+        }
+        self.pick_found.next = false;
+        self.pick.next = self.zero_s.val();
+        self.pick_onehot.next = self.zero_e.val();
+        for i in 0..E {
+            if self.pick_from.val().get_bit(i) & !self.pick_found.val() {
+                self.pick_found.next = true;
+                self.pick.next = self.ids[i].val();
+                self.pick_onehot.next = self.onehots[i].val();
+            }
+        }
+        // Decisions: the LSU first, else the queue.
+        self.take_lsu.next = self.lsu_valid.val() & !self.full.val();
+        self.to_cache.next = self.take_lsu.val() & !self.must.val() & self.lsu_accept.val();
+        self.enq.next = self.take_lsu.val() & !self.to_cache.val();
+        self.serve.next = !self.take_lsu.val() & self.pick_found.val();
+        self.deq.next = self.serve.val() & (self.q_accept.val() & self.pick_onehot.val()).any();
+        // Outputs.
+        self.lsu_ready.next = !self.full.val();
+        self.lsu_to_cache.next = self.to_cache.val();
+        self.enq_valid.next = self.enq.val();
+        self.enq_slot.next = self.zero_s.val();
+        if self.enq.val() {
+            self.enq_slot.next = self.free_slot.val();
+        }
+        self.try_valid.next = self.serve.val();
+        self.try_slot.next = self.zero_s.val();
+        if self.serve.val() {
+            self.try_slot.next = self.pick.val();
+        }
+        self.deq_valid.next = self.deq.val();
+        self.deq_slot.next = self.zero_s.val();
+        if self.deq.val() {
+            self.deq_slot.next = self.pick.val();
+        }
+        self.count.next = self.cnt.val();
+        // State.
+        if self.enq.val() {
+            self.valid.d.next = self.valid.q.val() | self.free_onehot.val();
+            if self.lsu_store.val() {
+                self.store.d.next = self.store.q.val() | self.free_onehot.val();
+            } else {
+                self.store.d.next = self.store.q.val() & !self.free_onehot.val();
+            }
+            for i in 0..E {
+                self.blockers[i].d.next = self.blockers[i].q.val() & !self.free_onehot.val();
+                if self.free_slot.val() == self.ids[i].val() {
+                    self.warp[i].d.next = self.lsu_warp.val();
+                    self.blockers[i].d.next = self.same.val();
+                }
+            }
+        }
+        if self.serve.val() {
+            self.ptr.d.next = self.pick.val() + self.one_s.val();
+        }
+        if self.deq.val() {
+            self.valid.d.next = self.valid.q.val() & !self.pick_onehot.val();
+        }
+        if self.reset.val() {
+            self.valid.d.next = self.zero_e.val();
+            self.store.d.next = self.zero_e.val();
+            self.ptr.d.next = self.zero_s.val();
+            for i in 0..E {
+                self.warp[i].d.next = self.zero_w.val();
+                self.blockers[i].d.next = self.zero_e.val();
+            }
+        }
+    }
+}
+
+impl<const E: usize, const EB: usize, const CB: usize, const WB: usize> Clocked
+    for NewCar<E, EB, CB, WB>
+{
+    fn clock_signal(&mut self) -> &mut Signal<In, Clock> {
+        &mut self.clock
+    }
+}
+
+#[cfg(test)]
+mod tests;
