@@ -51,8 +51,12 @@ fn gen_check_fails_with_the_stale_file_named() {
 fn unknown_names_are_errors_listing_the_valid_ones() {
     for (args, want) in [
         (
+            vec!["cosim", "--block", "elfo", "--policy", "gto"],
+            "valid blocks: warp_arbiter, elf, newcar",
+        ),
+        (
             vec!["cosim", "--block", "elf", "--policy", "gto"],
-            "valid blocks: warp_arbiter",
+            "valid policies: base",
         ),
         (
             vec!["cosim", "--policy", "fifo"],

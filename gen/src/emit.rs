@@ -325,6 +325,8 @@ mod tests {
                 "warp_arbiter_gto_proto",
                 "warp_arbiter_two_level_fermi",
                 "warp_arbiter_two_level_proto",
+                "elf_base_fermi",
+                "elf_base_proto",
                 "newcar_base_fermi",
                 "newcar_base_proto",
             ]

@@ -1,9 +1,11 @@
 //! The table from (block, policy, preset) to a concrete rust-hdl type, and the parameters
 //! recorded for it. This is the only place that knows which const generics a preset means.
 
+use gpusched_hdl::elf::Elf;
 use gpusched_hdl::newcar::NewCar;
 use gpusched_hdl::warp_arbiter::{ArbiterGto, ArbiterLrr, ArbiterTwoLevel};
 use gpusim::block::PortBundle;
+use gpusim::blocks::elf;
 use gpusim::blocks::newcar as nc;
 use gpusim::blocks::warp_arbiter::{self as wa, Params, Policy, Preset};
 use rust_hdl::prelude::{Block, ModuleDefines};
@@ -65,6 +67,31 @@ pub(crate) fn variant(
                 params,
                 golden_inputs: wa::ArbiterIn::specs(&p),
                 golden_outputs: wa::ArbiterOut::specs(&p),
+            })
+        }
+        "elf" => {
+            let pre = match preset {
+                "fermi" => elf::Preset::Fermi,
+                "proto" => elf::Preset::Proto,
+                _ => return Err("unknown preset".into()),
+            };
+            if policy != "base" {
+                return Err("unknown policy".into());
+            }
+            let p = elf::Params::preset(pre);
+            let verilog = match pre {
+                elf::Preset::Fermi => verilog_of::<Elf<48, 24, 5, 32, 5>>(name),
+                elf::Preset::Proto => verilog_of::<Elf<8, 4, 2, 8, 3>>(name),
+            }?;
+            Ok(Variant {
+                verilog,
+                params: BTreeMap::from([
+                    ("warps".to_string(), p.warps as u64),
+                    ("slots".to_string(), p.slots as u64),
+                    ("inst_shift".to_string(), p.inst_shift as u64),
+                ]),
+                golden_inputs: elf::ElfIn::specs(&p),
+                golden_outputs: elf::ElfOut::specs(&p),
             })
         }
         "newcar" => {

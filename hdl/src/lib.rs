@@ -10,6 +10,7 @@
 //! style on purpose; [`consts`] builds the sized constant tables they compare against.
 
 pub mod consts;
+pub mod elf;
 pub mod newcar;
 pub mod sim;
 pub mod warp_arbiter;

@@ -5,6 +5,7 @@ use crate::lockstep::{Lockstep, LockstepConfig, Mismatch, StepError};
 use crate::TbError;
 use gpusim::block::PortBundle;
 use gpusim::block::{Block, Inspect};
+use gpusim::blocks::elf as el;
 use gpusim::blocks::newcar as nc;
 use gpusim::blocks::warp_arbiter::{self as wa, stimulus::Stimulus};
 use std::time::Instant;
@@ -81,6 +82,24 @@ where
     lockstep_run(golden, &params, module, opts, progress, &mut || {
         let mut s = nc::stimulus::Stimulus::new(params, seed);
         Box::new(move |prev: Option<&nc::NewcarOut>| s.next(prev))
+    })
+}
+
+/// The ELF block's lockstep run on its random stimulus (see [`warp_arbiter`]).
+pub fn elf<G>(
+    golden: G,
+    params: el::Params,
+    module: &str,
+    opts: &CosimOptions,
+    progress: &mut dyn FnMut(u64),
+) -> Result<CosimReport, TbError>
+where
+    G: Block<In = el::ElfIn, Out = el::ElfOut> + Inspect + Clone,
+{
+    let seed = opts.seed;
+    lockstep_run(golden, &params, module, opts, progress, &mut || {
+        let mut s = el::stimulus::Stimulus::new(params, seed);
+        Box::new(move |prev: Option<&el::ElfOut>| s.next(prev))
     })
 }
 
@@ -170,6 +189,7 @@ pub fn run_variant(
             warp_arbiter(wa::Golden::new(p), p, &module, opts, progress)
         }
         VariantParams::Newcar(p) => newcar(nc::Golden::new(p), p, &module, opts, progress),
+        VariantParams::Elf(p) => elf(el::Golden::new(p), p, &module, opts, progress),
     }
 }
 
@@ -210,6 +230,18 @@ pub fn golden_only(
             }
             active
         }
+        VariantParams::Elf(p) => {
+            let mut g = el::Golden::new(p);
+            let mut stim = el::stimulus::Stimulus::new(p, seed);
+            let mut prev = None;
+            let mut active = 0;
+            for _ in 0..cycles {
+                let o = g.step(&stim.next(prev.as_ref()));
+                active += (o.grant0_valid || o.grant1_valid) as u64;
+                prev = Some(o);
+            }
+            active
+        }
         VariantParams::Newcar(p) => {
             let mut g = nc::Golden::new(p);
             let mut stim = nc::stimulus::Stimulus::new(p, seed);
@@ -235,6 +267,7 @@ pub fn golden_only(
 enum VariantParams {
     WarpArbiter(wa::Params),
     Newcar(nc::Params),
+    Elf(el::Params),
 }
 
 /// Validates the names against the catalog and returns the module name and parameters.
@@ -252,6 +285,13 @@ fn resolve(block: &str, policy: &str, preset: &str) -> Result<(String, VariantPa
                 module,
                 VariantParams::WarpArbiter(wa::Params::preset(pol, pre)),
             ))
+        }
+        "elf" => {
+            let pre = match preset {
+                "fermi" => el::Preset::Fermi,
+                _ => el::Preset::Proto,
+            };
+            Ok((module, VariantParams::Elf(el::Params::preset(pre))))
         }
         "newcar" => {
             let pre = match preset {

@@ -205,7 +205,7 @@ fn port_contract_is_checked_when_the_rtl_is_instantiated() {
         .err()
         .unwrap();
     assert!(e.to_string().contains("warp_arbiter_gto_proto"), "{e}");
-    assert_eq!(available_modules().len(), 8);
+    assert_eq!(available_modules().len(), 10);
 }
 
 #[test]
@@ -372,5 +372,77 @@ fn newcar_lockstep_passes_and_catches_a_planted_bug() {
         let m = r.mismatch.expect("the planted bug is caught");
         assert!(m.cycle >= 5_000 && m.port == "deq_valid", "{m}");
         assert!(m.golden_vcd.is_some_and(|p| p.exists()));
+    }
+}
+
+/// The ELF golden model with scheduler 1's priority output off by one from cycle `from` on.
+#[derive(Clone)]
+struct WrongPrio {
+    inner: gpusim::blocks::elf::Golden,
+    cycle: u64,
+    from: u64,
+}
+
+impl Block for WrongPrio {
+    type In = gpusim::blocks::elf::ElfIn;
+    type Out = gpusim::blocks::elf::ElfOut;
+    fn reset(&mut self) {
+        self.inner.reset();
+        self.cycle = 0;
+    }
+    fn step(&mut self, inp: &Self::In) -> Self::Out {
+        let mut o = self.inner.step(inp);
+        if self.cycle >= self.from && o.grant1_valid {
+            o.prio1 ^= 1;
+        }
+        self.cycle += 1;
+        o
+    }
+}
+
+impl Inspect for WrongPrio {
+    fn state_specs(&self) -> Vec<PortSpec> {
+        self.inner.state_specs()
+    }
+    fn state_values(&self, out: &mut Vec<u64>) {
+        self.inner.state_values(out)
+    }
+}
+
+#[test]
+fn elf_lockstep_passes_and_catches_a_planted_bug() {
+    if !verilator_built() {
+        return;
+    }
+    use gpusim::blocks::elf::{Golden as El, Params as ElParams, Preset as ElPreset};
+    for (preset, module, cycles) in [
+        (ElPreset::Fermi, "elf_base_fermi", 30_000),
+        (ElPreset::Proto, "elf_base_proto", 200_000),
+    ] {
+        let p = ElParams::preset(preset);
+        let dir = tempfile::tempdir().unwrap();
+        let cfg = LockstepConfig {
+            window: 32,
+            mismatch_dir: dir.path().to_path_buf(),
+            vcd_dir: None,
+        };
+        let ok = cosim::elf(
+            El::new(p),
+            p,
+            module,
+            &opts(cycles, 4, cfg.clone()),
+            &mut |_| {},
+        )
+        .unwrap();
+        assert_eq!((ok.mismatches, ok.cycles), (0, cycles), "{module}");
+        let buggy = WrongPrio {
+            inner: El::new(p),
+            cycle: 0,
+            from: 2_000,
+        };
+        let r = cosim::elf(buggy, p, module, &opts(cycles, 4, cfg), &mut |_| {}).unwrap();
+        let m = r.mismatch.expect("the planted bug is caught");
+        assert!(m.cycle >= 2_000 && m.port == "prio1", "{m}");
+        assert!(m.rtl_vcd.is_some_and(|p| p.exists()));
     }
 }

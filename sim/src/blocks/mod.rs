@@ -37,6 +37,12 @@ pub const CATALOG: &[BlockInfo] = &[
         presets: warp_arbiter::Preset::NAMES,
     },
     BlockInfo {
+        name: "elf",
+        summary: "ELF program-point table, priority calculators, warp priority table and issue select (seed 003 ch. III)",
+        policies: &["base"],
+        presets: &["fermi", "proto"],
+    },
+    BlockInfo {
         name: "newcar",
         summary: "NewCAR re-execution queue of the load/store unit (ELF, seed 003 ch. III)",
         policies: &["base"],

@@ -32,6 +32,8 @@
 //! table); distance `d = (pc_slot - pc) >> inst_shift`; a branch gives `sat(d + score)`, a load
 //! `sat(d >= score ? d - score : d)` (`merge_ge`, A-6), no slot gives 255.
 
+pub mod stimulus;
+
 use crate::block::{clog2, low_bits, Block, Inspect, PortSpec};
 use crate::port_bundle;
 

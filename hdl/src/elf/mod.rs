@@ -1,0 +1,466 @@
+//! RTL of the ELF block: program-point table, three priority calculators ([`PrioCalc`]: two
+//! WPT update ports and the launch port), the warp priority table and the issue select of the
+//! two warp schedulers. Behaviour, ports and cycle timing are specified in
+//! `gpusim::blocks::elf`.
+//!
+//! `N` warps (two schedulers of `S = N / 2`, local ids of `SB` bits), `P` program-point slots
+//! (`PB` bits). Warp `w` is local warp `w / 2` of scheduler `w % 2`; the WPT and the age
+//! matrices are kept per scheduler. Issue select compares every pair of eligible warps by
+//! `(WPT, not greedy, age)`: `S x S` comparators per scheduler, as the GTO arbiter's age
+//! matrix does for age alone.
+
+mod calc;
+
+pub use calc::PrioCalc;
+
+use crate::consts::{below_table, constant, index_table, onehot_table};
+use crate::sim::Clocked;
+use rust_hdl::prelude::*;
+
+/// The ELF block.
+#[derive(LogicBlock)]
+pub struct Elf<const N: usize, const S: usize, const SB: usize, const P: usize, const PB: usize> {
+    /// Rising-edge clock.
+    pub clock: Signal<In, Clock>,
+    /// Synchronous reset, active high.
+    pub reset: Signal<In, Bit>,
+    /// Invalidate every table slot.
+    pub tw_clear: Signal<In, Bit>,
+    /// Write a table slot.
+    pub tw_en: Signal<In, Bit>,
+    /// Slot written.
+    pub tw_slot: Signal<In, Bits<PB>>,
+    /// Written valid bit.
+    pub tw_valid: Signal<In, Bit>,
+    /// Written branch bit.
+    pub tw_branch: Signal<In, Bit>,
+    /// Written PC.
+    pub tw_pc: Signal<In, Bits<32>>,
+    /// Written score.
+    pub tw_score: Signal<In, Bits<8>>,
+    /// Warps launched this cycle.
+    pub launch: Signal<In, Bits<N>>,
+    /// Their start PC.
+    pub launch_pc: Signal<In, Bits<32>>,
+    /// Warps exiting this cycle.
+    pub exit: Signal<In, Bits<N>>,
+    /// Scheduler 0's issuable warps.
+    pub ready0: Signal<In, Bits<S>>,
+    /// Scheduler 1's issuable warps.
+    pub ready1: Signal<In, Bits<S>>,
+    /// Update the WPT entry of scheduler 0's previous grant.
+    pub upd0_valid: Signal<In, Bit>,
+    /// Recalculate it (else decrement).
+    pub upd0_trig: Signal<In, Bit>,
+    /// Its next PC.
+    pub upd0_pc: Signal<In, Bits<32>>,
+    /// Update the WPT entry of scheduler 1's previous grant.
+    pub upd1_valid: Signal<In, Bit>,
+    /// Recalculate it (else decrement).
+    pub upd1_trig: Signal<In, Bit>,
+    /// Its next PC.
+    pub upd1_pc: Signal<In, Bits<32>>,
+    /// Scheduler 0 grants.
+    pub grant0_valid: Signal<Out, Bit>,
+    /// Scheduler 0's granted warp.
+    pub grant0_warp: Signal<Out, Bits<SB>>,
+    /// Its WPT value.
+    pub prio0: Signal<Out, Bits<8>>,
+    /// Scheduler 1 grants.
+    pub grant1_valid: Signal<Out, Bit>,
+    /// Scheduler 1's granted warp.
+    pub grant1_warp: Signal<Out, Bits<SB>>,
+    /// Its WPT value.
+    pub prio1: Signal<Out, Bits<8>>,
+    calc_u0: PrioCalc<P>,
+    calc_u1: PrioCalc<P>,
+    calc_l: PrioCalc<P>,
+    tv: DFF<Bits<P>>,
+    tb: DFF<Bits<P>>,
+    tpc: [DFF<Bits<32>>; P],
+    tsc: [DFF<Bits<8>>; P],
+    wpt0: [DFF<Bits<8>>; S],
+    wpt1: [DFF<Bits<8>>; S],
+    live0: DFF<Bits<S>>,
+    live1: DFF<Bits<S>>,
+    last0: DFF<Bits<SB>>,
+    last1: DFF<Bits<SB>>,
+    last0_valid: DFF<Bit>,
+    last1_valid: DFF<Bit>,
+    pend0: DFF<Bits<SB>>,
+    pend1: DFF<Bits<SB>>,
+    pend0_valid: DFF<Bit>,
+    pend1_valid: DFF<Bit>,
+    older0: [DFF<Bits<S>>; S],
+    older1: [DFF<Bits<S>>; S],
+    launch0: Signal<Local, Bits<S>>,
+    launch1: Signal<Local, Bits<S>>,
+    exit0: Signal<Local, Bits<S>>,
+    exit1: Signal<Local, Bits<S>>,
+    elig0: Signal<Local, Bits<S>>,
+    elig1: Signal<Local, Bits<S>>,
+    greedy0: Signal<Local, Bits<S>>,
+    greedy1: Signal<Local, Bits<S>>,
+    beats0: [Signal<Local, Bits<S>>; S],
+    beats1: [Signal<Local, Bits<S>>; S],
+    win0: Signal<Local, Bits<S>>,
+    win1: Signal<Local, Bits<S>>,
+    sel0: Signal<Local, Bits<SB>>,
+    sel1: Signal<Local, Bits<SB>>,
+    selp0: Signal<Local, Bits<8>>,
+    selp1: Signal<Local, Bits<8>>,
+    tv_new: Signal<Local, Bits<P>>,
+    tb_new: Signal<Local, Bits<P>>,
+    zero_s: Constant<Bits<S>>,
+    ones_s: Constant<Bits<S>>,
+    zero_p: Constant<Bits<P>>,
+    zero_sb: Constant<Bits<SB>>,
+    zero8: Constant<Bits<8>>,
+    one8: Constant<Bits<8>>,
+    max8: Constant<Bits<8>>,
+    ids: [Constant<Bits<SB>>; S],
+    slots: [Constant<Bits<PB>>; P],
+    onehots: [Constant<Bits<S>>; S],
+    slot_onehots: [Constant<Bits<P>>; P],
+    below: [Constant<Bits<S>>; S],
+}
+
+impl<const N: usize, const S: usize, const SB: usize, const P: usize, const PB: usize> Default
+    for Elf<N, S, SB, P, PB>
+{
+    fn default() -> Self {
+        assert!(N == 2 * S && S <= 32 && (1usize << SB) >= S && (1usize << PB) == P);
+        Self {
+            clock: Default::default(),
+            reset: Default::default(),
+            tw_clear: Default::default(),
+            tw_en: Default::default(),
+            tw_slot: Default::default(),
+            tw_valid: Default::default(),
+            tw_branch: Default::default(),
+            tw_pc: Default::default(),
+            tw_score: Default::default(),
+            launch: Default::default(),
+            launch_pc: Default::default(),
+            exit: Default::default(),
+            ready0: Default::default(),
+            ready1: Default::default(),
+            upd0_valid: Default::default(),
+            upd0_trig: Default::default(),
+            upd0_pc: Default::default(),
+            upd1_valid: Default::default(),
+            upd1_trig: Default::default(),
+            upd1_pc: Default::default(),
+            grant0_valid: Default::default(),
+            grant0_warp: Default::default(),
+            prio0: Default::default(),
+            grant1_valid: Default::default(),
+            grant1_warp: Default::default(),
+            prio1: Default::default(),
+            calc_u0: Default::default(),
+            calc_u1: Default::default(),
+            calc_l: Default::default(),
+            tv: Default::default(),
+            tb: Default::default(),
+            tpc: array_init::array_init(|_| Default::default()),
+            tsc: array_init::array_init(|_| Default::default()),
+            wpt0: array_init::array_init(|_| Default::default()),
+            wpt1: array_init::array_init(|_| Default::default()),
+            live0: Default::default(),
+            live1: Default::default(),
+            last0: Default::default(),
+            last1: Default::default(),
+            last0_valid: Default::default(),
+            last1_valid: Default::default(),
+            pend0: Default::default(),
+            pend1: Default::default(),
+            pend0_valid: Default::default(),
+            pend1_valid: Default::default(),
+            older0: array_init::array_init(|_| Default::default()),
+            older1: array_init::array_init(|_| Default::default()),
+            launch0: Default::default(),
+            launch1: Default::default(),
+            exit0: Default::default(),
+            exit1: Default::default(),
+            elig0: Default::default(),
+            elig1: Default::default(),
+            greedy0: Default::default(),
+            greedy1: Default::default(),
+            beats0: array_init::array_init(|_| Default::default()),
+            beats1: array_init::array_init(|_| Default::default()),
+            win0: Default::default(),
+            win1: Default::default(),
+            sel0: Default::default(),
+            sel1: Default::default(),
+            selp0: Default::default(),
+            selp1: Default::default(),
+            tv_new: Default::default(),
+            tb_new: Default::default(),
+            zero_s: constant(0),
+            ones_s: constant(if S == 64 { u64::MAX } else { (1u64 << S) - 1 }),
+            zero_p: constant(0),
+            zero_sb: constant(0),
+            zero8: constant(0),
+            one8: constant(1),
+            max8: constant(255),
+            ids: index_table(),
+            slots: index_table(),
+            onehots: onehot_table(),
+            slot_onehots: onehot_table(),
+            below: below_table(),
+        }
+    }
+}
+
+impl<const N: usize, const S: usize, const SB: usize, const P: usize, const PB: usize> Logic
+    for Elf<N, S, SB, P, PB>
+{
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(
+            self,
+            clock,
+            tv,
+            tb,
+            live0,
+            live1,
+            last0,
+            last1,
+            last0_valid,
+            last1_valid,
+            pend0,
+            pend1,
+            pend0_valid,
+            pend1_valid
+        );
+        for i in 0..P {
+            self.tpc[i].clock.next = self.clock.val();
+            self.tpc[i].d.next = self.tpc[i].q.val();
+            self.tsc[i].clock.next = self.clock.val();
+            self.tsc[i].d.next = self.tsc[i].q.val();
+        }
+        for i in 0..S {
+            self.wpt0[i].clock.next = self.clock.val();
+            self.wpt0[i].d.next = self.wpt0[i].q.val();
+            self.wpt1[i].clock.next = self.clock.val();
+            self.wpt1[i].d.next = self.wpt1[i].q.val();
+            self.older0[i].clock.next = self.clock.val();
+            self.older0[i].d.next = self.older0[i].q.val();
+            self.older1[i].clock.next = self.clock.val();
+            self.older1[i].d.next = self.older1[i].q.val();
+        }
+        // The calculators read the table as it is during the cycle.
+        self.calc_u0.pc.next = self.upd0_pc.val();
+        self.calc_u1.pc.next = self.upd1_pc.val();
+        self.calc_l.pc.next = self.launch_pc.val();
+        self.calc_u0.tv.next = self.tv.q.val();
+        self.calc_u1.tv.next = self.tv.q.val();
+        self.calc_l.tv.next = self.tv.q.val();
+        self.calc_u0.tb.next = self.tb.q.val();
+        self.calc_u1.tb.next = self.tb.q.val();
+        self.calc_l.tb.next = self.tb.q.val();
+        for i in 0..P {
+            self.calc_u0.tpc[i].next = self.tpc[i].q.val();
+            self.calc_u1.tpc[i].next = self.tpc[i].q.val();
+            self.calc_l.tpc[i].next = self.tpc[i].q.val();
+            self.calc_u0.tsc[i].next = self.tsc[i].q.val();
+            self.calc_u1.tsc[i].next = self.tsc[i].q.val();
+            self.calc_l.tsc[i].next = self.tsc[i].q.val();
+        }
+        // Per-scheduler launch and exit masks.
+        self.launch0.next = self.zero_s.val();
+        self.launch1.next = self.zero_s.val();
+        self.exit0.next = self.zero_s.val();
+        self.exit1.next = self.zero_s.val();
+        for l in 0..S {
+            if self.launch.val().get_bit(2 * l) {
+                self.launch0.next = self.launch0.val() | self.onehots[l].val();
+            }
+            if self.launch.val().get_bit(2 * l + 1) {
+                self.launch1.next = self.launch1.val() | self.onehots[l].val();
+            }
+            if self.exit.val().get_bit(2 * l) {
+                self.exit0.next = self.exit0.val() | self.onehots[l].val();
+            }
+            if self.exit.val().get_bit(2 * l + 1) {
+                self.exit1.next = self.exit1.val() | self.onehots[l].val();
+            }
+        }
+        // Issue select: warp i wins when it beats every other eligible warp.
+        self.elig0.next = self.ready0.val() & self.live0.q.val();
+        self.elig1.next = self.ready1.val() & self.live1.q.val();
+        self.greedy0.next = self.zero_s.val();
+        self.greedy1.next = self.zero_s.val();
+        for i in 0..S {
+            if self.last0_valid.q.val() & (self.last0.q.val() == self.ids[i].val()) {
+                self.greedy0.next = self.onehots[i].val();
+            }
+            if self.last1_valid.q.val() & (self.last1.q.val() == self.ids[i].val()) {
+                self.greedy1.next = self.onehots[i].val();
+            }
+        }
+        for i in 0..S {
+            self.beats0[i].next = self.zero_s.val();
+            self.beats1[i].next = self.zero_s.val();
+            for j in 0..S {
+                if (self.wpt0[i].q.val() < self.wpt0[j].q.val())
+                    | ((self.wpt0[i].q.val() == self.wpt0[j].q.val())
+                        & ((self.greedy0.val().get_bit(i) & !self.greedy0.val().get_bit(j))
+                            | ((self.greedy0.val().get_bit(i) == self.greedy0.val().get_bit(j))
+                                & self.older0[j].q.val().get_bit(i))))
+                {
+                    self.beats0[i].next = self.beats0[i].val() | self.onehots[j].val();
+                }
+                if (self.wpt1[i].q.val() < self.wpt1[j].q.val())
+                    | ((self.wpt1[i].q.val() == self.wpt1[j].q.val())
+                        & ((self.greedy1.val().get_bit(i) & !self.greedy1.val().get_bit(j))
+                            | ((self.greedy1.val().get_bit(i) == self.greedy1.val().get_bit(j))
+                                & self.older1[j].q.val().get_bit(i))))
+                {
+                    self.beats1[i].next = self.beats1[i].val() | self.onehots[j].val();
+                }
+            }
+        }
+        self.win0.next = self.zero_s.val();
+        self.win1.next = self.zero_s.val();
+        for i in 0..S {
+            if self.elig0.val().get_bit(i)
+                & ((self.beats0[i].val() | !self.elig0.val() | self.onehots[i].val())
+                    == self.ones_s.val())
+            {
+                self.win0.next = self.win0.val() | self.onehots[i].val();
+            }
+            if self.elig1.val().get_bit(i)
+                & ((self.beats1[i].val() | !self.elig1.val() | self.onehots[i].val())
+                    == self.ones_s.val())
+            {
+                self.win1.next = self.win1.val() | self.onehots[i].val();
+            }
+        }
+        self.sel0.next = self.zero_sb.val();
+        self.sel1.next = self.zero_sb.val();
+        self.selp0.next = self.zero8.val();
+        self.selp1.next = self.zero8.val();
+        for i in 0..S {
+            if self.win0.val().get_bit(i) {
+                self.sel0.next = self.ids[i].val();
+                self.selp0.next = self.wpt0[i].q.val();
+            }
+            if self.win1.val().get_bit(i) {
+                self.sel1.next = self.ids[i].val();
+                self.selp1.next = self.wpt1[i].q.val();
+            }
+        }
+        self.grant0_valid.next = self.win0.val().any();
+        self.grant0_warp.next = self.sel0.val();
+        self.prio0.next = self.selp0.val();
+        self.grant1_valid.next = self.win1.val().any();
+        self.grant1_warp.next = self.sel1.val();
+        self.prio1.next = self.selp1.val();
+        // WPT updates of the previous grants, then launches.
+        for i in 0..S {
+            if self.upd0_valid.val()
+                & self.pend0_valid.q.val()
+                & (self.pend0.q.val() == self.ids[i].val())
+            {
+                if self.upd0_trig.val() {
+                    self.wpt0[i].d.next = self.calc_u0.prio.val();
+                } else if (self.wpt0[i].q.val() != self.max8.val())
+                    & (self.wpt0[i].q.val() != self.zero8.val())
+                {
+                    self.wpt0[i].d.next = self.wpt0[i].q.val() - self.one8.val();
+                }
+            }
+            if self.upd1_valid.val()
+                & self.pend1_valid.q.val()
+                & (self.pend1.q.val() == self.ids[i].val())
+            {
+                if self.upd1_trig.val() {
+                    self.wpt1[i].d.next = self.calc_u1.prio.val();
+                } else if (self.wpt1[i].q.val() != self.max8.val())
+                    & (self.wpt1[i].q.val() != self.zero8.val())
+                {
+                    self.wpt1[i].d.next = self.wpt1[i].q.val() - self.one8.val();
+                }
+            }
+            if self.launch0.val().get_bit(i) {
+                self.wpt0[i].d.next = self.calc_l.prio.val();
+                self.older0[i].d.next =
+                    !self.launch0.val() | (self.launch0.val() & self.below[i].val());
+            } else {
+                self.older0[i].d.next = self.older0[i].q.val() & !self.launch0.val();
+            }
+            if self.launch1.val().get_bit(i) {
+                self.wpt1[i].d.next = self.calc_l.prio.val();
+                self.older1[i].d.next =
+                    !self.launch1.val() | (self.launch1.val() & self.below[i].val());
+            } else {
+                self.older1[i].d.next = self.older1[i].q.val() & !self.launch1.val();
+            }
+        }
+        self.live0.d.next = (self.live0.q.val() & !self.exit0.val()) | self.launch0.val();
+        self.live1.d.next = (self.live1.q.val() & !self.exit1.val()) | self.launch1.val();
+        if self.win0.val().any() {
+            self.last0.d.next = self.sel0.val();
+            self.last0_valid.d.next = true;
+        }
+        if self.win1.val().any() {
+            self.last1.d.next = self.sel1.val();
+            self.last1_valid.d.next = true;
+        }
+        self.pend0.d.next = self.sel0.val();
+        self.pend0_valid.d.next = self.win0.val().any();
+        self.pend1.d.next = self.sel1.val();
+        self.pend1_valid.d.next = self.win1.val().any();
+        // Table write port: clear, then write one slot.
+        self.tv_new.next = self.tv.q.val();
+        self.tb_new.next = self.tb.q.val();
+        if self.tw_clear.val() {
+            self.tv_new.next = self.zero_p.val();
+            self.tb_new.next = self.zero_p.val();
+        }
+        for i in 0..P {
+            if self.tw_en.val() & (self.tw_slot.val() == self.slots[i].val()) {
+                self.tv_new.next = self.tv_new.val() & !self.slot_onehots[i].val();
+                self.tb_new.next = self.tb_new.val() & !self.slot_onehots[i].val();
+                if self.tw_valid.val() {
+                    self.tv_new.next = self.tv_new.val() | self.slot_onehots[i].val();
+                }
+                if self.tw_branch.val() {
+                    self.tb_new.next = self.tb_new.val() | self.slot_onehots[i].val();
+                }
+                self.tpc[i].d.next = self.tw_pc.val();
+                self.tsc[i].d.next = self.tw_score.val();
+            }
+        }
+        self.tv.d.next = self.tv_new.val();
+        self.tb.d.next = self.tb_new.val();
+        if self.reset.val() {
+            self.tv.d.next = self.zero_p.val();
+            self.tb.d.next = self.zero_p.val();
+            self.live0.d.next = self.zero_s.val();
+            self.live1.d.next = self.zero_s.val();
+            self.last0_valid.d.next = false;
+            self.last1_valid.d.next = false;
+            self.pend0_valid.d.next = false;
+            self.pend1_valid.d.next = false;
+            for i in 0..S {
+                self.wpt0[i].d.next = self.max8.val();
+                self.wpt1[i].d.next = self.max8.val();
+                self.older0[i].d.next = self.below[i].val();
+                self.older1[i].d.next = self.below[i].val();
+            }
+        }
+    }
+}
+
+impl<const N: usize, const S: usize, const SB: usize, const P: usize, const PB: usize> Clocked
+    for Elf<N, S, SB, P, PB>
+{
+    fn clock_signal(&mut self) -> &mut Signal<In, Clock> {
+        &mut self.clock
+    }
+}
+
+#[cfg(test)]
+mod tests;

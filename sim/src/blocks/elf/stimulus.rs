@@ -1,0 +1,135 @@
+//! Constrained-random stimulus for the ELF block: every few thousand cycles the program-point
+//! table is rewritten (clear, then one slot per cycle: a random PC-sorted table with loads,
+//! branches and merged scores); in between, warps launch and exit, become ready, and every
+//! grant is followed by its WPT update (a recalculation one time in three, at a PC around the
+//! table's). About one cycle in 64 is unconstrained. Deterministic for a seed.
+
+use super::{ElfIn, ElfOut, Params};
+use crate::block::low_bits;
+use rand::{Rng, SeedableRng};
+use rand_xoshiro::Xoshiro256PlusPlus;
+
+/// Stimulus generator for one ELF block.
+#[derive(Clone, Debug)]
+pub struct Stimulus {
+    params: Params,
+    rng: Xoshiro256PlusPlus,
+    live: u64,
+    /// Table rows still to write: (valid, branch, pc, score).
+    writing: Vec<(bool, bool, u32, u8)>,
+    clear: bool,
+    until_rewrite: u32,
+}
+
+impl Stimulus {
+    /// A generator for `params` seeded with `seed`.
+    pub fn new(params: Params, seed: u64) -> Self {
+        Self {
+            params,
+            rng: Xoshiro256PlusPlus::seed_from_u64(seed),
+            live: 0,
+            writing: vec![],
+            clear: false,
+            until_rewrite: 0,
+        }
+    }
+
+    fn new_table(&mut self) {
+        let p = self.params;
+        let n = self.rng.gen_range(0..=p.slots);
+        let mut pc = 0u32;
+        self.writing = (0..p.slots)
+            .map(|k| {
+                pc += 8 * self.rng.gen_range(1..40);
+                (
+                    k < n,
+                    self.rng.gen_ratio(1, 3),
+                    pc,
+                    if self.rng.gen_ratio(1, 3) {
+                        self.rng.gen()
+                    } else {
+                        0
+                    },
+                )
+            })
+            .collect();
+        self.writing.reverse();
+        self.clear = true;
+        self.until_rewrite = self.rng.gen_range(500..6000);
+    }
+
+    /// Inputs for the next cycle, given the outputs of the previous one.
+    pub fn next(&mut self, prev: Option<&ElfOut>) -> ElfIn {
+        let p = self.params;
+        let all = low_bits(p.warps);
+        let per = low_bits(p.per_sched());
+        if self.until_rewrite == 0 && self.writing.is_empty() {
+            self.new_table();
+        }
+        if self.clear {
+            self.clear = false;
+            return ElfIn {
+                tw_clear: true,
+                ..Default::default()
+            };
+        }
+        if let Some((valid, branch, pc, score)) = self.writing.pop() {
+            let slot = (p.slots - 1 - self.writing.len()) as u8;
+            return ElfIn {
+                tw_en: true,
+                tw_slot: slot,
+                tw_valid: valid,
+                tw_branch: branch,
+                tw_pc: pc,
+                tw_score: score,
+                ..Default::default()
+            };
+        }
+        self.until_rewrite -= 1;
+        let span = 8 * 40 * p.slots as u32;
+        if self.rng.gen_ratio(1, 64) {
+            return ElfIn {
+                launch: self.rng.gen::<u64>() & all,
+                launch_pc: self.rng.gen_range(0..span) & !7,
+                exit: self.rng.gen::<u64>() & all,
+                ready0: self.rng.gen::<u64>() & per,
+                ready1: self.rng.gen::<u64>() & per,
+                upd0_valid: self.rng.gen(),
+                upd0_trig: self.rng.gen(),
+                upd0_pc: self.rng.gen(),
+                upd1_valid: self.rng.gen(),
+                upd1_trig: self.rng.gen(),
+                upd1_pc: self.rng.gen(),
+                ..Default::default()
+            };
+        }
+        let launch = if self.rng.gen_ratio(1, 30) {
+            self.rng.gen::<u64>() & all & !self.live
+        } else {
+            0
+        };
+        let exit = if self.rng.gen_ratio(1, 40) {
+            self.rng.gen::<u64>() & self.live & self.rng.gen::<u64>()
+        } else {
+            0
+        };
+        self.live = (self.live & !exit) | launch;
+        let (g0, g1) = prev.map_or((false, false), |o| (o.grant0_valid, o.grant1_valid));
+        let mut pc = || self.rng.gen_range(0..span) & !7;
+        let (pc0, pc1, lpc) = (pc(), pc(), pc());
+        ElfIn {
+            launch,
+            launch_pc: lpc,
+            exit,
+            ready0: self.rng.gen::<u64>() & per,
+            ready1: self.rng.gen::<u64>() & per,
+            upd0_valid: g0,
+            upd0_trig: self.rng.gen_ratio(1, 3),
+            upd0_pc: pc0,
+            upd1_valid: g1,
+            upd1_trig: self.rng.gen_ratio(1, 3),
+            upd1_pc: pc1,
+            ..Default::default()
+        }
+    }
+}
