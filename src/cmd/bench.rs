@@ -7,7 +7,7 @@ use clap::Args;
 use gpusim::config::GpuConfig;
 use gpusim::gpu::arbiter::golden_factory;
 use gpusim::gpu::{Gpu, SimOptions};
-use gpusim::workload::builtin::BuiltinWorkload;
+use gpusim::workload::builtin;
 use gpusim::workload::kernel::{TraceWorkload, WorkloadSource};
 use serde::Serialize;
 use std::path::{Path, PathBuf};
@@ -76,7 +76,7 @@ fn workloads(traces: &Path) -> Vec<(String, Opener)> {
     for (name, size) in [("stream", "large"), ("compute", "large")] {
         v.push((
             format!("{name}_{size}"),
-            Box::new(move || Ok(Box::new(BuiltinWorkload::new(name, size)?) as _)),
+            Box::new(move || Ok(Box::new(builtin::workload(name, size)?) as _)),
         ));
     }
     for t in ["vectoradd-100-32", "matrixmul-32-32"] {

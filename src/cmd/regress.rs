@@ -18,7 +18,7 @@ use gpusched_tb::lockstep::LockstepConfig;
 use gpusim::blocks::{warp_arbiter, CATALOG};
 use gpusim::config::GpuConfig;
 use gpusim::gpu::{SimError, SimOptions};
-use gpusim::workload::builtin::{self, BuiltinWorkload};
+use gpusim::workload::builtin;
 use gpusim::workload::kernel::{TraceWorkload, WorkloadSource};
 use serde_json::json;
 use std::path::PathBuf;
@@ -90,7 +90,7 @@ fn gpu_lockstep(a: &RegressArgs, rtl: bool) -> Result<Vec<GpuRow>> {
             let mut open = || -> Result<Box<dyn WorkloadSource>, SimError> {
                 Ok(match dir {
                     Some(d) => Box::new(TraceWorkload::open(d)?),
-                    None => Box::new(BuiltinWorkload::new(&kernel, &a.gpu_size)?),
+                    None => Box::new(builtin::workload(&kernel, &a.gpu_size)?),
                 })
             };
             let mut progress = RunProgress::new(&format!("{name} {}", policy.name()));

@@ -13,7 +13,7 @@ use gpusim::blocks::warp_arbiter::{ArbiterIn, ArbiterOut, Golden, Params, Policy
 use gpusim::config::GpuConfig;
 use gpusim::gpu::arbiter::{ArbiterFactory, ArbiterPort, ArbiterSite, BlockFault};
 use gpusim::gpu::{Report, SimError, SimOptions};
-use gpusim::workload::builtin::BuiltinWorkload;
+use gpusim::workload::builtin;
 use gpusim::workload::kernel::{TraceWorkload, WorkloadSource};
 use std::cell::RefCell;
 use std::path::PathBuf;
@@ -48,7 +48,7 @@ fn workloads() -> Vec<(String, Opener)> {
     for k in ["stream", "compute"] {
         v.push((
             k.into(),
-            Box::new(move || Box::new(BuiltinWorkload::new(k, "medium").unwrap())),
+            Box::new(move || Box::new(builtin::workload(k, "medium").unwrap())),
         ));
     }
     v
@@ -149,7 +149,7 @@ fn a_planted_bug_in_one_scheduler_stops_the_gpu_at_the_predicted_cycle_with_wave
             };
         let mut g = gpusim::gpu::Gpu::new(&gpu, opts.clone(), &mut f).unwrap();
         g.run(
-            &mut BuiltinWorkload::new("compute", "small").unwrap(),
+            &mut builtin::workload("compute", "small").unwrap(),
             &mut |_| {},
         )
         .unwrap();
@@ -196,7 +196,7 @@ fn a_planted_bug_in_one_scheduler_stops_the_gpu_at_the_predicted_cycle_with_wave
         &gpu,
         &opts,
         &mut || -> Result<Box<dyn WorkloadSource>, SimError> {
-            Ok(Box::new(BuiltinWorkload::new("compute", "small").unwrap()))
+            Ok(Box::new(builtin::workload("compute", "small").unwrap()))
         },
         make,
         true,

@@ -2,7 +2,8 @@ use super::arbiter::{golden_factory, ArbiterPort};
 use super::*;
 use crate::blocks::warp_arbiter::{ArbiterIn, ArbiterOut};
 use crate::config::GpuConfig;
-use crate::workload::builtin::{Builtin, BuiltinWorkload};
+use crate::workload::builtin::{self, Builtin};
+use crate::workload::kernel::SingleKernel;
 use crate::workload::kernel::{KernelSource, TraceWorkload};
 use crate::workload::shared_trace;
 
@@ -20,8 +21,8 @@ fn run(workload: &mut dyn WorkloadSource, opts: SimOptions) -> Report {
     run_on(&gtx480(), workload, opts)
 }
 
-fn builtin(name: &str, size: &str) -> BuiltinWorkload {
-    BuiltinWorkload::new(name, size).unwrap()
+fn builtin(name: &str, size: &str) -> SingleKernel {
+    builtin::workload(name, size).unwrap()
 }
 
 #[test]

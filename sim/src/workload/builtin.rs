@@ -10,7 +10,7 @@
 //!
 //! Programs use Fermi's 8-byte instruction steps (binary version 20). Blocks have 256 threads.
 
-use super::kernel::{BlockInsts, KernelInfo, KernelSource, WorkloadError, WorkloadSource};
+use super::kernel::{BlockInsts, KernelInfo, KernelSource, SingleKernel, WorkloadError};
 use super::sass::OpClass::{self, *};
 use super::{Dim3, WARP_SIZE};
 
@@ -245,32 +245,7 @@ impl KernelSource for Builtin {
     }
 }
 
-/// One built-in kernel as a workload.
-pub struct BuiltinWorkload {
-    name: String,
-    kernel: Option<Builtin>,
-}
-
-impl BuiltinWorkload {
-    /// The built-in kernel `name` at `size`.
-    pub fn new(name: &str, size: &str) -> Result<Self, WorkloadError> {
-        let k = Builtin::new(name, size)?;
-        Ok(Self {
-            name: k.info.name.clone(),
-            kernel: Some(k),
-        })
-    }
-}
-
-impl WorkloadSource for BuiltinWorkload {
-    fn name(&self) -> &str {
-        &self.name
-    }
-
-    fn next_kernel(&mut self) -> Result<Option<Box<dyn KernelSource>>, WorkloadError> {
-        Ok(self
-            .kernel
-            .take()
-            .map(|k| Box::new(k) as Box<dyn KernelSource>))
-    }
+/// The built-in kernel `name` at `size`, as a one-kernel workload.
+pub fn workload(name: &str, size: &str) -> Result<SingleKernel, WorkloadError> {
+    Ok(SingleKernel::new(Box::new(Builtin::new(name, size)?)))
 }

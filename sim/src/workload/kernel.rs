@@ -174,6 +174,32 @@ pub trait WorkloadSource {
     fn next_kernel(&mut self) -> Result<Option<Box<dyn KernelSource>>, WorkloadError>;
 }
 
+/// A workload of one kernel (built-in and synthetic kernels).
+pub struct SingleKernel {
+    name: String,
+    kernel: Option<Box<dyn KernelSource>>,
+}
+
+impl SingleKernel {
+    /// The workload running `kernel` once, named after it.
+    pub fn new(kernel: Box<dyn KernelSource>) -> Self {
+        Self {
+            name: kernel.info().name.clone(),
+            kernel: Some(kernel),
+        }
+    }
+}
+
+impl WorkloadSource for SingleKernel {
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn next_kernel(&mut self) -> Result<Option<Box<dyn KernelSource>>, WorkloadError> {
+        Ok(self.kernel.take())
+    }
+}
+
 /// An Accel-Sim kernel trace as a [`KernelSource`].
 pub struct TraceKernel {
     trace: KernelTrace,

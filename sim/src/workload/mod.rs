@@ -37,11 +37,9 @@ pub fn open_named(
     size: &str,
 ) -> Result<Box<dyn kernel::WorkloadSource>, kernel::WorkloadError> {
     if builtin::NAMES.contains(&name) {
-        return Ok(Box::new(builtin::BuiltinWorkload::new(name, size)?));
+        return Ok(Box::new(builtin::workload(name, size)?));
     }
-    Ok(Box::new(synth::SynthWorkload::new(synth::build(
-        name, size,
-    )?)))
+    Ok(Box::new(synth::workload(synth::build(name, size)?)))
 }
 
 /// Threads per warp.

@@ -15,7 +15,7 @@ pub mod suite;
 pub use interp::SynthKernel;
 pub use ir::{Addr, CmpOp, Cond, Expr, Inst, Op, Program, Space, SynthDef, Var};
 
-use crate::workload::kernel::{KernelSource, WorkloadError, WorkloadSource};
+use crate::workload::kernel::{SingleKernel, WorkloadError};
 use serde::Serialize;
 
 /// Suite workload `name` at size `size` (`small`, `medium`, `large`).
@@ -39,36 +39,9 @@ pub fn build(name: &str, size: &str) -> Result<SynthDef, WorkloadError> {
 }
 
 /// One synthetic kernel as a workload.
-pub struct SynthWorkload {
-    name: String,
-    kernel: Option<SynthKernel>,
+pub fn workload(def: SynthDef) -> SingleKernel {
+    SingleKernel::new(Box::new(SynthKernel::new(def)))
 }
-
-impl SynthWorkload {
-    /// The workload of one kernel definition.
-    pub fn new(def: SynthDef) -> Self {
-        Self {
-            name: def.name.clone(),
-            kernel: Some(SynthKernel::new(def)),
-        }
-    }
-}
-
-impl WorkloadSource for SynthWorkload {
-    fn name(&self) -> &str {
-        &self.name
-    }
-
-    fn next_kernel(&mut self) -> Result<Option<Box<dyn KernelSource>>, WorkloadError> {
-        Ok(self
-            .kernel
-            .take()
-            .map(|k| Box::new(k) as Box<dyn KernelSource>))
-    }
-}
-
-#[cfg(test)]
-mod tests;
 
 /// Whether a kernel may be re-executed from the start (Chimera's strict idempotence, checked
 /// statically): it has no global atomic and no global store into an array it also loads
@@ -132,3 +105,6 @@ pub fn idempotence(def: &SynthDef) -> Result<Idempotence, WorkloadError> {
         region_before_overwrite: Some(at as f64 / w.len().max(1) as f64),
     })
 }
+
+#[cfg(test)]
+mod tests;

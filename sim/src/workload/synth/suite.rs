@@ -114,6 +114,26 @@ fn ffma(p: &mut Program, n: usize, acc: u16, src: u16) {
     }
 }
 
+/// One step `k = Loop(0)` of a 16x16-tiled product on `n`-wide row-major matrices: the
+/// block's row tile `(by, k)` of `a` and column tile `(k, bx)` of `b` into shared memory, a
+/// barrier, `inner` multiply-adds from shared memory, a barrier.
+fn tile_product(p: &mut Program, n: i64, a: u64, b: u64, inner: i64) {
+    let row = at(v(Var::Gy), n, Expr::v(16, Var::Loop(0)).plus(1, Var::Tx));
+    let col = at(Expr::v(16, Var::Loop(0)).plus(1, Var::Ty), n, v(Var::Gx));
+    p.load(Space::Global, 10, 3, global(a, row));
+    p.load(Space::Global, 11, 3, global(b, col));
+    p.store(Space::Shared, 10, 3, shared(v(Var::Thread)));
+    p.store(Space::Shared, 11, 3, shared(v(Var::Thread).offset(256)));
+    p.barrier();
+    for k in 0..inner {
+        p.load(Space::Shared, 12, 3, shared(at(v(Var::Ty), 16, Expr::c(k))));
+        let col = shared(at(Expr::c(k), 16, v(Var::Tx)).offset(256));
+        p.load(Space::Shared, 13, 3, col);
+        p.alu(Fp, &[14], &[14, 12, 13]);
+    }
+    p.barrier();
+}
+
 fn pick<T: Copy>(s: usize, v: [T; 3]) -> T {
     v[s]
 }
@@ -289,24 +309,7 @@ fn lud(s: usize) -> SynthDef {
     prologue(&mut p);
     p.begin_loop(0);
     // Row panel: tile (by, k); column panel: tile (k, bx).
-    let row = at(v(Var::Gy), n, Expr::v(16, Var::Loop(0)).plus(1, Var::Tx));
-    let col = at(Expr::v(16, Var::Loop(0)).plus(1, Var::Ty), n, v(Var::Gx));
-    p.load(Space::Global, 10, 3, global(ARRAY[0], row));
-    p.load(Space::Global, 11, 3, global(ARRAY[0], col));
-    p.store(Space::Shared, 10, 3, shared(v(Var::Thread)));
-    p.store(Space::Shared, 11, 3, shared(v(Var::Thread).offset(256)));
-    p.barrier();
-    for k in 0..4 {
-        p.load(Space::Shared, 12, 3, shared(at(v(Var::Ty), 16, Expr::c(k))));
-        p.load(
-            Space::Shared,
-            13,
-            3,
-            shared(at(Expr::c(k), 16, v(Var::Tx)).offset(256)),
-        );
-        p.alu(Fp, &[14], &[14, 12, 13]);
-    }
-    p.barrier();
+    tile_product(&mut p, n, ARRAY[0], ARRAY[0], 4);
     p.end_loop(Expr::c(g as i64));
     p.load(
         Space::Global,
@@ -680,24 +683,7 @@ fn mm(s: usize) -> SynthDef {
     prologue(&mut p);
     p.begin_loop(1);
     p.begin_loop(0);
-    let a = at(v(Var::Gy), n, Expr::v(16, Var::Loop(0)).plus(1, Var::Tx));
-    let b = at(Expr::v(16, Var::Loop(0)).plus(1, Var::Ty), n, v(Var::Gx));
-    p.load(Space::Global, 10, 3, global(ARRAY[0], a));
-    p.load(Space::Global, 11, 3, global(ARRAY[1], b));
-    p.store(Space::Shared, 10, 3, shared(v(Var::Thread)));
-    p.store(Space::Shared, 11, 3, shared(v(Var::Thread).offset(256)));
-    p.barrier();
-    for k in 0..16 {
-        p.load(Space::Shared, 12, 3, shared(at(v(Var::Ty), 16, Expr::c(k))));
-        p.load(
-            Space::Shared,
-            13,
-            3,
-            shared(at(Expr::c(k), 16, v(Var::Tx)).offset(256)),
-        );
-        p.alu(Fp, &[14], &[14, 12, 13]);
-    }
-    p.barrier();
+    tile_product(&mut p, n, ARRAY[0], ARRAY[1], 16);
     p.end_loop(Expr::c(g as i64));
     p.end_loop(Expr::c(reps));
     p.store(
