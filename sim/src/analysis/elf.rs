@@ -375,5 +375,40 @@ pub fn code_of(program: &crate::workload::synth::Program) -> Code {
         .collect()
 }
 
+/// The static code of an Accel-Sim kernel for ELF, from the instructions its trace executed
+/// ([`StaticCode`], classes from the reader's [`OpcodeTable`]): global and local loads are
+/// program-point loads; a branch that jumped at least once goes to its lowest observed target
+/// (a branch never taken in the trace, and the reconvergence-stack opcodes of the branch class,
+/// are plain instructions). Instructions never executed are absent, so distances count
+/// executed static instructions; on Maxwell/Pascal code the PCs also skip one control word in
+/// four, which the hardware's PC-difference distance counts and this list does not.
+///
+/// [`StaticCode`]: crate::workload::static_code::StaticCode
+/// [`OpcodeTable`]: crate::workload::sass::OpcodeTable
+pub fn code_of_trace(
+    code: &crate::workload::static_code::StaticCode,
+    table: &crate::workload::sass::OpcodeTable,
+) -> Code {
+    use crate::workload::sass::OpClass;
+    let pcs: Vec<u64> = code.insts.keys().copied().collect();
+    code.insts
+        .iter()
+        .map(|(&pc, inst)| CodeInst {
+            pc,
+            kind: match table.class(inst.opcode) {
+                OpClass::LoadGlobal | OpClass::LoadLocal => Kind::Load,
+                OpClass::Branch => match inst.taken_targets.iter().next() {
+                    Some(t) => Kind::Branch {
+                        target: pcs.binary_search(t).expect("a taken target was executed"),
+                        unconditional: false,
+                    },
+                    None => Kind::Other,
+                },
+                _ => Kind::Other,
+            },
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests;

@@ -229,3 +229,75 @@ proptest! {
         prop_assert_eq!(c.recalc.len(), branches);
     }
 }
+
+#[test]
+fn real_trace_static_code_compiles() {
+    use crate::workload::accelsim::{read_kernelslist, Command, KernelTrace};
+    use crate::workload::sass::OpcodeTable;
+    use crate::workload::static_code::StaticCode;
+    let Some(dir) = crate::workload::shared_trace("matrixmul-32-32") else {
+        return;
+    };
+    let Command::Kernel { path } = read_kernelslist(&dir).unwrap().pop().unwrap() else {
+        panic!()
+    };
+    let mut k = KernelTrace::open(&path).unwrap();
+    let mut sc = StaticCode::new(k.header.binary_version);
+    while let Some(tb) = k.next_block().unwrap() {
+        sc.observe(&tb);
+    }
+    let mut table = OpcodeTable::default();
+    table.update(k.opcodes());
+    let code = code_of_trace(&sc, &table);
+    assert_eq!(code.len(), 138);
+    let loads: Vec<u64> = code
+        .iter()
+        .filter(|c| c.kind == Kind::Load)
+        .map(|c| c.pc)
+        .collect();
+    let c = compile(&code, &Params::default());
+    // One 32x32 tile: the loop is never taken, so only the global loads are program points.
+    assert!(!loads.is_empty());
+    assert_eq!(c.table.iter().map(|q| q.pc).collect::<Vec<_>>(), loads);
+    assert!(c.table.iter().all(|q| !q.branch && q.score == 0));
+    let first = code.iter().position(|x| x.kind == Kind::Load).unwrap();
+    assert_eq!(
+        c.table[0].idx, first,
+        "the first program point is the first global load"
+    );
+}
+
+#[test]
+fn a_kernel_compiles_the_same_from_its_program_and_from_its_trace() {
+    use crate::workload::accelsim::KernelTrace;
+    use crate::workload::sass::OpcodeTable;
+    use crate::workload::static_code::StaticCode;
+    // Every loop of these runs at least twice, so the trace shows each back edge (a branch
+    // never taken in a trace, like mm's outer loop at size small, has no visible target).
+    let mut loop_points = 0;
+    for name in ["km", "lud", "phase_msl"] {
+        let def = crate::workload::synth::build(name, "small").unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        crate::workload::export::export(
+            &mut crate::workload::synth::workload(def.clone()),
+            dir.path(),
+            &mut |_| {},
+        )
+        .unwrap();
+        let mut k = KernelTrace::open(&dir.path().join("kernel-1.traceg")).unwrap();
+        let mut sc = StaticCode::new(k.header.binary_version);
+        while let Some(tb) = k.next_block().unwrap() {
+            sc.observe(&tb);
+        }
+        let mut table = OpcodeTable::default();
+        table.update(k.opcodes());
+        let from_trace = compile(&code_of_trace(&sc, &table), &Params::default());
+        let direct = compile(&code_of(&def.program), &Params::default());
+        assert_eq!(from_trace, direct, "{name}");
+        loop_points += direct.table.iter().filter(|q| q.branch).count();
+    }
+    assert!(
+        loop_points > 0,
+        "loop branches are program points somewhere"
+    );
+}
