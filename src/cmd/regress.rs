@@ -9,7 +9,7 @@
 
 use super::cosim::progress_bar;
 use super::lint::{lint_all, print_rows, verdict, LintRow};
-use super::sim::RunProgress;
+use super::sim::{open_workload, RunProgress};
 use anyhow::Result;
 use clap::Args;
 use gpusched_tb::cosim::{golden_only, run_variant, CosimOptions};
@@ -17,9 +17,8 @@ use gpusched_tb::gpu::{self, ArbiterMode, GpuRunError};
 use gpusched_tb::lockstep::LockstepConfig;
 use gpusim::blocks::{warp_arbiter, CATALOG};
 use gpusim::config::GpuConfig;
-use gpusim::gpu::{SimError, SimOptions};
+use gpusim::gpu::SimOptions;
 use gpusim::workload::builtin;
-use gpusim::workload::kernel::{TraceWorkload, WorkloadSource};
 use serde_json::json;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -86,13 +85,8 @@ fn gpu_lockstep(a: &RegressArgs, rtl: bool) -> Result<Vec<GpuRow>> {
                 warp_sched: policy,
                 ..Default::default()
             };
-            let kernel = name.split('_').next().unwrap_or_default().to_string();
-            let mut open = || -> Result<Box<dyn WorkloadSource>, SimError> {
-                Ok(match dir {
-                    Some(d) => Box::new(TraceWorkload::open(d)?),
-                    None => Box::new(builtin::workload(&kernel, &a.gpu_size)?),
-                })
-            };
+            let kernel = name.split('_').next().unwrap_or_default();
+            let mut open = || open_workload(dir.as_ref(), Some(kernel), &a.gpu_size);
             let mut progress = RunProgress::new(&format!("{name} {}", policy.name()));
             let start = Instant::now();
             let r = gpu::run(&cfg, &opts, &mut open, mode, &lockstep, &mut |p| {

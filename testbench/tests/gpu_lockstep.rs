@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::{parse_vcd, value_at, verilator_built, StuckGrantBit0};
+use common::{parse_vcd, stuck_grant_bit0, value_at, verilator_built, Faulty};
 use gpusched_tb::gpu::{self as tbgpu, ArbiterMode, GpuRunError, MakeFactory};
 use gpusched_tb::lockstep::{Lockstep, LockstepConfig};
 use gpusim::block::Block;
@@ -176,11 +176,7 @@ fn a_planted_bug_in_one_scheduler_stops_the_gpu_at_the_predicted_cycle_with_wave
                 if site != victim {
                     return Ok(Box::new(Golden::new(*p)));
                 }
-                let buggy = StuckGrantBit0 {
-                    inner: Golden::new(*p),
-                    cycle: 0,
-                    from,
-                };
+                let buggy = stuck_grant_bit0(Golden::new(*p), from);
                 let pair = match &replay {
                     Some((s, c)) if *s == name => {
                         Lockstep::replay(&name, buggy, &module, p, cfg, *c)?
@@ -233,7 +229,7 @@ fn a_planted_bug_in_one_scheduler_stops_the_gpu_at_the_predicted_cycle_with_wave
 }
 
 /// A lockstep pair of the faulty golden model and the RTL as an arbiter port.
-struct PairPort(Lockstep<StuckGrantBit0>);
+struct PairPort(Lockstep<Faulty<Golden>>);
 
 impl ArbiterPort for PairPort {
     fn step(&mut self, inp: &ArbiterIn) -> Result<ArbiterOut, BlockFault> {

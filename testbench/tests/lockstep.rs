@@ -7,7 +7,7 @@ use gpusched_tb::rtl::{available_modules, RtlBlock};
 use gpusched_tb::TbError;
 mod common;
 
-use common::{parse_vcd, value_at, verilator_built, StuckGrantBit0};
+use common::{parse_vcd, stuck_grant_bit0, value_at, verilator_built, Faulty};
 use gpusim::block::{Block, Inspect, PortSpec};
 use gpusim::blocks::warp_arbiter::stimulus::Stimulus;
 use gpusim::blocks::warp_arbiter::{ArbiterIn, ArbiterOut, Golden, Params, Policy, Preset};
@@ -86,11 +86,7 @@ fn planted_bug_case(from: u64, window: usize) {
         mismatch_dir: dir.path().to_path_buf(),
         vcd_dir: None,
     };
-    let buggy = StuckGrantBit0 {
-        inner: Golden::new(p),
-        cycle: 0,
-        from,
-    };
+    let buggy = stuck_grant_bit0(Golden::new(p), from);
     let r = cosim::warp_arbiter(
         buggy,
         p,
@@ -303,46 +299,14 @@ fn a_replay_that_does_not_reproduce_the_mismatch_is_an_error() {
     assert!(e.to_string().contains("not deterministic"), "{e}");
 }
 
-/// NewCAR's golden model with its first dequeue at or after cycle `from` hidden.
-#[derive(Clone)]
-struct HiddenDequeue {
-    inner: gpusim::blocks::newcar::Golden,
-    cycle: u64,
-    from: u64,
-}
-
-impl Block for HiddenDequeue {
-    type In = gpusim::blocks::newcar::NewcarIn;
-    type Out = gpusim::blocks::newcar::NewcarOut;
-    fn reset(&mut self) {
-        self.inner.reset();
-        self.cycle = 0;
-    }
-    fn step(&mut self, inp: &Self::In) -> Self::Out {
-        let mut o = self.inner.step(inp);
-        if self.cycle >= self.from {
-            o.deq_valid = false;
-        }
-        self.cycle += 1;
-        o
-    }
-}
-
-impl Inspect for HiddenDequeue {
-    fn state_specs(&self) -> Vec<PortSpec> {
-        self.inner.state_specs()
-    }
-    fn state_values(&self, out: &mut Vec<u64>) {
-        self.inner.state_values(out)
-    }
-}
-
 #[test]
 fn newcar_lockstep_passes_and_catches_a_planted_bug() {
     if !verilator_built() {
         return;
     }
-    use gpusim::blocks::newcar::{Golden as Nc, Params as NcParams, Preset as NcPreset};
+    use gpusim::blocks::newcar::{
+        self as nc, Golden as Nc, Params as NcParams, Preset as NcPreset,
+    };
     for (preset, module) in [
         (NcPreset::Fermi, "newcar_base_fermi"),
         (NcPreset::Proto, "newcar_base_proto"),
@@ -363,49 +327,13 @@ fn newcar_lockstep_passes_and_catches_a_planted_bug() {
         )
         .unwrap();
         assert_eq!((ok.mismatches, ok.cycles), (0, 200_000), "{module}");
-        let buggy = HiddenDequeue {
-            inner: Nc::new(p),
-            cycle: 0,
-            from: 5_000,
-        };
+        let buggy = Faulty::new(Nc::new(p), 5_000, |o: &mut nc::NewcarOut| {
+            o.deq_valid = false
+        });
         let r = cosim::newcar(buggy, p, module, &opts(200_000, 9, cfg), &mut |_| {}).unwrap();
         let m = r.mismatch.expect("the planted bug is caught");
         assert!(m.cycle >= 5_000 && m.port == "deq_valid", "{m}");
         assert!(m.golden_vcd.is_some_and(|p| p.exists()));
-    }
-}
-
-/// The ELF golden model with scheduler 1's priority output off by one from cycle `from` on.
-#[derive(Clone)]
-struct WrongPrio {
-    inner: gpusim::blocks::elf::Golden,
-    cycle: u64,
-    from: u64,
-}
-
-impl Block for WrongPrio {
-    type In = gpusim::blocks::elf::ElfIn;
-    type Out = gpusim::blocks::elf::ElfOut;
-    fn reset(&mut self) {
-        self.inner.reset();
-        self.cycle = 0;
-    }
-    fn step(&mut self, inp: &Self::In) -> Self::Out {
-        let mut o = self.inner.step(inp);
-        if self.cycle >= self.from && o.grant1_valid {
-            o.prio1 ^= 1;
-        }
-        self.cycle += 1;
-        o
-    }
-}
-
-impl Inspect for WrongPrio {
-    fn state_specs(&self) -> Vec<PortSpec> {
-        self.inner.state_specs()
-    }
-    fn state_values(&self, out: &mut Vec<u64>) {
-        self.inner.state_values(out)
     }
 }
 
@@ -414,7 +342,7 @@ fn elf_lockstep_passes_and_catches_a_planted_bug() {
     if !verilator_built() {
         return;
     }
-    use gpusim::blocks::elf::{Golden as El, Params as ElParams, Preset as ElPreset};
+    use gpusim::blocks::elf::{self as el, Golden as El, Params as ElParams, Preset as ElPreset};
     for (preset, module, cycles) in [
         (ElPreset::Fermi, "elf_base_fermi", 30_000),
         (ElPreset::Proto, "elf_base_proto", 200_000),
@@ -435,11 +363,12 @@ fn elf_lockstep_passes_and_catches_a_planted_bug() {
         )
         .unwrap();
         assert_eq!((ok.mismatches, ok.cycles), (0, cycles), "{module}");
-        let buggy = WrongPrio {
-            inner: El::new(p),
-            cycle: 0,
-            from: 2_000,
-        };
+        // Scheduler 1's priority output off by one from cycle 2000 on.
+        let buggy = Faulty::new(El::new(p), 2_000, |o: &mut el::ElfOut| {
+            if o.grant1_valid {
+                o.prio1 ^= 1;
+            }
+        });
         let r = cosim::elf(buggy, p, module, &opts(cycles, 4, cfg), &mut |_| {}).unwrap();
         let m = r.mismatch.expect("the planted bug is caught");
         assert!(m.cycle >= 2_000 && m.port == "prio1", "{m}");

@@ -213,19 +213,6 @@ impl MemorySystem {
         self.down.pop(sm)
     }
 
-    /// Nothing in flight anywhere (every queue, cache MSHR and DRAM queue empty).
-    pub fn idle(&self) -> bool {
-        self.slices
-            .iter()
-            .all(|s| s.rop.is_empty() && s.replies.is_empty() && s.l2.mshrs_occupied() == 0)
-            && self.channels.iter().all(|c| {
-                c.outbox.is_empty()
-                    && c.reading.is_empty()
-                    && c.returned.is_empty()
-                    && c.dram.queued() == 0
-            })
-    }
-
     /// One core cycle of everything below the SMs.
     pub fn cycle(&mut self) {
         let now = self.now;

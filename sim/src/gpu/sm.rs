@@ -86,9 +86,6 @@ struct Warp {
     imiss: bool,
     at_barrier: bool,
     exit_issued: bool,
-    /// Whether the warp wants a fetch: live, no fetch miss pending, empty i-buffer and more
-    /// instructions to fetch. Mirrored in [`Sm::fetchable`].
-    wants_fetch: bool,
     len: u32,
     /// Instructions `next_issue..next_fetch` are in the i-buffer.
     next_issue: u32,
@@ -122,7 +119,6 @@ impl Warp {
             sb_until: 0,
             sb_load: false,
             sb_valid: false,
-            wants_fetch: false,
             reg_ready: Box::new([0; REGS]),
         }
     }
@@ -579,16 +575,17 @@ impl<'a> Sm<'a> {
         set(&mut self.head_mask[s], warp.head.is_some());
     }
 
-    /// Recomputes whether warp `w` wants a fetch and mirrors it in `fetchable`.
+    /// Recomputes whether warp `w` wants a fetch (live, no fetch miss pending, empty i-buffer,
+    /// more instructions to fetch) into bit `w` of `fetchable`.
     fn update_fetchable(&mut self, w: usize) {
-        let warp = &mut self.warps[w];
-        warp.wants_fetch = warp.live
+        let warp = &self.warps[w];
+        let wants = warp.live
             && !warp.imiss
             && !warp.exit_issued
             && warp.next_issue == warp.next_fetch
             && warp.next_fetch < warp.len;
         let bit = 1u64 << w;
-        if warp.wants_fetch {
+        if wants {
             self.fetchable |= bit;
         } else {
             self.fetchable &= !bit;

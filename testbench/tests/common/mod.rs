@@ -2,7 +2,7 @@
 #![allow(dead_code)]
 
 use gpusim::block::{Block, Inspect, PortSpec};
-use gpusim::blocks::warp_arbiter::{ArbiterIn, ArbiterOut, Golden};
+use gpusim::blocks::warp_arbiter::{ArbiterOut, Golden};
 use std::collections::HashMap;
 use std::path::Path;
 
@@ -15,38 +15,56 @@ pub fn verilator_built() -> bool {
     ok
 }
 
-/// The golden model with a stuck-at-0 fault on bit 0 of `grant_warp` from cycle `from` on.
+/// A golden model with a planted fault: `fault` rewrites its outputs from cycle `from` on.
 #[derive(Clone)]
-pub struct StuckGrantBit0 {
-    pub inner: Golden,
+pub struct Faulty<G: Block> {
+    pub inner: G,
     pub cycle: u64,
     pub from: u64,
+    pub fault: fn(&mut G::Out),
 }
 
-impl Block for StuckGrantBit0 {
-    type In = ArbiterIn;
-    type Out = ArbiterOut;
+impl<G: Block> Faulty<G> {
+    /// `inner` with `fault` applied to every output from cycle `from` on.
+    pub fn new(inner: G, from: u64, fault: fn(&mut G::Out)) -> Self {
+        Self {
+            inner,
+            cycle: 0,
+            from,
+            fault,
+        }
+    }
+}
+
+impl<G: Block> Block for Faulty<G> {
+    type In = G::In;
+    type Out = G::Out;
     fn reset(&mut self) {
         self.inner.reset();
         self.cycle = 0;
     }
-    fn step(&mut self, inp: &ArbiterIn) -> ArbiterOut {
+    fn step(&mut self, inp: &G::In) -> G::Out {
         let mut o = self.inner.step(inp);
         if self.cycle >= self.from {
-            o.grant_warp &= !1;
+            (self.fault)(&mut o);
         }
         self.cycle += 1;
         o
     }
 }
 
-impl Inspect for StuckGrantBit0 {
+impl<G: Block + Inspect> Inspect for Faulty<G> {
     fn state_specs(&self) -> Vec<PortSpec> {
         self.inner.state_specs()
     }
     fn state_values(&self, out: &mut Vec<u64>) {
         self.inner.state_values(out)
     }
+}
+
+/// The warp arbiter with a stuck-at-0 fault on bit 0 of `grant_warp` from cycle `from` on.
+pub fn stuck_grant_bit0(golden: Golden, from: u64) -> Faulty<Golden> {
+    Faulty::new(golden, from, |o: &mut ArbiterOut| o.grant_warp &= !1)
 }
 
 /// Changes of each signal as (time, value), by signal reference name.
