@@ -80,8 +80,8 @@ pub(crate) fn variant(
             }
             let p = elf::Params::preset(pre);
             let verilog = match pre {
-                elf::Preset::Fermi => verilog_of::<Elf<48, 24, 5, 32, 5>>(name),
-                elf::Preset::Proto => verilog_of::<Elf<8, 4, 2, 8, 3>>(name),
+                elf::Preset::Fermi => verilog_of::<Elf<48, 24, 5, 32, 5, 6>>(name),
+                elf::Preset::Proto => verilog_of::<Elf<8, 4, 2, 8, 3, 3>>(name),
             }?;
             Ok(Variant {
                 verilog,

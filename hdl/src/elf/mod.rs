@@ -3,8 +3,8 @@
 //! two warp schedulers. Behaviour, ports and cycle timing are specified in
 //! `gpusim::blocks::elf`.
 //!
-//! `N` warps (two schedulers of `S = N / 2`, local ids of `SB` bits), `P` program-point slots
-//! (`PB` bits). Warp `w` is local warp `w / 2` of scheduler `w % 2`; the WPT and the age
+//! `N` warps (global ids of `NB` bits; two schedulers of `S = N / 2`, local ids of `SB`
+//! bits), `P` program-point slots (`PB` bits). Warp `w` is local warp `w / 2` of scheduler `w % 2`; the WPT and the age
 //! matrices are kept per scheduler. Issue select compares every pair of eligible warps by
 //! `(WPT, not greedy, age)`: `S x S` comparators per scheduler, as the GTO arbiter's age
 //! matrix does for age alone.
@@ -19,7 +19,7 @@ use rust_hdl::prelude::*;
 
 /// The ELF block.
 #[derive(LogicBlock)]
-pub struct Elf<const N: usize, const S: usize, const SB: usize, const P: usize, const PB: usize> {
+pub struct Elf<const N: usize, const S: usize, const SB: usize, const P: usize, const PB: usize, const NB: usize> {
     /// Rising-edge clock.
     pub clock: Signal<In, Clock>,
     /// Synchronous reset, active high.
@@ -60,6 +60,10 @@ pub struct Elf<const N: usize, const S: usize, const SB: usize, const P: usize, 
     pub upd1_trig: Signal<In, Bit>,
     /// Its next PC.
     pub upd1_pc: Signal<In, Bits<32>>,
+    /// Warps that want a fetch.
+    pub fetch_elig: Signal<In, Bits<N>>,
+    /// The scheduler leading the fetch interleave.
+    pub fetch_lead: Signal<In, Bit>,
     /// Scheduler 0 grants.
     pub grant0_valid: Signal<Out, Bit>,
     /// Scheduler 0's granted warp.
@@ -72,6 +76,10 @@ pub struct Elf<const N: usize, const S: usize, const SB: usize, const P: usize, 
     pub grant1_warp: Signal<Out, Bits<SB>>,
     /// Its WPT value.
     pub prio1: Signal<Out, Bits<8>>,
+    /// A warp is fetched.
+    pub fetch_valid: Signal<Out, Bit>,
+    /// The fetched warp (global id).
+    pub fetch_warp: Signal<Out, Bits<NB>>,
     calc_u0: PrioCalc<P>,
     calc_u1: PrioCalc<P>,
     calc_l: PrioCalc<P>,
@@ -109,6 +117,15 @@ pub struct Elf<const N: usize, const S: usize, const SB: usize, const P: usize, 
     sel1: Signal<Local, Bits<SB>>,
     selp0: Signal<Local, Bits<8>>,
     selp1: Signal<Local, Bits<8>>,
+    felig0: Signal<Local, Bits<S>>,
+    felig1: Signal<Local, Bits<S>>,
+    fwin0: Signal<Local, Bits<S>>,
+    fwin1: Signal<Local, Bits<S>>,
+    frank0: Signal<Local, Bits<8>>,
+    frank1: Signal<Local, Bits<8>>,
+    fsel0: Signal<Local, Bits<NB>>,
+    fsel1: Signal<Local, Bits<NB>>,
+    fpick0: Signal<Local, Bit>,
     tv_new: Signal<Local, Bits<P>>,
     tb_new: Signal<Local, Bits<P>>,
     zero_s: Constant<Bits<S>>,
@@ -119,17 +136,19 @@ pub struct Elf<const N: usize, const S: usize, const SB: usize, const P: usize, 
     one8: Constant<Bits<8>>,
     max8: Constant<Bits<8>>,
     ids: [Constant<Bits<SB>>; S],
+    gids: [Constant<Bits<NB>>; N],
     slots: [Constant<Bits<PB>>; P],
     onehots: [Constant<Bits<S>>; S],
     slot_onehots: [Constant<Bits<P>>; P],
     below: [Constant<Bits<S>>; S],
 }
 
-impl<const N: usize, const S: usize, const SB: usize, const P: usize, const PB: usize> Default
-    for Elf<N, S, SB, P, PB>
+impl<const N: usize, const S: usize, const SB: usize, const P: usize, const PB: usize, const NB: usize> Default
+    for Elf<N, S, SB, P, PB, NB>
 {
     fn default() -> Self {
         assert!(N == 2 * S && S <= 32 && (1usize << SB) >= S && (1usize << PB) == P);
+        assert!((1usize << NB) >= N);
         Self {
             clock: Default::default(),
             reset: Default::default(),
@@ -151,12 +170,16 @@ impl<const N: usize, const S: usize, const SB: usize, const P: usize, const PB: 
             upd1_valid: Default::default(),
             upd1_trig: Default::default(),
             upd1_pc: Default::default(),
+            fetch_elig: Default::default(),
+            fetch_lead: Default::default(),
             grant0_valid: Default::default(),
             grant0_warp: Default::default(),
             prio0: Default::default(),
             grant1_valid: Default::default(),
             grant1_warp: Default::default(),
             prio1: Default::default(),
+            fetch_valid: Default::default(),
+            fetch_warp: Default::default(),
             calc_u0: Default::default(),
             calc_u1: Default::default(),
             calc_l: Default::default(),
@@ -194,6 +217,15 @@ impl<const N: usize, const S: usize, const SB: usize, const P: usize, const PB: 
             sel1: Default::default(),
             selp0: Default::default(),
             selp1: Default::default(),
+            felig0: Default::default(),
+            felig1: Default::default(),
+            fwin0: Default::default(),
+            fwin1: Default::default(),
+            frank0: Default::default(),
+            frank1: Default::default(),
+            fsel0: Default::default(),
+            fsel1: Default::default(),
+            fpick0: Default::default(),
             tv_new: Default::default(),
             tb_new: Default::default(),
             zero_s: constant(0),
@@ -204,6 +236,7 @@ impl<const N: usize, const S: usize, const SB: usize, const P: usize, const PB: 
             one8: constant(1),
             max8: constant(255),
             ids: index_table(),
+            gids: index_table(),
             slots: index_table(),
             onehots: onehot_table(),
             slot_onehots: onehot_table(),
@@ -212,8 +245,8 @@ impl<const N: usize, const S: usize, const SB: usize, const P: usize, const PB: 
     }
 }
 
-impl<const N: usize, const S: usize, const SB: usize, const P: usize, const PB: usize> Logic
-    for Elf<N, S, SB, P, PB>
+impl<const N: usize, const S: usize, const SB: usize, const P: usize, const PB: usize, const NB: usize> Logic
+    for Elf<N, S, SB, P, PB, NB>
 {
     #[hdl_gen]
     fn update(&mut self) {
@@ -351,6 +384,64 @@ impl<const N: usize, const S: usize, const SB: usize, const P: usize, const PB: 
                 self.selp1.next = self.wpt1[i].q.val();
             }
         }
+        // Fetch select: each scheduler's best eligible warp (the issue comparators), its rank
+        // (live warps that beat it), and the leading scheduler's warp on a rank tie.
+        self.felig0.next = self.zero_s.val();
+        self.felig1.next = self.zero_s.val();
+        for l in 0..S {
+            if self.fetch_elig.val().get_bit(2 * l) {
+                self.felig0.next = self.felig0.val() | self.onehots[l].val();
+            }
+            if self.fetch_elig.val().get_bit(2 * l + 1) {
+                self.felig1.next = self.felig1.val() | self.onehots[l].val();
+            }
+        }
+        self.felig0.next = self.felig0.val() & self.live0.q.val();
+        self.felig1.next = self.felig1.val() & self.live1.q.val();
+        self.fwin0.next = self.zero_s.val();
+        self.fwin1.next = self.zero_s.val();
+        for i in 0..S {
+            if self.felig0.val().get_bit(i)
+                & ((self.beats0[i].val() | !self.felig0.val() | self.onehots[i].val())
+                    == self.ones_s.val())
+            {
+                self.fwin0.next = self.fwin0.val() | self.onehots[i].val();
+            }
+            if self.felig1.val().get_bit(i)
+                & ((self.beats1[i].val() | !self.felig1.val() | self.onehots[i].val())
+                    == self.ones_s.val())
+            {
+                self.fwin1.next = self.fwin1.val() | self.onehots[i].val();
+            }
+        }
+        self.frank0.next = self.zero8.val();
+        self.frank1.next = self.zero8.val();
+        self.fsel0.next = self.gids[0].val();
+        self.fsel1.next = self.gids[0].val();
+        for j in 0..S {
+            if self.live0.q.val().get_bit(j) & (self.beats0[j].val() & self.fwin0.val()).any() {
+                self.frank0.next = self.frank0.val() + self.one8.val();
+            }
+            if self.live1.q.val().get_bit(j) & (self.beats1[j].val() & self.fwin1.val()).any() {
+                self.frank1.next = self.frank1.val() + self.one8.val();
+            }
+            if self.fwin0.val().get_bit(j) {
+                self.fsel0.next = self.gids[2 * j].val();
+            }
+            if self.fwin1.val().get_bit(j) {
+                self.fsel1.next = self.gids[2 * j + 1].val();
+            }
+        }
+        self.fpick0.next = self.fwin0.val().any()
+            & (!self.fwin1.val().any()
+                | (!self.fetch_lead.val() & (self.frank0.val() <= self.frank1.val()))
+                | (self.fetch_lead.val() & (self.frank0.val() < self.frank1.val())));
+        self.fetch_valid.next = self.fwin0.val().any() | self.fwin1.val().any();
+        if self.fpick0.val() {
+            self.fetch_warp.next = self.fsel0.val();
+        } else {
+            self.fetch_warp.next = self.fsel1.val();
+        }
         self.grant0_valid.next = self.win0.val().any();
         self.grant0_warp.next = self.sel0.val();
         self.prio0.next = self.selp0.val();
@@ -454,8 +545,8 @@ impl<const N: usize, const S: usize, const SB: usize, const P: usize, const PB: 
     }
 }
 
-impl<const N: usize, const S: usize, const SB: usize, const P: usize, const PB: usize> Clocked
-    for Elf<N, S, SB, P, PB>
+impl<const N: usize, const S: usize, const SB: usize, const P: usize, const PB: usize, const NB: usize> Clocked
+    for Elf<N, S, SB, P, PB, NB>
 {
     fn clock_signal(&mut self) -> &mut Signal<In, Clock> {
         &mut self.clock

@@ -6,8 +6,8 @@ use gpusim::block::Block as GoldenBlock;
 use gpusim::blocks::elf::stimulus::Stimulus;
 use gpusim::blocks::elf::{ElfIn, ElfOut, Golden, Params, Preset};
 
-type Fermi = Elf<48, 24, 5, 32, 5>;
-type Proto = Elf<8, 4, 2, 8, 3>;
+type Fermi = Elf<48, 24, 5, 32, 5, 6>;
+type Proto = Elf<8, 4, 2, 8, 3, 3>;
 
 macro_rules! ports {
     ($u:expr, $reset:expr, $i:expr) => {{
@@ -31,6 +31,8 @@ macro_rules! ports {
         u.upd1_valid.next = i.upd1_valid;
         u.upd1_trig.next = i.upd1_trig;
         u.upd1_pc.next = (i.upd1_pc as u64).to_bits();
+        u.fetch_elig.next = i.fetch_elig.to_bits();
+        u.fetch_lead.next = i.fetch_lead;
     }};
 }
 
@@ -44,6 +46,8 @@ macro_rules! outs {
             grant1_valid: u.grant1_valid.val(),
             grant1_warp: u.grant1_warp.val().to_u64() as u8,
             prio1: u.prio1.val().to_u64() as u8,
+            fetch_valid: u.fetch_valid.val(),
+            fetch_warp: u.fetch_warp.val().to_u64() as u8,
         }
     }};
 }

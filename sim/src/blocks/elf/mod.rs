@@ -15,6 +15,12 @@
 //!   `w / 2`): among `ready_s & live`, the warp with the smallest key
 //!   `(WPT[w], w != last_issued[s], age[w])` is granted (`grant_s_*`), and becomes
 //!   `last_issued[s]` (spec §1.8, A-11). `prio_s` is its WPT value.
+//! * **Fetch select** (spec §1.9 [REC], A-10): among `fetch_elig & live`, each scheduler's
+//!   warp with the smallest key (the same keys as the issue select, before this cycle's
+//!   grants) and its rank, the number of live warps of that scheduler with a smaller key;
+//!   scheduler `fetch_lead`'s warp is fetched when its rank is not larger than the other's
+//!   (`fetch_valid`, `fetch_warp`: global id). This is the first eligible warp of the
+//!   interleave of the two key orders, the leading scheduler first.
 //! * **WPT update** (`upd_s_*`): the SM reports, in the cycle after a grant of scheduler `s`,
 //!   what the granted instruction did: `upd_s_valid`, `upd_s_trig` (a program-point load was
 //!   issued, or a branch whose direction equals its recalculation bit) and `upd_s_pc` (the
@@ -173,6 +179,10 @@ port_bundle! {
         pub upd1_trig: bool = |_p| 1,
         /// The warp's next PC.
         pub upd1_pc: u32 = |_p| 32,
+        /// Warps that want an instruction fetch (bit `w`: global warp `w`).
+        pub fetch_elig: u64 = |p| p.warps,
+        /// The scheduler whose order leads the fetch interleave this cycle (0 or 1).
+        pub fetch_lead: bool = |_p| 1,
     }
 }
 
@@ -191,6 +201,10 @@ port_bundle! {
         pub grant1_warp: u8 = |p| clog2(p.per_sched()),
         /// Its WPT value.
         pub prio1: u8 = |_p| 8,
+        /// A fetch-eligible live warp exists: fetch for `fetch_warp`.
+        pub fetch_valid: bool = |_p| 1,
+        /// The warp to fetch for (global id).
+        pub fetch_warp: u8 = |p| clog2(p.warps),
     }
 }
 
@@ -258,22 +272,46 @@ impl Golden {
         .prio
     }
 
+    /// Warp `w`'s issue key in its scheduler `w % 2` (smaller wins, spec §1.8).
+    fn key(&self, w: usize) -> (u8, bool, u64, usize) {
+        (self.wpt[w], self.last[w % 2] != Some(w), self.age[w], w)
+    }
+
+    /// The live warp of scheduler `s` among `warps` (global mask) with the smallest key.
+    fn best(&self, s: usize, warps: u64) -> Option<usize> {
+        (0..self.params.per_sched())
+            .map(|local| 2 * local + s)
+            .filter(|&w| (warps & self.live) >> w & 1 == 1)
+            .min_by_key(|&w| self.key(w))
+    }
+
     fn select(&self, s: usize, ready: u64) -> Option<usize> {
-        let mut best: Option<(u8, bool, u64, usize)> = None;
-        let mut m = ready & low_bits(self.params.per_sched());
-        while m != 0 {
-            let local = m.trailing_zeros() as usize;
-            m &= m - 1;
-            let w = 2 * local + s;
-            if self.live >> w & 1 == 0 {
-                continue;
-            }
-            let key = (self.wpt[w], self.last[s] != Some(w), self.age[w], w);
-            if best.is_none_or(|b| key < b) {
-                best = Some(key);
-            }
+        let mut global = 0u64;
+        for local in 0..self.params.per_sched() {
+            global |= (ready >> local & 1) << (2 * local + s);
         }
-        best.map(|b| b.3)
+        self.best(s, global)
+    }
+
+    /// Fetch select (spec §1.9 [REC], rank form): each scheduler's best fetch-eligible warp
+    /// and its rank (live warps of that scheduler with a smaller key); the leading
+    /// scheduler's warp wins ties. Equal to the first eligible warp of the interleave
+    /// `lead[0], other[0], lead[1], ...` of the two key orders (F-1).
+    fn fetch_select(&self, elig: u64, lead: usize) -> Option<usize> {
+        let pick = |s: usize| {
+            self.best(s, elig).map(|b| {
+                let kb = self.key(b);
+                let rank = (0..self.params.per_sched())
+                    .map(|local| 2 * local + s)
+                    .filter(|&w| self.live >> w & 1 == 1 && self.key(w) < kb)
+                    .count();
+                (rank, b)
+            })
+        };
+        match (pick(lead), pick(1 - lead)) {
+            (Some((rl, l)), Some((ro, o))) => Some(if rl <= ro { l } else { o }),
+            (l, o) => l.or(o).map(|x| x.1),
+        }
     }
 }
 
@@ -294,7 +332,13 @@ impl Block for Golden {
 
     fn step(&mut self, inp: &ElfIn) -> ElfOut {
         let grants = [self.select(0, inp.ready0), self.select(1, inp.ready1)];
+        let fetch = self.fetch_select(
+            inp.fetch_elig & low_bits(self.params.warps),
+            inp.fetch_lead as usize,
+        );
         let out = ElfOut {
+            fetch_valid: fetch.is_some(),
+            fetch_warp: fetch.unwrap_or(0) as u8,
             grant0_valid: grants[0].is_some(),
             grant0_warp: grants[0].map_or(0, |w| (w / 2) as u8),
             prio0: grants[0].map_or(0, |w| self.wpt[w]),

@@ -2,7 +2,7 @@
 //! table is rewritten (clear, then one slot per cycle: a random PC-sorted table with loads,
 //! branches and merged scores); in between, warps launch and exit, become ready, and every
 //! grant is followed by its WPT update (a recalculation one time in three, at a PC around the
-//! table's). About one cycle in 64 is unconstrained. Deterministic for a seed.
+//! table's), and a random set of warps asks for a fetch. About one cycle in 64 is unconstrained. Deterministic for a seed.
 
 use super::{ElfIn, ElfOut, Params};
 use crate::block::low_bits;
@@ -100,6 +100,8 @@ impl Stimulus {
                 upd1_valid: self.rng.gen(),
                 upd1_trig: self.rng.gen(),
                 upd1_pc: self.rng.gen(),
+                fetch_elig: self.rng.gen::<u64>() & all,
+                fetch_lead: self.rng.gen(),
                 ..Default::default()
             };
         }
@@ -129,6 +131,8 @@ impl Stimulus {
             upd1_valid: g1,
             upd1_trig: self.rng.gen_ratio(1, 3),
             upd1_pc: pc1,
+            fetch_elig: self.rng.gen::<u64>() & self.rng.gen::<u64>() & all,
+            fetch_lead: self.rng.gen(),
             ..Default::default()
         }
     }

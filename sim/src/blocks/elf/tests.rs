@@ -322,3 +322,57 @@ fn with_an_empty_table_elf_issues_exactly_as_gto() {
         }
     }
 }
+
+/// The fetch warp of spec §1.9 computed literally: both schedulers' live warps sorted by
+/// `(WPT, not last issued, age)`, interleaved from the leading scheduler, the first eligible.
+fn interleaved_fetch(g: &Golden, elig: u64, lead: usize) -> Option<usize> {
+    let order = |s: usize| {
+        let mut v: Vec<usize> = (0..g.params.per_sched())
+            .map(|l| 2 * l + s)
+            .filter(|&w| g.live >> w & 1 == 1)
+            .collect();
+        v.sort_by_key(|&w| (g.wpt[w], g.last[s] != Some(w), g.age[w]));
+        v
+    };
+    let (a, b) = (order(lead), order(1 - lead));
+    let mut unified = vec![];
+    for i in 0..a.len().max(b.len()) {
+        unified.extend(a.get(i));
+        unified.extend(b.get(i));
+    }
+    unified.into_iter().find(|&w| elig >> w & 1 == 1)
+}
+
+#[test]
+fn fetch_select_is_the_first_eligible_warp_of_the_interleaved_orders() {
+    // F-1 (rank form == interleave) and F-3 (rank tie: the leading scheduler) on the random
+    // stimulus, which rewrites tables, launches, exits and updates priorities.
+    for preset in [Preset::Fermi, Preset::Proto] {
+        let p = Params::preset(preset);
+        let mut g = Golden::new(p);
+        let mut stim = super::stimulus::Stimulus::new(p, 11);
+        let mut prev = None;
+        let (mut fetched, mut lead_ties) = (0, 0);
+        for cycle in 0..100_000 {
+            let inp = stim.next(prev.as_ref());
+            let want = interleaved_fetch(&g, inp.fetch_elig, inp.fetch_lead as usize);
+            let before = g.clone();
+            let o = g.step(&inp);
+            assert_eq!(
+                o.fetch_valid.then_some(o.fetch_warp as usize),
+                want,
+                "{preset:?} cycle {cycle}"
+            );
+            if let Some(w) = want {
+                fetched += 1;
+                let lead = inp.fetch_lead as usize;
+                let other = before.best(1 - lead, inp.fetch_elig);
+                if w % 2 == lead && other.is_some() {
+                    lead_ties += 1;
+                }
+            }
+            prev = Some(o);
+        }
+        assert!(fetched > 10_000 && lead_ties > 1_000, "{fetched} {lead_ties}");
+    }
+}
