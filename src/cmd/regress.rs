@@ -1,8 +1,9 @@
 //! `gpusched regress`: the main job. Checks that rtl-out/ matches hdl/, runs the Verilog gates
 //! on every module, runs the lockstep regression of every block x policy x preset for a fixed
-//! number of cycles, then runs the GPU model with the Verilated warp arbiter in lockstep in
-//! every scheduler on the real traces and the built-in memory- and compute-bound kernels under
-//! every policy; ends with pass/fail tables (or one JSON object).
+//! number of cycles, then runs the GPU model on the real traces and the built-in memory- and
+//! compute-bound kernels with the Verilated warp arbiter in lockstep in every scheduler under
+//! every baseline policy, and with the Verilated ELF and NewCAR blocks in lockstep in every SM
+//! under ELF++; ends with pass/fail tables (or one JSON object).
 //!
 //! Without Verilator, the lockstep rows run the golden model alone and are marked `golden-only`;
 //! without Yosys or Verilator the gate rows are `skipped`. Both say which package to install.
@@ -13,7 +14,7 @@ use super::sim::{open_workload, RunProgress};
 use anyhow::Result;
 use clap::Args;
 use gpusched_tb::cosim::{golden_only, run_variant, CosimOptions};
-use gpusched_tb::gpu::{self, ArbiterMode, GpuRunError};
+use gpusched_tb::gpu::{self, BlockMode, GpuRunError, Modes};
 use gpusched_tb::lockstep::LockstepConfig;
 use gpusim::blocks::{warp_arbiter, CATALOG};
 use gpusim::config::GpuConfig;
@@ -51,7 +52,7 @@ pub struct RegressArgs {
 }
 
 /// One GPU-lockstep row: workload, policy, verdict, cycles, IPC, seconds.
-type GpuRow = (String, &'static str, &'static str, u64, f64, f64);
+type GpuRow = (String, String, &'static str, u64, f64, f64);
 
 /// Runs every GPU-lockstep workload under every warp-scheduler policy.
 fn gpu_lockstep(a: &RegressArgs, rtl: bool) -> Result<Vec<GpuRow>> {
@@ -73,23 +74,28 @@ fn gpu_lockstep(a: &RegressArgs, rtl: bool) -> Result<Vec<GpuRow>> {
     for k in builtin::NAMES {
         names.push((format!("{k}_{}", a.gpu_size), None));
     }
-    let mode = if rtl {
-        ArbiterMode::Lockstep
+    let modes = Modes::all(if rtl {
+        BlockMode::Lockstep
     } else {
-        ArbiterMode::Golden
-    };
+        BlockMode::Golden
+    });
+    let mut runs: Vec<SimOptions> = warp_arbiter::Policy::ALL
+        .into_iter()
+        .map(|policy| SimOptions {
+            warp_sched: policy,
+            ..Default::default()
+        })
+        .collect();
+    runs.push(SimOptions::elf_plus_plus());
     let mut rows = vec![];
     for (name, dir) in &names {
-        for policy in warp_arbiter::Policy::ALL {
-            let opts = SimOptions {
-                warp_sched: policy,
-                ..Default::default()
-            };
+        for opts in &runs {
+            let policy = opts.label();
             let kernel = name.split('_').next().unwrap_or_default();
             let mut open = || open_workload(dir.as_ref(), Some(kernel), &a.gpu_size);
-            let mut progress = RunProgress::new(&format!("{name} {}", policy.name()));
+            let mut progress = RunProgress::new(&format!("{name} {policy}"));
             let start = Instant::now();
-            let r = gpu::run(&cfg, &opts, &mut open, mode, &lockstep, &mut |p| {
+            let r = gpu::run(&cfg, opts, &mut open, modes, &lockstep, &mut |p| {
                 progress.update(p)
             });
             progress.finish();
@@ -99,7 +105,7 @@ fn gpu_lockstep(a: &RegressArgs, rtl: bool) -> Result<Vec<GpuRow>> {
                     let v = if rtl { "pass" } else { "golden-only" };
                     (
                         name.clone(),
-                        policy.name(),
+                        policy.clone(),
                         v,
                         r.counters.cycles,
                         r.ipc,
@@ -108,7 +114,7 @@ fn gpu_lockstep(a: &RegressArgs, rtl: bool) -> Result<Vec<GpuRow>> {
                 }
                 Err(GpuRunError::Mismatch(m)) => {
                     eprint!("{m}");
-                    (name.clone(), policy.name(), "FAIL", m.cycle, 0.0, secs)
+                    (name.clone(), policy.clone(), "FAIL", m.cycle, 0.0, secs)
                 }
                 Err(e) => return Err(e.into()),
             };

@@ -1,14 +1,15 @@
 //! `gpusched sim`: run a workload (an Accel-Sim trace or a built-in kernel) on the golden GPU
-//! model, optionally with the Verilated warp arbiter in every scheduler (`--rtl`) or in
-//! lockstep with the golden one (`--lockstep`).
+//! model under a scheduling configuration (baseline warp arbiters, ELF, NewCAR, I-prefetch),
+//! optionally with Verilated blocks in place of their golden models (`--rtl`) or in lockstep
+//! with them (`--lockstep`).
 
 use anyhow::{anyhow, bail, Result};
 use clap::Args;
-use gpusched_tb::gpu::{self as tbgpu, ArbiterMode, GpuRunError};
+use gpusched_tb::gpu::{self as tbgpu, BlockMode, GpuRunError, Modes};
 use gpusched_tb::lockstep::LockstepConfig;
 use gpusim::blocks::{tb_dispatch, warp_arbiter};
 use gpusim::config::GpuConfig;
-use gpusim::gpu::{Progress, Report, SimError, SimOptions, DEFAULT_WATCHDOG};
+use gpusim::gpu::{Progress, Report, SimError, SimOptions, DEFAULT_WATCHDOG, IPREFETCH_THRESHOLD};
 use gpusim::workload::kernel::{TraceWorkload, WorkloadSource};
 use indicatif::{ProgressBar, ProgressStyle};
 use std::path::PathBuf;
@@ -46,9 +47,24 @@ pub struct RunArgs {
     /// GPGPU-Sim gpgpusim.config file.
     #[arg(long, default_value = "gtx480")]
     pub config: String,
-    /// Warp-scheduler policy: lrr, gto, two-level (default: the configuration's).
+    /// Warp-scheduler policy: lrr, gto, two-level, elf (the ELF block issues and orders
+    /// fetch), elf++ (elf with --newcar and --iprefetch 16). Default: the configuration's.
     #[arg(long, value_name = "POLICY")]
     pub warp_sched: Option<String>,
+    /// Put a NewCAR re-execution queue (32 entries) between every LSU and its L1D.
+    #[arg(long)]
+    pub newcar: bool,
+    /// Next-line L1I prefetch while fewer than N L1I + L1D MSHRs are occupied (N defaults to
+    /// 16, the thesis's threshold; 0 turns it off).
+    #[arg(long, value_name = "N", num_args = 0..=1, default_missing_value = "16")]
+    pub iprefetch: Option<u32>,
+    /// With --warp-sched elf: keep round-robin fetch (ELF orders issue only).
+    #[arg(long)]
+    pub rr_fetch: bool,
+    /// With warp arbiters: form every scheduler's ready mask before any grant, as ELF does
+    /// (default: scheduler by scheduler).
+    #[arg(long)]
+    pub paired_issue: bool,
     /// Thread-block dispatch policy: lrr, bcs.
     #[arg(long, value_name = "POLICY", default_value = "lrr")]
     pub tb_sched: String,
@@ -61,13 +77,14 @@ pub struct RunArgs {
     /// Every instruction fetch hits in the L1I.
     #[arg(long)]
     pub perfect_l1i: bool,
-    /// Run this block as Verilated RTL in place of its golden model (warp_arbiter).
-    #[arg(long, value_name = "BLOCK", conflicts_with = "lockstep")]
-    pub rtl: Option<String>,
-    /// Run this block's golden model and RTL in lockstep, stopping at the first mismatch
-    /// (warp_arbiter).
-    #[arg(long, value_name = "BLOCK")]
-    pub lockstep: Option<String>,
+    /// Run these blocks as Verilated RTL in place of their golden models (comma-separated:
+    /// warp_arbiter, elf, newcar).
+    #[arg(long, value_name = "BLOCKS", value_delimiter = ',')]
+    pub rtl: Vec<String>,
+    /// Run these blocks' golden models and RTL in lockstep, stopping at the first mismatch
+    /// (comma-separated: warp_arbiter, elf, newcar).
+    #[arg(long, value_name = "BLOCKS", value_delimiter = ',')]
+    pub lockstep: Vec<String>,
     /// Cycles of history in the waveforms written on a mismatch (0: none).
     #[arg(long, default_value_t = 64)]
     pub window: usize,
@@ -77,41 +94,89 @@ pub struct RunArgs {
 }
 
 impl RunArgs {
-    /// The configuration, the options and the arbiter mode these arguments ask for.
-    pub fn resolve(&self) -> Result<(GpuConfig, SimOptions, ArbiterMode)> {
+    /// The configuration, the options and the block modes these arguments ask for.
+    pub fn resolve(&self) -> Result<(GpuConfig, SimOptions, Modes)> {
         let cfg = load_config(&self.config)?;
         let ws = self
             .warp_sched
             .clone()
             .unwrap_or_else(|| cfg.sm.warp_scheduler.clone());
-        let warp_sched = warp_arbiter::Policy::from_name(&ws).ok_or_else(|| {
-            anyhow!("unknown warp scheduler `{ws}`; choose lrr, gto or two-level")
-        })?;
+        let (elf, plus) = match ws.as_str() {
+            "elf" => (true, false),
+            "elf++" => (true, true),
+            _ => (false, false),
+        };
+        let warp_sched = if elf {
+            warp_arbiter::Policy::Gto
+        } else {
+            warp_arbiter::Policy::from_name(&ws).ok_or_else(|| {
+                anyhow!("unknown warp scheduler `{ws}`; choose lrr, gto, two-level, elf or elf++")
+            })?
+        };
+        if self.rr_fetch && !elf {
+            bail!("--rr-fetch needs --warp-sched elf (other policies fetch round robin)");
+        }
+        if self.paired_issue && elf {
+            bail!("--paired-issue is for warp arbiters; ELF always issues paired");
+        }
         let tb_sched = tb_dispatch::Policy::from_name(&self.tb_sched).ok_or_else(|| {
             anyhow!(
                 "unknown thread-block scheduler `{}`; choose lrr or bcs",
                 self.tb_sched
             )
         })?;
-        let block = self.rtl.as_ref().or(self.lockstep.as_ref());
-        if let Some(b) = block {
-            if b != "warp_arbiter" {
-                bail!("--rtl/--lockstep: the GPU model takes warp_arbiter from RTL (got `{b}`)");
+        let mut modes = Modes::default();
+        for (list, mode) in [(&self.rtl, BlockMode::Rtl), (&self.lockstep, BlockMode::Lockstep)] {
+            for b in list {
+                if self.rtl.contains(b) && self.lockstep.contains(b) {
+                    bail!("block `{b}` is given to both --rtl and --lockstep");
+                }
+                modes.set(b, mode)?;
             }
         }
-        let mode = match (&self.rtl, &self.lockstep) {
-            (Some(_), _) => ArbiterMode::Rtl,
-            (_, Some(_)) => ArbiterMode::Lockstep,
-            _ => ArbiterMode::Golden,
-        };
         let opts = SimOptions {
             warp_sched,
             tb_sched,
             max_cycles: self.max_cycles,
             watchdog: self.watchdog,
             perfect_l1i: self.perfect_l1i,
+            elf,
+            elf_fetch: !self.rr_fetch,
+            newcar: self.newcar || plus,
+            iprefetch: self
+                .iprefetch
+                .unwrap_or(if plus { IPREFETCH_THRESHOLD } else { 0 }),
+            paired_issue: self.paired_issue,
         };
-        Ok((cfg, opts, mode))
+        let unused = |name: &str, on: bool, mode: BlockMode| {
+            if mode != BlockMode::Golden && !on {
+                Err(anyhow!(
+                    "--rtl/--lockstep {name}: this run has no {name} block ({})",
+                    match name {
+                        "elf" => "use --warp-sched elf",
+                        "newcar" => "add --newcar",
+                        _ => "ELF replaces the warp arbiters",
+                    }
+                ))
+            } else {
+                Ok(())
+            }
+        };
+        unused("warp_arbiter", !opts.elf, modes.warp_arbiter)?;
+        unused("elf", opts.elf, modes.elf)?;
+        unused("newcar", opts.newcar, modes.newcar)?;
+        Ok((cfg, opts, modes))
+    }
+
+    /// How each block runs, for reports: `golden`, or e.g. `elf:lockstep,newcar:rtl`.
+    pub fn modes_label(&self) -> String {
+        let mut v: Vec<String> = self.rtl.iter().map(|b| format!("{b}:rtl")).collect();
+        v.extend(self.lockstep.iter().map(|b| format!("{b}:lockstep")));
+        if v.is_empty() {
+            "golden".into()
+        } else {
+            v.join(",")
+        }
     }
 
     /// The lockstep waveform options.
@@ -212,10 +277,10 @@ pub fn simulate(
     workload: &mut dyn FnMut() -> Result<Box<dyn WorkloadSource>, SimError>,
     label: &str,
 ) -> Result<std::result::Result<Report, ExitCode>> {
-    let (cfg, opts, mode) = run.resolve()?;
+    let (cfg, opts, modes) = run.resolve()?;
     let lockstep = run.lockstep_config();
     let mut progress = RunProgress::new(label);
-    let result = tbgpu::run(&cfg, &opts, workload, mode, &lockstep, &mut |p| {
+    let result = tbgpu::run(&cfg, &opts, workload, modes, &lockstep, &mut |p| {
         progress.update(p)
     });
     progress.finish();
@@ -247,17 +312,13 @@ pub fn run(a: SimArgs) -> Result<ExitCode> {
         Ok(r) => r,
         Err(code) => return Ok(code),
     };
-    let mode = match (&a.run.rtl, &a.run.lockstep) {
-        (Some(_), _) => "rtl",
-        (_, Some(_)) => "lockstep",
-        _ => "golden",
-    };
+    let mode = a.run.modes_label();
     if a.json {
         let mut v = serde_json::to_value(&r)?;
-        v["warp_arbiter"] = mode.into();
+        v["blocks"] = mode.clone().into();
         println!("{}", serde_json::to_string_pretty(&v)?);
     } else {
-        print_report(&r, mode);
+        print_report(&r, &mode);
     }
     if r.truncated {
         eprintln!(
@@ -280,10 +341,12 @@ fn pct(part: u64, whole: u64) -> String {
 pub fn print_report(r: &Report, mode: &str) {
     let c = &r.counters;
     println!(
-        "{} on {}: warp scheduler {} ({mode}), thread-block dispatch {}{}",
+        "{} on {}: {} ({} issue, {} fetch; blocks {mode}), thread-block dispatch {}{}",
         r.workload,
         r.config,
-        r.warp_sched,
+        r.policy,
+        r.issue,
+        r.fetch.replace('_', "-"),
         r.tb_sched,
         if r.truncated { " [TRUNCATED]" } else { "" }
     );
@@ -327,6 +390,12 @@ pub fn print_report(r: &Report, mode: &str) {
         pct(s.structural, all),
         s.lsu_blocked
     );
+    if r.newcar || c.l1i.prefetches > 0 {
+        println!(
+            "  NewCAR: {} transactions queued; I-prefetch: {} lines",
+            c.newcar_enqueued, c.l1i.prefetches
+        );
+    }
     if r.kernels.len() > 1
         || r.kernels
             .first()

@@ -11,24 +11,34 @@
 //! Kernels of a workload run one after the other; a kernel ends when all its blocks have been
 //! issued and have completed. Everything is deterministic: same inputs, same statistics.
 
-pub mod arbiter;
 pub mod memory;
+pub mod ports;
 pub mod sm;
 pub mod stats;
 
 use crate::block::Block;
 use crate::blocks::tb_dispatch::{self, assignments, DispatchIn};
 use crate::blocks::warp_arbiter::{self, Params as ArbiterParams};
+use crate::blocks::{elf as elf_block, newcar as newcar_block};
 use crate::config::GpuConfig;
 use crate::core::occupancy::{occupancy, DoesNotFit, Footprint, Occupancy};
 use crate::workload::kernel::{KernelInfo, KernelSource, WorkloadError, WorkloadSource};
 use crate::workload::Dim3;
-use arbiter::{ArbiterFactory, ArbiterSite, BlockFault};
 use memory::MemorySystem;
+use ports::{BlockFault, Factories, Site};
 use serde::Serialize;
-use sm::{Sm, CODE_BASE, CODE_STRIDE};
+use sm::elf::ElfProgram;
+use sm::{Sm, SmBlocks, CODE_BASE, CODE_STRIDE};
+use std::sync::Arc;
 use stats::{Counters, SmCounts};
 use thiserror::Error;
+
+/// NewCAR queue entries (spec §2.1: 32, as Mascar's CAR).
+pub const NEWCAR_ENTRIES: usize = 32;
+/// ELF program-point slots (spec §3.2: 32).
+pub const ELF_SLOTS: usize = 32;
+/// The thesis's I-prefetch threshold (spec §1.10: 16 occupied L1I + L1D MSHRs).
+pub const IPREFETCH_THRESHOLD: u32 = 16;
 
 /// Default deadlock watchdog: cycles without any issue before a run is declared stuck.
 pub const DEFAULT_WATCHDOG: u64 = 100_000;
@@ -46,6 +56,54 @@ pub struct SimOptions {
     pub watchdog: u64,
     /// Every instruction fetch hits.
     pub perfect_l1i: bool,
+    /// ELF issues: one `elf` block per SM replaces the warp arbiters (`warp_sched` is then
+    /// unused; needs two schedulers per SM).
+    pub elf: bool,
+    /// With ELF: fetch in ELF's priority order (spec §1.9); else round robin.
+    pub elf_fetch: bool,
+    /// A NewCAR queue (`newcar` block) between every LSU and its L1D.
+    pub newcar: bool,
+    /// I-prefetch threshold on occupied L1I + L1D MSHRs (spec §1.10; 0: no prefetch).
+    pub iprefetch: u32,
+    /// Paired issue with warp arbiters too (see [`sm`]; ELF always issues paired).
+    pub paired_issue: bool,
+}
+
+impl SimOptions {
+    /// The thesis's ELF++: ELF issue and fetch, NewCAR and I-prefetch at threshold 16.
+    pub fn elf_plus_plus() -> Self {
+        Self {
+            elf: true,
+            newcar: true,
+            iprefetch: IPREFETCH_THRESHOLD,
+            ..Self::default()
+        }
+    }
+
+    /// Short name of the scheduling configuration: `gto`, `two_level+newcar`, `elf`, `elf++`,
+    /// `elf(rr-fetch)+iprefetch16`, `gto(paired)`...
+    pub fn label(&self) -> String {
+        let mut l = if self.elf {
+            if !self.elf_fetch {
+                "elf(rr-fetch)".to_string()
+            } else if self.newcar && self.iprefetch == IPREFETCH_THRESHOLD {
+                return "elf++".into();
+            } else {
+                "elf".into()
+            }
+        } else if self.paired_issue {
+            format!("{}(paired)", self.warp_sched.name())
+        } else {
+            self.warp_sched.name().to_string()
+        };
+        if self.newcar {
+            l.push_str("+newcar");
+        }
+        if self.iprefetch > 0 {
+            l.push_str(&format!("+iprefetch{}", self.iprefetch));
+        }
+        l
+    }
 }
 
 impl Default for SimOptions {
@@ -56,6 +114,11 @@ impl Default for SimOptions {
             max_cycles: None,
             watchdog: DEFAULT_WATCHDOG,
             perfect_l1i: false,
+            elf: false,
+            elf_fetch: true,
+            newcar: false,
+            iprefetch: 0,
+            paired_issue: false,
         }
     }
 }
@@ -90,7 +153,7 @@ pub enum SimError {
     /// A block implementation failed (lockstep mismatch, Verilator error).
     #[error("{site}: {source}")]
     Block {
-        /// Where (`sm<i>_sched<j>`).
+        /// Where (`sm<i>_sched<j>`, `sm<i>_elf`, `sm<i>_newcar`).
         site: String,
         /// The block's error.
         source: BlockFault,
@@ -130,6 +193,9 @@ pub struct KernelReport {
     pub start_cycle: u64,
     /// Thread instructions per cycle over the kernel.
     pub ipc: f64,
+    /// With ELF: program points found (Algorithm 1) and loaded into the table (after
+    /// Algorithm 2's merges).
+    pub elf_points: Option<(usize, usize)>,
     /// Counters over the kernel.
     #[serde(flatten)]
     pub counters: Counters,
@@ -142,8 +208,18 @@ pub struct Report {
     pub workload: String,
     /// Configuration name.
     pub config: String,
-    /// Warp-scheduler policy.
+    /// Warp-scheduler policy (`elf` when ELF issues).
     pub warp_sched: String,
+    /// The whole scheduling configuration ([`SimOptions::label`]).
+    pub policy: String,
+    /// Issue mode: `sequential` or `paired`.
+    pub issue: String,
+    /// Fetch order: `round_robin` or `elf`.
+    pub fetch: String,
+    /// NewCAR queues in the LSUs.
+    pub newcar: bool,
+    /// I-prefetch threshold (0: off).
+    pub iprefetch: u32,
     /// Thread-block dispatch policy.
     pub tb_sched: String,
     /// The run stopped at `--max-cycles` before the workload finished.
@@ -192,26 +268,82 @@ impl<'a> Gpu<'a> {
         .map_err(|e| SimError::Config(format!("warp arbiter of `{}`: {e}", cfg.name)))
     }
 
-    /// A GPU of `cfg` whose warp arbiters come from `factory` (one call per SM and scheduler).
+    /// The ELF block's parameters for `cfg` (two schedulers, at most 64 warps per SM,
+    /// [`ELF_SLOTS`] program points).
+    pub fn elf_params(cfg: &GpuConfig) -> Result<elf_block::Params, SimError> {
+        let (warps, scheds) = (cfg.sm.max_warps as usize, cfg.sm.schedulers);
+        if scheds != 2 || warps > 64 || warps % 2 != 0 {
+            return Err(SimError::Config(format!(
+                "ELF needs 2 warp schedulers and at most 64 warps per SM; `{}` has {scheds} and {warps}",
+                cfg.name
+            )));
+        }
+        Ok(elf_block::Params {
+            warps,
+            slots: ELF_SLOTS,
+            ..elf_block::Params::preset(elf_block::Preset::Fermi)
+        })
+    }
+
+    /// The NewCAR queue's parameters for `cfg` ([`NEWCAR_ENTRIES`] entries, at most 64 warps
+    /// per SM).
+    pub fn newcar_params(cfg: &GpuConfig) -> Result<newcar_block::Params, SimError> {
+        let warps = cfg.sm.max_warps as usize;
+        if !(1..=64).contains(&warps) {
+            return Err(SimError::Config(format!(
+                "NewCAR needs at most 64 warps per SM; `{}` has {warps}",
+                cfg.name
+            )));
+        }
+        Ok(newcar_block::Params {
+            entries: NEWCAR_ENTRIES,
+            warps,
+        })
+    }
+
+    /// A GPU of `cfg` whose blocks come from `blocks` (one call per SM and scheduler for the
+    /// warp arbiters, or per SM for ELF; per SM for NewCAR).
     pub fn new(
         cfg: &GpuConfig,
         opts: SimOptions,
-        factory: &mut ArbiterFactory<'a>,
+        blocks: &mut Factories<'a>,
     ) -> Result<Self, SimError> {
         cfg.validate()
             .map_err(|e| SimError::Config(e.to_string()))?;
-        let params = Self::arbiter_params(cfg, opts.warp_sched)?;
+        let arbiter = (!opts.elf)
+            .then(|| Self::arbiter_params(cfg, opts.warp_sched))
+            .transpose()?;
+        let elf = opts.elf.then(|| Self::elf_params(cfg)).transpose()?;
+        let newcar = opts.newcar.then(|| Self::newcar_params(cfg)).transpose()?;
+        let fault = |site: Site| move |source| SimError::Block {
+            site: site.to_string(),
+            source,
+        };
         let mut sms = Vec::with_capacity(cfg.sm.count as usize);
         for id in 0..cfg.sm.count as usize {
             let mut arbiters = Vec::with_capacity(cfg.sm.schedulers as usize);
-            for scheduler in 0..cfg.sm.schedulers as usize {
-                let site = ArbiterSite { sm: id, scheduler };
-                arbiters.push(factory(site, &params).map_err(|source| SimError::Block {
-                    site: site.to_string(),
-                    source,
-                })?);
+            if let Some(p) = &arbiter {
+                for scheduler in 0..cfg.sm.schedulers as usize {
+                    let site = Site::Arbiter { sm: id, scheduler };
+                    arbiters.push((blocks.arbiter)(site, p).map_err(fault(site))?);
+                }
             }
-            sms.push(Sm::new(id, cfg, arbiters, opts.perfect_l1i));
+            let site = Site::Elf { sm: id };
+            let elf = elf
+                .as_ref()
+                .map(|p| (blocks.elf)(site, p).map_err(fault(site)))
+                .transpose()?;
+            let site = Site::Newcar { sm: id };
+            let newcar = newcar
+                .as_ref()
+                .map(|p| (blocks.newcar)(site, p).map_err(fault(site)))
+                .transpose()?;
+            let blocks = SmBlocks {
+                arbiters,
+                elf,
+                newcar,
+            };
+            sms.push(Sm::new(id, cfg, blocks, &opts));
         }
         Ok(Self {
             dispatcher: tb_dispatch::Golden::new(tb_dispatch::Params::new(
@@ -242,6 +374,7 @@ impl<'a> Gpu<'a> {
             let (l1i, l1d) = sm.l1_stats();
             c.l1i.add(l1i);
             c.l1d.add(l1d);
+            c.newcar_enqueued += sm.counts.newcar_enqueued;
             let s = &sm.stalls;
             c.stalls.issued += s.issued;
             c.stalls.idle += s.idle;
@@ -257,7 +390,12 @@ impl<'a> Gpu<'a> {
             tb_dispatch::Policy::Lrr => "lrr",
             tb_dispatch::Policy::Bcs => "bcs",
         };
-        (self.opts.warp_sched.name().to_string(), tb.to_string())
+        let warp = if self.opts.elf {
+            "elf"
+        } else {
+            self.opts.warp_sched.name()
+        };
+        (warp.to_string(), tb.to_string())
     }
 
     /// Runs every kernel of `workload` to completion (or to `max_cycles`), calling `progress`
@@ -292,6 +430,21 @@ impl<'a> Gpu<'a> {
             config: self.cfg.name.clone(),
             warp_sched,
             tb_sched,
+            policy: self.opts.label(),
+            issue: if self.opts.elf || self.opts.paired_issue {
+                "paired"
+            } else {
+                "sequential"
+            }
+            .into(),
+            fetch: if self.opts.elf && self.opts.elf_fetch {
+                "elf"
+            } else {
+                "round_robin"
+            }
+            .into(),
+            newcar: self.opts.newcar,
+            iprefetch: self.opts.iprefetch,
             truncated,
             ipc: counters.ipc(),
             counters,
@@ -326,8 +479,15 @@ impl<'a> Gpu<'a> {
         }
         let warps_per_tb = info.block_threads().div_ceil(self.cfg.sm.warp_size) as usize;
         let code_base = CODE_BASE + index as u64 * CODE_STRIDE;
+        let program = if self.opts.elf {
+            let code = kernel.static_code()?.unwrap_or_default();
+            Some(Arc::new(ElfProgram::compile(&code, ELF_SLOTS)))
+        } else {
+            None
+        };
+        let elf_points = program.as_ref().map(|p| (p.points_found, p.table.len()));
         for sm in &mut self.sms {
-            sm.start_kernel(occ.blocks, warps_per_tb, code_base);
+            sm.start_kernel(occ.blocks, warps_per_tb, code_base, program.clone());
         }
         let start = self.counters();
         let start_blocks = start.blocks;
@@ -419,6 +579,7 @@ impl<'a> Gpu<'a> {
                 occupancy: occ,
                 start_cycle: start.cycles,
                 ipc: counters.ipc(),
+                elf_points,
                 counters,
             },
             cut,

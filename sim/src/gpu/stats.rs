@@ -43,6 +43,8 @@ pub struct CacheCounts {
     pub fails: u64,
     /// Dirty lines written back (write-back caches).
     pub writebacks: u64,
+    /// Lines prefetched (L1I with I-prefetch; not counted in `accesses`).
+    pub prefetches: u64,
 }
 counters_sub!(CacheCounts {
     accesses,
@@ -51,7 +53,8 @@ counters_sub!(CacheCounts {
     misses,
     writes,
     fails,
-    writebacks
+    writebacks,
+    prefetches
 });
 
 impl CacheCounts {
@@ -64,6 +67,7 @@ impl CacheCounts {
         self.writes += s.writes;
         self.fails += s.fails;
         self.writebacks += s.writebacks;
+        self.prefetches += s.prefetches;
     }
 }
 
@@ -140,6 +144,8 @@ pub struct Counters {
     pub icnt_up_flits: u64,
     /// Flits through the memory-to-SM crossbar.
     pub icnt_down_flits: u64,
+    /// Transactions that entered a NewCAR queue.
+    pub newcar_enqueued: u64,
 }
 counters_sub!(Counters {
     cycles,
@@ -152,7 +158,8 @@ counters_sub!(Counters {
     dram,
     stalls,
     icnt_up_flits,
-    icnt_down_flits
+    icnt_down_flits,
+    newcar_enqueued
 });
 
 impl Counters {
@@ -177,4 +184,6 @@ pub struct SmCounts {
     pub blocks: u64,
     /// Cycles with at least one resident thread block.
     pub busy_cycles: u64,
+    /// Transactions that entered the NewCAR queue.
+    pub newcar_enqueued: u64,
 }

@@ -1,4 +1,4 @@
-use super::arbiter::{golden_factory, ArbiterPort};
+use super::ports::{BlockFault, Factories, Port};
 use super::*;
 use crate::blocks::warp_arbiter::{ArbiterIn, ArbiterOut};
 use crate::config::GpuConfig;
@@ -12,8 +12,7 @@ fn gtx480() -> GpuConfig {
 }
 
 fn run_on(cfg: &GpuConfig, workload: &mut dyn WorkloadSource, opts: SimOptions) -> Report {
-    let mut f = golden_factory();
-    let mut gpu = Gpu::new(cfg, opts, &mut *f).unwrap();
+    let mut gpu = Gpu::new(cfg, opts, &mut Factories::golden()).unwrap();
     gpu.run(workload, &mut |_| {}).unwrap()
 }
 
@@ -216,8 +215,8 @@ fn max_cycles_truncates_the_run() {
 /// An arbiter that never grants (a broken block).
 struct NeverGrants;
 
-impl ArbiterPort for NeverGrants {
-    fn step(&mut self, _: &ArbiterIn) -> Result<ArbiterOut, arbiter::BlockFault> {
+impl Port<ArbiterIn, ArbiterOut> for NeverGrants {
+    fn step(&mut self, _: &ArbiterIn) -> Result<ArbiterOut, BlockFault> {
         Ok(ArbiterOut::default())
     }
 }
@@ -225,8 +224,8 @@ impl ArbiterPort for NeverGrants {
 /// An arbiter that grants warp 0 every cycle, ready or not.
 struct AlwaysWarp0;
 
-impl ArbiterPort for AlwaysWarp0 {
-    fn step(&mut self, _: &ArbiterIn) -> Result<ArbiterOut, arbiter::BlockFault> {
+impl Port<ArbiterIn, ArbiterOut> for AlwaysWarp0 {
+    fn step(&mut self, _: &ArbiterIn) -> Result<ArbiterOut, BlockFault> {
         Ok(ArbiterOut {
             grant_valid: true,
             ..Default::default()
@@ -241,7 +240,8 @@ fn the_watchdog_reports_what_every_stuck_warp_waits_on() {
         watchdog: 2_000,
         ..Default::default()
     };
-    let mut f = |_, _: &warp_arbiter::Params| Ok(Box::new(NeverGrants) as Box<dyn ArbiterPort>);
+    let mut f = Factories::golden();
+    f.arbiter = Box::new(|_, _| Ok(Box::new(NeverGrants)));
     let mut gpu = Gpu::new(&cfg, opts, &mut f).unwrap();
     let e = gpu
         .run(&mut builtin("compute", "small"), &mut |_| {})
@@ -270,7 +270,8 @@ fn the_watchdog_reports_what_every_stuck_warp_waits_on() {
 #[test]
 fn a_grant_of_a_warp_that_is_not_ready_is_a_protocol_error() {
     let cfg = gtx480();
-    let mut f = |_, _: &warp_arbiter::Params| Ok(Box::new(AlwaysWarp0) as Box<dyn ArbiterPort>);
+    let mut f = Factories::golden();
+    f.arbiter = Box::new(|_, _| Ok(Box::new(AlwaysWarp0)));
     let mut gpu = Gpu::new(&cfg, SimOptions::default(), &mut f).unwrap();
     let e = gpu
         .run(&mut builtin("compute", "small"), &mut |_| {})
@@ -289,12 +290,11 @@ fn blocks_that_do_not_fit_and_bad_arbiter_shapes_are_errors() {
         warp_sched: warp_arbiter::Policy::TwoLevel,
         ..Default::default()
     };
-    let e = Gpu::new(&cfg, opts, &mut *golden_factory()).err().unwrap();
+    let e = Gpu::new(&cfg, opts, &mut Factories::golden()).err().unwrap();
     assert!(e.to_string().contains("max_active"), "{e}");
     let mut cfg = gtx480();
     cfg.sm.registers = 1024; // 256 threads x 16 registers do not fit
-    let mut f = golden_factory();
-    let mut gpu = Gpu::new(&cfg, SimOptions::default(), &mut *f).unwrap();
+    let mut gpu = Gpu::new(&cfg, SimOptions::default(), &mut Factories::golden()).unwrap();
     let e = gpu
         .run(&mut builtin("stream", "small"), &mut |_| {})
         .unwrap_err();

@@ -104,6 +104,8 @@ pub struct CacheStats {
     pub write_misses: u64,
     /// Dirty lines written back to the next level.
     pub writebacks: u64,
+    /// Prefetches sent (lines fetched with no request waiting; not counted as reads).
+    pub prefetches: u64,
 }
 
 /// A data cache of `R`-identified requests.
@@ -160,27 +162,53 @@ impl<R> DataCache<R> {
         }
     }
 
-    fn write_back_access(&mut self, addr: u64) -> Outcome {
-        let free = self.miss_queue_cap - self.miss_queue.len().min(self.miss_queue_cap);
-        match self.tags.probe(addr) {
-            Lookup::Hit { set, way } | Lookup::HitReserved { set, way } => {
-                self.tags.touch(set, way);
-                self.tags.mark_dirty(set, way);
-                self.stats.writes += 1;
-                Outcome::WriteBack { allocated: false }
-            }
-            Lookup::AllReserved { .. } => self.fail(Fail::AllWaysReserved),
-            Lookup::Miss { set, way, victim } => {
-                if self.miss_entries(set, way, victim) - 1 > free {
-                    return self.fail(Fail::MissQueueFull);
+    /// Whether an access to `addr` would be taken now, and if not, why; no side effects. The
+    /// probe it made comes back for [`DataCache::access_sized`] to act on (`None`: a
+    /// write-through write, which needs none). `access_sized` takes an access exactly when
+    /// this is `Ok` (NewCAR's `lsu_accept`/`q_accept` come from here).
+    pub fn check(&self, addr: u64, write: bool) -> Result<Option<Lookup>, Fail> {
+        let queued = self.miss_queue.len();
+        let queue_full = queued >= self.miss_queue_cap;
+        if write && self.policy == WritePolicy::WriteBack {
+            let free = self.miss_queue_cap - queued.min(self.miss_queue_cap);
+            return match self.tags.probe(addr) {
+                l @ (Lookup::Hit { .. } | Lookup::HitReserved { .. }) => Ok(Some(l)),
+                Lookup::AllReserved { .. } => Err(Fail::AllWaysReserved),
+                l @ Lookup::Miss { set, way, victim } => {
+                    if self.miss_entries(set, way, victim) - 1 > free {
+                        Err(Fail::MissQueueFull)
+                    } else {
+                        Ok(Some(l))
+                    }
                 }
-                self.write_back_victim(set, way, victim);
-                self.tags.install_at(addr, set, way);
-                self.tags.mark_dirty(set, way);
-                self.stats.writes += 1;
-                self.stats.write_misses += 1;
-                Outcome::WriteBack { allocated: true }
+            };
+        }
+        if write {
+            return if queue_full {
+                Err(Fail::MissQueueFull)
+            } else {
+                Ok(None)
+            };
+        }
+        let line = self.tags.line(addr);
+        match self.tags.probe(addr) {
+            l @ Lookup::Hit { .. } => Ok(Some(l)),
+            l @ Lookup::HitReserved { .. } => match self.mshrs.check(line) {
+                Err(MshrFull::MergeLimit) => Err(Fail::MergeLimit),
+                Err(MshrFull::NoEntry) => unreachable!("a reserved line has its MSHR entry"),
+                Ok(()) => Ok(Some(l)),
+            },
+            _ if queue_full => Err(Fail::MissQueueFull),
+            Lookup::AllReserved { .. } => Err(Fail::AllWaysReserved),
+            Lookup::Miss { set, way, victim }
+                if queued + self.miss_entries(set, way, victim) > self.miss_queue_cap =>
+            {
+                Err(Fail::MissQueueFull)
             }
+            l @ Lookup::Miss { .. } => match self.mshrs.check(line) {
+                Err(_) => Err(Fail::MshrFull),
+                Ok(()) => Ok(Some(l)),
+            },
         }
     }
 
@@ -196,11 +224,94 @@ impl<R> DataCache<R> {
 
     /// One access of request `req` to `addr`; a write-through carries `bytes` bytes.
     pub fn access_sized(&mut self, addr: u64, bytes: u32, write: bool, req: R) -> Outcome {
-        let o = self.access_inner(addr, bytes, write, req);
-        if !matches!(o, Outcome::Fail(_)) {
-            self.version += 1;
+        let lookup = match self.check(addr, write) {
+            Ok(l) => l,
+            Err(why) => return self.fail(why),
+        };
+        self.version += 1;
+        let line = self.tags.line(addr);
+        match lookup {
+            None => {
+                let evicted = self.tags.invalidate(addr);
+                self.miss_queue.push_back(Fetch {
+                    line,
+                    write: true,
+                    bytes,
+                    req: Some(req),
+                });
+                self.stats.writes += 1;
+                Outcome::WriteThrough { evicted }
+            }
+            Some(Lookup::Hit { set, way } | Lookup::HitReserved { set, way }) if write => {
+                self.tags.touch(set, way);
+                self.tags.mark_dirty(set, way);
+                self.stats.writes += 1;
+                Outcome::WriteBack { allocated: false }
+            }
+            Some(Lookup::Miss { set, way, victim }) if write => {
+                self.write_back_victim(set, way, victim);
+                self.tags.install_at(addr, set, way);
+                self.tags.mark_dirty(set, way);
+                self.stats.writes += 1;
+                self.stats.write_misses += 1;
+                Outcome::WriteBack { allocated: true }
+            }
+            Some(Lookup::Hit { set, way }) => {
+                self.tags.touch(set, way);
+                self.stats.reads += 1;
+                self.stats.hits += 1;
+                Outcome::Hit
+            }
+            Some(Lookup::HitReserved { .. }) => {
+                self.mshrs.add(line, req).expect("checked");
+                self.stats.reads += 1;
+                self.stats.hit_reserved += 1;
+                Outcome::HitReserved
+            }
+            Some(Lookup::Miss { set, way, victim }) => {
+                self.write_back_victim(set, way, victim);
+                self.tags.reserve_at(addr, set, way);
+                self.mshrs.add(line, req).expect("checked");
+                self.miss_queue.push_back(Fetch {
+                    line,
+                    write: false,
+                    bytes: self.line_bytes,
+                    req: None,
+                });
+                self.stats.reads += 1;
+                self.stats.misses += 1;
+                Outcome::Miss
+            }
+            Some(Lookup::AllReserved { .. }) => unreachable!("check refuses it"),
         }
-        o
+    }
+
+    /// Prefetches the line of `addr` as request `req` (which its fill returns like any other)
+    /// when it is neither resident nor pending and a read miss would be taken now (a free
+    /// MSHR, room in the miss queue); returns whether a fetch was queued. A later demand miss
+    /// to the line merges into the prefetch's MSHR entry.
+    pub fn prefetch(&mut self, addr: u64, req: R) -> bool {
+        let Ok(Some(Lookup::Miss { set, way, victim })) = self.check(addr, false) else {
+            return false;
+        };
+        self.version += 1;
+        let line = self.tags.line(addr);
+        self.write_back_victim(set, way, victim);
+        self.tags.reserve_at(addr, set, way);
+        self.mshrs.add(line, req).expect("checked");
+        self.miss_queue.push_back(Fetch {
+            line,
+            write: false,
+            bytes: self.line_bytes,
+            req: None,
+        });
+        self.stats.prefetches += 1;
+        true
+    }
+
+    /// Line size, bytes.
+    pub fn line_bytes(&self) -> u32 {
+        self.line_bytes
     }
 
     /// Changes whenever the cache's state does (a taken access, a fill, a fetch leaving the
@@ -213,70 +324,6 @@ impl<R> DataCache<R> {
     /// [`DataCache::version`] (the retry would fail the same way; callers skip it).
     pub fn repeat_fail(&mut self) {
         self.stats.fails += 1;
-    }
-
-    fn access_inner(&mut self, addr: u64, bytes: u32, write: bool, req: R) -> Outcome {
-        let line = self.tags.line(addr);
-        if write && self.policy == WritePolicy::WriteBack {
-            return self.write_back_access(addr);
-        }
-        let queue_full = self.miss_queue.len() >= self.miss_queue_cap;
-        if write {
-            if queue_full {
-                return self.fail(Fail::MissQueueFull);
-            }
-            let evicted = self.tags.invalidate(addr);
-            self.miss_queue.push_back(Fetch {
-                line,
-                write: true,
-                bytes,
-                req: Some(req),
-            });
-            self.stats.writes += 1;
-            return Outcome::WriteThrough { evicted };
-        }
-        match self.tags.probe(addr) {
-            Lookup::Hit { set, way } => {
-                self.tags.touch(set, way);
-                self.stats.reads += 1;
-                self.stats.hits += 1;
-                Outcome::Hit
-            }
-            Lookup::HitReserved { .. } => match self.mshrs.add(line, req) {
-                Ok(_) => {
-                    self.stats.reads += 1;
-                    self.stats.hit_reserved += 1;
-                    Outcome::HitReserved
-                }
-                Err(MshrFull::MergeLimit) => self.fail(Fail::MergeLimit),
-                Err(MshrFull::NoEntry) => unreachable!("a reserved line has its MSHR entry"),
-            },
-            _ if queue_full => self.fail(Fail::MissQueueFull),
-            Lookup::AllReserved { .. } => self.fail(Fail::AllWaysReserved),
-            Lookup::Miss { set, way, victim }
-                if self.miss_queue.len() + self.miss_entries(set, way, victim)
-                    > self.miss_queue_cap =>
-            {
-                self.fail(Fail::MissQueueFull)
-            }
-            Lookup::Miss { set, way, victim } => match self.mshrs.check(line) {
-                Err(_) => self.fail(Fail::MshrFull),
-                Ok(()) => {
-                    self.write_back_victim(set, way, victim);
-                    self.tags.reserve_at(addr, set, way);
-                    self.mshrs.add(line, req).expect("checked");
-                    self.miss_queue.push_back(Fetch {
-                        line,
-                        write: false,
-                        bytes: self.line_bytes,
-                        req: None,
-                    });
-                    self.stats.reads += 1;
-                    self.stats.misses += 1;
-                    Outcome::Miss
-                }
-            },
-        }
     }
 
     /// The oldest request for the next level, if any, left in the queue.

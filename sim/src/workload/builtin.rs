@@ -193,6 +193,30 @@ impl KernelSource for Builtin {
         &self.info
     }
 
+    /// Prologue, body and epilogue in PC order; the body's repetition has no branch
+    /// instruction (the generator restarts its PC), so global loads are the only program
+    /// points.
+    fn static_code(&self) -> Result<Option<crate::analysis::elf::Code>, WorkloadError> {
+        use crate::analysis::elf::{CodeInst, Kind};
+        let p = self.program();
+        Ok(Some(
+            p.prologue
+                .iter()
+                .chain(p.body)
+                .chain(p.epilogue)
+                .enumerate()
+                .map(|(i, o)| CodeInst {
+                    pc: 8 * i as u64,
+                    kind: if o.class == OpClass::LoadGlobal {
+                        Kind::Load
+                    } else {
+                        Kind::Other
+                    },
+                })
+                .collect(),
+        ))
+    }
+
     fn next_block(&mut self) -> Result<Option<BlockInsts>, WorkloadError> {
         if self.next as u64 >= self.info.blocks() {
             return Ok(None);

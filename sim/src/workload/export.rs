@@ -163,7 +163,7 @@ pub fn export(
 mod tests {
     use super::*;
     use crate::config::GpuConfig;
-    use crate::gpu::arbiter::golden_factory;
+    use crate::gpu::ports::Factories;
     use crate::gpu::{Gpu, SimOptions};
     use crate::workload::kernel::{KernelSource, TraceWorkload, WarpInst};
     use crate::workload::open_named;
@@ -197,8 +197,7 @@ mod tests {
 
     fn report_json(w: &mut dyn WorkloadSource) -> serde_json::Value {
         let cfg = GpuConfig::preset("gtx480").unwrap();
-        let mut f = golden_factory();
-        let mut gpu = Gpu::new(&cfg, SimOptions::default(), &mut *f).unwrap();
+        let mut gpu = Gpu::new(&cfg, SimOptions::default(), &mut Factories::golden()).unwrap();
         let mut v = serde_json::to_value(gpu.run(w, &mut |_| {}).unwrap()).unwrap();
         v["workload"] = serde_json::Value::Null;
         v

@@ -164,6 +164,13 @@ pub trait KernelSource {
     fn unknown_opcodes(&self) -> Vec<String> {
         vec![]
     }
+    /// The kernel's static code for compiler analyses (ELF program points), when it can be
+    /// known: synthetic kernels have their program; a trace kernel reads its trace once more
+    /// and reconstructs it from the executed instructions
+    /// ([`crate::analysis::elf::code_of_trace`]).
+    fn static_code(&self) -> Result<Option<crate::analysis::elf::Code>, WorkloadError> {
+        Ok(None)
+    }
 }
 
 /// A sequence of kernels run one after the other.
@@ -202,6 +209,7 @@ impl WorkloadSource for SingleKernel {
 
 /// An Accel-Sim kernel trace as a [`KernelSource`].
 pub struct TraceKernel {
+    path: PathBuf,
     trace: KernelTrace,
     info: KernelInfo,
     opcodes: OpcodeTable,
@@ -221,6 +229,7 @@ impl TraceKernel {
             binary_version: h.binary_version,
         };
         Ok(Self {
+            path: path.to_path_buf(),
             trace,
             info,
             opcodes: OpcodeTable::default(),
@@ -263,6 +272,17 @@ impl KernelSource for TraceKernel {
 
     fn unknown_opcodes(&self) -> Vec<String> {
         self.opcodes.unknown().to_vec()
+    }
+
+    fn static_code(&self) -> Result<Option<crate::analysis::elf::Code>, WorkloadError> {
+        let mut trace = KernelTrace::open(&self.path)?;
+        let mut code = super::static_code::StaticCode::new(trace.header.binary_version);
+        while let Some(tb) = trace.next_block()? {
+            code.observe(&tb);
+        }
+        let mut opcodes = OpcodeTable::default();
+        opcodes.update(trace.opcodes());
+        Ok(Some(crate::analysis::elf::code_of_trace(&code, &opcodes)))
     }
 }
 

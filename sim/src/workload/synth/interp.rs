@@ -296,4 +296,8 @@ impl KernelSource for SynthKernel {
         self.next += 1;
         Ok(Some(b))
     }
+
+    fn static_code(&self) -> Result<Option<crate::analysis::elf::Code>, WorkloadError> {
+        Ok(Some(crate::analysis::elf::code_of(&self.def.program)))
+    }
 }

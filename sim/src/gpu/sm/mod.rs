@@ -6,14 +6,25 @@
 //! # One core cycle ([`Sm::cycle`]), in order
 //! 1. **LSU**: the instruction in the load/store unit sends at most one coalesced transaction
 //!    to the L1D (GPGPU-Sim's one access per cycle); a refused access is retried next cycle.
-//! 2. **Issue**, scheduler by scheduler (0 first; later schedulers see the units the earlier
-//!    ones took): the SM presents `ready` (decoded instruction in the i-buffer, operands and
-//!    destinations clear on the scoreboard, a free unit for its class), `long_stall` (at a
-//!    barrier, exited, or an operand waits on a load), `launch` and `exit` to the arbiter and
-//!    issues the granted warp's instruction.
-//! 3. **Fetch**: one warp (round robin after the last fetched) whose i-buffer is empty reads
-//!    the L1I; on a hit up to `min(fetch_width, ibuffer_entries)` instructions are decoded
-//!    and usable `l1i.latency` cycles later; a miss parks the warp until the line returns.
+//!    With NewCAR ([`newcar`]) the transaction goes through the re-execution queue instead.
+//! 2. **Issue**. *Sequential* (the default with warp arbiters): scheduler by scheduler (0
+//!    first; later schedulers see the units the earlier ones took), the SM presents `ready`
+//!    (decoded instruction in the i-buffer, operands and destinations clear on the scoreboard,
+//!    a free unit for its class), `long_stall` (at a barrier, exited, or an operand waits on a
+//!    load), `launch` and `exit` to the arbiter and issues the granted warp's instruction.
+//!    *Paired* (ELF, whose one block grants for both schedulers at once, or `paired_issue`):
+//!    every scheduler's ready mask is formed before any grant, so units are shared out first:
+//!    the leading scheduler (`cycle % schedulers`, rotating like GPGPU-Sim's `Issue_Prio`)
+//!    may use every free unit; a unit with one free slot left that a scheduler has a ready warp
+//!    for is not offered to the schedulers after it (a conservative reservation: the grant may
+//!    go to another warp). Grants are then issued leading scheduler first ([`elf`]).
+//! 3. **Fetch**: one warp whose i-buffer is empty reads the L1I (round robin after the last
+//!    fetched; with ELF fetch, the warp the ELF block chose from its priorities); on a hit up
+//!    to `min(fetch_width, ibuffer_entries)` instructions are decoded and usable
+//!    `l1i.latency` cycles later; a miss parks the warp until the line returns. With
+//!    I-prefetch, every demand access to line `X` also prefetches line `X + 1` when it is
+//!    neither resident nor pending and fewer than `iprefetch` L1I + L1D MSHRs are occupied
+//!    (spec §1.10).
 //! 4. **Retire**: a warp that issued its last instruction and has no load in flight and no
 //!    unacknowledged store (GPGPU-Sim's `stores_done`) leaves (its `exit` bit
 //!    goes to the arbiter next cycle); the last warp of a block frees the block's resources.
@@ -25,12 +36,16 @@
 //! returns (fill at cycle `t`: ready at `t + 1`; L1D hit: `l1d.latency` after the access).
 //! `R255` (RZ) is never tracked.
 
-use super::arbiter::{ArbiterPort, ArbiterSite};
+pub mod elf;
+pub mod newcar;
+
 use super::memory::{MemRequest, MemorySystem, ReqKind};
+use super::ports::{ArbiterPort, ElfPort, NewcarPort, Site};
 use super::stats::{SmCounts, StallCounts};
-use super::SimError;
+use super::{SimError, SimOptions};
 use crate::block::low_bits;
 use crate::blocks::warp_arbiter::ArbiterIn;
+use std::sync::Arc;
 use crate::config::GpuConfig;
 use crate::mem::cache::SetIndex;
 use crate::mem::coalescer::coalesce;
@@ -48,6 +63,9 @@ const REGS: usize = 256;
 pub const CODE_BASE: u64 = 0xF000_0000;
 /// Address-space distance between the code of consecutive kernels.
 pub const CODE_STRIDE: u64 = 0x0100_0000;
+
+/// L1I request id of a prefetch (no warp waits on it).
+const PREFETCH: u16 = u16::MAX;
 
 const UNIT_NONE: u8 = 1;
 const UNIT_SP: u8 = 2;
@@ -147,6 +165,42 @@ struct PendingLoad {
     all_sent: bool,
 }
 
+/// What one scheduler's warps can do this cycle.
+#[derive(Clone, Copy, Default)]
+struct Scan {
+    /// Per unit (index `unit_bit(..).trailing_zeros()`: none, SP, SFU, LSU): the warps (local
+    /// ids) whose next instruction passes the scoreboard and needs that unit.
+    by_unit: [u64; 4],
+    /// Warps at a barrier, exited, or waiting on a load.
+    long_stall: u64,
+    /// Some warp has a decoded instruction.
+    any_inst: bool,
+}
+
+impl Scan {
+    /// The warps whose unit is in `units` (a mask over [`unit_bit`]).
+    fn ready(&self, units: u8) -> u64 {
+        (0..4)
+            .filter(|u| units >> u & 1 == 1)
+            .fold(0, |m, u| m | self.by_unit[u])
+    }
+
+    /// Some warp passes the scoreboard.
+    fn any_operands(&self) -> bool {
+        self.by_unit.iter().any(|&m| m != 0)
+    }
+}
+
+/// The hardware blocks of one SM, from the GPU's [`super::ports::Factories`].
+pub struct SmBlocks<'a> {
+    /// One warp arbiter per scheduler (empty when ELF issues).
+    pub arbiters: Vec<ArbiterPort<'a>>,
+    /// The ELF block (`--warp-sched elf`).
+    pub elf: Option<ElfPort<'a>>,
+    /// The NewCAR queue (`--newcar`).
+    pub newcar: Option<NewcarPort<'a>>,
+}
+
 /// What the load/store unit is doing.
 struct LsuOp {
     warp: usize,
@@ -161,7 +215,7 @@ struct LsuOp {
     failed_at: Option<u64>,
 }
 
-#[derive(Clone, Copy, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum LsuKind {
     Load,
     Store,
@@ -189,7 +243,15 @@ pub struct Sm<'a> {
     tbs: Vec<TbSlot>,
     schedulers: usize,
     per_sched: usize,
-    arbiters: Vec<Box<dyn ArbiterPort + 'a>>,
+    arbiters: Vec<ArbiterPort<'a>>,
+    /// ELF (issue select, WPT, fetch order) when it replaces the arbiters.
+    elf: Option<elf::ElfUnit<'a>>,
+    /// The NewCAR queue in front of the L1D.
+    newcar: Option<newcar::NewcarUnit<'a>>,
+    /// Issue mode: paired (every ready mask before any grant) or sequential.
+    paired: bool,
+    /// I-prefetch threshold on occupied L1I + L1D MSHRs (0: off).
+    iprefetch: u32,
     /// Arbiter inputs accumulated for this cycle (launch and exit bits).
     launch: Vec<u64>,
     exit: Vec<u64>,
@@ -230,13 +292,9 @@ fn lat(l: crate::config::Latency) -> (u64, u64) {
 }
 
 impl<'a> Sm<'a> {
-    /// SM `id` of `cfg` with one arbiter per scheduler (`arbiters[s]` serves scheduler `s`).
-    pub fn new(
-        id: usize,
-        cfg: &GpuConfig,
-        arbiters: Vec<Box<dyn ArbiterPort + 'a>>,
-        perfect_l1i: bool,
-    ) -> Self {
+    /// SM `id` of `cfg` with `blocks` (`arbiters[s]` serves scheduler `s`) and the SM options
+    /// of `opts` (`perfect_l1i`, `paired_issue`, `iprefetch`, `elf_fetch`).
+    pub fn new(id: usize, cfg: &GpuConfig, blocks: SmBlocks<'a>, opts: &SimOptions) -> Self {
         let sm = &cfg.sm;
         let schedulers = sm.schedulers as usize;
         let u = &cfg.units;
@@ -260,7 +318,13 @@ impl<'a> Sm<'a> {
                 .collect(),
             schedulers,
             per_sched: sm.max_warps as usize / schedulers,
-            arbiters,
+            arbiters: blocks.arbiters,
+            paired: opts.paired_issue || blocks.elf.is_some(),
+            elf: blocks.elf.map(|b| elf::ElfUnit::new(b, opts.elf_fetch)),
+            newcar: blocks
+                .newcar
+                .map(|b| newcar::NewcarUnit::new(b, super::NEWCAR_ENTRIES)),
+            iprefetch: opts.iprefetch,
             launch: vec![0; schedulers],
             exit: vec![0; schedulers],
             sp_busy: vec![0; u.sp_units as usize],
@@ -271,7 +335,7 @@ impl<'a> Sm<'a> {
             free_pending: vec![],
             l1d: DataCache::new(&cfg.l1d, l1d_index),
             l1i: DataCache::new(&cfg.l1i, SetIndex::Linear),
-            perfect_l1i,
+            perfect_l1i: opts.perfect_l1i,
             atomics: Default::default(),
             exiting: vec![],
             fetch_last: sm.max_warps as usize - 1,
@@ -301,16 +365,26 @@ impl<'a> Sm<'a> {
     }
 
     /// Prepares for a kernel: at most `occupancy` resident blocks of `warps_per_tb` warps, code
-    /// at `code_base`.
-    pub fn start_kernel(&mut self, occupancy: u32, warps_per_tb: usize, code_base: u64) {
+    /// at `code_base`; with ELF, `program` is written into the program-point table first (one
+    /// slot per cycle; no block launches meanwhile).
+    pub fn start_kernel(
+        &mut self,
+        occupancy: u32,
+        warps_per_tb: usize,
+        code_base: u64,
+        program: Option<Arc<elf::ElfProgram>>,
+    ) {
         self.occupancy = occupancy;
         self.warps_per_tb = warps_per_tb.max(1);
         self.code_base = code_base;
+        if let (Some(e), Some(p)) = (&mut self.elf, program) {
+            e.load(p);
+        }
     }
 
     /// Room for `n` more blocks of the running kernel.
     pub fn has_room(&self, n: u32) -> bool {
-        self.resident + n <= self.occupancy
+        self.resident + n <= self.occupancy && self.elf.as_ref().is_none_or(|e| e.loaded())
     }
 
     /// No resident block.
@@ -365,6 +439,9 @@ impl<'a> Sm<'a> {
             self.update_fetchable(w);
             self.sync_masks(w);
             self.launch[w % self.schedulers] |= 1 << (w / self.schedulers);
+            if let Some(e) = &mut self.elf {
+                e.launch(w, insts.warps[i].first().map_or(0, |x| x.pc));
+            }
         }
         self.tbs[slot] = TbSlot {
             active: true,
@@ -394,6 +471,9 @@ impl<'a> Sm<'a> {
                 ReqKind::Atomic => self.load_part_done(r.tag, now + 1),
                 ReqKind::InstFetch => {
                     for w in self.l1i.fill(r.addr) {
+                        if w == PREFETCH {
+                            continue;
+                        }
                         self.warps[w as usize].imiss = false;
                         self.update_fetchable(w as usize);
                     }
@@ -449,9 +529,20 @@ impl<'a> Sm<'a> {
         if self.resident > 0 {
             self.counts.busy_cycles += 1;
         }
-        self.lsu_cycle(now);
-        for s in 0..self.schedulers {
-            self.schedule(s, now, issued)?;
+        if self.newcar.is_some() {
+            self.newcar_cycle(now)?;
+        } else {
+            self.lsu_cycle(now);
+        }
+        if self.paired {
+            self.issue_paired(now, issued)?;
+        } else {
+            for s in 0..self.schedulers {
+                let scan = self.scan(s, now);
+                let ready = scan.ready(self.free_units(now));
+                let grant = self.step_arbiter(s, ready, scan.long_stall)?;
+                self.take_grant(s, grant, ready, &scan, now, issued)?;
+            }
         }
         self.fetch(now);
         self.retire();
@@ -460,60 +551,94 @@ impl<'a> Sm<'a> {
     }
 
     fn lsu_cycle(&mut self, now: u64) {
-        let Some(op) = &mut self.lsu else { return };
+        let Some(op) = &self.lsu else { return };
         if op.next < op.txns.len() && op.failed_at == Some(self.l1d.version()) {
             self.l1d.repeat_fail();
             self.stalls.lsu_blocked += 1;
         } else if op.next < op.txns.len() {
+            let (warp, kind, token) = (op.warp, op.kind, op.token.unwrap_or(u32::MAX));
             let (addr, bytes) = op.txns[op.next];
-            let token = op.token.unwrap_or(u32::MAX);
-            let sent = match op.kind {
-                LsuKind::Atomic => {
-                    self.atomics.push_back(MemRequest {
-                        sm: self.id as u16,
-                        kind: ReqKind::Atomic,
-                        addr,
-                        bytes,
-                        tag: token,
-                    });
-                    self.pending[token as usize].outstanding += 1;
-                    true
-                }
-                LsuKind::Store => {
-                    let taken = !matches!(
-                        self.l1d.access_sized(addr, bytes, true, op.warp as u32),
-                        Outcome::Fail(_)
-                    );
-                    self.warps[op.warp].stores += taken as u32;
-                    taken
-                }
-                LsuKind::Load => match self.l1d.access_sized(addr, bytes, false, token) {
-                    Outcome::Hit => {
-                        let p = &mut self.pending[token as usize];
-                        p.ready_at = p.ready_at.max(now + self.timing.l1d_hit);
-                        true
-                    }
-                    Outcome::Fail(_) => false,
-                    _ => {
-                        self.pending[token as usize].outstanding += 1;
-                        true
-                    }
-                },
-            };
+            let sent = self.access_txn(warp, kind, token, addr, bytes, false, now);
+            let version = self.l1d.version();
+            let op = self.lsu.as_mut().expect("present");
             if sent {
                 op.next += 1;
                 op.failed_at = None;
             } else {
-                op.failed_at = Some(self.l1d.version());
+                op.failed_at = Some(version);
                 self.stalls.lsu_blocked += 1;
             }
         }
-        if op.next == op.txns.len() {
+        self.lsu_finish();
+    }
+
+    /// Releases the LSU once every transaction of its instruction has left it.
+    fn lsu_finish(&mut self) {
+        if self.lsu.as_ref().is_some_and(|op| op.next == op.txns.len()) {
             let op = self.lsu.take().expect("present");
             if let Some(t) = op.token {
                 self.pending[t as usize].all_sent = true;
                 self.try_complete(t);
             }
+        }
+    }
+
+    /// One transaction of warp `warp` to the L1D (loads and stores) or the atomics queue;
+    /// returns whether it was taken. `queued`: it comes out of the NewCAR queue, which counted
+    /// it as outstanding (loads, atomics) or unacknowledged (stores) when it went in.
+    #[allow(clippy::too_many_arguments)]
+    fn access_txn(
+        &mut self,
+        warp: usize,
+        kind: LsuKind,
+        token: u32,
+        addr: u64,
+        bytes: u32,
+        queued: bool,
+        now: u64,
+    ) -> bool {
+        match kind {
+            LsuKind::Atomic => {
+                self.atomics.push_back(MemRequest {
+                    sm: self.id as u16,
+                    kind: ReqKind::Atomic,
+                    addr,
+                    bytes,
+                    tag: token,
+                });
+                if !queued {
+                    self.pending[token as usize].outstanding += 1;
+                }
+                true
+            }
+            LsuKind::Store => {
+                let taken = !matches!(
+                    self.l1d.access_sized(addr, bytes, true, warp as u32),
+                    Outcome::Fail(_)
+                );
+                if !queued {
+                    self.warps[warp].stores += taken as u32;
+                }
+                taken
+            }
+            LsuKind::Load => match self.l1d.access_sized(addr, bytes, false, token) {
+                Outcome::Hit if queued => {
+                    self.load_part_done(token, now + self.timing.l1d_hit);
+                    true
+                }
+                Outcome::Hit => {
+                    let p = &mut self.pending[token as usize];
+                    p.ready_at = p.ready_at.max(now + self.timing.l1d_hit);
+                    true
+                }
+                Outcome::Fail(_) => false,
+                _ => {
+                    if !queued {
+                        self.pending[token as usize].outstanding += 1;
+                    }
+                    true
+                }
+            },
         }
     }
 
@@ -607,11 +732,22 @@ impl<'a> Sm<'a> {
         (until, until == u64::MAX)
     }
 
-    fn schedule(&mut self, s: usize, now: u64, issued: &mut bool) -> Result<(), SimError> {
-        let (mut ready, mut long_stall) = (0u64, 0u64);
-        let (mut any_inst, mut any_operands) = (false, false);
-        let units = self.free_units(now);
-        long_stall |= self.live_mask[s] & self.stalled_mask[s];
+    /// Free slots per unit this cycle (index as in [`Scan::by_unit`]; "none" is unlimited).
+    fn free_unit_counts(&self, now: u64) -> [u32; 4] {
+        [
+            u32::MAX,
+            self.sp_busy.iter().filter(|&&b| b <= now).count() as u32,
+            self.sfu_busy.iter().filter(|&&b| b <= now).count() as u32,
+            self.lsu_free(now) as u32,
+        ]
+    }
+
+    /// Scheduler `s`'s warps this cycle: which pass the scoreboard, for which unit.
+    fn scan(&mut self, s: usize, now: u64) -> Scan {
+        let mut scan = Scan {
+            long_stall: self.live_mask[s] & self.stalled_mask[s],
+            ..Default::default()
+        };
         let mut cand = self.live_mask[s] & !self.stalled_mask[s] & self.head_mask[s];
         while cand != 0 {
             let local = cand.trailing_zeros() as usize;
@@ -621,7 +757,7 @@ impl<'a> Sm<'a> {
             let Some(inst) = warp.head.filter(|_| warp.ibuf_ready_at <= now) else {
                 continue;
             };
-            any_inst = true;
+            scan.any_inst = true;
             let (until, on_load) = if warp.sb_valid {
                 (warp.sb_until, warp.sb_load)
             } else {
@@ -631,14 +767,21 @@ impl<'a> Sm<'a> {
                 (until, on_load)
             };
             if until > now {
-                long_stall |= (on_load as u64) << local;
+                scan.long_stall |= (on_load as u64) << local;
                 continue;
             }
-            any_operands = true;
-            if units & unit_bit(inst.class) != 0 {
-                ready |= 1 << local;
-            }
+            scan.by_unit[unit_bit(inst.class).trailing_zeros() as usize] |= 1 << local;
         }
+        scan
+    }
+
+    /// Steps scheduler `s`'s warp arbiter; returns the granted local warp.
+    fn step_arbiter(
+        &mut self,
+        s: usize,
+        ready: u64,
+        long_stall: u64,
+    ) -> Result<Option<usize>, SimError> {
         let inp = ArbiterIn {
             ready,
             launch: self.launch[s],
@@ -650,30 +793,82 @@ impl<'a> Sm<'a> {
         let out = self.arbiters[s]
             .step(&inp)
             .map_err(|source| SimError::Block {
-                site: ArbiterSite {
+                site: Site::Arbiter {
                     sm: self.id,
                     scheduler: s,
                 }
                 .to_string(),
                 source,
             })?;
-        if out.grant_valid {
-            let local = out.grant_warp as usize;
+        Ok(out.grant_valid.then_some(out.grant_warp as usize))
+    }
+
+    /// Issues scheduler `s`'s grant (checked against the `ready` mask it was given) or counts
+    /// why it issued nothing. Returns the issued warp (global id).
+    fn take_grant(
+        &mut self,
+        s: usize,
+        grant: Option<usize>,
+        ready: u64,
+        scan: &Scan,
+        now: u64,
+        issued: &mut bool,
+    ) -> Result<Option<usize>, SimError> {
+        if let Some(local) = grant {
             if local >= self.per_sched || ready >> local & 1 == 0 {
                 return Err(SimError::Protocol(format!(
-                    "sm{}_sched{s}: the arbiter granted warp {local}, which is not ready (ready mask {ready:#x}) at cycle {now}",
-                    self.id
+                    "sm{}_sched{s}: the {} granted warp {local}, which is not ready (ready mask {ready:#x}) at cycle {now}",
+                    self.id,
+                    if self.elf.is_some() { "ELF block" } else { "arbiter" }
                 )));
             }
-            self.issue(s + local * self.schedulers, now);
+            let w = s + local * self.schedulers;
+            self.issue(w, now);
             self.stalls.issued += 1;
             *issued = true;
-        } else if any_operands {
+            return Ok(Some(w));
+        }
+        if scan.any_operands() {
             self.stalls.structural += 1;
-        } else if any_inst {
+        } else if scan.any_inst {
             self.stalls.raw += 1;
         } else {
             self.stalls.idle += 1;
+        }
+        Ok(None)
+    }
+
+    /// Paired issue (module documentation): every scheduler's ready mask from one sharing-out
+    /// of the free units, then one step of every arbiter (or of the ELF block), then the
+    /// grants, leading scheduler first.
+    fn issue_paired(&mut self, now: u64, issued: &mut bool) -> Result<(), SimError> {
+        let n = self.schedulers;
+        let lead = (now % n as u64) as usize;
+        let scans: Vec<Scan> = (0..n).map(|s| self.scan(s, now)).collect();
+        let mut avail = self.free_unit_counts(now);
+        let mut ready = vec![0u64; n];
+        for k in 0..n {
+            let s = (lead + k) % n;
+            for (u, free) in avail.iter_mut().enumerate() {
+                if *free > 0 && scans[s].by_unit[u] != 0 {
+                    ready[s] |= scans[s].by_unit[u];
+                    *free -= 1;
+                }
+            }
+        }
+        let grants: Vec<Option<usize>> = if self.elf.is_some() {
+            self.step_elf(&ready, lead)?
+        } else {
+            (0..n)
+                .map(|s| self.step_arbiter(s, ready[s], scans[s].long_stall))
+                .collect::<Result<_, _>>()?
+        };
+        for k in 0..n {
+            let s = (lead + k) % n;
+            let w = self.take_grant(s, grants[s], ready[s], &scans[s], now, issued)?;
+            if let Some(w) = w {
+                self.elf_issued(s, w);
+            }
         }
         Ok(())
     }
@@ -816,14 +1011,23 @@ impl<'a> Sm<'a> {
     }
 
     fn fetch(&mut self, now: u64) {
+        let elf_choice = self.elf.as_mut().and_then(|e| e.take_fetch());
         if self.fetchable == 0 {
             return;
         }
-        // Round robin: the first fetchable warp after the last one fetched.
-        let n = self.warps.len();
-        let start = (self.fetch_last + 1) % n;
-        let after = self.fetchable & !low_bits(start);
-        let w = if after != 0 { after } else { self.fetchable }.trailing_zeros() as usize;
+        let w = match elf_choice {
+            Some(choice) => match choice {
+                Some(w) if self.fetchable >> w & 1 == 1 => w,
+                _ => return,
+            },
+            None => {
+                // Round robin: the first fetchable warp after the last one fetched.
+                let n = self.warps.len();
+                let start = (self.fetch_last + 1) % n;
+                let after = self.fetchable & !low_bits(start);
+                if after != 0 { after } else { self.fetchable }.trailing_zeros() as usize
+            }
+        };
         let warp = &self.warps[w];
         let pc = self.tbs[warp.tb].insts.warps[warp.index][warp.next_fetch as usize].pc;
         let addr = self.code_base + pc as u64;
@@ -832,6 +1036,13 @@ impl<'a> Sm<'a> {
         } else {
             self.l1i.access(addr, false, w as u16)
         };
+        if self.iprefetch > 0 && !self.perfect_l1i && !matches!(outcome, Outcome::Fail(_)) {
+            let occupied = self.l1i.mshrs_occupied() + self.l1d.mshrs_occupied();
+            if occupied < self.iprefetch as usize {
+                let next = self.l1i.line(addr) + self.l1i.line_bytes() as u64;
+                self.l1i.prefetch(next, PREFETCH);
+            }
+        }
         match outcome {
             Outcome::Hit => {
                 let warp = &mut self.warps[w];
@@ -861,6 +1072,9 @@ impl<'a> Sm<'a> {
             self.warps[w].live = false;
             self.sync_masks(w);
             self.exit[w % self.schedulers] |= 1 << (w / self.schedulers);
+            if let Some(e) = &mut self.elf {
+                e.exit(w);
+            }
             let tb = self.warps[w].tb;
             let slot = &mut self.tbs[tb];
             slot.left -= 1;

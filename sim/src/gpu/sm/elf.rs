@@ -1,0 +1,214 @@
+//! ELF in the SM (spec §1.5-§1.9): the SM's side of the `elf` block's ports. At kernel start
+//! the compiled program-point table is written through the table port (one slot per cycle,
+//! before any warp launches); every cycle the block gets the launch/exit masks, both
+//! schedulers' ready masks, the WPT update for each grant of the previous cycle (recalculate on
+//! a program-point-class load or on a branch whose direction equals its recalculation bit,
+//! else decrement; spec §1.7) and the fetch-eligible warps; it returns both grants and the warp
+//! to fetch for.
+
+use super::Sm;
+use crate::analysis::elf::{compile, Code, Kind, Params as CompilerParams};
+use crate::blocks::elf::{ElfIn, ElfOut, PpEntry};
+use crate::gpu::ports::{ElfPort, Site};
+use crate::gpu::SimError;
+use crate::workload::kernel::WarpInst;
+use crate::workload::sass::OpClass;
+use std::collections::{HashMap, VecDeque};
+use std::sync::Arc;
+
+/// What the SM needs of a kernel's ELF compilation: the table to load and, per branch PC, its
+/// taken target and recalculation bit.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ElfProgram {
+    /// Program-point table rows, PC-sorted from slot 0.
+    pub table: Vec<PpEntry>,
+    /// Branch PC -> (taken target PC, recalculate when taken (true) / not taken (false)).
+    pub branches: HashMap<u32, (u32, bool)>,
+    /// Program points before merging (Algorithm 1), for reports.
+    pub points_found: usize,
+}
+
+impl ElfProgram {
+    /// Compiles `code` (Algorithms 1 and 2, recalculation bits) for a table of `slots` slots.
+    pub fn compile(code: &Code, slots: usize) -> Self {
+        let params = CompilerParams {
+            max_pp: slots,
+            ..CompilerParams::default()
+        };
+        let c = compile(code, &params);
+        let points_found = crate::analysis::elf::find_program_points(code, &params).len();
+        let branches = code
+            .iter()
+            .filter_map(|i| match i.kind {
+                Kind::Branch { target, .. } => Some((
+                    i.pc as u32,
+                    (code[target].pc as u32, c.recalc.get(&i.pc).copied().unwrap_or(true)),
+                )),
+                _ => None,
+            })
+            .collect();
+        Self {
+            table: c
+                .table
+                .iter()
+                .map(|q| PpEntry {
+                    valid: true,
+                    branch: q.branch,
+                    pc: q.pc as u32,
+                    score: q.score.min(255) as u8,
+                })
+                .collect(),
+            branches,
+            points_found,
+        }
+    }
+
+    /// Whether issuing `inst`, after which its warp continues at `next_pc`, recalculates the
+    /// warp's priority (spec §1.7): global and local loads always (merged-away ones too, A-9),
+    /// branches when their direction (taken: `next_pc` is the target) equals their bit.
+    pub fn triggers(&self, inst: &WarpInst, next_pc: u32) -> bool {
+        match inst.class {
+            OpClass::LoadGlobal | OpClass::LoadLocal => true,
+            OpClass::Branch => self
+                .branches
+                .get(&inst.pc)
+                .is_some_and(|&(target, bit)| (next_pc == target) == bit),
+            _ => false,
+        }
+    }
+}
+
+/// The SM's state around its ELF block.
+pub struct ElfUnit<'a> {
+    block: ElfPort<'a>,
+    /// Table writes still to make (the first clears the old table).
+    writes: VecDeque<ElfIn>,
+    /// The block's table is not empty.
+    table_loaded: bool,
+    program: Arc<ElfProgram>,
+    /// Per scheduler: the update for last cycle's grant (recalculate, next PC).
+    upd: [Option<(bool, u32)>; 2],
+    launch: u64,
+    launch_pc: u32,
+    exit: u64,
+    /// ELF orders fetch (else round robin).
+    fetch: bool,
+    /// This cycle's fetch choice (set by the block step, taken by the fetch stage).
+    fetch_choice: Option<Option<usize>>,
+}
+
+impl<'a> ElfUnit<'a> {
+    /// The unit around `block`; `fetch`: ELF-ordered fetch.
+    pub fn new(block: ElfPort<'a>, fetch: bool) -> Self {
+        Self {
+            block,
+            writes: VecDeque::new(),
+            table_loaded: false,
+            program: Arc::new(ElfProgram::default()),
+            upd: [None; 2],
+            launch: 0,
+            launch_pc: 0,
+            exit: 0,
+            fetch,
+            fetch_choice: None,
+        }
+    }
+
+    /// Queues the table writes of `program` (a clear first if a table is loaded).
+    pub fn load(&mut self, program: Arc<ElfProgram>) {
+        self.writes.clear();
+        if self.table_loaded && program.table.is_empty() {
+            self.writes.push_back(ElfIn {
+                tw_clear: true,
+                ..Default::default()
+            });
+        }
+        for (i, e) in program.table.iter().enumerate() {
+            self.writes.push_back(ElfIn {
+                tw_clear: i == 0 && self.table_loaded,
+                tw_en: true,
+                tw_slot: i as u8,
+                tw_valid: e.valid,
+                tw_branch: e.branch,
+                tw_pc: e.pc,
+                tw_score: e.score,
+                ..Default::default()
+            });
+        }
+        self.table_loaded = !program.table.is_empty();
+        self.program = program;
+    }
+
+    /// The table is written: warps may launch.
+    pub fn loaded(&self) -> bool {
+        self.writes.is_empty()
+    }
+
+    /// Warp `w` launches this cycle at `pc`.
+    pub fn launch(&mut self, w: usize, pc: u32) {
+        self.launch |= 1 << w;
+        self.launch_pc = pc;
+    }
+
+    /// Warp `w` exits (its bit reaches the block in the next step).
+    pub fn exit(&mut self, w: usize) {
+        self.exit |= 1 << w;
+    }
+
+    /// The fetch stage's choice: `None` when fetch is round robin, else the block's warp.
+    pub fn take_fetch(&mut self) -> Option<Option<usize>> {
+        self.fetch_choice.take()
+    }
+}
+
+impl Sm<'_> {
+    /// Steps the ELF block with both schedulers' ready masks (`lead`: the leading scheduler, also
+    /// the fetch interleave's); returns both grants (local ids).
+    pub(super) fn step_elf(
+        &mut self,
+        ready: &[u64],
+        lead: usize,
+    ) -> Result<Vec<Option<usize>>, SimError> {
+        let fetchable = self.fetchable;
+        let e = self.elf.as_mut().expect("ELF present");
+        let mut inp = e.writes.pop_front().unwrap_or_default();
+        inp.launch = e.launch;
+        inp.launch_pc = e.launch_pc;
+        inp.exit = e.exit;
+        inp.ready0 = ready[0];
+        inp.ready1 = ready[1];
+        if let Some((trig, pc)) = e.upd[0].take() {
+            (inp.upd0_valid, inp.upd0_trig, inp.upd0_pc) = (true, trig, pc);
+        }
+        if let Some((trig, pc)) = e.upd[1].take() {
+            (inp.upd1_valid, inp.upd1_trig, inp.upd1_pc) = (true, trig, pc);
+        }
+        inp.fetch_elig = if e.fetch { fetchable } else { 0 };
+        inp.fetch_lead = lead == 1;
+        e.launch = 0;
+        e.exit = 0;
+        let out: ElfOut = e.block.step(&inp).map_err(|source| SimError::Block {
+            site: Site::Elf { sm: self.id }.to_string(),
+            source,
+        })?;
+        if e.fetch {
+            e.fetch_choice = Some(out.fetch_valid.then_some(out.fetch_warp as usize));
+        }
+        Ok(vec![
+            out.grant0_valid.then_some(out.grant0_warp as usize),
+            out.grant1_valid.then_some(out.grant1_warp as usize),
+        ])
+    }
+
+    /// Warp `w` of scheduler `s` just issued: its WPT update goes to the block next cycle.
+    pub(super) fn elf_issued(&mut self, s: usize, w: usize) {
+        let Some(e) = &mut self.elf else { return };
+        let warp = &self.warps[w];
+        let stream = &self.tbs[warp.tb].insts.warps[warp.index];
+        let inst = stream[warp.next_issue as usize - 1];
+        let next_pc = stream
+            .get(warp.next_issue as usize)
+            .map_or(inst.pc + 8, |i| i.pc);
+        e.upd[s] = Some((e.program.triggers(&inst, next_pc), next_pc));
+    }
+}

@@ -1,0 +1,133 @@
+//! NewCAR in the SM (spec §2): the load/store unit's transactions reach the L1D (or, for
+//! atomics, the atomics queue) through the `newcar` block. Each cycle the SM presents the
+//! LSU's next transaction, probes without side effects whether the cache would take it and
+//! each queued one ([`crate::mem::data_cache::DataCache::check`]), steps the block and makes
+//! exactly the access it chose: the LSU's transaction (to the cache, or into a queue slot,
+//! whose payload the SM keeps) and/or the queued transaction it tried.
+//!
+//! Accounting: a transaction that enters the queue counts at once as outstanding (loads,
+//! atomics) or unacknowledged (stores), so its instruction and warp cannot complete or retire
+//! before it has left the queue. Atomics order as stores (spec A-13) and are always taken.
+//! A probe the cache refuses counts as an L1D reservation failure, as the access would.
+
+use super::{LsuKind, Sm};
+use crate::blocks::newcar::NewcarIn;
+use crate::gpu::ports::{NewcarPort, Site};
+use crate::gpu::SimError;
+
+/// A transaction waiting in a queue slot.
+#[derive(Clone, Copy, Debug)]
+struct Queued {
+    warp: usize,
+    kind: LsuKind,
+    token: u32,
+    addr: u64,
+    bytes: u32,
+}
+
+/// The SM's state around its NewCAR block: the payload of each slot.
+pub struct NewcarUnit<'a> {
+    block: NewcarPort<'a>,
+    slots: Vec<Option<Queued>>,
+}
+
+impl<'a> NewcarUnit<'a> {
+    /// The unit around `block`, a queue of `entries` slots.
+    pub fn new(block: NewcarPort<'a>, entries: usize) -> Self {
+        Self {
+            block,
+            slots: vec![None; entries],
+        }
+    }
+
+    /// Transactions in the queue.
+    pub fn len(&self) -> usize {
+        self.slots.iter().filter(|s| s.is_some()).count()
+    }
+
+    /// The queue is empty.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+impl Sm<'_> {
+    /// Whether the cache would take `q` now.
+    fn accepts(&self, kind: LsuKind, addr: u64) -> bool {
+        match kind {
+            LsuKind::Atomic => true,
+            LsuKind::Store => self.l1d.check(addr, true).is_ok(),
+            LsuKind::Load => self.l1d.check(addr, false).is_ok(),
+        }
+    }
+
+    /// The LSU stage with NewCAR (replaces the baseline LSU stage).
+    pub(super) fn newcar_cycle(&mut self, now: u64) -> Result<(), SimError> {
+        let req = self.lsu.as_ref().and_then(|op| {
+            (op.next < op.txns.len()).then(|| Queued {
+                warp: op.warp,
+                kind: op.kind,
+                token: op.token.unwrap_or(u32::MAX),
+                addr: op.txns[op.next].0,
+                bytes: op.txns[op.next].1,
+            })
+        });
+        let unit = self.newcar.as_ref().expect("NewCAR present");
+        let full = unit.slots.iter().all(|s| s.is_some());
+        let lsu_accept = req.is_some_and(|r| self.accepts(r.kind, r.addr));
+        let mut q_accept = 0u64;
+        if req.is_none() || full {
+            for (i, q) in unit.slots.iter().enumerate() {
+                if let Some(q) = q {
+                    q_accept |= (self.accepts(q.kind, q.addr) as u64) << i;
+                }
+            }
+        }
+        let inp = NewcarIn {
+            lsu_valid: req.is_some(),
+            lsu_warp: req.map_or(0, |r| r.warp as u8),
+            lsu_store: req.is_some_and(|r| r.kind != LsuKind::Load),
+            lsu_accept,
+            q_accept,
+        };
+        let unit = self.newcar.as_mut().expect("NewCAR present");
+        let out = unit.block.step(&inp).map_err(|source| SimError::Block {
+            site: Site::Newcar { sm: self.id }.to_string(),
+            source,
+        })?;
+        if let Some(r) = req {
+            if out.lsu_to_cache {
+                let taken = self.access_txn(r.warp, r.kind, r.token, r.addr, r.bytes, false, now);
+                debug_assert!(taken, "the probe said the cache takes it");
+                self.lsu.as_mut().expect("present").next += 1;
+            } else if out.enq_valid {
+                match r.kind {
+                    LsuKind::Store => self.warps[r.warp].stores += 1,
+                    _ => self.pending[r.token as usize].outstanding += 1,
+                }
+                if !lsu_accept {
+                    self.l1d.repeat_fail();
+                }
+                self.counts.newcar_enqueued += 1;
+                let unit = self.newcar.as_mut().expect("present");
+                unit.slots[out.enq_slot as usize] = Some(r);
+                self.lsu.as_mut().expect("present").next += 1;
+            } else {
+                self.stalls.lsu_blocked += 1;
+            }
+        }
+        if out.try_valid {
+            let slot = out.try_slot as usize;
+            if out.deq_valid {
+                let unit = self.newcar.as_mut().expect("present");
+                let q = unit.slots[slot].take().expect("the block dequeues a full slot");
+                let taken = self.access_txn(q.warp, q.kind, q.token, q.addr, q.bytes, true, now);
+                debug_assert!(taken, "the probe said the cache takes it");
+            } else {
+                self.l1d.repeat_fail();
+            }
+        }
+        self.lsu_finish();
+        Ok(())
+    }
+}
