@@ -25,6 +25,9 @@ enum Command {
     /// The main job: check rtl-out/, lint it, and run the lockstep regression of every block,
     /// policy and preset; ends with a pass/fail table.
     Regress(cmd::regress::RegressArgs),
+    /// Reproduce a paper's experiment on the golden GPU model (`elf`: ELF, NewCAR, I-prefetch
+    /// vs GTO and two-level over the workload suite); Markdown, JSON and SVG.
+    Repro(cmd::repro::ReproArgs),
     /// List the blocks, policies and presets.
     Blocks(cmd::blocks::BlocksArgs),
     /// GPU configurations of the golden model: list the presets, show one.
@@ -48,6 +51,7 @@ fn main() -> ExitCode {
         Command::Lint(a) => cmd::lint::run(a),
         Command::Cosim(a) => cmd::cosim::run(a),
         Command::Regress(a) => cmd::regress::run(a),
+        Command::Repro(a) => cmd::repro::run(a),
         Command::Blocks(a) => cmd::blocks::run(a),
         Command::Config(a) => cmd::config::run(a),
         Command::Trace(a) => cmd::trace::run(a),

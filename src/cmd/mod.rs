@@ -7,6 +7,7 @@ pub mod cosim;
 pub mod gen;
 pub mod lint;
 pub mod regress;
+pub mod repro;
 pub mod sim;
 pub mod trace;
 pub mod workloads;

@@ -126,7 +126,10 @@ impl RunArgs {
             )
         })?;
         let mut modes = Modes::default();
-        for (list, mode) in [(&self.rtl, BlockMode::Rtl), (&self.lockstep, BlockMode::Lockstep)] {
+        for (list, mode) in [
+            (&self.rtl, BlockMode::Rtl),
+            (&self.lockstep, BlockMode::Lockstep),
+        ] {
             for b in list {
                 if self.rtl.contains(b) && self.lockstep.contains(b) {
                     bail!("block `{b}` is given to both --rtl and --lockstep");

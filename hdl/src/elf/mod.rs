@@ -19,7 +19,14 @@ use rust_hdl::prelude::*;
 
 /// The ELF block.
 #[derive(LogicBlock)]
-pub struct Elf<const N: usize, const S: usize, const SB: usize, const P: usize, const PB: usize, const NB: usize> {
+pub struct Elf<
+    const N: usize,
+    const S: usize,
+    const SB: usize,
+    const P: usize,
+    const PB: usize,
+    const NB: usize,
+> {
     /// Rising-edge clock.
     pub clock: Signal<In, Clock>,
     /// Synchronous reset, active high.
@@ -143,8 +150,14 @@ pub struct Elf<const N: usize, const S: usize, const SB: usize, const P: usize, 
     below: [Constant<Bits<S>>; S],
 }
 
-impl<const N: usize, const S: usize, const SB: usize, const P: usize, const PB: usize, const NB: usize> Default
-    for Elf<N, S, SB, P, PB, NB>
+impl<
+        const N: usize,
+        const S: usize,
+        const SB: usize,
+        const P: usize,
+        const PB: usize,
+        const NB: usize,
+    > Default for Elf<N, S, SB, P, PB, NB>
 {
     fn default() -> Self {
         assert!(N == 2 * S && S <= 32 && (1usize << SB) >= S && (1usize << PB) == P);
@@ -245,8 +258,14 @@ impl<const N: usize, const S: usize, const SB: usize, const P: usize, const PB: 
     }
 }
 
-impl<const N: usize, const S: usize, const SB: usize, const P: usize, const PB: usize, const NB: usize> Logic
-    for Elf<N, S, SB, P, PB, NB>
+impl<
+        const N: usize,
+        const S: usize,
+        const SB: usize,
+        const P: usize,
+        const PB: usize,
+        const NB: usize,
+    > Logic for Elf<N, S, SB, P, PB, NB>
 {
     #[hdl_gen]
     fn update(&mut self) {
@@ -545,8 +564,14 @@ impl<const N: usize, const S: usize, const SB: usize, const P: usize, const PB: 
     }
 }
 
-impl<const N: usize, const S: usize, const SB: usize, const P: usize, const PB: usize, const NB: usize> Clocked
-    for Elf<N, S, SB, P, PB, NB>
+impl<
+        const N: usize,
+        const S: usize,
+        const SB: usize,
+        const P: usize,
+        const PB: usize,
+        const NB: usize,
+    > Clocked for Elf<N, S, SB, P, PB, NB>
 {
     fn clock_signal(&mut self) -> &mut Signal<In, Clock> {
         &mut self.clock

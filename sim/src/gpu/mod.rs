@@ -29,8 +29,8 @@ use ports::{BlockFault, Factories, Site};
 use serde::Serialize;
 use sm::elf::ElfProgram;
 use sm::{Sm, SmBlocks, CODE_BASE, CODE_STRIDE};
-use std::sync::Arc;
 use stats::{Counters, SmCounts};
+use std::sync::Arc;
 use thiserror::Error;
 
 /// NewCAR queue entries (spec §2.1: 32, as Mascar's CAR).
@@ -315,9 +315,11 @@ impl<'a> Gpu<'a> {
             .transpose()?;
         let elf = opts.elf.then(|| Self::elf_params(cfg)).transpose()?;
         let newcar = opts.newcar.then(|| Self::newcar_params(cfg)).transpose()?;
-        let fault = |site: Site| move |source| SimError::Block {
-            site: site.to_string(),
-            source,
+        let fault = |site: Site| {
+            move |source| SimError::Block {
+                site: site.to_string(),
+                source,
+            }
         };
         let mut sms = Vec::with_capacity(cfg.sm.count as usize);
         for id in 0..cfg.sm.count as usize {

@@ -290,7 +290,9 @@ fn blocks_that_do_not_fit_and_bad_arbiter_shapes_are_errors() {
         warp_sched: warp_arbiter::Policy::TwoLevel,
         ..Default::default()
     };
-    let e = Gpu::new(&cfg, opts, &mut Factories::golden()).err().unwrap();
+    let e = Gpu::new(&cfg, opts, &mut Factories::golden())
+        .err()
+        .unwrap();
     assert!(e.to_string().contains("max_active"), "{e}");
     let mut cfg = gtx480();
     cfg.sm.registers = 1024; // 256 threads x 16 registers do not fit

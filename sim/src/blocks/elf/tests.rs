@@ -373,6 +373,9 @@ fn fetch_select_is_the_first_eligible_warp_of_the_interleaved_orders() {
             }
             prev = Some(o);
         }
-        assert!(fetched > 10_000 && lead_ties > 1_000, "{fetched} {lead_ties}");
+        assert!(
+            fetched > 10_000 && lead_ties > 1_000,
+            "{fetched} {lead_ties}"
+        );
     }
 }

@@ -42,7 +42,10 @@ impl ElfProgram {
             .filter_map(|i| match i.kind {
                 Kind::Branch { target, .. } => Some((
                     i.pc as u32,
-                    (code[target].pc as u32, c.recalc.get(&i.pc).copied().unwrap_or(true)),
+                    (
+                        code[target].pc as u32,
+                        c.recalc.get(&i.pc).copied().unwrap_or(true),
+                    ),
                 )),
                 _ => None,
             })

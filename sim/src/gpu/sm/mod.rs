@@ -45,7 +45,6 @@ use super::stats::{SmCounts, StallCounts};
 use super::{SimError, SimOptions};
 use crate::block::low_bits;
 use crate::blocks::warp_arbiter::ArbiterIn;
-use std::sync::Arc;
 use crate::config::GpuConfig;
 use crate::mem::cache::SetIndex;
 use crate::mem::coalescer::coalesce;
@@ -53,6 +52,7 @@ use crate::mem::data_cache::{DataCache, Outcome};
 use crate::mem::shared_mem::conflict_cycles;
 use crate::workload::kernel::{BlockInsts, WarpInst};
 use crate::workload::sass::OpClass;
+use std::sync::Arc;
 
 /// The zero register: never tracked by the scoreboard.
 pub const RZ: u16 = 255;

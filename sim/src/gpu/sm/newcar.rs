@@ -120,7 +120,9 @@ impl Sm<'_> {
             let slot = out.try_slot as usize;
             if out.deq_valid {
                 let unit = self.newcar.as_mut().expect("present");
-                let q = unit.slots[slot].take().expect("the block dequeues a full slot");
+                let q = unit.slots[slot]
+                    .take()
+                    .expect("the block dequeues a full slot");
                 let taken = self.access_txn(q.warp, q.kind, q.token, q.addr, q.bytes, true, now);
                 debug_assert!(taken, "the probe said the cache takes it");
             } else {

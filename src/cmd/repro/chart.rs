@@ -1,0 +1,135 @@
+//! The SVG bar chart of `repro elf`: per workload and for the geometric means, one bar per
+//! configuration (speedup over GTO, in percent), and the thesis's means beside ours.
+
+use super::Results;
+use anyhow::{anyhow, Result};
+use plotters::prelude::*;
+
+/// Bar colours of the configurations after GTO.
+const COLOURS: [RGBColor; 6] = [
+    RGBColor(120, 120, 120),
+    RGBColor(31, 119, 180),
+    RGBColor(44, 160, 44),
+    RGBColor(255, 127, 14),
+    RGBColor(214, 39, 40),
+    RGBColor(148, 103, 189),
+];
+
+/// The chart as an SVG document.
+pub fn svg(r: &Results) -> Result<String> {
+    let cols = &r.columns[1..];
+    // Groups: every workload, our two means, the thesis's means.
+    let mut groups: Vec<(String, Vec<Option<f64>>)> = r
+        .rows
+        .iter()
+        .map(|row| {
+            (
+                row.workload.clone(),
+                row.cells[1..].iter().map(|c| Some(c.speedup)).collect(),
+            )
+        })
+        .collect();
+    groups.push((
+        "GEOMEAN".into(),
+        r.geomean[1..].iter().map(|&g| Some(g)).collect(),
+    ));
+    groups.push((
+        "GEOMEAN(M)".into(),
+        r.geomean_memory[1..].iter().map(|&g| Some(g)).collect(),
+    ));
+    groups.push((
+        "THESIS".into(),
+        cols.iter()
+            .map(|c| c.thesis.map(|t| 1.0 + t / 100.0))
+            .collect(),
+    ));
+    let pcts: Vec<f64> = groups
+        .iter()
+        .flat_map(|g| g.1.iter().flatten().map(|s| 100.0 * (s - 1.0)))
+        .collect();
+    let lo = pcts
+        .iter()
+        .cloned()
+        .fold(-5.0f64, f64::min)
+        .max(-100.0)
+        .floor();
+    let hi = pcts
+        .iter()
+        .cloned()
+        .fold(5.0f64, f64::max)
+        .min(300.0)
+        .ceil();
+    let width = 160 + 26 * groups.len() as u32;
+    let mut out = String::new();
+    {
+        let root = SVGBackend::with_string(&mut out, (width, 520)).into_drawing_area();
+        let err = |e: &dyn std::fmt::Display| anyhow!("drawing the chart: {e}");
+        root.fill(&WHITE).map_err(|e| err(&e))?;
+        let n = groups.len();
+        let mut chart = ChartBuilder::on(&root)
+            .caption(
+                format!(
+                    "Speedup over GTO (%), {} size {} (bars: {})",
+                    r.config,
+                    r.size,
+                    cols.iter().map(|c| c.label).collect::<Vec<_>>().join(", ")
+                ),
+                ("sans-serif", 16),
+            )
+            .margin(10)
+            .x_label_area_size(110)
+            .y_label_area_size(50)
+            .build_cartesian_2d(0f64..n as f64, lo..hi)
+            .map_err(|e| err(&e))?;
+        chart
+            .configure_mesh()
+            .x_labels(0)
+            .y_desc("speedup over GTO (%)")
+            .disable_x_mesh()
+            .draw()
+            .map_err(|e| err(&e))?;
+        // Group names below the plot, one per group, written downwards.
+        let style = ("sans-serif", 11)
+            .into_font()
+            .transform(FontTransform::Rotate90)
+            .color(&BLACK);
+        for (gi, (name, _)) in groups.iter().enumerate() {
+            let (px, py) = chart.backend_coord(&(gi as f64 + 0.5, lo));
+            root.draw(&Text::new(name.clone(), (px + 5, py + 6), style.clone()))
+                .map_err(|e| err(&e))?;
+        }
+        let bw = 0.8 / cols.len() as f64;
+        for (gi, (_, vals)) in groups.iter().enumerate() {
+            for (ci, v) in vals.iter().enumerate() {
+                let Some(s) = v else { continue };
+                let x0 = gi as f64 + 0.1 + ci as f64 * bw;
+                let y = (100.0 * (s - 1.0)).clamp(lo, hi);
+                let colour = COLOURS[ci % COLOURS.len()];
+                chart
+                    .draw_series(std::iter::once(Rectangle::new(
+                        [(x0, 0.0), (x0 + bw, y)],
+                        colour.filled(),
+                    )))
+                    .map_err(|e| err(&e))?;
+            }
+        }
+        for (ci, c) in cols.iter().enumerate() {
+            let colour = COLOURS[ci % COLOURS.len()];
+            chart
+                .draw_series(std::iter::empty::<Rectangle<(f64, f64)>>())
+                .map_err(|e| err(&e))?
+                .label(c.label)
+                .legend(move |(x, y)| {
+                    Rectangle::new([(x, y - 5), (x + 10, y + 5)], colour.filled())
+                });
+        }
+        chart
+            .configure_series_labels()
+            .background_style(WHITE.mix(0.8))
+            .border_style(BLACK)
+            .draw()
+            .map_err(|e| err(&e))?;
+        root.present().map_err(|e| err(&e))?;
+    }
+    Ok(out)
+}

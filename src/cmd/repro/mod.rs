@@ -1,0 +1,361 @@
+//! `gpusched repro elf`: the thesis's ELF experiment (seed 003 ch. III, spec §3.5) on our
+//! golden GPU model: GTO, two-level, GTO + NewCAR, GTO + I-prefetch, ELF and ELF++ (and GTO
+//! with paired issue, ELF's issue mode, for reference) over the workload suite and the real
+//! traces; a table of IPC speedups over GTO with geometric means, L1D/L1I miss rates and L1D
+//! reservation failures, written as Markdown, JSON and an SVG bar chart with the thesis's
+//! figures beside ours.
+
+mod chart;
+mod table;
+
+use super::sim::{load_config, open_workload};
+use anyhow::{bail, Context, Result};
+use clap::{Args, ValueEnum};
+use gpusim::blocks::warp_arbiter::Policy;
+use gpusim::gpu::ports::Factories;
+use gpusim::gpu::{Gpu, Report, SimError, SimOptions, IPREFETCH_THRESHOLD};
+use indicatif::{ProgressBar, ProgressStyle};
+use serde::Serialize;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
+
+/// Experiments `repro` knows.
+#[derive(Clone, Copy, Debug, ValueEnum)]
+pub enum Experiment {
+    /// ELF, NewCAR and I-prefetch vs GTO and two-level (seed 003, chapter III).
+    Elf,
+}
+
+/// Arguments of `gpusched repro`.
+#[derive(Args)]
+pub struct ReproArgs {
+    /// The experiment.
+    #[arg(value_enum)]
+    experiment: Experiment,
+    /// Size of the suite kernels: small, medium, large.
+    #[arg(long, default_value = "medium")]
+    size: String,
+    /// GPU configuration (preset or file; ELF needs 2 schedulers per SM).
+    #[arg(long, default_value = "gtx480")]
+    config: String,
+    /// Directory for elf.md, elf.json and elf.svg.
+    #[arg(long, value_name = "DIR", default_value = "repro-elf")]
+    out: PathBuf,
+    /// Real traces to add (each subdirectory with a kernelslist.g; skipped when absent).
+    #[arg(long, value_name = "DIR", default_value = "../shared/traces")]
+    traces: PathBuf,
+    /// Only these workloads (comma-separated; default: the whole suite).
+    #[arg(long, value_name = "NAMES", value_delimiter = ',')]
+    only: Vec<String>,
+    /// Parallel simulations (default: the machine's cores).
+    #[arg(long, short = 'j')]
+    jobs: Option<usize>,
+    /// Print the JSON document instead of the Markdown table.
+    #[arg(long)]
+    json: bool,
+}
+
+/// One scheduling configuration of the experiment.
+#[derive(Clone, Debug, Serialize)]
+pub struct Column {
+    /// Short name (`gto`, `elf++`, ...).
+    pub name: &'static str,
+    /// What it is.
+    pub label: &'static str,
+    /// The thesis's speedup over GTO (geometric mean, spec §3.5), when it reports one.
+    pub thesis: Option<f64>,
+    #[serde(skip)]
+    opts: SimOptions,
+}
+
+/// The experiment's configurations, baseline (GTO) first.
+pub fn columns() -> Vec<Column> {
+    let gto = SimOptions::default();
+    let col = |name, label, thesis, opts| Column {
+        name,
+        label,
+        thesis,
+        opts,
+    };
+    vec![
+        col("gto", "GTO (baseline)", Some(0.0), gto.clone()),
+        col(
+            "two_level",
+            "2-LV",
+            Some(-3.2),
+            SimOptions {
+                warp_sched: Policy::TwoLevel,
+                ..gto.clone()
+            },
+        ),
+        col(
+            "newcar",
+            "NewCAR",
+            Some(2.5),
+            SimOptions {
+                newcar: true,
+                ..gto.clone()
+            },
+        ),
+        col(
+            "iprefetch",
+            "I-prefetch",
+            Some(4.9),
+            SimOptions {
+                iprefetch: IPREFETCH_THRESHOLD,
+                ..gto.clone()
+            },
+        ),
+        col(
+            "elf",
+            "ELF",
+            Some(4.1),
+            SimOptions {
+                elf: true,
+                ..gto.clone()
+            },
+        ),
+        col("elf++", "ELF++", Some(11.9), SimOptions::elf_plus_plus()),
+        col(
+            "gto_paired",
+            "GTO, paired issue",
+            None,
+            SimOptions {
+                paired_issue: true,
+                ..gto
+            },
+        ),
+    ]
+}
+
+/// One simulation's figures.
+#[derive(Clone, Debug, Serialize)]
+pub struct Cell {
+    /// Core cycles.
+    pub cycles: u64,
+    /// Thread instructions per cycle.
+    pub ipc: f64,
+    /// IPC over GTO's on the same workload.
+    pub speedup: f64,
+    /// L1D read miss rate (misses / reads).
+    pub l1d_miss_rate: f64,
+    /// L1I miss rate (misses / reads).
+    pub l1i_miss_rate: f64,
+    /// L1D reservation failures (MSHR, miss queue, merge limit, reserved set), each retry
+    /// counted.
+    pub l1d_fails: u64,
+    /// Cycles the LSU could not hand a transaction on (L1D refused, or NewCAR full).
+    pub lsu_blocked: u64,
+    /// DRAM bytes per core cycle.
+    pub dram_bytes_per_cycle: f64,
+}
+
+/// One workload's row.
+#[derive(Clone, Debug, Serialize)]
+pub struct Row {
+    /// Workload name (suite kernel, or trace directory).
+    pub workload: String,
+    /// Memory-intensive: under GTO it moves at least a quarter of the DRAM peak.
+    pub memory_intensive: bool,
+    /// One cell per column, in [`columns`] order.
+    pub cells: Vec<Cell>,
+}
+
+/// The whole result.
+#[derive(Clone, Debug, Serialize)]
+pub struct Results {
+    /// Experiment name.
+    pub experiment: &'static str,
+    /// GPU configuration.
+    pub config: String,
+    /// Suite size.
+    pub size: String,
+    /// DRAM peak, bytes per core cycle (the memory-intensive threshold is a quarter of it).
+    pub dram_peak_bytes_per_cycle: f64,
+    /// The configurations.
+    pub columns: Vec<Column>,
+    /// Per workload.
+    pub rows: Vec<Row>,
+    /// Geometric-mean speedup over GTO per column, over all workloads.
+    pub geomean: Vec<f64>,
+    /// The same over the memory-intensive workloads.
+    pub geomean_memory: Vec<f64>,
+}
+
+fn rate(misses: u64, reads: u64) -> f64 {
+    if reads == 0 {
+        0.0
+    } else {
+        misses as f64 / reads as f64
+    }
+}
+
+fn cell(r: &Report) -> Cell {
+    let c = &r.counters;
+    let reads = |k: &gpusim::gpu::stats::CacheCounts| k.hits + k.hit_reserved + k.misses;
+    Cell {
+        cycles: c.cycles,
+        ipc: r.ipc,
+        speedup: 0.0,
+        l1d_miss_rate: rate(c.l1d.misses, reads(&c.l1d)),
+        l1i_miss_rate: rate(c.l1i.misses, reads(&c.l1i)),
+        l1d_fails: c.l1d.fails,
+        lsu_blocked: c.stalls.lsu_blocked,
+        dram_bytes_per_cycle: c.dram.bytes as f64 / c.cycles.max(1) as f64,
+    }
+}
+
+/// Geometric mean of `xs` (1.0 when empty).
+pub fn geomean(xs: impl Iterator<Item = f64>) -> f64 {
+    let (mut sum, mut n) = (0.0, 0usize);
+    for x in xs {
+        sum += x.ln();
+        n += 1;
+    }
+    if n == 0 {
+        1.0
+    } else {
+        (sum / n as f64).exp()
+    }
+}
+
+/// Runs the experiment: every workload under every column, `jobs` simulations at a time.
+/// Deterministic: the same inputs give the same results whatever `jobs` is.
+fn run_all(
+    cfg: &gpusim::config::GpuConfig,
+    workloads: &[(String, Option<PathBuf>)],
+    size: &str,
+    jobs: usize,
+) -> Result<Vec<Vec<Cell>>> {
+    let cols = columns();
+    let tasks: Vec<(usize, usize)> = (0..workloads.len())
+        .flat_map(|w| (0..cols.len()).map(move |c| (w, c)))
+        .collect();
+    let bar = ProgressBar::new(tasks.len() as u64);
+    bar.set_style(
+        ProgressStyle::with_template("repro elf [{bar:30}] {pos}/{len} runs, {elapsed} ({msg})")
+            .expect("valid template")
+            .progress_chars("=> "),
+    );
+    let next = AtomicUsize::new(0);
+    let results: Mutex<Vec<Option<Result<Report, String>>>> = Mutex::new(vec![None; tasks.len()]);
+    std::thread::scope(|s| {
+        for _ in 0..jobs.max(1) {
+            s.spawn(|| loop {
+                let i = next.fetch_add(1, Ordering::Relaxed);
+                let Some(&(w, c)) = tasks.get(i) else { break };
+                let (name, dir) = &workloads[w];
+                bar.set_message(format!("{name} {}", cols[c].name));
+                let r = (|| -> Result<Report, SimError> {
+                    let mut wl = open_workload(dir.as_ref(), Some(name), size)?;
+                    let mut gpu = Gpu::new(cfg, cols[c].opts.clone(), &mut Factories::golden())?;
+                    gpu.run(wl.as_mut(), &mut |_| {})
+                })()
+                .map_err(|e| format!("{name} under {}: {e}", cols[c].name));
+                results.lock().expect("no panics")[i] = Some(r);
+                bar.inc(1);
+            });
+        }
+    });
+    bar.finish_and_clear();
+    let results = results.into_inner().expect("no panics");
+    let mut table = vec![vec![]; workloads.len()];
+    for (&(w, _), r) in tasks.iter().zip(results) {
+        match r.expect("every task ran") {
+            Ok(rep) => table[w].push(cell(&rep)),
+            Err(e) => bail!(e),
+        }
+    }
+    Ok(table)
+}
+
+/// Runs `repro`.
+pub fn run(a: ReproArgs) -> Result<ExitCode> {
+    let Experiment::Elf = a.experiment;
+    let cfg = load_config(&a.config)?;
+    Gpu::elf_params(&cfg).context("repro elf")?;
+    let mut workloads: Vec<(String, Option<PathBuf>)> = gpusim::workload::names()
+        .into_iter()
+        .map(|n| (n.to_string(), None))
+        .collect();
+    for t in ["vectoradd-100-32", "matrixmul-32-32"] {
+        let d = a.traces.join(t);
+        if d.join("kernelslist.g").is_file() {
+            workloads.push((t.to_string(), Some(d)));
+        } else {
+            eprintln!("note: {} not found; the traces are skipped", d.display());
+        }
+    }
+    if !a.only.is_empty() {
+        for o in &a.only {
+            if !workloads.iter().any(|(n, _)| n == o) {
+                bail!(
+                    "--only: unknown workload `{o}`; known: {}",
+                    workloads
+                        .iter()
+                        .map(|w| w.0.as_str())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                );
+            }
+        }
+        workloads.retain(|(n, _)| a.only.contains(n));
+    }
+    let jobs = a
+        .jobs
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    let table = run_all(&cfg, &workloads, &a.size, jobs)?;
+    // GB/s over MHz: 10^9 B/s / 10^6 cycles/s = 10^3 B per core cycle per (GB/s / MHz).
+    let peak = cfg.dram.computed_gbps() * 1e3 / cfg.sm.core_clock_mhz;
+    let cols = columns();
+    let mut rows = vec![];
+    for ((name, _), mut cells) in workloads.into_iter().zip(table) {
+        let base = cells[0].ipc;
+        for c in &mut cells {
+            c.speedup = if base > 0.0 { c.ipc / base } else { 1.0 };
+        }
+        rows.push(Row {
+            memory_intensive: cells[0].dram_bytes_per_cycle >= peak / 4.0,
+            workload: name,
+            cells,
+        });
+    }
+    let gm = |filter: &dyn Fn(&Row) -> bool| -> Vec<f64> {
+        (0..cols.len())
+            .map(|c| {
+                geomean(
+                    rows.iter()
+                        .filter(|r| filter(r))
+                        .map(|r| r.cells[c].speedup),
+                )
+            })
+            .collect()
+    };
+    let results = Results {
+        experiment: "elf",
+        config: cfg.name.clone(),
+        size: a.size.clone(),
+        dram_peak_bytes_per_cycle: peak,
+        geomean: gm(&|_| true),
+        geomean_memory: gm(&|r| r.memory_intensive),
+        columns: cols,
+        rows,
+    };
+    std::fs::create_dir_all(&a.out).with_context(|| format!("creating {}", a.out.display()))?;
+    let md = table::markdown(&results);
+    let json = serde_json::to_string_pretty(&results)?;
+    let svg = chart::svg(&results)?;
+    for (file, text) in [("elf.md", &md), ("elf.json", &json), ("elf.svg", &svg)] {
+        let p = a.out.join(file);
+        std::fs::write(&p, text).with_context(|| format!("writing {}", p.display()))?;
+    }
+    if a.json {
+        println!("{json}");
+    } else {
+        print!("{md}");
+        println!("\nwrote {}/elf.md, elf.json, elf.svg", a.out.display());
+    }
+    Ok(ExitCode::SUCCESS)
+}

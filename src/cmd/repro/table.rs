@@ -1,0 +1,97 @@
+//! The Markdown report of `repro elf`.
+
+use super::Results;
+use std::fmt::Write;
+
+fn pct(speedup: f64) -> String {
+    format!("{:+.1}%", 100.0 * (speedup - 1.0))
+}
+
+/// The report: the speedup table with geometric means and the thesis's figures, then the miss
+/// rates and reservation failures per configuration.
+pub fn markdown(r: &Results) -> String {
+    let mut s = String::new();
+    let cols = &r.columns;
+    let _ = writeln!(
+        s,
+        "# ELF experiment (seed 003 ch. III) on `{}`, suite size `{}`\n",
+        r.config, r.size
+    );
+    let _ = writeln!(
+        s,
+        "IPC speedup over GTO (sequential issue, round-robin fetch). Memory-intensive (M): GTO moves \
+         at least a quarter of the DRAM peak ({:.0} B/cycle).\n",
+        r.dram_peak_bytes_per_cycle / 4.0
+    );
+    let _ = write!(s, "| workload | M | GTO IPC |");
+    for c in &cols[1..] {
+        let _ = write!(s, " {} |", c.label);
+    }
+    let _ = write!(s, "\n|---|---|---:|");
+    for _ in &cols[1..] {
+        let _ = write!(s, "---:|");
+    }
+    s.push('\n');
+    for row in &r.rows {
+        let _ = write!(
+            s,
+            "| {} | {} | {:.1} |",
+            row.workload,
+            if row.memory_intensive { "M" } else { "" },
+            row.cells[0].ipc
+        );
+        for c in &row.cells[1..] {
+            let _ = write!(s, " {} |", pct(c.speedup));
+        }
+        s.push('\n');
+    }
+    let n_mem = r.rows.iter().filter(|x| x.memory_intensive).count();
+    for (label, gm) in [
+        (format!("**geomean, all {}**", r.rows.len()), &r.geomean),
+        (
+            format!("**geomean, memory-intensive {n_mem}**"),
+            &r.geomean_memory,
+        ),
+    ] {
+        let _ = write!(s, "| {label} | | |");
+        for g in &gm[1..] {
+            let _ = write!(s, " **{}** |", pct(*g));
+        }
+        s.push('\n');
+    }
+    let _ = write!(s, "| *thesis (45 kernels, GTX480)* | | |");
+    for c in &cols[1..] {
+        let _ = match c.thesis {
+            Some(t) => write!(s, " *{t:+.1}%* |"),
+            None => write!(s, " — |"),
+        };
+    }
+    s.push_str("\n\n");
+    let _ = writeln!(
+        s,
+        "Averages over all workloads per configuration: L1D and L1I read miss rates, L1D \
+         reservation failures (MSHR, miss queue, merge limit, reserved set; NewCAR counts each \
+         refused probe) and LSU-blocked cycles per 1000 cycles, summed over the SMs.\n"
+    );
+    let _ = writeln!(
+        s,
+        "| configuration | L1D miss rate | L1I miss rate | L1D fails / kcycle (all SMs) | LSU blocked / kcycle (all SMs) |"
+    );
+    let _ = writeln!(s, "|---|---:|---:|---:|---:|");
+    let n = r.rows.len().max(1) as f64;
+    for (i, c) in cols.iter().enumerate() {
+        let avg = |f: &dyn Fn(&super::Cell) -> f64| {
+            r.rows.iter().map(|x| f(&x.cells[i])).sum::<f64>() / n
+        };
+        let _ = writeln!(
+            s,
+            "| {} | {:.1}% | {:.2}% | {:.0} | {:.0} |",
+            c.label,
+            100.0 * avg(&|x| x.l1d_miss_rate),
+            100.0 * avg(&|x| x.l1i_miss_rate),
+            avg(&|x| 1000.0 * x.l1d_fails as f64 / x.cycles.max(1) as f64),
+            avg(&|x| 1000.0 * x.lsu_blocked as f64 / x.cycles.max(1) as f64),
+        );
+    }
+    s
+}
