@@ -1,17 +1,19 @@
-//! The Verilated warp arbiter inside the GPU model (DESIGN.md §6 level 5): in lockstep with the
-//! golden arbiter in every scheduler of every SM, on both real traces and on a memory-bound
-//! and a compute-bound kernel, under all three policies; alone (`--rtl`) with identical
-//! statistics; and a planted bug caught at the predicted cycle with waveforms.
+//! Verilated blocks inside the GPU model (DESIGN.md §6 level 5): the warp arbiter in lockstep
+//! with the golden arbiter in every scheduler of every SM, and the ELF and NewCAR blocks in
+//! lockstep with theirs in every SM under ELF++, on both real traces, a memory-bound and a
+//! compute-bound kernel and suite kernels; alone (`--rtl`) with identical statistics; and
+//! planted bugs caught (one at the predicted cycle with waveforms).
 
 mod common;
 
 use common::{parse_vcd, stuck_grant_bit0, value_at, verilator_built, Faulty};
-use gpusched_tb::gpu::{self as tbgpu, ArbiterMode, GpuRunError, MakeFactory};
+use gpusched_tb::gpu::{self as tbgpu, BlockMode, GpuRunError, LockstepPort, MakeFactories, Modes};
 use gpusched_tb::lockstep::{Lockstep, LockstepConfig};
 use gpusim::block::Block;
+use gpusim::blocks::elf;
 use gpusim::blocks::warp_arbiter::{ArbiterIn, ArbiterOut, Golden, Params, Policy};
 use gpusim::config::GpuConfig;
-use gpusim::gpu::arbiter::{ArbiterFactory, ArbiterPort, ArbiterSite, BlockFault};
+use gpusim::gpu::ports::{BlockFault, Factories, Port, Site};
 use gpusim::gpu::{Report, SimError, SimOptions};
 use gpusim::workload::builtin;
 use gpusim::workload::kernel::{TraceWorkload, WorkloadSource};
@@ -56,16 +58,26 @@ fn workloads() -> Vec<(String, Opener)> {
 
 fn run(
     open: &dyn Fn() -> Box<dyn WorkloadSource>,
-    policy: Policy,
-    mode: ArbiterMode,
+    opts: &SimOptions,
+    mode: BlockMode,
     cfg: &LockstepConfig,
 ) -> Result<Report, GpuRunError> {
     let gpu = GpuConfig::preset("gtx480").unwrap();
-    let opts = SimOptions {
-        warp_sched: policy,
+    tbgpu::run(
+        &gpu,
+        opts,
+        &mut || Ok(open()),
+        Modes::all(mode),
+        cfg,
+        &mut |_| {},
+    )
+}
+
+fn policy(p: Policy) -> SimOptions {
+    SimOptions {
+        warp_sched: p,
         ..Default::default()
-    };
-    tbgpu::run(&gpu, &opts, &mut || Ok(open()), mode, cfg, &mut |_| {})
+    }
 }
 
 #[test]
@@ -80,20 +92,17 @@ fn verilated_arbiters_agree_with_golden_inside_the_gpu_on_every_workload_and_pol
         vcd_dir: None,
     };
     for (name, open) in workloads() {
-        for policy in Policy::ALL {
-            let golden = run(&open, policy, ArbiterMode::Golden, &cfg).unwrap();
-            let lockstep = run(&open, policy, ArbiterMode::Lockstep, &cfg)
-                .unwrap_or_else(|e| panic!("{name} {policy:?}: {e}"));
-            let rtl = run(&open, policy, ArbiterMode::Rtl, &cfg).unwrap();
+        for p in Policy::ALL {
+            let policy = &policy(p);
+            let golden = run(&open, policy, BlockMode::Golden, &cfg).unwrap();
+            let lockstep = run(&open, policy, BlockMode::Lockstep, &cfg)
+                .unwrap_or_else(|e| panic!("{name} {p:?}: {e}"));
+            let rtl = run(&open, policy, BlockMode::Rtl, &cfg).unwrap();
             let json = |r: &Report| serde_json::to_string(r).unwrap();
-            assert_eq!(
-                json(&lockstep),
-                json(&golden),
-                "{name} {policy:?}: lockstep"
-            );
-            assert_eq!(json(&rtl), json(&golden), "{name} {policy:?}: RTL alone");
+            assert_eq!(json(&lockstep), json(&golden), "{name} {p:?}: lockstep");
+            assert_eq!(json(&rtl), json(&golden), "{name} {p:?}: RTL alone");
             eprintln!(
-                "{name} {policy:?}: {} cycles x 30 arbiters in lockstep, 0 mismatches",
+                "{name} {p:?}: {} cycles x 30 arbiters in lockstep, 0 mismatches",
                 golden.counters.cycles
             );
         }
@@ -111,7 +120,7 @@ struct Probe {
     log: Rc<RefCell<Vec<ArbiterOut>>>,
 }
 
-impl ArbiterPort for Probe {
+impl Port<ArbiterIn, ArbiterOut> for Probe {
     fn step(&mut self, inp: &ArbiterIn) -> Result<ArbiterOut, BlockFault> {
         let o = Block::step(&mut self.inner, inp);
         self.log.borrow_mut().push(o);
@@ -126,7 +135,7 @@ fn a_planted_bug_in_one_scheduler_stops_the_gpu_at_the_predicted_cycle_with_wave
     }
     let gpu = GpuConfig::preset("gtx480").unwrap();
     let opts = SimOptions::default(); // GTO
-    let victim = ArbiterSite {
+    let victim = Site::Arbiter {
         sm: 3,
         scheduler: 1,
     };
@@ -136,8 +145,11 @@ fn a_planted_bug_in_one_scheduler_stops_the_gpu_at_the_predicted_cycle_with_wave
     let log = Rc::new(RefCell::new(vec![]));
     {
         let log = log.clone();
-        let mut f =
-            move |site: ArbiterSite, p: &Params| -> Result<Box<dyn ArbiterPort>, BlockFault> {
+        let mut f = Factories::golden();
+        f.arbiter = Box::new(
+            move |site: Site,
+                  p: &Params|
+                  -> Result<Box<dyn Port<ArbiterIn, ArbiterOut>>, BlockFault> {
                 Ok(if site == victim {
                     Box::new(Probe {
                         inner: Golden::new(*p),
@@ -146,7 +158,8 @@ fn a_planted_bug_in_one_scheduler_stops_the_gpu_at_the_predicted_cycle_with_wave
                 } else {
                     Box::new(Golden::new(*p))
                 })
-            };
+            },
+        );
         let mut g = gpusim::gpu::Gpu::new(&gpu, opts.clone(), &mut f).unwrap();
         g.run(
             &mut builtin::workload("compute", "small").unwrap(),
@@ -167,10 +180,13 @@ fn a_planted_bug_in_one_scheduler_stops_the_gpu_at_the_predicted_cycle_with_wave
         mismatch_dir: dir.path().to_path_buf(),
         vcd_dir: None,
     };
-    let make = |replay: Option<(String, u64)>| -> Box<ArbiterFactory<'_>> {
+    let make = |replay: Option<(String, u64)>| -> Factories<'_> {
         let cfg = &cfg;
-        Box::new(
-            move |site: ArbiterSite, p: &Params| -> Result<Box<dyn ArbiterPort>, BlockFault> {
+        let mut f = Factories::golden();
+        f.arbiter = Box::new(
+            move |site: Site,
+                  p: &Params|
+                  -> Result<Box<dyn Port<ArbiterIn, ArbiterOut>>, BlockFault> {
                 let module = tbgpu::module_for(p)?;
                 let name = site.to_string();
                 if site != victim {
@@ -183,11 +199,12 @@ fn a_planted_bug_in_one_scheduler_stops_the_gpu_at_the_predicted_cycle_with_wave
                     }
                     _ => Lockstep::new(&name, buggy, &module, p, cfg)?,
                 };
-                Ok(Box::new(PairPort(pair)))
+                Ok(Box::new(LockstepPort(pair)))
             },
-        )
+        );
+        f
     };
-    let make: &MakeFactory<'_> = &make;
+    let make: &MakeFactories<'_> = &make;
     let err = tbgpu::run_with(
         &gpu,
         &opts,
@@ -228,13 +245,106 @@ fn a_planted_bug_in_one_scheduler_stops_the_gpu_at_the_predicted_cycle_with_wave
     }
 }
 
-/// A lockstep pair of the faulty golden model and the RTL as an arbiter port.
-struct PairPort(Lockstep<Faulty<Golden>>);
-
-impl ArbiterPort for PairPort {
-    fn step(&mut self, inp: &ArbiterIn) -> Result<ArbiterOut, BlockFault> {
-        self.0.step(inp).map_err(|e| Box::new(e) as BlockFault)
+#[test]
+fn verilated_elf_and_newcar_agree_with_golden_inside_the_gpu_under_elf_plus_plus() {
+    if !verilator_built() {
+        return;
     }
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = LockstepConfig {
+        window: 64,
+        mismatch_dir: dir.path().to_path_buf(),
+        vcd_dir: None,
+    };
+    let mut all = workloads();
+    for k in ["lbm", "bfs", "mm", "locality_col"] {
+        all.push((
+            k.into(),
+            Box::new(move || gpusim::workload::open_named(k, "small").unwrap()),
+        ));
+    }
+    let opts = SimOptions::elf_plus_plus();
+    let mut queued = 0;
+    for (name, open) in all {
+        let golden = run(&open, &opts, BlockMode::Golden, &cfg).unwrap();
+        let lockstep = run(&open, &opts, BlockMode::Lockstep, &cfg)
+            .unwrap_or_else(|e| panic!("{name} elf++: {e}"));
+        let rtl = run(&open, &opts, BlockMode::Rtl, &cfg).unwrap();
+        let json = |r: &Report| serde_json::to_string(r).unwrap();
+        assert_eq!(json(&lockstep), json(&golden), "{name}: lockstep");
+        assert_eq!(json(&rtl), json(&golden), "{name}: RTL alone");
+        queued += golden.counters.newcar_enqueued;
+        eprintln!(
+            "{name} elf++: {} cycles x 15 ELF + 15 NewCAR blocks in lockstep, 0 mismatches",
+            golden.counters.cycles
+        );
+    }
+    assert!(queued > 0, "NewCAR queued something");
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+}
+
+#[test]
+fn a_planted_bug_in_one_elf_block_stops_the_gpu_with_waveforms() {
+    if !verilator_built() {
+        return;
+    }
+    let gpu = GpuConfig::preset("gtx480").unwrap();
+    let opts = SimOptions::elf_plus_plus();
+    let victim = Site::Elf { sm: 5 };
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = LockstepConfig {
+        window: 32,
+        mismatch_dir: dir.path().to_path_buf(),
+        vcd_dir: None,
+    };
+    // From cycle 200 the faulty golden model fetches for warp 0 whenever it fetches.
+    let make = |replay: Option<(String, u64)>| -> Factories<'_> {
+        let cfg = &cfg;
+        let mut f = tbgpu::factories(Modes::default(), cfg, None);
+        f.elf = Box::new(
+            move |site: Site,
+                  p: &elf::Params|
+                  -> Result<Box<dyn Port<elf::ElfIn, elf::ElfOut>>, BlockFault> {
+                if site != victim {
+                    return Ok(Box::new(elf::Golden::new(*p)));
+                }
+                let module = tbgpu::elf_module_for(p)?;
+                let name = site.to_string();
+                let buggy = Faulty::new(elf::Golden::new(*p), 200, |o: &mut elf::ElfOut| {
+                    o.fetch_warp = 0
+                });
+                let pair = match &replay {
+                    Some((s, c)) if *s == name => {
+                        Lockstep::replay(&name, buggy, &module, p, cfg, *c)?
+                    }
+                    _ => Lockstep::new(&name, buggy, &module, p, cfg)?,
+                };
+                Ok(Box::new(LockstepPort(pair)))
+            },
+        );
+        f
+    };
+    let make: &MakeFactories<'_> = &make;
+    let err = tbgpu::run_with(
+        &gpu,
+        &opts,
+        &mut || -> Result<Box<dyn WorkloadSource>, SimError> {
+            Ok(Box::new(builtin::workload("compute", "small").unwrap()))
+        },
+        make,
+        true,
+        &mut |_| {},
+    )
+    .unwrap_err();
+    let GpuRunError::Mismatch(m) = err else {
+        panic!("expected a mismatch, got {err}")
+    };
+    assert_eq!(m.name, "sm5_elf");
+    assert!(m.cycle >= 200);
+    assert_eq!(m.port, "fetch_warp");
+    assert_eq!(m.expected, 0);
+    assert!(m.golden_vcd.as_ref().is_some_and(|p| p.exists()));
+    assert!(m.rtl_vcd.as_ref().is_some_and(|p| p.exists()));
 }
 
 #[test]

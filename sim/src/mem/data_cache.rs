@@ -560,4 +560,70 @@ mod tests {
             Outcome::Fail(Fail::MissQueueFull)
         );
     }
+
+    #[test]
+    fn a_prefetch_takes_only_absent_lines_and_a_free_mshr_and_demand_misses_merge_into_it() {
+        let mut c = cache(2, 2, 2, 4, 8);
+        assert!(c.prefetch(0x000, 100), "absent line: prefetched");
+        assert!(!c.prefetch(0x000, 101), "pending: not again (PF-2)");
+        assert_eq!(c.stats.prefetches, 1);
+        assert_eq!(
+            (c.stats.reads, c.stats.misses),
+            (0, 0),
+            "not a demand access"
+        );
+        // PF-4: the demand miss merges into the prefetch's MSHR entry.
+        assert_eq!(c.access(0x000, false, 7), Outcome::HitReserved);
+        assert_eq!(c.mshrs_occupied(), 1);
+        assert!(c.prefetch(0x080, 102));
+        assert!(!c.prefetch(0x100, 103), "PF-3: no free MSHR, no prefetch");
+        assert_eq!(c.fill(0x000), vec![100, 7]);
+        assert!(!c.prefetch(0x000, 104), "resident: no prefetch (PF-2)");
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(2000))]
+        /// `check` (NewCAR's probe) says yes exactly when `access` then takes the access, in
+        /// any state reached by random reads, writes, fills and fetches leaving the queue.
+        #[test]
+        fn check_predicts_access(ops in proptest::collection::vec((0u8..4, 0u64..12), 1..200), wb: bool) {
+            let cfg = CacheConfig {
+                size_bytes: 2 * 2 * 128,
+                line_bytes: 128,
+                ways: 2,
+                mshrs: 3,
+                mshr_merge: 2,
+                miss_queue: 3,
+                latency: 1,
+            };
+            let policy = if wb { WritePolicy::WriteBack } else { WritePolicy::WriteThrough };
+            let mut c: DataCache<u32> = DataCache::with_policy(&cfg, SetIndex::Linear, policy);
+            let mut pending = vec![];
+            for (k, (op, line)) in ops.into_iter().enumerate() {
+                let addr = line * 128;
+                match op {
+                    0 | 1 => {
+                        let write = op == 1;
+                        let predicted = c.check(addr, write);
+                        let o = c.access(addr, write, k as u32);
+                        proptest::prop_assert_eq!(predicted.is_ok(), !matches!(o, Outcome::Fail(_)));
+                        if let (Err(why), Outcome::Fail(got)) = (predicted, o) {
+                            proptest::prop_assert_eq!(why, got);
+                        }
+                        if o == Outcome::Miss {
+                            pending.push(addr);
+                        }
+                    }
+                    2 => {
+                        if let Some(a) = pending.pop() {
+                            c.fill(a);
+                        }
+                    }
+                    _ => {
+                        c.pop_fetch();
+                    }
+                }
+            }
+        }
+    }
 }

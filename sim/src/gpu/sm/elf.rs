@@ -215,3 +215,56 @@ impl Sm<'_> {
         e.upd[s] = Some((e.program.triggers(&inst, next_pc), next_pc));
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analysis::elf::CodeInst;
+
+    fn inst(pc: u32, class: OpClass) -> WarpInst {
+        WarpInst {
+            pc,
+            mask: u32::MAX,
+            class,
+            width: 0,
+            ndst: 0,
+            nsrc: 0,
+            reg_start: 0,
+            addr_start: 0,
+        }
+    }
+
+    #[test]
+    fn loads_and_branches_in_their_recalculation_direction_trigger() {
+        // 0: other, 8: load, 16: other, 24: loop back to 0 (a program point: bit 0, recalculate
+        // when the loop exits).
+        let code: Code = [
+            Kind::Other,
+            Kind::Load,
+            Kind::Other,
+            Kind::Branch {
+                target: 0,
+                unconditional: false,
+            },
+        ]
+        .into_iter()
+        .enumerate()
+        .map(|(i, kind)| CodeInst {
+            pc: 8 * i as u64,
+            kind,
+        })
+        .collect();
+        let p = ElfProgram::compile(&code, 32);
+        assert_eq!(p.table.len(), 2);
+        assert_eq!(p.branches[&24], (0, false));
+        assert!(p.triggers(&inst(8, OpClass::LoadGlobal), 16));
+        assert!(p.triggers(&inst(8, OpClass::LoadLocal), 16));
+        assert!(!p.triggers(&inst(16, OpClass::IntAlu), 24));
+        assert!(!p.triggers(&inst(24, OpClass::Branch), 0), "taken: no");
+        assert!(
+            p.triggers(&inst(24, OpClass::Branch), 32),
+            "not taken: recalculate"
+        );
+        assert!(!p.triggers(&inst(40, OpClass::Branch), 0), "unknown branch");
+    }
+}
