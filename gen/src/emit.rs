@@ -273,6 +273,11 @@ pub fn check(gen: &Generated, dir: &Path) -> CheckReport {
         }
     }
     report.extra.sort();
+    if let Some(why) = crate::report::stale(gen, dir) {
+        report
+            .changed
+            .push(format!("{} ({why})", crate::report::REPORT));
+    }
     report
 }
 

@@ -11,6 +11,7 @@ pub mod emit;
 pub mod lint;
 pub mod manifest;
 mod modules;
+pub mod report;
 
 pub use emit::{check, generate_all, write_all, CheckReport, GenError, Generated};
 pub use manifest::{Manifest, ModuleEntry, PortDecl, PortDir};

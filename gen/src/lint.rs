@@ -132,8 +132,79 @@ pub fn yosys_synth(file: &Path, module: &str) -> Result<SynthSummary, GateError>
     Ok(SynthSummary { cells })
 }
 
+/// FPGA figures of one module from Yosys `synth_xilinx` (7-series cells).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct XilinxFigures {
+    /// LUT1..LUT6 cells.
+    pub luts: u64,
+    /// Flip-flops (FD* cells).
+    pub ffs: u64,
+    /// CARRY4 cells.
+    pub carry: u64,
+    /// MUXF7/MUXF8 cells.
+    pub muxf: u64,
+    /// Cells on the longest combinational path (`ltp -noff`: LUTs, MUXFs, CARRY4s).
+    pub depth: u64,
+}
+
+/// Yosys `synth_xilinx -flatten -top module`, then `stat` and `ltp -noff`.
+pub fn synth_xilinx(file: &Path, module: &str) -> Result<XilinxFigures, GateError> {
+    let script = format!(
+        "read_verilog {file}; synth_xilinx -flatten -top {module}; \
+         tee -o /dev/stdout stat; tee -o /dev/stdout ltp -noff",
+        file = file.display()
+    );
+    let log = run(
+        "yosys",
+        "yosys",
+        Command::new("yosys").args(["-q", "-p", &script]),
+    )
+    .map_err(|e| with_module(e, module))?;
+    Ok(parse_xilinx(&log))
+}
+
+/// The figures in a `stat` + `ltp` log.
+pub fn parse_xilinx(log: &str) -> XilinxFigures {
+    let mut f = XilinxFigures::default();
+    for line in log.lines() {
+        let mut it = line.split_whitespace();
+        if let (Some(cell), Some(n), None) = (it.next(), it.next(), it.next()) {
+            let Ok(n) = n.parse::<u64>() else { continue };
+            if cell.starts_with("LUT") {
+                f.luts += n;
+            } else if cell.starts_with("FD") {
+                f.ffs += n;
+            } else if cell.starts_with("CARRY") {
+                f.carry += n;
+            } else if cell.starts_with("MUXF") {
+                f.muxf += n;
+            }
+        }
+        if let Some(rest) = line.split("(length=").nth(1) {
+            f.depth = rest.trim_end_matches("):").parse().unwrap_or(f.depth);
+        }
+    }
+    f
+}
+
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn xilinx_figures_parse_from_stat_and_ltp() {
+        let log = "   Number of cells:   558\n     FDRE   107\n     LUT2   47\n     LUT6   148\n\
+                   CARRY4  3\n   MUXF7  9\n   MUXF8  1\nLongest topological path in m (length=17):\n";
+        assert_eq!(
+            parse_xilinx(log),
+            XilinxFigures {
+                luts: 195,
+                ffs: 107,
+                carry: 3,
+                muxf: 10,
+                depth: 17
+            }
+        );
+    }
+
     use super::*;
 
     fn have(tool: &str) -> bool {

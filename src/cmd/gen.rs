@@ -1,4 +1,5 @@
-//! `gpusched gen [--check] [--out DIR]`.
+//! `gpusched gen [--check] [--out DIR]`: the Verilog, `manifest.json` and `REPORT.md` (FPGA
+//! figures, re-synthesized when the Verilog it names changed).
 
 use anyhow::Result;
 use clap::Args;
@@ -45,5 +46,25 @@ pub fn run(a: GenArgs) -> Result<ExitCode> {
         dir.display(),
         g.manifest.modules.len()
     );
+    let report = gpusched_gen::report::REPORT;
+    match gpusched_gen::report::stale(&g, &dir) {
+        None => println!("{}/{report} is up to date", dir.display()),
+        Some(why) => {
+            eprintln!(
+                "{why}: synthesizing {} with yosys synth_xilinx (minutes)...",
+                gpusched_gen::report::MODULES.join(", ")
+            );
+            match gpusched_gen::report::render(&g, &dir) {
+                Ok(text) => {
+                    std::fs::write(dir.join(report), text)?;
+                    println!("wrote {}/{report}", dir.display());
+                }
+                Err(e) => {
+                    eprintln!("warning: {report} not regenerated: {e}");
+                    return Ok(ExitCode::from(1));
+                }
+            }
+        }
+    }
     Ok(ExitCode::SUCCESS)
 }

@@ -347,8 +347,11 @@ fn counters_json(r: &Report) -> serde_json::Value {
     v
 }
 
-fn suite_and_traces(size: &str) -> Vec<(String, Box<dyn Fn() -> Box<dyn WorkloadSource>>)> {
-    let mut v: Vec<(String, Box<dyn Fn() -> Box<dyn WorkloadSource>>)> = vec![];
+/// Opens a fresh copy of a workload.
+type Opener = Box<dyn Fn() -> Box<dyn WorkloadSource>>;
+
+fn suite_and_traces(size: &str) -> Vec<(String, Opener)> {
+    let mut v: Vec<(String, Opener)> = vec![];
     for name in ["stream", "compute", "lbm", "bfs", "mm", "loop_early", "km"] {
         let size = size.to_string();
         v.push((
