@@ -29,8 +29,36 @@ fn gen_check_passes_on_the_committed_rtl_out() {
 fn gen_check_fails_with_the_stale_file_named() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().to_str().unwrap();
-    assert!(gpusched(&["gen", "--out", out]).status.success());
+    // The committed report describes the Verilog gen writes, so gen keeps it (no synthesis).
+    let repo = Path::new(env!("CARGO_MANIFEST_DIR")).join("rtl-out");
+    std::fs::copy(repo.join("REPORT.md"), dir.path().join("REPORT.md")).unwrap();
+    let o = gpusched(&["gen", "--out", out]);
+    assert!(o.status.success(), "{}", text(&o));
+    assert!(text(&o).contains("REPORT.md is up to date"), "{}", text(&o));
     assert!(gpusched(&["gen", "--check", "--out", out]).status.success());
+    // A changed research module makes the report stale too.
+    let f = dir.path().join("newcar_base_proto.v");
+    let mut v = std::fs::read_to_string(&f).unwrap();
+    v.push_str("// hand edit\n");
+    std::fs::write(&f, v).unwrap();
+    let o = gpusched(&["gen", "--check", "--out", out]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    assert!(
+        text(&o).contains("changed: newcar_base_proto.v"),
+        "{}",
+        text(&o)
+    );
+    // (the report hashes the Verilog gen produces, so an edited file on disk alone is only the
+    // file's own difference; an edited report row is the report's)
+    let r = std::fs::read_to_string(dir.path().join("REPORT.md")).unwrap();
+    let edited = r.replacen("| elf_base_proto | `", "| elf_base_proto | `0", 1);
+    std::fs::write(dir.path().join("REPORT.md"), edited).unwrap();
+    let o = gpusched(&["gen", "--check", "--out", out]);
+    assert!(
+        text(&o).contains("REPORT.md (REPORT.md describes an older elf_base_proto.v)"),
+        "{}",
+        text(&o)
+    );
     let f = dir.path().join("warp_arbiter_gto_proto.v");
     let mut v = std::fs::read_to_string(&f).unwrap();
     v.push_str("// hand edit\n");
@@ -219,7 +247,9 @@ fn sim_json_has_the_documented_fields_and_is_deterministic() {
     }
     assert_eq!(v["warp_sched"], "two_level");
     assert_eq!(v["tb_sched"], "bcs");
-    assert_eq!(v["warp_arbiter"], "golden");
+    assert_eq!(v["blocks"], "golden");
+    assert_eq!(v["policy"], "two_level");
+    assert_eq!(v["issue"], "sequential");
     let k = &v["kernels"][0];
     assert_eq!(k["thread_instructions"], v["thread_instructions"]);
     assert_eq!(k["occupancy"]["blocks"], 6);
@@ -283,7 +313,39 @@ fn sim_rejects_bad_input_with_clear_errors() {
         ),
         (
             vec!["sim", "--workload", "stream", "--rtl", "elf"],
-            "takes warp_arbiter from RTL",
+            "this run has no elf block (use --warp-sched elf)",
+        ),
+        (
+            vec![
+                "sim",
+                "--workload",
+                "stream",
+                "--warp-sched",
+                "elf",
+                "--lockstep",
+                "warp_arbiter",
+            ],
+            "ELF replaces the warp arbiters",
+        ),
+        (
+            vec!["sim", "--workload", "stream", "--rtl", "fpu"],
+            "no block `fpu` in the GPU loop; blocks: warp_arbiter, elf, newcar",
+        ),
+        (
+            vec!["sim", "--workload", "stream", "--rr-fetch"],
+            "--rr-fetch needs --warp-sched elf",
+        ),
+        (
+            vec![
+                "sim",
+                "--workload",
+                "stream",
+                "--config",
+                "titanv",
+                "--warp-sched",
+                "elf",
+            ],
+            "ELF needs 2 warp schedulers",
         ),
         (
             vec![
@@ -330,9 +392,140 @@ fn sim_with_the_verilated_arbiter_matches_the_golden_run() {
             "warp_arbiter",
             "--json",
         ]));
-        v["warp_arbiter"] = golden["warp_arbiter"].clone();
+        v["blocks"] = golden["blocks"].clone();
         assert_eq!(v, golden, "{mode}");
     }
+    let golden = json(&gpusched(&[
+        "sim",
+        "--workload",
+        "lbm",
+        "--warp-sched",
+        "elf++",
+        "--json",
+    ]));
+    for mode in ["--rtl", "--lockstep"] {
+        let mut v = json(&gpusched(&[
+            "sim",
+            "--workload",
+            "lbm",
+            "--warp-sched",
+            "elf++",
+            mode,
+            "elf,newcar",
+            "--json",
+        ]));
+        assert_eq!(
+            v["blocks"],
+            format!("elf:{},newcar:{}", &mode[2..], &mode[2..])
+        );
+        v["blocks"] = golden["blocks"].clone();
+        assert_eq!(v, golden, "{mode} elf,newcar");
+    }
+}
+
+#[test]
+fn sim_runs_the_elf_configurations() {
+    let run = |extra: &[&str]| {
+        let mut args = vec!["sim", "--workload", "lbm", "--json"];
+        args.extend_from_slice(extra);
+        json(&gpusched(&args))
+    };
+    let gto = run(&[]);
+    let plus = run(&["--warp-sched", "elf++"]);
+    assert_eq!(plus["policy"], "elf++");
+    assert_eq!(
+        (plus["issue"].as_str(), plus["fetch"].as_str()),
+        (Some("paired"), Some("elf"))
+    );
+    assert_eq!(
+        (plus["newcar"].as_bool(), plus["iprefetch"].as_u64()),
+        (Some(true), Some(16))
+    );
+    assert!(plus["newcar_enqueued"].as_u64().unwrap() > 0);
+    assert!(plus["kernels"][0]["elf_points"][1].as_u64().unwrap() > 0);
+    assert_eq!(plus["thread_instructions"], gto["thread_instructions"]);
+    assert!(
+        plus["cycles"].as_u64() < gto["cycles"].as_u64(),
+        "ELF++ speeds lbm up"
+    );
+    let nc = run(&["--newcar", "--iprefetch", "8"]);
+    assert_eq!(nc["policy"], "gto+newcar+iprefetch8");
+    let rr = run(&["--warp-sched", "elf", "--rr-fetch"]);
+    assert_eq!(
+        (rr["policy"].as_str(), rr["fetch"].as_str()),
+        (Some("elf(rr-fetch)"), Some("round_robin"))
+    );
+}
+
+#[test]
+fn repro_elf_writes_the_table_the_json_and_the_chart() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().to_str().unwrap();
+    let o = gpusched(&[
+        "repro",
+        "elf",
+        "--size",
+        "small",
+        "--only",
+        "stream,lbm",
+        "--out",
+        out,
+        "--json",
+    ]);
+    assert!(o.status.success(), "{}", text(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let names: Vec<&str> = v["columns"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        names,
+        [
+            "gto",
+            "two_level",
+            "newcar",
+            "iprefetch",
+            "elf",
+            "elf++",
+            "gto_paired"
+        ]
+    );
+    assert_eq!(v["rows"].as_array().unwrap().len(), 2);
+    assert_eq!(v["rows"][0]["cells"][0]["speedup"], 1.0);
+    assert_eq!(v["columns"][5]["thesis"], 11.9);
+    let md = std::fs::read_to_string(dir.path().join("elf.md")).unwrap();
+    assert!(
+        md.contains("| lbm |") && md.contains("*+11.9%*") && md.contains("geomean"),
+        "{md}"
+    );
+    let svg = std::fs::read_to_string(dir.path().join("elf.svg")).unwrap();
+    assert!(svg.starts_with("<svg") && svg.contains("GEOMEAN") && svg.contains("THESIS"));
+    let again = gpusched(&[
+        "repro",
+        "elf",
+        "--size",
+        "small",
+        "--only",
+        "stream,lbm",
+        "--out",
+        out,
+        "--json",
+        "-j",
+        "1",
+    ]);
+    assert_eq!(
+        o.stdout, again.stdout,
+        "deterministic whatever the job count"
+    );
+    let o = gpusched(&["repro", "elf", "--only", "nbody", "--out", out]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    assert!(
+        text(&o).contains("unknown workload `nbody`"),
+        "{}",
+        text(&o)
+    );
 }
 
 #[test]

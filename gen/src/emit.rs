@@ -351,8 +351,16 @@ mod tests {
     fn check_reports_stale_missing_and_extra_files() {
         let g = generate_all().unwrap();
         let dir = tempfile::tempdir().unwrap();
-        assert_eq!(check(&g, dir.path()).missing.len(), g.files.len() + 1);
+        let r = check(&g, dir.path());
+        assert_eq!(r.missing.len(), g.files.len() + 1);
+        assert_eq!(
+            r.changed,
+            vec!["REPORT.md (REPORT.md is missing)".to_string()]
+        );
         write_all(&g, dir.path()).unwrap();
+        // The committed report names the hashes of exactly this Verilog.
+        let committed = Path::new(env!("CARGO_MANIFEST_DIR")).join("../rtl-out/REPORT.md");
+        fs::copy(committed, dir.path().join("REPORT.md")).unwrap();
         assert!(check(&g, dir.path()).is_clean());
         let f = dir.path().join(&g.files[0].0);
         fs::write(&f, "// edited by hand\n").unwrap();
