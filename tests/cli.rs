@@ -553,7 +553,15 @@ fn regress_runs_the_gpu_lockstep_stage() {
         .iter()
         .filter(|r| r["workload"] == "stream_small" || r["workload"] == "compute_small")
         .count();
-    assert_eq!(kernels, 6, "two kernels x three policies: {v}");
+    assert_eq!(
+        kernels, 8,
+        "two kernels x (three arbiter policies + elf++): {v}"
+    );
+    assert_eq!(
+        rows.iter().filter(|r| r["warp_sched"] == "elf++").count(),
+        rows.len() / 4,
+        "every workload also runs ELF++ with the ELF and NewCAR blocks: {v}"
+    );
     let want = if gpusched_tb::rtl::VERILATOR_BUILT {
         "pass"
     } else {
