@@ -277,12 +277,24 @@ impl Golden {
         (self.wpt[w], self.last[w % 2] != Some(w), self.age[w], w)
     }
 
+    /// Global-id mask of scheduler `s`'s warps (`w % 2 == s`).
+    fn sched_mask(&self, s: usize) -> u64 {
+        (0x5555_5555_5555_5555u64 << s) & low_bits(self.params.warps)
+    }
+
     /// The live warp of scheduler `s` among `warps` (global mask) with the smallest key.
     fn best(&self, s: usize, warps: u64) -> Option<usize> {
-        (0..self.params.per_sched())
-            .map(|local| 2 * local + s)
-            .filter(|&w| (warps & self.live) >> w & 1 == 1)
-            .min_by_key(|&w| self.key(w))
+        let mut m = warps & self.live & self.sched_mask(s);
+        let mut best: Option<((u8, bool, u64, usize), usize)> = None;
+        while m != 0 {
+            let w = m.trailing_zeros() as usize;
+            m &= m - 1;
+            let k = self.key(w);
+            if best.is_none_or(|(b, _)| k < b) {
+                best = Some((k, w));
+            }
+        }
+        best.map(|(_, w)| w)
     }
 
     fn select(&self, s: usize, ready: u64) -> Option<usize> {
@@ -301,10 +313,13 @@ impl Golden {
         let pick = |s: usize| {
             self.best(s, elig).map(|b| {
                 let kb = self.key(b);
-                let rank = (0..self.params.per_sched())
-                    .map(|local| 2 * local + s)
-                    .filter(|&w| self.live >> w & 1 == 1 && self.key(w) < kb)
-                    .count();
+                let mut m = self.live & self.sched_mask(s);
+                let mut rank = 0;
+                while m != 0 {
+                    let w = m.trailing_zeros() as usize;
+                    m &= m - 1;
+                    rank += (self.key(w) < kb) as usize;
+                }
                 (rank, b)
             })
         };

@@ -29,6 +29,9 @@ struct Queued {
 pub struct NewcarUnit<'a> {
     block: NewcarPort<'a>,
     slots: Vec<Option<Queued>>,
+    /// Per slot: the L1D version at which its probe was made, and the verdict (a probe gives
+    /// the same answer while the cache is unchanged; see `DataCache::version`).
+    probes: Vec<(u64, bool)>,
 }
 
 impl<'a> NewcarUnit<'a> {
@@ -37,22 +40,14 @@ impl<'a> NewcarUnit<'a> {
         Self {
             block,
             slots: vec![None; entries],
+            probes: vec![(u64::MAX, false); entries],
         }
-    }
-
-    /// Transactions in the queue.
-    pub fn len(&self) -> usize {
-        self.slots.iter().filter(|s| s.is_some()).count()
-    }
-
-    /// The queue is empty.
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
     }
 }
 
 impl Sm<'_> {
-    /// Whether the cache would take `q` now.
+    /// Whether the L1D (or, for atomics, the atomics queue) would take a transaction of `kind`
+    /// to `addr` now.
     fn accepts(&self, kind: LsuKind, addr: u64) -> bool {
         match kind {
             LsuKind::Atomic => true,
@@ -77,11 +72,18 @@ impl Sm<'_> {
         let lsu_accept = req.is_some_and(|r| self.accepts(r.kind, r.addr));
         let mut q_accept = 0u64;
         if req.is_none() || full {
+            let version = self.l1d.version();
+            let mut probes = std::mem::take(&mut self.newcar.as_mut().expect("present").probes);
+            let unit = self.newcar.as_ref().expect("present");
             for (i, q) in unit.slots.iter().enumerate() {
                 if let Some(q) = q {
-                    q_accept |= (self.accepts(q.kind, q.addr) as u64) << i;
+                    if probes[i].0 != version {
+                        probes[i] = (version, self.accepts(q.kind, q.addr));
+                    }
+                    q_accept |= (probes[i].1 as u64) << i;
                 }
             }
+            self.newcar.as_mut().expect("present").probes = probes;
         }
         let inp = NewcarIn {
             lsu_valid: req.is_some(),
@@ -111,6 +113,7 @@ impl Sm<'_> {
                 self.counts.newcar_enqueued += 1;
                 let unit = self.newcar.as_mut().expect("present");
                 unit.slots[out.enq_slot as usize] = Some(r);
+                unit.probes[out.enq_slot as usize].0 = u64::MAX;
                 self.lsu.as_mut().expect("present").next += 1;
             } else {
                 self.stalls.lsu_blocked += 1;
