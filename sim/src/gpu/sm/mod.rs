@@ -648,18 +648,10 @@ impl<'a> Sm<'a> {
 
     /// Which units can take an instruction this cycle, as a mask over [`unit_bit`].
     fn free_units(&self, now: u64) -> u8 {
-        UNIT_NONE
-            | if self.sp_busy.iter().any(|&b| b <= now) {
-                UNIT_SP
-            } else {
-                0
-            }
-            | if self.sfu_busy.iter().any(|&b| b <= now) {
-                UNIT_SFU
-            } else {
-                0
-            }
-            | if self.lsu_free(now) { UNIT_LSU } else { 0 }
+        self.free_unit_counts(now)
+            .iter()
+            .enumerate()
+            .fold(0, |m, (u, &free)| if free > 0 { m | 1 << u } else { m })
     }
 
     /// The instruction at the head of warp `w`'s i-buffer, if decoded by `now`.
