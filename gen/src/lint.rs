@@ -101,6 +101,16 @@ pub struct SynthSummary {
     pub cells: u64,
 }
 
+/// Runs `yosys -q -p script` on `module`'s file; its output (the `tee` of the script).
+fn yosys(script: &str, module: &str) -> Result<String, GateError> {
+    run(
+        "yosys",
+        "yosys",
+        Command::new("yosys").args(["-q", "-p", script]),
+    )
+    .map_err(|e| with_module(e, module))
+}
+
 /// Yosys `synth -top module -flatten`, then `check -assert` (no undriven, multiply driven or
 /// combinational-loop wires) and an assertion that no latch cell exists.
 pub fn yosys_synth(file: &Path, module: &str) -> Result<SynthSummary, GateError> {
@@ -110,12 +120,7 @@ pub fn yosys_synth(file: &Path, module: &str) -> Result<SynthSummary, GateError>
          tee -o /dev/stdout stat",
         file = file.display()
     );
-    let log = run(
-        "yosys",
-        "yosys",
-        Command::new("yosys").args(["-q", "-p", &script]),
-    )
-    .map_err(|e| with_module(e, module))?;
+    let log = yosys(&script, module)?;
     if log.contains("Warning") || log.contains("ERROR") {
         return Err(GateError::Failed {
             tool: "yosys",
@@ -154,13 +159,7 @@ pub fn synth_xilinx(file: &Path, module: &str) -> Result<XilinxFigures, GateErro
          tee -o /dev/stdout stat; tee -o /dev/stdout ltp -noff",
         file = file.display()
     );
-    let log = run(
-        "yosys",
-        "yosys",
-        Command::new("yosys").args(["-q", "-p", &script]),
-    )
-    .map_err(|e| with_module(e, module))?;
-    Ok(parse_xilinx(&log))
+    Ok(parse_xilinx(&yosys(&script, module)?))
 }
 
 /// The figures in a `stat` + `ltp` log.

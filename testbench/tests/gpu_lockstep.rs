@@ -7,8 +7,8 @@
 mod common;
 
 use common::{parse_vcd, stuck_grant_bit0, value_at, verilator_built, Faulty};
-use gpusched_tb::gpu::{self as tbgpu, BlockMode, GpuRunError, LockstepPort, MakeFactories, Modes};
-use gpusched_tb::lockstep::{Lockstep, LockstepConfig};
+use gpusched_tb::gpu::{self as tbgpu, BlockMode, GpuRunError, MakeFactories, Modes};
+use gpusched_tb::lockstep::{LockstepConfig, Mismatch};
 use gpusim::block::Block;
 use gpusim::blocks::elf;
 use gpusim::blocks::warp_arbiter::{ArbiterIn, ArbiterOut, Golden, Params, Policy};
@@ -128,6 +128,26 @@ impl Port<ArbiterIn, ArbiterOut> for Probe {
     }
 }
 
+/// Runs the `compute` kernel (small) with the blocks of `make` (one of them faulty) and
+/// returns the lockstep mismatch, whose waveforms the replay wrote.
+fn planted_mismatch(gpu: &GpuConfig, opts: &SimOptions, make: &MakeFactories<'_>) -> Box<Mismatch> {
+    let err = tbgpu::run_with(
+        gpu,
+        opts,
+        &mut || -> Result<Box<dyn WorkloadSource>, SimError> {
+            Ok(Box::new(builtin::workload("compute", "small").unwrap()))
+        },
+        make,
+        true,
+        &mut |_| {},
+    )
+    .unwrap_err();
+    match err {
+        GpuRunError::Mismatch(m) => m,
+        other => panic!("expected a mismatch, got {other}"),
+    }
+}
+
 #[test]
 fn a_planted_bug_in_one_scheduler_stops_the_gpu_at_the_predicted_cycle_with_waveforms() {
     if !verilator_built() {
@@ -187,38 +207,17 @@ fn a_planted_bug_in_one_scheduler_stops_the_gpu_at_the_predicted_cycle_with_wave
             move |site: Site,
                   p: &Params|
                   -> Result<Box<dyn Port<ArbiterIn, ArbiterOut>>, BlockFault> {
-                let module = tbgpu::module_for(p)?;
-                let name = site.to_string();
                 if site != victim {
                     return Ok(Box::new(Golden::new(*p)));
                 }
                 let buggy = stuck_grant_bit0(Golden::new(*p), from);
-                let pair = match &replay {
-                    Some((s, c)) if *s == name => {
-                        Lockstep::replay(&name, buggy, &module, p, cfg, *c)?
-                    }
-                    _ => Lockstep::new(&name, buggy, &module, p, cfg)?,
-                };
-                Ok(Box::new(LockstepPort(pair)))
+                let module = || tbgpu::module_for(p);
+                tbgpu::instance(BlockMode::Lockstep, buggy, module, p, site, cfg, &replay)
             },
         );
         f
     };
-    let make: &MakeFactories<'_> = &make;
-    let err = tbgpu::run_with(
-        &gpu,
-        &opts,
-        &mut || -> Result<Box<dyn WorkloadSource>, SimError> {
-            Ok(Box::new(builtin::workload("compute", "small").unwrap()))
-        },
-        make,
-        true,
-        &mut |_| {},
-    )
-    .unwrap_err();
-    let GpuRunError::Mismatch(m) = err else {
-        panic!("expected a mismatch, got {err}")
-    };
+    let m = planted_mismatch(&gpu, &opts, &make);
     assert_eq!(m.name, "sm3_sched1");
     assert_eq!(m.cycle, expected_cycle);
     assert_eq!(m.port, "grant_warp");
@@ -308,37 +307,16 @@ fn a_planted_bug_in_one_elf_block_stops_the_gpu_with_waveforms() {
                 if site != victim {
                     return Ok(Box::new(elf::Golden::new(*p)));
                 }
-                let module = tbgpu::elf_module_for(p)?;
-                let name = site.to_string();
                 let buggy = Faulty::new(elf::Golden::new(*p), 200, |o: &mut elf::ElfOut| {
                     o.fetch_warp = 0
                 });
-                let pair = match &replay {
-                    Some((s, c)) if *s == name => {
-                        Lockstep::replay(&name, buggy, &module, p, cfg, *c)?
-                    }
-                    _ => Lockstep::new(&name, buggy, &module, p, cfg)?,
-                };
-                Ok(Box::new(LockstepPort(pair)))
+                let module = || tbgpu::elf_module_for(p);
+                tbgpu::instance(BlockMode::Lockstep, buggy, module, p, site, cfg, &replay)
             },
         );
         f
     };
-    let make: &MakeFactories<'_> = &make;
-    let err = tbgpu::run_with(
-        &gpu,
-        &opts,
-        &mut || -> Result<Box<dyn WorkloadSource>, SimError> {
-            Ok(Box::new(builtin::workload("compute", "small").unwrap()))
-        },
-        make,
-        true,
-        &mut |_| {},
-    )
-    .unwrap_err();
-    let GpuRunError::Mismatch(m) = err else {
-        panic!("expected a mismatch, got {err}")
-    };
+    let m = planted_mismatch(&gpu, &opts, &make);
     assert_eq!(m.name, "sm5_elf");
     assert!(m.cycle >= 200);
     assert_eq!(m.port, "fetch_warp");

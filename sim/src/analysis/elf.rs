@@ -128,7 +128,8 @@ pub struct Compiled {
     pub table: Vec<Pp>,
     /// Recalculation bit of every branch, by PC (1: recalculate when taken; 0: when not taken).
     pub recalc: BTreeMap<u64, bool>,
-    /// Merges performed (Algorithm 2 runs).
+    /// Merges performed (Algorithm 2 runs), each removing one program point: Algorithm 1
+    /// found `table.len() + merges`.
     pub merges: usize,
 }
 

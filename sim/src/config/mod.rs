@@ -12,6 +12,9 @@ use serde::{Deserialize, Serialize};
 use std::path::Path;
 use thiserror::Error;
 
+/// Most warp schedulers per SM a configuration may have.
+pub const MAX_SCHEDULERS: u32 = 16;
+
 /// A configuration that cannot be used.
 #[derive(Debug, Error, PartialEq)]
 pub enum ConfigError {
@@ -363,7 +366,7 @@ impl GpuConfig {
                 self.dram.banks,
                 crate::mem::dram::MAX_BANKS as u32,
             ),
-            ("sm.schedulers", sm.schedulers, 16),
+            ("sm.schedulers", sm.schedulers, MAX_SCHEDULERS),
         ] {
             if v > max {
                 return Err(field(

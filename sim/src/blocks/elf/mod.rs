@@ -96,6 +96,36 @@ pub fn calc(table: &[PpEntry], pc: u32, inst_shift: u32, merge_ge: bool) -> Look
     }
 }
 
+/// The inputs that write `table` through the table port, one slot per cycle from slot 0; with
+/// `clear` the first of them also invalidates the old table (an empty `table` then takes one
+/// clearing cycle). No other port is driven: the caller adds launch, ready, update inputs.
+pub fn table_writes(table: &[PpEntry], clear: bool) -> Vec<ElfIn> {
+    if table.is_empty() {
+        return if clear {
+            vec![ElfIn {
+                tw_clear: true,
+                ..Default::default()
+            }]
+        } else {
+            vec![]
+        };
+    }
+    table
+        .iter()
+        .enumerate()
+        .map(|(i, e)| ElfIn {
+            tw_clear: i == 0 && clear,
+            tw_en: true,
+            tw_slot: i as u8,
+            tw_valid: e.valid,
+            tw_branch: e.branch,
+            tw_pc: e.pc,
+            tw_score: e.score,
+            ..Default::default()
+        })
+        .collect()
+}
+
 /// Parameter presets.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Preset {

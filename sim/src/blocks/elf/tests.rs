@@ -144,20 +144,8 @@ fn table_of(pps: &[compiler::Pp]) -> Vec<PpEntry> {
 
 /// Writes a table through the write port.
 fn load_table(g: &mut Golden, t: &[PpEntry]) {
-    g.step(&ElfIn {
-        tw_clear: true,
-        ..Default::default()
-    });
-    for (i, e) in t.iter().enumerate() {
-        g.step(&ElfIn {
-            tw_en: true,
-            tw_slot: i as u8,
-            tw_valid: e.valid,
-            tw_branch: e.branch,
-            tw_pc: e.pc,
-            tw_score: e.score,
-            ..Default::default()
-        });
+    for inp in table_writes(t, true) {
+        g.step(&inp);
     }
 }
 

@@ -8,7 +8,7 @@
 
 use super::Sm;
 use crate::analysis::elf::{compile, Code, Kind, Params as CompilerParams};
-use crate::blocks::elf::{ElfIn, ElfOut, PpEntry};
+use crate::blocks::elf::{table_writes, ElfIn, ElfOut, PpEntry};
 use crate::gpu::ports::{ElfPort, Site};
 use crate::gpu::SimError;
 use crate::workload::kernel::WarpInst;
@@ -36,7 +36,8 @@ impl ElfProgram {
             ..CompilerParams::default()
         };
         let c = compile(code, &params);
-        let points_found = crate::analysis::elf::find_program_points(code, &params).len();
+        // Every merge removes one program point.
+        let points_found = c.table.len() + c.merges;
         let branches = code
             .iter()
             .filter_map(|i| match i.kind {
@@ -91,9 +92,9 @@ pub struct ElfUnit<'a> {
     program: Arc<ElfProgram>,
     /// Per scheduler: the update for last cycle's grant (recalculate, next PC).
     upd: [Option<(bool, u32)>; 2],
-    launch: u64,
+    /// Start PC of the warps launched this cycle (their bits are the SM's per-scheduler
+    /// launch masks, as for the arbiters).
     launch_pc: u32,
-    exit: u64,
     /// ELF orders fetch (else round robin).
     fetch: bool,
     /// This cycle's fetch choice (set by the block step, taken by the fetch stage).
@@ -109,35 +110,15 @@ impl<'a> ElfUnit<'a> {
             table_loaded: false,
             program: Arc::new(ElfProgram::default()),
             upd: [None; 2],
-            launch: 0,
             launch_pc: 0,
-            exit: 0,
             fetch,
             fetch_choice: None,
         }
     }
 
-    /// Queues the table writes of `program` (a clear first if a table is loaded).
+    /// Queues the table writes of `program` (clearing the old table if one is loaded).
     pub fn load(&mut self, program: Arc<ElfProgram>) {
-        self.writes.clear();
-        if self.table_loaded && program.table.is_empty() {
-            self.writes.push_back(ElfIn {
-                tw_clear: true,
-                ..Default::default()
-            });
-        }
-        for (i, e) in program.table.iter().enumerate() {
-            self.writes.push_back(ElfIn {
-                tw_clear: i == 0 && self.table_loaded,
-                tw_en: true,
-                tw_slot: i as u8,
-                tw_valid: e.valid,
-                tw_branch: e.branch,
-                tw_pc: e.pc,
-                tw_score: e.score,
-                ..Default::default()
-            });
-        }
+        self.writes = table_writes(&program.table, self.table_loaded).into();
         self.table_loaded = !program.table.is_empty();
         self.program = program;
     }
@@ -147,15 +128,9 @@ impl<'a> ElfUnit<'a> {
         self.writes.is_empty()
     }
 
-    /// Warp `w` launches this cycle at `pc`.
-    pub fn launch(&mut self, w: usize, pc: u32) {
-        self.launch |= 1 << w;
+    /// Warps launching this cycle start at `pc`.
+    pub fn set_launch_pc(&mut self, pc: u32) {
         self.launch_pc = pc;
-    }
-
-    /// Warp `w` exits (its bit reaches the block in the next step).
-    pub fn exit(&mut self, w: usize) {
-        self.exit |= 1 << w;
     }
 
     /// The fetch stage's choice: `None` when fetch is round robin, else the block's warp.
@@ -171,13 +146,22 @@ impl Sm<'_> {
         &mut self,
         ready: &[u64],
         lead: usize,
-    ) -> Result<Vec<Option<usize>>, SimError> {
+    ) -> Result<[Option<usize>; 2], SimError> {
+        // The per-scheduler launch/exit masks (local bit `l` of scheduler `s`: warp `2l + s`)
+        // as the block's masks over all warps.
+        let spread = |m: &mut [u64]| -> u64 {
+            let (m0, m1) = (std::mem::take(&mut m[0]), std::mem::take(&mut m[1]));
+            (0..32).fold(0, |g, l| {
+                g | (m0 >> l & 1) << (2 * l) | (m1 >> l & 1) << (2 * l + 1)
+            })
+        };
+        let (launch, exit) = (spread(&mut self.launch), spread(&mut self.exit));
         let fetchable = self.fetchable;
         let e = self.elf.as_mut().expect("ELF present");
         let mut inp = e.writes.pop_front().unwrap_or_default();
-        inp.launch = e.launch;
+        inp.launch = launch;
         inp.launch_pc = e.launch_pc;
-        inp.exit = e.exit;
+        inp.exit = exit;
         inp.ready0 = ready[0];
         inp.ready1 = ready[1];
         if let Some((trig, pc)) = e.upd[0].take() {
@@ -188,8 +172,6 @@ impl Sm<'_> {
         }
         inp.fetch_elig = if e.fetch { fetchable } else { 0 };
         inp.fetch_lead = lead == 1;
-        e.launch = 0;
-        e.exit = 0;
         let out: ElfOut = e.block.step(&inp).map_err(|source| SimError::Block {
             site: Site::Elf { sm: self.id }.to_string(),
             source,
@@ -197,7 +179,7 @@ impl Sm<'_> {
         if e.fetch {
             e.fetch_choice = Some(out.fetch_valid.then_some(out.fetch_warp as usize));
         }
-        Ok(vec![
+        Ok([
             out.grant0_valid.then_some(out.grant0_warp as usize),
             out.grant1_valid.then_some(out.grant1_warp as usize),
         ])

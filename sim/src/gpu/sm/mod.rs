@@ -64,6 +64,9 @@ pub const CODE_BASE: u64 = 0xF000_0000;
 /// Address-space distance between the code of consecutive kernels.
 pub const CODE_STRIDE: u64 = 0x0100_0000;
 
+/// Most warp schedulers per SM (the configuration's limit).
+const MAX_SCHEDULERS: usize = crate::config::MAX_SCHEDULERS as usize;
+
 /// L1I request id of a prefetch (no warp waits on it).
 const PREFETCH: u16 = u16::MAX;
 
@@ -440,7 +443,7 @@ impl<'a> Sm<'a> {
             self.sync_masks(w);
             self.launch[w % self.schedulers] |= 1 << (w / self.schedulers);
             if let Some(e) = &mut self.elf {
-                e.launch(w, insts.warps[i].first().map_or(0, |x| x.pc));
+                e.set_launch_pc(insts.warps[i].first().map_or(0, |x| x.pc));
             }
         }
         self.tbs[slot] = TbSlot {
@@ -834,11 +837,15 @@ impl<'a> Sm<'a> {
     /// of the free units, then one step of every arbiter (or of the ELF block), then the
     /// grants, leading scheduler first.
     fn issue_paired(&mut self, now: u64, issued: &mut bool) -> Result<(), SimError> {
+        // Per-scheduler arrays on the stack (this runs every cycle of every SM).
         let n = self.schedulers;
         let lead = (now % n as u64) as usize;
-        let scans: Vec<Scan> = (0..n).map(|s| self.scan(s, now)).collect();
+        let mut scans = [Scan::default(); MAX_SCHEDULERS];
+        for (s, scan) in scans.iter_mut().enumerate().take(n) {
+            *scan = self.scan(s, now);
+        }
         let mut avail = self.free_unit_counts(now);
-        let mut ready = vec![0u64; n];
+        let mut ready = [0u64; MAX_SCHEDULERS];
         for k in 0..n {
             let s = (lead + k) % n;
             for (u, free) in avail.iter_mut().enumerate() {
@@ -848,13 +855,14 @@ impl<'a> Sm<'a> {
                 }
             }
         }
-        let grants: Vec<Option<usize>> = if self.elf.is_some() {
-            self.step_elf(&ready, lead)?
+        let mut grants = [None; MAX_SCHEDULERS];
+        if self.elf.is_some() {
+            grants[..2].copy_from_slice(&self.step_elf(&ready[..2], lead)?);
         } else {
-            (0..n)
-                .map(|s| self.step_arbiter(s, ready[s], scans[s].long_stall))
-                .collect::<Result<_, _>>()?
-        };
+            for (s, g) in grants.iter_mut().enumerate().take(n) {
+                *g = self.step_arbiter(s, ready[s], scans[s].long_stall)?;
+            }
+        }
         for k in 0..n {
             let s = (lead + k) % n;
             let w = self.take_grant(s, grants[s], ready[s], &scans[s], now, issued)?;
@@ -1064,9 +1072,6 @@ impl<'a> Sm<'a> {
             self.warps[w].live = false;
             self.sync_masks(w);
             self.exit[w % self.schedulers] |= 1 << (w / self.schedulers);
-            if let Some(e) = &mut self.elf {
-                e.exit(w);
-            }
             let tb = self.warps[w].tb;
             let slot = &mut self.tbs[tb];
             slot.left -= 1;
