@@ -51,8 +51,8 @@ fn main() {
         println!("cargo:rerun-if-changed={}", rtl.join(&m.file).display());
         for p in &m.ports {
             assert!(
-                p.width <= 64,
-                "{}.{}: ports wider than 64 bits are not supported",
+                (1..=128).contains(&p.width),
+                "{}.{}: ports are 1 to 128 bits wide",
                 m.module,
                 p.name
             );
@@ -163,13 +163,46 @@ fn outputs(m: &Module) -> impl Iterator<Item = &Port> {
 fn shim_for(m: &Module, flavor: &str, traced: bool) -> String {
     let name = format!("{}_{flavor}", m.module);
     let class = format!("V{name}");
+    // Words: a port of w bits takes ceil(w / 64) 64-bit words, least significant first
+    // (gpusim::block's flattening rule); Verilator holds ports over 64 bits as 32-bit words.
     let mut set_inputs = String::new();
-    for (i, p) in inputs(m).enumerate() {
-        writeln!(set_inputs, "    h->top->{} = in[{i}];", p.name).unwrap();
+    let mut i = 0;
+    for p in inputs(m) {
+        if p.width <= 64 {
+            writeln!(set_inputs, "    h->top->{} = in[{i}];", p.name).unwrap();
+        } else {
+            for k in 0..p.width.div_ceil(32) as usize {
+                writeln!(
+                    set_inputs,
+                    "    h->top->{}[{k}] = (uint32_t)(in[{}] >> {});",
+                    p.name,
+                    i + k / 2,
+                    32 * (k % 2)
+                )
+                .unwrap();
+            }
+        }
+        i += p.width.div_ceil(64) as usize;
     }
     let mut get_outputs = String::new();
-    for (i, p) in outputs(m).enumerate() {
-        writeln!(get_outputs, "    out[{i}] = (uint64_t)h->top->{};", p.name).unwrap();
+    let mut i = 0;
+    for p in outputs(m) {
+        if p.width <= 64 {
+            writeln!(get_outputs, "    out[{i}] = (uint64_t)h->top->{};", p.name).unwrap();
+        } else {
+            writeln!(get_outputs, "    out[{i}] = 0; out[{}] = 0;", i + 1).unwrap();
+            for k in 0..p.width.div_ceil(32) as usize {
+                writeln!(
+                    get_outputs,
+                    "    out[{}] |= (uint64_t)h->top->{}[{k}] << {};",
+                    i + k / 2,
+                    p.name,
+                    32 * (k % 2)
+                )
+                .unwrap();
+            }
+        }
+        i += p.width.div_ceil(64) as usize;
     }
     // Only the traced build can write waveforms; the fast one answers 3 ("not traced").
     let (trace_open, trace_dump_lo, trace_dump_hi) = if traced {

@@ -1,9 +1,8 @@
 //! Emitting `rtl-out/` and checking it against what `hdl/` generates now.
 
 use crate::manifest::{Manifest, ModuleEntry, PortDecl, PortDir};
-use crate::modules::variant;
+use crate::modules::variants;
 use gpusim::block::PortSpec;
-use gpusim::blocks::CATALOG;
 use sha2::{Digest, Sha256};
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -61,6 +60,51 @@ fn header(entry: &ModuleEntry) -> String {
         preset = entry.preset,
         params = params.join(", "),
     )
+}
+
+/// rust-hdl names an element of an array signal `x$k`; the ports flatten as `x_k` (the rule of
+/// `gpusim::block`), so a top-module port `x$k` is renamed `x_k` throughout the module's
+/// text. A renaming that would collide with an existing name is an error.
+fn readable_names(verilog: &str, module: &str) -> Result<String, GenError> {
+    let Some(start) = verilog.find(&format!("module {module}(")) else {
+        return Err(GenError::NoTop {
+            module: module.into(),
+        });
+    };
+    let end = verilog[start..]
+        .find("endmodule")
+        .map_or(verilog.len(), |e| start + e);
+    let head = verilog[start..end].split_once(';').map_or("", |(h, _)| h);
+    let mut out = verilog.to_string();
+    let args = head
+        .split_once('(')
+        .map_or("", |(_, a)| a)
+        .trim_end_matches(')');
+    for port in args.split(',').map(str::trim).filter(|p| p.contains('$')) {
+        let renamed = port.replace('$', "_");
+        if !ident_positions(verilog, &renamed).is_empty() {
+            return Err(GenError::Hdl {
+                module: module.into(),
+                reason: format!("port `{port}` cannot be renamed `{renamed}`: the name is taken"),
+            });
+        }
+        for at in ident_positions(&out.clone(), port).into_iter().rev() {
+            out.replace_range(at..at + port.len(), &renamed);
+        }
+    }
+    Ok(out)
+}
+
+/// Byte offsets where `name` occurs in `text` as a whole identifier.
+fn ident_positions(text: &str, name: &str) -> Vec<usize> {
+    let ident = |c: u8| c.is_ascii_alphanumeric() || c == b'_' || c == b'$';
+    let b = text.as_bytes();
+    text.match_indices(name)
+        .map(|(i, _)| i)
+        .filter(|&i| {
+            (i == 0 || !ident(b[i - 1])) && b.get(i + name.len()).is_none_or(|&c| !ident(c))
+        })
+        .collect()
 }
 
 /// Parses the port declarations of `module` from rust-hdl's output, in declaration order.
@@ -139,49 +183,44 @@ fn expected_ports(inputs: &[PortSpec], outputs: &[PortSpec]) -> Vec<PortDecl> {
 pub fn generate_all() -> Result<Generated, GenError> {
     let mut modules = vec![];
     let mut files = vec![];
-    for block in CATALOG {
-        for policy in block.policies {
-            for preset in block.presets {
-                let module = block.module_name(policy, preset);
-                let v = variant(block.name, policy, preset, &module).map_err(|reason| {
-                    GenError::Hdl {
-                        module: module.clone(),
-                        reason,
-                    }
-                })?;
-                let ports = parse_ports(&v.verilog, &module).ok_or(GenError::NoTop {
-                    module: module.clone(),
-                })?;
-                let mut sorted = ports.clone();
-                sorted.sort_by(|a, b| a.name.cmp(&b.name));
-                let mut golden = expected_ports(&v.golden_inputs, &v.golden_outputs);
-                let golden_order = golden.clone();
-                golden.sort_by(|a, b| a.name.cmp(&b.name));
-                if sorted != golden {
-                    return Err(GenError::PortMismatch {
-                        module,
-                        golden: describe(&golden_order),
-                        rtl: describe(&ports),
-                    });
-                }
-                let mut entry = ModuleEntry {
-                    file: format!("{module}.v"),
-                    module,
-                    block: block.name.into(),
-                    policy: policy.to_string(),
-                    preset: preset.to_string(),
-                    params: v.params,
-                    // Golden order: inputs then outputs as the port bundles list them, which is
-                    // the word order of the testbench's FFI.
-                    ports: golden_order,
-                    sha256: String::new(),
-                };
-                let text = format!("{}{}", header(&entry), v.verilog.trim_start());
-                entry.sha256 = format!("{:x}", Sha256::digest(text.as_bytes()));
-                files.push((entry.file.clone(), text));
-                modules.push(entry);
-            }
+    for v in variants() {
+        let module = v.module();
+        let verilog = v.verilog.map_err(|reason| GenError::Hdl {
+            module: module.clone(),
+            reason,
+        })?;
+        let verilog = readable_names(&verilog, &module)?;
+        let ports = parse_ports(&verilog, &module).ok_or(GenError::NoTop {
+            module: module.clone(),
+        })?;
+        let mut sorted = ports.clone();
+        sorted.sort_by(|a, b| a.name.cmp(&b.name));
+        let mut golden = expected_ports(&v.golden_inputs, &v.golden_outputs);
+        let golden_order = golden.clone();
+        golden.sort_by(|a, b| a.name.cmp(&b.name));
+        if sorted != golden {
+            return Err(GenError::PortMismatch {
+                module,
+                golden: describe(&golden_order),
+                rtl: describe(&ports),
+            });
         }
+        let mut entry = ModuleEntry {
+            file: format!("{module}.v"),
+            module,
+            block: v.info.name.into(),
+            policy: v.policy.to_string(),
+            preset: v.preset.to_string(),
+            params: v.params,
+            // Golden order: inputs then outputs as the port bundles list them, which is the
+            // word order of the testbench's FFI.
+            ports: golden_order,
+            sha256: String::new(),
+        };
+        let text = format!("{}{}", header(&entry), verilog.trim_start());
+        entry.sha256 = format!("{:x}", Sha256::digest(text.as_bytes()));
+        files.push((entry.file.clone(), text));
+        modules.push(entry);
     }
     let manifest = Manifest {
         generator: format!("gpusched-gen {}", env!("CARGO_PKG_VERSION")),
@@ -334,6 +373,12 @@ mod tests {
                 "elf_base_proto",
                 "newcar_base_fermi",
                 "newcar_base_proto",
+                "tb_dispatch_lrr_fermi",
+                "tb_dispatch_lrr_titanv",
+                "tb_dispatch_lrr_proto",
+                "tb_dispatch_bcs_fermi",
+                "tb_dispatch_bcs_titanv",
+                "tb_dispatch_bcs_proto",
             ]
         );
         for (m, (file, text)) in g.manifest.modules.iter().zip(&g.files) {

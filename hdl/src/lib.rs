@@ -10,9 +10,38 @@
 //! style on purpose; [`consts`] builds the sized constant tables they compare against.
 
 pub mod consts;
-pub mod elf;
-pub mod newcar;
 pub mod sim;
-pub mod warp_arbiter;
+
+macro_rules! declare_blocks {
+    ($($b:ident)*) => { $(pub mod $b;)* };
+}
+gpusched_registry::blocks!(declare_blocks);
 
 pub use rust_hdl;
+use rust_hdl::prelude::{Block, ModuleDefines};
+
+/// The RTL of one block (`gpusched_hdl::<name>::Rtl`): its rust-hdl module for each policy x
+/// preset of the golden model's kind. The preset -> const-generic mapping is written here
+/// once, as type aliases in the block's module.
+pub trait RtlKind {
+    /// Block name (as the golden model's kind).
+    const NAME: &'static str;
+    /// The Verilog of `policy` x `preset` with top module `module`, or why not.
+    fn verilog(policy: &str, preset: &str, module: &str) -> Result<String, String>;
+}
+
+/// The Verilog of rust-hdl circuit `U` with top module `name` (and its submodules), after
+/// rust-hdl's own checks.
+pub fn verilog_of<U: Block + Default>(name: &str) -> Result<String, String> {
+    let mut uut = U::default();
+    uut.connect_all();
+    rust_hdl::core::check_error::check_all(&uut).map_err(|e| format!("{e:?}"))?;
+    let mut defines = ModuleDefines::default();
+    uut.accept(name, &mut defines);
+    Ok(defines.defines())
+}
+
+/// The error for a policy x preset a block has no RTL for.
+pub fn no_variant(block: &str, policy: &str, preset: &str) -> String {
+    format!("no RTL for {block} policy `{policy}` preset `{preset}`")
+}

@@ -7,19 +7,31 @@
 //! cycle. The golden model, the rust-hdl RTL and the Verilated RTL all honour this contract,
 //! so any of them can stand in for another inside the GPU model.
 //!
-//! Ports are plain unsigned integers of at most 64 bits (`bool` for 1-bit ports). Their names
-//! and widths are listed by [`PortBundle::specs`]; the Verilog module emitted for the block has
-//! ports of exactly those names and widths plus `clock` and `reset`, and the testbench checks
-//! that correspondence against `rtl-out/manifest.json` before it runs anything.
+//! # Ports
+//! A port bundle's fields are scalars (`bool`, `u8`..`u64`: one port of at most 64 bits),
+//! wide scalars (`u128`: one port of at most 128 bits, e.g. a mask over 80 SMs) or fixed
+//! arrays of scalars (`[u32; 128]`: one port per element that the parameters ask for, e.g. per
+//! SM or per scheduler). [`PortBundle::specs`] lists the *flattened* ports, by one rule used
+//! everywhere (the manifest, the Verilog, the Verilated shims, the waveforms):
+//! * a scalar field `x` is port `x`;
+//! * element `k` of an array field `x` is port `x_k` (`k` from 0; the parameters fix how many);
+//! * a port of `w` bits travels as `ceil(w / 64)` 64-bit words, least significant first.
+//!
+//! The Verilog module emitted for the block has ports of exactly those names and widths plus
+//! `clock` and `reset`, and the testbench checks that correspondence against
+//! `rtl-out/manifest.json` before it runs anything.
 
 use std::fmt::Debug;
 
-/// Name and width (bits, 1..=64) of one port or one internal state signal.
+/// Widest port, bits.
+pub const MAX_PORT_BITS: u32 = 128;
+
+/// Name and width (bits, 1..=128) of one flattened port or one internal state signal.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct PortSpec {
     /// Port name, identical to the Verilog port name.
     pub name: String,
-    /// Width in bits, 1..=64.
+    /// Width in bits, 1..=[`MAX_PORT_BITS`].
     pub width: u32,
 }
 
@@ -33,24 +45,85 @@ impl PortSpec {
     }
 
     /// Mask of the `width` low bits.
-    pub fn mask(&self) -> u64 {
-        low_bits(self.width as usize)
+    pub fn mask(&self) -> u128 {
+        if self.width >= 128 {
+            u128::MAX
+        } else {
+            (1u128 << self.width) - 1
+        }
+    }
+
+    /// 64-bit words this port takes (`ceil(width / 64)`).
+    pub fn words(&self) -> usize {
+        self.width.div_ceil(64).max(1) as usize
     }
 }
 
-/// A bundle of ports (a block's inputs or its outputs), convertible to and from one `u64`
-/// word per port in the order of [`PortBundle::specs`].
-pub trait PortBundle: Clone + Default + PartialEq + Debug {
-    /// The block parameters that fix the port widths.
+/// Words taken by `specs` (see the module documentation's flattening rule).
+pub fn word_count(specs: &[PortSpec]) -> usize {
+    specs.iter().map(PortSpec::words).sum()
+}
+
+/// The value of every port of `specs` from its words (`words` as written by
+/// [`PortBundle::to_words`]).
+pub fn port_values(specs: &[PortSpec], words: &[u64]) -> Vec<u128> {
+    let mut i = 0;
+    specs
+        .iter()
+        .map(|s| {
+            let mut v = 0u128;
+            for k in 0..s.words() {
+                v |= (words[i + k] as u128) << (64 * k);
+            }
+            i += s.words();
+            v
+        })
+        .collect()
+}
+
+/// How many ports a field is and how wide each one is (from the width expression of
+/// [`port_bundle!`]: an integer for a scalar, `(count, width)` for an array).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Shape {
+    /// Elements (1 for a scalar).
+    pub count: usize,
+    /// Bits per element.
+    pub width: u32,
+}
+
+/// A width expression of [`port_bundle!`] as a [`Shape`].
+pub trait IntoShape {
+    /// The shape.
+    fn shape(self) -> Shape;
+}
+
+macro_rules! scalar_shape {
+    ($($t:ty),*) => {$(
+        impl IntoShape for $t {
+            fn shape(self) -> Shape {
+                Shape { count: 1, width: self as u32 }
+            }
+        }
+        impl IntoShape for (usize, $t) {
+            fn shape(self) -> Shape {
+                Shape { count: self.0, width: self.1 as u32 }
+            }
+        }
+    )*};
+}
+scalar_shape!(i32, u32, usize);
+
+/// A bundle of ports (a block's inputs or its outputs), convertible to and from 64-bit words
+/// in the order of [`PortBundle::specs`] (module documentation: the flattening rule).
+pub trait PortBundle: Clone + Default + PartialEq + Debug + Send + 'static {
+    /// The block parameters that fix the port widths and array lengths.
     type Params;
-    /// Ports in declaration order, with widths for `params`.
+    /// Flattened ports in declaration order, with widths for `params`.
     fn specs(params: &Self::Params) -> Vec<PortSpec>;
-    /// Number of ports (length of the word slice used by `to_words`/`from_words`).
-    const COUNT: usize;
-    /// Writes one word per port into `dst[..COUNT]`.
-    fn to_words(&self, dst: &mut [u64]);
-    /// Reads one word per port from `src[..COUNT]`.
-    fn from_words(src: &[u64]) -> Self;
+    /// Writes the words of every flattened port into `dst[..word_count(specs)]`.
+    fn to_words(&self, params: &Self::Params, dst: &mut [u64]);
+    /// Reads the bundle back from `src` (array elements beyond the parameters' count are 0).
+    fn from_words(params: &Self::Params, src: &[u64]) -> Self;
 }
 
 /// One cycle-accurate hardware block (golden model or RTL).
@@ -74,51 +147,133 @@ pub trait Inspect {
     fn state_values(&self, out: &mut Vec<u64>);
 }
 
+/// Constrained-random inputs for a block: the next cycle's inputs from the previous cycle's
+/// outputs (`None` on the first cycle). Deterministic for a seed.
+pub trait Stimulus<I, O> {
+    /// The inputs of the next cycle.
+    fn next(&mut self, prev: Option<&O>) -> I;
+}
+
+/// A kind of hardware block: everything the tools need to know about it, written once in the
+/// block's own module (`sim::blocks::<name>::Kind`). The list of kinds is
+/// `gpusched_registry::blocks!`; [`crate::blocks::visit_all`] walks it.
+pub trait BlockKind: 'static {
+    /// Block name (`warp_arbiter`): the prefix of its Verilog modules, its `--rtl` name.
+    const NAME: &'static str;
+    /// One-line description.
+    const SUMMARY: &'static str;
+    /// Policies (one Verilog module each per preset); `["base"]` for a single behaviour.
+    const POLICIES: &'static [&'static str];
+    /// Parameter presets (one Verilog module each per policy).
+    const PRESETS: &'static [&'static str];
+    /// Parameters (sizes, policy).
+    type Params: Clone + Debug + PartialEq + Send + Sync + 'static;
+    /// Input ports.
+    type In: PortBundle<Params = Self::Params>;
+    /// Output ports.
+    type Out: PortBundle<Params = Self::Params>;
+    /// The golden model.
+    type Golden: Block<In = Self::In, Out = Self::Out> + Inspect + Clone + Send + 'static;
+    /// Its constrained-random stimulus.
+    type Stim: Stimulus<Self::In, Self::Out> + Send + 'static;
+    /// The parameters of `policy` x `preset` (both from the lists above).
+    fn params(policy: &str, preset: &str) -> Self::Params;
+    /// A golden model in its reset state.
+    fn golden(params: &Self::Params) -> Self::Golden;
+    /// A stimulus for `params` and `seed`.
+    fn stimulus(params: &Self::Params, seed: u64) -> Self::Stim;
+    /// Parameters recorded in the manifest (name, value).
+    fn manifest_params(params: &Self::Params) -> Vec<(&'static str, u64)>;
+    /// Whether the block did something this cycle (a sanity figure of a stimulus run).
+    fn busy(out: &Self::Out) -> bool;
+    /// A short human description of `params`, for errors.
+    fn describe(params: &Self::Params) -> String {
+        format!("{params:?}")
+    }
+}
+
+/// Something done once per block kind ([`crate::blocks::visit_all`]).
+pub trait KindVisitor {
+    /// Called with each kind of the registry, in registry order.
+    fn visit<K: BlockKind>(&mut self);
+}
+
 /// Declares a port bundle struct and its [`PortBundle`] impl from one list of fields, so a
 /// port's name, type and width are written once.
 ///
-/// Field types must be `bool`, `u8`, `u16`, `u32` or `u64`; the width expression may use
-/// the parameters (`p`).
+/// Field types: `bool`, `u8`, `u16`, `u32`, `u64`, `u128` or a fixed array of the first five.
+/// The width expression may use the parameters (`p`): an integer for a scalar (its width), a
+/// `(count, width)` pair for an array (elements present and bits per element).
 #[macro_export]
 macro_rules! port_bundle {
     (
         $(#[$meta:meta])*
         pub struct $name:ident for $params:ty {
-            $( $(#[$fmeta:meta])* pub $field:ident : $ty:ident = |$p:ident| $width:expr ),+ $(,)?
+            $( $(#[$fmeta:meta])* pub $field:ident : $ty:ty = |$p:ident| $width:expr ),+ $(,)?
         }
     ) => {
         $(#[$meta])*
-        #[derive(Clone, Copy, Default, PartialEq, Eq, Debug)]
+        #[derive(Clone, Copy, PartialEq, Eq, Debug)]
         pub struct $name {
             $( $(#[$fmeta])* pub $field: $ty, )+
         }
 
+        impl Default for $name {
+            fn default() -> Self {
+                Self { $( $field: <$ty as $crate::block::PortField>::zero(), )+ }
+            }
+        }
+
         impl $crate::block::PortBundle for $name {
             type Params = $params;
-            const COUNT: usize = [$(stringify!($field)),+].len();
             fn specs(params: &Self::Params) -> Vec<$crate::block::PortSpec> {
-                vec![$({
+                let mut v = vec![];
+                $({
                     let $p = params;
-                    $crate::block::PortSpec::new(stringify!($field), ($width) as u32)
-                }),+]
+                    let shape = $crate::block::IntoShape::shape($width);
+                    <$ty as $crate::block::PortField>::specs(stringify!($field), shape, &mut v);
+                })+
+                v
             }
-            fn to_words(&self, dst: &mut [u64]) {
+            fn to_words(&self, params: &Self::Params, dst: &mut [u64]) {
                 let mut i = 0;
-                $( dst[i] = $crate::block::PortValue::to_word(self.$field); i += 1; )+
-                let _ = i;
+                $({
+                    let $p = params;
+                    let shape = $crate::block::IntoShape::shape($width);
+                    $crate::block::PortField::put(&self.$field, shape, dst, &mut i);
+                })+
             }
-            fn from_words(src: &[u64]) -> Self {
+            fn from_words(params: &Self::Params, src: &[u64]) -> Self {
                 let mut i = 0;
-                $( let $field = <$ty as $crate::block::PortValue>::from_word(src[i]); i += 1; )+
-                let _ = i;
+                $(
+                    let $field = {
+                        let $p = params;
+                        let shape = $crate::block::IntoShape::shape($width);
+                        <$ty as $crate::block::PortField>::get(shape, src, &mut i)
+                    };
+                )+
                 Self { $($field),+ }
             }
         }
     };
 }
 
-/// Conversion of a port field to and from its `u64` word.
-pub trait PortValue: Copy {
+/// A field type of [`port_bundle!`]: how it flattens into ports and words.
+pub trait PortField: Copy + PartialEq + Debug {
+    /// The all-zero value.
+    fn zero() -> Self;
+    /// Appends the field's flattened ports (named after `name`) to `out`.
+    fn specs(name: &str, shape: Shape, out: &mut Vec<PortSpec>);
+    /// Writes the field's words at `dst[*i..]`, advancing `i`.
+    fn put(&self, shape: Shape, dst: &mut [u64], i: &mut usize);
+    /// Reads the field from `src[*i..]`, advancing `i`.
+    fn get(shape: Shape, src: &[u64], i: &mut usize) -> Self;
+}
+
+/// A scalar field type of at most 64 bits.
+pub trait PortValue: Copy + PartialEq + Debug + Default {
+    /// Bits of the type.
+    const BITS: u32;
     /// The value as a word (zero-extended).
     fn to_word(self) -> u64;
     /// The value from a word (truncated to the field type).
@@ -126,6 +281,7 @@ pub trait PortValue: Copy {
 }
 
 impl PortValue for bool {
+    const BITS: u32 = 1;
     fn to_word(self) -> u64 {
         self as u64
     }
@@ -137,12 +293,95 @@ impl PortValue for bool {
 macro_rules! port_value_uint {
     ($($t:ty),*) => {$(
         impl PortValue for $t {
+            const BITS: u32 = <$t>::BITS;
             fn to_word(self) -> u64 { self as u64 }
             fn from_word(w: u64) -> Self { w as $t }
         }
     )*};
 }
 port_value_uint!(u8, u16, u32, u64);
+
+fn check_width(name: &str, width: u32, bits: u32) {
+    assert!(
+        (1..=bits).contains(&width),
+        "port `{name}`: width {width} does not fit its field type (1..={bits} bits)"
+    );
+}
+
+impl<T: PortValue> PortField for T {
+    fn zero() -> Self {
+        T::default()
+    }
+    fn specs(name: &str, shape: Shape, out: &mut Vec<PortSpec>) {
+        check_width(name, shape.width, T::BITS);
+        out.push(PortSpec::new(name, shape.width));
+    }
+    fn put(&self, _shape: Shape, dst: &mut [u64], i: &mut usize) {
+        dst[*i] = self.to_word();
+        *i += 1;
+    }
+    fn get(_shape: Shape, src: &[u64], i: &mut usize) -> Self {
+        *i += 1;
+        T::from_word(src[*i - 1])
+    }
+}
+
+impl PortField for u128 {
+    fn zero() -> Self {
+        0
+    }
+    fn specs(name: &str, shape: Shape, out: &mut Vec<PortSpec>) {
+        check_width(name, shape.width, 128);
+        out.push(PortSpec::new(name, shape.width));
+    }
+    fn put(&self, shape: Shape, dst: &mut [u64], i: &mut usize) {
+        dst[*i] = *self as u64;
+        if shape.width > 64 {
+            dst[*i + 1] = (*self >> 64) as u64;
+        }
+        *i += shape.width.div_ceil(64) as usize;
+    }
+    fn get(shape: Shape, src: &[u64], i: &mut usize) -> Self {
+        let mut v = src[*i] as u128;
+        if shape.width > 64 {
+            v |= (src[*i + 1] as u128) << 64;
+        }
+        *i += shape.width.div_ceil(64) as usize;
+        v
+    }
+}
+
+impl<T: PortValue, const N: usize> PortField for [T; N] {
+    fn zero() -> Self {
+        [T::default(); N]
+    }
+    fn specs(name: &str, shape: Shape, out: &mut Vec<PortSpec>) {
+        assert!(
+            (1..=N).contains(&shape.count),
+            "port array `{name}`: {} elements, the field holds 1..={N}",
+            shape.count
+        );
+        for k in 0..shape.count {
+            let n = format!("{name}_{k}");
+            check_width(&n, shape.width, T::BITS);
+            out.push(PortSpec::new(n, shape.width));
+        }
+    }
+    fn put(&self, shape: Shape, dst: &mut [u64], i: &mut usize) {
+        for v in &self[..shape.count] {
+            dst[*i] = v.to_word();
+            *i += 1;
+        }
+    }
+    fn get(shape: Shape, src: &[u64], i: &mut usize) -> Self {
+        let mut a = [T::default(); N];
+        for v in &mut a[..shape.count] {
+            *v = T::from_word(src[*i]);
+            *i += 1;
+        }
+        a
+    }
+}
 
 /// A `u64` with the `n` low bits set (all 64 for `n >= 64`).
 pub const fn low_bits(n: usize) -> u64 {
@@ -168,29 +407,60 @@ mod tests {
 
     port_bundle! {
         /// Test bundle.
-        pub struct Demo for u32 {
+        pub struct Demo for (u32, usize) {
             /// A flag.
             pub flag: bool = |_p| 1,
             /// A bus.
-            pub bus: u16 = |p| *p,
+            pub bus: u16 = |p| p.0,
+            /// A wide mask.
+            pub wide: u128 = |p| 80 + p.1 as u32,
+            /// Per-element values.
+            pub per: [u32; 4] = |p| (p.1, 20),
         }
     }
 
     #[test]
-    fn bundle_round_trips_and_lists_specs() {
+    fn bundle_round_trips_and_lists_flattened_specs() {
+        let p = (13u32, 3usize);
         let d = Demo {
             flag: true,
             bus: 0x1234,
+            wide: 1u128 << 82 | 5,
+            per: [7, 8, 9, 0],
         };
-        let mut w = [0u64; 2];
-        d.to_words(&mut w);
-        assert_eq!(w, [1, 0x1234]);
-        assert_eq!(Demo::from_words(&w), d);
-        assert_eq!(Demo::COUNT, 2);
+        let specs = Demo::specs(&p);
+        let names: Vec<_> = specs.iter().map(|s| (s.name.as_str(), s.width)).collect();
         assert_eq!(
-            Demo::specs(&13),
-            vec![PortSpec::new("flag", 1), PortSpec::new("bus", 13)]
+            names,
+            [
+                ("flag", 1),
+                ("bus", 13),
+                ("wide", 83),
+                ("per_0", 20),
+                ("per_1", 20),
+                ("per_2", 20)
+            ]
         );
+        assert_eq!(word_count(&specs), 7);
+        let mut w = [0u64; 7];
+        d.to_words(&p, &mut w);
+        assert_eq!(w, [1, 0x1234, 5, 1 << 18, 7, 8, 9]);
+        assert_eq!(Demo::from_words(&p, &w), d);
+        assert_eq!(
+            port_values(&specs, &w),
+            vec![1, 0x1234, 1u128 << 82 | 5, 7, 8, 9]
+        );
+        // Elements beyond the parameters' count do not travel.
+        let mut e = d;
+        e.per[3] = 1;
+        e.to_words(&p, &mut w);
+        assert_eq!(Demo::from_words(&p, &w), d);
+    }
+
+    #[test]
+    #[should_panic(expected = "does not fit its field type")]
+    fn a_width_larger_than_the_field_is_refused() {
+        Demo::specs(&(17, 1));
     }
 
     #[test]

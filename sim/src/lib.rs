@@ -3,12 +3,13 @@
 //! * [`analysis`]: compiler-side analyses (ELF program points).
 //! * [`block`]: the block contract every hardware block implements three times (golden model
 //!   here, rust-hdl RTL in `gpusched-hdl`, Verilated RTL in `gpusched-tb`).
-//! * [`blocks`]: the golden models, one module per block, plus the catalog of blocks,
-//!   policies and presets that the CLI and the generator share.
+//! * [`blocks`]: the golden models, one module per block (the registry's list), and the
+//!   catalog of blocks, policies and presets that the CLI and the generator derive from it.
 //! * [`config`]: `GpuConfig`, the papers' GPU presets, validation.
 //! * [`core`]: the SM side of the GPU model (occupancy).
 //! * [`gpu`]: the golden GPU model: SMs, memory system, dispatcher, run loop and statistics.
 //! * [`mem`]: memory-system components (coalescer, caches, crossbar, DRAM, shared memory).
+//! * [`policy`]: which block sits at which site of the GPU for a run's options.
 //! * [`workload`]: what the GPU model runs (Accel-Sim traces, built-in synthetic kernels).
 
 pub mod analysis;
@@ -18,6 +19,7 @@ pub mod config;
 pub mod core;
 pub mod gpu;
 pub mod mem;
+pub mod policy;
 pub mod workload;
 
 /// Proptest case count for the parser fuzz tests: `GPUSCHED_FUZZ_CASES` or `default` (100,000

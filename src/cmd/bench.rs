@@ -5,7 +5,6 @@
 use anyhow::Result;
 use clap::Args;
 use gpusim::config::GpuConfig;
-use gpusim::gpu::ports::Factories;
 use gpusim::gpu::{Gpu, SimOptions};
 use gpusim::workload::builtin;
 use gpusim::workload::kernel::{TraceWorkload, WorkloadSource};
@@ -108,7 +107,7 @@ pub fn run(a: BenchArgs) -> Result<ExitCode> {
         let mut last = None;
         for _ in 0..repeat {
             let mut w = open()?;
-            let mut gpu = Gpu::new(&cfg, SimOptions::default(), &mut Factories::golden())?;
+            let mut gpu = Gpu::golden(&cfg, SimOptions::default())?;
             let start = Instant::now();
             let r = gpu.run(w.as_mut(), &mut |_| {})?;
             times.push(start.elapsed().as_secs_f64());

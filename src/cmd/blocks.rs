@@ -2,7 +2,7 @@
 
 use anyhow::Result;
 use clap::Args;
-use gpusim::blocks::CATALOG;
+use gpusim::blocks::catalog;
 use std::process::ExitCode;
 
 /// Arguments of `gpusched blocks`.
@@ -16,7 +16,7 @@ pub struct BlocksArgs {
 /// Runs `blocks`.
 pub fn run(a: BlocksArgs) -> Result<ExitCode> {
     if a.json {
-        let v: Vec<_> = CATALOG
+        let v: Vec<_> = catalog()
             .iter()
             .map(|b| {
                 serde_json::json!({
@@ -27,7 +27,7 @@ pub fn run(a: BlocksArgs) -> Result<ExitCode> {
             .collect();
         println!("{}", serde_json::to_string_pretty(&v)?);
     } else {
-        for b in CATALOG {
+        for b in catalog() {
             println!("{}: {}", b.name, b.summary);
             println!("  policies: {}", b.policies.join(", "));
             println!("  presets:  {}", b.presets.join(", "));

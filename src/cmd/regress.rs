@@ -16,7 +16,7 @@ use clap::Args;
 use gpusched_tb::cosim::{golden_only, run_variant, CosimOptions};
 use gpusched_tb::gpu::{self, BlockMode, GpuRunError, Modes};
 use gpusched_tb::lockstep::LockstepConfig;
-use gpusim::blocks::{warp_arbiter, CATALOG};
+use gpusim::blocks::{catalog, warp_arbiter};
 use gpusim::config::GpuConfig;
 use gpusim::gpu::SimOptions;
 use gpusim::workload::builtin;
@@ -95,7 +95,7 @@ fn gpu_lockstep(a: &RegressArgs, rtl: bool) -> Result<Vec<GpuRow>> {
             let mut open = || open_workload(dir.as_ref(), Some(kernel), &a.gpu_size);
             let mut progress = RunProgress::new(&format!("{name} {policy}"));
             let start = Instant::now();
-            let r = gpu::run(&cfg, opts, &mut open, modes, &lockstep, &mut |p| {
+            let r = gpu::run(&cfg, opts, &mut open, modes.clone(), &lockstep, &mut |p| {
                 progress.update(p)
             });
             progress.finish();
@@ -163,9 +163,9 @@ pub fn run(a: RegressArgs) -> Result<ExitCode> {
         eprintln!("note: running the golden models alone instead of the lockstep");
     }
     let mut rows = vec![];
-    for b in CATALOG {
-        for policy in b.policies {
-            for preset in b.presets {
+    for b in catalog() {
+        for (policy, preset) in b.variants() {
+            {
                 let module = b.module_name(policy, preset);
                 let bar = progress_bar(a.cycles, &module);
                 let row = if rtl {

@@ -151,23 +151,21 @@ impl RunArgs {
                 .unwrap_or(if plus { IPREFETCH_THRESHOLD } else { 0 }),
             paired_issue: self.paired_issue,
         };
-        let unused = |name: &str, on: bool, mode: BlockMode| {
-            if mode != BlockMode::Golden && !on {
-                Err(anyhow!(
+        // A block given to --rtl/--lockstep must sit somewhere in this run.
+        let used = gpusim::policy::Plan::new(&cfg, &opts)?.blocks();
+        for (name, _) in modes.non_golden() {
+            if !used.contains(&name) {
+                bail!(
                     "--rtl/--lockstep {name}: this run has no {name} block ({})",
                     match name {
                         "elf" => "use --warp-sched elf",
                         "newcar" => "add --newcar",
-                        _ => "ELF replaces the warp arbiters",
+                        "warp_arbiter" => "ELF replaces the warp arbiters",
+                        _ => "no site of this run uses it",
                     }
-                ))
-            } else {
-                Ok(())
+                );
             }
-        };
-        unused("warp_arbiter", !opts.elf, modes.warp_arbiter)?;
-        unused("elf", opts.elf, modes.elf)?;
-        unused("newcar", opts.newcar, modes.newcar)?;
+        }
         Ok((cfg, opts, modes))
     }
 

@@ -3,11 +3,8 @@
 
 use crate::lockstep::{Lockstep, LockstepConfig, Mismatch, StepError};
 use crate::TbError;
-use gpusim::block::PortBundle;
-use gpusim::block::{Block, Inspect};
-use gpusim::blocks::elf as el;
-use gpusim::blocks::newcar as nc;
-use gpusim::blocks::warp_arbiter::{self as wa, stimulus::Stimulus};
+use gpusim::block::{Block, BlockKind, Inspect, Stimulus};
+use gpusim::blocks::{check_variant, find_block, with_kind, KindFn};
 use std::time::Instant;
 
 /// Options of a co-simulation run.
@@ -43,88 +40,29 @@ pub struct CosimReport {
 /// Cycles between two progress callbacks.
 pub const PROGRESS_EVERY: u64 = 1 << 16;
 
-/// Runs the warp arbiter `golden` against Verilated `module` on random stimulus. `golden` is
-/// normally `wa::Golden::new(params)`; tests pass a deliberately broken copy. `progress` is
-/// called with the cycles done every [`PROGRESS_EVERY`] cycles.
+/// Runs `golden` (normally `K::golden(params)`; tests pass a deliberately broken copy) against
+/// the Verilated `module` on the block's random stimulus. `progress` is called with the cycles
+/// done every [`PROGRESS_EVERY`] cycles.
 ///
 /// On a mismatch (and `window > 0`, no whole-run waveforms), the same run is replayed from
 /// reset with the traced model to write the waveforms of the last `window` cycles; a replay
 /// that does not diverge at the same cycle and port is reported as an error (nondeterminism).
-pub fn warp_arbiter<G>(
+pub fn lockstep<K, G>(
     golden: G,
-    params: wa::Params,
+    params: &K::Params,
     module: &str,
     opts: &CosimOptions,
     progress: &mut dyn FnMut(u64),
 ) -> Result<CosimReport, TbError>
 where
-    G: Block<In = wa::ArbiterIn, Out = wa::ArbiterOut> + Inspect + Clone,
+    K: BlockKind,
+    G: Block<In = K::In, Out = K::Out> + Inspect + Clone,
 {
-    let seed = opts.seed;
-    lockstep_run(golden, &params, module, opts, progress, &mut || {
-        let mut s = Stimulus::new(params, seed);
-        Box::new(move |prev: Option<&wa::ArbiterOut>| s.next(prev))
-    })
-}
-
-/// NewCAR's lockstep run on its random stimulus (see [`warp_arbiter`]).
-pub fn newcar<G>(
-    golden: G,
-    params: nc::Params,
-    module: &str,
-    opts: &CosimOptions,
-    progress: &mut dyn FnMut(u64),
-) -> Result<CosimReport, TbError>
-where
-    G: Block<In = nc::NewcarIn, Out = nc::NewcarOut> + Inspect + Clone,
-{
-    let seed = opts.seed;
-    lockstep_run(golden, &params, module, opts, progress, &mut || {
-        let mut s = nc::stimulus::Stimulus::new(params, seed);
-        Box::new(move |prev: Option<&nc::NewcarOut>| s.next(prev))
-    })
-}
-
-/// The ELF block's lockstep run on its random stimulus (see [`warp_arbiter`]).
-pub fn elf<G>(
-    golden: G,
-    params: el::Params,
-    module: &str,
-    opts: &CosimOptions,
-    progress: &mut dyn FnMut(u64),
-) -> Result<CosimReport, TbError>
-where
-    G: Block<In = el::ElfIn, Out = el::ElfOut> + Inspect + Clone,
-{
-    let seed = opts.seed;
-    lockstep_run(golden, &params, module, opts, progress, &mut || {
-        let mut s = el::stimulus::Stimulus::new(params, seed);
-        Box::new(move |prev: Option<&el::ElfOut>| s.next(prev))
-    })
-}
-
-/// A stimulus: the inputs of the next cycle from the outputs of the previous one.
-type StimFn<I, O> = Box<dyn FnMut(Option<&O>) -> I>;
-
-/// The lockstep run of any block: `stimulus()` makes a fresh (identical) stimulus for the run
-/// and for the replay that writes mismatch waveforms.
-fn lockstep_run<G>(
-    golden: G,
-    params: &<G::In as PortBundle>::Params,
-    module: &str,
-    opts: &CosimOptions,
-    progress: &mut dyn FnMut(u64),
-    stimulus: &mut dyn FnMut() -> StimFn<G::In, G::Out>,
-) -> Result<CosimReport, TbError>
-where
-    G: Block + Inspect + Clone,
-    G::Out: PortBundle<Params = <G::In as PortBundle>::Params>,
-{
-    let mut drive = |pair: &mut Lockstep<G>, cycles: u64, progress: &mut dyn FnMut(u64)| {
-        let mut stim = stimulus();
-        let mut prev: Option<G::Out> = None;
+    let drive = |pair: &mut Lockstep<G>, cycles: u64, progress: &mut dyn FnMut(u64)| {
+        let mut stim = K::stimulus(params, opts.seed);
+        let mut prev: Option<K::Out> = None;
         for c in 0..cycles {
-            match pair.step(&stim(prev.as_ref())) {
+            match pair.step(&stim.next(prev.as_ref())) {
                 Ok(o) => prev = Some(o),
                 Err(StepError::Mismatch(m)) => return Ok(Some(*m)),
                 Err(StepError::Tb(e)) => return Err(e),
@@ -174,8 +112,16 @@ where
     })
 }
 
+/// A block variant named on the command line: its module name and canonical policy.
+fn resolve(block: &str, policy: &str, preset: &str) -> Result<(String, String), TbError> {
+    let info = find_block(block).map_err(|e| TbError::Config(e.to_string()))?;
+    let policy =
+        check_variant(&info, policy, preset).map_err(|e| TbError::Config(e.to_string()))?;
+    Ok((info.module_name(policy, preset), policy.to_string()))
+}
+
 /// Runs the lockstep co-simulation of the catalog variant `block`/`policy`/`preset` (names
-/// as in [`gpusim::blocks::CATALOG`]; `two-level` is accepted for `two_level`).
+/// as in [`gpusim::blocks::catalog`]; `two-level` is accepted for `two_level`).
 pub fn run_variant(
     block: &str,
     policy: &str,
@@ -183,14 +129,29 @@ pub fn run_variant(
     opts: &CosimOptions,
     progress: &mut dyn FnMut(u64),
 ) -> Result<CosimReport, TbError> {
-    let (module, params) = resolve(block, policy, preset)?;
-    match params {
-        VariantParams::WarpArbiter(p) => {
-            warp_arbiter(wa::Golden::new(p), p, &module, opts, progress)
-        }
-        VariantParams::Newcar(p) => newcar(nc::Golden::new(p), p, &module, opts, progress),
-        VariantParams::Elf(p) => elf(el::Golden::new(p), p, &module, opts, progress),
+    let (module, policy) = resolve(block, policy, preset)?;
+    struct Run<'r> {
+        module: &'r str,
+        policy: &'r str,
+        preset: &'r str,
+        opts: &'r CosimOptions,
+        progress: &'r mut dyn FnMut(u64),
     }
+    impl KindFn for Run<'_> {
+        type Output = Result<CosimReport, TbError>;
+        fn call<K: BlockKind>(self) -> Self::Output {
+            let p = K::params(self.policy, self.preset);
+            lockstep::<K, _>(K::golden(&p), &p, self.module, self.opts, self.progress)
+        }
+    }
+    let run = Run {
+        module: &module,
+        policy: &policy,
+        preset,
+        opts,
+        progress,
+    };
+    with_kind(block, run).map_err(|e| TbError::Config(e.to_string()))?
 }
 
 /// Outcome of a golden-only run (no RTL): the stimulus and the golden model alone.
@@ -202,7 +163,7 @@ pub struct GoldenReport {
     pub seconds: f64,
     /// Cycles per second.
     pub cycles_per_s: f64,
-    /// Cycles with a grant (a sanity figure: the stimulus keeps the block busy).
+    /// Cycles in which the block did something (a sanity figure: the stimulus keeps it busy).
     pub active_cycles: u64,
 }
 
@@ -215,46 +176,37 @@ pub fn golden_only(
     cycles: u64,
     seed: u64,
 ) -> Result<GoldenReport, TbError> {
-    let (_, params) = resolve(block, policy, preset)?;
+    let (_, policy) = resolve(block, policy, preset)?;
+    struct Run<'r> {
+        policy: &'r str,
+        preset: &'r str,
+        cycles: u64,
+        seed: u64,
+    }
+    impl KindFn for Run<'_> {
+        type Output = u64;
+        fn call<K: BlockKind>(self) -> u64 {
+            let p = K::params(self.policy, self.preset);
+            let mut g = K::golden(&p);
+            let mut stim = K::stimulus(&p, self.seed);
+            let mut prev = None;
+            let mut active = 0;
+            for _ in 0..self.cycles {
+                let o = g.step(&stim.next(prev.as_ref()));
+                active += K::busy(&o) as u64;
+                prev = Some(o);
+            }
+            active
+        }
+    }
     let start = Instant::now();
-    let active_cycles = match params {
-        VariantParams::WarpArbiter(p) => {
-            let mut g = wa::Golden::new(p);
-            let mut stim = Stimulus::new(p, seed);
-            let mut prev = None;
-            let mut active = 0;
-            for _ in 0..cycles {
-                let o = g.step(&stim.next(prev.as_ref()));
-                active += o.grant_valid as u64;
-                prev = Some(o);
-            }
-            active
-        }
-        VariantParams::Elf(p) => {
-            let mut g = el::Golden::new(p);
-            let mut stim = el::stimulus::Stimulus::new(p, seed);
-            let mut prev = None;
-            let mut active = 0;
-            for _ in 0..cycles {
-                let o = g.step(&stim.next(prev.as_ref()));
-                active += (o.grant0_valid || o.grant1_valid) as u64;
-                prev = Some(o);
-            }
-            active
-        }
-        VariantParams::Newcar(p) => {
-            let mut g = nc::Golden::new(p);
-            let mut stim = nc::stimulus::Stimulus::new(p, seed);
-            let mut prev = None;
-            let mut active = 0;
-            for _ in 0..cycles {
-                let o = g.step(&stim.next(prev.as_ref()));
-                active += (o.lsu_to_cache || o.deq_valid) as u64;
-                prev = Some(o);
-            }
-            active
-        }
+    let run = Run {
+        policy: &policy,
+        preset,
+        cycles,
+        seed,
     };
+    let active_cycles = with_kind(block, run).map_err(|e| TbError::Config(e.to_string()))?;
     let seconds = start.elapsed().as_secs_f64();
     Ok(GoldenReport {
         cycles,
@@ -262,46 +214,4 @@ pub fn golden_only(
         cycles_per_s: cycles as f64 / seconds.max(1e-9),
         active_cycles,
     })
-}
-
-enum VariantParams {
-    WarpArbiter(wa::Params),
-    Newcar(nc::Params),
-    Elf(el::Params),
-}
-
-/// Validates the names against the catalog and returns the module name and parameters.
-fn resolve(block: &str, policy: &str, preset: &str) -> Result<(String, VariantParams), TbError> {
-    let info = gpusim::blocks::find_block(block).map_err(|e| TbError::Config(e.to_string()))?;
-    let policy = policy.replace('-', "_");
-    gpusim::blocks::check_variant(info, &policy, preset)
-        .map_err(|e| TbError::Config(e.to_string()))?;
-    let module = info.module_name(&policy, preset);
-    match info.name {
-        "warp_arbiter" => {
-            let pol = wa::Policy::from_name(&policy).expect("checked against the catalog");
-            let pre = wa::Preset::from_name(preset).expect("checked against the catalog");
-            Ok((
-                module,
-                VariantParams::WarpArbiter(wa::Params::preset(pol, pre)),
-            ))
-        }
-        "elf" => {
-            let pre = match preset {
-                "fermi" => el::Preset::Fermi,
-                _ => el::Preset::Proto,
-            };
-            Ok((module, VariantParams::Elf(el::Params::preset(pre))))
-        }
-        "newcar" => {
-            let pre = match preset {
-                "fermi" => nc::Preset::Fermi,
-                _ => nc::Preset::Proto,
-            };
-            Ok((module, VariantParams::Newcar(nc::Params::preset(pre))))
-        }
-        other => Err(TbError::Config(format!(
-            "no co-simulation driver for block `{other}`"
-        ))),
-    }
 }

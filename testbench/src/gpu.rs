@@ -1,24 +1,24 @@
-//! RTL in the GPU loop: the warp arbiter of every scheduler, the ELF block and the NewCAR
-//! queue of every SM as golden model, Verilated RTL (`gpusched sim --rtl warp_arbiter,elf`)
-//! or a lockstep pair of both (`--lockstep elf,newcar`).
+//! RTL in the GPU loop: every block at every site of the GPU (warp arbiters, ELF, NewCAR, the
+//! thread-block dispatcher) as golden model, Verilated RTL (`gpusched sim --rtl
+//! warp_arbiter,elf`) or a lockstep pair of both (`--lockstep elf,newcar,tb_dispatch`), by
+//! kind ([`Modes`], [`TbBlocks`]).
 //!
 //! A lockstep run stops at the first cycle where any pair disagrees. The GPU model is
 //! deterministic, so [`run`] then replays the whole simulation with that one pair traced
 //! ([`Lockstep::replay`]) to write `<site>.golden.vcd` and `<site>.rtl.vcd` (site
-//! `sm<i>_sched<j>`, `sm<i>_elf`, `sm<i>_newcar`) around the mismatch; a replay that diverges
-//! elsewhere is [`TbError::NotReproduced`].
+//! `sm<i>_sched<j>`, `sm<i>_elf`, `sm<i>_newcar`, `tb_dispatch`) around the mismatch; a
+//! replay that diverges elsewhere is [`TbError::NotReproduced`].
 
 use crate::lockstep::{Lockstep, LockstepConfig, Mismatch, StepError};
 use crate::rtl::RtlBlock;
 use crate::TbError;
-use gpusim::block::{Block, Inspect, PortBundle};
-use gpusim::blocks::elf as el;
-use gpusim::blocks::newcar as nc;
-use gpusim::blocks::warp_arbiter::{self as wa, Params, Preset};
+use gpusim::block::{Block, BlockKind, Inspect, PortBundle};
+use gpusim::blocks::{catalog, variant_of, BlockInfo};
 use gpusim::config::GpuConfig;
-use gpusim::gpu::ports::{BlockFault, Factories, Port, Site};
+use gpusim::gpu::sites::{BlockFault, Port, Provider, Site, SitePort};
 use gpusim::gpu::{Gpu, Progress, Report, SimError, SimOptions};
 use gpusim::workload::kernel::WorkloadSource;
+use std::collections::BTreeMap;
 
 /// Which implementation of a block the GPU uses.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -32,107 +32,54 @@ pub enum BlockMode {
     Lockstep,
 }
 
-/// The mode of each kind of block in a GPU run.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Modes {
-    /// Warp arbiters.
-    pub warp_arbiter: BlockMode,
-    /// ELF blocks.
-    pub elf: BlockMode,
-    /// NewCAR queues.
-    pub newcar: BlockMode,
-}
+/// The mode of each kind of block in a GPU run (kinds not named are golden).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Modes(BTreeMap<&'static str, BlockMode>);
 
 impl Modes {
-    /// Every block in `mode`.
+    /// Every block of the registry in `mode`.
     pub fn all(mode: BlockMode) -> Self {
-        Self {
-            warp_arbiter: mode,
-            elf: mode,
-            newcar: mode,
-        }
+        Self(catalog().iter().map(|b| (b.name, mode)).collect())
     }
 
-    /// Names of the blocks that have RTL in the GPU loop.
-    pub const BLOCKS: [&'static str; 3] = ["warp_arbiter", "elf", "newcar"];
-
-    /// Sets the mode of block `name` (one of [`Modes::BLOCKS`]).
+    /// Sets the mode of block `name` (a block of the registry).
     pub fn set(&mut self, name: &str, mode: BlockMode) -> Result<(), TbError> {
-        match name {
-            "warp_arbiter" => self.warp_arbiter = mode,
-            "elf" => self.elf = mode,
-            "newcar" => self.newcar = mode,
-            _ => {
-                return Err(TbError::Config(format!(
-                    "no block `{name}` in the GPU loop; blocks: {}",
-                    Self::BLOCKS.join(", ")
-                )))
-            }
-        }
+        let info = gpusim::blocks::find_block(name).map_err(|e| TbError::Config(e.to_string()))?;
+        self.0.insert(info.name, mode);
         Ok(())
+    }
+
+    /// The mode of block `name`.
+    pub fn get(&self, name: &str) -> BlockMode {
+        self.0.get(name).copied().unwrap_or_default()
+    }
+
+    /// The blocks not in golden mode.
+    pub fn non_golden(&self) -> Vec<(&'static str, BlockMode)> {
+        self.0
+            .iter()
+            .filter(|(_, m)| **m != BlockMode::Golden)
+            .map(|(n, m)| (*n, *m))
+            .collect()
     }
 }
 
-/// The Verilated warp arbiter whose parameters equal `params` (a preset of `rtl-out/`).
-pub fn module_for(params: &Params) -> Result<String, TbError> {
-    let matches = |p: &Preset| {
-        p.warps() == params.warps
-            && (params.policy != wa::Policy::TwoLevel || p.max_active() == params.max_active)
-    };
-    match Preset::ALL.iter().find(|p| matches(p)) {
-        Some(p) => Ok(format!(
-            "warp_arbiter_{}_{}",
-            params.policy.name(),
-            p.name()
-        )),
+/// The Verilated module of kind `K` whose parameters equal `params` (a preset of `rtl-out/`).
+pub fn module_for<K: BlockKind>(params: &K::Params) -> Result<String, TbError> {
+    let info = BlockInfo::of::<K>();
+    match variant_of::<K>(params) {
+        Some((policy, preset)) => Ok(info.module_name(policy, preset)),
         None => Err(TbError::Config(format!(
-            "no warp_arbiter RTL for {} warps per scheduler{}: rtl-out has {}",
-            params.warps,
-            if params.policy == wa::Policy::TwoLevel {
-                format!(" with {} active", params.max_active)
-            } else {
-                String::new()
-            },
-            Preset::ALL
+            "no {} RTL for {}: rtl-out has {}",
+            K::NAME,
+            K::describe(params),
+            info.variants()
                 .iter()
-                .map(|p| format!(
-                    "{} ({} warps, {} active)",
-                    p.name(),
-                    p.warps(),
-                    p.max_active()
-                ))
+                .map(|(pol, pre)| format!("{pre} ({})", K::describe(&K::params(pol, pre))))
                 .collect::<Vec<_>>()
                 .join(", ")
         ))),
     }
-}
-
-/// The Verilated ELF block whose parameters equal `params`.
-pub fn elf_module_for(params: &el::Params) -> Result<String, TbError> {
-    [(el::Preset::Fermi, "fermi"), (el::Preset::Proto, "proto")]
-        .into_iter()
-        .find(|(p, _)| el::Params::preset(*p) == *params)
-        .map(|(_, n)| format!("elf_base_{n}"))
-        .ok_or_else(|| {
-            TbError::Config(format!(
-                "no elf RTL for {} warps and {} program points: rtl-out has fermi (48, 32) and proto (8, 8)",
-                params.warps, params.slots
-            ))
-        })
-}
-
-/// The Verilated NewCAR queue whose parameters equal `params`.
-pub fn newcar_module_for(params: &nc::Params) -> Result<String, TbError> {
-    [(nc::Preset::Fermi, "fermi"), (nc::Preset::Proto, "proto")]
-        .into_iter()
-        .find(|(p, _)| nc::Params::preset(*p) == *params)
-        .map(|(_, n)| format!("newcar_base_{n}"))
-        .ok_or_else(|| {
-            TbError::Config(format!(
-                "no newcar RTL for {} entries and {} warps: rtl-out has fermi (32, 48) and proto (8, 8)",
-                params.entries, params.warps
-            ))
-        })
 }
 
 /// A lockstep pair as a GPU port.
@@ -142,35 +89,34 @@ impl<G> Port<G::In, G::Out> for LockstepPort<G>
 where
     G: Block + Inspect + Clone,
     G::Out: PortBundle<Params = <G::In as PortBundle>::Params>,
+    <G::In as PortBundle>::Params: Clone,
 {
     fn step(&mut self, inp: &G::In) -> Result<G::Out, BlockFault> {
         self.0.step(inp).map_err(|e| Box::new(e) as BlockFault)
     }
 }
 
-/// One block instance at `site` in `mode`: `golden` itself, the Verilated `module`, or both in
-/// lockstep (traced for a replay when `replay` names this site).
-#[allow(clippy::too_many_arguments)]
-pub fn instance<'a, G>(
+/// One block instance of kind `K` at `site` in `mode`: `golden` itself, the Verilated module
+/// for `params`, or both in lockstep (traced for a replay when `replay` names this site).
+pub fn instance<'a, K, G>(
     mode: BlockMode,
     golden: G,
-    module: impl FnOnce() -> Result<String, TbError>,
-    params: &<G::In as PortBundle>::Params,
+    params: &K::Params,
     site: Site,
     cfg: &LockstepConfig,
     replay: &Option<(String, u64)>,
-) -> Result<Box<dyn Port<G::In, G::Out> + 'a>, BlockFault>
+) -> Result<SitePort<'a, K>, BlockFault>
 where
-    G: Block + Inspect + Clone + 'a,
-    G::Out: PortBundle<Params = <G::In as PortBundle>::Params>,
+    K: BlockKind,
+    G: Block<In = K::In, Out = K::Out> + Inspect + Clone + 'a,
 {
     if mode == BlockMode::Golden {
         return Ok(Box::new(golden));
     }
-    let module = module()?;
+    let module = module_for::<K>(params)?;
     let name = site.to_string();
     Ok(match (mode, replay) {
-        (BlockMode::Rtl, _) => Box::new(RtlBlock::<G::In, G::Out>::new(&module, params)?),
+        (BlockMode::Rtl, _) => Box::new(RtlBlock::<K::In, K::Out>::new(&module, params)?),
         (_, Some((s, cycle))) if *s == name => Box::new(LockstepPort(Lockstep::replay(
             &name, golden, &module, params, cfg, *cycle,
         )?)),
@@ -180,49 +126,40 @@ where
     })
 }
 
-/// The factories of a GPU whose blocks are in `modes`. With `replay = Some((site, cycle))`
-/// the pair at `site` is built for replaying a mismatch at `cycle` (traced, waveforms into
+/// The blocks of a GPU whose kinds are in `modes`. With `replay = Some((site, cycle))` the pair
+/// at `site` is built for replaying a mismatch at `cycle` (traced, waveforms into
 /// `cfg.mismatch_dir`).
-pub fn factories<'a>(
-    modes: Modes,
-    cfg: &'a LockstepConfig,
-    replay: Option<(String, u64)>,
-) -> Factories<'a> {
-    let (r1, r2, r3) = (replay.clone(), replay.clone(), replay);
-    Factories {
-        arbiter: Box::new(move |site, p: &Params| {
-            instance(
-                modes.warp_arbiter,
-                wa::Golden::new(*p),
-                || module_for(p),
-                p,
-                site,
-                cfg,
-                &r1,
-            )
-        }),
-        elf: Box::new(move |site, p: &el::Params| {
-            instance(
-                modes.elf,
-                el::Golden::new(*p),
-                || elf_module_for(p),
-                p,
-                site,
-                cfg,
-                &r2,
-            )
-        }),
-        newcar: Box::new(move |site, p: &nc::Params| {
-            instance(
-                modes.newcar,
-                nc::Golden::new(*p),
-                || newcar_module_for(p),
-                p,
-                site,
-                cfg,
-                &r3,
-            )
-        }),
+pub struct TbBlocks<'a> {
+    /// The mode of each kind.
+    pub modes: Modes,
+    /// Waveform options of the lockstep pairs.
+    pub cfg: &'a LockstepConfig,
+    /// The site and cycle of a mismatch being replayed.
+    pub replay: Option<(String, u64)>,
+}
+
+impl<'a> TbBlocks<'a> {
+    /// Blocks in `modes`, replaying `replay` if given.
+    pub fn new(modes: Modes, cfg: &'a LockstepConfig, replay: Option<(String, u64)>) -> Self {
+        Self { modes, cfg, replay }
+    }
+}
+
+impl<'a> Provider<'a> for TbBlocks<'a> {
+    fn block<K: BlockKind>(
+        &mut self,
+        site: Site,
+        params: &K::Params,
+    ) -> Result<SitePort<'a, K>, BlockFault> {
+        let mode = self.modes.get(K::NAME);
+        instance::<K, _>(
+            mode,
+            K::golden(params),
+            params,
+            site,
+            self.cfg,
+            &self.replay,
+        )
     }
 }
 
@@ -256,20 +193,16 @@ fn classify(e: SimError) -> GpuRunError {
     }
 }
 
-fn run_once(
+fn run_once<'a, P: Provider<'a>>(
     cfg: &GpuConfig,
     opts: &SimOptions,
     workload: &mut dyn WorkloadSource,
-    factories: &mut Factories<'_>,
+    blocks: &mut P,
     progress: &mut dyn FnMut(&Progress),
 ) -> Result<Report, GpuRunError> {
-    let mut gpu = Gpu::new(cfg, opts.clone(), factories).map_err(classify)?;
+    let mut gpu = Gpu::new(cfg, opts.clone(), blocks).map_err(classify)?;
     gpu.run(workload, progress).map_err(classify)
 }
-
-/// Builds the block factories of a run; `Some((site, cycle))` asks for the replay of a
-/// mismatch at `site` and `cycle` (see [`factories`]).
-pub type MakeFactories<'a> = dyn Fn(Option<(String, u64)>) -> Factories<'a> + 'a;
 
 /// Runs `workload()` on the GPU with its blocks in `modes`. On a lockstep mismatch with
 /// `lockstep.window > 0`, a second, identical run writes the mismatch waveforms; the
@@ -282,17 +215,18 @@ pub fn run(
     lockstep: &LockstepConfig,
     progress: &mut dyn FnMut(&Progress),
 ) -> Result<Report, GpuRunError> {
-    let make = |replay| factories(modes, lockstep, replay);
+    let make = |replay| TbBlocks::new(modes.clone(), lockstep, replay);
     run_with(cfg, opts, workload, &make, lockstep.window > 0, progress)
 }
 
-/// [`run`] with the blocks from `make` (tests plant bugs this way); `replay_on_mismatch`
-/// enables the second run that writes waveforms.
-pub fn run_with<'a>(
+/// [`run`] with the blocks from `make` (tests plant bugs this way): `make(None)` for the run,
+/// `make(Some((site, cycle)))` for the replay of a mismatch at `site` and `cycle`;
+/// `replay_on_mismatch` enables the second run that writes waveforms.
+pub fn run_with<'a, P: Provider<'a>>(
     cfg: &GpuConfig,
     opts: &SimOptions,
     workload: &mut dyn FnMut() -> Result<Box<dyn WorkloadSource>, SimError>,
-    make: &MakeFactories<'a>,
+    make: &dyn Fn(Option<(String, u64)>) -> P,
     replay_on_mismatch: bool,
     progress: &mut dyn FnMut(&Progress),
 ) -> Result<Report, GpuRunError> {

@@ -12,7 +12,7 @@
 use crate::rtl::RtlBlock;
 use crate::vcd_out::GoldenVcd;
 use crate::TbError;
-use gpusim::block::{Block, Inspect, PortBundle, PortSpec};
+use gpusim::block::{port_values, word_count, Block, Inspect, PortBundle, PortSpec};
 use std::fmt;
 use std::path::{Path, PathBuf};
 
@@ -47,13 +47,13 @@ pub struct Mismatch {
     /// First output port that differs.
     pub port: String,
     /// Golden value.
-    pub expected: u64,
+    pub expected: u128,
     /// RTL value.
-    pub got: u64,
+    pub got: u128,
     /// Every output port as (name, golden, rtl).
-    pub outputs: Vec<(String, u64, u64)>,
+    pub outputs: Vec<(String, u128, u128)>,
     /// Inputs of that cycle as (name, value).
-    pub inputs: Vec<(String, u64)>,
+    pub inputs: Vec<(String, u128)>,
     /// Golden waveform, if written.
     pub golden_vcd: Option<PathBuf>,
     /// RTL waveform, if written.
@@ -122,7 +122,10 @@ pub struct Lockstep<G: Block + Inspect + Clone> {
     cfg: LockstepConfig,
     /// The open golden waveform, if any (the RTL one is open at the same time).
     golden_vcd: Option<GoldenVcd>,
+    params: <G::In as PortBundle>::Params,
+    /// Input ports, then output ports.
     ports: Vec<PortSpec>,
+    inputs: usize,
     cycle: u64,
     buf: Vec<u64>,
     state: Vec<u64>,
@@ -132,6 +135,7 @@ impl<G> Lockstep<G>
 where
     G: Block + Inspect + Clone,
     G::Out: PortBundle<Params = <G::In as PortBundle>::Params>,
+    <G::In as PortBundle>::Params: Clone,
 {
     /// Pairs `golden` (reset here) with a fresh instance of Verilated module `module`: the
     /// fast model, or the traced one when `cfg.vcd_dir` asks for whole-run waveforms.
@@ -182,6 +186,7 @@ where
             RtlBlock::new(module, params)?
         };
         let mut ports = <G::In as PortBundle>::specs(params);
+        let inputs = ports.len();
         ports.extend(<G::Out as PortBundle>::specs(params));
         let whole_run = cfg.vcd_dir.clone();
         let mut pair = Self {
@@ -191,7 +196,9 @@ where
             trace_from,
             cfg,
             golden_vcd: None,
+            params: params.clone(),
             ports,
+            inputs,
             cycle: 0,
             buf: vec![],
             state: vec![],
@@ -246,7 +253,15 @@ where
         let expected = self.golden.step(inp);
         let got = self.rtl.step(inp);
         if let Some(w) = &mut self.golden_vcd {
-            record(w, self.cycle, inp, &expected, &self.state, &mut self.buf)?;
+            record(
+                w,
+                self.cycle,
+                (&self.params, &self.ports),
+                inp,
+                &expected,
+                &self.state,
+                &mut self.buf,
+            )?;
         }
         if expected != got {
             return Err(StepError::Mismatch(Box::new(
@@ -268,17 +283,21 @@ where
         expected: &G::Out,
         got: &G::Out,
     ) -> Result<Mismatch, TbError> {
-        let nin = <G::In as PortBundle>::COUNT;
-        let nout = <G::Out as PortBundle>::COUNT;
-        let (mut iw, mut ew, mut gw) = (vec![0; nin], vec![0; nout], vec![0; nout]);
-        inp.to_words(&mut iw);
-        expected.to_words(&mut ew);
-        got.to_words(&mut gw);
+        let ports = self.ports.clone();
+        let (in_specs, out_specs) = ports.split_at(self.inputs);
+        let words = |specs: &[PortSpec], put: &dyn Fn(&mut [u64])| {
+            let mut w = vec![0; word_count(specs)];
+            put(&mut w);
+            port_values(specs, &w)
+        };
+        let iw = words(in_specs, &|w| inp.to_words(&self.params, w));
+        let ew = words(out_specs, &|w| expected.to_words(&self.params, w));
+        let gw = words(out_specs, &|w| got.to_words(&self.params, w));
+        let nout = out_specs.len();
         let (golden_vcd, rtl_vcd) = match self.close_traces()? {
             Some((g, r)) => (Some(g), Some(r)),
             None => (None, None),
         };
-        let out_specs = &self.ports[nin..];
         let k = (0..nout).find(|&k| ew[k] != gw[k]).expect("outputs differ");
         Ok(Mismatch {
             name: self.name.clone(),
@@ -289,8 +308,10 @@ where
             outputs: (0..nout)
                 .map(|k| (out_specs[k].name.clone(), ew[k], gw[k]))
                 .collect(),
-            inputs: (0..nin)
-                .map(|k| (self.ports[k].name.clone(), iw[k]))
+            inputs: in_specs
+                .iter()
+                .zip(iw)
+                .map(|(s, v)| (s.name.clone(), v))
                 .collect(),
             golden_vcd,
             rtl_vcd,
@@ -305,18 +326,21 @@ fn create_dir(dir: &Path) -> Result<(), TbError> {
     })
 }
 
-fn record<I: PortBundle, O: PortBundle>(
+fn record<I: PortBundle, O: PortBundle<Params = I::Params>>(
     w: &mut GoldenVcd,
     cycle: u64,
+    (params, ports): (&I::Params, &[PortSpec]),
     inp: &I,
     out: &O,
     state: &[u64],
     buf: &mut Vec<u64>,
 ) -> Result<(), TbError> {
+    let nin = word_count(&I::specs(params));
     buf.clear();
-    buf.resize(I::COUNT + O::COUNT, 0);
-    inp.to_words(&mut buf[..I::COUNT]);
-    out.to_words(&mut buf[I::COUNT..]);
-    buf.extend_from_slice(state);
-    w.cycle(cycle, buf)
+    buf.resize(word_count(ports), 0);
+    inp.to_words(params, &mut buf[..nin]);
+    out.to_words(params, &mut buf[nin..]);
+    let mut values = port_values(ports, buf);
+    values.extend(state.iter().map(|&v| v as u128));
+    w.cycle(cycle, &values)
 }

@@ -1,7 +1,7 @@
 //! One Verilated module instance behind the [`Block`] trait.
 
 use crate::TbError;
-use gpusim::block::{Block, PortBundle, PortSpec};
+use gpusim::block::{word_count, Block, PortBundle, PortSpec};
 use std::ffi::{c_char, c_void, CString};
 use std::marker::PhantomData;
 use std::path::Path;
@@ -43,6 +43,7 @@ fn describe(ports: &[(&str, u32)]) -> String {
 /// golden port bundles; their names and widths are checked against the module at construction.
 pub struct RtlBlock<I: PortBundle, O: PortBundle> {
     fns: &'static ModuleFns,
+    params: I::Params,
     handle: *mut c_void,
     inp: Vec<u64>,
     out: Vec<u64>,
@@ -50,7 +51,10 @@ pub struct RtlBlock<I: PortBundle, O: PortBundle> {
     _ports: PhantomData<(I, O)>,
 }
 
-impl<I: PortBundle, O: PortBundle<Params = I::Params>> RtlBlock<I, O> {
+impl<I: PortBundle, O: PortBundle<Params = I::Params>> RtlBlock<I, O>
+where
+    I::Params: Clone,
+{
     /// Instantiates the fast (untraced) model of module `name` (reset applied) and checks its
     /// ports against the golden bundles for `params`.
     pub fn new(name: &str, params: &I::Params) -> Result<Self, TbError> {
@@ -77,8 +81,10 @@ impl<I: PortBundle, O: PortBundle<Params = I::Params>> RtlBlock<I, O> {
         let as_pairs = |s: Vec<PortSpec>| -> Vec<(String, u32)> {
             s.into_iter().map(|p| (p.name, p.width)).collect()
         };
-        let golden_in = as_pairs(I::specs(params));
-        let golden_out = as_pairs(O::specs(params));
+        let (in_specs, out_specs) = (I::specs(params), O::specs(params));
+        let (nin, nout) = (word_count(&in_specs), word_count(&out_specs));
+        let golden_in = as_pairs(in_specs);
+        let golden_out = as_pairs(out_specs);
         let rtl_in: Vec<(String, u32)> = fns
             .inputs
             .iter()
@@ -104,9 +110,10 @@ impl<I: PortBundle, O: PortBundle<Params = I::Params>> RtlBlock<I, O> {
         let handle = unsafe { (fns.new)() };
         let mut b = Self {
             fns,
+            params: params.clone(),
             handle,
-            inp: vec![0; I::COUNT],
-            out: vec![0; O::COUNT],
+            inp: vec![0; nin],
+            out: vec![0; nout],
             cycle: 0,
             _ports: PhantomData,
         };
@@ -115,7 +122,7 @@ impl<I: PortBundle, O: PortBundle<Params = I::Params>> RtlBlock<I, O> {
     }
 }
 
-impl<I: PortBundle, O: PortBundle> RtlBlock<I, O> {
+impl<I: PortBundle, O: PortBundle<Params = I::Params>> RtlBlock<I, O> {
     /// Starts writing a VCD of every signal of the module to `path`, from the next cycle on.
     /// Times are `2*cycle` (clock low, outputs valid) and `2*cycle+1` (after the rising edge),
     /// counted from the last reset.
@@ -153,7 +160,7 @@ impl<I: PortBundle, O: PortBundle> RtlBlock<I, O> {
     }
 }
 
-impl<I: PortBundle, O: PortBundle> Block for RtlBlock<I, O> {
+impl<I: PortBundle, O: PortBundle<Params = I::Params>> Block for RtlBlock<I, O> {
     type In = I;
     type Out = O;
 
@@ -166,7 +173,7 @@ impl<I: PortBundle, O: PortBundle> Block for RtlBlock<I, O> {
     }
 
     fn step(&mut self, inp: &I) -> O {
-        inp.to_words(&mut self.inp);
+        inp.to_words(&self.params, &mut self.inp);
         // SAFETY: as in `reset`.
         unsafe {
             (self.fns.step)(
@@ -178,7 +185,7 @@ impl<I: PortBundle, O: PortBundle> Block for RtlBlock<I, O> {
             )
         };
         self.cycle += 1;
-        O::from_words(&self.out)
+        O::from_words(&self.params, &self.out)
     }
 }
 

@@ -16,7 +16,7 @@ pub struct GoldenVcd {
     w: Writer<BufWriter<File>>,
     clock: IdCode,
     ids: Vec<(IdCode, u32)>,
-    last: Vec<Option<u64>>,
+    last: Vec<Option<u128>>,
 }
 
 impl GoldenVcd {
@@ -66,15 +66,15 @@ impl GoldenVcd {
         })
     }
 
-    /// Records one cycle: `values` holds the port words then the state words, in the order
+    /// Records one cycle: `values` holds the port values then the state values, in the order
     /// given to [`GoldenVcd::create`].
-    pub fn cycle(&mut self, cycle: u64, values: &[u64]) -> Result<(), TbError> {
+    pub fn cycle(&mut self, cycle: u64, values: &[u128]) -> Result<(), TbError> {
         let path = self.path.clone();
         let io = |source| TbError::Io { path, source };
         self.write_cycle(cycle, values).map_err(io)
     }
 
-    fn write_cycle(&mut self, cycle: u64, values: &[u64]) -> std::io::Result<()> {
+    fn write_cycle(&mut self, cycle: u64, values: &[u128]) -> std::io::Result<()> {
         self.w.timestamp(2 * cycle)?;
         self.w.change_scalar(self.clock, Value::V0)?;
         for (k, (&(id, width), &v)) in self.ids.iter().zip(values).enumerate() {

@@ -7,13 +7,13 @@
 mod common;
 
 use common::{parse_vcd, stuck_grant_bit0, value_at, verilator_built, Faulty};
-use gpusched_tb::gpu::{self as tbgpu, BlockMode, GpuRunError, MakeFactories, Modes};
+use gpusched_tb::gpu::{self as tbgpu, BlockMode, GpuRunError, Modes, TbBlocks};
 use gpusched_tb::lockstep::{LockstepConfig, Mismatch};
 use gpusim::block::Block;
 use gpusim::blocks::elf;
-use gpusim::blocks::warp_arbiter::{ArbiterIn, ArbiterOut, Golden, Params, Policy};
+use gpusim::blocks::warp_arbiter::{self as wa, ArbiterIn, ArbiterOut, Golden, Params, Policy};
 use gpusim::config::GpuConfig;
-use gpusim::gpu::ports::{BlockFault, Factories, Port, Site};
+use gpusim::gpu::sites::{BlockFault, GoldenBlocks, Override, Port, Provider, Site, SitePort};
 use gpusim::gpu::{Report, SimError, SimOptions};
 use gpusim::workload::builtin;
 use gpusim::workload::kernel::{TraceWorkload, WorkloadSource};
@@ -130,7 +130,11 @@ impl Port<ArbiterIn, ArbiterOut> for Probe {
 
 /// Runs the `compute` kernel (small) with the blocks of `make` (one of them faulty) and
 /// returns the lockstep mismatch, whose waveforms the replay wrote.
-fn planted_mismatch(gpu: &GpuConfig, opts: &SimOptions, make: &MakeFactories<'_>) -> Box<Mismatch> {
+fn planted_mismatch<'a, P: Provider<'a>>(
+    gpu: &GpuConfig,
+    opts: &SimOptions,
+    make: &dyn Fn(Option<(String, u64)>) -> P,
+) -> Box<Mismatch> {
     let err = tbgpu::run_with(
         gpu,
         opts,
@@ -155,7 +159,7 @@ fn a_planted_bug_in_one_scheduler_stops_the_gpu_at_the_predicted_cycle_with_wave
     }
     let gpu = GpuConfig::preset("gtx480").unwrap();
     let opts = SimOptions::default(); // GTO
-    let victim = Site::Arbiter {
+    let victim = Site::Scheduler {
         sm: 3,
         scheduler: 1,
     };
@@ -165,21 +169,16 @@ fn a_planted_bug_in_one_scheduler_stops_the_gpu_at_the_predicted_cycle_with_wave
     let log = Rc::new(RefCell::new(vec![]));
     {
         let log = log.clone();
-        let mut f = Factories::golden();
-        f.arbiter = Box::new(
-            move |site: Site,
-                  p: &Params|
-                  -> Result<Box<dyn Port<ArbiterIn, ArbiterOut>>, BlockFault> {
-                Ok(if site == victim {
-                    Box::new(Probe {
-                        inner: Golden::new(*p),
-                        log: log.clone(),
-                    })
-                } else {
-                    Box::new(Golden::new(*p))
-                })
-            },
-        );
+        let mut f = Override::<_, wa::Kind, _>::new(GoldenBlocks, move |site, p: &Params| {
+            Ok(if site == victim {
+                Box::new(Probe {
+                    inner: Golden::new(*p),
+                    log: log.clone(),
+                }) as SitePort<'_, wa::Kind>
+            } else {
+                Box::new(Golden::new(*p))
+            })
+        });
         let mut g = gpusim::gpu::Gpu::new(&gpu, opts.clone(), &mut f).unwrap();
         g.run(
             &mut builtin::workload("compute", "small").unwrap(),
@@ -200,22 +199,15 @@ fn a_planted_bug_in_one_scheduler_stops_the_gpu_at_the_predicted_cycle_with_wave
         mismatch_dir: dir.path().to_path_buf(),
         vcd_dir: None,
     };
-    let make = |replay: Option<(String, u64)>| -> Factories<'_> {
+    let make = |replay: Option<(String, u64)>| {
         let cfg = &cfg;
-        let mut f = Factories::golden();
-        f.arbiter = Box::new(
-            move |site: Site,
-                  p: &Params|
-                  -> Result<Box<dyn Port<ArbiterIn, ArbiterOut>>, BlockFault> {
-                if site != victim {
-                    return Ok(Box::new(Golden::new(*p)));
-                }
-                let buggy = stuck_grant_bit0(Golden::new(*p), from);
-                let module = || tbgpu::module_for(p);
-                tbgpu::instance(BlockMode::Lockstep, buggy, module, p, site, cfg, &replay)
-            },
-        );
-        f
+        Override::<_, wa::Kind, _>::new(GoldenBlocks, move |site, p: &Params| {
+            if site != victim {
+                return Ok(Box::new(Golden::new(*p)) as SitePort<'_, wa::Kind>);
+            }
+            let buggy = stuck_grant_bit0(Golden::new(*p), from);
+            tbgpu::instance::<wa::Kind, _>(BlockMode::Lockstep, buggy, p, site, cfg, &replay)
+        })
     };
     let m = planted_mismatch(&gpu, &opts, &make);
     assert_eq!(m.name, "sm3_sched1");
@@ -289,7 +281,10 @@ fn a_planted_bug_in_one_elf_block_stops_the_gpu_with_waveforms() {
     }
     let gpu = GpuConfig::preset("gtx480").unwrap();
     let opts = SimOptions::elf_plus_plus();
-    let victim = Site::Elf { sm: 5 };
+    let victim = Site::Sm {
+        sm: 5,
+        block: "elf",
+    };
     let dir = tempfile::tempdir().unwrap();
     let cfg = LockstepConfig {
         window: 32,
@@ -297,24 +292,18 @@ fn a_planted_bug_in_one_elf_block_stops_the_gpu_with_waveforms() {
         vcd_dir: None,
     };
     // From cycle 200 the faulty golden model fetches for warp 0 whenever it fetches.
-    let make = |replay: Option<(String, u64)>| -> Factories<'_> {
+    let make = |replay: Option<(String, u64)>| {
         let cfg = &cfg;
-        let mut f = tbgpu::factories(Modes::default(), cfg, None);
-        f.elf = Box::new(
-            move |site: Site,
-                  p: &elf::Params|
-                  -> Result<Box<dyn Port<elf::ElfIn, elf::ElfOut>>, BlockFault> {
-                if site != victim {
-                    return Ok(Box::new(elf::Golden::new(*p)));
-                }
-                let buggy = Faulty::new(elf::Golden::new(*p), 200, |o: &mut elf::ElfOut| {
-                    o.fetch_warp = 0
-                });
-                let module = || tbgpu::elf_module_for(p);
-                tbgpu::instance(BlockMode::Lockstep, buggy, module, p, site, cfg, &replay)
-            },
-        );
-        f
+        let base = TbBlocks::new(Modes::default(), cfg, None);
+        Override::<_, elf::Kind, _>::new(base, move |site, p: &elf::Params| {
+            if site != victim {
+                return Ok(Box::new(elf::Golden::new(*p)) as SitePort<'_, elf::Kind>);
+            }
+            let buggy = Faulty::new(elf::Golden::new(*p), 200, |o: &mut elf::ElfOut| {
+                o.fetch_warp = 0
+            });
+            tbgpu::instance::<elf::Kind, _>(BlockMode::Lockstep, buggy, p, site, cfg, &replay)
+        })
     };
     let m = planted_mismatch(&gpu, &opts, &make);
     assert_eq!(m.name, "sm5_elf");
@@ -328,14 +317,14 @@ fn a_planted_bug_in_one_elf_block_stops_the_gpu_with_waveforms() {
 #[test]
 fn configurations_without_a_matching_rtl_module_are_refused() {
     let p = Params::new(Policy::Gto, 16, 4).unwrap();
-    let e = tbgpu::module_for(&p).unwrap_err().to_string();
+    let e = tbgpu::module_for::<wa::Kind>(&p).unwrap_err().to_string();
     assert!(
-        e.contains("no warp_arbiter RTL for 16 warps per scheduler")
-            && e.contains("fermi (24 warps"),
+        e.contains("no warp_arbiter RTL for gto 16 warps per scheduler")
+            && e.contains("fermi (gto 24 warps"),
         "{e}"
     );
     assert_eq!(
-        tbgpu::module_for(&Params::new(Policy::TwoLevel, 24, 6).unwrap()).unwrap(),
+        tbgpu::module_for::<wa::Kind>(&Params::new(Policy::TwoLevel, 24, 6).unwrap()).unwrap(),
         "warp_arbiter_two_level_fermi"
     );
 }

@@ -33,9 +33,9 @@ fn every_verilated_arbiter_matches_its_golden_model() {
                 window: 0,
                 ..Default::default()
             };
-            let r = cosim::warp_arbiter(
+            let r = cosim::lockstep::<gpusim::blocks::warp_arbiter::Kind, _>(
                 Golden::new(p),
-                p,
+                &p,
                 &module,
                 &opts(1_000_000, 11, cfg),
                 &mut |_| {},
@@ -87,9 +87,9 @@ fn planted_bug_case(from: u64, window: usize) {
         vcd_dir: None,
     };
     let buggy = stuck_grant_bit0(Golden::new(p), from);
-    let r = cosim::warp_arbiter(
+    let r = cosim::lockstep::<gpusim::blocks::warp_arbiter::Kind, _>(
         buggy,
-        p,
+        &p,
         "warp_arbiter_gto_fermi",
         &opts(100_000, seed, cfg),
         &mut |_| {},
@@ -166,9 +166,9 @@ fn whole_run_waveforms_are_written_with_vcd_dir() {
         mismatch_dir: dir.path().join("m"),
         vcd_dir: Some(dir.path().into()),
     };
-    let r = cosim::warp_arbiter(
+    let r = cosim::lockstep::<gpusim::blocks::warp_arbiter::Kind, _>(
         Golden::new(p),
-        p,
+        &p,
         "warp_arbiter_two_level_proto",
         &opts(500, 3, cfg),
         &mut |_| {},
@@ -284,9 +284,9 @@ fn a_replay_that_does_not_reproduce_the_mismatch_is_an_error() {
         mismatch_dir: dir.path().into(),
         vcd_dir: None,
     };
-    let e = cosim::warp_arbiter(
+    let e = cosim::lockstep::<gpusim::blocks::warp_arbiter::Kind, _>(
         golden,
-        p,
+        &p,
         "warp_arbiter_lrr_proto",
         &opts(1000, 1, cfg),
         &mut |_| {},
@@ -318,9 +318,9 @@ fn newcar_lockstep_passes_and_catches_a_planted_bug() {
             mismatch_dir: dir.path().to_path_buf(),
             vcd_dir: None,
         };
-        let ok = cosim::newcar(
+        let ok = cosim::lockstep::<gpusim::blocks::newcar::Kind, _>(
             Nc::new(p),
-            p,
+            &p,
             module,
             &opts(200_000, 9, cfg.clone()),
             &mut |_| {},
@@ -330,7 +330,14 @@ fn newcar_lockstep_passes_and_catches_a_planted_bug() {
         let buggy = Faulty::new(Nc::new(p), 5_000, |o: &mut nc::NewcarOut| {
             o.deq_valid = false
         });
-        let r = cosim::newcar(buggy, p, module, &opts(200_000, 9, cfg), &mut |_| {}).unwrap();
+        let r = cosim::lockstep::<gpusim::blocks::newcar::Kind, _>(
+            buggy,
+            &p,
+            module,
+            &opts(200_000, 9, cfg),
+            &mut |_| {},
+        )
+        .unwrap();
         let m = r.mismatch.expect("the planted bug is caught");
         assert!(m.cycle >= 5_000 && m.port == "deq_valid", "{m}");
         assert!(m.golden_vcd.is_some_and(|p| p.exists()));
@@ -354,9 +361,9 @@ fn elf_lockstep_passes_and_catches_a_planted_bug() {
             mismatch_dir: dir.path().to_path_buf(),
             vcd_dir: None,
         };
-        let ok = cosim::elf(
+        let ok = cosim::lockstep::<gpusim::blocks::elf::Kind, _>(
             El::new(p),
-            p,
+            &p,
             module,
             &opts(cycles, 4, cfg.clone()),
             &mut |_| {},
@@ -369,7 +376,14 @@ fn elf_lockstep_passes_and_catches_a_planted_bug() {
                 o.prio1 ^= 1;
             }
         });
-        let r = cosim::elf(buggy, p, module, &opts(cycles, 4, cfg), &mut |_| {}).unwrap();
+        let r = cosim::lockstep::<gpusim::blocks::elf::Kind, _>(
+            buggy,
+            &p,
+            module,
+            &opts(cycles, 4, cfg),
+            &mut |_| {},
+        )
+        .unwrap();
         let m = r.mismatch.expect("the planted bug is caught");
         assert!(m.cycle >= 2_000 && m.port == "prio1", "{m}");
         assert!(m.rtl_vcd.is_some_and(|p| p.exists()));

@@ -580,3 +580,22 @@ impl<
 
 #[cfg(test)]
 mod tests;
+
+/// `fermi` preset: 48 warps (two schedulers of 24), 32 program points.
+pub type ElfFermi = Elf<48, 24, 5, 32, 5, 6>;
+/// `proto` preset: 8 warps, 8 program points.
+pub type ElfProto = Elf<8, 4, 2, 8, 3, 3>;
+
+/// The ELF block's RTL per preset.
+pub struct Rtl;
+
+impl crate::RtlKind for Rtl {
+    const NAME: &'static str = "elf";
+    fn verilog(policy: &str, preset: &str, module: &str) -> Result<String, String> {
+        match (policy, preset) {
+            ("base", "fermi") => crate::verilog_of::<ElfFermi>(module),
+            ("base", "proto") => crate::verilog_of::<ElfProto>(module),
+            _ => Err(crate::no_variant(Self::NAME, policy, preset)),
+        }
+    }
+}

@@ -6,8 +6,8 @@ use gpusim::block::Block as GoldenBlock;
 use gpusim::blocks::elf::stimulus::Stimulus;
 use gpusim::blocks::elf::{ElfIn, ElfOut, Golden, Params, Preset};
 
-type Fermi = Elf<48, 24, 5, 32, 5, 6>;
-type Proto = Elf<8, 4, 2, 8, 3, 3>;
+type Fermi = super::ElfFermi;
+type Proto = super::ElfProto;
 
 macro_rules! ports {
     ($u:expr, $reset:expr, $i:expr) => {{

@@ -297,3 +297,22 @@ impl<const E: usize, const EB: usize, const CB: usize, const WB: usize> Clocked
 
 #[cfg(test)]
 mod tests;
+
+/// `fermi` preset: 32 entries, 48 warps.
+pub type NewcarFermi = NewCar<32, 5, 6, 6>;
+/// `proto` preset: 8 entries, 8 warps.
+pub type NewcarProto = NewCar<8, 3, 4, 3>;
+
+/// NewCAR's RTL per preset.
+pub struct Rtl;
+
+impl crate::RtlKind for Rtl {
+    const NAME: &'static str = "newcar";
+    fn verilog(policy: &str, preset: &str, module: &str) -> Result<String, String> {
+        match (policy, preset) {
+            ("base", "fermi") => crate::verilog_of::<NewcarFermi>(module),
+            ("base", "proto") => crate::verilog_of::<NewcarProto>(module),
+            _ => Err(crate::no_variant(Self::NAME, policy, preset)),
+        }
+    }
+}

@@ -26,3 +26,35 @@ pub use two_level::ArbiterTwoLevel;
 
 #[cfg(test)]
 mod tests;
+
+/// LRR, `fermi` preset: 24 warps per scheduler.
+pub type LrrFermi = ArbiterLrr<24, 5>;
+/// GTO, `fermi` preset.
+pub type GtoFermi = ArbiterGto<24, 5>;
+/// Two-level, `fermi` preset: 6 active warps.
+pub type TwoLevelFermi = ArbiterTwoLevel<24, 5, 6, 18>;
+/// LRR, `proto` preset: 8 warps.
+pub type LrrProto = ArbiterLrr<8, 3>;
+/// GTO, `proto` preset.
+pub type GtoProto = ArbiterGto<8, 3>;
+/// Two-level, `proto` preset: 4 active warps.
+pub type TwoLevelProto = ArbiterTwoLevel<8, 3, 4, 4>;
+
+/// The warp arbiter's RTL per policy and preset.
+pub struct Rtl;
+
+impl crate::RtlKind for Rtl {
+    const NAME: &'static str = "warp_arbiter";
+    fn verilog(policy: &str, preset: &str, module: &str) -> Result<String, String> {
+        use crate::verilog_of;
+        match (policy, preset) {
+            ("lrr", "fermi") => verilog_of::<LrrFermi>(module),
+            ("gto", "fermi") => verilog_of::<GtoFermi>(module),
+            ("two_level", "fermi") => verilog_of::<TwoLevelFermi>(module),
+            ("lrr", "proto") => verilog_of::<LrrProto>(module),
+            ("gto", "proto") => verilog_of::<GtoProto>(module),
+            ("two_level", "proto") => verilog_of::<TwoLevelProto>(module),
+            _ => Err(crate::no_variant(Self::NAME, policy, preset)),
+        }
+    }
+}

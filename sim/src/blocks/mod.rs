@@ -1,14 +1,46 @@
-//! Golden models of the hardware blocks, one module per block, and the catalog of block,
-//! policy and preset names shared by the CLI, the Verilog generator and the testbench.
+//! Golden models of the hardware blocks, one module per block (the list is
+//! `gpusched_registry::blocks!`), and the catalog of block, policy and preset names that the
+//! CLI, the Verilog generator and the testbench derive from it.
+//!
+//! Each block module defines `Kind`, its [`BlockKind`]: name, policies, presets and their
+//! parameters, golden model, stimulus. Tools never match on block names: they walk the kinds
+//! with [`visit_all`] or pick one with [`with_kind`].
 
-pub mod elf;
-pub mod newcar;
-pub mod tb_dispatch;
-pub mod warp_arbiter;
-
+use crate::block::{BlockKind, KindVisitor};
 use thiserror::Error;
 
-/// One hardware block as the tools know it: its name, its policies and its parameter presets.
+macro_rules! declare_blocks {
+    ($($b:ident)*) => {
+        $(pub mod $b;)*
+
+        /// Calls `v.visit::<K>()` for every block kind, in registry order.
+        pub fn visit_all(v: &mut impl KindVisitor) {
+            $( v.visit::<$b::Kind>(); )*
+        }
+
+        /// Calls `f.call::<K>()` with the kind named `name`.
+        pub fn with_kind<F: KindFn>(name: &str, f: F) -> Result<F::Output, CatalogError> {
+            match name {
+                $( stringify!($b) => Ok(f.call::<$b::Kind>()), )*
+                _ => Err(CatalogError::UnknownBlock {
+                    got: name.to_string(),
+                    valid: catalog().iter().map(|b| b.name.to_string()).collect(),
+                }),
+            }
+        }
+    };
+}
+gpusched_registry::blocks!(declare_blocks);
+
+/// Something done with one block kind chosen by name ([`with_kind`]).
+pub trait KindFn {
+    /// What it returns.
+    type Output;
+    /// Called with the chosen kind.
+    fn call<K: BlockKind>(self) -> Self::Output;
+}
+
+/// One hardware block as the tools list it: its name, its policies and its parameter presets.
 #[derive(Clone, Copy, Debug)]
 pub struct BlockInfo {
     /// Block name (`warp_arbiter`), the prefix of every module emitted for it.
@@ -22,33 +54,42 @@ pub struct BlockInfo {
 }
 
 impl BlockInfo {
+    /// The entry of kind `K`.
+    pub fn of<K: BlockKind>() -> Self {
+        Self {
+            name: K::NAME,
+            summary: K::SUMMARY,
+            policies: K::POLICIES,
+            presets: K::PRESETS,
+        }
+    }
+
     /// Verilog module name of one policy x preset: `<block>_<policy>_<preset>`.
     pub fn module_name(&self, policy: &str, preset: &str) -> String {
         format!("{}_{}_{}", self.name, policy, preset)
     }
+
+    /// Every `(policy, preset)` pair, policies outermost.
+    pub fn variants(&self) -> Vec<(&'static str, &'static str)> {
+        self.policies
+            .iter()
+            .flat_map(|&p| self.presets.iter().map(move |&s| (p, s)))
+            .collect()
+    }
 }
 
-/// Every block gpusched emits, in generation order.
-pub const CATALOG: &[BlockInfo] = &[
-    BlockInfo {
-        name: "warp_arbiter",
-        summary: "warp-issue arbiter of one warp scheduler (GPGPU-Sim LRR, GTO, two-level active)",
-        policies: warp_arbiter::Policy::NAMES,
-        presets: warp_arbiter::Preset::NAMES,
-    },
-    BlockInfo {
-        name: "elf",
-        summary: "ELF program-point table, priority calculators, warp priority table and issue select (seed 003 ch. III)",
-        policies: &["base"],
-        presets: &["fermi", "proto"],
-    },
-    BlockInfo {
-        name: "newcar",
-        summary: "NewCAR re-execution queue of the load/store unit (ELF, seed 003 ch. III)",
-        policies: &["base"],
-        presets: &["fermi", "proto"],
-    },
-];
+/// Every block, in registry (generation) order.
+pub fn catalog() -> Vec<BlockInfo> {
+    struct Collect(Vec<BlockInfo>);
+    impl KindVisitor for Collect {
+        fn visit<K: BlockKind>(&mut self) {
+            self.0.push(BlockInfo::of::<K>());
+        }
+    }
+    let mut c = Collect(vec![]);
+    visit_all(&mut c);
+    c.0
+}
 
 /// A name given on the command line or in a config that is not in the catalog.
 #[derive(Debug, Error, PartialEq, Eq)]
@@ -73,25 +114,32 @@ pub enum CatalogError {
 }
 
 /// Looks a block up by name.
-pub fn find_block(name: &str) -> Result<&'static BlockInfo, CatalogError> {
-    CATALOG
-        .iter()
-        .find(|b| b.name == name)
-        .ok_or_else(|| CatalogError::UnknownBlock {
-            got: name.to_string(),
-            valid: CATALOG.iter().map(|b| b.name.to_string()).collect(),
-        })
+pub fn find_block(name: &str) -> Result<BlockInfo, CatalogError> {
+    struct Info;
+    impl KindFn for Info {
+        type Output = BlockInfo;
+        fn call<K: BlockKind>(self) -> BlockInfo {
+            BlockInfo::of::<K>()
+        }
+    }
+    with_kind(name, Info)
 }
 
-/// Checks that `policy` and `preset` exist for `block`.
-pub fn check_variant(block: &BlockInfo, policy: &str, preset: &str) -> Result<(), CatalogError> {
-    if !block.policies.contains(&policy) {
+/// Checks `policy` (`-` accepted for `_`: `two-level`) and `preset` for `block`; returns the
+/// canonical policy name.
+pub fn check_variant(
+    block: &BlockInfo,
+    policy: &str,
+    preset: &str,
+) -> Result<&'static str, CatalogError> {
+    let canon = policy.replace('-', "_");
+    let Some(&policy) = block.policies.iter().find(|p| **p == canon) else {
         return Err(CatalogError::UnknownPolicy {
             block: block.name.into(),
             got: policy.into(),
             valid: block.policies.iter().map(|s| s.to_string()).collect(),
         });
-    }
+    };
     if !block.presets.contains(&preset) {
         return Err(CatalogError::UnknownPreset {
             block: block.name.into(),
@@ -99,7 +147,16 @@ pub fn check_variant(block: &BlockInfo, policy: &str, preset: &str) -> Result<()
             valid: block.presets.iter().map(|s| s.to_string()).collect(),
         });
     }
-    Ok(())
+    Ok(policy)
+}
+
+/// The `(policy, preset)` of kind `K` whose parameters equal `params`, if any: which emitted
+/// module can stand in for a golden model built with `params`.
+pub fn variant_of<K: BlockKind>(params: &K::Params) -> Option<(&'static str, &'static str)> {
+    BlockInfo::of::<K>()
+        .variants()
+        .into_iter()
+        .find(|(pol, pre)| K::params(pol, pre) == *params)
 }
 
 #[cfg(test)]
@@ -109,13 +166,31 @@ mod tests {
     #[test]
     fn unknown_names_list_the_valid_ones() {
         let e = find_block("elfo").unwrap_err().to_string();
-        assert!(e.contains("warp_arbiter"), "{e}");
+        assert!(e.contains("warp_arbiter, elf, newcar, tb_dispatch"), "{e}");
         let b = find_block("warp_arbiter").unwrap();
-        let e = check_variant(b, "fifo", "fermi").unwrap_err().to_string();
+        let e = check_variant(&b, "fifo", "fermi").unwrap_err().to_string();
         assert!(e.contains("lrr, gto, two_level"), "{e}");
-        let e = check_variant(b, "gto", "kepler").unwrap_err().to_string();
+        let e = check_variant(&b, "gto", "kepler").unwrap_err().to_string();
         assert!(e.contains("fermi, proto"), "{e}");
-        assert!(check_variant(b, "gto", "proto").is_ok());
+        assert_eq!(check_variant(&b, "two-level", "proto"), Ok("two_level"));
         assert_eq!(b.module_name("gto", "fermi"), "warp_arbiter_gto_fermi");
+    }
+
+    #[test]
+    fn every_preset_maps_back_to_its_own_variant() {
+        struct Check;
+        impl KindVisitor for Check {
+            fn visit<K: BlockKind>(&mut self) {
+                for (pol, pre) in BlockInfo::of::<K>().variants() {
+                    assert_eq!(
+                        variant_of::<K>(&K::params(pol, pre)),
+                        Some((pol, pre)),
+                        "{}: two variants with equal parameters",
+                        K::NAME
+                    );
+                }
+            }
+        }
+        visit_all(&mut Check);
     }
 }

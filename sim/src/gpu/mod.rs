@@ -3,8 +3,9 @@
 //!
 //! # One GPU cycle (core clock)
 //! 1. replies that reached the SMs are handled (L1D/L1I fills wake loads and fetches);
-//! 2. the thread-block dispatcher (`blocks::tb_dispatch`, a port-level block) sees which SMs
-//!    have room for one or two more blocks and issues blocks, which launch at once;
+//! 2. the thread-block dispatcher (the `tb_dispatch` site) sees which SMs have room for one or
+//!    two more blocks and grants `(SM, block id)` pairs; the granted blocks are taken from the
+//!    kernel by id and launch at once;
 //! 3. every SM runs its cycle (LSU, issue through its warp arbiters, fetch, retire, requests);
 //! 4. the memory system runs its cycle.
 //!
@@ -12,31 +13,28 @@
 //! issued and have completed. Everything is deterministic: same inputs, same statistics.
 
 pub mod memory;
-pub mod ports;
+pub mod sites;
 pub mod sm;
 pub mod stats;
 
-use crate::block::Block;
-use crate::blocks::tb_dispatch::{self, assignments, DispatchIn};
-use crate::blocks::warp_arbiter::{self, Params as ArbiterParams};
+use crate::block::BlockKind;
+use crate::blocks::tb_dispatch::{self, DispatchIn};
+use crate::blocks::warp_arbiter;
 use crate::blocks::{elf as elf_block, newcar as newcar_block};
 use crate::config::GpuConfig;
 use crate::core::occupancy::{occupancy, DoesNotFit, Footprint, Occupancy};
+use crate::policy::{Plan, WarpIssue, ELF_SLOTS};
 use crate::workload::kernel::{KernelInfo, KernelSource, WorkloadError, WorkloadSource};
 use crate::workload::Dim3;
 use memory::MemorySystem;
-use ports::{BlockFault, Factories, Site};
 use serde::Serialize;
+use sites::{BlockFault, Provider, Site, Slot};
 use sm::elf::ElfProgram;
 use sm::{Sm, SmBlocks, CODE_BASE, CODE_STRIDE};
 use stats::{Counters, SmCounts};
 use std::sync::Arc;
 use thiserror::Error;
 
-/// NewCAR queue entries (spec §2.1: 32, as Mascar's CAR).
-pub const NEWCAR_ENTRIES: usize = 32;
-/// ELF program-point slots (spec §3.2: 32).
-pub const ELF_SLOTS: usize = 32;
 /// The thesis's I-prefetch threshold (spec §1.10: 16 occupied L1I + L1D MSHRs).
 pub const IPREFETCH_THRESHOLD: u32 = 16;
 
@@ -243,102 +241,54 @@ pub struct Gpu<'a> {
     opts: SimOptions,
     sms: Vec<Sm<'a>>,
     mem: MemorySystem,
-    dispatcher: tb_dispatch::Golden,
+    dispatcher: Slot<'a, tb_dispatch::Kind>,
     now: u64,
     last_issue: u64,
 }
 
 impl<'a> Gpu<'a> {
-    /// The warp-arbiter parameters every scheduler of `cfg` uses under `policy`.
-    pub fn arbiter_params(
-        cfg: &GpuConfig,
-        policy: warp_arbiter::Policy,
-    ) -> Result<ArbiterParams, SimError> {
-        let (warps, scheds) = (cfg.sm.max_warps, cfg.sm.schedulers);
-        if scheds == 0 || warps % scheds != 0 {
-            return Err(SimError::Config(format!(
-                "sm.max_warps ({warps}) must be a multiple of sm.schedulers ({scheds})"
-            )));
-        }
-        ArbiterParams::new(
-            policy,
-            (warps / scheds) as usize,
-            cfg.sm.two_level_max_active as usize,
-        )
-        .map_err(|e| SimError::Config(format!("warp arbiter of `{}`: {e}", cfg.name)))
+    /// A GPU of `cfg` running `opts`, every block its golden model.
+    pub fn golden(cfg: &GpuConfig, opts: SimOptions) -> Result<Self, SimError> {
+        Self::new(cfg, opts, &mut sites::GoldenBlocks)
     }
 
-    /// The ELF block's parameters for `cfg` (two schedulers, at most 64 warps per SM,
-    /// [`ELF_SLOTS`] program points).
-    pub fn elf_params(cfg: &GpuConfig) -> Result<elf_block::Params, SimError> {
-        let (warps, scheds) = (cfg.sm.max_warps as usize, cfg.sm.schedulers);
-        if scheds != 2 || warps > 64 || warps % 2 != 0 {
-            return Err(SimError::Config(format!(
-                "ELF needs 2 warp schedulers and at most 64 warps per SM; `{}` has {scheds} and {warps}",
-                cfg.name
-            )));
-        }
-        Ok(elf_block::Params {
-            warps,
-            slots: ELF_SLOTS,
-            ..elf_block::Params::preset(elf_block::Preset::Fermi)
-        })
-    }
-
-    /// The NewCAR queue's parameters for `cfg` ([`NEWCAR_ENTRIES`] entries, at most 64 warps
-    /// per SM).
-    pub fn newcar_params(cfg: &GpuConfig) -> Result<newcar_block::Params, SimError> {
-        let warps = cfg.sm.max_warps as usize;
-        if !(1..=64).contains(&warps) {
-            return Err(SimError::Config(format!(
-                "NewCAR needs at most 64 warps per SM; `{}` has {warps}",
-                cfg.name
-            )));
-        }
-        Ok(newcar_block::Params {
-            entries: NEWCAR_ENTRIES,
-            warps,
-        })
-    }
-
-    /// A GPU of `cfg` whose blocks come from `blocks` (one call per SM and scheduler for the
-    /// warp arbiters, or per SM for ELF; per SM for NewCAR).
-    pub fn new(
+    /// A GPU of `cfg` running `opts`, whose blocks come from `blocks` (one call per site:
+    /// per scheduler for the warp arbiters, per SM for ELF and NewCAR, one dispatcher).
+    pub fn new<P: Provider<'a>>(
         cfg: &GpuConfig,
         opts: SimOptions,
-        blocks: &mut Factories<'a>,
+        blocks: &mut P,
     ) -> Result<Self, SimError> {
         cfg.validate()
             .map_err(|e| SimError::Config(e.to_string()))?;
-        let arbiter = (!opts.elf)
-            .then(|| Self::arbiter_params(cfg, opts.warp_sched))
-            .transpose()?;
-        let elf = opts.elf.then(|| Self::elf_params(cfg)).transpose()?;
-        let newcar = opts.newcar.then(|| Self::newcar_params(cfg)).transpose()?;
-        let fault = |site: Site| {
-            move |source| SimError::Block {
-                site: site.to_string(),
-                source,
-            }
-        };
+        let plan = Plan::new(cfg, &opts)?;
         let mut sms = Vec::with_capacity(cfg.sm.count as usize);
         for id in 0..cfg.sm.count as usize {
             let mut arbiters = Vec::with_capacity(cfg.sm.schedulers as usize);
-            if let Some(p) = &arbiter {
-                for scheduler in 0..cfg.sm.schedulers as usize {
-                    let site = Site::Arbiter { sm: id, scheduler };
-                    arbiters.push((blocks.arbiter)(site, p).map_err(fault(site))?);
+            let mut elf = None;
+            match &plan.warp_issue {
+                WarpIssue::Arbiters(p) => {
+                    for scheduler in 0..cfg.sm.schedulers as usize {
+                        let site = Site::Scheduler { sm: id, scheduler };
+                        arbiters.push(Slot::new(blocks, site, p)?);
+                    }
+                }
+                WarpIssue::Elf(p) => {
+                    let site = Site::Sm {
+                        sm: id,
+                        block: elf_block::Kind::NAME,
+                    };
+                    elf = Some(Slot::new(blocks, site, p)?);
                 }
             }
-            let site = Site::Elf { sm: id };
-            let elf = elf
+            let site = Site::Sm {
+                sm: id,
+                block: newcar_block::Kind::NAME,
+            };
+            let newcar = plan
+                .lsu_queue
                 .as_ref()
-                .map(|p| (blocks.elf)(site, p).map_err(fault(site)))
-                .transpose()?;
-            let site = Site::Newcar { sm: id };
-            let newcar = newcar
-                .as_ref()
-                .map(|p| (blocks.newcar)(site, p).map_err(fault(site)))
+                .map(|p| Slot::new(blocks, site, p))
                 .transpose()?;
             let blocks = SmBlocks {
                 arbiters,
@@ -347,11 +297,11 @@ impl<'a> Gpu<'a> {
             };
             sms.push(Sm::new(id, cfg, blocks, &opts));
         }
+        let site = Site::Gpu {
+            block: tb_dispatch::Kind::NAME,
+        };
         Ok(Self {
-            dispatcher: tb_dispatch::Golden::new(tb_dispatch::Params::new(
-                opts.tb_sched,
-                cfg.sm.count as usize,
-            )),
+            dispatcher: Slot::new(blocks, site, &plan.tb_dispatch)?,
             mem: MemorySystem::new(cfg),
             cfg: cfg.clone(),
             opts,
@@ -388,10 +338,7 @@ impl<'a> Gpu<'a> {
     }
 
     fn policy_names(&self) -> (String, String) {
-        let tb = match self.opts.tb_sched {
-            tb_dispatch::Policy::Lrr => "lrr",
-            tb_dispatch::Policy::Bcs => "bcs",
-        };
+        let tb = self.opts.tb_sched.name();
         let warp = if self.opts.elf {
             "elf"
         } else {
@@ -494,6 +441,8 @@ impl<'a> Gpu<'a> {
         let start = self.counters();
         let start_blocks = start.blocks;
         let mut issued_blocks: u64 = 0;
+        let mut granted = IdSet::default();
+        let mut grants = Vec::new();
         let mut first = true;
         let mut cut = false;
         self.last_issue = self.now;
@@ -511,24 +460,33 @@ impl<'a> Gpu<'a> {
                 start: first,
                 total: total as u32,
                 max_per_sm: occ.blocks.min(255) as u8,
-                room: room as u64,
-                room2: room2 as u64,
-                room_hi: (room >> 64) as u64,
-                room2_hi: (room2 >> 64) as u64,
-            });
+                room,
+                room2,
+            })?;
             first = false;
-            for (s, id, n) in assignments(&out, self.sms.len()) {
-                for k in 0..n as u64 {
-                    debug_assert_eq!(id as u64 + k, issued_blocks);
-                    let block = kernel.next_block()?.ok_or_else(|| {
-                        SimError::Config(format!(
-                            "kernel `{}` ended after {issued_blocks} of its {total} thread blocks",
-                            info.name
-                        ))
-                    })?;
-                    self.sms[s].launch(block);
-                    issued_blocks += 1;
+            grants.clear();
+            grants.extend(out.grants(self.sms.len()));
+            // Blocks are taken in id order (a trace streams when they come in order).
+            grants.sort_by_key(|&(_, id)| id);
+            for &(s, id) in &grants {
+                if id as u64 >= total || !granted.insert(id) {
+                    return Err(SimError::Protocol(format!(
+                        "tb_dispatch: granted thread block {id} {} at cycle {now}",
+                        if id as u64 >= total {
+                            format!("of a kernel of {total}")
+                        } else {
+                            "a second time".into()
+                        }
+                    )));
                 }
+                if !self.sms[s].has_room(1) {
+                    return Err(SimError::Protocol(format!(
+                        "tb_dispatch: granted thread block {id} to SM {s}, which has no room, at cycle {now}"
+                    )));
+                }
+                let block = kernel.block(id as u64)?;
+                self.sms[s].launch(block);
+                issued_blocks += 1;
             }
             let mut issued = false;
             for sm in &mut self.sms {
@@ -586,6 +544,28 @@ impl<'a> Gpu<'a> {
             },
             cut,
         ))
+    }
+}
+
+/// The thread-block ids granted so far: a dense prefix and the ids granted out of order.
+#[derive(Default)]
+struct IdSet {
+    /// Every id below this one is granted.
+    prefix: u32,
+    /// Granted ids above the prefix.
+    above: std::collections::HashSet<u32>,
+}
+
+impl IdSet {
+    /// Records `id`; false if it was granted before.
+    fn insert(&mut self, id: u32) -> bool {
+        if id < self.prefix || !self.above.insert(id) {
+            return false;
+        }
+        while self.above.remove(&self.prefix) {
+            self.prefix += 1;
+        }
+        true
     }
 }
 

@@ -1,4 +1,4 @@
-use super::ports::{BlockFault, Factories, Port};
+use super::sites::{BlockFault, GoldenBlocks, Override, Port, SitePort};
 use super::*;
 use crate::blocks::warp_arbiter::{ArbiterIn, ArbiterOut};
 use crate::config::GpuConfig;
@@ -12,7 +12,7 @@ fn gtx480() -> GpuConfig {
 }
 
 fn run_on(cfg: &GpuConfig, workload: &mut dyn WorkloadSource, opts: SimOptions) -> Report {
-    let mut gpu = Gpu::new(cfg, opts, &mut Factories::golden()).unwrap();
+    let mut gpu = Gpu::golden(cfg, opts).unwrap();
     gpu.run(workload, &mut |_| {}).unwrap()
 }
 
@@ -240,8 +240,9 @@ fn the_watchdog_reports_what_every_stuck_warp_waits_on() {
         watchdog: 2_000,
         ..Default::default()
     };
-    let mut f = Factories::golden();
-    f.arbiter = Box::new(|_, _| Ok(Box::new(NeverGrants)));
+    let mut f = Override::<_, warp_arbiter::Kind, _>::new(GoldenBlocks, |_, _| {
+        Ok(Box::new(NeverGrants) as SitePort<'_, warp_arbiter::Kind>)
+    });
     let mut gpu = Gpu::new(&cfg, opts, &mut f).unwrap();
     let e = gpu
         .run(&mut builtin("compute", "small"), &mut |_| {})
@@ -270,8 +271,9 @@ fn the_watchdog_reports_what_every_stuck_warp_waits_on() {
 #[test]
 fn a_grant_of_a_warp_that_is_not_ready_is_a_protocol_error() {
     let cfg = gtx480();
-    let mut f = Factories::golden();
-    f.arbiter = Box::new(|_, _| Ok(Box::new(AlwaysWarp0)));
+    let mut f = Override::<_, warp_arbiter::Kind, _>::new(GoldenBlocks, |_, _| {
+        Ok(Box::new(AlwaysWarp0) as SitePort<'_, warp_arbiter::Kind>)
+    });
     let mut gpu = Gpu::new(&cfg, SimOptions::default(), &mut f).unwrap();
     let e = gpu
         .run(&mut builtin("compute", "small"), &mut |_| {})
@@ -290,13 +292,11 @@ fn blocks_that_do_not_fit_and_bad_arbiter_shapes_are_errors() {
         warp_sched: warp_arbiter::Policy::TwoLevel,
         ..Default::default()
     };
-    let e = Gpu::new(&cfg, opts, &mut Factories::golden())
-        .err()
-        .unwrap();
+    let e = Gpu::golden(&cfg, opts).err().unwrap();
     assert!(e.to_string().contains("max_active"), "{e}");
     let mut cfg = gtx480();
     cfg.sm.registers = 1024; // 256 threads x 16 registers do not fit
-    let mut gpu = Gpu::new(&cfg, SimOptions::default(), &mut Factories::golden()).unwrap();
+    let mut gpu = Gpu::golden(&cfg, SimOptions::default()).unwrap();
     let e = gpu
         .run(&mut builtin("stream", "small"), &mut |_| {})
         .unwrap_err();
@@ -310,11 +310,11 @@ impl KernelSource for NoCode {
     fn info(&self) -> &crate::workload::kernel::KernelInfo {
         self.0.info()
     }
-    fn next_block(
+    fn block(
         &mut self,
-    ) -> Result<Option<crate::workload::kernel::BlockInsts>, crate::workload::kernel::WorkloadError>
-    {
-        self.0.next_block()
+        id: u64,
+    ) -> Result<crate::workload::kernel::BlockInsts, crate::workload::kernel::WorkloadError> {
+        self.0.block(id)
     }
 }
 
@@ -475,9 +475,7 @@ fn elf_needs_two_schedulers() {
         elf: true,
         ..Default::default()
     };
-    let e = Gpu::new(&cfg, opts, &mut Factories::golden())
-        .err()
-        .unwrap();
+    let e = Gpu::golden(&cfg, opts).err().unwrap();
     assert!(e.to_string().contains("ELF needs 2 warp schedulers"), "{e}");
 }
 

@@ -200,10 +200,17 @@ pub struct KernelTrace {
     /// The header.
     pub header: KernelHeader,
     file: PathBuf,
-    lines: std::io::Lines<BufReader<File>>,
+    reader: BufReader<File>,
+    /// Bytes of the file consumed so far.
+    offset: u64,
+    /// Lines consumed so far (the number of the last line read).
     line_no: usize,
-    /// A line read ahead (the first `#BEGIN_TB` after the header).
-    pending: Option<String>,
+    /// Offset of the start of the last line read.
+    line_start: u64,
+    buf: String,
+    /// A line read ahead (the first `#BEGIN_TB` after the header), with the offset and line
+    /// number at which reading it again starts.
+    pending: Option<(String, u64, usize)>,
     opcodes: Vec<String>,
     opcode_ids: HashMap<String, u16>,
     blocks_read: u64,
@@ -241,8 +248,11 @@ impl KernelTrace {
         let mut k = Self {
             header: KernelHeader::default(),
             file: path.to_path_buf(),
-            lines: BufReader::new(f).lines(),
+            reader: BufReader::new(f),
+            offset: 0,
             line_no: 0,
+            line_start: 0,
+            buf: String::new(),
             pending: None,
             opcodes: vec![],
             opcode_ids: HashMap::new(),
@@ -285,28 +295,58 @@ impl KernelTrace {
 
     /// The next non-blank line, trimmed; `None` at end of file.
     fn next_line(&mut self) -> Result<Option<String>, TraceError> {
-        if let Some(l) = self.pending.take() {
+        if let Some((l, _, _)) = self.pending.take() {
             return Ok(Some(l));
         }
-        for l in self.lines.by_ref() {
+        loop {
+            self.buf.clear();
+            self.line_start = self.offset;
+            let n = self
+                .reader
+                .read_line(&mut self.buf)
+                .map_err(|e| TraceError::Io {
+                    file: self.file.clone(),
+                    message: format!("line {}: {e}", self.line_no + 1),
+                })?;
+            if n == 0 {
+                return Ok(None);
+            }
+            self.offset += n as u64;
             self.line_no += 1;
-            let l = l.map_err(|e| TraceError::Io {
-                file: self.file.clone(),
-                message: format!("line {}: {e}", self.line_no),
-            })?;
-            let t = l.trim();
+            let t = self.buf.trim();
             if !t.is_empty() {
                 return Ok(Some(t.to_string()));
             }
         }
-        Ok(None)
+    }
+
+    /// Where the next thread block starts: (byte offset, lines before it), for [`Self::seek`].
+    pub fn position(&self) -> (u64, usize) {
+        match &self.pending {
+            Some((_, offset, line)) => (*offset, *line),
+            None => (self.offset, self.line_no),
+        }
+    }
+
+    /// Continues reading at a position given by [`Self::position`] (thread-block boundaries
+    /// only).
+    pub fn seek(&mut self, (offset, line): (u64, usize)) -> Result<(), TraceError> {
+        use std::io::{Seek, SeekFrom};
+        self.reader
+            .seek(SeekFrom::Start(offset))
+            .map_err(|e| TraceError::Io {
+                file: self.file.clone(),
+                message: format!("seek to byte {offset}: {e}"),
+            })?;
+        (self.offset, self.line_no, self.pending) = (offset, line, None);
+        Ok(())
     }
 
     fn read_header(&mut self) -> Result<(), TraceError> {
         let mut seen = HashMap::new();
         while let Some(line) = self.next_line()? {
             if line == "#BEGIN_TB" {
-                self.pending = Some(line);
+                self.pending = Some((line, self.line_start, self.line_no - 1));
                 break;
             }
             if line.starts_with('#') {

@@ -121,7 +121,6 @@ pub struct Builtin {
     kind: Kind,
     info: KernelInfo,
     iterations: u32,
-    next: u32,
 }
 
 impl Builtin {
@@ -168,7 +167,6 @@ impl Builtin {
             kind,
             info,
             iterations,
-            next: 0,
         })
     }
 
@@ -217,12 +215,15 @@ impl KernelSource for Builtin {
         ))
     }
 
-    fn next_block(&mut self) -> Result<Option<BlockInsts>, WorkloadError> {
-        if self.next as u64 >= self.info.blocks() {
-            return Ok(None);
+    fn block(&mut self, id: u64) -> Result<BlockInsts, WorkloadError> {
+        if id >= self.info.blocks() {
+            return Err(WorkloadError::Invalid(format!(
+                "{}: no thread block {id} in a grid of {}",
+                self.info.name,
+                self.info.blocks()
+            )));
         }
-        let block = self.next;
-        self.next += 1;
+        let block = id as u32;
         let total_threads = self.info.blocks() * BLOCK_THREADS as u64;
         let p = self.program();
         let mut b = BlockInsts {
@@ -265,7 +266,7 @@ impl KernelSource for Builtin {
                 pc += 8;
             }
         }
-        Ok(Some(b))
+        Ok(b)
     }
 }
 

@@ -137,7 +137,8 @@ pub fn export(
         let f = File::create(&path).map_err(|e| io(&path, e))?;
         let mut w = BufWriter::new(f);
         let mut text = header(k.info(), id);
-        while let Some(b) = k.next_block()? {
+        for bid in 0..k.info().blocks() {
+            let b = k.block(bid)?;
             write_block(&b, &mut text);
             s.blocks += 1;
             s.warp_instructions += b.warp_instructions();
@@ -163,7 +164,6 @@ pub fn export(
 mod tests {
     use super::*;
     use crate::config::GpuConfig;
-    use crate::gpu::ports::Factories;
     use crate::gpu::{Gpu, SimOptions};
     use crate::workload::kernel::{KernelSource, TraceWorkload, WarpInst};
     use crate::workload::open_named;
@@ -184,7 +184,8 @@ mod tests {
 
     fn blocks(k: &mut dyn KernelSource) -> Vec<(crate::workload::Dim3, Vec<Vec<Canon>>)> {
         let mut v = vec![];
-        while let Some(b) = k.next_block().unwrap() {
+        for id in 0..k.info().blocks() {
+            let b = k.block(id).unwrap();
             let warps = b
                 .warps
                 .iter()
@@ -197,7 +198,7 @@ mod tests {
 
     fn report_json(w: &mut dyn WorkloadSource) -> serde_json::Value {
         let cfg = GpuConfig::preset("gtx480").unwrap();
-        let mut gpu = Gpu::new(&cfg, SimOptions::default(), &mut Factories::golden()).unwrap();
+        let mut gpu = Gpu::golden(&cfg, SimOptions::default()).unwrap();
         let mut v = serde_json::to_value(gpu.run(w, &mut |_| {}).unwrap()).unwrap();
         v["workload"] = serde_json::Value::Null;
         v

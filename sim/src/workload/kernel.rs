@@ -154,12 +154,14 @@ impl KernelInfo {
     }
 }
 
-/// A kernel whose thread blocks are produced in grid order (x fastest), one at a time.
+/// A kernel whose thread blocks are produced one at a time, by id.
 pub trait KernelSource {
     /// The kernel's launch parameters.
     fn info(&self) -> &KernelInfo;
-    /// The next thread block, or `None` after the last one.
-    fn next_block(&mut self) -> Result<Option<BlockInsts>, WorkloadError>;
+    /// Thread block `id`, its linear index in the grid (x fastest), `0..info().blocks()`.
+    /// Blocks may be asked for in any order; asking in increasing order is the fast path
+    /// (a trace streams).
+    fn block(&mut self, id: u64) -> Result<BlockInsts, WorkloadError>;
     /// Opcodes that were not recognized (run as integer ALU), each once.
     fn unknown_opcodes(&self) -> Vec<String> {
         vec![]
@@ -207,12 +209,18 @@ impl WorkloadSource for SingleKernel {
     }
 }
 
-/// An Accel-Sim kernel trace as a [`KernelSource`].
+/// An Accel-Sim kernel trace as a [`KernelSource`]: blocks are read as the trace streams;
+/// the byte offset of every block passed on the way is kept, so a block asked for out of file
+/// order is found by seeking (not by loading the file).
 pub struct TraceKernel {
     path: PathBuf,
     trace: KernelTrace,
     info: KernelInfo,
     opcodes: OpcodeTable,
+    /// Grid index -> (byte offset, line) of every block seen so far.
+    index: std::collections::HashMap<u64, (u64, usize)>,
+    /// How far the trace has been read: the position after the last block indexed.
+    frontier: (u64, usize),
 }
 
 impl TraceKernel {
@@ -230,22 +238,15 @@ impl TraceKernel {
         };
         Ok(Self {
             path: path.to_path_buf(),
+            frontier: trace.position(),
             trace,
             info,
             opcodes: OpcodeTable::default(),
+            index: Default::default(),
         })
     }
-}
 
-impl KernelSource for TraceKernel {
-    fn info(&self) -> &KernelInfo {
-        &self.info
-    }
-
-    fn next_block(&mut self) -> Result<Option<BlockInsts>, WorkloadError> {
-        let Some(tb) = self.trace.next_block()? else {
-            return Ok(None);
-        };
+    fn decode(&mut self, tb: &accelsim::ThreadBlockTrace) -> BlockInsts {
         self.opcodes.update(self.trace.opcodes());
         let mut b = BlockInsts {
             id: tb.id,
@@ -267,7 +268,52 @@ impl KernelSource for TraceKernel {
                 );
             }
         }
-        Ok(Some(b))
+        b
+    }
+}
+
+impl KernelSource for TraceKernel {
+    fn info(&self) -> &KernelInfo {
+        &self.info
+    }
+
+    fn block(&mut self, id: u64) -> Result<BlockInsts, WorkloadError> {
+        let missing = |k: &Self| {
+            WorkloadError::Invalid(format!(
+                "{}: thread block {} of the grid {} is not in the trace",
+                k.path.display(),
+                k.info.grid.unlinear(id),
+                k.info.grid
+            ))
+        };
+        if let Some(&pos) = self.index.get(&id) {
+            if self.trace.position() != pos {
+                self.trace.seek(pos)?;
+            }
+            let tb = self.trace.next_block()?.ok_or_else(|| missing(self))?;
+            return Ok(self.decode(&tb));
+        }
+        if self.trace.position() != self.frontier {
+            self.trace.seek(self.frontier)?;
+        }
+        loop {
+            let pos = self.trace.position();
+            let tb = self.trace.next_block()?.ok_or_else(|| missing(self))?;
+            self.frontier = self.trace.position();
+            let linear = self.info.grid.linear(tb.id);
+            if let Some(first) = self.index.insert(linear, pos) {
+                return Err(WorkloadError::Invalid(format!(
+                    "{}:{}: thread block {} appears twice (first at line {})",
+                    self.path.display(),
+                    pos.1 + 1,
+                    tb.id,
+                    first.1 + 1
+                )));
+            }
+            if linear == id {
+                return Ok(self.decode(&tb));
+            }
+        }
     }
 
     fn unknown_opcodes(&self) -> Vec<String> {
@@ -340,10 +386,11 @@ pub struct KernelCounts {
     pub thread_instructions: u64,
 }
 
-/// Counts every block of `k` (consumes it).
+/// Counts every block of `k`.
 pub fn count(k: &mut dyn KernelSource) -> Result<KernelCounts, WorkloadError> {
     let mut c = KernelCounts::default();
-    while let Some(b) = k.next_block()? {
+    for id in 0..k.info().blocks() {
+        let b = k.block(id)?;
         c.blocks += 1;
         c.warps += b.warps.len() as u64;
         for w in &b.warps {

@@ -57,6 +57,21 @@ pub struct Dim3 {
 }
 
 impl Dim3 {
+    /// The linear index of `id` in a grid of these dimensions (x fastest).
+    pub fn linear(&self, id: Dim3) -> u64 {
+        id.x as u64 + self.x as u64 * (id.y as u64 + self.y as u64 * id.z as u64)
+    }
+
+    /// The index whose [`Dim3::linear`] is `n`.
+    pub fn unlinear(&self, n: u64) -> Dim3 {
+        let (x, y) = (self.x.max(1) as u64, self.y.max(1) as u64);
+        Dim3 {
+            x: (n % x) as u32,
+            y: (n / x % y) as u32,
+            z: (n / x / y) as u32,
+        }
+    }
+
     /// Number of elements `x * y * z` (extents).
     pub fn volume(&self) -> u64 {
         self.x as u64 * self.y as u64 * self.z as u64

@@ -12,7 +12,6 @@ use super::sim::{load_config, open_workload};
 use anyhow::{bail, Context, Result};
 use clap::{Args, ValueEnum};
 use gpusim::blocks::warp_arbiter::Policy;
-use gpusim::gpu::ports::Factories;
 use gpusim::gpu::{Gpu, Report, SimError, SimOptions, IPREFETCH_THRESHOLD};
 use indicatif::{ProgressBar, ProgressStyle};
 use serde::Serialize;
@@ -250,7 +249,7 @@ fn run_all(
                 bar.set_message(format!("{name} {}", cols[c].name));
                 let r = (|| -> Result<Report, SimError> {
                     let mut wl = open_workload(dir.as_ref(), Some(name), size)?;
-                    let mut gpu = Gpu::new(cfg, cols[c].opts.clone(), &mut Factories::golden())?;
+                    let mut gpu = Gpu::golden(cfg, cols[c].opts.clone())?;
                     gpu.run(wl.as_mut(), &mut |_| {})
                 })()
                 .map_err(|e| format!("{name} under {}: {e}", cols[c].name));
@@ -275,7 +274,7 @@ fn run_all(
 pub fn run(a: ReproArgs) -> Result<ExitCode> {
     let Experiment::Elf = a.experiment;
     let cfg = load_config(&a.config)?;
-    Gpu::elf_params(&cfg).context("repro elf")?;
+    gpusim::policy::elf_params(&cfg).context("repro elf")?;
     let mut workloads: Vec<(String, Option<PathBuf>)> = gpusim::workload::names()
         .into_iter()
         .map(|n| (n.to_string(), None))

@@ -456,3 +456,45 @@ impl Inspect for Golden {
 
 #[cfg(test)]
 mod tests;
+
+/// The ELF block as a registry entry.
+pub struct Kind;
+
+impl crate::block::BlockKind for Kind {
+    const NAME: &'static str = "elf";
+    const SUMMARY: &'static str = "ELF program-point table, priority calculators, warp priority table and issue select (seed 003 ch. III)";
+    const POLICIES: &'static [&'static str] = &["base"];
+    const PRESETS: &'static [&'static str] = &["fermi", "proto"];
+    type Params = Params;
+    type In = ElfIn;
+    type Out = ElfOut;
+    type Golden = Golden;
+    type Stim = stimulus::Stimulus;
+
+    fn params(_policy: &str, preset: &str) -> Params {
+        Params::preset(match preset {
+            "fermi" => Preset::Fermi,
+            "proto" => Preset::Proto,
+            other => unreachable!("not a preset of elf: {other}"),
+        })
+    }
+    fn golden(params: &Params) -> Golden {
+        Golden::new(*params)
+    }
+    fn stimulus(params: &Params, seed: u64) -> stimulus::Stimulus {
+        stimulus::Stimulus::new(*params, seed)
+    }
+    fn manifest_params(p: &Params) -> Vec<(&'static str, u64)> {
+        vec![
+            ("warps", p.warps as u64),
+            ("slots", p.slots as u64),
+            ("inst_shift", p.inst_shift as u64),
+        ]
+    }
+    fn busy(out: &ElfOut) -> bool {
+        out.grant0_valid || out.grant1_valid
+    }
+    fn describe(p: &Params) -> String {
+        format!("{} warps, {} program points", p.warps, p.slots)
+    }
+}

@@ -137,3 +137,9 @@ impl Stimulus {
         }
     }
 }
+
+impl crate::block::Stimulus<ElfIn, ElfOut> for Stimulus {
+    fn next(&mut self, prev: Option<&ElfOut>) -> ElfIn {
+        Stimulus::next(self, prev)
+    }
+}

@@ -1,5 +1,5 @@
 //! NewCAR (seed 003 ch. III; `shared/spec/elf.md` §2): the load/store unit's re-execution
-//! queue. Golden model (the RTL and its catalog entry come next).
+//! queue.
 //!
 //! A request is one cache access of one warp (a coalesced transaction), a load or a store.
 //! The block keeps, per slot, `valid`, the warp, load/store and an age; the SM keeps each
@@ -234,3 +234,42 @@ impl Inspect for Golden {
 
 #[cfg(test)]
 mod tests;
+
+/// NewCAR as a registry entry.
+pub struct Kind;
+
+impl crate::block::BlockKind for Kind {
+    const NAME: &'static str = "newcar";
+    const SUMMARY: &'static str =
+        "NewCAR re-execution queue of the load/store unit (ELF, seed 003 ch. III)";
+    const POLICIES: &'static [&'static str] = &["base"];
+    const PRESETS: &'static [&'static str] = &["fermi", "proto"];
+    type Params = Params;
+    type In = NewcarIn;
+    type Out = NewcarOut;
+    type Golden = Golden;
+    type Stim = stimulus::Stimulus;
+
+    fn params(_policy: &str, preset: &str) -> Params {
+        Params::preset(match preset {
+            "fermi" => Preset::Fermi,
+            "proto" => Preset::Proto,
+            other => unreachable!("not a preset of newcar: {other}"),
+        })
+    }
+    fn golden(params: &Params) -> Golden {
+        Golden::new(*params)
+    }
+    fn stimulus(params: &Params, seed: u64) -> stimulus::Stimulus {
+        stimulus::Stimulus::new(*params, seed)
+    }
+    fn manifest_params(p: &Params) -> Vec<(&'static str, u64)> {
+        vec![("entries", p.entries as u64), ("warps", p.warps as u64)]
+    }
+    fn busy(out: &NewcarOut) -> bool {
+        out.lsu_to_cache || out.deq_valid
+    }
+    fn describe(p: &Params) -> String {
+        format!("{} entries, {} warps", p.entries, p.warps)
+    }
+}

@@ -63,3 +63,9 @@ impl Stimulus {
         }
     }
 }
+
+impl crate::block::Stimulus<NewcarIn, NewcarOut> for Stimulus {
+    fn next(&mut self, prev: Option<&NewcarOut>) -> NewcarIn {
+        Stimulus::next(self, prev)
+    }
+}

@@ -1,30 +1,36 @@
-//! Thread-block dispatcher of the GPU (golden model; RTL later): LRR as GPGPU-Sim's
-//! `gpgpu_sim::issue_block2core` with one core per cluster, and BCS (Lee et al., HPCA'14) as
-//! the PAVER spec's recommended definition (`shared/spec/paver.md` §3.1-§3.2).
+//! Thread-block dispatcher of the GPU: LRR as GPGPU-Sim's `gpgpu_sim::issue_block2core` with
+//! one core per cluster, and BCS (Lee et al., HPCA'14) as the PAVER spec's recommended
+//! definition (`shared/spec/paver.md` §3.1-§3.2).
 //!
-//! # Ports and cycle semantics
+//! # Ports and cycle semantics (the thread-block dispatch site's protocol)
 //! * `start`/`total`/`max_per_sm`: a kernel of `total` thread blocks starts, with at most
 //!   `max_per_sm` resident blocks per SM (its occupancy); it takes effect at the edge, so blocks
-//!   are issued from the next cycle on. TB ids are `0..total` in launch order.
+//!   are granted from the next cycle on. Thread-block ids are `0..total`, the linear index of the
+//!   block in the grid (x fastest).
 //! * `room` (bit s: SM s can take one more block of the kernel) and `room2` (two more) come from
-//!   the SMs every cycle. Ports are at most 64 bits wide, so SMs 64..128 use the `_hi` ports
-//!   (bit s-64); with 64 SMs or fewer those ports are one bit wide and always 0.
-//! * Outputs (Mealy): `issue` = SMs receiving blocks this cycle, `pair` = those receiving two
-//!   (BCS), `visit_from` = first SM visited, `first_id` = id of the first block issued. Blocks are
-//!   numbered consecutively in visiting order `visit_from, visit_from+1, ...` (mod SMs);
-//!   [`assignments`] expands an output into (SM, first id, count).
+//!   the SMs every cycle (`sms` bits each).
+//! * Outputs (Mealy): grants of `(SM, thread-block id)` pairs, up to two per SM per cycle:
+//!   bit s of `grant` gives SM s block `id_s`; bit s of `grant2` gives it block `id2_s` as well,
+//!   launched after `id_s`. Ids of SMs without a grant are 0. The GPU takes the granted blocks
+//!   by id (`KernelSource::block`), so any block may be granted in any order; granting an id
+//!   twice or one outside `0..total` is a protocol error. `idle`: every block has been granted
+//!   (or no kernel runs).
 //!
 //! # Policies
-//! * LRR: SMs are visited from `last+1`; each SM with room receives the next block (one per SM
-//!   per cycle); `last` becomes the last SM that received one. From an idle start SM s receives
-//!   blocks s, s+N, s+2N, ...
-//! * BCS: same visit order; an SM receives the pair (2i, 2i+1) only when it has room for two; the
-//!   last block of an odd total goes alone to an SM with room for one. With `max_per_sm == 1` the
-//!   pair rule could never fire, so BCS issues single blocks like LRR (`bcs_fallback_x1`, on by
-//!   default).
+//! SMs are visited from `last + 1` (wrapping), `last` being the last SM that received a block
+//! (reset and kernel start: `sms - 1`, so SM 0 comes first); blocks are granted in increasing id
+//! order in visit order.
+//! * LRR: each SM with room receives the next block (one per SM per cycle). From an idle start
+//!   SM s receives blocks s, s+N, s+2N, ...
+//! * BCS: an SM receives the pair (2i, 2i+1) only when it has room for two; the last block of an
+//!   odd total goes alone to an SM with room for one. With `max_per_sm == 1` the pair rule could
+//!   never fire, so BCS grants single blocks like LRR (`bcs_fallback_x1`, on by default).
 
-use crate::block::{clog2, low_bits, Block, Inspect, PortSpec};
+use crate::block::{clog2, Block, Inspect, PortSpec};
 use crate::port_bundle;
+
+/// Most SMs a dispatcher serves (width of the SM masks, length of the id arrays).
+pub const MAX_SMS: usize = 128;
 
 /// Dispatch policy.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -36,6 +42,11 @@ pub enum Policy {
 }
 
 impl Policy {
+    /// Policy names, in [`Policy::ALL`] order.
+    pub const NAMES: &'static [&'static str] = &["lrr", "bcs"];
+    /// Every policy.
+    pub const ALL: [Policy; 2] = [Policy::Lrr, Policy::Bcs];
+
     /// Parses `lrr` or `bcs`.
     pub fn from_name(s: &str) -> Option<Policy> {
         match s {
@@ -44,14 +55,25 @@ impl Policy {
             _ => None,
         }
     }
+
+    /// The policy's name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Policy::Lrr => "lrr",
+            Policy::Bcs => "bcs",
+        }
+    }
 }
+
+/// Parameter presets: the SM counts of the papers' GPUs.
+pub const PRESETS: &[(&str, usize)] = &[("fermi", 15), ("titanv", 80), ("proto", 4)];
 
 /// Dispatcher parameters.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Params {
     /// Policy.
     pub policy: Policy,
-    /// Number of SMs, 1..=128.
+    /// Number of SMs, 1..=[`MAX_SMS`].
     pub sms: usize,
     /// BCS issues single blocks when at most one block fits per SM.
     pub bcs_fallback_x1: bool,
@@ -60,7 +82,7 @@ pub struct Params {
 impl Params {
     /// Parameters with the default fallback.
     pub fn new(policy: Policy, sms: usize) -> Self {
-        assert!((1..=128).contains(&sms), "1..=128 SMs");
+        assert!((1..=MAX_SMS).contains(&sms), "1..={MAX_SMS} SMs");
         Self {
             policy,
             sms,
@@ -68,13 +90,13 @@ impl Params {
         }
     }
 
-    fn sm_mask(&self) -> u128 {
-        low_bits(self.sms.min(64)) as u128 | (low_bits(self.sms.saturating_sub(64)) as u128) << 64
-    }
-
-    /// Width of the `_hi` SM-mask ports (SMs 64 and up), at least 1.
-    pub fn hi_width(&self) -> usize {
-        self.sms.saturating_sub(64).max(1)
+    /// Mask of the `sms` low bits.
+    pub fn sm_mask(&self) -> u128 {
+        if self.sms >= 128 {
+            u128::MAX
+        } else {
+            (1u128 << self.sms) - 1
+        }
     }
 }
 
@@ -87,57 +109,38 @@ port_bundle! {
         pub total: u32 = |_p| 32,
         /// Resident blocks per SM the kernel allows (its occupancy).
         pub max_per_sm: u8 = |_p| 8,
-        /// SMs 0..64 that can take one more block.
-        pub room: u64 = |p| p.sms.min(64),
-        /// SMs 0..64 that can take two more blocks.
-        pub room2: u64 = |p| p.sms.min(64),
-        /// SMs 64..128 that can take one more block (bit s-64).
-        pub room_hi: u64 = |p| p.hi_width(),
-        /// SMs 64..128 that can take two more blocks.
-        pub room2_hi: u64 = |p| p.hi_width(),
+        /// SMs that can take one more block (bit s: SM s).
+        pub room: u128 = |p| p.sms,
+        /// SMs that can take two more blocks.
+        pub room2: u128 = |p| p.sms,
     }
 }
 
 port_bundle! {
     /// Dispatcher outputs for one cycle.
     pub struct DispatchOut for Params {
-        /// SMs 0..64 receiving blocks.
-        pub issue: u64 = |p| p.sms.min(64),
-        /// SMs 0..64 receiving two blocks (subset of `issue`).
-        pub pair: u64 = |p| p.sms.min(64),
-        /// SMs 64..128 receiving blocks (bit s-64).
-        pub issue_hi: u64 = |p| p.hi_width(),
-        /// SMs 64..128 receiving two blocks.
-        pub pair_hi: u64 = |p| p.hi_width(),
-        /// First SM visited this cycle.
-        pub visit_from: u8 = |p| clog2(p.sms),
-        /// Id of the first block issued this cycle.
-        pub first_id: u32 = |_p| 32,
-        /// Every block of the kernel has been issued (or no kernel is running).
+        /// SMs receiving block `id_s` this cycle.
+        pub grant: u128 = |p| p.sms,
+        /// SMs receiving block `id2_s` too (after `id_s`; a subset of `grant`).
+        pub grant2: u128 = |p| p.sms,
+        /// Per SM: the block granted by `grant` (0 without a grant).
+        pub id: [u32; MAX_SMS] = |p| (p.sms, 32),
+        /// Per SM: the block granted by `grant2` (0 without a grant).
+        pub id2: [u32; MAX_SMS] = |p| (p.sms, 32),
+        /// Every block of the kernel has been granted (or no kernel is running).
         pub idle: bool = |_p| 1,
     }
 }
 
-/// A 128-SM mask from its low and high ports.
-pub fn wide(lo: u64, hi: u64) -> u128 {
-    lo as u128 | (hi as u128) << 64
-}
-
-/// Expands an output into `(sm, first block id, blocks)` in issue order.
-pub fn assignments(out: &DispatchOut, sms: usize) -> Vec<(usize, u32, u32)> {
-    let mut id = out.first_id;
-    let mut v = vec![];
-    let issue = wide(out.issue, out.issue_hi);
-    let pair = wide(out.pair, out.pair_hi);
-    for i in 0..sms {
-        let s = (out.visit_from as usize + i) % sms;
-        if issue >> s & 1 == 1 {
-            let n = 1 + (pair >> s & 1) as u32;
-            v.push((s, id, n));
-            id += n;
-        }
+impl DispatchOut {
+    /// The grants of this cycle as `(sm, block id)`, SM by SM, `id` before `id2`.
+    pub fn grants(&self, sms: usize) -> impl Iterator<Item = (usize, u32)> + '_ {
+        (0..sms).flat_map(move |s| {
+            let one = (self.grant >> s & 1 == 1).then_some((s, self.id[s]));
+            let two = (self.grant2 >> s & 1 == 1).then_some((s, self.id2[s]));
+            one.into_iter().chain(two)
+        })
     }
-    v
 }
 
 /// Golden model of the dispatcher.
@@ -178,16 +181,10 @@ impl Block for Golden {
 
     fn step(&mut self, inp: &DispatchIn) -> DispatchOut {
         let n = self.params.sms;
-        let m = self.params.sm_mask();
-        let room = wide(inp.room, inp.room_hi) & m;
-        let room2 = wide(inp.room2, inp.room2_hi) & room;
+        let room = inp.room & self.params.sm_mask();
+        let room2 = inp.room2 & room;
         let visit_from = (self.last + 1) % n;
-        let mut out = DispatchOut {
-            visit_from: visit_from as u8,
-            first_id: self.next_id,
-            ..Default::default()
-        };
-        let (mut issue, mut pair) = (0u128, 0u128);
+        let mut out = DispatchOut::default();
         let pairs = self.params.policy == Policy::Bcs
             && !(self.params.bcs_fallback_x1 && self.max_per_sm <= 1);
         for i in 0..n {
@@ -199,16 +196,16 @@ impl Block for Golden {
                 (true, _) => 2 * (room2 >> s & 1) as u32,
             };
             if take > 0 {
-                issue |= 1 << s;
+                out.grant |= 1 << s;
+                out.id[s] = self.next_id;
                 if take == 2 {
-                    pair |= 1 << s;
+                    out.grant2 |= 1 << s;
+                    out.id2[s] = self.next_id + 1;
                 }
                 self.next_id += take;
                 self.last = s;
             }
         }
-        (out.issue, out.issue_hi) = (issue as u64, (issue >> 64) as u64);
-        (out.pair, out.pair_hi) = (pair as u64, (pair >> 64) as u64);
         out.idle = self.next_id >= self.total;
         if inp.start {
             self.next_id = 0;
@@ -240,6 +237,52 @@ impl Inspect for Golden {
         ]);
     }
 }
+
+/// The dispatcher as a registry entry.
+pub struct Kind;
+
+impl crate::block::BlockKind for Kind {
+    const NAME: &'static str = "tb_dispatch";
+    const SUMMARY: &'static str =
+        "thread-block dispatcher of the GPU: (SM, block id) grants (GPGPU-Sim LRR, BCS)";
+    const POLICIES: &'static [&'static str] = Policy::NAMES;
+    const PRESETS: &'static [&'static str] = &["fermi", "titanv", "proto"];
+    type Params = Params;
+    type In = DispatchIn;
+    type Out = DispatchOut;
+    type Golden = Golden;
+    type Stim = stimulus::Stimulus;
+
+    fn params(policy: &str, preset: &str) -> Params {
+        let pol = Policy::from_name(policy).expect("a policy of the list");
+        let sms = PRESETS
+            .iter()
+            .find(|(n, _)| *n == preset)
+            .expect("a preset of the list")
+            .1;
+        Params::new(pol, sms)
+    }
+    fn golden(params: &Params) -> Golden {
+        Golden::new(*params)
+    }
+    fn stimulus(params: &Params, seed: u64) -> stimulus::Stimulus {
+        stimulus::Stimulus::new(*params, seed)
+    }
+    fn manifest_params(p: &Params) -> Vec<(&'static str, u64)> {
+        vec![
+            ("sms", p.sms as u64),
+            ("bcs_fallback_x1", p.bcs_fallback_x1 as u64),
+        ]
+    }
+    fn busy(out: &DispatchOut) -> bool {
+        out.grant != 0
+    }
+    fn describe(p: &Params) -> String {
+        format!("{} over {} SMs", p.policy.name(), p.sms)
+    }
+}
+
+pub mod stimulus;
 
 #[cfg(test)]
 mod tests;

@@ -17,12 +17,12 @@ impl Sms {
             got: vec![vec![]; n],
         }
     }
-    fn rooms(&self) -> (u64, u64) {
+    fn rooms(&self) -> (u128, u128) {
         let mut r = (0, 0);
         for (s, a) in self.active.iter().enumerate() {
             let free = self.x - a.len() as u32;
-            r.0 |= ((free >= 1) as u64) << s;
-            r.1 |= ((free >= 2) as u64) << s;
+            r.0 |= ((free >= 1) as u128) << s;
+            r.1 |= ((free >= 2) as u128) << s;
         }
         r
     }
@@ -55,12 +55,11 @@ fn run(
             room2,
             ..Default::default()
         });
-        for (s, first, cnt) in assignments(&o, n) {
-            for id in first..first + cnt {
-                sms.active[s].push((id, cycle + life(id)));
-                sms.got[s].push(id);
-                issued_at[id as usize] = cycle;
-            }
+        for (s, id) in o.grants(n) {
+            assert_eq!(issued_at[id as usize], u64::MAX, "block {id} granted twice");
+            sms.active[s].push((id, cycle + life(id)));
+            sms.got[s].push(id);
+            issued_at[id as usize] = cycle;
             assert!(sms.active[s].len() as u32 <= x, "SM {s} over its occupancy");
         }
         if o.idle && sms.active.iter().all(Vec::is_empty) {
@@ -122,7 +121,7 @@ fn bcs_waits_for_two_free_contexts() {
         room2: 0,
         ..Default::default()
     });
-    assert_eq!(o.issue, 0, "room for one is not enough for a pair");
+    assert_eq!(o.grant, 0, "room for one is not enough for a pair");
 }
 
 #[test]
@@ -145,7 +144,7 @@ fn bcs_with_one_block_per_sm_falls_back_to_lrr() {
         ..Default::default()
     });
     assert!(
-        o.issue == 0 && !o.idle,
+        o.grant == 0 && !o.idle,
         "without the fallback BCS never starts"
     );
 }
@@ -154,9 +153,42 @@ fn bcs_with_one_block_per_sm_falls_back_to_lrr() {
 fn no_kernel_means_idle_and_no_issue() {
     let mut d = Golden::new(Params::new(Policy::Lrr, 15));
     let o = d.step(&DispatchIn {
-        room: u64::MAX,
-        room2: u64::MAX,
+        room: u128::MAX,
+        room2: u128::MAX,
         ..Default::default()
     });
-    assert!(o.idle && o.issue == 0);
+    assert!(o.idle && o.grant == 0);
+}
+
+#[test]
+fn eighty_sms_are_served_through_the_wide_masks() {
+    let (got, at) = run(Policy::Lrr, 80, 1, 100, |_| 7);
+    assert_eq!(got[79], vec![79]);
+    assert_eq!(got[0], vec![0, 80], "SM 0 frees first and is visited first again");
+    assert!(at[..80].iter().all(|&c| c == 1), "every SM in the first cycle");
+}
+
+#[test]
+fn grants_name_each_block_once_and_ids_of_idle_sms_are_zero() {
+    let mut d = Golden::new(Params::new(Policy::Bcs, 3));
+    d.step(&DispatchIn {
+        start: true,
+        total: 5,
+        max_per_sm: 4,
+        ..Default::default()
+    });
+    let o = d.step(&DispatchIn {
+        room: 0b111,
+        room2: 0b101,
+        ..Default::default()
+    });
+    assert_eq!(o.grants(3).collect::<Vec<_>>(), [(0, 0), (0, 1), (2, 2), (2, 3)]);
+    assert_eq!((o.id[1], o.id2[1]), (0, 0));
+    let o = d.step(&DispatchIn {
+        room: 0b010,
+        room2: 0,
+        ..Default::default()
+    });
+    assert_eq!(o.grants(3).collect::<Vec<_>>(), [(1, 4)], "the odd last block alone");
+    assert!(o.idle);
 }

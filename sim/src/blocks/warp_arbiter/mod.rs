@@ -438,3 +438,52 @@ impl Inspect for Golden {
 
 #[cfg(test)]
 mod tests;
+
+/// The warp arbiter as a registry entry.
+pub struct Kind;
+
+impl crate::block::BlockKind for Kind {
+    const NAME: &'static str = "warp_arbiter";
+    const SUMMARY: &'static str =
+        "warp-issue arbiter of one warp scheduler (GPGPU-Sim LRR, GTO, two-level active)";
+    const POLICIES: &'static [&'static str] = Policy::NAMES;
+    const PRESETS: &'static [&'static str] = Preset::NAMES;
+    type Params = Params;
+    type In = ArbiterIn;
+    type Out = ArbiterOut;
+    type Golden = Golden;
+    type Stim = stimulus::Stimulus;
+
+    fn params(policy: &str, preset: &str) -> Params {
+        let pol = Policy::from_name(policy).expect("a policy of the list");
+        let pre = Preset::from_name(preset).expect("a preset of the list");
+        Params::preset(pol, pre)
+    }
+    fn golden(params: &Params) -> Golden {
+        Golden::new(*params)
+    }
+    fn stimulus(params: &Params, seed: u64) -> stimulus::Stimulus {
+        stimulus::Stimulus::new(*params, seed)
+    }
+    fn manifest_params(p: &Params) -> Vec<(&'static str, u64)> {
+        let mut v = vec![("warps", p.warps as u64), ("id_bits", p.id_bits() as u64)];
+        if p.policy == Policy::TwoLevel {
+            v.push(("max_active", p.max_active as u64));
+        }
+        v
+    }
+    fn busy(out: &ArbiterOut) -> bool {
+        out.grant_valid
+    }
+    fn describe(p: &Params) -> String {
+        match p.policy {
+            Policy::TwoLevel => format!(
+                "{} {} warps per scheduler, {} active",
+                p.policy.name(),
+                p.warps,
+                p.max_active
+            ),
+            _ => format!("{} {} warps per scheduler", p.policy.name(), p.warps),
+        }
+    }
+}

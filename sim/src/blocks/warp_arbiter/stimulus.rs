@@ -106,3 +106,9 @@ impl Stimulus {
         }
     }
 }
+
+impl crate::block::Stimulus<ArbiterIn, ArbiterOut> for Stimulus {
+    fn next(&mut self, prev: Option<&ArbiterOut>) -> ArbiterIn {
+        Stimulus::next(self, prev)
+    }
+}

@@ -8,8 +8,9 @@
 
 use super::Sm;
 use crate::analysis::elf::{compile, Code, Kind, Params as CompilerParams};
+use crate::blocks::elf::Kind as ElfKind;
 use crate::blocks::elf::{table_writes, ElfIn, ElfOut, PpEntry};
-use crate::gpu::ports::{ElfPort, Site};
+use crate::gpu::sites::Slot;
 use crate::gpu::SimError;
 use crate::workload::kernel::WarpInst;
 use crate::workload::sass::OpClass;
@@ -84,7 +85,7 @@ impl ElfProgram {
 
 /// The SM's state around its ELF block.
 pub struct ElfUnit<'a> {
-    block: ElfPort<'a>,
+    block: Slot<'a, ElfKind>,
     /// Table writes still to make (the first clears the old table).
     writes: VecDeque<ElfIn>,
     /// The block's table is not empty.
@@ -103,7 +104,7 @@ pub struct ElfUnit<'a> {
 
 impl<'a> ElfUnit<'a> {
     /// The unit around `block`; `fetch`: ELF-ordered fetch.
-    pub fn new(block: ElfPort<'a>, fetch: bool) -> Self {
+    pub fn new(block: Slot<'a, ElfKind>, fetch: bool) -> Self {
         Self {
             block,
             writes: VecDeque::new(),
@@ -172,10 +173,7 @@ impl Sm<'_> {
         }
         inp.fetch_elig = if e.fetch { fetchable } else { 0 };
         inp.fetch_lead = lead == 1;
-        let out: ElfOut = e.block.step(&inp).map_err(|source| SimError::Block {
-            site: Site::Elf { sm: self.id }.to_string(),
-            source,
-        })?;
+        let out: ElfOut = e.block.step(&inp)?;
         if e.fetch {
             e.fetch_choice = Some(out.fetch_valid.then_some(out.fetch_warp as usize));
         }

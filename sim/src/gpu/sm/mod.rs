@@ -40,11 +40,12 @@ pub mod elf;
 pub mod newcar;
 
 use super::memory::{MemRequest, MemorySystem, ReqKind};
-use super::ports::{ArbiterPort, ElfPort, NewcarPort, Site};
+use super::sites::Slot;
 use super::stats::{SmCounts, StallCounts};
 use super::{SimError, SimOptions};
 use crate::block::low_bits;
-use crate::blocks::warp_arbiter::ArbiterIn;
+use crate::blocks::warp_arbiter::{self, ArbiterIn};
+use crate::blocks::{elf as elf_block, newcar as newcar_block};
 use crate::config::GpuConfig;
 use crate::mem::cache::SetIndex;
 use crate::mem::coalescer::coalesce;
@@ -194,14 +195,14 @@ impl Scan {
     }
 }
 
-/// The hardware blocks of one SM, from the GPU's [`super::ports::Factories`].
+/// The hardware blocks of one SM, at their sites.
 pub struct SmBlocks<'a> {
     /// One warp arbiter per scheduler (empty when ELF issues).
-    pub arbiters: Vec<ArbiterPort<'a>>,
+    pub arbiters: Vec<Slot<'a, warp_arbiter::Kind>>,
     /// The ELF block (`--warp-sched elf`).
-    pub elf: Option<ElfPort<'a>>,
+    pub elf: Option<Slot<'a, elf_block::Kind>>,
     /// The NewCAR queue (`--newcar`).
-    pub newcar: Option<NewcarPort<'a>>,
+    pub newcar: Option<Slot<'a, newcar_block::Kind>>,
 }
 
 /// What the load/store unit is doing.
@@ -246,7 +247,7 @@ pub struct Sm<'a> {
     tbs: Vec<TbSlot>,
     schedulers: usize,
     per_sched: usize,
-    arbiters: Vec<ArbiterPort<'a>>,
+    arbiters: Vec<Slot<'a, warp_arbiter::Kind>>,
     /// ELF (issue select, WPT, fetch order) when it replaces the arbiters.
     elf: Option<elf::ElfUnit<'a>>,
     /// The NewCAR queue in front of the L1D.
@@ -326,7 +327,7 @@ impl<'a> Sm<'a> {
             elf: blocks.elf.map(|b| elf::ElfUnit::new(b, opts.elf_fetch)),
             newcar: blocks
                 .newcar
-                .map(|b| newcar::NewcarUnit::new(b, super::NEWCAR_ENTRIES)),
+                .map(|b| newcar::NewcarUnit::new(b, crate::policy::NEWCAR_ENTRIES)),
             iprefetch: opts.iprefetch,
             launch: vec![0; schedulers],
             exit: vec![0; schedulers],
@@ -785,16 +786,7 @@ impl<'a> Sm<'a> {
         };
         self.launch[s] = 0;
         self.exit[s] = 0;
-        let out = self.arbiters[s]
-            .step(&inp)
-            .map_err(|source| SimError::Block {
-                site: Site::Arbiter {
-                    sm: self.id,
-                    scheduler: s,
-                }
-                .to_string(),
-                source,
-            })?;
+        let out = self.arbiters[s].step(&inp)?;
         Ok(out.grant_valid.then_some(out.grant_warp as usize))
     }
 

@@ -11,8 +11,9 @@
 //! A probe the cache refuses counts as an L1D reservation failure, as the access would.
 
 use super::{LsuKind, Sm};
+use crate::blocks::newcar::Kind as NewcarKind;
 use crate::blocks::newcar::NewcarIn;
-use crate::gpu::ports::{NewcarPort, Site};
+use crate::gpu::sites::Slot;
 use crate::gpu::SimError;
 
 /// A transaction waiting in a queue slot.
@@ -27,7 +28,7 @@ struct Queued {
 
 /// The SM's state around its NewCAR block: the payload of each slot.
 pub struct NewcarUnit<'a> {
-    block: NewcarPort<'a>,
+    block: Slot<'a, NewcarKind>,
     slots: Vec<Option<Queued>>,
     /// Per slot: the L1D version at which its probe was made, and the verdict (a probe gives
     /// the same answer while the cache is unchanged; see `DataCache::version`).
@@ -36,7 +37,7 @@ pub struct NewcarUnit<'a> {
 
 impl<'a> NewcarUnit<'a> {
     /// The unit around `block`, a queue of `entries` slots.
-    pub fn new(block: NewcarPort<'a>, entries: usize) -> Self {
+    pub fn new(block: Slot<'a, NewcarKind>, entries: usize) -> Self {
         Self {
             block,
             slots: vec![None; entries],
@@ -93,10 +94,7 @@ impl Sm<'_> {
             q_accept,
         };
         let unit = self.newcar.as_mut().expect("NewCAR present");
-        let out = unit.block.step(&inp).map_err(|source| SimError::Block {
-            site: Site::Newcar { sm: self.id }.to_string(),
-            source,
-        })?;
+        let out = unit.block.step(&inp)?;
         if let Some(r) = req {
             if out.lsu_to_cache {
                 let taken = self.access_txn(r.warp, r.kind, r.token, r.addr, r.bytes, false, now);

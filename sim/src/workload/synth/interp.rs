@@ -256,11 +256,10 @@ pub fn run_block(def: &SynthDef, block: u32) -> Result<BlockInsts, WorkloadError
     Ok(out)
 }
 
-/// A synthetic kernel as a [`KernelSource`]: blocks are interpreted on demand, in grid order.
+/// A synthetic kernel as a [`KernelSource`]: blocks are interpreted on demand, by id.
 pub struct SynthKernel {
     def: SynthDef,
     info: KernelInfo,
-    next: u64,
 }
 
 impl SynthKernel {
@@ -274,7 +273,7 @@ impl SynthKernel {
             shmem_bytes: def.shmem_bytes,
             binary_version: 20,
         };
-        Self { def, info, next: 0 }
+        Self { def, info }
     }
 
     /// The definition.
@@ -288,13 +287,15 @@ impl KernelSource for SynthKernel {
         &self.info
     }
 
-    fn next_block(&mut self) -> Result<Option<BlockInsts>, WorkloadError> {
-        if self.next >= self.info.blocks() {
-            return Ok(None);
+    fn block(&mut self, id: u64) -> Result<BlockInsts, WorkloadError> {
+        if id >= self.info.blocks() {
+            return Err(WorkloadError::Invalid(format!(
+                "{}: no thread block {id} in a grid of {}",
+                self.info.name,
+                self.info.blocks()
+            )));
         }
-        let b = run_block(&self.def, self.next as u32)?;
-        self.next += 1;
-        Ok(Some(b))
+        run_block(&self.def, id as u32)
     }
 
     fn static_code(&self) -> Result<Option<crate::analysis::elf::Code>, WorkloadError> {

@@ -150,7 +150,6 @@ mod on_the_gpu {
     use super::suite;
     use crate::blocks::{tb_dispatch, warp_arbiter};
     use crate::config::GpuConfig;
-    use crate::gpu::ports::Factories;
     use crate::gpu::{Gpu, Report, SimOptions};
     use crate::workload::kernel::count;
     use crate::workload::open_named;
@@ -162,7 +161,7 @@ mod on_the_gpu {
             tb_sched: tb,
             ..Default::default()
         };
-        let mut gpu = Gpu::new(&cfg, opts, &mut Factories::golden()).unwrap();
+        let mut gpu = Gpu::golden(&cfg, opts).unwrap();
         gpu.run(&mut *open_named(name, size).unwrap(), &mut |_| {})
             .unwrap_or_else(|e| panic!("{name}: {e}"))
     }

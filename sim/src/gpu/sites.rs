@@ -1,0 +1,170 @@
+//! The sites where the GPU model holds its hardware blocks, and where the blocks come from.
+//!
+//! A site is one place in the GPU where a block sits: the warp issue of a scheduler (warp
+//! arbiter) or of an SM (ELF), the LSU queue of an SM (NewCAR), the thread-block dispatch of
+//! the GPU. The GPU asks a [`Provider`] for the block of each site once, when it is built, and
+//! then talks to it through its ports only ([`Port`]), every cycle. So the golden model, the
+//! Verilated RTL or a lockstep pair of both can sit at any site (`gpusched sim --rtl` /
+//! `--lockstep`); which block goes to which site is the policy's choice ([`crate::policy`]).
+
+use crate::block::{Block, BlockKind};
+use crate::gpu::SimError;
+use std::any::TypeId;
+
+/// An error raised by a block implementation (a lockstep mismatch, a Verilator failure).
+pub type BlockFault = Box<dyn std::error::Error + Send + Sync>;
+
+/// One block instance with inputs `I` and outputs `O`, stepped once per core cycle (the block
+/// contract's Mealy step).
+pub trait Port<I, O> {
+    /// One clock cycle; an error stops the simulation.
+    fn step(&mut self, inp: &I) -> Result<O, BlockFault>;
+}
+
+impl<B: Block> Port<B::In, B::Out> for B {
+    fn step(&mut self, inp: &B::In) -> Result<B::Out, BlockFault> {
+        Ok(Block::step(self, inp))
+    }
+}
+
+/// Where a block instance sits in the GPU; its name prefixes the waveforms of a mismatch.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Site {
+    /// The warp issue of scheduler `scheduler` of SM `sm` (`sm<i>_sched<j>`).
+    Scheduler {
+        /// SM index.
+        sm: usize,
+        /// Scheduler index within the SM.
+        scheduler: usize,
+    },
+    /// A per-SM site (`sm<i>_<block>`): the warp issue of the whole SM (ELF), its LSU queue.
+    Sm {
+        /// SM index.
+        sm: usize,
+        /// The block's name.
+        block: &'static str,
+    },
+    /// A per-GPU site (`<block>`): the thread-block dispatcher.
+    Gpu {
+        /// The block's name.
+        block: &'static str,
+    },
+}
+
+impl std::fmt::Display for Site {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Site::Scheduler { sm, scheduler } => write!(f, "sm{sm}_sched{scheduler}"),
+            Site::Sm { sm, block } => write!(f, "sm{sm}_{block}"),
+            Site::Gpu { block } => write!(f, "{block}"),
+        }
+    }
+}
+
+/// The port of a block of kind `K`.
+pub type SitePort<'a, K> = Box<dyn Port<<K as BlockKind>::In, <K as BlockKind>::Out> + 'a>;
+
+/// Where the blocks of a GPU come from (called once per site when the GPU is built).
+pub trait Provider<'a> {
+    /// The block of kind `K` with `params` for `site`.
+    fn block<K: BlockKind>(
+        &mut self,
+        site: Site,
+        params: &K::Params,
+    ) -> Result<SitePort<'a, K>, BlockFault>;
+}
+
+/// The golden model at every site.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct GoldenBlocks;
+
+impl<'a> Provider<'a> for GoldenBlocks {
+    fn block<K: BlockKind>(
+        &mut self,
+        _site: Site,
+        params: &K::Params,
+    ) -> Result<SitePort<'a, K>, BlockFault> {
+        Ok(Box::new(K::golden(params)))
+    }
+}
+
+/// `base`, except that blocks of kind `O` come from `make` (tests plant faults and probes this
+/// way: `Override::<_, warp_arbiter::Kind, _>::new(GoldenBlocks, |site, p| ...)`).
+pub struct Override<P, O: BlockKind, F> {
+    base: P,
+    make: F,
+    _kind: std::marker::PhantomData<O>,
+}
+
+impl<P, O: BlockKind, F> Override<P, O, F> {
+    /// `base` with blocks of kind `O` from `make`.
+    pub fn new<'a>(base: P, make: F) -> Self
+    where
+        F: FnMut(Site, &O::Params) -> Result<SitePort<'a, O>, BlockFault>,
+    {
+        Self {
+            base,
+            make,
+            _kind: std::marker::PhantomData,
+        }
+    }
+}
+
+impl<'a, P, O, F> Provider<'a> for Override<P, O, F>
+where
+    P: Provider<'a>,
+    O: BlockKind,
+    F: FnMut(Site, &O::Params) -> Result<SitePort<'a, O>, BlockFault>,
+{
+    fn block<K: BlockKind>(
+        &mut self,
+        site: Site,
+        params: &K::Params,
+    ) -> Result<SitePort<'a, K>, BlockFault> {
+        if TypeId::of::<K>() != TypeId::of::<O>() {
+            return self.base.block::<K>(site, params);
+        }
+        // SAFETY: `K` and `O` are the same type (equal `TypeId`s), so `K::Params` is
+        // `O::Params` and `SitePort<'a, O>` is `SitePort<'a, K>`: both casts are identities.
+        let params = unsafe { &*(params as *const K::Params as *const O::Params) };
+        let port = std::mem::ManuallyDrop::new((self.make)(site, params)?);
+        Ok(unsafe { std::ptr::read(&*port as *const SitePort<'a, O> as *const SitePort<'a, K>) })
+    }
+}
+
+/// A block at its site: steps it and names the site in its errors.
+pub struct Slot<'a, K: BlockKind> {
+    site: Site,
+    port: SitePort<'a, K>,
+}
+
+impl<'a, K: BlockKind> Slot<'a, K> {
+    /// The block of kind `K` for `site`, from `provider`.
+    pub fn new<P: Provider<'a>>(
+        provider: &mut P,
+        site: Site,
+        params: &K::Params,
+    ) -> Result<Self, SimError> {
+        let port = provider
+            .block::<K>(site, params)
+            .map_err(|source| SimError::Block {
+                site: site.to_string(),
+                source,
+            })?;
+        Ok(Self { site, port })
+    }
+
+    /// One cycle of the block.
+    #[inline]
+    pub fn step(&mut self, inp: &K::In) -> Result<K::Out, SimError> {
+        self.port.step(inp).map_err(|source| SimError::Block {
+            site: self.site.to_string(),
+            source,
+        })
+    }
+
+    /// Where the block sits.
+    pub fn site(&self) -> Site {
+        self.site
+    }
+}

@@ -1,0 +1,136 @@
+//! Scheduling policies: which block sits at which site of the GPU ([`crate::gpu::sites`]) for a
+//! run's options, with the block parameters the GPU configuration implies. The policy adds no
+//! behaviour of its own: everything a scheduler decides, its block decides.
+//!
+//! | site | per | blocks |
+//! |---|---|---|
+//! | warp issue | scheduler | `warp_arbiter` (LRR, GTO, two-level) |
+//! | warp issue | SM | `elf` (both schedulers' issue select and the fetch order) |
+//! | LSU queue | SM | `newcar` (with `--newcar`) |
+//! | thread-block dispatch | GPU | `tb_dispatch` (LRR, BCS) |
+
+use crate::block::BlockKind;
+use crate::blocks::{elf, newcar, tb_dispatch, warp_arbiter};
+use crate::config::GpuConfig;
+use crate::gpu::{SimError, SimOptions};
+
+/// NewCAR queue entries (spec §2.1: 32, as Mascar's CAR).
+pub const NEWCAR_ENTRIES: usize = 32;
+/// ELF program-point slots (spec §3.2: 32).
+pub const ELF_SLOTS: usize = 32;
+
+/// What issues warps.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum WarpIssue {
+    /// One warp arbiter per scheduler.
+    Arbiters(warp_arbiter::Params),
+    /// One ELF block per SM, granting for both schedulers.
+    Elf(elf::Params),
+}
+
+/// The block of every site of a run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Plan {
+    /// Warp issue.
+    pub warp_issue: WarpIssue,
+    /// The LSU's re-execution queue, if any.
+    pub lsu_queue: Option<newcar::Params>,
+    /// Thread-block dispatch.
+    pub tb_dispatch: tb_dispatch::Params,
+}
+
+impl Plan {
+    /// The plan of `opts` on `cfg` (errors: a block that cannot serve this configuration).
+    pub fn new(cfg: &GpuConfig, opts: &SimOptions) -> Result<Self, SimError> {
+        Ok(Self {
+            warp_issue: if opts.elf {
+                WarpIssue::Elf(elf_params(cfg)?)
+            } else {
+                WarpIssue::Arbiters(arbiter_params(cfg, opts.warp_sched)?)
+            },
+            lsu_queue: opts.newcar.then(|| newcar_params(cfg)).transpose()?,
+            tb_dispatch: tb_dispatch_params(cfg, opts.tb_sched)?,
+        })
+    }
+
+    /// Names of the block kinds this plan uses.
+    pub fn blocks(&self) -> Vec<&'static str> {
+        let mut v = vec![match self.warp_issue {
+            WarpIssue::Arbiters(_) => warp_arbiter::Kind::NAME,
+            WarpIssue::Elf(_) => elf::Kind::NAME,
+        }];
+        if self.lsu_queue.is_some() {
+            v.push(newcar::Kind::NAME);
+        }
+        v.push(tb_dispatch::Kind::NAME);
+        v
+    }
+}
+
+/// The warp-arbiter parameters every scheduler of `cfg` uses under `policy`.
+pub fn arbiter_params(
+    cfg: &GpuConfig,
+    policy: warp_arbiter::Policy,
+) -> Result<warp_arbiter::Params, SimError> {
+    let (warps, scheds) = (cfg.sm.max_warps, cfg.sm.schedulers);
+    if scheds == 0 || warps % scheds != 0 {
+        return Err(SimError::Config(format!(
+            "sm.max_warps ({warps}) must be a multiple of sm.schedulers ({scheds})"
+        )));
+    }
+    warp_arbiter::Params::new(
+        policy,
+        (warps / scheds) as usize,
+        cfg.sm.two_level_max_active as usize,
+    )
+    .map_err(|e| SimError::Config(format!("warp arbiter of `{}`: {e}", cfg.name)))
+}
+
+/// The ELF block's parameters for `cfg` (two schedulers, at most 64 warps per SM,
+/// [`ELF_SLOTS`] program points).
+pub fn elf_params(cfg: &GpuConfig) -> Result<elf::Params, SimError> {
+    let (warps, scheds) = (cfg.sm.max_warps as usize, cfg.sm.schedulers);
+    if scheds != 2 || warps > 64 || warps % 2 != 0 {
+        return Err(SimError::Config(format!(
+            "ELF needs 2 warp schedulers and at most 64 warps per SM; `{}` has {scheds} and {warps}",
+            cfg.name
+        )));
+    }
+    Ok(elf::Params {
+        warps,
+        slots: ELF_SLOTS,
+        ..elf::Params::preset(elf::Preset::Fermi)
+    })
+}
+
+/// The NewCAR queue's parameters for `cfg` ([`NEWCAR_ENTRIES`] entries, at most 64 warps per
+/// SM).
+pub fn newcar_params(cfg: &GpuConfig) -> Result<newcar::Params, SimError> {
+    let warps = cfg.sm.max_warps as usize;
+    if !(1..=64).contains(&warps) {
+        return Err(SimError::Config(format!(
+            "NewCAR needs at most 64 warps per SM; `{}` has {warps}",
+            cfg.name
+        )));
+    }
+    Ok(newcar::Params {
+        entries: NEWCAR_ENTRIES,
+        warps,
+    })
+}
+
+/// The dispatcher's parameters for `cfg` (at most [`tb_dispatch::MAX_SMS`] SMs).
+pub fn tb_dispatch_params(
+    cfg: &GpuConfig,
+    policy: tb_dispatch::Policy,
+) -> Result<tb_dispatch::Params, SimError> {
+    let sms = cfg.sm.count as usize;
+    if !(1..=tb_dispatch::MAX_SMS).contains(&sms) {
+        return Err(SimError::Config(format!(
+            "the thread-block dispatcher serves 1 to {} SMs; `{}` has {sms}",
+            tb_dispatch::MAX_SMS,
+            cfg.name
+        )));
+    }
+    Ok(tb_dispatch::Params::new(policy, sms))
+}
