@@ -223,7 +223,7 @@ fn a_planted_bug_in_one_scheduler_stops_the_gpu_at_the_predicted_cycle_with_wave
     assert_eq!(gpath, dir.path().join("sm3_sched1.golden.vcd"));
     assert_eq!(rpath, dir.path().join("sm3_sched1.rtl.vcd"));
     let t = 2 * expected_cycle;
-    for (path, want) in [(&gpath, m.expected), (&rpath, m.got)] {
+    for (path, want) in [(&gpath, m.expected as u64), (&rpath, m.got as u64)] {
         let (values, times) = parse_vcd(path);
         assert_eq!(*times.iter().min().unwrap(), 2 * (expected_cycle + 1 - 40));
         assert_eq!(*times.iter().max().unwrap(), t + 1);

@@ -117,7 +117,7 @@ fn planted_bug_case(from: u64, window: usize) {
     assert_eq!(rpath, dir.path().join("warp_arbiter_gto_fermi.rtl.vcd"));
     let t_mis = 2 * expected_cycle;
     let first = 2 * (expected_cycle + 1).saturating_sub(window as u64);
-    for (path, got_there) in [(&gpath, m.expected), (&rpath, m.got)] {
+    for (path, got_there) in [(&gpath, m.expected as u64), (&rpath, m.got as u64)] {
         let (values, times) = parse_vcd(path);
         assert_eq!(
             *times.iter().min().unwrap(),
