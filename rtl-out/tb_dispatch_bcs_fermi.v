@@ -49,11 +49,28 @@ module tb_dispatch_bcs_fermi(clock,reset,start,total,max_per_sm,room,room2,grant
     localparam  bcs = 1'b1;
     localparam  zero32 = 32'h0;
     localparam  one32 = 32'h1;
-    localparam  two32 = 32'h2;
+    localparam  one_c = 6'b1;
+    localparam  two_c = 6'b10;
+    localparam  max_c = 6'b111111;
+    localparam  max_c32 = 32'h3f;
     localparam  one8 = 8'h1;
     localparam  zero_n = 15'b0;
-    localparam  one_n = 15'b1;
+    localparam  zero_b = 4'h0;
+    localparam  zero_c = 6'b0;
     localparam  last_sm = 4'he;
+    localparam  sh$0 = 8'h1;
+    localparam  sh$1 = 8'h2;
+    localparam  sh$2 = 8'h4;
+    localparam  sh$3 = 8'h8;
+    localparam  sh$4 = 8'h10;
+    localparam  sh$5 = 8'h20;
+    localparam  sh$6 = 8'h40;
+    localparam  bit32$0 = 32'h1;
+    localparam  bit32$1 = 32'h2;
+    localparam  bit32$2 = 32'h4;
+    localparam  bit32$3 = 32'h8;
+    localparam  bit32$4 = 32'h10;
+    localparam  bit32$5 = 32'h20;
     localparam  ids$0 = 4'h0;
     localparam  ids$1 = 4'h1;
     localparam  ids$2 = 4'h2;
@@ -100,13 +117,145 @@ module tb_dispatch_bcs_fermi(clock,reset,start,total,max_per_sm,room,room2,grant
     reg  last$clock;
     
     // Local signals
-    reg  [14:0] both;
     reg  pairs;
     reg  [14:0] last_oh;
+    reg  [14:0] scan;
     reg  [14:0] after;
+    reg  [14:0] want;
+    reg  [5:0] lane_a$0;
+    reg  [5:0] lane_a$1;
+    reg  [5:0] lane_a$2;
+    reg  [5:0] lane_a$3;
+    reg  [5:0] lane_a$4;
+    reg  [5:0] lane_a$5;
+    reg  [5:0] lane_a$6;
+    reg  [5:0] lane_a$7;
+    reg  [5:0] lane_a$8;
+    reg  [5:0] lane_a$9;
+    reg  [5:0] lane_a$10;
+    reg  [5:0] lane_a$11;
+    reg  [5:0] lane_a$12;
+    reg  [5:0] lane_a$13;
+    reg  [5:0] lane_a$14;
+    reg  [5:0] lane_b$0;
+    reg  [5:0] lane_b$1;
+    reg  [5:0] lane_b$2;
+    reg  [5:0] lane_b$3;
+    reg  [5:0] lane_b$4;
+    reg  [5:0] lane_b$5;
+    reg  [5:0] lane_b$6;
+    reg  [5:0] lane_b$7;
+    reg  [5:0] lane_b$8;
+    reg  [5:0] lane_b$9;
+    reg  [5:0] lane_b$10;
+    reg  [5:0] lane_b$11;
+    reg  [5:0] lane_b$12;
+    reg  [5:0] lane_b$13;
+    reg  [5:0] lane_b$14;
+    reg  [5:0] sum_a$0;
+    reg  [5:0] sum_a$1;
+    reg  [5:0] sum_a$2;
+    reg  [5:0] sum_a$3;
+    reg  [5:0] sum_a$4;
+    reg  [5:0] sum_a$5;
+    reg  [5:0] sum_a$6;
+    reg  [5:0] sum_a$7;
+    reg  [5:0] sum_a$8;
+    reg  [5:0] sum_a$9;
+    reg  [5:0] sum_a$10;
+    reg  [5:0] sum_a$11;
+    reg  [5:0] sum_a$12;
+    reg  [5:0] sum_a$13;
+    reg  [5:0] sum_a$14;
+    reg  [5:0] sum_b$0;
+    reg  [5:0] sum_b$1;
+    reg  [5:0] sum_b$2;
+    reg  [5:0] sum_b$3;
+    reg  [5:0] sum_b$4;
+    reg  [5:0] sum_b$5;
+    reg  [5:0] sum_b$6;
+    reg  [5:0] sum_b$7;
+    reg  [5:0] sum_b$8;
+    reg  [5:0] sum_b$9;
+    reg  [5:0] sum_b$10;
+    reg  [5:0] sum_b$11;
+    reg  [5:0] sum_b$12;
+    reg  [5:0] sum_b$13;
+    reg  [5:0] sum_b$14;
+    reg  [5:0] prev_a$0;
+    reg  [5:0] prev_a$1;
+    reg  [5:0] prev_a$2;
+    reg  [5:0] prev_a$3;
+    reg  [5:0] prev_a$4;
+    reg  [5:0] prev_a$5;
+    reg  [5:0] prev_a$6;
+    reg  [5:0] prev_a$7;
+    reg  [5:0] prev_a$8;
+    reg  [5:0] prev_a$9;
+    reg  [5:0] prev_a$10;
+    reg  [5:0] prev_a$11;
+    reg  [5:0] prev_a$12;
+    reg  [5:0] prev_a$13;
+    reg  [5:0] prev_a$14;
+    reg  [5:0] prev_b$0;
+    reg  [5:0] prev_b$1;
+    reg  [5:0] prev_b$2;
+    reg  [5:0] prev_b$3;
+    reg  [5:0] prev_b$4;
+    reg  [5:0] prev_b$5;
+    reg  [5:0] prev_b$6;
+    reg  [5:0] prev_b$7;
+    reg  [5:0] prev_b$8;
+    reg  [5:0] prev_b$9;
+    reg  [5:0] prev_b$10;
+    reg  [5:0] prev_b$11;
+    reg  [5:0] prev_b$12;
+    reg  [5:0] prev_b$13;
+    reg  [5:0] prev_b$14;
+    reg  [5:0] total_after;
+    reg  [5:0] total_rest;
+    reg  [5:0] wanting;
+    reg  [5:0] before$0;
+    reg  [5:0] before$1;
+    reg  [5:0] before$2;
+    reg  [5:0] before$3;
+    reg  [5:0] before$4;
+    reg  [5:0] before$5;
+    reg  [5:0] before$6;
+    reg  [5:0] before$7;
+    reg  [5:0] before$8;
+    reg  [5:0] before$9;
+    reg  [5:0] before$10;
+    reg  [5:0] before$11;
+    reg  [5:0] before$12;
+    reg  [5:0] before$13;
+    reg  [5:0] before$14;
     reg  [31:0] left;
-    reg  [31:0] cnt;
-    reg  [31:0] rem;
+    reg  [5:0] lsat;
+    reg  [14:0] take;
+    reg  [14:0] take2;
+    reg  [14:0] odd;
+    reg  [14:0] odd_pick;
+    reg  [14:0] single;
+    reg  [5:0] cnt;
+    reg  [31:0] before32$0;
+    reg  [31:0] before32$1;
+    reg  [31:0] before32$2;
+    reg  [31:0] before32$3;
+    reg  [31:0] before32$4;
+    reg  [31:0] before32$5;
+    reg  [31:0] before32$6;
+    reg  [31:0] before32$7;
+    reg  [31:0] before32$8;
+    reg  [31:0] before32$9;
+    reg  [31:0] before32$10;
+    reg  [31:0] before32$11;
+    reg  [31:0] before32$12;
+    reg  [31:0] before32$13;
+    reg  [31:0] before32$14;
+    reg  [31:0] cnt32;
+    reg  [14:0] late;
+    reg  [14:0] high;
     reg  [3:0] new_last;
     
     // Sub module instances
@@ -141,8 +290,11 @@ module tb_dispatch_bcs_fermi(clock,reset,start,total,max_per_sm,room,room2,grant
         total_q$d = total_q$q;
         maxp$d = maxp$q;
         last$d = last$q;
-        both = room2 & room;
         pairs = bcs & (maxp$q > one8);
+        want = room;
+        if (pairs) begin
+            want = room & room2;
+        end
         last_oh = zero_n;
         if (last$q == ids$0) begin
             last_oh = onehots$0;
@@ -189,675 +341,1294 @@ module tb_dispatch_bcs_fermi(clock,reset,start,total,max_per_sm,room,room2,grant
         if (last$q == ids$14) begin
             last_oh = onehots$14;
         end
-        after = ~(last_oh | (last_oh - one_n));
-        rem = zero32;
-        left = total_q$q - next_id$q;
-        cnt = zero32;
-        new_last = last$q;
-        grant = zero_n;
-        grant2 = zero_n;
-        id_0 = zero32;
-        id2_0 = zero32;
-        id_1 = zero32;
-        id2_1 = zero32;
-        id_2 = zero32;
-        id2_2 = zero32;
-        id_3 = zero32;
-        id2_3 = zero32;
-        id_4 = zero32;
-        id2_4 = zero32;
-        id_5 = zero32;
-        id2_5 = zero32;
-        id_6 = zero32;
-        id2_6 = zero32;
-        id_7 = zero32;
-        id2_7 = zero32;
-        id_8 = zero32;
-        id2_8 = zero32;
-        id_9 = zero32;
-        id2_9 = zero32;
-        id_10 = zero32;
-        id2_10 = zero32;
-        id_11 = zero32;
-        id2_11 = zero32;
-        id_12 = zero32;
-        id2_12 = zero32;
-        id_13 = zero32;
-        id2_13 = zero32;
-        id_14 = zero32;
-        id2_14 = zero32;
+        scan = last_oh;
+        scan = scan | (scan << sh$0);
+        scan = scan | (scan << sh$1);
+        scan = scan | (scan << sh$2);
+        scan = scan | (scan << sh$3);
+        scan = scan | (scan << sh$4);
+        scan = scan | (scan << sh$5);
+        scan = scan | (scan << sh$6);
+        after = scan & ~last_oh;
+        lane_a$0 = zero_c;
+        lane_b$0 = zero_c;
+        if (want[0] & after[0]) begin
+            lane_a$0 = one_c;
+        end
+        if (want[0] & ~after[0]) begin
+            lane_b$0 = one_c;
+        end
+        sum_a$0 = lane_a$0;
+        sum_b$0 = lane_b$0;
+        lane_a$1 = zero_c;
+        lane_b$1 = zero_c;
+        if (want[1] & after[1]) begin
+            lane_a$1 = one_c;
+        end
+        if (want[1] & ~after[1]) begin
+            lane_b$1 = one_c;
+        end
+        sum_a$1 = lane_a$1;
+        sum_b$1 = lane_b$1;
+        lane_a$2 = zero_c;
+        lane_b$2 = zero_c;
+        if (want[2] & after[2]) begin
+            lane_a$2 = one_c;
+        end
+        if (want[2] & ~after[2]) begin
+            lane_b$2 = one_c;
+        end
+        sum_a$2 = lane_a$2;
+        sum_b$2 = lane_b$2;
+        lane_a$3 = zero_c;
+        lane_b$3 = zero_c;
+        if (want[3] & after[3]) begin
+            lane_a$3 = one_c;
+        end
+        if (want[3] & ~after[3]) begin
+            lane_b$3 = one_c;
+        end
+        sum_a$3 = lane_a$3;
+        sum_b$3 = lane_b$3;
+        lane_a$4 = zero_c;
+        lane_b$4 = zero_c;
+        if (want[4] & after[4]) begin
+            lane_a$4 = one_c;
+        end
+        if (want[4] & ~after[4]) begin
+            lane_b$4 = one_c;
+        end
+        sum_a$4 = lane_a$4;
+        sum_b$4 = lane_b$4;
+        lane_a$5 = zero_c;
+        lane_b$5 = zero_c;
+        if (want[5] & after[5]) begin
+            lane_a$5 = one_c;
+        end
+        if (want[5] & ~after[5]) begin
+            lane_b$5 = one_c;
+        end
+        sum_a$5 = lane_a$5;
+        sum_b$5 = lane_b$5;
+        lane_a$6 = zero_c;
+        lane_b$6 = zero_c;
+        if (want[6] & after[6]) begin
+            lane_a$6 = one_c;
+        end
+        if (want[6] & ~after[6]) begin
+            lane_b$6 = one_c;
+        end
+        sum_a$6 = lane_a$6;
+        sum_b$6 = lane_b$6;
+        lane_a$7 = zero_c;
+        lane_b$7 = zero_c;
+        if (want[7] & after[7]) begin
+            lane_a$7 = one_c;
+        end
+        if (want[7] & ~after[7]) begin
+            lane_b$7 = one_c;
+        end
+        sum_a$7 = lane_a$7;
+        sum_b$7 = lane_b$7;
+        lane_a$8 = zero_c;
+        lane_b$8 = zero_c;
+        if (want[8] & after[8]) begin
+            lane_a$8 = one_c;
+        end
+        if (want[8] & ~after[8]) begin
+            lane_b$8 = one_c;
+        end
+        sum_a$8 = lane_a$8;
+        sum_b$8 = lane_b$8;
+        lane_a$9 = zero_c;
+        lane_b$9 = zero_c;
+        if (want[9] & after[9]) begin
+            lane_a$9 = one_c;
+        end
+        if (want[9] & ~after[9]) begin
+            lane_b$9 = one_c;
+        end
+        sum_a$9 = lane_a$9;
+        sum_b$9 = lane_b$9;
+        lane_a$10 = zero_c;
+        lane_b$10 = zero_c;
+        if (want[10] & after[10]) begin
+            lane_a$10 = one_c;
+        end
+        if (want[10] & ~after[10]) begin
+            lane_b$10 = one_c;
+        end
+        sum_a$10 = lane_a$10;
+        sum_b$10 = lane_b$10;
+        lane_a$11 = zero_c;
+        lane_b$11 = zero_c;
+        if (want[11] & after[11]) begin
+            lane_a$11 = one_c;
+        end
+        if (want[11] & ~after[11]) begin
+            lane_b$11 = one_c;
+        end
+        sum_a$11 = lane_a$11;
+        sum_b$11 = lane_b$11;
+        lane_a$12 = zero_c;
+        lane_b$12 = zero_c;
+        if (want[12] & after[12]) begin
+            lane_a$12 = one_c;
+        end
+        if (want[12] & ~after[12]) begin
+            lane_b$12 = one_c;
+        end
+        sum_a$12 = lane_a$12;
+        sum_b$12 = lane_b$12;
+        lane_a$13 = zero_c;
+        lane_b$13 = zero_c;
+        if (want[13] & after[13]) begin
+            lane_a$13 = one_c;
+        end
+        if (want[13] & ~after[13]) begin
+            lane_b$13 = one_c;
+        end
+        sum_a$13 = lane_a$13;
+        sum_b$13 = lane_b$13;
+        lane_a$14 = zero_c;
+        lane_b$14 = zero_c;
+        if (want[14] & after[14]) begin
+            lane_a$14 = one_c;
+        end
+        if (want[14] & ~after[14]) begin
+            lane_b$14 = one_c;
+        end
+        sum_a$14 = lane_a$14;
+        sum_b$14 = lane_b$14;
+        prev_a$0 = sum_a$0;
+        prev_b$0 = sum_b$0;
+        prev_a$1 = sum_a$1;
+        prev_b$1 = sum_b$1;
+        prev_a$2 = sum_a$2;
+        prev_b$2 = sum_b$2;
+        prev_a$3 = sum_a$3;
+        prev_b$3 = sum_b$3;
+        prev_a$4 = sum_a$4;
+        prev_b$4 = sum_b$4;
+        prev_a$5 = sum_a$5;
+        prev_b$5 = sum_b$5;
+        prev_a$6 = sum_a$6;
+        prev_b$6 = sum_b$6;
+        prev_a$7 = sum_a$7;
+        prev_b$7 = sum_b$7;
+        prev_a$8 = sum_a$8;
+        prev_b$8 = sum_b$8;
+        prev_a$9 = sum_a$9;
+        prev_b$9 = sum_b$9;
+        prev_a$10 = sum_a$10;
+        prev_b$10 = sum_b$10;
+        prev_a$11 = sum_a$11;
+        prev_b$11 = sum_b$11;
+        prev_a$12 = sum_a$12;
+        prev_b$12 = sum_b$12;
+        prev_a$13 = sum_a$13;
+        prev_b$13 = sum_b$13;
+        prev_a$14 = sum_a$14;
+        prev_b$14 = sum_b$14;
+        sum_a$1 = prev_a$1 + prev_a$0;
+        sum_b$1 = prev_b$1 + prev_b$0;
+        sum_a$2 = prev_a$2 + prev_a$1;
+        sum_b$2 = prev_b$2 + prev_b$1;
+        sum_a$3 = prev_a$3 + prev_a$2;
+        sum_b$3 = prev_b$3 + prev_b$2;
+        sum_a$4 = prev_a$4 + prev_a$3;
+        sum_b$4 = prev_b$4 + prev_b$3;
+        sum_a$5 = prev_a$5 + prev_a$4;
+        sum_b$5 = prev_b$5 + prev_b$4;
+        sum_a$6 = prev_a$6 + prev_a$5;
+        sum_b$6 = prev_b$6 + prev_b$5;
+        sum_a$7 = prev_a$7 + prev_a$6;
+        sum_b$7 = prev_b$7 + prev_b$6;
+        sum_a$8 = prev_a$8 + prev_a$7;
+        sum_b$8 = prev_b$8 + prev_b$7;
+        sum_a$9 = prev_a$9 + prev_a$8;
+        sum_b$9 = prev_b$9 + prev_b$8;
+        sum_a$10 = prev_a$10 + prev_a$9;
+        sum_b$10 = prev_b$10 + prev_b$9;
+        sum_a$11 = prev_a$11 + prev_a$10;
+        sum_b$11 = prev_b$11 + prev_b$10;
+        sum_a$12 = prev_a$12 + prev_a$11;
+        sum_b$12 = prev_b$12 + prev_b$11;
+        sum_a$13 = prev_a$13 + prev_a$12;
+        sum_b$13 = prev_b$13 + prev_b$12;
+        sum_a$14 = prev_a$14 + prev_a$13;
+        sum_b$14 = prev_b$14 + prev_b$13;
+        prev_a$0 = sum_a$0;
+        prev_b$0 = sum_b$0;
+        prev_a$1 = sum_a$1;
+        prev_b$1 = sum_b$1;
+        prev_a$2 = sum_a$2;
+        prev_b$2 = sum_b$2;
+        prev_a$3 = sum_a$3;
+        prev_b$3 = sum_b$3;
+        prev_a$4 = sum_a$4;
+        prev_b$4 = sum_b$4;
+        prev_a$5 = sum_a$5;
+        prev_b$5 = sum_b$5;
+        prev_a$6 = sum_a$6;
+        prev_b$6 = sum_b$6;
+        prev_a$7 = sum_a$7;
+        prev_b$7 = sum_b$7;
+        prev_a$8 = sum_a$8;
+        prev_b$8 = sum_b$8;
+        prev_a$9 = sum_a$9;
+        prev_b$9 = sum_b$9;
+        prev_a$10 = sum_a$10;
+        prev_b$10 = sum_b$10;
+        prev_a$11 = sum_a$11;
+        prev_b$11 = sum_b$11;
+        prev_a$12 = sum_a$12;
+        prev_b$12 = sum_b$12;
+        prev_a$13 = sum_a$13;
+        prev_b$13 = sum_b$13;
+        prev_a$14 = sum_a$14;
+        prev_b$14 = sum_b$14;
+        sum_a$2 = prev_a$2 + prev_a$0;
+        sum_b$2 = prev_b$2 + prev_b$0;
+        sum_a$3 = prev_a$3 + prev_a$1;
+        sum_b$3 = prev_b$3 + prev_b$1;
+        sum_a$4 = prev_a$4 + prev_a$2;
+        sum_b$4 = prev_b$4 + prev_b$2;
+        sum_a$5 = prev_a$5 + prev_a$3;
+        sum_b$5 = prev_b$5 + prev_b$3;
+        sum_a$6 = prev_a$6 + prev_a$4;
+        sum_b$6 = prev_b$6 + prev_b$4;
+        sum_a$7 = prev_a$7 + prev_a$5;
+        sum_b$7 = prev_b$7 + prev_b$5;
+        sum_a$8 = prev_a$8 + prev_a$6;
+        sum_b$8 = prev_b$8 + prev_b$6;
+        sum_a$9 = prev_a$9 + prev_a$7;
+        sum_b$9 = prev_b$9 + prev_b$7;
+        sum_a$10 = prev_a$10 + prev_a$8;
+        sum_b$10 = prev_b$10 + prev_b$8;
+        sum_a$11 = prev_a$11 + prev_a$9;
+        sum_b$11 = prev_b$11 + prev_b$9;
+        sum_a$12 = prev_a$12 + prev_a$10;
+        sum_b$12 = prev_b$12 + prev_b$10;
+        sum_a$13 = prev_a$13 + prev_a$11;
+        sum_b$13 = prev_b$13 + prev_b$11;
+        sum_a$14 = prev_a$14 + prev_a$12;
+        sum_b$14 = prev_b$14 + prev_b$12;
+        prev_a$0 = sum_a$0;
+        prev_b$0 = sum_b$0;
+        prev_a$1 = sum_a$1;
+        prev_b$1 = sum_b$1;
+        prev_a$2 = sum_a$2;
+        prev_b$2 = sum_b$2;
+        prev_a$3 = sum_a$3;
+        prev_b$3 = sum_b$3;
+        prev_a$4 = sum_a$4;
+        prev_b$4 = sum_b$4;
+        prev_a$5 = sum_a$5;
+        prev_b$5 = sum_b$5;
+        prev_a$6 = sum_a$6;
+        prev_b$6 = sum_b$6;
+        prev_a$7 = sum_a$7;
+        prev_b$7 = sum_b$7;
+        prev_a$8 = sum_a$8;
+        prev_b$8 = sum_b$8;
+        prev_a$9 = sum_a$9;
+        prev_b$9 = sum_b$9;
+        prev_a$10 = sum_a$10;
+        prev_b$10 = sum_b$10;
+        prev_a$11 = sum_a$11;
+        prev_b$11 = sum_b$11;
+        prev_a$12 = sum_a$12;
+        prev_b$12 = sum_b$12;
+        prev_a$13 = sum_a$13;
+        prev_b$13 = sum_b$13;
+        prev_a$14 = sum_a$14;
+        prev_b$14 = sum_b$14;
+        sum_a$4 = prev_a$4 + prev_a$0;
+        sum_b$4 = prev_b$4 + prev_b$0;
+        sum_a$5 = prev_a$5 + prev_a$1;
+        sum_b$5 = prev_b$5 + prev_b$1;
+        sum_a$6 = prev_a$6 + prev_a$2;
+        sum_b$6 = prev_b$6 + prev_b$2;
+        sum_a$7 = prev_a$7 + prev_a$3;
+        sum_b$7 = prev_b$7 + prev_b$3;
+        sum_a$8 = prev_a$8 + prev_a$4;
+        sum_b$8 = prev_b$8 + prev_b$4;
+        sum_a$9 = prev_a$9 + prev_a$5;
+        sum_b$9 = prev_b$9 + prev_b$5;
+        sum_a$10 = prev_a$10 + prev_a$6;
+        sum_b$10 = prev_b$10 + prev_b$6;
+        sum_a$11 = prev_a$11 + prev_a$7;
+        sum_b$11 = prev_b$11 + prev_b$7;
+        sum_a$12 = prev_a$12 + prev_a$8;
+        sum_b$12 = prev_b$12 + prev_b$8;
+        sum_a$13 = prev_a$13 + prev_a$9;
+        sum_b$13 = prev_b$13 + prev_b$9;
+        sum_a$14 = prev_a$14 + prev_a$10;
+        sum_b$14 = prev_b$14 + prev_b$10;
+        prev_a$0 = sum_a$0;
+        prev_b$0 = sum_b$0;
+        prev_a$1 = sum_a$1;
+        prev_b$1 = sum_b$1;
+        prev_a$2 = sum_a$2;
+        prev_b$2 = sum_b$2;
+        prev_a$3 = sum_a$3;
+        prev_b$3 = sum_b$3;
+        prev_a$4 = sum_a$4;
+        prev_b$4 = sum_b$4;
+        prev_a$5 = sum_a$5;
+        prev_b$5 = sum_b$5;
+        prev_a$6 = sum_a$6;
+        prev_b$6 = sum_b$6;
+        prev_a$7 = sum_a$7;
+        prev_b$7 = sum_b$7;
+        prev_a$8 = sum_a$8;
+        prev_b$8 = sum_b$8;
+        prev_a$9 = sum_a$9;
+        prev_b$9 = sum_b$9;
+        prev_a$10 = sum_a$10;
+        prev_b$10 = sum_b$10;
+        prev_a$11 = sum_a$11;
+        prev_b$11 = sum_b$11;
+        prev_a$12 = sum_a$12;
+        prev_b$12 = sum_b$12;
+        prev_a$13 = sum_a$13;
+        prev_b$13 = sum_b$13;
+        prev_a$14 = sum_a$14;
+        prev_b$14 = sum_b$14;
+        sum_a$8 = prev_a$8 + prev_a$0;
+        sum_b$8 = prev_b$8 + prev_b$0;
+        sum_a$9 = prev_a$9 + prev_a$1;
+        sum_b$9 = prev_b$9 + prev_b$1;
+        sum_a$10 = prev_a$10 + prev_a$2;
+        sum_b$10 = prev_b$10 + prev_b$2;
+        sum_a$11 = prev_a$11 + prev_a$3;
+        sum_b$11 = prev_b$11 + prev_b$3;
+        sum_a$12 = prev_a$12 + prev_a$4;
+        sum_b$12 = prev_b$12 + prev_b$4;
+        sum_a$13 = prev_a$13 + prev_a$5;
+        sum_b$13 = prev_b$13 + prev_b$5;
+        sum_a$14 = prev_a$14 + prev_a$6;
+        sum_b$14 = prev_b$14 + prev_b$6;
+        prev_a$0 = sum_a$0;
+        prev_b$0 = sum_b$0;
+        prev_a$1 = sum_a$1;
+        prev_b$1 = sum_b$1;
+        prev_a$2 = sum_a$2;
+        prev_b$2 = sum_b$2;
+        prev_a$3 = sum_a$3;
+        prev_b$3 = sum_b$3;
+        prev_a$4 = sum_a$4;
+        prev_b$4 = sum_b$4;
+        prev_a$5 = sum_a$5;
+        prev_b$5 = sum_b$5;
+        prev_a$6 = sum_a$6;
+        prev_b$6 = sum_b$6;
+        prev_a$7 = sum_a$7;
+        prev_b$7 = sum_b$7;
+        prev_a$8 = sum_a$8;
+        prev_b$8 = sum_b$8;
+        prev_a$9 = sum_a$9;
+        prev_b$9 = sum_b$9;
+        prev_a$10 = sum_a$10;
+        prev_b$10 = sum_b$10;
+        prev_a$11 = sum_a$11;
+        prev_b$11 = sum_b$11;
+        prev_a$12 = sum_a$12;
+        prev_b$12 = sum_b$12;
+        prev_a$13 = sum_a$13;
+        prev_b$13 = sum_b$13;
+        prev_a$14 = sum_a$14;
+        prev_b$14 = sum_b$14;
+        prev_a$0 = sum_a$0;
+        prev_b$0 = sum_b$0;
+        prev_a$1 = sum_a$1;
+        prev_b$1 = sum_b$1;
+        prev_a$2 = sum_a$2;
+        prev_b$2 = sum_b$2;
+        prev_a$3 = sum_a$3;
+        prev_b$3 = sum_b$3;
+        prev_a$4 = sum_a$4;
+        prev_b$4 = sum_b$4;
+        prev_a$5 = sum_a$5;
+        prev_b$5 = sum_b$5;
+        prev_a$6 = sum_a$6;
+        prev_b$6 = sum_b$6;
+        prev_a$7 = sum_a$7;
+        prev_b$7 = sum_b$7;
+        prev_a$8 = sum_a$8;
+        prev_b$8 = sum_b$8;
+        prev_a$9 = sum_a$9;
+        prev_b$9 = sum_b$9;
+        prev_a$10 = sum_a$10;
+        prev_b$10 = sum_b$10;
+        prev_a$11 = sum_a$11;
+        prev_b$11 = sum_b$11;
+        prev_a$12 = sum_a$12;
+        prev_b$12 = sum_b$12;
+        prev_a$13 = sum_a$13;
+        prev_b$13 = sum_b$13;
+        prev_a$14 = sum_a$14;
+        prev_b$14 = sum_b$14;
+        prev_a$0 = sum_a$0;
+        prev_b$0 = sum_b$0;
+        prev_a$1 = sum_a$1;
+        prev_b$1 = sum_b$1;
+        prev_a$2 = sum_a$2;
+        prev_b$2 = sum_b$2;
+        prev_a$3 = sum_a$3;
+        prev_b$3 = sum_b$3;
+        prev_a$4 = sum_a$4;
+        prev_b$4 = sum_b$4;
+        prev_a$5 = sum_a$5;
+        prev_b$5 = sum_b$5;
+        prev_a$6 = sum_a$6;
+        prev_b$6 = sum_b$6;
+        prev_a$7 = sum_a$7;
+        prev_b$7 = sum_b$7;
+        prev_a$8 = sum_a$8;
+        prev_b$8 = sum_b$8;
+        prev_a$9 = sum_a$9;
+        prev_b$9 = sum_b$9;
+        prev_a$10 = sum_a$10;
+        prev_b$10 = sum_b$10;
+        prev_a$11 = sum_a$11;
+        prev_b$11 = sum_b$11;
+        prev_a$12 = sum_a$12;
+        prev_b$12 = sum_b$12;
+        prev_a$13 = sum_a$13;
+        prev_b$13 = sum_b$13;
+        prev_a$14 = sum_a$14;
+        prev_b$14 = sum_b$14;
+        total_after = sum_a$0;
+        total_rest = sum_b$0;
+        total_after = sum_a$1;
+        total_rest = sum_b$1;
+        total_after = sum_a$2;
+        total_rest = sum_b$2;
+        total_after = sum_a$3;
+        total_rest = sum_b$3;
+        total_after = sum_a$4;
+        total_rest = sum_b$4;
+        total_after = sum_a$5;
+        total_rest = sum_b$5;
+        total_after = sum_a$6;
+        total_rest = sum_b$6;
+        total_after = sum_a$7;
+        total_rest = sum_b$7;
+        total_after = sum_a$8;
+        total_rest = sum_b$8;
+        total_after = sum_a$9;
+        total_rest = sum_b$9;
+        total_after = sum_a$10;
+        total_rest = sum_b$10;
+        total_after = sum_a$11;
+        total_rest = sum_b$11;
+        total_after = sum_a$12;
+        total_rest = sum_b$12;
+        total_after = sum_a$13;
+        total_rest = sum_b$13;
+        total_after = sum_a$14;
+        total_rest = sum_b$14;
+        wanting = total_after + total_rest;
         if (after[0]) begin
-            rem = left - cnt;
-            if (|rem) begin
-                if (pairs & (rem != one32)) begin
-                    if (both[0]) begin
-                        grant = grant | onehots$0;
-                        grant2 = grant2 | onehots$0;
-                        id_0 = next_id$q + cnt;
-                        id2_0 = next_id$q + cnt + one32;
-                        cnt = cnt + two32;
-                        new_last = ids$0;
-                    end
-                end
-                else if (room[0]) begin
-                    grant = grant | onehots$0;
-                    id_0 = next_id$q + cnt;
-                    cnt = cnt + one32;
-                    new_last = ids$0;
-                end
-            end
+            before$0 = sum_a$0 - lane_a$0;
+        end
+        else begin
+            before$0 = total_after + sum_b$0 - lane_b$0;
+        end
+        if (pairs) begin
+            before$0 = before$0 + before$0;
+        end
+        before32$0 = zero32;
+        if (before$0[0]) begin
+            before32$0 = before32$0 | bit32$0;
+        end
+        if (before$0[1]) begin
+            before32$0 = before32$0 | bit32$1;
+        end
+        if (before$0[2]) begin
+            before32$0 = before32$0 | bit32$2;
+        end
+        if (before$0[3]) begin
+            before32$0 = before32$0 | bit32$3;
+        end
+        if (before$0[4]) begin
+            before32$0 = before32$0 | bit32$4;
+        end
+        if (before$0[5]) begin
+            before32$0 = before32$0 | bit32$5;
         end
         if (after[1]) begin
-            rem = left - cnt;
-            if (|rem) begin
-                if (pairs & (rem != one32)) begin
-                    if (both[1]) begin
-                        grant = grant | onehots$1;
-                        grant2 = grant2 | onehots$1;
-                        id_1 = next_id$q + cnt;
-                        id2_1 = next_id$q + cnt + one32;
-                        cnt = cnt + two32;
-                        new_last = ids$1;
-                    end
-                end
-                else if (room[1]) begin
-                    grant = grant | onehots$1;
-                    id_1 = next_id$q + cnt;
-                    cnt = cnt + one32;
-                    new_last = ids$1;
-                end
-            end
+            before$1 = sum_a$1 - lane_a$1;
+        end
+        else begin
+            before$1 = total_after + sum_b$1 - lane_b$1;
+        end
+        if (pairs) begin
+            before$1 = before$1 + before$1;
+        end
+        before32$1 = zero32;
+        if (before$1[0]) begin
+            before32$1 = before32$1 | bit32$0;
+        end
+        if (before$1[1]) begin
+            before32$1 = before32$1 | bit32$1;
+        end
+        if (before$1[2]) begin
+            before32$1 = before32$1 | bit32$2;
+        end
+        if (before$1[3]) begin
+            before32$1 = before32$1 | bit32$3;
+        end
+        if (before$1[4]) begin
+            before32$1 = before32$1 | bit32$4;
+        end
+        if (before$1[5]) begin
+            before32$1 = before32$1 | bit32$5;
         end
         if (after[2]) begin
-            rem = left - cnt;
-            if (|rem) begin
-                if (pairs & (rem != one32)) begin
-                    if (both[2]) begin
-                        grant = grant | onehots$2;
-                        grant2 = grant2 | onehots$2;
-                        id_2 = next_id$q + cnt;
-                        id2_2 = next_id$q + cnt + one32;
-                        cnt = cnt + two32;
-                        new_last = ids$2;
-                    end
-                end
-                else if (room[2]) begin
-                    grant = grant | onehots$2;
-                    id_2 = next_id$q + cnt;
-                    cnt = cnt + one32;
-                    new_last = ids$2;
-                end
-            end
+            before$2 = sum_a$2 - lane_a$2;
+        end
+        else begin
+            before$2 = total_after + sum_b$2 - lane_b$2;
+        end
+        if (pairs) begin
+            before$2 = before$2 + before$2;
+        end
+        before32$2 = zero32;
+        if (before$2[0]) begin
+            before32$2 = before32$2 | bit32$0;
+        end
+        if (before$2[1]) begin
+            before32$2 = before32$2 | bit32$1;
+        end
+        if (before$2[2]) begin
+            before32$2 = before32$2 | bit32$2;
+        end
+        if (before$2[3]) begin
+            before32$2 = before32$2 | bit32$3;
+        end
+        if (before$2[4]) begin
+            before32$2 = before32$2 | bit32$4;
+        end
+        if (before$2[5]) begin
+            before32$2 = before32$2 | bit32$5;
         end
         if (after[3]) begin
-            rem = left - cnt;
-            if (|rem) begin
-                if (pairs & (rem != one32)) begin
-                    if (both[3]) begin
-                        grant = grant | onehots$3;
-                        grant2 = grant2 | onehots$3;
-                        id_3 = next_id$q + cnt;
-                        id2_3 = next_id$q + cnt + one32;
-                        cnt = cnt + two32;
-                        new_last = ids$3;
-                    end
-                end
-                else if (room[3]) begin
-                    grant = grant | onehots$3;
-                    id_3 = next_id$q + cnt;
-                    cnt = cnt + one32;
-                    new_last = ids$3;
-                end
-            end
+            before$3 = sum_a$3 - lane_a$3;
+        end
+        else begin
+            before$3 = total_after + sum_b$3 - lane_b$3;
+        end
+        if (pairs) begin
+            before$3 = before$3 + before$3;
+        end
+        before32$3 = zero32;
+        if (before$3[0]) begin
+            before32$3 = before32$3 | bit32$0;
+        end
+        if (before$3[1]) begin
+            before32$3 = before32$3 | bit32$1;
+        end
+        if (before$3[2]) begin
+            before32$3 = before32$3 | bit32$2;
+        end
+        if (before$3[3]) begin
+            before32$3 = before32$3 | bit32$3;
+        end
+        if (before$3[4]) begin
+            before32$3 = before32$3 | bit32$4;
+        end
+        if (before$3[5]) begin
+            before32$3 = before32$3 | bit32$5;
         end
         if (after[4]) begin
-            rem = left - cnt;
-            if (|rem) begin
-                if (pairs & (rem != one32)) begin
-                    if (both[4]) begin
-                        grant = grant | onehots$4;
-                        grant2 = grant2 | onehots$4;
-                        id_4 = next_id$q + cnt;
-                        id2_4 = next_id$q + cnt + one32;
-                        cnt = cnt + two32;
-                        new_last = ids$4;
-                    end
-                end
-                else if (room[4]) begin
-                    grant = grant | onehots$4;
-                    id_4 = next_id$q + cnt;
-                    cnt = cnt + one32;
-                    new_last = ids$4;
-                end
-            end
+            before$4 = sum_a$4 - lane_a$4;
+        end
+        else begin
+            before$4 = total_after + sum_b$4 - lane_b$4;
+        end
+        if (pairs) begin
+            before$4 = before$4 + before$4;
+        end
+        before32$4 = zero32;
+        if (before$4[0]) begin
+            before32$4 = before32$4 | bit32$0;
+        end
+        if (before$4[1]) begin
+            before32$4 = before32$4 | bit32$1;
+        end
+        if (before$4[2]) begin
+            before32$4 = before32$4 | bit32$2;
+        end
+        if (before$4[3]) begin
+            before32$4 = before32$4 | bit32$3;
+        end
+        if (before$4[4]) begin
+            before32$4 = before32$4 | bit32$4;
+        end
+        if (before$4[5]) begin
+            before32$4 = before32$4 | bit32$5;
         end
         if (after[5]) begin
-            rem = left - cnt;
-            if (|rem) begin
-                if (pairs & (rem != one32)) begin
-                    if (both[5]) begin
-                        grant = grant | onehots$5;
-                        grant2 = grant2 | onehots$5;
-                        id_5 = next_id$q + cnt;
-                        id2_5 = next_id$q + cnt + one32;
-                        cnt = cnt + two32;
-                        new_last = ids$5;
-                    end
-                end
-                else if (room[5]) begin
-                    grant = grant | onehots$5;
-                    id_5 = next_id$q + cnt;
-                    cnt = cnt + one32;
-                    new_last = ids$5;
-                end
-            end
+            before$5 = sum_a$5 - lane_a$5;
+        end
+        else begin
+            before$5 = total_after + sum_b$5 - lane_b$5;
+        end
+        if (pairs) begin
+            before$5 = before$5 + before$5;
+        end
+        before32$5 = zero32;
+        if (before$5[0]) begin
+            before32$5 = before32$5 | bit32$0;
+        end
+        if (before$5[1]) begin
+            before32$5 = before32$5 | bit32$1;
+        end
+        if (before$5[2]) begin
+            before32$5 = before32$5 | bit32$2;
+        end
+        if (before$5[3]) begin
+            before32$5 = before32$5 | bit32$3;
+        end
+        if (before$5[4]) begin
+            before32$5 = before32$5 | bit32$4;
+        end
+        if (before$5[5]) begin
+            before32$5 = before32$5 | bit32$5;
         end
         if (after[6]) begin
-            rem = left - cnt;
-            if (|rem) begin
-                if (pairs & (rem != one32)) begin
-                    if (both[6]) begin
-                        grant = grant | onehots$6;
-                        grant2 = grant2 | onehots$6;
-                        id_6 = next_id$q + cnt;
-                        id2_6 = next_id$q + cnt + one32;
-                        cnt = cnt + two32;
-                        new_last = ids$6;
-                    end
-                end
-                else if (room[6]) begin
-                    grant = grant | onehots$6;
-                    id_6 = next_id$q + cnt;
-                    cnt = cnt + one32;
-                    new_last = ids$6;
-                end
-            end
+            before$6 = sum_a$6 - lane_a$6;
+        end
+        else begin
+            before$6 = total_after + sum_b$6 - lane_b$6;
+        end
+        if (pairs) begin
+            before$6 = before$6 + before$6;
+        end
+        before32$6 = zero32;
+        if (before$6[0]) begin
+            before32$6 = before32$6 | bit32$0;
+        end
+        if (before$6[1]) begin
+            before32$6 = before32$6 | bit32$1;
+        end
+        if (before$6[2]) begin
+            before32$6 = before32$6 | bit32$2;
+        end
+        if (before$6[3]) begin
+            before32$6 = before32$6 | bit32$3;
+        end
+        if (before$6[4]) begin
+            before32$6 = before32$6 | bit32$4;
+        end
+        if (before$6[5]) begin
+            before32$6 = before32$6 | bit32$5;
         end
         if (after[7]) begin
-            rem = left - cnt;
-            if (|rem) begin
-                if (pairs & (rem != one32)) begin
-                    if (both[7]) begin
-                        grant = grant | onehots$7;
-                        grant2 = grant2 | onehots$7;
-                        id_7 = next_id$q + cnt;
-                        id2_7 = next_id$q + cnt + one32;
-                        cnt = cnt + two32;
-                        new_last = ids$7;
-                    end
-                end
-                else if (room[7]) begin
-                    grant = grant | onehots$7;
-                    id_7 = next_id$q + cnt;
-                    cnt = cnt + one32;
-                    new_last = ids$7;
-                end
-            end
+            before$7 = sum_a$7 - lane_a$7;
+        end
+        else begin
+            before$7 = total_after + sum_b$7 - lane_b$7;
+        end
+        if (pairs) begin
+            before$7 = before$7 + before$7;
+        end
+        before32$7 = zero32;
+        if (before$7[0]) begin
+            before32$7 = before32$7 | bit32$0;
+        end
+        if (before$7[1]) begin
+            before32$7 = before32$7 | bit32$1;
+        end
+        if (before$7[2]) begin
+            before32$7 = before32$7 | bit32$2;
+        end
+        if (before$7[3]) begin
+            before32$7 = before32$7 | bit32$3;
+        end
+        if (before$7[4]) begin
+            before32$7 = before32$7 | bit32$4;
+        end
+        if (before$7[5]) begin
+            before32$7 = before32$7 | bit32$5;
         end
         if (after[8]) begin
-            rem = left - cnt;
-            if (|rem) begin
-                if (pairs & (rem != one32)) begin
-                    if (both[8]) begin
-                        grant = grant | onehots$8;
-                        grant2 = grant2 | onehots$8;
-                        id_8 = next_id$q + cnt;
-                        id2_8 = next_id$q + cnt + one32;
-                        cnt = cnt + two32;
-                        new_last = ids$8;
-                    end
-                end
-                else if (room[8]) begin
-                    grant = grant | onehots$8;
-                    id_8 = next_id$q + cnt;
-                    cnt = cnt + one32;
-                    new_last = ids$8;
-                end
-            end
+            before$8 = sum_a$8 - lane_a$8;
+        end
+        else begin
+            before$8 = total_after + sum_b$8 - lane_b$8;
+        end
+        if (pairs) begin
+            before$8 = before$8 + before$8;
+        end
+        before32$8 = zero32;
+        if (before$8[0]) begin
+            before32$8 = before32$8 | bit32$0;
+        end
+        if (before$8[1]) begin
+            before32$8 = before32$8 | bit32$1;
+        end
+        if (before$8[2]) begin
+            before32$8 = before32$8 | bit32$2;
+        end
+        if (before$8[3]) begin
+            before32$8 = before32$8 | bit32$3;
+        end
+        if (before$8[4]) begin
+            before32$8 = before32$8 | bit32$4;
+        end
+        if (before$8[5]) begin
+            before32$8 = before32$8 | bit32$5;
         end
         if (after[9]) begin
-            rem = left - cnt;
-            if (|rem) begin
-                if (pairs & (rem != one32)) begin
-                    if (both[9]) begin
-                        grant = grant | onehots$9;
-                        grant2 = grant2 | onehots$9;
-                        id_9 = next_id$q + cnt;
-                        id2_9 = next_id$q + cnt + one32;
-                        cnt = cnt + two32;
-                        new_last = ids$9;
-                    end
-                end
-                else if (room[9]) begin
-                    grant = grant | onehots$9;
-                    id_9 = next_id$q + cnt;
-                    cnt = cnt + one32;
-                    new_last = ids$9;
-                end
-            end
+            before$9 = sum_a$9 - lane_a$9;
+        end
+        else begin
+            before$9 = total_after + sum_b$9 - lane_b$9;
+        end
+        if (pairs) begin
+            before$9 = before$9 + before$9;
+        end
+        before32$9 = zero32;
+        if (before$9[0]) begin
+            before32$9 = before32$9 | bit32$0;
+        end
+        if (before$9[1]) begin
+            before32$9 = before32$9 | bit32$1;
+        end
+        if (before$9[2]) begin
+            before32$9 = before32$9 | bit32$2;
+        end
+        if (before$9[3]) begin
+            before32$9 = before32$9 | bit32$3;
+        end
+        if (before$9[4]) begin
+            before32$9 = before32$9 | bit32$4;
+        end
+        if (before$9[5]) begin
+            before32$9 = before32$9 | bit32$5;
         end
         if (after[10]) begin
-            rem = left - cnt;
-            if (|rem) begin
-                if (pairs & (rem != one32)) begin
-                    if (both[10]) begin
-                        grant = grant | onehots$10;
-                        grant2 = grant2 | onehots$10;
-                        id_10 = next_id$q + cnt;
-                        id2_10 = next_id$q + cnt + one32;
-                        cnt = cnt + two32;
-                        new_last = ids$10;
-                    end
-                end
-                else if (room[10]) begin
-                    grant = grant | onehots$10;
-                    id_10 = next_id$q + cnt;
-                    cnt = cnt + one32;
-                    new_last = ids$10;
-                end
-            end
+            before$10 = sum_a$10 - lane_a$10;
+        end
+        else begin
+            before$10 = total_after + sum_b$10 - lane_b$10;
+        end
+        if (pairs) begin
+            before$10 = before$10 + before$10;
+        end
+        before32$10 = zero32;
+        if (before$10[0]) begin
+            before32$10 = before32$10 | bit32$0;
+        end
+        if (before$10[1]) begin
+            before32$10 = before32$10 | bit32$1;
+        end
+        if (before$10[2]) begin
+            before32$10 = before32$10 | bit32$2;
+        end
+        if (before$10[3]) begin
+            before32$10 = before32$10 | bit32$3;
+        end
+        if (before$10[4]) begin
+            before32$10 = before32$10 | bit32$4;
+        end
+        if (before$10[5]) begin
+            before32$10 = before32$10 | bit32$5;
         end
         if (after[11]) begin
-            rem = left - cnt;
-            if (|rem) begin
-                if (pairs & (rem != one32)) begin
-                    if (both[11]) begin
-                        grant = grant | onehots$11;
-                        grant2 = grant2 | onehots$11;
-                        id_11 = next_id$q + cnt;
-                        id2_11 = next_id$q + cnt + one32;
-                        cnt = cnt + two32;
-                        new_last = ids$11;
-                    end
-                end
-                else if (room[11]) begin
-                    grant = grant | onehots$11;
-                    id_11 = next_id$q + cnt;
-                    cnt = cnt + one32;
-                    new_last = ids$11;
-                end
-            end
+            before$11 = sum_a$11 - lane_a$11;
+        end
+        else begin
+            before$11 = total_after + sum_b$11 - lane_b$11;
+        end
+        if (pairs) begin
+            before$11 = before$11 + before$11;
+        end
+        before32$11 = zero32;
+        if (before$11[0]) begin
+            before32$11 = before32$11 | bit32$0;
+        end
+        if (before$11[1]) begin
+            before32$11 = before32$11 | bit32$1;
+        end
+        if (before$11[2]) begin
+            before32$11 = before32$11 | bit32$2;
+        end
+        if (before$11[3]) begin
+            before32$11 = before32$11 | bit32$3;
+        end
+        if (before$11[4]) begin
+            before32$11 = before32$11 | bit32$4;
+        end
+        if (before$11[5]) begin
+            before32$11 = before32$11 | bit32$5;
         end
         if (after[12]) begin
-            rem = left - cnt;
-            if (|rem) begin
-                if (pairs & (rem != one32)) begin
-                    if (both[12]) begin
-                        grant = grant | onehots$12;
-                        grant2 = grant2 | onehots$12;
-                        id_12 = next_id$q + cnt;
-                        id2_12 = next_id$q + cnt + one32;
-                        cnt = cnt + two32;
-                        new_last = ids$12;
-                    end
-                end
-                else if (room[12]) begin
-                    grant = grant | onehots$12;
-                    id_12 = next_id$q + cnt;
-                    cnt = cnt + one32;
-                    new_last = ids$12;
-                end
-            end
+            before$12 = sum_a$12 - lane_a$12;
+        end
+        else begin
+            before$12 = total_after + sum_b$12 - lane_b$12;
+        end
+        if (pairs) begin
+            before$12 = before$12 + before$12;
+        end
+        before32$12 = zero32;
+        if (before$12[0]) begin
+            before32$12 = before32$12 | bit32$0;
+        end
+        if (before$12[1]) begin
+            before32$12 = before32$12 | bit32$1;
+        end
+        if (before$12[2]) begin
+            before32$12 = before32$12 | bit32$2;
+        end
+        if (before$12[3]) begin
+            before32$12 = before32$12 | bit32$3;
+        end
+        if (before$12[4]) begin
+            before32$12 = before32$12 | bit32$4;
+        end
+        if (before$12[5]) begin
+            before32$12 = before32$12 | bit32$5;
         end
         if (after[13]) begin
-            rem = left - cnt;
-            if (|rem) begin
-                if (pairs & (rem != one32)) begin
-                    if (both[13]) begin
-                        grant = grant | onehots$13;
-                        grant2 = grant2 | onehots$13;
-                        id_13 = next_id$q + cnt;
-                        id2_13 = next_id$q + cnt + one32;
-                        cnt = cnt + two32;
-                        new_last = ids$13;
-                    end
-                end
-                else if (room[13]) begin
-                    grant = grant | onehots$13;
-                    id_13 = next_id$q + cnt;
-                    cnt = cnt + one32;
-                    new_last = ids$13;
-                end
-            end
+            before$13 = sum_a$13 - lane_a$13;
+        end
+        else begin
+            before$13 = total_after + sum_b$13 - lane_b$13;
+        end
+        if (pairs) begin
+            before$13 = before$13 + before$13;
+        end
+        before32$13 = zero32;
+        if (before$13[0]) begin
+            before32$13 = before32$13 | bit32$0;
+        end
+        if (before$13[1]) begin
+            before32$13 = before32$13 | bit32$1;
+        end
+        if (before$13[2]) begin
+            before32$13 = before32$13 | bit32$2;
+        end
+        if (before$13[3]) begin
+            before32$13 = before32$13 | bit32$3;
+        end
+        if (before$13[4]) begin
+            before32$13 = before32$13 | bit32$4;
+        end
+        if (before$13[5]) begin
+            before32$13 = before32$13 | bit32$5;
         end
         if (after[14]) begin
-            rem = left - cnt;
-            if (|rem) begin
-                if (pairs & (rem != one32)) begin
-                    if (both[14]) begin
-                        grant = grant | onehots$14;
-                        grant2 = grant2 | onehots$14;
-                        id_14 = next_id$q + cnt;
-                        id2_14 = next_id$q + cnt + one32;
-                        cnt = cnt + two32;
-                        new_last = ids$14;
-                    end
-                end
-                else if (room[14]) begin
-                    grant = grant | onehots$14;
-                    id_14 = next_id$q + cnt;
-                    cnt = cnt + one32;
-                    new_last = ids$14;
-                end
+            before$14 = sum_a$14 - lane_a$14;
+        end
+        else begin
+            before$14 = total_after + sum_b$14 - lane_b$14;
+        end
+        if (pairs) begin
+            before$14 = before$14 + before$14;
+        end
+        before32$14 = zero32;
+        if (before$14[0]) begin
+            before32$14 = before32$14 | bit32$0;
+        end
+        if (before$14[1]) begin
+            before32$14 = before32$14 | bit32$1;
+        end
+        if (before$14[2]) begin
+            before32$14 = before32$14 | bit32$2;
+        end
+        if (before$14[3]) begin
+            before32$14 = before32$14 | bit32$3;
+        end
+        if (before$14[4]) begin
+            before32$14 = before32$14 | bit32$4;
+        end
+        if (before$14[5]) begin
+            before32$14 = before32$14 | bit32$5;
+        end
+        left = total_q$q - next_id$q;
+        lsat = left[(32'h0)+:(6)];
+        if (left > max_c32) begin
+            lsat = max_c;
+        end
+        take = zero_n;
+        take2 = zero_n;
+        odd = zero_n;
+        if (before$0 < lsat) begin
+            take = take | onehots$0;
+        end
+        if ((before$0 + two_c) <= lsat) begin
+            take2 = take2 | onehots$0;
+        end
+        if ((before$0 + one_c) == lsat) begin
+            odd = odd | onehots$0;
+        end
+        if (before$1 < lsat) begin
+            take = take | onehots$1;
+        end
+        if ((before$1 + two_c) <= lsat) begin
+            take2 = take2 | onehots$1;
+        end
+        if ((before$1 + one_c) == lsat) begin
+            odd = odd | onehots$1;
+        end
+        if (before$2 < lsat) begin
+            take = take | onehots$2;
+        end
+        if ((before$2 + two_c) <= lsat) begin
+            take2 = take2 | onehots$2;
+        end
+        if ((before$2 + one_c) == lsat) begin
+            odd = odd | onehots$2;
+        end
+        if (before$3 < lsat) begin
+            take = take | onehots$3;
+        end
+        if ((before$3 + two_c) <= lsat) begin
+            take2 = take2 | onehots$3;
+        end
+        if ((before$3 + one_c) == lsat) begin
+            odd = odd | onehots$3;
+        end
+        if (before$4 < lsat) begin
+            take = take | onehots$4;
+        end
+        if ((before$4 + two_c) <= lsat) begin
+            take2 = take2 | onehots$4;
+        end
+        if ((before$4 + one_c) == lsat) begin
+            odd = odd | onehots$4;
+        end
+        if (before$5 < lsat) begin
+            take = take | onehots$5;
+        end
+        if ((before$5 + two_c) <= lsat) begin
+            take2 = take2 | onehots$5;
+        end
+        if ((before$5 + one_c) == lsat) begin
+            odd = odd | onehots$5;
+        end
+        if (before$6 < lsat) begin
+            take = take | onehots$6;
+        end
+        if ((before$6 + two_c) <= lsat) begin
+            take2 = take2 | onehots$6;
+        end
+        if ((before$6 + one_c) == lsat) begin
+            odd = odd | onehots$6;
+        end
+        if (before$7 < lsat) begin
+            take = take | onehots$7;
+        end
+        if ((before$7 + two_c) <= lsat) begin
+            take2 = take2 | onehots$7;
+        end
+        if ((before$7 + one_c) == lsat) begin
+            odd = odd | onehots$7;
+        end
+        if (before$8 < lsat) begin
+            take = take | onehots$8;
+        end
+        if ((before$8 + two_c) <= lsat) begin
+            take2 = take2 | onehots$8;
+        end
+        if ((before$8 + one_c) == lsat) begin
+            odd = odd | onehots$8;
+        end
+        if (before$9 < lsat) begin
+            take = take | onehots$9;
+        end
+        if ((before$9 + two_c) <= lsat) begin
+            take2 = take2 | onehots$9;
+        end
+        if ((before$9 + one_c) == lsat) begin
+            odd = odd | onehots$9;
+        end
+        if (before$10 < lsat) begin
+            take = take | onehots$10;
+        end
+        if ((before$10 + two_c) <= lsat) begin
+            take2 = take2 | onehots$10;
+        end
+        if ((before$10 + one_c) == lsat) begin
+            odd = odd | onehots$10;
+        end
+        if (before$11 < lsat) begin
+            take = take | onehots$11;
+        end
+        if ((before$11 + two_c) <= lsat) begin
+            take2 = take2 | onehots$11;
+        end
+        if ((before$11 + one_c) == lsat) begin
+            odd = odd | onehots$11;
+        end
+        if (before$12 < lsat) begin
+            take = take | onehots$12;
+        end
+        if ((before$12 + two_c) <= lsat) begin
+            take2 = take2 | onehots$12;
+        end
+        if ((before$12 + one_c) == lsat) begin
+            odd = odd | onehots$12;
+        end
+        if (before$13 < lsat) begin
+            take = take | onehots$13;
+        end
+        if ((before$13 + two_c) <= lsat) begin
+            take2 = take2 | onehots$13;
+        end
+        if ((before$13 + one_c) == lsat) begin
+            odd = odd | onehots$13;
+        end
+        if (before$14 < lsat) begin
+            take = take | onehots$14;
+        end
+        if ((before$14 + two_c) <= lsat) begin
+            take2 = take2 | onehots$14;
+        end
+        if ((before$14 + one_c) == lsat) begin
+            odd = odd | onehots$14;
+        end
+        odd_pick = odd & room & after;
+        if (~|odd_pick) begin
+            odd_pick = odd & room & ~after;
+        end
+        scan = odd_pick;
+        scan = scan | (scan << sh$0);
+        scan = scan | (scan << sh$1);
+        scan = scan | (scan << sh$2);
+        scan = scan | (scan << sh$3);
+        scan = scan | (scan << sh$4);
+        scan = scan | (scan << sh$5);
+        scan = scan | (scan << sh$6);
+        single = odd_pick & ~(scan << sh$0);
+        if (pairs) begin
+            grant = (want & take2) | single;
+            grant2 = want & take2;
+            cnt = wanting + wanting;
+            if ((lsat >> sh$0) < wanting) begin
+                cnt = (lsat >> sh$0) + (lsat >> sh$0);
+            end
+            if (|single) begin
+                cnt = cnt + one_c;
             end
         end
-        if (~after[0]) begin
-            rem = left - cnt;
-            if (|rem) begin
-                if (pairs & (rem != one32)) begin
-                    if (both[0]) begin
-                        grant = grant | onehots$0;
-                        grant2 = grant2 | onehots$0;
-                        id_0 = next_id$q + cnt;
-                        id2_0 = next_id$q + cnt + one32;
-                        cnt = cnt + two32;
-                        new_last = ids$0;
-                    end
-                end
-                else if (room[0]) begin
-                    grant = grant | onehots$0;
-                    id_0 = next_id$q + cnt;
-                    cnt = cnt + one32;
-                    new_last = ids$0;
-                end
+        else begin
+            grant = want & take;
+            grant2 = zero_n;
+            cnt = wanting;
+            if (lsat < wanting) begin
+                cnt = lsat;
             end
         end
-        if (~after[1]) begin
-            rem = left - cnt;
-            if (|rem) begin
-                if (pairs & (rem != one32)) begin
-                    if (both[1]) begin
-                        grant = grant | onehots$1;
-                        grant2 = grant2 | onehots$1;
-                        id_1 = next_id$q + cnt;
-                        id2_1 = next_id$q + cnt + one32;
-                        cnt = cnt + two32;
-                        new_last = ids$1;
-                    end
-                end
-                else if (room[1]) begin
-                    grant = grant | onehots$1;
-                    id_1 = next_id$q + cnt;
-                    cnt = cnt + one32;
-                    new_last = ids$1;
-                end
-            end
+        id_0 = zero32;
+        id2_0 = zero32;
+        if (grant[0]) begin
+            id_0 = next_id$q + before32$0;
         end
-        if (~after[2]) begin
-            rem = left - cnt;
-            if (|rem) begin
-                if (pairs & (rem != one32)) begin
-                    if (both[2]) begin
-                        grant = grant | onehots$2;
-                        grant2 = grant2 | onehots$2;
-                        id_2 = next_id$q + cnt;
-                        id2_2 = next_id$q + cnt + one32;
-                        cnt = cnt + two32;
-                        new_last = ids$2;
-                    end
-                end
-                else if (room[2]) begin
-                    grant = grant | onehots$2;
-                    id_2 = next_id$q + cnt;
-                    cnt = cnt + one32;
-                    new_last = ids$2;
-                end
-            end
+        if (grant2[0]) begin
+            id2_0 = id_0 + one32;
         end
-        if (~after[3]) begin
-            rem = left - cnt;
-            if (|rem) begin
-                if (pairs & (rem != one32)) begin
-                    if (both[3]) begin
-                        grant = grant | onehots$3;
-                        grant2 = grant2 | onehots$3;
-                        id_3 = next_id$q + cnt;
-                        id2_3 = next_id$q + cnt + one32;
-                        cnt = cnt + two32;
-                        new_last = ids$3;
-                    end
-                end
-                else if (room[3]) begin
-                    grant = grant | onehots$3;
-                    id_3 = next_id$q + cnt;
-                    cnt = cnt + one32;
-                    new_last = ids$3;
-                end
-            end
+        id_1 = zero32;
+        id2_1 = zero32;
+        if (grant[1]) begin
+            id_1 = next_id$q + before32$1;
         end
-        if (~after[4]) begin
-            rem = left - cnt;
-            if (|rem) begin
-                if (pairs & (rem != one32)) begin
-                    if (both[4]) begin
-                        grant = grant | onehots$4;
-                        grant2 = grant2 | onehots$4;
-                        id_4 = next_id$q + cnt;
-                        id2_4 = next_id$q + cnt + one32;
-                        cnt = cnt + two32;
-                        new_last = ids$4;
-                    end
-                end
-                else if (room[4]) begin
-                    grant = grant | onehots$4;
-                    id_4 = next_id$q + cnt;
-                    cnt = cnt + one32;
-                    new_last = ids$4;
-                end
-            end
+        if (grant2[1]) begin
+            id2_1 = id_1 + one32;
         end
-        if (~after[5]) begin
-            rem = left - cnt;
-            if (|rem) begin
-                if (pairs & (rem != one32)) begin
-                    if (both[5]) begin
-                        grant = grant | onehots$5;
-                        grant2 = grant2 | onehots$5;
-                        id_5 = next_id$q + cnt;
-                        id2_5 = next_id$q + cnt + one32;
-                        cnt = cnt + two32;
-                        new_last = ids$5;
-                    end
-                end
-                else if (room[5]) begin
-                    grant = grant | onehots$5;
-                    id_5 = next_id$q + cnt;
-                    cnt = cnt + one32;
-                    new_last = ids$5;
-                end
-            end
+        id_2 = zero32;
+        id2_2 = zero32;
+        if (grant[2]) begin
+            id_2 = next_id$q + before32$2;
         end
-        if (~after[6]) begin
-            rem = left - cnt;
-            if (|rem) begin
-                if (pairs & (rem != one32)) begin
-                    if (both[6]) begin
-                        grant = grant | onehots$6;
-                        grant2 = grant2 | onehots$6;
-                        id_6 = next_id$q + cnt;
-                        id2_6 = next_id$q + cnt + one32;
-                        cnt = cnt + two32;
-                        new_last = ids$6;
-                    end
-                end
-                else if (room[6]) begin
-                    grant = grant | onehots$6;
-                    id_6 = next_id$q + cnt;
-                    cnt = cnt + one32;
-                    new_last = ids$6;
-                end
-            end
+        if (grant2[2]) begin
+            id2_2 = id_2 + one32;
         end
-        if (~after[7]) begin
-            rem = left - cnt;
-            if (|rem) begin
-                if (pairs & (rem != one32)) begin
-                    if (both[7]) begin
-                        grant = grant | onehots$7;
-                        grant2 = grant2 | onehots$7;
-                        id_7 = next_id$q + cnt;
-                        id2_7 = next_id$q + cnt + one32;
-                        cnt = cnt + two32;
-                        new_last = ids$7;
-                    end
-                end
-                else if (room[7]) begin
-                    grant = grant | onehots$7;
-                    id_7 = next_id$q + cnt;
-                    cnt = cnt + one32;
-                    new_last = ids$7;
-                end
-            end
+        id_3 = zero32;
+        id2_3 = zero32;
+        if (grant[3]) begin
+            id_3 = next_id$q + before32$3;
         end
-        if (~after[8]) begin
-            rem = left - cnt;
-            if (|rem) begin
-                if (pairs & (rem != one32)) begin
-                    if (both[8]) begin
-                        grant = grant | onehots$8;
-                        grant2 = grant2 | onehots$8;
-                        id_8 = next_id$q + cnt;
-                        id2_8 = next_id$q + cnt + one32;
-                        cnt = cnt + two32;
-                        new_last = ids$8;
-                    end
-                end
-                else if (room[8]) begin
-                    grant = grant | onehots$8;
-                    id_8 = next_id$q + cnt;
-                    cnt = cnt + one32;
-                    new_last = ids$8;
-                end
-            end
+        if (grant2[3]) begin
+            id2_3 = id_3 + one32;
         end
-        if (~after[9]) begin
-            rem = left - cnt;
-            if (|rem) begin
-                if (pairs & (rem != one32)) begin
-                    if (both[9]) begin
-                        grant = grant | onehots$9;
-                        grant2 = grant2 | onehots$9;
-                        id_9 = next_id$q + cnt;
-                        id2_9 = next_id$q + cnt + one32;
-                        cnt = cnt + two32;
-                        new_last = ids$9;
-                    end
-                end
-                else if (room[9]) begin
-                    grant = grant | onehots$9;
-                    id_9 = next_id$q + cnt;
-                    cnt = cnt + one32;
-                    new_last = ids$9;
-                end
-            end
+        id_4 = zero32;
+        id2_4 = zero32;
+        if (grant[4]) begin
+            id_4 = next_id$q + before32$4;
         end
-        if (~after[10]) begin
-            rem = left - cnt;
-            if (|rem) begin
-                if (pairs & (rem != one32)) begin
-                    if (both[10]) begin
-                        grant = grant | onehots$10;
-                        grant2 = grant2 | onehots$10;
-                        id_10 = next_id$q + cnt;
-                        id2_10 = next_id$q + cnt + one32;
-                        cnt = cnt + two32;
-                        new_last = ids$10;
-                    end
-                end
-                else if (room[10]) begin
-                    grant = grant | onehots$10;
-                    id_10 = next_id$q + cnt;
-                    cnt = cnt + one32;
-                    new_last = ids$10;
-                end
-            end
+        if (grant2[4]) begin
+            id2_4 = id_4 + one32;
         end
-        if (~after[11]) begin
-            rem = left - cnt;
-            if (|rem) begin
-                if (pairs & (rem != one32)) begin
-                    if (both[11]) begin
-                        grant = grant | onehots$11;
-                        grant2 = grant2 | onehots$11;
-                        id_11 = next_id$q + cnt;
-                        id2_11 = next_id$q + cnt + one32;
-                        cnt = cnt + two32;
-                        new_last = ids$11;
-                    end
-                end
-                else if (room[11]) begin
-                    grant = grant | onehots$11;
-                    id_11 = next_id$q + cnt;
-                    cnt = cnt + one32;
-                    new_last = ids$11;
-                end
-            end
+        id_5 = zero32;
+        id2_5 = zero32;
+        if (grant[5]) begin
+            id_5 = next_id$q + before32$5;
         end
-        if (~after[12]) begin
-            rem = left - cnt;
-            if (|rem) begin
-                if (pairs & (rem != one32)) begin
-                    if (both[12]) begin
-                        grant = grant | onehots$12;
-                        grant2 = grant2 | onehots$12;
-                        id_12 = next_id$q + cnt;
-                        id2_12 = next_id$q + cnt + one32;
-                        cnt = cnt + two32;
-                        new_last = ids$12;
-                    end
-                end
-                else if (room[12]) begin
-                    grant = grant | onehots$12;
-                    id_12 = next_id$q + cnt;
-                    cnt = cnt + one32;
-                    new_last = ids$12;
-                end
-            end
+        if (grant2[5]) begin
+            id2_5 = id_5 + one32;
         end
-        if (~after[13]) begin
-            rem = left - cnt;
-            if (|rem) begin
-                if (pairs & (rem != one32)) begin
-                    if (both[13]) begin
-                        grant = grant | onehots$13;
-                        grant2 = grant2 | onehots$13;
-                        id_13 = next_id$q + cnt;
-                        id2_13 = next_id$q + cnt + one32;
-                        cnt = cnt + two32;
-                        new_last = ids$13;
-                    end
-                end
-                else if (room[13]) begin
-                    grant = grant | onehots$13;
-                    id_13 = next_id$q + cnt;
-                    cnt = cnt + one32;
-                    new_last = ids$13;
-                end
-            end
+        id_6 = zero32;
+        id2_6 = zero32;
+        if (grant[6]) begin
+            id_6 = next_id$q + before32$6;
         end
-        if (~after[14]) begin
-            rem = left - cnt;
-            if (|rem) begin
-                if (pairs & (rem != one32)) begin
-                    if (both[14]) begin
-                        grant = grant | onehots$14;
-                        grant2 = grant2 | onehots$14;
-                        id_14 = next_id$q + cnt;
-                        id2_14 = next_id$q + cnt + one32;
-                        cnt = cnt + two32;
-                        new_last = ids$14;
-                    end
-                end
-                else if (room[14]) begin
-                    grant = grant | onehots$14;
-                    id_14 = next_id$q + cnt;
-                    cnt = cnt + one32;
-                    new_last = ids$14;
-                end
-            end
+        if (grant2[6]) begin
+            id2_6 = id_6 + one32;
         end
-        idle = (next_id$q + cnt) >= total_q$q;
-        next_id$d = next_id$q + cnt;
+        id_7 = zero32;
+        id2_7 = zero32;
+        if (grant[7]) begin
+            id_7 = next_id$q + before32$7;
+        end
+        if (grant2[7]) begin
+            id2_7 = id_7 + one32;
+        end
+        id_8 = zero32;
+        id2_8 = zero32;
+        if (grant[8]) begin
+            id_8 = next_id$q + before32$8;
+        end
+        if (grant2[8]) begin
+            id2_8 = id_8 + one32;
+        end
+        id_9 = zero32;
+        id2_9 = zero32;
+        if (grant[9]) begin
+            id_9 = next_id$q + before32$9;
+        end
+        if (grant2[9]) begin
+            id2_9 = id_9 + one32;
+        end
+        id_10 = zero32;
+        id2_10 = zero32;
+        if (grant[10]) begin
+            id_10 = next_id$q + before32$10;
+        end
+        if (grant2[10]) begin
+            id2_10 = id_10 + one32;
+        end
+        id_11 = zero32;
+        id2_11 = zero32;
+        if (grant[11]) begin
+            id_11 = next_id$q + before32$11;
+        end
+        if (grant2[11]) begin
+            id2_11 = id_11 + one32;
+        end
+        id_12 = zero32;
+        id2_12 = zero32;
+        if (grant[12]) begin
+            id_12 = next_id$q + before32$12;
+        end
+        if (grant2[12]) begin
+            id2_12 = id_12 + one32;
+        end
+        id_13 = zero32;
+        id2_13 = zero32;
+        if (grant[13]) begin
+            id_13 = next_id$q + before32$13;
+        end
+        if (grant2[13]) begin
+            id2_13 = id_13 + one32;
+        end
+        id_14 = zero32;
+        id2_14 = zero32;
+        if (grant[14]) begin
+            id_14 = next_id$q + before32$14;
+        end
+        if (grant2[14]) begin
+            id2_14 = id_14 + one32;
+        end
+        late = grant & ~after;
+        if (~|late) begin
+            late = grant;
+        end
+        scan = late;
+        scan = scan | (scan >> sh$0);
+        scan = scan | (scan >> sh$1);
+        scan = scan | (scan >> sh$2);
+        scan = scan | (scan >> sh$3);
+        scan = scan | (scan >> sh$4);
+        scan = scan | (scan >> sh$5);
+        scan = scan | (scan >> sh$6);
+        high = late & ~(scan >> sh$0);
+        new_last = zero_b;
+        if (high[0]) begin
+            new_last = new_last | ids$0;
+        end
+        if (high[1]) begin
+            new_last = new_last | ids$1;
+        end
+        if (high[2]) begin
+            new_last = new_last | ids$2;
+        end
+        if (high[3]) begin
+            new_last = new_last | ids$3;
+        end
+        if (high[4]) begin
+            new_last = new_last | ids$4;
+        end
+        if (high[5]) begin
+            new_last = new_last | ids$5;
+        end
+        if (high[6]) begin
+            new_last = new_last | ids$6;
+        end
+        if (high[7]) begin
+            new_last = new_last | ids$7;
+        end
+        if (high[8]) begin
+            new_last = new_last | ids$8;
+        end
+        if (high[9]) begin
+            new_last = new_last | ids$9;
+        end
+        if (high[10]) begin
+            new_last = new_last | ids$10;
+        end
+        if (high[11]) begin
+            new_last = new_last | ids$11;
+        end
+        if (high[12]) begin
+            new_last = new_last | ids$12;
+        end
+        if (high[13]) begin
+            new_last = new_last | ids$13;
+        end
+        if (high[14]) begin
+            new_last = new_last | ids$14;
+        end
+        if (~|grant) begin
+            new_last = last$q;
+        end
+        cnt32 = zero32;
+        if (cnt[0]) begin
+            cnt32 = cnt32 | bit32$0;
+        end
+        if (cnt[1]) begin
+            cnt32 = cnt32 | bit32$1;
+        end
+        if (cnt[2]) begin
+            cnt32 = cnt32 | bit32$2;
+        end
+        if (cnt[3]) begin
+            cnt32 = cnt32 | bit32$3;
+        end
+        if (cnt[4]) begin
+            cnt32 = cnt32 | bit32$4;
+        end
+        if (cnt[5]) begin
+            cnt32 = cnt32 | bit32$5;
+        end
+        idle = (next_id$q + cnt32) >= total_q$q;
+        next_id$d = next_id$q + cnt32;
         last$d = new_last;
         if (start) begin
             next_id$d = zero32;

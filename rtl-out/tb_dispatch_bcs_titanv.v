@@ -179,11 +179,30 @@ module tb_dispatch_bcs_titanv(clock,reset,start,total,max_per_sm,room,room2,gran
     localparam  bcs = 1'b1;
     localparam  zero32 = 32'h0;
     localparam  one32 = 32'h1;
-    localparam  two32 = 32'h2;
+    localparam  one_c = 8'h1;
+    localparam  two_c = 8'h2;
+    localparam  max_c = 8'hff;
+    localparam  max_c32 = 32'hff;
     localparam  one8 = 8'h1;
     localparam  zero_n = 80'h0;
-    localparam  one_n = 80'h1;
+    localparam  zero_b = 7'b0;
+    localparam  zero_c = 8'h0;
     localparam  last_sm = 7'b1001111;
+    localparam  sh$0 = 8'h1;
+    localparam  sh$1 = 8'h2;
+    localparam  sh$2 = 8'h4;
+    localparam  sh$3 = 8'h8;
+    localparam  sh$4 = 8'h10;
+    localparam  sh$5 = 8'h20;
+    localparam  sh$6 = 8'h40;
+    localparam  bit32$0 = 32'h1;
+    localparam  bit32$1 = 32'h2;
+    localparam  bit32$2 = 32'h4;
+    localparam  bit32$3 = 32'h8;
+    localparam  bit32$4 = 32'h10;
+    localparam  bit32$5 = 32'h20;
+    localparam  bit32$6 = 32'h40;
+    localparam  bit32$7 = 32'h80;
     localparam  ids$0 = 7'b0;
     localparam  ids$1 = 7'b1;
     localparam  ids$2 = 7'b10;
@@ -360,13 +379,665 @@ module tb_dispatch_bcs_titanv(clock,reset,start,total,max_per_sm,room,room2,gran
     reg  last$clock;
     
     // Local signals
-    reg  [79:0] both;
     reg  pairs;
     reg  [79:0] last_oh;
+    reg  [79:0] scan;
     reg  [79:0] after;
+    reg  [79:0] want;
+    reg  [7:0] lane_a$0;
+    reg  [7:0] lane_a$1;
+    reg  [7:0] lane_a$2;
+    reg  [7:0] lane_a$3;
+    reg  [7:0] lane_a$4;
+    reg  [7:0] lane_a$5;
+    reg  [7:0] lane_a$6;
+    reg  [7:0] lane_a$7;
+    reg  [7:0] lane_a$8;
+    reg  [7:0] lane_a$9;
+    reg  [7:0] lane_a$10;
+    reg  [7:0] lane_a$11;
+    reg  [7:0] lane_a$12;
+    reg  [7:0] lane_a$13;
+    reg  [7:0] lane_a$14;
+    reg  [7:0] lane_a$15;
+    reg  [7:0] lane_a$16;
+    reg  [7:0] lane_a$17;
+    reg  [7:0] lane_a$18;
+    reg  [7:0] lane_a$19;
+    reg  [7:0] lane_a$20;
+    reg  [7:0] lane_a$21;
+    reg  [7:0] lane_a$22;
+    reg  [7:0] lane_a$23;
+    reg  [7:0] lane_a$24;
+    reg  [7:0] lane_a$25;
+    reg  [7:0] lane_a$26;
+    reg  [7:0] lane_a$27;
+    reg  [7:0] lane_a$28;
+    reg  [7:0] lane_a$29;
+    reg  [7:0] lane_a$30;
+    reg  [7:0] lane_a$31;
+    reg  [7:0] lane_a$32;
+    reg  [7:0] lane_a$33;
+    reg  [7:0] lane_a$34;
+    reg  [7:0] lane_a$35;
+    reg  [7:0] lane_a$36;
+    reg  [7:0] lane_a$37;
+    reg  [7:0] lane_a$38;
+    reg  [7:0] lane_a$39;
+    reg  [7:0] lane_a$40;
+    reg  [7:0] lane_a$41;
+    reg  [7:0] lane_a$42;
+    reg  [7:0] lane_a$43;
+    reg  [7:0] lane_a$44;
+    reg  [7:0] lane_a$45;
+    reg  [7:0] lane_a$46;
+    reg  [7:0] lane_a$47;
+    reg  [7:0] lane_a$48;
+    reg  [7:0] lane_a$49;
+    reg  [7:0] lane_a$50;
+    reg  [7:0] lane_a$51;
+    reg  [7:0] lane_a$52;
+    reg  [7:0] lane_a$53;
+    reg  [7:0] lane_a$54;
+    reg  [7:0] lane_a$55;
+    reg  [7:0] lane_a$56;
+    reg  [7:0] lane_a$57;
+    reg  [7:0] lane_a$58;
+    reg  [7:0] lane_a$59;
+    reg  [7:0] lane_a$60;
+    reg  [7:0] lane_a$61;
+    reg  [7:0] lane_a$62;
+    reg  [7:0] lane_a$63;
+    reg  [7:0] lane_a$64;
+    reg  [7:0] lane_a$65;
+    reg  [7:0] lane_a$66;
+    reg  [7:0] lane_a$67;
+    reg  [7:0] lane_a$68;
+    reg  [7:0] lane_a$69;
+    reg  [7:0] lane_a$70;
+    reg  [7:0] lane_a$71;
+    reg  [7:0] lane_a$72;
+    reg  [7:0] lane_a$73;
+    reg  [7:0] lane_a$74;
+    reg  [7:0] lane_a$75;
+    reg  [7:0] lane_a$76;
+    reg  [7:0] lane_a$77;
+    reg  [7:0] lane_a$78;
+    reg  [7:0] lane_a$79;
+    reg  [7:0] lane_b$0;
+    reg  [7:0] lane_b$1;
+    reg  [7:0] lane_b$2;
+    reg  [7:0] lane_b$3;
+    reg  [7:0] lane_b$4;
+    reg  [7:0] lane_b$5;
+    reg  [7:0] lane_b$6;
+    reg  [7:0] lane_b$7;
+    reg  [7:0] lane_b$8;
+    reg  [7:0] lane_b$9;
+    reg  [7:0] lane_b$10;
+    reg  [7:0] lane_b$11;
+    reg  [7:0] lane_b$12;
+    reg  [7:0] lane_b$13;
+    reg  [7:0] lane_b$14;
+    reg  [7:0] lane_b$15;
+    reg  [7:0] lane_b$16;
+    reg  [7:0] lane_b$17;
+    reg  [7:0] lane_b$18;
+    reg  [7:0] lane_b$19;
+    reg  [7:0] lane_b$20;
+    reg  [7:0] lane_b$21;
+    reg  [7:0] lane_b$22;
+    reg  [7:0] lane_b$23;
+    reg  [7:0] lane_b$24;
+    reg  [7:0] lane_b$25;
+    reg  [7:0] lane_b$26;
+    reg  [7:0] lane_b$27;
+    reg  [7:0] lane_b$28;
+    reg  [7:0] lane_b$29;
+    reg  [7:0] lane_b$30;
+    reg  [7:0] lane_b$31;
+    reg  [7:0] lane_b$32;
+    reg  [7:0] lane_b$33;
+    reg  [7:0] lane_b$34;
+    reg  [7:0] lane_b$35;
+    reg  [7:0] lane_b$36;
+    reg  [7:0] lane_b$37;
+    reg  [7:0] lane_b$38;
+    reg  [7:0] lane_b$39;
+    reg  [7:0] lane_b$40;
+    reg  [7:0] lane_b$41;
+    reg  [7:0] lane_b$42;
+    reg  [7:0] lane_b$43;
+    reg  [7:0] lane_b$44;
+    reg  [7:0] lane_b$45;
+    reg  [7:0] lane_b$46;
+    reg  [7:0] lane_b$47;
+    reg  [7:0] lane_b$48;
+    reg  [7:0] lane_b$49;
+    reg  [7:0] lane_b$50;
+    reg  [7:0] lane_b$51;
+    reg  [7:0] lane_b$52;
+    reg  [7:0] lane_b$53;
+    reg  [7:0] lane_b$54;
+    reg  [7:0] lane_b$55;
+    reg  [7:0] lane_b$56;
+    reg  [7:0] lane_b$57;
+    reg  [7:0] lane_b$58;
+    reg  [7:0] lane_b$59;
+    reg  [7:0] lane_b$60;
+    reg  [7:0] lane_b$61;
+    reg  [7:0] lane_b$62;
+    reg  [7:0] lane_b$63;
+    reg  [7:0] lane_b$64;
+    reg  [7:0] lane_b$65;
+    reg  [7:0] lane_b$66;
+    reg  [7:0] lane_b$67;
+    reg  [7:0] lane_b$68;
+    reg  [7:0] lane_b$69;
+    reg  [7:0] lane_b$70;
+    reg  [7:0] lane_b$71;
+    reg  [7:0] lane_b$72;
+    reg  [7:0] lane_b$73;
+    reg  [7:0] lane_b$74;
+    reg  [7:0] lane_b$75;
+    reg  [7:0] lane_b$76;
+    reg  [7:0] lane_b$77;
+    reg  [7:0] lane_b$78;
+    reg  [7:0] lane_b$79;
+    reg  [7:0] sum_a$0;
+    reg  [7:0] sum_a$1;
+    reg  [7:0] sum_a$2;
+    reg  [7:0] sum_a$3;
+    reg  [7:0] sum_a$4;
+    reg  [7:0] sum_a$5;
+    reg  [7:0] sum_a$6;
+    reg  [7:0] sum_a$7;
+    reg  [7:0] sum_a$8;
+    reg  [7:0] sum_a$9;
+    reg  [7:0] sum_a$10;
+    reg  [7:0] sum_a$11;
+    reg  [7:0] sum_a$12;
+    reg  [7:0] sum_a$13;
+    reg  [7:0] sum_a$14;
+    reg  [7:0] sum_a$15;
+    reg  [7:0] sum_a$16;
+    reg  [7:0] sum_a$17;
+    reg  [7:0] sum_a$18;
+    reg  [7:0] sum_a$19;
+    reg  [7:0] sum_a$20;
+    reg  [7:0] sum_a$21;
+    reg  [7:0] sum_a$22;
+    reg  [7:0] sum_a$23;
+    reg  [7:0] sum_a$24;
+    reg  [7:0] sum_a$25;
+    reg  [7:0] sum_a$26;
+    reg  [7:0] sum_a$27;
+    reg  [7:0] sum_a$28;
+    reg  [7:0] sum_a$29;
+    reg  [7:0] sum_a$30;
+    reg  [7:0] sum_a$31;
+    reg  [7:0] sum_a$32;
+    reg  [7:0] sum_a$33;
+    reg  [7:0] sum_a$34;
+    reg  [7:0] sum_a$35;
+    reg  [7:0] sum_a$36;
+    reg  [7:0] sum_a$37;
+    reg  [7:0] sum_a$38;
+    reg  [7:0] sum_a$39;
+    reg  [7:0] sum_a$40;
+    reg  [7:0] sum_a$41;
+    reg  [7:0] sum_a$42;
+    reg  [7:0] sum_a$43;
+    reg  [7:0] sum_a$44;
+    reg  [7:0] sum_a$45;
+    reg  [7:0] sum_a$46;
+    reg  [7:0] sum_a$47;
+    reg  [7:0] sum_a$48;
+    reg  [7:0] sum_a$49;
+    reg  [7:0] sum_a$50;
+    reg  [7:0] sum_a$51;
+    reg  [7:0] sum_a$52;
+    reg  [7:0] sum_a$53;
+    reg  [7:0] sum_a$54;
+    reg  [7:0] sum_a$55;
+    reg  [7:0] sum_a$56;
+    reg  [7:0] sum_a$57;
+    reg  [7:0] sum_a$58;
+    reg  [7:0] sum_a$59;
+    reg  [7:0] sum_a$60;
+    reg  [7:0] sum_a$61;
+    reg  [7:0] sum_a$62;
+    reg  [7:0] sum_a$63;
+    reg  [7:0] sum_a$64;
+    reg  [7:0] sum_a$65;
+    reg  [7:0] sum_a$66;
+    reg  [7:0] sum_a$67;
+    reg  [7:0] sum_a$68;
+    reg  [7:0] sum_a$69;
+    reg  [7:0] sum_a$70;
+    reg  [7:0] sum_a$71;
+    reg  [7:0] sum_a$72;
+    reg  [7:0] sum_a$73;
+    reg  [7:0] sum_a$74;
+    reg  [7:0] sum_a$75;
+    reg  [7:0] sum_a$76;
+    reg  [7:0] sum_a$77;
+    reg  [7:0] sum_a$78;
+    reg  [7:0] sum_a$79;
+    reg  [7:0] sum_b$0;
+    reg  [7:0] sum_b$1;
+    reg  [7:0] sum_b$2;
+    reg  [7:0] sum_b$3;
+    reg  [7:0] sum_b$4;
+    reg  [7:0] sum_b$5;
+    reg  [7:0] sum_b$6;
+    reg  [7:0] sum_b$7;
+    reg  [7:0] sum_b$8;
+    reg  [7:0] sum_b$9;
+    reg  [7:0] sum_b$10;
+    reg  [7:0] sum_b$11;
+    reg  [7:0] sum_b$12;
+    reg  [7:0] sum_b$13;
+    reg  [7:0] sum_b$14;
+    reg  [7:0] sum_b$15;
+    reg  [7:0] sum_b$16;
+    reg  [7:0] sum_b$17;
+    reg  [7:0] sum_b$18;
+    reg  [7:0] sum_b$19;
+    reg  [7:0] sum_b$20;
+    reg  [7:0] sum_b$21;
+    reg  [7:0] sum_b$22;
+    reg  [7:0] sum_b$23;
+    reg  [7:0] sum_b$24;
+    reg  [7:0] sum_b$25;
+    reg  [7:0] sum_b$26;
+    reg  [7:0] sum_b$27;
+    reg  [7:0] sum_b$28;
+    reg  [7:0] sum_b$29;
+    reg  [7:0] sum_b$30;
+    reg  [7:0] sum_b$31;
+    reg  [7:0] sum_b$32;
+    reg  [7:0] sum_b$33;
+    reg  [7:0] sum_b$34;
+    reg  [7:0] sum_b$35;
+    reg  [7:0] sum_b$36;
+    reg  [7:0] sum_b$37;
+    reg  [7:0] sum_b$38;
+    reg  [7:0] sum_b$39;
+    reg  [7:0] sum_b$40;
+    reg  [7:0] sum_b$41;
+    reg  [7:0] sum_b$42;
+    reg  [7:0] sum_b$43;
+    reg  [7:0] sum_b$44;
+    reg  [7:0] sum_b$45;
+    reg  [7:0] sum_b$46;
+    reg  [7:0] sum_b$47;
+    reg  [7:0] sum_b$48;
+    reg  [7:0] sum_b$49;
+    reg  [7:0] sum_b$50;
+    reg  [7:0] sum_b$51;
+    reg  [7:0] sum_b$52;
+    reg  [7:0] sum_b$53;
+    reg  [7:0] sum_b$54;
+    reg  [7:0] sum_b$55;
+    reg  [7:0] sum_b$56;
+    reg  [7:0] sum_b$57;
+    reg  [7:0] sum_b$58;
+    reg  [7:0] sum_b$59;
+    reg  [7:0] sum_b$60;
+    reg  [7:0] sum_b$61;
+    reg  [7:0] sum_b$62;
+    reg  [7:0] sum_b$63;
+    reg  [7:0] sum_b$64;
+    reg  [7:0] sum_b$65;
+    reg  [7:0] sum_b$66;
+    reg  [7:0] sum_b$67;
+    reg  [7:0] sum_b$68;
+    reg  [7:0] sum_b$69;
+    reg  [7:0] sum_b$70;
+    reg  [7:0] sum_b$71;
+    reg  [7:0] sum_b$72;
+    reg  [7:0] sum_b$73;
+    reg  [7:0] sum_b$74;
+    reg  [7:0] sum_b$75;
+    reg  [7:0] sum_b$76;
+    reg  [7:0] sum_b$77;
+    reg  [7:0] sum_b$78;
+    reg  [7:0] sum_b$79;
+    reg  [7:0] prev_a$0;
+    reg  [7:0] prev_a$1;
+    reg  [7:0] prev_a$2;
+    reg  [7:0] prev_a$3;
+    reg  [7:0] prev_a$4;
+    reg  [7:0] prev_a$5;
+    reg  [7:0] prev_a$6;
+    reg  [7:0] prev_a$7;
+    reg  [7:0] prev_a$8;
+    reg  [7:0] prev_a$9;
+    reg  [7:0] prev_a$10;
+    reg  [7:0] prev_a$11;
+    reg  [7:0] prev_a$12;
+    reg  [7:0] prev_a$13;
+    reg  [7:0] prev_a$14;
+    reg  [7:0] prev_a$15;
+    reg  [7:0] prev_a$16;
+    reg  [7:0] prev_a$17;
+    reg  [7:0] prev_a$18;
+    reg  [7:0] prev_a$19;
+    reg  [7:0] prev_a$20;
+    reg  [7:0] prev_a$21;
+    reg  [7:0] prev_a$22;
+    reg  [7:0] prev_a$23;
+    reg  [7:0] prev_a$24;
+    reg  [7:0] prev_a$25;
+    reg  [7:0] prev_a$26;
+    reg  [7:0] prev_a$27;
+    reg  [7:0] prev_a$28;
+    reg  [7:0] prev_a$29;
+    reg  [7:0] prev_a$30;
+    reg  [7:0] prev_a$31;
+    reg  [7:0] prev_a$32;
+    reg  [7:0] prev_a$33;
+    reg  [7:0] prev_a$34;
+    reg  [7:0] prev_a$35;
+    reg  [7:0] prev_a$36;
+    reg  [7:0] prev_a$37;
+    reg  [7:0] prev_a$38;
+    reg  [7:0] prev_a$39;
+    reg  [7:0] prev_a$40;
+    reg  [7:0] prev_a$41;
+    reg  [7:0] prev_a$42;
+    reg  [7:0] prev_a$43;
+    reg  [7:0] prev_a$44;
+    reg  [7:0] prev_a$45;
+    reg  [7:0] prev_a$46;
+    reg  [7:0] prev_a$47;
+    reg  [7:0] prev_a$48;
+    reg  [7:0] prev_a$49;
+    reg  [7:0] prev_a$50;
+    reg  [7:0] prev_a$51;
+    reg  [7:0] prev_a$52;
+    reg  [7:0] prev_a$53;
+    reg  [7:0] prev_a$54;
+    reg  [7:0] prev_a$55;
+    reg  [7:0] prev_a$56;
+    reg  [7:0] prev_a$57;
+    reg  [7:0] prev_a$58;
+    reg  [7:0] prev_a$59;
+    reg  [7:0] prev_a$60;
+    reg  [7:0] prev_a$61;
+    reg  [7:0] prev_a$62;
+    reg  [7:0] prev_a$63;
+    reg  [7:0] prev_a$64;
+    reg  [7:0] prev_a$65;
+    reg  [7:0] prev_a$66;
+    reg  [7:0] prev_a$67;
+    reg  [7:0] prev_a$68;
+    reg  [7:0] prev_a$69;
+    reg  [7:0] prev_a$70;
+    reg  [7:0] prev_a$71;
+    reg  [7:0] prev_a$72;
+    reg  [7:0] prev_a$73;
+    reg  [7:0] prev_a$74;
+    reg  [7:0] prev_a$75;
+    reg  [7:0] prev_a$76;
+    reg  [7:0] prev_a$77;
+    reg  [7:0] prev_a$78;
+    reg  [7:0] prev_a$79;
+    reg  [7:0] prev_b$0;
+    reg  [7:0] prev_b$1;
+    reg  [7:0] prev_b$2;
+    reg  [7:0] prev_b$3;
+    reg  [7:0] prev_b$4;
+    reg  [7:0] prev_b$5;
+    reg  [7:0] prev_b$6;
+    reg  [7:0] prev_b$7;
+    reg  [7:0] prev_b$8;
+    reg  [7:0] prev_b$9;
+    reg  [7:0] prev_b$10;
+    reg  [7:0] prev_b$11;
+    reg  [7:0] prev_b$12;
+    reg  [7:0] prev_b$13;
+    reg  [7:0] prev_b$14;
+    reg  [7:0] prev_b$15;
+    reg  [7:0] prev_b$16;
+    reg  [7:0] prev_b$17;
+    reg  [7:0] prev_b$18;
+    reg  [7:0] prev_b$19;
+    reg  [7:0] prev_b$20;
+    reg  [7:0] prev_b$21;
+    reg  [7:0] prev_b$22;
+    reg  [7:0] prev_b$23;
+    reg  [7:0] prev_b$24;
+    reg  [7:0] prev_b$25;
+    reg  [7:0] prev_b$26;
+    reg  [7:0] prev_b$27;
+    reg  [7:0] prev_b$28;
+    reg  [7:0] prev_b$29;
+    reg  [7:0] prev_b$30;
+    reg  [7:0] prev_b$31;
+    reg  [7:0] prev_b$32;
+    reg  [7:0] prev_b$33;
+    reg  [7:0] prev_b$34;
+    reg  [7:0] prev_b$35;
+    reg  [7:0] prev_b$36;
+    reg  [7:0] prev_b$37;
+    reg  [7:0] prev_b$38;
+    reg  [7:0] prev_b$39;
+    reg  [7:0] prev_b$40;
+    reg  [7:0] prev_b$41;
+    reg  [7:0] prev_b$42;
+    reg  [7:0] prev_b$43;
+    reg  [7:0] prev_b$44;
+    reg  [7:0] prev_b$45;
+    reg  [7:0] prev_b$46;
+    reg  [7:0] prev_b$47;
+    reg  [7:0] prev_b$48;
+    reg  [7:0] prev_b$49;
+    reg  [7:0] prev_b$50;
+    reg  [7:0] prev_b$51;
+    reg  [7:0] prev_b$52;
+    reg  [7:0] prev_b$53;
+    reg  [7:0] prev_b$54;
+    reg  [7:0] prev_b$55;
+    reg  [7:0] prev_b$56;
+    reg  [7:0] prev_b$57;
+    reg  [7:0] prev_b$58;
+    reg  [7:0] prev_b$59;
+    reg  [7:0] prev_b$60;
+    reg  [7:0] prev_b$61;
+    reg  [7:0] prev_b$62;
+    reg  [7:0] prev_b$63;
+    reg  [7:0] prev_b$64;
+    reg  [7:0] prev_b$65;
+    reg  [7:0] prev_b$66;
+    reg  [7:0] prev_b$67;
+    reg  [7:0] prev_b$68;
+    reg  [7:0] prev_b$69;
+    reg  [7:0] prev_b$70;
+    reg  [7:0] prev_b$71;
+    reg  [7:0] prev_b$72;
+    reg  [7:0] prev_b$73;
+    reg  [7:0] prev_b$74;
+    reg  [7:0] prev_b$75;
+    reg  [7:0] prev_b$76;
+    reg  [7:0] prev_b$77;
+    reg  [7:0] prev_b$78;
+    reg  [7:0] prev_b$79;
+    reg  [7:0] total_after;
+    reg  [7:0] total_rest;
+    reg  [7:0] wanting;
+    reg  [7:0] before$0;
+    reg  [7:0] before$1;
+    reg  [7:0] before$2;
+    reg  [7:0] before$3;
+    reg  [7:0] before$4;
+    reg  [7:0] before$5;
+    reg  [7:0] before$6;
+    reg  [7:0] before$7;
+    reg  [7:0] before$8;
+    reg  [7:0] before$9;
+    reg  [7:0] before$10;
+    reg  [7:0] before$11;
+    reg  [7:0] before$12;
+    reg  [7:0] before$13;
+    reg  [7:0] before$14;
+    reg  [7:0] before$15;
+    reg  [7:0] before$16;
+    reg  [7:0] before$17;
+    reg  [7:0] before$18;
+    reg  [7:0] before$19;
+    reg  [7:0] before$20;
+    reg  [7:0] before$21;
+    reg  [7:0] before$22;
+    reg  [7:0] before$23;
+    reg  [7:0] before$24;
+    reg  [7:0] before$25;
+    reg  [7:0] before$26;
+    reg  [7:0] before$27;
+    reg  [7:0] before$28;
+    reg  [7:0] before$29;
+    reg  [7:0] before$30;
+    reg  [7:0] before$31;
+    reg  [7:0] before$32;
+    reg  [7:0] before$33;
+    reg  [7:0] before$34;
+    reg  [7:0] before$35;
+    reg  [7:0] before$36;
+    reg  [7:0] before$37;
+    reg  [7:0] before$38;
+    reg  [7:0] before$39;
+    reg  [7:0] before$40;
+    reg  [7:0] before$41;
+    reg  [7:0] before$42;
+    reg  [7:0] before$43;
+    reg  [7:0] before$44;
+    reg  [7:0] before$45;
+    reg  [7:0] before$46;
+    reg  [7:0] before$47;
+    reg  [7:0] before$48;
+    reg  [7:0] before$49;
+    reg  [7:0] before$50;
+    reg  [7:0] before$51;
+    reg  [7:0] before$52;
+    reg  [7:0] before$53;
+    reg  [7:0] before$54;
+    reg  [7:0] before$55;
+    reg  [7:0] before$56;
+    reg  [7:0] before$57;
+    reg  [7:0] before$58;
+    reg  [7:0] before$59;
+    reg  [7:0] before$60;
+    reg  [7:0] before$61;
+    reg  [7:0] before$62;
+    reg  [7:0] before$63;
+    reg  [7:0] before$64;
+    reg  [7:0] before$65;
+    reg  [7:0] before$66;
+    reg  [7:0] before$67;
+    reg  [7:0] before$68;
+    reg  [7:0] before$69;
+    reg  [7:0] before$70;
+    reg  [7:0] before$71;
+    reg  [7:0] before$72;
+    reg  [7:0] before$73;
+    reg  [7:0] before$74;
+    reg  [7:0] before$75;
+    reg  [7:0] before$76;
+    reg  [7:0] before$77;
+    reg  [7:0] before$78;
+    reg  [7:0] before$79;
     reg  [31:0] left;
-    reg  [31:0] cnt;
-    reg  [31:0] rem;
+    reg  [7:0] lsat;
+    reg  [79:0] take;
+    reg  [79:0] take2;
+    reg  [79:0] odd;
+    reg  [79:0] odd_pick;
+    reg  [79:0] single;
+    reg  [7:0] cnt;
+    reg  [31:0] before32$0;
+    reg  [31:0] before32$1;
+    reg  [31:0] before32$2;
+    reg  [31:0] before32$3;
+    reg  [31:0] before32$4;
+    reg  [31:0] before32$5;
+    reg  [31:0] before32$6;
+    reg  [31:0] before32$7;
+    reg  [31:0] before32$8;
+    reg  [31:0] before32$9;
+    reg  [31:0] before32$10;
+    reg  [31:0] before32$11;
+    reg  [31:0] before32$12;
+    reg  [31:0] before32$13;
+    reg  [31:0] before32$14;
+    reg  [31:0] before32$15;
+    reg  [31:0] before32$16;
+    reg  [31:0] before32$17;
+    reg  [31:0] before32$18;
+    reg  [31:0] before32$19;
+    reg  [31:0] before32$20;
+    reg  [31:0] before32$21;
+    reg  [31:0] before32$22;
+    reg  [31:0] before32$23;
+    reg  [31:0] before32$24;
+    reg  [31:0] before32$25;
+    reg  [31:0] before32$26;
+    reg  [31:0] before32$27;
+    reg  [31:0] before32$28;
+    reg  [31:0] before32$29;
+    reg  [31:0] before32$30;
+    reg  [31:0] before32$31;
+    reg  [31:0] before32$32;
+    reg  [31:0] before32$33;
+    reg  [31:0] before32$34;
+    reg  [31:0] before32$35;
+    reg  [31:0] before32$36;
+    reg  [31:0] before32$37;
+    reg  [31:0] before32$38;
+    reg  [31:0] before32$39;
+    reg  [31:0] before32$40;
+    reg  [31:0] before32$41;
+    reg  [31:0] before32$42;
+    reg  [31:0] before32$43;
+    reg  [31:0] before32$44;
+    reg  [31:0] before32$45;
+    reg  [31:0] before32$46;
+    reg  [31:0] before32$47;
+    reg  [31:0] before32$48;
+    reg  [31:0] before32$49;
+    reg  [31:0] before32$50;
+    reg  [31:0] before32$51;
+    reg  [31:0] before32$52;
+    reg  [31:0] before32$53;
+    reg  [31:0] before32$54;
+    reg  [31:0] before32$55;
+    reg  [31:0] before32$56;
+    reg  [31:0] before32$57;
+    reg  [31:0] before32$58;
+    reg  [31:0] before32$59;
+    reg  [31:0] before32$60;
+    reg  [31:0] before32$61;
+    reg  [31:0] before32$62;
+    reg  [31:0] before32$63;
+    reg  [31:0] before32$64;
+    reg  [31:0] before32$65;
+    reg  [31:0] before32$66;
+    reg  [31:0] before32$67;
+    reg  [31:0] before32$68;
+    reg  [31:0] before32$69;
+    reg  [31:0] before32$70;
+    reg  [31:0] before32$71;
+    reg  [31:0] before32$72;
+    reg  [31:0] before32$73;
+    reg  [31:0] before32$74;
+    reg  [31:0] before32$75;
+    reg  [31:0] before32$76;
+    reg  [31:0] before32$77;
+    reg  [31:0] before32$78;
+    reg  [31:0] before32$79;
+    reg  [31:0] cnt32;
+    reg  [79:0] late;
+    reg  [79:0] high;
     reg  [6:0] new_last;
     
     // Sub module instances
@@ -401,8 +1072,11 @@ module tb_dispatch_bcs_titanv(clock,reset,start,total,max_per_sm,room,room2,gran
         total_q$d = total_q$q;
         maxp$d = maxp$q;
         last$d = last$q;
-        both = room2 & room;
         pairs = bcs & (maxp$q > one8);
+        want = room;
+        if (pairs) begin
+            want = room & room2;
+        end
         last_oh = zero_n;
         if (last$q == ids$0) begin
             last_oh = onehots$0;
@@ -644,3535 +1318,7366 @@ module tb_dispatch_bcs_titanv(clock,reset,start,total,max_per_sm,room,room2,gran
         if (last$q == ids$79) begin
             last_oh = onehots$79;
         end
-        after = ~(last_oh | (last_oh - one_n));
-        rem = zero32;
-        left = total_q$q - next_id$q;
-        cnt = zero32;
-        new_last = last$q;
-        grant = zero_n;
-        grant2 = zero_n;
-        id_0 = zero32;
-        id2_0 = zero32;
-        id_1 = zero32;
-        id2_1 = zero32;
-        id_2 = zero32;
-        id2_2 = zero32;
-        id_3 = zero32;
-        id2_3 = zero32;
-        id_4 = zero32;
-        id2_4 = zero32;
-        id_5 = zero32;
-        id2_5 = zero32;
-        id_6 = zero32;
-        id2_6 = zero32;
-        id_7 = zero32;
-        id2_7 = zero32;
-        id_8 = zero32;
-        id2_8 = zero32;
-        id_9 = zero32;
-        id2_9 = zero32;
-        id_10 = zero32;
-        id2_10 = zero32;
-        id_11 = zero32;
-        id2_11 = zero32;
-        id_12 = zero32;
-        id2_12 = zero32;
-        id_13 = zero32;
-        id2_13 = zero32;
-        id_14 = zero32;
-        id2_14 = zero32;
-        id_15 = zero32;
-        id2_15 = zero32;
-        id_16 = zero32;
-        id2_16 = zero32;
-        id_17 = zero32;
-        id2_17 = zero32;
-        id_18 = zero32;
-        id2_18 = zero32;
-        id_19 = zero32;
-        id2_19 = zero32;
-        id_20 = zero32;
-        id2_20 = zero32;
-        id_21 = zero32;
-        id2_21 = zero32;
-        id_22 = zero32;
-        id2_22 = zero32;
-        id_23 = zero32;
-        id2_23 = zero32;
-        id_24 = zero32;
-        id2_24 = zero32;
-        id_25 = zero32;
-        id2_25 = zero32;
-        id_26 = zero32;
-        id2_26 = zero32;
-        id_27 = zero32;
-        id2_27 = zero32;
-        id_28 = zero32;
-        id2_28 = zero32;
-        id_29 = zero32;
-        id2_29 = zero32;
-        id_30 = zero32;
-        id2_30 = zero32;
-        id_31 = zero32;
-        id2_31 = zero32;
-        id_32 = zero32;
-        id2_32 = zero32;
-        id_33 = zero32;
-        id2_33 = zero32;
-        id_34 = zero32;
-        id2_34 = zero32;
-        id_35 = zero32;
-        id2_35 = zero32;
-        id_36 = zero32;
-        id2_36 = zero32;
-        id_37 = zero32;
-        id2_37 = zero32;
-        id_38 = zero32;
-        id2_38 = zero32;
-        id_39 = zero32;
-        id2_39 = zero32;
-        id_40 = zero32;
-        id2_40 = zero32;
-        id_41 = zero32;
-        id2_41 = zero32;
-        id_42 = zero32;
-        id2_42 = zero32;
-        id_43 = zero32;
-        id2_43 = zero32;
-        id_44 = zero32;
-        id2_44 = zero32;
-        id_45 = zero32;
-        id2_45 = zero32;
-        id_46 = zero32;
-        id2_46 = zero32;
-        id_47 = zero32;
-        id2_47 = zero32;
-        id_48 = zero32;
-        id2_48 = zero32;
-        id_49 = zero32;
-        id2_49 = zero32;
-        id_50 = zero32;
-        id2_50 = zero32;
-        id_51 = zero32;
-        id2_51 = zero32;
-        id_52 = zero32;
-        id2_52 = zero32;
-        id_53 = zero32;
-        id2_53 = zero32;
-        id_54 = zero32;
-        id2_54 = zero32;
-        id_55 = zero32;
-        id2_55 = zero32;
-        id_56 = zero32;
-        id2_56 = zero32;
-        id_57 = zero32;
-        id2_57 = zero32;
-        id_58 = zero32;
-        id2_58 = zero32;
-        id_59 = zero32;
-        id2_59 = zero32;
-        id_60 = zero32;
-        id2_60 = zero32;
-        id_61 = zero32;
-        id2_61 = zero32;
-        id_62 = zero32;
-        id2_62 = zero32;
-        id_63 = zero32;
-        id2_63 = zero32;
-        id_64 = zero32;
-        id2_64 = zero32;
-        id_65 = zero32;
-        id2_65 = zero32;
-        id_66 = zero32;
-        id2_66 = zero32;
-        id_67 = zero32;
-        id2_67 = zero32;
-        id_68 = zero32;
-        id2_68 = zero32;
-        id_69 = zero32;
-        id2_69 = zero32;
-        id_70 = zero32;
-        id2_70 = zero32;
-        id_71 = zero32;
-        id2_71 = zero32;
-        id_72 = zero32;
-        id2_72 = zero32;
-        id_73 = zero32;
-        id2_73 = zero32;
-        id_74 = zero32;
-        id2_74 = zero32;
-        id_75 = zero32;
-        id2_75 = zero32;
-        id_76 = zero32;
-        id2_76 = zero32;
-        id_77 = zero32;
-        id2_77 = zero32;
-        id_78 = zero32;
-        id2_78 = zero32;
-        id_79 = zero32;
-        id2_79 = zero32;
+        scan = last_oh;
+        scan = scan | (scan << sh$0);
+        scan = scan | (scan << sh$1);
+        scan = scan | (scan << sh$2);
+        scan = scan | (scan << sh$3);
+        scan = scan | (scan << sh$4);
+        scan = scan | (scan << sh$5);
+        scan = scan | (scan << sh$6);
+        after = scan & ~last_oh;
+        lane_a$0 = zero_c;
+        lane_b$0 = zero_c;
+        if (want[0] & after[0]) begin
+            lane_a$0 = one_c;
+        end
+        if (want[0] & ~after[0]) begin
+            lane_b$0 = one_c;
+        end
+        sum_a$0 = lane_a$0;
+        sum_b$0 = lane_b$0;
+        lane_a$1 = zero_c;
+        lane_b$1 = zero_c;
+        if (want[1] & after[1]) begin
+            lane_a$1 = one_c;
+        end
+        if (want[1] & ~after[1]) begin
+            lane_b$1 = one_c;
+        end
+        sum_a$1 = lane_a$1;
+        sum_b$1 = lane_b$1;
+        lane_a$2 = zero_c;
+        lane_b$2 = zero_c;
+        if (want[2] & after[2]) begin
+            lane_a$2 = one_c;
+        end
+        if (want[2] & ~after[2]) begin
+            lane_b$2 = one_c;
+        end
+        sum_a$2 = lane_a$2;
+        sum_b$2 = lane_b$2;
+        lane_a$3 = zero_c;
+        lane_b$3 = zero_c;
+        if (want[3] & after[3]) begin
+            lane_a$3 = one_c;
+        end
+        if (want[3] & ~after[3]) begin
+            lane_b$3 = one_c;
+        end
+        sum_a$3 = lane_a$3;
+        sum_b$3 = lane_b$3;
+        lane_a$4 = zero_c;
+        lane_b$4 = zero_c;
+        if (want[4] & after[4]) begin
+            lane_a$4 = one_c;
+        end
+        if (want[4] & ~after[4]) begin
+            lane_b$4 = one_c;
+        end
+        sum_a$4 = lane_a$4;
+        sum_b$4 = lane_b$4;
+        lane_a$5 = zero_c;
+        lane_b$5 = zero_c;
+        if (want[5] & after[5]) begin
+            lane_a$5 = one_c;
+        end
+        if (want[5] & ~after[5]) begin
+            lane_b$5 = one_c;
+        end
+        sum_a$5 = lane_a$5;
+        sum_b$5 = lane_b$5;
+        lane_a$6 = zero_c;
+        lane_b$6 = zero_c;
+        if (want[6] & after[6]) begin
+            lane_a$6 = one_c;
+        end
+        if (want[6] & ~after[6]) begin
+            lane_b$6 = one_c;
+        end
+        sum_a$6 = lane_a$6;
+        sum_b$6 = lane_b$6;
+        lane_a$7 = zero_c;
+        lane_b$7 = zero_c;
+        if (want[7] & after[7]) begin
+            lane_a$7 = one_c;
+        end
+        if (want[7] & ~after[7]) begin
+            lane_b$7 = one_c;
+        end
+        sum_a$7 = lane_a$7;
+        sum_b$7 = lane_b$7;
+        lane_a$8 = zero_c;
+        lane_b$8 = zero_c;
+        if (want[8] & after[8]) begin
+            lane_a$8 = one_c;
+        end
+        if (want[8] & ~after[8]) begin
+            lane_b$8 = one_c;
+        end
+        sum_a$8 = lane_a$8;
+        sum_b$8 = lane_b$8;
+        lane_a$9 = zero_c;
+        lane_b$9 = zero_c;
+        if (want[9] & after[9]) begin
+            lane_a$9 = one_c;
+        end
+        if (want[9] & ~after[9]) begin
+            lane_b$9 = one_c;
+        end
+        sum_a$9 = lane_a$9;
+        sum_b$9 = lane_b$9;
+        lane_a$10 = zero_c;
+        lane_b$10 = zero_c;
+        if (want[10] & after[10]) begin
+            lane_a$10 = one_c;
+        end
+        if (want[10] & ~after[10]) begin
+            lane_b$10 = one_c;
+        end
+        sum_a$10 = lane_a$10;
+        sum_b$10 = lane_b$10;
+        lane_a$11 = zero_c;
+        lane_b$11 = zero_c;
+        if (want[11] & after[11]) begin
+            lane_a$11 = one_c;
+        end
+        if (want[11] & ~after[11]) begin
+            lane_b$11 = one_c;
+        end
+        sum_a$11 = lane_a$11;
+        sum_b$11 = lane_b$11;
+        lane_a$12 = zero_c;
+        lane_b$12 = zero_c;
+        if (want[12] & after[12]) begin
+            lane_a$12 = one_c;
+        end
+        if (want[12] & ~after[12]) begin
+            lane_b$12 = one_c;
+        end
+        sum_a$12 = lane_a$12;
+        sum_b$12 = lane_b$12;
+        lane_a$13 = zero_c;
+        lane_b$13 = zero_c;
+        if (want[13] & after[13]) begin
+            lane_a$13 = one_c;
+        end
+        if (want[13] & ~after[13]) begin
+            lane_b$13 = one_c;
+        end
+        sum_a$13 = lane_a$13;
+        sum_b$13 = lane_b$13;
+        lane_a$14 = zero_c;
+        lane_b$14 = zero_c;
+        if (want[14] & after[14]) begin
+            lane_a$14 = one_c;
+        end
+        if (want[14] & ~after[14]) begin
+            lane_b$14 = one_c;
+        end
+        sum_a$14 = lane_a$14;
+        sum_b$14 = lane_b$14;
+        lane_a$15 = zero_c;
+        lane_b$15 = zero_c;
+        if (want[15] & after[15]) begin
+            lane_a$15 = one_c;
+        end
+        if (want[15] & ~after[15]) begin
+            lane_b$15 = one_c;
+        end
+        sum_a$15 = lane_a$15;
+        sum_b$15 = lane_b$15;
+        lane_a$16 = zero_c;
+        lane_b$16 = zero_c;
+        if (want[16] & after[16]) begin
+            lane_a$16 = one_c;
+        end
+        if (want[16] & ~after[16]) begin
+            lane_b$16 = one_c;
+        end
+        sum_a$16 = lane_a$16;
+        sum_b$16 = lane_b$16;
+        lane_a$17 = zero_c;
+        lane_b$17 = zero_c;
+        if (want[17] & after[17]) begin
+            lane_a$17 = one_c;
+        end
+        if (want[17] & ~after[17]) begin
+            lane_b$17 = one_c;
+        end
+        sum_a$17 = lane_a$17;
+        sum_b$17 = lane_b$17;
+        lane_a$18 = zero_c;
+        lane_b$18 = zero_c;
+        if (want[18] & after[18]) begin
+            lane_a$18 = one_c;
+        end
+        if (want[18] & ~after[18]) begin
+            lane_b$18 = one_c;
+        end
+        sum_a$18 = lane_a$18;
+        sum_b$18 = lane_b$18;
+        lane_a$19 = zero_c;
+        lane_b$19 = zero_c;
+        if (want[19] & after[19]) begin
+            lane_a$19 = one_c;
+        end
+        if (want[19] & ~after[19]) begin
+            lane_b$19 = one_c;
+        end
+        sum_a$19 = lane_a$19;
+        sum_b$19 = lane_b$19;
+        lane_a$20 = zero_c;
+        lane_b$20 = zero_c;
+        if (want[20] & after[20]) begin
+            lane_a$20 = one_c;
+        end
+        if (want[20] & ~after[20]) begin
+            lane_b$20 = one_c;
+        end
+        sum_a$20 = lane_a$20;
+        sum_b$20 = lane_b$20;
+        lane_a$21 = zero_c;
+        lane_b$21 = zero_c;
+        if (want[21] & after[21]) begin
+            lane_a$21 = one_c;
+        end
+        if (want[21] & ~after[21]) begin
+            lane_b$21 = one_c;
+        end
+        sum_a$21 = lane_a$21;
+        sum_b$21 = lane_b$21;
+        lane_a$22 = zero_c;
+        lane_b$22 = zero_c;
+        if (want[22] & after[22]) begin
+            lane_a$22 = one_c;
+        end
+        if (want[22] & ~after[22]) begin
+            lane_b$22 = one_c;
+        end
+        sum_a$22 = lane_a$22;
+        sum_b$22 = lane_b$22;
+        lane_a$23 = zero_c;
+        lane_b$23 = zero_c;
+        if (want[23] & after[23]) begin
+            lane_a$23 = one_c;
+        end
+        if (want[23] & ~after[23]) begin
+            lane_b$23 = one_c;
+        end
+        sum_a$23 = lane_a$23;
+        sum_b$23 = lane_b$23;
+        lane_a$24 = zero_c;
+        lane_b$24 = zero_c;
+        if (want[24] & after[24]) begin
+            lane_a$24 = one_c;
+        end
+        if (want[24] & ~after[24]) begin
+            lane_b$24 = one_c;
+        end
+        sum_a$24 = lane_a$24;
+        sum_b$24 = lane_b$24;
+        lane_a$25 = zero_c;
+        lane_b$25 = zero_c;
+        if (want[25] & after[25]) begin
+            lane_a$25 = one_c;
+        end
+        if (want[25] & ~after[25]) begin
+            lane_b$25 = one_c;
+        end
+        sum_a$25 = lane_a$25;
+        sum_b$25 = lane_b$25;
+        lane_a$26 = zero_c;
+        lane_b$26 = zero_c;
+        if (want[26] & after[26]) begin
+            lane_a$26 = one_c;
+        end
+        if (want[26] & ~after[26]) begin
+            lane_b$26 = one_c;
+        end
+        sum_a$26 = lane_a$26;
+        sum_b$26 = lane_b$26;
+        lane_a$27 = zero_c;
+        lane_b$27 = zero_c;
+        if (want[27] & after[27]) begin
+            lane_a$27 = one_c;
+        end
+        if (want[27] & ~after[27]) begin
+            lane_b$27 = one_c;
+        end
+        sum_a$27 = lane_a$27;
+        sum_b$27 = lane_b$27;
+        lane_a$28 = zero_c;
+        lane_b$28 = zero_c;
+        if (want[28] & after[28]) begin
+            lane_a$28 = one_c;
+        end
+        if (want[28] & ~after[28]) begin
+            lane_b$28 = one_c;
+        end
+        sum_a$28 = lane_a$28;
+        sum_b$28 = lane_b$28;
+        lane_a$29 = zero_c;
+        lane_b$29 = zero_c;
+        if (want[29] & after[29]) begin
+            lane_a$29 = one_c;
+        end
+        if (want[29] & ~after[29]) begin
+            lane_b$29 = one_c;
+        end
+        sum_a$29 = lane_a$29;
+        sum_b$29 = lane_b$29;
+        lane_a$30 = zero_c;
+        lane_b$30 = zero_c;
+        if (want[30] & after[30]) begin
+            lane_a$30 = one_c;
+        end
+        if (want[30] & ~after[30]) begin
+            lane_b$30 = one_c;
+        end
+        sum_a$30 = lane_a$30;
+        sum_b$30 = lane_b$30;
+        lane_a$31 = zero_c;
+        lane_b$31 = zero_c;
+        if (want[31] & after[31]) begin
+            lane_a$31 = one_c;
+        end
+        if (want[31] & ~after[31]) begin
+            lane_b$31 = one_c;
+        end
+        sum_a$31 = lane_a$31;
+        sum_b$31 = lane_b$31;
+        lane_a$32 = zero_c;
+        lane_b$32 = zero_c;
+        if (want[32] & after[32]) begin
+            lane_a$32 = one_c;
+        end
+        if (want[32] & ~after[32]) begin
+            lane_b$32 = one_c;
+        end
+        sum_a$32 = lane_a$32;
+        sum_b$32 = lane_b$32;
+        lane_a$33 = zero_c;
+        lane_b$33 = zero_c;
+        if (want[33] & after[33]) begin
+            lane_a$33 = one_c;
+        end
+        if (want[33] & ~after[33]) begin
+            lane_b$33 = one_c;
+        end
+        sum_a$33 = lane_a$33;
+        sum_b$33 = lane_b$33;
+        lane_a$34 = zero_c;
+        lane_b$34 = zero_c;
+        if (want[34] & after[34]) begin
+            lane_a$34 = one_c;
+        end
+        if (want[34] & ~after[34]) begin
+            lane_b$34 = one_c;
+        end
+        sum_a$34 = lane_a$34;
+        sum_b$34 = lane_b$34;
+        lane_a$35 = zero_c;
+        lane_b$35 = zero_c;
+        if (want[35] & after[35]) begin
+            lane_a$35 = one_c;
+        end
+        if (want[35] & ~after[35]) begin
+            lane_b$35 = one_c;
+        end
+        sum_a$35 = lane_a$35;
+        sum_b$35 = lane_b$35;
+        lane_a$36 = zero_c;
+        lane_b$36 = zero_c;
+        if (want[36] & after[36]) begin
+            lane_a$36 = one_c;
+        end
+        if (want[36] & ~after[36]) begin
+            lane_b$36 = one_c;
+        end
+        sum_a$36 = lane_a$36;
+        sum_b$36 = lane_b$36;
+        lane_a$37 = zero_c;
+        lane_b$37 = zero_c;
+        if (want[37] & after[37]) begin
+            lane_a$37 = one_c;
+        end
+        if (want[37] & ~after[37]) begin
+            lane_b$37 = one_c;
+        end
+        sum_a$37 = lane_a$37;
+        sum_b$37 = lane_b$37;
+        lane_a$38 = zero_c;
+        lane_b$38 = zero_c;
+        if (want[38] & after[38]) begin
+            lane_a$38 = one_c;
+        end
+        if (want[38] & ~after[38]) begin
+            lane_b$38 = one_c;
+        end
+        sum_a$38 = lane_a$38;
+        sum_b$38 = lane_b$38;
+        lane_a$39 = zero_c;
+        lane_b$39 = zero_c;
+        if (want[39] & after[39]) begin
+            lane_a$39 = one_c;
+        end
+        if (want[39] & ~after[39]) begin
+            lane_b$39 = one_c;
+        end
+        sum_a$39 = lane_a$39;
+        sum_b$39 = lane_b$39;
+        lane_a$40 = zero_c;
+        lane_b$40 = zero_c;
+        if (want[40] & after[40]) begin
+            lane_a$40 = one_c;
+        end
+        if (want[40] & ~after[40]) begin
+            lane_b$40 = one_c;
+        end
+        sum_a$40 = lane_a$40;
+        sum_b$40 = lane_b$40;
+        lane_a$41 = zero_c;
+        lane_b$41 = zero_c;
+        if (want[41] & after[41]) begin
+            lane_a$41 = one_c;
+        end
+        if (want[41] & ~after[41]) begin
+            lane_b$41 = one_c;
+        end
+        sum_a$41 = lane_a$41;
+        sum_b$41 = lane_b$41;
+        lane_a$42 = zero_c;
+        lane_b$42 = zero_c;
+        if (want[42] & after[42]) begin
+            lane_a$42 = one_c;
+        end
+        if (want[42] & ~after[42]) begin
+            lane_b$42 = one_c;
+        end
+        sum_a$42 = lane_a$42;
+        sum_b$42 = lane_b$42;
+        lane_a$43 = zero_c;
+        lane_b$43 = zero_c;
+        if (want[43] & after[43]) begin
+            lane_a$43 = one_c;
+        end
+        if (want[43] & ~after[43]) begin
+            lane_b$43 = one_c;
+        end
+        sum_a$43 = lane_a$43;
+        sum_b$43 = lane_b$43;
+        lane_a$44 = zero_c;
+        lane_b$44 = zero_c;
+        if (want[44] & after[44]) begin
+            lane_a$44 = one_c;
+        end
+        if (want[44] & ~after[44]) begin
+            lane_b$44 = one_c;
+        end
+        sum_a$44 = lane_a$44;
+        sum_b$44 = lane_b$44;
+        lane_a$45 = zero_c;
+        lane_b$45 = zero_c;
+        if (want[45] & after[45]) begin
+            lane_a$45 = one_c;
+        end
+        if (want[45] & ~after[45]) begin
+            lane_b$45 = one_c;
+        end
+        sum_a$45 = lane_a$45;
+        sum_b$45 = lane_b$45;
+        lane_a$46 = zero_c;
+        lane_b$46 = zero_c;
+        if (want[46] & after[46]) begin
+            lane_a$46 = one_c;
+        end
+        if (want[46] & ~after[46]) begin
+            lane_b$46 = one_c;
+        end
+        sum_a$46 = lane_a$46;
+        sum_b$46 = lane_b$46;
+        lane_a$47 = zero_c;
+        lane_b$47 = zero_c;
+        if (want[47] & after[47]) begin
+            lane_a$47 = one_c;
+        end
+        if (want[47] & ~after[47]) begin
+            lane_b$47 = one_c;
+        end
+        sum_a$47 = lane_a$47;
+        sum_b$47 = lane_b$47;
+        lane_a$48 = zero_c;
+        lane_b$48 = zero_c;
+        if (want[48] & after[48]) begin
+            lane_a$48 = one_c;
+        end
+        if (want[48] & ~after[48]) begin
+            lane_b$48 = one_c;
+        end
+        sum_a$48 = lane_a$48;
+        sum_b$48 = lane_b$48;
+        lane_a$49 = zero_c;
+        lane_b$49 = zero_c;
+        if (want[49] & after[49]) begin
+            lane_a$49 = one_c;
+        end
+        if (want[49] & ~after[49]) begin
+            lane_b$49 = one_c;
+        end
+        sum_a$49 = lane_a$49;
+        sum_b$49 = lane_b$49;
+        lane_a$50 = zero_c;
+        lane_b$50 = zero_c;
+        if (want[50] & after[50]) begin
+            lane_a$50 = one_c;
+        end
+        if (want[50] & ~after[50]) begin
+            lane_b$50 = one_c;
+        end
+        sum_a$50 = lane_a$50;
+        sum_b$50 = lane_b$50;
+        lane_a$51 = zero_c;
+        lane_b$51 = zero_c;
+        if (want[51] & after[51]) begin
+            lane_a$51 = one_c;
+        end
+        if (want[51] & ~after[51]) begin
+            lane_b$51 = one_c;
+        end
+        sum_a$51 = lane_a$51;
+        sum_b$51 = lane_b$51;
+        lane_a$52 = zero_c;
+        lane_b$52 = zero_c;
+        if (want[52] & after[52]) begin
+            lane_a$52 = one_c;
+        end
+        if (want[52] & ~after[52]) begin
+            lane_b$52 = one_c;
+        end
+        sum_a$52 = lane_a$52;
+        sum_b$52 = lane_b$52;
+        lane_a$53 = zero_c;
+        lane_b$53 = zero_c;
+        if (want[53] & after[53]) begin
+            lane_a$53 = one_c;
+        end
+        if (want[53] & ~after[53]) begin
+            lane_b$53 = one_c;
+        end
+        sum_a$53 = lane_a$53;
+        sum_b$53 = lane_b$53;
+        lane_a$54 = zero_c;
+        lane_b$54 = zero_c;
+        if (want[54] & after[54]) begin
+            lane_a$54 = one_c;
+        end
+        if (want[54] & ~after[54]) begin
+            lane_b$54 = one_c;
+        end
+        sum_a$54 = lane_a$54;
+        sum_b$54 = lane_b$54;
+        lane_a$55 = zero_c;
+        lane_b$55 = zero_c;
+        if (want[55] & after[55]) begin
+            lane_a$55 = one_c;
+        end
+        if (want[55] & ~after[55]) begin
+            lane_b$55 = one_c;
+        end
+        sum_a$55 = lane_a$55;
+        sum_b$55 = lane_b$55;
+        lane_a$56 = zero_c;
+        lane_b$56 = zero_c;
+        if (want[56] & after[56]) begin
+            lane_a$56 = one_c;
+        end
+        if (want[56] & ~after[56]) begin
+            lane_b$56 = one_c;
+        end
+        sum_a$56 = lane_a$56;
+        sum_b$56 = lane_b$56;
+        lane_a$57 = zero_c;
+        lane_b$57 = zero_c;
+        if (want[57] & after[57]) begin
+            lane_a$57 = one_c;
+        end
+        if (want[57] & ~after[57]) begin
+            lane_b$57 = one_c;
+        end
+        sum_a$57 = lane_a$57;
+        sum_b$57 = lane_b$57;
+        lane_a$58 = zero_c;
+        lane_b$58 = zero_c;
+        if (want[58] & after[58]) begin
+            lane_a$58 = one_c;
+        end
+        if (want[58] & ~after[58]) begin
+            lane_b$58 = one_c;
+        end
+        sum_a$58 = lane_a$58;
+        sum_b$58 = lane_b$58;
+        lane_a$59 = zero_c;
+        lane_b$59 = zero_c;
+        if (want[59] & after[59]) begin
+            lane_a$59 = one_c;
+        end
+        if (want[59] & ~after[59]) begin
+            lane_b$59 = one_c;
+        end
+        sum_a$59 = lane_a$59;
+        sum_b$59 = lane_b$59;
+        lane_a$60 = zero_c;
+        lane_b$60 = zero_c;
+        if (want[60] & after[60]) begin
+            lane_a$60 = one_c;
+        end
+        if (want[60] & ~after[60]) begin
+            lane_b$60 = one_c;
+        end
+        sum_a$60 = lane_a$60;
+        sum_b$60 = lane_b$60;
+        lane_a$61 = zero_c;
+        lane_b$61 = zero_c;
+        if (want[61] & after[61]) begin
+            lane_a$61 = one_c;
+        end
+        if (want[61] & ~after[61]) begin
+            lane_b$61 = one_c;
+        end
+        sum_a$61 = lane_a$61;
+        sum_b$61 = lane_b$61;
+        lane_a$62 = zero_c;
+        lane_b$62 = zero_c;
+        if (want[62] & after[62]) begin
+            lane_a$62 = one_c;
+        end
+        if (want[62] & ~after[62]) begin
+            lane_b$62 = one_c;
+        end
+        sum_a$62 = lane_a$62;
+        sum_b$62 = lane_b$62;
+        lane_a$63 = zero_c;
+        lane_b$63 = zero_c;
+        if (want[63] & after[63]) begin
+            lane_a$63 = one_c;
+        end
+        if (want[63] & ~after[63]) begin
+            lane_b$63 = one_c;
+        end
+        sum_a$63 = lane_a$63;
+        sum_b$63 = lane_b$63;
+        lane_a$64 = zero_c;
+        lane_b$64 = zero_c;
+        if (want[64] & after[64]) begin
+            lane_a$64 = one_c;
+        end
+        if (want[64] & ~after[64]) begin
+            lane_b$64 = one_c;
+        end
+        sum_a$64 = lane_a$64;
+        sum_b$64 = lane_b$64;
+        lane_a$65 = zero_c;
+        lane_b$65 = zero_c;
+        if (want[65] & after[65]) begin
+            lane_a$65 = one_c;
+        end
+        if (want[65] & ~after[65]) begin
+            lane_b$65 = one_c;
+        end
+        sum_a$65 = lane_a$65;
+        sum_b$65 = lane_b$65;
+        lane_a$66 = zero_c;
+        lane_b$66 = zero_c;
+        if (want[66] & after[66]) begin
+            lane_a$66 = one_c;
+        end
+        if (want[66] & ~after[66]) begin
+            lane_b$66 = one_c;
+        end
+        sum_a$66 = lane_a$66;
+        sum_b$66 = lane_b$66;
+        lane_a$67 = zero_c;
+        lane_b$67 = zero_c;
+        if (want[67] & after[67]) begin
+            lane_a$67 = one_c;
+        end
+        if (want[67] & ~after[67]) begin
+            lane_b$67 = one_c;
+        end
+        sum_a$67 = lane_a$67;
+        sum_b$67 = lane_b$67;
+        lane_a$68 = zero_c;
+        lane_b$68 = zero_c;
+        if (want[68] & after[68]) begin
+            lane_a$68 = one_c;
+        end
+        if (want[68] & ~after[68]) begin
+            lane_b$68 = one_c;
+        end
+        sum_a$68 = lane_a$68;
+        sum_b$68 = lane_b$68;
+        lane_a$69 = zero_c;
+        lane_b$69 = zero_c;
+        if (want[69] & after[69]) begin
+            lane_a$69 = one_c;
+        end
+        if (want[69] & ~after[69]) begin
+            lane_b$69 = one_c;
+        end
+        sum_a$69 = lane_a$69;
+        sum_b$69 = lane_b$69;
+        lane_a$70 = zero_c;
+        lane_b$70 = zero_c;
+        if (want[70] & after[70]) begin
+            lane_a$70 = one_c;
+        end
+        if (want[70] & ~after[70]) begin
+            lane_b$70 = one_c;
+        end
+        sum_a$70 = lane_a$70;
+        sum_b$70 = lane_b$70;
+        lane_a$71 = zero_c;
+        lane_b$71 = zero_c;
+        if (want[71] & after[71]) begin
+            lane_a$71 = one_c;
+        end
+        if (want[71] & ~after[71]) begin
+            lane_b$71 = one_c;
+        end
+        sum_a$71 = lane_a$71;
+        sum_b$71 = lane_b$71;
+        lane_a$72 = zero_c;
+        lane_b$72 = zero_c;
+        if (want[72] & after[72]) begin
+            lane_a$72 = one_c;
+        end
+        if (want[72] & ~after[72]) begin
+            lane_b$72 = one_c;
+        end
+        sum_a$72 = lane_a$72;
+        sum_b$72 = lane_b$72;
+        lane_a$73 = zero_c;
+        lane_b$73 = zero_c;
+        if (want[73] & after[73]) begin
+            lane_a$73 = one_c;
+        end
+        if (want[73] & ~after[73]) begin
+            lane_b$73 = one_c;
+        end
+        sum_a$73 = lane_a$73;
+        sum_b$73 = lane_b$73;
+        lane_a$74 = zero_c;
+        lane_b$74 = zero_c;
+        if (want[74] & after[74]) begin
+            lane_a$74 = one_c;
+        end
+        if (want[74] & ~after[74]) begin
+            lane_b$74 = one_c;
+        end
+        sum_a$74 = lane_a$74;
+        sum_b$74 = lane_b$74;
+        lane_a$75 = zero_c;
+        lane_b$75 = zero_c;
+        if (want[75] & after[75]) begin
+            lane_a$75 = one_c;
+        end
+        if (want[75] & ~after[75]) begin
+            lane_b$75 = one_c;
+        end
+        sum_a$75 = lane_a$75;
+        sum_b$75 = lane_b$75;
+        lane_a$76 = zero_c;
+        lane_b$76 = zero_c;
+        if (want[76] & after[76]) begin
+            lane_a$76 = one_c;
+        end
+        if (want[76] & ~after[76]) begin
+            lane_b$76 = one_c;
+        end
+        sum_a$76 = lane_a$76;
+        sum_b$76 = lane_b$76;
+        lane_a$77 = zero_c;
+        lane_b$77 = zero_c;
+        if (want[77] & after[77]) begin
+            lane_a$77 = one_c;
+        end
+        if (want[77] & ~after[77]) begin
+            lane_b$77 = one_c;
+        end
+        sum_a$77 = lane_a$77;
+        sum_b$77 = lane_b$77;
+        lane_a$78 = zero_c;
+        lane_b$78 = zero_c;
+        if (want[78] & after[78]) begin
+            lane_a$78 = one_c;
+        end
+        if (want[78] & ~after[78]) begin
+            lane_b$78 = one_c;
+        end
+        sum_a$78 = lane_a$78;
+        sum_b$78 = lane_b$78;
+        lane_a$79 = zero_c;
+        lane_b$79 = zero_c;
+        if (want[79] & after[79]) begin
+            lane_a$79 = one_c;
+        end
+        if (want[79] & ~after[79]) begin
+            lane_b$79 = one_c;
+        end
+        sum_a$79 = lane_a$79;
+        sum_b$79 = lane_b$79;
+        prev_a$0 = sum_a$0;
+        prev_b$0 = sum_b$0;
+        prev_a$1 = sum_a$1;
+        prev_b$1 = sum_b$1;
+        prev_a$2 = sum_a$2;
+        prev_b$2 = sum_b$2;
+        prev_a$3 = sum_a$3;
+        prev_b$3 = sum_b$3;
+        prev_a$4 = sum_a$4;
+        prev_b$4 = sum_b$4;
+        prev_a$5 = sum_a$5;
+        prev_b$5 = sum_b$5;
+        prev_a$6 = sum_a$6;
+        prev_b$6 = sum_b$6;
+        prev_a$7 = sum_a$7;
+        prev_b$7 = sum_b$7;
+        prev_a$8 = sum_a$8;
+        prev_b$8 = sum_b$8;
+        prev_a$9 = sum_a$9;
+        prev_b$9 = sum_b$9;
+        prev_a$10 = sum_a$10;
+        prev_b$10 = sum_b$10;
+        prev_a$11 = sum_a$11;
+        prev_b$11 = sum_b$11;
+        prev_a$12 = sum_a$12;
+        prev_b$12 = sum_b$12;
+        prev_a$13 = sum_a$13;
+        prev_b$13 = sum_b$13;
+        prev_a$14 = sum_a$14;
+        prev_b$14 = sum_b$14;
+        prev_a$15 = sum_a$15;
+        prev_b$15 = sum_b$15;
+        prev_a$16 = sum_a$16;
+        prev_b$16 = sum_b$16;
+        prev_a$17 = sum_a$17;
+        prev_b$17 = sum_b$17;
+        prev_a$18 = sum_a$18;
+        prev_b$18 = sum_b$18;
+        prev_a$19 = sum_a$19;
+        prev_b$19 = sum_b$19;
+        prev_a$20 = sum_a$20;
+        prev_b$20 = sum_b$20;
+        prev_a$21 = sum_a$21;
+        prev_b$21 = sum_b$21;
+        prev_a$22 = sum_a$22;
+        prev_b$22 = sum_b$22;
+        prev_a$23 = sum_a$23;
+        prev_b$23 = sum_b$23;
+        prev_a$24 = sum_a$24;
+        prev_b$24 = sum_b$24;
+        prev_a$25 = sum_a$25;
+        prev_b$25 = sum_b$25;
+        prev_a$26 = sum_a$26;
+        prev_b$26 = sum_b$26;
+        prev_a$27 = sum_a$27;
+        prev_b$27 = sum_b$27;
+        prev_a$28 = sum_a$28;
+        prev_b$28 = sum_b$28;
+        prev_a$29 = sum_a$29;
+        prev_b$29 = sum_b$29;
+        prev_a$30 = sum_a$30;
+        prev_b$30 = sum_b$30;
+        prev_a$31 = sum_a$31;
+        prev_b$31 = sum_b$31;
+        prev_a$32 = sum_a$32;
+        prev_b$32 = sum_b$32;
+        prev_a$33 = sum_a$33;
+        prev_b$33 = sum_b$33;
+        prev_a$34 = sum_a$34;
+        prev_b$34 = sum_b$34;
+        prev_a$35 = sum_a$35;
+        prev_b$35 = sum_b$35;
+        prev_a$36 = sum_a$36;
+        prev_b$36 = sum_b$36;
+        prev_a$37 = sum_a$37;
+        prev_b$37 = sum_b$37;
+        prev_a$38 = sum_a$38;
+        prev_b$38 = sum_b$38;
+        prev_a$39 = sum_a$39;
+        prev_b$39 = sum_b$39;
+        prev_a$40 = sum_a$40;
+        prev_b$40 = sum_b$40;
+        prev_a$41 = sum_a$41;
+        prev_b$41 = sum_b$41;
+        prev_a$42 = sum_a$42;
+        prev_b$42 = sum_b$42;
+        prev_a$43 = sum_a$43;
+        prev_b$43 = sum_b$43;
+        prev_a$44 = sum_a$44;
+        prev_b$44 = sum_b$44;
+        prev_a$45 = sum_a$45;
+        prev_b$45 = sum_b$45;
+        prev_a$46 = sum_a$46;
+        prev_b$46 = sum_b$46;
+        prev_a$47 = sum_a$47;
+        prev_b$47 = sum_b$47;
+        prev_a$48 = sum_a$48;
+        prev_b$48 = sum_b$48;
+        prev_a$49 = sum_a$49;
+        prev_b$49 = sum_b$49;
+        prev_a$50 = sum_a$50;
+        prev_b$50 = sum_b$50;
+        prev_a$51 = sum_a$51;
+        prev_b$51 = sum_b$51;
+        prev_a$52 = sum_a$52;
+        prev_b$52 = sum_b$52;
+        prev_a$53 = sum_a$53;
+        prev_b$53 = sum_b$53;
+        prev_a$54 = sum_a$54;
+        prev_b$54 = sum_b$54;
+        prev_a$55 = sum_a$55;
+        prev_b$55 = sum_b$55;
+        prev_a$56 = sum_a$56;
+        prev_b$56 = sum_b$56;
+        prev_a$57 = sum_a$57;
+        prev_b$57 = sum_b$57;
+        prev_a$58 = sum_a$58;
+        prev_b$58 = sum_b$58;
+        prev_a$59 = sum_a$59;
+        prev_b$59 = sum_b$59;
+        prev_a$60 = sum_a$60;
+        prev_b$60 = sum_b$60;
+        prev_a$61 = sum_a$61;
+        prev_b$61 = sum_b$61;
+        prev_a$62 = sum_a$62;
+        prev_b$62 = sum_b$62;
+        prev_a$63 = sum_a$63;
+        prev_b$63 = sum_b$63;
+        prev_a$64 = sum_a$64;
+        prev_b$64 = sum_b$64;
+        prev_a$65 = sum_a$65;
+        prev_b$65 = sum_b$65;
+        prev_a$66 = sum_a$66;
+        prev_b$66 = sum_b$66;
+        prev_a$67 = sum_a$67;
+        prev_b$67 = sum_b$67;
+        prev_a$68 = sum_a$68;
+        prev_b$68 = sum_b$68;
+        prev_a$69 = sum_a$69;
+        prev_b$69 = sum_b$69;
+        prev_a$70 = sum_a$70;
+        prev_b$70 = sum_b$70;
+        prev_a$71 = sum_a$71;
+        prev_b$71 = sum_b$71;
+        prev_a$72 = sum_a$72;
+        prev_b$72 = sum_b$72;
+        prev_a$73 = sum_a$73;
+        prev_b$73 = sum_b$73;
+        prev_a$74 = sum_a$74;
+        prev_b$74 = sum_b$74;
+        prev_a$75 = sum_a$75;
+        prev_b$75 = sum_b$75;
+        prev_a$76 = sum_a$76;
+        prev_b$76 = sum_b$76;
+        prev_a$77 = sum_a$77;
+        prev_b$77 = sum_b$77;
+        prev_a$78 = sum_a$78;
+        prev_b$78 = sum_b$78;
+        prev_a$79 = sum_a$79;
+        prev_b$79 = sum_b$79;
+        sum_a$1 = prev_a$1 + prev_a$0;
+        sum_b$1 = prev_b$1 + prev_b$0;
+        sum_a$2 = prev_a$2 + prev_a$1;
+        sum_b$2 = prev_b$2 + prev_b$1;
+        sum_a$3 = prev_a$3 + prev_a$2;
+        sum_b$3 = prev_b$3 + prev_b$2;
+        sum_a$4 = prev_a$4 + prev_a$3;
+        sum_b$4 = prev_b$4 + prev_b$3;
+        sum_a$5 = prev_a$5 + prev_a$4;
+        sum_b$5 = prev_b$5 + prev_b$4;
+        sum_a$6 = prev_a$6 + prev_a$5;
+        sum_b$6 = prev_b$6 + prev_b$5;
+        sum_a$7 = prev_a$7 + prev_a$6;
+        sum_b$7 = prev_b$7 + prev_b$6;
+        sum_a$8 = prev_a$8 + prev_a$7;
+        sum_b$8 = prev_b$8 + prev_b$7;
+        sum_a$9 = prev_a$9 + prev_a$8;
+        sum_b$9 = prev_b$9 + prev_b$8;
+        sum_a$10 = prev_a$10 + prev_a$9;
+        sum_b$10 = prev_b$10 + prev_b$9;
+        sum_a$11 = prev_a$11 + prev_a$10;
+        sum_b$11 = prev_b$11 + prev_b$10;
+        sum_a$12 = prev_a$12 + prev_a$11;
+        sum_b$12 = prev_b$12 + prev_b$11;
+        sum_a$13 = prev_a$13 + prev_a$12;
+        sum_b$13 = prev_b$13 + prev_b$12;
+        sum_a$14 = prev_a$14 + prev_a$13;
+        sum_b$14 = prev_b$14 + prev_b$13;
+        sum_a$15 = prev_a$15 + prev_a$14;
+        sum_b$15 = prev_b$15 + prev_b$14;
+        sum_a$16 = prev_a$16 + prev_a$15;
+        sum_b$16 = prev_b$16 + prev_b$15;
+        sum_a$17 = prev_a$17 + prev_a$16;
+        sum_b$17 = prev_b$17 + prev_b$16;
+        sum_a$18 = prev_a$18 + prev_a$17;
+        sum_b$18 = prev_b$18 + prev_b$17;
+        sum_a$19 = prev_a$19 + prev_a$18;
+        sum_b$19 = prev_b$19 + prev_b$18;
+        sum_a$20 = prev_a$20 + prev_a$19;
+        sum_b$20 = prev_b$20 + prev_b$19;
+        sum_a$21 = prev_a$21 + prev_a$20;
+        sum_b$21 = prev_b$21 + prev_b$20;
+        sum_a$22 = prev_a$22 + prev_a$21;
+        sum_b$22 = prev_b$22 + prev_b$21;
+        sum_a$23 = prev_a$23 + prev_a$22;
+        sum_b$23 = prev_b$23 + prev_b$22;
+        sum_a$24 = prev_a$24 + prev_a$23;
+        sum_b$24 = prev_b$24 + prev_b$23;
+        sum_a$25 = prev_a$25 + prev_a$24;
+        sum_b$25 = prev_b$25 + prev_b$24;
+        sum_a$26 = prev_a$26 + prev_a$25;
+        sum_b$26 = prev_b$26 + prev_b$25;
+        sum_a$27 = prev_a$27 + prev_a$26;
+        sum_b$27 = prev_b$27 + prev_b$26;
+        sum_a$28 = prev_a$28 + prev_a$27;
+        sum_b$28 = prev_b$28 + prev_b$27;
+        sum_a$29 = prev_a$29 + prev_a$28;
+        sum_b$29 = prev_b$29 + prev_b$28;
+        sum_a$30 = prev_a$30 + prev_a$29;
+        sum_b$30 = prev_b$30 + prev_b$29;
+        sum_a$31 = prev_a$31 + prev_a$30;
+        sum_b$31 = prev_b$31 + prev_b$30;
+        sum_a$32 = prev_a$32 + prev_a$31;
+        sum_b$32 = prev_b$32 + prev_b$31;
+        sum_a$33 = prev_a$33 + prev_a$32;
+        sum_b$33 = prev_b$33 + prev_b$32;
+        sum_a$34 = prev_a$34 + prev_a$33;
+        sum_b$34 = prev_b$34 + prev_b$33;
+        sum_a$35 = prev_a$35 + prev_a$34;
+        sum_b$35 = prev_b$35 + prev_b$34;
+        sum_a$36 = prev_a$36 + prev_a$35;
+        sum_b$36 = prev_b$36 + prev_b$35;
+        sum_a$37 = prev_a$37 + prev_a$36;
+        sum_b$37 = prev_b$37 + prev_b$36;
+        sum_a$38 = prev_a$38 + prev_a$37;
+        sum_b$38 = prev_b$38 + prev_b$37;
+        sum_a$39 = prev_a$39 + prev_a$38;
+        sum_b$39 = prev_b$39 + prev_b$38;
+        sum_a$40 = prev_a$40 + prev_a$39;
+        sum_b$40 = prev_b$40 + prev_b$39;
+        sum_a$41 = prev_a$41 + prev_a$40;
+        sum_b$41 = prev_b$41 + prev_b$40;
+        sum_a$42 = prev_a$42 + prev_a$41;
+        sum_b$42 = prev_b$42 + prev_b$41;
+        sum_a$43 = prev_a$43 + prev_a$42;
+        sum_b$43 = prev_b$43 + prev_b$42;
+        sum_a$44 = prev_a$44 + prev_a$43;
+        sum_b$44 = prev_b$44 + prev_b$43;
+        sum_a$45 = prev_a$45 + prev_a$44;
+        sum_b$45 = prev_b$45 + prev_b$44;
+        sum_a$46 = prev_a$46 + prev_a$45;
+        sum_b$46 = prev_b$46 + prev_b$45;
+        sum_a$47 = prev_a$47 + prev_a$46;
+        sum_b$47 = prev_b$47 + prev_b$46;
+        sum_a$48 = prev_a$48 + prev_a$47;
+        sum_b$48 = prev_b$48 + prev_b$47;
+        sum_a$49 = prev_a$49 + prev_a$48;
+        sum_b$49 = prev_b$49 + prev_b$48;
+        sum_a$50 = prev_a$50 + prev_a$49;
+        sum_b$50 = prev_b$50 + prev_b$49;
+        sum_a$51 = prev_a$51 + prev_a$50;
+        sum_b$51 = prev_b$51 + prev_b$50;
+        sum_a$52 = prev_a$52 + prev_a$51;
+        sum_b$52 = prev_b$52 + prev_b$51;
+        sum_a$53 = prev_a$53 + prev_a$52;
+        sum_b$53 = prev_b$53 + prev_b$52;
+        sum_a$54 = prev_a$54 + prev_a$53;
+        sum_b$54 = prev_b$54 + prev_b$53;
+        sum_a$55 = prev_a$55 + prev_a$54;
+        sum_b$55 = prev_b$55 + prev_b$54;
+        sum_a$56 = prev_a$56 + prev_a$55;
+        sum_b$56 = prev_b$56 + prev_b$55;
+        sum_a$57 = prev_a$57 + prev_a$56;
+        sum_b$57 = prev_b$57 + prev_b$56;
+        sum_a$58 = prev_a$58 + prev_a$57;
+        sum_b$58 = prev_b$58 + prev_b$57;
+        sum_a$59 = prev_a$59 + prev_a$58;
+        sum_b$59 = prev_b$59 + prev_b$58;
+        sum_a$60 = prev_a$60 + prev_a$59;
+        sum_b$60 = prev_b$60 + prev_b$59;
+        sum_a$61 = prev_a$61 + prev_a$60;
+        sum_b$61 = prev_b$61 + prev_b$60;
+        sum_a$62 = prev_a$62 + prev_a$61;
+        sum_b$62 = prev_b$62 + prev_b$61;
+        sum_a$63 = prev_a$63 + prev_a$62;
+        sum_b$63 = prev_b$63 + prev_b$62;
+        sum_a$64 = prev_a$64 + prev_a$63;
+        sum_b$64 = prev_b$64 + prev_b$63;
+        sum_a$65 = prev_a$65 + prev_a$64;
+        sum_b$65 = prev_b$65 + prev_b$64;
+        sum_a$66 = prev_a$66 + prev_a$65;
+        sum_b$66 = prev_b$66 + prev_b$65;
+        sum_a$67 = prev_a$67 + prev_a$66;
+        sum_b$67 = prev_b$67 + prev_b$66;
+        sum_a$68 = prev_a$68 + prev_a$67;
+        sum_b$68 = prev_b$68 + prev_b$67;
+        sum_a$69 = prev_a$69 + prev_a$68;
+        sum_b$69 = prev_b$69 + prev_b$68;
+        sum_a$70 = prev_a$70 + prev_a$69;
+        sum_b$70 = prev_b$70 + prev_b$69;
+        sum_a$71 = prev_a$71 + prev_a$70;
+        sum_b$71 = prev_b$71 + prev_b$70;
+        sum_a$72 = prev_a$72 + prev_a$71;
+        sum_b$72 = prev_b$72 + prev_b$71;
+        sum_a$73 = prev_a$73 + prev_a$72;
+        sum_b$73 = prev_b$73 + prev_b$72;
+        sum_a$74 = prev_a$74 + prev_a$73;
+        sum_b$74 = prev_b$74 + prev_b$73;
+        sum_a$75 = prev_a$75 + prev_a$74;
+        sum_b$75 = prev_b$75 + prev_b$74;
+        sum_a$76 = prev_a$76 + prev_a$75;
+        sum_b$76 = prev_b$76 + prev_b$75;
+        sum_a$77 = prev_a$77 + prev_a$76;
+        sum_b$77 = prev_b$77 + prev_b$76;
+        sum_a$78 = prev_a$78 + prev_a$77;
+        sum_b$78 = prev_b$78 + prev_b$77;
+        sum_a$79 = prev_a$79 + prev_a$78;
+        sum_b$79 = prev_b$79 + prev_b$78;
+        prev_a$0 = sum_a$0;
+        prev_b$0 = sum_b$0;
+        prev_a$1 = sum_a$1;
+        prev_b$1 = sum_b$1;
+        prev_a$2 = sum_a$2;
+        prev_b$2 = sum_b$2;
+        prev_a$3 = sum_a$3;
+        prev_b$3 = sum_b$3;
+        prev_a$4 = sum_a$4;
+        prev_b$4 = sum_b$4;
+        prev_a$5 = sum_a$5;
+        prev_b$5 = sum_b$5;
+        prev_a$6 = sum_a$6;
+        prev_b$6 = sum_b$6;
+        prev_a$7 = sum_a$7;
+        prev_b$7 = sum_b$7;
+        prev_a$8 = sum_a$8;
+        prev_b$8 = sum_b$8;
+        prev_a$9 = sum_a$9;
+        prev_b$9 = sum_b$9;
+        prev_a$10 = sum_a$10;
+        prev_b$10 = sum_b$10;
+        prev_a$11 = sum_a$11;
+        prev_b$11 = sum_b$11;
+        prev_a$12 = sum_a$12;
+        prev_b$12 = sum_b$12;
+        prev_a$13 = sum_a$13;
+        prev_b$13 = sum_b$13;
+        prev_a$14 = sum_a$14;
+        prev_b$14 = sum_b$14;
+        prev_a$15 = sum_a$15;
+        prev_b$15 = sum_b$15;
+        prev_a$16 = sum_a$16;
+        prev_b$16 = sum_b$16;
+        prev_a$17 = sum_a$17;
+        prev_b$17 = sum_b$17;
+        prev_a$18 = sum_a$18;
+        prev_b$18 = sum_b$18;
+        prev_a$19 = sum_a$19;
+        prev_b$19 = sum_b$19;
+        prev_a$20 = sum_a$20;
+        prev_b$20 = sum_b$20;
+        prev_a$21 = sum_a$21;
+        prev_b$21 = sum_b$21;
+        prev_a$22 = sum_a$22;
+        prev_b$22 = sum_b$22;
+        prev_a$23 = sum_a$23;
+        prev_b$23 = sum_b$23;
+        prev_a$24 = sum_a$24;
+        prev_b$24 = sum_b$24;
+        prev_a$25 = sum_a$25;
+        prev_b$25 = sum_b$25;
+        prev_a$26 = sum_a$26;
+        prev_b$26 = sum_b$26;
+        prev_a$27 = sum_a$27;
+        prev_b$27 = sum_b$27;
+        prev_a$28 = sum_a$28;
+        prev_b$28 = sum_b$28;
+        prev_a$29 = sum_a$29;
+        prev_b$29 = sum_b$29;
+        prev_a$30 = sum_a$30;
+        prev_b$30 = sum_b$30;
+        prev_a$31 = sum_a$31;
+        prev_b$31 = sum_b$31;
+        prev_a$32 = sum_a$32;
+        prev_b$32 = sum_b$32;
+        prev_a$33 = sum_a$33;
+        prev_b$33 = sum_b$33;
+        prev_a$34 = sum_a$34;
+        prev_b$34 = sum_b$34;
+        prev_a$35 = sum_a$35;
+        prev_b$35 = sum_b$35;
+        prev_a$36 = sum_a$36;
+        prev_b$36 = sum_b$36;
+        prev_a$37 = sum_a$37;
+        prev_b$37 = sum_b$37;
+        prev_a$38 = sum_a$38;
+        prev_b$38 = sum_b$38;
+        prev_a$39 = sum_a$39;
+        prev_b$39 = sum_b$39;
+        prev_a$40 = sum_a$40;
+        prev_b$40 = sum_b$40;
+        prev_a$41 = sum_a$41;
+        prev_b$41 = sum_b$41;
+        prev_a$42 = sum_a$42;
+        prev_b$42 = sum_b$42;
+        prev_a$43 = sum_a$43;
+        prev_b$43 = sum_b$43;
+        prev_a$44 = sum_a$44;
+        prev_b$44 = sum_b$44;
+        prev_a$45 = sum_a$45;
+        prev_b$45 = sum_b$45;
+        prev_a$46 = sum_a$46;
+        prev_b$46 = sum_b$46;
+        prev_a$47 = sum_a$47;
+        prev_b$47 = sum_b$47;
+        prev_a$48 = sum_a$48;
+        prev_b$48 = sum_b$48;
+        prev_a$49 = sum_a$49;
+        prev_b$49 = sum_b$49;
+        prev_a$50 = sum_a$50;
+        prev_b$50 = sum_b$50;
+        prev_a$51 = sum_a$51;
+        prev_b$51 = sum_b$51;
+        prev_a$52 = sum_a$52;
+        prev_b$52 = sum_b$52;
+        prev_a$53 = sum_a$53;
+        prev_b$53 = sum_b$53;
+        prev_a$54 = sum_a$54;
+        prev_b$54 = sum_b$54;
+        prev_a$55 = sum_a$55;
+        prev_b$55 = sum_b$55;
+        prev_a$56 = sum_a$56;
+        prev_b$56 = sum_b$56;
+        prev_a$57 = sum_a$57;
+        prev_b$57 = sum_b$57;
+        prev_a$58 = sum_a$58;
+        prev_b$58 = sum_b$58;
+        prev_a$59 = sum_a$59;
+        prev_b$59 = sum_b$59;
+        prev_a$60 = sum_a$60;
+        prev_b$60 = sum_b$60;
+        prev_a$61 = sum_a$61;
+        prev_b$61 = sum_b$61;
+        prev_a$62 = sum_a$62;
+        prev_b$62 = sum_b$62;
+        prev_a$63 = sum_a$63;
+        prev_b$63 = sum_b$63;
+        prev_a$64 = sum_a$64;
+        prev_b$64 = sum_b$64;
+        prev_a$65 = sum_a$65;
+        prev_b$65 = sum_b$65;
+        prev_a$66 = sum_a$66;
+        prev_b$66 = sum_b$66;
+        prev_a$67 = sum_a$67;
+        prev_b$67 = sum_b$67;
+        prev_a$68 = sum_a$68;
+        prev_b$68 = sum_b$68;
+        prev_a$69 = sum_a$69;
+        prev_b$69 = sum_b$69;
+        prev_a$70 = sum_a$70;
+        prev_b$70 = sum_b$70;
+        prev_a$71 = sum_a$71;
+        prev_b$71 = sum_b$71;
+        prev_a$72 = sum_a$72;
+        prev_b$72 = sum_b$72;
+        prev_a$73 = sum_a$73;
+        prev_b$73 = sum_b$73;
+        prev_a$74 = sum_a$74;
+        prev_b$74 = sum_b$74;
+        prev_a$75 = sum_a$75;
+        prev_b$75 = sum_b$75;
+        prev_a$76 = sum_a$76;
+        prev_b$76 = sum_b$76;
+        prev_a$77 = sum_a$77;
+        prev_b$77 = sum_b$77;
+        prev_a$78 = sum_a$78;
+        prev_b$78 = sum_b$78;
+        prev_a$79 = sum_a$79;
+        prev_b$79 = sum_b$79;
+        sum_a$2 = prev_a$2 + prev_a$0;
+        sum_b$2 = prev_b$2 + prev_b$0;
+        sum_a$3 = prev_a$3 + prev_a$1;
+        sum_b$3 = prev_b$3 + prev_b$1;
+        sum_a$4 = prev_a$4 + prev_a$2;
+        sum_b$4 = prev_b$4 + prev_b$2;
+        sum_a$5 = prev_a$5 + prev_a$3;
+        sum_b$5 = prev_b$5 + prev_b$3;
+        sum_a$6 = prev_a$6 + prev_a$4;
+        sum_b$6 = prev_b$6 + prev_b$4;
+        sum_a$7 = prev_a$7 + prev_a$5;
+        sum_b$7 = prev_b$7 + prev_b$5;
+        sum_a$8 = prev_a$8 + prev_a$6;
+        sum_b$8 = prev_b$8 + prev_b$6;
+        sum_a$9 = prev_a$9 + prev_a$7;
+        sum_b$9 = prev_b$9 + prev_b$7;
+        sum_a$10 = prev_a$10 + prev_a$8;
+        sum_b$10 = prev_b$10 + prev_b$8;
+        sum_a$11 = prev_a$11 + prev_a$9;
+        sum_b$11 = prev_b$11 + prev_b$9;
+        sum_a$12 = prev_a$12 + prev_a$10;
+        sum_b$12 = prev_b$12 + prev_b$10;
+        sum_a$13 = prev_a$13 + prev_a$11;
+        sum_b$13 = prev_b$13 + prev_b$11;
+        sum_a$14 = prev_a$14 + prev_a$12;
+        sum_b$14 = prev_b$14 + prev_b$12;
+        sum_a$15 = prev_a$15 + prev_a$13;
+        sum_b$15 = prev_b$15 + prev_b$13;
+        sum_a$16 = prev_a$16 + prev_a$14;
+        sum_b$16 = prev_b$16 + prev_b$14;
+        sum_a$17 = prev_a$17 + prev_a$15;
+        sum_b$17 = prev_b$17 + prev_b$15;
+        sum_a$18 = prev_a$18 + prev_a$16;
+        sum_b$18 = prev_b$18 + prev_b$16;
+        sum_a$19 = prev_a$19 + prev_a$17;
+        sum_b$19 = prev_b$19 + prev_b$17;
+        sum_a$20 = prev_a$20 + prev_a$18;
+        sum_b$20 = prev_b$20 + prev_b$18;
+        sum_a$21 = prev_a$21 + prev_a$19;
+        sum_b$21 = prev_b$21 + prev_b$19;
+        sum_a$22 = prev_a$22 + prev_a$20;
+        sum_b$22 = prev_b$22 + prev_b$20;
+        sum_a$23 = prev_a$23 + prev_a$21;
+        sum_b$23 = prev_b$23 + prev_b$21;
+        sum_a$24 = prev_a$24 + prev_a$22;
+        sum_b$24 = prev_b$24 + prev_b$22;
+        sum_a$25 = prev_a$25 + prev_a$23;
+        sum_b$25 = prev_b$25 + prev_b$23;
+        sum_a$26 = prev_a$26 + prev_a$24;
+        sum_b$26 = prev_b$26 + prev_b$24;
+        sum_a$27 = prev_a$27 + prev_a$25;
+        sum_b$27 = prev_b$27 + prev_b$25;
+        sum_a$28 = prev_a$28 + prev_a$26;
+        sum_b$28 = prev_b$28 + prev_b$26;
+        sum_a$29 = prev_a$29 + prev_a$27;
+        sum_b$29 = prev_b$29 + prev_b$27;
+        sum_a$30 = prev_a$30 + prev_a$28;
+        sum_b$30 = prev_b$30 + prev_b$28;
+        sum_a$31 = prev_a$31 + prev_a$29;
+        sum_b$31 = prev_b$31 + prev_b$29;
+        sum_a$32 = prev_a$32 + prev_a$30;
+        sum_b$32 = prev_b$32 + prev_b$30;
+        sum_a$33 = prev_a$33 + prev_a$31;
+        sum_b$33 = prev_b$33 + prev_b$31;
+        sum_a$34 = prev_a$34 + prev_a$32;
+        sum_b$34 = prev_b$34 + prev_b$32;
+        sum_a$35 = prev_a$35 + prev_a$33;
+        sum_b$35 = prev_b$35 + prev_b$33;
+        sum_a$36 = prev_a$36 + prev_a$34;
+        sum_b$36 = prev_b$36 + prev_b$34;
+        sum_a$37 = prev_a$37 + prev_a$35;
+        sum_b$37 = prev_b$37 + prev_b$35;
+        sum_a$38 = prev_a$38 + prev_a$36;
+        sum_b$38 = prev_b$38 + prev_b$36;
+        sum_a$39 = prev_a$39 + prev_a$37;
+        sum_b$39 = prev_b$39 + prev_b$37;
+        sum_a$40 = prev_a$40 + prev_a$38;
+        sum_b$40 = prev_b$40 + prev_b$38;
+        sum_a$41 = prev_a$41 + prev_a$39;
+        sum_b$41 = prev_b$41 + prev_b$39;
+        sum_a$42 = prev_a$42 + prev_a$40;
+        sum_b$42 = prev_b$42 + prev_b$40;
+        sum_a$43 = prev_a$43 + prev_a$41;
+        sum_b$43 = prev_b$43 + prev_b$41;
+        sum_a$44 = prev_a$44 + prev_a$42;
+        sum_b$44 = prev_b$44 + prev_b$42;
+        sum_a$45 = prev_a$45 + prev_a$43;
+        sum_b$45 = prev_b$45 + prev_b$43;
+        sum_a$46 = prev_a$46 + prev_a$44;
+        sum_b$46 = prev_b$46 + prev_b$44;
+        sum_a$47 = prev_a$47 + prev_a$45;
+        sum_b$47 = prev_b$47 + prev_b$45;
+        sum_a$48 = prev_a$48 + prev_a$46;
+        sum_b$48 = prev_b$48 + prev_b$46;
+        sum_a$49 = prev_a$49 + prev_a$47;
+        sum_b$49 = prev_b$49 + prev_b$47;
+        sum_a$50 = prev_a$50 + prev_a$48;
+        sum_b$50 = prev_b$50 + prev_b$48;
+        sum_a$51 = prev_a$51 + prev_a$49;
+        sum_b$51 = prev_b$51 + prev_b$49;
+        sum_a$52 = prev_a$52 + prev_a$50;
+        sum_b$52 = prev_b$52 + prev_b$50;
+        sum_a$53 = prev_a$53 + prev_a$51;
+        sum_b$53 = prev_b$53 + prev_b$51;
+        sum_a$54 = prev_a$54 + prev_a$52;
+        sum_b$54 = prev_b$54 + prev_b$52;
+        sum_a$55 = prev_a$55 + prev_a$53;
+        sum_b$55 = prev_b$55 + prev_b$53;
+        sum_a$56 = prev_a$56 + prev_a$54;
+        sum_b$56 = prev_b$56 + prev_b$54;
+        sum_a$57 = prev_a$57 + prev_a$55;
+        sum_b$57 = prev_b$57 + prev_b$55;
+        sum_a$58 = prev_a$58 + prev_a$56;
+        sum_b$58 = prev_b$58 + prev_b$56;
+        sum_a$59 = prev_a$59 + prev_a$57;
+        sum_b$59 = prev_b$59 + prev_b$57;
+        sum_a$60 = prev_a$60 + prev_a$58;
+        sum_b$60 = prev_b$60 + prev_b$58;
+        sum_a$61 = prev_a$61 + prev_a$59;
+        sum_b$61 = prev_b$61 + prev_b$59;
+        sum_a$62 = prev_a$62 + prev_a$60;
+        sum_b$62 = prev_b$62 + prev_b$60;
+        sum_a$63 = prev_a$63 + prev_a$61;
+        sum_b$63 = prev_b$63 + prev_b$61;
+        sum_a$64 = prev_a$64 + prev_a$62;
+        sum_b$64 = prev_b$64 + prev_b$62;
+        sum_a$65 = prev_a$65 + prev_a$63;
+        sum_b$65 = prev_b$65 + prev_b$63;
+        sum_a$66 = prev_a$66 + prev_a$64;
+        sum_b$66 = prev_b$66 + prev_b$64;
+        sum_a$67 = prev_a$67 + prev_a$65;
+        sum_b$67 = prev_b$67 + prev_b$65;
+        sum_a$68 = prev_a$68 + prev_a$66;
+        sum_b$68 = prev_b$68 + prev_b$66;
+        sum_a$69 = prev_a$69 + prev_a$67;
+        sum_b$69 = prev_b$69 + prev_b$67;
+        sum_a$70 = prev_a$70 + prev_a$68;
+        sum_b$70 = prev_b$70 + prev_b$68;
+        sum_a$71 = prev_a$71 + prev_a$69;
+        sum_b$71 = prev_b$71 + prev_b$69;
+        sum_a$72 = prev_a$72 + prev_a$70;
+        sum_b$72 = prev_b$72 + prev_b$70;
+        sum_a$73 = prev_a$73 + prev_a$71;
+        sum_b$73 = prev_b$73 + prev_b$71;
+        sum_a$74 = prev_a$74 + prev_a$72;
+        sum_b$74 = prev_b$74 + prev_b$72;
+        sum_a$75 = prev_a$75 + prev_a$73;
+        sum_b$75 = prev_b$75 + prev_b$73;
+        sum_a$76 = prev_a$76 + prev_a$74;
+        sum_b$76 = prev_b$76 + prev_b$74;
+        sum_a$77 = prev_a$77 + prev_a$75;
+        sum_b$77 = prev_b$77 + prev_b$75;
+        sum_a$78 = prev_a$78 + prev_a$76;
+        sum_b$78 = prev_b$78 + prev_b$76;
+        sum_a$79 = prev_a$79 + prev_a$77;
+        sum_b$79 = prev_b$79 + prev_b$77;
+        prev_a$0 = sum_a$0;
+        prev_b$0 = sum_b$0;
+        prev_a$1 = sum_a$1;
+        prev_b$1 = sum_b$1;
+        prev_a$2 = sum_a$2;
+        prev_b$2 = sum_b$2;
+        prev_a$3 = sum_a$3;
+        prev_b$3 = sum_b$3;
+        prev_a$4 = sum_a$4;
+        prev_b$4 = sum_b$4;
+        prev_a$5 = sum_a$5;
+        prev_b$5 = sum_b$5;
+        prev_a$6 = sum_a$6;
+        prev_b$6 = sum_b$6;
+        prev_a$7 = sum_a$7;
+        prev_b$7 = sum_b$7;
+        prev_a$8 = sum_a$8;
+        prev_b$8 = sum_b$8;
+        prev_a$9 = sum_a$9;
+        prev_b$9 = sum_b$9;
+        prev_a$10 = sum_a$10;
+        prev_b$10 = sum_b$10;
+        prev_a$11 = sum_a$11;
+        prev_b$11 = sum_b$11;
+        prev_a$12 = sum_a$12;
+        prev_b$12 = sum_b$12;
+        prev_a$13 = sum_a$13;
+        prev_b$13 = sum_b$13;
+        prev_a$14 = sum_a$14;
+        prev_b$14 = sum_b$14;
+        prev_a$15 = sum_a$15;
+        prev_b$15 = sum_b$15;
+        prev_a$16 = sum_a$16;
+        prev_b$16 = sum_b$16;
+        prev_a$17 = sum_a$17;
+        prev_b$17 = sum_b$17;
+        prev_a$18 = sum_a$18;
+        prev_b$18 = sum_b$18;
+        prev_a$19 = sum_a$19;
+        prev_b$19 = sum_b$19;
+        prev_a$20 = sum_a$20;
+        prev_b$20 = sum_b$20;
+        prev_a$21 = sum_a$21;
+        prev_b$21 = sum_b$21;
+        prev_a$22 = sum_a$22;
+        prev_b$22 = sum_b$22;
+        prev_a$23 = sum_a$23;
+        prev_b$23 = sum_b$23;
+        prev_a$24 = sum_a$24;
+        prev_b$24 = sum_b$24;
+        prev_a$25 = sum_a$25;
+        prev_b$25 = sum_b$25;
+        prev_a$26 = sum_a$26;
+        prev_b$26 = sum_b$26;
+        prev_a$27 = sum_a$27;
+        prev_b$27 = sum_b$27;
+        prev_a$28 = sum_a$28;
+        prev_b$28 = sum_b$28;
+        prev_a$29 = sum_a$29;
+        prev_b$29 = sum_b$29;
+        prev_a$30 = sum_a$30;
+        prev_b$30 = sum_b$30;
+        prev_a$31 = sum_a$31;
+        prev_b$31 = sum_b$31;
+        prev_a$32 = sum_a$32;
+        prev_b$32 = sum_b$32;
+        prev_a$33 = sum_a$33;
+        prev_b$33 = sum_b$33;
+        prev_a$34 = sum_a$34;
+        prev_b$34 = sum_b$34;
+        prev_a$35 = sum_a$35;
+        prev_b$35 = sum_b$35;
+        prev_a$36 = sum_a$36;
+        prev_b$36 = sum_b$36;
+        prev_a$37 = sum_a$37;
+        prev_b$37 = sum_b$37;
+        prev_a$38 = sum_a$38;
+        prev_b$38 = sum_b$38;
+        prev_a$39 = sum_a$39;
+        prev_b$39 = sum_b$39;
+        prev_a$40 = sum_a$40;
+        prev_b$40 = sum_b$40;
+        prev_a$41 = sum_a$41;
+        prev_b$41 = sum_b$41;
+        prev_a$42 = sum_a$42;
+        prev_b$42 = sum_b$42;
+        prev_a$43 = sum_a$43;
+        prev_b$43 = sum_b$43;
+        prev_a$44 = sum_a$44;
+        prev_b$44 = sum_b$44;
+        prev_a$45 = sum_a$45;
+        prev_b$45 = sum_b$45;
+        prev_a$46 = sum_a$46;
+        prev_b$46 = sum_b$46;
+        prev_a$47 = sum_a$47;
+        prev_b$47 = sum_b$47;
+        prev_a$48 = sum_a$48;
+        prev_b$48 = sum_b$48;
+        prev_a$49 = sum_a$49;
+        prev_b$49 = sum_b$49;
+        prev_a$50 = sum_a$50;
+        prev_b$50 = sum_b$50;
+        prev_a$51 = sum_a$51;
+        prev_b$51 = sum_b$51;
+        prev_a$52 = sum_a$52;
+        prev_b$52 = sum_b$52;
+        prev_a$53 = sum_a$53;
+        prev_b$53 = sum_b$53;
+        prev_a$54 = sum_a$54;
+        prev_b$54 = sum_b$54;
+        prev_a$55 = sum_a$55;
+        prev_b$55 = sum_b$55;
+        prev_a$56 = sum_a$56;
+        prev_b$56 = sum_b$56;
+        prev_a$57 = sum_a$57;
+        prev_b$57 = sum_b$57;
+        prev_a$58 = sum_a$58;
+        prev_b$58 = sum_b$58;
+        prev_a$59 = sum_a$59;
+        prev_b$59 = sum_b$59;
+        prev_a$60 = sum_a$60;
+        prev_b$60 = sum_b$60;
+        prev_a$61 = sum_a$61;
+        prev_b$61 = sum_b$61;
+        prev_a$62 = sum_a$62;
+        prev_b$62 = sum_b$62;
+        prev_a$63 = sum_a$63;
+        prev_b$63 = sum_b$63;
+        prev_a$64 = sum_a$64;
+        prev_b$64 = sum_b$64;
+        prev_a$65 = sum_a$65;
+        prev_b$65 = sum_b$65;
+        prev_a$66 = sum_a$66;
+        prev_b$66 = sum_b$66;
+        prev_a$67 = sum_a$67;
+        prev_b$67 = sum_b$67;
+        prev_a$68 = sum_a$68;
+        prev_b$68 = sum_b$68;
+        prev_a$69 = sum_a$69;
+        prev_b$69 = sum_b$69;
+        prev_a$70 = sum_a$70;
+        prev_b$70 = sum_b$70;
+        prev_a$71 = sum_a$71;
+        prev_b$71 = sum_b$71;
+        prev_a$72 = sum_a$72;
+        prev_b$72 = sum_b$72;
+        prev_a$73 = sum_a$73;
+        prev_b$73 = sum_b$73;
+        prev_a$74 = sum_a$74;
+        prev_b$74 = sum_b$74;
+        prev_a$75 = sum_a$75;
+        prev_b$75 = sum_b$75;
+        prev_a$76 = sum_a$76;
+        prev_b$76 = sum_b$76;
+        prev_a$77 = sum_a$77;
+        prev_b$77 = sum_b$77;
+        prev_a$78 = sum_a$78;
+        prev_b$78 = sum_b$78;
+        prev_a$79 = sum_a$79;
+        prev_b$79 = sum_b$79;
+        sum_a$4 = prev_a$4 + prev_a$0;
+        sum_b$4 = prev_b$4 + prev_b$0;
+        sum_a$5 = prev_a$5 + prev_a$1;
+        sum_b$5 = prev_b$5 + prev_b$1;
+        sum_a$6 = prev_a$6 + prev_a$2;
+        sum_b$6 = prev_b$6 + prev_b$2;
+        sum_a$7 = prev_a$7 + prev_a$3;
+        sum_b$7 = prev_b$7 + prev_b$3;
+        sum_a$8 = prev_a$8 + prev_a$4;
+        sum_b$8 = prev_b$8 + prev_b$4;
+        sum_a$9 = prev_a$9 + prev_a$5;
+        sum_b$9 = prev_b$9 + prev_b$5;
+        sum_a$10 = prev_a$10 + prev_a$6;
+        sum_b$10 = prev_b$10 + prev_b$6;
+        sum_a$11 = prev_a$11 + prev_a$7;
+        sum_b$11 = prev_b$11 + prev_b$7;
+        sum_a$12 = prev_a$12 + prev_a$8;
+        sum_b$12 = prev_b$12 + prev_b$8;
+        sum_a$13 = prev_a$13 + prev_a$9;
+        sum_b$13 = prev_b$13 + prev_b$9;
+        sum_a$14 = prev_a$14 + prev_a$10;
+        sum_b$14 = prev_b$14 + prev_b$10;
+        sum_a$15 = prev_a$15 + prev_a$11;
+        sum_b$15 = prev_b$15 + prev_b$11;
+        sum_a$16 = prev_a$16 + prev_a$12;
+        sum_b$16 = prev_b$16 + prev_b$12;
+        sum_a$17 = prev_a$17 + prev_a$13;
+        sum_b$17 = prev_b$17 + prev_b$13;
+        sum_a$18 = prev_a$18 + prev_a$14;
+        sum_b$18 = prev_b$18 + prev_b$14;
+        sum_a$19 = prev_a$19 + prev_a$15;
+        sum_b$19 = prev_b$19 + prev_b$15;
+        sum_a$20 = prev_a$20 + prev_a$16;
+        sum_b$20 = prev_b$20 + prev_b$16;
+        sum_a$21 = prev_a$21 + prev_a$17;
+        sum_b$21 = prev_b$21 + prev_b$17;
+        sum_a$22 = prev_a$22 + prev_a$18;
+        sum_b$22 = prev_b$22 + prev_b$18;
+        sum_a$23 = prev_a$23 + prev_a$19;
+        sum_b$23 = prev_b$23 + prev_b$19;
+        sum_a$24 = prev_a$24 + prev_a$20;
+        sum_b$24 = prev_b$24 + prev_b$20;
+        sum_a$25 = prev_a$25 + prev_a$21;
+        sum_b$25 = prev_b$25 + prev_b$21;
+        sum_a$26 = prev_a$26 + prev_a$22;
+        sum_b$26 = prev_b$26 + prev_b$22;
+        sum_a$27 = prev_a$27 + prev_a$23;
+        sum_b$27 = prev_b$27 + prev_b$23;
+        sum_a$28 = prev_a$28 + prev_a$24;
+        sum_b$28 = prev_b$28 + prev_b$24;
+        sum_a$29 = prev_a$29 + prev_a$25;
+        sum_b$29 = prev_b$29 + prev_b$25;
+        sum_a$30 = prev_a$30 + prev_a$26;
+        sum_b$30 = prev_b$30 + prev_b$26;
+        sum_a$31 = prev_a$31 + prev_a$27;
+        sum_b$31 = prev_b$31 + prev_b$27;
+        sum_a$32 = prev_a$32 + prev_a$28;
+        sum_b$32 = prev_b$32 + prev_b$28;
+        sum_a$33 = prev_a$33 + prev_a$29;
+        sum_b$33 = prev_b$33 + prev_b$29;
+        sum_a$34 = prev_a$34 + prev_a$30;
+        sum_b$34 = prev_b$34 + prev_b$30;
+        sum_a$35 = prev_a$35 + prev_a$31;
+        sum_b$35 = prev_b$35 + prev_b$31;
+        sum_a$36 = prev_a$36 + prev_a$32;
+        sum_b$36 = prev_b$36 + prev_b$32;
+        sum_a$37 = prev_a$37 + prev_a$33;
+        sum_b$37 = prev_b$37 + prev_b$33;
+        sum_a$38 = prev_a$38 + prev_a$34;
+        sum_b$38 = prev_b$38 + prev_b$34;
+        sum_a$39 = prev_a$39 + prev_a$35;
+        sum_b$39 = prev_b$39 + prev_b$35;
+        sum_a$40 = prev_a$40 + prev_a$36;
+        sum_b$40 = prev_b$40 + prev_b$36;
+        sum_a$41 = prev_a$41 + prev_a$37;
+        sum_b$41 = prev_b$41 + prev_b$37;
+        sum_a$42 = prev_a$42 + prev_a$38;
+        sum_b$42 = prev_b$42 + prev_b$38;
+        sum_a$43 = prev_a$43 + prev_a$39;
+        sum_b$43 = prev_b$43 + prev_b$39;
+        sum_a$44 = prev_a$44 + prev_a$40;
+        sum_b$44 = prev_b$44 + prev_b$40;
+        sum_a$45 = prev_a$45 + prev_a$41;
+        sum_b$45 = prev_b$45 + prev_b$41;
+        sum_a$46 = prev_a$46 + prev_a$42;
+        sum_b$46 = prev_b$46 + prev_b$42;
+        sum_a$47 = prev_a$47 + prev_a$43;
+        sum_b$47 = prev_b$47 + prev_b$43;
+        sum_a$48 = prev_a$48 + prev_a$44;
+        sum_b$48 = prev_b$48 + prev_b$44;
+        sum_a$49 = prev_a$49 + prev_a$45;
+        sum_b$49 = prev_b$49 + prev_b$45;
+        sum_a$50 = prev_a$50 + prev_a$46;
+        sum_b$50 = prev_b$50 + prev_b$46;
+        sum_a$51 = prev_a$51 + prev_a$47;
+        sum_b$51 = prev_b$51 + prev_b$47;
+        sum_a$52 = prev_a$52 + prev_a$48;
+        sum_b$52 = prev_b$52 + prev_b$48;
+        sum_a$53 = prev_a$53 + prev_a$49;
+        sum_b$53 = prev_b$53 + prev_b$49;
+        sum_a$54 = prev_a$54 + prev_a$50;
+        sum_b$54 = prev_b$54 + prev_b$50;
+        sum_a$55 = prev_a$55 + prev_a$51;
+        sum_b$55 = prev_b$55 + prev_b$51;
+        sum_a$56 = prev_a$56 + prev_a$52;
+        sum_b$56 = prev_b$56 + prev_b$52;
+        sum_a$57 = prev_a$57 + prev_a$53;
+        sum_b$57 = prev_b$57 + prev_b$53;
+        sum_a$58 = prev_a$58 + prev_a$54;
+        sum_b$58 = prev_b$58 + prev_b$54;
+        sum_a$59 = prev_a$59 + prev_a$55;
+        sum_b$59 = prev_b$59 + prev_b$55;
+        sum_a$60 = prev_a$60 + prev_a$56;
+        sum_b$60 = prev_b$60 + prev_b$56;
+        sum_a$61 = prev_a$61 + prev_a$57;
+        sum_b$61 = prev_b$61 + prev_b$57;
+        sum_a$62 = prev_a$62 + prev_a$58;
+        sum_b$62 = prev_b$62 + prev_b$58;
+        sum_a$63 = prev_a$63 + prev_a$59;
+        sum_b$63 = prev_b$63 + prev_b$59;
+        sum_a$64 = prev_a$64 + prev_a$60;
+        sum_b$64 = prev_b$64 + prev_b$60;
+        sum_a$65 = prev_a$65 + prev_a$61;
+        sum_b$65 = prev_b$65 + prev_b$61;
+        sum_a$66 = prev_a$66 + prev_a$62;
+        sum_b$66 = prev_b$66 + prev_b$62;
+        sum_a$67 = prev_a$67 + prev_a$63;
+        sum_b$67 = prev_b$67 + prev_b$63;
+        sum_a$68 = prev_a$68 + prev_a$64;
+        sum_b$68 = prev_b$68 + prev_b$64;
+        sum_a$69 = prev_a$69 + prev_a$65;
+        sum_b$69 = prev_b$69 + prev_b$65;
+        sum_a$70 = prev_a$70 + prev_a$66;
+        sum_b$70 = prev_b$70 + prev_b$66;
+        sum_a$71 = prev_a$71 + prev_a$67;
+        sum_b$71 = prev_b$71 + prev_b$67;
+        sum_a$72 = prev_a$72 + prev_a$68;
+        sum_b$72 = prev_b$72 + prev_b$68;
+        sum_a$73 = prev_a$73 + prev_a$69;
+        sum_b$73 = prev_b$73 + prev_b$69;
+        sum_a$74 = prev_a$74 + prev_a$70;
+        sum_b$74 = prev_b$74 + prev_b$70;
+        sum_a$75 = prev_a$75 + prev_a$71;
+        sum_b$75 = prev_b$75 + prev_b$71;
+        sum_a$76 = prev_a$76 + prev_a$72;
+        sum_b$76 = prev_b$76 + prev_b$72;
+        sum_a$77 = prev_a$77 + prev_a$73;
+        sum_b$77 = prev_b$77 + prev_b$73;
+        sum_a$78 = prev_a$78 + prev_a$74;
+        sum_b$78 = prev_b$78 + prev_b$74;
+        sum_a$79 = prev_a$79 + prev_a$75;
+        sum_b$79 = prev_b$79 + prev_b$75;
+        prev_a$0 = sum_a$0;
+        prev_b$0 = sum_b$0;
+        prev_a$1 = sum_a$1;
+        prev_b$1 = sum_b$1;
+        prev_a$2 = sum_a$2;
+        prev_b$2 = sum_b$2;
+        prev_a$3 = sum_a$3;
+        prev_b$3 = sum_b$3;
+        prev_a$4 = sum_a$4;
+        prev_b$4 = sum_b$4;
+        prev_a$5 = sum_a$5;
+        prev_b$5 = sum_b$5;
+        prev_a$6 = sum_a$6;
+        prev_b$6 = sum_b$6;
+        prev_a$7 = sum_a$7;
+        prev_b$7 = sum_b$7;
+        prev_a$8 = sum_a$8;
+        prev_b$8 = sum_b$8;
+        prev_a$9 = sum_a$9;
+        prev_b$9 = sum_b$9;
+        prev_a$10 = sum_a$10;
+        prev_b$10 = sum_b$10;
+        prev_a$11 = sum_a$11;
+        prev_b$11 = sum_b$11;
+        prev_a$12 = sum_a$12;
+        prev_b$12 = sum_b$12;
+        prev_a$13 = sum_a$13;
+        prev_b$13 = sum_b$13;
+        prev_a$14 = sum_a$14;
+        prev_b$14 = sum_b$14;
+        prev_a$15 = sum_a$15;
+        prev_b$15 = sum_b$15;
+        prev_a$16 = sum_a$16;
+        prev_b$16 = sum_b$16;
+        prev_a$17 = sum_a$17;
+        prev_b$17 = sum_b$17;
+        prev_a$18 = sum_a$18;
+        prev_b$18 = sum_b$18;
+        prev_a$19 = sum_a$19;
+        prev_b$19 = sum_b$19;
+        prev_a$20 = sum_a$20;
+        prev_b$20 = sum_b$20;
+        prev_a$21 = sum_a$21;
+        prev_b$21 = sum_b$21;
+        prev_a$22 = sum_a$22;
+        prev_b$22 = sum_b$22;
+        prev_a$23 = sum_a$23;
+        prev_b$23 = sum_b$23;
+        prev_a$24 = sum_a$24;
+        prev_b$24 = sum_b$24;
+        prev_a$25 = sum_a$25;
+        prev_b$25 = sum_b$25;
+        prev_a$26 = sum_a$26;
+        prev_b$26 = sum_b$26;
+        prev_a$27 = sum_a$27;
+        prev_b$27 = sum_b$27;
+        prev_a$28 = sum_a$28;
+        prev_b$28 = sum_b$28;
+        prev_a$29 = sum_a$29;
+        prev_b$29 = sum_b$29;
+        prev_a$30 = sum_a$30;
+        prev_b$30 = sum_b$30;
+        prev_a$31 = sum_a$31;
+        prev_b$31 = sum_b$31;
+        prev_a$32 = sum_a$32;
+        prev_b$32 = sum_b$32;
+        prev_a$33 = sum_a$33;
+        prev_b$33 = sum_b$33;
+        prev_a$34 = sum_a$34;
+        prev_b$34 = sum_b$34;
+        prev_a$35 = sum_a$35;
+        prev_b$35 = sum_b$35;
+        prev_a$36 = sum_a$36;
+        prev_b$36 = sum_b$36;
+        prev_a$37 = sum_a$37;
+        prev_b$37 = sum_b$37;
+        prev_a$38 = sum_a$38;
+        prev_b$38 = sum_b$38;
+        prev_a$39 = sum_a$39;
+        prev_b$39 = sum_b$39;
+        prev_a$40 = sum_a$40;
+        prev_b$40 = sum_b$40;
+        prev_a$41 = sum_a$41;
+        prev_b$41 = sum_b$41;
+        prev_a$42 = sum_a$42;
+        prev_b$42 = sum_b$42;
+        prev_a$43 = sum_a$43;
+        prev_b$43 = sum_b$43;
+        prev_a$44 = sum_a$44;
+        prev_b$44 = sum_b$44;
+        prev_a$45 = sum_a$45;
+        prev_b$45 = sum_b$45;
+        prev_a$46 = sum_a$46;
+        prev_b$46 = sum_b$46;
+        prev_a$47 = sum_a$47;
+        prev_b$47 = sum_b$47;
+        prev_a$48 = sum_a$48;
+        prev_b$48 = sum_b$48;
+        prev_a$49 = sum_a$49;
+        prev_b$49 = sum_b$49;
+        prev_a$50 = sum_a$50;
+        prev_b$50 = sum_b$50;
+        prev_a$51 = sum_a$51;
+        prev_b$51 = sum_b$51;
+        prev_a$52 = sum_a$52;
+        prev_b$52 = sum_b$52;
+        prev_a$53 = sum_a$53;
+        prev_b$53 = sum_b$53;
+        prev_a$54 = sum_a$54;
+        prev_b$54 = sum_b$54;
+        prev_a$55 = sum_a$55;
+        prev_b$55 = sum_b$55;
+        prev_a$56 = sum_a$56;
+        prev_b$56 = sum_b$56;
+        prev_a$57 = sum_a$57;
+        prev_b$57 = sum_b$57;
+        prev_a$58 = sum_a$58;
+        prev_b$58 = sum_b$58;
+        prev_a$59 = sum_a$59;
+        prev_b$59 = sum_b$59;
+        prev_a$60 = sum_a$60;
+        prev_b$60 = sum_b$60;
+        prev_a$61 = sum_a$61;
+        prev_b$61 = sum_b$61;
+        prev_a$62 = sum_a$62;
+        prev_b$62 = sum_b$62;
+        prev_a$63 = sum_a$63;
+        prev_b$63 = sum_b$63;
+        prev_a$64 = sum_a$64;
+        prev_b$64 = sum_b$64;
+        prev_a$65 = sum_a$65;
+        prev_b$65 = sum_b$65;
+        prev_a$66 = sum_a$66;
+        prev_b$66 = sum_b$66;
+        prev_a$67 = sum_a$67;
+        prev_b$67 = sum_b$67;
+        prev_a$68 = sum_a$68;
+        prev_b$68 = sum_b$68;
+        prev_a$69 = sum_a$69;
+        prev_b$69 = sum_b$69;
+        prev_a$70 = sum_a$70;
+        prev_b$70 = sum_b$70;
+        prev_a$71 = sum_a$71;
+        prev_b$71 = sum_b$71;
+        prev_a$72 = sum_a$72;
+        prev_b$72 = sum_b$72;
+        prev_a$73 = sum_a$73;
+        prev_b$73 = sum_b$73;
+        prev_a$74 = sum_a$74;
+        prev_b$74 = sum_b$74;
+        prev_a$75 = sum_a$75;
+        prev_b$75 = sum_b$75;
+        prev_a$76 = sum_a$76;
+        prev_b$76 = sum_b$76;
+        prev_a$77 = sum_a$77;
+        prev_b$77 = sum_b$77;
+        prev_a$78 = sum_a$78;
+        prev_b$78 = sum_b$78;
+        prev_a$79 = sum_a$79;
+        prev_b$79 = sum_b$79;
+        sum_a$8 = prev_a$8 + prev_a$0;
+        sum_b$8 = prev_b$8 + prev_b$0;
+        sum_a$9 = prev_a$9 + prev_a$1;
+        sum_b$9 = prev_b$9 + prev_b$1;
+        sum_a$10 = prev_a$10 + prev_a$2;
+        sum_b$10 = prev_b$10 + prev_b$2;
+        sum_a$11 = prev_a$11 + prev_a$3;
+        sum_b$11 = prev_b$11 + prev_b$3;
+        sum_a$12 = prev_a$12 + prev_a$4;
+        sum_b$12 = prev_b$12 + prev_b$4;
+        sum_a$13 = prev_a$13 + prev_a$5;
+        sum_b$13 = prev_b$13 + prev_b$5;
+        sum_a$14 = prev_a$14 + prev_a$6;
+        sum_b$14 = prev_b$14 + prev_b$6;
+        sum_a$15 = prev_a$15 + prev_a$7;
+        sum_b$15 = prev_b$15 + prev_b$7;
+        sum_a$16 = prev_a$16 + prev_a$8;
+        sum_b$16 = prev_b$16 + prev_b$8;
+        sum_a$17 = prev_a$17 + prev_a$9;
+        sum_b$17 = prev_b$17 + prev_b$9;
+        sum_a$18 = prev_a$18 + prev_a$10;
+        sum_b$18 = prev_b$18 + prev_b$10;
+        sum_a$19 = prev_a$19 + prev_a$11;
+        sum_b$19 = prev_b$19 + prev_b$11;
+        sum_a$20 = prev_a$20 + prev_a$12;
+        sum_b$20 = prev_b$20 + prev_b$12;
+        sum_a$21 = prev_a$21 + prev_a$13;
+        sum_b$21 = prev_b$21 + prev_b$13;
+        sum_a$22 = prev_a$22 + prev_a$14;
+        sum_b$22 = prev_b$22 + prev_b$14;
+        sum_a$23 = prev_a$23 + prev_a$15;
+        sum_b$23 = prev_b$23 + prev_b$15;
+        sum_a$24 = prev_a$24 + prev_a$16;
+        sum_b$24 = prev_b$24 + prev_b$16;
+        sum_a$25 = prev_a$25 + prev_a$17;
+        sum_b$25 = prev_b$25 + prev_b$17;
+        sum_a$26 = prev_a$26 + prev_a$18;
+        sum_b$26 = prev_b$26 + prev_b$18;
+        sum_a$27 = prev_a$27 + prev_a$19;
+        sum_b$27 = prev_b$27 + prev_b$19;
+        sum_a$28 = prev_a$28 + prev_a$20;
+        sum_b$28 = prev_b$28 + prev_b$20;
+        sum_a$29 = prev_a$29 + prev_a$21;
+        sum_b$29 = prev_b$29 + prev_b$21;
+        sum_a$30 = prev_a$30 + prev_a$22;
+        sum_b$30 = prev_b$30 + prev_b$22;
+        sum_a$31 = prev_a$31 + prev_a$23;
+        sum_b$31 = prev_b$31 + prev_b$23;
+        sum_a$32 = prev_a$32 + prev_a$24;
+        sum_b$32 = prev_b$32 + prev_b$24;
+        sum_a$33 = prev_a$33 + prev_a$25;
+        sum_b$33 = prev_b$33 + prev_b$25;
+        sum_a$34 = prev_a$34 + prev_a$26;
+        sum_b$34 = prev_b$34 + prev_b$26;
+        sum_a$35 = prev_a$35 + prev_a$27;
+        sum_b$35 = prev_b$35 + prev_b$27;
+        sum_a$36 = prev_a$36 + prev_a$28;
+        sum_b$36 = prev_b$36 + prev_b$28;
+        sum_a$37 = prev_a$37 + prev_a$29;
+        sum_b$37 = prev_b$37 + prev_b$29;
+        sum_a$38 = prev_a$38 + prev_a$30;
+        sum_b$38 = prev_b$38 + prev_b$30;
+        sum_a$39 = prev_a$39 + prev_a$31;
+        sum_b$39 = prev_b$39 + prev_b$31;
+        sum_a$40 = prev_a$40 + prev_a$32;
+        sum_b$40 = prev_b$40 + prev_b$32;
+        sum_a$41 = prev_a$41 + prev_a$33;
+        sum_b$41 = prev_b$41 + prev_b$33;
+        sum_a$42 = prev_a$42 + prev_a$34;
+        sum_b$42 = prev_b$42 + prev_b$34;
+        sum_a$43 = prev_a$43 + prev_a$35;
+        sum_b$43 = prev_b$43 + prev_b$35;
+        sum_a$44 = prev_a$44 + prev_a$36;
+        sum_b$44 = prev_b$44 + prev_b$36;
+        sum_a$45 = prev_a$45 + prev_a$37;
+        sum_b$45 = prev_b$45 + prev_b$37;
+        sum_a$46 = prev_a$46 + prev_a$38;
+        sum_b$46 = prev_b$46 + prev_b$38;
+        sum_a$47 = prev_a$47 + prev_a$39;
+        sum_b$47 = prev_b$47 + prev_b$39;
+        sum_a$48 = prev_a$48 + prev_a$40;
+        sum_b$48 = prev_b$48 + prev_b$40;
+        sum_a$49 = prev_a$49 + prev_a$41;
+        sum_b$49 = prev_b$49 + prev_b$41;
+        sum_a$50 = prev_a$50 + prev_a$42;
+        sum_b$50 = prev_b$50 + prev_b$42;
+        sum_a$51 = prev_a$51 + prev_a$43;
+        sum_b$51 = prev_b$51 + prev_b$43;
+        sum_a$52 = prev_a$52 + prev_a$44;
+        sum_b$52 = prev_b$52 + prev_b$44;
+        sum_a$53 = prev_a$53 + prev_a$45;
+        sum_b$53 = prev_b$53 + prev_b$45;
+        sum_a$54 = prev_a$54 + prev_a$46;
+        sum_b$54 = prev_b$54 + prev_b$46;
+        sum_a$55 = prev_a$55 + prev_a$47;
+        sum_b$55 = prev_b$55 + prev_b$47;
+        sum_a$56 = prev_a$56 + prev_a$48;
+        sum_b$56 = prev_b$56 + prev_b$48;
+        sum_a$57 = prev_a$57 + prev_a$49;
+        sum_b$57 = prev_b$57 + prev_b$49;
+        sum_a$58 = prev_a$58 + prev_a$50;
+        sum_b$58 = prev_b$58 + prev_b$50;
+        sum_a$59 = prev_a$59 + prev_a$51;
+        sum_b$59 = prev_b$59 + prev_b$51;
+        sum_a$60 = prev_a$60 + prev_a$52;
+        sum_b$60 = prev_b$60 + prev_b$52;
+        sum_a$61 = prev_a$61 + prev_a$53;
+        sum_b$61 = prev_b$61 + prev_b$53;
+        sum_a$62 = prev_a$62 + prev_a$54;
+        sum_b$62 = prev_b$62 + prev_b$54;
+        sum_a$63 = prev_a$63 + prev_a$55;
+        sum_b$63 = prev_b$63 + prev_b$55;
+        sum_a$64 = prev_a$64 + prev_a$56;
+        sum_b$64 = prev_b$64 + prev_b$56;
+        sum_a$65 = prev_a$65 + prev_a$57;
+        sum_b$65 = prev_b$65 + prev_b$57;
+        sum_a$66 = prev_a$66 + prev_a$58;
+        sum_b$66 = prev_b$66 + prev_b$58;
+        sum_a$67 = prev_a$67 + prev_a$59;
+        sum_b$67 = prev_b$67 + prev_b$59;
+        sum_a$68 = prev_a$68 + prev_a$60;
+        sum_b$68 = prev_b$68 + prev_b$60;
+        sum_a$69 = prev_a$69 + prev_a$61;
+        sum_b$69 = prev_b$69 + prev_b$61;
+        sum_a$70 = prev_a$70 + prev_a$62;
+        sum_b$70 = prev_b$70 + prev_b$62;
+        sum_a$71 = prev_a$71 + prev_a$63;
+        sum_b$71 = prev_b$71 + prev_b$63;
+        sum_a$72 = prev_a$72 + prev_a$64;
+        sum_b$72 = prev_b$72 + prev_b$64;
+        sum_a$73 = prev_a$73 + prev_a$65;
+        sum_b$73 = prev_b$73 + prev_b$65;
+        sum_a$74 = prev_a$74 + prev_a$66;
+        sum_b$74 = prev_b$74 + prev_b$66;
+        sum_a$75 = prev_a$75 + prev_a$67;
+        sum_b$75 = prev_b$75 + prev_b$67;
+        sum_a$76 = prev_a$76 + prev_a$68;
+        sum_b$76 = prev_b$76 + prev_b$68;
+        sum_a$77 = prev_a$77 + prev_a$69;
+        sum_b$77 = prev_b$77 + prev_b$69;
+        sum_a$78 = prev_a$78 + prev_a$70;
+        sum_b$78 = prev_b$78 + prev_b$70;
+        sum_a$79 = prev_a$79 + prev_a$71;
+        sum_b$79 = prev_b$79 + prev_b$71;
+        prev_a$0 = sum_a$0;
+        prev_b$0 = sum_b$0;
+        prev_a$1 = sum_a$1;
+        prev_b$1 = sum_b$1;
+        prev_a$2 = sum_a$2;
+        prev_b$2 = sum_b$2;
+        prev_a$3 = sum_a$3;
+        prev_b$3 = sum_b$3;
+        prev_a$4 = sum_a$4;
+        prev_b$4 = sum_b$4;
+        prev_a$5 = sum_a$5;
+        prev_b$5 = sum_b$5;
+        prev_a$6 = sum_a$6;
+        prev_b$6 = sum_b$6;
+        prev_a$7 = sum_a$7;
+        prev_b$7 = sum_b$7;
+        prev_a$8 = sum_a$8;
+        prev_b$8 = sum_b$8;
+        prev_a$9 = sum_a$9;
+        prev_b$9 = sum_b$9;
+        prev_a$10 = sum_a$10;
+        prev_b$10 = sum_b$10;
+        prev_a$11 = sum_a$11;
+        prev_b$11 = sum_b$11;
+        prev_a$12 = sum_a$12;
+        prev_b$12 = sum_b$12;
+        prev_a$13 = sum_a$13;
+        prev_b$13 = sum_b$13;
+        prev_a$14 = sum_a$14;
+        prev_b$14 = sum_b$14;
+        prev_a$15 = sum_a$15;
+        prev_b$15 = sum_b$15;
+        prev_a$16 = sum_a$16;
+        prev_b$16 = sum_b$16;
+        prev_a$17 = sum_a$17;
+        prev_b$17 = sum_b$17;
+        prev_a$18 = sum_a$18;
+        prev_b$18 = sum_b$18;
+        prev_a$19 = sum_a$19;
+        prev_b$19 = sum_b$19;
+        prev_a$20 = sum_a$20;
+        prev_b$20 = sum_b$20;
+        prev_a$21 = sum_a$21;
+        prev_b$21 = sum_b$21;
+        prev_a$22 = sum_a$22;
+        prev_b$22 = sum_b$22;
+        prev_a$23 = sum_a$23;
+        prev_b$23 = sum_b$23;
+        prev_a$24 = sum_a$24;
+        prev_b$24 = sum_b$24;
+        prev_a$25 = sum_a$25;
+        prev_b$25 = sum_b$25;
+        prev_a$26 = sum_a$26;
+        prev_b$26 = sum_b$26;
+        prev_a$27 = sum_a$27;
+        prev_b$27 = sum_b$27;
+        prev_a$28 = sum_a$28;
+        prev_b$28 = sum_b$28;
+        prev_a$29 = sum_a$29;
+        prev_b$29 = sum_b$29;
+        prev_a$30 = sum_a$30;
+        prev_b$30 = sum_b$30;
+        prev_a$31 = sum_a$31;
+        prev_b$31 = sum_b$31;
+        prev_a$32 = sum_a$32;
+        prev_b$32 = sum_b$32;
+        prev_a$33 = sum_a$33;
+        prev_b$33 = sum_b$33;
+        prev_a$34 = sum_a$34;
+        prev_b$34 = sum_b$34;
+        prev_a$35 = sum_a$35;
+        prev_b$35 = sum_b$35;
+        prev_a$36 = sum_a$36;
+        prev_b$36 = sum_b$36;
+        prev_a$37 = sum_a$37;
+        prev_b$37 = sum_b$37;
+        prev_a$38 = sum_a$38;
+        prev_b$38 = sum_b$38;
+        prev_a$39 = sum_a$39;
+        prev_b$39 = sum_b$39;
+        prev_a$40 = sum_a$40;
+        prev_b$40 = sum_b$40;
+        prev_a$41 = sum_a$41;
+        prev_b$41 = sum_b$41;
+        prev_a$42 = sum_a$42;
+        prev_b$42 = sum_b$42;
+        prev_a$43 = sum_a$43;
+        prev_b$43 = sum_b$43;
+        prev_a$44 = sum_a$44;
+        prev_b$44 = sum_b$44;
+        prev_a$45 = sum_a$45;
+        prev_b$45 = sum_b$45;
+        prev_a$46 = sum_a$46;
+        prev_b$46 = sum_b$46;
+        prev_a$47 = sum_a$47;
+        prev_b$47 = sum_b$47;
+        prev_a$48 = sum_a$48;
+        prev_b$48 = sum_b$48;
+        prev_a$49 = sum_a$49;
+        prev_b$49 = sum_b$49;
+        prev_a$50 = sum_a$50;
+        prev_b$50 = sum_b$50;
+        prev_a$51 = sum_a$51;
+        prev_b$51 = sum_b$51;
+        prev_a$52 = sum_a$52;
+        prev_b$52 = sum_b$52;
+        prev_a$53 = sum_a$53;
+        prev_b$53 = sum_b$53;
+        prev_a$54 = sum_a$54;
+        prev_b$54 = sum_b$54;
+        prev_a$55 = sum_a$55;
+        prev_b$55 = sum_b$55;
+        prev_a$56 = sum_a$56;
+        prev_b$56 = sum_b$56;
+        prev_a$57 = sum_a$57;
+        prev_b$57 = sum_b$57;
+        prev_a$58 = sum_a$58;
+        prev_b$58 = sum_b$58;
+        prev_a$59 = sum_a$59;
+        prev_b$59 = sum_b$59;
+        prev_a$60 = sum_a$60;
+        prev_b$60 = sum_b$60;
+        prev_a$61 = sum_a$61;
+        prev_b$61 = sum_b$61;
+        prev_a$62 = sum_a$62;
+        prev_b$62 = sum_b$62;
+        prev_a$63 = sum_a$63;
+        prev_b$63 = sum_b$63;
+        prev_a$64 = sum_a$64;
+        prev_b$64 = sum_b$64;
+        prev_a$65 = sum_a$65;
+        prev_b$65 = sum_b$65;
+        prev_a$66 = sum_a$66;
+        prev_b$66 = sum_b$66;
+        prev_a$67 = sum_a$67;
+        prev_b$67 = sum_b$67;
+        prev_a$68 = sum_a$68;
+        prev_b$68 = sum_b$68;
+        prev_a$69 = sum_a$69;
+        prev_b$69 = sum_b$69;
+        prev_a$70 = sum_a$70;
+        prev_b$70 = sum_b$70;
+        prev_a$71 = sum_a$71;
+        prev_b$71 = sum_b$71;
+        prev_a$72 = sum_a$72;
+        prev_b$72 = sum_b$72;
+        prev_a$73 = sum_a$73;
+        prev_b$73 = sum_b$73;
+        prev_a$74 = sum_a$74;
+        prev_b$74 = sum_b$74;
+        prev_a$75 = sum_a$75;
+        prev_b$75 = sum_b$75;
+        prev_a$76 = sum_a$76;
+        prev_b$76 = sum_b$76;
+        prev_a$77 = sum_a$77;
+        prev_b$77 = sum_b$77;
+        prev_a$78 = sum_a$78;
+        prev_b$78 = sum_b$78;
+        prev_a$79 = sum_a$79;
+        prev_b$79 = sum_b$79;
+        sum_a$16 = prev_a$16 + prev_a$0;
+        sum_b$16 = prev_b$16 + prev_b$0;
+        sum_a$17 = prev_a$17 + prev_a$1;
+        sum_b$17 = prev_b$17 + prev_b$1;
+        sum_a$18 = prev_a$18 + prev_a$2;
+        sum_b$18 = prev_b$18 + prev_b$2;
+        sum_a$19 = prev_a$19 + prev_a$3;
+        sum_b$19 = prev_b$19 + prev_b$3;
+        sum_a$20 = prev_a$20 + prev_a$4;
+        sum_b$20 = prev_b$20 + prev_b$4;
+        sum_a$21 = prev_a$21 + prev_a$5;
+        sum_b$21 = prev_b$21 + prev_b$5;
+        sum_a$22 = prev_a$22 + prev_a$6;
+        sum_b$22 = prev_b$22 + prev_b$6;
+        sum_a$23 = prev_a$23 + prev_a$7;
+        sum_b$23 = prev_b$23 + prev_b$7;
+        sum_a$24 = prev_a$24 + prev_a$8;
+        sum_b$24 = prev_b$24 + prev_b$8;
+        sum_a$25 = prev_a$25 + prev_a$9;
+        sum_b$25 = prev_b$25 + prev_b$9;
+        sum_a$26 = prev_a$26 + prev_a$10;
+        sum_b$26 = prev_b$26 + prev_b$10;
+        sum_a$27 = prev_a$27 + prev_a$11;
+        sum_b$27 = prev_b$27 + prev_b$11;
+        sum_a$28 = prev_a$28 + prev_a$12;
+        sum_b$28 = prev_b$28 + prev_b$12;
+        sum_a$29 = prev_a$29 + prev_a$13;
+        sum_b$29 = prev_b$29 + prev_b$13;
+        sum_a$30 = prev_a$30 + prev_a$14;
+        sum_b$30 = prev_b$30 + prev_b$14;
+        sum_a$31 = prev_a$31 + prev_a$15;
+        sum_b$31 = prev_b$31 + prev_b$15;
+        sum_a$32 = prev_a$32 + prev_a$16;
+        sum_b$32 = prev_b$32 + prev_b$16;
+        sum_a$33 = prev_a$33 + prev_a$17;
+        sum_b$33 = prev_b$33 + prev_b$17;
+        sum_a$34 = prev_a$34 + prev_a$18;
+        sum_b$34 = prev_b$34 + prev_b$18;
+        sum_a$35 = prev_a$35 + prev_a$19;
+        sum_b$35 = prev_b$35 + prev_b$19;
+        sum_a$36 = prev_a$36 + prev_a$20;
+        sum_b$36 = prev_b$36 + prev_b$20;
+        sum_a$37 = prev_a$37 + prev_a$21;
+        sum_b$37 = prev_b$37 + prev_b$21;
+        sum_a$38 = prev_a$38 + prev_a$22;
+        sum_b$38 = prev_b$38 + prev_b$22;
+        sum_a$39 = prev_a$39 + prev_a$23;
+        sum_b$39 = prev_b$39 + prev_b$23;
+        sum_a$40 = prev_a$40 + prev_a$24;
+        sum_b$40 = prev_b$40 + prev_b$24;
+        sum_a$41 = prev_a$41 + prev_a$25;
+        sum_b$41 = prev_b$41 + prev_b$25;
+        sum_a$42 = prev_a$42 + prev_a$26;
+        sum_b$42 = prev_b$42 + prev_b$26;
+        sum_a$43 = prev_a$43 + prev_a$27;
+        sum_b$43 = prev_b$43 + prev_b$27;
+        sum_a$44 = prev_a$44 + prev_a$28;
+        sum_b$44 = prev_b$44 + prev_b$28;
+        sum_a$45 = prev_a$45 + prev_a$29;
+        sum_b$45 = prev_b$45 + prev_b$29;
+        sum_a$46 = prev_a$46 + prev_a$30;
+        sum_b$46 = prev_b$46 + prev_b$30;
+        sum_a$47 = prev_a$47 + prev_a$31;
+        sum_b$47 = prev_b$47 + prev_b$31;
+        sum_a$48 = prev_a$48 + prev_a$32;
+        sum_b$48 = prev_b$48 + prev_b$32;
+        sum_a$49 = prev_a$49 + prev_a$33;
+        sum_b$49 = prev_b$49 + prev_b$33;
+        sum_a$50 = prev_a$50 + prev_a$34;
+        sum_b$50 = prev_b$50 + prev_b$34;
+        sum_a$51 = prev_a$51 + prev_a$35;
+        sum_b$51 = prev_b$51 + prev_b$35;
+        sum_a$52 = prev_a$52 + prev_a$36;
+        sum_b$52 = prev_b$52 + prev_b$36;
+        sum_a$53 = prev_a$53 + prev_a$37;
+        sum_b$53 = prev_b$53 + prev_b$37;
+        sum_a$54 = prev_a$54 + prev_a$38;
+        sum_b$54 = prev_b$54 + prev_b$38;
+        sum_a$55 = prev_a$55 + prev_a$39;
+        sum_b$55 = prev_b$55 + prev_b$39;
+        sum_a$56 = prev_a$56 + prev_a$40;
+        sum_b$56 = prev_b$56 + prev_b$40;
+        sum_a$57 = prev_a$57 + prev_a$41;
+        sum_b$57 = prev_b$57 + prev_b$41;
+        sum_a$58 = prev_a$58 + prev_a$42;
+        sum_b$58 = prev_b$58 + prev_b$42;
+        sum_a$59 = prev_a$59 + prev_a$43;
+        sum_b$59 = prev_b$59 + prev_b$43;
+        sum_a$60 = prev_a$60 + prev_a$44;
+        sum_b$60 = prev_b$60 + prev_b$44;
+        sum_a$61 = prev_a$61 + prev_a$45;
+        sum_b$61 = prev_b$61 + prev_b$45;
+        sum_a$62 = prev_a$62 + prev_a$46;
+        sum_b$62 = prev_b$62 + prev_b$46;
+        sum_a$63 = prev_a$63 + prev_a$47;
+        sum_b$63 = prev_b$63 + prev_b$47;
+        sum_a$64 = prev_a$64 + prev_a$48;
+        sum_b$64 = prev_b$64 + prev_b$48;
+        sum_a$65 = prev_a$65 + prev_a$49;
+        sum_b$65 = prev_b$65 + prev_b$49;
+        sum_a$66 = prev_a$66 + prev_a$50;
+        sum_b$66 = prev_b$66 + prev_b$50;
+        sum_a$67 = prev_a$67 + prev_a$51;
+        sum_b$67 = prev_b$67 + prev_b$51;
+        sum_a$68 = prev_a$68 + prev_a$52;
+        sum_b$68 = prev_b$68 + prev_b$52;
+        sum_a$69 = prev_a$69 + prev_a$53;
+        sum_b$69 = prev_b$69 + prev_b$53;
+        sum_a$70 = prev_a$70 + prev_a$54;
+        sum_b$70 = prev_b$70 + prev_b$54;
+        sum_a$71 = prev_a$71 + prev_a$55;
+        sum_b$71 = prev_b$71 + prev_b$55;
+        sum_a$72 = prev_a$72 + prev_a$56;
+        sum_b$72 = prev_b$72 + prev_b$56;
+        sum_a$73 = prev_a$73 + prev_a$57;
+        sum_b$73 = prev_b$73 + prev_b$57;
+        sum_a$74 = prev_a$74 + prev_a$58;
+        sum_b$74 = prev_b$74 + prev_b$58;
+        sum_a$75 = prev_a$75 + prev_a$59;
+        sum_b$75 = prev_b$75 + prev_b$59;
+        sum_a$76 = prev_a$76 + prev_a$60;
+        sum_b$76 = prev_b$76 + prev_b$60;
+        sum_a$77 = prev_a$77 + prev_a$61;
+        sum_b$77 = prev_b$77 + prev_b$61;
+        sum_a$78 = prev_a$78 + prev_a$62;
+        sum_b$78 = prev_b$78 + prev_b$62;
+        sum_a$79 = prev_a$79 + prev_a$63;
+        sum_b$79 = prev_b$79 + prev_b$63;
+        prev_a$0 = sum_a$0;
+        prev_b$0 = sum_b$0;
+        prev_a$1 = sum_a$1;
+        prev_b$1 = sum_b$1;
+        prev_a$2 = sum_a$2;
+        prev_b$2 = sum_b$2;
+        prev_a$3 = sum_a$3;
+        prev_b$3 = sum_b$3;
+        prev_a$4 = sum_a$4;
+        prev_b$4 = sum_b$4;
+        prev_a$5 = sum_a$5;
+        prev_b$5 = sum_b$5;
+        prev_a$6 = sum_a$6;
+        prev_b$6 = sum_b$6;
+        prev_a$7 = sum_a$7;
+        prev_b$7 = sum_b$7;
+        prev_a$8 = sum_a$8;
+        prev_b$8 = sum_b$8;
+        prev_a$9 = sum_a$9;
+        prev_b$9 = sum_b$9;
+        prev_a$10 = sum_a$10;
+        prev_b$10 = sum_b$10;
+        prev_a$11 = sum_a$11;
+        prev_b$11 = sum_b$11;
+        prev_a$12 = sum_a$12;
+        prev_b$12 = sum_b$12;
+        prev_a$13 = sum_a$13;
+        prev_b$13 = sum_b$13;
+        prev_a$14 = sum_a$14;
+        prev_b$14 = sum_b$14;
+        prev_a$15 = sum_a$15;
+        prev_b$15 = sum_b$15;
+        prev_a$16 = sum_a$16;
+        prev_b$16 = sum_b$16;
+        prev_a$17 = sum_a$17;
+        prev_b$17 = sum_b$17;
+        prev_a$18 = sum_a$18;
+        prev_b$18 = sum_b$18;
+        prev_a$19 = sum_a$19;
+        prev_b$19 = sum_b$19;
+        prev_a$20 = sum_a$20;
+        prev_b$20 = sum_b$20;
+        prev_a$21 = sum_a$21;
+        prev_b$21 = sum_b$21;
+        prev_a$22 = sum_a$22;
+        prev_b$22 = sum_b$22;
+        prev_a$23 = sum_a$23;
+        prev_b$23 = sum_b$23;
+        prev_a$24 = sum_a$24;
+        prev_b$24 = sum_b$24;
+        prev_a$25 = sum_a$25;
+        prev_b$25 = sum_b$25;
+        prev_a$26 = sum_a$26;
+        prev_b$26 = sum_b$26;
+        prev_a$27 = sum_a$27;
+        prev_b$27 = sum_b$27;
+        prev_a$28 = sum_a$28;
+        prev_b$28 = sum_b$28;
+        prev_a$29 = sum_a$29;
+        prev_b$29 = sum_b$29;
+        prev_a$30 = sum_a$30;
+        prev_b$30 = sum_b$30;
+        prev_a$31 = sum_a$31;
+        prev_b$31 = sum_b$31;
+        prev_a$32 = sum_a$32;
+        prev_b$32 = sum_b$32;
+        prev_a$33 = sum_a$33;
+        prev_b$33 = sum_b$33;
+        prev_a$34 = sum_a$34;
+        prev_b$34 = sum_b$34;
+        prev_a$35 = sum_a$35;
+        prev_b$35 = sum_b$35;
+        prev_a$36 = sum_a$36;
+        prev_b$36 = sum_b$36;
+        prev_a$37 = sum_a$37;
+        prev_b$37 = sum_b$37;
+        prev_a$38 = sum_a$38;
+        prev_b$38 = sum_b$38;
+        prev_a$39 = sum_a$39;
+        prev_b$39 = sum_b$39;
+        prev_a$40 = sum_a$40;
+        prev_b$40 = sum_b$40;
+        prev_a$41 = sum_a$41;
+        prev_b$41 = sum_b$41;
+        prev_a$42 = sum_a$42;
+        prev_b$42 = sum_b$42;
+        prev_a$43 = sum_a$43;
+        prev_b$43 = sum_b$43;
+        prev_a$44 = sum_a$44;
+        prev_b$44 = sum_b$44;
+        prev_a$45 = sum_a$45;
+        prev_b$45 = sum_b$45;
+        prev_a$46 = sum_a$46;
+        prev_b$46 = sum_b$46;
+        prev_a$47 = sum_a$47;
+        prev_b$47 = sum_b$47;
+        prev_a$48 = sum_a$48;
+        prev_b$48 = sum_b$48;
+        prev_a$49 = sum_a$49;
+        prev_b$49 = sum_b$49;
+        prev_a$50 = sum_a$50;
+        prev_b$50 = sum_b$50;
+        prev_a$51 = sum_a$51;
+        prev_b$51 = sum_b$51;
+        prev_a$52 = sum_a$52;
+        prev_b$52 = sum_b$52;
+        prev_a$53 = sum_a$53;
+        prev_b$53 = sum_b$53;
+        prev_a$54 = sum_a$54;
+        prev_b$54 = sum_b$54;
+        prev_a$55 = sum_a$55;
+        prev_b$55 = sum_b$55;
+        prev_a$56 = sum_a$56;
+        prev_b$56 = sum_b$56;
+        prev_a$57 = sum_a$57;
+        prev_b$57 = sum_b$57;
+        prev_a$58 = sum_a$58;
+        prev_b$58 = sum_b$58;
+        prev_a$59 = sum_a$59;
+        prev_b$59 = sum_b$59;
+        prev_a$60 = sum_a$60;
+        prev_b$60 = sum_b$60;
+        prev_a$61 = sum_a$61;
+        prev_b$61 = sum_b$61;
+        prev_a$62 = sum_a$62;
+        prev_b$62 = sum_b$62;
+        prev_a$63 = sum_a$63;
+        prev_b$63 = sum_b$63;
+        prev_a$64 = sum_a$64;
+        prev_b$64 = sum_b$64;
+        prev_a$65 = sum_a$65;
+        prev_b$65 = sum_b$65;
+        prev_a$66 = sum_a$66;
+        prev_b$66 = sum_b$66;
+        prev_a$67 = sum_a$67;
+        prev_b$67 = sum_b$67;
+        prev_a$68 = sum_a$68;
+        prev_b$68 = sum_b$68;
+        prev_a$69 = sum_a$69;
+        prev_b$69 = sum_b$69;
+        prev_a$70 = sum_a$70;
+        prev_b$70 = sum_b$70;
+        prev_a$71 = sum_a$71;
+        prev_b$71 = sum_b$71;
+        prev_a$72 = sum_a$72;
+        prev_b$72 = sum_b$72;
+        prev_a$73 = sum_a$73;
+        prev_b$73 = sum_b$73;
+        prev_a$74 = sum_a$74;
+        prev_b$74 = sum_b$74;
+        prev_a$75 = sum_a$75;
+        prev_b$75 = sum_b$75;
+        prev_a$76 = sum_a$76;
+        prev_b$76 = sum_b$76;
+        prev_a$77 = sum_a$77;
+        prev_b$77 = sum_b$77;
+        prev_a$78 = sum_a$78;
+        prev_b$78 = sum_b$78;
+        prev_a$79 = sum_a$79;
+        prev_b$79 = sum_b$79;
+        sum_a$32 = prev_a$32 + prev_a$0;
+        sum_b$32 = prev_b$32 + prev_b$0;
+        sum_a$33 = prev_a$33 + prev_a$1;
+        sum_b$33 = prev_b$33 + prev_b$1;
+        sum_a$34 = prev_a$34 + prev_a$2;
+        sum_b$34 = prev_b$34 + prev_b$2;
+        sum_a$35 = prev_a$35 + prev_a$3;
+        sum_b$35 = prev_b$35 + prev_b$3;
+        sum_a$36 = prev_a$36 + prev_a$4;
+        sum_b$36 = prev_b$36 + prev_b$4;
+        sum_a$37 = prev_a$37 + prev_a$5;
+        sum_b$37 = prev_b$37 + prev_b$5;
+        sum_a$38 = prev_a$38 + prev_a$6;
+        sum_b$38 = prev_b$38 + prev_b$6;
+        sum_a$39 = prev_a$39 + prev_a$7;
+        sum_b$39 = prev_b$39 + prev_b$7;
+        sum_a$40 = prev_a$40 + prev_a$8;
+        sum_b$40 = prev_b$40 + prev_b$8;
+        sum_a$41 = prev_a$41 + prev_a$9;
+        sum_b$41 = prev_b$41 + prev_b$9;
+        sum_a$42 = prev_a$42 + prev_a$10;
+        sum_b$42 = prev_b$42 + prev_b$10;
+        sum_a$43 = prev_a$43 + prev_a$11;
+        sum_b$43 = prev_b$43 + prev_b$11;
+        sum_a$44 = prev_a$44 + prev_a$12;
+        sum_b$44 = prev_b$44 + prev_b$12;
+        sum_a$45 = prev_a$45 + prev_a$13;
+        sum_b$45 = prev_b$45 + prev_b$13;
+        sum_a$46 = prev_a$46 + prev_a$14;
+        sum_b$46 = prev_b$46 + prev_b$14;
+        sum_a$47 = prev_a$47 + prev_a$15;
+        sum_b$47 = prev_b$47 + prev_b$15;
+        sum_a$48 = prev_a$48 + prev_a$16;
+        sum_b$48 = prev_b$48 + prev_b$16;
+        sum_a$49 = prev_a$49 + prev_a$17;
+        sum_b$49 = prev_b$49 + prev_b$17;
+        sum_a$50 = prev_a$50 + prev_a$18;
+        sum_b$50 = prev_b$50 + prev_b$18;
+        sum_a$51 = prev_a$51 + prev_a$19;
+        sum_b$51 = prev_b$51 + prev_b$19;
+        sum_a$52 = prev_a$52 + prev_a$20;
+        sum_b$52 = prev_b$52 + prev_b$20;
+        sum_a$53 = prev_a$53 + prev_a$21;
+        sum_b$53 = prev_b$53 + prev_b$21;
+        sum_a$54 = prev_a$54 + prev_a$22;
+        sum_b$54 = prev_b$54 + prev_b$22;
+        sum_a$55 = prev_a$55 + prev_a$23;
+        sum_b$55 = prev_b$55 + prev_b$23;
+        sum_a$56 = prev_a$56 + prev_a$24;
+        sum_b$56 = prev_b$56 + prev_b$24;
+        sum_a$57 = prev_a$57 + prev_a$25;
+        sum_b$57 = prev_b$57 + prev_b$25;
+        sum_a$58 = prev_a$58 + prev_a$26;
+        sum_b$58 = prev_b$58 + prev_b$26;
+        sum_a$59 = prev_a$59 + prev_a$27;
+        sum_b$59 = prev_b$59 + prev_b$27;
+        sum_a$60 = prev_a$60 + prev_a$28;
+        sum_b$60 = prev_b$60 + prev_b$28;
+        sum_a$61 = prev_a$61 + prev_a$29;
+        sum_b$61 = prev_b$61 + prev_b$29;
+        sum_a$62 = prev_a$62 + prev_a$30;
+        sum_b$62 = prev_b$62 + prev_b$30;
+        sum_a$63 = prev_a$63 + prev_a$31;
+        sum_b$63 = prev_b$63 + prev_b$31;
+        sum_a$64 = prev_a$64 + prev_a$32;
+        sum_b$64 = prev_b$64 + prev_b$32;
+        sum_a$65 = prev_a$65 + prev_a$33;
+        sum_b$65 = prev_b$65 + prev_b$33;
+        sum_a$66 = prev_a$66 + prev_a$34;
+        sum_b$66 = prev_b$66 + prev_b$34;
+        sum_a$67 = prev_a$67 + prev_a$35;
+        sum_b$67 = prev_b$67 + prev_b$35;
+        sum_a$68 = prev_a$68 + prev_a$36;
+        sum_b$68 = prev_b$68 + prev_b$36;
+        sum_a$69 = prev_a$69 + prev_a$37;
+        sum_b$69 = prev_b$69 + prev_b$37;
+        sum_a$70 = prev_a$70 + prev_a$38;
+        sum_b$70 = prev_b$70 + prev_b$38;
+        sum_a$71 = prev_a$71 + prev_a$39;
+        sum_b$71 = prev_b$71 + prev_b$39;
+        sum_a$72 = prev_a$72 + prev_a$40;
+        sum_b$72 = prev_b$72 + prev_b$40;
+        sum_a$73 = prev_a$73 + prev_a$41;
+        sum_b$73 = prev_b$73 + prev_b$41;
+        sum_a$74 = prev_a$74 + prev_a$42;
+        sum_b$74 = prev_b$74 + prev_b$42;
+        sum_a$75 = prev_a$75 + prev_a$43;
+        sum_b$75 = prev_b$75 + prev_b$43;
+        sum_a$76 = prev_a$76 + prev_a$44;
+        sum_b$76 = prev_b$76 + prev_b$44;
+        sum_a$77 = prev_a$77 + prev_a$45;
+        sum_b$77 = prev_b$77 + prev_b$45;
+        sum_a$78 = prev_a$78 + prev_a$46;
+        sum_b$78 = prev_b$78 + prev_b$46;
+        sum_a$79 = prev_a$79 + prev_a$47;
+        sum_b$79 = prev_b$79 + prev_b$47;
+        prev_a$0 = sum_a$0;
+        prev_b$0 = sum_b$0;
+        prev_a$1 = sum_a$1;
+        prev_b$1 = sum_b$1;
+        prev_a$2 = sum_a$2;
+        prev_b$2 = sum_b$2;
+        prev_a$3 = sum_a$3;
+        prev_b$3 = sum_b$3;
+        prev_a$4 = sum_a$4;
+        prev_b$4 = sum_b$4;
+        prev_a$5 = sum_a$5;
+        prev_b$5 = sum_b$5;
+        prev_a$6 = sum_a$6;
+        prev_b$6 = sum_b$6;
+        prev_a$7 = sum_a$7;
+        prev_b$7 = sum_b$7;
+        prev_a$8 = sum_a$8;
+        prev_b$8 = sum_b$8;
+        prev_a$9 = sum_a$9;
+        prev_b$9 = sum_b$9;
+        prev_a$10 = sum_a$10;
+        prev_b$10 = sum_b$10;
+        prev_a$11 = sum_a$11;
+        prev_b$11 = sum_b$11;
+        prev_a$12 = sum_a$12;
+        prev_b$12 = sum_b$12;
+        prev_a$13 = sum_a$13;
+        prev_b$13 = sum_b$13;
+        prev_a$14 = sum_a$14;
+        prev_b$14 = sum_b$14;
+        prev_a$15 = sum_a$15;
+        prev_b$15 = sum_b$15;
+        prev_a$16 = sum_a$16;
+        prev_b$16 = sum_b$16;
+        prev_a$17 = sum_a$17;
+        prev_b$17 = sum_b$17;
+        prev_a$18 = sum_a$18;
+        prev_b$18 = sum_b$18;
+        prev_a$19 = sum_a$19;
+        prev_b$19 = sum_b$19;
+        prev_a$20 = sum_a$20;
+        prev_b$20 = sum_b$20;
+        prev_a$21 = sum_a$21;
+        prev_b$21 = sum_b$21;
+        prev_a$22 = sum_a$22;
+        prev_b$22 = sum_b$22;
+        prev_a$23 = sum_a$23;
+        prev_b$23 = sum_b$23;
+        prev_a$24 = sum_a$24;
+        prev_b$24 = sum_b$24;
+        prev_a$25 = sum_a$25;
+        prev_b$25 = sum_b$25;
+        prev_a$26 = sum_a$26;
+        prev_b$26 = sum_b$26;
+        prev_a$27 = sum_a$27;
+        prev_b$27 = sum_b$27;
+        prev_a$28 = sum_a$28;
+        prev_b$28 = sum_b$28;
+        prev_a$29 = sum_a$29;
+        prev_b$29 = sum_b$29;
+        prev_a$30 = sum_a$30;
+        prev_b$30 = sum_b$30;
+        prev_a$31 = sum_a$31;
+        prev_b$31 = sum_b$31;
+        prev_a$32 = sum_a$32;
+        prev_b$32 = sum_b$32;
+        prev_a$33 = sum_a$33;
+        prev_b$33 = sum_b$33;
+        prev_a$34 = sum_a$34;
+        prev_b$34 = sum_b$34;
+        prev_a$35 = sum_a$35;
+        prev_b$35 = sum_b$35;
+        prev_a$36 = sum_a$36;
+        prev_b$36 = sum_b$36;
+        prev_a$37 = sum_a$37;
+        prev_b$37 = sum_b$37;
+        prev_a$38 = sum_a$38;
+        prev_b$38 = sum_b$38;
+        prev_a$39 = sum_a$39;
+        prev_b$39 = sum_b$39;
+        prev_a$40 = sum_a$40;
+        prev_b$40 = sum_b$40;
+        prev_a$41 = sum_a$41;
+        prev_b$41 = sum_b$41;
+        prev_a$42 = sum_a$42;
+        prev_b$42 = sum_b$42;
+        prev_a$43 = sum_a$43;
+        prev_b$43 = sum_b$43;
+        prev_a$44 = sum_a$44;
+        prev_b$44 = sum_b$44;
+        prev_a$45 = sum_a$45;
+        prev_b$45 = sum_b$45;
+        prev_a$46 = sum_a$46;
+        prev_b$46 = sum_b$46;
+        prev_a$47 = sum_a$47;
+        prev_b$47 = sum_b$47;
+        prev_a$48 = sum_a$48;
+        prev_b$48 = sum_b$48;
+        prev_a$49 = sum_a$49;
+        prev_b$49 = sum_b$49;
+        prev_a$50 = sum_a$50;
+        prev_b$50 = sum_b$50;
+        prev_a$51 = sum_a$51;
+        prev_b$51 = sum_b$51;
+        prev_a$52 = sum_a$52;
+        prev_b$52 = sum_b$52;
+        prev_a$53 = sum_a$53;
+        prev_b$53 = sum_b$53;
+        prev_a$54 = sum_a$54;
+        prev_b$54 = sum_b$54;
+        prev_a$55 = sum_a$55;
+        prev_b$55 = sum_b$55;
+        prev_a$56 = sum_a$56;
+        prev_b$56 = sum_b$56;
+        prev_a$57 = sum_a$57;
+        prev_b$57 = sum_b$57;
+        prev_a$58 = sum_a$58;
+        prev_b$58 = sum_b$58;
+        prev_a$59 = sum_a$59;
+        prev_b$59 = sum_b$59;
+        prev_a$60 = sum_a$60;
+        prev_b$60 = sum_b$60;
+        prev_a$61 = sum_a$61;
+        prev_b$61 = sum_b$61;
+        prev_a$62 = sum_a$62;
+        prev_b$62 = sum_b$62;
+        prev_a$63 = sum_a$63;
+        prev_b$63 = sum_b$63;
+        prev_a$64 = sum_a$64;
+        prev_b$64 = sum_b$64;
+        prev_a$65 = sum_a$65;
+        prev_b$65 = sum_b$65;
+        prev_a$66 = sum_a$66;
+        prev_b$66 = sum_b$66;
+        prev_a$67 = sum_a$67;
+        prev_b$67 = sum_b$67;
+        prev_a$68 = sum_a$68;
+        prev_b$68 = sum_b$68;
+        prev_a$69 = sum_a$69;
+        prev_b$69 = sum_b$69;
+        prev_a$70 = sum_a$70;
+        prev_b$70 = sum_b$70;
+        prev_a$71 = sum_a$71;
+        prev_b$71 = sum_b$71;
+        prev_a$72 = sum_a$72;
+        prev_b$72 = sum_b$72;
+        prev_a$73 = sum_a$73;
+        prev_b$73 = sum_b$73;
+        prev_a$74 = sum_a$74;
+        prev_b$74 = sum_b$74;
+        prev_a$75 = sum_a$75;
+        prev_b$75 = sum_b$75;
+        prev_a$76 = sum_a$76;
+        prev_b$76 = sum_b$76;
+        prev_a$77 = sum_a$77;
+        prev_b$77 = sum_b$77;
+        prev_a$78 = sum_a$78;
+        prev_b$78 = sum_b$78;
+        prev_a$79 = sum_a$79;
+        prev_b$79 = sum_b$79;
+        sum_a$64 = prev_a$64 + prev_a$0;
+        sum_b$64 = prev_b$64 + prev_b$0;
+        sum_a$65 = prev_a$65 + prev_a$1;
+        sum_b$65 = prev_b$65 + prev_b$1;
+        sum_a$66 = prev_a$66 + prev_a$2;
+        sum_b$66 = prev_b$66 + prev_b$2;
+        sum_a$67 = prev_a$67 + prev_a$3;
+        sum_b$67 = prev_b$67 + prev_b$3;
+        sum_a$68 = prev_a$68 + prev_a$4;
+        sum_b$68 = prev_b$68 + prev_b$4;
+        sum_a$69 = prev_a$69 + prev_a$5;
+        sum_b$69 = prev_b$69 + prev_b$5;
+        sum_a$70 = prev_a$70 + prev_a$6;
+        sum_b$70 = prev_b$70 + prev_b$6;
+        sum_a$71 = prev_a$71 + prev_a$7;
+        sum_b$71 = prev_b$71 + prev_b$7;
+        sum_a$72 = prev_a$72 + prev_a$8;
+        sum_b$72 = prev_b$72 + prev_b$8;
+        sum_a$73 = prev_a$73 + prev_a$9;
+        sum_b$73 = prev_b$73 + prev_b$9;
+        sum_a$74 = prev_a$74 + prev_a$10;
+        sum_b$74 = prev_b$74 + prev_b$10;
+        sum_a$75 = prev_a$75 + prev_a$11;
+        sum_b$75 = prev_b$75 + prev_b$11;
+        sum_a$76 = prev_a$76 + prev_a$12;
+        sum_b$76 = prev_b$76 + prev_b$12;
+        sum_a$77 = prev_a$77 + prev_a$13;
+        sum_b$77 = prev_b$77 + prev_b$13;
+        sum_a$78 = prev_a$78 + prev_a$14;
+        sum_b$78 = prev_b$78 + prev_b$14;
+        sum_a$79 = prev_a$79 + prev_a$15;
+        sum_b$79 = prev_b$79 + prev_b$15;
+        total_after = sum_a$0;
+        total_rest = sum_b$0;
+        total_after = sum_a$1;
+        total_rest = sum_b$1;
+        total_after = sum_a$2;
+        total_rest = sum_b$2;
+        total_after = sum_a$3;
+        total_rest = sum_b$3;
+        total_after = sum_a$4;
+        total_rest = sum_b$4;
+        total_after = sum_a$5;
+        total_rest = sum_b$5;
+        total_after = sum_a$6;
+        total_rest = sum_b$6;
+        total_after = sum_a$7;
+        total_rest = sum_b$7;
+        total_after = sum_a$8;
+        total_rest = sum_b$8;
+        total_after = sum_a$9;
+        total_rest = sum_b$9;
+        total_after = sum_a$10;
+        total_rest = sum_b$10;
+        total_after = sum_a$11;
+        total_rest = sum_b$11;
+        total_after = sum_a$12;
+        total_rest = sum_b$12;
+        total_after = sum_a$13;
+        total_rest = sum_b$13;
+        total_after = sum_a$14;
+        total_rest = sum_b$14;
+        total_after = sum_a$15;
+        total_rest = sum_b$15;
+        total_after = sum_a$16;
+        total_rest = sum_b$16;
+        total_after = sum_a$17;
+        total_rest = sum_b$17;
+        total_after = sum_a$18;
+        total_rest = sum_b$18;
+        total_after = sum_a$19;
+        total_rest = sum_b$19;
+        total_after = sum_a$20;
+        total_rest = sum_b$20;
+        total_after = sum_a$21;
+        total_rest = sum_b$21;
+        total_after = sum_a$22;
+        total_rest = sum_b$22;
+        total_after = sum_a$23;
+        total_rest = sum_b$23;
+        total_after = sum_a$24;
+        total_rest = sum_b$24;
+        total_after = sum_a$25;
+        total_rest = sum_b$25;
+        total_after = sum_a$26;
+        total_rest = sum_b$26;
+        total_after = sum_a$27;
+        total_rest = sum_b$27;
+        total_after = sum_a$28;
+        total_rest = sum_b$28;
+        total_after = sum_a$29;
+        total_rest = sum_b$29;
+        total_after = sum_a$30;
+        total_rest = sum_b$30;
+        total_after = sum_a$31;
+        total_rest = sum_b$31;
+        total_after = sum_a$32;
+        total_rest = sum_b$32;
+        total_after = sum_a$33;
+        total_rest = sum_b$33;
+        total_after = sum_a$34;
+        total_rest = sum_b$34;
+        total_after = sum_a$35;
+        total_rest = sum_b$35;
+        total_after = sum_a$36;
+        total_rest = sum_b$36;
+        total_after = sum_a$37;
+        total_rest = sum_b$37;
+        total_after = sum_a$38;
+        total_rest = sum_b$38;
+        total_after = sum_a$39;
+        total_rest = sum_b$39;
+        total_after = sum_a$40;
+        total_rest = sum_b$40;
+        total_after = sum_a$41;
+        total_rest = sum_b$41;
+        total_after = sum_a$42;
+        total_rest = sum_b$42;
+        total_after = sum_a$43;
+        total_rest = sum_b$43;
+        total_after = sum_a$44;
+        total_rest = sum_b$44;
+        total_after = sum_a$45;
+        total_rest = sum_b$45;
+        total_after = sum_a$46;
+        total_rest = sum_b$46;
+        total_after = sum_a$47;
+        total_rest = sum_b$47;
+        total_after = sum_a$48;
+        total_rest = sum_b$48;
+        total_after = sum_a$49;
+        total_rest = sum_b$49;
+        total_after = sum_a$50;
+        total_rest = sum_b$50;
+        total_after = sum_a$51;
+        total_rest = sum_b$51;
+        total_after = sum_a$52;
+        total_rest = sum_b$52;
+        total_after = sum_a$53;
+        total_rest = sum_b$53;
+        total_after = sum_a$54;
+        total_rest = sum_b$54;
+        total_after = sum_a$55;
+        total_rest = sum_b$55;
+        total_after = sum_a$56;
+        total_rest = sum_b$56;
+        total_after = sum_a$57;
+        total_rest = sum_b$57;
+        total_after = sum_a$58;
+        total_rest = sum_b$58;
+        total_after = sum_a$59;
+        total_rest = sum_b$59;
+        total_after = sum_a$60;
+        total_rest = sum_b$60;
+        total_after = sum_a$61;
+        total_rest = sum_b$61;
+        total_after = sum_a$62;
+        total_rest = sum_b$62;
+        total_after = sum_a$63;
+        total_rest = sum_b$63;
+        total_after = sum_a$64;
+        total_rest = sum_b$64;
+        total_after = sum_a$65;
+        total_rest = sum_b$65;
+        total_after = sum_a$66;
+        total_rest = sum_b$66;
+        total_after = sum_a$67;
+        total_rest = sum_b$67;
+        total_after = sum_a$68;
+        total_rest = sum_b$68;
+        total_after = sum_a$69;
+        total_rest = sum_b$69;
+        total_after = sum_a$70;
+        total_rest = sum_b$70;
+        total_after = sum_a$71;
+        total_rest = sum_b$71;
+        total_after = sum_a$72;
+        total_rest = sum_b$72;
+        total_after = sum_a$73;
+        total_rest = sum_b$73;
+        total_after = sum_a$74;
+        total_rest = sum_b$74;
+        total_after = sum_a$75;
+        total_rest = sum_b$75;
+        total_after = sum_a$76;
+        total_rest = sum_b$76;
+        total_after = sum_a$77;
+        total_rest = sum_b$77;
+        total_after = sum_a$78;
+        total_rest = sum_b$78;
+        total_after = sum_a$79;
+        total_rest = sum_b$79;
+        wanting = total_after + total_rest;
         if (after[0]) begin
-            rem = left - cnt;
-            if (|rem) begin
-                if (pairs & (rem != one32)) begin
-                    if (both[0]) begin
-                        grant = grant | onehots$0;
-                        grant2 = grant2 | onehots$0;
-                        id_0 = next_id$q + cnt;
-                        id2_0 = next_id$q + cnt + one32;
-                        cnt = cnt + two32;
-                        new_last = ids$0;
-                    end
-                end
-                else if (room[0]) begin
-                    grant = grant | onehots$0;
-                    id_0 = next_id$q + cnt;
-                    cnt = cnt + one32;
-                    new_last = ids$0;
-                end
-            end
+            before$0 = sum_a$0 - lane_a$0;
+        end
+        else begin
+            before$0 = total_after + sum_b$0 - lane_b$0;
+        end
+        if (pairs) begin
+            before$0 = before$0 + before$0;
+        end
+        before32$0 = zero32;
+        if (before$0[0]) begin
+            before32$0 = before32$0 | bit32$0;
+        end
+        if (before$0[1]) begin
+            before32$0 = before32$0 | bit32$1;
+        end
+        if (before$0[2]) begin
+            before32$0 = before32$0 | bit32$2;
+        end
+        if (before$0[3]) begin
+            before32$0 = before32$0 | bit32$3;
+        end
+        if (before$0[4]) begin
+            before32$0 = before32$0 | bit32$4;
+        end
+        if (before$0[5]) begin
+            before32$0 = before32$0 | bit32$5;
+        end
+        if (before$0[6]) begin
+            before32$0 = before32$0 | bit32$6;
+        end
+        if (before$0[7]) begin
+            before32$0 = before32$0 | bit32$7;
         end
         if (after[1]) begin
-            rem = left - cnt;
-            if (|rem) begin
-                if (pairs & (rem != one32)) begin
-                    if (both[1]) begin
-                        grant = grant | onehots$1;
-                        grant2 = grant2 | onehots$1;
-                        id_1 = next_id$q + cnt;
-                        id2_1 = next_id$q + cnt + one32;
-                        cnt = cnt + two32;
-                        new_last = ids$1;
-                    end
-                end
-                else if (room[1]) begin
-                    grant = grant | onehots$1;
-                    id_1 = next_id$q + cnt;
-                    cnt = cnt + one32;
-                    new_last = ids$1;
-                end
-            end
+            before$1 = sum_a$1 - lane_a$1;
+        end
+        else begin
+            before$1 = total_after + sum_b$1 - lane_b$1;
+        end
+        if (pairs) begin
+            before$1 = before$1 + before$1;
+        end
+        before32$1 = zero32;
+        if (before$1[0]) begin
+            before32$1 = before32$1 | bit32$0;
+        end
+        if (before$1[1]) begin
+            before32$1 = before32$1 | bit32$1;
+        end
+        if (before$1[2]) begin
+            before32$1 = before32$1 | bit32$2;
+        end
+        if (before$1[3]) begin
+            before32$1 = before32$1 | bit32$3;
+        end
+        if (before$1[4]) begin
+            before32$1 = before32$1 | bit32$4;
+        end
+        if (before$1[5]) begin
+            before32$1 = before32$1 | bit32$5;
+        end
+        if (before$1[6]) begin
+            before32$1 = before32$1 | bit32$6;
+        end
+        if (before$1[7]) begin
+            before32$1 = before32$1 | bit32$7;
         end
         if (after[2]) begin
-            rem = left - cnt;
-            if (|rem) begin
-                if (pairs & (rem != one32)) begin
-                    if (both[2]) begin
-                        grant = grant | onehots$2;
-                        grant2 = grant2 | onehots$2;
-                        id_2 = next_id$q + cnt;
-                        id2_2 = next_id$q + cnt + one32;
-                        cnt = cnt + two32;
-                        new_last = ids$2;
-                    end
-                end
-                else if (room[2]) begin
-                    grant = grant | onehots$2;
-                    id_2 = next_id$q + cnt;
-                    cnt = cnt + one32;
-                    new_last = ids$2;
-                end
-            end
+            before$2 = sum_a$2 - lane_a$2;
+        end
+        else begin
+            before$2 = total_after + sum_b$2 - lane_b$2;
+        end
+        if (pairs) begin
+            before$2 = before$2 + before$2;
+        end
+        before32$2 = zero32;
+        if (before$2[0]) begin
+            before32$2 = before32$2 | bit32$0;
+        end
+        if (before$2[1]) begin
+            before32$2 = before32$2 | bit32$1;
+        end
+        if (before$2[2]) begin
+            before32$2 = before32$2 | bit32$2;
+        end
+        if (before$2[3]) begin
+            before32$2 = before32$2 | bit32$3;
+        end
+        if (before$2[4]) begin
+            before32$2 = before32$2 | bit32$4;
+        end
+        if (before$2[5]) begin
+            before32$2 = before32$2 | bit32$5;
+        end
+        if (before$2[6]) begin
+            before32$2 = before32$2 | bit32$6;
+        end
+        if (before$2[7]) begin
+            before32$2 = before32$2 | bit32$7;
         end
         if (after[3]) begin
-            rem = left - cnt;
-            if (|rem) begin
-                if (pairs & (rem != one32)) begin
-                    if (both[3]) begin
-                        grant = grant | onehots$3;
-                        grant2 = grant2 | onehots$3;
-                        id_3 = next_id$q + cnt;
-                        id2_3 = next_id$q + cnt + one32;
-                        cnt = cnt + two32;
-                        new_last = ids$3;
-                    end
-                end
-                else if (room[3]) begin
-                    grant = grant | onehots$3;
-                    id_3 = next_id$q + cnt;
-                    cnt = cnt + one32;
-                    new_last = ids$3;
-                end
-            end
+            before$3 = sum_a$3 - lane_a$3;
+        end
+        else begin
+            before$3 = total_after + sum_b$3 - lane_b$3;
+        end
+        if (pairs) begin
+            before$3 = before$3 + before$3;
+        end
+        before32$3 = zero32;
+        if (before$3[0]) begin
+            before32$3 = before32$3 | bit32$0;
+        end
+        if (before$3[1]) begin
+            before32$3 = before32$3 | bit32$1;
+        end
+        if (before$3[2]) begin
+            before32$3 = before32$3 | bit32$2;
+        end
+        if (before$3[3]) begin
+            before32$3 = before32$3 | bit32$3;
+        end
+        if (before$3[4]) begin
+            before32$3 = before32$3 | bit32$4;
+        end
+        if (before$3[5]) begin
+            before32$3 = before32$3 | bit32$5;
+        end
+        if (before$3[6]) begin
+            before32$3 = before32$3 | bit32$6;
+        end
+        if (before$3[7]) begin
+            before32$3 = before32$3 | bit32$7;
         end
         if (after[4]) begin
-            rem = left - cnt;
-            if (|rem) begin
-                if (pairs & (rem != one32)) begin
-                    if (both[4]) begin
-                        grant = grant | onehots$4;
-                        grant2 = grant2 | onehots$4;
-                        id_4 = next_id$q + cnt;
-                        id2_4 = next_id$q + cnt + one32;
-                        cnt = cnt + two32;
-                        new_last = ids$4;
-                    end
-                end
-                else if (room[4]) begin
-                    grant = grant | onehots$4;
-                    id_4 = next_id$q + cnt;
-                    cnt = cnt + one32;
-                    new_last = ids$4;
-                end
-            end
+            before$4 = sum_a$4 - lane_a$4;
+        end
+        else begin
+            before$4 = total_after + sum_b$4 - lane_b$4;
+        end
+        if (pairs) begin
+            before$4 = before$4 + before$4;
+        end
+        before32$4 = zero32;
+        if (before$4[0]) begin
+            before32$4 = before32$4 | bit32$0;
+        end
+        if (before$4[1]) begin
+            before32$4 = before32$4 | bit32$1;
+        end
+        if (before$4[2]) begin
+            before32$4 = before32$4 | bit32$2;
+        end
+        if (before$4[3]) begin
+            before32$4 = before32$4 | bit32$3;
+        end
+        if (before$4[4]) begin
+            before32$4 = before32$4 | bit32$4;
+        end
+        if (before$4[5]) begin
+            before32$4 = before32$4 | bit32$5;
+        end
+        if (before$4[6]) begin
+            before32$4 = before32$4 | bit32$6;
+        end
+        if (before$4[7]) begin
+            before32$4 = before32$4 | bit32$7;
         end
         if (after[5]) begin
-            rem = left - cnt;
-            if (|rem) begin
-                if (pairs & (rem != one32)) begin
-                    if (both[5]) begin
-                        grant = grant | onehots$5;
-                        grant2 = grant2 | onehots$5;
-                        id_5 = next_id$q + cnt;
-                        id2_5 = next_id$q + cnt + one32;
-                        cnt = cnt + two32;
-                        new_last = ids$5;
-                    end
-                end
-                else if (room[5]) begin
-                    grant = grant | onehots$5;
-                    id_5 = next_id$q + cnt;
-                    cnt = cnt + one32;
-                    new_last = ids$5;
-                end
-            end
+            before$5 = sum_a$5 - lane_a$5;
+        end
+        else begin
+            before$5 = total_after + sum_b$5 - lane_b$5;
+        end
+        if (pairs) begin
+            before$5 = before$5 + before$5;
+        end
+        before32$5 = zero32;
+        if (before$5[0]) begin
+            before32$5 = before32$5 | bit32$0;
+        end
+        if (before$5[1]) begin
+            before32$5 = before32$5 | bit32$1;
+        end
+        if (before$5[2]) begin
+            before32$5 = before32$5 | bit32$2;
+        end
+        if (before$5[3]) begin
+            before32$5 = before32$5 | bit32$3;
+        end
+        if (before$5[4]) begin
+            before32$5 = before32$5 | bit32$4;
+        end
+        if (before$5[5]) begin
+            before32$5 = before32$5 | bit32$5;
+        end
+        if (before$5[6]) begin
+            before32$5 = before32$5 | bit32$6;
+        end
+        if (before$5[7]) begin
+            before32$5 = before32$5 | bit32$7;
         end
         if (after[6]) begin
-            rem = left - cnt;
-            if (|rem) begin
-                if (pairs & (rem != one32)) begin
-                    if (both[6]) begin
-                        grant = grant | onehots$6;
-                        grant2 = grant2 | onehots$6;
-                        id_6 = next_id$q + cnt;
-                        id2_6 = next_id$q + cnt + one32;
-                        cnt = cnt + two32;
-                        new_last = ids$6;
-                    end
-                end
-                else if (room[6]) begin
-                    grant = grant | onehots$6;
-                    id_6 = next_id$q + cnt;
-                    cnt = cnt + one32;
-                    new_last = ids$6;
-                end
-            end
+            before$6 = sum_a$6 - lane_a$6;
+        end
+        else begin
+            before$6 = total_after + sum_b$6 - lane_b$6;
+        end
+        if (pairs) begin
+            before$6 = before$6 + before$6;
+        end
+        before32$6 = zero32;
+        if (before$6[0]) begin
+            before32$6 = before32$6 | bit32$0;
+        end
+        if (before$6[1]) begin
+            before32$6 = before32$6 | bit32$1;
+        end
+        if (before$6[2]) begin
+            before32$6 = before32$6 | bit32$2;
+        end
+        if (before$6[3]) begin
+            before32$6 = before32$6 | bit32$3;
+        end
+        if (before$6[4]) begin
+            before32$6 = before32$6 | bit32$4;
+        end
+        if (before$6[5]) begin
+            before32$6 = before32$6 | bit32$5;
+        end
+        if (before$6[6]) begin
+            before32$6 = before32$6 | bit32$6;
+        end
+        if (before$6[7]) begin
+            before32$6 = before32$6 | bit32$7;
         end
         if (after[7]) begin
-            rem = left - cnt;
-            if (|rem) begin
-                if (pairs & (rem != one32)) begin
-                    if (both[7]) begin
-                        grant = grant | onehots$7;
-                        grant2 = grant2 | onehots$7;
-                        id_7 = next_id$q + cnt;
-                        id2_7 = next_id$q + cnt + one32;
-                        cnt = cnt + two32;
-                        new_last = ids$7;
-                    end
-                end
-                else if (room[7]) begin
-                    grant = grant | onehots$7;
-                    id_7 = next_id$q + cnt;
-                    cnt = cnt + one32;
-                    new_last = ids$7;
-                end
-            end
+            before$7 = sum_a$7 - lane_a$7;
+        end
+        else begin
+            before$7 = total_after + sum_b$7 - lane_b$7;
+        end
+        if (pairs) begin
+            before$7 = before$7 + before$7;
+        end
+        before32$7 = zero32;
+        if (before$7[0]) begin
+            before32$7 = before32$7 | bit32$0;
+        end
+        if (before$7[1]) begin
+            before32$7 = before32$7 | bit32$1;
+        end
+        if (before$7[2]) begin
+            before32$7 = before32$7 | bit32$2;
+        end
+        if (before$7[3]) begin
+            before32$7 = before32$7 | bit32$3;
+        end
+        if (before$7[4]) begin
+            before32$7 = before32$7 | bit32$4;
+        end
+        if (before$7[5]) begin
+            before32$7 = before32$7 | bit32$5;
+        end
+        if (before$7[6]) begin
+            before32$7 = before32$7 | bit32$6;
+        end
+        if (before$7[7]) begin
+            before32$7 = before32$7 | bit32$7;
         end
         if (after[8]) begin
-            rem = left - cnt;
-            if (|rem) begin
-                if (pairs & (rem != one32)) begin
-                    if (both[8]) begin
-                        grant = grant | onehots$8;
-                        grant2 = grant2 | onehots$8;
-                        id_8 = next_id$q + cnt;
-                        id2_8 = next_id$q + cnt + one32;
-                        cnt = cnt + two32;
-                        new_last = ids$8;
-                    end
-                end
-                else if (room[8]) begin
-                    grant = grant | onehots$8;
-                    id_8 = next_id$q + cnt;
-                    cnt = cnt + one32;
-                    new_last = ids$8;
-                end
-            end
+            before$8 = sum_a$8 - lane_a$8;
+        end
+        else begin
+            before$8 = total_after + sum_b$8 - lane_b$8;
+        end
+        if (pairs) begin
+            before$8 = before$8 + before$8;
+        end
+        before32$8 = zero32;
+        if (before$8[0]) begin
+            before32$8 = before32$8 | bit32$0;
+        end
+        if (before$8[1]) begin
+            before32$8 = before32$8 | bit32$1;
+        end
+        if (before$8[2]) begin
+            before32$8 = before32$8 | bit32$2;
+        end
+        if (before$8[3]) begin
+            before32$8 = before32$8 | bit32$3;
+        end
+        if (before$8[4]) begin
+            before32$8 = before32$8 | bit32$4;
+        end
+        if (before$8[5]) begin
+            before32$8 = before32$8 | bit32$5;
+        end
+        if (before$8[6]) begin
+            before32$8 = before32$8 | bit32$6;
+        end
+        if (before$8[7]) begin
+            before32$8 = before32$8 | bit32$7;
         end
         if (after[9]) begin
-            rem = left - cnt;
-            if (|rem) begin
-                if (pairs & (rem != one32)) begin
-                    if (both[9]) begin
-                        grant = grant | onehots$9;
-                        grant2 = grant2 | onehots$9;
-                        id_9 = next_id$q + cnt;
-                        id2_9 = next_id$q + cnt + one32;
-                        cnt = cnt + two32;
-                        new_last = ids$9;
-                    end
-                end
-                else if (room[9]) begin
-                    grant = grant | onehots$9;
-                    id_9 = next_id$q + cnt;
-                    cnt = cnt + one32;
-                    new_last = ids$9;
-                end
-            end
+            before$9 = sum_a$9 - lane_a$9;
+        end
+        else begin
+            before$9 = total_after + sum_b$9 - lane_b$9;
+        end
+        if (pairs) begin
+            before$9 = before$9 + before$9;
+        end
+        before32$9 = zero32;
+        if (before$9[0]) begin
+            before32$9 = before32$9 | bit32$0;
+        end
+        if (before$9[1]) begin
+            before32$9 = before32$9 | bit32$1;
+        end
+        if (before$9[2]) begin
+            before32$9 = before32$9 | bit32$2;
+        end
+        if (before$9[3]) begin
+            before32$9 = before32$9 | bit32$3;
+        end
+        if (before$9[4]) begin
+            before32$9 = before32$9 | bit32$4;
+        end
+        if (before$9[5]) begin
+            before32$9 = before32$9 | bit32$5;
+        end
+        if (before$9[6]) begin
+            before32$9 = before32$9 | bit32$6;
+        end
+        if (before$9[7]) begin
+            before32$9 = before32$9 | bit32$7;
         end
         if (after[10]) begin
-            rem = left - cnt;
-            if (|rem) begin
-                if (pairs & (rem != one32)) begin
-                    if (both[10]) begin
-                        grant = grant | onehots$10;
-                        grant2 = grant2 | onehots$10;
-                        id_10 = next_id$q + cnt;
-                        id2_10 = next_id$q + cnt + one32;
-                        cnt = cnt + two32;
-                        new_last = ids$10;
-                    end
-                end
-                else if (room[10]) begin
-                    grant = grant | onehots$10;
-                    id_10 = next_id$q + cnt;
-                    cnt = cnt + one32;
-                    new_last = ids$10;
-                end
-            end
+            before$10 = sum_a$10 - lane_a$10;
+        end
+        else begin
+            before$10 = total_after + sum_b$10 - lane_b$10;
+        end
+        if (pairs) begin
+            before$10 = before$10 + before$10;
+        end
+        before32$10 = zero32;
+        if (before$10[0]) begin
+            before32$10 = before32$10 | bit32$0;
+        end
+        if (before$10[1]) begin
+            before32$10 = before32$10 | bit32$1;
+        end
+        if (before$10[2]) begin
+            before32$10 = before32$10 | bit32$2;
+        end
+        if (before$10[3]) begin
+            before32$10 = before32$10 | bit32$3;
+        end
+        if (before$10[4]) begin
+            before32$10 = before32$10 | bit32$4;
+        end
+        if (before$10[5]) begin
+            before32$10 = before32$10 | bit32$5;
+        end
+        if (before$10[6]) begin
+            before32$10 = before32$10 | bit32$6;
+        end
+        if (before$10[7]) begin
+            before32$10 = before32$10 | bit32$7;
         end
         if (after[11]) begin
-            rem = left - cnt;
-            if (|rem) begin
-                if (pairs & (rem != one32)) begin
-                    if (both[11]) begin
-                        grant = grant | onehots$11;
-                        grant2 = grant2 | onehots$11;
-                        id_11 = next_id$q + cnt;
-                        id2_11 = next_id$q + cnt + one32;
-                        cnt = cnt + two32;
-                        new_last = ids$11;
-                    end
-                end
-                else if (room[11]) begin
-                    grant = grant | onehots$11;
-                    id_11 = next_id$q + cnt;
-                    cnt = cnt + one32;
-                    new_last = ids$11;
-                end
-            end
+            before$11 = sum_a$11 - lane_a$11;
+        end
+        else begin
+            before$11 = total_after + sum_b$11 - lane_b$11;
+        end
+        if (pairs) begin
+            before$11 = before$11 + before$11;
+        end
+        before32$11 = zero32;
+        if (before$11[0]) begin
+            before32$11 = before32$11 | bit32$0;
+        end
+        if (before$11[1]) begin
+            before32$11 = before32$11 | bit32$1;
+        end
+        if (before$11[2]) begin
+            before32$11 = before32$11 | bit32$2;
+        end
+        if (before$11[3]) begin
+            before32$11 = before32$11 | bit32$3;
+        end
+        if (before$11[4]) begin
+            before32$11 = before32$11 | bit32$4;
+        end
+        if (before$11[5]) begin
+            before32$11 = before32$11 | bit32$5;
+        end
+        if (before$11[6]) begin
+            before32$11 = before32$11 | bit32$6;
+        end
+        if (before$11[7]) begin
+            before32$11 = before32$11 | bit32$7;
         end
         if (after[12]) begin
-            rem = left - cnt;
-            if (|rem) begin
-                if (pairs & (rem != one32)) begin
-                    if (both[12]) begin
-                        grant = grant | onehots$12;
-                        grant2 = grant2 | onehots$12;
-                        id_12 = next_id$q + cnt;
-                        id2_12 = next_id$q + cnt + one32;
-                        cnt = cnt + two32;
-                        new_last = ids$12;
-                    end
-                end
-                else if (room[12]) begin
-                    grant = grant | onehots$12;
-                    id_12 = next_id$q + cnt;
-                    cnt = cnt + one32;
-                    new_last = ids$12;
-                end
-            end
+            before$12 = sum_a$12 - lane_a$12;
+        end
+        else begin
+            before$12 = total_after + sum_b$12 - lane_b$12;
+        end
+        if (pairs) begin
+            before$12 = before$12 + before$12;
+        end
+        before32$12 = zero32;
+        if (before$12[0]) begin
+            before32$12 = before32$12 | bit32$0;
+        end
+        if (before$12[1]) begin
+            before32$12 = before32$12 | bit32$1;
+        end
+        if (before$12[2]) begin
+            before32$12 = before32$12 | bit32$2;
+        end
+        if (before$12[3]) begin
+            before32$12 = before32$12 | bit32$3;
+        end
+        if (before$12[4]) begin
+            before32$12 = before32$12 | bit32$4;
+        end
+        if (before$12[5]) begin
+            before32$12 = before32$12 | bit32$5;
+        end
+        if (before$12[6]) begin
+            before32$12 = before32$12 | bit32$6;
+        end
+        if (before$12[7]) begin
+            before32$12 = before32$12 | bit32$7;
         end
         if (after[13]) begin
-            rem = left - cnt;
-            if (|rem) begin
-                if (pairs & (rem != one32)) begin
-                    if (both[13]) begin
-                        grant = grant | onehots$13;
-                        grant2 = grant2 | onehots$13;
-                        id_13 = next_id$q + cnt;
-                        id2_13 = next_id$q + cnt + one32;
-                        cnt = cnt + two32;
-                        new_last = ids$13;
-                    end
-                end
-                else if (room[13]) begin
-                    grant = grant | onehots$13;
-                    id_13 = next_id$q + cnt;
-                    cnt = cnt + one32;
-                    new_last = ids$13;
-                end
-            end
+            before$13 = sum_a$13 - lane_a$13;
+        end
+        else begin
+            before$13 = total_after + sum_b$13 - lane_b$13;
+        end
+        if (pairs) begin
+            before$13 = before$13 + before$13;
+        end
+        before32$13 = zero32;
+        if (before$13[0]) begin
+            before32$13 = before32$13 | bit32$0;
+        end
+        if (before$13[1]) begin
+            before32$13 = before32$13 | bit32$1;
+        end
+        if (before$13[2]) begin
+            before32$13 = before32$13 | bit32$2;
+        end
+        if (before$13[3]) begin
+            before32$13 = before32$13 | bit32$3;
+        end
+        if (before$13[4]) begin
+            before32$13 = before32$13 | bit32$4;
+        end
+        if (before$13[5]) begin
+            before32$13 = before32$13 | bit32$5;
+        end
+        if (before$13[6]) begin
+            before32$13 = before32$13 | bit32$6;
+        end
+        if (before$13[7]) begin
+            before32$13 = before32$13 | bit32$7;
         end
         if (after[14]) begin
-            rem = left - cnt;
-            if (|rem) begin
-                if (pairs & (rem != one32)) begin
-                    if (both[14]) begin
-                        grant = grant | onehots$14;
-                        grant2 = grant2 | onehots$14;
-                        id_14 = next_id$q + cnt;
-                        id2_14 = next_id$q + cnt + one32;
-                        cnt = cnt + two32;
-                        new_last = ids$14;
-                    end
-                end
-                else if (room[14]) begin
-                    grant = grant | onehots$14;
-                    id_14 = next_id$q + cnt;
-                    cnt = cnt + one32;
-                    new_last = ids$14;
-                end
-            end
+            before$14 = sum_a$14 - lane_a$14;
+        end
+        else begin
+            before$14 = total_after + sum_b$14 - lane_b$14;
+        end
+        if (pairs) begin
+            before$14 = before$14 + before$14;
+        end
+        before32$14 = zero32;
+        if (before$14[0]) begin
+            before32$14 = before32$14 | bit32$0;
+        end
+        if (before$14[1]) begin
+            before32$14 = before32$14 | bit32$1;
+        end
+        if (before$14[2]) begin
+            before32$14 = before32$14 | bit32$2;
+        end
+        if (before$14[3]) begin
+            before32$14 = before32$14 | bit32$3;
+        end
+        if (before$14[4]) begin
+            before32$14 = before32$14 | bit32$4;
+        end
+        if (before$14[5]) begin
+            before32$14 = before32$14 | bit32$5;
+        end
+        if (before$14[6]) begin
+            before32$14 = before32$14 | bit32$6;
+        end
+        if (before$14[7]) begin
+            before32$14 = before32$14 | bit32$7;
         end
         if (after[15]) begin
-            rem = left - cnt;
-            if (|rem) begin
-                if (pairs & (rem != one32)) begin
-                    if (both[15]) begin
-                        grant = grant | onehots$15;
-                        grant2 = grant2 | onehots$15;
-                        id_15 = next_id$q + cnt;
-                        id2_15 = next_id$q + cnt + one32;
-                        cnt = cnt + two32;
-                        new_last = ids$15;
-                    end
-                end
-                else if (room[15]) begin
-                    grant = grant | onehots$15;
-                    id_15 = next_id$q + cnt;
-                    cnt = cnt + one32;
-                    new_last = ids$15;
-                end
-            end
+            before$15 = sum_a$15 - lane_a$15;
+        end
+        else begin
+            before$15 = total_after + sum_b$15 - lane_b$15;
+        end
+        if (pairs) begin
+            before$15 = before$15 + before$15;
+        end
+        before32$15 = zero32;
+        if (before$15[0]) begin
+            before32$15 = before32$15 | bit32$0;
+        end
+        if (before$15[1]) begin
+            before32$15 = before32$15 | bit32$1;
+        end
+        if (before$15[2]) begin
+            before32$15 = before32$15 | bit32$2;
+        end
+        if (before$15[3]) begin
+            before32$15 = before32$15 | bit32$3;
+        end
+        if (before$15[4]) begin
+            before32$15 = before32$15 | bit32$4;
+        end
+        if (before$15[5]) begin
+            before32$15 = before32$15 | bit32$5;
+        end
+        if (before$15[6]) begin
+            before32$15 = before32$15 | bit32$6;
+        end
+        if (before$15[7]) begin
+            before32$15 = before32$15 | bit32$7;
         end
         if (after[16]) begin
-            rem = left - cnt;
-            if (|rem) begin
-                if (pairs & (rem != one32)) begin
-                    if (both[16]) begin
-                        grant = grant | onehots$16;
-                        grant2 = grant2 | onehots$16;
-                        id_16 = next_id$q + cnt;
-                        id2_16 = next_id$q + cnt + one32;
-                        cnt = cnt + two32;
-                        new_last = ids$16;
-                    end
-                end
-                else if (room[16]) begin
-                    grant = grant | onehots$16;
-                    id_16 = next_id$q + cnt;
-                    cnt = cnt + one32;
-                    new_last = ids$16;
-                end
-            end
+            before$16 = sum_a$16 - lane_a$16;
+        end
+        else begin
+            before$16 = total_after + sum_b$16 - lane_b$16;
+        end
+        if (pairs) begin
+            before$16 = before$16 + before$16;
+        end
+        before32$16 = zero32;
+        if (before$16[0]) begin
+            before32$16 = before32$16 | bit32$0;
+        end
+        if (before$16[1]) begin
+            before32$16 = before32$16 | bit32$1;
+        end
+        if (before$16[2]) begin
+            before32$16 = before32$16 | bit32$2;
+        end
+        if (before$16[3]) begin
+            before32$16 = before32$16 | bit32$3;
+        end
+        if (before$16[4]) begin
+            before32$16 = before32$16 | bit32$4;
+        end
+        if (before$16[5]) begin
+            before32$16 = before32$16 | bit32$5;
+        end
+        if (before$16[6]) begin
+            before32$16 = before32$16 | bit32$6;
+        end
+        if (before$16[7]) begin
+            before32$16 = before32$16 | bit32$7;
         end
         if (after[17]) begin
-            rem = left - cnt;
-            if (|rem) begin
-                if (pairs & (rem != one32)) begin
-                    if (both[17]) begin
-                        grant = grant | onehots$17;
-                        grant2 = grant2 | onehots$17;
-                        id_17 = next_id$q + cnt;
-                        id2_17 = next_id$q + cnt + one32;
-                        cnt = cnt + two32;
-                        new_last = ids$17;
-                    end
-                end
-                else if (room[17]) begin
-                    grant = grant | onehots$17;
-                    id_17 = next_id$q + cnt;
-                    cnt = cnt + one32;
-                    new_last = ids$17;
-                end
-            end
+            before$17 = sum_a$17 - lane_a$17;
+        end
+        else begin
+            before$17 = total_after + sum_b$17 - lane_b$17;
+        end
+        if (pairs) begin
+            before$17 = before$17 + before$17;
+        end
+        before32$17 = zero32;
+        if (before$17[0]) begin
+            before32$17 = before32$17 | bit32$0;
+        end
+        if (before$17[1]) begin
+            before32$17 = before32$17 | bit32$1;
+        end
+        if (before$17[2]) begin
+            before32$17 = before32$17 | bit32$2;
+        end
+        if (before$17[3]) begin
+            before32$17 = before32$17 | bit32$3;
+        end
+        if (before$17[4]) begin
+            before32$17 = before32$17 | bit32$4;
+        end
+        if (before$17[5]) begin
+            before32$17 = before32$17 | bit32$5;
+        end
+        if (before$17[6]) begin
+            before32$17 = before32$17 | bit32$6;
+        end
+        if (before$17[7]) begin
+            before32$17 = before32$17 | bit32$7;
         end
         if (after[18]) begin
-            rem = left - cnt;
-            if (|rem) begin
-                if (pairs & (rem != one32)) begin
-                    if (both[18]) begin
-                        grant = grant | onehots$18;
-                        grant2 = grant2 | onehots$18;
-                        id_18 = next_id$q + cnt;
-                        id2_18 = next_id$q + cnt + one32;
-                        cnt = cnt + two32;
-                        new_last = ids$18;
-                    end
-                end
-                else if (room[18]) begin
-                    grant = grant | onehots$18;
-                    id_18 = next_id$q + cnt;
-                    cnt = cnt + one32;
-                    new_last = ids$18;
-                end
-            end
+            before$18 = sum_a$18 - lane_a$18;
+        end
+        else begin
+            before$18 = total_after + sum_b$18 - lane_b$18;
+        end
+        if (pairs) begin
+            before$18 = before$18 + before$18;
+        end
+        before32$18 = zero32;
+        if (before$18[0]) begin
+            before32$18 = before32$18 | bit32$0;
+        end
+        if (before$18[1]) begin
+            before32$18 = before32$18 | bit32$1;
+        end
+        if (before$18[2]) begin
+            before32$18 = before32$18 | bit32$2;
+        end
+        if (before$18[3]) begin
+            before32$18 = before32$18 | bit32$3;
+        end
+        if (before$18[4]) begin
+            before32$18 = before32$18 | bit32$4;
+        end
+        if (before$18[5]) begin
+            before32$18 = before32$18 | bit32$5;
+        end
+        if (before$18[6]) begin
+            before32$18 = before32$18 | bit32$6;
+        end
+        if (before$18[7]) begin
+            before32$18 = before32$18 | bit32$7;
         end
         if (after[19]) begin
-            rem = left - cnt;
-            if (|rem) begin
-                if (pairs & (rem != one32)) begin
-                    if (both[19]) begin
-                        grant = grant | onehots$19;
-                        grant2 = grant2 | onehots$19;
-                        id_19 = next_id$q + cnt;
-                        id2_19 = next_id$q + cnt + one32;
-                        cnt = cnt + two32;
-                        new_last = ids$19;
-                    end
-                end
-                else if (room[19]) begin
-                    grant = grant | onehots$19;
-                    id_19 = next_id$q + cnt;
-                    cnt = cnt + one32;
-                    new_last = ids$19;
-                end
-            end
+            before$19 = sum_a$19 - lane_a$19;
+        end
+        else begin
+            before$19 = total_after + sum_b$19 - lane_b$19;
+        end
+        if (pairs) begin
+            before$19 = before$19 + before$19;
+        end
+        before32$19 = zero32;
+        if (before$19[0]) begin
+            before32$19 = before32$19 | bit32$0;
+        end
+        if (before$19[1]) begin
+            before32$19 = before32$19 | bit32$1;
+        end
+        if (before$19[2]) begin
+            before32$19 = before32$19 | bit32$2;
+        end
+        if (before$19[3]) begin
+            before32$19 = before32$19 | bit32$3;
+        end
+        if (before$19[4]) begin
+            before32$19 = before32$19 | bit32$4;
+        end
+        if (before$19[5]) begin
+            before32$19 = before32$19 | bit32$5;
+        end
+        if (before$19[6]) begin
+            before32$19 = before32$19 | bit32$6;
+        end
+        if (before$19[7]) begin
+            before32$19 = before32$19 | bit32$7;
         end
         if (after[20]) begin
-            rem = left - cnt;
-            if (|rem) begin
-                if (pairs & (rem != one32)) begin
-                    if (both[20]) begin
-                        grant = grant | onehots$20;
-                        grant2 = grant2 | onehots$20;
-                        id_20 = next_id$q + cnt;
-                        id2_20 = next_id$q + cnt + one32;
-                        cnt = cnt + two32;
-                        new_last = ids$20;
-                    end
-                end
-                else if (room[20]) begin
-                    grant = grant | onehots$20;
-                    id_20 = next_id$q + cnt;
-                    cnt = cnt + one32;
-                    new_last = ids$20;
-                end
-            end
+            before$20 = sum_a$20 - lane_a$20;
+        end
+        else begin
+            before$20 = total_after + sum_b$20 - lane_b$20;
+        end
+        if (pairs) begin
+            before$20 = before$20 + before$20;
+        end
+        before32$20 = zero32;
+        if (before$20[0]) begin
+            before32$20 = before32$20 | bit32$0;
+        end
+        if (before$20[1]) begin
+            before32$20 = before32$20 | bit32$1;
+        end
+        if (before$20[2]) begin
+            before32$20 = before32$20 | bit32$2;
+        end
+        if (before$20[3]) begin
+            before32$20 = before32$20 | bit32$3;
+        end
+        if (before$20[4]) begin
+            before32$20 = before32$20 | bit32$4;
+        end
+        if (before$20[5]) begin
+            before32$20 = before32$20 | bit32$5;
+        end
+        if (before$20[6]) begin
+            before32$20 = before32$20 | bit32$6;
+        end
+        if (before$20[7]) begin
+            before32$20 = before32$20 | bit32$7;
         end
         if (after[21]) begin
-            rem = left - cnt;
-            if (|rem) begin
-                if (pairs & (rem != one32)) begin
-                    if (both[21]) begin
-                        grant = grant | onehots$21;
-                        grant2 = grant2 | onehots$21;
-                        id_21 = next_id$q + cnt;
-                        id2_21 = next_id$q + cnt + one32;
-                        cnt = cnt + two32;
-                        new_last = ids$21;
-                    end
-                end
-                else if (room[21]) begin
-                    grant = grant | onehots$21;
-                    id_21 = next_id$q + cnt;
-                    cnt = cnt + one32;
-                    new_last = ids$21;
-                end
-            end
+            before$21 = sum_a$21 - lane_a$21;
+        end
+        else begin
+            before$21 = total_after + sum_b$21 - lane_b$21;
+        end
+        if (pairs) begin
+            before$21 = before$21 + before$21;
+        end
+        before32$21 = zero32;
+        if (before$21[0]) begin
+            before32$21 = before32$21 | bit32$0;
+        end
+        if (before$21[1]) begin
+            before32$21 = before32$21 | bit32$1;
+        end
+        if (before$21[2]) begin
+            before32$21 = before32$21 | bit32$2;
+        end
+        if (before$21[3]) begin
+            before32$21 = before32$21 | bit32$3;
+        end
+        if (before$21[4]) begin
+            before32$21 = before32$21 | bit32$4;
+        end
+        if (before$21[5]) begin
+            before32$21 = before32$21 | bit32$5;
+        end
+        if (before$21[6]) begin
+            before32$21 = before32$21 | bit32$6;
+        end
+        if (before$21[7]) begin
+            before32$21 = before32$21 | bit32$7;
         end
         if (after[22]) begin
-            rem = left - cnt;
-            if (|rem) begin
-                if (pairs & (rem != one32)) begin
-                    if (both[22]) begin
-                        grant = grant | onehots$22;
-                        grant2 = grant2 | onehots$22;
-                        id_22 = next_id$q + cnt;
-                        id2_22 = next_id$q + cnt + one32;
-                        cnt = cnt + two32;
-                        new_last = ids$22;
-                    end
-                end
-                else if (room[22]) begin
-                    grant = grant | onehots$22;
-                    id_22 = next_id$q + cnt;
-                    cnt = cnt + one32;
-                    new_last = ids$22;
-                end
-            end
+            before$22 = sum_a$22 - lane_a$22;
+        end
+        else begin
+            before$22 = total_after + sum_b$22 - lane_b$22;
+        end
+        if (pairs) begin
+            before$22 = before$22 + before$22;
+        end
+        before32$22 = zero32;
+        if (before$22[0]) begin
+            before32$22 = before32$22 | bit32$0;
+        end
+        if (before$22[1]) begin
+            before32$22 = before32$22 | bit32$1;
+        end
+        if (before$22[2]) begin
+            before32$22 = before32$22 | bit32$2;
+        end
+        if (before$22[3]) begin
+            before32$22 = before32$22 | bit32$3;
+        end
+        if (before$22[4]) begin
+            before32$22 = before32$22 | bit32$4;
+        end
+        if (before$22[5]) begin
+            before32$22 = before32$22 | bit32$5;
+        end
+        if (before$22[6]) begin
+            before32$22 = before32$22 | bit32$6;
+        end
+        if (before$22[7]) begin
+            before32$22 = before32$22 | bit32$7;
         end
         if (after[23]) begin
-            rem = left - cnt;
-            if (|rem) begin
-                if (pairs & (rem != one32)) begin
-                    if (both[23]) begin
-                        grant = grant | onehots$23;
-                        grant2 = grant2 | onehots$23;
-                        id_23 = next_id$q + cnt;
-                        id2_23 = next_id$q + cnt + one32;
-                        cnt = cnt + two32;
-                        new_last = ids$23;
-                    end
-                end
-                else if (room[23]) begin
-                    grant = grant | onehots$23;
-                    id_23 = next_id$q + cnt;
-                    cnt = cnt + one32;
-                    new_last = ids$23;
-                end
-            end
+            before$23 = sum_a$23 - lane_a$23;
+        end
+        else begin
+            before$23 = total_after + sum_b$23 - lane_b$23;
+        end
+        if (pairs) begin
+            before$23 = before$23 + before$23;
+        end
+        before32$23 = zero32;
+        if (before$23[0]) begin
+            before32$23 = before32$23 | bit32$0;
+        end
+        if (before$23[1]) begin
+            before32$23 = before32$23 | bit32$1;
+        end
+        if (before$23[2]) begin
+            before32$23 = before32$23 | bit32$2;
+        end
+        if (before$23[3]) begin
+            before32$23 = before32$23 | bit32$3;
+        end
+        if (before$23[4]) begin
+            before32$23 = before32$23 | bit32$4;
+        end
+        if (before$23[5]) begin
+            before32$23 = before32$23 | bit32$5;
+        end
+        if (before$23[6]) begin
+            before32$23 = before32$23 | bit32$6;
+        end
+        if (before$23[7]) begin
+            before32$23 = before32$23 | bit32$7;
         end
         if (after[24]) begin
-            rem = left - cnt;
-            if (|rem) begin
-                if (pairs & (rem != one32)) begin
-                    if (both[24]) begin
-                        grant = grant | onehots$24;
-                        grant2 = grant2 | onehots$24;
-                        id_24 = next_id$q + cnt;
-                        id2_24 = next_id$q + cnt + one32;
-                        cnt = cnt + two32;
-                        new_last = ids$24;
-                    end
-                end
-                else if (room[24]) begin
-                    grant = grant | onehots$24;
-                    id_24 = next_id$q + cnt;
-                    cnt = cnt + one32;
-                    new_last = ids$24;
-                end
-            end
+            before$24 = sum_a$24 - lane_a$24;
+        end
+        else begin
+            before$24 = total_after + sum_b$24 - lane_b$24;
+        end
+        if (pairs) begin
+            before$24 = before$24 + before$24;
+        end
+        before32$24 = zero32;
+        if (before$24[0]) begin
+            before32$24 = before32$24 | bit32$0;
+        end
+        if (before$24[1]) begin
+            before32$24 = before32$24 | bit32$1;
+        end
+        if (before$24[2]) begin
+            before32$24 = before32$24 | bit32$2;
+        end
+        if (before$24[3]) begin
+            before32$24 = before32$24 | bit32$3;
+        end
+        if (before$24[4]) begin
+            before32$24 = before32$24 | bit32$4;
+        end
+        if (before$24[5]) begin
+            before32$24 = before32$24 | bit32$5;
+        end
+        if (before$24[6]) begin
+            before32$24 = before32$24 | bit32$6;
+        end
+        if (before$24[7]) begin
+            before32$24 = before32$24 | bit32$7;
         end
         if (after[25]) begin
-            rem = left - cnt;
-            if (|rem) begin
-                if (pairs & (rem != one32)) begin
-                    if (both[25]) begin
-                        grant = grant | onehots$25;
-                        grant2 = grant2 | onehots$25;
-                        id_25 = next_id$q + cnt;
-                        id2_25 = next_id$q + cnt + one32;
-                        cnt = cnt + two32;
-                        new_last = ids$25;
-                    end
-                end
-                else if (room[25]) begin
-                    grant = grant | onehots$25;
-                    id_25 = next_id$q + cnt;
-                    cnt = cnt + one32;
-                    new_last = ids$25;
-                end
-            end
+            before$25 = sum_a$25 - lane_a$25;
+        end
+        else begin
+            before$25 = total_after + sum_b$25 - lane_b$25;
+        end
+        if (pairs) begin
+            before$25 = before$25 + before$25;
+        end
+        before32$25 = zero32;
+        if (before$25[0]) begin
+            before32$25 = before32$25 | bit32$0;
+        end
+        if (before$25[1]) begin
+            before32$25 = before32$25 | bit32$1;
+        end
+        if (before$25[2]) begin
+            before32$25 = before32$25 | bit32$2;
+        end
+        if (before$25[3]) begin
+            before32$25 = before32$25 | bit32$3;
+        end
+        if (before$25[4]) begin
+            before32$25 = before32$25 | bit32$4;
+        end
+        if (before$25[5]) begin
+            before32$25 = before32$25 | bit32$5;
+        end
+        if (before$25[6]) begin
+            before32$25 = before32$25 | bit32$6;
+        end
+        if (before$25[7]) begin
+            before32$25 = before32$25 | bit32$7;
         end
         if (after[26]) begin
-            rem = left - cnt;
-            if (|rem) begin
-                if (pairs & (rem != one32)) begin
-                    if (both[26]) begin
-                        grant = grant | onehots$26;
-                        grant2 = grant2 | onehots$26;
-                        id_26 = next_id$q + cnt;
-                        id2_26 = next_id$q + cnt + one32;
-                        cnt = cnt + two32;
-                        new_last = ids$26;
-                    end
-                end
-                else if (room[26]) begin
-                    grant = grant | onehots$26;
-                    id_26 = next_id$q + cnt;
-                    cnt = cnt + one32;
-                    new_last = ids$26;
-                end
-            end
+            before$26 = sum_a$26 - lane_a$26;
+        end
+        else begin
+            before$26 = total_after + sum_b$26 - lane_b$26;
+        end
+        if (pairs) begin
+            before$26 = before$26 + before$26;
+        end
+        before32$26 = zero32;
+        if (before$26[0]) begin
+            before32$26 = before32$26 | bit32$0;
+        end
+        if (before$26[1]) begin
+            before32$26 = before32$26 | bit32$1;
+        end
+        if (before$26[2]) begin
+            before32$26 = before32$26 | bit32$2;
+        end
+        if (before$26[3]) begin
+            before32$26 = before32$26 | bit32$3;
+        end
+        if (before$26[4]) begin
+            before32$26 = before32$26 | bit32$4;
+        end
+        if (before$26[5]) begin
+            before32$26 = before32$26 | bit32$5;
+        end
+        if (before$26[6]) begin
+            before32$26 = before32$26 | bit32$6;
+        end
+        if (before$26[7]) begin
+            before32$26 = before32$26 | bit32$7;
         end
         if (after[27]) begin
-            rem = left - cnt;
-            if (|rem) begin
-                if (pairs & (rem != one32)) begin
-                    if (both[27]) begin
-                        grant = grant | onehots$27;
-                        grant2 = grant2 | onehots$27;
-                        id_27 = next_id$q + cnt;
-                        id2_27 = next_id$q + cnt + one32;
-                        cnt = cnt + two32;
-                        new_last = ids$27;
-                    end
-                end
-                else if (room[27]) begin
-                    grant = grant | onehots$27;
-                    id_27 = next_id$q + cnt;
-                    cnt = cnt + one32;
-                    new_last = ids$27;
-                end
-            end
+            before$27 = sum_a$27 - lane_a$27;
+        end
+        else begin
+            before$27 = total_after + sum_b$27 - lane_b$27;
+        end
+        if (pairs) begin
+            before$27 = before$27 + before$27;
+        end
+        before32$27 = zero32;
+        if (before$27[0]) begin
+            before32$27 = before32$27 | bit32$0;
+        end
+        if (before$27[1]) begin
+            before32$27 = before32$27 | bit32$1;
+        end
+        if (before$27[2]) begin
+            before32$27 = before32$27 | bit32$2;
+        end
+        if (before$27[3]) begin
+            before32$27 = before32$27 | bit32$3;
+        end
+        if (before$27[4]) begin
+            before32$27 = before32$27 | bit32$4;
+        end
+        if (before$27[5]) begin
+            before32$27 = before32$27 | bit32$5;
+        end
+        if (before$27[6]) begin
+            before32$27 = before32$27 | bit32$6;
+        end
+        if (before$27[7]) begin
+            before32$27 = before32$27 | bit32$7;
         end
         if (after[28]) begin
-            rem = left - cnt;
-            if (|rem) begin
-                if (pairs & (rem != one32)) begin
-                    if (both[28]) begin
-                        grant = grant | onehots$28;
-                        grant2 = grant2 | onehots$28;
-                        id_28 = next_id$q + cnt;
-                        id2_28 = next_id$q + cnt + one32;
-                        cnt = cnt + two32;
-                        new_last = ids$28;
-                    end
-                end
-                else if (room[28]) begin
-                    grant = grant | onehots$28;
-                    id_28 = next_id$q + cnt;
-                    cnt = cnt + one32;
-                    new_last = ids$28;
-                end
-            end
+            before$28 = sum_a$28 - lane_a$28;
+        end
+        else begin
+            before$28 = total_after + sum_b$28 - lane_b$28;
+        end
+        if (pairs) begin
+            before$28 = before$28 + before$28;
+        end
+        before32$28 = zero32;
+        if (before$28[0]) begin
+            before32$28 = before32$28 | bit32$0;
+        end
+        if (before$28[1]) begin
+            before32$28 = before32$28 | bit32$1;
+        end
+        if (before$28[2]) begin
+            before32$28 = before32$28 | bit32$2;
+        end
+        if (before$28[3]) begin
+            before32$28 = before32$28 | bit32$3;
+        end
+        if (before$28[4]) begin
+            before32$28 = before32$28 | bit32$4;
+        end
+        if (before$28[5]) begin
+            before32$28 = before32$28 | bit32$5;
+        end
+        if (before$28[6]) begin
+            before32$28 = before32$28 | bit32$6;
+        end
+        if (before$28[7]) begin
+            before32$28 = before32$28 | bit32$7;
         end
         if (after[29]) begin
-            rem = left - cnt;
-            if (|rem) begin
-                if (pairs & (rem != one32)) begin
-                    if (both[29]) begin
-                        grant = grant | onehots$29;
-                        grant2 = grant2 | onehots$29;
-                        id_29 = next_id$q + cnt;
-                        id2_29 = next_id$q + cnt + one32;
-                        cnt = cnt + two32;
-                        new_last = ids$29;
-                    end
-                end
-                else if (room[29]) begin
-                    grant = grant | onehots$29;
-                    id_29 = next_id$q + cnt;
-                    cnt = cnt + one32;
-                    new_last = ids$29;
-                end
-            end
+            before$29 = sum_a$29 - lane_a$29;
+        end
+        else begin
+            before$29 = total_after + sum_b$29 - lane_b$29;
+        end
+        if (pairs) begin
+            before$29 = before$29 + before$29;
+        end
+        before32$29 = zero32;
+        if (before$29[0]) begin
+            before32$29 = before32$29 | bit32$0;
+        end
+        if (before$29[1]) begin
+            before32$29 = before32$29 | bit32$1;
+        end
+        if (before$29[2]) begin
+            before32$29 = before32$29 | bit32$2;
+        end
+        if (before$29[3]) begin
+            before32$29 = before32$29 | bit32$3;
+        end
+        if (before$29[4]) begin
+            before32$29 = before32$29 | bit32$4;
+        end
+        if (before$29[5]) begin
+            before32$29 = before32$29 | bit32$5;
+        end
+        if (before$29[6]) begin
+            before32$29 = before32$29 | bit32$6;
+        end
+        if (before$29[7]) begin
+            before32$29 = before32$29 | bit32$7;
         end
         if (after[30]) begin
-            rem = left - cnt;
-            if (|rem) begin
-                if (pairs & (rem != one32)) begin
-                    if (both[30]) begin
-                        grant = grant | onehots$30;
-                        grant2 = grant2 | onehots$30;
-                        id_30 = next_id$q + cnt;
-                        id2_30 = next_id$q + cnt + one32;
-                        cnt = cnt + two32;
-                        new_last = ids$30;
-                    end
-                end
-                else if (room[30]) begin
-                    grant = grant | onehots$30;
-                    id_30 = next_id$q + cnt;
-                    cnt = cnt + one32;
-                    new_last = ids$30;
-                end
-            end
+            before$30 = sum_a$30 - lane_a$30;
+        end
+        else begin
+            before$30 = total_after + sum_b$30 - lane_b$30;
+        end
+        if (pairs) begin
+            before$30 = before$30 + before$30;
+        end
+        before32$30 = zero32;
+        if (before$30[0]) begin
+            before32$30 = before32$30 | bit32$0;
+        end
+        if (before$30[1]) begin
+            before32$30 = before32$30 | bit32$1;
+        end
+        if (before$30[2]) begin
+            before32$30 = before32$30 | bit32$2;
+        end
+        if (before$30[3]) begin
+            before32$30 = before32$30 | bit32$3;
+        end
+        if (before$30[4]) begin
+            before32$30 = before32$30 | bit32$4;
+        end
+        if (before$30[5]) begin
+            before32$30 = before32$30 | bit32$5;
+        end
+        if (before$30[6]) begin
+            before32$30 = before32$30 | bit32$6;
+        end
+        if (before$30[7]) begin
+            before32$30 = before32$30 | bit32$7;
         end
         if (after[31]) begin
-            rem = left - cnt;
-            if (|rem) begin
-                if (pairs & (rem != one32)) begin
-                    if (both[31]) begin
-                        grant = grant | onehots$31;
-                        grant2 = grant2 | onehots$31;
-                        id_31 = next_id$q + cnt;
-                        id2_31 = next_id$q + cnt + one32;
-                        cnt = cnt + two32;
-                        new_last = ids$31;
-                    end
-                end
-                else if (room[31]) begin
-                    grant = grant | onehots$31;
-                    id_31 = next_id$q + cnt;
-                    cnt = cnt + one32;
-                    new_last = ids$31;
-                end
-            end
+            before$31 = sum_a$31 - lane_a$31;
+        end
+        else begin
+            before$31 = total_after + sum_b$31 - lane_b$31;
+        end
+        if (pairs) begin
+            before$31 = before$31 + before$31;
+        end
+        before32$31 = zero32;
+        if (before$31[0]) begin
+            before32$31 = before32$31 | bit32$0;
+        end
+        if (before$31[1]) begin
+            before32$31 = before32$31 | bit32$1;
+        end
+        if (before$31[2]) begin
+            before32$31 = before32$31 | bit32$2;
+        end
+        if (before$31[3]) begin
+            before32$31 = before32$31 | bit32$3;
+        end
+        if (before$31[4]) begin
+            before32$31 = before32$31 | bit32$4;
+        end
+        if (before$31[5]) begin
+            before32$31 = before32$31 | bit32$5;
+        end
+        if (before$31[6]) begin
+            before32$31 = before32$31 | bit32$6;
+        end
+        if (before$31[7]) begin
+            before32$31 = before32$31 | bit32$7;
         end
         if (after[32]) begin
-            rem = left - cnt;
-            if (|rem) begin
-                if (pairs & (rem != one32)) begin
-                    if (both[32]) begin
-                        grant = grant | onehots$32;
-                        grant2 = grant2 | onehots$32;
-                        id_32 = next_id$q + cnt;
-                        id2_32 = next_id$q + cnt + one32;
-                        cnt = cnt + two32;
-                        new_last = ids$32;
-                    end
-                end
-                else if (room[32]) begin
-                    grant = grant | onehots$32;
-                    id_32 = next_id$q + cnt;
-                    cnt = cnt + one32;
-                    new_last = ids$32;
-                end
-            end
+            before$32 = sum_a$32 - lane_a$32;
+        end
+        else begin
+            before$32 = total_after + sum_b$32 - lane_b$32;
+        end
+        if (pairs) begin
+            before$32 = before$32 + before$32;
+        end
+        before32$32 = zero32;
+        if (before$32[0]) begin
+            before32$32 = before32$32 | bit32$0;
+        end
+        if (before$32[1]) begin
+            before32$32 = before32$32 | bit32$1;
+        end
+        if (before$32[2]) begin
+            before32$32 = before32$32 | bit32$2;
+        end
+        if (before$32[3]) begin
+            before32$32 = before32$32 | bit32$3;
+        end
+        if (before$32[4]) begin
+            before32$32 = before32$32 | bit32$4;
+        end
+        if (before$32[5]) begin
+            before32$32 = before32$32 | bit32$5;
+        end
+        if (before$32[6]) begin
+            before32$32 = before32$32 | bit32$6;
+        end
+        if (before$32[7]) begin
+            before32$32 = before32$32 | bit32$7;
         end
         if (after[33]) begin
-            rem = left - cnt;
-            if (|rem) begin
-                if (pairs & (rem != one32)) begin
-                    if (both[33]) begin
-                        grant = grant | onehots$33;
-                        grant2 = grant2 | onehots$33;
-                        id_33 = next_id$q + cnt;
-                        id2_33 = next_id$q + cnt + one32;
-                        cnt = cnt + two32;
-                        new_last = ids$33;
-                    end
-                end
-                else if (room[33]) begin
-                    grant = grant | onehots$33;
-                    id_33 = next_id$q + cnt;
-                    cnt = cnt + one32;
-                    new_last = ids$33;
-                end
-            end
+            before$33 = sum_a$33 - lane_a$33;
+        end
+        else begin
+            before$33 = total_after + sum_b$33 - lane_b$33;
+        end
+        if (pairs) begin
+            before$33 = before$33 + before$33;
+        end
+        before32$33 = zero32;
+        if (before$33[0]) begin
+            before32$33 = before32$33 | bit32$0;
+        end
+        if (before$33[1]) begin
+            before32$33 = before32$33 | bit32$1;
+        end
+        if (before$33[2]) begin
+            before32$33 = before32$33 | bit32$2;
+        end
+        if (before$33[3]) begin
+            before32$33 = before32$33 | bit32$3;
+        end
+        if (before$33[4]) begin
+            before32$33 = before32$33 | bit32$4;
+        end
+        if (before$33[5]) begin
+            before32$33 = before32$33 | bit32$5;
+        end
+        if (before$33[6]) begin
+            before32$33 = before32$33 | bit32$6;
+        end
+        if (before$33[7]) begin
+            before32$33 = before32$33 | bit32$7;
         end
         if (after[34]) begin
-            rem = left - cnt;
-            if (|rem) begin
-                if (pairs & (rem != one32)) begin
-                    if (both[34]) begin
-                        grant = grant | onehots$34;
-                        grant2 = grant2 | onehots$34;
-                        id_34 = next_id$q + cnt;
-                        id2_34 = next_id$q + cnt + one32;
-                        cnt = cnt + two32;
-                        new_last = ids$34;
-                    end
-                end
-                else if (room[34]) begin
-                    grant = grant | onehots$34;
-                    id_34 = next_id$q + cnt;
-                    cnt = cnt + one32;
-                    new_last = ids$34;
-                end
-            end
+            before$34 = sum_a$34 - lane_a$34;
+        end
+        else begin
+            before$34 = total_after + sum_b$34 - lane_b$34;
+        end
+        if (pairs) begin
+            before$34 = before$34 + before$34;
+        end
+        before32$34 = zero32;
+        if (before$34[0]) begin
+            before32$34 = before32$34 | bit32$0;
+        end
+        if (before$34[1]) begin
+            before32$34 = before32$34 | bit32$1;
+        end
+        if (before$34[2]) begin
+            before32$34 = before32$34 | bit32$2;
+        end
+        if (before$34[3]) begin
+            before32$34 = before32$34 | bit32$3;
+        end
+        if (before$34[4]) begin
+            before32$34 = before32$34 | bit32$4;
+        end
+        if (before$34[5]) begin
+            before32$34 = before32$34 | bit32$5;
+        end
+        if (before$34[6]) begin
+            before32$34 = before32$34 | bit32$6;
+        end
+        if (before$34[7]) begin
+            before32$34 = before32$34 | bit32$7;
         end
         if (after[35]) begin
-            rem = left - cnt;
-            if (|rem) begin
-                if (pairs & (rem != one32)) begin
-                    if (both[35]) begin
-                        grant = grant | onehots$35;
-                        grant2 = grant2 | onehots$35;
-                        id_35 = next_id$q + cnt;
-                        id2_35 = next_id$q + cnt + one32;
-                        cnt = cnt + two32;
-                        new_last = ids$35;
-                    end
-                end
-                else if (room[35]) begin
-                    grant = grant | onehots$35;
-                    id_35 = next_id$q + cnt;
-                    cnt = cnt + one32;
-                    new_last = ids$35;
-                end
-            end
+            before$35 = sum_a$35 - lane_a$35;
+        end
+        else begin
+            before$35 = total_after + sum_b$35 - lane_b$35;
+        end
+        if (pairs) begin
+            before$35 = before$35 + before$35;
+        end
+        before32$35 = zero32;
+        if (before$35[0]) begin
+            before32$35 = before32$35 | bit32$0;
+        end
+        if (before$35[1]) begin
+            before32$35 = before32$35 | bit32$1;
+        end
+        if (before$35[2]) begin
+            before32$35 = before32$35 | bit32$2;
+        end
+        if (before$35[3]) begin
+            before32$35 = before32$35 | bit32$3;
+        end
+        if (before$35[4]) begin
+            before32$35 = before32$35 | bit32$4;
+        end
+        if (before$35[5]) begin
+            before32$35 = before32$35 | bit32$5;
+        end
+        if (before$35[6]) begin
+            before32$35 = before32$35 | bit32$6;
+        end
+        if (before$35[7]) begin
+            before32$35 = before32$35 | bit32$7;
         end
         if (after[36]) begin
-            rem = left - cnt;
-            if (|rem) begin
-                if (pairs & (rem != one32)) begin
-                    if (both[36]) begin
-                        grant = grant | onehots$36;
-                        grant2 = grant2 | onehots$36;
-                        id_36 = next_id$q + cnt;
-                        id2_36 = next_id$q + cnt + one32;
-                        cnt = cnt + two32;
-                        new_last = ids$36;
-                    end
-                end
-                else if (room[36]) begin
-                    grant = grant | onehots$36;
-                    id_36 = next_id$q + cnt;
-                    cnt = cnt + one32;
-                    new_last = ids$36;
-                end
-            end
+            before$36 = sum_a$36 - lane_a$36;
+        end
+        else begin
+            before$36 = total_after + sum_b$36 - lane_b$36;
+        end
+        if (pairs) begin
+            before$36 = before$36 + before$36;
+        end
+        before32$36 = zero32;
+        if (before$36[0]) begin
+            before32$36 = before32$36 | bit32$0;
+        end
+        if (before$36[1]) begin
+            before32$36 = before32$36 | bit32$1;
+        end
+        if (before$36[2]) begin
+            before32$36 = before32$36 | bit32$2;
+        end
+        if (before$36[3]) begin
+            before32$36 = before32$36 | bit32$3;
+        end
+        if (before$36[4]) begin
+            before32$36 = before32$36 | bit32$4;
+        end
+        if (before$36[5]) begin
+            before32$36 = before32$36 | bit32$5;
+        end
+        if (before$36[6]) begin
+            before32$36 = before32$36 | bit32$6;
+        end
+        if (before$36[7]) begin
+            before32$36 = before32$36 | bit32$7;
         end
         if (after[37]) begin
-            rem = left - cnt;
-            if (|rem) begin
-                if (pairs & (rem != one32)) begin
-                    if (both[37]) begin
-                        grant = grant | onehots$37;
-                        grant2 = grant2 | onehots$37;
-                        id_37 = next_id$q + cnt;
-                        id2_37 = next_id$q + cnt + one32;
-                        cnt = cnt + two32;
-                        new_last = ids$37;
-                    end
-                end
-                else if (room[37]) begin
-                    grant = grant | onehots$37;
-                    id_37 = next_id$q + cnt;
-                    cnt = cnt + one32;
-                    new_last = ids$37;
-                end
-            end
+            before$37 = sum_a$37 - lane_a$37;
+        end
+        else begin
+            before$37 = total_after + sum_b$37 - lane_b$37;
+        end
+        if (pairs) begin
+            before$37 = before$37 + before$37;
+        end
+        before32$37 = zero32;
+        if (before$37[0]) begin
+            before32$37 = before32$37 | bit32$0;
+        end
+        if (before$37[1]) begin
+            before32$37 = before32$37 | bit32$1;
+        end
+        if (before$37[2]) begin
+            before32$37 = before32$37 | bit32$2;
+        end
+        if (before$37[3]) begin
+            before32$37 = before32$37 | bit32$3;
+        end
+        if (before$37[4]) begin
+            before32$37 = before32$37 | bit32$4;
+        end
+        if (before$37[5]) begin
+            before32$37 = before32$37 | bit32$5;
+        end
+        if (before$37[6]) begin
+            before32$37 = before32$37 | bit32$6;
+        end
+        if (before$37[7]) begin
+            before32$37 = before32$37 | bit32$7;
         end
         if (after[38]) begin
-            rem = left - cnt;
-            if (|rem) begin
-                if (pairs & (rem != one32)) begin
-                    if (both[38]) begin
-                        grant = grant | onehots$38;
-                        grant2 = grant2 | onehots$38;
-                        id_38 = next_id$q + cnt;
-                        id2_38 = next_id$q + cnt + one32;
-                        cnt = cnt + two32;
-                        new_last = ids$38;
-                    end
-                end
-                else if (room[38]) begin
-                    grant = grant | onehots$38;
-                    id_38 = next_id$q + cnt;
-                    cnt = cnt + one32;
-                    new_last = ids$38;
-                end
-            end
+            before$38 = sum_a$38 - lane_a$38;
+        end
+        else begin
+            before$38 = total_after + sum_b$38 - lane_b$38;
+        end
+        if (pairs) begin
+            before$38 = before$38 + before$38;
+        end
+        before32$38 = zero32;
+        if (before$38[0]) begin
+            before32$38 = before32$38 | bit32$0;
+        end
+        if (before$38[1]) begin
+            before32$38 = before32$38 | bit32$1;
+        end
+        if (before$38[2]) begin
+            before32$38 = before32$38 | bit32$2;
+        end
+        if (before$38[3]) begin
+            before32$38 = before32$38 | bit32$3;
+        end
+        if (before$38[4]) begin
+            before32$38 = before32$38 | bit32$4;
+        end
+        if (before$38[5]) begin
+            before32$38 = before32$38 | bit32$5;
+        end
+        if (before$38[6]) begin
+            before32$38 = before32$38 | bit32$6;
+        end
+        if (before$38[7]) begin
+            before32$38 = before32$38 | bit32$7;
         end
         if (after[39]) begin
-            rem = left - cnt;
-            if (|rem) begin
-                if (pairs & (rem != one32)) begin
-                    if (both[39]) begin
-                        grant = grant | onehots$39;
-                        grant2 = grant2 | onehots$39;
-                        id_39 = next_id$q + cnt;
-                        id2_39 = next_id$q + cnt + one32;
-                        cnt = cnt + two32;
-                        new_last = ids$39;
-                    end
-                end
-                else if (room[39]) begin
-                    grant = grant | onehots$39;
-                    id_39 = next_id$q + cnt;
-                    cnt = cnt + one32;
-                    new_last = ids$39;
-                end
-            end
+            before$39 = sum_a$39 - lane_a$39;
+        end
+        else begin
+            before$39 = total_after + sum_b$39 - lane_b$39;
+        end
+        if (pairs) begin
+            before$39 = before$39 + before$39;
+        end
+        before32$39 = zero32;
+        if (before$39[0]) begin
+            before32$39 = before32$39 | bit32$0;
+        end
+        if (before$39[1]) begin
+            before32$39 = before32$39 | bit32$1;
+        end
+        if (before$39[2]) begin
+            before32$39 = before32$39 | bit32$2;
+        end
+        if (before$39[3]) begin
+            before32$39 = before32$39 | bit32$3;
+        end
+        if (before$39[4]) begin
+            before32$39 = before32$39 | bit32$4;
+        end
+        if (before$39[5]) begin
+            before32$39 = before32$39 | bit32$5;
+        end
+        if (before$39[6]) begin
+            before32$39 = before32$39 | bit32$6;
+        end
+        if (before$39[7]) begin
+            before32$39 = before32$39 | bit32$7;
         end
         if (after[40]) begin
-            rem = left - cnt;
-            if (|rem) begin
-                if (pairs & (rem != one32)) begin
-                    if (both[40]) begin
-                        grant = grant | onehots$40;
-                        grant2 = grant2 | onehots$40;
-                        id_40 = next_id$q + cnt;
-                        id2_40 = next_id$q + cnt + one32;
-                        cnt = cnt + two32;
-                        new_last = ids$40;
-                    end
-                end
-                else if (room[40]) begin
-                    grant = grant | onehots$40;
-                    id_40 = next_id$q + cnt;
-                    cnt = cnt + one32;
-                    new_last = ids$40;
-                end
-            end
+            before$40 = sum_a$40 - lane_a$40;
+        end
+        else begin
+            before$40 = total_after + sum_b$40 - lane_b$40;
+        end
+        if (pairs) begin
+            before$40 = before$40 + before$40;
+        end
+        before32$40 = zero32;
+        if (before$40[0]) begin
+            before32$40 = before32$40 | bit32$0;
+        end
+        if (before$40[1]) begin
+            before32$40 = before32$40 | bit32$1;
+        end
+        if (before$40[2]) begin
+            before32$40 = before32$40 | bit32$2;
+        end
+        if (before$40[3]) begin
+            before32$40 = before32$40 | bit32$3;
+        end
+        if (before$40[4]) begin
+            before32$40 = before32$40 | bit32$4;
+        end
+        if (before$40[5]) begin
+            before32$40 = before32$40 | bit32$5;
+        end
+        if (before$40[6]) begin
+            before32$40 = before32$40 | bit32$6;
+        end
+        if (before$40[7]) begin
+            before32$40 = before32$40 | bit32$7;
         end
         if (after[41]) begin
-            rem = left - cnt;
-            if (|rem) begin
-                if (pairs & (rem != one32)) begin
-                    if (both[41]) begin
-                        grant = grant | onehots$41;
-                        grant2 = grant2 | onehots$41;
-                        id_41 = next_id$q + cnt;
-                        id2_41 = next_id$q + cnt + one32;
-                        cnt = cnt + two32;
-                        new_last = ids$41;
-                    end
-                end
-                else if (room[41]) begin
-                    grant = grant | onehots$41;
-                    id_41 = next_id$q + cnt;
-                    cnt = cnt + one32;
-                    new_last = ids$41;
-                end
-            end
+            before$41 = sum_a$41 - lane_a$41;
+        end
+        else begin
+            before$41 = total_after + sum_b$41 - lane_b$41;
+        end
+        if (pairs) begin
+            before$41 = before$41 + before$41;
+        end
+        before32$41 = zero32;
+        if (before$41[0]) begin
+            before32$41 = before32$41 | bit32$0;
+        end
+        if (before$41[1]) begin
+            before32$41 = before32$41 | bit32$1;
+        end
+        if (before$41[2]) begin
+            before32$41 = before32$41 | bit32$2;
+        end
+        if (before$41[3]) begin
+            before32$41 = before32$41 | bit32$3;
+        end
+        if (before$41[4]) begin
+            before32$41 = before32$41 | bit32$4;
+        end
+        if (before$41[5]) begin
+            before32$41 = before32$41 | bit32$5;
+        end
+        if (before$41[6]) begin
+            before32$41 = before32$41 | bit32$6;
+        end
+        if (before$41[7]) begin
+            before32$41 = before32$41 | bit32$7;
         end
         if (after[42]) begin
-            rem = left - cnt;
-            if (|rem) begin
-                if (pairs & (rem != one32)) begin
-                    if (both[42]) begin
-                        grant = grant | onehots$42;
-                        grant2 = grant2 | onehots$42;
-                        id_42 = next_id$q + cnt;
-                        id2_42 = next_id$q + cnt + one32;
-                        cnt = cnt + two32;
-                        new_last = ids$42;
-                    end
-                end
-                else if (room[42]) begin
-                    grant = grant | onehots$42;
-                    id_42 = next_id$q + cnt;
-                    cnt = cnt + one32;
-                    new_last = ids$42;
-                end
-            end
+            before$42 = sum_a$42 - lane_a$42;
+        end
+        else begin
+            before$42 = total_after + sum_b$42 - lane_b$42;
+        end
+        if (pairs) begin
+            before$42 = before$42 + before$42;
+        end
+        before32$42 = zero32;
+        if (before$42[0]) begin
+            before32$42 = before32$42 | bit32$0;
+        end
+        if (before$42[1]) begin
+            before32$42 = before32$42 | bit32$1;
+        end
+        if (before$42[2]) begin
+            before32$42 = before32$42 | bit32$2;
+        end
+        if (before$42[3]) begin
+            before32$42 = before32$42 | bit32$3;
+        end
+        if (before$42[4]) begin
+            before32$42 = before32$42 | bit32$4;
+        end
+        if (before$42[5]) begin
+            before32$42 = before32$42 | bit32$5;
+        end
+        if (before$42[6]) begin
+            before32$42 = before32$42 | bit32$6;
+        end
+        if (before$42[7]) begin
+            before32$42 = before32$42 | bit32$7;
         end
         if (after[43]) begin
-            rem = left - cnt;
-            if (|rem) begin
-                if (pairs & (rem != one32)) begin
-                    if (both[43]) begin
-                        grant = grant | onehots$43;
-                        grant2 = grant2 | onehots$43;
-                        id_43 = next_id$q + cnt;
-                        id2_43 = next_id$q + cnt + one32;
-                        cnt = cnt + two32;
-                        new_last = ids$43;
-                    end
-                end
-                else if (room[43]) begin
-                    grant = grant | onehots$43;
-                    id_43 = next_id$q + cnt;
-                    cnt = cnt + one32;
-                    new_last = ids$43;
-                end
-            end
+            before$43 = sum_a$43 - lane_a$43;
+        end
+        else begin
+            before$43 = total_after + sum_b$43 - lane_b$43;
+        end
+        if (pairs) begin
+            before$43 = before$43 + before$43;
+        end
+        before32$43 = zero32;
+        if (before$43[0]) begin
+            before32$43 = before32$43 | bit32$0;
+        end
+        if (before$43[1]) begin
+            before32$43 = before32$43 | bit32$1;
+        end
+        if (before$43[2]) begin
+            before32$43 = before32$43 | bit32$2;
+        end
+        if (before$43[3]) begin
+            before32$43 = before32$43 | bit32$3;
+        end
+        if (before$43[4]) begin
+            before32$43 = before32$43 | bit32$4;
+        end
+        if (before$43[5]) begin
+            before32$43 = before32$43 | bit32$5;
+        end
+        if (before$43[6]) begin
+            before32$43 = before32$43 | bit32$6;
+        end
+        if (before$43[7]) begin
+            before32$43 = before32$43 | bit32$7;
         end
         if (after[44]) begin
-            rem = left - cnt;
-            if (|rem) begin
-                if (pairs & (rem != one32)) begin
-                    if (both[44]) begin
-                        grant = grant | onehots$44;
-                        grant2 = grant2 | onehots$44;
-                        id_44 = next_id$q + cnt;
-                        id2_44 = next_id$q + cnt + one32;
-                        cnt = cnt + two32;
-                        new_last = ids$44;
-                    end
-                end
-                else if (room[44]) begin
-                    grant = grant | onehots$44;
-                    id_44 = next_id$q + cnt;
-                    cnt = cnt + one32;
-                    new_last = ids$44;
-                end
-            end
+            before$44 = sum_a$44 - lane_a$44;
+        end
+        else begin
+            before$44 = total_after + sum_b$44 - lane_b$44;
+        end
+        if (pairs) begin
+            before$44 = before$44 + before$44;
+        end
+        before32$44 = zero32;
+        if (before$44[0]) begin
+            before32$44 = before32$44 | bit32$0;
+        end
+        if (before$44[1]) begin
+            before32$44 = before32$44 | bit32$1;
+        end
+        if (before$44[2]) begin
+            before32$44 = before32$44 | bit32$2;
+        end
+        if (before$44[3]) begin
+            before32$44 = before32$44 | bit32$3;
+        end
+        if (before$44[4]) begin
+            before32$44 = before32$44 | bit32$4;
+        end
+        if (before$44[5]) begin
+            before32$44 = before32$44 | bit32$5;
+        end
+        if (before$44[6]) begin
+            before32$44 = before32$44 | bit32$6;
+        end
+        if (before$44[7]) begin
+            before32$44 = before32$44 | bit32$7;
         end
         if (after[45]) begin
-            rem = left - cnt;
-            if (|rem) begin
-                if (pairs & (rem != one32)) begin
-                    if (both[45]) begin
-                        grant = grant | onehots$45;
-                        grant2 = grant2 | onehots$45;
-                        id_45 = next_id$q + cnt;
-                        id2_45 = next_id$q + cnt + one32;
-                        cnt = cnt + two32;
-                        new_last = ids$45;
-                    end
-                end
-                else if (room[45]) begin
-                    grant = grant | onehots$45;
-                    id_45 = next_id$q + cnt;
-                    cnt = cnt + one32;
-                    new_last = ids$45;
-                end
-            end
+            before$45 = sum_a$45 - lane_a$45;
+        end
+        else begin
+            before$45 = total_after + sum_b$45 - lane_b$45;
+        end
+        if (pairs) begin
+            before$45 = before$45 + before$45;
+        end
+        before32$45 = zero32;
+        if (before$45[0]) begin
+            before32$45 = before32$45 | bit32$0;
+        end
+        if (before$45[1]) begin
+            before32$45 = before32$45 | bit32$1;
+        end
+        if (before$45[2]) begin
+            before32$45 = before32$45 | bit32$2;
+        end
+        if (before$45[3]) begin
+            before32$45 = before32$45 | bit32$3;
+        end
+        if (before$45[4]) begin
+            before32$45 = before32$45 | bit32$4;
+        end
+        if (before$45[5]) begin
+            before32$45 = before32$45 | bit32$5;
+        end
+        if (before$45[6]) begin
+            before32$45 = before32$45 | bit32$6;
+        end
+        if (before$45[7]) begin
+            before32$45 = before32$45 | bit32$7;
         end
         if (after[46]) begin
-            rem = left - cnt;
-            if (|rem) begin
-                if (pairs & (rem != one32)) begin
-                    if (both[46]) begin
-                        grant = grant | onehots$46;
-                        grant2 = grant2 | onehots$46;
-                        id_46 = next_id$q + cnt;
-                        id2_46 = next_id$q + cnt + one32;
-                        cnt = cnt + two32;
-                        new_last = ids$46;
-                    end
-                end
-                else if (room[46]) begin
-                    grant = grant | onehots$46;
-                    id_46 = next_id$q + cnt;
-                    cnt = cnt + one32;
-                    new_last = ids$46;
-                end
-            end
+            before$46 = sum_a$46 - lane_a$46;
+        end
+        else begin
+            before$46 = total_after + sum_b$46 - lane_b$46;
+        end
+        if (pairs) begin
+            before$46 = before$46 + before$46;
+        end
+        before32$46 = zero32;
+        if (before$46[0]) begin
+            before32$46 = before32$46 | bit32$0;
+        end
+        if (before$46[1]) begin
+            before32$46 = before32$46 | bit32$1;
+        end
+        if (before$46[2]) begin
+            before32$46 = before32$46 | bit32$2;
+        end
+        if (before$46[3]) begin
+            before32$46 = before32$46 | bit32$3;
+        end
+        if (before$46[4]) begin
+            before32$46 = before32$46 | bit32$4;
+        end
+        if (before$46[5]) begin
+            before32$46 = before32$46 | bit32$5;
+        end
+        if (before$46[6]) begin
+            before32$46 = before32$46 | bit32$6;
+        end
+        if (before$46[7]) begin
+            before32$46 = before32$46 | bit32$7;
         end
         if (after[47]) begin
-            rem = left - cnt;
-            if (|rem) begin
-                if (pairs & (rem != one32)) begin
-                    if (both[47]) begin
-                        grant = grant | onehots$47;
-                        grant2 = grant2 | onehots$47;
-                        id_47 = next_id$q + cnt;
-                        id2_47 = next_id$q + cnt + one32;
-                        cnt = cnt + two32;
-                        new_last = ids$47;
-                    end
-                end
-                else if (room[47]) begin
-                    grant = grant | onehots$47;
-                    id_47 = next_id$q + cnt;
-                    cnt = cnt + one32;
-                    new_last = ids$47;
-                end
-            end
+            before$47 = sum_a$47 - lane_a$47;
+        end
+        else begin
+            before$47 = total_after + sum_b$47 - lane_b$47;
+        end
+        if (pairs) begin
+            before$47 = before$47 + before$47;
+        end
+        before32$47 = zero32;
+        if (before$47[0]) begin
+            before32$47 = before32$47 | bit32$0;
+        end
+        if (before$47[1]) begin
+            before32$47 = before32$47 | bit32$1;
+        end
+        if (before$47[2]) begin
+            before32$47 = before32$47 | bit32$2;
+        end
+        if (before$47[3]) begin
+            before32$47 = before32$47 | bit32$3;
+        end
+        if (before$47[4]) begin
+            before32$47 = before32$47 | bit32$4;
+        end
+        if (before$47[5]) begin
+            before32$47 = before32$47 | bit32$5;
+        end
+        if (before$47[6]) begin
+            before32$47 = before32$47 | bit32$6;
+        end
+        if (before$47[7]) begin
+            before32$47 = before32$47 | bit32$7;
         end
         if (after[48]) begin
-            rem = left - cnt;
-            if (|rem) begin
-                if (pairs & (rem != one32)) begin
-                    if (both[48]) begin
-                        grant = grant | onehots$48;
-                        grant2 = grant2 | onehots$48;
-                        id_48 = next_id$q + cnt;
-                        id2_48 = next_id$q + cnt + one32;
-                        cnt = cnt + two32;
-                        new_last = ids$48;
-                    end
-                end
-                else if (room[48]) begin
-                    grant = grant | onehots$48;
-                    id_48 = next_id$q + cnt;
-                    cnt = cnt + one32;
-                    new_last = ids$48;
-                end
-            end
+            before$48 = sum_a$48 - lane_a$48;
+        end
+        else begin
+            before$48 = total_after + sum_b$48 - lane_b$48;
+        end
+        if (pairs) begin
+            before$48 = before$48 + before$48;
+        end
+        before32$48 = zero32;
+        if (before$48[0]) begin
+            before32$48 = before32$48 | bit32$0;
+        end
+        if (before$48[1]) begin
+            before32$48 = before32$48 | bit32$1;
+        end
+        if (before$48[2]) begin
+            before32$48 = before32$48 | bit32$2;
+        end
+        if (before$48[3]) begin
+            before32$48 = before32$48 | bit32$3;
+        end
+        if (before$48[4]) begin
+            before32$48 = before32$48 | bit32$4;
+        end
+        if (before$48[5]) begin
+            before32$48 = before32$48 | bit32$5;
+        end
+        if (before$48[6]) begin
+            before32$48 = before32$48 | bit32$6;
+        end
+        if (before$48[7]) begin
+            before32$48 = before32$48 | bit32$7;
         end
         if (after[49]) begin
-            rem = left - cnt;
-            if (|rem) begin
-                if (pairs & (rem != one32)) begin
-                    if (both[49]) begin
-                        grant = grant | onehots$49;
-                        grant2 = grant2 | onehots$49;
-                        id_49 = next_id$q + cnt;
-                        id2_49 = next_id$q + cnt + one32;
-                        cnt = cnt + two32;
-                        new_last = ids$49;
-                    end
-                end
-                else if (room[49]) begin
-                    grant = grant | onehots$49;
-                    id_49 = next_id$q + cnt;
-                    cnt = cnt + one32;
-                    new_last = ids$49;
-                end
-            end
+            before$49 = sum_a$49 - lane_a$49;
+        end
+        else begin
+            before$49 = total_after + sum_b$49 - lane_b$49;
+        end
+        if (pairs) begin
+            before$49 = before$49 + before$49;
+        end
+        before32$49 = zero32;
+        if (before$49[0]) begin
+            before32$49 = before32$49 | bit32$0;
+        end
+        if (before$49[1]) begin
+            before32$49 = before32$49 | bit32$1;
+        end
+        if (before$49[2]) begin
+            before32$49 = before32$49 | bit32$2;
+        end
+        if (before$49[3]) begin
+            before32$49 = before32$49 | bit32$3;
+        end
+        if (before$49[4]) begin
+            before32$49 = before32$49 | bit32$4;
+        end
+        if (before$49[5]) begin
+            before32$49 = before32$49 | bit32$5;
+        end
+        if (before$49[6]) begin
+            before32$49 = before32$49 | bit32$6;
+        end
+        if (before$49[7]) begin
+            before32$49 = before32$49 | bit32$7;
         end
         if (after[50]) begin
-            rem = left - cnt;
-            if (|rem) begin
-                if (pairs & (rem != one32)) begin
-                    if (both[50]) begin
-                        grant = grant | onehots$50;
-                        grant2 = grant2 | onehots$50;
-                        id_50 = next_id$q + cnt;
-                        id2_50 = next_id$q + cnt + one32;
-                        cnt = cnt + two32;
-                        new_last = ids$50;
-                    end
-                end
-                else if (room[50]) begin
-                    grant = grant | onehots$50;
-                    id_50 = next_id$q + cnt;
-                    cnt = cnt + one32;
-                    new_last = ids$50;
-                end
-            end
+            before$50 = sum_a$50 - lane_a$50;
+        end
+        else begin
+            before$50 = total_after + sum_b$50 - lane_b$50;
+        end
+        if (pairs) begin
+            before$50 = before$50 + before$50;
+        end
+        before32$50 = zero32;
+        if (before$50[0]) begin
+            before32$50 = before32$50 | bit32$0;
+        end
+        if (before$50[1]) begin
+            before32$50 = before32$50 | bit32$1;
+        end
+        if (before$50[2]) begin
+            before32$50 = before32$50 | bit32$2;
+        end
+        if (before$50[3]) begin
+            before32$50 = before32$50 | bit32$3;
+        end
+        if (before$50[4]) begin
+            before32$50 = before32$50 | bit32$4;
+        end
+        if (before$50[5]) begin
+            before32$50 = before32$50 | bit32$5;
+        end
+        if (before$50[6]) begin
+            before32$50 = before32$50 | bit32$6;
+        end
+        if (before$50[7]) begin
+            before32$50 = before32$50 | bit32$7;
         end
         if (after[51]) begin
-            rem = left - cnt;
-            if (|rem) begin
-                if (pairs & (rem != one32)) begin
-                    if (both[51]) begin
-                        grant = grant | onehots$51;
-                        grant2 = grant2 | onehots$51;
-                        id_51 = next_id$q + cnt;
-                        id2_51 = next_id$q + cnt + one32;
-                        cnt = cnt + two32;
-                        new_last = ids$51;
-                    end
-                end
-                else if (room[51]) begin
-                    grant = grant | onehots$51;
-                    id_51 = next_id$q + cnt;
-                    cnt = cnt + one32;
-                    new_last = ids$51;
-                end
-            end
+            before$51 = sum_a$51 - lane_a$51;
+        end
+        else begin
+            before$51 = total_after + sum_b$51 - lane_b$51;
+        end
+        if (pairs) begin
+            before$51 = before$51 + before$51;
+        end
+        before32$51 = zero32;
+        if (before$51[0]) begin
+            before32$51 = before32$51 | bit32$0;
+        end
+        if (before$51[1]) begin
+            before32$51 = before32$51 | bit32$1;
+        end
+        if (before$51[2]) begin
+            before32$51 = before32$51 | bit32$2;
+        end
+        if (before$51[3]) begin
+            before32$51 = before32$51 | bit32$3;
+        end
+        if (before$51[4]) begin
+            before32$51 = before32$51 | bit32$4;
+        end
+        if (before$51[5]) begin
+            before32$51 = before32$51 | bit32$5;
+        end
+        if (before$51[6]) begin
+            before32$51 = before32$51 | bit32$6;
+        end
+        if (before$51[7]) begin
+            before32$51 = before32$51 | bit32$7;
         end
         if (after[52]) begin
-            rem = left - cnt;
-            if (|rem) begin
-                if (pairs & (rem != one32)) begin
-                    if (both[52]) begin
-                        grant = grant | onehots$52;
-                        grant2 = grant2 | onehots$52;
-                        id_52 = next_id$q + cnt;
-                        id2_52 = next_id$q + cnt + one32;
-                        cnt = cnt + two32;
-                        new_last = ids$52;
-                    end
-                end
-                else if (room[52]) begin
-                    grant = grant | onehots$52;
-                    id_52 = next_id$q + cnt;
-                    cnt = cnt + one32;
-                    new_last = ids$52;
-                end
-            end
+            before$52 = sum_a$52 - lane_a$52;
+        end
+        else begin
+            before$52 = total_after + sum_b$52 - lane_b$52;
+        end
+        if (pairs) begin
+            before$52 = before$52 + before$52;
+        end
+        before32$52 = zero32;
+        if (before$52[0]) begin
+            before32$52 = before32$52 | bit32$0;
+        end
+        if (before$52[1]) begin
+            before32$52 = before32$52 | bit32$1;
+        end
+        if (before$52[2]) begin
+            before32$52 = before32$52 | bit32$2;
+        end
+        if (before$52[3]) begin
+            before32$52 = before32$52 | bit32$3;
+        end
+        if (before$52[4]) begin
+            before32$52 = before32$52 | bit32$4;
+        end
+        if (before$52[5]) begin
+            before32$52 = before32$52 | bit32$5;
+        end
+        if (before$52[6]) begin
+            before32$52 = before32$52 | bit32$6;
+        end
+        if (before$52[7]) begin
+            before32$52 = before32$52 | bit32$7;
         end
         if (after[53]) begin
-            rem = left - cnt;
-            if (|rem) begin
-                if (pairs & (rem != one32)) begin
-                    if (both[53]) begin
-                        grant = grant | onehots$53;
-                        grant2 = grant2 | onehots$53;
-                        id_53 = next_id$q + cnt;
-                        id2_53 = next_id$q + cnt + one32;
-                        cnt = cnt + two32;
-                        new_last = ids$53;
-                    end
-                end
-                else if (room[53]) begin
-                    grant = grant | onehots$53;
-                    id_53 = next_id$q + cnt;
-                    cnt = cnt + one32;
-                    new_last = ids$53;
-                end
-            end
+            before$53 = sum_a$53 - lane_a$53;
+        end
+        else begin
+            before$53 = total_after + sum_b$53 - lane_b$53;
+        end
+        if (pairs) begin
+            before$53 = before$53 + before$53;
+        end
+        before32$53 = zero32;
+        if (before$53[0]) begin
+            before32$53 = before32$53 | bit32$0;
+        end
+        if (before$53[1]) begin
+            before32$53 = before32$53 | bit32$1;
+        end
+        if (before$53[2]) begin
+            before32$53 = before32$53 | bit32$2;
+        end
+        if (before$53[3]) begin
+            before32$53 = before32$53 | bit32$3;
+        end
+        if (before$53[4]) begin
+            before32$53 = before32$53 | bit32$4;
+        end
+        if (before$53[5]) begin
+            before32$53 = before32$53 | bit32$5;
+        end
+        if (before$53[6]) begin
+            before32$53 = before32$53 | bit32$6;
+        end
+        if (before$53[7]) begin
+            before32$53 = before32$53 | bit32$7;
         end
         if (after[54]) begin
-            rem = left - cnt;
-            if (|rem) begin
-                if (pairs & (rem != one32)) begin
-                    if (both[54]) begin
-                        grant = grant | onehots$54;
-                        grant2 = grant2 | onehots$54;
-                        id_54 = next_id$q + cnt;
-                        id2_54 = next_id$q + cnt + one32;
-                        cnt = cnt + two32;
-                        new_last = ids$54;
-                    end
-                end
-                else if (room[54]) begin
-                    grant = grant | onehots$54;
-                    id_54 = next_id$q + cnt;
-                    cnt = cnt + one32;
-                    new_last = ids$54;
-                end
-            end
+            before$54 = sum_a$54 - lane_a$54;
+        end
+        else begin
+            before$54 = total_after + sum_b$54 - lane_b$54;
+        end
+        if (pairs) begin
+            before$54 = before$54 + before$54;
+        end
+        before32$54 = zero32;
+        if (before$54[0]) begin
+            before32$54 = before32$54 | bit32$0;
+        end
+        if (before$54[1]) begin
+            before32$54 = before32$54 | bit32$1;
+        end
+        if (before$54[2]) begin
+            before32$54 = before32$54 | bit32$2;
+        end
+        if (before$54[3]) begin
+            before32$54 = before32$54 | bit32$3;
+        end
+        if (before$54[4]) begin
+            before32$54 = before32$54 | bit32$4;
+        end
+        if (before$54[5]) begin
+            before32$54 = before32$54 | bit32$5;
+        end
+        if (before$54[6]) begin
+            before32$54 = before32$54 | bit32$6;
+        end
+        if (before$54[7]) begin
+            before32$54 = before32$54 | bit32$7;
         end
         if (after[55]) begin
-            rem = left - cnt;
-            if (|rem) begin
-                if (pairs & (rem != one32)) begin
-                    if (both[55]) begin
-                        grant = grant | onehots$55;
-                        grant2 = grant2 | onehots$55;
-                        id_55 = next_id$q + cnt;
-                        id2_55 = next_id$q + cnt + one32;
-                        cnt = cnt + two32;
-                        new_last = ids$55;
-                    end
-                end
-                else if (room[55]) begin
-                    grant = grant | onehots$55;
-                    id_55 = next_id$q + cnt;
-                    cnt = cnt + one32;
-                    new_last = ids$55;
-                end
-            end
+            before$55 = sum_a$55 - lane_a$55;
+        end
+        else begin
+            before$55 = total_after + sum_b$55 - lane_b$55;
+        end
+        if (pairs) begin
+            before$55 = before$55 + before$55;
+        end
+        before32$55 = zero32;
+        if (before$55[0]) begin
+            before32$55 = before32$55 | bit32$0;
+        end
+        if (before$55[1]) begin
+            before32$55 = before32$55 | bit32$1;
+        end
+        if (before$55[2]) begin
+            before32$55 = before32$55 | bit32$2;
+        end
+        if (before$55[3]) begin
+            before32$55 = before32$55 | bit32$3;
+        end
+        if (before$55[4]) begin
+            before32$55 = before32$55 | bit32$4;
+        end
+        if (before$55[5]) begin
+            before32$55 = before32$55 | bit32$5;
+        end
+        if (before$55[6]) begin
+            before32$55 = before32$55 | bit32$6;
+        end
+        if (before$55[7]) begin
+            before32$55 = before32$55 | bit32$7;
         end
         if (after[56]) begin
-            rem = left - cnt;
-            if (|rem) begin
-                if (pairs & (rem != one32)) begin
-                    if (both[56]) begin
-                        grant = grant | onehots$56;
-                        grant2 = grant2 | onehots$56;
-                        id_56 = next_id$q + cnt;
-                        id2_56 = next_id$q + cnt + one32;
-                        cnt = cnt + two32;
-                        new_last = ids$56;
-                    end
-                end
-                else if (room[56]) begin
-                    grant = grant | onehots$56;
-                    id_56 = next_id$q + cnt;
-                    cnt = cnt + one32;
-                    new_last = ids$56;
-                end
-            end
+            before$56 = sum_a$56 - lane_a$56;
+        end
+        else begin
+            before$56 = total_after + sum_b$56 - lane_b$56;
+        end
+        if (pairs) begin
+            before$56 = before$56 + before$56;
+        end
+        before32$56 = zero32;
+        if (before$56[0]) begin
+            before32$56 = before32$56 | bit32$0;
+        end
+        if (before$56[1]) begin
+            before32$56 = before32$56 | bit32$1;
+        end
+        if (before$56[2]) begin
+            before32$56 = before32$56 | bit32$2;
+        end
+        if (before$56[3]) begin
+            before32$56 = before32$56 | bit32$3;
+        end
+        if (before$56[4]) begin
+            before32$56 = before32$56 | bit32$4;
+        end
+        if (before$56[5]) begin
+            before32$56 = before32$56 | bit32$5;
+        end
+        if (before$56[6]) begin
+            before32$56 = before32$56 | bit32$6;
+        end
+        if (before$56[7]) begin
+            before32$56 = before32$56 | bit32$7;
         end
         if (after[57]) begin
-            rem = left - cnt;
-            if (|rem) begin
-                if (pairs & (rem != one32)) begin
-                    if (both[57]) begin
-                        grant = grant | onehots$57;
-                        grant2 = grant2 | onehots$57;
-                        id_57 = next_id$q + cnt;
-                        id2_57 = next_id$q + cnt + one32;
-                        cnt = cnt + two32;
-                        new_last = ids$57;
-                    end
-                end
-                else if (room[57]) begin
-                    grant = grant | onehots$57;
-                    id_57 = next_id$q + cnt;
-                    cnt = cnt + one32;
-                    new_last = ids$57;
-                end
-            end
+            before$57 = sum_a$57 - lane_a$57;
+        end
+        else begin
+            before$57 = total_after + sum_b$57 - lane_b$57;
+        end
+        if (pairs) begin
+            before$57 = before$57 + before$57;
+        end
+        before32$57 = zero32;
+        if (before$57[0]) begin
+            before32$57 = before32$57 | bit32$0;
+        end
+        if (before$57[1]) begin
+            before32$57 = before32$57 | bit32$1;
+        end
+        if (before$57[2]) begin
+            before32$57 = before32$57 | bit32$2;
+        end
+        if (before$57[3]) begin
+            before32$57 = before32$57 | bit32$3;
+        end
+        if (before$57[4]) begin
+            before32$57 = before32$57 | bit32$4;
+        end
+        if (before$57[5]) begin
+            before32$57 = before32$57 | bit32$5;
+        end
+        if (before$57[6]) begin
+            before32$57 = before32$57 | bit32$6;
+        end
+        if (before$57[7]) begin
+            before32$57 = before32$57 | bit32$7;
         end
         if (after[58]) begin
-            rem = left - cnt;
-            if (|rem) begin
-                if (pairs & (rem != one32)) begin
-                    if (both[58]) begin
-                        grant = grant | onehots$58;
-                        grant2 = grant2 | onehots$58;
-                        id_58 = next_id$q + cnt;
-                        id2_58 = next_id$q + cnt + one32;
-                        cnt = cnt + two32;
-                        new_last = ids$58;
-                    end
-                end
-                else if (room[58]) begin
-                    grant = grant | onehots$58;
-                    id_58 = next_id$q + cnt;
-                    cnt = cnt + one32;
-                    new_last = ids$58;
-                end
-            end
+            before$58 = sum_a$58 - lane_a$58;
+        end
+        else begin
+            before$58 = total_after + sum_b$58 - lane_b$58;
+        end
+        if (pairs) begin
+            before$58 = before$58 + before$58;
+        end
+        before32$58 = zero32;
+        if (before$58[0]) begin
+            before32$58 = before32$58 | bit32$0;
+        end
+        if (before$58[1]) begin
+            before32$58 = before32$58 | bit32$1;
+        end
+        if (before$58[2]) begin
+            before32$58 = before32$58 | bit32$2;
+        end
+        if (before$58[3]) begin
+            before32$58 = before32$58 | bit32$3;
+        end
+        if (before$58[4]) begin
+            before32$58 = before32$58 | bit32$4;
+        end
+        if (before$58[5]) begin
+            before32$58 = before32$58 | bit32$5;
+        end
+        if (before$58[6]) begin
+            before32$58 = before32$58 | bit32$6;
+        end
+        if (before$58[7]) begin
+            before32$58 = before32$58 | bit32$7;
         end
         if (after[59]) begin
-            rem = left - cnt;
-            if (|rem) begin
-                if (pairs & (rem != one32)) begin
-                    if (both[59]) begin
-                        grant = grant | onehots$59;
-                        grant2 = grant2 | onehots$59;
-                        id_59 = next_id$q + cnt;
-                        id2_59 = next_id$q + cnt + one32;
-                        cnt = cnt + two32;
-                        new_last = ids$59;
-                    end
-                end
-                else if (room[59]) begin
-                    grant = grant | onehots$59;
-                    id_59 = next_id$q + cnt;
-                    cnt = cnt + one32;
-                    new_last = ids$59;
-                end
-            end
+            before$59 = sum_a$59 - lane_a$59;
+        end
+        else begin
+            before$59 = total_after + sum_b$59 - lane_b$59;
+        end
+        if (pairs) begin
+            before$59 = before$59 + before$59;
+        end
+        before32$59 = zero32;
+        if (before$59[0]) begin
+            before32$59 = before32$59 | bit32$0;
+        end
+        if (before$59[1]) begin
+            before32$59 = before32$59 | bit32$1;
+        end
+        if (before$59[2]) begin
+            before32$59 = before32$59 | bit32$2;
+        end
+        if (before$59[3]) begin
+            before32$59 = before32$59 | bit32$3;
+        end
+        if (before$59[4]) begin
+            before32$59 = before32$59 | bit32$4;
+        end
+        if (before$59[5]) begin
+            before32$59 = before32$59 | bit32$5;
+        end
+        if (before$59[6]) begin
+            before32$59 = before32$59 | bit32$6;
+        end
+        if (before$59[7]) begin
+            before32$59 = before32$59 | bit32$7;
         end
         if (after[60]) begin
-            rem = left - cnt;
-            if (|rem) begin
-                if (pairs & (rem != one32)) begin
-                    if (both[60]) begin
-                        grant = grant | onehots$60;
-                        grant2 = grant2 | onehots$60;
-                        id_60 = next_id$q + cnt;
-                        id2_60 = next_id$q + cnt + one32;
-                        cnt = cnt + two32;
-                        new_last = ids$60;
-                    end
-                end
-                else if (room[60]) begin
-                    grant = grant | onehots$60;
-                    id_60 = next_id$q + cnt;
-                    cnt = cnt + one32;
-                    new_last = ids$60;
-                end
-            end
+            before$60 = sum_a$60 - lane_a$60;
+        end
+        else begin
+            before$60 = total_after + sum_b$60 - lane_b$60;
+        end
+        if (pairs) begin
+            before$60 = before$60 + before$60;
+        end
+        before32$60 = zero32;
+        if (before$60[0]) begin
+            before32$60 = before32$60 | bit32$0;
+        end
+        if (before$60[1]) begin
+            before32$60 = before32$60 | bit32$1;
+        end
+        if (before$60[2]) begin
+            before32$60 = before32$60 | bit32$2;
+        end
+        if (before$60[3]) begin
+            before32$60 = before32$60 | bit32$3;
+        end
+        if (before$60[4]) begin
+            before32$60 = before32$60 | bit32$4;
+        end
+        if (before$60[5]) begin
+            before32$60 = before32$60 | bit32$5;
+        end
+        if (before$60[6]) begin
+            before32$60 = before32$60 | bit32$6;
+        end
+        if (before$60[7]) begin
+            before32$60 = before32$60 | bit32$7;
         end
         if (after[61]) begin
-            rem = left - cnt;
-            if (|rem) begin
-                if (pairs & (rem != one32)) begin
-                    if (both[61]) begin
-                        grant = grant | onehots$61;
-                        grant2 = grant2 | onehots$61;
-                        id_61 = next_id$q + cnt;
-                        id2_61 = next_id$q + cnt + one32;
-                        cnt = cnt + two32;
-                        new_last = ids$61;
-                    end
-                end
-                else if (room[61]) begin
-                    grant = grant | onehots$61;
-                    id_61 = next_id$q + cnt;
-                    cnt = cnt + one32;
-                    new_last = ids$61;
-                end
-            end
+            before$61 = sum_a$61 - lane_a$61;
+        end
+        else begin
+            before$61 = total_after + sum_b$61 - lane_b$61;
+        end
+        if (pairs) begin
+            before$61 = before$61 + before$61;
+        end
+        before32$61 = zero32;
+        if (before$61[0]) begin
+            before32$61 = before32$61 | bit32$0;
+        end
+        if (before$61[1]) begin
+            before32$61 = before32$61 | bit32$1;
+        end
+        if (before$61[2]) begin
+            before32$61 = before32$61 | bit32$2;
+        end
+        if (before$61[3]) begin
+            before32$61 = before32$61 | bit32$3;
+        end
+        if (before$61[4]) begin
+            before32$61 = before32$61 | bit32$4;
+        end
+        if (before$61[5]) begin
+            before32$61 = before32$61 | bit32$5;
+        end
+        if (before$61[6]) begin
+            before32$61 = before32$61 | bit32$6;
+        end
+        if (before$61[7]) begin
+            before32$61 = before32$61 | bit32$7;
         end
         if (after[62]) begin
-            rem = left - cnt;
-            if (|rem) begin
-                if (pairs & (rem != one32)) begin
-                    if (both[62]) begin
-                        grant = grant | onehots$62;
-                        grant2 = grant2 | onehots$62;
-                        id_62 = next_id$q + cnt;
-                        id2_62 = next_id$q + cnt + one32;
-                        cnt = cnt + two32;
-                        new_last = ids$62;
-                    end
-                end
-                else if (room[62]) begin
-                    grant = grant | onehots$62;
-                    id_62 = next_id$q + cnt;
-                    cnt = cnt + one32;
-                    new_last = ids$62;
-                end
-            end
+            before$62 = sum_a$62 - lane_a$62;
+        end
+        else begin
+            before$62 = total_after + sum_b$62 - lane_b$62;
+        end
+        if (pairs) begin
+            before$62 = before$62 + before$62;
+        end
+        before32$62 = zero32;
+        if (before$62[0]) begin
+            before32$62 = before32$62 | bit32$0;
+        end
+        if (before$62[1]) begin
+            before32$62 = before32$62 | bit32$1;
+        end
+        if (before$62[2]) begin
+            before32$62 = before32$62 | bit32$2;
+        end
+        if (before$62[3]) begin
+            before32$62 = before32$62 | bit32$3;
+        end
+        if (before$62[4]) begin
+            before32$62 = before32$62 | bit32$4;
+        end
+        if (before$62[5]) begin
+            before32$62 = before32$62 | bit32$5;
+        end
+        if (before$62[6]) begin
+            before32$62 = before32$62 | bit32$6;
+        end
+        if (before$62[7]) begin
+            before32$62 = before32$62 | bit32$7;
         end
         if (after[63]) begin
-            rem = left - cnt;
-            if (|rem) begin
-                if (pairs & (rem != one32)) begin
-                    if (both[63]) begin
-                        grant = grant | onehots$63;
-                        grant2 = grant2 | onehots$63;
-                        id_63 = next_id$q + cnt;
-                        id2_63 = next_id$q + cnt + one32;
-                        cnt = cnt + two32;
-                        new_last = ids$63;
-                    end
-                end
-                else if (room[63]) begin
-                    grant = grant | onehots$63;
-                    id_63 = next_id$q + cnt;
-                    cnt = cnt + one32;
-                    new_last = ids$63;
-                end
-            end
+            before$63 = sum_a$63 - lane_a$63;
+        end
+        else begin
+            before$63 = total_after + sum_b$63 - lane_b$63;
+        end
+        if (pairs) begin
+            before$63 = before$63 + before$63;
+        end
+        before32$63 = zero32;
+        if (before$63[0]) begin
+            before32$63 = before32$63 | bit32$0;
+        end
+        if (before$63[1]) begin
+            before32$63 = before32$63 | bit32$1;
+        end
+        if (before$63[2]) begin
+            before32$63 = before32$63 | bit32$2;
+        end
+        if (before$63[3]) begin
+            before32$63 = before32$63 | bit32$3;
+        end
+        if (before$63[4]) begin
+            before32$63 = before32$63 | bit32$4;
+        end
+        if (before$63[5]) begin
+            before32$63 = before32$63 | bit32$5;
+        end
+        if (before$63[6]) begin
+            before32$63 = before32$63 | bit32$6;
+        end
+        if (before$63[7]) begin
+            before32$63 = before32$63 | bit32$7;
         end
         if (after[64]) begin
-            rem = left - cnt;
-            if (|rem) begin
-                if (pairs & (rem != one32)) begin
-                    if (both[64]) begin
-                        grant = grant | onehots$64;
-                        grant2 = grant2 | onehots$64;
-                        id_64 = next_id$q + cnt;
-                        id2_64 = next_id$q + cnt + one32;
-                        cnt = cnt + two32;
-                        new_last = ids$64;
-                    end
-                end
-                else if (room[64]) begin
-                    grant = grant | onehots$64;
-                    id_64 = next_id$q + cnt;
-                    cnt = cnt + one32;
-                    new_last = ids$64;
-                end
-            end
+            before$64 = sum_a$64 - lane_a$64;
+        end
+        else begin
+            before$64 = total_after + sum_b$64 - lane_b$64;
+        end
+        if (pairs) begin
+            before$64 = before$64 + before$64;
+        end
+        before32$64 = zero32;
+        if (before$64[0]) begin
+            before32$64 = before32$64 | bit32$0;
+        end
+        if (before$64[1]) begin
+            before32$64 = before32$64 | bit32$1;
+        end
+        if (before$64[2]) begin
+            before32$64 = before32$64 | bit32$2;
+        end
+        if (before$64[3]) begin
+            before32$64 = before32$64 | bit32$3;
+        end
+        if (before$64[4]) begin
+            before32$64 = before32$64 | bit32$4;
+        end
+        if (before$64[5]) begin
+            before32$64 = before32$64 | bit32$5;
+        end
+        if (before$64[6]) begin
+            before32$64 = before32$64 | bit32$6;
+        end
+        if (before$64[7]) begin
+            before32$64 = before32$64 | bit32$7;
         end
         if (after[65]) begin
-            rem = left - cnt;
-            if (|rem) begin
-                if (pairs & (rem != one32)) begin
-                    if (both[65]) begin
-                        grant = grant | onehots$65;
-                        grant2 = grant2 | onehots$65;
-                        id_65 = next_id$q + cnt;
-                        id2_65 = next_id$q + cnt + one32;
-                        cnt = cnt + two32;
-                        new_last = ids$65;
-                    end
-                end
-                else if (room[65]) begin
-                    grant = grant | onehots$65;
-                    id_65 = next_id$q + cnt;
-                    cnt = cnt + one32;
-                    new_last = ids$65;
-                end
-            end
+            before$65 = sum_a$65 - lane_a$65;
+        end
+        else begin
+            before$65 = total_after + sum_b$65 - lane_b$65;
+        end
+        if (pairs) begin
+            before$65 = before$65 + before$65;
+        end
+        before32$65 = zero32;
+        if (before$65[0]) begin
+            before32$65 = before32$65 | bit32$0;
+        end
+        if (before$65[1]) begin
+            before32$65 = before32$65 | bit32$1;
+        end
+        if (before$65[2]) begin
+            before32$65 = before32$65 | bit32$2;
+        end
+        if (before$65[3]) begin
+            before32$65 = before32$65 | bit32$3;
+        end
+        if (before$65[4]) begin
+            before32$65 = before32$65 | bit32$4;
+        end
+        if (before$65[5]) begin
+            before32$65 = before32$65 | bit32$5;
+        end
+        if (before$65[6]) begin
+            before32$65 = before32$65 | bit32$6;
+        end
+        if (before$65[7]) begin
+            before32$65 = before32$65 | bit32$7;
         end
         if (after[66]) begin
-            rem = left - cnt;
-            if (|rem) begin
-                if (pairs & (rem != one32)) begin
-                    if (both[66]) begin
-                        grant = grant | onehots$66;
-                        grant2 = grant2 | onehots$66;
-                        id_66 = next_id$q + cnt;
-                        id2_66 = next_id$q + cnt + one32;
-                        cnt = cnt + two32;
-                        new_last = ids$66;
-                    end
-                end
-                else if (room[66]) begin
-                    grant = grant | onehots$66;
-                    id_66 = next_id$q + cnt;
-                    cnt = cnt + one32;
-                    new_last = ids$66;
-                end
-            end
+            before$66 = sum_a$66 - lane_a$66;
+        end
+        else begin
+            before$66 = total_after + sum_b$66 - lane_b$66;
+        end
+        if (pairs) begin
+            before$66 = before$66 + before$66;
+        end
+        before32$66 = zero32;
+        if (before$66[0]) begin
+            before32$66 = before32$66 | bit32$0;
+        end
+        if (before$66[1]) begin
+            before32$66 = before32$66 | bit32$1;
+        end
+        if (before$66[2]) begin
+            before32$66 = before32$66 | bit32$2;
+        end
+        if (before$66[3]) begin
+            before32$66 = before32$66 | bit32$3;
+        end
+        if (before$66[4]) begin
+            before32$66 = before32$66 | bit32$4;
+        end
+        if (before$66[5]) begin
+            before32$66 = before32$66 | bit32$5;
+        end
+        if (before$66[6]) begin
+            before32$66 = before32$66 | bit32$6;
+        end
+        if (before$66[7]) begin
+            before32$66 = before32$66 | bit32$7;
         end
         if (after[67]) begin
-            rem = left - cnt;
-            if (|rem) begin
-                if (pairs & (rem != one32)) begin
-                    if (both[67]) begin
-                        grant = grant | onehots$67;
-                        grant2 = grant2 | onehots$67;
-                        id_67 = next_id$q + cnt;
-                        id2_67 = next_id$q + cnt + one32;
-                        cnt = cnt + two32;
-                        new_last = ids$67;
-                    end
-                end
-                else if (room[67]) begin
-                    grant = grant | onehots$67;
-                    id_67 = next_id$q + cnt;
-                    cnt = cnt + one32;
-                    new_last = ids$67;
-                end
-            end
+            before$67 = sum_a$67 - lane_a$67;
+        end
+        else begin
+            before$67 = total_after + sum_b$67 - lane_b$67;
+        end
+        if (pairs) begin
+            before$67 = before$67 + before$67;
+        end
+        before32$67 = zero32;
+        if (before$67[0]) begin
+            before32$67 = before32$67 | bit32$0;
+        end
+        if (before$67[1]) begin
+            before32$67 = before32$67 | bit32$1;
+        end
+        if (before$67[2]) begin
+            before32$67 = before32$67 | bit32$2;
+        end
+        if (before$67[3]) begin
+            before32$67 = before32$67 | bit32$3;
+        end
+        if (before$67[4]) begin
+            before32$67 = before32$67 | bit32$4;
+        end
+        if (before$67[5]) begin
+            before32$67 = before32$67 | bit32$5;
+        end
+        if (before$67[6]) begin
+            before32$67 = before32$67 | bit32$6;
+        end
+        if (before$67[7]) begin
+            before32$67 = before32$67 | bit32$7;
         end
         if (after[68]) begin
-            rem = left - cnt;
-            if (|rem) begin
-                if (pairs & (rem != one32)) begin
-                    if (both[68]) begin
-                        grant = grant | onehots$68;
-                        grant2 = grant2 | onehots$68;
-                        id_68 = next_id$q + cnt;
-                        id2_68 = next_id$q + cnt + one32;
-                        cnt = cnt + two32;
-                        new_last = ids$68;
-                    end
-                end
-                else if (room[68]) begin
-                    grant = grant | onehots$68;
-                    id_68 = next_id$q + cnt;
-                    cnt = cnt + one32;
-                    new_last = ids$68;
-                end
-            end
+            before$68 = sum_a$68 - lane_a$68;
+        end
+        else begin
+            before$68 = total_after + sum_b$68 - lane_b$68;
+        end
+        if (pairs) begin
+            before$68 = before$68 + before$68;
+        end
+        before32$68 = zero32;
+        if (before$68[0]) begin
+            before32$68 = before32$68 | bit32$0;
+        end
+        if (before$68[1]) begin
+            before32$68 = before32$68 | bit32$1;
+        end
+        if (before$68[2]) begin
+            before32$68 = before32$68 | bit32$2;
+        end
+        if (before$68[3]) begin
+            before32$68 = before32$68 | bit32$3;
+        end
+        if (before$68[4]) begin
+            before32$68 = before32$68 | bit32$4;
+        end
+        if (before$68[5]) begin
+            before32$68 = before32$68 | bit32$5;
+        end
+        if (before$68[6]) begin
+            before32$68 = before32$68 | bit32$6;
+        end
+        if (before$68[7]) begin
+            before32$68 = before32$68 | bit32$7;
         end
         if (after[69]) begin
-            rem = left - cnt;
-            if (|rem) begin
-                if (pairs & (rem != one32)) begin
-                    if (both[69]) begin
-                        grant = grant | onehots$69;
-                        grant2 = grant2 | onehots$69;
-                        id_69 = next_id$q + cnt;
-                        id2_69 = next_id$q + cnt + one32;
-                        cnt = cnt + two32;
-                        new_last = ids$69;
-                    end
-                end
-                else if (room[69]) begin
-                    grant = grant | onehots$69;
-                    id_69 = next_id$q + cnt;
-                    cnt = cnt + one32;
-                    new_last = ids$69;
-                end
-            end
+            before$69 = sum_a$69 - lane_a$69;
+        end
+        else begin
+            before$69 = total_after + sum_b$69 - lane_b$69;
+        end
+        if (pairs) begin
+            before$69 = before$69 + before$69;
+        end
+        before32$69 = zero32;
+        if (before$69[0]) begin
+            before32$69 = before32$69 | bit32$0;
+        end
+        if (before$69[1]) begin
+            before32$69 = before32$69 | bit32$1;
+        end
+        if (before$69[2]) begin
+            before32$69 = before32$69 | bit32$2;
+        end
+        if (before$69[3]) begin
+            before32$69 = before32$69 | bit32$3;
+        end
+        if (before$69[4]) begin
+            before32$69 = before32$69 | bit32$4;
+        end
+        if (before$69[5]) begin
+            before32$69 = before32$69 | bit32$5;
+        end
+        if (before$69[6]) begin
+            before32$69 = before32$69 | bit32$6;
+        end
+        if (before$69[7]) begin
+            before32$69 = before32$69 | bit32$7;
         end
         if (after[70]) begin
-            rem = left - cnt;
-            if (|rem) begin
-                if (pairs & (rem != one32)) begin
-                    if (both[70]) begin
-                        grant = grant | onehots$70;
-                        grant2 = grant2 | onehots$70;
-                        id_70 = next_id$q + cnt;
-                        id2_70 = next_id$q + cnt + one32;
-                        cnt = cnt + two32;
-                        new_last = ids$70;
-                    end
-                end
-                else if (room[70]) begin
-                    grant = grant | onehots$70;
-                    id_70 = next_id$q + cnt;
-                    cnt = cnt + one32;
-                    new_last = ids$70;
-                end
-            end
+            before$70 = sum_a$70 - lane_a$70;
+        end
+        else begin
+            before$70 = total_after + sum_b$70 - lane_b$70;
+        end
+        if (pairs) begin
+            before$70 = before$70 + before$70;
+        end
+        before32$70 = zero32;
+        if (before$70[0]) begin
+            before32$70 = before32$70 | bit32$0;
+        end
+        if (before$70[1]) begin
+            before32$70 = before32$70 | bit32$1;
+        end
+        if (before$70[2]) begin
+            before32$70 = before32$70 | bit32$2;
+        end
+        if (before$70[3]) begin
+            before32$70 = before32$70 | bit32$3;
+        end
+        if (before$70[4]) begin
+            before32$70 = before32$70 | bit32$4;
+        end
+        if (before$70[5]) begin
+            before32$70 = before32$70 | bit32$5;
+        end
+        if (before$70[6]) begin
+            before32$70 = before32$70 | bit32$6;
+        end
+        if (before$70[7]) begin
+            before32$70 = before32$70 | bit32$7;
         end
         if (after[71]) begin
-            rem = left - cnt;
-            if (|rem) begin
-                if (pairs & (rem != one32)) begin
-                    if (both[71]) begin
-                        grant = grant | onehots$71;
-                        grant2 = grant2 | onehots$71;
-                        id_71 = next_id$q + cnt;
-                        id2_71 = next_id$q + cnt + one32;
-                        cnt = cnt + two32;
-                        new_last = ids$71;
-                    end
-                end
-                else if (room[71]) begin
-                    grant = grant | onehots$71;
-                    id_71 = next_id$q + cnt;
-                    cnt = cnt + one32;
-                    new_last = ids$71;
-                end
-            end
+            before$71 = sum_a$71 - lane_a$71;
+        end
+        else begin
+            before$71 = total_after + sum_b$71 - lane_b$71;
+        end
+        if (pairs) begin
+            before$71 = before$71 + before$71;
+        end
+        before32$71 = zero32;
+        if (before$71[0]) begin
+            before32$71 = before32$71 | bit32$0;
+        end
+        if (before$71[1]) begin
+            before32$71 = before32$71 | bit32$1;
+        end
+        if (before$71[2]) begin
+            before32$71 = before32$71 | bit32$2;
+        end
+        if (before$71[3]) begin
+            before32$71 = before32$71 | bit32$3;
+        end
+        if (before$71[4]) begin
+            before32$71 = before32$71 | bit32$4;
+        end
+        if (before$71[5]) begin
+            before32$71 = before32$71 | bit32$5;
+        end
+        if (before$71[6]) begin
+            before32$71 = before32$71 | bit32$6;
+        end
+        if (before$71[7]) begin
+            before32$71 = before32$71 | bit32$7;
         end
         if (after[72]) begin
-            rem = left - cnt;
-            if (|rem) begin
-                if (pairs & (rem != one32)) begin
-                    if (both[72]) begin
-                        grant = grant | onehots$72;
-                        grant2 = grant2 | onehots$72;
-                        id_72 = next_id$q + cnt;
-                        id2_72 = next_id$q + cnt + one32;
-                        cnt = cnt + two32;
-                        new_last = ids$72;
-                    end
-                end
-                else if (room[72]) begin
-                    grant = grant | onehots$72;
-                    id_72 = next_id$q + cnt;
-                    cnt = cnt + one32;
-                    new_last = ids$72;
-                end
-            end
+            before$72 = sum_a$72 - lane_a$72;
+        end
+        else begin
+            before$72 = total_after + sum_b$72 - lane_b$72;
+        end
+        if (pairs) begin
+            before$72 = before$72 + before$72;
+        end
+        before32$72 = zero32;
+        if (before$72[0]) begin
+            before32$72 = before32$72 | bit32$0;
+        end
+        if (before$72[1]) begin
+            before32$72 = before32$72 | bit32$1;
+        end
+        if (before$72[2]) begin
+            before32$72 = before32$72 | bit32$2;
+        end
+        if (before$72[3]) begin
+            before32$72 = before32$72 | bit32$3;
+        end
+        if (before$72[4]) begin
+            before32$72 = before32$72 | bit32$4;
+        end
+        if (before$72[5]) begin
+            before32$72 = before32$72 | bit32$5;
+        end
+        if (before$72[6]) begin
+            before32$72 = before32$72 | bit32$6;
+        end
+        if (before$72[7]) begin
+            before32$72 = before32$72 | bit32$7;
         end
         if (after[73]) begin
-            rem = left - cnt;
-            if (|rem) begin
-                if (pairs & (rem != one32)) begin
-                    if (both[73]) begin
-                        grant = grant | onehots$73;
-                        grant2 = grant2 | onehots$73;
-                        id_73 = next_id$q + cnt;
-                        id2_73 = next_id$q + cnt + one32;
-                        cnt = cnt + two32;
-                        new_last = ids$73;
-                    end
-                end
-                else if (room[73]) begin
-                    grant = grant | onehots$73;
-                    id_73 = next_id$q + cnt;
-                    cnt = cnt + one32;
-                    new_last = ids$73;
-                end
-            end
+            before$73 = sum_a$73 - lane_a$73;
+        end
+        else begin
+            before$73 = total_after + sum_b$73 - lane_b$73;
+        end
+        if (pairs) begin
+            before$73 = before$73 + before$73;
+        end
+        before32$73 = zero32;
+        if (before$73[0]) begin
+            before32$73 = before32$73 | bit32$0;
+        end
+        if (before$73[1]) begin
+            before32$73 = before32$73 | bit32$1;
+        end
+        if (before$73[2]) begin
+            before32$73 = before32$73 | bit32$2;
+        end
+        if (before$73[3]) begin
+            before32$73 = before32$73 | bit32$3;
+        end
+        if (before$73[4]) begin
+            before32$73 = before32$73 | bit32$4;
+        end
+        if (before$73[5]) begin
+            before32$73 = before32$73 | bit32$5;
+        end
+        if (before$73[6]) begin
+            before32$73 = before32$73 | bit32$6;
+        end
+        if (before$73[7]) begin
+            before32$73 = before32$73 | bit32$7;
         end
         if (after[74]) begin
-            rem = left - cnt;
-            if (|rem) begin
-                if (pairs & (rem != one32)) begin
-                    if (both[74]) begin
-                        grant = grant | onehots$74;
-                        grant2 = grant2 | onehots$74;
-                        id_74 = next_id$q + cnt;
-                        id2_74 = next_id$q + cnt + one32;
-                        cnt = cnt + two32;
-                        new_last = ids$74;
-                    end
-                end
-                else if (room[74]) begin
-                    grant = grant | onehots$74;
-                    id_74 = next_id$q + cnt;
-                    cnt = cnt + one32;
-                    new_last = ids$74;
-                end
-            end
+            before$74 = sum_a$74 - lane_a$74;
+        end
+        else begin
+            before$74 = total_after + sum_b$74 - lane_b$74;
+        end
+        if (pairs) begin
+            before$74 = before$74 + before$74;
+        end
+        before32$74 = zero32;
+        if (before$74[0]) begin
+            before32$74 = before32$74 | bit32$0;
+        end
+        if (before$74[1]) begin
+            before32$74 = before32$74 | bit32$1;
+        end
+        if (before$74[2]) begin
+            before32$74 = before32$74 | bit32$2;
+        end
+        if (before$74[3]) begin
+            before32$74 = before32$74 | bit32$3;
+        end
+        if (before$74[4]) begin
+            before32$74 = before32$74 | bit32$4;
+        end
+        if (before$74[5]) begin
+            before32$74 = before32$74 | bit32$5;
+        end
+        if (before$74[6]) begin
+            before32$74 = before32$74 | bit32$6;
+        end
+        if (before$74[7]) begin
+            before32$74 = before32$74 | bit32$7;
         end
         if (after[75]) begin
-            rem = left - cnt;
-            if (|rem) begin
-                if (pairs & (rem != one32)) begin
-                    if (both[75]) begin
-                        grant = grant | onehots$75;
-                        grant2 = grant2 | onehots$75;
-                        id_75 = next_id$q + cnt;
-                        id2_75 = next_id$q + cnt + one32;
-                        cnt = cnt + two32;
-                        new_last = ids$75;
-                    end
-                end
-                else if (room[75]) begin
-                    grant = grant | onehots$75;
-                    id_75 = next_id$q + cnt;
-                    cnt = cnt + one32;
-                    new_last = ids$75;
-                end
-            end
+            before$75 = sum_a$75 - lane_a$75;
+        end
+        else begin
+            before$75 = total_after + sum_b$75 - lane_b$75;
+        end
+        if (pairs) begin
+            before$75 = before$75 + before$75;
+        end
+        before32$75 = zero32;
+        if (before$75[0]) begin
+            before32$75 = before32$75 | bit32$0;
+        end
+        if (before$75[1]) begin
+            before32$75 = before32$75 | bit32$1;
+        end
+        if (before$75[2]) begin
+            before32$75 = before32$75 | bit32$2;
+        end
+        if (before$75[3]) begin
+            before32$75 = before32$75 | bit32$3;
+        end
+        if (before$75[4]) begin
+            before32$75 = before32$75 | bit32$4;
+        end
+        if (before$75[5]) begin
+            before32$75 = before32$75 | bit32$5;
+        end
+        if (before$75[6]) begin
+            before32$75 = before32$75 | bit32$6;
+        end
+        if (before$75[7]) begin
+            before32$75 = before32$75 | bit32$7;
         end
         if (after[76]) begin
-            rem = left - cnt;
-            if (|rem) begin
-                if (pairs & (rem != one32)) begin
-                    if (both[76]) begin
-                        grant = grant | onehots$76;
-                        grant2 = grant2 | onehots$76;
-                        id_76 = next_id$q + cnt;
-                        id2_76 = next_id$q + cnt + one32;
-                        cnt = cnt + two32;
-                        new_last = ids$76;
-                    end
-                end
-                else if (room[76]) begin
-                    grant = grant | onehots$76;
-                    id_76 = next_id$q + cnt;
-                    cnt = cnt + one32;
-                    new_last = ids$76;
-                end
-            end
+            before$76 = sum_a$76 - lane_a$76;
+        end
+        else begin
+            before$76 = total_after + sum_b$76 - lane_b$76;
+        end
+        if (pairs) begin
+            before$76 = before$76 + before$76;
+        end
+        before32$76 = zero32;
+        if (before$76[0]) begin
+            before32$76 = before32$76 | bit32$0;
+        end
+        if (before$76[1]) begin
+            before32$76 = before32$76 | bit32$1;
+        end
+        if (before$76[2]) begin
+            before32$76 = before32$76 | bit32$2;
+        end
+        if (before$76[3]) begin
+            before32$76 = before32$76 | bit32$3;
+        end
+        if (before$76[4]) begin
+            before32$76 = before32$76 | bit32$4;
+        end
+        if (before$76[5]) begin
+            before32$76 = before32$76 | bit32$5;
+        end
+        if (before$76[6]) begin
+            before32$76 = before32$76 | bit32$6;
+        end
+        if (before$76[7]) begin
+            before32$76 = before32$76 | bit32$7;
         end
         if (after[77]) begin
-            rem = left - cnt;
-            if (|rem) begin
-                if (pairs & (rem != one32)) begin
-                    if (both[77]) begin
-                        grant = grant | onehots$77;
-                        grant2 = grant2 | onehots$77;
-                        id_77 = next_id$q + cnt;
-                        id2_77 = next_id$q + cnt + one32;
-                        cnt = cnt + two32;
-                        new_last = ids$77;
-                    end
-                end
-                else if (room[77]) begin
-                    grant = grant | onehots$77;
-                    id_77 = next_id$q + cnt;
-                    cnt = cnt + one32;
-                    new_last = ids$77;
-                end
-            end
+            before$77 = sum_a$77 - lane_a$77;
+        end
+        else begin
+            before$77 = total_after + sum_b$77 - lane_b$77;
+        end
+        if (pairs) begin
+            before$77 = before$77 + before$77;
+        end
+        before32$77 = zero32;
+        if (before$77[0]) begin
+            before32$77 = before32$77 | bit32$0;
+        end
+        if (before$77[1]) begin
+            before32$77 = before32$77 | bit32$1;
+        end
+        if (before$77[2]) begin
+            before32$77 = before32$77 | bit32$2;
+        end
+        if (before$77[3]) begin
+            before32$77 = before32$77 | bit32$3;
+        end
+        if (before$77[4]) begin
+            before32$77 = before32$77 | bit32$4;
+        end
+        if (before$77[5]) begin
+            before32$77 = before32$77 | bit32$5;
+        end
+        if (before$77[6]) begin
+            before32$77 = before32$77 | bit32$6;
+        end
+        if (before$77[7]) begin
+            before32$77 = before32$77 | bit32$7;
         end
         if (after[78]) begin
-            rem = left - cnt;
-            if (|rem) begin
-                if (pairs & (rem != one32)) begin
-                    if (both[78]) begin
-                        grant = grant | onehots$78;
-                        grant2 = grant2 | onehots$78;
-                        id_78 = next_id$q + cnt;
-                        id2_78 = next_id$q + cnt + one32;
-                        cnt = cnt + two32;
-                        new_last = ids$78;
-                    end
-                end
-                else if (room[78]) begin
-                    grant = grant | onehots$78;
-                    id_78 = next_id$q + cnt;
-                    cnt = cnt + one32;
-                    new_last = ids$78;
-                end
-            end
+            before$78 = sum_a$78 - lane_a$78;
+        end
+        else begin
+            before$78 = total_after + sum_b$78 - lane_b$78;
+        end
+        if (pairs) begin
+            before$78 = before$78 + before$78;
+        end
+        before32$78 = zero32;
+        if (before$78[0]) begin
+            before32$78 = before32$78 | bit32$0;
+        end
+        if (before$78[1]) begin
+            before32$78 = before32$78 | bit32$1;
+        end
+        if (before$78[2]) begin
+            before32$78 = before32$78 | bit32$2;
+        end
+        if (before$78[3]) begin
+            before32$78 = before32$78 | bit32$3;
+        end
+        if (before$78[4]) begin
+            before32$78 = before32$78 | bit32$4;
+        end
+        if (before$78[5]) begin
+            before32$78 = before32$78 | bit32$5;
+        end
+        if (before$78[6]) begin
+            before32$78 = before32$78 | bit32$6;
+        end
+        if (before$78[7]) begin
+            before32$78 = before32$78 | bit32$7;
         end
         if (after[79]) begin
-            rem = left - cnt;
-            if (|rem) begin
-                if (pairs & (rem != one32)) begin
-                    if (both[79]) begin
-                        grant = grant | onehots$79;
-                        grant2 = grant2 | onehots$79;
-                        id_79 = next_id$q + cnt;
-                        id2_79 = next_id$q + cnt + one32;
-                        cnt = cnt + two32;
-                        new_last = ids$79;
-                    end
-                end
-                else if (room[79]) begin
-                    grant = grant | onehots$79;
-                    id_79 = next_id$q + cnt;
-                    cnt = cnt + one32;
-                    new_last = ids$79;
-                end
-            end
+            before$79 = sum_a$79 - lane_a$79;
         end
-        if (~after[0]) begin
-            rem = left - cnt;
-            if (|rem) begin
-                if (pairs & (rem != one32)) begin
-                    if (both[0]) begin
-                        grant = grant | onehots$0;
-                        grant2 = grant2 | onehots$0;
-                        id_0 = next_id$q + cnt;
-                        id2_0 = next_id$q + cnt + one32;
-                        cnt = cnt + two32;
-                        new_last = ids$0;
-                    end
-                end
-                else if (room[0]) begin
-                    grant = grant | onehots$0;
-                    id_0 = next_id$q + cnt;
-                    cnt = cnt + one32;
-                    new_last = ids$0;
-                end
-            end
+        else begin
+            before$79 = total_after + sum_b$79 - lane_b$79;
         end
-        if (~after[1]) begin
-            rem = left - cnt;
-            if (|rem) begin
-                if (pairs & (rem != one32)) begin
-                    if (both[1]) begin
-                        grant = grant | onehots$1;
-                        grant2 = grant2 | onehots$1;
-                        id_1 = next_id$q + cnt;
-                        id2_1 = next_id$q + cnt + one32;
-                        cnt = cnt + two32;
-                        new_last = ids$1;
-                    end
-                end
-                else if (room[1]) begin
-                    grant = grant | onehots$1;
-                    id_1 = next_id$q + cnt;
-                    cnt = cnt + one32;
-                    new_last = ids$1;
-                end
-            end
+        if (pairs) begin
+            before$79 = before$79 + before$79;
         end
-        if (~after[2]) begin
-            rem = left - cnt;
-            if (|rem) begin
-                if (pairs & (rem != one32)) begin
-                    if (both[2]) begin
-                        grant = grant | onehots$2;
-                        grant2 = grant2 | onehots$2;
-                        id_2 = next_id$q + cnt;
-                        id2_2 = next_id$q + cnt + one32;
-                        cnt = cnt + two32;
-                        new_last = ids$2;
-                    end
-                end
-                else if (room[2]) begin
-                    grant = grant | onehots$2;
-                    id_2 = next_id$q + cnt;
-                    cnt = cnt + one32;
-                    new_last = ids$2;
-                end
-            end
+        before32$79 = zero32;
+        if (before$79[0]) begin
+            before32$79 = before32$79 | bit32$0;
         end
-        if (~after[3]) begin
-            rem = left - cnt;
-            if (|rem) begin
-                if (pairs & (rem != one32)) begin
-                    if (both[3]) begin
-                        grant = grant | onehots$3;
-                        grant2 = grant2 | onehots$3;
-                        id_3 = next_id$q + cnt;
-                        id2_3 = next_id$q + cnt + one32;
-                        cnt = cnt + two32;
-                        new_last = ids$3;
-                    end
-                end
-                else if (room[3]) begin
-                    grant = grant | onehots$3;
-                    id_3 = next_id$q + cnt;
-                    cnt = cnt + one32;
-                    new_last = ids$3;
-                end
-            end
+        if (before$79[1]) begin
+            before32$79 = before32$79 | bit32$1;
         end
-        if (~after[4]) begin
-            rem = left - cnt;
-            if (|rem) begin
-                if (pairs & (rem != one32)) begin
-                    if (both[4]) begin
-                        grant = grant | onehots$4;
-                        grant2 = grant2 | onehots$4;
-                        id_4 = next_id$q + cnt;
-                        id2_4 = next_id$q + cnt + one32;
-                        cnt = cnt + two32;
-                        new_last = ids$4;
-                    end
-                end
-                else if (room[4]) begin
-                    grant = grant | onehots$4;
-                    id_4 = next_id$q + cnt;
-                    cnt = cnt + one32;
-                    new_last = ids$4;
-                end
-            end
+        if (before$79[2]) begin
+            before32$79 = before32$79 | bit32$2;
         end
-        if (~after[5]) begin
-            rem = left - cnt;
-            if (|rem) begin
-                if (pairs & (rem != one32)) begin
-                    if (both[5]) begin
-                        grant = grant | onehots$5;
-                        grant2 = grant2 | onehots$5;
-                        id_5 = next_id$q + cnt;
-                        id2_5 = next_id$q + cnt + one32;
-                        cnt = cnt + two32;
-                        new_last = ids$5;
-                    end
-                end
-                else if (room[5]) begin
-                    grant = grant | onehots$5;
-                    id_5 = next_id$q + cnt;
-                    cnt = cnt + one32;
-                    new_last = ids$5;
-                end
-            end
+        if (before$79[3]) begin
+            before32$79 = before32$79 | bit32$3;
         end
-        if (~after[6]) begin
-            rem = left - cnt;
-            if (|rem) begin
-                if (pairs & (rem != one32)) begin
-                    if (both[6]) begin
-                        grant = grant | onehots$6;
-                        grant2 = grant2 | onehots$6;
-                        id_6 = next_id$q + cnt;
-                        id2_6 = next_id$q + cnt + one32;
-                        cnt = cnt + two32;
-                        new_last = ids$6;
-                    end
-                end
-                else if (room[6]) begin
-                    grant = grant | onehots$6;
-                    id_6 = next_id$q + cnt;
-                    cnt = cnt + one32;
-                    new_last = ids$6;
-                end
-            end
+        if (before$79[4]) begin
+            before32$79 = before32$79 | bit32$4;
         end
-        if (~after[7]) begin
-            rem = left - cnt;
-            if (|rem) begin
-                if (pairs & (rem != one32)) begin
-                    if (both[7]) begin
-                        grant = grant | onehots$7;
-                        grant2 = grant2 | onehots$7;
-                        id_7 = next_id$q + cnt;
-                        id2_7 = next_id$q + cnt + one32;
-                        cnt = cnt + two32;
-                        new_last = ids$7;
-                    end
-                end
-                else if (room[7]) begin
-                    grant = grant | onehots$7;
-                    id_7 = next_id$q + cnt;
-                    cnt = cnt + one32;
-                    new_last = ids$7;
-                end
-            end
+        if (before$79[5]) begin
+            before32$79 = before32$79 | bit32$5;
         end
-        if (~after[8]) begin
-            rem = left - cnt;
-            if (|rem) begin
-                if (pairs & (rem != one32)) begin
-                    if (both[8]) begin
-                        grant = grant | onehots$8;
-                        grant2 = grant2 | onehots$8;
-                        id_8 = next_id$q + cnt;
-                        id2_8 = next_id$q + cnt + one32;
-                        cnt = cnt + two32;
-                        new_last = ids$8;
-                    end
-                end
-                else if (room[8]) begin
-                    grant = grant | onehots$8;
-                    id_8 = next_id$q + cnt;
-                    cnt = cnt + one32;
-                    new_last = ids$8;
-                end
-            end
+        if (before$79[6]) begin
+            before32$79 = before32$79 | bit32$6;
         end
-        if (~after[9]) begin
-            rem = left - cnt;
-            if (|rem) begin
-                if (pairs & (rem != one32)) begin
-                    if (both[9]) begin
-                        grant = grant | onehots$9;
-                        grant2 = grant2 | onehots$9;
-                        id_9 = next_id$q + cnt;
-                        id2_9 = next_id$q + cnt + one32;
-                        cnt = cnt + two32;
-                        new_last = ids$9;
-                    end
-                end
-                else if (room[9]) begin
-                    grant = grant | onehots$9;
-                    id_9 = next_id$q + cnt;
-                    cnt = cnt + one32;
-                    new_last = ids$9;
-                end
-            end
+        if (before$79[7]) begin
+            before32$79 = before32$79 | bit32$7;
         end
-        if (~after[10]) begin
-            rem = left - cnt;
-            if (|rem) begin
-                if (pairs & (rem != one32)) begin
-                    if (both[10]) begin
-                        grant = grant | onehots$10;
-                        grant2 = grant2 | onehots$10;
-                        id_10 = next_id$q + cnt;
-                        id2_10 = next_id$q + cnt + one32;
-                        cnt = cnt + two32;
-                        new_last = ids$10;
-                    end
-                end
-                else if (room[10]) begin
-                    grant = grant | onehots$10;
-                    id_10 = next_id$q + cnt;
-                    cnt = cnt + one32;
-                    new_last = ids$10;
-                end
-            end
+        left = total_q$q - next_id$q;
+        lsat = left[(32'h0)+:(8)];
+        if (left > max_c32) begin
+            lsat = max_c;
         end
-        if (~after[11]) begin
-            rem = left - cnt;
-            if (|rem) begin
-                if (pairs & (rem != one32)) begin
-                    if (both[11]) begin
-                        grant = grant | onehots$11;
-                        grant2 = grant2 | onehots$11;
-                        id_11 = next_id$q + cnt;
-                        id2_11 = next_id$q + cnt + one32;
-                        cnt = cnt + two32;
-                        new_last = ids$11;
-                    end
-                end
-                else if (room[11]) begin
-                    grant = grant | onehots$11;
-                    id_11 = next_id$q + cnt;
-                    cnt = cnt + one32;
-                    new_last = ids$11;
-                end
-            end
+        take = zero_n;
+        take2 = zero_n;
+        odd = zero_n;
+        if (before$0 < lsat) begin
+            take = take | onehots$0;
         end
-        if (~after[12]) begin
-            rem = left - cnt;
-            if (|rem) begin
-                if (pairs & (rem != one32)) begin
-                    if (both[12]) begin
-                        grant = grant | onehots$12;
-                        grant2 = grant2 | onehots$12;
-                        id_12 = next_id$q + cnt;
-                        id2_12 = next_id$q + cnt + one32;
-                        cnt = cnt + two32;
-                        new_last = ids$12;
-                    end
-                end
-                else if (room[12]) begin
-                    grant = grant | onehots$12;
-                    id_12 = next_id$q + cnt;
-                    cnt = cnt + one32;
-                    new_last = ids$12;
-                end
-            end
+        if ((before$0 + two_c) <= lsat) begin
+            take2 = take2 | onehots$0;
         end
-        if (~after[13]) begin
-            rem = left - cnt;
-            if (|rem) begin
-                if (pairs & (rem != one32)) begin
-                    if (both[13]) begin
-                        grant = grant | onehots$13;
-                        grant2 = grant2 | onehots$13;
-                        id_13 = next_id$q + cnt;
-                        id2_13 = next_id$q + cnt + one32;
-                        cnt = cnt + two32;
-                        new_last = ids$13;
-                    end
-                end
-                else if (room[13]) begin
-                    grant = grant | onehots$13;
-                    id_13 = next_id$q + cnt;
-                    cnt = cnt + one32;
-                    new_last = ids$13;
-                end
-            end
+        if ((before$0 + one_c) == lsat) begin
+            odd = odd | onehots$0;
         end
-        if (~after[14]) begin
-            rem = left - cnt;
-            if (|rem) begin
-                if (pairs & (rem != one32)) begin
-                    if (both[14]) begin
-                        grant = grant | onehots$14;
-                        grant2 = grant2 | onehots$14;
-                        id_14 = next_id$q + cnt;
-                        id2_14 = next_id$q + cnt + one32;
-                        cnt = cnt + two32;
-                        new_last = ids$14;
-                    end
-                end
-                else if (room[14]) begin
-                    grant = grant | onehots$14;
-                    id_14 = next_id$q + cnt;
-                    cnt = cnt + one32;
-                    new_last = ids$14;
-                end
-            end
+        if (before$1 < lsat) begin
+            take = take | onehots$1;
         end
-        if (~after[15]) begin
-            rem = left - cnt;
-            if (|rem) begin
-                if (pairs & (rem != one32)) begin
-                    if (both[15]) begin
-                        grant = grant | onehots$15;
-                        grant2 = grant2 | onehots$15;
-                        id_15 = next_id$q + cnt;
-                        id2_15 = next_id$q + cnt + one32;
-                        cnt = cnt + two32;
-                        new_last = ids$15;
-                    end
-                end
-                else if (room[15]) begin
-                    grant = grant | onehots$15;
-                    id_15 = next_id$q + cnt;
-                    cnt = cnt + one32;
-                    new_last = ids$15;
-                end
-            end
+        if ((before$1 + two_c) <= lsat) begin
+            take2 = take2 | onehots$1;
         end
-        if (~after[16]) begin
-            rem = left - cnt;
-            if (|rem) begin
-                if (pairs & (rem != one32)) begin
-                    if (both[16]) begin
-                        grant = grant | onehots$16;
-                        grant2 = grant2 | onehots$16;
-                        id_16 = next_id$q + cnt;
-                        id2_16 = next_id$q + cnt + one32;
-                        cnt = cnt + two32;
-                        new_last = ids$16;
-                    end
-                end
-                else if (room[16]) begin
-                    grant = grant | onehots$16;
-                    id_16 = next_id$q + cnt;
-                    cnt = cnt + one32;
-                    new_last = ids$16;
-                end
-            end
+        if ((before$1 + one_c) == lsat) begin
+            odd = odd | onehots$1;
         end
-        if (~after[17]) begin
-            rem = left - cnt;
-            if (|rem) begin
-                if (pairs & (rem != one32)) begin
-                    if (both[17]) begin
-                        grant = grant | onehots$17;
-                        grant2 = grant2 | onehots$17;
-                        id_17 = next_id$q + cnt;
-                        id2_17 = next_id$q + cnt + one32;
-                        cnt = cnt + two32;
-                        new_last = ids$17;
-                    end
-                end
-                else if (room[17]) begin
-                    grant = grant | onehots$17;
-                    id_17 = next_id$q + cnt;
-                    cnt = cnt + one32;
-                    new_last = ids$17;
-                end
-            end
+        if (before$2 < lsat) begin
+            take = take | onehots$2;
         end
-        if (~after[18]) begin
-            rem = left - cnt;
-            if (|rem) begin
-                if (pairs & (rem != one32)) begin
-                    if (both[18]) begin
-                        grant = grant | onehots$18;
-                        grant2 = grant2 | onehots$18;
-                        id_18 = next_id$q + cnt;
-                        id2_18 = next_id$q + cnt + one32;
-                        cnt = cnt + two32;
-                        new_last = ids$18;
-                    end
-                end
-                else if (room[18]) begin
-                    grant = grant | onehots$18;
-                    id_18 = next_id$q + cnt;
-                    cnt = cnt + one32;
-                    new_last = ids$18;
-                end
-            end
+        if ((before$2 + two_c) <= lsat) begin
+            take2 = take2 | onehots$2;
         end
-        if (~after[19]) begin
-            rem = left - cnt;
-            if (|rem) begin
-                if (pairs & (rem != one32)) begin
-                    if (both[19]) begin
-                        grant = grant | onehots$19;
-                        grant2 = grant2 | onehots$19;
-                        id_19 = next_id$q + cnt;
-                        id2_19 = next_id$q + cnt + one32;
-                        cnt = cnt + two32;
-                        new_last = ids$19;
-                    end
-                end
-                else if (room[19]) begin
-                    grant = grant | onehots$19;
-                    id_19 = next_id$q + cnt;
-                    cnt = cnt + one32;
-                    new_last = ids$19;
-                end
-            end
+        if ((before$2 + one_c) == lsat) begin
+            odd = odd | onehots$2;
         end
-        if (~after[20]) begin
-            rem = left - cnt;
-            if (|rem) begin
-                if (pairs & (rem != one32)) begin
-                    if (both[20]) begin
-                        grant = grant | onehots$20;
-                        grant2 = grant2 | onehots$20;
-                        id_20 = next_id$q + cnt;
-                        id2_20 = next_id$q + cnt + one32;
-                        cnt = cnt + two32;
-                        new_last = ids$20;
-                    end
-                end
-                else if (room[20]) begin
-                    grant = grant | onehots$20;
-                    id_20 = next_id$q + cnt;
-                    cnt = cnt + one32;
-                    new_last = ids$20;
-                end
-            end
+        if (before$3 < lsat) begin
+            take = take | onehots$3;
         end
-        if (~after[21]) begin
-            rem = left - cnt;
-            if (|rem) begin
-                if (pairs & (rem != one32)) begin
-                    if (both[21]) begin
-                        grant = grant | onehots$21;
-                        grant2 = grant2 | onehots$21;
-                        id_21 = next_id$q + cnt;
-                        id2_21 = next_id$q + cnt + one32;
-                        cnt = cnt + two32;
-                        new_last = ids$21;
-                    end
-                end
-                else if (room[21]) begin
-                    grant = grant | onehots$21;
-                    id_21 = next_id$q + cnt;
-                    cnt = cnt + one32;
-                    new_last = ids$21;
-                end
-            end
+        if ((before$3 + two_c) <= lsat) begin
+            take2 = take2 | onehots$3;
         end
-        if (~after[22]) begin
-            rem = left - cnt;
-            if (|rem) begin
-                if (pairs & (rem != one32)) begin
-                    if (both[22]) begin
-                        grant = grant | onehots$22;
-                        grant2 = grant2 | onehots$22;
-                        id_22 = next_id$q + cnt;
-                        id2_22 = next_id$q + cnt + one32;
-                        cnt = cnt + two32;
-                        new_last = ids$22;
-                    end
-                end
-                else if (room[22]) begin
-                    grant = grant | onehots$22;
-                    id_22 = next_id$q + cnt;
-                    cnt = cnt + one32;
-                    new_last = ids$22;
-                end
-            end
+        if ((before$3 + one_c) == lsat) begin
+            odd = odd | onehots$3;
         end
-        if (~after[23]) begin
-            rem = left - cnt;
-            if (|rem) begin
-                if (pairs & (rem != one32)) begin
-                    if (both[23]) begin
-                        grant = grant | onehots$23;
-                        grant2 = grant2 | onehots$23;
-                        id_23 = next_id$q + cnt;
-                        id2_23 = next_id$q + cnt + one32;
-                        cnt = cnt + two32;
-                        new_last = ids$23;
-                    end
-                end
-                else if (room[23]) begin
-                    grant = grant | onehots$23;
-                    id_23 = next_id$q + cnt;
-                    cnt = cnt + one32;
-                    new_last = ids$23;
-                end
-            end
+        if (before$4 < lsat) begin
+            take = take | onehots$4;
         end
-        if (~after[24]) begin
-            rem = left - cnt;
-            if (|rem) begin
-                if (pairs & (rem != one32)) begin
-                    if (both[24]) begin
-                        grant = grant | onehots$24;
-                        grant2 = grant2 | onehots$24;
-                        id_24 = next_id$q + cnt;
-                        id2_24 = next_id$q + cnt + one32;
-                        cnt = cnt + two32;
-                        new_last = ids$24;
-                    end
-                end
-                else if (room[24]) begin
-                    grant = grant | onehots$24;
-                    id_24 = next_id$q + cnt;
-                    cnt = cnt + one32;
-                    new_last = ids$24;
-                end
-            end
+        if ((before$4 + two_c) <= lsat) begin
+            take2 = take2 | onehots$4;
         end
-        if (~after[25]) begin
-            rem = left - cnt;
-            if (|rem) begin
-                if (pairs & (rem != one32)) begin
-                    if (both[25]) begin
-                        grant = grant | onehots$25;
-                        grant2 = grant2 | onehots$25;
-                        id_25 = next_id$q + cnt;
-                        id2_25 = next_id$q + cnt + one32;
-                        cnt = cnt + two32;
-                        new_last = ids$25;
-                    end
-                end
-                else if (room[25]) begin
-                    grant = grant | onehots$25;
-                    id_25 = next_id$q + cnt;
-                    cnt = cnt + one32;
-                    new_last = ids$25;
-                end
-            end
+        if ((before$4 + one_c) == lsat) begin
+            odd = odd | onehots$4;
         end
-        if (~after[26]) begin
-            rem = left - cnt;
-            if (|rem) begin
-                if (pairs & (rem != one32)) begin
-                    if (both[26]) begin
-                        grant = grant | onehots$26;
-                        grant2 = grant2 | onehots$26;
-                        id_26 = next_id$q + cnt;
-                        id2_26 = next_id$q + cnt + one32;
-                        cnt = cnt + two32;
-                        new_last = ids$26;
-                    end
-                end
-                else if (room[26]) begin
-                    grant = grant | onehots$26;
-                    id_26 = next_id$q + cnt;
-                    cnt = cnt + one32;
-                    new_last = ids$26;
-                end
-            end
+        if (before$5 < lsat) begin
+            take = take | onehots$5;
         end
-        if (~after[27]) begin
-            rem = left - cnt;
-            if (|rem) begin
-                if (pairs & (rem != one32)) begin
-                    if (both[27]) begin
-                        grant = grant | onehots$27;
-                        grant2 = grant2 | onehots$27;
-                        id_27 = next_id$q + cnt;
-                        id2_27 = next_id$q + cnt + one32;
-                        cnt = cnt + two32;
-                        new_last = ids$27;
-                    end
-                end
-                else if (room[27]) begin
-                    grant = grant | onehots$27;
-                    id_27 = next_id$q + cnt;
-                    cnt = cnt + one32;
-                    new_last = ids$27;
-                end
-            end
+        if ((before$5 + two_c) <= lsat) begin
+            take2 = take2 | onehots$5;
         end
-        if (~after[28]) begin
-            rem = left - cnt;
-            if (|rem) begin
-                if (pairs & (rem != one32)) begin
-                    if (both[28]) begin
-                        grant = grant | onehots$28;
-                        grant2 = grant2 | onehots$28;
-                        id_28 = next_id$q + cnt;
-                        id2_28 = next_id$q + cnt + one32;
-                        cnt = cnt + two32;
-                        new_last = ids$28;
-                    end
-                end
-                else if (room[28]) begin
-                    grant = grant | onehots$28;
-                    id_28 = next_id$q + cnt;
-                    cnt = cnt + one32;
-                    new_last = ids$28;
-                end
-            end
+        if ((before$5 + one_c) == lsat) begin
+            odd = odd | onehots$5;
         end
-        if (~after[29]) begin
-            rem = left - cnt;
-            if (|rem) begin
-                if (pairs & (rem != one32)) begin
-                    if (both[29]) begin
-                        grant = grant | onehots$29;
-                        grant2 = grant2 | onehots$29;
-                        id_29 = next_id$q + cnt;
-                        id2_29 = next_id$q + cnt + one32;
-                        cnt = cnt + two32;
-                        new_last = ids$29;
-                    end
-                end
-                else if (room[29]) begin
-                    grant = grant | onehots$29;
-                    id_29 = next_id$q + cnt;
-                    cnt = cnt + one32;
-                    new_last = ids$29;
-                end
-            end
+        if (before$6 < lsat) begin
+            take = take | onehots$6;
         end
-        if (~after[30]) begin
-            rem = left - cnt;
-            if (|rem) begin
-                if (pairs & (rem != one32)) begin
-                    if (both[30]) begin
-                        grant = grant | onehots$30;
-                        grant2 = grant2 | onehots$30;
-                        id_30 = next_id$q + cnt;
-                        id2_30 = next_id$q + cnt + one32;
-                        cnt = cnt + two32;
-                        new_last = ids$30;
-                    end
-                end
-                else if (room[30]) begin
-                    grant = grant | onehots$30;
-                    id_30 = next_id$q + cnt;
-                    cnt = cnt + one32;
-                    new_last = ids$30;
-                end
-            end
+        if ((before$6 + two_c) <= lsat) begin
+            take2 = take2 | onehots$6;
         end
-        if (~after[31]) begin
-            rem = left - cnt;
-            if (|rem) begin
-                if (pairs & (rem != one32)) begin
-                    if (both[31]) begin
-                        grant = grant | onehots$31;
-                        grant2 = grant2 | onehots$31;
-                        id_31 = next_id$q + cnt;
-                        id2_31 = next_id$q + cnt + one32;
-                        cnt = cnt + two32;
-                        new_last = ids$31;
-                    end
-                end
-                else if (room[31]) begin
-                    grant = grant | onehots$31;
-                    id_31 = next_id$q + cnt;
-                    cnt = cnt + one32;
-                    new_last = ids$31;
-                end
-            end
+        if ((before$6 + one_c) == lsat) begin
+            odd = odd | onehots$6;
         end
-        if (~after[32]) begin
-            rem = left - cnt;
-            if (|rem) begin
-                if (pairs & (rem != one32)) begin
-                    if (both[32]) begin
-                        grant = grant | onehots$32;
-                        grant2 = grant2 | onehots$32;
-                        id_32 = next_id$q + cnt;
-                        id2_32 = next_id$q + cnt + one32;
-                        cnt = cnt + two32;
-                        new_last = ids$32;
-                    end
-                end
-                else if (room[32]) begin
-                    grant = grant | onehots$32;
-                    id_32 = next_id$q + cnt;
-                    cnt = cnt + one32;
-                    new_last = ids$32;
-                end
-            end
+        if (before$7 < lsat) begin
+            take = take | onehots$7;
         end
-        if (~after[33]) begin
-            rem = left - cnt;
-            if (|rem) begin
-                if (pairs & (rem != one32)) begin
-                    if (both[33]) begin
-                        grant = grant | onehots$33;
-                        grant2 = grant2 | onehots$33;
-                        id_33 = next_id$q + cnt;
-                        id2_33 = next_id$q + cnt + one32;
-                        cnt = cnt + two32;
-                        new_last = ids$33;
-                    end
-                end
-                else if (room[33]) begin
-                    grant = grant | onehots$33;
-                    id_33 = next_id$q + cnt;
-                    cnt = cnt + one32;
-                    new_last = ids$33;
-                end
-            end
+        if ((before$7 + two_c) <= lsat) begin
+            take2 = take2 | onehots$7;
         end
-        if (~after[34]) begin
-            rem = left - cnt;
-            if (|rem) begin
-                if (pairs & (rem != one32)) begin
-                    if (both[34]) begin
-                        grant = grant | onehots$34;
-                        grant2 = grant2 | onehots$34;
-                        id_34 = next_id$q + cnt;
-                        id2_34 = next_id$q + cnt + one32;
-                        cnt = cnt + two32;
-                        new_last = ids$34;
-                    end
-                end
-                else if (room[34]) begin
-                    grant = grant | onehots$34;
-                    id_34 = next_id$q + cnt;
-                    cnt = cnt + one32;
-                    new_last = ids$34;
-                end
-            end
+        if ((before$7 + one_c) == lsat) begin
+            odd = odd | onehots$7;
         end
-        if (~after[35]) begin
-            rem = left - cnt;
-            if (|rem) begin
-                if (pairs & (rem != one32)) begin
-                    if (both[35]) begin
-                        grant = grant | onehots$35;
-                        grant2 = grant2 | onehots$35;
-                        id_35 = next_id$q + cnt;
-                        id2_35 = next_id$q + cnt + one32;
-                        cnt = cnt + two32;
-                        new_last = ids$35;
-                    end
-                end
-                else if (room[35]) begin
-                    grant = grant | onehots$35;
-                    id_35 = next_id$q + cnt;
-                    cnt = cnt + one32;
-                    new_last = ids$35;
-                end
-            end
+        if (before$8 < lsat) begin
+            take = take | onehots$8;
         end
-        if (~after[36]) begin
-            rem = left - cnt;
-            if (|rem) begin
-                if (pairs & (rem != one32)) begin
-                    if (both[36]) begin
-                        grant = grant | onehots$36;
-                        grant2 = grant2 | onehots$36;
-                        id_36 = next_id$q + cnt;
-                        id2_36 = next_id$q + cnt + one32;
-                        cnt = cnt + two32;
-                        new_last = ids$36;
-                    end
-                end
-                else if (room[36]) begin
-                    grant = grant | onehots$36;
-                    id_36 = next_id$q + cnt;
-                    cnt = cnt + one32;
-                    new_last = ids$36;
-                end
-            end
+        if ((before$8 + two_c) <= lsat) begin
+            take2 = take2 | onehots$8;
         end
-        if (~after[37]) begin
-            rem = left - cnt;
-            if (|rem) begin
-                if (pairs & (rem != one32)) begin
-                    if (both[37]) begin
-                        grant = grant | onehots$37;
-                        grant2 = grant2 | onehots$37;
-                        id_37 = next_id$q + cnt;
-                        id2_37 = next_id$q + cnt + one32;
-                        cnt = cnt + two32;
-                        new_last = ids$37;
-                    end
-                end
-                else if (room[37]) begin
-                    grant = grant | onehots$37;
-                    id_37 = next_id$q + cnt;
-                    cnt = cnt + one32;
-                    new_last = ids$37;
-                end
-            end
+        if ((before$8 + one_c) == lsat) begin
+            odd = odd | onehots$8;
         end
-        if (~after[38]) begin
-            rem = left - cnt;
-            if (|rem) begin
-                if (pairs & (rem != one32)) begin
-                    if (both[38]) begin
-                        grant = grant | onehots$38;
-                        grant2 = grant2 | onehots$38;
-                        id_38 = next_id$q + cnt;
-                        id2_38 = next_id$q + cnt + one32;
-                        cnt = cnt + two32;
-                        new_last = ids$38;
-                    end
-                end
-                else if (room[38]) begin
-                    grant = grant | onehots$38;
-                    id_38 = next_id$q + cnt;
-                    cnt = cnt + one32;
-                    new_last = ids$38;
-                end
-            end
+        if (before$9 < lsat) begin
+            take = take | onehots$9;
         end
-        if (~after[39]) begin
-            rem = left - cnt;
-            if (|rem) begin
-                if (pairs & (rem != one32)) begin
-                    if (both[39]) begin
-                        grant = grant | onehots$39;
-                        grant2 = grant2 | onehots$39;
-                        id_39 = next_id$q + cnt;
-                        id2_39 = next_id$q + cnt + one32;
-                        cnt = cnt + two32;
-                        new_last = ids$39;
-                    end
-                end
-                else if (room[39]) begin
-                    grant = grant | onehots$39;
-                    id_39 = next_id$q + cnt;
-                    cnt = cnt + one32;
-                    new_last = ids$39;
-                end
-            end
+        if ((before$9 + two_c) <= lsat) begin
+            take2 = take2 | onehots$9;
         end
-        if (~after[40]) begin
-            rem = left - cnt;
-            if (|rem) begin
-                if (pairs & (rem != one32)) begin
-                    if (both[40]) begin
-                        grant = grant | onehots$40;
-                        grant2 = grant2 | onehots$40;
-                        id_40 = next_id$q + cnt;
-                        id2_40 = next_id$q + cnt + one32;
-                        cnt = cnt + two32;
-                        new_last = ids$40;
-                    end
-                end
-                else if (room[40]) begin
-                    grant = grant | onehots$40;
-                    id_40 = next_id$q + cnt;
-                    cnt = cnt + one32;
-                    new_last = ids$40;
-                end
-            end
+        if ((before$9 + one_c) == lsat) begin
+            odd = odd | onehots$9;
         end
-        if (~after[41]) begin
-            rem = left - cnt;
-            if (|rem) begin
-                if (pairs & (rem != one32)) begin
-                    if (both[41]) begin
-                        grant = grant | onehots$41;
-                        grant2 = grant2 | onehots$41;
-                        id_41 = next_id$q + cnt;
-                        id2_41 = next_id$q + cnt + one32;
-                        cnt = cnt + two32;
-                        new_last = ids$41;
-                    end
-                end
-                else if (room[41]) begin
-                    grant = grant | onehots$41;
-                    id_41 = next_id$q + cnt;
-                    cnt = cnt + one32;
-                    new_last = ids$41;
-                end
-            end
+        if (before$10 < lsat) begin
+            take = take | onehots$10;
         end
-        if (~after[42]) begin
-            rem = left - cnt;
-            if (|rem) begin
-                if (pairs & (rem != one32)) begin
-                    if (both[42]) begin
-                        grant = grant | onehots$42;
-                        grant2 = grant2 | onehots$42;
-                        id_42 = next_id$q + cnt;
-                        id2_42 = next_id$q + cnt + one32;
-                        cnt = cnt + two32;
-                        new_last = ids$42;
-                    end
-                end
-                else if (room[42]) begin
-                    grant = grant | onehots$42;
-                    id_42 = next_id$q + cnt;
-                    cnt = cnt + one32;
-                    new_last = ids$42;
-                end
-            end
+        if ((before$10 + two_c) <= lsat) begin
+            take2 = take2 | onehots$10;
         end
-        if (~after[43]) begin
-            rem = left - cnt;
-            if (|rem) begin
-                if (pairs & (rem != one32)) begin
-                    if (both[43]) begin
-                        grant = grant | onehots$43;
-                        grant2 = grant2 | onehots$43;
-                        id_43 = next_id$q + cnt;
-                        id2_43 = next_id$q + cnt + one32;
-                        cnt = cnt + two32;
-                        new_last = ids$43;
-                    end
-                end
-                else if (room[43]) begin
-                    grant = grant | onehots$43;
-                    id_43 = next_id$q + cnt;
-                    cnt = cnt + one32;
-                    new_last = ids$43;
-                end
-            end
+        if ((before$10 + one_c) == lsat) begin
+            odd = odd | onehots$10;
         end
-        if (~after[44]) begin
-            rem = left - cnt;
-            if (|rem) begin
-                if (pairs & (rem != one32)) begin
-                    if (both[44]) begin
-                        grant = grant | onehots$44;
-                        grant2 = grant2 | onehots$44;
-                        id_44 = next_id$q + cnt;
-                        id2_44 = next_id$q + cnt + one32;
-                        cnt = cnt + two32;
-                        new_last = ids$44;
-                    end
-                end
-                else if (room[44]) begin
-                    grant = grant | onehots$44;
-                    id_44 = next_id$q + cnt;
-                    cnt = cnt + one32;
-                    new_last = ids$44;
-                end
-            end
+        if (before$11 < lsat) begin
+            take = take | onehots$11;
         end
-        if (~after[45]) begin
-            rem = left - cnt;
-            if (|rem) begin
-                if (pairs & (rem != one32)) begin
-                    if (both[45]) begin
-                        grant = grant | onehots$45;
-                        grant2 = grant2 | onehots$45;
-                        id_45 = next_id$q + cnt;
-                        id2_45 = next_id$q + cnt + one32;
-                        cnt = cnt + two32;
-                        new_last = ids$45;
-                    end
-                end
-                else if (room[45]) begin
-                    grant = grant | onehots$45;
-                    id_45 = next_id$q + cnt;
-                    cnt = cnt + one32;
-                    new_last = ids$45;
-                end
-            end
+        if ((before$11 + two_c) <= lsat) begin
+            take2 = take2 | onehots$11;
         end
-        if (~after[46]) begin
-            rem = left - cnt;
-            if (|rem) begin
-                if (pairs & (rem != one32)) begin
-                    if (both[46]) begin
-                        grant = grant | onehots$46;
-                        grant2 = grant2 | onehots$46;
-                        id_46 = next_id$q + cnt;
-                        id2_46 = next_id$q + cnt + one32;
-                        cnt = cnt + two32;
-                        new_last = ids$46;
-                    end
-                end
-                else if (room[46]) begin
-                    grant = grant | onehots$46;
-                    id_46 = next_id$q + cnt;
-                    cnt = cnt + one32;
-                    new_last = ids$46;
-                end
-            end
+        if ((before$11 + one_c) == lsat) begin
+            odd = odd | onehots$11;
         end
-        if (~after[47]) begin
-            rem = left - cnt;
-            if (|rem) begin
-                if (pairs & (rem != one32)) begin
-                    if (both[47]) begin
-                        grant = grant | onehots$47;
-                        grant2 = grant2 | onehots$47;
-                        id_47 = next_id$q + cnt;
-                        id2_47 = next_id$q + cnt + one32;
-                        cnt = cnt + two32;
-                        new_last = ids$47;
-                    end
-                end
-                else if (room[47]) begin
-                    grant = grant | onehots$47;
-                    id_47 = next_id$q + cnt;
-                    cnt = cnt + one32;
-                    new_last = ids$47;
-                end
-            end
+        if (before$12 < lsat) begin
+            take = take | onehots$12;
         end
-        if (~after[48]) begin
-            rem = left - cnt;
-            if (|rem) begin
-                if (pairs & (rem != one32)) begin
-                    if (both[48]) begin
-                        grant = grant | onehots$48;
-                        grant2 = grant2 | onehots$48;
-                        id_48 = next_id$q + cnt;
-                        id2_48 = next_id$q + cnt + one32;
-                        cnt = cnt + two32;
-                        new_last = ids$48;
-                    end
-                end
-                else if (room[48]) begin
-                    grant = grant | onehots$48;
-                    id_48 = next_id$q + cnt;
-                    cnt = cnt + one32;
-                    new_last = ids$48;
-                end
-            end
+        if ((before$12 + two_c) <= lsat) begin
+            take2 = take2 | onehots$12;
         end
-        if (~after[49]) begin
-            rem = left - cnt;
-            if (|rem) begin
-                if (pairs & (rem != one32)) begin
-                    if (both[49]) begin
-                        grant = grant | onehots$49;
-                        grant2 = grant2 | onehots$49;
-                        id_49 = next_id$q + cnt;
-                        id2_49 = next_id$q + cnt + one32;
-                        cnt = cnt + two32;
-                        new_last = ids$49;
-                    end
-                end
-                else if (room[49]) begin
-                    grant = grant | onehots$49;
-                    id_49 = next_id$q + cnt;
-                    cnt = cnt + one32;
-                    new_last = ids$49;
-                end
-            end
+        if ((before$12 + one_c) == lsat) begin
+            odd = odd | onehots$12;
         end
-        if (~after[50]) begin
-            rem = left - cnt;
-            if (|rem) begin
-                if (pairs & (rem != one32)) begin
-                    if (both[50]) begin
-                        grant = grant | onehots$50;
-                        grant2 = grant2 | onehots$50;
-                        id_50 = next_id$q + cnt;
-                        id2_50 = next_id$q + cnt + one32;
-                        cnt = cnt + two32;
-                        new_last = ids$50;
-                    end
-                end
-                else if (room[50]) begin
-                    grant = grant | onehots$50;
-                    id_50 = next_id$q + cnt;
-                    cnt = cnt + one32;
-                    new_last = ids$50;
-                end
-            end
+        if (before$13 < lsat) begin
+            take = take | onehots$13;
         end
-        if (~after[51]) begin
-            rem = left - cnt;
-            if (|rem) begin
-                if (pairs & (rem != one32)) begin
-                    if (both[51]) begin
-                        grant = grant | onehots$51;
-                        grant2 = grant2 | onehots$51;
-                        id_51 = next_id$q + cnt;
-                        id2_51 = next_id$q + cnt + one32;
-                        cnt = cnt + two32;
-                        new_last = ids$51;
-                    end
-                end
-                else if (room[51]) begin
-                    grant = grant | onehots$51;
-                    id_51 = next_id$q + cnt;
-                    cnt = cnt + one32;
-                    new_last = ids$51;
-                end
-            end
+        if ((before$13 + two_c) <= lsat) begin
+            take2 = take2 | onehots$13;
         end
-        if (~after[52]) begin
-            rem = left - cnt;
-            if (|rem) begin
-                if (pairs & (rem != one32)) begin
-                    if (both[52]) begin
-                        grant = grant | onehots$52;
-                        grant2 = grant2 | onehots$52;
-                        id_52 = next_id$q + cnt;
-                        id2_52 = next_id$q + cnt + one32;
-                        cnt = cnt + two32;
-                        new_last = ids$52;
-                    end
-                end
-                else if (room[52]) begin
-                    grant = grant | onehots$52;
-                    id_52 = next_id$q + cnt;
-                    cnt = cnt + one32;
-                    new_last = ids$52;
-                end
-            end
+        if ((before$13 + one_c) == lsat) begin
+            odd = odd | onehots$13;
         end
-        if (~after[53]) begin
-            rem = left - cnt;
-            if (|rem) begin
-                if (pairs & (rem != one32)) begin
-                    if (both[53]) begin
-                        grant = grant | onehots$53;
-                        grant2 = grant2 | onehots$53;
-                        id_53 = next_id$q + cnt;
-                        id2_53 = next_id$q + cnt + one32;
-                        cnt = cnt + two32;
-                        new_last = ids$53;
-                    end
-                end
-                else if (room[53]) begin
-                    grant = grant | onehots$53;
-                    id_53 = next_id$q + cnt;
-                    cnt = cnt + one32;
-                    new_last = ids$53;
-                end
-            end
+        if (before$14 < lsat) begin
+            take = take | onehots$14;
         end
-        if (~after[54]) begin
-            rem = left - cnt;
-            if (|rem) begin
-                if (pairs & (rem != one32)) begin
-                    if (both[54]) begin
-                        grant = grant | onehots$54;
-                        grant2 = grant2 | onehots$54;
-                        id_54 = next_id$q + cnt;
-                        id2_54 = next_id$q + cnt + one32;
-                        cnt = cnt + two32;
-                        new_last = ids$54;
-                    end
-                end
-                else if (room[54]) begin
-                    grant = grant | onehots$54;
-                    id_54 = next_id$q + cnt;
-                    cnt = cnt + one32;
-                    new_last = ids$54;
-                end
-            end
+        if ((before$14 + two_c) <= lsat) begin
+            take2 = take2 | onehots$14;
         end
-        if (~after[55]) begin
-            rem = left - cnt;
-            if (|rem) begin
-                if (pairs & (rem != one32)) begin
-                    if (both[55]) begin
-                        grant = grant | onehots$55;
-                        grant2 = grant2 | onehots$55;
-                        id_55 = next_id$q + cnt;
-                        id2_55 = next_id$q + cnt + one32;
-                        cnt = cnt + two32;
-                        new_last = ids$55;
-                    end
-                end
-                else if (room[55]) begin
-                    grant = grant | onehots$55;
-                    id_55 = next_id$q + cnt;
-                    cnt = cnt + one32;
-                    new_last = ids$55;
-                end
-            end
+        if ((before$14 + one_c) == lsat) begin
+            odd = odd | onehots$14;
         end
-        if (~after[56]) begin
-            rem = left - cnt;
-            if (|rem) begin
-                if (pairs & (rem != one32)) begin
-                    if (both[56]) begin
-                        grant = grant | onehots$56;
-                        grant2 = grant2 | onehots$56;
-                        id_56 = next_id$q + cnt;
-                        id2_56 = next_id$q + cnt + one32;
-                        cnt = cnt + two32;
-                        new_last = ids$56;
-                    end
-                end
-                else if (room[56]) begin
-                    grant = grant | onehots$56;
-                    id_56 = next_id$q + cnt;
-                    cnt = cnt + one32;
-                    new_last = ids$56;
-                end
-            end
+        if (before$15 < lsat) begin
+            take = take | onehots$15;
         end
-        if (~after[57]) begin
-            rem = left - cnt;
-            if (|rem) begin
-                if (pairs & (rem != one32)) begin
-                    if (both[57]) begin
-                        grant = grant | onehots$57;
-                        grant2 = grant2 | onehots$57;
-                        id_57 = next_id$q + cnt;
-                        id2_57 = next_id$q + cnt + one32;
-                        cnt = cnt + two32;
-                        new_last = ids$57;
-                    end
-                end
-                else if (room[57]) begin
-                    grant = grant | onehots$57;
-                    id_57 = next_id$q + cnt;
-                    cnt = cnt + one32;
-                    new_last = ids$57;
-                end
-            end
+        if ((before$15 + two_c) <= lsat) begin
+            take2 = take2 | onehots$15;
         end
-        if (~after[58]) begin
-            rem = left - cnt;
-            if (|rem) begin
-                if (pairs & (rem != one32)) begin
-                    if (both[58]) begin
-                        grant = grant | onehots$58;
-                        grant2 = grant2 | onehots$58;
-                        id_58 = next_id$q + cnt;
-                        id2_58 = next_id$q + cnt + one32;
-                        cnt = cnt + two32;
-                        new_last = ids$58;
-                    end
-                end
-                else if (room[58]) begin
-                    grant = grant | onehots$58;
-                    id_58 = next_id$q + cnt;
-                    cnt = cnt + one32;
-                    new_last = ids$58;
-                end
-            end
+        if ((before$15 + one_c) == lsat) begin
+            odd = odd | onehots$15;
         end
-        if (~after[59]) begin
-            rem = left - cnt;
-            if (|rem) begin
-                if (pairs & (rem != one32)) begin
-                    if (both[59]) begin
-                        grant = grant | onehots$59;
-                        grant2 = grant2 | onehots$59;
-                        id_59 = next_id$q + cnt;
-                        id2_59 = next_id$q + cnt + one32;
-                        cnt = cnt + two32;
-                        new_last = ids$59;
-                    end
-                end
-                else if (room[59]) begin
-                    grant = grant | onehots$59;
-                    id_59 = next_id$q + cnt;
-                    cnt = cnt + one32;
-                    new_last = ids$59;
-                end
-            end
+        if (before$16 < lsat) begin
+            take = take | onehots$16;
         end
-        if (~after[60]) begin
-            rem = left - cnt;
-            if (|rem) begin
-                if (pairs & (rem != one32)) begin
-                    if (both[60]) begin
-                        grant = grant | onehots$60;
-                        grant2 = grant2 | onehots$60;
-                        id_60 = next_id$q + cnt;
-                        id2_60 = next_id$q + cnt + one32;
-                        cnt = cnt + two32;
-                        new_last = ids$60;
-                    end
-                end
-                else if (room[60]) begin
-                    grant = grant | onehots$60;
-                    id_60 = next_id$q + cnt;
-                    cnt = cnt + one32;
-                    new_last = ids$60;
-                end
-            end
+        if ((before$16 + two_c) <= lsat) begin
+            take2 = take2 | onehots$16;
         end
-        if (~after[61]) begin
-            rem = left - cnt;
-            if (|rem) begin
-                if (pairs & (rem != one32)) begin
-                    if (both[61]) begin
-                        grant = grant | onehots$61;
-                        grant2 = grant2 | onehots$61;
-                        id_61 = next_id$q + cnt;
-                        id2_61 = next_id$q + cnt + one32;
-                        cnt = cnt + two32;
-                        new_last = ids$61;
-                    end
-                end
-                else if (room[61]) begin
-                    grant = grant | onehots$61;
-                    id_61 = next_id$q + cnt;
-                    cnt = cnt + one32;
-                    new_last = ids$61;
-                end
-            end
+        if ((before$16 + one_c) == lsat) begin
+            odd = odd | onehots$16;
         end
-        if (~after[62]) begin
-            rem = left - cnt;
-            if (|rem) begin
-                if (pairs & (rem != one32)) begin
-                    if (both[62]) begin
-                        grant = grant | onehots$62;
-                        grant2 = grant2 | onehots$62;
-                        id_62 = next_id$q + cnt;
-                        id2_62 = next_id$q + cnt + one32;
-                        cnt = cnt + two32;
-                        new_last = ids$62;
-                    end
-                end
-                else if (room[62]) begin
-                    grant = grant | onehots$62;
-                    id_62 = next_id$q + cnt;
-                    cnt = cnt + one32;
-                    new_last = ids$62;
-                end
-            end
+        if (before$17 < lsat) begin
+            take = take | onehots$17;
         end
-        if (~after[63]) begin
-            rem = left - cnt;
-            if (|rem) begin
-                if (pairs & (rem != one32)) begin
-                    if (both[63]) begin
-                        grant = grant | onehots$63;
-                        grant2 = grant2 | onehots$63;
-                        id_63 = next_id$q + cnt;
-                        id2_63 = next_id$q + cnt + one32;
-                        cnt = cnt + two32;
-                        new_last = ids$63;
-                    end
-                end
-                else if (room[63]) begin
-                    grant = grant | onehots$63;
-                    id_63 = next_id$q + cnt;
-                    cnt = cnt + one32;
-                    new_last = ids$63;
-                end
-            end
+        if ((before$17 + two_c) <= lsat) begin
+            take2 = take2 | onehots$17;
         end
-        if (~after[64]) begin
-            rem = left - cnt;
-            if (|rem) begin
-                if (pairs & (rem != one32)) begin
-                    if (both[64]) begin
-                        grant = grant | onehots$64;
-                        grant2 = grant2 | onehots$64;
-                        id_64 = next_id$q + cnt;
-                        id2_64 = next_id$q + cnt + one32;
-                        cnt = cnt + two32;
-                        new_last = ids$64;
-                    end
-                end
-                else if (room[64]) begin
-                    grant = grant | onehots$64;
-                    id_64 = next_id$q + cnt;
-                    cnt = cnt + one32;
-                    new_last = ids$64;
-                end
-            end
+        if ((before$17 + one_c) == lsat) begin
+            odd = odd | onehots$17;
         end
-        if (~after[65]) begin
-            rem = left - cnt;
-            if (|rem) begin
-                if (pairs & (rem != one32)) begin
-                    if (both[65]) begin
-                        grant = grant | onehots$65;
-                        grant2 = grant2 | onehots$65;
-                        id_65 = next_id$q + cnt;
-                        id2_65 = next_id$q + cnt + one32;
-                        cnt = cnt + two32;
-                        new_last = ids$65;
-                    end
-                end
-                else if (room[65]) begin
-                    grant = grant | onehots$65;
-                    id_65 = next_id$q + cnt;
-                    cnt = cnt + one32;
-                    new_last = ids$65;
-                end
-            end
+        if (before$18 < lsat) begin
+            take = take | onehots$18;
         end
-        if (~after[66]) begin
-            rem = left - cnt;
-            if (|rem) begin
-                if (pairs & (rem != one32)) begin
-                    if (both[66]) begin
-                        grant = grant | onehots$66;
-                        grant2 = grant2 | onehots$66;
-                        id_66 = next_id$q + cnt;
-                        id2_66 = next_id$q + cnt + one32;
-                        cnt = cnt + two32;
-                        new_last = ids$66;
-                    end
-                end
-                else if (room[66]) begin
-                    grant = grant | onehots$66;
-                    id_66 = next_id$q + cnt;
-                    cnt = cnt + one32;
-                    new_last = ids$66;
-                end
-            end
+        if ((before$18 + two_c) <= lsat) begin
+            take2 = take2 | onehots$18;
         end
-        if (~after[67]) begin
-            rem = left - cnt;
-            if (|rem) begin
-                if (pairs & (rem != one32)) begin
-                    if (both[67]) begin
-                        grant = grant | onehots$67;
-                        grant2 = grant2 | onehots$67;
-                        id_67 = next_id$q + cnt;
-                        id2_67 = next_id$q + cnt + one32;
-                        cnt = cnt + two32;
-                        new_last = ids$67;
-                    end
-                end
-                else if (room[67]) begin
-                    grant = grant | onehots$67;
-                    id_67 = next_id$q + cnt;
-                    cnt = cnt + one32;
-                    new_last = ids$67;
-                end
-            end
+        if ((before$18 + one_c) == lsat) begin
+            odd = odd | onehots$18;
         end
-        if (~after[68]) begin
-            rem = left - cnt;
-            if (|rem) begin
-                if (pairs & (rem != one32)) begin
-                    if (both[68]) begin
-                        grant = grant | onehots$68;
-                        grant2 = grant2 | onehots$68;
-                        id_68 = next_id$q + cnt;
-                        id2_68 = next_id$q + cnt + one32;
-                        cnt = cnt + two32;
-                        new_last = ids$68;
-                    end
-                end
-                else if (room[68]) begin
-                    grant = grant | onehots$68;
-                    id_68 = next_id$q + cnt;
-                    cnt = cnt + one32;
-                    new_last = ids$68;
-                end
-            end
+        if (before$19 < lsat) begin
+            take = take | onehots$19;
         end
-        if (~after[69]) begin
-            rem = left - cnt;
-            if (|rem) begin
-                if (pairs & (rem != one32)) begin
-                    if (both[69]) begin
-                        grant = grant | onehots$69;
-                        grant2 = grant2 | onehots$69;
-                        id_69 = next_id$q + cnt;
-                        id2_69 = next_id$q + cnt + one32;
-                        cnt = cnt + two32;
-                        new_last = ids$69;
-                    end
-                end
-                else if (room[69]) begin
-                    grant = grant | onehots$69;
-                    id_69 = next_id$q + cnt;
-                    cnt = cnt + one32;
-                    new_last = ids$69;
-                end
-            end
+        if ((before$19 + two_c) <= lsat) begin
+            take2 = take2 | onehots$19;
         end
-        if (~after[70]) begin
-            rem = left - cnt;
-            if (|rem) begin
-                if (pairs & (rem != one32)) begin
-                    if (both[70]) begin
-                        grant = grant | onehots$70;
-                        grant2 = grant2 | onehots$70;
-                        id_70 = next_id$q + cnt;
-                        id2_70 = next_id$q + cnt + one32;
-                        cnt = cnt + two32;
-                        new_last = ids$70;
-                    end
-                end
-                else if (room[70]) begin
-                    grant = grant | onehots$70;
-                    id_70 = next_id$q + cnt;
-                    cnt = cnt + one32;
-                    new_last = ids$70;
-                end
-            end
+        if ((before$19 + one_c) == lsat) begin
+            odd = odd | onehots$19;
         end
-        if (~after[71]) begin
-            rem = left - cnt;
-            if (|rem) begin
-                if (pairs & (rem != one32)) begin
-                    if (both[71]) begin
-                        grant = grant | onehots$71;
-                        grant2 = grant2 | onehots$71;
-                        id_71 = next_id$q + cnt;
-                        id2_71 = next_id$q + cnt + one32;
-                        cnt = cnt + two32;
-                        new_last = ids$71;
-                    end
-                end
-                else if (room[71]) begin
-                    grant = grant | onehots$71;
-                    id_71 = next_id$q + cnt;
-                    cnt = cnt + one32;
-                    new_last = ids$71;
-                end
-            end
+        if (before$20 < lsat) begin
+            take = take | onehots$20;
         end
-        if (~after[72]) begin
-            rem = left - cnt;
-            if (|rem) begin
-                if (pairs & (rem != one32)) begin
-                    if (both[72]) begin
-                        grant = grant | onehots$72;
-                        grant2 = grant2 | onehots$72;
-                        id_72 = next_id$q + cnt;
-                        id2_72 = next_id$q + cnt + one32;
-                        cnt = cnt + two32;
-                        new_last = ids$72;
-                    end
-                end
-                else if (room[72]) begin
-                    grant = grant | onehots$72;
-                    id_72 = next_id$q + cnt;
-                    cnt = cnt + one32;
-                    new_last = ids$72;
-                end
-            end
+        if ((before$20 + two_c) <= lsat) begin
+            take2 = take2 | onehots$20;
         end
-        if (~after[73]) begin
-            rem = left - cnt;
-            if (|rem) begin
-                if (pairs & (rem != one32)) begin
-                    if (both[73]) begin
-                        grant = grant | onehots$73;
-                        grant2 = grant2 | onehots$73;
-                        id_73 = next_id$q + cnt;
-                        id2_73 = next_id$q + cnt + one32;
-                        cnt = cnt + two32;
-                        new_last = ids$73;
-                    end
-                end
-                else if (room[73]) begin
-                    grant = grant | onehots$73;
-                    id_73 = next_id$q + cnt;
-                    cnt = cnt + one32;
-                    new_last = ids$73;
-                end
-            end
+        if ((before$20 + one_c) == lsat) begin
+            odd = odd | onehots$20;
         end
-        if (~after[74]) begin
-            rem = left - cnt;
-            if (|rem) begin
-                if (pairs & (rem != one32)) begin
-                    if (both[74]) begin
-                        grant = grant | onehots$74;
-                        grant2 = grant2 | onehots$74;
-                        id_74 = next_id$q + cnt;
-                        id2_74 = next_id$q + cnt + one32;
-                        cnt = cnt + two32;
-                        new_last = ids$74;
-                    end
-                end
-                else if (room[74]) begin
-                    grant = grant | onehots$74;
-                    id_74 = next_id$q + cnt;
-                    cnt = cnt + one32;
-                    new_last = ids$74;
-                end
-            end
+        if (before$21 < lsat) begin
+            take = take | onehots$21;
         end
-        if (~after[75]) begin
-            rem = left - cnt;
-            if (|rem) begin
-                if (pairs & (rem != one32)) begin
-                    if (both[75]) begin
-                        grant = grant | onehots$75;
-                        grant2 = grant2 | onehots$75;
-                        id_75 = next_id$q + cnt;
-                        id2_75 = next_id$q + cnt + one32;
-                        cnt = cnt + two32;
-                        new_last = ids$75;
-                    end
-                end
-                else if (room[75]) begin
-                    grant = grant | onehots$75;
-                    id_75 = next_id$q + cnt;
-                    cnt = cnt + one32;
-                    new_last = ids$75;
-                end
-            end
+        if ((before$21 + two_c) <= lsat) begin
+            take2 = take2 | onehots$21;
         end
-        if (~after[76]) begin
-            rem = left - cnt;
-            if (|rem) begin
-                if (pairs & (rem != one32)) begin
-                    if (both[76]) begin
-                        grant = grant | onehots$76;
-                        grant2 = grant2 | onehots$76;
-                        id_76 = next_id$q + cnt;
-                        id2_76 = next_id$q + cnt + one32;
-                        cnt = cnt + two32;
-                        new_last = ids$76;
-                    end
-                end
-                else if (room[76]) begin
-                    grant = grant | onehots$76;
-                    id_76 = next_id$q + cnt;
-                    cnt = cnt + one32;
-                    new_last = ids$76;
-                end
-            end
+        if ((before$21 + one_c) == lsat) begin
+            odd = odd | onehots$21;
         end
-        if (~after[77]) begin
-            rem = left - cnt;
-            if (|rem) begin
-                if (pairs & (rem != one32)) begin
-                    if (both[77]) begin
-                        grant = grant | onehots$77;
-                        grant2 = grant2 | onehots$77;
-                        id_77 = next_id$q + cnt;
-                        id2_77 = next_id$q + cnt + one32;
-                        cnt = cnt + two32;
-                        new_last = ids$77;
-                    end
-                end
-                else if (room[77]) begin
-                    grant = grant | onehots$77;
-                    id_77 = next_id$q + cnt;
-                    cnt = cnt + one32;
-                    new_last = ids$77;
-                end
-            end
+        if (before$22 < lsat) begin
+            take = take | onehots$22;
+        end
+        if ((before$22 + two_c) <= lsat) begin
+            take2 = take2 | onehots$22;
+        end
+        if ((before$22 + one_c) == lsat) begin
+            odd = odd | onehots$22;
+        end
+        if (before$23 < lsat) begin
+            take = take | onehots$23;
+        end
+        if ((before$23 + two_c) <= lsat) begin
+            take2 = take2 | onehots$23;
+        end
+        if ((before$23 + one_c) == lsat) begin
+            odd = odd | onehots$23;
+        end
+        if (before$24 < lsat) begin
+            take = take | onehots$24;
+        end
+        if ((before$24 + two_c) <= lsat) begin
+            take2 = take2 | onehots$24;
+        end
+        if ((before$24 + one_c) == lsat) begin
+            odd = odd | onehots$24;
+        end
+        if (before$25 < lsat) begin
+            take = take | onehots$25;
+        end
+        if ((before$25 + two_c) <= lsat) begin
+            take2 = take2 | onehots$25;
+        end
+        if ((before$25 + one_c) == lsat) begin
+            odd = odd | onehots$25;
+        end
+        if (before$26 < lsat) begin
+            take = take | onehots$26;
+        end
+        if ((before$26 + two_c) <= lsat) begin
+            take2 = take2 | onehots$26;
+        end
+        if ((before$26 + one_c) == lsat) begin
+            odd = odd | onehots$26;
+        end
+        if (before$27 < lsat) begin
+            take = take | onehots$27;
+        end
+        if ((before$27 + two_c) <= lsat) begin
+            take2 = take2 | onehots$27;
+        end
+        if ((before$27 + one_c) == lsat) begin
+            odd = odd | onehots$27;
+        end
+        if (before$28 < lsat) begin
+            take = take | onehots$28;
+        end
+        if ((before$28 + two_c) <= lsat) begin
+            take2 = take2 | onehots$28;
+        end
+        if ((before$28 + one_c) == lsat) begin
+            odd = odd | onehots$28;
+        end
+        if (before$29 < lsat) begin
+            take = take | onehots$29;
+        end
+        if ((before$29 + two_c) <= lsat) begin
+            take2 = take2 | onehots$29;
+        end
+        if ((before$29 + one_c) == lsat) begin
+            odd = odd | onehots$29;
+        end
+        if (before$30 < lsat) begin
+            take = take | onehots$30;
+        end
+        if ((before$30 + two_c) <= lsat) begin
+            take2 = take2 | onehots$30;
+        end
+        if ((before$30 + one_c) == lsat) begin
+            odd = odd | onehots$30;
+        end
+        if (before$31 < lsat) begin
+            take = take | onehots$31;
+        end
+        if ((before$31 + two_c) <= lsat) begin
+            take2 = take2 | onehots$31;
+        end
+        if ((before$31 + one_c) == lsat) begin
+            odd = odd | onehots$31;
+        end
+        if (before$32 < lsat) begin
+            take = take | onehots$32;
+        end
+        if ((before$32 + two_c) <= lsat) begin
+            take2 = take2 | onehots$32;
+        end
+        if ((before$32 + one_c) == lsat) begin
+            odd = odd | onehots$32;
+        end
+        if (before$33 < lsat) begin
+            take = take | onehots$33;
+        end
+        if ((before$33 + two_c) <= lsat) begin
+            take2 = take2 | onehots$33;
+        end
+        if ((before$33 + one_c) == lsat) begin
+            odd = odd | onehots$33;
+        end
+        if (before$34 < lsat) begin
+            take = take | onehots$34;
+        end
+        if ((before$34 + two_c) <= lsat) begin
+            take2 = take2 | onehots$34;
+        end
+        if ((before$34 + one_c) == lsat) begin
+            odd = odd | onehots$34;
+        end
+        if (before$35 < lsat) begin
+            take = take | onehots$35;
+        end
+        if ((before$35 + two_c) <= lsat) begin
+            take2 = take2 | onehots$35;
+        end
+        if ((before$35 + one_c) == lsat) begin
+            odd = odd | onehots$35;
+        end
+        if (before$36 < lsat) begin
+            take = take | onehots$36;
+        end
+        if ((before$36 + two_c) <= lsat) begin
+            take2 = take2 | onehots$36;
+        end
+        if ((before$36 + one_c) == lsat) begin
+            odd = odd | onehots$36;
+        end
+        if (before$37 < lsat) begin
+            take = take | onehots$37;
+        end
+        if ((before$37 + two_c) <= lsat) begin
+            take2 = take2 | onehots$37;
+        end
+        if ((before$37 + one_c) == lsat) begin
+            odd = odd | onehots$37;
+        end
+        if (before$38 < lsat) begin
+            take = take | onehots$38;
+        end
+        if ((before$38 + two_c) <= lsat) begin
+            take2 = take2 | onehots$38;
+        end
+        if ((before$38 + one_c) == lsat) begin
+            odd = odd | onehots$38;
+        end
+        if (before$39 < lsat) begin
+            take = take | onehots$39;
+        end
+        if ((before$39 + two_c) <= lsat) begin
+            take2 = take2 | onehots$39;
+        end
+        if ((before$39 + one_c) == lsat) begin
+            odd = odd | onehots$39;
+        end
+        if (before$40 < lsat) begin
+            take = take | onehots$40;
+        end
+        if ((before$40 + two_c) <= lsat) begin
+            take2 = take2 | onehots$40;
+        end
+        if ((before$40 + one_c) == lsat) begin
+            odd = odd | onehots$40;
+        end
+        if (before$41 < lsat) begin
+            take = take | onehots$41;
+        end
+        if ((before$41 + two_c) <= lsat) begin
+            take2 = take2 | onehots$41;
+        end
+        if ((before$41 + one_c) == lsat) begin
+            odd = odd | onehots$41;
+        end
+        if (before$42 < lsat) begin
+            take = take | onehots$42;
+        end
+        if ((before$42 + two_c) <= lsat) begin
+            take2 = take2 | onehots$42;
+        end
+        if ((before$42 + one_c) == lsat) begin
+            odd = odd | onehots$42;
+        end
+        if (before$43 < lsat) begin
+            take = take | onehots$43;
+        end
+        if ((before$43 + two_c) <= lsat) begin
+            take2 = take2 | onehots$43;
+        end
+        if ((before$43 + one_c) == lsat) begin
+            odd = odd | onehots$43;
+        end
+        if (before$44 < lsat) begin
+            take = take | onehots$44;
+        end
+        if ((before$44 + two_c) <= lsat) begin
+            take2 = take2 | onehots$44;
+        end
+        if ((before$44 + one_c) == lsat) begin
+            odd = odd | onehots$44;
+        end
+        if (before$45 < lsat) begin
+            take = take | onehots$45;
+        end
+        if ((before$45 + two_c) <= lsat) begin
+            take2 = take2 | onehots$45;
+        end
+        if ((before$45 + one_c) == lsat) begin
+            odd = odd | onehots$45;
+        end
+        if (before$46 < lsat) begin
+            take = take | onehots$46;
+        end
+        if ((before$46 + two_c) <= lsat) begin
+            take2 = take2 | onehots$46;
+        end
+        if ((before$46 + one_c) == lsat) begin
+            odd = odd | onehots$46;
+        end
+        if (before$47 < lsat) begin
+            take = take | onehots$47;
+        end
+        if ((before$47 + two_c) <= lsat) begin
+            take2 = take2 | onehots$47;
+        end
+        if ((before$47 + one_c) == lsat) begin
+            odd = odd | onehots$47;
+        end
+        if (before$48 < lsat) begin
+            take = take | onehots$48;
+        end
+        if ((before$48 + two_c) <= lsat) begin
+            take2 = take2 | onehots$48;
+        end
+        if ((before$48 + one_c) == lsat) begin
+            odd = odd | onehots$48;
+        end
+        if (before$49 < lsat) begin
+            take = take | onehots$49;
+        end
+        if ((before$49 + two_c) <= lsat) begin
+            take2 = take2 | onehots$49;
+        end
+        if ((before$49 + one_c) == lsat) begin
+            odd = odd | onehots$49;
+        end
+        if (before$50 < lsat) begin
+            take = take | onehots$50;
+        end
+        if ((before$50 + two_c) <= lsat) begin
+            take2 = take2 | onehots$50;
+        end
+        if ((before$50 + one_c) == lsat) begin
+            odd = odd | onehots$50;
+        end
+        if (before$51 < lsat) begin
+            take = take | onehots$51;
+        end
+        if ((before$51 + two_c) <= lsat) begin
+            take2 = take2 | onehots$51;
+        end
+        if ((before$51 + one_c) == lsat) begin
+            odd = odd | onehots$51;
+        end
+        if (before$52 < lsat) begin
+            take = take | onehots$52;
+        end
+        if ((before$52 + two_c) <= lsat) begin
+            take2 = take2 | onehots$52;
+        end
+        if ((before$52 + one_c) == lsat) begin
+            odd = odd | onehots$52;
+        end
+        if (before$53 < lsat) begin
+            take = take | onehots$53;
+        end
+        if ((before$53 + two_c) <= lsat) begin
+            take2 = take2 | onehots$53;
+        end
+        if ((before$53 + one_c) == lsat) begin
+            odd = odd | onehots$53;
+        end
+        if (before$54 < lsat) begin
+            take = take | onehots$54;
+        end
+        if ((before$54 + two_c) <= lsat) begin
+            take2 = take2 | onehots$54;
+        end
+        if ((before$54 + one_c) == lsat) begin
+            odd = odd | onehots$54;
+        end
+        if (before$55 < lsat) begin
+            take = take | onehots$55;
+        end
+        if ((before$55 + two_c) <= lsat) begin
+            take2 = take2 | onehots$55;
+        end
+        if ((before$55 + one_c) == lsat) begin
+            odd = odd | onehots$55;
+        end
+        if (before$56 < lsat) begin
+            take = take | onehots$56;
+        end
+        if ((before$56 + two_c) <= lsat) begin
+            take2 = take2 | onehots$56;
+        end
+        if ((before$56 + one_c) == lsat) begin
+            odd = odd | onehots$56;
+        end
+        if (before$57 < lsat) begin
+            take = take | onehots$57;
+        end
+        if ((before$57 + two_c) <= lsat) begin
+            take2 = take2 | onehots$57;
+        end
+        if ((before$57 + one_c) == lsat) begin
+            odd = odd | onehots$57;
+        end
+        if (before$58 < lsat) begin
+            take = take | onehots$58;
+        end
+        if ((before$58 + two_c) <= lsat) begin
+            take2 = take2 | onehots$58;
+        end
+        if ((before$58 + one_c) == lsat) begin
+            odd = odd | onehots$58;
+        end
+        if (before$59 < lsat) begin
+            take = take | onehots$59;
+        end
+        if ((before$59 + two_c) <= lsat) begin
+            take2 = take2 | onehots$59;
+        end
+        if ((before$59 + one_c) == lsat) begin
+            odd = odd | onehots$59;
+        end
+        if (before$60 < lsat) begin
+            take = take | onehots$60;
+        end
+        if ((before$60 + two_c) <= lsat) begin
+            take2 = take2 | onehots$60;
+        end
+        if ((before$60 + one_c) == lsat) begin
+            odd = odd | onehots$60;
+        end
+        if (before$61 < lsat) begin
+            take = take | onehots$61;
+        end
+        if ((before$61 + two_c) <= lsat) begin
+            take2 = take2 | onehots$61;
+        end
+        if ((before$61 + one_c) == lsat) begin
+            odd = odd | onehots$61;
+        end
+        if (before$62 < lsat) begin
+            take = take | onehots$62;
+        end
+        if ((before$62 + two_c) <= lsat) begin
+            take2 = take2 | onehots$62;
+        end
+        if ((before$62 + one_c) == lsat) begin
+            odd = odd | onehots$62;
+        end
+        if (before$63 < lsat) begin
+            take = take | onehots$63;
+        end
+        if ((before$63 + two_c) <= lsat) begin
+            take2 = take2 | onehots$63;
+        end
+        if ((before$63 + one_c) == lsat) begin
+            odd = odd | onehots$63;
+        end
+        if (before$64 < lsat) begin
+            take = take | onehots$64;
+        end
+        if ((before$64 + two_c) <= lsat) begin
+            take2 = take2 | onehots$64;
+        end
+        if ((before$64 + one_c) == lsat) begin
+            odd = odd | onehots$64;
+        end
+        if (before$65 < lsat) begin
+            take = take | onehots$65;
+        end
+        if ((before$65 + two_c) <= lsat) begin
+            take2 = take2 | onehots$65;
+        end
+        if ((before$65 + one_c) == lsat) begin
+            odd = odd | onehots$65;
+        end
+        if (before$66 < lsat) begin
+            take = take | onehots$66;
+        end
+        if ((before$66 + two_c) <= lsat) begin
+            take2 = take2 | onehots$66;
+        end
+        if ((before$66 + one_c) == lsat) begin
+            odd = odd | onehots$66;
+        end
+        if (before$67 < lsat) begin
+            take = take | onehots$67;
+        end
+        if ((before$67 + two_c) <= lsat) begin
+            take2 = take2 | onehots$67;
+        end
+        if ((before$67 + one_c) == lsat) begin
+            odd = odd | onehots$67;
+        end
+        if (before$68 < lsat) begin
+            take = take | onehots$68;
+        end
+        if ((before$68 + two_c) <= lsat) begin
+            take2 = take2 | onehots$68;
+        end
+        if ((before$68 + one_c) == lsat) begin
+            odd = odd | onehots$68;
+        end
+        if (before$69 < lsat) begin
+            take = take | onehots$69;
+        end
+        if ((before$69 + two_c) <= lsat) begin
+            take2 = take2 | onehots$69;
+        end
+        if ((before$69 + one_c) == lsat) begin
+            odd = odd | onehots$69;
+        end
+        if (before$70 < lsat) begin
+            take = take | onehots$70;
+        end
+        if ((before$70 + two_c) <= lsat) begin
+            take2 = take2 | onehots$70;
+        end
+        if ((before$70 + one_c) == lsat) begin
+            odd = odd | onehots$70;
+        end
+        if (before$71 < lsat) begin
+            take = take | onehots$71;
+        end
+        if ((before$71 + two_c) <= lsat) begin
+            take2 = take2 | onehots$71;
+        end
+        if ((before$71 + one_c) == lsat) begin
+            odd = odd | onehots$71;
+        end
+        if (before$72 < lsat) begin
+            take = take | onehots$72;
+        end
+        if ((before$72 + two_c) <= lsat) begin
+            take2 = take2 | onehots$72;
+        end
+        if ((before$72 + one_c) == lsat) begin
+            odd = odd | onehots$72;
+        end
+        if (before$73 < lsat) begin
+            take = take | onehots$73;
+        end
+        if ((before$73 + two_c) <= lsat) begin
+            take2 = take2 | onehots$73;
+        end
+        if ((before$73 + one_c) == lsat) begin
+            odd = odd | onehots$73;
+        end
+        if (before$74 < lsat) begin
+            take = take | onehots$74;
+        end
+        if ((before$74 + two_c) <= lsat) begin
+            take2 = take2 | onehots$74;
+        end
+        if ((before$74 + one_c) == lsat) begin
+            odd = odd | onehots$74;
+        end
+        if (before$75 < lsat) begin
+            take = take | onehots$75;
+        end
+        if ((before$75 + two_c) <= lsat) begin
+            take2 = take2 | onehots$75;
+        end
+        if ((before$75 + one_c) == lsat) begin
+            odd = odd | onehots$75;
+        end
+        if (before$76 < lsat) begin
+            take = take | onehots$76;
+        end
+        if ((before$76 + two_c) <= lsat) begin
+            take2 = take2 | onehots$76;
+        end
+        if ((before$76 + one_c) == lsat) begin
+            odd = odd | onehots$76;
+        end
+        if (before$77 < lsat) begin
+            take = take | onehots$77;
+        end
+        if ((before$77 + two_c) <= lsat) begin
+            take2 = take2 | onehots$77;
+        end
+        if ((before$77 + one_c) == lsat) begin
+            odd = odd | onehots$77;
+        end
+        if (before$78 < lsat) begin
+            take = take | onehots$78;
+        end
+        if ((before$78 + two_c) <= lsat) begin
+            take2 = take2 | onehots$78;
+        end
+        if ((before$78 + one_c) == lsat) begin
+            odd = odd | onehots$78;
+        end
+        if (before$79 < lsat) begin
+            take = take | onehots$79;
+        end
+        if ((before$79 + two_c) <= lsat) begin
+            take2 = take2 | onehots$79;
+        end
+        if ((before$79 + one_c) == lsat) begin
+            odd = odd | onehots$79;
         end
-        if (~after[78]) begin
-            rem = left - cnt;
-            if (|rem) begin
-                if (pairs & (rem != one32)) begin
-                    if (both[78]) begin
-                        grant = grant | onehots$78;
-                        grant2 = grant2 | onehots$78;
-                        id_78 = next_id$q + cnt;
-                        id2_78 = next_id$q + cnt + one32;
-                        cnt = cnt + two32;
-                        new_last = ids$78;
-                    end
-                end
-                else if (room[78]) begin
-                    grant = grant | onehots$78;
-                    id_78 = next_id$q + cnt;
-                    cnt = cnt + one32;
-                    new_last = ids$78;
-                end
+        odd_pick = odd & room & after;
+        if (~|odd_pick) begin
+            odd_pick = odd & room & ~after;
+        end
+        scan = odd_pick;
+        scan = scan | (scan << sh$0);
+        scan = scan | (scan << sh$1);
+        scan = scan | (scan << sh$2);
+        scan = scan | (scan << sh$3);
+        scan = scan | (scan << sh$4);
+        scan = scan | (scan << sh$5);
+        scan = scan | (scan << sh$6);
+        single = odd_pick & ~(scan << sh$0);
+        if (pairs) begin
+            grant = (want & take2) | single;
+            grant2 = want & take2;
+            cnt = wanting + wanting;
+            if ((lsat >> sh$0) < wanting) begin
+                cnt = (lsat >> sh$0) + (lsat >> sh$0);
             end
+            if (|single) begin
+                cnt = cnt + one_c;
+            end
         end
-        if (~after[79]) begin
-            rem = left - cnt;
-            if (|rem) begin
-                if (pairs & (rem != one32)) begin
-                    if (both[79]) begin
-                        grant = grant | onehots$79;
-                        grant2 = grant2 | onehots$79;
-                        id_79 = next_id$q + cnt;
-                        id2_79 = next_id$q + cnt + one32;
-                        cnt = cnt + two32;
-                        new_last = ids$79;
-                    end
-                end
-                else if (room[79]) begin
-                    grant = grant | onehots$79;
-                    id_79 = next_id$q + cnt;
-                    cnt = cnt + one32;
-                    new_last = ids$79;
-                end
+        else begin
+            grant = want & take;
+            grant2 = zero_n;
+            cnt = wanting;
+            if (lsat < wanting) begin
+                cnt = lsat;
             end
+        end
+        id_0 = zero32;
+        id2_0 = zero32;
+        if (grant[0]) begin
+            id_0 = next_id$q + before32$0;
+        end
+        if (grant2[0]) begin
+            id2_0 = id_0 + one32;
+        end
+        id_1 = zero32;
+        id2_1 = zero32;
+        if (grant[1]) begin
+            id_1 = next_id$q + before32$1;
+        end
+        if (grant2[1]) begin
+            id2_1 = id_1 + one32;
+        end
+        id_2 = zero32;
+        id2_2 = zero32;
+        if (grant[2]) begin
+            id_2 = next_id$q + before32$2;
+        end
+        if (grant2[2]) begin
+            id2_2 = id_2 + one32;
+        end
+        id_3 = zero32;
+        id2_3 = zero32;
+        if (grant[3]) begin
+            id_3 = next_id$q + before32$3;
+        end
+        if (grant2[3]) begin
+            id2_3 = id_3 + one32;
+        end
+        id_4 = zero32;
+        id2_4 = zero32;
+        if (grant[4]) begin
+            id_4 = next_id$q + before32$4;
+        end
+        if (grant2[4]) begin
+            id2_4 = id_4 + one32;
+        end
+        id_5 = zero32;
+        id2_5 = zero32;
+        if (grant[5]) begin
+            id_5 = next_id$q + before32$5;
+        end
+        if (grant2[5]) begin
+            id2_5 = id_5 + one32;
+        end
+        id_6 = zero32;
+        id2_6 = zero32;
+        if (grant[6]) begin
+            id_6 = next_id$q + before32$6;
+        end
+        if (grant2[6]) begin
+            id2_6 = id_6 + one32;
+        end
+        id_7 = zero32;
+        id2_7 = zero32;
+        if (grant[7]) begin
+            id_7 = next_id$q + before32$7;
+        end
+        if (grant2[7]) begin
+            id2_7 = id_7 + one32;
+        end
+        id_8 = zero32;
+        id2_8 = zero32;
+        if (grant[8]) begin
+            id_8 = next_id$q + before32$8;
+        end
+        if (grant2[8]) begin
+            id2_8 = id_8 + one32;
+        end
+        id_9 = zero32;
+        id2_9 = zero32;
+        if (grant[9]) begin
+            id_9 = next_id$q + before32$9;
+        end
+        if (grant2[9]) begin
+            id2_9 = id_9 + one32;
+        end
+        id_10 = zero32;
+        id2_10 = zero32;
+        if (grant[10]) begin
+            id_10 = next_id$q + before32$10;
+        end
+        if (grant2[10]) begin
+            id2_10 = id_10 + one32;
+        end
+        id_11 = zero32;
+        id2_11 = zero32;
+        if (grant[11]) begin
+            id_11 = next_id$q + before32$11;
+        end
+        if (grant2[11]) begin
+            id2_11 = id_11 + one32;
+        end
+        id_12 = zero32;
+        id2_12 = zero32;
+        if (grant[12]) begin
+            id_12 = next_id$q + before32$12;
+        end
+        if (grant2[12]) begin
+            id2_12 = id_12 + one32;
+        end
+        id_13 = zero32;
+        id2_13 = zero32;
+        if (grant[13]) begin
+            id_13 = next_id$q + before32$13;
+        end
+        if (grant2[13]) begin
+            id2_13 = id_13 + one32;
+        end
+        id_14 = zero32;
+        id2_14 = zero32;
+        if (grant[14]) begin
+            id_14 = next_id$q + before32$14;
+        end
+        if (grant2[14]) begin
+            id2_14 = id_14 + one32;
+        end
+        id_15 = zero32;
+        id2_15 = zero32;
+        if (grant[15]) begin
+            id_15 = next_id$q + before32$15;
+        end
+        if (grant2[15]) begin
+            id2_15 = id_15 + one32;
+        end
+        id_16 = zero32;
+        id2_16 = zero32;
+        if (grant[16]) begin
+            id_16 = next_id$q + before32$16;
+        end
+        if (grant2[16]) begin
+            id2_16 = id_16 + one32;
+        end
+        id_17 = zero32;
+        id2_17 = zero32;
+        if (grant[17]) begin
+            id_17 = next_id$q + before32$17;
+        end
+        if (grant2[17]) begin
+            id2_17 = id_17 + one32;
+        end
+        id_18 = zero32;
+        id2_18 = zero32;
+        if (grant[18]) begin
+            id_18 = next_id$q + before32$18;
+        end
+        if (grant2[18]) begin
+            id2_18 = id_18 + one32;
+        end
+        id_19 = zero32;
+        id2_19 = zero32;
+        if (grant[19]) begin
+            id_19 = next_id$q + before32$19;
+        end
+        if (grant2[19]) begin
+            id2_19 = id_19 + one32;
+        end
+        id_20 = zero32;
+        id2_20 = zero32;
+        if (grant[20]) begin
+            id_20 = next_id$q + before32$20;
+        end
+        if (grant2[20]) begin
+            id2_20 = id_20 + one32;
+        end
+        id_21 = zero32;
+        id2_21 = zero32;
+        if (grant[21]) begin
+            id_21 = next_id$q + before32$21;
+        end
+        if (grant2[21]) begin
+            id2_21 = id_21 + one32;
+        end
+        id_22 = zero32;
+        id2_22 = zero32;
+        if (grant[22]) begin
+            id_22 = next_id$q + before32$22;
+        end
+        if (grant2[22]) begin
+            id2_22 = id_22 + one32;
+        end
+        id_23 = zero32;
+        id2_23 = zero32;
+        if (grant[23]) begin
+            id_23 = next_id$q + before32$23;
+        end
+        if (grant2[23]) begin
+            id2_23 = id_23 + one32;
+        end
+        id_24 = zero32;
+        id2_24 = zero32;
+        if (grant[24]) begin
+            id_24 = next_id$q + before32$24;
+        end
+        if (grant2[24]) begin
+            id2_24 = id_24 + one32;
+        end
+        id_25 = zero32;
+        id2_25 = zero32;
+        if (grant[25]) begin
+            id_25 = next_id$q + before32$25;
+        end
+        if (grant2[25]) begin
+            id2_25 = id_25 + one32;
+        end
+        id_26 = zero32;
+        id2_26 = zero32;
+        if (grant[26]) begin
+            id_26 = next_id$q + before32$26;
+        end
+        if (grant2[26]) begin
+            id2_26 = id_26 + one32;
+        end
+        id_27 = zero32;
+        id2_27 = zero32;
+        if (grant[27]) begin
+            id_27 = next_id$q + before32$27;
+        end
+        if (grant2[27]) begin
+            id2_27 = id_27 + one32;
+        end
+        id_28 = zero32;
+        id2_28 = zero32;
+        if (grant[28]) begin
+            id_28 = next_id$q + before32$28;
+        end
+        if (grant2[28]) begin
+            id2_28 = id_28 + one32;
+        end
+        id_29 = zero32;
+        id2_29 = zero32;
+        if (grant[29]) begin
+            id_29 = next_id$q + before32$29;
+        end
+        if (grant2[29]) begin
+            id2_29 = id_29 + one32;
+        end
+        id_30 = zero32;
+        id2_30 = zero32;
+        if (grant[30]) begin
+            id_30 = next_id$q + before32$30;
+        end
+        if (grant2[30]) begin
+            id2_30 = id_30 + one32;
+        end
+        id_31 = zero32;
+        id2_31 = zero32;
+        if (grant[31]) begin
+            id_31 = next_id$q + before32$31;
+        end
+        if (grant2[31]) begin
+            id2_31 = id_31 + one32;
+        end
+        id_32 = zero32;
+        id2_32 = zero32;
+        if (grant[32]) begin
+            id_32 = next_id$q + before32$32;
+        end
+        if (grant2[32]) begin
+            id2_32 = id_32 + one32;
+        end
+        id_33 = zero32;
+        id2_33 = zero32;
+        if (grant[33]) begin
+            id_33 = next_id$q + before32$33;
+        end
+        if (grant2[33]) begin
+            id2_33 = id_33 + one32;
+        end
+        id_34 = zero32;
+        id2_34 = zero32;
+        if (grant[34]) begin
+            id_34 = next_id$q + before32$34;
+        end
+        if (grant2[34]) begin
+            id2_34 = id_34 + one32;
+        end
+        id_35 = zero32;
+        id2_35 = zero32;
+        if (grant[35]) begin
+            id_35 = next_id$q + before32$35;
+        end
+        if (grant2[35]) begin
+            id2_35 = id_35 + one32;
+        end
+        id_36 = zero32;
+        id2_36 = zero32;
+        if (grant[36]) begin
+            id_36 = next_id$q + before32$36;
+        end
+        if (grant2[36]) begin
+            id2_36 = id_36 + one32;
+        end
+        id_37 = zero32;
+        id2_37 = zero32;
+        if (grant[37]) begin
+            id_37 = next_id$q + before32$37;
+        end
+        if (grant2[37]) begin
+            id2_37 = id_37 + one32;
+        end
+        id_38 = zero32;
+        id2_38 = zero32;
+        if (grant[38]) begin
+            id_38 = next_id$q + before32$38;
+        end
+        if (grant2[38]) begin
+            id2_38 = id_38 + one32;
+        end
+        id_39 = zero32;
+        id2_39 = zero32;
+        if (grant[39]) begin
+            id_39 = next_id$q + before32$39;
+        end
+        if (grant2[39]) begin
+            id2_39 = id_39 + one32;
+        end
+        id_40 = zero32;
+        id2_40 = zero32;
+        if (grant[40]) begin
+            id_40 = next_id$q + before32$40;
+        end
+        if (grant2[40]) begin
+            id2_40 = id_40 + one32;
+        end
+        id_41 = zero32;
+        id2_41 = zero32;
+        if (grant[41]) begin
+            id_41 = next_id$q + before32$41;
+        end
+        if (grant2[41]) begin
+            id2_41 = id_41 + one32;
+        end
+        id_42 = zero32;
+        id2_42 = zero32;
+        if (grant[42]) begin
+            id_42 = next_id$q + before32$42;
+        end
+        if (grant2[42]) begin
+            id2_42 = id_42 + one32;
+        end
+        id_43 = zero32;
+        id2_43 = zero32;
+        if (grant[43]) begin
+            id_43 = next_id$q + before32$43;
+        end
+        if (grant2[43]) begin
+            id2_43 = id_43 + one32;
+        end
+        id_44 = zero32;
+        id2_44 = zero32;
+        if (grant[44]) begin
+            id_44 = next_id$q + before32$44;
+        end
+        if (grant2[44]) begin
+            id2_44 = id_44 + one32;
+        end
+        id_45 = zero32;
+        id2_45 = zero32;
+        if (grant[45]) begin
+            id_45 = next_id$q + before32$45;
+        end
+        if (grant2[45]) begin
+            id2_45 = id_45 + one32;
+        end
+        id_46 = zero32;
+        id2_46 = zero32;
+        if (grant[46]) begin
+            id_46 = next_id$q + before32$46;
+        end
+        if (grant2[46]) begin
+            id2_46 = id_46 + one32;
+        end
+        id_47 = zero32;
+        id2_47 = zero32;
+        if (grant[47]) begin
+            id_47 = next_id$q + before32$47;
+        end
+        if (grant2[47]) begin
+            id2_47 = id_47 + one32;
+        end
+        id_48 = zero32;
+        id2_48 = zero32;
+        if (grant[48]) begin
+            id_48 = next_id$q + before32$48;
+        end
+        if (grant2[48]) begin
+            id2_48 = id_48 + one32;
+        end
+        id_49 = zero32;
+        id2_49 = zero32;
+        if (grant[49]) begin
+            id_49 = next_id$q + before32$49;
+        end
+        if (grant2[49]) begin
+            id2_49 = id_49 + one32;
+        end
+        id_50 = zero32;
+        id2_50 = zero32;
+        if (grant[50]) begin
+            id_50 = next_id$q + before32$50;
+        end
+        if (grant2[50]) begin
+            id2_50 = id_50 + one32;
+        end
+        id_51 = zero32;
+        id2_51 = zero32;
+        if (grant[51]) begin
+            id_51 = next_id$q + before32$51;
+        end
+        if (grant2[51]) begin
+            id2_51 = id_51 + one32;
+        end
+        id_52 = zero32;
+        id2_52 = zero32;
+        if (grant[52]) begin
+            id_52 = next_id$q + before32$52;
+        end
+        if (grant2[52]) begin
+            id2_52 = id_52 + one32;
+        end
+        id_53 = zero32;
+        id2_53 = zero32;
+        if (grant[53]) begin
+            id_53 = next_id$q + before32$53;
+        end
+        if (grant2[53]) begin
+            id2_53 = id_53 + one32;
+        end
+        id_54 = zero32;
+        id2_54 = zero32;
+        if (grant[54]) begin
+            id_54 = next_id$q + before32$54;
+        end
+        if (grant2[54]) begin
+            id2_54 = id_54 + one32;
+        end
+        id_55 = zero32;
+        id2_55 = zero32;
+        if (grant[55]) begin
+            id_55 = next_id$q + before32$55;
+        end
+        if (grant2[55]) begin
+            id2_55 = id_55 + one32;
+        end
+        id_56 = zero32;
+        id2_56 = zero32;
+        if (grant[56]) begin
+            id_56 = next_id$q + before32$56;
+        end
+        if (grant2[56]) begin
+            id2_56 = id_56 + one32;
+        end
+        id_57 = zero32;
+        id2_57 = zero32;
+        if (grant[57]) begin
+            id_57 = next_id$q + before32$57;
+        end
+        if (grant2[57]) begin
+            id2_57 = id_57 + one32;
+        end
+        id_58 = zero32;
+        id2_58 = zero32;
+        if (grant[58]) begin
+            id_58 = next_id$q + before32$58;
+        end
+        if (grant2[58]) begin
+            id2_58 = id_58 + one32;
+        end
+        id_59 = zero32;
+        id2_59 = zero32;
+        if (grant[59]) begin
+            id_59 = next_id$q + before32$59;
+        end
+        if (grant2[59]) begin
+            id2_59 = id_59 + one32;
+        end
+        id_60 = zero32;
+        id2_60 = zero32;
+        if (grant[60]) begin
+            id_60 = next_id$q + before32$60;
+        end
+        if (grant2[60]) begin
+            id2_60 = id_60 + one32;
+        end
+        id_61 = zero32;
+        id2_61 = zero32;
+        if (grant[61]) begin
+            id_61 = next_id$q + before32$61;
+        end
+        if (grant2[61]) begin
+            id2_61 = id_61 + one32;
+        end
+        id_62 = zero32;
+        id2_62 = zero32;
+        if (grant[62]) begin
+            id_62 = next_id$q + before32$62;
+        end
+        if (grant2[62]) begin
+            id2_62 = id_62 + one32;
+        end
+        id_63 = zero32;
+        id2_63 = zero32;
+        if (grant[63]) begin
+            id_63 = next_id$q + before32$63;
+        end
+        if (grant2[63]) begin
+            id2_63 = id_63 + one32;
+        end
+        id_64 = zero32;
+        id2_64 = zero32;
+        if (grant[64]) begin
+            id_64 = next_id$q + before32$64;
+        end
+        if (grant2[64]) begin
+            id2_64 = id_64 + one32;
+        end
+        id_65 = zero32;
+        id2_65 = zero32;
+        if (grant[65]) begin
+            id_65 = next_id$q + before32$65;
+        end
+        if (grant2[65]) begin
+            id2_65 = id_65 + one32;
+        end
+        id_66 = zero32;
+        id2_66 = zero32;
+        if (grant[66]) begin
+            id_66 = next_id$q + before32$66;
+        end
+        if (grant2[66]) begin
+            id2_66 = id_66 + one32;
+        end
+        id_67 = zero32;
+        id2_67 = zero32;
+        if (grant[67]) begin
+            id_67 = next_id$q + before32$67;
+        end
+        if (grant2[67]) begin
+            id2_67 = id_67 + one32;
+        end
+        id_68 = zero32;
+        id2_68 = zero32;
+        if (grant[68]) begin
+            id_68 = next_id$q + before32$68;
+        end
+        if (grant2[68]) begin
+            id2_68 = id_68 + one32;
+        end
+        id_69 = zero32;
+        id2_69 = zero32;
+        if (grant[69]) begin
+            id_69 = next_id$q + before32$69;
+        end
+        if (grant2[69]) begin
+            id2_69 = id_69 + one32;
+        end
+        id_70 = zero32;
+        id2_70 = zero32;
+        if (grant[70]) begin
+            id_70 = next_id$q + before32$70;
+        end
+        if (grant2[70]) begin
+            id2_70 = id_70 + one32;
+        end
+        id_71 = zero32;
+        id2_71 = zero32;
+        if (grant[71]) begin
+            id_71 = next_id$q + before32$71;
+        end
+        if (grant2[71]) begin
+            id2_71 = id_71 + one32;
+        end
+        id_72 = zero32;
+        id2_72 = zero32;
+        if (grant[72]) begin
+            id_72 = next_id$q + before32$72;
+        end
+        if (grant2[72]) begin
+            id2_72 = id_72 + one32;
+        end
+        id_73 = zero32;
+        id2_73 = zero32;
+        if (grant[73]) begin
+            id_73 = next_id$q + before32$73;
+        end
+        if (grant2[73]) begin
+            id2_73 = id_73 + one32;
+        end
+        id_74 = zero32;
+        id2_74 = zero32;
+        if (grant[74]) begin
+            id_74 = next_id$q + before32$74;
+        end
+        if (grant2[74]) begin
+            id2_74 = id_74 + one32;
+        end
+        id_75 = zero32;
+        id2_75 = zero32;
+        if (grant[75]) begin
+            id_75 = next_id$q + before32$75;
+        end
+        if (grant2[75]) begin
+            id2_75 = id_75 + one32;
+        end
+        id_76 = zero32;
+        id2_76 = zero32;
+        if (grant[76]) begin
+            id_76 = next_id$q + before32$76;
+        end
+        if (grant2[76]) begin
+            id2_76 = id_76 + one32;
+        end
+        id_77 = zero32;
+        id2_77 = zero32;
+        if (grant[77]) begin
+            id_77 = next_id$q + before32$77;
+        end
+        if (grant2[77]) begin
+            id2_77 = id_77 + one32;
+        end
+        id_78 = zero32;
+        id2_78 = zero32;
+        if (grant[78]) begin
+            id_78 = next_id$q + before32$78;
+        end
+        if (grant2[78]) begin
+            id2_78 = id_78 + one32;
+        end
+        id_79 = zero32;
+        id2_79 = zero32;
+        if (grant[79]) begin
+            id_79 = next_id$q + before32$79;
+        end
+        if (grant2[79]) begin
+            id2_79 = id_79 + one32;
+        end
+        late = grant & ~after;
+        if (~|late) begin
+            late = grant;
+        end
+        scan = late;
+        scan = scan | (scan >> sh$0);
+        scan = scan | (scan >> sh$1);
+        scan = scan | (scan >> sh$2);
+        scan = scan | (scan >> sh$3);
+        scan = scan | (scan >> sh$4);
+        scan = scan | (scan >> sh$5);
+        scan = scan | (scan >> sh$6);
+        high = late & ~(scan >> sh$0);
+        new_last = zero_b;
+        if (high[0]) begin
+            new_last = new_last | ids$0;
+        end
+        if (high[1]) begin
+            new_last = new_last | ids$1;
+        end
+        if (high[2]) begin
+            new_last = new_last | ids$2;
+        end
+        if (high[3]) begin
+            new_last = new_last | ids$3;
+        end
+        if (high[4]) begin
+            new_last = new_last | ids$4;
+        end
+        if (high[5]) begin
+            new_last = new_last | ids$5;
+        end
+        if (high[6]) begin
+            new_last = new_last | ids$6;
+        end
+        if (high[7]) begin
+            new_last = new_last | ids$7;
+        end
+        if (high[8]) begin
+            new_last = new_last | ids$8;
+        end
+        if (high[9]) begin
+            new_last = new_last | ids$9;
+        end
+        if (high[10]) begin
+            new_last = new_last | ids$10;
+        end
+        if (high[11]) begin
+            new_last = new_last | ids$11;
+        end
+        if (high[12]) begin
+            new_last = new_last | ids$12;
+        end
+        if (high[13]) begin
+            new_last = new_last | ids$13;
+        end
+        if (high[14]) begin
+            new_last = new_last | ids$14;
+        end
+        if (high[15]) begin
+            new_last = new_last | ids$15;
+        end
+        if (high[16]) begin
+            new_last = new_last | ids$16;
+        end
+        if (high[17]) begin
+            new_last = new_last | ids$17;
+        end
+        if (high[18]) begin
+            new_last = new_last | ids$18;
+        end
+        if (high[19]) begin
+            new_last = new_last | ids$19;
+        end
+        if (high[20]) begin
+            new_last = new_last | ids$20;
+        end
+        if (high[21]) begin
+            new_last = new_last | ids$21;
+        end
+        if (high[22]) begin
+            new_last = new_last | ids$22;
+        end
+        if (high[23]) begin
+            new_last = new_last | ids$23;
+        end
+        if (high[24]) begin
+            new_last = new_last | ids$24;
+        end
+        if (high[25]) begin
+            new_last = new_last | ids$25;
+        end
+        if (high[26]) begin
+            new_last = new_last | ids$26;
+        end
+        if (high[27]) begin
+            new_last = new_last | ids$27;
+        end
+        if (high[28]) begin
+            new_last = new_last | ids$28;
+        end
+        if (high[29]) begin
+            new_last = new_last | ids$29;
+        end
+        if (high[30]) begin
+            new_last = new_last | ids$30;
+        end
+        if (high[31]) begin
+            new_last = new_last | ids$31;
+        end
+        if (high[32]) begin
+            new_last = new_last | ids$32;
+        end
+        if (high[33]) begin
+            new_last = new_last | ids$33;
+        end
+        if (high[34]) begin
+            new_last = new_last | ids$34;
+        end
+        if (high[35]) begin
+            new_last = new_last | ids$35;
+        end
+        if (high[36]) begin
+            new_last = new_last | ids$36;
+        end
+        if (high[37]) begin
+            new_last = new_last | ids$37;
+        end
+        if (high[38]) begin
+            new_last = new_last | ids$38;
+        end
+        if (high[39]) begin
+            new_last = new_last | ids$39;
+        end
+        if (high[40]) begin
+            new_last = new_last | ids$40;
+        end
+        if (high[41]) begin
+            new_last = new_last | ids$41;
+        end
+        if (high[42]) begin
+            new_last = new_last | ids$42;
+        end
+        if (high[43]) begin
+            new_last = new_last | ids$43;
+        end
+        if (high[44]) begin
+            new_last = new_last | ids$44;
+        end
+        if (high[45]) begin
+            new_last = new_last | ids$45;
+        end
+        if (high[46]) begin
+            new_last = new_last | ids$46;
+        end
+        if (high[47]) begin
+            new_last = new_last | ids$47;
+        end
+        if (high[48]) begin
+            new_last = new_last | ids$48;
+        end
+        if (high[49]) begin
+            new_last = new_last | ids$49;
+        end
+        if (high[50]) begin
+            new_last = new_last | ids$50;
+        end
+        if (high[51]) begin
+            new_last = new_last | ids$51;
+        end
+        if (high[52]) begin
+            new_last = new_last | ids$52;
+        end
+        if (high[53]) begin
+            new_last = new_last | ids$53;
+        end
+        if (high[54]) begin
+            new_last = new_last | ids$54;
+        end
+        if (high[55]) begin
+            new_last = new_last | ids$55;
+        end
+        if (high[56]) begin
+            new_last = new_last | ids$56;
+        end
+        if (high[57]) begin
+            new_last = new_last | ids$57;
+        end
+        if (high[58]) begin
+            new_last = new_last | ids$58;
+        end
+        if (high[59]) begin
+            new_last = new_last | ids$59;
+        end
+        if (high[60]) begin
+            new_last = new_last | ids$60;
+        end
+        if (high[61]) begin
+            new_last = new_last | ids$61;
+        end
+        if (high[62]) begin
+            new_last = new_last | ids$62;
+        end
+        if (high[63]) begin
+            new_last = new_last | ids$63;
+        end
+        if (high[64]) begin
+            new_last = new_last | ids$64;
+        end
+        if (high[65]) begin
+            new_last = new_last | ids$65;
+        end
+        if (high[66]) begin
+            new_last = new_last | ids$66;
+        end
+        if (high[67]) begin
+            new_last = new_last | ids$67;
+        end
+        if (high[68]) begin
+            new_last = new_last | ids$68;
+        end
+        if (high[69]) begin
+            new_last = new_last | ids$69;
+        end
+        if (high[70]) begin
+            new_last = new_last | ids$70;
+        end
+        if (high[71]) begin
+            new_last = new_last | ids$71;
+        end
+        if (high[72]) begin
+            new_last = new_last | ids$72;
+        end
+        if (high[73]) begin
+            new_last = new_last | ids$73;
+        end
+        if (high[74]) begin
+            new_last = new_last | ids$74;
+        end
+        if (high[75]) begin
+            new_last = new_last | ids$75;
+        end
+        if (high[76]) begin
+            new_last = new_last | ids$76;
+        end
+        if (high[77]) begin
+            new_last = new_last | ids$77;
+        end
+        if (high[78]) begin
+            new_last = new_last | ids$78;
+        end
+        if (high[79]) begin
+            new_last = new_last | ids$79;
+        end
+        if (~|grant) begin
+            new_last = last$q;
+        end
+        cnt32 = zero32;
+        if (cnt[0]) begin
+            cnt32 = cnt32 | bit32$0;
+        end
+        if (cnt[1]) begin
+            cnt32 = cnt32 | bit32$1;
+        end
+        if (cnt[2]) begin
+            cnt32 = cnt32 | bit32$2;
+        end
+        if (cnt[3]) begin
+            cnt32 = cnt32 | bit32$3;
+        end
+        if (cnt[4]) begin
+            cnt32 = cnt32 | bit32$4;
+        end
+        if (cnt[5]) begin
+            cnt32 = cnt32 | bit32$5;
+        end
+        if (cnt[6]) begin
+            cnt32 = cnt32 | bit32$6;
+        end
+        if (cnt[7]) begin
+            cnt32 = cnt32 | bit32$7;
         end
-        idle = (next_id$q + cnt) >= total_q$q;
-        next_id$d = next_id$q + cnt;
+        idle = (next_id$q + cnt32) >= total_q$q;
+        next_id$d = next_id$q + cnt32;
         last$d = new_last;
         if (start) begin
             next_id$d = zero32;

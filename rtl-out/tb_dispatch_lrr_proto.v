@@ -27,11 +27,26 @@ module tb_dispatch_lrr_proto(clock,reset,start,total,max_per_sm,room,room2,grant
     localparam  bcs = 1'b0;
     localparam  zero32 = 32'h0;
     localparam  one32 = 32'h1;
-    localparam  two32 = 32'h2;
+    localparam  one_c = 4'h1;
+    localparam  two_c = 4'h2;
+    localparam  max_c = 4'hf;
+    localparam  max_c32 = 32'hf;
     localparam  one8 = 8'h1;
     localparam  zero_n = 4'h0;
-    localparam  one_n = 4'h1;
+    localparam  zero_b = 2'b0;
+    localparam  zero_c = 4'h0;
     localparam  last_sm = 2'b11;
+    localparam  sh$0 = 8'h1;
+    localparam  sh$1 = 8'h2;
+    localparam  sh$2 = 8'h4;
+    localparam  sh$3 = 8'h8;
+    localparam  sh$4 = 8'h10;
+    localparam  sh$5 = 8'h20;
+    localparam  sh$6 = 8'h40;
+    localparam  bit32$0 = 32'h1;
+    localparam  bit32$1 = 32'h2;
+    localparam  bit32$2 = 32'h4;
+    localparam  bit32$3 = 32'h8;
     localparam  ids$0 = 2'b0;
     localparam  ids$1 = 2'b1;
     localparam  ids$2 = 2'b10;
@@ -56,13 +71,57 @@ module tb_dispatch_lrr_proto(clock,reset,start,total,max_per_sm,room,room2,grant
     reg  last$clock;
     
     // Local signals
-    reg  [3:0] both;
     reg  pairs;
     reg  [3:0] last_oh;
+    reg  [3:0] scan;
     reg  [3:0] after;
+    reg  [3:0] want;
+    reg  [3:0] lane_a$0;
+    reg  [3:0] lane_a$1;
+    reg  [3:0] lane_a$2;
+    reg  [3:0] lane_a$3;
+    reg  [3:0] lane_b$0;
+    reg  [3:0] lane_b$1;
+    reg  [3:0] lane_b$2;
+    reg  [3:0] lane_b$3;
+    reg  [3:0] sum_a$0;
+    reg  [3:0] sum_a$1;
+    reg  [3:0] sum_a$2;
+    reg  [3:0] sum_a$3;
+    reg  [3:0] sum_b$0;
+    reg  [3:0] sum_b$1;
+    reg  [3:0] sum_b$2;
+    reg  [3:0] sum_b$3;
+    reg  [3:0] prev_a$0;
+    reg  [3:0] prev_a$1;
+    reg  [3:0] prev_a$2;
+    reg  [3:0] prev_a$3;
+    reg  [3:0] prev_b$0;
+    reg  [3:0] prev_b$1;
+    reg  [3:0] prev_b$2;
+    reg  [3:0] prev_b$3;
+    reg  [3:0] total_after;
+    reg  [3:0] total_rest;
+    reg  [3:0] wanting;
+    reg  [3:0] before$0;
+    reg  [3:0] before$1;
+    reg  [3:0] before$2;
+    reg  [3:0] before$3;
     reg  [31:0] left;
-    reg  [31:0] cnt;
-    reg  [31:0] rem;
+    reg  [3:0] lsat;
+    reg  [3:0] take;
+    reg  [3:0] take2;
+    reg  [3:0] odd;
+    reg  [3:0] odd_pick;
+    reg  [3:0] single;
+    reg  [3:0] cnt;
+    reg  [31:0] before32$0;
+    reg  [31:0] before32$1;
+    reg  [31:0] before32$2;
+    reg  [31:0] before32$3;
+    reg  [31:0] cnt32;
+    reg  [3:0] late;
+    reg  [3:0] high;
     reg  [1:0] new_last;
     
     // Sub module instances
@@ -97,8 +156,11 @@ module tb_dispatch_lrr_proto(clock,reset,start,total,max_per_sm,room,room2,grant
         total_q$d = total_q$q;
         maxp$d = maxp$q;
         last$d = last$q;
-        both = room2 & room;
         pairs = bcs & (maxp$q > one8);
+        want = room;
+        if (pairs) begin
+            want = room & room2;
+        end
         last_oh = zero_n;
         if (last$q == ids$0) begin
             last_oh = onehots$0;
@@ -112,191 +174,370 @@ module tb_dispatch_lrr_proto(clock,reset,start,total,max_per_sm,room,room2,grant
         if (last$q == ids$3) begin
             last_oh = onehots$3;
         end
-        after = ~(last_oh | (last_oh - one_n));
-        rem = zero32;
-        left = total_q$q - next_id$q;
-        cnt = zero32;
-        new_last = last$q;
-        grant = zero_n;
-        grant2 = zero_n;
-        id_0 = zero32;
-        id2_0 = zero32;
-        id_1 = zero32;
-        id2_1 = zero32;
-        id_2 = zero32;
-        id2_2 = zero32;
-        id_3 = zero32;
-        id2_3 = zero32;
+        scan = last_oh;
+        scan = scan | (scan << sh$0);
+        scan = scan | (scan << sh$1);
+        scan = scan | (scan << sh$2);
+        scan = scan | (scan << sh$3);
+        scan = scan | (scan << sh$4);
+        scan = scan | (scan << sh$5);
+        scan = scan | (scan << sh$6);
+        after = scan & ~last_oh;
+        lane_a$0 = zero_c;
+        lane_b$0 = zero_c;
+        if (want[0] & after[0]) begin
+            lane_a$0 = one_c;
+        end
+        if (want[0] & ~after[0]) begin
+            lane_b$0 = one_c;
+        end
+        sum_a$0 = lane_a$0;
+        sum_b$0 = lane_b$0;
+        lane_a$1 = zero_c;
+        lane_b$1 = zero_c;
+        if (want[1] & after[1]) begin
+            lane_a$1 = one_c;
+        end
+        if (want[1] & ~after[1]) begin
+            lane_b$1 = one_c;
+        end
+        sum_a$1 = lane_a$1;
+        sum_b$1 = lane_b$1;
+        lane_a$2 = zero_c;
+        lane_b$2 = zero_c;
+        if (want[2] & after[2]) begin
+            lane_a$2 = one_c;
+        end
+        if (want[2] & ~after[2]) begin
+            lane_b$2 = one_c;
+        end
+        sum_a$2 = lane_a$2;
+        sum_b$2 = lane_b$2;
+        lane_a$3 = zero_c;
+        lane_b$3 = zero_c;
+        if (want[3] & after[3]) begin
+            lane_a$3 = one_c;
+        end
+        if (want[3] & ~after[3]) begin
+            lane_b$3 = one_c;
+        end
+        sum_a$3 = lane_a$3;
+        sum_b$3 = lane_b$3;
+        prev_a$0 = sum_a$0;
+        prev_b$0 = sum_b$0;
+        prev_a$1 = sum_a$1;
+        prev_b$1 = sum_b$1;
+        prev_a$2 = sum_a$2;
+        prev_b$2 = sum_b$2;
+        prev_a$3 = sum_a$3;
+        prev_b$3 = sum_b$3;
+        sum_a$1 = prev_a$1 + prev_a$0;
+        sum_b$1 = prev_b$1 + prev_b$0;
+        sum_a$2 = prev_a$2 + prev_a$1;
+        sum_b$2 = prev_b$2 + prev_b$1;
+        sum_a$3 = prev_a$3 + prev_a$2;
+        sum_b$3 = prev_b$3 + prev_b$2;
+        prev_a$0 = sum_a$0;
+        prev_b$0 = sum_b$0;
+        prev_a$1 = sum_a$1;
+        prev_b$1 = sum_b$1;
+        prev_a$2 = sum_a$2;
+        prev_b$2 = sum_b$2;
+        prev_a$3 = sum_a$3;
+        prev_b$3 = sum_b$3;
+        sum_a$2 = prev_a$2 + prev_a$0;
+        sum_b$2 = prev_b$2 + prev_b$0;
+        sum_a$3 = prev_a$3 + prev_a$1;
+        sum_b$3 = prev_b$3 + prev_b$1;
+        prev_a$0 = sum_a$0;
+        prev_b$0 = sum_b$0;
+        prev_a$1 = sum_a$1;
+        prev_b$1 = sum_b$1;
+        prev_a$2 = sum_a$2;
+        prev_b$2 = sum_b$2;
+        prev_a$3 = sum_a$3;
+        prev_b$3 = sum_b$3;
+        prev_a$0 = sum_a$0;
+        prev_b$0 = sum_b$0;
+        prev_a$1 = sum_a$1;
+        prev_b$1 = sum_b$1;
+        prev_a$2 = sum_a$2;
+        prev_b$2 = sum_b$2;
+        prev_a$3 = sum_a$3;
+        prev_b$3 = sum_b$3;
+        prev_a$0 = sum_a$0;
+        prev_b$0 = sum_b$0;
+        prev_a$1 = sum_a$1;
+        prev_b$1 = sum_b$1;
+        prev_a$2 = sum_a$2;
+        prev_b$2 = sum_b$2;
+        prev_a$3 = sum_a$3;
+        prev_b$3 = sum_b$3;
+        prev_a$0 = sum_a$0;
+        prev_b$0 = sum_b$0;
+        prev_a$1 = sum_a$1;
+        prev_b$1 = sum_b$1;
+        prev_a$2 = sum_a$2;
+        prev_b$2 = sum_b$2;
+        prev_a$3 = sum_a$3;
+        prev_b$3 = sum_b$3;
+        prev_a$0 = sum_a$0;
+        prev_b$0 = sum_b$0;
+        prev_a$1 = sum_a$1;
+        prev_b$1 = sum_b$1;
+        prev_a$2 = sum_a$2;
+        prev_b$2 = sum_b$2;
+        prev_a$3 = sum_a$3;
+        prev_b$3 = sum_b$3;
+        total_after = sum_a$0;
+        total_rest = sum_b$0;
+        total_after = sum_a$1;
+        total_rest = sum_b$1;
+        total_after = sum_a$2;
+        total_rest = sum_b$2;
+        total_after = sum_a$3;
+        total_rest = sum_b$3;
+        wanting = total_after + total_rest;
         if (after[0]) begin
-            rem = left - cnt;
-            if (|rem) begin
-                if (pairs & (rem != one32)) begin
-                    if (both[0]) begin
-                        grant = grant | onehots$0;
-                        grant2 = grant2 | onehots$0;
-                        id_0 = next_id$q + cnt;
-                        id2_0 = next_id$q + cnt + one32;
-                        cnt = cnt + two32;
-                        new_last = ids$0;
-                    end
-                end
-                else if (room[0]) begin
-                    grant = grant | onehots$0;
-                    id_0 = next_id$q + cnt;
-                    cnt = cnt + one32;
-                    new_last = ids$0;
-                end
-            end
+            before$0 = sum_a$0 - lane_a$0;
+        end
+        else begin
+            before$0 = total_after + sum_b$0 - lane_b$0;
+        end
+        if (pairs) begin
+            before$0 = before$0 + before$0;
+        end
+        before32$0 = zero32;
+        if (before$0[0]) begin
+            before32$0 = before32$0 | bit32$0;
+        end
+        if (before$0[1]) begin
+            before32$0 = before32$0 | bit32$1;
+        end
+        if (before$0[2]) begin
+            before32$0 = before32$0 | bit32$2;
+        end
+        if (before$0[3]) begin
+            before32$0 = before32$0 | bit32$3;
         end
         if (after[1]) begin
-            rem = left - cnt;
-            if (|rem) begin
-                if (pairs & (rem != one32)) begin
-                    if (both[1]) begin
-                        grant = grant | onehots$1;
-                        grant2 = grant2 | onehots$1;
-                        id_1 = next_id$q + cnt;
-                        id2_1 = next_id$q + cnt + one32;
-                        cnt = cnt + two32;
-                        new_last = ids$1;
-                    end
-                end
-                else if (room[1]) begin
-                    grant = grant | onehots$1;
-                    id_1 = next_id$q + cnt;
-                    cnt = cnt + one32;
-                    new_last = ids$1;
-                end
-            end
+            before$1 = sum_a$1 - lane_a$1;
+        end
+        else begin
+            before$1 = total_after + sum_b$1 - lane_b$1;
+        end
+        if (pairs) begin
+            before$1 = before$1 + before$1;
+        end
+        before32$1 = zero32;
+        if (before$1[0]) begin
+            before32$1 = before32$1 | bit32$0;
+        end
+        if (before$1[1]) begin
+            before32$1 = before32$1 | bit32$1;
+        end
+        if (before$1[2]) begin
+            before32$1 = before32$1 | bit32$2;
+        end
+        if (before$1[3]) begin
+            before32$1 = before32$1 | bit32$3;
         end
         if (after[2]) begin
-            rem = left - cnt;
-            if (|rem) begin
-                if (pairs & (rem != one32)) begin
-                    if (both[2]) begin
-                        grant = grant | onehots$2;
-                        grant2 = grant2 | onehots$2;
-                        id_2 = next_id$q + cnt;
-                        id2_2 = next_id$q + cnt + one32;
-                        cnt = cnt + two32;
-                        new_last = ids$2;
-                    end
-                end
-                else if (room[2]) begin
-                    grant = grant | onehots$2;
-                    id_2 = next_id$q + cnt;
-                    cnt = cnt + one32;
-                    new_last = ids$2;
-                end
-            end
+            before$2 = sum_a$2 - lane_a$2;
+        end
+        else begin
+            before$2 = total_after + sum_b$2 - lane_b$2;
+        end
+        if (pairs) begin
+            before$2 = before$2 + before$2;
+        end
+        before32$2 = zero32;
+        if (before$2[0]) begin
+            before32$2 = before32$2 | bit32$0;
+        end
+        if (before$2[1]) begin
+            before32$2 = before32$2 | bit32$1;
+        end
+        if (before$2[2]) begin
+            before32$2 = before32$2 | bit32$2;
+        end
+        if (before$2[3]) begin
+            before32$2 = before32$2 | bit32$3;
         end
         if (after[3]) begin
-            rem = left - cnt;
-            if (|rem) begin
-                if (pairs & (rem != one32)) begin
-                    if (both[3]) begin
-                        grant = grant | onehots$3;
-                        grant2 = grant2 | onehots$3;
-                        id_3 = next_id$q + cnt;
-                        id2_3 = next_id$q + cnt + one32;
-                        cnt = cnt + two32;
-                        new_last = ids$3;
-                    end
-                end
-                else if (room[3]) begin
-                    grant = grant | onehots$3;
-                    id_3 = next_id$q + cnt;
-                    cnt = cnt + one32;
-                    new_last = ids$3;
-                end
+            before$3 = sum_a$3 - lane_a$3;
+        end
+        else begin
+            before$3 = total_after + sum_b$3 - lane_b$3;
+        end
+        if (pairs) begin
+            before$3 = before$3 + before$3;
+        end
+        before32$3 = zero32;
+        if (before$3[0]) begin
+            before32$3 = before32$3 | bit32$0;
+        end
+        if (before$3[1]) begin
+            before32$3 = before32$3 | bit32$1;
+        end
+        if (before$3[2]) begin
+            before32$3 = before32$3 | bit32$2;
+        end
+        if (before$3[3]) begin
+            before32$3 = before32$3 | bit32$3;
+        end
+        left = total_q$q - next_id$q;
+        lsat = left[(32'h0)+:(4)];
+        if (left > max_c32) begin
+            lsat = max_c;
+        end
+        take = zero_n;
+        take2 = zero_n;
+        odd = zero_n;
+        if (before$0 < lsat) begin
+            take = take | onehots$0;
+        end
+        if ((before$0 + two_c) <= lsat) begin
+            take2 = take2 | onehots$0;
+        end
+        if ((before$0 + one_c) == lsat) begin
+            odd = odd | onehots$0;
+        end
+        if (before$1 < lsat) begin
+            take = take | onehots$1;
+        end
+        if ((before$1 + two_c) <= lsat) begin
+            take2 = take2 | onehots$1;
+        end
+        if ((before$1 + one_c) == lsat) begin
+            odd = odd | onehots$1;
+        end
+        if (before$2 < lsat) begin
+            take = take | onehots$2;
+        end
+        if ((before$2 + two_c) <= lsat) begin
+            take2 = take2 | onehots$2;
+        end
+        if ((before$2 + one_c) == lsat) begin
+            odd = odd | onehots$2;
+        end
+        if (before$3 < lsat) begin
+            take = take | onehots$3;
+        end
+        if ((before$3 + two_c) <= lsat) begin
+            take2 = take2 | onehots$3;
+        end
+        if ((before$3 + one_c) == lsat) begin
+            odd = odd | onehots$3;
+        end
+        odd_pick = odd & room & after;
+        if (~|odd_pick) begin
+            odd_pick = odd & room & ~after;
+        end
+        scan = odd_pick;
+        scan = scan | (scan << sh$0);
+        scan = scan | (scan << sh$1);
+        scan = scan | (scan << sh$2);
+        scan = scan | (scan << sh$3);
+        scan = scan | (scan << sh$4);
+        scan = scan | (scan << sh$5);
+        scan = scan | (scan << sh$6);
+        single = odd_pick & ~(scan << sh$0);
+        if (pairs) begin
+            grant = (want & take2) | single;
+            grant2 = want & take2;
+            cnt = wanting + wanting;
+            if ((lsat >> sh$0) < wanting) begin
+                cnt = (lsat >> sh$0) + (lsat >> sh$0);
+            end
+            if (|single) begin
+                cnt = cnt + one_c;
             end
         end
-        if (~after[0]) begin
-            rem = left - cnt;
-            if (|rem) begin
-                if (pairs & (rem != one32)) begin
-                    if (both[0]) begin
-                        grant = grant | onehots$0;
-                        grant2 = grant2 | onehots$0;
-                        id_0 = next_id$q + cnt;
-                        id2_0 = next_id$q + cnt + one32;
-                        cnt = cnt + two32;
-                        new_last = ids$0;
-                    end
-                end
-                else if (room[0]) begin
-                    grant = grant | onehots$0;
-                    id_0 = next_id$q + cnt;
-                    cnt = cnt + one32;
-                    new_last = ids$0;
-                end
+        else begin
+            grant = want & take;
+            grant2 = zero_n;
+            cnt = wanting;
+            if (lsat < wanting) begin
+                cnt = lsat;
             end
         end
-        if (~after[1]) begin
-            rem = left - cnt;
-            if (|rem) begin
-                if (pairs & (rem != one32)) begin
-                    if (both[1]) begin
-                        grant = grant | onehots$1;
-                        grant2 = grant2 | onehots$1;
-                        id_1 = next_id$q + cnt;
-                        id2_1 = next_id$q + cnt + one32;
-                        cnt = cnt + two32;
-                        new_last = ids$1;
-                    end
-                end
-                else if (room[1]) begin
-                    grant = grant | onehots$1;
-                    id_1 = next_id$q + cnt;
-                    cnt = cnt + one32;
-                    new_last = ids$1;
-                end
-            end
+        id_0 = zero32;
+        id2_0 = zero32;
+        if (grant[0]) begin
+            id_0 = next_id$q + before32$0;
         end
-        if (~after[2]) begin
-            rem = left - cnt;
-            if (|rem) begin
-                if (pairs & (rem != one32)) begin
-                    if (both[2]) begin
-                        grant = grant | onehots$2;
-                        grant2 = grant2 | onehots$2;
-                        id_2 = next_id$q + cnt;
-                        id2_2 = next_id$q + cnt + one32;
-                        cnt = cnt + two32;
-                        new_last = ids$2;
-                    end
-                end
-                else if (room[2]) begin
-                    grant = grant | onehots$2;
-                    id_2 = next_id$q + cnt;
-                    cnt = cnt + one32;
-                    new_last = ids$2;
-                end
-            end
+        if (grant2[0]) begin
+            id2_0 = id_0 + one32;
         end
-        if (~after[3]) begin
-            rem = left - cnt;
-            if (|rem) begin
-                if (pairs & (rem != one32)) begin
-                    if (both[3]) begin
-                        grant = grant | onehots$3;
-                        grant2 = grant2 | onehots$3;
-                        id_3 = next_id$q + cnt;
-                        id2_3 = next_id$q + cnt + one32;
-                        cnt = cnt + two32;
-                        new_last = ids$3;
-                    end
-                end
-                else if (room[3]) begin
-                    grant = grant | onehots$3;
-                    id_3 = next_id$q + cnt;
-                    cnt = cnt + one32;
-                    new_last = ids$3;
-                end
-            end
+        id_1 = zero32;
+        id2_1 = zero32;
+        if (grant[1]) begin
+            id_1 = next_id$q + before32$1;
         end
-        idle = (next_id$q + cnt) >= total_q$q;
-        next_id$d = next_id$q + cnt;
+        if (grant2[1]) begin
+            id2_1 = id_1 + one32;
+        end
+        id_2 = zero32;
+        id2_2 = zero32;
+        if (grant[2]) begin
+            id_2 = next_id$q + before32$2;
+        end
+        if (grant2[2]) begin
+            id2_2 = id_2 + one32;
+        end
+        id_3 = zero32;
+        id2_3 = zero32;
+        if (grant[3]) begin
+            id_3 = next_id$q + before32$3;
+        end
+        if (grant2[3]) begin
+            id2_3 = id_3 + one32;
+        end
+        late = grant & ~after;
+        if (~|late) begin
+            late = grant;
+        end
+        scan = late;
+        scan = scan | (scan >> sh$0);
+        scan = scan | (scan >> sh$1);
+        scan = scan | (scan >> sh$2);
+        scan = scan | (scan >> sh$3);
+        scan = scan | (scan >> sh$4);
+        scan = scan | (scan >> sh$5);
+        scan = scan | (scan >> sh$6);
+        high = late & ~(scan >> sh$0);
+        new_last = zero_b;
+        if (high[0]) begin
+            new_last = new_last | ids$0;
+        end
+        if (high[1]) begin
+            new_last = new_last | ids$1;
+        end
+        if (high[2]) begin
+            new_last = new_last | ids$2;
+        end
+        if (high[3]) begin
+            new_last = new_last | ids$3;
+        end
+        if (~|grant) begin
+            new_last = last$q;
+        end
+        cnt32 = zero32;
+        if (cnt[0]) begin
+            cnt32 = cnt32 | bit32$0;
+        end
+        if (cnt[1]) begin
+            cnt32 = cnt32 | bit32$1;
+        end
+        if (cnt[2]) begin
+            cnt32 = cnt32 | bit32$2;
+        end
+        if (cnt[3]) begin
+            cnt32 = cnt32 | bit32$3;
+        end
+        idle = (next_id$q + cnt32) >= total_q$q;
+        next_id$d = next_id$q + cnt32;
         last$d = new_last;
         if (start) begin
             next_id$d = zero32;

@@ -331,7 +331,7 @@ impl PortField for u128 {
         0
     }
     fn specs(name: &str, shape: Shape, out: &mut Vec<PortSpec>) {
-        check_width(name, shape.width, 128);
+        check_width(name, shape.width, MAX_PORT_BITS);
         out.push(PortSpec::new(name, shape.width));
     }
     fn put(&self, shape: Shape, dst: &mut [u64], i: &mut usize) {

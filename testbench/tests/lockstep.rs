@@ -5,6 +5,7 @@ use gpusched_tb::cosim::{self, CosimOptions};
 use gpusched_tb::lockstep::LockstepConfig;
 use gpusched_tb::rtl::{available_modules, RtlBlock};
 use gpusched_tb::TbError;
+use gpusim::block::Stimulus as _;
 mod common;
 
 use common::{parse_vcd, stuck_grant_bit0, value_at, verilator_built, Faulty};

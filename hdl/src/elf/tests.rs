@@ -1,5 +1,6 @@
 //! rust-hdl simulation of the ELF block against the golden model.
 
+use gpusim::block::Stimulus as _;
 use super::*;
 use crate::sim::{clock_edge, settle, start};
 use gpusim::block::Block as GoldenBlock;

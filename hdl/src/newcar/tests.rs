@@ -1,5 +1,6 @@
 //! rust-hdl simulation of NewCAR against the golden model, and Verilog generation.
 
+use gpusim::block::Stimulus as _;
 use super::*;
 use crate::sim::{clock_edge, settle, start};
 use gpusim::block::Block as GoldenBlock;

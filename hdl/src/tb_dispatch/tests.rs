@@ -1,6 +1,7 @@
 //! rust-hdl simulation of the dispatcher against the golden model (every preset and policy,
 //! random stimulus), and a planted golden bug that the comparison catches.
 
+use gpusim::block::Stimulus as _;
 use super::*;
 use crate::sim::{clock_edge, settle, start};
 use gpusim::block::{Block as GoldenBlock, BlockKind};
@@ -19,40 +20,47 @@ fn from_bits<const N: usize>(b: Bits<N>) -> u128 {
     (0..N).fold(0, |v, i| v | (b.get_bit(i) as u128) << i)
 }
 
-fn drive<const N: usize, const B: usize, const P: usize>(
-    u: &mut TbDispatch<N, B, P>,
-    reset: bool,
-    i: &DispatchIn,
-) {
-    u.reset.next = reset;
-    u.start.next = i.start;
-    u.total.next = (i.total as u64).to_bits();
-    u.max_per_sm.next = (i.max_per_sm as u64).to_bits();
-    u.room.next = to_bits(i.room);
-    u.room2.next = to_bits(i.room2);
+/// Port access of every dispatcher variant, so the tests name variants by their preset aliases.
+trait Ports: Default + Clocked {
+    const SMS: usize;
+    fn drive(&mut self, reset: bool, i: &DispatchIn);
+    fn outputs(&self) -> DispatchOut;
 }
 
-fn outputs<const N: usize, const B: usize, const P: usize>(
-    u: &TbDispatch<N, B, P>,
-) -> DispatchOut {
-    let mut o = DispatchOut {
-        grant: from_bits(u.grant.val()),
-        grant2: from_bits(u.grant2.val()),
-        idle: u.idle.val(),
-        ..Default::default()
-    };
-    for s in 0..N {
-        o.id[s] = u.id[s].val().to_u64() as u32;
-        o.id2[s] = u.id2[s].val().to_u64() as u32;
+impl<const N: usize, const B: usize, const C: usize, const P: usize> Ports
+    for TbDispatch<N, B, C, P>
+{
+    const SMS: usize = N;
+
+    fn drive(&mut self, reset: bool, i: &DispatchIn) {
+        self.reset.next = reset;
+        self.start.next = i.start;
+        self.total.next = (i.total as u64).to_bits();
+        self.max_per_sm.next = (i.max_per_sm as u64).to_bits();
+        self.room.next = to_bits(i.room);
+        self.room2.next = to_bits(i.room2);
     }
-    o
+
+    fn outputs(&self) -> DispatchOut {
+        let mut o = DispatchOut {
+            grant: from_bits(self.grant.val()),
+            grant2: from_bits(self.grant2.val()),
+            idle: self.idle.val(),
+            ..Default::default()
+        };
+        for s in 0..N {
+            o.id[s] = self.id[s].val().to_u64() as u32;
+            o.id2[s] = self.id2[s].val().to_u64() as u32;
+        }
+        o
+    }
 }
 
 /// Mismatch: (cycle, golden, rtl).
 type Diff = (usize, Box<DispatchOut>, Box<DispatchOut>);
 
 /// The blocks granted in `cycles` random cycles, or the first mismatch.
-fn compare<const N: usize, const B: usize, const P: usize>(
+fn compare<U: Ports>(
     policy: &str,
     preset: &str,
     seed: u64,
@@ -60,9 +68,9 @@ fn compare<const N: usize, const B: usize, const P: usize>(
     corrupt: impl Fn(DispatchOut) -> DispatchOut,
 ) -> Result<usize, Diff> {
     let params: Params = Kind::params(policy, preset);
-    let mut u = TbDispatch::<N, B, P>::default();
+    let mut u = U::default();
     start(&mut u);
-    drive(&mut u, true, &DispatchIn::default());
+    u.drive(true, &DispatchIn::default());
     settle(&mut u);
     clock_edge(&mut u);
     let mut golden = Golden::new(params);
@@ -71,14 +79,14 @@ fn compare<const N: usize, const B: usize, const P: usize>(
     let mut granted = 0;
     for c in 0..cycles {
         let i = stim.next(prev.as_ref());
-        drive(&mut u, false, &i);
+        u.drive(false, &i);
         settle(&mut u);
-        let rtl = outputs(&u);
+        let rtl = u.outputs();
         let want = corrupt(golden.step(&i));
         if rtl != want {
             return Err((c, Box::new(want), Box::new(rtl)));
         }
-        granted += want.grants(N).count();
+        granted += want.grants(U::SMS).count();
         clock_edge(&mut u);
         prev = Some(want);
     }
@@ -89,11 +97,12 @@ fn compare<const N: usize, const B: usize, const P: usize>(
 fn rtl_matches_golden_for_every_policy_and_preset() {
     let same = |o| o;
     let runs = [
-        compare::<15, 4, 0>("lrr", "fermi", 1, 3000, same),
-        compare::<15, 4, 1>("bcs", "fermi", 2, 3000, same),
-        compare::<4, 2, 0>("lrr", "proto", 3, 6000, same),
-        compare::<4, 2, 1>("bcs", "proto", 4, 6000, same),
-        compare::<80, 7, 1>("bcs", "titanv", 5, 1000, same),
+        compare::<LrrFermi>("lrr", "fermi", 1, 3000, same),
+        compare::<BcsFermi>("bcs", "fermi", 2, 3000, same),
+        compare::<LrrProto>("lrr", "proto", 3, 6000, same),
+        compare::<BcsProto>("bcs", "proto", 4, 6000, same),
+        compare::<LrrTitanv>("lrr", "titanv", 5, 1000, same),
+        compare::<BcsTitanv>("bcs", "titanv", 6, 1000, same),
     ];
     for r in runs {
         let granted = r.unwrap_or_else(|(c, g, r)| panic!("cycle {c}: golden {g:?} rtl {r:?}"));
@@ -104,7 +113,7 @@ fn rtl_matches_golden_for_every_policy_and_preset() {
 #[test]
 fn a_planted_golden_bug_is_caught() {
     // Pretend the golden model gives every pair's second block the first one's id.
-    let r = compare::<4, 2, 1>("bcs", "proto", 6, 6000, |mut o| {
+    let r = compare::<BcsProto>("bcs", "proto", 6, 6000, |mut o| {
         o.id2 = o.id;
         o
     });

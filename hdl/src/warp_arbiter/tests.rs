@@ -1,6 +1,7 @@
 //! rust-hdl simulation of each arbiter against the golden model (DESIGN.md §6 level 2) and
 //! Verilog generation of every preset.
 
+use gpusim::block::Stimulus as _;
 use super::*;
 use crate::sim::{clock_edge, settle, start, Clocked};
 use gpusim::block::Block as GoldenBlock;

@@ -24,7 +24,9 @@ use crate::blocks::{elf as elf_block, newcar as newcar_block};
 use crate::config::GpuConfig;
 use crate::core::occupancy::{occupancy, DoesNotFit, Footprint, Occupancy};
 use crate::policy::{Plan, WarpIssue, ELF_SLOTS};
-use crate::workload::kernel::{KernelInfo, KernelSource, WorkloadError, WorkloadSource};
+use crate::workload::kernel::{
+    BlockIdSet, KernelInfo, KernelSource, WorkloadError, WorkloadSource,
+};
 use crate::workload::Dim3;
 use memory::MemorySystem;
 use serde::Serialize;
@@ -441,7 +443,7 @@ impl<'a> Gpu<'a> {
         let start = self.counters();
         let start_blocks = start.blocks;
         let mut issued_blocks: u64 = 0;
-        let mut granted = IdSet::default();
+        let mut granted = BlockIdSet::default();
         let mut grants = Vec::new();
         let mut first = true;
         let mut cut = false;
@@ -469,7 +471,7 @@ impl<'a> Gpu<'a> {
             // Blocks are taken in id order (a trace streams when they come in order).
             grants.sort_by_key(|&(_, id)| id);
             for &(s, id) in &grants {
-                if id as u64 >= total || !granted.insert(id) {
+                if id as u64 >= total || !granted.insert(id as u64) {
                     return Err(SimError::Protocol(format!(
                         "tb_dispatch: granted thread block {id} {} at cycle {now}",
                         if id as u64 >= total {
@@ -544,28 +546,6 @@ impl<'a> Gpu<'a> {
             },
             cut,
         ))
-    }
-}
-
-/// The thread-block ids granted so far: a dense prefix and the ids granted out of order.
-#[derive(Default)]
-struct IdSet {
-    /// Every id below this one is granted.
-    prefix: u32,
-    /// Granted ids above the prefix.
-    above: std::collections::HashSet<u32>,
-}
-
-impl IdSet {
-    /// Records `id`; false if it was granted before.
-    fn insert(&mut self, id: u32) -> bool {
-        if id < self.prefix || !self.above.insert(id) {
-            return false;
-        }
-        while self.above.remove(&self.prefix) {
-            self.prefix += 1;
-        }
-        true
     }
 }
 

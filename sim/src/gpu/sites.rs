@@ -162,9 +162,4 @@ impl<'a, K: BlockKind> Slot<'a, K> {
             source,
         })
     }
-
-    /// Where the block sits.
-    pub fn site(&self) -> Site {
-        self.site
-    }
 }

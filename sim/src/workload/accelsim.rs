@@ -191,6 +191,8 @@ impl TraceInst {
 pub struct ThreadBlockTrace {
     /// Block index in the grid.
     pub id: Dim3,
+    /// Line of its `#BEGIN_TB`.
+    pub line: usize,
     /// `warps[w]` = the dynamic instructions of warp `w` of the block, in order.
     pub warps: Vec<Vec<TraceInst>>,
 }
@@ -468,6 +470,7 @@ impl KernelTrace {
         if line != "#BEGIN_TB" {
             return Err(self.syntax("`#BEGIN_TB`", &line));
         }
+        let begin = self.line_no;
         let line = self.next_line()?.unwrap_or_default();
         let id = line
             .strip_prefix("thread block")
@@ -525,6 +528,7 @@ impl KernelTrace {
         self.blocks_read += 1;
         Ok(Some(ThreadBlockTrace {
             id,
+            line: begin,
             warps: warps.into_iter().map(Option::unwrap_or_default).collect(),
         }))
     }

@@ -234,6 +234,84 @@ mod tests {
         }
     }
 
+    /// The exported trace of `name` (small) and its kernel file.
+    fn exported(name: &str) -> (tempfile::TempDir, std::path::PathBuf) {
+        let dir = tempfile::tempdir().unwrap();
+        export(
+            &mut *open_named(name, "small").unwrap(),
+            dir.path(),
+            &mut |_| {},
+        )
+        .unwrap();
+        let file = dir.path().join("kernel-1.traceg");
+        (dir, file)
+    }
+
+    /// `text`'s thread blocks (from the first `#BEGIN_TB`) split off its header.
+    fn split_blocks(text: &str) -> (&str, Vec<&str>) {
+        let first = text.find("#BEGIN_TB").unwrap();
+        let blocks = text[first..]
+            .split_inclusive("#END_TB\n")
+            .filter(|b| !b.trim().is_empty())
+            .collect();
+        (&text[..first], blocks)
+    }
+
+    #[test]
+    fn trace_blocks_are_taken_by_id_in_any_order_and_in_any_file_order() {
+        let (_dir, file) = exported("mm");
+        let mut direct = open_named("mm", "small")
+            .unwrap()
+            .next_kernel()
+            .unwrap()
+            .unwrap();
+        let n = direct.info().blocks();
+        assert!(n >= 8, "{n} blocks");
+        let want: Vec<_> = (0..n).map(|id| direct.block(id).unwrap()).collect();
+        // Backwards, then forwards again (seeks over the index, then streams).
+        let mut k = super::super::kernel::TraceKernel::open(&file).unwrap();
+        for id in (0..n).rev().chain(0..n) {
+            assert_eq!(k.block(id).unwrap(), want[id as usize], "block {id}");
+        }
+        // The same blocks written in reverse order read back by id.
+        let text = std::fs::read_to_string(&file).unwrap();
+        let (head, blocks) = split_blocks(&text);
+        assert_eq!(blocks.len() as u64, n);
+        let reversed: String = blocks.iter().rev().copied().collect();
+        std::fs::write(&file, format!("{head}{reversed}")).unwrap();
+        let mut k = super::super::kernel::TraceKernel::open(&file).unwrap();
+        for id in 0..n {
+            assert_eq!(
+                k.block(id).unwrap(),
+                want[id as usize],
+                "block {id}, reversed file"
+            );
+        }
+    }
+
+    #[test]
+    fn a_thread_block_listed_twice_is_an_error_naming_its_line() {
+        let (_dir, file) = exported("mm");
+        let text = std::fs::read_to_string(&file).unwrap();
+        let (head, blocks) = split_blocks(&text);
+        // Block 0 again in place of the last block.
+        let mut dup: Vec<&str> = blocks[..blocks.len() - 1].to_vec();
+        dup.push(blocks[0]);
+        let dup = dup.concat();
+        std::fs::write(&file, format!("{head}{dup}")).unwrap();
+        let line =
+            head.lines().count() + dup[..dup.rfind("#BEGIN_TB").unwrap()].lines().count() + 1;
+        let mut k = super::super::kernel::TraceKernel::open(&file).unwrap();
+        let last = blocks.len() as u64 - 1;
+        let e = k.block(last).unwrap_err().to_string();
+        assert!(
+            e.ends_with(&format!(
+                "kernel-1.traceg:{line}: thread block (0,0,0) appears twice in the trace"
+            )),
+            "{e}"
+        );
+    }
+
     #[test]
     fn every_class_has_an_opcode_that_reads_back_as_itself() {
         use crate::workload::sass::classify;

@@ -217,9 +217,9 @@ pub struct TraceKernel {
     trace: KernelTrace,
     info: KernelInfo,
     opcodes: OpcodeTable,
-    /// Grid index -> (byte offset, line) of every block seen so far.
+    /// Grid index -> (byte offset, lines before it) of every block read so far.
     index: std::collections::HashMap<u64, (u64, usize)>,
-    /// How far the trace has been read: the position after the last block indexed.
+    /// How far the trace has been read: the position after the last block read.
     frontier: (u64, usize),
 }
 
@@ -287,9 +287,7 @@ impl KernelSource for TraceKernel {
             ))
         };
         if let Some(&pos) = self.index.get(&id) {
-            if self.trace.position() != pos {
-                self.trace.seek(pos)?;
-            }
+            self.trace.seek(pos)?;
             let tb = self.trace.next_block()?.ok_or_else(|| missing(self))?;
             return Ok(self.decode(&tb));
         }
@@ -301,13 +299,12 @@ impl KernelSource for TraceKernel {
             let tb = self.trace.next_block()?.ok_or_else(|| missing(self))?;
             self.frontier = self.trace.position();
             let linear = self.info.grid.linear(tb.id);
-            if let Some(first) = self.index.insert(linear, pos) {
+            if self.index.insert(linear, pos).is_some() {
                 return Err(WorkloadError::Invalid(format!(
-                    "{}:{}: thread block {} appears twice (first at line {})",
+                    "{}:{}: thread block {} appears twice in the trace",
                     self.path.display(),
-                    pos.1 + 1,
+                    tb.line,
                     tb.id,
-                    first.1 + 1
                 )));
             }
             if linear == id {
@@ -370,6 +367,29 @@ impl WorkloadSource for TraceWorkload {
             Some(p) => Ok(Some(Box::new(TraceKernel::open(&p)?))),
             None => Ok(None),
         }
+    }
+}
+
+/// A set of thread-block ids kept as a dense prefix plus the ids above it, so ids that come
+/// (mostly) in order cost no memory.
+#[derive(Clone, Debug, Default)]
+pub struct BlockIdSet {
+    /// Every id below this one is in the set.
+    prefix: u64,
+    /// Ids above the prefix.
+    above: std::collections::HashSet<u64>,
+}
+
+impl BlockIdSet {
+    /// Adds `id`; false if it was in the set already.
+    pub fn insert(&mut self, id: u64) -> bool {
+        if id < self.prefix || !self.above.insert(id) {
+            return false;
+        }
+        while self.above.remove(&self.prefix) {
+            self.prefix += 1;
+        }
+        true
     }
 }
 

@@ -58,8 +58,11 @@ impl Stimulus {
         self.until_rewrite = self.rng.gen_range(500..6000);
     }
 
+}
+
+impl crate::block::Stimulus<ElfIn, ElfOut> for Stimulus {
     /// Inputs for the next cycle, given the outputs of the previous one.
-    pub fn next(&mut self, prev: Option<&ElfOut>) -> ElfIn {
+    fn next(&mut self, prev: Option<&ElfOut>) -> ElfIn {
         let p = self.params;
         let all = low_bits(p.warps);
         let per = low_bits(p.per_sched());
@@ -135,11 +138,5 @@ impl Stimulus {
             fetch_lead: self.rng.gen(),
             ..Default::default()
         }
-    }
-}
-
-impl crate::block::Stimulus<ElfIn, ElfOut> for Stimulus {
-    fn next(&mut self, prev: Option<&ElfOut>) -> ElfIn {
-        Stimulus::next(self, prev)
     }
 }

@@ -1,4 +1,5 @@
 use super::*;
+use crate::block::Stimulus as _;
 use crate::analysis::elf as compiler;
 use crate::blocks::warp_arbiter as wa;
 use proptest::prelude::*;

@@ -29,9 +29,12 @@ impl Stimulus {
         }
     }
 
+}
+
+impl crate::block::Stimulus<NewcarIn, NewcarOut> for Stimulus {
     /// Inputs for the next cycle (`prev`: the previous outputs, unused but kept for the
     /// driver's uniform interface).
-    pub fn next(&mut self, _prev: Option<&NewcarOut>) -> NewcarIn {
+    fn next(&mut self, _prev: Option<&NewcarOut>) -> NewcarIn {
         if self.phase_left == 0 {
             self.accept = self.rng.gen_range(0..=16);
             self.phase_left = self.rng.gen_range(50..2000);
@@ -61,11 +64,5 @@ impl Stimulus {
             lsu_accept: self.rng.gen_range(0..16) < self.accept,
             q_accept,
         }
-    }
-}
-
-impl crate::block::Stimulus<NewcarIn, NewcarOut> for Stimulus {
-    fn next(&mut self, prev: Option<&NewcarOut>) -> NewcarIn {
-        Stimulus::next(self, prev)
     }
 }

@@ -42,10 +42,8 @@ pub enum Policy {
 }
 
 impl Policy {
-    /// Policy names, in [`Policy::ALL`] order.
+    /// Policy names.
     pub const NAMES: &'static [&'static str] = &["lrr", "bcs"];
-    /// Every policy.
-    pub const ALL: [Policy; 2] = [Policy::Lrr, Policy::Bcs];
 
     /// Parses `lrr` or `bcs`.
     pub fn from_name(s: &str) -> Option<Policy> {

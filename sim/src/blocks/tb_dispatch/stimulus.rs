@@ -33,9 +33,12 @@ impl Stimulus {
         }
     }
 
+}
+
+impl crate::block::Stimulus<DispatchIn, DispatchOut> for Stimulus {
     /// Inputs for the next cycle, given the outputs of the previous one (`None` in the first
     /// cycle after reset).
-    pub fn next(&mut self, prev: Option<&DispatchOut>) -> DispatchIn {
+    fn next(&mut self, prev: Option<&DispatchOut>) -> DispatchIn {
         let n = self.params.sms;
         if let Some(o) = prev {
             for (s, _) in o.grants(n) {
@@ -86,11 +89,5 @@ impl Stimulus {
             inp.room2 |= ((free >= 2) as u128) << s;
         }
         inp
-    }
-}
-
-impl crate::block::Stimulus<DispatchIn, DispatchOut> for Stimulus {
-    fn next(&mut self, prev: Option<&DispatchOut>) -> DispatchIn {
-        Stimulus::next(self, prev)
     }
 }

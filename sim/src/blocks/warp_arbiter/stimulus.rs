@@ -34,9 +34,12 @@ impl Stimulus {
         }
     }
 
+}
+
+impl crate::block::Stimulus<ArbiterIn, ArbiterOut> for Stimulus {
     /// Inputs for the next cycle, given the outputs of the previous one (`None` in the first
     /// cycle after reset).
-    pub fn next(&mut self, prev: Option<&ArbiterOut>) -> ArbiterIn {
+    fn next(&mut self, prev: Option<&ArbiterOut>) -> ArbiterIn {
         let n = self.params.warps;
         let m = self.params.warp_mask();
         if let Some(o) = prev.filter(|o| o.grant_valid) {
@@ -104,11 +107,5 @@ impl Stimulus {
             exit,
             long_stall: stall,
         }
-    }
-}
-
-impl crate::block::Stimulus<ArbiterIn, ArbiterOut> for Stimulus {
-    fn next(&mut self, prev: Option<&ArbiterOut>) -> ArbiterIn {
-        Stimulus::next(self, prev)
     }
 }

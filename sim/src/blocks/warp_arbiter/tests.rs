@@ -1,5 +1,6 @@
 //! Directed tests of the three policies and property tests over random stimulus.
 
+use crate::block::Stimulus as _;
 use super::stimulus::Stimulus;
 use super::*;
 use crate::block::Block;
