@@ -10,6 +10,17 @@ fn gpusched(args: &[&str]) -> Output {
         .expect("gpusched runs")
 }
 
+/// Whether this build has Verilated modules (else SKIP, or a failure under
+/// `GPUSCHED_REQUIRE=rtl`).
+#[track_caller]
+fn verilator_built() -> bool {
+    gpusim::testing::available(
+        "rtl",
+        gpusched_tb::rtl::VERILATOR_BUILT,
+        "built without Verilator (apt-get install -y verilator, then rebuild)",
+    )
+}
+
 fn text(o: &Output) -> String {
     format!(
         "{}{}",
@@ -104,8 +115,7 @@ fn unknown_names_are_errors_listing_the_valid_ones() {
 
 #[test]
 fn cosim_json_has_the_documented_fields() {
-    if !gpusched_tb::rtl::VERILATOR_BUILT {
-        eprintln!("SKIP: built without Verilator");
+    if !verilator_built() {
         return;
     }
     let o = gpusched(&[
@@ -128,8 +138,7 @@ fn cosim_json_has_the_documented_fields() {
 
 #[test]
 fn cosim_vcd_writes_the_whole_run() {
-    if !gpusched_tb::rtl::VERILATOR_BUILT {
-        eprintln!("SKIP: built without Verilator");
+    if !verilator_built() {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
@@ -180,14 +189,9 @@ fn config_show_prints_a_preset_that_loads_back() {
 
 #[test]
 fn trace_info_summarizes_the_real_traces() {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/traces/vectoradd-100-32");
-    if !dir.is_dir() {
-        eprintln!(
-            "SKIP: {} not found (the shared traces live beside the repository)",
-            dir.display()
-        );
+    let Some(dir) = gpusim::testing::shared_trace("vectoradd-100-32") else {
         return;
-    }
+    };
     let o = gpusched(&["trace", "info", dir.to_str().unwrap(), "--json"]);
     assert!(o.status.success(), "{}", text(&o));
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
@@ -259,11 +263,9 @@ fn sim_json_has_the_documented_fields_and_is_deterministic() {
 
 #[test]
 fn sim_runs_a_real_trace_with_its_exact_counts() {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/traces/matrixmul-32-32");
-    if !dir.is_dir() {
-        eprintln!("SKIP: {} not found", dir.display());
+    let Some(dir) = gpusim::testing::shared_trace("matrixmul-32-32") else {
         return;
-    }
+    };
     let v = json(&gpusched(&[
         "sim",
         "--trace",
@@ -329,7 +331,7 @@ fn sim_rejects_bad_input_with_clear_errors() {
         ),
         (
             vec!["sim", "--workload", "stream", "--rtl", "fpu"],
-            "no block `fpu` in the GPU loop; blocks: warp_arbiter, elf, newcar",
+            "unknown block `fpu`; valid blocks: warp_arbiter, elf, newcar, tb_dispatch",
         ),
         (
             vec!["sim", "--workload", "stream", "--rr-fetch"],
@@ -357,7 +359,19 @@ fn sim_rejects_bad_input_with_clear_errors() {
                 "--rtl",
                 "warp_arbiter",
             ],
-            "no warp_arbiter RTL for 16 warps per scheduler",
+            "no warp_arbiter RTL for gto 16 warps per scheduler",
+        ),
+        (
+            vec![
+                "sim",
+                "--workload",
+                "stream",
+                "--config",
+                "titanx",
+                "--lockstep",
+                "tb_dispatch",
+            ],
+            "no tb_dispatch RTL for lrr over 28 SMs: rtl-out has fermi (lrr over 15 SMs)",
         ),
     ] {
         let o = gpusched(&args);
@@ -378,8 +392,7 @@ fn sim_rejects_bad_input_with_clear_errors() {
 
 #[test]
 fn sim_with_the_verilated_arbiter_matches_the_golden_run() {
-    if !gpusched_tb::rtl::VERILATOR_BUILT {
-        eprintln!("SKIP: built without Verilator");
+    if !verilator_built() {
         return;
     }
     let golden = json(&gpusched(&["sim", "--workload", "compute", "--json"]));
@@ -562,7 +575,7 @@ fn regress_runs_the_gpu_lockstep_stage() {
         rows.len() / 4,
         "every workload also runs ELF++ with the ELF and NewCAR blocks: {v}"
     );
-    let want = if gpusched_tb::rtl::VERILATOR_BUILT {
+    let want = if gpusched_tb::rtl::VERILATOR_BUILT || gpusim::testing::required("rtl") {
         "pass"
     } else {
         "golden-only"

@@ -206,12 +206,10 @@ mod tests {
 
     use super::*;
 
+    #[track_caller]
     fn have(tool: &str) -> bool {
-        let ok = tool_available(tool);
-        if !ok {
-            eprintln!("SKIP: {tool} not installed (apt-get install -y {tool})");
-        }
-        ok
+        let missing = format!("{tool} not installed (apt-get install -y {tool})");
+        gpusim::testing::available("rtl", tool_available(tool), &missing)
     }
 
     #[test]

@@ -10,6 +10,7 @@
 //! * [`gpu`]: the golden GPU model: SMs, memory system, dispatcher, run loop and statistics.
 //! * [`mem`]: memory-system components (coalescer, caches, crossbar, DRAM, shared memory).
 //! * [`policy`]: which block sits at which site of the GPU for a run's options.
+//! * [`testing`]: what tests need from outside the repository (`GPUSCHED_REQUIRE`).
 //! * [`workload`]: what the GPU model runs (Accel-Sim traces, built-in synthetic kernels).
 
 pub mod analysis;
@@ -20,6 +21,7 @@ pub mod core;
 pub mod gpu;
 pub mod mem;
 pub mod policy;
+pub mod testing;
 pub mod workload;
 
 /// Proptest case count for the parser fuzz tests: `GPUSCHED_FUZZ_CASES` or `default` (100,000

@@ -77,12 +77,12 @@ pub struct RunArgs {
     /// Every instruction fetch hits in the L1I.
     #[arg(long)]
     pub perfect_l1i: bool,
-    /// Run these blocks as Verilated RTL in place of their golden models (comma-separated:
-    /// warp_arbiter, elf, newcar).
+    /// Run these blocks as Verilated RTL in place of their golden models (comma-separated
+    /// names of `gpusched blocks`: warp_arbiter, elf, newcar, tb_dispatch).
     #[arg(long, value_name = "BLOCKS", value_delimiter = ',')]
     pub rtl: Vec<String>,
     /// Run these blocks' golden models and RTL in lockstep, stopping at the first mismatch
-    /// (comma-separated: warp_arbiter, elf, newcar).
+    /// (comma-separated names of `gpusched blocks`).
     #[arg(long, value_name = "BLOCKS", value_delimiter = ',')]
     pub lockstep: Vec<String>,
     /// Cycles of history in the waveforms written on a mismatch (0: none).

@@ -18,20 +18,7 @@ use gpusim::gpu::{Report, SimError, SimOptions};
 use gpusim::workload::builtin;
 use gpusim::workload::kernel::{TraceWorkload, WorkloadSource};
 use std::cell::RefCell;
-use std::path::PathBuf;
 use std::rc::Rc;
-
-fn trace_dir(name: &str) -> Option<PathBuf> {
-    let p = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../../shared/traces")
-        .join(name);
-    if p.is_dir() {
-        Some(p)
-    } else {
-        eprintln!("SKIP: {} not found (shared traces)", p.display());
-        None
-    }
-}
 
 /// The workloads of the lockstep regression: both real traces (when present), the
 /// memory-bound `stream` and the compute-bound `compute` kernels.
@@ -40,7 +27,7 @@ type Opener = Box<dyn Fn() -> Box<dyn WorkloadSource>>;
 fn workloads() -> Vec<(String, Opener)> {
     let mut v: Vec<(String, Opener)> = vec![];
     for t in ["vectoradd-100-32", "matrixmul-32-32"] {
-        if let Some(dir) = trace_dir(t) {
+        if let Some(dir) = gpusim::testing::shared_trace(t) {
             v.push((
                 t.into(),
                 Box::new(move || Box::new(TraceWorkload::open(&dir).unwrap())),
@@ -223,7 +210,7 @@ fn a_planted_bug_in_one_scheduler_stops_the_gpu_at_the_predicted_cycle_with_wave
     assert_eq!(gpath, dir.path().join("sm3_sched1.golden.vcd"));
     assert_eq!(rpath, dir.path().join("sm3_sched1.rtl.vcd"));
     let t = 2 * expected_cycle;
-    for (path, want) in [(&gpath, m.expected as u64), (&rpath, m.got as u64)] {
+    for (path, want) in [(&gpath, m.expected), (&rpath, m.got)] {
         let (values, times) = parse_vcd(path);
         assert_eq!(*times.iter().min().unwrap(), 2 * (expected_cycle + 1 - 40));
         assert_eq!(*times.iter().max().unwrap(), t + 1);
@@ -327,4 +314,48 @@ fn configurations_without_a_matching_rtl_module_are_refused() {
         tbgpu::module_for::<wa::Kind>(&Params::new(Policy::TwoLevel, 24, 6).unwrap()).unwrap(),
         "warp_arbiter_two_level_fermi"
     );
+}
+
+#[test]
+fn a_planted_bug_in_the_thread_block_dispatcher_stops_the_gpu_with_waveforms() {
+    if !verilator_built() {
+        return;
+    }
+    use gpusim::blocks::tb_dispatch::{self as td, DispatchOut};
+    let gpu = GpuConfig::preset("gtx480").unwrap();
+    let opts = SimOptions::default();
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = LockstepConfig {
+        window: 24,
+        mismatch_dir: dir.path().to_path_buf(),
+        vcd_dir: None,
+    };
+    // From cycle 1 the faulty golden dispatcher gives SM 0's block to no one.
+    let make = |replay: Option<(String, u64)>| {
+        let cfg = &cfg;
+        Override::<_, td::Kind, _>::new(GoldenBlocks, move |site, p: &td::Params| {
+            let buggy = Faulty::new(td::Golden::new(*p), 1, |o: &mut DispatchOut| o.grant &= !1);
+            tbgpu::instance::<td::Kind, _>(BlockMode::Lockstep, buggy, p, site, cfg, &replay)
+        })
+    };
+    let m = planted_mismatch(&gpu, &opts, &make);
+    assert_eq!(
+        (m.name.as_str(), m.cycle, m.port.as_str()),
+        ("tb_dispatch", 1, "grant")
+    );
+    assert_eq!(m.got, m.expected | 1);
+    for (path, want) in [(&m.golden_vcd, m.expected), (&m.rtl_vcd, m.got)] {
+        let path = path.as_ref().expect("waveform written");
+        assert_eq!(
+            path.file_name()
+                .unwrap()
+                .to_str()
+                .unwrap()
+                .split('.')
+                .next(),
+            Some("tb_dispatch")
+        );
+        let (values, _) = parse_vcd(path);
+        assert_eq!(value_at(&values, "grant", 2), want, "{}", path.display());
+    }
 }

@@ -118,7 +118,7 @@ fn planted_bug_case(from: u64, window: usize) {
     assert_eq!(rpath, dir.path().join("warp_arbiter_gto_fermi.rtl.vcd"));
     let t_mis = 2 * expected_cycle;
     let first = 2 * (expected_cycle + 1).saturating_sub(window as u64);
-    for (path, got_there) in [(&gpath, m.expected as u64), (&rpath, m.got as u64)] {
+    for (path, got_there) in [(&gpath, m.expected), (&rpath, m.got)] {
         let (values, times) = parse_vcd(path);
         assert_eq!(
             *times.iter().min().unwrap(),
@@ -202,7 +202,15 @@ fn port_contract_is_checked_when_the_rtl_is_instantiated() {
         .err()
         .unwrap();
     assert!(e.to_string().contains("warp_arbiter_gto_proto"), "{e}");
-    assert_eq!(available_modules().len(), 10);
+    let variants: usize = gpusim::blocks::catalog()
+        .iter()
+        .map(|b| b.variants().len())
+        .sum();
+    assert_eq!(
+        available_modules().len(),
+        variants,
+        "one Verilated model per variant"
+    );
 }
 
 #[test]
@@ -387,6 +395,52 @@ fn elf_lockstep_passes_and_catches_a_planted_bug() {
         .unwrap();
         let m = r.mismatch.expect("the planted bug is caught");
         assert!(m.cycle >= 2_000 && m.port == "prio1", "{m}");
+        assert!(m.rtl_vcd.is_some_and(|p| p.exists()));
+    }
+}
+
+#[test]
+fn tb_dispatch_lockstep_passes_and_catches_a_planted_bug_on_a_wide_port() {
+    if !verilator_built() {
+        return;
+    }
+    use gpusim::block::BlockKind;
+    use gpusim::blocks::tb_dispatch::{DispatchOut, Golden as Td, Kind};
+    for (policy, preset) in [("lrr", "fermi"), ("bcs", "titanv"), ("bcs", "proto")] {
+        let p = Kind::params(policy, preset);
+        let module = format!("tb_dispatch_{policy}_{preset}");
+        let dir = tempfile::tempdir().unwrap();
+        let cfg = LockstepConfig {
+            window: 16,
+            mismatch_dir: dir.path().to_path_buf(),
+            vcd_dir: None,
+        };
+        let ok = cosim::lockstep::<Kind, _>(
+            Td::new(p),
+            &p,
+            &module,
+            &opts(100_000, 3, cfg.clone()),
+            &mut |_| {},
+        )
+        .unwrap();
+        assert_eq!((ok.mismatches, ok.cycles), (0, 100_000), "{module}");
+        // From cycle 2000 the golden model forgets its grant to the highest SM: the mismatch is
+        // on the (up to 80-bit) `grant` port, with its value beyond bit 64 intact.
+        let buggy = Faulty::new(Td::new(p), 2_000, |o: &mut DispatchOut| {
+            if o.grant != 0 {
+                o.grant &= !(1u128 << (127 - o.grant.leading_zeros()));
+            }
+        });
+        let r = cosim::lockstep::<Kind, _>(buggy, &p, &module, &opts(100_000, 3, cfg), &mut |_| {})
+            .unwrap();
+        let m = r.mismatch.expect("the planted bug is caught");
+        assert!(m.cycle >= 2_000 && m.port == "grant", "{m}");
+        assert_eq!(
+            m.got & !m.expected,
+            1u128 << (127 - m.got.leading_zeros()),
+            "{m}"
+        );
+        assert!(m.golden_vcd.is_some_and(|p| p.exists()));
         assert!(m.rtl_vcd.is_some_and(|p| p.exists()));
     }
 }

@@ -347,63 +347,24 @@ pub fn priority(table: &[Pp], pc: u64, inst_shift: u32, max: u32, merge_ge: bool
     crate::blocks::elf::calc(&t, pc as u32, inst_shift, merge_ge).prio as u32
 }
 
-/// The static code of a synthetic program for ELF: global and local loads are program-point
-/// loads, loops are backward branches, `if`s forward ones.
-pub fn code_of(program: &crate::workload::synth::Program) -> Code {
-    use crate::workload::synth::{Op, Space};
-    program
-        .insts
-        .iter()
-        .enumerate()
-        .map(|(i, inst)| CodeInst {
-            pc: 8 * i as u64,
-            kind: match &inst.op {
-                Op::Load {
-                    space: Space::Global | Space::Local,
-                    ..
-                } => Kind::Load,
-                Op::Loop { target, .. } => Kind::Branch {
-                    target: *target,
-                    unconditional: false,
-                },
-                Op::If { skip, .. } => Kind::Branch {
-                    target: *skip,
-                    unconditional: false,
-                },
-                _ => Kind::Other,
-            },
-        })
-        .collect()
-}
-
-/// The static code of an Accel-Sim kernel for ELF, from the instructions its trace executed
-/// ([`StaticCode`], classes from the reader's [`OpcodeTable`]): global and local loads are
-/// program-point loads; a branch that jumped at least once goes to its lowest observed target
-/// (a branch never taken in the trace, and the reconvergence-stack opcodes of the branch class,
-/// are plain instructions). Instructions never executed are absent, so distances count
+/// ELF's view of a kernel's static code: global and local loads are program-point loads,
+/// instructions with a known branch target are branches, everything else is plain. On traces
+/// the code holds the executed instructions only ([`KernelCode::of_trace`]), so distances count
 /// executed static instructions; on Maxwell/Pascal code the PCs also skip one control word in
 /// four, which the hardware's PC-difference distance counts and this list does not.
 ///
-/// [`StaticCode`]: crate::workload::static_code::StaticCode
-/// [`OpcodeTable`]: crate::workload::sass::OpcodeTable
-pub fn code_of_trace(
-    code: &crate::workload::static_code::StaticCode,
-    table: &crate::workload::sass::OpcodeTable,
-) -> Code {
+/// [`KernelCode::of_trace`]: crate::workload::static_code::KernelCode::of_trace
+pub fn code_of(code: &crate::workload::static_code::KernelCode) -> Code {
     use crate::workload::sass::OpClass;
-    let pcs: Vec<u64> = code.insts.keys().copied().collect();
     code.insts
         .iter()
-        .map(|(&pc, inst)| CodeInst {
-            pc,
-            kind: match table.class(inst.opcode) {
-                OpClass::LoadGlobal | OpClass::LoadLocal => Kind::Load,
-                OpClass::Branch => match inst.taken_targets.iter().next() {
-                    Some(t) => Kind::Branch {
-                        target: pcs.binary_search(t).expect("a taken target was executed"),
-                        unconditional: false,
-                    },
-                    None => Kind::Other,
+        .map(|op| CodeInst {
+            pc: op.pc,
+            kind: match (op.class, op.target) {
+                (OpClass::LoadGlobal | OpClass::LoadLocal, _) => Kind::Load,
+                (_, Some(target)) => Kind::Branch {
+                    target,
+                    unconditional: false,
                 },
                 _ => Kind::Other,
             },

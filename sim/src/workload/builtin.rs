@@ -192,27 +192,26 @@ impl KernelSource for Builtin {
     }
 
     /// Prologue, body and epilogue in PC order; the body's repetition has no branch
-    /// instruction (the generator restarts its PC), so global loads are the only program
-    /// points.
-    fn static_code(&self) -> Result<Option<crate::analysis::elf::Code>, WorkloadError> {
-        use crate::analysis::elf::{CodeInst, Kind};
+    /// instruction (the generator restarts its PC), so there is no branch.
+    fn static_code(
+        &self,
+    ) -> Result<Option<crate::workload::static_code::KernelCode>, WorkloadError> {
+        use crate::workload::static_code::{CodeOp, KernelCode};
         let p = self.program();
-        Ok(Some(
-            p.prologue
-                .iter()
-                .chain(p.body)
-                .chain(p.epilogue)
-                .enumerate()
-                .map(|(i, o)| CodeInst {
-                    pc: 8 * i as u64,
-                    kind: if o.class == OpClass::LoadGlobal {
-                        Kind::Load
-                    } else {
-                        Kind::Other
-                    },
-                })
-                .collect(),
-        ))
+        let insts = p
+            .prologue
+            .iter()
+            .chain(p.body)
+            .chain(p.epilogue)
+            .enumerate()
+            .map(|(i, o)| CodeOp {
+                pc: 8 * i as u64,
+                class: o.class,
+                target: None,
+                addr: None,
+            })
+            .collect();
+        Ok(Some(KernelCode { insts }))
     }
 
     fn block(&mut self, id: u64) -> Result<BlockInsts, WorkloadError> {

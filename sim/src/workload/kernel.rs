@@ -8,6 +8,7 @@
 
 use super::accelsim::{self, KernelTrace, TraceError};
 use super::sass::{OpClass, OpcodeTable};
+use super::static_code::KernelCode;
 use super::Dim3;
 use std::path::{Path, PathBuf};
 use thiserror::Error;
@@ -166,11 +167,10 @@ pub trait KernelSource {
     fn unknown_opcodes(&self) -> Vec<String> {
         vec![]
     }
-    /// The kernel's static code for compiler analyses (ELF program points), when it can be
-    /// known: synthetic kernels have their program; a trace kernel reads its trace once more
-    /// and reconstructs it from the executed instructions
-    /// ([`crate::analysis::elf::code_of_trace`]).
-    fn static_code(&self) -> Result<Option<crate::analysis::elf::Code>, WorkloadError> {
+    /// The kernel's static code for compiler-side analyses, when it can be known: synthetic
+    /// kernels have their program; a trace kernel reads its trace once more and reconstructs it
+    /// from the executed instructions ([`KernelCode::of_trace`]).
+    fn static_code(&self) -> Result<Option<KernelCode>, WorkloadError> {
         Ok(None)
     }
 }
@@ -317,7 +317,7 @@ impl KernelSource for TraceKernel {
         self.opcodes.unknown().to_vec()
     }
 
-    fn static_code(&self) -> Result<Option<crate::analysis::elf::Code>, WorkloadError> {
+    fn static_code(&self) -> Result<Option<KernelCode>, WorkloadError> {
         let mut trace = KernelTrace::open(&self.path)?;
         let mut code = super::static_code::StaticCode::new(trace.header.binary_version);
         while let Some(tb) = trace.next_block()? {
@@ -325,7 +325,7 @@ impl KernelSource for TraceKernel {
         }
         let mut opcodes = OpcodeTable::default();
         opcodes.update(trace.opcodes());
-        Ok(Some(crate::analysis::elf::code_of_trace(&code, &opcodes)))
+        Ok(Some(KernelCode::of_trace(&code, &opcodes)))
     }
 }
 

@@ -84,20 +84,5 @@ impl std::fmt::Display for Dim3 {
     }
 }
 
-/// The real trace `name` in `shared/traces/` beside the repository, or `None` with a SKIP
-/// message when that folder is absent (tests only; the traces are never copied into the repo).
 #[cfg(test)]
-pub(crate) fn shared_trace(name: &str) -> Option<std::path::PathBuf> {
-    let p = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../shared/traces")
-        .join(name);
-    if p.is_dir() {
-        Some(p)
-    } else {
-        eprintln!(
-            "SKIP: {} not found (the shared traces live beside the repository)",
-            p.display()
-        );
-        None
-    }
-}
+pub(crate) use crate::testing::shared_trace;

@@ -1,10 +1,94 @@
-//! A kernel's static code reconstructed from its dynamic trace: every executed PC with its
-//! opcode, and for each PC the targets control actually went to when it did not fall through
-//! (taken branches). Analyses that need the program (ELF program points, PAWS phases) read it.
+//! A kernel's static code, as the workload knows it, for the compiler-side analyses (ELF program
+//! points, PAWS phases, address pre-computation): [`KernelCode`], every instruction in PC order
+//! with its class, its branch target and, for memory operations, the address expression when
+//! the workload has one. Synthetic kernels give their program; a trace's code is reconstructed
+//! from the instructions it executed ([`StaticCode`]: every executed PC with its opcode and the
+//! targets control went to when it did not fall through). No analysis's types appear here: each
+//! analysis maps [`KernelCode`] to what it needs (`analysis::elf::code_of`).
 
 use super::accelsim::ThreadBlockTrace;
-use super::sass::next_pc;
+use super::sass::{next_pc, OpClass, OpcodeTable};
+use super::synth::{Addr, Program};
 use std::collections::{BTreeMap, BTreeSet};
+
+/// One static instruction of a [`KernelCode`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CodeOp {
+    /// Byte PC from the kernel's start.
+    pub pc: u64,
+    /// Unit/latency class.
+    pub class: OpClass,
+    /// For a branch whose target is known: the index (in [`KernelCode::insts`]) of the
+    /// instruction it jumps to (a loop's first instruction, the end of an `if` region; in a
+    /// trace, the lowest target it was seen taking).
+    pub target: Option<usize>,
+    /// For a memory instruction of a synthetic kernel: its per-thread address expression.
+    pub addr: Option<Addr>,
+}
+
+/// A kernel's static code in PC order (see the module documentation).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct KernelCode {
+    /// Instructions in PC order.
+    pub insts: Vec<CodeOp>,
+}
+
+impl KernelCode {
+    /// The code of a synthetic program: instruction `i` at PC `8 i`, loops and `if`s as
+    /// branches to their body start and region end, loads, stores and atomics with their
+    /// address expressions.
+    pub fn of_program(program: &Program) -> Self {
+        use super::synth::Op;
+        let insts = program
+            .insts
+            .iter()
+            .enumerate()
+            .map(|(i, inst)| CodeOp {
+                pc: 8 * i as u64,
+                class: inst.class(),
+                target: match &inst.op {
+                    Op::Loop { target, .. } => Some(*target),
+                    Op::If { skip, .. } => Some(*skip),
+                    _ => None,
+                },
+                addr: match &inst.op {
+                    Op::Load { addr, .. } | Op::Store { addr, .. } | Op::Atomic { addr, .. } => {
+                        Some(addr.clone())
+                    }
+                    _ => None,
+                },
+            })
+            .collect();
+        Self { insts }
+    }
+
+    /// The code of a trace's kernel from the instructions it executed, classes from the
+    /// reader's `table`: a branch-class instruction that jumped at least once gets its lowest
+    /// observed target (one never taken in the trace, and the reconvergence-stack opcodes of
+    /// the branch class, have none). Instructions never executed are absent; addresses are not
+    /// known statically.
+    pub fn of_trace(code: &StaticCode, table: &OpcodeTable) -> Self {
+        let pcs: Vec<u64> = code.insts.keys().copied().collect();
+        let insts = code
+            .insts
+            .iter()
+            .map(|(&pc, inst)| {
+                let class = table.class(inst.opcode);
+                let target = (class == OpClass::Branch)
+                    .then(|| inst.taken_targets.iter().next())
+                    .flatten()
+                    .map(|t| pcs.binary_search(t).expect("a taken target was executed"));
+                CodeOp {
+                    pc,
+                    class,
+                    target,
+                    addr: None,
+                }
+            })
+            .collect();
+        Self { insts }
+    }
+}
 
 /// One static instruction.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]

@@ -6,13 +6,15 @@ use gpusim::blocks::warp_arbiter::{ArbiterOut, Golden};
 use std::collections::HashMap;
 use std::path::Path;
 
-/// Whether this build has Verilated modules (prints a SKIP message when not).
+/// Whether this build has Verilated modules (else SKIP, or a failure under
+/// `GPUSCHED_REQUIRE=rtl`: see `gpusim::testing`).
+#[track_caller]
 pub fn verilator_built() -> bool {
-    let ok = gpusched_tb::rtl::VERILATOR_BUILT;
-    if !ok {
-        eprintln!("SKIP: built without Verilator (apt-get install -y verilator, then rebuild)");
-    }
-    ok
+    gpusim::testing::available(
+        "rtl",
+        gpusched_tb::rtl::VERILATOR_BUILT,
+        "built without Verilator (apt-get install -y verilator, then rebuild)",
+    )
 }
 
 /// A golden model with a planted fault: `fault` rewrites its outputs from cycle `from` on.
@@ -68,7 +70,7 @@ pub fn stuck_grant_bit0(golden: Golden, from: u64) -> Faulty<Golden> {
 }
 
 /// Changes of each signal as (time, value), by signal reference name.
-pub type Changes = HashMap<String, Vec<(u64, u64)>>;
+pub type Changes = HashMap<String, Vec<(u64, u128)>>;
 
 /// Values of every signal at every timestamp of a VCD file, and the timestamps.
 pub fn parse_vcd(path: &Path) -> (Changes, Vec<u64>) {
@@ -101,12 +103,12 @@ pub fn parse_vcd(path: &Path) -> (Changes, Vec<u64>) {
                 values
                     .entry(names[&id].clone())
                     .or_default()
-                    .push((t, (v == vcd::Value::V1) as u64));
+                    .push((t, (v == vcd::Value::V1) as u128));
             }
             vcd::Command::ChangeVector(id, v) => {
                 let n = v
                     .iter()
-                    .fold(0u64, |a, b| a << 1 | (b == vcd::Value::V1) as u64);
+                    .fold(0u128, |a, b| a << 1 | (b == vcd::Value::V1) as u128);
                 values.entry(names[&id].clone()).or_default().push((t, n));
             }
             _ => {}
@@ -116,7 +118,7 @@ pub fn parse_vcd(path: &Path) -> (Changes, Vec<u64>) {
 }
 
 /// Value of `signal` at time `t` (last change at or before `t`).
-pub fn value_at(values: &Changes, signal: &str, t: u64) -> u64 {
+pub fn value_at(values: &Changes, signal: &str, t: u64) -> u128 {
     values[signal]
         .iter()
         .take_while(|(time, _)| *time <= t)

@@ -1,4 +1,5 @@
 use super::*;
+use crate::workload::static_code::KernelCode;
 use proptest::prelude::*;
 
 fn code(kinds: &[Kind]) -> Code {
@@ -154,7 +155,7 @@ fn a_table_that_cannot_merge_falls_back_to_dropping_the_worst_branch() {
 #[test]
 fn synthetic_programs_compile_through_their_static_code() {
     let def = crate::workload::synth::build("km", "small").unwrap();
-    let code = code_of(&def.program);
+    let code = code_of(&KernelCode::of_program(&def.program));
     let c = compile(&code, &Params::default());
     // km: two nested loops with two global loads in the inner body.
     assert_eq!(c.table.iter().filter(|q| !q.branch).count(), 2);
@@ -248,7 +249,7 @@ fn real_trace_static_code_compiles() {
     }
     let mut table = OpcodeTable::default();
     table.update(k.opcodes());
-    let code = code_of_trace(&sc, &table);
+    let code = code_of(&KernelCode::of_trace(&sc, &table));
     assert_eq!(code.len(), 138);
     let loads: Vec<u64> = code
         .iter()
@@ -291,8 +292,14 @@ fn a_kernel_compiles_the_same_from_its_program_and_from_its_trace() {
         }
         let mut table = OpcodeTable::default();
         table.update(k.opcodes());
-        let from_trace = compile(&code_of_trace(&sc, &table), &Params::default());
-        let direct = compile(&code_of(&def.program), &Params::default());
+        let from_trace = compile(
+            &code_of(&KernelCode::of_trace(&sc, &table)),
+            &Params::default(),
+        );
+        let direct = compile(
+            &code_of(&KernelCode::of_program(&def.program)),
+            &Params::default(),
+        );
         assert_eq!(from_trace, direct, "{name}");
         loop_points += direct.table.iter().filter(|q| q.branch).count();
     }

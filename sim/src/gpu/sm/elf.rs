@@ -7,13 +7,14 @@
 //! to fetch for.
 
 use super::Sm;
-use crate::analysis::elf::{compile, Code, Kind, Params as CompilerParams};
+use crate::analysis::elf::{code_of, compile, Kind, Params as CompilerParams};
 use crate::blocks::elf::Kind as ElfKind;
 use crate::blocks::elf::{table_writes, ElfIn, ElfOut, PpEntry};
 use crate::gpu::sites::Slot;
 use crate::gpu::SimError;
 use crate::workload::kernel::WarpInst;
 use crate::workload::sass::OpClass;
+use crate::workload::static_code::KernelCode;
 use std::collections::{HashMap, VecDeque};
 use std::sync::Arc;
 
@@ -30,8 +31,10 @@ pub struct ElfProgram {
 }
 
 impl ElfProgram {
-    /// Compiles `code` (Algorithms 1 and 2, recalculation bits) for a table of `slots` slots.
-    pub fn compile(code: &Code, slots: usize) -> Self {
+    /// Compiles `kernel`'s code (Algorithms 1 and 2, recalculation bits) for a table of
+    /// `slots` slots.
+    pub fn compile(kernel: &KernelCode, slots: usize) -> Self {
+        let code = &code_of(kernel);
         let params = CompilerParams {
             max_pp: slots,
             ..CompilerParams::default()
@@ -199,7 +202,7 @@ impl Sm<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::analysis::elf::CodeInst;
+    use crate::workload::static_code::CodeOp;
 
     fn inst(pc: u32, class: OpClass) -> WarpInst {
         WarpInst {
@@ -218,23 +221,22 @@ mod tests {
     fn loads_and_branches_in_their_recalculation_direction_trigger() {
         // 0: other, 8: load, 16: other, 24: loop back to 0 (a program point: bit 0, recalculate
         // when the loop exits).
-        let code: Code = [
-            Kind::Other,
-            Kind::Load,
-            Kind::Other,
-            Kind::Branch {
-                target: 0,
-                unconditional: false,
-            },
+        let insts = [
+            (OpClass::IntAlu, None),
+            (OpClass::LoadGlobal, None),
+            (OpClass::IntAlu, None),
+            (OpClass::Branch, Some(0)),
         ]
         .into_iter()
         .enumerate()
-        .map(|(i, kind)| CodeInst {
+        .map(|(i, (class, target))| CodeOp {
             pc: 8 * i as u64,
-            kind,
+            class,
+            target,
+            addr: None,
         })
         .collect();
-        let p = ElfProgram::compile(&code, 32);
+        let p = ElfProgram::compile(&KernelCode { insts }, 32);
         assert_eq!(p.table.len(), 2);
         assert_eq!(p.branches[&24], (0, false));
         assert!(p.triggers(&inst(8, OpClass::LoadGlobal), 16));

@@ -298,7 +298,11 @@ impl KernelSource for SynthKernel {
         run_block(&self.def, id as u32)
     }
 
-    fn static_code(&self) -> Result<Option<crate::analysis::elf::Code>, WorkloadError> {
-        Ok(Some(crate::analysis::elf::code_of(&self.def.program)))
+    fn static_code(
+        &self,
+    ) -> Result<Option<crate::workload::static_code::KernelCode>, WorkloadError> {
+        Ok(Some(crate::workload::static_code::KernelCode::of_program(
+            &self.def.program,
+        )))
     }
 }
