@@ -82,7 +82,7 @@ pub fn port_values(specs: &[PortSpec], words: &[u64]) -> Vec<u128> {
 }
 
 /// How many ports a field is and how wide each one is (from the width expression of
-/// [`port_bundle!`]: an integer for a scalar, `(count, width)` for an array).
+/// [`port_bundle!`](crate::port_bundle): an integer for a scalar, `(count, width)` for an array).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Shape {
     /// Elements (1 for a scalar).
@@ -91,7 +91,7 @@ pub struct Shape {
     pub width: u32,
 }
 
-/// A width expression of [`port_bundle!`] as a [`Shape`].
+/// A width expression of [`port_bundle!`](crate::port_bundle) as a [`Shape`].
 pub trait IntoShape {
     /// The shape.
     fn shape(self) -> Shape;
@@ -258,7 +258,7 @@ macro_rules! port_bundle {
     };
 }
 
-/// A field type of [`port_bundle!`]: how it flattens into ports and words.
+/// A field type of [`port_bundle!`](crate::port_bundle): how it flattens into ports and words.
 pub trait PortField: Copy + PartialEq + Debug {
     /// The all-zero value.
     fn zero() -> Self;

@@ -1,0 +1,55 @@
+//! The fetch stage of the SM: one warp whose i-buffer is empty reads the L1I per cycle (round
+//! robin after the last fetched, or the ELF block's choice), with next-line I-prefetch.
+
+use super::*;
+
+impl Sm<'_> {
+    pub(super) fn fetch(&mut self, now: u64) {
+        let elf_choice = self.elf.as_mut().and_then(|e| e.take_fetch());
+        if self.fetchable == 0 {
+            return;
+        }
+        let w = match elf_choice {
+            Some(choice) => match choice {
+                Some(w) if self.fetchable >> w & 1 == 1 => w,
+                _ => return,
+            },
+            None => {
+                // Round robin: the first fetchable warp after the last one fetched.
+                let n = self.warps.len();
+                let start = (self.fetch_last + 1) % n;
+                let after = self.fetchable & !low_bits(start);
+                if after != 0 { after } else { self.fetchable }.trailing_zeros() as usize
+            }
+        };
+        let warp = &self.warps[w];
+        let pc = self.tbs[warp.tb].insts.warps[warp.index][warp.next_fetch as usize].pc;
+        let addr = self.code_base + pc as u64;
+        let outcome = if self.perfect_l1i {
+            Outcome::Hit
+        } else {
+            self.l1i.access(addr, false, w as u16)
+        };
+        if self.iprefetch > 0 && !self.perfect_l1i && !matches!(outcome, Outcome::Fail(_)) {
+            let occupied = self.l1i.mshrs_occupied() + self.l1d.mshrs_occupied();
+            if occupied < self.iprefetch as usize {
+                let next = self.l1i.line(addr) + self.l1i.line_bytes() as u64;
+                self.l1i.prefetch(next, PREFETCH);
+            }
+        }
+        match outcome {
+            Outcome::Hit => {
+                let warp = &mut self.warps[w];
+                warp.next_fetch = (warp.next_fetch + self.timing.fetch).min(warp.len);
+                warp.ibuf_ready_at = now + self.timing.l1i_hit;
+                self.refresh_head(w);
+            }
+            Outcome::Fail(_) => return,
+            _ => {
+                self.warps[w].imiss = true;
+                self.update_fetchable(w);
+            }
+        }
+        self.fetch_last = w;
+    }
+}

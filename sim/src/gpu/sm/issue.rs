@@ -1,0 +1,344 @@
+//! The issue stage of the SM: the scoreboard, each scheduler's scan of its warps (which pass the
+//! scoreboard, for which unit), the free units, the warp-issue site (one warp arbiter per
+//! scheduler, sequential or paired, or the SM's ELF block, always paired), and the execution of
+//! an issued instruction (pipelines, shared memory, the LSU's transactions, barriers, exit).
+
+use super::*;
+
+pub(super) const UNIT_NONE: u8 = 1;
+
+pub(super) const UNIT_SP: u8 = 2;
+
+pub(super) const UNIT_SFU: u8 = 4;
+
+pub(super) const UNIT_LSU: u8 = 8;
+
+/// The unit an instruction class needs (`UNIT_NONE`: none: barriers, exits, no-ops).
+pub(super) fn unit_bit(class: OpClass) -> u8 {
+    match class {
+        OpClass::IntAlu | OpClass::IntMul | OpClass::Fp | OpClass::Dp | OpClass::Branch => UNIT_SP,
+        OpClass::Sfu => UNIT_SFU,
+        c if c.is_memory() => UNIT_LSU,
+        _ => UNIT_NONE,
+    }
+}
+
+/// What one scheduler's warps can do this cycle.
+#[derive(Clone, Copy, Default)]
+pub(super) struct Scan {
+    /// Per unit (index `unit_bit(..).trailing_zeros()`: none, SP, SFU, LSU): the warps (local
+    /// ids) whose next instruction passes the scoreboard and needs that unit.
+    pub(super) by_unit: [u64; 4],
+    /// Warps at a barrier, exited, or waiting on a load.
+    pub(super) long_stall: u64,
+    /// Some warp has a decoded instruction.
+    pub(super) any_inst: bool,
+}
+
+impl Scan {
+    /// The warps whose unit is in `units` (a mask over [`unit_bit`]).
+    pub(super) fn ready(&self, units: u8) -> u64 {
+        (0..4)
+            .filter(|u| units >> u & 1 == 1)
+            .fold(0, |m, u| m | self.by_unit[u])
+    }
+
+    /// Some warp passes the scoreboard.
+    pub(super) fn any_operands(&self) -> bool {
+        self.by_unit.iter().any(|&m| m != 0)
+    }
+}
+
+impl Sm<'_> {
+    /// The issue stage: every scheduler issues at most one warp through its warp-issue site;
+    /// `issued` is set when one did.
+    pub(super) fn issue_stage(&mut self, now: u64, issued: &mut bool) -> Result<(), SimError> {
+        if self.paired {
+            return self.issue_paired(now, issued);
+        }
+        for s in 0..self.schedulers {
+            let scan = self.scan(s, now);
+            let ready = scan.ready(self.free_units(now));
+            let grant = self.step_arbiter(s, ready, scan.long_stall)?;
+            self.take_grant(s, grant, ready, &scan, now, issued)?;
+        }
+        Ok(())
+    }
+
+    /// Which units can take an instruction this cycle, as a mask over [`unit_bit`].
+    pub(super) fn free_units(&self, now: u64) -> u8 {
+        self.free_unit_counts(now)
+            .iter()
+            .enumerate()
+            .fold(0, |m, (u, &free)| if free > 0 { m | 1 << u } else { m })
+    }
+
+    /// Free slots per unit this cycle (index as in [`Scan::by_unit`]; "none" is unlimited).
+    pub(super) fn free_unit_counts(&self, now: u64) -> [u32; 4] {
+        [
+            u32::MAX,
+            self.sp_busy.iter().filter(|&&b| b <= now).count() as u32,
+            self.sfu_busy.iter().filter(|&&b| b <= now).count() as u32,
+            self.lsu_free(now) as u32,
+        ]
+    }
+
+    /// Scoreboard: the first cycle at which every operand and destination of `inst` is ready
+    /// (`u64::MAX` while one waits on a load), and whether one waits on a load.
+    pub(super) fn operands(&self, w: usize, inst: &WarpInst) -> (u64, bool) {
+        let warp = &self.warps[w];
+        let tb = &self.tbs[warp.tb].insts;
+        let mut until = 0;
+        let s = inst.reg_start as usize;
+        for &r in &tb.regs[s..s + inst.ndst as usize + inst.nsrc as usize] {
+            if r != RZ {
+                until = until.max(warp.reg_ready[r as usize]);
+            }
+        }
+        (until, until == u64::MAX)
+    }
+
+    /// Scheduler `s`'s warps this cycle: which pass the scoreboard, for which unit.
+    pub(super) fn scan(&mut self, s: usize, now: u64) -> Scan {
+        let mut scan = Scan {
+            long_stall: self.live_mask[s] & self.stalled_mask[s],
+            ..Default::default()
+        };
+        let mut cand = self.live_mask[s] & !self.stalled_mask[s] & self.head_mask[s];
+        while cand != 0 {
+            let local = cand.trailing_zeros() as usize;
+            cand &= cand - 1;
+            let w = s + local * self.schedulers;
+            let warp = &self.warps[w];
+            let Some(inst) = warp.head.filter(|_| warp.ibuf_ready_at <= now) else {
+                continue;
+            };
+            scan.any_inst = true;
+            let (until, on_load) = if warp.sb_valid {
+                (warp.sb_until, warp.sb_load)
+            } else {
+                let (until, on_load) = self.operands(w, &inst);
+                let warp = &mut self.warps[w];
+                (warp.sb_until, warp.sb_load, warp.sb_valid) = (until, on_load, true);
+                (until, on_load)
+            };
+            if until > now {
+                scan.long_stall |= (on_load as u64) << local;
+                continue;
+            }
+            scan.by_unit[unit_bit(inst.class).trailing_zeros() as usize] |= 1 << local;
+        }
+        scan
+    }
+
+    /// Steps scheduler `s`'s warp arbiter; returns the granted local warp.
+    pub(super) fn step_arbiter(
+        &mut self,
+        s: usize,
+        ready: u64,
+        long_stall: u64,
+    ) -> Result<Option<usize>, SimError> {
+        let inp = ArbiterIn {
+            ready,
+            launch: self.launch[s],
+            exit: self.exit[s],
+            long_stall,
+        };
+        self.launch[s] = 0;
+        self.exit[s] = 0;
+        let out = self.arbiters[s].step(&inp)?;
+        Ok(out.grant_valid.then_some(out.grant_warp as usize))
+    }
+
+    /// Issues scheduler `s`'s grant (checked against the `ready` mask it was given) or counts
+    /// why it issued nothing. Returns the issued warp (global id).
+    pub(super) fn take_grant(
+        &mut self,
+        s: usize,
+        grant: Option<usize>,
+        ready: u64,
+        scan: &Scan,
+        now: u64,
+        issued: &mut bool,
+    ) -> Result<Option<usize>, SimError> {
+        if let Some(local) = grant {
+            if local >= self.per_sched || ready >> local & 1 == 0 {
+                return Err(SimError::Protocol(format!(
+                    "sm{}_sched{s}: the {} granted warp {local}, which is not ready (ready mask {ready:#x}) at cycle {now}",
+                    self.id,
+                    if self.elf.is_some() { "ELF block" } else { "arbiter" }
+                )));
+            }
+            let w = s + local * self.schedulers;
+            self.issue(w, now);
+            self.stalls.issued += 1;
+            *issued = true;
+            return Ok(Some(w));
+        }
+        if scan.any_operands() {
+            self.stalls.structural += 1;
+        } else if scan.any_inst {
+            self.stalls.raw += 1;
+        } else {
+            self.stalls.idle += 1;
+        }
+        Ok(None)
+    }
+
+    /// Paired issue (module documentation): every scheduler's ready mask from one sharing-out
+    /// of the free units, then one step of every arbiter (or of the ELF block), then the
+    /// grants, leading scheduler first.
+    pub(super) fn issue_paired(&mut self, now: u64, issued: &mut bool) -> Result<(), SimError> {
+        // Per-scheduler arrays on the stack (this runs every cycle of every SM).
+        let n = self.schedulers;
+        let lead = (now % n as u64) as usize;
+        let mut scans = [Scan::default(); MAX_SCHEDULERS];
+        for (s, scan) in scans.iter_mut().enumerate().take(n) {
+            *scan = self.scan(s, now);
+        }
+        let mut avail = self.free_unit_counts(now);
+        let mut ready = [0u64; MAX_SCHEDULERS];
+        for k in 0..n {
+            let s = (lead + k) % n;
+            for (u, free) in avail.iter_mut().enumerate() {
+                if *free > 0 && scans[s].by_unit[u] != 0 {
+                    ready[s] |= scans[s].by_unit[u];
+                    *free -= 1;
+                }
+            }
+        }
+        let mut grants = [None; MAX_SCHEDULERS];
+        if self.elf.is_some() {
+            grants[..2].copy_from_slice(&self.step_elf(&ready[..2], lead)?);
+        } else {
+            for (s, g) in grants.iter_mut().enumerate().take(n) {
+                *g = self.step_arbiter(s, ready[s], scans[s].long_stall)?;
+            }
+        }
+        for k in 0..n {
+            let s = (lead + k) % n;
+            let w = self.take_grant(s, grants[s], ready[s], &scans[s], now, issued)?;
+            if let Some(w) = w {
+                self.elf_issued(s, w);
+            }
+        }
+        Ok(())
+    }
+
+    pub(super) fn take_pipe(busy: &mut [u64], now: u64, initiation: u64) {
+        if let Some(b) = busy.iter_mut().find(|b| **b <= now) {
+            *b = now + initiation;
+        }
+    }
+
+    pub(super) fn write_dsts(&mut self, w: usize, inst: &WarpInst, at: u64) {
+        let warp = &mut self.warps[w];
+        for &r in self.tbs[warp.tb].insts.dsts(inst) {
+            if r != RZ {
+                warp.reg_ready[r as usize] = at;
+            }
+        }
+    }
+
+    pub(super) fn issue(&mut self, w: usize, now: u64) {
+        let inst = self.head(w, now).expect("ready warps have an instruction");
+        let (tb, active) = (self.warps[w].tb, inst.active() as u64);
+        self.warps[w].next_issue += 1;
+        self.refresh_head(w);
+        let t = &self.timing;
+        self.counts.warp_instructions += 1;
+        self.counts.thread_instructions += active;
+        match inst.class {
+            OpClass::IntAlu | OpClass::Branch | OpClass::IntMul | OpClass::Fp | OpClass::Dp => {
+                let (l, ii) = match inst.class {
+                    OpClass::IntMul => t.int_mul,
+                    OpClass::Fp => t.fp,
+                    OpClass::Dp => t.dp,
+                    _ => t.int_alu,
+                };
+                Self::take_pipe(&mut self.sp_busy, now, ii);
+                self.write_dsts(w, &inst, now + l);
+            }
+            OpClass::Sfu => {
+                let (l, ii) = t.sfu;
+                Self::take_pipe(&mut self.sfu_busy, now, ii);
+                self.write_dsts(w, &inst, now + l);
+            }
+            OpClass::LoadShared | OpClass::StoreShared | OpClass::AtomicShared => {
+                let addrs = self.tbs[tb].insts.addrs(&inst);
+                let c = conflict_cycles(addrs.iter().copied(), inst.width as u32, t.banks) as u64;
+                self.lsu_busy_until = now + c;
+                let ready = now + c + t.shared;
+                self.write_dsts(w, &inst, ready);
+            }
+            OpClass::LoadConst => {
+                self.lsu_busy_until = now + 1;
+                let ready = now + t.l1d_hit;
+                self.write_dsts(w, &inst, ready);
+            }
+            OpClass::LoadGlobal
+            | OpClass::LoadLocal
+            | OpClass::StoreGlobal
+            | OpClass::StoreLocal
+            | OpClass::AtomicGlobal => {
+                let kind = match inst.class {
+                    OpClass::StoreGlobal | OpClass::StoreLocal => LsuKind::Store,
+                    OpClass::AtomicGlobal => LsuKind::Atomic,
+                    _ => LsuKind::Load,
+                };
+                let txns = self.transactions(tb, &inst);
+                let token = (kind != LsuKind::Store).then(|| {
+                    self.warps[w].loads += 1;
+                    self.write_dsts(w, &inst, u64::MAX);
+                    self.new_pending(PendingLoad {
+                        warp: w,
+                        tb,
+                        inst,
+                        outstanding: 0,
+                        ready_at: now + 1,
+                        all_sent: false,
+                    })
+                });
+                self.lsu = Some(LsuOp {
+                    warp: w,
+                    token,
+                    kind,
+                    txns,
+                    next: 0,
+                    failed_at: None,
+                });
+            }
+            OpClass::Barrier => {
+                self.warps[w].at_barrier = true;
+                self.sync_masks(w);
+                self.tbs[tb].arrived += 1;
+                self.check_barrier(tb);
+            }
+            // A trace lists an `EXIT` for every group of lanes that leaves; the warp is done
+            // when its last instruction issues (below), whatever that instruction is.
+            OpClass::Exit | OpClass::MemBarrier | OpClass::Nop => {}
+        }
+        let warp = &mut self.warps[w];
+        if warp.next_issue == warp.len {
+            warp.exit_issued = true;
+            self.sync_masks(w);
+            self.exiting.push(w);
+            self.check_barrier(tb);
+        }
+    }
+
+    pub(super) fn transactions(&self, tb: usize, inst: &WarpInst) -> Vec<(u64, u32)> {
+        let addrs = self.tbs[tb].insts.addrs(inst);
+        let mut lanes = Vec::with_capacity(addrs.len());
+        let mut m = inst.mask;
+        for &a in addrs {
+            let lane = m.trailing_zeros();
+            m &= m.wrapping_sub(1);
+            lanes.push((lane, a));
+        }
+        coalesce(lanes, inst.width.max(1) as u32, false)
+            .into_iter()
+            .map(|t| (t.addr, t.size))
+            .collect()
+    }
+}

@@ -1,0 +1,242 @@
+//! The load/store stage of the SM: the LSU's transactions to the L1D (one per cycle; a refused
+//! one is retried), through the NewCAR queue when the LSU-queue site has one ([`super::newcar`]),
+//! loads in flight and their completion, replies from the memory system, and the SM's requests
+//! into the crossbar (L1I, then the L1D miss queue, then atomics).
+
+use super::*;
+
+/// A load (or atomic) in flight.
+#[derive(Clone, Copy)]
+pub(super) struct PendingLoad {
+    pub(super) warp: usize,
+    pub(super) tb: usize,
+    pub(super) inst: WarpInst,
+    pub(super) outstanding: u32,
+    pub(super) ready_at: u64,
+    pub(super) all_sent: bool,
+}
+
+/// What the load/store unit is doing.
+pub(super) struct LsuOp {
+    pub(super) warp: usize,
+    /// The pending load this instruction completes (loads and atomics).
+    pub(super) token: Option<u32>,
+    pub(super) kind: LsuKind,
+    /// Transactions (address, bytes) and the next one to send.
+    pub(super) txns: Vec<(u64, u32)>,
+    pub(super) next: usize,
+    /// The L1D version at which transaction `next` last failed (it fails again, identically,
+    /// until the cache changes).
+    pub(super) failed_at: Option<u64>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum LsuKind {
+    Load,
+    Store,
+    Atomic,
+}
+
+impl Sm<'_> {
+    /// The LSU stage: the LSU's next transaction goes to the L1D, or through the NewCAR queue
+    /// when the SM has one.
+    pub(super) fn lsu_stage(&mut self, now: u64) -> Result<(), SimError> {
+        if self.newcar.is_some() {
+            return self.newcar_cycle(now);
+        }
+        self.lsu_cycle(now);
+        Ok(())
+    }
+
+    /// Handles the replies that reached this SM.
+    pub fn receive(&mut self, mem: &mut MemorySystem, now: u64) {
+        while let Some(r) = mem.receive(self.id) {
+            match r.kind {
+                ReqKind::Read => {
+                    for t in self.l1d.fill(r.addr) {
+                        self.load_part_done(t, now + 1);
+                    }
+                }
+                ReqKind::Atomic => self.load_part_done(r.tag, now + 1),
+                ReqKind::InstFetch => {
+                    for w in self.l1i.fill(r.addr) {
+                        if w == PREFETCH {
+                            continue;
+                        }
+                        self.warps[w as usize].imiss = false;
+                        self.update_fetchable(w as usize);
+                    }
+                }
+                ReqKind::Write => self.warps[r.tag as usize].stores -= 1,
+            }
+        }
+    }
+
+    pub(super) fn load_part_done(&mut self, token: u32, ready: u64) {
+        let p = &mut self.pending[token as usize];
+        p.outstanding -= 1;
+        p.ready_at = p.ready_at.max(ready);
+        self.try_complete(token);
+    }
+
+    pub(super) fn try_complete(&mut self, token: u32) {
+        let p = self.pending[token as usize];
+        if !p.all_sent || p.outstanding > 0 {
+            return;
+        }
+        let warp = &mut self.warps[p.warp];
+        for &r in self.tbs[p.tb].insts.dsts(&p.inst) {
+            if r != RZ {
+                warp.reg_ready[r as usize] = p.ready_at;
+            }
+        }
+        warp.loads -= 1;
+        warp.sb_valid = false;
+        self.free_pending.push(token);
+    }
+
+    pub(super) fn new_pending(&mut self, p: PendingLoad) -> u32 {
+        match self.free_pending.pop() {
+            Some(t) => {
+                self.pending[t as usize] = p;
+                t
+            }
+            None => {
+                self.pending.push(p);
+                (self.pending.len() - 1) as u32
+            }
+        }
+    }
+
+    pub(super) fn lsu_cycle(&mut self, now: u64) {
+        let Some(op) = &self.lsu else { return };
+        if op.next < op.txns.len() && op.failed_at == Some(self.l1d.version()) {
+            self.l1d.repeat_fail();
+            self.stalls.lsu_blocked += 1;
+        } else if op.next < op.txns.len() {
+            let (warp, kind, token) = (op.warp, op.kind, op.token.unwrap_or(u32::MAX));
+            let (addr, bytes) = op.txns[op.next];
+            let sent = self.access_txn(warp, kind, token, addr, bytes, false, now);
+            let version = self.l1d.version();
+            let op = self.lsu.as_mut().expect("present");
+            if sent {
+                op.next += 1;
+                op.failed_at = None;
+            } else {
+                op.failed_at = Some(version);
+                self.stalls.lsu_blocked += 1;
+            }
+        }
+        self.lsu_finish();
+    }
+
+    /// Releases the LSU once every transaction of its instruction has left it.
+    pub(super) fn lsu_finish(&mut self) {
+        if self.lsu.as_ref().is_some_and(|op| op.next == op.txns.len()) {
+            let op = self.lsu.take().expect("present");
+            if let Some(t) = op.token {
+                self.pending[t as usize].all_sent = true;
+                self.try_complete(t);
+            }
+        }
+    }
+
+    /// One transaction of warp `warp` to the L1D (loads and stores) or the atomics queue;
+    /// returns whether it was taken. `queued`: it comes out of the NewCAR queue, which counted
+    /// it as outstanding (loads, atomics) or unacknowledged (stores) when it went in.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn access_txn(
+        &mut self,
+        warp: usize,
+        kind: LsuKind,
+        token: u32,
+        addr: u64,
+        bytes: u32,
+        queued: bool,
+        now: u64,
+    ) -> bool {
+        match kind {
+            LsuKind::Atomic => {
+                self.atomics.push_back(MemRequest {
+                    sm: self.id as u16,
+                    kind: ReqKind::Atomic,
+                    addr,
+                    bytes,
+                    tag: token,
+                });
+                if !queued {
+                    self.pending[token as usize].outstanding += 1;
+                }
+                true
+            }
+            LsuKind::Store => {
+                let taken = !matches!(
+                    self.l1d.access_sized(addr, bytes, true, warp as u32),
+                    Outcome::Fail(_)
+                );
+                if !queued {
+                    self.warps[warp].stores += taken as u32;
+                }
+                taken
+            }
+            LsuKind::Load => match self.l1d.access_sized(addr, bytes, false, token) {
+                Outcome::Hit if queued => {
+                    self.load_part_done(token, now + self.timing.l1d_hit);
+                    true
+                }
+                Outcome::Hit => {
+                    let p = &mut self.pending[token as usize];
+                    p.ready_at = p.ready_at.max(now + self.timing.l1d_hit);
+                    true
+                }
+                Outcome::Fail(_) => false,
+                _ => {
+                    if !queued {
+                        self.pending[token as usize].outstanding += 1;
+                    }
+                    true
+                }
+            },
+        }
+    }
+
+    pub(super) fn lsu_free(&self, now: u64) -> bool {
+        self.lsu.is_none() && self.lsu_busy_until <= now
+    }
+
+    pub(super) fn send(&mut self, mem: &mut MemorySystem) {
+        if let Some(f) = self.l1i.peek_fetch() {
+            if mem.can_send(self.id) {
+                self.l1i.pop_fetch();
+                mem.send(MemRequest {
+                    sm: self.id as u16,
+                    kind: ReqKind::InstFetch,
+                    addr: f.line,
+                    bytes: f.bytes,
+                    tag: 0,
+                });
+            }
+        }
+        if let Some(f) = self.l1d.peek_fetch() {
+            if mem.can_send(self.id) {
+                self.l1d.pop_fetch();
+                mem.send(MemRequest {
+                    sm: self.id as u16,
+                    kind: if f.write {
+                        ReqKind::Write
+                    } else {
+                        ReqKind::Read
+                    },
+                    addr: f.line,
+                    bytes: f.bytes,
+                    tag: f.req.unwrap_or(0),
+                });
+            }
+        }
+        if let Some(&a) = self.atomics.front() {
+            if mem.send(a) {
+                self.atomics.pop_front();
+            }
+        }
+    }
+}

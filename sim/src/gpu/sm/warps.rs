@@ -1,0 +1,291 @@
+//! The warps stage of the SM: thread-block slots and warp slots, block launch, the i-buffer
+//! head and the per-scheduler masks the other stages read, barriers, retirement (a warp leaves
+//! once its last instruction issued and no load or store of it is in flight; the last warp of
+//! a block frees the block), and the watchdog's description of stuck warps.
+
+use super::*;
+
+/// A warp slot.
+///
+/// `repr(C)` with the fields the scheduler reads every cycle first, so they share one cache
+/// line.
+#[repr(C)]
+pub(super) struct Warp {
+    /// Instruction `next_issue` when it is in the i-buffer (a copy, for the scheduler).
+    pub(super) head: Option<WarpInst>,
+    /// The i-buffer's instructions are decoded from this cycle on.
+    pub(super) ibuf_ready_at: u64,
+    /// When `sb_valid`: the first cycle the head passes the scoreboard (`u64::MAX`: when a
+    /// load of the warp completes). A cache of [`Sm::operands`]: the warp's registers change
+    /// only when it issues (which replaces the head) or one of its loads completes.
+    pub(super) sb_until: u64,
+    /// The head waits on a load (valid with `sb_until`).
+    pub(super) sb_load: bool,
+    /// `sb_until` and `sb_load` hold for the current head.
+    pub(super) sb_valid: bool,
+    pub(super) live: bool,
+    pub(super) imiss: bool,
+    pub(super) at_barrier: bool,
+    pub(super) exit_issued: bool,
+    pub(super) len: u32,
+    /// Instructions `next_issue..next_fetch` are in the i-buffer.
+    pub(super) next_issue: u32,
+    pub(super) next_fetch: u32,
+    /// Load instructions in flight.
+    pub(super) loads: u32,
+    /// Store transactions not yet acknowledged by the L2.
+    pub(super) stores: u32,
+    /// Thread-block slot and warp index within the block.
+    pub(super) tb: usize,
+    pub(super) index: usize,
+    pub(super) reg_ready: Box<[u64; REGS]>,
+}
+
+impl Warp {
+    pub(super) fn new() -> Self {
+        Self {
+            live: false,
+            tb: 0,
+            index: 0,
+            len: 0,
+            next_issue: 0,
+            next_fetch: 0,
+            ibuf_ready_at: 0,
+            imiss: false,
+            at_barrier: false,
+            exit_issued: false,
+            loads: 0,
+            stores: 0,
+            head: None,
+            sb_until: 0,
+            sb_load: false,
+            sb_valid: false,
+            reg_ready: Box::new([0; REGS]),
+        }
+    }
+}
+
+/// A thread-block slot.
+pub(super) struct TbSlot {
+    pub(super) active: bool,
+    pub(super) insts: BlockInsts,
+    pub(super) first_warp: usize,
+    pub(super) warps: usize,
+    /// Warps not yet retired.
+    pub(super) left: usize,
+    /// Warps waiting at the barrier.
+    pub(super) arrived: usize,
+}
+
+impl Sm<'_> {
+    /// Makes block `insts` resident; its warps are launched this cycle.
+    pub fn launch(&mut self, insts: BlockInsts) {
+        let slot = self
+            .tbs
+            .iter()
+            .position(|t| !t.active)
+            .expect("the dispatcher only issues to SMs with room");
+        let wpt = self.warps_per_tb;
+        let first = (0..self.warps.len() / wpt)
+            .map(|k| k * wpt)
+            .find(|&f| self.warps[f..f + wpt].iter().all(|w| !w.live))
+            .expect("occupancy leaves a free warp range");
+        let n = insts.warps.len().min(wpt);
+        for i in 0..n {
+            let w = first + i;
+            let warp = &mut self.warps[w];
+            warp.live = true;
+            warp.tb = slot;
+            warp.index = i;
+            warp.len = insts.warps[i].len() as u32;
+            warp.next_issue = 0;
+            warp.next_fetch = 0;
+            warp.ibuf_ready_at = 0;
+            warp.imiss = false;
+            warp.at_barrier = false;
+            warp.exit_issued = warp.len == 0;
+            warp.loads = 0;
+            warp.stores = 0;
+            warp.head = None;
+            warp.sb_valid = false;
+            warp.reg_ready.fill(0);
+            if warp.exit_issued {
+                self.exiting.push(w);
+            }
+            self.update_fetchable(w);
+            self.sync_masks(w);
+            self.launch[w % self.schedulers] |= 1 << (w / self.schedulers);
+            if let Some(e) = &mut self.elf {
+                e.set_launch_pc(insts.warps[i].first().map_or(0, |x| x.pc));
+            }
+        }
+        self.tbs[slot] = TbSlot {
+            active: true,
+            insts,
+            first_warp: first,
+            warps: n,
+            left: n,
+            arrived: 0,
+        };
+        self.resident += 1;
+        if n == 0 {
+            self.tbs[slot].active = false;
+            self.resident -= 1;
+            self.counts.blocks += 1;
+        }
+    }
+
+    /// The instruction at the head of warp `w`'s i-buffer, if decoded by `now`.
+    pub(super) fn head(&self, w: usize, now: u64) -> Option<WarpInst> {
+        let warp = &self.warps[w];
+        if !warp.live || warp.at_barrier || warp.ibuf_ready_at > now {
+            return None;
+        }
+        warp.head
+    }
+
+    /// Reloads the cached head of warp `w` after its i-buffer changed.
+    pub(super) fn refresh_head(&mut self, w: usize) {
+        let warp = &mut self.warps[w];
+        warp.head = (warp.next_issue < warp.next_fetch)
+            .then(|| self.tbs[warp.tb].insts.warps[warp.index][warp.next_issue as usize]);
+        warp.sb_valid = false;
+        self.update_fetchable(w);
+        self.sync_masks(w);
+    }
+
+    /// Mirrors warp `w`'s live, stalled and has-instruction flags in the scheduler masks.
+    pub(super) fn sync_masks(&mut self, w: usize) {
+        let warp = &self.warps[w];
+        let (s, bit) = (w % self.schedulers, 1u64 << (w / self.schedulers));
+        let set = |m: &mut u64, on: bool| {
+            if on {
+                *m |= bit
+            } else {
+                *m &= !bit
+            }
+        };
+        set(&mut self.live_mask[s], warp.live);
+        set(
+            &mut self.stalled_mask[s],
+            warp.at_barrier || warp.exit_issued,
+        );
+        set(&mut self.head_mask[s], warp.head.is_some());
+    }
+
+    /// Recomputes whether warp `w` wants a fetch (live, no fetch miss pending, empty i-buffer,
+    /// more instructions to fetch) into bit `w` of `fetchable`.
+    pub(super) fn update_fetchable(&mut self, w: usize) {
+        let warp = &self.warps[w];
+        let wants = warp.live
+            && !warp.imiss
+            && !warp.exit_issued
+            && warp.next_issue == warp.next_fetch
+            && warp.next_fetch < warp.len;
+        let bit = 1u64 << w;
+        if wants {
+            self.fetchable |= bit;
+        } else {
+            self.fetchable &= !bit;
+        }
+    }
+
+    /// Releases the barrier of block slot `tb` when every warp that has not exited arrived.
+    pub(super) fn check_barrier(&mut self, tb: usize) {
+        let slot = &self.tbs[tb];
+        if slot.arrived == 0 {
+            return;
+        }
+        let range = slot.first_warp..slot.first_warp + slot.warps;
+        let waiting_for = self.warps[range.clone()]
+            .iter()
+            .filter(|w| w.live && !w.exit_issued)
+            .count();
+        if slot.arrived >= waiting_for {
+            for w in range {
+                self.warps[w].at_barrier = false;
+                self.sync_masks(w);
+            }
+            self.tbs[tb].arrived = 0;
+        }
+    }
+
+    pub(super) fn retire(&mut self) {
+        let mut i = 0;
+        while i < self.exiting.len() {
+            let w = self.exiting[i];
+            let in_lsu = self.lsu.as_ref().is_some_and(|op| op.warp == w);
+            if self.warps[w].loads > 0 || self.warps[w].stores > 0 || in_lsu {
+                i += 1;
+                continue;
+            }
+            self.exiting.swap_remove(i);
+            self.warps[w].live = false;
+            self.sync_masks(w);
+            self.exit[w % self.schedulers] |= 1 << (w / self.schedulers);
+            let tb = self.warps[w].tb;
+            let slot = &mut self.tbs[tb];
+            slot.left -= 1;
+            if slot.left == 0 {
+                slot.active = false;
+                slot.insts = BlockInsts::default();
+                self.resident -= 1;
+                self.counts.blocks += 1;
+            } else {
+                self.check_barrier(tb);
+            }
+        }
+    }
+
+    /// Describes every live warp that has not finished, with what it waits on (deadlock
+    /// reports).
+    pub fn describe_stuck(&self, now: u64, out: &mut Vec<String>) {
+        for (w, warp) in self.warps.iter().enumerate() {
+            if !warp.live {
+                continue;
+            }
+            let tb = &self.tbs[warp.tb];
+            let stream = &tb.insts.warps[warp.index];
+            let pc = stream
+                .get(warp.next_issue as usize)
+                .map(|i| format!("{:#06x}", i.pc))
+                .unwrap_or_else(|| "end".into());
+            let why = if warp.exit_issued {
+                format!(
+                    "exit: {} load(s) and {} store(s) still in flight",
+                    warp.loads, warp.stores
+                )
+            } else if warp.at_barrier {
+                format!("barrier: {} of {} warps arrived", tb.arrived, tb.warps)
+            } else if warp.imiss {
+                "instruction-cache miss in flight".into()
+            } else if let Some(inst) = self.head(w, now) {
+                let regs: Vec<String> = tb.insts.regs[inst.reg_start as usize
+                    ..inst.reg_start as usize + inst.ndst as usize + inst.nsrc as usize]
+                    .iter()
+                    .filter(|&&r| r != RZ && warp.reg_ready[r as usize] > now)
+                    .map(|r| {
+                        if warp.reg_ready[*r as usize] == u64::MAX {
+                            format!("R{r} (load in flight)")
+                        } else {
+                            format!("R{r}")
+                        }
+                    })
+                    .collect();
+                if !regs.is_empty() {
+                    format!("scoreboard: {}", regs.join(", "))
+                } else if self.free_units(now) & unit_bit(inst.class) == 0 {
+                    format!("{:?} unit busy", inst.class)
+                } else {
+                    "nothing: ready, but the warp arbiter does not grant it".into()
+                }
+            } else {
+                "empty instruction buffer".into()
+            };
+            out.push(format!(
+                "sm {} warp {w} (block {}, warp {} of it): pc {pc}, waits on {why}",
+                self.id, tb.insts.id, warp.index
+            ));
+        }
+    }
+}
