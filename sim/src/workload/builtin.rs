@@ -215,13 +215,7 @@ impl KernelSource for Builtin {
     }
 
     fn block(&mut self, id: u64) -> Result<BlockInsts, WorkloadError> {
-        if id >= self.info.blocks() {
-            return Err(WorkloadError::Invalid(format!(
-                "{}: no thread block {id} in a grid of {}",
-                self.info.name,
-                self.info.blocks()
-            )));
-        }
+        self.info.check_block(id)?;
         let block = id as u32;
         let total_threads = self.info.blocks() * BLOCK_THREADS as u64;
         let p = self.program();

@@ -144,6 +144,19 @@ pub struct KernelInfo {
 }
 
 impl KernelInfo {
+    /// `Ok` when `id` names a thread block of the grid (`0..blocks()`), else an error naming
+    /// the kernel.
+    pub fn check_block(&self, id: u64) -> Result<(), WorkloadError> {
+        if id < self.blocks() {
+            return Ok(());
+        }
+        Err(WorkloadError::Invalid(format!(
+            "{}: no thread block {id} in a grid of {}",
+            self.name,
+            self.blocks()
+        )))
+    }
+
     /// Threads per block.
     pub fn block_threads(&self) -> u32 {
         self.block.volume() as u32
@@ -278,6 +291,7 @@ impl KernelSource for TraceKernel {
     }
 
     fn block(&mut self, id: u64) -> Result<BlockInsts, WorkloadError> {
+        self.info.check_block(id)?;
         let missing = |k: &Self| {
             WorkloadError::Invalid(format!(
                 "{}: thread block {} of the grid {} is not in the trace",

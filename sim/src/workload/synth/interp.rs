@@ -288,13 +288,7 @@ impl KernelSource for SynthKernel {
     }
 
     fn block(&mut self, id: u64) -> Result<BlockInsts, WorkloadError> {
-        if id >= self.info.blocks() {
-            return Err(WorkloadError::Invalid(format!(
-                "{}: no thread block {id} in a grid of {}",
-                self.info.name,
-                self.info.blocks()
-            )));
-        }
+        self.info.check_block(id)?;
         run_block(&self.def, id as u32)
     }
 
