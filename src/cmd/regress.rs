@@ -235,7 +235,7 @@ pub fn run(a: RegressArgs) -> Result<ExitCode> {
             println!("{m:<32} {v:>11} {c:>12} {mm:>10} {:>14.2}", cps / 1e6);
         }
         println!(
-            "\n== GPU lockstep: gtx480; lrr/gto/two_level: Verilated warp_arbiter in all 30 schedulers; elf++: Verilated elf and newcar in all 15 SMs; Verilated tb_dispatch in every run"
+            "\n== GPU lockstep: gtx480; lrr/gto/two_level: Verilated warp_arbiter in all 30 schedulers; elf++: Verilated elf and newcar in all 15 SMs; Verilated tb_dispatch and 15 sm_alloc in every run"
         );
         println!(
             "{:<20} {:<10} {:>11} {:>10} {:>8} {:>8}",

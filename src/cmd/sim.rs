@@ -78,7 +78,7 @@ pub struct RunArgs {
     #[arg(long)]
     pub perfect_l1i: bool,
     /// Run these blocks as Verilated RTL in place of their golden models (comma-separated
-    /// names of `gpusched blocks`: warp_arbiter, elf, newcar, tb_dispatch).
+    /// names of `gpusched blocks`: warp_arbiter, elf, newcar, tb_dispatch, sm_alloc).
     #[arg(long, value_name = "BLOCKS", value_delimiter = ',')]
     pub rtl: Vec<String>,
     /// Run these blocks' golden models and RTL in lockstep, stopping at the first mismatch

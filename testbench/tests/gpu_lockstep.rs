@@ -359,3 +359,45 @@ fn a_planted_bug_in_the_thread_block_dispatcher_stops_the_gpu_with_waveforms() {
         assert_eq!(value_at(&values, "grant", 2), want, "{}", path.display());
     }
 }
+
+#[test]
+fn a_planted_bug_in_one_sm_resource_allocator_stops_the_gpu_with_waveforms() {
+    if !verilator_built() {
+        return;
+    }
+    use gpusim::blocks::sm_alloc::{self as sa, AllocOut};
+    let gpu = GpuConfig::preset("gtx480").unwrap();
+    let opts = SimOptions::default();
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = LockstepConfig {
+        window: 24,
+        mismatch_dir: dir.path().to_path_buf(),
+        vcd_dir: None,
+    };
+    let victim = Site::Sm {
+        sm: 3,
+        block: "sm_alloc",
+    };
+    // From cycle 1 SM 3's faulty golden allocator says nothing more fits.
+    let make = |replay: Option<(String, u64)>| {
+        let cfg = &cfg;
+        Override::<_, sa::Kind, _>::new(GoldenBlocks, move |site, p: &sa::Params| {
+            if site != victim {
+                return Ok(Box::new(sa::Golden::new(*p)) as SitePort<'_, sa::Kind>);
+            }
+            let buggy = Faulty::new(sa::Golden::new(*p), 1, |o: &mut AllocOut| o.room = false);
+            tbgpu::instance::<sa::Kind, _>(BlockMode::Lockstep, buggy, p, site, cfg, &replay)
+        })
+    };
+    let m = planted_mismatch(&gpu, &opts, &make);
+    assert_eq!(
+        (m.name.as_str(), m.cycle, m.port.as_str()),
+        ("sm3_sm_alloc", 1, "room")
+    );
+    assert_eq!((m.expected, m.got), (0, 1));
+    for (path, want) in [(&m.golden_vcd, 0), (&m.rtl_vcd, 1)] {
+        let path = path.as_ref().expect("waveform written");
+        let (values, _) = parse_vcd(path);
+        assert_eq!(value_at(&values, "room", 2), want, "{}", path.display());
+    }
+}

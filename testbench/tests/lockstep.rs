@@ -444,3 +444,40 @@ fn tb_dispatch_lockstep_passes_and_catches_a_planted_bug_on_a_wide_port() {
         assert!(m.rtl_vcd.is_some_and(|p| p.exists()));
     }
 }
+
+#[test]
+fn sm_alloc_lockstep_passes_and_catches_a_planted_bug() {
+    if !verilator_built() {
+        return;
+    }
+    use gpusim::block::BlockKind;
+    use gpusim::blocks::sm_alloc::{AllocOut, Golden as Alloc, Kind};
+    for preset in Kind::PRESETS {
+        let p = Kind::params("base", preset);
+        let module = format!("sm_alloc_base_{preset}");
+        let dir = tempfile::tempdir().unwrap();
+        let cfg = LockstepConfig {
+            window: 16,
+            mismatch_dir: dir.path().to_path_buf(),
+            vcd_dir: None,
+        };
+        let ok = cosim::lockstep::<Kind, _>(
+            Alloc::new(p),
+            &p,
+            &module,
+            &opts(200_000, 5, cfg.clone()),
+            &mut |_| {},
+        )
+        .unwrap();
+        assert_eq!((ok.mismatches, ok.cycles), (0, 200_000), "{module}");
+        // From cycle 3000 the golden model offers room for two whenever it offers room.
+        let buggy = Faulty::new(Alloc::new(p), 3_000, |o: &mut AllocOut| o.room2 |= o.room);
+        let r = cosim::lockstep::<Kind, _>(buggy, &p, &module, &opts(200_000, 5, cfg), &mut |_| {})
+            .unwrap();
+        let m = r.mismatch.expect("the planted bug is caught");
+        assert!(m.cycle >= 3_000 && m.port == "room2", "{m}");
+        assert_eq!((m.expected, m.got), (1, 0), "{m}");
+        assert!(m.golden_vcd.is_some_and(|p| p.exists()));
+        assert!(m.rtl_vcd.is_some_and(|p| p.exists()));
+    }
+}

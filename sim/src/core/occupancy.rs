@@ -24,6 +24,30 @@ pub struct Footprint {
     pub shmem_bytes: u32,
 }
 
+/// What one block of a [`Footprint`] takes of an SM's resources, as GPGPU-Sim counts them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Demand {
+    /// Threads, padded to whole warps.
+    pub threads: u32,
+    /// Registers: padded threads x registers per thread rounded up to a multiple of 4.
+    pub registers: u64,
+    /// Shared memory, bytes.
+    pub shmem_bytes: u32,
+}
+
+impl Footprint {
+    /// What one block takes on an SM with `warp_size`-thread warps.
+    pub fn demand(&self, warp_size: u32) -> Demand {
+        let warp = warp_size.max(1);
+        let threads = self.threads.div_ceil(warp) * warp;
+        Demand {
+            threads,
+            registers: threads as u64 * ((self.regs_per_thread as u64 + 3) & !3),
+            shmem_bytes: self.shmem_bytes,
+        }
+    }
+}
+
 /// The resource that bounds the number of resident blocks.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -67,15 +91,15 @@ pub struct DoesNotFit {
 
 /// Resident blocks of `fp` on an SM of `sm`.
 pub fn occupancy(sm: &SmConfig, fp: &Footprint) -> Result<Occupancy, DoesNotFit> {
-    let warp = sm.warp_size.max(1);
-    let padded = fp.threads.div_ceil(warp) * warp;
-    let regs = (fp.regs_per_thread + 3) & !3;
+    let demand = fp.demand(sm.warp_size);
+    let padded = demand.threads;
+    let regs = (fp.regs_per_thread as u64 + 3) & !3;
     let by_threads = sm.max_threads.checked_div(padded).unwrap_or(0);
     let by_shared_mem = sm
         .shared_mem_bytes
         .checked_div(fp.shmem_bytes)
         .unwrap_or(u32::MAX);
-    let by_registers = match (regs as u64) * (padded as u64) {
+    let by_registers = match demand.registers {
         0 => u32::MAX,
         per_block => (sm.registers as u64 / per_block) as u32,
     };
@@ -102,8 +126,7 @@ pub fn occupancy(sm: &SmConfig, fp: &Footprint) -> Result<Occupancy, DoesNotFit>
             ),
             Limiter::Registers => format!(
                 "{} registers ({padded} threads x {regs}) > {} per SM",
-                padded as u64 * regs as u64,
-                sm.registers
+                demand.registers, sm.registers
             ),
             Limiter::BlockSlots => "the SM has no thread-block slots".to_string(),
         };

@@ -3,8 +3,10 @@
 //!
 //! # One GPU cycle (core clock)
 //! 1. replies that reached the SMs are handled (L1D/L1I fills wake loads and fetches);
-//! 2. the thread-block dispatcher (the `tb_dispatch` site) sees which SMs have room for one or
-//!    two more blocks and grants `(SM, block id)` pairs; the granted blocks are taken from the
+//! 2. every SM's resource allocator (the `sm_alloc` site) takes the blocks the SM made resident
+//!    and released in the previous cycle and says whether one or two more fit; the
+//!    thread-block dispatcher (the `tb_dispatch` site) sees those answers and grants
+//!    `(SM, block id)` pairs; the granted blocks are taken from the
 //!    kernel by id and launch at once;
 //! 3. every SM runs its cycle (LSU, issue through its warp arbiters, fetch, retire, requests);
 //! 4. the memory system runs its cycle.
@@ -20,7 +22,7 @@ pub mod stats;
 use crate::block::BlockKind;
 use crate::blocks::tb_dispatch::{self, DispatchIn};
 use crate::blocks::warp_arbiter;
-use crate::blocks::{elf as elf_block, newcar as newcar_block};
+use crate::blocks::{elf as elf_block, newcar as newcar_block, sm_alloc};
 use crate::config::GpuConfig;
 use crate::core::occupancy::{occupancy, DoesNotFit, Footprint, Occupancy};
 use crate::policy::{Plan, WarpIssue, ELF_SLOTS};
@@ -292,10 +294,16 @@ impl<'a> Gpu<'a> {
                 .as_ref()
                 .map(|p| Slot::new(blocks, site, p))
                 .transpose()?;
+            let site = Site::Sm {
+                sm: id,
+                block: sm_alloc::Kind::NAME,
+            };
+            let alloc = Slot::new(blocks, site, &plan.sm_alloc)?;
             let blocks = SmBlocks {
                 arbiters,
                 elf,
                 newcar,
+                alloc,
             };
             sms.push(Sm::new(id, cfg, blocks, &opts));
         }
@@ -437,8 +445,9 @@ impl<'a> Gpu<'a> {
             None
         };
         let elf_points = program.as_ref().map(|p| (p.points_found, p.table.len()));
+        let demand = fp.demand(self.cfg.sm.warp_size);
         for sm in &mut self.sms {
-            sm.start_kernel(occ.blocks, warps_per_tb, code_base, program.clone());
+            sm.start_kernel(&demand, warps_per_tb, code_base, program.clone());
         }
         let start = self.counters();
         let start_blocks = start.blocks;
@@ -454,9 +463,10 @@ impl<'a> Gpu<'a> {
                 sm.receive(&mut self.mem, now);
             }
             let (mut room, mut room2) = (0u128, 0u128);
-            for (i, sm) in self.sms.iter().enumerate() {
-                room |= (sm.has_room(1) as u128) << i;
-                room2 |= (sm.has_room(2) as u128) << i;
+            for (i, sm) in self.sms.iter_mut().enumerate() {
+                let (one, two) = sm.room()?;
+                room |= (one as u128) << i;
+                room2 |= (two as u128) << i;
             }
             let out = self.dispatcher.step(&DispatchIn {
                 start: first,
@@ -470,6 +480,7 @@ impl<'a> Gpu<'a> {
             grants.extend(out.grants(self.sms.len()));
             // Blocks are taken in id order (a trace streams when they come in order).
             grants.sort_by_key(|&(_, id)| id);
+            let (mut taken, mut taken2) = (0u128, 0u128);
             for &(s, id) in &grants {
                 if id as u64 >= total || !granted.insert(id as u64) {
                     return Err(SimError::Protocol(format!(
@@ -481,11 +492,19 @@ impl<'a> Gpu<'a> {
                         }
                     )));
                 }
-                if !self.sms[s].has_room(1) {
+                // The first grant to an SM needs `room`, a second one `room2`.
+                let fits = if taken >> s & 1 == 0 {
+                    room
+                } else {
+                    room2 & !taken2
+                };
+                if fits >> s & 1 == 0 {
                     return Err(SimError::Protocol(format!(
-                        "tb_dispatch: granted thread block {id} to SM {s}, which has no room, at cycle {now}"
+                        "tb_dispatch: granted thread block {id} to SM {s}, which has no room for it, at cycle {now}"
                     )));
                 }
+                taken2 |= taken & 1 << s;
+                taken |= 1 << s;
                 let block = kernel.block(id as u64)?;
                 self.sms[s].launch(block);
                 issued_blocks += 1;

@@ -1,8 +1,8 @@
 //! The sites where the GPU model holds its hardware blocks, and where the blocks come from.
 //!
 //! A site is one place in the GPU where a block sits: the warp issue of a scheduler (warp
-//! arbiter) or of an SM (ELF), the LSU queue of an SM (NewCAR), the thread-block dispatch of
-//! the GPU. The GPU asks a [`Provider`] for the block of each site once, when it is built, and
+//! arbiter) or of an SM (ELF), the LSU queue of an SM (NewCAR), the resource allocator of an
+//! SM (`sm_alloc`), the thread-block dispatch of the GPU. The GPU asks a [`Provider`] for the block of each site once, when it is built, and
 //! then talks to it through its ports only ([`Port`]), every cycle. So the golden model, the
 //! Verilated RTL or a lockstep pair of both can sit at any site (`gpusched sim --rtl` /
 //! `--lockstep`); which block goes to which site is the policy's choice ([`crate::policy`]).
@@ -37,7 +37,8 @@ pub enum Site {
         /// Scheduler index within the SM.
         scheduler: usize,
     },
-    /// A per-SM site (`sm<i>_<block>`): the warp issue of the whole SM (ELF), its LSU queue.
+    /// A per-SM site (`sm<i>_<block>`): the warp issue of the whole SM (ELF), its LSU queue,
+    /// its resource allocator.
     Sm {
         /// SM index.
         sm: usize,

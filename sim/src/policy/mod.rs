@@ -8,9 +8,10 @@
 //! | warp issue | SM | `elf` (both schedulers' issue select and the fetch order) |
 //! | LSU queue | SM | `newcar` (with `--newcar`) |
 //! | thread-block dispatch | GPU | `tb_dispatch` (LRR, BCS) |
+//! | resource allocation | SM | `sm_alloc` (GPGPU-Sim's occupancy rule) |
 
 use crate::block::BlockKind;
-use crate::blocks::{elf, newcar, tb_dispatch, warp_arbiter};
+use crate::blocks::{elf, newcar, sm_alloc, tb_dispatch, warp_arbiter};
 use crate::config::GpuConfig;
 use crate::gpu::{SimError, SimOptions};
 
@@ -37,6 +38,8 @@ pub struct Plan {
     pub lsu_queue: Option<newcar::Params>,
     /// Thread-block dispatch.
     pub tb_dispatch: tb_dispatch::Params,
+    /// Each SM's resource allocator.
+    pub sm_alloc: sm_alloc::Params,
 }
 
 impl Plan {
@@ -50,6 +53,7 @@ impl Plan {
             },
             lsu_queue: opts.newcar.then(|| newcar_params(cfg)).transpose()?,
             tb_dispatch: tb_dispatch_params(cfg, opts.tb_sched)?,
+            sm_alloc: sm_alloc_params(cfg),
         })
     }
 
@@ -63,6 +67,7 @@ impl Plan {
             v.push(newcar::Kind::NAME);
         }
         v.push(tb_dispatch::Kind::NAME);
+        v.push(sm_alloc::Kind::NAME);
         v
     }
 }
@@ -133,4 +138,14 @@ pub fn tb_dispatch_params(
         )));
     }
     Ok(tb_dispatch::Params::new(policy, sms))
+}
+
+/// The resource allocator's parameters for `cfg`: its SM's capacities.
+pub fn sm_alloc_params(cfg: &GpuConfig) -> sm_alloc::Params {
+    sm_alloc::Params {
+        threads: cfg.sm.max_threads,
+        registers: cfg.sm.registers,
+        shared_mem: cfg.sm.shared_mem_bytes,
+        blocks: cfg.sm.max_blocks,
+    }
 }

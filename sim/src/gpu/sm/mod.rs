@@ -57,9 +57,11 @@ use super::sites::Slot;
 use super::stats::{SmCounts, StallCounts};
 use super::{SimError, SimOptions};
 use crate::block::low_bits;
+use crate::blocks::sm_alloc::{self, AllocIn};
 use crate::blocks::warp_arbiter::{self, ArbiterIn};
 use crate::blocks::{elf as elf_block, newcar as newcar_block};
 use crate::config::GpuConfig;
+use crate::core::occupancy::Demand;
 use crate::mem::cache::SetIndex;
 use crate::mem::coalescer::coalesce;
 use crate::mem::data_cache::{DataCache, Outcome};
@@ -92,6 +94,8 @@ pub struct SmBlocks<'a> {
     pub elf: Option<Slot<'a, elf_block::Kind>>,
     /// The NewCAR queue (`--newcar`).
     pub newcar: Option<Slot<'a, newcar_block::Kind>>,
+    /// The resource allocator.
+    pub alloc: Slot<'a, sm_alloc::Kind>,
 }
 
 /// Latencies and widths the SM needs, from the configuration.
@@ -148,9 +152,15 @@ pub struct Sm<'a> {
     /// Per scheduler: the warp has an instruction in its i-buffer.
     head_mask: Vec<u64>,
     timing: Timing,
-    /// Resident blocks of the running kernel, and how many may be.
+    /// The resource allocator (room for more blocks).
+    alloc: Slot<'a, sm_alloc::Kind>,
+    /// What one block of the running kernel takes: threads, registers, shared memory, 1 slot.
+    need: [u32; 4],
+    /// Resources of the blocks made resident and released since the allocator's last step.
+    allocated: [u32; 4],
+    released: [u32; 4],
+    /// Resident blocks.
     resident: u32,
-    occupancy: u32,
     warps_per_tb: usize,
     code_base: u64,
     /// Counters of this SM.
@@ -186,6 +196,7 @@ impl<'a> Sm<'a> {
                     warps: 0,
                     left: 0,
                     arrived: 0,
+                    takes: [0; 4],
                 })
                 .collect(),
             schedulers,
@@ -227,8 +238,11 @@ impl<'a> Sm<'a> {
                 fetch: sm.fetch_width.min(sm.ibuffer_entries).max(1),
                 banks: sm.shared_mem_banks,
             },
+            alloc: blocks.alloc,
+            need: [0, 0, 0, 1],
+            allocated: [0; 4],
+            released: [0; 4],
             resident: 0,
-            occupancy: 0,
             warps_per_tb: 1,
             code_base: CODE_BASE,
             counts: SmCounts::default(),
@@ -236,17 +250,19 @@ impl<'a> Sm<'a> {
         }
     }
 
-    /// Prepares for a kernel: at most `occupancy` resident blocks of `warps_per_tb` warps, code
-    /// at `code_base`; with ELF, `program` is written into the program-point table first (one
-    /// slot per cycle; no block launches meanwhile).
+    /// Prepares for a kernel whose blocks take `demand` each (the kernel fits: its registers
+    /// are at most the SM's) and have `warps_per_tb` warps, code at `code_base`; with ELF,
+    /// `program` is written into the program-point table first (one slot per cycle; no block
+    /// launches meanwhile).
     pub fn start_kernel(
         &mut self,
-        occupancy: u32,
+        demand: &Demand,
         warps_per_tb: usize,
         code_base: u64,
         program: Option<Arc<elf::ElfProgram>>,
     ) {
-        self.occupancy = occupancy;
+        let registers = u32::try_from(demand.registers).expect("a kernel that fits the SM");
+        self.need = [demand.threads, registers, demand.shmem_bytes, 1];
         self.warps_per_tb = warps_per_tb.max(1);
         self.code_base = code_base;
         if let (Some(e), Some(p)) = (&mut self.elf, program) {
@@ -254,9 +270,30 @@ impl<'a> Sm<'a> {
         }
     }
 
-    /// Room for `n` more blocks of the running kernel.
-    pub fn has_room(&self, n: u32) -> bool {
-        self.resident + n <= self.occupancy && self.elf.as_ref().is_none_or(|e| e.loaded())
+    /// Steps the resource allocator with the blocks made resident and released since its
+    /// last step (once per core cycle, before the dispatcher): room for one more block of the
+    /// running kernel, and for two. With ELF, no room while its program table loads.
+    pub fn room(&mut self) -> Result<(bool, bool), SimError> {
+        let (a, r, n) = (
+            std::mem::take(&mut self.allocated),
+            std::mem::take(&mut self.released),
+            self.need,
+        );
+        let out = self.alloc.step(&AllocIn {
+            need_threads: n[0],
+            need_regs: n[1],
+            need_smem: n[2],
+            alloc_threads: a[0],
+            alloc_regs: a[1],
+            alloc_smem: a[2],
+            alloc_blocks: a[3],
+            free_threads: r[0],
+            free_regs: r[1],
+            free_smem: r[2],
+            free_blocks: r[3],
+        })?;
+        let ready = self.elf.as_ref().is_none_or(|e| e.loaded());
+        Ok((out.room && ready, out.room2 && ready))
     }
 
     /// No resident block.

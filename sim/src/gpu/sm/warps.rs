@@ -75,6 +75,15 @@ pub(super) struct TbSlot {
     pub(super) left: usize,
     /// Warps waiting at the barrier.
     pub(super) arrived: usize,
+    /// Its resources (threads, registers, shared memory, 1 slot), released when it completes.
+    pub(super) takes: [u32; 4],
+}
+
+/// `into += what`, per resource (the allocator's ports count modulo their widths).
+fn add(into: &mut [u32; 4], what: [u32; 4]) {
+    for (i, w) in into.iter_mut().zip(what) {
+        *i = i.wrapping_add(w);
+    }
 }
 
 impl Sm<'_> {
@@ -126,11 +135,14 @@ impl Sm<'_> {
             warps: n,
             left: n,
             arrived: 0,
+            takes: self.need,
         };
         self.resident += 1;
+        add(&mut self.allocated, self.need);
         if n == 0 {
             self.tbs[slot].active = false;
             self.resident -= 1;
+            add(&mut self.released, self.need);
             self.counts.blocks += 1;
         }
     }
@@ -229,6 +241,8 @@ impl Sm<'_> {
             if slot.left == 0 {
                 slot.active = false;
                 slot.insts = BlockInsts::default();
+                let takes = slot.takes;
+                add(&mut self.released, takes);
                 self.resident -= 1;
                 self.counts.blocks += 1;
             } else {
