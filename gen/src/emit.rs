@@ -370,7 +370,11 @@ mod tests {
             })
             .collect();
         assert_eq!(names, want);
-        for m in ["warp_arbiter_gto_fermi", "elf_base_fermi", "tb_dispatch_bcs_titanv"] {
+        for m in [
+            "warp_arbiter_gto_fermi",
+            "elf_base_fermi",
+            "tb_dispatch_bcs_titanv",
+        ] {
             assert!(names.contains(&m), "{m}");
         }
         for (m, (file, text)) in g.manifest.modules.iter().zip(&g.files) {

@@ -381,8 +381,8 @@ fn elf_lockstep_passes_and_catches_a_planted_bug() {
         assert_eq!((ok.mismatches, ok.cycles), (0, cycles), "{module}");
         // Scheduler 1's priority output off by one from cycle 2000 on.
         let buggy = Faulty::new(El::new(p), 2_000, |o: &mut el::ElfOut| {
-            if o.grant1_valid {
-                o.prio1 ^= 1;
+            if o.grant_valid[1] {
+                o.prio[1] ^= 1;
             }
         });
         let r = cosim::lockstep::<gpusim::blocks::elf::Kind, _>(
@@ -394,7 +394,7 @@ fn elf_lockstep_passes_and_catches_a_planted_bug() {
         )
         .unwrap();
         let m = r.mismatch.expect("the planted bug is caught");
-        assert!(m.cycle >= 2_000 && m.port == "prio1", "{m}");
+        assert!(m.cycle >= 2_000 && m.port == "prio_1", "{m}");
         assert!(m.rtl_vcd.is_some_and(|p| p.exists()));
     }
 }

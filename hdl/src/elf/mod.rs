@@ -8,6 +8,11 @@
 //! matrices are kept per scheduler. Issue select compares every pair of eligible warps by
 //! `(WPT, not greedy, age)`: `S x S` comparators per scheduler, as the GTO arbiter's age
 //! matrix does for age alone.
+//!
+//! The per-scheduler ports are arrays (`ready_0`, `ready_1`, ... in the Verilog) as in the
+//! golden model, whose `schedulers` parameter sizes them; this RTL serves the presets' two
+//! schedulers (its internals are written per scheduler), and a preset with another count
+//! needs the RTL generalized first (the primitives rebuild).
 
 mod calc;
 
@@ -51,38 +56,24 @@ pub struct Elf<
     pub launch_pc: Signal<In, Bits<32>>,
     /// Warps exiting this cycle.
     pub exit: Signal<In, Bits<N>>,
-    /// Scheduler 0's issuable warps.
-    pub ready0: Signal<In, Bits<S>>,
-    /// Scheduler 1's issuable warps.
-    pub ready1: Signal<In, Bits<S>>,
-    /// Update the WPT entry of scheduler 0's previous grant.
-    pub upd0_valid: Signal<In, Bit>,
-    /// Recalculate it (else decrement).
-    pub upd0_trig: Signal<In, Bit>,
-    /// Its next PC.
-    pub upd0_pc: Signal<In, Bits<32>>,
-    /// Update the WPT entry of scheduler 1's previous grant.
-    pub upd1_valid: Signal<In, Bit>,
-    /// Recalculate it (else decrement).
-    pub upd1_trig: Signal<In, Bit>,
-    /// Its next PC.
-    pub upd1_pc: Signal<In, Bits<32>>,
+    /// Per scheduler: its issuable warps (`ready_0`, `ready_1` in the Verilog).
+    pub ready: [Signal<In, Bits<S>>; 2],
+    /// Per scheduler: update the WPT entry of its previous grant.
+    pub upd_valid: [Signal<In, Bit>; 2],
+    /// Per scheduler: recalculate it (else decrement).
+    pub upd_trig: [Signal<In, Bit>; 2],
+    /// Per scheduler: its next PC.
+    pub upd_pc: [Signal<In, Bits<32>>; 2],
     /// Warps that want a fetch.
     pub fetch_elig: Signal<In, Bits<N>>,
     /// The scheduler leading the fetch interleave.
     pub fetch_lead: Signal<In, Bit>,
-    /// Scheduler 0 grants.
-    pub grant0_valid: Signal<Out, Bit>,
-    /// Scheduler 0's granted warp.
-    pub grant0_warp: Signal<Out, Bits<SB>>,
-    /// Its WPT value.
-    pub prio0: Signal<Out, Bits<8>>,
-    /// Scheduler 1 grants.
-    pub grant1_valid: Signal<Out, Bit>,
-    /// Scheduler 1's granted warp.
-    pub grant1_warp: Signal<Out, Bits<SB>>,
-    /// Its WPT value.
-    pub prio1: Signal<Out, Bits<8>>,
+    /// Per scheduler: it grants a warp.
+    pub grant_valid: [Signal<Out, Bit>; 2],
+    /// Per scheduler: the granted warp (local id).
+    pub grant_warp: [Signal<Out, Bits<SB>>; 2],
+    /// Per scheduler: its WPT value.
+    pub prio: [Signal<Out, Bits<8>>; 2],
     /// A warp is fetched.
     pub fetch_valid: Signal<Out, Bit>,
     /// The fetched warp (global id).
@@ -175,22 +166,15 @@ impl<
             launch: Default::default(),
             launch_pc: Default::default(),
             exit: Default::default(),
-            ready0: Default::default(),
-            ready1: Default::default(),
-            upd0_valid: Default::default(),
-            upd0_trig: Default::default(),
-            upd0_pc: Default::default(),
-            upd1_valid: Default::default(),
-            upd1_trig: Default::default(),
-            upd1_pc: Default::default(),
+            ready: array_init::array_init(|_| Default::default()),
+            upd_valid: array_init::array_init(|_| Default::default()),
+            upd_trig: array_init::array_init(|_| Default::default()),
+            upd_pc: array_init::array_init(|_| Default::default()),
             fetch_elig: Default::default(),
             fetch_lead: Default::default(),
-            grant0_valid: Default::default(),
-            grant0_warp: Default::default(),
-            prio0: Default::default(),
-            grant1_valid: Default::default(),
-            grant1_warp: Default::default(),
-            prio1: Default::default(),
+            grant_valid: array_init::array_init(|_| Default::default()),
+            grant_warp: array_init::array_init(|_| Default::default()),
+            prio: array_init::array_init(|_| Default::default()),
             fetch_valid: Default::default(),
             fetch_warp: Default::default(),
             calc_u0: Default::default(),
@@ -302,8 +286,8 @@ impl<
             self.older1[i].d.next = self.older1[i].q.val();
         }
         // The calculators read the table as it is during the cycle.
-        self.calc_u0.pc.next = self.upd0_pc.val();
-        self.calc_u1.pc.next = self.upd1_pc.val();
+        self.calc_u0.pc.next = self.upd_pc[0].val();
+        self.calc_u1.pc.next = self.upd_pc[1].val();
         self.calc_l.pc.next = self.launch_pc.val();
         self.calc_u0.tv.next = self.tv.q.val();
         self.calc_u1.tv.next = self.tv.q.val();
@@ -339,8 +323,8 @@ impl<
             }
         }
         // Issue select: warp i wins when it beats every other eligible warp.
-        self.elig0.next = self.ready0.val() & self.live0.q.val();
-        self.elig1.next = self.ready1.val() & self.live1.q.val();
+        self.elig0.next = self.ready[0].val() & self.live0.q.val();
+        self.elig1.next = self.ready[1].val() & self.live1.q.val();
         self.greedy0.next = self.zero_s.val();
         self.greedy1.next = self.zero_s.val();
         for i in 0..S {
@@ -461,19 +445,19 @@ impl<
         } else {
             self.fetch_warp.next = self.fsel1.val();
         }
-        self.grant0_valid.next = self.win0.val().any();
-        self.grant0_warp.next = self.sel0.val();
-        self.prio0.next = self.selp0.val();
-        self.grant1_valid.next = self.win1.val().any();
-        self.grant1_warp.next = self.sel1.val();
-        self.prio1.next = self.selp1.val();
+        self.grant_valid[0].next = self.win0.val().any();
+        self.grant_warp[0].next = self.sel0.val();
+        self.prio[0].next = self.selp0.val();
+        self.grant_valid[1].next = self.win1.val().any();
+        self.grant_warp[1].next = self.sel1.val();
+        self.prio[1].next = self.selp1.val();
         // WPT updates of the previous grants, then launches.
         for i in 0..S {
-            if self.upd0_valid.val()
+            if self.upd_valid[0].val()
                 & self.pend0_valid.q.val()
                 & (self.pend0.q.val() == self.ids[i].val())
             {
-                if self.upd0_trig.val() {
+                if self.upd_trig[0].val() {
                     self.wpt0[i].d.next = self.calc_u0.prio.val();
                 } else if (self.wpt0[i].q.val() != self.max8.val())
                     & (self.wpt0[i].q.val() != self.zero8.val())
@@ -481,11 +465,11 @@ impl<
                     self.wpt0[i].d.next = self.wpt0[i].q.val() - self.one8.val();
                 }
             }
-            if self.upd1_valid.val()
+            if self.upd_valid[1].val()
                 & self.pend1_valid.q.val()
                 & (self.pend1.q.val() == self.ids[i].val())
             {
-                if self.upd1_trig.val() {
+                if self.upd_trig[1].val() {
                     self.wpt1[i].d.next = self.calc_u1.prio.val();
                 } else if (self.wpt1[i].q.val() != self.max8.val())
                     & (self.wpt1[i].q.val() != self.zero8.val())

@@ -24,31 +24,30 @@ macro_rules! ports {
         u.launch.next = i.launch.to_bits();
         u.launch_pc.next = (i.launch_pc as u64).to_bits();
         u.exit.next = i.exit.to_bits();
-        u.ready0.next = i.ready0.to_bits();
-        u.ready1.next = i.ready1.to_bits();
-        u.upd0_valid.next = i.upd0_valid;
-        u.upd0_trig.next = i.upd0_trig;
-        u.upd0_pc.next = (i.upd0_pc as u64).to_bits();
-        u.upd1_valid.next = i.upd1_valid;
-        u.upd1_trig.next = i.upd1_trig;
-        u.upd1_pc.next = (i.upd1_pc as u64).to_bits();
+        for k in 0..2 {
+            u.ready[k].next = i.ready[k].to_bits();
+            u.upd_valid[k].next = i.upd_valid[k];
+            u.upd_trig[k].next = i.upd_trig[k];
+            u.upd_pc[k].next = (i.upd_pc[k] as u64).to_bits();
+        }
         u.fetch_elig.next = i.fetch_elig.to_bits();
-        u.fetch_lead.next = i.fetch_lead;
+        u.fetch_lead.next = i.fetch_lead & 1 == 1;
     }};
 }
 
 macro_rules! outs {
     ($u:expr) => {{
         let u = $u;
+        let mut o = ElfOut::default();
+        for k in 0..2 {
+            o.grant_valid[k] = u.grant_valid[k].val();
+            o.grant_warp[k] = u.grant_warp[k].val().to_u64() as u8;
+            o.prio[k] = u.prio[k].val().to_u64() as u8;
+        }
         ElfOut {
-            grant0_valid: u.grant0_valid.val(),
-            grant0_warp: u.grant0_warp.val().to_u64() as u8,
-            prio0: u.prio0.val().to_u64() as u8,
-            grant1_valid: u.grant1_valid.val(),
-            grant1_warp: u.grant1_warp.val().to_u64() as u8,
-            prio1: u.prio1.val().to_u64() as u8,
             fetch_valid: u.fetch_valid.val(),
             fetch_warp: u.fetch_warp.val().to_u64() as u8,
+            ..o
         }
     }};
 }
@@ -98,9 +97,9 @@ fn a_planted_golden_bug_is_caught() {
         3,
         20_000,
         |mut o: ElfOut| {
-            o.prio0 = o.prio0.saturating_add(1);
+            o.prio[0] = o.prio[0].saturating_add(1);
             o
         }
     );
-    assert!(r.is_some_and(|(_, g, r)| g.prio0 != r.prio0));
+    assert!(r.is_some_and(|(_, g, r)| g.prio[0] != r.prio[0]));
 }

@@ -468,15 +468,37 @@ fn the_prefetch_threshold_gates_next_line_prefetches() {
 }
 
 #[test]
-fn elf_needs_two_schedulers() {
+fn elf_serves_any_scheduler_count_up_to_its_port_arrays() {
+    // Four schedulers of 12 warps: ELF with an empty table is paired GTO (SCH-4), and with its
+    // tables it runs every suite kernel to completion.
     let mut cfg = gtx480();
     cfg.sm.schedulers = 4;
-    let opts = SimOptions {
+    let elf = SimOptions {
         elf: true,
+        elf_fetch: false,
         ..Default::default()
     };
-    let e = Gpu::golden(&cfg, opts).err().unwrap();
-    assert!(e.to_string().contains("ELF needs 2 warp schedulers"), "{e}");
+    let gto = SimOptions {
+        paired_issue: true,
+        ..Default::default()
+    };
+    for (name, open) in suite_and_traces("small") {
+        let a = run_on(&cfg, &mut HideCode(open()), elf.clone());
+        let b = run_on(&cfg, &mut *open(), gto.clone());
+        assert_eq!(counters_json(&a), counters_json(&b), "{name}");
+        let c = run_on(&cfg, &mut *open(), SimOptions::elf_plus_plus());
+        assert_eq!(
+            c.counters.thread_instructions, b.counters.thread_instructions,
+            "{name}"
+        );
+    }
+    // More schedulers than the block's port arrays hold: refused, saying why.
+    cfg.sm.schedulers = 8;
+    let e = Gpu::golden(&cfg, elf).err().unwrap();
+    assert!(
+        e.to_string().contains("ELF needs 1 to 4 warp schedulers"),
+        "{e}"
+    );
 }
 
 #[test]

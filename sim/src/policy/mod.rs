@@ -5,7 +5,7 @@
 //! | site | per | blocks |
 //! |---|---|---|
 //! | warp issue | scheduler | `warp_arbiter` (LRR, GTO, two-level) |
-//! | warp issue | SM | `elf` (both schedulers' issue select and the fetch order) |
+//! | warp issue | SM | `elf` (every scheduler's issue select and the fetch order) |
 //! | LSU queue | SM | `newcar` (with `--newcar`) |
 //! | thread-block dispatch | GPU | `tb_dispatch` (LRR, BCS) |
 //! | resource allocation | SM | `sm_alloc` (GPGPU-Sim's occupancy rule) |
@@ -25,7 +25,7 @@ pub const ELF_SLOTS: usize = 32;
 pub enum WarpIssue {
     /// One warp arbiter per scheduler.
     Arbiters(warp_arbiter::Params),
-    /// One ELF block per SM, granting for both schedulers.
+    /// One ELF block per SM, granting for every scheduler.
     Elf(elf::Params),
 }
 
@@ -91,18 +91,22 @@ pub fn arbiter_params(
     .map_err(|e| SimError::Config(format!("warp arbiter of `{}`: {e}", cfg.name)))
 }
 
-/// The ELF block's parameters for `cfg` (two schedulers, at most 64 warps per SM,
+/// The ELF block's parameters for `cfg` (its schedulers, at most
+/// [`elf::MAX_SCHEDULERS`]; at most 64 warps per SM, a multiple of the schedulers;
 /// [`ELF_SLOTS`] program points).
 pub fn elf_params(cfg: &GpuConfig) -> Result<elf::Params, SimError> {
-    let (warps, scheds) = (cfg.sm.max_warps as usize, cfg.sm.schedulers);
-    if scheds != 2 || warps > 64 || warps % 2 != 0 {
+    let (warps, scheds) = (cfg.sm.max_warps as usize, cfg.sm.schedulers as usize);
+    if !(1..=elf::MAX_SCHEDULERS).contains(&scheds) || warps > 64 || warps % scheds != 0 {
         return Err(SimError::Config(format!(
-            "ELF needs 2 warp schedulers and at most 64 warps per SM; `{}` has {scheds} and {warps}",
+            "ELF needs 1 to {} warp schedulers and at most 64 warps per SM, a multiple of the \
+             schedulers; `{}` has {scheds} and {warps}",
+            elf::MAX_SCHEDULERS,
             cfg.name
         )));
     }
     Ok(elf::Params {
         warps,
+        schedulers: scheds,
         slots: ELF_SLOTS,
         ..elf::Params::preset(elf::Preset::Fermi)
     })

@@ -1,7 +1,7 @@
 //! ELF (seed 003 ch. III; `shared/spec/elf.md` §1.5-§1.8): the program-point table, the
 //! priority calculator (comparators + priority encoder + distance/score arithmetic), the warp
-//! priority table (WPT) and the issue select of the SM's two warp schedulers. Golden model
-//! (the RTL and its catalog entry come next).
+//! priority table (WPT) and the issue select of the SM's warp schedulers (`schedulers`, 2 in
+//! both presets). Golden model; the RTL is `gpusched_hdl::elf`.
 //!
 //! # Ports and cycle semantics (Mealy outputs, state updated at the rising edge)
 //! * **Table write port** (`tw_*`), used at kernel launch only: `tw_clear` invalidates every
@@ -11,19 +11,22 @@
 //! * **Launch/exit** (`launch`, `exit`: one bit per warp of the SM): a launched warp becomes
 //!   live, gets the next age and `WPT = calc(launch_pc)`; an exiting warp stops being
 //!   live.
-//! * **Issue select**, per scheduler `s` (warp `w` belongs to scheduler `w % 2`, local index
-//!   `w / 2`): among `ready_s & live`, the warp with the smallest key
-//!   `(WPT[w], w != last_issued[s], age[w])` is granted (`grant_s_*`), and becomes
-//!   `last_issued[s]` (spec §1.8, A-11). `prio_s` is its WPT value.
+//! * Per-scheduler ports are arrays with one element per scheduler (`ready_0`, `ready_1`, ...;
+//!   `block.rs` gives the flattening rule).
+//! * **Issue select**, per scheduler `s` of `S` (warp `w` belongs to scheduler `w % S`, local
+//!   index `w / S`): among `ready[s] & live`, the warp with the smallest key
+//!   `(WPT[w], w != last_issued[s], age[w])` is granted (`grant_valid[s]`, `grant_warp[s]`),
+//!   and becomes `last_issued[s]` (spec §1.8, A-11). `prio[s]` is its WPT value.
 //! * **Fetch select** (spec §1.9 [REC], A-10): among `fetch_elig & live`, each scheduler's
 //!   warp with the smallest key (the same keys as the issue select, before this cycle's
-//!   grants) and its rank, the number of live warps of that scheduler with a smaller key;
-//!   scheduler `fetch_lead`'s warp is fetched when its rank is not larger than the other's
-//!   (`fetch_valid`, `fetch_warp`: global id). This is the first eligible warp of the
-//!   interleave of the two key orders, the leading scheduler first.
-//! * **WPT update** (`upd_s_*`): the SM reports, in the cycle after a grant of scheduler `s`,
-//!   what the granted instruction did: `upd_s_valid`, `upd_s_trig` (a program-point load was
-//!   issued, or a branch whose direction equals its recalculation bit) and `upd_s_pc` (the
+//!   grants) and its rank `r_s`, the number of live warps of that scheduler with a smaller key;
+//!   the warp fetched (`fetch_valid`, `fetch_warp`: global id) is the one with the smallest
+//!   interleave position `r_s * S + (s - fetch_lead) mod S`: the first eligible warp of the
+//!   interleave of the schedulers' key orders, scheduler `fetch_lead` first (with two
+//!   schedulers: the leader's warp unless the other's rank is smaller).
+//! * **WPT update** (`upd_*[s]`): the SM reports, in the cycle after a grant of scheduler `s`,
+//!   what the granted instruction did: `upd_valid[s]`, `upd_trig[s]` (a program-point load was
+//!   issued, or a branch whose direction equals its recalculation bit) and `upd_pc[s]` (the
 //!   warp's next PC). At the edge: `WPT[w] = trig ? calc(upd_pc) : (WPT[w] == 255 ? 255 :
 //!   max(WPT[w] - 1, 0))` (spec §1.7 with the sticky sentinel of A-21).
 //!
@@ -42,6 +45,9 @@ pub mod stimulus;
 
 use crate::block::{clog2, low_bits, Block, Inspect, PortSpec};
 use crate::port_bundle;
+
+/// Most warp schedulers an ELF block serves (length of the per-scheduler port arrays).
+pub const MAX_SCHEDULERS: usize = 4;
 
 /// Largest priority (8-bit): saturation and "no load ahead".
 pub const MAX_PRIO: u8 = 255;
@@ -138,8 +144,10 @@ pub enum Preset {
 /// Block parameters.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Params {
-    /// Warps per SM (even, 2..=64): two schedulers of `warps / 2`.
+    /// Warps per SM (2..=64, a multiple of `schedulers`).
     pub warps: usize,
+    /// Warp schedulers (1..=[`MAX_SCHEDULERS`]); warp `w` belongs to scheduler `w % schedulers`.
+    pub schedulers: usize,
     /// Program-point slots (1..=64).
     pub slots: usize,
     /// PC bits per instruction step (3: 8-byte instructions).
@@ -157,6 +165,7 @@ impl Params {
         };
         Self {
             warps,
+            schedulers: 2,
             slots,
             inst_shift: 3,
             merge_ge: true,
@@ -165,13 +174,13 @@ impl Params {
 
     /// Warps per scheduler.
     pub fn per_sched(&self) -> usize {
-        self.warps / 2
+        self.warps / self.schedulers
     }
 }
 
 port_bundle! {
     /// Inputs of one cycle. Masks over all warps are `warps` bits; per-scheduler masks and
-    /// warp ids are local (`w / 2`).
+    /// warp ids are local (`w / schedulers`).
     pub struct ElfIn for Params {
         /// Invalidate every table slot (kernel launch), before `tw_en`'s write.
         pub tw_clear: bool = |_p| 1,
@@ -193,44 +202,30 @@ port_bundle! {
         pub launch_pc: u32 = |_p| 32,
         /// Warps that exit this cycle.
         pub exit: u64 = |p| p.warps,
-        /// Scheduler 0's issuable warps (local ids).
-        pub ready0: u64 = |p| p.per_sched(),
-        /// Scheduler 1's issuable warps (local ids).
-        pub ready1: u64 = |p| p.per_sched(),
-        /// Scheduler 0's previous grant: update its WPT entry.
-        pub upd0_valid: bool = |_p| 1,
-        /// Recalculate (else decrement).
-        pub upd0_trig: bool = |_p| 1,
-        /// The warp's next PC.
-        pub upd0_pc: u32 = |_p| 32,
-        /// Scheduler 1's previous grant: update its WPT entry.
-        pub upd1_valid: bool = |_p| 1,
-        /// Recalculate (else decrement).
-        pub upd1_trig: bool = |_p| 1,
-        /// The warp's next PC.
-        pub upd1_pc: u32 = |_p| 32,
+        /// Per scheduler: its issuable warps (local ids).
+        pub ready: [u64; MAX_SCHEDULERS] = |p| (p.schedulers, p.per_sched()),
+        /// Per scheduler: its previous grant reports back (update that warp's WPT entry).
+        pub upd_valid: [bool; MAX_SCHEDULERS] = |p| (p.schedulers, 1),
+        /// Per scheduler: recalculate (else decrement).
+        pub upd_trig: [bool; MAX_SCHEDULERS] = |p| (p.schedulers, 1),
+        /// Per scheduler: the warp's next PC.
+        pub upd_pc: [u32; MAX_SCHEDULERS] = |p| (p.schedulers, 32),
         /// Warps that want an instruction fetch (bit `w`: global warp `w`).
         pub fetch_elig: u64 = |p| p.warps,
-        /// The scheduler whose order leads the fetch interleave this cycle (0 or 1).
-        pub fetch_lead: bool = |_p| 1,
+        /// The scheduler whose order leads the fetch interleave this cycle.
+        pub fetch_lead: u8 = |p| clog2(p.schedulers),
     }
 }
 
 port_bundle! {
     /// Outputs of one cycle.
     pub struct ElfOut for Params {
-        /// Scheduler 0 grants a warp.
-        pub grant0_valid: bool = |_p| 1,
-        /// Scheduler 0's granted warp (local id).
-        pub grant0_warp: u8 = |p| clog2(p.per_sched()),
-        /// Its WPT value.
-        pub prio0: u8 = |_p| 8,
-        /// Scheduler 1 grants a warp.
-        pub grant1_valid: bool = |_p| 1,
-        /// Scheduler 1's granted warp (local id).
-        pub grant1_warp: u8 = |p| clog2(p.per_sched()),
-        /// Its WPT value.
-        pub prio1: u8 = |_p| 8,
+        /// Per scheduler: it grants a warp.
+        pub grant_valid: [bool; MAX_SCHEDULERS] = |p| (p.schedulers, 1),
+        /// Per scheduler: the granted warp (local id).
+        pub grant_warp: [u8; MAX_SCHEDULERS] = |p| (p.schedulers, clog2(p.per_sched())),
+        /// Per scheduler: the granted warp's WPT value.
+        pub prio: [u8; MAX_SCHEDULERS] = |p| (p.schedulers, 8),
         /// A fetch-eligible live warp exists: fetch for `fetch_warp`.
         pub fetch_valid: bool = |_p| 1,
         /// The warp to fetch for (global id).
@@ -249,9 +244,11 @@ pub struct Golden {
     age: Vec<u64>,
     next_age: u64,
     /// Last granted warp (global id) per scheduler.
-    last: [Option<usize>; 2],
-    /// The warp granted in the previous cycle per scheduler (the target of `upd_s_*`).
-    pending: [Option<usize>; 2],
+    last: [Option<usize>; MAX_SCHEDULERS],
+    /// The warp granted in the previous cycle per scheduler (the target of `upd_*[s]`).
+    pending: [Option<usize>; MAX_SCHEDULERS],
+    /// Per scheduler: the global-id mask of its warps (`w % schedulers == s`).
+    sched_masks: [u64; MAX_SCHEDULERS],
     /// Calculator invocations (spec WPT-6).
     pub calcs: u64,
 }
@@ -259,8 +256,14 @@ pub struct Golden {
 impl Golden {
     /// A block in its reset state.
     pub fn new(params: Params) -> Self {
-        assert!(params.warps.is_multiple_of(2) && (2..=64).contains(&params.warps));
+        let sch = params.schedulers;
+        assert!((1..=MAX_SCHEDULERS).contains(&sch), "1..={MAX_SCHEDULERS} schedulers");
+        assert!(params.warps.is_multiple_of(sch) && (sch..=64).contains(&params.warps));
         assert!((1..=64).contains(&params.slots));
+        let mut sched_masks = [0u64; MAX_SCHEDULERS];
+        for w in 0..params.warps {
+            sched_masks[w % sch] |= 1 << w;
+        }
         let mut g = Self {
             params,
             table: vec![PpEntry::default(); params.slots],
@@ -268,8 +271,9 @@ impl Golden {
             live: 0,
             age: vec![0; params.warps],
             next_age: 0,
-            last: [None; 2],
-            pending: [None; 2],
+            last: [None; MAX_SCHEDULERS],
+            pending: [None; MAX_SCHEDULERS],
+            sched_masks,
             calcs: 0,
         };
         g.reset();
@@ -302,14 +306,15 @@ impl Golden {
         .prio
     }
 
-    /// Warp `w`'s issue key in its scheduler `w % 2` (smaller wins, spec §1.8).
+    /// Warp `w`'s issue key in its scheduler `w % schedulers` (smaller wins, spec §1.8).
     fn key(&self, w: usize) -> (u8, bool, u64, usize) {
-        (self.wpt[w], self.last[w % 2] != Some(w), self.age[w], w)
+        let s = w % self.params.schedulers;
+        (self.wpt[w], self.last[s] != Some(w), self.age[w], w)
     }
 
-    /// Global-id mask of scheduler `s`'s warps (`w % 2 == s`).
+    /// Global-id mask of scheduler `s`'s warps.
     fn sched_mask(&self, s: usize) -> u64 {
-        (0x5555_5555_5555_5555u64 << s) & low_bits(self.params.warps)
+        self.sched_masks[s]
     }
 
     /// The live warp of scheduler `s` among `warps` (global mask) with the smallest key.
@@ -328,18 +333,21 @@ impl Golden {
     }
 
     fn select(&self, s: usize, ready: u64) -> Option<usize> {
+        let sch = self.params.schedulers;
         let mut global = 0u64;
         for local in 0..self.params.per_sched() {
-            global |= (ready >> local & 1) << (2 * local + s);
+            global |= (ready >> local & 1) << (sch * local + s);
         }
         self.best(s, global)
     }
 
     /// Fetch select (spec §1.9 [REC], rank form): each scheduler's best fetch-eligible warp
-    /// and its rank (live warps of that scheduler with a smaller key); the leading
-    /// scheduler's warp wins ties. Equal to the first eligible warp of the interleave
-    /// `lead[0], other[0], lead[1], ...` of the two key orders (F-1).
+    /// and its rank `r` (live warps of that scheduler with a smaller key); the warp with the
+    /// smallest interleave position `r * S + (s - lead) mod S` wins. Equal to the first
+    /// eligible warp of the interleave `lead[0], (lead+1)[0], ..., lead[1], ...` of the
+    /// schedulers' key orders (F-1).
     fn fetch_select(&self, elig: u64, lead: usize) -> Option<usize> {
+        let sch = self.params.schedulers;
         let pick = |s: usize| {
             self.best(s, elig).map(|b| {
                 let kb = self.key(b);
@@ -353,10 +361,13 @@ impl Golden {
                 (rank, b)
             })
         };
-        match (pick(lead), pick(1 - lead)) {
-            (Some((rl, l)), Some((ro, o))) => Some(if rl <= ro { l } else { o }),
-            (l, o) => l.or(o).map(|x| x.1),
-        }
+        (0..sch)
+            .filter_map(|k| {
+                let s = (lead + k) % sch;
+                pick(s).map(|(rank, w)| (rank * sch + k, w))
+            })
+            .min()
+            .map(|(_, w)| w)
     }
 }
 
@@ -370,36 +381,37 @@ impl Block for Golden {
         self.live = 0;
         self.age.fill(0);
         self.next_age = 0;
-        self.last = [None; 2];
-        self.pending = [None; 2];
+        self.last = [None; MAX_SCHEDULERS];
+        self.pending = [None; MAX_SCHEDULERS];
         self.calcs = 0;
     }
 
     fn step(&mut self, inp: &ElfIn) -> ElfOut {
-        let grants = [self.select(0, inp.ready0), self.select(1, inp.ready1)];
+        let sch = self.params.schedulers;
+        let mut grants = [None; MAX_SCHEDULERS];
+        for (s, g) in grants.iter_mut().enumerate().take(sch) {
+            *g = self.select(s, inp.ready[s]);
+        }
+        // The lead is taken modulo the schedulers (a port of clog2(S) bits may exceed S - 1).
         let fetch = self.fetch_select(
             inp.fetch_elig & low_bits(self.params.warps),
-            inp.fetch_lead as usize,
+            inp.fetch_lead as usize % sch,
         );
-        let out = ElfOut {
+        let mut out = ElfOut {
             fetch_valid: fetch.is_some(),
             fetch_warp: fetch.unwrap_or(0) as u8,
-            grant0_valid: grants[0].is_some(),
-            grant0_warp: grants[0].map_or(0, |w| (w / 2) as u8),
-            prio0: grants[0].map_or(0, |w| self.wpt[w]),
-            grant1_valid: grants[1].is_some(),
-            grant1_warp: grants[1].map_or(0, |w| (w / 2) as u8),
-            prio1: grants[1].map_or(0, |w| self.wpt[w]),
+            ..Default::default()
         };
+        for (s, g) in grants.iter().enumerate().take(sch) {
+            out.grant_valid[s] = g.is_some();
+            out.grant_warp[s] = g.map_or(0, |w| (w / sch) as u8);
+            out.prio[s] = g.map_or(0, |w| self.wpt[w]);
+        }
         // Edge. WPT updates and launches read the table as it was during the cycle.
-        let upd = [
-            (inp.upd0_valid, inp.upd0_trig, inp.upd0_pc),
-            (inp.upd1_valid, inp.upd1_trig, inp.upd1_pc),
-        ];
-        for (s, (valid, trig, pc)) in upd.into_iter().enumerate() {
-            if let (true, Some(w)) = (valid, self.pending[s]) {
-                self.wpt[w] = if trig {
-                    self.lookup(pc)
+        for s in 0..sch {
+            if let (true, Some(w)) = (inp.upd_valid[s], self.pending[s]) {
+                self.wpt[w] = if inp.upd_trig[s] {
+                    self.lookup(inp.upd_pc[s])
                 } else if self.wpt[w] == MAX_PRIO {
                     MAX_PRIO
                 } else {
@@ -417,7 +429,7 @@ impl Block for Golden {
             self.next_age += 1;
         }
         self.live = (self.live & !(inp.exit & wmask)) | (inp.launch & wmask);
-        for (s, g) in grants.into_iter().enumerate() {
+        for (s, g) in grants.into_iter().enumerate().take(sch) {
             if g.is_some() {
                 self.last[s] = g;
             }
@@ -487,14 +499,18 @@ impl crate::block::BlockKind for Kind {
     fn manifest_params(p: &Params) -> Vec<(&'static str, u64)> {
         vec![
             ("warps", p.warps as u64),
+            ("schedulers", p.schedulers as u64),
             ("slots", p.slots as u64),
             ("inst_shift", p.inst_shift as u64),
         ]
     }
     fn busy(out: &ElfOut) -> bool {
-        out.grant0_valid || out.grant1_valid
+        out.grant_valid.iter().any(|&g| g)
     }
     fn describe(p: &Params) -> String {
-        format!("{} warps, {} program points", p.warps, p.slots)
+        format!(
+            "{} warps, {} schedulers, {} program points",
+            p.warps, p.schedulers, p.slots
+        )
     }
 }

@@ -5,7 +5,7 @@
 //! table's), and a random set of warps asks for a fetch. About one cycle in 64 is unconstrained. Deterministic for a seed.
 
 use super::{ElfIn, ElfOut, Params};
-use crate::block::low_bits;
+use crate::block::{clog2, low_bits};
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 
@@ -66,6 +66,9 @@ impl crate::block::Stimulus<ElfIn, ElfOut> for Stimulus {
         let p = self.params;
         let all = low_bits(p.warps);
         let per = low_bits(p.per_sched());
+        let sch = p.schedulers;
+        // All ones for a scheduler the block has, zero for the unused array elements.
+        let sched = |s: usize| if s < sch { u64::MAX } else { 0 };
         if self.until_rewrite == 0 && self.writing.is_empty() {
             self.new_table();
         }
@@ -95,16 +98,12 @@ impl crate::block::Stimulus<ElfIn, ElfOut> for Stimulus {
                 launch: self.rng.gen::<u64>() & all,
                 launch_pc: self.rng.gen_range(0..span) & !7,
                 exit: self.rng.gen::<u64>() & all,
-                ready0: self.rng.gen::<u64>() & per,
-                ready1: self.rng.gen::<u64>() & per,
-                upd0_valid: self.rng.gen(),
-                upd0_trig: self.rng.gen(),
-                upd0_pc: self.rng.gen(),
-                upd1_valid: self.rng.gen(),
-                upd1_trig: self.rng.gen(),
-                upd1_pc: self.rng.gen(),
+                ready: std::array::from_fn(|s| self.rng.gen::<u64>() & per & sched(s)),
+                upd_valid: std::array::from_fn(|s| self.rng.gen::<bool>() & (s < sch)),
+                upd_trig: std::array::from_fn(|s| self.rng.gen::<bool>() & (s < sch)),
+                upd_pc: std::array::from_fn(|s| self.rng.gen::<u32>() & sched(s) as u32),
                 fetch_elig: self.rng.gen::<u64>() & all,
-                fetch_lead: self.rng.gen(),
+                fetch_lead: self.rng.gen::<u8>() & low_bits(clog2(sch) as usize) as u8,
                 ..Default::default()
             };
         }
@@ -119,24 +118,20 @@ impl crate::block::Stimulus<ElfIn, ElfOut> for Stimulus {
             0
         };
         self.live = (self.live & !exit) | launch;
-        let (g0, g1) = prev.map_or((false, false), |o| (o.grant0_valid, o.grant1_valid));
-        let mut pc = || self.rng.gen_range(0..span) & !7;
-        let (pc0, pc1, lpc) = (pc(), pc(), pc());
-        ElfIn {
+        let mut inp = ElfIn {
             launch,
-            launch_pc: lpc,
             exit,
-            ready0: self.rng.gen::<u64>() & per,
-            ready1: self.rng.gen::<u64>() & per,
-            upd0_valid: g0,
-            upd0_trig: self.rng.gen_ratio(1, 3),
-            upd0_pc: pc0,
-            upd1_valid: g1,
-            upd1_trig: self.rng.gen_ratio(1, 3),
-            upd1_pc: pc1,
-            fetch_elig: self.rng.gen::<u64>() & self.rng.gen::<u64>() & all,
-            fetch_lead: self.rng.gen(),
             ..Default::default()
+        };
+        for s in 0..sch {
+            inp.ready[s] = self.rng.gen::<u64>() & per;
+            inp.upd_valid[s] = prev.is_some_and(|o| o.grant_valid[s]);
+            inp.upd_trig[s] = self.rng.gen_ratio(1, 3);
+            inp.upd_pc[s] = self.rng.gen_range(0..span) & !7;
         }
+        inp.launch_pc = self.rng.gen_range(0..span) & !7;
+        inp.fetch_elig = self.rng.gen::<u64>() & self.rng.gen::<u64>() & all;
+        inp.fetch_lead = self.rng.gen_range(0..sch) as u8;
+        inp
     }
 }

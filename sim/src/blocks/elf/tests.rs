@@ -6,6 +6,13 @@ use proptest::prelude::*;
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 
+/// A per-scheduler port with `v` for scheduler 0 and nothing for the others.
+fn at0<T: Default + Copy>(v: T) -> [T; MAX_SCHEDULERS] {
+    let mut a = [T::default(); MAX_SCHEDULERS];
+    a[0] = v;
+    a
+}
+
 fn entry(pc: u32, branch: bool, score: u8) -> PpEntry {
     PpEntry {
         valid: true,
@@ -178,29 +185,29 @@ fn wpt_updates_follow_the_rules() {
     let calcs = g.calcs;
     // Cycle 1: warp 0 (scheduler 0, local 0) granted; cycle 2: its update is a decrement.
     let o = g.step(&ElfIn {
-        ready0: 1,
+        ready: at0(1),
         ..Default::default()
     });
-    assert!(o.grant0_valid && o.grant0_warp == 0 && o.prio0 == 5);
+    assert!(o.grant_valid[0] && o.grant_warp[0] == 0 && o.prio[0] == 5);
     g.step(&ElfIn {
-        ready0: 1,
-        upd0_valid: true,
-        upd0_pc: 8,
+        ready: at0(1),
+        upd_valid: at0(true),
+        upd_pc: at0(8),
         ..Default::default()
     });
     assert_eq!(g.wpt(0), 4, "WPT-1: decrement");
     // The next update recalculates at pc 48 (past the only load): 255, then stays 255.
     g.step(&ElfIn {
-        ready0: 1,
-        upd0_valid: true,
-        upd0_trig: true,
-        upd0_pc: 48,
+        ready: at0(1),
+        upd_valid: at0(true),
+        upd_trig: at0(true),
+        upd_pc: at0(48),
         ..Default::default()
     });
     assert_eq!(g.wpt(0), 255, "WPT-2");
     g.step(&ElfIn {
-        upd0_valid: true,
-        upd0_pc: 56,
+        upd_valid: at0(true),
+        upd_pc: at0(56),
         ..Default::default()
     });
     assert_eq!(g.wpt(0), 255, "sticky 255 (A-21)");
@@ -218,46 +225,50 @@ fn issue_picks_the_lowest_priority_then_the_greedy_warp_then_the_oldest() {
         ..Default::default()
     });
     let o = g.step(&ElfIn {
-        ready0: 0b110,
+        ready: at0(0b110),
         ..Default::default()
     });
-    assert_eq!(o.grant0_warp, 1, "equal priority: the oldest ready");
+    assert_eq!(o.grant_warp[0], 1, "equal priority: the oldest ready");
     // Local 1 decremented to 4 (update for that grant), so it stays ahead.
     let o = g.step(&ElfIn {
-        ready0: 0b111,
-        upd0_valid: true,
-        upd0_pc: 8,
+        ready: at0(0b111),
+        upd_valid: at0(true),
+        upd_pc: at0(8),
         ..Default::default()
     });
-    assert_eq!(o.grant0_warp, 1, "greedy");
+    assert_eq!(o.grant_warp[0], 1, "greedy");
     // Local 1 recalculates to 255 after its load: local 0 (older, prio 5) wins next.
     g.step(&ElfIn {
-        ready0: 0b111,
-        upd0_valid: true,
-        upd0_trig: true,
-        upd0_pc: 48,
+        ready: at0(0b111),
+        upd_valid: at0(true),
+        upd_trig: at0(true),
+        upd_pc: at0(48),
         ..Default::default()
     });
     let o = g.step(&ElfIn {
-        ready0: 0b111,
+        ready: at0(0b111),
         ..Default::default()
     });
-    assert_eq!((o.grant0_warp, o.prio0), (0, 5));
+    assert_eq!((o.grant_warp[0], o.prio[0]), (0, 5));
 }
 
 #[test]
 fn with_an_empty_table_elf_issues_exactly_as_gto() {
-    // SCH-4 on random stimulus: both schedulers against two golden GTO arbiters.
-    for preset in [Preset::Fermi, Preset::Proto] {
-        let p = Params::preset(preset);
-        let per = p.per_sched();
+    // SCH-4 on random stimulus: every scheduler against a golden GTO arbiter, with the
+    // presets' two schedulers and with four.
+    for (preset, schedulers) in [(Preset::Fermi, 2), (Preset::Proto, 2), (Preset::Fermi, 4)] {
+        let p = Params {
+            schedulers,
+            ..Params::preset(preset)
+        };
+        let (n, per) = (p.schedulers, p.per_sched());
         let mut elf = Golden::new(p);
         let gp = wa::Params::new(wa::Policy::Gto, per, 1).unwrap();
-        let mut gto = [wa::Golden::new(gp), wa::Golden::new(gp)];
+        let mut gto = vec![wa::Golden::new(gp); n];
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(7);
         let mut live = 0u64;
-        let mut prev = [None::<u8>; 2];
-        for cycle in 0..200_000u64 {
+        let mut prev = [None::<u8>; MAX_SCHEDULERS];
+        for cycle in 0..100_000u64 {
             let all = low_bits(p.warps);
             let launch = if rng.gen_ratio(1, 20) {
                 rng.gen::<u64>() & all & !live
@@ -269,65 +280,59 @@ fn with_an_empty_table_elf_issues_exactly_as_gto() {
             } else {
                 0
             };
-            let ready = [
-                rng.gen::<u64>() & low_bits(per),
-                rng.gen::<u64>() & low_bits(per),
-            ];
-            let o = elf.step(&ElfIn {
+            let mut inp = ElfIn {
                 launch,
                 launch_pc: 0,
                 exit,
-                ready0: ready[0],
-                ready1: ready[1],
-                upd0_valid: prev[0].is_some(),
-                upd0_trig: rng.gen(),
-                upd0_pc: 8 * rng.gen_range(0..100),
-                upd1_valid: prev[1].is_some(),
-                upd1_trig: rng.gen(),
-                upd1_pc: 8 * rng.gen_range(0..100),
                 ..Default::default()
-            });
-            let got = [
-                o.grant0_valid.then_some(o.grant0_warp),
-                o.grant1_valid.then_some(o.grant1_warp),
-            ];
-            for s in 0..2 {
+            };
+            for s in 0..n {
+                inp.ready[s] = rng.gen::<u64>() & low_bits(per);
+                inp.upd_valid[s] = prev[s].is_some();
+                inp.upd_trig[s] = rng.gen();
+                inp.upd_pc[s] = 8 * rng.gen_range(0..100);
+            }
+            let o = elf.step(&inp);
+            for s in 0..n {
+                let got = o.grant_valid[s].then_some(o.grant_warp[s]);
                 let local =
-                    |m: u64| (0..per).fold(0u64, |acc, l| acc | (m >> (2 * l + s) & 1) << l);
+                    |m: u64| (0..per).fold(0u64, |acc, l| acc | (m >> (n * l + s) & 1) << l);
                 let g = gto[s].step(&wa::ArbiterIn {
-                    ready: ready[s],
+                    ready: inp.ready[s],
                     launch: local(launch),
                     exit: local(exit),
                     long_stall: 0,
                 });
                 assert_eq!(
-                    got[s],
+                    got,
                     g.grant_valid.then_some(g.grant_warp),
-                    "{preset:?} scheduler {s} cycle {cycle}"
+                    "{preset:?} x{n} scheduler {s} cycle {cycle}"
                 );
+                prev[s] = got;
             }
-            prev = got;
             live = (live & !exit) | launch;
         }
     }
 }
 
-/// The fetch warp of spec §1.9 computed literally: both schedulers' live warps sorted by
+/// The fetch warp of spec §1.9 computed literally: every scheduler's live warps sorted by
 /// `(WPT, not last issued, age)`, interleaved from the leading scheduler, the first eligible.
 fn interleaved_fetch(g: &Golden, elig: u64, lead: usize) -> Option<usize> {
+    let n = g.params.schedulers;
     let order = |s: usize| {
         let mut v: Vec<usize> = (0..g.params.per_sched())
-            .map(|l| 2 * l + s)
+            .map(|l| n * l + s)
             .filter(|&w| g.live >> w & 1 == 1)
             .collect();
         v.sort_by_key(|&w| (g.wpt[w], g.last[s] != Some(w), g.age[w]));
         v
     };
-    let (a, b) = (order(lead), order(1 - lead));
+    let orders: Vec<Vec<usize>> = (0..n).map(|k| order((lead + k) % n)).collect();
     let mut unified = vec![];
-    for i in 0..a.len().max(b.len()) {
-        unified.extend(a.get(i));
-        unified.extend(b.get(i));
+    for i in 0..g.params.per_sched() {
+        for o in &orders {
+            unified.extend(o.get(i));
+        }
     }
     unified.into_iter().find(|&w| elig >> w & 1 == 1)
 }
@@ -335,28 +340,34 @@ fn interleaved_fetch(g: &Golden, elig: u64, lead: usize) -> Option<usize> {
 #[test]
 fn fetch_select_is_the_first_eligible_warp_of_the_interleaved_orders() {
     // F-1 (rank form == interleave) and F-3 (rank tie: the leading scheduler) on the random
-    // stimulus, which rewrites tables, launches, exits and updates priorities.
-    for preset in [Preset::Fermi, Preset::Proto] {
-        let p = Params::preset(preset);
+    // stimulus, which rewrites tables, launches, exits and updates priorities; with the
+    // presets' two schedulers and with four.
+    for (preset, schedulers) in [(Preset::Fermi, 2), (Preset::Proto, 2), (Preset::Fermi, 4)] {
+        let p = Params {
+            schedulers,
+            ..Params::preset(preset)
+        };
         let mut g = Golden::new(p);
         let mut stim = super::stimulus::Stimulus::new(p, 11);
         let mut prev = None;
         let (mut fetched, mut lead_ties) = (0, 0);
         for cycle in 0..100_000 {
             let inp = stim.next(prev.as_ref());
-            let want = interleaved_fetch(&g, inp.fetch_elig, inp.fetch_lead as usize);
+            let lead = inp.fetch_lead as usize % schedulers;
+            let want = interleaved_fetch(&g, inp.fetch_elig, lead);
             let before = g.clone();
             let o = g.step(&inp);
             assert_eq!(
                 o.fetch_valid.then_some(o.fetch_warp as usize),
                 want,
-                "{preset:?} cycle {cycle}"
+                "{preset:?} x{schedulers} cycle {cycle}"
             );
             if let Some(w) = want {
                 fetched += 1;
-                let lead = inp.fetch_lead as usize;
-                let other = before.best(1 - lead, inp.fetch_elig);
-                if w % 2 == lead && other.is_some() {
+                let others = (0..schedulers).filter(|&s| s != lead);
+                if w % schedulers == lead
+                    && others.clone().any(|s| before.best(s, inp.fetch_elig).is_some())
+                {
                     lead_ties += 1;
                 }
             }

@@ -6,8 +6,9 @@
 //! else decrement; spec §1.7) and the fetch-eligible warps; it returns both grants and the warp
 //! to fetch for.
 
-use super::Sm;
+use super::{Sm, MAX_SCHEDULERS};
 use crate::analysis::elf::{code_of, compile, Kind, Params as CompilerParams};
+use crate::blocks::elf as elf_block;
 use crate::blocks::elf::Kind as ElfKind;
 use crate::blocks::elf::{table_writes, ElfIn, ElfOut, PpEntry};
 use crate::gpu::sites::Slot;
@@ -95,7 +96,7 @@ pub struct ElfUnit<'a> {
     table_loaded: bool,
     program: Arc<ElfProgram>,
     /// Per scheduler: the update for last cycle's grant (recalculate, next PC).
-    upd: [Option<(bool, u32)>; 2],
+    upd: [Option<(bool, u32)>; elf_block::MAX_SCHEDULERS],
     /// Start PC of the warps launched this cycle (their bits are the SM's per-scheduler
     /// launch masks, as for the arbiters).
     launch_pc: u32,
@@ -113,7 +114,7 @@ impl<'a> ElfUnit<'a> {
             writes: VecDeque::new(),
             table_loaded: false,
             program: Arc::new(ElfProgram::default()),
-            upd: [None; 2],
+            upd: [None; elf_block::MAX_SCHEDULERS],
             launch_pc: 0,
             fetch,
             fetch_choice: None,
@@ -144,20 +145,27 @@ impl<'a> ElfUnit<'a> {
 }
 
 impl Sm<'_> {
-    /// Steps the ELF block with both schedulers' ready masks (`lead`: the leading scheduler, also
-    /// the fetch interleave's); returns both grants (local ids).
+    /// Steps the ELF block with every scheduler's ready mask (`lead`: the leading scheduler,
+    /// also the fetch interleave's); returns every scheduler's grant (local ids).
     pub(super) fn step_elf(
         &mut self,
         ready: &[u64],
         lead: usize,
-    ) -> Result<[Option<usize>; 2], SimError> {
-        // The per-scheduler launch/exit masks (local bit `l` of scheduler `s`: warp `2l + s`)
-        // as the block's masks over all warps.
+    ) -> Result<[Option<usize>; MAX_SCHEDULERS], SimError> {
+        let n = self.schedulers;
+        // The per-scheduler launch/exit masks (local bit `l` of scheduler `s`: warp
+        // `n l + s`) as the block's masks over all warps.
         let spread = |m: &mut [u64]| -> u64 {
-            let (m0, m1) = (std::mem::take(&mut m[0]), std::mem::take(&mut m[1]));
-            (0..32).fold(0, |g, l| {
-                g | (m0 >> l & 1) << (2 * l) | (m1 >> l & 1) << (2 * l + 1)
-            })
+            let mut g = 0;
+            for (s, m) in m.iter_mut().enumerate() {
+                let mut local = std::mem::take(m);
+                while local != 0 {
+                    let l = local.trailing_zeros() as usize;
+                    local &= local - 1;
+                    g |= 1 << (n * l + s);
+                }
+            }
+            g
         };
         let (launch, exit) = (spread(&mut self.launch), spread(&mut self.exit));
         let fetchable = self.fetchable;
@@ -166,24 +174,23 @@ impl Sm<'_> {
         inp.launch = launch;
         inp.launch_pc = e.launch_pc;
         inp.exit = exit;
-        inp.ready0 = ready[0];
-        inp.ready1 = ready[1];
-        if let Some((trig, pc)) = e.upd[0].take() {
-            (inp.upd0_valid, inp.upd0_trig, inp.upd0_pc) = (true, trig, pc);
-        }
-        if let Some((trig, pc)) = e.upd[1].take() {
-            (inp.upd1_valid, inp.upd1_trig, inp.upd1_pc) = (true, trig, pc);
+        inp.ready[..n].copy_from_slice(&ready[..n]);
+        for s in 0..n {
+            if let Some((trig, pc)) = e.upd[s].take() {
+                (inp.upd_valid[s], inp.upd_trig[s], inp.upd_pc[s]) = (true, trig, pc);
+            }
         }
         inp.fetch_elig = if e.fetch { fetchable } else { 0 };
-        inp.fetch_lead = lead == 1;
+        inp.fetch_lead = lead as u8;
         let out: ElfOut = e.block.step(&inp)?;
         if e.fetch {
             e.fetch_choice = Some(out.fetch_valid.then_some(out.fetch_warp as usize));
         }
-        Ok([
-            out.grant0_valid.then_some(out.grant0_warp as usize),
-            out.grant1_valid.then_some(out.grant1_warp as usize),
-        ])
+        let mut grants = [None; MAX_SCHEDULERS];
+        for (s, g) in grants.iter_mut().enumerate().take(n) {
+            *g = out.grant_valid[s].then_some(out.grant_warp[s] as usize);
+        }
+        Ok(grants)
     }
 
     /// Warp `w` of scheduler `s` just issued: its WPT update goes to the block next cycle.

@@ -209,7 +209,7 @@ impl Sm<'_> {
         }
         let mut grants = [None; MAX_SCHEDULERS];
         if self.elf.is_some() {
-            grants[..2].copy_from_slice(&self.step_elf(&ready[..2], lead)?);
+            grants = self.step_elf(&ready[..n], lead)?;
         } else {
             for (s, g) in grants.iter_mut().enumerate().take(n) {
                 *g = self.step_arbiter(s, ready[s], scans[s].long_stall)?;
