@@ -338,16 +338,20 @@ fn sim_rejects_bad_input_with_clear_errors() {
             "--rr-fetch needs --warp-sched elf",
         ),
         (
+            vec!["sim", "--workload", "stream", "--elf-recalc", "always"],
+            "--elf-recalc needs --warp-sched elf",
+        ),
+        (
             vec![
                 "sim",
                 "--workload",
                 "stream",
-                "--config",
-                "titanv",
                 "--warp-sched",
                 "elf",
+                "--elf-recalc",
+                "never",
             ],
-            "ELF needs 2 warp schedulers",
+            "[possible values: literal, consistent, always]",
         ),
         (
             vec![
@@ -463,6 +467,15 @@ fn sim_runs_the_elf_configurations() {
     );
     let nc = run(&["--newcar", "--iprefetch", "8"]);
     assert_eq!(nc["policy"], "gto+newcar+iprefetch8");
+    let consistent = run(&["--warp-sched", "elf++", "--elf-recalc", "consistent"]);
+    assert_eq!(consistent["policy"], "elf++(recalc=consistent)");
+    assert_eq!(
+        consistent["thread_instructions"],
+        gto["thread_instructions"]
+    );
+    // Four schedulers per SM (Titan V): ELF serves them.
+    let titanv = run(&["--warp-sched", "elf", "--config", "titanv"]);
+    assert_eq!(titanv["thread_instructions"], gto["thread_instructions"]);
     let rr = run(&["--warp-sched", "elf", "--rr-fetch"]);
     assert_eq!(
         (rr["policy"].as_str(), rr["fetch"].as_str()),
@@ -502,6 +515,7 @@ fn repro_elf_writes_the_table_the_json_and_the_chart() {
             "iprefetch",
             "elf",
             "elf++",
+            "elf++_consistent",
             "gto_paired"
         ]
     );

@@ -7,6 +7,7 @@ use anyhow::{anyhow, bail, Result};
 use clap::Args;
 use gpusched_tb::gpu::{self as tbgpu, BlockMode, GpuRunError, Modes};
 use gpusched_tb::lockstep::LockstepConfig;
+use gpusim::analysis::elf::RecalcPolicy;
 use gpusim::blocks::{tb_dispatch, warp_arbiter};
 use gpusim::config::GpuConfig;
 use gpusim::gpu::{Progress, Report, SimError, SimOptions, DEFAULT_WATCHDOG, IPREFETCH_THRESHOLD};
@@ -61,6 +62,12 @@ pub struct RunArgs {
     /// With --warp-sched elf: keep round-robin fetch (ELF orders issue only).
     #[arg(long)]
     pub rr_fetch: bool,
+    /// With --warp-sched elf/elf++: how the compiler sets branches' recalculation bits
+    /// (literal: the thesis's rule, L508; consistent: recalculate on the path the score did
+    /// not assume; always: on every branch).
+    #[arg(long, value_name = "RULE", default_value = "literal",
+          value_parser = clap::builder::PossibleValuesParser::new(RecalcPolicy::NAMES))]
+    pub elf_recalc: String,
     /// With warp arbiters: form every scheduler's ready mask before any grant, as ELF does
     /// (default: scheduler by scheduler).
     #[arg(long)]
@@ -116,6 +123,10 @@ impl RunArgs {
         if self.rr_fetch && !elf {
             bail!("--rr-fetch needs --warp-sched elf (other policies fetch round robin)");
         }
+        let elf_recalc = RecalcPolicy::from_name(&self.elf_recalc).expect("clap checked the value");
+        if elf_recalc != RecalcPolicy::default() && !elf {
+            bail!("--elf-recalc needs --warp-sched elf or elf++");
+        }
         if self.paired_issue && elf {
             bail!("--paired-issue is for warp arbiters; ELF always issues paired");
         }
@@ -145,6 +156,7 @@ impl RunArgs {
             perfect_l1i: self.perfect_l1i,
             elf,
             elf_fetch: !self.rr_fetch,
+            elf_recalc,
             newcar: self.newcar || plus,
             iprefetch: self
                 .iprefetch

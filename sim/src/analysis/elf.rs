@@ -10,9 +10,10 @@
 //! Choices the thesis leaves open follow the spec's recommendations, each with a switch:
 //! * which branches are program points: [`PpBranches::Backward`] (default) or `All`;
 //!   an unconditional branch's fall-through is unreachable (scored `max + 1`);
-//! * the recalculation bit: [`RecalcPolicy::Consistent`] (default: bit 0, recalculate
-//!   on not-taken, for branches in or merged out of the table; bit 1 for the others),
-//!   `Literal` (the thesis text: bit 1 when the taken path is shorter) or `Always`;
+//! * the recalculation bit (A-2, revised): [`RecalcPolicy::Literal`] (default, the thesis's
+//!   L508: bit 1 when the taken path has fewer remaining instructions), `Consistent` (bit 0,
+//!   recalculate on not-taken, for branches in or merged out of the table; bit 1 for the
+//!   others) or `Always` (every branch recalculates);
 //! * Algorithm 2: the first program point, if a load, has no predecessor and is
 //!   skipped; when no pair qualifies, the branch with the largest score (ties: highest PC),
 //!   else the last load, is dropped; [`MergePolicy::Literal`] keeps line 11's in-loop
@@ -58,16 +59,42 @@ pub enum PpBranches {
     All,
 }
 
-/// How recalculation bits are set (spec A-2).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// How recalculation bits are set (spec A-2, revised: `Literal` is the default).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum RecalcPolicy {
-    /// Bit 0 (recalculate on not-taken) for branches in the final table or merged out of it,
-    /// bit 1 for every other branch.
-    Consistent,
-    /// The thesis text: bit 1 when the taken path is shorter.
+    /// The thesis text (L508): bit 1 (recalculate when taken) when the taken path has fewer
+    /// remaining instructions, else bit 0.
+    #[default]
     Literal,
-    /// Recalculate on every branch (the caller treats every branch as triggering).
+    /// Bit 0 (recalculate on not-taken) for branches in the final table or merged out of it,
+    /// bit 1 for every other branch: a decrement is exact on the path the score assumed.
+    Consistent,
+    /// Recalculate on every branch, either direction (for debugging).
     Always,
+}
+
+impl RecalcPolicy {
+    /// Names, as the command line spells them.
+    pub const NAMES: &'static [&'static str] = &["literal", "consistent", "always"];
+
+    /// The policy named `s`.
+    pub fn from_name(s: &str) -> Option<Self> {
+        match s {
+            "literal" => Some(Self::Literal),
+            "consistent" => Some(Self::Consistent),
+            "always" => Some(Self::Always),
+            _ => None,
+        }
+    }
+
+    /// Its name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Literal => "literal",
+            Self::Consistent => "consistent",
+            Self::Always => "always",
+        }
+    }
 }
 
 /// Algorithm 2's variant (spec A-4c, A-5).
@@ -101,7 +128,7 @@ impl Default for Params {
             max_pp: 32,
             max_score: 255,
             branches: PpBranches::Backward,
-            recalc: RecalcPolicy::Consistent,
+            recalc: RecalcPolicy::Literal,
             merge: MergePolicy::Literal,
         }
     }

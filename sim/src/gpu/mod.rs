@@ -19,6 +19,7 @@ pub mod sites;
 pub mod sm;
 pub mod stats;
 
+use crate::analysis::elf::RecalcPolicy;
 use crate::block::BlockKind;
 use crate::blocks::tb_dispatch::{self, DispatchIn};
 use crate::blocks::warp_arbiter;
@@ -59,10 +60,12 @@ pub struct SimOptions {
     /// Every instruction fetch hits.
     pub perfect_l1i: bool,
     /// ELF issues: one `elf` block per SM replaces the warp arbiters (`warp_sched` is then
-    /// unused; needs two schedulers per SM).
+    /// unused; at most four schedulers per SM).
     pub elf: bool,
     /// With ELF: fetch in ELF's priority order (spec §1.9); else round robin.
     pub elf_fetch: bool,
+    /// With ELF: how the compiler sets branches' recalculation bits (spec A-2).
+    pub elf_recalc: RecalcPolicy,
     /// A NewCAR queue (`newcar` block) between every LSU and its L1D.
     pub newcar: bool,
     /// I-prefetch threshold on occupied L1I + L1D MSHRs (spec §1.10; 0: no prefetch).
@@ -83,16 +86,25 @@ impl SimOptions {
     }
 
     /// Short name of the scheduling configuration: `gto`, `two_level+newcar`, `elf`, `elf++`,
-    /// `elf(rr-fetch)+iprefetch16`, `gto(paired)`...
+    /// `elf(rr-fetch)+iprefetch16`, `elf++(recalc=consistent)`, `gto(paired)`...
     pub fn label(&self) -> String {
         let mut l = if self.elf {
+            let mut notes = vec![];
             if !self.elf_fetch {
-                "elf(rr-fetch)".to_string()
-            } else if self.newcar && self.iprefetch == IPREFETCH_THRESHOLD {
-                return "elf++".into();
-            } else {
-                "elf".into()
+                notes.push("rr-fetch".to_string());
             }
+            if self.elf_recalc != RecalcPolicy::default() {
+                notes.push(format!("recalc={}", self.elf_recalc.name()));
+            }
+            let notes = if notes.is_empty() {
+                String::new()
+            } else {
+                format!("({})", notes.join(","))
+            };
+            if self.elf_fetch && self.newcar && self.iprefetch == IPREFETCH_THRESHOLD {
+                return format!("elf++{notes}");
+            }
+            format!("elf{notes}")
         } else if self.paired_issue {
             format!("{}(paired)", self.warp_sched.name())
         } else {
@@ -118,6 +130,7 @@ impl Default for SimOptions {
             perfect_l1i: false,
             elf: false,
             elf_fetch: true,
+            elf_recalc: RecalcPolicy::Literal,
             newcar: false,
             iprefetch: 0,
             paired_issue: false,
@@ -440,7 +453,11 @@ impl<'a> Gpu<'a> {
         let code_base = CODE_BASE + index as u64 * CODE_STRIDE;
         let program = if self.opts.elf {
             let code = kernel.static_code()?.unwrap_or_default();
-            Some(Arc::new(ElfProgram::compile(&code, ELF_SLOTS)))
+            Some(Arc::new(ElfProgram::compile(
+                &code,
+                ELF_SLOTS,
+                self.opts.elf_recalc,
+            )))
         } else {
             None
         };

@@ -58,15 +58,42 @@ fn worked_example_7_1_loop_kernel() {
     );
     let prio = |pc| priority(&c.table, pc, 3, 255, true);
     assert_eq!((prio(0), prio(24), prio(40), prio(72)), (1, 1, 5, 255));
-    assert!(!c.recalc[&64], "consistent: recalculate on not-taken");
-    let lit = compile(
-        &loop_kernel(),
-        &Params {
-            recalc: RecalcPolicy::Literal,
-            ..all()
-        },
+    assert!(
+        c.recalc[&64],
+        "literal (the default): the taken path is shorter, bit 1"
     );
-    assert!(lit.recalc[&64], "the thesis text sets the bit");
+}
+
+#[test]
+fn worked_example_7_1_loop_exit_under_each_recalculation_rule() {
+    // At the loop branch (pc 64) the WPT holds 2. Taken, the warp goes to pc 24 (exact value
+    // 1); not taken, to pc 72 past the last load (exact value 255). The WPT after the branch:
+    // a recalculation gives the calculator's value, a decrement gives 1.
+    for (rule, taken, not_taken) in [
+        (RecalcPolicy::Literal, 1, 1),
+        (RecalcPolicy::Consistent, 1, 255),
+        (RecalcPolicy::Always, 1, 255),
+    ] {
+        let c = compile(
+            &loop_kernel(),
+            &Params {
+                recalc: rule,
+                ..all()
+            },
+        );
+        let prio = |pc| priority(&c.table, pc, 3, 255, true);
+        assert_eq!(prio(64), 2, "{rule:?}");
+        let after = |is_taken: bool, next_pc: u64| {
+            let trig = rule == RecalcPolicy::Always || is_taken == c.recalc[&64];
+            if trig {
+                prio(next_pc)
+            } else {
+                prio(64) - 1
+            }
+        };
+        assert_eq!(after(true, 24), taken, "{rule:?} taken");
+        assert_eq!(after(false, 72), not_taken, "{rule:?} not taken");
+    }
 }
 
 #[test]
@@ -103,9 +130,17 @@ fn worked_example_7_3_branch_merge() {
     let ge = |pc| priority(&m.table, pc, 3, 255, true);
     assert_eq!((ge(8), ge(16), ge(24)), (2, 1, 0));
     assert_eq!(priority(&m.table, 24, 3, 255, false), 1);
+    let consistent = compile(
+        &k,
+        &Params {
+            max_pp: 2,
+            recalc: RecalcPolicy::Consistent,
+            ..all()
+        },
+    );
     assert!(
-        !m.recalc[&16],
-        "merged-away branches recalculate on not-taken"
+        !consistent.recalc[&16],
+        "consistent: merged-away branches recalculate on not-taken"
     );
 }
 

@@ -286,9 +286,9 @@ fn with_an_empty_table_elf_issues_exactly_as_gto() {
                 exit,
                 ..Default::default()
             };
-            for s in 0..n {
+            for (s, granted) in prev.iter().enumerate().take(n) {
                 inp.ready[s] = rng.gen::<u64>() & low_bits(per);
-                inp.upd_valid[s] = prev[s].is_some();
+                inp.upd_valid[s] = granted.is_some();
                 inp.upd_trig[s] = rng.gen();
                 inp.upd_pc[s] = 8 * rng.gen_range(0..100);
             }

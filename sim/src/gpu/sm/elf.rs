@@ -7,7 +7,7 @@
 //! to fetch for.
 
 use super::{Sm, MAX_SCHEDULERS};
-use crate::analysis::elf::{code_of, compile, Kind, Params as CompilerParams};
+use crate::analysis::elf::{code_of, compile, Kind, Params as CompilerParams, RecalcPolicy};
 use crate::blocks::elf as elf_block;
 use crate::blocks::elf::Kind as ElfKind;
 use crate::blocks::elf::{table_writes, ElfIn, ElfOut, PpEntry};
@@ -27,17 +27,20 @@ pub struct ElfProgram {
     pub table: Vec<PpEntry>,
     /// Branch PC -> (taken target PC, recalculate when taken (true) / not taken (false)).
     pub branches: HashMap<u32, (u32, bool)>,
+    /// Every branch recalculates, whatever its direction ([`RecalcPolicy::Always`]).
+    pub every_branch: bool,
     /// Program points before merging (Algorithm 1), for reports.
     pub points_found: usize,
 }
 
 impl ElfProgram {
-    /// Compiles `kernel`'s code (Algorithms 1 and 2, recalculation bits) for a table of
-    /// `slots` slots.
-    pub fn compile(kernel: &KernelCode, slots: usize) -> Self {
+    /// Compiles `kernel`'s code (Algorithms 1 and 2, recalculation bits by `recalc`) for a
+    /// table of `slots` slots.
+    pub fn compile(kernel: &KernelCode, slots: usize, recalc: RecalcPolicy) -> Self {
         let code = &code_of(kernel);
         let params = CompilerParams {
             max_pp: slots,
+            recalc,
             ..CompilerParams::default()
         };
         let c = compile(code, &params);
@@ -68,16 +71,19 @@ impl ElfProgram {
                 })
                 .collect(),
             branches,
+            every_branch: recalc == RecalcPolicy::Always,
             points_found,
         }
     }
 
     /// Whether issuing `inst`, after which its warp continues at `next_pc`, recalculates the
     /// warp's priority (spec §1.7): global and local loads always (merged-away ones too, A-9),
-    /// branches when their direction (taken: `next_pc` is the target) equals their bit.
+    /// branches when their direction (taken: `next_pc` is the target) equals their bit (every
+    /// branch with [`RecalcPolicy::Always`]).
     pub fn triggers(&self, inst: &WarpInst, next_pc: u32) -> bool {
         match inst.class {
             OpClass::LoadGlobal | OpClass::LoadLocal => true,
+            OpClass::Branch if self.every_branch => true,
             OpClass::Branch => self
                 .branches
                 .get(&inst.pc)
@@ -243,7 +249,8 @@ mod tests {
             addr: None,
         })
         .collect();
-        let p = ElfProgram::compile(&KernelCode { insts }, 32);
+        let code = KernelCode { insts };
+        let p = ElfProgram::compile(&code, 32, RecalcPolicy::Consistent);
         assert_eq!(p.table.len(), 2);
         assert_eq!(p.branches[&24], (0, false));
         assert!(p.triggers(&inst(8, OpClass::LoadGlobal), 16));
@@ -254,6 +261,27 @@ mod tests {
             p.triggers(&inst(24, OpClass::Branch), 32),
             "not taken: recalculate"
         );
-        assert!(!p.triggers(&inst(40, OpClass::Branch), 0), "unknown branch");
+        // The thesis's rule: the taken path is the shorter, so the bit is 1.
+        let lit = ElfProgram::compile(&code, 32, RecalcPolicy::Literal);
+        assert_eq!(lit.branches[&24], (0, true));
+        assert!(
+            lit.triggers(&inst(24, OpClass::Branch), 0),
+            "taken: recalculate"
+        );
+        assert!(
+            !lit.triggers(&inst(24, OpClass::Branch), 32),
+            "not taken: no"
+        );
+        let always = ElfProgram::compile(&code, 32, RecalcPolicy::Always);
+        assert!(always.triggers(&inst(24, OpClass::Branch), 0));
+        assert!(always.triggers(&inst(24, OpClass::Branch), 32));
+        assert!(
+            always.triggers(&inst(40, OpClass::Branch), 0),
+            "every branch"
+        );
+        assert!(
+            !lit.triggers(&inst(40, OpClass::Branch), 0),
+            "unknown branch"
+        );
     }
 }
