@@ -66,6 +66,8 @@ pub struct Elf<
     pub upd_pc: [Signal<In, Bits<32>>; 2],
     /// Warps that want a fetch.
     pub fetch_elig: Signal<In, Bits<N>>,
+    /// Warps that want one once granted this cycle.
+    pub fetch_on_grant: Signal<In, Bits<N>>,
     /// The scheduler leading the fetch interleave.
     pub fetch_lead: Signal<In, Bit>,
     /// Per scheduler: it grants a warp.
@@ -105,6 +107,16 @@ pub struct Elf<
     exit1: Signal<Local, Bits<S>>,
     elig0: Signal<Local, Bits<S>>,
     elig1: Signal<Local, Bits<S>>,
+    /// Per scheduler: the WPT as this cycle's selects see it (last cycle's grants updated).
+    wcur0: [Signal<Local, Bits<8>>; S],
+    wcur1: [Signal<Local, Bits<8>>; S],
+    /// Per scheduler: eligible warps launching now (not yet live); their lowest (global order)
+    /// is fetched when no live warp is eligible.
+    fresh0: Signal<Local, Bits<S>>,
+    fresh1: Signal<Local, Bits<S>>,
+    fresh_any: Signal<Local, Bits<S>>,
+    fresh_low: Signal<Local, Bits<S>>,
+    fresh_sel: Signal<Local, Bits<NB>>,
     greedy0: Signal<Local, Bits<S>>,
     greedy1: Signal<Local, Bits<S>>,
     beats0: [Signal<Local, Bits<S>>; S],
@@ -127,7 +139,9 @@ pub struct Elf<
     tv_new: Signal<Local, Bits<P>>,
     tb_new: Signal<Local, Bits<P>>,
     zero_s: Constant<Bits<S>>,
+    one_s: Constant<Bits<S>>,
     ones_s: Constant<Bits<S>>,
+    zero_nb: Constant<Bits<NB>>,
     zero_p: Constant<Bits<P>>,
     zero_sb: Constant<Bits<SB>>,
     zero8: Constant<Bits<8>>,
@@ -171,6 +185,7 @@ impl<
             upd_trig: array_init::array_init(|_| Default::default()),
             upd_pc: array_init::array_init(|_| Default::default()),
             fetch_elig: Default::default(),
+            fetch_on_grant: Default::default(),
             fetch_lead: Default::default(),
             grant_valid: array_init::array_init(|_| Default::default()),
             grant_warp: array_init::array_init(|_| Default::default()),
@@ -204,6 +219,13 @@ impl<
             exit1: Default::default(),
             elig0: Default::default(),
             elig1: Default::default(),
+            wcur0: array_init::array_init(|_| Default::default()),
+            wcur1: array_init::array_init(|_| Default::default()),
+            fresh0: Default::default(),
+            fresh1: Default::default(),
+            fresh_any: Default::default(),
+            fresh_low: Default::default(),
+            fresh_sel: Default::default(),
             greedy0: Default::default(),
             greedy1: Default::default(),
             beats0: array_init::array_init(|_| Default::default()),
@@ -226,6 +248,8 @@ impl<
             tv_new: Default::default(),
             tb_new: Default::default(),
             zero_s: constant(0),
+            one_s: constant(1),
+            zero_nb: constant(0),
             ones_s: constant(if S == 64 { u64::MAX } else { (1u64 << S) - 1 }),
             zero_p: constant(0),
             zero_sb: constant(0),
@@ -322,6 +346,35 @@ impl<
                 self.exit1.next = self.exit1.val() | self.onehots[l].val();
             }
         }
+        // Last cycle's grants report back: the WPT as this cycle's selects see it.
+        for i in 0..S {
+            self.wcur0[i].next = self.wpt0[i].q.val();
+            self.wcur1[i].next = self.wpt1[i].q.val();
+            if self.upd_valid[0].val()
+                & self.pend0_valid.q.val()
+                & (self.pend0.q.val() == self.ids[i].val())
+            {
+                if self.upd_trig[0].val() {
+                    self.wcur0[i].next = self.calc_u0.prio.val();
+                } else if (self.wpt0[i].q.val() != self.max8.val())
+                    & (self.wpt0[i].q.val() != self.zero8.val())
+                {
+                    self.wcur0[i].next = self.wpt0[i].q.val() - self.one8.val();
+                }
+            }
+            if self.upd_valid[1].val()
+                & self.pend1_valid.q.val()
+                & (self.pend1.q.val() == self.ids[i].val())
+            {
+                if self.upd_trig[1].val() {
+                    self.wcur1[i].next = self.calc_u1.prio.val();
+                } else if (self.wpt1[i].q.val() != self.max8.val())
+                    & (self.wpt1[i].q.val() != self.zero8.val())
+                {
+                    self.wcur1[i].next = self.wpt1[i].q.val() - self.one8.val();
+                }
+            }
+        }
         // Issue select: warp i wins when it beats every other eligible warp.
         self.elig0.next = self.ready[0].val() & self.live0.q.val();
         self.elig1.next = self.ready[1].val() & self.live1.q.val();
@@ -339,16 +392,16 @@ impl<
             self.beats0[i].next = self.zero_s.val();
             self.beats1[i].next = self.zero_s.val();
             for j in 0..S {
-                if (self.wpt0[i].q.val() < self.wpt0[j].q.val())
-                    | ((self.wpt0[i].q.val() == self.wpt0[j].q.val())
+                if (self.wcur0[i].val() < self.wcur0[j].val())
+                    | ((self.wcur0[i].val() == self.wcur0[j].val())
                         & ((self.greedy0.val().get_bit(i) & !self.greedy0.val().get_bit(j))
                             | ((self.greedy0.val().get_bit(i) == self.greedy0.val().get_bit(j))
                                 & self.older0[j].q.val().get_bit(i))))
                 {
                     self.beats0[i].next = self.beats0[i].val() | self.onehots[j].val();
                 }
-                if (self.wpt1[i].q.val() < self.wpt1[j].q.val())
-                    | ((self.wpt1[i].q.val() == self.wpt1[j].q.val())
+                if (self.wcur1[i].val() < self.wcur1[j].val())
+                    | ((self.wcur1[i].val() == self.wcur1[j].val())
                         & ((self.greedy1.val().get_bit(i) & !self.greedy1.val().get_bit(j))
                             | ((self.greedy1.val().get_bit(i) == self.greedy1.val().get_bit(j))
                                 & self.older1[j].q.val().get_bit(i))))
@@ -380,11 +433,11 @@ impl<
         for i in 0..S {
             if self.win0.val().get_bit(i) {
                 self.sel0.next = self.ids[i].val();
-                self.selp0.next = self.wpt0[i].q.val();
+                self.selp0.next = self.wcur0[i].val();
             }
             if self.win1.val().get_bit(i) {
                 self.sel1.next = self.ids[i].val();
-                self.selp1.next = self.wpt1[i].q.val();
+                self.selp1.next = self.wcur1[i].val();
             }
         }
         // Fetch select: each scheduler's best eligible warp (the issue comparators), its rank
@@ -396,6 +449,18 @@ impl<
                 self.felig0.next = self.felig0.val() | self.onehots[l].val();
             }
             if self.fetch_elig.val().get_bit(2 * l + 1) {
+                self.felig1.next = self.felig1.val() | self.onehots[l].val();
+            }
+        }
+        // Launching warps (not yet live) that want a fetch.
+        self.fresh0.next = self.felig0.val() & self.launch0.val() & !self.live0.q.val();
+        self.fresh1.next = self.felig1.val() & self.launch1.val() & !self.live1.q.val();
+        // Granted warps whose grant empties their i-buffer.
+        for l in 0..S {
+            if self.fetch_on_grant.val().get_bit(2 * l) & self.win0.val().get_bit(l) {
+                self.felig0.next = self.felig0.val() | self.onehots[l].val();
+            }
+            if self.fetch_on_grant.val().get_bit(2 * l + 1) & self.win1.val().get_bit(l) {
                 self.felig1.next = self.felig1.val() | self.onehots[l].val();
             }
         }
@@ -439,11 +504,30 @@ impl<
             & (!self.fwin1.val().any()
                 | (!self.fetch_lead.val() & (self.frank0.val() <= self.frank1.val()))
                 | (self.fetch_lead.val() & (self.frank0.val() < self.frank1.val())));
-        self.fetch_valid.next = self.fwin0.val().any() | self.fwin1.val().any();
+        // The lowest launching warp: the lowest local index of either scheduler (isolated as
+        // `x & (!x + 1)`), scheduler 0's first (global id 2l before 2l + 1).
+        self.fresh_any.next = self.fresh0.val() | self.fresh1.val();
+        self.fresh_low.next =
+            self.fresh_any.val() & (!self.fresh_any.val() + self.one_s.val());
+        self.fresh_sel.next = self.zero_nb.val();
+        for l in 0..S {
+            if self.fresh_low.val().get_bit(l) & self.fresh0.val().get_bit(l) {
+                self.fresh_sel.next = self.fresh_sel.val() | self.gids[2 * l].val();
+            }
+            if self.fresh_low.val().get_bit(l) & !self.fresh0.val().get_bit(l) {
+                self.fresh_sel.next = self.fresh_sel.val() | self.gids[2 * l + 1].val();
+            }
+        }
+        self.fetch_valid.next = self.fwin0.val().any()
+            | self.fwin1.val().any()
+            | self.fresh_any.val().any();
         if self.fpick0.val() {
             self.fetch_warp.next = self.fsel0.val();
         } else {
             self.fetch_warp.next = self.fsel1.val();
+        }
+        if !(self.fwin0.val().any() | self.fwin1.val().any()) {
+            self.fetch_warp.next = self.fresh_sel.val();
         }
         self.grant_valid[0].next = self.win0.val().any();
         self.grant_warp[0].next = self.sel0.val();
@@ -451,32 +535,10 @@ impl<
         self.grant_valid[1].next = self.win1.val().any();
         self.grant_warp[1].next = self.sel1.val();
         self.prio[1].next = self.selp1.val();
-        // WPT updates of the previous grants, then launches.
+        // The WPT takes this cycle's values, then launches.
         for i in 0..S {
-            if self.upd_valid[0].val()
-                & self.pend0_valid.q.val()
-                & (self.pend0.q.val() == self.ids[i].val())
-            {
-                if self.upd_trig[0].val() {
-                    self.wpt0[i].d.next = self.calc_u0.prio.val();
-                } else if (self.wpt0[i].q.val() != self.max8.val())
-                    & (self.wpt0[i].q.val() != self.zero8.val())
-                {
-                    self.wpt0[i].d.next = self.wpt0[i].q.val() - self.one8.val();
-                }
-            }
-            if self.upd_valid[1].val()
-                & self.pend1_valid.q.val()
-                & (self.pend1.q.val() == self.ids[i].val())
-            {
-                if self.upd_trig[1].val() {
-                    self.wpt1[i].d.next = self.calc_u1.prio.val();
-                } else if (self.wpt1[i].q.val() != self.max8.val())
-                    & (self.wpt1[i].q.val() != self.zero8.val())
-                {
-                    self.wpt1[i].d.next = self.wpt1[i].q.val() - self.one8.val();
-                }
-            }
+            self.wpt0[i].d.next = self.wcur0[i].val();
+            self.wpt1[i].d.next = self.wcur1[i].val();
             if self.launch0.val().get_bit(i) {
                 self.wpt0[i].d.next = self.calc_l.prio.val();
                 self.older0[i].d.next =

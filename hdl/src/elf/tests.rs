@@ -31,6 +31,7 @@ macro_rules! ports {
             u.upd_pc[k].next = (i.upd_pc[k] as u64).to_bits();
         }
         u.fetch_elig.next = i.fetch_elig.to_bits();
+        u.fetch_on_grant.next = i.fetch_on_grant.to_bits();
         u.fetch_lead.next = i.fetch_lead & 1 == 1;
     }};
 }

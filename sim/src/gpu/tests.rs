@@ -510,3 +510,65 @@ fn elf_plus_plus_runs_are_deterministic() {
         serde_json::to_string(&b).unwrap()
     );
 }
+
+/// One kernel of `blocks` blocks of `threads` threads, each running `n` independent integer
+/// instructions then exiting.
+fn straight_line(n: usize, blocks: u32, threads: u32) -> SingleKernel {
+    use crate::workload::synth::interp::SynthKernel;
+    use crate::workload::synth::ir::{Program, SynthDef};
+    let mut p = Program::new();
+    for i in 0..n {
+        p.alu(
+            crate::workload::sass::OpClass::IntAlu,
+            &[(i % 200) as u16],
+            &[],
+        );
+    }
+    p.exit();
+    SingleKernel::new(Box::new(SynthKernel::new(SynthDef {
+        name: "straight_line".into(),
+        grid: Dim3 {
+            x: blocks,
+            y: 1,
+            z: 1,
+        },
+        block: Dim3 {
+            x: threads,
+            y: 1,
+            z: 1,
+        },
+        regs_per_thread: 16,
+        shmem_bytes: 0,
+        program: p,
+    })))
+}
+
+#[test]
+fn elf_fetch_keeps_a_lone_warp_fed_as_gto_does() {
+    // Issue 18 item 1: ELF chooses the fetch among the warps its grants empty, so a warp issuing
+    // straight-line code is refilled in the cycle it issues, as round-robin fetch does.
+    let mut cycles = vec![];
+    for (warps, blocks) in [(1, 1), (2, 1), (1, 2)] {
+        let opts = |elf: bool, elf_fetch: bool| SimOptions {
+            elf,
+            elf_fetch,
+            perfect_l1i: true,
+            ..Default::default()
+        };
+        let run = |o: SimOptions| run(&mut straight_line(400, blocks, 32 * warps), o);
+        let gto = run(opts(false, true));
+        let rr = run(opts(true, false));
+        let elf = run(opts(true, true));
+        let c = |r: &Report| r.counters.cycles;
+        assert_eq!(
+            (c(&elf), c(&rr)),
+            (c(&gto), c(&gto)),
+            "{warps} warps x {blocks} blocks"
+        );
+        cycles.push(c(&gto));
+    }
+    assert!(
+        cycles[0] < 420,
+        "one warp issues about one instruction per cycle: {cycles:?}"
+    );
+}

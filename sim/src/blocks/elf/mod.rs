@@ -13,29 +13,31 @@
 //!   live.
 //! * Per-scheduler ports are arrays with one element per scheduler (`ready_0`, `ready_1`, ...;
 //!   `block.rs` gives the flattening rule).
+//! * **WPT update** (`upd_*[s]`): the SM reports, in the cycle after a grant of scheduler `s`,
+//!   what the granted instruction did: `upd_valid[s]`, `upd_trig[s]` (a program-point load was
+//!   issued, or a branch whose direction equals its recalculation bit) and `upd_pc[s]` (the
+//!   warp's next PC). The new value, `trig ? calc(upd_pc) : (WPT[w] == 255 ? 255 :
+//!   max(WPT[w] - 1, 0))` (spec §1.7 with the sticky sentinel of A-21), is what this cycle's
+//!   issue and fetch selects see (the calculator's output bypasses the WPT register) and is
+//!   written at the edge: an instruction granted at cycle `t` has its priority effect in the
+//!   select of `t + 1` (spec §1.6 [REC]), so a warp that issued its load at `t` hands over at
+//!   `t + 1` (L337). With an empty table every entry stays 255 and ELF issues exactly as GTO
+//!   (SCH-4).
 //! * **Issue select**, per scheduler `s` of `S` (warp `w` belongs to scheduler `w % S`, local
 //!   index `w / S`): among `ready[s] & live`, the warp with the smallest key
 //!   `(WPT[w], w != last_issued[s], age[w])` is granted (`grant_valid[s]`, `grant_warp[s]`),
 //!   and becomes `last_issued[s]` (spec §1.8, A-11). `prio[s]` is its WPT value.
-//! * **Fetch select** (spec §1.9 [REC], A-10): among `fetch_elig & live`, each scheduler's
-//!   warp with the smallest key (the same keys as the issue select, before this cycle's
-//!   grants) and its rank `r_s`, the number of live warps of that scheduler with a smaller key;
-//!   the warp fetched (`fetch_valid`, `fetch_warp`: global id) is the one with the smallest
-//!   interleave position `r_s * S + (s - fetch_lead) mod S`: the first eligible warp of the
-//!   interleave of the schedulers' key orders, scheduler `fetch_lead` first (with two
-//!   schedulers: the leader's warp unless the other's rank is smaller).
-//! * **WPT update** (`upd_*[s]`): the SM reports, in the cycle after a grant of scheduler `s`,
-//!   what the granted instruction did: `upd_valid[s]`, `upd_trig[s]` (a program-point load was
-//!   issued, or a branch whose direction equals its recalculation bit) and `upd_pc[s]` (the
-//!   warp's next PC). At the edge: `WPT[w] = trig ? calc(upd_pc) : (WPT[w] == 255 ? 255 :
-//!   max(WPT[w] - 1, 0))` (spec §1.7 with the sticky sentinel of A-21).
-//!
-//!   **Deviation** from spec §1.6 [REC] ("registered into the WPT, visible next cycle"): the
-//!   WPT write for an instruction granted in cycle `t` happens at the end of cycle `t + 1`
-//!   (visible at `t + 2`), because the kind and next PC of the granted instruction come from
-//!   the SM after the grant; a same-cycle update would need every warp's next PC as a port.
-//!   The issuing warp keeps the greedy tie-break meanwhile, and with an empty table every
-//!   entry stays 255, so ELF still issues exactly as GTO (SCH-4).
+//! * **Fetch select** (spec §1.9 [REC], A-10): the eligible warps are `fetch_elig` (their
+//!   i-buffer is empty) and those of `fetch_on_grant` that this cycle grants (issuing empties
+//!   their i-buffer), so the warp being issued from is refilled without a bubble (L339: fetch
+//!   follows the issue priorities). Among the eligible live warps, each scheduler's warp with
+//!   the smallest key (the keys of this cycle's select, before its grants) and its rank `r_s`,
+//!   the number of live warps of that scheduler with a smaller key; the warp fetched
+//!   (`fetch_valid`, `fetch_warp`: global id) is the one with the smallest interleave position
+//!   `r_s * S + (s - fetch_lead) mod S`: the first eligible warp of the interleave of the
+//!   schedulers' key orders, scheduler `fetch_lead` first (with two schedulers: the leader's
+//!   warp unless the other's rank is smaller). When no live warp is eligible, the lowest
+//!   eligible warp launching this cycle is fetched (a new block's first fetch is not delayed).
 //!
 //! `calc` is [`calc`]: the first valid slot with `pc_slot >= pc` (priority encoder over a sorted
 //! table); distance `d = (pc_slot - pc) >> inst_shift`; a branch gives `sat(d + score)`, a load
@@ -212,6 +214,9 @@ port_bundle! {
         pub upd_pc: [u32; MAX_SCHEDULERS] = |p| (p.schedulers, 32),
         /// Warps that want an instruction fetch (bit `w`: global warp `w`).
         pub fetch_elig: u64 = |p| p.warps,
+        /// Warps that want one once granted this cycle (the granted instruction is the last one
+        /// in their i-buffer and more are to be fetched).
+        pub fetch_on_grant: u64 = |p| p.warps,
         /// The scheduler whose order leads the fetch interleave this cycle.
         pub fetch_lead: u8 = |p| clog2(p.schedulers),
     }
@@ -332,6 +337,22 @@ impl Golden {
         best.map(|(_, w)| w)
     }
 
+    /// Last cycle's grants report back (`upd_*`): their new WPT values, which this cycle's
+    /// selects see. They read the table as it is during the cycle.
+    fn apply_updates(&mut self, inp: &ElfIn) {
+        for s in 0..self.params.schedulers {
+            if let (true, Some(w)) = (inp.upd_valid[s], self.pending[s]) {
+                self.wpt[w] = if inp.upd_trig[s] {
+                    self.lookup(inp.upd_pc[s])
+                } else if self.wpt[w] == MAX_PRIO {
+                    MAX_PRIO
+                } else {
+                    self.wpt[w].saturating_sub(1)
+                };
+            }
+        }
+    }
+
     fn select(&self, s: usize, ready: u64) -> Option<usize> {
         let sch = self.params.schedulers;
         let mut global = 0u64;
@@ -388,15 +409,21 @@ impl Block for Golden {
 
     fn step(&mut self, inp: &ElfIn) -> ElfOut {
         let sch = self.params.schedulers;
+        let wmask = low_bits(self.params.warps);
+        self.apply_updates(inp);
         let mut grants = [None; MAX_SCHEDULERS];
+        let mut granted = 0u64;
         for (s, g) in grants.iter_mut().enumerate().take(sch) {
             *g = self.select(s, inp.ready[s]);
+            granted |= g.map_or(0, |w| 1 << w);
         }
         // The lead is taken modulo the schedulers (a port of clog2(S) bits may exceed S - 1).
-        let fetch = self.fetch_select(
-            inp.fetch_elig & low_bits(self.params.warps),
-            inp.fetch_lead as usize % sch,
-        );
+        let elig = (inp.fetch_elig | (inp.fetch_on_grant & granted)) & wmask;
+        let fetch = self.fetch_select(elig, inp.fetch_lead as usize % sch).or_else(|| {
+            // No live warp wants a fetch: a warp launching now, the lowest first.
+            let fresh = elig & inp.launch & !self.live;
+            (fresh != 0).then(|| fresh.trailing_zeros() as usize)
+        });
         let mut out = ElfOut {
             fetch_valid: fetch.is_some(),
             fetch_warp: fetch.unwrap_or(0) as u8,
@@ -407,19 +434,7 @@ impl Block for Golden {
             out.grant_warp[s] = g.map_or(0, |w| (w / sch) as u8);
             out.prio[s] = g.map_or(0, |w| self.wpt[w]);
         }
-        // Edge. WPT updates and launches read the table as it was during the cycle.
-        for s in 0..sch {
-            if let (true, Some(w)) = (inp.upd_valid[s], self.pending[s]) {
-                self.wpt[w] = if inp.upd_trig[s] {
-                    self.lookup(inp.upd_pc[s])
-                } else if self.wpt[w] == MAX_PRIO {
-                    MAX_PRIO
-                } else {
-                    self.wpt[w].saturating_sub(1)
-                };
-            }
-        }
-        let wmask = low_bits(self.params.warps);
+        // Edge: launches (reading the table as it is during the cycle), grants, table writes.
         let mut l = inp.launch & wmask;
         while l != 0 {
             let w = l.trailing_zeros() as usize;

@@ -103,6 +103,7 @@ impl crate::block::Stimulus<ElfIn, ElfOut> for Stimulus {
                 upd_trig: std::array::from_fn(|s| self.rng.gen::<bool>() & (s < sch)),
                 upd_pc: std::array::from_fn(|s| self.rng.gen::<u32>() & sched(s) as u32),
                 fetch_elig: self.rng.gen::<u64>() & all,
+                fetch_on_grant: self.rng.gen::<u64>() & all,
                 fetch_lead: self.rng.gen::<u8>() & low_bits(clog2(sch) as usize) as u8,
                 ..Default::default()
             };
@@ -131,6 +132,11 @@ impl crate::block::Stimulus<ElfIn, ElfOut> for Stimulus {
         }
         inp.launch_pc = self.rng.gen_range(0..span) & !7;
         inp.fetch_elig = self.rng.gen::<u64>() & self.rng.gen::<u64>() & all;
+        if launch != 0 && self.rng.gen_ratio(1, 4) {
+            // Only the launching warps want a fetch (a new block's first fetch).
+            inp.fetch_elig = launch;
+        }
+        inp.fetch_on_grant = self.rng.gen::<u64>() & !inp.fetch_elig & all;
         inp.fetch_lead = self.rng.gen_range(0..sch) as u8;
         inp
     }

@@ -350,23 +350,36 @@ fn fetch_select_is_the_first_eligible_warp_of_the_interleaved_orders() {
         let mut g = Golden::new(p);
         let mut stim = super::stimulus::Stimulus::new(p, 11);
         let mut prev = None;
-        let (mut fetched, mut lead_ties) = (0, 0);
+        let (mut fetched, mut lead_ties, mut on_grant) = (0, 0, 0);
         for cycle in 0..100_000 {
             let inp = stim.next(prev.as_ref());
             let lead = inp.fetch_lead as usize % schedulers;
-            let want = interleaved_fetch(&g, inp.fetch_elig, lead);
-            let before = g.clone();
+            // The selects see last cycle's WPT updates; the warps granted now are eligible
+            // when `fetch_on_grant` says so.
+            let mut before = g.clone();
+            before.apply_updates(&inp);
             let o = g.step(&inp);
+            let mut granted = 0u64;
+            for s in 0..schedulers {
+                if o.grant_valid[s] {
+                    granted |= 1 << (o.grant_warp[s] as usize * schedulers + s);
+                }
+            }
+            let elig = inp.fetch_elig | (inp.fetch_on_grant & granted);
+            let fresh = elig & inp.launch & !before.live & low_bits(p.warps);
+            let want = interleaved_fetch(&before, elig, lead)
+                .or((fresh != 0).then(|| fresh.trailing_zeros() as usize));
             assert_eq!(
                 o.fetch_valid.then_some(o.fetch_warp as usize),
                 want,
                 "{preset:?} x{schedulers} cycle {cycle}"
             );
+            on_grant += (want.is_some_and(|w| inp.fetch_elig >> w & 1 == 0)) as usize;
             if let Some(w) = want {
                 fetched += 1;
                 let others = (0..schedulers).filter(|&s| s != lead);
                 if w % schedulers == lead
-                    && others.clone().any(|s| before.best(s, inp.fetch_elig).is_some())
+                    && others.clone().any(|s| before.best(s, elig).is_some())
                 {
                     lead_ties += 1;
                 }
@@ -374,8 +387,43 @@ fn fetch_select_is_the_first_eligible_warp_of_the_interleaved_orders() {
             prev = Some(o);
         }
         assert!(
-            fetched > 10_000 && lead_ties > 1_000,
-            "{fetched} {lead_ties}"
+            fetched > 10_000 && lead_ties > 1_000 && on_grant > 1_000,
+            "{fetched} {lead_ties} {on_grant}"
         );
     }
+}
+
+#[test]
+fn a_load_hands_the_scheduler_over_in_the_next_cycle() {
+    // Issue 18 item 4 (spec §1.6, L337): warp A (priority 0, at its load) issues the load at
+    // t; at t + 1 its update (recalculate past the only load: 255) is what the select sees,
+    // so warp B (priority 1) is granted although A has a ready instruction and is greedy.
+    let mut g = Golden::new(Params::preset(Preset::Proto));
+    load_table(&mut g, &[entry(40, false, 0)]);
+    // Warp 0 (A, local 0 of scheduler 0) at pc 40, then warp 2 (B, local 1) at pc 32.
+    g.step(&ElfIn {
+        launch: 0b001,
+        launch_pc: 40,
+        ..Default::default()
+    });
+    g.step(&ElfIn {
+        launch: 0b100,
+        launch_pc: 32,
+        ..Default::default()
+    });
+    assert_eq!((g.wpt(0), g.wpt(2)), (0, 1));
+    let t = g.step(&ElfIn {
+        ready: at0(0b11),
+        ..Default::default()
+    });
+    assert_eq!((t.grant_warp[0], t.prio[0]), (0, 0), "A issues its load at t");
+    let t1 = g.step(&ElfIn {
+        ready: at0(0b11),
+        upd_valid: at0(true),
+        upd_trig: at0(true),
+        upd_pc: at0(48),
+        ..Default::default()
+    });
+    assert_eq!((t1.grant_warp[0], t1.prio[0]), (1, 1), "B at t + 1");
+    assert_eq!(g.wpt(0), 255);
 }

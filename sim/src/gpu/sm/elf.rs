@@ -1,10 +1,11 @@
 //! ELF in the SM (spec §1.5-§1.9): the SM's side of the `elf` block's ports. At kernel start
 //! the compiled program-point table is written through the table port (one slot per cycle,
-//! before any warp launches); every cycle the block gets the launch/exit masks, both
-//! schedulers' ready masks, the WPT update for each grant of the previous cycle (recalculate on
+//! before any warp launches); every cycle the block gets the launch/exit masks, every
+//! scheduler's ready mask, the WPT update for each grant of the previous cycle (recalculate on
 //! a program-point-class load or on a branch whose direction equals its recalculation bit,
-//! else decrement; spec §1.7) and the fetch-eligible warps; it returns both grants and the warp
-//! to fetch for.
+//! else decrement; spec §1.7; the block's selects see it in the same cycle), the
+//! fetch-eligible warps and those a grant makes eligible (the granted instruction is the last
+//! in the i-buffer); it returns every grant and the warp to fetch for.
 
 use super::{Sm, MAX_SCHEDULERS};
 use crate::analysis::elf::{code_of, compile, Kind, Params as CompilerParams, RecalcPolicy};
@@ -175,6 +176,7 @@ impl Sm<'_> {
         };
         let (launch, exit) = (spread(&mut self.launch), spread(&mut self.exit));
         let fetchable = self.fetchable;
+        let on_grant = self.fetch_on_grant();
         let e = self.elf.as_mut().expect("ELF present");
         let mut inp = e.writes.pop_front().unwrap_or_default();
         inp.launch = launch;
@@ -186,7 +188,11 @@ impl Sm<'_> {
                 (inp.upd_valid[s], inp.upd_trig[s], inp.upd_pc[s]) = (true, trig, pc);
             }
         }
-        inp.fetch_elig = if e.fetch { fetchable } else { 0 };
+        (inp.fetch_elig, inp.fetch_on_grant) = if e.fetch {
+            (fetchable, on_grant)
+        } else {
+            (0, 0)
+        };
         inp.fetch_lead = lead as u8;
         let out: ElfOut = e.block.step(&inp)?;
         if e.fetch {
@@ -197,6 +203,24 @@ impl Sm<'_> {
             *g = out.grant_valid[s].then_some(out.grant_warp[s] as usize);
         }
         Ok(grants)
+    }
+
+    /// Warps that become fetch-eligible when they issue now: the head of their i-buffer is its
+    /// last decoded instruction and more are to be fetched (what [`Sm::update_fetchable`] says
+    /// after the issue).
+    fn fetch_on_grant(&self) -> u64 {
+        let mut m = 0u64;
+        for (w, warp) in self.warps.iter().enumerate() {
+            if warp.live
+                && !warp.imiss
+                && !warp.exit_issued
+                && warp.next_issue + 1 == warp.next_fetch
+                && warp.next_fetch < warp.len
+            {
+                m |= 1 << w;
+            }
+        }
+        m
     }
 
     /// Warp `w` of scheduler `s` just issued: its WPT update goes to the block next cycle.
