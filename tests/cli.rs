@@ -522,9 +522,31 @@ fn repro_elf_writes_the_table_the_json_and_the_chart() {
     assert_eq!(v["rows"].as_array().unwrap().len(), 2);
     assert_eq!(v["rows"][0]["cells"][0]["speedup"], 1.0);
     assert_eq!(v["columns"][5]["thesis"], 11.9);
+    assert_eq!(
+        (
+            v["columns"][0]["issue"].as_str(),
+            v["columns"][5]["issue"].as_str()
+        ),
+        (Some("sequential"), Some("paired"))
+    );
+    assert_eq!(v["columns"][6]["recalc"], "consistent");
+    // lbm gains over +50% under NewCAR: an outlier, with the geomeans without it (stream's).
+    assert_eq!(v["outliers"][0]["workload"], "lbm");
+    assert_eq!(
+        v["geomean_without_outliers"],
+        v["outliers"][0]["geomean_without"]
+    );
+    assert_eq!(
+        v["geomean_without_outliers"][2],
+        v["rows"][0]["cells"][2]["speedup"]
+    );
     let md = std::fs::read_to_string(dir.path().join("elf.md")).unwrap();
     assert!(
-        md.contains("| lbm |") && md.contains("*+11.9%*") && md.contains("geomean"),
+        md.contains("| lbm |")
+            && md.contains("*+11.9%*")
+            && md.contains("geomean")
+            && md.contains("*geomean without lbm*")
+            && md.contains("| ELF++ | paired | elf | literal |"),
         "{md}"
     );
     let svg = std::fs::read_to_string(dir.path().join("elf.svg")).unwrap();

@@ -67,6 +67,12 @@ pub struct Column {
     pub label: &'static str,
     /// The thesis's speedup over GTO (geometric mean, spec §3.5), when it reports one.
     pub thesis: Option<f64>,
+    /// Issue mode: `sequential` (scheduler by scheduler) or `paired` (every ready mask first).
+    pub issue: &'static str,
+    /// Fetch order: `round_robin` or `elf`.
+    pub fetch: &'static str,
+    /// ELF's recalculation rule (`-` without ELF).
+    pub recalc: &'static str,
     #[serde(skip)]
     opts: SimOptions,
 }
@@ -74,10 +80,25 @@ pub struct Column {
 /// The experiment's configurations, baseline (GTO) first.
 pub fn columns() -> Vec<Column> {
     let gto = SimOptions::default();
-    let col = |name, label, thesis, opts| Column {
+    let col = |name, label, thesis, opts: SimOptions| Column {
         name,
         label,
         thesis,
+        issue: if opts.elf || opts.paired_issue {
+            "paired"
+        } else {
+            "sequential"
+        },
+        fetch: if opts.elf && opts.elf_fetch {
+            "elf"
+        } else {
+            "round_robin"
+        },
+        recalc: if opts.elf {
+            opts.elf_recalc.name()
+        } else {
+            "-"
+        },
         opts,
     };
     vec![
@@ -192,6 +213,25 @@ pub struct Results {
     pub geomean: Vec<f64>,
     /// The same over the memory-intensive workloads.
     pub geomean_memory: Vec<f64>,
+    /// Workloads on which some configuration gains more than [`OUTLIER_GAIN`] or loses more
+    /// than [`OUTLIER_LOSS`], each with the geometric means without it.
+    pub outliers: Vec<Outlier>,
+    /// Geometric means over all workloads but the outliers.
+    pub geomean_without_outliers: Vec<f64>,
+}
+
+/// A speedup above this makes a workload an outlier (+50%).
+pub const OUTLIER_GAIN: f64 = 1.5;
+/// A speedup below this makes a workload an outlier (-30%).
+pub const OUTLIER_LOSS: f64 = 0.7;
+
+/// A workload that carries the geometric means.
+#[derive(Clone, Debug, Serialize)]
+pub struct Outlier {
+    /// Workload name.
+    pub workload: String,
+    /// Geometric-mean speedup per column over all workloads but this one.
+    pub geomean_without: Vec<f64>,
 }
 
 fn rate(misses: u64, reads: u64) -> f64 {
@@ -343,6 +383,19 @@ pub fn run(a: ReproArgs) -> Result<ExitCode> {
             })
             .collect()
     };
+    let is_outlier = |r: &Row| {
+        r.cells
+            .iter()
+            .any(|c| c.speedup > OUTLIER_GAIN || c.speedup < OUTLIER_LOSS)
+    };
+    let outliers = rows
+        .iter()
+        .filter(|r| is_outlier(r))
+        .map(|o| Outlier {
+            workload: o.workload.clone(),
+            geomean_without: gm(&|r| r.workload != o.workload),
+        })
+        .collect();
     let results = Results {
         experiment: "elf",
         config: cfg.name.clone(),
@@ -350,6 +403,8 @@ pub fn run(a: ReproArgs) -> Result<ExitCode> {
         dram_peak_bytes_per_cycle: peak,
         geomean: gm(&|_| true),
         geomean_memory: gm(&|r| r.memory_intensive),
+        outliers,
+        geomean_without_outliers: gm(&|r| !is_outlier(r)),
         columns: cols,
         rows,
     };

@@ -19,8 +19,9 @@ pub fn markdown(r: &Results) -> String {
     );
     let _ = writeln!(
         s,
-        "IPC speedup over GTO (sequential issue, round-robin fetch). Memory-intensive (M): GTO moves \
-         at least a quarter of the DRAM peak ({:.0} B/cycle).\n",
+        "IPC speedup over GTO (sequential issue, round-robin fetch; every column's issue mode, \
+         fetch order and ELF recalculation rule are listed below the table). Memory-intensive \
+         (M): GTO moves at least a quarter of the DRAM peak ({:.0} B/cycle).\n",
         r.dram_peak_bytes_per_cycle / 4.0
     );
     let _ = write!(s, "| workload | M | GTO IPC |");
@@ -59,6 +60,24 @@ pub fn markdown(r: &Results) -> String {
         }
         s.push('\n');
     }
+    let without_all = format!("*geomean without the {} outliers below*", r.outliers.len());
+    let mut extra: Vec<(String, &Vec<f64>)> = vec![(without_all, &r.geomean_without_outliers)];
+    for o in &r.outliers {
+        extra.push((
+            format!("*geomean without {}*", o.workload),
+            &o.geomean_without,
+        ));
+    }
+    if r.outliers.is_empty() {
+        extra.clear();
+    }
+    for (label, gm) in extra {
+        let _ = write!(s, "| {label} | | |");
+        for g in &gm[1..] {
+            let _ = write!(s, " *{}* |", pct(*g));
+        }
+        s.push('\n');
+    }
     let _ = write!(s, "| *thesis (45 kernels, GTX480)* | | |");
     for c in &cols[1..] {
         let _ = match c.thesis {
@@ -67,6 +86,35 @@ pub fn markdown(r: &Results) -> String {
         };
     }
     s.push_str("\n\n");
+    let _ = writeln!(
+        s,
+        "Outliers: workloads on which some configuration gains more than {:+.0}% or loses more \
+         than {:.0}%: {}.\n",
+        100.0 * (super::OUTLIER_GAIN - 1.0),
+        100.0 * (1.0 - super::OUTLIER_LOSS),
+        if r.outliers.is_empty() {
+            "none".to_string()
+        } else {
+            r.outliers
+                .iter()
+                .map(|o| o.workload.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        }
+    );
+    let _ = writeln!(
+        s,
+        "| configuration | issue | fetch | ELF recalculation rule |"
+    );
+    let _ = writeln!(s, "|---|---|---|---|");
+    for c in cols {
+        let _ = writeln!(
+            s,
+            "| {} | {} | {} | {} |",
+            c.label, c.issue, c.fetch, c.recalc
+        );
+    }
+    s.push('\n');
     let _ = writeln!(
         s,
         "Averages over all workloads per configuration: L1D and L1I read miss rates, L1D \
