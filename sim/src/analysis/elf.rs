@@ -120,6 +120,8 @@ pub struct Params {
     pub recalc: RecalcPolicy,
     /// Algorithm 2 variant.
     pub merge: MergePolicy,
+    /// PC bits per distance unit (3: 8-byte steps, as the priority calculator counts).
+    pub inst_shift: u32,
 }
 
 impl Default for Params {
@@ -130,6 +132,7 @@ impl Default for Params {
             branches: PpBranches::Backward,
             recalc: RecalcPolicy::Literal,
             merge: MergePolicy::Literal,
+            inst_shift: 3,
         }
     }
 }
@@ -160,14 +163,53 @@ pub struct Compiled {
     pub merges: usize,
 }
 
-/// Algorithm 1's `get_score`: walks sequentially from `start` to the first program point and
-/// returns the distance plus its score, saturated; `max` if none is ahead.
-fn get_score(pps: &[Pp], n: usize, start: usize, max: u32) -> u32 {
-    // `pps` is sorted by idx: the first one at or after `start`.
-    let k = pps.partition_point(|p| p.idx < start);
-    match pps.get(k) {
-        Some(p) if p.idx < n => ((p.idx - start) as u32).saturating_add(p.score).min(max),
-        _ => max,
+/// Distances along the code in the unit the priority calculator counts: PC difference
+/// `>> inst_shift`. On contiguous code (8-byte instructions) that is the instruction count; on
+/// a trace's reconstructed code it also counts control words and instructions that never ran,
+/// as the hardware's PC arithmetic does (issue 18 item 6).
+struct Walk {
+    /// Per instruction: its PC in units.
+    pos: Vec<u64>,
+}
+
+impl Walk {
+    fn new(code: &Code, inst_shift: u32) -> Self {
+        Self {
+            pos: code.iter().map(|c| c.pc >> inst_shift).collect(),
+        }
+    }
+
+    /// Algorithm 1's `get_score`: walks sequentially from `start` to the first program point
+    /// and returns the distance plus its score, saturated; `max` if none is ahead.
+    fn get_score(&self, pps: &[Pp], start: usize, max: u32) -> u32 {
+        // `pps` is sorted by idx: the first one at or after `start`.
+        let k = pps.partition_point(|p| p.idx < start);
+        match pps.get(k) {
+            Some(p) if p.idx < self.pos.len() => {
+                let d = self.pos[p.idx].saturating_sub(self.pos[start]);
+                u32::try_from(d)
+                    .unwrap_or(u32::MAX)
+                    .saturating_add(p.score)
+                    .min(max)
+            }
+            _ => max,
+        }
+    }
+
+    /// The sequential step from instruction `i` to `i + 1` (1 past the end).
+    fn step(&self, i: usize) -> u32 {
+        match self.pos.get(i + 1) {
+            Some(&next) => u32::try_from(next.saturating_sub(self.pos[i]))
+                .unwrap_or(u32::MAX)
+                .max(1),
+            None => 1,
+        }
+    }
+
+    /// Algorithm 1's fall-through score of the instruction at `i`: the step to `i + 1` plus
+    /// `get_score(i + 1)` (saturating).
+    fn fall_through(&self, pps: &[Pp], i: usize, max: u32) -> u32 {
+        self.get_score(pps, i + 1, max).saturating_add(self.step(i))
     }
 }
 
@@ -184,7 +226,7 @@ fn is_pp_branch(code: &Code, i: usize, which: PpBranches) -> Option<(usize, bool
 /// Phases 1-3 of Algorithm 1: seed, fixed point, prune. Returns the program points before
 /// merging.
 pub fn find_program_points(code: &Code, p: &Params) -> Vec<Pp> {
-    let n = code.len();
+    let walk = Walk::new(code, p.inst_shift);
     let max = p.max_score;
     let mut pps: Vec<Pp> = code
         .iter()
@@ -216,9 +258,9 @@ pub fn find_program_points(code: &Code, p: &Params) -> Vec<Pp> {
             let ns = if uncond {
                 max + 1
             } else {
-                get_score(&pps, n, pps[k].idx + 1, max) + 1
+                walk.fall_through(&pps, pps[k].idx, max)
             };
-            let ts = get_score(&pps, n, target, max) + 1;
+            let ts = walk.get_score(&pps, target, max) + 1;
             let m = ns.min(ts);
             if m < pps[k].score {
                 pps[k].score = m;
@@ -236,7 +278,7 @@ pub fn find_program_points(code: &Code, p: &Params) -> Vec<Pp> {
         if !b.branch {
             return true;
         }
-        let ft = get_score(&before, n, b.idx + 1, max) + 1;
+        let ft = walk.fall_through(&before, b.idx, max);
         !(b.score == max || b.score == ft)
     });
     pps
@@ -244,7 +286,7 @@ pub fn find_program_points(code: &Code, p: &Params) -> Vec<Pp> {
 
 /// One run of Algorithm 2 (with the spec's fallback when no pair qualifies). Returns the PC
 /// of the removed program point.
-fn merge(pps: &mut Vec<Pp>, n: usize, p: &Params) -> u64 {
+fn merge(pps: &mut Vec<Pp>, walk: &Walk, p: &Params) -> u64 {
     let max = p.max_score;
     let mut min_d = max;
     let mut best: Option<(usize, u32)> = None; // (index of the absorbing load, its new score)
@@ -257,7 +299,7 @@ fn merge(pps: &mut Vec<Pp>, n: usize, p: &Params) -> u64 {
             if p.merge == MergePolicy::Clean && pass == 0 && cur_pp.score != 0 {
                 continue;
             }
-            let cur = get_score(pps, n, prev.idx + 1, max) + 1;
+            let cur = walk.fall_through(pps, prev.idx, max);
             match p.merge {
                 MergePolicy::Literal => {
                     if cur < min_d {
@@ -269,7 +311,8 @@ fn merge(pps: &mut Vec<Pp>, n: usize, p: &Params) -> u64 {
                     }
                 }
                 MergePolicy::Clean => {
-                    let raw = (cur_pp.idx - prev.idx) as u32;
+                    let raw = u32::try_from(walk.pos[cur_pp.idx] - walk.pos[prev.idx])
+                        .unwrap_or(u32::MAX);
                     if raw < min_d {
                         min_d = raw;
                         let s = if prev.branch {
@@ -312,12 +355,12 @@ pub fn compile(code: &Code, p: &Params) -> Compiled {
         p.max_pp >= 1 && p.max_score >= 2,
         "at least one slot, scores of 2 or more"
     );
-    let n = code.len();
+    let walk = Walk::new(code, p.inst_shift);
     let mut table = find_program_points(code, p);
     let mut merged_away: Vec<u64> = vec![];
     let mut merges = 0;
     while table.len() > p.max_pp {
-        merged_away.push(merge(&mut table, n, p));
+        merged_away.push(merge(&mut table, &walk, p));
         merges += 1;
     }
     let mut recalc = BTreeMap::new();
@@ -341,9 +384,9 @@ pub fn compile(code: &Code, p: &Params) -> Compiled {
                 let ft = if unconditional {
                     p.max_score + 1
                 } else {
-                    get_score(final_pps, n, i + 1, p.max_score) + 1
+                    walk.fall_through(final_pps, i, p.max_score)
                 };
-                let tk = get_score(final_pps, n, target, p.max_score) + 1;
+                let tk = walk.get_score(final_pps, target, p.max_score) + 1;
                 tk < ft
             }
         };

@@ -343,3 +343,22 @@ fn a_kernel_compiles_the_same_from_its_program_and_from_its_trace() {
         "loop branches are program points somewhere"
     );
 }
+
+#[test]
+fn distances_count_pc_units_as_the_calculator_does() {
+    // A trace's code has holes: instructions that never ran, control words. Here pc 8 is
+    // missing: idx 0 @0, idx 1 @16 (load), idx 2 @24, idx 3 @32 (branch back to idx 0).
+    let k: Code = [(0, O), (16, L), (24, O), (32, br(0))]
+        .into_iter()
+        .map(|(pc, kind)| CodeInst { pc, kind })
+        .collect();
+    let c = compile(&k, &Params::default());
+    assert_eq!(
+        c.table[1].score, 3,
+        "taken: 1 for the branch + 2 PC units to the load"
+    );
+    let prio = |pc| priority(&c.table, pc, 3, 255, true);
+    // Issuing the taken branch decrements its priority: the calculator agrees at the target.
+    assert_eq!(prio(32) - 1, prio(0));
+    assert_eq!(prio(0), 2);
+}
