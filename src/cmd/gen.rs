@@ -50,11 +50,9 @@ pub fn run(a: GenArgs) -> Result<ExitCode> {
     match gpusched_gen::report::stale(&g, &dir) {
         None => println!("{}/{report} is up to date", dir.display()),
         Some(why) => {
-            eprintln!(
-                "{why}: synthesizing {} with yosys synth_xilinx (minutes)...",
-                gpusched_gen::report::MODULES.join(", ")
-            );
-            match gpusched_gen::report::render(&g, &dir) {
+            eprintln!("{why}: synthesizing the changed modules with yosys (minutes)...");
+            let mut progress = |m: &str| eprintln!("  synthesizing {m}");
+            match gpusched_gen::report::render(&g, &dir, &mut progress) {
                 Ok(text) => {
                     std::fs::write(dir.join(report), text)?;
                     println!("wrote {}/{report}", dir.display());
