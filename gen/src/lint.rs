@@ -162,6 +162,18 @@ pub fn synth_xilinx(file: &Path, module: &str) -> Result<XilinxFigures, GateErro
     Ok(parse_xilinx(&yosys(&script, module)?))
 }
 
+/// Logic depth in 6-input LUTs: Yosys `synth -flatten`, `abc -fast -lut 6` (a generic LUT6 mapping,
+/// carry chains included as LUTs), then `ltp -noff`: LUT levels on the longest combinational
+/// path between flip-flops and ports.
+pub fn lut6_depth(file: &Path, module: &str) -> Result<u64, GateError> {
+    let script = format!(
+        "read_verilog {file}; synth -flatten -top {module}; abc -fast -lut 6; opt_clean; \
+         tee -o /dev/stdout ltp -noff",
+        file = file.display()
+    );
+    Ok(parse_xilinx(&yosys(&script, module)?).depth)
+}
+
 /// The figures in a `stat` + `ltp` log.
 pub fn parse_xilinx(log: &str) -> XilinxFigures {
     let mut f = XilinxFigures::default();

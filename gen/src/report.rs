@@ -1,14 +1,16 @@
-//! `rtl-out/REPORT.md`: FPGA figures (Yosys `synth_xilinx`: LUTs, flip-flops, CARRY4/MUXF
-//! cells, logic depth by `ltp -noff`) of the research blocks per preset, and their storage
-//! against the thesis's 1.39 kB budget (spec elf.md §3.1).
+//! `rtl-out/REPORT.md`: FPGA figures of every module `gen` emits (every block of the registry x
+//! policy x preset, in manifest order) and the storage of the ELF and NewCAR blocks against the
+//! thesis's 1.39 kB budget (spec elf.md §3.1).
 //!
-//! Every row names the SHA-256 of the Verilog it was synthesized from, so `gpusched gen
-//! --check` can tell, without running Yosys, whether the report still describes `rtl-out/`.
-//! `gpusched gen` re-synthesizes when any hash is stale (a few minutes for the ELF `fermi`
-//! module).
+//! Per module: Yosys `synth_xilinx` (7-series cells: LUTs, flip-flops, CARRY4, MUXF7/8, and the
+//! cells on the longest path by `ltp -noff`) and the logic depth in LUT6 levels (generic
+//! `synth`, `abc -fast -lut 6`, `ltp -noff`). Every row names the SHA-256 of the Verilog it was
+//! synthesized from, so `gpusched gen --check` can tell, without running Yosys, whether the
+//! report still describes `rtl-out/`, and `gpusched gen` re-synthesizes only the modules whose
+//! Verilog changed (minutes for the ELF `fermi` module and the 80-SM dispatchers).
 
 use crate::emit::Generated;
-use crate::lint::{synth_xilinx, GateError, XilinxFigures};
+use crate::lint::{lut6_depth, synth_xilinx, GateError, XilinxFigures};
 use gpusim::blocks::{elf, newcar};
 use sha2::{Digest, Sha256};
 use std::path::Path;
@@ -16,13 +18,17 @@ use std::path::Path;
 /// File name of the report in `rtl-out/`.
 pub const REPORT: &str = "REPORT.md";
 
-/// The modules the report covers.
-pub const MODULES: [&str; 4] = [
+/// The modules of the storage section (the thesis's budget covers ELF and NewCAR).
+pub const STORAGE_MODULES: [&str; 4] = [
     "elf_base_fermi",
     "elf_base_proto",
     "newcar_base_fermi",
     "newcar_base_proto",
 ];
+
+/// Columns of a figures row: module, hash, LUTs, flip-flops, CARRY4, MUXF7/8, 7-series depth,
+/// LUT6 depth.
+const ROW_COLUMNS: usize = 8;
 
 /// First 16 hex digits of the SHA-256 of `text`.
 pub fn short_hash(text: &str) -> String {
@@ -33,21 +39,72 @@ pub fn short_hash(text: &str) -> String {
         .collect()
 }
 
-fn verilog<'g>(gen: &'g Generated, module: &str) -> Option<&'g str> {
-    gen.files
-        .iter()
-        .find(|(f, _)| f == &format!("{module}.v"))
-        .map(|(_, t)| t.as_str())
+/// One module's figures row.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Row {
+    /// Module name.
+    pub module: String,
+    /// Short hash of the Verilog synthesized.
+    pub hash: String,
+    /// `synth_xilinx` figures.
+    pub xilinx: XilinxFigures,
+    /// Logic depth in LUT6 levels.
+    pub lut6_depth: u64,
 }
 
-/// The hashes a report on disk names, by module.
-fn hashes_in(report: &str) -> Vec<(String, String)> {
+impl Row {
+    fn render(&self) -> String {
+        let f = &self.xilinx;
+        format!(
+            "| {} | `{}` | {} | {} | {} | {} | {} | {} |\n",
+            self.module, self.hash, f.luts, f.ffs, f.carry, f.muxf, f.depth, self.lut6_depth
+        )
+    }
+}
+
+/// The figures rows of a report's text (lines of the figures table that parse).
+pub fn rows_in(report: &str) -> Vec<Row> {
     report
         .lines()
         .filter_map(|l| {
             let cols: Vec<&str> = l.split('|').map(str::trim).collect();
-            (cols.len() > 3 && MODULES.contains(&cols[1]))
-                .then(|| (cols[1].to_string(), cols[2].trim_matches('`').to_string()))
+            // "| a | b |" splits into ["", a, b, ""].
+            if cols.len() != ROW_COLUMNS + 2 || !cols[2].starts_with('`') {
+                return None;
+            }
+            let n: Vec<u64> = cols[3..=ROW_COLUMNS]
+                .iter()
+                .map(|c| c.parse().ok())
+                .collect::<Option<_>>()?;
+            Some(Row {
+                module: cols[1].to_string(),
+                hash: cols[2].trim_matches('`').to_string(),
+                xilinx: XilinxFigures {
+                    luts: n[0],
+                    ffs: n[1],
+                    carry: n[2],
+                    muxf: n[3],
+                    depth: n[4],
+                },
+                lut6_depth: n[5],
+            })
+        })
+        .collect()
+}
+
+/// (module, short hash of its Verilog) of every module `gen` emits, in manifest order.
+fn modules(gen: &Generated) -> Vec<(String, String)> {
+    gen.manifest
+        .modules
+        .iter()
+        .map(|m| {
+            let text = gen
+                .files
+                .iter()
+                .find(|(f, _)| *f == m.file)
+                .map(|(_, t)| t.as_str())
+                .unwrap_or_default();
+            (m.module.clone(), short_hash(text))
         })
         .collect()
 }
@@ -58,14 +115,23 @@ pub fn stale(gen: &Generated, dir: &Path) -> Option<String> {
     let Ok(text) = std::fs::read_to_string(dir.join(REPORT)) else {
         return Some(format!("{REPORT} is missing"));
     };
-    let on_disk = hashes_in(&text);
-    for m in MODULES {
-        let want = verilog(gen, m).map(short_hash).unwrap_or_default();
-        match on_disk.iter().find(|(n, _)| n == m) {
-            Some((_, h)) if *h == want => {}
+    let on_disk = rows_in(&text);
+    let want = modules(gen);
+    for (m, h) in &want {
+        match on_disk.iter().find(|r| &r.module == m) {
+            Some(r) if &r.hash == h => {}
             Some(_) => return Some(format!("{REPORT} describes an older {m}.v")),
             None => return Some(format!("{REPORT} has no row for {m}")),
         }
+    }
+    if let Some(r) = on_disk
+        .iter()
+        .find(|r| !want.iter().any(|(m, _)| *m == r.module))
+    {
+        return Some(format!(
+            "{REPORT} has a row for {}, which gen no longer emits",
+            r.module
+        ));
     }
     None
 }
@@ -89,32 +155,51 @@ fn newcar_bits(p: &newcar::Params) -> u64 {
     e * (1 + wb + 1 + e) + eb
 }
 
-/// Synthesizes the report's modules from `dir` (written by `gen` first) and renders it.
-pub fn render(gen: &Generated, dir: &Path) -> Result<String, GateError> {
+/// Renders the report for the modules of `gen` (written into `dir` first): rows of unchanged
+/// Verilog come from the report on disk, the others are synthesized (`progress` names each
+/// module before its synthesis).
+pub fn render(
+    gen: &Generated,
+    dir: &Path,
+    progress: &mut dyn FnMut(&str),
+) -> Result<String, GateError> {
+    let old = std::fs::read_to_string(dir.join(REPORT))
+        .map(|t| rows_in(&t))
+        .unwrap_or_default();
     let mut rows = vec![];
-    for m in MODULES {
-        let text = verilog(gen, m).unwrap_or_default();
-        let f: XilinxFigures = synth_xilinx(&dir.join(format!("{m}.v")), m)?;
-        rows.push((m, short_hash(text), f));
+    for (m, hash) in modules(gen) {
+        if let Some(r) = old.iter().find(|r| r.module == m && r.hash == hash) {
+            rows.push(r.clone());
+            continue;
+        }
+        progress(&m);
+        let file = dir.join(format!("{m}.v"));
+        rows.push(Row {
+            xilinx: synth_xilinx(&file, &m)?,
+            lut6_depth: lut6_depth(&file, &m)?,
+            module: m,
+            hash,
+        });
     }
     let mut s = String::new();
-    s.push_str("# Hardware figures of the research blocks\n\n");
+    s.push_str("# Hardware figures of the blocks\n\n");
     s.push_str(
-        "Generated by `gpusched gen` (do not edit): Yosys `synth_xilinx -flatten` (Xilinx \
-         7-series cells) of each module in this directory, then `stat` and `ltp -noff` (logic \
-         depth: cells on the longest path between flip-flops and ports, counting LUTs, MUXF7/8 and \
-         CARRY4). The hash is the SHA-256 (first 16 hex digits) of the Verilog synthesized; \
-         `gpusched gen --check` fails when it no longer matches.\n\n",
+        "Generated by `gpusched gen` (do not edit), one row per module in this directory. \
+         Yosys `synth_xilinx -flatten` (Xilinx 7-series cells), then `stat` and `ltp -noff`: \
+         LUTs, flip-flops, CARRY4, MUXF7/8, and *7-series depth*, the cells on the longest \
+         path between flip-flops and ports counting LUTs, MUXF7/8 and every CARRY4 of a carry \
+         chain (so wide adders and compares read long). *LUT6 depth*: generic `synth -flatten`, \
+         `abc -fast -lut 6`, `ltp -noff`: LUT levels on the longest path, carry logic mapped into \
+         LUTs; the project's bound of 30 levels per module applies to it. The hash is the \
+         SHA-256 (first 16 hex digits) of the Verilog synthesized; `gpusched gen --check` fails \
+         when it no longer matches.\n\n",
     );
     s.push_str(
-        "| module | Verilog sha256 | LUTs | flip-flops | CARRY4 | MUXF7/8 | logic depth |\n",
+        "| module | Verilog sha256 | LUTs | flip-flops | CARRY4 | MUXF7/8 | 7-series depth | LUT6 depth |\n",
     );
-    s.push_str("|---|---|---:|---:|---:|---:|---:|\n");
-    for (m, h, f) in &rows {
-        s.push_str(&format!(
-            "| {m} | `{h}` | {} | {} | {} | {} | {} |\n",
-            f.luts, f.ffs, f.carry, f.muxf, f.depth
-        ));
+    s.push_str("|---|---|---:|---:|---:|---:|---:|---:|\n");
+    for r in &rows {
+        s.push_str(&r.render());
     }
     s.push_str("\n## Storage against the thesis's budget (1.39 kB per SM, Table 3.3)\n\n");
     s.push_str(
@@ -130,9 +215,13 @@ pub fn render(gen: &Generated, dir: &Path) -> Result<String, GateError> {
         "| block, preset | thesis-style bits | extra state bits | flip-flops after synthesis |\n",
     );
     s.push_str("|---|---:|---:|---:|\n");
-    for (m, _, f) in &rows {
+    for r in rows
+        .iter()
+        .filter(|r| STORAGE_MODULES.contains(&r.module.as_str()))
+    {
+        let m = &r.module;
         // (thesis-style bits, extra state bits); NewCAR's payload is in the SM.
-        let (thesis_style, extra) = match *m {
+        let (thesis_style, extra) = match m.as_str() {
             "elf_base_fermi" => elf_bits(&elf::Params::preset(elf::Preset::Fermi)),
             "elf_base_proto" => elf_bits(&elf::Params::preset(elf::Preset::Proto)),
             "newcar_base_fermi" => (
@@ -151,7 +240,7 @@ pub fn render(gen: &Generated, dir: &Path) -> Result<String, GateError> {
             } else {
                 "(payload in the SM)".into()
             },
-            f.ffs
+            r.xilinx.ffs
         ));
     }
     let (elf_t, elf_x) = elf_bits(&elf::Params::preset(elf::Preset::Fermi));
@@ -180,12 +269,24 @@ mod tests {
     }
 
     #[test]
-    fn row_hashes_parse_back() {
-        let r = "| elf_base_fermi | `0123456789abcdef` | 1 | 2 | 3 | 4 | 5 |\n| other | x |";
-        assert_eq!(
-            hashes_in(r),
-            vec![("elf_base_fermi".to_string(), "0123456789abcdef".to_string())]
+    fn rows_parse_back() {
+        let row = Row {
+            module: "elf_base_fermi".into(),
+            hash: "0123456789abcdef".into(),
+            xilinx: XilinxFigures {
+                luts: 1,
+                ffs: 2,
+                carry: 3,
+                muxf: 4,
+                depth: 5,
+            },
+            lut6_depth: 6,
+        };
+        let text = format!(
+            "{}| other | x |\n| elf_base_fermi | 1728 | 1224 | 2952 |\n",
+            row.render()
         );
+        assert_eq!(rows_in(&text), vec![row]);
     }
 }
 
@@ -204,7 +305,7 @@ mod committed {
         let mut rows = 0;
         for line in text.lines() {
             let cols: Vec<&str> = line.split('|').map(str::trim).collect();
-            if cols.len() == 6 && MODULES.contains(&cols[1]) {
+            if cols.len() == 6 && STORAGE_MODULES.contains(&cols[1]) {
                 let thesis: u64 = cols[2].parse().unwrap_or(0);
                 let extra: u64 = cols[3].parse().unwrap();
                 let ffs: u64 = cols[4].parse().unwrap();
@@ -212,6 +313,6 @@ mod committed {
                 rows += 1;
             }
         }
-        assert_eq!(rows, MODULES.len());
+        assert_eq!(rows, STORAGE_MODULES.len());
     }
 }
