@@ -176,7 +176,7 @@ impl Sm<'_> {
         };
         let (launch, exit) = (spread(&mut self.launch), spread(&mut self.exit));
         let fetchable = self.fetchable;
-        let on_grant = self.fetch_on_grant();
+        let on_grant = self.fetch_on_grant(&ready[..n]);
         let e = self.elf.as_mut().expect("ELF present");
         let mut inp = e.writes.pop_front().unwrap_or_default();
         inp.launch = launch;
@@ -205,19 +205,27 @@ impl Sm<'_> {
         Ok(grants)
     }
 
-    /// Warps that become fetch-eligible when they issue now: the head of their i-buffer is its
-    /// last decoded instruction and more are to be fetched (what [`Sm::update_fetchable`] says
-    /// after the issue).
-    fn fetch_on_grant(&self) -> u64 {
+    /// Of the `ready` warps (per scheduler, local ids), those that become fetch-eligible when
+    /// they issue now: the head of their i-buffer is its last decoded instruction and more are
+    /// to be fetched (what [`Sm::update_fetchable`] says after the issue). Only ready warps can
+    /// be granted, so only they are looked at.
+    fn fetch_on_grant(&self, ready: &[u64]) -> u64 {
+        let n = self.schedulers;
         let mut m = 0u64;
-        for (w, warp) in self.warps.iter().enumerate() {
-            if warp.live
-                && !warp.imiss
-                && !warp.exit_issued
-                && warp.next_issue + 1 == warp.next_fetch
-                && warp.next_fetch < warp.len
-            {
-                m |= 1 << w;
+        for (s, &r) in ready.iter().enumerate() {
+            let mut local = r;
+            while local != 0 {
+                let w = s + n * local.trailing_zeros() as usize;
+                local &= local - 1;
+                let warp = &self.warps[w];
+                if warp.live
+                    && !warp.imiss
+                    && !warp.exit_issued
+                    && warp.next_issue + 1 == warp.next_fetch
+                    && warp.next_fetch < warp.len
+                {
+                    m |= 1 << w;
+                }
             }
         }
         m
