@@ -1,36 +1,54 @@
-//! RTL of the ELF block: program-point table, three priority calculators ([`PrioCalc`]: two
-//! WPT update ports and the launch port), the warp priority table and the issue select of the
-//! two warp schedulers. Behaviour, ports and cycle timing are specified in
-//! `gpusim::blocks::elf`.
+//! RTL of the ELF block: the program-point table with its priority calculators
+//! ([`PpTable`]: one lookup per scheduler's WPT update port and one for launches), the warp
+//! priority table (WPT), the issue select of every warp scheduler and the fetch select.
+//! Behaviour, ports and cycle timing are specified in `gpusim::blocks::elf`.
 //!
-//! `N` warps (global ids of `NB` bits; two schedulers of `S = N / 2`, local ids of `SB`
-//! bits), `P` program-point slots (`PB` bits). Warp `w` is local warp `w / 2` of scheduler `w % 2`; the WPT and the age
-//! matrices are kept per scheduler. Issue select compares every pair of eligible warps by
-//! `(WPT, not greedy, age)`: `S x S` comparators per scheduler, as the GTO arbiter's age
-//! matrix does for age alone.
+//! Sizes (const generics; the type aliases at the bottom fix them per preset): `N` warps
+//! (global ids of `NB` bits), `SC` schedulers (a power of two, `SCB` = log2 `SC` bits), `L`
+//! warps per scheduler (local ids of `LB` bits; `NB = LB + SCB`), `P` program-point slots
+//! (`PB` bits). Derived ones, which rust-hdl cannot compute from the others: `SQ = SC * SC`
+//! issue picks, `K = SC + 1` table lookups, `U = 2 * L` (the unit port's width and the rank
+//! adder tree's nodes), `FB = clog2(SC + 1)` bits per free-slot count.
 //!
-//! The per-scheduler ports are arrays (`ready_0`, `ready_1`, ... in the Verilog) as in the
-//! golden model, whose `schedulers` parameter sizes them; this RTL serves the presets' two
-//! schedulers (its internals are written per scheduler), and a preset with another count
-//! needs the RTL generalized first (the primitives rebuild).
+//! Warp `w` is local warp `w / SC` of scheduler `w % SC`; per-warp state (WPT entry, age
+//! row) is indexed by global id, per-scheduler state (live mask, last and pending grant,
+//! both one-hot) by scheduler. Structure, each stage a reduction tree rather than a chain:
+//! * `beats[w]`: which warps of its scheduler warp `w` beats on `(WPT, not greedy, age)`
+//!   (`L x L` comparators per scheduler, as the GTO arbiter's age matrix does for age);
+//! * `pick_win[s * SC + k]`: scheduler `s`'s grant if it issues `k`-th this cycle (the
+//!   SM's paired issue: from `issue_lead`, each scheduler sees the unit slots the ones before
+//!   it took): `SC x SC` AND-reductions over the same `beats`, the `k`-th reading the
+//!   `(k-1)`-th of the scheduler before it, so no path loops; `issue_lead` then selects one
+//!   per scheduler;
+//! * fetch: each scheduler's best fetch-eligible warp, its rank (live warps that beat it, an
+//!   adder tree), the smallest `(rank, position from fetch_lead)` wins.
+//!
+//! rust-hdl evaluates array indices from loop variables only, so loops that index by
+//! `l * SC + s` bind `n = SC` with a one-iteration loop (`for n in SC..SC + 1`).
 
-mod calc;
+mod table;
 
-pub use calc::PrioCalc;
+pub use table::PpTable;
 
 use crate::consts::{below_table, constant, index_table, onehot_table};
 use crate::sim::Clocked;
 use rust_hdl::prelude::*;
 
-/// The ELF block.
+/// The ELF block (module documentation for the const generics).
 #[derive(LogicBlock)]
 pub struct Elf<
     const N: usize,
-    const S: usize,
-    const SB: usize,
+    const NB: usize,
+    const SC: usize,
+    const SCB: usize,
+    const SQ: usize,
+    const K: usize,
+    const L: usize,
+    const LB: usize,
+    const U: usize,
+    const FB: usize,
     const P: usize,
     const PB: usize,
-    const NB: usize,
 > {
     /// Rising-edge clock.
     pub clock: Signal<In, Clock>,
@@ -50,123 +68,151 @@ pub struct Elf<
     pub tw_pc: Signal<In, Bits<32>>,
     /// Written score.
     pub tw_score: Signal<In, Bits<8>>,
-    /// Warps launched this cycle.
+    /// Warps launched this cycle (global ids).
     pub launch: Signal<In, Bits<N>>,
     /// Their start PC.
     pub launch_pc: Signal<In, Bits<32>>,
     /// Warps exiting this cycle.
     pub exit: Signal<In, Bits<N>>,
-    /// Per scheduler: its issuable warps (`ready_0`, `ready_1` in the Verilog).
-    pub ready: [Signal<In, Bits<S>>; 2],
+    /// Per scheduler: its issuable warps (local ids; `ready_0`, `ready_1`, ... in the Verilog).
+    pub ready: [Signal<In, Bits<L>>; SC],
+    /// Per scheduler: each local warp's unit, 2 bits (0 none, 1 SP, 2 SFU, 3 LSU).
+    pub unit: [Signal<In, Bits<U>>; SC],
+    /// Free SP, SFU and LSU slots at the start of the cycle (saturated at `SC`).
+    pub free: [Signal<In, Bits<FB>>; 3],
+    /// The scheduler that issues first.
+    pub issue_lead: Signal<In, Bits<SCB>>,
     /// Per scheduler: update the WPT entry of its previous grant.
-    pub upd_valid: [Signal<In, Bit>; 2],
+    pub upd_valid: [Signal<In, Bit>; SC],
     /// Per scheduler: recalculate it (else decrement).
-    pub upd_trig: [Signal<In, Bit>; 2],
+    pub upd_trig: [Signal<In, Bit>; SC],
     /// Per scheduler: its next PC.
-    pub upd_pc: [Signal<In, Bits<32>>; 2],
+    pub upd_pc: [Signal<In, Bits<32>>; SC],
     /// Warps that want a fetch.
     pub fetch_elig: Signal<In, Bits<N>>,
     /// Warps that want one once granted this cycle.
     pub fetch_on_grant: Signal<In, Bits<N>>,
     /// The scheduler leading the fetch interleave.
-    pub fetch_lead: Signal<In, Bit>,
+    pub fetch_lead: Signal<In, Bits<SCB>>,
     /// Per scheduler: it grants a warp.
-    pub grant_valid: [Signal<Out, Bit>; 2],
+    pub grant_valid: [Signal<Out, Bit>; SC],
     /// Per scheduler: the granted warp (local id).
-    pub grant_warp: [Signal<Out, Bits<SB>>; 2],
+    pub grant_warp: [Signal<Out, Bits<LB>>; SC],
     /// Per scheduler: its WPT value.
-    pub prio: [Signal<Out, Bits<8>>; 2],
+    pub prio: [Signal<Out, Bits<8>>; SC],
     /// A warp is fetched.
     pub fetch_valid: Signal<Out, Bit>,
     /// The fetched warp (global id).
     pub fetch_warp: Signal<Out, Bits<NB>>,
-    calc_u0: PrioCalc<P>,
-    calc_u1: PrioCalc<P>,
-    calc_l: PrioCalc<P>,
-    tv: DFF<Bits<P>>,
-    tb: DFF<Bits<P>>,
-    tpc: [DFF<Bits<32>>; P],
-    tsc: [DFF<Bits<8>>; P],
-    wpt0: [DFF<Bits<8>>; S],
-    wpt1: [DFF<Bits<8>>; S],
-    live0: DFF<Bits<S>>,
-    live1: DFF<Bits<S>>,
-    last0: DFF<Bits<SB>>,
-    last1: DFF<Bits<SB>>,
-    last0_valid: DFF<Bit>,
-    last1_valid: DFF<Bit>,
-    pend0: DFF<Bits<SB>>,
-    pend1: DFF<Bits<SB>>,
-    pend0_valid: DFF<Bit>,
-    pend1_valid: DFF<Bit>,
-    older0: [DFF<Bits<S>>; S],
-    older1: [DFF<Bits<S>>; S],
-    launch0: Signal<Local, Bits<S>>,
-    launch1: Signal<Local, Bits<S>>,
-    exit0: Signal<Local, Bits<S>>,
-    exit1: Signal<Local, Bits<S>>,
-    elig0: Signal<Local, Bits<S>>,
-    elig1: Signal<Local, Bits<S>>,
-    /// Per scheduler: the WPT as this cycle's selects see it (last cycle's grants updated).
-    wcur0: [Signal<Local, Bits<8>>; S],
-    wcur1: [Signal<Local, Bits<8>>; S],
-    /// Per scheduler: eligible warps launching now (not yet live); their lowest (global order)
-    /// is fetched when no live warp is eligible.
-    fresh0: Signal<Local, Bits<S>>,
-    fresh1: Signal<Local, Bits<S>>,
-    fresh_any: Signal<Local, Bits<S>>,
-    fresh_low: Signal<Local, Bits<S>>,
-    fresh_sel: Signal<Local, Bits<NB>>,
-    greedy0: Signal<Local, Bits<S>>,
-    greedy1: Signal<Local, Bits<S>>,
-    beats0: [Signal<Local, Bits<S>>; S],
-    beats1: [Signal<Local, Bits<S>>; S],
-    win0: Signal<Local, Bits<S>>,
-    win1: Signal<Local, Bits<S>>,
-    sel0: Signal<Local, Bits<SB>>,
-    sel1: Signal<Local, Bits<SB>>,
-    selp0: Signal<Local, Bits<8>>,
-    selp1: Signal<Local, Bits<8>>,
-    felig0: Signal<Local, Bits<S>>,
-    felig1: Signal<Local, Bits<S>>,
-    fwin0: Signal<Local, Bits<S>>,
-    fwin1: Signal<Local, Bits<S>>,
-    frank0: Signal<Local, Bits<8>>,
-    frank1: Signal<Local, Bits<8>>,
-    fsel0: Signal<Local, Bits<NB>>,
-    fsel1: Signal<Local, Bits<NB>>,
-    fpick0: Signal<Local, Bit>,
-    tv_new: Signal<Local, Bits<P>>,
-    tb_new: Signal<Local, Bits<P>>,
-    zero_s: Constant<Bits<S>>,
-    one_s: Constant<Bits<S>>,
-    ones_s: Constant<Bits<S>>,
+    /// The program-point table; lookups `0..SC` serve the update ports, `SC` launches.
+    pp_table: PpTable<P, PB, K>,
+    /// Warp priority table, by global warp id.
+    wpt: [DFF<Bits<8>>; N],
+    /// Age rows, by global warp id: bit `j` set when local warp `j` of the same scheduler
+    /// is older.
+    older: [DFF<Bits<L>>; N],
+    /// Per scheduler: live warps.
+    live: [DFF<Bits<L>>; SC],
+    /// Per scheduler: the last granted warp (one-hot; zero before any grant): the greedy one.
+    last: [DFF<Bits<L>>; SC],
+    /// Per scheduler: this cycle's grant, whose update port reports next cycle (one-hot).
+    pend: [DFF<Bits<L>>; SC],
+    /// Per scheduler: launch and exit masks (local ids).
+    launch_s: [Signal<Local, Bits<L>>; SC],
+    exit_s: [Signal<Local, Bits<L>>; SC],
+    /// Per scheduler: warps by unit code.
+    unit_none: [Signal<Local, Bits<L>>; SC],
+    unit_sp: [Signal<Local, Bits<L>>; SC],
+    unit_sfu: [Signal<Local, Bits<L>>; SC],
+    unit_lsu: [Signal<Local, Bits<L>>; SC],
+    /// The WPT as this cycle's selects see it (last cycle's grants updated), by global id.
+    wcur: [Signal<Local, Bits<8>>; N],
+    /// By global id: the warps of its scheduler it beats.
+    beats: [Signal<Local, Bits<L>>; N],
+    /// Per (scheduler, position): its eligible warps, its grant (one-hot) and the grant's unit.
+    pick_elig: [Signal<Local, Bits<L>>; SQ],
+    pick_win: [Signal<Local, Bits<L>>; SQ],
+    pick_sp: [Signal<Local, Bit>; SQ],
+    pick_sfu: [Signal<Local, Bit>; SQ],
+    pick_lsu: [Signal<Local, Bit>; SQ],
+    /// Per scheduler, reused per position: the slots taken by the schedulers before it, and
+    /// through it.
+    excl_sp: [Signal<Local, Bits<FB>>; SC],
+    excl_sfu: [Signal<Local, Bits<FB>>; SC],
+    excl_lsu: [Signal<Local, Bits<FB>>; SC],
+    run_sp: [Signal<Local, Bits<FB>>; SC],
+    run_sfu: [Signal<Local, Bits<FB>>; SC],
+    run_lsu: [Signal<Local, Bits<FB>>; SC],
+    /// Per scheduler: its grant (one-hot) at its position this cycle, its id and WPT value.
+    grant: [Signal<Local, Bits<L>>; SC],
+    grant_id: [Signal<Local, Bits<LB>>; SC],
+    grant_prio: [Signal<Local, Bits<8>>; SC],
+    fetch_any: Signal<Local, Bit>,
+    /// Reused per scheduler: a column per bit of an 8-bit value, for the one-hot mux.
+    col8: [Signal<Local, Bits<L>>; 8],
+    /// Per scheduler: fetch-eligible live warps, the best of them (one-hot), its rank.
+    felig: [Signal<Local, Bits<L>>; SC],
+    fwin: [Signal<Local, Bits<L>>; SC],
+    fbeaten: Signal<Local, Bits<L>>,
+    rank: [Signal<Local, Bits<8>>; SC],
+    /// Rank adder tree (heap order: node `i` sums `2i` and `2i + 1`, leaves `L..2L`), reused.
+    rank_node: [Signal<Local, Bits<8>>; U],
+    /// Per scheduler: position after the fetch lead; it wins the fetch; its fetch warp.
+    fpos: [Signal<Local, Bits<SCB>>; SC],
+    fbest: [Signal<Local, Bit>; SC],
+    fid: [Signal<Local, Bits<NB>>; SC],
+    /// Warps launching now (not yet live) that want a fetch; the lowest of them.
+    live_all: Signal<Local, Bits<N>>,
+    fresh: Signal<Local, Bits<N>>,
+    fresh_low: Signal<Local, Bits<N>>,
+    fresh_id: Signal<Local, Bits<NB>>,
+    zero_l: Constant<Bits<L>>,
+    zero_n: Constant<Bits<N>>,
     zero_nb: Constant<Bits<NB>>,
-    zero_p: Constant<Bits<P>>,
-    zero_sb: Constant<Bits<SB>>,
+    zero_lb: Constant<Bits<LB>>,
+    zero_fb: Constant<Bits<FB>>,
+    one_fb: Constant<Bits<FB>>,
     zero8: Constant<Bits<8>>,
     one8: Constant<Bits<8>>,
     max8: Constant<Bits<8>>,
-    ids: [Constant<Bits<SB>>; S],
-    gids: [Constant<Bits<NB>>; N],
-    slots: [Constant<Bits<PB>>; P],
-    onehots: [Constant<Bits<S>>; S],
-    slot_onehots: [Constant<Bits<P>>; P],
-    below: [Constant<Bits<S>>; S],
+    bit8: [Constant<Bits<8>>; 8],
+    bit_lb: [Constant<Bits<LB>>; LB],
+    /// Bit `b` of a global id.
+    bit_nb: [Constant<Bits<NB>>; NB],
+    /// Bit `b` of a local id placed in a global id (bit `b + SCB`).
+    bit_hi: [Constant<Bits<NB>>; LB],
+    /// Per id bit: the local ids / global ids that have it.
+    local_id_bit: [Constant<Bits<L>>; LB],
+    global_id_bit: [Constant<Bits<N>>; NB],
+    sched_ids: [Constant<Bits<SCB>>; SC],
+    /// Scheduler `s` as the low bits of a global id.
+    sched_gid: [Constant<Bits<NB>>; SC],
+    onehot_l: [Constant<Bits<L>>; L],
+    onehot_n: [Constant<Bits<N>>; N],
+    below_l: [Constant<Bits<L>>; L],
+    below_n: [Constant<Bits<N>>; N],
 }
 
 impl<
         const N: usize,
-        const S: usize,
-        const SB: usize,
+        const NB: usize,
+        const SC: usize,
+        const SCB: usize,
+        const SQ: usize,
+        const K: usize,
+        const L: usize,
+        const LB: usize,
+        const U: usize,
+        const FB: usize,
         const P: usize,
         const PB: usize,
-        const NB: usize,
-    > Default for Elf<N, S, SB, P, PB, NB>
+    > Default for Elf<N, NB, SC, SCB, SQ, K, L, LB, U, FB, P, PB>
 {
     fn default() -> Self {
-        assert!(N == 2 * S && S <= 32 && (1usize << SB) >= S && (1usize << PB) == P);
-        assert!((1usize << NB) >= N);
+        assert!(SC >= 2 && SC.is_power_of_two() && (1usize << SCB) == SC);
+        assert!(N == SC * L && L <= 32 && (1usize << LB) >= L && NB == LB + SCB);
+        assert!(SQ == SC * SC && K == SC + 1 && U == 2 * L);
+        assert!((1usize << FB) > SC && (1usize << (FB - 1)) <= SC);
         Self {
             clock: Default::default(),
             reset: Default::default(),
@@ -181,6 +227,9 @@ impl<
             launch_pc: Default::default(),
             exit: Default::default(),
             ready: array_init::array_init(|_| Default::default()),
+            unit: array_init::array_init(|_| Default::default()),
+            free: array_init::array_init(|_| Default::default()),
+            issue_lead: Default::default(),
             upd_valid: array_init::array_init(|_| Default::default()),
             upd_trig: array_init::array_init(|_| Default::default()),
             upd_pc: array_init::array_init(|_| Default::default()),
@@ -192,419 +241,412 @@ impl<
             prio: array_init::array_init(|_| Default::default()),
             fetch_valid: Default::default(),
             fetch_warp: Default::default(),
-            calc_u0: Default::default(),
-            calc_u1: Default::default(),
-            calc_l: Default::default(),
-            tv: Default::default(),
-            tb: Default::default(),
-            tpc: array_init::array_init(|_| Default::default()),
-            tsc: array_init::array_init(|_| Default::default()),
-            wpt0: array_init::array_init(|_| Default::default()),
-            wpt1: array_init::array_init(|_| Default::default()),
-            live0: Default::default(),
-            live1: Default::default(),
-            last0: Default::default(),
-            last1: Default::default(),
-            last0_valid: Default::default(),
-            last1_valid: Default::default(),
-            pend0: Default::default(),
-            pend1: Default::default(),
-            pend0_valid: Default::default(),
-            pend1_valid: Default::default(),
-            older0: array_init::array_init(|_| Default::default()),
-            older1: array_init::array_init(|_| Default::default()),
-            launch0: Default::default(),
-            launch1: Default::default(),
-            exit0: Default::default(),
-            exit1: Default::default(),
-            elig0: Default::default(),
-            elig1: Default::default(),
-            wcur0: array_init::array_init(|_| Default::default()),
-            wcur1: array_init::array_init(|_| Default::default()),
-            fresh0: Default::default(),
-            fresh1: Default::default(),
-            fresh_any: Default::default(),
+            pp_table: Default::default(),
+            wpt: array_init::array_init(|_| Default::default()),
+            older: array_init::array_init(|_| Default::default()),
+            live: array_init::array_init(|_| Default::default()),
+            last: array_init::array_init(|_| Default::default()),
+            pend: array_init::array_init(|_| Default::default()),
+            launch_s: array_init::array_init(|_| Default::default()),
+            exit_s: array_init::array_init(|_| Default::default()),
+            unit_none: array_init::array_init(|_| Default::default()),
+            unit_sp: array_init::array_init(|_| Default::default()),
+            unit_sfu: array_init::array_init(|_| Default::default()),
+            unit_lsu: array_init::array_init(|_| Default::default()),
+            wcur: array_init::array_init(|_| Default::default()),
+            beats: array_init::array_init(|_| Default::default()),
+            pick_elig: array_init::array_init(|_| Default::default()),
+            pick_win: array_init::array_init(|_| Default::default()),
+            pick_sp: array_init::array_init(|_| Default::default()),
+            pick_sfu: array_init::array_init(|_| Default::default()),
+            pick_lsu: array_init::array_init(|_| Default::default()),
+            excl_sp: array_init::array_init(|_| Default::default()),
+            excl_sfu: array_init::array_init(|_| Default::default()),
+            excl_lsu: array_init::array_init(|_| Default::default()),
+            run_sp: array_init::array_init(|_| Default::default()),
+            run_sfu: array_init::array_init(|_| Default::default()),
+            run_lsu: array_init::array_init(|_| Default::default()),
+            grant: array_init::array_init(|_| Default::default()),
+            grant_id: array_init::array_init(|_| Default::default()),
+            grant_prio: array_init::array_init(|_| Default::default()),
+            fetch_any: Default::default(),
+            col8: array_init::array_init(|_| Default::default()),
+            felig: array_init::array_init(|_| Default::default()),
+            fwin: array_init::array_init(|_| Default::default()),
+            fbeaten: Default::default(),
+            rank: array_init::array_init(|_| Default::default()),
+            rank_node: array_init::array_init(|_| Default::default()),
+            fpos: array_init::array_init(|_| Default::default()),
+            fbest: array_init::array_init(|_| Default::default()),
+            fid: array_init::array_init(|_| Default::default()),
+            live_all: Default::default(),
+            fresh: Default::default(),
             fresh_low: Default::default(),
-            fresh_sel: Default::default(),
-            greedy0: Default::default(),
-            greedy1: Default::default(),
-            beats0: array_init::array_init(|_| Default::default()),
-            beats1: array_init::array_init(|_| Default::default()),
-            win0: Default::default(),
-            win1: Default::default(),
-            sel0: Default::default(),
-            sel1: Default::default(),
-            selp0: Default::default(),
-            selp1: Default::default(),
-            felig0: Default::default(),
-            felig1: Default::default(),
-            fwin0: Default::default(),
-            fwin1: Default::default(),
-            frank0: Default::default(),
-            frank1: Default::default(),
-            fsel0: Default::default(),
-            fsel1: Default::default(),
-            fpick0: Default::default(),
-            tv_new: Default::default(),
-            tb_new: Default::default(),
-            zero_s: constant(0),
-            one_s: constant(1),
+            fresh_id: Default::default(),
+            zero_l: constant(0),
+            zero_n: constant(0),
             zero_nb: constant(0),
-            ones_s: constant(if S == 64 { u64::MAX } else { (1u64 << S) - 1 }),
-            zero_p: constant(0),
-            zero_sb: constant(0),
+            zero_lb: constant(0),
+            zero_fb: constant(0),
+            one_fb: constant(1),
             zero8: constant(0),
             one8: constant(1),
             max8: constant(255),
-            ids: index_table(),
-            gids: index_table(),
-            slots: index_table(),
-            onehots: onehot_table(),
-            slot_onehots: onehot_table(),
-            below: below_table(),
+            bit8: array_init::array_init(|b| constant(1 << b)),
+            bit_lb: array_init::array_init(|b| constant(1 << b)),
+            bit_nb: array_init::array_init(|b| constant(1 << b)),
+            bit_hi: array_init::array_init(|b| constant(1 << (b + SCB))),
+            local_id_bit: array_init::array_init(|b| {
+                constant((0..L).filter(|l| l >> b & 1 == 1).fold(0, |m, l| m | 1 << l))
+            }),
+            global_id_bit: array_init::array_init(|b| {
+                constant((0..N).filter(|w| w >> b & 1 == 1).fold(0, |m, w| m | 1 << w))
+            }),
+            sched_ids: index_table(),
+            sched_gid: index_table(),
+            onehot_l: onehot_table(),
+            onehot_n: onehot_table(),
+            below_l: below_table(),
+            below_n: below_table(),
         }
     }
 }
 
 impl<
         const N: usize,
-        const S: usize,
-        const SB: usize,
+        const NB: usize,
+        const SC: usize,
+        const SCB: usize,
+        const SQ: usize,
+        const K: usize,
+        const L: usize,
+        const LB: usize,
+        const U: usize,
+        const FB: usize,
         const P: usize,
         const PB: usize,
-        const NB: usize,
-    > Logic for Elf<N, S, SB, P, PB, NB>
+    > Logic for Elf<N, NB, SC, SCB, SQ, K, L, LB, U, FB, P, PB>
 {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(
-            self,
-            clock,
-            tv,
-            tb,
-            live0,
-            live1,
-            last0,
-            last1,
-            last0_valid,
-            last1_valid,
-            pend0,
-            pend1,
-            pend0_valid,
-            pend1_valid
-        );
-        for i in 0..P {
-            self.tpc[i].clock.next = self.clock.val();
-            self.tpc[i].d.next = self.tpc[i].q.val();
-            self.tsc[i].clock.next = self.clock.val();
-            self.tsc[i].d.next = self.tsc[i].q.val();
+        for w in 0..N {
+            self.wpt[w].clock.next = self.clock.val();
+            self.wpt[w].d.next = self.wpt[w].q.val();
+            self.older[w].clock.next = self.clock.val();
+            self.older[w].d.next = self.older[w].q.val();
         }
-        for i in 0..S {
-            self.wpt0[i].clock.next = self.clock.val();
-            self.wpt0[i].d.next = self.wpt0[i].q.val();
-            self.wpt1[i].clock.next = self.clock.val();
-            self.wpt1[i].d.next = self.wpt1[i].q.val();
-            self.older0[i].clock.next = self.clock.val();
-            self.older0[i].d.next = self.older0[i].q.val();
-            self.older1[i].clock.next = self.clock.val();
-            self.older1[i].d.next = self.older1[i].q.val();
+        for s in 0..SC {
+            self.live[s].clock.next = self.clock.val();
+            self.last[s].clock.next = self.clock.val();
+            self.last[s].d.next = self.last[s].q.val();
+            self.pend[s].clock.next = self.clock.val();
         }
-        // The calculators read the table as it is during the cycle.
-        self.calc_u0.pc.next = self.upd_pc[0].val();
-        self.calc_u1.pc.next = self.upd_pc[1].val();
-        self.calc_l.pc.next = self.launch_pc.val();
-        self.calc_u0.tv.next = self.tv.q.val();
-        self.calc_u1.tv.next = self.tv.q.val();
-        self.calc_l.tv.next = self.tv.q.val();
-        self.calc_u0.tb.next = self.tb.q.val();
-        self.calc_u1.tb.next = self.tb.q.val();
-        self.calc_l.tb.next = self.tb.q.val();
-        for i in 0..P {
-            self.calc_u0.tpc[i].next = self.tpc[i].q.val();
-            self.calc_u1.tpc[i].next = self.tpc[i].q.val();
-            self.calc_l.tpc[i].next = self.tpc[i].q.val();
-            self.calc_u0.tsc[i].next = self.tsc[i].q.val();
-            self.calc_u1.tsc[i].next = self.tsc[i].q.val();
-            self.calc_l.tsc[i].next = self.tsc[i].q.val();
+        // The table: write port and lookups (updates 0..SC, launch SC).
+        self.pp_table.clock.next = self.clock.val();
+        self.pp_table.reset.next = self.reset.val();
+        self.pp_table.tw_clear.next = self.tw_clear.val();
+        self.pp_table.tw_en.next = self.tw_en.val();
+        self.pp_table.tw_slot.next = self.tw_slot.val();
+        self.pp_table.tw_valid.next = self.tw_valid.val();
+        self.pp_table.tw_branch.next = self.tw_branch.val();
+        self.pp_table.tw_pc.next = self.tw_pc.val();
+        self.pp_table.tw_score.next = self.tw_score.val();
+        for s in 0..SC {
+            self.pp_table.pc[s].next = self.upd_pc[s].val();
         }
-        // Per-scheduler launch and exit masks.
-        self.launch0.next = self.zero_s.val();
-        self.launch1.next = self.zero_s.val();
-        self.exit0.next = self.zero_s.val();
-        self.exit1.next = self.zero_s.val();
-        for l in 0..S {
-            if self.launch.val().get_bit(2 * l) {
-                self.launch0.next = self.launch0.val() | self.onehots[l].val();
+        for n in SC..(SC + 1) {
+            self.pp_table.pc[n].next = self.launch_pc.val();
+            // Per scheduler: launch, exit and unit masks over its local warps.
+            for s in 0..SC {
+                self.launch_s[s].next = self.zero_l.val();
+                self.exit_s[s].next = self.zero_l.val();
+                self.unit_none[s].next = self.zero_l.val();
+                self.unit_sp[s].next = self.zero_l.val();
+                self.unit_sfu[s].next = self.zero_l.val();
+                self.unit_lsu[s].next = self.zero_l.val();
+                for l in 0..L {
+                    if self.launch.val().get_bit(l * n + s) {
+                        self.launch_s[s].next = self.launch_s[s].val() | self.onehot_l[l].val();
+                    }
+                    if self.exit.val().get_bit(l * n + s) {
+                        self.exit_s[s].next = self.exit_s[s].val() | self.onehot_l[l].val();
+                    }
+                    if !self.unit[s].val().get_bit(2 * l) & !self.unit[s].val().get_bit(2 * l + 1) {
+                        self.unit_none[s].next = self.unit_none[s].val() | self.onehot_l[l].val();
+                    }
+                    if self.unit[s].val().get_bit(2 * l) & !self.unit[s].val().get_bit(2 * l + 1) {
+                        self.unit_sp[s].next = self.unit_sp[s].val() | self.onehot_l[l].val();
+                    }
+                    if !self.unit[s].val().get_bit(2 * l) & self.unit[s].val().get_bit(2 * l + 1) {
+                        self.unit_sfu[s].next = self.unit_sfu[s].val() | self.onehot_l[l].val();
+                    }
+                    if self.unit[s].val().get_bit(2 * l) & self.unit[s].val().get_bit(2 * l + 1) {
+                        self.unit_lsu[s].next = self.unit_lsu[s].val() | self.onehot_l[l].val();
+                    }
+                }
             }
-            if self.launch.val().get_bit(2 * l + 1) {
-                self.launch1.next = self.launch1.val() | self.onehots[l].val();
+            // Last cycle's grants report back: the WPT as this cycle's selects see it.
+            for s in 0..SC {
+                for l in 0..L {
+                    self.wcur[l * n + s].next = self.wpt[l * n + s].q.val();
+                    if self.upd_valid[s].val() & self.pend[s].q.val().get_bit(l) {
+                        if self.upd_trig[s].val() {
+                            self.wcur[l * n + s].next = self.pp_table.prio[s].val();
+                        } else if (self.wpt[l * n + s].q.val() != self.max8.val())
+                            & (self.wpt[l * n + s].q.val() != self.zero8.val())
+                        {
+                            self.wcur[l * n + s].next = self.wpt[l * n + s].q.val() - self.one8.val();
+                        }
+                    }
+                }
             }
-            if self.exit.val().get_bit(2 * l) {
-                self.exit0.next = self.exit0.val() | self.onehots[l].val();
+            // Warp i beats warp j of its scheduler on (WPT, not greedy, age).
+            for s in 0..SC {
+                for i in 0..L {
+                    self.beats[i * n + s].next = self.zero_l.val();
+                    for j in 0..L {
+                        if (self.wcur[i * n + s].val() < self.wcur[j * n + s].val())
+                            | ((self.wcur[i * n + s].val() == self.wcur[j * n + s].val())
+                                & ((self.last[s].q.val().get_bit(i)
+                                    & !self.last[s].q.val().get_bit(j))
+                                    | ((self.last[s].q.val().get_bit(i)
+                                        == self.last[s].q.val().get_bit(j))
+                                        & self.older[j * n + s].q.val().get_bit(i))))
+                        {
+                            self.beats[i * n + s].next =
+                                self.beats[i * n + s].val() | self.onehot_l[j].val();
+                        }
+                    }
+                }
             }
-            if self.exit.val().get_bit(2 * l + 1) {
-                self.exit1.next = self.exit1.val() | self.onehots[l].val();
+            // Issue picks: scheduler s at position k (from the lead) sees the unit slots the
+            // k schedulers before it took; `run` carries them from position to position.
+            for s in 0..SC {
+                self.run_sp[s].next = self.zero_fb.val();
+                self.run_sfu[s].next = self.zero_fb.val();
+                self.run_lsu[s].next = self.zero_fb.val();
+            }
+            for k in 0..SC {
+                for s in 0..SC {
+                    self.excl_sp[s].next = self.run_sp[(s + n - 1) % n].val();
+                    self.excl_sfu[s].next = self.run_sfu[(s + n - 1) % n].val();
+                    self.excl_lsu[s].next = self.run_lsu[(s + n - 1) % n].val();
+                }
+                for s in 0..SC {
+                    self.pick_elig[s * n + k].next = self.unit_none[s].val();
+                    if self.free[0].val() > self.excl_sp[s].val() {
+                        self.pick_elig[s * n + k].next =
+                            self.pick_elig[s * n + k].val() | self.unit_sp[s].val();
+                    }
+                    if self.free[1].val() > self.excl_sfu[s].val() {
+                        self.pick_elig[s * n + k].next =
+                            self.pick_elig[s * n + k].val() | self.unit_sfu[s].val();
+                    }
+                    if self.free[2].val() > self.excl_lsu[s].val() {
+                        self.pick_elig[s * n + k].next =
+                            self.pick_elig[s * n + k].val() | self.unit_lsu[s].val();
+                    }
+                    self.pick_elig[s * n + k].next = self.pick_elig[s * n + k].val()
+                        & self.ready[s].val()
+                        & self.live[s].q.val();
+                    self.pick_win[s * n + k].next = self.zero_l.val();
+                    for i in 0..L {
+                        if self.pick_elig[s * n + k].val().get_bit(i)
+                            & (self.beats[i * n + s].val()
+                                | !self.pick_elig[s * n + k].val()
+                                | self.onehot_l[i].val())
+                            .all()
+                        {
+                            self.pick_win[s * n + k].next =
+                                self.pick_win[s * n + k].val() | self.onehot_l[i].val();
+                        }
+                    }
+                    self.pick_sp[s * n + k].next =
+                        (self.pick_win[s * n + k].val() & self.unit_sp[s].val()).any();
+                    self.pick_sfu[s * n + k].next =
+                        (self.pick_win[s * n + k].val() & self.unit_sfu[s].val()).any();
+                    self.pick_lsu[s * n + k].next =
+                        (self.pick_win[s * n + k].val() & self.unit_lsu[s].val()).any();
+                    self.run_sp[s].next = self.excl_sp[s].val();
+                    if self.pick_sp[s * n + k].val() {
+                        self.run_sp[s].next = self.excl_sp[s].val() + self.one_fb.val();
+                    }
+                    self.run_sfu[s].next = self.excl_sfu[s].val();
+                    if self.pick_sfu[s * n + k].val() {
+                        self.run_sfu[s].next = self.excl_sfu[s].val() + self.one_fb.val();
+                    }
+                    self.run_lsu[s].next = self.excl_lsu[s].val();
+                    if self.pick_lsu[s * n + k].val() {
+                        self.run_lsu[s].next = self.excl_lsu[s].val() + self.one_fb.val();
+                    }
+                }
+            }
+            // Each scheduler's grant at its position; its id and WPT value (one-hot muxes).
+            for s in 0..SC {
+                self.grant[s].next = self.zero_l.val();
+                for k in 0..SC {
+                    if self.issue_lead.val() == self.sched_ids[(s + n - k) % n].val() {
+                        self.grant[s].next = self.pick_win[s * n + k].val();
+                    }
+                }
+                self.grant_id[s].next = self.zero_lb.val();
+                for b in 0..LB {
+                    if (self.grant[s].val() & self.local_id_bit[b].val()).any() {
+                        self.grant_id[s].next = self.grant_id[s].val() | self.bit_lb[b].val();
+                    }
+                }
+                for b in 0..8 {
+                    self.col8[b].next = self.zero_l.val();
+                }
+                for l in 0..L {
+                    for b in 0..8 {
+                        if self.grant[s].val().get_bit(l) & self.wcur[l * n + s].val().get_bit(b) {
+                            self.col8[b].next = self.col8[b].val() | self.onehot_l[l].val();
+                        }
+                    }
+                }
+                self.grant_prio[s].next = self.zero8.val();
+                for b in 0..8 {
+                    if self.col8[b].val().any() {
+                        self.grant_prio[s].next = self.grant_prio[s].val() | self.bit8[b].val();
+                    }
+                }
+            }
+            // Fetch: each scheduler's best fetch-eligible live warp (granted warps whose
+            // i-buffer the grant empties included) and its rank.
+            for s in 0..SC {
+                self.felig[s].next = self.zero_l.val();
+                for l in 0..L {
+                    if self.fetch_elig.val().get_bit(l * n + s)
+                        | (self.fetch_on_grant.val().get_bit(l * n + s)
+                            & self.grant[s].val().get_bit(l))
+                    {
+                        self.felig[s].next = self.felig[s].val() | self.onehot_l[l].val();
+                    }
+                }
+                self.felig[s].next = self.felig[s].val() & self.live[s].q.val();
+                self.fwin[s].next = self.zero_l.val();
+                for i in 0..L {
+                    if self.felig[s].val().get_bit(i)
+                        & (self.beats[i * n + s].val()
+                            | !self.felig[s].val()
+                            | self.onehot_l[i].val())
+                        .all()
+                    {
+                        self.fwin[s].next = self.fwin[s].val() | self.onehot_l[i].val();
+                    }
+                }
+                self.fbeaten.next = self.zero_l.val();
+                for j in 0..L {
+                    if self.live[s].q.val().get_bit(j)
+                        & (self.beats[j * n + s].val() & self.fwin[s].val()).any()
+                    {
+                        self.fbeaten.next = self.fbeaten.val() | self.onehot_l[j].val();
+                    }
+                }
+                for m in L..(L + 1) {
+                    for j in 0..L {
+                        if self.fbeaten.val().get_bit(j) {
+                            self.rank_node[m + j].next = self.one8.val();
+                        } else {
+                            self.rank_node[m + j].next = self.zero8.val();
+                        }
+                    }
+                    for k in 0..(L - 1) {
+                        self.rank_node[m - 1 - k].next = self.rank_node[2 * (m - 1 - k)].val()
+                            + self.rank_node[2 * (m - 1 - k) + 1].val();
+                    }
+                }
+                self.rank_node[0].next = self.rank_node[1].val();
+                self.rank[s].next = self.rank_node[0].val();
+                self.fpos[s].next = self.sched_ids[s].val() - self.fetch_lead.val();
+                self.fid[s].next = self.sched_gid[s].val();
+                for b in 0..LB {
+                    if (self.fwin[s].val() & self.local_id_bit[b].val()).any() {
+                        self.fid[s].next = self.fid[s].val() | self.bit_hi[b].val();
+                    }
+                }
+            }
+            // Live warps (global ids); warps launching now that want a fetch, the lowest.
+            self.live_all.next = self.zero_n.val();
+            for s in 0..SC {
+                for l in 0..L {
+                    if self.live[s].q.val().get_bit(l) {
+                        self.live_all.next = self.live_all.val() | self.onehot_n[l * n + s].val();
+                    }
+                }
             }
         }
-        // Last cycle's grants report back: the WPT as this cycle's selects see it.
-        for i in 0..S {
-            self.wcur0[i].next = self.wpt0[i].q.val();
-            self.wcur1[i].next = self.wpt1[i].q.val();
-            if self.upd_valid[0].val()
-                & self.pend0_valid.q.val()
-                & (self.pend0.q.val() == self.ids[i].val())
-            {
-                if self.upd_trig[0].val() {
-                    self.wcur0[i].next = self.calc_u0.prio.val();
-                } else if (self.wpt0[i].q.val() != self.max8.val())
-                    & (self.wpt0[i].q.val() != self.zero8.val())
+        // The fetch: the smallest (rank, position from the fetch lead) wins.
+        self.fetch_any.next = false;
+        for s in 0..SC {
+            self.fbest[s].next = self.fwin[s].val().any();
+            self.fetch_any.next = self.fetch_any.val() | self.fwin[s].val().any();
+            for t in 0..SC {
+                if (self.sched_ids[t].val() != self.sched_ids[s].val())
+                    & self.fwin[t].val().any()
+                    & !((self.rank[s].val() < self.rank[t].val())
+                        | ((self.rank[s].val() == self.rank[t].val())
+                            & (self.fpos[s].val() < self.fpos[t].val())))
                 {
-                    self.wcur0[i].next = self.wpt0[i].q.val() - self.one8.val();
-                }
-            }
-            if self.upd_valid[1].val()
-                & self.pend1_valid.q.val()
-                & (self.pend1.q.val() == self.ids[i].val())
-            {
-                if self.upd_trig[1].val() {
-                    self.wcur1[i].next = self.calc_u1.prio.val();
-                } else if (self.wpt1[i].q.val() != self.max8.val())
-                    & (self.wpt1[i].q.val() != self.zero8.val())
-                {
-                    self.wcur1[i].next = self.wpt1[i].q.val() - self.one8.val();
+                    self.fbest[s].next = false;
                 }
             }
         }
-        // Issue select: warp i wins when it beats every other eligible warp.
-        self.elig0.next = self.ready[0].val() & self.live0.q.val();
-        self.elig1.next = self.ready[1].val() & self.live1.q.val();
-        self.greedy0.next = self.zero_s.val();
-        self.greedy1.next = self.zero_s.val();
-        for i in 0..S {
-            if self.last0_valid.q.val() & (self.last0.q.val() == self.ids[i].val()) {
-                self.greedy0.next = self.onehots[i].val();
-            }
-            if self.last1_valid.q.val() & (self.last1.q.val() == self.ids[i].val()) {
-                self.greedy1.next = self.onehots[i].val();
+        self.fresh.next = self.fetch_elig.val() & self.launch.val() & !self.live_all.val();
+        self.fresh_low.next = self.zero_n.val();
+        for w in 0..N {
+            if self.fresh.val().get_bit(w) & !(self.fresh.val() & self.below_n[w].val()).any() {
+                self.fresh_low.next = self.fresh_low.val() | self.onehot_n[w].val();
             }
         }
-        for i in 0..S {
-            self.beats0[i].next = self.zero_s.val();
-            self.beats1[i].next = self.zero_s.val();
-            for j in 0..S {
-                if (self.wcur0[i].val() < self.wcur0[j].val())
-                    | ((self.wcur0[i].val() == self.wcur0[j].val())
-                        & ((self.greedy0.val().get_bit(i) & !self.greedy0.val().get_bit(j))
-                            | ((self.greedy0.val().get_bit(i) == self.greedy0.val().get_bit(j))
-                                & self.older0[j].q.val().get_bit(i))))
-                {
-                    self.beats0[i].next = self.beats0[i].val() | self.onehots[j].val();
+        self.fresh_id.next = self.zero_nb.val();
+        for b in 0..NB {
+            if (self.fresh_low.val() & self.global_id_bit[b].val()).any() {
+                self.fresh_id.next = self.fresh_id.val() | self.bit_nb[b].val();
+            }
+        }
+        self.fetch_valid.next = self.fetch_any.val() | self.fresh.val().any();
+        self.fetch_warp.next = self.fresh_id.val();
+        for s in 0..SC {
+            if self.fbest[s].val() {
+                self.fetch_warp.next = self.fid[s].val();
+            }
+            self.grant_valid[s].next = self.grant[s].val().any();
+            self.grant_warp[s].next = self.grant_id[s].val();
+            self.prio[s].next = self.grant_prio[s].val();
+        }
+        // Edge: the WPT takes this cycle's values, then launches (the table as it is now).
+        for n in SC..(SC + 1) {
+            for s in 0..SC {
+                for l in 0..L {
+                    self.wpt[l * n + s].d.next = self.wcur[l * n + s].val();
+                    if self.launch_s[s].val().get_bit(l) {
+                        self.wpt[l * n + s].d.next = self.pp_table.prio[n].val();
+                        self.older[l * n + s].d.next = !self.launch_s[s].val()
+                            | (self.launch_s[s].val() & self.below_l[l].val());
+                    } else {
+                        self.older[l * n + s].d.next =
+                            self.older[l * n + s].q.val() & !self.launch_s[s].val();
+                    }
+                    if self.reset.val() {
+                        self.wpt[l * n + s].d.next = self.max8.val();
+                        self.older[l * n + s].d.next = self.below_l[l].val();
+                    }
                 }
-                if (self.wcur1[i].val() < self.wcur1[j].val())
-                    | ((self.wcur1[i].val() == self.wcur1[j].val())
-                        & ((self.greedy1.val().get_bit(i) & !self.greedy1.val().get_bit(j))
-                            | ((self.greedy1.val().get_bit(i) == self.greedy1.val().get_bit(j))
-                                & self.older1[j].q.val().get_bit(i))))
-                {
-                    self.beats1[i].next = self.beats1[i].val() | self.onehots[j].val();
-                }
             }
         }
-        self.win0.next = self.zero_s.val();
-        self.win1.next = self.zero_s.val();
-        for i in 0..S {
-            if self.elig0.val().get_bit(i)
-                & ((self.beats0[i].val() | !self.elig0.val() | self.onehots[i].val())
-                    == self.ones_s.val())
-            {
-                self.win0.next = self.win0.val() | self.onehots[i].val();
+        for s in 0..SC {
+            self.live[s].d.next =
+                (self.live[s].q.val() & !self.exit_s[s].val()) | self.launch_s[s].val();
+            if self.grant[s].val().any() {
+                self.last[s].d.next = self.grant[s].val();
             }
-            if self.elig1.val().get_bit(i)
-                & ((self.beats1[i].val() | !self.elig1.val() | self.onehots[i].val())
-                    == self.ones_s.val())
-            {
-                self.win1.next = self.win1.val() | self.onehots[i].val();
-            }
-        }
-        self.sel0.next = self.zero_sb.val();
-        self.sel1.next = self.zero_sb.val();
-        self.selp0.next = self.zero8.val();
-        self.selp1.next = self.zero8.val();
-        for i in 0..S {
-            if self.win0.val().get_bit(i) {
-                self.sel0.next = self.ids[i].val();
-                self.selp0.next = self.wcur0[i].val();
-            }
-            if self.win1.val().get_bit(i) {
-                self.sel1.next = self.ids[i].val();
-                self.selp1.next = self.wcur1[i].val();
-            }
-        }
-        // Fetch select: each scheduler's best eligible warp (the issue comparators), its rank
-        // (live warps that beat it), and the leading scheduler's warp on a rank tie.
-        self.felig0.next = self.zero_s.val();
-        self.felig1.next = self.zero_s.val();
-        for l in 0..S {
-            if self.fetch_elig.val().get_bit(2 * l) {
-                self.felig0.next = self.felig0.val() | self.onehots[l].val();
-            }
-            if self.fetch_elig.val().get_bit(2 * l + 1) {
-                self.felig1.next = self.felig1.val() | self.onehots[l].val();
-            }
-        }
-        // Launching warps (not yet live) that want a fetch.
-        self.fresh0.next = self.felig0.val() & self.launch0.val() & !self.live0.q.val();
-        self.fresh1.next = self.felig1.val() & self.launch1.val() & !self.live1.q.val();
-        // Granted warps whose grant empties their i-buffer.
-        for l in 0..S {
-            if self.fetch_on_grant.val().get_bit(2 * l) & self.win0.val().get_bit(l) {
-                self.felig0.next = self.felig0.val() | self.onehots[l].val();
-            }
-            if self.fetch_on_grant.val().get_bit(2 * l + 1) & self.win1.val().get_bit(l) {
-                self.felig1.next = self.felig1.val() | self.onehots[l].val();
-            }
-        }
-        self.felig0.next = self.felig0.val() & self.live0.q.val();
-        self.felig1.next = self.felig1.val() & self.live1.q.val();
-        self.fwin0.next = self.zero_s.val();
-        self.fwin1.next = self.zero_s.val();
-        for i in 0..S {
-            if self.felig0.val().get_bit(i)
-                & ((self.beats0[i].val() | !self.felig0.val() | self.onehots[i].val())
-                    == self.ones_s.val())
-            {
-                self.fwin0.next = self.fwin0.val() | self.onehots[i].val();
-            }
-            if self.felig1.val().get_bit(i)
-                & ((self.beats1[i].val() | !self.felig1.val() | self.onehots[i].val())
-                    == self.ones_s.val())
-            {
-                self.fwin1.next = self.fwin1.val() | self.onehots[i].val();
-            }
-        }
-        self.frank0.next = self.zero8.val();
-        self.frank1.next = self.zero8.val();
-        self.fsel0.next = self.gids[0].val();
-        self.fsel1.next = self.gids[0].val();
-        for j in 0..S {
-            if self.live0.q.val().get_bit(j) & (self.beats0[j].val() & self.fwin0.val()).any() {
-                self.frank0.next = self.frank0.val() + self.one8.val();
-            }
-            if self.live1.q.val().get_bit(j) & (self.beats1[j].val() & self.fwin1.val()).any() {
-                self.frank1.next = self.frank1.val() + self.one8.val();
-            }
-            if self.fwin0.val().get_bit(j) {
-                self.fsel0.next = self.gids[2 * j].val();
-            }
-            if self.fwin1.val().get_bit(j) {
-                self.fsel1.next = self.gids[2 * j + 1].val();
-            }
-        }
-        self.fpick0.next = self.fwin0.val().any()
-            & (!self.fwin1.val().any()
-                | (!self.fetch_lead.val() & (self.frank0.val() <= self.frank1.val()))
-                | (self.fetch_lead.val() & (self.frank0.val() < self.frank1.val())));
-        // The lowest launching warp: the lowest local index of either scheduler (isolated as
-        // `x & (!x + 1)`), scheduler 0's first (global id 2l before 2l + 1).
-        self.fresh_any.next = self.fresh0.val() | self.fresh1.val();
-        self.fresh_low.next =
-            self.fresh_any.val() & (!self.fresh_any.val() + self.one_s.val());
-        self.fresh_sel.next = self.zero_nb.val();
-        for l in 0..S {
-            if self.fresh_low.val().get_bit(l) & self.fresh0.val().get_bit(l) {
-                self.fresh_sel.next = self.fresh_sel.val() | self.gids[2 * l].val();
-            }
-            if self.fresh_low.val().get_bit(l) & !self.fresh0.val().get_bit(l) {
-                self.fresh_sel.next = self.fresh_sel.val() | self.gids[2 * l + 1].val();
-            }
-        }
-        self.fetch_valid.next = self.fwin0.val().any()
-            | self.fwin1.val().any()
-            | self.fresh_any.val().any();
-        if self.fpick0.val() {
-            self.fetch_warp.next = self.fsel0.val();
-        } else {
-            self.fetch_warp.next = self.fsel1.val();
-        }
-        if !(self.fwin0.val().any() | self.fwin1.val().any()) {
-            self.fetch_warp.next = self.fresh_sel.val();
-        }
-        self.grant_valid[0].next = self.win0.val().any();
-        self.grant_warp[0].next = self.sel0.val();
-        self.prio[0].next = self.selp0.val();
-        self.grant_valid[1].next = self.win1.val().any();
-        self.grant_warp[1].next = self.sel1.val();
-        self.prio[1].next = self.selp1.val();
-        // The WPT takes this cycle's values, then launches.
-        for i in 0..S {
-            self.wpt0[i].d.next = self.wcur0[i].val();
-            self.wpt1[i].d.next = self.wcur1[i].val();
-            if self.launch0.val().get_bit(i) {
-                self.wpt0[i].d.next = self.calc_l.prio.val();
-                self.older0[i].d.next =
-                    !self.launch0.val() | (self.launch0.val() & self.below[i].val());
-            } else {
-                self.older0[i].d.next = self.older0[i].q.val() & !self.launch0.val();
-            }
-            if self.launch1.val().get_bit(i) {
-                self.wpt1[i].d.next = self.calc_l.prio.val();
-                self.older1[i].d.next =
-                    !self.launch1.val() | (self.launch1.val() & self.below[i].val());
-            } else {
-                self.older1[i].d.next = self.older1[i].q.val() & !self.launch1.val();
-            }
-        }
-        self.live0.d.next = (self.live0.q.val() & !self.exit0.val()) | self.launch0.val();
-        self.live1.d.next = (self.live1.q.val() & !self.exit1.val()) | self.launch1.val();
-        if self.win0.val().any() {
-            self.last0.d.next = self.sel0.val();
-            self.last0_valid.d.next = true;
-        }
-        if self.win1.val().any() {
-            self.last1.d.next = self.sel1.val();
-            self.last1_valid.d.next = true;
-        }
-        self.pend0.d.next = self.sel0.val();
-        self.pend0_valid.d.next = self.win0.val().any();
-        self.pend1.d.next = self.sel1.val();
-        self.pend1_valid.d.next = self.win1.val().any();
-        // Table write port: clear, then write one slot.
-        self.tv_new.next = self.tv.q.val();
-        self.tb_new.next = self.tb.q.val();
-        if self.tw_clear.val() {
-            self.tv_new.next = self.zero_p.val();
-            self.tb_new.next = self.zero_p.val();
-        }
-        for i in 0..P {
-            if self.tw_en.val() & (self.tw_slot.val() == self.slots[i].val()) {
-                self.tv_new.next = self.tv_new.val() & !self.slot_onehots[i].val();
-                self.tb_new.next = self.tb_new.val() & !self.slot_onehots[i].val();
-                if self.tw_valid.val() {
-                    self.tv_new.next = self.tv_new.val() | self.slot_onehots[i].val();
-                }
-                if self.tw_branch.val() {
-                    self.tb_new.next = self.tb_new.val() | self.slot_onehots[i].val();
-                }
-                self.tpc[i].d.next = self.tw_pc.val();
-                self.tsc[i].d.next = self.tw_score.val();
-            }
-        }
-        self.tv.d.next = self.tv_new.val();
-        self.tb.d.next = self.tb_new.val();
-        if self.reset.val() {
-            self.tv.d.next = self.zero_p.val();
-            self.tb.d.next = self.zero_p.val();
-            self.live0.d.next = self.zero_s.val();
-            self.live1.d.next = self.zero_s.val();
-            self.last0_valid.d.next = false;
-            self.last1_valid.d.next = false;
-            self.pend0_valid.d.next = false;
-            self.pend1_valid.d.next = false;
-            for i in 0..S {
-                self.wpt0[i].d.next = self.max8.val();
-                self.wpt1[i].d.next = self.max8.val();
-                self.older0[i].d.next = self.below[i].val();
-                self.older1[i].d.next = self.below[i].val();
+            self.pend[s].d.next = self.grant[s].val();
+            if self.reset.val() {
+                self.live[s].d.next = self.zero_l.val();
+                self.last[s].d.next = self.zero_l.val();
+                self.pend[s].d.next = self.zero_l.val();
             }
         }
     }
@@ -612,12 +654,18 @@ impl<
 
 impl<
         const N: usize,
-        const S: usize,
-        const SB: usize,
+        const NB: usize,
+        const SC: usize,
+        const SCB: usize,
+        const SQ: usize,
+        const K: usize,
+        const L: usize,
+        const LB: usize,
+        const U: usize,
+        const FB: usize,
         const P: usize,
         const PB: usize,
-        const NB: usize,
-    > Clocked for Elf<N, S, SB, P, PB, NB>
+    > Clocked for Elf<N, NB, SC, SCB, SQ, K, L, LB, U, FB, P, PB>
 {
     fn clock_signal(&mut self) -> &mut Signal<In, Clock> {
         &mut self.clock
@@ -628,9 +676,11 @@ impl<
 mod tests;
 
 /// `fermi` preset: 48 warps (two schedulers of 24), 32 program points.
-pub type ElfFermi = Elf<48, 24, 5, 32, 5, 6>;
-/// `proto` preset: 8 warps, 8 program points.
-pub type ElfProto = Elf<8, 4, 2, 8, 3, 3>;
+pub type ElfFermi = Elf<48, 6, 2, 1, 4, 3, 24, 5, 48, 2, 32, 5>;
+/// `proto` preset: 8 warps (two schedulers of 4), 8 program points.
+pub type ElfProto = Elf<8, 3, 2, 1, 4, 3, 4, 2, 8, 2, 8, 3>;
+/// Four schedulers of 4 warps, 8 program points (tests the scheduler-count generics).
+pub type ElfQuad = Elf<16, 4, 4, 2, 16, 5, 4, 2, 8, 3, 8, 3>;
 
 /// The ELF block's RTL per preset.
 pub struct Rtl;

@@ -9,6 +9,7 @@ use gpusim::blocks::elf::{ElfIn, ElfOut, Golden, Params, Preset};
 
 type Fermi = super::ElfFermi;
 type Proto = super::ElfProto;
+type Quad = super::ElfQuad;
 
 macro_rules! ports {
     ($u:expr, $reset:expr, $i:expr) => {{
@@ -24,15 +25,20 @@ macro_rules! ports {
         u.launch.next = i.launch.to_bits();
         u.launch_pc.next = (i.launch_pc as u64).to_bits();
         u.exit.next = i.exit.to_bits();
-        for k in 0..2 {
+        for k in 0..u.ready.len() {
             u.ready[k].next = i.ready[k].to_bits();
+            u.unit[k].next = i.unit[k].to_bits();
             u.upd_valid[k].next = i.upd_valid[k];
             u.upd_trig[k].next = i.upd_trig[k];
             u.upd_pc[k].next = (i.upd_pc[k] as u64).to_bits();
         }
         u.fetch_elig.next = i.fetch_elig.to_bits();
         u.fetch_on_grant.next = i.fetch_on_grant.to_bits();
-        u.fetch_lead.next = i.fetch_lead & 1 == 1;
+        for k in 0..3 {
+            u.free[k].next = (i.free[k] as u64).to_bits();
+        }
+        u.issue_lead.next = (i.issue_lead as u64).to_bits();
+        u.fetch_lead.next = (i.fetch_lead as u64).to_bits();
     }};
 }
 
@@ -40,7 +46,7 @@ macro_rules! outs {
     ($u:expr) => {{
         let u = $u;
         let mut o = ElfOut::default();
-        for k in 0..2 {
+        for k in 0..u.grant_valid.len() {
             o.grant_valid[k] = u.grant_valid[k].val();
             o.grant_warp[k] = u.grant_warp[k].val().to_u64() as u8;
             o.prio[k] = u.prio[k].val().to_u64() as u8;
@@ -82,11 +88,18 @@ macro_rules! compare {
 }
 
 #[test]
-fn rtl_matches_golden_for_both_presets() {
+fn rtl_matches_golden_for_both_presets_and_four_schedulers() {
     let id = |o: ElfOut| o;
     let r = compare!(Proto, Params::preset(Preset::Proto), 1, 20_000, id);
     assert_eq!(r, None);
     let r = compare!(Fermi, Params::preset(Preset::Fermi), 2, 3_000, id);
+    assert_eq!(r, None);
+    let quad = Params {
+        warps: 16,
+        schedulers: 4,
+        ..Params::preset(Preset::Proto)
+    };
+    let r = compare!(Quad, quad, 4, 20_000, id);
     assert_eq!(r, None);
 }
 

@@ -70,7 +70,10 @@ pub struct SimOptions {
     pub newcar: bool,
     /// I-prefetch threshold on occupied L1I + L1D MSHRs (spec §1.10; 0: no prefetch).
     pub iprefetch: u32,
-    /// Paired issue with warp arbiters too (see [`sm`]; ELF always issues paired).
+    /// Paired issue with warp arbiters (see [`sm`]): every scheduler's warps scanned before any
+    /// grant, unit slots taken in grant order from the leading scheduler; ELF always issues
+    /// paired, warp arbiters by default sequentially (later schedulers see the earlier ones'
+    /// issues, GPGPU-Sim's order).
     pub paired_issue: bool,
 }
 

@@ -24,9 +24,14 @@
 //!   `t + 1` (L337). With an empty table every entry stays 255 and ELF issues exactly as GTO
 //!   (SCH-4).
 //! * **Issue select**, per scheduler `s` of `S` (warp `w` belongs to scheduler `w % S`, local
-//!   index `w / S`): among `ready[s] & live`, the warp with the smallest key
+//!   index `w / S`), scheduler by scheduler from `issue_lead` (the SM's paired issue, which
+//!   the warp arbiters also use; ELF changes only the priority order, L391, L512): among
+//!   `ready[s] & live`, less the warps whose unit (`unit[s]`) has no slot left after the
+//!   schedulers before `s` took theirs (`free` at the start of the cycle, one slot per grant
+//!   of a warp that needs the unit), the warp with the smallest key
 //!   `(WPT[w], w != last_issued[s], age[w])` is granted (`grant_valid[s]`, `grant_warp[s]`),
-//!   and becomes `last_issued[s]` (spec §1.8, A-11). `prio[s]` is its WPT value.
+//!   and becomes `last_issued[s]` (spec §1.8, A-11). `prio[s]` is its WPT value. With an
+//!   empty table this is exactly GTO arbiters issuing paired (SCH-4).
 //! * **Fetch select** (spec §1.9 [REC], A-10): the eligible warps are `fetch_elig` (their
 //!   i-buffer is empty) and those of `fetch_on_grant` that this cycle grants (issuing empties
 //!   their i-buffer), so the warp being issued from is refilled without a bubble (L339: fetch
@@ -50,6 +55,15 @@ use crate::port_bundle;
 
 /// Most warp schedulers an ELF block serves (length of the per-scheduler port arrays).
 pub const MAX_SCHEDULERS: usize = 4;
+
+/// Unit codes of the `unit` port: an instruction that needs no unit (barrier, exit).
+pub const UNIT_NONE: u64 = 0;
+/// The SP pipelines (integer, floating point, branches).
+pub const UNIT_SP: u64 = 1;
+/// The SFU pipelines.
+pub const UNIT_SFU: u64 = 2;
+/// The load/store unit.
+pub const UNIT_LSU: u64 = 3;
 
 /// Largest priority (8-bit): saturation and "no load ahead".
 pub const MAX_PRIO: u8 = 255;
@@ -204,8 +218,17 @@ port_bundle! {
         pub launch_pc: u32 = |_p| 32,
         /// Warps that exit this cycle.
         pub exit: u64 = |p| p.warps,
-        /// Per scheduler: its issuable warps (local ids).
+        /// Per scheduler: its issuable warps (local ids), with every unit free at the start of
+        /// the cycle counted.
         pub ready: [u64; MAX_SCHEDULERS] = |p| (p.schedulers, p.per_sched()),
+        /// Per scheduler: the unit each warp's next instruction needs, 2 bits per local warp
+        /// (bits `2l..2l+1`): [`UNIT_NONE`], [`UNIT_SP`], [`UNIT_SFU`], [`UNIT_LSU`].
+        pub unit: [u64; MAX_SCHEDULERS] = |p| (p.schedulers, 2 * p.per_sched()),
+        /// Free slots of the SP, SFU and LSU units at the start of the cycle (the SM saturates
+        /// them at `schedulers`).
+        pub free: [u8; 3] = |p| (3, clog2(p.schedulers + 1)),
+        /// The scheduler that issues first this cycle.
+        pub issue_lead: u8 = |p| clog2(p.schedulers),
         /// Per scheduler: its previous grant reports back (update that warp's WPT entry).
         pub upd_valid: [bool; MAX_SCHEDULERS] = |p| (p.schedulers, 1),
         /// Per scheduler: recalculate (else decrement).
@@ -264,6 +287,7 @@ impl Golden {
         let sch = params.schedulers;
         assert!((1..=MAX_SCHEDULERS).contains(&sch), "1..={MAX_SCHEDULERS} schedulers");
         assert!(params.warps.is_multiple_of(sch) && (sch..=64).contains(&params.warps));
+        assert!(params.per_sched() <= 32, "at most 32 warps per scheduler");
         assert!((1..=64).contains(&params.slots));
         let mut sched_masks = [0u64; MAX_SCHEDULERS];
         for w in 0..params.warps {
@@ -411,11 +435,29 @@ impl Block for Golden {
         let sch = self.params.schedulers;
         let wmask = low_bits(self.params.warps);
         self.apply_updates(inp);
+        // Issue, scheduler by scheduler from `issue_lead`: each sees the unit slots the
+        // schedulers before it took (the SM's paired issue).
         let mut grants = [None; MAX_SCHEDULERS];
         let mut granted = 0u64;
-        for (s, g) in grants.iter_mut().enumerate().take(sch) {
-            *g = self.select(s, inp.ready[s]);
-            granted |= g.map_or(0, |w| 1 << w);
+        let mut avail = inp.free.map(|f| (f as usize).min(sch));
+        for k in 0..sch {
+            let s = (inp.issue_lead as usize + k) % sch;
+            let unit = |l: usize| inp.unit[s] >> (2 * l) & 3;
+            let mut ready = inp.ready[s];
+            for l in 0..self.params.per_sched() {
+                let u = unit(l);
+                if u != UNIT_NONE && avail[u as usize - 1] == 0 {
+                    ready &= !(1 << l);
+                }
+            }
+            grants[s] = self.select(s, ready);
+            if let Some(w) = grants[s] {
+                granted |= 1 << w;
+                let u = unit(w / sch);
+                if u != UNIT_NONE {
+                    avail[u as usize - 1] -= 1;
+                }
+            }
         }
         // The lead is taken modulo the schedulers (a port of clog2(S) bits may exceed S - 1).
         let elig = (inp.fetch_elig | (inp.fetch_on_grant & granted)) & wmask;

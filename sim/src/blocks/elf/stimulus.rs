@@ -69,6 +69,8 @@ impl crate::block::Stimulus<ElfIn, ElfOut> for Stimulus {
         let sch = p.schedulers;
         // All ones for a scheduler the block has, zero for the unused array elements.
         let sched = |s: usize| if s < sch { u64::MAX } else { 0 };
+        let units = low_bits(2 * p.per_sched());
+        let free_mask = low_bits(clog2(sch + 1) as usize) as u8;
         if self.until_rewrite == 0 && self.writing.is_empty() {
             self.new_table();
         }
@@ -104,6 +106,9 @@ impl crate::block::Stimulus<ElfIn, ElfOut> for Stimulus {
                 upd_pc: std::array::from_fn(|s| self.rng.gen::<u32>() & sched(s) as u32),
                 fetch_elig: self.rng.gen::<u64>() & all,
                 fetch_on_grant: self.rng.gen::<u64>() & all,
+                unit: std::array::from_fn(|s| self.rng.gen::<u64>() & sched(s) & units),
+                free: std::array::from_fn(|_| self.rng.gen::<u8>() & free_mask),
+                issue_lead: self.rng.gen::<u8>() & low_bits(clog2(sch) as usize) as u8,
                 fetch_lead: self.rng.gen::<u8>() & low_bits(clog2(sch) as usize) as u8,
                 ..Default::default()
             };
@@ -126,6 +131,7 @@ impl crate::block::Stimulus<ElfIn, ElfOut> for Stimulus {
         };
         for s in 0..sch {
             inp.ready[s] = self.rng.gen::<u64>() & per;
+            inp.unit[s] = self.rng.gen::<u64>() & units;
             inp.upd_valid[s] = prev.is_some_and(|o| o.grant_valid[s]);
             inp.upd_trig[s] = self.rng.gen_ratio(1, 3);
             inp.upd_pc[s] = self.rng.gen_range(0..span) & !7;
@@ -138,6 +144,13 @@ impl crate::block::Stimulus<ElfIn, ElfOut> for Stimulus {
         }
         inp.fetch_on_grant = self.rng.gen::<u64>() & !inp.fetch_elig & all;
         inp.fetch_lead = self.rng.gen_range(0..sch) as u8;
+        inp.issue_lead = self.rng.gen_range(0..sch) as u8;
+        // Free slots: mostly plenty, often one (the schedulers compete), sometimes none.
+        inp.free = std::array::from_fn(|_| match self.rng.gen_range(0..4) {
+            0 => 0,
+            1 => 1,
+            _ => sch as u8,
+        });
         inp
     }
 }

@@ -254,7 +254,8 @@ fn issue_picks_the_lowest_priority_then_the_greedy_warp_then_the_oldest() {
 
 #[test]
 fn with_an_empty_table_elf_issues_exactly_as_gto() {
-    // SCH-4 on random stimulus: every scheduler against a golden GTO arbiter, with the
+    // SCH-4 on random stimulus: every scheduler against a golden GTO arbiter stepped as the
+    // SM's paired issue steps them (unit slots taken in grant order from the lead), with the
     // presets' two schedulers and with four.
     for (preset, schedulers) in [(Preset::Fermi, 2), (Preset::Proto, 2), (Preset::Fermi, 4)] {
         let p = Params {
@@ -288,17 +289,29 @@ fn with_an_empty_table_elf_issues_exactly_as_gto() {
             };
             for (s, granted) in prev.iter().enumerate().take(n) {
                 inp.ready[s] = rng.gen::<u64>() & low_bits(per);
+                inp.unit[s] = rng.gen::<u64>() & low_bits(2 * per);
                 inp.upd_valid[s] = granted.is_some();
                 inp.upd_trig[s] = rng.gen();
                 inp.upd_pc[s] = 8 * rng.gen_range(0..100);
             }
+            inp.free = std::array::from_fn(|_| rng.gen_range(0..=n as u8));
+            inp.issue_lead = rng.gen_range(0..n as u8);
             let o = elf.step(&inp);
-            for s in 0..n {
+            // The SM's paired issue with GTO arbiters: from the lead, each scheduler offered
+            // its warps whose unit has a slot left, taking one for the warp it grants.
+            let mut avail = inp.free;
+            for k in 0..n {
+                let s = (inp.issue_lead as usize + k) % n;
                 let got = o.grant_valid[s].then_some(o.grant_warp[s]);
+                let unit = |l: usize| (inp.unit[s] >> (2 * l) & 3) as usize;
+                let ready = (0..per)
+                    .filter(|&l| unit(l) == 0 || avail[unit(l) - 1] > 0)
+                    .fold(0, |m, l| m | 1 << l)
+                    & inp.ready[s];
                 let local =
                     |m: u64| (0..per).fold(0u64, |acc, l| acc | (m >> (n * l + s) & 1) << l);
                 let g = gto[s].step(&wa::ArbiterIn {
-                    ready: inp.ready[s],
+                    ready,
                     launch: local(launch),
                     exit: local(exit),
                     long_stall: 0,
@@ -308,6 +321,9 @@ fn with_an_empty_table_elf_issues_exactly_as_gto() {
                     g.grant_valid.then_some(g.grant_warp),
                     "{preset:?} x{n} scheduler {s} cycle {cycle}"
                 );
+                if let Some(l) = got.filter(|&l| unit(l as usize) != 0) {
+                    avail[unit(l as usize) - 1] -= 1;
+                }
                 prev[s] = got;
             }
             live = (live & !exit) | launch;

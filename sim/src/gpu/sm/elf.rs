@@ -152,12 +152,16 @@ impl<'a> ElfUnit<'a> {
 }
 
 impl Sm<'_> {
-    /// Steps the ELF block with every scheduler's ready mask (`lead`: the leading scheduler,
-    /// also the fetch interleave's); returns every scheduler's grant (local ids).
+    /// Steps the ELF block with every scheduler's ready mask and units (`free`: SP, SFU, LSU
+    /// slots), `issue_lead` (the scheduler that issues first) and `fetch_lead` (the one that
+    /// leads the fetch interleave); returns every scheduler's grant (local ids).
     pub(super) fn step_elf(
         &mut self,
         ready: &[u64],
-        lead: usize,
+        unit: &[u64],
+        free: [u8; 3],
+        issue_lead: usize,
+        fetch_lead: usize,
     ) -> Result<[Option<usize>; MAX_SCHEDULERS], SimError> {
         let n = self.schedulers;
         // The per-scheduler launch/exit masks (local bit `l` of scheduler `s`: warp
@@ -183,6 +187,9 @@ impl Sm<'_> {
         inp.launch_pc = e.launch_pc;
         inp.exit = exit;
         inp.ready[..n].copy_from_slice(&ready[..n]);
+        inp.unit[..n].copy_from_slice(&unit[..n]);
+        inp.free = free;
+        inp.issue_lead = issue_lead as u8;
         for s in 0..n {
             if let Some((trig, pc)) = e.upd[s].take() {
                 (inp.upd_valid[s], inp.upd_trig[s], inp.upd_pc[s]) = (true, trig, pc);
@@ -193,7 +200,7 @@ impl Sm<'_> {
         } else {
             (0, 0)
         };
-        inp.fetch_lead = lead as u8;
+        inp.fetch_lead = fetch_lead as u8;
         let out: ElfOut = e.block.step(&inp)?;
         if e.fetch {
             e.fetch_choice = Some(out.fetch_valid.then_some(out.fetch_warp as usize));

@@ -1,6 +1,6 @@
 //! The issue stage of the SM: the scoreboard, each scheduler's scan of its warps (which pass the
 //! scoreboard, for which unit), the free units, the warp-issue site (one warp arbiter per
-//! scheduler, sequential or paired, or the SM's ELF block, always paired), and the execution of
+//! scheduler, sequential or paired, or the SM's ELF block, paired), and the execution of
 //! an issued instruction (pipelines, shared memory, the LSU's transactions, barriers, exit).
 
 use super::*;
@@ -21,6 +21,11 @@ pub(super) fn unit_bit(class: OpClass) -> u8 {
         c if c.is_memory() => UNIT_LSU,
         _ => UNIT_NONE,
     }
+}
+
+/// The units (a mask over [`unit_bit`]) with a free slot in `counts` (as [`Sm::free_unit_counts`]).
+pub(super) fn units_with_slots(counts: &[u32; 4]) -> u8 {
+    (0..4).fold(0, |m, u| if counts[u] > 0 { m | 1 << u } else { m })
 }
 
 /// What one scheduler's warps can do this cycle.
@@ -67,10 +72,7 @@ impl Sm<'_> {
 
     /// Which units can take an instruction this cycle, as a mask over [`unit_bit`].
     pub(super) fn free_units(&self, now: u64) -> u8 {
-        self.free_unit_counts(now)
-            .iter()
-            .enumerate()
-            .fold(0, |m, (u, &free)| if free > 0 { m | 1 << u } else { m })
+        units_with_slots(&self.free_unit_counts(now))
     }
 
     /// Free slots per unit this cycle (index as in [`Scan::by_unit`]; "none" is unlimited).
@@ -185,9 +187,9 @@ impl Sm<'_> {
         Ok(None)
     }
 
-    /// Paired issue (module documentation): every scheduler's ready mask from one sharing-out
-    /// of the free units, then one step of every arbiter (or of the ELF block), then the
-    /// grants, leading scheduler first.
+    /// Paired issue (module documentation): every scheduler's warps scanned at the start of
+    /// the cycle, then the schedulers from the leading one (`cycle % schedulers`) each take a
+    /// unit slot only for the warp they grant; the ELF block does the same inside one step.
     pub(super) fn issue_paired(&mut self, now: u64, issued: &mut bool) -> Result<(), SimError> {
         // Per-scheduler arrays on the stack (this runs every cycle of every SM).
         let n = self.schedulers;
@@ -196,25 +198,55 @@ impl Sm<'_> {
         for (s, scan) in scans.iter_mut().enumerate().take(n) {
             *scan = self.scan(s, now);
         }
-        let mut avail = self.free_unit_counts(now);
-        let mut ready = [0u64; MAX_SCHEDULERS];
+        let counts = self.free_unit_counts(now);
+        if self.elf.is_some() {
+            return self.issue_elf(&scans, counts, lead, now, issued);
+        }
+        let mut avail = counts;
         for k in 0..n {
             let s = (lead + k) % n;
-            for (u, free) in avail.iter_mut().enumerate() {
-                if *free > 0 && scans[s].by_unit[u] != 0 {
-                    ready[s] |= scans[s].by_unit[u];
-                    *free -= 1;
+            let ready = scans[s].ready(units_with_slots(&avail));
+            let grant = self.step_arbiter(s, ready, scans[s].long_stall)?;
+            if let Some(local) = grant.filter(|&l| l < self.per_sched) {
+                if let Some(u) = (1..4).find(|&u| scans[s].by_unit[u] >> local & 1 == 1) {
+                    avail[u] = avail[u].saturating_sub(1);
+                }
+            }
+            self.take_grant(s, grant, ready, &scans[s], now, issued)?;
+        }
+        Ok(())
+    }
+
+    /// Paired issue through the ELF block: one step with every scheduler's ready mask (the
+    /// units free at the start of the cycle counted), the unit each warp needs, the free slots
+    /// (saturated at the scheduler count) and the leading scheduler; the block grants scheduler
+    /// by scheduler from the lead, each seeing the slots the ones before it took. The grants
+    /// are issued in that order.
+    fn issue_elf(
+        &mut self,
+        scans: &[Scan; MAX_SCHEDULERS],
+        counts: [u32; 4],
+        lead: usize,
+        now: u64,
+        issued: &mut bool,
+    ) -> Result<(), SimError> {
+        let n = self.schedulers;
+        let units = units_with_slots(&counts);
+        let mut ready = [0u64; MAX_SCHEDULERS];
+        let mut unit = [0u64; MAX_SCHEDULERS];
+        for s in 0..n {
+            ready[s] = scans[s].ready(units);
+            for (u, &warps) in scans[s].by_unit.iter().enumerate().skip(1) {
+                let mut m = warps;
+                while m != 0 {
+                    let l = m.trailing_zeros();
+                    m &= m - 1;
+                    unit[s] |= (u as u64) << (2 * l);
                 }
             }
         }
-        let mut grants = [None; MAX_SCHEDULERS];
-        if self.elf.is_some() {
-            grants = self.step_elf(&ready[..n], lead)?;
-        } else {
-            for (s, g) in grants.iter_mut().enumerate().take(n) {
-                *g = self.step_arbiter(s, ready[s], scans[s].long_stall)?;
-            }
-        }
+        let free = [1, 2, 3].map(|u| counts[u].min(n as u32) as u8);
+        let grants = self.step_elf(&ready[..n], &unit[..n], free, lead, lead)?;
         for k in 0..n {
             let s = (lead + k) % n;
             let w = self.take_grant(s, grants[s], ready[s], &scans[s], now, issued)?;

@@ -17,12 +17,12 @@
 //!    (decoded instruction in the i-buffer, operands and destinations clear on the scoreboard,
 //!    a free unit for its class), `long_stall` (at a barrier, exited, or an operand waits on a
 //!    load), `launch` and `exit` to the arbiter and issues the granted warp's instruction.
-//!    *Paired* (ELF, whose one block grants for both schedulers at once, or `paired_issue`):
-//!    every scheduler's ready mask is formed before any grant, so units are shared out first:
-//!    the leading scheduler (`cycle % schedulers`, rotating like GPGPU-Sim's `Issue_Prio`)
-//!    may use every free unit; a unit with one free slot left that a scheduler has a ready warp
-//!    for is not offered to the schedulers after it (a conservative reservation: the grant may
-//!    go to another warp). Grants are then issued leading scheduler first ([`elf`]).
+//!    *Paired* (ELF, whose one block grants for every scheduler at once, or `paired_issue`):
+//!    every scheduler's warps are scanned at the start of the cycle, before any grant (a
+//!    barrier released by one scheduler's issue frees the other's warps next cycle); then,
+//!    from the leading scheduler (`cycle % schedulers`, rotating like GPGPU-Sim's
+//!    `Issue_Prio`), each scheduler is offered its warps whose unit still has a free slot and
+//!    takes a slot only for the warp it grants. Grants are issued in that order ([`elf`]).
 //! 3. **Fetch**: one warp whose i-buffer is empty reads the L1I (round robin after the last
 //!    fetched; with ELF fetch, the warp the ELF block chose from its priorities); on a hit up
 //!    to `min(fetch_width, ibuffer_entries)` instructions are decoded and usable

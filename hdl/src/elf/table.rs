@@ -1,0 +1,214 @@
+//! ELF's program-point table with `K` priority calculators (spec §1.6): the `P` slots
+//! (valid, branch, PC, score) behind one write port, and `K` lookup ports, each a comparator
+//! per slot, the first valid slot at or after the PC found by a prefix OR (no priority chain),
+//! the slot's PC and score taken by an AND-OR mux (a reduction tree per bit), and the
+//! distance/score arithmetic with saturation at 255. Lookups read the table as it is during
+//! the cycle (writes land at the edge); they are combinational.
+
+use crate::consts::{below_table, constant, onehot_table};
+use crate::sim::Clocked;
+use rust_hdl::prelude::*;
+
+/// The table and its calculators: `P` slots (`PB` = log2 `P` bits of slot index), `K` lookups.
+#[derive(LogicBlock)]
+pub struct PpTable<const P: usize, const PB: usize, const K: usize> {
+    /// Rising-edge clock.
+    pub clock: Signal<In, Clock>,
+    /// Synchronous reset, active high: every slot invalid.
+    pub reset: Signal<In, Bit>,
+    /// Invalidate every slot (before this cycle's write).
+    pub tw_clear: Signal<In, Bit>,
+    /// Write slot `tw_slot` at the edge.
+    pub tw_en: Signal<In, Bit>,
+    /// Slot written.
+    pub tw_slot: Signal<In, Bits<PB>>,
+    /// Written valid bit.
+    pub tw_valid: Signal<In, Bit>,
+    /// Written branch bit.
+    pub tw_branch: Signal<In, Bit>,
+    /// Written PC (bytes).
+    pub tw_pc: Signal<In, Bits<32>>,
+    /// Written score.
+    pub tw_score: Signal<In, Bits<8>>,
+    /// Per lookup: the warp's next PC (bytes).
+    pub pc: [Signal<In, Bits<32>>; K],
+    /// Per lookup: its priority, 0..=255, in the same cycle.
+    pub prio: [Signal<Out, Bits<8>>; K],
+    valid: DFF<Bits<P>>,
+    branch: DFF<Bits<P>>,
+    slot_pc: [DFF<Bits<32>>; P],
+    slot_score: [DFF<Bits<8>>; P],
+    valid_new: Signal<Local, Bits<P>>,
+    branch_new: Signal<Local, Bits<P>>,
+    /// Per lookup, reused: the valid slots at or after the PC, and the first of them.
+    hit: Signal<Local, Bits<P>>,
+    first: Signal<Local, Bits<P>>,
+    /// Per lookup, reused: per bit of the PC / score, the first slot's bit (as a P-bit column
+    /// reduced by OR).
+    pc_col: [Signal<Local, Bits<P>>; 32],
+    score_col: [Signal<Local, Bits<P>>; 8],
+    sel_pc: Signal<Local, Bits<32>>,
+    sel_score: Signal<Local, Bits<32>>,
+    sel_branch: Signal<Local, Bit>,
+    distance: Signal<Local, Bits<32>>,
+    value: Signal<Local, Bits<32>>,
+    zero_p: Constant<Bits<P>>,
+    zero32: Constant<Bits<32>>,
+    shift: Constant<Bits<32>>,
+    max32: Constant<Bits<32>>,
+    max8: Constant<Bits<8>>,
+    bit32: [Constant<Bits<32>>; 32],
+    slot_ids: [Constant<Bits<PB>>; P],
+    slot_onehot: [Constant<Bits<P>>; P],
+    slot_below: [Constant<Bits<P>>; P],
+}
+
+impl<const P: usize, const PB: usize, const K: usize> Default for PpTable<P, PB, K> {
+    fn default() -> Self {
+        assert!((1usize << PB) == P && P <= 64 && K >= 1);
+        Self {
+            clock: Default::default(),
+            reset: Default::default(),
+            tw_clear: Default::default(),
+            tw_en: Default::default(),
+            tw_slot: Default::default(),
+            tw_valid: Default::default(),
+            tw_branch: Default::default(),
+            tw_pc: Default::default(),
+            tw_score: Default::default(),
+            pc: array_init::array_init(|_| Default::default()),
+            prio: array_init::array_init(|_| Default::default()),
+            valid: Default::default(),
+            branch: Default::default(),
+            slot_pc: array_init::array_init(|_| Default::default()),
+            slot_score: array_init::array_init(|_| Default::default()),
+            valid_new: Default::default(),
+            branch_new: Default::default(),
+            hit: Default::default(),
+            first: Default::default(),
+            pc_col: array_init::array_init(|_| Default::default()),
+            score_col: array_init::array_init(|_| Default::default()),
+            sel_pc: Default::default(),
+            sel_score: Default::default(),
+            sel_branch: Default::default(),
+            distance: Default::default(),
+            value: Default::default(),
+            zero_p: constant(0),
+            zero32: constant(0),
+            shift: constant(3),
+            max32: constant(255),
+            max8: constant(255),
+            bit32: array_init::array_init(|k| constant(1 << k)),
+            slot_ids: crate::consts::index_table(),
+            slot_onehot: onehot_table(),
+            slot_below: below_table(),
+        }
+    }
+}
+
+impl<const P: usize, const PB: usize, const K: usize> Logic for PpTable<P, PB, K> {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(self, clock, valid, branch);
+        for i in 0..P {
+            self.slot_pc[i].clock.next = self.clock.val();
+            self.slot_pc[i].d.next = self.slot_pc[i].q.val();
+            self.slot_score[i].clock.next = self.clock.val();
+            self.slot_score[i].d.next = self.slot_score[i].q.val();
+        }
+        for c in 0..K {
+            // The valid slots at or after the PC; the first of them (none lower is a hit).
+            self.hit.next = self.zero_p.val();
+            for i in 0..P {
+                if self.valid.q.val().get_bit(i) & (self.slot_pc[i].q.val() >= self.pc[c].val()) {
+                    self.hit.next = self.hit.val() | self.slot_onehot[i].val();
+                }
+            }
+            self.first.next = self.zero_p.val();
+            for i in 0..P {
+                if self.hit.val().get_bit(i) & !(self.hit.val() & self.slot_below[i].val()).any() {
+                    self.first.next = self.first.val() | self.slot_onehot[i].val();
+                }
+            }
+            // Its PC, score (zero-extended) and branch bit: per bit, OR over the slots.
+            for b in 0..32 {
+                self.pc_col[b].next = self.zero_p.val();
+            }
+            for b in 0..8 {
+                self.score_col[b].next = self.zero_p.val();
+            }
+            for i in 0..P {
+                for b in 0..32 {
+                    if self.first.val().get_bit(i) & self.slot_pc[i].q.val().get_bit(b) {
+                        self.pc_col[b].next = self.pc_col[b].val() | self.slot_onehot[i].val();
+                    }
+                }
+                for b in 0..8 {
+                    if self.first.val().get_bit(i) & self.slot_score[i].q.val().get_bit(b) {
+                        self.score_col[b].next =
+                            self.score_col[b].val() | self.slot_onehot[i].val();
+                    }
+                }
+            }
+            self.sel_pc.next = self.zero32.val();
+            for b in 0..32 {
+                if self.pc_col[b].val().any() {
+                    self.sel_pc.next = self.sel_pc.val() | self.bit32[b].val();
+                }
+            }
+            self.sel_score.next = self.zero32.val();
+            for b in 0..8 {
+                if self.score_col[b].val().any() {
+                    self.sel_score.next = self.sel_score.val() | self.bit32[b].val();
+                }
+            }
+            self.sel_branch.next = (self.first.val() & self.branch.q.val()).any();
+            self.distance.next = (self.sel_pc.val() - self.pc[c].val()) >> self.shift.val();
+            if self.sel_branch.val() {
+                self.value.next = self.distance.val() + self.sel_score.val();
+            } else if self.distance.val() >= self.sel_score.val() {
+                self.value.next = self.distance.val() - self.sel_score.val();
+            } else {
+                self.value.next = self.distance.val();
+            }
+            if !self.hit.val().any() | (self.value.val() > self.max32.val()) {
+                self.prio[c].next = self.max8.val();
+            } else {
+                self.prio[c].next = self.value.val().get_bits::<8>(0);
+            }
+        }
+        // Write port: clear, then write one slot.
+        self.valid_new.next = self.valid.q.val();
+        self.branch_new.next = self.branch.q.val();
+        if self.tw_clear.val() {
+            self.valid_new.next = self.zero_p.val();
+            self.branch_new.next = self.zero_p.val();
+        }
+        for i in 0..P {
+            if self.tw_en.val() & (self.tw_slot.val() == self.slot_ids[i].val()) {
+                self.valid_new.next = self.valid_new.val() & !self.slot_onehot[i].val();
+                self.branch_new.next = self.branch_new.val() & !self.slot_onehot[i].val();
+                if self.tw_valid.val() {
+                    self.valid_new.next = self.valid_new.val() | self.slot_onehot[i].val();
+                }
+                if self.tw_branch.val() {
+                    self.branch_new.next = self.branch_new.val() | self.slot_onehot[i].val();
+                }
+                self.slot_pc[i].d.next = self.tw_pc.val();
+                self.slot_score[i].d.next = self.tw_score.val();
+            }
+        }
+        self.valid.d.next = self.valid_new.val();
+        self.branch.d.next = self.branch_new.val();
+        if self.reset.val() {
+            self.valid.d.next = self.zero_p.val();
+            self.branch.d.next = self.zero_p.val();
+        }
+    }
+}
+
+impl<const P: usize, const PB: usize, const K: usize> Clocked for PpTable<P, PB, K> {
+    fn clock_signal(&mut self) -> &mut Signal<In, Clock> {
+        &mut self.clock
+    }
+}
