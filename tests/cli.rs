@@ -516,6 +516,7 @@ fn repro_elf_writes_the_table_the_json_and_the_chart() {
             "elf",
             "elf++",
             "elf++_consistent",
+            "elf++_merge_ge",
             "gto_sequential"
         ]
     );
@@ -526,11 +527,18 @@ fn repro_elf_writes_the_table_the_json_and_the_chart() {
         (
             v["columns"][0]["issue"].as_str(),
             v["columns"][5]["issue"].as_str(),
-            v["columns"][7]["issue"].as_str()
+            v["columns"][8]["issue"].as_str()
         ),
         (Some("paired"), Some("paired"), Some("sequential"))
     );
     assert_eq!(v["columns"][6]["recalc"], "consistent");
+    assert_eq!(
+        (
+            v["columns"][5]["merge"].as_str(),
+            v["columns"][7]["merge"].as_str()
+        ),
+        (Some(">"), Some(">="))
+    );
     // lbm gains over +50% under NewCAR: an outlier, with the geomeans without it (stream's).
     assert_eq!(v["outliers"][0]["workload"], "lbm");
     assert_eq!(
@@ -547,7 +555,7 @@ fn repro_elf_writes_the_table_the_json_and_the_chart() {
             && md.contains("*+11.9%*")
             && md.contains("geomean")
             && md.contains("*geomean without lbm*")
-            && md.contains("| ELF++ | paired | elf | literal |"),
+            && md.contains("| ELF++ | paired | elf | literal | > |"),
         "{md}"
     );
     let svg = std::fs::read_to_string(dir.path().join("elf.svg")).unwrap();

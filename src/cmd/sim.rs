@@ -68,6 +68,12 @@ pub struct RunArgs {
     #[arg(long, value_name = "RULE", default_value = "literal",
           value_parser = clap::builder::PossibleValuesParser::new(RecalcPolicy::NAMES))]
     pub elf_recalc: String,
+    /// With --warp-sched elf/elf++: when the priority calculator subtracts a merged load's
+    /// score (spec A-6): gt, the thesis's "larger than" (distance > score); ge, distance >=
+    /// score (exact for merged loads).
+    #[arg(long, value_name = "BOUNDARY", default_value = "gt",
+          value_parser = clap::builder::PossibleValuesParser::new(["gt", "ge"]))]
+    pub elf_merge: String,
     /// With warp arbiters: form every scheduler's ready mask before any grant, as ELF does
     /// (default: scheduler by scheduler).
     #[arg(long)]
@@ -127,6 +133,10 @@ impl RunArgs {
         if elf_recalc != RecalcPolicy::default() && !elf {
             bail!("--elf-recalc needs --warp-sched elf or elf++");
         }
+        let elf_merge_ge = self.elf_merge == "ge";
+        if elf_merge_ge && !elf {
+            bail!("--elf-merge needs --warp-sched elf or elf++");
+        }
         if self.paired_issue && elf {
             bail!("--paired-issue is for warp arbiters; ELF always issues paired");
         }
@@ -157,6 +167,7 @@ impl RunArgs {
             elf,
             elf_fetch: !self.rr_fetch,
             elf_recalc,
+            elf_merge_ge,
             newcar: self.newcar || plus,
             iprefetch: self
                 .iprefetch

@@ -241,9 +241,23 @@ fn verilated_elf_and_newcar_agree_with_golden_inside_the_gpu_under_elf_plus_plus
             Box::new(move || gpusim::workload::open_named(k, "small").unwrap()),
         ));
     }
-    let opts = SimOptions::elf_plus_plus();
+    let mut runs: Vec<_> = all
+        .into_iter()
+        .map(|(name, open)| (name, open, SimOptions::elf_plus_plus()))
+        .collect();
+    // A merged table (heartwall: 94 program points into 32) under both merge boundaries.
+    for merge_ge in [false, true] {
+        runs.push((
+            format!("heartwall (merge_ge = {merge_ge})"),
+            Box::new(|| gpusim::workload::open_named("heartwall", "small").unwrap()),
+            SimOptions {
+                elf_merge_ge: merge_ge,
+                ..SimOptions::elf_plus_plus()
+            },
+        ));
+    }
     let mut queued = 0;
-    for (name, open) in all {
+    for (name, open, opts) in runs {
         let golden = run(&open, &opts, BlockMode::Golden, &cfg).unwrap();
         let lockstep = run(&open, &opts, BlockMode::Lockstep, &cfg)
             .unwrap_or_else(|e| panic!("{name} elf++: {e}"));

@@ -68,6 +68,8 @@ pub struct Elf<
     pub tw_pc: Signal<In, Bits<32>>,
     /// Written score.
     pub tw_score: Signal<In, Bits<8>>,
+    /// Merged-load boundary: subtract a load's score when `d >= score` (1) or `d > score` (0).
+    pub merge_ge: Signal<In, Bit>,
     /// Warps launched this cycle (global ids).
     pub launch: Signal<In, Bits<N>>,
     /// Their start PC.
@@ -223,6 +225,7 @@ impl<
             tw_branch: Default::default(),
             tw_pc: Default::default(),
             tw_score: Default::default(),
+            merge_ge: Default::default(),
             launch: Default::default(),
             launch_pc: Default::default(),
             exit: Default::default(),
@@ -351,6 +354,7 @@ impl<
         self.pp_table.tw_branch.next = self.tw_branch.val();
         self.pp_table.tw_pc.next = self.tw_pc.val();
         self.pp_table.tw_score.next = self.tw_score.val();
+        self.pp_table.merge_ge.next = self.merge_ge.val();
         for s in 0..SC {
             self.pp_table.pc[s].next = self.upd_pc[s].val();
         }

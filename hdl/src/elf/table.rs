@@ -1,7 +1,8 @@
 //! ELF's program-point table with `K` priority calculators (spec §1.6): the `P` slots
 //! (valid, branch, PC, score) behind one write port, and `K` lookup ports, each a comparator
 //! per slot, the first valid slot at or after the PC found by a prefix OR (no priority chain),
-//! the slot's PC and score taken by an AND-OR mux (a reduction tree per bit), and the
+//! every slot's distance from the PC computed in parallel and clipped to 9 bits, the first
+//! hit's distance and score taken by an AND-OR mux (a reduction tree per bit), and the
 //! distance/score arithmetic with saturation at 255. Lookups read the table as it is during
 //! the cycle (writes land at the edge); they are combinational.
 
@@ -30,6 +31,9 @@ pub struct PpTable<const P: usize, const PB: usize, const K: usize> {
     pub tw_pc: Signal<In, Bits<32>>,
     /// Written score.
     pub tw_score: Signal<In, Bits<8>>,
+    /// Merged-load boundary (spec A-6): subtract a load's score when `d >= score` (1) or, as
+    /// the thesis states it, `d > score` (0).
+    pub merge_ge: Signal<In, Bit>,
     /// Per lookup: the warp's next PC (bytes).
     pub pc: [Signal<In, Bits<32>>; K],
     /// Per lookup: its priority, 0..=255, in the same cycle.
@@ -43,11 +47,15 @@ pub struct PpTable<const P: usize, const PB: usize, const K: usize> {
     /// Per lookup, reused: the valid slots at or after the PC, and the first of them.
     hit: Signal<Local, Bits<P>>,
     first: Signal<Local, Bits<P>>,
-    /// Per lookup, reused: per bit of the PC / score, the first slot's bit (as a P-bit column
-    /// reduced by OR).
-    pc_col: [Signal<Local, Bits<P>>; 32],
+    /// Per lookup and slot, reused: the distance from the PC to the slot in instructions,
+    /// `(pc_slot - pc) >> 3`, clipped at 511 (9 bits: enough for `d + score` and
+    /// `d - score` to saturate exactly as the unclipped value does, scores being at most
+    /// 255). Computed for every slot in parallel, so only 9 bits pass the slot mux.
+    slot_dist: [Signal<Local, Bits<32>>; P],
+    /// Per lookup, reused: per bit of the clipped distance / score, the first slot's bit (as
+    /// a P-bit column reduced by OR).
+    dist_col: [Signal<Local, Bits<P>>; 9],
     score_col: [Signal<Local, Bits<P>>; 8],
-    sel_pc: Signal<Local, Bits<32>>,
     sel_score: Signal<Local, Bits<32>>,
     sel_branch: Signal<Local, Bit>,
     distance: Signal<Local, Bits<32>>,
@@ -55,6 +63,7 @@ pub struct PpTable<const P: usize, const PB: usize, const K: usize> {
     zero_p: Constant<Bits<P>>,
     zero32: Constant<Bits<32>>,
     shift: Constant<Bits<32>>,
+    clip: Constant<Bits<32>>,
     max32: Constant<Bits<32>>,
     max8: Constant<Bits<8>>,
     bit32: [Constant<Bits<32>>; 32],
@@ -76,6 +85,7 @@ impl<const P: usize, const PB: usize, const K: usize> Default for PpTable<P, PB,
             tw_branch: Default::default(),
             tw_pc: Default::default(),
             tw_score: Default::default(),
+            merge_ge: Default::default(),
             pc: array_init::array_init(|_| Default::default()),
             prio: array_init::array_init(|_| Default::default()),
             valid: Default::default(),
@@ -86,9 +96,9 @@ impl<const P: usize, const PB: usize, const K: usize> Default for PpTable<P, PB,
             branch_new: Default::default(),
             hit: Default::default(),
             first: Default::default(),
-            pc_col: array_init::array_init(|_| Default::default()),
+            slot_dist: array_init::array_init(|_| Default::default()),
+            dist_col: array_init::array_init(|_| Default::default()),
             score_col: array_init::array_init(|_| Default::default()),
-            sel_pc: Default::default(),
             sel_score: Default::default(),
             sel_branch: Default::default(),
             distance: Default::default(),
@@ -96,6 +106,7 @@ impl<const P: usize, const PB: usize, const K: usize> Default for PpTable<P, PB,
             zero_p: constant(0),
             zero32: constant(0),
             shift: constant(3),
+            clip: constant(511),
             max32: constant(255),
             max8: constant(255),
             bit32: array_init::array_init(|k| constant(1 << k)),
@@ -130,17 +141,26 @@ impl<const P: usize, const PB: usize, const K: usize> Logic for PpTable<P, PB, K
                     self.first.next = self.first.val() | self.slot_onehot[i].val();
                 }
             }
-            // Its PC, score (zero-extended) and branch bit: per bit, OR over the slots.
-            for b in 0..32 {
-                self.pc_col[b].next = self.zero_p.val();
+            // Every slot's clipped distance (meaningful for the hits only).
+            for i in 0..P {
+                self.slot_dist[i].next =
+                    (self.slot_pc[i].q.val() - self.pc[c].val()) >> self.shift.val();
+                if self.slot_dist[i].val() > self.clip.val() {
+                    self.slot_dist[i].next = self.clip.val();
+                }
+            }
+            // The first hit's distance, score (zero-extended) and branch bit: per bit, OR
+            // over the slots.
+            for b in 0..9 {
+                self.dist_col[b].next = self.zero_p.val();
             }
             for b in 0..8 {
                 self.score_col[b].next = self.zero_p.val();
             }
             for i in 0..P {
-                for b in 0..32 {
-                    if self.first.val().get_bit(i) & self.slot_pc[i].q.val().get_bit(b) {
-                        self.pc_col[b].next = self.pc_col[b].val() | self.slot_onehot[i].val();
+                for b in 0..9 {
+                    if self.first.val().get_bit(i) & self.slot_dist[i].val().get_bit(b) {
+                        self.dist_col[b].next = self.dist_col[b].val() | self.slot_onehot[i].val();
                     }
                 }
                 for b in 0..8 {
@@ -150,10 +170,10 @@ impl<const P: usize, const PB: usize, const K: usize> Logic for PpTable<P, PB, K
                     }
                 }
             }
-            self.sel_pc.next = self.zero32.val();
-            for b in 0..32 {
-                if self.pc_col[b].val().any() {
-                    self.sel_pc.next = self.sel_pc.val() | self.bit32[b].val();
+            self.distance.next = self.zero32.val();
+            for b in 0..9 {
+                if self.dist_col[b].val().any() {
+                    self.distance.next = self.distance.val() | self.bit32[b].val();
                 }
             }
             self.sel_score.next = self.zero32.val();
@@ -163,10 +183,11 @@ impl<const P: usize, const PB: usize, const K: usize> Logic for PpTable<P, PB, K
                 }
             }
             self.sel_branch.next = (self.first.val() & self.branch.q.val()).any();
-            self.distance.next = (self.sel_pc.val() - self.pc[c].val()) >> self.shift.val();
             if self.sel_branch.val() {
                 self.value.next = self.distance.val() + self.sel_score.val();
-            } else if self.distance.val() >= self.sel_score.val() {
+            } else if (self.distance.val() > self.sel_score.val())
+                | (self.merge_ge.val() & (self.distance.val() == self.sel_score.val()))
+            {
                 self.value.next = self.distance.val() - self.sel_score.val();
             } else {
                 self.value.next = self.distance.val();

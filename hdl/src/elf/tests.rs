@@ -22,6 +22,7 @@ macro_rules! ports {
         u.tw_branch.next = i.tw_branch;
         u.tw_pc.next = (i.tw_pc as u64).to_bits();
         u.tw_score.next = (i.tw_score as u64).to_bits();
+        u.merge_ge.next = i.merge_ge;
         u.launch.next = i.launch.to_bits();
         u.launch_pc.next = (i.launch_pc as u64).to_bits();
         u.exit.next = i.exit.to_bits();

@@ -66,6 +66,9 @@ pub struct SimOptions {
     pub elf_fetch: bool,
     /// With ELF: how the compiler sets branches' recalculation bits (spec A-2).
     pub elf_recalc: RecalcPolicy,
+    /// With ELF: the calculator subtracts a merged load's score when `d >= score` (spec A-6)
+    /// instead of the thesis's `d > score` (the default).
+    pub elf_merge_ge: bool,
     /// A NewCAR queue (`newcar` block) between every LSU and its L1D.
     pub newcar: bool,
     /// I-prefetch threshold on occupied L1I + L1D MSHRs (spec §1.10; 0: no prefetch).
@@ -89,7 +92,8 @@ impl SimOptions {
     }
 
     /// Short name of the scheduling configuration: `gto`, `two_level+newcar`, `elf`, `elf++`,
-    /// `elf(rr-fetch)+iprefetch16`, `elf++(recalc=consistent)`, `gto(paired)`...
+    /// `elf(rr-fetch)+iprefetch16`, `elf++(recalc=consistent)`, `elf++(merge=ge)`,
+    /// `gto(paired)`...
     pub fn label(&self) -> String {
         let mut l = if self.elf {
             let mut notes = vec![];
@@ -98,6 +102,9 @@ impl SimOptions {
             }
             if self.elf_recalc != RecalcPolicy::default() {
                 notes.push(format!("recalc={}", self.elf_recalc.name()));
+            }
+            if self.elf_merge_ge {
+                notes.push("merge=ge".to_string());
             }
             let notes = if notes.is_empty() {
                 String::new()
@@ -134,6 +141,7 @@ impl Default for SimOptions {
             elf: false,
             elf_fetch: true,
             elf_recalc: RecalcPolicy::Literal,
+            elf_merge_ge: false,
             newcar: false,
             iprefetch: 0,
             paired_issue: false,
@@ -460,6 +468,7 @@ impl<'a> Gpu<'a> {
                 &code,
                 ELF_SLOTS,
                 self.opts.elf_recalc,
+                self.opts.elf_merge_ge,
             )))
         } else {
             None

@@ -1,6 +1,7 @@
 //! `gpusched repro elf`: the thesis's ELF experiment (seed 003 ch. III, spec §3.5) on our
 //! golden GPU model: GTO, two-level, GTO + NewCAR, GTO + I-prefetch, ELF and ELF++ (with the
-//! thesis's recalculation rule, and ELF++ with the spec's consistent rule beside it), every
+//! thesis's recalculation rule and merge boundary, and ELF++ with the spec's consistent rule
+//! and with the spec's `>=` boundary beside it), every
 //! one with ELF's paired issue so ELF changes only the priority order (L391, L512), and GTO
 //! with GPGPU-Sim's sequential issue for reference, over the workload suite and the real
 //! traces; a table of IPC speedups over GTO with geometric means, L1D/L1I miss rates and L1D
@@ -74,6 +75,8 @@ pub struct Column {
     pub fetch: &'static str,
     /// ELF's recalculation rule (`-` without ELF).
     pub recalc: &'static str,
+    /// ELF's merged-load boundary: `>` (the thesis's) or `>=` (spec A-6); `-` without ELF.
+    pub merge: &'static str,
     #[serde(skip)]
     opts: SimOptions,
 }
@@ -105,6 +108,11 @@ pub fn columns() -> Vec<Column> {
             opts.elf_recalc.name()
         } else {
             "-"
+        },
+        merge: match (opts.elf, opts.elf_merge_ge) {
+            (false, _) => "-",
+            (true, false) => ">",
+            (true, true) => ">=",
         },
         opts,
     };
@@ -153,6 +161,15 @@ pub fn columns() -> Vec<Column> {
             None,
             SimOptions {
                 elf_recalc: RecalcPolicy::Consistent,
+                ..SimOptions::elf_plus_plus()
+            },
+        ),
+        col(
+            "elf++_merge_ge",
+            "ELF++, merge boundary >= (spec A-6)",
+            None,
+            SimOptions {
+                elf_merge_ge: true,
                 ..SimOptions::elf_plus_plus()
             },
         ),

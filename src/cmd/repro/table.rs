@@ -19,9 +19,9 @@ pub fn markdown(r: &Results) -> String {
     );
     let _ = writeln!(
         s,
-        "IPC speedup over GTO (sequential issue, round-robin fetch; every column's issue mode, \
-         fetch order and ELF recalculation rule are listed below the table). Memory-intensive \
-         (M): GTO moves at least a quarter of the DRAM peak ({:.0} B/cycle).\n",
+        "IPC speedup over GTO (paired issue, round-robin fetch; every column's issue mode, \
+         fetch order, ELF recalculation rule and merge boundary are listed below the table). \
+         Memory-intensive (M): GTO moves at least a quarter of the DRAM peak ({:.0} B/cycle).\n",
         r.dram_peak_bytes_per_cycle / 4.0
     );
     let _ = write!(s, "| workload | M | GTO IPC |");
@@ -104,14 +104,14 @@ pub fn markdown(r: &Results) -> String {
     );
     let _ = writeln!(
         s,
-        "| configuration | issue | fetch | ELF recalculation rule |"
+        "| configuration | issue | fetch | ELF recalculation rule | ELF merge boundary |"
     );
-    let _ = writeln!(s, "|---|---|---|---|");
+    let _ = writeln!(s, "|---|---|---|---|---|");
     for c in cols {
         let _ = writeln!(
             s,
-            "| {} | {} | {} | {} |",
-            c.label, c.issue, c.fetch, c.recalc
+            "| {} | {} | {} | {} | {} |",
+            c.label, c.issue, c.fetch, c.recalc, c.merge
         );
     }
     s.push('\n');

@@ -46,7 +46,8 @@
 //!
 //! `calc` is [`calc`]: the first valid slot with `pc_slot >= pc` (priority encoder over a sorted
 //! table); distance `d = (pc_slot - pc) >> inst_shift`; a branch gives `sat(d + score)`, a load
-//! `sat(d >= score ? d - score : d)` (`merge_ge`, A-6), no slot gives 255.
+//! `sat(d > score ? d - score : d)` (the thesis's "larger than"; with the `merge_ge` input,
+//! `d >= score`, spec A-6), no slot gives 255.
 
 pub mod stimulus;
 
@@ -168,8 +169,6 @@ pub struct Params {
     pub slots: usize,
     /// PC bits per instruction step (3: 8-byte instructions).
     pub inst_shift: u32,
-    /// Subtract a merged load's score when `d >= score` (true, A-6) or `d > score`.
-    pub merge_ge: bool,
 }
 
 impl Params {
@@ -184,7 +183,6 @@ impl Params {
             schedulers: 2,
             slots,
             inst_shift: 3,
-            merge_ge: true,
         }
     }
 
@@ -212,6 +210,10 @@ port_bundle! {
         pub tw_pc: u32 = |_p| 32,
         /// Written score.
         pub tw_score: u8 = |_p| 8,
+        /// The calculator's merged-load boundary (spec A-6): subtract a load's score when
+        /// `d >= score` (1) or, as the thesis states it, `d > score` (0). Configuration: the
+        /// SM holds it for the whole kernel, like the table.
+        pub merge_ge: bool = |_p| 1,
         /// Warps launched this cycle (all at `launch_pc`).
         pub launch: u64 = |p| p.warps,
         /// Start PC of the launched warps.
@@ -324,15 +326,9 @@ impl Golden {
         &self.table
     }
 
-    fn lookup(&mut self, pc: u32) -> u8 {
+    fn lookup(&mut self, pc: u32, merge_ge: bool) -> u8 {
         self.calcs += 1;
-        calc(
-            &self.table,
-            pc,
-            self.params.inst_shift,
-            self.params.merge_ge,
-        )
-        .prio
+        calc(&self.table, pc, self.params.inst_shift, merge_ge).prio
     }
 
     /// Warp `w`'s issue key in its scheduler `w % schedulers` (smaller wins, spec §1.8).
@@ -367,7 +363,7 @@ impl Golden {
         for s in 0..self.params.schedulers {
             if let (true, Some(w)) = (inp.upd_valid[s], self.pending[s]) {
                 self.wpt[w] = if inp.upd_trig[s] {
-                    self.lookup(inp.upd_pc[s])
+                    self.lookup(inp.upd_pc[s], inp.merge_ge)
                 } else if self.wpt[w] == MAX_PRIO {
                     MAX_PRIO
                 } else {
@@ -481,7 +477,7 @@ impl Block for Golden {
         while l != 0 {
             let w = l.trailing_zeros() as usize;
             l &= l - 1;
-            self.wpt[w] = self.lookup(inp.launch_pc);
+            self.wpt[w] = self.lookup(inp.launch_pc, inp.merge_ge);
             self.age[w] = self.next_age;
             self.next_age += 1;
         }

@@ -2,7 +2,9 @@
 //! table is rewritten (clear, then one slot per cycle: a random PC-sorted table with loads,
 //! branches and merged scores); in between, warps launch and exit, become ready, and every
 //! grant is followed by its WPT update (a recalculation one time in three, at a PC around the
-//! table's), and a random set of warps asks for a fetch. About one cycle in 64 is unconstrained. Deterministic for a seed.
+//! table's), and a random set of warps asks for a fetch. The merged-load boundary (`merge_ge`)
+//! is drawn with each table and held while it is used. About one cycle in 64 is
+//! unconstrained. Deterministic for a seed.
 
 use super::{ElfIn, ElfOut, Params};
 use crate::block::{clog2, low_bits};
@@ -19,6 +21,8 @@ pub struct Stimulus {
     writing: Vec<(bool, bool, u32, u8)>,
     clear: bool,
     until_rewrite: u32,
+    /// The merged-load boundary held with the current table.
+    merge_ge: bool,
 }
 
 impl Stimulus {
@@ -31,6 +35,7 @@ impl Stimulus {
             writing: vec![],
             clear: false,
             until_rewrite: 0,
+            merge_ge: false,
         }
     }
 
@@ -45,16 +50,19 @@ impl Stimulus {
                     k < n,
                     self.rng.gen_ratio(1, 3),
                     pc,
-                    if self.rng.gen_ratio(1, 3) {
-                        self.rng.gen()
-                    } else {
-                        0
+                    // Merged scores, often as small as the distances (`d == score`
+                    // tells the two boundaries apart).
+                    match self.rng.gen_range(0..6) {
+                        0 => self.rng.gen(),
+                        1 => self.rng.gen_range(1..40),
+                        _ => 0,
                     },
                 )
             })
             .collect();
         self.writing.reverse();
         self.clear = true;
+        self.merge_ge = self.rng.gen();
         self.until_rewrite = self.rng.gen_range(500..6000);
     }
 
@@ -78,6 +86,7 @@ impl crate::block::Stimulus<ElfIn, ElfOut> for Stimulus {
             self.clear = false;
             return ElfIn {
                 tw_clear: true,
+                merge_ge: self.merge_ge,
                 ..Default::default()
             };
         }
@@ -90,6 +99,7 @@ impl crate::block::Stimulus<ElfIn, ElfOut> for Stimulus {
                 tw_branch: branch,
                 tw_pc: pc,
                 tw_score: score,
+                merge_ge: self.merge_ge,
                 ..Default::default()
             };
         }
@@ -110,6 +120,7 @@ impl crate::block::Stimulus<ElfIn, ElfOut> for Stimulus {
                 free: std::array::from_fn(|_| self.rng.gen::<u8>() & free_mask),
                 issue_lead: self.rng.gen::<u8>() & low_bits(clog2(sch) as usize) as u8,
                 fetch_lead: self.rng.gen::<u8>() & low_bits(clog2(sch) as usize) as u8,
+                merge_ge: self.rng.gen(),
                 ..Default::default()
             };
         }
@@ -127,6 +138,7 @@ impl crate::block::Stimulus<ElfIn, ElfOut> for Stimulus {
         let mut inp = ElfIn {
             launch,
             exit,
+            merge_ge: self.merge_ge,
             ..Default::default()
         };
         for s in 0..sch {

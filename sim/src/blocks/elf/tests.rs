@@ -173,6 +173,36 @@ fn the_write_port_stores_the_table_and_launch_computes_the_start_priority() {
 }
 
 #[test]
+fn the_merge_boundary_input_decides_a_merged_load_at_its_score() {
+    // A load at PC 40 carrying score 3 (a load merged away 3 steps before it, at PC 16).
+    // A warp launched at PC 16 is 3 steps away: `d == score`. With the thesis's `d > score`
+    // nothing is subtracted (3); with `d >= score` the merged load is next (0).
+    for (merge_ge, want) in [(false, 3), (true, 0)] {
+        let mut g = Golden::new(Params::preset(Preset::Proto));
+        load_table(&mut g, &[entry(40, false, 3)]);
+        g.step(&ElfIn {
+            launch: 0b11,
+            launch_pc: 16,
+            merge_ge,
+            ..Default::default()
+        });
+        assert_eq!(g.wpt(0), want, "merge_ge = {merge_ge}");
+        // One step earlier (`d = 4 > 3`) both boundaries subtract.
+        g.step(&ElfIn {
+            exit: 0b11,
+            ..Default::default()
+        });
+        g.step(&ElfIn {
+            launch: 0b1,
+            launch_pc: 8,
+            merge_ge,
+            ..Default::default()
+        });
+        assert_eq!(g.wpt(0), 1);
+    }
+}
+
+#[test]
 fn wpt_updates_follow_the_rules() {
     let mut g = Golden::new(Params::preset(Preset::Proto));
     load_table(&mut g, &[entry(40, false, 0)]);

@@ -32,12 +32,20 @@ pub struct ElfProgram {
     pub every_branch: bool,
     /// Program points before merging (Algorithm 1), for reports.
     pub points_found: usize,
+    /// The calculator's merged-load boundary: `d >= score` (spec A-6) instead of the thesis's
+    /// `d > score`; driven on the block's `merge_ge` input.
+    pub merge_ge: bool,
 }
 
 impl ElfProgram {
     /// Compiles `kernel`'s code (Algorithms 1 and 2, recalculation bits by `recalc`) for a
-    /// table of `slots` slots.
-    pub fn compile(kernel: &KernelCode, slots: usize, recalc: RecalcPolicy) -> Self {
+    /// table of `slots` slots, to be read with the merged-load boundary `merge_ge`.
+    pub fn compile(
+        kernel: &KernelCode,
+        slots: usize,
+        recalc: RecalcPolicy,
+        merge_ge: bool,
+    ) -> Self {
         let code = &code_of(kernel);
         let params = CompilerParams {
             max_pp: slots,
@@ -74,6 +82,7 @@ impl ElfProgram {
             branches,
             every_branch: recalc == RecalcPolicy::Always,
             points_found,
+            merge_ge,
         }
     }
 
@@ -201,6 +210,7 @@ impl Sm<'_> {
             (0, 0)
         };
         inp.fetch_lead = fetch_lead as u8;
+        inp.merge_ge = e.program.merge_ge;
         let out: ElfOut = e.block.step(&inp)?;
         if e.fetch {
             e.fetch_choice = Some(out.fetch_valid.then_some(out.fetch_warp as usize));
@@ -289,7 +299,7 @@ mod tests {
         })
         .collect();
         let code = KernelCode { insts };
-        let p = ElfProgram::compile(&code, 32, RecalcPolicy::Consistent);
+        let p = ElfProgram::compile(&code, 32, RecalcPolicy::Consistent, false);
         assert_eq!(p.table.len(), 2);
         assert_eq!(p.branches[&24], (0, false));
         assert!(p.triggers(&inst(8, OpClass::LoadGlobal), 16));
@@ -301,7 +311,7 @@ mod tests {
             "not taken: recalculate"
         );
         // The thesis's rule: the taken path is the shorter, so the bit is 1.
-        let lit = ElfProgram::compile(&code, 32, RecalcPolicy::Literal);
+        let lit = ElfProgram::compile(&code, 32, RecalcPolicy::Literal, false);
         assert_eq!(lit.branches[&24], (0, true));
         assert!(
             lit.triggers(&inst(24, OpClass::Branch), 0),
@@ -311,7 +321,7 @@ mod tests {
             !lit.triggers(&inst(24, OpClass::Branch), 32),
             "not taken: no"
         );
-        let always = ElfProgram::compile(&code, 32, RecalcPolicy::Always);
+        let always = ElfProgram::compile(&code, 32, RecalcPolicy::Always, false);
         assert!(always.triggers(&inst(24, OpClass::Branch), 0));
         assert!(always.triggers(&inst(24, OpClass::Branch), 32));
         assert!(

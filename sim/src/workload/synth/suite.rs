@@ -673,6 +673,140 @@ fn loop_late(s: usize) -> SynthDef {
     compute_loop(s, false)
 }
 
+/// One stage of a long ELF kernel: a loop over the planes `z = Loop(0)` (`trips` of them, of
+/// `planes` in the arrays) of an `n` x `n` grid that loads every tap `(array, dz, dy, dx)`
+/// around the thread's point (indices wrap at the edges), folds them with FFMAs and stores
+/// into `out`, then four FFMAs after the loop: one load program point per tap and one
+/// backward branch.
+fn stencil_stage(
+    p: &mut Program,
+    n: i64,
+    planes: i64,
+    taps: &[(u64, i64, i64, i64)],
+    out: u64,
+    trips: i64,
+) {
+    assert!(taps.len() <= 16, "registers 10..26 hold the taps");
+    let point = |dz: i64, dy: i64, dx: i64| {
+        v(Var::Loop(0))
+            .offset(dz)
+            .wrap(planes)
+            .times(n * n)
+            .and(at(v(Var::Gy).offset(dy), n, v(Var::Gx).offset(dx)).wrap(n * n))
+    };
+    p.begin_loop(0);
+    for (k, &(base, dz, dy, dx)) in taps.iter().enumerate() {
+        p.load(
+            Space::Global,
+            10 + k as u16,
+            3,
+            global(base, point(dz, dy, dx)),
+        );
+    }
+    for k in 0..taps.len() as u16 {
+        p.alu(Fp, &[30], &[30, 10 + k]);
+    }
+    p.store(Space::Global, 30, 3, global(out, point(0, 0, 0)));
+    p.end_loop(Expr::c(trips));
+    // The stage's epilogue (normalisation) before the next stage's loads: the loop branch's
+    // fall-through is farther from a load than its taken path, so it is a program point.
+    ffma(p, 4, 31, 30);
+}
+
+/// FDTD-3D (60 program points before merging in the thesis): the six field components
+/// updated in turn, each a loop over the z planes loading the component, its coefficient and
+/// seven values of the other field's two components around the point (9 loads), then the
+/// store: 6 x (9 loads + 1 loop branch) = 60 program points.
+fn fdtd3d(s: usize) -> SynthDef {
+    let g = pick(s, [4, 8, 12]);
+    let n = 16 * g as i64;
+    let planes = pick(s, [2, 4, 8]);
+    let mut p = Program::new();
+    prologue(&mut p);
+    for c in 0..6usize {
+        // E (0..3) from the curl of H (3..6), then H from the curl of E; E looks back one
+        // cell, H forward (the leapfrog's staggered grid).
+        let (other, d) = if c < 3 { (3, -1) } else { (0, 1) };
+        let a = ARRAY[other + (c + 1) % 3];
+        let b = ARRAY[other + (c + 2) % 3];
+        let taps = [
+            (ARRAY[c], 0, 0, 0),
+            (ARRAY[6 + c], 0, 0, 0),
+            (a, 0, 0, 0),
+            (a, 0, d, 0),
+            (a, d, 0, 0),
+            (b, 0, 0, 0),
+            (b, 0, 0, d),
+            (b, d, 0, 0),
+            (b, 0, d, 0),
+        ];
+        stencil_stage(&mut p, n, planes, &taps, ARRAY[c], planes);
+    }
+    p.exit();
+    def("fdtd3d", s, dim(g, g), dim(16, 16), 32, 0, p)
+}
+
+/// Heartwall (94 program points before merging in the thesis): three loads of the sample
+/// point's parameters, then 13 stages of template tracking, each a loop over displacement
+/// rows loading six values (frame window, template, running sums) around the point:
+/// 3 + 13 x (6 loads + 1 loop branch) = 94 program points.
+fn heartwall(s: usize) -> SynthDef {
+    let g = pick(s, [4, 8, 12]);
+    let n = 16 * g as i64;
+    let rows = pick(s, [2, 3, 4]);
+    let mut p = Program::new();
+    prologue(&mut p);
+    for k in 0..3u16 {
+        let idx = v(Var::Block).times(4).offset(k as i64);
+        p.load(Space::Global, 27 + k, 3, global(ARRAY[10], idx));
+    }
+    for stage in 0..13i64 {
+        let frame = ARRAY[(stage % 2) as usize];
+        let template = ARRAY[2 + (stage % 3) as usize];
+        let sums = ARRAY[5 + (stage % 4) as usize];
+        let taps = [
+            (frame, 0, 0, 0),
+            (frame, 0, 0, 1 + stage % 3),
+            (frame, 0, 1, 0),
+            (template, 0, 0, 0),
+            (template, 0, 0, -1),
+            (sums, 0, 0, 0),
+        ];
+        stencil_stage(&mut p, n, rows, &taps, sums, rows);
+    }
+    p.alu(Fp, &[30], &[30, 27, 28, 29]);
+    p.store(Space::Global, 30, 3, global(ARRAY[11], v(Var::Block)));
+    p.exit();
+    def("heartwall", s, dim(g, g), dim(16, 16), 32, 0, p)
+}
+
+/// LUD's perimeter kernel (48 program points before merging in the thesis: lud's kernels
+/// have 48): six loops over the tile's rows, each loading the diagonal tile's row and
+/// column values and the perimeter tile around the point (7 loads):
+/// 6 x (7 loads + 1 loop branch) = 48 program points.
+fn lud_perimeter(s: usize) -> SynthDef {
+    let g = pick(s, [4, 8, 12]);
+    let n = 16 * g as i64;
+    let rows = pick(s, [2, 4, 8]);
+    let mut p = Program::new();
+    prologue(&mut p);
+    for phase in 0..6i64 {
+        let m = ARRAY[(phase % 2) as usize];
+        let taps = [
+            (m, 0, 0, 0),
+            (m, 0, -1, 0),
+            (m, 0, 0, -1),
+            (m, 0, -1 - phase, -1),
+            (m, 0, -1, -1 - phase),
+            (ARRAY[2], 0, phase, 0),
+            (ARRAY[2], 0, 0, phase),
+        ];
+        stencil_stage(&mut p, n, rows, &taps, m, rows);
+    }
+    p.exit();
+    def("lud_perimeter", s, dim(g, g), dim(16, 16), 32, 0, p)
+}
+
 // ---------------------------------------------------------------- seed 004 (PAVER)
 
 fn mm(s: usize) -> SynthDef {
@@ -1068,6 +1202,24 @@ pub const SUITE: &[Entry] = &[
         mirrors: "seed 003 ch. III (ELF) compute-bound loop, load late",
         pattern: "loop whose load is at the bottom of the body and is consumed at the top of the next iteration",
         build: loop_late,
+    },
+    Entry {
+        name: "fdtd3d",
+        mirrors: "FDTD-3D: seed 003 ch. III (ELF), 60 program points (merged to 32)",
+        pattern: "six field components in turn, each a loop over z planes with 9 stencil loads: 60 program points",
+        build: fdtd3d,
+    },
+    Entry {
+        name: "heartwall",
+        mirrors: "Heartwall (Rodinia): seed 003 ch. III (ELF), 94 program points (merged to 32)",
+        pattern: "13 template-tracking loops of 6 window loads after 3 parameter loads: 94 program points",
+        build: heartwall,
+    },
+    Entry {
+        name: "lud_perimeter",
+        mirrors: "LUD perimeter (Rodinia): seed 003 ch. III (ELF), 48 program points (merged to 32)",
+        pattern: "six loops over the tile rows with 7 diagonal and perimeter loads each: 48 program points",
+        build: lud_perimeter,
     },
     Entry {
         name: "mm",
