@@ -66,7 +66,8 @@ pub struct PpTable<const P: usize, const PB: usize, const K: usize> {
     clip: Constant<Bits<32>>,
     max32: Constant<Bits<32>>,
     max8: Constant<Bits<8>>,
-    bit32: [Constant<Bits<32>>; 32],
+    /// `1 << b` for the 9 bits a clipped distance or a score has.
+    bit32: [Constant<Bits<32>>; 9],
     slot_ids: [Constant<Bits<PB>>; P],
     slot_onehot: [Constant<Bits<P>>; P],
     slot_below: [Constant<Bits<P>>; P],
