@@ -3,7 +3,7 @@
 //! (Verilator lint, Yosys synthesis).
 //!
 //! Each emitted file `rtl-out/<block>_<policy>_<preset>.v` holds one top module of the same
-//! name plus its register submodules (`<top>$<field>`). Before anything is written, the port
+//! name plus one module per distinct sub-block (`<top>__<field>`, see [`readable`]). Before anything is written, the port
 //! declarations of the emitted top module are parsed back and compared with the golden model's
 //! port bundles: the RTL and the golden model cannot drift apart silently.
 
@@ -11,6 +11,7 @@ pub mod emit;
 pub mod lint;
 pub mod manifest;
 mod modules;
+pub mod readable;
 pub mod report;
 
 pub use emit::{check, generate_all, write_all, CheckReport, GenError, Generated};

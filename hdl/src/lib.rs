@@ -10,6 +10,7 @@
 //! style on purpose; [`consts`] builds the sized constant tables they compare against.
 
 pub mod consts;
+pub mod prim;
 pub mod sim;
 
 macro_rules! declare_blocks {

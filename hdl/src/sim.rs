@@ -38,3 +38,14 @@ pub fn clock_edge<U: Clocked>(uut: &mut U) {
         "circuit does not settle after the falling edge"
     );
 }
+
+/// Connects a combinational circuit (no clock) and settles it.
+pub fn start_comb<U: Block>(uut: &mut U) {
+    uut.connect_all();
+    settle_comb(uut);
+}
+
+/// Settles a combinational circuit with its current inputs.
+pub fn settle_comb<U: Block>(uut: &mut U) {
+    assert!(simulate(uut, MAX_SETTLE), "circuit does not settle");
+}

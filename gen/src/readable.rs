@@ -1,0 +1,391 @@
+//! Readable Verilog from rust-hdl's output: one module per distinct sub-block, names without
+//! `$`, and a comment line on every module saying what it is.
+//!
+//! rust-hdl emits one module per sub-block *instance*, named by its path from the top joined
+//! with `$` (`elf_base_fermi$pp_table$slot_pc$3`: element 3 of the array field `slot_pc` of
+//! the field `pp_table`), and names the signals of a sub-block instance the same way
+//! (`slot_pc$3$q`). Tcl and XDC constraints must escape `$`, and a file of 170 copies of the
+//! same register module hides the design. This pass:
+//!
+//! 1. **Merges identical modules.** Modules whose path differs only in array indices and whose
+//!    text is the same (once their own name is taken out) become one module, named by the path
+//!    without the indices (`elf_base_fermi$pp_table$slot_pc`), instantiated once per element.
+//!    Repeated until nothing changes, so parents that become identical merge too.
+//! 2. **Renames every identifier containing `$`** by one rule: a `$` before an array index
+//!    (digits) becomes `_`, any other `$` becomes `__`. So `ready$0` is `ready_0` (the port
+//!    flattening rule of `gpusim::block`), `pp_table$slot_pc` is `pp_table__slot_pc` and
+//!    `slot_pc$3$q` is `slot_pc_3__q`. A renamed identifier that would equal another
+//!    identifier of the file is an error, never a silent merge of two signals.
+//! 3. **Comments every sub-module** with the sub-block it implements and how many instances use
+//!    it (the top module's header is written by the caller).
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+
+/// One module of a Verilog file: its name and its whole text (`module` .. `endmodule` line).
+#[derive(Clone, Debug)]
+struct Module {
+    name: String,
+    text: String,
+    /// Instances merged into this module (1 when nothing was merged).
+    instances: usize,
+}
+
+/// Why the pass refused a file.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ReadableError {
+    /// Text outside `module` .. `endmodule`, or an unterminated module.
+    Structure(String),
+    /// Two identifiers would get the same name.
+    Collision {
+        /// The identifier as rust-hdl wrote it.
+        original: String,
+        /// Its renamed form, already taken.
+        renamed: String,
+    },
+}
+
+impl std::fmt::Display for ReadableError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::Structure(why) => write!(f, "unexpected Verilog structure: {why}"),
+            Self::Collision { original, renamed } => write!(
+                f,
+                "`{original}` cannot be renamed `{renamed}`: the name is taken"
+            ),
+        }
+    }
+}
+
+/// The readable form of `verilog` (rust-hdl's output for top module `top`): identical
+/// sub-modules merged, no `$` in any identifier, a comment line per sub-module.
+pub fn readable(verilog: &str, top: &str) -> Result<String, ReadableError> {
+    let mut modules = split_modules(verilog)?;
+    if !modules.iter().any(|m| m.name == top) {
+        return Err(ReadableError::Structure(format!("no module `{top}`")));
+    }
+    merge_identical(&mut modules);
+    let renames = dollar_renames(&modules)?;
+    let mut out = String::new();
+    for m in &modules {
+        if m.name != top {
+            out.push_str(&comment(m, top, &renames));
+        }
+        out.push_str(&rename_identifiers(&m.text, &renames));
+        out.push('\n');
+    }
+    Ok(out)
+}
+
+/// Splits a file into its modules, in order.
+fn split_modules(verilog: &str) -> Result<Vec<Module>, ReadableError> {
+    let mut modules = vec![];
+    let mut current: Option<Module> = None;
+    for (n, line) in verilog.lines().enumerate() {
+        match current.as_mut() {
+            None => {
+                if let Some(rest) = line.strip_prefix("module ") {
+                    let name = rest.split('(').next().unwrap_or("").trim().to_string();
+                    if name.is_empty() {
+                        return Err(ReadableError::Structure(format!(
+                            "line {}: a module without a name",
+                            n + 1
+                        )));
+                    }
+                    current = Some(Module {
+                        name,
+                        text: format!("{line}\n"),
+                        instances: 1,
+                    });
+                } else if !line.trim().is_empty() {
+                    return Err(ReadableError::Structure(format!(
+                        "line {}: text outside a module: `{line}`",
+                        n + 1
+                    )));
+                }
+            }
+            Some(m) => {
+                m.text.push_str(line);
+                m.text.push('\n');
+                if line.starts_with("endmodule") {
+                    modules.extend(current.take());
+                }
+            }
+        }
+    }
+    match current {
+        Some(m) => Err(ReadableError::Structure(format!(
+            "module `{}` has no endmodule",
+            m.name
+        ))),
+        None => Ok(modules),
+    }
+}
+
+/// `name` without its array indices: `a$b$3$c$0` -> `a$b$c`.
+fn without_indices(name: &str) -> String {
+    name.split('$')
+        .filter(|s| s.is_empty() || !s.bytes().all(|b| b.is_ascii_digit()))
+        .collect::<Vec<_>>()
+        .join("$")
+}
+
+/// Merges modules that differ only in array indices of their path, until nothing changes.
+fn merge_identical(modules: &mut Vec<Module>) {
+    loop {
+        // (path without indices, text with the module's own name taken out) -> members.
+        let mut groups: BTreeMap<(String, String), Vec<usize>> = BTreeMap::new();
+        for (i, m) in modules.iter().enumerate() {
+            let own: HashMap<String, String> = [(m.name.clone(), "\u{1}".to_string())].into();
+            let body = rename_identifiers(&m.text, &own);
+            groups
+                .entry((without_indices(&m.name), body))
+                .or_default()
+                .push(i);
+        }
+        let taken: HashSet<String> = modules.iter().map(|m| m.name.clone()).collect();
+        let mut renames: HashMap<String, String> = HashMap::new();
+        let mut drop: HashSet<usize> = HashSet::new();
+        let mut used: HashSet<String> = HashSet::new();
+        for ((path, _), members) in &groups {
+            if members.len() < 2 {
+                continue;
+            }
+            let first = &modules[members[0]].name;
+            // The index-free name, unless another module (or group) has it already.
+            let name = if (!taken.contains(path)
+                || members.iter().any(|&i| modules[i].name == *path))
+                && used.insert(path.clone())
+            {
+                path.clone()
+            } else {
+                first.clone()
+            };
+            for &i in members {
+                renames.insert(modules[i].name.clone(), name.clone());
+            }
+            for &i in &members[1..] {
+                drop.insert(i);
+            }
+            let count: usize = members.iter().map(|&i| modules[i].instances).sum();
+            modules[members[0]].instances = count;
+        }
+        if drop.is_empty() {
+            return;
+        }
+        let mut i = 0;
+        modules.retain(|_| {
+            i += 1;
+            !drop.contains(&(i - 1))
+        });
+        for m in modules.iter_mut() {
+            m.text = rename_identifiers(&m.text, &renames);
+            if let Some(n) = renames.get(&m.name) {
+                m.name = n.clone();
+            }
+        }
+    }
+}
+
+fn is_ident_start(c: u8) -> bool {
+    c.is_ascii_alphabetic() || c == b'_'
+}
+
+fn is_ident_char(c: u8) -> bool {
+    c.is_ascii_alphanumeric() || c == b'_' || c == b'$'
+}
+
+/// Every identifier of `text` (Verilog simple identifiers: a letter or `_`, then letters,
+/// digits, `_` and `$`), calling `f` on each.
+fn for_each_identifier(text: &str, mut f: impl FnMut(&str)) {
+    let b = text.as_bytes();
+    let mut i = 0;
+    while i < b.len() {
+        // A system name (`$display`) or a number's digits are not identifiers: skip them whole.
+        if b[i] == b'$' || b[i].is_ascii_digit() || b[i] == b'\'' {
+            i += 1;
+            while i < b.len() && is_ident_char(b[i]) {
+                i += 1;
+            }
+            continue;
+        }
+        if is_ident_start(b[i]) {
+            let start = i;
+            while i < b.len() && is_ident_char(b[i]) {
+                i += 1;
+            }
+            f(&text[start..i]);
+            continue;
+        }
+        i += 1;
+    }
+}
+
+/// `text` with every identifier found in `renames` replaced (one pass).
+fn rename_identifiers(text: &str, renames: &HashMap<String, String>) -> String {
+    let b = text.as_bytes();
+    let mut out = String::with_capacity(text.len());
+    let mut i = 0;
+    while i < b.len() {
+        let start = i;
+        if b[i] == b'$' || b[i].is_ascii_digit() || b[i] == b'\'' {
+            i += 1;
+            while i < b.len() && is_ident_char(b[i]) {
+                i += 1;
+            }
+            out.push_str(&text[start..i]);
+            continue;
+        }
+        if is_ident_start(b[i]) {
+            while i < b.len() && is_ident_char(b[i]) {
+                i += 1;
+            }
+            let ident = &text[start..i];
+            out.push_str(renames.get(ident).map_or(ident, String::as_str));
+            continue;
+        }
+        // One UTF-8 character (comments may hold any).
+        let len = text[i..].chars().next().map_or(1, char::len_utf8);
+        i += len;
+        out.push_str(&text[start..i]);
+    }
+    out
+}
+
+/// The `$`-free form of one identifier (the rule of the module documentation).
+pub fn without_dollars(ident: &str) -> String {
+    let mut parts = ident.split('$');
+    let mut out = parts.next().unwrap_or_default().to_string();
+    for p in parts {
+        let index = !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit());
+        out.push_str(if index { "_" } else { "__" });
+        out.push_str(p);
+    }
+    out
+}
+
+/// The renaming of every identifier containing `$`, checked for collisions.
+fn dollar_renames(modules: &[Module]) -> Result<HashMap<String, String>, ReadableError> {
+    let mut plain: HashSet<String> = HashSet::new();
+    let mut dollar: BTreeMap<String, String> = BTreeMap::new();
+    for m in modules {
+        for_each_identifier(&m.text, |id| {
+            if id.contains('$') {
+                dollar
+                    .entry(id.to_string())
+                    .or_insert_with(|| without_dollars(id));
+            } else {
+                plain.insert(id.to_string());
+            }
+        });
+    }
+    let mut seen: HashMap<&str, &str> = HashMap::new();
+    for (original, renamed) in &dollar {
+        if plain.contains(renamed) || seen.insert(renamed, original).is_some() {
+            return Err(ReadableError::Collision {
+                original: original.clone(),
+                renamed: renamed.clone(),
+            });
+        }
+    }
+    Ok(dollar.into_iter().collect())
+}
+
+/// The comment line above a sub-module: the sub-block it implements and its instance count.
+fn comment(m: &Module, top: &str, renames: &HashMap<String, String>) -> String {
+    let path = m
+        .name
+        .strip_prefix(top)
+        .unwrap_or(&m.name)
+        .trim_start_matches('$')
+        .replace('$', ".");
+    let register = m
+        .text
+        .lines()
+        .next()
+        .is_some_and(|l| l.ends_with("(d,q,clock);"));
+    let what = if register {
+        "a register (rust-hdl DFF)"
+    } else {
+        "a sub-block"
+    };
+    let name = renames.get(&m.name).unwrap_or(&m.name);
+    let uses = if m.instances == 1 {
+        "1 instance".to_string()
+    } else {
+        format!("{} instances (one per array element)", m.instances)
+    };
+    format!("// {name}: {what}, field `{path}` of `{top}`; {uses}.\n")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SAMPLE: &str = "module top(clock,ready$0,ready$1,grant);\n    input wire clock;\n    \
+        input wire [3:0] ready$0;\n    input wire [3:0] ready$1;\n    output reg grant;\n    \
+        reg [3:0] r$0$d;\n    wire [3:0] r$0$q;\n    reg [3:0] r$1$d;\n    wire [3:0] r$1$q;\n    \
+        top$r$0 r$0(.d(r$0$d), .q(r$0$q), .clock(clock));\n    \
+        top$r$1 r$1(.d(r$1$d), .q(r$1$q), .clock(clock));\n    \
+        always @(*) begin r$0$d = ready$0; r$1$d = ready$1; grant = |(r$0$q & 4'h1) | \
+        $signed(r$1$q) > 0; end\nendmodule // top\n\
+        module top$r$0(d,q,clock);\n    input wire [3:0] d;\n    output reg [3:0] q;\n    \
+        input wire clock;\n    always @(posedge clock) q <= d;\nendmodule // top$r$0\n\
+        module top$r$1(d,q,clock);\n    input wire [3:0] d;\n    output reg [3:0] q;\n    \
+        input wire clock;\n    always @(posedge clock) q <= d;\nendmodule // top$r$1\n";
+
+    #[test]
+    fn identical_array_modules_merge_and_no_dollar_is_left() {
+        let out = readable(SAMPLE, "top").unwrap();
+        assert_eq!(out.matches("\nmodule ").count() + 1, 2, "{out}");
+        assert!(out.contains("module top__r(d,q,clock);"), "{out}");
+        assert!(out.contains("top__r r_0(.d(r_0__d)"), "{out}");
+        assert!(out.contains("top__r r_1(.d(r_1__d)"), "{out}");
+        assert!(
+            out.contains("module top(clock,ready_0,ready_1,grant);"),
+            "{out}"
+        );
+        assert!(out.contains("field `r` of `top`; 2 instances"), "{out}");
+        // System functions and sized literals are not identifiers.
+        assert!(
+            out.contains("$signed(r_1__q)") && out.contains("4'h1"),
+            "{out}"
+        );
+        let dollars = out
+            .lines()
+            .filter(|l| !l.starts_with("//"))
+            .any(|l| l.replace("$signed", "").contains('$'));
+        assert!(!dollars, "{out}");
+    }
+
+    #[test]
+    fn different_elements_stay_apart() {
+        let planted = SAMPLE.replacen("q <= d;", "q <= ~d;", 1);
+        let out = readable(&planted, "top").unwrap();
+        assert!(out.contains("module top__r_0(d,q,clock);"), "{out}");
+        assert!(out.contains("module top__r_1(d,q,clock);"), "{out}");
+    }
+
+    #[test]
+    fn a_name_collision_is_an_error() {
+        let clash = SAMPLE.replace("output reg grant;", "output reg grant;\n    wire r_0__d;");
+        assert_eq!(
+            readable(&clash, "top").unwrap_err(),
+            ReadableError::Collision {
+                original: "r$0$d".into(),
+                renamed: "r_0__d".into()
+            }
+        );
+    }
+
+    #[test]
+    fn the_renaming_rule() {
+        assert_eq!(without_dollars("ready$0"), "ready_0");
+        assert_eq!(
+            without_dollars("elf$pp_table$slot_pc$3$q"),
+            "elf__pp_table__slot_pc_3__q"
+        );
+        assert_eq!(without_dollars("plain"), "plain");
+        assert!(split_modules("wire x;\nmodule a();\nendmodule\n").is_err());
+        assert!(split_modules("module a();\n").is_err());
+    }
+}
