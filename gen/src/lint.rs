@@ -138,7 +138,7 @@ pub fn yosys_synth(file: &Path, module: &str) -> Result<SynthSummary, GateError>
 }
 
 /// FPGA figures of one module from Yosys `synth_xilinx` (7-series cells).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct XilinxFigures {
     /// LUT1..LUT6 cells.
     pub luts: u64,
@@ -151,6 +151,9 @@ pub struct XilinxFigures {
     /// Cells on the longest combinational path between flip-flops and ports (`ltp` once the
     /// flip-flops and I/O buffers are removed: LUTs, MUXFs, CARRY4s, INVs).
     pub depth: u64,
+    /// The named signals on that path, in order (bit indices dropped, repeats merged): where
+    /// it starts, which sub-blocks and locals it crosses, where it ends.
+    pub path: Vec<String>,
 }
 
 /// Yosys `synth_xilinx -flatten -top module`, then `stat`; then the flip-flops (`FD*`) and the
@@ -208,6 +211,21 @@ pub fn parse_xilinx(log: &str) -> XilinxFigures {
         }
         if let Some(rest) = line.split("(length=").nth(1) {
             f.depth = rest.trim_end_matches("):").parse().unwrap_or(f.depth);
+            f.path.clear();
+        }
+        // A path node: "    12: \\name [3] (via ...)"; a process output reads `$1\\name[4:0]`;
+        // Yosys's own names start with `$`.
+        if let Some((n, rest)) = line.trim_start().split_once(": ") {
+            let named = rest.strip_prefix('\\').or(rest.strip_prefix("$1\\"));
+            if let (true, Some(rest)) = (
+                !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()),
+                named,
+            ) {
+                let name = rest.split([' ', '[']).next().unwrap_or_default();
+                if !name.is_empty() && f.path.last().map(String::as_str) != Some(name) {
+                    f.path.push(name.to_string());
+                }
+            }
         }
     }
     f
@@ -218,7 +236,9 @@ mod tests {
     #[test]
     fn xilinx_figures_parse_from_stat_and_ltp() {
         let log = "   Number of cells:   558\n     FDRE   107\n     LUT2   47\n     LUT6   148\n\
-                   CARRY4  3\n   MUXF7  9\n   MUXF8  1\nLongest topological path in m (length=17):\n";
+                   CARRY4  3\n   MUXF7  9\n   MUXF8  1\nLongest topological path in m (length=17):\n\
+                   \x20   0: \\act_1.q [2]\n    1: $abc$1.A [3] (via $abc$2)\n    7: \\kept_before_2 [1] (via $abc)\n\
+                   \x20   8: \\kept_before_2 [2] (via $abc)\n   62: $1\\act_1__d[4:0] [4] (via $abc$3)\n";
         assert_eq!(
             parse_xilinx(log),
             XilinxFigures {
@@ -226,7 +246,8 @@ mod tests {
                 ffs: 107,
                 carry: 3,
                 muxf: 10,
-                depth: 17
+                depth: 17,
+                path: vec!["act_1.q".into(), "kept_before_2".into(), "act_1__d".into()],
             }
         );
     }

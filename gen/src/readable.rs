@@ -18,6 +18,19 @@
 //!    identifier of the file is an error, never a silent merge of two signals.
 //! 3. **Comments every sub-module** with the sub-block it implements and how many instances use
 //!    it (the top module's header is written by the caller).
+//! 4. **Adds two Verilator hints**, comments that no other tool reads:
+//!    - rust-hdl writes a module's logic as one `always @(*)` block. When that block drives the
+//!      inputs of a combinational sub-block (a primitive) and reads its outputs, Verilator sees
+//!      a false combinational loop between the two blocks (`UNOPTFLAT`): the hardware has no
+//!      loop (Yosys's `check -assert` in the synthesis gate rejects a real one). In a module
+//!      that instantiates any sub-block other than a register, every local `reg` is declared
+//!      between `// verilator lint_off UNOPTFLAT` and `lint_on`, and gets
+//!      `/*verilator isolate_assignments*/` (Verilator orders it on its own, which shrinks the
+//!      part it must settle by iteration) unless some assignment computes it from itself
+//!      (`x = x | y`: isolated, it would form a block feeding itself).
+//!    - A primitive's output that a module does not use (a round robin's one-hot when only
+//!      the index is needed) is declared between `// verilator lint_off UNUSEDSIGNAL` and
+//!      `lint_on`; the logic behind it is removed by synthesis.
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 
@@ -65,15 +78,91 @@ pub fn readable(verilog: &str, top: &str) -> Result<String, ReadableError> {
     }
     merge_identical(&mut modules);
     let renames = dollar_renames(&modules)?;
+    let renamed: Vec<(String, String, bool)> = modules
+        .iter()
+        .map(|m| {
+            let name = renames.get(&m.name).unwrap_or(&m.name).clone();
+            (name, rename_identifiers(&m.text, &renames), is_register(m))
+        })
+        .collect();
+    let composite: Vec<&str> = renamed
+        .iter()
+        .filter(|(_, _, reg)| !reg)
+        .map(|(n, _, _)| n.as_str())
+        .collect();
     let mut out = String::new();
-    for m in &modules {
+    for (m, (_, text, _)) in modules.iter().zip(&renamed) {
         if m.name != top {
             out.push_str(&comment(m, top, &renames));
         }
-        out.push_str(&rename_identifiers(&m.text, &renames));
+        out.push_str(&verilator_hints(text, &composite));
         out.push('\n');
     }
     Ok(out)
+}
+
+/// Whether some assignment to `name` reads `name` (`x = x | y;`, one statement per line as
+/// rust-hdl writes them): isolating such a variable would make a block that feeds itself.
+fn self_referencing(text: &str, name: &str) -> bool {
+    text.lines().any(|l| {
+        l.trim_start()
+            .strip_prefix(name)
+            .and_then(|r| r.strip_prefix(" = "))
+            .is_some_and(|rhs| {
+                identifier_spans(rhs)
+                    .iter()
+                    .any(|&(a, b)| &rhs[a..b] == name)
+            })
+    })
+}
+
+/// A rust-hdl `DFF` module: ports `d`, `q`, `clock`.
+fn is_register(m: &Module) -> bool {
+    m.text
+        .lines()
+        .next()
+        .is_some_and(|l| l.ends_with("(d,q,clock);"))
+}
+
+/// The Verilator hints of step 4 (module documentation) on one module's text; `composite` are
+/// the names of the modules of the file that are not registers.
+fn verilator_hints(text: &str, composite: &[&str]) -> String {
+    let instantiates_composite = text.lines().any(|l| {
+        let mut w = l.split_whitespace();
+        matches!((w.next(), w.next()), (Some(m), Some(i)) if composite.contains(&m) && i.ends_with('('))
+    });
+    let mut uses: HashMap<&str, usize> = HashMap::new();
+    for (a, b) in identifier_spans(text) {
+        *uses.entry(&text[a..b]).or_default() += 1;
+    }
+    let mut out = String::with_capacity(text.len() + 64);
+    for line in text.lines() {
+        let decl = line.trim_start();
+        let name = decl
+            .trim_end_matches(';')
+            .rsplit(' ')
+            .next()
+            .unwrap_or_default();
+        if decl.starts_with("reg ") && instantiates_composite {
+            out.push_str("    // verilator lint_off UNOPTFLAT\n");
+            if self_referencing(text, name) {
+                out.push_str(line);
+            } else {
+                out.push_str(line.trim_end_matches(';'));
+                out.push_str(" /*verilator isolate_assignments*/;");
+            }
+            out.push_str("\n    // verilator lint_on UNOPTFLAT\n");
+        } else if decl.starts_with("wire ") && uses.get(name) == Some(&2) {
+            // Declared and bound to the sub-block's port, never read.
+            out.push_str("    // verilator lint_off UNUSEDSIGNAL\n");
+            out.push_str(line);
+            out.push_str("\n    // verilator lint_on UNUSEDSIGNAL\n");
+        } else {
+            out.push_str(line);
+            out.push('\n');
+        }
+    }
+    out
 }
 
 /// Splits a file into its modules, in order.
@@ -194,36 +283,12 @@ fn is_ident_char(c: u8) -> bool {
     c.is_ascii_alphanumeric() || c == b'_' || c == b'$'
 }
 
-/// Every identifier of `text` (Verilog simple identifiers: a letter or `_`, then letters,
-/// digits, `_` and `$`), calling `f` on each.
-fn for_each_identifier(text: &str, mut f: impl FnMut(&str)) {
+/// Byte ranges of the identifiers of `text`: Verilog simple identifiers (a letter or `_`,
+/// then letters, digits, `_` and `$`). System names (`$signed`) and the digits and base
+/// letters of numbers (`4'h1f`) are not identifiers.
+fn identifier_spans(text: &str) -> Vec<(usize, usize)> {
     let b = text.as_bytes();
-    let mut i = 0;
-    while i < b.len() {
-        // A system name (`$display`) or a number's digits are not identifiers: skip them whole.
-        if b[i] == b'$' || b[i].is_ascii_digit() || b[i] == b'\'' {
-            i += 1;
-            while i < b.len() && is_ident_char(b[i]) {
-                i += 1;
-            }
-            continue;
-        }
-        if is_ident_start(b[i]) {
-            let start = i;
-            while i < b.len() && is_ident_char(b[i]) {
-                i += 1;
-            }
-            f(&text[start..i]);
-            continue;
-        }
-        i += 1;
-    }
-}
-
-/// `text` with every identifier found in `renames` replaced (one pass).
-fn rename_identifiers(text: &str, renames: &HashMap<String, String>) -> String {
-    let b = text.as_bytes();
-    let mut out = String::with_capacity(text.len());
+    let mut spans = vec![];
     let mut i = 0;
     while i < b.len() {
         let start = i;
@@ -232,22 +297,37 @@ fn rename_identifiers(text: &str, renames: &HashMap<String, String>) -> String {
             while i < b.len() && is_ident_char(b[i]) {
                 i += 1;
             }
-            out.push_str(&text[start..i]);
-            continue;
-        }
-        if is_ident_start(b[i]) {
+        } else if is_ident_start(b[i]) {
             while i < b.len() && is_ident_char(b[i]) {
                 i += 1;
             }
-            let ident = &text[start..i];
-            out.push_str(renames.get(ident).map_or(ident, String::as_str));
-            continue;
+            spans.push((start, i));
+        } else {
+            i += 1;
         }
-        // One UTF-8 character (comments may hold any).
-        let len = text[i..].chars().next().map_or(1, char::len_utf8);
-        i += len;
-        out.push_str(&text[start..i]);
     }
+    spans
+}
+
+/// Calls `f` on every identifier of `text`.
+fn for_each_identifier(text: &str, mut f: impl FnMut(&str)) {
+    for (a, b) in identifier_spans(text) {
+        f(&text[a..b]);
+    }
+}
+
+/// `text` with every identifier found in `renames` replaced (one pass).
+fn rename_identifiers(text: &str, renames: &HashMap<String, String>) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut at = 0;
+    for (a, b) in identifier_spans(text) {
+        if let Some(r) = renames.get(&text[a..b]) {
+            out.push_str(&text[at..a]);
+            out.push_str(r);
+            at = b;
+        }
+    }
+    out.push_str(&text[at..]);
     out
 }
 
@@ -298,12 +378,7 @@ fn comment(m: &Module, top: &str, renames: &HashMap<String, String>) -> String {
         .unwrap_or(&m.name)
         .trim_start_matches('$')
         .replace('$', ".");
-    let register = m
-        .text
-        .lines()
-        .next()
-        .is_some_and(|l| l.ends_with("(d,q,clock);"));
-    let what = if register {
+    let what = if is_register(m) {
         "a register (rust-hdl DFF)"
     } else {
         "a sub-block"

@@ -27,8 +27,21 @@ pub const STORAGE_MODULES: [&str; 4] = [
 ];
 
 /// Columns of a figures row: module, hash, LUTs, flip-flops, CARRY4, MUXF7/8, 7-series depth,
-/// LUT6 depth.
-const ROW_COLUMNS: usize = 8;
+/// LUT6 depth, critical path.
+const ROW_COLUMNS: usize = 9;
+
+/// Named signals shown of a critical path: the first and last ones when it has more.
+const PATH_SHOWN: usize = 10;
+
+/// A critical path as the report writes it: `a > b > c`, elided in the middle when long.
+fn path_text(path: &[String]) -> String {
+    if path.len() <= PATH_SHOWN {
+        return path.join(" > ");
+    }
+    let head = &path[..PATH_SHOWN / 2];
+    let tail = &path[path.len() - (PATH_SHOWN / 2 - 1)..];
+    format!("{} > ... > {}", head.join(" > "), tail.join(" > "))
+}
 
 /// First 16 hex digits of the SHA-256 of `text`.
 pub fn short_hash(text: &str) -> String {
@@ -56,8 +69,16 @@ impl Row {
     fn render(&self) -> String {
         let f = &self.xilinx;
         format!(
-            "| {} | `{}` | {} | {} | {} | {} | {} | {} |\n",
-            self.module, self.hash, f.luts, f.ffs, f.carry, f.muxf, f.depth, self.lut6_depth
+            "| {} | `{}` | {} | {} | {} | {} | {} | {} | {} |\n",
+            self.module,
+            self.hash,
+            f.luts,
+            f.ffs,
+            f.carry,
+            f.muxf,
+            f.depth,
+            self.lut6_depth,
+            path_text(&f.path)
         )
     }
 }
@@ -72,7 +93,7 @@ pub fn rows_in(report: &str) -> Vec<Row> {
             if cols.len() != ROW_COLUMNS + 2 || !cols[2].starts_with('`') {
                 return None;
             }
-            let n: Vec<u64> = cols[3..=ROW_COLUMNS]
+            let n: Vec<u64> = cols[3..ROW_COLUMNS]
                 .iter()
                 .map(|c| c.parse().ok())
                 .collect::<Option<_>>()?;
@@ -85,6 +106,11 @@ pub fn rows_in(report: &str) -> Vec<Row> {
                     carry: n[2],
                     muxf: n[3],
                     depth: n[4],
+                    path: cols[ROW_COLUMNS]
+                        .split(" > ")
+                        .filter(|s| !s.is_empty())
+                        .map(String::from)
+                        .collect(),
                 },
                 lut6_depth: n[5],
             })
@@ -191,14 +217,17 @@ pub fn render(
          LUTs, MUXF7/8, inverters and every CARRY4 of a carry chain (so wide adders and \
          compares read long); the project's bound of 30 per module applies to it. *LUT6 depth*: \
          generic `synth -flatten`, `abc -fast -lut 6`, `ltp -noff`: LUT levels on the longest \
-         path, carry logic mapped into LUTs. The hash is the \
+         path, carry logic mapped into LUTs. *Critical path*: the named signals on the \
+         7-series longest path, from where it starts (a register's `.q` or an input) to where it \
+         ends (a register's `__d` or an output), through the locals and sub-block ports \
+         (`inst__port`: the primitive or sub-block it crosses) it passes. The hash is the \
          SHA-256 (first 16 hex digits) of the Verilog synthesized; `gpusched gen --check` fails \
          when it no longer matches.\n\n",
     );
     s.push_str(
-        "| module | Verilog sha256 | LUTs | flip-flops | CARRY4 | MUXF7/8 | 7-series depth | LUT6 depth |\n",
+        "| module | Verilog sha256 | LUTs | flip-flops | CARRY4 | MUXF7/8 | 7-series depth | LUT6 depth | critical path |\n",
     );
-    s.push_str("|---|---|---:|---:|---:|---:|---:|---:|\n");
+    s.push_str("|---|---|---:|---:|---:|---:|---:|---:|---|\n");
     for r in &rows {
         s.push_str(&r.render());
     }
@@ -280,6 +309,7 @@ mod tests {
                 carry: 3,
                 muxf: 4,
                 depth: 5,
+                path: vec!["last.q".into(), "pick__sel".into(), "grant".into()],
             },
             lut6_depth: 6,
         };
@@ -287,7 +317,13 @@ mod tests {
             "{}| other | x |\n| elf_base_fermi | 1728 | 1224 | 2952 |\n",
             row.render()
         );
-        assert_eq!(rows_in(&text), vec![row]);
+        assert_eq!(rows_in(&text), vec![row.clone()]);
+        // A long path is elided in the middle, and renders the same once parsed back.
+        let mut long = row;
+        long.xilinx.path = (0..14).map(|i| format!("s{i}")).collect();
+        let once = long.render();
+        assert!(once.contains("s4 > ... > s10"), "{once}");
+        assert_eq!(rows_in(&once)[0].render(), once);
     }
 }
 

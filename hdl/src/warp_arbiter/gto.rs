@@ -1,16 +1,17 @@
 //! Greedy then oldest: the last granted warp if eligible, else the oldest eligible warp.
 
-use crate::consts::{below_table, constant, index_table, onehot_table};
+use crate::consts::constant;
+use crate::prim::{AgeMatrix, OneHotIndex};
 use crate::sim::Clocked;
 use rust_hdl::prelude::*;
 
 /// GTO arbiter for `N` warps with `B`-bit warp ids.
 ///
-/// State: `live` (N), `last` (B) and `last_valid` (1) for the greedy warp, and an N x N age
-/// matrix: `older[i]` has bit `j` set when warp `j` is older than warp `i` (N*N flip-flops;
-/// reset: index order). On a launch mask `L`, each launched warp `i` becomes younger than every
-/// warp outside `L` and than the launched warps of lower index; the other rows drop `L`.
-/// The oldest eligible warp is the eligible `i` with `older[i] & eligible == 0`.
+/// State: `live` (N), `last` (N, one-hot; empty after reset) for the greedy warp, and an
+/// [`AgeMatrix`] of the warps (N*N flip-flops; reset: index order) into which launched warps
+/// are inserted: each becomes younger than every warp not launched with it and than the warps
+/// launched with it of lower index. The grant is the last granted warp if eligible, else the
+/// oldest eligible warp (the age matrix's row test), encoded by a [`OneHotIndex`].
 #[derive(LogicBlock)]
 pub struct ArbiterGto<const N: usize, const B: usize> {
     /// Rising-edge clock.
@@ -32,18 +33,12 @@ pub struct ArbiterGto<const N: usize, const B: usize> {
     /// Live warps (GTO chooses among all of them).
     pub active: Signal<Out, Bits<N>>,
     live: DFF<Bits<N>>,
-    last: DFF<Bits<B>>,
-    last_valid: DFF<Bit>,
-    older: [DFF<Bits<N>>; N],
+    last: DFF<Bits<N>>,
+    age: AgeMatrix<N>,
+    encode: OneHotIndex<N, B>,
     eligible: Signal<Local, Bits<N>>,
-    greedy_hit: Signal<Local, Bit>,
-    oldest: Signal<Local, Bits<N>>,
-    sel: Signal<Local, Bits<B>>,
+    sel: Signal<Local, Bits<N>>,
     zero: Constant<Bits<N>>,
-    zero_id: Constant<Bits<B>>,
-    ids: [Constant<Bits<B>>; N],
-    onehots: [Constant<Bits<N>>; N],
-    below: [Constant<Bits<N>>; N],
 }
 
 impl<const N: usize, const B: usize> Default for ArbiterGto<N, B> {
@@ -61,17 +56,11 @@ impl<const N: usize, const B: usize> Default for ArbiterGto<N, B> {
             active: Default::default(),
             live: Default::default(),
             last: Default::default(),
-            last_valid: Default::default(),
-            older: array_init::array_init(|_| Default::default()),
+            age: Default::default(),
+            encode: Default::default(),
             eligible: Default::default(),
-            greedy_hit: Default::default(),
-            oldest: Default::default(),
             sel: Default::default(),
             zero: constant(0),
-            zero_id: constant(0),
-            ids: index_table(),
-            onehots: onehot_table(),
-            below: below_table(),
         }
     }
 }
@@ -79,56 +68,27 @@ impl<const N: usize, const B: usize> Default for ArbiterGto<N, B> {
 impl<const N: usize, const B: usize> Logic for ArbiterGto<N, B> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, live, last, last_valid);
-        for i in 0..N {
-            self.older[i].clock.next = self.clock.val();
-            self.older[i].d.next = self.older[i].q.val();
-        }
+        dff_setup!(self, clock, live, last);
         self.eligible.next = self.ready.val() & self.live.q.val() & !self.long_stall.val();
-        self.greedy_hit.next = false;
-        self.oldest.next = self.zero.val();
-        for i in 0..N {
-            if self.last.q.val() == self.ids[i].val() {
-                self.greedy_hit.next = self.eligible.val().get_bit(i) & self.last_valid.q.val();
-            }
-            if self.eligible.val().get_bit(i) & !(self.older[i].q.val() & self.eligible.val()).any()
-            {
-                self.oldest.next = self.oldest.val() | self.onehots[i].val();
-            }
-        }
-        self.sel.next = self.zero_id.val();
-        if self.greedy_hit.val() {
+        self.age.clock.next = self.clock.val();
+        self.age.reset.next = self.reset.val();
+        self.age.insert.next = self.launch.val();
+        self.age.req.next = self.eligible.val();
+        self.sel.next = self.age.oldest.val();
+        if (self.last.q.val() & self.eligible.val()).any() {
             self.sel.next = self.last.q.val();
-        } else {
-            for i in 0..N {
-                if self.oldest.val().get_bit(i) {
-                    self.sel.next = self.ids[i].val();
-                }
-            }
         }
+        self.encode.onehot.next = self.sel.val();
         self.grant_valid.next = self.eligible.val().any();
-        self.grant_warp.next = self.sel.val();
+        self.grant_warp.next = self.encode.index.val();
         if self.eligible.val().any() {
             self.last.d.next = self.sel.val();
-            self.last_valid.d.next = true;
-        }
-        for i in 0..N {
-            if self.launch.val().get_bit(i) {
-                self.older[i].d.next =
-                    !self.launch.val() | (self.launch.val() & self.below[i].val());
-            } else {
-                self.older[i].d.next = self.older[i].q.val() & !self.launch.val();
-            }
         }
         self.active.next = self.live.q.val();
         self.live.d.next = (self.live.q.val() & !self.exit.val()) | self.launch.val();
         if self.reset.val() {
             self.live.d.next = self.zero.val();
-            self.last.d.next = self.zero_id.val();
-            self.last_valid.d.next = false;
-            for i in 0..N {
-                self.older[i].d.next = self.below[i].val();
-            }
+            self.last.d.next = self.zero.val();
         }
     }
 }

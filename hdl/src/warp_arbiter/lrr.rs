@@ -1,14 +1,15 @@
 //! Loose round robin: the first eligible warp after the last granted one.
 
-use crate::consts::{constant, index_table};
+use crate::consts::constant;
+use crate::prim::RrArbiter;
 use crate::sim::Clocked;
 use rust_hdl::prelude::*;
 
-/// LRR arbiter for `N` warps with `B`-bit warp ids.
+/// LRR arbiter for `N` warps with `B`-bit warp ids: a [`RrArbiter`] over the eligible warps.
 ///
-/// State: `live` (N), `above` (N): the warps strictly after the last granted one, a
-/// thermometer form of the golden model's `last` pointer (reset: empty, i.e. last = N-1).
-/// Selection: lowest eligible warp in `eligible & above`, else lowest eligible warp.
+/// State: `live` (N) and the round robin's mask of the warps strictly after the last granted
+/// one (a thermometer form of the golden model's `last` pointer; reset: empty, i.e. last =
+/// N-1). Selection: lowest eligible warp after the last grant, else lowest eligible warp.
 #[derive(LogicBlock)]
 pub struct ArbiterLrr<const N: usize, const B: usize> {
     /// Rising-edge clock.
@@ -30,14 +31,8 @@ pub struct ArbiterLrr<const N: usize, const B: usize> {
     /// Live warps (LRR chooses among all of them).
     pub active: Signal<Out, Bits<N>>,
     live: DFF<Bits<N>>,
-    above: DFF<Bits<N>>,
-    eligible: Signal<Local, Bits<N>>,
-    pick: Signal<Local, Bits<N>>,
-    onehot: Signal<Local, Bits<N>>,
-    one: Constant<Bits<N>>,
+    round_robin: RrArbiter<N, B>,
     zero: Constant<Bits<N>>,
-    zero_id: Constant<Bits<B>>,
-    ids: [Constant<Bits<B>>; N],
 }
 
 impl<const N: usize, const B: usize> Default for ArbiterLrr<N, B> {
@@ -54,14 +49,8 @@ impl<const N: usize, const B: usize> Default for ArbiterLrr<N, B> {
             grant_warp: Default::default(),
             active: Default::default(),
             live: Default::default(),
-            above: Default::default(),
-            eligible: Default::default(),
-            pick: Default::default(),
-            onehot: Default::default(),
-            one: constant(1),
+            round_robin: Default::default(),
             zero: constant(0),
-            zero_id: constant(0),
-            ids: index_table(),
         }
     }
 }
@@ -69,30 +58,16 @@ impl<const N: usize, const B: usize> Default for ArbiterLrr<N, B> {
 impl<const N: usize, const B: usize> Logic for ArbiterLrr<N, B> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, live, above);
-        self.eligible.next = self.ready.val() & self.live.q.val() & !self.long_stall.val();
-        self.pick.next = self.eligible.val();
-        if (self.eligible.val() & self.above.q.val()).any() {
-            self.pick.next = self.eligible.val() & self.above.q.val();
-        }
-        // Isolate the lowest set bit: x & -x.
-        self.onehot.next = self.pick.val() & (!self.pick.val() + self.one.val());
-        self.grant_valid.next = self.eligible.val().any();
-        self.grant_warp.next = self.zero_id.val();
-        for i in 0..N {
-            if self.onehot.val().get_bit(i) {
-                self.grant_warp.next = self.ids[i].val();
-            }
-        }
-        if self.eligible.val().any() {
-            // Bits strictly above the granted one.
-            self.above.d.next = !(self.onehot.val() | (self.onehot.val() - self.one.val()));
-        }
+        dff_setup!(self, clock, live);
+        self.round_robin.clock.next = self.clock.val();
+        self.round_robin.reset.next = self.reset.val();
+        self.round_robin.req.next = self.ready.val() & self.live.q.val() & !self.long_stall.val();
+        self.grant_valid.next = self.round_robin.valid.val();
+        self.grant_warp.next = self.round_robin.index.val();
         self.active.next = self.live.q.val();
         self.live.d.next = (self.live.q.val() & !self.exit.val()) | self.launch.val();
         if self.reset.val() {
             self.live.d.next = self.zero.val();
-            self.above.d.next = self.zero.val();
         }
     }
 }

@@ -1,6 +1,7 @@
 //! Two-level active scheduling (GPGPU-Sim `two_level_active:<K>:lrr:srr`).
 
-use crate::consts::{constant, index_table, offset_table};
+use crate::consts::{constant, index_table, offset_table, onehot_table};
+use crate::prim::{FindFirst, OneHotMux};
 use crate::sim::Clocked;
 use rust_hdl::prelude::*;
 
@@ -13,7 +14,8 @@ use rust_hdl::prelude::*;
 /// promoted replacements are read from, and `head` advances by `d` (mod P).
 ///
 /// Combinational path per cycle: waiting flags of the K active entries -> prefix counts of kept
-/// entries -> compacted list with promoted entries appended -> first eligible entry -> rotation.
+/// entries -> compacted list with promoted entries appended -> first eligible entry
+/// ([`FindFirst`], [`OneHotMux`]) -> rotation.
 #[derive(LogicBlock)]
 pub struct ArbiterTwoLevel<const N: usize, const B: usize, const K: usize, const P: usize> {
     /// Rising-edge clock.
@@ -46,12 +48,17 @@ pub struct ArbiterTwoLevel<const N: usize, const B: usize, const K: usize, const
     write_pos: [Signal<Local, Bits<B>>; K],
     read_pos: [Signal<Local, Bits<B>>; K],
     list: [Signal<Local, Bits<B>>; K],
+    list_eligible: Signal<Local, Bits<K>>,
+    first: FindFirst<K, B>,
+    pick: OneHotMux<K, B>,
     found: Signal<Local, Bit>,
     sel_pos: Signal<Local, Bits<B>>,
     sel_warp: Signal<Local, Bits<B>>,
     rot_src: [Signal<Local, Bits<B>>; K],
     list_mask: Signal<Local, Bits<N>>,
     next_head: Signal<Local, Bits<B>>,
+    zero_k: Constant<Bits<K>>,
+    onehot_k: [Constant<Bits<K>>; K],
     one_n: Constant<Bits<N>>,
     zero_n: Constant<Bits<N>>,
     one_id: Constant<Bits<B>>,
@@ -91,12 +98,17 @@ impl<const N: usize, const B: usize, const K: usize, const P: usize> Default
             write_pos: array_init::array_init(|_| Default::default()),
             read_pos: array_init::array_init(|_| Default::default()),
             list: array_init::array_init(|_| Default::default()),
+            list_eligible: Default::default(),
+            first: Default::default(),
+            pick: Default::default(),
             found: Default::default(),
             sel_pos: Default::default(),
             sel_warp: Default::default(),
             rot_src: array_init::array_init(|_| Default::default()),
             list_mask: Default::default(),
             next_head: Default::default(),
+            zero_k: constant(0),
+            onehot_k: onehot_table(),
             one_n: constant(1),
             zero_n: constant(0),
             one_id: constant(1),
@@ -171,19 +183,22 @@ impl<const N: usize, const B: usize, const K: usize, const P: usize> Logic
                 }
             }
         }
-        // 3. Select the first eligible entry.
-        self.found.next = false;
-        self.sel_pos.next = self.zero_id.val();
-        self.sel_warp.next = self.zero_id.val();
+        // 3. Select the first eligible entry: a find-first over the K entries' eligibility,
+        // the warp taken by a one-hot mux.
+        self.list_eligible.next = self.zero_k.val();
         self.list_mask.next = self.zero_n.val();
         for d in 0..K {
-            if self.eligible.val().get_bit(self.list[d].val().index()) & !self.found.val() {
-                self.found.next = true;
-                self.sel_pos.next = self.ids[d].val();
-                self.sel_warp.next = self.list[d].val();
+            if self.eligible.val().get_bit(self.list[d].val().index()) {
+                self.list_eligible.next = self.list_eligible.val() | self.onehot_k[d].val();
             }
             self.list_mask.next = self.list_mask.val() | (self.one_n.val() << self.list[d].val());
+            self.pick.data[d].next = self.list[d].val();
         }
+        self.first.req.next = self.list_eligible.val();
+        self.pick.sel.next = self.first.onehot.val();
+        self.found.next = self.first.valid.val();
+        self.sel_pos.next = self.first.index.val();
+        self.sel_warp.next = self.pick.out.val();
         self.grant_valid.next = self.found.val();
         self.grant_warp.next = self.sel_warp.val();
         self.active.next = self.list_mask.val();
