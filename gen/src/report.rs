@@ -172,13 +172,15 @@ fn elf_bits(p: &elf::Params) -> (u64, u64) {
     (thesis, extra)
 }
 
-/// Control bits per NewCAR slot in this RTL (valid, warp, store, one "blocked by" bit per
-/// slot) and the pointer; the payload stays in the SM.
+/// Control bits of NewCAR in this RTL: per slot valid, warp, store and one "blocked by" bit
+/// per slot; the service pointer as a round robin's mask of the slots after the last one
+/// served (`E - 1` bits: slot 0 is never after another); the occupancy counter
+/// (clog2(`E + 1`) bits). The payload stays in the SM.
 fn newcar_bits(p: &newcar::Params) -> u64 {
     let e = p.entries as u64;
     let wb = 64 - (p.warps.max(2) as u64 - 1).leading_zeros() as u64;
-    let eb = 64 - (e.max(2) - 1).leading_zeros() as u64;
-    e * (1 + wb + 1 + e) + eb
+    let cb = 64 - e.leading_zeros() as u64;
+    e * (1 + wb + 1 + e) + (e - 1) + cb
 }
 
 /// Renders the report for the modules of `gen` (written into `dir` first): rows of unchanged
@@ -238,7 +240,7 @@ pub fn render(
          11,360 bits = 1.387 kB. Our ELF block also keeps per-scheduler age matrices (GTO's \
          tie-break), live masks and the last and pending grants (one-hot); our NewCAR block keeps only control \
          state per slot (valid, warp, load/store and a row of the \"blocked by\" matrix that \
-         replaces sequence numbers), the request payload (line address, byte mask, request \
+         replaces sequence numbers), a round-robin mask and an occupancy counter, the request payload (line address, byte mask, request \
          id) staying in the SM, as in the thesis's LSU.\n\n",
     );
     s.push_str(
@@ -295,7 +297,7 @@ mod tests {
         let (t, _) = elf_bits(&elf::Params::preset(elf::Preset::Fermi));
         assert_eq!(t, 1344 + 384);
         let n = newcar_bits(&newcar::Params::preset(newcar::Preset::Fermi));
-        assert_eq!(n, 32 * (1 + 6 + 1 + 32) + 5);
+        assert_eq!(n, 32 * (1 + 6 + 1 + 32) + 31 + 6);
     }
 
     #[test]

@@ -9,7 +9,8 @@
 //! and, if it is a store, when it has no valid blocker at all: the golden model's "older entry
 //! of the same warp" rule without comparing warp ids at service time.
 
-use crate::consts::{constant, index_table, onehot_table};
+use crate::consts::{constant, onehot_table};
+use crate::prim::{FindFirst, RrArbiter};
 use crate::sim::Clocked;
 use rust_hdl::prelude::*;
 
@@ -50,22 +51,19 @@ pub struct NewCar<const E: usize, const EB: usize, const CB: usize, const WB: us
     pub count: Signal<Out, Bits<CB>>,
     valid: DFF<Bits<E>>,
     store: DFF<Bits<E>>,
-    ptr: DFF<Bits<EB>>,
+    /// Occupancy, an up/down counter (registered: `full` is read straight from it).
+    used: DFF<Bits<CB>>,
     warp: [DFF<Bits<WB>>; E],
     blockers: [DFF<Bits<E>>; E],
-    cnt: Signal<Local, Bits<CB>>,
+    /// The lowest free slot.
+    free: FindFirst<E, EB>,
+    /// Round robin over the eligible slots from the service pointer (the slot after the last
+    /// one served).
+    service: RrArbiter<E, EB>,
     full: Signal<Local, Bit>,
     same: Signal<Local, Bits<E>>,
     must: Signal<Local, Bit>,
-    free_found: Signal<Local, Bit>,
-    free_slot: Signal<Local, Bits<EB>>,
-    free_onehot: Signal<Local, Bits<E>>,
     elig: Signal<Local, Bits<E>>,
-    after: Signal<Local, Bits<E>>,
-    pick_from: Signal<Local, Bits<E>>,
-    pick_found: Signal<Local, Bit>,
-    pick: Signal<Local, Bits<EB>>,
-    pick_onehot: Signal<Local, Bits<E>>,
     take_lsu: Signal<Local, Bit>,
     to_cache: Signal<Local, Bit>,
     enq: Signal<Local, Bit>,
@@ -76,11 +74,8 @@ pub struct NewCar<const E: usize, const EB: usize, const CB: usize, const WB: us
     one_c: Constant<Bits<CB>>,
     full_c: Constant<Bits<CB>>,
     zero_s: Constant<Bits<EB>>,
-    one_s: Constant<Bits<EB>>,
     zero_w: Constant<Bits<WB>>,
-    ids: [Constant<Bits<EB>>; E],
     onehots: [Constant<Bits<E>>; E],
-    at_or_after: [Constant<Bits<E>>; E],
 }
 
 impl<const E: usize, const EB: usize, const CB: usize, const WB: usize> Default
@@ -111,22 +106,15 @@ impl<const E: usize, const EB: usize, const CB: usize, const WB: usize> Default
             count: Default::default(),
             valid: Default::default(),
             store: Default::default(),
-            ptr: Default::default(),
+            used: Default::default(),
             warp: array_init::array_init(|_| Default::default()),
             blockers: array_init::array_init(|_| Default::default()),
-            cnt: Default::default(),
+            free: Default::default(),
+            service: Default::default(),
             full: Default::default(),
             same: Default::default(),
             must: Default::default(),
-            free_found: Default::default(),
-            free_slot: Default::default(),
-            free_onehot: Default::default(),
             elig: Default::default(),
-            after: Default::default(),
-            pick_from: Default::default(),
-            pick_found: Default::default(),
-            pick: Default::default(),
-            pick_onehot: Default::default(),
             take_lsu: Default::default(),
             to_cache: Default::default(),
             enq: Default::default(),
@@ -137,17 +125,8 @@ impl<const E: usize, const EB: usize, const CB: usize, const WB: usize> Default
             one_c: constant(1),
             full_c: constant(E as u64),
             zero_s: constant(0),
-            one_s: constant(1),
             zero_w: constant(0),
-            ids: index_table(),
             onehots: onehot_table(),
-            at_or_after: array_init::array_init(|i| {
-                let mut b = Bits::<E>::from(0u64);
-                for j in i..E {
-                    b = b.replace_bit(j, true);
-                }
-                Constant::new(b)
-            }),
         }
     }
 }
@@ -157,21 +136,14 @@ impl<const E: usize, const EB: usize, const CB: usize, const WB: usize> Logic
 {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, valid, store, ptr);
+        dff_setup!(self, clock, valid, store, used);
         for i in 0..E {
             self.warp[i].clock.next = self.clock.val();
             self.warp[i].d.next = self.warp[i].q.val();
             self.blockers[i].clock.next = self.clock.val();
             self.blockers[i].d.next = self.blockers[i].q.val();
         }
-        // Occupancy.
-        self.cnt.next = self.zero_c.val();
-        for i in 0..E {
-            if self.valid.q.val().get_bit(i) {
-                self.cnt.next = self.cnt.val() + self.one_c.val();
-            }
-        }
-        self.full.next = self.cnt.val() == self.full_c.val();
+        self.full.next = self.used.q.val() == self.full_c.val();
         // Entries of the LSU request's warp, and must_queue.
         self.same.next = self.zero_e.val();
         for i in 0..E {
@@ -181,18 +153,8 @@ impl<const E: usize, const EB: usize, const CB: usize, const WB: usize> Logic
         }
         self.must.next = (self.same.val() & self.store.q.val()).any()
             | (self.same.val().any() & self.lsu_store.val());
-        // Lowest free slot.
-        self.free_found.next = false;
-        self.free_slot.next = self.zero_s.val();
-        self.free_onehot.next = self.zero_e.val();
-        for i in 0..E {
-            if !self.valid.q.val().get_bit(i) & !self.free_found.val() {
-                self.free_found.next = true;
-                self.free_slot.next = self.ids[i].val();
-                self.free_onehot.next = self.onehots[i].val();
-            }
-        }
-        // Eligible slots and the first one at or after the pointer.
+        self.free.req.next = !self.valid.q.val();
+        // Eligible slots: no valid store blocks a load, no valid entry blocks a store.
         self.elig.next = self.zero_e.val();
         for i in 0..E {
             if self.valid.q.val().get_bit(i) {
@@ -207,78 +169,64 @@ impl<const E: usize, const EB: usize, const CB: usize, const WB: usize> Logic
                 }
             }
         }
-        self.after.next = self.zero_e.val();
-        for i in 0..E {
-            if self.ptr.q.val() == self.ids[i].val() {
-                self.after.next = self.elig.val() & self.at_or_after[i].val();
-            }
-        }
-        if self.after.val().any() {
-            self.pick_from.next = self.after.val();
-        } else {
-            self.pick_from.next = self.elig.val();
-        }
-        self.pick_found.next = false;
-        self.pick.next = self.zero_s.val();
-        self.pick_onehot.next = self.zero_e.val();
-        for i in 0..E {
-            if self.pick_from.val().get_bit(i) & !self.pick_found.val() {
-                self.pick_found.next = true;
-                self.pick.next = self.ids[i].val();
-                self.pick_onehot.next = self.onehots[i].val();
-            }
-        }
         // Decisions: the LSU first, else the queue.
         self.take_lsu.next = self.lsu_valid.val() & !self.full.val();
         self.to_cache.next = self.take_lsu.val() & !self.must.val() & self.lsu_accept.val();
         self.enq.next = self.take_lsu.val() & !self.to_cache.val();
-        self.serve.next = !self.take_lsu.val() & self.pick_found.val();
-        self.deq.next = self.serve.val() & (self.q_accept.val() & self.pick_onehot.val()).any();
+        self.service.clock.next = self.clock.val();
+        self.service.reset.next = self.reset.val();
+        self.service.req.next = self.elig.val();
+        self.serve.next = !self.take_lsu.val() & self.service.valid.val();
+        self.service.advance.next = self.serve.val();
+        self.deq.next = self.serve.val() & (self.q_accept.val() & self.service.onehot.val()).any();
         // Outputs.
         self.lsu_ready.next = !self.full.val();
         self.lsu_to_cache.next = self.to_cache.val();
         self.enq_valid.next = self.enq.val();
         self.enq_slot.next = self.zero_s.val();
         if self.enq.val() {
-            self.enq_slot.next = self.free_slot.val();
+            self.enq_slot.next = self.free.index.val();
         }
         self.try_valid.next = self.serve.val();
         self.try_slot.next = self.zero_s.val();
         if self.serve.val() {
-            self.try_slot.next = self.pick.val();
+            self.try_slot.next = self.service.index.val();
         }
         self.deq_valid.next = self.deq.val();
         self.deq_slot.next = self.zero_s.val();
         if self.deq.val() {
-            self.deq_slot.next = self.pick.val();
+            self.deq_slot.next = self.service.index.val();
         }
-        self.count.next = self.cnt.val();
+        self.count.next = self.used.q.val();
         // State.
         if self.enq.val() {
-            self.valid.d.next = self.valid.q.val() | self.free_onehot.val();
+            self.valid.d.next = self.valid.q.val() | self.free.onehot.val();
             if self.lsu_store.val() {
-                self.store.d.next = self.store.q.val() | self.free_onehot.val();
+                self.store.d.next = self.store.q.val() | self.free.onehot.val();
             } else {
-                self.store.d.next = self.store.q.val() & !self.free_onehot.val();
+                self.store.d.next = self.store.q.val() & !self.free.onehot.val();
             }
             for i in 0..E {
-                self.blockers[i].d.next = self.blockers[i].q.val() & !self.free_onehot.val();
-                if self.free_slot.val() == self.ids[i].val() {
+                self.blockers[i].d.next = self.blockers[i].q.val() & !self.free.onehot.val();
+                if self.free.onehot.val().get_bit(i) {
                     self.warp[i].d.next = self.lsu_warp.val();
                     self.blockers[i].d.next = self.same.val();
                 }
             }
         }
-        if self.serve.val() {
-            self.ptr.d.next = self.pick.val() + self.one_s.val();
-        }
         if self.deq.val() {
-            self.valid.d.next = self.valid.q.val() & !self.pick_onehot.val();
+            self.valid.d.next = self.valid.q.val() & !self.service.onehot.val();
+        }
+        if self.enq.val() & !self.deq.val() {
+            self.used.d.next = self.used.q.val() + self.one_c.val();
+        }
+        if self.deq.val() & !self.enq.val() {
+            self.used.d.next = self.used.q.val() - self.one_c.val();
         }
         if self.reset.val() {
             self.valid.d.next = self.zero_e.val();
             self.store.d.next = self.zero_e.val();
-            self.ptr.d.next = self.zero_s.val();
+            self.used.d.next = self.zero_c.val();
             for i in 0..E {
                 self.warp[i].d.next = self.zero_w.val();
                 self.blockers[i].d.next = self.zero_e.val();

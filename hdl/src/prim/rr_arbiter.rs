@@ -8,8 +8,9 @@ use rust_hdl::prelude::*;
 /// Round robin over `N` requesters (`B` = clog2(`N`) bits of index): the lowest request
 /// strictly above the last grant, else the lowest request. Two [`FindFirst`]s (masked and
 /// unmasked) run in parallel and a 2:1 mux picks; the mask of the positions above the grant is
-/// a prefix OR of its one-hot. Outputs are combinational in `req` (Mealy); the grant moves the
-/// mask at the rising edge. Reset: no grant yet (the first grant is the lowest request).
+/// a prefix OR of its one-hot. Outputs are combinational in `req` (Mealy); when `advance` is
+/// set, the grant moves the mask at the rising edge (a grant the consumer did not take leaves
+/// it). Reset: no grant yet (the first grant is the lowest request).
 #[derive(LogicBlock)]
 pub struct RrArbiter<const N: usize, const B: usize> {
     /// Rising-edge clock.
@@ -18,6 +19,8 @@ pub struct RrArbiter<const N: usize, const B: usize> {
     pub reset: Signal<In, Bit>,
     /// Requests this cycle.
     pub req: Signal<In, Bits<N>>,
+    /// The grant is taken: the next search starts after it.
+    pub advance: Signal<In, Bit>,
     /// Some request is granted.
     pub valid: Signal<Out, Bit>,
     /// The granted request alone.
@@ -38,6 +41,7 @@ impl<const N: usize, const B: usize> Default for RrArbiter<N, B> {
             clock: Default::default(),
             reset: Default::default(),
             req: Default::default(),
+            advance: Default::default(),
             valid: Default::default(),
             onehot: Default::default(),
             index: Default::default(),
@@ -69,7 +73,7 @@ impl<const N: usize, const B: usize> Logic for RrArbiter<N, B> {
         for k in 0..B {
             self.scan.next = self.scan.val() | (self.scan.val() << self.shift[k].val());
         }
-        if self.any.valid.val() {
+        if self.any.valid.val() & self.advance.val() {
             self.above.d.next = self.scan.val() << self.shift[0].val();
         }
         if self.reset.val() {
@@ -97,13 +101,14 @@ impl RrArbiterGolden {
         Self { n, last: None }
     }
 
-    /// One cycle: the granted index (the first request after the last grant, wrapping).
-    pub fn step(&mut self, req: u128) -> Option<usize> {
+    /// One cycle: the granted index (the first request after the last grant, wrapping); the
+    /// grant becomes the last one when `advance`.
+    pub fn step(&mut self, req: u128, advance: bool) -> Option<usize> {
         let start = self.last.map_or(0, |l| l + 1);
         let g = (start..self.n)
             .chain(0..start.min(self.n))
             .find(|&i| req >> i & 1 == 1);
-        if g.is_some() {
+        if g.is_some() && advance {
             self.last = g;
         }
         g

@@ -119,8 +119,8 @@ proptest! {
 
     #[test]
     fn rr_arbiter_matches_golden(reqs in prop::collection::vec(any::<u32>(), 1..60), resets in any::<u64>()) {
-        prop_assert_eq!(rr_mismatch::<24, 5>(&reqs, resets, |g, r| g.step(r)), None);
-        prop_assert_eq!(rr_mismatch::<3, 2>(&reqs, resets, |g, r| g.step(r)), None);
+        prop_assert_eq!(rr_mismatch::<24, 5>(&reqs, resets, |g, r, a| g.step(r, a)), None);
+        prop_assert_eq!(rr_mismatch::<3, 2>(&reqs, resets, |g, r, a| g.step(r, a)), None);
     }
 
     #[test]
@@ -173,7 +173,7 @@ proptest! {
 fn rr_mismatch<const N: usize, const B: usize>(
     reqs: &[u32],
     resets: u64,
-    golden: impl Fn(&mut RrArbiterGolden, u128) -> Option<usize>,
+    golden: impl Fn(&mut RrArbiterGolden, u128, bool) -> Option<usize>,
 ) -> Option<(usize, Option<usize>, Option<usize>)> {
     let mut uut = RrArbiter::<N, B>::default();
     start(&mut uut);
@@ -190,11 +190,14 @@ fn rr_mismatch<const N: usize, const B: usize>(
             uut.reset.next = false;
             gold = RrArbiterGolden::new(N);
         }
+        // The top bit decides whether the grant is taken (most cycles it is).
+        let advance = r >> 29 != 0;
         let r = r as u64 & mask(N);
         uut.req.next = r.to_bits();
+        uut.advance.next = advance;
         settle(&mut uut);
         let rtl = uut.valid.val().then(|| uut.index.val().to_u64() as usize);
-        let want = golden(&mut gold, r as u128);
+        let want = golden(&mut gold, r as u128, advance);
         if rtl != want || uut.onehot.val().to_u64() != want.map_or(0, |i| 1 << i) {
             return Some((c, want, rtl));
         }
@@ -209,8 +212,8 @@ fn a_planted_golden_bug_is_caught() {
     let last = |r: u128| (r != 0).then(|| 127 - r.leading_zeros() as usize);
     assert!(find_first_mismatch::<24, 5>(&[0b1010, 0b110], last).is_some());
     // A round robin that never moves.
-    let fixed = |_: &mut RrArbiterGolden, r: u128| find_first_golden(r);
-    assert!(rr_mismatch::<24, 5>(&[0b11, 0b11], 0, fixed).is_some());
+    let fixed = |_: &mut RrArbiterGolden, r: u128, _: bool| find_first_golden(r);
+    assert!(rr_mismatch::<24, 5>(&[0xff00_0003, 0xff00_0003], 0, fixed).is_some());
 }
 
 #[test]

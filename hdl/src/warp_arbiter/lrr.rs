@@ -62,6 +62,7 @@ impl<const N: usize, const B: usize> Logic for ArbiterLrr<N, B> {
         self.round_robin.clock.next = self.clock.val();
         self.round_robin.reset.next = self.reset.val();
         self.round_robin.req.next = self.ready.val() & self.live.q.val() & !self.long_stall.val();
+        self.round_robin.advance.next = true;
         self.grant_valid.next = self.round_robin.valid.val();
         self.grant_warp.next = self.round_robin.index.val();
         self.active.next = self.live.q.val();
