@@ -277,760 +277,760 @@ module elf_base_fermi(clock,reset,tw_clear,tw_en,tw_slot,tw_valid,tw_branch,tw_p
     
     // Stub signals
     // verilator lint_off UNOPTFLAT
-    reg  pp_table__clock /*verilator isolate_assignments*/;
+    reg  pp_table__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  pp_table__reset /*verilator isolate_assignments*/;
+    reg  pp_table__reset;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  pp_table__tw_clear /*verilator isolate_assignments*/;
+    reg  pp_table__tw_clear;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  pp_table__tw_en /*verilator isolate_assignments*/;
+    reg  pp_table__tw_en;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [4:0] pp_table__tw_slot /*verilator isolate_assignments*/;
+    reg  [4:0] pp_table__tw_slot;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  pp_table__tw_valid /*verilator isolate_assignments*/;
+    reg  pp_table__tw_valid;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  pp_table__tw_branch /*verilator isolate_assignments*/;
+    reg  pp_table__tw_branch;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [31:0] pp_table__tw_pc /*verilator isolate_assignments*/;
+    reg  [31:0] pp_table__tw_pc;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [7:0] pp_table__tw_score /*verilator isolate_assignments*/;
+    reg  [7:0] pp_table__tw_score;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  pp_table__merge_ge /*verilator isolate_assignments*/;
+    reg  pp_table__merge_ge;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [31:0] pp_table__pc_0 /*verilator isolate_assignments*/;
+    reg  [31:0] pp_table__pc_0;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [31:0] pp_table__pc_1 /*verilator isolate_assignments*/;
+    reg  [31:0] pp_table__pc_1;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [31:0] pp_table__pc_2 /*verilator isolate_assignments*/;
+    reg  [31:0] pp_table__pc_2;
     // verilator lint_on UNOPTFLAT
     wire  [7:0] pp_table__prio_0;
     wire  [7:0] pp_table__prio_1;
     wire  [7:0] pp_table__prio_2;
     // verilator lint_off UNOPTFLAT
-    reg  [7:0] wpt_0__d /*verilator isolate_assignments*/;
+    reg  [7:0] wpt_0__d;
     // verilator lint_on UNOPTFLAT
     wire  [7:0] wpt_0__q;
     // verilator lint_off UNOPTFLAT
-    reg  wpt_0__clock /*verilator isolate_assignments*/;
+    reg  wpt_0__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [7:0] wpt_1__d /*verilator isolate_assignments*/;
+    reg  [7:0] wpt_1__d;
     // verilator lint_on UNOPTFLAT
     wire  [7:0] wpt_1__q;
     // verilator lint_off UNOPTFLAT
-    reg  wpt_1__clock /*verilator isolate_assignments*/;
+    reg  wpt_1__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [7:0] wpt_2__d /*verilator isolate_assignments*/;
+    reg  [7:0] wpt_2__d;
     // verilator lint_on UNOPTFLAT
     wire  [7:0] wpt_2__q;
     // verilator lint_off UNOPTFLAT
-    reg  wpt_2__clock /*verilator isolate_assignments*/;
+    reg  wpt_2__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [7:0] wpt_3__d /*verilator isolate_assignments*/;
+    reg  [7:0] wpt_3__d;
     // verilator lint_on UNOPTFLAT
     wire  [7:0] wpt_3__q;
     // verilator lint_off UNOPTFLAT
-    reg  wpt_3__clock /*verilator isolate_assignments*/;
+    reg  wpt_3__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [7:0] wpt_4__d /*verilator isolate_assignments*/;
+    reg  [7:0] wpt_4__d;
     // verilator lint_on UNOPTFLAT
     wire  [7:0] wpt_4__q;
     // verilator lint_off UNOPTFLAT
-    reg  wpt_4__clock /*verilator isolate_assignments*/;
+    reg  wpt_4__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [7:0] wpt_5__d /*verilator isolate_assignments*/;
+    reg  [7:0] wpt_5__d;
     // verilator lint_on UNOPTFLAT
     wire  [7:0] wpt_5__q;
     // verilator lint_off UNOPTFLAT
-    reg  wpt_5__clock /*verilator isolate_assignments*/;
+    reg  wpt_5__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [7:0] wpt_6__d /*verilator isolate_assignments*/;
+    reg  [7:0] wpt_6__d;
     // verilator lint_on UNOPTFLAT
     wire  [7:0] wpt_6__q;
     // verilator lint_off UNOPTFLAT
-    reg  wpt_6__clock /*verilator isolate_assignments*/;
+    reg  wpt_6__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [7:0] wpt_7__d /*verilator isolate_assignments*/;
+    reg  [7:0] wpt_7__d;
     // verilator lint_on UNOPTFLAT
     wire  [7:0] wpt_7__q;
     // verilator lint_off UNOPTFLAT
-    reg  wpt_7__clock /*verilator isolate_assignments*/;
+    reg  wpt_7__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [7:0] wpt_8__d /*verilator isolate_assignments*/;
+    reg  [7:0] wpt_8__d;
     // verilator lint_on UNOPTFLAT
     wire  [7:0] wpt_8__q;
     // verilator lint_off UNOPTFLAT
-    reg  wpt_8__clock /*verilator isolate_assignments*/;
+    reg  wpt_8__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [7:0] wpt_9__d /*verilator isolate_assignments*/;
+    reg  [7:0] wpt_9__d;
     // verilator lint_on UNOPTFLAT
     wire  [7:0] wpt_9__q;
     // verilator lint_off UNOPTFLAT
-    reg  wpt_9__clock /*verilator isolate_assignments*/;
+    reg  wpt_9__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [7:0] wpt_10__d /*verilator isolate_assignments*/;
+    reg  [7:0] wpt_10__d;
     // verilator lint_on UNOPTFLAT
     wire  [7:0] wpt_10__q;
     // verilator lint_off UNOPTFLAT
-    reg  wpt_10__clock /*verilator isolate_assignments*/;
+    reg  wpt_10__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [7:0] wpt_11__d /*verilator isolate_assignments*/;
+    reg  [7:0] wpt_11__d;
     // verilator lint_on UNOPTFLAT
     wire  [7:0] wpt_11__q;
     // verilator lint_off UNOPTFLAT
-    reg  wpt_11__clock /*verilator isolate_assignments*/;
+    reg  wpt_11__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [7:0] wpt_12__d /*verilator isolate_assignments*/;
+    reg  [7:0] wpt_12__d;
     // verilator lint_on UNOPTFLAT
     wire  [7:0] wpt_12__q;
     // verilator lint_off UNOPTFLAT
-    reg  wpt_12__clock /*verilator isolate_assignments*/;
+    reg  wpt_12__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [7:0] wpt_13__d /*verilator isolate_assignments*/;
+    reg  [7:0] wpt_13__d;
     // verilator lint_on UNOPTFLAT
     wire  [7:0] wpt_13__q;
     // verilator lint_off UNOPTFLAT
-    reg  wpt_13__clock /*verilator isolate_assignments*/;
+    reg  wpt_13__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [7:0] wpt_14__d /*verilator isolate_assignments*/;
+    reg  [7:0] wpt_14__d;
     // verilator lint_on UNOPTFLAT
     wire  [7:0] wpt_14__q;
     // verilator lint_off UNOPTFLAT
-    reg  wpt_14__clock /*verilator isolate_assignments*/;
+    reg  wpt_14__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [7:0] wpt_15__d /*verilator isolate_assignments*/;
+    reg  [7:0] wpt_15__d;
     // verilator lint_on UNOPTFLAT
     wire  [7:0] wpt_15__q;
     // verilator lint_off UNOPTFLAT
-    reg  wpt_15__clock /*verilator isolate_assignments*/;
+    reg  wpt_15__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [7:0] wpt_16__d /*verilator isolate_assignments*/;
+    reg  [7:0] wpt_16__d;
     // verilator lint_on UNOPTFLAT
     wire  [7:0] wpt_16__q;
     // verilator lint_off UNOPTFLAT
-    reg  wpt_16__clock /*verilator isolate_assignments*/;
+    reg  wpt_16__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [7:0] wpt_17__d /*verilator isolate_assignments*/;
+    reg  [7:0] wpt_17__d;
     // verilator lint_on UNOPTFLAT
     wire  [7:0] wpt_17__q;
     // verilator lint_off UNOPTFLAT
-    reg  wpt_17__clock /*verilator isolate_assignments*/;
+    reg  wpt_17__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [7:0] wpt_18__d /*verilator isolate_assignments*/;
+    reg  [7:0] wpt_18__d;
     // verilator lint_on UNOPTFLAT
     wire  [7:0] wpt_18__q;
     // verilator lint_off UNOPTFLAT
-    reg  wpt_18__clock /*verilator isolate_assignments*/;
+    reg  wpt_18__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [7:0] wpt_19__d /*verilator isolate_assignments*/;
+    reg  [7:0] wpt_19__d;
     // verilator lint_on UNOPTFLAT
     wire  [7:0] wpt_19__q;
     // verilator lint_off UNOPTFLAT
-    reg  wpt_19__clock /*verilator isolate_assignments*/;
+    reg  wpt_19__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [7:0] wpt_20__d /*verilator isolate_assignments*/;
+    reg  [7:0] wpt_20__d;
     // verilator lint_on UNOPTFLAT
     wire  [7:0] wpt_20__q;
     // verilator lint_off UNOPTFLAT
-    reg  wpt_20__clock /*verilator isolate_assignments*/;
+    reg  wpt_20__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [7:0] wpt_21__d /*verilator isolate_assignments*/;
+    reg  [7:0] wpt_21__d;
     // verilator lint_on UNOPTFLAT
     wire  [7:0] wpt_21__q;
     // verilator lint_off UNOPTFLAT
-    reg  wpt_21__clock /*verilator isolate_assignments*/;
+    reg  wpt_21__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [7:0] wpt_22__d /*verilator isolate_assignments*/;
+    reg  [7:0] wpt_22__d;
     // verilator lint_on UNOPTFLAT
     wire  [7:0] wpt_22__q;
     // verilator lint_off UNOPTFLAT
-    reg  wpt_22__clock /*verilator isolate_assignments*/;
+    reg  wpt_22__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [7:0] wpt_23__d /*verilator isolate_assignments*/;
+    reg  [7:0] wpt_23__d;
     // verilator lint_on UNOPTFLAT
     wire  [7:0] wpt_23__q;
     // verilator lint_off UNOPTFLAT
-    reg  wpt_23__clock /*verilator isolate_assignments*/;
+    reg  wpt_23__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [7:0] wpt_24__d /*verilator isolate_assignments*/;
+    reg  [7:0] wpt_24__d;
     // verilator lint_on UNOPTFLAT
     wire  [7:0] wpt_24__q;
     // verilator lint_off UNOPTFLAT
-    reg  wpt_24__clock /*verilator isolate_assignments*/;
+    reg  wpt_24__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [7:0] wpt_25__d /*verilator isolate_assignments*/;
+    reg  [7:0] wpt_25__d;
     // verilator lint_on UNOPTFLAT
     wire  [7:0] wpt_25__q;
     // verilator lint_off UNOPTFLAT
-    reg  wpt_25__clock /*verilator isolate_assignments*/;
+    reg  wpt_25__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [7:0] wpt_26__d /*verilator isolate_assignments*/;
+    reg  [7:0] wpt_26__d;
     // verilator lint_on UNOPTFLAT
     wire  [7:0] wpt_26__q;
     // verilator lint_off UNOPTFLAT
-    reg  wpt_26__clock /*verilator isolate_assignments*/;
+    reg  wpt_26__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [7:0] wpt_27__d /*verilator isolate_assignments*/;
+    reg  [7:0] wpt_27__d;
     // verilator lint_on UNOPTFLAT
     wire  [7:0] wpt_27__q;
     // verilator lint_off UNOPTFLAT
-    reg  wpt_27__clock /*verilator isolate_assignments*/;
+    reg  wpt_27__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [7:0] wpt_28__d /*verilator isolate_assignments*/;
+    reg  [7:0] wpt_28__d;
     // verilator lint_on UNOPTFLAT
     wire  [7:0] wpt_28__q;
     // verilator lint_off UNOPTFLAT
-    reg  wpt_28__clock /*verilator isolate_assignments*/;
+    reg  wpt_28__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [7:0] wpt_29__d /*verilator isolate_assignments*/;
+    reg  [7:0] wpt_29__d;
     // verilator lint_on UNOPTFLAT
     wire  [7:0] wpt_29__q;
     // verilator lint_off UNOPTFLAT
-    reg  wpt_29__clock /*verilator isolate_assignments*/;
+    reg  wpt_29__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [7:0] wpt_30__d /*verilator isolate_assignments*/;
+    reg  [7:0] wpt_30__d;
     // verilator lint_on UNOPTFLAT
     wire  [7:0] wpt_30__q;
     // verilator lint_off UNOPTFLAT
-    reg  wpt_30__clock /*verilator isolate_assignments*/;
+    reg  wpt_30__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [7:0] wpt_31__d /*verilator isolate_assignments*/;
+    reg  [7:0] wpt_31__d;
     // verilator lint_on UNOPTFLAT
     wire  [7:0] wpt_31__q;
     // verilator lint_off UNOPTFLAT
-    reg  wpt_31__clock /*verilator isolate_assignments*/;
+    reg  wpt_31__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [7:0] wpt_32__d /*verilator isolate_assignments*/;
+    reg  [7:0] wpt_32__d;
     // verilator lint_on UNOPTFLAT
     wire  [7:0] wpt_32__q;
     // verilator lint_off UNOPTFLAT
-    reg  wpt_32__clock /*verilator isolate_assignments*/;
+    reg  wpt_32__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [7:0] wpt_33__d /*verilator isolate_assignments*/;
+    reg  [7:0] wpt_33__d;
     // verilator lint_on UNOPTFLAT
     wire  [7:0] wpt_33__q;
     // verilator lint_off UNOPTFLAT
-    reg  wpt_33__clock /*verilator isolate_assignments*/;
+    reg  wpt_33__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [7:0] wpt_34__d /*verilator isolate_assignments*/;
+    reg  [7:0] wpt_34__d;
     // verilator lint_on UNOPTFLAT
     wire  [7:0] wpt_34__q;
     // verilator lint_off UNOPTFLAT
-    reg  wpt_34__clock /*verilator isolate_assignments*/;
+    reg  wpt_34__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [7:0] wpt_35__d /*verilator isolate_assignments*/;
+    reg  [7:0] wpt_35__d;
     // verilator lint_on UNOPTFLAT
     wire  [7:0] wpt_35__q;
     // verilator lint_off UNOPTFLAT
-    reg  wpt_35__clock /*verilator isolate_assignments*/;
+    reg  wpt_35__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [7:0] wpt_36__d /*verilator isolate_assignments*/;
+    reg  [7:0] wpt_36__d;
     // verilator lint_on UNOPTFLAT
     wire  [7:0] wpt_36__q;
     // verilator lint_off UNOPTFLAT
-    reg  wpt_36__clock /*verilator isolate_assignments*/;
+    reg  wpt_36__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [7:0] wpt_37__d /*verilator isolate_assignments*/;
+    reg  [7:0] wpt_37__d;
     // verilator lint_on UNOPTFLAT
     wire  [7:0] wpt_37__q;
     // verilator lint_off UNOPTFLAT
-    reg  wpt_37__clock /*verilator isolate_assignments*/;
+    reg  wpt_37__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [7:0] wpt_38__d /*verilator isolate_assignments*/;
+    reg  [7:0] wpt_38__d;
     // verilator lint_on UNOPTFLAT
     wire  [7:0] wpt_38__q;
     // verilator lint_off UNOPTFLAT
-    reg  wpt_38__clock /*verilator isolate_assignments*/;
+    reg  wpt_38__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [7:0] wpt_39__d /*verilator isolate_assignments*/;
+    reg  [7:0] wpt_39__d;
     // verilator lint_on UNOPTFLAT
     wire  [7:0] wpt_39__q;
     // verilator lint_off UNOPTFLAT
-    reg  wpt_39__clock /*verilator isolate_assignments*/;
+    reg  wpt_39__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [7:0] wpt_40__d /*verilator isolate_assignments*/;
+    reg  [7:0] wpt_40__d;
     // verilator lint_on UNOPTFLAT
     wire  [7:0] wpt_40__q;
     // verilator lint_off UNOPTFLAT
-    reg  wpt_40__clock /*verilator isolate_assignments*/;
+    reg  wpt_40__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [7:0] wpt_41__d /*verilator isolate_assignments*/;
+    reg  [7:0] wpt_41__d;
     // verilator lint_on UNOPTFLAT
     wire  [7:0] wpt_41__q;
     // verilator lint_off UNOPTFLAT
-    reg  wpt_41__clock /*verilator isolate_assignments*/;
+    reg  wpt_41__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [7:0] wpt_42__d /*verilator isolate_assignments*/;
+    reg  [7:0] wpt_42__d;
     // verilator lint_on UNOPTFLAT
     wire  [7:0] wpt_42__q;
     // verilator lint_off UNOPTFLAT
-    reg  wpt_42__clock /*verilator isolate_assignments*/;
+    reg  wpt_42__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [7:0] wpt_43__d /*verilator isolate_assignments*/;
+    reg  [7:0] wpt_43__d;
     // verilator lint_on UNOPTFLAT
     wire  [7:0] wpt_43__q;
     // verilator lint_off UNOPTFLAT
-    reg  wpt_43__clock /*verilator isolate_assignments*/;
+    reg  wpt_43__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [7:0] wpt_44__d /*verilator isolate_assignments*/;
+    reg  [7:0] wpt_44__d;
     // verilator lint_on UNOPTFLAT
     wire  [7:0] wpt_44__q;
     // verilator lint_off UNOPTFLAT
-    reg  wpt_44__clock /*verilator isolate_assignments*/;
+    reg  wpt_44__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [7:0] wpt_45__d /*verilator isolate_assignments*/;
+    reg  [7:0] wpt_45__d;
     // verilator lint_on UNOPTFLAT
     wire  [7:0] wpt_45__q;
     // verilator lint_off UNOPTFLAT
-    reg  wpt_45__clock /*verilator isolate_assignments*/;
+    reg  wpt_45__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [7:0] wpt_46__d /*verilator isolate_assignments*/;
+    reg  [7:0] wpt_46__d;
     // verilator lint_on UNOPTFLAT
     wire  [7:0] wpt_46__q;
     // verilator lint_off UNOPTFLAT
-    reg  wpt_46__clock /*verilator isolate_assignments*/;
+    reg  wpt_46__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [7:0] wpt_47__d /*verilator isolate_assignments*/;
+    reg  [7:0] wpt_47__d;
     // verilator lint_on UNOPTFLAT
     wire  [7:0] wpt_47__q;
     // verilator lint_off UNOPTFLAT
-    reg  wpt_47__clock /*verilator isolate_assignments*/;
+    reg  wpt_47__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [23:0] older_0__d /*verilator isolate_assignments*/;
+    reg  [23:0] older_0__d;
     // verilator lint_on UNOPTFLAT
     wire  [23:0] older_0__q;
     // verilator lint_off UNOPTFLAT
-    reg  older_0__clock /*verilator isolate_assignments*/;
+    reg  older_0__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [23:0] older_1__d /*verilator isolate_assignments*/;
+    reg  [23:0] older_1__d;
     // verilator lint_on UNOPTFLAT
     wire  [23:0] older_1__q;
     // verilator lint_off UNOPTFLAT
-    reg  older_1__clock /*verilator isolate_assignments*/;
+    reg  older_1__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [23:0] older_2__d /*verilator isolate_assignments*/;
+    reg  [23:0] older_2__d;
     // verilator lint_on UNOPTFLAT
     wire  [23:0] older_2__q;
     // verilator lint_off UNOPTFLAT
-    reg  older_2__clock /*verilator isolate_assignments*/;
+    reg  older_2__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [23:0] older_3__d /*verilator isolate_assignments*/;
+    reg  [23:0] older_3__d;
     // verilator lint_on UNOPTFLAT
     wire  [23:0] older_3__q;
     // verilator lint_off UNOPTFLAT
-    reg  older_3__clock /*verilator isolate_assignments*/;
+    reg  older_3__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [23:0] older_4__d /*verilator isolate_assignments*/;
+    reg  [23:0] older_4__d;
     // verilator lint_on UNOPTFLAT
     wire  [23:0] older_4__q;
     // verilator lint_off UNOPTFLAT
-    reg  older_4__clock /*verilator isolate_assignments*/;
+    reg  older_4__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [23:0] older_5__d /*verilator isolate_assignments*/;
+    reg  [23:0] older_5__d;
     // verilator lint_on UNOPTFLAT
     wire  [23:0] older_5__q;
     // verilator lint_off UNOPTFLAT
-    reg  older_5__clock /*verilator isolate_assignments*/;
+    reg  older_5__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [23:0] older_6__d /*verilator isolate_assignments*/;
+    reg  [23:0] older_6__d;
     // verilator lint_on UNOPTFLAT
     wire  [23:0] older_6__q;
     // verilator lint_off UNOPTFLAT
-    reg  older_6__clock /*verilator isolate_assignments*/;
+    reg  older_6__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [23:0] older_7__d /*verilator isolate_assignments*/;
+    reg  [23:0] older_7__d;
     // verilator lint_on UNOPTFLAT
     wire  [23:0] older_7__q;
     // verilator lint_off UNOPTFLAT
-    reg  older_7__clock /*verilator isolate_assignments*/;
+    reg  older_7__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [23:0] older_8__d /*verilator isolate_assignments*/;
+    reg  [23:0] older_8__d;
     // verilator lint_on UNOPTFLAT
     wire  [23:0] older_8__q;
     // verilator lint_off UNOPTFLAT
-    reg  older_8__clock /*verilator isolate_assignments*/;
+    reg  older_8__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [23:0] older_9__d /*verilator isolate_assignments*/;
+    reg  [23:0] older_9__d;
     // verilator lint_on UNOPTFLAT
     wire  [23:0] older_9__q;
     // verilator lint_off UNOPTFLAT
-    reg  older_9__clock /*verilator isolate_assignments*/;
+    reg  older_9__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [23:0] older_10__d /*verilator isolate_assignments*/;
+    reg  [23:0] older_10__d;
     // verilator lint_on UNOPTFLAT
     wire  [23:0] older_10__q;
     // verilator lint_off UNOPTFLAT
-    reg  older_10__clock /*verilator isolate_assignments*/;
+    reg  older_10__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [23:0] older_11__d /*verilator isolate_assignments*/;
+    reg  [23:0] older_11__d;
     // verilator lint_on UNOPTFLAT
     wire  [23:0] older_11__q;
     // verilator lint_off UNOPTFLAT
-    reg  older_11__clock /*verilator isolate_assignments*/;
+    reg  older_11__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [23:0] older_12__d /*verilator isolate_assignments*/;
+    reg  [23:0] older_12__d;
     // verilator lint_on UNOPTFLAT
     wire  [23:0] older_12__q;
     // verilator lint_off UNOPTFLAT
-    reg  older_12__clock /*verilator isolate_assignments*/;
+    reg  older_12__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [23:0] older_13__d /*verilator isolate_assignments*/;
+    reg  [23:0] older_13__d;
     // verilator lint_on UNOPTFLAT
     wire  [23:0] older_13__q;
     // verilator lint_off UNOPTFLAT
-    reg  older_13__clock /*verilator isolate_assignments*/;
+    reg  older_13__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [23:0] older_14__d /*verilator isolate_assignments*/;
+    reg  [23:0] older_14__d;
     // verilator lint_on UNOPTFLAT
     wire  [23:0] older_14__q;
     // verilator lint_off UNOPTFLAT
-    reg  older_14__clock /*verilator isolate_assignments*/;
+    reg  older_14__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [23:0] older_15__d /*verilator isolate_assignments*/;
+    reg  [23:0] older_15__d;
     // verilator lint_on UNOPTFLAT
     wire  [23:0] older_15__q;
     // verilator lint_off UNOPTFLAT
-    reg  older_15__clock /*verilator isolate_assignments*/;
+    reg  older_15__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [23:0] older_16__d /*verilator isolate_assignments*/;
+    reg  [23:0] older_16__d;
     // verilator lint_on UNOPTFLAT
     wire  [23:0] older_16__q;
     // verilator lint_off UNOPTFLAT
-    reg  older_16__clock /*verilator isolate_assignments*/;
+    reg  older_16__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [23:0] older_17__d /*verilator isolate_assignments*/;
+    reg  [23:0] older_17__d;
     // verilator lint_on UNOPTFLAT
     wire  [23:0] older_17__q;
     // verilator lint_off UNOPTFLAT
-    reg  older_17__clock /*verilator isolate_assignments*/;
+    reg  older_17__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [23:0] older_18__d /*verilator isolate_assignments*/;
+    reg  [23:0] older_18__d;
     // verilator lint_on UNOPTFLAT
     wire  [23:0] older_18__q;
     // verilator lint_off UNOPTFLAT
-    reg  older_18__clock /*verilator isolate_assignments*/;
+    reg  older_18__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [23:0] older_19__d /*verilator isolate_assignments*/;
+    reg  [23:0] older_19__d;
     // verilator lint_on UNOPTFLAT
     wire  [23:0] older_19__q;
     // verilator lint_off UNOPTFLAT
-    reg  older_19__clock /*verilator isolate_assignments*/;
+    reg  older_19__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [23:0] older_20__d /*verilator isolate_assignments*/;
+    reg  [23:0] older_20__d;
     // verilator lint_on UNOPTFLAT
     wire  [23:0] older_20__q;
     // verilator lint_off UNOPTFLAT
-    reg  older_20__clock /*verilator isolate_assignments*/;
+    reg  older_20__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [23:0] older_21__d /*verilator isolate_assignments*/;
+    reg  [23:0] older_21__d;
     // verilator lint_on UNOPTFLAT
     wire  [23:0] older_21__q;
     // verilator lint_off UNOPTFLAT
-    reg  older_21__clock /*verilator isolate_assignments*/;
+    reg  older_21__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [23:0] older_22__d /*verilator isolate_assignments*/;
+    reg  [23:0] older_22__d;
     // verilator lint_on UNOPTFLAT
     wire  [23:0] older_22__q;
     // verilator lint_off UNOPTFLAT
-    reg  older_22__clock /*verilator isolate_assignments*/;
+    reg  older_22__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [23:0] older_23__d /*verilator isolate_assignments*/;
+    reg  [23:0] older_23__d;
     // verilator lint_on UNOPTFLAT
     wire  [23:0] older_23__q;
     // verilator lint_off UNOPTFLAT
-    reg  older_23__clock /*verilator isolate_assignments*/;
+    reg  older_23__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [23:0] older_24__d /*verilator isolate_assignments*/;
+    reg  [23:0] older_24__d;
     // verilator lint_on UNOPTFLAT
     wire  [23:0] older_24__q;
     // verilator lint_off UNOPTFLAT
-    reg  older_24__clock /*verilator isolate_assignments*/;
+    reg  older_24__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [23:0] older_25__d /*verilator isolate_assignments*/;
+    reg  [23:0] older_25__d;
     // verilator lint_on UNOPTFLAT
     wire  [23:0] older_25__q;
     // verilator lint_off UNOPTFLAT
-    reg  older_25__clock /*verilator isolate_assignments*/;
+    reg  older_25__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [23:0] older_26__d /*verilator isolate_assignments*/;
+    reg  [23:0] older_26__d;
     // verilator lint_on UNOPTFLAT
     wire  [23:0] older_26__q;
     // verilator lint_off UNOPTFLAT
-    reg  older_26__clock /*verilator isolate_assignments*/;
+    reg  older_26__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [23:0] older_27__d /*verilator isolate_assignments*/;
+    reg  [23:0] older_27__d;
     // verilator lint_on UNOPTFLAT
     wire  [23:0] older_27__q;
     // verilator lint_off UNOPTFLAT
-    reg  older_27__clock /*verilator isolate_assignments*/;
+    reg  older_27__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [23:0] older_28__d /*verilator isolate_assignments*/;
+    reg  [23:0] older_28__d;
     // verilator lint_on UNOPTFLAT
     wire  [23:0] older_28__q;
     // verilator lint_off UNOPTFLAT
-    reg  older_28__clock /*verilator isolate_assignments*/;
+    reg  older_28__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [23:0] older_29__d /*verilator isolate_assignments*/;
+    reg  [23:0] older_29__d;
     // verilator lint_on UNOPTFLAT
     wire  [23:0] older_29__q;
     // verilator lint_off UNOPTFLAT
-    reg  older_29__clock /*verilator isolate_assignments*/;
+    reg  older_29__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [23:0] older_30__d /*verilator isolate_assignments*/;
+    reg  [23:0] older_30__d;
     // verilator lint_on UNOPTFLAT
     wire  [23:0] older_30__q;
     // verilator lint_off UNOPTFLAT
-    reg  older_30__clock /*verilator isolate_assignments*/;
+    reg  older_30__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [23:0] older_31__d /*verilator isolate_assignments*/;
+    reg  [23:0] older_31__d;
     // verilator lint_on UNOPTFLAT
     wire  [23:0] older_31__q;
     // verilator lint_off UNOPTFLAT
-    reg  older_31__clock /*verilator isolate_assignments*/;
+    reg  older_31__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [23:0] older_32__d /*verilator isolate_assignments*/;
+    reg  [23:0] older_32__d;
     // verilator lint_on UNOPTFLAT
     wire  [23:0] older_32__q;
     // verilator lint_off UNOPTFLAT
-    reg  older_32__clock /*verilator isolate_assignments*/;
+    reg  older_32__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [23:0] older_33__d /*verilator isolate_assignments*/;
+    reg  [23:0] older_33__d;
     // verilator lint_on UNOPTFLAT
     wire  [23:0] older_33__q;
     // verilator lint_off UNOPTFLAT
-    reg  older_33__clock /*verilator isolate_assignments*/;
+    reg  older_33__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [23:0] older_34__d /*verilator isolate_assignments*/;
+    reg  [23:0] older_34__d;
     // verilator lint_on UNOPTFLAT
     wire  [23:0] older_34__q;
     // verilator lint_off UNOPTFLAT
-    reg  older_34__clock /*verilator isolate_assignments*/;
+    reg  older_34__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [23:0] older_35__d /*verilator isolate_assignments*/;
+    reg  [23:0] older_35__d;
     // verilator lint_on UNOPTFLAT
     wire  [23:0] older_35__q;
     // verilator lint_off UNOPTFLAT
-    reg  older_35__clock /*verilator isolate_assignments*/;
+    reg  older_35__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [23:0] older_36__d /*verilator isolate_assignments*/;
+    reg  [23:0] older_36__d;
     // verilator lint_on UNOPTFLAT
     wire  [23:0] older_36__q;
     // verilator lint_off UNOPTFLAT
-    reg  older_36__clock /*verilator isolate_assignments*/;
+    reg  older_36__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [23:0] older_37__d /*verilator isolate_assignments*/;
+    reg  [23:0] older_37__d;
     // verilator lint_on UNOPTFLAT
     wire  [23:0] older_37__q;
     // verilator lint_off UNOPTFLAT
-    reg  older_37__clock /*verilator isolate_assignments*/;
+    reg  older_37__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [23:0] older_38__d /*verilator isolate_assignments*/;
+    reg  [23:0] older_38__d;
     // verilator lint_on UNOPTFLAT
     wire  [23:0] older_38__q;
     // verilator lint_off UNOPTFLAT
-    reg  older_38__clock /*verilator isolate_assignments*/;
+    reg  older_38__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [23:0] older_39__d /*verilator isolate_assignments*/;
+    reg  [23:0] older_39__d;
     // verilator lint_on UNOPTFLAT
     wire  [23:0] older_39__q;
     // verilator lint_off UNOPTFLAT
-    reg  older_39__clock /*verilator isolate_assignments*/;
+    reg  older_39__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [23:0] older_40__d /*verilator isolate_assignments*/;
+    reg  [23:0] older_40__d;
     // verilator lint_on UNOPTFLAT
     wire  [23:0] older_40__q;
     // verilator lint_off UNOPTFLAT
-    reg  older_40__clock /*verilator isolate_assignments*/;
+    reg  older_40__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [23:0] older_41__d /*verilator isolate_assignments*/;
+    reg  [23:0] older_41__d;
     // verilator lint_on UNOPTFLAT
     wire  [23:0] older_41__q;
     // verilator lint_off UNOPTFLAT
-    reg  older_41__clock /*verilator isolate_assignments*/;
+    reg  older_41__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [23:0] older_42__d /*verilator isolate_assignments*/;
+    reg  [23:0] older_42__d;
     // verilator lint_on UNOPTFLAT
     wire  [23:0] older_42__q;
     // verilator lint_off UNOPTFLAT
-    reg  older_42__clock /*verilator isolate_assignments*/;
+    reg  older_42__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [23:0] older_43__d /*verilator isolate_assignments*/;
+    reg  [23:0] older_43__d;
     // verilator lint_on UNOPTFLAT
     wire  [23:0] older_43__q;
     // verilator lint_off UNOPTFLAT
-    reg  older_43__clock /*verilator isolate_assignments*/;
+    reg  older_43__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [23:0] older_44__d /*verilator isolate_assignments*/;
+    reg  [23:0] older_44__d;
     // verilator lint_on UNOPTFLAT
     wire  [23:0] older_44__q;
     // verilator lint_off UNOPTFLAT
-    reg  older_44__clock /*verilator isolate_assignments*/;
+    reg  older_44__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [23:0] older_45__d /*verilator isolate_assignments*/;
+    reg  [23:0] older_45__d;
     // verilator lint_on UNOPTFLAT
     wire  [23:0] older_45__q;
     // verilator lint_off UNOPTFLAT
-    reg  older_45__clock /*verilator isolate_assignments*/;
+    reg  older_45__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [23:0] older_46__d /*verilator isolate_assignments*/;
+    reg  [23:0] older_46__d;
     // verilator lint_on UNOPTFLAT
     wire  [23:0] older_46__q;
     // verilator lint_off UNOPTFLAT
-    reg  older_46__clock /*verilator isolate_assignments*/;
+    reg  older_46__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [23:0] older_47__d /*verilator isolate_assignments*/;
+    reg  [23:0] older_47__d;
     // verilator lint_on UNOPTFLAT
     wire  [23:0] older_47__q;
     // verilator lint_off UNOPTFLAT
-    reg  older_47__clock /*verilator isolate_assignments*/;
+    reg  older_47__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [23:0] live_0__d /*verilator isolate_assignments*/;
+    reg  [23:0] live_0__d;
     // verilator lint_on UNOPTFLAT
     wire  [23:0] live_0__q;
     // verilator lint_off UNOPTFLAT
-    reg  live_0__clock /*verilator isolate_assignments*/;
+    reg  live_0__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [23:0] live_1__d /*verilator isolate_assignments*/;
+    reg  [23:0] live_1__d;
     // verilator lint_on UNOPTFLAT
     wire  [23:0] live_1__q;
     // verilator lint_off UNOPTFLAT
-    reg  live_1__clock /*verilator isolate_assignments*/;
+    reg  live_1__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [23:0] last_0__d /*verilator isolate_assignments*/;
+    reg  [23:0] last_0__d;
     // verilator lint_on UNOPTFLAT
     wire  [23:0] last_0__q;
     // verilator lint_off UNOPTFLAT
-    reg  last_0__clock /*verilator isolate_assignments*/;
+    reg  last_0__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [23:0] last_1__d /*verilator isolate_assignments*/;
+    reg  [23:0] last_1__d;
     // verilator lint_on UNOPTFLAT
     wire  [23:0] last_1__q;
     // verilator lint_off UNOPTFLAT
-    reg  last_1__clock /*verilator isolate_assignments*/;
+    reg  last_1__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [23:0] pend_0__d /*verilator isolate_assignments*/;
+    reg  [23:0] pend_0__d;
     // verilator lint_on UNOPTFLAT
     wire  [23:0] pend_0__q;
     // verilator lint_off UNOPTFLAT
-    reg  pend_0__clock /*verilator isolate_assignments*/;
+    reg  pend_0__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [23:0] pend_1__d /*verilator isolate_assignments*/;
+    reg  [23:0] pend_1__d;
     // verilator lint_on UNOPTFLAT
     wire  [23:0] pend_1__q;
     // verilator lint_off UNOPTFLAT
-    reg  pend_1__clock /*verilator isolate_assignments*/;
+    reg  pend_1__clock;
     // verilator lint_on UNOPTFLAT
     
     // Local signals
@@ -1071,148 +1071,148 @@ module elf_base_fermi(clock,reset,tw_clear,tw_en,tw_slot,tw_valid,tw_branch,tw_p
     reg  [23:0] unit_lsu_1;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [7:0] wcur_0 /*verilator isolate_assignments*/;
+    reg  [7:0] wcur_0;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [7:0] wcur_1 /*verilator isolate_assignments*/;
+    reg  [7:0] wcur_1;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [7:0] wcur_2 /*verilator isolate_assignments*/;
+    reg  [7:0] wcur_2;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [7:0] wcur_3 /*verilator isolate_assignments*/;
+    reg  [7:0] wcur_3;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [7:0] wcur_4 /*verilator isolate_assignments*/;
+    reg  [7:0] wcur_4;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [7:0] wcur_5 /*verilator isolate_assignments*/;
+    reg  [7:0] wcur_5;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [7:0] wcur_6 /*verilator isolate_assignments*/;
+    reg  [7:0] wcur_6;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [7:0] wcur_7 /*verilator isolate_assignments*/;
+    reg  [7:0] wcur_7;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [7:0] wcur_8 /*verilator isolate_assignments*/;
+    reg  [7:0] wcur_8;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [7:0] wcur_9 /*verilator isolate_assignments*/;
+    reg  [7:0] wcur_9;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [7:0] wcur_10 /*verilator isolate_assignments*/;
+    reg  [7:0] wcur_10;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [7:0] wcur_11 /*verilator isolate_assignments*/;
+    reg  [7:0] wcur_11;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [7:0] wcur_12 /*verilator isolate_assignments*/;
+    reg  [7:0] wcur_12;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [7:0] wcur_13 /*verilator isolate_assignments*/;
+    reg  [7:0] wcur_13;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [7:0] wcur_14 /*verilator isolate_assignments*/;
+    reg  [7:0] wcur_14;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [7:0] wcur_15 /*verilator isolate_assignments*/;
+    reg  [7:0] wcur_15;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [7:0] wcur_16 /*verilator isolate_assignments*/;
+    reg  [7:0] wcur_16;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [7:0] wcur_17 /*verilator isolate_assignments*/;
+    reg  [7:0] wcur_17;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [7:0] wcur_18 /*verilator isolate_assignments*/;
+    reg  [7:0] wcur_18;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [7:0] wcur_19 /*verilator isolate_assignments*/;
+    reg  [7:0] wcur_19;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [7:0] wcur_20 /*verilator isolate_assignments*/;
+    reg  [7:0] wcur_20;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [7:0] wcur_21 /*verilator isolate_assignments*/;
+    reg  [7:0] wcur_21;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [7:0] wcur_22 /*verilator isolate_assignments*/;
+    reg  [7:0] wcur_22;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [7:0] wcur_23 /*verilator isolate_assignments*/;
+    reg  [7:0] wcur_23;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [7:0] wcur_24 /*verilator isolate_assignments*/;
+    reg  [7:0] wcur_24;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [7:0] wcur_25 /*verilator isolate_assignments*/;
+    reg  [7:0] wcur_25;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [7:0] wcur_26 /*verilator isolate_assignments*/;
+    reg  [7:0] wcur_26;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [7:0] wcur_27 /*verilator isolate_assignments*/;
+    reg  [7:0] wcur_27;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [7:0] wcur_28 /*verilator isolate_assignments*/;
+    reg  [7:0] wcur_28;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [7:0] wcur_29 /*verilator isolate_assignments*/;
+    reg  [7:0] wcur_29;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [7:0] wcur_30 /*verilator isolate_assignments*/;
+    reg  [7:0] wcur_30;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [7:0] wcur_31 /*verilator isolate_assignments*/;
+    reg  [7:0] wcur_31;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [7:0] wcur_32 /*verilator isolate_assignments*/;
+    reg  [7:0] wcur_32;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [7:0] wcur_33 /*verilator isolate_assignments*/;
+    reg  [7:0] wcur_33;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [7:0] wcur_34 /*verilator isolate_assignments*/;
+    reg  [7:0] wcur_34;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [7:0] wcur_35 /*verilator isolate_assignments*/;
+    reg  [7:0] wcur_35;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [7:0] wcur_36 /*verilator isolate_assignments*/;
+    reg  [7:0] wcur_36;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [7:0] wcur_37 /*verilator isolate_assignments*/;
+    reg  [7:0] wcur_37;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [7:0] wcur_38 /*verilator isolate_assignments*/;
+    reg  [7:0] wcur_38;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [7:0] wcur_39 /*verilator isolate_assignments*/;
+    reg  [7:0] wcur_39;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [7:0] wcur_40 /*verilator isolate_assignments*/;
+    reg  [7:0] wcur_40;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [7:0] wcur_41 /*verilator isolate_assignments*/;
+    reg  [7:0] wcur_41;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [7:0] wcur_42 /*verilator isolate_assignments*/;
+    reg  [7:0] wcur_42;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [7:0] wcur_43 /*verilator isolate_assignments*/;
+    reg  [7:0] wcur_43;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [7:0] wcur_44 /*verilator isolate_assignments*/;
+    reg  [7:0] wcur_44;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [7:0] wcur_45 /*verilator isolate_assignments*/;
+    reg  [7:0] wcur_45;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [7:0] wcur_46 /*verilator isolate_assignments*/;
+    reg  [7:0] wcur_46;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [7:0] wcur_47 /*verilator isolate_assignments*/;
+    reg  [7:0] wcur_47;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
     reg  [23:0] beats_0;
@@ -1383,82 +1383,82 @@ module elf_base_fermi(clock,reset,tw_clear,tw_en,tw_slot,tw_valid,tw_branch,tw_p
     reg  [23:0] pick_win_3;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  pick_sp_0 /*verilator isolate_assignments*/;
+    reg  pick_sp_0;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  pick_sp_1 /*verilator isolate_assignments*/;
+    reg  pick_sp_1;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  pick_sp_2 /*verilator isolate_assignments*/;
+    reg  pick_sp_2;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  pick_sp_3 /*verilator isolate_assignments*/;
+    reg  pick_sp_3;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  pick_sfu_0 /*verilator isolate_assignments*/;
+    reg  pick_sfu_0;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  pick_sfu_1 /*verilator isolate_assignments*/;
+    reg  pick_sfu_1;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  pick_sfu_2 /*verilator isolate_assignments*/;
+    reg  pick_sfu_2;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  pick_sfu_3 /*verilator isolate_assignments*/;
+    reg  pick_sfu_3;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  pick_lsu_0 /*verilator isolate_assignments*/;
+    reg  pick_lsu_0;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  pick_lsu_1 /*verilator isolate_assignments*/;
+    reg  pick_lsu_1;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  pick_lsu_2 /*verilator isolate_assignments*/;
+    reg  pick_lsu_2;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  pick_lsu_3 /*verilator isolate_assignments*/;
+    reg  pick_lsu_3;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [1:0] excl_sp_0 /*verilator isolate_assignments*/;
+    reg  [1:0] excl_sp_0;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [1:0] excl_sp_1 /*verilator isolate_assignments*/;
+    reg  [1:0] excl_sp_1;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [1:0] excl_sfu_0 /*verilator isolate_assignments*/;
+    reg  [1:0] excl_sfu_0;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [1:0] excl_sfu_1 /*verilator isolate_assignments*/;
+    reg  [1:0] excl_sfu_1;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [1:0] excl_lsu_0 /*verilator isolate_assignments*/;
+    reg  [1:0] excl_lsu_0;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [1:0] excl_lsu_1 /*verilator isolate_assignments*/;
+    reg  [1:0] excl_lsu_1;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [1:0] run_sp_0 /*verilator isolate_assignments*/;
+    reg  [1:0] run_sp_0;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [1:0] run_sp_1 /*verilator isolate_assignments*/;
+    reg  [1:0] run_sp_1;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [1:0] run_sfu_0 /*verilator isolate_assignments*/;
+    reg  [1:0] run_sfu_0;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [1:0] run_sfu_1 /*verilator isolate_assignments*/;
+    reg  [1:0] run_sfu_1;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [1:0] run_lsu_0 /*verilator isolate_assignments*/;
+    reg  [1:0] run_lsu_0;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [1:0] run_lsu_1 /*verilator isolate_assignments*/;
+    reg  [1:0] run_lsu_1;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [23:0] grant_0 /*verilator isolate_assignments*/;
+    reg  [23:0] grant_0;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [23:0] grant_1 /*verilator isolate_assignments*/;
+    reg  [23:0] grant_1;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
     reg  [4:0] grant_id_0;
@@ -1515,166 +1515,166 @@ module elf_base_fermi(clock,reset,tw_clear,tw_en,tw_slot,tw_valid,tw_branch,tw_p
     reg  [23:0] fbeaten;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [7:0] rank_0 /*verilator isolate_assignments*/;
+    reg  [7:0] rank_0;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [7:0] rank_1 /*verilator isolate_assignments*/;
+    reg  [7:0] rank_1;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [7:0] rank_node_0 /*verilator isolate_assignments*/;
+    reg  [7:0] rank_node_0;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [7:0] rank_node_1 /*verilator isolate_assignments*/;
+    reg  [7:0] rank_node_1;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [7:0] rank_node_2 /*verilator isolate_assignments*/;
+    reg  [7:0] rank_node_2;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [7:0] rank_node_3 /*verilator isolate_assignments*/;
+    reg  [7:0] rank_node_3;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [7:0] rank_node_4 /*verilator isolate_assignments*/;
+    reg  [7:0] rank_node_4;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [7:0] rank_node_5 /*verilator isolate_assignments*/;
+    reg  [7:0] rank_node_5;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [7:0] rank_node_6 /*verilator isolate_assignments*/;
+    reg  [7:0] rank_node_6;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [7:0] rank_node_7 /*verilator isolate_assignments*/;
+    reg  [7:0] rank_node_7;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [7:0] rank_node_8 /*verilator isolate_assignments*/;
+    reg  [7:0] rank_node_8;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [7:0] rank_node_9 /*verilator isolate_assignments*/;
+    reg  [7:0] rank_node_9;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [7:0] rank_node_10 /*verilator isolate_assignments*/;
+    reg  [7:0] rank_node_10;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [7:0] rank_node_11 /*verilator isolate_assignments*/;
+    reg  [7:0] rank_node_11;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [7:0] rank_node_12 /*verilator isolate_assignments*/;
+    reg  [7:0] rank_node_12;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [7:0] rank_node_13 /*verilator isolate_assignments*/;
+    reg  [7:0] rank_node_13;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [7:0] rank_node_14 /*verilator isolate_assignments*/;
+    reg  [7:0] rank_node_14;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [7:0] rank_node_15 /*verilator isolate_assignments*/;
+    reg  [7:0] rank_node_15;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [7:0] rank_node_16 /*verilator isolate_assignments*/;
+    reg  [7:0] rank_node_16;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [7:0] rank_node_17 /*verilator isolate_assignments*/;
+    reg  [7:0] rank_node_17;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [7:0] rank_node_18 /*verilator isolate_assignments*/;
+    reg  [7:0] rank_node_18;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [7:0] rank_node_19 /*verilator isolate_assignments*/;
+    reg  [7:0] rank_node_19;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [7:0] rank_node_20 /*verilator isolate_assignments*/;
+    reg  [7:0] rank_node_20;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [7:0] rank_node_21 /*verilator isolate_assignments*/;
+    reg  [7:0] rank_node_21;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [7:0] rank_node_22 /*verilator isolate_assignments*/;
+    reg  [7:0] rank_node_22;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [7:0] rank_node_23 /*verilator isolate_assignments*/;
+    reg  [7:0] rank_node_23;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [7:0] rank_node_24 /*verilator isolate_assignments*/;
+    reg  [7:0] rank_node_24;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [7:0] rank_node_25 /*verilator isolate_assignments*/;
+    reg  [7:0] rank_node_25;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [7:0] rank_node_26 /*verilator isolate_assignments*/;
+    reg  [7:0] rank_node_26;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [7:0] rank_node_27 /*verilator isolate_assignments*/;
+    reg  [7:0] rank_node_27;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [7:0] rank_node_28 /*verilator isolate_assignments*/;
+    reg  [7:0] rank_node_28;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [7:0] rank_node_29 /*verilator isolate_assignments*/;
+    reg  [7:0] rank_node_29;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [7:0] rank_node_30 /*verilator isolate_assignments*/;
+    reg  [7:0] rank_node_30;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [7:0] rank_node_31 /*verilator isolate_assignments*/;
+    reg  [7:0] rank_node_31;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [7:0] rank_node_32 /*verilator isolate_assignments*/;
+    reg  [7:0] rank_node_32;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [7:0] rank_node_33 /*verilator isolate_assignments*/;
+    reg  [7:0] rank_node_33;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [7:0] rank_node_34 /*verilator isolate_assignments*/;
+    reg  [7:0] rank_node_34;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [7:0] rank_node_35 /*verilator isolate_assignments*/;
+    reg  [7:0] rank_node_35;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [7:0] rank_node_36 /*verilator isolate_assignments*/;
+    reg  [7:0] rank_node_36;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [7:0] rank_node_37 /*verilator isolate_assignments*/;
+    reg  [7:0] rank_node_37;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [7:0] rank_node_38 /*verilator isolate_assignments*/;
+    reg  [7:0] rank_node_38;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [7:0] rank_node_39 /*verilator isolate_assignments*/;
+    reg  [7:0] rank_node_39;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [7:0] rank_node_40 /*verilator isolate_assignments*/;
+    reg  [7:0] rank_node_40;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [7:0] rank_node_41 /*verilator isolate_assignments*/;
+    reg  [7:0] rank_node_41;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [7:0] rank_node_42 /*verilator isolate_assignments*/;
+    reg  [7:0] rank_node_42;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [7:0] rank_node_43 /*verilator isolate_assignments*/;
+    reg  [7:0] rank_node_43;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [7:0] rank_node_44 /*verilator isolate_assignments*/;
+    reg  [7:0] rank_node_44;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [7:0] rank_node_45 /*verilator isolate_assignments*/;
+    reg  [7:0] rank_node_45;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [7:0] rank_node_46 /*verilator isolate_assignments*/;
+    reg  [7:0] rank_node_46;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [7:0] rank_node_47 /*verilator isolate_assignments*/;
+    reg  [7:0] rank_node_47;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  fpos_0 /*verilator isolate_assignments*/;
+    reg  fpos_0;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  fpos_1 /*verilator isolate_assignments*/;
+    reg  fpos_1;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  fbest_0 /*verilator isolate_assignments*/;
+    reg  fbest_0;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  fbest_1 /*verilator isolate_assignments*/;
+    reg  fbest_1;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
     reg  [5:0] fid_0;
@@ -1686,7 +1686,7 @@ module elf_base_fermi(clock,reset,tw_clear,tw_en,tw_slot,tw_valid,tw_branch,tw_p
     reg  [47:0] live_all;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [47:0] fresh /*verilator isolate_assignments*/;
+    reg  [47:0] fresh;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
     reg  [47:0] fresh_low;

@@ -142,200 +142,200 @@ module elf_base_proto(clock,reset,tw_clear,tw_en,tw_slot,tw_valid,tw_branch,tw_p
     
     // Stub signals
     // verilator lint_off UNOPTFLAT
-    reg  pp_table__clock /*verilator isolate_assignments*/;
+    reg  pp_table__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  pp_table__reset /*verilator isolate_assignments*/;
+    reg  pp_table__reset;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  pp_table__tw_clear /*verilator isolate_assignments*/;
+    reg  pp_table__tw_clear;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  pp_table__tw_en /*verilator isolate_assignments*/;
+    reg  pp_table__tw_en;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [2:0] pp_table__tw_slot /*verilator isolate_assignments*/;
+    reg  [2:0] pp_table__tw_slot;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  pp_table__tw_valid /*verilator isolate_assignments*/;
+    reg  pp_table__tw_valid;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  pp_table__tw_branch /*verilator isolate_assignments*/;
+    reg  pp_table__tw_branch;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [31:0] pp_table__tw_pc /*verilator isolate_assignments*/;
+    reg  [31:0] pp_table__tw_pc;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [7:0] pp_table__tw_score /*verilator isolate_assignments*/;
+    reg  [7:0] pp_table__tw_score;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  pp_table__merge_ge /*verilator isolate_assignments*/;
+    reg  pp_table__merge_ge;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [31:0] pp_table__pc_0 /*verilator isolate_assignments*/;
+    reg  [31:0] pp_table__pc_0;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [31:0] pp_table__pc_1 /*verilator isolate_assignments*/;
+    reg  [31:0] pp_table__pc_1;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [31:0] pp_table__pc_2 /*verilator isolate_assignments*/;
+    reg  [31:0] pp_table__pc_2;
     // verilator lint_on UNOPTFLAT
     wire  [7:0] pp_table__prio_0;
     wire  [7:0] pp_table__prio_1;
     wire  [7:0] pp_table__prio_2;
     // verilator lint_off UNOPTFLAT
-    reg  [7:0] wpt_0__d /*verilator isolate_assignments*/;
+    reg  [7:0] wpt_0__d;
     // verilator lint_on UNOPTFLAT
     wire  [7:0] wpt_0__q;
     // verilator lint_off UNOPTFLAT
-    reg  wpt_0__clock /*verilator isolate_assignments*/;
+    reg  wpt_0__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [7:0] wpt_1__d /*verilator isolate_assignments*/;
+    reg  [7:0] wpt_1__d;
     // verilator lint_on UNOPTFLAT
     wire  [7:0] wpt_1__q;
     // verilator lint_off UNOPTFLAT
-    reg  wpt_1__clock /*verilator isolate_assignments*/;
+    reg  wpt_1__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [7:0] wpt_2__d /*verilator isolate_assignments*/;
+    reg  [7:0] wpt_2__d;
     // verilator lint_on UNOPTFLAT
     wire  [7:0] wpt_2__q;
     // verilator lint_off UNOPTFLAT
-    reg  wpt_2__clock /*verilator isolate_assignments*/;
+    reg  wpt_2__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [7:0] wpt_3__d /*verilator isolate_assignments*/;
+    reg  [7:0] wpt_3__d;
     // verilator lint_on UNOPTFLAT
     wire  [7:0] wpt_3__q;
     // verilator lint_off UNOPTFLAT
-    reg  wpt_3__clock /*verilator isolate_assignments*/;
+    reg  wpt_3__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [7:0] wpt_4__d /*verilator isolate_assignments*/;
+    reg  [7:0] wpt_4__d;
     // verilator lint_on UNOPTFLAT
     wire  [7:0] wpt_4__q;
     // verilator lint_off UNOPTFLAT
-    reg  wpt_4__clock /*verilator isolate_assignments*/;
+    reg  wpt_4__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [7:0] wpt_5__d /*verilator isolate_assignments*/;
+    reg  [7:0] wpt_5__d;
     // verilator lint_on UNOPTFLAT
     wire  [7:0] wpt_5__q;
     // verilator lint_off UNOPTFLAT
-    reg  wpt_5__clock /*verilator isolate_assignments*/;
+    reg  wpt_5__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [7:0] wpt_6__d /*verilator isolate_assignments*/;
+    reg  [7:0] wpt_6__d;
     // verilator lint_on UNOPTFLAT
     wire  [7:0] wpt_6__q;
     // verilator lint_off UNOPTFLAT
-    reg  wpt_6__clock /*verilator isolate_assignments*/;
+    reg  wpt_6__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [7:0] wpt_7__d /*verilator isolate_assignments*/;
+    reg  [7:0] wpt_7__d;
     // verilator lint_on UNOPTFLAT
     wire  [7:0] wpt_7__q;
     // verilator lint_off UNOPTFLAT
-    reg  wpt_7__clock /*verilator isolate_assignments*/;
+    reg  wpt_7__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [3:0] older_0__d /*verilator isolate_assignments*/;
+    reg  [3:0] older_0__d;
     // verilator lint_on UNOPTFLAT
     wire  [3:0] older_0__q;
     // verilator lint_off UNOPTFLAT
-    reg  older_0__clock /*verilator isolate_assignments*/;
+    reg  older_0__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [3:0] older_1__d /*verilator isolate_assignments*/;
+    reg  [3:0] older_1__d;
     // verilator lint_on UNOPTFLAT
     wire  [3:0] older_1__q;
     // verilator lint_off UNOPTFLAT
-    reg  older_1__clock /*verilator isolate_assignments*/;
+    reg  older_1__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [3:0] older_2__d /*verilator isolate_assignments*/;
+    reg  [3:0] older_2__d;
     // verilator lint_on UNOPTFLAT
     wire  [3:0] older_2__q;
     // verilator lint_off UNOPTFLAT
-    reg  older_2__clock /*verilator isolate_assignments*/;
+    reg  older_2__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [3:0] older_3__d /*verilator isolate_assignments*/;
+    reg  [3:0] older_3__d;
     // verilator lint_on UNOPTFLAT
     wire  [3:0] older_3__q;
     // verilator lint_off UNOPTFLAT
-    reg  older_3__clock /*verilator isolate_assignments*/;
+    reg  older_3__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [3:0] older_4__d /*verilator isolate_assignments*/;
+    reg  [3:0] older_4__d;
     // verilator lint_on UNOPTFLAT
     wire  [3:0] older_4__q;
     // verilator lint_off UNOPTFLAT
-    reg  older_4__clock /*verilator isolate_assignments*/;
+    reg  older_4__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [3:0] older_5__d /*verilator isolate_assignments*/;
+    reg  [3:0] older_5__d;
     // verilator lint_on UNOPTFLAT
     wire  [3:0] older_5__q;
     // verilator lint_off UNOPTFLAT
-    reg  older_5__clock /*verilator isolate_assignments*/;
+    reg  older_5__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [3:0] older_6__d /*verilator isolate_assignments*/;
+    reg  [3:0] older_6__d;
     // verilator lint_on UNOPTFLAT
     wire  [3:0] older_6__q;
     // verilator lint_off UNOPTFLAT
-    reg  older_6__clock /*verilator isolate_assignments*/;
+    reg  older_6__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [3:0] older_7__d /*verilator isolate_assignments*/;
+    reg  [3:0] older_7__d;
     // verilator lint_on UNOPTFLAT
     wire  [3:0] older_7__q;
     // verilator lint_off UNOPTFLAT
-    reg  older_7__clock /*verilator isolate_assignments*/;
+    reg  older_7__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [3:0] live_0__d /*verilator isolate_assignments*/;
+    reg  [3:0] live_0__d;
     // verilator lint_on UNOPTFLAT
     wire  [3:0] live_0__q;
     // verilator lint_off UNOPTFLAT
-    reg  live_0__clock /*verilator isolate_assignments*/;
+    reg  live_0__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [3:0] live_1__d /*verilator isolate_assignments*/;
+    reg  [3:0] live_1__d;
     // verilator lint_on UNOPTFLAT
     wire  [3:0] live_1__q;
     // verilator lint_off UNOPTFLAT
-    reg  live_1__clock /*verilator isolate_assignments*/;
+    reg  live_1__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [3:0] last_0__d /*verilator isolate_assignments*/;
+    reg  [3:0] last_0__d;
     // verilator lint_on UNOPTFLAT
     wire  [3:0] last_0__q;
     // verilator lint_off UNOPTFLAT
-    reg  last_0__clock /*verilator isolate_assignments*/;
+    reg  last_0__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [3:0] last_1__d /*verilator isolate_assignments*/;
+    reg  [3:0] last_1__d;
     // verilator lint_on UNOPTFLAT
     wire  [3:0] last_1__q;
     // verilator lint_off UNOPTFLAT
-    reg  last_1__clock /*verilator isolate_assignments*/;
+    reg  last_1__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [3:0] pend_0__d /*verilator isolate_assignments*/;
+    reg  [3:0] pend_0__d;
     // verilator lint_on UNOPTFLAT
     wire  [3:0] pend_0__q;
     // verilator lint_off UNOPTFLAT
-    reg  pend_0__clock /*verilator isolate_assignments*/;
+    reg  pend_0__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [3:0] pend_1__d /*verilator isolate_assignments*/;
+    reg  [3:0] pend_1__d;
     // verilator lint_on UNOPTFLAT
     wire  [3:0] pend_1__q;
     // verilator lint_off UNOPTFLAT
-    reg  pend_1__clock /*verilator isolate_assignments*/;
+    reg  pend_1__clock;
     // verilator lint_on UNOPTFLAT
     
     // Local signals
@@ -376,28 +376,28 @@ module elf_base_proto(clock,reset,tw_clear,tw_en,tw_slot,tw_valid,tw_branch,tw_p
     reg  [3:0] unit_lsu_1;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [7:0] wcur_0 /*verilator isolate_assignments*/;
+    reg  [7:0] wcur_0;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [7:0] wcur_1 /*verilator isolate_assignments*/;
+    reg  [7:0] wcur_1;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [7:0] wcur_2 /*verilator isolate_assignments*/;
+    reg  [7:0] wcur_2;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [7:0] wcur_3 /*verilator isolate_assignments*/;
+    reg  [7:0] wcur_3;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [7:0] wcur_4 /*verilator isolate_assignments*/;
+    reg  [7:0] wcur_4;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [7:0] wcur_5 /*verilator isolate_assignments*/;
+    reg  [7:0] wcur_5;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [7:0] wcur_6 /*verilator isolate_assignments*/;
+    reg  [7:0] wcur_6;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [7:0] wcur_7 /*verilator isolate_assignments*/;
+    reg  [7:0] wcur_7;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
     reg  [3:0] beats_0;
@@ -448,82 +448,82 @@ module elf_base_proto(clock,reset,tw_clear,tw_en,tw_slot,tw_valid,tw_branch,tw_p
     reg  [3:0] pick_win_3;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  pick_sp_0 /*verilator isolate_assignments*/;
+    reg  pick_sp_0;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  pick_sp_1 /*verilator isolate_assignments*/;
+    reg  pick_sp_1;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  pick_sp_2 /*verilator isolate_assignments*/;
+    reg  pick_sp_2;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  pick_sp_3 /*verilator isolate_assignments*/;
+    reg  pick_sp_3;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  pick_sfu_0 /*verilator isolate_assignments*/;
+    reg  pick_sfu_0;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  pick_sfu_1 /*verilator isolate_assignments*/;
+    reg  pick_sfu_1;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  pick_sfu_2 /*verilator isolate_assignments*/;
+    reg  pick_sfu_2;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  pick_sfu_3 /*verilator isolate_assignments*/;
+    reg  pick_sfu_3;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  pick_lsu_0 /*verilator isolate_assignments*/;
+    reg  pick_lsu_0;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  pick_lsu_1 /*verilator isolate_assignments*/;
+    reg  pick_lsu_1;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  pick_lsu_2 /*verilator isolate_assignments*/;
+    reg  pick_lsu_2;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  pick_lsu_3 /*verilator isolate_assignments*/;
+    reg  pick_lsu_3;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [1:0] excl_sp_0 /*verilator isolate_assignments*/;
+    reg  [1:0] excl_sp_0;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [1:0] excl_sp_1 /*verilator isolate_assignments*/;
+    reg  [1:0] excl_sp_1;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [1:0] excl_sfu_0 /*verilator isolate_assignments*/;
+    reg  [1:0] excl_sfu_0;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [1:0] excl_sfu_1 /*verilator isolate_assignments*/;
+    reg  [1:0] excl_sfu_1;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [1:0] excl_lsu_0 /*verilator isolate_assignments*/;
+    reg  [1:0] excl_lsu_0;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [1:0] excl_lsu_1 /*verilator isolate_assignments*/;
+    reg  [1:0] excl_lsu_1;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [1:0] run_sp_0 /*verilator isolate_assignments*/;
+    reg  [1:0] run_sp_0;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [1:0] run_sp_1 /*verilator isolate_assignments*/;
+    reg  [1:0] run_sp_1;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [1:0] run_sfu_0 /*verilator isolate_assignments*/;
+    reg  [1:0] run_sfu_0;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [1:0] run_sfu_1 /*verilator isolate_assignments*/;
+    reg  [1:0] run_sfu_1;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [1:0] run_lsu_0 /*verilator isolate_assignments*/;
+    reg  [1:0] run_lsu_0;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [1:0] run_lsu_1 /*verilator isolate_assignments*/;
+    reg  [1:0] run_lsu_1;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [3:0] grant_0 /*verilator isolate_assignments*/;
+    reg  [3:0] grant_0;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [3:0] grant_1 /*verilator isolate_assignments*/;
+    reg  [3:0] grant_1;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
     reg  [1:0] grant_id_0;
@@ -580,46 +580,46 @@ module elf_base_proto(clock,reset,tw_clear,tw_en,tw_slot,tw_valid,tw_branch,tw_p
     reg  [3:0] fbeaten;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [7:0] rank_0 /*verilator isolate_assignments*/;
+    reg  [7:0] rank_0;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [7:0] rank_1 /*verilator isolate_assignments*/;
+    reg  [7:0] rank_1;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [7:0] rank_node_0 /*verilator isolate_assignments*/;
+    reg  [7:0] rank_node_0;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [7:0] rank_node_1 /*verilator isolate_assignments*/;
+    reg  [7:0] rank_node_1;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [7:0] rank_node_2 /*verilator isolate_assignments*/;
+    reg  [7:0] rank_node_2;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [7:0] rank_node_3 /*verilator isolate_assignments*/;
+    reg  [7:0] rank_node_3;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [7:0] rank_node_4 /*verilator isolate_assignments*/;
+    reg  [7:0] rank_node_4;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [7:0] rank_node_5 /*verilator isolate_assignments*/;
+    reg  [7:0] rank_node_5;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [7:0] rank_node_6 /*verilator isolate_assignments*/;
+    reg  [7:0] rank_node_6;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [7:0] rank_node_7 /*verilator isolate_assignments*/;
+    reg  [7:0] rank_node_7;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  fpos_0 /*verilator isolate_assignments*/;
+    reg  fpos_0;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  fpos_1 /*verilator isolate_assignments*/;
+    reg  fpos_1;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  fbest_0 /*verilator isolate_assignments*/;
+    reg  fbest_0;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  fbest_1 /*verilator isolate_assignments*/;
+    reg  fbest_1;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
     reg  [2:0] fid_0;
@@ -631,7 +631,7 @@ module elf_base_proto(clock,reset,tw_clear,tw_en,tw_slot,tw_valid,tw_branch,tw_p
     reg  [7:0] live_all;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [7:0] fresh /*verilator isolate_assignments*/;
+    reg  [7:0] fresh;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
     reg  [7:0] fresh_low;

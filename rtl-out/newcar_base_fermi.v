@@ -79,476 +79,476 @@ module newcar_base_fermi(clock,reset,lsu_valid,lsu_warp,lsu_store,lsu_accept,q_a
     
     // Stub signals
     // verilator lint_off UNOPTFLAT
-    reg  [31:0] valid__d /*verilator isolate_assignments*/;
+    reg  [31:0] valid__d;
     // verilator lint_on UNOPTFLAT
     wire  [31:0] valid__q;
     // verilator lint_off UNOPTFLAT
-    reg  valid__clock /*verilator isolate_assignments*/;
+    reg  valid__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [31:0] store__d /*verilator isolate_assignments*/;
+    reg  [31:0] store__d;
     // verilator lint_on UNOPTFLAT
     wire  [31:0] store__q;
     // verilator lint_off UNOPTFLAT
-    reg  store__clock /*verilator isolate_assignments*/;
+    reg  store__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [5:0] used__d /*verilator isolate_assignments*/;
+    reg  [5:0] used__d;
     // verilator lint_on UNOPTFLAT
     wire  [5:0] used__q;
     // verilator lint_off UNOPTFLAT
-    reg  used__clock /*verilator isolate_assignments*/;
+    reg  used__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [5:0] warp_0__d /*verilator isolate_assignments*/;
+    reg  [5:0] warp_0__d;
     // verilator lint_on UNOPTFLAT
     wire  [5:0] warp_0__q;
     // verilator lint_off UNOPTFLAT
-    reg  warp_0__clock /*verilator isolate_assignments*/;
+    reg  warp_0__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [5:0] warp_1__d /*verilator isolate_assignments*/;
+    reg  [5:0] warp_1__d;
     // verilator lint_on UNOPTFLAT
     wire  [5:0] warp_1__q;
     // verilator lint_off UNOPTFLAT
-    reg  warp_1__clock /*verilator isolate_assignments*/;
+    reg  warp_1__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [5:0] warp_2__d /*verilator isolate_assignments*/;
+    reg  [5:0] warp_2__d;
     // verilator lint_on UNOPTFLAT
     wire  [5:0] warp_2__q;
     // verilator lint_off UNOPTFLAT
-    reg  warp_2__clock /*verilator isolate_assignments*/;
+    reg  warp_2__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [5:0] warp_3__d /*verilator isolate_assignments*/;
+    reg  [5:0] warp_3__d;
     // verilator lint_on UNOPTFLAT
     wire  [5:0] warp_3__q;
     // verilator lint_off UNOPTFLAT
-    reg  warp_3__clock /*verilator isolate_assignments*/;
+    reg  warp_3__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [5:0] warp_4__d /*verilator isolate_assignments*/;
+    reg  [5:0] warp_4__d;
     // verilator lint_on UNOPTFLAT
     wire  [5:0] warp_4__q;
     // verilator lint_off UNOPTFLAT
-    reg  warp_4__clock /*verilator isolate_assignments*/;
+    reg  warp_4__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [5:0] warp_5__d /*verilator isolate_assignments*/;
+    reg  [5:0] warp_5__d;
     // verilator lint_on UNOPTFLAT
     wire  [5:0] warp_5__q;
     // verilator lint_off UNOPTFLAT
-    reg  warp_5__clock /*verilator isolate_assignments*/;
+    reg  warp_5__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [5:0] warp_6__d /*verilator isolate_assignments*/;
+    reg  [5:0] warp_6__d;
     // verilator lint_on UNOPTFLAT
     wire  [5:0] warp_6__q;
     // verilator lint_off UNOPTFLAT
-    reg  warp_6__clock /*verilator isolate_assignments*/;
+    reg  warp_6__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [5:0] warp_7__d /*verilator isolate_assignments*/;
+    reg  [5:0] warp_7__d;
     // verilator lint_on UNOPTFLAT
     wire  [5:0] warp_7__q;
     // verilator lint_off UNOPTFLAT
-    reg  warp_7__clock /*verilator isolate_assignments*/;
+    reg  warp_7__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [5:0] warp_8__d /*verilator isolate_assignments*/;
+    reg  [5:0] warp_8__d;
     // verilator lint_on UNOPTFLAT
     wire  [5:0] warp_8__q;
     // verilator lint_off UNOPTFLAT
-    reg  warp_8__clock /*verilator isolate_assignments*/;
+    reg  warp_8__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [5:0] warp_9__d /*verilator isolate_assignments*/;
+    reg  [5:0] warp_9__d;
     // verilator lint_on UNOPTFLAT
     wire  [5:0] warp_9__q;
     // verilator lint_off UNOPTFLAT
-    reg  warp_9__clock /*verilator isolate_assignments*/;
+    reg  warp_9__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [5:0] warp_10__d /*verilator isolate_assignments*/;
+    reg  [5:0] warp_10__d;
     // verilator lint_on UNOPTFLAT
     wire  [5:0] warp_10__q;
     // verilator lint_off UNOPTFLAT
-    reg  warp_10__clock /*verilator isolate_assignments*/;
+    reg  warp_10__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [5:0] warp_11__d /*verilator isolate_assignments*/;
+    reg  [5:0] warp_11__d;
     // verilator lint_on UNOPTFLAT
     wire  [5:0] warp_11__q;
     // verilator lint_off UNOPTFLAT
-    reg  warp_11__clock /*verilator isolate_assignments*/;
+    reg  warp_11__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [5:0] warp_12__d /*verilator isolate_assignments*/;
+    reg  [5:0] warp_12__d;
     // verilator lint_on UNOPTFLAT
     wire  [5:0] warp_12__q;
     // verilator lint_off UNOPTFLAT
-    reg  warp_12__clock /*verilator isolate_assignments*/;
+    reg  warp_12__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [5:0] warp_13__d /*verilator isolate_assignments*/;
+    reg  [5:0] warp_13__d;
     // verilator lint_on UNOPTFLAT
     wire  [5:0] warp_13__q;
     // verilator lint_off UNOPTFLAT
-    reg  warp_13__clock /*verilator isolate_assignments*/;
+    reg  warp_13__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [5:0] warp_14__d /*verilator isolate_assignments*/;
+    reg  [5:0] warp_14__d;
     // verilator lint_on UNOPTFLAT
     wire  [5:0] warp_14__q;
     // verilator lint_off UNOPTFLAT
-    reg  warp_14__clock /*verilator isolate_assignments*/;
+    reg  warp_14__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [5:0] warp_15__d /*verilator isolate_assignments*/;
+    reg  [5:0] warp_15__d;
     // verilator lint_on UNOPTFLAT
     wire  [5:0] warp_15__q;
     // verilator lint_off UNOPTFLAT
-    reg  warp_15__clock /*verilator isolate_assignments*/;
+    reg  warp_15__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [5:0] warp_16__d /*verilator isolate_assignments*/;
+    reg  [5:0] warp_16__d;
     // verilator lint_on UNOPTFLAT
     wire  [5:0] warp_16__q;
     // verilator lint_off UNOPTFLAT
-    reg  warp_16__clock /*verilator isolate_assignments*/;
+    reg  warp_16__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [5:0] warp_17__d /*verilator isolate_assignments*/;
+    reg  [5:0] warp_17__d;
     // verilator lint_on UNOPTFLAT
     wire  [5:0] warp_17__q;
     // verilator lint_off UNOPTFLAT
-    reg  warp_17__clock /*verilator isolate_assignments*/;
+    reg  warp_17__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [5:0] warp_18__d /*verilator isolate_assignments*/;
+    reg  [5:0] warp_18__d;
     // verilator lint_on UNOPTFLAT
     wire  [5:0] warp_18__q;
     // verilator lint_off UNOPTFLAT
-    reg  warp_18__clock /*verilator isolate_assignments*/;
+    reg  warp_18__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [5:0] warp_19__d /*verilator isolate_assignments*/;
+    reg  [5:0] warp_19__d;
     // verilator lint_on UNOPTFLAT
     wire  [5:0] warp_19__q;
     // verilator lint_off UNOPTFLAT
-    reg  warp_19__clock /*verilator isolate_assignments*/;
+    reg  warp_19__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [5:0] warp_20__d /*verilator isolate_assignments*/;
+    reg  [5:0] warp_20__d;
     // verilator lint_on UNOPTFLAT
     wire  [5:0] warp_20__q;
     // verilator lint_off UNOPTFLAT
-    reg  warp_20__clock /*verilator isolate_assignments*/;
+    reg  warp_20__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [5:0] warp_21__d /*verilator isolate_assignments*/;
+    reg  [5:0] warp_21__d;
     // verilator lint_on UNOPTFLAT
     wire  [5:0] warp_21__q;
     // verilator lint_off UNOPTFLAT
-    reg  warp_21__clock /*verilator isolate_assignments*/;
+    reg  warp_21__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [5:0] warp_22__d /*verilator isolate_assignments*/;
+    reg  [5:0] warp_22__d;
     // verilator lint_on UNOPTFLAT
     wire  [5:0] warp_22__q;
     // verilator lint_off UNOPTFLAT
-    reg  warp_22__clock /*verilator isolate_assignments*/;
+    reg  warp_22__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [5:0] warp_23__d /*verilator isolate_assignments*/;
+    reg  [5:0] warp_23__d;
     // verilator lint_on UNOPTFLAT
     wire  [5:0] warp_23__q;
     // verilator lint_off UNOPTFLAT
-    reg  warp_23__clock /*verilator isolate_assignments*/;
+    reg  warp_23__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [5:0] warp_24__d /*verilator isolate_assignments*/;
+    reg  [5:0] warp_24__d;
     // verilator lint_on UNOPTFLAT
     wire  [5:0] warp_24__q;
     // verilator lint_off UNOPTFLAT
-    reg  warp_24__clock /*verilator isolate_assignments*/;
+    reg  warp_24__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [5:0] warp_25__d /*verilator isolate_assignments*/;
+    reg  [5:0] warp_25__d;
     // verilator lint_on UNOPTFLAT
     wire  [5:0] warp_25__q;
     // verilator lint_off UNOPTFLAT
-    reg  warp_25__clock /*verilator isolate_assignments*/;
+    reg  warp_25__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [5:0] warp_26__d /*verilator isolate_assignments*/;
+    reg  [5:0] warp_26__d;
     // verilator lint_on UNOPTFLAT
     wire  [5:0] warp_26__q;
     // verilator lint_off UNOPTFLAT
-    reg  warp_26__clock /*verilator isolate_assignments*/;
+    reg  warp_26__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [5:0] warp_27__d /*verilator isolate_assignments*/;
+    reg  [5:0] warp_27__d;
     // verilator lint_on UNOPTFLAT
     wire  [5:0] warp_27__q;
     // verilator lint_off UNOPTFLAT
-    reg  warp_27__clock /*verilator isolate_assignments*/;
+    reg  warp_27__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [5:0] warp_28__d /*verilator isolate_assignments*/;
+    reg  [5:0] warp_28__d;
     // verilator lint_on UNOPTFLAT
     wire  [5:0] warp_28__q;
     // verilator lint_off UNOPTFLAT
-    reg  warp_28__clock /*verilator isolate_assignments*/;
+    reg  warp_28__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [5:0] warp_29__d /*verilator isolate_assignments*/;
+    reg  [5:0] warp_29__d;
     // verilator lint_on UNOPTFLAT
     wire  [5:0] warp_29__q;
     // verilator lint_off UNOPTFLAT
-    reg  warp_29__clock /*verilator isolate_assignments*/;
+    reg  warp_29__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [5:0] warp_30__d /*verilator isolate_assignments*/;
+    reg  [5:0] warp_30__d;
     // verilator lint_on UNOPTFLAT
     wire  [5:0] warp_30__q;
     // verilator lint_off UNOPTFLAT
-    reg  warp_30__clock /*verilator isolate_assignments*/;
+    reg  warp_30__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [5:0] warp_31__d /*verilator isolate_assignments*/;
+    reg  [5:0] warp_31__d;
     // verilator lint_on UNOPTFLAT
     wire  [5:0] warp_31__q;
     // verilator lint_off UNOPTFLAT
-    reg  warp_31__clock /*verilator isolate_assignments*/;
+    reg  warp_31__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [31:0] blockers_0__d /*verilator isolate_assignments*/;
+    reg  [31:0] blockers_0__d;
     // verilator lint_on UNOPTFLAT
     wire  [31:0] blockers_0__q;
     // verilator lint_off UNOPTFLAT
-    reg  blockers_0__clock /*verilator isolate_assignments*/;
+    reg  blockers_0__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [31:0] blockers_1__d /*verilator isolate_assignments*/;
+    reg  [31:0] blockers_1__d;
     // verilator lint_on UNOPTFLAT
     wire  [31:0] blockers_1__q;
     // verilator lint_off UNOPTFLAT
-    reg  blockers_1__clock /*verilator isolate_assignments*/;
+    reg  blockers_1__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [31:0] blockers_2__d /*verilator isolate_assignments*/;
+    reg  [31:0] blockers_2__d;
     // verilator lint_on UNOPTFLAT
     wire  [31:0] blockers_2__q;
     // verilator lint_off UNOPTFLAT
-    reg  blockers_2__clock /*verilator isolate_assignments*/;
+    reg  blockers_2__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [31:0] blockers_3__d /*verilator isolate_assignments*/;
+    reg  [31:0] blockers_3__d;
     // verilator lint_on UNOPTFLAT
     wire  [31:0] blockers_3__q;
     // verilator lint_off UNOPTFLAT
-    reg  blockers_3__clock /*verilator isolate_assignments*/;
+    reg  blockers_3__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [31:0] blockers_4__d /*verilator isolate_assignments*/;
+    reg  [31:0] blockers_4__d;
     // verilator lint_on UNOPTFLAT
     wire  [31:0] blockers_4__q;
     // verilator lint_off UNOPTFLAT
-    reg  blockers_4__clock /*verilator isolate_assignments*/;
+    reg  blockers_4__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [31:0] blockers_5__d /*verilator isolate_assignments*/;
+    reg  [31:0] blockers_5__d;
     // verilator lint_on UNOPTFLAT
     wire  [31:0] blockers_5__q;
     // verilator lint_off UNOPTFLAT
-    reg  blockers_5__clock /*verilator isolate_assignments*/;
+    reg  blockers_5__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [31:0] blockers_6__d /*verilator isolate_assignments*/;
+    reg  [31:0] blockers_6__d;
     // verilator lint_on UNOPTFLAT
     wire  [31:0] blockers_6__q;
     // verilator lint_off UNOPTFLAT
-    reg  blockers_6__clock /*verilator isolate_assignments*/;
+    reg  blockers_6__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [31:0] blockers_7__d /*verilator isolate_assignments*/;
+    reg  [31:0] blockers_7__d;
     // verilator lint_on UNOPTFLAT
     wire  [31:0] blockers_7__q;
     // verilator lint_off UNOPTFLAT
-    reg  blockers_7__clock /*verilator isolate_assignments*/;
+    reg  blockers_7__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [31:0] blockers_8__d /*verilator isolate_assignments*/;
+    reg  [31:0] blockers_8__d;
     // verilator lint_on UNOPTFLAT
     wire  [31:0] blockers_8__q;
     // verilator lint_off UNOPTFLAT
-    reg  blockers_8__clock /*verilator isolate_assignments*/;
+    reg  blockers_8__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [31:0] blockers_9__d /*verilator isolate_assignments*/;
+    reg  [31:0] blockers_9__d;
     // verilator lint_on UNOPTFLAT
     wire  [31:0] blockers_9__q;
     // verilator lint_off UNOPTFLAT
-    reg  blockers_9__clock /*verilator isolate_assignments*/;
+    reg  blockers_9__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [31:0] blockers_10__d /*verilator isolate_assignments*/;
+    reg  [31:0] blockers_10__d;
     // verilator lint_on UNOPTFLAT
     wire  [31:0] blockers_10__q;
     // verilator lint_off UNOPTFLAT
-    reg  blockers_10__clock /*verilator isolate_assignments*/;
+    reg  blockers_10__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [31:0] blockers_11__d /*verilator isolate_assignments*/;
+    reg  [31:0] blockers_11__d;
     // verilator lint_on UNOPTFLAT
     wire  [31:0] blockers_11__q;
     // verilator lint_off UNOPTFLAT
-    reg  blockers_11__clock /*verilator isolate_assignments*/;
+    reg  blockers_11__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [31:0] blockers_12__d /*verilator isolate_assignments*/;
+    reg  [31:0] blockers_12__d;
     // verilator lint_on UNOPTFLAT
     wire  [31:0] blockers_12__q;
     // verilator lint_off UNOPTFLAT
-    reg  blockers_12__clock /*verilator isolate_assignments*/;
+    reg  blockers_12__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [31:0] blockers_13__d /*verilator isolate_assignments*/;
+    reg  [31:0] blockers_13__d;
     // verilator lint_on UNOPTFLAT
     wire  [31:0] blockers_13__q;
     // verilator lint_off UNOPTFLAT
-    reg  blockers_13__clock /*verilator isolate_assignments*/;
+    reg  blockers_13__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [31:0] blockers_14__d /*verilator isolate_assignments*/;
+    reg  [31:0] blockers_14__d;
     // verilator lint_on UNOPTFLAT
     wire  [31:0] blockers_14__q;
     // verilator lint_off UNOPTFLAT
-    reg  blockers_14__clock /*verilator isolate_assignments*/;
+    reg  blockers_14__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [31:0] blockers_15__d /*verilator isolate_assignments*/;
+    reg  [31:0] blockers_15__d;
     // verilator lint_on UNOPTFLAT
     wire  [31:0] blockers_15__q;
     // verilator lint_off UNOPTFLAT
-    reg  blockers_15__clock /*verilator isolate_assignments*/;
+    reg  blockers_15__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [31:0] blockers_16__d /*verilator isolate_assignments*/;
+    reg  [31:0] blockers_16__d;
     // verilator lint_on UNOPTFLAT
     wire  [31:0] blockers_16__q;
     // verilator lint_off UNOPTFLAT
-    reg  blockers_16__clock /*verilator isolate_assignments*/;
+    reg  blockers_16__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [31:0] blockers_17__d /*verilator isolate_assignments*/;
+    reg  [31:0] blockers_17__d;
     // verilator lint_on UNOPTFLAT
     wire  [31:0] blockers_17__q;
     // verilator lint_off UNOPTFLAT
-    reg  blockers_17__clock /*verilator isolate_assignments*/;
+    reg  blockers_17__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [31:0] blockers_18__d /*verilator isolate_assignments*/;
+    reg  [31:0] blockers_18__d;
     // verilator lint_on UNOPTFLAT
     wire  [31:0] blockers_18__q;
     // verilator lint_off UNOPTFLAT
-    reg  blockers_18__clock /*verilator isolate_assignments*/;
+    reg  blockers_18__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [31:0] blockers_19__d /*verilator isolate_assignments*/;
+    reg  [31:0] blockers_19__d;
     // verilator lint_on UNOPTFLAT
     wire  [31:0] blockers_19__q;
     // verilator lint_off UNOPTFLAT
-    reg  blockers_19__clock /*verilator isolate_assignments*/;
+    reg  blockers_19__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [31:0] blockers_20__d /*verilator isolate_assignments*/;
+    reg  [31:0] blockers_20__d;
     // verilator lint_on UNOPTFLAT
     wire  [31:0] blockers_20__q;
     // verilator lint_off UNOPTFLAT
-    reg  blockers_20__clock /*verilator isolate_assignments*/;
+    reg  blockers_20__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [31:0] blockers_21__d /*verilator isolate_assignments*/;
+    reg  [31:0] blockers_21__d;
     // verilator lint_on UNOPTFLAT
     wire  [31:0] blockers_21__q;
     // verilator lint_off UNOPTFLAT
-    reg  blockers_21__clock /*verilator isolate_assignments*/;
+    reg  blockers_21__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [31:0] blockers_22__d /*verilator isolate_assignments*/;
+    reg  [31:0] blockers_22__d;
     // verilator lint_on UNOPTFLAT
     wire  [31:0] blockers_22__q;
     // verilator lint_off UNOPTFLAT
-    reg  blockers_22__clock /*verilator isolate_assignments*/;
+    reg  blockers_22__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [31:0] blockers_23__d /*verilator isolate_assignments*/;
+    reg  [31:0] blockers_23__d;
     // verilator lint_on UNOPTFLAT
     wire  [31:0] blockers_23__q;
     // verilator lint_off UNOPTFLAT
-    reg  blockers_23__clock /*verilator isolate_assignments*/;
+    reg  blockers_23__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [31:0] blockers_24__d /*verilator isolate_assignments*/;
+    reg  [31:0] blockers_24__d;
     // verilator lint_on UNOPTFLAT
     wire  [31:0] blockers_24__q;
     // verilator lint_off UNOPTFLAT
-    reg  blockers_24__clock /*verilator isolate_assignments*/;
+    reg  blockers_24__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [31:0] blockers_25__d /*verilator isolate_assignments*/;
+    reg  [31:0] blockers_25__d;
     // verilator lint_on UNOPTFLAT
     wire  [31:0] blockers_25__q;
     // verilator lint_off UNOPTFLAT
-    reg  blockers_25__clock /*verilator isolate_assignments*/;
+    reg  blockers_25__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [31:0] blockers_26__d /*verilator isolate_assignments*/;
+    reg  [31:0] blockers_26__d;
     // verilator lint_on UNOPTFLAT
     wire  [31:0] blockers_26__q;
     // verilator lint_off UNOPTFLAT
-    reg  blockers_26__clock /*verilator isolate_assignments*/;
+    reg  blockers_26__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [31:0] blockers_27__d /*verilator isolate_assignments*/;
+    reg  [31:0] blockers_27__d;
     // verilator lint_on UNOPTFLAT
     wire  [31:0] blockers_27__q;
     // verilator lint_off UNOPTFLAT
-    reg  blockers_27__clock /*verilator isolate_assignments*/;
+    reg  blockers_27__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [31:0] blockers_28__d /*verilator isolate_assignments*/;
+    reg  [31:0] blockers_28__d;
     // verilator lint_on UNOPTFLAT
     wire  [31:0] blockers_28__q;
     // verilator lint_off UNOPTFLAT
-    reg  blockers_28__clock /*verilator isolate_assignments*/;
+    reg  blockers_28__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [31:0] blockers_29__d /*verilator isolate_assignments*/;
+    reg  [31:0] blockers_29__d;
     // verilator lint_on UNOPTFLAT
     wire  [31:0] blockers_29__q;
     // verilator lint_off UNOPTFLAT
-    reg  blockers_29__clock /*verilator isolate_assignments*/;
+    reg  blockers_29__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [31:0] blockers_30__d /*verilator isolate_assignments*/;
+    reg  [31:0] blockers_30__d;
     // verilator lint_on UNOPTFLAT
     wire  [31:0] blockers_30__q;
     // verilator lint_off UNOPTFLAT
-    reg  blockers_30__clock /*verilator isolate_assignments*/;
+    reg  blockers_30__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [31:0] blockers_31__d /*verilator isolate_assignments*/;
+    reg  [31:0] blockers_31__d;
     // verilator lint_on UNOPTFLAT
     wire  [31:0] blockers_31__q;
     // verilator lint_off UNOPTFLAT
-    reg  blockers_31__clock /*verilator isolate_assignments*/;
+    reg  blockers_31__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [31:0] free__req /*verilator isolate_assignments*/;
+    reg  [31:0] free__req;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNUSEDSIGNAL
     wire  free__valid;
@@ -556,16 +556,16 @@ module newcar_base_fermi(clock,reset,lsu_valid,lsu_warp,lsu_store,lsu_accept,q_a
     wire  [31:0] free__onehot;
     wire  [4:0] free__index;
     // verilator lint_off UNOPTFLAT
-    reg  service__clock /*verilator isolate_assignments*/;
+    reg  service__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  service__reset /*verilator isolate_assignments*/;
+    reg  service__reset;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [31:0] service__req /*verilator isolate_assignments*/;
+    reg  [31:0] service__req;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  service__advance /*verilator isolate_assignments*/;
+    reg  service__advance;
     // verilator lint_on UNOPTFLAT
     wire  service__valid;
     wire  [31:0] service__onehot;
@@ -573,31 +573,31 @@ module newcar_base_fermi(clock,reset,lsu_valid,lsu_warp,lsu_store,lsu_accept,q_a
     
     // Local signals
     // verilator lint_off UNOPTFLAT
-    reg  full /*verilator isolate_assignments*/;
+    reg  full;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
     reg  [31:0] same;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  must /*verilator isolate_assignments*/;
+    reg  must;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
     reg  [31:0] elig;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  take_lsu /*verilator isolate_assignments*/;
+    reg  take_lsu;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  to_cache /*verilator isolate_assignments*/;
+    reg  to_cache;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  enq /*verilator isolate_assignments*/;
+    reg  enq;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  serve /*verilator isolate_assignments*/;
+    reg  serve;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  deq /*verilator isolate_assignments*/;
+    reg  deq;
     // verilator lint_on UNOPTFLAT
     
     // Sub module instances
@@ -1888,20 +1888,20 @@ module newcar_base_fermi__service(clock,reset,req,advance,valid,onehot,index);
     
     // Stub signals
     // verilator lint_off UNOPTFLAT
-    reg  [31:0] above__d /*verilator isolate_assignments*/;
+    reg  [31:0] above__d;
     // verilator lint_on UNOPTFLAT
     wire  [31:0] above__q;
     // verilator lint_off UNOPTFLAT
-    reg  above__clock /*verilator isolate_assignments*/;
+    reg  above__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [31:0] masked__req /*verilator isolate_assignments*/;
+    reg  [31:0] masked__req;
     // verilator lint_on UNOPTFLAT
     wire  masked__valid;
     wire  [31:0] masked__onehot;
     wire  [4:0] masked__index;
     // verilator lint_off UNOPTFLAT
-    reg  [31:0] any__req /*verilator isolate_assignments*/;
+    reg  [31:0] any__req;
     // verilator lint_on UNOPTFLAT
     wire  any__valid;
     wire  [31:0] any__onehot;

@@ -55,140 +55,140 @@ module newcar_base_proto(clock,reset,lsu_valid,lsu_warp,lsu_store,lsu_accept,q_a
     
     // Stub signals
     // verilator lint_off UNOPTFLAT
-    reg  [7:0] valid__d /*verilator isolate_assignments*/;
+    reg  [7:0] valid__d;
     // verilator lint_on UNOPTFLAT
     wire  [7:0] valid__q;
     // verilator lint_off UNOPTFLAT
-    reg  valid__clock /*verilator isolate_assignments*/;
+    reg  valid__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [7:0] store__d /*verilator isolate_assignments*/;
+    reg  [7:0] store__d;
     // verilator lint_on UNOPTFLAT
     wire  [7:0] store__q;
     // verilator lint_off UNOPTFLAT
-    reg  store__clock /*verilator isolate_assignments*/;
+    reg  store__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [3:0] used__d /*verilator isolate_assignments*/;
+    reg  [3:0] used__d;
     // verilator lint_on UNOPTFLAT
     wire  [3:0] used__q;
     // verilator lint_off UNOPTFLAT
-    reg  used__clock /*verilator isolate_assignments*/;
+    reg  used__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [2:0] warp_0__d /*verilator isolate_assignments*/;
+    reg  [2:0] warp_0__d;
     // verilator lint_on UNOPTFLAT
     wire  [2:0] warp_0__q;
     // verilator lint_off UNOPTFLAT
-    reg  warp_0__clock /*verilator isolate_assignments*/;
+    reg  warp_0__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [2:0] warp_1__d /*verilator isolate_assignments*/;
+    reg  [2:0] warp_1__d;
     // verilator lint_on UNOPTFLAT
     wire  [2:0] warp_1__q;
     // verilator lint_off UNOPTFLAT
-    reg  warp_1__clock /*verilator isolate_assignments*/;
+    reg  warp_1__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [2:0] warp_2__d /*verilator isolate_assignments*/;
+    reg  [2:0] warp_2__d;
     // verilator lint_on UNOPTFLAT
     wire  [2:0] warp_2__q;
     // verilator lint_off UNOPTFLAT
-    reg  warp_2__clock /*verilator isolate_assignments*/;
+    reg  warp_2__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [2:0] warp_3__d /*verilator isolate_assignments*/;
+    reg  [2:0] warp_3__d;
     // verilator lint_on UNOPTFLAT
     wire  [2:0] warp_3__q;
     // verilator lint_off UNOPTFLAT
-    reg  warp_3__clock /*verilator isolate_assignments*/;
+    reg  warp_3__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [2:0] warp_4__d /*verilator isolate_assignments*/;
+    reg  [2:0] warp_4__d;
     // verilator lint_on UNOPTFLAT
     wire  [2:0] warp_4__q;
     // verilator lint_off UNOPTFLAT
-    reg  warp_4__clock /*verilator isolate_assignments*/;
+    reg  warp_4__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [2:0] warp_5__d /*verilator isolate_assignments*/;
+    reg  [2:0] warp_5__d;
     // verilator lint_on UNOPTFLAT
     wire  [2:0] warp_5__q;
     // verilator lint_off UNOPTFLAT
-    reg  warp_5__clock /*verilator isolate_assignments*/;
+    reg  warp_5__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [2:0] warp_6__d /*verilator isolate_assignments*/;
+    reg  [2:0] warp_6__d;
     // verilator lint_on UNOPTFLAT
     wire  [2:0] warp_6__q;
     // verilator lint_off UNOPTFLAT
-    reg  warp_6__clock /*verilator isolate_assignments*/;
+    reg  warp_6__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [2:0] warp_7__d /*verilator isolate_assignments*/;
+    reg  [2:0] warp_7__d;
     // verilator lint_on UNOPTFLAT
     wire  [2:0] warp_7__q;
     // verilator lint_off UNOPTFLAT
-    reg  warp_7__clock /*verilator isolate_assignments*/;
+    reg  warp_7__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [7:0] blockers_0__d /*verilator isolate_assignments*/;
+    reg  [7:0] blockers_0__d;
     // verilator lint_on UNOPTFLAT
     wire  [7:0] blockers_0__q;
     // verilator lint_off UNOPTFLAT
-    reg  blockers_0__clock /*verilator isolate_assignments*/;
+    reg  blockers_0__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [7:0] blockers_1__d /*verilator isolate_assignments*/;
+    reg  [7:0] blockers_1__d;
     // verilator lint_on UNOPTFLAT
     wire  [7:0] blockers_1__q;
     // verilator lint_off UNOPTFLAT
-    reg  blockers_1__clock /*verilator isolate_assignments*/;
+    reg  blockers_1__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [7:0] blockers_2__d /*verilator isolate_assignments*/;
+    reg  [7:0] blockers_2__d;
     // verilator lint_on UNOPTFLAT
     wire  [7:0] blockers_2__q;
     // verilator lint_off UNOPTFLAT
-    reg  blockers_2__clock /*verilator isolate_assignments*/;
+    reg  blockers_2__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [7:0] blockers_3__d /*verilator isolate_assignments*/;
+    reg  [7:0] blockers_3__d;
     // verilator lint_on UNOPTFLAT
     wire  [7:0] blockers_3__q;
     // verilator lint_off UNOPTFLAT
-    reg  blockers_3__clock /*verilator isolate_assignments*/;
+    reg  blockers_3__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [7:0] blockers_4__d /*verilator isolate_assignments*/;
+    reg  [7:0] blockers_4__d;
     // verilator lint_on UNOPTFLAT
     wire  [7:0] blockers_4__q;
     // verilator lint_off UNOPTFLAT
-    reg  blockers_4__clock /*verilator isolate_assignments*/;
+    reg  blockers_4__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [7:0] blockers_5__d /*verilator isolate_assignments*/;
+    reg  [7:0] blockers_5__d;
     // verilator lint_on UNOPTFLAT
     wire  [7:0] blockers_5__q;
     // verilator lint_off UNOPTFLAT
-    reg  blockers_5__clock /*verilator isolate_assignments*/;
+    reg  blockers_5__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [7:0] blockers_6__d /*verilator isolate_assignments*/;
+    reg  [7:0] blockers_6__d;
     // verilator lint_on UNOPTFLAT
     wire  [7:0] blockers_6__q;
     // verilator lint_off UNOPTFLAT
-    reg  blockers_6__clock /*verilator isolate_assignments*/;
+    reg  blockers_6__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [7:0] blockers_7__d /*verilator isolate_assignments*/;
+    reg  [7:0] blockers_7__d;
     // verilator lint_on UNOPTFLAT
     wire  [7:0] blockers_7__q;
     // verilator lint_off UNOPTFLAT
-    reg  blockers_7__clock /*verilator isolate_assignments*/;
+    reg  blockers_7__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [7:0] free__req /*verilator isolate_assignments*/;
+    reg  [7:0] free__req;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNUSEDSIGNAL
     wire  free__valid;
@@ -196,16 +196,16 @@ module newcar_base_proto(clock,reset,lsu_valid,lsu_warp,lsu_store,lsu_accept,q_a
     wire  [7:0] free__onehot;
     wire  [2:0] free__index;
     // verilator lint_off UNOPTFLAT
-    reg  service__clock /*verilator isolate_assignments*/;
+    reg  service__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  service__reset /*verilator isolate_assignments*/;
+    reg  service__reset;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [7:0] service__req /*verilator isolate_assignments*/;
+    reg  [7:0] service__req;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  service__advance /*verilator isolate_assignments*/;
+    reg  service__advance;
     // verilator lint_on UNOPTFLAT
     wire  service__valid;
     wire  [7:0] service__onehot;
@@ -213,31 +213,31 @@ module newcar_base_proto(clock,reset,lsu_valid,lsu_warp,lsu_store,lsu_accept,q_a
     
     // Local signals
     // verilator lint_off UNOPTFLAT
-    reg  full /*verilator isolate_assignments*/;
+    reg  full;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
     reg  [7:0] same;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  must /*verilator isolate_assignments*/;
+    reg  must;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
     reg  [7:0] elig;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  take_lsu /*verilator isolate_assignments*/;
+    reg  take_lsu;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  to_cache /*verilator isolate_assignments*/;
+    reg  to_cache;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  enq /*verilator isolate_assignments*/;
+    reg  enq;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  serve /*verilator isolate_assignments*/;
+    reg  serve;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  deq /*verilator isolate_assignments*/;
+    reg  deq;
     // verilator lint_on UNOPTFLAT
     
     // Sub module instances
@@ -696,20 +696,20 @@ module newcar_base_proto__service(clock,reset,req,advance,valid,onehot,index);
     
     // Stub signals
     // verilator lint_off UNOPTFLAT
-    reg  [7:0] above__d /*verilator isolate_assignments*/;
+    reg  [7:0] above__d;
     // verilator lint_on UNOPTFLAT
     wire  [7:0] above__q;
     // verilator lint_off UNOPTFLAT
-    reg  above__clock /*verilator isolate_assignments*/;
+    reg  above__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [7:0] masked__req /*verilator isolate_assignments*/;
+    reg  [7:0] masked__req;
     // verilator lint_on UNOPTFLAT
     wire  masked__valid;
     wire  [7:0] masked__onehot;
     wire  [2:0] masked__index;
     // verilator lint_off UNOPTFLAT
-    reg  [7:0] any__req /*verilator isolate_assignments*/;
+    reg  [7:0] any__req;
     // verilator lint_on UNOPTFLAT
     wire  any__valid;
     wire  [7:0] any__onehot;

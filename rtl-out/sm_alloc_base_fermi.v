@@ -40,70 +40,70 @@ module sm_alloc_base_fermi(clock,reset,need_threads,need_regs,need_smem,alloc_th
     
     // Stub signals
     // verilator lint_off UNOPTFLAT
-    reg  threads__clock /*verilator isolate_assignments*/;
+    reg  threads__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  threads__reset /*verilator isolate_assignments*/;
+    reg  threads__reset;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [10:0] threads__need /*verilator isolate_assignments*/;
+    reg  [10:0] threads__need;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [10:0] threads__alloc /*verilator isolate_assignments*/;
+    reg  [10:0] threads__alloc;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [10:0] threads__free /*verilator isolate_assignments*/;
+    reg  [10:0] threads__free;
     // verilator lint_on UNOPTFLAT
     wire  threads__fit1;
     wire  threads__fit2;
     // verilator lint_off UNOPTFLAT
-    reg  regs__clock /*verilator isolate_assignments*/;
+    reg  regs__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  regs__reset /*verilator isolate_assignments*/;
+    reg  regs__reset;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [15:0] regs__need /*verilator isolate_assignments*/;
+    reg  [15:0] regs__need;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [15:0] regs__alloc /*verilator isolate_assignments*/;
+    reg  [15:0] regs__alloc;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [15:0] regs__free /*verilator isolate_assignments*/;
+    reg  [15:0] regs__free;
     // verilator lint_on UNOPTFLAT
     wire  regs__fit1;
     wire  regs__fit2;
     // verilator lint_off UNOPTFLAT
-    reg  smem__clock /*verilator isolate_assignments*/;
+    reg  smem__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  smem__reset /*verilator isolate_assignments*/;
+    reg  smem__reset;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [15:0] smem__need /*verilator isolate_assignments*/;
+    reg  [15:0] smem__need;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [15:0] smem__alloc /*verilator isolate_assignments*/;
+    reg  [15:0] smem__alloc;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [15:0] smem__free /*verilator isolate_assignments*/;
+    reg  [15:0] smem__free;
     // verilator lint_on UNOPTFLAT
     wire  smem__fit1;
     wire  smem__fit2;
     // verilator lint_off UNOPTFLAT
-    reg  blocks__clock /*verilator isolate_assignments*/;
+    reg  blocks__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  blocks__reset /*verilator isolate_assignments*/;
+    reg  blocks__reset;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [3:0] blocks__need /*verilator isolate_assignments*/;
+    reg  [3:0] blocks__need;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [3:0] blocks__alloc /*verilator isolate_assignments*/;
+    reg  [3:0] blocks__alloc;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [3:0] blocks__free /*verilator isolate_assignments*/;
+    reg  [3:0] blocks__free;
     // verilator lint_on UNOPTFLAT
     wire  blocks__fit1;
     wire  blocks__fit2;

@@ -28,43 +28,43 @@ module warp_arbiter_gto_fermi(clock,reset,ready,launch,exit,long_stall,grant_val
     
     // Stub signals
     // verilator lint_off UNOPTFLAT
-    reg  [23:0] live__d /*verilator isolate_assignments*/;
+    reg  [23:0] live__d;
     // verilator lint_on UNOPTFLAT
     wire  [23:0] live__q;
     // verilator lint_off UNOPTFLAT
-    reg  live__clock /*verilator isolate_assignments*/;
+    reg  live__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [23:0] last__d /*verilator isolate_assignments*/;
+    reg  [23:0] last__d;
     // verilator lint_on UNOPTFLAT
     wire  [23:0] last__q;
     // verilator lint_off UNOPTFLAT
-    reg  last__clock /*verilator isolate_assignments*/;
+    reg  last__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  age__clock /*verilator isolate_assignments*/;
+    reg  age__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  age__reset /*verilator isolate_assignments*/;
+    reg  age__reset;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [23:0] age__insert /*verilator isolate_assignments*/;
+    reg  [23:0] age__insert;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [23:0] age__req /*verilator isolate_assignments*/;
+    reg  [23:0] age__req;
     // verilator lint_on UNOPTFLAT
     wire  [23:0] age__oldest;
     // verilator lint_off UNOPTFLAT
-    reg  [23:0] encode__onehot /*verilator isolate_assignments*/;
+    reg  [23:0] encode__onehot;
     // verilator lint_on UNOPTFLAT
     wire  [4:0] encode__index;
     
     // Local signals
     // verilator lint_off UNOPTFLAT
-    reg  [23:0] eligible /*verilator isolate_assignments*/;
+    reg  [23:0] eligible;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [23:0] sel /*verilator isolate_assignments*/;
+    reg  [23:0] sel;
     // verilator lint_on UNOPTFLAT
     
     // Sub module instances

@@ -28,23 +28,23 @@ module warp_arbiter_lrr_fermi(clock,reset,ready,launch,exit,long_stall,grant_val
     
     // Stub signals
     // verilator lint_off UNOPTFLAT
-    reg  [23:0] live__d /*verilator isolate_assignments*/;
+    reg  [23:0] live__d;
     // verilator lint_on UNOPTFLAT
     wire  [23:0] live__q;
     // verilator lint_off UNOPTFLAT
-    reg  live__clock /*verilator isolate_assignments*/;
+    reg  live__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  round_robin__clock /*verilator isolate_assignments*/;
+    reg  round_robin__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  round_robin__reset /*verilator isolate_assignments*/;
+    reg  round_robin__reset;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [23:0] round_robin__req /*verilator isolate_assignments*/;
+    reg  [23:0] round_robin__req;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  round_robin__advance /*verilator isolate_assignments*/;
+    reg  round_robin__advance;
     // verilator lint_on UNOPTFLAT
     wire  round_robin__valid;
     // verilator lint_off UNUSEDSIGNAL
@@ -128,20 +128,20 @@ module warp_arbiter_lrr_fermi__round_robin(clock,reset,req,advance,valid,onehot,
     
     // Stub signals
     // verilator lint_off UNOPTFLAT
-    reg  [23:0] above__d /*verilator isolate_assignments*/;
+    reg  [23:0] above__d;
     // verilator lint_on UNOPTFLAT
     wire  [23:0] above__q;
     // verilator lint_off UNOPTFLAT
-    reg  above__clock /*verilator isolate_assignments*/;
+    reg  above__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [23:0] masked__req /*verilator isolate_assignments*/;
+    reg  [23:0] masked__req;
     // verilator lint_on UNOPTFLAT
     wire  masked__valid;
     wire  [23:0] masked__onehot;
     wire  [4:0] masked__index;
     // verilator lint_off UNOPTFLAT
-    reg  [23:0] any__req /*verilator isolate_assignments*/;
+    reg  [23:0] any__req;
     // verilator lint_on UNOPTFLAT
     wire  any__valid;
     wire  [23:0] any__onehot;

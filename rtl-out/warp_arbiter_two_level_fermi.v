@@ -76,258 +76,258 @@ module warp_arbiter_two_level_fermi(clock,reset,ready,launch,exit,long_stall,gra
     
     // Stub signals
     // verilator lint_off UNOPTFLAT
-    reg  [23:0] live__d /*verilator isolate_assignments*/;
+    reg  [23:0] live__d;
     // verilator lint_on UNOPTFLAT
     wire  [23:0] live__q;
     // verilator lint_off UNOPTFLAT
-    reg  live__clock /*verilator isolate_assignments*/;
+    reg  live__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [4:0] act_0__d /*verilator isolate_assignments*/;
+    reg  [4:0] act_0__d;
     // verilator lint_on UNOPTFLAT
     wire  [4:0] act_0__q;
     // verilator lint_off UNOPTFLAT
-    reg  act_0__clock /*verilator isolate_assignments*/;
+    reg  act_0__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [4:0] act_1__d /*verilator isolate_assignments*/;
+    reg  [4:0] act_1__d;
     // verilator lint_on UNOPTFLAT
     wire  [4:0] act_1__q;
     // verilator lint_off UNOPTFLAT
-    reg  act_1__clock /*verilator isolate_assignments*/;
+    reg  act_1__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [4:0] act_2__d /*verilator isolate_assignments*/;
+    reg  [4:0] act_2__d;
     // verilator lint_on UNOPTFLAT
     wire  [4:0] act_2__q;
     // verilator lint_off UNOPTFLAT
-    reg  act_2__clock /*verilator isolate_assignments*/;
+    reg  act_2__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [4:0] act_3__d /*verilator isolate_assignments*/;
+    reg  [4:0] act_3__d;
     // verilator lint_on UNOPTFLAT
     wire  [4:0] act_3__q;
     // verilator lint_off UNOPTFLAT
-    reg  act_3__clock /*verilator isolate_assignments*/;
+    reg  act_3__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [4:0] act_4__d /*verilator isolate_assignments*/;
+    reg  [4:0] act_4__d;
     // verilator lint_on UNOPTFLAT
     wire  [4:0] act_4__q;
     // verilator lint_off UNOPTFLAT
-    reg  act_4__clock /*verilator isolate_assignments*/;
+    reg  act_4__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [4:0] act_5__d /*verilator isolate_assignments*/;
+    reg  [4:0] act_5__d;
     // verilator lint_on UNOPTFLAT
     wire  [4:0] act_5__q;
     // verilator lint_off UNOPTFLAT
-    reg  act_5__clock /*verilator isolate_assignments*/;
+    reg  act_5__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [4:0] pend_0__d /*verilator isolate_assignments*/;
+    reg  [4:0] pend_0__d;
     // verilator lint_on UNOPTFLAT
     wire  [4:0] pend_0__q;
     // verilator lint_off UNOPTFLAT
-    reg  pend_0__clock /*verilator isolate_assignments*/;
+    reg  pend_0__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [4:0] pend_1__d /*verilator isolate_assignments*/;
+    reg  [4:0] pend_1__d;
     // verilator lint_on UNOPTFLAT
     wire  [4:0] pend_1__q;
     // verilator lint_off UNOPTFLAT
-    reg  pend_1__clock /*verilator isolate_assignments*/;
+    reg  pend_1__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [4:0] pend_2__d /*verilator isolate_assignments*/;
+    reg  [4:0] pend_2__d;
     // verilator lint_on UNOPTFLAT
     wire  [4:0] pend_2__q;
     // verilator lint_off UNOPTFLAT
-    reg  pend_2__clock /*verilator isolate_assignments*/;
+    reg  pend_2__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [4:0] pend_3__d /*verilator isolate_assignments*/;
+    reg  [4:0] pend_3__d;
     // verilator lint_on UNOPTFLAT
     wire  [4:0] pend_3__q;
     // verilator lint_off UNOPTFLAT
-    reg  pend_3__clock /*verilator isolate_assignments*/;
+    reg  pend_3__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [4:0] pend_4__d /*verilator isolate_assignments*/;
+    reg  [4:0] pend_4__d;
     // verilator lint_on UNOPTFLAT
     wire  [4:0] pend_4__q;
     // verilator lint_off UNOPTFLAT
-    reg  pend_4__clock /*verilator isolate_assignments*/;
+    reg  pend_4__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [4:0] pend_5__d /*verilator isolate_assignments*/;
+    reg  [4:0] pend_5__d;
     // verilator lint_on UNOPTFLAT
     wire  [4:0] pend_5__q;
     // verilator lint_off UNOPTFLAT
-    reg  pend_5__clock /*verilator isolate_assignments*/;
+    reg  pend_5__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [4:0] pend_6__d /*verilator isolate_assignments*/;
+    reg  [4:0] pend_6__d;
     // verilator lint_on UNOPTFLAT
     wire  [4:0] pend_6__q;
     // verilator lint_off UNOPTFLAT
-    reg  pend_6__clock /*verilator isolate_assignments*/;
+    reg  pend_6__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [4:0] pend_7__d /*verilator isolate_assignments*/;
+    reg  [4:0] pend_7__d;
     // verilator lint_on UNOPTFLAT
     wire  [4:0] pend_7__q;
     // verilator lint_off UNOPTFLAT
-    reg  pend_7__clock /*verilator isolate_assignments*/;
+    reg  pend_7__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [4:0] pend_8__d /*verilator isolate_assignments*/;
+    reg  [4:0] pend_8__d;
     // verilator lint_on UNOPTFLAT
     wire  [4:0] pend_8__q;
     // verilator lint_off UNOPTFLAT
-    reg  pend_8__clock /*verilator isolate_assignments*/;
+    reg  pend_8__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [4:0] pend_9__d /*verilator isolate_assignments*/;
+    reg  [4:0] pend_9__d;
     // verilator lint_on UNOPTFLAT
     wire  [4:0] pend_9__q;
     // verilator lint_off UNOPTFLAT
-    reg  pend_9__clock /*verilator isolate_assignments*/;
+    reg  pend_9__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [4:0] pend_10__d /*verilator isolate_assignments*/;
+    reg  [4:0] pend_10__d;
     // verilator lint_on UNOPTFLAT
     wire  [4:0] pend_10__q;
     // verilator lint_off UNOPTFLAT
-    reg  pend_10__clock /*verilator isolate_assignments*/;
+    reg  pend_10__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [4:0] pend_11__d /*verilator isolate_assignments*/;
+    reg  [4:0] pend_11__d;
     // verilator lint_on UNOPTFLAT
     wire  [4:0] pend_11__q;
     // verilator lint_off UNOPTFLAT
-    reg  pend_11__clock /*verilator isolate_assignments*/;
+    reg  pend_11__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [4:0] pend_12__d /*verilator isolate_assignments*/;
+    reg  [4:0] pend_12__d;
     // verilator lint_on UNOPTFLAT
     wire  [4:0] pend_12__q;
     // verilator lint_off UNOPTFLAT
-    reg  pend_12__clock /*verilator isolate_assignments*/;
+    reg  pend_12__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [4:0] pend_13__d /*verilator isolate_assignments*/;
+    reg  [4:0] pend_13__d;
     // verilator lint_on UNOPTFLAT
     wire  [4:0] pend_13__q;
     // verilator lint_off UNOPTFLAT
-    reg  pend_13__clock /*verilator isolate_assignments*/;
+    reg  pend_13__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [4:0] pend_14__d /*verilator isolate_assignments*/;
+    reg  [4:0] pend_14__d;
     // verilator lint_on UNOPTFLAT
     wire  [4:0] pend_14__q;
     // verilator lint_off UNOPTFLAT
-    reg  pend_14__clock /*verilator isolate_assignments*/;
+    reg  pend_14__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [4:0] pend_15__d /*verilator isolate_assignments*/;
+    reg  [4:0] pend_15__d;
     // verilator lint_on UNOPTFLAT
     wire  [4:0] pend_15__q;
     // verilator lint_off UNOPTFLAT
-    reg  pend_15__clock /*verilator isolate_assignments*/;
+    reg  pend_15__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [4:0] pend_16__d /*verilator isolate_assignments*/;
+    reg  [4:0] pend_16__d;
     // verilator lint_on UNOPTFLAT
     wire  [4:0] pend_16__q;
     // verilator lint_off UNOPTFLAT
-    reg  pend_16__clock /*verilator isolate_assignments*/;
+    reg  pend_16__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [4:0] pend_17__d /*verilator isolate_assignments*/;
+    reg  [4:0] pend_17__d;
     // verilator lint_on UNOPTFLAT
     wire  [4:0] pend_17__q;
     // verilator lint_off UNOPTFLAT
-    reg  pend_17__clock /*verilator isolate_assignments*/;
+    reg  pend_17__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [4:0] head__d /*verilator isolate_assignments*/;
+    reg  [4:0] head__d;
     // verilator lint_on UNOPTFLAT
     wire  [4:0] head__q;
     // verilator lint_off UNOPTFLAT
-    reg  head__clock /*verilator isolate_assignments*/;
+    reg  head__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [5:0] first__req /*verilator isolate_assignments*/;
+    reg  [5:0] first__req;
     // verilator lint_on UNOPTFLAT
     wire  first__valid;
     wire  [5:0] first__onehot;
     wire  [4:0] first__index;
     // verilator lint_off UNOPTFLAT
-    reg  [5:0] pick__sel /*verilator isolate_assignments*/;
+    reg  [5:0] pick__sel;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [4:0] pick__data_0 /*verilator isolate_assignments*/;
+    reg  [4:0] pick__data_0;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [4:0] pick__data_1 /*verilator isolate_assignments*/;
+    reg  [4:0] pick__data_1;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [4:0] pick__data_2 /*verilator isolate_assignments*/;
+    reg  [4:0] pick__data_2;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [4:0] pick__data_3 /*verilator isolate_assignments*/;
+    reg  [4:0] pick__data_3;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [4:0] pick__data_4 /*verilator isolate_assignments*/;
+    reg  [4:0] pick__data_4;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [4:0] pick__data_5 /*verilator isolate_assignments*/;
+    reg  [4:0] pick__data_5;
     // verilator lint_on UNOPTFLAT
     wire  [4:0] pick__out;
     
     // Local signals
     // verilator lint_off UNOPTFLAT
-    reg  [23:0] eligible /*verilator isolate_assignments*/;
+    reg  [23:0] eligible;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [23:0] waiting /*verilator isolate_assignments*/;
+    reg  [23:0] waiting;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  kept_0 /*verilator isolate_assignments*/;
+    reg  kept_0;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  kept_1 /*verilator isolate_assignments*/;
+    reg  kept_1;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  kept_2 /*verilator isolate_assignments*/;
+    reg  kept_2;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  kept_3 /*verilator isolate_assignments*/;
+    reg  kept_3;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  kept_4 /*verilator isolate_assignments*/;
+    reg  kept_4;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  kept_5 /*verilator isolate_assignments*/;
+    reg  kept_5;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [4:0] kept_before_0 /*verilator isolate_assignments*/;
+    reg  [4:0] kept_before_0;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [4:0] kept_before_1 /*verilator isolate_assignments*/;
+    reg  [4:0] kept_before_1;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [4:0] kept_before_2 /*verilator isolate_assignments*/;
+    reg  [4:0] kept_before_2;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [4:0] kept_before_3 /*verilator isolate_assignments*/;
+    reg  [4:0] kept_before_3;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [4:0] kept_before_4 /*verilator isolate_assignments*/;
+    reg  [4:0] kept_before_4;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [4:0] kept_before_5 /*verilator isolate_assignments*/;
+    reg  [4:0] kept_before_5;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
     reg  [4:0] kept_count;
@@ -369,34 +369,34 @@ module warp_arbiter_two_level_fermi(clock,reset,ready,launch,exit,long_stall,gra
     reg  [4:0] read_pos_5;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [4:0] list_0 /*verilator isolate_assignments*/;
+    reg  [4:0] list_0;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [4:0] list_1 /*verilator isolate_assignments*/;
+    reg  [4:0] list_1;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [4:0] list_2 /*verilator isolate_assignments*/;
+    reg  [4:0] list_2;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [4:0] list_3 /*verilator isolate_assignments*/;
+    reg  [4:0] list_3;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [4:0] list_4 /*verilator isolate_assignments*/;
+    reg  [4:0] list_4;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [4:0] list_5 /*verilator isolate_assignments*/;
+    reg  [4:0] list_5;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
     reg  [5:0] list_eligible;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  found /*verilator isolate_assignments*/;
+    reg  found;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [4:0] sel_pos /*verilator isolate_assignments*/;
+    reg  [4:0] sel_pos;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [4:0] sel_warp /*verilator isolate_assignments*/;
+    reg  [4:0] sel_warp;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
     reg  [4:0] rot_src_0;

@@ -46,128 +46,128 @@ module warp_arbiter_two_level_proto(clock,reset,ready,launch,exit,long_stall,gra
     
     // Stub signals
     // verilator lint_off UNOPTFLAT
-    reg  [7:0] live__d /*verilator isolate_assignments*/;
+    reg  [7:0] live__d;
     // verilator lint_on UNOPTFLAT
     wire  [7:0] live__q;
     // verilator lint_off UNOPTFLAT
-    reg  live__clock /*verilator isolate_assignments*/;
+    reg  live__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [2:0] act_0__d /*verilator isolate_assignments*/;
+    reg  [2:0] act_0__d;
     // verilator lint_on UNOPTFLAT
     wire  [2:0] act_0__q;
     // verilator lint_off UNOPTFLAT
-    reg  act_0__clock /*verilator isolate_assignments*/;
+    reg  act_0__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [2:0] act_1__d /*verilator isolate_assignments*/;
+    reg  [2:0] act_1__d;
     // verilator lint_on UNOPTFLAT
     wire  [2:0] act_1__q;
     // verilator lint_off UNOPTFLAT
-    reg  act_1__clock /*verilator isolate_assignments*/;
+    reg  act_1__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [2:0] act_2__d /*verilator isolate_assignments*/;
+    reg  [2:0] act_2__d;
     // verilator lint_on UNOPTFLAT
     wire  [2:0] act_2__q;
     // verilator lint_off UNOPTFLAT
-    reg  act_2__clock /*verilator isolate_assignments*/;
+    reg  act_2__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [2:0] act_3__d /*verilator isolate_assignments*/;
+    reg  [2:0] act_3__d;
     // verilator lint_on UNOPTFLAT
     wire  [2:0] act_3__q;
     // verilator lint_off UNOPTFLAT
-    reg  act_3__clock /*verilator isolate_assignments*/;
+    reg  act_3__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [2:0] pend_0__d /*verilator isolate_assignments*/;
+    reg  [2:0] pend_0__d;
     // verilator lint_on UNOPTFLAT
     wire  [2:0] pend_0__q;
     // verilator lint_off UNOPTFLAT
-    reg  pend_0__clock /*verilator isolate_assignments*/;
+    reg  pend_0__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [2:0] pend_1__d /*verilator isolate_assignments*/;
+    reg  [2:0] pend_1__d;
     // verilator lint_on UNOPTFLAT
     wire  [2:0] pend_1__q;
     // verilator lint_off UNOPTFLAT
-    reg  pend_1__clock /*verilator isolate_assignments*/;
+    reg  pend_1__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [2:0] pend_2__d /*verilator isolate_assignments*/;
+    reg  [2:0] pend_2__d;
     // verilator lint_on UNOPTFLAT
     wire  [2:0] pend_2__q;
     // verilator lint_off UNOPTFLAT
-    reg  pend_2__clock /*verilator isolate_assignments*/;
+    reg  pend_2__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [2:0] pend_3__d /*verilator isolate_assignments*/;
+    reg  [2:0] pend_3__d;
     // verilator lint_on UNOPTFLAT
     wire  [2:0] pend_3__q;
     // verilator lint_off UNOPTFLAT
-    reg  pend_3__clock /*verilator isolate_assignments*/;
+    reg  pend_3__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [2:0] head__d /*verilator isolate_assignments*/;
+    reg  [2:0] head__d;
     // verilator lint_on UNOPTFLAT
     wire  [2:0] head__q;
     // verilator lint_off UNOPTFLAT
-    reg  head__clock /*verilator isolate_assignments*/;
+    reg  head__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [3:0] first__req /*verilator isolate_assignments*/;
+    reg  [3:0] first__req;
     // verilator lint_on UNOPTFLAT
     wire  first__valid;
     wire  [3:0] first__onehot;
     wire  [2:0] first__index;
     // verilator lint_off UNOPTFLAT
-    reg  [3:0] pick__sel /*verilator isolate_assignments*/;
+    reg  [3:0] pick__sel;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [2:0] pick__data_0 /*verilator isolate_assignments*/;
+    reg  [2:0] pick__data_0;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [2:0] pick__data_1 /*verilator isolate_assignments*/;
+    reg  [2:0] pick__data_1;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [2:0] pick__data_2 /*verilator isolate_assignments*/;
+    reg  [2:0] pick__data_2;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [2:0] pick__data_3 /*verilator isolate_assignments*/;
+    reg  [2:0] pick__data_3;
     // verilator lint_on UNOPTFLAT
     wire  [2:0] pick__out;
     
     // Local signals
     // verilator lint_off UNOPTFLAT
-    reg  [7:0] eligible /*verilator isolate_assignments*/;
+    reg  [7:0] eligible;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [7:0] waiting /*verilator isolate_assignments*/;
+    reg  [7:0] waiting;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  kept_0 /*verilator isolate_assignments*/;
+    reg  kept_0;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  kept_1 /*verilator isolate_assignments*/;
+    reg  kept_1;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  kept_2 /*verilator isolate_assignments*/;
+    reg  kept_2;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  kept_3 /*verilator isolate_assignments*/;
+    reg  kept_3;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [2:0] kept_before_0 /*verilator isolate_assignments*/;
+    reg  [2:0] kept_before_0;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [2:0] kept_before_1 /*verilator isolate_assignments*/;
+    reg  [2:0] kept_before_1;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [2:0] kept_before_2 /*verilator isolate_assignments*/;
+    reg  [2:0] kept_before_2;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [2:0] kept_before_3 /*verilator isolate_assignments*/;
+    reg  [2:0] kept_before_3;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
     reg  [2:0] kept_count;
@@ -197,28 +197,28 @@ module warp_arbiter_two_level_proto(clock,reset,ready,launch,exit,long_stall,gra
     reg  [2:0] read_pos_3;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [2:0] list_0 /*verilator isolate_assignments*/;
+    reg  [2:0] list_0;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [2:0] list_1 /*verilator isolate_assignments*/;
+    reg  [2:0] list_1;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [2:0] list_2 /*verilator isolate_assignments*/;
+    reg  [2:0] list_2;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [2:0] list_3 /*verilator isolate_assignments*/;
+    reg  [2:0] list_3;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
     reg  [3:0] list_eligible;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  found /*verilator isolate_assignments*/;
+    reg  found;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [2:0] sel_pos /*verilator isolate_assignments*/;
+    reg  [2:0] sel_pos;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [2:0] sel_warp /*verilator isolate_assignments*/;
+    reg  [2:0] sel_warp;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
     reg  [2:0] rot_src_0;

@@ -20,14 +20,13 @@
 //!    it (the top module's header is written by the caller).
 //! 4. **Adds two Verilator hints**, comments that no other tool reads:
 //!    - rust-hdl writes a module's logic as one `always @(*)` block. When that block drives the
-//!      inputs of a combinational sub-block (a primitive) and reads its outputs, Verilator sees
-//!      a false combinational loop between the two blocks (`UNOPTFLAT`): the hardware has no
-//!      loop (Yosys's `check -assert` in the synthesis gate rejects a real one). In a module
-//!      that instantiates any sub-block other than a register, every local `reg` is declared
-//!      between `// verilator lint_off UNOPTFLAT` and `lint_on`, and gets
-//!      `/*verilator isolate_assignments*/` (Verilator orders it on its own, which shrinks the
-//!      part it must settle by iteration) unless some assignment computes it from itself
-//!      (`x = x | y`: isolated, it would form a block feeding itself).
+//!      inputs of a sub-block and reads its outputs, Verilator sees a false combinational loop
+//!      between the two blocks (`UNOPTFLAT`) and settles it by evaluating them again until
+//!      nothing changes; the hardware has no loop (Yosys's `check -assert` in the synthesis
+//!      gate rejects a real one). In a module that instantiates any sub-block other than a
+//!      register, the local `reg`s are declared between `// verilator lint_off UNOPTFLAT` and
+//!      `lint_on`. (Verilator's `isolate_assignments` would remove the loop but breaks
+//!      rust-hdl's style of reusing a local within the block: the lockstep tests caught it.)
 //!    - A primitive's output that a module does not use (a round robin's one-hot when only
 //!      the index is needed) is declared between `// verilator lint_off UNUSEDSIGNAL` and
 //!      `lint_on`; the logic behind it is removed by synthesis.
@@ -101,21 +100,6 @@ pub fn readable(verilog: &str, top: &str) -> Result<String, ReadableError> {
     Ok(out)
 }
 
-/// Whether some assignment to `name` reads `name` (`x = x | y;`, one statement per line as
-/// rust-hdl writes them): isolating such a variable would make a block that feeds itself.
-fn self_referencing(text: &str, name: &str) -> bool {
-    text.lines().any(|l| {
-        l.trim_start()
-            .strip_prefix(name)
-            .and_then(|r| r.strip_prefix(" = "))
-            .is_some_and(|rhs| {
-                identifier_spans(rhs)
-                    .iter()
-                    .any(|&(a, b)| &rhs[a..b] == name)
-            })
-    })
-}
-
 /// A rust-hdl `DFF` module: ports `d`, `q`, `clock`.
 fn is_register(m: &Module) -> bool {
     m.text
@@ -145,12 +129,7 @@ fn verilator_hints(text: &str, composite: &[&str]) -> String {
             .unwrap_or_default();
         if decl.starts_with("reg ") && instantiates_composite {
             out.push_str("    // verilator lint_off UNOPTFLAT\n");
-            if self_referencing(text, name) {
-                out.push_str(line);
-            } else {
-                out.push_str(line.trim_end_matches(';'));
-                out.push_str(" /*verilator isolate_assignments*/;");
-            }
+            out.push_str(line);
             out.push_str("\n    // verilator lint_on UNOPTFLAT\n");
         } else if decl.starts_with("wire ") && uses.get(name) == Some(&2) {
             // Declared and bound to the sub-block's port, never read.
