@@ -31,6 +31,23 @@ pub fn below_table<const N: usize>() -> [Constant<Bits<N>>; N] {
     })
 }
 
+/// `[1 << k for k in 0..B]` as 8-bit shift amounts (for prefix ORs of distance 1, 2, 4, ...).
+pub fn shift_table<const B: usize>() -> [rust_hdl::prelude::Constant<rust_hdl::prelude::Bits<8>>; B]
+{
+    array_init::array_init(|k| crate::consts::constant(1 << k))
+}
+
+/// Per index bit `k < B`: the `N`-bit mask of the positions whose index has bit `k` set.
+pub fn index_bit_masks<const N: usize, const B: usize>() -> [Constant<Bits<N>>; B] {
+    array_init::array_init(|k| {
+        let mut m = Bits::<N>::from(0u64);
+        for i in (0..N).filter(|i| (i >> k) & 1 == 1) {
+            m = m.replace_bit(i, true);
+        }
+        Constant::new(m)
+    })
+}
+
 /// A `W`-bit constant.
 pub fn constant<const W: usize>(v: u64) -> Constant<Bits<W>> {
     Constant::new(bits::<W>(v))

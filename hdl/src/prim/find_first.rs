@@ -1,7 +1,6 @@
 //! Find first set: the lowest set bit of an `N`-bit request vector.
 
-use super::{index_bit_masks, shift_table};
-use crate::consts::constant;
+use crate::consts::{constant, index_bit_masks, onehot_table, shift_table};
 use rust_hdl::prelude::*;
 
 /// The lowest set bit of `req` (bit 0 first), combinational.
@@ -40,7 +39,7 @@ impl<const N: usize, const B: usize> Default for FindFirst<N, B> {
             scan: Default::default(),
             shift: shift_table(),
             index_bits: index_bit_masks(),
-            bit_b: array_init::array_init(|k| constant(1 << k)),
+            bit_b: onehot_table(),
             zero_b: constant(0),
         }
     }

@@ -34,25 +34,6 @@ pub use onehot::{onehot_index_golden, onehot_mux_golden, OneHotIndex, OneHotMux}
 pub use popcount::{popcount_golden, PopCount};
 pub use rr_arbiter::{RrArbiter, RrArbiterGolden};
 
-/// `[1 << k for k in 0..B]` as 8-bit shift amounts (for prefix ORs of distance 1, 2, 4, ...).
-pub(crate) fn shift_table<const B: usize>(
-) -> [rust_hdl::prelude::Constant<rust_hdl::prelude::Bits<8>>; B] {
-    array_init::array_init(|k| crate::consts::constant(1 << k))
-}
-
-/// Per index bit `k < B`: the `N`-bit mask of the positions whose index has bit `k` set.
-pub(crate) fn index_bit_masks<const N: usize, const B: usize>(
-) -> [rust_hdl::prelude::Constant<rust_hdl::prelude::Bits<N>>; B] {
-    use rust_hdl::prelude::*;
-    array_init::array_init(|k| {
-        let mut m = Bits::<N>::from(0u64);
-        for i in (0..N).filter(|i| (i >> k) & 1 == 1) {
-            m = m.replace_bit(i, true);
-        }
-        Constant::new(m)
-    })
-}
-
 /// The Verilog of one instance of every primitive at a few sizes: (module name, Verilog).
 pub fn samples() -> Vec<(String, Result<String, String>)> {
     use crate::verilog_of;

@@ -1,7 +1,6 @@
 //! One-hot to index, and the AND-OR multiplexer selected by a one-hot vector.
 
-use super::index_bit_masks;
-use crate::consts::{constant, onehot_table};
+use crate::consts::{constant, index_bit_masks, onehot_table};
 use rust_hdl::prelude::*;
 
 /// The index of the set bit of a one-hot `N`-bit vector, combinational: index bit `k` is the
@@ -28,7 +27,7 @@ impl<const N: usize, const B: usize> Default for OneHotIndex<N, B> {
             onehot: Default::default(),
             index: Default::default(),
             index_bits: index_bit_masks(),
-            bit_b: array_init::array_init(|k| constant(1 << k)),
+            bit_b: onehot_table(),
             zero_b: constant(0),
         }
     }
@@ -81,7 +80,7 @@ impl<const N: usize, const W: usize> Default for OneHotMux<N, W> {
             out: Default::default(),
             column: Default::default(),
             onehot_n: onehot_table(),
-            bit_w: array_init::array_init(|b| constant(1 << b)),
+            bit_w: onehot_table(),
             zero_n: constant(0),
             zero_w: constant(0),
         }

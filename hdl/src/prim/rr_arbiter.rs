@@ -1,7 +1,7 @@
 //! Round-robin arbiter: the first request after the last grant.
 
-use super::{shift_table, FindFirst};
-use crate::consts::constant;
+use super::FindFirst;
+use crate::consts::{constant, shift_table};
 use crate::sim::Clocked;
 use rust_hdl::prelude::*;
 
