@@ -32,9 +32,8 @@ pub fn below_table<const N: usize>() -> [Constant<Bits<N>>; N] {
 }
 
 /// `[1 << k for k in 0..B]` as 8-bit shift amounts (for prefix ORs of distance 1, 2, 4, ...).
-pub fn shift_table<const B: usize>() -> [rust_hdl::prelude::Constant<rust_hdl::prelude::Bits<8>>; B]
-{
-    array_init::array_init(|k| crate::consts::constant(1 << k))
+pub fn shift_table<const B: usize>() -> [Constant<Bits<8>>; B] {
+    array_init::array_init(|k| constant(1 << k))
 }
 
 /// Per index bit `k < B`: the `N`-bit mask of the positions whose index has bit `k` set.
