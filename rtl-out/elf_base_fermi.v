@@ -91,14 +91,6 @@ module elf_base_fermi(clock,reset,tw_clear,tw_en,tw_slot,tw_valid,tw_branch,tw_p
     localparam  zero8 = 8'h0;
     localparam  one8 = 8'h1;
     localparam  max8 = 8'hff;
-    localparam  bit8_0 = 8'h1;
-    localparam  bit8_1 = 8'h2;
-    localparam  bit8_2 = 8'h4;
-    localparam  bit8_3 = 8'h8;
-    localparam  bit8_4 = 8'h10;
-    localparam  bit8_5 = 8'h20;
-    localparam  bit8_6 = 8'h40;
-    localparam  bit8_7 = 8'h80;
     localparam  bit_lb_0 = 5'b1;
     localparam  bit_lb_1 = 5'b10;
     localparam  bit_lb_2 = 5'b100;
@@ -154,54 +146,6 @@ module elf_base_fermi(clock,reset,tw_clear,tw_en,tw_slot,tw_valid,tw_branch,tw_p
     localparam  onehot_l_21 = 24'h200000;
     localparam  onehot_l_22 = 24'h400000;
     localparam  onehot_l_23 = 24'h800000;
-    localparam  onehot_n_0 = 48'h1;
-    localparam  onehot_n_1 = 48'h2;
-    localparam  onehot_n_2 = 48'h4;
-    localparam  onehot_n_3 = 48'h8;
-    localparam  onehot_n_4 = 48'h10;
-    localparam  onehot_n_5 = 48'h20;
-    localparam  onehot_n_6 = 48'h40;
-    localparam  onehot_n_7 = 48'h80;
-    localparam  onehot_n_8 = 48'h100;
-    localparam  onehot_n_9 = 48'h200;
-    localparam  onehot_n_10 = 48'h400;
-    localparam  onehot_n_11 = 48'h800;
-    localparam  onehot_n_12 = 48'h1000;
-    localparam  onehot_n_13 = 48'h2000;
-    localparam  onehot_n_14 = 48'h4000;
-    localparam  onehot_n_15 = 48'h8000;
-    localparam  onehot_n_16 = 48'h10000;
-    localparam  onehot_n_17 = 48'h20000;
-    localparam  onehot_n_18 = 48'h40000;
-    localparam  onehot_n_19 = 48'h80000;
-    localparam  onehot_n_20 = 48'h100000;
-    localparam  onehot_n_21 = 48'h200000;
-    localparam  onehot_n_22 = 48'h400000;
-    localparam  onehot_n_23 = 48'h800000;
-    localparam  onehot_n_24 = 48'h1000000;
-    localparam  onehot_n_25 = 48'h2000000;
-    localparam  onehot_n_26 = 48'h4000000;
-    localparam  onehot_n_27 = 48'h8000000;
-    localparam  onehot_n_28 = 48'h10000000;
-    localparam  onehot_n_29 = 48'h20000000;
-    localparam  onehot_n_30 = 48'h40000000;
-    localparam  onehot_n_31 = 48'h80000000;
-    localparam  onehot_n_32 = 48'h100000000;
-    localparam  onehot_n_33 = 48'h200000000;
-    localparam  onehot_n_34 = 48'h400000000;
-    localparam  onehot_n_35 = 48'h800000000;
-    localparam  onehot_n_36 = 48'h1000000000;
-    localparam  onehot_n_37 = 48'h2000000000;
-    localparam  onehot_n_38 = 48'h4000000000;
-    localparam  onehot_n_39 = 48'h8000000000;
-    localparam  onehot_n_40 = 48'h10000000000;
-    localparam  onehot_n_41 = 48'h20000000000;
-    localparam  onehot_n_42 = 48'h40000000000;
-    localparam  onehot_n_43 = 48'h80000000000;
-    localparam  onehot_n_44 = 48'h100000000000;
-    localparam  onehot_n_45 = 48'h200000000000;
-    localparam  onehot_n_46 = 48'h400000000000;
-    localparam  onehot_n_47 = 48'h800000000000;
     localparam  below_l_0 = 24'h0;
     localparam  below_l_1 = 24'h1;
     localparam  below_l_2 = 24'h3;
@@ -314,6 +258,15 @@ module elf_base_fermi(clock,reset,tw_clear,tw_en,tw_slot,tw_valid,tw_branch,tw_p
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
     reg  [31:0] pp_table__pc_2;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  pp_table__en_0;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  pp_table__en_1;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  pp_table__en_2;
     // verilator lint_on UNOPTFLAT
     wire  [7:0] pp_table__prio_0;
     wire  [7:0] pp_table__prio_1;
@@ -991,6 +944,678 @@ module elf_base_fermi(clock,reset,tw_clear,tw_en,tw_slot,tw_valid,tw_branch,tw_p
     reg  older_47__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
+    reg  [23:0] rel_lt_0__d;
+    // verilator lint_on UNOPTFLAT
+    wire  [23:0] rel_lt_0__q;
+    // verilator lint_off UNOPTFLAT
+    reg  rel_lt_0__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] rel_lt_1__d;
+    // verilator lint_on UNOPTFLAT
+    wire  [23:0] rel_lt_1__q;
+    // verilator lint_off UNOPTFLAT
+    reg  rel_lt_1__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] rel_lt_2__d;
+    // verilator lint_on UNOPTFLAT
+    wire  [23:0] rel_lt_2__q;
+    // verilator lint_off UNOPTFLAT
+    reg  rel_lt_2__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] rel_lt_3__d;
+    // verilator lint_on UNOPTFLAT
+    wire  [23:0] rel_lt_3__q;
+    // verilator lint_off UNOPTFLAT
+    reg  rel_lt_3__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] rel_lt_4__d;
+    // verilator lint_on UNOPTFLAT
+    wire  [23:0] rel_lt_4__q;
+    // verilator lint_off UNOPTFLAT
+    reg  rel_lt_4__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] rel_lt_5__d;
+    // verilator lint_on UNOPTFLAT
+    wire  [23:0] rel_lt_5__q;
+    // verilator lint_off UNOPTFLAT
+    reg  rel_lt_5__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] rel_lt_6__d;
+    // verilator lint_on UNOPTFLAT
+    wire  [23:0] rel_lt_6__q;
+    // verilator lint_off UNOPTFLAT
+    reg  rel_lt_6__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] rel_lt_7__d;
+    // verilator lint_on UNOPTFLAT
+    wire  [23:0] rel_lt_7__q;
+    // verilator lint_off UNOPTFLAT
+    reg  rel_lt_7__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] rel_lt_8__d;
+    // verilator lint_on UNOPTFLAT
+    wire  [23:0] rel_lt_8__q;
+    // verilator lint_off UNOPTFLAT
+    reg  rel_lt_8__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] rel_lt_9__d;
+    // verilator lint_on UNOPTFLAT
+    wire  [23:0] rel_lt_9__q;
+    // verilator lint_off UNOPTFLAT
+    reg  rel_lt_9__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] rel_lt_10__d;
+    // verilator lint_on UNOPTFLAT
+    wire  [23:0] rel_lt_10__q;
+    // verilator lint_off UNOPTFLAT
+    reg  rel_lt_10__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] rel_lt_11__d;
+    // verilator lint_on UNOPTFLAT
+    wire  [23:0] rel_lt_11__q;
+    // verilator lint_off UNOPTFLAT
+    reg  rel_lt_11__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] rel_lt_12__d;
+    // verilator lint_on UNOPTFLAT
+    wire  [23:0] rel_lt_12__q;
+    // verilator lint_off UNOPTFLAT
+    reg  rel_lt_12__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] rel_lt_13__d;
+    // verilator lint_on UNOPTFLAT
+    wire  [23:0] rel_lt_13__q;
+    // verilator lint_off UNOPTFLAT
+    reg  rel_lt_13__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] rel_lt_14__d;
+    // verilator lint_on UNOPTFLAT
+    wire  [23:0] rel_lt_14__q;
+    // verilator lint_off UNOPTFLAT
+    reg  rel_lt_14__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] rel_lt_15__d;
+    // verilator lint_on UNOPTFLAT
+    wire  [23:0] rel_lt_15__q;
+    // verilator lint_off UNOPTFLAT
+    reg  rel_lt_15__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] rel_lt_16__d;
+    // verilator lint_on UNOPTFLAT
+    wire  [23:0] rel_lt_16__q;
+    // verilator lint_off UNOPTFLAT
+    reg  rel_lt_16__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] rel_lt_17__d;
+    // verilator lint_on UNOPTFLAT
+    wire  [23:0] rel_lt_17__q;
+    // verilator lint_off UNOPTFLAT
+    reg  rel_lt_17__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] rel_lt_18__d;
+    // verilator lint_on UNOPTFLAT
+    wire  [23:0] rel_lt_18__q;
+    // verilator lint_off UNOPTFLAT
+    reg  rel_lt_18__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] rel_lt_19__d;
+    // verilator lint_on UNOPTFLAT
+    wire  [23:0] rel_lt_19__q;
+    // verilator lint_off UNOPTFLAT
+    reg  rel_lt_19__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] rel_lt_20__d;
+    // verilator lint_on UNOPTFLAT
+    wire  [23:0] rel_lt_20__q;
+    // verilator lint_off UNOPTFLAT
+    reg  rel_lt_20__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] rel_lt_21__d;
+    // verilator lint_on UNOPTFLAT
+    wire  [23:0] rel_lt_21__q;
+    // verilator lint_off UNOPTFLAT
+    reg  rel_lt_21__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] rel_lt_22__d;
+    // verilator lint_on UNOPTFLAT
+    wire  [23:0] rel_lt_22__q;
+    // verilator lint_off UNOPTFLAT
+    reg  rel_lt_22__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] rel_lt_23__d;
+    // verilator lint_on UNOPTFLAT
+    wire  [23:0] rel_lt_23__q;
+    // verilator lint_off UNOPTFLAT
+    reg  rel_lt_23__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] rel_lt_24__d;
+    // verilator lint_on UNOPTFLAT
+    wire  [23:0] rel_lt_24__q;
+    // verilator lint_off UNOPTFLAT
+    reg  rel_lt_24__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] rel_lt_25__d;
+    // verilator lint_on UNOPTFLAT
+    wire  [23:0] rel_lt_25__q;
+    // verilator lint_off UNOPTFLAT
+    reg  rel_lt_25__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] rel_lt_26__d;
+    // verilator lint_on UNOPTFLAT
+    wire  [23:0] rel_lt_26__q;
+    // verilator lint_off UNOPTFLAT
+    reg  rel_lt_26__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] rel_lt_27__d;
+    // verilator lint_on UNOPTFLAT
+    wire  [23:0] rel_lt_27__q;
+    // verilator lint_off UNOPTFLAT
+    reg  rel_lt_27__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] rel_lt_28__d;
+    // verilator lint_on UNOPTFLAT
+    wire  [23:0] rel_lt_28__q;
+    // verilator lint_off UNOPTFLAT
+    reg  rel_lt_28__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] rel_lt_29__d;
+    // verilator lint_on UNOPTFLAT
+    wire  [23:0] rel_lt_29__q;
+    // verilator lint_off UNOPTFLAT
+    reg  rel_lt_29__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] rel_lt_30__d;
+    // verilator lint_on UNOPTFLAT
+    wire  [23:0] rel_lt_30__q;
+    // verilator lint_off UNOPTFLAT
+    reg  rel_lt_30__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] rel_lt_31__d;
+    // verilator lint_on UNOPTFLAT
+    wire  [23:0] rel_lt_31__q;
+    // verilator lint_off UNOPTFLAT
+    reg  rel_lt_31__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] rel_lt_32__d;
+    // verilator lint_on UNOPTFLAT
+    wire  [23:0] rel_lt_32__q;
+    // verilator lint_off UNOPTFLAT
+    reg  rel_lt_32__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] rel_lt_33__d;
+    // verilator lint_on UNOPTFLAT
+    wire  [23:0] rel_lt_33__q;
+    // verilator lint_off UNOPTFLAT
+    reg  rel_lt_33__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] rel_lt_34__d;
+    // verilator lint_on UNOPTFLAT
+    wire  [23:0] rel_lt_34__q;
+    // verilator lint_off UNOPTFLAT
+    reg  rel_lt_34__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] rel_lt_35__d;
+    // verilator lint_on UNOPTFLAT
+    wire  [23:0] rel_lt_35__q;
+    // verilator lint_off UNOPTFLAT
+    reg  rel_lt_35__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] rel_lt_36__d;
+    // verilator lint_on UNOPTFLAT
+    wire  [23:0] rel_lt_36__q;
+    // verilator lint_off UNOPTFLAT
+    reg  rel_lt_36__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] rel_lt_37__d;
+    // verilator lint_on UNOPTFLAT
+    wire  [23:0] rel_lt_37__q;
+    // verilator lint_off UNOPTFLAT
+    reg  rel_lt_37__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] rel_lt_38__d;
+    // verilator lint_on UNOPTFLAT
+    wire  [23:0] rel_lt_38__q;
+    // verilator lint_off UNOPTFLAT
+    reg  rel_lt_38__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] rel_lt_39__d;
+    // verilator lint_on UNOPTFLAT
+    wire  [23:0] rel_lt_39__q;
+    // verilator lint_off UNOPTFLAT
+    reg  rel_lt_39__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] rel_lt_40__d;
+    // verilator lint_on UNOPTFLAT
+    wire  [23:0] rel_lt_40__q;
+    // verilator lint_off UNOPTFLAT
+    reg  rel_lt_40__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] rel_lt_41__d;
+    // verilator lint_on UNOPTFLAT
+    wire  [23:0] rel_lt_41__q;
+    // verilator lint_off UNOPTFLAT
+    reg  rel_lt_41__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] rel_lt_42__d;
+    // verilator lint_on UNOPTFLAT
+    wire  [23:0] rel_lt_42__q;
+    // verilator lint_off UNOPTFLAT
+    reg  rel_lt_42__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] rel_lt_43__d;
+    // verilator lint_on UNOPTFLAT
+    wire  [23:0] rel_lt_43__q;
+    // verilator lint_off UNOPTFLAT
+    reg  rel_lt_43__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] rel_lt_44__d;
+    // verilator lint_on UNOPTFLAT
+    wire  [23:0] rel_lt_44__q;
+    // verilator lint_off UNOPTFLAT
+    reg  rel_lt_44__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] rel_lt_45__d;
+    // verilator lint_on UNOPTFLAT
+    wire  [23:0] rel_lt_45__q;
+    // verilator lint_off UNOPTFLAT
+    reg  rel_lt_45__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] rel_lt_46__d;
+    // verilator lint_on UNOPTFLAT
+    wire  [23:0] rel_lt_46__q;
+    // verilator lint_off UNOPTFLAT
+    reg  rel_lt_46__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] rel_lt_47__d;
+    // verilator lint_on UNOPTFLAT
+    wire  [23:0] rel_lt_47__q;
+    // verilator lint_off UNOPTFLAT
+    reg  rel_lt_47__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] rel_eq_0__d;
+    // verilator lint_on UNOPTFLAT
+    wire  [23:0] rel_eq_0__q;
+    // verilator lint_off UNOPTFLAT
+    reg  rel_eq_0__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] rel_eq_1__d;
+    // verilator lint_on UNOPTFLAT
+    wire  [23:0] rel_eq_1__q;
+    // verilator lint_off UNOPTFLAT
+    reg  rel_eq_1__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] rel_eq_2__d;
+    // verilator lint_on UNOPTFLAT
+    wire  [23:0] rel_eq_2__q;
+    // verilator lint_off UNOPTFLAT
+    reg  rel_eq_2__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] rel_eq_3__d;
+    // verilator lint_on UNOPTFLAT
+    wire  [23:0] rel_eq_3__q;
+    // verilator lint_off UNOPTFLAT
+    reg  rel_eq_3__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] rel_eq_4__d;
+    // verilator lint_on UNOPTFLAT
+    wire  [23:0] rel_eq_4__q;
+    // verilator lint_off UNOPTFLAT
+    reg  rel_eq_4__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] rel_eq_5__d;
+    // verilator lint_on UNOPTFLAT
+    wire  [23:0] rel_eq_5__q;
+    // verilator lint_off UNOPTFLAT
+    reg  rel_eq_5__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] rel_eq_6__d;
+    // verilator lint_on UNOPTFLAT
+    wire  [23:0] rel_eq_6__q;
+    // verilator lint_off UNOPTFLAT
+    reg  rel_eq_6__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] rel_eq_7__d;
+    // verilator lint_on UNOPTFLAT
+    wire  [23:0] rel_eq_7__q;
+    // verilator lint_off UNOPTFLAT
+    reg  rel_eq_7__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] rel_eq_8__d;
+    // verilator lint_on UNOPTFLAT
+    wire  [23:0] rel_eq_8__q;
+    // verilator lint_off UNOPTFLAT
+    reg  rel_eq_8__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] rel_eq_9__d;
+    // verilator lint_on UNOPTFLAT
+    wire  [23:0] rel_eq_9__q;
+    // verilator lint_off UNOPTFLAT
+    reg  rel_eq_9__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] rel_eq_10__d;
+    // verilator lint_on UNOPTFLAT
+    wire  [23:0] rel_eq_10__q;
+    // verilator lint_off UNOPTFLAT
+    reg  rel_eq_10__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] rel_eq_11__d;
+    // verilator lint_on UNOPTFLAT
+    wire  [23:0] rel_eq_11__q;
+    // verilator lint_off UNOPTFLAT
+    reg  rel_eq_11__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] rel_eq_12__d;
+    // verilator lint_on UNOPTFLAT
+    wire  [23:0] rel_eq_12__q;
+    // verilator lint_off UNOPTFLAT
+    reg  rel_eq_12__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] rel_eq_13__d;
+    // verilator lint_on UNOPTFLAT
+    wire  [23:0] rel_eq_13__q;
+    // verilator lint_off UNOPTFLAT
+    reg  rel_eq_13__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] rel_eq_14__d;
+    // verilator lint_on UNOPTFLAT
+    wire  [23:0] rel_eq_14__q;
+    // verilator lint_off UNOPTFLAT
+    reg  rel_eq_14__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] rel_eq_15__d;
+    // verilator lint_on UNOPTFLAT
+    wire  [23:0] rel_eq_15__q;
+    // verilator lint_off UNOPTFLAT
+    reg  rel_eq_15__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] rel_eq_16__d;
+    // verilator lint_on UNOPTFLAT
+    wire  [23:0] rel_eq_16__q;
+    // verilator lint_off UNOPTFLAT
+    reg  rel_eq_16__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] rel_eq_17__d;
+    // verilator lint_on UNOPTFLAT
+    wire  [23:0] rel_eq_17__q;
+    // verilator lint_off UNOPTFLAT
+    reg  rel_eq_17__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] rel_eq_18__d;
+    // verilator lint_on UNOPTFLAT
+    wire  [23:0] rel_eq_18__q;
+    // verilator lint_off UNOPTFLAT
+    reg  rel_eq_18__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] rel_eq_19__d;
+    // verilator lint_on UNOPTFLAT
+    wire  [23:0] rel_eq_19__q;
+    // verilator lint_off UNOPTFLAT
+    reg  rel_eq_19__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] rel_eq_20__d;
+    // verilator lint_on UNOPTFLAT
+    wire  [23:0] rel_eq_20__q;
+    // verilator lint_off UNOPTFLAT
+    reg  rel_eq_20__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] rel_eq_21__d;
+    // verilator lint_on UNOPTFLAT
+    wire  [23:0] rel_eq_21__q;
+    // verilator lint_off UNOPTFLAT
+    reg  rel_eq_21__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] rel_eq_22__d;
+    // verilator lint_on UNOPTFLAT
+    wire  [23:0] rel_eq_22__q;
+    // verilator lint_off UNOPTFLAT
+    reg  rel_eq_22__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] rel_eq_23__d;
+    // verilator lint_on UNOPTFLAT
+    wire  [23:0] rel_eq_23__q;
+    // verilator lint_off UNOPTFLAT
+    reg  rel_eq_23__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] rel_eq_24__d;
+    // verilator lint_on UNOPTFLAT
+    wire  [23:0] rel_eq_24__q;
+    // verilator lint_off UNOPTFLAT
+    reg  rel_eq_24__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] rel_eq_25__d;
+    // verilator lint_on UNOPTFLAT
+    wire  [23:0] rel_eq_25__q;
+    // verilator lint_off UNOPTFLAT
+    reg  rel_eq_25__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] rel_eq_26__d;
+    // verilator lint_on UNOPTFLAT
+    wire  [23:0] rel_eq_26__q;
+    // verilator lint_off UNOPTFLAT
+    reg  rel_eq_26__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] rel_eq_27__d;
+    // verilator lint_on UNOPTFLAT
+    wire  [23:0] rel_eq_27__q;
+    // verilator lint_off UNOPTFLAT
+    reg  rel_eq_27__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] rel_eq_28__d;
+    // verilator lint_on UNOPTFLAT
+    wire  [23:0] rel_eq_28__q;
+    // verilator lint_off UNOPTFLAT
+    reg  rel_eq_28__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] rel_eq_29__d;
+    // verilator lint_on UNOPTFLAT
+    wire  [23:0] rel_eq_29__q;
+    // verilator lint_off UNOPTFLAT
+    reg  rel_eq_29__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] rel_eq_30__d;
+    // verilator lint_on UNOPTFLAT
+    wire  [23:0] rel_eq_30__q;
+    // verilator lint_off UNOPTFLAT
+    reg  rel_eq_30__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] rel_eq_31__d;
+    // verilator lint_on UNOPTFLAT
+    wire  [23:0] rel_eq_31__q;
+    // verilator lint_off UNOPTFLAT
+    reg  rel_eq_31__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] rel_eq_32__d;
+    // verilator lint_on UNOPTFLAT
+    wire  [23:0] rel_eq_32__q;
+    // verilator lint_off UNOPTFLAT
+    reg  rel_eq_32__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] rel_eq_33__d;
+    // verilator lint_on UNOPTFLAT
+    wire  [23:0] rel_eq_33__q;
+    // verilator lint_off UNOPTFLAT
+    reg  rel_eq_33__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] rel_eq_34__d;
+    // verilator lint_on UNOPTFLAT
+    wire  [23:0] rel_eq_34__q;
+    // verilator lint_off UNOPTFLAT
+    reg  rel_eq_34__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] rel_eq_35__d;
+    // verilator lint_on UNOPTFLAT
+    wire  [23:0] rel_eq_35__q;
+    // verilator lint_off UNOPTFLAT
+    reg  rel_eq_35__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] rel_eq_36__d;
+    // verilator lint_on UNOPTFLAT
+    wire  [23:0] rel_eq_36__q;
+    // verilator lint_off UNOPTFLAT
+    reg  rel_eq_36__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] rel_eq_37__d;
+    // verilator lint_on UNOPTFLAT
+    wire  [23:0] rel_eq_37__q;
+    // verilator lint_off UNOPTFLAT
+    reg  rel_eq_37__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] rel_eq_38__d;
+    // verilator lint_on UNOPTFLAT
+    wire  [23:0] rel_eq_38__q;
+    // verilator lint_off UNOPTFLAT
+    reg  rel_eq_38__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] rel_eq_39__d;
+    // verilator lint_on UNOPTFLAT
+    wire  [23:0] rel_eq_39__q;
+    // verilator lint_off UNOPTFLAT
+    reg  rel_eq_39__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] rel_eq_40__d;
+    // verilator lint_on UNOPTFLAT
+    wire  [23:0] rel_eq_40__q;
+    // verilator lint_off UNOPTFLAT
+    reg  rel_eq_40__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] rel_eq_41__d;
+    // verilator lint_on UNOPTFLAT
+    wire  [23:0] rel_eq_41__q;
+    // verilator lint_off UNOPTFLAT
+    reg  rel_eq_41__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] rel_eq_42__d;
+    // verilator lint_on UNOPTFLAT
+    wire  [23:0] rel_eq_42__q;
+    // verilator lint_off UNOPTFLAT
+    reg  rel_eq_42__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] rel_eq_43__d;
+    // verilator lint_on UNOPTFLAT
+    wire  [23:0] rel_eq_43__q;
+    // verilator lint_off UNOPTFLAT
+    reg  rel_eq_43__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] rel_eq_44__d;
+    // verilator lint_on UNOPTFLAT
+    wire  [23:0] rel_eq_44__q;
+    // verilator lint_off UNOPTFLAT
+    reg  rel_eq_44__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] rel_eq_45__d;
+    // verilator lint_on UNOPTFLAT
+    wire  [23:0] rel_eq_45__q;
+    // verilator lint_off UNOPTFLAT
+    reg  rel_eq_45__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] rel_eq_46__d;
+    // verilator lint_on UNOPTFLAT
+    wire  [23:0] rel_eq_46__q;
+    // verilator lint_off UNOPTFLAT
+    reg  rel_eq_46__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] rel_eq_47__d;
+    // verilator lint_on UNOPTFLAT
+    wire  [23:0] rel_eq_47__q;
+    // verilator lint_off UNOPTFLAT
+    reg  rel_eq_47__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [23:0] live_0__d;
     // verilator lint_on UNOPTFLAT
     wire  [23:0] live_0__q;
@@ -1215,6 +1840,333 @@ module elf_base_fermi(clock,reset,tw_clear,tw_en,tw_slot,tw_valid,tw_branch,tw_p
     reg  [7:0] wcur_47;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
+    reg  [23:0] pend_mask_0;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] pend_mask_1;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [7:0] pend_old_0;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [7:0] pend_old_1;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [7:0] pend_new_0;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [7:0] pend_new_1;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] pend_lt_0;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] pend_lt_1;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] pend_gt_0;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] pend_gt_1;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] pend_eq_0;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] pend_eq_1;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] cur_lt_0;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] cur_lt_1;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] cur_lt_2;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] cur_lt_3;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] cur_lt_4;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] cur_lt_5;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] cur_lt_6;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] cur_lt_7;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] cur_lt_8;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] cur_lt_9;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] cur_lt_10;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] cur_lt_11;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] cur_lt_12;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] cur_lt_13;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] cur_lt_14;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] cur_lt_15;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] cur_lt_16;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] cur_lt_17;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] cur_lt_18;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] cur_lt_19;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] cur_lt_20;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] cur_lt_21;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] cur_lt_22;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] cur_lt_23;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] cur_lt_24;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] cur_lt_25;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] cur_lt_26;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] cur_lt_27;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] cur_lt_28;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] cur_lt_29;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] cur_lt_30;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] cur_lt_31;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] cur_lt_32;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] cur_lt_33;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] cur_lt_34;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] cur_lt_35;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] cur_lt_36;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] cur_lt_37;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] cur_lt_38;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] cur_lt_39;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] cur_lt_40;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] cur_lt_41;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] cur_lt_42;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] cur_lt_43;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] cur_lt_44;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] cur_lt_45;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] cur_lt_46;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] cur_lt_47;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] cur_eq_0;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] cur_eq_1;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] cur_eq_2;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] cur_eq_3;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] cur_eq_4;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] cur_eq_5;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] cur_eq_6;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] cur_eq_7;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] cur_eq_8;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] cur_eq_9;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] cur_eq_10;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] cur_eq_11;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] cur_eq_12;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] cur_eq_13;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] cur_eq_14;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] cur_eq_15;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] cur_eq_16;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] cur_eq_17;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] cur_eq_18;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] cur_eq_19;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] cur_eq_20;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] cur_eq_21;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] cur_eq_22;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] cur_eq_23;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] cur_eq_24;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] cur_eq_25;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] cur_eq_26;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] cur_eq_27;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] cur_eq_28;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] cur_eq_29;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] cur_eq_30;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] cur_eq_31;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] cur_eq_32;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] cur_eq_33;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] cur_eq_34;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] cur_eq_35;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] cur_eq_36;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] cur_eq_37;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] cur_eq_38;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] cur_eq_39;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] cur_eq_40;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] cur_eq_41;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] cur_eq_42;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] cur_eq_43;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] cur_eq_44;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] cur_eq_45;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] cur_eq_46;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] cur_eq_47;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] tie;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [23:0] beats_0;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
@@ -1359,6 +2311,24 @@ module elf_base_fermi(clock,reset,tw_clear,tw_en,tw_slot,tw_valid,tw_branch,tw_p
     reg  [23:0] beats_47;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
+    reg  [23:0] launch_lt_0;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] launch_lt_1;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] launch_gt_0;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] launch_gt_1;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] launch_eq_0;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] launch_eq_1;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [23:0] pick_elig_0;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
@@ -1474,30 +2444,6 @@ module elf_base_fermi(clock,reset,tw_clear,tw_en,tw_slot,tw_valid,tw_branch,tw_p
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
     reg  fetch_any;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] col8_0;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] col8_1;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] col8_2;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] col8_3;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] col8_4;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] col8_5;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] col8_6;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [23:0] col8_7;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
     reg  [23:0] felig_0;
@@ -1710,6 +2656,9 @@ module elf_base_fermi(clock,reset,tw_clear,tw_en,tw_slot,tw_valid,tw_branch,tw_p
         .pc_0(pp_table__pc_0),
         .pc_1(pp_table__pc_1),
         .pc_2(pp_table__pc_2),
+        .en_0(pp_table__en_0),
+        .en_1(pp_table__en_1),
+        .en_2(pp_table__en_2),
         .prio_0(pp_table__prio_0),
         .prio_1(pp_table__prio_1),
         .prio_2(pp_table__prio_2)
@@ -2194,6 +3143,486 @@ module elf_base_fermi(clock,reset,tw_clear,tw_en,tw_slot,tw_valid,tw_branch,tw_p
         .q(older_47__q),
         .clock(older_47__clock)
     );
+    elf_base_fermi__rel_lt rel_lt_0(
+        .d(rel_lt_0__d),
+        .q(rel_lt_0__q),
+        .clock(rel_lt_0__clock)
+    );
+    elf_base_fermi__rel_lt rel_lt_1(
+        .d(rel_lt_1__d),
+        .q(rel_lt_1__q),
+        .clock(rel_lt_1__clock)
+    );
+    elf_base_fermi__rel_lt rel_lt_2(
+        .d(rel_lt_2__d),
+        .q(rel_lt_2__q),
+        .clock(rel_lt_2__clock)
+    );
+    elf_base_fermi__rel_lt rel_lt_3(
+        .d(rel_lt_3__d),
+        .q(rel_lt_3__q),
+        .clock(rel_lt_3__clock)
+    );
+    elf_base_fermi__rel_lt rel_lt_4(
+        .d(rel_lt_4__d),
+        .q(rel_lt_4__q),
+        .clock(rel_lt_4__clock)
+    );
+    elf_base_fermi__rel_lt rel_lt_5(
+        .d(rel_lt_5__d),
+        .q(rel_lt_5__q),
+        .clock(rel_lt_5__clock)
+    );
+    elf_base_fermi__rel_lt rel_lt_6(
+        .d(rel_lt_6__d),
+        .q(rel_lt_6__q),
+        .clock(rel_lt_6__clock)
+    );
+    elf_base_fermi__rel_lt rel_lt_7(
+        .d(rel_lt_7__d),
+        .q(rel_lt_7__q),
+        .clock(rel_lt_7__clock)
+    );
+    elf_base_fermi__rel_lt rel_lt_8(
+        .d(rel_lt_8__d),
+        .q(rel_lt_8__q),
+        .clock(rel_lt_8__clock)
+    );
+    elf_base_fermi__rel_lt rel_lt_9(
+        .d(rel_lt_9__d),
+        .q(rel_lt_9__q),
+        .clock(rel_lt_9__clock)
+    );
+    elf_base_fermi__rel_lt rel_lt_10(
+        .d(rel_lt_10__d),
+        .q(rel_lt_10__q),
+        .clock(rel_lt_10__clock)
+    );
+    elf_base_fermi__rel_lt rel_lt_11(
+        .d(rel_lt_11__d),
+        .q(rel_lt_11__q),
+        .clock(rel_lt_11__clock)
+    );
+    elf_base_fermi__rel_lt rel_lt_12(
+        .d(rel_lt_12__d),
+        .q(rel_lt_12__q),
+        .clock(rel_lt_12__clock)
+    );
+    elf_base_fermi__rel_lt rel_lt_13(
+        .d(rel_lt_13__d),
+        .q(rel_lt_13__q),
+        .clock(rel_lt_13__clock)
+    );
+    elf_base_fermi__rel_lt rel_lt_14(
+        .d(rel_lt_14__d),
+        .q(rel_lt_14__q),
+        .clock(rel_lt_14__clock)
+    );
+    elf_base_fermi__rel_lt rel_lt_15(
+        .d(rel_lt_15__d),
+        .q(rel_lt_15__q),
+        .clock(rel_lt_15__clock)
+    );
+    elf_base_fermi__rel_lt rel_lt_16(
+        .d(rel_lt_16__d),
+        .q(rel_lt_16__q),
+        .clock(rel_lt_16__clock)
+    );
+    elf_base_fermi__rel_lt rel_lt_17(
+        .d(rel_lt_17__d),
+        .q(rel_lt_17__q),
+        .clock(rel_lt_17__clock)
+    );
+    elf_base_fermi__rel_lt rel_lt_18(
+        .d(rel_lt_18__d),
+        .q(rel_lt_18__q),
+        .clock(rel_lt_18__clock)
+    );
+    elf_base_fermi__rel_lt rel_lt_19(
+        .d(rel_lt_19__d),
+        .q(rel_lt_19__q),
+        .clock(rel_lt_19__clock)
+    );
+    elf_base_fermi__rel_lt rel_lt_20(
+        .d(rel_lt_20__d),
+        .q(rel_lt_20__q),
+        .clock(rel_lt_20__clock)
+    );
+    elf_base_fermi__rel_lt rel_lt_21(
+        .d(rel_lt_21__d),
+        .q(rel_lt_21__q),
+        .clock(rel_lt_21__clock)
+    );
+    elf_base_fermi__rel_lt rel_lt_22(
+        .d(rel_lt_22__d),
+        .q(rel_lt_22__q),
+        .clock(rel_lt_22__clock)
+    );
+    elf_base_fermi__rel_lt rel_lt_23(
+        .d(rel_lt_23__d),
+        .q(rel_lt_23__q),
+        .clock(rel_lt_23__clock)
+    );
+    elf_base_fermi__rel_lt rel_lt_24(
+        .d(rel_lt_24__d),
+        .q(rel_lt_24__q),
+        .clock(rel_lt_24__clock)
+    );
+    elf_base_fermi__rel_lt rel_lt_25(
+        .d(rel_lt_25__d),
+        .q(rel_lt_25__q),
+        .clock(rel_lt_25__clock)
+    );
+    elf_base_fermi__rel_lt rel_lt_26(
+        .d(rel_lt_26__d),
+        .q(rel_lt_26__q),
+        .clock(rel_lt_26__clock)
+    );
+    elf_base_fermi__rel_lt rel_lt_27(
+        .d(rel_lt_27__d),
+        .q(rel_lt_27__q),
+        .clock(rel_lt_27__clock)
+    );
+    elf_base_fermi__rel_lt rel_lt_28(
+        .d(rel_lt_28__d),
+        .q(rel_lt_28__q),
+        .clock(rel_lt_28__clock)
+    );
+    elf_base_fermi__rel_lt rel_lt_29(
+        .d(rel_lt_29__d),
+        .q(rel_lt_29__q),
+        .clock(rel_lt_29__clock)
+    );
+    elf_base_fermi__rel_lt rel_lt_30(
+        .d(rel_lt_30__d),
+        .q(rel_lt_30__q),
+        .clock(rel_lt_30__clock)
+    );
+    elf_base_fermi__rel_lt rel_lt_31(
+        .d(rel_lt_31__d),
+        .q(rel_lt_31__q),
+        .clock(rel_lt_31__clock)
+    );
+    elf_base_fermi__rel_lt rel_lt_32(
+        .d(rel_lt_32__d),
+        .q(rel_lt_32__q),
+        .clock(rel_lt_32__clock)
+    );
+    elf_base_fermi__rel_lt rel_lt_33(
+        .d(rel_lt_33__d),
+        .q(rel_lt_33__q),
+        .clock(rel_lt_33__clock)
+    );
+    elf_base_fermi__rel_lt rel_lt_34(
+        .d(rel_lt_34__d),
+        .q(rel_lt_34__q),
+        .clock(rel_lt_34__clock)
+    );
+    elf_base_fermi__rel_lt rel_lt_35(
+        .d(rel_lt_35__d),
+        .q(rel_lt_35__q),
+        .clock(rel_lt_35__clock)
+    );
+    elf_base_fermi__rel_lt rel_lt_36(
+        .d(rel_lt_36__d),
+        .q(rel_lt_36__q),
+        .clock(rel_lt_36__clock)
+    );
+    elf_base_fermi__rel_lt rel_lt_37(
+        .d(rel_lt_37__d),
+        .q(rel_lt_37__q),
+        .clock(rel_lt_37__clock)
+    );
+    elf_base_fermi__rel_lt rel_lt_38(
+        .d(rel_lt_38__d),
+        .q(rel_lt_38__q),
+        .clock(rel_lt_38__clock)
+    );
+    elf_base_fermi__rel_lt rel_lt_39(
+        .d(rel_lt_39__d),
+        .q(rel_lt_39__q),
+        .clock(rel_lt_39__clock)
+    );
+    elf_base_fermi__rel_lt rel_lt_40(
+        .d(rel_lt_40__d),
+        .q(rel_lt_40__q),
+        .clock(rel_lt_40__clock)
+    );
+    elf_base_fermi__rel_lt rel_lt_41(
+        .d(rel_lt_41__d),
+        .q(rel_lt_41__q),
+        .clock(rel_lt_41__clock)
+    );
+    elf_base_fermi__rel_lt rel_lt_42(
+        .d(rel_lt_42__d),
+        .q(rel_lt_42__q),
+        .clock(rel_lt_42__clock)
+    );
+    elf_base_fermi__rel_lt rel_lt_43(
+        .d(rel_lt_43__d),
+        .q(rel_lt_43__q),
+        .clock(rel_lt_43__clock)
+    );
+    elf_base_fermi__rel_lt rel_lt_44(
+        .d(rel_lt_44__d),
+        .q(rel_lt_44__q),
+        .clock(rel_lt_44__clock)
+    );
+    elf_base_fermi__rel_lt rel_lt_45(
+        .d(rel_lt_45__d),
+        .q(rel_lt_45__q),
+        .clock(rel_lt_45__clock)
+    );
+    elf_base_fermi__rel_lt rel_lt_46(
+        .d(rel_lt_46__d),
+        .q(rel_lt_46__q),
+        .clock(rel_lt_46__clock)
+    );
+    elf_base_fermi__rel_lt rel_lt_47(
+        .d(rel_lt_47__d),
+        .q(rel_lt_47__q),
+        .clock(rel_lt_47__clock)
+    );
+    elf_base_fermi__rel_eq rel_eq_0(
+        .d(rel_eq_0__d),
+        .q(rel_eq_0__q),
+        .clock(rel_eq_0__clock)
+    );
+    elf_base_fermi__rel_eq rel_eq_1(
+        .d(rel_eq_1__d),
+        .q(rel_eq_1__q),
+        .clock(rel_eq_1__clock)
+    );
+    elf_base_fermi__rel_eq rel_eq_2(
+        .d(rel_eq_2__d),
+        .q(rel_eq_2__q),
+        .clock(rel_eq_2__clock)
+    );
+    elf_base_fermi__rel_eq rel_eq_3(
+        .d(rel_eq_3__d),
+        .q(rel_eq_3__q),
+        .clock(rel_eq_3__clock)
+    );
+    elf_base_fermi__rel_eq rel_eq_4(
+        .d(rel_eq_4__d),
+        .q(rel_eq_4__q),
+        .clock(rel_eq_4__clock)
+    );
+    elf_base_fermi__rel_eq rel_eq_5(
+        .d(rel_eq_5__d),
+        .q(rel_eq_5__q),
+        .clock(rel_eq_5__clock)
+    );
+    elf_base_fermi__rel_eq rel_eq_6(
+        .d(rel_eq_6__d),
+        .q(rel_eq_6__q),
+        .clock(rel_eq_6__clock)
+    );
+    elf_base_fermi__rel_eq rel_eq_7(
+        .d(rel_eq_7__d),
+        .q(rel_eq_7__q),
+        .clock(rel_eq_7__clock)
+    );
+    elf_base_fermi__rel_eq rel_eq_8(
+        .d(rel_eq_8__d),
+        .q(rel_eq_8__q),
+        .clock(rel_eq_8__clock)
+    );
+    elf_base_fermi__rel_eq rel_eq_9(
+        .d(rel_eq_9__d),
+        .q(rel_eq_9__q),
+        .clock(rel_eq_9__clock)
+    );
+    elf_base_fermi__rel_eq rel_eq_10(
+        .d(rel_eq_10__d),
+        .q(rel_eq_10__q),
+        .clock(rel_eq_10__clock)
+    );
+    elf_base_fermi__rel_eq rel_eq_11(
+        .d(rel_eq_11__d),
+        .q(rel_eq_11__q),
+        .clock(rel_eq_11__clock)
+    );
+    elf_base_fermi__rel_eq rel_eq_12(
+        .d(rel_eq_12__d),
+        .q(rel_eq_12__q),
+        .clock(rel_eq_12__clock)
+    );
+    elf_base_fermi__rel_eq rel_eq_13(
+        .d(rel_eq_13__d),
+        .q(rel_eq_13__q),
+        .clock(rel_eq_13__clock)
+    );
+    elf_base_fermi__rel_eq rel_eq_14(
+        .d(rel_eq_14__d),
+        .q(rel_eq_14__q),
+        .clock(rel_eq_14__clock)
+    );
+    elf_base_fermi__rel_eq rel_eq_15(
+        .d(rel_eq_15__d),
+        .q(rel_eq_15__q),
+        .clock(rel_eq_15__clock)
+    );
+    elf_base_fermi__rel_eq rel_eq_16(
+        .d(rel_eq_16__d),
+        .q(rel_eq_16__q),
+        .clock(rel_eq_16__clock)
+    );
+    elf_base_fermi__rel_eq rel_eq_17(
+        .d(rel_eq_17__d),
+        .q(rel_eq_17__q),
+        .clock(rel_eq_17__clock)
+    );
+    elf_base_fermi__rel_eq rel_eq_18(
+        .d(rel_eq_18__d),
+        .q(rel_eq_18__q),
+        .clock(rel_eq_18__clock)
+    );
+    elf_base_fermi__rel_eq rel_eq_19(
+        .d(rel_eq_19__d),
+        .q(rel_eq_19__q),
+        .clock(rel_eq_19__clock)
+    );
+    elf_base_fermi__rel_eq rel_eq_20(
+        .d(rel_eq_20__d),
+        .q(rel_eq_20__q),
+        .clock(rel_eq_20__clock)
+    );
+    elf_base_fermi__rel_eq rel_eq_21(
+        .d(rel_eq_21__d),
+        .q(rel_eq_21__q),
+        .clock(rel_eq_21__clock)
+    );
+    elf_base_fermi__rel_eq rel_eq_22(
+        .d(rel_eq_22__d),
+        .q(rel_eq_22__q),
+        .clock(rel_eq_22__clock)
+    );
+    elf_base_fermi__rel_eq rel_eq_23(
+        .d(rel_eq_23__d),
+        .q(rel_eq_23__q),
+        .clock(rel_eq_23__clock)
+    );
+    elf_base_fermi__rel_eq rel_eq_24(
+        .d(rel_eq_24__d),
+        .q(rel_eq_24__q),
+        .clock(rel_eq_24__clock)
+    );
+    elf_base_fermi__rel_eq rel_eq_25(
+        .d(rel_eq_25__d),
+        .q(rel_eq_25__q),
+        .clock(rel_eq_25__clock)
+    );
+    elf_base_fermi__rel_eq rel_eq_26(
+        .d(rel_eq_26__d),
+        .q(rel_eq_26__q),
+        .clock(rel_eq_26__clock)
+    );
+    elf_base_fermi__rel_eq rel_eq_27(
+        .d(rel_eq_27__d),
+        .q(rel_eq_27__q),
+        .clock(rel_eq_27__clock)
+    );
+    elf_base_fermi__rel_eq rel_eq_28(
+        .d(rel_eq_28__d),
+        .q(rel_eq_28__q),
+        .clock(rel_eq_28__clock)
+    );
+    elf_base_fermi__rel_eq rel_eq_29(
+        .d(rel_eq_29__d),
+        .q(rel_eq_29__q),
+        .clock(rel_eq_29__clock)
+    );
+    elf_base_fermi__rel_eq rel_eq_30(
+        .d(rel_eq_30__d),
+        .q(rel_eq_30__q),
+        .clock(rel_eq_30__clock)
+    );
+    elf_base_fermi__rel_eq rel_eq_31(
+        .d(rel_eq_31__d),
+        .q(rel_eq_31__q),
+        .clock(rel_eq_31__clock)
+    );
+    elf_base_fermi__rel_eq rel_eq_32(
+        .d(rel_eq_32__d),
+        .q(rel_eq_32__q),
+        .clock(rel_eq_32__clock)
+    );
+    elf_base_fermi__rel_eq rel_eq_33(
+        .d(rel_eq_33__d),
+        .q(rel_eq_33__q),
+        .clock(rel_eq_33__clock)
+    );
+    elf_base_fermi__rel_eq rel_eq_34(
+        .d(rel_eq_34__d),
+        .q(rel_eq_34__q),
+        .clock(rel_eq_34__clock)
+    );
+    elf_base_fermi__rel_eq rel_eq_35(
+        .d(rel_eq_35__d),
+        .q(rel_eq_35__q),
+        .clock(rel_eq_35__clock)
+    );
+    elf_base_fermi__rel_eq rel_eq_36(
+        .d(rel_eq_36__d),
+        .q(rel_eq_36__q),
+        .clock(rel_eq_36__clock)
+    );
+    elf_base_fermi__rel_eq rel_eq_37(
+        .d(rel_eq_37__d),
+        .q(rel_eq_37__q),
+        .clock(rel_eq_37__clock)
+    );
+    elf_base_fermi__rel_eq rel_eq_38(
+        .d(rel_eq_38__d),
+        .q(rel_eq_38__q),
+        .clock(rel_eq_38__clock)
+    );
+    elf_base_fermi__rel_eq rel_eq_39(
+        .d(rel_eq_39__d),
+        .q(rel_eq_39__q),
+        .clock(rel_eq_39__clock)
+    );
+    elf_base_fermi__rel_eq rel_eq_40(
+        .d(rel_eq_40__d),
+        .q(rel_eq_40__q),
+        .clock(rel_eq_40__clock)
+    );
+    elf_base_fermi__rel_eq rel_eq_41(
+        .d(rel_eq_41__d),
+        .q(rel_eq_41__q),
+        .clock(rel_eq_41__clock)
+    );
+    elf_base_fermi__rel_eq rel_eq_42(
+        .d(rel_eq_42__d),
+        .q(rel_eq_42__q),
+        .clock(rel_eq_42__clock)
+    );
+    elf_base_fermi__rel_eq rel_eq_43(
+        .d(rel_eq_43__d),
+        .q(rel_eq_43__q),
+        .clock(rel_eq_43__clock)
+    );
+    elf_base_fermi__rel_eq rel_eq_44(
+        .d(rel_eq_44__d),
+        .q(rel_eq_44__q),
+        .clock(rel_eq_44__clock)
+    );
+    elf_base_fermi__rel_eq rel_eq_45(
+        .d(rel_eq_45__d),
+        .q(rel_eq_45__q),
+        .clock(rel_eq_45__clock)
+    );
+    elf_base_fermi__rel_eq rel_eq_46(
+        .d(rel_eq_46__d),
+        .q(rel_eq_46__q),
+        .clock(rel_eq_46__clock)
+    );
+    elf_base_fermi__rel_eq rel_eq_47(
+        .d(rel_eq_47__d),
+        .q(rel_eq_47__q),
+        .clock(rel_eq_47__clock)
+    );
     elf_base_fermi__live live_0(
         .d(live_0__d),
         .q(live_0__q),
@@ -2231,194 +3660,290 @@ module elf_base_fermi(clock,reset,tw_clear,tw_en,tw_slot,tw_valid,tw_branch,tw_p
         wpt_0__d = wpt_0__q;
         older_0__clock = clock;
         older_0__d = older_0__q;
+        rel_lt_0__clock = clock;
+        rel_eq_0__clock = clock;
         wpt_1__clock = clock;
         wpt_1__d = wpt_1__q;
         older_1__clock = clock;
         older_1__d = older_1__q;
+        rel_lt_1__clock = clock;
+        rel_eq_1__clock = clock;
         wpt_2__clock = clock;
         wpt_2__d = wpt_2__q;
         older_2__clock = clock;
         older_2__d = older_2__q;
+        rel_lt_2__clock = clock;
+        rel_eq_2__clock = clock;
         wpt_3__clock = clock;
         wpt_3__d = wpt_3__q;
         older_3__clock = clock;
         older_3__d = older_3__q;
+        rel_lt_3__clock = clock;
+        rel_eq_3__clock = clock;
         wpt_4__clock = clock;
         wpt_4__d = wpt_4__q;
         older_4__clock = clock;
         older_4__d = older_4__q;
+        rel_lt_4__clock = clock;
+        rel_eq_4__clock = clock;
         wpt_5__clock = clock;
         wpt_5__d = wpt_5__q;
         older_5__clock = clock;
         older_5__d = older_5__q;
+        rel_lt_5__clock = clock;
+        rel_eq_5__clock = clock;
         wpt_6__clock = clock;
         wpt_6__d = wpt_6__q;
         older_6__clock = clock;
         older_6__d = older_6__q;
+        rel_lt_6__clock = clock;
+        rel_eq_6__clock = clock;
         wpt_7__clock = clock;
         wpt_7__d = wpt_7__q;
         older_7__clock = clock;
         older_7__d = older_7__q;
+        rel_lt_7__clock = clock;
+        rel_eq_7__clock = clock;
         wpt_8__clock = clock;
         wpt_8__d = wpt_8__q;
         older_8__clock = clock;
         older_8__d = older_8__q;
+        rel_lt_8__clock = clock;
+        rel_eq_8__clock = clock;
         wpt_9__clock = clock;
         wpt_9__d = wpt_9__q;
         older_9__clock = clock;
         older_9__d = older_9__q;
+        rel_lt_9__clock = clock;
+        rel_eq_9__clock = clock;
         wpt_10__clock = clock;
         wpt_10__d = wpt_10__q;
         older_10__clock = clock;
         older_10__d = older_10__q;
+        rel_lt_10__clock = clock;
+        rel_eq_10__clock = clock;
         wpt_11__clock = clock;
         wpt_11__d = wpt_11__q;
         older_11__clock = clock;
         older_11__d = older_11__q;
+        rel_lt_11__clock = clock;
+        rel_eq_11__clock = clock;
         wpt_12__clock = clock;
         wpt_12__d = wpt_12__q;
         older_12__clock = clock;
         older_12__d = older_12__q;
+        rel_lt_12__clock = clock;
+        rel_eq_12__clock = clock;
         wpt_13__clock = clock;
         wpt_13__d = wpt_13__q;
         older_13__clock = clock;
         older_13__d = older_13__q;
+        rel_lt_13__clock = clock;
+        rel_eq_13__clock = clock;
         wpt_14__clock = clock;
         wpt_14__d = wpt_14__q;
         older_14__clock = clock;
         older_14__d = older_14__q;
+        rel_lt_14__clock = clock;
+        rel_eq_14__clock = clock;
         wpt_15__clock = clock;
         wpt_15__d = wpt_15__q;
         older_15__clock = clock;
         older_15__d = older_15__q;
+        rel_lt_15__clock = clock;
+        rel_eq_15__clock = clock;
         wpt_16__clock = clock;
         wpt_16__d = wpt_16__q;
         older_16__clock = clock;
         older_16__d = older_16__q;
+        rel_lt_16__clock = clock;
+        rel_eq_16__clock = clock;
         wpt_17__clock = clock;
         wpt_17__d = wpt_17__q;
         older_17__clock = clock;
         older_17__d = older_17__q;
+        rel_lt_17__clock = clock;
+        rel_eq_17__clock = clock;
         wpt_18__clock = clock;
         wpt_18__d = wpt_18__q;
         older_18__clock = clock;
         older_18__d = older_18__q;
+        rel_lt_18__clock = clock;
+        rel_eq_18__clock = clock;
         wpt_19__clock = clock;
         wpt_19__d = wpt_19__q;
         older_19__clock = clock;
         older_19__d = older_19__q;
+        rel_lt_19__clock = clock;
+        rel_eq_19__clock = clock;
         wpt_20__clock = clock;
         wpt_20__d = wpt_20__q;
         older_20__clock = clock;
         older_20__d = older_20__q;
+        rel_lt_20__clock = clock;
+        rel_eq_20__clock = clock;
         wpt_21__clock = clock;
         wpt_21__d = wpt_21__q;
         older_21__clock = clock;
         older_21__d = older_21__q;
+        rel_lt_21__clock = clock;
+        rel_eq_21__clock = clock;
         wpt_22__clock = clock;
         wpt_22__d = wpt_22__q;
         older_22__clock = clock;
         older_22__d = older_22__q;
+        rel_lt_22__clock = clock;
+        rel_eq_22__clock = clock;
         wpt_23__clock = clock;
         wpt_23__d = wpt_23__q;
         older_23__clock = clock;
         older_23__d = older_23__q;
+        rel_lt_23__clock = clock;
+        rel_eq_23__clock = clock;
         wpt_24__clock = clock;
         wpt_24__d = wpt_24__q;
         older_24__clock = clock;
         older_24__d = older_24__q;
+        rel_lt_24__clock = clock;
+        rel_eq_24__clock = clock;
         wpt_25__clock = clock;
         wpt_25__d = wpt_25__q;
         older_25__clock = clock;
         older_25__d = older_25__q;
+        rel_lt_25__clock = clock;
+        rel_eq_25__clock = clock;
         wpt_26__clock = clock;
         wpt_26__d = wpt_26__q;
         older_26__clock = clock;
         older_26__d = older_26__q;
+        rel_lt_26__clock = clock;
+        rel_eq_26__clock = clock;
         wpt_27__clock = clock;
         wpt_27__d = wpt_27__q;
         older_27__clock = clock;
         older_27__d = older_27__q;
+        rel_lt_27__clock = clock;
+        rel_eq_27__clock = clock;
         wpt_28__clock = clock;
         wpt_28__d = wpt_28__q;
         older_28__clock = clock;
         older_28__d = older_28__q;
+        rel_lt_28__clock = clock;
+        rel_eq_28__clock = clock;
         wpt_29__clock = clock;
         wpt_29__d = wpt_29__q;
         older_29__clock = clock;
         older_29__d = older_29__q;
+        rel_lt_29__clock = clock;
+        rel_eq_29__clock = clock;
         wpt_30__clock = clock;
         wpt_30__d = wpt_30__q;
         older_30__clock = clock;
         older_30__d = older_30__q;
+        rel_lt_30__clock = clock;
+        rel_eq_30__clock = clock;
         wpt_31__clock = clock;
         wpt_31__d = wpt_31__q;
         older_31__clock = clock;
         older_31__d = older_31__q;
+        rel_lt_31__clock = clock;
+        rel_eq_31__clock = clock;
         wpt_32__clock = clock;
         wpt_32__d = wpt_32__q;
         older_32__clock = clock;
         older_32__d = older_32__q;
+        rel_lt_32__clock = clock;
+        rel_eq_32__clock = clock;
         wpt_33__clock = clock;
         wpt_33__d = wpt_33__q;
         older_33__clock = clock;
         older_33__d = older_33__q;
+        rel_lt_33__clock = clock;
+        rel_eq_33__clock = clock;
         wpt_34__clock = clock;
         wpt_34__d = wpt_34__q;
         older_34__clock = clock;
         older_34__d = older_34__q;
+        rel_lt_34__clock = clock;
+        rel_eq_34__clock = clock;
         wpt_35__clock = clock;
         wpt_35__d = wpt_35__q;
         older_35__clock = clock;
         older_35__d = older_35__q;
+        rel_lt_35__clock = clock;
+        rel_eq_35__clock = clock;
         wpt_36__clock = clock;
         wpt_36__d = wpt_36__q;
         older_36__clock = clock;
         older_36__d = older_36__q;
+        rel_lt_36__clock = clock;
+        rel_eq_36__clock = clock;
         wpt_37__clock = clock;
         wpt_37__d = wpt_37__q;
         older_37__clock = clock;
         older_37__d = older_37__q;
+        rel_lt_37__clock = clock;
+        rel_eq_37__clock = clock;
         wpt_38__clock = clock;
         wpt_38__d = wpt_38__q;
         older_38__clock = clock;
         older_38__d = older_38__q;
+        rel_lt_38__clock = clock;
+        rel_eq_38__clock = clock;
         wpt_39__clock = clock;
         wpt_39__d = wpt_39__q;
         older_39__clock = clock;
         older_39__d = older_39__q;
+        rel_lt_39__clock = clock;
+        rel_eq_39__clock = clock;
         wpt_40__clock = clock;
         wpt_40__d = wpt_40__q;
         older_40__clock = clock;
         older_40__d = older_40__q;
+        rel_lt_40__clock = clock;
+        rel_eq_40__clock = clock;
         wpt_41__clock = clock;
         wpt_41__d = wpt_41__q;
         older_41__clock = clock;
         older_41__d = older_41__q;
+        rel_lt_41__clock = clock;
+        rel_eq_41__clock = clock;
         wpt_42__clock = clock;
         wpt_42__d = wpt_42__q;
         older_42__clock = clock;
         older_42__d = older_42__q;
+        rel_lt_42__clock = clock;
+        rel_eq_42__clock = clock;
         wpt_43__clock = clock;
         wpt_43__d = wpt_43__q;
         older_43__clock = clock;
         older_43__d = older_43__q;
+        rel_lt_43__clock = clock;
+        rel_eq_43__clock = clock;
         wpt_44__clock = clock;
         wpt_44__d = wpt_44__q;
         older_44__clock = clock;
         older_44__d = older_44__q;
+        rel_lt_44__clock = clock;
+        rel_eq_44__clock = clock;
         wpt_45__clock = clock;
         wpt_45__d = wpt_45__q;
         older_45__clock = clock;
         older_45__d = older_45__q;
+        rel_lt_45__clock = clock;
+        rel_eq_45__clock = clock;
         wpt_46__clock = clock;
         wpt_46__d = wpt_46__q;
         older_46__clock = clock;
         older_46__d = older_46__q;
+        rel_lt_46__clock = clock;
+        rel_eq_46__clock = clock;
         wpt_47__clock = clock;
         wpt_47__d = wpt_47__q;
         older_47__clock = clock;
         older_47__d = older_47__q;
+        rel_lt_47__clock = clock;
+        rel_eq_47__clock = clock;
         live_0__clock = clock;
         last_0__clock = clock;
         last_0__d = last_0__q;
@@ -2438,4819 +3963,1784 @@ module elf_base_fermi(clock,reset,tw_clear,tw_en,tw_slot,tw_valid,tw_branch,tw_p
         pp_table__tw_score = tw_score;
         pp_table__merge_ge = merge_ge;
         pp_table__pc_0 = upd_pc_0;
+        pp_table__en_0 = upd_valid_0 & upd_trig_0;
         pp_table__pc_1 = upd_pc_1;
+        pp_table__en_1 = upd_valid_1 & upd_trig_1;
         pp_table__pc_2 = launch_pc;
+        pp_table__en_2 = |launch;
         launch_s_0 = zero_l;
         exit_s_0 = zero_l;
         unit_none_0 = zero_l;
         unit_sp_0 = zero_l;
         unit_sfu_0 = zero_l;
         unit_lsu_0 = zero_l;
-        if (launch[0 * 2 + 0]) begin
-            launch_s_0 = launch_s_0 | onehot_l_0;
-        end
-        if (exit[0 * 2 + 0]) begin
-            exit_s_0 = exit_s_0 | onehot_l_0;
-        end
-        if (~unit_0[32'h2 * 0] & ~unit_0[32'h2 * 0 + 32'h1]) begin
-            unit_none_0 = unit_none_0 | onehot_l_0;
-        end
-        if (unit_0[32'h2 * 0] & ~unit_0[32'h2 * 0 + 32'h1]) begin
-            unit_sp_0 = unit_sp_0 | onehot_l_0;
-        end
-        if (~unit_0[32'h2 * 0] & unit_0[32'h2 * 0 + 32'h1]) begin
-            unit_sfu_0 = unit_sfu_0 | onehot_l_0;
-        end
-        if (unit_0[32'h2 * 0] & unit_0[32'h2 * 0 + 32'h1]) begin
-            unit_lsu_0 = unit_lsu_0 | onehot_l_0;
-        end
-        if (launch[1 * 2 + 0]) begin
-            launch_s_0 = launch_s_0 | onehot_l_1;
-        end
-        if (exit[1 * 2 + 0]) begin
-            exit_s_0 = exit_s_0 | onehot_l_1;
-        end
-        if (~unit_0[32'h2 * 1] & ~unit_0[32'h2 * 1 + 32'h1]) begin
-            unit_none_0 = unit_none_0 | onehot_l_1;
-        end
-        if (unit_0[32'h2 * 1] & ~unit_0[32'h2 * 1 + 32'h1]) begin
-            unit_sp_0 = unit_sp_0 | onehot_l_1;
-        end
-        if (~unit_0[32'h2 * 1] & unit_0[32'h2 * 1 + 32'h1]) begin
-            unit_sfu_0 = unit_sfu_0 | onehot_l_1;
-        end
-        if (unit_0[32'h2 * 1] & unit_0[32'h2 * 1 + 32'h1]) begin
-            unit_lsu_0 = unit_lsu_0 | onehot_l_1;
-        end
-        if (launch[2 * 2 + 0]) begin
-            launch_s_0 = launch_s_0 | onehot_l_2;
-        end
-        if (exit[2 * 2 + 0]) begin
-            exit_s_0 = exit_s_0 | onehot_l_2;
-        end
-        if (~unit_0[32'h2 * 2] & ~unit_0[32'h2 * 2 + 32'h1]) begin
-            unit_none_0 = unit_none_0 | onehot_l_2;
-        end
-        if (unit_0[32'h2 * 2] & ~unit_0[32'h2 * 2 + 32'h1]) begin
-            unit_sp_0 = unit_sp_0 | onehot_l_2;
-        end
-        if (~unit_0[32'h2 * 2] & unit_0[32'h2 * 2 + 32'h1]) begin
-            unit_sfu_0 = unit_sfu_0 | onehot_l_2;
-        end
-        if (unit_0[32'h2 * 2] & unit_0[32'h2 * 2 + 32'h1]) begin
-            unit_lsu_0 = unit_lsu_0 | onehot_l_2;
-        end
-        if (launch[3 * 2 + 0]) begin
-            launch_s_0 = launch_s_0 | onehot_l_3;
-        end
-        if (exit[3 * 2 + 0]) begin
-            exit_s_0 = exit_s_0 | onehot_l_3;
-        end
-        if (~unit_0[32'h2 * 3] & ~unit_0[32'h2 * 3 + 32'h1]) begin
-            unit_none_0 = unit_none_0 | onehot_l_3;
-        end
-        if (unit_0[32'h2 * 3] & ~unit_0[32'h2 * 3 + 32'h1]) begin
-            unit_sp_0 = unit_sp_0 | onehot_l_3;
-        end
-        if (~unit_0[32'h2 * 3] & unit_0[32'h2 * 3 + 32'h1]) begin
-            unit_sfu_0 = unit_sfu_0 | onehot_l_3;
-        end
-        if (unit_0[32'h2 * 3] & unit_0[32'h2 * 3 + 32'h1]) begin
-            unit_lsu_0 = unit_lsu_0 | onehot_l_3;
-        end
-        if (launch[4 * 2 + 0]) begin
-            launch_s_0 = launch_s_0 | onehot_l_4;
-        end
-        if (exit[4 * 2 + 0]) begin
-            exit_s_0 = exit_s_0 | onehot_l_4;
-        end
-        if (~unit_0[32'h2 * 4] & ~unit_0[32'h2 * 4 + 32'h1]) begin
-            unit_none_0 = unit_none_0 | onehot_l_4;
-        end
-        if (unit_0[32'h2 * 4] & ~unit_0[32'h2 * 4 + 32'h1]) begin
-            unit_sp_0 = unit_sp_0 | onehot_l_4;
-        end
-        if (~unit_0[32'h2 * 4] & unit_0[32'h2 * 4 + 32'h1]) begin
-            unit_sfu_0 = unit_sfu_0 | onehot_l_4;
-        end
-        if (unit_0[32'h2 * 4] & unit_0[32'h2 * 4 + 32'h1]) begin
-            unit_lsu_0 = unit_lsu_0 | onehot_l_4;
-        end
-        if (launch[5 * 2 + 0]) begin
-            launch_s_0 = launch_s_0 | onehot_l_5;
-        end
-        if (exit[5 * 2 + 0]) begin
-            exit_s_0 = exit_s_0 | onehot_l_5;
-        end
-        if (~unit_0[32'h2 * 5] & ~unit_0[32'h2 * 5 + 32'h1]) begin
-            unit_none_0 = unit_none_0 | onehot_l_5;
-        end
-        if (unit_0[32'h2 * 5] & ~unit_0[32'h2 * 5 + 32'h1]) begin
-            unit_sp_0 = unit_sp_0 | onehot_l_5;
-        end
-        if (~unit_0[32'h2 * 5] & unit_0[32'h2 * 5 + 32'h1]) begin
-            unit_sfu_0 = unit_sfu_0 | onehot_l_5;
-        end
-        if (unit_0[32'h2 * 5] & unit_0[32'h2 * 5 + 32'h1]) begin
-            unit_lsu_0 = unit_lsu_0 | onehot_l_5;
-        end
-        if (launch[6 * 2 + 0]) begin
-            launch_s_0 = launch_s_0 | onehot_l_6;
-        end
-        if (exit[6 * 2 + 0]) begin
-            exit_s_0 = exit_s_0 | onehot_l_6;
-        end
-        if (~unit_0[32'h2 * 6] & ~unit_0[32'h2 * 6 + 32'h1]) begin
-            unit_none_0 = unit_none_0 | onehot_l_6;
-        end
-        if (unit_0[32'h2 * 6] & ~unit_0[32'h2 * 6 + 32'h1]) begin
-            unit_sp_0 = unit_sp_0 | onehot_l_6;
-        end
-        if (~unit_0[32'h2 * 6] & unit_0[32'h2 * 6 + 32'h1]) begin
-            unit_sfu_0 = unit_sfu_0 | onehot_l_6;
-        end
-        if (unit_0[32'h2 * 6] & unit_0[32'h2 * 6 + 32'h1]) begin
-            unit_lsu_0 = unit_lsu_0 | onehot_l_6;
-        end
-        if (launch[7 * 2 + 0]) begin
-            launch_s_0 = launch_s_0 | onehot_l_7;
-        end
-        if (exit[7 * 2 + 0]) begin
-            exit_s_0 = exit_s_0 | onehot_l_7;
-        end
-        if (~unit_0[32'h2 * 7] & ~unit_0[32'h2 * 7 + 32'h1]) begin
-            unit_none_0 = unit_none_0 | onehot_l_7;
-        end
-        if (unit_0[32'h2 * 7] & ~unit_0[32'h2 * 7 + 32'h1]) begin
-            unit_sp_0 = unit_sp_0 | onehot_l_7;
-        end
-        if (~unit_0[32'h2 * 7] & unit_0[32'h2 * 7 + 32'h1]) begin
-            unit_sfu_0 = unit_sfu_0 | onehot_l_7;
-        end
-        if (unit_0[32'h2 * 7] & unit_0[32'h2 * 7 + 32'h1]) begin
-            unit_lsu_0 = unit_lsu_0 | onehot_l_7;
-        end
-        if (launch[8 * 2 + 0]) begin
-            launch_s_0 = launch_s_0 | onehot_l_8;
-        end
-        if (exit[8 * 2 + 0]) begin
-            exit_s_0 = exit_s_0 | onehot_l_8;
-        end
-        if (~unit_0[32'h2 * 8] & ~unit_0[32'h2 * 8 + 32'h1]) begin
-            unit_none_0 = unit_none_0 | onehot_l_8;
-        end
-        if (unit_0[32'h2 * 8] & ~unit_0[32'h2 * 8 + 32'h1]) begin
-            unit_sp_0 = unit_sp_0 | onehot_l_8;
-        end
-        if (~unit_0[32'h2 * 8] & unit_0[32'h2 * 8 + 32'h1]) begin
-            unit_sfu_0 = unit_sfu_0 | onehot_l_8;
-        end
-        if (unit_0[32'h2 * 8] & unit_0[32'h2 * 8 + 32'h1]) begin
-            unit_lsu_0 = unit_lsu_0 | onehot_l_8;
-        end
-        if (launch[9 * 2 + 0]) begin
-            launch_s_0 = launch_s_0 | onehot_l_9;
-        end
-        if (exit[9 * 2 + 0]) begin
-            exit_s_0 = exit_s_0 | onehot_l_9;
-        end
-        if (~unit_0[32'h2 * 9] & ~unit_0[32'h2 * 9 + 32'h1]) begin
-            unit_none_0 = unit_none_0 | onehot_l_9;
-        end
-        if (unit_0[32'h2 * 9] & ~unit_0[32'h2 * 9 + 32'h1]) begin
-            unit_sp_0 = unit_sp_0 | onehot_l_9;
-        end
-        if (~unit_0[32'h2 * 9] & unit_0[32'h2 * 9 + 32'h1]) begin
-            unit_sfu_0 = unit_sfu_0 | onehot_l_9;
-        end
-        if (unit_0[32'h2 * 9] & unit_0[32'h2 * 9 + 32'h1]) begin
-            unit_lsu_0 = unit_lsu_0 | onehot_l_9;
-        end
-        if (launch[10 * 2 + 0]) begin
-            launch_s_0 = launch_s_0 | onehot_l_10;
-        end
-        if (exit[10 * 2 + 0]) begin
-            exit_s_0 = exit_s_0 | onehot_l_10;
-        end
-        if (~unit_0[32'h2 * 10] & ~unit_0[32'h2 * 10 + 32'h1]) begin
-            unit_none_0 = unit_none_0 | onehot_l_10;
-        end
-        if (unit_0[32'h2 * 10] & ~unit_0[32'h2 * 10 + 32'h1]) begin
-            unit_sp_0 = unit_sp_0 | onehot_l_10;
-        end
-        if (~unit_0[32'h2 * 10] & unit_0[32'h2 * 10 + 32'h1]) begin
-            unit_sfu_0 = unit_sfu_0 | onehot_l_10;
-        end
-        if (unit_0[32'h2 * 10] & unit_0[32'h2 * 10 + 32'h1]) begin
-            unit_lsu_0 = unit_lsu_0 | onehot_l_10;
-        end
-        if (launch[11 * 2 + 0]) begin
-            launch_s_0 = launch_s_0 | onehot_l_11;
-        end
-        if (exit[11 * 2 + 0]) begin
-            exit_s_0 = exit_s_0 | onehot_l_11;
-        end
-        if (~unit_0[32'h2 * 11] & ~unit_0[32'h2 * 11 + 32'h1]) begin
-            unit_none_0 = unit_none_0 | onehot_l_11;
-        end
-        if (unit_0[32'h2 * 11] & ~unit_0[32'h2 * 11 + 32'h1]) begin
-            unit_sp_0 = unit_sp_0 | onehot_l_11;
-        end
-        if (~unit_0[32'h2 * 11] & unit_0[32'h2 * 11 + 32'h1]) begin
-            unit_sfu_0 = unit_sfu_0 | onehot_l_11;
-        end
-        if (unit_0[32'h2 * 11] & unit_0[32'h2 * 11 + 32'h1]) begin
-            unit_lsu_0 = unit_lsu_0 | onehot_l_11;
-        end
-        if (launch[12 * 2 + 0]) begin
-            launch_s_0 = launch_s_0 | onehot_l_12;
-        end
-        if (exit[12 * 2 + 0]) begin
-            exit_s_0 = exit_s_0 | onehot_l_12;
-        end
-        if (~unit_0[32'h2 * 12] & ~unit_0[32'h2 * 12 + 32'h1]) begin
-            unit_none_0 = unit_none_0 | onehot_l_12;
-        end
-        if (unit_0[32'h2 * 12] & ~unit_0[32'h2 * 12 + 32'h1]) begin
-            unit_sp_0 = unit_sp_0 | onehot_l_12;
-        end
-        if (~unit_0[32'h2 * 12] & unit_0[32'h2 * 12 + 32'h1]) begin
-            unit_sfu_0 = unit_sfu_0 | onehot_l_12;
-        end
-        if (unit_0[32'h2 * 12] & unit_0[32'h2 * 12 + 32'h1]) begin
-            unit_lsu_0 = unit_lsu_0 | onehot_l_12;
-        end
-        if (launch[13 * 2 + 0]) begin
-            launch_s_0 = launch_s_0 | onehot_l_13;
-        end
-        if (exit[13 * 2 + 0]) begin
-            exit_s_0 = exit_s_0 | onehot_l_13;
-        end
-        if (~unit_0[32'h2 * 13] & ~unit_0[32'h2 * 13 + 32'h1]) begin
-            unit_none_0 = unit_none_0 | onehot_l_13;
-        end
-        if (unit_0[32'h2 * 13] & ~unit_0[32'h2 * 13 + 32'h1]) begin
-            unit_sp_0 = unit_sp_0 | onehot_l_13;
-        end
-        if (~unit_0[32'h2 * 13] & unit_0[32'h2 * 13 + 32'h1]) begin
-            unit_sfu_0 = unit_sfu_0 | onehot_l_13;
-        end
-        if (unit_0[32'h2 * 13] & unit_0[32'h2 * 13 + 32'h1]) begin
-            unit_lsu_0 = unit_lsu_0 | onehot_l_13;
-        end
-        if (launch[14 * 2 + 0]) begin
-            launch_s_0 = launch_s_0 | onehot_l_14;
-        end
-        if (exit[14 * 2 + 0]) begin
-            exit_s_0 = exit_s_0 | onehot_l_14;
-        end
-        if (~unit_0[32'h2 * 14] & ~unit_0[32'h2 * 14 + 32'h1]) begin
-            unit_none_0 = unit_none_0 | onehot_l_14;
-        end
-        if (unit_0[32'h2 * 14] & ~unit_0[32'h2 * 14 + 32'h1]) begin
-            unit_sp_0 = unit_sp_0 | onehot_l_14;
-        end
-        if (~unit_0[32'h2 * 14] & unit_0[32'h2 * 14 + 32'h1]) begin
-            unit_sfu_0 = unit_sfu_0 | onehot_l_14;
-        end
-        if (unit_0[32'h2 * 14] & unit_0[32'h2 * 14 + 32'h1]) begin
-            unit_lsu_0 = unit_lsu_0 | onehot_l_14;
-        end
-        if (launch[15 * 2 + 0]) begin
-            launch_s_0 = launch_s_0 | onehot_l_15;
-        end
-        if (exit[15 * 2 + 0]) begin
-            exit_s_0 = exit_s_0 | onehot_l_15;
-        end
-        if (~unit_0[32'h2 * 15] & ~unit_0[32'h2 * 15 + 32'h1]) begin
-            unit_none_0 = unit_none_0 | onehot_l_15;
-        end
-        if (unit_0[32'h2 * 15] & ~unit_0[32'h2 * 15 + 32'h1]) begin
-            unit_sp_0 = unit_sp_0 | onehot_l_15;
-        end
-        if (~unit_0[32'h2 * 15] & unit_0[32'h2 * 15 + 32'h1]) begin
-            unit_sfu_0 = unit_sfu_0 | onehot_l_15;
-        end
-        if (unit_0[32'h2 * 15] & unit_0[32'h2 * 15 + 32'h1]) begin
-            unit_lsu_0 = unit_lsu_0 | onehot_l_15;
-        end
-        if (launch[16 * 2 + 0]) begin
-            launch_s_0 = launch_s_0 | onehot_l_16;
-        end
-        if (exit[16 * 2 + 0]) begin
-            exit_s_0 = exit_s_0 | onehot_l_16;
-        end
-        if (~unit_0[32'h2 * 16] & ~unit_0[32'h2 * 16 + 32'h1]) begin
-            unit_none_0 = unit_none_0 | onehot_l_16;
-        end
-        if (unit_0[32'h2 * 16] & ~unit_0[32'h2 * 16 + 32'h1]) begin
-            unit_sp_0 = unit_sp_0 | onehot_l_16;
-        end
-        if (~unit_0[32'h2 * 16] & unit_0[32'h2 * 16 + 32'h1]) begin
-            unit_sfu_0 = unit_sfu_0 | onehot_l_16;
-        end
-        if (unit_0[32'h2 * 16] & unit_0[32'h2 * 16 + 32'h1]) begin
-            unit_lsu_0 = unit_lsu_0 | onehot_l_16;
-        end
-        if (launch[17 * 2 + 0]) begin
-            launch_s_0 = launch_s_0 | onehot_l_17;
-        end
-        if (exit[17 * 2 + 0]) begin
-            exit_s_0 = exit_s_0 | onehot_l_17;
-        end
-        if (~unit_0[32'h2 * 17] & ~unit_0[32'h2 * 17 + 32'h1]) begin
-            unit_none_0 = unit_none_0 | onehot_l_17;
-        end
-        if (unit_0[32'h2 * 17] & ~unit_0[32'h2 * 17 + 32'h1]) begin
-            unit_sp_0 = unit_sp_0 | onehot_l_17;
-        end
-        if (~unit_0[32'h2 * 17] & unit_0[32'h2 * 17 + 32'h1]) begin
-            unit_sfu_0 = unit_sfu_0 | onehot_l_17;
-        end
-        if (unit_0[32'h2 * 17] & unit_0[32'h2 * 17 + 32'h1]) begin
-            unit_lsu_0 = unit_lsu_0 | onehot_l_17;
-        end
-        if (launch[18 * 2 + 0]) begin
-            launch_s_0 = launch_s_0 | onehot_l_18;
-        end
-        if (exit[18 * 2 + 0]) begin
-            exit_s_0 = exit_s_0 | onehot_l_18;
-        end
-        if (~unit_0[32'h2 * 18] & ~unit_0[32'h2 * 18 + 32'h1]) begin
-            unit_none_0 = unit_none_0 | onehot_l_18;
-        end
-        if (unit_0[32'h2 * 18] & ~unit_0[32'h2 * 18 + 32'h1]) begin
-            unit_sp_0 = unit_sp_0 | onehot_l_18;
-        end
-        if (~unit_0[32'h2 * 18] & unit_0[32'h2 * 18 + 32'h1]) begin
-            unit_sfu_0 = unit_sfu_0 | onehot_l_18;
-        end
-        if (unit_0[32'h2 * 18] & unit_0[32'h2 * 18 + 32'h1]) begin
-            unit_lsu_0 = unit_lsu_0 | onehot_l_18;
-        end
-        if (launch[19 * 2 + 0]) begin
-            launch_s_0 = launch_s_0 | onehot_l_19;
-        end
-        if (exit[19 * 2 + 0]) begin
-            exit_s_0 = exit_s_0 | onehot_l_19;
-        end
-        if (~unit_0[32'h2 * 19] & ~unit_0[32'h2 * 19 + 32'h1]) begin
-            unit_none_0 = unit_none_0 | onehot_l_19;
-        end
-        if (unit_0[32'h2 * 19] & ~unit_0[32'h2 * 19 + 32'h1]) begin
-            unit_sp_0 = unit_sp_0 | onehot_l_19;
-        end
-        if (~unit_0[32'h2 * 19] & unit_0[32'h2 * 19 + 32'h1]) begin
-            unit_sfu_0 = unit_sfu_0 | onehot_l_19;
-        end
-        if (unit_0[32'h2 * 19] & unit_0[32'h2 * 19 + 32'h1]) begin
-            unit_lsu_0 = unit_lsu_0 | onehot_l_19;
-        end
-        if (launch[20 * 2 + 0]) begin
-            launch_s_0 = launch_s_0 | onehot_l_20;
-        end
-        if (exit[20 * 2 + 0]) begin
-            exit_s_0 = exit_s_0 | onehot_l_20;
-        end
-        if (~unit_0[32'h2 * 20] & ~unit_0[32'h2 * 20 + 32'h1]) begin
-            unit_none_0 = unit_none_0 | onehot_l_20;
-        end
-        if (unit_0[32'h2 * 20] & ~unit_0[32'h2 * 20 + 32'h1]) begin
-            unit_sp_0 = unit_sp_0 | onehot_l_20;
-        end
-        if (~unit_0[32'h2 * 20] & unit_0[32'h2 * 20 + 32'h1]) begin
-            unit_sfu_0 = unit_sfu_0 | onehot_l_20;
-        end
-        if (unit_0[32'h2 * 20] & unit_0[32'h2 * 20 + 32'h1]) begin
-            unit_lsu_0 = unit_lsu_0 | onehot_l_20;
-        end
-        if (launch[21 * 2 + 0]) begin
-            launch_s_0 = launch_s_0 | onehot_l_21;
-        end
-        if (exit[21 * 2 + 0]) begin
-            exit_s_0 = exit_s_0 | onehot_l_21;
-        end
-        if (~unit_0[32'h2 * 21] & ~unit_0[32'h2 * 21 + 32'h1]) begin
-            unit_none_0 = unit_none_0 | onehot_l_21;
-        end
-        if (unit_0[32'h2 * 21] & ~unit_0[32'h2 * 21 + 32'h1]) begin
-            unit_sp_0 = unit_sp_0 | onehot_l_21;
-        end
-        if (~unit_0[32'h2 * 21] & unit_0[32'h2 * 21 + 32'h1]) begin
-            unit_sfu_0 = unit_sfu_0 | onehot_l_21;
-        end
-        if (unit_0[32'h2 * 21] & unit_0[32'h2 * 21 + 32'h1]) begin
-            unit_lsu_0 = unit_lsu_0 | onehot_l_21;
-        end
-        if (launch[22 * 2 + 0]) begin
-            launch_s_0 = launch_s_0 | onehot_l_22;
-        end
-        if (exit[22 * 2 + 0]) begin
-            exit_s_0 = exit_s_0 | onehot_l_22;
-        end
-        if (~unit_0[32'h2 * 22] & ~unit_0[32'h2 * 22 + 32'h1]) begin
-            unit_none_0 = unit_none_0 | onehot_l_22;
-        end
-        if (unit_0[32'h2 * 22] & ~unit_0[32'h2 * 22 + 32'h1]) begin
-            unit_sp_0 = unit_sp_0 | onehot_l_22;
-        end
-        if (~unit_0[32'h2 * 22] & unit_0[32'h2 * 22 + 32'h1]) begin
-            unit_sfu_0 = unit_sfu_0 | onehot_l_22;
-        end
-        if (unit_0[32'h2 * 22] & unit_0[32'h2 * 22 + 32'h1]) begin
-            unit_lsu_0 = unit_lsu_0 | onehot_l_22;
-        end
-        if (launch[23 * 2 + 0]) begin
-            launch_s_0 = launch_s_0 | onehot_l_23;
-        end
-        if (exit[23 * 2 + 0]) begin
-            exit_s_0 = exit_s_0 | onehot_l_23;
-        end
-        if (~unit_0[32'h2 * 23] & ~unit_0[32'h2 * 23 + 32'h1]) begin
-            unit_none_0 = unit_none_0 | onehot_l_23;
-        end
-        if (unit_0[32'h2 * 23] & ~unit_0[32'h2 * 23 + 32'h1]) begin
-            unit_sp_0 = unit_sp_0 | onehot_l_23;
-        end
-        if (~unit_0[32'h2 * 23] & unit_0[32'h2 * 23 + 32'h1]) begin
-            unit_sfu_0 = unit_sfu_0 | onehot_l_23;
-        end
-        if (unit_0[32'h2 * 23] & unit_0[32'h2 * 23 + 32'h1]) begin
-            unit_lsu_0 = unit_lsu_0 | onehot_l_23;
-        end
+        launch_s_0[0] = launch[0 * 2 + 0];
+        exit_s_0[0] = exit[0 * 2 + 0];
+        unit_none_0[0] = ~unit_0[32'h2 * 0] & ~unit_0[32'h2 * 0 + 32'h1];
+        unit_sp_0[0] = unit_0[32'h2 * 0] & ~unit_0[32'h2 * 0 + 32'h1];
+        unit_sfu_0[0] = ~unit_0[32'h2 * 0] & unit_0[32'h2 * 0 + 32'h1];
+        unit_lsu_0[0] = unit_0[32'h2 * 0] & unit_0[32'h2 * 0 + 32'h1];
+        launch_s_0[1] = launch[1 * 2 + 0];
+        exit_s_0[1] = exit[1 * 2 + 0];
+        unit_none_0[1] = ~unit_0[32'h2 * 1] & ~unit_0[32'h2 * 1 + 32'h1];
+        unit_sp_0[1] = unit_0[32'h2 * 1] & ~unit_0[32'h2 * 1 + 32'h1];
+        unit_sfu_0[1] = ~unit_0[32'h2 * 1] & unit_0[32'h2 * 1 + 32'h1];
+        unit_lsu_0[1] = unit_0[32'h2 * 1] & unit_0[32'h2 * 1 + 32'h1];
+        launch_s_0[2] = launch[2 * 2 + 0];
+        exit_s_0[2] = exit[2 * 2 + 0];
+        unit_none_0[2] = ~unit_0[32'h2 * 2] & ~unit_0[32'h2 * 2 + 32'h1];
+        unit_sp_0[2] = unit_0[32'h2 * 2] & ~unit_0[32'h2 * 2 + 32'h1];
+        unit_sfu_0[2] = ~unit_0[32'h2 * 2] & unit_0[32'h2 * 2 + 32'h1];
+        unit_lsu_0[2] = unit_0[32'h2 * 2] & unit_0[32'h2 * 2 + 32'h1];
+        launch_s_0[3] = launch[3 * 2 + 0];
+        exit_s_0[3] = exit[3 * 2 + 0];
+        unit_none_0[3] = ~unit_0[32'h2 * 3] & ~unit_0[32'h2 * 3 + 32'h1];
+        unit_sp_0[3] = unit_0[32'h2 * 3] & ~unit_0[32'h2 * 3 + 32'h1];
+        unit_sfu_0[3] = ~unit_0[32'h2 * 3] & unit_0[32'h2 * 3 + 32'h1];
+        unit_lsu_0[3] = unit_0[32'h2 * 3] & unit_0[32'h2 * 3 + 32'h1];
+        launch_s_0[4] = launch[4 * 2 + 0];
+        exit_s_0[4] = exit[4 * 2 + 0];
+        unit_none_0[4] = ~unit_0[32'h2 * 4] & ~unit_0[32'h2 * 4 + 32'h1];
+        unit_sp_0[4] = unit_0[32'h2 * 4] & ~unit_0[32'h2 * 4 + 32'h1];
+        unit_sfu_0[4] = ~unit_0[32'h2 * 4] & unit_0[32'h2 * 4 + 32'h1];
+        unit_lsu_0[4] = unit_0[32'h2 * 4] & unit_0[32'h2 * 4 + 32'h1];
+        launch_s_0[5] = launch[5 * 2 + 0];
+        exit_s_0[5] = exit[5 * 2 + 0];
+        unit_none_0[5] = ~unit_0[32'h2 * 5] & ~unit_0[32'h2 * 5 + 32'h1];
+        unit_sp_0[5] = unit_0[32'h2 * 5] & ~unit_0[32'h2 * 5 + 32'h1];
+        unit_sfu_0[5] = ~unit_0[32'h2 * 5] & unit_0[32'h2 * 5 + 32'h1];
+        unit_lsu_0[5] = unit_0[32'h2 * 5] & unit_0[32'h2 * 5 + 32'h1];
+        launch_s_0[6] = launch[6 * 2 + 0];
+        exit_s_0[6] = exit[6 * 2 + 0];
+        unit_none_0[6] = ~unit_0[32'h2 * 6] & ~unit_0[32'h2 * 6 + 32'h1];
+        unit_sp_0[6] = unit_0[32'h2 * 6] & ~unit_0[32'h2 * 6 + 32'h1];
+        unit_sfu_0[6] = ~unit_0[32'h2 * 6] & unit_0[32'h2 * 6 + 32'h1];
+        unit_lsu_0[6] = unit_0[32'h2 * 6] & unit_0[32'h2 * 6 + 32'h1];
+        launch_s_0[7] = launch[7 * 2 + 0];
+        exit_s_0[7] = exit[7 * 2 + 0];
+        unit_none_0[7] = ~unit_0[32'h2 * 7] & ~unit_0[32'h2 * 7 + 32'h1];
+        unit_sp_0[7] = unit_0[32'h2 * 7] & ~unit_0[32'h2 * 7 + 32'h1];
+        unit_sfu_0[7] = ~unit_0[32'h2 * 7] & unit_0[32'h2 * 7 + 32'h1];
+        unit_lsu_0[7] = unit_0[32'h2 * 7] & unit_0[32'h2 * 7 + 32'h1];
+        launch_s_0[8] = launch[8 * 2 + 0];
+        exit_s_0[8] = exit[8 * 2 + 0];
+        unit_none_0[8] = ~unit_0[32'h2 * 8] & ~unit_0[32'h2 * 8 + 32'h1];
+        unit_sp_0[8] = unit_0[32'h2 * 8] & ~unit_0[32'h2 * 8 + 32'h1];
+        unit_sfu_0[8] = ~unit_0[32'h2 * 8] & unit_0[32'h2 * 8 + 32'h1];
+        unit_lsu_0[8] = unit_0[32'h2 * 8] & unit_0[32'h2 * 8 + 32'h1];
+        launch_s_0[9] = launch[9 * 2 + 0];
+        exit_s_0[9] = exit[9 * 2 + 0];
+        unit_none_0[9] = ~unit_0[32'h2 * 9] & ~unit_0[32'h2 * 9 + 32'h1];
+        unit_sp_0[9] = unit_0[32'h2 * 9] & ~unit_0[32'h2 * 9 + 32'h1];
+        unit_sfu_0[9] = ~unit_0[32'h2 * 9] & unit_0[32'h2 * 9 + 32'h1];
+        unit_lsu_0[9] = unit_0[32'h2 * 9] & unit_0[32'h2 * 9 + 32'h1];
+        launch_s_0[10] = launch[10 * 2 + 0];
+        exit_s_0[10] = exit[10 * 2 + 0];
+        unit_none_0[10] = ~unit_0[32'h2 * 10] & ~unit_0[32'h2 * 10 + 32'h1];
+        unit_sp_0[10] = unit_0[32'h2 * 10] & ~unit_0[32'h2 * 10 + 32'h1];
+        unit_sfu_0[10] = ~unit_0[32'h2 * 10] & unit_0[32'h2 * 10 + 32'h1];
+        unit_lsu_0[10] = unit_0[32'h2 * 10] & unit_0[32'h2 * 10 + 32'h1];
+        launch_s_0[11] = launch[11 * 2 + 0];
+        exit_s_0[11] = exit[11 * 2 + 0];
+        unit_none_0[11] = ~unit_0[32'h2 * 11] & ~unit_0[32'h2 * 11 + 32'h1];
+        unit_sp_0[11] = unit_0[32'h2 * 11] & ~unit_0[32'h2 * 11 + 32'h1];
+        unit_sfu_0[11] = ~unit_0[32'h2 * 11] & unit_0[32'h2 * 11 + 32'h1];
+        unit_lsu_0[11] = unit_0[32'h2 * 11] & unit_0[32'h2 * 11 + 32'h1];
+        launch_s_0[12] = launch[12 * 2 + 0];
+        exit_s_0[12] = exit[12 * 2 + 0];
+        unit_none_0[12] = ~unit_0[32'h2 * 12] & ~unit_0[32'h2 * 12 + 32'h1];
+        unit_sp_0[12] = unit_0[32'h2 * 12] & ~unit_0[32'h2 * 12 + 32'h1];
+        unit_sfu_0[12] = ~unit_0[32'h2 * 12] & unit_0[32'h2 * 12 + 32'h1];
+        unit_lsu_0[12] = unit_0[32'h2 * 12] & unit_0[32'h2 * 12 + 32'h1];
+        launch_s_0[13] = launch[13 * 2 + 0];
+        exit_s_0[13] = exit[13 * 2 + 0];
+        unit_none_0[13] = ~unit_0[32'h2 * 13] & ~unit_0[32'h2 * 13 + 32'h1];
+        unit_sp_0[13] = unit_0[32'h2 * 13] & ~unit_0[32'h2 * 13 + 32'h1];
+        unit_sfu_0[13] = ~unit_0[32'h2 * 13] & unit_0[32'h2 * 13 + 32'h1];
+        unit_lsu_0[13] = unit_0[32'h2 * 13] & unit_0[32'h2 * 13 + 32'h1];
+        launch_s_0[14] = launch[14 * 2 + 0];
+        exit_s_0[14] = exit[14 * 2 + 0];
+        unit_none_0[14] = ~unit_0[32'h2 * 14] & ~unit_0[32'h2 * 14 + 32'h1];
+        unit_sp_0[14] = unit_0[32'h2 * 14] & ~unit_0[32'h2 * 14 + 32'h1];
+        unit_sfu_0[14] = ~unit_0[32'h2 * 14] & unit_0[32'h2 * 14 + 32'h1];
+        unit_lsu_0[14] = unit_0[32'h2 * 14] & unit_0[32'h2 * 14 + 32'h1];
+        launch_s_0[15] = launch[15 * 2 + 0];
+        exit_s_0[15] = exit[15 * 2 + 0];
+        unit_none_0[15] = ~unit_0[32'h2 * 15] & ~unit_0[32'h2 * 15 + 32'h1];
+        unit_sp_0[15] = unit_0[32'h2 * 15] & ~unit_0[32'h2 * 15 + 32'h1];
+        unit_sfu_0[15] = ~unit_0[32'h2 * 15] & unit_0[32'h2 * 15 + 32'h1];
+        unit_lsu_0[15] = unit_0[32'h2 * 15] & unit_0[32'h2 * 15 + 32'h1];
+        launch_s_0[16] = launch[16 * 2 + 0];
+        exit_s_0[16] = exit[16 * 2 + 0];
+        unit_none_0[16] = ~unit_0[32'h2 * 16] & ~unit_0[32'h2 * 16 + 32'h1];
+        unit_sp_0[16] = unit_0[32'h2 * 16] & ~unit_0[32'h2 * 16 + 32'h1];
+        unit_sfu_0[16] = ~unit_0[32'h2 * 16] & unit_0[32'h2 * 16 + 32'h1];
+        unit_lsu_0[16] = unit_0[32'h2 * 16] & unit_0[32'h2 * 16 + 32'h1];
+        launch_s_0[17] = launch[17 * 2 + 0];
+        exit_s_0[17] = exit[17 * 2 + 0];
+        unit_none_0[17] = ~unit_0[32'h2 * 17] & ~unit_0[32'h2 * 17 + 32'h1];
+        unit_sp_0[17] = unit_0[32'h2 * 17] & ~unit_0[32'h2 * 17 + 32'h1];
+        unit_sfu_0[17] = ~unit_0[32'h2 * 17] & unit_0[32'h2 * 17 + 32'h1];
+        unit_lsu_0[17] = unit_0[32'h2 * 17] & unit_0[32'h2 * 17 + 32'h1];
+        launch_s_0[18] = launch[18 * 2 + 0];
+        exit_s_0[18] = exit[18 * 2 + 0];
+        unit_none_0[18] = ~unit_0[32'h2 * 18] & ~unit_0[32'h2 * 18 + 32'h1];
+        unit_sp_0[18] = unit_0[32'h2 * 18] & ~unit_0[32'h2 * 18 + 32'h1];
+        unit_sfu_0[18] = ~unit_0[32'h2 * 18] & unit_0[32'h2 * 18 + 32'h1];
+        unit_lsu_0[18] = unit_0[32'h2 * 18] & unit_0[32'h2 * 18 + 32'h1];
+        launch_s_0[19] = launch[19 * 2 + 0];
+        exit_s_0[19] = exit[19 * 2 + 0];
+        unit_none_0[19] = ~unit_0[32'h2 * 19] & ~unit_0[32'h2 * 19 + 32'h1];
+        unit_sp_0[19] = unit_0[32'h2 * 19] & ~unit_0[32'h2 * 19 + 32'h1];
+        unit_sfu_0[19] = ~unit_0[32'h2 * 19] & unit_0[32'h2 * 19 + 32'h1];
+        unit_lsu_0[19] = unit_0[32'h2 * 19] & unit_0[32'h2 * 19 + 32'h1];
+        launch_s_0[20] = launch[20 * 2 + 0];
+        exit_s_0[20] = exit[20 * 2 + 0];
+        unit_none_0[20] = ~unit_0[32'h2 * 20] & ~unit_0[32'h2 * 20 + 32'h1];
+        unit_sp_0[20] = unit_0[32'h2 * 20] & ~unit_0[32'h2 * 20 + 32'h1];
+        unit_sfu_0[20] = ~unit_0[32'h2 * 20] & unit_0[32'h2 * 20 + 32'h1];
+        unit_lsu_0[20] = unit_0[32'h2 * 20] & unit_0[32'h2 * 20 + 32'h1];
+        launch_s_0[21] = launch[21 * 2 + 0];
+        exit_s_0[21] = exit[21 * 2 + 0];
+        unit_none_0[21] = ~unit_0[32'h2 * 21] & ~unit_0[32'h2 * 21 + 32'h1];
+        unit_sp_0[21] = unit_0[32'h2 * 21] & ~unit_0[32'h2 * 21 + 32'h1];
+        unit_sfu_0[21] = ~unit_0[32'h2 * 21] & unit_0[32'h2 * 21 + 32'h1];
+        unit_lsu_0[21] = unit_0[32'h2 * 21] & unit_0[32'h2 * 21 + 32'h1];
+        launch_s_0[22] = launch[22 * 2 + 0];
+        exit_s_0[22] = exit[22 * 2 + 0];
+        unit_none_0[22] = ~unit_0[32'h2 * 22] & ~unit_0[32'h2 * 22 + 32'h1];
+        unit_sp_0[22] = unit_0[32'h2 * 22] & ~unit_0[32'h2 * 22 + 32'h1];
+        unit_sfu_0[22] = ~unit_0[32'h2 * 22] & unit_0[32'h2 * 22 + 32'h1];
+        unit_lsu_0[22] = unit_0[32'h2 * 22] & unit_0[32'h2 * 22 + 32'h1];
+        launch_s_0[23] = launch[23 * 2 + 0];
+        exit_s_0[23] = exit[23 * 2 + 0];
+        unit_none_0[23] = ~unit_0[32'h2 * 23] & ~unit_0[32'h2 * 23 + 32'h1];
+        unit_sp_0[23] = unit_0[32'h2 * 23] & ~unit_0[32'h2 * 23 + 32'h1];
+        unit_sfu_0[23] = ~unit_0[32'h2 * 23] & unit_0[32'h2 * 23 + 32'h1];
+        unit_lsu_0[23] = unit_0[32'h2 * 23] & unit_0[32'h2 * 23 + 32'h1];
         launch_s_1 = zero_l;
         exit_s_1 = zero_l;
         unit_none_1 = zero_l;
         unit_sp_1 = zero_l;
         unit_sfu_1 = zero_l;
         unit_lsu_1 = zero_l;
-        if (launch[0 * 2 + 1]) begin
-            launch_s_1 = launch_s_1 | onehot_l_0;
-        end
-        if (exit[0 * 2 + 1]) begin
-            exit_s_1 = exit_s_1 | onehot_l_0;
-        end
-        if (~unit_1[32'h2 * 0] & ~unit_1[32'h2 * 0 + 32'h1]) begin
-            unit_none_1 = unit_none_1 | onehot_l_0;
-        end
-        if (unit_1[32'h2 * 0] & ~unit_1[32'h2 * 0 + 32'h1]) begin
-            unit_sp_1 = unit_sp_1 | onehot_l_0;
-        end
-        if (~unit_1[32'h2 * 0] & unit_1[32'h2 * 0 + 32'h1]) begin
-            unit_sfu_1 = unit_sfu_1 | onehot_l_0;
-        end
-        if (unit_1[32'h2 * 0] & unit_1[32'h2 * 0 + 32'h1]) begin
-            unit_lsu_1 = unit_lsu_1 | onehot_l_0;
-        end
-        if (launch[1 * 2 + 1]) begin
-            launch_s_1 = launch_s_1 | onehot_l_1;
-        end
-        if (exit[1 * 2 + 1]) begin
-            exit_s_1 = exit_s_1 | onehot_l_1;
-        end
-        if (~unit_1[32'h2 * 1] & ~unit_1[32'h2 * 1 + 32'h1]) begin
-            unit_none_1 = unit_none_1 | onehot_l_1;
-        end
-        if (unit_1[32'h2 * 1] & ~unit_1[32'h2 * 1 + 32'h1]) begin
-            unit_sp_1 = unit_sp_1 | onehot_l_1;
-        end
-        if (~unit_1[32'h2 * 1] & unit_1[32'h2 * 1 + 32'h1]) begin
-            unit_sfu_1 = unit_sfu_1 | onehot_l_1;
-        end
-        if (unit_1[32'h2 * 1] & unit_1[32'h2 * 1 + 32'h1]) begin
-            unit_lsu_1 = unit_lsu_1 | onehot_l_1;
-        end
-        if (launch[2 * 2 + 1]) begin
-            launch_s_1 = launch_s_1 | onehot_l_2;
-        end
-        if (exit[2 * 2 + 1]) begin
-            exit_s_1 = exit_s_1 | onehot_l_2;
-        end
-        if (~unit_1[32'h2 * 2] & ~unit_1[32'h2 * 2 + 32'h1]) begin
-            unit_none_1 = unit_none_1 | onehot_l_2;
-        end
-        if (unit_1[32'h2 * 2] & ~unit_1[32'h2 * 2 + 32'h1]) begin
-            unit_sp_1 = unit_sp_1 | onehot_l_2;
-        end
-        if (~unit_1[32'h2 * 2] & unit_1[32'h2 * 2 + 32'h1]) begin
-            unit_sfu_1 = unit_sfu_1 | onehot_l_2;
-        end
-        if (unit_1[32'h2 * 2] & unit_1[32'h2 * 2 + 32'h1]) begin
-            unit_lsu_1 = unit_lsu_1 | onehot_l_2;
-        end
-        if (launch[3 * 2 + 1]) begin
-            launch_s_1 = launch_s_1 | onehot_l_3;
-        end
-        if (exit[3 * 2 + 1]) begin
-            exit_s_1 = exit_s_1 | onehot_l_3;
-        end
-        if (~unit_1[32'h2 * 3] & ~unit_1[32'h2 * 3 + 32'h1]) begin
-            unit_none_1 = unit_none_1 | onehot_l_3;
-        end
-        if (unit_1[32'h2 * 3] & ~unit_1[32'h2 * 3 + 32'h1]) begin
-            unit_sp_1 = unit_sp_1 | onehot_l_3;
-        end
-        if (~unit_1[32'h2 * 3] & unit_1[32'h2 * 3 + 32'h1]) begin
-            unit_sfu_1 = unit_sfu_1 | onehot_l_3;
-        end
-        if (unit_1[32'h2 * 3] & unit_1[32'h2 * 3 + 32'h1]) begin
-            unit_lsu_1 = unit_lsu_1 | onehot_l_3;
-        end
-        if (launch[4 * 2 + 1]) begin
-            launch_s_1 = launch_s_1 | onehot_l_4;
-        end
-        if (exit[4 * 2 + 1]) begin
-            exit_s_1 = exit_s_1 | onehot_l_4;
-        end
-        if (~unit_1[32'h2 * 4] & ~unit_1[32'h2 * 4 + 32'h1]) begin
-            unit_none_1 = unit_none_1 | onehot_l_4;
-        end
-        if (unit_1[32'h2 * 4] & ~unit_1[32'h2 * 4 + 32'h1]) begin
-            unit_sp_1 = unit_sp_1 | onehot_l_4;
-        end
-        if (~unit_1[32'h2 * 4] & unit_1[32'h2 * 4 + 32'h1]) begin
-            unit_sfu_1 = unit_sfu_1 | onehot_l_4;
-        end
-        if (unit_1[32'h2 * 4] & unit_1[32'h2 * 4 + 32'h1]) begin
-            unit_lsu_1 = unit_lsu_1 | onehot_l_4;
-        end
-        if (launch[5 * 2 + 1]) begin
-            launch_s_1 = launch_s_1 | onehot_l_5;
-        end
-        if (exit[5 * 2 + 1]) begin
-            exit_s_1 = exit_s_1 | onehot_l_5;
-        end
-        if (~unit_1[32'h2 * 5] & ~unit_1[32'h2 * 5 + 32'h1]) begin
-            unit_none_1 = unit_none_1 | onehot_l_5;
-        end
-        if (unit_1[32'h2 * 5] & ~unit_1[32'h2 * 5 + 32'h1]) begin
-            unit_sp_1 = unit_sp_1 | onehot_l_5;
-        end
-        if (~unit_1[32'h2 * 5] & unit_1[32'h2 * 5 + 32'h1]) begin
-            unit_sfu_1 = unit_sfu_1 | onehot_l_5;
-        end
-        if (unit_1[32'h2 * 5] & unit_1[32'h2 * 5 + 32'h1]) begin
-            unit_lsu_1 = unit_lsu_1 | onehot_l_5;
-        end
-        if (launch[6 * 2 + 1]) begin
-            launch_s_1 = launch_s_1 | onehot_l_6;
-        end
-        if (exit[6 * 2 + 1]) begin
-            exit_s_1 = exit_s_1 | onehot_l_6;
-        end
-        if (~unit_1[32'h2 * 6] & ~unit_1[32'h2 * 6 + 32'h1]) begin
-            unit_none_1 = unit_none_1 | onehot_l_6;
-        end
-        if (unit_1[32'h2 * 6] & ~unit_1[32'h2 * 6 + 32'h1]) begin
-            unit_sp_1 = unit_sp_1 | onehot_l_6;
-        end
-        if (~unit_1[32'h2 * 6] & unit_1[32'h2 * 6 + 32'h1]) begin
-            unit_sfu_1 = unit_sfu_1 | onehot_l_6;
-        end
-        if (unit_1[32'h2 * 6] & unit_1[32'h2 * 6 + 32'h1]) begin
-            unit_lsu_1 = unit_lsu_1 | onehot_l_6;
-        end
-        if (launch[7 * 2 + 1]) begin
-            launch_s_1 = launch_s_1 | onehot_l_7;
-        end
-        if (exit[7 * 2 + 1]) begin
-            exit_s_1 = exit_s_1 | onehot_l_7;
-        end
-        if (~unit_1[32'h2 * 7] & ~unit_1[32'h2 * 7 + 32'h1]) begin
-            unit_none_1 = unit_none_1 | onehot_l_7;
-        end
-        if (unit_1[32'h2 * 7] & ~unit_1[32'h2 * 7 + 32'h1]) begin
-            unit_sp_1 = unit_sp_1 | onehot_l_7;
-        end
-        if (~unit_1[32'h2 * 7] & unit_1[32'h2 * 7 + 32'h1]) begin
-            unit_sfu_1 = unit_sfu_1 | onehot_l_7;
-        end
-        if (unit_1[32'h2 * 7] & unit_1[32'h2 * 7 + 32'h1]) begin
-            unit_lsu_1 = unit_lsu_1 | onehot_l_7;
-        end
-        if (launch[8 * 2 + 1]) begin
-            launch_s_1 = launch_s_1 | onehot_l_8;
-        end
-        if (exit[8 * 2 + 1]) begin
-            exit_s_1 = exit_s_1 | onehot_l_8;
-        end
-        if (~unit_1[32'h2 * 8] & ~unit_1[32'h2 * 8 + 32'h1]) begin
-            unit_none_1 = unit_none_1 | onehot_l_8;
-        end
-        if (unit_1[32'h2 * 8] & ~unit_1[32'h2 * 8 + 32'h1]) begin
-            unit_sp_1 = unit_sp_1 | onehot_l_8;
-        end
-        if (~unit_1[32'h2 * 8] & unit_1[32'h2 * 8 + 32'h1]) begin
-            unit_sfu_1 = unit_sfu_1 | onehot_l_8;
-        end
-        if (unit_1[32'h2 * 8] & unit_1[32'h2 * 8 + 32'h1]) begin
-            unit_lsu_1 = unit_lsu_1 | onehot_l_8;
-        end
-        if (launch[9 * 2 + 1]) begin
-            launch_s_1 = launch_s_1 | onehot_l_9;
-        end
-        if (exit[9 * 2 + 1]) begin
-            exit_s_1 = exit_s_1 | onehot_l_9;
-        end
-        if (~unit_1[32'h2 * 9] & ~unit_1[32'h2 * 9 + 32'h1]) begin
-            unit_none_1 = unit_none_1 | onehot_l_9;
-        end
-        if (unit_1[32'h2 * 9] & ~unit_1[32'h2 * 9 + 32'h1]) begin
-            unit_sp_1 = unit_sp_1 | onehot_l_9;
-        end
-        if (~unit_1[32'h2 * 9] & unit_1[32'h2 * 9 + 32'h1]) begin
-            unit_sfu_1 = unit_sfu_1 | onehot_l_9;
-        end
-        if (unit_1[32'h2 * 9] & unit_1[32'h2 * 9 + 32'h1]) begin
-            unit_lsu_1 = unit_lsu_1 | onehot_l_9;
-        end
-        if (launch[10 * 2 + 1]) begin
-            launch_s_1 = launch_s_1 | onehot_l_10;
-        end
-        if (exit[10 * 2 + 1]) begin
-            exit_s_1 = exit_s_1 | onehot_l_10;
-        end
-        if (~unit_1[32'h2 * 10] & ~unit_1[32'h2 * 10 + 32'h1]) begin
-            unit_none_1 = unit_none_1 | onehot_l_10;
-        end
-        if (unit_1[32'h2 * 10] & ~unit_1[32'h2 * 10 + 32'h1]) begin
-            unit_sp_1 = unit_sp_1 | onehot_l_10;
-        end
-        if (~unit_1[32'h2 * 10] & unit_1[32'h2 * 10 + 32'h1]) begin
-            unit_sfu_1 = unit_sfu_1 | onehot_l_10;
-        end
-        if (unit_1[32'h2 * 10] & unit_1[32'h2 * 10 + 32'h1]) begin
-            unit_lsu_1 = unit_lsu_1 | onehot_l_10;
-        end
-        if (launch[11 * 2 + 1]) begin
-            launch_s_1 = launch_s_1 | onehot_l_11;
-        end
-        if (exit[11 * 2 + 1]) begin
-            exit_s_1 = exit_s_1 | onehot_l_11;
-        end
-        if (~unit_1[32'h2 * 11] & ~unit_1[32'h2 * 11 + 32'h1]) begin
-            unit_none_1 = unit_none_1 | onehot_l_11;
-        end
-        if (unit_1[32'h2 * 11] & ~unit_1[32'h2 * 11 + 32'h1]) begin
-            unit_sp_1 = unit_sp_1 | onehot_l_11;
-        end
-        if (~unit_1[32'h2 * 11] & unit_1[32'h2 * 11 + 32'h1]) begin
-            unit_sfu_1 = unit_sfu_1 | onehot_l_11;
-        end
-        if (unit_1[32'h2 * 11] & unit_1[32'h2 * 11 + 32'h1]) begin
-            unit_lsu_1 = unit_lsu_1 | onehot_l_11;
-        end
-        if (launch[12 * 2 + 1]) begin
-            launch_s_1 = launch_s_1 | onehot_l_12;
-        end
-        if (exit[12 * 2 + 1]) begin
-            exit_s_1 = exit_s_1 | onehot_l_12;
-        end
-        if (~unit_1[32'h2 * 12] & ~unit_1[32'h2 * 12 + 32'h1]) begin
-            unit_none_1 = unit_none_1 | onehot_l_12;
-        end
-        if (unit_1[32'h2 * 12] & ~unit_1[32'h2 * 12 + 32'h1]) begin
-            unit_sp_1 = unit_sp_1 | onehot_l_12;
-        end
-        if (~unit_1[32'h2 * 12] & unit_1[32'h2 * 12 + 32'h1]) begin
-            unit_sfu_1 = unit_sfu_1 | onehot_l_12;
-        end
-        if (unit_1[32'h2 * 12] & unit_1[32'h2 * 12 + 32'h1]) begin
-            unit_lsu_1 = unit_lsu_1 | onehot_l_12;
-        end
-        if (launch[13 * 2 + 1]) begin
-            launch_s_1 = launch_s_1 | onehot_l_13;
-        end
-        if (exit[13 * 2 + 1]) begin
-            exit_s_1 = exit_s_1 | onehot_l_13;
-        end
-        if (~unit_1[32'h2 * 13] & ~unit_1[32'h2 * 13 + 32'h1]) begin
-            unit_none_1 = unit_none_1 | onehot_l_13;
-        end
-        if (unit_1[32'h2 * 13] & ~unit_1[32'h2 * 13 + 32'h1]) begin
-            unit_sp_1 = unit_sp_1 | onehot_l_13;
-        end
-        if (~unit_1[32'h2 * 13] & unit_1[32'h2 * 13 + 32'h1]) begin
-            unit_sfu_1 = unit_sfu_1 | onehot_l_13;
-        end
-        if (unit_1[32'h2 * 13] & unit_1[32'h2 * 13 + 32'h1]) begin
-            unit_lsu_1 = unit_lsu_1 | onehot_l_13;
-        end
-        if (launch[14 * 2 + 1]) begin
-            launch_s_1 = launch_s_1 | onehot_l_14;
-        end
-        if (exit[14 * 2 + 1]) begin
-            exit_s_1 = exit_s_1 | onehot_l_14;
-        end
-        if (~unit_1[32'h2 * 14] & ~unit_1[32'h2 * 14 + 32'h1]) begin
-            unit_none_1 = unit_none_1 | onehot_l_14;
-        end
-        if (unit_1[32'h2 * 14] & ~unit_1[32'h2 * 14 + 32'h1]) begin
-            unit_sp_1 = unit_sp_1 | onehot_l_14;
-        end
-        if (~unit_1[32'h2 * 14] & unit_1[32'h2 * 14 + 32'h1]) begin
-            unit_sfu_1 = unit_sfu_1 | onehot_l_14;
-        end
-        if (unit_1[32'h2 * 14] & unit_1[32'h2 * 14 + 32'h1]) begin
-            unit_lsu_1 = unit_lsu_1 | onehot_l_14;
-        end
-        if (launch[15 * 2 + 1]) begin
-            launch_s_1 = launch_s_1 | onehot_l_15;
-        end
-        if (exit[15 * 2 + 1]) begin
-            exit_s_1 = exit_s_1 | onehot_l_15;
-        end
-        if (~unit_1[32'h2 * 15] & ~unit_1[32'h2 * 15 + 32'h1]) begin
-            unit_none_1 = unit_none_1 | onehot_l_15;
-        end
-        if (unit_1[32'h2 * 15] & ~unit_1[32'h2 * 15 + 32'h1]) begin
-            unit_sp_1 = unit_sp_1 | onehot_l_15;
-        end
-        if (~unit_1[32'h2 * 15] & unit_1[32'h2 * 15 + 32'h1]) begin
-            unit_sfu_1 = unit_sfu_1 | onehot_l_15;
-        end
-        if (unit_1[32'h2 * 15] & unit_1[32'h2 * 15 + 32'h1]) begin
-            unit_lsu_1 = unit_lsu_1 | onehot_l_15;
-        end
-        if (launch[16 * 2 + 1]) begin
-            launch_s_1 = launch_s_1 | onehot_l_16;
-        end
-        if (exit[16 * 2 + 1]) begin
-            exit_s_1 = exit_s_1 | onehot_l_16;
-        end
-        if (~unit_1[32'h2 * 16] & ~unit_1[32'h2 * 16 + 32'h1]) begin
-            unit_none_1 = unit_none_1 | onehot_l_16;
-        end
-        if (unit_1[32'h2 * 16] & ~unit_1[32'h2 * 16 + 32'h1]) begin
-            unit_sp_1 = unit_sp_1 | onehot_l_16;
-        end
-        if (~unit_1[32'h2 * 16] & unit_1[32'h2 * 16 + 32'h1]) begin
-            unit_sfu_1 = unit_sfu_1 | onehot_l_16;
-        end
-        if (unit_1[32'h2 * 16] & unit_1[32'h2 * 16 + 32'h1]) begin
-            unit_lsu_1 = unit_lsu_1 | onehot_l_16;
-        end
-        if (launch[17 * 2 + 1]) begin
-            launch_s_1 = launch_s_1 | onehot_l_17;
-        end
-        if (exit[17 * 2 + 1]) begin
-            exit_s_1 = exit_s_1 | onehot_l_17;
-        end
-        if (~unit_1[32'h2 * 17] & ~unit_1[32'h2 * 17 + 32'h1]) begin
-            unit_none_1 = unit_none_1 | onehot_l_17;
-        end
-        if (unit_1[32'h2 * 17] & ~unit_1[32'h2 * 17 + 32'h1]) begin
-            unit_sp_1 = unit_sp_1 | onehot_l_17;
-        end
-        if (~unit_1[32'h2 * 17] & unit_1[32'h2 * 17 + 32'h1]) begin
-            unit_sfu_1 = unit_sfu_1 | onehot_l_17;
-        end
-        if (unit_1[32'h2 * 17] & unit_1[32'h2 * 17 + 32'h1]) begin
-            unit_lsu_1 = unit_lsu_1 | onehot_l_17;
-        end
-        if (launch[18 * 2 + 1]) begin
-            launch_s_1 = launch_s_1 | onehot_l_18;
-        end
-        if (exit[18 * 2 + 1]) begin
-            exit_s_1 = exit_s_1 | onehot_l_18;
-        end
-        if (~unit_1[32'h2 * 18] & ~unit_1[32'h2 * 18 + 32'h1]) begin
-            unit_none_1 = unit_none_1 | onehot_l_18;
-        end
-        if (unit_1[32'h2 * 18] & ~unit_1[32'h2 * 18 + 32'h1]) begin
-            unit_sp_1 = unit_sp_1 | onehot_l_18;
-        end
-        if (~unit_1[32'h2 * 18] & unit_1[32'h2 * 18 + 32'h1]) begin
-            unit_sfu_1 = unit_sfu_1 | onehot_l_18;
-        end
-        if (unit_1[32'h2 * 18] & unit_1[32'h2 * 18 + 32'h1]) begin
-            unit_lsu_1 = unit_lsu_1 | onehot_l_18;
-        end
-        if (launch[19 * 2 + 1]) begin
-            launch_s_1 = launch_s_1 | onehot_l_19;
-        end
-        if (exit[19 * 2 + 1]) begin
-            exit_s_1 = exit_s_1 | onehot_l_19;
-        end
-        if (~unit_1[32'h2 * 19] & ~unit_1[32'h2 * 19 + 32'h1]) begin
-            unit_none_1 = unit_none_1 | onehot_l_19;
-        end
-        if (unit_1[32'h2 * 19] & ~unit_1[32'h2 * 19 + 32'h1]) begin
-            unit_sp_1 = unit_sp_1 | onehot_l_19;
-        end
-        if (~unit_1[32'h2 * 19] & unit_1[32'h2 * 19 + 32'h1]) begin
-            unit_sfu_1 = unit_sfu_1 | onehot_l_19;
-        end
-        if (unit_1[32'h2 * 19] & unit_1[32'h2 * 19 + 32'h1]) begin
-            unit_lsu_1 = unit_lsu_1 | onehot_l_19;
-        end
-        if (launch[20 * 2 + 1]) begin
-            launch_s_1 = launch_s_1 | onehot_l_20;
-        end
-        if (exit[20 * 2 + 1]) begin
-            exit_s_1 = exit_s_1 | onehot_l_20;
-        end
-        if (~unit_1[32'h2 * 20] & ~unit_1[32'h2 * 20 + 32'h1]) begin
-            unit_none_1 = unit_none_1 | onehot_l_20;
-        end
-        if (unit_1[32'h2 * 20] & ~unit_1[32'h2 * 20 + 32'h1]) begin
-            unit_sp_1 = unit_sp_1 | onehot_l_20;
-        end
-        if (~unit_1[32'h2 * 20] & unit_1[32'h2 * 20 + 32'h1]) begin
-            unit_sfu_1 = unit_sfu_1 | onehot_l_20;
-        end
-        if (unit_1[32'h2 * 20] & unit_1[32'h2 * 20 + 32'h1]) begin
-            unit_lsu_1 = unit_lsu_1 | onehot_l_20;
-        end
-        if (launch[21 * 2 + 1]) begin
-            launch_s_1 = launch_s_1 | onehot_l_21;
-        end
-        if (exit[21 * 2 + 1]) begin
-            exit_s_1 = exit_s_1 | onehot_l_21;
-        end
-        if (~unit_1[32'h2 * 21] & ~unit_1[32'h2 * 21 + 32'h1]) begin
-            unit_none_1 = unit_none_1 | onehot_l_21;
-        end
-        if (unit_1[32'h2 * 21] & ~unit_1[32'h2 * 21 + 32'h1]) begin
-            unit_sp_1 = unit_sp_1 | onehot_l_21;
-        end
-        if (~unit_1[32'h2 * 21] & unit_1[32'h2 * 21 + 32'h1]) begin
-            unit_sfu_1 = unit_sfu_1 | onehot_l_21;
-        end
-        if (unit_1[32'h2 * 21] & unit_1[32'h2 * 21 + 32'h1]) begin
-            unit_lsu_1 = unit_lsu_1 | onehot_l_21;
-        end
-        if (launch[22 * 2 + 1]) begin
-            launch_s_1 = launch_s_1 | onehot_l_22;
-        end
-        if (exit[22 * 2 + 1]) begin
-            exit_s_1 = exit_s_1 | onehot_l_22;
-        end
-        if (~unit_1[32'h2 * 22] & ~unit_1[32'h2 * 22 + 32'h1]) begin
-            unit_none_1 = unit_none_1 | onehot_l_22;
-        end
-        if (unit_1[32'h2 * 22] & ~unit_1[32'h2 * 22 + 32'h1]) begin
-            unit_sp_1 = unit_sp_1 | onehot_l_22;
-        end
-        if (~unit_1[32'h2 * 22] & unit_1[32'h2 * 22 + 32'h1]) begin
-            unit_sfu_1 = unit_sfu_1 | onehot_l_22;
-        end
-        if (unit_1[32'h2 * 22] & unit_1[32'h2 * 22 + 32'h1]) begin
-            unit_lsu_1 = unit_lsu_1 | onehot_l_22;
-        end
-        if (launch[23 * 2 + 1]) begin
-            launch_s_1 = launch_s_1 | onehot_l_23;
-        end
-        if (exit[23 * 2 + 1]) begin
-            exit_s_1 = exit_s_1 | onehot_l_23;
-        end
-        if (~unit_1[32'h2 * 23] & ~unit_1[32'h2 * 23 + 32'h1]) begin
-            unit_none_1 = unit_none_1 | onehot_l_23;
-        end
-        if (unit_1[32'h2 * 23] & ~unit_1[32'h2 * 23 + 32'h1]) begin
-            unit_sp_1 = unit_sp_1 | onehot_l_23;
-        end
-        if (~unit_1[32'h2 * 23] & unit_1[32'h2 * 23 + 32'h1]) begin
-            unit_sfu_1 = unit_sfu_1 | onehot_l_23;
-        end
-        if (unit_1[32'h2 * 23] & unit_1[32'h2 * 23 + 32'h1]) begin
-            unit_lsu_1 = unit_lsu_1 | onehot_l_23;
-        end
+        launch_s_1[0] = launch[0 * 2 + 1];
+        exit_s_1[0] = exit[0 * 2 + 1];
+        unit_none_1[0] = ~unit_1[32'h2 * 0] & ~unit_1[32'h2 * 0 + 32'h1];
+        unit_sp_1[0] = unit_1[32'h2 * 0] & ~unit_1[32'h2 * 0 + 32'h1];
+        unit_sfu_1[0] = ~unit_1[32'h2 * 0] & unit_1[32'h2 * 0 + 32'h1];
+        unit_lsu_1[0] = unit_1[32'h2 * 0] & unit_1[32'h2 * 0 + 32'h1];
+        launch_s_1[1] = launch[1 * 2 + 1];
+        exit_s_1[1] = exit[1 * 2 + 1];
+        unit_none_1[1] = ~unit_1[32'h2 * 1] & ~unit_1[32'h2 * 1 + 32'h1];
+        unit_sp_1[1] = unit_1[32'h2 * 1] & ~unit_1[32'h2 * 1 + 32'h1];
+        unit_sfu_1[1] = ~unit_1[32'h2 * 1] & unit_1[32'h2 * 1 + 32'h1];
+        unit_lsu_1[1] = unit_1[32'h2 * 1] & unit_1[32'h2 * 1 + 32'h1];
+        launch_s_1[2] = launch[2 * 2 + 1];
+        exit_s_1[2] = exit[2 * 2 + 1];
+        unit_none_1[2] = ~unit_1[32'h2 * 2] & ~unit_1[32'h2 * 2 + 32'h1];
+        unit_sp_1[2] = unit_1[32'h2 * 2] & ~unit_1[32'h2 * 2 + 32'h1];
+        unit_sfu_1[2] = ~unit_1[32'h2 * 2] & unit_1[32'h2 * 2 + 32'h1];
+        unit_lsu_1[2] = unit_1[32'h2 * 2] & unit_1[32'h2 * 2 + 32'h1];
+        launch_s_1[3] = launch[3 * 2 + 1];
+        exit_s_1[3] = exit[3 * 2 + 1];
+        unit_none_1[3] = ~unit_1[32'h2 * 3] & ~unit_1[32'h2 * 3 + 32'h1];
+        unit_sp_1[3] = unit_1[32'h2 * 3] & ~unit_1[32'h2 * 3 + 32'h1];
+        unit_sfu_1[3] = ~unit_1[32'h2 * 3] & unit_1[32'h2 * 3 + 32'h1];
+        unit_lsu_1[3] = unit_1[32'h2 * 3] & unit_1[32'h2 * 3 + 32'h1];
+        launch_s_1[4] = launch[4 * 2 + 1];
+        exit_s_1[4] = exit[4 * 2 + 1];
+        unit_none_1[4] = ~unit_1[32'h2 * 4] & ~unit_1[32'h2 * 4 + 32'h1];
+        unit_sp_1[4] = unit_1[32'h2 * 4] & ~unit_1[32'h2 * 4 + 32'h1];
+        unit_sfu_1[4] = ~unit_1[32'h2 * 4] & unit_1[32'h2 * 4 + 32'h1];
+        unit_lsu_1[4] = unit_1[32'h2 * 4] & unit_1[32'h2 * 4 + 32'h1];
+        launch_s_1[5] = launch[5 * 2 + 1];
+        exit_s_1[5] = exit[5 * 2 + 1];
+        unit_none_1[5] = ~unit_1[32'h2 * 5] & ~unit_1[32'h2 * 5 + 32'h1];
+        unit_sp_1[5] = unit_1[32'h2 * 5] & ~unit_1[32'h2 * 5 + 32'h1];
+        unit_sfu_1[5] = ~unit_1[32'h2 * 5] & unit_1[32'h2 * 5 + 32'h1];
+        unit_lsu_1[5] = unit_1[32'h2 * 5] & unit_1[32'h2 * 5 + 32'h1];
+        launch_s_1[6] = launch[6 * 2 + 1];
+        exit_s_1[6] = exit[6 * 2 + 1];
+        unit_none_1[6] = ~unit_1[32'h2 * 6] & ~unit_1[32'h2 * 6 + 32'h1];
+        unit_sp_1[6] = unit_1[32'h2 * 6] & ~unit_1[32'h2 * 6 + 32'h1];
+        unit_sfu_1[6] = ~unit_1[32'h2 * 6] & unit_1[32'h2 * 6 + 32'h1];
+        unit_lsu_1[6] = unit_1[32'h2 * 6] & unit_1[32'h2 * 6 + 32'h1];
+        launch_s_1[7] = launch[7 * 2 + 1];
+        exit_s_1[7] = exit[7 * 2 + 1];
+        unit_none_1[7] = ~unit_1[32'h2 * 7] & ~unit_1[32'h2 * 7 + 32'h1];
+        unit_sp_1[7] = unit_1[32'h2 * 7] & ~unit_1[32'h2 * 7 + 32'h1];
+        unit_sfu_1[7] = ~unit_1[32'h2 * 7] & unit_1[32'h2 * 7 + 32'h1];
+        unit_lsu_1[7] = unit_1[32'h2 * 7] & unit_1[32'h2 * 7 + 32'h1];
+        launch_s_1[8] = launch[8 * 2 + 1];
+        exit_s_1[8] = exit[8 * 2 + 1];
+        unit_none_1[8] = ~unit_1[32'h2 * 8] & ~unit_1[32'h2 * 8 + 32'h1];
+        unit_sp_1[8] = unit_1[32'h2 * 8] & ~unit_1[32'h2 * 8 + 32'h1];
+        unit_sfu_1[8] = ~unit_1[32'h2 * 8] & unit_1[32'h2 * 8 + 32'h1];
+        unit_lsu_1[8] = unit_1[32'h2 * 8] & unit_1[32'h2 * 8 + 32'h1];
+        launch_s_1[9] = launch[9 * 2 + 1];
+        exit_s_1[9] = exit[9 * 2 + 1];
+        unit_none_1[9] = ~unit_1[32'h2 * 9] & ~unit_1[32'h2 * 9 + 32'h1];
+        unit_sp_1[9] = unit_1[32'h2 * 9] & ~unit_1[32'h2 * 9 + 32'h1];
+        unit_sfu_1[9] = ~unit_1[32'h2 * 9] & unit_1[32'h2 * 9 + 32'h1];
+        unit_lsu_1[9] = unit_1[32'h2 * 9] & unit_1[32'h2 * 9 + 32'h1];
+        launch_s_1[10] = launch[10 * 2 + 1];
+        exit_s_1[10] = exit[10 * 2 + 1];
+        unit_none_1[10] = ~unit_1[32'h2 * 10] & ~unit_1[32'h2 * 10 + 32'h1];
+        unit_sp_1[10] = unit_1[32'h2 * 10] & ~unit_1[32'h2 * 10 + 32'h1];
+        unit_sfu_1[10] = ~unit_1[32'h2 * 10] & unit_1[32'h2 * 10 + 32'h1];
+        unit_lsu_1[10] = unit_1[32'h2 * 10] & unit_1[32'h2 * 10 + 32'h1];
+        launch_s_1[11] = launch[11 * 2 + 1];
+        exit_s_1[11] = exit[11 * 2 + 1];
+        unit_none_1[11] = ~unit_1[32'h2 * 11] & ~unit_1[32'h2 * 11 + 32'h1];
+        unit_sp_1[11] = unit_1[32'h2 * 11] & ~unit_1[32'h2 * 11 + 32'h1];
+        unit_sfu_1[11] = ~unit_1[32'h2 * 11] & unit_1[32'h2 * 11 + 32'h1];
+        unit_lsu_1[11] = unit_1[32'h2 * 11] & unit_1[32'h2 * 11 + 32'h1];
+        launch_s_1[12] = launch[12 * 2 + 1];
+        exit_s_1[12] = exit[12 * 2 + 1];
+        unit_none_1[12] = ~unit_1[32'h2 * 12] & ~unit_1[32'h2 * 12 + 32'h1];
+        unit_sp_1[12] = unit_1[32'h2 * 12] & ~unit_1[32'h2 * 12 + 32'h1];
+        unit_sfu_1[12] = ~unit_1[32'h2 * 12] & unit_1[32'h2 * 12 + 32'h1];
+        unit_lsu_1[12] = unit_1[32'h2 * 12] & unit_1[32'h2 * 12 + 32'h1];
+        launch_s_1[13] = launch[13 * 2 + 1];
+        exit_s_1[13] = exit[13 * 2 + 1];
+        unit_none_1[13] = ~unit_1[32'h2 * 13] & ~unit_1[32'h2 * 13 + 32'h1];
+        unit_sp_1[13] = unit_1[32'h2 * 13] & ~unit_1[32'h2 * 13 + 32'h1];
+        unit_sfu_1[13] = ~unit_1[32'h2 * 13] & unit_1[32'h2 * 13 + 32'h1];
+        unit_lsu_1[13] = unit_1[32'h2 * 13] & unit_1[32'h2 * 13 + 32'h1];
+        launch_s_1[14] = launch[14 * 2 + 1];
+        exit_s_1[14] = exit[14 * 2 + 1];
+        unit_none_1[14] = ~unit_1[32'h2 * 14] & ~unit_1[32'h2 * 14 + 32'h1];
+        unit_sp_1[14] = unit_1[32'h2 * 14] & ~unit_1[32'h2 * 14 + 32'h1];
+        unit_sfu_1[14] = ~unit_1[32'h2 * 14] & unit_1[32'h2 * 14 + 32'h1];
+        unit_lsu_1[14] = unit_1[32'h2 * 14] & unit_1[32'h2 * 14 + 32'h1];
+        launch_s_1[15] = launch[15 * 2 + 1];
+        exit_s_1[15] = exit[15 * 2 + 1];
+        unit_none_1[15] = ~unit_1[32'h2 * 15] & ~unit_1[32'h2 * 15 + 32'h1];
+        unit_sp_1[15] = unit_1[32'h2 * 15] & ~unit_1[32'h2 * 15 + 32'h1];
+        unit_sfu_1[15] = ~unit_1[32'h2 * 15] & unit_1[32'h2 * 15 + 32'h1];
+        unit_lsu_1[15] = unit_1[32'h2 * 15] & unit_1[32'h2 * 15 + 32'h1];
+        launch_s_1[16] = launch[16 * 2 + 1];
+        exit_s_1[16] = exit[16 * 2 + 1];
+        unit_none_1[16] = ~unit_1[32'h2 * 16] & ~unit_1[32'h2 * 16 + 32'h1];
+        unit_sp_1[16] = unit_1[32'h2 * 16] & ~unit_1[32'h2 * 16 + 32'h1];
+        unit_sfu_1[16] = ~unit_1[32'h2 * 16] & unit_1[32'h2 * 16 + 32'h1];
+        unit_lsu_1[16] = unit_1[32'h2 * 16] & unit_1[32'h2 * 16 + 32'h1];
+        launch_s_1[17] = launch[17 * 2 + 1];
+        exit_s_1[17] = exit[17 * 2 + 1];
+        unit_none_1[17] = ~unit_1[32'h2 * 17] & ~unit_1[32'h2 * 17 + 32'h1];
+        unit_sp_1[17] = unit_1[32'h2 * 17] & ~unit_1[32'h2 * 17 + 32'h1];
+        unit_sfu_1[17] = ~unit_1[32'h2 * 17] & unit_1[32'h2 * 17 + 32'h1];
+        unit_lsu_1[17] = unit_1[32'h2 * 17] & unit_1[32'h2 * 17 + 32'h1];
+        launch_s_1[18] = launch[18 * 2 + 1];
+        exit_s_1[18] = exit[18 * 2 + 1];
+        unit_none_1[18] = ~unit_1[32'h2 * 18] & ~unit_1[32'h2 * 18 + 32'h1];
+        unit_sp_1[18] = unit_1[32'h2 * 18] & ~unit_1[32'h2 * 18 + 32'h1];
+        unit_sfu_1[18] = ~unit_1[32'h2 * 18] & unit_1[32'h2 * 18 + 32'h1];
+        unit_lsu_1[18] = unit_1[32'h2 * 18] & unit_1[32'h2 * 18 + 32'h1];
+        launch_s_1[19] = launch[19 * 2 + 1];
+        exit_s_1[19] = exit[19 * 2 + 1];
+        unit_none_1[19] = ~unit_1[32'h2 * 19] & ~unit_1[32'h2 * 19 + 32'h1];
+        unit_sp_1[19] = unit_1[32'h2 * 19] & ~unit_1[32'h2 * 19 + 32'h1];
+        unit_sfu_1[19] = ~unit_1[32'h2 * 19] & unit_1[32'h2 * 19 + 32'h1];
+        unit_lsu_1[19] = unit_1[32'h2 * 19] & unit_1[32'h2 * 19 + 32'h1];
+        launch_s_1[20] = launch[20 * 2 + 1];
+        exit_s_1[20] = exit[20 * 2 + 1];
+        unit_none_1[20] = ~unit_1[32'h2 * 20] & ~unit_1[32'h2 * 20 + 32'h1];
+        unit_sp_1[20] = unit_1[32'h2 * 20] & ~unit_1[32'h2 * 20 + 32'h1];
+        unit_sfu_1[20] = ~unit_1[32'h2 * 20] & unit_1[32'h2 * 20 + 32'h1];
+        unit_lsu_1[20] = unit_1[32'h2 * 20] & unit_1[32'h2 * 20 + 32'h1];
+        launch_s_1[21] = launch[21 * 2 + 1];
+        exit_s_1[21] = exit[21 * 2 + 1];
+        unit_none_1[21] = ~unit_1[32'h2 * 21] & ~unit_1[32'h2 * 21 + 32'h1];
+        unit_sp_1[21] = unit_1[32'h2 * 21] & ~unit_1[32'h2 * 21 + 32'h1];
+        unit_sfu_1[21] = ~unit_1[32'h2 * 21] & unit_1[32'h2 * 21 + 32'h1];
+        unit_lsu_1[21] = unit_1[32'h2 * 21] & unit_1[32'h2 * 21 + 32'h1];
+        launch_s_1[22] = launch[22 * 2 + 1];
+        exit_s_1[22] = exit[22 * 2 + 1];
+        unit_none_1[22] = ~unit_1[32'h2 * 22] & ~unit_1[32'h2 * 22 + 32'h1];
+        unit_sp_1[22] = unit_1[32'h2 * 22] & ~unit_1[32'h2 * 22 + 32'h1];
+        unit_sfu_1[22] = ~unit_1[32'h2 * 22] & unit_1[32'h2 * 22 + 32'h1];
+        unit_lsu_1[22] = unit_1[32'h2 * 22] & unit_1[32'h2 * 22 + 32'h1];
+        launch_s_1[23] = launch[23 * 2 + 1];
+        exit_s_1[23] = exit[23 * 2 + 1];
+        unit_none_1[23] = ~unit_1[32'h2 * 23] & ~unit_1[32'h2 * 23 + 32'h1];
+        unit_sp_1[23] = unit_1[32'h2 * 23] & ~unit_1[32'h2 * 23 + 32'h1];
+        unit_sfu_1[23] = ~unit_1[32'h2 * 23] & unit_1[32'h2 * 23 + 32'h1];
+        unit_lsu_1[23] = unit_1[32'h2 * 23] & unit_1[32'h2 * 23 + 32'h1];
+        pend_mask_0 = zero_l;
+        if (upd_valid_0) begin
+            pend_mask_0 = pend_0__q;
+        end
+        pend_old_0 = zero8;
+        if (pend_0__q[0]) begin
+            pend_old_0 = pend_old_0 | wpt_0__q;
+        end
+        if (pend_0__q[1]) begin
+            pend_old_0 = pend_old_0 | wpt_2__q;
+        end
+        if (pend_0__q[2]) begin
+            pend_old_0 = pend_old_0 | wpt_4__q;
+        end
+        if (pend_0__q[3]) begin
+            pend_old_0 = pend_old_0 | wpt_6__q;
+        end
+        if (pend_0__q[4]) begin
+            pend_old_0 = pend_old_0 | wpt_8__q;
+        end
+        if (pend_0__q[5]) begin
+            pend_old_0 = pend_old_0 | wpt_10__q;
+        end
+        if (pend_0__q[6]) begin
+            pend_old_0 = pend_old_0 | wpt_12__q;
+        end
+        if (pend_0__q[7]) begin
+            pend_old_0 = pend_old_0 | wpt_14__q;
+        end
+        if (pend_0__q[8]) begin
+            pend_old_0 = pend_old_0 | wpt_16__q;
+        end
+        if (pend_0__q[9]) begin
+            pend_old_0 = pend_old_0 | wpt_18__q;
+        end
+        if (pend_0__q[10]) begin
+            pend_old_0 = pend_old_0 | wpt_20__q;
+        end
+        if (pend_0__q[11]) begin
+            pend_old_0 = pend_old_0 | wpt_22__q;
+        end
+        if (pend_0__q[12]) begin
+            pend_old_0 = pend_old_0 | wpt_24__q;
+        end
+        if (pend_0__q[13]) begin
+            pend_old_0 = pend_old_0 | wpt_26__q;
+        end
+        if (pend_0__q[14]) begin
+            pend_old_0 = pend_old_0 | wpt_28__q;
+        end
+        if (pend_0__q[15]) begin
+            pend_old_0 = pend_old_0 | wpt_30__q;
+        end
+        if (pend_0__q[16]) begin
+            pend_old_0 = pend_old_0 | wpt_32__q;
+        end
+        if (pend_0__q[17]) begin
+            pend_old_0 = pend_old_0 | wpt_34__q;
+        end
+        if (pend_0__q[18]) begin
+            pend_old_0 = pend_old_0 | wpt_36__q;
+        end
+        if (pend_0__q[19]) begin
+            pend_old_0 = pend_old_0 | wpt_38__q;
+        end
+        if (pend_0__q[20]) begin
+            pend_old_0 = pend_old_0 | wpt_40__q;
+        end
+        if (pend_0__q[21]) begin
+            pend_old_0 = pend_old_0 | wpt_42__q;
+        end
+        if (pend_0__q[22]) begin
+            pend_old_0 = pend_old_0 | wpt_44__q;
+        end
+        if (pend_0__q[23]) begin
+            pend_old_0 = pend_old_0 | wpt_46__q;
+        end
+        pend_new_0 = pend_old_0;
+        if (upd_trig_0) begin
+            pend_new_0 = pp_table__prio_0;
+        end
+        else if ((pend_old_0 != max8) & (pend_old_0 != zero8)) begin
+            pend_new_0 = pend_old_0 - one8;
+        end
+        pend_lt_0 = zero_l;
+        pend_gt_0 = zero_l;
+        pend_lt_0[0] = pend_new_0 < wpt_0__q;
+        pend_gt_0[0] = pend_new_0 > wpt_0__q;
+        pend_lt_0[1] = pend_new_0 < wpt_2__q;
+        pend_gt_0[1] = pend_new_0 > wpt_2__q;
+        pend_lt_0[2] = pend_new_0 < wpt_4__q;
+        pend_gt_0[2] = pend_new_0 > wpt_4__q;
+        pend_lt_0[3] = pend_new_0 < wpt_6__q;
+        pend_gt_0[3] = pend_new_0 > wpt_6__q;
+        pend_lt_0[4] = pend_new_0 < wpt_8__q;
+        pend_gt_0[4] = pend_new_0 > wpt_8__q;
+        pend_lt_0[5] = pend_new_0 < wpt_10__q;
+        pend_gt_0[5] = pend_new_0 > wpt_10__q;
+        pend_lt_0[6] = pend_new_0 < wpt_12__q;
+        pend_gt_0[6] = pend_new_0 > wpt_12__q;
+        pend_lt_0[7] = pend_new_0 < wpt_14__q;
+        pend_gt_0[7] = pend_new_0 > wpt_14__q;
+        pend_lt_0[8] = pend_new_0 < wpt_16__q;
+        pend_gt_0[8] = pend_new_0 > wpt_16__q;
+        pend_lt_0[9] = pend_new_0 < wpt_18__q;
+        pend_gt_0[9] = pend_new_0 > wpt_18__q;
+        pend_lt_0[10] = pend_new_0 < wpt_20__q;
+        pend_gt_0[10] = pend_new_0 > wpt_20__q;
+        pend_lt_0[11] = pend_new_0 < wpt_22__q;
+        pend_gt_0[11] = pend_new_0 > wpt_22__q;
+        pend_lt_0[12] = pend_new_0 < wpt_24__q;
+        pend_gt_0[12] = pend_new_0 > wpt_24__q;
+        pend_lt_0[13] = pend_new_0 < wpt_26__q;
+        pend_gt_0[13] = pend_new_0 > wpt_26__q;
+        pend_lt_0[14] = pend_new_0 < wpt_28__q;
+        pend_gt_0[14] = pend_new_0 > wpt_28__q;
+        pend_lt_0[15] = pend_new_0 < wpt_30__q;
+        pend_gt_0[15] = pend_new_0 > wpt_30__q;
+        pend_lt_0[16] = pend_new_0 < wpt_32__q;
+        pend_gt_0[16] = pend_new_0 > wpt_32__q;
+        pend_lt_0[17] = pend_new_0 < wpt_34__q;
+        pend_gt_0[17] = pend_new_0 > wpt_34__q;
+        pend_lt_0[18] = pend_new_0 < wpt_36__q;
+        pend_gt_0[18] = pend_new_0 > wpt_36__q;
+        pend_lt_0[19] = pend_new_0 < wpt_38__q;
+        pend_gt_0[19] = pend_new_0 > wpt_38__q;
+        pend_lt_0[20] = pend_new_0 < wpt_40__q;
+        pend_gt_0[20] = pend_new_0 > wpt_40__q;
+        pend_lt_0[21] = pend_new_0 < wpt_42__q;
+        pend_gt_0[21] = pend_new_0 > wpt_42__q;
+        pend_lt_0[22] = pend_new_0 < wpt_44__q;
+        pend_gt_0[22] = pend_new_0 > wpt_44__q;
+        pend_lt_0[23] = pend_new_0 < wpt_46__q;
+        pend_gt_0[23] = pend_new_0 > wpt_46__q;
+        pend_lt_0 = pend_lt_0 & ~pend_mask_0;
+        pend_gt_0 = pend_gt_0 & ~pend_mask_0;
+        pend_eq_0 = ~(pend_lt_0 | pend_gt_0);
+        pend_mask_1 = zero_l;
+        if (upd_valid_1) begin
+            pend_mask_1 = pend_1__q;
+        end
+        pend_old_1 = zero8;
+        if (pend_1__q[0]) begin
+            pend_old_1 = pend_old_1 | wpt_1__q;
+        end
+        if (pend_1__q[1]) begin
+            pend_old_1 = pend_old_1 | wpt_3__q;
+        end
+        if (pend_1__q[2]) begin
+            pend_old_1 = pend_old_1 | wpt_5__q;
+        end
+        if (pend_1__q[3]) begin
+            pend_old_1 = pend_old_1 | wpt_7__q;
+        end
+        if (pend_1__q[4]) begin
+            pend_old_1 = pend_old_1 | wpt_9__q;
+        end
+        if (pend_1__q[5]) begin
+            pend_old_1 = pend_old_1 | wpt_11__q;
+        end
+        if (pend_1__q[6]) begin
+            pend_old_1 = pend_old_1 | wpt_13__q;
+        end
+        if (pend_1__q[7]) begin
+            pend_old_1 = pend_old_1 | wpt_15__q;
+        end
+        if (pend_1__q[8]) begin
+            pend_old_1 = pend_old_1 | wpt_17__q;
+        end
+        if (pend_1__q[9]) begin
+            pend_old_1 = pend_old_1 | wpt_19__q;
+        end
+        if (pend_1__q[10]) begin
+            pend_old_1 = pend_old_1 | wpt_21__q;
+        end
+        if (pend_1__q[11]) begin
+            pend_old_1 = pend_old_1 | wpt_23__q;
+        end
+        if (pend_1__q[12]) begin
+            pend_old_1 = pend_old_1 | wpt_25__q;
+        end
+        if (pend_1__q[13]) begin
+            pend_old_1 = pend_old_1 | wpt_27__q;
+        end
+        if (pend_1__q[14]) begin
+            pend_old_1 = pend_old_1 | wpt_29__q;
+        end
+        if (pend_1__q[15]) begin
+            pend_old_1 = pend_old_1 | wpt_31__q;
+        end
+        if (pend_1__q[16]) begin
+            pend_old_1 = pend_old_1 | wpt_33__q;
+        end
+        if (pend_1__q[17]) begin
+            pend_old_1 = pend_old_1 | wpt_35__q;
+        end
+        if (pend_1__q[18]) begin
+            pend_old_1 = pend_old_1 | wpt_37__q;
+        end
+        if (pend_1__q[19]) begin
+            pend_old_1 = pend_old_1 | wpt_39__q;
+        end
+        if (pend_1__q[20]) begin
+            pend_old_1 = pend_old_1 | wpt_41__q;
+        end
+        if (pend_1__q[21]) begin
+            pend_old_1 = pend_old_1 | wpt_43__q;
+        end
+        if (pend_1__q[22]) begin
+            pend_old_1 = pend_old_1 | wpt_45__q;
+        end
+        if (pend_1__q[23]) begin
+            pend_old_1 = pend_old_1 | wpt_47__q;
+        end
+        pend_new_1 = pend_old_1;
+        if (upd_trig_1) begin
+            pend_new_1 = pp_table__prio_1;
+        end
+        else if ((pend_old_1 != max8) & (pend_old_1 != zero8)) begin
+            pend_new_1 = pend_old_1 - one8;
+        end
+        pend_lt_1 = zero_l;
+        pend_gt_1 = zero_l;
+        pend_lt_1[0] = pend_new_1 < wpt_1__q;
+        pend_gt_1[0] = pend_new_1 > wpt_1__q;
+        pend_lt_1[1] = pend_new_1 < wpt_3__q;
+        pend_gt_1[1] = pend_new_1 > wpt_3__q;
+        pend_lt_1[2] = pend_new_1 < wpt_5__q;
+        pend_gt_1[2] = pend_new_1 > wpt_5__q;
+        pend_lt_1[3] = pend_new_1 < wpt_7__q;
+        pend_gt_1[3] = pend_new_1 > wpt_7__q;
+        pend_lt_1[4] = pend_new_1 < wpt_9__q;
+        pend_gt_1[4] = pend_new_1 > wpt_9__q;
+        pend_lt_1[5] = pend_new_1 < wpt_11__q;
+        pend_gt_1[5] = pend_new_1 > wpt_11__q;
+        pend_lt_1[6] = pend_new_1 < wpt_13__q;
+        pend_gt_1[6] = pend_new_1 > wpt_13__q;
+        pend_lt_1[7] = pend_new_1 < wpt_15__q;
+        pend_gt_1[7] = pend_new_1 > wpt_15__q;
+        pend_lt_1[8] = pend_new_1 < wpt_17__q;
+        pend_gt_1[8] = pend_new_1 > wpt_17__q;
+        pend_lt_1[9] = pend_new_1 < wpt_19__q;
+        pend_gt_1[9] = pend_new_1 > wpt_19__q;
+        pend_lt_1[10] = pend_new_1 < wpt_21__q;
+        pend_gt_1[10] = pend_new_1 > wpt_21__q;
+        pend_lt_1[11] = pend_new_1 < wpt_23__q;
+        pend_gt_1[11] = pend_new_1 > wpt_23__q;
+        pend_lt_1[12] = pend_new_1 < wpt_25__q;
+        pend_gt_1[12] = pend_new_1 > wpt_25__q;
+        pend_lt_1[13] = pend_new_1 < wpt_27__q;
+        pend_gt_1[13] = pend_new_1 > wpt_27__q;
+        pend_lt_1[14] = pend_new_1 < wpt_29__q;
+        pend_gt_1[14] = pend_new_1 > wpt_29__q;
+        pend_lt_1[15] = pend_new_1 < wpt_31__q;
+        pend_gt_1[15] = pend_new_1 > wpt_31__q;
+        pend_lt_1[16] = pend_new_1 < wpt_33__q;
+        pend_gt_1[16] = pend_new_1 > wpt_33__q;
+        pend_lt_1[17] = pend_new_1 < wpt_35__q;
+        pend_gt_1[17] = pend_new_1 > wpt_35__q;
+        pend_lt_1[18] = pend_new_1 < wpt_37__q;
+        pend_gt_1[18] = pend_new_1 > wpt_37__q;
+        pend_lt_1[19] = pend_new_1 < wpt_39__q;
+        pend_gt_1[19] = pend_new_1 > wpt_39__q;
+        pend_lt_1[20] = pend_new_1 < wpt_41__q;
+        pend_gt_1[20] = pend_new_1 > wpt_41__q;
+        pend_lt_1[21] = pend_new_1 < wpt_43__q;
+        pend_gt_1[21] = pend_new_1 > wpt_43__q;
+        pend_lt_1[22] = pend_new_1 < wpt_45__q;
+        pend_gt_1[22] = pend_new_1 > wpt_45__q;
+        pend_lt_1[23] = pend_new_1 < wpt_47__q;
+        pend_gt_1[23] = pend_new_1 > wpt_47__q;
+        pend_lt_1 = pend_lt_1 & ~pend_mask_1;
+        pend_gt_1 = pend_gt_1 & ~pend_mask_1;
+        pend_eq_1 = ~(pend_lt_1 | pend_gt_1);
+        if (pend_mask_0[0]) begin
+            cur_lt_0 = pend_lt_0;
+            cur_eq_0 = pend_eq_0;
+        end
+        else begin
+            cur_lt_0 = rel_lt_0__q & ~pend_mask_0;
+            if (pend_gt_0[0]) begin
+                cur_lt_0 = cur_lt_0 | pend_mask_0;
+            end
+            cur_eq_0 = rel_eq_0__q & ~pend_mask_0;
+            if (pend_eq_0[0]) begin
+                cur_eq_0 = cur_eq_0 | pend_mask_0;
+            end
+        end
+        if (last_0__q[0]) begin
+            tie = ~last_0__q;
+        end
+        else begin
+            tie = ~last_0__q & ~older_0__q & ~onehot_l_0;
+        end
+        beats_0 = cur_lt_0 | (cur_eq_0 & tie);
+        if (pend_mask_0[1]) begin
+            cur_lt_2 = pend_lt_0;
+            cur_eq_2 = pend_eq_0;
+        end
+        else begin
+            cur_lt_2 = rel_lt_2__q & ~pend_mask_0;
+            if (pend_gt_0[1]) begin
+                cur_lt_2 = cur_lt_2 | pend_mask_0;
+            end
+            cur_eq_2 = rel_eq_2__q & ~pend_mask_0;
+            if (pend_eq_0[1]) begin
+                cur_eq_2 = cur_eq_2 | pend_mask_0;
+            end
+        end
+        if (last_0__q[1]) begin
+            tie = ~last_0__q;
+        end
+        else begin
+            tie = ~last_0__q & ~older_2__q & ~onehot_l_1;
+        end
+        beats_2 = cur_lt_2 | (cur_eq_2 & tie);
+        if (pend_mask_0[2]) begin
+            cur_lt_4 = pend_lt_0;
+            cur_eq_4 = pend_eq_0;
+        end
+        else begin
+            cur_lt_4 = rel_lt_4__q & ~pend_mask_0;
+            if (pend_gt_0[2]) begin
+                cur_lt_4 = cur_lt_4 | pend_mask_0;
+            end
+            cur_eq_4 = rel_eq_4__q & ~pend_mask_0;
+            if (pend_eq_0[2]) begin
+                cur_eq_4 = cur_eq_4 | pend_mask_0;
+            end
+        end
+        if (last_0__q[2]) begin
+            tie = ~last_0__q;
+        end
+        else begin
+            tie = ~last_0__q & ~older_4__q & ~onehot_l_2;
+        end
+        beats_4 = cur_lt_4 | (cur_eq_4 & tie);
+        if (pend_mask_0[3]) begin
+            cur_lt_6 = pend_lt_0;
+            cur_eq_6 = pend_eq_0;
+        end
+        else begin
+            cur_lt_6 = rel_lt_6__q & ~pend_mask_0;
+            if (pend_gt_0[3]) begin
+                cur_lt_6 = cur_lt_6 | pend_mask_0;
+            end
+            cur_eq_6 = rel_eq_6__q & ~pend_mask_0;
+            if (pend_eq_0[3]) begin
+                cur_eq_6 = cur_eq_6 | pend_mask_0;
+            end
+        end
+        if (last_0__q[3]) begin
+            tie = ~last_0__q;
+        end
+        else begin
+            tie = ~last_0__q & ~older_6__q & ~onehot_l_3;
+        end
+        beats_6 = cur_lt_6 | (cur_eq_6 & tie);
+        if (pend_mask_0[4]) begin
+            cur_lt_8 = pend_lt_0;
+            cur_eq_8 = pend_eq_0;
+        end
+        else begin
+            cur_lt_8 = rel_lt_8__q & ~pend_mask_0;
+            if (pend_gt_0[4]) begin
+                cur_lt_8 = cur_lt_8 | pend_mask_0;
+            end
+            cur_eq_8 = rel_eq_8__q & ~pend_mask_0;
+            if (pend_eq_0[4]) begin
+                cur_eq_8 = cur_eq_8 | pend_mask_0;
+            end
+        end
+        if (last_0__q[4]) begin
+            tie = ~last_0__q;
+        end
+        else begin
+            tie = ~last_0__q & ~older_8__q & ~onehot_l_4;
+        end
+        beats_8 = cur_lt_8 | (cur_eq_8 & tie);
+        if (pend_mask_0[5]) begin
+            cur_lt_10 = pend_lt_0;
+            cur_eq_10 = pend_eq_0;
+        end
+        else begin
+            cur_lt_10 = rel_lt_10__q & ~pend_mask_0;
+            if (pend_gt_0[5]) begin
+                cur_lt_10 = cur_lt_10 | pend_mask_0;
+            end
+            cur_eq_10 = rel_eq_10__q & ~pend_mask_0;
+            if (pend_eq_0[5]) begin
+                cur_eq_10 = cur_eq_10 | pend_mask_0;
+            end
+        end
+        if (last_0__q[5]) begin
+            tie = ~last_0__q;
+        end
+        else begin
+            tie = ~last_0__q & ~older_10__q & ~onehot_l_5;
+        end
+        beats_10 = cur_lt_10 | (cur_eq_10 & tie);
+        if (pend_mask_0[6]) begin
+            cur_lt_12 = pend_lt_0;
+            cur_eq_12 = pend_eq_0;
+        end
+        else begin
+            cur_lt_12 = rel_lt_12__q & ~pend_mask_0;
+            if (pend_gt_0[6]) begin
+                cur_lt_12 = cur_lt_12 | pend_mask_0;
+            end
+            cur_eq_12 = rel_eq_12__q & ~pend_mask_0;
+            if (pend_eq_0[6]) begin
+                cur_eq_12 = cur_eq_12 | pend_mask_0;
+            end
+        end
+        if (last_0__q[6]) begin
+            tie = ~last_0__q;
+        end
+        else begin
+            tie = ~last_0__q & ~older_12__q & ~onehot_l_6;
+        end
+        beats_12 = cur_lt_12 | (cur_eq_12 & tie);
+        if (pend_mask_0[7]) begin
+            cur_lt_14 = pend_lt_0;
+            cur_eq_14 = pend_eq_0;
+        end
+        else begin
+            cur_lt_14 = rel_lt_14__q & ~pend_mask_0;
+            if (pend_gt_0[7]) begin
+                cur_lt_14 = cur_lt_14 | pend_mask_0;
+            end
+            cur_eq_14 = rel_eq_14__q & ~pend_mask_0;
+            if (pend_eq_0[7]) begin
+                cur_eq_14 = cur_eq_14 | pend_mask_0;
+            end
+        end
+        if (last_0__q[7]) begin
+            tie = ~last_0__q;
+        end
+        else begin
+            tie = ~last_0__q & ~older_14__q & ~onehot_l_7;
+        end
+        beats_14 = cur_lt_14 | (cur_eq_14 & tie);
+        if (pend_mask_0[8]) begin
+            cur_lt_16 = pend_lt_0;
+            cur_eq_16 = pend_eq_0;
+        end
+        else begin
+            cur_lt_16 = rel_lt_16__q & ~pend_mask_0;
+            if (pend_gt_0[8]) begin
+                cur_lt_16 = cur_lt_16 | pend_mask_0;
+            end
+            cur_eq_16 = rel_eq_16__q & ~pend_mask_0;
+            if (pend_eq_0[8]) begin
+                cur_eq_16 = cur_eq_16 | pend_mask_0;
+            end
+        end
+        if (last_0__q[8]) begin
+            tie = ~last_0__q;
+        end
+        else begin
+            tie = ~last_0__q & ~older_16__q & ~onehot_l_8;
+        end
+        beats_16 = cur_lt_16 | (cur_eq_16 & tie);
+        if (pend_mask_0[9]) begin
+            cur_lt_18 = pend_lt_0;
+            cur_eq_18 = pend_eq_0;
+        end
+        else begin
+            cur_lt_18 = rel_lt_18__q & ~pend_mask_0;
+            if (pend_gt_0[9]) begin
+                cur_lt_18 = cur_lt_18 | pend_mask_0;
+            end
+            cur_eq_18 = rel_eq_18__q & ~pend_mask_0;
+            if (pend_eq_0[9]) begin
+                cur_eq_18 = cur_eq_18 | pend_mask_0;
+            end
+        end
+        if (last_0__q[9]) begin
+            tie = ~last_0__q;
+        end
+        else begin
+            tie = ~last_0__q & ~older_18__q & ~onehot_l_9;
+        end
+        beats_18 = cur_lt_18 | (cur_eq_18 & tie);
+        if (pend_mask_0[10]) begin
+            cur_lt_20 = pend_lt_0;
+            cur_eq_20 = pend_eq_0;
+        end
+        else begin
+            cur_lt_20 = rel_lt_20__q & ~pend_mask_0;
+            if (pend_gt_0[10]) begin
+                cur_lt_20 = cur_lt_20 | pend_mask_0;
+            end
+            cur_eq_20 = rel_eq_20__q & ~pend_mask_0;
+            if (pend_eq_0[10]) begin
+                cur_eq_20 = cur_eq_20 | pend_mask_0;
+            end
+        end
+        if (last_0__q[10]) begin
+            tie = ~last_0__q;
+        end
+        else begin
+            tie = ~last_0__q & ~older_20__q & ~onehot_l_10;
+        end
+        beats_20 = cur_lt_20 | (cur_eq_20 & tie);
+        if (pend_mask_0[11]) begin
+            cur_lt_22 = pend_lt_0;
+            cur_eq_22 = pend_eq_0;
+        end
+        else begin
+            cur_lt_22 = rel_lt_22__q & ~pend_mask_0;
+            if (pend_gt_0[11]) begin
+                cur_lt_22 = cur_lt_22 | pend_mask_0;
+            end
+            cur_eq_22 = rel_eq_22__q & ~pend_mask_0;
+            if (pend_eq_0[11]) begin
+                cur_eq_22 = cur_eq_22 | pend_mask_0;
+            end
+        end
+        if (last_0__q[11]) begin
+            tie = ~last_0__q;
+        end
+        else begin
+            tie = ~last_0__q & ~older_22__q & ~onehot_l_11;
+        end
+        beats_22 = cur_lt_22 | (cur_eq_22 & tie);
+        if (pend_mask_0[12]) begin
+            cur_lt_24 = pend_lt_0;
+            cur_eq_24 = pend_eq_0;
+        end
+        else begin
+            cur_lt_24 = rel_lt_24__q & ~pend_mask_0;
+            if (pend_gt_0[12]) begin
+                cur_lt_24 = cur_lt_24 | pend_mask_0;
+            end
+            cur_eq_24 = rel_eq_24__q & ~pend_mask_0;
+            if (pend_eq_0[12]) begin
+                cur_eq_24 = cur_eq_24 | pend_mask_0;
+            end
+        end
+        if (last_0__q[12]) begin
+            tie = ~last_0__q;
+        end
+        else begin
+            tie = ~last_0__q & ~older_24__q & ~onehot_l_12;
+        end
+        beats_24 = cur_lt_24 | (cur_eq_24 & tie);
+        if (pend_mask_0[13]) begin
+            cur_lt_26 = pend_lt_0;
+            cur_eq_26 = pend_eq_0;
+        end
+        else begin
+            cur_lt_26 = rel_lt_26__q & ~pend_mask_0;
+            if (pend_gt_0[13]) begin
+                cur_lt_26 = cur_lt_26 | pend_mask_0;
+            end
+            cur_eq_26 = rel_eq_26__q & ~pend_mask_0;
+            if (pend_eq_0[13]) begin
+                cur_eq_26 = cur_eq_26 | pend_mask_0;
+            end
+        end
+        if (last_0__q[13]) begin
+            tie = ~last_0__q;
+        end
+        else begin
+            tie = ~last_0__q & ~older_26__q & ~onehot_l_13;
+        end
+        beats_26 = cur_lt_26 | (cur_eq_26 & tie);
+        if (pend_mask_0[14]) begin
+            cur_lt_28 = pend_lt_0;
+            cur_eq_28 = pend_eq_0;
+        end
+        else begin
+            cur_lt_28 = rel_lt_28__q & ~pend_mask_0;
+            if (pend_gt_0[14]) begin
+                cur_lt_28 = cur_lt_28 | pend_mask_0;
+            end
+            cur_eq_28 = rel_eq_28__q & ~pend_mask_0;
+            if (pend_eq_0[14]) begin
+                cur_eq_28 = cur_eq_28 | pend_mask_0;
+            end
+        end
+        if (last_0__q[14]) begin
+            tie = ~last_0__q;
+        end
+        else begin
+            tie = ~last_0__q & ~older_28__q & ~onehot_l_14;
+        end
+        beats_28 = cur_lt_28 | (cur_eq_28 & tie);
+        if (pend_mask_0[15]) begin
+            cur_lt_30 = pend_lt_0;
+            cur_eq_30 = pend_eq_0;
+        end
+        else begin
+            cur_lt_30 = rel_lt_30__q & ~pend_mask_0;
+            if (pend_gt_0[15]) begin
+                cur_lt_30 = cur_lt_30 | pend_mask_0;
+            end
+            cur_eq_30 = rel_eq_30__q & ~pend_mask_0;
+            if (pend_eq_0[15]) begin
+                cur_eq_30 = cur_eq_30 | pend_mask_0;
+            end
+        end
+        if (last_0__q[15]) begin
+            tie = ~last_0__q;
+        end
+        else begin
+            tie = ~last_0__q & ~older_30__q & ~onehot_l_15;
+        end
+        beats_30 = cur_lt_30 | (cur_eq_30 & tie);
+        if (pend_mask_0[16]) begin
+            cur_lt_32 = pend_lt_0;
+            cur_eq_32 = pend_eq_0;
+        end
+        else begin
+            cur_lt_32 = rel_lt_32__q & ~pend_mask_0;
+            if (pend_gt_0[16]) begin
+                cur_lt_32 = cur_lt_32 | pend_mask_0;
+            end
+            cur_eq_32 = rel_eq_32__q & ~pend_mask_0;
+            if (pend_eq_0[16]) begin
+                cur_eq_32 = cur_eq_32 | pend_mask_0;
+            end
+        end
+        if (last_0__q[16]) begin
+            tie = ~last_0__q;
+        end
+        else begin
+            tie = ~last_0__q & ~older_32__q & ~onehot_l_16;
+        end
+        beats_32 = cur_lt_32 | (cur_eq_32 & tie);
+        if (pend_mask_0[17]) begin
+            cur_lt_34 = pend_lt_0;
+            cur_eq_34 = pend_eq_0;
+        end
+        else begin
+            cur_lt_34 = rel_lt_34__q & ~pend_mask_0;
+            if (pend_gt_0[17]) begin
+                cur_lt_34 = cur_lt_34 | pend_mask_0;
+            end
+            cur_eq_34 = rel_eq_34__q & ~pend_mask_0;
+            if (pend_eq_0[17]) begin
+                cur_eq_34 = cur_eq_34 | pend_mask_0;
+            end
+        end
+        if (last_0__q[17]) begin
+            tie = ~last_0__q;
+        end
+        else begin
+            tie = ~last_0__q & ~older_34__q & ~onehot_l_17;
+        end
+        beats_34 = cur_lt_34 | (cur_eq_34 & tie);
+        if (pend_mask_0[18]) begin
+            cur_lt_36 = pend_lt_0;
+            cur_eq_36 = pend_eq_0;
+        end
+        else begin
+            cur_lt_36 = rel_lt_36__q & ~pend_mask_0;
+            if (pend_gt_0[18]) begin
+                cur_lt_36 = cur_lt_36 | pend_mask_0;
+            end
+            cur_eq_36 = rel_eq_36__q & ~pend_mask_0;
+            if (pend_eq_0[18]) begin
+                cur_eq_36 = cur_eq_36 | pend_mask_0;
+            end
+        end
+        if (last_0__q[18]) begin
+            tie = ~last_0__q;
+        end
+        else begin
+            tie = ~last_0__q & ~older_36__q & ~onehot_l_18;
+        end
+        beats_36 = cur_lt_36 | (cur_eq_36 & tie);
+        if (pend_mask_0[19]) begin
+            cur_lt_38 = pend_lt_0;
+            cur_eq_38 = pend_eq_0;
+        end
+        else begin
+            cur_lt_38 = rel_lt_38__q & ~pend_mask_0;
+            if (pend_gt_0[19]) begin
+                cur_lt_38 = cur_lt_38 | pend_mask_0;
+            end
+            cur_eq_38 = rel_eq_38__q & ~pend_mask_0;
+            if (pend_eq_0[19]) begin
+                cur_eq_38 = cur_eq_38 | pend_mask_0;
+            end
+        end
+        if (last_0__q[19]) begin
+            tie = ~last_0__q;
+        end
+        else begin
+            tie = ~last_0__q & ~older_38__q & ~onehot_l_19;
+        end
+        beats_38 = cur_lt_38 | (cur_eq_38 & tie);
+        if (pend_mask_0[20]) begin
+            cur_lt_40 = pend_lt_0;
+            cur_eq_40 = pend_eq_0;
+        end
+        else begin
+            cur_lt_40 = rel_lt_40__q & ~pend_mask_0;
+            if (pend_gt_0[20]) begin
+                cur_lt_40 = cur_lt_40 | pend_mask_0;
+            end
+            cur_eq_40 = rel_eq_40__q & ~pend_mask_0;
+            if (pend_eq_0[20]) begin
+                cur_eq_40 = cur_eq_40 | pend_mask_0;
+            end
+        end
+        if (last_0__q[20]) begin
+            tie = ~last_0__q;
+        end
+        else begin
+            tie = ~last_0__q & ~older_40__q & ~onehot_l_20;
+        end
+        beats_40 = cur_lt_40 | (cur_eq_40 & tie);
+        if (pend_mask_0[21]) begin
+            cur_lt_42 = pend_lt_0;
+            cur_eq_42 = pend_eq_0;
+        end
+        else begin
+            cur_lt_42 = rel_lt_42__q & ~pend_mask_0;
+            if (pend_gt_0[21]) begin
+                cur_lt_42 = cur_lt_42 | pend_mask_0;
+            end
+            cur_eq_42 = rel_eq_42__q & ~pend_mask_0;
+            if (pend_eq_0[21]) begin
+                cur_eq_42 = cur_eq_42 | pend_mask_0;
+            end
+        end
+        if (last_0__q[21]) begin
+            tie = ~last_0__q;
+        end
+        else begin
+            tie = ~last_0__q & ~older_42__q & ~onehot_l_21;
+        end
+        beats_42 = cur_lt_42 | (cur_eq_42 & tie);
+        if (pend_mask_0[22]) begin
+            cur_lt_44 = pend_lt_0;
+            cur_eq_44 = pend_eq_0;
+        end
+        else begin
+            cur_lt_44 = rel_lt_44__q & ~pend_mask_0;
+            if (pend_gt_0[22]) begin
+                cur_lt_44 = cur_lt_44 | pend_mask_0;
+            end
+            cur_eq_44 = rel_eq_44__q & ~pend_mask_0;
+            if (pend_eq_0[22]) begin
+                cur_eq_44 = cur_eq_44 | pend_mask_0;
+            end
+        end
+        if (last_0__q[22]) begin
+            tie = ~last_0__q;
+        end
+        else begin
+            tie = ~last_0__q & ~older_44__q & ~onehot_l_22;
+        end
+        beats_44 = cur_lt_44 | (cur_eq_44 & tie);
+        if (pend_mask_0[23]) begin
+            cur_lt_46 = pend_lt_0;
+            cur_eq_46 = pend_eq_0;
+        end
+        else begin
+            cur_lt_46 = rel_lt_46__q & ~pend_mask_0;
+            if (pend_gt_0[23]) begin
+                cur_lt_46 = cur_lt_46 | pend_mask_0;
+            end
+            cur_eq_46 = rel_eq_46__q & ~pend_mask_0;
+            if (pend_eq_0[23]) begin
+                cur_eq_46 = cur_eq_46 | pend_mask_0;
+            end
+        end
+        if (last_0__q[23]) begin
+            tie = ~last_0__q;
+        end
+        else begin
+            tie = ~last_0__q & ~older_46__q & ~onehot_l_23;
+        end
+        beats_46 = cur_lt_46 | (cur_eq_46 & tie);
+        if (pend_mask_1[0]) begin
+            cur_lt_1 = pend_lt_1;
+            cur_eq_1 = pend_eq_1;
+        end
+        else begin
+            cur_lt_1 = rel_lt_1__q & ~pend_mask_1;
+            if (pend_gt_1[0]) begin
+                cur_lt_1 = cur_lt_1 | pend_mask_1;
+            end
+            cur_eq_1 = rel_eq_1__q & ~pend_mask_1;
+            if (pend_eq_1[0]) begin
+                cur_eq_1 = cur_eq_1 | pend_mask_1;
+            end
+        end
+        if (last_1__q[0]) begin
+            tie = ~last_1__q;
+        end
+        else begin
+            tie = ~last_1__q & ~older_1__q & ~onehot_l_0;
+        end
+        beats_1 = cur_lt_1 | (cur_eq_1 & tie);
+        if (pend_mask_1[1]) begin
+            cur_lt_3 = pend_lt_1;
+            cur_eq_3 = pend_eq_1;
+        end
+        else begin
+            cur_lt_3 = rel_lt_3__q & ~pend_mask_1;
+            if (pend_gt_1[1]) begin
+                cur_lt_3 = cur_lt_3 | pend_mask_1;
+            end
+            cur_eq_3 = rel_eq_3__q & ~pend_mask_1;
+            if (pend_eq_1[1]) begin
+                cur_eq_3 = cur_eq_3 | pend_mask_1;
+            end
+        end
+        if (last_1__q[1]) begin
+            tie = ~last_1__q;
+        end
+        else begin
+            tie = ~last_1__q & ~older_3__q & ~onehot_l_1;
+        end
+        beats_3 = cur_lt_3 | (cur_eq_3 & tie);
+        if (pend_mask_1[2]) begin
+            cur_lt_5 = pend_lt_1;
+            cur_eq_5 = pend_eq_1;
+        end
+        else begin
+            cur_lt_5 = rel_lt_5__q & ~pend_mask_1;
+            if (pend_gt_1[2]) begin
+                cur_lt_5 = cur_lt_5 | pend_mask_1;
+            end
+            cur_eq_5 = rel_eq_5__q & ~pend_mask_1;
+            if (pend_eq_1[2]) begin
+                cur_eq_5 = cur_eq_5 | pend_mask_1;
+            end
+        end
+        if (last_1__q[2]) begin
+            tie = ~last_1__q;
+        end
+        else begin
+            tie = ~last_1__q & ~older_5__q & ~onehot_l_2;
+        end
+        beats_5 = cur_lt_5 | (cur_eq_5 & tie);
+        if (pend_mask_1[3]) begin
+            cur_lt_7 = pend_lt_1;
+            cur_eq_7 = pend_eq_1;
+        end
+        else begin
+            cur_lt_7 = rel_lt_7__q & ~pend_mask_1;
+            if (pend_gt_1[3]) begin
+                cur_lt_7 = cur_lt_7 | pend_mask_1;
+            end
+            cur_eq_7 = rel_eq_7__q & ~pend_mask_1;
+            if (pend_eq_1[3]) begin
+                cur_eq_7 = cur_eq_7 | pend_mask_1;
+            end
+        end
+        if (last_1__q[3]) begin
+            tie = ~last_1__q;
+        end
+        else begin
+            tie = ~last_1__q & ~older_7__q & ~onehot_l_3;
+        end
+        beats_7 = cur_lt_7 | (cur_eq_7 & tie);
+        if (pend_mask_1[4]) begin
+            cur_lt_9 = pend_lt_1;
+            cur_eq_9 = pend_eq_1;
+        end
+        else begin
+            cur_lt_9 = rel_lt_9__q & ~pend_mask_1;
+            if (pend_gt_1[4]) begin
+                cur_lt_9 = cur_lt_9 | pend_mask_1;
+            end
+            cur_eq_9 = rel_eq_9__q & ~pend_mask_1;
+            if (pend_eq_1[4]) begin
+                cur_eq_9 = cur_eq_9 | pend_mask_1;
+            end
+        end
+        if (last_1__q[4]) begin
+            tie = ~last_1__q;
+        end
+        else begin
+            tie = ~last_1__q & ~older_9__q & ~onehot_l_4;
+        end
+        beats_9 = cur_lt_9 | (cur_eq_9 & tie);
+        if (pend_mask_1[5]) begin
+            cur_lt_11 = pend_lt_1;
+            cur_eq_11 = pend_eq_1;
+        end
+        else begin
+            cur_lt_11 = rel_lt_11__q & ~pend_mask_1;
+            if (pend_gt_1[5]) begin
+                cur_lt_11 = cur_lt_11 | pend_mask_1;
+            end
+            cur_eq_11 = rel_eq_11__q & ~pend_mask_1;
+            if (pend_eq_1[5]) begin
+                cur_eq_11 = cur_eq_11 | pend_mask_1;
+            end
+        end
+        if (last_1__q[5]) begin
+            tie = ~last_1__q;
+        end
+        else begin
+            tie = ~last_1__q & ~older_11__q & ~onehot_l_5;
+        end
+        beats_11 = cur_lt_11 | (cur_eq_11 & tie);
+        if (pend_mask_1[6]) begin
+            cur_lt_13 = pend_lt_1;
+            cur_eq_13 = pend_eq_1;
+        end
+        else begin
+            cur_lt_13 = rel_lt_13__q & ~pend_mask_1;
+            if (pend_gt_1[6]) begin
+                cur_lt_13 = cur_lt_13 | pend_mask_1;
+            end
+            cur_eq_13 = rel_eq_13__q & ~pend_mask_1;
+            if (pend_eq_1[6]) begin
+                cur_eq_13 = cur_eq_13 | pend_mask_1;
+            end
+        end
+        if (last_1__q[6]) begin
+            tie = ~last_1__q;
+        end
+        else begin
+            tie = ~last_1__q & ~older_13__q & ~onehot_l_6;
+        end
+        beats_13 = cur_lt_13 | (cur_eq_13 & tie);
+        if (pend_mask_1[7]) begin
+            cur_lt_15 = pend_lt_1;
+            cur_eq_15 = pend_eq_1;
+        end
+        else begin
+            cur_lt_15 = rel_lt_15__q & ~pend_mask_1;
+            if (pend_gt_1[7]) begin
+                cur_lt_15 = cur_lt_15 | pend_mask_1;
+            end
+            cur_eq_15 = rel_eq_15__q & ~pend_mask_1;
+            if (pend_eq_1[7]) begin
+                cur_eq_15 = cur_eq_15 | pend_mask_1;
+            end
+        end
+        if (last_1__q[7]) begin
+            tie = ~last_1__q;
+        end
+        else begin
+            tie = ~last_1__q & ~older_15__q & ~onehot_l_7;
+        end
+        beats_15 = cur_lt_15 | (cur_eq_15 & tie);
+        if (pend_mask_1[8]) begin
+            cur_lt_17 = pend_lt_1;
+            cur_eq_17 = pend_eq_1;
+        end
+        else begin
+            cur_lt_17 = rel_lt_17__q & ~pend_mask_1;
+            if (pend_gt_1[8]) begin
+                cur_lt_17 = cur_lt_17 | pend_mask_1;
+            end
+            cur_eq_17 = rel_eq_17__q & ~pend_mask_1;
+            if (pend_eq_1[8]) begin
+                cur_eq_17 = cur_eq_17 | pend_mask_1;
+            end
+        end
+        if (last_1__q[8]) begin
+            tie = ~last_1__q;
+        end
+        else begin
+            tie = ~last_1__q & ~older_17__q & ~onehot_l_8;
+        end
+        beats_17 = cur_lt_17 | (cur_eq_17 & tie);
+        if (pend_mask_1[9]) begin
+            cur_lt_19 = pend_lt_1;
+            cur_eq_19 = pend_eq_1;
+        end
+        else begin
+            cur_lt_19 = rel_lt_19__q & ~pend_mask_1;
+            if (pend_gt_1[9]) begin
+                cur_lt_19 = cur_lt_19 | pend_mask_1;
+            end
+            cur_eq_19 = rel_eq_19__q & ~pend_mask_1;
+            if (pend_eq_1[9]) begin
+                cur_eq_19 = cur_eq_19 | pend_mask_1;
+            end
+        end
+        if (last_1__q[9]) begin
+            tie = ~last_1__q;
+        end
+        else begin
+            tie = ~last_1__q & ~older_19__q & ~onehot_l_9;
+        end
+        beats_19 = cur_lt_19 | (cur_eq_19 & tie);
+        if (pend_mask_1[10]) begin
+            cur_lt_21 = pend_lt_1;
+            cur_eq_21 = pend_eq_1;
+        end
+        else begin
+            cur_lt_21 = rel_lt_21__q & ~pend_mask_1;
+            if (pend_gt_1[10]) begin
+                cur_lt_21 = cur_lt_21 | pend_mask_1;
+            end
+            cur_eq_21 = rel_eq_21__q & ~pend_mask_1;
+            if (pend_eq_1[10]) begin
+                cur_eq_21 = cur_eq_21 | pend_mask_1;
+            end
+        end
+        if (last_1__q[10]) begin
+            tie = ~last_1__q;
+        end
+        else begin
+            tie = ~last_1__q & ~older_21__q & ~onehot_l_10;
+        end
+        beats_21 = cur_lt_21 | (cur_eq_21 & tie);
+        if (pend_mask_1[11]) begin
+            cur_lt_23 = pend_lt_1;
+            cur_eq_23 = pend_eq_1;
+        end
+        else begin
+            cur_lt_23 = rel_lt_23__q & ~pend_mask_1;
+            if (pend_gt_1[11]) begin
+                cur_lt_23 = cur_lt_23 | pend_mask_1;
+            end
+            cur_eq_23 = rel_eq_23__q & ~pend_mask_1;
+            if (pend_eq_1[11]) begin
+                cur_eq_23 = cur_eq_23 | pend_mask_1;
+            end
+        end
+        if (last_1__q[11]) begin
+            tie = ~last_1__q;
+        end
+        else begin
+            tie = ~last_1__q & ~older_23__q & ~onehot_l_11;
+        end
+        beats_23 = cur_lt_23 | (cur_eq_23 & tie);
+        if (pend_mask_1[12]) begin
+            cur_lt_25 = pend_lt_1;
+            cur_eq_25 = pend_eq_1;
+        end
+        else begin
+            cur_lt_25 = rel_lt_25__q & ~pend_mask_1;
+            if (pend_gt_1[12]) begin
+                cur_lt_25 = cur_lt_25 | pend_mask_1;
+            end
+            cur_eq_25 = rel_eq_25__q & ~pend_mask_1;
+            if (pend_eq_1[12]) begin
+                cur_eq_25 = cur_eq_25 | pend_mask_1;
+            end
+        end
+        if (last_1__q[12]) begin
+            tie = ~last_1__q;
+        end
+        else begin
+            tie = ~last_1__q & ~older_25__q & ~onehot_l_12;
+        end
+        beats_25 = cur_lt_25 | (cur_eq_25 & tie);
+        if (pend_mask_1[13]) begin
+            cur_lt_27 = pend_lt_1;
+            cur_eq_27 = pend_eq_1;
+        end
+        else begin
+            cur_lt_27 = rel_lt_27__q & ~pend_mask_1;
+            if (pend_gt_1[13]) begin
+                cur_lt_27 = cur_lt_27 | pend_mask_1;
+            end
+            cur_eq_27 = rel_eq_27__q & ~pend_mask_1;
+            if (pend_eq_1[13]) begin
+                cur_eq_27 = cur_eq_27 | pend_mask_1;
+            end
+        end
+        if (last_1__q[13]) begin
+            tie = ~last_1__q;
+        end
+        else begin
+            tie = ~last_1__q & ~older_27__q & ~onehot_l_13;
+        end
+        beats_27 = cur_lt_27 | (cur_eq_27 & tie);
+        if (pend_mask_1[14]) begin
+            cur_lt_29 = pend_lt_1;
+            cur_eq_29 = pend_eq_1;
+        end
+        else begin
+            cur_lt_29 = rel_lt_29__q & ~pend_mask_1;
+            if (pend_gt_1[14]) begin
+                cur_lt_29 = cur_lt_29 | pend_mask_1;
+            end
+            cur_eq_29 = rel_eq_29__q & ~pend_mask_1;
+            if (pend_eq_1[14]) begin
+                cur_eq_29 = cur_eq_29 | pend_mask_1;
+            end
+        end
+        if (last_1__q[14]) begin
+            tie = ~last_1__q;
+        end
+        else begin
+            tie = ~last_1__q & ~older_29__q & ~onehot_l_14;
+        end
+        beats_29 = cur_lt_29 | (cur_eq_29 & tie);
+        if (pend_mask_1[15]) begin
+            cur_lt_31 = pend_lt_1;
+            cur_eq_31 = pend_eq_1;
+        end
+        else begin
+            cur_lt_31 = rel_lt_31__q & ~pend_mask_1;
+            if (pend_gt_1[15]) begin
+                cur_lt_31 = cur_lt_31 | pend_mask_1;
+            end
+            cur_eq_31 = rel_eq_31__q & ~pend_mask_1;
+            if (pend_eq_1[15]) begin
+                cur_eq_31 = cur_eq_31 | pend_mask_1;
+            end
+        end
+        if (last_1__q[15]) begin
+            tie = ~last_1__q;
+        end
+        else begin
+            tie = ~last_1__q & ~older_31__q & ~onehot_l_15;
+        end
+        beats_31 = cur_lt_31 | (cur_eq_31 & tie);
+        if (pend_mask_1[16]) begin
+            cur_lt_33 = pend_lt_1;
+            cur_eq_33 = pend_eq_1;
+        end
+        else begin
+            cur_lt_33 = rel_lt_33__q & ~pend_mask_1;
+            if (pend_gt_1[16]) begin
+                cur_lt_33 = cur_lt_33 | pend_mask_1;
+            end
+            cur_eq_33 = rel_eq_33__q & ~pend_mask_1;
+            if (pend_eq_1[16]) begin
+                cur_eq_33 = cur_eq_33 | pend_mask_1;
+            end
+        end
+        if (last_1__q[16]) begin
+            tie = ~last_1__q;
+        end
+        else begin
+            tie = ~last_1__q & ~older_33__q & ~onehot_l_16;
+        end
+        beats_33 = cur_lt_33 | (cur_eq_33 & tie);
+        if (pend_mask_1[17]) begin
+            cur_lt_35 = pend_lt_1;
+            cur_eq_35 = pend_eq_1;
+        end
+        else begin
+            cur_lt_35 = rel_lt_35__q & ~pend_mask_1;
+            if (pend_gt_1[17]) begin
+                cur_lt_35 = cur_lt_35 | pend_mask_1;
+            end
+            cur_eq_35 = rel_eq_35__q & ~pend_mask_1;
+            if (pend_eq_1[17]) begin
+                cur_eq_35 = cur_eq_35 | pend_mask_1;
+            end
+        end
+        if (last_1__q[17]) begin
+            tie = ~last_1__q;
+        end
+        else begin
+            tie = ~last_1__q & ~older_35__q & ~onehot_l_17;
+        end
+        beats_35 = cur_lt_35 | (cur_eq_35 & tie);
+        if (pend_mask_1[18]) begin
+            cur_lt_37 = pend_lt_1;
+            cur_eq_37 = pend_eq_1;
+        end
+        else begin
+            cur_lt_37 = rel_lt_37__q & ~pend_mask_1;
+            if (pend_gt_1[18]) begin
+                cur_lt_37 = cur_lt_37 | pend_mask_1;
+            end
+            cur_eq_37 = rel_eq_37__q & ~pend_mask_1;
+            if (pend_eq_1[18]) begin
+                cur_eq_37 = cur_eq_37 | pend_mask_1;
+            end
+        end
+        if (last_1__q[18]) begin
+            tie = ~last_1__q;
+        end
+        else begin
+            tie = ~last_1__q & ~older_37__q & ~onehot_l_18;
+        end
+        beats_37 = cur_lt_37 | (cur_eq_37 & tie);
+        if (pend_mask_1[19]) begin
+            cur_lt_39 = pend_lt_1;
+            cur_eq_39 = pend_eq_1;
+        end
+        else begin
+            cur_lt_39 = rel_lt_39__q & ~pend_mask_1;
+            if (pend_gt_1[19]) begin
+                cur_lt_39 = cur_lt_39 | pend_mask_1;
+            end
+            cur_eq_39 = rel_eq_39__q & ~pend_mask_1;
+            if (pend_eq_1[19]) begin
+                cur_eq_39 = cur_eq_39 | pend_mask_1;
+            end
+        end
+        if (last_1__q[19]) begin
+            tie = ~last_1__q;
+        end
+        else begin
+            tie = ~last_1__q & ~older_39__q & ~onehot_l_19;
+        end
+        beats_39 = cur_lt_39 | (cur_eq_39 & tie);
+        if (pend_mask_1[20]) begin
+            cur_lt_41 = pend_lt_1;
+            cur_eq_41 = pend_eq_1;
+        end
+        else begin
+            cur_lt_41 = rel_lt_41__q & ~pend_mask_1;
+            if (pend_gt_1[20]) begin
+                cur_lt_41 = cur_lt_41 | pend_mask_1;
+            end
+            cur_eq_41 = rel_eq_41__q & ~pend_mask_1;
+            if (pend_eq_1[20]) begin
+                cur_eq_41 = cur_eq_41 | pend_mask_1;
+            end
+        end
+        if (last_1__q[20]) begin
+            tie = ~last_1__q;
+        end
+        else begin
+            tie = ~last_1__q & ~older_41__q & ~onehot_l_20;
+        end
+        beats_41 = cur_lt_41 | (cur_eq_41 & tie);
+        if (pend_mask_1[21]) begin
+            cur_lt_43 = pend_lt_1;
+            cur_eq_43 = pend_eq_1;
+        end
+        else begin
+            cur_lt_43 = rel_lt_43__q & ~pend_mask_1;
+            if (pend_gt_1[21]) begin
+                cur_lt_43 = cur_lt_43 | pend_mask_1;
+            end
+            cur_eq_43 = rel_eq_43__q & ~pend_mask_1;
+            if (pend_eq_1[21]) begin
+                cur_eq_43 = cur_eq_43 | pend_mask_1;
+            end
+        end
+        if (last_1__q[21]) begin
+            tie = ~last_1__q;
+        end
+        else begin
+            tie = ~last_1__q & ~older_43__q & ~onehot_l_21;
+        end
+        beats_43 = cur_lt_43 | (cur_eq_43 & tie);
+        if (pend_mask_1[22]) begin
+            cur_lt_45 = pend_lt_1;
+            cur_eq_45 = pend_eq_1;
+        end
+        else begin
+            cur_lt_45 = rel_lt_45__q & ~pend_mask_1;
+            if (pend_gt_1[22]) begin
+                cur_lt_45 = cur_lt_45 | pend_mask_1;
+            end
+            cur_eq_45 = rel_eq_45__q & ~pend_mask_1;
+            if (pend_eq_1[22]) begin
+                cur_eq_45 = cur_eq_45 | pend_mask_1;
+            end
+        end
+        if (last_1__q[22]) begin
+            tie = ~last_1__q;
+        end
+        else begin
+            tie = ~last_1__q & ~older_45__q & ~onehot_l_22;
+        end
+        beats_45 = cur_lt_45 | (cur_eq_45 & tie);
+        if (pend_mask_1[23]) begin
+            cur_lt_47 = pend_lt_1;
+            cur_eq_47 = pend_eq_1;
+        end
+        else begin
+            cur_lt_47 = rel_lt_47__q & ~pend_mask_1;
+            if (pend_gt_1[23]) begin
+                cur_lt_47 = cur_lt_47 | pend_mask_1;
+            end
+            cur_eq_47 = rel_eq_47__q & ~pend_mask_1;
+            if (pend_eq_1[23]) begin
+                cur_eq_47 = cur_eq_47 | pend_mask_1;
+            end
+        end
+        if (last_1__q[23]) begin
+            tie = ~last_1__q;
+        end
+        else begin
+            tie = ~last_1__q & ~older_47__q & ~onehot_l_23;
+        end
+        beats_47 = cur_lt_47 | (cur_eq_47 & tie);
         wcur_0 = wpt_0__q;
-        if (upd_valid_0 & pend_0__q[0]) begin
-            if (upd_trig_0) begin
-                wcur_0 = pp_table__prio_0;
-            end
-            else if ((wpt_0__q != max8) & (wpt_0__q != zero8)) begin
-                wcur_0 = wpt_0__q - one8;
-            end
+        if (pend_mask_0[0]) begin
+            wcur_0 = pend_new_0;
         end
         wcur_2 = wpt_2__q;
-        if (upd_valid_0 & pend_0__q[1]) begin
-            if (upd_trig_0) begin
-                wcur_2 = pp_table__prio_0;
-            end
-            else if ((wpt_2__q != max8) & (wpt_2__q != zero8)) begin
-                wcur_2 = wpt_2__q - one8;
-            end
+        if (pend_mask_0[1]) begin
+            wcur_2 = pend_new_0;
         end
         wcur_4 = wpt_4__q;
-        if (upd_valid_0 & pend_0__q[2]) begin
-            if (upd_trig_0) begin
-                wcur_4 = pp_table__prio_0;
-            end
-            else if ((wpt_4__q != max8) & (wpt_4__q != zero8)) begin
-                wcur_4 = wpt_4__q - one8;
-            end
+        if (pend_mask_0[2]) begin
+            wcur_4 = pend_new_0;
         end
         wcur_6 = wpt_6__q;
-        if (upd_valid_0 & pend_0__q[3]) begin
-            if (upd_trig_0) begin
-                wcur_6 = pp_table__prio_0;
-            end
-            else if ((wpt_6__q != max8) & (wpt_6__q != zero8)) begin
-                wcur_6 = wpt_6__q - one8;
-            end
+        if (pend_mask_0[3]) begin
+            wcur_6 = pend_new_0;
         end
         wcur_8 = wpt_8__q;
-        if (upd_valid_0 & pend_0__q[4]) begin
-            if (upd_trig_0) begin
-                wcur_8 = pp_table__prio_0;
-            end
-            else if ((wpt_8__q != max8) & (wpt_8__q != zero8)) begin
-                wcur_8 = wpt_8__q - one8;
-            end
+        if (pend_mask_0[4]) begin
+            wcur_8 = pend_new_0;
         end
         wcur_10 = wpt_10__q;
-        if (upd_valid_0 & pend_0__q[5]) begin
-            if (upd_trig_0) begin
-                wcur_10 = pp_table__prio_0;
-            end
-            else if ((wpt_10__q != max8) & (wpt_10__q != zero8)) begin
-                wcur_10 = wpt_10__q - one8;
-            end
+        if (pend_mask_0[5]) begin
+            wcur_10 = pend_new_0;
         end
         wcur_12 = wpt_12__q;
-        if (upd_valid_0 & pend_0__q[6]) begin
-            if (upd_trig_0) begin
-                wcur_12 = pp_table__prio_0;
-            end
-            else if ((wpt_12__q != max8) & (wpt_12__q != zero8)) begin
-                wcur_12 = wpt_12__q - one8;
-            end
+        if (pend_mask_0[6]) begin
+            wcur_12 = pend_new_0;
         end
         wcur_14 = wpt_14__q;
-        if (upd_valid_0 & pend_0__q[7]) begin
-            if (upd_trig_0) begin
-                wcur_14 = pp_table__prio_0;
-            end
-            else if ((wpt_14__q != max8) & (wpt_14__q != zero8)) begin
-                wcur_14 = wpt_14__q - one8;
-            end
+        if (pend_mask_0[7]) begin
+            wcur_14 = pend_new_0;
         end
         wcur_16 = wpt_16__q;
-        if (upd_valid_0 & pend_0__q[8]) begin
-            if (upd_trig_0) begin
-                wcur_16 = pp_table__prio_0;
-            end
-            else if ((wpt_16__q != max8) & (wpt_16__q != zero8)) begin
-                wcur_16 = wpt_16__q - one8;
-            end
+        if (pend_mask_0[8]) begin
+            wcur_16 = pend_new_0;
         end
         wcur_18 = wpt_18__q;
-        if (upd_valid_0 & pend_0__q[9]) begin
-            if (upd_trig_0) begin
-                wcur_18 = pp_table__prio_0;
-            end
-            else if ((wpt_18__q != max8) & (wpt_18__q != zero8)) begin
-                wcur_18 = wpt_18__q - one8;
-            end
+        if (pend_mask_0[9]) begin
+            wcur_18 = pend_new_0;
         end
         wcur_20 = wpt_20__q;
-        if (upd_valid_0 & pend_0__q[10]) begin
-            if (upd_trig_0) begin
-                wcur_20 = pp_table__prio_0;
-            end
-            else if ((wpt_20__q != max8) & (wpt_20__q != zero8)) begin
-                wcur_20 = wpt_20__q - one8;
-            end
+        if (pend_mask_0[10]) begin
+            wcur_20 = pend_new_0;
         end
         wcur_22 = wpt_22__q;
-        if (upd_valid_0 & pend_0__q[11]) begin
-            if (upd_trig_0) begin
-                wcur_22 = pp_table__prio_0;
-            end
-            else if ((wpt_22__q != max8) & (wpt_22__q != zero8)) begin
-                wcur_22 = wpt_22__q - one8;
-            end
+        if (pend_mask_0[11]) begin
+            wcur_22 = pend_new_0;
         end
         wcur_24 = wpt_24__q;
-        if (upd_valid_0 & pend_0__q[12]) begin
-            if (upd_trig_0) begin
-                wcur_24 = pp_table__prio_0;
-            end
-            else if ((wpt_24__q != max8) & (wpt_24__q != zero8)) begin
-                wcur_24 = wpt_24__q - one8;
-            end
+        if (pend_mask_0[12]) begin
+            wcur_24 = pend_new_0;
         end
         wcur_26 = wpt_26__q;
-        if (upd_valid_0 & pend_0__q[13]) begin
-            if (upd_trig_0) begin
-                wcur_26 = pp_table__prio_0;
-            end
-            else if ((wpt_26__q != max8) & (wpt_26__q != zero8)) begin
-                wcur_26 = wpt_26__q - one8;
-            end
+        if (pend_mask_0[13]) begin
+            wcur_26 = pend_new_0;
         end
         wcur_28 = wpt_28__q;
-        if (upd_valid_0 & pend_0__q[14]) begin
-            if (upd_trig_0) begin
-                wcur_28 = pp_table__prio_0;
-            end
-            else if ((wpt_28__q != max8) & (wpt_28__q != zero8)) begin
-                wcur_28 = wpt_28__q - one8;
-            end
+        if (pend_mask_0[14]) begin
+            wcur_28 = pend_new_0;
         end
         wcur_30 = wpt_30__q;
-        if (upd_valid_0 & pend_0__q[15]) begin
-            if (upd_trig_0) begin
-                wcur_30 = pp_table__prio_0;
-            end
-            else if ((wpt_30__q != max8) & (wpt_30__q != zero8)) begin
-                wcur_30 = wpt_30__q - one8;
-            end
+        if (pend_mask_0[15]) begin
+            wcur_30 = pend_new_0;
         end
         wcur_32 = wpt_32__q;
-        if (upd_valid_0 & pend_0__q[16]) begin
-            if (upd_trig_0) begin
-                wcur_32 = pp_table__prio_0;
-            end
-            else if ((wpt_32__q != max8) & (wpt_32__q != zero8)) begin
-                wcur_32 = wpt_32__q - one8;
-            end
+        if (pend_mask_0[16]) begin
+            wcur_32 = pend_new_0;
         end
         wcur_34 = wpt_34__q;
-        if (upd_valid_0 & pend_0__q[17]) begin
-            if (upd_trig_0) begin
-                wcur_34 = pp_table__prio_0;
-            end
-            else if ((wpt_34__q != max8) & (wpt_34__q != zero8)) begin
-                wcur_34 = wpt_34__q - one8;
-            end
+        if (pend_mask_0[17]) begin
+            wcur_34 = pend_new_0;
         end
         wcur_36 = wpt_36__q;
-        if (upd_valid_0 & pend_0__q[18]) begin
-            if (upd_trig_0) begin
-                wcur_36 = pp_table__prio_0;
-            end
-            else if ((wpt_36__q != max8) & (wpt_36__q != zero8)) begin
-                wcur_36 = wpt_36__q - one8;
-            end
+        if (pend_mask_0[18]) begin
+            wcur_36 = pend_new_0;
         end
         wcur_38 = wpt_38__q;
-        if (upd_valid_0 & pend_0__q[19]) begin
-            if (upd_trig_0) begin
-                wcur_38 = pp_table__prio_0;
-            end
-            else if ((wpt_38__q != max8) & (wpt_38__q != zero8)) begin
-                wcur_38 = wpt_38__q - one8;
-            end
+        if (pend_mask_0[19]) begin
+            wcur_38 = pend_new_0;
         end
         wcur_40 = wpt_40__q;
-        if (upd_valid_0 & pend_0__q[20]) begin
-            if (upd_trig_0) begin
-                wcur_40 = pp_table__prio_0;
-            end
-            else if ((wpt_40__q != max8) & (wpt_40__q != zero8)) begin
-                wcur_40 = wpt_40__q - one8;
-            end
+        if (pend_mask_0[20]) begin
+            wcur_40 = pend_new_0;
         end
         wcur_42 = wpt_42__q;
-        if (upd_valid_0 & pend_0__q[21]) begin
-            if (upd_trig_0) begin
-                wcur_42 = pp_table__prio_0;
-            end
-            else if ((wpt_42__q != max8) & (wpt_42__q != zero8)) begin
-                wcur_42 = wpt_42__q - one8;
-            end
+        if (pend_mask_0[21]) begin
+            wcur_42 = pend_new_0;
         end
         wcur_44 = wpt_44__q;
-        if (upd_valid_0 & pend_0__q[22]) begin
-            if (upd_trig_0) begin
-                wcur_44 = pp_table__prio_0;
-            end
-            else if ((wpt_44__q != max8) & (wpt_44__q != zero8)) begin
-                wcur_44 = wpt_44__q - one8;
-            end
+        if (pend_mask_0[22]) begin
+            wcur_44 = pend_new_0;
         end
         wcur_46 = wpt_46__q;
-        if (upd_valid_0 & pend_0__q[23]) begin
-            if (upd_trig_0) begin
-                wcur_46 = pp_table__prio_0;
-            end
-            else if ((wpt_46__q != max8) & (wpt_46__q != zero8)) begin
-                wcur_46 = wpt_46__q - one8;
-            end
+        if (pend_mask_0[23]) begin
+            wcur_46 = pend_new_0;
         end
         wcur_1 = wpt_1__q;
-        if (upd_valid_1 & pend_1__q[0]) begin
-            if (upd_trig_1) begin
-                wcur_1 = pp_table__prio_1;
-            end
-            else if ((wpt_1__q != max8) & (wpt_1__q != zero8)) begin
-                wcur_1 = wpt_1__q - one8;
-            end
+        if (pend_mask_1[0]) begin
+            wcur_1 = pend_new_1;
         end
         wcur_3 = wpt_3__q;
-        if (upd_valid_1 & pend_1__q[1]) begin
-            if (upd_trig_1) begin
-                wcur_3 = pp_table__prio_1;
-            end
-            else if ((wpt_3__q != max8) & (wpt_3__q != zero8)) begin
-                wcur_3 = wpt_3__q - one8;
-            end
+        if (pend_mask_1[1]) begin
+            wcur_3 = pend_new_1;
         end
         wcur_5 = wpt_5__q;
-        if (upd_valid_1 & pend_1__q[2]) begin
-            if (upd_trig_1) begin
-                wcur_5 = pp_table__prio_1;
-            end
-            else if ((wpt_5__q != max8) & (wpt_5__q != zero8)) begin
-                wcur_5 = wpt_5__q - one8;
-            end
+        if (pend_mask_1[2]) begin
+            wcur_5 = pend_new_1;
         end
         wcur_7 = wpt_7__q;
-        if (upd_valid_1 & pend_1__q[3]) begin
-            if (upd_trig_1) begin
-                wcur_7 = pp_table__prio_1;
-            end
-            else if ((wpt_7__q != max8) & (wpt_7__q != zero8)) begin
-                wcur_7 = wpt_7__q - one8;
-            end
+        if (pend_mask_1[3]) begin
+            wcur_7 = pend_new_1;
         end
         wcur_9 = wpt_9__q;
-        if (upd_valid_1 & pend_1__q[4]) begin
-            if (upd_trig_1) begin
-                wcur_9 = pp_table__prio_1;
-            end
-            else if ((wpt_9__q != max8) & (wpt_9__q != zero8)) begin
-                wcur_9 = wpt_9__q - one8;
-            end
+        if (pend_mask_1[4]) begin
+            wcur_9 = pend_new_1;
         end
         wcur_11 = wpt_11__q;
-        if (upd_valid_1 & pend_1__q[5]) begin
-            if (upd_trig_1) begin
-                wcur_11 = pp_table__prio_1;
-            end
-            else if ((wpt_11__q != max8) & (wpt_11__q != zero8)) begin
-                wcur_11 = wpt_11__q - one8;
-            end
+        if (pend_mask_1[5]) begin
+            wcur_11 = pend_new_1;
         end
         wcur_13 = wpt_13__q;
-        if (upd_valid_1 & pend_1__q[6]) begin
-            if (upd_trig_1) begin
-                wcur_13 = pp_table__prio_1;
-            end
-            else if ((wpt_13__q != max8) & (wpt_13__q != zero8)) begin
-                wcur_13 = wpt_13__q - one8;
-            end
+        if (pend_mask_1[6]) begin
+            wcur_13 = pend_new_1;
         end
         wcur_15 = wpt_15__q;
-        if (upd_valid_1 & pend_1__q[7]) begin
-            if (upd_trig_1) begin
-                wcur_15 = pp_table__prio_1;
-            end
-            else if ((wpt_15__q != max8) & (wpt_15__q != zero8)) begin
-                wcur_15 = wpt_15__q - one8;
-            end
+        if (pend_mask_1[7]) begin
+            wcur_15 = pend_new_1;
         end
         wcur_17 = wpt_17__q;
-        if (upd_valid_1 & pend_1__q[8]) begin
-            if (upd_trig_1) begin
-                wcur_17 = pp_table__prio_1;
-            end
-            else if ((wpt_17__q != max8) & (wpt_17__q != zero8)) begin
-                wcur_17 = wpt_17__q - one8;
-            end
+        if (pend_mask_1[8]) begin
+            wcur_17 = pend_new_1;
         end
         wcur_19 = wpt_19__q;
-        if (upd_valid_1 & pend_1__q[9]) begin
-            if (upd_trig_1) begin
-                wcur_19 = pp_table__prio_1;
-            end
-            else if ((wpt_19__q != max8) & (wpt_19__q != zero8)) begin
-                wcur_19 = wpt_19__q - one8;
-            end
+        if (pend_mask_1[9]) begin
+            wcur_19 = pend_new_1;
         end
         wcur_21 = wpt_21__q;
-        if (upd_valid_1 & pend_1__q[10]) begin
-            if (upd_trig_1) begin
-                wcur_21 = pp_table__prio_1;
-            end
-            else if ((wpt_21__q != max8) & (wpt_21__q != zero8)) begin
-                wcur_21 = wpt_21__q - one8;
-            end
+        if (pend_mask_1[10]) begin
+            wcur_21 = pend_new_1;
         end
         wcur_23 = wpt_23__q;
-        if (upd_valid_1 & pend_1__q[11]) begin
-            if (upd_trig_1) begin
-                wcur_23 = pp_table__prio_1;
-            end
-            else if ((wpt_23__q != max8) & (wpt_23__q != zero8)) begin
-                wcur_23 = wpt_23__q - one8;
-            end
+        if (pend_mask_1[11]) begin
+            wcur_23 = pend_new_1;
         end
         wcur_25 = wpt_25__q;
-        if (upd_valid_1 & pend_1__q[12]) begin
-            if (upd_trig_1) begin
-                wcur_25 = pp_table__prio_1;
-            end
-            else if ((wpt_25__q != max8) & (wpt_25__q != zero8)) begin
-                wcur_25 = wpt_25__q - one8;
-            end
+        if (pend_mask_1[12]) begin
+            wcur_25 = pend_new_1;
         end
         wcur_27 = wpt_27__q;
-        if (upd_valid_1 & pend_1__q[13]) begin
-            if (upd_trig_1) begin
-                wcur_27 = pp_table__prio_1;
-            end
-            else if ((wpt_27__q != max8) & (wpt_27__q != zero8)) begin
-                wcur_27 = wpt_27__q - one8;
-            end
+        if (pend_mask_1[13]) begin
+            wcur_27 = pend_new_1;
         end
         wcur_29 = wpt_29__q;
-        if (upd_valid_1 & pend_1__q[14]) begin
-            if (upd_trig_1) begin
-                wcur_29 = pp_table__prio_1;
-            end
-            else if ((wpt_29__q != max8) & (wpt_29__q != zero8)) begin
-                wcur_29 = wpt_29__q - one8;
-            end
+        if (pend_mask_1[14]) begin
+            wcur_29 = pend_new_1;
         end
         wcur_31 = wpt_31__q;
-        if (upd_valid_1 & pend_1__q[15]) begin
-            if (upd_trig_1) begin
-                wcur_31 = pp_table__prio_1;
-            end
-            else if ((wpt_31__q != max8) & (wpt_31__q != zero8)) begin
-                wcur_31 = wpt_31__q - one8;
-            end
+        if (pend_mask_1[15]) begin
+            wcur_31 = pend_new_1;
         end
         wcur_33 = wpt_33__q;
-        if (upd_valid_1 & pend_1__q[16]) begin
-            if (upd_trig_1) begin
-                wcur_33 = pp_table__prio_1;
-            end
-            else if ((wpt_33__q != max8) & (wpt_33__q != zero8)) begin
-                wcur_33 = wpt_33__q - one8;
-            end
+        if (pend_mask_1[16]) begin
+            wcur_33 = pend_new_1;
         end
         wcur_35 = wpt_35__q;
-        if (upd_valid_1 & pend_1__q[17]) begin
-            if (upd_trig_1) begin
-                wcur_35 = pp_table__prio_1;
-            end
-            else if ((wpt_35__q != max8) & (wpt_35__q != zero8)) begin
-                wcur_35 = wpt_35__q - one8;
-            end
+        if (pend_mask_1[17]) begin
+            wcur_35 = pend_new_1;
         end
         wcur_37 = wpt_37__q;
-        if (upd_valid_1 & pend_1__q[18]) begin
-            if (upd_trig_1) begin
-                wcur_37 = pp_table__prio_1;
-            end
-            else if ((wpt_37__q != max8) & (wpt_37__q != zero8)) begin
-                wcur_37 = wpt_37__q - one8;
-            end
+        if (pend_mask_1[18]) begin
+            wcur_37 = pend_new_1;
         end
         wcur_39 = wpt_39__q;
-        if (upd_valid_1 & pend_1__q[19]) begin
-            if (upd_trig_1) begin
-                wcur_39 = pp_table__prio_1;
-            end
-            else if ((wpt_39__q != max8) & (wpt_39__q != zero8)) begin
-                wcur_39 = wpt_39__q - one8;
-            end
+        if (pend_mask_1[19]) begin
+            wcur_39 = pend_new_1;
         end
         wcur_41 = wpt_41__q;
-        if (upd_valid_1 & pend_1__q[20]) begin
-            if (upd_trig_1) begin
-                wcur_41 = pp_table__prio_1;
-            end
-            else if ((wpt_41__q != max8) & (wpt_41__q != zero8)) begin
-                wcur_41 = wpt_41__q - one8;
-            end
+        if (pend_mask_1[20]) begin
+            wcur_41 = pend_new_1;
         end
         wcur_43 = wpt_43__q;
-        if (upd_valid_1 & pend_1__q[21]) begin
-            if (upd_trig_1) begin
-                wcur_43 = pp_table__prio_1;
-            end
-            else if ((wpt_43__q != max8) & (wpt_43__q != zero8)) begin
-                wcur_43 = wpt_43__q - one8;
-            end
+        if (pend_mask_1[21]) begin
+            wcur_43 = pend_new_1;
         end
         wcur_45 = wpt_45__q;
-        if (upd_valid_1 & pend_1__q[22]) begin
-            if (upd_trig_1) begin
-                wcur_45 = pp_table__prio_1;
-            end
-            else if ((wpt_45__q != max8) & (wpt_45__q != zero8)) begin
-                wcur_45 = wpt_45__q - one8;
-            end
+        if (pend_mask_1[22]) begin
+            wcur_45 = pend_new_1;
         end
         wcur_47 = wpt_47__q;
-        if (upd_valid_1 & pend_1__q[23]) begin
-            if (upd_trig_1) begin
-                wcur_47 = pp_table__prio_1;
-            end
-            else if ((wpt_47__q != max8) & (wpt_47__q != zero8)) begin
-                wcur_47 = wpt_47__q - one8;
-            end
-        end
-        beats_0 = zero_l;
-        if ((wcur_0 < wcur_0) | ((wcur_0 == wcur_0) & ((last_0__q[0] & ~last_0__q[0]) | ((last_0__q[0] == last_0__q[0]) & older_0__q[0])))) begin
-            beats_0 = beats_0 | onehot_l_0;
-        end
-        if ((wcur_0 < wcur_2) | ((wcur_0 == wcur_2) & ((last_0__q[0] & ~last_0__q[1]) | ((last_0__q[0] == last_0__q[1]) & older_2__q[0])))) begin
-            beats_0 = beats_0 | onehot_l_1;
-        end
-        if ((wcur_0 < wcur_4) | ((wcur_0 == wcur_4) & ((last_0__q[0] & ~last_0__q[2]) | ((last_0__q[0] == last_0__q[2]) & older_4__q[0])))) begin
-            beats_0 = beats_0 | onehot_l_2;
-        end
-        if ((wcur_0 < wcur_6) | ((wcur_0 == wcur_6) & ((last_0__q[0] & ~last_0__q[3]) | ((last_0__q[0] == last_0__q[3]) & older_6__q[0])))) begin
-            beats_0 = beats_0 | onehot_l_3;
-        end
-        if ((wcur_0 < wcur_8) | ((wcur_0 == wcur_8) & ((last_0__q[0] & ~last_0__q[4]) | ((last_0__q[0] == last_0__q[4]) & older_8__q[0])))) begin
-            beats_0 = beats_0 | onehot_l_4;
-        end
-        if ((wcur_0 < wcur_10) | ((wcur_0 == wcur_10) & ((last_0__q[0] & ~last_0__q[5]) | ((last_0__q[0] == last_0__q[5]) & older_10__q[0])))) begin
-            beats_0 = beats_0 | onehot_l_5;
-        end
-        if ((wcur_0 < wcur_12) | ((wcur_0 == wcur_12) & ((last_0__q[0] & ~last_0__q[6]) | ((last_0__q[0] == last_0__q[6]) & older_12__q[0])))) begin
-            beats_0 = beats_0 | onehot_l_6;
-        end
-        if ((wcur_0 < wcur_14) | ((wcur_0 == wcur_14) & ((last_0__q[0] & ~last_0__q[7]) | ((last_0__q[0] == last_0__q[7]) & older_14__q[0])))) begin
-            beats_0 = beats_0 | onehot_l_7;
-        end
-        if ((wcur_0 < wcur_16) | ((wcur_0 == wcur_16) & ((last_0__q[0] & ~last_0__q[8]) | ((last_0__q[0] == last_0__q[8]) & older_16__q[0])))) begin
-            beats_0 = beats_0 | onehot_l_8;
-        end
-        if ((wcur_0 < wcur_18) | ((wcur_0 == wcur_18) & ((last_0__q[0] & ~last_0__q[9]) | ((last_0__q[0] == last_0__q[9]) & older_18__q[0])))) begin
-            beats_0 = beats_0 | onehot_l_9;
-        end
-        if ((wcur_0 < wcur_20) | ((wcur_0 == wcur_20) & ((last_0__q[0] & ~last_0__q[10]) | ((last_0__q[0] == last_0__q[10]) & older_20__q[0])))) begin
-            beats_0 = beats_0 | onehot_l_10;
-        end
-        if ((wcur_0 < wcur_22) | ((wcur_0 == wcur_22) & ((last_0__q[0] & ~last_0__q[11]) | ((last_0__q[0] == last_0__q[11]) & older_22__q[0])))) begin
-            beats_0 = beats_0 | onehot_l_11;
-        end
-        if ((wcur_0 < wcur_24) | ((wcur_0 == wcur_24) & ((last_0__q[0] & ~last_0__q[12]) | ((last_0__q[0] == last_0__q[12]) & older_24__q[0])))) begin
-            beats_0 = beats_0 | onehot_l_12;
-        end
-        if ((wcur_0 < wcur_26) | ((wcur_0 == wcur_26) & ((last_0__q[0] & ~last_0__q[13]) | ((last_0__q[0] == last_0__q[13]) & older_26__q[0])))) begin
-            beats_0 = beats_0 | onehot_l_13;
-        end
-        if ((wcur_0 < wcur_28) | ((wcur_0 == wcur_28) & ((last_0__q[0] & ~last_0__q[14]) | ((last_0__q[0] == last_0__q[14]) & older_28__q[0])))) begin
-            beats_0 = beats_0 | onehot_l_14;
-        end
-        if ((wcur_0 < wcur_30) | ((wcur_0 == wcur_30) & ((last_0__q[0] & ~last_0__q[15]) | ((last_0__q[0] == last_0__q[15]) & older_30__q[0])))) begin
-            beats_0 = beats_0 | onehot_l_15;
-        end
-        if ((wcur_0 < wcur_32) | ((wcur_0 == wcur_32) & ((last_0__q[0] & ~last_0__q[16]) | ((last_0__q[0] == last_0__q[16]) & older_32__q[0])))) begin
-            beats_0 = beats_0 | onehot_l_16;
-        end
-        if ((wcur_0 < wcur_34) | ((wcur_0 == wcur_34) & ((last_0__q[0] & ~last_0__q[17]) | ((last_0__q[0] == last_0__q[17]) & older_34__q[0])))) begin
-            beats_0 = beats_0 | onehot_l_17;
-        end
-        if ((wcur_0 < wcur_36) | ((wcur_0 == wcur_36) & ((last_0__q[0] & ~last_0__q[18]) | ((last_0__q[0] == last_0__q[18]) & older_36__q[0])))) begin
-            beats_0 = beats_0 | onehot_l_18;
-        end
-        if ((wcur_0 < wcur_38) | ((wcur_0 == wcur_38) & ((last_0__q[0] & ~last_0__q[19]) | ((last_0__q[0] == last_0__q[19]) & older_38__q[0])))) begin
-            beats_0 = beats_0 | onehot_l_19;
-        end
-        if ((wcur_0 < wcur_40) | ((wcur_0 == wcur_40) & ((last_0__q[0] & ~last_0__q[20]) | ((last_0__q[0] == last_0__q[20]) & older_40__q[0])))) begin
-            beats_0 = beats_0 | onehot_l_20;
-        end
-        if ((wcur_0 < wcur_42) | ((wcur_0 == wcur_42) & ((last_0__q[0] & ~last_0__q[21]) | ((last_0__q[0] == last_0__q[21]) & older_42__q[0])))) begin
-            beats_0 = beats_0 | onehot_l_21;
-        end
-        if ((wcur_0 < wcur_44) | ((wcur_0 == wcur_44) & ((last_0__q[0] & ~last_0__q[22]) | ((last_0__q[0] == last_0__q[22]) & older_44__q[0])))) begin
-            beats_0 = beats_0 | onehot_l_22;
-        end
-        if ((wcur_0 < wcur_46) | ((wcur_0 == wcur_46) & ((last_0__q[0] & ~last_0__q[23]) | ((last_0__q[0] == last_0__q[23]) & older_46__q[0])))) begin
-            beats_0 = beats_0 | onehot_l_23;
-        end
-        beats_2 = zero_l;
-        if ((wcur_2 < wcur_0) | ((wcur_2 == wcur_0) & ((last_0__q[1] & ~last_0__q[0]) | ((last_0__q[1] == last_0__q[0]) & older_0__q[1])))) begin
-            beats_2 = beats_2 | onehot_l_0;
-        end
-        if ((wcur_2 < wcur_2) | ((wcur_2 == wcur_2) & ((last_0__q[1] & ~last_0__q[1]) | ((last_0__q[1] == last_0__q[1]) & older_2__q[1])))) begin
-            beats_2 = beats_2 | onehot_l_1;
-        end
-        if ((wcur_2 < wcur_4) | ((wcur_2 == wcur_4) & ((last_0__q[1] & ~last_0__q[2]) | ((last_0__q[1] == last_0__q[2]) & older_4__q[1])))) begin
-            beats_2 = beats_2 | onehot_l_2;
-        end
-        if ((wcur_2 < wcur_6) | ((wcur_2 == wcur_6) & ((last_0__q[1] & ~last_0__q[3]) | ((last_0__q[1] == last_0__q[3]) & older_6__q[1])))) begin
-            beats_2 = beats_2 | onehot_l_3;
-        end
-        if ((wcur_2 < wcur_8) | ((wcur_2 == wcur_8) & ((last_0__q[1] & ~last_0__q[4]) | ((last_0__q[1] == last_0__q[4]) & older_8__q[1])))) begin
-            beats_2 = beats_2 | onehot_l_4;
-        end
-        if ((wcur_2 < wcur_10) | ((wcur_2 == wcur_10) & ((last_0__q[1] & ~last_0__q[5]) | ((last_0__q[1] == last_0__q[5]) & older_10__q[1])))) begin
-            beats_2 = beats_2 | onehot_l_5;
-        end
-        if ((wcur_2 < wcur_12) | ((wcur_2 == wcur_12) & ((last_0__q[1] & ~last_0__q[6]) | ((last_0__q[1] == last_0__q[6]) & older_12__q[1])))) begin
-            beats_2 = beats_2 | onehot_l_6;
-        end
-        if ((wcur_2 < wcur_14) | ((wcur_2 == wcur_14) & ((last_0__q[1] & ~last_0__q[7]) | ((last_0__q[1] == last_0__q[7]) & older_14__q[1])))) begin
-            beats_2 = beats_2 | onehot_l_7;
-        end
-        if ((wcur_2 < wcur_16) | ((wcur_2 == wcur_16) & ((last_0__q[1] & ~last_0__q[8]) | ((last_0__q[1] == last_0__q[8]) & older_16__q[1])))) begin
-            beats_2 = beats_2 | onehot_l_8;
-        end
-        if ((wcur_2 < wcur_18) | ((wcur_2 == wcur_18) & ((last_0__q[1] & ~last_0__q[9]) | ((last_0__q[1] == last_0__q[9]) & older_18__q[1])))) begin
-            beats_2 = beats_2 | onehot_l_9;
-        end
-        if ((wcur_2 < wcur_20) | ((wcur_2 == wcur_20) & ((last_0__q[1] & ~last_0__q[10]) | ((last_0__q[1] == last_0__q[10]) & older_20__q[1])))) begin
-            beats_2 = beats_2 | onehot_l_10;
-        end
-        if ((wcur_2 < wcur_22) | ((wcur_2 == wcur_22) & ((last_0__q[1] & ~last_0__q[11]) | ((last_0__q[1] == last_0__q[11]) & older_22__q[1])))) begin
-            beats_2 = beats_2 | onehot_l_11;
-        end
-        if ((wcur_2 < wcur_24) | ((wcur_2 == wcur_24) & ((last_0__q[1] & ~last_0__q[12]) | ((last_0__q[1] == last_0__q[12]) & older_24__q[1])))) begin
-            beats_2 = beats_2 | onehot_l_12;
-        end
-        if ((wcur_2 < wcur_26) | ((wcur_2 == wcur_26) & ((last_0__q[1] & ~last_0__q[13]) | ((last_0__q[1] == last_0__q[13]) & older_26__q[1])))) begin
-            beats_2 = beats_2 | onehot_l_13;
-        end
-        if ((wcur_2 < wcur_28) | ((wcur_2 == wcur_28) & ((last_0__q[1] & ~last_0__q[14]) | ((last_0__q[1] == last_0__q[14]) & older_28__q[1])))) begin
-            beats_2 = beats_2 | onehot_l_14;
-        end
-        if ((wcur_2 < wcur_30) | ((wcur_2 == wcur_30) & ((last_0__q[1] & ~last_0__q[15]) | ((last_0__q[1] == last_0__q[15]) & older_30__q[1])))) begin
-            beats_2 = beats_2 | onehot_l_15;
-        end
-        if ((wcur_2 < wcur_32) | ((wcur_2 == wcur_32) & ((last_0__q[1] & ~last_0__q[16]) | ((last_0__q[1] == last_0__q[16]) & older_32__q[1])))) begin
-            beats_2 = beats_2 | onehot_l_16;
-        end
-        if ((wcur_2 < wcur_34) | ((wcur_2 == wcur_34) & ((last_0__q[1] & ~last_0__q[17]) | ((last_0__q[1] == last_0__q[17]) & older_34__q[1])))) begin
-            beats_2 = beats_2 | onehot_l_17;
-        end
-        if ((wcur_2 < wcur_36) | ((wcur_2 == wcur_36) & ((last_0__q[1] & ~last_0__q[18]) | ((last_0__q[1] == last_0__q[18]) & older_36__q[1])))) begin
-            beats_2 = beats_2 | onehot_l_18;
-        end
-        if ((wcur_2 < wcur_38) | ((wcur_2 == wcur_38) & ((last_0__q[1] & ~last_0__q[19]) | ((last_0__q[1] == last_0__q[19]) & older_38__q[1])))) begin
-            beats_2 = beats_2 | onehot_l_19;
-        end
-        if ((wcur_2 < wcur_40) | ((wcur_2 == wcur_40) & ((last_0__q[1] & ~last_0__q[20]) | ((last_0__q[1] == last_0__q[20]) & older_40__q[1])))) begin
-            beats_2 = beats_2 | onehot_l_20;
-        end
-        if ((wcur_2 < wcur_42) | ((wcur_2 == wcur_42) & ((last_0__q[1] & ~last_0__q[21]) | ((last_0__q[1] == last_0__q[21]) & older_42__q[1])))) begin
-            beats_2 = beats_2 | onehot_l_21;
-        end
-        if ((wcur_2 < wcur_44) | ((wcur_2 == wcur_44) & ((last_0__q[1] & ~last_0__q[22]) | ((last_0__q[1] == last_0__q[22]) & older_44__q[1])))) begin
-            beats_2 = beats_2 | onehot_l_22;
-        end
-        if ((wcur_2 < wcur_46) | ((wcur_2 == wcur_46) & ((last_0__q[1] & ~last_0__q[23]) | ((last_0__q[1] == last_0__q[23]) & older_46__q[1])))) begin
-            beats_2 = beats_2 | onehot_l_23;
-        end
-        beats_4 = zero_l;
-        if ((wcur_4 < wcur_0) | ((wcur_4 == wcur_0) & ((last_0__q[2] & ~last_0__q[0]) | ((last_0__q[2] == last_0__q[0]) & older_0__q[2])))) begin
-            beats_4 = beats_4 | onehot_l_0;
-        end
-        if ((wcur_4 < wcur_2) | ((wcur_4 == wcur_2) & ((last_0__q[2] & ~last_0__q[1]) | ((last_0__q[2] == last_0__q[1]) & older_2__q[2])))) begin
-            beats_4 = beats_4 | onehot_l_1;
-        end
-        if ((wcur_4 < wcur_4) | ((wcur_4 == wcur_4) & ((last_0__q[2] & ~last_0__q[2]) | ((last_0__q[2] == last_0__q[2]) & older_4__q[2])))) begin
-            beats_4 = beats_4 | onehot_l_2;
-        end
-        if ((wcur_4 < wcur_6) | ((wcur_4 == wcur_6) & ((last_0__q[2] & ~last_0__q[3]) | ((last_0__q[2] == last_0__q[3]) & older_6__q[2])))) begin
-            beats_4 = beats_4 | onehot_l_3;
-        end
-        if ((wcur_4 < wcur_8) | ((wcur_4 == wcur_8) & ((last_0__q[2] & ~last_0__q[4]) | ((last_0__q[2] == last_0__q[4]) & older_8__q[2])))) begin
-            beats_4 = beats_4 | onehot_l_4;
-        end
-        if ((wcur_4 < wcur_10) | ((wcur_4 == wcur_10) & ((last_0__q[2] & ~last_0__q[5]) | ((last_0__q[2] == last_0__q[5]) & older_10__q[2])))) begin
-            beats_4 = beats_4 | onehot_l_5;
-        end
-        if ((wcur_4 < wcur_12) | ((wcur_4 == wcur_12) & ((last_0__q[2] & ~last_0__q[6]) | ((last_0__q[2] == last_0__q[6]) & older_12__q[2])))) begin
-            beats_4 = beats_4 | onehot_l_6;
-        end
-        if ((wcur_4 < wcur_14) | ((wcur_4 == wcur_14) & ((last_0__q[2] & ~last_0__q[7]) | ((last_0__q[2] == last_0__q[7]) & older_14__q[2])))) begin
-            beats_4 = beats_4 | onehot_l_7;
-        end
-        if ((wcur_4 < wcur_16) | ((wcur_4 == wcur_16) & ((last_0__q[2] & ~last_0__q[8]) | ((last_0__q[2] == last_0__q[8]) & older_16__q[2])))) begin
-            beats_4 = beats_4 | onehot_l_8;
-        end
-        if ((wcur_4 < wcur_18) | ((wcur_4 == wcur_18) & ((last_0__q[2] & ~last_0__q[9]) | ((last_0__q[2] == last_0__q[9]) & older_18__q[2])))) begin
-            beats_4 = beats_4 | onehot_l_9;
-        end
-        if ((wcur_4 < wcur_20) | ((wcur_4 == wcur_20) & ((last_0__q[2] & ~last_0__q[10]) | ((last_0__q[2] == last_0__q[10]) & older_20__q[2])))) begin
-            beats_4 = beats_4 | onehot_l_10;
-        end
-        if ((wcur_4 < wcur_22) | ((wcur_4 == wcur_22) & ((last_0__q[2] & ~last_0__q[11]) | ((last_0__q[2] == last_0__q[11]) & older_22__q[2])))) begin
-            beats_4 = beats_4 | onehot_l_11;
-        end
-        if ((wcur_4 < wcur_24) | ((wcur_4 == wcur_24) & ((last_0__q[2] & ~last_0__q[12]) | ((last_0__q[2] == last_0__q[12]) & older_24__q[2])))) begin
-            beats_4 = beats_4 | onehot_l_12;
-        end
-        if ((wcur_4 < wcur_26) | ((wcur_4 == wcur_26) & ((last_0__q[2] & ~last_0__q[13]) | ((last_0__q[2] == last_0__q[13]) & older_26__q[2])))) begin
-            beats_4 = beats_4 | onehot_l_13;
-        end
-        if ((wcur_4 < wcur_28) | ((wcur_4 == wcur_28) & ((last_0__q[2] & ~last_0__q[14]) | ((last_0__q[2] == last_0__q[14]) & older_28__q[2])))) begin
-            beats_4 = beats_4 | onehot_l_14;
-        end
-        if ((wcur_4 < wcur_30) | ((wcur_4 == wcur_30) & ((last_0__q[2] & ~last_0__q[15]) | ((last_0__q[2] == last_0__q[15]) & older_30__q[2])))) begin
-            beats_4 = beats_4 | onehot_l_15;
-        end
-        if ((wcur_4 < wcur_32) | ((wcur_4 == wcur_32) & ((last_0__q[2] & ~last_0__q[16]) | ((last_0__q[2] == last_0__q[16]) & older_32__q[2])))) begin
-            beats_4 = beats_4 | onehot_l_16;
-        end
-        if ((wcur_4 < wcur_34) | ((wcur_4 == wcur_34) & ((last_0__q[2] & ~last_0__q[17]) | ((last_0__q[2] == last_0__q[17]) & older_34__q[2])))) begin
-            beats_4 = beats_4 | onehot_l_17;
-        end
-        if ((wcur_4 < wcur_36) | ((wcur_4 == wcur_36) & ((last_0__q[2] & ~last_0__q[18]) | ((last_0__q[2] == last_0__q[18]) & older_36__q[2])))) begin
-            beats_4 = beats_4 | onehot_l_18;
-        end
-        if ((wcur_4 < wcur_38) | ((wcur_4 == wcur_38) & ((last_0__q[2] & ~last_0__q[19]) | ((last_0__q[2] == last_0__q[19]) & older_38__q[2])))) begin
-            beats_4 = beats_4 | onehot_l_19;
-        end
-        if ((wcur_4 < wcur_40) | ((wcur_4 == wcur_40) & ((last_0__q[2] & ~last_0__q[20]) | ((last_0__q[2] == last_0__q[20]) & older_40__q[2])))) begin
-            beats_4 = beats_4 | onehot_l_20;
-        end
-        if ((wcur_4 < wcur_42) | ((wcur_4 == wcur_42) & ((last_0__q[2] & ~last_0__q[21]) | ((last_0__q[2] == last_0__q[21]) & older_42__q[2])))) begin
-            beats_4 = beats_4 | onehot_l_21;
-        end
-        if ((wcur_4 < wcur_44) | ((wcur_4 == wcur_44) & ((last_0__q[2] & ~last_0__q[22]) | ((last_0__q[2] == last_0__q[22]) & older_44__q[2])))) begin
-            beats_4 = beats_4 | onehot_l_22;
-        end
-        if ((wcur_4 < wcur_46) | ((wcur_4 == wcur_46) & ((last_0__q[2] & ~last_0__q[23]) | ((last_0__q[2] == last_0__q[23]) & older_46__q[2])))) begin
-            beats_4 = beats_4 | onehot_l_23;
-        end
-        beats_6 = zero_l;
-        if ((wcur_6 < wcur_0) | ((wcur_6 == wcur_0) & ((last_0__q[3] & ~last_0__q[0]) | ((last_0__q[3] == last_0__q[0]) & older_0__q[3])))) begin
-            beats_6 = beats_6 | onehot_l_0;
-        end
-        if ((wcur_6 < wcur_2) | ((wcur_6 == wcur_2) & ((last_0__q[3] & ~last_0__q[1]) | ((last_0__q[3] == last_0__q[1]) & older_2__q[3])))) begin
-            beats_6 = beats_6 | onehot_l_1;
-        end
-        if ((wcur_6 < wcur_4) | ((wcur_6 == wcur_4) & ((last_0__q[3] & ~last_0__q[2]) | ((last_0__q[3] == last_0__q[2]) & older_4__q[3])))) begin
-            beats_6 = beats_6 | onehot_l_2;
-        end
-        if ((wcur_6 < wcur_6) | ((wcur_6 == wcur_6) & ((last_0__q[3] & ~last_0__q[3]) | ((last_0__q[3] == last_0__q[3]) & older_6__q[3])))) begin
-            beats_6 = beats_6 | onehot_l_3;
-        end
-        if ((wcur_6 < wcur_8) | ((wcur_6 == wcur_8) & ((last_0__q[3] & ~last_0__q[4]) | ((last_0__q[3] == last_0__q[4]) & older_8__q[3])))) begin
-            beats_6 = beats_6 | onehot_l_4;
-        end
-        if ((wcur_6 < wcur_10) | ((wcur_6 == wcur_10) & ((last_0__q[3] & ~last_0__q[5]) | ((last_0__q[3] == last_0__q[5]) & older_10__q[3])))) begin
-            beats_6 = beats_6 | onehot_l_5;
-        end
-        if ((wcur_6 < wcur_12) | ((wcur_6 == wcur_12) & ((last_0__q[3] & ~last_0__q[6]) | ((last_0__q[3] == last_0__q[6]) & older_12__q[3])))) begin
-            beats_6 = beats_6 | onehot_l_6;
-        end
-        if ((wcur_6 < wcur_14) | ((wcur_6 == wcur_14) & ((last_0__q[3] & ~last_0__q[7]) | ((last_0__q[3] == last_0__q[7]) & older_14__q[3])))) begin
-            beats_6 = beats_6 | onehot_l_7;
-        end
-        if ((wcur_6 < wcur_16) | ((wcur_6 == wcur_16) & ((last_0__q[3] & ~last_0__q[8]) | ((last_0__q[3] == last_0__q[8]) & older_16__q[3])))) begin
-            beats_6 = beats_6 | onehot_l_8;
-        end
-        if ((wcur_6 < wcur_18) | ((wcur_6 == wcur_18) & ((last_0__q[3] & ~last_0__q[9]) | ((last_0__q[3] == last_0__q[9]) & older_18__q[3])))) begin
-            beats_6 = beats_6 | onehot_l_9;
-        end
-        if ((wcur_6 < wcur_20) | ((wcur_6 == wcur_20) & ((last_0__q[3] & ~last_0__q[10]) | ((last_0__q[3] == last_0__q[10]) & older_20__q[3])))) begin
-            beats_6 = beats_6 | onehot_l_10;
-        end
-        if ((wcur_6 < wcur_22) | ((wcur_6 == wcur_22) & ((last_0__q[3] & ~last_0__q[11]) | ((last_0__q[3] == last_0__q[11]) & older_22__q[3])))) begin
-            beats_6 = beats_6 | onehot_l_11;
-        end
-        if ((wcur_6 < wcur_24) | ((wcur_6 == wcur_24) & ((last_0__q[3] & ~last_0__q[12]) | ((last_0__q[3] == last_0__q[12]) & older_24__q[3])))) begin
-            beats_6 = beats_6 | onehot_l_12;
-        end
-        if ((wcur_6 < wcur_26) | ((wcur_6 == wcur_26) & ((last_0__q[3] & ~last_0__q[13]) | ((last_0__q[3] == last_0__q[13]) & older_26__q[3])))) begin
-            beats_6 = beats_6 | onehot_l_13;
-        end
-        if ((wcur_6 < wcur_28) | ((wcur_6 == wcur_28) & ((last_0__q[3] & ~last_0__q[14]) | ((last_0__q[3] == last_0__q[14]) & older_28__q[3])))) begin
-            beats_6 = beats_6 | onehot_l_14;
-        end
-        if ((wcur_6 < wcur_30) | ((wcur_6 == wcur_30) & ((last_0__q[3] & ~last_0__q[15]) | ((last_0__q[3] == last_0__q[15]) & older_30__q[3])))) begin
-            beats_6 = beats_6 | onehot_l_15;
-        end
-        if ((wcur_6 < wcur_32) | ((wcur_6 == wcur_32) & ((last_0__q[3] & ~last_0__q[16]) | ((last_0__q[3] == last_0__q[16]) & older_32__q[3])))) begin
-            beats_6 = beats_6 | onehot_l_16;
-        end
-        if ((wcur_6 < wcur_34) | ((wcur_6 == wcur_34) & ((last_0__q[3] & ~last_0__q[17]) | ((last_0__q[3] == last_0__q[17]) & older_34__q[3])))) begin
-            beats_6 = beats_6 | onehot_l_17;
-        end
-        if ((wcur_6 < wcur_36) | ((wcur_6 == wcur_36) & ((last_0__q[3] & ~last_0__q[18]) | ((last_0__q[3] == last_0__q[18]) & older_36__q[3])))) begin
-            beats_6 = beats_6 | onehot_l_18;
-        end
-        if ((wcur_6 < wcur_38) | ((wcur_6 == wcur_38) & ((last_0__q[3] & ~last_0__q[19]) | ((last_0__q[3] == last_0__q[19]) & older_38__q[3])))) begin
-            beats_6 = beats_6 | onehot_l_19;
-        end
-        if ((wcur_6 < wcur_40) | ((wcur_6 == wcur_40) & ((last_0__q[3] & ~last_0__q[20]) | ((last_0__q[3] == last_0__q[20]) & older_40__q[3])))) begin
-            beats_6 = beats_6 | onehot_l_20;
-        end
-        if ((wcur_6 < wcur_42) | ((wcur_6 == wcur_42) & ((last_0__q[3] & ~last_0__q[21]) | ((last_0__q[3] == last_0__q[21]) & older_42__q[3])))) begin
-            beats_6 = beats_6 | onehot_l_21;
-        end
-        if ((wcur_6 < wcur_44) | ((wcur_6 == wcur_44) & ((last_0__q[3] & ~last_0__q[22]) | ((last_0__q[3] == last_0__q[22]) & older_44__q[3])))) begin
-            beats_6 = beats_6 | onehot_l_22;
-        end
-        if ((wcur_6 < wcur_46) | ((wcur_6 == wcur_46) & ((last_0__q[3] & ~last_0__q[23]) | ((last_0__q[3] == last_0__q[23]) & older_46__q[3])))) begin
-            beats_6 = beats_6 | onehot_l_23;
-        end
-        beats_8 = zero_l;
-        if ((wcur_8 < wcur_0) | ((wcur_8 == wcur_0) & ((last_0__q[4] & ~last_0__q[0]) | ((last_0__q[4] == last_0__q[0]) & older_0__q[4])))) begin
-            beats_8 = beats_8 | onehot_l_0;
-        end
-        if ((wcur_8 < wcur_2) | ((wcur_8 == wcur_2) & ((last_0__q[4] & ~last_0__q[1]) | ((last_0__q[4] == last_0__q[1]) & older_2__q[4])))) begin
-            beats_8 = beats_8 | onehot_l_1;
-        end
-        if ((wcur_8 < wcur_4) | ((wcur_8 == wcur_4) & ((last_0__q[4] & ~last_0__q[2]) | ((last_0__q[4] == last_0__q[2]) & older_4__q[4])))) begin
-            beats_8 = beats_8 | onehot_l_2;
-        end
-        if ((wcur_8 < wcur_6) | ((wcur_8 == wcur_6) & ((last_0__q[4] & ~last_0__q[3]) | ((last_0__q[4] == last_0__q[3]) & older_6__q[4])))) begin
-            beats_8 = beats_8 | onehot_l_3;
-        end
-        if ((wcur_8 < wcur_8) | ((wcur_8 == wcur_8) & ((last_0__q[4] & ~last_0__q[4]) | ((last_0__q[4] == last_0__q[4]) & older_8__q[4])))) begin
-            beats_8 = beats_8 | onehot_l_4;
-        end
-        if ((wcur_8 < wcur_10) | ((wcur_8 == wcur_10) & ((last_0__q[4] & ~last_0__q[5]) | ((last_0__q[4] == last_0__q[5]) & older_10__q[4])))) begin
-            beats_8 = beats_8 | onehot_l_5;
-        end
-        if ((wcur_8 < wcur_12) | ((wcur_8 == wcur_12) & ((last_0__q[4] & ~last_0__q[6]) | ((last_0__q[4] == last_0__q[6]) & older_12__q[4])))) begin
-            beats_8 = beats_8 | onehot_l_6;
-        end
-        if ((wcur_8 < wcur_14) | ((wcur_8 == wcur_14) & ((last_0__q[4] & ~last_0__q[7]) | ((last_0__q[4] == last_0__q[7]) & older_14__q[4])))) begin
-            beats_8 = beats_8 | onehot_l_7;
-        end
-        if ((wcur_8 < wcur_16) | ((wcur_8 == wcur_16) & ((last_0__q[4] & ~last_0__q[8]) | ((last_0__q[4] == last_0__q[8]) & older_16__q[4])))) begin
-            beats_8 = beats_8 | onehot_l_8;
-        end
-        if ((wcur_8 < wcur_18) | ((wcur_8 == wcur_18) & ((last_0__q[4] & ~last_0__q[9]) | ((last_0__q[4] == last_0__q[9]) & older_18__q[4])))) begin
-            beats_8 = beats_8 | onehot_l_9;
-        end
-        if ((wcur_8 < wcur_20) | ((wcur_8 == wcur_20) & ((last_0__q[4] & ~last_0__q[10]) | ((last_0__q[4] == last_0__q[10]) & older_20__q[4])))) begin
-            beats_8 = beats_8 | onehot_l_10;
-        end
-        if ((wcur_8 < wcur_22) | ((wcur_8 == wcur_22) & ((last_0__q[4] & ~last_0__q[11]) | ((last_0__q[4] == last_0__q[11]) & older_22__q[4])))) begin
-            beats_8 = beats_8 | onehot_l_11;
-        end
-        if ((wcur_8 < wcur_24) | ((wcur_8 == wcur_24) & ((last_0__q[4] & ~last_0__q[12]) | ((last_0__q[4] == last_0__q[12]) & older_24__q[4])))) begin
-            beats_8 = beats_8 | onehot_l_12;
-        end
-        if ((wcur_8 < wcur_26) | ((wcur_8 == wcur_26) & ((last_0__q[4] & ~last_0__q[13]) | ((last_0__q[4] == last_0__q[13]) & older_26__q[4])))) begin
-            beats_8 = beats_8 | onehot_l_13;
-        end
-        if ((wcur_8 < wcur_28) | ((wcur_8 == wcur_28) & ((last_0__q[4] & ~last_0__q[14]) | ((last_0__q[4] == last_0__q[14]) & older_28__q[4])))) begin
-            beats_8 = beats_8 | onehot_l_14;
-        end
-        if ((wcur_8 < wcur_30) | ((wcur_8 == wcur_30) & ((last_0__q[4] & ~last_0__q[15]) | ((last_0__q[4] == last_0__q[15]) & older_30__q[4])))) begin
-            beats_8 = beats_8 | onehot_l_15;
-        end
-        if ((wcur_8 < wcur_32) | ((wcur_8 == wcur_32) & ((last_0__q[4] & ~last_0__q[16]) | ((last_0__q[4] == last_0__q[16]) & older_32__q[4])))) begin
-            beats_8 = beats_8 | onehot_l_16;
-        end
-        if ((wcur_8 < wcur_34) | ((wcur_8 == wcur_34) & ((last_0__q[4] & ~last_0__q[17]) | ((last_0__q[4] == last_0__q[17]) & older_34__q[4])))) begin
-            beats_8 = beats_8 | onehot_l_17;
-        end
-        if ((wcur_8 < wcur_36) | ((wcur_8 == wcur_36) & ((last_0__q[4] & ~last_0__q[18]) | ((last_0__q[4] == last_0__q[18]) & older_36__q[4])))) begin
-            beats_8 = beats_8 | onehot_l_18;
-        end
-        if ((wcur_8 < wcur_38) | ((wcur_8 == wcur_38) & ((last_0__q[4] & ~last_0__q[19]) | ((last_0__q[4] == last_0__q[19]) & older_38__q[4])))) begin
-            beats_8 = beats_8 | onehot_l_19;
-        end
-        if ((wcur_8 < wcur_40) | ((wcur_8 == wcur_40) & ((last_0__q[4] & ~last_0__q[20]) | ((last_0__q[4] == last_0__q[20]) & older_40__q[4])))) begin
-            beats_8 = beats_8 | onehot_l_20;
-        end
-        if ((wcur_8 < wcur_42) | ((wcur_8 == wcur_42) & ((last_0__q[4] & ~last_0__q[21]) | ((last_0__q[4] == last_0__q[21]) & older_42__q[4])))) begin
-            beats_8 = beats_8 | onehot_l_21;
-        end
-        if ((wcur_8 < wcur_44) | ((wcur_8 == wcur_44) & ((last_0__q[4] & ~last_0__q[22]) | ((last_0__q[4] == last_0__q[22]) & older_44__q[4])))) begin
-            beats_8 = beats_8 | onehot_l_22;
-        end
-        if ((wcur_8 < wcur_46) | ((wcur_8 == wcur_46) & ((last_0__q[4] & ~last_0__q[23]) | ((last_0__q[4] == last_0__q[23]) & older_46__q[4])))) begin
-            beats_8 = beats_8 | onehot_l_23;
-        end
-        beats_10 = zero_l;
-        if ((wcur_10 < wcur_0) | ((wcur_10 == wcur_0) & ((last_0__q[5] & ~last_0__q[0]) | ((last_0__q[5] == last_0__q[0]) & older_0__q[5])))) begin
-            beats_10 = beats_10 | onehot_l_0;
-        end
-        if ((wcur_10 < wcur_2) | ((wcur_10 == wcur_2) & ((last_0__q[5] & ~last_0__q[1]) | ((last_0__q[5] == last_0__q[1]) & older_2__q[5])))) begin
-            beats_10 = beats_10 | onehot_l_1;
-        end
-        if ((wcur_10 < wcur_4) | ((wcur_10 == wcur_4) & ((last_0__q[5] & ~last_0__q[2]) | ((last_0__q[5] == last_0__q[2]) & older_4__q[5])))) begin
-            beats_10 = beats_10 | onehot_l_2;
-        end
-        if ((wcur_10 < wcur_6) | ((wcur_10 == wcur_6) & ((last_0__q[5] & ~last_0__q[3]) | ((last_0__q[5] == last_0__q[3]) & older_6__q[5])))) begin
-            beats_10 = beats_10 | onehot_l_3;
-        end
-        if ((wcur_10 < wcur_8) | ((wcur_10 == wcur_8) & ((last_0__q[5] & ~last_0__q[4]) | ((last_0__q[5] == last_0__q[4]) & older_8__q[5])))) begin
-            beats_10 = beats_10 | onehot_l_4;
-        end
-        if ((wcur_10 < wcur_10) | ((wcur_10 == wcur_10) & ((last_0__q[5] & ~last_0__q[5]) | ((last_0__q[5] == last_0__q[5]) & older_10__q[5])))) begin
-            beats_10 = beats_10 | onehot_l_5;
-        end
-        if ((wcur_10 < wcur_12) | ((wcur_10 == wcur_12) & ((last_0__q[5] & ~last_0__q[6]) | ((last_0__q[5] == last_0__q[6]) & older_12__q[5])))) begin
-            beats_10 = beats_10 | onehot_l_6;
-        end
-        if ((wcur_10 < wcur_14) | ((wcur_10 == wcur_14) & ((last_0__q[5] & ~last_0__q[7]) | ((last_0__q[5] == last_0__q[7]) & older_14__q[5])))) begin
-            beats_10 = beats_10 | onehot_l_7;
-        end
-        if ((wcur_10 < wcur_16) | ((wcur_10 == wcur_16) & ((last_0__q[5] & ~last_0__q[8]) | ((last_0__q[5] == last_0__q[8]) & older_16__q[5])))) begin
-            beats_10 = beats_10 | onehot_l_8;
-        end
-        if ((wcur_10 < wcur_18) | ((wcur_10 == wcur_18) & ((last_0__q[5] & ~last_0__q[9]) | ((last_0__q[5] == last_0__q[9]) & older_18__q[5])))) begin
-            beats_10 = beats_10 | onehot_l_9;
-        end
-        if ((wcur_10 < wcur_20) | ((wcur_10 == wcur_20) & ((last_0__q[5] & ~last_0__q[10]) | ((last_0__q[5] == last_0__q[10]) & older_20__q[5])))) begin
-            beats_10 = beats_10 | onehot_l_10;
-        end
-        if ((wcur_10 < wcur_22) | ((wcur_10 == wcur_22) & ((last_0__q[5] & ~last_0__q[11]) | ((last_0__q[5] == last_0__q[11]) & older_22__q[5])))) begin
-            beats_10 = beats_10 | onehot_l_11;
-        end
-        if ((wcur_10 < wcur_24) | ((wcur_10 == wcur_24) & ((last_0__q[5] & ~last_0__q[12]) | ((last_0__q[5] == last_0__q[12]) & older_24__q[5])))) begin
-            beats_10 = beats_10 | onehot_l_12;
-        end
-        if ((wcur_10 < wcur_26) | ((wcur_10 == wcur_26) & ((last_0__q[5] & ~last_0__q[13]) | ((last_0__q[5] == last_0__q[13]) & older_26__q[5])))) begin
-            beats_10 = beats_10 | onehot_l_13;
-        end
-        if ((wcur_10 < wcur_28) | ((wcur_10 == wcur_28) & ((last_0__q[5] & ~last_0__q[14]) | ((last_0__q[5] == last_0__q[14]) & older_28__q[5])))) begin
-            beats_10 = beats_10 | onehot_l_14;
-        end
-        if ((wcur_10 < wcur_30) | ((wcur_10 == wcur_30) & ((last_0__q[5] & ~last_0__q[15]) | ((last_0__q[5] == last_0__q[15]) & older_30__q[5])))) begin
-            beats_10 = beats_10 | onehot_l_15;
-        end
-        if ((wcur_10 < wcur_32) | ((wcur_10 == wcur_32) & ((last_0__q[5] & ~last_0__q[16]) | ((last_0__q[5] == last_0__q[16]) & older_32__q[5])))) begin
-            beats_10 = beats_10 | onehot_l_16;
-        end
-        if ((wcur_10 < wcur_34) | ((wcur_10 == wcur_34) & ((last_0__q[5] & ~last_0__q[17]) | ((last_0__q[5] == last_0__q[17]) & older_34__q[5])))) begin
-            beats_10 = beats_10 | onehot_l_17;
-        end
-        if ((wcur_10 < wcur_36) | ((wcur_10 == wcur_36) & ((last_0__q[5] & ~last_0__q[18]) | ((last_0__q[5] == last_0__q[18]) & older_36__q[5])))) begin
-            beats_10 = beats_10 | onehot_l_18;
-        end
-        if ((wcur_10 < wcur_38) | ((wcur_10 == wcur_38) & ((last_0__q[5] & ~last_0__q[19]) | ((last_0__q[5] == last_0__q[19]) & older_38__q[5])))) begin
-            beats_10 = beats_10 | onehot_l_19;
-        end
-        if ((wcur_10 < wcur_40) | ((wcur_10 == wcur_40) & ((last_0__q[5] & ~last_0__q[20]) | ((last_0__q[5] == last_0__q[20]) & older_40__q[5])))) begin
-            beats_10 = beats_10 | onehot_l_20;
-        end
-        if ((wcur_10 < wcur_42) | ((wcur_10 == wcur_42) & ((last_0__q[5] & ~last_0__q[21]) | ((last_0__q[5] == last_0__q[21]) & older_42__q[5])))) begin
-            beats_10 = beats_10 | onehot_l_21;
-        end
-        if ((wcur_10 < wcur_44) | ((wcur_10 == wcur_44) & ((last_0__q[5] & ~last_0__q[22]) | ((last_0__q[5] == last_0__q[22]) & older_44__q[5])))) begin
-            beats_10 = beats_10 | onehot_l_22;
-        end
-        if ((wcur_10 < wcur_46) | ((wcur_10 == wcur_46) & ((last_0__q[5] & ~last_0__q[23]) | ((last_0__q[5] == last_0__q[23]) & older_46__q[5])))) begin
-            beats_10 = beats_10 | onehot_l_23;
-        end
-        beats_12 = zero_l;
-        if ((wcur_12 < wcur_0) | ((wcur_12 == wcur_0) & ((last_0__q[6] & ~last_0__q[0]) | ((last_0__q[6] == last_0__q[0]) & older_0__q[6])))) begin
-            beats_12 = beats_12 | onehot_l_0;
-        end
-        if ((wcur_12 < wcur_2) | ((wcur_12 == wcur_2) & ((last_0__q[6] & ~last_0__q[1]) | ((last_0__q[6] == last_0__q[1]) & older_2__q[6])))) begin
-            beats_12 = beats_12 | onehot_l_1;
-        end
-        if ((wcur_12 < wcur_4) | ((wcur_12 == wcur_4) & ((last_0__q[6] & ~last_0__q[2]) | ((last_0__q[6] == last_0__q[2]) & older_4__q[6])))) begin
-            beats_12 = beats_12 | onehot_l_2;
-        end
-        if ((wcur_12 < wcur_6) | ((wcur_12 == wcur_6) & ((last_0__q[6] & ~last_0__q[3]) | ((last_0__q[6] == last_0__q[3]) & older_6__q[6])))) begin
-            beats_12 = beats_12 | onehot_l_3;
-        end
-        if ((wcur_12 < wcur_8) | ((wcur_12 == wcur_8) & ((last_0__q[6] & ~last_0__q[4]) | ((last_0__q[6] == last_0__q[4]) & older_8__q[6])))) begin
-            beats_12 = beats_12 | onehot_l_4;
-        end
-        if ((wcur_12 < wcur_10) | ((wcur_12 == wcur_10) & ((last_0__q[6] & ~last_0__q[5]) | ((last_0__q[6] == last_0__q[5]) & older_10__q[6])))) begin
-            beats_12 = beats_12 | onehot_l_5;
-        end
-        if ((wcur_12 < wcur_12) | ((wcur_12 == wcur_12) & ((last_0__q[6] & ~last_0__q[6]) | ((last_0__q[6] == last_0__q[6]) & older_12__q[6])))) begin
-            beats_12 = beats_12 | onehot_l_6;
-        end
-        if ((wcur_12 < wcur_14) | ((wcur_12 == wcur_14) & ((last_0__q[6] & ~last_0__q[7]) | ((last_0__q[6] == last_0__q[7]) & older_14__q[6])))) begin
-            beats_12 = beats_12 | onehot_l_7;
-        end
-        if ((wcur_12 < wcur_16) | ((wcur_12 == wcur_16) & ((last_0__q[6] & ~last_0__q[8]) | ((last_0__q[6] == last_0__q[8]) & older_16__q[6])))) begin
-            beats_12 = beats_12 | onehot_l_8;
-        end
-        if ((wcur_12 < wcur_18) | ((wcur_12 == wcur_18) & ((last_0__q[6] & ~last_0__q[9]) | ((last_0__q[6] == last_0__q[9]) & older_18__q[6])))) begin
-            beats_12 = beats_12 | onehot_l_9;
-        end
-        if ((wcur_12 < wcur_20) | ((wcur_12 == wcur_20) & ((last_0__q[6] & ~last_0__q[10]) | ((last_0__q[6] == last_0__q[10]) & older_20__q[6])))) begin
-            beats_12 = beats_12 | onehot_l_10;
-        end
-        if ((wcur_12 < wcur_22) | ((wcur_12 == wcur_22) & ((last_0__q[6] & ~last_0__q[11]) | ((last_0__q[6] == last_0__q[11]) & older_22__q[6])))) begin
-            beats_12 = beats_12 | onehot_l_11;
-        end
-        if ((wcur_12 < wcur_24) | ((wcur_12 == wcur_24) & ((last_0__q[6] & ~last_0__q[12]) | ((last_0__q[6] == last_0__q[12]) & older_24__q[6])))) begin
-            beats_12 = beats_12 | onehot_l_12;
-        end
-        if ((wcur_12 < wcur_26) | ((wcur_12 == wcur_26) & ((last_0__q[6] & ~last_0__q[13]) | ((last_0__q[6] == last_0__q[13]) & older_26__q[6])))) begin
-            beats_12 = beats_12 | onehot_l_13;
-        end
-        if ((wcur_12 < wcur_28) | ((wcur_12 == wcur_28) & ((last_0__q[6] & ~last_0__q[14]) | ((last_0__q[6] == last_0__q[14]) & older_28__q[6])))) begin
-            beats_12 = beats_12 | onehot_l_14;
-        end
-        if ((wcur_12 < wcur_30) | ((wcur_12 == wcur_30) & ((last_0__q[6] & ~last_0__q[15]) | ((last_0__q[6] == last_0__q[15]) & older_30__q[6])))) begin
-            beats_12 = beats_12 | onehot_l_15;
-        end
-        if ((wcur_12 < wcur_32) | ((wcur_12 == wcur_32) & ((last_0__q[6] & ~last_0__q[16]) | ((last_0__q[6] == last_0__q[16]) & older_32__q[6])))) begin
-            beats_12 = beats_12 | onehot_l_16;
-        end
-        if ((wcur_12 < wcur_34) | ((wcur_12 == wcur_34) & ((last_0__q[6] & ~last_0__q[17]) | ((last_0__q[6] == last_0__q[17]) & older_34__q[6])))) begin
-            beats_12 = beats_12 | onehot_l_17;
-        end
-        if ((wcur_12 < wcur_36) | ((wcur_12 == wcur_36) & ((last_0__q[6] & ~last_0__q[18]) | ((last_0__q[6] == last_0__q[18]) & older_36__q[6])))) begin
-            beats_12 = beats_12 | onehot_l_18;
-        end
-        if ((wcur_12 < wcur_38) | ((wcur_12 == wcur_38) & ((last_0__q[6] & ~last_0__q[19]) | ((last_0__q[6] == last_0__q[19]) & older_38__q[6])))) begin
-            beats_12 = beats_12 | onehot_l_19;
-        end
-        if ((wcur_12 < wcur_40) | ((wcur_12 == wcur_40) & ((last_0__q[6] & ~last_0__q[20]) | ((last_0__q[6] == last_0__q[20]) & older_40__q[6])))) begin
-            beats_12 = beats_12 | onehot_l_20;
-        end
-        if ((wcur_12 < wcur_42) | ((wcur_12 == wcur_42) & ((last_0__q[6] & ~last_0__q[21]) | ((last_0__q[6] == last_0__q[21]) & older_42__q[6])))) begin
-            beats_12 = beats_12 | onehot_l_21;
-        end
-        if ((wcur_12 < wcur_44) | ((wcur_12 == wcur_44) & ((last_0__q[6] & ~last_0__q[22]) | ((last_0__q[6] == last_0__q[22]) & older_44__q[6])))) begin
-            beats_12 = beats_12 | onehot_l_22;
-        end
-        if ((wcur_12 < wcur_46) | ((wcur_12 == wcur_46) & ((last_0__q[6] & ~last_0__q[23]) | ((last_0__q[6] == last_0__q[23]) & older_46__q[6])))) begin
-            beats_12 = beats_12 | onehot_l_23;
-        end
-        beats_14 = zero_l;
-        if ((wcur_14 < wcur_0) | ((wcur_14 == wcur_0) & ((last_0__q[7] & ~last_0__q[0]) | ((last_0__q[7] == last_0__q[0]) & older_0__q[7])))) begin
-            beats_14 = beats_14 | onehot_l_0;
-        end
-        if ((wcur_14 < wcur_2) | ((wcur_14 == wcur_2) & ((last_0__q[7] & ~last_0__q[1]) | ((last_0__q[7] == last_0__q[1]) & older_2__q[7])))) begin
-            beats_14 = beats_14 | onehot_l_1;
-        end
-        if ((wcur_14 < wcur_4) | ((wcur_14 == wcur_4) & ((last_0__q[7] & ~last_0__q[2]) | ((last_0__q[7] == last_0__q[2]) & older_4__q[7])))) begin
-            beats_14 = beats_14 | onehot_l_2;
-        end
-        if ((wcur_14 < wcur_6) | ((wcur_14 == wcur_6) & ((last_0__q[7] & ~last_0__q[3]) | ((last_0__q[7] == last_0__q[3]) & older_6__q[7])))) begin
-            beats_14 = beats_14 | onehot_l_3;
-        end
-        if ((wcur_14 < wcur_8) | ((wcur_14 == wcur_8) & ((last_0__q[7] & ~last_0__q[4]) | ((last_0__q[7] == last_0__q[4]) & older_8__q[7])))) begin
-            beats_14 = beats_14 | onehot_l_4;
-        end
-        if ((wcur_14 < wcur_10) | ((wcur_14 == wcur_10) & ((last_0__q[7] & ~last_0__q[5]) | ((last_0__q[7] == last_0__q[5]) & older_10__q[7])))) begin
-            beats_14 = beats_14 | onehot_l_5;
-        end
-        if ((wcur_14 < wcur_12) | ((wcur_14 == wcur_12) & ((last_0__q[7] & ~last_0__q[6]) | ((last_0__q[7] == last_0__q[6]) & older_12__q[7])))) begin
-            beats_14 = beats_14 | onehot_l_6;
-        end
-        if ((wcur_14 < wcur_14) | ((wcur_14 == wcur_14) & ((last_0__q[7] & ~last_0__q[7]) | ((last_0__q[7] == last_0__q[7]) & older_14__q[7])))) begin
-            beats_14 = beats_14 | onehot_l_7;
-        end
-        if ((wcur_14 < wcur_16) | ((wcur_14 == wcur_16) & ((last_0__q[7] & ~last_0__q[8]) | ((last_0__q[7] == last_0__q[8]) & older_16__q[7])))) begin
-            beats_14 = beats_14 | onehot_l_8;
-        end
-        if ((wcur_14 < wcur_18) | ((wcur_14 == wcur_18) & ((last_0__q[7] & ~last_0__q[9]) | ((last_0__q[7] == last_0__q[9]) & older_18__q[7])))) begin
-            beats_14 = beats_14 | onehot_l_9;
-        end
-        if ((wcur_14 < wcur_20) | ((wcur_14 == wcur_20) & ((last_0__q[7] & ~last_0__q[10]) | ((last_0__q[7] == last_0__q[10]) & older_20__q[7])))) begin
-            beats_14 = beats_14 | onehot_l_10;
-        end
-        if ((wcur_14 < wcur_22) | ((wcur_14 == wcur_22) & ((last_0__q[7] & ~last_0__q[11]) | ((last_0__q[7] == last_0__q[11]) & older_22__q[7])))) begin
-            beats_14 = beats_14 | onehot_l_11;
-        end
-        if ((wcur_14 < wcur_24) | ((wcur_14 == wcur_24) & ((last_0__q[7] & ~last_0__q[12]) | ((last_0__q[7] == last_0__q[12]) & older_24__q[7])))) begin
-            beats_14 = beats_14 | onehot_l_12;
-        end
-        if ((wcur_14 < wcur_26) | ((wcur_14 == wcur_26) & ((last_0__q[7] & ~last_0__q[13]) | ((last_0__q[7] == last_0__q[13]) & older_26__q[7])))) begin
-            beats_14 = beats_14 | onehot_l_13;
-        end
-        if ((wcur_14 < wcur_28) | ((wcur_14 == wcur_28) & ((last_0__q[7] & ~last_0__q[14]) | ((last_0__q[7] == last_0__q[14]) & older_28__q[7])))) begin
-            beats_14 = beats_14 | onehot_l_14;
-        end
-        if ((wcur_14 < wcur_30) | ((wcur_14 == wcur_30) & ((last_0__q[7] & ~last_0__q[15]) | ((last_0__q[7] == last_0__q[15]) & older_30__q[7])))) begin
-            beats_14 = beats_14 | onehot_l_15;
-        end
-        if ((wcur_14 < wcur_32) | ((wcur_14 == wcur_32) & ((last_0__q[7] & ~last_0__q[16]) | ((last_0__q[7] == last_0__q[16]) & older_32__q[7])))) begin
-            beats_14 = beats_14 | onehot_l_16;
-        end
-        if ((wcur_14 < wcur_34) | ((wcur_14 == wcur_34) & ((last_0__q[7] & ~last_0__q[17]) | ((last_0__q[7] == last_0__q[17]) & older_34__q[7])))) begin
-            beats_14 = beats_14 | onehot_l_17;
-        end
-        if ((wcur_14 < wcur_36) | ((wcur_14 == wcur_36) & ((last_0__q[7] & ~last_0__q[18]) | ((last_0__q[7] == last_0__q[18]) & older_36__q[7])))) begin
-            beats_14 = beats_14 | onehot_l_18;
-        end
-        if ((wcur_14 < wcur_38) | ((wcur_14 == wcur_38) & ((last_0__q[7] & ~last_0__q[19]) | ((last_0__q[7] == last_0__q[19]) & older_38__q[7])))) begin
-            beats_14 = beats_14 | onehot_l_19;
-        end
-        if ((wcur_14 < wcur_40) | ((wcur_14 == wcur_40) & ((last_0__q[7] & ~last_0__q[20]) | ((last_0__q[7] == last_0__q[20]) & older_40__q[7])))) begin
-            beats_14 = beats_14 | onehot_l_20;
-        end
-        if ((wcur_14 < wcur_42) | ((wcur_14 == wcur_42) & ((last_0__q[7] & ~last_0__q[21]) | ((last_0__q[7] == last_0__q[21]) & older_42__q[7])))) begin
-            beats_14 = beats_14 | onehot_l_21;
-        end
-        if ((wcur_14 < wcur_44) | ((wcur_14 == wcur_44) & ((last_0__q[7] & ~last_0__q[22]) | ((last_0__q[7] == last_0__q[22]) & older_44__q[7])))) begin
-            beats_14 = beats_14 | onehot_l_22;
-        end
-        if ((wcur_14 < wcur_46) | ((wcur_14 == wcur_46) & ((last_0__q[7] & ~last_0__q[23]) | ((last_0__q[7] == last_0__q[23]) & older_46__q[7])))) begin
-            beats_14 = beats_14 | onehot_l_23;
-        end
-        beats_16 = zero_l;
-        if ((wcur_16 < wcur_0) | ((wcur_16 == wcur_0) & ((last_0__q[8] & ~last_0__q[0]) | ((last_0__q[8] == last_0__q[0]) & older_0__q[8])))) begin
-            beats_16 = beats_16 | onehot_l_0;
-        end
-        if ((wcur_16 < wcur_2) | ((wcur_16 == wcur_2) & ((last_0__q[8] & ~last_0__q[1]) | ((last_0__q[8] == last_0__q[1]) & older_2__q[8])))) begin
-            beats_16 = beats_16 | onehot_l_1;
-        end
-        if ((wcur_16 < wcur_4) | ((wcur_16 == wcur_4) & ((last_0__q[8] & ~last_0__q[2]) | ((last_0__q[8] == last_0__q[2]) & older_4__q[8])))) begin
-            beats_16 = beats_16 | onehot_l_2;
-        end
-        if ((wcur_16 < wcur_6) | ((wcur_16 == wcur_6) & ((last_0__q[8] & ~last_0__q[3]) | ((last_0__q[8] == last_0__q[3]) & older_6__q[8])))) begin
-            beats_16 = beats_16 | onehot_l_3;
-        end
-        if ((wcur_16 < wcur_8) | ((wcur_16 == wcur_8) & ((last_0__q[8] & ~last_0__q[4]) | ((last_0__q[8] == last_0__q[4]) & older_8__q[8])))) begin
-            beats_16 = beats_16 | onehot_l_4;
-        end
-        if ((wcur_16 < wcur_10) | ((wcur_16 == wcur_10) & ((last_0__q[8] & ~last_0__q[5]) | ((last_0__q[8] == last_0__q[5]) & older_10__q[8])))) begin
-            beats_16 = beats_16 | onehot_l_5;
-        end
-        if ((wcur_16 < wcur_12) | ((wcur_16 == wcur_12) & ((last_0__q[8] & ~last_0__q[6]) | ((last_0__q[8] == last_0__q[6]) & older_12__q[8])))) begin
-            beats_16 = beats_16 | onehot_l_6;
-        end
-        if ((wcur_16 < wcur_14) | ((wcur_16 == wcur_14) & ((last_0__q[8] & ~last_0__q[7]) | ((last_0__q[8] == last_0__q[7]) & older_14__q[8])))) begin
-            beats_16 = beats_16 | onehot_l_7;
-        end
-        if ((wcur_16 < wcur_16) | ((wcur_16 == wcur_16) & ((last_0__q[8] & ~last_0__q[8]) | ((last_0__q[8] == last_0__q[8]) & older_16__q[8])))) begin
-            beats_16 = beats_16 | onehot_l_8;
-        end
-        if ((wcur_16 < wcur_18) | ((wcur_16 == wcur_18) & ((last_0__q[8] & ~last_0__q[9]) | ((last_0__q[8] == last_0__q[9]) & older_18__q[8])))) begin
-            beats_16 = beats_16 | onehot_l_9;
-        end
-        if ((wcur_16 < wcur_20) | ((wcur_16 == wcur_20) & ((last_0__q[8] & ~last_0__q[10]) | ((last_0__q[8] == last_0__q[10]) & older_20__q[8])))) begin
-            beats_16 = beats_16 | onehot_l_10;
-        end
-        if ((wcur_16 < wcur_22) | ((wcur_16 == wcur_22) & ((last_0__q[8] & ~last_0__q[11]) | ((last_0__q[8] == last_0__q[11]) & older_22__q[8])))) begin
-            beats_16 = beats_16 | onehot_l_11;
-        end
-        if ((wcur_16 < wcur_24) | ((wcur_16 == wcur_24) & ((last_0__q[8] & ~last_0__q[12]) | ((last_0__q[8] == last_0__q[12]) & older_24__q[8])))) begin
-            beats_16 = beats_16 | onehot_l_12;
-        end
-        if ((wcur_16 < wcur_26) | ((wcur_16 == wcur_26) & ((last_0__q[8] & ~last_0__q[13]) | ((last_0__q[8] == last_0__q[13]) & older_26__q[8])))) begin
-            beats_16 = beats_16 | onehot_l_13;
-        end
-        if ((wcur_16 < wcur_28) | ((wcur_16 == wcur_28) & ((last_0__q[8] & ~last_0__q[14]) | ((last_0__q[8] == last_0__q[14]) & older_28__q[8])))) begin
-            beats_16 = beats_16 | onehot_l_14;
-        end
-        if ((wcur_16 < wcur_30) | ((wcur_16 == wcur_30) & ((last_0__q[8] & ~last_0__q[15]) | ((last_0__q[8] == last_0__q[15]) & older_30__q[8])))) begin
-            beats_16 = beats_16 | onehot_l_15;
-        end
-        if ((wcur_16 < wcur_32) | ((wcur_16 == wcur_32) & ((last_0__q[8] & ~last_0__q[16]) | ((last_0__q[8] == last_0__q[16]) & older_32__q[8])))) begin
-            beats_16 = beats_16 | onehot_l_16;
-        end
-        if ((wcur_16 < wcur_34) | ((wcur_16 == wcur_34) & ((last_0__q[8] & ~last_0__q[17]) | ((last_0__q[8] == last_0__q[17]) & older_34__q[8])))) begin
-            beats_16 = beats_16 | onehot_l_17;
-        end
-        if ((wcur_16 < wcur_36) | ((wcur_16 == wcur_36) & ((last_0__q[8] & ~last_0__q[18]) | ((last_0__q[8] == last_0__q[18]) & older_36__q[8])))) begin
-            beats_16 = beats_16 | onehot_l_18;
-        end
-        if ((wcur_16 < wcur_38) | ((wcur_16 == wcur_38) & ((last_0__q[8] & ~last_0__q[19]) | ((last_0__q[8] == last_0__q[19]) & older_38__q[8])))) begin
-            beats_16 = beats_16 | onehot_l_19;
-        end
-        if ((wcur_16 < wcur_40) | ((wcur_16 == wcur_40) & ((last_0__q[8] & ~last_0__q[20]) | ((last_0__q[8] == last_0__q[20]) & older_40__q[8])))) begin
-            beats_16 = beats_16 | onehot_l_20;
-        end
-        if ((wcur_16 < wcur_42) | ((wcur_16 == wcur_42) & ((last_0__q[8] & ~last_0__q[21]) | ((last_0__q[8] == last_0__q[21]) & older_42__q[8])))) begin
-            beats_16 = beats_16 | onehot_l_21;
-        end
-        if ((wcur_16 < wcur_44) | ((wcur_16 == wcur_44) & ((last_0__q[8] & ~last_0__q[22]) | ((last_0__q[8] == last_0__q[22]) & older_44__q[8])))) begin
-            beats_16 = beats_16 | onehot_l_22;
-        end
-        if ((wcur_16 < wcur_46) | ((wcur_16 == wcur_46) & ((last_0__q[8] & ~last_0__q[23]) | ((last_0__q[8] == last_0__q[23]) & older_46__q[8])))) begin
-            beats_16 = beats_16 | onehot_l_23;
-        end
-        beats_18 = zero_l;
-        if ((wcur_18 < wcur_0) | ((wcur_18 == wcur_0) & ((last_0__q[9] & ~last_0__q[0]) | ((last_0__q[9] == last_0__q[0]) & older_0__q[9])))) begin
-            beats_18 = beats_18 | onehot_l_0;
-        end
-        if ((wcur_18 < wcur_2) | ((wcur_18 == wcur_2) & ((last_0__q[9] & ~last_0__q[1]) | ((last_0__q[9] == last_0__q[1]) & older_2__q[9])))) begin
-            beats_18 = beats_18 | onehot_l_1;
-        end
-        if ((wcur_18 < wcur_4) | ((wcur_18 == wcur_4) & ((last_0__q[9] & ~last_0__q[2]) | ((last_0__q[9] == last_0__q[2]) & older_4__q[9])))) begin
-            beats_18 = beats_18 | onehot_l_2;
-        end
-        if ((wcur_18 < wcur_6) | ((wcur_18 == wcur_6) & ((last_0__q[9] & ~last_0__q[3]) | ((last_0__q[9] == last_0__q[3]) & older_6__q[9])))) begin
-            beats_18 = beats_18 | onehot_l_3;
-        end
-        if ((wcur_18 < wcur_8) | ((wcur_18 == wcur_8) & ((last_0__q[9] & ~last_0__q[4]) | ((last_0__q[9] == last_0__q[4]) & older_8__q[9])))) begin
-            beats_18 = beats_18 | onehot_l_4;
-        end
-        if ((wcur_18 < wcur_10) | ((wcur_18 == wcur_10) & ((last_0__q[9] & ~last_0__q[5]) | ((last_0__q[9] == last_0__q[5]) & older_10__q[9])))) begin
-            beats_18 = beats_18 | onehot_l_5;
-        end
-        if ((wcur_18 < wcur_12) | ((wcur_18 == wcur_12) & ((last_0__q[9] & ~last_0__q[6]) | ((last_0__q[9] == last_0__q[6]) & older_12__q[9])))) begin
-            beats_18 = beats_18 | onehot_l_6;
-        end
-        if ((wcur_18 < wcur_14) | ((wcur_18 == wcur_14) & ((last_0__q[9] & ~last_0__q[7]) | ((last_0__q[9] == last_0__q[7]) & older_14__q[9])))) begin
-            beats_18 = beats_18 | onehot_l_7;
-        end
-        if ((wcur_18 < wcur_16) | ((wcur_18 == wcur_16) & ((last_0__q[9] & ~last_0__q[8]) | ((last_0__q[9] == last_0__q[8]) & older_16__q[9])))) begin
-            beats_18 = beats_18 | onehot_l_8;
-        end
-        if ((wcur_18 < wcur_18) | ((wcur_18 == wcur_18) & ((last_0__q[9] & ~last_0__q[9]) | ((last_0__q[9] == last_0__q[9]) & older_18__q[9])))) begin
-            beats_18 = beats_18 | onehot_l_9;
-        end
-        if ((wcur_18 < wcur_20) | ((wcur_18 == wcur_20) & ((last_0__q[9] & ~last_0__q[10]) | ((last_0__q[9] == last_0__q[10]) & older_20__q[9])))) begin
-            beats_18 = beats_18 | onehot_l_10;
-        end
-        if ((wcur_18 < wcur_22) | ((wcur_18 == wcur_22) & ((last_0__q[9] & ~last_0__q[11]) | ((last_0__q[9] == last_0__q[11]) & older_22__q[9])))) begin
-            beats_18 = beats_18 | onehot_l_11;
-        end
-        if ((wcur_18 < wcur_24) | ((wcur_18 == wcur_24) & ((last_0__q[9] & ~last_0__q[12]) | ((last_0__q[9] == last_0__q[12]) & older_24__q[9])))) begin
-            beats_18 = beats_18 | onehot_l_12;
-        end
-        if ((wcur_18 < wcur_26) | ((wcur_18 == wcur_26) & ((last_0__q[9] & ~last_0__q[13]) | ((last_0__q[9] == last_0__q[13]) & older_26__q[9])))) begin
-            beats_18 = beats_18 | onehot_l_13;
-        end
-        if ((wcur_18 < wcur_28) | ((wcur_18 == wcur_28) & ((last_0__q[9] & ~last_0__q[14]) | ((last_0__q[9] == last_0__q[14]) & older_28__q[9])))) begin
-            beats_18 = beats_18 | onehot_l_14;
-        end
-        if ((wcur_18 < wcur_30) | ((wcur_18 == wcur_30) & ((last_0__q[9] & ~last_0__q[15]) | ((last_0__q[9] == last_0__q[15]) & older_30__q[9])))) begin
-            beats_18 = beats_18 | onehot_l_15;
-        end
-        if ((wcur_18 < wcur_32) | ((wcur_18 == wcur_32) & ((last_0__q[9] & ~last_0__q[16]) | ((last_0__q[9] == last_0__q[16]) & older_32__q[9])))) begin
-            beats_18 = beats_18 | onehot_l_16;
-        end
-        if ((wcur_18 < wcur_34) | ((wcur_18 == wcur_34) & ((last_0__q[9] & ~last_0__q[17]) | ((last_0__q[9] == last_0__q[17]) & older_34__q[9])))) begin
-            beats_18 = beats_18 | onehot_l_17;
-        end
-        if ((wcur_18 < wcur_36) | ((wcur_18 == wcur_36) & ((last_0__q[9] & ~last_0__q[18]) | ((last_0__q[9] == last_0__q[18]) & older_36__q[9])))) begin
-            beats_18 = beats_18 | onehot_l_18;
-        end
-        if ((wcur_18 < wcur_38) | ((wcur_18 == wcur_38) & ((last_0__q[9] & ~last_0__q[19]) | ((last_0__q[9] == last_0__q[19]) & older_38__q[9])))) begin
-            beats_18 = beats_18 | onehot_l_19;
-        end
-        if ((wcur_18 < wcur_40) | ((wcur_18 == wcur_40) & ((last_0__q[9] & ~last_0__q[20]) | ((last_0__q[9] == last_0__q[20]) & older_40__q[9])))) begin
-            beats_18 = beats_18 | onehot_l_20;
-        end
-        if ((wcur_18 < wcur_42) | ((wcur_18 == wcur_42) & ((last_0__q[9] & ~last_0__q[21]) | ((last_0__q[9] == last_0__q[21]) & older_42__q[9])))) begin
-            beats_18 = beats_18 | onehot_l_21;
-        end
-        if ((wcur_18 < wcur_44) | ((wcur_18 == wcur_44) & ((last_0__q[9] & ~last_0__q[22]) | ((last_0__q[9] == last_0__q[22]) & older_44__q[9])))) begin
-            beats_18 = beats_18 | onehot_l_22;
-        end
-        if ((wcur_18 < wcur_46) | ((wcur_18 == wcur_46) & ((last_0__q[9] & ~last_0__q[23]) | ((last_0__q[9] == last_0__q[23]) & older_46__q[9])))) begin
-            beats_18 = beats_18 | onehot_l_23;
-        end
-        beats_20 = zero_l;
-        if ((wcur_20 < wcur_0) | ((wcur_20 == wcur_0) & ((last_0__q[10] & ~last_0__q[0]) | ((last_0__q[10] == last_0__q[0]) & older_0__q[10])))) begin
-            beats_20 = beats_20 | onehot_l_0;
-        end
-        if ((wcur_20 < wcur_2) | ((wcur_20 == wcur_2) & ((last_0__q[10] & ~last_0__q[1]) | ((last_0__q[10] == last_0__q[1]) & older_2__q[10])))) begin
-            beats_20 = beats_20 | onehot_l_1;
-        end
-        if ((wcur_20 < wcur_4) | ((wcur_20 == wcur_4) & ((last_0__q[10] & ~last_0__q[2]) | ((last_0__q[10] == last_0__q[2]) & older_4__q[10])))) begin
-            beats_20 = beats_20 | onehot_l_2;
-        end
-        if ((wcur_20 < wcur_6) | ((wcur_20 == wcur_6) & ((last_0__q[10] & ~last_0__q[3]) | ((last_0__q[10] == last_0__q[3]) & older_6__q[10])))) begin
-            beats_20 = beats_20 | onehot_l_3;
-        end
-        if ((wcur_20 < wcur_8) | ((wcur_20 == wcur_8) & ((last_0__q[10] & ~last_0__q[4]) | ((last_0__q[10] == last_0__q[4]) & older_8__q[10])))) begin
-            beats_20 = beats_20 | onehot_l_4;
-        end
-        if ((wcur_20 < wcur_10) | ((wcur_20 == wcur_10) & ((last_0__q[10] & ~last_0__q[5]) | ((last_0__q[10] == last_0__q[5]) & older_10__q[10])))) begin
-            beats_20 = beats_20 | onehot_l_5;
-        end
-        if ((wcur_20 < wcur_12) | ((wcur_20 == wcur_12) & ((last_0__q[10] & ~last_0__q[6]) | ((last_0__q[10] == last_0__q[6]) & older_12__q[10])))) begin
-            beats_20 = beats_20 | onehot_l_6;
-        end
-        if ((wcur_20 < wcur_14) | ((wcur_20 == wcur_14) & ((last_0__q[10] & ~last_0__q[7]) | ((last_0__q[10] == last_0__q[7]) & older_14__q[10])))) begin
-            beats_20 = beats_20 | onehot_l_7;
-        end
-        if ((wcur_20 < wcur_16) | ((wcur_20 == wcur_16) & ((last_0__q[10] & ~last_0__q[8]) | ((last_0__q[10] == last_0__q[8]) & older_16__q[10])))) begin
-            beats_20 = beats_20 | onehot_l_8;
-        end
-        if ((wcur_20 < wcur_18) | ((wcur_20 == wcur_18) & ((last_0__q[10] & ~last_0__q[9]) | ((last_0__q[10] == last_0__q[9]) & older_18__q[10])))) begin
-            beats_20 = beats_20 | onehot_l_9;
-        end
-        if ((wcur_20 < wcur_20) | ((wcur_20 == wcur_20) & ((last_0__q[10] & ~last_0__q[10]) | ((last_0__q[10] == last_0__q[10]) & older_20__q[10])))) begin
-            beats_20 = beats_20 | onehot_l_10;
-        end
-        if ((wcur_20 < wcur_22) | ((wcur_20 == wcur_22) & ((last_0__q[10] & ~last_0__q[11]) | ((last_0__q[10] == last_0__q[11]) & older_22__q[10])))) begin
-            beats_20 = beats_20 | onehot_l_11;
-        end
-        if ((wcur_20 < wcur_24) | ((wcur_20 == wcur_24) & ((last_0__q[10] & ~last_0__q[12]) | ((last_0__q[10] == last_0__q[12]) & older_24__q[10])))) begin
-            beats_20 = beats_20 | onehot_l_12;
-        end
-        if ((wcur_20 < wcur_26) | ((wcur_20 == wcur_26) & ((last_0__q[10] & ~last_0__q[13]) | ((last_0__q[10] == last_0__q[13]) & older_26__q[10])))) begin
-            beats_20 = beats_20 | onehot_l_13;
-        end
-        if ((wcur_20 < wcur_28) | ((wcur_20 == wcur_28) & ((last_0__q[10] & ~last_0__q[14]) | ((last_0__q[10] == last_0__q[14]) & older_28__q[10])))) begin
-            beats_20 = beats_20 | onehot_l_14;
-        end
-        if ((wcur_20 < wcur_30) | ((wcur_20 == wcur_30) & ((last_0__q[10] & ~last_0__q[15]) | ((last_0__q[10] == last_0__q[15]) & older_30__q[10])))) begin
-            beats_20 = beats_20 | onehot_l_15;
-        end
-        if ((wcur_20 < wcur_32) | ((wcur_20 == wcur_32) & ((last_0__q[10] & ~last_0__q[16]) | ((last_0__q[10] == last_0__q[16]) & older_32__q[10])))) begin
-            beats_20 = beats_20 | onehot_l_16;
-        end
-        if ((wcur_20 < wcur_34) | ((wcur_20 == wcur_34) & ((last_0__q[10] & ~last_0__q[17]) | ((last_0__q[10] == last_0__q[17]) & older_34__q[10])))) begin
-            beats_20 = beats_20 | onehot_l_17;
-        end
-        if ((wcur_20 < wcur_36) | ((wcur_20 == wcur_36) & ((last_0__q[10] & ~last_0__q[18]) | ((last_0__q[10] == last_0__q[18]) & older_36__q[10])))) begin
-            beats_20 = beats_20 | onehot_l_18;
-        end
-        if ((wcur_20 < wcur_38) | ((wcur_20 == wcur_38) & ((last_0__q[10] & ~last_0__q[19]) | ((last_0__q[10] == last_0__q[19]) & older_38__q[10])))) begin
-            beats_20 = beats_20 | onehot_l_19;
-        end
-        if ((wcur_20 < wcur_40) | ((wcur_20 == wcur_40) & ((last_0__q[10] & ~last_0__q[20]) | ((last_0__q[10] == last_0__q[20]) & older_40__q[10])))) begin
-            beats_20 = beats_20 | onehot_l_20;
-        end
-        if ((wcur_20 < wcur_42) | ((wcur_20 == wcur_42) & ((last_0__q[10] & ~last_0__q[21]) | ((last_0__q[10] == last_0__q[21]) & older_42__q[10])))) begin
-            beats_20 = beats_20 | onehot_l_21;
-        end
-        if ((wcur_20 < wcur_44) | ((wcur_20 == wcur_44) & ((last_0__q[10] & ~last_0__q[22]) | ((last_0__q[10] == last_0__q[22]) & older_44__q[10])))) begin
-            beats_20 = beats_20 | onehot_l_22;
-        end
-        if ((wcur_20 < wcur_46) | ((wcur_20 == wcur_46) & ((last_0__q[10] & ~last_0__q[23]) | ((last_0__q[10] == last_0__q[23]) & older_46__q[10])))) begin
-            beats_20 = beats_20 | onehot_l_23;
-        end
-        beats_22 = zero_l;
-        if ((wcur_22 < wcur_0) | ((wcur_22 == wcur_0) & ((last_0__q[11] & ~last_0__q[0]) | ((last_0__q[11] == last_0__q[0]) & older_0__q[11])))) begin
-            beats_22 = beats_22 | onehot_l_0;
-        end
-        if ((wcur_22 < wcur_2) | ((wcur_22 == wcur_2) & ((last_0__q[11] & ~last_0__q[1]) | ((last_0__q[11] == last_0__q[1]) & older_2__q[11])))) begin
-            beats_22 = beats_22 | onehot_l_1;
-        end
-        if ((wcur_22 < wcur_4) | ((wcur_22 == wcur_4) & ((last_0__q[11] & ~last_0__q[2]) | ((last_0__q[11] == last_0__q[2]) & older_4__q[11])))) begin
-            beats_22 = beats_22 | onehot_l_2;
-        end
-        if ((wcur_22 < wcur_6) | ((wcur_22 == wcur_6) & ((last_0__q[11] & ~last_0__q[3]) | ((last_0__q[11] == last_0__q[3]) & older_6__q[11])))) begin
-            beats_22 = beats_22 | onehot_l_3;
-        end
-        if ((wcur_22 < wcur_8) | ((wcur_22 == wcur_8) & ((last_0__q[11] & ~last_0__q[4]) | ((last_0__q[11] == last_0__q[4]) & older_8__q[11])))) begin
-            beats_22 = beats_22 | onehot_l_4;
-        end
-        if ((wcur_22 < wcur_10) | ((wcur_22 == wcur_10) & ((last_0__q[11] & ~last_0__q[5]) | ((last_0__q[11] == last_0__q[5]) & older_10__q[11])))) begin
-            beats_22 = beats_22 | onehot_l_5;
-        end
-        if ((wcur_22 < wcur_12) | ((wcur_22 == wcur_12) & ((last_0__q[11] & ~last_0__q[6]) | ((last_0__q[11] == last_0__q[6]) & older_12__q[11])))) begin
-            beats_22 = beats_22 | onehot_l_6;
-        end
-        if ((wcur_22 < wcur_14) | ((wcur_22 == wcur_14) & ((last_0__q[11] & ~last_0__q[7]) | ((last_0__q[11] == last_0__q[7]) & older_14__q[11])))) begin
-            beats_22 = beats_22 | onehot_l_7;
-        end
-        if ((wcur_22 < wcur_16) | ((wcur_22 == wcur_16) & ((last_0__q[11] & ~last_0__q[8]) | ((last_0__q[11] == last_0__q[8]) & older_16__q[11])))) begin
-            beats_22 = beats_22 | onehot_l_8;
-        end
-        if ((wcur_22 < wcur_18) | ((wcur_22 == wcur_18) & ((last_0__q[11] & ~last_0__q[9]) | ((last_0__q[11] == last_0__q[9]) & older_18__q[11])))) begin
-            beats_22 = beats_22 | onehot_l_9;
-        end
-        if ((wcur_22 < wcur_20) | ((wcur_22 == wcur_20) & ((last_0__q[11] & ~last_0__q[10]) | ((last_0__q[11] == last_0__q[10]) & older_20__q[11])))) begin
-            beats_22 = beats_22 | onehot_l_10;
-        end
-        if ((wcur_22 < wcur_22) | ((wcur_22 == wcur_22) & ((last_0__q[11] & ~last_0__q[11]) | ((last_0__q[11] == last_0__q[11]) & older_22__q[11])))) begin
-            beats_22 = beats_22 | onehot_l_11;
-        end
-        if ((wcur_22 < wcur_24) | ((wcur_22 == wcur_24) & ((last_0__q[11] & ~last_0__q[12]) | ((last_0__q[11] == last_0__q[12]) & older_24__q[11])))) begin
-            beats_22 = beats_22 | onehot_l_12;
-        end
-        if ((wcur_22 < wcur_26) | ((wcur_22 == wcur_26) & ((last_0__q[11] & ~last_0__q[13]) | ((last_0__q[11] == last_0__q[13]) & older_26__q[11])))) begin
-            beats_22 = beats_22 | onehot_l_13;
-        end
-        if ((wcur_22 < wcur_28) | ((wcur_22 == wcur_28) & ((last_0__q[11] & ~last_0__q[14]) | ((last_0__q[11] == last_0__q[14]) & older_28__q[11])))) begin
-            beats_22 = beats_22 | onehot_l_14;
-        end
-        if ((wcur_22 < wcur_30) | ((wcur_22 == wcur_30) & ((last_0__q[11] & ~last_0__q[15]) | ((last_0__q[11] == last_0__q[15]) & older_30__q[11])))) begin
-            beats_22 = beats_22 | onehot_l_15;
-        end
-        if ((wcur_22 < wcur_32) | ((wcur_22 == wcur_32) & ((last_0__q[11] & ~last_0__q[16]) | ((last_0__q[11] == last_0__q[16]) & older_32__q[11])))) begin
-            beats_22 = beats_22 | onehot_l_16;
-        end
-        if ((wcur_22 < wcur_34) | ((wcur_22 == wcur_34) & ((last_0__q[11] & ~last_0__q[17]) | ((last_0__q[11] == last_0__q[17]) & older_34__q[11])))) begin
-            beats_22 = beats_22 | onehot_l_17;
-        end
-        if ((wcur_22 < wcur_36) | ((wcur_22 == wcur_36) & ((last_0__q[11] & ~last_0__q[18]) | ((last_0__q[11] == last_0__q[18]) & older_36__q[11])))) begin
-            beats_22 = beats_22 | onehot_l_18;
-        end
-        if ((wcur_22 < wcur_38) | ((wcur_22 == wcur_38) & ((last_0__q[11] & ~last_0__q[19]) | ((last_0__q[11] == last_0__q[19]) & older_38__q[11])))) begin
-            beats_22 = beats_22 | onehot_l_19;
-        end
-        if ((wcur_22 < wcur_40) | ((wcur_22 == wcur_40) & ((last_0__q[11] & ~last_0__q[20]) | ((last_0__q[11] == last_0__q[20]) & older_40__q[11])))) begin
-            beats_22 = beats_22 | onehot_l_20;
-        end
-        if ((wcur_22 < wcur_42) | ((wcur_22 == wcur_42) & ((last_0__q[11] & ~last_0__q[21]) | ((last_0__q[11] == last_0__q[21]) & older_42__q[11])))) begin
-            beats_22 = beats_22 | onehot_l_21;
-        end
-        if ((wcur_22 < wcur_44) | ((wcur_22 == wcur_44) & ((last_0__q[11] & ~last_0__q[22]) | ((last_0__q[11] == last_0__q[22]) & older_44__q[11])))) begin
-            beats_22 = beats_22 | onehot_l_22;
-        end
-        if ((wcur_22 < wcur_46) | ((wcur_22 == wcur_46) & ((last_0__q[11] & ~last_0__q[23]) | ((last_0__q[11] == last_0__q[23]) & older_46__q[11])))) begin
-            beats_22 = beats_22 | onehot_l_23;
-        end
-        beats_24 = zero_l;
-        if ((wcur_24 < wcur_0) | ((wcur_24 == wcur_0) & ((last_0__q[12] & ~last_0__q[0]) | ((last_0__q[12] == last_0__q[0]) & older_0__q[12])))) begin
-            beats_24 = beats_24 | onehot_l_0;
-        end
-        if ((wcur_24 < wcur_2) | ((wcur_24 == wcur_2) & ((last_0__q[12] & ~last_0__q[1]) | ((last_0__q[12] == last_0__q[1]) & older_2__q[12])))) begin
-            beats_24 = beats_24 | onehot_l_1;
-        end
-        if ((wcur_24 < wcur_4) | ((wcur_24 == wcur_4) & ((last_0__q[12] & ~last_0__q[2]) | ((last_0__q[12] == last_0__q[2]) & older_4__q[12])))) begin
-            beats_24 = beats_24 | onehot_l_2;
-        end
-        if ((wcur_24 < wcur_6) | ((wcur_24 == wcur_6) & ((last_0__q[12] & ~last_0__q[3]) | ((last_0__q[12] == last_0__q[3]) & older_6__q[12])))) begin
-            beats_24 = beats_24 | onehot_l_3;
-        end
-        if ((wcur_24 < wcur_8) | ((wcur_24 == wcur_8) & ((last_0__q[12] & ~last_0__q[4]) | ((last_0__q[12] == last_0__q[4]) & older_8__q[12])))) begin
-            beats_24 = beats_24 | onehot_l_4;
-        end
-        if ((wcur_24 < wcur_10) | ((wcur_24 == wcur_10) & ((last_0__q[12] & ~last_0__q[5]) | ((last_0__q[12] == last_0__q[5]) & older_10__q[12])))) begin
-            beats_24 = beats_24 | onehot_l_5;
-        end
-        if ((wcur_24 < wcur_12) | ((wcur_24 == wcur_12) & ((last_0__q[12] & ~last_0__q[6]) | ((last_0__q[12] == last_0__q[6]) & older_12__q[12])))) begin
-            beats_24 = beats_24 | onehot_l_6;
-        end
-        if ((wcur_24 < wcur_14) | ((wcur_24 == wcur_14) & ((last_0__q[12] & ~last_0__q[7]) | ((last_0__q[12] == last_0__q[7]) & older_14__q[12])))) begin
-            beats_24 = beats_24 | onehot_l_7;
-        end
-        if ((wcur_24 < wcur_16) | ((wcur_24 == wcur_16) & ((last_0__q[12] & ~last_0__q[8]) | ((last_0__q[12] == last_0__q[8]) & older_16__q[12])))) begin
-            beats_24 = beats_24 | onehot_l_8;
-        end
-        if ((wcur_24 < wcur_18) | ((wcur_24 == wcur_18) & ((last_0__q[12] & ~last_0__q[9]) | ((last_0__q[12] == last_0__q[9]) & older_18__q[12])))) begin
-            beats_24 = beats_24 | onehot_l_9;
-        end
-        if ((wcur_24 < wcur_20) | ((wcur_24 == wcur_20) & ((last_0__q[12] & ~last_0__q[10]) | ((last_0__q[12] == last_0__q[10]) & older_20__q[12])))) begin
-            beats_24 = beats_24 | onehot_l_10;
-        end
-        if ((wcur_24 < wcur_22) | ((wcur_24 == wcur_22) & ((last_0__q[12] & ~last_0__q[11]) | ((last_0__q[12] == last_0__q[11]) & older_22__q[12])))) begin
-            beats_24 = beats_24 | onehot_l_11;
-        end
-        if ((wcur_24 < wcur_24) | ((wcur_24 == wcur_24) & ((last_0__q[12] & ~last_0__q[12]) | ((last_0__q[12] == last_0__q[12]) & older_24__q[12])))) begin
-            beats_24 = beats_24 | onehot_l_12;
-        end
-        if ((wcur_24 < wcur_26) | ((wcur_24 == wcur_26) & ((last_0__q[12] & ~last_0__q[13]) | ((last_0__q[12] == last_0__q[13]) & older_26__q[12])))) begin
-            beats_24 = beats_24 | onehot_l_13;
-        end
-        if ((wcur_24 < wcur_28) | ((wcur_24 == wcur_28) & ((last_0__q[12] & ~last_0__q[14]) | ((last_0__q[12] == last_0__q[14]) & older_28__q[12])))) begin
-            beats_24 = beats_24 | onehot_l_14;
-        end
-        if ((wcur_24 < wcur_30) | ((wcur_24 == wcur_30) & ((last_0__q[12] & ~last_0__q[15]) | ((last_0__q[12] == last_0__q[15]) & older_30__q[12])))) begin
-            beats_24 = beats_24 | onehot_l_15;
-        end
-        if ((wcur_24 < wcur_32) | ((wcur_24 == wcur_32) & ((last_0__q[12] & ~last_0__q[16]) | ((last_0__q[12] == last_0__q[16]) & older_32__q[12])))) begin
-            beats_24 = beats_24 | onehot_l_16;
-        end
-        if ((wcur_24 < wcur_34) | ((wcur_24 == wcur_34) & ((last_0__q[12] & ~last_0__q[17]) | ((last_0__q[12] == last_0__q[17]) & older_34__q[12])))) begin
-            beats_24 = beats_24 | onehot_l_17;
-        end
-        if ((wcur_24 < wcur_36) | ((wcur_24 == wcur_36) & ((last_0__q[12] & ~last_0__q[18]) | ((last_0__q[12] == last_0__q[18]) & older_36__q[12])))) begin
-            beats_24 = beats_24 | onehot_l_18;
-        end
-        if ((wcur_24 < wcur_38) | ((wcur_24 == wcur_38) & ((last_0__q[12] & ~last_0__q[19]) | ((last_0__q[12] == last_0__q[19]) & older_38__q[12])))) begin
-            beats_24 = beats_24 | onehot_l_19;
-        end
-        if ((wcur_24 < wcur_40) | ((wcur_24 == wcur_40) & ((last_0__q[12] & ~last_0__q[20]) | ((last_0__q[12] == last_0__q[20]) & older_40__q[12])))) begin
-            beats_24 = beats_24 | onehot_l_20;
-        end
-        if ((wcur_24 < wcur_42) | ((wcur_24 == wcur_42) & ((last_0__q[12] & ~last_0__q[21]) | ((last_0__q[12] == last_0__q[21]) & older_42__q[12])))) begin
-            beats_24 = beats_24 | onehot_l_21;
-        end
-        if ((wcur_24 < wcur_44) | ((wcur_24 == wcur_44) & ((last_0__q[12] & ~last_0__q[22]) | ((last_0__q[12] == last_0__q[22]) & older_44__q[12])))) begin
-            beats_24 = beats_24 | onehot_l_22;
-        end
-        if ((wcur_24 < wcur_46) | ((wcur_24 == wcur_46) & ((last_0__q[12] & ~last_0__q[23]) | ((last_0__q[12] == last_0__q[23]) & older_46__q[12])))) begin
-            beats_24 = beats_24 | onehot_l_23;
-        end
-        beats_26 = zero_l;
-        if ((wcur_26 < wcur_0) | ((wcur_26 == wcur_0) & ((last_0__q[13] & ~last_0__q[0]) | ((last_0__q[13] == last_0__q[0]) & older_0__q[13])))) begin
-            beats_26 = beats_26 | onehot_l_0;
-        end
-        if ((wcur_26 < wcur_2) | ((wcur_26 == wcur_2) & ((last_0__q[13] & ~last_0__q[1]) | ((last_0__q[13] == last_0__q[1]) & older_2__q[13])))) begin
-            beats_26 = beats_26 | onehot_l_1;
-        end
-        if ((wcur_26 < wcur_4) | ((wcur_26 == wcur_4) & ((last_0__q[13] & ~last_0__q[2]) | ((last_0__q[13] == last_0__q[2]) & older_4__q[13])))) begin
-            beats_26 = beats_26 | onehot_l_2;
-        end
-        if ((wcur_26 < wcur_6) | ((wcur_26 == wcur_6) & ((last_0__q[13] & ~last_0__q[3]) | ((last_0__q[13] == last_0__q[3]) & older_6__q[13])))) begin
-            beats_26 = beats_26 | onehot_l_3;
-        end
-        if ((wcur_26 < wcur_8) | ((wcur_26 == wcur_8) & ((last_0__q[13] & ~last_0__q[4]) | ((last_0__q[13] == last_0__q[4]) & older_8__q[13])))) begin
-            beats_26 = beats_26 | onehot_l_4;
-        end
-        if ((wcur_26 < wcur_10) | ((wcur_26 == wcur_10) & ((last_0__q[13] & ~last_0__q[5]) | ((last_0__q[13] == last_0__q[5]) & older_10__q[13])))) begin
-            beats_26 = beats_26 | onehot_l_5;
-        end
-        if ((wcur_26 < wcur_12) | ((wcur_26 == wcur_12) & ((last_0__q[13] & ~last_0__q[6]) | ((last_0__q[13] == last_0__q[6]) & older_12__q[13])))) begin
-            beats_26 = beats_26 | onehot_l_6;
-        end
-        if ((wcur_26 < wcur_14) | ((wcur_26 == wcur_14) & ((last_0__q[13] & ~last_0__q[7]) | ((last_0__q[13] == last_0__q[7]) & older_14__q[13])))) begin
-            beats_26 = beats_26 | onehot_l_7;
-        end
-        if ((wcur_26 < wcur_16) | ((wcur_26 == wcur_16) & ((last_0__q[13] & ~last_0__q[8]) | ((last_0__q[13] == last_0__q[8]) & older_16__q[13])))) begin
-            beats_26 = beats_26 | onehot_l_8;
-        end
-        if ((wcur_26 < wcur_18) | ((wcur_26 == wcur_18) & ((last_0__q[13] & ~last_0__q[9]) | ((last_0__q[13] == last_0__q[9]) & older_18__q[13])))) begin
-            beats_26 = beats_26 | onehot_l_9;
-        end
-        if ((wcur_26 < wcur_20) | ((wcur_26 == wcur_20) & ((last_0__q[13] & ~last_0__q[10]) | ((last_0__q[13] == last_0__q[10]) & older_20__q[13])))) begin
-            beats_26 = beats_26 | onehot_l_10;
-        end
-        if ((wcur_26 < wcur_22) | ((wcur_26 == wcur_22) & ((last_0__q[13] & ~last_0__q[11]) | ((last_0__q[13] == last_0__q[11]) & older_22__q[13])))) begin
-            beats_26 = beats_26 | onehot_l_11;
-        end
-        if ((wcur_26 < wcur_24) | ((wcur_26 == wcur_24) & ((last_0__q[13] & ~last_0__q[12]) | ((last_0__q[13] == last_0__q[12]) & older_24__q[13])))) begin
-            beats_26 = beats_26 | onehot_l_12;
-        end
-        if ((wcur_26 < wcur_26) | ((wcur_26 == wcur_26) & ((last_0__q[13] & ~last_0__q[13]) | ((last_0__q[13] == last_0__q[13]) & older_26__q[13])))) begin
-            beats_26 = beats_26 | onehot_l_13;
-        end
-        if ((wcur_26 < wcur_28) | ((wcur_26 == wcur_28) & ((last_0__q[13] & ~last_0__q[14]) | ((last_0__q[13] == last_0__q[14]) & older_28__q[13])))) begin
-            beats_26 = beats_26 | onehot_l_14;
-        end
-        if ((wcur_26 < wcur_30) | ((wcur_26 == wcur_30) & ((last_0__q[13] & ~last_0__q[15]) | ((last_0__q[13] == last_0__q[15]) & older_30__q[13])))) begin
-            beats_26 = beats_26 | onehot_l_15;
-        end
-        if ((wcur_26 < wcur_32) | ((wcur_26 == wcur_32) & ((last_0__q[13] & ~last_0__q[16]) | ((last_0__q[13] == last_0__q[16]) & older_32__q[13])))) begin
-            beats_26 = beats_26 | onehot_l_16;
-        end
-        if ((wcur_26 < wcur_34) | ((wcur_26 == wcur_34) & ((last_0__q[13] & ~last_0__q[17]) | ((last_0__q[13] == last_0__q[17]) & older_34__q[13])))) begin
-            beats_26 = beats_26 | onehot_l_17;
-        end
-        if ((wcur_26 < wcur_36) | ((wcur_26 == wcur_36) & ((last_0__q[13] & ~last_0__q[18]) | ((last_0__q[13] == last_0__q[18]) & older_36__q[13])))) begin
-            beats_26 = beats_26 | onehot_l_18;
-        end
-        if ((wcur_26 < wcur_38) | ((wcur_26 == wcur_38) & ((last_0__q[13] & ~last_0__q[19]) | ((last_0__q[13] == last_0__q[19]) & older_38__q[13])))) begin
-            beats_26 = beats_26 | onehot_l_19;
-        end
-        if ((wcur_26 < wcur_40) | ((wcur_26 == wcur_40) & ((last_0__q[13] & ~last_0__q[20]) | ((last_0__q[13] == last_0__q[20]) & older_40__q[13])))) begin
-            beats_26 = beats_26 | onehot_l_20;
-        end
-        if ((wcur_26 < wcur_42) | ((wcur_26 == wcur_42) & ((last_0__q[13] & ~last_0__q[21]) | ((last_0__q[13] == last_0__q[21]) & older_42__q[13])))) begin
-            beats_26 = beats_26 | onehot_l_21;
-        end
-        if ((wcur_26 < wcur_44) | ((wcur_26 == wcur_44) & ((last_0__q[13] & ~last_0__q[22]) | ((last_0__q[13] == last_0__q[22]) & older_44__q[13])))) begin
-            beats_26 = beats_26 | onehot_l_22;
-        end
-        if ((wcur_26 < wcur_46) | ((wcur_26 == wcur_46) & ((last_0__q[13] & ~last_0__q[23]) | ((last_0__q[13] == last_0__q[23]) & older_46__q[13])))) begin
-            beats_26 = beats_26 | onehot_l_23;
-        end
-        beats_28 = zero_l;
-        if ((wcur_28 < wcur_0) | ((wcur_28 == wcur_0) & ((last_0__q[14] & ~last_0__q[0]) | ((last_0__q[14] == last_0__q[0]) & older_0__q[14])))) begin
-            beats_28 = beats_28 | onehot_l_0;
-        end
-        if ((wcur_28 < wcur_2) | ((wcur_28 == wcur_2) & ((last_0__q[14] & ~last_0__q[1]) | ((last_0__q[14] == last_0__q[1]) & older_2__q[14])))) begin
-            beats_28 = beats_28 | onehot_l_1;
-        end
-        if ((wcur_28 < wcur_4) | ((wcur_28 == wcur_4) & ((last_0__q[14] & ~last_0__q[2]) | ((last_0__q[14] == last_0__q[2]) & older_4__q[14])))) begin
-            beats_28 = beats_28 | onehot_l_2;
-        end
-        if ((wcur_28 < wcur_6) | ((wcur_28 == wcur_6) & ((last_0__q[14] & ~last_0__q[3]) | ((last_0__q[14] == last_0__q[3]) & older_6__q[14])))) begin
-            beats_28 = beats_28 | onehot_l_3;
-        end
-        if ((wcur_28 < wcur_8) | ((wcur_28 == wcur_8) & ((last_0__q[14] & ~last_0__q[4]) | ((last_0__q[14] == last_0__q[4]) & older_8__q[14])))) begin
-            beats_28 = beats_28 | onehot_l_4;
-        end
-        if ((wcur_28 < wcur_10) | ((wcur_28 == wcur_10) & ((last_0__q[14] & ~last_0__q[5]) | ((last_0__q[14] == last_0__q[5]) & older_10__q[14])))) begin
-            beats_28 = beats_28 | onehot_l_5;
-        end
-        if ((wcur_28 < wcur_12) | ((wcur_28 == wcur_12) & ((last_0__q[14] & ~last_0__q[6]) | ((last_0__q[14] == last_0__q[6]) & older_12__q[14])))) begin
-            beats_28 = beats_28 | onehot_l_6;
-        end
-        if ((wcur_28 < wcur_14) | ((wcur_28 == wcur_14) & ((last_0__q[14] & ~last_0__q[7]) | ((last_0__q[14] == last_0__q[7]) & older_14__q[14])))) begin
-            beats_28 = beats_28 | onehot_l_7;
-        end
-        if ((wcur_28 < wcur_16) | ((wcur_28 == wcur_16) & ((last_0__q[14] & ~last_0__q[8]) | ((last_0__q[14] == last_0__q[8]) & older_16__q[14])))) begin
-            beats_28 = beats_28 | onehot_l_8;
-        end
-        if ((wcur_28 < wcur_18) | ((wcur_28 == wcur_18) & ((last_0__q[14] & ~last_0__q[9]) | ((last_0__q[14] == last_0__q[9]) & older_18__q[14])))) begin
-            beats_28 = beats_28 | onehot_l_9;
-        end
-        if ((wcur_28 < wcur_20) | ((wcur_28 == wcur_20) & ((last_0__q[14] & ~last_0__q[10]) | ((last_0__q[14] == last_0__q[10]) & older_20__q[14])))) begin
-            beats_28 = beats_28 | onehot_l_10;
-        end
-        if ((wcur_28 < wcur_22) | ((wcur_28 == wcur_22) & ((last_0__q[14] & ~last_0__q[11]) | ((last_0__q[14] == last_0__q[11]) & older_22__q[14])))) begin
-            beats_28 = beats_28 | onehot_l_11;
-        end
-        if ((wcur_28 < wcur_24) | ((wcur_28 == wcur_24) & ((last_0__q[14] & ~last_0__q[12]) | ((last_0__q[14] == last_0__q[12]) & older_24__q[14])))) begin
-            beats_28 = beats_28 | onehot_l_12;
-        end
-        if ((wcur_28 < wcur_26) | ((wcur_28 == wcur_26) & ((last_0__q[14] & ~last_0__q[13]) | ((last_0__q[14] == last_0__q[13]) & older_26__q[14])))) begin
-            beats_28 = beats_28 | onehot_l_13;
-        end
-        if ((wcur_28 < wcur_28) | ((wcur_28 == wcur_28) & ((last_0__q[14] & ~last_0__q[14]) | ((last_0__q[14] == last_0__q[14]) & older_28__q[14])))) begin
-            beats_28 = beats_28 | onehot_l_14;
-        end
-        if ((wcur_28 < wcur_30) | ((wcur_28 == wcur_30) & ((last_0__q[14] & ~last_0__q[15]) | ((last_0__q[14] == last_0__q[15]) & older_30__q[14])))) begin
-            beats_28 = beats_28 | onehot_l_15;
-        end
-        if ((wcur_28 < wcur_32) | ((wcur_28 == wcur_32) & ((last_0__q[14] & ~last_0__q[16]) | ((last_0__q[14] == last_0__q[16]) & older_32__q[14])))) begin
-            beats_28 = beats_28 | onehot_l_16;
-        end
-        if ((wcur_28 < wcur_34) | ((wcur_28 == wcur_34) & ((last_0__q[14] & ~last_0__q[17]) | ((last_0__q[14] == last_0__q[17]) & older_34__q[14])))) begin
-            beats_28 = beats_28 | onehot_l_17;
-        end
-        if ((wcur_28 < wcur_36) | ((wcur_28 == wcur_36) & ((last_0__q[14] & ~last_0__q[18]) | ((last_0__q[14] == last_0__q[18]) & older_36__q[14])))) begin
-            beats_28 = beats_28 | onehot_l_18;
-        end
-        if ((wcur_28 < wcur_38) | ((wcur_28 == wcur_38) & ((last_0__q[14] & ~last_0__q[19]) | ((last_0__q[14] == last_0__q[19]) & older_38__q[14])))) begin
-            beats_28 = beats_28 | onehot_l_19;
-        end
-        if ((wcur_28 < wcur_40) | ((wcur_28 == wcur_40) & ((last_0__q[14] & ~last_0__q[20]) | ((last_0__q[14] == last_0__q[20]) & older_40__q[14])))) begin
-            beats_28 = beats_28 | onehot_l_20;
-        end
-        if ((wcur_28 < wcur_42) | ((wcur_28 == wcur_42) & ((last_0__q[14] & ~last_0__q[21]) | ((last_0__q[14] == last_0__q[21]) & older_42__q[14])))) begin
-            beats_28 = beats_28 | onehot_l_21;
-        end
-        if ((wcur_28 < wcur_44) | ((wcur_28 == wcur_44) & ((last_0__q[14] & ~last_0__q[22]) | ((last_0__q[14] == last_0__q[22]) & older_44__q[14])))) begin
-            beats_28 = beats_28 | onehot_l_22;
-        end
-        if ((wcur_28 < wcur_46) | ((wcur_28 == wcur_46) & ((last_0__q[14] & ~last_0__q[23]) | ((last_0__q[14] == last_0__q[23]) & older_46__q[14])))) begin
-            beats_28 = beats_28 | onehot_l_23;
-        end
-        beats_30 = zero_l;
-        if ((wcur_30 < wcur_0) | ((wcur_30 == wcur_0) & ((last_0__q[15] & ~last_0__q[0]) | ((last_0__q[15] == last_0__q[0]) & older_0__q[15])))) begin
-            beats_30 = beats_30 | onehot_l_0;
-        end
-        if ((wcur_30 < wcur_2) | ((wcur_30 == wcur_2) & ((last_0__q[15] & ~last_0__q[1]) | ((last_0__q[15] == last_0__q[1]) & older_2__q[15])))) begin
-            beats_30 = beats_30 | onehot_l_1;
-        end
-        if ((wcur_30 < wcur_4) | ((wcur_30 == wcur_4) & ((last_0__q[15] & ~last_0__q[2]) | ((last_0__q[15] == last_0__q[2]) & older_4__q[15])))) begin
-            beats_30 = beats_30 | onehot_l_2;
-        end
-        if ((wcur_30 < wcur_6) | ((wcur_30 == wcur_6) & ((last_0__q[15] & ~last_0__q[3]) | ((last_0__q[15] == last_0__q[3]) & older_6__q[15])))) begin
-            beats_30 = beats_30 | onehot_l_3;
-        end
-        if ((wcur_30 < wcur_8) | ((wcur_30 == wcur_8) & ((last_0__q[15] & ~last_0__q[4]) | ((last_0__q[15] == last_0__q[4]) & older_8__q[15])))) begin
-            beats_30 = beats_30 | onehot_l_4;
-        end
-        if ((wcur_30 < wcur_10) | ((wcur_30 == wcur_10) & ((last_0__q[15] & ~last_0__q[5]) | ((last_0__q[15] == last_0__q[5]) & older_10__q[15])))) begin
-            beats_30 = beats_30 | onehot_l_5;
-        end
-        if ((wcur_30 < wcur_12) | ((wcur_30 == wcur_12) & ((last_0__q[15] & ~last_0__q[6]) | ((last_0__q[15] == last_0__q[6]) & older_12__q[15])))) begin
-            beats_30 = beats_30 | onehot_l_6;
-        end
-        if ((wcur_30 < wcur_14) | ((wcur_30 == wcur_14) & ((last_0__q[15] & ~last_0__q[7]) | ((last_0__q[15] == last_0__q[7]) & older_14__q[15])))) begin
-            beats_30 = beats_30 | onehot_l_7;
-        end
-        if ((wcur_30 < wcur_16) | ((wcur_30 == wcur_16) & ((last_0__q[15] & ~last_0__q[8]) | ((last_0__q[15] == last_0__q[8]) & older_16__q[15])))) begin
-            beats_30 = beats_30 | onehot_l_8;
-        end
-        if ((wcur_30 < wcur_18) | ((wcur_30 == wcur_18) & ((last_0__q[15] & ~last_0__q[9]) | ((last_0__q[15] == last_0__q[9]) & older_18__q[15])))) begin
-            beats_30 = beats_30 | onehot_l_9;
-        end
-        if ((wcur_30 < wcur_20) | ((wcur_30 == wcur_20) & ((last_0__q[15] & ~last_0__q[10]) | ((last_0__q[15] == last_0__q[10]) & older_20__q[15])))) begin
-            beats_30 = beats_30 | onehot_l_10;
-        end
-        if ((wcur_30 < wcur_22) | ((wcur_30 == wcur_22) & ((last_0__q[15] & ~last_0__q[11]) | ((last_0__q[15] == last_0__q[11]) & older_22__q[15])))) begin
-            beats_30 = beats_30 | onehot_l_11;
-        end
-        if ((wcur_30 < wcur_24) | ((wcur_30 == wcur_24) & ((last_0__q[15] & ~last_0__q[12]) | ((last_0__q[15] == last_0__q[12]) & older_24__q[15])))) begin
-            beats_30 = beats_30 | onehot_l_12;
-        end
-        if ((wcur_30 < wcur_26) | ((wcur_30 == wcur_26) & ((last_0__q[15] & ~last_0__q[13]) | ((last_0__q[15] == last_0__q[13]) & older_26__q[15])))) begin
-            beats_30 = beats_30 | onehot_l_13;
-        end
-        if ((wcur_30 < wcur_28) | ((wcur_30 == wcur_28) & ((last_0__q[15] & ~last_0__q[14]) | ((last_0__q[15] == last_0__q[14]) & older_28__q[15])))) begin
-            beats_30 = beats_30 | onehot_l_14;
-        end
-        if ((wcur_30 < wcur_30) | ((wcur_30 == wcur_30) & ((last_0__q[15] & ~last_0__q[15]) | ((last_0__q[15] == last_0__q[15]) & older_30__q[15])))) begin
-            beats_30 = beats_30 | onehot_l_15;
-        end
-        if ((wcur_30 < wcur_32) | ((wcur_30 == wcur_32) & ((last_0__q[15] & ~last_0__q[16]) | ((last_0__q[15] == last_0__q[16]) & older_32__q[15])))) begin
-            beats_30 = beats_30 | onehot_l_16;
-        end
-        if ((wcur_30 < wcur_34) | ((wcur_30 == wcur_34) & ((last_0__q[15] & ~last_0__q[17]) | ((last_0__q[15] == last_0__q[17]) & older_34__q[15])))) begin
-            beats_30 = beats_30 | onehot_l_17;
-        end
-        if ((wcur_30 < wcur_36) | ((wcur_30 == wcur_36) & ((last_0__q[15] & ~last_0__q[18]) | ((last_0__q[15] == last_0__q[18]) & older_36__q[15])))) begin
-            beats_30 = beats_30 | onehot_l_18;
-        end
-        if ((wcur_30 < wcur_38) | ((wcur_30 == wcur_38) & ((last_0__q[15] & ~last_0__q[19]) | ((last_0__q[15] == last_0__q[19]) & older_38__q[15])))) begin
-            beats_30 = beats_30 | onehot_l_19;
-        end
-        if ((wcur_30 < wcur_40) | ((wcur_30 == wcur_40) & ((last_0__q[15] & ~last_0__q[20]) | ((last_0__q[15] == last_0__q[20]) & older_40__q[15])))) begin
-            beats_30 = beats_30 | onehot_l_20;
-        end
-        if ((wcur_30 < wcur_42) | ((wcur_30 == wcur_42) & ((last_0__q[15] & ~last_0__q[21]) | ((last_0__q[15] == last_0__q[21]) & older_42__q[15])))) begin
-            beats_30 = beats_30 | onehot_l_21;
-        end
-        if ((wcur_30 < wcur_44) | ((wcur_30 == wcur_44) & ((last_0__q[15] & ~last_0__q[22]) | ((last_0__q[15] == last_0__q[22]) & older_44__q[15])))) begin
-            beats_30 = beats_30 | onehot_l_22;
-        end
-        if ((wcur_30 < wcur_46) | ((wcur_30 == wcur_46) & ((last_0__q[15] & ~last_0__q[23]) | ((last_0__q[15] == last_0__q[23]) & older_46__q[15])))) begin
-            beats_30 = beats_30 | onehot_l_23;
-        end
-        beats_32 = zero_l;
-        if ((wcur_32 < wcur_0) | ((wcur_32 == wcur_0) & ((last_0__q[16] & ~last_0__q[0]) | ((last_0__q[16] == last_0__q[0]) & older_0__q[16])))) begin
-            beats_32 = beats_32 | onehot_l_0;
-        end
-        if ((wcur_32 < wcur_2) | ((wcur_32 == wcur_2) & ((last_0__q[16] & ~last_0__q[1]) | ((last_0__q[16] == last_0__q[1]) & older_2__q[16])))) begin
-            beats_32 = beats_32 | onehot_l_1;
-        end
-        if ((wcur_32 < wcur_4) | ((wcur_32 == wcur_4) & ((last_0__q[16] & ~last_0__q[2]) | ((last_0__q[16] == last_0__q[2]) & older_4__q[16])))) begin
-            beats_32 = beats_32 | onehot_l_2;
-        end
-        if ((wcur_32 < wcur_6) | ((wcur_32 == wcur_6) & ((last_0__q[16] & ~last_0__q[3]) | ((last_0__q[16] == last_0__q[3]) & older_6__q[16])))) begin
-            beats_32 = beats_32 | onehot_l_3;
-        end
-        if ((wcur_32 < wcur_8) | ((wcur_32 == wcur_8) & ((last_0__q[16] & ~last_0__q[4]) | ((last_0__q[16] == last_0__q[4]) & older_8__q[16])))) begin
-            beats_32 = beats_32 | onehot_l_4;
-        end
-        if ((wcur_32 < wcur_10) | ((wcur_32 == wcur_10) & ((last_0__q[16] & ~last_0__q[5]) | ((last_0__q[16] == last_0__q[5]) & older_10__q[16])))) begin
-            beats_32 = beats_32 | onehot_l_5;
-        end
-        if ((wcur_32 < wcur_12) | ((wcur_32 == wcur_12) & ((last_0__q[16] & ~last_0__q[6]) | ((last_0__q[16] == last_0__q[6]) & older_12__q[16])))) begin
-            beats_32 = beats_32 | onehot_l_6;
-        end
-        if ((wcur_32 < wcur_14) | ((wcur_32 == wcur_14) & ((last_0__q[16] & ~last_0__q[7]) | ((last_0__q[16] == last_0__q[7]) & older_14__q[16])))) begin
-            beats_32 = beats_32 | onehot_l_7;
-        end
-        if ((wcur_32 < wcur_16) | ((wcur_32 == wcur_16) & ((last_0__q[16] & ~last_0__q[8]) | ((last_0__q[16] == last_0__q[8]) & older_16__q[16])))) begin
-            beats_32 = beats_32 | onehot_l_8;
-        end
-        if ((wcur_32 < wcur_18) | ((wcur_32 == wcur_18) & ((last_0__q[16] & ~last_0__q[9]) | ((last_0__q[16] == last_0__q[9]) & older_18__q[16])))) begin
-            beats_32 = beats_32 | onehot_l_9;
-        end
-        if ((wcur_32 < wcur_20) | ((wcur_32 == wcur_20) & ((last_0__q[16] & ~last_0__q[10]) | ((last_0__q[16] == last_0__q[10]) & older_20__q[16])))) begin
-            beats_32 = beats_32 | onehot_l_10;
-        end
-        if ((wcur_32 < wcur_22) | ((wcur_32 == wcur_22) & ((last_0__q[16] & ~last_0__q[11]) | ((last_0__q[16] == last_0__q[11]) & older_22__q[16])))) begin
-            beats_32 = beats_32 | onehot_l_11;
-        end
-        if ((wcur_32 < wcur_24) | ((wcur_32 == wcur_24) & ((last_0__q[16] & ~last_0__q[12]) | ((last_0__q[16] == last_0__q[12]) & older_24__q[16])))) begin
-            beats_32 = beats_32 | onehot_l_12;
-        end
-        if ((wcur_32 < wcur_26) | ((wcur_32 == wcur_26) & ((last_0__q[16] & ~last_0__q[13]) | ((last_0__q[16] == last_0__q[13]) & older_26__q[16])))) begin
-            beats_32 = beats_32 | onehot_l_13;
-        end
-        if ((wcur_32 < wcur_28) | ((wcur_32 == wcur_28) & ((last_0__q[16] & ~last_0__q[14]) | ((last_0__q[16] == last_0__q[14]) & older_28__q[16])))) begin
-            beats_32 = beats_32 | onehot_l_14;
-        end
-        if ((wcur_32 < wcur_30) | ((wcur_32 == wcur_30) & ((last_0__q[16] & ~last_0__q[15]) | ((last_0__q[16] == last_0__q[15]) & older_30__q[16])))) begin
-            beats_32 = beats_32 | onehot_l_15;
-        end
-        if ((wcur_32 < wcur_32) | ((wcur_32 == wcur_32) & ((last_0__q[16] & ~last_0__q[16]) | ((last_0__q[16] == last_0__q[16]) & older_32__q[16])))) begin
-            beats_32 = beats_32 | onehot_l_16;
-        end
-        if ((wcur_32 < wcur_34) | ((wcur_32 == wcur_34) & ((last_0__q[16] & ~last_0__q[17]) | ((last_0__q[16] == last_0__q[17]) & older_34__q[16])))) begin
-            beats_32 = beats_32 | onehot_l_17;
-        end
-        if ((wcur_32 < wcur_36) | ((wcur_32 == wcur_36) & ((last_0__q[16] & ~last_0__q[18]) | ((last_0__q[16] == last_0__q[18]) & older_36__q[16])))) begin
-            beats_32 = beats_32 | onehot_l_18;
-        end
-        if ((wcur_32 < wcur_38) | ((wcur_32 == wcur_38) & ((last_0__q[16] & ~last_0__q[19]) | ((last_0__q[16] == last_0__q[19]) & older_38__q[16])))) begin
-            beats_32 = beats_32 | onehot_l_19;
-        end
-        if ((wcur_32 < wcur_40) | ((wcur_32 == wcur_40) & ((last_0__q[16] & ~last_0__q[20]) | ((last_0__q[16] == last_0__q[20]) & older_40__q[16])))) begin
-            beats_32 = beats_32 | onehot_l_20;
-        end
-        if ((wcur_32 < wcur_42) | ((wcur_32 == wcur_42) & ((last_0__q[16] & ~last_0__q[21]) | ((last_0__q[16] == last_0__q[21]) & older_42__q[16])))) begin
-            beats_32 = beats_32 | onehot_l_21;
-        end
-        if ((wcur_32 < wcur_44) | ((wcur_32 == wcur_44) & ((last_0__q[16] & ~last_0__q[22]) | ((last_0__q[16] == last_0__q[22]) & older_44__q[16])))) begin
-            beats_32 = beats_32 | onehot_l_22;
-        end
-        if ((wcur_32 < wcur_46) | ((wcur_32 == wcur_46) & ((last_0__q[16] & ~last_0__q[23]) | ((last_0__q[16] == last_0__q[23]) & older_46__q[16])))) begin
-            beats_32 = beats_32 | onehot_l_23;
-        end
-        beats_34 = zero_l;
-        if ((wcur_34 < wcur_0) | ((wcur_34 == wcur_0) & ((last_0__q[17] & ~last_0__q[0]) | ((last_0__q[17] == last_0__q[0]) & older_0__q[17])))) begin
-            beats_34 = beats_34 | onehot_l_0;
-        end
-        if ((wcur_34 < wcur_2) | ((wcur_34 == wcur_2) & ((last_0__q[17] & ~last_0__q[1]) | ((last_0__q[17] == last_0__q[1]) & older_2__q[17])))) begin
-            beats_34 = beats_34 | onehot_l_1;
-        end
-        if ((wcur_34 < wcur_4) | ((wcur_34 == wcur_4) & ((last_0__q[17] & ~last_0__q[2]) | ((last_0__q[17] == last_0__q[2]) & older_4__q[17])))) begin
-            beats_34 = beats_34 | onehot_l_2;
-        end
-        if ((wcur_34 < wcur_6) | ((wcur_34 == wcur_6) & ((last_0__q[17] & ~last_0__q[3]) | ((last_0__q[17] == last_0__q[3]) & older_6__q[17])))) begin
-            beats_34 = beats_34 | onehot_l_3;
-        end
-        if ((wcur_34 < wcur_8) | ((wcur_34 == wcur_8) & ((last_0__q[17] & ~last_0__q[4]) | ((last_0__q[17] == last_0__q[4]) & older_8__q[17])))) begin
-            beats_34 = beats_34 | onehot_l_4;
-        end
-        if ((wcur_34 < wcur_10) | ((wcur_34 == wcur_10) & ((last_0__q[17] & ~last_0__q[5]) | ((last_0__q[17] == last_0__q[5]) & older_10__q[17])))) begin
-            beats_34 = beats_34 | onehot_l_5;
-        end
-        if ((wcur_34 < wcur_12) | ((wcur_34 == wcur_12) & ((last_0__q[17] & ~last_0__q[6]) | ((last_0__q[17] == last_0__q[6]) & older_12__q[17])))) begin
-            beats_34 = beats_34 | onehot_l_6;
-        end
-        if ((wcur_34 < wcur_14) | ((wcur_34 == wcur_14) & ((last_0__q[17] & ~last_0__q[7]) | ((last_0__q[17] == last_0__q[7]) & older_14__q[17])))) begin
-            beats_34 = beats_34 | onehot_l_7;
-        end
-        if ((wcur_34 < wcur_16) | ((wcur_34 == wcur_16) & ((last_0__q[17] & ~last_0__q[8]) | ((last_0__q[17] == last_0__q[8]) & older_16__q[17])))) begin
-            beats_34 = beats_34 | onehot_l_8;
-        end
-        if ((wcur_34 < wcur_18) | ((wcur_34 == wcur_18) & ((last_0__q[17] & ~last_0__q[9]) | ((last_0__q[17] == last_0__q[9]) & older_18__q[17])))) begin
-            beats_34 = beats_34 | onehot_l_9;
-        end
-        if ((wcur_34 < wcur_20) | ((wcur_34 == wcur_20) & ((last_0__q[17] & ~last_0__q[10]) | ((last_0__q[17] == last_0__q[10]) & older_20__q[17])))) begin
-            beats_34 = beats_34 | onehot_l_10;
-        end
-        if ((wcur_34 < wcur_22) | ((wcur_34 == wcur_22) & ((last_0__q[17] & ~last_0__q[11]) | ((last_0__q[17] == last_0__q[11]) & older_22__q[17])))) begin
-            beats_34 = beats_34 | onehot_l_11;
-        end
-        if ((wcur_34 < wcur_24) | ((wcur_34 == wcur_24) & ((last_0__q[17] & ~last_0__q[12]) | ((last_0__q[17] == last_0__q[12]) & older_24__q[17])))) begin
-            beats_34 = beats_34 | onehot_l_12;
-        end
-        if ((wcur_34 < wcur_26) | ((wcur_34 == wcur_26) & ((last_0__q[17] & ~last_0__q[13]) | ((last_0__q[17] == last_0__q[13]) & older_26__q[17])))) begin
-            beats_34 = beats_34 | onehot_l_13;
-        end
-        if ((wcur_34 < wcur_28) | ((wcur_34 == wcur_28) & ((last_0__q[17] & ~last_0__q[14]) | ((last_0__q[17] == last_0__q[14]) & older_28__q[17])))) begin
-            beats_34 = beats_34 | onehot_l_14;
-        end
-        if ((wcur_34 < wcur_30) | ((wcur_34 == wcur_30) & ((last_0__q[17] & ~last_0__q[15]) | ((last_0__q[17] == last_0__q[15]) & older_30__q[17])))) begin
-            beats_34 = beats_34 | onehot_l_15;
-        end
-        if ((wcur_34 < wcur_32) | ((wcur_34 == wcur_32) & ((last_0__q[17] & ~last_0__q[16]) | ((last_0__q[17] == last_0__q[16]) & older_32__q[17])))) begin
-            beats_34 = beats_34 | onehot_l_16;
-        end
-        if ((wcur_34 < wcur_34) | ((wcur_34 == wcur_34) & ((last_0__q[17] & ~last_0__q[17]) | ((last_0__q[17] == last_0__q[17]) & older_34__q[17])))) begin
-            beats_34 = beats_34 | onehot_l_17;
-        end
-        if ((wcur_34 < wcur_36) | ((wcur_34 == wcur_36) & ((last_0__q[17] & ~last_0__q[18]) | ((last_0__q[17] == last_0__q[18]) & older_36__q[17])))) begin
-            beats_34 = beats_34 | onehot_l_18;
-        end
-        if ((wcur_34 < wcur_38) | ((wcur_34 == wcur_38) & ((last_0__q[17] & ~last_0__q[19]) | ((last_0__q[17] == last_0__q[19]) & older_38__q[17])))) begin
-            beats_34 = beats_34 | onehot_l_19;
-        end
-        if ((wcur_34 < wcur_40) | ((wcur_34 == wcur_40) & ((last_0__q[17] & ~last_0__q[20]) | ((last_0__q[17] == last_0__q[20]) & older_40__q[17])))) begin
-            beats_34 = beats_34 | onehot_l_20;
-        end
-        if ((wcur_34 < wcur_42) | ((wcur_34 == wcur_42) & ((last_0__q[17] & ~last_0__q[21]) | ((last_0__q[17] == last_0__q[21]) & older_42__q[17])))) begin
-            beats_34 = beats_34 | onehot_l_21;
-        end
-        if ((wcur_34 < wcur_44) | ((wcur_34 == wcur_44) & ((last_0__q[17] & ~last_0__q[22]) | ((last_0__q[17] == last_0__q[22]) & older_44__q[17])))) begin
-            beats_34 = beats_34 | onehot_l_22;
-        end
-        if ((wcur_34 < wcur_46) | ((wcur_34 == wcur_46) & ((last_0__q[17] & ~last_0__q[23]) | ((last_0__q[17] == last_0__q[23]) & older_46__q[17])))) begin
-            beats_34 = beats_34 | onehot_l_23;
-        end
-        beats_36 = zero_l;
-        if ((wcur_36 < wcur_0) | ((wcur_36 == wcur_0) & ((last_0__q[18] & ~last_0__q[0]) | ((last_0__q[18] == last_0__q[0]) & older_0__q[18])))) begin
-            beats_36 = beats_36 | onehot_l_0;
-        end
-        if ((wcur_36 < wcur_2) | ((wcur_36 == wcur_2) & ((last_0__q[18] & ~last_0__q[1]) | ((last_0__q[18] == last_0__q[1]) & older_2__q[18])))) begin
-            beats_36 = beats_36 | onehot_l_1;
-        end
-        if ((wcur_36 < wcur_4) | ((wcur_36 == wcur_4) & ((last_0__q[18] & ~last_0__q[2]) | ((last_0__q[18] == last_0__q[2]) & older_4__q[18])))) begin
-            beats_36 = beats_36 | onehot_l_2;
-        end
-        if ((wcur_36 < wcur_6) | ((wcur_36 == wcur_6) & ((last_0__q[18] & ~last_0__q[3]) | ((last_0__q[18] == last_0__q[3]) & older_6__q[18])))) begin
-            beats_36 = beats_36 | onehot_l_3;
-        end
-        if ((wcur_36 < wcur_8) | ((wcur_36 == wcur_8) & ((last_0__q[18] & ~last_0__q[4]) | ((last_0__q[18] == last_0__q[4]) & older_8__q[18])))) begin
-            beats_36 = beats_36 | onehot_l_4;
-        end
-        if ((wcur_36 < wcur_10) | ((wcur_36 == wcur_10) & ((last_0__q[18] & ~last_0__q[5]) | ((last_0__q[18] == last_0__q[5]) & older_10__q[18])))) begin
-            beats_36 = beats_36 | onehot_l_5;
-        end
-        if ((wcur_36 < wcur_12) | ((wcur_36 == wcur_12) & ((last_0__q[18] & ~last_0__q[6]) | ((last_0__q[18] == last_0__q[6]) & older_12__q[18])))) begin
-            beats_36 = beats_36 | onehot_l_6;
-        end
-        if ((wcur_36 < wcur_14) | ((wcur_36 == wcur_14) & ((last_0__q[18] & ~last_0__q[7]) | ((last_0__q[18] == last_0__q[7]) & older_14__q[18])))) begin
-            beats_36 = beats_36 | onehot_l_7;
-        end
-        if ((wcur_36 < wcur_16) | ((wcur_36 == wcur_16) & ((last_0__q[18] & ~last_0__q[8]) | ((last_0__q[18] == last_0__q[8]) & older_16__q[18])))) begin
-            beats_36 = beats_36 | onehot_l_8;
-        end
-        if ((wcur_36 < wcur_18) | ((wcur_36 == wcur_18) & ((last_0__q[18] & ~last_0__q[9]) | ((last_0__q[18] == last_0__q[9]) & older_18__q[18])))) begin
-            beats_36 = beats_36 | onehot_l_9;
-        end
-        if ((wcur_36 < wcur_20) | ((wcur_36 == wcur_20) & ((last_0__q[18] & ~last_0__q[10]) | ((last_0__q[18] == last_0__q[10]) & older_20__q[18])))) begin
-            beats_36 = beats_36 | onehot_l_10;
-        end
-        if ((wcur_36 < wcur_22) | ((wcur_36 == wcur_22) & ((last_0__q[18] & ~last_0__q[11]) | ((last_0__q[18] == last_0__q[11]) & older_22__q[18])))) begin
-            beats_36 = beats_36 | onehot_l_11;
-        end
-        if ((wcur_36 < wcur_24) | ((wcur_36 == wcur_24) & ((last_0__q[18] & ~last_0__q[12]) | ((last_0__q[18] == last_0__q[12]) & older_24__q[18])))) begin
-            beats_36 = beats_36 | onehot_l_12;
-        end
-        if ((wcur_36 < wcur_26) | ((wcur_36 == wcur_26) & ((last_0__q[18] & ~last_0__q[13]) | ((last_0__q[18] == last_0__q[13]) & older_26__q[18])))) begin
-            beats_36 = beats_36 | onehot_l_13;
-        end
-        if ((wcur_36 < wcur_28) | ((wcur_36 == wcur_28) & ((last_0__q[18] & ~last_0__q[14]) | ((last_0__q[18] == last_0__q[14]) & older_28__q[18])))) begin
-            beats_36 = beats_36 | onehot_l_14;
-        end
-        if ((wcur_36 < wcur_30) | ((wcur_36 == wcur_30) & ((last_0__q[18] & ~last_0__q[15]) | ((last_0__q[18] == last_0__q[15]) & older_30__q[18])))) begin
-            beats_36 = beats_36 | onehot_l_15;
-        end
-        if ((wcur_36 < wcur_32) | ((wcur_36 == wcur_32) & ((last_0__q[18] & ~last_0__q[16]) | ((last_0__q[18] == last_0__q[16]) & older_32__q[18])))) begin
-            beats_36 = beats_36 | onehot_l_16;
-        end
-        if ((wcur_36 < wcur_34) | ((wcur_36 == wcur_34) & ((last_0__q[18] & ~last_0__q[17]) | ((last_0__q[18] == last_0__q[17]) & older_34__q[18])))) begin
-            beats_36 = beats_36 | onehot_l_17;
-        end
-        if ((wcur_36 < wcur_36) | ((wcur_36 == wcur_36) & ((last_0__q[18] & ~last_0__q[18]) | ((last_0__q[18] == last_0__q[18]) & older_36__q[18])))) begin
-            beats_36 = beats_36 | onehot_l_18;
-        end
-        if ((wcur_36 < wcur_38) | ((wcur_36 == wcur_38) & ((last_0__q[18] & ~last_0__q[19]) | ((last_0__q[18] == last_0__q[19]) & older_38__q[18])))) begin
-            beats_36 = beats_36 | onehot_l_19;
-        end
-        if ((wcur_36 < wcur_40) | ((wcur_36 == wcur_40) & ((last_0__q[18] & ~last_0__q[20]) | ((last_0__q[18] == last_0__q[20]) & older_40__q[18])))) begin
-            beats_36 = beats_36 | onehot_l_20;
-        end
-        if ((wcur_36 < wcur_42) | ((wcur_36 == wcur_42) & ((last_0__q[18] & ~last_0__q[21]) | ((last_0__q[18] == last_0__q[21]) & older_42__q[18])))) begin
-            beats_36 = beats_36 | onehot_l_21;
-        end
-        if ((wcur_36 < wcur_44) | ((wcur_36 == wcur_44) & ((last_0__q[18] & ~last_0__q[22]) | ((last_0__q[18] == last_0__q[22]) & older_44__q[18])))) begin
-            beats_36 = beats_36 | onehot_l_22;
-        end
-        if ((wcur_36 < wcur_46) | ((wcur_36 == wcur_46) & ((last_0__q[18] & ~last_0__q[23]) | ((last_0__q[18] == last_0__q[23]) & older_46__q[18])))) begin
-            beats_36 = beats_36 | onehot_l_23;
-        end
-        beats_38 = zero_l;
-        if ((wcur_38 < wcur_0) | ((wcur_38 == wcur_0) & ((last_0__q[19] & ~last_0__q[0]) | ((last_0__q[19] == last_0__q[0]) & older_0__q[19])))) begin
-            beats_38 = beats_38 | onehot_l_0;
-        end
-        if ((wcur_38 < wcur_2) | ((wcur_38 == wcur_2) & ((last_0__q[19] & ~last_0__q[1]) | ((last_0__q[19] == last_0__q[1]) & older_2__q[19])))) begin
-            beats_38 = beats_38 | onehot_l_1;
-        end
-        if ((wcur_38 < wcur_4) | ((wcur_38 == wcur_4) & ((last_0__q[19] & ~last_0__q[2]) | ((last_0__q[19] == last_0__q[2]) & older_4__q[19])))) begin
-            beats_38 = beats_38 | onehot_l_2;
-        end
-        if ((wcur_38 < wcur_6) | ((wcur_38 == wcur_6) & ((last_0__q[19] & ~last_0__q[3]) | ((last_0__q[19] == last_0__q[3]) & older_6__q[19])))) begin
-            beats_38 = beats_38 | onehot_l_3;
-        end
-        if ((wcur_38 < wcur_8) | ((wcur_38 == wcur_8) & ((last_0__q[19] & ~last_0__q[4]) | ((last_0__q[19] == last_0__q[4]) & older_8__q[19])))) begin
-            beats_38 = beats_38 | onehot_l_4;
-        end
-        if ((wcur_38 < wcur_10) | ((wcur_38 == wcur_10) & ((last_0__q[19] & ~last_0__q[5]) | ((last_0__q[19] == last_0__q[5]) & older_10__q[19])))) begin
-            beats_38 = beats_38 | onehot_l_5;
-        end
-        if ((wcur_38 < wcur_12) | ((wcur_38 == wcur_12) & ((last_0__q[19] & ~last_0__q[6]) | ((last_0__q[19] == last_0__q[6]) & older_12__q[19])))) begin
-            beats_38 = beats_38 | onehot_l_6;
-        end
-        if ((wcur_38 < wcur_14) | ((wcur_38 == wcur_14) & ((last_0__q[19] & ~last_0__q[7]) | ((last_0__q[19] == last_0__q[7]) & older_14__q[19])))) begin
-            beats_38 = beats_38 | onehot_l_7;
-        end
-        if ((wcur_38 < wcur_16) | ((wcur_38 == wcur_16) & ((last_0__q[19] & ~last_0__q[8]) | ((last_0__q[19] == last_0__q[8]) & older_16__q[19])))) begin
-            beats_38 = beats_38 | onehot_l_8;
-        end
-        if ((wcur_38 < wcur_18) | ((wcur_38 == wcur_18) & ((last_0__q[19] & ~last_0__q[9]) | ((last_0__q[19] == last_0__q[9]) & older_18__q[19])))) begin
-            beats_38 = beats_38 | onehot_l_9;
-        end
-        if ((wcur_38 < wcur_20) | ((wcur_38 == wcur_20) & ((last_0__q[19] & ~last_0__q[10]) | ((last_0__q[19] == last_0__q[10]) & older_20__q[19])))) begin
-            beats_38 = beats_38 | onehot_l_10;
-        end
-        if ((wcur_38 < wcur_22) | ((wcur_38 == wcur_22) & ((last_0__q[19] & ~last_0__q[11]) | ((last_0__q[19] == last_0__q[11]) & older_22__q[19])))) begin
-            beats_38 = beats_38 | onehot_l_11;
-        end
-        if ((wcur_38 < wcur_24) | ((wcur_38 == wcur_24) & ((last_0__q[19] & ~last_0__q[12]) | ((last_0__q[19] == last_0__q[12]) & older_24__q[19])))) begin
-            beats_38 = beats_38 | onehot_l_12;
-        end
-        if ((wcur_38 < wcur_26) | ((wcur_38 == wcur_26) & ((last_0__q[19] & ~last_0__q[13]) | ((last_0__q[19] == last_0__q[13]) & older_26__q[19])))) begin
-            beats_38 = beats_38 | onehot_l_13;
-        end
-        if ((wcur_38 < wcur_28) | ((wcur_38 == wcur_28) & ((last_0__q[19] & ~last_0__q[14]) | ((last_0__q[19] == last_0__q[14]) & older_28__q[19])))) begin
-            beats_38 = beats_38 | onehot_l_14;
-        end
-        if ((wcur_38 < wcur_30) | ((wcur_38 == wcur_30) & ((last_0__q[19] & ~last_0__q[15]) | ((last_0__q[19] == last_0__q[15]) & older_30__q[19])))) begin
-            beats_38 = beats_38 | onehot_l_15;
-        end
-        if ((wcur_38 < wcur_32) | ((wcur_38 == wcur_32) & ((last_0__q[19] & ~last_0__q[16]) | ((last_0__q[19] == last_0__q[16]) & older_32__q[19])))) begin
-            beats_38 = beats_38 | onehot_l_16;
-        end
-        if ((wcur_38 < wcur_34) | ((wcur_38 == wcur_34) & ((last_0__q[19] & ~last_0__q[17]) | ((last_0__q[19] == last_0__q[17]) & older_34__q[19])))) begin
-            beats_38 = beats_38 | onehot_l_17;
-        end
-        if ((wcur_38 < wcur_36) | ((wcur_38 == wcur_36) & ((last_0__q[19] & ~last_0__q[18]) | ((last_0__q[19] == last_0__q[18]) & older_36__q[19])))) begin
-            beats_38 = beats_38 | onehot_l_18;
-        end
-        if ((wcur_38 < wcur_38) | ((wcur_38 == wcur_38) & ((last_0__q[19] & ~last_0__q[19]) | ((last_0__q[19] == last_0__q[19]) & older_38__q[19])))) begin
-            beats_38 = beats_38 | onehot_l_19;
-        end
-        if ((wcur_38 < wcur_40) | ((wcur_38 == wcur_40) & ((last_0__q[19] & ~last_0__q[20]) | ((last_0__q[19] == last_0__q[20]) & older_40__q[19])))) begin
-            beats_38 = beats_38 | onehot_l_20;
-        end
-        if ((wcur_38 < wcur_42) | ((wcur_38 == wcur_42) & ((last_0__q[19] & ~last_0__q[21]) | ((last_0__q[19] == last_0__q[21]) & older_42__q[19])))) begin
-            beats_38 = beats_38 | onehot_l_21;
-        end
-        if ((wcur_38 < wcur_44) | ((wcur_38 == wcur_44) & ((last_0__q[19] & ~last_0__q[22]) | ((last_0__q[19] == last_0__q[22]) & older_44__q[19])))) begin
-            beats_38 = beats_38 | onehot_l_22;
-        end
-        if ((wcur_38 < wcur_46) | ((wcur_38 == wcur_46) & ((last_0__q[19] & ~last_0__q[23]) | ((last_0__q[19] == last_0__q[23]) & older_46__q[19])))) begin
-            beats_38 = beats_38 | onehot_l_23;
-        end
-        beats_40 = zero_l;
-        if ((wcur_40 < wcur_0) | ((wcur_40 == wcur_0) & ((last_0__q[20] & ~last_0__q[0]) | ((last_0__q[20] == last_0__q[0]) & older_0__q[20])))) begin
-            beats_40 = beats_40 | onehot_l_0;
-        end
-        if ((wcur_40 < wcur_2) | ((wcur_40 == wcur_2) & ((last_0__q[20] & ~last_0__q[1]) | ((last_0__q[20] == last_0__q[1]) & older_2__q[20])))) begin
-            beats_40 = beats_40 | onehot_l_1;
-        end
-        if ((wcur_40 < wcur_4) | ((wcur_40 == wcur_4) & ((last_0__q[20] & ~last_0__q[2]) | ((last_0__q[20] == last_0__q[2]) & older_4__q[20])))) begin
-            beats_40 = beats_40 | onehot_l_2;
-        end
-        if ((wcur_40 < wcur_6) | ((wcur_40 == wcur_6) & ((last_0__q[20] & ~last_0__q[3]) | ((last_0__q[20] == last_0__q[3]) & older_6__q[20])))) begin
-            beats_40 = beats_40 | onehot_l_3;
-        end
-        if ((wcur_40 < wcur_8) | ((wcur_40 == wcur_8) & ((last_0__q[20] & ~last_0__q[4]) | ((last_0__q[20] == last_0__q[4]) & older_8__q[20])))) begin
-            beats_40 = beats_40 | onehot_l_4;
-        end
-        if ((wcur_40 < wcur_10) | ((wcur_40 == wcur_10) & ((last_0__q[20] & ~last_0__q[5]) | ((last_0__q[20] == last_0__q[5]) & older_10__q[20])))) begin
-            beats_40 = beats_40 | onehot_l_5;
-        end
-        if ((wcur_40 < wcur_12) | ((wcur_40 == wcur_12) & ((last_0__q[20] & ~last_0__q[6]) | ((last_0__q[20] == last_0__q[6]) & older_12__q[20])))) begin
-            beats_40 = beats_40 | onehot_l_6;
-        end
-        if ((wcur_40 < wcur_14) | ((wcur_40 == wcur_14) & ((last_0__q[20] & ~last_0__q[7]) | ((last_0__q[20] == last_0__q[7]) & older_14__q[20])))) begin
-            beats_40 = beats_40 | onehot_l_7;
-        end
-        if ((wcur_40 < wcur_16) | ((wcur_40 == wcur_16) & ((last_0__q[20] & ~last_0__q[8]) | ((last_0__q[20] == last_0__q[8]) & older_16__q[20])))) begin
-            beats_40 = beats_40 | onehot_l_8;
-        end
-        if ((wcur_40 < wcur_18) | ((wcur_40 == wcur_18) & ((last_0__q[20] & ~last_0__q[9]) | ((last_0__q[20] == last_0__q[9]) & older_18__q[20])))) begin
-            beats_40 = beats_40 | onehot_l_9;
-        end
-        if ((wcur_40 < wcur_20) | ((wcur_40 == wcur_20) & ((last_0__q[20] & ~last_0__q[10]) | ((last_0__q[20] == last_0__q[10]) & older_20__q[20])))) begin
-            beats_40 = beats_40 | onehot_l_10;
-        end
-        if ((wcur_40 < wcur_22) | ((wcur_40 == wcur_22) & ((last_0__q[20] & ~last_0__q[11]) | ((last_0__q[20] == last_0__q[11]) & older_22__q[20])))) begin
-            beats_40 = beats_40 | onehot_l_11;
-        end
-        if ((wcur_40 < wcur_24) | ((wcur_40 == wcur_24) & ((last_0__q[20] & ~last_0__q[12]) | ((last_0__q[20] == last_0__q[12]) & older_24__q[20])))) begin
-            beats_40 = beats_40 | onehot_l_12;
-        end
-        if ((wcur_40 < wcur_26) | ((wcur_40 == wcur_26) & ((last_0__q[20] & ~last_0__q[13]) | ((last_0__q[20] == last_0__q[13]) & older_26__q[20])))) begin
-            beats_40 = beats_40 | onehot_l_13;
-        end
-        if ((wcur_40 < wcur_28) | ((wcur_40 == wcur_28) & ((last_0__q[20] & ~last_0__q[14]) | ((last_0__q[20] == last_0__q[14]) & older_28__q[20])))) begin
-            beats_40 = beats_40 | onehot_l_14;
-        end
-        if ((wcur_40 < wcur_30) | ((wcur_40 == wcur_30) & ((last_0__q[20] & ~last_0__q[15]) | ((last_0__q[20] == last_0__q[15]) & older_30__q[20])))) begin
-            beats_40 = beats_40 | onehot_l_15;
-        end
-        if ((wcur_40 < wcur_32) | ((wcur_40 == wcur_32) & ((last_0__q[20] & ~last_0__q[16]) | ((last_0__q[20] == last_0__q[16]) & older_32__q[20])))) begin
-            beats_40 = beats_40 | onehot_l_16;
-        end
-        if ((wcur_40 < wcur_34) | ((wcur_40 == wcur_34) & ((last_0__q[20] & ~last_0__q[17]) | ((last_0__q[20] == last_0__q[17]) & older_34__q[20])))) begin
-            beats_40 = beats_40 | onehot_l_17;
-        end
-        if ((wcur_40 < wcur_36) | ((wcur_40 == wcur_36) & ((last_0__q[20] & ~last_0__q[18]) | ((last_0__q[20] == last_0__q[18]) & older_36__q[20])))) begin
-            beats_40 = beats_40 | onehot_l_18;
-        end
-        if ((wcur_40 < wcur_38) | ((wcur_40 == wcur_38) & ((last_0__q[20] & ~last_0__q[19]) | ((last_0__q[20] == last_0__q[19]) & older_38__q[20])))) begin
-            beats_40 = beats_40 | onehot_l_19;
-        end
-        if ((wcur_40 < wcur_40) | ((wcur_40 == wcur_40) & ((last_0__q[20] & ~last_0__q[20]) | ((last_0__q[20] == last_0__q[20]) & older_40__q[20])))) begin
-            beats_40 = beats_40 | onehot_l_20;
-        end
-        if ((wcur_40 < wcur_42) | ((wcur_40 == wcur_42) & ((last_0__q[20] & ~last_0__q[21]) | ((last_0__q[20] == last_0__q[21]) & older_42__q[20])))) begin
-            beats_40 = beats_40 | onehot_l_21;
-        end
-        if ((wcur_40 < wcur_44) | ((wcur_40 == wcur_44) & ((last_0__q[20] & ~last_0__q[22]) | ((last_0__q[20] == last_0__q[22]) & older_44__q[20])))) begin
-            beats_40 = beats_40 | onehot_l_22;
-        end
-        if ((wcur_40 < wcur_46) | ((wcur_40 == wcur_46) & ((last_0__q[20] & ~last_0__q[23]) | ((last_0__q[20] == last_0__q[23]) & older_46__q[20])))) begin
-            beats_40 = beats_40 | onehot_l_23;
-        end
-        beats_42 = zero_l;
-        if ((wcur_42 < wcur_0) | ((wcur_42 == wcur_0) & ((last_0__q[21] & ~last_0__q[0]) | ((last_0__q[21] == last_0__q[0]) & older_0__q[21])))) begin
-            beats_42 = beats_42 | onehot_l_0;
-        end
-        if ((wcur_42 < wcur_2) | ((wcur_42 == wcur_2) & ((last_0__q[21] & ~last_0__q[1]) | ((last_0__q[21] == last_0__q[1]) & older_2__q[21])))) begin
-            beats_42 = beats_42 | onehot_l_1;
-        end
-        if ((wcur_42 < wcur_4) | ((wcur_42 == wcur_4) & ((last_0__q[21] & ~last_0__q[2]) | ((last_0__q[21] == last_0__q[2]) & older_4__q[21])))) begin
-            beats_42 = beats_42 | onehot_l_2;
-        end
-        if ((wcur_42 < wcur_6) | ((wcur_42 == wcur_6) & ((last_0__q[21] & ~last_0__q[3]) | ((last_0__q[21] == last_0__q[3]) & older_6__q[21])))) begin
-            beats_42 = beats_42 | onehot_l_3;
-        end
-        if ((wcur_42 < wcur_8) | ((wcur_42 == wcur_8) & ((last_0__q[21] & ~last_0__q[4]) | ((last_0__q[21] == last_0__q[4]) & older_8__q[21])))) begin
-            beats_42 = beats_42 | onehot_l_4;
-        end
-        if ((wcur_42 < wcur_10) | ((wcur_42 == wcur_10) & ((last_0__q[21] & ~last_0__q[5]) | ((last_0__q[21] == last_0__q[5]) & older_10__q[21])))) begin
-            beats_42 = beats_42 | onehot_l_5;
-        end
-        if ((wcur_42 < wcur_12) | ((wcur_42 == wcur_12) & ((last_0__q[21] & ~last_0__q[6]) | ((last_0__q[21] == last_0__q[6]) & older_12__q[21])))) begin
-            beats_42 = beats_42 | onehot_l_6;
-        end
-        if ((wcur_42 < wcur_14) | ((wcur_42 == wcur_14) & ((last_0__q[21] & ~last_0__q[7]) | ((last_0__q[21] == last_0__q[7]) & older_14__q[21])))) begin
-            beats_42 = beats_42 | onehot_l_7;
-        end
-        if ((wcur_42 < wcur_16) | ((wcur_42 == wcur_16) & ((last_0__q[21] & ~last_0__q[8]) | ((last_0__q[21] == last_0__q[8]) & older_16__q[21])))) begin
-            beats_42 = beats_42 | onehot_l_8;
-        end
-        if ((wcur_42 < wcur_18) | ((wcur_42 == wcur_18) & ((last_0__q[21] & ~last_0__q[9]) | ((last_0__q[21] == last_0__q[9]) & older_18__q[21])))) begin
-            beats_42 = beats_42 | onehot_l_9;
-        end
-        if ((wcur_42 < wcur_20) | ((wcur_42 == wcur_20) & ((last_0__q[21] & ~last_0__q[10]) | ((last_0__q[21] == last_0__q[10]) & older_20__q[21])))) begin
-            beats_42 = beats_42 | onehot_l_10;
-        end
-        if ((wcur_42 < wcur_22) | ((wcur_42 == wcur_22) & ((last_0__q[21] & ~last_0__q[11]) | ((last_0__q[21] == last_0__q[11]) & older_22__q[21])))) begin
-            beats_42 = beats_42 | onehot_l_11;
-        end
-        if ((wcur_42 < wcur_24) | ((wcur_42 == wcur_24) & ((last_0__q[21] & ~last_0__q[12]) | ((last_0__q[21] == last_0__q[12]) & older_24__q[21])))) begin
-            beats_42 = beats_42 | onehot_l_12;
-        end
-        if ((wcur_42 < wcur_26) | ((wcur_42 == wcur_26) & ((last_0__q[21] & ~last_0__q[13]) | ((last_0__q[21] == last_0__q[13]) & older_26__q[21])))) begin
-            beats_42 = beats_42 | onehot_l_13;
-        end
-        if ((wcur_42 < wcur_28) | ((wcur_42 == wcur_28) & ((last_0__q[21] & ~last_0__q[14]) | ((last_0__q[21] == last_0__q[14]) & older_28__q[21])))) begin
-            beats_42 = beats_42 | onehot_l_14;
-        end
-        if ((wcur_42 < wcur_30) | ((wcur_42 == wcur_30) & ((last_0__q[21] & ~last_0__q[15]) | ((last_0__q[21] == last_0__q[15]) & older_30__q[21])))) begin
-            beats_42 = beats_42 | onehot_l_15;
-        end
-        if ((wcur_42 < wcur_32) | ((wcur_42 == wcur_32) & ((last_0__q[21] & ~last_0__q[16]) | ((last_0__q[21] == last_0__q[16]) & older_32__q[21])))) begin
-            beats_42 = beats_42 | onehot_l_16;
-        end
-        if ((wcur_42 < wcur_34) | ((wcur_42 == wcur_34) & ((last_0__q[21] & ~last_0__q[17]) | ((last_0__q[21] == last_0__q[17]) & older_34__q[21])))) begin
-            beats_42 = beats_42 | onehot_l_17;
-        end
-        if ((wcur_42 < wcur_36) | ((wcur_42 == wcur_36) & ((last_0__q[21] & ~last_0__q[18]) | ((last_0__q[21] == last_0__q[18]) & older_36__q[21])))) begin
-            beats_42 = beats_42 | onehot_l_18;
-        end
-        if ((wcur_42 < wcur_38) | ((wcur_42 == wcur_38) & ((last_0__q[21] & ~last_0__q[19]) | ((last_0__q[21] == last_0__q[19]) & older_38__q[21])))) begin
-            beats_42 = beats_42 | onehot_l_19;
-        end
-        if ((wcur_42 < wcur_40) | ((wcur_42 == wcur_40) & ((last_0__q[21] & ~last_0__q[20]) | ((last_0__q[21] == last_0__q[20]) & older_40__q[21])))) begin
-            beats_42 = beats_42 | onehot_l_20;
-        end
-        if ((wcur_42 < wcur_42) | ((wcur_42 == wcur_42) & ((last_0__q[21] & ~last_0__q[21]) | ((last_0__q[21] == last_0__q[21]) & older_42__q[21])))) begin
-            beats_42 = beats_42 | onehot_l_21;
-        end
-        if ((wcur_42 < wcur_44) | ((wcur_42 == wcur_44) & ((last_0__q[21] & ~last_0__q[22]) | ((last_0__q[21] == last_0__q[22]) & older_44__q[21])))) begin
-            beats_42 = beats_42 | onehot_l_22;
-        end
-        if ((wcur_42 < wcur_46) | ((wcur_42 == wcur_46) & ((last_0__q[21] & ~last_0__q[23]) | ((last_0__q[21] == last_0__q[23]) & older_46__q[21])))) begin
-            beats_42 = beats_42 | onehot_l_23;
-        end
-        beats_44 = zero_l;
-        if ((wcur_44 < wcur_0) | ((wcur_44 == wcur_0) & ((last_0__q[22] & ~last_0__q[0]) | ((last_0__q[22] == last_0__q[0]) & older_0__q[22])))) begin
-            beats_44 = beats_44 | onehot_l_0;
-        end
-        if ((wcur_44 < wcur_2) | ((wcur_44 == wcur_2) & ((last_0__q[22] & ~last_0__q[1]) | ((last_0__q[22] == last_0__q[1]) & older_2__q[22])))) begin
-            beats_44 = beats_44 | onehot_l_1;
-        end
-        if ((wcur_44 < wcur_4) | ((wcur_44 == wcur_4) & ((last_0__q[22] & ~last_0__q[2]) | ((last_0__q[22] == last_0__q[2]) & older_4__q[22])))) begin
-            beats_44 = beats_44 | onehot_l_2;
-        end
-        if ((wcur_44 < wcur_6) | ((wcur_44 == wcur_6) & ((last_0__q[22] & ~last_0__q[3]) | ((last_0__q[22] == last_0__q[3]) & older_6__q[22])))) begin
-            beats_44 = beats_44 | onehot_l_3;
-        end
-        if ((wcur_44 < wcur_8) | ((wcur_44 == wcur_8) & ((last_0__q[22] & ~last_0__q[4]) | ((last_0__q[22] == last_0__q[4]) & older_8__q[22])))) begin
-            beats_44 = beats_44 | onehot_l_4;
-        end
-        if ((wcur_44 < wcur_10) | ((wcur_44 == wcur_10) & ((last_0__q[22] & ~last_0__q[5]) | ((last_0__q[22] == last_0__q[5]) & older_10__q[22])))) begin
-            beats_44 = beats_44 | onehot_l_5;
-        end
-        if ((wcur_44 < wcur_12) | ((wcur_44 == wcur_12) & ((last_0__q[22] & ~last_0__q[6]) | ((last_0__q[22] == last_0__q[6]) & older_12__q[22])))) begin
-            beats_44 = beats_44 | onehot_l_6;
-        end
-        if ((wcur_44 < wcur_14) | ((wcur_44 == wcur_14) & ((last_0__q[22] & ~last_0__q[7]) | ((last_0__q[22] == last_0__q[7]) & older_14__q[22])))) begin
-            beats_44 = beats_44 | onehot_l_7;
-        end
-        if ((wcur_44 < wcur_16) | ((wcur_44 == wcur_16) & ((last_0__q[22] & ~last_0__q[8]) | ((last_0__q[22] == last_0__q[8]) & older_16__q[22])))) begin
-            beats_44 = beats_44 | onehot_l_8;
-        end
-        if ((wcur_44 < wcur_18) | ((wcur_44 == wcur_18) & ((last_0__q[22] & ~last_0__q[9]) | ((last_0__q[22] == last_0__q[9]) & older_18__q[22])))) begin
-            beats_44 = beats_44 | onehot_l_9;
-        end
-        if ((wcur_44 < wcur_20) | ((wcur_44 == wcur_20) & ((last_0__q[22] & ~last_0__q[10]) | ((last_0__q[22] == last_0__q[10]) & older_20__q[22])))) begin
-            beats_44 = beats_44 | onehot_l_10;
-        end
-        if ((wcur_44 < wcur_22) | ((wcur_44 == wcur_22) & ((last_0__q[22] & ~last_0__q[11]) | ((last_0__q[22] == last_0__q[11]) & older_22__q[22])))) begin
-            beats_44 = beats_44 | onehot_l_11;
-        end
-        if ((wcur_44 < wcur_24) | ((wcur_44 == wcur_24) & ((last_0__q[22] & ~last_0__q[12]) | ((last_0__q[22] == last_0__q[12]) & older_24__q[22])))) begin
-            beats_44 = beats_44 | onehot_l_12;
-        end
-        if ((wcur_44 < wcur_26) | ((wcur_44 == wcur_26) & ((last_0__q[22] & ~last_0__q[13]) | ((last_0__q[22] == last_0__q[13]) & older_26__q[22])))) begin
-            beats_44 = beats_44 | onehot_l_13;
-        end
-        if ((wcur_44 < wcur_28) | ((wcur_44 == wcur_28) & ((last_0__q[22] & ~last_0__q[14]) | ((last_0__q[22] == last_0__q[14]) & older_28__q[22])))) begin
-            beats_44 = beats_44 | onehot_l_14;
-        end
-        if ((wcur_44 < wcur_30) | ((wcur_44 == wcur_30) & ((last_0__q[22] & ~last_0__q[15]) | ((last_0__q[22] == last_0__q[15]) & older_30__q[22])))) begin
-            beats_44 = beats_44 | onehot_l_15;
-        end
-        if ((wcur_44 < wcur_32) | ((wcur_44 == wcur_32) & ((last_0__q[22] & ~last_0__q[16]) | ((last_0__q[22] == last_0__q[16]) & older_32__q[22])))) begin
-            beats_44 = beats_44 | onehot_l_16;
-        end
-        if ((wcur_44 < wcur_34) | ((wcur_44 == wcur_34) & ((last_0__q[22] & ~last_0__q[17]) | ((last_0__q[22] == last_0__q[17]) & older_34__q[22])))) begin
-            beats_44 = beats_44 | onehot_l_17;
-        end
-        if ((wcur_44 < wcur_36) | ((wcur_44 == wcur_36) & ((last_0__q[22] & ~last_0__q[18]) | ((last_0__q[22] == last_0__q[18]) & older_36__q[22])))) begin
-            beats_44 = beats_44 | onehot_l_18;
-        end
-        if ((wcur_44 < wcur_38) | ((wcur_44 == wcur_38) & ((last_0__q[22] & ~last_0__q[19]) | ((last_0__q[22] == last_0__q[19]) & older_38__q[22])))) begin
-            beats_44 = beats_44 | onehot_l_19;
-        end
-        if ((wcur_44 < wcur_40) | ((wcur_44 == wcur_40) & ((last_0__q[22] & ~last_0__q[20]) | ((last_0__q[22] == last_0__q[20]) & older_40__q[22])))) begin
-            beats_44 = beats_44 | onehot_l_20;
-        end
-        if ((wcur_44 < wcur_42) | ((wcur_44 == wcur_42) & ((last_0__q[22] & ~last_0__q[21]) | ((last_0__q[22] == last_0__q[21]) & older_42__q[22])))) begin
-            beats_44 = beats_44 | onehot_l_21;
-        end
-        if ((wcur_44 < wcur_44) | ((wcur_44 == wcur_44) & ((last_0__q[22] & ~last_0__q[22]) | ((last_0__q[22] == last_0__q[22]) & older_44__q[22])))) begin
-            beats_44 = beats_44 | onehot_l_22;
-        end
-        if ((wcur_44 < wcur_46) | ((wcur_44 == wcur_46) & ((last_0__q[22] & ~last_0__q[23]) | ((last_0__q[22] == last_0__q[23]) & older_46__q[22])))) begin
-            beats_44 = beats_44 | onehot_l_23;
-        end
-        beats_46 = zero_l;
-        if ((wcur_46 < wcur_0) | ((wcur_46 == wcur_0) & ((last_0__q[23] & ~last_0__q[0]) | ((last_0__q[23] == last_0__q[0]) & older_0__q[23])))) begin
-            beats_46 = beats_46 | onehot_l_0;
-        end
-        if ((wcur_46 < wcur_2) | ((wcur_46 == wcur_2) & ((last_0__q[23] & ~last_0__q[1]) | ((last_0__q[23] == last_0__q[1]) & older_2__q[23])))) begin
-            beats_46 = beats_46 | onehot_l_1;
-        end
-        if ((wcur_46 < wcur_4) | ((wcur_46 == wcur_4) & ((last_0__q[23] & ~last_0__q[2]) | ((last_0__q[23] == last_0__q[2]) & older_4__q[23])))) begin
-            beats_46 = beats_46 | onehot_l_2;
-        end
-        if ((wcur_46 < wcur_6) | ((wcur_46 == wcur_6) & ((last_0__q[23] & ~last_0__q[3]) | ((last_0__q[23] == last_0__q[3]) & older_6__q[23])))) begin
-            beats_46 = beats_46 | onehot_l_3;
-        end
-        if ((wcur_46 < wcur_8) | ((wcur_46 == wcur_8) & ((last_0__q[23] & ~last_0__q[4]) | ((last_0__q[23] == last_0__q[4]) & older_8__q[23])))) begin
-            beats_46 = beats_46 | onehot_l_4;
-        end
-        if ((wcur_46 < wcur_10) | ((wcur_46 == wcur_10) & ((last_0__q[23] & ~last_0__q[5]) | ((last_0__q[23] == last_0__q[5]) & older_10__q[23])))) begin
-            beats_46 = beats_46 | onehot_l_5;
-        end
-        if ((wcur_46 < wcur_12) | ((wcur_46 == wcur_12) & ((last_0__q[23] & ~last_0__q[6]) | ((last_0__q[23] == last_0__q[6]) & older_12__q[23])))) begin
-            beats_46 = beats_46 | onehot_l_6;
-        end
-        if ((wcur_46 < wcur_14) | ((wcur_46 == wcur_14) & ((last_0__q[23] & ~last_0__q[7]) | ((last_0__q[23] == last_0__q[7]) & older_14__q[23])))) begin
-            beats_46 = beats_46 | onehot_l_7;
-        end
-        if ((wcur_46 < wcur_16) | ((wcur_46 == wcur_16) & ((last_0__q[23] & ~last_0__q[8]) | ((last_0__q[23] == last_0__q[8]) & older_16__q[23])))) begin
-            beats_46 = beats_46 | onehot_l_8;
-        end
-        if ((wcur_46 < wcur_18) | ((wcur_46 == wcur_18) & ((last_0__q[23] & ~last_0__q[9]) | ((last_0__q[23] == last_0__q[9]) & older_18__q[23])))) begin
-            beats_46 = beats_46 | onehot_l_9;
-        end
-        if ((wcur_46 < wcur_20) | ((wcur_46 == wcur_20) & ((last_0__q[23] & ~last_0__q[10]) | ((last_0__q[23] == last_0__q[10]) & older_20__q[23])))) begin
-            beats_46 = beats_46 | onehot_l_10;
-        end
-        if ((wcur_46 < wcur_22) | ((wcur_46 == wcur_22) & ((last_0__q[23] & ~last_0__q[11]) | ((last_0__q[23] == last_0__q[11]) & older_22__q[23])))) begin
-            beats_46 = beats_46 | onehot_l_11;
-        end
-        if ((wcur_46 < wcur_24) | ((wcur_46 == wcur_24) & ((last_0__q[23] & ~last_0__q[12]) | ((last_0__q[23] == last_0__q[12]) & older_24__q[23])))) begin
-            beats_46 = beats_46 | onehot_l_12;
-        end
-        if ((wcur_46 < wcur_26) | ((wcur_46 == wcur_26) & ((last_0__q[23] & ~last_0__q[13]) | ((last_0__q[23] == last_0__q[13]) & older_26__q[23])))) begin
-            beats_46 = beats_46 | onehot_l_13;
-        end
-        if ((wcur_46 < wcur_28) | ((wcur_46 == wcur_28) & ((last_0__q[23] & ~last_0__q[14]) | ((last_0__q[23] == last_0__q[14]) & older_28__q[23])))) begin
-            beats_46 = beats_46 | onehot_l_14;
-        end
-        if ((wcur_46 < wcur_30) | ((wcur_46 == wcur_30) & ((last_0__q[23] & ~last_0__q[15]) | ((last_0__q[23] == last_0__q[15]) & older_30__q[23])))) begin
-            beats_46 = beats_46 | onehot_l_15;
-        end
-        if ((wcur_46 < wcur_32) | ((wcur_46 == wcur_32) & ((last_0__q[23] & ~last_0__q[16]) | ((last_0__q[23] == last_0__q[16]) & older_32__q[23])))) begin
-            beats_46 = beats_46 | onehot_l_16;
-        end
-        if ((wcur_46 < wcur_34) | ((wcur_46 == wcur_34) & ((last_0__q[23] & ~last_0__q[17]) | ((last_0__q[23] == last_0__q[17]) & older_34__q[23])))) begin
-            beats_46 = beats_46 | onehot_l_17;
-        end
-        if ((wcur_46 < wcur_36) | ((wcur_46 == wcur_36) & ((last_0__q[23] & ~last_0__q[18]) | ((last_0__q[23] == last_0__q[18]) & older_36__q[23])))) begin
-            beats_46 = beats_46 | onehot_l_18;
-        end
-        if ((wcur_46 < wcur_38) | ((wcur_46 == wcur_38) & ((last_0__q[23] & ~last_0__q[19]) | ((last_0__q[23] == last_0__q[19]) & older_38__q[23])))) begin
-            beats_46 = beats_46 | onehot_l_19;
-        end
-        if ((wcur_46 < wcur_40) | ((wcur_46 == wcur_40) & ((last_0__q[23] & ~last_0__q[20]) | ((last_0__q[23] == last_0__q[20]) & older_40__q[23])))) begin
-            beats_46 = beats_46 | onehot_l_20;
-        end
-        if ((wcur_46 < wcur_42) | ((wcur_46 == wcur_42) & ((last_0__q[23] & ~last_0__q[21]) | ((last_0__q[23] == last_0__q[21]) & older_42__q[23])))) begin
-            beats_46 = beats_46 | onehot_l_21;
-        end
-        if ((wcur_46 < wcur_44) | ((wcur_46 == wcur_44) & ((last_0__q[23] & ~last_0__q[22]) | ((last_0__q[23] == last_0__q[22]) & older_44__q[23])))) begin
-            beats_46 = beats_46 | onehot_l_22;
-        end
-        if ((wcur_46 < wcur_46) | ((wcur_46 == wcur_46) & ((last_0__q[23] & ~last_0__q[23]) | ((last_0__q[23] == last_0__q[23]) & older_46__q[23])))) begin
-            beats_46 = beats_46 | onehot_l_23;
-        end
-        beats_1 = zero_l;
-        if ((wcur_1 < wcur_1) | ((wcur_1 == wcur_1) & ((last_1__q[0] & ~last_1__q[0]) | ((last_1__q[0] == last_1__q[0]) & older_1__q[0])))) begin
-            beats_1 = beats_1 | onehot_l_0;
-        end
-        if ((wcur_1 < wcur_3) | ((wcur_1 == wcur_3) & ((last_1__q[0] & ~last_1__q[1]) | ((last_1__q[0] == last_1__q[1]) & older_3__q[0])))) begin
-            beats_1 = beats_1 | onehot_l_1;
-        end
-        if ((wcur_1 < wcur_5) | ((wcur_1 == wcur_5) & ((last_1__q[0] & ~last_1__q[2]) | ((last_1__q[0] == last_1__q[2]) & older_5__q[0])))) begin
-            beats_1 = beats_1 | onehot_l_2;
-        end
-        if ((wcur_1 < wcur_7) | ((wcur_1 == wcur_7) & ((last_1__q[0] & ~last_1__q[3]) | ((last_1__q[0] == last_1__q[3]) & older_7__q[0])))) begin
-            beats_1 = beats_1 | onehot_l_3;
-        end
-        if ((wcur_1 < wcur_9) | ((wcur_1 == wcur_9) & ((last_1__q[0] & ~last_1__q[4]) | ((last_1__q[0] == last_1__q[4]) & older_9__q[0])))) begin
-            beats_1 = beats_1 | onehot_l_4;
-        end
-        if ((wcur_1 < wcur_11) | ((wcur_1 == wcur_11) & ((last_1__q[0] & ~last_1__q[5]) | ((last_1__q[0] == last_1__q[5]) & older_11__q[0])))) begin
-            beats_1 = beats_1 | onehot_l_5;
-        end
-        if ((wcur_1 < wcur_13) | ((wcur_1 == wcur_13) & ((last_1__q[0] & ~last_1__q[6]) | ((last_1__q[0] == last_1__q[6]) & older_13__q[0])))) begin
-            beats_1 = beats_1 | onehot_l_6;
-        end
-        if ((wcur_1 < wcur_15) | ((wcur_1 == wcur_15) & ((last_1__q[0] & ~last_1__q[7]) | ((last_1__q[0] == last_1__q[7]) & older_15__q[0])))) begin
-            beats_1 = beats_1 | onehot_l_7;
-        end
-        if ((wcur_1 < wcur_17) | ((wcur_1 == wcur_17) & ((last_1__q[0] & ~last_1__q[8]) | ((last_1__q[0] == last_1__q[8]) & older_17__q[0])))) begin
-            beats_1 = beats_1 | onehot_l_8;
-        end
-        if ((wcur_1 < wcur_19) | ((wcur_1 == wcur_19) & ((last_1__q[0] & ~last_1__q[9]) | ((last_1__q[0] == last_1__q[9]) & older_19__q[0])))) begin
-            beats_1 = beats_1 | onehot_l_9;
-        end
-        if ((wcur_1 < wcur_21) | ((wcur_1 == wcur_21) & ((last_1__q[0] & ~last_1__q[10]) | ((last_1__q[0] == last_1__q[10]) & older_21__q[0])))) begin
-            beats_1 = beats_1 | onehot_l_10;
-        end
-        if ((wcur_1 < wcur_23) | ((wcur_1 == wcur_23) & ((last_1__q[0] & ~last_1__q[11]) | ((last_1__q[0] == last_1__q[11]) & older_23__q[0])))) begin
-            beats_1 = beats_1 | onehot_l_11;
-        end
-        if ((wcur_1 < wcur_25) | ((wcur_1 == wcur_25) & ((last_1__q[0] & ~last_1__q[12]) | ((last_1__q[0] == last_1__q[12]) & older_25__q[0])))) begin
-            beats_1 = beats_1 | onehot_l_12;
-        end
-        if ((wcur_1 < wcur_27) | ((wcur_1 == wcur_27) & ((last_1__q[0] & ~last_1__q[13]) | ((last_1__q[0] == last_1__q[13]) & older_27__q[0])))) begin
-            beats_1 = beats_1 | onehot_l_13;
-        end
-        if ((wcur_1 < wcur_29) | ((wcur_1 == wcur_29) & ((last_1__q[0] & ~last_1__q[14]) | ((last_1__q[0] == last_1__q[14]) & older_29__q[0])))) begin
-            beats_1 = beats_1 | onehot_l_14;
-        end
-        if ((wcur_1 < wcur_31) | ((wcur_1 == wcur_31) & ((last_1__q[0] & ~last_1__q[15]) | ((last_1__q[0] == last_1__q[15]) & older_31__q[0])))) begin
-            beats_1 = beats_1 | onehot_l_15;
-        end
-        if ((wcur_1 < wcur_33) | ((wcur_1 == wcur_33) & ((last_1__q[0] & ~last_1__q[16]) | ((last_1__q[0] == last_1__q[16]) & older_33__q[0])))) begin
-            beats_1 = beats_1 | onehot_l_16;
-        end
-        if ((wcur_1 < wcur_35) | ((wcur_1 == wcur_35) & ((last_1__q[0] & ~last_1__q[17]) | ((last_1__q[0] == last_1__q[17]) & older_35__q[0])))) begin
-            beats_1 = beats_1 | onehot_l_17;
-        end
-        if ((wcur_1 < wcur_37) | ((wcur_1 == wcur_37) & ((last_1__q[0] & ~last_1__q[18]) | ((last_1__q[0] == last_1__q[18]) & older_37__q[0])))) begin
-            beats_1 = beats_1 | onehot_l_18;
-        end
-        if ((wcur_1 < wcur_39) | ((wcur_1 == wcur_39) & ((last_1__q[0] & ~last_1__q[19]) | ((last_1__q[0] == last_1__q[19]) & older_39__q[0])))) begin
-            beats_1 = beats_1 | onehot_l_19;
-        end
-        if ((wcur_1 < wcur_41) | ((wcur_1 == wcur_41) & ((last_1__q[0] & ~last_1__q[20]) | ((last_1__q[0] == last_1__q[20]) & older_41__q[0])))) begin
-            beats_1 = beats_1 | onehot_l_20;
-        end
-        if ((wcur_1 < wcur_43) | ((wcur_1 == wcur_43) & ((last_1__q[0] & ~last_1__q[21]) | ((last_1__q[0] == last_1__q[21]) & older_43__q[0])))) begin
-            beats_1 = beats_1 | onehot_l_21;
-        end
-        if ((wcur_1 < wcur_45) | ((wcur_1 == wcur_45) & ((last_1__q[0] & ~last_1__q[22]) | ((last_1__q[0] == last_1__q[22]) & older_45__q[0])))) begin
-            beats_1 = beats_1 | onehot_l_22;
-        end
-        if ((wcur_1 < wcur_47) | ((wcur_1 == wcur_47) & ((last_1__q[0] & ~last_1__q[23]) | ((last_1__q[0] == last_1__q[23]) & older_47__q[0])))) begin
-            beats_1 = beats_1 | onehot_l_23;
-        end
-        beats_3 = zero_l;
-        if ((wcur_3 < wcur_1) | ((wcur_3 == wcur_1) & ((last_1__q[1] & ~last_1__q[0]) | ((last_1__q[1] == last_1__q[0]) & older_1__q[1])))) begin
-            beats_3 = beats_3 | onehot_l_0;
-        end
-        if ((wcur_3 < wcur_3) | ((wcur_3 == wcur_3) & ((last_1__q[1] & ~last_1__q[1]) | ((last_1__q[1] == last_1__q[1]) & older_3__q[1])))) begin
-            beats_3 = beats_3 | onehot_l_1;
-        end
-        if ((wcur_3 < wcur_5) | ((wcur_3 == wcur_5) & ((last_1__q[1] & ~last_1__q[2]) | ((last_1__q[1] == last_1__q[2]) & older_5__q[1])))) begin
-            beats_3 = beats_3 | onehot_l_2;
-        end
-        if ((wcur_3 < wcur_7) | ((wcur_3 == wcur_7) & ((last_1__q[1] & ~last_1__q[3]) | ((last_1__q[1] == last_1__q[3]) & older_7__q[1])))) begin
-            beats_3 = beats_3 | onehot_l_3;
-        end
-        if ((wcur_3 < wcur_9) | ((wcur_3 == wcur_9) & ((last_1__q[1] & ~last_1__q[4]) | ((last_1__q[1] == last_1__q[4]) & older_9__q[1])))) begin
-            beats_3 = beats_3 | onehot_l_4;
-        end
-        if ((wcur_3 < wcur_11) | ((wcur_3 == wcur_11) & ((last_1__q[1] & ~last_1__q[5]) | ((last_1__q[1] == last_1__q[5]) & older_11__q[1])))) begin
-            beats_3 = beats_3 | onehot_l_5;
-        end
-        if ((wcur_3 < wcur_13) | ((wcur_3 == wcur_13) & ((last_1__q[1] & ~last_1__q[6]) | ((last_1__q[1] == last_1__q[6]) & older_13__q[1])))) begin
-            beats_3 = beats_3 | onehot_l_6;
-        end
-        if ((wcur_3 < wcur_15) | ((wcur_3 == wcur_15) & ((last_1__q[1] & ~last_1__q[7]) | ((last_1__q[1] == last_1__q[7]) & older_15__q[1])))) begin
-            beats_3 = beats_3 | onehot_l_7;
-        end
-        if ((wcur_3 < wcur_17) | ((wcur_3 == wcur_17) & ((last_1__q[1] & ~last_1__q[8]) | ((last_1__q[1] == last_1__q[8]) & older_17__q[1])))) begin
-            beats_3 = beats_3 | onehot_l_8;
-        end
-        if ((wcur_3 < wcur_19) | ((wcur_3 == wcur_19) & ((last_1__q[1] & ~last_1__q[9]) | ((last_1__q[1] == last_1__q[9]) & older_19__q[1])))) begin
-            beats_3 = beats_3 | onehot_l_9;
-        end
-        if ((wcur_3 < wcur_21) | ((wcur_3 == wcur_21) & ((last_1__q[1] & ~last_1__q[10]) | ((last_1__q[1] == last_1__q[10]) & older_21__q[1])))) begin
-            beats_3 = beats_3 | onehot_l_10;
-        end
-        if ((wcur_3 < wcur_23) | ((wcur_3 == wcur_23) & ((last_1__q[1] & ~last_1__q[11]) | ((last_1__q[1] == last_1__q[11]) & older_23__q[1])))) begin
-            beats_3 = beats_3 | onehot_l_11;
-        end
-        if ((wcur_3 < wcur_25) | ((wcur_3 == wcur_25) & ((last_1__q[1] & ~last_1__q[12]) | ((last_1__q[1] == last_1__q[12]) & older_25__q[1])))) begin
-            beats_3 = beats_3 | onehot_l_12;
-        end
-        if ((wcur_3 < wcur_27) | ((wcur_3 == wcur_27) & ((last_1__q[1] & ~last_1__q[13]) | ((last_1__q[1] == last_1__q[13]) & older_27__q[1])))) begin
-            beats_3 = beats_3 | onehot_l_13;
-        end
-        if ((wcur_3 < wcur_29) | ((wcur_3 == wcur_29) & ((last_1__q[1] & ~last_1__q[14]) | ((last_1__q[1] == last_1__q[14]) & older_29__q[1])))) begin
-            beats_3 = beats_3 | onehot_l_14;
-        end
-        if ((wcur_3 < wcur_31) | ((wcur_3 == wcur_31) & ((last_1__q[1] & ~last_1__q[15]) | ((last_1__q[1] == last_1__q[15]) & older_31__q[1])))) begin
-            beats_3 = beats_3 | onehot_l_15;
-        end
-        if ((wcur_3 < wcur_33) | ((wcur_3 == wcur_33) & ((last_1__q[1] & ~last_1__q[16]) | ((last_1__q[1] == last_1__q[16]) & older_33__q[1])))) begin
-            beats_3 = beats_3 | onehot_l_16;
-        end
-        if ((wcur_3 < wcur_35) | ((wcur_3 == wcur_35) & ((last_1__q[1] & ~last_1__q[17]) | ((last_1__q[1] == last_1__q[17]) & older_35__q[1])))) begin
-            beats_3 = beats_3 | onehot_l_17;
-        end
-        if ((wcur_3 < wcur_37) | ((wcur_3 == wcur_37) & ((last_1__q[1] & ~last_1__q[18]) | ((last_1__q[1] == last_1__q[18]) & older_37__q[1])))) begin
-            beats_3 = beats_3 | onehot_l_18;
-        end
-        if ((wcur_3 < wcur_39) | ((wcur_3 == wcur_39) & ((last_1__q[1] & ~last_1__q[19]) | ((last_1__q[1] == last_1__q[19]) & older_39__q[1])))) begin
-            beats_3 = beats_3 | onehot_l_19;
-        end
-        if ((wcur_3 < wcur_41) | ((wcur_3 == wcur_41) & ((last_1__q[1] & ~last_1__q[20]) | ((last_1__q[1] == last_1__q[20]) & older_41__q[1])))) begin
-            beats_3 = beats_3 | onehot_l_20;
-        end
-        if ((wcur_3 < wcur_43) | ((wcur_3 == wcur_43) & ((last_1__q[1] & ~last_1__q[21]) | ((last_1__q[1] == last_1__q[21]) & older_43__q[1])))) begin
-            beats_3 = beats_3 | onehot_l_21;
-        end
-        if ((wcur_3 < wcur_45) | ((wcur_3 == wcur_45) & ((last_1__q[1] & ~last_1__q[22]) | ((last_1__q[1] == last_1__q[22]) & older_45__q[1])))) begin
-            beats_3 = beats_3 | onehot_l_22;
-        end
-        if ((wcur_3 < wcur_47) | ((wcur_3 == wcur_47) & ((last_1__q[1] & ~last_1__q[23]) | ((last_1__q[1] == last_1__q[23]) & older_47__q[1])))) begin
-            beats_3 = beats_3 | onehot_l_23;
-        end
-        beats_5 = zero_l;
-        if ((wcur_5 < wcur_1) | ((wcur_5 == wcur_1) & ((last_1__q[2] & ~last_1__q[0]) | ((last_1__q[2] == last_1__q[0]) & older_1__q[2])))) begin
-            beats_5 = beats_5 | onehot_l_0;
-        end
-        if ((wcur_5 < wcur_3) | ((wcur_5 == wcur_3) & ((last_1__q[2] & ~last_1__q[1]) | ((last_1__q[2] == last_1__q[1]) & older_3__q[2])))) begin
-            beats_5 = beats_5 | onehot_l_1;
-        end
-        if ((wcur_5 < wcur_5) | ((wcur_5 == wcur_5) & ((last_1__q[2] & ~last_1__q[2]) | ((last_1__q[2] == last_1__q[2]) & older_5__q[2])))) begin
-            beats_5 = beats_5 | onehot_l_2;
-        end
-        if ((wcur_5 < wcur_7) | ((wcur_5 == wcur_7) & ((last_1__q[2] & ~last_1__q[3]) | ((last_1__q[2] == last_1__q[3]) & older_7__q[2])))) begin
-            beats_5 = beats_5 | onehot_l_3;
-        end
-        if ((wcur_5 < wcur_9) | ((wcur_5 == wcur_9) & ((last_1__q[2] & ~last_1__q[4]) | ((last_1__q[2] == last_1__q[4]) & older_9__q[2])))) begin
-            beats_5 = beats_5 | onehot_l_4;
-        end
-        if ((wcur_5 < wcur_11) | ((wcur_5 == wcur_11) & ((last_1__q[2] & ~last_1__q[5]) | ((last_1__q[2] == last_1__q[5]) & older_11__q[2])))) begin
-            beats_5 = beats_5 | onehot_l_5;
-        end
-        if ((wcur_5 < wcur_13) | ((wcur_5 == wcur_13) & ((last_1__q[2] & ~last_1__q[6]) | ((last_1__q[2] == last_1__q[6]) & older_13__q[2])))) begin
-            beats_5 = beats_5 | onehot_l_6;
-        end
-        if ((wcur_5 < wcur_15) | ((wcur_5 == wcur_15) & ((last_1__q[2] & ~last_1__q[7]) | ((last_1__q[2] == last_1__q[7]) & older_15__q[2])))) begin
-            beats_5 = beats_5 | onehot_l_7;
-        end
-        if ((wcur_5 < wcur_17) | ((wcur_5 == wcur_17) & ((last_1__q[2] & ~last_1__q[8]) | ((last_1__q[2] == last_1__q[8]) & older_17__q[2])))) begin
-            beats_5 = beats_5 | onehot_l_8;
-        end
-        if ((wcur_5 < wcur_19) | ((wcur_5 == wcur_19) & ((last_1__q[2] & ~last_1__q[9]) | ((last_1__q[2] == last_1__q[9]) & older_19__q[2])))) begin
-            beats_5 = beats_5 | onehot_l_9;
-        end
-        if ((wcur_5 < wcur_21) | ((wcur_5 == wcur_21) & ((last_1__q[2] & ~last_1__q[10]) | ((last_1__q[2] == last_1__q[10]) & older_21__q[2])))) begin
-            beats_5 = beats_5 | onehot_l_10;
-        end
-        if ((wcur_5 < wcur_23) | ((wcur_5 == wcur_23) & ((last_1__q[2] & ~last_1__q[11]) | ((last_1__q[2] == last_1__q[11]) & older_23__q[2])))) begin
-            beats_5 = beats_5 | onehot_l_11;
-        end
-        if ((wcur_5 < wcur_25) | ((wcur_5 == wcur_25) & ((last_1__q[2] & ~last_1__q[12]) | ((last_1__q[2] == last_1__q[12]) & older_25__q[2])))) begin
-            beats_5 = beats_5 | onehot_l_12;
-        end
-        if ((wcur_5 < wcur_27) | ((wcur_5 == wcur_27) & ((last_1__q[2] & ~last_1__q[13]) | ((last_1__q[2] == last_1__q[13]) & older_27__q[2])))) begin
-            beats_5 = beats_5 | onehot_l_13;
-        end
-        if ((wcur_5 < wcur_29) | ((wcur_5 == wcur_29) & ((last_1__q[2] & ~last_1__q[14]) | ((last_1__q[2] == last_1__q[14]) & older_29__q[2])))) begin
-            beats_5 = beats_5 | onehot_l_14;
-        end
-        if ((wcur_5 < wcur_31) | ((wcur_5 == wcur_31) & ((last_1__q[2] & ~last_1__q[15]) | ((last_1__q[2] == last_1__q[15]) & older_31__q[2])))) begin
-            beats_5 = beats_5 | onehot_l_15;
-        end
-        if ((wcur_5 < wcur_33) | ((wcur_5 == wcur_33) & ((last_1__q[2] & ~last_1__q[16]) | ((last_1__q[2] == last_1__q[16]) & older_33__q[2])))) begin
-            beats_5 = beats_5 | onehot_l_16;
-        end
-        if ((wcur_5 < wcur_35) | ((wcur_5 == wcur_35) & ((last_1__q[2] & ~last_1__q[17]) | ((last_1__q[2] == last_1__q[17]) & older_35__q[2])))) begin
-            beats_5 = beats_5 | onehot_l_17;
-        end
-        if ((wcur_5 < wcur_37) | ((wcur_5 == wcur_37) & ((last_1__q[2] & ~last_1__q[18]) | ((last_1__q[2] == last_1__q[18]) & older_37__q[2])))) begin
-            beats_5 = beats_5 | onehot_l_18;
-        end
-        if ((wcur_5 < wcur_39) | ((wcur_5 == wcur_39) & ((last_1__q[2] & ~last_1__q[19]) | ((last_1__q[2] == last_1__q[19]) & older_39__q[2])))) begin
-            beats_5 = beats_5 | onehot_l_19;
-        end
-        if ((wcur_5 < wcur_41) | ((wcur_5 == wcur_41) & ((last_1__q[2] & ~last_1__q[20]) | ((last_1__q[2] == last_1__q[20]) & older_41__q[2])))) begin
-            beats_5 = beats_5 | onehot_l_20;
-        end
-        if ((wcur_5 < wcur_43) | ((wcur_5 == wcur_43) & ((last_1__q[2] & ~last_1__q[21]) | ((last_1__q[2] == last_1__q[21]) & older_43__q[2])))) begin
-            beats_5 = beats_5 | onehot_l_21;
-        end
-        if ((wcur_5 < wcur_45) | ((wcur_5 == wcur_45) & ((last_1__q[2] & ~last_1__q[22]) | ((last_1__q[2] == last_1__q[22]) & older_45__q[2])))) begin
-            beats_5 = beats_5 | onehot_l_22;
-        end
-        if ((wcur_5 < wcur_47) | ((wcur_5 == wcur_47) & ((last_1__q[2] & ~last_1__q[23]) | ((last_1__q[2] == last_1__q[23]) & older_47__q[2])))) begin
-            beats_5 = beats_5 | onehot_l_23;
-        end
-        beats_7 = zero_l;
-        if ((wcur_7 < wcur_1) | ((wcur_7 == wcur_1) & ((last_1__q[3] & ~last_1__q[0]) | ((last_1__q[3] == last_1__q[0]) & older_1__q[3])))) begin
-            beats_7 = beats_7 | onehot_l_0;
-        end
-        if ((wcur_7 < wcur_3) | ((wcur_7 == wcur_3) & ((last_1__q[3] & ~last_1__q[1]) | ((last_1__q[3] == last_1__q[1]) & older_3__q[3])))) begin
-            beats_7 = beats_7 | onehot_l_1;
-        end
-        if ((wcur_7 < wcur_5) | ((wcur_7 == wcur_5) & ((last_1__q[3] & ~last_1__q[2]) | ((last_1__q[3] == last_1__q[2]) & older_5__q[3])))) begin
-            beats_7 = beats_7 | onehot_l_2;
-        end
-        if ((wcur_7 < wcur_7) | ((wcur_7 == wcur_7) & ((last_1__q[3] & ~last_1__q[3]) | ((last_1__q[3] == last_1__q[3]) & older_7__q[3])))) begin
-            beats_7 = beats_7 | onehot_l_3;
-        end
-        if ((wcur_7 < wcur_9) | ((wcur_7 == wcur_9) & ((last_1__q[3] & ~last_1__q[4]) | ((last_1__q[3] == last_1__q[4]) & older_9__q[3])))) begin
-            beats_7 = beats_7 | onehot_l_4;
-        end
-        if ((wcur_7 < wcur_11) | ((wcur_7 == wcur_11) & ((last_1__q[3] & ~last_1__q[5]) | ((last_1__q[3] == last_1__q[5]) & older_11__q[3])))) begin
-            beats_7 = beats_7 | onehot_l_5;
-        end
-        if ((wcur_7 < wcur_13) | ((wcur_7 == wcur_13) & ((last_1__q[3] & ~last_1__q[6]) | ((last_1__q[3] == last_1__q[6]) & older_13__q[3])))) begin
-            beats_7 = beats_7 | onehot_l_6;
-        end
-        if ((wcur_7 < wcur_15) | ((wcur_7 == wcur_15) & ((last_1__q[3] & ~last_1__q[7]) | ((last_1__q[3] == last_1__q[7]) & older_15__q[3])))) begin
-            beats_7 = beats_7 | onehot_l_7;
-        end
-        if ((wcur_7 < wcur_17) | ((wcur_7 == wcur_17) & ((last_1__q[3] & ~last_1__q[8]) | ((last_1__q[3] == last_1__q[8]) & older_17__q[3])))) begin
-            beats_7 = beats_7 | onehot_l_8;
-        end
-        if ((wcur_7 < wcur_19) | ((wcur_7 == wcur_19) & ((last_1__q[3] & ~last_1__q[9]) | ((last_1__q[3] == last_1__q[9]) & older_19__q[3])))) begin
-            beats_7 = beats_7 | onehot_l_9;
-        end
-        if ((wcur_7 < wcur_21) | ((wcur_7 == wcur_21) & ((last_1__q[3] & ~last_1__q[10]) | ((last_1__q[3] == last_1__q[10]) & older_21__q[3])))) begin
-            beats_7 = beats_7 | onehot_l_10;
-        end
-        if ((wcur_7 < wcur_23) | ((wcur_7 == wcur_23) & ((last_1__q[3] & ~last_1__q[11]) | ((last_1__q[3] == last_1__q[11]) & older_23__q[3])))) begin
-            beats_7 = beats_7 | onehot_l_11;
-        end
-        if ((wcur_7 < wcur_25) | ((wcur_7 == wcur_25) & ((last_1__q[3] & ~last_1__q[12]) | ((last_1__q[3] == last_1__q[12]) & older_25__q[3])))) begin
-            beats_7 = beats_7 | onehot_l_12;
-        end
-        if ((wcur_7 < wcur_27) | ((wcur_7 == wcur_27) & ((last_1__q[3] & ~last_1__q[13]) | ((last_1__q[3] == last_1__q[13]) & older_27__q[3])))) begin
-            beats_7 = beats_7 | onehot_l_13;
-        end
-        if ((wcur_7 < wcur_29) | ((wcur_7 == wcur_29) & ((last_1__q[3] & ~last_1__q[14]) | ((last_1__q[3] == last_1__q[14]) & older_29__q[3])))) begin
-            beats_7 = beats_7 | onehot_l_14;
-        end
-        if ((wcur_7 < wcur_31) | ((wcur_7 == wcur_31) & ((last_1__q[3] & ~last_1__q[15]) | ((last_1__q[3] == last_1__q[15]) & older_31__q[3])))) begin
-            beats_7 = beats_7 | onehot_l_15;
-        end
-        if ((wcur_7 < wcur_33) | ((wcur_7 == wcur_33) & ((last_1__q[3] & ~last_1__q[16]) | ((last_1__q[3] == last_1__q[16]) & older_33__q[3])))) begin
-            beats_7 = beats_7 | onehot_l_16;
-        end
-        if ((wcur_7 < wcur_35) | ((wcur_7 == wcur_35) & ((last_1__q[3] & ~last_1__q[17]) | ((last_1__q[3] == last_1__q[17]) & older_35__q[3])))) begin
-            beats_7 = beats_7 | onehot_l_17;
-        end
-        if ((wcur_7 < wcur_37) | ((wcur_7 == wcur_37) & ((last_1__q[3] & ~last_1__q[18]) | ((last_1__q[3] == last_1__q[18]) & older_37__q[3])))) begin
-            beats_7 = beats_7 | onehot_l_18;
-        end
-        if ((wcur_7 < wcur_39) | ((wcur_7 == wcur_39) & ((last_1__q[3] & ~last_1__q[19]) | ((last_1__q[3] == last_1__q[19]) & older_39__q[3])))) begin
-            beats_7 = beats_7 | onehot_l_19;
-        end
-        if ((wcur_7 < wcur_41) | ((wcur_7 == wcur_41) & ((last_1__q[3] & ~last_1__q[20]) | ((last_1__q[3] == last_1__q[20]) & older_41__q[3])))) begin
-            beats_7 = beats_7 | onehot_l_20;
-        end
-        if ((wcur_7 < wcur_43) | ((wcur_7 == wcur_43) & ((last_1__q[3] & ~last_1__q[21]) | ((last_1__q[3] == last_1__q[21]) & older_43__q[3])))) begin
-            beats_7 = beats_7 | onehot_l_21;
-        end
-        if ((wcur_7 < wcur_45) | ((wcur_7 == wcur_45) & ((last_1__q[3] & ~last_1__q[22]) | ((last_1__q[3] == last_1__q[22]) & older_45__q[3])))) begin
-            beats_7 = beats_7 | onehot_l_22;
-        end
-        if ((wcur_7 < wcur_47) | ((wcur_7 == wcur_47) & ((last_1__q[3] & ~last_1__q[23]) | ((last_1__q[3] == last_1__q[23]) & older_47__q[3])))) begin
-            beats_7 = beats_7 | onehot_l_23;
-        end
-        beats_9 = zero_l;
-        if ((wcur_9 < wcur_1) | ((wcur_9 == wcur_1) & ((last_1__q[4] & ~last_1__q[0]) | ((last_1__q[4] == last_1__q[0]) & older_1__q[4])))) begin
-            beats_9 = beats_9 | onehot_l_0;
-        end
-        if ((wcur_9 < wcur_3) | ((wcur_9 == wcur_3) & ((last_1__q[4] & ~last_1__q[1]) | ((last_1__q[4] == last_1__q[1]) & older_3__q[4])))) begin
-            beats_9 = beats_9 | onehot_l_1;
-        end
-        if ((wcur_9 < wcur_5) | ((wcur_9 == wcur_5) & ((last_1__q[4] & ~last_1__q[2]) | ((last_1__q[4] == last_1__q[2]) & older_5__q[4])))) begin
-            beats_9 = beats_9 | onehot_l_2;
-        end
-        if ((wcur_9 < wcur_7) | ((wcur_9 == wcur_7) & ((last_1__q[4] & ~last_1__q[3]) | ((last_1__q[4] == last_1__q[3]) & older_7__q[4])))) begin
-            beats_9 = beats_9 | onehot_l_3;
-        end
-        if ((wcur_9 < wcur_9) | ((wcur_9 == wcur_9) & ((last_1__q[4] & ~last_1__q[4]) | ((last_1__q[4] == last_1__q[4]) & older_9__q[4])))) begin
-            beats_9 = beats_9 | onehot_l_4;
-        end
-        if ((wcur_9 < wcur_11) | ((wcur_9 == wcur_11) & ((last_1__q[4] & ~last_1__q[5]) | ((last_1__q[4] == last_1__q[5]) & older_11__q[4])))) begin
-            beats_9 = beats_9 | onehot_l_5;
-        end
-        if ((wcur_9 < wcur_13) | ((wcur_9 == wcur_13) & ((last_1__q[4] & ~last_1__q[6]) | ((last_1__q[4] == last_1__q[6]) & older_13__q[4])))) begin
-            beats_9 = beats_9 | onehot_l_6;
-        end
-        if ((wcur_9 < wcur_15) | ((wcur_9 == wcur_15) & ((last_1__q[4] & ~last_1__q[7]) | ((last_1__q[4] == last_1__q[7]) & older_15__q[4])))) begin
-            beats_9 = beats_9 | onehot_l_7;
-        end
-        if ((wcur_9 < wcur_17) | ((wcur_9 == wcur_17) & ((last_1__q[4] & ~last_1__q[8]) | ((last_1__q[4] == last_1__q[8]) & older_17__q[4])))) begin
-            beats_9 = beats_9 | onehot_l_8;
-        end
-        if ((wcur_9 < wcur_19) | ((wcur_9 == wcur_19) & ((last_1__q[4] & ~last_1__q[9]) | ((last_1__q[4] == last_1__q[9]) & older_19__q[4])))) begin
-            beats_9 = beats_9 | onehot_l_9;
-        end
-        if ((wcur_9 < wcur_21) | ((wcur_9 == wcur_21) & ((last_1__q[4] & ~last_1__q[10]) | ((last_1__q[4] == last_1__q[10]) & older_21__q[4])))) begin
-            beats_9 = beats_9 | onehot_l_10;
-        end
-        if ((wcur_9 < wcur_23) | ((wcur_9 == wcur_23) & ((last_1__q[4] & ~last_1__q[11]) | ((last_1__q[4] == last_1__q[11]) & older_23__q[4])))) begin
-            beats_9 = beats_9 | onehot_l_11;
-        end
-        if ((wcur_9 < wcur_25) | ((wcur_9 == wcur_25) & ((last_1__q[4] & ~last_1__q[12]) | ((last_1__q[4] == last_1__q[12]) & older_25__q[4])))) begin
-            beats_9 = beats_9 | onehot_l_12;
-        end
-        if ((wcur_9 < wcur_27) | ((wcur_9 == wcur_27) & ((last_1__q[4] & ~last_1__q[13]) | ((last_1__q[4] == last_1__q[13]) & older_27__q[4])))) begin
-            beats_9 = beats_9 | onehot_l_13;
-        end
-        if ((wcur_9 < wcur_29) | ((wcur_9 == wcur_29) & ((last_1__q[4] & ~last_1__q[14]) | ((last_1__q[4] == last_1__q[14]) & older_29__q[4])))) begin
-            beats_9 = beats_9 | onehot_l_14;
-        end
-        if ((wcur_9 < wcur_31) | ((wcur_9 == wcur_31) & ((last_1__q[4] & ~last_1__q[15]) | ((last_1__q[4] == last_1__q[15]) & older_31__q[4])))) begin
-            beats_9 = beats_9 | onehot_l_15;
-        end
-        if ((wcur_9 < wcur_33) | ((wcur_9 == wcur_33) & ((last_1__q[4] & ~last_1__q[16]) | ((last_1__q[4] == last_1__q[16]) & older_33__q[4])))) begin
-            beats_9 = beats_9 | onehot_l_16;
-        end
-        if ((wcur_9 < wcur_35) | ((wcur_9 == wcur_35) & ((last_1__q[4] & ~last_1__q[17]) | ((last_1__q[4] == last_1__q[17]) & older_35__q[4])))) begin
-            beats_9 = beats_9 | onehot_l_17;
-        end
-        if ((wcur_9 < wcur_37) | ((wcur_9 == wcur_37) & ((last_1__q[4] & ~last_1__q[18]) | ((last_1__q[4] == last_1__q[18]) & older_37__q[4])))) begin
-            beats_9 = beats_9 | onehot_l_18;
-        end
-        if ((wcur_9 < wcur_39) | ((wcur_9 == wcur_39) & ((last_1__q[4] & ~last_1__q[19]) | ((last_1__q[4] == last_1__q[19]) & older_39__q[4])))) begin
-            beats_9 = beats_9 | onehot_l_19;
-        end
-        if ((wcur_9 < wcur_41) | ((wcur_9 == wcur_41) & ((last_1__q[4] & ~last_1__q[20]) | ((last_1__q[4] == last_1__q[20]) & older_41__q[4])))) begin
-            beats_9 = beats_9 | onehot_l_20;
-        end
-        if ((wcur_9 < wcur_43) | ((wcur_9 == wcur_43) & ((last_1__q[4] & ~last_1__q[21]) | ((last_1__q[4] == last_1__q[21]) & older_43__q[4])))) begin
-            beats_9 = beats_9 | onehot_l_21;
-        end
-        if ((wcur_9 < wcur_45) | ((wcur_9 == wcur_45) & ((last_1__q[4] & ~last_1__q[22]) | ((last_1__q[4] == last_1__q[22]) & older_45__q[4])))) begin
-            beats_9 = beats_9 | onehot_l_22;
-        end
-        if ((wcur_9 < wcur_47) | ((wcur_9 == wcur_47) & ((last_1__q[4] & ~last_1__q[23]) | ((last_1__q[4] == last_1__q[23]) & older_47__q[4])))) begin
-            beats_9 = beats_9 | onehot_l_23;
-        end
-        beats_11 = zero_l;
-        if ((wcur_11 < wcur_1) | ((wcur_11 == wcur_1) & ((last_1__q[5] & ~last_1__q[0]) | ((last_1__q[5] == last_1__q[0]) & older_1__q[5])))) begin
-            beats_11 = beats_11 | onehot_l_0;
-        end
-        if ((wcur_11 < wcur_3) | ((wcur_11 == wcur_3) & ((last_1__q[5] & ~last_1__q[1]) | ((last_1__q[5] == last_1__q[1]) & older_3__q[5])))) begin
-            beats_11 = beats_11 | onehot_l_1;
-        end
-        if ((wcur_11 < wcur_5) | ((wcur_11 == wcur_5) & ((last_1__q[5] & ~last_1__q[2]) | ((last_1__q[5] == last_1__q[2]) & older_5__q[5])))) begin
-            beats_11 = beats_11 | onehot_l_2;
-        end
-        if ((wcur_11 < wcur_7) | ((wcur_11 == wcur_7) & ((last_1__q[5] & ~last_1__q[3]) | ((last_1__q[5] == last_1__q[3]) & older_7__q[5])))) begin
-            beats_11 = beats_11 | onehot_l_3;
-        end
-        if ((wcur_11 < wcur_9) | ((wcur_11 == wcur_9) & ((last_1__q[5] & ~last_1__q[4]) | ((last_1__q[5] == last_1__q[4]) & older_9__q[5])))) begin
-            beats_11 = beats_11 | onehot_l_4;
-        end
-        if ((wcur_11 < wcur_11) | ((wcur_11 == wcur_11) & ((last_1__q[5] & ~last_1__q[5]) | ((last_1__q[5] == last_1__q[5]) & older_11__q[5])))) begin
-            beats_11 = beats_11 | onehot_l_5;
-        end
-        if ((wcur_11 < wcur_13) | ((wcur_11 == wcur_13) & ((last_1__q[5] & ~last_1__q[6]) | ((last_1__q[5] == last_1__q[6]) & older_13__q[5])))) begin
-            beats_11 = beats_11 | onehot_l_6;
-        end
-        if ((wcur_11 < wcur_15) | ((wcur_11 == wcur_15) & ((last_1__q[5] & ~last_1__q[7]) | ((last_1__q[5] == last_1__q[7]) & older_15__q[5])))) begin
-            beats_11 = beats_11 | onehot_l_7;
-        end
-        if ((wcur_11 < wcur_17) | ((wcur_11 == wcur_17) & ((last_1__q[5] & ~last_1__q[8]) | ((last_1__q[5] == last_1__q[8]) & older_17__q[5])))) begin
-            beats_11 = beats_11 | onehot_l_8;
-        end
-        if ((wcur_11 < wcur_19) | ((wcur_11 == wcur_19) & ((last_1__q[5] & ~last_1__q[9]) | ((last_1__q[5] == last_1__q[9]) & older_19__q[5])))) begin
-            beats_11 = beats_11 | onehot_l_9;
-        end
-        if ((wcur_11 < wcur_21) | ((wcur_11 == wcur_21) & ((last_1__q[5] & ~last_1__q[10]) | ((last_1__q[5] == last_1__q[10]) & older_21__q[5])))) begin
-            beats_11 = beats_11 | onehot_l_10;
-        end
-        if ((wcur_11 < wcur_23) | ((wcur_11 == wcur_23) & ((last_1__q[5] & ~last_1__q[11]) | ((last_1__q[5] == last_1__q[11]) & older_23__q[5])))) begin
-            beats_11 = beats_11 | onehot_l_11;
-        end
-        if ((wcur_11 < wcur_25) | ((wcur_11 == wcur_25) & ((last_1__q[5] & ~last_1__q[12]) | ((last_1__q[5] == last_1__q[12]) & older_25__q[5])))) begin
-            beats_11 = beats_11 | onehot_l_12;
-        end
-        if ((wcur_11 < wcur_27) | ((wcur_11 == wcur_27) & ((last_1__q[5] & ~last_1__q[13]) | ((last_1__q[5] == last_1__q[13]) & older_27__q[5])))) begin
-            beats_11 = beats_11 | onehot_l_13;
-        end
-        if ((wcur_11 < wcur_29) | ((wcur_11 == wcur_29) & ((last_1__q[5] & ~last_1__q[14]) | ((last_1__q[5] == last_1__q[14]) & older_29__q[5])))) begin
-            beats_11 = beats_11 | onehot_l_14;
-        end
-        if ((wcur_11 < wcur_31) | ((wcur_11 == wcur_31) & ((last_1__q[5] & ~last_1__q[15]) | ((last_1__q[5] == last_1__q[15]) & older_31__q[5])))) begin
-            beats_11 = beats_11 | onehot_l_15;
-        end
-        if ((wcur_11 < wcur_33) | ((wcur_11 == wcur_33) & ((last_1__q[5] & ~last_1__q[16]) | ((last_1__q[5] == last_1__q[16]) & older_33__q[5])))) begin
-            beats_11 = beats_11 | onehot_l_16;
-        end
-        if ((wcur_11 < wcur_35) | ((wcur_11 == wcur_35) & ((last_1__q[5] & ~last_1__q[17]) | ((last_1__q[5] == last_1__q[17]) & older_35__q[5])))) begin
-            beats_11 = beats_11 | onehot_l_17;
-        end
-        if ((wcur_11 < wcur_37) | ((wcur_11 == wcur_37) & ((last_1__q[5] & ~last_1__q[18]) | ((last_1__q[5] == last_1__q[18]) & older_37__q[5])))) begin
-            beats_11 = beats_11 | onehot_l_18;
-        end
-        if ((wcur_11 < wcur_39) | ((wcur_11 == wcur_39) & ((last_1__q[5] & ~last_1__q[19]) | ((last_1__q[5] == last_1__q[19]) & older_39__q[5])))) begin
-            beats_11 = beats_11 | onehot_l_19;
-        end
-        if ((wcur_11 < wcur_41) | ((wcur_11 == wcur_41) & ((last_1__q[5] & ~last_1__q[20]) | ((last_1__q[5] == last_1__q[20]) & older_41__q[5])))) begin
-            beats_11 = beats_11 | onehot_l_20;
-        end
-        if ((wcur_11 < wcur_43) | ((wcur_11 == wcur_43) & ((last_1__q[5] & ~last_1__q[21]) | ((last_1__q[5] == last_1__q[21]) & older_43__q[5])))) begin
-            beats_11 = beats_11 | onehot_l_21;
-        end
-        if ((wcur_11 < wcur_45) | ((wcur_11 == wcur_45) & ((last_1__q[5] & ~last_1__q[22]) | ((last_1__q[5] == last_1__q[22]) & older_45__q[5])))) begin
-            beats_11 = beats_11 | onehot_l_22;
-        end
-        if ((wcur_11 < wcur_47) | ((wcur_11 == wcur_47) & ((last_1__q[5] & ~last_1__q[23]) | ((last_1__q[5] == last_1__q[23]) & older_47__q[5])))) begin
-            beats_11 = beats_11 | onehot_l_23;
-        end
-        beats_13 = zero_l;
-        if ((wcur_13 < wcur_1) | ((wcur_13 == wcur_1) & ((last_1__q[6] & ~last_1__q[0]) | ((last_1__q[6] == last_1__q[0]) & older_1__q[6])))) begin
-            beats_13 = beats_13 | onehot_l_0;
-        end
-        if ((wcur_13 < wcur_3) | ((wcur_13 == wcur_3) & ((last_1__q[6] & ~last_1__q[1]) | ((last_1__q[6] == last_1__q[1]) & older_3__q[6])))) begin
-            beats_13 = beats_13 | onehot_l_1;
-        end
-        if ((wcur_13 < wcur_5) | ((wcur_13 == wcur_5) & ((last_1__q[6] & ~last_1__q[2]) | ((last_1__q[6] == last_1__q[2]) & older_5__q[6])))) begin
-            beats_13 = beats_13 | onehot_l_2;
-        end
-        if ((wcur_13 < wcur_7) | ((wcur_13 == wcur_7) & ((last_1__q[6] & ~last_1__q[3]) | ((last_1__q[6] == last_1__q[3]) & older_7__q[6])))) begin
-            beats_13 = beats_13 | onehot_l_3;
-        end
-        if ((wcur_13 < wcur_9) | ((wcur_13 == wcur_9) & ((last_1__q[6] & ~last_1__q[4]) | ((last_1__q[6] == last_1__q[4]) & older_9__q[6])))) begin
-            beats_13 = beats_13 | onehot_l_4;
-        end
-        if ((wcur_13 < wcur_11) | ((wcur_13 == wcur_11) & ((last_1__q[6] & ~last_1__q[5]) | ((last_1__q[6] == last_1__q[5]) & older_11__q[6])))) begin
-            beats_13 = beats_13 | onehot_l_5;
-        end
-        if ((wcur_13 < wcur_13) | ((wcur_13 == wcur_13) & ((last_1__q[6] & ~last_1__q[6]) | ((last_1__q[6] == last_1__q[6]) & older_13__q[6])))) begin
-            beats_13 = beats_13 | onehot_l_6;
-        end
-        if ((wcur_13 < wcur_15) | ((wcur_13 == wcur_15) & ((last_1__q[6] & ~last_1__q[7]) | ((last_1__q[6] == last_1__q[7]) & older_15__q[6])))) begin
-            beats_13 = beats_13 | onehot_l_7;
-        end
-        if ((wcur_13 < wcur_17) | ((wcur_13 == wcur_17) & ((last_1__q[6] & ~last_1__q[8]) | ((last_1__q[6] == last_1__q[8]) & older_17__q[6])))) begin
-            beats_13 = beats_13 | onehot_l_8;
-        end
-        if ((wcur_13 < wcur_19) | ((wcur_13 == wcur_19) & ((last_1__q[6] & ~last_1__q[9]) | ((last_1__q[6] == last_1__q[9]) & older_19__q[6])))) begin
-            beats_13 = beats_13 | onehot_l_9;
-        end
-        if ((wcur_13 < wcur_21) | ((wcur_13 == wcur_21) & ((last_1__q[6] & ~last_1__q[10]) | ((last_1__q[6] == last_1__q[10]) & older_21__q[6])))) begin
-            beats_13 = beats_13 | onehot_l_10;
-        end
-        if ((wcur_13 < wcur_23) | ((wcur_13 == wcur_23) & ((last_1__q[6] & ~last_1__q[11]) | ((last_1__q[6] == last_1__q[11]) & older_23__q[6])))) begin
-            beats_13 = beats_13 | onehot_l_11;
-        end
-        if ((wcur_13 < wcur_25) | ((wcur_13 == wcur_25) & ((last_1__q[6] & ~last_1__q[12]) | ((last_1__q[6] == last_1__q[12]) & older_25__q[6])))) begin
-            beats_13 = beats_13 | onehot_l_12;
-        end
-        if ((wcur_13 < wcur_27) | ((wcur_13 == wcur_27) & ((last_1__q[6] & ~last_1__q[13]) | ((last_1__q[6] == last_1__q[13]) & older_27__q[6])))) begin
-            beats_13 = beats_13 | onehot_l_13;
-        end
-        if ((wcur_13 < wcur_29) | ((wcur_13 == wcur_29) & ((last_1__q[6] & ~last_1__q[14]) | ((last_1__q[6] == last_1__q[14]) & older_29__q[6])))) begin
-            beats_13 = beats_13 | onehot_l_14;
-        end
-        if ((wcur_13 < wcur_31) | ((wcur_13 == wcur_31) & ((last_1__q[6] & ~last_1__q[15]) | ((last_1__q[6] == last_1__q[15]) & older_31__q[6])))) begin
-            beats_13 = beats_13 | onehot_l_15;
-        end
-        if ((wcur_13 < wcur_33) | ((wcur_13 == wcur_33) & ((last_1__q[6] & ~last_1__q[16]) | ((last_1__q[6] == last_1__q[16]) & older_33__q[6])))) begin
-            beats_13 = beats_13 | onehot_l_16;
-        end
-        if ((wcur_13 < wcur_35) | ((wcur_13 == wcur_35) & ((last_1__q[6] & ~last_1__q[17]) | ((last_1__q[6] == last_1__q[17]) & older_35__q[6])))) begin
-            beats_13 = beats_13 | onehot_l_17;
-        end
-        if ((wcur_13 < wcur_37) | ((wcur_13 == wcur_37) & ((last_1__q[6] & ~last_1__q[18]) | ((last_1__q[6] == last_1__q[18]) & older_37__q[6])))) begin
-            beats_13 = beats_13 | onehot_l_18;
-        end
-        if ((wcur_13 < wcur_39) | ((wcur_13 == wcur_39) & ((last_1__q[6] & ~last_1__q[19]) | ((last_1__q[6] == last_1__q[19]) & older_39__q[6])))) begin
-            beats_13 = beats_13 | onehot_l_19;
-        end
-        if ((wcur_13 < wcur_41) | ((wcur_13 == wcur_41) & ((last_1__q[6] & ~last_1__q[20]) | ((last_1__q[6] == last_1__q[20]) & older_41__q[6])))) begin
-            beats_13 = beats_13 | onehot_l_20;
-        end
-        if ((wcur_13 < wcur_43) | ((wcur_13 == wcur_43) & ((last_1__q[6] & ~last_1__q[21]) | ((last_1__q[6] == last_1__q[21]) & older_43__q[6])))) begin
-            beats_13 = beats_13 | onehot_l_21;
-        end
-        if ((wcur_13 < wcur_45) | ((wcur_13 == wcur_45) & ((last_1__q[6] & ~last_1__q[22]) | ((last_1__q[6] == last_1__q[22]) & older_45__q[6])))) begin
-            beats_13 = beats_13 | onehot_l_22;
-        end
-        if ((wcur_13 < wcur_47) | ((wcur_13 == wcur_47) & ((last_1__q[6] & ~last_1__q[23]) | ((last_1__q[6] == last_1__q[23]) & older_47__q[6])))) begin
-            beats_13 = beats_13 | onehot_l_23;
-        end
-        beats_15 = zero_l;
-        if ((wcur_15 < wcur_1) | ((wcur_15 == wcur_1) & ((last_1__q[7] & ~last_1__q[0]) | ((last_1__q[7] == last_1__q[0]) & older_1__q[7])))) begin
-            beats_15 = beats_15 | onehot_l_0;
-        end
-        if ((wcur_15 < wcur_3) | ((wcur_15 == wcur_3) & ((last_1__q[7] & ~last_1__q[1]) | ((last_1__q[7] == last_1__q[1]) & older_3__q[7])))) begin
-            beats_15 = beats_15 | onehot_l_1;
-        end
-        if ((wcur_15 < wcur_5) | ((wcur_15 == wcur_5) & ((last_1__q[7] & ~last_1__q[2]) | ((last_1__q[7] == last_1__q[2]) & older_5__q[7])))) begin
-            beats_15 = beats_15 | onehot_l_2;
-        end
-        if ((wcur_15 < wcur_7) | ((wcur_15 == wcur_7) & ((last_1__q[7] & ~last_1__q[3]) | ((last_1__q[7] == last_1__q[3]) & older_7__q[7])))) begin
-            beats_15 = beats_15 | onehot_l_3;
-        end
-        if ((wcur_15 < wcur_9) | ((wcur_15 == wcur_9) & ((last_1__q[7] & ~last_1__q[4]) | ((last_1__q[7] == last_1__q[4]) & older_9__q[7])))) begin
-            beats_15 = beats_15 | onehot_l_4;
-        end
-        if ((wcur_15 < wcur_11) | ((wcur_15 == wcur_11) & ((last_1__q[7] & ~last_1__q[5]) | ((last_1__q[7] == last_1__q[5]) & older_11__q[7])))) begin
-            beats_15 = beats_15 | onehot_l_5;
-        end
-        if ((wcur_15 < wcur_13) | ((wcur_15 == wcur_13) & ((last_1__q[7] & ~last_1__q[6]) | ((last_1__q[7] == last_1__q[6]) & older_13__q[7])))) begin
-            beats_15 = beats_15 | onehot_l_6;
-        end
-        if ((wcur_15 < wcur_15) | ((wcur_15 == wcur_15) & ((last_1__q[7] & ~last_1__q[7]) | ((last_1__q[7] == last_1__q[7]) & older_15__q[7])))) begin
-            beats_15 = beats_15 | onehot_l_7;
-        end
-        if ((wcur_15 < wcur_17) | ((wcur_15 == wcur_17) & ((last_1__q[7] & ~last_1__q[8]) | ((last_1__q[7] == last_1__q[8]) & older_17__q[7])))) begin
-            beats_15 = beats_15 | onehot_l_8;
-        end
-        if ((wcur_15 < wcur_19) | ((wcur_15 == wcur_19) & ((last_1__q[7] & ~last_1__q[9]) | ((last_1__q[7] == last_1__q[9]) & older_19__q[7])))) begin
-            beats_15 = beats_15 | onehot_l_9;
-        end
-        if ((wcur_15 < wcur_21) | ((wcur_15 == wcur_21) & ((last_1__q[7] & ~last_1__q[10]) | ((last_1__q[7] == last_1__q[10]) & older_21__q[7])))) begin
-            beats_15 = beats_15 | onehot_l_10;
-        end
-        if ((wcur_15 < wcur_23) | ((wcur_15 == wcur_23) & ((last_1__q[7] & ~last_1__q[11]) | ((last_1__q[7] == last_1__q[11]) & older_23__q[7])))) begin
-            beats_15 = beats_15 | onehot_l_11;
-        end
-        if ((wcur_15 < wcur_25) | ((wcur_15 == wcur_25) & ((last_1__q[7] & ~last_1__q[12]) | ((last_1__q[7] == last_1__q[12]) & older_25__q[7])))) begin
-            beats_15 = beats_15 | onehot_l_12;
-        end
-        if ((wcur_15 < wcur_27) | ((wcur_15 == wcur_27) & ((last_1__q[7] & ~last_1__q[13]) | ((last_1__q[7] == last_1__q[13]) & older_27__q[7])))) begin
-            beats_15 = beats_15 | onehot_l_13;
-        end
-        if ((wcur_15 < wcur_29) | ((wcur_15 == wcur_29) & ((last_1__q[7] & ~last_1__q[14]) | ((last_1__q[7] == last_1__q[14]) & older_29__q[7])))) begin
-            beats_15 = beats_15 | onehot_l_14;
-        end
-        if ((wcur_15 < wcur_31) | ((wcur_15 == wcur_31) & ((last_1__q[7] & ~last_1__q[15]) | ((last_1__q[7] == last_1__q[15]) & older_31__q[7])))) begin
-            beats_15 = beats_15 | onehot_l_15;
-        end
-        if ((wcur_15 < wcur_33) | ((wcur_15 == wcur_33) & ((last_1__q[7] & ~last_1__q[16]) | ((last_1__q[7] == last_1__q[16]) & older_33__q[7])))) begin
-            beats_15 = beats_15 | onehot_l_16;
-        end
-        if ((wcur_15 < wcur_35) | ((wcur_15 == wcur_35) & ((last_1__q[7] & ~last_1__q[17]) | ((last_1__q[7] == last_1__q[17]) & older_35__q[7])))) begin
-            beats_15 = beats_15 | onehot_l_17;
-        end
-        if ((wcur_15 < wcur_37) | ((wcur_15 == wcur_37) & ((last_1__q[7] & ~last_1__q[18]) | ((last_1__q[7] == last_1__q[18]) & older_37__q[7])))) begin
-            beats_15 = beats_15 | onehot_l_18;
-        end
-        if ((wcur_15 < wcur_39) | ((wcur_15 == wcur_39) & ((last_1__q[7] & ~last_1__q[19]) | ((last_1__q[7] == last_1__q[19]) & older_39__q[7])))) begin
-            beats_15 = beats_15 | onehot_l_19;
-        end
-        if ((wcur_15 < wcur_41) | ((wcur_15 == wcur_41) & ((last_1__q[7] & ~last_1__q[20]) | ((last_1__q[7] == last_1__q[20]) & older_41__q[7])))) begin
-            beats_15 = beats_15 | onehot_l_20;
-        end
-        if ((wcur_15 < wcur_43) | ((wcur_15 == wcur_43) & ((last_1__q[7] & ~last_1__q[21]) | ((last_1__q[7] == last_1__q[21]) & older_43__q[7])))) begin
-            beats_15 = beats_15 | onehot_l_21;
-        end
-        if ((wcur_15 < wcur_45) | ((wcur_15 == wcur_45) & ((last_1__q[7] & ~last_1__q[22]) | ((last_1__q[7] == last_1__q[22]) & older_45__q[7])))) begin
-            beats_15 = beats_15 | onehot_l_22;
-        end
-        if ((wcur_15 < wcur_47) | ((wcur_15 == wcur_47) & ((last_1__q[7] & ~last_1__q[23]) | ((last_1__q[7] == last_1__q[23]) & older_47__q[7])))) begin
-            beats_15 = beats_15 | onehot_l_23;
-        end
-        beats_17 = zero_l;
-        if ((wcur_17 < wcur_1) | ((wcur_17 == wcur_1) & ((last_1__q[8] & ~last_1__q[0]) | ((last_1__q[8] == last_1__q[0]) & older_1__q[8])))) begin
-            beats_17 = beats_17 | onehot_l_0;
-        end
-        if ((wcur_17 < wcur_3) | ((wcur_17 == wcur_3) & ((last_1__q[8] & ~last_1__q[1]) | ((last_1__q[8] == last_1__q[1]) & older_3__q[8])))) begin
-            beats_17 = beats_17 | onehot_l_1;
-        end
-        if ((wcur_17 < wcur_5) | ((wcur_17 == wcur_5) & ((last_1__q[8] & ~last_1__q[2]) | ((last_1__q[8] == last_1__q[2]) & older_5__q[8])))) begin
-            beats_17 = beats_17 | onehot_l_2;
-        end
-        if ((wcur_17 < wcur_7) | ((wcur_17 == wcur_7) & ((last_1__q[8] & ~last_1__q[3]) | ((last_1__q[8] == last_1__q[3]) & older_7__q[8])))) begin
-            beats_17 = beats_17 | onehot_l_3;
-        end
-        if ((wcur_17 < wcur_9) | ((wcur_17 == wcur_9) & ((last_1__q[8] & ~last_1__q[4]) | ((last_1__q[8] == last_1__q[4]) & older_9__q[8])))) begin
-            beats_17 = beats_17 | onehot_l_4;
-        end
-        if ((wcur_17 < wcur_11) | ((wcur_17 == wcur_11) & ((last_1__q[8] & ~last_1__q[5]) | ((last_1__q[8] == last_1__q[5]) & older_11__q[8])))) begin
-            beats_17 = beats_17 | onehot_l_5;
-        end
-        if ((wcur_17 < wcur_13) | ((wcur_17 == wcur_13) & ((last_1__q[8] & ~last_1__q[6]) | ((last_1__q[8] == last_1__q[6]) & older_13__q[8])))) begin
-            beats_17 = beats_17 | onehot_l_6;
-        end
-        if ((wcur_17 < wcur_15) | ((wcur_17 == wcur_15) & ((last_1__q[8] & ~last_1__q[7]) | ((last_1__q[8] == last_1__q[7]) & older_15__q[8])))) begin
-            beats_17 = beats_17 | onehot_l_7;
-        end
-        if ((wcur_17 < wcur_17) | ((wcur_17 == wcur_17) & ((last_1__q[8] & ~last_1__q[8]) | ((last_1__q[8] == last_1__q[8]) & older_17__q[8])))) begin
-            beats_17 = beats_17 | onehot_l_8;
-        end
-        if ((wcur_17 < wcur_19) | ((wcur_17 == wcur_19) & ((last_1__q[8] & ~last_1__q[9]) | ((last_1__q[8] == last_1__q[9]) & older_19__q[8])))) begin
-            beats_17 = beats_17 | onehot_l_9;
-        end
-        if ((wcur_17 < wcur_21) | ((wcur_17 == wcur_21) & ((last_1__q[8] & ~last_1__q[10]) | ((last_1__q[8] == last_1__q[10]) & older_21__q[8])))) begin
-            beats_17 = beats_17 | onehot_l_10;
-        end
-        if ((wcur_17 < wcur_23) | ((wcur_17 == wcur_23) & ((last_1__q[8] & ~last_1__q[11]) | ((last_1__q[8] == last_1__q[11]) & older_23__q[8])))) begin
-            beats_17 = beats_17 | onehot_l_11;
-        end
-        if ((wcur_17 < wcur_25) | ((wcur_17 == wcur_25) & ((last_1__q[8] & ~last_1__q[12]) | ((last_1__q[8] == last_1__q[12]) & older_25__q[8])))) begin
-            beats_17 = beats_17 | onehot_l_12;
-        end
-        if ((wcur_17 < wcur_27) | ((wcur_17 == wcur_27) & ((last_1__q[8] & ~last_1__q[13]) | ((last_1__q[8] == last_1__q[13]) & older_27__q[8])))) begin
-            beats_17 = beats_17 | onehot_l_13;
-        end
-        if ((wcur_17 < wcur_29) | ((wcur_17 == wcur_29) & ((last_1__q[8] & ~last_1__q[14]) | ((last_1__q[8] == last_1__q[14]) & older_29__q[8])))) begin
-            beats_17 = beats_17 | onehot_l_14;
-        end
-        if ((wcur_17 < wcur_31) | ((wcur_17 == wcur_31) & ((last_1__q[8] & ~last_1__q[15]) | ((last_1__q[8] == last_1__q[15]) & older_31__q[8])))) begin
-            beats_17 = beats_17 | onehot_l_15;
-        end
-        if ((wcur_17 < wcur_33) | ((wcur_17 == wcur_33) & ((last_1__q[8] & ~last_1__q[16]) | ((last_1__q[8] == last_1__q[16]) & older_33__q[8])))) begin
-            beats_17 = beats_17 | onehot_l_16;
-        end
-        if ((wcur_17 < wcur_35) | ((wcur_17 == wcur_35) & ((last_1__q[8] & ~last_1__q[17]) | ((last_1__q[8] == last_1__q[17]) & older_35__q[8])))) begin
-            beats_17 = beats_17 | onehot_l_17;
-        end
-        if ((wcur_17 < wcur_37) | ((wcur_17 == wcur_37) & ((last_1__q[8] & ~last_1__q[18]) | ((last_1__q[8] == last_1__q[18]) & older_37__q[8])))) begin
-            beats_17 = beats_17 | onehot_l_18;
-        end
-        if ((wcur_17 < wcur_39) | ((wcur_17 == wcur_39) & ((last_1__q[8] & ~last_1__q[19]) | ((last_1__q[8] == last_1__q[19]) & older_39__q[8])))) begin
-            beats_17 = beats_17 | onehot_l_19;
-        end
-        if ((wcur_17 < wcur_41) | ((wcur_17 == wcur_41) & ((last_1__q[8] & ~last_1__q[20]) | ((last_1__q[8] == last_1__q[20]) & older_41__q[8])))) begin
-            beats_17 = beats_17 | onehot_l_20;
-        end
-        if ((wcur_17 < wcur_43) | ((wcur_17 == wcur_43) & ((last_1__q[8] & ~last_1__q[21]) | ((last_1__q[8] == last_1__q[21]) & older_43__q[8])))) begin
-            beats_17 = beats_17 | onehot_l_21;
-        end
-        if ((wcur_17 < wcur_45) | ((wcur_17 == wcur_45) & ((last_1__q[8] & ~last_1__q[22]) | ((last_1__q[8] == last_1__q[22]) & older_45__q[8])))) begin
-            beats_17 = beats_17 | onehot_l_22;
-        end
-        if ((wcur_17 < wcur_47) | ((wcur_17 == wcur_47) & ((last_1__q[8] & ~last_1__q[23]) | ((last_1__q[8] == last_1__q[23]) & older_47__q[8])))) begin
-            beats_17 = beats_17 | onehot_l_23;
-        end
-        beats_19 = zero_l;
-        if ((wcur_19 < wcur_1) | ((wcur_19 == wcur_1) & ((last_1__q[9] & ~last_1__q[0]) | ((last_1__q[9] == last_1__q[0]) & older_1__q[9])))) begin
-            beats_19 = beats_19 | onehot_l_0;
-        end
-        if ((wcur_19 < wcur_3) | ((wcur_19 == wcur_3) & ((last_1__q[9] & ~last_1__q[1]) | ((last_1__q[9] == last_1__q[1]) & older_3__q[9])))) begin
-            beats_19 = beats_19 | onehot_l_1;
-        end
-        if ((wcur_19 < wcur_5) | ((wcur_19 == wcur_5) & ((last_1__q[9] & ~last_1__q[2]) | ((last_1__q[9] == last_1__q[2]) & older_5__q[9])))) begin
-            beats_19 = beats_19 | onehot_l_2;
-        end
-        if ((wcur_19 < wcur_7) | ((wcur_19 == wcur_7) & ((last_1__q[9] & ~last_1__q[3]) | ((last_1__q[9] == last_1__q[3]) & older_7__q[9])))) begin
-            beats_19 = beats_19 | onehot_l_3;
-        end
-        if ((wcur_19 < wcur_9) | ((wcur_19 == wcur_9) & ((last_1__q[9] & ~last_1__q[4]) | ((last_1__q[9] == last_1__q[4]) & older_9__q[9])))) begin
-            beats_19 = beats_19 | onehot_l_4;
-        end
-        if ((wcur_19 < wcur_11) | ((wcur_19 == wcur_11) & ((last_1__q[9] & ~last_1__q[5]) | ((last_1__q[9] == last_1__q[5]) & older_11__q[9])))) begin
-            beats_19 = beats_19 | onehot_l_5;
-        end
-        if ((wcur_19 < wcur_13) | ((wcur_19 == wcur_13) & ((last_1__q[9] & ~last_1__q[6]) | ((last_1__q[9] == last_1__q[6]) & older_13__q[9])))) begin
-            beats_19 = beats_19 | onehot_l_6;
-        end
-        if ((wcur_19 < wcur_15) | ((wcur_19 == wcur_15) & ((last_1__q[9] & ~last_1__q[7]) | ((last_1__q[9] == last_1__q[7]) & older_15__q[9])))) begin
-            beats_19 = beats_19 | onehot_l_7;
-        end
-        if ((wcur_19 < wcur_17) | ((wcur_19 == wcur_17) & ((last_1__q[9] & ~last_1__q[8]) | ((last_1__q[9] == last_1__q[8]) & older_17__q[9])))) begin
-            beats_19 = beats_19 | onehot_l_8;
-        end
-        if ((wcur_19 < wcur_19) | ((wcur_19 == wcur_19) & ((last_1__q[9] & ~last_1__q[9]) | ((last_1__q[9] == last_1__q[9]) & older_19__q[9])))) begin
-            beats_19 = beats_19 | onehot_l_9;
-        end
-        if ((wcur_19 < wcur_21) | ((wcur_19 == wcur_21) & ((last_1__q[9] & ~last_1__q[10]) | ((last_1__q[9] == last_1__q[10]) & older_21__q[9])))) begin
-            beats_19 = beats_19 | onehot_l_10;
-        end
-        if ((wcur_19 < wcur_23) | ((wcur_19 == wcur_23) & ((last_1__q[9] & ~last_1__q[11]) | ((last_1__q[9] == last_1__q[11]) & older_23__q[9])))) begin
-            beats_19 = beats_19 | onehot_l_11;
-        end
-        if ((wcur_19 < wcur_25) | ((wcur_19 == wcur_25) & ((last_1__q[9] & ~last_1__q[12]) | ((last_1__q[9] == last_1__q[12]) & older_25__q[9])))) begin
-            beats_19 = beats_19 | onehot_l_12;
-        end
-        if ((wcur_19 < wcur_27) | ((wcur_19 == wcur_27) & ((last_1__q[9] & ~last_1__q[13]) | ((last_1__q[9] == last_1__q[13]) & older_27__q[9])))) begin
-            beats_19 = beats_19 | onehot_l_13;
-        end
-        if ((wcur_19 < wcur_29) | ((wcur_19 == wcur_29) & ((last_1__q[9] & ~last_1__q[14]) | ((last_1__q[9] == last_1__q[14]) & older_29__q[9])))) begin
-            beats_19 = beats_19 | onehot_l_14;
-        end
-        if ((wcur_19 < wcur_31) | ((wcur_19 == wcur_31) & ((last_1__q[9] & ~last_1__q[15]) | ((last_1__q[9] == last_1__q[15]) & older_31__q[9])))) begin
-            beats_19 = beats_19 | onehot_l_15;
-        end
-        if ((wcur_19 < wcur_33) | ((wcur_19 == wcur_33) & ((last_1__q[9] & ~last_1__q[16]) | ((last_1__q[9] == last_1__q[16]) & older_33__q[9])))) begin
-            beats_19 = beats_19 | onehot_l_16;
-        end
-        if ((wcur_19 < wcur_35) | ((wcur_19 == wcur_35) & ((last_1__q[9] & ~last_1__q[17]) | ((last_1__q[9] == last_1__q[17]) & older_35__q[9])))) begin
-            beats_19 = beats_19 | onehot_l_17;
-        end
-        if ((wcur_19 < wcur_37) | ((wcur_19 == wcur_37) & ((last_1__q[9] & ~last_1__q[18]) | ((last_1__q[9] == last_1__q[18]) & older_37__q[9])))) begin
-            beats_19 = beats_19 | onehot_l_18;
-        end
-        if ((wcur_19 < wcur_39) | ((wcur_19 == wcur_39) & ((last_1__q[9] & ~last_1__q[19]) | ((last_1__q[9] == last_1__q[19]) & older_39__q[9])))) begin
-            beats_19 = beats_19 | onehot_l_19;
-        end
-        if ((wcur_19 < wcur_41) | ((wcur_19 == wcur_41) & ((last_1__q[9] & ~last_1__q[20]) | ((last_1__q[9] == last_1__q[20]) & older_41__q[9])))) begin
-            beats_19 = beats_19 | onehot_l_20;
-        end
-        if ((wcur_19 < wcur_43) | ((wcur_19 == wcur_43) & ((last_1__q[9] & ~last_1__q[21]) | ((last_1__q[9] == last_1__q[21]) & older_43__q[9])))) begin
-            beats_19 = beats_19 | onehot_l_21;
-        end
-        if ((wcur_19 < wcur_45) | ((wcur_19 == wcur_45) & ((last_1__q[9] & ~last_1__q[22]) | ((last_1__q[9] == last_1__q[22]) & older_45__q[9])))) begin
-            beats_19 = beats_19 | onehot_l_22;
-        end
-        if ((wcur_19 < wcur_47) | ((wcur_19 == wcur_47) & ((last_1__q[9] & ~last_1__q[23]) | ((last_1__q[9] == last_1__q[23]) & older_47__q[9])))) begin
-            beats_19 = beats_19 | onehot_l_23;
-        end
-        beats_21 = zero_l;
-        if ((wcur_21 < wcur_1) | ((wcur_21 == wcur_1) & ((last_1__q[10] & ~last_1__q[0]) | ((last_1__q[10] == last_1__q[0]) & older_1__q[10])))) begin
-            beats_21 = beats_21 | onehot_l_0;
-        end
-        if ((wcur_21 < wcur_3) | ((wcur_21 == wcur_3) & ((last_1__q[10] & ~last_1__q[1]) | ((last_1__q[10] == last_1__q[1]) & older_3__q[10])))) begin
-            beats_21 = beats_21 | onehot_l_1;
-        end
-        if ((wcur_21 < wcur_5) | ((wcur_21 == wcur_5) & ((last_1__q[10] & ~last_1__q[2]) | ((last_1__q[10] == last_1__q[2]) & older_5__q[10])))) begin
-            beats_21 = beats_21 | onehot_l_2;
-        end
-        if ((wcur_21 < wcur_7) | ((wcur_21 == wcur_7) & ((last_1__q[10] & ~last_1__q[3]) | ((last_1__q[10] == last_1__q[3]) & older_7__q[10])))) begin
-            beats_21 = beats_21 | onehot_l_3;
-        end
-        if ((wcur_21 < wcur_9) | ((wcur_21 == wcur_9) & ((last_1__q[10] & ~last_1__q[4]) | ((last_1__q[10] == last_1__q[4]) & older_9__q[10])))) begin
-            beats_21 = beats_21 | onehot_l_4;
-        end
-        if ((wcur_21 < wcur_11) | ((wcur_21 == wcur_11) & ((last_1__q[10] & ~last_1__q[5]) | ((last_1__q[10] == last_1__q[5]) & older_11__q[10])))) begin
-            beats_21 = beats_21 | onehot_l_5;
-        end
-        if ((wcur_21 < wcur_13) | ((wcur_21 == wcur_13) & ((last_1__q[10] & ~last_1__q[6]) | ((last_1__q[10] == last_1__q[6]) & older_13__q[10])))) begin
-            beats_21 = beats_21 | onehot_l_6;
-        end
-        if ((wcur_21 < wcur_15) | ((wcur_21 == wcur_15) & ((last_1__q[10] & ~last_1__q[7]) | ((last_1__q[10] == last_1__q[7]) & older_15__q[10])))) begin
-            beats_21 = beats_21 | onehot_l_7;
-        end
-        if ((wcur_21 < wcur_17) | ((wcur_21 == wcur_17) & ((last_1__q[10] & ~last_1__q[8]) | ((last_1__q[10] == last_1__q[8]) & older_17__q[10])))) begin
-            beats_21 = beats_21 | onehot_l_8;
-        end
-        if ((wcur_21 < wcur_19) | ((wcur_21 == wcur_19) & ((last_1__q[10] & ~last_1__q[9]) | ((last_1__q[10] == last_1__q[9]) & older_19__q[10])))) begin
-            beats_21 = beats_21 | onehot_l_9;
-        end
-        if ((wcur_21 < wcur_21) | ((wcur_21 == wcur_21) & ((last_1__q[10] & ~last_1__q[10]) | ((last_1__q[10] == last_1__q[10]) & older_21__q[10])))) begin
-            beats_21 = beats_21 | onehot_l_10;
-        end
-        if ((wcur_21 < wcur_23) | ((wcur_21 == wcur_23) & ((last_1__q[10] & ~last_1__q[11]) | ((last_1__q[10] == last_1__q[11]) & older_23__q[10])))) begin
-            beats_21 = beats_21 | onehot_l_11;
-        end
-        if ((wcur_21 < wcur_25) | ((wcur_21 == wcur_25) & ((last_1__q[10] & ~last_1__q[12]) | ((last_1__q[10] == last_1__q[12]) & older_25__q[10])))) begin
-            beats_21 = beats_21 | onehot_l_12;
-        end
-        if ((wcur_21 < wcur_27) | ((wcur_21 == wcur_27) & ((last_1__q[10] & ~last_1__q[13]) | ((last_1__q[10] == last_1__q[13]) & older_27__q[10])))) begin
-            beats_21 = beats_21 | onehot_l_13;
-        end
-        if ((wcur_21 < wcur_29) | ((wcur_21 == wcur_29) & ((last_1__q[10] & ~last_1__q[14]) | ((last_1__q[10] == last_1__q[14]) & older_29__q[10])))) begin
-            beats_21 = beats_21 | onehot_l_14;
-        end
-        if ((wcur_21 < wcur_31) | ((wcur_21 == wcur_31) & ((last_1__q[10] & ~last_1__q[15]) | ((last_1__q[10] == last_1__q[15]) & older_31__q[10])))) begin
-            beats_21 = beats_21 | onehot_l_15;
-        end
-        if ((wcur_21 < wcur_33) | ((wcur_21 == wcur_33) & ((last_1__q[10] & ~last_1__q[16]) | ((last_1__q[10] == last_1__q[16]) & older_33__q[10])))) begin
-            beats_21 = beats_21 | onehot_l_16;
-        end
-        if ((wcur_21 < wcur_35) | ((wcur_21 == wcur_35) & ((last_1__q[10] & ~last_1__q[17]) | ((last_1__q[10] == last_1__q[17]) & older_35__q[10])))) begin
-            beats_21 = beats_21 | onehot_l_17;
-        end
-        if ((wcur_21 < wcur_37) | ((wcur_21 == wcur_37) & ((last_1__q[10] & ~last_1__q[18]) | ((last_1__q[10] == last_1__q[18]) & older_37__q[10])))) begin
-            beats_21 = beats_21 | onehot_l_18;
-        end
-        if ((wcur_21 < wcur_39) | ((wcur_21 == wcur_39) & ((last_1__q[10] & ~last_1__q[19]) | ((last_1__q[10] == last_1__q[19]) & older_39__q[10])))) begin
-            beats_21 = beats_21 | onehot_l_19;
-        end
-        if ((wcur_21 < wcur_41) | ((wcur_21 == wcur_41) & ((last_1__q[10] & ~last_1__q[20]) | ((last_1__q[10] == last_1__q[20]) & older_41__q[10])))) begin
-            beats_21 = beats_21 | onehot_l_20;
-        end
-        if ((wcur_21 < wcur_43) | ((wcur_21 == wcur_43) & ((last_1__q[10] & ~last_1__q[21]) | ((last_1__q[10] == last_1__q[21]) & older_43__q[10])))) begin
-            beats_21 = beats_21 | onehot_l_21;
-        end
-        if ((wcur_21 < wcur_45) | ((wcur_21 == wcur_45) & ((last_1__q[10] & ~last_1__q[22]) | ((last_1__q[10] == last_1__q[22]) & older_45__q[10])))) begin
-            beats_21 = beats_21 | onehot_l_22;
-        end
-        if ((wcur_21 < wcur_47) | ((wcur_21 == wcur_47) & ((last_1__q[10] & ~last_1__q[23]) | ((last_1__q[10] == last_1__q[23]) & older_47__q[10])))) begin
-            beats_21 = beats_21 | onehot_l_23;
-        end
-        beats_23 = zero_l;
-        if ((wcur_23 < wcur_1) | ((wcur_23 == wcur_1) & ((last_1__q[11] & ~last_1__q[0]) | ((last_1__q[11] == last_1__q[0]) & older_1__q[11])))) begin
-            beats_23 = beats_23 | onehot_l_0;
-        end
-        if ((wcur_23 < wcur_3) | ((wcur_23 == wcur_3) & ((last_1__q[11] & ~last_1__q[1]) | ((last_1__q[11] == last_1__q[1]) & older_3__q[11])))) begin
-            beats_23 = beats_23 | onehot_l_1;
-        end
-        if ((wcur_23 < wcur_5) | ((wcur_23 == wcur_5) & ((last_1__q[11] & ~last_1__q[2]) | ((last_1__q[11] == last_1__q[2]) & older_5__q[11])))) begin
-            beats_23 = beats_23 | onehot_l_2;
-        end
-        if ((wcur_23 < wcur_7) | ((wcur_23 == wcur_7) & ((last_1__q[11] & ~last_1__q[3]) | ((last_1__q[11] == last_1__q[3]) & older_7__q[11])))) begin
-            beats_23 = beats_23 | onehot_l_3;
-        end
-        if ((wcur_23 < wcur_9) | ((wcur_23 == wcur_9) & ((last_1__q[11] & ~last_1__q[4]) | ((last_1__q[11] == last_1__q[4]) & older_9__q[11])))) begin
-            beats_23 = beats_23 | onehot_l_4;
-        end
-        if ((wcur_23 < wcur_11) | ((wcur_23 == wcur_11) & ((last_1__q[11] & ~last_1__q[5]) | ((last_1__q[11] == last_1__q[5]) & older_11__q[11])))) begin
-            beats_23 = beats_23 | onehot_l_5;
-        end
-        if ((wcur_23 < wcur_13) | ((wcur_23 == wcur_13) & ((last_1__q[11] & ~last_1__q[6]) | ((last_1__q[11] == last_1__q[6]) & older_13__q[11])))) begin
-            beats_23 = beats_23 | onehot_l_6;
-        end
-        if ((wcur_23 < wcur_15) | ((wcur_23 == wcur_15) & ((last_1__q[11] & ~last_1__q[7]) | ((last_1__q[11] == last_1__q[7]) & older_15__q[11])))) begin
-            beats_23 = beats_23 | onehot_l_7;
-        end
-        if ((wcur_23 < wcur_17) | ((wcur_23 == wcur_17) & ((last_1__q[11] & ~last_1__q[8]) | ((last_1__q[11] == last_1__q[8]) & older_17__q[11])))) begin
-            beats_23 = beats_23 | onehot_l_8;
-        end
-        if ((wcur_23 < wcur_19) | ((wcur_23 == wcur_19) & ((last_1__q[11] & ~last_1__q[9]) | ((last_1__q[11] == last_1__q[9]) & older_19__q[11])))) begin
-            beats_23 = beats_23 | onehot_l_9;
-        end
-        if ((wcur_23 < wcur_21) | ((wcur_23 == wcur_21) & ((last_1__q[11] & ~last_1__q[10]) | ((last_1__q[11] == last_1__q[10]) & older_21__q[11])))) begin
-            beats_23 = beats_23 | onehot_l_10;
-        end
-        if ((wcur_23 < wcur_23) | ((wcur_23 == wcur_23) & ((last_1__q[11] & ~last_1__q[11]) | ((last_1__q[11] == last_1__q[11]) & older_23__q[11])))) begin
-            beats_23 = beats_23 | onehot_l_11;
-        end
-        if ((wcur_23 < wcur_25) | ((wcur_23 == wcur_25) & ((last_1__q[11] & ~last_1__q[12]) | ((last_1__q[11] == last_1__q[12]) & older_25__q[11])))) begin
-            beats_23 = beats_23 | onehot_l_12;
-        end
-        if ((wcur_23 < wcur_27) | ((wcur_23 == wcur_27) & ((last_1__q[11] & ~last_1__q[13]) | ((last_1__q[11] == last_1__q[13]) & older_27__q[11])))) begin
-            beats_23 = beats_23 | onehot_l_13;
-        end
-        if ((wcur_23 < wcur_29) | ((wcur_23 == wcur_29) & ((last_1__q[11] & ~last_1__q[14]) | ((last_1__q[11] == last_1__q[14]) & older_29__q[11])))) begin
-            beats_23 = beats_23 | onehot_l_14;
-        end
-        if ((wcur_23 < wcur_31) | ((wcur_23 == wcur_31) & ((last_1__q[11] & ~last_1__q[15]) | ((last_1__q[11] == last_1__q[15]) & older_31__q[11])))) begin
-            beats_23 = beats_23 | onehot_l_15;
-        end
-        if ((wcur_23 < wcur_33) | ((wcur_23 == wcur_33) & ((last_1__q[11] & ~last_1__q[16]) | ((last_1__q[11] == last_1__q[16]) & older_33__q[11])))) begin
-            beats_23 = beats_23 | onehot_l_16;
-        end
-        if ((wcur_23 < wcur_35) | ((wcur_23 == wcur_35) & ((last_1__q[11] & ~last_1__q[17]) | ((last_1__q[11] == last_1__q[17]) & older_35__q[11])))) begin
-            beats_23 = beats_23 | onehot_l_17;
-        end
-        if ((wcur_23 < wcur_37) | ((wcur_23 == wcur_37) & ((last_1__q[11] & ~last_1__q[18]) | ((last_1__q[11] == last_1__q[18]) & older_37__q[11])))) begin
-            beats_23 = beats_23 | onehot_l_18;
-        end
-        if ((wcur_23 < wcur_39) | ((wcur_23 == wcur_39) & ((last_1__q[11] & ~last_1__q[19]) | ((last_1__q[11] == last_1__q[19]) & older_39__q[11])))) begin
-            beats_23 = beats_23 | onehot_l_19;
-        end
-        if ((wcur_23 < wcur_41) | ((wcur_23 == wcur_41) & ((last_1__q[11] & ~last_1__q[20]) | ((last_1__q[11] == last_1__q[20]) & older_41__q[11])))) begin
-            beats_23 = beats_23 | onehot_l_20;
-        end
-        if ((wcur_23 < wcur_43) | ((wcur_23 == wcur_43) & ((last_1__q[11] & ~last_1__q[21]) | ((last_1__q[11] == last_1__q[21]) & older_43__q[11])))) begin
-            beats_23 = beats_23 | onehot_l_21;
-        end
-        if ((wcur_23 < wcur_45) | ((wcur_23 == wcur_45) & ((last_1__q[11] & ~last_1__q[22]) | ((last_1__q[11] == last_1__q[22]) & older_45__q[11])))) begin
-            beats_23 = beats_23 | onehot_l_22;
-        end
-        if ((wcur_23 < wcur_47) | ((wcur_23 == wcur_47) & ((last_1__q[11] & ~last_1__q[23]) | ((last_1__q[11] == last_1__q[23]) & older_47__q[11])))) begin
-            beats_23 = beats_23 | onehot_l_23;
-        end
-        beats_25 = zero_l;
-        if ((wcur_25 < wcur_1) | ((wcur_25 == wcur_1) & ((last_1__q[12] & ~last_1__q[0]) | ((last_1__q[12] == last_1__q[0]) & older_1__q[12])))) begin
-            beats_25 = beats_25 | onehot_l_0;
-        end
-        if ((wcur_25 < wcur_3) | ((wcur_25 == wcur_3) & ((last_1__q[12] & ~last_1__q[1]) | ((last_1__q[12] == last_1__q[1]) & older_3__q[12])))) begin
-            beats_25 = beats_25 | onehot_l_1;
-        end
-        if ((wcur_25 < wcur_5) | ((wcur_25 == wcur_5) & ((last_1__q[12] & ~last_1__q[2]) | ((last_1__q[12] == last_1__q[2]) & older_5__q[12])))) begin
-            beats_25 = beats_25 | onehot_l_2;
-        end
-        if ((wcur_25 < wcur_7) | ((wcur_25 == wcur_7) & ((last_1__q[12] & ~last_1__q[3]) | ((last_1__q[12] == last_1__q[3]) & older_7__q[12])))) begin
-            beats_25 = beats_25 | onehot_l_3;
-        end
-        if ((wcur_25 < wcur_9) | ((wcur_25 == wcur_9) & ((last_1__q[12] & ~last_1__q[4]) | ((last_1__q[12] == last_1__q[4]) & older_9__q[12])))) begin
-            beats_25 = beats_25 | onehot_l_4;
-        end
-        if ((wcur_25 < wcur_11) | ((wcur_25 == wcur_11) & ((last_1__q[12] & ~last_1__q[5]) | ((last_1__q[12] == last_1__q[5]) & older_11__q[12])))) begin
-            beats_25 = beats_25 | onehot_l_5;
-        end
-        if ((wcur_25 < wcur_13) | ((wcur_25 == wcur_13) & ((last_1__q[12] & ~last_1__q[6]) | ((last_1__q[12] == last_1__q[6]) & older_13__q[12])))) begin
-            beats_25 = beats_25 | onehot_l_6;
-        end
-        if ((wcur_25 < wcur_15) | ((wcur_25 == wcur_15) & ((last_1__q[12] & ~last_1__q[7]) | ((last_1__q[12] == last_1__q[7]) & older_15__q[12])))) begin
-            beats_25 = beats_25 | onehot_l_7;
-        end
-        if ((wcur_25 < wcur_17) | ((wcur_25 == wcur_17) & ((last_1__q[12] & ~last_1__q[8]) | ((last_1__q[12] == last_1__q[8]) & older_17__q[12])))) begin
-            beats_25 = beats_25 | onehot_l_8;
-        end
-        if ((wcur_25 < wcur_19) | ((wcur_25 == wcur_19) & ((last_1__q[12] & ~last_1__q[9]) | ((last_1__q[12] == last_1__q[9]) & older_19__q[12])))) begin
-            beats_25 = beats_25 | onehot_l_9;
-        end
-        if ((wcur_25 < wcur_21) | ((wcur_25 == wcur_21) & ((last_1__q[12] & ~last_1__q[10]) | ((last_1__q[12] == last_1__q[10]) & older_21__q[12])))) begin
-            beats_25 = beats_25 | onehot_l_10;
-        end
-        if ((wcur_25 < wcur_23) | ((wcur_25 == wcur_23) & ((last_1__q[12] & ~last_1__q[11]) | ((last_1__q[12] == last_1__q[11]) & older_23__q[12])))) begin
-            beats_25 = beats_25 | onehot_l_11;
-        end
-        if ((wcur_25 < wcur_25) | ((wcur_25 == wcur_25) & ((last_1__q[12] & ~last_1__q[12]) | ((last_1__q[12] == last_1__q[12]) & older_25__q[12])))) begin
-            beats_25 = beats_25 | onehot_l_12;
-        end
-        if ((wcur_25 < wcur_27) | ((wcur_25 == wcur_27) & ((last_1__q[12] & ~last_1__q[13]) | ((last_1__q[12] == last_1__q[13]) & older_27__q[12])))) begin
-            beats_25 = beats_25 | onehot_l_13;
-        end
-        if ((wcur_25 < wcur_29) | ((wcur_25 == wcur_29) & ((last_1__q[12] & ~last_1__q[14]) | ((last_1__q[12] == last_1__q[14]) & older_29__q[12])))) begin
-            beats_25 = beats_25 | onehot_l_14;
-        end
-        if ((wcur_25 < wcur_31) | ((wcur_25 == wcur_31) & ((last_1__q[12] & ~last_1__q[15]) | ((last_1__q[12] == last_1__q[15]) & older_31__q[12])))) begin
-            beats_25 = beats_25 | onehot_l_15;
-        end
-        if ((wcur_25 < wcur_33) | ((wcur_25 == wcur_33) & ((last_1__q[12] & ~last_1__q[16]) | ((last_1__q[12] == last_1__q[16]) & older_33__q[12])))) begin
-            beats_25 = beats_25 | onehot_l_16;
-        end
-        if ((wcur_25 < wcur_35) | ((wcur_25 == wcur_35) & ((last_1__q[12] & ~last_1__q[17]) | ((last_1__q[12] == last_1__q[17]) & older_35__q[12])))) begin
-            beats_25 = beats_25 | onehot_l_17;
-        end
-        if ((wcur_25 < wcur_37) | ((wcur_25 == wcur_37) & ((last_1__q[12] & ~last_1__q[18]) | ((last_1__q[12] == last_1__q[18]) & older_37__q[12])))) begin
-            beats_25 = beats_25 | onehot_l_18;
-        end
-        if ((wcur_25 < wcur_39) | ((wcur_25 == wcur_39) & ((last_1__q[12] & ~last_1__q[19]) | ((last_1__q[12] == last_1__q[19]) & older_39__q[12])))) begin
-            beats_25 = beats_25 | onehot_l_19;
-        end
-        if ((wcur_25 < wcur_41) | ((wcur_25 == wcur_41) & ((last_1__q[12] & ~last_1__q[20]) | ((last_1__q[12] == last_1__q[20]) & older_41__q[12])))) begin
-            beats_25 = beats_25 | onehot_l_20;
-        end
-        if ((wcur_25 < wcur_43) | ((wcur_25 == wcur_43) & ((last_1__q[12] & ~last_1__q[21]) | ((last_1__q[12] == last_1__q[21]) & older_43__q[12])))) begin
-            beats_25 = beats_25 | onehot_l_21;
-        end
-        if ((wcur_25 < wcur_45) | ((wcur_25 == wcur_45) & ((last_1__q[12] & ~last_1__q[22]) | ((last_1__q[12] == last_1__q[22]) & older_45__q[12])))) begin
-            beats_25 = beats_25 | onehot_l_22;
-        end
-        if ((wcur_25 < wcur_47) | ((wcur_25 == wcur_47) & ((last_1__q[12] & ~last_1__q[23]) | ((last_1__q[12] == last_1__q[23]) & older_47__q[12])))) begin
-            beats_25 = beats_25 | onehot_l_23;
-        end
-        beats_27 = zero_l;
-        if ((wcur_27 < wcur_1) | ((wcur_27 == wcur_1) & ((last_1__q[13] & ~last_1__q[0]) | ((last_1__q[13] == last_1__q[0]) & older_1__q[13])))) begin
-            beats_27 = beats_27 | onehot_l_0;
-        end
-        if ((wcur_27 < wcur_3) | ((wcur_27 == wcur_3) & ((last_1__q[13] & ~last_1__q[1]) | ((last_1__q[13] == last_1__q[1]) & older_3__q[13])))) begin
-            beats_27 = beats_27 | onehot_l_1;
-        end
-        if ((wcur_27 < wcur_5) | ((wcur_27 == wcur_5) & ((last_1__q[13] & ~last_1__q[2]) | ((last_1__q[13] == last_1__q[2]) & older_5__q[13])))) begin
-            beats_27 = beats_27 | onehot_l_2;
-        end
-        if ((wcur_27 < wcur_7) | ((wcur_27 == wcur_7) & ((last_1__q[13] & ~last_1__q[3]) | ((last_1__q[13] == last_1__q[3]) & older_7__q[13])))) begin
-            beats_27 = beats_27 | onehot_l_3;
-        end
-        if ((wcur_27 < wcur_9) | ((wcur_27 == wcur_9) & ((last_1__q[13] & ~last_1__q[4]) | ((last_1__q[13] == last_1__q[4]) & older_9__q[13])))) begin
-            beats_27 = beats_27 | onehot_l_4;
-        end
-        if ((wcur_27 < wcur_11) | ((wcur_27 == wcur_11) & ((last_1__q[13] & ~last_1__q[5]) | ((last_1__q[13] == last_1__q[5]) & older_11__q[13])))) begin
-            beats_27 = beats_27 | onehot_l_5;
-        end
-        if ((wcur_27 < wcur_13) | ((wcur_27 == wcur_13) & ((last_1__q[13] & ~last_1__q[6]) | ((last_1__q[13] == last_1__q[6]) & older_13__q[13])))) begin
-            beats_27 = beats_27 | onehot_l_6;
-        end
-        if ((wcur_27 < wcur_15) | ((wcur_27 == wcur_15) & ((last_1__q[13] & ~last_1__q[7]) | ((last_1__q[13] == last_1__q[7]) & older_15__q[13])))) begin
-            beats_27 = beats_27 | onehot_l_7;
-        end
-        if ((wcur_27 < wcur_17) | ((wcur_27 == wcur_17) & ((last_1__q[13] & ~last_1__q[8]) | ((last_1__q[13] == last_1__q[8]) & older_17__q[13])))) begin
-            beats_27 = beats_27 | onehot_l_8;
-        end
-        if ((wcur_27 < wcur_19) | ((wcur_27 == wcur_19) & ((last_1__q[13] & ~last_1__q[9]) | ((last_1__q[13] == last_1__q[9]) & older_19__q[13])))) begin
-            beats_27 = beats_27 | onehot_l_9;
-        end
-        if ((wcur_27 < wcur_21) | ((wcur_27 == wcur_21) & ((last_1__q[13] & ~last_1__q[10]) | ((last_1__q[13] == last_1__q[10]) & older_21__q[13])))) begin
-            beats_27 = beats_27 | onehot_l_10;
-        end
-        if ((wcur_27 < wcur_23) | ((wcur_27 == wcur_23) & ((last_1__q[13] & ~last_1__q[11]) | ((last_1__q[13] == last_1__q[11]) & older_23__q[13])))) begin
-            beats_27 = beats_27 | onehot_l_11;
-        end
-        if ((wcur_27 < wcur_25) | ((wcur_27 == wcur_25) & ((last_1__q[13] & ~last_1__q[12]) | ((last_1__q[13] == last_1__q[12]) & older_25__q[13])))) begin
-            beats_27 = beats_27 | onehot_l_12;
-        end
-        if ((wcur_27 < wcur_27) | ((wcur_27 == wcur_27) & ((last_1__q[13] & ~last_1__q[13]) | ((last_1__q[13] == last_1__q[13]) & older_27__q[13])))) begin
-            beats_27 = beats_27 | onehot_l_13;
-        end
-        if ((wcur_27 < wcur_29) | ((wcur_27 == wcur_29) & ((last_1__q[13] & ~last_1__q[14]) | ((last_1__q[13] == last_1__q[14]) & older_29__q[13])))) begin
-            beats_27 = beats_27 | onehot_l_14;
-        end
-        if ((wcur_27 < wcur_31) | ((wcur_27 == wcur_31) & ((last_1__q[13] & ~last_1__q[15]) | ((last_1__q[13] == last_1__q[15]) & older_31__q[13])))) begin
-            beats_27 = beats_27 | onehot_l_15;
-        end
-        if ((wcur_27 < wcur_33) | ((wcur_27 == wcur_33) & ((last_1__q[13] & ~last_1__q[16]) | ((last_1__q[13] == last_1__q[16]) & older_33__q[13])))) begin
-            beats_27 = beats_27 | onehot_l_16;
-        end
-        if ((wcur_27 < wcur_35) | ((wcur_27 == wcur_35) & ((last_1__q[13] & ~last_1__q[17]) | ((last_1__q[13] == last_1__q[17]) & older_35__q[13])))) begin
-            beats_27 = beats_27 | onehot_l_17;
-        end
-        if ((wcur_27 < wcur_37) | ((wcur_27 == wcur_37) & ((last_1__q[13] & ~last_1__q[18]) | ((last_1__q[13] == last_1__q[18]) & older_37__q[13])))) begin
-            beats_27 = beats_27 | onehot_l_18;
-        end
-        if ((wcur_27 < wcur_39) | ((wcur_27 == wcur_39) & ((last_1__q[13] & ~last_1__q[19]) | ((last_1__q[13] == last_1__q[19]) & older_39__q[13])))) begin
-            beats_27 = beats_27 | onehot_l_19;
-        end
-        if ((wcur_27 < wcur_41) | ((wcur_27 == wcur_41) & ((last_1__q[13] & ~last_1__q[20]) | ((last_1__q[13] == last_1__q[20]) & older_41__q[13])))) begin
-            beats_27 = beats_27 | onehot_l_20;
-        end
-        if ((wcur_27 < wcur_43) | ((wcur_27 == wcur_43) & ((last_1__q[13] & ~last_1__q[21]) | ((last_1__q[13] == last_1__q[21]) & older_43__q[13])))) begin
-            beats_27 = beats_27 | onehot_l_21;
-        end
-        if ((wcur_27 < wcur_45) | ((wcur_27 == wcur_45) & ((last_1__q[13] & ~last_1__q[22]) | ((last_1__q[13] == last_1__q[22]) & older_45__q[13])))) begin
-            beats_27 = beats_27 | onehot_l_22;
-        end
-        if ((wcur_27 < wcur_47) | ((wcur_27 == wcur_47) & ((last_1__q[13] & ~last_1__q[23]) | ((last_1__q[13] == last_1__q[23]) & older_47__q[13])))) begin
-            beats_27 = beats_27 | onehot_l_23;
-        end
-        beats_29 = zero_l;
-        if ((wcur_29 < wcur_1) | ((wcur_29 == wcur_1) & ((last_1__q[14] & ~last_1__q[0]) | ((last_1__q[14] == last_1__q[0]) & older_1__q[14])))) begin
-            beats_29 = beats_29 | onehot_l_0;
-        end
-        if ((wcur_29 < wcur_3) | ((wcur_29 == wcur_3) & ((last_1__q[14] & ~last_1__q[1]) | ((last_1__q[14] == last_1__q[1]) & older_3__q[14])))) begin
-            beats_29 = beats_29 | onehot_l_1;
-        end
-        if ((wcur_29 < wcur_5) | ((wcur_29 == wcur_5) & ((last_1__q[14] & ~last_1__q[2]) | ((last_1__q[14] == last_1__q[2]) & older_5__q[14])))) begin
-            beats_29 = beats_29 | onehot_l_2;
-        end
-        if ((wcur_29 < wcur_7) | ((wcur_29 == wcur_7) & ((last_1__q[14] & ~last_1__q[3]) | ((last_1__q[14] == last_1__q[3]) & older_7__q[14])))) begin
-            beats_29 = beats_29 | onehot_l_3;
-        end
-        if ((wcur_29 < wcur_9) | ((wcur_29 == wcur_9) & ((last_1__q[14] & ~last_1__q[4]) | ((last_1__q[14] == last_1__q[4]) & older_9__q[14])))) begin
-            beats_29 = beats_29 | onehot_l_4;
-        end
-        if ((wcur_29 < wcur_11) | ((wcur_29 == wcur_11) & ((last_1__q[14] & ~last_1__q[5]) | ((last_1__q[14] == last_1__q[5]) & older_11__q[14])))) begin
-            beats_29 = beats_29 | onehot_l_5;
-        end
-        if ((wcur_29 < wcur_13) | ((wcur_29 == wcur_13) & ((last_1__q[14] & ~last_1__q[6]) | ((last_1__q[14] == last_1__q[6]) & older_13__q[14])))) begin
-            beats_29 = beats_29 | onehot_l_6;
-        end
-        if ((wcur_29 < wcur_15) | ((wcur_29 == wcur_15) & ((last_1__q[14] & ~last_1__q[7]) | ((last_1__q[14] == last_1__q[7]) & older_15__q[14])))) begin
-            beats_29 = beats_29 | onehot_l_7;
-        end
-        if ((wcur_29 < wcur_17) | ((wcur_29 == wcur_17) & ((last_1__q[14] & ~last_1__q[8]) | ((last_1__q[14] == last_1__q[8]) & older_17__q[14])))) begin
-            beats_29 = beats_29 | onehot_l_8;
-        end
-        if ((wcur_29 < wcur_19) | ((wcur_29 == wcur_19) & ((last_1__q[14] & ~last_1__q[9]) | ((last_1__q[14] == last_1__q[9]) & older_19__q[14])))) begin
-            beats_29 = beats_29 | onehot_l_9;
-        end
-        if ((wcur_29 < wcur_21) | ((wcur_29 == wcur_21) & ((last_1__q[14] & ~last_1__q[10]) | ((last_1__q[14] == last_1__q[10]) & older_21__q[14])))) begin
-            beats_29 = beats_29 | onehot_l_10;
-        end
-        if ((wcur_29 < wcur_23) | ((wcur_29 == wcur_23) & ((last_1__q[14] & ~last_1__q[11]) | ((last_1__q[14] == last_1__q[11]) & older_23__q[14])))) begin
-            beats_29 = beats_29 | onehot_l_11;
-        end
-        if ((wcur_29 < wcur_25) | ((wcur_29 == wcur_25) & ((last_1__q[14] & ~last_1__q[12]) | ((last_1__q[14] == last_1__q[12]) & older_25__q[14])))) begin
-            beats_29 = beats_29 | onehot_l_12;
-        end
-        if ((wcur_29 < wcur_27) | ((wcur_29 == wcur_27) & ((last_1__q[14] & ~last_1__q[13]) | ((last_1__q[14] == last_1__q[13]) & older_27__q[14])))) begin
-            beats_29 = beats_29 | onehot_l_13;
-        end
-        if ((wcur_29 < wcur_29) | ((wcur_29 == wcur_29) & ((last_1__q[14] & ~last_1__q[14]) | ((last_1__q[14] == last_1__q[14]) & older_29__q[14])))) begin
-            beats_29 = beats_29 | onehot_l_14;
-        end
-        if ((wcur_29 < wcur_31) | ((wcur_29 == wcur_31) & ((last_1__q[14] & ~last_1__q[15]) | ((last_1__q[14] == last_1__q[15]) & older_31__q[14])))) begin
-            beats_29 = beats_29 | onehot_l_15;
-        end
-        if ((wcur_29 < wcur_33) | ((wcur_29 == wcur_33) & ((last_1__q[14] & ~last_1__q[16]) | ((last_1__q[14] == last_1__q[16]) & older_33__q[14])))) begin
-            beats_29 = beats_29 | onehot_l_16;
-        end
-        if ((wcur_29 < wcur_35) | ((wcur_29 == wcur_35) & ((last_1__q[14] & ~last_1__q[17]) | ((last_1__q[14] == last_1__q[17]) & older_35__q[14])))) begin
-            beats_29 = beats_29 | onehot_l_17;
-        end
-        if ((wcur_29 < wcur_37) | ((wcur_29 == wcur_37) & ((last_1__q[14] & ~last_1__q[18]) | ((last_1__q[14] == last_1__q[18]) & older_37__q[14])))) begin
-            beats_29 = beats_29 | onehot_l_18;
-        end
-        if ((wcur_29 < wcur_39) | ((wcur_29 == wcur_39) & ((last_1__q[14] & ~last_1__q[19]) | ((last_1__q[14] == last_1__q[19]) & older_39__q[14])))) begin
-            beats_29 = beats_29 | onehot_l_19;
-        end
-        if ((wcur_29 < wcur_41) | ((wcur_29 == wcur_41) & ((last_1__q[14] & ~last_1__q[20]) | ((last_1__q[14] == last_1__q[20]) & older_41__q[14])))) begin
-            beats_29 = beats_29 | onehot_l_20;
-        end
-        if ((wcur_29 < wcur_43) | ((wcur_29 == wcur_43) & ((last_1__q[14] & ~last_1__q[21]) | ((last_1__q[14] == last_1__q[21]) & older_43__q[14])))) begin
-            beats_29 = beats_29 | onehot_l_21;
-        end
-        if ((wcur_29 < wcur_45) | ((wcur_29 == wcur_45) & ((last_1__q[14] & ~last_1__q[22]) | ((last_1__q[14] == last_1__q[22]) & older_45__q[14])))) begin
-            beats_29 = beats_29 | onehot_l_22;
-        end
-        if ((wcur_29 < wcur_47) | ((wcur_29 == wcur_47) & ((last_1__q[14] & ~last_1__q[23]) | ((last_1__q[14] == last_1__q[23]) & older_47__q[14])))) begin
-            beats_29 = beats_29 | onehot_l_23;
-        end
-        beats_31 = zero_l;
-        if ((wcur_31 < wcur_1) | ((wcur_31 == wcur_1) & ((last_1__q[15] & ~last_1__q[0]) | ((last_1__q[15] == last_1__q[0]) & older_1__q[15])))) begin
-            beats_31 = beats_31 | onehot_l_0;
-        end
-        if ((wcur_31 < wcur_3) | ((wcur_31 == wcur_3) & ((last_1__q[15] & ~last_1__q[1]) | ((last_1__q[15] == last_1__q[1]) & older_3__q[15])))) begin
-            beats_31 = beats_31 | onehot_l_1;
-        end
-        if ((wcur_31 < wcur_5) | ((wcur_31 == wcur_5) & ((last_1__q[15] & ~last_1__q[2]) | ((last_1__q[15] == last_1__q[2]) & older_5__q[15])))) begin
-            beats_31 = beats_31 | onehot_l_2;
-        end
-        if ((wcur_31 < wcur_7) | ((wcur_31 == wcur_7) & ((last_1__q[15] & ~last_1__q[3]) | ((last_1__q[15] == last_1__q[3]) & older_7__q[15])))) begin
-            beats_31 = beats_31 | onehot_l_3;
-        end
-        if ((wcur_31 < wcur_9) | ((wcur_31 == wcur_9) & ((last_1__q[15] & ~last_1__q[4]) | ((last_1__q[15] == last_1__q[4]) & older_9__q[15])))) begin
-            beats_31 = beats_31 | onehot_l_4;
-        end
-        if ((wcur_31 < wcur_11) | ((wcur_31 == wcur_11) & ((last_1__q[15] & ~last_1__q[5]) | ((last_1__q[15] == last_1__q[5]) & older_11__q[15])))) begin
-            beats_31 = beats_31 | onehot_l_5;
-        end
-        if ((wcur_31 < wcur_13) | ((wcur_31 == wcur_13) & ((last_1__q[15] & ~last_1__q[6]) | ((last_1__q[15] == last_1__q[6]) & older_13__q[15])))) begin
-            beats_31 = beats_31 | onehot_l_6;
-        end
-        if ((wcur_31 < wcur_15) | ((wcur_31 == wcur_15) & ((last_1__q[15] & ~last_1__q[7]) | ((last_1__q[15] == last_1__q[7]) & older_15__q[15])))) begin
-            beats_31 = beats_31 | onehot_l_7;
-        end
-        if ((wcur_31 < wcur_17) | ((wcur_31 == wcur_17) & ((last_1__q[15] & ~last_1__q[8]) | ((last_1__q[15] == last_1__q[8]) & older_17__q[15])))) begin
-            beats_31 = beats_31 | onehot_l_8;
-        end
-        if ((wcur_31 < wcur_19) | ((wcur_31 == wcur_19) & ((last_1__q[15] & ~last_1__q[9]) | ((last_1__q[15] == last_1__q[9]) & older_19__q[15])))) begin
-            beats_31 = beats_31 | onehot_l_9;
-        end
-        if ((wcur_31 < wcur_21) | ((wcur_31 == wcur_21) & ((last_1__q[15] & ~last_1__q[10]) | ((last_1__q[15] == last_1__q[10]) & older_21__q[15])))) begin
-            beats_31 = beats_31 | onehot_l_10;
-        end
-        if ((wcur_31 < wcur_23) | ((wcur_31 == wcur_23) & ((last_1__q[15] & ~last_1__q[11]) | ((last_1__q[15] == last_1__q[11]) & older_23__q[15])))) begin
-            beats_31 = beats_31 | onehot_l_11;
-        end
-        if ((wcur_31 < wcur_25) | ((wcur_31 == wcur_25) & ((last_1__q[15] & ~last_1__q[12]) | ((last_1__q[15] == last_1__q[12]) & older_25__q[15])))) begin
-            beats_31 = beats_31 | onehot_l_12;
-        end
-        if ((wcur_31 < wcur_27) | ((wcur_31 == wcur_27) & ((last_1__q[15] & ~last_1__q[13]) | ((last_1__q[15] == last_1__q[13]) & older_27__q[15])))) begin
-            beats_31 = beats_31 | onehot_l_13;
-        end
-        if ((wcur_31 < wcur_29) | ((wcur_31 == wcur_29) & ((last_1__q[15] & ~last_1__q[14]) | ((last_1__q[15] == last_1__q[14]) & older_29__q[15])))) begin
-            beats_31 = beats_31 | onehot_l_14;
-        end
-        if ((wcur_31 < wcur_31) | ((wcur_31 == wcur_31) & ((last_1__q[15] & ~last_1__q[15]) | ((last_1__q[15] == last_1__q[15]) & older_31__q[15])))) begin
-            beats_31 = beats_31 | onehot_l_15;
-        end
-        if ((wcur_31 < wcur_33) | ((wcur_31 == wcur_33) & ((last_1__q[15] & ~last_1__q[16]) | ((last_1__q[15] == last_1__q[16]) & older_33__q[15])))) begin
-            beats_31 = beats_31 | onehot_l_16;
-        end
-        if ((wcur_31 < wcur_35) | ((wcur_31 == wcur_35) & ((last_1__q[15] & ~last_1__q[17]) | ((last_1__q[15] == last_1__q[17]) & older_35__q[15])))) begin
-            beats_31 = beats_31 | onehot_l_17;
-        end
-        if ((wcur_31 < wcur_37) | ((wcur_31 == wcur_37) & ((last_1__q[15] & ~last_1__q[18]) | ((last_1__q[15] == last_1__q[18]) & older_37__q[15])))) begin
-            beats_31 = beats_31 | onehot_l_18;
-        end
-        if ((wcur_31 < wcur_39) | ((wcur_31 == wcur_39) & ((last_1__q[15] & ~last_1__q[19]) | ((last_1__q[15] == last_1__q[19]) & older_39__q[15])))) begin
-            beats_31 = beats_31 | onehot_l_19;
-        end
-        if ((wcur_31 < wcur_41) | ((wcur_31 == wcur_41) & ((last_1__q[15] & ~last_1__q[20]) | ((last_1__q[15] == last_1__q[20]) & older_41__q[15])))) begin
-            beats_31 = beats_31 | onehot_l_20;
-        end
-        if ((wcur_31 < wcur_43) | ((wcur_31 == wcur_43) & ((last_1__q[15] & ~last_1__q[21]) | ((last_1__q[15] == last_1__q[21]) & older_43__q[15])))) begin
-            beats_31 = beats_31 | onehot_l_21;
-        end
-        if ((wcur_31 < wcur_45) | ((wcur_31 == wcur_45) & ((last_1__q[15] & ~last_1__q[22]) | ((last_1__q[15] == last_1__q[22]) & older_45__q[15])))) begin
-            beats_31 = beats_31 | onehot_l_22;
-        end
-        if ((wcur_31 < wcur_47) | ((wcur_31 == wcur_47) & ((last_1__q[15] & ~last_1__q[23]) | ((last_1__q[15] == last_1__q[23]) & older_47__q[15])))) begin
-            beats_31 = beats_31 | onehot_l_23;
-        end
-        beats_33 = zero_l;
-        if ((wcur_33 < wcur_1) | ((wcur_33 == wcur_1) & ((last_1__q[16] & ~last_1__q[0]) | ((last_1__q[16] == last_1__q[0]) & older_1__q[16])))) begin
-            beats_33 = beats_33 | onehot_l_0;
-        end
-        if ((wcur_33 < wcur_3) | ((wcur_33 == wcur_3) & ((last_1__q[16] & ~last_1__q[1]) | ((last_1__q[16] == last_1__q[1]) & older_3__q[16])))) begin
-            beats_33 = beats_33 | onehot_l_1;
-        end
-        if ((wcur_33 < wcur_5) | ((wcur_33 == wcur_5) & ((last_1__q[16] & ~last_1__q[2]) | ((last_1__q[16] == last_1__q[2]) & older_5__q[16])))) begin
-            beats_33 = beats_33 | onehot_l_2;
-        end
-        if ((wcur_33 < wcur_7) | ((wcur_33 == wcur_7) & ((last_1__q[16] & ~last_1__q[3]) | ((last_1__q[16] == last_1__q[3]) & older_7__q[16])))) begin
-            beats_33 = beats_33 | onehot_l_3;
-        end
-        if ((wcur_33 < wcur_9) | ((wcur_33 == wcur_9) & ((last_1__q[16] & ~last_1__q[4]) | ((last_1__q[16] == last_1__q[4]) & older_9__q[16])))) begin
-            beats_33 = beats_33 | onehot_l_4;
-        end
-        if ((wcur_33 < wcur_11) | ((wcur_33 == wcur_11) & ((last_1__q[16] & ~last_1__q[5]) | ((last_1__q[16] == last_1__q[5]) & older_11__q[16])))) begin
-            beats_33 = beats_33 | onehot_l_5;
-        end
-        if ((wcur_33 < wcur_13) | ((wcur_33 == wcur_13) & ((last_1__q[16] & ~last_1__q[6]) | ((last_1__q[16] == last_1__q[6]) & older_13__q[16])))) begin
-            beats_33 = beats_33 | onehot_l_6;
-        end
-        if ((wcur_33 < wcur_15) | ((wcur_33 == wcur_15) & ((last_1__q[16] & ~last_1__q[7]) | ((last_1__q[16] == last_1__q[7]) & older_15__q[16])))) begin
-            beats_33 = beats_33 | onehot_l_7;
-        end
-        if ((wcur_33 < wcur_17) | ((wcur_33 == wcur_17) & ((last_1__q[16] & ~last_1__q[8]) | ((last_1__q[16] == last_1__q[8]) & older_17__q[16])))) begin
-            beats_33 = beats_33 | onehot_l_8;
-        end
-        if ((wcur_33 < wcur_19) | ((wcur_33 == wcur_19) & ((last_1__q[16] & ~last_1__q[9]) | ((last_1__q[16] == last_1__q[9]) & older_19__q[16])))) begin
-            beats_33 = beats_33 | onehot_l_9;
-        end
-        if ((wcur_33 < wcur_21) | ((wcur_33 == wcur_21) & ((last_1__q[16] & ~last_1__q[10]) | ((last_1__q[16] == last_1__q[10]) & older_21__q[16])))) begin
-            beats_33 = beats_33 | onehot_l_10;
-        end
-        if ((wcur_33 < wcur_23) | ((wcur_33 == wcur_23) & ((last_1__q[16] & ~last_1__q[11]) | ((last_1__q[16] == last_1__q[11]) & older_23__q[16])))) begin
-            beats_33 = beats_33 | onehot_l_11;
-        end
-        if ((wcur_33 < wcur_25) | ((wcur_33 == wcur_25) & ((last_1__q[16] & ~last_1__q[12]) | ((last_1__q[16] == last_1__q[12]) & older_25__q[16])))) begin
-            beats_33 = beats_33 | onehot_l_12;
-        end
-        if ((wcur_33 < wcur_27) | ((wcur_33 == wcur_27) & ((last_1__q[16] & ~last_1__q[13]) | ((last_1__q[16] == last_1__q[13]) & older_27__q[16])))) begin
-            beats_33 = beats_33 | onehot_l_13;
-        end
-        if ((wcur_33 < wcur_29) | ((wcur_33 == wcur_29) & ((last_1__q[16] & ~last_1__q[14]) | ((last_1__q[16] == last_1__q[14]) & older_29__q[16])))) begin
-            beats_33 = beats_33 | onehot_l_14;
-        end
-        if ((wcur_33 < wcur_31) | ((wcur_33 == wcur_31) & ((last_1__q[16] & ~last_1__q[15]) | ((last_1__q[16] == last_1__q[15]) & older_31__q[16])))) begin
-            beats_33 = beats_33 | onehot_l_15;
-        end
-        if ((wcur_33 < wcur_33) | ((wcur_33 == wcur_33) & ((last_1__q[16] & ~last_1__q[16]) | ((last_1__q[16] == last_1__q[16]) & older_33__q[16])))) begin
-            beats_33 = beats_33 | onehot_l_16;
-        end
-        if ((wcur_33 < wcur_35) | ((wcur_33 == wcur_35) & ((last_1__q[16] & ~last_1__q[17]) | ((last_1__q[16] == last_1__q[17]) & older_35__q[16])))) begin
-            beats_33 = beats_33 | onehot_l_17;
-        end
-        if ((wcur_33 < wcur_37) | ((wcur_33 == wcur_37) & ((last_1__q[16] & ~last_1__q[18]) | ((last_1__q[16] == last_1__q[18]) & older_37__q[16])))) begin
-            beats_33 = beats_33 | onehot_l_18;
-        end
-        if ((wcur_33 < wcur_39) | ((wcur_33 == wcur_39) & ((last_1__q[16] & ~last_1__q[19]) | ((last_1__q[16] == last_1__q[19]) & older_39__q[16])))) begin
-            beats_33 = beats_33 | onehot_l_19;
-        end
-        if ((wcur_33 < wcur_41) | ((wcur_33 == wcur_41) & ((last_1__q[16] & ~last_1__q[20]) | ((last_1__q[16] == last_1__q[20]) & older_41__q[16])))) begin
-            beats_33 = beats_33 | onehot_l_20;
-        end
-        if ((wcur_33 < wcur_43) | ((wcur_33 == wcur_43) & ((last_1__q[16] & ~last_1__q[21]) | ((last_1__q[16] == last_1__q[21]) & older_43__q[16])))) begin
-            beats_33 = beats_33 | onehot_l_21;
-        end
-        if ((wcur_33 < wcur_45) | ((wcur_33 == wcur_45) & ((last_1__q[16] & ~last_1__q[22]) | ((last_1__q[16] == last_1__q[22]) & older_45__q[16])))) begin
-            beats_33 = beats_33 | onehot_l_22;
-        end
-        if ((wcur_33 < wcur_47) | ((wcur_33 == wcur_47) & ((last_1__q[16] & ~last_1__q[23]) | ((last_1__q[16] == last_1__q[23]) & older_47__q[16])))) begin
-            beats_33 = beats_33 | onehot_l_23;
-        end
-        beats_35 = zero_l;
-        if ((wcur_35 < wcur_1) | ((wcur_35 == wcur_1) & ((last_1__q[17] & ~last_1__q[0]) | ((last_1__q[17] == last_1__q[0]) & older_1__q[17])))) begin
-            beats_35 = beats_35 | onehot_l_0;
-        end
-        if ((wcur_35 < wcur_3) | ((wcur_35 == wcur_3) & ((last_1__q[17] & ~last_1__q[1]) | ((last_1__q[17] == last_1__q[1]) & older_3__q[17])))) begin
-            beats_35 = beats_35 | onehot_l_1;
-        end
-        if ((wcur_35 < wcur_5) | ((wcur_35 == wcur_5) & ((last_1__q[17] & ~last_1__q[2]) | ((last_1__q[17] == last_1__q[2]) & older_5__q[17])))) begin
-            beats_35 = beats_35 | onehot_l_2;
-        end
-        if ((wcur_35 < wcur_7) | ((wcur_35 == wcur_7) & ((last_1__q[17] & ~last_1__q[3]) | ((last_1__q[17] == last_1__q[3]) & older_7__q[17])))) begin
-            beats_35 = beats_35 | onehot_l_3;
-        end
-        if ((wcur_35 < wcur_9) | ((wcur_35 == wcur_9) & ((last_1__q[17] & ~last_1__q[4]) | ((last_1__q[17] == last_1__q[4]) & older_9__q[17])))) begin
-            beats_35 = beats_35 | onehot_l_4;
-        end
-        if ((wcur_35 < wcur_11) | ((wcur_35 == wcur_11) & ((last_1__q[17] & ~last_1__q[5]) | ((last_1__q[17] == last_1__q[5]) & older_11__q[17])))) begin
-            beats_35 = beats_35 | onehot_l_5;
-        end
-        if ((wcur_35 < wcur_13) | ((wcur_35 == wcur_13) & ((last_1__q[17] & ~last_1__q[6]) | ((last_1__q[17] == last_1__q[6]) & older_13__q[17])))) begin
-            beats_35 = beats_35 | onehot_l_6;
-        end
-        if ((wcur_35 < wcur_15) | ((wcur_35 == wcur_15) & ((last_1__q[17] & ~last_1__q[7]) | ((last_1__q[17] == last_1__q[7]) & older_15__q[17])))) begin
-            beats_35 = beats_35 | onehot_l_7;
-        end
-        if ((wcur_35 < wcur_17) | ((wcur_35 == wcur_17) & ((last_1__q[17] & ~last_1__q[8]) | ((last_1__q[17] == last_1__q[8]) & older_17__q[17])))) begin
-            beats_35 = beats_35 | onehot_l_8;
-        end
-        if ((wcur_35 < wcur_19) | ((wcur_35 == wcur_19) & ((last_1__q[17] & ~last_1__q[9]) | ((last_1__q[17] == last_1__q[9]) & older_19__q[17])))) begin
-            beats_35 = beats_35 | onehot_l_9;
-        end
-        if ((wcur_35 < wcur_21) | ((wcur_35 == wcur_21) & ((last_1__q[17] & ~last_1__q[10]) | ((last_1__q[17] == last_1__q[10]) & older_21__q[17])))) begin
-            beats_35 = beats_35 | onehot_l_10;
-        end
-        if ((wcur_35 < wcur_23) | ((wcur_35 == wcur_23) & ((last_1__q[17] & ~last_1__q[11]) | ((last_1__q[17] == last_1__q[11]) & older_23__q[17])))) begin
-            beats_35 = beats_35 | onehot_l_11;
-        end
-        if ((wcur_35 < wcur_25) | ((wcur_35 == wcur_25) & ((last_1__q[17] & ~last_1__q[12]) | ((last_1__q[17] == last_1__q[12]) & older_25__q[17])))) begin
-            beats_35 = beats_35 | onehot_l_12;
-        end
-        if ((wcur_35 < wcur_27) | ((wcur_35 == wcur_27) & ((last_1__q[17] & ~last_1__q[13]) | ((last_1__q[17] == last_1__q[13]) & older_27__q[17])))) begin
-            beats_35 = beats_35 | onehot_l_13;
-        end
-        if ((wcur_35 < wcur_29) | ((wcur_35 == wcur_29) & ((last_1__q[17] & ~last_1__q[14]) | ((last_1__q[17] == last_1__q[14]) & older_29__q[17])))) begin
-            beats_35 = beats_35 | onehot_l_14;
-        end
-        if ((wcur_35 < wcur_31) | ((wcur_35 == wcur_31) & ((last_1__q[17] & ~last_1__q[15]) | ((last_1__q[17] == last_1__q[15]) & older_31__q[17])))) begin
-            beats_35 = beats_35 | onehot_l_15;
-        end
-        if ((wcur_35 < wcur_33) | ((wcur_35 == wcur_33) & ((last_1__q[17] & ~last_1__q[16]) | ((last_1__q[17] == last_1__q[16]) & older_33__q[17])))) begin
-            beats_35 = beats_35 | onehot_l_16;
-        end
-        if ((wcur_35 < wcur_35) | ((wcur_35 == wcur_35) & ((last_1__q[17] & ~last_1__q[17]) | ((last_1__q[17] == last_1__q[17]) & older_35__q[17])))) begin
-            beats_35 = beats_35 | onehot_l_17;
-        end
-        if ((wcur_35 < wcur_37) | ((wcur_35 == wcur_37) & ((last_1__q[17] & ~last_1__q[18]) | ((last_1__q[17] == last_1__q[18]) & older_37__q[17])))) begin
-            beats_35 = beats_35 | onehot_l_18;
-        end
-        if ((wcur_35 < wcur_39) | ((wcur_35 == wcur_39) & ((last_1__q[17] & ~last_1__q[19]) | ((last_1__q[17] == last_1__q[19]) & older_39__q[17])))) begin
-            beats_35 = beats_35 | onehot_l_19;
-        end
-        if ((wcur_35 < wcur_41) | ((wcur_35 == wcur_41) & ((last_1__q[17] & ~last_1__q[20]) | ((last_1__q[17] == last_1__q[20]) & older_41__q[17])))) begin
-            beats_35 = beats_35 | onehot_l_20;
-        end
-        if ((wcur_35 < wcur_43) | ((wcur_35 == wcur_43) & ((last_1__q[17] & ~last_1__q[21]) | ((last_1__q[17] == last_1__q[21]) & older_43__q[17])))) begin
-            beats_35 = beats_35 | onehot_l_21;
-        end
-        if ((wcur_35 < wcur_45) | ((wcur_35 == wcur_45) & ((last_1__q[17] & ~last_1__q[22]) | ((last_1__q[17] == last_1__q[22]) & older_45__q[17])))) begin
-            beats_35 = beats_35 | onehot_l_22;
-        end
-        if ((wcur_35 < wcur_47) | ((wcur_35 == wcur_47) & ((last_1__q[17] & ~last_1__q[23]) | ((last_1__q[17] == last_1__q[23]) & older_47__q[17])))) begin
-            beats_35 = beats_35 | onehot_l_23;
-        end
-        beats_37 = zero_l;
-        if ((wcur_37 < wcur_1) | ((wcur_37 == wcur_1) & ((last_1__q[18] & ~last_1__q[0]) | ((last_1__q[18] == last_1__q[0]) & older_1__q[18])))) begin
-            beats_37 = beats_37 | onehot_l_0;
-        end
-        if ((wcur_37 < wcur_3) | ((wcur_37 == wcur_3) & ((last_1__q[18] & ~last_1__q[1]) | ((last_1__q[18] == last_1__q[1]) & older_3__q[18])))) begin
-            beats_37 = beats_37 | onehot_l_1;
-        end
-        if ((wcur_37 < wcur_5) | ((wcur_37 == wcur_5) & ((last_1__q[18] & ~last_1__q[2]) | ((last_1__q[18] == last_1__q[2]) & older_5__q[18])))) begin
-            beats_37 = beats_37 | onehot_l_2;
-        end
-        if ((wcur_37 < wcur_7) | ((wcur_37 == wcur_7) & ((last_1__q[18] & ~last_1__q[3]) | ((last_1__q[18] == last_1__q[3]) & older_7__q[18])))) begin
-            beats_37 = beats_37 | onehot_l_3;
-        end
-        if ((wcur_37 < wcur_9) | ((wcur_37 == wcur_9) & ((last_1__q[18] & ~last_1__q[4]) | ((last_1__q[18] == last_1__q[4]) & older_9__q[18])))) begin
-            beats_37 = beats_37 | onehot_l_4;
-        end
-        if ((wcur_37 < wcur_11) | ((wcur_37 == wcur_11) & ((last_1__q[18] & ~last_1__q[5]) | ((last_1__q[18] == last_1__q[5]) & older_11__q[18])))) begin
-            beats_37 = beats_37 | onehot_l_5;
-        end
-        if ((wcur_37 < wcur_13) | ((wcur_37 == wcur_13) & ((last_1__q[18] & ~last_1__q[6]) | ((last_1__q[18] == last_1__q[6]) & older_13__q[18])))) begin
-            beats_37 = beats_37 | onehot_l_6;
-        end
-        if ((wcur_37 < wcur_15) | ((wcur_37 == wcur_15) & ((last_1__q[18] & ~last_1__q[7]) | ((last_1__q[18] == last_1__q[7]) & older_15__q[18])))) begin
-            beats_37 = beats_37 | onehot_l_7;
-        end
-        if ((wcur_37 < wcur_17) | ((wcur_37 == wcur_17) & ((last_1__q[18] & ~last_1__q[8]) | ((last_1__q[18] == last_1__q[8]) & older_17__q[18])))) begin
-            beats_37 = beats_37 | onehot_l_8;
-        end
-        if ((wcur_37 < wcur_19) | ((wcur_37 == wcur_19) & ((last_1__q[18] & ~last_1__q[9]) | ((last_1__q[18] == last_1__q[9]) & older_19__q[18])))) begin
-            beats_37 = beats_37 | onehot_l_9;
-        end
-        if ((wcur_37 < wcur_21) | ((wcur_37 == wcur_21) & ((last_1__q[18] & ~last_1__q[10]) | ((last_1__q[18] == last_1__q[10]) & older_21__q[18])))) begin
-            beats_37 = beats_37 | onehot_l_10;
-        end
-        if ((wcur_37 < wcur_23) | ((wcur_37 == wcur_23) & ((last_1__q[18] & ~last_1__q[11]) | ((last_1__q[18] == last_1__q[11]) & older_23__q[18])))) begin
-            beats_37 = beats_37 | onehot_l_11;
-        end
-        if ((wcur_37 < wcur_25) | ((wcur_37 == wcur_25) & ((last_1__q[18] & ~last_1__q[12]) | ((last_1__q[18] == last_1__q[12]) & older_25__q[18])))) begin
-            beats_37 = beats_37 | onehot_l_12;
-        end
-        if ((wcur_37 < wcur_27) | ((wcur_37 == wcur_27) & ((last_1__q[18] & ~last_1__q[13]) | ((last_1__q[18] == last_1__q[13]) & older_27__q[18])))) begin
-            beats_37 = beats_37 | onehot_l_13;
-        end
-        if ((wcur_37 < wcur_29) | ((wcur_37 == wcur_29) & ((last_1__q[18] & ~last_1__q[14]) | ((last_1__q[18] == last_1__q[14]) & older_29__q[18])))) begin
-            beats_37 = beats_37 | onehot_l_14;
-        end
-        if ((wcur_37 < wcur_31) | ((wcur_37 == wcur_31) & ((last_1__q[18] & ~last_1__q[15]) | ((last_1__q[18] == last_1__q[15]) & older_31__q[18])))) begin
-            beats_37 = beats_37 | onehot_l_15;
-        end
-        if ((wcur_37 < wcur_33) | ((wcur_37 == wcur_33) & ((last_1__q[18] & ~last_1__q[16]) | ((last_1__q[18] == last_1__q[16]) & older_33__q[18])))) begin
-            beats_37 = beats_37 | onehot_l_16;
-        end
-        if ((wcur_37 < wcur_35) | ((wcur_37 == wcur_35) & ((last_1__q[18] & ~last_1__q[17]) | ((last_1__q[18] == last_1__q[17]) & older_35__q[18])))) begin
-            beats_37 = beats_37 | onehot_l_17;
-        end
-        if ((wcur_37 < wcur_37) | ((wcur_37 == wcur_37) & ((last_1__q[18] & ~last_1__q[18]) | ((last_1__q[18] == last_1__q[18]) & older_37__q[18])))) begin
-            beats_37 = beats_37 | onehot_l_18;
-        end
-        if ((wcur_37 < wcur_39) | ((wcur_37 == wcur_39) & ((last_1__q[18] & ~last_1__q[19]) | ((last_1__q[18] == last_1__q[19]) & older_39__q[18])))) begin
-            beats_37 = beats_37 | onehot_l_19;
-        end
-        if ((wcur_37 < wcur_41) | ((wcur_37 == wcur_41) & ((last_1__q[18] & ~last_1__q[20]) | ((last_1__q[18] == last_1__q[20]) & older_41__q[18])))) begin
-            beats_37 = beats_37 | onehot_l_20;
-        end
-        if ((wcur_37 < wcur_43) | ((wcur_37 == wcur_43) & ((last_1__q[18] & ~last_1__q[21]) | ((last_1__q[18] == last_1__q[21]) & older_43__q[18])))) begin
-            beats_37 = beats_37 | onehot_l_21;
-        end
-        if ((wcur_37 < wcur_45) | ((wcur_37 == wcur_45) & ((last_1__q[18] & ~last_1__q[22]) | ((last_1__q[18] == last_1__q[22]) & older_45__q[18])))) begin
-            beats_37 = beats_37 | onehot_l_22;
-        end
-        if ((wcur_37 < wcur_47) | ((wcur_37 == wcur_47) & ((last_1__q[18] & ~last_1__q[23]) | ((last_1__q[18] == last_1__q[23]) & older_47__q[18])))) begin
-            beats_37 = beats_37 | onehot_l_23;
-        end
-        beats_39 = zero_l;
-        if ((wcur_39 < wcur_1) | ((wcur_39 == wcur_1) & ((last_1__q[19] & ~last_1__q[0]) | ((last_1__q[19] == last_1__q[0]) & older_1__q[19])))) begin
-            beats_39 = beats_39 | onehot_l_0;
-        end
-        if ((wcur_39 < wcur_3) | ((wcur_39 == wcur_3) & ((last_1__q[19] & ~last_1__q[1]) | ((last_1__q[19] == last_1__q[1]) & older_3__q[19])))) begin
-            beats_39 = beats_39 | onehot_l_1;
-        end
-        if ((wcur_39 < wcur_5) | ((wcur_39 == wcur_5) & ((last_1__q[19] & ~last_1__q[2]) | ((last_1__q[19] == last_1__q[2]) & older_5__q[19])))) begin
-            beats_39 = beats_39 | onehot_l_2;
-        end
-        if ((wcur_39 < wcur_7) | ((wcur_39 == wcur_7) & ((last_1__q[19] & ~last_1__q[3]) | ((last_1__q[19] == last_1__q[3]) & older_7__q[19])))) begin
-            beats_39 = beats_39 | onehot_l_3;
-        end
-        if ((wcur_39 < wcur_9) | ((wcur_39 == wcur_9) & ((last_1__q[19] & ~last_1__q[4]) | ((last_1__q[19] == last_1__q[4]) & older_9__q[19])))) begin
-            beats_39 = beats_39 | onehot_l_4;
-        end
-        if ((wcur_39 < wcur_11) | ((wcur_39 == wcur_11) & ((last_1__q[19] & ~last_1__q[5]) | ((last_1__q[19] == last_1__q[5]) & older_11__q[19])))) begin
-            beats_39 = beats_39 | onehot_l_5;
-        end
-        if ((wcur_39 < wcur_13) | ((wcur_39 == wcur_13) & ((last_1__q[19] & ~last_1__q[6]) | ((last_1__q[19] == last_1__q[6]) & older_13__q[19])))) begin
-            beats_39 = beats_39 | onehot_l_6;
-        end
-        if ((wcur_39 < wcur_15) | ((wcur_39 == wcur_15) & ((last_1__q[19] & ~last_1__q[7]) | ((last_1__q[19] == last_1__q[7]) & older_15__q[19])))) begin
-            beats_39 = beats_39 | onehot_l_7;
-        end
-        if ((wcur_39 < wcur_17) | ((wcur_39 == wcur_17) & ((last_1__q[19] & ~last_1__q[8]) | ((last_1__q[19] == last_1__q[8]) & older_17__q[19])))) begin
-            beats_39 = beats_39 | onehot_l_8;
-        end
-        if ((wcur_39 < wcur_19) | ((wcur_39 == wcur_19) & ((last_1__q[19] & ~last_1__q[9]) | ((last_1__q[19] == last_1__q[9]) & older_19__q[19])))) begin
-            beats_39 = beats_39 | onehot_l_9;
-        end
-        if ((wcur_39 < wcur_21) | ((wcur_39 == wcur_21) & ((last_1__q[19] & ~last_1__q[10]) | ((last_1__q[19] == last_1__q[10]) & older_21__q[19])))) begin
-            beats_39 = beats_39 | onehot_l_10;
-        end
-        if ((wcur_39 < wcur_23) | ((wcur_39 == wcur_23) & ((last_1__q[19] & ~last_1__q[11]) | ((last_1__q[19] == last_1__q[11]) & older_23__q[19])))) begin
-            beats_39 = beats_39 | onehot_l_11;
-        end
-        if ((wcur_39 < wcur_25) | ((wcur_39 == wcur_25) & ((last_1__q[19] & ~last_1__q[12]) | ((last_1__q[19] == last_1__q[12]) & older_25__q[19])))) begin
-            beats_39 = beats_39 | onehot_l_12;
-        end
-        if ((wcur_39 < wcur_27) | ((wcur_39 == wcur_27) & ((last_1__q[19] & ~last_1__q[13]) | ((last_1__q[19] == last_1__q[13]) & older_27__q[19])))) begin
-            beats_39 = beats_39 | onehot_l_13;
-        end
-        if ((wcur_39 < wcur_29) | ((wcur_39 == wcur_29) & ((last_1__q[19] & ~last_1__q[14]) | ((last_1__q[19] == last_1__q[14]) & older_29__q[19])))) begin
-            beats_39 = beats_39 | onehot_l_14;
-        end
-        if ((wcur_39 < wcur_31) | ((wcur_39 == wcur_31) & ((last_1__q[19] & ~last_1__q[15]) | ((last_1__q[19] == last_1__q[15]) & older_31__q[19])))) begin
-            beats_39 = beats_39 | onehot_l_15;
-        end
-        if ((wcur_39 < wcur_33) | ((wcur_39 == wcur_33) & ((last_1__q[19] & ~last_1__q[16]) | ((last_1__q[19] == last_1__q[16]) & older_33__q[19])))) begin
-            beats_39 = beats_39 | onehot_l_16;
-        end
-        if ((wcur_39 < wcur_35) | ((wcur_39 == wcur_35) & ((last_1__q[19] & ~last_1__q[17]) | ((last_1__q[19] == last_1__q[17]) & older_35__q[19])))) begin
-            beats_39 = beats_39 | onehot_l_17;
-        end
-        if ((wcur_39 < wcur_37) | ((wcur_39 == wcur_37) & ((last_1__q[19] & ~last_1__q[18]) | ((last_1__q[19] == last_1__q[18]) & older_37__q[19])))) begin
-            beats_39 = beats_39 | onehot_l_18;
-        end
-        if ((wcur_39 < wcur_39) | ((wcur_39 == wcur_39) & ((last_1__q[19] & ~last_1__q[19]) | ((last_1__q[19] == last_1__q[19]) & older_39__q[19])))) begin
-            beats_39 = beats_39 | onehot_l_19;
-        end
-        if ((wcur_39 < wcur_41) | ((wcur_39 == wcur_41) & ((last_1__q[19] & ~last_1__q[20]) | ((last_1__q[19] == last_1__q[20]) & older_41__q[19])))) begin
-            beats_39 = beats_39 | onehot_l_20;
-        end
-        if ((wcur_39 < wcur_43) | ((wcur_39 == wcur_43) & ((last_1__q[19] & ~last_1__q[21]) | ((last_1__q[19] == last_1__q[21]) & older_43__q[19])))) begin
-            beats_39 = beats_39 | onehot_l_21;
-        end
-        if ((wcur_39 < wcur_45) | ((wcur_39 == wcur_45) & ((last_1__q[19] & ~last_1__q[22]) | ((last_1__q[19] == last_1__q[22]) & older_45__q[19])))) begin
-            beats_39 = beats_39 | onehot_l_22;
-        end
-        if ((wcur_39 < wcur_47) | ((wcur_39 == wcur_47) & ((last_1__q[19] & ~last_1__q[23]) | ((last_1__q[19] == last_1__q[23]) & older_47__q[19])))) begin
-            beats_39 = beats_39 | onehot_l_23;
-        end
-        beats_41 = zero_l;
-        if ((wcur_41 < wcur_1) | ((wcur_41 == wcur_1) & ((last_1__q[20] & ~last_1__q[0]) | ((last_1__q[20] == last_1__q[0]) & older_1__q[20])))) begin
-            beats_41 = beats_41 | onehot_l_0;
-        end
-        if ((wcur_41 < wcur_3) | ((wcur_41 == wcur_3) & ((last_1__q[20] & ~last_1__q[1]) | ((last_1__q[20] == last_1__q[1]) & older_3__q[20])))) begin
-            beats_41 = beats_41 | onehot_l_1;
-        end
-        if ((wcur_41 < wcur_5) | ((wcur_41 == wcur_5) & ((last_1__q[20] & ~last_1__q[2]) | ((last_1__q[20] == last_1__q[2]) & older_5__q[20])))) begin
-            beats_41 = beats_41 | onehot_l_2;
-        end
-        if ((wcur_41 < wcur_7) | ((wcur_41 == wcur_7) & ((last_1__q[20] & ~last_1__q[3]) | ((last_1__q[20] == last_1__q[3]) & older_7__q[20])))) begin
-            beats_41 = beats_41 | onehot_l_3;
-        end
-        if ((wcur_41 < wcur_9) | ((wcur_41 == wcur_9) & ((last_1__q[20] & ~last_1__q[4]) | ((last_1__q[20] == last_1__q[4]) & older_9__q[20])))) begin
-            beats_41 = beats_41 | onehot_l_4;
-        end
-        if ((wcur_41 < wcur_11) | ((wcur_41 == wcur_11) & ((last_1__q[20] & ~last_1__q[5]) | ((last_1__q[20] == last_1__q[5]) & older_11__q[20])))) begin
-            beats_41 = beats_41 | onehot_l_5;
-        end
-        if ((wcur_41 < wcur_13) | ((wcur_41 == wcur_13) & ((last_1__q[20] & ~last_1__q[6]) | ((last_1__q[20] == last_1__q[6]) & older_13__q[20])))) begin
-            beats_41 = beats_41 | onehot_l_6;
-        end
-        if ((wcur_41 < wcur_15) | ((wcur_41 == wcur_15) & ((last_1__q[20] & ~last_1__q[7]) | ((last_1__q[20] == last_1__q[7]) & older_15__q[20])))) begin
-            beats_41 = beats_41 | onehot_l_7;
-        end
-        if ((wcur_41 < wcur_17) | ((wcur_41 == wcur_17) & ((last_1__q[20] & ~last_1__q[8]) | ((last_1__q[20] == last_1__q[8]) & older_17__q[20])))) begin
-            beats_41 = beats_41 | onehot_l_8;
-        end
-        if ((wcur_41 < wcur_19) | ((wcur_41 == wcur_19) & ((last_1__q[20] & ~last_1__q[9]) | ((last_1__q[20] == last_1__q[9]) & older_19__q[20])))) begin
-            beats_41 = beats_41 | onehot_l_9;
-        end
-        if ((wcur_41 < wcur_21) | ((wcur_41 == wcur_21) & ((last_1__q[20] & ~last_1__q[10]) | ((last_1__q[20] == last_1__q[10]) & older_21__q[20])))) begin
-            beats_41 = beats_41 | onehot_l_10;
-        end
-        if ((wcur_41 < wcur_23) | ((wcur_41 == wcur_23) & ((last_1__q[20] & ~last_1__q[11]) | ((last_1__q[20] == last_1__q[11]) & older_23__q[20])))) begin
-            beats_41 = beats_41 | onehot_l_11;
-        end
-        if ((wcur_41 < wcur_25) | ((wcur_41 == wcur_25) & ((last_1__q[20] & ~last_1__q[12]) | ((last_1__q[20] == last_1__q[12]) & older_25__q[20])))) begin
-            beats_41 = beats_41 | onehot_l_12;
-        end
-        if ((wcur_41 < wcur_27) | ((wcur_41 == wcur_27) & ((last_1__q[20] & ~last_1__q[13]) | ((last_1__q[20] == last_1__q[13]) & older_27__q[20])))) begin
-            beats_41 = beats_41 | onehot_l_13;
-        end
-        if ((wcur_41 < wcur_29) | ((wcur_41 == wcur_29) & ((last_1__q[20] & ~last_1__q[14]) | ((last_1__q[20] == last_1__q[14]) & older_29__q[20])))) begin
-            beats_41 = beats_41 | onehot_l_14;
-        end
-        if ((wcur_41 < wcur_31) | ((wcur_41 == wcur_31) & ((last_1__q[20] & ~last_1__q[15]) | ((last_1__q[20] == last_1__q[15]) & older_31__q[20])))) begin
-            beats_41 = beats_41 | onehot_l_15;
-        end
-        if ((wcur_41 < wcur_33) | ((wcur_41 == wcur_33) & ((last_1__q[20] & ~last_1__q[16]) | ((last_1__q[20] == last_1__q[16]) & older_33__q[20])))) begin
-            beats_41 = beats_41 | onehot_l_16;
-        end
-        if ((wcur_41 < wcur_35) | ((wcur_41 == wcur_35) & ((last_1__q[20] & ~last_1__q[17]) | ((last_1__q[20] == last_1__q[17]) & older_35__q[20])))) begin
-            beats_41 = beats_41 | onehot_l_17;
-        end
-        if ((wcur_41 < wcur_37) | ((wcur_41 == wcur_37) & ((last_1__q[20] & ~last_1__q[18]) | ((last_1__q[20] == last_1__q[18]) & older_37__q[20])))) begin
-            beats_41 = beats_41 | onehot_l_18;
-        end
-        if ((wcur_41 < wcur_39) | ((wcur_41 == wcur_39) & ((last_1__q[20] & ~last_1__q[19]) | ((last_1__q[20] == last_1__q[19]) & older_39__q[20])))) begin
-            beats_41 = beats_41 | onehot_l_19;
-        end
-        if ((wcur_41 < wcur_41) | ((wcur_41 == wcur_41) & ((last_1__q[20] & ~last_1__q[20]) | ((last_1__q[20] == last_1__q[20]) & older_41__q[20])))) begin
-            beats_41 = beats_41 | onehot_l_20;
-        end
-        if ((wcur_41 < wcur_43) | ((wcur_41 == wcur_43) & ((last_1__q[20] & ~last_1__q[21]) | ((last_1__q[20] == last_1__q[21]) & older_43__q[20])))) begin
-            beats_41 = beats_41 | onehot_l_21;
-        end
-        if ((wcur_41 < wcur_45) | ((wcur_41 == wcur_45) & ((last_1__q[20] & ~last_1__q[22]) | ((last_1__q[20] == last_1__q[22]) & older_45__q[20])))) begin
-            beats_41 = beats_41 | onehot_l_22;
-        end
-        if ((wcur_41 < wcur_47) | ((wcur_41 == wcur_47) & ((last_1__q[20] & ~last_1__q[23]) | ((last_1__q[20] == last_1__q[23]) & older_47__q[20])))) begin
-            beats_41 = beats_41 | onehot_l_23;
-        end
-        beats_43 = zero_l;
-        if ((wcur_43 < wcur_1) | ((wcur_43 == wcur_1) & ((last_1__q[21] & ~last_1__q[0]) | ((last_1__q[21] == last_1__q[0]) & older_1__q[21])))) begin
-            beats_43 = beats_43 | onehot_l_0;
-        end
-        if ((wcur_43 < wcur_3) | ((wcur_43 == wcur_3) & ((last_1__q[21] & ~last_1__q[1]) | ((last_1__q[21] == last_1__q[1]) & older_3__q[21])))) begin
-            beats_43 = beats_43 | onehot_l_1;
-        end
-        if ((wcur_43 < wcur_5) | ((wcur_43 == wcur_5) & ((last_1__q[21] & ~last_1__q[2]) | ((last_1__q[21] == last_1__q[2]) & older_5__q[21])))) begin
-            beats_43 = beats_43 | onehot_l_2;
-        end
-        if ((wcur_43 < wcur_7) | ((wcur_43 == wcur_7) & ((last_1__q[21] & ~last_1__q[3]) | ((last_1__q[21] == last_1__q[3]) & older_7__q[21])))) begin
-            beats_43 = beats_43 | onehot_l_3;
-        end
-        if ((wcur_43 < wcur_9) | ((wcur_43 == wcur_9) & ((last_1__q[21] & ~last_1__q[4]) | ((last_1__q[21] == last_1__q[4]) & older_9__q[21])))) begin
-            beats_43 = beats_43 | onehot_l_4;
-        end
-        if ((wcur_43 < wcur_11) | ((wcur_43 == wcur_11) & ((last_1__q[21] & ~last_1__q[5]) | ((last_1__q[21] == last_1__q[5]) & older_11__q[21])))) begin
-            beats_43 = beats_43 | onehot_l_5;
-        end
-        if ((wcur_43 < wcur_13) | ((wcur_43 == wcur_13) & ((last_1__q[21] & ~last_1__q[6]) | ((last_1__q[21] == last_1__q[6]) & older_13__q[21])))) begin
-            beats_43 = beats_43 | onehot_l_6;
-        end
-        if ((wcur_43 < wcur_15) | ((wcur_43 == wcur_15) & ((last_1__q[21] & ~last_1__q[7]) | ((last_1__q[21] == last_1__q[7]) & older_15__q[21])))) begin
-            beats_43 = beats_43 | onehot_l_7;
-        end
-        if ((wcur_43 < wcur_17) | ((wcur_43 == wcur_17) & ((last_1__q[21] & ~last_1__q[8]) | ((last_1__q[21] == last_1__q[8]) & older_17__q[21])))) begin
-            beats_43 = beats_43 | onehot_l_8;
-        end
-        if ((wcur_43 < wcur_19) | ((wcur_43 == wcur_19) & ((last_1__q[21] & ~last_1__q[9]) | ((last_1__q[21] == last_1__q[9]) & older_19__q[21])))) begin
-            beats_43 = beats_43 | onehot_l_9;
-        end
-        if ((wcur_43 < wcur_21) | ((wcur_43 == wcur_21) & ((last_1__q[21] & ~last_1__q[10]) | ((last_1__q[21] == last_1__q[10]) & older_21__q[21])))) begin
-            beats_43 = beats_43 | onehot_l_10;
-        end
-        if ((wcur_43 < wcur_23) | ((wcur_43 == wcur_23) & ((last_1__q[21] & ~last_1__q[11]) | ((last_1__q[21] == last_1__q[11]) & older_23__q[21])))) begin
-            beats_43 = beats_43 | onehot_l_11;
-        end
-        if ((wcur_43 < wcur_25) | ((wcur_43 == wcur_25) & ((last_1__q[21] & ~last_1__q[12]) | ((last_1__q[21] == last_1__q[12]) & older_25__q[21])))) begin
-            beats_43 = beats_43 | onehot_l_12;
-        end
-        if ((wcur_43 < wcur_27) | ((wcur_43 == wcur_27) & ((last_1__q[21] & ~last_1__q[13]) | ((last_1__q[21] == last_1__q[13]) & older_27__q[21])))) begin
-            beats_43 = beats_43 | onehot_l_13;
-        end
-        if ((wcur_43 < wcur_29) | ((wcur_43 == wcur_29) & ((last_1__q[21] & ~last_1__q[14]) | ((last_1__q[21] == last_1__q[14]) & older_29__q[21])))) begin
-            beats_43 = beats_43 | onehot_l_14;
-        end
-        if ((wcur_43 < wcur_31) | ((wcur_43 == wcur_31) & ((last_1__q[21] & ~last_1__q[15]) | ((last_1__q[21] == last_1__q[15]) & older_31__q[21])))) begin
-            beats_43 = beats_43 | onehot_l_15;
-        end
-        if ((wcur_43 < wcur_33) | ((wcur_43 == wcur_33) & ((last_1__q[21] & ~last_1__q[16]) | ((last_1__q[21] == last_1__q[16]) & older_33__q[21])))) begin
-            beats_43 = beats_43 | onehot_l_16;
-        end
-        if ((wcur_43 < wcur_35) | ((wcur_43 == wcur_35) & ((last_1__q[21] & ~last_1__q[17]) | ((last_1__q[21] == last_1__q[17]) & older_35__q[21])))) begin
-            beats_43 = beats_43 | onehot_l_17;
-        end
-        if ((wcur_43 < wcur_37) | ((wcur_43 == wcur_37) & ((last_1__q[21] & ~last_1__q[18]) | ((last_1__q[21] == last_1__q[18]) & older_37__q[21])))) begin
-            beats_43 = beats_43 | onehot_l_18;
-        end
-        if ((wcur_43 < wcur_39) | ((wcur_43 == wcur_39) & ((last_1__q[21] & ~last_1__q[19]) | ((last_1__q[21] == last_1__q[19]) & older_39__q[21])))) begin
-            beats_43 = beats_43 | onehot_l_19;
-        end
-        if ((wcur_43 < wcur_41) | ((wcur_43 == wcur_41) & ((last_1__q[21] & ~last_1__q[20]) | ((last_1__q[21] == last_1__q[20]) & older_41__q[21])))) begin
-            beats_43 = beats_43 | onehot_l_20;
-        end
-        if ((wcur_43 < wcur_43) | ((wcur_43 == wcur_43) & ((last_1__q[21] & ~last_1__q[21]) | ((last_1__q[21] == last_1__q[21]) & older_43__q[21])))) begin
-            beats_43 = beats_43 | onehot_l_21;
-        end
-        if ((wcur_43 < wcur_45) | ((wcur_43 == wcur_45) & ((last_1__q[21] & ~last_1__q[22]) | ((last_1__q[21] == last_1__q[22]) & older_45__q[21])))) begin
-            beats_43 = beats_43 | onehot_l_22;
-        end
-        if ((wcur_43 < wcur_47) | ((wcur_43 == wcur_47) & ((last_1__q[21] & ~last_1__q[23]) | ((last_1__q[21] == last_1__q[23]) & older_47__q[21])))) begin
-            beats_43 = beats_43 | onehot_l_23;
-        end
-        beats_45 = zero_l;
-        if ((wcur_45 < wcur_1) | ((wcur_45 == wcur_1) & ((last_1__q[22] & ~last_1__q[0]) | ((last_1__q[22] == last_1__q[0]) & older_1__q[22])))) begin
-            beats_45 = beats_45 | onehot_l_0;
-        end
-        if ((wcur_45 < wcur_3) | ((wcur_45 == wcur_3) & ((last_1__q[22] & ~last_1__q[1]) | ((last_1__q[22] == last_1__q[1]) & older_3__q[22])))) begin
-            beats_45 = beats_45 | onehot_l_1;
-        end
-        if ((wcur_45 < wcur_5) | ((wcur_45 == wcur_5) & ((last_1__q[22] & ~last_1__q[2]) | ((last_1__q[22] == last_1__q[2]) & older_5__q[22])))) begin
-            beats_45 = beats_45 | onehot_l_2;
-        end
-        if ((wcur_45 < wcur_7) | ((wcur_45 == wcur_7) & ((last_1__q[22] & ~last_1__q[3]) | ((last_1__q[22] == last_1__q[3]) & older_7__q[22])))) begin
-            beats_45 = beats_45 | onehot_l_3;
-        end
-        if ((wcur_45 < wcur_9) | ((wcur_45 == wcur_9) & ((last_1__q[22] & ~last_1__q[4]) | ((last_1__q[22] == last_1__q[4]) & older_9__q[22])))) begin
-            beats_45 = beats_45 | onehot_l_4;
-        end
-        if ((wcur_45 < wcur_11) | ((wcur_45 == wcur_11) & ((last_1__q[22] & ~last_1__q[5]) | ((last_1__q[22] == last_1__q[5]) & older_11__q[22])))) begin
-            beats_45 = beats_45 | onehot_l_5;
-        end
-        if ((wcur_45 < wcur_13) | ((wcur_45 == wcur_13) & ((last_1__q[22] & ~last_1__q[6]) | ((last_1__q[22] == last_1__q[6]) & older_13__q[22])))) begin
-            beats_45 = beats_45 | onehot_l_6;
-        end
-        if ((wcur_45 < wcur_15) | ((wcur_45 == wcur_15) & ((last_1__q[22] & ~last_1__q[7]) | ((last_1__q[22] == last_1__q[7]) & older_15__q[22])))) begin
-            beats_45 = beats_45 | onehot_l_7;
-        end
-        if ((wcur_45 < wcur_17) | ((wcur_45 == wcur_17) & ((last_1__q[22] & ~last_1__q[8]) | ((last_1__q[22] == last_1__q[8]) & older_17__q[22])))) begin
-            beats_45 = beats_45 | onehot_l_8;
-        end
-        if ((wcur_45 < wcur_19) | ((wcur_45 == wcur_19) & ((last_1__q[22] & ~last_1__q[9]) | ((last_1__q[22] == last_1__q[9]) & older_19__q[22])))) begin
-            beats_45 = beats_45 | onehot_l_9;
-        end
-        if ((wcur_45 < wcur_21) | ((wcur_45 == wcur_21) & ((last_1__q[22] & ~last_1__q[10]) | ((last_1__q[22] == last_1__q[10]) & older_21__q[22])))) begin
-            beats_45 = beats_45 | onehot_l_10;
-        end
-        if ((wcur_45 < wcur_23) | ((wcur_45 == wcur_23) & ((last_1__q[22] & ~last_1__q[11]) | ((last_1__q[22] == last_1__q[11]) & older_23__q[22])))) begin
-            beats_45 = beats_45 | onehot_l_11;
-        end
-        if ((wcur_45 < wcur_25) | ((wcur_45 == wcur_25) & ((last_1__q[22] & ~last_1__q[12]) | ((last_1__q[22] == last_1__q[12]) & older_25__q[22])))) begin
-            beats_45 = beats_45 | onehot_l_12;
-        end
-        if ((wcur_45 < wcur_27) | ((wcur_45 == wcur_27) & ((last_1__q[22] & ~last_1__q[13]) | ((last_1__q[22] == last_1__q[13]) & older_27__q[22])))) begin
-            beats_45 = beats_45 | onehot_l_13;
-        end
-        if ((wcur_45 < wcur_29) | ((wcur_45 == wcur_29) & ((last_1__q[22] & ~last_1__q[14]) | ((last_1__q[22] == last_1__q[14]) & older_29__q[22])))) begin
-            beats_45 = beats_45 | onehot_l_14;
-        end
-        if ((wcur_45 < wcur_31) | ((wcur_45 == wcur_31) & ((last_1__q[22] & ~last_1__q[15]) | ((last_1__q[22] == last_1__q[15]) & older_31__q[22])))) begin
-            beats_45 = beats_45 | onehot_l_15;
-        end
-        if ((wcur_45 < wcur_33) | ((wcur_45 == wcur_33) & ((last_1__q[22] & ~last_1__q[16]) | ((last_1__q[22] == last_1__q[16]) & older_33__q[22])))) begin
-            beats_45 = beats_45 | onehot_l_16;
-        end
-        if ((wcur_45 < wcur_35) | ((wcur_45 == wcur_35) & ((last_1__q[22] & ~last_1__q[17]) | ((last_1__q[22] == last_1__q[17]) & older_35__q[22])))) begin
-            beats_45 = beats_45 | onehot_l_17;
-        end
-        if ((wcur_45 < wcur_37) | ((wcur_45 == wcur_37) & ((last_1__q[22] & ~last_1__q[18]) | ((last_1__q[22] == last_1__q[18]) & older_37__q[22])))) begin
-            beats_45 = beats_45 | onehot_l_18;
-        end
-        if ((wcur_45 < wcur_39) | ((wcur_45 == wcur_39) & ((last_1__q[22] & ~last_1__q[19]) | ((last_1__q[22] == last_1__q[19]) & older_39__q[22])))) begin
-            beats_45 = beats_45 | onehot_l_19;
-        end
-        if ((wcur_45 < wcur_41) | ((wcur_45 == wcur_41) & ((last_1__q[22] & ~last_1__q[20]) | ((last_1__q[22] == last_1__q[20]) & older_41__q[22])))) begin
-            beats_45 = beats_45 | onehot_l_20;
-        end
-        if ((wcur_45 < wcur_43) | ((wcur_45 == wcur_43) & ((last_1__q[22] & ~last_1__q[21]) | ((last_1__q[22] == last_1__q[21]) & older_43__q[22])))) begin
-            beats_45 = beats_45 | onehot_l_21;
-        end
-        if ((wcur_45 < wcur_45) | ((wcur_45 == wcur_45) & ((last_1__q[22] & ~last_1__q[22]) | ((last_1__q[22] == last_1__q[22]) & older_45__q[22])))) begin
-            beats_45 = beats_45 | onehot_l_22;
-        end
-        if ((wcur_45 < wcur_47) | ((wcur_45 == wcur_47) & ((last_1__q[22] & ~last_1__q[23]) | ((last_1__q[22] == last_1__q[23]) & older_47__q[22])))) begin
-            beats_45 = beats_45 | onehot_l_23;
-        end
-        beats_47 = zero_l;
-        if ((wcur_47 < wcur_1) | ((wcur_47 == wcur_1) & ((last_1__q[23] & ~last_1__q[0]) | ((last_1__q[23] == last_1__q[0]) & older_1__q[23])))) begin
-            beats_47 = beats_47 | onehot_l_0;
-        end
-        if ((wcur_47 < wcur_3) | ((wcur_47 == wcur_3) & ((last_1__q[23] & ~last_1__q[1]) | ((last_1__q[23] == last_1__q[1]) & older_3__q[23])))) begin
-            beats_47 = beats_47 | onehot_l_1;
-        end
-        if ((wcur_47 < wcur_5) | ((wcur_47 == wcur_5) & ((last_1__q[23] & ~last_1__q[2]) | ((last_1__q[23] == last_1__q[2]) & older_5__q[23])))) begin
-            beats_47 = beats_47 | onehot_l_2;
-        end
-        if ((wcur_47 < wcur_7) | ((wcur_47 == wcur_7) & ((last_1__q[23] & ~last_1__q[3]) | ((last_1__q[23] == last_1__q[3]) & older_7__q[23])))) begin
-            beats_47 = beats_47 | onehot_l_3;
-        end
-        if ((wcur_47 < wcur_9) | ((wcur_47 == wcur_9) & ((last_1__q[23] & ~last_1__q[4]) | ((last_1__q[23] == last_1__q[4]) & older_9__q[23])))) begin
-            beats_47 = beats_47 | onehot_l_4;
-        end
-        if ((wcur_47 < wcur_11) | ((wcur_47 == wcur_11) & ((last_1__q[23] & ~last_1__q[5]) | ((last_1__q[23] == last_1__q[5]) & older_11__q[23])))) begin
-            beats_47 = beats_47 | onehot_l_5;
-        end
-        if ((wcur_47 < wcur_13) | ((wcur_47 == wcur_13) & ((last_1__q[23] & ~last_1__q[6]) | ((last_1__q[23] == last_1__q[6]) & older_13__q[23])))) begin
-            beats_47 = beats_47 | onehot_l_6;
-        end
-        if ((wcur_47 < wcur_15) | ((wcur_47 == wcur_15) & ((last_1__q[23] & ~last_1__q[7]) | ((last_1__q[23] == last_1__q[7]) & older_15__q[23])))) begin
-            beats_47 = beats_47 | onehot_l_7;
-        end
-        if ((wcur_47 < wcur_17) | ((wcur_47 == wcur_17) & ((last_1__q[23] & ~last_1__q[8]) | ((last_1__q[23] == last_1__q[8]) & older_17__q[23])))) begin
-            beats_47 = beats_47 | onehot_l_8;
-        end
-        if ((wcur_47 < wcur_19) | ((wcur_47 == wcur_19) & ((last_1__q[23] & ~last_1__q[9]) | ((last_1__q[23] == last_1__q[9]) & older_19__q[23])))) begin
-            beats_47 = beats_47 | onehot_l_9;
-        end
-        if ((wcur_47 < wcur_21) | ((wcur_47 == wcur_21) & ((last_1__q[23] & ~last_1__q[10]) | ((last_1__q[23] == last_1__q[10]) & older_21__q[23])))) begin
-            beats_47 = beats_47 | onehot_l_10;
-        end
-        if ((wcur_47 < wcur_23) | ((wcur_47 == wcur_23) & ((last_1__q[23] & ~last_1__q[11]) | ((last_1__q[23] == last_1__q[11]) & older_23__q[23])))) begin
-            beats_47 = beats_47 | onehot_l_11;
-        end
-        if ((wcur_47 < wcur_25) | ((wcur_47 == wcur_25) & ((last_1__q[23] & ~last_1__q[12]) | ((last_1__q[23] == last_1__q[12]) & older_25__q[23])))) begin
-            beats_47 = beats_47 | onehot_l_12;
-        end
-        if ((wcur_47 < wcur_27) | ((wcur_47 == wcur_27) & ((last_1__q[23] & ~last_1__q[13]) | ((last_1__q[23] == last_1__q[13]) & older_27__q[23])))) begin
-            beats_47 = beats_47 | onehot_l_13;
-        end
-        if ((wcur_47 < wcur_29) | ((wcur_47 == wcur_29) & ((last_1__q[23] & ~last_1__q[14]) | ((last_1__q[23] == last_1__q[14]) & older_29__q[23])))) begin
-            beats_47 = beats_47 | onehot_l_14;
-        end
-        if ((wcur_47 < wcur_31) | ((wcur_47 == wcur_31) & ((last_1__q[23] & ~last_1__q[15]) | ((last_1__q[23] == last_1__q[15]) & older_31__q[23])))) begin
-            beats_47 = beats_47 | onehot_l_15;
-        end
-        if ((wcur_47 < wcur_33) | ((wcur_47 == wcur_33) & ((last_1__q[23] & ~last_1__q[16]) | ((last_1__q[23] == last_1__q[16]) & older_33__q[23])))) begin
-            beats_47 = beats_47 | onehot_l_16;
-        end
-        if ((wcur_47 < wcur_35) | ((wcur_47 == wcur_35) & ((last_1__q[23] & ~last_1__q[17]) | ((last_1__q[23] == last_1__q[17]) & older_35__q[23])))) begin
-            beats_47 = beats_47 | onehot_l_17;
-        end
-        if ((wcur_47 < wcur_37) | ((wcur_47 == wcur_37) & ((last_1__q[23] & ~last_1__q[18]) | ((last_1__q[23] == last_1__q[18]) & older_37__q[23])))) begin
-            beats_47 = beats_47 | onehot_l_18;
-        end
-        if ((wcur_47 < wcur_39) | ((wcur_47 == wcur_39) & ((last_1__q[23] & ~last_1__q[19]) | ((last_1__q[23] == last_1__q[19]) & older_39__q[23])))) begin
-            beats_47 = beats_47 | onehot_l_19;
-        end
-        if ((wcur_47 < wcur_41) | ((wcur_47 == wcur_41) & ((last_1__q[23] & ~last_1__q[20]) | ((last_1__q[23] == last_1__q[20]) & older_41__q[23])))) begin
-            beats_47 = beats_47 | onehot_l_20;
-        end
-        if ((wcur_47 < wcur_43) | ((wcur_47 == wcur_43) & ((last_1__q[23] & ~last_1__q[21]) | ((last_1__q[23] == last_1__q[21]) & older_43__q[23])))) begin
-            beats_47 = beats_47 | onehot_l_21;
-        end
-        if ((wcur_47 < wcur_45) | ((wcur_47 == wcur_45) & ((last_1__q[23] & ~last_1__q[22]) | ((last_1__q[23] == last_1__q[22]) & older_45__q[23])))) begin
-            beats_47 = beats_47 | onehot_l_22;
-        end
-        if ((wcur_47 < wcur_47) | ((wcur_47 == wcur_47) & ((last_1__q[23] & ~last_1__q[23]) | ((last_1__q[23] == last_1__q[23]) & older_47__q[23])))) begin
-            beats_47 = beats_47 | onehot_l_23;
+        if (pend_mask_1[23]) begin
+            wcur_47 = pend_new_1;
         end
         run_sp_0 = zero_fb;
         run_sfu_0 = zero_fb;
@@ -7276,78 +5766,30 @@ module elf_base_fermi(clock,reset,tw_clear,tw_en,tw_slot,tw_valid,tw_branch,tw_p
         end
         pick_elig_0 = pick_elig_0 & ready_0 & live_0__q;
         pick_win_0 = zero_l;
-        if (pick_elig_0[0] & &(beats_0 | ~pick_elig_0 | onehot_l_0)) begin
-            pick_win_0 = pick_win_0 | onehot_l_0;
-        end
-        if (pick_elig_0[1] & &(beats_2 | ~pick_elig_0 | onehot_l_1)) begin
-            pick_win_0 = pick_win_0 | onehot_l_1;
-        end
-        if (pick_elig_0[2] & &(beats_4 | ~pick_elig_0 | onehot_l_2)) begin
-            pick_win_0 = pick_win_0 | onehot_l_2;
-        end
-        if (pick_elig_0[3] & &(beats_6 | ~pick_elig_0 | onehot_l_3)) begin
-            pick_win_0 = pick_win_0 | onehot_l_3;
-        end
-        if (pick_elig_0[4] & &(beats_8 | ~pick_elig_0 | onehot_l_4)) begin
-            pick_win_0 = pick_win_0 | onehot_l_4;
-        end
-        if (pick_elig_0[5] & &(beats_10 | ~pick_elig_0 | onehot_l_5)) begin
-            pick_win_0 = pick_win_0 | onehot_l_5;
-        end
-        if (pick_elig_0[6] & &(beats_12 | ~pick_elig_0 | onehot_l_6)) begin
-            pick_win_0 = pick_win_0 | onehot_l_6;
-        end
-        if (pick_elig_0[7] & &(beats_14 | ~pick_elig_0 | onehot_l_7)) begin
-            pick_win_0 = pick_win_0 | onehot_l_7;
-        end
-        if (pick_elig_0[8] & &(beats_16 | ~pick_elig_0 | onehot_l_8)) begin
-            pick_win_0 = pick_win_0 | onehot_l_8;
-        end
-        if (pick_elig_0[9] & &(beats_18 | ~pick_elig_0 | onehot_l_9)) begin
-            pick_win_0 = pick_win_0 | onehot_l_9;
-        end
-        if (pick_elig_0[10] & &(beats_20 | ~pick_elig_0 | onehot_l_10)) begin
-            pick_win_0 = pick_win_0 | onehot_l_10;
-        end
-        if (pick_elig_0[11] & &(beats_22 | ~pick_elig_0 | onehot_l_11)) begin
-            pick_win_0 = pick_win_0 | onehot_l_11;
-        end
-        if (pick_elig_0[12] & &(beats_24 | ~pick_elig_0 | onehot_l_12)) begin
-            pick_win_0 = pick_win_0 | onehot_l_12;
-        end
-        if (pick_elig_0[13] & &(beats_26 | ~pick_elig_0 | onehot_l_13)) begin
-            pick_win_0 = pick_win_0 | onehot_l_13;
-        end
-        if (pick_elig_0[14] & &(beats_28 | ~pick_elig_0 | onehot_l_14)) begin
-            pick_win_0 = pick_win_0 | onehot_l_14;
-        end
-        if (pick_elig_0[15] & &(beats_30 | ~pick_elig_0 | onehot_l_15)) begin
-            pick_win_0 = pick_win_0 | onehot_l_15;
-        end
-        if (pick_elig_0[16] & &(beats_32 | ~pick_elig_0 | onehot_l_16)) begin
-            pick_win_0 = pick_win_0 | onehot_l_16;
-        end
-        if (pick_elig_0[17] & &(beats_34 | ~pick_elig_0 | onehot_l_17)) begin
-            pick_win_0 = pick_win_0 | onehot_l_17;
-        end
-        if (pick_elig_0[18] & &(beats_36 | ~pick_elig_0 | onehot_l_18)) begin
-            pick_win_0 = pick_win_0 | onehot_l_18;
-        end
-        if (pick_elig_0[19] & &(beats_38 | ~pick_elig_0 | onehot_l_19)) begin
-            pick_win_0 = pick_win_0 | onehot_l_19;
-        end
-        if (pick_elig_0[20] & &(beats_40 | ~pick_elig_0 | onehot_l_20)) begin
-            pick_win_0 = pick_win_0 | onehot_l_20;
-        end
-        if (pick_elig_0[21] & &(beats_42 | ~pick_elig_0 | onehot_l_21)) begin
-            pick_win_0 = pick_win_0 | onehot_l_21;
-        end
-        if (pick_elig_0[22] & &(beats_44 | ~pick_elig_0 | onehot_l_22)) begin
-            pick_win_0 = pick_win_0 | onehot_l_22;
-        end
-        if (pick_elig_0[23] & &(beats_46 | ~pick_elig_0 | onehot_l_23)) begin
-            pick_win_0 = pick_win_0 | onehot_l_23;
-        end
+        pick_win_0[0] = pick_elig_0[0] & &(beats_0 | ~pick_elig_0 | onehot_l_0);
+        pick_win_0[1] = pick_elig_0[1] & &(beats_2 | ~pick_elig_0 | onehot_l_1);
+        pick_win_0[2] = pick_elig_0[2] & &(beats_4 | ~pick_elig_0 | onehot_l_2);
+        pick_win_0[3] = pick_elig_0[3] & &(beats_6 | ~pick_elig_0 | onehot_l_3);
+        pick_win_0[4] = pick_elig_0[4] & &(beats_8 | ~pick_elig_0 | onehot_l_4);
+        pick_win_0[5] = pick_elig_0[5] & &(beats_10 | ~pick_elig_0 | onehot_l_5);
+        pick_win_0[6] = pick_elig_0[6] & &(beats_12 | ~pick_elig_0 | onehot_l_6);
+        pick_win_0[7] = pick_elig_0[7] & &(beats_14 | ~pick_elig_0 | onehot_l_7);
+        pick_win_0[8] = pick_elig_0[8] & &(beats_16 | ~pick_elig_0 | onehot_l_8);
+        pick_win_0[9] = pick_elig_0[9] & &(beats_18 | ~pick_elig_0 | onehot_l_9);
+        pick_win_0[10] = pick_elig_0[10] & &(beats_20 | ~pick_elig_0 | onehot_l_10);
+        pick_win_0[11] = pick_elig_0[11] & &(beats_22 | ~pick_elig_0 | onehot_l_11);
+        pick_win_0[12] = pick_elig_0[12] & &(beats_24 | ~pick_elig_0 | onehot_l_12);
+        pick_win_0[13] = pick_elig_0[13] & &(beats_26 | ~pick_elig_0 | onehot_l_13);
+        pick_win_0[14] = pick_elig_0[14] & &(beats_28 | ~pick_elig_0 | onehot_l_14);
+        pick_win_0[15] = pick_elig_0[15] & &(beats_30 | ~pick_elig_0 | onehot_l_15);
+        pick_win_0[16] = pick_elig_0[16] & &(beats_32 | ~pick_elig_0 | onehot_l_16);
+        pick_win_0[17] = pick_elig_0[17] & &(beats_34 | ~pick_elig_0 | onehot_l_17);
+        pick_win_0[18] = pick_elig_0[18] & &(beats_36 | ~pick_elig_0 | onehot_l_18);
+        pick_win_0[19] = pick_elig_0[19] & &(beats_38 | ~pick_elig_0 | onehot_l_19);
+        pick_win_0[20] = pick_elig_0[20] & &(beats_40 | ~pick_elig_0 | onehot_l_20);
+        pick_win_0[21] = pick_elig_0[21] & &(beats_42 | ~pick_elig_0 | onehot_l_21);
+        pick_win_0[22] = pick_elig_0[22] & &(beats_44 | ~pick_elig_0 | onehot_l_22);
+        pick_win_0[23] = pick_elig_0[23] & &(beats_46 | ~pick_elig_0 | onehot_l_23);
         pick_sp_0 = |(pick_win_0 & unit_sp_0);
         pick_sfu_0 = |(pick_win_0 & unit_sfu_0);
         pick_lsu_0 = |(pick_win_0 & unit_lsu_0);
@@ -7375,78 +5817,30 @@ module elf_base_fermi(clock,reset,tw_clear,tw_en,tw_slot,tw_valid,tw_branch,tw_p
         end
         pick_elig_2 = pick_elig_2 & ready_1 & live_1__q;
         pick_win_2 = zero_l;
-        if (pick_elig_2[0] & &(beats_1 | ~pick_elig_2 | onehot_l_0)) begin
-            pick_win_2 = pick_win_2 | onehot_l_0;
-        end
-        if (pick_elig_2[1] & &(beats_3 | ~pick_elig_2 | onehot_l_1)) begin
-            pick_win_2 = pick_win_2 | onehot_l_1;
-        end
-        if (pick_elig_2[2] & &(beats_5 | ~pick_elig_2 | onehot_l_2)) begin
-            pick_win_2 = pick_win_2 | onehot_l_2;
-        end
-        if (pick_elig_2[3] & &(beats_7 | ~pick_elig_2 | onehot_l_3)) begin
-            pick_win_2 = pick_win_2 | onehot_l_3;
-        end
-        if (pick_elig_2[4] & &(beats_9 | ~pick_elig_2 | onehot_l_4)) begin
-            pick_win_2 = pick_win_2 | onehot_l_4;
-        end
-        if (pick_elig_2[5] & &(beats_11 | ~pick_elig_2 | onehot_l_5)) begin
-            pick_win_2 = pick_win_2 | onehot_l_5;
-        end
-        if (pick_elig_2[6] & &(beats_13 | ~pick_elig_2 | onehot_l_6)) begin
-            pick_win_2 = pick_win_2 | onehot_l_6;
-        end
-        if (pick_elig_2[7] & &(beats_15 | ~pick_elig_2 | onehot_l_7)) begin
-            pick_win_2 = pick_win_2 | onehot_l_7;
-        end
-        if (pick_elig_2[8] & &(beats_17 | ~pick_elig_2 | onehot_l_8)) begin
-            pick_win_2 = pick_win_2 | onehot_l_8;
-        end
-        if (pick_elig_2[9] & &(beats_19 | ~pick_elig_2 | onehot_l_9)) begin
-            pick_win_2 = pick_win_2 | onehot_l_9;
-        end
-        if (pick_elig_2[10] & &(beats_21 | ~pick_elig_2 | onehot_l_10)) begin
-            pick_win_2 = pick_win_2 | onehot_l_10;
-        end
-        if (pick_elig_2[11] & &(beats_23 | ~pick_elig_2 | onehot_l_11)) begin
-            pick_win_2 = pick_win_2 | onehot_l_11;
-        end
-        if (pick_elig_2[12] & &(beats_25 | ~pick_elig_2 | onehot_l_12)) begin
-            pick_win_2 = pick_win_2 | onehot_l_12;
-        end
-        if (pick_elig_2[13] & &(beats_27 | ~pick_elig_2 | onehot_l_13)) begin
-            pick_win_2 = pick_win_2 | onehot_l_13;
-        end
-        if (pick_elig_2[14] & &(beats_29 | ~pick_elig_2 | onehot_l_14)) begin
-            pick_win_2 = pick_win_2 | onehot_l_14;
-        end
-        if (pick_elig_2[15] & &(beats_31 | ~pick_elig_2 | onehot_l_15)) begin
-            pick_win_2 = pick_win_2 | onehot_l_15;
-        end
-        if (pick_elig_2[16] & &(beats_33 | ~pick_elig_2 | onehot_l_16)) begin
-            pick_win_2 = pick_win_2 | onehot_l_16;
-        end
-        if (pick_elig_2[17] & &(beats_35 | ~pick_elig_2 | onehot_l_17)) begin
-            pick_win_2 = pick_win_2 | onehot_l_17;
-        end
-        if (pick_elig_2[18] & &(beats_37 | ~pick_elig_2 | onehot_l_18)) begin
-            pick_win_2 = pick_win_2 | onehot_l_18;
-        end
-        if (pick_elig_2[19] & &(beats_39 | ~pick_elig_2 | onehot_l_19)) begin
-            pick_win_2 = pick_win_2 | onehot_l_19;
-        end
-        if (pick_elig_2[20] & &(beats_41 | ~pick_elig_2 | onehot_l_20)) begin
-            pick_win_2 = pick_win_2 | onehot_l_20;
-        end
-        if (pick_elig_2[21] & &(beats_43 | ~pick_elig_2 | onehot_l_21)) begin
-            pick_win_2 = pick_win_2 | onehot_l_21;
-        end
-        if (pick_elig_2[22] & &(beats_45 | ~pick_elig_2 | onehot_l_22)) begin
-            pick_win_2 = pick_win_2 | onehot_l_22;
-        end
-        if (pick_elig_2[23] & &(beats_47 | ~pick_elig_2 | onehot_l_23)) begin
-            pick_win_2 = pick_win_2 | onehot_l_23;
-        end
+        pick_win_2[0] = pick_elig_2[0] & &(beats_1 | ~pick_elig_2 | onehot_l_0);
+        pick_win_2[1] = pick_elig_2[1] & &(beats_3 | ~pick_elig_2 | onehot_l_1);
+        pick_win_2[2] = pick_elig_2[2] & &(beats_5 | ~pick_elig_2 | onehot_l_2);
+        pick_win_2[3] = pick_elig_2[3] & &(beats_7 | ~pick_elig_2 | onehot_l_3);
+        pick_win_2[4] = pick_elig_2[4] & &(beats_9 | ~pick_elig_2 | onehot_l_4);
+        pick_win_2[5] = pick_elig_2[5] & &(beats_11 | ~pick_elig_2 | onehot_l_5);
+        pick_win_2[6] = pick_elig_2[6] & &(beats_13 | ~pick_elig_2 | onehot_l_6);
+        pick_win_2[7] = pick_elig_2[7] & &(beats_15 | ~pick_elig_2 | onehot_l_7);
+        pick_win_2[8] = pick_elig_2[8] & &(beats_17 | ~pick_elig_2 | onehot_l_8);
+        pick_win_2[9] = pick_elig_2[9] & &(beats_19 | ~pick_elig_2 | onehot_l_9);
+        pick_win_2[10] = pick_elig_2[10] & &(beats_21 | ~pick_elig_2 | onehot_l_10);
+        pick_win_2[11] = pick_elig_2[11] & &(beats_23 | ~pick_elig_2 | onehot_l_11);
+        pick_win_2[12] = pick_elig_2[12] & &(beats_25 | ~pick_elig_2 | onehot_l_12);
+        pick_win_2[13] = pick_elig_2[13] & &(beats_27 | ~pick_elig_2 | onehot_l_13);
+        pick_win_2[14] = pick_elig_2[14] & &(beats_29 | ~pick_elig_2 | onehot_l_14);
+        pick_win_2[15] = pick_elig_2[15] & &(beats_31 | ~pick_elig_2 | onehot_l_15);
+        pick_win_2[16] = pick_elig_2[16] & &(beats_33 | ~pick_elig_2 | onehot_l_16);
+        pick_win_2[17] = pick_elig_2[17] & &(beats_35 | ~pick_elig_2 | onehot_l_17);
+        pick_win_2[18] = pick_elig_2[18] & &(beats_37 | ~pick_elig_2 | onehot_l_18);
+        pick_win_2[19] = pick_elig_2[19] & &(beats_39 | ~pick_elig_2 | onehot_l_19);
+        pick_win_2[20] = pick_elig_2[20] & &(beats_41 | ~pick_elig_2 | onehot_l_20);
+        pick_win_2[21] = pick_elig_2[21] & &(beats_43 | ~pick_elig_2 | onehot_l_21);
+        pick_win_2[22] = pick_elig_2[22] & &(beats_45 | ~pick_elig_2 | onehot_l_22);
+        pick_win_2[23] = pick_elig_2[23] & &(beats_47 | ~pick_elig_2 | onehot_l_23);
         pick_sp_2 = |(pick_win_2 & unit_sp_1);
         pick_sfu_2 = |(pick_win_2 & unit_sfu_1);
         pick_lsu_2 = |(pick_win_2 & unit_lsu_1);
@@ -7480,78 +5874,30 @@ module elf_base_fermi(clock,reset,tw_clear,tw_en,tw_slot,tw_valid,tw_branch,tw_p
         end
         pick_elig_1 = pick_elig_1 & ready_0 & live_0__q;
         pick_win_1 = zero_l;
-        if (pick_elig_1[0] & &(beats_0 | ~pick_elig_1 | onehot_l_0)) begin
-            pick_win_1 = pick_win_1 | onehot_l_0;
-        end
-        if (pick_elig_1[1] & &(beats_2 | ~pick_elig_1 | onehot_l_1)) begin
-            pick_win_1 = pick_win_1 | onehot_l_1;
-        end
-        if (pick_elig_1[2] & &(beats_4 | ~pick_elig_1 | onehot_l_2)) begin
-            pick_win_1 = pick_win_1 | onehot_l_2;
-        end
-        if (pick_elig_1[3] & &(beats_6 | ~pick_elig_1 | onehot_l_3)) begin
-            pick_win_1 = pick_win_1 | onehot_l_3;
-        end
-        if (pick_elig_1[4] & &(beats_8 | ~pick_elig_1 | onehot_l_4)) begin
-            pick_win_1 = pick_win_1 | onehot_l_4;
-        end
-        if (pick_elig_1[5] & &(beats_10 | ~pick_elig_1 | onehot_l_5)) begin
-            pick_win_1 = pick_win_1 | onehot_l_5;
-        end
-        if (pick_elig_1[6] & &(beats_12 | ~pick_elig_1 | onehot_l_6)) begin
-            pick_win_1 = pick_win_1 | onehot_l_6;
-        end
-        if (pick_elig_1[7] & &(beats_14 | ~pick_elig_1 | onehot_l_7)) begin
-            pick_win_1 = pick_win_1 | onehot_l_7;
-        end
-        if (pick_elig_1[8] & &(beats_16 | ~pick_elig_1 | onehot_l_8)) begin
-            pick_win_1 = pick_win_1 | onehot_l_8;
-        end
-        if (pick_elig_1[9] & &(beats_18 | ~pick_elig_1 | onehot_l_9)) begin
-            pick_win_1 = pick_win_1 | onehot_l_9;
-        end
-        if (pick_elig_1[10] & &(beats_20 | ~pick_elig_1 | onehot_l_10)) begin
-            pick_win_1 = pick_win_1 | onehot_l_10;
-        end
-        if (pick_elig_1[11] & &(beats_22 | ~pick_elig_1 | onehot_l_11)) begin
-            pick_win_1 = pick_win_1 | onehot_l_11;
-        end
-        if (pick_elig_1[12] & &(beats_24 | ~pick_elig_1 | onehot_l_12)) begin
-            pick_win_1 = pick_win_1 | onehot_l_12;
-        end
-        if (pick_elig_1[13] & &(beats_26 | ~pick_elig_1 | onehot_l_13)) begin
-            pick_win_1 = pick_win_1 | onehot_l_13;
-        end
-        if (pick_elig_1[14] & &(beats_28 | ~pick_elig_1 | onehot_l_14)) begin
-            pick_win_1 = pick_win_1 | onehot_l_14;
-        end
-        if (pick_elig_1[15] & &(beats_30 | ~pick_elig_1 | onehot_l_15)) begin
-            pick_win_1 = pick_win_1 | onehot_l_15;
-        end
-        if (pick_elig_1[16] & &(beats_32 | ~pick_elig_1 | onehot_l_16)) begin
-            pick_win_1 = pick_win_1 | onehot_l_16;
-        end
-        if (pick_elig_1[17] & &(beats_34 | ~pick_elig_1 | onehot_l_17)) begin
-            pick_win_1 = pick_win_1 | onehot_l_17;
-        end
-        if (pick_elig_1[18] & &(beats_36 | ~pick_elig_1 | onehot_l_18)) begin
-            pick_win_1 = pick_win_1 | onehot_l_18;
-        end
-        if (pick_elig_1[19] & &(beats_38 | ~pick_elig_1 | onehot_l_19)) begin
-            pick_win_1 = pick_win_1 | onehot_l_19;
-        end
-        if (pick_elig_1[20] & &(beats_40 | ~pick_elig_1 | onehot_l_20)) begin
-            pick_win_1 = pick_win_1 | onehot_l_20;
-        end
-        if (pick_elig_1[21] & &(beats_42 | ~pick_elig_1 | onehot_l_21)) begin
-            pick_win_1 = pick_win_1 | onehot_l_21;
-        end
-        if (pick_elig_1[22] & &(beats_44 | ~pick_elig_1 | onehot_l_22)) begin
-            pick_win_1 = pick_win_1 | onehot_l_22;
-        end
-        if (pick_elig_1[23] & &(beats_46 | ~pick_elig_1 | onehot_l_23)) begin
-            pick_win_1 = pick_win_1 | onehot_l_23;
-        end
+        pick_win_1[0] = pick_elig_1[0] & &(beats_0 | ~pick_elig_1 | onehot_l_0);
+        pick_win_1[1] = pick_elig_1[1] & &(beats_2 | ~pick_elig_1 | onehot_l_1);
+        pick_win_1[2] = pick_elig_1[2] & &(beats_4 | ~pick_elig_1 | onehot_l_2);
+        pick_win_1[3] = pick_elig_1[3] & &(beats_6 | ~pick_elig_1 | onehot_l_3);
+        pick_win_1[4] = pick_elig_1[4] & &(beats_8 | ~pick_elig_1 | onehot_l_4);
+        pick_win_1[5] = pick_elig_1[5] & &(beats_10 | ~pick_elig_1 | onehot_l_5);
+        pick_win_1[6] = pick_elig_1[6] & &(beats_12 | ~pick_elig_1 | onehot_l_6);
+        pick_win_1[7] = pick_elig_1[7] & &(beats_14 | ~pick_elig_1 | onehot_l_7);
+        pick_win_1[8] = pick_elig_1[8] & &(beats_16 | ~pick_elig_1 | onehot_l_8);
+        pick_win_1[9] = pick_elig_1[9] & &(beats_18 | ~pick_elig_1 | onehot_l_9);
+        pick_win_1[10] = pick_elig_1[10] & &(beats_20 | ~pick_elig_1 | onehot_l_10);
+        pick_win_1[11] = pick_elig_1[11] & &(beats_22 | ~pick_elig_1 | onehot_l_11);
+        pick_win_1[12] = pick_elig_1[12] & &(beats_24 | ~pick_elig_1 | onehot_l_12);
+        pick_win_1[13] = pick_elig_1[13] & &(beats_26 | ~pick_elig_1 | onehot_l_13);
+        pick_win_1[14] = pick_elig_1[14] & &(beats_28 | ~pick_elig_1 | onehot_l_14);
+        pick_win_1[15] = pick_elig_1[15] & &(beats_30 | ~pick_elig_1 | onehot_l_15);
+        pick_win_1[16] = pick_elig_1[16] & &(beats_32 | ~pick_elig_1 | onehot_l_16);
+        pick_win_1[17] = pick_elig_1[17] & &(beats_34 | ~pick_elig_1 | onehot_l_17);
+        pick_win_1[18] = pick_elig_1[18] & &(beats_36 | ~pick_elig_1 | onehot_l_18);
+        pick_win_1[19] = pick_elig_1[19] & &(beats_38 | ~pick_elig_1 | onehot_l_19);
+        pick_win_1[20] = pick_elig_1[20] & &(beats_40 | ~pick_elig_1 | onehot_l_20);
+        pick_win_1[21] = pick_elig_1[21] & &(beats_42 | ~pick_elig_1 | onehot_l_21);
+        pick_win_1[22] = pick_elig_1[22] & &(beats_44 | ~pick_elig_1 | onehot_l_22);
+        pick_win_1[23] = pick_elig_1[23] & &(beats_46 | ~pick_elig_1 | onehot_l_23);
         pick_sp_1 = |(pick_win_1 & unit_sp_0);
         pick_sfu_1 = |(pick_win_1 & unit_sfu_0);
         pick_lsu_1 = |(pick_win_1 & unit_lsu_0);
@@ -7579,78 +5925,30 @@ module elf_base_fermi(clock,reset,tw_clear,tw_en,tw_slot,tw_valid,tw_branch,tw_p
         end
         pick_elig_3 = pick_elig_3 & ready_1 & live_1__q;
         pick_win_3 = zero_l;
-        if (pick_elig_3[0] & &(beats_1 | ~pick_elig_3 | onehot_l_0)) begin
-            pick_win_3 = pick_win_3 | onehot_l_0;
-        end
-        if (pick_elig_3[1] & &(beats_3 | ~pick_elig_3 | onehot_l_1)) begin
-            pick_win_3 = pick_win_3 | onehot_l_1;
-        end
-        if (pick_elig_3[2] & &(beats_5 | ~pick_elig_3 | onehot_l_2)) begin
-            pick_win_3 = pick_win_3 | onehot_l_2;
-        end
-        if (pick_elig_3[3] & &(beats_7 | ~pick_elig_3 | onehot_l_3)) begin
-            pick_win_3 = pick_win_3 | onehot_l_3;
-        end
-        if (pick_elig_3[4] & &(beats_9 | ~pick_elig_3 | onehot_l_4)) begin
-            pick_win_3 = pick_win_3 | onehot_l_4;
-        end
-        if (pick_elig_3[5] & &(beats_11 | ~pick_elig_3 | onehot_l_5)) begin
-            pick_win_3 = pick_win_3 | onehot_l_5;
-        end
-        if (pick_elig_3[6] & &(beats_13 | ~pick_elig_3 | onehot_l_6)) begin
-            pick_win_3 = pick_win_3 | onehot_l_6;
-        end
-        if (pick_elig_3[7] & &(beats_15 | ~pick_elig_3 | onehot_l_7)) begin
-            pick_win_3 = pick_win_3 | onehot_l_7;
-        end
-        if (pick_elig_3[8] & &(beats_17 | ~pick_elig_3 | onehot_l_8)) begin
-            pick_win_3 = pick_win_3 | onehot_l_8;
-        end
-        if (pick_elig_3[9] & &(beats_19 | ~pick_elig_3 | onehot_l_9)) begin
-            pick_win_3 = pick_win_3 | onehot_l_9;
-        end
-        if (pick_elig_3[10] & &(beats_21 | ~pick_elig_3 | onehot_l_10)) begin
-            pick_win_3 = pick_win_3 | onehot_l_10;
-        end
-        if (pick_elig_3[11] & &(beats_23 | ~pick_elig_3 | onehot_l_11)) begin
-            pick_win_3 = pick_win_3 | onehot_l_11;
-        end
-        if (pick_elig_3[12] & &(beats_25 | ~pick_elig_3 | onehot_l_12)) begin
-            pick_win_3 = pick_win_3 | onehot_l_12;
-        end
-        if (pick_elig_3[13] & &(beats_27 | ~pick_elig_3 | onehot_l_13)) begin
-            pick_win_3 = pick_win_3 | onehot_l_13;
-        end
-        if (pick_elig_3[14] & &(beats_29 | ~pick_elig_3 | onehot_l_14)) begin
-            pick_win_3 = pick_win_3 | onehot_l_14;
-        end
-        if (pick_elig_3[15] & &(beats_31 | ~pick_elig_3 | onehot_l_15)) begin
-            pick_win_3 = pick_win_3 | onehot_l_15;
-        end
-        if (pick_elig_3[16] & &(beats_33 | ~pick_elig_3 | onehot_l_16)) begin
-            pick_win_3 = pick_win_3 | onehot_l_16;
-        end
-        if (pick_elig_3[17] & &(beats_35 | ~pick_elig_3 | onehot_l_17)) begin
-            pick_win_3 = pick_win_3 | onehot_l_17;
-        end
-        if (pick_elig_3[18] & &(beats_37 | ~pick_elig_3 | onehot_l_18)) begin
-            pick_win_3 = pick_win_3 | onehot_l_18;
-        end
-        if (pick_elig_3[19] & &(beats_39 | ~pick_elig_3 | onehot_l_19)) begin
-            pick_win_3 = pick_win_3 | onehot_l_19;
-        end
-        if (pick_elig_3[20] & &(beats_41 | ~pick_elig_3 | onehot_l_20)) begin
-            pick_win_3 = pick_win_3 | onehot_l_20;
-        end
-        if (pick_elig_3[21] & &(beats_43 | ~pick_elig_3 | onehot_l_21)) begin
-            pick_win_3 = pick_win_3 | onehot_l_21;
-        end
-        if (pick_elig_3[22] & &(beats_45 | ~pick_elig_3 | onehot_l_22)) begin
-            pick_win_3 = pick_win_3 | onehot_l_22;
-        end
-        if (pick_elig_3[23] & &(beats_47 | ~pick_elig_3 | onehot_l_23)) begin
-            pick_win_3 = pick_win_3 | onehot_l_23;
-        end
+        pick_win_3[0] = pick_elig_3[0] & &(beats_1 | ~pick_elig_3 | onehot_l_0);
+        pick_win_3[1] = pick_elig_3[1] & &(beats_3 | ~pick_elig_3 | onehot_l_1);
+        pick_win_3[2] = pick_elig_3[2] & &(beats_5 | ~pick_elig_3 | onehot_l_2);
+        pick_win_3[3] = pick_elig_3[3] & &(beats_7 | ~pick_elig_3 | onehot_l_3);
+        pick_win_3[4] = pick_elig_3[4] & &(beats_9 | ~pick_elig_3 | onehot_l_4);
+        pick_win_3[5] = pick_elig_3[5] & &(beats_11 | ~pick_elig_3 | onehot_l_5);
+        pick_win_3[6] = pick_elig_3[6] & &(beats_13 | ~pick_elig_3 | onehot_l_6);
+        pick_win_3[7] = pick_elig_3[7] & &(beats_15 | ~pick_elig_3 | onehot_l_7);
+        pick_win_3[8] = pick_elig_3[8] & &(beats_17 | ~pick_elig_3 | onehot_l_8);
+        pick_win_3[9] = pick_elig_3[9] & &(beats_19 | ~pick_elig_3 | onehot_l_9);
+        pick_win_3[10] = pick_elig_3[10] & &(beats_21 | ~pick_elig_3 | onehot_l_10);
+        pick_win_3[11] = pick_elig_3[11] & &(beats_23 | ~pick_elig_3 | onehot_l_11);
+        pick_win_3[12] = pick_elig_3[12] & &(beats_25 | ~pick_elig_3 | onehot_l_12);
+        pick_win_3[13] = pick_elig_3[13] & &(beats_27 | ~pick_elig_3 | onehot_l_13);
+        pick_win_3[14] = pick_elig_3[14] & &(beats_29 | ~pick_elig_3 | onehot_l_14);
+        pick_win_3[15] = pick_elig_3[15] & &(beats_31 | ~pick_elig_3 | onehot_l_15);
+        pick_win_3[16] = pick_elig_3[16] & &(beats_33 | ~pick_elig_3 | onehot_l_16);
+        pick_win_3[17] = pick_elig_3[17] & &(beats_35 | ~pick_elig_3 | onehot_l_17);
+        pick_win_3[18] = pick_elig_3[18] & &(beats_37 | ~pick_elig_3 | onehot_l_18);
+        pick_win_3[19] = pick_elig_3[19] & &(beats_39 | ~pick_elig_3 | onehot_l_19);
+        pick_win_3[20] = pick_elig_3[20] & &(beats_41 | ~pick_elig_3 | onehot_l_20);
+        pick_win_3[21] = pick_elig_3[21] & &(beats_43 | ~pick_elig_3 | onehot_l_21);
+        pick_win_3[22] = pick_elig_3[22] & &(beats_45 | ~pick_elig_3 | onehot_l_22);
+        pick_win_3[23] = pick_elig_3[23] & &(beats_47 | ~pick_elig_3 | onehot_l_23);
         pick_sp_3 = |(pick_win_3 & unit_sp_1);
         pick_sfu_3 = |(pick_win_3 & unit_sfu_1);
         pick_lsu_3 = |(pick_win_3 & unit_lsu_1);
@@ -7689,614 +5987,78 @@ module elf_base_fermi(clock,reset,tw_clear,tw_en,tw_slot,tw_valid,tw_branch,tw_p
         if (|(grant_0 & local_id_bit_4)) begin
             grant_id_0 = grant_id_0 | bit_lb_4;
         end
-        col8_0 = zero_l;
-        col8_1 = zero_l;
-        col8_2 = zero_l;
-        col8_3 = zero_l;
-        col8_4 = zero_l;
-        col8_5 = zero_l;
-        col8_6 = zero_l;
-        col8_7 = zero_l;
-        if (grant_0[0] & wcur_0[0]) begin
-            col8_0 = col8_0 | onehot_l_0;
-        end
-        if (grant_0[0] & wcur_0[1]) begin
-            col8_1 = col8_1 | onehot_l_0;
-        end
-        if (grant_0[0] & wcur_0[2]) begin
-            col8_2 = col8_2 | onehot_l_0;
-        end
-        if (grant_0[0] & wcur_0[3]) begin
-            col8_3 = col8_3 | onehot_l_0;
-        end
-        if (grant_0[0] & wcur_0[4]) begin
-            col8_4 = col8_4 | onehot_l_0;
-        end
-        if (grant_0[0] & wcur_0[5]) begin
-            col8_5 = col8_5 | onehot_l_0;
-        end
-        if (grant_0[0] & wcur_0[6]) begin
-            col8_6 = col8_6 | onehot_l_0;
-        end
-        if (grant_0[0] & wcur_0[7]) begin
-            col8_7 = col8_7 | onehot_l_0;
-        end
-        if (grant_0[1] & wcur_2[0]) begin
-            col8_0 = col8_0 | onehot_l_1;
-        end
-        if (grant_0[1] & wcur_2[1]) begin
-            col8_1 = col8_1 | onehot_l_1;
-        end
-        if (grant_0[1] & wcur_2[2]) begin
-            col8_2 = col8_2 | onehot_l_1;
-        end
-        if (grant_0[1] & wcur_2[3]) begin
-            col8_3 = col8_3 | onehot_l_1;
-        end
-        if (grant_0[1] & wcur_2[4]) begin
-            col8_4 = col8_4 | onehot_l_1;
-        end
-        if (grant_0[1] & wcur_2[5]) begin
-            col8_5 = col8_5 | onehot_l_1;
-        end
-        if (grant_0[1] & wcur_2[6]) begin
-            col8_6 = col8_6 | onehot_l_1;
-        end
-        if (grant_0[1] & wcur_2[7]) begin
-            col8_7 = col8_7 | onehot_l_1;
-        end
-        if (grant_0[2] & wcur_4[0]) begin
-            col8_0 = col8_0 | onehot_l_2;
-        end
-        if (grant_0[2] & wcur_4[1]) begin
-            col8_1 = col8_1 | onehot_l_2;
-        end
-        if (grant_0[2] & wcur_4[2]) begin
-            col8_2 = col8_2 | onehot_l_2;
-        end
-        if (grant_0[2] & wcur_4[3]) begin
-            col8_3 = col8_3 | onehot_l_2;
-        end
-        if (grant_0[2] & wcur_4[4]) begin
-            col8_4 = col8_4 | onehot_l_2;
-        end
-        if (grant_0[2] & wcur_4[5]) begin
-            col8_5 = col8_5 | onehot_l_2;
-        end
-        if (grant_0[2] & wcur_4[6]) begin
-            col8_6 = col8_6 | onehot_l_2;
-        end
-        if (grant_0[2] & wcur_4[7]) begin
-            col8_7 = col8_7 | onehot_l_2;
-        end
-        if (grant_0[3] & wcur_6[0]) begin
-            col8_0 = col8_0 | onehot_l_3;
-        end
-        if (grant_0[3] & wcur_6[1]) begin
-            col8_1 = col8_1 | onehot_l_3;
-        end
-        if (grant_0[3] & wcur_6[2]) begin
-            col8_2 = col8_2 | onehot_l_3;
-        end
-        if (grant_0[3] & wcur_6[3]) begin
-            col8_3 = col8_3 | onehot_l_3;
-        end
-        if (grant_0[3] & wcur_6[4]) begin
-            col8_4 = col8_4 | onehot_l_3;
-        end
-        if (grant_0[3] & wcur_6[5]) begin
-            col8_5 = col8_5 | onehot_l_3;
-        end
-        if (grant_0[3] & wcur_6[6]) begin
-            col8_6 = col8_6 | onehot_l_3;
-        end
-        if (grant_0[3] & wcur_6[7]) begin
-            col8_7 = col8_7 | onehot_l_3;
-        end
-        if (grant_0[4] & wcur_8[0]) begin
-            col8_0 = col8_0 | onehot_l_4;
-        end
-        if (grant_0[4] & wcur_8[1]) begin
-            col8_1 = col8_1 | onehot_l_4;
-        end
-        if (grant_0[4] & wcur_8[2]) begin
-            col8_2 = col8_2 | onehot_l_4;
-        end
-        if (grant_0[4] & wcur_8[3]) begin
-            col8_3 = col8_3 | onehot_l_4;
-        end
-        if (grant_0[4] & wcur_8[4]) begin
-            col8_4 = col8_4 | onehot_l_4;
-        end
-        if (grant_0[4] & wcur_8[5]) begin
-            col8_5 = col8_5 | onehot_l_4;
-        end
-        if (grant_0[4] & wcur_8[6]) begin
-            col8_6 = col8_6 | onehot_l_4;
-        end
-        if (grant_0[4] & wcur_8[7]) begin
-            col8_7 = col8_7 | onehot_l_4;
-        end
-        if (grant_0[5] & wcur_10[0]) begin
-            col8_0 = col8_0 | onehot_l_5;
-        end
-        if (grant_0[5] & wcur_10[1]) begin
-            col8_1 = col8_1 | onehot_l_5;
-        end
-        if (grant_0[5] & wcur_10[2]) begin
-            col8_2 = col8_2 | onehot_l_5;
-        end
-        if (grant_0[5] & wcur_10[3]) begin
-            col8_3 = col8_3 | onehot_l_5;
-        end
-        if (grant_0[5] & wcur_10[4]) begin
-            col8_4 = col8_4 | onehot_l_5;
-        end
-        if (grant_0[5] & wcur_10[5]) begin
-            col8_5 = col8_5 | onehot_l_5;
-        end
-        if (grant_0[5] & wcur_10[6]) begin
-            col8_6 = col8_6 | onehot_l_5;
-        end
-        if (grant_0[5] & wcur_10[7]) begin
-            col8_7 = col8_7 | onehot_l_5;
-        end
-        if (grant_0[6] & wcur_12[0]) begin
-            col8_0 = col8_0 | onehot_l_6;
-        end
-        if (grant_0[6] & wcur_12[1]) begin
-            col8_1 = col8_1 | onehot_l_6;
-        end
-        if (grant_0[6] & wcur_12[2]) begin
-            col8_2 = col8_2 | onehot_l_6;
-        end
-        if (grant_0[6] & wcur_12[3]) begin
-            col8_3 = col8_3 | onehot_l_6;
-        end
-        if (grant_0[6] & wcur_12[4]) begin
-            col8_4 = col8_4 | onehot_l_6;
-        end
-        if (grant_0[6] & wcur_12[5]) begin
-            col8_5 = col8_5 | onehot_l_6;
-        end
-        if (grant_0[6] & wcur_12[6]) begin
-            col8_6 = col8_6 | onehot_l_6;
-        end
-        if (grant_0[6] & wcur_12[7]) begin
-            col8_7 = col8_7 | onehot_l_6;
-        end
-        if (grant_0[7] & wcur_14[0]) begin
-            col8_0 = col8_0 | onehot_l_7;
-        end
-        if (grant_0[7] & wcur_14[1]) begin
-            col8_1 = col8_1 | onehot_l_7;
-        end
-        if (grant_0[7] & wcur_14[2]) begin
-            col8_2 = col8_2 | onehot_l_7;
-        end
-        if (grant_0[7] & wcur_14[3]) begin
-            col8_3 = col8_3 | onehot_l_7;
-        end
-        if (grant_0[7] & wcur_14[4]) begin
-            col8_4 = col8_4 | onehot_l_7;
-        end
-        if (grant_0[7] & wcur_14[5]) begin
-            col8_5 = col8_5 | onehot_l_7;
-        end
-        if (grant_0[7] & wcur_14[6]) begin
-            col8_6 = col8_6 | onehot_l_7;
-        end
-        if (grant_0[7] & wcur_14[7]) begin
-            col8_7 = col8_7 | onehot_l_7;
-        end
-        if (grant_0[8] & wcur_16[0]) begin
-            col8_0 = col8_0 | onehot_l_8;
-        end
-        if (grant_0[8] & wcur_16[1]) begin
-            col8_1 = col8_1 | onehot_l_8;
-        end
-        if (grant_0[8] & wcur_16[2]) begin
-            col8_2 = col8_2 | onehot_l_8;
-        end
-        if (grant_0[8] & wcur_16[3]) begin
-            col8_3 = col8_3 | onehot_l_8;
-        end
-        if (grant_0[8] & wcur_16[4]) begin
-            col8_4 = col8_4 | onehot_l_8;
-        end
-        if (grant_0[8] & wcur_16[5]) begin
-            col8_5 = col8_5 | onehot_l_8;
-        end
-        if (grant_0[8] & wcur_16[6]) begin
-            col8_6 = col8_6 | onehot_l_8;
-        end
-        if (grant_0[8] & wcur_16[7]) begin
-            col8_7 = col8_7 | onehot_l_8;
-        end
-        if (grant_0[9] & wcur_18[0]) begin
-            col8_0 = col8_0 | onehot_l_9;
-        end
-        if (grant_0[9] & wcur_18[1]) begin
-            col8_1 = col8_1 | onehot_l_9;
-        end
-        if (grant_0[9] & wcur_18[2]) begin
-            col8_2 = col8_2 | onehot_l_9;
-        end
-        if (grant_0[9] & wcur_18[3]) begin
-            col8_3 = col8_3 | onehot_l_9;
-        end
-        if (grant_0[9] & wcur_18[4]) begin
-            col8_4 = col8_4 | onehot_l_9;
-        end
-        if (grant_0[9] & wcur_18[5]) begin
-            col8_5 = col8_5 | onehot_l_9;
-        end
-        if (grant_0[9] & wcur_18[6]) begin
-            col8_6 = col8_6 | onehot_l_9;
-        end
-        if (grant_0[9] & wcur_18[7]) begin
-            col8_7 = col8_7 | onehot_l_9;
-        end
-        if (grant_0[10] & wcur_20[0]) begin
-            col8_0 = col8_0 | onehot_l_10;
-        end
-        if (grant_0[10] & wcur_20[1]) begin
-            col8_1 = col8_1 | onehot_l_10;
-        end
-        if (grant_0[10] & wcur_20[2]) begin
-            col8_2 = col8_2 | onehot_l_10;
-        end
-        if (grant_0[10] & wcur_20[3]) begin
-            col8_3 = col8_3 | onehot_l_10;
-        end
-        if (grant_0[10] & wcur_20[4]) begin
-            col8_4 = col8_4 | onehot_l_10;
-        end
-        if (grant_0[10] & wcur_20[5]) begin
-            col8_5 = col8_5 | onehot_l_10;
-        end
-        if (grant_0[10] & wcur_20[6]) begin
-            col8_6 = col8_6 | onehot_l_10;
-        end
-        if (grant_0[10] & wcur_20[7]) begin
-            col8_7 = col8_7 | onehot_l_10;
-        end
-        if (grant_0[11] & wcur_22[0]) begin
-            col8_0 = col8_0 | onehot_l_11;
-        end
-        if (grant_0[11] & wcur_22[1]) begin
-            col8_1 = col8_1 | onehot_l_11;
-        end
-        if (grant_0[11] & wcur_22[2]) begin
-            col8_2 = col8_2 | onehot_l_11;
-        end
-        if (grant_0[11] & wcur_22[3]) begin
-            col8_3 = col8_3 | onehot_l_11;
-        end
-        if (grant_0[11] & wcur_22[4]) begin
-            col8_4 = col8_4 | onehot_l_11;
-        end
-        if (grant_0[11] & wcur_22[5]) begin
-            col8_5 = col8_5 | onehot_l_11;
-        end
-        if (grant_0[11] & wcur_22[6]) begin
-            col8_6 = col8_6 | onehot_l_11;
-        end
-        if (grant_0[11] & wcur_22[7]) begin
-            col8_7 = col8_7 | onehot_l_11;
-        end
-        if (grant_0[12] & wcur_24[0]) begin
-            col8_0 = col8_0 | onehot_l_12;
-        end
-        if (grant_0[12] & wcur_24[1]) begin
-            col8_1 = col8_1 | onehot_l_12;
-        end
-        if (grant_0[12] & wcur_24[2]) begin
-            col8_2 = col8_2 | onehot_l_12;
-        end
-        if (grant_0[12] & wcur_24[3]) begin
-            col8_3 = col8_3 | onehot_l_12;
-        end
-        if (grant_0[12] & wcur_24[4]) begin
-            col8_4 = col8_4 | onehot_l_12;
-        end
-        if (grant_0[12] & wcur_24[5]) begin
-            col8_5 = col8_5 | onehot_l_12;
-        end
-        if (grant_0[12] & wcur_24[6]) begin
-            col8_6 = col8_6 | onehot_l_12;
-        end
-        if (grant_0[12] & wcur_24[7]) begin
-            col8_7 = col8_7 | onehot_l_12;
-        end
-        if (grant_0[13] & wcur_26[0]) begin
-            col8_0 = col8_0 | onehot_l_13;
-        end
-        if (grant_0[13] & wcur_26[1]) begin
-            col8_1 = col8_1 | onehot_l_13;
-        end
-        if (grant_0[13] & wcur_26[2]) begin
-            col8_2 = col8_2 | onehot_l_13;
-        end
-        if (grant_0[13] & wcur_26[3]) begin
-            col8_3 = col8_3 | onehot_l_13;
-        end
-        if (grant_0[13] & wcur_26[4]) begin
-            col8_4 = col8_4 | onehot_l_13;
-        end
-        if (grant_0[13] & wcur_26[5]) begin
-            col8_5 = col8_5 | onehot_l_13;
-        end
-        if (grant_0[13] & wcur_26[6]) begin
-            col8_6 = col8_6 | onehot_l_13;
-        end
-        if (grant_0[13] & wcur_26[7]) begin
-            col8_7 = col8_7 | onehot_l_13;
-        end
-        if (grant_0[14] & wcur_28[0]) begin
-            col8_0 = col8_0 | onehot_l_14;
-        end
-        if (grant_0[14] & wcur_28[1]) begin
-            col8_1 = col8_1 | onehot_l_14;
-        end
-        if (grant_0[14] & wcur_28[2]) begin
-            col8_2 = col8_2 | onehot_l_14;
-        end
-        if (grant_0[14] & wcur_28[3]) begin
-            col8_3 = col8_3 | onehot_l_14;
-        end
-        if (grant_0[14] & wcur_28[4]) begin
-            col8_4 = col8_4 | onehot_l_14;
-        end
-        if (grant_0[14] & wcur_28[5]) begin
-            col8_5 = col8_5 | onehot_l_14;
-        end
-        if (grant_0[14] & wcur_28[6]) begin
-            col8_6 = col8_6 | onehot_l_14;
-        end
-        if (grant_0[14] & wcur_28[7]) begin
-            col8_7 = col8_7 | onehot_l_14;
-        end
-        if (grant_0[15] & wcur_30[0]) begin
-            col8_0 = col8_0 | onehot_l_15;
-        end
-        if (grant_0[15] & wcur_30[1]) begin
-            col8_1 = col8_1 | onehot_l_15;
-        end
-        if (grant_0[15] & wcur_30[2]) begin
-            col8_2 = col8_2 | onehot_l_15;
-        end
-        if (grant_0[15] & wcur_30[3]) begin
-            col8_3 = col8_3 | onehot_l_15;
-        end
-        if (grant_0[15] & wcur_30[4]) begin
-            col8_4 = col8_4 | onehot_l_15;
-        end
-        if (grant_0[15] & wcur_30[5]) begin
-            col8_5 = col8_5 | onehot_l_15;
-        end
-        if (grant_0[15] & wcur_30[6]) begin
-            col8_6 = col8_6 | onehot_l_15;
-        end
-        if (grant_0[15] & wcur_30[7]) begin
-            col8_7 = col8_7 | onehot_l_15;
-        end
-        if (grant_0[16] & wcur_32[0]) begin
-            col8_0 = col8_0 | onehot_l_16;
-        end
-        if (grant_0[16] & wcur_32[1]) begin
-            col8_1 = col8_1 | onehot_l_16;
-        end
-        if (grant_0[16] & wcur_32[2]) begin
-            col8_2 = col8_2 | onehot_l_16;
-        end
-        if (grant_0[16] & wcur_32[3]) begin
-            col8_3 = col8_3 | onehot_l_16;
-        end
-        if (grant_0[16] & wcur_32[4]) begin
-            col8_4 = col8_4 | onehot_l_16;
-        end
-        if (grant_0[16] & wcur_32[5]) begin
-            col8_5 = col8_5 | onehot_l_16;
-        end
-        if (grant_0[16] & wcur_32[6]) begin
-            col8_6 = col8_6 | onehot_l_16;
-        end
-        if (grant_0[16] & wcur_32[7]) begin
-            col8_7 = col8_7 | onehot_l_16;
-        end
-        if (grant_0[17] & wcur_34[0]) begin
-            col8_0 = col8_0 | onehot_l_17;
-        end
-        if (grant_0[17] & wcur_34[1]) begin
-            col8_1 = col8_1 | onehot_l_17;
-        end
-        if (grant_0[17] & wcur_34[2]) begin
-            col8_2 = col8_2 | onehot_l_17;
-        end
-        if (grant_0[17] & wcur_34[3]) begin
-            col8_3 = col8_3 | onehot_l_17;
-        end
-        if (grant_0[17] & wcur_34[4]) begin
-            col8_4 = col8_4 | onehot_l_17;
-        end
-        if (grant_0[17] & wcur_34[5]) begin
-            col8_5 = col8_5 | onehot_l_17;
-        end
-        if (grant_0[17] & wcur_34[6]) begin
-            col8_6 = col8_6 | onehot_l_17;
-        end
-        if (grant_0[17] & wcur_34[7]) begin
-            col8_7 = col8_7 | onehot_l_17;
-        end
-        if (grant_0[18] & wcur_36[0]) begin
-            col8_0 = col8_0 | onehot_l_18;
-        end
-        if (grant_0[18] & wcur_36[1]) begin
-            col8_1 = col8_1 | onehot_l_18;
-        end
-        if (grant_0[18] & wcur_36[2]) begin
-            col8_2 = col8_2 | onehot_l_18;
-        end
-        if (grant_0[18] & wcur_36[3]) begin
-            col8_3 = col8_3 | onehot_l_18;
-        end
-        if (grant_0[18] & wcur_36[4]) begin
-            col8_4 = col8_4 | onehot_l_18;
-        end
-        if (grant_0[18] & wcur_36[5]) begin
-            col8_5 = col8_5 | onehot_l_18;
-        end
-        if (grant_0[18] & wcur_36[6]) begin
-            col8_6 = col8_6 | onehot_l_18;
-        end
-        if (grant_0[18] & wcur_36[7]) begin
-            col8_7 = col8_7 | onehot_l_18;
-        end
-        if (grant_0[19] & wcur_38[0]) begin
-            col8_0 = col8_0 | onehot_l_19;
-        end
-        if (grant_0[19] & wcur_38[1]) begin
-            col8_1 = col8_1 | onehot_l_19;
-        end
-        if (grant_0[19] & wcur_38[2]) begin
-            col8_2 = col8_2 | onehot_l_19;
-        end
-        if (grant_0[19] & wcur_38[3]) begin
-            col8_3 = col8_3 | onehot_l_19;
-        end
-        if (grant_0[19] & wcur_38[4]) begin
-            col8_4 = col8_4 | onehot_l_19;
-        end
-        if (grant_0[19] & wcur_38[5]) begin
-            col8_5 = col8_5 | onehot_l_19;
-        end
-        if (grant_0[19] & wcur_38[6]) begin
-            col8_6 = col8_6 | onehot_l_19;
-        end
-        if (grant_0[19] & wcur_38[7]) begin
-            col8_7 = col8_7 | onehot_l_19;
-        end
-        if (grant_0[20] & wcur_40[0]) begin
-            col8_0 = col8_0 | onehot_l_20;
-        end
-        if (grant_0[20] & wcur_40[1]) begin
-            col8_1 = col8_1 | onehot_l_20;
-        end
-        if (grant_0[20] & wcur_40[2]) begin
-            col8_2 = col8_2 | onehot_l_20;
-        end
-        if (grant_0[20] & wcur_40[3]) begin
-            col8_3 = col8_3 | onehot_l_20;
-        end
-        if (grant_0[20] & wcur_40[4]) begin
-            col8_4 = col8_4 | onehot_l_20;
-        end
-        if (grant_0[20] & wcur_40[5]) begin
-            col8_5 = col8_5 | onehot_l_20;
-        end
-        if (grant_0[20] & wcur_40[6]) begin
-            col8_6 = col8_6 | onehot_l_20;
-        end
-        if (grant_0[20] & wcur_40[7]) begin
-            col8_7 = col8_7 | onehot_l_20;
-        end
-        if (grant_0[21] & wcur_42[0]) begin
-            col8_0 = col8_0 | onehot_l_21;
-        end
-        if (grant_0[21] & wcur_42[1]) begin
-            col8_1 = col8_1 | onehot_l_21;
-        end
-        if (grant_0[21] & wcur_42[2]) begin
-            col8_2 = col8_2 | onehot_l_21;
-        end
-        if (grant_0[21] & wcur_42[3]) begin
-            col8_3 = col8_3 | onehot_l_21;
-        end
-        if (grant_0[21] & wcur_42[4]) begin
-            col8_4 = col8_4 | onehot_l_21;
-        end
-        if (grant_0[21] & wcur_42[5]) begin
-            col8_5 = col8_5 | onehot_l_21;
-        end
-        if (grant_0[21] & wcur_42[6]) begin
-            col8_6 = col8_6 | onehot_l_21;
-        end
-        if (grant_0[21] & wcur_42[7]) begin
-            col8_7 = col8_7 | onehot_l_21;
-        end
-        if (grant_0[22] & wcur_44[0]) begin
-            col8_0 = col8_0 | onehot_l_22;
-        end
-        if (grant_0[22] & wcur_44[1]) begin
-            col8_1 = col8_1 | onehot_l_22;
-        end
-        if (grant_0[22] & wcur_44[2]) begin
-            col8_2 = col8_2 | onehot_l_22;
-        end
-        if (grant_0[22] & wcur_44[3]) begin
-            col8_3 = col8_3 | onehot_l_22;
-        end
-        if (grant_0[22] & wcur_44[4]) begin
-            col8_4 = col8_4 | onehot_l_22;
-        end
-        if (grant_0[22] & wcur_44[5]) begin
-            col8_5 = col8_5 | onehot_l_22;
-        end
-        if (grant_0[22] & wcur_44[6]) begin
-            col8_6 = col8_6 | onehot_l_22;
-        end
-        if (grant_0[22] & wcur_44[7]) begin
-            col8_7 = col8_7 | onehot_l_22;
-        end
-        if (grant_0[23] & wcur_46[0]) begin
-            col8_0 = col8_0 | onehot_l_23;
-        end
-        if (grant_0[23] & wcur_46[1]) begin
-            col8_1 = col8_1 | onehot_l_23;
-        end
-        if (grant_0[23] & wcur_46[2]) begin
-            col8_2 = col8_2 | onehot_l_23;
-        end
-        if (grant_0[23] & wcur_46[3]) begin
-            col8_3 = col8_3 | onehot_l_23;
-        end
-        if (grant_0[23] & wcur_46[4]) begin
-            col8_4 = col8_4 | onehot_l_23;
-        end
-        if (grant_0[23] & wcur_46[5]) begin
-            col8_5 = col8_5 | onehot_l_23;
-        end
-        if (grant_0[23] & wcur_46[6]) begin
-            col8_6 = col8_6 | onehot_l_23;
-        end
-        if (grant_0[23] & wcur_46[7]) begin
-            col8_7 = col8_7 | onehot_l_23;
-        end
         grant_prio_0 = zero8;
-        if (|col8_0) begin
-            grant_prio_0 = grant_prio_0 | bit8_0;
+        if (grant_0[0]) begin
+            grant_prio_0 = grant_prio_0 | wcur_0;
         end
-        if (|col8_1) begin
-            grant_prio_0 = grant_prio_0 | bit8_1;
+        if (grant_0[1]) begin
+            grant_prio_0 = grant_prio_0 | wcur_2;
         end
-        if (|col8_2) begin
-            grant_prio_0 = grant_prio_0 | bit8_2;
+        if (grant_0[2]) begin
+            grant_prio_0 = grant_prio_0 | wcur_4;
         end
-        if (|col8_3) begin
-            grant_prio_0 = grant_prio_0 | bit8_3;
+        if (grant_0[3]) begin
+            grant_prio_0 = grant_prio_0 | wcur_6;
         end
-        if (|col8_4) begin
-            grant_prio_0 = grant_prio_0 | bit8_4;
+        if (grant_0[4]) begin
+            grant_prio_0 = grant_prio_0 | wcur_8;
         end
-        if (|col8_5) begin
-            grant_prio_0 = grant_prio_0 | bit8_5;
+        if (grant_0[5]) begin
+            grant_prio_0 = grant_prio_0 | wcur_10;
         end
-        if (|col8_6) begin
-            grant_prio_0 = grant_prio_0 | bit8_6;
+        if (grant_0[6]) begin
+            grant_prio_0 = grant_prio_0 | wcur_12;
         end
-        if (|col8_7) begin
-            grant_prio_0 = grant_prio_0 | bit8_7;
+        if (grant_0[7]) begin
+            grant_prio_0 = grant_prio_0 | wcur_14;
+        end
+        if (grant_0[8]) begin
+            grant_prio_0 = grant_prio_0 | wcur_16;
+        end
+        if (grant_0[9]) begin
+            grant_prio_0 = grant_prio_0 | wcur_18;
+        end
+        if (grant_0[10]) begin
+            grant_prio_0 = grant_prio_0 | wcur_20;
+        end
+        if (grant_0[11]) begin
+            grant_prio_0 = grant_prio_0 | wcur_22;
+        end
+        if (grant_0[12]) begin
+            grant_prio_0 = grant_prio_0 | wcur_24;
+        end
+        if (grant_0[13]) begin
+            grant_prio_0 = grant_prio_0 | wcur_26;
+        end
+        if (grant_0[14]) begin
+            grant_prio_0 = grant_prio_0 | wcur_28;
+        end
+        if (grant_0[15]) begin
+            grant_prio_0 = grant_prio_0 | wcur_30;
+        end
+        if (grant_0[16]) begin
+            grant_prio_0 = grant_prio_0 | wcur_32;
+        end
+        if (grant_0[17]) begin
+            grant_prio_0 = grant_prio_0 | wcur_34;
+        end
+        if (grant_0[18]) begin
+            grant_prio_0 = grant_prio_0 | wcur_36;
+        end
+        if (grant_0[19]) begin
+            grant_prio_0 = grant_prio_0 | wcur_38;
+        end
+        if (grant_0[20]) begin
+            grant_prio_0 = grant_prio_0 | wcur_40;
+        end
+        if (grant_0[21]) begin
+            grant_prio_0 = grant_prio_0 | wcur_42;
+        end
+        if (grant_0[22]) begin
+            grant_prio_0 = grant_prio_0 | wcur_44;
+        end
+        if (grant_0[23]) begin
+            grant_prio_0 = grant_prio_0 | wcur_46;
         end
         grant_1 = zero_l;
         if (issue_lead == sched_ids_1) begin
@@ -8321,835 +6083,155 @@ module elf_base_fermi(clock,reset,tw_clear,tw_en,tw_slot,tw_valid,tw_branch,tw_p
         if (|(grant_1 & local_id_bit_4)) begin
             grant_id_1 = grant_id_1 | bit_lb_4;
         end
-        col8_0 = zero_l;
-        col8_1 = zero_l;
-        col8_2 = zero_l;
-        col8_3 = zero_l;
-        col8_4 = zero_l;
-        col8_5 = zero_l;
-        col8_6 = zero_l;
-        col8_7 = zero_l;
-        if (grant_1[0] & wcur_1[0]) begin
-            col8_0 = col8_0 | onehot_l_0;
-        end
-        if (grant_1[0] & wcur_1[1]) begin
-            col8_1 = col8_1 | onehot_l_0;
-        end
-        if (grant_1[0] & wcur_1[2]) begin
-            col8_2 = col8_2 | onehot_l_0;
-        end
-        if (grant_1[0] & wcur_1[3]) begin
-            col8_3 = col8_3 | onehot_l_0;
-        end
-        if (grant_1[0] & wcur_1[4]) begin
-            col8_4 = col8_4 | onehot_l_0;
-        end
-        if (grant_1[0] & wcur_1[5]) begin
-            col8_5 = col8_5 | onehot_l_0;
-        end
-        if (grant_1[0] & wcur_1[6]) begin
-            col8_6 = col8_6 | onehot_l_0;
-        end
-        if (grant_1[0] & wcur_1[7]) begin
-            col8_7 = col8_7 | onehot_l_0;
-        end
-        if (grant_1[1] & wcur_3[0]) begin
-            col8_0 = col8_0 | onehot_l_1;
-        end
-        if (grant_1[1] & wcur_3[1]) begin
-            col8_1 = col8_1 | onehot_l_1;
-        end
-        if (grant_1[1] & wcur_3[2]) begin
-            col8_2 = col8_2 | onehot_l_1;
-        end
-        if (grant_1[1] & wcur_3[3]) begin
-            col8_3 = col8_3 | onehot_l_1;
-        end
-        if (grant_1[1] & wcur_3[4]) begin
-            col8_4 = col8_4 | onehot_l_1;
-        end
-        if (grant_1[1] & wcur_3[5]) begin
-            col8_5 = col8_5 | onehot_l_1;
-        end
-        if (grant_1[1] & wcur_3[6]) begin
-            col8_6 = col8_6 | onehot_l_1;
-        end
-        if (grant_1[1] & wcur_3[7]) begin
-            col8_7 = col8_7 | onehot_l_1;
-        end
-        if (grant_1[2] & wcur_5[0]) begin
-            col8_0 = col8_0 | onehot_l_2;
-        end
-        if (grant_1[2] & wcur_5[1]) begin
-            col8_1 = col8_1 | onehot_l_2;
-        end
-        if (grant_1[2] & wcur_5[2]) begin
-            col8_2 = col8_2 | onehot_l_2;
-        end
-        if (grant_1[2] & wcur_5[3]) begin
-            col8_3 = col8_3 | onehot_l_2;
-        end
-        if (grant_1[2] & wcur_5[4]) begin
-            col8_4 = col8_4 | onehot_l_2;
-        end
-        if (grant_1[2] & wcur_5[5]) begin
-            col8_5 = col8_5 | onehot_l_2;
-        end
-        if (grant_1[2] & wcur_5[6]) begin
-            col8_6 = col8_6 | onehot_l_2;
-        end
-        if (grant_1[2] & wcur_5[7]) begin
-            col8_7 = col8_7 | onehot_l_2;
-        end
-        if (grant_1[3] & wcur_7[0]) begin
-            col8_0 = col8_0 | onehot_l_3;
-        end
-        if (grant_1[3] & wcur_7[1]) begin
-            col8_1 = col8_1 | onehot_l_3;
-        end
-        if (grant_1[3] & wcur_7[2]) begin
-            col8_2 = col8_2 | onehot_l_3;
-        end
-        if (grant_1[3] & wcur_7[3]) begin
-            col8_3 = col8_3 | onehot_l_3;
-        end
-        if (grant_1[3] & wcur_7[4]) begin
-            col8_4 = col8_4 | onehot_l_3;
-        end
-        if (grant_1[3] & wcur_7[5]) begin
-            col8_5 = col8_5 | onehot_l_3;
-        end
-        if (grant_1[3] & wcur_7[6]) begin
-            col8_6 = col8_6 | onehot_l_3;
-        end
-        if (grant_1[3] & wcur_7[7]) begin
-            col8_7 = col8_7 | onehot_l_3;
-        end
-        if (grant_1[4] & wcur_9[0]) begin
-            col8_0 = col8_0 | onehot_l_4;
-        end
-        if (grant_1[4] & wcur_9[1]) begin
-            col8_1 = col8_1 | onehot_l_4;
-        end
-        if (grant_1[4] & wcur_9[2]) begin
-            col8_2 = col8_2 | onehot_l_4;
-        end
-        if (grant_1[4] & wcur_9[3]) begin
-            col8_3 = col8_3 | onehot_l_4;
-        end
-        if (grant_1[4] & wcur_9[4]) begin
-            col8_4 = col8_4 | onehot_l_4;
-        end
-        if (grant_1[4] & wcur_9[5]) begin
-            col8_5 = col8_5 | onehot_l_4;
-        end
-        if (grant_1[4] & wcur_9[6]) begin
-            col8_6 = col8_6 | onehot_l_4;
-        end
-        if (grant_1[4] & wcur_9[7]) begin
-            col8_7 = col8_7 | onehot_l_4;
-        end
-        if (grant_1[5] & wcur_11[0]) begin
-            col8_0 = col8_0 | onehot_l_5;
-        end
-        if (grant_1[5] & wcur_11[1]) begin
-            col8_1 = col8_1 | onehot_l_5;
-        end
-        if (grant_1[5] & wcur_11[2]) begin
-            col8_2 = col8_2 | onehot_l_5;
-        end
-        if (grant_1[5] & wcur_11[3]) begin
-            col8_3 = col8_3 | onehot_l_5;
-        end
-        if (grant_1[5] & wcur_11[4]) begin
-            col8_4 = col8_4 | onehot_l_5;
-        end
-        if (grant_1[5] & wcur_11[5]) begin
-            col8_5 = col8_5 | onehot_l_5;
-        end
-        if (grant_1[5] & wcur_11[6]) begin
-            col8_6 = col8_6 | onehot_l_5;
-        end
-        if (grant_1[5] & wcur_11[7]) begin
-            col8_7 = col8_7 | onehot_l_5;
-        end
-        if (grant_1[6] & wcur_13[0]) begin
-            col8_0 = col8_0 | onehot_l_6;
-        end
-        if (grant_1[6] & wcur_13[1]) begin
-            col8_1 = col8_1 | onehot_l_6;
-        end
-        if (grant_1[6] & wcur_13[2]) begin
-            col8_2 = col8_2 | onehot_l_6;
-        end
-        if (grant_1[6] & wcur_13[3]) begin
-            col8_3 = col8_3 | onehot_l_6;
-        end
-        if (grant_1[6] & wcur_13[4]) begin
-            col8_4 = col8_4 | onehot_l_6;
-        end
-        if (grant_1[6] & wcur_13[5]) begin
-            col8_5 = col8_5 | onehot_l_6;
-        end
-        if (grant_1[6] & wcur_13[6]) begin
-            col8_6 = col8_6 | onehot_l_6;
-        end
-        if (grant_1[6] & wcur_13[7]) begin
-            col8_7 = col8_7 | onehot_l_6;
-        end
-        if (grant_1[7] & wcur_15[0]) begin
-            col8_0 = col8_0 | onehot_l_7;
-        end
-        if (grant_1[7] & wcur_15[1]) begin
-            col8_1 = col8_1 | onehot_l_7;
-        end
-        if (grant_1[7] & wcur_15[2]) begin
-            col8_2 = col8_2 | onehot_l_7;
-        end
-        if (grant_1[7] & wcur_15[3]) begin
-            col8_3 = col8_3 | onehot_l_7;
-        end
-        if (grant_1[7] & wcur_15[4]) begin
-            col8_4 = col8_4 | onehot_l_7;
-        end
-        if (grant_1[7] & wcur_15[5]) begin
-            col8_5 = col8_5 | onehot_l_7;
-        end
-        if (grant_1[7] & wcur_15[6]) begin
-            col8_6 = col8_6 | onehot_l_7;
-        end
-        if (grant_1[7] & wcur_15[7]) begin
-            col8_7 = col8_7 | onehot_l_7;
-        end
-        if (grant_1[8] & wcur_17[0]) begin
-            col8_0 = col8_0 | onehot_l_8;
-        end
-        if (grant_1[8] & wcur_17[1]) begin
-            col8_1 = col8_1 | onehot_l_8;
-        end
-        if (grant_1[8] & wcur_17[2]) begin
-            col8_2 = col8_2 | onehot_l_8;
-        end
-        if (grant_1[8] & wcur_17[3]) begin
-            col8_3 = col8_3 | onehot_l_8;
-        end
-        if (grant_1[8] & wcur_17[4]) begin
-            col8_4 = col8_4 | onehot_l_8;
-        end
-        if (grant_1[8] & wcur_17[5]) begin
-            col8_5 = col8_5 | onehot_l_8;
-        end
-        if (grant_1[8] & wcur_17[6]) begin
-            col8_6 = col8_6 | onehot_l_8;
-        end
-        if (grant_1[8] & wcur_17[7]) begin
-            col8_7 = col8_7 | onehot_l_8;
-        end
-        if (grant_1[9] & wcur_19[0]) begin
-            col8_0 = col8_0 | onehot_l_9;
-        end
-        if (grant_1[9] & wcur_19[1]) begin
-            col8_1 = col8_1 | onehot_l_9;
-        end
-        if (grant_1[9] & wcur_19[2]) begin
-            col8_2 = col8_2 | onehot_l_9;
-        end
-        if (grant_1[9] & wcur_19[3]) begin
-            col8_3 = col8_3 | onehot_l_9;
-        end
-        if (grant_1[9] & wcur_19[4]) begin
-            col8_4 = col8_4 | onehot_l_9;
-        end
-        if (grant_1[9] & wcur_19[5]) begin
-            col8_5 = col8_5 | onehot_l_9;
-        end
-        if (grant_1[9] & wcur_19[6]) begin
-            col8_6 = col8_6 | onehot_l_9;
-        end
-        if (grant_1[9] & wcur_19[7]) begin
-            col8_7 = col8_7 | onehot_l_9;
-        end
-        if (grant_1[10] & wcur_21[0]) begin
-            col8_0 = col8_0 | onehot_l_10;
-        end
-        if (grant_1[10] & wcur_21[1]) begin
-            col8_1 = col8_1 | onehot_l_10;
-        end
-        if (grant_1[10] & wcur_21[2]) begin
-            col8_2 = col8_2 | onehot_l_10;
-        end
-        if (grant_1[10] & wcur_21[3]) begin
-            col8_3 = col8_3 | onehot_l_10;
-        end
-        if (grant_1[10] & wcur_21[4]) begin
-            col8_4 = col8_4 | onehot_l_10;
-        end
-        if (grant_1[10] & wcur_21[5]) begin
-            col8_5 = col8_5 | onehot_l_10;
-        end
-        if (grant_1[10] & wcur_21[6]) begin
-            col8_6 = col8_6 | onehot_l_10;
-        end
-        if (grant_1[10] & wcur_21[7]) begin
-            col8_7 = col8_7 | onehot_l_10;
-        end
-        if (grant_1[11] & wcur_23[0]) begin
-            col8_0 = col8_0 | onehot_l_11;
-        end
-        if (grant_1[11] & wcur_23[1]) begin
-            col8_1 = col8_1 | onehot_l_11;
-        end
-        if (grant_1[11] & wcur_23[2]) begin
-            col8_2 = col8_2 | onehot_l_11;
-        end
-        if (grant_1[11] & wcur_23[3]) begin
-            col8_3 = col8_3 | onehot_l_11;
-        end
-        if (grant_1[11] & wcur_23[4]) begin
-            col8_4 = col8_4 | onehot_l_11;
-        end
-        if (grant_1[11] & wcur_23[5]) begin
-            col8_5 = col8_5 | onehot_l_11;
-        end
-        if (grant_1[11] & wcur_23[6]) begin
-            col8_6 = col8_6 | onehot_l_11;
-        end
-        if (grant_1[11] & wcur_23[7]) begin
-            col8_7 = col8_7 | onehot_l_11;
-        end
-        if (grant_1[12] & wcur_25[0]) begin
-            col8_0 = col8_0 | onehot_l_12;
-        end
-        if (grant_1[12] & wcur_25[1]) begin
-            col8_1 = col8_1 | onehot_l_12;
-        end
-        if (grant_1[12] & wcur_25[2]) begin
-            col8_2 = col8_2 | onehot_l_12;
-        end
-        if (grant_1[12] & wcur_25[3]) begin
-            col8_3 = col8_3 | onehot_l_12;
-        end
-        if (grant_1[12] & wcur_25[4]) begin
-            col8_4 = col8_4 | onehot_l_12;
-        end
-        if (grant_1[12] & wcur_25[5]) begin
-            col8_5 = col8_5 | onehot_l_12;
-        end
-        if (grant_1[12] & wcur_25[6]) begin
-            col8_6 = col8_6 | onehot_l_12;
-        end
-        if (grant_1[12] & wcur_25[7]) begin
-            col8_7 = col8_7 | onehot_l_12;
-        end
-        if (grant_1[13] & wcur_27[0]) begin
-            col8_0 = col8_0 | onehot_l_13;
-        end
-        if (grant_1[13] & wcur_27[1]) begin
-            col8_1 = col8_1 | onehot_l_13;
-        end
-        if (grant_1[13] & wcur_27[2]) begin
-            col8_2 = col8_2 | onehot_l_13;
-        end
-        if (grant_1[13] & wcur_27[3]) begin
-            col8_3 = col8_3 | onehot_l_13;
-        end
-        if (grant_1[13] & wcur_27[4]) begin
-            col8_4 = col8_4 | onehot_l_13;
-        end
-        if (grant_1[13] & wcur_27[5]) begin
-            col8_5 = col8_5 | onehot_l_13;
-        end
-        if (grant_1[13] & wcur_27[6]) begin
-            col8_6 = col8_6 | onehot_l_13;
-        end
-        if (grant_1[13] & wcur_27[7]) begin
-            col8_7 = col8_7 | onehot_l_13;
-        end
-        if (grant_1[14] & wcur_29[0]) begin
-            col8_0 = col8_0 | onehot_l_14;
-        end
-        if (grant_1[14] & wcur_29[1]) begin
-            col8_1 = col8_1 | onehot_l_14;
-        end
-        if (grant_1[14] & wcur_29[2]) begin
-            col8_2 = col8_2 | onehot_l_14;
-        end
-        if (grant_1[14] & wcur_29[3]) begin
-            col8_3 = col8_3 | onehot_l_14;
-        end
-        if (grant_1[14] & wcur_29[4]) begin
-            col8_4 = col8_4 | onehot_l_14;
-        end
-        if (grant_1[14] & wcur_29[5]) begin
-            col8_5 = col8_5 | onehot_l_14;
-        end
-        if (grant_1[14] & wcur_29[6]) begin
-            col8_6 = col8_6 | onehot_l_14;
-        end
-        if (grant_1[14] & wcur_29[7]) begin
-            col8_7 = col8_7 | onehot_l_14;
-        end
-        if (grant_1[15] & wcur_31[0]) begin
-            col8_0 = col8_0 | onehot_l_15;
-        end
-        if (grant_1[15] & wcur_31[1]) begin
-            col8_1 = col8_1 | onehot_l_15;
-        end
-        if (grant_1[15] & wcur_31[2]) begin
-            col8_2 = col8_2 | onehot_l_15;
-        end
-        if (grant_1[15] & wcur_31[3]) begin
-            col8_3 = col8_3 | onehot_l_15;
-        end
-        if (grant_1[15] & wcur_31[4]) begin
-            col8_4 = col8_4 | onehot_l_15;
-        end
-        if (grant_1[15] & wcur_31[5]) begin
-            col8_5 = col8_5 | onehot_l_15;
-        end
-        if (grant_1[15] & wcur_31[6]) begin
-            col8_6 = col8_6 | onehot_l_15;
-        end
-        if (grant_1[15] & wcur_31[7]) begin
-            col8_7 = col8_7 | onehot_l_15;
-        end
-        if (grant_1[16] & wcur_33[0]) begin
-            col8_0 = col8_0 | onehot_l_16;
-        end
-        if (grant_1[16] & wcur_33[1]) begin
-            col8_1 = col8_1 | onehot_l_16;
-        end
-        if (grant_1[16] & wcur_33[2]) begin
-            col8_2 = col8_2 | onehot_l_16;
-        end
-        if (grant_1[16] & wcur_33[3]) begin
-            col8_3 = col8_3 | onehot_l_16;
-        end
-        if (grant_1[16] & wcur_33[4]) begin
-            col8_4 = col8_4 | onehot_l_16;
-        end
-        if (grant_1[16] & wcur_33[5]) begin
-            col8_5 = col8_5 | onehot_l_16;
-        end
-        if (grant_1[16] & wcur_33[6]) begin
-            col8_6 = col8_6 | onehot_l_16;
-        end
-        if (grant_1[16] & wcur_33[7]) begin
-            col8_7 = col8_7 | onehot_l_16;
-        end
-        if (grant_1[17] & wcur_35[0]) begin
-            col8_0 = col8_0 | onehot_l_17;
-        end
-        if (grant_1[17] & wcur_35[1]) begin
-            col8_1 = col8_1 | onehot_l_17;
-        end
-        if (grant_1[17] & wcur_35[2]) begin
-            col8_2 = col8_2 | onehot_l_17;
-        end
-        if (grant_1[17] & wcur_35[3]) begin
-            col8_3 = col8_3 | onehot_l_17;
-        end
-        if (grant_1[17] & wcur_35[4]) begin
-            col8_4 = col8_4 | onehot_l_17;
-        end
-        if (grant_1[17] & wcur_35[5]) begin
-            col8_5 = col8_5 | onehot_l_17;
-        end
-        if (grant_1[17] & wcur_35[6]) begin
-            col8_6 = col8_6 | onehot_l_17;
-        end
-        if (grant_1[17] & wcur_35[7]) begin
-            col8_7 = col8_7 | onehot_l_17;
-        end
-        if (grant_1[18] & wcur_37[0]) begin
-            col8_0 = col8_0 | onehot_l_18;
-        end
-        if (grant_1[18] & wcur_37[1]) begin
-            col8_1 = col8_1 | onehot_l_18;
-        end
-        if (grant_1[18] & wcur_37[2]) begin
-            col8_2 = col8_2 | onehot_l_18;
-        end
-        if (grant_1[18] & wcur_37[3]) begin
-            col8_3 = col8_3 | onehot_l_18;
-        end
-        if (grant_1[18] & wcur_37[4]) begin
-            col8_4 = col8_4 | onehot_l_18;
-        end
-        if (grant_1[18] & wcur_37[5]) begin
-            col8_5 = col8_5 | onehot_l_18;
-        end
-        if (grant_1[18] & wcur_37[6]) begin
-            col8_6 = col8_6 | onehot_l_18;
-        end
-        if (grant_1[18] & wcur_37[7]) begin
-            col8_7 = col8_7 | onehot_l_18;
-        end
-        if (grant_1[19] & wcur_39[0]) begin
-            col8_0 = col8_0 | onehot_l_19;
-        end
-        if (grant_1[19] & wcur_39[1]) begin
-            col8_1 = col8_1 | onehot_l_19;
-        end
-        if (grant_1[19] & wcur_39[2]) begin
-            col8_2 = col8_2 | onehot_l_19;
-        end
-        if (grant_1[19] & wcur_39[3]) begin
-            col8_3 = col8_3 | onehot_l_19;
-        end
-        if (grant_1[19] & wcur_39[4]) begin
-            col8_4 = col8_4 | onehot_l_19;
-        end
-        if (grant_1[19] & wcur_39[5]) begin
-            col8_5 = col8_5 | onehot_l_19;
-        end
-        if (grant_1[19] & wcur_39[6]) begin
-            col8_6 = col8_6 | onehot_l_19;
-        end
-        if (grant_1[19] & wcur_39[7]) begin
-            col8_7 = col8_7 | onehot_l_19;
-        end
-        if (grant_1[20] & wcur_41[0]) begin
-            col8_0 = col8_0 | onehot_l_20;
-        end
-        if (grant_1[20] & wcur_41[1]) begin
-            col8_1 = col8_1 | onehot_l_20;
-        end
-        if (grant_1[20] & wcur_41[2]) begin
-            col8_2 = col8_2 | onehot_l_20;
-        end
-        if (grant_1[20] & wcur_41[3]) begin
-            col8_3 = col8_3 | onehot_l_20;
-        end
-        if (grant_1[20] & wcur_41[4]) begin
-            col8_4 = col8_4 | onehot_l_20;
-        end
-        if (grant_1[20] & wcur_41[5]) begin
-            col8_5 = col8_5 | onehot_l_20;
-        end
-        if (grant_1[20] & wcur_41[6]) begin
-            col8_6 = col8_6 | onehot_l_20;
-        end
-        if (grant_1[20] & wcur_41[7]) begin
-            col8_7 = col8_7 | onehot_l_20;
-        end
-        if (grant_1[21] & wcur_43[0]) begin
-            col8_0 = col8_0 | onehot_l_21;
-        end
-        if (grant_1[21] & wcur_43[1]) begin
-            col8_1 = col8_1 | onehot_l_21;
-        end
-        if (grant_1[21] & wcur_43[2]) begin
-            col8_2 = col8_2 | onehot_l_21;
-        end
-        if (grant_1[21] & wcur_43[3]) begin
-            col8_3 = col8_3 | onehot_l_21;
-        end
-        if (grant_1[21] & wcur_43[4]) begin
-            col8_4 = col8_4 | onehot_l_21;
-        end
-        if (grant_1[21] & wcur_43[5]) begin
-            col8_5 = col8_5 | onehot_l_21;
-        end
-        if (grant_1[21] & wcur_43[6]) begin
-            col8_6 = col8_6 | onehot_l_21;
-        end
-        if (grant_1[21] & wcur_43[7]) begin
-            col8_7 = col8_7 | onehot_l_21;
-        end
-        if (grant_1[22] & wcur_45[0]) begin
-            col8_0 = col8_0 | onehot_l_22;
-        end
-        if (grant_1[22] & wcur_45[1]) begin
-            col8_1 = col8_1 | onehot_l_22;
-        end
-        if (grant_1[22] & wcur_45[2]) begin
-            col8_2 = col8_2 | onehot_l_22;
-        end
-        if (grant_1[22] & wcur_45[3]) begin
-            col8_3 = col8_3 | onehot_l_22;
-        end
-        if (grant_1[22] & wcur_45[4]) begin
-            col8_4 = col8_4 | onehot_l_22;
-        end
-        if (grant_1[22] & wcur_45[5]) begin
-            col8_5 = col8_5 | onehot_l_22;
-        end
-        if (grant_1[22] & wcur_45[6]) begin
-            col8_6 = col8_6 | onehot_l_22;
-        end
-        if (grant_1[22] & wcur_45[7]) begin
-            col8_7 = col8_7 | onehot_l_22;
-        end
-        if (grant_1[23] & wcur_47[0]) begin
-            col8_0 = col8_0 | onehot_l_23;
-        end
-        if (grant_1[23] & wcur_47[1]) begin
-            col8_1 = col8_1 | onehot_l_23;
-        end
-        if (grant_1[23] & wcur_47[2]) begin
-            col8_2 = col8_2 | onehot_l_23;
-        end
-        if (grant_1[23] & wcur_47[3]) begin
-            col8_3 = col8_3 | onehot_l_23;
-        end
-        if (grant_1[23] & wcur_47[4]) begin
-            col8_4 = col8_4 | onehot_l_23;
-        end
-        if (grant_1[23] & wcur_47[5]) begin
-            col8_5 = col8_5 | onehot_l_23;
-        end
-        if (grant_1[23] & wcur_47[6]) begin
-            col8_6 = col8_6 | onehot_l_23;
-        end
-        if (grant_1[23] & wcur_47[7]) begin
-            col8_7 = col8_7 | onehot_l_23;
-        end
         grant_prio_1 = zero8;
-        if (|col8_0) begin
-            grant_prio_1 = grant_prio_1 | bit8_0;
+        if (grant_1[0]) begin
+            grant_prio_1 = grant_prio_1 | wcur_1;
         end
-        if (|col8_1) begin
-            grant_prio_1 = grant_prio_1 | bit8_1;
+        if (grant_1[1]) begin
+            grant_prio_1 = grant_prio_1 | wcur_3;
         end
-        if (|col8_2) begin
-            grant_prio_1 = grant_prio_1 | bit8_2;
+        if (grant_1[2]) begin
+            grant_prio_1 = grant_prio_1 | wcur_5;
         end
-        if (|col8_3) begin
-            grant_prio_1 = grant_prio_1 | bit8_3;
+        if (grant_1[3]) begin
+            grant_prio_1 = grant_prio_1 | wcur_7;
         end
-        if (|col8_4) begin
-            grant_prio_1 = grant_prio_1 | bit8_4;
+        if (grant_1[4]) begin
+            grant_prio_1 = grant_prio_1 | wcur_9;
         end
-        if (|col8_5) begin
-            grant_prio_1 = grant_prio_1 | bit8_5;
+        if (grant_1[5]) begin
+            grant_prio_1 = grant_prio_1 | wcur_11;
         end
-        if (|col8_6) begin
-            grant_prio_1 = grant_prio_1 | bit8_6;
+        if (grant_1[6]) begin
+            grant_prio_1 = grant_prio_1 | wcur_13;
         end
-        if (|col8_7) begin
-            grant_prio_1 = grant_prio_1 | bit8_7;
+        if (grant_1[7]) begin
+            grant_prio_1 = grant_prio_1 | wcur_15;
+        end
+        if (grant_1[8]) begin
+            grant_prio_1 = grant_prio_1 | wcur_17;
+        end
+        if (grant_1[9]) begin
+            grant_prio_1 = grant_prio_1 | wcur_19;
+        end
+        if (grant_1[10]) begin
+            grant_prio_1 = grant_prio_1 | wcur_21;
+        end
+        if (grant_1[11]) begin
+            grant_prio_1 = grant_prio_1 | wcur_23;
+        end
+        if (grant_1[12]) begin
+            grant_prio_1 = grant_prio_1 | wcur_25;
+        end
+        if (grant_1[13]) begin
+            grant_prio_1 = grant_prio_1 | wcur_27;
+        end
+        if (grant_1[14]) begin
+            grant_prio_1 = grant_prio_1 | wcur_29;
+        end
+        if (grant_1[15]) begin
+            grant_prio_1 = grant_prio_1 | wcur_31;
+        end
+        if (grant_1[16]) begin
+            grant_prio_1 = grant_prio_1 | wcur_33;
+        end
+        if (grant_1[17]) begin
+            grant_prio_1 = grant_prio_1 | wcur_35;
+        end
+        if (grant_1[18]) begin
+            grant_prio_1 = grant_prio_1 | wcur_37;
+        end
+        if (grant_1[19]) begin
+            grant_prio_1 = grant_prio_1 | wcur_39;
+        end
+        if (grant_1[20]) begin
+            grant_prio_1 = grant_prio_1 | wcur_41;
+        end
+        if (grant_1[21]) begin
+            grant_prio_1 = grant_prio_1 | wcur_43;
+        end
+        if (grant_1[22]) begin
+            grant_prio_1 = grant_prio_1 | wcur_45;
+        end
+        if (grant_1[23]) begin
+            grant_prio_1 = grant_prio_1 | wcur_47;
         end
         felig_0 = zero_l;
-        if (fetch_elig[0 * 2 + 0] | (fetch_on_grant[0 * 2 + 0] & grant_0[0])) begin
-            felig_0 = felig_0 | onehot_l_0;
-        end
-        if (fetch_elig[1 * 2 + 0] | (fetch_on_grant[1 * 2 + 0] & grant_0[1])) begin
-            felig_0 = felig_0 | onehot_l_1;
-        end
-        if (fetch_elig[2 * 2 + 0] | (fetch_on_grant[2 * 2 + 0] & grant_0[2])) begin
-            felig_0 = felig_0 | onehot_l_2;
-        end
-        if (fetch_elig[3 * 2 + 0] | (fetch_on_grant[3 * 2 + 0] & grant_0[3])) begin
-            felig_0 = felig_0 | onehot_l_3;
-        end
-        if (fetch_elig[4 * 2 + 0] | (fetch_on_grant[4 * 2 + 0] & grant_0[4])) begin
-            felig_0 = felig_0 | onehot_l_4;
-        end
-        if (fetch_elig[5 * 2 + 0] | (fetch_on_grant[5 * 2 + 0] & grant_0[5])) begin
-            felig_0 = felig_0 | onehot_l_5;
-        end
-        if (fetch_elig[6 * 2 + 0] | (fetch_on_grant[6 * 2 + 0] & grant_0[6])) begin
-            felig_0 = felig_0 | onehot_l_6;
-        end
-        if (fetch_elig[7 * 2 + 0] | (fetch_on_grant[7 * 2 + 0] & grant_0[7])) begin
-            felig_0 = felig_0 | onehot_l_7;
-        end
-        if (fetch_elig[8 * 2 + 0] | (fetch_on_grant[8 * 2 + 0] & grant_0[8])) begin
-            felig_0 = felig_0 | onehot_l_8;
-        end
-        if (fetch_elig[9 * 2 + 0] | (fetch_on_grant[9 * 2 + 0] & grant_0[9])) begin
-            felig_0 = felig_0 | onehot_l_9;
-        end
-        if (fetch_elig[10 * 2 + 0] | (fetch_on_grant[10 * 2 + 0] & grant_0[10])) begin
-            felig_0 = felig_0 | onehot_l_10;
-        end
-        if (fetch_elig[11 * 2 + 0] | (fetch_on_grant[11 * 2 + 0] & grant_0[11])) begin
-            felig_0 = felig_0 | onehot_l_11;
-        end
-        if (fetch_elig[12 * 2 + 0] | (fetch_on_grant[12 * 2 + 0] & grant_0[12])) begin
-            felig_0 = felig_0 | onehot_l_12;
-        end
-        if (fetch_elig[13 * 2 + 0] | (fetch_on_grant[13 * 2 + 0] & grant_0[13])) begin
-            felig_0 = felig_0 | onehot_l_13;
-        end
-        if (fetch_elig[14 * 2 + 0] | (fetch_on_grant[14 * 2 + 0] & grant_0[14])) begin
-            felig_0 = felig_0 | onehot_l_14;
-        end
-        if (fetch_elig[15 * 2 + 0] | (fetch_on_grant[15 * 2 + 0] & grant_0[15])) begin
-            felig_0 = felig_0 | onehot_l_15;
-        end
-        if (fetch_elig[16 * 2 + 0] | (fetch_on_grant[16 * 2 + 0] & grant_0[16])) begin
-            felig_0 = felig_0 | onehot_l_16;
-        end
-        if (fetch_elig[17 * 2 + 0] | (fetch_on_grant[17 * 2 + 0] & grant_0[17])) begin
-            felig_0 = felig_0 | onehot_l_17;
-        end
-        if (fetch_elig[18 * 2 + 0] | (fetch_on_grant[18 * 2 + 0] & grant_0[18])) begin
-            felig_0 = felig_0 | onehot_l_18;
-        end
-        if (fetch_elig[19 * 2 + 0] | (fetch_on_grant[19 * 2 + 0] & grant_0[19])) begin
-            felig_0 = felig_0 | onehot_l_19;
-        end
-        if (fetch_elig[20 * 2 + 0] | (fetch_on_grant[20 * 2 + 0] & grant_0[20])) begin
-            felig_0 = felig_0 | onehot_l_20;
-        end
-        if (fetch_elig[21 * 2 + 0] | (fetch_on_grant[21 * 2 + 0] & grant_0[21])) begin
-            felig_0 = felig_0 | onehot_l_21;
-        end
-        if (fetch_elig[22 * 2 + 0] | (fetch_on_grant[22 * 2 + 0] & grant_0[22])) begin
-            felig_0 = felig_0 | onehot_l_22;
-        end
-        if (fetch_elig[23 * 2 + 0] | (fetch_on_grant[23 * 2 + 0] & grant_0[23])) begin
-            felig_0 = felig_0 | onehot_l_23;
-        end
+        felig_0[0] = fetch_elig[0 * 2 + 0] | (fetch_on_grant[0 * 2 + 0] & grant_0[0]);
+        felig_0[1] = fetch_elig[1 * 2 + 0] | (fetch_on_grant[1 * 2 + 0] & grant_0[1]);
+        felig_0[2] = fetch_elig[2 * 2 + 0] | (fetch_on_grant[2 * 2 + 0] & grant_0[2]);
+        felig_0[3] = fetch_elig[3 * 2 + 0] | (fetch_on_grant[3 * 2 + 0] & grant_0[3]);
+        felig_0[4] = fetch_elig[4 * 2 + 0] | (fetch_on_grant[4 * 2 + 0] & grant_0[4]);
+        felig_0[5] = fetch_elig[5 * 2 + 0] | (fetch_on_grant[5 * 2 + 0] & grant_0[5]);
+        felig_0[6] = fetch_elig[6 * 2 + 0] | (fetch_on_grant[6 * 2 + 0] & grant_0[6]);
+        felig_0[7] = fetch_elig[7 * 2 + 0] | (fetch_on_grant[7 * 2 + 0] & grant_0[7]);
+        felig_0[8] = fetch_elig[8 * 2 + 0] | (fetch_on_grant[8 * 2 + 0] & grant_0[8]);
+        felig_0[9] = fetch_elig[9 * 2 + 0] | (fetch_on_grant[9 * 2 + 0] & grant_0[9]);
+        felig_0[10] = fetch_elig[10 * 2 + 0] | (fetch_on_grant[10 * 2 + 0] & grant_0[10]);
+        felig_0[11] = fetch_elig[11 * 2 + 0] | (fetch_on_grant[11 * 2 + 0] & grant_0[11]);
+        felig_0[12] = fetch_elig[12 * 2 + 0] | (fetch_on_grant[12 * 2 + 0] & grant_0[12]);
+        felig_0[13] = fetch_elig[13 * 2 + 0] | (fetch_on_grant[13 * 2 + 0] & grant_0[13]);
+        felig_0[14] = fetch_elig[14 * 2 + 0] | (fetch_on_grant[14 * 2 + 0] & grant_0[14]);
+        felig_0[15] = fetch_elig[15 * 2 + 0] | (fetch_on_grant[15 * 2 + 0] & grant_0[15]);
+        felig_0[16] = fetch_elig[16 * 2 + 0] | (fetch_on_grant[16 * 2 + 0] & grant_0[16]);
+        felig_0[17] = fetch_elig[17 * 2 + 0] | (fetch_on_grant[17 * 2 + 0] & grant_0[17]);
+        felig_0[18] = fetch_elig[18 * 2 + 0] | (fetch_on_grant[18 * 2 + 0] & grant_0[18]);
+        felig_0[19] = fetch_elig[19 * 2 + 0] | (fetch_on_grant[19 * 2 + 0] & grant_0[19]);
+        felig_0[20] = fetch_elig[20 * 2 + 0] | (fetch_on_grant[20 * 2 + 0] & grant_0[20]);
+        felig_0[21] = fetch_elig[21 * 2 + 0] | (fetch_on_grant[21 * 2 + 0] & grant_0[21]);
+        felig_0[22] = fetch_elig[22 * 2 + 0] | (fetch_on_grant[22 * 2 + 0] & grant_0[22]);
+        felig_0[23] = fetch_elig[23 * 2 + 0] | (fetch_on_grant[23 * 2 + 0] & grant_0[23]);
         felig_0 = felig_0 & live_0__q;
         fwin_0 = zero_l;
-        if (felig_0[0] & &(beats_0 | ~felig_0 | onehot_l_0)) begin
-            fwin_0 = fwin_0 | onehot_l_0;
-        end
-        if (felig_0[1] & &(beats_2 | ~felig_0 | onehot_l_1)) begin
-            fwin_0 = fwin_0 | onehot_l_1;
-        end
-        if (felig_0[2] & &(beats_4 | ~felig_0 | onehot_l_2)) begin
-            fwin_0 = fwin_0 | onehot_l_2;
-        end
-        if (felig_0[3] & &(beats_6 | ~felig_0 | onehot_l_3)) begin
-            fwin_0 = fwin_0 | onehot_l_3;
-        end
-        if (felig_0[4] & &(beats_8 | ~felig_0 | onehot_l_4)) begin
-            fwin_0 = fwin_0 | onehot_l_4;
-        end
-        if (felig_0[5] & &(beats_10 | ~felig_0 | onehot_l_5)) begin
-            fwin_0 = fwin_0 | onehot_l_5;
-        end
-        if (felig_0[6] & &(beats_12 | ~felig_0 | onehot_l_6)) begin
-            fwin_0 = fwin_0 | onehot_l_6;
-        end
-        if (felig_0[7] & &(beats_14 | ~felig_0 | onehot_l_7)) begin
-            fwin_0 = fwin_0 | onehot_l_7;
-        end
-        if (felig_0[8] & &(beats_16 | ~felig_0 | onehot_l_8)) begin
-            fwin_0 = fwin_0 | onehot_l_8;
-        end
-        if (felig_0[9] & &(beats_18 | ~felig_0 | onehot_l_9)) begin
-            fwin_0 = fwin_0 | onehot_l_9;
-        end
-        if (felig_0[10] & &(beats_20 | ~felig_0 | onehot_l_10)) begin
-            fwin_0 = fwin_0 | onehot_l_10;
-        end
-        if (felig_0[11] & &(beats_22 | ~felig_0 | onehot_l_11)) begin
-            fwin_0 = fwin_0 | onehot_l_11;
-        end
-        if (felig_0[12] & &(beats_24 | ~felig_0 | onehot_l_12)) begin
-            fwin_0 = fwin_0 | onehot_l_12;
-        end
-        if (felig_0[13] & &(beats_26 | ~felig_0 | onehot_l_13)) begin
-            fwin_0 = fwin_0 | onehot_l_13;
-        end
-        if (felig_0[14] & &(beats_28 | ~felig_0 | onehot_l_14)) begin
-            fwin_0 = fwin_0 | onehot_l_14;
-        end
-        if (felig_0[15] & &(beats_30 | ~felig_0 | onehot_l_15)) begin
-            fwin_0 = fwin_0 | onehot_l_15;
-        end
-        if (felig_0[16] & &(beats_32 | ~felig_0 | onehot_l_16)) begin
-            fwin_0 = fwin_0 | onehot_l_16;
-        end
-        if (felig_0[17] & &(beats_34 | ~felig_0 | onehot_l_17)) begin
-            fwin_0 = fwin_0 | onehot_l_17;
-        end
-        if (felig_0[18] & &(beats_36 | ~felig_0 | onehot_l_18)) begin
-            fwin_0 = fwin_0 | onehot_l_18;
-        end
-        if (felig_0[19] & &(beats_38 | ~felig_0 | onehot_l_19)) begin
-            fwin_0 = fwin_0 | onehot_l_19;
-        end
-        if (felig_0[20] & &(beats_40 | ~felig_0 | onehot_l_20)) begin
-            fwin_0 = fwin_0 | onehot_l_20;
-        end
-        if (felig_0[21] & &(beats_42 | ~felig_0 | onehot_l_21)) begin
-            fwin_0 = fwin_0 | onehot_l_21;
-        end
-        if (felig_0[22] & &(beats_44 | ~felig_0 | onehot_l_22)) begin
-            fwin_0 = fwin_0 | onehot_l_22;
-        end
-        if (felig_0[23] & &(beats_46 | ~felig_0 | onehot_l_23)) begin
-            fwin_0 = fwin_0 | onehot_l_23;
-        end
+        fwin_0[0] = felig_0[0] & &(beats_0 | ~felig_0 | onehot_l_0);
+        fwin_0[1] = felig_0[1] & &(beats_2 | ~felig_0 | onehot_l_1);
+        fwin_0[2] = felig_0[2] & &(beats_4 | ~felig_0 | onehot_l_2);
+        fwin_0[3] = felig_0[3] & &(beats_6 | ~felig_0 | onehot_l_3);
+        fwin_0[4] = felig_0[4] & &(beats_8 | ~felig_0 | onehot_l_4);
+        fwin_0[5] = felig_0[5] & &(beats_10 | ~felig_0 | onehot_l_5);
+        fwin_0[6] = felig_0[6] & &(beats_12 | ~felig_0 | onehot_l_6);
+        fwin_0[7] = felig_0[7] & &(beats_14 | ~felig_0 | onehot_l_7);
+        fwin_0[8] = felig_0[8] & &(beats_16 | ~felig_0 | onehot_l_8);
+        fwin_0[9] = felig_0[9] & &(beats_18 | ~felig_0 | onehot_l_9);
+        fwin_0[10] = felig_0[10] & &(beats_20 | ~felig_0 | onehot_l_10);
+        fwin_0[11] = felig_0[11] & &(beats_22 | ~felig_0 | onehot_l_11);
+        fwin_0[12] = felig_0[12] & &(beats_24 | ~felig_0 | onehot_l_12);
+        fwin_0[13] = felig_0[13] & &(beats_26 | ~felig_0 | onehot_l_13);
+        fwin_0[14] = felig_0[14] & &(beats_28 | ~felig_0 | onehot_l_14);
+        fwin_0[15] = felig_0[15] & &(beats_30 | ~felig_0 | onehot_l_15);
+        fwin_0[16] = felig_0[16] & &(beats_32 | ~felig_0 | onehot_l_16);
+        fwin_0[17] = felig_0[17] & &(beats_34 | ~felig_0 | onehot_l_17);
+        fwin_0[18] = felig_0[18] & &(beats_36 | ~felig_0 | onehot_l_18);
+        fwin_0[19] = felig_0[19] & &(beats_38 | ~felig_0 | onehot_l_19);
+        fwin_0[20] = felig_0[20] & &(beats_40 | ~felig_0 | onehot_l_20);
+        fwin_0[21] = felig_0[21] & &(beats_42 | ~felig_0 | onehot_l_21);
+        fwin_0[22] = felig_0[22] & &(beats_44 | ~felig_0 | onehot_l_22);
+        fwin_0[23] = felig_0[23] & &(beats_46 | ~felig_0 | onehot_l_23);
         fbeaten = zero_l;
-        if (live_0__q[0] & |(beats_0 & fwin_0)) begin
-            fbeaten = fbeaten | onehot_l_0;
-        end
-        if (live_0__q[1] & |(beats_2 & fwin_0)) begin
-            fbeaten = fbeaten | onehot_l_1;
-        end
-        if (live_0__q[2] & |(beats_4 & fwin_0)) begin
-            fbeaten = fbeaten | onehot_l_2;
-        end
-        if (live_0__q[3] & |(beats_6 & fwin_0)) begin
-            fbeaten = fbeaten | onehot_l_3;
-        end
-        if (live_0__q[4] & |(beats_8 & fwin_0)) begin
-            fbeaten = fbeaten | onehot_l_4;
-        end
-        if (live_0__q[5] & |(beats_10 & fwin_0)) begin
-            fbeaten = fbeaten | onehot_l_5;
-        end
-        if (live_0__q[6] & |(beats_12 & fwin_0)) begin
-            fbeaten = fbeaten | onehot_l_6;
-        end
-        if (live_0__q[7] & |(beats_14 & fwin_0)) begin
-            fbeaten = fbeaten | onehot_l_7;
-        end
-        if (live_0__q[8] & |(beats_16 & fwin_0)) begin
-            fbeaten = fbeaten | onehot_l_8;
-        end
-        if (live_0__q[9] & |(beats_18 & fwin_0)) begin
-            fbeaten = fbeaten | onehot_l_9;
-        end
-        if (live_0__q[10] & |(beats_20 & fwin_0)) begin
-            fbeaten = fbeaten | onehot_l_10;
-        end
-        if (live_0__q[11] & |(beats_22 & fwin_0)) begin
-            fbeaten = fbeaten | onehot_l_11;
-        end
-        if (live_0__q[12] & |(beats_24 & fwin_0)) begin
-            fbeaten = fbeaten | onehot_l_12;
-        end
-        if (live_0__q[13] & |(beats_26 & fwin_0)) begin
-            fbeaten = fbeaten | onehot_l_13;
-        end
-        if (live_0__q[14] & |(beats_28 & fwin_0)) begin
-            fbeaten = fbeaten | onehot_l_14;
-        end
-        if (live_0__q[15] & |(beats_30 & fwin_0)) begin
-            fbeaten = fbeaten | onehot_l_15;
-        end
-        if (live_0__q[16] & |(beats_32 & fwin_0)) begin
-            fbeaten = fbeaten | onehot_l_16;
-        end
-        if (live_0__q[17] & |(beats_34 & fwin_0)) begin
-            fbeaten = fbeaten | onehot_l_17;
-        end
-        if (live_0__q[18] & |(beats_36 & fwin_0)) begin
-            fbeaten = fbeaten | onehot_l_18;
-        end
-        if (live_0__q[19] & |(beats_38 & fwin_0)) begin
-            fbeaten = fbeaten | onehot_l_19;
-        end
-        if (live_0__q[20] & |(beats_40 & fwin_0)) begin
-            fbeaten = fbeaten | onehot_l_20;
-        end
-        if (live_0__q[21] & |(beats_42 & fwin_0)) begin
-            fbeaten = fbeaten | onehot_l_21;
-        end
-        if (live_0__q[22] & |(beats_44 & fwin_0)) begin
-            fbeaten = fbeaten | onehot_l_22;
-        end
-        if (live_0__q[23] & |(beats_46 & fwin_0)) begin
-            fbeaten = fbeaten | onehot_l_23;
-        end
+        fbeaten[0] = live_0__q[0] & |(beats_0 & fwin_0);
+        fbeaten[1] = live_0__q[1] & |(beats_2 & fwin_0);
+        fbeaten[2] = live_0__q[2] & |(beats_4 & fwin_0);
+        fbeaten[3] = live_0__q[3] & |(beats_6 & fwin_0);
+        fbeaten[4] = live_0__q[4] & |(beats_8 & fwin_0);
+        fbeaten[5] = live_0__q[5] & |(beats_10 & fwin_0);
+        fbeaten[6] = live_0__q[6] & |(beats_12 & fwin_0);
+        fbeaten[7] = live_0__q[7] & |(beats_14 & fwin_0);
+        fbeaten[8] = live_0__q[8] & |(beats_16 & fwin_0);
+        fbeaten[9] = live_0__q[9] & |(beats_18 & fwin_0);
+        fbeaten[10] = live_0__q[10] & |(beats_20 & fwin_0);
+        fbeaten[11] = live_0__q[11] & |(beats_22 & fwin_0);
+        fbeaten[12] = live_0__q[12] & |(beats_24 & fwin_0);
+        fbeaten[13] = live_0__q[13] & |(beats_26 & fwin_0);
+        fbeaten[14] = live_0__q[14] & |(beats_28 & fwin_0);
+        fbeaten[15] = live_0__q[15] & |(beats_30 & fwin_0);
+        fbeaten[16] = live_0__q[16] & |(beats_32 & fwin_0);
+        fbeaten[17] = live_0__q[17] & |(beats_34 & fwin_0);
+        fbeaten[18] = live_0__q[18] & |(beats_36 & fwin_0);
+        fbeaten[19] = live_0__q[19] & |(beats_38 & fwin_0);
+        fbeaten[20] = live_0__q[20] & |(beats_40 & fwin_0);
+        fbeaten[21] = live_0__q[21] & |(beats_42 & fwin_0);
+        fbeaten[22] = live_0__q[22] & |(beats_44 & fwin_0);
+        fbeaten[23] = live_0__q[23] & |(beats_46 & fwin_0);
         if (fbeaten[0]) begin
             rank_node_24 = one8;
         end
@@ -9337,225 +6419,81 @@ module elf_base_fermi(clock,reset,tw_clear,tw_en,tw_slot,tw_valid,tw_branch,tw_p
             fid_0 = fid_0 | bit_hi_4;
         end
         felig_1 = zero_l;
-        if (fetch_elig[0 * 2 + 1] | (fetch_on_grant[0 * 2 + 1] & grant_1[0])) begin
-            felig_1 = felig_1 | onehot_l_0;
-        end
-        if (fetch_elig[1 * 2 + 1] | (fetch_on_grant[1 * 2 + 1] & grant_1[1])) begin
-            felig_1 = felig_1 | onehot_l_1;
-        end
-        if (fetch_elig[2 * 2 + 1] | (fetch_on_grant[2 * 2 + 1] & grant_1[2])) begin
-            felig_1 = felig_1 | onehot_l_2;
-        end
-        if (fetch_elig[3 * 2 + 1] | (fetch_on_grant[3 * 2 + 1] & grant_1[3])) begin
-            felig_1 = felig_1 | onehot_l_3;
-        end
-        if (fetch_elig[4 * 2 + 1] | (fetch_on_grant[4 * 2 + 1] & grant_1[4])) begin
-            felig_1 = felig_1 | onehot_l_4;
-        end
-        if (fetch_elig[5 * 2 + 1] | (fetch_on_grant[5 * 2 + 1] & grant_1[5])) begin
-            felig_1 = felig_1 | onehot_l_5;
-        end
-        if (fetch_elig[6 * 2 + 1] | (fetch_on_grant[6 * 2 + 1] & grant_1[6])) begin
-            felig_1 = felig_1 | onehot_l_6;
-        end
-        if (fetch_elig[7 * 2 + 1] | (fetch_on_grant[7 * 2 + 1] & grant_1[7])) begin
-            felig_1 = felig_1 | onehot_l_7;
-        end
-        if (fetch_elig[8 * 2 + 1] | (fetch_on_grant[8 * 2 + 1] & grant_1[8])) begin
-            felig_1 = felig_1 | onehot_l_8;
-        end
-        if (fetch_elig[9 * 2 + 1] | (fetch_on_grant[9 * 2 + 1] & grant_1[9])) begin
-            felig_1 = felig_1 | onehot_l_9;
-        end
-        if (fetch_elig[10 * 2 + 1] | (fetch_on_grant[10 * 2 + 1] & grant_1[10])) begin
-            felig_1 = felig_1 | onehot_l_10;
-        end
-        if (fetch_elig[11 * 2 + 1] | (fetch_on_grant[11 * 2 + 1] & grant_1[11])) begin
-            felig_1 = felig_1 | onehot_l_11;
-        end
-        if (fetch_elig[12 * 2 + 1] | (fetch_on_grant[12 * 2 + 1] & grant_1[12])) begin
-            felig_1 = felig_1 | onehot_l_12;
-        end
-        if (fetch_elig[13 * 2 + 1] | (fetch_on_grant[13 * 2 + 1] & grant_1[13])) begin
-            felig_1 = felig_1 | onehot_l_13;
-        end
-        if (fetch_elig[14 * 2 + 1] | (fetch_on_grant[14 * 2 + 1] & grant_1[14])) begin
-            felig_1 = felig_1 | onehot_l_14;
-        end
-        if (fetch_elig[15 * 2 + 1] | (fetch_on_grant[15 * 2 + 1] & grant_1[15])) begin
-            felig_1 = felig_1 | onehot_l_15;
-        end
-        if (fetch_elig[16 * 2 + 1] | (fetch_on_grant[16 * 2 + 1] & grant_1[16])) begin
-            felig_1 = felig_1 | onehot_l_16;
-        end
-        if (fetch_elig[17 * 2 + 1] | (fetch_on_grant[17 * 2 + 1] & grant_1[17])) begin
-            felig_1 = felig_1 | onehot_l_17;
-        end
-        if (fetch_elig[18 * 2 + 1] | (fetch_on_grant[18 * 2 + 1] & grant_1[18])) begin
-            felig_1 = felig_1 | onehot_l_18;
-        end
-        if (fetch_elig[19 * 2 + 1] | (fetch_on_grant[19 * 2 + 1] & grant_1[19])) begin
-            felig_1 = felig_1 | onehot_l_19;
-        end
-        if (fetch_elig[20 * 2 + 1] | (fetch_on_grant[20 * 2 + 1] & grant_1[20])) begin
-            felig_1 = felig_1 | onehot_l_20;
-        end
-        if (fetch_elig[21 * 2 + 1] | (fetch_on_grant[21 * 2 + 1] & grant_1[21])) begin
-            felig_1 = felig_1 | onehot_l_21;
-        end
-        if (fetch_elig[22 * 2 + 1] | (fetch_on_grant[22 * 2 + 1] & grant_1[22])) begin
-            felig_1 = felig_1 | onehot_l_22;
-        end
-        if (fetch_elig[23 * 2 + 1] | (fetch_on_grant[23 * 2 + 1] & grant_1[23])) begin
-            felig_1 = felig_1 | onehot_l_23;
-        end
+        felig_1[0] = fetch_elig[0 * 2 + 1] | (fetch_on_grant[0 * 2 + 1] & grant_1[0]);
+        felig_1[1] = fetch_elig[1 * 2 + 1] | (fetch_on_grant[1 * 2 + 1] & grant_1[1]);
+        felig_1[2] = fetch_elig[2 * 2 + 1] | (fetch_on_grant[2 * 2 + 1] & grant_1[2]);
+        felig_1[3] = fetch_elig[3 * 2 + 1] | (fetch_on_grant[3 * 2 + 1] & grant_1[3]);
+        felig_1[4] = fetch_elig[4 * 2 + 1] | (fetch_on_grant[4 * 2 + 1] & grant_1[4]);
+        felig_1[5] = fetch_elig[5 * 2 + 1] | (fetch_on_grant[5 * 2 + 1] & grant_1[5]);
+        felig_1[6] = fetch_elig[6 * 2 + 1] | (fetch_on_grant[6 * 2 + 1] & grant_1[6]);
+        felig_1[7] = fetch_elig[7 * 2 + 1] | (fetch_on_grant[7 * 2 + 1] & grant_1[7]);
+        felig_1[8] = fetch_elig[8 * 2 + 1] | (fetch_on_grant[8 * 2 + 1] & grant_1[8]);
+        felig_1[9] = fetch_elig[9 * 2 + 1] | (fetch_on_grant[9 * 2 + 1] & grant_1[9]);
+        felig_1[10] = fetch_elig[10 * 2 + 1] | (fetch_on_grant[10 * 2 + 1] & grant_1[10]);
+        felig_1[11] = fetch_elig[11 * 2 + 1] | (fetch_on_grant[11 * 2 + 1] & grant_1[11]);
+        felig_1[12] = fetch_elig[12 * 2 + 1] | (fetch_on_grant[12 * 2 + 1] & grant_1[12]);
+        felig_1[13] = fetch_elig[13 * 2 + 1] | (fetch_on_grant[13 * 2 + 1] & grant_1[13]);
+        felig_1[14] = fetch_elig[14 * 2 + 1] | (fetch_on_grant[14 * 2 + 1] & grant_1[14]);
+        felig_1[15] = fetch_elig[15 * 2 + 1] | (fetch_on_grant[15 * 2 + 1] & grant_1[15]);
+        felig_1[16] = fetch_elig[16 * 2 + 1] | (fetch_on_grant[16 * 2 + 1] & grant_1[16]);
+        felig_1[17] = fetch_elig[17 * 2 + 1] | (fetch_on_grant[17 * 2 + 1] & grant_1[17]);
+        felig_1[18] = fetch_elig[18 * 2 + 1] | (fetch_on_grant[18 * 2 + 1] & grant_1[18]);
+        felig_1[19] = fetch_elig[19 * 2 + 1] | (fetch_on_grant[19 * 2 + 1] & grant_1[19]);
+        felig_1[20] = fetch_elig[20 * 2 + 1] | (fetch_on_grant[20 * 2 + 1] & grant_1[20]);
+        felig_1[21] = fetch_elig[21 * 2 + 1] | (fetch_on_grant[21 * 2 + 1] & grant_1[21]);
+        felig_1[22] = fetch_elig[22 * 2 + 1] | (fetch_on_grant[22 * 2 + 1] & grant_1[22]);
+        felig_1[23] = fetch_elig[23 * 2 + 1] | (fetch_on_grant[23 * 2 + 1] & grant_1[23]);
         felig_1 = felig_1 & live_1__q;
         fwin_1 = zero_l;
-        if (felig_1[0] & &(beats_1 | ~felig_1 | onehot_l_0)) begin
-            fwin_1 = fwin_1 | onehot_l_0;
-        end
-        if (felig_1[1] & &(beats_3 | ~felig_1 | onehot_l_1)) begin
-            fwin_1 = fwin_1 | onehot_l_1;
-        end
-        if (felig_1[2] & &(beats_5 | ~felig_1 | onehot_l_2)) begin
-            fwin_1 = fwin_1 | onehot_l_2;
-        end
-        if (felig_1[3] & &(beats_7 | ~felig_1 | onehot_l_3)) begin
-            fwin_1 = fwin_1 | onehot_l_3;
-        end
-        if (felig_1[4] & &(beats_9 | ~felig_1 | onehot_l_4)) begin
-            fwin_1 = fwin_1 | onehot_l_4;
-        end
-        if (felig_1[5] & &(beats_11 | ~felig_1 | onehot_l_5)) begin
-            fwin_1 = fwin_1 | onehot_l_5;
-        end
-        if (felig_1[6] & &(beats_13 | ~felig_1 | onehot_l_6)) begin
-            fwin_1 = fwin_1 | onehot_l_6;
-        end
-        if (felig_1[7] & &(beats_15 | ~felig_1 | onehot_l_7)) begin
-            fwin_1 = fwin_1 | onehot_l_7;
-        end
-        if (felig_1[8] & &(beats_17 | ~felig_1 | onehot_l_8)) begin
-            fwin_1 = fwin_1 | onehot_l_8;
-        end
-        if (felig_1[9] & &(beats_19 | ~felig_1 | onehot_l_9)) begin
-            fwin_1 = fwin_1 | onehot_l_9;
-        end
-        if (felig_1[10] & &(beats_21 | ~felig_1 | onehot_l_10)) begin
-            fwin_1 = fwin_1 | onehot_l_10;
-        end
-        if (felig_1[11] & &(beats_23 | ~felig_1 | onehot_l_11)) begin
-            fwin_1 = fwin_1 | onehot_l_11;
-        end
-        if (felig_1[12] & &(beats_25 | ~felig_1 | onehot_l_12)) begin
-            fwin_1 = fwin_1 | onehot_l_12;
-        end
-        if (felig_1[13] & &(beats_27 | ~felig_1 | onehot_l_13)) begin
-            fwin_1 = fwin_1 | onehot_l_13;
-        end
-        if (felig_1[14] & &(beats_29 | ~felig_1 | onehot_l_14)) begin
-            fwin_1 = fwin_1 | onehot_l_14;
-        end
-        if (felig_1[15] & &(beats_31 | ~felig_1 | onehot_l_15)) begin
-            fwin_1 = fwin_1 | onehot_l_15;
-        end
-        if (felig_1[16] & &(beats_33 | ~felig_1 | onehot_l_16)) begin
-            fwin_1 = fwin_1 | onehot_l_16;
-        end
-        if (felig_1[17] & &(beats_35 | ~felig_1 | onehot_l_17)) begin
-            fwin_1 = fwin_1 | onehot_l_17;
-        end
-        if (felig_1[18] & &(beats_37 | ~felig_1 | onehot_l_18)) begin
-            fwin_1 = fwin_1 | onehot_l_18;
-        end
-        if (felig_1[19] & &(beats_39 | ~felig_1 | onehot_l_19)) begin
-            fwin_1 = fwin_1 | onehot_l_19;
-        end
-        if (felig_1[20] & &(beats_41 | ~felig_1 | onehot_l_20)) begin
-            fwin_1 = fwin_1 | onehot_l_20;
-        end
-        if (felig_1[21] & &(beats_43 | ~felig_1 | onehot_l_21)) begin
-            fwin_1 = fwin_1 | onehot_l_21;
-        end
-        if (felig_1[22] & &(beats_45 | ~felig_1 | onehot_l_22)) begin
-            fwin_1 = fwin_1 | onehot_l_22;
-        end
-        if (felig_1[23] & &(beats_47 | ~felig_1 | onehot_l_23)) begin
-            fwin_1 = fwin_1 | onehot_l_23;
-        end
+        fwin_1[0] = felig_1[0] & &(beats_1 | ~felig_1 | onehot_l_0);
+        fwin_1[1] = felig_1[1] & &(beats_3 | ~felig_1 | onehot_l_1);
+        fwin_1[2] = felig_1[2] & &(beats_5 | ~felig_1 | onehot_l_2);
+        fwin_1[3] = felig_1[3] & &(beats_7 | ~felig_1 | onehot_l_3);
+        fwin_1[4] = felig_1[4] & &(beats_9 | ~felig_1 | onehot_l_4);
+        fwin_1[5] = felig_1[5] & &(beats_11 | ~felig_1 | onehot_l_5);
+        fwin_1[6] = felig_1[6] & &(beats_13 | ~felig_1 | onehot_l_6);
+        fwin_1[7] = felig_1[7] & &(beats_15 | ~felig_1 | onehot_l_7);
+        fwin_1[8] = felig_1[8] & &(beats_17 | ~felig_1 | onehot_l_8);
+        fwin_1[9] = felig_1[9] & &(beats_19 | ~felig_1 | onehot_l_9);
+        fwin_1[10] = felig_1[10] & &(beats_21 | ~felig_1 | onehot_l_10);
+        fwin_1[11] = felig_1[11] & &(beats_23 | ~felig_1 | onehot_l_11);
+        fwin_1[12] = felig_1[12] & &(beats_25 | ~felig_1 | onehot_l_12);
+        fwin_1[13] = felig_1[13] & &(beats_27 | ~felig_1 | onehot_l_13);
+        fwin_1[14] = felig_1[14] & &(beats_29 | ~felig_1 | onehot_l_14);
+        fwin_1[15] = felig_1[15] & &(beats_31 | ~felig_1 | onehot_l_15);
+        fwin_1[16] = felig_1[16] & &(beats_33 | ~felig_1 | onehot_l_16);
+        fwin_1[17] = felig_1[17] & &(beats_35 | ~felig_1 | onehot_l_17);
+        fwin_1[18] = felig_1[18] & &(beats_37 | ~felig_1 | onehot_l_18);
+        fwin_1[19] = felig_1[19] & &(beats_39 | ~felig_1 | onehot_l_19);
+        fwin_1[20] = felig_1[20] & &(beats_41 | ~felig_1 | onehot_l_20);
+        fwin_1[21] = felig_1[21] & &(beats_43 | ~felig_1 | onehot_l_21);
+        fwin_1[22] = felig_1[22] & &(beats_45 | ~felig_1 | onehot_l_22);
+        fwin_1[23] = felig_1[23] & &(beats_47 | ~felig_1 | onehot_l_23);
         fbeaten = zero_l;
-        if (live_1__q[0] & |(beats_1 & fwin_1)) begin
-            fbeaten = fbeaten | onehot_l_0;
-        end
-        if (live_1__q[1] & |(beats_3 & fwin_1)) begin
-            fbeaten = fbeaten | onehot_l_1;
-        end
-        if (live_1__q[2] & |(beats_5 & fwin_1)) begin
-            fbeaten = fbeaten | onehot_l_2;
-        end
-        if (live_1__q[3] & |(beats_7 & fwin_1)) begin
-            fbeaten = fbeaten | onehot_l_3;
-        end
-        if (live_1__q[4] & |(beats_9 & fwin_1)) begin
-            fbeaten = fbeaten | onehot_l_4;
-        end
-        if (live_1__q[5] & |(beats_11 & fwin_1)) begin
-            fbeaten = fbeaten | onehot_l_5;
-        end
-        if (live_1__q[6] & |(beats_13 & fwin_1)) begin
-            fbeaten = fbeaten | onehot_l_6;
-        end
-        if (live_1__q[7] & |(beats_15 & fwin_1)) begin
-            fbeaten = fbeaten | onehot_l_7;
-        end
-        if (live_1__q[8] & |(beats_17 & fwin_1)) begin
-            fbeaten = fbeaten | onehot_l_8;
-        end
-        if (live_1__q[9] & |(beats_19 & fwin_1)) begin
-            fbeaten = fbeaten | onehot_l_9;
-        end
-        if (live_1__q[10] & |(beats_21 & fwin_1)) begin
-            fbeaten = fbeaten | onehot_l_10;
-        end
-        if (live_1__q[11] & |(beats_23 & fwin_1)) begin
-            fbeaten = fbeaten | onehot_l_11;
-        end
-        if (live_1__q[12] & |(beats_25 & fwin_1)) begin
-            fbeaten = fbeaten | onehot_l_12;
-        end
-        if (live_1__q[13] & |(beats_27 & fwin_1)) begin
-            fbeaten = fbeaten | onehot_l_13;
-        end
-        if (live_1__q[14] & |(beats_29 & fwin_1)) begin
-            fbeaten = fbeaten | onehot_l_14;
-        end
-        if (live_1__q[15] & |(beats_31 & fwin_1)) begin
-            fbeaten = fbeaten | onehot_l_15;
-        end
-        if (live_1__q[16] & |(beats_33 & fwin_1)) begin
-            fbeaten = fbeaten | onehot_l_16;
-        end
-        if (live_1__q[17] & |(beats_35 & fwin_1)) begin
-            fbeaten = fbeaten | onehot_l_17;
-        end
-        if (live_1__q[18] & |(beats_37 & fwin_1)) begin
-            fbeaten = fbeaten | onehot_l_18;
-        end
-        if (live_1__q[19] & |(beats_39 & fwin_1)) begin
-            fbeaten = fbeaten | onehot_l_19;
-        end
-        if (live_1__q[20] & |(beats_41 & fwin_1)) begin
-            fbeaten = fbeaten | onehot_l_20;
-        end
-        if (live_1__q[21] & |(beats_43 & fwin_1)) begin
-            fbeaten = fbeaten | onehot_l_21;
-        end
-        if (live_1__q[22] & |(beats_45 & fwin_1)) begin
-            fbeaten = fbeaten | onehot_l_22;
-        end
-        if (live_1__q[23] & |(beats_47 & fwin_1)) begin
-            fbeaten = fbeaten | onehot_l_23;
-        end
+        fbeaten[0] = live_1__q[0] & |(beats_1 & fwin_1);
+        fbeaten[1] = live_1__q[1] & |(beats_3 & fwin_1);
+        fbeaten[2] = live_1__q[2] & |(beats_5 & fwin_1);
+        fbeaten[3] = live_1__q[3] & |(beats_7 & fwin_1);
+        fbeaten[4] = live_1__q[4] & |(beats_9 & fwin_1);
+        fbeaten[5] = live_1__q[5] & |(beats_11 & fwin_1);
+        fbeaten[6] = live_1__q[6] & |(beats_13 & fwin_1);
+        fbeaten[7] = live_1__q[7] & |(beats_15 & fwin_1);
+        fbeaten[8] = live_1__q[8] & |(beats_17 & fwin_1);
+        fbeaten[9] = live_1__q[9] & |(beats_19 & fwin_1);
+        fbeaten[10] = live_1__q[10] & |(beats_21 & fwin_1);
+        fbeaten[11] = live_1__q[11] & |(beats_23 & fwin_1);
+        fbeaten[12] = live_1__q[12] & |(beats_25 & fwin_1);
+        fbeaten[13] = live_1__q[13] & |(beats_27 & fwin_1);
+        fbeaten[14] = live_1__q[14] & |(beats_29 & fwin_1);
+        fbeaten[15] = live_1__q[15] & |(beats_31 & fwin_1);
+        fbeaten[16] = live_1__q[16] & |(beats_33 & fwin_1);
+        fbeaten[17] = live_1__q[17] & |(beats_35 & fwin_1);
+        fbeaten[18] = live_1__q[18] & |(beats_37 & fwin_1);
+        fbeaten[19] = live_1__q[19] & |(beats_39 & fwin_1);
+        fbeaten[20] = live_1__q[20] & |(beats_41 & fwin_1);
+        fbeaten[21] = live_1__q[21] & |(beats_43 & fwin_1);
+        fbeaten[22] = live_1__q[22] & |(beats_45 & fwin_1);
+        fbeaten[23] = live_1__q[23] & |(beats_47 & fwin_1);
         if (fbeaten[0]) begin
             rank_node_24 = one8;
         end
@@ -9743,150 +6681,54 @@ module elf_base_fermi(clock,reset,tw_clear,tw_en,tw_slot,tw_valid,tw_branch,tw_p
             fid_1 = fid_1 | bit_hi_4;
         end
         live_all = zero_n;
-        if (live_0__q[0]) begin
-            live_all = live_all | onehot_n_0;
-        end
-        if (live_0__q[1]) begin
-            live_all = live_all | onehot_n_2;
-        end
-        if (live_0__q[2]) begin
-            live_all = live_all | onehot_n_4;
-        end
-        if (live_0__q[3]) begin
-            live_all = live_all | onehot_n_6;
-        end
-        if (live_0__q[4]) begin
-            live_all = live_all | onehot_n_8;
-        end
-        if (live_0__q[5]) begin
-            live_all = live_all | onehot_n_10;
-        end
-        if (live_0__q[6]) begin
-            live_all = live_all | onehot_n_12;
-        end
-        if (live_0__q[7]) begin
-            live_all = live_all | onehot_n_14;
-        end
-        if (live_0__q[8]) begin
-            live_all = live_all | onehot_n_16;
-        end
-        if (live_0__q[9]) begin
-            live_all = live_all | onehot_n_18;
-        end
-        if (live_0__q[10]) begin
-            live_all = live_all | onehot_n_20;
-        end
-        if (live_0__q[11]) begin
-            live_all = live_all | onehot_n_22;
-        end
-        if (live_0__q[12]) begin
-            live_all = live_all | onehot_n_24;
-        end
-        if (live_0__q[13]) begin
-            live_all = live_all | onehot_n_26;
-        end
-        if (live_0__q[14]) begin
-            live_all = live_all | onehot_n_28;
-        end
-        if (live_0__q[15]) begin
-            live_all = live_all | onehot_n_30;
-        end
-        if (live_0__q[16]) begin
-            live_all = live_all | onehot_n_32;
-        end
-        if (live_0__q[17]) begin
-            live_all = live_all | onehot_n_34;
-        end
-        if (live_0__q[18]) begin
-            live_all = live_all | onehot_n_36;
-        end
-        if (live_0__q[19]) begin
-            live_all = live_all | onehot_n_38;
-        end
-        if (live_0__q[20]) begin
-            live_all = live_all | onehot_n_40;
-        end
-        if (live_0__q[21]) begin
-            live_all = live_all | onehot_n_42;
-        end
-        if (live_0__q[22]) begin
-            live_all = live_all | onehot_n_44;
-        end
-        if (live_0__q[23]) begin
-            live_all = live_all | onehot_n_46;
-        end
-        if (live_1__q[0]) begin
-            live_all = live_all | onehot_n_1;
-        end
-        if (live_1__q[1]) begin
-            live_all = live_all | onehot_n_3;
-        end
-        if (live_1__q[2]) begin
-            live_all = live_all | onehot_n_5;
-        end
-        if (live_1__q[3]) begin
-            live_all = live_all | onehot_n_7;
-        end
-        if (live_1__q[4]) begin
-            live_all = live_all | onehot_n_9;
-        end
-        if (live_1__q[5]) begin
-            live_all = live_all | onehot_n_11;
-        end
-        if (live_1__q[6]) begin
-            live_all = live_all | onehot_n_13;
-        end
-        if (live_1__q[7]) begin
-            live_all = live_all | onehot_n_15;
-        end
-        if (live_1__q[8]) begin
-            live_all = live_all | onehot_n_17;
-        end
-        if (live_1__q[9]) begin
-            live_all = live_all | onehot_n_19;
-        end
-        if (live_1__q[10]) begin
-            live_all = live_all | onehot_n_21;
-        end
-        if (live_1__q[11]) begin
-            live_all = live_all | onehot_n_23;
-        end
-        if (live_1__q[12]) begin
-            live_all = live_all | onehot_n_25;
-        end
-        if (live_1__q[13]) begin
-            live_all = live_all | onehot_n_27;
-        end
-        if (live_1__q[14]) begin
-            live_all = live_all | onehot_n_29;
-        end
-        if (live_1__q[15]) begin
-            live_all = live_all | onehot_n_31;
-        end
-        if (live_1__q[16]) begin
-            live_all = live_all | onehot_n_33;
-        end
-        if (live_1__q[17]) begin
-            live_all = live_all | onehot_n_35;
-        end
-        if (live_1__q[18]) begin
-            live_all = live_all | onehot_n_37;
-        end
-        if (live_1__q[19]) begin
-            live_all = live_all | onehot_n_39;
-        end
-        if (live_1__q[20]) begin
-            live_all = live_all | onehot_n_41;
-        end
-        if (live_1__q[21]) begin
-            live_all = live_all | onehot_n_43;
-        end
-        if (live_1__q[22]) begin
-            live_all = live_all | onehot_n_45;
-        end
-        if (live_1__q[23]) begin
-            live_all = live_all | onehot_n_47;
-        end
+        live_all[0] = live_0__q[0];
+        live_all[2] = live_0__q[1];
+        live_all[4] = live_0__q[2];
+        live_all[6] = live_0__q[3];
+        live_all[8] = live_0__q[4];
+        live_all[10] = live_0__q[5];
+        live_all[12] = live_0__q[6];
+        live_all[14] = live_0__q[7];
+        live_all[16] = live_0__q[8];
+        live_all[18] = live_0__q[9];
+        live_all[20] = live_0__q[10];
+        live_all[22] = live_0__q[11];
+        live_all[24] = live_0__q[12];
+        live_all[26] = live_0__q[13];
+        live_all[28] = live_0__q[14];
+        live_all[30] = live_0__q[15];
+        live_all[32] = live_0__q[16];
+        live_all[34] = live_0__q[17];
+        live_all[36] = live_0__q[18];
+        live_all[38] = live_0__q[19];
+        live_all[40] = live_0__q[20];
+        live_all[42] = live_0__q[21];
+        live_all[44] = live_0__q[22];
+        live_all[46] = live_0__q[23];
+        live_all[1] = live_1__q[0];
+        live_all[3] = live_1__q[1];
+        live_all[5] = live_1__q[2];
+        live_all[7] = live_1__q[3];
+        live_all[9] = live_1__q[4];
+        live_all[11] = live_1__q[5];
+        live_all[13] = live_1__q[6];
+        live_all[15] = live_1__q[7];
+        live_all[17] = live_1__q[8];
+        live_all[19] = live_1__q[9];
+        live_all[21] = live_1__q[10];
+        live_all[23] = live_1__q[11];
+        live_all[25] = live_1__q[12];
+        live_all[27] = live_1__q[13];
+        live_all[29] = live_1__q[14];
+        live_all[31] = live_1__q[15];
+        live_all[33] = live_1__q[16];
+        live_all[35] = live_1__q[17];
+        live_all[37] = live_1__q[18];
+        live_all[39] = live_1__q[19];
+        live_all[41] = live_1__q[20];
+        live_all[43] = live_1__q[21];
+        live_all[45] = live_1__q[22];
+        live_all[47] = live_1__q[23];
         fetch_any = 1'b0;
         fbest_0 = |fwin_0;
         fetch_any = fetch_any | |fwin_0;
@@ -9906,150 +6748,54 @@ module elf_base_fermi(clock,reset,tw_clear,tw_en,tw_slot,tw_valid,tw_branch,tw_p
         end
         fresh = fetch_elig & launch & ~live_all;
         fresh_low = zero_n;
-        if (fresh[0] & ~|(fresh & below_n_0)) begin
-            fresh_low = fresh_low | onehot_n_0;
-        end
-        if (fresh[1] & ~|(fresh & below_n_1)) begin
-            fresh_low = fresh_low | onehot_n_1;
-        end
-        if (fresh[2] & ~|(fresh & below_n_2)) begin
-            fresh_low = fresh_low | onehot_n_2;
-        end
-        if (fresh[3] & ~|(fresh & below_n_3)) begin
-            fresh_low = fresh_low | onehot_n_3;
-        end
-        if (fresh[4] & ~|(fresh & below_n_4)) begin
-            fresh_low = fresh_low | onehot_n_4;
-        end
-        if (fresh[5] & ~|(fresh & below_n_5)) begin
-            fresh_low = fresh_low | onehot_n_5;
-        end
-        if (fresh[6] & ~|(fresh & below_n_6)) begin
-            fresh_low = fresh_low | onehot_n_6;
-        end
-        if (fresh[7] & ~|(fresh & below_n_7)) begin
-            fresh_low = fresh_low | onehot_n_7;
-        end
-        if (fresh[8] & ~|(fresh & below_n_8)) begin
-            fresh_low = fresh_low | onehot_n_8;
-        end
-        if (fresh[9] & ~|(fresh & below_n_9)) begin
-            fresh_low = fresh_low | onehot_n_9;
-        end
-        if (fresh[10] & ~|(fresh & below_n_10)) begin
-            fresh_low = fresh_low | onehot_n_10;
-        end
-        if (fresh[11] & ~|(fresh & below_n_11)) begin
-            fresh_low = fresh_low | onehot_n_11;
-        end
-        if (fresh[12] & ~|(fresh & below_n_12)) begin
-            fresh_low = fresh_low | onehot_n_12;
-        end
-        if (fresh[13] & ~|(fresh & below_n_13)) begin
-            fresh_low = fresh_low | onehot_n_13;
-        end
-        if (fresh[14] & ~|(fresh & below_n_14)) begin
-            fresh_low = fresh_low | onehot_n_14;
-        end
-        if (fresh[15] & ~|(fresh & below_n_15)) begin
-            fresh_low = fresh_low | onehot_n_15;
-        end
-        if (fresh[16] & ~|(fresh & below_n_16)) begin
-            fresh_low = fresh_low | onehot_n_16;
-        end
-        if (fresh[17] & ~|(fresh & below_n_17)) begin
-            fresh_low = fresh_low | onehot_n_17;
-        end
-        if (fresh[18] & ~|(fresh & below_n_18)) begin
-            fresh_low = fresh_low | onehot_n_18;
-        end
-        if (fresh[19] & ~|(fresh & below_n_19)) begin
-            fresh_low = fresh_low | onehot_n_19;
-        end
-        if (fresh[20] & ~|(fresh & below_n_20)) begin
-            fresh_low = fresh_low | onehot_n_20;
-        end
-        if (fresh[21] & ~|(fresh & below_n_21)) begin
-            fresh_low = fresh_low | onehot_n_21;
-        end
-        if (fresh[22] & ~|(fresh & below_n_22)) begin
-            fresh_low = fresh_low | onehot_n_22;
-        end
-        if (fresh[23] & ~|(fresh & below_n_23)) begin
-            fresh_low = fresh_low | onehot_n_23;
-        end
-        if (fresh[24] & ~|(fresh & below_n_24)) begin
-            fresh_low = fresh_low | onehot_n_24;
-        end
-        if (fresh[25] & ~|(fresh & below_n_25)) begin
-            fresh_low = fresh_low | onehot_n_25;
-        end
-        if (fresh[26] & ~|(fresh & below_n_26)) begin
-            fresh_low = fresh_low | onehot_n_26;
-        end
-        if (fresh[27] & ~|(fresh & below_n_27)) begin
-            fresh_low = fresh_low | onehot_n_27;
-        end
-        if (fresh[28] & ~|(fresh & below_n_28)) begin
-            fresh_low = fresh_low | onehot_n_28;
-        end
-        if (fresh[29] & ~|(fresh & below_n_29)) begin
-            fresh_low = fresh_low | onehot_n_29;
-        end
-        if (fresh[30] & ~|(fresh & below_n_30)) begin
-            fresh_low = fresh_low | onehot_n_30;
-        end
-        if (fresh[31] & ~|(fresh & below_n_31)) begin
-            fresh_low = fresh_low | onehot_n_31;
-        end
-        if (fresh[32] & ~|(fresh & below_n_32)) begin
-            fresh_low = fresh_low | onehot_n_32;
-        end
-        if (fresh[33] & ~|(fresh & below_n_33)) begin
-            fresh_low = fresh_low | onehot_n_33;
-        end
-        if (fresh[34] & ~|(fresh & below_n_34)) begin
-            fresh_low = fresh_low | onehot_n_34;
-        end
-        if (fresh[35] & ~|(fresh & below_n_35)) begin
-            fresh_low = fresh_low | onehot_n_35;
-        end
-        if (fresh[36] & ~|(fresh & below_n_36)) begin
-            fresh_low = fresh_low | onehot_n_36;
-        end
-        if (fresh[37] & ~|(fresh & below_n_37)) begin
-            fresh_low = fresh_low | onehot_n_37;
-        end
-        if (fresh[38] & ~|(fresh & below_n_38)) begin
-            fresh_low = fresh_low | onehot_n_38;
-        end
-        if (fresh[39] & ~|(fresh & below_n_39)) begin
-            fresh_low = fresh_low | onehot_n_39;
-        end
-        if (fresh[40] & ~|(fresh & below_n_40)) begin
-            fresh_low = fresh_low | onehot_n_40;
-        end
-        if (fresh[41] & ~|(fresh & below_n_41)) begin
-            fresh_low = fresh_low | onehot_n_41;
-        end
-        if (fresh[42] & ~|(fresh & below_n_42)) begin
-            fresh_low = fresh_low | onehot_n_42;
-        end
-        if (fresh[43] & ~|(fresh & below_n_43)) begin
-            fresh_low = fresh_low | onehot_n_43;
-        end
-        if (fresh[44] & ~|(fresh & below_n_44)) begin
-            fresh_low = fresh_low | onehot_n_44;
-        end
-        if (fresh[45] & ~|(fresh & below_n_45)) begin
-            fresh_low = fresh_low | onehot_n_45;
-        end
-        if (fresh[46] & ~|(fresh & below_n_46)) begin
-            fresh_low = fresh_low | onehot_n_46;
-        end
-        if (fresh[47] & ~|(fresh & below_n_47)) begin
-            fresh_low = fresh_low | onehot_n_47;
-        end
+        fresh_low[0] = fresh[0] & ~|(fresh & below_n_0);
+        fresh_low[1] = fresh[1] & ~|(fresh & below_n_1);
+        fresh_low[2] = fresh[2] & ~|(fresh & below_n_2);
+        fresh_low[3] = fresh[3] & ~|(fresh & below_n_3);
+        fresh_low[4] = fresh[4] & ~|(fresh & below_n_4);
+        fresh_low[5] = fresh[5] & ~|(fresh & below_n_5);
+        fresh_low[6] = fresh[6] & ~|(fresh & below_n_6);
+        fresh_low[7] = fresh[7] & ~|(fresh & below_n_7);
+        fresh_low[8] = fresh[8] & ~|(fresh & below_n_8);
+        fresh_low[9] = fresh[9] & ~|(fresh & below_n_9);
+        fresh_low[10] = fresh[10] & ~|(fresh & below_n_10);
+        fresh_low[11] = fresh[11] & ~|(fresh & below_n_11);
+        fresh_low[12] = fresh[12] & ~|(fresh & below_n_12);
+        fresh_low[13] = fresh[13] & ~|(fresh & below_n_13);
+        fresh_low[14] = fresh[14] & ~|(fresh & below_n_14);
+        fresh_low[15] = fresh[15] & ~|(fresh & below_n_15);
+        fresh_low[16] = fresh[16] & ~|(fresh & below_n_16);
+        fresh_low[17] = fresh[17] & ~|(fresh & below_n_17);
+        fresh_low[18] = fresh[18] & ~|(fresh & below_n_18);
+        fresh_low[19] = fresh[19] & ~|(fresh & below_n_19);
+        fresh_low[20] = fresh[20] & ~|(fresh & below_n_20);
+        fresh_low[21] = fresh[21] & ~|(fresh & below_n_21);
+        fresh_low[22] = fresh[22] & ~|(fresh & below_n_22);
+        fresh_low[23] = fresh[23] & ~|(fresh & below_n_23);
+        fresh_low[24] = fresh[24] & ~|(fresh & below_n_24);
+        fresh_low[25] = fresh[25] & ~|(fresh & below_n_25);
+        fresh_low[26] = fresh[26] & ~|(fresh & below_n_26);
+        fresh_low[27] = fresh[27] & ~|(fresh & below_n_27);
+        fresh_low[28] = fresh[28] & ~|(fresh & below_n_28);
+        fresh_low[29] = fresh[29] & ~|(fresh & below_n_29);
+        fresh_low[30] = fresh[30] & ~|(fresh & below_n_30);
+        fresh_low[31] = fresh[31] & ~|(fresh & below_n_31);
+        fresh_low[32] = fresh[32] & ~|(fresh & below_n_32);
+        fresh_low[33] = fresh[33] & ~|(fresh & below_n_33);
+        fresh_low[34] = fresh[34] & ~|(fresh & below_n_34);
+        fresh_low[35] = fresh[35] & ~|(fresh & below_n_35);
+        fresh_low[36] = fresh[36] & ~|(fresh & below_n_36);
+        fresh_low[37] = fresh[37] & ~|(fresh & below_n_37);
+        fresh_low[38] = fresh[38] & ~|(fresh & below_n_38);
+        fresh_low[39] = fresh[39] & ~|(fresh & below_n_39);
+        fresh_low[40] = fresh[40] & ~|(fresh & below_n_40);
+        fresh_low[41] = fresh[41] & ~|(fresh & below_n_41);
+        fresh_low[42] = fresh[42] & ~|(fresh & below_n_42);
+        fresh_low[43] = fresh[43] & ~|(fresh & below_n_43);
+        fresh_low[44] = fresh[44] & ~|(fresh & below_n_44);
+        fresh_low[45] = fresh[45] & ~|(fresh & below_n_45);
+        fresh_low[46] = fresh[46] & ~|(fresh & below_n_46);
+        fresh_low[47] = fresh[47] & ~|(fresh & below_n_47);
         fresh_id = zero_nb;
         if (|(fresh_low & global_id_bit_0)) begin
             fresh_id = fresh_id | bit_nb_0;
@@ -10083,6 +6829,972 @@ module elf_base_fermi(clock,reset,tw_clear,tw_en,tw_slot,tw_valid,tw_branch,tw_p
         grant_valid_1 = |grant_1;
         grant_warp_1 = grant_id_1;
         prio_1 = grant_prio_1;
+        launch_lt_0 = zero_l;
+        launch_gt_0 = zero_l;
+        launch_lt_0[0] = pp_table__prio_2 < wcur_0;
+        launch_gt_0[0] = pp_table__prio_2 > wcur_0;
+        launch_lt_0[1] = pp_table__prio_2 < wcur_2;
+        launch_gt_0[1] = pp_table__prio_2 > wcur_2;
+        launch_lt_0[2] = pp_table__prio_2 < wcur_4;
+        launch_gt_0[2] = pp_table__prio_2 > wcur_4;
+        launch_lt_0[3] = pp_table__prio_2 < wcur_6;
+        launch_gt_0[3] = pp_table__prio_2 > wcur_6;
+        launch_lt_0[4] = pp_table__prio_2 < wcur_8;
+        launch_gt_0[4] = pp_table__prio_2 > wcur_8;
+        launch_lt_0[5] = pp_table__prio_2 < wcur_10;
+        launch_gt_0[5] = pp_table__prio_2 > wcur_10;
+        launch_lt_0[6] = pp_table__prio_2 < wcur_12;
+        launch_gt_0[6] = pp_table__prio_2 > wcur_12;
+        launch_lt_0[7] = pp_table__prio_2 < wcur_14;
+        launch_gt_0[7] = pp_table__prio_2 > wcur_14;
+        launch_lt_0[8] = pp_table__prio_2 < wcur_16;
+        launch_gt_0[8] = pp_table__prio_2 > wcur_16;
+        launch_lt_0[9] = pp_table__prio_2 < wcur_18;
+        launch_gt_0[9] = pp_table__prio_2 > wcur_18;
+        launch_lt_0[10] = pp_table__prio_2 < wcur_20;
+        launch_gt_0[10] = pp_table__prio_2 > wcur_20;
+        launch_lt_0[11] = pp_table__prio_2 < wcur_22;
+        launch_gt_0[11] = pp_table__prio_2 > wcur_22;
+        launch_lt_0[12] = pp_table__prio_2 < wcur_24;
+        launch_gt_0[12] = pp_table__prio_2 > wcur_24;
+        launch_lt_0[13] = pp_table__prio_2 < wcur_26;
+        launch_gt_0[13] = pp_table__prio_2 > wcur_26;
+        launch_lt_0[14] = pp_table__prio_2 < wcur_28;
+        launch_gt_0[14] = pp_table__prio_2 > wcur_28;
+        launch_lt_0[15] = pp_table__prio_2 < wcur_30;
+        launch_gt_0[15] = pp_table__prio_2 > wcur_30;
+        launch_lt_0[16] = pp_table__prio_2 < wcur_32;
+        launch_gt_0[16] = pp_table__prio_2 > wcur_32;
+        launch_lt_0[17] = pp_table__prio_2 < wcur_34;
+        launch_gt_0[17] = pp_table__prio_2 > wcur_34;
+        launch_lt_0[18] = pp_table__prio_2 < wcur_36;
+        launch_gt_0[18] = pp_table__prio_2 > wcur_36;
+        launch_lt_0[19] = pp_table__prio_2 < wcur_38;
+        launch_gt_0[19] = pp_table__prio_2 > wcur_38;
+        launch_lt_0[20] = pp_table__prio_2 < wcur_40;
+        launch_gt_0[20] = pp_table__prio_2 > wcur_40;
+        launch_lt_0[21] = pp_table__prio_2 < wcur_42;
+        launch_gt_0[21] = pp_table__prio_2 > wcur_42;
+        launch_lt_0[22] = pp_table__prio_2 < wcur_44;
+        launch_gt_0[22] = pp_table__prio_2 > wcur_44;
+        launch_lt_0[23] = pp_table__prio_2 < wcur_46;
+        launch_gt_0[23] = pp_table__prio_2 > wcur_46;
+        launch_eq_0 = ~(launch_lt_0 | launch_gt_0);
+        if (launch_s_0[0]) begin
+            rel_lt_0__d = launch_lt_0 & ~launch_s_0;
+            rel_eq_0__d = launch_eq_0 | launch_s_0;
+        end
+        else begin
+            rel_lt_0__d = cur_lt_0 & ~launch_s_0;
+            if (launch_gt_0[0]) begin
+                rel_lt_0__d = cur_lt_0 | launch_s_0;
+            end
+            rel_eq_0__d = cur_eq_0 & ~launch_s_0;
+            if (launch_eq_0[0]) begin
+                rel_eq_0__d = cur_eq_0 | launch_s_0;
+            end
+        end
+        if (reset) begin
+            rel_lt_0__d = zero_l;
+            rel_eq_0__d = ~zero_l;
+        end
+        if (launch_s_0[1]) begin
+            rel_lt_2__d = launch_lt_0 & ~launch_s_0;
+            rel_eq_2__d = launch_eq_0 | launch_s_0;
+        end
+        else begin
+            rel_lt_2__d = cur_lt_2 & ~launch_s_0;
+            if (launch_gt_0[1]) begin
+                rel_lt_2__d = cur_lt_2 | launch_s_0;
+            end
+            rel_eq_2__d = cur_eq_2 & ~launch_s_0;
+            if (launch_eq_0[1]) begin
+                rel_eq_2__d = cur_eq_2 | launch_s_0;
+            end
+        end
+        if (reset) begin
+            rel_lt_2__d = zero_l;
+            rel_eq_2__d = ~zero_l;
+        end
+        if (launch_s_0[2]) begin
+            rel_lt_4__d = launch_lt_0 & ~launch_s_0;
+            rel_eq_4__d = launch_eq_0 | launch_s_0;
+        end
+        else begin
+            rel_lt_4__d = cur_lt_4 & ~launch_s_0;
+            if (launch_gt_0[2]) begin
+                rel_lt_4__d = cur_lt_4 | launch_s_0;
+            end
+            rel_eq_4__d = cur_eq_4 & ~launch_s_0;
+            if (launch_eq_0[2]) begin
+                rel_eq_4__d = cur_eq_4 | launch_s_0;
+            end
+        end
+        if (reset) begin
+            rel_lt_4__d = zero_l;
+            rel_eq_4__d = ~zero_l;
+        end
+        if (launch_s_0[3]) begin
+            rel_lt_6__d = launch_lt_0 & ~launch_s_0;
+            rel_eq_6__d = launch_eq_0 | launch_s_0;
+        end
+        else begin
+            rel_lt_6__d = cur_lt_6 & ~launch_s_0;
+            if (launch_gt_0[3]) begin
+                rel_lt_6__d = cur_lt_6 | launch_s_0;
+            end
+            rel_eq_6__d = cur_eq_6 & ~launch_s_0;
+            if (launch_eq_0[3]) begin
+                rel_eq_6__d = cur_eq_6 | launch_s_0;
+            end
+        end
+        if (reset) begin
+            rel_lt_6__d = zero_l;
+            rel_eq_6__d = ~zero_l;
+        end
+        if (launch_s_0[4]) begin
+            rel_lt_8__d = launch_lt_0 & ~launch_s_0;
+            rel_eq_8__d = launch_eq_0 | launch_s_0;
+        end
+        else begin
+            rel_lt_8__d = cur_lt_8 & ~launch_s_0;
+            if (launch_gt_0[4]) begin
+                rel_lt_8__d = cur_lt_8 | launch_s_0;
+            end
+            rel_eq_8__d = cur_eq_8 & ~launch_s_0;
+            if (launch_eq_0[4]) begin
+                rel_eq_8__d = cur_eq_8 | launch_s_0;
+            end
+        end
+        if (reset) begin
+            rel_lt_8__d = zero_l;
+            rel_eq_8__d = ~zero_l;
+        end
+        if (launch_s_0[5]) begin
+            rel_lt_10__d = launch_lt_0 & ~launch_s_0;
+            rel_eq_10__d = launch_eq_0 | launch_s_0;
+        end
+        else begin
+            rel_lt_10__d = cur_lt_10 & ~launch_s_0;
+            if (launch_gt_0[5]) begin
+                rel_lt_10__d = cur_lt_10 | launch_s_0;
+            end
+            rel_eq_10__d = cur_eq_10 & ~launch_s_0;
+            if (launch_eq_0[5]) begin
+                rel_eq_10__d = cur_eq_10 | launch_s_0;
+            end
+        end
+        if (reset) begin
+            rel_lt_10__d = zero_l;
+            rel_eq_10__d = ~zero_l;
+        end
+        if (launch_s_0[6]) begin
+            rel_lt_12__d = launch_lt_0 & ~launch_s_0;
+            rel_eq_12__d = launch_eq_0 | launch_s_0;
+        end
+        else begin
+            rel_lt_12__d = cur_lt_12 & ~launch_s_0;
+            if (launch_gt_0[6]) begin
+                rel_lt_12__d = cur_lt_12 | launch_s_0;
+            end
+            rel_eq_12__d = cur_eq_12 & ~launch_s_0;
+            if (launch_eq_0[6]) begin
+                rel_eq_12__d = cur_eq_12 | launch_s_0;
+            end
+        end
+        if (reset) begin
+            rel_lt_12__d = zero_l;
+            rel_eq_12__d = ~zero_l;
+        end
+        if (launch_s_0[7]) begin
+            rel_lt_14__d = launch_lt_0 & ~launch_s_0;
+            rel_eq_14__d = launch_eq_0 | launch_s_0;
+        end
+        else begin
+            rel_lt_14__d = cur_lt_14 & ~launch_s_0;
+            if (launch_gt_0[7]) begin
+                rel_lt_14__d = cur_lt_14 | launch_s_0;
+            end
+            rel_eq_14__d = cur_eq_14 & ~launch_s_0;
+            if (launch_eq_0[7]) begin
+                rel_eq_14__d = cur_eq_14 | launch_s_0;
+            end
+        end
+        if (reset) begin
+            rel_lt_14__d = zero_l;
+            rel_eq_14__d = ~zero_l;
+        end
+        if (launch_s_0[8]) begin
+            rel_lt_16__d = launch_lt_0 & ~launch_s_0;
+            rel_eq_16__d = launch_eq_0 | launch_s_0;
+        end
+        else begin
+            rel_lt_16__d = cur_lt_16 & ~launch_s_0;
+            if (launch_gt_0[8]) begin
+                rel_lt_16__d = cur_lt_16 | launch_s_0;
+            end
+            rel_eq_16__d = cur_eq_16 & ~launch_s_0;
+            if (launch_eq_0[8]) begin
+                rel_eq_16__d = cur_eq_16 | launch_s_0;
+            end
+        end
+        if (reset) begin
+            rel_lt_16__d = zero_l;
+            rel_eq_16__d = ~zero_l;
+        end
+        if (launch_s_0[9]) begin
+            rel_lt_18__d = launch_lt_0 & ~launch_s_0;
+            rel_eq_18__d = launch_eq_0 | launch_s_0;
+        end
+        else begin
+            rel_lt_18__d = cur_lt_18 & ~launch_s_0;
+            if (launch_gt_0[9]) begin
+                rel_lt_18__d = cur_lt_18 | launch_s_0;
+            end
+            rel_eq_18__d = cur_eq_18 & ~launch_s_0;
+            if (launch_eq_0[9]) begin
+                rel_eq_18__d = cur_eq_18 | launch_s_0;
+            end
+        end
+        if (reset) begin
+            rel_lt_18__d = zero_l;
+            rel_eq_18__d = ~zero_l;
+        end
+        if (launch_s_0[10]) begin
+            rel_lt_20__d = launch_lt_0 & ~launch_s_0;
+            rel_eq_20__d = launch_eq_0 | launch_s_0;
+        end
+        else begin
+            rel_lt_20__d = cur_lt_20 & ~launch_s_0;
+            if (launch_gt_0[10]) begin
+                rel_lt_20__d = cur_lt_20 | launch_s_0;
+            end
+            rel_eq_20__d = cur_eq_20 & ~launch_s_0;
+            if (launch_eq_0[10]) begin
+                rel_eq_20__d = cur_eq_20 | launch_s_0;
+            end
+        end
+        if (reset) begin
+            rel_lt_20__d = zero_l;
+            rel_eq_20__d = ~zero_l;
+        end
+        if (launch_s_0[11]) begin
+            rel_lt_22__d = launch_lt_0 & ~launch_s_0;
+            rel_eq_22__d = launch_eq_0 | launch_s_0;
+        end
+        else begin
+            rel_lt_22__d = cur_lt_22 & ~launch_s_0;
+            if (launch_gt_0[11]) begin
+                rel_lt_22__d = cur_lt_22 | launch_s_0;
+            end
+            rel_eq_22__d = cur_eq_22 & ~launch_s_0;
+            if (launch_eq_0[11]) begin
+                rel_eq_22__d = cur_eq_22 | launch_s_0;
+            end
+        end
+        if (reset) begin
+            rel_lt_22__d = zero_l;
+            rel_eq_22__d = ~zero_l;
+        end
+        if (launch_s_0[12]) begin
+            rel_lt_24__d = launch_lt_0 & ~launch_s_0;
+            rel_eq_24__d = launch_eq_0 | launch_s_0;
+        end
+        else begin
+            rel_lt_24__d = cur_lt_24 & ~launch_s_0;
+            if (launch_gt_0[12]) begin
+                rel_lt_24__d = cur_lt_24 | launch_s_0;
+            end
+            rel_eq_24__d = cur_eq_24 & ~launch_s_0;
+            if (launch_eq_0[12]) begin
+                rel_eq_24__d = cur_eq_24 | launch_s_0;
+            end
+        end
+        if (reset) begin
+            rel_lt_24__d = zero_l;
+            rel_eq_24__d = ~zero_l;
+        end
+        if (launch_s_0[13]) begin
+            rel_lt_26__d = launch_lt_0 & ~launch_s_0;
+            rel_eq_26__d = launch_eq_0 | launch_s_0;
+        end
+        else begin
+            rel_lt_26__d = cur_lt_26 & ~launch_s_0;
+            if (launch_gt_0[13]) begin
+                rel_lt_26__d = cur_lt_26 | launch_s_0;
+            end
+            rel_eq_26__d = cur_eq_26 & ~launch_s_0;
+            if (launch_eq_0[13]) begin
+                rel_eq_26__d = cur_eq_26 | launch_s_0;
+            end
+        end
+        if (reset) begin
+            rel_lt_26__d = zero_l;
+            rel_eq_26__d = ~zero_l;
+        end
+        if (launch_s_0[14]) begin
+            rel_lt_28__d = launch_lt_0 & ~launch_s_0;
+            rel_eq_28__d = launch_eq_0 | launch_s_0;
+        end
+        else begin
+            rel_lt_28__d = cur_lt_28 & ~launch_s_0;
+            if (launch_gt_0[14]) begin
+                rel_lt_28__d = cur_lt_28 | launch_s_0;
+            end
+            rel_eq_28__d = cur_eq_28 & ~launch_s_0;
+            if (launch_eq_0[14]) begin
+                rel_eq_28__d = cur_eq_28 | launch_s_0;
+            end
+        end
+        if (reset) begin
+            rel_lt_28__d = zero_l;
+            rel_eq_28__d = ~zero_l;
+        end
+        if (launch_s_0[15]) begin
+            rel_lt_30__d = launch_lt_0 & ~launch_s_0;
+            rel_eq_30__d = launch_eq_0 | launch_s_0;
+        end
+        else begin
+            rel_lt_30__d = cur_lt_30 & ~launch_s_0;
+            if (launch_gt_0[15]) begin
+                rel_lt_30__d = cur_lt_30 | launch_s_0;
+            end
+            rel_eq_30__d = cur_eq_30 & ~launch_s_0;
+            if (launch_eq_0[15]) begin
+                rel_eq_30__d = cur_eq_30 | launch_s_0;
+            end
+        end
+        if (reset) begin
+            rel_lt_30__d = zero_l;
+            rel_eq_30__d = ~zero_l;
+        end
+        if (launch_s_0[16]) begin
+            rel_lt_32__d = launch_lt_0 & ~launch_s_0;
+            rel_eq_32__d = launch_eq_0 | launch_s_0;
+        end
+        else begin
+            rel_lt_32__d = cur_lt_32 & ~launch_s_0;
+            if (launch_gt_0[16]) begin
+                rel_lt_32__d = cur_lt_32 | launch_s_0;
+            end
+            rel_eq_32__d = cur_eq_32 & ~launch_s_0;
+            if (launch_eq_0[16]) begin
+                rel_eq_32__d = cur_eq_32 | launch_s_0;
+            end
+        end
+        if (reset) begin
+            rel_lt_32__d = zero_l;
+            rel_eq_32__d = ~zero_l;
+        end
+        if (launch_s_0[17]) begin
+            rel_lt_34__d = launch_lt_0 & ~launch_s_0;
+            rel_eq_34__d = launch_eq_0 | launch_s_0;
+        end
+        else begin
+            rel_lt_34__d = cur_lt_34 & ~launch_s_0;
+            if (launch_gt_0[17]) begin
+                rel_lt_34__d = cur_lt_34 | launch_s_0;
+            end
+            rel_eq_34__d = cur_eq_34 & ~launch_s_0;
+            if (launch_eq_0[17]) begin
+                rel_eq_34__d = cur_eq_34 | launch_s_0;
+            end
+        end
+        if (reset) begin
+            rel_lt_34__d = zero_l;
+            rel_eq_34__d = ~zero_l;
+        end
+        if (launch_s_0[18]) begin
+            rel_lt_36__d = launch_lt_0 & ~launch_s_0;
+            rel_eq_36__d = launch_eq_0 | launch_s_0;
+        end
+        else begin
+            rel_lt_36__d = cur_lt_36 & ~launch_s_0;
+            if (launch_gt_0[18]) begin
+                rel_lt_36__d = cur_lt_36 | launch_s_0;
+            end
+            rel_eq_36__d = cur_eq_36 & ~launch_s_0;
+            if (launch_eq_0[18]) begin
+                rel_eq_36__d = cur_eq_36 | launch_s_0;
+            end
+        end
+        if (reset) begin
+            rel_lt_36__d = zero_l;
+            rel_eq_36__d = ~zero_l;
+        end
+        if (launch_s_0[19]) begin
+            rel_lt_38__d = launch_lt_0 & ~launch_s_0;
+            rel_eq_38__d = launch_eq_0 | launch_s_0;
+        end
+        else begin
+            rel_lt_38__d = cur_lt_38 & ~launch_s_0;
+            if (launch_gt_0[19]) begin
+                rel_lt_38__d = cur_lt_38 | launch_s_0;
+            end
+            rel_eq_38__d = cur_eq_38 & ~launch_s_0;
+            if (launch_eq_0[19]) begin
+                rel_eq_38__d = cur_eq_38 | launch_s_0;
+            end
+        end
+        if (reset) begin
+            rel_lt_38__d = zero_l;
+            rel_eq_38__d = ~zero_l;
+        end
+        if (launch_s_0[20]) begin
+            rel_lt_40__d = launch_lt_0 & ~launch_s_0;
+            rel_eq_40__d = launch_eq_0 | launch_s_0;
+        end
+        else begin
+            rel_lt_40__d = cur_lt_40 & ~launch_s_0;
+            if (launch_gt_0[20]) begin
+                rel_lt_40__d = cur_lt_40 | launch_s_0;
+            end
+            rel_eq_40__d = cur_eq_40 & ~launch_s_0;
+            if (launch_eq_0[20]) begin
+                rel_eq_40__d = cur_eq_40 | launch_s_0;
+            end
+        end
+        if (reset) begin
+            rel_lt_40__d = zero_l;
+            rel_eq_40__d = ~zero_l;
+        end
+        if (launch_s_0[21]) begin
+            rel_lt_42__d = launch_lt_0 & ~launch_s_0;
+            rel_eq_42__d = launch_eq_0 | launch_s_0;
+        end
+        else begin
+            rel_lt_42__d = cur_lt_42 & ~launch_s_0;
+            if (launch_gt_0[21]) begin
+                rel_lt_42__d = cur_lt_42 | launch_s_0;
+            end
+            rel_eq_42__d = cur_eq_42 & ~launch_s_0;
+            if (launch_eq_0[21]) begin
+                rel_eq_42__d = cur_eq_42 | launch_s_0;
+            end
+        end
+        if (reset) begin
+            rel_lt_42__d = zero_l;
+            rel_eq_42__d = ~zero_l;
+        end
+        if (launch_s_0[22]) begin
+            rel_lt_44__d = launch_lt_0 & ~launch_s_0;
+            rel_eq_44__d = launch_eq_0 | launch_s_0;
+        end
+        else begin
+            rel_lt_44__d = cur_lt_44 & ~launch_s_0;
+            if (launch_gt_0[22]) begin
+                rel_lt_44__d = cur_lt_44 | launch_s_0;
+            end
+            rel_eq_44__d = cur_eq_44 & ~launch_s_0;
+            if (launch_eq_0[22]) begin
+                rel_eq_44__d = cur_eq_44 | launch_s_0;
+            end
+        end
+        if (reset) begin
+            rel_lt_44__d = zero_l;
+            rel_eq_44__d = ~zero_l;
+        end
+        if (launch_s_0[23]) begin
+            rel_lt_46__d = launch_lt_0 & ~launch_s_0;
+            rel_eq_46__d = launch_eq_0 | launch_s_0;
+        end
+        else begin
+            rel_lt_46__d = cur_lt_46 & ~launch_s_0;
+            if (launch_gt_0[23]) begin
+                rel_lt_46__d = cur_lt_46 | launch_s_0;
+            end
+            rel_eq_46__d = cur_eq_46 & ~launch_s_0;
+            if (launch_eq_0[23]) begin
+                rel_eq_46__d = cur_eq_46 | launch_s_0;
+            end
+        end
+        if (reset) begin
+            rel_lt_46__d = zero_l;
+            rel_eq_46__d = ~zero_l;
+        end
+        launch_lt_1 = zero_l;
+        launch_gt_1 = zero_l;
+        launch_lt_1[0] = pp_table__prio_2 < wcur_1;
+        launch_gt_1[0] = pp_table__prio_2 > wcur_1;
+        launch_lt_1[1] = pp_table__prio_2 < wcur_3;
+        launch_gt_1[1] = pp_table__prio_2 > wcur_3;
+        launch_lt_1[2] = pp_table__prio_2 < wcur_5;
+        launch_gt_1[2] = pp_table__prio_2 > wcur_5;
+        launch_lt_1[3] = pp_table__prio_2 < wcur_7;
+        launch_gt_1[3] = pp_table__prio_2 > wcur_7;
+        launch_lt_1[4] = pp_table__prio_2 < wcur_9;
+        launch_gt_1[4] = pp_table__prio_2 > wcur_9;
+        launch_lt_1[5] = pp_table__prio_2 < wcur_11;
+        launch_gt_1[5] = pp_table__prio_2 > wcur_11;
+        launch_lt_1[6] = pp_table__prio_2 < wcur_13;
+        launch_gt_1[6] = pp_table__prio_2 > wcur_13;
+        launch_lt_1[7] = pp_table__prio_2 < wcur_15;
+        launch_gt_1[7] = pp_table__prio_2 > wcur_15;
+        launch_lt_1[8] = pp_table__prio_2 < wcur_17;
+        launch_gt_1[8] = pp_table__prio_2 > wcur_17;
+        launch_lt_1[9] = pp_table__prio_2 < wcur_19;
+        launch_gt_1[9] = pp_table__prio_2 > wcur_19;
+        launch_lt_1[10] = pp_table__prio_2 < wcur_21;
+        launch_gt_1[10] = pp_table__prio_2 > wcur_21;
+        launch_lt_1[11] = pp_table__prio_2 < wcur_23;
+        launch_gt_1[11] = pp_table__prio_2 > wcur_23;
+        launch_lt_1[12] = pp_table__prio_2 < wcur_25;
+        launch_gt_1[12] = pp_table__prio_2 > wcur_25;
+        launch_lt_1[13] = pp_table__prio_2 < wcur_27;
+        launch_gt_1[13] = pp_table__prio_2 > wcur_27;
+        launch_lt_1[14] = pp_table__prio_2 < wcur_29;
+        launch_gt_1[14] = pp_table__prio_2 > wcur_29;
+        launch_lt_1[15] = pp_table__prio_2 < wcur_31;
+        launch_gt_1[15] = pp_table__prio_2 > wcur_31;
+        launch_lt_1[16] = pp_table__prio_2 < wcur_33;
+        launch_gt_1[16] = pp_table__prio_2 > wcur_33;
+        launch_lt_1[17] = pp_table__prio_2 < wcur_35;
+        launch_gt_1[17] = pp_table__prio_2 > wcur_35;
+        launch_lt_1[18] = pp_table__prio_2 < wcur_37;
+        launch_gt_1[18] = pp_table__prio_2 > wcur_37;
+        launch_lt_1[19] = pp_table__prio_2 < wcur_39;
+        launch_gt_1[19] = pp_table__prio_2 > wcur_39;
+        launch_lt_1[20] = pp_table__prio_2 < wcur_41;
+        launch_gt_1[20] = pp_table__prio_2 > wcur_41;
+        launch_lt_1[21] = pp_table__prio_2 < wcur_43;
+        launch_gt_1[21] = pp_table__prio_2 > wcur_43;
+        launch_lt_1[22] = pp_table__prio_2 < wcur_45;
+        launch_gt_1[22] = pp_table__prio_2 > wcur_45;
+        launch_lt_1[23] = pp_table__prio_2 < wcur_47;
+        launch_gt_1[23] = pp_table__prio_2 > wcur_47;
+        launch_eq_1 = ~(launch_lt_1 | launch_gt_1);
+        if (launch_s_1[0]) begin
+            rel_lt_1__d = launch_lt_1 & ~launch_s_1;
+            rel_eq_1__d = launch_eq_1 | launch_s_1;
+        end
+        else begin
+            rel_lt_1__d = cur_lt_1 & ~launch_s_1;
+            if (launch_gt_1[0]) begin
+                rel_lt_1__d = cur_lt_1 | launch_s_1;
+            end
+            rel_eq_1__d = cur_eq_1 & ~launch_s_1;
+            if (launch_eq_1[0]) begin
+                rel_eq_1__d = cur_eq_1 | launch_s_1;
+            end
+        end
+        if (reset) begin
+            rel_lt_1__d = zero_l;
+            rel_eq_1__d = ~zero_l;
+        end
+        if (launch_s_1[1]) begin
+            rel_lt_3__d = launch_lt_1 & ~launch_s_1;
+            rel_eq_3__d = launch_eq_1 | launch_s_1;
+        end
+        else begin
+            rel_lt_3__d = cur_lt_3 & ~launch_s_1;
+            if (launch_gt_1[1]) begin
+                rel_lt_3__d = cur_lt_3 | launch_s_1;
+            end
+            rel_eq_3__d = cur_eq_3 & ~launch_s_1;
+            if (launch_eq_1[1]) begin
+                rel_eq_3__d = cur_eq_3 | launch_s_1;
+            end
+        end
+        if (reset) begin
+            rel_lt_3__d = zero_l;
+            rel_eq_3__d = ~zero_l;
+        end
+        if (launch_s_1[2]) begin
+            rel_lt_5__d = launch_lt_1 & ~launch_s_1;
+            rel_eq_5__d = launch_eq_1 | launch_s_1;
+        end
+        else begin
+            rel_lt_5__d = cur_lt_5 & ~launch_s_1;
+            if (launch_gt_1[2]) begin
+                rel_lt_5__d = cur_lt_5 | launch_s_1;
+            end
+            rel_eq_5__d = cur_eq_5 & ~launch_s_1;
+            if (launch_eq_1[2]) begin
+                rel_eq_5__d = cur_eq_5 | launch_s_1;
+            end
+        end
+        if (reset) begin
+            rel_lt_5__d = zero_l;
+            rel_eq_5__d = ~zero_l;
+        end
+        if (launch_s_1[3]) begin
+            rel_lt_7__d = launch_lt_1 & ~launch_s_1;
+            rel_eq_7__d = launch_eq_1 | launch_s_1;
+        end
+        else begin
+            rel_lt_7__d = cur_lt_7 & ~launch_s_1;
+            if (launch_gt_1[3]) begin
+                rel_lt_7__d = cur_lt_7 | launch_s_1;
+            end
+            rel_eq_7__d = cur_eq_7 & ~launch_s_1;
+            if (launch_eq_1[3]) begin
+                rel_eq_7__d = cur_eq_7 | launch_s_1;
+            end
+        end
+        if (reset) begin
+            rel_lt_7__d = zero_l;
+            rel_eq_7__d = ~zero_l;
+        end
+        if (launch_s_1[4]) begin
+            rel_lt_9__d = launch_lt_1 & ~launch_s_1;
+            rel_eq_9__d = launch_eq_1 | launch_s_1;
+        end
+        else begin
+            rel_lt_9__d = cur_lt_9 & ~launch_s_1;
+            if (launch_gt_1[4]) begin
+                rel_lt_9__d = cur_lt_9 | launch_s_1;
+            end
+            rel_eq_9__d = cur_eq_9 & ~launch_s_1;
+            if (launch_eq_1[4]) begin
+                rel_eq_9__d = cur_eq_9 | launch_s_1;
+            end
+        end
+        if (reset) begin
+            rel_lt_9__d = zero_l;
+            rel_eq_9__d = ~zero_l;
+        end
+        if (launch_s_1[5]) begin
+            rel_lt_11__d = launch_lt_1 & ~launch_s_1;
+            rel_eq_11__d = launch_eq_1 | launch_s_1;
+        end
+        else begin
+            rel_lt_11__d = cur_lt_11 & ~launch_s_1;
+            if (launch_gt_1[5]) begin
+                rel_lt_11__d = cur_lt_11 | launch_s_1;
+            end
+            rel_eq_11__d = cur_eq_11 & ~launch_s_1;
+            if (launch_eq_1[5]) begin
+                rel_eq_11__d = cur_eq_11 | launch_s_1;
+            end
+        end
+        if (reset) begin
+            rel_lt_11__d = zero_l;
+            rel_eq_11__d = ~zero_l;
+        end
+        if (launch_s_1[6]) begin
+            rel_lt_13__d = launch_lt_1 & ~launch_s_1;
+            rel_eq_13__d = launch_eq_1 | launch_s_1;
+        end
+        else begin
+            rel_lt_13__d = cur_lt_13 & ~launch_s_1;
+            if (launch_gt_1[6]) begin
+                rel_lt_13__d = cur_lt_13 | launch_s_1;
+            end
+            rel_eq_13__d = cur_eq_13 & ~launch_s_1;
+            if (launch_eq_1[6]) begin
+                rel_eq_13__d = cur_eq_13 | launch_s_1;
+            end
+        end
+        if (reset) begin
+            rel_lt_13__d = zero_l;
+            rel_eq_13__d = ~zero_l;
+        end
+        if (launch_s_1[7]) begin
+            rel_lt_15__d = launch_lt_1 & ~launch_s_1;
+            rel_eq_15__d = launch_eq_1 | launch_s_1;
+        end
+        else begin
+            rel_lt_15__d = cur_lt_15 & ~launch_s_1;
+            if (launch_gt_1[7]) begin
+                rel_lt_15__d = cur_lt_15 | launch_s_1;
+            end
+            rel_eq_15__d = cur_eq_15 & ~launch_s_1;
+            if (launch_eq_1[7]) begin
+                rel_eq_15__d = cur_eq_15 | launch_s_1;
+            end
+        end
+        if (reset) begin
+            rel_lt_15__d = zero_l;
+            rel_eq_15__d = ~zero_l;
+        end
+        if (launch_s_1[8]) begin
+            rel_lt_17__d = launch_lt_1 & ~launch_s_1;
+            rel_eq_17__d = launch_eq_1 | launch_s_1;
+        end
+        else begin
+            rel_lt_17__d = cur_lt_17 & ~launch_s_1;
+            if (launch_gt_1[8]) begin
+                rel_lt_17__d = cur_lt_17 | launch_s_1;
+            end
+            rel_eq_17__d = cur_eq_17 & ~launch_s_1;
+            if (launch_eq_1[8]) begin
+                rel_eq_17__d = cur_eq_17 | launch_s_1;
+            end
+        end
+        if (reset) begin
+            rel_lt_17__d = zero_l;
+            rel_eq_17__d = ~zero_l;
+        end
+        if (launch_s_1[9]) begin
+            rel_lt_19__d = launch_lt_1 & ~launch_s_1;
+            rel_eq_19__d = launch_eq_1 | launch_s_1;
+        end
+        else begin
+            rel_lt_19__d = cur_lt_19 & ~launch_s_1;
+            if (launch_gt_1[9]) begin
+                rel_lt_19__d = cur_lt_19 | launch_s_1;
+            end
+            rel_eq_19__d = cur_eq_19 & ~launch_s_1;
+            if (launch_eq_1[9]) begin
+                rel_eq_19__d = cur_eq_19 | launch_s_1;
+            end
+        end
+        if (reset) begin
+            rel_lt_19__d = zero_l;
+            rel_eq_19__d = ~zero_l;
+        end
+        if (launch_s_1[10]) begin
+            rel_lt_21__d = launch_lt_1 & ~launch_s_1;
+            rel_eq_21__d = launch_eq_1 | launch_s_1;
+        end
+        else begin
+            rel_lt_21__d = cur_lt_21 & ~launch_s_1;
+            if (launch_gt_1[10]) begin
+                rel_lt_21__d = cur_lt_21 | launch_s_1;
+            end
+            rel_eq_21__d = cur_eq_21 & ~launch_s_1;
+            if (launch_eq_1[10]) begin
+                rel_eq_21__d = cur_eq_21 | launch_s_1;
+            end
+        end
+        if (reset) begin
+            rel_lt_21__d = zero_l;
+            rel_eq_21__d = ~zero_l;
+        end
+        if (launch_s_1[11]) begin
+            rel_lt_23__d = launch_lt_1 & ~launch_s_1;
+            rel_eq_23__d = launch_eq_1 | launch_s_1;
+        end
+        else begin
+            rel_lt_23__d = cur_lt_23 & ~launch_s_1;
+            if (launch_gt_1[11]) begin
+                rel_lt_23__d = cur_lt_23 | launch_s_1;
+            end
+            rel_eq_23__d = cur_eq_23 & ~launch_s_1;
+            if (launch_eq_1[11]) begin
+                rel_eq_23__d = cur_eq_23 | launch_s_1;
+            end
+        end
+        if (reset) begin
+            rel_lt_23__d = zero_l;
+            rel_eq_23__d = ~zero_l;
+        end
+        if (launch_s_1[12]) begin
+            rel_lt_25__d = launch_lt_1 & ~launch_s_1;
+            rel_eq_25__d = launch_eq_1 | launch_s_1;
+        end
+        else begin
+            rel_lt_25__d = cur_lt_25 & ~launch_s_1;
+            if (launch_gt_1[12]) begin
+                rel_lt_25__d = cur_lt_25 | launch_s_1;
+            end
+            rel_eq_25__d = cur_eq_25 & ~launch_s_1;
+            if (launch_eq_1[12]) begin
+                rel_eq_25__d = cur_eq_25 | launch_s_1;
+            end
+        end
+        if (reset) begin
+            rel_lt_25__d = zero_l;
+            rel_eq_25__d = ~zero_l;
+        end
+        if (launch_s_1[13]) begin
+            rel_lt_27__d = launch_lt_1 & ~launch_s_1;
+            rel_eq_27__d = launch_eq_1 | launch_s_1;
+        end
+        else begin
+            rel_lt_27__d = cur_lt_27 & ~launch_s_1;
+            if (launch_gt_1[13]) begin
+                rel_lt_27__d = cur_lt_27 | launch_s_1;
+            end
+            rel_eq_27__d = cur_eq_27 & ~launch_s_1;
+            if (launch_eq_1[13]) begin
+                rel_eq_27__d = cur_eq_27 | launch_s_1;
+            end
+        end
+        if (reset) begin
+            rel_lt_27__d = zero_l;
+            rel_eq_27__d = ~zero_l;
+        end
+        if (launch_s_1[14]) begin
+            rel_lt_29__d = launch_lt_1 & ~launch_s_1;
+            rel_eq_29__d = launch_eq_1 | launch_s_1;
+        end
+        else begin
+            rel_lt_29__d = cur_lt_29 & ~launch_s_1;
+            if (launch_gt_1[14]) begin
+                rel_lt_29__d = cur_lt_29 | launch_s_1;
+            end
+            rel_eq_29__d = cur_eq_29 & ~launch_s_1;
+            if (launch_eq_1[14]) begin
+                rel_eq_29__d = cur_eq_29 | launch_s_1;
+            end
+        end
+        if (reset) begin
+            rel_lt_29__d = zero_l;
+            rel_eq_29__d = ~zero_l;
+        end
+        if (launch_s_1[15]) begin
+            rel_lt_31__d = launch_lt_1 & ~launch_s_1;
+            rel_eq_31__d = launch_eq_1 | launch_s_1;
+        end
+        else begin
+            rel_lt_31__d = cur_lt_31 & ~launch_s_1;
+            if (launch_gt_1[15]) begin
+                rel_lt_31__d = cur_lt_31 | launch_s_1;
+            end
+            rel_eq_31__d = cur_eq_31 & ~launch_s_1;
+            if (launch_eq_1[15]) begin
+                rel_eq_31__d = cur_eq_31 | launch_s_1;
+            end
+        end
+        if (reset) begin
+            rel_lt_31__d = zero_l;
+            rel_eq_31__d = ~zero_l;
+        end
+        if (launch_s_1[16]) begin
+            rel_lt_33__d = launch_lt_1 & ~launch_s_1;
+            rel_eq_33__d = launch_eq_1 | launch_s_1;
+        end
+        else begin
+            rel_lt_33__d = cur_lt_33 & ~launch_s_1;
+            if (launch_gt_1[16]) begin
+                rel_lt_33__d = cur_lt_33 | launch_s_1;
+            end
+            rel_eq_33__d = cur_eq_33 & ~launch_s_1;
+            if (launch_eq_1[16]) begin
+                rel_eq_33__d = cur_eq_33 | launch_s_1;
+            end
+        end
+        if (reset) begin
+            rel_lt_33__d = zero_l;
+            rel_eq_33__d = ~zero_l;
+        end
+        if (launch_s_1[17]) begin
+            rel_lt_35__d = launch_lt_1 & ~launch_s_1;
+            rel_eq_35__d = launch_eq_1 | launch_s_1;
+        end
+        else begin
+            rel_lt_35__d = cur_lt_35 & ~launch_s_1;
+            if (launch_gt_1[17]) begin
+                rel_lt_35__d = cur_lt_35 | launch_s_1;
+            end
+            rel_eq_35__d = cur_eq_35 & ~launch_s_1;
+            if (launch_eq_1[17]) begin
+                rel_eq_35__d = cur_eq_35 | launch_s_1;
+            end
+        end
+        if (reset) begin
+            rel_lt_35__d = zero_l;
+            rel_eq_35__d = ~zero_l;
+        end
+        if (launch_s_1[18]) begin
+            rel_lt_37__d = launch_lt_1 & ~launch_s_1;
+            rel_eq_37__d = launch_eq_1 | launch_s_1;
+        end
+        else begin
+            rel_lt_37__d = cur_lt_37 & ~launch_s_1;
+            if (launch_gt_1[18]) begin
+                rel_lt_37__d = cur_lt_37 | launch_s_1;
+            end
+            rel_eq_37__d = cur_eq_37 & ~launch_s_1;
+            if (launch_eq_1[18]) begin
+                rel_eq_37__d = cur_eq_37 | launch_s_1;
+            end
+        end
+        if (reset) begin
+            rel_lt_37__d = zero_l;
+            rel_eq_37__d = ~zero_l;
+        end
+        if (launch_s_1[19]) begin
+            rel_lt_39__d = launch_lt_1 & ~launch_s_1;
+            rel_eq_39__d = launch_eq_1 | launch_s_1;
+        end
+        else begin
+            rel_lt_39__d = cur_lt_39 & ~launch_s_1;
+            if (launch_gt_1[19]) begin
+                rel_lt_39__d = cur_lt_39 | launch_s_1;
+            end
+            rel_eq_39__d = cur_eq_39 & ~launch_s_1;
+            if (launch_eq_1[19]) begin
+                rel_eq_39__d = cur_eq_39 | launch_s_1;
+            end
+        end
+        if (reset) begin
+            rel_lt_39__d = zero_l;
+            rel_eq_39__d = ~zero_l;
+        end
+        if (launch_s_1[20]) begin
+            rel_lt_41__d = launch_lt_1 & ~launch_s_1;
+            rel_eq_41__d = launch_eq_1 | launch_s_1;
+        end
+        else begin
+            rel_lt_41__d = cur_lt_41 & ~launch_s_1;
+            if (launch_gt_1[20]) begin
+                rel_lt_41__d = cur_lt_41 | launch_s_1;
+            end
+            rel_eq_41__d = cur_eq_41 & ~launch_s_1;
+            if (launch_eq_1[20]) begin
+                rel_eq_41__d = cur_eq_41 | launch_s_1;
+            end
+        end
+        if (reset) begin
+            rel_lt_41__d = zero_l;
+            rel_eq_41__d = ~zero_l;
+        end
+        if (launch_s_1[21]) begin
+            rel_lt_43__d = launch_lt_1 & ~launch_s_1;
+            rel_eq_43__d = launch_eq_1 | launch_s_1;
+        end
+        else begin
+            rel_lt_43__d = cur_lt_43 & ~launch_s_1;
+            if (launch_gt_1[21]) begin
+                rel_lt_43__d = cur_lt_43 | launch_s_1;
+            end
+            rel_eq_43__d = cur_eq_43 & ~launch_s_1;
+            if (launch_eq_1[21]) begin
+                rel_eq_43__d = cur_eq_43 | launch_s_1;
+            end
+        end
+        if (reset) begin
+            rel_lt_43__d = zero_l;
+            rel_eq_43__d = ~zero_l;
+        end
+        if (launch_s_1[22]) begin
+            rel_lt_45__d = launch_lt_1 & ~launch_s_1;
+            rel_eq_45__d = launch_eq_1 | launch_s_1;
+        end
+        else begin
+            rel_lt_45__d = cur_lt_45 & ~launch_s_1;
+            if (launch_gt_1[22]) begin
+                rel_lt_45__d = cur_lt_45 | launch_s_1;
+            end
+            rel_eq_45__d = cur_eq_45 & ~launch_s_1;
+            if (launch_eq_1[22]) begin
+                rel_eq_45__d = cur_eq_45 | launch_s_1;
+            end
+        end
+        if (reset) begin
+            rel_lt_45__d = zero_l;
+            rel_eq_45__d = ~zero_l;
+        end
+        if (launch_s_1[23]) begin
+            rel_lt_47__d = launch_lt_1 & ~launch_s_1;
+            rel_eq_47__d = launch_eq_1 | launch_s_1;
+        end
+        else begin
+            rel_lt_47__d = cur_lt_47 & ~launch_s_1;
+            if (launch_gt_1[23]) begin
+                rel_lt_47__d = cur_lt_47 | launch_s_1;
+            end
+            rel_eq_47__d = cur_eq_47 & ~launch_s_1;
+            if (launch_eq_1[23]) begin
+                rel_eq_47__d = cur_eq_47 | launch_s_1;
+            end
+        end
+        if (reset) begin
+            rel_lt_47__d = zero_l;
+            rel_eq_47__d = ~zero_l;
+        end
         wpt_0__d = wcur_0;
         if (launch_s_0[0]) begin
             wpt_0__d = pp_table__prio_2;
@@ -10760,7 +8472,7 @@ module elf_base_fermi__pend(d,q,clock);
 endmodule // elf_base_fermi__pend
 
 // elf_base_fermi__pp_table: a sub-block, field `pp_table` of `elf_base_fermi`; 1 instance.
-module elf_base_fermi__pp_table(clock,reset,tw_clear,tw_en,tw_slot,tw_valid,tw_branch,tw_pc,tw_score,merge_ge,pc_0,pc_1,pc_2,prio_0,prio_1,prio_2);
+module elf_base_fermi__pp_table(clock,reset,tw_clear,tw_en,tw_slot,tw_valid,tw_branch,tw_pc,tw_score,merge_ge,pc_0,pc_1,pc_2,en_0,en_1,en_2,prio_0,prio_1,prio_2);
     
     // Module arguments
     input wire  clock;
@@ -10776,6 +8488,9 @@ module elf_base_fermi__pp_table(clock,reset,tw_clear,tw_en,tw_slot,tw_valid,tw_b
     input wire  [31:0] pc_0;
     input wire  [31:0] pc_1;
     input wire  [31:0] pc_2;
+    input wire  en_0;
+    input wire  en_1;
+    input wire  en_2;
     output reg  [7:0] prio_0;
     output reg  [7:0] prio_1;
     output reg  [7:0] prio_2;
@@ -10784,18 +8499,11 @@ module elf_base_fermi__pp_table(clock,reset,tw_clear,tw_en,tw_slot,tw_valid,tw_b
     localparam  zero_p = 32'h0;
     localparam  zero32 = 32'h0;
     localparam  shift = 32'h3;
-    localparam  clip = 32'h1ff;
-    localparam  max32 = 32'hff;
+    localparam  clip = 10'b111111111;
+    localparam  above_clip = 32'hfffffe00;
+    localparam  above_max8 = 10'b1100000000;
+    localparam  zero10 = 10'b0;
     localparam  max8 = 8'hff;
-    localparam  bit32_0 = 32'h1;
-    localparam  bit32_1 = 32'h2;
-    localparam  bit32_2 = 32'h4;
-    localparam  bit32_3 = 32'h8;
-    localparam  bit32_4 = 32'h10;
-    localparam  bit32_5 = 32'h20;
-    localparam  bit32_6 = 32'h40;
-    localparam  bit32_7 = 32'h80;
-    localparam  bit32_8 = 32'h100;
     localparam  slot_ids_0 = 5'b0;
     localparam  slot_ids_1 = 5'b1;
     localparam  slot_ids_2 = 5'b10;
@@ -11098,59 +8806,44 @@ module elf_base_fermi__pp_table(clock,reset,tw_clear,tw_en,tw_slot,tw_valid,tw_b
     reg  [31:0] branch_new;
     reg  [31:0] hit;
     reg  [31:0] first;
-    reg  [31:0] slot_dist_0;
-    reg  [31:0] slot_dist_1;
-    reg  [31:0] slot_dist_2;
-    reg  [31:0] slot_dist_3;
-    reg  [31:0] slot_dist_4;
-    reg  [31:0] slot_dist_5;
-    reg  [31:0] slot_dist_6;
-    reg  [31:0] slot_dist_7;
-    reg  [31:0] slot_dist_8;
-    reg  [31:0] slot_dist_9;
-    reg  [31:0] slot_dist_10;
-    reg  [31:0] slot_dist_11;
-    reg  [31:0] slot_dist_12;
-    reg  [31:0] slot_dist_13;
-    reg  [31:0] slot_dist_14;
-    reg  [31:0] slot_dist_15;
-    reg  [31:0] slot_dist_16;
-    reg  [31:0] slot_dist_17;
-    reg  [31:0] slot_dist_18;
-    reg  [31:0] slot_dist_19;
-    reg  [31:0] slot_dist_20;
-    reg  [31:0] slot_dist_21;
-    reg  [31:0] slot_dist_22;
-    reg  [31:0] slot_dist_23;
-    reg  [31:0] slot_dist_24;
-    reg  [31:0] slot_dist_25;
-    reg  [31:0] slot_dist_26;
-    reg  [31:0] slot_dist_27;
-    reg  [31:0] slot_dist_28;
-    reg  [31:0] slot_dist_29;
-    reg  [31:0] slot_dist_30;
-    reg  [31:0] slot_dist_31;
-    reg  [31:0] dist_col_0;
-    reg  [31:0] dist_col_1;
-    reg  [31:0] dist_col_2;
-    reg  [31:0] dist_col_3;
-    reg  [31:0] dist_col_4;
-    reg  [31:0] dist_col_5;
-    reg  [31:0] dist_col_6;
-    reg  [31:0] dist_col_7;
-    reg  [31:0] dist_col_8;
-    reg  [31:0] score_col_0;
-    reg  [31:0] score_col_1;
-    reg  [31:0] score_col_2;
-    reg  [31:0] score_col_3;
-    reg  [31:0] score_col_4;
-    reg  [31:0] score_col_5;
-    reg  [31:0] score_col_6;
-    reg  [31:0] score_col_7;
-    reg  [31:0] sel_score;
-    reg  sel_branch;
     reg  [31:0] distance;
-    reg  [31:0] value;
+    reg  [9:0] near;
+    reg  [9:0] value;
+    reg  [9:0] score_0;
+    reg  [9:0] score_1;
+    reg  [9:0] score_2;
+    reg  [9:0] score_3;
+    reg  [9:0] score_4;
+    reg  [9:0] score_5;
+    reg  [9:0] score_6;
+    reg  [9:0] score_7;
+    reg  [9:0] score_8;
+    reg  [9:0] score_9;
+    reg  [9:0] score_10;
+    reg  [9:0] score_11;
+    reg  [9:0] score_12;
+    reg  [9:0] score_13;
+    reg  [9:0] score_14;
+    reg  [9:0] score_15;
+    reg  [9:0] score_16;
+    reg  [9:0] score_17;
+    reg  [9:0] score_18;
+    reg  [9:0] score_19;
+    reg  [9:0] score_20;
+    reg  [9:0] score_21;
+    reg  [9:0] score_22;
+    reg  [9:0] score_23;
+    reg  [9:0] score_24;
+    reg  [9:0] score_25;
+    reg  [9:0] score_26;
+    reg  [9:0] score_27;
+    reg  [9:0] score_28;
+    reg  [9:0] score_29;
+    reg  [9:0] score_30;
+    reg  [9:0] score_31;
+    reg  [9:0] sel_near;
+    reg  [9:0] sel_score;
+    reg  sel_branch;
     
     // Sub module instances
     elf_base_fermi__pp_table__valid valid(
@@ -11618,6125 +9311,1525 @@ module elf_base_fermi__pp_table(clock,reset,tw_clear,tw_en,tw_slot,tw_valid,tw_b
         slot_pc_31__d = slot_pc_31__q;
         slot_score_31__clock = clock;
         slot_score_31__d = slot_score_31__q;
+        score_0 = zero10;
+        score_0[0] = slot_score_0__q[0];
+        score_0[1] = slot_score_0__q[1];
+        score_0[2] = slot_score_0__q[2];
+        score_0[3] = slot_score_0__q[3];
+        score_0[4] = slot_score_0__q[4];
+        score_0[5] = slot_score_0__q[5];
+        score_0[6] = slot_score_0__q[6];
+        score_0[7] = slot_score_0__q[7];
+        score_1 = zero10;
+        score_1[0] = slot_score_1__q[0];
+        score_1[1] = slot_score_1__q[1];
+        score_1[2] = slot_score_1__q[2];
+        score_1[3] = slot_score_1__q[3];
+        score_1[4] = slot_score_1__q[4];
+        score_1[5] = slot_score_1__q[5];
+        score_1[6] = slot_score_1__q[6];
+        score_1[7] = slot_score_1__q[7];
+        score_2 = zero10;
+        score_2[0] = slot_score_2__q[0];
+        score_2[1] = slot_score_2__q[1];
+        score_2[2] = slot_score_2__q[2];
+        score_2[3] = slot_score_2__q[3];
+        score_2[4] = slot_score_2__q[4];
+        score_2[5] = slot_score_2__q[5];
+        score_2[6] = slot_score_2__q[6];
+        score_2[7] = slot_score_2__q[7];
+        score_3 = zero10;
+        score_3[0] = slot_score_3__q[0];
+        score_3[1] = slot_score_3__q[1];
+        score_3[2] = slot_score_3__q[2];
+        score_3[3] = slot_score_3__q[3];
+        score_3[4] = slot_score_3__q[4];
+        score_3[5] = slot_score_3__q[5];
+        score_3[6] = slot_score_3__q[6];
+        score_3[7] = slot_score_3__q[7];
+        score_4 = zero10;
+        score_4[0] = slot_score_4__q[0];
+        score_4[1] = slot_score_4__q[1];
+        score_4[2] = slot_score_4__q[2];
+        score_4[3] = slot_score_4__q[3];
+        score_4[4] = slot_score_4__q[4];
+        score_4[5] = slot_score_4__q[5];
+        score_4[6] = slot_score_4__q[6];
+        score_4[7] = slot_score_4__q[7];
+        score_5 = zero10;
+        score_5[0] = slot_score_5__q[0];
+        score_5[1] = slot_score_5__q[1];
+        score_5[2] = slot_score_5__q[2];
+        score_5[3] = slot_score_5__q[3];
+        score_5[4] = slot_score_5__q[4];
+        score_5[5] = slot_score_5__q[5];
+        score_5[6] = slot_score_5__q[6];
+        score_5[7] = slot_score_5__q[7];
+        score_6 = zero10;
+        score_6[0] = slot_score_6__q[0];
+        score_6[1] = slot_score_6__q[1];
+        score_6[2] = slot_score_6__q[2];
+        score_6[3] = slot_score_6__q[3];
+        score_6[4] = slot_score_6__q[4];
+        score_6[5] = slot_score_6__q[5];
+        score_6[6] = slot_score_6__q[6];
+        score_6[7] = slot_score_6__q[7];
+        score_7 = zero10;
+        score_7[0] = slot_score_7__q[0];
+        score_7[1] = slot_score_7__q[1];
+        score_7[2] = slot_score_7__q[2];
+        score_7[3] = slot_score_7__q[3];
+        score_7[4] = slot_score_7__q[4];
+        score_7[5] = slot_score_7__q[5];
+        score_7[6] = slot_score_7__q[6];
+        score_7[7] = slot_score_7__q[7];
+        score_8 = zero10;
+        score_8[0] = slot_score_8__q[0];
+        score_8[1] = slot_score_8__q[1];
+        score_8[2] = slot_score_8__q[2];
+        score_8[3] = slot_score_8__q[3];
+        score_8[4] = slot_score_8__q[4];
+        score_8[5] = slot_score_8__q[5];
+        score_8[6] = slot_score_8__q[6];
+        score_8[7] = slot_score_8__q[7];
+        score_9 = zero10;
+        score_9[0] = slot_score_9__q[0];
+        score_9[1] = slot_score_9__q[1];
+        score_9[2] = slot_score_9__q[2];
+        score_9[3] = slot_score_9__q[3];
+        score_9[4] = slot_score_9__q[4];
+        score_9[5] = slot_score_9__q[5];
+        score_9[6] = slot_score_9__q[6];
+        score_9[7] = slot_score_9__q[7];
+        score_10 = zero10;
+        score_10[0] = slot_score_10__q[0];
+        score_10[1] = slot_score_10__q[1];
+        score_10[2] = slot_score_10__q[2];
+        score_10[3] = slot_score_10__q[3];
+        score_10[4] = slot_score_10__q[4];
+        score_10[5] = slot_score_10__q[5];
+        score_10[6] = slot_score_10__q[6];
+        score_10[7] = slot_score_10__q[7];
+        score_11 = zero10;
+        score_11[0] = slot_score_11__q[0];
+        score_11[1] = slot_score_11__q[1];
+        score_11[2] = slot_score_11__q[2];
+        score_11[3] = slot_score_11__q[3];
+        score_11[4] = slot_score_11__q[4];
+        score_11[5] = slot_score_11__q[5];
+        score_11[6] = slot_score_11__q[6];
+        score_11[7] = slot_score_11__q[7];
+        score_12 = zero10;
+        score_12[0] = slot_score_12__q[0];
+        score_12[1] = slot_score_12__q[1];
+        score_12[2] = slot_score_12__q[2];
+        score_12[3] = slot_score_12__q[3];
+        score_12[4] = slot_score_12__q[4];
+        score_12[5] = slot_score_12__q[5];
+        score_12[6] = slot_score_12__q[6];
+        score_12[7] = slot_score_12__q[7];
+        score_13 = zero10;
+        score_13[0] = slot_score_13__q[0];
+        score_13[1] = slot_score_13__q[1];
+        score_13[2] = slot_score_13__q[2];
+        score_13[3] = slot_score_13__q[3];
+        score_13[4] = slot_score_13__q[4];
+        score_13[5] = slot_score_13__q[5];
+        score_13[6] = slot_score_13__q[6];
+        score_13[7] = slot_score_13__q[7];
+        score_14 = zero10;
+        score_14[0] = slot_score_14__q[0];
+        score_14[1] = slot_score_14__q[1];
+        score_14[2] = slot_score_14__q[2];
+        score_14[3] = slot_score_14__q[3];
+        score_14[4] = slot_score_14__q[4];
+        score_14[5] = slot_score_14__q[5];
+        score_14[6] = slot_score_14__q[6];
+        score_14[7] = slot_score_14__q[7];
+        score_15 = zero10;
+        score_15[0] = slot_score_15__q[0];
+        score_15[1] = slot_score_15__q[1];
+        score_15[2] = slot_score_15__q[2];
+        score_15[3] = slot_score_15__q[3];
+        score_15[4] = slot_score_15__q[4];
+        score_15[5] = slot_score_15__q[5];
+        score_15[6] = slot_score_15__q[6];
+        score_15[7] = slot_score_15__q[7];
+        score_16 = zero10;
+        score_16[0] = slot_score_16__q[0];
+        score_16[1] = slot_score_16__q[1];
+        score_16[2] = slot_score_16__q[2];
+        score_16[3] = slot_score_16__q[3];
+        score_16[4] = slot_score_16__q[4];
+        score_16[5] = slot_score_16__q[5];
+        score_16[6] = slot_score_16__q[6];
+        score_16[7] = slot_score_16__q[7];
+        score_17 = zero10;
+        score_17[0] = slot_score_17__q[0];
+        score_17[1] = slot_score_17__q[1];
+        score_17[2] = slot_score_17__q[2];
+        score_17[3] = slot_score_17__q[3];
+        score_17[4] = slot_score_17__q[4];
+        score_17[5] = slot_score_17__q[5];
+        score_17[6] = slot_score_17__q[6];
+        score_17[7] = slot_score_17__q[7];
+        score_18 = zero10;
+        score_18[0] = slot_score_18__q[0];
+        score_18[1] = slot_score_18__q[1];
+        score_18[2] = slot_score_18__q[2];
+        score_18[3] = slot_score_18__q[3];
+        score_18[4] = slot_score_18__q[4];
+        score_18[5] = slot_score_18__q[5];
+        score_18[6] = slot_score_18__q[6];
+        score_18[7] = slot_score_18__q[7];
+        score_19 = zero10;
+        score_19[0] = slot_score_19__q[0];
+        score_19[1] = slot_score_19__q[1];
+        score_19[2] = slot_score_19__q[2];
+        score_19[3] = slot_score_19__q[3];
+        score_19[4] = slot_score_19__q[4];
+        score_19[5] = slot_score_19__q[5];
+        score_19[6] = slot_score_19__q[6];
+        score_19[7] = slot_score_19__q[7];
+        score_20 = zero10;
+        score_20[0] = slot_score_20__q[0];
+        score_20[1] = slot_score_20__q[1];
+        score_20[2] = slot_score_20__q[2];
+        score_20[3] = slot_score_20__q[3];
+        score_20[4] = slot_score_20__q[4];
+        score_20[5] = slot_score_20__q[5];
+        score_20[6] = slot_score_20__q[6];
+        score_20[7] = slot_score_20__q[7];
+        score_21 = zero10;
+        score_21[0] = slot_score_21__q[0];
+        score_21[1] = slot_score_21__q[1];
+        score_21[2] = slot_score_21__q[2];
+        score_21[3] = slot_score_21__q[3];
+        score_21[4] = slot_score_21__q[4];
+        score_21[5] = slot_score_21__q[5];
+        score_21[6] = slot_score_21__q[6];
+        score_21[7] = slot_score_21__q[7];
+        score_22 = zero10;
+        score_22[0] = slot_score_22__q[0];
+        score_22[1] = slot_score_22__q[1];
+        score_22[2] = slot_score_22__q[2];
+        score_22[3] = slot_score_22__q[3];
+        score_22[4] = slot_score_22__q[4];
+        score_22[5] = slot_score_22__q[5];
+        score_22[6] = slot_score_22__q[6];
+        score_22[7] = slot_score_22__q[7];
+        score_23 = zero10;
+        score_23[0] = slot_score_23__q[0];
+        score_23[1] = slot_score_23__q[1];
+        score_23[2] = slot_score_23__q[2];
+        score_23[3] = slot_score_23__q[3];
+        score_23[4] = slot_score_23__q[4];
+        score_23[5] = slot_score_23__q[5];
+        score_23[6] = slot_score_23__q[6];
+        score_23[7] = slot_score_23__q[7];
+        score_24 = zero10;
+        score_24[0] = slot_score_24__q[0];
+        score_24[1] = slot_score_24__q[1];
+        score_24[2] = slot_score_24__q[2];
+        score_24[3] = slot_score_24__q[3];
+        score_24[4] = slot_score_24__q[4];
+        score_24[5] = slot_score_24__q[5];
+        score_24[6] = slot_score_24__q[6];
+        score_24[7] = slot_score_24__q[7];
+        score_25 = zero10;
+        score_25[0] = slot_score_25__q[0];
+        score_25[1] = slot_score_25__q[1];
+        score_25[2] = slot_score_25__q[2];
+        score_25[3] = slot_score_25__q[3];
+        score_25[4] = slot_score_25__q[4];
+        score_25[5] = slot_score_25__q[5];
+        score_25[6] = slot_score_25__q[6];
+        score_25[7] = slot_score_25__q[7];
+        score_26 = zero10;
+        score_26[0] = slot_score_26__q[0];
+        score_26[1] = slot_score_26__q[1];
+        score_26[2] = slot_score_26__q[2];
+        score_26[3] = slot_score_26__q[3];
+        score_26[4] = slot_score_26__q[4];
+        score_26[5] = slot_score_26__q[5];
+        score_26[6] = slot_score_26__q[6];
+        score_26[7] = slot_score_26__q[7];
+        score_27 = zero10;
+        score_27[0] = slot_score_27__q[0];
+        score_27[1] = slot_score_27__q[1];
+        score_27[2] = slot_score_27__q[2];
+        score_27[3] = slot_score_27__q[3];
+        score_27[4] = slot_score_27__q[4];
+        score_27[5] = slot_score_27__q[5];
+        score_27[6] = slot_score_27__q[6];
+        score_27[7] = slot_score_27__q[7];
+        score_28 = zero10;
+        score_28[0] = slot_score_28__q[0];
+        score_28[1] = slot_score_28__q[1];
+        score_28[2] = slot_score_28__q[2];
+        score_28[3] = slot_score_28__q[3];
+        score_28[4] = slot_score_28__q[4];
+        score_28[5] = slot_score_28__q[5];
+        score_28[6] = slot_score_28__q[6];
+        score_28[7] = slot_score_28__q[7];
+        score_29 = zero10;
+        score_29[0] = slot_score_29__q[0];
+        score_29[1] = slot_score_29__q[1];
+        score_29[2] = slot_score_29__q[2];
+        score_29[3] = slot_score_29__q[3];
+        score_29[4] = slot_score_29__q[4];
+        score_29[5] = slot_score_29__q[5];
+        score_29[6] = slot_score_29__q[6];
+        score_29[7] = slot_score_29__q[7];
+        score_30 = zero10;
+        score_30[0] = slot_score_30__q[0];
+        score_30[1] = slot_score_30__q[1];
+        score_30[2] = slot_score_30__q[2];
+        score_30[3] = slot_score_30__q[3];
+        score_30[4] = slot_score_30__q[4];
+        score_30[5] = slot_score_30__q[5];
+        score_30[6] = slot_score_30__q[6];
+        score_30[7] = slot_score_30__q[7];
+        score_31 = zero10;
+        score_31[0] = slot_score_31__q[0];
+        score_31[1] = slot_score_31__q[1];
+        score_31[2] = slot_score_31__q[2];
+        score_31[3] = slot_score_31__q[3];
+        score_31[4] = slot_score_31__q[4];
+        score_31[5] = slot_score_31__q[5];
+        score_31[6] = slot_score_31__q[6];
+        score_31[7] = slot_score_31__q[7];
         hit = zero_p;
-        if (valid__q[0] & (slot_pc_0__q >= pc_0)) begin
-            hit = hit | slot_onehot_0;
-        end
-        if (valid__q[1] & (slot_pc_1__q >= pc_0)) begin
-            hit = hit | slot_onehot_1;
-        end
-        if (valid__q[2] & (slot_pc_2__q >= pc_0)) begin
-            hit = hit | slot_onehot_2;
-        end
-        if (valid__q[3] & (slot_pc_3__q >= pc_0)) begin
-            hit = hit | slot_onehot_3;
-        end
-        if (valid__q[4] & (slot_pc_4__q >= pc_0)) begin
-            hit = hit | slot_onehot_4;
-        end
-        if (valid__q[5] & (slot_pc_5__q >= pc_0)) begin
-            hit = hit | slot_onehot_5;
-        end
-        if (valid__q[6] & (slot_pc_6__q >= pc_0)) begin
-            hit = hit | slot_onehot_6;
-        end
-        if (valid__q[7] & (slot_pc_7__q >= pc_0)) begin
-            hit = hit | slot_onehot_7;
-        end
-        if (valid__q[8] & (slot_pc_8__q >= pc_0)) begin
-            hit = hit | slot_onehot_8;
-        end
-        if (valid__q[9] & (slot_pc_9__q >= pc_0)) begin
-            hit = hit | slot_onehot_9;
-        end
-        if (valid__q[10] & (slot_pc_10__q >= pc_0)) begin
-            hit = hit | slot_onehot_10;
-        end
-        if (valid__q[11] & (slot_pc_11__q >= pc_0)) begin
-            hit = hit | slot_onehot_11;
-        end
-        if (valid__q[12] & (slot_pc_12__q >= pc_0)) begin
-            hit = hit | slot_onehot_12;
-        end
-        if (valid__q[13] & (slot_pc_13__q >= pc_0)) begin
-            hit = hit | slot_onehot_13;
-        end
-        if (valid__q[14] & (slot_pc_14__q >= pc_0)) begin
-            hit = hit | slot_onehot_14;
-        end
-        if (valid__q[15] & (slot_pc_15__q >= pc_0)) begin
-            hit = hit | slot_onehot_15;
-        end
-        if (valid__q[16] & (slot_pc_16__q >= pc_0)) begin
-            hit = hit | slot_onehot_16;
-        end
-        if (valid__q[17] & (slot_pc_17__q >= pc_0)) begin
-            hit = hit | slot_onehot_17;
-        end
-        if (valid__q[18] & (slot_pc_18__q >= pc_0)) begin
-            hit = hit | slot_onehot_18;
-        end
-        if (valid__q[19] & (slot_pc_19__q >= pc_0)) begin
-            hit = hit | slot_onehot_19;
-        end
-        if (valid__q[20] & (slot_pc_20__q >= pc_0)) begin
-            hit = hit | slot_onehot_20;
-        end
-        if (valid__q[21] & (slot_pc_21__q >= pc_0)) begin
-            hit = hit | slot_onehot_21;
-        end
-        if (valid__q[22] & (slot_pc_22__q >= pc_0)) begin
-            hit = hit | slot_onehot_22;
-        end
-        if (valid__q[23] & (slot_pc_23__q >= pc_0)) begin
-            hit = hit | slot_onehot_23;
-        end
-        if (valid__q[24] & (slot_pc_24__q >= pc_0)) begin
-            hit = hit | slot_onehot_24;
-        end
-        if (valid__q[25] & (slot_pc_25__q >= pc_0)) begin
-            hit = hit | slot_onehot_25;
-        end
-        if (valid__q[26] & (slot_pc_26__q >= pc_0)) begin
-            hit = hit | slot_onehot_26;
-        end
-        if (valid__q[27] & (slot_pc_27__q >= pc_0)) begin
-            hit = hit | slot_onehot_27;
-        end
-        if (valid__q[28] & (slot_pc_28__q >= pc_0)) begin
-            hit = hit | slot_onehot_28;
-        end
-        if (valid__q[29] & (slot_pc_29__q >= pc_0)) begin
-            hit = hit | slot_onehot_29;
-        end
-        if (valid__q[30] & (slot_pc_30__q >= pc_0)) begin
-            hit = hit | slot_onehot_30;
-        end
-        if (valid__q[31] & (slot_pc_31__q >= pc_0)) begin
-            hit = hit | slot_onehot_31;
-        end
         first = zero_p;
-        if (hit[0] & ~|(hit & slot_below_0)) begin
-            first = first | slot_onehot_0;
-        end
-        if (hit[1] & ~|(hit & slot_below_1)) begin
-            first = first | slot_onehot_1;
-        end
-        if (hit[2] & ~|(hit & slot_below_2)) begin
-            first = first | slot_onehot_2;
-        end
-        if (hit[3] & ~|(hit & slot_below_3)) begin
-            first = first | slot_onehot_3;
-        end
-        if (hit[4] & ~|(hit & slot_below_4)) begin
-            first = first | slot_onehot_4;
-        end
-        if (hit[5] & ~|(hit & slot_below_5)) begin
-            first = first | slot_onehot_5;
-        end
-        if (hit[6] & ~|(hit & slot_below_6)) begin
-            first = first | slot_onehot_6;
-        end
-        if (hit[7] & ~|(hit & slot_below_7)) begin
-            first = first | slot_onehot_7;
-        end
-        if (hit[8] & ~|(hit & slot_below_8)) begin
-            first = first | slot_onehot_8;
-        end
-        if (hit[9] & ~|(hit & slot_below_9)) begin
-            first = first | slot_onehot_9;
-        end
-        if (hit[10] & ~|(hit & slot_below_10)) begin
-            first = first | slot_onehot_10;
-        end
-        if (hit[11] & ~|(hit & slot_below_11)) begin
-            first = first | slot_onehot_11;
-        end
-        if (hit[12] & ~|(hit & slot_below_12)) begin
-            first = first | slot_onehot_12;
-        end
-        if (hit[13] & ~|(hit & slot_below_13)) begin
-            first = first | slot_onehot_13;
-        end
-        if (hit[14] & ~|(hit & slot_below_14)) begin
-            first = first | slot_onehot_14;
-        end
-        if (hit[15] & ~|(hit & slot_below_15)) begin
-            first = first | slot_onehot_15;
-        end
-        if (hit[16] & ~|(hit & slot_below_16)) begin
-            first = first | slot_onehot_16;
-        end
-        if (hit[17] & ~|(hit & slot_below_17)) begin
-            first = first | slot_onehot_17;
-        end
-        if (hit[18] & ~|(hit & slot_below_18)) begin
-            first = first | slot_onehot_18;
-        end
-        if (hit[19] & ~|(hit & slot_below_19)) begin
-            first = first | slot_onehot_19;
-        end
-        if (hit[20] & ~|(hit & slot_below_20)) begin
-            first = first | slot_onehot_20;
-        end
-        if (hit[21] & ~|(hit & slot_below_21)) begin
-            first = first | slot_onehot_21;
-        end
-        if (hit[22] & ~|(hit & slot_below_22)) begin
-            first = first | slot_onehot_22;
-        end
-        if (hit[23] & ~|(hit & slot_below_23)) begin
-            first = first | slot_onehot_23;
-        end
-        if (hit[24] & ~|(hit & slot_below_24)) begin
-            first = first | slot_onehot_24;
-        end
-        if (hit[25] & ~|(hit & slot_below_25)) begin
-            first = first | slot_onehot_25;
-        end
-        if (hit[26] & ~|(hit & slot_below_26)) begin
-            first = first | slot_onehot_26;
-        end
-        if (hit[27] & ~|(hit & slot_below_27)) begin
-            first = first | slot_onehot_27;
-        end
-        if (hit[28] & ~|(hit & slot_below_28)) begin
-            first = first | slot_onehot_28;
-        end
-        if (hit[29] & ~|(hit & slot_below_29)) begin
-            first = first | slot_onehot_29;
-        end
-        if (hit[30] & ~|(hit & slot_below_30)) begin
-            first = first | slot_onehot_30;
-        end
-        if (hit[31] & ~|(hit & slot_below_31)) begin
-            first = first | slot_onehot_31;
-        end
-        slot_dist_0 = (slot_pc_0__q - pc_0) >> shift;
-        if (slot_dist_0 > clip) begin
-            slot_dist_0 = clip;
-        end
-        slot_dist_1 = (slot_pc_1__q - pc_0) >> shift;
-        if (slot_dist_1 > clip) begin
-            slot_dist_1 = clip;
-        end
-        slot_dist_2 = (slot_pc_2__q - pc_0) >> shift;
-        if (slot_dist_2 > clip) begin
-            slot_dist_2 = clip;
-        end
-        slot_dist_3 = (slot_pc_3__q - pc_0) >> shift;
-        if (slot_dist_3 > clip) begin
-            slot_dist_3 = clip;
-        end
-        slot_dist_4 = (slot_pc_4__q - pc_0) >> shift;
-        if (slot_dist_4 > clip) begin
-            slot_dist_4 = clip;
-        end
-        slot_dist_5 = (slot_pc_5__q - pc_0) >> shift;
-        if (slot_dist_5 > clip) begin
-            slot_dist_5 = clip;
-        end
-        slot_dist_6 = (slot_pc_6__q - pc_0) >> shift;
-        if (slot_dist_6 > clip) begin
-            slot_dist_6 = clip;
-        end
-        slot_dist_7 = (slot_pc_7__q - pc_0) >> shift;
-        if (slot_dist_7 > clip) begin
-            slot_dist_7 = clip;
-        end
-        slot_dist_8 = (slot_pc_8__q - pc_0) >> shift;
-        if (slot_dist_8 > clip) begin
-            slot_dist_8 = clip;
-        end
-        slot_dist_9 = (slot_pc_9__q - pc_0) >> shift;
-        if (slot_dist_9 > clip) begin
-            slot_dist_9 = clip;
-        end
-        slot_dist_10 = (slot_pc_10__q - pc_0) >> shift;
-        if (slot_dist_10 > clip) begin
-            slot_dist_10 = clip;
-        end
-        slot_dist_11 = (slot_pc_11__q - pc_0) >> shift;
-        if (slot_dist_11 > clip) begin
-            slot_dist_11 = clip;
-        end
-        slot_dist_12 = (slot_pc_12__q - pc_0) >> shift;
-        if (slot_dist_12 > clip) begin
-            slot_dist_12 = clip;
-        end
-        slot_dist_13 = (slot_pc_13__q - pc_0) >> shift;
-        if (slot_dist_13 > clip) begin
-            slot_dist_13 = clip;
-        end
-        slot_dist_14 = (slot_pc_14__q - pc_0) >> shift;
-        if (slot_dist_14 > clip) begin
-            slot_dist_14 = clip;
-        end
-        slot_dist_15 = (slot_pc_15__q - pc_0) >> shift;
-        if (slot_dist_15 > clip) begin
-            slot_dist_15 = clip;
-        end
-        slot_dist_16 = (slot_pc_16__q - pc_0) >> shift;
-        if (slot_dist_16 > clip) begin
-            slot_dist_16 = clip;
-        end
-        slot_dist_17 = (slot_pc_17__q - pc_0) >> shift;
-        if (slot_dist_17 > clip) begin
-            slot_dist_17 = clip;
-        end
-        slot_dist_18 = (slot_pc_18__q - pc_0) >> shift;
-        if (slot_dist_18 > clip) begin
-            slot_dist_18 = clip;
-        end
-        slot_dist_19 = (slot_pc_19__q - pc_0) >> shift;
-        if (slot_dist_19 > clip) begin
-            slot_dist_19 = clip;
-        end
-        slot_dist_20 = (slot_pc_20__q - pc_0) >> shift;
-        if (slot_dist_20 > clip) begin
-            slot_dist_20 = clip;
-        end
-        slot_dist_21 = (slot_pc_21__q - pc_0) >> shift;
-        if (slot_dist_21 > clip) begin
-            slot_dist_21 = clip;
-        end
-        slot_dist_22 = (slot_pc_22__q - pc_0) >> shift;
-        if (slot_dist_22 > clip) begin
-            slot_dist_22 = clip;
-        end
-        slot_dist_23 = (slot_pc_23__q - pc_0) >> shift;
-        if (slot_dist_23 > clip) begin
-            slot_dist_23 = clip;
-        end
-        slot_dist_24 = (slot_pc_24__q - pc_0) >> shift;
-        if (slot_dist_24 > clip) begin
-            slot_dist_24 = clip;
-        end
-        slot_dist_25 = (slot_pc_25__q - pc_0) >> shift;
-        if (slot_dist_25 > clip) begin
-            slot_dist_25 = clip;
-        end
-        slot_dist_26 = (slot_pc_26__q - pc_0) >> shift;
-        if (slot_dist_26 > clip) begin
-            slot_dist_26 = clip;
-        end
-        slot_dist_27 = (slot_pc_27__q - pc_0) >> shift;
-        if (slot_dist_27 > clip) begin
-            slot_dist_27 = clip;
-        end
-        slot_dist_28 = (slot_pc_28__q - pc_0) >> shift;
-        if (slot_dist_28 > clip) begin
-            slot_dist_28 = clip;
-        end
-        slot_dist_29 = (slot_pc_29__q - pc_0) >> shift;
-        if (slot_dist_29 > clip) begin
-            slot_dist_29 = clip;
-        end
-        slot_dist_30 = (slot_pc_30__q - pc_0) >> shift;
-        if (slot_dist_30 > clip) begin
-            slot_dist_30 = clip;
-        end
-        slot_dist_31 = (slot_pc_31__q - pc_0) >> shift;
-        if (slot_dist_31 > clip) begin
-            slot_dist_31 = clip;
-        end
-        dist_col_0 = zero_p;
-        dist_col_1 = zero_p;
-        dist_col_2 = zero_p;
-        dist_col_3 = zero_p;
-        dist_col_4 = zero_p;
-        dist_col_5 = zero_p;
-        dist_col_6 = zero_p;
-        dist_col_7 = zero_p;
-        dist_col_8 = zero_p;
-        score_col_0 = zero_p;
-        score_col_1 = zero_p;
-        score_col_2 = zero_p;
-        score_col_3 = zero_p;
-        score_col_4 = zero_p;
-        score_col_5 = zero_p;
-        score_col_6 = zero_p;
-        score_col_7 = zero_p;
-        if (first[0] & slot_dist_0[0]) begin
-            dist_col_0 = dist_col_0 | slot_onehot_0;
-        end
-        if (first[0] & slot_dist_0[1]) begin
-            dist_col_1 = dist_col_1 | slot_onehot_0;
-        end
-        if (first[0] & slot_dist_0[2]) begin
-            dist_col_2 = dist_col_2 | slot_onehot_0;
-        end
-        if (first[0] & slot_dist_0[3]) begin
-            dist_col_3 = dist_col_3 | slot_onehot_0;
-        end
-        if (first[0] & slot_dist_0[4]) begin
-            dist_col_4 = dist_col_4 | slot_onehot_0;
-        end
-        if (first[0] & slot_dist_0[5]) begin
-            dist_col_5 = dist_col_5 | slot_onehot_0;
-        end
-        if (first[0] & slot_dist_0[6]) begin
-            dist_col_6 = dist_col_6 | slot_onehot_0;
-        end
-        if (first[0] & slot_dist_0[7]) begin
-            dist_col_7 = dist_col_7 | slot_onehot_0;
-        end
-        if (first[0] & slot_dist_0[8]) begin
-            dist_col_8 = dist_col_8 | slot_onehot_0;
-        end
-        if (first[0] & slot_score_0__q[0]) begin
-            score_col_0 = score_col_0 | slot_onehot_0;
-        end
-        if (first[0] & slot_score_0__q[1]) begin
-            score_col_1 = score_col_1 | slot_onehot_0;
-        end
-        if (first[0] & slot_score_0__q[2]) begin
-            score_col_2 = score_col_2 | slot_onehot_0;
-        end
-        if (first[0] & slot_score_0__q[3]) begin
-            score_col_3 = score_col_3 | slot_onehot_0;
-        end
-        if (first[0] & slot_score_0__q[4]) begin
-            score_col_4 = score_col_4 | slot_onehot_0;
-        end
-        if (first[0] & slot_score_0__q[5]) begin
-            score_col_5 = score_col_5 | slot_onehot_0;
-        end
-        if (first[0] & slot_score_0__q[6]) begin
-            score_col_6 = score_col_6 | slot_onehot_0;
-        end
-        if (first[0] & slot_score_0__q[7]) begin
-            score_col_7 = score_col_7 | slot_onehot_0;
-        end
-        if (first[1] & slot_dist_1[0]) begin
-            dist_col_0 = dist_col_0 | slot_onehot_1;
-        end
-        if (first[1] & slot_dist_1[1]) begin
-            dist_col_1 = dist_col_1 | slot_onehot_1;
-        end
-        if (first[1] & slot_dist_1[2]) begin
-            dist_col_2 = dist_col_2 | slot_onehot_1;
-        end
-        if (first[1] & slot_dist_1[3]) begin
-            dist_col_3 = dist_col_3 | slot_onehot_1;
-        end
-        if (first[1] & slot_dist_1[4]) begin
-            dist_col_4 = dist_col_4 | slot_onehot_1;
-        end
-        if (first[1] & slot_dist_1[5]) begin
-            dist_col_5 = dist_col_5 | slot_onehot_1;
-        end
-        if (first[1] & slot_dist_1[6]) begin
-            dist_col_6 = dist_col_6 | slot_onehot_1;
-        end
-        if (first[1] & slot_dist_1[7]) begin
-            dist_col_7 = dist_col_7 | slot_onehot_1;
-        end
-        if (first[1] & slot_dist_1[8]) begin
-            dist_col_8 = dist_col_8 | slot_onehot_1;
-        end
-        if (first[1] & slot_score_1__q[0]) begin
-            score_col_0 = score_col_0 | slot_onehot_1;
-        end
-        if (first[1] & slot_score_1__q[1]) begin
-            score_col_1 = score_col_1 | slot_onehot_1;
-        end
-        if (first[1] & slot_score_1__q[2]) begin
-            score_col_2 = score_col_2 | slot_onehot_1;
-        end
-        if (first[1] & slot_score_1__q[3]) begin
-            score_col_3 = score_col_3 | slot_onehot_1;
-        end
-        if (first[1] & slot_score_1__q[4]) begin
-            score_col_4 = score_col_4 | slot_onehot_1;
-        end
-        if (first[1] & slot_score_1__q[5]) begin
-            score_col_5 = score_col_5 | slot_onehot_1;
-        end
-        if (first[1] & slot_score_1__q[6]) begin
-            score_col_6 = score_col_6 | slot_onehot_1;
-        end
-        if (first[1] & slot_score_1__q[7]) begin
-            score_col_7 = score_col_7 | slot_onehot_1;
-        end
-        if (first[2] & slot_dist_2[0]) begin
-            dist_col_0 = dist_col_0 | slot_onehot_2;
-        end
-        if (first[2] & slot_dist_2[1]) begin
-            dist_col_1 = dist_col_1 | slot_onehot_2;
-        end
-        if (first[2] & slot_dist_2[2]) begin
-            dist_col_2 = dist_col_2 | slot_onehot_2;
-        end
-        if (first[2] & slot_dist_2[3]) begin
-            dist_col_3 = dist_col_3 | slot_onehot_2;
-        end
-        if (first[2] & slot_dist_2[4]) begin
-            dist_col_4 = dist_col_4 | slot_onehot_2;
-        end
-        if (first[2] & slot_dist_2[5]) begin
-            dist_col_5 = dist_col_5 | slot_onehot_2;
-        end
-        if (first[2] & slot_dist_2[6]) begin
-            dist_col_6 = dist_col_6 | slot_onehot_2;
-        end
-        if (first[2] & slot_dist_2[7]) begin
-            dist_col_7 = dist_col_7 | slot_onehot_2;
-        end
-        if (first[2] & slot_dist_2[8]) begin
-            dist_col_8 = dist_col_8 | slot_onehot_2;
-        end
-        if (first[2] & slot_score_2__q[0]) begin
-            score_col_0 = score_col_0 | slot_onehot_2;
-        end
-        if (first[2] & slot_score_2__q[1]) begin
-            score_col_1 = score_col_1 | slot_onehot_2;
-        end
-        if (first[2] & slot_score_2__q[2]) begin
-            score_col_2 = score_col_2 | slot_onehot_2;
-        end
-        if (first[2] & slot_score_2__q[3]) begin
-            score_col_3 = score_col_3 | slot_onehot_2;
-        end
-        if (first[2] & slot_score_2__q[4]) begin
-            score_col_4 = score_col_4 | slot_onehot_2;
-        end
-        if (first[2] & slot_score_2__q[5]) begin
-            score_col_5 = score_col_5 | slot_onehot_2;
-        end
-        if (first[2] & slot_score_2__q[6]) begin
-            score_col_6 = score_col_6 | slot_onehot_2;
-        end
-        if (first[2] & slot_score_2__q[7]) begin
-            score_col_7 = score_col_7 | slot_onehot_2;
-        end
-        if (first[3] & slot_dist_3[0]) begin
-            dist_col_0 = dist_col_0 | slot_onehot_3;
-        end
-        if (first[3] & slot_dist_3[1]) begin
-            dist_col_1 = dist_col_1 | slot_onehot_3;
-        end
-        if (first[3] & slot_dist_3[2]) begin
-            dist_col_2 = dist_col_2 | slot_onehot_3;
-        end
-        if (first[3] & slot_dist_3[3]) begin
-            dist_col_3 = dist_col_3 | slot_onehot_3;
-        end
-        if (first[3] & slot_dist_3[4]) begin
-            dist_col_4 = dist_col_4 | slot_onehot_3;
-        end
-        if (first[3] & slot_dist_3[5]) begin
-            dist_col_5 = dist_col_5 | slot_onehot_3;
-        end
-        if (first[3] & slot_dist_3[6]) begin
-            dist_col_6 = dist_col_6 | slot_onehot_3;
-        end
-        if (first[3] & slot_dist_3[7]) begin
-            dist_col_7 = dist_col_7 | slot_onehot_3;
-        end
-        if (first[3] & slot_dist_3[8]) begin
-            dist_col_8 = dist_col_8 | slot_onehot_3;
-        end
-        if (first[3] & slot_score_3__q[0]) begin
-            score_col_0 = score_col_0 | slot_onehot_3;
-        end
-        if (first[3] & slot_score_3__q[1]) begin
-            score_col_1 = score_col_1 | slot_onehot_3;
-        end
-        if (first[3] & slot_score_3__q[2]) begin
-            score_col_2 = score_col_2 | slot_onehot_3;
-        end
-        if (first[3] & slot_score_3__q[3]) begin
-            score_col_3 = score_col_3 | slot_onehot_3;
-        end
-        if (first[3] & slot_score_3__q[4]) begin
-            score_col_4 = score_col_4 | slot_onehot_3;
-        end
-        if (first[3] & slot_score_3__q[5]) begin
-            score_col_5 = score_col_5 | slot_onehot_3;
-        end
-        if (first[3] & slot_score_3__q[6]) begin
-            score_col_6 = score_col_6 | slot_onehot_3;
-        end
-        if (first[3] & slot_score_3__q[7]) begin
-            score_col_7 = score_col_7 | slot_onehot_3;
-        end
-        if (first[4] & slot_dist_4[0]) begin
-            dist_col_0 = dist_col_0 | slot_onehot_4;
-        end
-        if (first[4] & slot_dist_4[1]) begin
-            dist_col_1 = dist_col_1 | slot_onehot_4;
-        end
-        if (first[4] & slot_dist_4[2]) begin
-            dist_col_2 = dist_col_2 | slot_onehot_4;
-        end
-        if (first[4] & slot_dist_4[3]) begin
-            dist_col_3 = dist_col_3 | slot_onehot_4;
-        end
-        if (first[4] & slot_dist_4[4]) begin
-            dist_col_4 = dist_col_4 | slot_onehot_4;
-        end
-        if (first[4] & slot_dist_4[5]) begin
-            dist_col_5 = dist_col_5 | slot_onehot_4;
-        end
-        if (first[4] & slot_dist_4[6]) begin
-            dist_col_6 = dist_col_6 | slot_onehot_4;
-        end
-        if (first[4] & slot_dist_4[7]) begin
-            dist_col_7 = dist_col_7 | slot_onehot_4;
-        end
-        if (first[4] & slot_dist_4[8]) begin
-            dist_col_8 = dist_col_8 | slot_onehot_4;
-        end
-        if (first[4] & slot_score_4__q[0]) begin
-            score_col_0 = score_col_0 | slot_onehot_4;
-        end
-        if (first[4] & slot_score_4__q[1]) begin
-            score_col_1 = score_col_1 | slot_onehot_4;
-        end
-        if (first[4] & slot_score_4__q[2]) begin
-            score_col_2 = score_col_2 | slot_onehot_4;
-        end
-        if (first[4] & slot_score_4__q[3]) begin
-            score_col_3 = score_col_3 | slot_onehot_4;
-        end
-        if (first[4] & slot_score_4__q[4]) begin
-            score_col_4 = score_col_4 | slot_onehot_4;
-        end
-        if (first[4] & slot_score_4__q[5]) begin
-            score_col_5 = score_col_5 | slot_onehot_4;
-        end
-        if (first[4] & slot_score_4__q[6]) begin
-            score_col_6 = score_col_6 | slot_onehot_4;
-        end
-        if (first[4] & slot_score_4__q[7]) begin
-            score_col_7 = score_col_7 | slot_onehot_4;
-        end
-        if (first[5] & slot_dist_5[0]) begin
-            dist_col_0 = dist_col_0 | slot_onehot_5;
-        end
-        if (first[5] & slot_dist_5[1]) begin
-            dist_col_1 = dist_col_1 | slot_onehot_5;
-        end
-        if (first[5] & slot_dist_5[2]) begin
-            dist_col_2 = dist_col_2 | slot_onehot_5;
-        end
-        if (first[5] & slot_dist_5[3]) begin
-            dist_col_3 = dist_col_3 | slot_onehot_5;
-        end
-        if (first[5] & slot_dist_5[4]) begin
-            dist_col_4 = dist_col_4 | slot_onehot_5;
-        end
-        if (first[5] & slot_dist_5[5]) begin
-            dist_col_5 = dist_col_5 | slot_onehot_5;
-        end
-        if (first[5] & slot_dist_5[6]) begin
-            dist_col_6 = dist_col_6 | slot_onehot_5;
-        end
-        if (first[5] & slot_dist_5[7]) begin
-            dist_col_7 = dist_col_7 | slot_onehot_5;
-        end
-        if (first[5] & slot_dist_5[8]) begin
-            dist_col_8 = dist_col_8 | slot_onehot_5;
-        end
-        if (first[5] & slot_score_5__q[0]) begin
-            score_col_0 = score_col_0 | slot_onehot_5;
-        end
-        if (first[5] & slot_score_5__q[1]) begin
-            score_col_1 = score_col_1 | slot_onehot_5;
-        end
-        if (first[5] & slot_score_5__q[2]) begin
-            score_col_2 = score_col_2 | slot_onehot_5;
-        end
-        if (first[5] & slot_score_5__q[3]) begin
-            score_col_3 = score_col_3 | slot_onehot_5;
-        end
-        if (first[5] & slot_score_5__q[4]) begin
-            score_col_4 = score_col_4 | slot_onehot_5;
-        end
-        if (first[5] & slot_score_5__q[5]) begin
-            score_col_5 = score_col_5 | slot_onehot_5;
-        end
-        if (first[5] & slot_score_5__q[6]) begin
-            score_col_6 = score_col_6 | slot_onehot_5;
-        end
-        if (first[5] & slot_score_5__q[7]) begin
-            score_col_7 = score_col_7 | slot_onehot_5;
-        end
-        if (first[6] & slot_dist_6[0]) begin
-            dist_col_0 = dist_col_0 | slot_onehot_6;
-        end
-        if (first[6] & slot_dist_6[1]) begin
-            dist_col_1 = dist_col_1 | slot_onehot_6;
-        end
-        if (first[6] & slot_dist_6[2]) begin
-            dist_col_2 = dist_col_2 | slot_onehot_6;
-        end
-        if (first[6] & slot_dist_6[3]) begin
-            dist_col_3 = dist_col_3 | slot_onehot_6;
-        end
-        if (first[6] & slot_dist_6[4]) begin
-            dist_col_4 = dist_col_4 | slot_onehot_6;
-        end
-        if (first[6] & slot_dist_6[5]) begin
-            dist_col_5 = dist_col_5 | slot_onehot_6;
-        end
-        if (first[6] & slot_dist_6[6]) begin
-            dist_col_6 = dist_col_6 | slot_onehot_6;
-        end
-        if (first[6] & slot_dist_6[7]) begin
-            dist_col_7 = dist_col_7 | slot_onehot_6;
-        end
-        if (first[6] & slot_dist_6[8]) begin
-            dist_col_8 = dist_col_8 | slot_onehot_6;
-        end
-        if (first[6] & slot_score_6__q[0]) begin
-            score_col_0 = score_col_0 | slot_onehot_6;
-        end
-        if (first[6] & slot_score_6__q[1]) begin
-            score_col_1 = score_col_1 | slot_onehot_6;
-        end
-        if (first[6] & slot_score_6__q[2]) begin
-            score_col_2 = score_col_2 | slot_onehot_6;
-        end
-        if (first[6] & slot_score_6__q[3]) begin
-            score_col_3 = score_col_3 | slot_onehot_6;
-        end
-        if (first[6] & slot_score_6__q[4]) begin
-            score_col_4 = score_col_4 | slot_onehot_6;
-        end
-        if (first[6] & slot_score_6__q[5]) begin
-            score_col_5 = score_col_5 | slot_onehot_6;
-        end
-        if (first[6] & slot_score_6__q[6]) begin
-            score_col_6 = score_col_6 | slot_onehot_6;
-        end
-        if (first[6] & slot_score_6__q[7]) begin
-            score_col_7 = score_col_7 | slot_onehot_6;
-        end
-        if (first[7] & slot_dist_7[0]) begin
-            dist_col_0 = dist_col_0 | slot_onehot_7;
-        end
-        if (first[7] & slot_dist_7[1]) begin
-            dist_col_1 = dist_col_1 | slot_onehot_7;
-        end
-        if (first[7] & slot_dist_7[2]) begin
-            dist_col_2 = dist_col_2 | slot_onehot_7;
-        end
-        if (first[7] & slot_dist_7[3]) begin
-            dist_col_3 = dist_col_3 | slot_onehot_7;
-        end
-        if (first[7] & slot_dist_7[4]) begin
-            dist_col_4 = dist_col_4 | slot_onehot_7;
-        end
-        if (first[7] & slot_dist_7[5]) begin
-            dist_col_5 = dist_col_5 | slot_onehot_7;
-        end
-        if (first[7] & slot_dist_7[6]) begin
-            dist_col_6 = dist_col_6 | slot_onehot_7;
-        end
-        if (first[7] & slot_dist_7[7]) begin
-            dist_col_7 = dist_col_7 | slot_onehot_7;
-        end
-        if (first[7] & slot_dist_7[8]) begin
-            dist_col_8 = dist_col_8 | slot_onehot_7;
-        end
-        if (first[7] & slot_score_7__q[0]) begin
-            score_col_0 = score_col_0 | slot_onehot_7;
-        end
-        if (first[7] & slot_score_7__q[1]) begin
-            score_col_1 = score_col_1 | slot_onehot_7;
-        end
-        if (first[7] & slot_score_7__q[2]) begin
-            score_col_2 = score_col_2 | slot_onehot_7;
-        end
-        if (first[7] & slot_score_7__q[3]) begin
-            score_col_3 = score_col_3 | slot_onehot_7;
-        end
-        if (first[7] & slot_score_7__q[4]) begin
-            score_col_4 = score_col_4 | slot_onehot_7;
-        end
-        if (first[7] & slot_score_7__q[5]) begin
-            score_col_5 = score_col_5 | slot_onehot_7;
-        end
-        if (first[7] & slot_score_7__q[6]) begin
-            score_col_6 = score_col_6 | slot_onehot_7;
-        end
-        if (first[7] & slot_score_7__q[7]) begin
-            score_col_7 = score_col_7 | slot_onehot_7;
-        end
-        if (first[8] & slot_dist_8[0]) begin
-            dist_col_0 = dist_col_0 | slot_onehot_8;
-        end
-        if (first[8] & slot_dist_8[1]) begin
-            dist_col_1 = dist_col_1 | slot_onehot_8;
-        end
-        if (first[8] & slot_dist_8[2]) begin
-            dist_col_2 = dist_col_2 | slot_onehot_8;
-        end
-        if (first[8] & slot_dist_8[3]) begin
-            dist_col_3 = dist_col_3 | slot_onehot_8;
-        end
-        if (first[8] & slot_dist_8[4]) begin
-            dist_col_4 = dist_col_4 | slot_onehot_8;
-        end
-        if (first[8] & slot_dist_8[5]) begin
-            dist_col_5 = dist_col_5 | slot_onehot_8;
-        end
-        if (first[8] & slot_dist_8[6]) begin
-            dist_col_6 = dist_col_6 | slot_onehot_8;
-        end
-        if (first[8] & slot_dist_8[7]) begin
-            dist_col_7 = dist_col_7 | slot_onehot_8;
-        end
-        if (first[8] & slot_dist_8[8]) begin
-            dist_col_8 = dist_col_8 | slot_onehot_8;
-        end
-        if (first[8] & slot_score_8__q[0]) begin
-            score_col_0 = score_col_0 | slot_onehot_8;
-        end
-        if (first[8] & slot_score_8__q[1]) begin
-            score_col_1 = score_col_1 | slot_onehot_8;
-        end
-        if (first[8] & slot_score_8__q[2]) begin
-            score_col_2 = score_col_2 | slot_onehot_8;
-        end
-        if (first[8] & slot_score_8__q[3]) begin
-            score_col_3 = score_col_3 | slot_onehot_8;
-        end
-        if (first[8] & slot_score_8__q[4]) begin
-            score_col_4 = score_col_4 | slot_onehot_8;
-        end
-        if (first[8] & slot_score_8__q[5]) begin
-            score_col_5 = score_col_5 | slot_onehot_8;
-        end
-        if (first[8] & slot_score_8__q[6]) begin
-            score_col_6 = score_col_6 | slot_onehot_8;
-        end
-        if (first[8] & slot_score_8__q[7]) begin
-            score_col_7 = score_col_7 | slot_onehot_8;
-        end
-        if (first[9] & slot_dist_9[0]) begin
-            dist_col_0 = dist_col_0 | slot_onehot_9;
-        end
-        if (first[9] & slot_dist_9[1]) begin
-            dist_col_1 = dist_col_1 | slot_onehot_9;
-        end
-        if (first[9] & slot_dist_9[2]) begin
-            dist_col_2 = dist_col_2 | slot_onehot_9;
-        end
-        if (first[9] & slot_dist_9[3]) begin
-            dist_col_3 = dist_col_3 | slot_onehot_9;
-        end
-        if (first[9] & slot_dist_9[4]) begin
-            dist_col_4 = dist_col_4 | slot_onehot_9;
-        end
-        if (first[9] & slot_dist_9[5]) begin
-            dist_col_5 = dist_col_5 | slot_onehot_9;
-        end
-        if (first[9] & slot_dist_9[6]) begin
-            dist_col_6 = dist_col_6 | slot_onehot_9;
-        end
-        if (first[9] & slot_dist_9[7]) begin
-            dist_col_7 = dist_col_7 | slot_onehot_9;
-        end
-        if (first[9] & slot_dist_9[8]) begin
-            dist_col_8 = dist_col_8 | slot_onehot_9;
-        end
-        if (first[9] & slot_score_9__q[0]) begin
-            score_col_0 = score_col_0 | slot_onehot_9;
-        end
-        if (first[9] & slot_score_9__q[1]) begin
-            score_col_1 = score_col_1 | slot_onehot_9;
-        end
-        if (first[9] & slot_score_9__q[2]) begin
-            score_col_2 = score_col_2 | slot_onehot_9;
-        end
-        if (first[9] & slot_score_9__q[3]) begin
-            score_col_3 = score_col_3 | slot_onehot_9;
-        end
-        if (first[9] & slot_score_9__q[4]) begin
-            score_col_4 = score_col_4 | slot_onehot_9;
-        end
-        if (first[9] & slot_score_9__q[5]) begin
-            score_col_5 = score_col_5 | slot_onehot_9;
-        end
-        if (first[9] & slot_score_9__q[6]) begin
-            score_col_6 = score_col_6 | slot_onehot_9;
-        end
-        if (first[9] & slot_score_9__q[7]) begin
-            score_col_7 = score_col_7 | slot_onehot_9;
-        end
-        if (first[10] & slot_dist_10[0]) begin
-            dist_col_0 = dist_col_0 | slot_onehot_10;
-        end
-        if (first[10] & slot_dist_10[1]) begin
-            dist_col_1 = dist_col_1 | slot_onehot_10;
-        end
-        if (first[10] & slot_dist_10[2]) begin
-            dist_col_2 = dist_col_2 | slot_onehot_10;
-        end
-        if (first[10] & slot_dist_10[3]) begin
-            dist_col_3 = dist_col_3 | slot_onehot_10;
-        end
-        if (first[10] & slot_dist_10[4]) begin
-            dist_col_4 = dist_col_4 | slot_onehot_10;
-        end
-        if (first[10] & slot_dist_10[5]) begin
-            dist_col_5 = dist_col_5 | slot_onehot_10;
-        end
-        if (first[10] & slot_dist_10[6]) begin
-            dist_col_6 = dist_col_6 | slot_onehot_10;
-        end
-        if (first[10] & slot_dist_10[7]) begin
-            dist_col_7 = dist_col_7 | slot_onehot_10;
-        end
-        if (first[10] & slot_dist_10[8]) begin
-            dist_col_8 = dist_col_8 | slot_onehot_10;
-        end
-        if (first[10] & slot_score_10__q[0]) begin
-            score_col_0 = score_col_0 | slot_onehot_10;
-        end
-        if (first[10] & slot_score_10__q[1]) begin
-            score_col_1 = score_col_1 | slot_onehot_10;
-        end
-        if (first[10] & slot_score_10__q[2]) begin
-            score_col_2 = score_col_2 | slot_onehot_10;
-        end
-        if (first[10] & slot_score_10__q[3]) begin
-            score_col_3 = score_col_3 | slot_onehot_10;
-        end
-        if (first[10] & slot_score_10__q[4]) begin
-            score_col_4 = score_col_4 | slot_onehot_10;
-        end
-        if (first[10] & slot_score_10__q[5]) begin
-            score_col_5 = score_col_5 | slot_onehot_10;
-        end
-        if (first[10] & slot_score_10__q[6]) begin
-            score_col_6 = score_col_6 | slot_onehot_10;
-        end
-        if (first[10] & slot_score_10__q[7]) begin
-            score_col_7 = score_col_7 | slot_onehot_10;
-        end
-        if (first[11] & slot_dist_11[0]) begin
-            dist_col_0 = dist_col_0 | slot_onehot_11;
-        end
-        if (first[11] & slot_dist_11[1]) begin
-            dist_col_1 = dist_col_1 | slot_onehot_11;
-        end
-        if (first[11] & slot_dist_11[2]) begin
-            dist_col_2 = dist_col_2 | slot_onehot_11;
-        end
-        if (first[11] & slot_dist_11[3]) begin
-            dist_col_3 = dist_col_3 | slot_onehot_11;
-        end
-        if (first[11] & slot_dist_11[4]) begin
-            dist_col_4 = dist_col_4 | slot_onehot_11;
-        end
-        if (first[11] & slot_dist_11[5]) begin
-            dist_col_5 = dist_col_5 | slot_onehot_11;
-        end
-        if (first[11] & slot_dist_11[6]) begin
-            dist_col_6 = dist_col_6 | slot_onehot_11;
-        end
-        if (first[11] & slot_dist_11[7]) begin
-            dist_col_7 = dist_col_7 | slot_onehot_11;
-        end
-        if (first[11] & slot_dist_11[8]) begin
-            dist_col_8 = dist_col_8 | slot_onehot_11;
-        end
-        if (first[11] & slot_score_11__q[0]) begin
-            score_col_0 = score_col_0 | slot_onehot_11;
-        end
-        if (first[11] & slot_score_11__q[1]) begin
-            score_col_1 = score_col_1 | slot_onehot_11;
-        end
-        if (first[11] & slot_score_11__q[2]) begin
-            score_col_2 = score_col_2 | slot_onehot_11;
-        end
-        if (first[11] & slot_score_11__q[3]) begin
-            score_col_3 = score_col_3 | slot_onehot_11;
-        end
-        if (first[11] & slot_score_11__q[4]) begin
-            score_col_4 = score_col_4 | slot_onehot_11;
-        end
-        if (first[11] & slot_score_11__q[5]) begin
-            score_col_5 = score_col_5 | slot_onehot_11;
-        end
-        if (first[11] & slot_score_11__q[6]) begin
-            score_col_6 = score_col_6 | slot_onehot_11;
-        end
-        if (first[11] & slot_score_11__q[7]) begin
-            score_col_7 = score_col_7 | slot_onehot_11;
-        end
-        if (first[12] & slot_dist_12[0]) begin
-            dist_col_0 = dist_col_0 | slot_onehot_12;
-        end
-        if (first[12] & slot_dist_12[1]) begin
-            dist_col_1 = dist_col_1 | slot_onehot_12;
-        end
-        if (first[12] & slot_dist_12[2]) begin
-            dist_col_2 = dist_col_2 | slot_onehot_12;
-        end
-        if (first[12] & slot_dist_12[3]) begin
-            dist_col_3 = dist_col_3 | slot_onehot_12;
-        end
-        if (first[12] & slot_dist_12[4]) begin
-            dist_col_4 = dist_col_4 | slot_onehot_12;
-        end
-        if (first[12] & slot_dist_12[5]) begin
-            dist_col_5 = dist_col_5 | slot_onehot_12;
-        end
-        if (first[12] & slot_dist_12[6]) begin
-            dist_col_6 = dist_col_6 | slot_onehot_12;
-        end
-        if (first[12] & slot_dist_12[7]) begin
-            dist_col_7 = dist_col_7 | slot_onehot_12;
-        end
-        if (first[12] & slot_dist_12[8]) begin
-            dist_col_8 = dist_col_8 | slot_onehot_12;
-        end
-        if (first[12] & slot_score_12__q[0]) begin
-            score_col_0 = score_col_0 | slot_onehot_12;
-        end
-        if (first[12] & slot_score_12__q[1]) begin
-            score_col_1 = score_col_1 | slot_onehot_12;
-        end
-        if (first[12] & slot_score_12__q[2]) begin
-            score_col_2 = score_col_2 | slot_onehot_12;
-        end
-        if (first[12] & slot_score_12__q[3]) begin
-            score_col_3 = score_col_3 | slot_onehot_12;
-        end
-        if (first[12] & slot_score_12__q[4]) begin
-            score_col_4 = score_col_4 | slot_onehot_12;
-        end
-        if (first[12] & slot_score_12__q[5]) begin
-            score_col_5 = score_col_5 | slot_onehot_12;
-        end
-        if (first[12] & slot_score_12__q[6]) begin
-            score_col_6 = score_col_6 | slot_onehot_12;
-        end
-        if (first[12] & slot_score_12__q[7]) begin
-            score_col_7 = score_col_7 | slot_onehot_12;
-        end
-        if (first[13] & slot_dist_13[0]) begin
-            dist_col_0 = dist_col_0 | slot_onehot_13;
-        end
-        if (first[13] & slot_dist_13[1]) begin
-            dist_col_1 = dist_col_1 | slot_onehot_13;
-        end
-        if (first[13] & slot_dist_13[2]) begin
-            dist_col_2 = dist_col_2 | slot_onehot_13;
-        end
-        if (first[13] & slot_dist_13[3]) begin
-            dist_col_3 = dist_col_3 | slot_onehot_13;
-        end
-        if (first[13] & slot_dist_13[4]) begin
-            dist_col_4 = dist_col_4 | slot_onehot_13;
-        end
-        if (first[13] & slot_dist_13[5]) begin
-            dist_col_5 = dist_col_5 | slot_onehot_13;
-        end
-        if (first[13] & slot_dist_13[6]) begin
-            dist_col_6 = dist_col_6 | slot_onehot_13;
-        end
-        if (first[13] & slot_dist_13[7]) begin
-            dist_col_7 = dist_col_7 | slot_onehot_13;
-        end
-        if (first[13] & slot_dist_13[8]) begin
-            dist_col_8 = dist_col_8 | slot_onehot_13;
-        end
-        if (first[13] & slot_score_13__q[0]) begin
-            score_col_0 = score_col_0 | slot_onehot_13;
-        end
-        if (first[13] & slot_score_13__q[1]) begin
-            score_col_1 = score_col_1 | slot_onehot_13;
-        end
-        if (first[13] & slot_score_13__q[2]) begin
-            score_col_2 = score_col_2 | slot_onehot_13;
-        end
-        if (first[13] & slot_score_13__q[3]) begin
-            score_col_3 = score_col_3 | slot_onehot_13;
-        end
-        if (first[13] & slot_score_13__q[4]) begin
-            score_col_4 = score_col_4 | slot_onehot_13;
-        end
-        if (first[13] & slot_score_13__q[5]) begin
-            score_col_5 = score_col_5 | slot_onehot_13;
-        end
-        if (first[13] & slot_score_13__q[6]) begin
-            score_col_6 = score_col_6 | slot_onehot_13;
-        end
-        if (first[13] & slot_score_13__q[7]) begin
-            score_col_7 = score_col_7 | slot_onehot_13;
-        end
-        if (first[14] & slot_dist_14[0]) begin
-            dist_col_0 = dist_col_0 | slot_onehot_14;
-        end
-        if (first[14] & slot_dist_14[1]) begin
-            dist_col_1 = dist_col_1 | slot_onehot_14;
-        end
-        if (first[14] & slot_dist_14[2]) begin
-            dist_col_2 = dist_col_2 | slot_onehot_14;
-        end
-        if (first[14] & slot_dist_14[3]) begin
-            dist_col_3 = dist_col_3 | slot_onehot_14;
-        end
-        if (first[14] & slot_dist_14[4]) begin
-            dist_col_4 = dist_col_4 | slot_onehot_14;
-        end
-        if (first[14] & slot_dist_14[5]) begin
-            dist_col_5 = dist_col_5 | slot_onehot_14;
-        end
-        if (first[14] & slot_dist_14[6]) begin
-            dist_col_6 = dist_col_6 | slot_onehot_14;
-        end
-        if (first[14] & slot_dist_14[7]) begin
-            dist_col_7 = dist_col_7 | slot_onehot_14;
-        end
-        if (first[14] & slot_dist_14[8]) begin
-            dist_col_8 = dist_col_8 | slot_onehot_14;
-        end
-        if (first[14] & slot_score_14__q[0]) begin
-            score_col_0 = score_col_0 | slot_onehot_14;
-        end
-        if (first[14] & slot_score_14__q[1]) begin
-            score_col_1 = score_col_1 | slot_onehot_14;
-        end
-        if (first[14] & slot_score_14__q[2]) begin
-            score_col_2 = score_col_2 | slot_onehot_14;
-        end
-        if (first[14] & slot_score_14__q[3]) begin
-            score_col_3 = score_col_3 | slot_onehot_14;
-        end
-        if (first[14] & slot_score_14__q[4]) begin
-            score_col_4 = score_col_4 | slot_onehot_14;
-        end
-        if (first[14] & slot_score_14__q[5]) begin
-            score_col_5 = score_col_5 | slot_onehot_14;
-        end
-        if (first[14] & slot_score_14__q[6]) begin
-            score_col_6 = score_col_6 | slot_onehot_14;
-        end
-        if (first[14] & slot_score_14__q[7]) begin
-            score_col_7 = score_col_7 | slot_onehot_14;
-        end
-        if (first[15] & slot_dist_15[0]) begin
-            dist_col_0 = dist_col_0 | slot_onehot_15;
-        end
-        if (first[15] & slot_dist_15[1]) begin
-            dist_col_1 = dist_col_1 | slot_onehot_15;
-        end
-        if (first[15] & slot_dist_15[2]) begin
-            dist_col_2 = dist_col_2 | slot_onehot_15;
-        end
-        if (first[15] & slot_dist_15[3]) begin
-            dist_col_3 = dist_col_3 | slot_onehot_15;
-        end
-        if (first[15] & slot_dist_15[4]) begin
-            dist_col_4 = dist_col_4 | slot_onehot_15;
-        end
-        if (first[15] & slot_dist_15[5]) begin
-            dist_col_5 = dist_col_5 | slot_onehot_15;
-        end
-        if (first[15] & slot_dist_15[6]) begin
-            dist_col_6 = dist_col_6 | slot_onehot_15;
-        end
-        if (first[15] & slot_dist_15[7]) begin
-            dist_col_7 = dist_col_7 | slot_onehot_15;
-        end
-        if (first[15] & slot_dist_15[8]) begin
-            dist_col_8 = dist_col_8 | slot_onehot_15;
-        end
-        if (first[15] & slot_score_15__q[0]) begin
-            score_col_0 = score_col_0 | slot_onehot_15;
-        end
-        if (first[15] & slot_score_15__q[1]) begin
-            score_col_1 = score_col_1 | slot_onehot_15;
-        end
-        if (first[15] & slot_score_15__q[2]) begin
-            score_col_2 = score_col_2 | slot_onehot_15;
-        end
-        if (first[15] & slot_score_15__q[3]) begin
-            score_col_3 = score_col_3 | slot_onehot_15;
-        end
-        if (first[15] & slot_score_15__q[4]) begin
-            score_col_4 = score_col_4 | slot_onehot_15;
-        end
-        if (first[15] & slot_score_15__q[5]) begin
-            score_col_5 = score_col_5 | slot_onehot_15;
-        end
-        if (first[15] & slot_score_15__q[6]) begin
-            score_col_6 = score_col_6 | slot_onehot_15;
-        end
-        if (first[15] & slot_score_15__q[7]) begin
-            score_col_7 = score_col_7 | slot_onehot_15;
-        end
-        if (first[16] & slot_dist_16[0]) begin
-            dist_col_0 = dist_col_0 | slot_onehot_16;
-        end
-        if (first[16] & slot_dist_16[1]) begin
-            dist_col_1 = dist_col_1 | slot_onehot_16;
-        end
-        if (first[16] & slot_dist_16[2]) begin
-            dist_col_2 = dist_col_2 | slot_onehot_16;
-        end
-        if (first[16] & slot_dist_16[3]) begin
-            dist_col_3 = dist_col_3 | slot_onehot_16;
-        end
-        if (first[16] & slot_dist_16[4]) begin
-            dist_col_4 = dist_col_4 | slot_onehot_16;
-        end
-        if (first[16] & slot_dist_16[5]) begin
-            dist_col_5 = dist_col_5 | slot_onehot_16;
-        end
-        if (first[16] & slot_dist_16[6]) begin
-            dist_col_6 = dist_col_6 | slot_onehot_16;
-        end
-        if (first[16] & slot_dist_16[7]) begin
-            dist_col_7 = dist_col_7 | slot_onehot_16;
-        end
-        if (first[16] & slot_dist_16[8]) begin
-            dist_col_8 = dist_col_8 | slot_onehot_16;
-        end
-        if (first[16] & slot_score_16__q[0]) begin
-            score_col_0 = score_col_0 | slot_onehot_16;
-        end
-        if (first[16] & slot_score_16__q[1]) begin
-            score_col_1 = score_col_1 | slot_onehot_16;
-        end
-        if (first[16] & slot_score_16__q[2]) begin
-            score_col_2 = score_col_2 | slot_onehot_16;
-        end
-        if (first[16] & slot_score_16__q[3]) begin
-            score_col_3 = score_col_3 | slot_onehot_16;
-        end
-        if (first[16] & slot_score_16__q[4]) begin
-            score_col_4 = score_col_4 | slot_onehot_16;
-        end
-        if (first[16] & slot_score_16__q[5]) begin
-            score_col_5 = score_col_5 | slot_onehot_16;
-        end
-        if (first[16] & slot_score_16__q[6]) begin
-            score_col_6 = score_col_6 | slot_onehot_16;
-        end
-        if (first[16] & slot_score_16__q[7]) begin
-            score_col_7 = score_col_7 | slot_onehot_16;
-        end
-        if (first[17] & slot_dist_17[0]) begin
-            dist_col_0 = dist_col_0 | slot_onehot_17;
-        end
-        if (first[17] & slot_dist_17[1]) begin
-            dist_col_1 = dist_col_1 | slot_onehot_17;
-        end
-        if (first[17] & slot_dist_17[2]) begin
-            dist_col_2 = dist_col_2 | slot_onehot_17;
-        end
-        if (first[17] & slot_dist_17[3]) begin
-            dist_col_3 = dist_col_3 | slot_onehot_17;
-        end
-        if (first[17] & slot_dist_17[4]) begin
-            dist_col_4 = dist_col_4 | slot_onehot_17;
-        end
-        if (first[17] & slot_dist_17[5]) begin
-            dist_col_5 = dist_col_5 | slot_onehot_17;
-        end
-        if (first[17] & slot_dist_17[6]) begin
-            dist_col_6 = dist_col_6 | slot_onehot_17;
-        end
-        if (first[17] & slot_dist_17[7]) begin
-            dist_col_7 = dist_col_7 | slot_onehot_17;
-        end
-        if (first[17] & slot_dist_17[8]) begin
-            dist_col_8 = dist_col_8 | slot_onehot_17;
-        end
-        if (first[17] & slot_score_17__q[0]) begin
-            score_col_0 = score_col_0 | slot_onehot_17;
-        end
-        if (first[17] & slot_score_17__q[1]) begin
-            score_col_1 = score_col_1 | slot_onehot_17;
-        end
-        if (first[17] & slot_score_17__q[2]) begin
-            score_col_2 = score_col_2 | slot_onehot_17;
-        end
-        if (first[17] & slot_score_17__q[3]) begin
-            score_col_3 = score_col_3 | slot_onehot_17;
-        end
-        if (first[17] & slot_score_17__q[4]) begin
-            score_col_4 = score_col_4 | slot_onehot_17;
-        end
-        if (first[17] & slot_score_17__q[5]) begin
-            score_col_5 = score_col_5 | slot_onehot_17;
-        end
-        if (first[17] & slot_score_17__q[6]) begin
-            score_col_6 = score_col_6 | slot_onehot_17;
-        end
-        if (first[17] & slot_score_17__q[7]) begin
-            score_col_7 = score_col_7 | slot_onehot_17;
-        end
-        if (first[18] & slot_dist_18[0]) begin
-            dist_col_0 = dist_col_0 | slot_onehot_18;
-        end
-        if (first[18] & slot_dist_18[1]) begin
-            dist_col_1 = dist_col_1 | slot_onehot_18;
-        end
-        if (first[18] & slot_dist_18[2]) begin
-            dist_col_2 = dist_col_2 | slot_onehot_18;
-        end
-        if (first[18] & slot_dist_18[3]) begin
-            dist_col_3 = dist_col_3 | slot_onehot_18;
-        end
-        if (first[18] & slot_dist_18[4]) begin
-            dist_col_4 = dist_col_4 | slot_onehot_18;
-        end
-        if (first[18] & slot_dist_18[5]) begin
-            dist_col_5 = dist_col_5 | slot_onehot_18;
-        end
-        if (first[18] & slot_dist_18[6]) begin
-            dist_col_6 = dist_col_6 | slot_onehot_18;
-        end
-        if (first[18] & slot_dist_18[7]) begin
-            dist_col_7 = dist_col_7 | slot_onehot_18;
-        end
-        if (first[18] & slot_dist_18[8]) begin
-            dist_col_8 = dist_col_8 | slot_onehot_18;
-        end
-        if (first[18] & slot_score_18__q[0]) begin
-            score_col_0 = score_col_0 | slot_onehot_18;
-        end
-        if (first[18] & slot_score_18__q[1]) begin
-            score_col_1 = score_col_1 | slot_onehot_18;
-        end
-        if (first[18] & slot_score_18__q[2]) begin
-            score_col_2 = score_col_2 | slot_onehot_18;
-        end
-        if (first[18] & slot_score_18__q[3]) begin
-            score_col_3 = score_col_3 | slot_onehot_18;
-        end
-        if (first[18] & slot_score_18__q[4]) begin
-            score_col_4 = score_col_4 | slot_onehot_18;
-        end
-        if (first[18] & slot_score_18__q[5]) begin
-            score_col_5 = score_col_5 | slot_onehot_18;
-        end
-        if (first[18] & slot_score_18__q[6]) begin
-            score_col_6 = score_col_6 | slot_onehot_18;
-        end
-        if (first[18] & slot_score_18__q[7]) begin
-            score_col_7 = score_col_7 | slot_onehot_18;
-        end
-        if (first[19] & slot_dist_19[0]) begin
-            dist_col_0 = dist_col_0 | slot_onehot_19;
-        end
-        if (first[19] & slot_dist_19[1]) begin
-            dist_col_1 = dist_col_1 | slot_onehot_19;
-        end
-        if (first[19] & slot_dist_19[2]) begin
-            dist_col_2 = dist_col_2 | slot_onehot_19;
-        end
-        if (first[19] & slot_dist_19[3]) begin
-            dist_col_3 = dist_col_3 | slot_onehot_19;
-        end
-        if (first[19] & slot_dist_19[4]) begin
-            dist_col_4 = dist_col_4 | slot_onehot_19;
-        end
-        if (first[19] & slot_dist_19[5]) begin
-            dist_col_5 = dist_col_5 | slot_onehot_19;
-        end
-        if (first[19] & slot_dist_19[6]) begin
-            dist_col_6 = dist_col_6 | slot_onehot_19;
-        end
-        if (first[19] & slot_dist_19[7]) begin
-            dist_col_7 = dist_col_7 | slot_onehot_19;
-        end
-        if (first[19] & slot_dist_19[8]) begin
-            dist_col_8 = dist_col_8 | slot_onehot_19;
-        end
-        if (first[19] & slot_score_19__q[0]) begin
-            score_col_0 = score_col_0 | slot_onehot_19;
-        end
-        if (first[19] & slot_score_19__q[1]) begin
-            score_col_1 = score_col_1 | slot_onehot_19;
-        end
-        if (first[19] & slot_score_19__q[2]) begin
-            score_col_2 = score_col_2 | slot_onehot_19;
-        end
-        if (first[19] & slot_score_19__q[3]) begin
-            score_col_3 = score_col_3 | slot_onehot_19;
-        end
-        if (first[19] & slot_score_19__q[4]) begin
-            score_col_4 = score_col_4 | slot_onehot_19;
-        end
-        if (first[19] & slot_score_19__q[5]) begin
-            score_col_5 = score_col_5 | slot_onehot_19;
-        end
-        if (first[19] & slot_score_19__q[6]) begin
-            score_col_6 = score_col_6 | slot_onehot_19;
-        end
-        if (first[19] & slot_score_19__q[7]) begin
-            score_col_7 = score_col_7 | slot_onehot_19;
-        end
-        if (first[20] & slot_dist_20[0]) begin
-            dist_col_0 = dist_col_0 | slot_onehot_20;
-        end
-        if (first[20] & slot_dist_20[1]) begin
-            dist_col_1 = dist_col_1 | slot_onehot_20;
-        end
-        if (first[20] & slot_dist_20[2]) begin
-            dist_col_2 = dist_col_2 | slot_onehot_20;
-        end
-        if (first[20] & slot_dist_20[3]) begin
-            dist_col_3 = dist_col_3 | slot_onehot_20;
-        end
-        if (first[20] & slot_dist_20[4]) begin
-            dist_col_4 = dist_col_4 | slot_onehot_20;
-        end
-        if (first[20] & slot_dist_20[5]) begin
-            dist_col_5 = dist_col_5 | slot_onehot_20;
-        end
-        if (first[20] & slot_dist_20[6]) begin
-            dist_col_6 = dist_col_6 | slot_onehot_20;
-        end
-        if (first[20] & slot_dist_20[7]) begin
-            dist_col_7 = dist_col_7 | slot_onehot_20;
-        end
-        if (first[20] & slot_dist_20[8]) begin
-            dist_col_8 = dist_col_8 | slot_onehot_20;
-        end
-        if (first[20] & slot_score_20__q[0]) begin
-            score_col_0 = score_col_0 | slot_onehot_20;
-        end
-        if (first[20] & slot_score_20__q[1]) begin
-            score_col_1 = score_col_1 | slot_onehot_20;
-        end
-        if (first[20] & slot_score_20__q[2]) begin
-            score_col_2 = score_col_2 | slot_onehot_20;
-        end
-        if (first[20] & slot_score_20__q[3]) begin
-            score_col_3 = score_col_3 | slot_onehot_20;
-        end
-        if (first[20] & slot_score_20__q[4]) begin
-            score_col_4 = score_col_4 | slot_onehot_20;
-        end
-        if (first[20] & slot_score_20__q[5]) begin
-            score_col_5 = score_col_5 | slot_onehot_20;
-        end
-        if (first[20] & slot_score_20__q[6]) begin
-            score_col_6 = score_col_6 | slot_onehot_20;
-        end
-        if (first[20] & slot_score_20__q[7]) begin
-            score_col_7 = score_col_7 | slot_onehot_20;
-        end
-        if (first[21] & slot_dist_21[0]) begin
-            dist_col_0 = dist_col_0 | slot_onehot_21;
-        end
-        if (first[21] & slot_dist_21[1]) begin
-            dist_col_1 = dist_col_1 | slot_onehot_21;
-        end
-        if (first[21] & slot_dist_21[2]) begin
-            dist_col_2 = dist_col_2 | slot_onehot_21;
-        end
-        if (first[21] & slot_dist_21[3]) begin
-            dist_col_3 = dist_col_3 | slot_onehot_21;
-        end
-        if (first[21] & slot_dist_21[4]) begin
-            dist_col_4 = dist_col_4 | slot_onehot_21;
-        end
-        if (first[21] & slot_dist_21[5]) begin
-            dist_col_5 = dist_col_5 | slot_onehot_21;
-        end
-        if (first[21] & slot_dist_21[6]) begin
-            dist_col_6 = dist_col_6 | slot_onehot_21;
-        end
-        if (first[21] & slot_dist_21[7]) begin
-            dist_col_7 = dist_col_7 | slot_onehot_21;
-        end
-        if (first[21] & slot_dist_21[8]) begin
-            dist_col_8 = dist_col_8 | slot_onehot_21;
-        end
-        if (first[21] & slot_score_21__q[0]) begin
-            score_col_0 = score_col_0 | slot_onehot_21;
-        end
-        if (first[21] & slot_score_21__q[1]) begin
-            score_col_1 = score_col_1 | slot_onehot_21;
-        end
-        if (first[21] & slot_score_21__q[2]) begin
-            score_col_2 = score_col_2 | slot_onehot_21;
-        end
-        if (first[21] & slot_score_21__q[3]) begin
-            score_col_3 = score_col_3 | slot_onehot_21;
-        end
-        if (first[21] & slot_score_21__q[4]) begin
-            score_col_4 = score_col_4 | slot_onehot_21;
-        end
-        if (first[21] & slot_score_21__q[5]) begin
-            score_col_5 = score_col_5 | slot_onehot_21;
-        end
-        if (first[21] & slot_score_21__q[6]) begin
-            score_col_6 = score_col_6 | slot_onehot_21;
-        end
-        if (first[21] & slot_score_21__q[7]) begin
-            score_col_7 = score_col_7 | slot_onehot_21;
-        end
-        if (first[22] & slot_dist_22[0]) begin
-            dist_col_0 = dist_col_0 | slot_onehot_22;
-        end
-        if (first[22] & slot_dist_22[1]) begin
-            dist_col_1 = dist_col_1 | slot_onehot_22;
-        end
-        if (first[22] & slot_dist_22[2]) begin
-            dist_col_2 = dist_col_2 | slot_onehot_22;
-        end
-        if (first[22] & slot_dist_22[3]) begin
-            dist_col_3 = dist_col_3 | slot_onehot_22;
-        end
-        if (first[22] & slot_dist_22[4]) begin
-            dist_col_4 = dist_col_4 | slot_onehot_22;
-        end
-        if (first[22] & slot_dist_22[5]) begin
-            dist_col_5 = dist_col_5 | slot_onehot_22;
-        end
-        if (first[22] & slot_dist_22[6]) begin
-            dist_col_6 = dist_col_6 | slot_onehot_22;
-        end
-        if (first[22] & slot_dist_22[7]) begin
-            dist_col_7 = dist_col_7 | slot_onehot_22;
-        end
-        if (first[22] & slot_dist_22[8]) begin
-            dist_col_8 = dist_col_8 | slot_onehot_22;
-        end
-        if (first[22] & slot_score_22__q[0]) begin
-            score_col_0 = score_col_0 | slot_onehot_22;
-        end
-        if (first[22] & slot_score_22__q[1]) begin
-            score_col_1 = score_col_1 | slot_onehot_22;
-        end
-        if (first[22] & slot_score_22__q[2]) begin
-            score_col_2 = score_col_2 | slot_onehot_22;
-        end
-        if (first[22] & slot_score_22__q[3]) begin
-            score_col_3 = score_col_3 | slot_onehot_22;
-        end
-        if (first[22] & slot_score_22__q[4]) begin
-            score_col_4 = score_col_4 | slot_onehot_22;
-        end
-        if (first[22] & slot_score_22__q[5]) begin
-            score_col_5 = score_col_5 | slot_onehot_22;
-        end
-        if (first[22] & slot_score_22__q[6]) begin
-            score_col_6 = score_col_6 | slot_onehot_22;
-        end
-        if (first[22] & slot_score_22__q[7]) begin
-            score_col_7 = score_col_7 | slot_onehot_22;
-        end
-        if (first[23] & slot_dist_23[0]) begin
-            dist_col_0 = dist_col_0 | slot_onehot_23;
-        end
-        if (first[23] & slot_dist_23[1]) begin
-            dist_col_1 = dist_col_1 | slot_onehot_23;
-        end
-        if (first[23] & slot_dist_23[2]) begin
-            dist_col_2 = dist_col_2 | slot_onehot_23;
-        end
-        if (first[23] & slot_dist_23[3]) begin
-            dist_col_3 = dist_col_3 | slot_onehot_23;
-        end
-        if (first[23] & slot_dist_23[4]) begin
-            dist_col_4 = dist_col_4 | slot_onehot_23;
-        end
-        if (first[23] & slot_dist_23[5]) begin
-            dist_col_5 = dist_col_5 | slot_onehot_23;
-        end
-        if (first[23] & slot_dist_23[6]) begin
-            dist_col_6 = dist_col_6 | slot_onehot_23;
-        end
-        if (first[23] & slot_dist_23[7]) begin
-            dist_col_7 = dist_col_7 | slot_onehot_23;
-        end
-        if (first[23] & slot_dist_23[8]) begin
-            dist_col_8 = dist_col_8 | slot_onehot_23;
-        end
-        if (first[23] & slot_score_23__q[0]) begin
-            score_col_0 = score_col_0 | slot_onehot_23;
-        end
-        if (first[23] & slot_score_23__q[1]) begin
-            score_col_1 = score_col_1 | slot_onehot_23;
-        end
-        if (first[23] & slot_score_23__q[2]) begin
-            score_col_2 = score_col_2 | slot_onehot_23;
-        end
-        if (first[23] & slot_score_23__q[3]) begin
-            score_col_3 = score_col_3 | slot_onehot_23;
-        end
-        if (first[23] & slot_score_23__q[4]) begin
-            score_col_4 = score_col_4 | slot_onehot_23;
-        end
-        if (first[23] & slot_score_23__q[5]) begin
-            score_col_5 = score_col_5 | slot_onehot_23;
-        end
-        if (first[23] & slot_score_23__q[6]) begin
-            score_col_6 = score_col_6 | slot_onehot_23;
-        end
-        if (first[23] & slot_score_23__q[7]) begin
-            score_col_7 = score_col_7 | slot_onehot_23;
-        end
-        if (first[24] & slot_dist_24[0]) begin
-            dist_col_0 = dist_col_0 | slot_onehot_24;
-        end
-        if (first[24] & slot_dist_24[1]) begin
-            dist_col_1 = dist_col_1 | slot_onehot_24;
-        end
-        if (first[24] & slot_dist_24[2]) begin
-            dist_col_2 = dist_col_2 | slot_onehot_24;
-        end
-        if (first[24] & slot_dist_24[3]) begin
-            dist_col_3 = dist_col_3 | slot_onehot_24;
-        end
-        if (first[24] & slot_dist_24[4]) begin
-            dist_col_4 = dist_col_4 | slot_onehot_24;
-        end
-        if (first[24] & slot_dist_24[5]) begin
-            dist_col_5 = dist_col_5 | slot_onehot_24;
-        end
-        if (first[24] & slot_dist_24[6]) begin
-            dist_col_6 = dist_col_6 | slot_onehot_24;
-        end
-        if (first[24] & slot_dist_24[7]) begin
-            dist_col_7 = dist_col_7 | slot_onehot_24;
-        end
-        if (first[24] & slot_dist_24[8]) begin
-            dist_col_8 = dist_col_8 | slot_onehot_24;
-        end
-        if (first[24] & slot_score_24__q[0]) begin
-            score_col_0 = score_col_0 | slot_onehot_24;
-        end
-        if (first[24] & slot_score_24__q[1]) begin
-            score_col_1 = score_col_1 | slot_onehot_24;
-        end
-        if (first[24] & slot_score_24__q[2]) begin
-            score_col_2 = score_col_2 | slot_onehot_24;
-        end
-        if (first[24] & slot_score_24__q[3]) begin
-            score_col_3 = score_col_3 | slot_onehot_24;
-        end
-        if (first[24] & slot_score_24__q[4]) begin
-            score_col_4 = score_col_4 | slot_onehot_24;
-        end
-        if (first[24] & slot_score_24__q[5]) begin
-            score_col_5 = score_col_5 | slot_onehot_24;
-        end
-        if (first[24] & slot_score_24__q[6]) begin
-            score_col_6 = score_col_6 | slot_onehot_24;
-        end
-        if (first[24] & slot_score_24__q[7]) begin
-            score_col_7 = score_col_7 | slot_onehot_24;
-        end
-        if (first[25] & slot_dist_25[0]) begin
-            dist_col_0 = dist_col_0 | slot_onehot_25;
-        end
-        if (first[25] & slot_dist_25[1]) begin
-            dist_col_1 = dist_col_1 | slot_onehot_25;
-        end
-        if (first[25] & slot_dist_25[2]) begin
-            dist_col_2 = dist_col_2 | slot_onehot_25;
-        end
-        if (first[25] & slot_dist_25[3]) begin
-            dist_col_3 = dist_col_3 | slot_onehot_25;
-        end
-        if (first[25] & slot_dist_25[4]) begin
-            dist_col_4 = dist_col_4 | slot_onehot_25;
-        end
-        if (first[25] & slot_dist_25[5]) begin
-            dist_col_5 = dist_col_5 | slot_onehot_25;
-        end
-        if (first[25] & slot_dist_25[6]) begin
-            dist_col_6 = dist_col_6 | slot_onehot_25;
-        end
-        if (first[25] & slot_dist_25[7]) begin
-            dist_col_7 = dist_col_7 | slot_onehot_25;
-        end
-        if (first[25] & slot_dist_25[8]) begin
-            dist_col_8 = dist_col_8 | slot_onehot_25;
-        end
-        if (first[25] & slot_score_25__q[0]) begin
-            score_col_0 = score_col_0 | slot_onehot_25;
-        end
-        if (first[25] & slot_score_25__q[1]) begin
-            score_col_1 = score_col_1 | slot_onehot_25;
-        end
-        if (first[25] & slot_score_25__q[2]) begin
-            score_col_2 = score_col_2 | slot_onehot_25;
-        end
-        if (first[25] & slot_score_25__q[3]) begin
-            score_col_3 = score_col_3 | slot_onehot_25;
-        end
-        if (first[25] & slot_score_25__q[4]) begin
-            score_col_4 = score_col_4 | slot_onehot_25;
-        end
-        if (first[25] & slot_score_25__q[5]) begin
-            score_col_5 = score_col_5 | slot_onehot_25;
-        end
-        if (first[25] & slot_score_25__q[6]) begin
-            score_col_6 = score_col_6 | slot_onehot_25;
-        end
-        if (first[25] & slot_score_25__q[7]) begin
-            score_col_7 = score_col_7 | slot_onehot_25;
-        end
-        if (first[26] & slot_dist_26[0]) begin
-            dist_col_0 = dist_col_0 | slot_onehot_26;
-        end
-        if (first[26] & slot_dist_26[1]) begin
-            dist_col_1 = dist_col_1 | slot_onehot_26;
-        end
-        if (first[26] & slot_dist_26[2]) begin
-            dist_col_2 = dist_col_2 | slot_onehot_26;
-        end
-        if (first[26] & slot_dist_26[3]) begin
-            dist_col_3 = dist_col_3 | slot_onehot_26;
-        end
-        if (first[26] & slot_dist_26[4]) begin
-            dist_col_4 = dist_col_4 | slot_onehot_26;
-        end
-        if (first[26] & slot_dist_26[5]) begin
-            dist_col_5 = dist_col_5 | slot_onehot_26;
-        end
-        if (first[26] & slot_dist_26[6]) begin
-            dist_col_6 = dist_col_6 | slot_onehot_26;
-        end
-        if (first[26] & slot_dist_26[7]) begin
-            dist_col_7 = dist_col_7 | slot_onehot_26;
-        end
-        if (first[26] & slot_dist_26[8]) begin
-            dist_col_8 = dist_col_8 | slot_onehot_26;
-        end
-        if (first[26] & slot_score_26__q[0]) begin
-            score_col_0 = score_col_0 | slot_onehot_26;
-        end
-        if (first[26] & slot_score_26__q[1]) begin
-            score_col_1 = score_col_1 | slot_onehot_26;
-        end
-        if (first[26] & slot_score_26__q[2]) begin
-            score_col_2 = score_col_2 | slot_onehot_26;
-        end
-        if (first[26] & slot_score_26__q[3]) begin
-            score_col_3 = score_col_3 | slot_onehot_26;
-        end
-        if (first[26] & slot_score_26__q[4]) begin
-            score_col_4 = score_col_4 | slot_onehot_26;
-        end
-        if (first[26] & slot_score_26__q[5]) begin
-            score_col_5 = score_col_5 | slot_onehot_26;
-        end
-        if (first[26] & slot_score_26__q[6]) begin
-            score_col_6 = score_col_6 | slot_onehot_26;
-        end
-        if (first[26] & slot_score_26__q[7]) begin
-            score_col_7 = score_col_7 | slot_onehot_26;
-        end
-        if (first[27] & slot_dist_27[0]) begin
-            dist_col_0 = dist_col_0 | slot_onehot_27;
-        end
-        if (first[27] & slot_dist_27[1]) begin
-            dist_col_1 = dist_col_1 | slot_onehot_27;
-        end
-        if (first[27] & slot_dist_27[2]) begin
-            dist_col_2 = dist_col_2 | slot_onehot_27;
-        end
-        if (first[27] & slot_dist_27[3]) begin
-            dist_col_3 = dist_col_3 | slot_onehot_27;
-        end
-        if (first[27] & slot_dist_27[4]) begin
-            dist_col_4 = dist_col_4 | slot_onehot_27;
-        end
-        if (first[27] & slot_dist_27[5]) begin
-            dist_col_5 = dist_col_5 | slot_onehot_27;
-        end
-        if (first[27] & slot_dist_27[6]) begin
-            dist_col_6 = dist_col_6 | slot_onehot_27;
-        end
-        if (first[27] & slot_dist_27[7]) begin
-            dist_col_7 = dist_col_7 | slot_onehot_27;
-        end
-        if (first[27] & slot_dist_27[8]) begin
-            dist_col_8 = dist_col_8 | slot_onehot_27;
-        end
-        if (first[27] & slot_score_27__q[0]) begin
-            score_col_0 = score_col_0 | slot_onehot_27;
-        end
-        if (first[27] & slot_score_27__q[1]) begin
-            score_col_1 = score_col_1 | slot_onehot_27;
-        end
-        if (first[27] & slot_score_27__q[2]) begin
-            score_col_2 = score_col_2 | slot_onehot_27;
-        end
-        if (first[27] & slot_score_27__q[3]) begin
-            score_col_3 = score_col_3 | slot_onehot_27;
-        end
-        if (first[27] & slot_score_27__q[4]) begin
-            score_col_4 = score_col_4 | slot_onehot_27;
-        end
-        if (first[27] & slot_score_27__q[5]) begin
-            score_col_5 = score_col_5 | slot_onehot_27;
-        end
-        if (first[27] & slot_score_27__q[6]) begin
-            score_col_6 = score_col_6 | slot_onehot_27;
-        end
-        if (first[27] & slot_score_27__q[7]) begin
-            score_col_7 = score_col_7 | slot_onehot_27;
-        end
-        if (first[28] & slot_dist_28[0]) begin
-            dist_col_0 = dist_col_0 | slot_onehot_28;
-        end
-        if (first[28] & slot_dist_28[1]) begin
-            dist_col_1 = dist_col_1 | slot_onehot_28;
-        end
-        if (first[28] & slot_dist_28[2]) begin
-            dist_col_2 = dist_col_2 | slot_onehot_28;
-        end
-        if (first[28] & slot_dist_28[3]) begin
-            dist_col_3 = dist_col_3 | slot_onehot_28;
-        end
-        if (first[28] & slot_dist_28[4]) begin
-            dist_col_4 = dist_col_4 | slot_onehot_28;
-        end
-        if (first[28] & slot_dist_28[5]) begin
-            dist_col_5 = dist_col_5 | slot_onehot_28;
-        end
-        if (first[28] & slot_dist_28[6]) begin
-            dist_col_6 = dist_col_6 | slot_onehot_28;
-        end
-        if (first[28] & slot_dist_28[7]) begin
-            dist_col_7 = dist_col_7 | slot_onehot_28;
-        end
-        if (first[28] & slot_dist_28[8]) begin
-            dist_col_8 = dist_col_8 | slot_onehot_28;
-        end
-        if (first[28] & slot_score_28__q[0]) begin
-            score_col_0 = score_col_0 | slot_onehot_28;
-        end
-        if (first[28] & slot_score_28__q[1]) begin
-            score_col_1 = score_col_1 | slot_onehot_28;
-        end
-        if (first[28] & slot_score_28__q[2]) begin
-            score_col_2 = score_col_2 | slot_onehot_28;
-        end
-        if (first[28] & slot_score_28__q[3]) begin
-            score_col_3 = score_col_3 | slot_onehot_28;
-        end
-        if (first[28] & slot_score_28__q[4]) begin
-            score_col_4 = score_col_4 | slot_onehot_28;
-        end
-        if (first[28] & slot_score_28__q[5]) begin
-            score_col_5 = score_col_5 | slot_onehot_28;
-        end
-        if (first[28] & slot_score_28__q[6]) begin
-            score_col_6 = score_col_6 | slot_onehot_28;
-        end
-        if (first[28] & slot_score_28__q[7]) begin
-            score_col_7 = score_col_7 | slot_onehot_28;
-        end
-        if (first[29] & slot_dist_29[0]) begin
-            dist_col_0 = dist_col_0 | slot_onehot_29;
-        end
-        if (first[29] & slot_dist_29[1]) begin
-            dist_col_1 = dist_col_1 | slot_onehot_29;
-        end
-        if (first[29] & slot_dist_29[2]) begin
-            dist_col_2 = dist_col_2 | slot_onehot_29;
-        end
-        if (first[29] & slot_dist_29[3]) begin
-            dist_col_3 = dist_col_3 | slot_onehot_29;
-        end
-        if (first[29] & slot_dist_29[4]) begin
-            dist_col_4 = dist_col_4 | slot_onehot_29;
-        end
-        if (first[29] & slot_dist_29[5]) begin
-            dist_col_5 = dist_col_5 | slot_onehot_29;
-        end
-        if (first[29] & slot_dist_29[6]) begin
-            dist_col_6 = dist_col_6 | slot_onehot_29;
-        end
-        if (first[29] & slot_dist_29[7]) begin
-            dist_col_7 = dist_col_7 | slot_onehot_29;
-        end
-        if (first[29] & slot_dist_29[8]) begin
-            dist_col_8 = dist_col_8 | slot_onehot_29;
-        end
-        if (first[29] & slot_score_29__q[0]) begin
-            score_col_0 = score_col_0 | slot_onehot_29;
-        end
-        if (first[29] & slot_score_29__q[1]) begin
-            score_col_1 = score_col_1 | slot_onehot_29;
-        end
-        if (first[29] & slot_score_29__q[2]) begin
-            score_col_2 = score_col_2 | slot_onehot_29;
-        end
-        if (first[29] & slot_score_29__q[3]) begin
-            score_col_3 = score_col_3 | slot_onehot_29;
-        end
-        if (first[29] & slot_score_29__q[4]) begin
-            score_col_4 = score_col_4 | slot_onehot_29;
-        end
-        if (first[29] & slot_score_29__q[5]) begin
-            score_col_5 = score_col_5 | slot_onehot_29;
-        end
-        if (first[29] & slot_score_29__q[6]) begin
-            score_col_6 = score_col_6 | slot_onehot_29;
-        end
-        if (first[29] & slot_score_29__q[7]) begin
-            score_col_7 = score_col_7 | slot_onehot_29;
-        end
-        if (first[30] & slot_dist_30[0]) begin
-            dist_col_0 = dist_col_0 | slot_onehot_30;
-        end
-        if (first[30] & slot_dist_30[1]) begin
-            dist_col_1 = dist_col_1 | slot_onehot_30;
-        end
-        if (first[30] & slot_dist_30[2]) begin
-            dist_col_2 = dist_col_2 | slot_onehot_30;
-        end
-        if (first[30] & slot_dist_30[3]) begin
-            dist_col_3 = dist_col_3 | slot_onehot_30;
-        end
-        if (first[30] & slot_dist_30[4]) begin
-            dist_col_4 = dist_col_4 | slot_onehot_30;
-        end
-        if (first[30] & slot_dist_30[5]) begin
-            dist_col_5 = dist_col_5 | slot_onehot_30;
-        end
-        if (first[30] & slot_dist_30[6]) begin
-            dist_col_6 = dist_col_6 | slot_onehot_30;
-        end
-        if (first[30] & slot_dist_30[7]) begin
-            dist_col_7 = dist_col_7 | slot_onehot_30;
-        end
-        if (first[30] & slot_dist_30[8]) begin
-            dist_col_8 = dist_col_8 | slot_onehot_30;
-        end
-        if (first[30] & slot_score_30__q[0]) begin
-            score_col_0 = score_col_0 | slot_onehot_30;
-        end
-        if (first[30] & slot_score_30__q[1]) begin
-            score_col_1 = score_col_1 | slot_onehot_30;
-        end
-        if (first[30] & slot_score_30__q[2]) begin
-            score_col_2 = score_col_2 | slot_onehot_30;
-        end
-        if (first[30] & slot_score_30__q[3]) begin
-            score_col_3 = score_col_3 | slot_onehot_30;
-        end
-        if (first[30] & slot_score_30__q[4]) begin
-            score_col_4 = score_col_4 | slot_onehot_30;
-        end
-        if (first[30] & slot_score_30__q[5]) begin
-            score_col_5 = score_col_5 | slot_onehot_30;
-        end
-        if (first[30] & slot_score_30__q[6]) begin
-            score_col_6 = score_col_6 | slot_onehot_30;
-        end
-        if (first[30] & slot_score_30__q[7]) begin
-            score_col_7 = score_col_7 | slot_onehot_30;
-        end
-        if (first[31] & slot_dist_31[0]) begin
-            dist_col_0 = dist_col_0 | slot_onehot_31;
-        end
-        if (first[31] & slot_dist_31[1]) begin
-            dist_col_1 = dist_col_1 | slot_onehot_31;
-        end
-        if (first[31] & slot_dist_31[2]) begin
-            dist_col_2 = dist_col_2 | slot_onehot_31;
-        end
-        if (first[31] & slot_dist_31[3]) begin
-            dist_col_3 = dist_col_3 | slot_onehot_31;
-        end
-        if (first[31] & slot_dist_31[4]) begin
-            dist_col_4 = dist_col_4 | slot_onehot_31;
-        end
-        if (first[31] & slot_dist_31[5]) begin
-            dist_col_5 = dist_col_5 | slot_onehot_31;
-        end
-        if (first[31] & slot_dist_31[6]) begin
-            dist_col_6 = dist_col_6 | slot_onehot_31;
-        end
-        if (first[31] & slot_dist_31[7]) begin
-            dist_col_7 = dist_col_7 | slot_onehot_31;
-        end
-        if (first[31] & slot_dist_31[8]) begin
-            dist_col_8 = dist_col_8 | slot_onehot_31;
-        end
-        if (first[31] & slot_score_31__q[0]) begin
-            score_col_0 = score_col_0 | slot_onehot_31;
-        end
-        if (first[31] & slot_score_31__q[1]) begin
-            score_col_1 = score_col_1 | slot_onehot_31;
-        end
-        if (first[31] & slot_score_31__q[2]) begin
-            score_col_2 = score_col_2 | slot_onehot_31;
-        end
-        if (first[31] & slot_score_31__q[3]) begin
-            score_col_3 = score_col_3 | slot_onehot_31;
-        end
-        if (first[31] & slot_score_31__q[4]) begin
-            score_col_4 = score_col_4 | slot_onehot_31;
-        end
-        if (first[31] & slot_score_31__q[5]) begin
-            score_col_5 = score_col_5 | slot_onehot_31;
-        end
-        if (first[31] & slot_score_31__q[6]) begin
-            score_col_6 = score_col_6 | slot_onehot_31;
-        end
-        if (first[31] & slot_score_31__q[7]) begin
-            score_col_7 = score_col_7 | slot_onehot_31;
-        end
         distance = zero32;
-        if (|dist_col_0) begin
-            distance = distance | bit32_0;
-        end
-        if (|dist_col_1) begin
-            distance = distance | bit32_1;
-        end
-        if (|dist_col_2) begin
-            distance = distance | bit32_2;
-        end
-        if (|dist_col_3) begin
-            distance = distance | bit32_3;
-        end
-        if (|dist_col_4) begin
-            distance = distance | bit32_4;
-        end
-        if (|dist_col_5) begin
-            distance = distance | bit32_5;
-        end
-        if (|dist_col_6) begin
-            distance = distance | bit32_6;
-        end
-        if (|dist_col_7) begin
-            distance = distance | bit32_7;
-        end
-        if (|dist_col_8) begin
-            distance = distance | bit32_8;
-        end
-        sel_score = zero32;
-        if (|score_col_0) begin
-            sel_score = sel_score | bit32_0;
-        end
-        if (|score_col_1) begin
-            sel_score = sel_score | bit32_1;
-        end
-        if (|score_col_2) begin
-            sel_score = sel_score | bit32_2;
-        end
-        if (|score_col_3) begin
-            sel_score = sel_score | bit32_3;
-        end
-        if (|score_col_4) begin
-            sel_score = sel_score | bit32_4;
-        end
-        if (|score_col_5) begin
-            sel_score = sel_score | bit32_5;
-        end
-        if (|score_col_6) begin
-            sel_score = sel_score | bit32_6;
-        end
-        if (|score_col_7) begin
-            sel_score = sel_score | bit32_7;
-        end
-        sel_branch = |(first & branch__q);
-        if (sel_branch) begin
-            value = distance + sel_score;
-        end
-        else if ((distance > sel_score) | (merge_ge & (distance == sel_score))) begin
-            value = distance - sel_score;
-        end
-        else begin
-            value = distance;
-        end
-        if (~|hit | (value > max32)) begin
-            prio_0 = max8;
-        end
-        else begin
+        near = zero10;
+        value = zero10;
+        sel_near = zero10;
+        sel_score = zero10;
+        sel_branch = 1'b0;
+        prio_0 = max8;
+        if (en_0) begin
+            hit = zero_p;
+            first = zero_p;
+            hit[0] = valid__q[0] & (slot_pc_0__q >= pc_0);
+            hit[1] = valid__q[1] & (slot_pc_1__q >= pc_0);
+            hit[2] = valid__q[2] & (slot_pc_2__q >= pc_0);
+            hit[3] = valid__q[3] & (slot_pc_3__q >= pc_0);
+            hit[4] = valid__q[4] & (slot_pc_4__q >= pc_0);
+            hit[5] = valid__q[5] & (slot_pc_5__q >= pc_0);
+            hit[6] = valid__q[6] & (slot_pc_6__q >= pc_0);
+            hit[7] = valid__q[7] & (slot_pc_7__q >= pc_0);
+            hit[8] = valid__q[8] & (slot_pc_8__q >= pc_0);
+            hit[9] = valid__q[9] & (slot_pc_9__q >= pc_0);
+            hit[10] = valid__q[10] & (slot_pc_10__q >= pc_0);
+            hit[11] = valid__q[11] & (slot_pc_11__q >= pc_0);
+            hit[12] = valid__q[12] & (slot_pc_12__q >= pc_0);
+            hit[13] = valid__q[13] & (slot_pc_13__q >= pc_0);
+            hit[14] = valid__q[14] & (slot_pc_14__q >= pc_0);
+            hit[15] = valid__q[15] & (slot_pc_15__q >= pc_0);
+            hit[16] = valid__q[16] & (slot_pc_16__q >= pc_0);
+            hit[17] = valid__q[17] & (slot_pc_17__q >= pc_0);
+            hit[18] = valid__q[18] & (slot_pc_18__q >= pc_0);
+            hit[19] = valid__q[19] & (slot_pc_19__q >= pc_0);
+            hit[20] = valid__q[20] & (slot_pc_20__q >= pc_0);
+            hit[21] = valid__q[21] & (slot_pc_21__q >= pc_0);
+            hit[22] = valid__q[22] & (slot_pc_22__q >= pc_0);
+            hit[23] = valid__q[23] & (slot_pc_23__q >= pc_0);
+            hit[24] = valid__q[24] & (slot_pc_24__q >= pc_0);
+            hit[25] = valid__q[25] & (slot_pc_25__q >= pc_0);
+            hit[26] = valid__q[26] & (slot_pc_26__q >= pc_0);
+            hit[27] = valid__q[27] & (slot_pc_27__q >= pc_0);
+            hit[28] = valid__q[28] & (slot_pc_28__q >= pc_0);
+            hit[29] = valid__q[29] & (slot_pc_29__q >= pc_0);
+            hit[30] = valid__q[30] & (slot_pc_30__q >= pc_0);
+            hit[31] = valid__q[31] & (slot_pc_31__q >= pc_0);
+            first[0] = hit[0] & ~|(hit & slot_below_0);
+            first[1] = hit[1] & ~|(hit & slot_below_1);
+            first[2] = hit[2] & ~|(hit & slot_below_2);
+            first[3] = hit[3] & ~|(hit & slot_below_3);
+            first[4] = hit[4] & ~|(hit & slot_below_4);
+            first[5] = hit[5] & ~|(hit & slot_below_5);
+            first[6] = hit[6] & ~|(hit & slot_below_6);
+            first[7] = hit[7] & ~|(hit & slot_below_7);
+            first[8] = hit[8] & ~|(hit & slot_below_8);
+            first[9] = hit[9] & ~|(hit & slot_below_9);
+            first[10] = hit[10] & ~|(hit & slot_below_10);
+            first[11] = hit[11] & ~|(hit & slot_below_11);
+            first[12] = hit[12] & ~|(hit & slot_below_12);
+            first[13] = hit[13] & ~|(hit & slot_below_13);
+            first[14] = hit[14] & ~|(hit & slot_below_14);
+            first[15] = hit[15] & ~|(hit & slot_below_15);
+            first[16] = hit[16] & ~|(hit & slot_below_16);
+            first[17] = hit[17] & ~|(hit & slot_below_17);
+            first[18] = hit[18] & ~|(hit & slot_below_18);
+            first[19] = hit[19] & ~|(hit & slot_below_19);
+            first[20] = hit[20] & ~|(hit & slot_below_20);
+            first[21] = hit[21] & ~|(hit & slot_below_21);
+            first[22] = hit[22] & ~|(hit & slot_below_22);
+            first[23] = hit[23] & ~|(hit & slot_below_23);
+            first[24] = hit[24] & ~|(hit & slot_below_24);
+            first[25] = hit[25] & ~|(hit & slot_below_25);
+            first[26] = hit[26] & ~|(hit & slot_below_26);
+            first[27] = hit[27] & ~|(hit & slot_below_27);
+            first[28] = hit[28] & ~|(hit & slot_below_28);
+            first[29] = hit[29] & ~|(hit & slot_below_29);
+            first[30] = hit[30] & ~|(hit & slot_below_30);
+            first[31] = hit[31] & ~|(hit & slot_below_31);
+            sel_near = zero10;
+            sel_score = zero10;
+            sel_branch = 1'b0;
+            distance = (slot_pc_0__q - pc_0) >> shift;
+            near = distance[(32'h0)+:(10)];
+            if (|(distance & above_clip)) begin
+                near = clip;
+            end
+            if (first[0]) begin
+                sel_near = sel_near | near;
+                sel_score = sel_score | score_0;
+                sel_branch = sel_branch | branch__q[0];
+            end
+            distance = (slot_pc_1__q - pc_0) >> shift;
+            near = distance[(32'h0)+:(10)];
+            if (|(distance & above_clip)) begin
+                near = clip;
+            end
+            if (first[1]) begin
+                sel_near = sel_near | near;
+                sel_score = sel_score | score_1;
+                sel_branch = sel_branch | branch__q[1];
+            end
+            distance = (slot_pc_2__q - pc_0) >> shift;
+            near = distance[(32'h0)+:(10)];
+            if (|(distance & above_clip)) begin
+                near = clip;
+            end
+            if (first[2]) begin
+                sel_near = sel_near | near;
+                sel_score = sel_score | score_2;
+                sel_branch = sel_branch | branch__q[2];
+            end
+            distance = (slot_pc_3__q - pc_0) >> shift;
+            near = distance[(32'h0)+:(10)];
+            if (|(distance & above_clip)) begin
+                near = clip;
+            end
+            if (first[3]) begin
+                sel_near = sel_near | near;
+                sel_score = sel_score | score_3;
+                sel_branch = sel_branch | branch__q[3];
+            end
+            distance = (slot_pc_4__q - pc_0) >> shift;
+            near = distance[(32'h0)+:(10)];
+            if (|(distance & above_clip)) begin
+                near = clip;
+            end
+            if (first[4]) begin
+                sel_near = sel_near | near;
+                sel_score = sel_score | score_4;
+                sel_branch = sel_branch | branch__q[4];
+            end
+            distance = (slot_pc_5__q - pc_0) >> shift;
+            near = distance[(32'h0)+:(10)];
+            if (|(distance & above_clip)) begin
+                near = clip;
+            end
+            if (first[5]) begin
+                sel_near = sel_near | near;
+                sel_score = sel_score | score_5;
+                sel_branch = sel_branch | branch__q[5];
+            end
+            distance = (slot_pc_6__q - pc_0) >> shift;
+            near = distance[(32'h0)+:(10)];
+            if (|(distance & above_clip)) begin
+                near = clip;
+            end
+            if (first[6]) begin
+                sel_near = sel_near | near;
+                sel_score = sel_score | score_6;
+                sel_branch = sel_branch | branch__q[6];
+            end
+            distance = (slot_pc_7__q - pc_0) >> shift;
+            near = distance[(32'h0)+:(10)];
+            if (|(distance & above_clip)) begin
+                near = clip;
+            end
+            if (first[7]) begin
+                sel_near = sel_near | near;
+                sel_score = sel_score | score_7;
+                sel_branch = sel_branch | branch__q[7];
+            end
+            distance = (slot_pc_8__q - pc_0) >> shift;
+            near = distance[(32'h0)+:(10)];
+            if (|(distance & above_clip)) begin
+                near = clip;
+            end
+            if (first[8]) begin
+                sel_near = sel_near | near;
+                sel_score = sel_score | score_8;
+                sel_branch = sel_branch | branch__q[8];
+            end
+            distance = (slot_pc_9__q - pc_0) >> shift;
+            near = distance[(32'h0)+:(10)];
+            if (|(distance & above_clip)) begin
+                near = clip;
+            end
+            if (first[9]) begin
+                sel_near = sel_near | near;
+                sel_score = sel_score | score_9;
+                sel_branch = sel_branch | branch__q[9];
+            end
+            distance = (slot_pc_10__q - pc_0) >> shift;
+            near = distance[(32'h0)+:(10)];
+            if (|(distance & above_clip)) begin
+                near = clip;
+            end
+            if (first[10]) begin
+                sel_near = sel_near | near;
+                sel_score = sel_score | score_10;
+                sel_branch = sel_branch | branch__q[10];
+            end
+            distance = (slot_pc_11__q - pc_0) >> shift;
+            near = distance[(32'h0)+:(10)];
+            if (|(distance & above_clip)) begin
+                near = clip;
+            end
+            if (first[11]) begin
+                sel_near = sel_near | near;
+                sel_score = sel_score | score_11;
+                sel_branch = sel_branch | branch__q[11];
+            end
+            distance = (slot_pc_12__q - pc_0) >> shift;
+            near = distance[(32'h0)+:(10)];
+            if (|(distance & above_clip)) begin
+                near = clip;
+            end
+            if (first[12]) begin
+                sel_near = sel_near | near;
+                sel_score = sel_score | score_12;
+                sel_branch = sel_branch | branch__q[12];
+            end
+            distance = (slot_pc_13__q - pc_0) >> shift;
+            near = distance[(32'h0)+:(10)];
+            if (|(distance & above_clip)) begin
+                near = clip;
+            end
+            if (first[13]) begin
+                sel_near = sel_near | near;
+                sel_score = sel_score | score_13;
+                sel_branch = sel_branch | branch__q[13];
+            end
+            distance = (slot_pc_14__q - pc_0) >> shift;
+            near = distance[(32'h0)+:(10)];
+            if (|(distance & above_clip)) begin
+                near = clip;
+            end
+            if (first[14]) begin
+                sel_near = sel_near | near;
+                sel_score = sel_score | score_14;
+                sel_branch = sel_branch | branch__q[14];
+            end
+            distance = (slot_pc_15__q - pc_0) >> shift;
+            near = distance[(32'h0)+:(10)];
+            if (|(distance & above_clip)) begin
+                near = clip;
+            end
+            if (first[15]) begin
+                sel_near = sel_near | near;
+                sel_score = sel_score | score_15;
+                sel_branch = sel_branch | branch__q[15];
+            end
+            distance = (slot_pc_16__q - pc_0) >> shift;
+            near = distance[(32'h0)+:(10)];
+            if (|(distance & above_clip)) begin
+                near = clip;
+            end
+            if (first[16]) begin
+                sel_near = sel_near | near;
+                sel_score = sel_score | score_16;
+                sel_branch = sel_branch | branch__q[16];
+            end
+            distance = (slot_pc_17__q - pc_0) >> shift;
+            near = distance[(32'h0)+:(10)];
+            if (|(distance & above_clip)) begin
+                near = clip;
+            end
+            if (first[17]) begin
+                sel_near = sel_near | near;
+                sel_score = sel_score | score_17;
+                sel_branch = sel_branch | branch__q[17];
+            end
+            distance = (slot_pc_18__q - pc_0) >> shift;
+            near = distance[(32'h0)+:(10)];
+            if (|(distance & above_clip)) begin
+                near = clip;
+            end
+            if (first[18]) begin
+                sel_near = sel_near | near;
+                sel_score = sel_score | score_18;
+                sel_branch = sel_branch | branch__q[18];
+            end
+            distance = (slot_pc_19__q - pc_0) >> shift;
+            near = distance[(32'h0)+:(10)];
+            if (|(distance & above_clip)) begin
+                near = clip;
+            end
+            if (first[19]) begin
+                sel_near = sel_near | near;
+                sel_score = sel_score | score_19;
+                sel_branch = sel_branch | branch__q[19];
+            end
+            distance = (slot_pc_20__q - pc_0) >> shift;
+            near = distance[(32'h0)+:(10)];
+            if (|(distance & above_clip)) begin
+                near = clip;
+            end
+            if (first[20]) begin
+                sel_near = sel_near | near;
+                sel_score = sel_score | score_20;
+                sel_branch = sel_branch | branch__q[20];
+            end
+            distance = (slot_pc_21__q - pc_0) >> shift;
+            near = distance[(32'h0)+:(10)];
+            if (|(distance & above_clip)) begin
+                near = clip;
+            end
+            if (first[21]) begin
+                sel_near = sel_near | near;
+                sel_score = sel_score | score_21;
+                sel_branch = sel_branch | branch__q[21];
+            end
+            distance = (slot_pc_22__q - pc_0) >> shift;
+            near = distance[(32'h0)+:(10)];
+            if (|(distance & above_clip)) begin
+                near = clip;
+            end
+            if (first[22]) begin
+                sel_near = sel_near | near;
+                sel_score = sel_score | score_22;
+                sel_branch = sel_branch | branch__q[22];
+            end
+            distance = (slot_pc_23__q - pc_0) >> shift;
+            near = distance[(32'h0)+:(10)];
+            if (|(distance & above_clip)) begin
+                near = clip;
+            end
+            if (first[23]) begin
+                sel_near = sel_near | near;
+                sel_score = sel_score | score_23;
+                sel_branch = sel_branch | branch__q[23];
+            end
+            distance = (slot_pc_24__q - pc_0) >> shift;
+            near = distance[(32'h0)+:(10)];
+            if (|(distance & above_clip)) begin
+                near = clip;
+            end
+            if (first[24]) begin
+                sel_near = sel_near | near;
+                sel_score = sel_score | score_24;
+                sel_branch = sel_branch | branch__q[24];
+            end
+            distance = (slot_pc_25__q - pc_0) >> shift;
+            near = distance[(32'h0)+:(10)];
+            if (|(distance & above_clip)) begin
+                near = clip;
+            end
+            if (first[25]) begin
+                sel_near = sel_near | near;
+                sel_score = sel_score | score_25;
+                sel_branch = sel_branch | branch__q[25];
+            end
+            distance = (slot_pc_26__q - pc_0) >> shift;
+            near = distance[(32'h0)+:(10)];
+            if (|(distance & above_clip)) begin
+                near = clip;
+            end
+            if (first[26]) begin
+                sel_near = sel_near | near;
+                sel_score = sel_score | score_26;
+                sel_branch = sel_branch | branch__q[26];
+            end
+            distance = (slot_pc_27__q - pc_0) >> shift;
+            near = distance[(32'h0)+:(10)];
+            if (|(distance & above_clip)) begin
+                near = clip;
+            end
+            if (first[27]) begin
+                sel_near = sel_near | near;
+                sel_score = sel_score | score_27;
+                sel_branch = sel_branch | branch__q[27];
+            end
+            distance = (slot_pc_28__q - pc_0) >> shift;
+            near = distance[(32'h0)+:(10)];
+            if (|(distance & above_clip)) begin
+                near = clip;
+            end
+            if (first[28]) begin
+                sel_near = sel_near | near;
+                sel_score = sel_score | score_28;
+                sel_branch = sel_branch | branch__q[28];
+            end
+            distance = (slot_pc_29__q - pc_0) >> shift;
+            near = distance[(32'h0)+:(10)];
+            if (|(distance & above_clip)) begin
+                near = clip;
+            end
+            if (first[29]) begin
+                sel_near = sel_near | near;
+                sel_score = sel_score | score_29;
+                sel_branch = sel_branch | branch__q[29];
+            end
+            distance = (slot_pc_30__q - pc_0) >> shift;
+            near = distance[(32'h0)+:(10)];
+            if (|(distance & above_clip)) begin
+                near = clip;
+            end
+            if (first[30]) begin
+                sel_near = sel_near | near;
+                sel_score = sel_score | score_30;
+                sel_branch = sel_branch | branch__q[30];
+            end
+            distance = (slot_pc_31__q - pc_0) >> shift;
+            near = distance[(32'h0)+:(10)];
+            if (|(distance & above_clip)) begin
+                near = clip;
+            end
+            if (first[31]) begin
+                sel_near = sel_near | near;
+                sel_score = sel_score | score_31;
+                sel_branch = sel_branch | branch__q[31];
+            end
+            if (sel_branch) begin
+                value = sel_near + sel_score;
+            end
+            else if ((sel_near > sel_score) | (merge_ge & (sel_near == sel_score))) begin
+                value = sel_near - sel_score;
+            end
+            else begin
+                value = sel_near;
+            end
             prio_0 = value[(32'h0)+:(8)];
-        end
-        hit = zero_p;
-        if (valid__q[0] & (slot_pc_0__q >= pc_1)) begin
-            hit = hit | slot_onehot_0;
-        end
-        if (valid__q[1] & (slot_pc_1__q >= pc_1)) begin
-            hit = hit | slot_onehot_1;
-        end
-        if (valid__q[2] & (slot_pc_2__q >= pc_1)) begin
-            hit = hit | slot_onehot_2;
-        end
-        if (valid__q[3] & (slot_pc_3__q >= pc_1)) begin
-            hit = hit | slot_onehot_3;
-        end
-        if (valid__q[4] & (slot_pc_4__q >= pc_1)) begin
-            hit = hit | slot_onehot_4;
-        end
-        if (valid__q[5] & (slot_pc_5__q >= pc_1)) begin
-            hit = hit | slot_onehot_5;
-        end
-        if (valid__q[6] & (slot_pc_6__q >= pc_1)) begin
-            hit = hit | slot_onehot_6;
-        end
-        if (valid__q[7] & (slot_pc_7__q >= pc_1)) begin
-            hit = hit | slot_onehot_7;
-        end
-        if (valid__q[8] & (slot_pc_8__q >= pc_1)) begin
-            hit = hit | slot_onehot_8;
-        end
-        if (valid__q[9] & (slot_pc_9__q >= pc_1)) begin
-            hit = hit | slot_onehot_9;
-        end
-        if (valid__q[10] & (slot_pc_10__q >= pc_1)) begin
-            hit = hit | slot_onehot_10;
-        end
-        if (valid__q[11] & (slot_pc_11__q >= pc_1)) begin
-            hit = hit | slot_onehot_11;
-        end
-        if (valid__q[12] & (slot_pc_12__q >= pc_1)) begin
-            hit = hit | slot_onehot_12;
-        end
-        if (valid__q[13] & (slot_pc_13__q >= pc_1)) begin
-            hit = hit | slot_onehot_13;
-        end
-        if (valid__q[14] & (slot_pc_14__q >= pc_1)) begin
-            hit = hit | slot_onehot_14;
-        end
-        if (valid__q[15] & (slot_pc_15__q >= pc_1)) begin
-            hit = hit | slot_onehot_15;
-        end
-        if (valid__q[16] & (slot_pc_16__q >= pc_1)) begin
-            hit = hit | slot_onehot_16;
-        end
-        if (valid__q[17] & (slot_pc_17__q >= pc_1)) begin
-            hit = hit | slot_onehot_17;
-        end
-        if (valid__q[18] & (slot_pc_18__q >= pc_1)) begin
-            hit = hit | slot_onehot_18;
-        end
-        if (valid__q[19] & (slot_pc_19__q >= pc_1)) begin
-            hit = hit | slot_onehot_19;
-        end
-        if (valid__q[20] & (slot_pc_20__q >= pc_1)) begin
-            hit = hit | slot_onehot_20;
-        end
-        if (valid__q[21] & (slot_pc_21__q >= pc_1)) begin
-            hit = hit | slot_onehot_21;
-        end
-        if (valid__q[22] & (slot_pc_22__q >= pc_1)) begin
-            hit = hit | slot_onehot_22;
-        end
-        if (valid__q[23] & (slot_pc_23__q >= pc_1)) begin
-            hit = hit | slot_onehot_23;
-        end
-        if (valid__q[24] & (slot_pc_24__q >= pc_1)) begin
-            hit = hit | slot_onehot_24;
-        end
-        if (valid__q[25] & (slot_pc_25__q >= pc_1)) begin
-            hit = hit | slot_onehot_25;
-        end
-        if (valid__q[26] & (slot_pc_26__q >= pc_1)) begin
-            hit = hit | slot_onehot_26;
-        end
-        if (valid__q[27] & (slot_pc_27__q >= pc_1)) begin
-            hit = hit | slot_onehot_27;
-        end
-        if (valid__q[28] & (slot_pc_28__q >= pc_1)) begin
-            hit = hit | slot_onehot_28;
-        end
-        if (valid__q[29] & (slot_pc_29__q >= pc_1)) begin
-            hit = hit | slot_onehot_29;
-        end
-        if (valid__q[30] & (slot_pc_30__q >= pc_1)) begin
-            hit = hit | slot_onehot_30;
-        end
-        if (valid__q[31] & (slot_pc_31__q >= pc_1)) begin
-            hit = hit | slot_onehot_31;
-        end
-        first = zero_p;
-        if (hit[0] & ~|(hit & slot_below_0)) begin
-            first = first | slot_onehot_0;
-        end
-        if (hit[1] & ~|(hit & slot_below_1)) begin
-            first = first | slot_onehot_1;
-        end
-        if (hit[2] & ~|(hit & slot_below_2)) begin
-            first = first | slot_onehot_2;
-        end
-        if (hit[3] & ~|(hit & slot_below_3)) begin
-            first = first | slot_onehot_3;
-        end
-        if (hit[4] & ~|(hit & slot_below_4)) begin
-            first = first | slot_onehot_4;
-        end
-        if (hit[5] & ~|(hit & slot_below_5)) begin
-            first = first | slot_onehot_5;
-        end
-        if (hit[6] & ~|(hit & slot_below_6)) begin
-            first = first | slot_onehot_6;
-        end
-        if (hit[7] & ~|(hit & slot_below_7)) begin
-            first = first | slot_onehot_7;
-        end
-        if (hit[8] & ~|(hit & slot_below_8)) begin
-            first = first | slot_onehot_8;
-        end
-        if (hit[9] & ~|(hit & slot_below_9)) begin
-            first = first | slot_onehot_9;
-        end
-        if (hit[10] & ~|(hit & slot_below_10)) begin
-            first = first | slot_onehot_10;
-        end
-        if (hit[11] & ~|(hit & slot_below_11)) begin
-            first = first | slot_onehot_11;
-        end
-        if (hit[12] & ~|(hit & slot_below_12)) begin
-            first = first | slot_onehot_12;
-        end
-        if (hit[13] & ~|(hit & slot_below_13)) begin
-            first = first | slot_onehot_13;
-        end
-        if (hit[14] & ~|(hit & slot_below_14)) begin
-            first = first | slot_onehot_14;
-        end
-        if (hit[15] & ~|(hit & slot_below_15)) begin
-            first = first | slot_onehot_15;
-        end
-        if (hit[16] & ~|(hit & slot_below_16)) begin
-            first = first | slot_onehot_16;
-        end
-        if (hit[17] & ~|(hit & slot_below_17)) begin
-            first = first | slot_onehot_17;
-        end
-        if (hit[18] & ~|(hit & slot_below_18)) begin
-            first = first | slot_onehot_18;
-        end
-        if (hit[19] & ~|(hit & slot_below_19)) begin
-            first = first | slot_onehot_19;
-        end
-        if (hit[20] & ~|(hit & slot_below_20)) begin
-            first = first | slot_onehot_20;
-        end
-        if (hit[21] & ~|(hit & slot_below_21)) begin
-            first = first | slot_onehot_21;
-        end
-        if (hit[22] & ~|(hit & slot_below_22)) begin
-            first = first | slot_onehot_22;
-        end
-        if (hit[23] & ~|(hit & slot_below_23)) begin
-            first = first | slot_onehot_23;
-        end
-        if (hit[24] & ~|(hit & slot_below_24)) begin
-            first = first | slot_onehot_24;
-        end
-        if (hit[25] & ~|(hit & slot_below_25)) begin
-            first = first | slot_onehot_25;
-        end
-        if (hit[26] & ~|(hit & slot_below_26)) begin
-            first = first | slot_onehot_26;
-        end
-        if (hit[27] & ~|(hit & slot_below_27)) begin
-            first = first | slot_onehot_27;
-        end
-        if (hit[28] & ~|(hit & slot_below_28)) begin
-            first = first | slot_onehot_28;
-        end
-        if (hit[29] & ~|(hit & slot_below_29)) begin
-            first = first | slot_onehot_29;
-        end
-        if (hit[30] & ~|(hit & slot_below_30)) begin
-            first = first | slot_onehot_30;
-        end
-        if (hit[31] & ~|(hit & slot_below_31)) begin
-            first = first | slot_onehot_31;
-        end
-        slot_dist_0 = (slot_pc_0__q - pc_1) >> shift;
-        if (slot_dist_0 > clip) begin
-            slot_dist_0 = clip;
-        end
-        slot_dist_1 = (slot_pc_1__q - pc_1) >> shift;
-        if (slot_dist_1 > clip) begin
-            slot_dist_1 = clip;
-        end
-        slot_dist_2 = (slot_pc_2__q - pc_1) >> shift;
-        if (slot_dist_2 > clip) begin
-            slot_dist_2 = clip;
-        end
-        slot_dist_3 = (slot_pc_3__q - pc_1) >> shift;
-        if (slot_dist_3 > clip) begin
-            slot_dist_3 = clip;
-        end
-        slot_dist_4 = (slot_pc_4__q - pc_1) >> shift;
-        if (slot_dist_4 > clip) begin
-            slot_dist_4 = clip;
-        end
-        slot_dist_5 = (slot_pc_5__q - pc_1) >> shift;
-        if (slot_dist_5 > clip) begin
-            slot_dist_5 = clip;
-        end
-        slot_dist_6 = (slot_pc_6__q - pc_1) >> shift;
-        if (slot_dist_6 > clip) begin
-            slot_dist_6 = clip;
-        end
-        slot_dist_7 = (slot_pc_7__q - pc_1) >> shift;
-        if (slot_dist_7 > clip) begin
-            slot_dist_7 = clip;
-        end
-        slot_dist_8 = (slot_pc_8__q - pc_1) >> shift;
-        if (slot_dist_8 > clip) begin
-            slot_dist_8 = clip;
-        end
-        slot_dist_9 = (slot_pc_9__q - pc_1) >> shift;
-        if (slot_dist_9 > clip) begin
-            slot_dist_9 = clip;
-        end
-        slot_dist_10 = (slot_pc_10__q - pc_1) >> shift;
-        if (slot_dist_10 > clip) begin
-            slot_dist_10 = clip;
-        end
-        slot_dist_11 = (slot_pc_11__q - pc_1) >> shift;
-        if (slot_dist_11 > clip) begin
-            slot_dist_11 = clip;
-        end
-        slot_dist_12 = (slot_pc_12__q - pc_1) >> shift;
-        if (slot_dist_12 > clip) begin
-            slot_dist_12 = clip;
-        end
-        slot_dist_13 = (slot_pc_13__q - pc_1) >> shift;
-        if (slot_dist_13 > clip) begin
-            slot_dist_13 = clip;
-        end
-        slot_dist_14 = (slot_pc_14__q - pc_1) >> shift;
-        if (slot_dist_14 > clip) begin
-            slot_dist_14 = clip;
-        end
-        slot_dist_15 = (slot_pc_15__q - pc_1) >> shift;
-        if (slot_dist_15 > clip) begin
-            slot_dist_15 = clip;
-        end
-        slot_dist_16 = (slot_pc_16__q - pc_1) >> shift;
-        if (slot_dist_16 > clip) begin
-            slot_dist_16 = clip;
-        end
-        slot_dist_17 = (slot_pc_17__q - pc_1) >> shift;
-        if (slot_dist_17 > clip) begin
-            slot_dist_17 = clip;
-        end
-        slot_dist_18 = (slot_pc_18__q - pc_1) >> shift;
-        if (slot_dist_18 > clip) begin
-            slot_dist_18 = clip;
-        end
-        slot_dist_19 = (slot_pc_19__q - pc_1) >> shift;
-        if (slot_dist_19 > clip) begin
-            slot_dist_19 = clip;
-        end
-        slot_dist_20 = (slot_pc_20__q - pc_1) >> shift;
-        if (slot_dist_20 > clip) begin
-            slot_dist_20 = clip;
-        end
-        slot_dist_21 = (slot_pc_21__q - pc_1) >> shift;
-        if (slot_dist_21 > clip) begin
-            slot_dist_21 = clip;
-        end
-        slot_dist_22 = (slot_pc_22__q - pc_1) >> shift;
-        if (slot_dist_22 > clip) begin
-            slot_dist_22 = clip;
-        end
-        slot_dist_23 = (slot_pc_23__q - pc_1) >> shift;
-        if (slot_dist_23 > clip) begin
-            slot_dist_23 = clip;
-        end
-        slot_dist_24 = (slot_pc_24__q - pc_1) >> shift;
-        if (slot_dist_24 > clip) begin
-            slot_dist_24 = clip;
-        end
-        slot_dist_25 = (slot_pc_25__q - pc_1) >> shift;
-        if (slot_dist_25 > clip) begin
-            slot_dist_25 = clip;
-        end
-        slot_dist_26 = (slot_pc_26__q - pc_1) >> shift;
-        if (slot_dist_26 > clip) begin
-            slot_dist_26 = clip;
-        end
-        slot_dist_27 = (slot_pc_27__q - pc_1) >> shift;
-        if (slot_dist_27 > clip) begin
-            slot_dist_27 = clip;
-        end
-        slot_dist_28 = (slot_pc_28__q - pc_1) >> shift;
-        if (slot_dist_28 > clip) begin
-            slot_dist_28 = clip;
-        end
-        slot_dist_29 = (slot_pc_29__q - pc_1) >> shift;
-        if (slot_dist_29 > clip) begin
-            slot_dist_29 = clip;
-        end
-        slot_dist_30 = (slot_pc_30__q - pc_1) >> shift;
-        if (slot_dist_30 > clip) begin
-            slot_dist_30 = clip;
-        end
-        slot_dist_31 = (slot_pc_31__q - pc_1) >> shift;
-        if (slot_dist_31 > clip) begin
-            slot_dist_31 = clip;
-        end
-        dist_col_0 = zero_p;
-        dist_col_1 = zero_p;
-        dist_col_2 = zero_p;
-        dist_col_3 = zero_p;
-        dist_col_4 = zero_p;
-        dist_col_5 = zero_p;
-        dist_col_6 = zero_p;
-        dist_col_7 = zero_p;
-        dist_col_8 = zero_p;
-        score_col_0 = zero_p;
-        score_col_1 = zero_p;
-        score_col_2 = zero_p;
-        score_col_3 = zero_p;
-        score_col_4 = zero_p;
-        score_col_5 = zero_p;
-        score_col_6 = zero_p;
-        score_col_7 = zero_p;
-        if (first[0] & slot_dist_0[0]) begin
-            dist_col_0 = dist_col_0 | slot_onehot_0;
-        end
-        if (first[0] & slot_dist_0[1]) begin
-            dist_col_1 = dist_col_1 | slot_onehot_0;
-        end
-        if (first[0] & slot_dist_0[2]) begin
-            dist_col_2 = dist_col_2 | slot_onehot_0;
-        end
-        if (first[0] & slot_dist_0[3]) begin
-            dist_col_3 = dist_col_3 | slot_onehot_0;
-        end
-        if (first[0] & slot_dist_0[4]) begin
-            dist_col_4 = dist_col_4 | slot_onehot_0;
-        end
-        if (first[0] & slot_dist_0[5]) begin
-            dist_col_5 = dist_col_5 | slot_onehot_0;
-        end
-        if (first[0] & slot_dist_0[6]) begin
-            dist_col_6 = dist_col_6 | slot_onehot_0;
-        end
-        if (first[0] & slot_dist_0[7]) begin
-            dist_col_7 = dist_col_7 | slot_onehot_0;
-        end
-        if (first[0] & slot_dist_0[8]) begin
-            dist_col_8 = dist_col_8 | slot_onehot_0;
-        end
-        if (first[0] & slot_score_0__q[0]) begin
-            score_col_0 = score_col_0 | slot_onehot_0;
-        end
-        if (first[0] & slot_score_0__q[1]) begin
-            score_col_1 = score_col_1 | slot_onehot_0;
-        end
-        if (first[0] & slot_score_0__q[2]) begin
-            score_col_2 = score_col_2 | slot_onehot_0;
-        end
-        if (first[0] & slot_score_0__q[3]) begin
-            score_col_3 = score_col_3 | slot_onehot_0;
-        end
-        if (first[0] & slot_score_0__q[4]) begin
-            score_col_4 = score_col_4 | slot_onehot_0;
-        end
-        if (first[0] & slot_score_0__q[5]) begin
-            score_col_5 = score_col_5 | slot_onehot_0;
-        end
-        if (first[0] & slot_score_0__q[6]) begin
-            score_col_6 = score_col_6 | slot_onehot_0;
-        end
-        if (first[0] & slot_score_0__q[7]) begin
-            score_col_7 = score_col_7 | slot_onehot_0;
-        end
-        if (first[1] & slot_dist_1[0]) begin
-            dist_col_0 = dist_col_0 | slot_onehot_1;
-        end
-        if (first[1] & slot_dist_1[1]) begin
-            dist_col_1 = dist_col_1 | slot_onehot_1;
-        end
-        if (first[1] & slot_dist_1[2]) begin
-            dist_col_2 = dist_col_2 | slot_onehot_1;
-        end
-        if (first[1] & slot_dist_1[3]) begin
-            dist_col_3 = dist_col_3 | slot_onehot_1;
-        end
-        if (first[1] & slot_dist_1[4]) begin
-            dist_col_4 = dist_col_4 | slot_onehot_1;
-        end
-        if (first[1] & slot_dist_1[5]) begin
-            dist_col_5 = dist_col_5 | slot_onehot_1;
-        end
-        if (first[1] & slot_dist_1[6]) begin
-            dist_col_6 = dist_col_6 | slot_onehot_1;
-        end
-        if (first[1] & slot_dist_1[7]) begin
-            dist_col_7 = dist_col_7 | slot_onehot_1;
-        end
-        if (first[1] & slot_dist_1[8]) begin
-            dist_col_8 = dist_col_8 | slot_onehot_1;
-        end
-        if (first[1] & slot_score_1__q[0]) begin
-            score_col_0 = score_col_0 | slot_onehot_1;
-        end
-        if (first[1] & slot_score_1__q[1]) begin
-            score_col_1 = score_col_1 | slot_onehot_1;
-        end
-        if (first[1] & slot_score_1__q[2]) begin
-            score_col_2 = score_col_2 | slot_onehot_1;
-        end
-        if (first[1] & slot_score_1__q[3]) begin
-            score_col_3 = score_col_3 | slot_onehot_1;
-        end
-        if (first[1] & slot_score_1__q[4]) begin
-            score_col_4 = score_col_4 | slot_onehot_1;
-        end
-        if (first[1] & slot_score_1__q[5]) begin
-            score_col_5 = score_col_5 | slot_onehot_1;
-        end
-        if (first[1] & slot_score_1__q[6]) begin
-            score_col_6 = score_col_6 | slot_onehot_1;
-        end
-        if (first[1] & slot_score_1__q[7]) begin
-            score_col_7 = score_col_7 | slot_onehot_1;
-        end
-        if (first[2] & slot_dist_2[0]) begin
-            dist_col_0 = dist_col_0 | slot_onehot_2;
-        end
-        if (first[2] & slot_dist_2[1]) begin
-            dist_col_1 = dist_col_1 | slot_onehot_2;
-        end
-        if (first[2] & slot_dist_2[2]) begin
-            dist_col_2 = dist_col_2 | slot_onehot_2;
-        end
-        if (first[2] & slot_dist_2[3]) begin
-            dist_col_3 = dist_col_3 | slot_onehot_2;
-        end
-        if (first[2] & slot_dist_2[4]) begin
-            dist_col_4 = dist_col_4 | slot_onehot_2;
-        end
-        if (first[2] & slot_dist_2[5]) begin
-            dist_col_5 = dist_col_5 | slot_onehot_2;
-        end
-        if (first[2] & slot_dist_2[6]) begin
-            dist_col_6 = dist_col_6 | slot_onehot_2;
-        end
-        if (first[2] & slot_dist_2[7]) begin
-            dist_col_7 = dist_col_7 | slot_onehot_2;
-        end
-        if (first[2] & slot_dist_2[8]) begin
-            dist_col_8 = dist_col_8 | slot_onehot_2;
-        end
-        if (first[2] & slot_score_2__q[0]) begin
-            score_col_0 = score_col_0 | slot_onehot_2;
-        end
-        if (first[2] & slot_score_2__q[1]) begin
-            score_col_1 = score_col_1 | slot_onehot_2;
-        end
-        if (first[2] & slot_score_2__q[2]) begin
-            score_col_2 = score_col_2 | slot_onehot_2;
-        end
-        if (first[2] & slot_score_2__q[3]) begin
-            score_col_3 = score_col_3 | slot_onehot_2;
-        end
-        if (first[2] & slot_score_2__q[4]) begin
-            score_col_4 = score_col_4 | slot_onehot_2;
-        end
-        if (first[2] & slot_score_2__q[5]) begin
-            score_col_5 = score_col_5 | slot_onehot_2;
-        end
-        if (first[2] & slot_score_2__q[6]) begin
-            score_col_6 = score_col_6 | slot_onehot_2;
-        end
-        if (first[2] & slot_score_2__q[7]) begin
-            score_col_7 = score_col_7 | slot_onehot_2;
-        end
-        if (first[3] & slot_dist_3[0]) begin
-            dist_col_0 = dist_col_0 | slot_onehot_3;
-        end
-        if (first[3] & slot_dist_3[1]) begin
-            dist_col_1 = dist_col_1 | slot_onehot_3;
-        end
-        if (first[3] & slot_dist_3[2]) begin
-            dist_col_2 = dist_col_2 | slot_onehot_3;
-        end
-        if (first[3] & slot_dist_3[3]) begin
-            dist_col_3 = dist_col_3 | slot_onehot_3;
-        end
-        if (first[3] & slot_dist_3[4]) begin
-            dist_col_4 = dist_col_4 | slot_onehot_3;
-        end
-        if (first[3] & slot_dist_3[5]) begin
-            dist_col_5 = dist_col_5 | slot_onehot_3;
-        end
-        if (first[3] & slot_dist_3[6]) begin
-            dist_col_6 = dist_col_6 | slot_onehot_3;
-        end
-        if (first[3] & slot_dist_3[7]) begin
-            dist_col_7 = dist_col_7 | slot_onehot_3;
-        end
-        if (first[3] & slot_dist_3[8]) begin
-            dist_col_8 = dist_col_8 | slot_onehot_3;
-        end
-        if (first[3] & slot_score_3__q[0]) begin
-            score_col_0 = score_col_0 | slot_onehot_3;
-        end
-        if (first[3] & slot_score_3__q[1]) begin
-            score_col_1 = score_col_1 | slot_onehot_3;
-        end
-        if (first[3] & slot_score_3__q[2]) begin
-            score_col_2 = score_col_2 | slot_onehot_3;
-        end
-        if (first[3] & slot_score_3__q[3]) begin
-            score_col_3 = score_col_3 | slot_onehot_3;
-        end
-        if (first[3] & slot_score_3__q[4]) begin
-            score_col_4 = score_col_4 | slot_onehot_3;
-        end
-        if (first[3] & slot_score_3__q[5]) begin
-            score_col_5 = score_col_5 | slot_onehot_3;
-        end
-        if (first[3] & slot_score_3__q[6]) begin
-            score_col_6 = score_col_6 | slot_onehot_3;
-        end
-        if (first[3] & slot_score_3__q[7]) begin
-            score_col_7 = score_col_7 | slot_onehot_3;
-        end
-        if (first[4] & slot_dist_4[0]) begin
-            dist_col_0 = dist_col_0 | slot_onehot_4;
-        end
-        if (first[4] & slot_dist_4[1]) begin
-            dist_col_1 = dist_col_1 | slot_onehot_4;
-        end
-        if (first[4] & slot_dist_4[2]) begin
-            dist_col_2 = dist_col_2 | slot_onehot_4;
-        end
-        if (first[4] & slot_dist_4[3]) begin
-            dist_col_3 = dist_col_3 | slot_onehot_4;
-        end
-        if (first[4] & slot_dist_4[4]) begin
-            dist_col_4 = dist_col_4 | slot_onehot_4;
-        end
-        if (first[4] & slot_dist_4[5]) begin
-            dist_col_5 = dist_col_5 | slot_onehot_4;
-        end
-        if (first[4] & slot_dist_4[6]) begin
-            dist_col_6 = dist_col_6 | slot_onehot_4;
-        end
-        if (first[4] & slot_dist_4[7]) begin
-            dist_col_7 = dist_col_7 | slot_onehot_4;
-        end
-        if (first[4] & slot_dist_4[8]) begin
-            dist_col_8 = dist_col_8 | slot_onehot_4;
-        end
-        if (first[4] & slot_score_4__q[0]) begin
-            score_col_0 = score_col_0 | slot_onehot_4;
-        end
-        if (first[4] & slot_score_4__q[1]) begin
-            score_col_1 = score_col_1 | slot_onehot_4;
-        end
-        if (first[4] & slot_score_4__q[2]) begin
-            score_col_2 = score_col_2 | slot_onehot_4;
-        end
-        if (first[4] & slot_score_4__q[3]) begin
-            score_col_3 = score_col_3 | slot_onehot_4;
-        end
-        if (first[4] & slot_score_4__q[4]) begin
-            score_col_4 = score_col_4 | slot_onehot_4;
-        end
-        if (first[4] & slot_score_4__q[5]) begin
-            score_col_5 = score_col_5 | slot_onehot_4;
-        end
-        if (first[4] & slot_score_4__q[6]) begin
-            score_col_6 = score_col_6 | slot_onehot_4;
-        end
-        if (first[4] & slot_score_4__q[7]) begin
-            score_col_7 = score_col_7 | slot_onehot_4;
-        end
-        if (first[5] & slot_dist_5[0]) begin
-            dist_col_0 = dist_col_0 | slot_onehot_5;
-        end
-        if (first[5] & slot_dist_5[1]) begin
-            dist_col_1 = dist_col_1 | slot_onehot_5;
-        end
-        if (first[5] & slot_dist_5[2]) begin
-            dist_col_2 = dist_col_2 | slot_onehot_5;
-        end
-        if (first[5] & slot_dist_5[3]) begin
-            dist_col_3 = dist_col_3 | slot_onehot_5;
-        end
-        if (first[5] & slot_dist_5[4]) begin
-            dist_col_4 = dist_col_4 | slot_onehot_5;
-        end
-        if (first[5] & slot_dist_5[5]) begin
-            dist_col_5 = dist_col_5 | slot_onehot_5;
-        end
-        if (first[5] & slot_dist_5[6]) begin
-            dist_col_6 = dist_col_6 | slot_onehot_5;
-        end
-        if (first[5] & slot_dist_5[7]) begin
-            dist_col_7 = dist_col_7 | slot_onehot_5;
-        end
-        if (first[5] & slot_dist_5[8]) begin
-            dist_col_8 = dist_col_8 | slot_onehot_5;
-        end
-        if (first[5] & slot_score_5__q[0]) begin
-            score_col_0 = score_col_0 | slot_onehot_5;
-        end
-        if (first[5] & slot_score_5__q[1]) begin
-            score_col_1 = score_col_1 | slot_onehot_5;
-        end
-        if (first[5] & slot_score_5__q[2]) begin
-            score_col_2 = score_col_2 | slot_onehot_5;
-        end
-        if (first[5] & slot_score_5__q[3]) begin
-            score_col_3 = score_col_3 | slot_onehot_5;
-        end
-        if (first[5] & slot_score_5__q[4]) begin
-            score_col_4 = score_col_4 | slot_onehot_5;
-        end
-        if (first[5] & slot_score_5__q[5]) begin
-            score_col_5 = score_col_5 | slot_onehot_5;
-        end
-        if (first[5] & slot_score_5__q[6]) begin
-            score_col_6 = score_col_6 | slot_onehot_5;
-        end
-        if (first[5] & slot_score_5__q[7]) begin
-            score_col_7 = score_col_7 | slot_onehot_5;
-        end
-        if (first[6] & slot_dist_6[0]) begin
-            dist_col_0 = dist_col_0 | slot_onehot_6;
-        end
-        if (first[6] & slot_dist_6[1]) begin
-            dist_col_1 = dist_col_1 | slot_onehot_6;
-        end
-        if (first[6] & slot_dist_6[2]) begin
-            dist_col_2 = dist_col_2 | slot_onehot_6;
-        end
-        if (first[6] & slot_dist_6[3]) begin
-            dist_col_3 = dist_col_3 | slot_onehot_6;
-        end
-        if (first[6] & slot_dist_6[4]) begin
-            dist_col_4 = dist_col_4 | slot_onehot_6;
-        end
-        if (first[6] & slot_dist_6[5]) begin
-            dist_col_5 = dist_col_5 | slot_onehot_6;
-        end
-        if (first[6] & slot_dist_6[6]) begin
-            dist_col_6 = dist_col_6 | slot_onehot_6;
-        end
-        if (first[6] & slot_dist_6[7]) begin
-            dist_col_7 = dist_col_7 | slot_onehot_6;
-        end
-        if (first[6] & slot_dist_6[8]) begin
-            dist_col_8 = dist_col_8 | slot_onehot_6;
-        end
-        if (first[6] & slot_score_6__q[0]) begin
-            score_col_0 = score_col_0 | slot_onehot_6;
-        end
-        if (first[6] & slot_score_6__q[1]) begin
-            score_col_1 = score_col_1 | slot_onehot_6;
-        end
-        if (first[6] & slot_score_6__q[2]) begin
-            score_col_2 = score_col_2 | slot_onehot_6;
-        end
-        if (first[6] & slot_score_6__q[3]) begin
-            score_col_3 = score_col_3 | slot_onehot_6;
-        end
-        if (first[6] & slot_score_6__q[4]) begin
-            score_col_4 = score_col_4 | slot_onehot_6;
-        end
-        if (first[6] & slot_score_6__q[5]) begin
-            score_col_5 = score_col_5 | slot_onehot_6;
-        end
-        if (first[6] & slot_score_6__q[6]) begin
-            score_col_6 = score_col_6 | slot_onehot_6;
-        end
-        if (first[6] & slot_score_6__q[7]) begin
-            score_col_7 = score_col_7 | slot_onehot_6;
-        end
-        if (first[7] & slot_dist_7[0]) begin
-            dist_col_0 = dist_col_0 | slot_onehot_7;
-        end
-        if (first[7] & slot_dist_7[1]) begin
-            dist_col_1 = dist_col_1 | slot_onehot_7;
-        end
-        if (first[7] & slot_dist_7[2]) begin
-            dist_col_2 = dist_col_2 | slot_onehot_7;
-        end
-        if (first[7] & slot_dist_7[3]) begin
-            dist_col_3 = dist_col_3 | slot_onehot_7;
-        end
-        if (first[7] & slot_dist_7[4]) begin
-            dist_col_4 = dist_col_4 | slot_onehot_7;
-        end
-        if (first[7] & slot_dist_7[5]) begin
-            dist_col_5 = dist_col_5 | slot_onehot_7;
-        end
-        if (first[7] & slot_dist_7[6]) begin
-            dist_col_6 = dist_col_6 | slot_onehot_7;
-        end
-        if (first[7] & slot_dist_7[7]) begin
-            dist_col_7 = dist_col_7 | slot_onehot_7;
-        end
-        if (first[7] & slot_dist_7[8]) begin
-            dist_col_8 = dist_col_8 | slot_onehot_7;
-        end
-        if (first[7] & slot_score_7__q[0]) begin
-            score_col_0 = score_col_0 | slot_onehot_7;
-        end
-        if (first[7] & slot_score_7__q[1]) begin
-            score_col_1 = score_col_1 | slot_onehot_7;
-        end
-        if (first[7] & slot_score_7__q[2]) begin
-            score_col_2 = score_col_2 | slot_onehot_7;
-        end
-        if (first[7] & slot_score_7__q[3]) begin
-            score_col_3 = score_col_3 | slot_onehot_7;
-        end
-        if (first[7] & slot_score_7__q[4]) begin
-            score_col_4 = score_col_4 | slot_onehot_7;
-        end
-        if (first[7] & slot_score_7__q[5]) begin
-            score_col_5 = score_col_5 | slot_onehot_7;
-        end
-        if (first[7] & slot_score_7__q[6]) begin
-            score_col_6 = score_col_6 | slot_onehot_7;
-        end
-        if (first[7] & slot_score_7__q[7]) begin
-            score_col_7 = score_col_7 | slot_onehot_7;
-        end
-        if (first[8] & slot_dist_8[0]) begin
-            dist_col_0 = dist_col_0 | slot_onehot_8;
-        end
-        if (first[8] & slot_dist_8[1]) begin
-            dist_col_1 = dist_col_1 | slot_onehot_8;
-        end
-        if (first[8] & slot_dist_8[2]) begin
-            dist_col_2 = dist_col_2 | slot_onehot_8;
-        end
-        if (first[8] & slot_dist_8[3]) begin
-            dist_col_3 = dist_col_3 | slot_onehot_8;
-        end
-        if (first[8] & slot_dist_8[4]) begin
-            dist_col_4 = dist_col_4 | slot_onehot_8;
-        end
-        if (first[8] & slot_dist_8[5]) begin
-            dist_col_5 = dist_col_5 | slot_onehot_8;
-        end
-        if (first[8] & slot_dist_8[6]) begin
-            dist_col_6 = dist_col_6 | slot_onehot_8;
-        end
-        if (first[8] & slot_dist_8[7]) begin
-            dist_col_7 = dist_col_7 | slot_onehot_8;
-        end
-        if (first[8] & slot_dist_8[8]) begin
-            dist_col_8 = dist_col_8 | slot_onehot_8;
-        end
-        if (first[8] & slot_score_8__q[0]) begin
-            score_col_0 = score_col_0 | slot_onehot_8;
-        end
-        if (first[8] & slot_score_8__q[1]) begin
-            score_col_1 = score_col_1 | slot_onehot_8;
-        end
-        if (first[8] & slot_score_8__q[2]) begin
-            score_col_2 = score_col_2 | slot_onehot_8;
-        end
-        if (first[8] & slot_score_8__q[3]) begin
-            score_col_3 = score_col_3 | slot_onehot_8;
-        end
-        if (first[8] & slot_score_8__q[4]) begin
-            score_col_4 = score_col_4 | slot_onehot_8;
-        end
-        if (first[8] & slot_score_8__q[5]) begin
-            score_col_5 = score_col_5 | slot_onehot_8;
-        end
-        if (first[8] & slot_score_8__q[6]) begin
-            score_col_6 = score_col_6 | slot_onehot_8;
-        end
-        if (first[8] & slot_score_8__q[7]) begin
-            score_col_7 = score_col_7 | slot_onehot_8;
-        end
-        if (first[9] & slot_dist_9[0]) begin
-            dist_col_0 = dist_col_0 | slot_onehot_9;
-        end
-        if (first[9] & slot_dist_9[1]) begin
-            dist_col_1 = dist_col_1 | slot_onehot_9;
-        end
-        if (first[9] & slot_dist_9[2]) begin
-            dist_col_2 = dist_col_2 | slot_onehot_9;
-        end
-        if (first[9] & slot_dist_9[3]) begin
-            dist_col_3 = dist_col_3 | slot_onehot_9;
-        end
-        if (first[9] & slot_dist_9[4]) begin
-            dist_col_4 = dist_col_4 | slot_onehot_9;
-        end
-        if (first[9] & slot_dist_9[5]) begin
-            dist_col_5 = dist_col_5 | slot_onehot_9;
-        end
-        if (first[9] & slot_dist_9[6]) begin
-            dist_col_6 = dist_col_6 | slot_onehot_9;
-        end
-        if (first[9] & slot_dist_9[7]) begin
-            dist_col_7 = dist_col_7 | slot_onehot_9;
-        end
-        if (first[9] & slot_dist_9[8]) begin
-            dist_col_8 = dist_col_8 | slot_onehot_9;
-        end
-        if (first[9] & slot_score_9__q[0]) begin
-            score_col_0 = score_col_0 | slot_onehot_9;
-        end
-        if (first[9] & slot_score_9__q[1]) begin
-            score_col_1 = score_col_1 | slot_onehot_9;
-        end
-        if (first[9] & slot_score_9__q[2]) begin
-            score_col_2 = score_col_2 | slot_onehot_9;
-        end
-        if (first[9] & slot_score_9__q[3]) begin
-            score_col_3 = score_col_3 | slot_onehot_9;
-        end
-        if (first[9] & slot_score_9__q[4]) begin
-            score_col_4 = score_col_4 | slot_onehot_9;
-        end
-        if (first[9] & slot_score_9__q[5]) begin
-            score_col_5 = score_col_5 | slot_onehot_9;
-        end
-        if (first[9] & slot_score_9__q[6]) begin
-            score_col_6 = score_col_6 | slot_onehot_9;
-        end
-        if (first[9] & slot_score_9__q[7]) begin
-            score_col_7 = score_col_7 | slot_onehot_9;
-        end
-        if (first[10] & slot_dist_10[0]) begin
-            dist_col_0 = dist_col_0 | slot_onehot_10;
-        end
-        if (first[10] & slot_dist_10[1]) begin
-            dist_col_1 = dist_col_1 | slot_onehot_10;
-        end
-        if (first[10] & slot_dist_10[2]) begin
-            dist_col_2 = dist_col_2 | slot_onehot_10;
-        end
-        if (first[10] & slot_dist_10[3]) begin
-            dist_col_3 = dist_col_3 | slot_onehot_10;
-        end
-        if (first[10] & slot_dist_10[4]) begin
-            dist_col_4 = dist_col_4 | slot_onehot_10;
-        end
-        if (first[10] & slot_dist_10[5]) begin
-            dist_col_5 = dist_col_5 | slot_onehot_10;
-        end
-        if (first[10] & slot_dist_10[6]) begin
-            dist_col_6 = dist_col_6 | slot_onehot_10;
-        end
-        if (first[10] & slot_dist_10[7]) begin
-            dist_col_7 = dist_col_7 | slot_onehot_10;
-        end
-        if (first[10] & slot_dist_10[8]) begin
-            dist_col_8 = dist_col_8 | slot_onehot_10;
-        end
-        if (first[10] & slot_score_10__q[0]) begin
-            score_col_0 = score_col_0 | slot_onehot_10;
-        end
-        if (first[10] & slot_score_10__q[1]) begin
-            score_col_1 = score_col_1 | slot_onehot_10;
-        end
-        if (first[10] & slot_score_10__q[2]) begin
-            score_col_2 = score_col_2 | slot_onehot_10;
-        end
-        if (first[10] & slot_score_10__q[3]) begin
-            score_col_3 = score_col_3 | slot_onehot_10;
-        end
-        if (first[10] & slot_score_10__q[4]) begin
-            score_col_4 = score_col_4 | slot_onehot_10;
-        end
-        if (first[10] & slot_score_10__q[5]) begin
-            score_col_5 = score_col_5 | slot_onehot_10;
-        end
-        if (first[10] & slot_score_10__q[6]) begin
-            score_col_6 = score_col_6 | slot_onehot_10;
-        end
-        if (first[10] & slot_score_10__q[7]) begin
-            score_col_7 = score_col_7 | slot_onehot_10;
-        end
-        if (first[11] & slot_dist_11[0]) begin
-            dist_col_0 = dist_col_0 | slot_onehot_11;
-        end
-        if (first[11] & slot_dist_11[1]) begin
-            dist_col_1 = dist_col_1 | slot_onehot_11;
-        end
-        if (first[11] & slot_dist_11[2]) begin
-            dist_col_2 = dist_col_2 | slot_onehot_11;
-        end
-        if (first[11] & slot_dist_11[3]) begin
-            dist_col_3 = dist_col_3 | slot_onehot_11;
-        end
-        if (first[11] & slot_dist_11[4]) begin
-            dist_col_4 = dist_col_4 | slot_onehot_11;
-        end
-        if (first[11] & slot_dist_11[5]) begin
-            dist_col_5 = dist_col_5 | slot_onehot_11;
-        end
-        if (first[11] & slot_dist_11[6]) begin
-            dist_col_6 = dist_col_6 | slot_onehot_11;
-        end
-        if (first[11] & slot_dist_11[7]) begin
-            dist_col_7 = dist_col_7 | slot_onehot_11;
-        end
-        if (first[11] & slot_dist_11[8]) begin
-            dist_col_8 = dist_col_8 | slot_onehot_11;
-        end
-        if (first[11] & slot_score_11__q[0]) begin
-            score_col_0 = score_col_0 | slot_onehot_11;
-        end
-        if (first[11] & slot_score_11__q[1]) begin
-            score_col_1 = score_col_1 | slot_onehot_11;
-        end
-        if (first[11] & slot_score_11__q[2]) begin
-            score_col_2 = score_col_2 | slot_onehot_11;
-        end
-        if (first[11] & slot_score_11__q[3]) begin
-            score_col_3 = score_col_3 | slot_onehot_11;
-        end
-        if (first[11] & slot_score_11__q[4]) begin
-            score_col_4 = score_col_4 | slot_onehot_11;
-        end
-        if (first[11] & slot_score_11__q[5]) begin
-            score_col_5 = score_col_5 | slot_onehot_11;
-        end
-        if (first[11] & slot_score_11__q[6]) begin
-            score_col_6 = score_col_6 | slot_onehot_11;
-        end
-        if (first[11] & slot_score_11__q[7]) begin
-            score_col_7 = score_col_7 | slot_onehot_11;
-        end
-        if (first[12] & slot_dist_12[0]) begin
-            dist_col_0 = dist_col_0 | slot_onehot_12;
-        end
-        if (first[12] & slot_dist_12[1]) begin
-            dist_col_1 = dist_col_1 | slot_onehot_12;
-        end
-        if (first[12] & slot_dist_12[2]) begin
-            dist_col_2 = dist_col_2 | slot_onehot_12;
-        end
-        if (first[12] & slot_dist_12[3]) begin
-            dist_col_3 = dist_col_3 | slot_onehot_12;
-        end
-        if (first[12] & slot_dist_12[4]) begin
-            dist_col_4 = dist_col_4 | slot_onehot_12;
-        end
-        if (first[12] & slot_dist_12[5]) begin
-            dist_col_5 = dist_col_5 | slot_onehot_12;
-        end
-        if (first[12] & slot_dist_12[6]) begin
-            dist_col_6 = dist_col_6 | slot_onehot_12;
-        end
-        if (first[12] & slot_dist_12[7]) begin
-            dist_col_7 = dist_col_7 | slot_onehot_12;
-        end
-        if (first[12] & slot_dist_12[8]) begin
-            dist_col_8 = dist_col_8 | slot_onehot_12;
-        end
-        if (first[12] & slot_score_12__q[0]) begin
-            score_col_0 = score_col_0 | slot_onehot_12;
-        end
-        if (first[12] & slot_score_12__q[1]) begin
-            score_col_1 = score_col_1 | slot_onehot_12;
-        end
-        if (first[12] & slot_score_12__q[2]) begin
-            score_col_2 = score_col_2 | slot_onehot_12;
-        end
-        if (first[12] & slot_score_12__q[3]) begin
-            score_col_3 = score_col_3 | slot_onehot_12;
-        end
-        if (first[12] & slot_score_12__q[4]) begin
-            score_col_4 = score_col_4 | slot_onehot_12;
-        end
-        if (first[12] & slot_score_12__q[5]) begin
-            score_col_5 = score_col_5 | slot_onehot_12;
-        end
-        if (first[12] & slot_score_12__q[6]) begin
-            score_col_6 = score_col_6 | slot_onehot_12;
-        end
-        if (first[12] & slot_score_12__q[7]) begin
-            score_col_7 = score_col_7 | slot_onehot_12;
-        end
-        if (first[13] & slot_dist_13[0]) begin
-            dist_col_0 = dist_col_0 | slot_onehot_13;
-        end
-        if (first[13] & slot_dist_13[1]) begin
-            dist_col_1 = dist_col_1 | slot_onehot_13;
-        end
-        if (first[13] & slot_dist_13[2]) begin
-            dist_col_2 = dist_col_2 | slot_onehot_13;
-        end
-        if (first[13] & slot_dist_13[3]) begin
-            dist_col_3 = dist_col_3 | slot_onehot_13;
-        end
-        if (first[13] & slot_dist_13[4]) begin
-            dist_col_4 = dist_col_4 | slot_onehot_13;
-        end
-        if (first[13] & slot_dist_13[5]) begin
-            dist_col_5 = dist_col_5 | slot_onehot_13;
-        end
-        if (first[13] & slot_dist_13[6]) begin
-            dist_col_6 = dist_col_6 | slot_onehot_13;
-        end
-        if (first[13] & slot_dist_13[7]) begin
-            dist_col_7 = dist_col_7 | slot_onehot_13;
-        end
-        if (first[13] & slot_dist_13[8]) begin
-            dist_col_8 = dist_col_8 | slot_onehot_13;
-        end
-        if (first[13] & slot_score_13__q[0]) begin
-            score_col_0 = score_col_0 | slot_onehot_13;
-        end
-        if (first[13] & slot_score_13__q[1]) begin
-            score_col_1 = score_col_1 | slot_onehot_13;
-        end
-        if (first[13] & slot_score_13__q[2]) begin
-            score_col_2 = score_col_2 | slot_onehot_13;
-        end
-        if (first[13] & slot_score_13__q[3]) begin
-            score_col_3 = score_col_3 | slot_onehot_13;
-        end
-        if (first[13] & slot_score_13__q[4]) begin
-            score_col_4 = score_col_4 | slot_onehot_13;
-        end
-        if (first[13] & slot_score_13__q[5]) begin
-            score_col_5 = score_col_5 | slot_onehot_13;
-        end
-        if (first[13] & slot_score_13__q[6]) begin
-            score_col_6 = score_col_6 | slot_onehot_13;
-        end
-        if (first[13] & slot_score_13__q[7]) begin
-            score_col_7 = score_col_7 | slot_onehot_13;
-        end
-        if (first[14] & slot_dist_14[0]) begin
-            dist_col_0 = dist_col_0 | slot_onehot_14;
-        end
-        if (first[14] & slot_dist_14[1]) begin
-            dist_col_1 = dist_col_1 | slot_onehot_14;
-        end
-        if (first[14] & slot_dist_14[2]) begin
-            dist_col_2 = dist_col_2 | slot_onehot_14;
-        end
-        if (first[14] & slot_dist_14[3]) begin
-            dist_col_3 = dist_col_3 | slot_onehot_14;
-        end
-        if (first[14] & slot_dist_14[4]) begin
-            dist_col_4 = dist_col_4 | slot_onehot_14;
-        end
-        if (first[14] & slot_dist_14[5]) begin
-            dist_col_5 = dist_col_5 | slot_onehot_14;
-        end
-        if (first[14] & slot_dist_14[6]) begin
-            dist_col_6 = dist_col_6 | slot_onehot_14;
-        end
-        if (first[14] & slot_dist_14[7]) begin
-            dist_col_7 = dist_col_7 | slot_onehot_14;
-        end
-        if (first[14] & slot_dist_14[8]) begin
-            dist_col_8 = dist_col_8 | slot_onehot_14;
-        end
-        if (first[14] & slot_score_14__q[0]) begin
-            score_col_0 = score_col_0 | slot_onehot_14;
-        end
-        if (first[14] & slot_score_14__q[1]) begin
-            score_col_1 = score_col_1 | slot_onehot_14;
-        end
-        if (first[14] & slot_score_14__q[2]) begin
-            score_col_2 = score_col_2 | slot_onehot_14;
-        end
-        if (first[14] & slot_score_14__q[3]) begin
-            score_col_3 = score_col_3 | slot_onehot_14;
-        end
-        if (first[14] & slot_score_14__q[4]) begin
-            score_col_4 = score_col_4 | slot_onehot_14;
-        end
-        if (first[14] & slot_score_14__q[5]) begin
-            score_col_5 = score_col_5 | slot_onehot_14;
-        end
-        if (first[14] & slot_score_14__q[6]) begin
-            score_col_6 = score_col_6 | slot_onehot_14;
-        end
-        if (first[14] & slot_score_14__q[7]) begin
-            score_col_7 = score_col_7 | slot_onehot_14;
-        end
-        if (first[15] & slot_dist_15[0]) begin
-            dist_col_0 = dist_col_0 | slot_onehot_15;
-        end
-        if (first[15] & slot_dist_15[1]) begin
-            dist_col_1 = dist_col_1 | slot_onehot_15;
-        end
-        if (first[15] & slot_dist_15[2]) begin
-            dist_col_2 = dist_col_2 | slot_onehot_15;
-        end
-        if (first[15] & slot_dist_15[3]) begin
-            dist_col_3 = dist_col_3 | slot_onehot_15;
-        end
-        if (first[15] & slot_dist_15[4]) begin
-            dist_col_4 = dist_col_4 | slot_onehot_15;
-        end
-        if (first[15] & slot_dist_15[5]) begin
-            dist_col_5 = dist_col_5 | slot_onehot_15;
-        end
-        if (first[15] & slot_dist_15[6]) begin
-            dist_col_6 = dist_col_6 | slot_onehot_15;
-        end
-        if (first[15] & slot_dist_15[7]) begin
-            dist_col_7 = dist_col_7 | slot_onehot_15;
-        end
-        if (first[15] & slot_dist_15[8]) begin
-            dist_col_8 = dist_col_8 | slot_onehot_15;
-        end
-        if (first[15] & slot_score_15__q[0]) begin
-            score_col_0 = score_col_0 | slot_onehot_15;
-        end
-        if (first[15] & slot_score_15__q[1]) begin
-            score_col_1 = score_col_1 | slot_onehot_15;
-        end
-        if (first[15] & slot_score_15__q[2]) begin
-            score_col_2 = score_col_2 | slot_onehot_15;
-        end
-        if (first[15] & slot_score_15__q[3]) begin
-            score_col_3 = score_col_3 | slot_onehot_15;
-        end
-        if (first[15] & slot_score_15__q[4]) begin
-            score_col_4 = score_col_4 | slot_onehot_15;
-        end
-        if (first[15] & slot_score_15__q[5]) begin
-            score_col_5 = score_col_5 | slot_onehot_15;
-        end
-        if (first[15] & slot_score_15__q[6]) begin
-            score_col_6 = score_col_6 | slot_onehot_15;
-        end
-        if (first[15] & slot_score_15__q[7]) begin
-            score_col_7 = score_col_7 | slot_onehot_15;
-        end
-        if (first[16] & slot_dist_16[0]) begin
-            dist_col_0 = dist_col_0 | slot_onehot_16;
-        end
-        if (first[16] & slot_dist_16[1]) begin
-            dist_col_1 = dist_col_1 | slot_onehot_16;
-        end
-        if (first[16] & slot_dist_16[2]) begin
-            dist_col_2 = dist_col_2 | slot_onehot_16;
-        end
-        if (first[16] & slot_dist_16[3]) begin
-            dist_col_3 = dist_col_3 | slot_onehot_16;
-        end
-        if (first[16] & slot_dist_16[4]) begin
-            dist_col_4 = dist_col_4 | slot_onehot_16;
-        end
-        if (first[16] & slot_dist_16[5]) begin
-            dist_col_5 = dist_col_5 | slot_onehot_16;
-        end
-        if (first[16] & slot_dist_16[6]) begin
-            dist_col_6 = dist_col_6 | slot_onehot_16;
-        end
-        if (first[16] & slot_dist_16[7]) begin
-            dist_col_7 = dist_col_7 | slot_onehot_16;
-        end
-        if (first[16] & slot_dist_16[8]) begin
-            dist_col_8 = dist_col_8 | slot_onehot_16;
-        end
-        if (first[16] & slot_score_16__q[0]) begin
-            score_col_0 = score_col_0 | slot_onehot_16;
-        end
-        if (first[16] & slot_score_16__q[1]) begin
-            score_col_1 = score_col_1 | slot_onehot_16;
-        end
-        if (first[16] & slot_score_16__q[2]) begin
-            score_col_2 = score_col_2 | slot_onehot_16;
-        end
-        if (first[16] & slot_score_16__q[3]) begin
-            score_col_3 = score_col_3 | slot_onehot_16;
-        end
-        if (first[16] & slot_score_16__q[4]) begin
-            score_col_4 = score_col_4 | slot_onehot_16;
-        end
-        if (first[16] & slot_score_16__q[5]) begin
-            score_col_5 = score_col_5 | slot_onehot_16;
-        end
-        if (first[16] & slot_score_16__q[6]) begin
-            score_col_6 = score_col_6 | slot_onehot_16;
-        end
-        if (first[16] & slot_score_16__q[7]) begin
-            score_col_7 = score_col_7 | slot_onehot_16;
-        end
-        if (first[17] & slot_dist_17[0]) begin
-            dist_col_0 = dist_col_0 | slot_onehot_17;
-        end
-        if (first[17] & slot_dist_17[1]) begin
-            dist_col_1 = dist_col_1 | slot_onehot_17;
-        end
-        if (first[17] & slot_dist_17[2]) begin
-            dist_col_2 = dist_col_2 | slot_onehot_17;
-        end
-        if (first[17] & slot_dist_17[3]) begin
-            dist_col_3 = dist_col_3 | slot_onehot_17;
-        end
-        if (first[17] & slot_dist_17[4]) begin
-            dist_col_4 = dist_col_4 | slot_onehot_17;
-        end
-        if (first[17] & slot_dist_17[5]) begin
-            dist_col_5 = dist_col_5 | slot_onehot_17;
-        end
-        if (first[17] & slot_dist_17[6]) begin
-            dist_col_6 = dist_col_6 | slot_onehot_17;
-        end
-        if (first[17] & slot_dist_17[7]) begin
-            dist_col_7 = dist_col_7 | slot_onehot_17;
-        end
-        if (first[17] & slot_dist_17[8]) begin
-            dist_col_8 = dist_col_8 | slot_onehot_17;
-        end
-        if (first[17] & slot_score_17__q[0]) begin
-            score_col_0 = score_col_0 | slot_onehot_17;
-        end
-        if (first[17] & slot_score_17__q[1]) begin
-            score_col_1 = score_col_1 | slot_onehot_17;
-        end
-        if (first[17] & slot_score_17__q[2]) begin
-            score_col_2 = score_col_2 | slot_onehot_17;
-        end
-        if (first[17] & slot_score_17__q[3]) begin
-            score_col_3 = score_col_3 | slot_onehot_17;
-        end
-        if (first[17] & slot_score_17__q[4]) begin
-            score_col_4 = score_col_4 | slot_onehot_17;
-        end
-        if (first[17] & slot_score_17__q[5]) begin
-            score_col_5 = score_col_5 | slot_onehot_17;
-        end
-        if (first[17] & slot_score_17__q[6]) begin
-            score_col_6 = score_col_6 | slot_onehot_17;
-        end
-        if (first[17] & slot_score_17__q[7]) begin
-            score_col_7 = score_col_7 | slot_onehot_17;
-        end
-        if (first[18] & slot_dist_18[0]) begin
-            dist_col_0 = dist_col_0 | slot_onehot_18;
-        end
-        if (first[18] & slot_dist_18[1]) begin
-            dist_col_1 = dist_col_1 | slot_onehot_18;
-        end
-        if (first[18] & slot_dist_18[2]) begin
-            dist_col_2 = dist_col_2 | slot_onehot_18;
-        end
-        if (first[18] & slot_dist_18[3]) begin
-            dist_col_3 = dist_col_3 | slot_onehot_18;
-        end
-        if (first[18] & slot_dist_18[4]) begin
-            dist_col_4 = dist_col_4 | slot_onehot_18;
-        end
-        if (first[18] & slot_dist_18[5]) begin
-            dist_col_5 = dist_col_5 | slot_onehot_18;
-        end
-        if (first[18] & slot_dist_18[6]) begin
-            dist_col_6 = dist_col_6 | slot_onehot_18;
-        end
-        if (first[18] & slot_dist_18[7]) begin
-            dist_col_7 = dist_col_7 | slot_onehot_18;
-        end
-        if (first[18] & slot_dist_18[8]) begin
-            dist_col_8 = dist_col_8 | slot_onehot_18;
-        end
-        if (first[18] & slot_score_18__q[0]) begin
-            score_col_0 = score_col_0 | slot_onehot_18;
-        end
-        if (first[18] & slot_score_18__q[1]) begin
-            score_col_1 = score_col_1 | slot_onehot_18;
-        end
-        if (first[18] & slot_score_18__q[2]) begin
-            score_col_2 = score_col_2 | slot_onehot_18;
-        end
-        if (first[18] & slot_score_18__q[3]) begin
-            score_col_3 = score_col_3 | slot_onehot_18;
-        end
-        if (first[18] & slot_score_18__q[4]) begin
-            score_col_4 = score_col_4 | slot_onehot_18;
-        end
-        if (first[18] & slot_score_18__q[5]) begin
-            score_col_5 = score_col_5 | slot_onehot_18;
-        end
-        if (first[18] & slot_score_18__q[6]) begin
-            score_col_6 = score_col_6 | slot_onehot_18;
-        end
-        if (first[18] & slot_score_18__q[7]) begin
-            score_col_7 = score_col_7 | slot_onehot_18;
-        end
-        if (first[19] & slot_dist_19[0]) begin
-            dist_col_0 = dist_col_0 | slot_onehot_19;
-        end
-        if (first[19] & slot_dist_19[1]) begin
-            dist_col_1 = dist_col_1 | slot_onehot_19;
-        end
-        if (first[19] & slot_dist_19[2]) begin
-            dist_col_2 = dist_col_2 | slot_onehot_19;
-        end
-        if (first[19] & slot_dist_19[3]) begin
-            dist_col_3 = dist_col_3 | slot_onehot_19;
-        end
-        if (first[19] & slot_dist_19[4]) begin
-            dist_col_4 = dist_col_4 | slot_onehot_19;
-        end
-        if (first[19] & slot_dist_19[5]) begin
-            dist_col_5 = dist_col_5 | slot_onehot_19;
-        end
-        if (first[19] & slot_dist_19[6]) begin
-            dist_col_6 = dist_col_6 | slot_onehot_19;
-        end
-        if (first[19] & slot_dist_19[7]) begin
-            dist_col_7 = dist_col_7 | slot_onehot_19;
-        end
-        if (first[19] & slot_dist_19[8]) begin
-            dist_col_8 = dist_col_8 | slot_onehot_19;
-        end
-        if (first[19] & slot_score_19__q[0]) begin
-            score_col_0 = score_col_0 | slot_onehot_19;
-        end
-        if (first[19] & slot_score_19__q[1]) begin
-            score_col_1 = score_col_1 | slot_onehot_19;
-        end
-        if (first[19] & slot_score_19__q[2]) begin
-            score_col_2 = score_col_2 | slot_onehot_19;
-        end
-        if (first[19] & slot_score_19__q[3]) begin
-            score_col_3 = score_col_3 | slot_onehot_19;
-        end
-        if (first[19] & slot_score_19__q[4]) begin
-            score_col_4 = score_col_4 | slot_onehot_19;
-        end
-        if (first[19] & slot_score_19__q[5]) begin
-            score_col_5 = score_col_5 | slot_onehot_19;
-        end
-        if (first[19] & slot_score_19__q[6]) begin
-            score_col_6 = score_col_6 | slot_onehot_19;
-        end
-        if (first[19] & slot_score_19__q[7]) begin
-            score_col_7 = score_col_7 | slot_onehot_19;
-        end
-        if (first[20] & slot_dist_20[0]) begin
-            dist_col_0 = dist_col_0 | slot_onehot_20;
-        end
-        if (first[20] & slot_dist_20[1]) begin
-            dist_col_1 = dist_col_1 | slot_onehot_20;
-        end
-        if (first[20] & slot_dist_20[2]) begin
-            dist_col_2 = dist_col_2 | slot_onehot_20;
-        end
-        if (first[20] & slot_dist_20[3]) begin
-            dist_col_3 = dist_col_3 | slot_onehot_20;
-        end
-        if (first[20] & slot_dist_20[4]) begin
-            dist_col_4 = dist_col_4 | slot_onehot_20;
-        end
-        if (first[20] & slot_dist_20[5]) begin
-            dist_col_5 = dist_col_5 | slot_onehot_20;
-        end
-        if (first[20] & slot_dist_20[6]) begin
-            dist_col_6 = dist_col_6 | slot_onehot_20;
-        end
-        if (first[20] & slot_dist_20[7]) begin
-            dist_col_7 = dist_col_7 | slot_onehot_20;
-        end
-        if (first[20] & slot_dist_20[8]) begin
-            dist_col_8 = dist_col_8 | slot_onehot_20;
-        end
-        if (first[20] & slot_score_20__q[0]) begin
-            score_col_0 = score_col_0 | slot_onehot_20;
-        end
-        if (first[20] & slot_score_20__q[1]) begin
-            score_col_1 = score_col_1 | slot_onehot_20;
-        end
-        if (first[20] & slot_score_20__q[2]) begin
-            score_col_2 = score_col_2 | slot_onehot_20;
-        end
-        if (first[20] & slot_score_20__q[3]) begin
-            score_col_3 = score_col_3 | slot_onehot_20;
-        end
-        if (first[20] & slot_score_20__q[4]) begin
-            score_col_4 = score_col_4 | slot_onehot_20;
-        end
-        if (first[20] & slot_score_20__q[5]) begin
-            score_col_5 = score_col_5 | slot_onehot_20;
-        end
-        if (first[20] & slot_score_20__q[6]) begin
-            score_col_6 = score_col_6 | slot_onehot_20;
-        end
-        if (first[20] & slot_score_20__q[7]) begin
-            score_col_7 = score_col_7 | slot_onehot_20;
-        end
-        if (first[21] & slot_dist_21[0]) begin
-            dist_col_0 = dist_col_0 | slot_onehot_21;
-        end
-        if (first[21] & slot_dist_21[1]) begin
-            dist_col_1 = dist_col_1 | slot_onehot_21;
-        end
-        if (first[21] & slot_dist_21[2]) begin
-            dist_col_2 = dist_col_2 | slot_onehot_21;
-        end
-        if (first[21] & slot_dist_21[3]) begin
-            dist_col_3 = dist_col_3 | slot_onehot_21;
-        end
-        if (first[21] & slot_dist_21[4]) begin
-            dist_col_4 = dist_col_4 | slot_onehot_21;
-        end
-        if (first[21] & slot_dist_21[5]) begin
-            dist_col_5 = dist_col_5 | slot_onehot_21;
-        end
-        if (first[21] & slot_dist_21[6]) begin
-            dist_col_6 = dist_col_6 | slot_onehot_21;
-        end
-        if (first[21] & slot_dist_21[7]) begin
-            dist_col_7 = dist_col_7 | slot_onehot_21;
-        end
-        if (first[21] & slot_dist_21[8]) begin
-            dist_col_8 = dist_col_8 | slot_onehot_21;
-        end
-        if (first[21] & slot_score_21__q[0]) begin
-            score_col_0 = score_col_0 | slot_onehot_21;
-        end
-        if (first[21] & slot_score_21__q[1]) begin
-            score_col_1 = score_col_1 | slot_onehot_21;
-        end
-        if (first[21] & slot_score_21__q[2]) begin
-            score_col_2 = score_col_2 | slot_onehot_21;
-        end
-        if (first[21] & slot_score_21__q[3]) begin
-            score_col_3 = score_col_3 | slot_onehot_21;
-        end
-        if (first[21] & slot_score_21__q[4]) begin
-            score_col_4 = score_col_4 | slot_onehot_21;
-        end
-        if (first[21] & slot_score_21__q[5]) begin
-            score_col_5 = score_col_5 | slot_onehot_21;
-        end
-        if (first[21] & slot_score_21__q[6]) begin
-            score_col_6 = score_col_6 | slot_onehot_21;
-        end
-        if (first[21] & slot_score_21__q[7]) begin
-            score_col_7 = score_col_7 | slot_onehot_21;
-        end
-        if (first[22] & slot_dist_22[0]) begin
-            dist_col_0 = dist_col_0 | slot_onehot_22;
-        end
-        if (first[22] & slot_dist_22[1]) begin
-            dist_col_1 = dist_col_1 | slot_onehot_22;
-        end
-        if (first[22] & slot_dist_22[2]) begin
-            dist_col_2 = dist_col_2 | slot_onehot_22;
-        end
-        if (first[22] & slot_dist_22[3]) begin
-            dist_col_3 = dist_col_3 | slot_onehot_22;
-        end
-        if (first[22] & slot_dist_22[4]) begin
-            dist_col_4 = dist_col_4 | slot_onehot_22;
-        end
-        if (first[22] & slot_dist_22[5]) begin
-            dist_col_5 = dist_col_5 | slot_onehot_22;
-        end
-        if (first[22] & slot_dist_22[6]) begin
-            dist_col_6 = dist_col_6 | slot_onehot_22;
-        end
-        if (first[22] & slot_dist_22[7]) begin
-            dist_col_7 = dist_col_7 | slot_onehot_22;
-        end
-        if (first[22] & slot_dist_22[8]) begin
-            dist_col_8 = dist_col_8 | slot_onehot_22;
-        end
-        if (first[22] & slot_score_22__q[0]) begin
-            score_col_0 = score_col_0 | slot_onehot_22;
-        end
-        if (first[22] & slot_score_22__q[1]) begin
-            score_col_1 = score_col_1 | slot_onehot_22;
-        end
-        if (first[22] & slot_score_22__q[2]) begin
-            score_col_2 = score_col_2 | slot_onehot_22;
-        end
-        if (first[22] & slot_score_22__q[3]) begin
-            score_col_3 = score_col_3 | slot_onehot_22;
-        end
-        if (first[22] & slot_score_22__q[4]) begin
-            score_col_4 = score_col_4 | slot_onehot_22;
-        end
-        if (first[22] & slot_score_22__q[5]) begin
-            score_col_5 = score_col_5 | slot_onehot_22;
-        end
-        if (first[22] & slot_score_22__q[6]) begin
-            score_col_6 = score_col_6 | slot_onehot_22;
-        end
-        if (first[22] & slot_score_22__q[7]) begin
-            score_col_7 = score_col_7 | slot_onehot_22;
-        end
-        if (first[23] & slot_dist_23[0]) begin
-            dist_col_0 = dist_col_0 | slot_onehot_23;
-        end
-        if (first[23] & slot_dist_23[1]) begin
-            dist_col_1 = dist_col_1 | slot_onehot_23;
-        end
-        if (first[23] & slot_dist_23[2]) begin
-            dist_col_2 = dist_col_2 | slot_onehot_23;
-        end
-        if (first[23] & slot_dist_23[3]) begin
-            dist_col_3 = dist_col_3 | slot_onehot_23;
-        end
-        if (first[23] & slot_dist_23[4]) begin
-            dist_col_4 = dist_col_4 | slot_onehot_23;
-        end
-        if (first[23] & slot_dist_23[5]) begin
-            dist_col_5 = dist_col_5 | slot_onehot_23;
-        end
-        if (first[23] & slot_dist_23[6]) begin
-            dist_col_6 = dist_col_6 | slot_onehot_23;
-        end
-        if (first[23] & slot_dist_23[7]) begin
-            dist_col_7 = dist_col_7 | slot_onehot_23;
-        end
-        if (first[23] & slot_dist_23[8]) begin
-            dist_col_8 = dist_col_8 | slot_onehot_23;
-        end
-        if (first[23] & slot_score_23__q[0]) begin
-            score_col_0 = score_col_0 | slot_onehot_23;
-        end
-        if (first[23] & slot_score_23__q[1]) begin
-            score_col_1 = score_col_1 | slot_onehot_23;
-        end
-        if (first[23] & slot_score_23__q[2]) begin
-            score_col_2 = score_col_2 | slot_onehot_23;
-        end
-        if (first[23] & slot_score_23__q[3]) begin
-            score_col_3 = score_col_3 | slot_onehot_23;
-        end
-        if (first[23] & slot_score_23__q[4]) begin
-            score_col_4 = score_col_4 | slot_onehot_23;
-        end
-        if (first[23] & slot_score_23__q[5]) begin
-            score_col_5 = score_col_5 | slot_onehot_23;
-        end
-        if (first[23] & slot_score_23__q[6]) begin
-            score_col_6 = score_col_6 | slot_onehot_23;
-        end
-        if (first[23] & slot_score_23__q[7]) begin
-            score_col_7 = score_col_7 | slot_onehot_23;
-        end
-        if (first[24] & slot_dist_24[0]) begin
-            dist_col_0 = dist_col_0 | slot_onehot_24;
-        end
-        if (first[24] & slot_dist_24[1]) begin
-            dist_col_1 = dist_col_1 | slot_onehot_24;
-        end
-        if (first[24] & slot_dist_24[2]) begin
-            dist_col_2 = dist_col_2 | slot_onehot_24;
-        end
-        if (first[24] & slot_dist_24[3]) begin
-            dist_col_3 = dist_col_3 | slot_onehot_24;
-        end
-        if (first[24] & slot_dist_24[4]) begin
-            dist_col_4 = dist_col_4 | slot_onehot_24;
-        end
-        if (first[24] & slot_dist_24[5]) begin
-            dist_col_5 = dist_col_5 | slot_onehot_24;
-        end
-        if (first[24] & slot_dist_24[6]) begin
-            dist_col_6 = dist_col_6 | slot_onehot_24;
-        end
-        if (first[24] & slot_dist_24[7]) begin
-            dist_col_7 = dist_col_7 | slot_onehot_24;
-        end
-        if (first[24] & slot_dist_24[8]) begin
-            dist_col_8 = dist_col_8 | slot_onehot_24;
-        end
-        if (first[24] & slot_score_24__q[0]) begin
-            score_col_0 = score_col_0 | slot_onehot_24;
-        end
-        if (first[24] & slot_score_24__q[1]) begin
-            score_col_1 = score_col_1 | slot_onehot_24;
-        end
-        if (first[24] & slot_score_24__q[2]) begin
-            score_col_2 = score_col_2 | slot_onehot_24;
-        end
-        if (first[24] & slot_score_24__q[3]) begin
-            score_col_3 = score_col_3 | slot_onehot_24;
-        end
-        if (first[24] & slot_score_24__q[4]) begin
-            score_col_4 = score_col_4 | slot_onehot_24;
-        end
-        if (first[24] & slot_score_24__q[5]) begin
-            score_col_5 = score_col_5 | slot_onehot_24;
-        end
-        if (first[24] & slot_score_24__q[6]) begin
-            score_col_6 = score_col_6 | slot_onehot_24;
-        end
-        if (first[24] & slot_score_24__q[7]) begin
-            score_col_7 = score_col_7 | slot_onehot_24;
-        end
-        if (first[25] & slot_dist_25[0]) begin
-            dist_col_0 = dist_col_0 | slot_onehot_25;
-        end
-        if (first[25] & slot_dist_25[1]) begin
-            dist_col_1 = dist_col_1 | slot_onehot_25;
-        end
-        if (first[25] & slot_dist_25[2]) begin
-            dist_col_2 = dist_col_2 | slot_onehot_25;
-        end
-        if (first[25] & slot_dist_25[3]) begin
-            dist_col_3 = dist_col_3 | slot_onehot_25;
-        end
-        if (first[25] & slot_dist_25[4]) begin
-            dist_col_4 = dist_col_4 | slot_onehot_25;
-        end
-        if (first[25] & slot_dist_25[5]) begin
-            dist_col_5 = dist_col_5 | slot_onehot_25;
-        end
-        if (first[25] & slot_dist_25[6]) begin
-            dist_col_6 = dist_col_6 | slot_onehot_25;
-        end
-        if (first[25] & slot_dist_25[7]) begin
-            dist_col_7 = dist_col_7 | slot_onehot_25;
-        end
-        if (first[25] & slot_dist_25[8]) begin
-            dist_col_8 = dist_col_8 | slot_onehot_25;
-        end
-        if (first[25] & slot_score_25__q[0]) begin
-            score_col_0 = score_col_0 | slot_onehot_25;
-        end
-        if (first[25] & slot_score_25__q[1]) begin
-            score_col_1 = score_col_1 | slot_onehot_25;
-        end
-        if (first[25] & slot_score_25__q[2]) begin
-            score_col_2 = score_col_2 | slot_onehot_25;
-        end
-        if (first[25] & slot_score_25__q[3]) begin
-            score_col_3 = score_col_3 | slot_onehot_25;
-        end
-        if (first[25] & slot_score_25__q[4]) begin
-            score_col_4 = score_col_4 | slot_onehot_25;
-        end
-        if (first[25] & slot_score_25__q[5]) begin
-            score_col_5 = score_col_5 | slot_onehot_25;
-        end
-        if (first[25] & slot_score_25__q[6]) begin
-            score_col_6 = score_col_6 | slot_onehot_25;
-        end
-        if (first[25] & slot_score_25__q[7]) begin
-            score_col_7 = score_col_7 | slot_onehot_25;
-        end
-        if (first[26] & slot_dist_26[0]) begin
-            dist_col_0 = dist_col_0 | slot_onehot_26;
-        end
-        if (first[26] & slot_dist_26[1]) begin
-            dist_col_1 = dist_col_1 | slot_onehot_26;
-        end
-        if (first[26] & slot_dist_26[2]) begin
-            dist_col_2 = dist_col_2 | slot_onehot_26;
-        end
-        if (first[26] & slot_dist_26[3]) begin
-            dist_col_3 = dist_col_3 | slot_onehot_26;
-        end
-        if (first[26] & slot_dist_26[4]) begin
-            dist_col_4 = dist_col_4 | slot_onehot_26;
-        end
-        if (first[26] & slot_dist_26[5]) begin
-            dist_col_5 = dist_col_5 | slot_onehot_26;
-        end
-        if (first[26] & slot_dist_26[6]) begin
-            dist_col_6 = dist_col_6 | slot_onehot_26;
-        end
-        if (first[26] & slot_dist_26[7]) begin
-            dist_col_7 = dist_col_7 | slot_onehot_26;
-        end
-        if (first[26] & slot_dist_26[8]) begin
-            dist_col_8 = dist_col_8 | slot_onehot_26;
-        end
-        if (first[26] & slot_score_26__q[0]) begin
-            score_col_0 = score_col_0 | slot_onehot_26;
-        end
-        if (first[26] & slot_score_26__q[1]) begin
-            score_col_1 = score_col_1 | slot_onehot_26;
-        end
-        if (first[26] & slot_score_26__q[2]) begin
-            score_col_2 = score_col_2 | slot_onehot_26;
-        end
-        if (first[26] & slot_score_26__q[3]) begin
-            score_col_3 = score_col_3 | slot_onehot_26;
-        end
-        if (first[26] & slot_score_26__q[4]) begin
-            score_col_4 = score_col_4 | slot_onehot_26;
-        end
-        if (first[26] & slot_score_26__q[5]) begin
-            score_col_5 = score_col_5 | slot_onehot_26;
-        end
-        if (first[26] & slot_score_26__q[6]) begin
-            score_col_6 = score_col_6 | slot_onehot_26;
-        end
-        if (first[26] & slot_score_26__q[7]) begin
-            score_col_7 = score_col_7 | slot_onehot_26;
-        end
-        if (first[27] & slot_dist_27[0]) begin
-            dist_col_0 = dist_col_0 | slot_onehot_27;
-        end
-        if (first[27] & slot_dist_27[1]) begin
-            dist_col_1 = dist_col_1 | slot_onehot_27;
-        end
-        if (first[27] & slot_dist_27[2]) begin
-            dist_col_2 = dist_col_2 | slot_onehot_27;
-        end
-        if (first[27] & slot_dist_27[3]) begin
-            dist_col_3 = dist_col_3 | slot_onehot_27;
-        end
-        if (first[27] & slot_dist_27[4]) begin
-            dist_col_4 = dist_col_4 | slot_onehot_27;
-        end
-        if (first[27] & slot_dist_27[5]) begin
-            dist_col_5 = dist_col_5 | slot_onehot_27;
-        end
-        if (first[27] & slot_dist_27[6]) begin
-            dist_col_6 = dist_col_6 | slot_onehot_27;
-        end
-        if (first[27] & slot_dist_27[7]) begin
-            dist_col_7 = dist_col_7 | slot_onehot_27;
-        end
-        if (first[27] & slot_dist_27[8]) begin
-            dist_col_8 = dist_col_8 | slot_onehot_27;
-        end
-        if (first[27] & slot_score_27__q[0]) begin
-            score_col_0 = score_col_0 | slot_onehot_27;
-        end
-        if (first[27] & slot_score_27__q[1]) begin
-            score_col_1 = score_col_1 | slot_onehot_27;
-        end
-        if (first[27] & slot_score_27__q[2]) begin
-            score_col_2 = score_col_2 | slot_onehot_27;
-        end
-        if (first[27] & slot_score_27__q[3]) begin
-            score_col_3 = score_col_3 | slot_onehot_27;
-        end
-        if (first[27] & slot_score_27__q[4]) begin
-            score_col_4 = score_col_4 | slot_onehot_27;
-        end
-        if (first[27] & slot_score_27__q[5]) begin
-            score_col_5 = score_col_5 | slot_onehot_27;
-        end
-        if (first[27] & slot_score_27__q[6]) begin
-            score_col_6 = score_col_6 | slot_onehot_27;
-        end
-        if (first[27] & slot_score_27__q[7]) begin
-            score_col_7 = score_col_7 | slot_onehot_27;
-        end
-        if (first[28] & slot_dist_28[0]) begin
-            dist_col_0 = dist_col_0 | slot_onehot_28;
-        end
-        if (first[28] & slot_dist_28[1]) begin
-            dist_col_1 = dist_col_1 | slot_onehot_28;
-        end
-        if (first[28] & slot_dist_28[2]) begin
-            dist_col_2 = dist_col_2 | slot_onehot_28;
-        end
-        if (first[28] & slot_dist_28[3]) begin
-            dist_col_3 = dist_col_3 | slot_onehot_28;
-        end
-        if (first[28] & slot_dist_28[4]) begin
-            dist_col_4 = dist_col_4 | slot_onehot_28;
-        end
-        if (first[28] & slot_dist_28[5]) begin
-            dist_col_5 = dist_col_5 | slot_onehot_28;
-        end
-        if (first[28] & slot_dist_28[6]) begin
-            dist_col_6 = dist_col_6 | slot_onehot_28;
-        end
-        if (first[28] & slot_dist_28[7]) begin
-            dist_col_7 = dist_col_7 | slot_onehot_28;
-        end
-        if (first[28] & slot_dist_28[8]) begin
-            dist_col_8 = dist_col_8 | slot_onehot_28;
-        end
-        if (first[28] & slot_score_28__q[0]) begin
-            score_col_0 = score_col_0 | slot_onehot_28;
-        end
-        if (first[28] & slot_score_28__q[1]) begin
-            score_col_1 = score_col_1 | slot_onehot_28;
-        end
-        if (first[28] & slot_score_28__q[2]) begin
-            score_col_2 = score_col_2 | slot_onehot_28;
-        end
-        if (first[28] & slot_score_28__q[3]) begin
-            score_col_3 = score_col_3 | slot_onehot_28;
-        end
-        if (first[28] & slot_score_28__q[4]) begin
-            score_col_4 = score_col_4 | slot_onehot_28;
-        end
-        if (first[28] & slot_score_28__q[5]) begin
-            score_col_5 = score_col_5 | slot_onehot_28;
-        end
-        if (first[28] & slot_score_28__q[6]) begin
-            score_col_6 = score_col_6 | slot_onehot_28;
-        end
-        if (first[28] & slot_score_28__q[7]) begin
-            score_col_7 = score_col_7 | slot_onehot_28;
-        end
-        if (first[29] & slot_dist_29[0]) begin
-            dist_col_0 = dist_col_0 | slot_onehot_29;
-        end
-        if (first[29] & slot_dist_29[1]) begin
-            dist_col_1 = dist_col_1 | slot_onehot_29;
-        end
-        if (first[29] & slot_dist_29[2]) begin
-            dist_col_2 = dist_col_2 | slot_onehot_29;
-        end
-        if (first[29] & slot_dist_29[3]) begin
-            dist_col_3 = dist_col_3 | slot_onehot_29;
-        end
-        if (first[29] & slot_dist_29[4]) begin
-            dist_col_4 = dist_col_4 | slot_onehot_29;
-        end
-        if (first[29] & slot_dist_29[5]) begin
-            dist_col_5 = dist_col_5 | slot_onehot_29;
-        end
-        if (first[29] & slot_dist_29[6]) begin
-            dist_col_6 = dist_col_6 | slot_onehot_29;
-        end
-        if (first[29] & slot_dist_29[7]) begin
-            dist_col_7 = dist_col_7 | slot_onehot_29;
-        end
-        if (first[29] & slot_dist_29[8]) begin
-            dist_col_8 = dist_col_8 | slot_onehot_29;
-        end
-        if (first[29] & slot_score_29__q[0]) begin
-            score_col_0 = score_col_0 | slot_onehot_29;
-        end
-        if (first[29] & slot_score_29__q[1]) begin
-            score_col_1 = score_col_1 | slot_onehot_29;
-        end
-        if (first[29] & slot_score_29__q[2]) begin
-            score_col_2 = score_col_2 | slot_onehot_29;
-        end
-        if (first[29] & slot_score_29__q[3]) begin
-            score_col_3 = score_col_3 | slot_onehot_29;
-        end
-        if (first[29] & slot_score_29__q[4]) begin
-            score_col_4 = score_col_4 | slot_onehot_29;
-        end
-        if (first[29] & slot_score_29__q[5]) begin
-            score_col_5 = score_col_5 | slot_onehot_29;
-        end
-        if (first[29] & slot_score_29__q[6]) begin
-            score_col_6 = score_col_6 | slot_onehot_29;
-        end
-        if (first[29] & slot_score_29__q[7]) begin
-            score_col_7 = score_col_7 | slot_onehot_29;
-        end
-        if (first[30] & slot_dist_30[0]) begin
-            dist_col_0 = dist_col_0 | slot_onehot_30;
-        end
-        if (first[30] & slot_dist_30[1]) begin
-            dist_col_1 = dist_col_1 | slot_onehot_30;
-        end
-        if (first[30] & slot_dist_30[2]) begin
-            dist_col_2 = dist_col_2 | slot_onehot_30;
-        end
-        if (first[30] & slot_dist_30[3]) begin
-            dist_col_3 = dist_col_3 | slot_onehot_30;
-        end
-        if (first[30] & slot_dist_30[4]) begin
-            dist_col_4 = dist_col_4 | slot_onehot_30;
-        end
-        if (first[30] & slot_dist_30[5]) begin
-            dist_col_5 = dist_col_5 | slot_onehot_30;
-        end
-        if (first[30] & slot_dist_30[6]) begin
-            dist_col_6 = dist_col_6 | slot_onehot_30;
-        end
-        if (first[30] & slot_dist_30[7]) begin
-            dist_col_7 = dist_col_7 | slot_onehot_30;
-        end
-        if (first[30] & slot_dist_30[8]) begin
-            dist_col_8 = dist_col_8 | slot_onehot_30;
-        end
-        if (first[30] & slot_score_30__q[0]) begin
-            score_col_0 = score_col_0 | slot_onehot_30;
-        end
-        if (first[30] & slot_score_30__q[1]) begin
-            score_col_1 = score_col_1 | slot_onehot_30;
-        end
-        if (first[30] & slot_score_30__q[2]) begin
-            score_col_2 = score_col_2 | slot_onehot_30;
-        end
-        if (first[30] & slot_score_30__q[3]) begin
-            score_col_3 = score_col_3 | slot_onehot_30;
-        end
-        if (first[30] & slot_score_30__q[4]) begin
-            score_col_4 = score_col_4 | slot_onehot_30;
-        end
-        if (first[30] & slot_score_30__q[5]) begin
-            score_col_5 = score_col_5 | slot_onehot_30;
-        end
-        if (first[30] & slot_score_30__q[6]) begin
-            score_col_6 = score_col_6 | slot_onehot_30;
-        end
-        if (first[30] & slot_score_30__q[7]) begin
-            score_col_7 = score_col_7 | slot_onehot_30;
-        end
-        if (first[31] & slot_dist_31[0]) begin
-            dist_col_0 = dist_col_0 | slot_onehot_31;
-        end
-        if (first[31] & slot_dist_31[1]) begin
-            dist_col_1 = dist_col_1 | slot_onehot_31;
-        end
-        if (first[31] & slot_dist_31[2]) begin
-            dist_col_2 = dist_col_2 | slot_onehot_31;
-        end
-        if (first[31] & slot_dist_31[3]) begin
-            dist_col_3 = dist_col_3 | slot_onehot_31;
-        end
-        if (first[31] & slot_dist_31[4]) begin
-            dist_col_4 = dist_col_4 | slot_onehot_31;
-        end
-        if (first[31] & slot_dist_31[5]) begin
-            dist_col_5 = dist_col_5 | slot_onehot_31;
-        end
-        if (first[31] & slot_dist_31[6]) begin
-            dist_col_6 = dist_col_6 | slot_onehot_31;
-        end
-        if (first[31] & slot_dist_31[7]) begin
-            dist_col_7 = dist_col_7 | slot_onehot_31;
-        end
-        if (first[31] & slot_dist_31[8]) begin
-            dist_col_8 = dist_col_8 | slot_onehot_31;
-        end
-        if (first[31] & slot_score_31__q[0]) begin
-            score_col_0 = score_col_0 | slot_onehot_31;
-        end
-        if (first[31] & slot_score_31__q[1]) begin
-            score_col_1 = score_col_1 | slot_onehot_31;
-        end
-        if (first[31] & slot_score_31__q[2]) begin
-            score_col_2 = score_col_2 | slot_onehot_31;
-        end
-        if (first[31] & slot_score_31__q[3]) begin
-            score_col_3 = score_col_3 | slot_onehot_31;
-        end
-        if (first[31] & slot_score_31__q[4]) begin
-            score_col_4 = score_col_4 | slot_onehot_31;
-        end
-        if (first[31] & slot_score_31__q[5]) begin
-            score_col_5 = score_col_5 | slot_onehot_31;
-        end
-        if (first[31] & slot_score_31__q[6]) begin
-            score_col_6 = score_col_6 | slot_onehot_31;
-        end
-        if (first[31] & slot_score_31__q[7]) begin
-            score_col_7 = score_col_7 | slot_onehot_31;
-        end
-        distance = zero32;
-        if (|dist_col_0) begin
-            distance = distance | bit32_0;
-        end
-        if (|dist_col_1) begin
-            distance = distance | bit32_1;
-        end
-        if (|dist_col_2) begin
-            distance = distance | bit32_2;
-        end
-        if (|dist_col_3) begin
-            distance = distance | bit32_3;
-        end
-        if (|dist_col_4) begin
-            distance = distance | bit32_4;
-        end
-        if (|dist_col_5) begin
-            distance = distance | bit32_5;
-        end
-        if (|dist_col_6) begin
-            distance = distance | bit32_6;
-        end
-        if (|dist_col_7) begin
-            distance = distance | bit32_7;
-        end
-        if (|dist_col_8) begin
-            distance = distance | bit32_8;
-        end
-        sel_score = zero32;
-        if (|score_col_0) begin
-            sel_score = sel_score | bit32_0;
-        end
-        if (|score_col_1) begin
-            sel_score = sel_score | bit32_1;
-        end
-        if (|score_col_2) begin
-            sel_score = sel_score | bit32_2;
-        end
-        if (|score_col_3) begin
-            sel_score = sel_score | bit32_3;
-        end
-        if (|score_col_4) begin
-            sel_score = sel_score | bit32_4;
-        end
-        if (|score_col_5) begin
-            sel_score = sel_score | bit32_5;
-        end
-        if (|score_col_6) begin
-            sel_score = sel_score | bit32_6;
-        end
-        if (|score_col_7) begin
-            sel_score = sel_score | bit32_7;
-        end
-        sel_branch = |(first & branch__q);
-        if (sel_branch) begin
-            value = distance + sel_score;
-        end
-        else if ((distance > sel_score) | (merge_ge & (distance == sel_score))) begin
-            value = distance - sel_score;
-        end
-        else begin
-            value = distance;
-        end
-        if (~|hit | (value > max32)) begin
-            prio_1 = max8;
-        end
-        else begin
+            if (|(value & above_max8)) begin
+                prio_0 = max8;
+            end
+            if (~|hit) begin
+                prio_0 = max8;
+            end
+        end
+        prio_1 = max8;
+        if (en_1) begin
+            hit = zero_p;
+            first = zero_p;
+            hit[0] = valid__q[0] & (slot_pc_0__q >= pc_1);
+            hit[1] = valid__q[1] & (slot_pc_1__q >= pc_1);
+            hit[2] = valid__q[2] & (slot_pc_2__q >= pc_1);
+            hit[3] = valid__q[3] & (slot_pc_3__q >= pc_1);
+            hit[4] = valid__q[4] & (slot_pc_4__q >= pc_1);
+            hit[5] = valid__q[5] & (slot_pc_5__q >= pc_1);
+            hit[6] = valid__q[6] & (slot_pc_6__q >= pc_1);
+            hit[7] = valid__q[7] & (slot_pc_7__q >= pc_1);
+            hit[8] = valid__q[8] & (slot_pc_8__q >= pc_1);
+            hit[9] = valid__q[9] & (slot_pc_9__q >= pc_1);
+            hit[10] = valid__q[10] & (slot_pc_10__q >= pc_1);
+            hit[11] = valid__q[11] & (slot_pc_11__q >= pc_1);
+            hit[12] = valid__q[12] & (slot_pc_12__q >= pc_1);
+            hit[13] = valid__q[13] & (slot_pc_13__q >= pc_1);
+            hit[14] = valid__q[14] & (slot_pc_14__q >= pc_1);
+            hit[15] = valid__q[15] & (slot_pc_15__q >= pc_1);
+            hit[16] = valid__q[16] & (slot_pc_16__q >= pc_1);
+            hit[17] = valid__q[17] & (slot_pc_17__q >= pc_1);
+            hit[18] = valid__q[18] & (slot_pc_18__q >= pc_1);
+            hit[19] = valid__q[19] & (slot_pc_19__q >= pc_1);
+            hit[20] = valid__q[20] & (slot_pc_20__q >= pc_1);
+            hit[21] = valid__q[21] & (slot_pc_21__q >= pc_1);
+            hit[22] = valid__q[22] & (slot_pc_22__q >= pc_1);
+            hit[23] = valid__q[23] & (slot_pc_23__q >= pc_1);
+            hit[24] = valid__q[24] & (slot_pc_24__q >= pc_1);
+            hit[25] = valid__q[25] & (slot_pc_25__q >= pc_1);
+            hit[26] = valid__q[26] & (slot_pc_26__q >= pc_1);
+            hit[27] = valid__q[27] & (slot_pc_27__q >= pc_1);
+            hit[28] = valid__q[28] & (slot_pc_28__q >= pc_1);
+            hit[29] = valid__q[29] & (slot_pc_29__q >= pc_1);
+            hit[30] = valid__q[30] & (slot_pc_30__q >= pc_1);
+            hit[31] = valid__q[31] & (slot_pc_31__q >= pc_1);
+            first[0] = hit[0] & ~|(hit & slot_below_0);
+            first[1] = hit[1] & ~|(hit & slot_below_1);
+            first[2] = hit[2] & ~|(hit & slot_below_2);
+            first[3] = hit[3] & ~|(hit & slot_below_3);
+            first[4] = hit[4] & ~|(hit & slot_below_4);
+            first[5] = hit[5] & ~|(hit & slot_below_5);
+            first[6] = hit[6] & ~|(hit & slot_below_6);
+            first[7] = hit[7] & ~|(hit & slot_below_7);
+            first[8] = hit[8] & ~|(hit & slot_below_8);
+            first[9] = hit[9] & ~|(hit & slot_below_9);
+            first[10] = hit[10] & ~|(hit & slot_below_10);
+            first[11] = hit[11] & ~|(hit & slot_below_11);
+            first[12] = hit[12] & ~|(hit & slot_below_12);
+            first[13] = hit[13] & ~|(hit & slot_below_13);
+            first[14] = hit[14] & ~|(hit & slot_below_14);
+            first[15] = hit[15] & ~|(hit & slot_below_15);
+            first[16] = hit[16] & ~|(hit & slot_below_16);
+            first[17] = hit[17] & ~|(hit & slot_below_17);
+            first[18] = hit[18] & ~|(hit & slot_below_18);
+            first[19] = hit[19] & ~|(hit & slot_below_19);
+            first[20] = hit[20] & ~|(hit & slot_below_20);
+            first[21] = hit[21] & ~|(hit & slot_below_21);
+            first[22] = hit[22] & ~|(hit & slot_below_22);
+            first[23] = hit[23] & ~|(hit & slot_below_23);
+            first[24] = hit[24] & ~|(hit & slot_below_24);
+            first[25] = hit[25] & ~|(hit & slot_below_25);
+            first[26] = hit[26] & ~|(hit & slot_below_26);
+            first[27] = hit[27] & ~|(hit & slot_below_27);
+            first[28] = hit[28] & ~|(hit & slot_below_28);
+            first[29] = hit[29] & ~|(hit & slot_below_29);
+            first[30] = hit[30] & ~|(hit & slot_below_30);
+            first[31] = hit[31] & ~|(hit & slot_below_31);
+            sel_near = zero10;
+            sel_score = zero10;
+            sel_branch = 1'b0;
+            distance = (slot_pc_0__q - pc_1) >> shift;
+            near = distance[(32'h0)+:(10)];
+            if (|(distance & above_clip)) begin
+                near = clip;
+            end
+            if (first[0]) begin
+                sel_near = sel_near | near;
+                sel_score = sel_score | score_0;
+                sel_branch = sel_branch | branch__q[0];
+            end
+            distance = (slot_pc_1__q - pc_1) >> shift;
+            near = distance[(32'h0)+:(10)];
+            if (|(distance & above_clip)) begin
+                near = clip;
+            end
+            if (first[1]) begin
+                sel_near = sel_near | near;
+                sel_score = sel_score | score_1;
+                sel_branch = sel_branch | branch__q[1];
+            end
+            distance = (slot_pc_2__q - pc_1) >> shift;
+            near = distance[(32'h0)+:(10)];
+            if (|(distance & above_clip)) begin
+                near = clip;
+            end
+            if (first[2]) begin
+                sel_near = sel_near | near;
+                sel_score = sel_score | score_2;
+                sel_branch = sel_branch | branch__q[2];
+            end
+            distance = (slot_pc_3__q - pc_1) >> shift;
+            near = distance[(32'h0)+:(10)];
+            if (|(distance & above_clip)) begin
+                near = clip;
+            end
+            if (first[3]) begin
+                sel_near = sel_near | near;
+                sel_score = sel_score | score_3;
+                sel_branch = sel_branch | branch__q[3];
+            end
+            distance = (slot_pc_4__q - pc_1) >> shift;
+            near = distance[(32'h0)+:(10)];
+            if (|(distance & above_clip)) begin
+                near = clip;
+            end
+            if (first[4]) begin
+                sel_near = sel_near | near;
+                sel_score = sel_score | score_4;
+                sel_branch = sel_branch | branch__q[4];
+            end
+            distance = (slot_pc_5__q - pc_1) >> shift;
+            near = distance[(32'h0)+:(10)];
+            if (|(distance & above_clip)) begin
+                near = clip;
+            end
+            if (first[5]) begin
+                sel_near = sel_near | near;
+                sel_score = sel_score | score_5;
+                sel_branch = sel_branch | branch__q[5];
+            end
+            distance = (slot_pc_6__q - pc_1) >> shift;
+            near = distance[(32'h0)+:(10)];
+            if (|(distance & above_clip)) begin
+                near = clip;
+            end
+            if (first[6]) begin
+                sel_near = sel_near | near;
+                sel_score = sel_score | score_6;
+                sel_branch = sel_branch | branch__q[6];
+            end
+            distance = (slot_pc_7__q - pc_1) >> shift;
+            near = distance[(32'h0)+:(10)];
+            if (|(distance & above_clip)) begin
+                near = clip;
+            end
+            if (first[7]) begin
+                sel_near = sel_near | near;
+                sel_score = sel_score | score_7;
+                sel_branch = sel_branch | branch__q[7];
+            end
+            distance = (slot_pc_8__q - pc_1) >> shift;
+            near = distance[(32'h0)+:(10)];
+            if (|(distance & above_clip)) begin
+                near = clip;
+            end
+            if (first[8]) begin
+                sel_near = sel_near | near;
+                sel_score = sel_score | score_8;
+                sel_branch = sel_branch | branch__q[8];
+            end
+            distance = (slot_pc_9__q - pc_1) >> shift;
+            near = distance[(32'h0)+:(10)];
+            if (|(distance & above_clip)) begin
+                near = clip;
+            end
+            if (first[9]) begin
+                sel_near = sel_near | near;
+                sel_score = sel_score | score_9;
+                sel_branch = sel_branch | branch__q[9];
+            end
+            distance = (slot_pc_10__q - pc_1) >> shift;
+            near = distance[(32'h0)+:(10)];
+            if (|(distance & above_clip)) begin
+                near = clip;
+            end
+            if (first[10]) begin
+                sel_near = sel_near | near;
+                sel_score = sel_score | score_10;
+                sel_branch = sel_branch | branch__q[10];
+            end
+            distance = (slot_pc_11__q - pc_1) >> shift;
+            near = distance[(32'h0)+:(10)];
+            if (|(distance & above_clip)) begin
+                near = clip;
+            end
+            if (first[11]) begin
+                sel_near = sel_near | near;
+                sel_score = sel_score | score_11;
+                sel_branch = sel_branch | branch__q[11];
+            end
+            distance = (slot_pc_12__q - pc_1) >> shift;
+            near = distance[(32'h0)+:(10)];
+            if (|(distance & above_clip)) begin
+                near = clip;
+            end
+            if (first[12]) begin
+                sel_near = sel_near | near;
+                sel_score = sel_score | score_12;
+                sel_branch = sel_branch | branch__q[12];
+            end
+            distance = (slot_pc_13__q - pc_1) >> shift;
+            near = distance[(32'h0)+:(10)];
+            if (|(distance & above_clip)) begin
+                near = clip;
+            end
+            if (first[13]) begin
+                sel_near = sel_near | near;
+                sel_score = sel_score | score_13;
+                sel_branch = sel_branch | branch__q[13];
+            end
+            distance = (slot_pc_14__q - pc_1) >> shift;
+            near = distance[(32'h0)+:(10)];
+            if (|(distance & above_clip)) begin
+                near = clip;
+            end
+            if (first[14]) begin
+                sel_near = sel_near | near;
+                sel_score = sel_score | score_14;
+                sel_branch = sel_branch | branch__q[14];
+            end
+            distance = (slot_pc_15__q - pc_1) >> shift;
+            near = distance[(32'h0)+:(10)];
+            if (|(distance & above_clip)) begin
+                near = clip;
+            end
+            if (first[15]) begin
+                sel_near = sel_near | near;
+                sel_score = sel_score | score_15;
+                sel_branch = sel_branch | branch__q[15];
+            end
+            distance = (slot_pc_16__q - pc_1) >> shift;
+            near = distance[(32'h0)+:(10)];
+            if (|(distance & above_clip)) begin
+                near = clip;
+            end
+            if (first[16]) begin
+                sel_near = sel_near | near;
+                sel_score = sel_score | score_16;
+                sel_branch = sel_branch | branch__q[16];
+            end
+            distance = (slot_pc_17__q - pc_1) >> shift;
+            near = distance[(32'h0)+:(10)];
+            if (|(distance & above_clip)) begin
+                near = clip;
+            end
+            if (first[17]) begin
+                sel_near = sel_near | near;
+                sel_score = sel_score | score_17;
+                sel_branch = sel_branch | branch__q[17];
+            end
+            distance = (slot_pc_18__q - pc_1) >> shift;
+            near = distance[(32'h0)+:(10)];
+            if (|(distance & above_clip)) begin
+                near = clip;
+            end
+            if (first[18]) begin
+                sel_near = sel_near | near;
+                sel_score = sel_score | score_18;
+                sel_branch = sel_branch | branch__q[18];
+            end
+            distance = (slot_pc_19__q - pc_1) >> shift;
+            near = distance[(32'h0)+:(10)];
+            if (|(distance & above_clip)) begin
+                near = clip;
+            end
+            if (first[19]) begin
+                sel_near = sel_near | near;
+                sel_score = sel_score | score_19;
+                sel_branch = sel_branch | branch__q[19];
+            end
+            distance = (slot_pc_20__q - pc_1) >> shift;
+            near = distance[(32'h0)+:(10)];
+            if (|(distance & above_clip)) begin
+                near = clip;
+            end
+            if (first[20]) begin
+                sel_near = sel_near | near;
+                sel_score = sel_score | score_20;
+                sel_branch = sel_branch | branch__q[20];
+            end
+            distance = (slot_pc_21__q - pc_1) >> shift;
+            near = distance[(32'h0)+:(10)];
+            if (|(distance & above_clip)) begin
+                near = clip;
+            end
+            if (first[21]) begin
+                sel_near = sel_near | near;
+                sel_score = sel_score | score_21;
+                sel_branch = sel_branch | branch__q[21];
+            end
+            distance = (slot_pc_22__q - pc_1) >> shift;
+            near = distance[(32'h0)+:(10)];
+            if (|(distance & above_clip)) begin
+                near = clip;
+            end
+            if (first[22]) begin
+                sel_near = sel_near | near;
+                sel_score = sel_score | score_22;
+                sel_branch = sel_branch | branch__q[22];
+            end
+            distance = (slot_pc_23__q - pc_1) >> shift;
+            near = distance[(32'h0)+:(10)];
+            if (|(distance & above_clip)) begin
+                near = clip;
+            end
+            if (first[23]) begin
+                sel_near = sel_near | near;
+                sel_score = sel_score | score_23;
+                sel_branch = sel_branch | branch__q[23];
+            end
+            distance = (slot_pc_24__q - pc_1) >> shift;
+            near = distance[(32'h0)+:(10)];
+            if (|(distance & above_clip)) begin
+                near = clip;
+            end
+            if (first[24]) begin
+                sel_near = sel_near | near;
+                sel_score = sel_score | score_24;
+                sel_branch = sel_branch | branch__q[24];
+            end
+            distance = (slot_pc_25__q - pc_1) >> shift;
+            near = distance[(32'h0)+:(10)];
+            if (|(distance & above_clip)) begin
+                near = clip;
+            end
+            if (first[25]) begin
+                sel_near = sel_near | near;
+                sel_score = sel_score | score_25;
+                sel_branch = sel_branch | branch__q[25];
+            end
+            distance = (slot_pc_26__q - pc_1) >> shift;
+            near = distance[(32'h0)+:(10)];
+            if (|(distance & above_clip)) begin
+                near = clip;
+            end
+            if (first[26]) begin
+                sel_near = sel_near | near;
+                sel_score = sel_score | score_26;
+                sel_branch = sel_branch | branch__q[26];
+            end
+            distance = (slot_pc_27__q - pc_1) >> shift;
+            near = distance[(32'h0)+:(10)];
+            if (|(distance & above_clip)) begin
+                near = clip;
+            end
+            if (first[27]) begin
+                sel_near = sel_near | near;
+                sel_score = sel_score | score_27;
+                sel_branch = sel_branch | branch__q[27];
+            end
+            distance = (slot_pc_28__q - pc_1) >> shift;
+            near = distance[(32'h0)+:(10)];
+            if (|(distance & above_clip)) begin
+                near = clip;
+            end
+            if (first[28]) begin
+                sel_near = sel_near | near;
+                sel_score = sel_score | score_28;
+                sel_branch = sel_branch | branch__q[28];
+            end
+            distance = (slot_pc_29__q - pc_1) >> shift;
+            near = distance[(32'h0)+:(10)];
+            if (|(distance & above_clip)) begin
+                near = clip;
+            end
+            if (first[29]) begin
+                sel_near = sel_near | near;
+                sel_score = sel_score | score_29;
+                sel_branch = sel_branch | branch__q[29];
+            end
+            distance = (slot_pc_30__q - pc_1) >> shift;
+            near = distance[(32'h0)+:(10)];
+            if (|(distance & above_clip)) begin
+                near = clip;
+            end
+            if (first[30]) begin
+                sel_near = sel_near | near;
+                sel_score = sel_score | score_30;
+                sel_branch = sel_branch | branch__q[30];
+            end
+            distance = (slot_pc_31__q - pc_1) >> shift;
+            near = distance[(32'h0)+:(10)];
+            if (|(distance & above_clip)) begin
+                near = clip;
+            end
+            if (first[31]) begin
+                sel_near = sel_near | near;
+                sel_score = sel_score | score_31;
+                sel_branch = sel_branch | branch__q[31];
+            end
+            if (sel_branch) begin
+                value = sel_near + sel_score;
+            end
+            else if ((sel_near > sel_score) | (merge_ge & (sel_near == sel_score))) begin
+                value = sel_near - sel_score;
+            end
+            else begin
+                value = sel_near;
+            end
             prio_1 = value[(32'h0)+:(8)];
-        end
-        hit = zero_p;
-        if (valid__q[0] & (slot_pc_0__q >= pc_2)) begin
-            hit = hit | slot_onehot_0;
-        end
-        if (valid__q[1] & (slot_pc_1__q >= pc_2)) begin
-            hit = hit | slot_onehot_1;
-        end
-        if (valid__q[2] & (slot_pc_2__q >= pc_2)) begin
-            hit = hit | slot_onehot_2;
-        end
-        if (valid__q[3] & (slot_pc_3__q >= pc_2)) begin
-            hit = hit | slot_onehot_3;
-        end
-        if (valid__q[4] & (slot_pc_4__q >= pc_2)) begin
-            hit = hit | slot_onehot_4;
-        end
-        if (valid__q[5] & (slot_pc_5__q >= pc_2)) begin
-            hit = hit | slot_onehot_5;
-        end
-        if (valid__q[6] & (slot_pc_6__q >= pc_2)) begin
-            hit = hit | slot_onehot_6;
-        end
-        if (valid__q[7] & (slot_pc_7__q >= pc_2)) begin
-            hit = hit | slot_onehot_7;
-        end
-        if (valid__q[8] & (slot_pc_8__q >= pc_2)) begin
-            hit = hit | slot_onehot_8;
-        end
-        if (valid__q[9] & (slot_pc_9__q >= pc_2)) begin
-            hit = hit | slot_onehot_9;
-        end
-        if (valid__q[10] & (slot_pc_10__q >= pc_2)) begin
-            hit = hit | slot_onehot_10;
-        end
-        if (valid__q[11] & (slot_pc_11__q >= pc_2)) begin
-            hit = hit | slot_onehot_11;
-        end
-        if (valid__q[12] & (slot_pc_12__q >= pc_2)) begin
-            hit = hit | slot_onehot_12;
-        end
-        if (valid__q[13] & (slot_pc_13__q >= pc_2)) begin
-            hit = hit | slot_onehot_13;
-        end
-        if (valid__q[14] & (slot_pc_14__q >= pc_2)) begin
-            hit = hit | slot_onehot_14;
-        end
-        if (valid__q[15] & (slot_pc_15__q >= pc_2)) begin
-            hit = hit | slot_onehot_15;
-        end
-        if (valid__q[16] & (slot_pc_16__q >= pc_2)) begin
-            hit = hit | slot_onehot_16;
-        end
-        if (valid__q[17] & (slot_pc_17__q >= pc_2)) begin
-            hit = hit | slot_onehot_17;
-        end
-        if (valid__q[18] & (slot_pc_18__q >= pc_2)) begin
-            hit = hit | slot_onehot_18;
-        end
-        if (valid__q[19] & (slot_pc_19__q >= pc_2)) begin
-            hit = hit | slot_onehot_19;
-        end
-        if (valid__q[20] & (slot_pc_20__q >= pc_2)) begin
-            hit = hit | slot_onehot_20;
-        end
-        if (valid__q[21] & (slot_pc_21__q >= pc_2)) begin
-            hit = hit | slot_onehot_21;
-        end
-        if (valid__q[22] & (slot_pc_22__q >= pc_2)) begin
-            hit = hit | slot_onehot_22;
-        end
-        if (valid__q[23] & (slot_pc_23__q >= pc_2)) begin
-            hit = hit | slot_onehot_23;
-        end
-        if (valid__q[24] & (slot_pc_24__q >= pc_2)) begin
-            hit = hit | slot_onehot_24;
-        end
-        if (valid__q[25] & (slot_pc_25__q >= pc_2)) begin
-            hit = hit | slot_onehot_25;
-        end
-        if (valid__q[26] & (slot_pc_26__q >= pc_2)) begin
-            hit = hit | slot_onehot_26;
-        end
-        if (valid__q[27] & (slot_pc_27__q >= pc_2)) begin
-            hit = hit | slot_onehot_27;
-        end
-        if (valid__q[28] & (slot_pc_28__q >= pc_2)) begin
-            hit = hit | slot_onehot_28;
-        end
-        if (valid__q[29] & (slot_pc_29__q >= pc_2)) begin
-            hit = hit | slot_onehot_29;
-        end
-        if (valid__q[30] & (slot_pc_30__q >= pc_2)) begin
-            hit = hit | slot_onehot_30;
-        end
-        if (valid__q[31] & (slot_pc_31__q >= pc_2)) begin
-            hit = hit | slot_onehot_31;
-        end
-        first = zero_p;
-        if (hit[0] & ~|(hit & slot_below_0)) begin
-            first = first | slot_onehot_0;
-        end
-        if (hit[1] & ~|(hit & slot_below_1)) begin
-            first = first | slot_onehot_1;
-        end
-        if (hit[2] & ~|(hit & slot_below_2)) begin
-            first = first | slot_onehot_2;
-        end
-        if (hit[3] & ~|(hit & slot_below_3)) begin
-            first = first | slot_onehot_3;
-        end
-        if (hit[4] & ~|(hit & slot_below_4)) begin
-            first = first | slot_onehot_4;
-        end
-        if (hit[5] & ~|(hit & slot_below_5)) begin
-            first = first | slot_onehot_5;
-        end
-        if (hit[6] & ~|(hit & slot_below_6)) begin
-            first = first | slot_onehot_6;
-        end
-        if (hit[7] & ~|(hit & slot_below_7)) begin
-            first = first | slot_onehot_7;
-        end
-        if (hit[8] & ~|(hit & slot_below_8)) begin
-            first = first | slot_onehot_8;
-        end
-        if (hit[9] & ~|(hit & slot_below_9)) begin
-            first = first | slot_onehot_9;
-        end
-        if (hit[10] & ~|(hit & slot_below_10)) begin
-            first = first | slot_onehot_10;
-        end
-        if (hit[11] & ~|(hit & slot_below_11)) begin
-            first = first | slot_onehot_11;
-        end
-        if (hit[12] & ~|(hit & slot_below_12)) begin
-            first = first | slot_onehot_12;
-        end
-        if (hit[13] & ~|(hit & slot_below_13)) begin
-            first = first | slot_onehot_13;
-        end
-        if (hit[14] & ~|(hit & slot_below_14)) begin
-            first = first | slot_onehot_14;
-        end
-        if (hit[15] & ~|(hit & slot_below_15)) begin
-            first = first | slot_onehot_15;
-        end
-        if (hit[16] & ~|(hit & slot_below_16)) begin
-            first = first | slot_onehot_16;
-        end
-        if (hit[17] & ~|(hit & slot_below_17)) begin
-            first = first | slot_onehot_17;
-        end
-        if (hit[18] & ~|(hit & slot_below_18)) begin
-            first = first | slot_onehot_18;
-        end
-        if (hit[19] & ~|(hit & slot_below_19)) begin
-            first = first | slot_onehot_19;
-        end
-        if (hit[20] & ~|(hit & slot_below_20)) begin
-            first = first | slot_onehot_20;
-        end
-        if (hit[21] & ~|(hit & slot_below_21)) begin
-            first = first | slot_onehot_21;
-        end
-        if (hit[22] & ~|(hit & slot_below_22)) begin
-            first = first | slot_onehot_22;
-        end
-        if (hit[23] & ~|(hit & slot_below_23)) begin
-            first = first | slot_onehot_23;
-        end
-        if (hit[24] & ~|(hit & slot_below_24)) begin
-            first = first | slot_onehot_24;
-        end
-        if (hit[25] & ~|(hit & slot_below_25)) begin
-            first = first | slot_onehot_25;
-        end
-        if (hit[26] & ~|(hit & slot_below_26)) begin
-            first = first | slot_onehot_26;
-        end
-        if (hit[27] & ~|(hit & slot_below_27)) begin
-            first = first | slot_onehot_27;
-        end
-        if (hit[28] & ~|(hit & slot_below_28)) begin
-            first = first | slot_onehot_28;
-        end
-        if (hit[29] & ~|(hit & slot_below_29)) begin
-            first = first | slot_onehot_29;
-        end
-        if (hit[30] & ~|(hit & slot_below_30)) begin
-            first = first | slot_onehot_30;
-        end
-        if (hit[31] & ~|(hit & slot_below_31)) begin
-            first = first | slot_onehot_31;
-        end
-        slot_dist_0 = (slot_pc_0__q - pc_2) >> shift;
-        if (slot_dist_0 > clip) begin
-            slot_dist_0 = clip;
-        end
-        slot_dist_1 = (slot_pc_1__q - pc_2) >> shift;
-        if (slot_dist_1 > clip) begin
-            slot_dist_1 = clip;
-        end
-        slot_dist_2 = (slot_pc_2__q - pc_2) >> shift;
-        if (slot_dist_2 > clip) begin
-            slot_dist_2 = clip;
-        end
-        slot_dist_3 = (slot_pc_3__q - pc_2) >> shift;
-        if (slot_dist_3 > clip) begin
-            slot_dist_3 = clip;
-        end
-        slot_dist_4 = (slot_pc_4__q - pc_2) >> shift;
-        if (slot_dist_4 > clip) begin
-            slot_dist_4 = clip;
-        end
-        slot_dist_5 = (slot_pc_5__q - pc_2) >> shift;
-        if (slot_dist_5 > clip) begin
-            slot_dist_5 = clip;
-        end
-        slot_dist_6 = (slot_pc_6__q - pc_2) >> shift;
-        if (slot_dist_6 > clip) begin
-            slot_dist_6 = clip;
-        end
-        slot_dist_7 = (slot_pc_7__q - pc_2) >> shift;
-        if (slot_dist_7 > clip) begin
-            slot_dist_7 = clip;
-        end
-        slot_dist_8 = (slot_pc_8__q - pc_2) >> shift;
-        if (slot_dist_8 > clip) begin
-            slot_dist_8 = clip;
-        end
-        slot_dist_9 = (slot_pc_9__q - pc_2) >> shift;
-        if (slot_dist_9 > clip) begin
-            slot_dist_9 = clip;
-        end
-        slot_dist_10 = (slot_pc_10__q - pc_2) >> shift;
-        if (slot_dist_10 > clip) begin
-            slot_dist_10 = clip;
-        end
-        slot_dist_11 = (slot_pc_11__q - pc_2) >> shift;
-        if (slot_dist_11 > clip) begin
-            slot_dist_11 = clip;
-        end
-        slot_dist_12 = (slot_pc_12__q - pc_2) >> shift;
-        if (slot_dist_12 > clip) begin
-            slot_dist_12 = clip;
-        end
-        slot_dist_13 = (slot_pc_13__q - pc_2) >> shift;
-        if (slot_dist_13 > clip) begin
-            slot_dist_13 = clip;
-        end
-        slot_dist_14 = (slot_pc_14__q - pc_2) >> shift;
-        if (slot_dist_14 > clip) begin
-            slot_dist_14 = clip;
-        end
-        slot_dist_15 = (slot_pc_15__q - pc_2) >> shift;
-        if (slot_dist_15 > clip) begin
-            slot_dist_15 = clip;
-        end
-        slot_dist_16 = (slot_pc_16__q - pc_2) >> shift;
-        if (slot_dist_16 > clip) begin
-            slot_dist_16 = clip;
-        end
-        slot_dist_17 = (slot_pc_17__q - pc_2) >> shift;
-        if (slot_dist_17 > clip) begin
-            slot_dist_17 = clip;
-        end
-        slot_dist_18 = (slot_pc_18__q - pc_2) >> shift;
-        if (slot_dist_18 > clip) begin
-            slot_dist_18 = clip;
-        end
-        slot_dist_19 = (slot_pc_19__q - pc_2) >> shift;
-        if (slot_dist_19 > clip) begin
-            slot_dist_19 = clip;
-        end
-        slot_dist_20 = (slot_pc_20__q - pc_2) >> shift;
-        if (slot_dist_20 > clip) begin
-            slot_dist_20 = clip;
-        end
-        slot_dist_21 = (slot_pc_21__q - pc_2) >> shift;
-        if (slot_dist_21 > clip) begin
-            slot_dist_21 = clip;
-        end
-        slot_dist_22 = (slot_pc_22__q - pc_2) >> shift;
-        if (slot_dist_22 > clip) begin
-            slot_dist_22 = clip;
-        end
-        slot_dist_23 = (slot_pc_23__q - pc_2) >> shift;
-        if (slot_dist_23 > clip) begin
-            slot_dist_23 = clip;
-        end
-        slot_dist_24 = (slot_pc_24__q - pc_2) >> shift;
-        if (slot_dist_24 > clip) begin
-            slot_dist_24 = clip;
-        end
-        slot_dist_25 = (slot_pc_25__q - pc_2) >> shift;
-        if (slot_dist_25 > clip) begin
-            slot_dist_25 = clip;
-        end
-        slot_dist_26 = (slot_pc_26__q - pc_2) >> shift;
-        if (slot_dist_26 > clip) begin
-            slot_dist_26 = clip;
-        end
-        slot_dist_27 = (slot_pc_27__q - pc_2) >> shift;
-        if (slot_dist_27 > clip) begin
-            slot_dist_27 = clip;
-        end
-        slot_dist_28 = (slot_pc_28__q - pc_2) >> shift;
-        if (slot_dist_28 > clip) begin
-            slot_dist_28 = clip;
-        end
-        slot_dist_29 = (slot_pc_29__q - pc_2) >> shift;
-        if (slot_dist_29 > clip) begin
-            slot_dist_29 = clip;
-        end
-        slot_dist_30 = (slot_pc_30__q - pc_2) >> shift;
-        if (slot_dist_30 > clip) begin
-            slot_dist_30 = clip;
-        end
-        slot_dist_31 = (slot_pc_31__q - pc_2) >> shift;
-        if (slot_dist_31 > clip) begin
-            slot_dist_31 = clip;
-        end
-        dist_col_0 = zero_p;
-        dist_col_1 = zero_p;
-        dist_col_2 = zero_p;
-        dist_col_3 = zero_p;
-        dist_col_4 = zero_p;
-        dist_col_5 = zero_p;
-        dist_col_6 = zero_p;
-        dist_col_7 = zero_p;
-        dist_col_8 = zero_p;
-        score_col_0 = zero_p;
-        score_col_1 = zero_p;
-        score_col_2 = zero_p;
-        score_col_3 = zero_p;
-        score_col_4 = zero_p;
-        score_col_5 = zero_p;
-        score_col_6 = zero_p;
-        score_col_7 = zero_p;
-        if (first[0] & slot_dist_0[0]) begin
-            dist_col_0 = dist_col_0 | slot_onehot_0;
-        end
-        if (first[0] & slot_dist_0[1]) begin
-            dist_col_1 = dist_col_1 | slot_onehot_0;
-        end
-        if (first[0] & slot_dist_0[2]) begin
-            dist_col_2 = dist_col_2 | slot_onehot_0;
-        end
-        if (first[0] & slot_dist_0[3]) begin
-            dist_col_3 = dist_col_3 | slot_onehot_0;
-        end
-        if (first[0] & slot_dist_0[4]) begin
-            dist_col_4 = dist_col_4 | slot_onehot_0;
-        end
-        if (first[0] & slot_dist_0[5]) begin
-            dist_col_5 = dist_col_5 | slot_onehot_0;
-        end
-        if (first[0] & slot_dist_0[6]) begin
-            dist_col_6 = dist_col_6 | slot_onehot_0;
-        end
-        if (first[0] & slot_dist_0[7]) begin
-            dist_col_7 = dist_col_7 | slot_onehot_0;
-        end
-        if (first[0] & slot_dist_0[8]) begin
-            dist_col_8 = dist_col_8 | slot_onehot_0;
-        end
-        if (first[0] & slot_score_0__q[0]) begin
-            score_col_0 = score_col_0 | slot_onehot_0;
-        end
-        if (first[0] & slot_score_0__q[1]) begin
-            score_col_1 = score_col_1 | slot_onehot_0;
-        end
-        if (first[0] & slot_score_0__q[2]) begin
-            score_col_2 = score_col_2 | slot_onehot_0;
-        end
-        if (first[0] & slot_score_0__q[3]) begin
-            score_col_3 = score_col_3 | slot_onehot_0;
-        end
-        if (first[0] & slot_score_0__q[4]) begin
-            score_col_4 = score_col_4 | slot_onehot_0;
-        end
-        if (first[0] & slot_score_0__q[5]) begin
-            score_col_5 = score_col_5 | slot_onehot_0;
-        end
-        if (first[0] & slot_score_0__q[6]) begin
-            score_col_6 = score_col_6 | slot_onehot_0;
-        end
-        if (first[0] & slot_score_0__q[7]) begin
-            score_col_7 = score_col_7 | slot_onehot_0;
-        end
-        if (first[1] & slot_dist_1[0]) begin
-            dist_col_0 = dist_col_0 | slot_onehot_1;
-        end
-        if (first[1] & slot_dist_1[1]) begin
-            dist_col_1 = dist_col_1 | slot_onehot_1;
-        end
-        if (first[1] & slot_dist_1[2]) begin
-            dist_col_2 = dist_col_2 | slot_onehot_1;
-        end
-        if (first[1] & slot_dist_1[3]) begin
-            dist_col_3 = dist_col_3 | slot_onehot_1;
-        end
-        if (first[1] & slot_dist_1[4]) begin
-            dist_col_4 = dist_col_4 | slot_onehot_1;
-        end
-        if (first[1] & slot_dist_1[5]) begin
-            dist_col_5 = dist_col_5 | slot_onehot_1;
-        end
-        if (first[1] & slot_dist_1[6]) begin
-            dist_col_6 = dist_col_6 | slot_onehot_1;
-        end
-        if (first[1] & slot_dist_1[7]) begin
-            dist_col_7 = dist_col_7 | slot_onehot_1;
-        end
-        if (first[1] & slot_dist_1[8]) begin
-            dist_col_8 = dist_col_8 | slot_onehot_1;
-        end
-        if (first[1] & slot_score_1__q[0]) begin
-            score_col_0 = score_col_0 | slot_onehot_1;
-        end
-        if (first[1] & slot_score_1__q[1]) begin
-            score_col_1 = score_col_1 | slot_onehot_1;
-        end
-        if (first[1] & slot_score_1__q[2]) begin
-            score_col_2 = score_col_2 | slot_onehot_1;
-        end
-        if (first[1] & slot_score_1__q[3]) begin
-            score_col_3 = score_col_3 | slot_onehot_1;
-        end
-        if (first[1] & slot_score_1__q[4]) begin
-            score_col_4 = score_col_4 | slot_onehot_1;
-        end
-        if (first[1] & slot_score_1__q[5]) begin
-            score_col_5 = score_col_5 | slot_onehot_1;
-        end
-        if (first[1] & slot_score_1__q[6]) begin
-            score_col_6 = score_col_6 | slot_onehot_1;
-        end
-        if (first[1] & slot_score_1__q[7]) begin
-            score_col_7 = score_col_7 | slot_onehot_1;
-        end
-        if (first[2] & slot_dist_2[0]) begin
-            dist_col_0 = dist_col_0 | slot_onehot_2;
-        end
-        if (first[2] & slot_dist_2[1]) begin
-            dist_col_1 = dist_col_1 | slot_onehot_2;
-        end
-        if (first[2] & slot_dist_2[2]) begin
-            dist_col_2 = dist_col_2 | slot_onehot_2;
-        end
-        if (first[2] & slot_dist_2[3]) begin
-            dist_col_3 = dist_col_3 | slot_onehot_2;
-        end
-        if (first[2] & slot_dist_2[4]) begin
-            dist_col_4 = dist_col_4 | slot_onehot_2;
-        end
-        if (first[2] & slot_dist_2[5]) begin
-            dist_col_5 = dist_col_5 | slot_onehot_2;
-        end
-        if (first[2] & slot_dist_2[6]) begin
-            dist_col_6 = dist_col_6 | slot_onehot_2;
-        end
-        if (first[2] & slot_dist_2[7]) begin
-            dist_col_7 = dist_col_7 | slot_onehot_2;
-        end
-        if (first[2] & slot_dist_2[8]) begin
-            dist_col_8 = dist_col_8 | slot_onehot_2;
-        end
-        if (first[2] & slot_score_2__q[0]) begin
-            score_col_0 = score_col_0 | slot_onehot_2;
-        end
-        if (first[2] & slot_score_2__q[1]) begin
-            score_col_1 = score_col_1 | slot_onehot_2;
-        end
-        if (first[2] & slot_score_2__q[2]) begin
-            score_col_2 = score_col_2 | slot_onehot_2;
-        end
-        if (first[2] & slot_score_2__q[3]) begin
-            score_col_3 = score_col_3 | slot_onehot_2;
-        end
-        if (first[2] & slot_score_2__q[4]) begin
-            score_col_4 = score_col_4 | slot_onehot_2;
-        end
-        if (first[2] & slot_score_2__q[5]) begin
-            score_col_5 = score_col_5 | slot_onehot_2;
-        end
-        if (first[2] & slot_score_2__q[6]) begin
-            score_col_6 = score_col_6 | slot_onehot_2;
-        end
-        if (first[2] & slot_score_2__q[7]) begin
-            score_col_7 = score_col_7 | slot_onehot_2;
-        end
-        if (first[3] & slot_dist_3[0]) begin
-            dist_col_0 = dist_col_0 | slot_onehot_3;
-        end
-        if (first[3] & slot_dist_3[1]) begin
-            dist_col_1 = dist_col_1 | slot_onehot_3;
-        end
-        if (first[3] & slot_dist_3[2]) begin
-            dist_col_2 = dist_col_2 | slot_onehot_3;
-        end
-        if (first[3] & slot_dist_3[3]) begin
-            dist_col_3 = dist_col_3 | slot_onehot_3;
-        end
-        if (first[3] & slot_dist_3[4]) begin
-            dist_col_4 = dist_col_4 | slot_onehot_3;
-        end
-        if (first[3] & slot_dist_3[5]) begin
-            dist_col_5 = dist_col_5 | slot_onehot_3;
-        end
-        if (first[3] & slot_dist_3[6]) begin
-            dist_col_6 = dist_col_6 | slot_onehot_3;
-        end
-        if (first[3] & slot_dist_3[7]) begin
-            dist_col_7 = dist_col_7 | slot_onehot_3;
-        end
-        if (first[3] & slot_dist_3[8]) begin
-            dist_col_8 = dist_col_8 | slot_onehot_3;
-        end
-        if (first[3] & slot_score_3__q[0]) begin
-            score_col_0 = score_col_0 | slot_onehot_3;
-        end
-        if (first[3] & slot_score_3__q[1]) begin
-            score_col_1 = score_col_1 | slot_onehot_3;
-        end
-        if (first[3] & slot_score_3__q[2]) begin
-            score_col_2 = score_col_2 | slot_onehot_3;
-        end
-        if (first[3] & slot_score_3__q[3]) begin
-            score_col_3 = score_col_3 | slot_onehot_3;
-        end
-        if (first[3] & slot_score_3__q[4]) begin
-            score_col_4 = score_col_4 | slot_onehot_3;
-        end
-        if (first[3] & slot_score_3__q[5]) begin
-            score_col_5 = score_col_5 | slot_onehot_3;
-        end
-        if (first[3] & slot_score_3__q[6]) begin
-            score_col_6 = score_col_6 | slot_onehot_3;
-        end
-        if (first[3] & slot_score_3__q[7]) begin
-            score_col_7 = score_col_7 | slot_onehot_3;
-        end
-        if (first[4] & slot_dist_4[0]) begin
-            dist_col_0 = dist_col_0 | slot_onehot_4;
-        end
-        if (first[4] & slot_dist_4[1]) begin
-            dist_col_1 = dist_col_1 | slot_onehot_4;
-        end
-        if (first[4] & slot_dist_4[2]) begin
-            dist_col_2 = dist_col_2 | slot_onehot_4;
-        end
-        if (first[4] & slot_dist_4[3]) begin
-            dist_col_3 = dist_col_3 | slot_onehot_4;
-        end
-        if (first[4] & slot_dist_4[4]) begin
-            dist_col_4 = dist_col_4 | slot_onehot_4;
-        end
-        if (first[4] & slot_dist_4[5]) begin
-            dist_col_5 = dist_col_5 | slot_onehot_4;
-        end
-        if (first[4] & slot_dist_4[6]) begin
-            dist_col_6 = dist_col_6 | slot_onehot_4;
-        end
-        if (first[4] & slot_dist_4[7]) begin
-            dist_col_7 = dist_col_7 | slot_onehot_4;
-        end
-        if (first[4] & slot_dist_4[8]) begin
-            dist_col_8 = dist_col_8 | slot_onehot_4;
-        end
-        if (first[4] & slot_score_4__q[0]) begin
-            score_col_0 = score_col_0 | slot_onehot_4;
-        end
-        if (first[4] & slot_score_4__q[1]) begin
-            score_col_1 = score_col_1 | slot_onehot_4;
-        end
-        if (first[4] & slot_score_4__q[2]) begin
-            score_col_2 = score_col_2 | slot_onehot_4;
-        end
-        if (first[4] & slot_score_4__q[3]) begin
-            score_col_3 = score_col_3 | slot_onehot_4;
-        end
-        if (first[4] & slot_score_4__q[4]) begin
-            score_col_4 = score_col_4 | slot_onehot_4;
-        end
-        if (first[4] & slot_score_4__q[5]) begin
-            score_col_5 = score_col_5 | slot_onehot_4;
-        end
-        if (first[4] & slot_score_4__q[6]) begin
-            score_col_6 = score_col_6 | slot_onehot_4;
-        end
-        if (first[4] & slot_score_4__q[7]) begin
-            score_col_7 = score_col_7 | slot_onehot_4;
-        end
-        if (first[5] & slot_dist_5[0]) begin
-            dist_col_0 = dist_col_0 | slot_onehot_5;
-        end
-        if (first[5] & slot_dist_5[1]) begin
-            dist_col_1 = dist_col_1 | slot_onehot_5;
-        end
-        if (first[5] & slot_dist_5[2]) begin
-            dist_col_2 = dist_col_2 | slot_onehot_5;
-        end
-        if (first[5] & slot_dist_5[3]) begin
-            dist_col_3 = dist_col_3 | slot_onehot_5;
-        end
-        if (first[5] & slot_dist_5[4]) begin
-            dist_col_4 = dist_col_4 | slot_onehot_5;
-        end
-        if (first[5] & slot_dist_5[5]) begin
-            dist_col_5 = dist_col_5 | slot_onehot_5;
-        end
-        if (first[5] & slot_dist_5[6]) begin
-            dist_col_6 = dist_col_6 | slot_onehot_5;
-        end
-        if (first[5] & slot_dist_5[7]) begin
-            dist_col_7 = dist_col_7 | slot_onehot_5;
-        end
-        if (first[5] & slot_dist_5[8]) begin
-            dist_col_8 = dist_col_8 | slot_onehot_5;
-        end
-        if (first[5] & slot_score_5__q[0]) begin
-            score_col_0 = score_col_0 | slot_onehot_5;
-        end
-        if (first[5] & slot_score_5__q[1]) begin
-            score_col_1 = score_col_1 | slot_onehot_5;
-        end
-        if (first[5] & slot_score_5__q[2]) begin
-            score_col_2 = score_col_2 | slot_onehot_5;
-        end
-        if (first[5] & slot_score_5__q[3]) begin
-            score_col_3 = score_col_3 | slot_onehot_5;
-        end
-        if (first[5] & slot_score_5__q[4]) begin
-            score_col_4 = score_col_4 | slot_onehot_5;
-        end
-        if (first[5] & slot_score_5__q[5]) begin
-            score_col_5 = score_col_5 | slot_onehot_5;
-        end
-        if (first[5] & slot_score_5__q[6]) begin
-            score_col_6 = score_col_6 | slot_onehot_5;
-        end
-        if (first[5] & slot_score_5__q[7]) begin
-            score_col_7 = score_col_7 | slot_onehot_5;
-        end
-        if (first[6] & slot_dist_6[0]) begin
-            dist_col_0 = dist_col_0 | slot_onehot_6;
-        end
-        if (first[6] & slot_dist_6[1]) begin
-            dist_col_1 = dist_col_1 | slot_onehot_6;
-        end
-        if (first[6] & slot_dist_6[2]) begin
-            dist_col_2 = dist_col_2 | slot_onehot_6;
-        end
-        if (first[6] & slot_dist_6[3]) begin
-            dist_col_3 = dist_col_3 | slot_onehot_6;
-        end
-        if (first[6] & slot_dist_6[4]) begin
-            dist_col_4 = dist_col_4 | slot_onehot_6;
-        end
-        if (first[6] & slot_dist_6[5]) begin
-            dist_col_5 = dist_col_5 | slot_onehot_6;
-        end
-        if (first[6] & slot_dist_6[6]) begin
-            dist_col_6 = dist_col_6 | slot_onehot_6;
-        end
-        if (first[6] & slot_dist_6[7]) begin
-            dist_col_7 = dist_col_7 | slot_onehot_6;
-        end
-        if (first[6] & slot_dist_6[8]) begin
-            dist_col_8 = dist_col_8 | slot_onehot_6;
-        end
-        if (first[6] & slot_score_6__q[0]) begin
-            score_col_0 = score_col_0 | slot_onehot_6;
-        end
-        if (first[6] & slot_score_6__q[1]) begin
-            score_col_1 = score_col_1 | slot_onehot_6;
-        end
-        if (first[6] & slot_score_6__q[2]) begin
-            score_col_2 = score_col_2 | slot_onehot_6;
-        end
-        if (first[6] & slot_score_6__q[3]) begin
-            score_col_3 = score_col_3 | slot_onehot_6;
-        end
-        if (first[6] & slot_score_6__q[4]) begin
-            score_col_4 = score_col_4 | slot_onehot_6;
-        end
-        if (first[6] & slot_score_6__q[5]) begin
-            score_col_5 = score_col_5 | slot_onehot_6;
-        end
-        if (first[6] & slot_score_6__q[6]) begin
-            score_col_6 = score_col_6 | slot_onehot_6;
-        end
-        if (first[6] & slot_score_6__q[7]) begin
-            score_col_7 = score_col_7 | slot_onehot_6;
-        end
-        if (first[7] & slot_dist_7[0]) begin
-            dist_col_0 = dist_col_0 | slot_onehot_7;
-        end
-        if (first[7] & slot_dist_7[1]) begin
-            dist_col_1 = dist_col_1 | slot_onehot_7;
-        end
-        if (first[7] & slot_dist_7[2]) begin
-            dist_col_2 = dist_col_2 | slot_onehot_7;
-        end
-        if (first[7] & slot_dist_7[3]) begin
-            dist_col_3 = dist_col_3 | slot_onehot_7;
-        end
-        if (first[7] & slot_dist_7[4]) begin
-            dist_col_4 = dist_col_4 | slot_onehot_7;
-        end
-        if (first[7] & slot_dist_7[5]) begin
-            dist_col_5 = dist_col_5 | slot_onehot_7;
-        end
-        if (first[7] & slot_dist_7[6]) begin
-            dist_col_6 = dist_col_6 | slot_onehot_7;
-        end
-        if (first[7] & slot_dist_7[7]) begin
-            dist_col_7 = dist_col_7 | slot_onehot_7;
-        end
-        if (first[7] & slot_dist_7[8]) begin
-            dist_col_8 = dist_col_8 | slot_onehot_7;
-        end
-        if (first[7] & slot_score_7__q[0]) begin
-            score_col_0 = score_col_0 | slot_onehot_7;
-        end
-        if (first[7] & slot_score_7__q[1]) begin
-            score_col_1 = score_col_1 | slot_onehot_7;
-        end
-        if (first[7] & slot_score_7__q[2]) begin
-            score_col_2 = score_col_2 | slot_onehot_7;
-        end
-        if (first[7] & slot_score_7__q[3]) begin
-            score_col_3 = score_col_3 | slot_onehot_7;
-        end
-        if (first[7] & slot_score_7__q[4]) begin
-            score_col_4 = score_col_4 | slot_onehot_7;
-        end
-        if (first[7] & slot_score_7__q[5]) begin
-            score_col_5 = score_col_5 | slot_onehot_7;
-        end
-        if (first[7] & slot_score_7__q[6]) begin
-            score_col_6 = score_col_6 | slot_onehot_7;
-        end
-        if (first[7] & slot_score_7__q[7]) begin
-            score_col_7 = score_col_7 | slot_onehot_7;
-        end
-        if (first[8] & slot_dist_8[0]) begin
-            dist_col_0 = dist_col_0 | slot_onehot_8;
-        end
-        if (first[8] & slot_dist_8[1]) begin
-            dist_col_1 = dist_col_1 | slot_onehot_8;
-        end
-        if (first[8] & slot_dist_8[2]) begin
-            dist_col_2 = dist_col_2 | slot_onehot_8;
-        end
-        if (first[8] & slot_dist_8[3]) begin
-            dist_col_3 = dist_col_3 | slot_onehot_8;
-        end
-        if (first[8] & slot_dist_8[4]) begin
-            dist_col_4 = dist_col_4 | slot_onehot_8;
-        end
-        if (first[8] & slot_dist_8[5]) begin
-            dist_col_5 = dist_col_5 | slot_onehot_8;
-        end
-        if (first[8] & slot_dist_8[6]) begin
-            dist_col_6 = dist_col_6 | slot_onehot_8;
-        end
-        if (first[8] & slot_dist_8[7]) begin
-            dist_col_7 = dist_col_7 | slot_onehot_8;
-        end
-        if (first[8] & slot_dist_8[8]) begin
-            dist_col_8 = dist_col_8 | slot_onehot_8;
-        end
-        if (first[8] & slot_score_8__q[0]) begin
-            score_col_0 = score_col_0 | slot_onehot_8;
-        end
-        if (first[8] & slot_score_8__q[1]) begin
-            score_col_1 = score_col_1 | slot_onehot_8;
-        end
-        if (first[8] & slot_score_8__q[2]) begin
-            score_col_2 = score_col_2 | slot_onehot_8;
-        end
-        if (first[8] & slot_score_8__q[3]) begin
-            score_col_3 = score_col_3 | slot_onehot_8;
-        end
-        if (first[8] & slot_score_8__q[4]) begin
-            score_col_4 = score_col_4 | slot_onehot_8;
-        end
-        if (first[8] & slot_score_8__q[5]) begin
-            score_col_5 = score_col_5 | slot_onehot_8;
-        end
-        if (first[8] & slot_score_8__q[6]) begin
-            score_col_6 = score_col_6 | slot_onehot_8;
-        end
-        if (first[8] & slot_score_8__q[7]) begin
-            score_col_7 = score_col_7 | slot_onehot_8;
-        end
-        if (first[9] & slot_dist_9[0]) begin
-            dist_col_0 = dist_col_0 | slot_onehot_9;
-        end
-        if (first[9] & slot_dist_9[1]) begin
-            dist_col_1 = dist_col_1 | slot_onehot_9;
-        end
-        if (first[9] & slot_dist_9[2]) begin
-            dist_col_2 = dist_col_2 | slot_onehot_9;
-        end
-        if (first[9] & slot_dist_9[3]) begin
-            dist_col_3 = dist_col_3 | slot_onehot_9;
-        end
-        if (first[9] & slot_dist_9[4]) begin
-            dist_col_4 = dist_col_4 | slot_onehot_9;
-        end
-        if (first[9] & slot_dist_9[5]) begin
-            dist_col_5 = dist_col_5 | slot_onehot_9;
-        end
-        if (first[9] & slot_dist_9[6]) begin
-            dist_col_6 = dist_col_6 | slot_onehot_9;
-        end
-        if (first[9] & slot_dist_9[7]) begin
-            dist_col_7 = dist_col_7 | slot_onehot_9;
-        end
-        if (first[9] & slot_dist_9[8]) begin
-            dist_col_8 = dist_col_8 | slot_onehot_9;
-        end
-        if (first[9] & slot_score_9__q[0]) begin
-            score_col_0 = score_col_0 | slot_onehot_9;
-        end
-        if (first[9] & slot_score_9__q[1]) begin
-            score_col_1 = score_col_1 | slot_onehot_9;
-        end
-        if (first[9] & slot_score_9__q[2]) begin
-            score_col_2 = score_col_2 | slot_onehot_9;
-        end
-        if (first[9] & slot_score_9__q[3]) begin
-            score_col_3 = score_col_3 | slot_onehot_9;
-        end
-        if (first[9] & slot_score_9__q[4]) begin
-            score_col_4 = score_col_4 | slot_onehot_9;
-        end
-        if (first[9] & slot_score_9__q[5]) begin
-            score_col_5 = score_col_5 | slot_onehot_9;
-        end
-        if (first[9] & slot_score_9__q[6]) begin
-            score_col_6 = score_col_6 | slot_onehot_9;
-        end
-        if (first[9] & slot_score_9__q[7]) begin
-            score_col_7 = score_col_7 | slot_onehot_9;
-        end
-        if (first[10] & slot_dist_10[0]) begin
-            dist_col_0 = dist_col_0 | slot_onehot_10;
-        end
-        if (first[10] & slot_dist_10[1]) begin
-            dist_col_1 = dist_col_1 | slot_onehot_10;
-        end
-        if (first[10] & slot_dist_10[2]) begin
-            dist_col_2 = dist_col_2 | slot_onehot_10;
-        end
-        if (first[10] & slot_dist_10[3]) begin
-            dist_col_3 = dist_col_3 | slot_onehot_10;
-        end
-        if (first[10] & slot_dist_10[4]) begin
-            dist_col_4 = dist_col_4 | slot_onehot_10;
-        end
-        if (first[10] & slot_dist_10[5]) begin
-            dist_col_5 = dist_col_5 | slot_onehot_10;
-        end
-        if (first[10] & slot_dist_10[6]) begin
-            dist_col_6 = dist_col_6 | slot_onehot_10;
-        end
-        if (first[10] & slot_dist_10[7]) begin
-            dist_col_7 = dist_col_7 | slot_onehot_10;
-        end
-        if (first[10] & slot_dist_10[8]) begin
-            dist_col_8 = dist_col_8 | slot_onehot_10;
-        end
-        if (first[10] & slot_score_10__q[0]) begin
-            score_col_0 = score_col_0 | slot_onehot_10;
-        end
-        if (first[10] & slot_score_10__q[1]) begin
-            score_col_1 = score_col_1 | slot_onehot_10;
-        end
-        if (first[10] & slot_score_10__q[2]) begin
-            score_col_2 = score_col_2 | slot_onehot_10;
-        end
-        if (first[10] & slot_score_10__q[3]) begin
-            score_col_3 = score_col_3 | slot_onehot_10;
-        end
-        if (first[10] & slot_score_10__q[4]) begin
-            score_col_4 = score_col_4 | slot_onehot_10;
-        end
-        if (first[10] & slot_score_10__q[5]) begin
-            score_col_5 = score_col_5 | slot_onehot_10;
-        end
-        if (first[10] & slot_score_10__q[6]) begin
-            score_col_6 = score_col_6 | slot_onehot_10;
-        end
-        if (first[10] & slot_score_10__q[7]) begin
-            score_col_7 = score_col_7 | slot_onehot_10;
-        end
-        if (first[11] & slot_dist_11[0]) begin
-            dist_col_0 = dist_col_0 | slot_onehot_11;
-        end
-        if (first[11] & slot_dist_11[1]) begin
-            dist_col_1 = dist_col_1 | slot_onehot_11;
-        end
-        if (first[11] & slot_dist_11[2]) begin
-            dist_col_2 = dist_col_2 | slot_onehot_11;
-        end
-        if (first[11] & slot_dist_11[3]) begin
-            dist_col_3 = dist_col_3 | slot_onehot_11;
-        end
-        if (first[11] & slot_dist_11[4]) begin
-            dist_col_4 = dist_col_4 | slot_onehot_11;
-        end
-        if (first[11] & slot_dist_11[5]) begin
-            dist_col_5 = dist_col_5 | slot_onehot_11;
-        end
-        if (first[11] & slot_dist_11[6]) begin
-            dist_col_6 = dist_col_6 | slot_onehot_11;
-        end
-        if (first[11] & slot_dist_11[7]) begin
-            dist_col_7 = dist_col_7 | slot_onehot_11;
-        end
-        if (first[11] & slot_dist_11[8]) begin
-            dist_col_8 = dist_col_8 | slot_onehot_11;
-        end
-        if (first[11] & slot_score_11__q[0]) begin
-            score_col_0 = score_col_0 | slot_onehot_11;
-        end
-        if (first[11] & slot_score_11__q[1]) begin
-            score_col_1 = score_col_1 | slot_onehot_11;
-        end
-        if (first[11] & slot_score_11__q[2]) begin
-            score_col_2 = score_col_2 | slot_onehot_11;
-        end
-        if (first[11] & slot_score_11__q[3]) begin
-            score_col_3 = score_col_3 | slot_onehot_11;
-        end
-        if (first[11] & slot_score_11__q[4]) begin
-            score_col_4 = score_col_4 | slot_onehot_11;
-        end
-        if (first[11] & slot_score_11__q[5]) begin
-            score_col_5 = score_col_5 | slot_onehot_11;
-        end
-        if (first[11] & slot_score_11__q[6]) begin
-            score_col_6 = score_col_6 | slot_onehot_11;
-        end
-        if (first[11] & slot_score_11__q[7]) begin
-            score_col_7 = score_col_7 | slot_onehot_11;
-        end
-        if (first[12] & slot_dist_12[0]) begin
-            dist_col_0 = dist_col_0 | slot_onehot_12;
-        end
-        if (first[12] & slot_dist_12[1]) begin
-            dist_col_1 = dist_col_1 | slot_onehot_12;
-        end
-        if (first[12] & slot_dist_12[2]) begin
-            dist_col_2 = dist_col_2 | slot_onehot_12;
-        end
-        if (first[12] & slot_dist_12[3]) begin
-            dist_col_3 = dist_col_3 | slot_onehot_12;
-        end
-        if (first[12] & slot_dist_12[4]) begin
-            dist_col_4 = dist_col_4 | slot_onehot_12;
-        end
-        if (first[12] & slot_dist_12[5]) begin
-            dist_col_5 = dist_col_5 | slot_onehot_12;
-        end
-        if (first[12] & slot_dist_12[6]) begin
-            dist_col_6 = dist_col_6 | slot_onehot_12;
-        end
-        if (first[12] & slot_dist_12[7]) begin
-            dist_col_7 = dist_col_7 | slot_onehot_12;
-        end
-        if (first[12] & slot_dist_12[8]) begin
-            dist_col_8 = dist_col_8 | slot_onehot_12;
-        end
-        if (first[12] & slot_score_12__q[0]) begin
-            score_col_0 = score_col_0 | slot_onehot_12;
-        end
-        if (first[12] & slot_score_12__q[1]) begin
-            score_col_1 = score_col_1 | slot_onehot_12;
-        end
-        if (first[12] & slot_score_12__q[2]) begin
-            score_col_2 = score_col_2 | slot_onehot_12;
-        end
-        if (first[12] & slot_score_12__q[3]) begin
-            score_col_3 = score_col_3 | slot_onehot_12;
-        end
-        if (first[12] & slot_score_12__q[4]) begin
-            score_col_4 = score_col_4 | slot_onehot_12;
-        end
-        if (first[12] & slot_score_12__q[5]) begin
-            score_col_5 = score_col_5 | slot_onehot_12;
-        end
-        if (first[12] & slot_score_12__q[6]) begin
-            score_col_6 = score_col_6 | slot_onehot_12;
-        end
-        if (first[12] & slot_score_12__q[7]) begin
-            score_col_7 = score_col_7 | slot_onehot_12;
-        end
-        if (first[13] & slot_dist_13[0]) begin
-            dist_col_0 = dist_col_0 | slot_onehot_13;
-        end
-        if (first[13] & slot_dist_13[1]) begin
-            dist_col_1 = dist_col_1 | slot_onehot_13;
-        end
-        if (first[13] & slot_dist_13[2]) begin
-            dist_col_2 = dist_col_2 | slot_onehot_13;
-        end
-        if (first[13] & slot_dist_13[3]) begin
-            dist_col_3 = dist_col_3 | slot_onehot_13;
-        end
-        if (first[13] & slot_dist_13[4]) begin
-            dist_col_4 = dist_col_4 | slot_onehot_13;
-        end
-        if (first[13] & slot_dist_13[5]) begin
-            dist_col_5 = dist_col_5 | slot_onehot_13;
-        end
-        if (first[13] & slot_dist_13[6]) begin
-            dist_col_6 = dist_col_6 | slot_onehot_13;
-        end
-        if (first[13] & slot_dist_13[7]) begin
-            dist_col_7 = dist_col_7 | slot_onehot_13;
-        end
-        if (first[13] & slot_dist_13[8]) begin
-            dist_col_8 = dist_col_8 | slot_onehot_13;
-        end
-        if (first[13] & slot_score_13__q[0]) begin
-            score_col_0 = score_col_0 | slot_onehot_13;
-        end
-        if (first[13] & slot_score_13__q[1]) begin
-            score_col_1 = score_col_1 | slot_onehot_13;
-        end
-        if (first[13] & slot_score_13__q[2]) begin
-            score_col_2 = score_col_2 | slot_onehot_13;
-        end
-        if (first[13] & slot_score_13__q[3]) begin
-            score_col_3 = score_col_3 | slot_onehot_13;
-        end
-        if (first[13] & slot_score_13__q[4]) begin
-            score_col_4 = score_col_4 | slot_onehot_13;
-        end
-        if (first[13] & slot_score_13__q[5]) begin
-            score_col_5 = score_col_5 | slot_onehot_13;
-        end
-        if (first[13] & slot_score_13__q[6]) begin
-            score_col_6 = score_col_6 | slot_onehot_13;
-        end
-        if (first[13] & slot_score_13__q[7]) begin
-            score_col_7 = score_col_7 | slot_onehot_13;
-        end
-        if (first[14] & slot_dist_14[0]) begin
-            dist_col_0 = dist_col_0 | slot_onehot_14;
-        end
-        if (first[14] & slot_dist_14[1]) begin
-            dist_col_1 = dist_col_1 | slot_onehot_14;
-        end
-        if (first[14] & slot_dist_14[2]) begin
-            dist_col_2 = dist_col_2 | slot_onehot_14;
-        end
-        if (first[14] & slot_dist_14[3]) begin
-            dist_col_3 = dist_col_3 | slot_onehot_14;
-        end
-        if (first[14] & slot_dist_14[4]) begin
-            dist_col_4 = dist_col_4 | slot_onehot_14;
-        end
-        if (first[14] & slot_dist_14[5]) begin
-            dist_col_5 = dist_col_5 | slot_onehot_14;
-        end
-        if (first[14] & slot_dist_14[6]) begin
-            dist_col_6 = dist_col_6 | slot_onehot_14;
-        end
-        if (first[14] & slot_dist_14[7]) begin
-            dist_col_7 = dist_col_7 | slot_onehot_14;
-        end
-        if (first[14] & slot_dist_14[8]) begin
-            dist_col_8 = dist_col_8 | slot_onehot_14;
-        end
-        if (first[14] & slot_score_14__q[0]) begin
-            score_col_0 = score_col_0 | slot_onehot_14;
-        end
-        if (first[14] & slot_score_14__q[1]) begin
-            score_col_1 = score_col_1 | slot_onehot_14;
-        end
-        if (first[14] & slot_score_14__q[2]) begin
-            score_col_2 = score_col_2 | slot_onehot_14;
-        end
-        if (first[14] & slot_score_14__q[3]) begin
-            score_col_3 = score_col_3 | slot_onehot_14;
-        end
-        if (first[14] & slot_score_14__q[4]) begin
-            score_col_4 = score_col_4 | slot_onehot_14;
-        end
-        if (first[14] & slot_score_14__q[5]) begin
-            score_col_5 = score_col_5 | slot_onehot_14;
-        end
-        if (first[14] & slot_score_14__q[6]) begin
-            score_col_6 = score_col_6 | slot_onehot_14;
-        end
-        if (first[14] & slot_score_14__q[7]) begin
-            score_col_7 = score_col_7 | slot_onehot_14;
-        end
-        if (first[15] & slot_dist_15[0]) begin
-            dist_col_0 = dist_col_0 | slot_onehot_15;
-        end
-        if (first[15] & slot_dist_15[1]) begin
-            dist_col_1 = dist_col_1 | slot_onehot_15;
-        end
-        if (first[15] & slot_dist_15[2]) begin
-            dist_col_2 = dist_col_2 | slot_onehot_15;
-        end
-        if (first[15] & slot_dist_15[3]) begin
-            dist_col_3 = dist_col_3 | slot_onehot_15;
-        end
-        if (first[15] & slot_dist_15[4]) begin
-            dist_col_4 = dist_col_4 | slot_onehot_15;
-        end
-        if (first[15] & slot_dist_15[5]) begin
-            dist_col_5 = dist_col_5 | slot_onehot_15;
-        end
-        if (first[15] & slot_dist_15[6]) begin
-            dist_col_6 = dist_col_6 | slot_onehot_15;
-        end
-        if (first[15] & slot_dist_15[7]) begin
-            dist_col_7 = dist_col_7 | slot_onehot_15;
-        end
-        if (first[15] & slot_dist_15[8]) begin
-            dist_col_8 = dist_col_8 | slot_onehot_15;
-        end
-        if (first[15] & slot_score_15__q[0]) begin
-            score_col_0 = score_col_0 | slot_onehot_15;
-        end
-        if (first[15] & slot_score_15__q[1]) begin
-            score_col_1 = score_col_1 | slot_onehot_15;
-        end
-        if (first[15] & slot_score_15__q[2]) begin
-            score_col_2 = score_col_2 | slot_onehot_15;
-        end
-        if (first[15] & slot_score_15__q[3]) begin
-            score_col_3 = score_col_3 | slot_onehot_15;
-        end
-        if (first[15] & slot_score_15__q[4]) begin
-            score_col_4 = score_col_4 | slot_onehot_15;
-        end
-        if (first[15] & slot_score_15__q[5]) begin
-            score_col_5 = score_col_5 | slot_onehot_15;
-        end
-        if (first[15] & slot_score_15__q[6]) begin
-            score_col_6 = score_col_6 | slot_onehot_15;
-        end
-        if (first[15] & slot_score_15__q[7]) begin
-            score_col_7 = score_col_7 | slot_onehot_15;
-        end
-        if (first[16] & slot_dist_16[0]) begin
-            dist_col_0 = dist_col_0 | slot_onehot_16;
-        end
-        if (first[16] & slot_dist_16[1]) begin
-            dist_col_1 = dist_col_1 | slot_onehot_16;
-        end
-        if (first[16] & slot_dist_16[2]) begin
-            dist_col_2 = dist_col_2 | slot_onehot_16;
-        end
-        if (first[16] & slot_dist_16[3]) begin
-            dist_col_3 = dist_col_3 | slot_onehot_16;
-        end
-        if (first[16] & slot_dist_16[4]) begin
-            dist_col_4 = dist_col_4 | slot_onehot_16;
-        end
-        if (first[16] & slot_dist_16[5]) begin
-            dist_col_5 = dist_col_5 | slot_onehot_16;
-        end
-        if (first[16] & slot_dist_16[6]) begin
-            dist_col_6 = dist_col_6 | slot_onehot_16;
-        end
-        if (first[16] & slot_dist_16[7]) begin
-            dist_col_7 = dist_col_7 | slot_onehot_16;
-        end
-        if (first[16] & slot_dist_16[8]) begin
-            dist_col_8 = dist_col_8 | slot_onehot_16;
-        end
-        if (first[16] & slot_score_16__q[0]) begin
-            score_col_0 = score_col_0 | slot_onehot_16;
-        end
-        if (first[16] & slot_score_16__q[1]) begin
-            score_col_1 = score_col_1 | slot_onehot_16;
-        end
-        if (first[16] & slot_score_16__q[2]) begin
-            score_col_2 = score_col_2 | slot_onehot_16;
-        end
-        if (first[16] & slot_score_16__q[3]) begin
-            score_col_3 = score_col_3 | slot_onehot_16;
-        end
-        if (first[16] & slot_score_16__q[4]) begin
-            score_col_4 = score_col_4 | slot_onehot_16;
-        end
-        if (first[16] & slot_score_16__q[5]) begin
-            score_col_5 = score_col_5 | slot_onehot_16;
-        end
-        if (first[16] & slot_score_16__q[6]) begin
-            score_col_6 = score_col_6 | slot_onehot_16;
-        end
-        if (first[16] & slot_score_16__q[7]) begin
-            score_col_7 = score_col_7 | slot_onehot_16;
-        end
-        if (first[17] & slot_dist_17[0]) begin
-            dist_col_0 = dist_col_0 | slot_onehot_17;
-        end
-        if (first[17] & slot_dist_17[1]) begin
-            dist_col_1 = dist_col_1 | slot_onehot_17;
-        end
-        if (first[17] & slot_dist_17[2]) begin
-            dist_col_2 = dist_col_2 | slot_onehot_17;
-        end
-        if (first[17] & slot_dist_17[3]) begin
-            dist_col_3 = dist_col_3 | slot_onehot_17;
-        end
-        if (first[17] & slot_dist_17[4]) begin
-            dist_col_4 = dist_col_4 | slot_onehot_17;
-        end
-        if (first[17] & slot_dist_17[5]) begin
-            dist_col_5 = dist_col_5 | slot_onehot_17;
-        end
-        if (first[17] & slot_dist_17[6]) begin
-            dist_col_6 = dist_col_6 | slot_onehot_17;
-        end
-        if (first[17] & slot_dist_17[7]) begin
-            dist_col_7 = dist_col_7 | slot_onehot_17;
-        end
-        if (first[17] & slot_dist_17[8]) begin
-            dist_col_8 = dist_col_8 | slot_onehot_17;
-        end
-        if (first[17] & slot_score_17__q[0]) begin
-            score_col_0 = score_col_0 | slot_onehot_17;
-        end
-        if (first[17] & slot_score_17__q[1]) begin
-            score_col_1 = score_col_1 | slot_onehot_17;
-        end
-        if (first[17] & slot_score_17__q[2]) begin
-            score_col_2 = score_col_2 | slot_onehot_17;
-        end
-        if (first[17] & slot_score_17__q[3]) begin
-            score_col_3 = score_col_3 | slot_onehot_17;
-        end
-        if (first[17] & slot_score_17__q[4]) begin
-            score_col_4 = score_col_4 | slot_onehot_17;
-        end
-        if (first[17] & slot_score_17__q[5]) begin
-            score_col_5 = score_col_5 | slot_onehot_17;
-        end
-        if (first[17] & slot_score_17__q[6]) begin
-            score_col_6 = score_col_6 | slot_onehot_17;
-        end
-        if (first[17] & slot_score_17__q[7]) begin
-            score_col_7 = score_col_7 | slot_onehot_17;
-        end
-        if (first[18] & slot_dist_18[0]) begin
-            dist_col_0 = dist_col_0 | slot_onehot_18;
-        end
-        if (first[18] & slot_dist_18[1]) begin
-            dist_col_1 = dist_col_1 | slot_onehot_18;
-        end
-        if (first[18] & slot_dist_18[2]) begin
-            dist_col_2 = dist_col_2 | slot_onehot_18;
-        end
-        if (first[18] & slot_dist_18[3]) begin
-            dist_col_3 = dist_col_3 | slot_onehot_18;
-        end
-        if (first[18] & slot_dist_18[4]) begin
-            dist_col_4 = dist_col_4 | slot_onehot_18;
-        end
-        if (first[18] & slot_dist_18[5]) begin
-            dist_col_5 = dist_col_5 | slot_onehot_18;
-        end
-        if (first[18] & slot_dist_18[6]) begin
-            dist_col_6 = dist_col_6 | slot_onehot_18;
-        end
-        if (first[18] & slot_dist_18[7]) begin
-            dist_col_7 = dist_col_7 | slot_onehot_18;
-        end
-        if (first[18] & slot_dist_18[8]) begin
-            dist_col_8 = dist_col_8 | slot_onehot_18;
-        end
-        if (first[18] & slot_score_18__q[0]) begin
-            score_col_0 = score_col_0 | slot_onehot_18;
-        end
-        if (first[18] & slot_score_18__q[1]) begin
-            score_col_1 = score_col_1 | slot_onehot_18;
-        end
-        if (first[18] & slot_score_18__q[2]) begin
-            score_col_2 = score_col_2 | slot_onehot_18;
-        end
-        if (first[18] & slot_score_18__q[3]) begin
-            score_col_3 = score_col_3 | slot_onehot_18;
-        end
-        if (first[18] & slot_score_18__q[4]) begin
-            score_col_4 = score_col_4 | slot_onehot_18;
-        end
-        if (first[18] & slot_score_18__q[5]) begin
-            score_col_5 = score_col_5 | slot_onehot_18;
-        end
-        if (first[18] & slot_score_18__q[6]) begin
-            score_col_6 = score_col_6 | slot_onehot_18;
-        end
-        if (first[18] & slot_score_18__q[7]) begin
-            score_col_7 = score_col_7 | slot_onehot_18;
-        end
-        if (first[19] & slot_dist_19[0]) begin
-            dist_col_0 = dist_col_0 | slot_onehot_19;
-        end
-        if (first[19] & slot_dist_19[1]) begin
-            dist_col_1 = dist_col_1 | slot_onehot_19;
-        end
-        if (first[19] & slot_dist_19[2]) begin
-            dist_col_2 = dist_col_2 | slot_onehot_19;
-        end
-        if (first[19] & slot_dist_19[3]) begin
-            dist_col_3 = dist_col_3 | slot_onehot_19;
-        end
-        if (first[19] & slot_dist_19[4]) begin
-            dist_col_4 = dist_col_4 | slot_onehot_19;
-        end
-        if (first[19] & slot_dist_19[5]) begin
-            dist_col_5 = dist_col_5 | slot_onehot_19;
-        end
-        if (first[19] & slot_dist_19[6]) begin
-            dist_col_6 = dist_col_6 | slot_onehot_19;
-        end
-        if (first[19] & slot_dist_19[7]) begin
-            dist_col_7 = dist_col_7 | slot_onehot_19;
-        end
-        if (first[19] & slot_dist_19[8]) begin
-            dist_col_8 = dist_col_8 | slot_onehot_19;
-        end
-        if (first[19] & slot_score_19__q[0]) begin
-            score_col_0 = score_col_0 | slot_onehot_19;
-        end
-        if (first[19] & slot_score_19__q[1]) begin
-            score_col_1 = score_col_1 | slot_onehot_19;
-        end
-        if (first[19] & slot_score_19__q[2]) begin
-            score_col_2 = score_col_2 | slot_onehot_19;
-        end
-        if (first[19] & slot_score_19__q[3]) begin
-            score_col_3 = score_col_3 | slot_onehot_19;
-        end
-        if (first[19] & slot_score_19__q[4]) begin
-            score_col_4 = score_col_4 | slot_onehot_19;
-        end
-        if (first[19] & slot_score_19__q[5]) begin
-            score_col_5 = score_col_5 | slot_onehot_19;
-        end
-        if (first[19] & slot_score_19__q[6]) begin
-            score_col_6 = score_col_6 | slot_onehot_19;
-        end
-        if (first[19] & slot_score_19__q[7]) begin
-            score_col_7 = score_col_7 | slot_onehot_19;
-        end
-        if (first[20] & slot_dist_20[0]) begin
-            dist_col_0 = dist_col_0 | slot_onehot_20;
-        end
-        if (first[20] & slot_dist_20[1]) begin
-            dist_col_1 = dist_col_1 | slot_onehot_20;
-        end
-        if (first[20] & slot_dist_20[2]) begin
-            dist_col_2 = dist_col_2 | slot_onehot_20;
-        end
-        if (first[20] & slot_dist_20[3]) begin
-            dist_col_3 = dist_col_3 | slot_onehot_20;
-        end
-        if (first[20] & slot_dist_20[4]) begin
-            dist_col_4 = dist_col_4 | slot_onehot_20;
-        end
-        if (first[20] & slot_dist_20[5]) begin
-            dist_col_5 = dist_col_5 | slot_onehot_20;
-        end
-        if (first[20] & slot_dist_20[6]) begin
-            dist_col_6 = dist_col_6 | slot_onehot_20;
-        end
-        if (first[20] & slot_dist_20[7]) begin
-            dist_col_7 = dist_col_7 | slot_onehot_20;
-        end
-        if (first[20] & slot_dist_20[8]) begin
-            dist_col_8 = dist_col_8 | slot_onehot_20;
-        end
-        if (first[20] & slot_score_20__q[0]) begin
-            score_col_0 = score_col_0 | slot_onehot_20;
-        end
-        if (first[20] & slot_score_20__q[1]) begin
-            score_col_1 = score_col_1 | slot_onehot_20;
-        end
-        if (first[20] & slot_score_20__q[2]) begin
-            score_col_2 = score_col_2 | slot_onehot_20;
-        end
-        if (first[20] & slot_score_20__q[3]) begin
-            score_col_3 = score_col_3 | slot_onehot_20;
-        end
-        if (first[20] & slot_score_20__q[4]) begin
-            score_col_4 = score_col_4 | slot_onehot_20;
-        end
-        if (first[20] & slot_score_20__q[5]) begin
-            score_col_5 = score_col_5 | slot_onehot_20;
-        end
-        if (first[20] & slot_score_20__q[6]) begin
-            score_col_6 = score_col_6 | slot_onehot_20;
-        end
-        if (first[20] & slot_score_20__q[7]) begin
-            score_col_7 = score_col_7 | slot_onehot_20;
-        end
-        if (first[21] & slot_dist_21[0]) begin
-            dist_col_0 = dist_col_0 | slot_onehot_21;
-        end
-        if (first[21] & slot_dist_21[1]) begin
-            dist_col_1 = dist_col_1 | slot_onehot_21;
-        end
-        if (first[21] & slot_dist_21[2]) begin
-            dist_col_2 = dist_col_2 | slot_onehot_21;
-        end
-        if (first[21] & slot_dist_21[3]) begin
-            dist_col_3 = dist_col_3 | slot_onehot_21;
-        end
-        if (first[21] & slot_dist_21[4]) begin
-            dist_col_4 = dist_col_4 | slot_onehot_21;
-        end
-        if (first[21] & slot_dist_21[5]) begin
-            dist_col_5 = dist_col_5 | slot_onehot_21;
-        end
-        if (first[21] & slot_dist_21[6]) begin
-            dist_col_6 = dist_col_6 | slot_onehot_21;
-        end
-        if (first[21] & slot_dist_21[7]) begin
-            dist_col_7 = dist_col_7 | slot_onehot_21;
-        end
-        if (first[21] & slot_dist_21[8]) begin
-            dist_col_8 = dist_col_8 | slot_onehot_21;
-        end
-        if (first[21] & slot_score_21__q[0]) begin
-            score_col_0 = score_col_0 | slot_onehot_21;
-        end
-        if (first[21] & slot_score_21__q[1]) begin
-            score_col_1 = score_col_1 | slot_onehot_21;
-        end
-        if (first[21] & slot_score_21__q[2]) begin
-            score_col_2 = score_col_2 | slot_onehot_21;
-        end
-        if (first[21] & slot_score_21__q[3]) begin
-            score_col_3 = score_col_3 | slot_onehot_21;
-        end
-        if (first[21] & slot_score_21__q[4]) begin
-            score_col_4 = score_col_4 | slot_onehot_21;
-        end
-        if (first[21] & slot_score_21__q[5]) begin
-            score_col_5 = score_col_5 | slot_onehot_21;
-        end
-        if (first[21] & slot_score_21__q[6]) begin
-            score_col_6 = score_col_6 | slot_onehot_21;
-        end
-        if (first[21] & slot_score_21__q[7]) begin
-            score_col_7 = score_col_7 | slot_onehot_21;
-        end
-        if (first[22] & slot_dist_22[0]) begin
-            dist_col_0 = dist_col_0 | slot_onehot_22;
-        end
-        if (first[22] & slot_dist_22[1]) begin
-            dist_col_1 = dist_col_1 | slot_onehot_22;
-        end
-        if (first[22] & slot_dist_22[2]) begin
-            dist_col_2 = dist_col_2 | slot_onehot_22;
-        end
-        if (first[22] & slot_dist_22[3]) begin
-            dist_col_3 = dist_col_3 | slot_onehot_22;
-        end
-        if (first[22] & slot_dist_22[4]) begin
-            dist_col_4 = dist_col_4 | slot_onehot_22;
-        end
-        if (first[22] & slot_dist_22[5]) begin
-            dist_col_5 = dist_col_5 | slot_onehot_22;
-        end
-        if (first[22] & slot_dist_22[6]) begin
-            dist_col_6 = dist_col_6 | slot_onehot_22;
-        end
-        if (first[22] & slot_dist_22[7]) begin
-            dist_col_7 = dist_col_7 | slot_onehot_22;
-        end
-        if (first[22] & slot_dist_22[8]) begin
-            dist_col_8 = dist_col_8 | slot_onehot_22;
-        end
-        if (first[22] & slot_score_22__q[0]) begin
-            score_col_0 = score_col_0 | slot_onehot_22;
-        end
-        if (first[22] & slot_score_22__q[1]) begin
-            score_col_1 = score_col_1 | slot_onehot_22;
-        end
-        if (first[22] & slot_score_22__q[2]) begin
-            score_col_2 = score_col_2 | slot_onehot_22;
-        end
-        if (first[22] & slot_score_22__q[3]) begin
-            score_col_3 = score_col_3 | slot_onehot_22;
-        end
-        if (first[22] & slot_score_22__q[4]) begin
-            score_col_4 = score_col_4 | slot_onehot_22;
-        end
-        if (first[22] & slot_score_22__q[5]) begin
-            score_col_5 = score_col_5 | slot_onehot_22;
-        end
-        if (first[22] & slot_score_22__q[6]) begin
-            score_col_6 = score_col_6 | slot_onehot_22;
-        end
-        if (first[22] & slot_score_22__q[7]) begin
-            score_col_7 = score_col_7 | slot_onehot_22;
-        end
-        if (first[23] & slot_dist_23[0]) begin
-            dist_col_0 = dist_col_0 | slot_onehot_23;
-        end
-        if (first[23] & slot_dist_23[1]) begin
-            dist_col_1 = dist_col_1 | slot_onehot_23;
-        end
-        if (first[23] & slot_dist_23[2]) begin
-            dist_col_2 = dist_col_2 | slot_onehot_23;
-        end
-        if (first[23] & slot_dist_23[3]) begin
-            dist_col_3 = dist_col_3 | slot_onehot_23;
-        end
-        if (first[23] & slot_dist_23[4]) begin
-            dist_col_4 = dist_col_4 | slot_onehot_23;
-        end
-        if (first[23] & slot_dist_23[5]) begin
-            dist_col_5 = dist_col_5 | slot_onehot_23;
-        end
-        if (first[23] & slot_dist_23[6]) begin
-            dist_col_6 = dist_col_6 | slot_onehot_23;
-        end
-        if (first[23] & slot_dist_23[7]) begin
-            dist_col_7 = dist_col_7 | slot_onehot_23;
-        end
-        if (first[23] & slot_dist_23[8]) begin
-            dist_col_8 = dist_col_8 | slot_onehot_23;
-        end
-        if (first[23] & slot_score_23__q[0]) begin
-            score_col_0 = score_col_0 | slot_onehot_23;
-        end
-        if (first[23] & slot_score_23__q[1]) begin
-            score_col_1 = score_col_1 | slot_onehot_23;
-        end
-        if (first[23] & slot_score_23__q[2]) begin
-            score_col_2 = score_col_2 | slot_onehot_23;
-        end
-        if (first[23] & slot_score_23__q[3]) begin
-            score_col_3 = score_col_3 | slot_onehot_23;
-        end
-        if (first[23] & slot_score_23__q[4]) begin
-            score_col_4 = score_col_4 | slot_onehot_23;
-        end
-        if (first[23] & slot_score_23__q[5]) begin
-            score_col_5 = score_col_5 | slot_onehot_23;
-        end
-        if (first[23] & slot_score_23__q[6]) begin
-            score_col_6 = score_col_6 | slot_onehot_23;
-        end
-        if (first[23] & slot_score_23__q[7]) begin
-            score_col_7 = score_col_7 | slot_onehot_23;
-        end
-        if (first[24] & slot_dist_24[0]) begin
-            dist_col_0 = dist_col_0 | slot_onehot_24;
-        end
-        if (first[24] & slot_dist_24[1]) begin
-            dist_col_1 = dist_col_1 | slot_onehot_24;
-        end
-        if (first[24] & slot_dist_24[2]) begin
-            dist_col_2 = dist_col_2 | slot_onehot_24;
-        end
-        if (first[24] & slot_dist_24[3]) begin
-            dist_col_3 = dist_col_3 | slot_onehot_24;
-        end
-        if (first[24] & slot_dist_24[4]) begin
-            dist_col_4 = dist_col_4 | slot_onehot_24;
-        end
-        if (first[24] & slot_dist_24[5]) begin
-            dist_col_5 = dist_col_5 | slot_onehot_24;
-        end
-        if (first[24] & slot_dist_24[6]) begin
-            dist_col_6 = dist_col_6 | slot_onehot_24;
-        end
-        if (first[24] & slot_dist_24[7]) begin
-            dist_col_7 = dist_col_7 | slot_onehot_24;
-        end
-        if (first[24] & slot_dist_24[8]) begin
-            dist_col_8 = dist_col_8 | slot_onehot_24;
-        end
-        if (first[24] & slot_score_24__q[0]) begin
-            score_col_0 = score_col_0 | slot_onehot_24;
-        end
-        if (first[24] & slot_score_24__q[1]) begin
-            score_col_1 = score_col_1 | slot_onehot_24;
-        end
-        if (first[24] & slot_score_24__q[2]) begin
-            score_col_2 = score_col_2 | slot_onehot_24;
-        end
-        if (first[24] & slot_score_24__q[3]) begin
-            score_col_3 = score_col_3 | slot_onehot_24;
-        end
-        if (first[24] & slot_score_24__q[4]) begin
-            score_col_4 = score_col_4 | slot_onehot_24;
-        end
-        if (first[24] & slot_score_24__q[5]) begin
-            score_col_5 = score_col_5 | slot_onehot_24;
-        end
-        if (first[24] & slot_score_24__q[6]) begin
-            score_col_6 = score_col_6 | slot_onehot_24;
-        end
-        if (first[24] & slot_score_24__q[7]) begin
-            score_col_7 = score_col_7 | slot_onehot_24;
-        end
-        if (first[25] & slot_dist_25[0]) begin
-            dist_col_0 = dist_col_0 | slot_onehot_25;
-        end
-        if (first[25] & slot_dist_25[1]) begin
-            dist_col_1 = dist_col_1 | slot_onehot_25;
-        end
-        if (first[25] & slot_dist_25[2]) begin
-            dist_col_2 = dist_col_2 | slot_onehot_25;
-        end
-        if (first[25] & slot_dist_25[3]) begin
-            dist_col_3 = dist_col_3 | slot_onehot_25;
-        end
-        if (first[25] & slot_dist_25[4]) begin
-            dist_col_4 = dist_col_4 | slot_onehot_25;
-        end
-        if (first[25] & slot_dist_25[5]) begin
-            dist_col_5 = dist_col_5 | slot_onehot_25;
-        end
-        if (first[25] & slot_dist_25[6]) begin
-            dist_col_6 = dist_col_6 | slot_onehot_25;
-        end
-        if (first[25] & slot_dist_25[7]) begin
-            dist_col_7 = dist_col_7 | slot_onehot_25;
-        end
-        if (first[25] & slot_dist_25[8]) begin
-            dist_col_8 = dist_col_8 | slot_onehot_25;
-        end
-        if (first[25] & slot_score_25__q[0]) begin
-            score_col_0 = score_col_0 | slot_onehot_25;
-        end
-        if (first[25] & slot_score_25__q[1]) begin
-            score_col_1 = score_col_1 | slot_onehot_25;
-        end
-        if (first[25] & slot_score_25__q[2]) begin
-            score_col_2 = score_col_2 | slot_onehot_25;
-        end
-        if (first[25] & slot_score_25__q[3]) begin
-            score_col_3 = score_col_3 | slot_onehot_25;
-        end
-        if (first[25] & slot_score_25__q[4]) begin
-            score_col_4 = score_col_4 | slot_onehot_25;
-        end
-        if (first[25] & slot_score_25__q[5]) begin
-            score_col_5 = score_col_5 | slot_onehot_25;
-        end
-        if (first[25] & slot_score_25__q[6]) begin
-            score_col_6 = score_col_6 | slot_onehot_25;
-        end
-        if (first[25] & slot_score_25__q[7]) begin
-            score_col_7 = score_col_7 | slot_onehot_25;
-        end
-        if (first[26] & slot_dist_26[0]) begin
-            dist_col_0 = dist_col_0 | slot_onehot_26;
-        end
-        if (first[26] & slot_dist_26[1]) begin
-            dist_col_1 = dist_col_1 | slot_onehot_26;
-        end
-        if (first[26] & slot_dist_26[2]) begin
-            dist_col_2 = dist_col_2 | slot_onehot_26;
-        end
-        if (first[26] & slot_dist_26[3]) begin
-            dist_col_3 = dist_col_3 | slot_onehot_26;
-        end
-        if (first[26] & slot_dist_26[4]) begin
-            dist_col_4 = dist_col_4 | slot_onehot_26;
-        end
-        if (first[26] & slot_dist_26[5]) begin
-            dist_col_5 = dist_col_5 | slot_onehot_26;
-        end
-        if (first[26] & slot_dist_26[6]) begin
-            dist_col_6 = dist_col_6 | slot_onehot_26;
-        end
-        if (first[26] & slot_dist_26[7]) begin
-            dist_col_7 = dist_col_7 | slot_onehot_26;
-        end
-        if (first[26] & slot_dist_26[8]) begin
-            dist_col_8 = dist_col_8 | slot_onehot_26;
-        end
-        if (first[26] & slot_score_26__q[0]) begin
-            score_col_0 = score_col_0 | slot_onehot_26;
-        end
-        if (first[26] & slot_score_26__q[1]) begin
-            score_col_1 = score_col_1 | slot_onehot_26;
-        end
-        if (first[26] & slot_score_26__q[2]) begin
-            score_col_2 = score_col_2 | slot_onehot_26;
-        end
-        if (first[26] & slot_score_26__q[3]) begin
-            score_col_3 = score_col_3 | slot_onehot_26;
-        end
-        if (first[26] & slot_score_26__q[4]) begin
-            score_col_4 = score_col_4 | slot_onehot_26;
-        end
-        if (first[26] & slot_score_26__q[5]) begin
-            score_col_5 = score_col_5 | slot_onehot_26;
-        end
-        if (first[26] & slot_score_26__q[6]) begin
-            score_col_6 = score_col_6 | slot_onehot_26;
-        end
-        if (first[26] & slot_score_26__q[7]) begin
-            score_col_7 = score_col_7 | slot_onehot_26;
-        end
-        if (first[27] & slot_dist_27[0]) begin
-            dist_col_0 = dist_col_0 | slot_onehot_27;
-        end
-        if (first[27] & slot_dist_27[1]) begin
-            dist_col_1 = dist_col_1 | slot_onehot_27;
-        end
-        if (first[27] & slot_dist_27[2]) begin
-            dist_col_2 = dist_col_2 | slot_onehot_27;
-        end
-        if (first[27] & slot_dist_27[3]) begin
-            dist_col_3 = dist_col_3 | slot_onehot_27;
-        end
-        if (first[27] & slot_dist_27[4]) begin
-            dist_col_4 = dist_col_4 | slot_onehot_27;
-        end
-        if (first[27] & slot_dist_27[5]) begin
-            dist_col_5 = dist_col_5 | slot_onehot_27;
-        end
-        if (first[27] & slot_dist_27[6]) begin
-            dist_col_6 = dist_col_6 | slot_onehot_27;
-        end
-        if (first[27] & slot_dist_27[7]) begin
-            dist_col_7 = dist_col_7 | slot_onehot_27;
-        end
-        if (first[27] & slot_dist_27[8]) begin
-            dist_col_8 = dist_col_8 | slot_onehot_27;
-        end
-        if (first[27] & slot_score_27__q[0]) begin
-            score_col_0 = score_col_0 | slot_onehot_27;
-        end
-        if (first[27] & slot_score_27__q[1]) begin
-            score_col_1 = score_col_1 | slot_onehot_27;
-        end
-        if (first[27] & slot_score_27__q[2]) begin
-            score_col_2 = score_col_2 | slot_onehot_27;
-        end
-        if (first[27] & slot_score_27__q[3]) begin
-            score_col_3 = score_col_3 | slot_onehot_27;
-        end
-        if (first[27] & slot_score_27__q[4]) begin
-            score_col_4 = score_col_4 | slot_onehot_27;
-        end
-        if (first[27] & slot_score_27__q[5]) begin
-            score_col_5 = score_col_5 | slot_onehot_27;
-        end
-        if (first[27] & slot_score_27__q[6]) begin
-            score_col_6 = score_col_6 | slot_onehot_27;
-        end
-        if (first[27] & slot_score_27__q[7]) begin
-            score_col_7 = score_col_7 | slot_onehot_27;
-        end
-        if (first[28] & slot_dist_28[0]) begin
-            dist_col_0 = dist_col_0 | slot_onehot_28;
-        end
-        if (first[28] & slot_dist_28[1]) begin
-            dist_col_1 = dist_col_1 | slot_onehot_28;
-        end
-        if (first[28] & slot_dist_28[2]) begin
-            dist_col_2 = dist_col_2 | slot_onehot_28;
-        end
-        if (first[28] & slot_dist_28[3]) begin
-            dist_col_3 = dist_col_3 | slot_onehot_28;
-        end
-        if (first[28] & slot_dist_28[4]) begin
-            dist_col_4 = dist_col_4 | slot_onehot_28;
-        end
-        if (first[28] & slot_dist_28[5]) begin
-            dist_col_5 = dist_col_5 | slot_onehot_28;
-        end
-        if (first[28] & slot_dist_28[6]) begin
-            dist_col_6 = dist_col_6 | slot_onehot_28;
-        end
-        if (first[28] & slot_dist_28[7]) begin
-            dist_col_7 = dist_col_7 | slot_onehot_28;
-        end
-        if (first[28] & slot_dist_28[8]) begin
-            dist_col_8 = dist_col_8 | slot_onehot_28;
-        end
-        if (first[28] & slot_score_28__q[0]) begin
-            score_col_0 = score_col_0 | slot_onehot_28;
-        end
-        if (first[28] & slot_score_28__q[1]) begin
-            score_col_1 = score_col_1 | slot_onehot_28;
-        end
-        if (first[28] & slot_score_28__q[2]) begin
-            score_col_2 = score_col_2 | slot_onehot_28;
-        end
-        if (first[28] & slot_score_28__q[3]) begin
-            score_col_3 = score_col_3 | slot_onehot_28;
-        end
-        if (first[28] & slot_score_28__q[4]) begin
-            score_col_4 = score_col_4 | slot_onehot_28;
-        end
-        if (first[28] & slot_score_28__q[5]) begin
-            score_col_5 = score_col_5 | slot_onehot_28;
-        end
-        if (first[28] & slot_score_28__q[6]) begin
-            score_col_6 = score_col_6 | slot_onehot_28;
-        end
-        if (first[28] & slot_score_28__q[7]) begin
-            score_col_7 = score_col_7 | slot_onehot_28;
-        end
-        if (first[29] & slot_dist_29[0]) begin
-            dist_col_0 = dist_col_0 | slot_onehot_29;
-        end
-        if (first[29] & slot_dist_29[1]) begin
-            dist_col_1 = dist_col_1 | slot_onehot_29;
-        end
-        if (first[29] & slot_dist_29[2]) begin
-            dist_col_2 = dist_col_2 | slot_onehot_29;
-        end
-        if (first[29] & slot_dist_29[3]) begin
-            dist_col_3 = dist_col_3 | slot_onehot_29;
-        end
-        if (first[29] & slot_dist_29[4]) begin
-            dist_col_4 = dist_col_4 | slot_onehot_29;
-        end
-        if (first[29] & slot_dist_29[5]) begin
-            dist_col_5 = dist_col_5 | slot_onehot_29;
-        end
-        if (first[29] & slot_dist_29[6]) begin
-            dist_col_6 = dist_col_6 | slot_onehot_29;
-        end
-        if (first[29] & slot_dist_29[7]) begin
-            dist_col_7 = dist_col_7 | slot_onehot_29;
-        end
-        if (first[29] & slot_dist_29[8]) begin
-            dist_col_8 = dist_col_8 | slot_onehot_29;
-        end
-        if (first[29] & slot_score_29__q[0]) begin
-            score_col_0 = score_col_0 | slot_onehot_29;
-        end
-        if (first[29] & slot_score_29__q[1]) begin
-            score_col_1 = score_col_1 | slot_onehot_29;
-        end
-        if (first[29] & slot_score_29__q[2]) begin
-            score_col_2 = score_col_2 | slot_onehot_29;
-        end
-        if (first[29] & slot_score_29__q[3]) begin
-            score_col_3 = score_col_3 | slot_onehot_29;
-        end
-        if (first[29] & slot_score_29__q[4]) begin
-            score_col_4 = score_col_4 | slot_onehot_29;
-        end
-        if (first[29] & slot_score_29__q[5]) begin
-            score_col_5 = score_col_5 | slot_onehot_29;
-        end
-        if (first[29] & slot_score_29__q[6]) begin
-            score_col_6 = score_col_6 | slot_onehot_29;
-        end
-        if (first[29] & slot_score_29__q[7]) begin
-            score_col_7 = score_col_7 | slot_onehot_29;
-        end
-        if (first[30] & slot_dist_30[0]) begin
-            dist_col_0 = dist_col_0 | slot_onehot_30;
-        end
-        if (first[30] & slot_dist_30[1]) begin
-            dist_col_1 = dist_col_1 | slot_onehot_30;
-        end
-        if (first[30] & slot_dist_30[2]) begin
-            dist_col_2 = dist_col_2 | slot_onehot_30;
-        end
-        if (first[30] & slot_dist_30[3]) begin
-            dist_col_3 = dist_col_3 | slot_onehot_30;
-        end
-        if (first[30] & slot_dist_30[4]) begin
-            dist_col_4 = dist_col_4 | slot_onehot_30;
-        end
-        if (first[30] & slot_dist_30[5]) begin
-            dist_col_5 = dist_col_5 | slot_onehot_30;
-        end
-        if (first[30] & slot_dist_30[6]) begin
-            dist_col_6 = dist_col_6 | slot_onehot_30;
-        end
-        if (first[30] & slot_dist_30[7]) begin
-            dist_col_7 = dist_col_7 | slot_onehot_30;
-        end
-        if (first[30] & slot_dist_30[8]) begin
-            dist_col_8 = dist_col_8 | slot_onehot_30;
-        end
-        if (first[30] & slot_score_30__q[0]) begin
-            score_col_0 = score_col_0 | slot_onehot_30;
-        end
-        if (first[30] & slot_score_30__q[1]) begin
-            score_col_1 = score_col_1 | slot_onehot_30;
-        end
-        if (first[30] & slot_score_30__q[2]) begin
-            score_col_2 = score_col_2 | slot_onehot_30;
-        end
-        if (first[30] & slot_score_30__q[3]) begin
-            score_col_3 = score_col_3 | slot_onehot_30;
-        end
-        if (first[30] & slot_score_30__q[4]) begin
-            score_col_4 = score_col_4 | slot_onehot_30;
-        end
-        if (first[30] & slot_score_30__q[5]) begin
-            score_col_5 = score_col_5 | slot_onehot_30;
-        end
-        if (first[30] & slot_score_30__q[6]) begin
-            score_col_6 = score_col_6 | slot_onehot_30;
-        end
-        if (first[30] & slot_score_30__q[7]) begin
-            score_col_7 = score_col_7 | slot_onehot_30;
-        end
-        if (first[31] & slot_dist_31[0]) begin
-            dist_col_0 = dist_col_0 | slot_onehot_31;
-        end
-        if (first[31] & slot_dist_31[1]) begin
-            dist_col_1 = dist_col_1 | slot_onehot_31;
-        end
-        if (first[31] & slot_dist_31[2]) begin
-            dist_col_2 = dist_col_2 | slot_onehot_31;
-        end
-        if (first[31] & slot_dist_31[3]) begin
-            dist_col_3 = dist_col_3 | slot_onehot_31;
-        end
-        if (first[31] & slot_dist_31[4]) begin
-            dist_col_4 = dist_col_4 | slot_onehot_31;
-        end
-        if (first[31] & slot_dist_31[5]) begin
-            dist_col_5 = dist_col_5 | slot_onehot_31;
-        end
-        if (first[31] & slot_dist_31[6]) begin
-            dist_col_6 = dist_col_6 | slot_onehot_31;
-        end
-        if (first[31] & slot_dist_31[7]) begin
-            dist_col_7 = dist_col_7 | slot_onehot_31;
-        end
-        if (first[31] & slot_dist_31[8]) begin
-            dist_col_8 = dist_col_8 | slot_onehot_31;
-        end
-        if (first[31] & slot_score_31__q[0]) begin
-            score_col_0 = score_col_0 | slot_onehot_31;
-        end
-        if (first[31] & slot_score_31__q[1]) begin
-            score_col_1 = score_col_1 | slot_onehot_31;
-        end
-        if (first[31] & slot_score_31__q[2]) begin
-            score_col_2 = score_col_2 | slot_onehot_31;
-        end
-        if (first[31] & slot_score_31__q[3]) begin
-            score_col_3 = score_col_3 | slot_onehot_31;
-        end
-        if (first[31] & slot_score_31__q[4]) begin
-            score_col_4 = score_col_4 | slot_onehot_31;
-        end
-        if (first[31] & slot_score_31__q[5]) begin
-            score_col_5 = score_col_5 | slot_onehot_31;
-        end
-        if (first[31] & slot_score_31__q[6]) begin
-            score_col_6 = score_col_6 | slot_onehot_31;
-        end
-        if (first[31] & slot_score_31__q[7]) begin
-            score_col_7 = score_col_7 | slot_onehot_31;
-        end
-        distance = zero32;
-        if (|dist_col_0) begin
-            distance = distance | bit32_0;
-        end
-        if (|dist_col_1) begin
-            distance = distance | bit32_1;
-        end
-        if (|dist_col_2) begin
-            distance = distance | bit32_2;
-        end
-        if (|dist_col_3) begin
-            distance = distance | bit32_3;
-        end
-        if (|dist_col_4) begin
-            distance = distance | bit32_4;
-        end
-        if (|dist_col_5) begin
-            distance = distance | bit32_5;
-        end
-        if (|dist_col_6) begin
-            distance = distance | bit32_6;
-        end
-        if (|dist_col_7) begin
-            distance = distance | bit32_7;
-        end
-        if (|dist_col_8) begin
-            distance = distance | bit32_8;
-        end
-        sel_score = zero32;
-        if (|score_col_0) begin
-            sel_score = sel_score | bit32_0;
-        end
-        if (|score_col_1) begin
-            sel_score = sel_score | bit32_1;
-        end
-        if (|score_col_2) begin
-            sel_score = sel_score | bit32_2;
-        end
-        if (|score_col_3) begin
-            sel_score = sel_score | bit32_3;
-        end
-        if (|score_col_4) begin
-            sel_score = sel_score | bit32_4;
-        end
-        if (|score_col_5) begin
-            sel_score = sel_score | bit32_5;
-        end
-        if (|score_col_6) begin
-            sel_score = sel_score | bit32_6;
-        end
-        if (|score_col_7) begin
-            sel_score = sel_score | bit32_7;
-        end
-        sel_branch = |(first & branch__q);
-        if (sel_branch) begin
-            value = distance + sel_score;
-        end
-        else if ((distance > sel_score) | (merge_ge & (distance == sel_score))) begin
-            value = distance - sel_score;
-        end
-        else begin
-            value = distance;
-        end
-        if (~|hit | (value > max32)) begin
-            prio_2 = max8;
-        end
-        else begin
+            if (|(value & above_max8)) begin
+                prio_1 = max8;
+            end
+            if (~|hit) begin
+                prio_1 = max8;
+            end
+        end
+        prio_2 = max8;
+        if (en_2) begin
+            hit = zero_p;
+            first = zero_p;
+            hit[0] = valid__q[0] & (slot_pc_0__q >= pc_2);
+            hit[1] = valid__q[1] & (slot_pc_1__q >= pc_2);
+            hit[2] = valid__q[2] & (slot_pc_2__q >= pc_2);
+            hit[3] = valid__q[3] & (slot_pc_3__q >= pc_2);
+            hit[4] = valid__q[4] & (slot_pc_4__q >= pc_2);
+            hit[5] = valid__q[5] & (slot_pc_5__q >= pc_2);
+            hit[6] = valid__q[6] & (slot_pc_6__q >= pc_2);
+            hit[7] = valid__q[7] & (slot_pc_7__q >= pc_2);
+            hit[8] = valid__q[8] & (slot_pc_8__q >= pc_2);
+            hit[9] = valid__q[9] & (slot_pc_9__q >= pc_2);
+            hit[10] = valid__q[10] & (slot_pc_10__q >= pc_2);
+            hit[11] = valid__q[11] & (slot_pc_11__q >= pc_2);
+            hit[12] = valid__q[12] & (slot_pc_12__q >= pc_2);
+            hit[13] = valid__q[13] & (slot_pc_13__q >= pc_2);
+            hit[14] = valid__q[14] & (slot_pc_14__q >= pc_2);
+            hit[15] = valid__q[15] & (slot_pc_15__q >= pc_2);
+            hit[16] = valid__q[16] & (slot_pc_16__q >= pc_2);
+            hit[17] = valid__q[17] & (slot_pc_17__q >= pc_2);
+            hit[18] = valid__q[18] & (slot_pc_18__q >= pc_2);
+            hit[19] = valid__q[19] & (slot_pc_19__q >= pc_2);
+            hit[20] = valid__q[20] & (slot_pc_20__q >= pc_2);
+            hit[21] = valid__q[21] & (slot_pc_21__q >= pc_2);
+            hit[22] = valid__q[22] & (slot_pc_22__q >= pc_2);
+            hit[23] = valid__q[23] & (slot_pc_23__q >= pc_2);
+            hit[24] = valid__q[24] & (slot_pc_24__q >= pc_2);
+            hit[25] = valid__q[25] & (slot_pc_25__q >= pc_2);
+            hit[26] = valid__q[26] & (slot_pc_26__q >= pc_2);
+            hit[27] = valid__q[27] & (slot_pc_27__q >= pc_2);
+            hit[28] = valid__q[28] & (slot_pc_28__q >= pc_2);
+            hit[29] = valid__q[29] & (slot_pc_29__q >= pc_2);
+            hit[30] = valid__q[30] & (slot_pc_30__q >= pc_2);
+            hit[31] = valid__q[31] & (slot_pc_31__q >= pc_2);
+            first[0] = hit[0] & ~|(hit & slot_below_0);
+            first[1] = hit[1] & ~|(hit & slot_below_1);
+            first[2] = hit[2] & ~|(hit & slot_below_2);
+            first[3] = hit[3] & ~|(hit & slot_below_3);
+            first[4] = hit[4] & ~|(hit & slot_below_4);
+            first[5] = hit[5] & ~|(hit & slot_below_5);
+            first[6] = hit[6] & ~|(hit & slot_below_6);
+            first[7] = hit[7] & ~|(hit & slot_below_7);
+            first[8] = hit[8] & ~|(hit & slot_below_8);
+            first[9] = hit[9] & ~|(hit & slot_below_9);
+            first[10] = hit[10] & ~|(hit & slot_below_10);
+            first[11] = hit[11] & ~|(hit & slot_below_11);
+            first[12] = hit[12] & ~|(hit & slot_below_12);
+            first[13] = hit[13] & ~|(hit & slot_below_13);
+            first[14] = hit[14] & ~|(hit & slot_below_14);
+            first[15] = hit[15] & ~|(hit & slot_below_15);
+            first[16] = hit[16] & ~|(hit & slot_below_16);
+            first[17] = hit[17] & ~|(hit & slot_below_17);
+            first[18] = hit[18] & ~|(hit & slot_below_18);
+            first[19] = hit[19] & ~|(hit & slot_below_19);
+            first[20] = hit[20] & ~|(hit & slot_below_20);
+            first[21] = hit[21] & ~|(hit & slot_below_21);
+            first[22] = hit[22] & ~|(hit & slot_below_22);
+            first[23] = hit[23] & ~|(hit & slot_below_23);
+            first[24] = hit[24] & ~|(hit & slot_below_24);
+            first[25] = hit[25] & ~|(hit & slot_below_25);
+            first[26] = hit[26] & ~|(hit & slot_below_26);
+            first[27] = hit[27] & ~|(hit & slot_below_27);
+            first[28] = hit[28] & ~|(hit & slot_below_28);
+            first[29] = hit[29] & ~|(hit & slot_below_29);
+            first[30] = hit[30] & ~|(hit & slot_below_30);
+            first[31] = hit[31] & ~|(hit & slot_below_31);
+            sel_near = zero10;
+            sel_score = zero10;
+            sel_branch = 1'b0;
+            distance = (slot_pc_0__q - pc_2) >> shift;
+            near = distance[(32'h0)+:(10)];
+            if (|(distance & above_clip)) begin
+                near = clip;
+            end
+            if (first[0]) begin
+                sel_near = sel_near | near;
+                sel_score = sel_score | score_0;
+                sel_branch = sel_branch | branch__q[0];
+            end
+            distance = (slot_pc_1__q - pc_2) >> shift;
+            near = distance[(32'h0)+:(10)];
+            if (|(distance & above_clip)) begin
+                near = clip;
+            end
+            if (first[1]) begin
+                sel_near = sel_near | near;
+                sel_score = sel_score | score_1;
+                sel_branch = sel_branch | branch__q[1];
+            end
+            distance = (slot_pc_2__q - pc_2) >> shift;
+            near = distance[(32'h0)+:(10)];
+            if (|(distance & above_clip)) begin
+                near = clip;
+            end
+            if (first[2]) begin
+                sel_near = sel_near | near;
+                sel_score = sel_score | score_2;
+                sel_branch = sel_branch | branch__q[2];
+            end
+            distance = (slot_pc_3__q - pc_2) >> shift;
+            near = distance[(32'h0)+:(10)];
+            if (|(distance & above_clip)) begin
+                near = clip;
+            end
+            if (first[3]) begin
+                sel_near = sel_near | near;
+                sel_score = sel_score | score_3;
+                sel_branch = sel_branch | branch__q[3];
+            end
+            distance = (slot_pc_4__q - pc_2) >> shift;
+            near = distance[(32'h0)+:(10)];
+            if (|(distance & above_clip)) begin
+                near = clip;
+            end
+            if (first[4]) begin
+                sel_near = sel_near | near;
+                sel_score = sel_score | score_4;
+                sel_branch = sel_branch | branch__q[4];
+            end
+            distance = (slot_pc_5__q - pc_2) >> shift;
+            near = distance[(32'h0)+:(10)];
+            if (|(distance & above_clip)) begin
+                near = clip;
+            end
+            if (first[5]) begin
+                sel_near = sel_near | near;
+                sel_score = sel_score | score_5;
+                sel_branch = sel_branch | branch__q[5];
+            end
+            distance = (slot_pc_6__q - pc_2) >> shift;
+            near = distance[(32'h0)+:(10)];
+            if (|(distance & above_clip)) begin
+                near = clip;
+            end
+            if (first[6]) begin
+                sel_near = sel_near | near;
+                sel_score = sel_score | score_6;
+                sel_branch = sel_branch | branch__q[6];
+            end
+            distance = (slot_pc_7__q - pc_2) >> shift;
+            near = distance[(32'h0)+:(10)];
+            if (|(distance & above_clip)) begin
+                near = clip;
+            end
+            if (first[7]) begin
+                sel_near = sel_near | near;
+                sel_score = sel_score | score_7;
+                sel_branch = sel_branch | branch__q[7];
+            end
+            distance = (slot_pc_8__q - pc_2) >> shift;
+            near = distance[(32'h0)+:(10)];
+            if (|(distance & above_clip)) begin
+                near = clip;
+            end
+            if (first[8]) begin
+                sel_near = sel_near | near;
+                sel_score = sel_score | score_8;
+                sel_branch = sel_branch | branch__q[8];
+            end
+            distance = (slot_pc_9__q - pc_2) >> shift;
+            near = distance[(32'h0)+:(10)];
+            if (|(distance & above_clip)) begin
+                near = clip;
+            end
+            if (first[9]) begin
+                sel_near = sel_near | near;
+                sel_score = sel_score | score_9;
+                sel_branch = sel_branch | branch__q[9];
+            end
+            distance = (slot_pc_10__q - pc_2) >> shift;
+            near = distance[(32'h0)+:(10)];
+            if (|(distance & above_clip)) begin
+                near = clip;
+            end
+            if (first[10]) begin
+                sel_near = sel_near | near;
+                sel_score = sel_score | score_10;
+                sel_branch = sel_branch | branch__q[10];
+            end
+            distance = (slot_pc_11__q - pc_2) >> shift;
+            near = distance[(32'h0)+:(10)];
+            if (|(distance & above_clip)) begin
+                near = clip;
+            end
+            if (first[11]) begin
+                sel_near = sel_near | near;
+                sel_score = sel_score | score_11;
+                sel_branch = sel_branch | branch__q[11];
+            end
+            distance = (slot_pc_12__q - pc_2) >> shift;
+            near = distance[(32'h0)+:(10)];
+            if (|(distance & above_clip)) begin
+                near = clip;
+            end
+            if (first[12]) begin
+                sel_near = sel_near | near;
+                sel_score = sel_score | score_12;
+                sel_branch = sel_branch | branch__q[12];
+            end
+            distance = (slot_pc_13__q - pc_2) >> shift;
+            near = distance[(32'h0)+:(10)];
+            if (|(distance & above_clip)) begin
+                near = clip;
+            end
+            if (first[13]) begin
+                sel_near = sel_near | near;
+                sel_score = sel_score | score_13;
+                sel_branch = sel_branch | branch__q[13];
+            end
+            distance = (slot_pc_14__q - pc_2) >> shift;
+            near = distance[(32'h0)+:(10)];
+            if (|(distance & above_clip)) begin
+                near = clip;
+            end
+            if (first[14]) begin
+                sel_near = sel_near | near;
+                sel_score = sel_score | score_14;
+                sel_branch = sel_branch | branch__q[14];
+            end
+            distance = (slot_pc_15__q - pc_2) >> shift;
+            near = distance[(32'h0)+:(10)];
+            if (|(distance & above_clip)) begin
+                near = clip;
+            end
+            if (first[15]) begin
+                sel_near = sel_near | near;
+                sel_score = sel_score | score_15;
+                sel_branch = sel_branch | branch__q[15];
+            end
+            distance = (slot_pc_16__q - pc_2) >> shift;
+            near = distance[(32'h0)+:(10)];
+            if (|(distance & above_clip)) begin
+                near = clip;
+            end
+            if (first[16]) begin
+                sel_near = sel_near | near;
+                sel_score = sel_score | score_16;
+                sel_branch = sel_branch | branch__q[16];
+            end
+            distance = (slot_pc_17__q - pc_2) >> shift;
+            near = distance[(32'h0)+:(10)];
+            if (|(distance & above_clip)) begin
+                near = clip;
+            end
+            if (first[17]) begin
+                sel_near = sel_near | near;
+                sel_score = sel_score | score_17;
+                sel_branch = sel_branch | branch__q[17];
+            end
+            distance = (slot_pc_18__q - pc_2) >> shift;
+            near = distance[(32'h0)+:(10)];
+            if (|(distance & above_clip)) begin
+                near = clip;
+            end
+            if (first[18]) begin
+                sel_near = sel_near | near;
+                sel_score = sel_score | score_18;
+                sel_branch = sel_branch | branch__q[18];
+            end
+            distance = (slot_pc_19__q - pc_2) >> shift;
+            near = distance[(32'h0)+:(10)];
+            if (|(distance & above_clip)) begin
+                near = clip;
+            end
+            if (first[19]) begin
+                sel_near = sel_near | near;
+                sel_score = sel_score | score_19;
+                sel_branch = sel_branch | branch__q[19];
+            end
+            distance = (slot_pc_20__q - pc_2) >> shift;
+            near = distance[(32'h0)+:(10)];
+            if (|(distance & above_clip)) begin
+                near = clip;
+            end
+            if (first[20]) begin
+                sel_near = sel_near | near;
+                sel_score = sel_score | score_20;
+                sel_branch = sel_branch | branch__q[20];
+            end
+            distance = (slot_pc_21__q - pc_2) >> shift;
+            near = distance[(32'h0)+:(10)];
+            if (|(distance & above_clip)) begin
+                near = clip;
+            end
+            if (first[21]) begin
+                sel_near = sel_near | near;
+                sel_score = sel_score | score_21;
+                sel_branch = sel_branch | branch__q[21];
+            end
+            distance = (slot_pc_22__q - pc_2) >> shift;
+            near = distance[(32'h0)+:(10)];
+            if (|(distance & above_clip)) begin
+                near = clip;
+            end
+            if (first[22]) begin
+                sel_near = sel_near | near;
+                sel_score = sel_score | score_22;
+                sel_branch = sel_branch | branch__q[22];
+            end
+            distance = (slot_pc_23__q - pc_2) >> shift;
+            near = distance[(32'h0)+:(10)];
+            if (|(distance & above_clip)) begin
+                near = clip;
+            end
+            if (first[23]) begin
+                sel_near = sel_near | near;
+                sel_score = sel_score | score_23;
+                sel_branch = sel_branch | branch__q[23];
+            end
+            distance = (slot_pc_24__q - pc_2) >> shift;
+            near = distance[(32'h0)+:(10)];
+            if (|(distance & above_clip)) begin
+                near = clip;
+            end
+            if (first[24]) begin
+                sel_near = sel_near | near;
+                sel_score = sel_score | score_24;
+                sel_branch = sel_branch | branch__q[24];
+            end
+            distance = (slot_pc_25__q - pc_2) >> shift;
+            near = distance[(32'h0)+:(10)];
+            if (|(distance & above_clip)) begin
+                near = clip;
+            end
+            if (first[25]) begin
+                sel_near = sel_near | near;
+                sel_score = sel_score | score_25;
+                sel_branch = sel_branch | branch__q[25];
+            end
+            distance = (slot_pc_26__q - pc_2) >> shift;
+            near = distance[(32'h0)+:(10)];
+            if (|(distance & above_clip)) begin
+                near = clip;
+            end
+            if (first[26]) begin
+                sel_near = sel_near | near;
+                sel_score = sel_score | score_26;
+                sel_branch = sel_branch | branch__q[26];
+            end
+            distance = (slot_pc_27__q - pc_2) >> shift;
+            near = distance[(32'h0)+:(10)];
+            if (|(distance & above_clip)) begin
+                near = clip;
+            end
+            if (first[27]) begin
+                sel_near = sel_near | near;
+                sel_score = sel_score | score_27;
+                sel_branch = sel_branch | branch__q[27];
+            end
+            distance = (slot_pc_28__q - pc_2) >> shift;
+            near = distance[(32'h0)+:(10)];
+            if (|(distance & above_clip)) begin
+                near = clip;
+            end
+            if (first[28]) begin
+                sel_near = sel_near | near;
+                sel_score = sel_score | score_28;
+                sel_branch = sel_branch | branch__q[28];
+            end
+            distance = (slot_pc_29__q - pc_2) >> shift;
+            near = distance[(32'h0)+:(10)];
+            if (|(distance & above_clip)) begin
+                near = clip;
+            end
+            if (first[29]) begin
+                sel_near = sel_near | near;
+                sel_score = sel_score | score_29;
+                sel_branch = sel_branch | branch__q[29];
+            end
+            distance = (slot_pc_30__q - pc_2) >> shift;
+            near = distance[(32'h0)+:(10)];
+            if (|(distance & above_clip)) begin
+                near = clip;
+            end
+            if (first[30]) begin
+                sel_near = sel_near | near;
+                sel_score = sel_score | score_30;
+                sel_branch = sel_branch | branch__q[30];
+            end
+            distance = (slot_pc_31__q - pc_2) >> shift;
+            near = distance[(32'h0)+:(10)];
+            if (|(distance & above_clip)) begin
+                near = clip;
+            end
+            if (first[31]) begin
+                sel_near = sel_near | near;
+                sel_score = sel_score | score_31;
+                sel_branch = sel_branch | branch__q[31];
+            end
+            if (sel_branch) begin
+                value = sel_near + sel_score;
+            end
+            else if ((sel_near > sel_score) | (merge_ge & (sel_near == sel_score))) begin
+                value = sel_near - sel_score;
+            end
+            else begin
+                value = sel_near;
+            end
             prio_2 = value[(32'h0)+:(8)];
+            if (|(value & above_max8)) begin
+                prio_2 = max8;
+            end
+            if (~|hit) begin
+                prio_2 = max8;
+            end
         end
         valid_new = valid__q;
         branch_new = branch__q;
@@ -18213,6 +11306,44 @@ module elf_base_fermi__pp_table__valid(d,q,clock);
     end
           
 endmodule // elf_base_fermi__pp_table__valid
+
+// elf_base_fermi__rel_eq: a register (rust-hdl DFF), field `rel_eq` of `elf_base_fermi`; 48 instances (one per array element).
+module elf_base_fermi__rel_eq(d,q,clock);
+    
+    // Module arguments
+    input wire  [23:0] d;
+    output reg  [23:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 24'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // elf_base_fermi__rel_eq
+
+// elf_base_fermi__rel_lt: a register (rust-hdl DFF), field `rel_lt` of `elf_base_fermi`; 48 instances (one per array element).
+module elf_base_fermi__rel_lt(d,q,clock);
+    
+    // Module arguments
+    input wire  [23:0] d;
+    output reg  [23:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 24'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // elf_base_fermi__rel_lt
 
 // elf_base_fermi__wpt: a register (rust-hdl DFF), field `wpt` of `elf_base_fermi`; 48 instances (one per array element).
 module elf_base_fermi__wpt(d,q,clock);

@@ -91,14 +91,6 @@ module elf_base_proto(clock,reset,tw_clear,tw_en,tw_slot,tw_valid,tw_branch,tw_p
     localparam  zero8 = 8'h0;
     localparam  one8 = 8'h1;
     localparam  max8 = 8'hff;
-    localparam  bit8_0 = 8'h1;
-    localparam  bit8_1 = 8'h2;
-    localparam  bit8_2 = 8'h4;
-    localparam  bit8_3 = 8'h8;
-    localparam  bit8_4 = 8'h10;
-    localparam  bit8_5 = 8'h20;
-    localparam  bit8_6 = 8'h40;
-    localparam  bit8_7 = 8'h80;
     localparam  bit_lb_0 = 2'b1;
     localparam  bit_lb_1 = 2'b10;
     localparam  bit_nb_0 = 3'b1;
@@ -119,14 +111,6 @@ module elf_base_proto(clock,reset,tw_clear,tw_en,tw_slot,tw_valid,tw_branch,tw_p
     localparam  onehot_l_1 = 4'h2;
     localparam  onehot_l_2 = 4'h4;
     localparam  onehot_l_3 = 4'h8;
-    localparam  onehot_n_0 = 8'h1;
-    localparam  onehot_n_1 = 8'h2;
-    localparam  onehot_n_2 = 8'h4;
-    localparam  onehot_n_3 = 8'h8;
-    localparam  onehot_n_4 = 8'h10;
-    localparam  onehot_n_5 = 8'h20;
-    localparam  onehot_n_6 = 8'h40;
-    localparam  onehot_n_7 = 8'h80;
     localparam  below_l_0 = 4'h0;
     localparam  below_l_1 = 4'h1;
     localparam  below_l_2 = 4'h3;
@@ -179,6 +163,15 @@ module elf_base_proto(clock,reset,tw_clear,tw_en,tw_slot,tw_valid,tw_branch,tw_p
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
     reg  [31:0] pp_table__pc_2;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  pp_table__en_0;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  pp_table__en_1;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  pp_table__en_2;
     // verilator lint_on UNOPTFLAT
     wire  [7:0] pp_table__prio_0;
     wire  [7:0] pp_table__prio_1;
@@ -296,6 +289,118 @@ module elf_base_proto(clock,reset,tw_clear,tw_en,tw_slot,tw_valid,tw_branch,tw_p
     reg  older_7__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
+    reg  [3:0] rel_lt_0__d;
+    // verilator lint_on UNOPTFLAT
+    wire  [3:0] rel_lt_0__q;
+    // verilator lint_off UNOPTFLAT
+    reg  rel_lt_0__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [3:0] rel_lt_1__d;
+    // verilator lint_on UNOPTFLAT
+    wire  [3:0] rel_lt_1__q;
+    // verilator lint_off UNOPTFLAT
+    reg  rel_lt_1__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [3:0] rel_lt_2__d;
+    // verilator lint_on UNOPTFLAT
+    wire  [3:0] rel_lt_2__q;
+    // verilator lint_off UNOPTFLAT
+    reg  rel_lt_2__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [3:0] rel_lt_3__d;
+    // verilator lint_on UNOPTFLAT
+    wire  [3:0] rel_lt_3__q;
+    // verilator lint_off UNOPTFLAT
+    reg  rel_lt_3__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [3:0] rel_lt_4__d;
+    // verilator lint_on UNOPTFLAT
+    wire  [3:0] rel_lt_4__q;
+    // verilator lint_off UNOPTFLAT
+    reg  rel_lt_4__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [3:0] rel_lt_5__d;
+    // verilator lint_on UNOPTFLAT
+    wire  [3:0] rel_lt_5__q;
+    // verilator lint_off UNOPTFLAT
+    reg  rel_lt_5__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [3:0] rel_lt_6__d;
+    // verilator lint_on UNOPTFLAT
+    wire  [3:0] rel_lt_6__q;
+    // verilator lint_off UNOPTFLAT
+    reg  rel_lt_6__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [3:0] rel_lt_7__d;
+    // verilator lint_on UNOPTFLAT
+    wire  [3:0] rel_lt_7__q;
+    // verilator lint_off UNOPTFLAT
+    reg  rel_lt_7__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [3:0] rel_eq_0__d;
+    // verilator lint_on UNOPTFLAT
+    wire  [3:0] rel_eq_0__q;
+    // verilator lint_off UNOPTFLAT
+    reg  rel_eq_0__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [3:0] rel_eq_1__d;
+    // verilator lint_on UNOPTFLAT
+    wire  [3:0] rel_eq_1__q;
+    // verilator lint_off UNOPTFLAT
+    reg  rel_eq_1__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [3:0] rel_eq_2__d;
+    // verilator lint_on UNOPTFLAT
+    wire  [3:0] rel_eq_2__q;
+    // verilator lint_off UNOPTFLAT
+    reg  rel_eq_2__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [3:0] rel_eq_3__d;
+    // verilator lint_on UNOPTFLAT
+    wire  [3:0] rel_eq_3__q;
+    // verilator lint_off UNOPTFLAT
+    reg  rel_eq_3__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [3:0] rel_eq_4__d;
+    // verilator lint_on UNOPTFLAT
+    wire  [3:0] rel_eq_4__q;
+    // verilator lint_off UNOPTFLAT
+    reg  rel_eq_4__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [3:0] rel_eq_5__d;
+    // verilator lint_on UNOPTFLAT
+    wire  [3:0] rel_eq_5__q;
+    // verilator lint_off UNOPTFLAT
+    reg  rel_eq_5__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [3:0] rel_eq_6__d;
+    // verilator lint_on UNOPTFLAT
+    wire  [3:0] rel_eq_6__q;
+    // verilator lint_off UNOPTFLAT
+    reg  rel_eq_6__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [3:0] rel_eq_7__d;
+    // verilator lint_on UNOPTFLAT
+    wire  [3:0] rel_eq_7__q;
+    // verilator lint_off UNOPTFLAT
+    reg  rel_eq_7__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [3:0] live_0__d;
     // verilator lint_on UNOPTFLAT
     wire  [3:0] live_0__q;
@@ -400,6 +505,93 @@ module elf_base_proto(clock,reset,tw_clear,tw_en,tw_slot,tw_valid,tw_branch,tw_p
     reg  [7:0] wcur_7;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
+    reg  [3:0] pend_mask_0;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [3:0] pend_mask_1;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [7:0] pend_old_0;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [7:0] pend_old_1;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [7:0] pend_new_0;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [7:0] pend_new_1;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [3:0] pend_lt_0;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [3:0] pend_lt_1;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [3:0] pend_gt_0;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [3:0] pend_gt_1;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [3:0] pend_eq_0;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [3:0] pend_eq_1;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [3:0] cur_lt_0;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [3:0] cur_lt_1;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [3:0] cur_lt_2;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [3:0] cur_lt_3;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [3:0] cur_lt_4;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [3:0] cur_lt_5;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [3:0] cur_lt_6;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [3:0] cur_lt_7;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [3:0] cur_eq_0;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [3:0] cur_eq_1;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [3:0] cur_eq_2;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [3:0] cur_eq_3;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [3:0] cur_eq_4;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [3:0] cur_eq_5;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [3:0] cur_eq_6;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [3:0] cur_eq_7;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [3:0] tie;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [3:0] beats_0;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
@@ -422,6 +614,24 @@ module elf_base_proto(clock,reset,tw_clear,tw_en,tw_slot,tw_valid,tw_branch,tw_p
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
     reg  [3:0] beats_7;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [3:0] launch_lt_0;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [3:0] launch_lt_1;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [3:0] launch_gt_0;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [3:0] launch_gt_1;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [3:0] launch_eq_0;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [3:0] launch_eq_1;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
     reg  [3:0] pick_elig_0;
@@ -541,30 +751,6 @@ module elf_base_proto(clock,reset,tw_clear,tw_en,tw_slot,tw_valid,tw_branch,tw_p
     reg  fetch_any;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [3:0] col8_0;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [3:0] col8_1;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [3:0] col8_2;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [3:0] col8_3;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [3:0] col8_4;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [3:0] col8_5;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [3:0] col8_6;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [3:0] col8_7;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
     reg  [3:0] felig_0;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
@@ -655,6 +841,9 @@ module elf_base_proto(clock,reset,tw_clear,tw_en,tw_slot,tw_valid,tw_branch,tw_p
         .pc_0(pp_table__pc_0),
         .pc_1(pp_table__pc_1),
         .pc_2(pp_table__pc_2),
+        .en_0(pp_table__en_0),
+        .en_1(pp_table__en_1),
+        .en_2(pp_table__en_2),
         .prio_0(pp_table__prio_0),
         .prio_1(pp_table__prio_1),
         .prio_2(pp_table__prio_2)
@@ -739,6 +928,86 @@ module elf_base_proto(clock,reset,tw_clear,tw_en,tw_slot,tw_valid,tw_branch,tw_p
         .q(older_7__q),
         .clock(older_7__clock)
     );
+    elf_base_proto__rel_lt rel_lt_0(
+        .d(rel_lt_0__d),
+        .q(rel_lt_0__q),
+        .clock(rel_lt_0__clock)
+    );
+    elf_base_proto__rel_lt rel_lt_1(
+        .d(rel_lt_1__d),
+        .q(rel_lt_1__q),
+        .clock(rel_lt_1__clock)
+    );
+    elf_base_proto__rel_lt rel_lt_2(
+        .d(rel_lt_2__d),
+        .q(rel_lt_2__q),
+        .clock(rel_lt_2__clock)
+    );
+    elf_base_proto__rel_lt rel_lt_3(
+        .d(rel_lt_3__d),
+        .q(rel_lt_3__q),
+        .clock(rel_lt_3__clock)
+    );
+    elf_base_proto__rel_lt rel_lt_4(
+        .d(rel_lt_4__d),
+        .q(rel_lt_4__q),
+        .clock(rel_lt_4__clock)
+    );
+    elf_base_proto__rel_lt rel_lt_5(
+        .d(rel_lt_5__d),
+        .q(rel_lt_5__q),
+        .clock(rel_lt_5__clock)
+    );
+    elf_base_proto__rel_lt rel_lt_6(
+        .d(rel_lt_6__d),
+        .q(rel_lt_6__q),
+        .clock(rel_lt_6__clock)
+    );
+    elf_base_proto__rel_lt rel_lt_7(
+        .d(rel_lt_7__d),
+        .q(rel_lt_7__q),
+        .clock(rel_lt_7__clock)
+    );
+    elf_base_proto__rel_eq rel_eq_0(
+        .d(rel_eq_0__d),
+        .q(rel_eq_0__q),
+        .clock(rel_eq_0__clock)
+    );
+    elf_base_proto__rel_eq rel_eq_1(
+        .d(rel_eq_1__d),
+        .q(rel_eq_1__q),
+        .clock(rel_eq_1__clock)
+    );
+    elf_base_proto__rel_eq rel_eq_2(
+        .d(rel_eq_2__d),
+        .q(rel_eq_2__q),
+        .clock(rel_eq_2__clock)
+    );
+    elf_base_proto__rel_eq rel_eq_3(
+        .d(rel_eq_3__d),
+        .q(rel_eq_3__q),
+        .clock(rel_eq_3__clock)
+    );
+    elf_base_proto__rel_eq rel_eq_4(
+        .d(rel_eq_4__d),
+        .q(rel_eq_4__q),
+        .clock(rel_eq_4__clock)
+    );
+    elf_base_proto__rel_eq rel_eq_5(
+        .d(rel_eq_5__d),
+        .q(rel_eq_5__q),
+        .clock(rel_eq_5__clock)
+    );
+    elf_base_proto__rel_eq rel_eq_6(
+        .d(rel_eq_6__d),
+        .q(rel_eq_6__q),
+        .clock(rel_eq_6__clock)
+    );
+    elf_base_proto__rel_eq rel_eq_7(
+        .d(rel_eq_7__d),
+        .q(rel_eq_7__q),
+        .clock(rel_eq_7__clock)
+    );
     elf_base_proto__live live_0(
         .d(live_0__d),
         .q(live_0__q),
@@ -776,34 +1045,50 @@ module elf_base_proto(clock,reset,tw_clear,tw_en,tw_slot,tw_valid,tw_branch,tw_p
         wpt_0__d = wpt_0__q;
         older_0__clock = clock;
         older_0__d = older_0__q;
+        rel_lt_0__clock = clock;
+        rel_eq_0__clock = clock;
         wpt_1__clock = clock;
         wpt_1__d = wpt_1__q;
         older_1__clock = clock;
         older_1__d = older_1__q;
+        rel_lt_1__clock = clock;
+        rel_eq_1__clock = clock;
         wpt_2__clock = clock;
         wpt_2__d = wpt_2__q;
         older_2__clock = clock;
         older_2__d = older_2__q;
+        rel_lt_2__clock = clock;
+        rel_eq_2__clock = clock;
         wpt_3__clock = clock;
         wpt_3__d = wpt_3__q;
         older_3__clock = clock;
         older_3__d = older_3__q;
+        rel_lt_3__clock = clock;
+        rel_eq_3__clock = clock;
         wpt_4__clock = clock;
         wpt_4__d = wpt_4__q;
         older_4__clock = clock;
         older_4__d = older_4__q;
+        rel_lt_4__clock = clock;
+        rel_eq_4__clock = clock;
         wpt_5__clock = clock;
         wpt_5__d = wpt_5__q;
         older_5__clock = clock;
         older_5__d = older_5__q;
+        rel_lt_5__clock = clock;
+        rel_eq_5__clock = clock;
         wpt_6__clock = clock;
         wpt_6__d = wpt_6__q;
         older_6__clock = clock;
         older_6__d = older_6__q;
+        rel_lt_6__clock = clock;
+        rel_eq_6__clock = clock;
         wpt_7__clock = clock;
         wpt_7__d = wpt_7__q;
         older_7__clock = clock;
         older_7__d = older_7__q;
+        rel_lt_7__clock = clock;
+        rel_eq_7__clock = clock;
         live_0__clock = clock;
         last_0__clock = clock;
         last_0__d = last_0__q;
@@ -823,339 +1108,344 @@ module elf_base_proto(clock,reset,tw_clear,tw_en,tw_slot,tw_valid,tw_branch,tw_p
         pp_table__tw_score = tw_score;
         pp_table__merge_ge = merge_ge;
         pp_table__pc_0 = upd_pc_0;
+        pp_table__en_0 = upd_valid_0 & upd_trig_0;
         pp_table__pc_1 = upd_pc_1;
+        pp_table__en_1 = upd_valid_1 & upd_trig_1;
         pp_table__pc_2 = launch_pc;
+        pp_table__en_2 = |launch;
         launch_s_0 = zero_l;
         exit_s_0 = zero_l;
         unit_none_0 = zero_l;
         unit_sp_0 = zero_l;
         unit_sfu_0 = zero_l;
         unit_lsu_0 = zero_l;
-        if (launch[0 * 2 + 0]) begin
-            launch_s_0 = launch_s_0 | onehot_l_0;
-        end
-        if (exit[0 * 2 + 0]) begin
-            exit_s_0 = exit_s_0 | onehot_l_0;
-        end
-        if (~unit_0[32'h2 * 0] & ~unit_0[32'h2 * 0 + 32'h1]) begin
-            unit_none_0 = unit_none_0 | onehot_l_0;
-        end
-        if (unit_0[32'h2 * 0] & ~unit_0[32'h2 * 0 + 32'h1]) begin
-            unit_sp_0 = unit_sp_0 | onehot_l_0;
-        end
-        if (~unit_0[32'h2 * 0] & unit_0[32'h2 * 0 + 32'h1]) begin
-            unit_sfu_0 = unit_sfu_0 | onehot_l_0;
-        end
-        if (unit_0[32'h2 * 0] & unit_0[32'h2 * 0 + 32'h1]) begin
-            unit_lsu_0 = unit_lsu_0 | onehot_l_0;
-        end
-        if (launch[1 * 2 + 0]) begin
-            launch_s_0 = launch_s_0 | onehot_l_1;
-        end
-        if (exit[1 * 2 + 0]) begin
-            exit_s_0 = exit_s_0 | onehot_l_1;
-        end
-        if (~unit_0[32'h2 * 1] & ~unit_0[32'h2 * 1 + 32'h1]) begin
-            unit_none_0 = unit_none_0 | onehot_l_1;
-        end
-        if (unit_0[32'h2 * 1] & ~unit_0[32'h2 * 1 + 32'h1]) begin
-            unit_sp_0 = unit_sp_0 | onehot_l_1;
-        end
-        if (~unit_0[32'h2 * 1] & unit_0[32'h2 * 1 + 32'h1]) begin
-            unit_sfu_0 = unit_sfu_0 | onehot_l_1;
-        end
-        if (unit_0[32'h2 * 1] & unit_0[32'h2 * 1 + 32'h1]) begin
-            unit_lsu_0 = unit_lsu_0 | onehot_l_1;
-        end
-        if (launch[2 * 2 + 0]) begin
-            launch_s_0 = launch_s_0 | onehot_l_2;
-        end
-        if (exit[2 * 2 + 0]) begin
-            exit_s_0 = exit_s_0 | onehot_l_2;
-        end
-        if (~unit_0[32'h2 * 2] & ~unit_0[32'h2 * 2 + 32'h1]) begin
-            unit_none_0 = unit_none_0 | onehot_l_2;
-        end
-        if (unit_0[32'h2 * 2] & ~unit_0[32'h2 * 2 + 32'h1]) begin
-            unit_sp_0 = unit_sp_0 | onehot_l_2;
-        end
-        if (~unit_0[32'h2 * 2] & unit_0[32'h2 * 2 + 32'h1]) begin
-            unit_sfu_0 = unit_sfu_0 | onehot_l_2;
-        end
-        if (unit_0[32'h2 * 2] & unit_0[32'h2 * 2 + 32'h1]) begin
-            unit_lsu_0 = unit_lsu_0 | onehot_l_2;
-        end
-        if (launch[3 * 2 + 0]) begin
-            launch_s_0 = launch_s_0 | onehot_l_3;
-        end
-        if (exit[3 * 2 + 0]) begin
-            exit_s_0 = exit_s_0 | onehot_l_3;
-        end
-        if (~unit_0[32'h2 * 3] & ~unit_0[32'h2 * 3 + 32'h1]) begin
-            unit_none_0 = unit_none_0 | onehot_l_3;
-        end
-        if (unit_0[32'h2 * 3] & ~unit_0[32'h2 * 3 + 32'h1]) begin
-            unit_sp_0 = unit_sp_0 | onehot_l_3;
-        end
-        if (~unit_0[32'h2 * 3] & unit_0[32'h2 * 3 + 32'h1]) begin
-            unit_sfu_0 = unit_sfu_0 | onehot_l_3;
-        end
-        if (unit_0[32'h2 * 3] & unit_0[32'h2 * 3 + 32'h1]) begin
-            unit_lsu_0 = unit_lsu_0 | onehot_l_3;
-        end
+        launch_s_0[0] = launch[0 * 2 + 0];
+        exit_s_0[0] = exit[0 * 2 + 0];
+        unit_none_0[0] = ~unit_0[32'h2 * 0] & ~unit_0[32'h2 * 0 + 32'h1];
+        unit_sp_0[0] = unit_0[32'h2 * 0] & ~unit_0[32'h2 * 0 + 32'h1];
+        unit_sfu_0[0] = ~unit_0[32'h2 * 0] & unit_0[32'h2 * 0 + 32'h1];
+        unit_lsu_0[0] = unit_0[32'h2 * 0] & unit_0[32'h2 * 0 + 32'h1];
+        launch_s_0[1] = launch[1 * 2 + 0];
+        exit_s_0[1] = exit[1 * 2 + 0];
+        unit_none_0[1] = ~unit_0[32'h2 * 1] & ~unit_0[32'h2 * 1 + 32'h1];
+        unit_sp_0[1] = unit_0[32'h2 * 1] & ~unit_0[32'h2 * 1 + 32'h1];
+        unit_sfu_0[1] = ~unit_0[32'h2 * 1] & unit_0[32'h2 * 1 + 32'h1];
+        unit_lsu_0[1] = unit_0[32'h2 * 1] & unit_0[32'h2 * 1 + 32'h1];
+        launch_s_0[2] = launch[2 * 2 + 0];
+        exit_s_0[2] = exit[2 * 2 + 0];
+        unit_none_0[2] = ~unit_0[32'h2 * 2] & ~unit_0[32'h2 * 2 + 32'h1];
+        unit_sp_0[2] = unit_0[32'h2 * 2] & ~unit_0[32'h2 * 2 + 32'h1];
+        unit_sfu_0[2] = ~unit_0[32'h2 * 2] & unit_0[32'h2 * 2 + 32'h1];
+        unit_lsu_0[2] = unit_0[32'h2 * 2] & unit_0[32'h2 * 2 + 32'h1];
+        launch_s_0[3] = launch[3 * 2 + 0];
+        exit_s_0[3] = exit[3 * 2 + 0];
+        unit_none_0[3] = ~unit_0[32'h2 * 3] & ~unit_0[32'h2 * 3 + 32'h1];
+        unit_sp_0[3] = unit_0[32'h2 * 3] & ~unit_0[32'h2 * 3 + 32'h1];
+        unit_sfu_0[3] = ~unit_0[32'h2 * 3] & unit_0[32'h2 * 3 + 32'h1];
+        unit_lsu_0[3] = unit_0[32'h2 * 3] & unit_0[32'h2 * 3 + 32'h1];
         launch_s_1 = zero_l;
         exit_s_1 = zero_l;
         unit_none_1 = zero_l;
         unit_sp_1 = zero_l;
         unit_sfu_1 = zero_l;
         unit_lsu_1 = zero_l;
-        if (launch[0 * 2 + 1]) begin
-            launch_s_1 = launch_s_1 | onehot_l_0;
+        launch_s_1[0] = launch[0 * 2 + 1];
+        exit_s_1[0] = exit[0 * 2 + 1];
+        unit_none_1[0] = ~unit_1[32'h2 * 0] & ~unit_1[32'h2 * 0 + 32'h1];
+        unit_sp_1[0] = unit_1[32'h2 * 0] & ~unit_1[32'h2 * 0 + 32'h1];
+        unit_sfu_1[0] = ~unit_1[32'h2 * 0] & unit_1[32'h2 * 0 + 32'h1];
+        unit_lsu_1[0] = unit_1[32'h2 * 0] & unit_1[32'h2 * 0 + 32'h1];
+        launch_s_1[1] = launch[1 * 2 + 1];
+        exit_s_1[1] = exit[1 * 2 + 1];
+        unit_none_1[1] = ~unit_1[32'h2 * 1] & ~unit_1[32'h2 * 1 + 32'h1];
+        unit_sp_1[1] = unit_1[32'h2 * 1] & ~unit_1[32'h2 * 1 + 32'h1];
+        unit_sfu_1[1] = ~unit_1[32'h2 * 1] & unit_1[32'h2 * 1 + 32'h1];
+        unit_lsu_1[1] = unit_1[32'h2 * 1] & unit_1[32'h2 * 1 + 32'h1];
+        launch_s_1[2] = launch[2 * 2 + 1];
+        exit_s_1[2] = exit[2 * 2 + 1];
+        unit_none_1[2] = ~unit_1[32'h2 * 2] & ~unit_1[32'h2 * 2 + 32'h1];
+        unit_sp_1[2] = unit_1[32'h2 * 2] & ~unit_1[32'h2 * 2 + 32'h1];
+        unit_sfu_1[2] = ~unit_1[32'h2 * 2] & unit_1[32'h2 * 2 + 32'h1];
+        unit_lsu_1[2] = unit_1[32'h2 * 2] & unit_1[32'h2 * 2 + 32'h1];
+        launch_s_1[3] = launch[3 * 2 + 1];
+        exit_s_1[3] = exit[3 * 2 + 1];
+        unit_none_1[3] = ~unit_1[32'h2 * 3] & ~unit_1[32'h2 * 3 + 32'h1];
+        unit_sp_1[3] = unit_1[32'h2 * 3] & ~unit_1[32'h2 * 3 + 32'h1];
+        unit_sfu_1[3] = ~unit_1[32'h2 * 3] & unit_1[32'h2 * 3 + 32'h1];
+        unit_lsu_1[3] = unit_1[32'h2 * 3] & unit_1[32'h2 * 3 + 32'h1];
+        pend_mask_0 = zero_l;
+        if (upd_valid_0) begin
+            pend_mask_0 = pend_0__q;
         end
-        if (exit[0 * 2 + 1]) begin
-            exit_s_1 = exit_s_1 | onehot_l_0;
+        pend_old_0 = zero8;
+        if (pend_0__q[0]) begin
+            pend_old_0 = pend_old_0 | wpt_0__q;
         end
-        if (~unit_1[32'h2 * 0] & ~unit_1[32'h2 * 0 + 32'h1]) begin
-            unit_none_1 = unit_none_1 | onehot_l_0;
+        if (pend_0__q[1]) begin
+            pend_old_0 = pend_old_0 | wpt_2__q;
         end
-        if (unit_1[32'h2 * 0] & ~unit_1[32'h2 * 0 + 32'h1]) begin
-            unit_sp_1 = unit_sp_1 | onehot_l_0;
+        if (pend_0__q[2]) begin
+            pend_old_0 = pend_old_0 | wpt_4__q;
         end
-        if (~unit_1[32'h2 * 0] & unit_1[32'h2 * 0 + 32'h1]) begin
-            unit_sfu_1 = unit_sfu_1 | onehot_l_0;
+        if (pend_0__q[3]) begin
+            pend_old_0 = pend_old_0 | wpt_6__q;
         end
-        if (unit_1[32'h2 * 0] & unit_1[32'h2 * 0 + 32'h1]) begin
-            unit_lsu_1 = unit_lsu_1 | onehot_l_0;
+        pend_new_0 = pend_old_0;
+        if (upd_trig_0) begin
+            pend_new_0 = pp_table__prio_0;
         end
-        if (launch[1 * 2 + 1]) begin
-            launch_s_1 = launch_s_1 | onehot_l_1;
+        else if ((pend_old_0 != max8) & (pend_old_0 != zero8)) begin
+            pend_new_0 = pend_old_0 - one8;
         end
-        if (exit[1 * 2 + 1]) begin
-            exit_s_1 = exit_s_1 | onehot_l_1;
+        pend_lt_0 = zero_l;
+        pend_gt_0 = zero_l;
+        pend_lt_0[0] = pend_new_0 < wpt_0__q;
+        pend_gt_0[0] = pend_new_0 > wpt_0__q;
+        pend_lt_0[1] = pend_new_0 < wpt_2__q;
+        pend_gt_0[1] = pend_new_0 > wpt_2__q;
+        pend_lt_0[2] = pend_new_0 < wpt_4__q;
+        pend_gt_0[2] = pend_new_0 > wpt_4__q;
+        pend_lt_0[3] = pend_new_0 < wpt_6__q;
+        pend_gt_0[3] = pend_new_0 > wpt_6__q;
+        pend_lt_0 = pend_lt_0 & ~pend_mask_0;
+        pend_gt_0 = pend_gt_0 & ~pend_mask_0;
+        pend_eq_0 = ~(pend_lt_0 | pend_gt_0);
+        pend_mask_1 = zero_l;
+        if (upd_valid_1) begin
+            pend_mask_1 = pend_1__q;
         end
-        if (~unit_1[32'h2 * 1] & ~unit_1[32'h2 * 1 + 32'h1]) begin
-            unit_none_1 = unit_none_1 | onehot_l_1;
+        pend_old_1 = zero8;
+        if (pend_1__q[0]) begin
+            pend_old_1 = pend_old_1 | wpt_1__q;
         end
-        if (unit_1[32'h2 * 1] & ~unit_1[32'h2 * 1 + 32'h1]) begin
-            unit_sp_1 = unit_sp_1 | onehot_l_1;
+        if (pend_1__q[1]) begin
+            pend_old_1 = pend_old_1 | wpt_3__q;
         end
-        if (~unit_1[32'h2 * 1] & unit_1[32'h2 * 1 + 32'h1]) begin
-            unit_sfu_1 = unit_sfu_1 | onehot_l_1;
+        if (pend_1__q[2]) begin
+            pend_old_1 = pend_old_1 | wpt_5__q;
         end
-        if (unit_1[32'h2 * 1] & unit_1[32'h2 * 1 + 32'h1]) begin
-            unit_lsu_1 = unit_lsu_1 | onehot_l_1;
+        if (pend_1__q[3]) begin
+            pend_old_1 = pend_old_1 | wpt_7__q;
         end
-        if (launch[2 * 2 + 1]) begin
-            launch_s_1 = launch_s_1 | onehot_l_2;
+        pend_new_1 = pend_old_1;
+        if (upd_trig_1) begin
+            pend_new_1 = pp_table__prio_1;
         end
-        if (exit[2 * 2 + 1]) begin
-            exit_s_1 = exit_s_1 | onehot_l_2;
+        else if ((pend_old_1 != max8) & (pend_old_1 != zero8)) begin
+            pend_new_1 = pend_old_1 - one8;
         end
-        if (~unit_1[32'h2 * 2] & ~unit_1[32'h2 * 2 + 32'h1]) begin
-            unit_none_1 = unit_none_1 | onehot_l_2;
+        pend_lt_1 = zero_l;
+        pend_gt_1 = zero_l;
+        pend_lt_1[0] = pend_new_1 < wpt_1__q;
+        pend_gt_1[0] = pend_new_1 > wpt_1__q;
+        pend_lt_1[1] = pend_new_1 < wpt_3__q;
+        pend_gt_1[1] = pend_new_1 > wpt_3__q;
+        pend_lt_1[2] = pend_new_1 < wpt_5__q;
+        pend_gt_1[2] = pend_new_1 > wpt_5__q;
+        pend_lt_1[3] = pend_new_1 < wpt_7__q;
+        pend_gt_1[3] = pend_new_1 > wpt_7__q;
+        pend_lt_1 = pend_lt_1 & ~pend_mask_1;
+        pend_gt_1 = pend_gt_1 & ~pend_mask_1;
+        pend_eq_1 = ~(pend_lt_1 | pend_gt_1);
+        if (pend_mask_0[0]) begin
+            cur_lt_0 = pend_lt_0;
+            cur_eq_0 = pend_eq_0;
         end
-        if (unit_1[32'h2 * 2] & ~unit_1[32'h2 * 2 + 32'h1]) begin
-            unit_sp_1 = unit_sp_1 | onehot_l_2;
+        else begin
+            cur_lt_0 = rel_lt_0__q & ~pend_mask_0;
+            if (pend_gt_0[0]) begin
+                cur_lt_0 = cur_lt_0 | pend_mask_0;
+            end
+            cur_eq_0 = rel_eq_0__q & ~pend_mask_0;
+            if (pend_eq_0[0]) begin
+                cur_eq_0 = cur_eq_0 | pend_mask_0;
+            end
         end
-        if (~unit_1[32'h2 * 2] & unit_1[32'h2 * 2 + 32'h1]) begin
-            unit_sfu_1 = unit_sfu_1 | onehot_l_2;
+        if (last_0__q[0]) begin
+            tie = ~last_0__q;
         end
-        if (unit_1[32'h2 * 2] & unit_1[32'h2 * 2 + 32'h1]) begin
-            unit_lsu_1 = unit_lsu_1 | onehot_l_2;
+        else begin
+            tie = ~last_0__q & ~older_0__q & ~onehot_l_0;
         end
-        if (launch[3 * 2 + 1]) begin
-            launch_s_1 = launch_s_1 | onehot_l_3;
+        beats_0 = cur_lt_0 | (cur_eq_0 & tie);
+        if (pend_mask_0[1]) begin
+            cur_lt_2 = pend_lt_0;
+            cur_eq_2 = pend_eq_0;
         end
-        if (exit[3 * 2 + 1]) begin
-            exit_s_1 = exit_s_1 | onehot_l_3;
+        else begin
+            cur_lt_2 = rel_lt_2__q & ~pend_mask_0;
+            if (pend_gt_0[1]) begin
+                cur_lt_2 = cur_lt_2 | pend_mask_0;
+            end
+            cur_eq_2 = rel_eq_2__q & ~pend_mask_0;
+            if (pend_eq_0[1]) begin
+                cur_eq_2 = cur_eq_2 | pend_mask_0;
+            end
         end
-        if (~unit_1[32'h2 * 3] & ~unit_1[32'h2 * 3 + 32'h1]) begin
-            unit_none_1 = unit_none_1 | onehot_l_3;
+        if (last_0__q[1]) begin
+            tie = ~last_0__q;
         end
-        if (unit_1[32'h2 * 3] & ~unit_1[32'h2 * 3 + 32'h1]) begin
-            unit_sp_1 = unit_sp_1 | onehot_l_3;
+        else begin
+            tie = ~last_0__q & ~older_2__q & ~onehot_l_1;
         end
-        if (~unit_1[32'h2 * 3] & unit_1[32'h2 * 3 + 32'h1]) begin
-            unit_sfu_1 = unit_sfu_1 | onehot_l_3;
+        beats_2 = cur_lt_2 | (cur_eq_2 & tie);
+        if (pend_mask_0[2]) begin
+            cur_lt_4 = pend_lt_0;
+            cur_eq_4 = pend_eq_0;
         end
-        if (unit_1[32'h2 * 3] & unit_1[32'h2 * 3 + 32'h1]) begin
-            unit_lsu_1 = unit_lsu_1 | onehot_l_3;
+        else begin
+            cur_lt_4 = rel_lt_4__q & ~pend_mask_0;
+            if (pend_gt_0[2]) begin
+                cur_lt_4 = cur_lt_4 | pend_mask_0;
+            end
+            cur_eq_4 = rel_eq_4__q & ~pend_mask_0;
+            if (pend_eq_0[2]) begin
+                cur_eq_4 = cur_eq_4 | pend_mask_0;
+            end
         end
+        if (last_0__q[2]) begin
+            tie = ~last_0__q;
+        end
+        else begin
+            tie = ~last_0__q & ~older_4__q & ~onehot_l_2;
+        end
+        beats_4 = cur_lt_4 | (cur_eq_4 & tie);
+        if (pend_mask_0[3]) begin
+            cur_lt_6 = pend_lt_0;
+            cur_eq_6 = pend_eq_0;
+        end
+        else begin
+            cur_lt_6 = rel_lt_6__q & ~pend_mask_0;
+            if (pend_gt_0[3]) begin
+                cur_lt_6 = cur_lt_6 | pend_mask_0;
+            end
+            cur_eq_6 = rel_eq_6__q & ~pend_mask_0;
+            if (pend_eq_0[3]) begin
+                cur_eq_6 = cur_eq_6 | pend_mask_0;
+            end
+        end
+        if (last_0__q[3]) begin
+            tie = ~last_0__q;
+        end
+        else begin
+            tie = ~last_0__q & ~older_6__q & ~onehot_l_3;
+        end
+        beats_6 = cur_lt_6 | (cur_eq_6 & tie);
+        if (pend_mask_1[0]) begin
+            cur_lt_1 = pend_lt_1;
+            cur_eq_1 = pend_eq_1;
+        end
+        else begin
+            cur_lt_1 = rel_lt_1__q & ~pend_mask_1;
+            if (pend_gt_1[0]) begin
+                cur_lt_1 = cur_lt_1 | pend_mask_1;
+            end
+            cur_eq_1 = rel_eq_1__q & ~pend_mask_1;
+            if (pend_eq_1[0]) begin
+                cur_eq_1 = cur_eq_1 | pend_mask_1;
+            end
+        end
+        if (last_1__q[0]) begin
+            tie = ~last_1__q;
+        end
+        else begin
+            tie = ~last_1__q & ~older_1__q & ~onehot_l_0;
+        end
+        beats_1 = cur_lt_1 | (cur_eq_1 & tie);
+        if (pend_mask_1[1]) begin
+            cur_lt_3 = pend_lt_1;
+            cur_eq_3 = pend_eq_1;
+        end
+        else begin
+            cur_lt_3 = rel_lt_3__q & ~pend_mask_1;
+            if (pend_gt_1[1]) begin
+                cur_lt_3 = cur_lt_3 | pend_mask_1;
+            end
+            cur_eq_3 = rel_eq_3__q & ~pend_mask_1;
+            if (pend_eq_1[1]) begin
+                cur_eq_3 = cur_eq_3 | pend_mask_1;
+            end
+        end
+        if (last_1__q[1]) begin
+            tie = ~last_1__q;
+        end
+        else begin
+            tie = ~last_1__q & ~older_3__q & ~onehot_l_1;
+        end
+        beats_3 = cur_lt_3 | (cur_eq_3 & tie);
+        if (pend_mask_1[2]) begin
+            cur_lt_5 = pend_lt_1;
+            cur_eq_5 = pend_eq_1;
+        end
+        else begin
+            cur_lt_5 = rel_lt_5__q & ~pend_mask_1;
+            if (pend_gt_1[2]) begin
+                cur_lt_5 = cur_lt_5 | pend_mask_1;
+            end
+            cur_eq_5 = rel_eq_5__q & ~pend_mask_1;
+            if (pend_eq_1[2]) begin
+                cur_eq_5 = cur_eq_5 | pend_mask_1;
+            end
+        end
+        if (last_1__q[2]) begin
+            tie = ~last_1__q;
+        end
+        else begin
+            tie = ~last_1__q & ~older_5__q & ~onehot_l_2;
+        end
+        beats_5 = cur_lt_5 | (cur_eq_5 & tie);
+        if (pend_mask_1[3]) begin
+            cur_lt_7 = pend_lt_1;
+            cur_eq_7 = pend_eq_1;
+        end
+        else begin
+            cur_lt_7 = rel_lt_7__q & ~pend_mask_1;
+            if (pend_gt_1[3]) begin
+                cur_lt_7 = cur_lt_7 | pend_mask_1;
+            end
+            cur_eq_7 = rel_eq_7__q & ~pend_mask_1;
+            if (pend_eq_1[3]) begin
+                cur_eq_7 = cur_eq_7 | pend_mask_1;
+            end
+        end
+        if (last_1__q[3]) begin
+            tie = ~last_1__q;
+        end
+        else begin
+            tie = ~last_1__q & ~older_7__q & ~onehot_l_3;
+        end
+        beats_7 = cur_lt_7 | (cur_eq_7 & tie);
         wcur_0 = wpt_0__q;
-        if (upd_valid_0 & pend_0__q[0]) begin
-            if (upd_trig_0) begin
-                wcur_0 = pp_table__prio_0;
-            end
-            else if ((wpt_0__q != max8) & (wpt_0__q != zero8)) begin
-                wcur_0 = wpt_0__q - one8;
-            end
+        if (pend_mask_0[0]) begin
+            wcur_0 = pend_new_0;
         end
         wcur_2 = wpt_2__q;
-        if (upd_valid_0 & pend_0__q[1]) begin
-            if (upd_trig_0) begin
-                wcur_2 = pp_table__prio_0;
-            end
-            else if ((wpt_2__q != max8) & (wpt_2__q != zero8)) begin
-                wcur_2 = wpt_2__q - one8;
-            end
+        if (pend_mask_0[1]) begin
+            wcur_2 = pend_new_0;
         end
         wcur_4 = wpt_4__q;
-        if (upd_valid_0 & pend_0__q[2]) begin
-            if (upd_trig_0) begin
-                wcur_4 = pp_table__prio_0;
-            end
-            else if ((wpt_4__q != max8) & (wpt_4__q != zero8)) begin
-                wcur_4 = wpt_4__q - one8;
-            end
+        if (pend_mask_0[2]) begin
+            wcur_4 = pend_new_0;
         end
         wcur_6 = wpt_6__q;
-        if (upd_valid_0 & pend_0__q[3]) begin
-            if (upd_trig_0) begin
-                wcur_6 = pp_table__prio_0;
-            end
-            else if ((wpt_6__q != max8) & (wpt_6__q != zero8)) begin
-                wcur_6 = wpt_6__q - one8;
-            end
+        if (pend_mask_0[3]) begin
+            wcur_6 = pend_new_0;
         end
         wcur_1 = wpt_1__q;
-        if (upd_valid_1 & pend_1__q[0]) begin
-            if (upd_trig_1) begin
-                wcur_1 = pp_table__prio_1;
-            end
-            else if ((wpt_1__q != max8) & (wpt_1__q != zero8)) begin
-                wcur_1 = wpt_1__q - one8;
-            end
+        if (pend_mask_1[0]) begin
+            wcur_1 = pend_new_1;
         end
         wcur_3 = wpt_3__q;
-        if (upd_valid_1 & pend_1__q[1]) begin
-            if (upd_trig_1) begin
-                wcur_3 = pp_table__prio_1;
-            end
-            else if ((wpt_3__q != max8) & (wpt_3__q != zero8)) begin
-                wcur_3 = wpt_3__q - one8;
-            end
+        if (pend_mask_1[1]) begin
+            wcur_3 = pend_new_1;
         end
         wcur_5 = wpt_5__q;
-        if (upd_valid_1 & pend_1__q[2]) begin
-            if (upd_trig_1) begin
-                wcur_5 = pp_table__prio_1;
-            end
-            else if ((wpt_5__q != max8) & (wpt_5__q != zero8)) begin
-                wcur_5 = wpt_5__q - one8;
-            end
+        if (pend_mask_1[2]) begin
+            wcur_5 = pend_new_1;
         end
         wcur_7 = wpt_7__q;
-        if (upd_valid_1 & pend_1__q[3]) begin
-            if (upd_trig_1) begin
-                wcur_7 = pp_table__prio_1;
-            end
-            else if ((wpt_7__q != max8) & (wpt_7__q != zero8)) begin
-                wcur_7 = wpt_7__q - one8;
-            end
-        end
-        beats_0 = zero_l;
-        if ((wcur_0 < wcur_0) | ((wcur_0 == wcur_0) & ((last_0__q[0] & ~last_0__q[0]) | ((last_0__q[0] == last_0__q[0]) & older_0__q[0])))) begin
-            beats_0 = beats_0 | onehot_l_0;
-        end
-        if ((wcur_0 < wcur_2) | ((wcur_0 == wcur_2) & ((last_0__q[0] & ~last_0__q[1]) | ((last_0__q[0] == last_0__q[1]) & older_2__q[0])))) begin
-            beats_0 = beats_0 | onehot_l_1;
-        end
-        if ((wcur_0 < wcur_4) | ((wcur_0 == wcur_4) & ((last_0__q[0] & ~last_0__q[2]) | ((last_0__q[0] == last_0__q[2]) & older_4__q[0])))) begin
-            beats_0 = beats_0 | onehot_l_2;
-        end
-        if ((wcur_0 < wcur_6) | ((wcur_0 == wcur_6) & ((last_0__q[0] & ~last_0__q[3]) | ((last_0__q[0] == last_0__q[3]) & older_6__q[0])))) begin
-            beats_0 = beats_0 | onehot_l_3;
-        end
-        beats_2 = zero_l;
-        if ((wcur_2 < wcur_0) | ((wcur_2 == wcur_0) & ((last_0__q[1] & ~last_0__q[0]) | ((last_0__q[1] == last_0__q[0]) & older_0__q[1])))) begin
-            beats_2 = beats_2 | onehot_l_0;
-        end
-        if ((wcur_2 < wcur_2) | ((wcur_2 == wcur_2) & ((last_0__q[1] & ~last_0__q[1]) | ((last_0__q[1] == last_0__q[1]) & older_2__q[1])))) begin
-            beats_2 = beats_2 | onehot_l_1;
-        end
-        if ((wcur_2 < wcur_4) | ((wcur_2 == wcur_4) & ((last_0__q[1] & ~last_0__q[2]) | ((last_0__q[1] == last_0__q[2]) & older_4__q[1])))) begin
-            beats_2 = beats_2 | onehot_l_2;
-        end
-        if ((wcur_2 < wcur_6) | ((wcur_2 == wcur_6) & ((last_0__q[1] & ~last_0__q[3]) | ((last_0__q[1] == last_0__q[3]) & older_6__q[1])))) begin
-            beats_2 = beats_2 | onehot_l_3;
-        end
-        beats_4 = zero_l;
-        if ((wcur_4 < wcur_0) | ((wcur_4 == wcur_0) & ((last_0__q[2] & ~last_0__q[0]) | ((last_0__q[2] == last_0__q[0]) & older_0__q[2])))) begin
-            beats_4 = beats_4 | onehot_l_0;
-        end
-        if ((wcur_4 < wcur_2) | ((wcur_4 == wcur_2) & ((last_0__q[2] & ~last_0__q[1]) | ((last_0__q[2] == last_0__q[1]) & older_2__q[2])))) begin
-            beats_4 = beats_4 | onehot_l_1;
-        end
-        if ((wcur_4 < wcur_4) | ((wcur_4 == wcur_4) & ((last_0__q[2] & ~last_0__q[2]) | ((last_0__q[2] == last_0__q[2]) & older_4__q[2])))) begin
-            beats_4 = beats_4 | onehot_l_2;
-        end
-        if ((wcur_4 < wcur_6) | ((wcur_4 == wcur_6) & ((last_0__q[2] & ~last_0__q[3]) | ((last_0__q[2] == last_0__q[3]) & older_6__q[2])))) begin
-            beats_4 = beats_4 | onehot_l_3;
-        end
-        beats_6 = zero_l;
-        if ((wcur_6 < wcur_0) | ((wcur_6 == wcur_0) & ((last_0__q[3] & ~last_0__q[0]) | ((last_0__q[3] == last_0__q[0]) & older_0__q[3])))) begin
-            beats_6 = beats_6 | onehot_l_0;
-        end
-        if ((wcur_6 < wcur_2) | ((wcur_6 == wcur_2) & ((last_0__q[3] & ~last_0__q[1]) | ((last_0__q[3] == last_0__q[1]) & older_2__q[3])))) begin
-            beats_6 = beats_6 | onehot_l_1;
-        end
-        if ((wcur_6 < wcur_4) | ((wcur_6 == wcur_4) & ((last_0__q[3] & ~last_0__q[2]) | ((last_0__q[3] == last_0__q[2]) & older_4__q[3])))) begin
-            beats_6 = beats_6 | onehot_l_2;
-        end
-        if ((wcur_6 < wcur_6) | ((wcur_6 == wcur_6) & ((last_0__q[3] & ~last_0__q[3]) | ((last_0__q[3] == last_0__q[3]) & older_6__q[3])))) begin
-            beats_6 = beats_6 | onehot_l_3;
-        end
-        beats_1 = zero_l;
-        if ((wcur_1 < wcur_1) | ((wcur_1 == wcur_1) & ((last_1__q[0] & ~last_1__q[0]) | ((last_1__q[0] == last_1__q[0]) & older_1__q[0])))) begin
-            beats_1 = beats_1 | onehot_l_0;
-        end
-        if ((wcur_1 < wcur_3) | ((wcur_1 == wcur_3) & ((last_1__q[0] & ~last_1__q[1]) | ((last_1__q[0] == last_1__q[1]) & older_3__q[0])))) begin
-            beats_1 = beats_1 | onehot_l_1;
-        end
-        if ((wcur_1 < wcur_5) | ((wcur_1 == wcur_5) & ((last_1__q[0] & ~last_1__q[2]) | ((last_1__q[0] == last_1__q[2]) & older_5__q[0])))) begin
-            beats_1 = beats_1 | onehot_l_2;
-        end
-        if ((wcur_1 < wcur_7) | ((wcur_1 == wcur_7) & ((last_1__q[0] & ~last_1__q[3]) | ((last_1__q[0] == last_1__q[3]) & older_7__q[0])))) begin
-            beats_1 = beats_1 | onehot_l_3;
-        end
-        beats_3 = zero_l;
-        if ((wcur_3 < wcur_1) | ((wcur_3 == wcur_1) & ((last_1__q[1] & ~last_1__q[0]) | ((last_1__q[1] == last_1__q[0]) & older_1__q[1])))) begin
-            beats_3 = beats_3 | onehot_l_0;
-        end
-        if ((wcur_3 < wcur_3) | ((wcur_3 == wcur_3) & ((last_1__q[1] & ~last_1__q[1]) | ((last_1__q[1] == last_1__q[1]) & older_3__q[1])))) begin
-            beats_3 = beats_3 | onehot_l_1;
-        end
-        if ((wcur_3 < wcur_5) | ((wcur_3 == wcur_5) & ((last_1__q[1] & ~last_1__q[2]) | ((last_1__q[1] == last_1__q[2]) & older_5__q[1])))) begin
-            beats_3 = beats_3 | onehot_l_2;
-        end
-        if ((wcur_3 < wcur_7) | ((wcur_3 == wcur_7) & ((last_1__q[1] & ~last_1__q[3]) | ((last_1__q[1] == last_1__q[3]) & older_7__q[1])))) begin
-            beats_3 = beats_3 | onehot_l_3;
-        end
-        beats_5 = zero_l;
-        if ((wcur_5 < wcur_1) | ((wcur_5 == wcur_1) & ((last_1__q[2] & ~last_1__q[0]) | ((last_1__q[2] == last_1__q[0]) & older_1__q[2])))) begin
-            beats_5 = beats_5 | onehot_l_0;
-        end
-        if ((wcur_5 < wcur_3) | ((wcur_5 == wcur_3) & ((last_1__q[2] & ~last_1__q[1]) | ((last_1__q[2] == last_1__q[1]) & older_3__q[2])))) begin
-            beats_5 = beats_5 | onehot_l_1;
-        end
-        if ((wcur_5 < wcur_5) | ((wcur_5 == wcur_5) & ((last_1__q[2] & ~last_1__q[2]) | ((last_1__q[2] == last_1__q[2]) & older_5__q[2])))) begin
-            beats_5 = beats_5 | onehot_l_2;
-        end
-        if ((wcur_5 < wcur_7) | ((wcur_5 == wcur_7) & ((last_1__q[2] & ~last_1__q[3]) | ((last_1__q[2] == last_1__q[3]) & older_7__q[2])))) begin
-            beats_5 = beats_5 | onehot_l_3;
-        end
-        beats_7 = zero_l;
-        if ((wcur_7 < wcur_1) | ((wcur_7 == wcur_1) & ((last_1__q[3] & ~last_1__q[0]) | ((last_1__q[3] == last_1__q[0]) & older_1__q[3])))) begin
-            beats_7 = beats_7 | onehot_l_0;
-        end
-        if ((wcur_7 < wcur_3) | ((wcur_7 == wcur_3) & ((last_1__q[3] & ~last_1__q[1]) | ((last_1__q[3] == last_1__q[1]) & older_3__q[3])))) begin
-            beats_7 = beats_7 | onehot_l_1;
-        end
-        if ((wcur_7 < wcur_5) | ((wcur_7 == wcur_5) & ((last_1__q[3] & ~last_1__q[2]) | ((last_1__q[3] == last_1__q[2]) & older_5__q[3])))) begin
-            beats_7 = beats_7 | onehot_l_2;
-        end
-        if ((wcur_7 < wcur_7) | ((wcur_7 == wcur_7) & ((last_1__q[3] & ~last_1__q[3]) | ((last_1__q[3] == last_1__q[3]) & older_7__q[3])))) begin
-            beats_7 = beats_7 | onehot_l_3;
+        if (pend_mask_1[3]) begin
+            wcur_7 = pend_new_1;
         end
         run_sp_0 = zero_fb;
         run_sfu_0 = zero_fb;
@@ -1181,18 +1471,10 @@ module elf_base_proto(clock,reset,tw_clear,tw_en,tw_slot,tw_valid,tw_branch,tw_p
         end
         pick_elig_0 = pick_elig_0 & ready_0 & live_0__q;
         pick_win_0 = zero_l;
-        if (pick_elig_0[0] & &(beats_0 | ~pick_elig_0 | onehot_l_0)) begin
-            pick_win_0 = pick_win_0 | onehot_l_0;
-        end
-        if (pick_elig_0[1] & &(beats_2 | ~pick_elig_0 | onehot_l_1)) begin
-            pick_win_0 = pick_win_0 | onehot_l_1;
-        end
-        if (pick_elig_0[2] & &(beats_4 | ~pick_elig_0 | onehot_l_2)) begin
-            pick_win_0 = pick_win_0 | onehot_l_2;
-        end
-        if (pick_elig_0[3] & &(beats_6 | ~pick_elig_0 | onehot_l_3)) begin
-            pick_win_0 = pick_win_0 | onehot_l_3;
-        end
+        pick_win_0[0] = pick_elig_0[0] & &(beats_0 | ~pick_elig_0 | onehot_l_0);
+        pick_win_0[1] = pick_elig_0[1] & &(beats_2 | ~pick_elig_0 | onehot_l_1);
+        pick_win_0[2] = pick_elig_0[2] & &(beats_4 | ~pick_elig_0 | onehot_l_2);
+        pick_win_0[3] = pick_elig_0[3] & &(beats_6 | ~pick_elig_0 | onehot_l_3);
         pick_sp_0 = |(pick_win_0 & unit_sp_0);
         pick_sfu_0 = |(pick_win_0 & unit_sfu_0);
         pick_lsu_0 = |(pick_win_0 & unit_lsu_0);
@@ -1220,18 +1502,10 @@ module elf_base_proto(clock,reset,tw_clear,tw_en,tw_slot,tw_valid,tw_branch,tw_p
         end
         pick_elig_2 = pick_elig_2 & ready_1 & live_1__q;
         pick_win_2 = zero_l;
-        if (pick_elig_2[0] & &(beats_1 | ~pick_elig_2 | onehot_l_0)) begin
-            pick_win_2 = pick_win_2 | onehot_l_0;
-        end
-        if (pick_elig_2[1] & &(beats_3 | ~pick_elig_2 | onehot_l_1)) begin
-            pick_win_2 = pick_win_2 | onehot_l_1;
-        end
-        if (pick_elig_2[2] & &(beats_5 | ~pick_elig_2 | onehot_l_2)) begin
-            pick_win_2 = pick_win_2 | onehot_l_2;
-        end
-        if (pick_elig_2[3] & &(beats_7 | ~pick_elig_2 | onehot_l_3)) begin
-            pick_win_2 = pick_win_2 | onehot_l_3;
-        end
+        pick_win_2[0] = pick_elig_2[0] & &(beats_1 | ~pick_elig_2 | onehot_l_0);
+        pick_win_2[1] = pick_elig_2[1] & &(beats_3 | ~pick_elig_2 | onehot_l_1);
+        pick_win_2[2] = pick_elig_2[2] & &(beats_5 | ~pick_elig_2 | onehot_l_2);
+        pick_win_2[3] = pick_elig_2[3] & &(beats_7 | ~pick_elig_2 | onehot_l_3);
         pick_sp_2 = |(pick_win_2 & unit_sp_1);
         pick_sfu_2 = |(pick_win_2 & unit_sfu_1);
         pick_lsu_2 = |(pick_win_2 & unit_lsu_1);
@@ -1265,18 +1539,10 @@ module elf_base_proto(clock,reset,tw_clear,tw_en,tw_slot,tw_valid,tw_branch,tw_p
         end
         pick_elig_1 = pick_elig_1 & ready_0 & live_0__q;
         pick_win_1 = zero_l;
-        if (pick_elig_1[0] & &(beats_0 | ~pick_elig_1 | onehot_l_0)) begin
-            pick_win_1 = pick_win_1 | onehot_l_0;
-        end
-        if (pick_elig_1[1] & &(beats_2 | ~pick_elig_1 | onehot_l_1)) begin
-            pick_win_1 = pick_win_1 | onehot_l_1;
-        end
-        if (pick_elig_1[2] & &(beats_4 | ~pick_elig_1 | onehot_l_2)) begin
-            pick_win_1 = pick_win_1 | onehot_l_2;
-        end
-        if (pick_elig_1[3] & &(beats_6 | ~pick_elig_1 | onehot_l_3)) begin
-            pick_win_1 = pick_win_1 | onehot_l_3;
-        end
+        pick_win_1[0] = pick_elig_1[0] & &(beats_0 | ~pick_elig_1 | onehot_l_0);
+        pick_win_1[1] = pick_elig_1[1] & &(beats_2 | ~pick_elig_1 | onehot_l_1);
+        pick_win_1[2] = pick_elig_1[2] & &(beats_4 | ~pick_elig_1 | onehot_l_2);
+        pick_win_1[3] = pick_elig_1[3] & &(beats_6 | ~pick_elig_1 | onehot_l_3);
         pick_sp_1 = |(pick_win_1 & unit_sp_0);
         pick_sfu_1 = |(pick_win_1 & unit_sfu_0);
         pick_lsu_1 = |(pick_win_1 & unit_lsu_0);
@@ -1304,18 +1570,10 @@ module elf_base_proto(clock,reset,tw_clear,tw_en,tw_slot,tw_valid,tw_branch,tw_p
         end
         pick_elig_3 = pick_elig_3 & ready_1 & live_1__q;
         pick_win_3 = zero_l;
-        if (pick_elig_3[0] & &(beats_1 | ~pick_elig_3 | onehot_l_0)) begin
-            pick_win_3 = pick_win_3 | onehot_l_0;
-        end
-        if (pick_elig_3[1] & &(beats_3 | ~pick_elig_3 | onehot_l_1)) begin
-            pick_win_3 = pick_win_3 | onehot_l_1;
-        end
-        if (pick_elig_3[2] & &(beats_5 | ~pick_elig_3 | onehot_l_2)) begin
-            pick_win_3 = pick_win_3 | onehot_l_2;
-        end
-        if (pick_elig_3[3] & &(beats_7 | ~pick_elig_3 | onehot_l_3)) begin
-            pick_win_3 = pick_win_3 | onehot_l_3;
-        end
+        pick_win_3[0] = pick_elig_3[0] & &(beats_1 | ~pick_elig_3 | onehot_l_0);
+        pick_win_3[1] = pick_elig_3[1] & &(beats_3 | ~pick_elig_3 | onehot_l_1);
+        pick_win_3[2] = pick_elig_3[2] & &(beats_5 | ~pick_elig_3 | onehot_l_2);
+        pick_win_3[3] = pick_elig_3[3] & &(beats_7 | ~pick_elig_3 | onehot_l_3);
         pick_sp_3 = |(pick_win_3 & unit_sp_1);
         pick_sfu_3 = |(pick_win_3 & unit_sfu_1);
         pick_lsu_3 = |(pick_win_3 & unit_lsu_1);
@@ -1345,134 +1603,18 @@ module elf_base_proto(clock,reset,tw_clear,tw_en,tw_slot,tw_valid,tw_branch,tw_p
         if (|(grant_0 & local_id_bit_1)) begin
             grant_id_0 = grant_id_0 | bit_lb_1;
         end
-        col8_0 = zero_l;
-        col8_1 = zero_l;
-        col8_2 = zero_l;
-        col8_3 = zero_l;
-        col8_4 = zero_l;
-        col8_5 = zero_l;
-        col8_6 = zero_l;
-        col8_7 = zero_l;
-        if (grant_0[0] & wcur_0[0]) begin
-            col8_0 = col8_0 | onehot_l_0;
-        end
-        if (grant_0[0] & wcur_0[1]) begin
-            col8_1 = col8_1 | onehot_l_0;
-        end
-        if (grant_0[0] & wcur_0[2]) begin
-            col8_2 = col8_2 | onehot_l_0;
-        end
-        if (grant_0[0] & wcur_0[3]) begin
-            col8_3 = col8_3 | onehot_l_0;
-        end
-        if (grant_0[0] & wcur_0[4]) begin
-            col8_4 = col8_4 | onehot_l_0;
-        end
-        if (grant_0[0] & wcur_0[5]) begin
-            col8_5 = col8_5 | onehot_l_0;
-        end
-        if (grant_0[0] & wcur_0[6]) begin
-            col8_6 = col8_6 | onehot_l_0;
-        end
-        if (grant_0[0] & wcur_0[7]) begin
-            col8_7 = col8_7 | onehot_l_0;
-        end
-        if (grant_0[1] & wcur_2[0]) begin
-            col8_0 = col8_0 | onehot_l_1;
-        end
-        if (grant_0[1] & wcur_2[1]) begin
-            col8_1 = col8_1 | onehot_l_1;
-        end
-        if (grant_0[1] & wcur_2[2]) begin
-            col8_2 = col8_2 | onehot_l_1;
-        end
-        if (grant_0[1] & wcur_2[3]) begin
-            col8_3 = col8_3 | onehot_l_1;
-        end
-        if (grant_0[1] & wcur_2[4]) begin
-            col8_4 = col8_4 | onehot_l_1;
-        end
-        if (grant_0[1] & wcur_2[5]) begin
-            col8_5 = col8_5 | onehot_l_1;
-        end
-        if (grant_0[1] & wcur_2[6]) begin
-            col8_6 = col8_6 | onehot_l_1;
-        end
-        if (grant_0[1] & wcur_2[7]) begin
-            col8_7 = col8_7 | onehot_l_1;
-        end
-        if (grant_0[2] & wcur_4[0]) begin
-            col8_0 = col8_0 | onehot_l_2;
-        end
-        if (grant_0[2] & wcur_4[1]) begin
-            col8_1 = col8_1 | onehot_l_2;
-        end
-        if (grant_0[2] & wcur_4[2]) begin
-            col8_2 = col8_2 | onehot_l_2;
-        end
-        if (grant_0[2] & wcur_4[3]) begin
-            col8_3 = col8_3 | onehot_l_2;
-        end
-        if (grant_0[2] & wcur_4[4]) begin
-            col8_4 = col8_4 | onehot_l_2;
-        end
-        if (grant_0[2] & wcur_4[5]) begin
-            col8_5 = col8_5 | onehot_l_2;
-        end
-        if (grant_0[2] & wcur_4[6]) begin
-            col8_6 = col8_6 | onehot_l_2;
-        end
-        if (grant_0[2] & wcur_4[7]) begin
-            col8_7 = col8_7 | onehot_l_2;
-        end
-        if (grant_0[3] & wcur_6[0]) begin
-            col8_0 = col8_0 | onehot_l_3;
-        end
-        if (grant_0[3] & wcur_6[1]) begin
-            col8_1 = col8_1 | onehot_l_3;
-        end
-        if (grant_0[3] & wcur_6[2]) begin
-            col8_2 = col8_2 | onehot_l_3;
-        end
-        if (grant_0[3] & wcur_6[3]) begin
-            col8_3 = col8_3 | onehot_l_3;
-        end
-        if (grant_0[3] & wcur_6[4]) begin
-            col8_4 = col8_4 | onehot_l_3;
-        end
-        if (grant_0[3] & wcur_6[5]) begin
-            col8_5 = col8_5 | onehot_l_3;
-        end
-        if (grant_0[3] & wcur_6[6]) begin
-            col8_6 = col8_6 | onehot_l_3;
-        end
-        if (grant_0[3] & wcur_6[7]) begin
-            col8_7 = col8_7 | onehot_l_3;
-        end
         grant_prio_0 = zero8;
-        if (|col8_0) begin
-            grant_prio_0 = grant_prio_0 | bit8_0;
+        if (grant_0[0]) begin
+            grant_prio_0 = grant_prio_0 | wcur_0;
         end
-        if (|col8_1) begin
-            grant_prio_0 = grant_prio_0 | bit8_1;
+        if (grant_0[1]) begin
+            grant_prio_0 = grant_prio_0 | wcur_2;
         end
-        if (|col8_2) begin
-            grant_prio_0 = grant_prio_0 | bit8_2;
+        if (grant_0[2]) begin
+            grant_prio_0 = grant_prio_0 | wcur_4;
         end
-        if (|col8_3) begin
-            grant_prio_0 = grant_prio_0 | bit8_3;
-        end
-        if (|col8_4) begin
-            grant_prio_0 = grant_prio_0 | bit8_4;
-        end
-        if (|col8_5) begin
-            grant_prio_0 = grant_prio_0 | bit8_5;
-        end
-        if (|col8_6) begin
-            grant_prio_0 = grant_prio_0 | bit8_6;
-        end
-        if (|col8_7) begin
-            grant_prio_0 = grant_prio_0 | bit8_7;
+        if (grant_0[3]) begin
+            grant_prio_0 = grant_prio_0 | wcur_6;
         end
         grant_1 = zero_l;
         if (issue_lead == sched_ids_1) begin
@@ -1488,175 +1630,35 @@ module elf_base_proto(clock,reset,tw_clear,tw_en,tw_slot,tw_valid,tw_branch,tw_p
         if (|(grant_1 & local_id_bit_1)) begin
             grant_id_1 = grant_id_1 | bit_lb_1;
         end
-        col8_0 = zero_l;
-        col8_1 = zero_l;
-        col8_2 = zero_l;
-        col8_3 = zero_l;
-        col8_4 = zero_l;
-        col8_5 = zero_l;
-        col8_6 = zero_l;
-        col8_7 = zero_l;
-        if (grant_1[0] & wcur_1[0]) begin
-            col8_0 = col8_0 | onehot_l_0;
-        end
-        if (grant_1[0] & wcur_1[1]) begin
-            col8_1 = col8_1 | onehot_l_0;
-        end
-        if (grant_1[0] & wcur_1[2]) begin
-            col8_2 = col8_2 | onehot_l_0;
-        end
-        if (grant_1[0] & wcur_1[3]) begin
-            col8_3 = col8_3 | onehot_l_0;
-        end
-        if (grant_1[0] & wcur_1[4]) begin
-            col8_4 = col8_4 | onehot_l_0;
-        end
-        if (grant_1[0] & wcur_1[5]) begin
-            col8_5 = col8_5 | onehot_l_0;
-        end
-        if (grant_1[0] & wcur_1[6]) begin
-            col8_6 = col8_6 | onehot_l_0;
-        end
-        if (grant_1[0] & wcur_1[7]) begin
-            col8_7 = col8_7 | onehot_l_0;
-        end
-        if (grant_1[1] & wcur_3[0]) begin
-            col8_0 = col8_0 | onehot_l_1;
-        end
-        if (grant_1[1] & wcur_3[1]) begin
-            col8_1 = col8_1 | onehot_l_1;
-        end
-        if (grant_1[1] & wcur_3[2]) begin
-            col8_2 = col8_2 | onehot_l_1;
-        end
-        if (grant_1[1] & wcur_3[3]) begin
-            col8_3 = col8_3 | onehot_l_1;
-        end
-        if (grant_1[1] & wcur_3[4]) begin
-            col8_4 = col8_4 | onehot_l_1;
-        end
-        if (grant_1[1] & wcur_3[5]) begin
-            col8_5 = col8_5 | onehot_l_1;
-        end
-        if (grant_1[1] & wcur_3[6]) begin
-            col8_6 = col8_6 | onehot_l_1;
-        end
-        if (grant_1[1] & wcur_3[7]) begin
-            col8_7 = col8_7 | onehot_l_1;
-        end
-        if (grant_1[2] & wcur_5[0]) begin
-            col8_0 = col8_0 | onehot_l_2;
-        end
-        if (grant_1[2] & wcur_5[1]) begin
-            col8_1 = col8_1 | onehot_l_2;
-        end
-        if (grant_1[2] & wcur_5[2]) begin
-            col8_2 = col8_2 | onehot_l_2;
-        end
-        if (grant_1[2] & wcur_5[3]) begin
-            col8_3 = col8_3 | onehot_l_2;
-        end
-        if (grant_1[2] & wcur_5[4]) begin
-            col8_4 = col8_4 | onehot_l_2;
-        end
-        if (grant_1[2] & wcur_5[5]) begin
-            col8_5 = col8_5 | onehot_l_2;
-        end
-        if (grant_1[2] & wcur_5[6]) begin
-            col8_6 = col8_6 | onehot_l_2;
-        end
-        if (grant_1[2] & wcur_5[7]) begin
-            col8_7 = col8_7 | onehot_l_2;
-        end
-        if (grant_1[3] & wcur_7[0]) begin
-            col8_0 = col8_0 | onehot_l_3;
-        end
-        if (grant_1[3] & wcur_7[1]) begin
-            col8_1 = col8_1 | onehot_l_3;
-        end
-        if (grant_1[3] & wcur_7[2]) begin
-            col8_2 = col8_2 | onehot_l_3;
-        end
-        if (grant_1[3] & wcur_7[3]) begin
-            col8_3 = col8_3 | onehot_l_3;
-        end
-        if (grant_1[3] & wcur_7[4]) begin
-            col8_4 = col8_4 | onehot_l_3;
-        end
-        if (grant_1[3] & wcur_7[5]) begin
-            col8_5 = col8_5 | onehot_l_3;
-        end
-        if (grant_1[3] & wcur_7[6]) begin
-            col8_6 = col8_6 | onehot_l_3;
-        end
-        if (grant_1[3] & wcur_7[7]) begin
-            col8_7 = col8_7 | onehot_l_3;
-        end
         grant_prio_1 = zero8;
-        if (|col8_0) begin
-            grant_prio_1 = grant_prio_1 | bit8_0;
+        if (grant_1[0]) begin
+            grant_prio_1 = grant_prio_1 | wcur_1;
         end
-        if (|col8_1) begin
-            grant_prio_1 = grant_prio_1 | bit8_1;
+        if (grant_1[1]) begin
+            grant_prio_1 = grant_prio_1 | wcur_3;
         end
-        if (|col8_2) begin
-            grant_prio_1 = grant_prio_1 | bit8_2;
+        if (grant_1[2]) begin
+            grant_prio_1 = grant_prio_1 | wcur_5;
         end
-        if (|col8_3) begin
-            grant_prio_1 = grant_prio_1 | bit8_3;
-        end
-        if (|col8_4) begin
-            grant_prio_1 = grant_prio_1 | bit8_4;
-        end
-        if (|col8_5) begin
-            grant_prio_1 = grant_prio_1 | bit8_5;
-        end
-        if (|col8_6) begin
-            grant_prio_1 = grant_prio_1 | bit8_6;
-        end
-        if (|col8_7) begin
-            grant_prio_1 = grant_prio_1 | bit8_7;
+        if (grant_1[3]) begin
+            grant_prio_1 = grant_prio_1 | wcur_7;
         end
         felig_0 = zero_l;
-        if (fetch_elig[0 * 2 + 0] | (fetch_on_grant[0 * 2 + 0] & grant_0[0])) begin
-            felig_0 = felig_0 | onehot_l_0;
-        end
-        if (fetch_elig[1 * 2 + 0] | (fetch_on_grant[1 * 2 + 0] & grant_0[1])) begin
-            felig_0 = felig_0 | onehot_l_1;
-        end
-        if (fetch_elig[2 * 2 + 0] | (fetch_on_grant[2 * 2 + 0] & grant_0[2])) begin
-            felig_0 = felig_0 | onehot_l_2;
-        end
-        if (fetch_elig[3 * 2 + 0] | (fetch_on_grant[3 * 2 + 0] & grant_0[3])) begin
-            felig_0 = felig_0 | onehot_l_3;
-        end
+        felig_0[0] = fetch_elig[0 * 2 + 0] | (fetch_on_grant[0 * 2 + 0] & grant_0[0]);
+        felig_0[1] = fetch_elig[1 * 2 + 0] | (fetch_on_grant[1 * 2 + 0] & grant_0[1]);
+        felig_0[2] = fetch_elig[2 * 2 + 0] | (fetch_on_grant[2 * 2 + 0] & grant_0[2]);
+        felig_0[3] = fetch_elig[3 * 2 + 0] | (fetch_on_grant[3 * 2 + 0] & grant_0[3]);
         felig_0 = felig_0 & live_0__q;
         fwin_0 = zero_l;
-        if (felig_0[0] & &(beats_0 | ~felig_0 | onehot_l_0)) begin
-            fwin_0 = fwin_0 | onehot_l_0;
-        end
-        if (felig_0[1] & &(beats_2 | ~felig_0 | onehot_l_1)) begin
-            fwin_0 = fwin_0 | onehot_l_1;
-        end
-        if (felig_0[2] & &(beats_4 | ~felig_0 | onehot_l_2)) begin
-            fwin_0 = fwin_0 | onehot_l_2;
-        end
-        if (felig_0[3] & &(beats_6 | ~felig_0 | onehot_l_3)) begin
-            fwin_0 = fwin_0 | onehot_l_3;
-        end
+        fwin_0[0] = felig_0[0] & &(beats_0 | ~felig_0 | onehot_l_0);
+        fwin_0[1] = felig_0[1] & &(beats_2 | ~felig_0 | onehot_l_1);
+        fwin_0[2] = felig_0[2] & &(beats_4 | ~felig_0 | onehot_l_2);
+        fwin_0[3] = felig_0[3] & &(beats_6 | ~felig_0 | onehot_l_3);
         fbeaten = zero_l;
-        if (live_0__q[0] & |(beats_0 & fwin_0)) begin
-            fbeaten = fbeaten | onehot_l_0;
-        end
-        if (live_0__q[1] & |(beats_2 & fwin_0)) begin
-            fbeaten = fbeaten | onehot_l_1;
-        end
-        if (live_0__q[2] & |(beats_4 & fwin_0)) begin
-            fbeaten = fbeaten | onehot_l_2;
-        end
-        if (live_0__q[3] & |(beats_6 & fwin_0)) begin
-            fbeaten = fbeaten | onehot_l_3;
-        end
+        fbeaten[0] = live_0__q[0] & |(beats_0 & fwin_0);
+        fbeaten[1] = live_0__q[1] & |(beats_2 & fwin_0);
+        fbeaten[2] = live_0__q[2] & |(beats_4 & fwin_0);
+        fbeaten[3] = live_0__q[3] & |(beats_6 & fwin_0);
         if (fbeaten[0]) begin
             rank_node_4 = one8;
         end
@@ -1695,45 +1697,21 @@ module elf_base_proto(clock,reset,tw_clear,tw_en,tw_slot,tw_valid,tw_branch,tw_p
             fid_0 = fid_0 | bit_hi_1;
         end
         felig_1 = zero_l;
-        if (fetch_elig[0 * 2 + 1] | (fetch_on_grant[0 * 2 + 1] & grant_1[0])) begin
-            felig_1 = felig_1 | onehot_l_0;
-        end
-        if (fetch_elig[1 * 2 + 1] | (fetch_on_grant[1 * 2 + 1] & grant_1[1])) begin
-            felig_1 = felig_1 | onehot_l_1;
-        end
-        if (fetch_elig[2 * 2 + 1] | (fetch_on_grant[2 * 2 + 1] & grant_1[2])) begin
-            felig_1 = felig_1 | onehot_l_2;
-        end
-        if (fetch_elig[3 * 2 + 1] | (fetch_on_grant[3 * 2 + 1] & grant_1[3])) begin
-            felig_1 = felig_1 | onehot_l_3;
-        end
+        felig_1[0] = fetch_elig[0 * 2 + 1] | (fetch_on_grant[0 * 2 + 1] & grant_1[0]);
+        felig_1[1] = fetch_elig[1 * 2 + 1] | (fetch_on_grant[1 * 2 + 1] & grant_1[1]);
+        felig_1[2] = fetch_elig[2 * 2 + 1] | (fetch_on_grant[2 * 2 + 1] & grant_1[2]);
+        felig_1[3] = fetch_elig[3 * 2 + 1] | (fetch_on_grant[3 * 2 + 1] & grant_1[3]);
         felig_1 = felig_1 & live_1__q;
         fwin_1 = zero_l;
-        if (felig_1[0] & &(beats_1 | ~felig_1 | onehot_l_0)) begin
-            fwin_1 = fwin_1 | onehot_l_0;
-        end
-        if (felig_1[1] & &(beats_3 | ~felig_1 | onehot_l_1)) begin
-            fwin_1 = fwin_1 | onehot_l_1;
-        end
-        if (felig_1[2] & &(beats_5 | ~felig_1 | onehot_l_2)) begin
-            fwin_1 = fwin_1 | onehot_l_2;
-        end
-        if (felig_1[3] & &(beats_7 | ~felig_1 | onehot_l_3)) begin
-            fwin_1 = fwin_1 | onehot_l_3;
-        end
+        fwin_1[0] = felig_1[0] & &(beats_1 | ~felig_1 | onehot_l_0);
+        fwin_1[1] = felig_1[1] & &(beats_3 | ~felig_1 | onehot_l_1);
+        fwin_1[2] = felig_1[2] & &(beats_5 | ~felig_1 | onehot_l_2);
+        fwin_1[3] = felig_1[3] & &(beats_7 | ~felig_1 | onehot_l_3);
         fbeaten = zero_l;
-        if (live_1__q[0] & |(beats_1 & fwin_1)) begin
-            fbeaten = fbeaten | onehot_l_0;
-        end
-        if (live_1__q[1] & |(beats_3 & fwin_1)) begin
-            fbeaten = fbeaten | onehot_l_1;
-        end
-        if (live_1__q[2] & |(beats_5 & fwin_1)) begin
-            fbeaten = fbeaten | onehot_l_2;
-        end
-        if (live_1__q[3] & |(beats_7 & fwin_1)) begin
-            fbeaten = fbeaten | onehot_l_3;
-        end
+        fbeaten[0] = live_1__q[0] & |(beats_1 & fwin_1);
+        fbeaten[1] = live_1__q[1] & |(beats_3 & fwin_1);
+        fbeaten[2] = live_1__q[2] & |(beats_5 & fwin_1);
+        fbeaten[3] = live_1__q[3] & |(beats_7 & fwin_1);
         if (fbeaten[0]) begin
             rank_node_4 = one8;
         end
@@ -1772,30 +1750,14 @@ module elf_base_proto(clock,reset,tw_clear,tw_en,tw_slot,tw_valid,tw_branch,tw_p
             fid_1 = fid_1 | bit_hi_1;
         end
         live_all = zero_n;
-        if (live_0__q[0]) begin
-            live_all = live_all | onehot_n_0;
-        end
-        if (live_0__q[1]) begin
-            live_all = live_all | onehot_n_2;
-        end
-        if (live_0__q[2]) begin
-            live_all = live_all | onehot_n_4;
-        end
-        if (live_0__q[3]) begin
-            live_all = live_all | onehot_n_6;
-        end
-        if (live_1__q[0]) begin
-            live_all = live_all | onehot_n_1;
-        end
-        if (live_1__q[1]) begin
-            live_all = live_all | onehot_n_3;
-        end
-        if (live_1__q[2]) begin
-            live_all = live_all | onehot_n_5;
-        end
-        if (live_1__q[3]) begin
-            live_all = live_all | onehot_n_7;
-        end
+        live_all[0] = live_0__q[0];
+        live_all[2] = live_0__q[1];
+        live_all[4] = live_0__q[2];
+        live_all[6] = live_0__q[3];
+        live_all[1] = live_1__q[0];
+        live_all[3] = live_1__q[1];
+        live_all[5] = live_1__q[2];
+        live_all[7] = live_1__q[3];
         fetch_any = 1'b0;
         fbest_0 = |fwin_0;
         fetch_any = fetch_any | |fwin_0;
@@ -1815,30 +1777,14 @@ module elf_base_proto(clock,reset,tw_clear,tw_en,tw_slot,tw_valid,tw_branch,tw_p
         end
         fresh = fetch_elig & launch & ~live_all;
         fresh_low = zero_n;
-        if (fresh[0] & ~|(fresh & below_n_0)) begin
-            fresh_low = fresh_low | onehot_n_0;
-        end
-        if (fresh[1] & ~|(fresh & below_n_1)) begin
-            fresh_low = fresh_low | onehot_n_1;
-        end
-        if (fresh[2] & ~|(fresh & below_n_2)) begin
-            fresh_low = fresh_low | onehot_n_2;
-        end
-        if (fresh[3] & ~|(fresh & below_n_3)) begin
-            fresh_low = fresh_low | onehot_n_3;
-        end
-        if (fresh[4] & ~|(fresh & below_n_4)) begin
-            fresh_low = fresh_low | onehot_n_4;
-        end
-        if (fresh[5] & ~|(fresh & below_n_5)) begin
-            fresh_low = fresh_low | onehot_n_5;
-        end
-        if (fresh[6] & ~|(fresh & below_n_6)) begin
-            fresh_low = fresh_low | onehot_n_6;
-        end
-        if (fresh[7] & ~|(fresh & below_n_7)) begin
-            fresh_low = fresh_low | onehot_n_7;
-        end
+        fresh_low[0] = fresh[0] & ~|(fresh & below_n_0);
+        fresh_low[1] = fresh[1] & ~|(fresh & below_n_1);
+        fresh_low[2] = fresh[2] & ~|(fresh & below_n_2);
+        fresh_low[3] = fresh[3] & ~|(fresh & below_n_3);
+        fresh_low[4] = fresh[4] & ~|(fresh & below_n_4);
+        fresh_low[5] = fresh[5] & ~|(fresh & below_n_5);
+        fresh_low[6] = fresh[6] & ~|(fresh & below_n_6);
+        fresh_low[7] = fresh[7] & ~|(fresh & below_n_7);
         fresh_id = zero_nb;
         if (|(fresh_low & global_id_bit_0)) begin
             fresh_id = fresh_id | bit_nb_0;
@@ -1863,6 +1809,172 @@ module elf_base_proto(clock,reset,tw_clear,tw_en,tw_slot,tw_valid,tw_branch,tw_p
         grant_valid_1 = |grant_1;
         grant_warp_1 = grant_id_1;
         prio_1 = grant_prio_1;
+        launch_lt_0 = zero_l;
+        launch_gt_0 = zero_l;
+        launch_lt_0[0] = pp_table__prio_2 < wcur_0;
+        launch_gt_0[0] = pp_table__prio_2 > wcur_0;
+        launch_lt_0[1] = pp_table__prio_2 < wcur_2;
+        launch_gt_0[1] = pp_table__prio_2 > wcur_2;
+        launch_lt_0[2] = pp_table__prio_2 < wcur_4;
+        launch_gt_0[2] = pp_table__prio_2 > wcur_4;
+        launch_lt_0[3] = pp_table__prio_2 < wcur_6;
+        launch_gt_0[3] = pp_table__prio_2 > wcur_6;
+        launch_eq_0 = ~(launch_lt_0 | launch_gt_0);
+        if (launch_s_0[0]) begin
+            rel_lt_0__d = launch_lt_0 & ~launch_s_0;
+            rel_eq_0__d = launch_eq_0 | launch_s_0;
+        end
+        else begin
+            rel_lt_0__d = cur_lt_0 & ~launch_s_0;
+            if (launch_gt_0[0]) begin
+                rel_lt_0__d = cur_lt_0 | launch_s_0;
+            end
+            rel_eq_0__d = cur_eq_0 & ~launch_s_0;
+            if (launch_eq_0[0]) begin
+                rel_eq_0__d = cur_eq_0 | launch_s_0;
+            end
+        end
+        if (reset) begin
+            rel_lt_0__d = zero_l;
+            rel_eq_0__d = ~zero_l;
+        end
+        if (launch_s_0[1]) begin
+            rel_lt_2__d = launch_lt_0 & ~launch_s_0;
+            rel_eq_2__d = launch_eq_0 | launch_s_0;
+        end
+        else begin
+            rel_lt_2__d = cur_lt_2 & ~launch_s_0;
+            if (launch_gt_0[1]) begin
+                rel_lt_2__d = cur_lt_2 | launch_s_0;
+            end
+            rel_eq_2__d = cur_eq_2 & ~launch_s_0;
+            if (launch_eq_0[1]) begin
+                rel_eq_2__d = cur_eq_2 | launch_s_0;
+            end
+        end
+        if (reset) begin
+            rel_lt_2__d = zero_l;
+            rel_eq_2__d = ~zero_l;
+        end
+        if (launch_s_0[2]) begin
+            rel_lt_4__d = launch_lt_0 & ~launch_s_0;
+            rel_eq_4__d = launch_eq_0 | launch_s_0;
+        end
+        else begin
+            rel_lt_4__d = cur_lt_4 & ~launch_s_0;
+            if (launch_gt_0[2]) begin
+                rel_lt_4__d = cur_lt_4 | launch_s_0;
+            end
+            rel_eq_4__d = cur_eq_4 & ~launch_s_0;
+            if (launch_eq_0[2]) begin
+                rel_eq_4__d = cur_eq_4 | launch_s_0;
+            end
+        end
+        if (reset) begin
+            rel_lt_4__d = zero_l;
+            rel_eq_4__d = ~zero_l;
+        end
+        if (launch_s_0[3]) begin
+            rel_lt_6__d = launch_lt_0 & ~launch_s_0;
+            rel_eq_6__d = launch_eq_0 | launch_s_0;
+        end
+        else begin
+            rel_lt_6__d = cur_lt_6 & ~launch_s_0;
+            if (launch_gt_0[3]) begin
+                rel_lt_6__d = cur_lt_6 | launch_s_0;
+            end
+            rel_eq_6__d = cur_eq_6 & ~launch_s_0;
+            if (launch_eq_0[3]) begin
+                rel_eq_6__d = cur_eq_6 | launch_s_0;
+            end
+        end
+        if (reset) begin
+            rel_lt_6__d = zero_l;
+            rel_eq_6__d = ~zero_l;
+        end
+        launch_lt_1 = zero_l;
+        launch_gt_1 = zero_l;
+        launch_lt_1[0] = pp_table__prio_2 < wcur_1;
+        launch_gt_1[0] = pp_table__prio_2 > wcur_1;
+        launch_lt_1[1] = pp_table__prio_2 < wcur_3;
+        launch_gt_1[1] = pp_table__prio_2 > wcur_3;
+        launch_lt_1[2] = pp_table__prio_2 < wcur_5;
+        launch_gt_1[2] = pp_table__prio_2 > wcur_5;
+        launch_lt_1[3] = pp_table__prio_2 < wcur_7;
+        launch_gt_1[3] = pp_table__prio_2 > wcur_7;
+        launch_eq_1 = ~(launch_lt_1 | launch_gt_1);
+        if (launch_s_1[0]) begin
+            rel_lt_1__d = launch_lt_1 & ~launch_s_1;
+            rel_eq_1__d = launch_eq_1 | launch_s_1;
+        end
+        else begin
+            rel_lt_1__d = cur_lt_1 & ~launch_s_1;
+            if (launch_gt_1[0]) begin
+                rel_lt_1__d = cur_lt_1 | launch_s_1;
+            end
+            rel_eq_1__d = cur_eq_1 & ~launch_s_1;
+            if (launch_eq_1[0]) begin
+                rel_eq_1__d = cur_eq_1 | launch_s_1;
+            end
+        end
+        if (reset) begin
+            rel_lt_1__d = zero_l;
+            rel_eq_1__d = ~zero_l;
+        end
+        if (launch_s_1[1]) begin
+            rel_lt_3__d = launch_lt_1 & ~launch_s_1;
+            rel_eq_3__d = launch_eq_1 | launch_s_1;
+        end
+        else begin
+            rel_lt_3__d = cur_lt_3 & ~launch_s_1;
+            if (launch_gt_1[1]) begin
+                rel_lt_3__d = cur_lt_3 | launch_s_1;
+            end
+            rel_eq_3__d = cur_eq_3 & ~launch_s_1;
+            if (launch_eq_1[1]) begin
+                rel_eq_3__d = cur_eq_3 | launch_s_1;
+            end
+        end
+        if (reset) begin
+            rel_lt_3__d = zero_l;
+            rel_eq_3__d = ~zero_l;
+        end
+        if (launch_s_1[2]) begin
+            rel_lt_5__d = launch_lt_1 & ~launch_s_1;
+            rel_eq_5__d = launch_eq_1 | launch_s_1;
+        end
+        else begin
+            rel_lt_5__d = cur_lt_5 & ~launch_s_1;
+            if (launch_gt_1[2]) begin
+                rel_lt_5__d = cur_lt_5 | launch_s_1;
+            end
+            rel_eq_5__d = cur_eq_5 & ~launch_s_1;
+            if (launch_eq_1[2]) begin
+                rel_eq_5__d = cur_eq_5 | launch_s_1;
+            end
+        end
+        if (reset) begin
+            rel_lt_5__d = zero_l;
+            rel_eq_5__d = ~zero_l;
+        end
+        if (launch_s_1[3]) begin
+            rel_lt_7__d = launch_lt_1 & ~launch_s_1;
+            rel_eq_7__d = launch_eq_1 | launch_s_1;
+        end
+        else begin
+            rel_lt_7__d = cur_lt_7 & ~launch_s_1;
+            if (launch_gt_1[3]) begin
+                rel_lt_7__d = cur_lt_7 | launch_s_1;
+            end
+            rel_eq_7__d = cur_eq_7 & ~launch_s_1;
+            if (launch_eq_1[3]) begin
+                rel_eq_7__d = cur_eq_7 | launch_s_1;
+            end
+        end
+        if (reset) begin
+            rel_lt_7__d = zero_l;
+            rel_eq_7__d = ~zero_l;
+        end
         wpt_0__d = wcur_0;
         if (launch_s_0[0]) begin
             wpt_0__d = pp_table__prio_2;
@@ -2060,7 +2172,7 @@ module elf_base_proto__pend(d,q,clock);
 endmodule // elf_base_proto__pend
 
 // elf_base_proto__pp_table: a sub-block, field `pp_table` of `elf_base_proto`; 1 instance.
-module elf_base_proto__pp_table(clock,reset,tw_clear,tw_en,tw_slot,tw_valid,tw_branch,tw_pc,tw_score,merge_ge,pc_0,pc_1,pc_2,prio_0,prio_1,prio_2);
+module elf_base_proto__pp_table(clock,reset,tw_clear,tw_en,tw_slot,tw_valid,tw_branch,tw_pc,tw_score,merge_ge,pc_0,pc_1,pc_2,en_0,en_1,en_2,prio_0,prio_1,prio_2);
     
     // Module arguments
     input wire  clock;
@@ -2076,6 +2188,9 @@ module elf_base_proto__pp_table(clock,reset,tw_clear,tw_en,tw_slot,tw_valid,tw_b
     input wire  [31:0] pc_0;
     input wire  [31:0] pc_1;
     input wire  [31:0] pc_2;
+    input wire  en_0;
+    input wire  en_1;
+    input wire  en_2;
     output reg  [7:0] prio_0;
     output reg  [7:0] prio_1;
     output reg  [7:0] prio_2;
@@ -2084,18 +2199,11 @@ module elf_base_proto__pp_table(clock,reset,tw_clear,tw_en,tw_slot,tw_valid,tw_b
     localparam  zero_p = 8'h0;
     localparam  zero32 = 32'h0;
     localparam  shift = 32'h3;
-    localparam  clip = 32'h1ff;
-    localparam  max32 = 32'hff;
+    localparam  clip = 10'b111111111;
+    localparam  above_clip = 32'hfffffe00;
+    localparam  above_max8 = 10'b1100000000;
+    localparam  zero10 = 10'b0;
     localparam  max8 = 8'hff;
-    localparam  bit32_0 = 32'h1;
-    localparam  bit32_1 = 32'h2;
-    localparam  bit32_2 = 32'h4;
-    localparam  bit32_3 = 32'h8;
-    localparam  bit32_4 = 32'h10;
-    localparam  bit32_5 = 32'h20;
-    localparam  bit32_6 = 32'h40;
-    localparam  bit32_7 = 32'h80;
-    localparam  bit32_8 = 32'h100;
     localparam  slot_ids_0 = 3'b0;
     localparam  slot_ids_1 = 3'b1;
     localparam  slot_ids_2 = 3'b10;
@@ -2182,35 +2290,20 @@ module elf_base_proto__pp_table(clock,reset,tw_clear,tw_en,tw_slot,tw_valid,tw_b
     reg  [7:0] branch_new;
     reg  [7:0] hit;
     reg  [7:0] first;
-    reg  [31:0] slot_dist_0;
-    reg  [31:0] slot_dist_1;
-    reg  [31:0] slot_dist_2;
-    reg  [31:0] slot_dist_3;
-    reg  [31:0] slot_dist_4;
-    reg  [31:0] slot_dist_5;
-    reg  [31:0] slot_dist_6;
-    reg  [31:0] slot_dist_7;
-    reg  [7:0] dist_col_0;
-    reg  [7:0] dist_col_1;
-    reg  [7:0] dist_col_2;
-    reg  [7:0] dist_col_3;
-    reg  [7:0] dist_col_4;
-    reg  [7:0] dist_col_5;
-    reg  [7:0] dist_col_6;
-    reg  [7:0] dist_col_7;
-    reg  [7:0] dist_col_8;
-    reg  [7:0] score_col_0;
-    reg  [7:0] score_col_1;
-    reg  [7:0] score_col_2;
-    reg  [7:0] score_col_3;
-    reg  [7:0] score_col_4;
-    reg  [7:0] score_col_5;
-    reg  [7:0] score_col_6;
-    reg  [7:0] score_col_7;
-    reg  [31:0] sel_score;
-    reg  sel_branch;
     reg  [31:0] distance;
-    reg  [31:0] value;
+    reg  [9:0] near;
+    reg  [9:0] value;
+    reg  [9:0] score_0;
+    reg  [9:0] score_1;
+    reg  [9:0] score_2;
+    reg  [9:0] score_3;
+    reg  [9:0] score_4;
+    reg  [9:0] score_5;
+    reg  [9:0] score_6;
+    reg  [9:0] score_7;
+    reg  [9:0] sel_near;
+    reg  [9:0] sel_score;
+    reg  sel_branch;
     
     // Sub module instances
     elf_base_proto__pp_table__valid valid(
@@ -2342,1733 +2435,445 @@ module elf_base_proto__pp_table(clock,reset,tw_clear,tw_en,tw_slot,tw_valid,tw_b
         slot_pc_7__d = slot_pc_7__q;
         slot_score_7__clock = clock;
         slot_score_7__d = slot_score_7__q;
+        score_0 = zero10;
+        score_0[0] = slot_score_0__q[0];
+        score_0[1] = slot_score_0__q[1];
+        score_0[2] = slot_score_0__q[2];
+        score_0[3] = slot_score_0__q[3];
+        score_0[4] = slot_score_0__q[4];
+        score_0[5] = slot_score_0__q[5];
+        score_0[6] = slot_score_0__q[6];
+        score_0[7] = slot_score_0__q[7];
+        score_1 = zero10;
+        score_1[0] = slot_score_1__q[0];
+        score_1[1] = slot_score_1__q[1];
+        score_1[2] = slot_score_1__q[2];
+        score_1[3] = slot_score_1__q[3];
+        score_1[4] = slot_score_1__q[4];
+        score_1[5] = slot_score_1__q[5];
+        score_1[6] = slot_score_1__q[6];
+        score_1[7] = slot_score_1__q[7];
+        score_2 = zero10;
+        score_2[0] = slot_score_2__q[0];
+        score_2[1] = slot_score_2__q[1];
+        score_2[2] = slot_score_2__q[2];
+        score_2[3] = slot_score_2__q[3];
+        score_2[4] = slot_score_2__q[4];
+        score_2[5] = slot_score_2__q[5];
+        score_2[6] = slot_score_2__q[6];
+        score_2[7] = slot_score_2__q[7];
+        score_3 = zero10;
+        score_3[0] = slot_score_3__q[0];
+        score_3[1] = slot_score_3__q[1];
+        score_3[2] = slot_score_3__q[2];
+        score_3[3] = slot_score_3__q[3];
+        score_3[4] = slot_score_3__q[4];
+        score_3[5] = slot_score_3__q[5];
+        score_3[6] = slot_score_3__q[6];
+        score_3[7] = slot_score_3__q[7];
+        score_4 = zero10;
+        score_4[0] = slot_score_4__q[0];
+        score_4[1] = slot_score_4__q[1];
+        score_4[2] = slot_score_4__q[2];
+        score_4[3] = slot_score_4__q[3];
+        score_4[4] = slot_score_4__q[4];
+        score_4[5] = slot_score_4__q[5];
+        score_4[6] = slot_score_4__q[6];
+        score_4[7] = slot_score_4__q[7];
+        score_5 = zero10;
+        score_5[0] = slot_score_5__q[0];
+        score_5[1] = slot_score_5__q[1];
+        score_5[2] = slot_score_5__q[2];
+        score_5[3] = slot_score_5__q[3];
+        score_5[4] = slot_score_5__q[4];
+        score_5[5] = slot_score_5__q[5];
+        score_5[6] = slot_score_5__q[6];
+        score_5[7] = slot_score_5__q[7];
+        score_6 = zero10;
+        score_6[0] = slot_score_6__q[0];
+        score_6[1] = slot_score_6__q[1];
+        score_6[2] = slot_score_6__q[2];
+        score_6[3] = slot_score_6__q[3];
+        score_6[4] = slot_score_6__q[4];
+        score_6[5] = slot_score_6__q[5];
+        score_6[6] = slot_score_6__q[6];
+        score_6[7] = slot_score_6__q[7];
+        score_7 = zero10;
+        score_7[0] = slot_score_7__q[0];
+        score_7[1] = slot_score_7__q[1];
+        score_7[2] = slot_score_7__q[2];
+        score_7[3] = slot_score_7__q[3];
+        score_7[4] = slot_score_7__q[4];
+        score_7[5] = slot_score_7__q[5];
+        score_7[6] = slot_score_7__q[6];
+        score_7[7] = slot_score_7__q[7];
         hit = zero_p;
-        if (valid__q[0] & (slot_pc_0__q >= pc_0)) begin
-            hit = hit | slot_onehot_0;
-        end
-        if (valid__q[1] & (slot_pc_1__q >= pc_0)) begin
-            hit = hit | slot_onehot_1;
-        end
-        if (valid__q[2] & (slot_pc_2__q >= pc_0)) begin
-            hit = hit | slot_onehot_2;
-        end
-        if (valid__q[3] & (slot_pc_3__q >= pc_0)) begin
-            hit = hit | slot_onehot_3;
-        end
-        if (valid__q[4] & (slot_pc_4__q >= pc_0)) begin
-            hit = hit | slot_onehot_4;
-        end
-        if (valid__q[5] & (slot_pc_5__q >= pc_0)) begin
-            hit = hit | slot_onehot_5;
-        end
-        if (valid__q[6] & (slot_pc_6__q >= pc_0)) begin
-            hit = hit | slot_onehot_6;
-        end
-        if (valid__q[7] & (slot_pc_7__q >= pc_0)) begin
-            hit = hit | slot_onehot_7;
-        end
         first = zero_p;
-        if (hit[0] & ~|(hit & slot_below_0)) begin
-            first = first | slot_onehot_0;
-        end
-        if (hit[1] & ~|(hit & slot_below_1)) begin
-            first = first | slot_onehot_1;
-        end
-        if (hit[2] & ~|(hit & slot_below_2)) begin
-            first = first | slot_onehot_2;
-        end
-        if (hit[3] & ~|(hit & slot_below_3)) begin
-            first = first | slot_onehot_3;
-        end
-        if (hit[4] & ~|(hit & slot_below_4)) begin
-            first = first | slot_onehot_4;
-        end
-        if (hit[5] & ~|(hit & slot_below_5)) begin
-            first = first | slot_onehot_5;
-        end
-        if (hit[6] & ~|(hit & slot_below_6)) begin
-            first = first | slot_onehot_6;
-        end
-        if (hit[7] & ~|(hit & slot_below_7)) begin
-            first = first | slot_onehot_7;
-        end
-        slot_dist_0 = (slot_pc_0__q - pc_0) >> shift;
-        if (slot_dist_0 > clip) begin
-            slot_dist_0 = clip;
-        end
-        slot_dist_1 = (slot_pc_1__q - pc_0) >> shift;
-        if (slot_dist_1 > clip) begin
-            slot_dist_1 = clip;
-        end
-        slot_dist_2 = (slot_pc_2__q - pc_0) >> shift;
-        if (slot_dist_2 > clip) begin
-            slot_dist_2 = clip;
-        end
-        slot_dist_3 = (slot_pc_3__q - pc_0) >> shift;
-        if (slot_dist_3 > clip) begin
-            slot_dist_3 = clip;
-        end
-        slot_dist_4 = (slot_pc_4__q - pc_0) >> shift;
-        if (slot_dist_4 > clip) begin
-            slot_dist_4 = clip;
-        end
-        slot_dist_5 = (slot_pc_5__q - pc_0) >> shift;
-        if (slot_dist_5 > clip) begin
-            slot_dist_5 = clip;
-        end
-        slot_dist_6 = (slot_pc_6__q - pc_0) >> shift;
-        if (slot_dist_6 > clip) begin
-            slot_dist_6 = clip;
-        end
-        slot_dist_7 = (slot_pc_7__q - pc_0) >> shift;
-        if (slot_dist_7 > clip) begin
-            slot_dist_7 = clip;
-        end
-        dist_col_0 = zero_p;
-        dist_col_1 = zero_p;
-        dist_col_2 = zero_p;
-        dist_col_3 = zero_p;
-        dist_col_4 = zero_p;
-        dist_col_5 = zero_p;
-        dist_col_6 = zero_p;
-        dist_col_7 = zero_p;
-        dist_col_8 = zero_p;
-        score_col_0 = zero_p;
-        score_col_1 = zero_p;
-        score_col_2 = zero_p;
-        score_col_3 = zero_p;
-        score_col_4 = zero_p;
-        score_col_5 = zero_p;
-        score_col_6 = zero_p;
-        score_col_7 = zero_p;
-        if (first[0] & slot_dist_0[0]) begin
-            dist_col_0 = dist_col_0 | slot_onehot_0;
-        end
-        if (first[0] & slot_dist_0[1]) begin
-            dist_col_1 = dist_col_1 | slot_onehot_0;
-        end
-        if (first[0] & slot_dist_0[2]) begin
-            dist_col_2 = dist_col_2 | slot_onehot_0;
-        end
-        if (first[0] & slot_dist_0[3]) begin
-            dist_col_3 = dist_col_3 | slot_onehot_0;
-        end
-        if (first[0] & slot_dist_0[4]) begin
-            dist_col_4 = dist_col_4 | slot_onehot_0;
-        end
-        if (first[0] & slot_dist_0[5]) begin
-            dist_col_5 = dist_col_5 | slot_onehot_0;
-        end
-        if (first[0] & slot_dist_0[6]) begin
-            dist_col_6 = dist_col_6 | slot_onehot_0;
-        end
-        if (first[0] & slot_dist_0[7]) begin
-            dist_col_7 = dist_col_7 | slot_onehot_0;
-        end
-        if (first[0] & slot_dist_0[8]) begin
-            dist_col_8 = dist_col_8 | slot_onehot_0;
-        end
-        if (first[0] & slot_score_0__q[0]) begin
-            score_col_0 = score_col_0 | slot_onehot_0;
-        end
-        if (first[0] & slot_score_0__q[1]) begin
-            score_col_1 = score_col_1 | slot_onehot_0;
-        end
-        if (first[0] & slot_score_0__q[2]) begin
-            score_col_2 = score_col_2 | slot_onehot_0;
-        end
-        if (first[0] & slot_score_0__q[3]) begin
-            score_col_3 = score_col_3 | slot_onehot_0;
-        end
-        if (first[0] & slot_score_0__q[4]) begin
-            score_col_4 = score_col_4 | slot_onehot_0;
-        end
-        if (first[0] & slot_score_0__q[5]) begin
-            score_col_5 = score_col_5 | slot_onehot_0;
-        end
-        if (first[0] & slot_score_0__q[6]) begin
-            score_col_6 = score_col_6 | slot_onehot_0;
-        end
-        if (first[0] & slot_score_0__q[7]) begin
-            score_col_7 = score_col_7 | slot_onehot_0;
-        end
-        if (first[1] & slot_dist_1[0]) begin
-            dist_col_0 = dist_col_0 | slot_onehot_1;
-        end
-        if (first[1] & slot_dist_1[1]) begin
-            dist_col_1 = dist_col_1 | slot_onehot_1;
-        end
-        if (first[1] & slot_dist_1[2]) begin
-            dist_col_2 = dist_col_2 | slot_onehot_1;
-        end
-        if (first[1] & slot_dist_1[3]) begin
-            dist_col_3 = dist_col_3 | slot_onehot_1;
-        end
-        if (first[1] & slot_dist_1[4]) begin
-            dist_col_4 = dist_col_4 | slot_onehot_1;
-        end
-        if (first[1] & slot_dist_1[5]) begin
-            dist_col_5 = dist_col_5 | slot_onehot_1;
-        end
-        if (first[1] & slot_dist_1[6]) begin
-            dist_col_6 = dist_col_6 | slot_onehot_1;
-        end
-        if (first[1] & slot_dist_1[7]) begin
-            dist_col_7 = dist_col_7 | slot_onehot_1;
-        end
-        if (first[1] & slot_dist_1[8]) begin
-            dist_col_8 = dist_col_8 | slot_onehot_1;
-        end
-        if (first[1] & slot_score_1__q[0]) begin
-            score_col_0 = score_col_0 | slot_onehot_1;
-        end
-        if (first[1] & slot_score_1__q[1]) begin
-            score_col_1 = score_col_1 | slot_onehot_1;
-        end
-        if (first[1] & slot_score_1__q[2]) begin
-            score_col_2 = score_col_2 | slot_onehot_1;
-        end
-        if (first[1] & slot_score_1__q[3]) begin
-            score_col_3 = score_col_3 | slot_onehot_1;
-        end
-        if (first[1] & slot_score_1__q[4]) begin
-            score_col_4 = score_col_4 | slot_onehot_1;
-        end
-        if (first[1] & slot_score_1__q[5]) begin
-            score_col_5 = score_col_5 | slot_onehot_1;
-        end
-        if (first[1] & slot_score_1__q[6]) begin
-            score_col_6 = score_col_6 | slot_onehot_1;
-        end
-        if (first[1] & slot_score_1__q[7]) begin
-            score_col_7 = score_col_7 | slot_onehot_1;
-        end
-        if (first[2] & slot_dist_2[0]) begin
-            dist_col_0 = dist_col_0 | slot_onehot_2;
-        end
-        if (first[2] & slot_dist_2[1]) begin
-            dist_col_1 = dist_col_1 | slot_onehot_2;
-        end
-        if (first[2] & slot_dist_2[2]) begin
-            dist_col_2 = dist_col_2 | slot_onehot_2;
-        end
-        if (first[2] & slot_dist_2[3]) begin
-            dist_col_3 = dist_col_3 | slot_onehot_2;
-        end
-        if (first[2] & slot_dist_2[4]) begin
-            dist_col_4 = dist_col_4 | slot_onehot_2;
-        end
-        if (first[2] & slot_dist_2[5]) begin
-            dist_col_5 = dist_col_5 | slot_onehot_2;
-        end
-        if (first[2] & slot_dist_2[6]) begin
-            dist_col_6 = dist_col_6 | slot_onehot_2;
-        end
-        if (first[2] & slot_dist_2[7]) begin
-            dist_col_7 = dist_col_7 | slot_onehot_2;
-        end
-        if (first[2] & slot_dist_2[8]) begin
-            dist_col_8 = dist_col_8 | slot_onehot_2;
-        end
-        if (first[2] & slot_score_2__q[0]) begin
-            score_col_0 = score_col_0 | slot_onehot_2;
-        end
-        if (first[2] & slot_score_2__q[1]) begin
-            score_col_1 = score_col_1 | slot_onehot_2;
-        end
-        if (first[2] & slot_score_2__q[2]) begin
-            score_col_2 = score_col_2 | slot_onehot_2;
-        end
-        if (first[2] & slot_score_2__q[3]) begin
-            score_col_3 = score_col_3 | slot_onehot_2;
-        end
-        if (first[2] & slot_score_2__q[4]) begin
-            score_col_4 = score_col_4 | slot_onehot_2;
-        end
-        if (first[2] & slot_score_2__q[5]) begin
-            score_col_5 = score_col_5 | slot_onehot_2;
-        end
-        if (first[2] & slot_score_2__q[6]) begin
-            score_col_6 = score_col_6 | slot_onehot_2;
-        end
-        if (first[2] & slot_score_2__q[7]) begin
-            score_col_7 = score_col_7 | slot_onehot_2;
-        end
-        if (first[3] & slot_dist_3[0]) begin
-            dist_col_0 = dist_col_0 | slot_onehot_3;
-        end
-        if (first[3] & slot_dist_3[1]) begin
-            dist_col_1 = dist_col_1 | slot_onehot_3;
-        end
-        if (first[3] & slot_dist_3[2]) begin
-            dist_col_2 = dist_col_2 | slot_onehot_3;
-        end
-        if (first[3] & slot_dist_3[3]) begin
-            dist_col_3 = dist_col_3 | slot_onehot_3;
-        end
-        if (first[3] & slot_dist_3[4]) begin
-            dist_col_4 = dist_col_4 | slot_onehot_3;
-        end
-        if (first[3] & slot_dist_3[5]) begin
-            dist_col_5 = dist_col_5 | slot_onehot_3;
-        end
-        if (first[3] & slot_dist_3[6]) begin
-            dist_col_6 = dist_col_6 | slot_onehot_3;
-        end
-        if (first[3] & slot_dist_3[7]) begin
-            dist_col_7 = dist_col_7 | slot_onehot_3;
-        end
-        if (first[3] & slot_dist_3[8]) begin
-            dist_col_8 = dist_col_8 | slot_onehot_3;
-        end
-        if (first[3] & slot_score_3__q[0]) begin
-            score_col_0 = score_col_0 | slot_onehot_3;
-        end
-        if (first[3] & slot_score_3__q[1]) begin
-            score_col_1 = score_col_1 | slot_onehot_3;
-        end
-        if (first[3] & slot_score_3__q[2]) begin
-            score_col_2 = score_col_2 | slot_onehot_3;
-        end
-        if (first[3] & slot_score_3__q[3]) begin
-            score_col_3 = score_col_3 | slot_onehot_3;
-        end
-        if (first[3] & slot_score_3__q[4]) begin
-            score_col_4 = score_col_4 | slot_onehot_3;
-        end
-        if (first[3] & slot_score_3__q[5]) begin
-            score_col_5 = score_col_5 | slot_onehot_3;
-        end
-        if (first[3] & slot_score_3__q[6]) begin
-            score_col_6 = score_col_6 | slot_onehot_3;
-        end
-        if (first[3] & slot_score_3__q[7]) begin
-            score_col_7 = score_col_7 | slot_onehot_3;
-        end
-        if (first[4] & slot_dist_4[0]) begin
-            dist_col_0 = dist_col_0 | slot_onehot_4;
-        end
-        if (first[4] & slot_dist_4[1]) begin
-            dist_col_1 = dist_col_1 | slot_onehot_4;
-        end
-        if (first[4] & slot_dist_4[2]) begin
-            dist_col_2 = dist_col_2 | slot_onehot_4;
-        end
-        if (first[4] & slot_dist_4[3]) begin
-            dist_col_3 = dist_col_3 | slot_onehot_4;
-        end
-        if (first[4] & slot_dist_4[4]) begin
-            dist_col_4 = dist_col_4 | slot_onehot_4;
-        end
-        if (first[4] & slot_dist_4[5]) begin
-            dist_col_5 = dist_col_5 | slot_onehot_4;
-        end
-        if (first[4] & slot_dist_4[6]) begin
-            dist_col_6 = dist_col_6 | slot_onehot_4;
-        end
-        if (first[4] & slot_dist_4[7]) begin
-            dist_col_7 = dist_col_7 | slot_onehot_4;
-        end
-        if (first[4] & slot_dist_4[8]) begin
-            dist_col_8 = dist_col_8 | slot_onehot_4;
-        end
-        if (first[4] & slot_score_4__q[0]) begin
-            score_col_0 = score_col_0 | slot_onehot_4;
-        end
-        if (first[4] & slot_score_4__q[1]) begin
-            score_col_1 = score_col_1 | slot_onehot_4;
-        end
-        if (first[4] & slot_score_4__q[2]) begin
-            score_col_2 = score_col_2 | slot_onehot_4;
-        end
-        if (first[4] & slot_score_4__q[3]) begin
-            score_col_3 = score_col_3 | slot_onehot_4;
-        end
-        if (first[4] & slot_score_4__q[4]) begin
-            score_col_4 = score_col_4 | slot_onehot_4;
-        end
-        if (first[4] & slot_score_4__q[5]) begin
-            score_col_5 = score_col_5 | slot_onehot_4;
-        end
-        if (first[4] & slot_score_4__q[6]) begin
-            score_col_6 = score_col_6 | slot_onehot_4;
-        end
-        if (first[4] & slot_score_4__q[7]) begin
-            score_col_7 = score_col_7 | slot_onehot_4;
-        end
-        if (first[5] & slot_dist_5[0]) begin
-            dist_col_0 = dist_col_0 | slot_onehot_5;
-        end
-        if (first[5] & slot_dist_5[1]) begin
-            dist_col_1 = dist_col_1 | slot_onehot_5;
-        end
-        if (first[5] & slot_dist_5[2]) begin
-            dist_col_2 = dist_col_2 | slot_onehot_5;
-        end
-        if (first[5] & slot_dist_5[3]) begin
-            dist_col_3 = dist_col_3 | slot_onehot_5;
-        end
-        if (first[5] & slot_dist_5[4]) begin
-            dist_col_4 = dist_col_4 | slot_onehot_5;
-        end
-        if (first[5] & slot_dist_5[5]) begin
-            dist_col_5 = dist_col_5 | slot_onehot_5;
-        end
-        if (first[5] & slot_dist_5[6]) begin
-            dist_col_6 = dist_col_6 | slot_onehot_5;
-        end
-        if (first[5] & slot_dist_5[7]) begin
-            dist_col_7 = dist_col_7 | slot_onehot_5;
-        end
-        if (first[5] & slot_dist_5[8]) begin
-            dist_col_8 = dist_col_8 | slot_onehot_5;
-        end
-        if (first[5] & slot_score_5__q[0]) begin
-            score_col_0 = score_col_0 | slot_onehot_5;
-        end
-        if (first[5] & slot_score_5__q[1]) begin
-            score_col_1 = score_col_1 | slot_onehot_5;
-        end
-        if (first[5] & slot_score_5__q[2]) begin
-            score_col_2 = score_col_2 | slot_onehot_5;
-        end
-        if (first[5] & slot_score_5__q[3]) begin
-            score_col_3 = score_col_3 | slot_onehot_5;
-        end
-        if (first[5] & slot_score_5__q[4]) begin
-            score_col_4 = score_col_4 | slot_onehot_5;
-        end
-        if (first[5] & slot_score_5__q[5]) begin
-            score_col_5 = score_col_5 | slot_onehot_5;
-        end
-        if (first[5] & slot_score_5__q[6]) begin
-            score_col_6 = score_col_6 | slot_onehot_5;
-        end
-        if (first[5] & slot_score_5__q[7]) begin
-            score_col_7 = score_col_7 | slot_onehot_5;
-        end
-        if (first[6] & slot_dist_6[0]) begin
-            dist_col_0 = dist_col_0 | slot_onehot_6;
-        end
-        if (first[6] & slot_dist_6[1]) begin
-            dist_col_1 = dist_col_1 | slot_onehot_6;
-        end
-        if (first[6] & slot_dist_6[2]) begin
-            dist_col_2 = dist_col_2 | slot_onehot_6;
-        end
-        if (first[6] & slot_dist_6[3]) begin
-            dist_col_3 = dist_col_3 | slot_onehot_6;
-        end
-        if (first[6] & slot_dist_6[4]) begin
-            dist_col_4 = dist_col_4 | slot_onehot_6;
-        end
-        if (first[6] & slot_dist_6[5]) begin
-            dist_col_5 = dist_col_5 | slot_onehot_6;
-        end
-        if (first[6] & slot_dist_6[6]) begin
-            dist_col_6 = dist_col_6 | slot_onehot_6;
-        end
-        if (first[6] & slot_dist_6[7]) begin
-            dist_col_7 = dist_col_7 | slot_onehot_6;
-        end
-        if (first[6] & slot_dist_6[8]) begin
-            dist_col_8 = dist_col_8 | slot_onehot_6;
-        end
-        if (first[6] & slot_score_6__q[0]) begin
-            score_col_0 = score_col_0 | slot_onehot_6;
-        end
-        if (first[6] & slot_score_6__q[1]) begin
-            score_col_1 = score_col_1 | slot_onehot_6;
-        end
-        if (first[6] & slot_score_6__q[2]) begin
-            score_col_2 = score_col_2 | slot_onehot_6;
-        end
-        if (first[6] & slot_score_6__q[3]) begin
-            score_col_3 = score_col_3 | slot_onehot_6;
-        end
-        if (first[6] & slot_score_6__q[4]) begin
-            score_col_4 = score_col_4 | slot_onehot_6;
-        end
-        if (first[6] & slot_score_6__q[5]) begin
-            score_col_5 = score_col_5 | slot_onehot_6;
-        end
-        if (first[6] & slot_score_6__q[6]) begin
-            score_col_6 = score_col_6 | slot_onehot_6;
-        end
-        if (first[6] & slot_score_6__q[7]) begin
-            score_col_7 = score_col_7 | slot_onehot_6;
-        end
-        if (first[7] & slot_dist_7[0]) begin
-            dist_col_0 = dist_col_0 | slot_onehot_7;
-        end
-        if (first[7] & slot_dist_7[1]) begin
-            dist_col_1 = dist_col_1 | slot_onehot_7;
-        end
-        if (first[7] & slot_dist_7[2]) begin
-            dist_col_2 = dist_col_2 | slot_onehot_7;
-        end
-        if (first[7] & slot_dist_7[3]) begin
-            dist_col_3 = dist_col_3 | slot_onehot_7;
-        end
-        if (first[7] & slot_dist_7[4]) begin
-            dist_col_4 = dist_col_4 | slot_onehot_7;
-        end
-        if (first[7] & slot_dist_7[5]) begin
-            dist_col_5 = dist_col_5 | slot_onehot_7;
-        end
-        if (first[7] & slot_dist_7[6]) begin
-            dist_col_6 = dist_col_6 | slot_onehot_7;
-        end
-        if (first[7] & slot_dist_7[7]) begin
-            dist_col_7 = dist_col_7 | slot_onehot_7;
-        end
-        if (first[7] & slot_dist_7[8]) begin
-            dist_col_8 = dist_col_8 | slot_onehot_7;
-        end
-        if (first[7] & slot_score_7__q[0]) begin
-            score_col_0 = score_col_0 | slot_onehot_7;
-        end
-        if (first[7] & slot_score_7__q[1]) begin
-            score_col_1 = score_col_1 | slot_onehot_7;
-        end
-        if (first[7] & slot_score_7__q[2]) begin
-            score_col_2 = score_col_2 | slot_onehot_7;
-        end
-        if (first[7] & slot_score_7__q[3]) begin
-            score_col_3 = score_col_3 | slot_onehot_7;
-        end
-        if (first[7] & slot_score_7__q[4]) begin
-            score_col_4 = score_col_4 | slot_onehot_7;
-        end
-        if (first[7] & slot_score_7__q[5]) begin
-            score_col_5 = score_col_5 | slot_onehot_7;
-        end
-        if (first[7] & slot_score_7__q[6]) begin
-            score_col_6 = score_col_6 | slot_onehot_7;
-        end
-        if (first[7] & slot_score_7__q[7]) begin
-            score_col_7 = score_col_7 | slot_onehot_7;
-        end
         distance = zero32;
-        if (|dist_col_0) begin
-            distance = distance | bit32_0;
-        end
-        if (|dist_col_1) begin
-            distance = distance | bit32_1;
-        end
-        if (|dist_col_2) begin
-            distance = distance | bit32_2;
-        end
-        if (|dist_col_3) begin
-            distance = distance | bit32_3;
-        end
-        if (|dist_col_4) begin
-            distance = distance | bit32_4;
-        end
-        if (|dist_col_5) begin
-            distance = distance | bit32_5;
-        end
-        if (|dist_col_6) begin
-            distance = distance | bit32_6;
-        end
-        if (|dist_col_7) begin
-            distance = distance | bit32_7;
-        end
-        if (|dist_col_8) begin
-            distance = distance | bit32_8;
-        end
-        sel_score = zero32;
-        if (|score_col_0) begin
-            sel_score = sel_score | bit32_0;
-        end
-        if (|score_col_1) begin
-            sel_score = sel_score | bit32_1;
-        end
-        if (|score_col_2) begin
-            sel_score = sel_score | bit32_2;
-        end
-        if (|score_col_3) begin
-            sel_score = sel_score | bit32_3;
-        end
-        if (|score_col_4) begin
-            sel_score = sel_score | bit32_4;
-        end
-        if (|score_col_5) begin
-            sel_score = sel_score | bit32_5;
-        end
-        if (|score_col_6) begin
-            sel_score = sel_score | bit32_6;
-        end
-        if (|score_col_7) begin
-            sel_score = sel_score | bit32_7;
-        end
-        sel_branch = |(first & branch__q);
-        if (sel_branch) begin
-            value = distance + sel_score;
-        end
-        else if ((distance > sel_score) | (merge_ge & (distance == sel_score))) begin
-            value = distance - sel_score;
-        end
-        else begin
-            value = distance;
-        end
-        if (~|hit | (value > max32)) begin
-            prio_0 = max8;
-        end
-        else begin
+        near = zero10;
+        value = zero10;
+        sel_near = zero10;
+        sel_score = zero10;
+        sel_branch = 1'b0;
+        prio_0 = max8;
+        if (en_0) begin
+            hit = zero_p;
+            first = zero_p;
+            hit[0] = valid__q[0] & (slot_pc_0__q >= pc_0);
+            hit[1] = valid__q[1] & (slot_pc_1__q >= pc_0);
+            hit[2] = valid__q[2] & (slot_pc_2__q >= pc_0);
+            hit[3] = valid__q[3] & (slot_pc_3__q >= pc_0);
+            hit[4] = valid__q[4] & (slot_pc_4__q >= pc_0);
+            hit[5] = valid__q[5] & (slot_pc_5__q >= pc_0);
+            hit[6] = valid__q[6] & (slot_pc_6__q >= pc_0);
+            hit[7] = valid__q[7] & (slot_pc_7__q >= pc_0);
+            first[0] = hit[0] & ~|(hit & slot_below_0);
+            first[1] = hit[1] & ~|(hit & slot_below_1);
+            first[2] = hit[2] & ~|(hit & slot_below_2);
+            first[3] = hit[3] & ~|(hit & slot_below_3);
+            first[4] = hit[4] & ~|(hit & slot_below_4);
+            first[5] = hit[5] & ~|(hit & slot_below_5);
+            first[6] = hit[6] & ~|(hit & slot_below_6);
+            first[7] = hit[7] & ~|(hit & slot_below_7);
+            sel_near = zero10;
+            sel_score = zero10;
+            sel_branch = 1'b0;
+            distance = (slot_pc_0__q - pc_0) >> shift;
+            near = distance[(32'h0)+:(10)];
+            if (|(distance & above_clip)) begin
+                near = clip;
+            end
+            if (first[0]) begin
+                sel_near = sel_near | near;
+                sel_score = sel_score | score_0;
+                sel_branch = sel_branch | branch__q[0];
+            end
+            distance = (slot_pc_1__q - pc_0) >> shift;
+            near = distance[(32'h0)+:(10)];
+            if (|(distance & above_clip)) begin
+                near = clip;
+            end
+            if (first[1]) begin
+                sel_near = sel_near | near;
+                sel_score = sel_score | score_1;
+                sel_branch = sel_branch | branch__q[1];
+            end
+            distance = (slot_pc_2__q - pc_0) >> shift;
+            near = distance[(32'h0)+:(10)];
+            if (|(distance & above_clip)) begin
+                near = clip;
+            end
+            if (first[2]) begin
+                sel_near = sel_near | near;
+                sel_score = sel_score | score_2;
+                sel_branch = sel_branch | branch__q[2];
+            end
+            distance = (slot_pc_3__q - pc_0) >> shift;
+            near = distance[(32'h0)+:(10)];
+            if (|(distance & above_clip)) begin
+                near = clip;
+            end
+            if (first[3]) begin
+                sel_near = sel_near | near;
+                sel_score = sel_score | score_3;
+                sel_branch = sel_branch | branch__q[3];
+            end
+            distance = (slot_pc_4__q - pc_0) >> shift;
+            near = distance[(32'h0)+:(10)];
+            if (|(distance & above_clip)) begin
+                near = clip;
+            end
+            if (first[4]) begin
+                sel_near = sel_near | near;
+                sel_score = sel_score | score_4;
+                sel_branch = sel_branch | branch__q[4];
+            end
+            distance = (slot_pc_5__q - pc_0) >> shift;
+            near = distance[(32'h0)+:(10)];
+            if (|(distance & above_clip)) begin
+                near = clip;
+            end
+            if (first[5]) begin
+                sel_near = sel_near | near;
+                sel_score = sel_score | score_5;
+                sel_branch = sel_branch | branch__q[5];
+            end
+            distance = (slot_pc_6__q - pc_0) >> shift;
+            near = distance[(32'h0)+:(10)];
+            if (|(distance & above_clip)) begin
+                near = clip;
+            end
+            if (first[6]) begin
+                sel_near = sel_near | near;
+                sel_score = sel_score | score_6;
+                sel_branch = sel_branch | branch__q[6];
+            end
+            distance = (slot_pc_7__q - pc_0) >> shift;
+            near = distance[(32'h0)+:(10)];
+            if (|(distance & above_clip)) begin
+                near = clip;
+            end
+            if (first[7]) begin
+                sel_near = sel_near | near;
+                sel_score = sel_score | score_7;
+                sel_branch = sel_branch | branch__q[7];
+            end
+            if (sel_branch) begin
+                value = sel_near + sel_score;
+            end
+            else if ((sel_near > sel_score) | (merge_ge & (sel_near == sel_score))) begin
+                value = sel_near - sel_score;
+            end
+            else begin
+                value = sel_near;
+            end
             prio_0 = value[(32'h0)+:(8)];
-        end
-        hit = zero_p;
-        if (valid__q[0] & (slot_pc_0__q >= pc_1)) begin
-            hit = hit | slot_onehot_0;
-        end
-        if (valid__q[1] & (slot_pc_1__q >= pc_1)) begin
-            hit = hit | slot_onehot_1;
-        end
-        if (valid__q[2] & (slot_pc_2__q >= pc_1)) begin
-            hit = hit | slot_onehot_2;
-        end
-        if (valid__q[3] & (slot_pc_3__q >= pc_1)) begin
-            hit = hit | slot_onehot_3;
-        end
-        if (valid__q[4] & (slot_pc_4__q >= pc_1)) begin
-            hit = hit | slot_onehot_4;
-        end
-        if (valid__q[5] & (slot_pc_5__q >= pc_1)) begin
-            hit = hit | slot_onehot_5;
-        end
-        if (valid__q[6] & (slot_pc_6__q >= pc_1)) begin
-            hit = hit | slot_onehot_6;
-        end
-        if (valid__q[7] & (slot_pc_7__q >= pc_1)) begin
-            hit = hit | slot_onehot_7;
-        end
-        first = zero_p;
-        if (hit[0] & ~|(hit & slot_below_0)) begin
-            first = first | slot_onehot_0;
-        end
-        if (hit[1] & ~|(hit & slot_below_1)) begin
-            first = first | slot_onehot_1;
-        end
-        if (hit[2] & ~|(hit & slot_below_2)) begin
-            first = first | slot_onehot_2;
-        end
-        if (hit[3] & ~|(hit & slot_below_3)) begin
-            first = first | slot_onehot_3;
-        end
-        if (hit[4] & ~|(hit & slot_below_4)) begin
-            first = first | slot_onehot_4;
-        end
-        if (hit[5] & ~|(hit & slot_below_5)) begin
-            first = first | slot_onehot_5;
-        end
-        if (hit[6] & ~|(hit & slot_below_6)) begin
-            first = first | slot_onehot_6;
-        end
-        if (hit[7] & ~|(hit & slot_below_7)) begin
-            first = first | slot_onehot_7;
-        end
-        slot_dist_0 = (slot_pc_0__q - pc_1) >> shift;
-        if (slot_dist_0 > clip) begin
-            slot_dist_0 = clip;
-        end
-        slot_dist_1 = (slot_pc_1__q - pc_1) >> shift;
-        if (slot_dist_1 > clip) begin
-            slot_dist_1 = clip;
-        end
-        slot_dist_2 = (slot_pc_2__q - pc_1) >> shift;
-        if (slot_dist_2 > clip) begin
-            slot_dist_2 = clip;
-        end
-        slot_dist_3 = (slot_pc_3__q - pc_1) >> shift;
-        if (slot_dist_3 > clip) begin
-            slot_dist_3 = clip;
-        end
-        slot_dist_4 = (slot_pc_4__q - pc_1) >> shift;
-        if (slot_dist_4 > clip) begin
-            slot_dist_4 = clip;
-        end
-        slot_dist_5 = (slot_pc_5__q - pc_1) >> shift;
-        if (slot_dist_5 > clip) begin
-            slot_dist_5 = clip;
-        end
-        slot_dist_6 = (slot_pc_6__q - pc_1) >> shift;
-        if (slot_dist_6 > clip) begin
-            slot_dist_6 = clip;
-        end
-        slot_dist_7 = (slot_pc_7__q - pc_1) >> shift;
-        if (slot_dist_7 > clip) begin
-            slot_dist_7 = clip;
-        end
-        dist_col_0 = zero_p;
-        dist_col_1 = zero_p;
-        dist_col_2 = zero_p;
-        dist_col_3 = zero_p;
-        dist_col_4 = zero_p;
-        dist_col_5 = zero_p;
-        dist_col_6 = zero_p;
-        dist_col_7 = zero_p;
-        dist_col_8 = zero_p;
-        score_col_0 = zero_p;
-        score_col_1 = zero_p;
-        score_col_2 = zero_p;
-        score_col_3 = zero_p;
-        score_col_4 = zero_p;
-        score_col_5 = zero_p;
-        score_col_6 = zero_p;
-        score_col_7 = zero_p;
-        if (first[0] & slot_dist_0[0]) begin
-            dist_col_0 = dist_col_0 | slot_onehot_0;
-        end
-        if (first[0] & slot_dist_0[1]) begin
-            dist_col_1 = dist_col_1 | slot_onehot_0;
-        end
-        if (first[0] & slot_dist_0[2]) begin
-            dist_col_2 = dist_col_2 | slot_onehot_0;
-        end
-        if (first[0] & slot_dist_0[3]) begin
-            dist_col_3 = dist_col_3 | slot_onehot_0;
-        end
-        if (first[0] & slot_dist_0[4]) begin
-            dist_col_4 = dist_col_4 | slot_onehot_0;
-        end
-        if (first[0] & slot_dist_0[5]) begin
-            dist_col_5 = dist_col_5 | slot_onehot_0;
-        end
-        if (first[0] & slot_dist_0[6]) begin
-            dist_col_6 = dist_col_6 | slot_onehot_0;
-        end
-        if (first[0] & slot_dist_0[7]) begin
-            dist_col_7 = dist_col_7 | slot_onehot_0;
-        end
-        if (first[0] & slot_dist_0[8]) begin
-            dist_col_8 = dist_col_8 | slot_onehot_0;
-        end
-        if (first[0] & slot_score_0__q[0]) begin
-            score_col_0 = score_col_0 | slot_onehot_0;
-        end
-        if (first[0] & slot_score_0__q[1]) begin
-            score_col_1 = score_col_1 | slot_onehot_0;
-        end
-        if (first[0] & slot_score_0__q[2]) begin
-            score_col_2 = score_col_2 | slot_onehot_0;
-        end
-        if (first[0] & slot_score_0__q[3]) begin
-            score_col_3 = score_col_3 | slot_onehot_0;
-        end
-        if (first[0] & slot_score_0__q[4]) begin
-            score_col_4 = score_col_4 | slot_onehot_0;
-        end
-        if (first[0] & slot_score_0__q[5]) begin
-            score_col_5 = score_col_5 | slot_onehot_0;
-        end
-        if (first[0] & slot_score_0__q[6]) begin
-            score_col_6 = score_col_6 | slot_onehot_0;
-        end
-        if (first[0] & slot_score_0__q[7]) begin
-            score_col_7 = score_col_7 | slot_onehot_0;
-        end
-        if (first[1] & slot_dist_1[0]) begin
-            dist_col_0 = dist_col_0 | slot_onehot_1;
-        end
-        if (first[1] & slot_dist_1[1]) begin
-            dist_col_1 = dist_col_1 | slot_onehot_1;
-        end
-        if (first[1] & slot_dist_1[2]) begin
-            dist_col_2 = dist_col_2 | slot_onehot_1;
-        end
-        if (first[1] & slot_dist_1[3]) begin
-            dist_col_3 = dist_col_3 | slot_onehot_1;
-        end
-        if (first[1] & slot_dist_1[4]) begin
-            dist_col_4 = dist_col_4 | slot_onehot_1;
-        end
-        if (first[1] & slot_dist_1[5]) begin
-            dist_col_5 = dist_col_5 | slot_onehot_1;
-        end
-        if (first[1] & slot_dist_1[6]) begin
-            dist_col_6 = dist_col_6 | slot_onehot_1;
-        end
-        if (first[1] & slot_dist_1[7]) begin
-            dist_col_7 = dist_col_7 | slot_onehot_1;
-        end
-        if (first[1] & slot_dist_1[8]) begin
-            dist_col_8 = dist_col_8 | slot_onehot_1;
-        end
-        if (first[1] & slot_score_1__q[0]) begin
-            score_col_0 = score_col_0 | slot_onehot_1;
-        end
-        if (first[1] & slot_score_1__q[1]) begin
-            score_col_1 = score_col_1 | slot_onehot_1;
-        end
-        if (first[1] & slot_score_1__q[2]) begin
-            score_col_2 = score_col_2 | slot_onehot_1;
-        end
-        if (first[1] & slot_score_1__q[3]) begin
-            score_col_3 = score_col_3 | slot_onehot_1;
-        end
-        if (first[1] & slot_score_1__q[4]) begin
-            score_col_4 = score_col_4 | slot_onehot_1;
-        end
-        if (first[1] & slot_score_1__q[5]) begin
-            score_col_5 = score_col_5 | slot_onehot_1;
-        end
-        if (first[1] & slot_score_1__q[6]) begin
-            score_col_6 = score_col_6 | slot_onehot_1;
-        end
-        if (first[1] & slot_score_1__q[7]) begin
-            score_col_7 = score_col_7 | slot_onehot_1;
-        end
-        if (first[2] & slot_dist_2[0]) begin
-            dist_col_0 = dist_col_0 | slot_onehot_2;
-        end
-        if (first[2] & slot_dist_2[1]) begin
-            dist_col_1 = dist_col_1 | slot_onehot_2;
-        end
-        if (first[2] & slot_dist_2[2]) begin
-            dist_col_2 = dist_col_2 | slot_onehot_2;
-        end
-        if (first[2] & slot_dist_2[3]) begin
-            dist_col_3 = dist_col_3 | slot_onehot_2;
-        end
-        if (first[2] & slot_dist_2[4]) begin
-            dist_col_4 = dist_col_4 | slot_onehot_2;
-        end
-        if (first[2] & slot_dist_2[5]) begin
-            dist_col_5 = dist_col_5 | slot_onehot_2;
-        end
-        if (first[2] & slot_dist_2[6]) begin
-            dist_col_6 = dist_col_6 | slot_onehot_2;
-        end
-        if (first[2] & slot_dist_2[7]) begin
-            dist_col_7 = dist_col_7 | slot_onehot_2;
-        end
-        if (first[2] & slot_dist_2[8]) begin
-            dist_col_8 = dist_col_8 | slot_onehot_2;
-        end
-        if (first[2] & slot_score_2__q[0]) begin
-            score_col_0 = score_col_0 | slot_onehot_2;
-        end
-        if (first[2] & slot_score_2__q[1]) begin
-            score_col_1 = score_col_1 | slot_onehot_2;
-        end
-        if (first[2] & slot_score_2__q[2]) begin
-            score_col_2 = score_col_2 | slot_onehot_2;
-        end
-        if (first[2] & slot_score_2__q[3]) begin
-            score_col_3 = score_col_3 | slot_onehot_2;
-        end
-        if (first[2] & slot_score_2__q[4]) begin
-            score_col_4 = score_col_4 | slot_onehot_2;
-        end
-        if (first[2] & slot_score_2__q[5]) begin
-            score_col_5 = score_col_5 | slot_onehot_2;
-        end
-        if (first[2] & slot_score_2__q[6]) begin
-            score_col_6 = score_col_6 | slot_onehot_2;
-        end
-        if (first[2] & slot_score_2__q[7]) begin
-            score_col_7 = score_col_7 | slot_onehot_2;
-        end
-        if (first[3] & slot_dist_3[0]) begin
-            dist_col_0 = dist_col_0 | slot_onehot_3;
-        end
-        if (first[3] & slot_dist_3[1]) begin
-            dist_col_1 = dist_col_1 | slot_onehot_3;
-        end
-        if (first[3] & slot_dist_3[2]) begin
-            dist_col_2 = dist_col_2 | slot_onehot_3;
-        end
-        if (first[3] & slot_dist_3[3]) begin
-            dist_col_3 = dist_col_3 | slot_onehot_3;
-        end
-        if (first[3] & slot_dist_3[4]) begin
-            dist_col_4 = dist_col_4 | slot_onehot_3;
-        end
-        if (first[3] & slot_dist_3[5]) begin
-            dist_col_5 = dist_col_5 | slot_onehot_3;
-        end
-        if (first[3] & slot_dist_3[6]) begin
-            dist_col_6 = dist_col_6 | slot_onehot_3;
-        end
-        if (first[3] & slot_dist_3[7]) begin
-            dist_col_7 = dist_col_7 | slot_onehot_3;
-        end
-        if (first[3] & slot_dist_3[8]) begin
-            dist_col_8 = dist_col_8 | slot_onehot_3;
-        end
-        if (first[3] & slot_score_3__q[0]) begin
-            score_col_0 = score_col_0 | slot_onehot_3;
-        end
-        if (first[3] & slot_score_3__q[1]) begin
-            score_col_1 = score_col_1 | slot_onehot_3;
-        end
-        if (first[3] & slot_score_3__q[2]) begin
-            score_col_2 = score_col_2 | slot_onehot_3;
-        end
-        if (first[3] & slot_score_3__q[3]) begin
-            score_col_3 = score_col_3 | slot_onehot_3;
-        end
-        if (first[3] & slot_score_3__q[4]) begin
-            score_col_4 = score_col_4 | slot_onehot_3;
-        end
-        if (first[3] & slot_score_3__q[5]) begin
-            score_col_5 = score_col_5 | slot_onehot_3;
-        end
-        if (first[3] & slot_score_3__q[6]) begin
-            score_col_6 = score_col_6 | slot_onehot_3;
-        end
-        if (first[3] & slot_score_3__q[7]) begin
-            score_col_7 = score_col_7 | slot_onehot_3;
-        end
-        if (first[4] & slot_dist_4[0]) begin
-            dist_col_0 = dist_col_0 | slot_onehot_4;
-        end
-        if (first[4] & slot_dist_4[1]) begin
-            dist_col_1 = dist_col_1 | slot_onehot_4;
-        end
-        if (first[4] & slot_dist_4[2]) begin
-            dist_col_2 = dist_col_2 | slot_onehot_4;
-        end
-        if (first[4] & slot_dist_4[3]) begin
-            dist_col_3 = dist_col_3 | slot_onehot_4;
-        end
-        if (first[4] & slot_dist_4[4]) begin
-            dist_col_4 = dist_col_4 | slot_onehot_4;
-        end
-        if (first[4] & slot_dist_4[5]) begin
-            dist_col_5 = dist_col_5 | slot_onehot_4;
-        end
-        if (first[4] & slot_dist_4[6]) begin
-            dist_col_6 = dist_col_6 | slot_onehot_4;
-        end
-        if (first[4] & slot_dist_4[7]) begin
-            dist_col_7 = dist_col_7 | slot_onehot_4;
-        end
-        if (first[4] & slot_dist_4[8]) begin
-            dist_col_8 = dist_col_8 | slot_onehot_4;
-        end
-        if (first[4] & slot_score_4__q[0]) begin
-            score_col_0 = score_col_0 | slot_onehot_4;
-        end
-        if (first[4] & slot_score_4__q[1]) begin
-            score_col_1 = score_col_1 | slot_onehot_4;
-        end
-        if (first[4] & slot_score_4__q[2]) begin
-            score_col_2 = score_col_2 | slot_onehot_4;
-        end
-        if (first[4] & slot_score_4__q[3]) begin
-            score_col_3 = score_col_3 | slot_onehot_4;
-        end
-        if (first[4] & slot_score_4__q[4]) begin
-            score_col_4 = score_col_4 | slot_onehot_4;
-        end
-        if (first[4] & slot_score_4__q[5]) begin
-            score_col_5 = score_col_5 | slot_onehot_4;
-        end
-        if (first[4] & slot_score_4__q[6]) begin
-            score_col_6 = score_col_6 | slot_onehot_4;
-        end
-        if (first[4] & slot_score_4__q[7]) begin
-            score_col_7 = score_col_7 | slot_onehot_4;
-        end
-        if (first[5] & slot_dist_5[0]) begin
-            dist_col_0 = dist_col_0 | slot_onehot_5;
-        end
-        if (first[5] & slot_dist_5[1]) begin
-            dist_col_1 = dist_col_1 | slot_onehot_5;
-        end
-        if (first[5] & slot_dist_5[2]) begin
-            dist_col_2 = dist_col_2 | slot_onehot_5;
-        end
-        if (first[5] & slot_dist_5[3]) begin
-            dist_col_3 = dist_col_3 | slot_onehot_5;
-        end
-        if (first[5] & slot_dist_5[4]) begin
-            dist_col_4 = dist_col_4 | slot_onehot_5;
-        end
-        if (first[5] & slot_dist_5[5]) begin
-            dist_col_5 = dist_col_5 | slot_onehot_5;
-        end
-        if (first[5] & slot_dist_5[6]) begin
-            dist_col_6 = dist_col_6 | slot_onehot_5;
-        end
-        if (first[5] & slot_dist_5[7]) begin
-            dist_col_7 = dist_col_7 | slot_onehot_5;
-        end
-        if (first[5] & slot_dist_5[8]) begin
-            dist_col_8 = dist_col_8 | slot_onehot_5;
-        end
-        if (first[5] & slot_score_5__q[0]) begin
-            score_col_0 = score_col_0 | slot_onehot_5;
-        end
-        if (first[5] & slot_score_5__q[1]) begin
-            score_col_1 = score_col_1 | slot_onehot_5;
-        end
-        if (first[5] & slot_score_5__q[2]) begin
-            score_col_2 = score_col_2 | slot_onehot_5;
-        end
-        if (first[5] & slot_score_5__q[3]) begin
-            score_col_3 = score_col_3 | slot_onehot_5;
-        end
-        if (first[5] & slot_score_5__q[4]) begin
-            score_col_4 = score_col_4 | slot_onehot_5;
-        end
-        if (first[5] & slot_score_5__q[5]) begin
-            score_col_5 = score_col_5 | slot_onehot_5;
-        end
-        if (first[5] & slot_score_5__q[6]) begin
-            score_col_6 = score_col_6 | slot_onehot_5;
-        end
-        if (first[5] & slot_score_5__q[7]) begin
-            score_col_7 = score_col_7 | slot_onehot_5;
-        end
-        if (first[6] & slot_dist_6[0]) begin
-            dist_col_0 = dist_col_0 | slot_onehot_6;
-        end
-        if (first[6] & slot_dist_6[1]) begin
-            dist_col_1 = dist_col_1 | slot_onehot_6;
-        end
-        if (first[6] & slot_dist_6[2]) begin
-            dist_col_2 = dist_col_2 | slot_onehot_6;
-        end
-        if (first[6] & slot_dist_6[3]) begin
-            dist_col_3 = dist_col_3 | slot_onehot_6;
-        end
-        if (first[6] & slot_dist_6[4]) begin
-            dist_col_4 = dist_col_4 | slot_onehot_6;
-        end
-        if (first[6] & slot_dist_6[5]) begin
-            dist_col_5 = dist_col_5 | slot_onehot_6;
-        end
-        if (first[6] & slot_dist_6[6]) begin
-            dist_col_6 = dist_col_6 | slot_onehot_6;
-        end
-        if (first[6] & slot_dist_6[7]) begin
-            dist_col_7 = dist_col_7 | slot_onehot_6;
-        end
-        if (first[6] & slot_dist_6[8]) begin
-            dist_col_8 = dist_col_8 | slot_onehot_6;
-        end
-        if (first[6] & slot_score_6__q[0]) begin
-            score_col_0 = score_col_0 | slot_onehot_6;
-        end
-        if (first[6] & slot_score_6__q[1]) begin
-            score_col_1 = score_col_1 | slot_onehot_6;
-        end
-        if (first[6] & slot_score_6__q[2]) begin
-            score_col_2 = score_col_2 | slot_onehot_6;
-        end
-        if (first[6] & slot_score_6__q[3]) begin
-            score_col_3 = score_col_3 | slot_onehot_6;
-        end
-        if (first[6] & slot_score_6__q[4]) begin
-            score_col_4 = score_col_4 | slot_onehot_6;
-        end
-        if (first[6] & slot_score_6__q[5]) begin
-            score_col_5 = score_col_5 | slot_onehot_6;
-        end
-        if (first[6] & slot_score_6__q[6]) begin
-            score_col_6 = score_col_6 | slot_onehot_6;
-        end
-        if (first[6] & slot_score_6__q[7]) begin
-            score_col_7 = score_col_7 | slot_onehot_6;
-        end
-        if (first[7] & slot_dist_7[0]) begin
-            dist_col_0 = dist_col_0 | slot_onehot_7;
-        end
-        if (first[7] & slot_dist_7[1]) begin
-            dist_col_1 = dist_col_1 | slot_onehot_7;
-        end
-        if (first[7] & slot_dist_7[2]) begin
-            dist_col_2 = dist_col_2 | slot_onehot_7;
-        end
-        if (first[7] & slot_dist_7[3]) begin
-            dist_col_3 = dist_col_3 | slot_onehot_7;
-        end
-        if (first[7] & slot_dist_7[4]) begin
-            dist_col_4 = dist_col_4 | slot_onehot_7;
-        end
-        if (first[7] & slot_dist_7[5]) begin
-            dist_col_5 = dist_col_5 | slot_onehot_7;
-        end
-        if (first[7] & slot_dist_7[6]) begin
-            dist_col_6 = dist_col_6 | slot_onehot_7;
-        end
-        if (first[7] & slot_dist_7[7]) begin
-            dist_col_7 = dist_col_7 | slot_onehot_7;
-        end
-        if (first[7] & slot_dist_7[8]) begin
-            dist_col_8 = dist_col_8 | slot_onehot_7;
-        end
-        if (first[7] & slot_score_7__q[0]) begin
-            score_col_0 = score_col_0 | slot_onehot_7;
-        end
-        if (first[7] & slot_score_7__q[1]) begin
-            score_col_1 = score_col_1 | slot_onehot_7;
-        end
-        if (first[7] & slot_score_7__q[2]) begin
-            score_col_2 = score_col_2 | slot_onehot_7;
-        end
-        if (first[7] & slot_score_7__q[3]) begin
-            score_col_3 = score_col_3 | slot_onehot_7;
-        end
-        if (first[7] & slot_score_7__q[4]) begin
-            score_col_4 = score_col_4 | slot_onehot_7;
-        end
-        if (first[7] & slot_score_7__q[5]) begin
-            score_col_5 = score_col_5 | slot_onehot_7;
-        end
-        if (first[7] & slot_score_7__q[6]) begin
-            score_col_6 = score_col_6 | slot_onehot_7;
-        end
-        if (first[7] & slot_score_7__q[7]) begin
-            score_col_7 = score_col_7 | slot_onehot_7;
-        end
-        distance = zero32;
-        if (|dist_col_0) begin
-            distance = distance | bit32_0;
-        end
-        if (|dist_col_1) begin
-            distance = distance | bit32_1;
-        end
-        if (|dist_col_2) begin
-            distance = distance | bit32_2;
-        end
-        if (|dist_col_3) begin
-            distance = distance | bit32_3;
-        end
-        if (|dist_col_4) begin
-            distance = distance | bit32_4;
-        end
-        if (|dist_col_5) begin
-            distance = distance | bit32_5;
-        end
-        if (|dist_col_6) begin
-            distance = distance | bit32_6;
-        end
-        if (|dist_col_7) begin
-            distance = distance | bit32_7;
-        end
-        if (|dist_col_8) begin
-            distance = distance | bit32_8;
-        end
-        sel_score = zero32;
-        if (|score_col_0) begin
-            sel_score = sel_score | bit32_0;
-        end
-        if (|score_col_1) begin
-            sel_score = sel_score | bit32_1;
-        end
-        if (|score_col_2) begin
-            sel_score = sel_score | bit32_2;
-        end
-        if (|score_col_3) begin
-            sel_score = sel_score | bit32_3;
-        end
-        if (|score_col_4) begin
-            sel_score = sel_score | bit32_4;
-        end
-        if (|score_col_5) begin
-            sel_score = sel_score | bit32_5;
-        end
-        if (|score_col_6) begin
-            sel_score = sel_score | bit32_6;
-        end
-        if (|score_col_7) begin
-            sel_score = sel_score | bit32_7;
-        end
-        sel_branch = |(first & branch__q);
-        if (sel_branch) begin
-            value = distance + sel_score;
-        end
-        else if ((distance > sel_score) | (merge_ge & (distance == sel_score))) begin
-            value = distance - sel_score;
-        end
-        else begin
-            value = distance;
-        end
-        if (~|hit | (value > max32)) begin
-            prio_1 = max8;
-        end
-        else begin
+            if (|(value & above_max8)) begin
+                prio_0 = max8;
+            end
+            if (~|hit) begin
+                prio_0 = max8;
+            end
+        end
+        prio_1 = max8;
+        if (en_1) begin
+            hit = zero_p;
+            first = zero_p;
+            hit[0] = valid__q[0] & (slot_pc_0__q >= pc_1);
+            hit[1] = valid__q[1] & (slot_pc_1__q >= pc_1);
+            hit[2] = valid__q[2] & (slot_pc_2__q >= pc_1);
+            hit[3] = valid__q[3] & (slot_pc_3__q >= pc_1);
+            hit[4] = valid__q[4] & (slot_pc_4__q >= pc_1);
+            hit[5] = valid__q[5] & (slot_pc_5__q >= pc_1);
+            hit[6] = valid__q[6] & (slot_pc_6__q >= pc_1);
+            hit[7] = valid__q[7] & (slot_pc_7__q >= pc_1);
+            first[0] = hit[0] & ~|(hit & slot_below_0);
+            first[1] = hit[1] & ~|(hit & slot_below_1);
+            first[2] = hit[2] & ~|(hit & slot_below_2);
+            first[3] = hit[3] & ~|(hit & slot_below_3);
+            first[4] = hit[4] & ~|(hit & slot_below_4);
+            first[5] = hit[5] & ~|(hit & slot_below_5);
+            first[6] = hit[6] & ~|(hit & slot_below_6);
+            first[7] = hit[7] & ~|(hit & slot_below_7);
+            sel_near = zero10;
+            sel_score = zero10;
+            sel_branch = 1'b0;
+            distance = (slot_pc_0__q - pc_1) >> shift;
+            near = distance[(32'h0)+:(10)];
+            if (|(distance & above_clip)) begin
+                near = clip;
+            end
+            if (first[0]) begin
+                sel_near = sel_near | near;
+                sel_score = sel_score | score_0;
+                sel_branch = sel_branch | branch__q[0];
+            end
+            distance = (slot_pc_1__q - pc_1) >> shift;
+            near = distance[(32'h0)+:(10)];
+            if (|(distance & above_clip)) begin
+                near = clip;
+            end
+            if (first[1]) begin
+                sel_near = sel_near | near;
+                sel_score = sel_score | score_1;
+                sel_branch = sel_branch | branch__q[1];
+            end
+            distance = (slot_pc_2__q - pc_1) >> shift;
+            near = distance[(32'h0)+:(10)];
+            if (|(distance & above_clip)) begin
+                near = clip;
+            end
+            if (first[2]) begin
+                sel_near = sel_near | near;
+                sel_score = sel_score | score_2;
+                sel_branch = sel_branch | branch__q[2];
+            end
+            distance = (slot_pc_3__q - pc_1) >> shift;
+            near = distance[(32'h0)+:(10)];
+            if (|(distance & above_clip)) begin
+                near = clip;
+            end
+            if (first[3]) begin
+                sel_near = sel_near | near;
+                sel_score = sel_score | score_3;
+                sel_branch = sel_branch | branch__q[3];
+            end
+            distance = (slot_pc_4__q - pc_1) >> shift;
+            near = distance[(32'h0)+:(10)];
+            if (|(distance & above_clip)) begin
+                near = clip;
+            end
+            if (first[4]) begin
+                sel_near = sel_near | near;
+                sel_score = sel_score | score_4;
+                sel_branch = sel_branch | branch__q[4];
+            end
+            distance = (slot_pc_5__q - pc_1) >> shift;
+            near = distance[(32'h0)+:(10)];
+            if (|(distance & above_clip)) begin
+                near = clip;
+            end
+            if (first[5]) begin
+                sel_near = sel_near | near;
+                sel_score = sel_score | score_5;
+                sel_branch = sel_branch | branch__q[5];
+            end
+            distance = (slot_pc_6__q - pc_1) >> shift;
+            near = distance[(32'h0)+:(10)];
+            if (|(distance & above_clip)) begin
+                near = clip;
+            end
+            if (first[6]) begin
+                sel_near = sel_near | near;
+                sel_score = sel_score | score_6;
+                sel_branch = sel_branch | branch__q[6];
+            end
+            distance = (slot_pc_7__q - pc_1) >> shift;
+            near = distance[(32'h0)+:(10)];
+            if (|(distance & above_clip)) begin
+                near = clip;
+            end
+            if (first[7]) begin
+                sel_near = sel_near | near;
+                sel_score = sel_score | score_7;
+                sel_branch = sel_branch | branch__q[7];
+            end
+            if (sel_branch) begin
+                value = sel_near + sel_score;
+            end
+            else if ((sel_near > sel_score) | (merge_ge & (sel_near == sel_score))) begin
+                value = sel_near - sel_score;
+            end
+            else begin
+                value = sel_near;
+            end
             prio_1 = value[(32'h0)+:(8)];
-        end
-        hit = zero_p;
-        if (valid__q[0] & (slot_pc_0__q >= pc_2)) begin
-            hit = hit | slot_onehot_0;
-        end
-        if (valid__q[1] & (slot_pc_1__q >= pc_2)) begin
-            hit = hit | slot_onehot_1;
-        end
-        if (valid__q[2] & (slot_pc_2__q >= pc_2)) begin
-            hit = hit | slot_onehot_2;
-        end
-        if (valid__q[3] & (slot_pc_3__q >= pc_2)) begin
-            hit = hit | slot_onehot_3;
-        end
-        if (valid__q[4] & (slot_pc_4__q >= pc_2)) begin
-            hit = hit | slot_onehot_4;
-        end
-        if (valid__q[5] & (slot_pc_5__q >= pc_2)) begin
-            hit = hit | slot_onehot_5;
-        end
-        if (valid__q[6] & (slot_pc_6__q >= pc_2)) begin
-            hit = hit | slot_onehot_6;
-        end
-        if (valid__q[7] & (slot_pc_7__q >= pc_2)) begin
-            hit = hit | slot_onehot_7;
-        end
-        first = zero_p;
-        if (hit[0] & ~|(hit & slot_below_0)) begin
-            first = first | slot_onehot_0;
-        end
-        if (hit[1] & ~|(hit & slot_below_1)) begin
-            first = first | slot_onehot_1;
-        end
-        if (hit[2] & ~|(hit & slot_below_2)) begin
-            first = first | slot_onehot_2;
-        end
-        if (hit[3] & ~|(hit & slot_below_3)) begin
-            first = first | slot_onehot_3;
-        end
-        if (hit[4] & ~|(hit & slot_below_4)) begin
-            first = first | slot_onehot_4;
-        end
-        if (hit[5] & ~|(hit & slot_below_5)) begin
-            first = first | slot_onehot_5;
-        end
-        if (hit[6] & ~|(hit & slot_below_6)) begin
-            first = first | slot_onehot_6;
-        end
-        if (hit[7] & ~|(hit & slot_below_7)) begin
-            first = first | slot_onehot_7;
-        end
-        slot_dist_0 = (slot_pc_0__q - pc_2) >> shift;
-        if (slot_dist_0 > clip) begin
-            slot_dist_0 = clip;
-        end
-        slot_dist_1 = (slot_pc_1__q - pc_2) >> shift;
-        if (slot_dist_1 > clip) begin
-            slot_dist_1 = clip;
-        end
-        slot_dist_2 = (slot_pc_2__q - pc_2) >> shift;
-        if (slot_dist_2 > clip) begin
-            slot_dist_2 = clip;
-        end
-        slot_dist_3 = (slot_pc_3__q - pc_2) >> shift;
-        if (slot_dist_3 > clip) begin
-            slot_dist_3 = clip;
-        end
-        slot_dist_4 = (slot_pc_4__q - pc_2) >> shift;
-        if (slot_dist_4 > clip) begin
-            slot_dist_4 = clip;
-        end
-        slot_dist_5 = (slot_pc_5__q - pc_2) >> shift;
-        if (slot_dist_5 > clip) begin
-            slot_dist_5 = clip;
-        end
-        slot_dist_6 = (slot_pc_6__q - pc_2) >> shift;
-        if (slot_dist_6 > clip) begin
-            slot_dist_6 = clip;
-        end
-        slot_dist_7 = (slot_pc_7__q - pc_2) >> shift;
-        if (slot_dist_7 > clip) begin
-            slot_dist_7 = clip;
-        end
-        dist_col_0 = zero_p;
-        dist_col_1 = zero_p;
-        dist_col_2 = zero_p;
-        dist_col_3 = zero_p;
-        dist_col_4 = zero_p;
-        dist_col_5 = zero_p;
-        dist_col_6 = zero_p;
-        dist_col_7 = zero_p;
-        dist_col_8 = zero_p;
-        score_col_0 = zero_p;
-        score_col_1 = zero_p;
-        score_col_2 = zero_p;
-        score_col_3 = zero_p;
-        score_col_4 = zero_p;
-        score_col_5 = zero_p;
-        score_col_6 = zero_p;
-        score_col_7 = zero_p;
-        if (first[0] & slot_dist_0[0]) begin
-            dist_col_0 = dist_col_0 | slot_onehot_0;
-        end
-        if (first[0] & slot_dist_0[1]) begin
-            dist_col_1 = dist_col_1 | slot_onehot_0;
-        end
-        if (first[0] & slot_dist_0[2]) begin
-            dist_col_2 = dist_col_2 | slot_onehot_0;
-        end
-        if (first[0] & slot_dist_0[3]) begin
-            dist_col_3 = dist_col_3 | slot_onehot_0;
-        end
-        if (first[0] & slot_dist_0[4]) begin
-            dist_col_4 = dist_col_4 | slot_onehot_0;
-        end
-        if (first[0] & slot_dist_0[5]) begin
-            dist_col_5 = dist_col_5 | slot_onehot_0;
-        end
-        if (first[0] & slot_dist_0[6]) begin
-            dist_col_6 = dist_col_6 | slot_onehot_0;
-        end
-        if (first[0] & slot_dist_0[7]) begin
-            dist_col_7 = dist_col_7 | slot_onehot_0;
-        end
-        if (first[0] & slot_dist_0[8]) begin
-            dist_col_8 = dist_col_8 | slot_onehot_0;
-        end
-        if (first[0] & slot_score_0__q[0]) begin
-            score_col_0 = score_col_0 | slot_onehot_0;
-        end
-        if (first[0] & slot_score_0__q[1]) begin
-            score_col_1 = score_col_1 | slot_onehot_0;
-        end
-        if (first[0] & slot_score_0__q[2]) begin
-            score_col_2 = score_col_2 | slot_onehot_0;
-        end
-        if (first[0] & slot_score_0__q[3]) begin
-            score_col_3 = score_col_3 | slot_onehot_0;
-        end
-        if (first[0] & slot_score_0__q[4]) begin
-            score_col_4 = score_col_4 | slot_onehot_0;
-        end
-        if (first[0] & slot_score_0__q[5]) begin
-            score_col_5 = score_col_5 | slot_onehot_0;
-        end
-        if (first[0] & slot_score_0__q[6]) begin
-            score_col_6 = score_col_6 | slot_onehot_0;
-        end
-        if (first[0] & slot_score_0__q[7]) begin
-            score_col_7 = score_col_7 | slot_onehot_0;
-        end
-        if (first[1] & slot_dist_1[0]) begin
-            dist_col_0 = dist_col_0 | slot_onehot_1;
-        end
-        if (first[1] & slot_dist_1[1]) begin
-            dist_col_1 = dist_col_1 | slot_onehot_1;
-        end
-        if (first[1] & slot_dist_1[2]) begin
-            dist_col_2 = dist_col_2 | slot_onehot_1;
-        end
-        if (first[1] & slot_dist_1[3]) begin
-            dist_col_3 = dist_col_3 | slot_onehot_1;
-        end
-        if (first[1] & slot_dist_1[4]) begin
-            dist_col_4 = dist_col_4 | slot_onehot_1;
-        end
-        if (first[1] & slot_dist_1[5]) begin
-            dist_col_5 = dist_col_5 | slot_onehot_1;
-        end
-        if (first[1] & slot_dist_1[6]) begin
-            dist_col_6 = dist_col_6 | slot_onehot_1;
-        end
-        if (first[1] & slot_dist_1[7]) begin
-            dist_col_7 = dist_col_7 | slot_onehot_1;
-        end
-        if (first[1] & slot_dist_1[8]) begin
-            dist_col_8 = dist_col_8 | slot_onehot_1;
-        end
-        if (first[1] & slot_score_1__q[0]) begin
-            score_col_0 = score_col_0 | slot_onehot_1;
-        end
-        if (first[1] & slot_score_1__q[1]) begin
-            score_col_1 = score_col_1 | slot_onehot_1;
-        end
-        if (first[1] & slot_score_1__q[2]) begin
-            score_col_2 = score_col_2 | slot_onehot_1;
-        end
-        if (first[1] & slot_score_1__q[3]) begin
-            score_col_3 = score_col_3 | slot_onehot_1;
-        end
-        if (first[1] & slot_score_1__q[4]) begin
-            score_col_4 = score_col_4 | slot_onehot_1;
-        end
-        if (first[1] & slot_score_1__q[5]) begin
-            score_col_5 = score_col_5 | slot_onehot_1;
-        end
-        if (first[1] & slot_score_1__q[6]) begin
-            score_col_6 = score_col_6 | slot_onehot_1;
-        end
-        if (first[1] & slot_score_1__q[7]) begin
-            score_col_7 = score_col_7 | slot_onehot_1;
-        end
-        if (first[2] & slot_dist_2[0]) begin
-            dist_col_0 = dist_col_0 | slot_onehot_2;
-        end
-        if (first[2] & slot_dist_2[1]) begin
-            dist_col_1 = dist_col_1 | slot_onehot_2;
-        end
-        if (first[2] & slot_dist_2[2]) begin
-            dist_col_2 = dist_col_2 | slot_onehot_2;
-        end
-        if (first[2] & slot_dist_2[3]) begin
-            dist_col_3 = dist_col_3 | slot_onehot_2;
-        end
-        if (first[2] & slot_dist_2[4]) begin
-            dist_col_4 = dist_col_4 | slot_onehot_2;
-        end
-        if (first[2] & slot_dist_2[5]) begin
-            dist_col_5 = dist_col_5 | slot_onehot_2;
-        end
-        if (first[2] & slot_dist_2[6]) begin
-            dist_col_6 = dist_col_6 | slot_onehot_2;
-        end
-        if (first[2] & slot_dist_2[7]) begin
-            dist_col_7 = dist_col_7 | slot_onehot_2;
-        end
-        if (first[2] & slot_dist_2[8]) begin
-            dist_col_8 = dist_col_8 | slot_onehot_2;
-        end
-        if (first[2] & slot_score_2__q[0]) begin
-            score_col_0 = score_col_0 | slot_onehot_2;
-        end
-        if (first[2] & slot_score_2__q[1]) begin
-            score_col_1 = score_col_1 | slot_onehot_2;
-        end
-        if (first[2] & slot_score_2__q[2]) begin
-            score_col_2 = score_col_2 | slot_onehot_2;
-        end
-        if (first[2] & slot_score_2__q[3]) begin
-            score_col_3 = score_col_3 | slot_onehot_2;
-        end
-        if (first[2] & slot_score_2__q[4]) begin
-            score_col_4 = score_col_4 | slot_onehot_2;
-        end
-        if (first[2] & slot_score_2__q[5]) begin
-            score_col_5 = score_col_5 | slot_onehot_2;
-        end
-        if (first[2] & slot_score_2__q[6]) begin
-            score_col_6 = score_col_6 | slot_onehot_2;
-        end
-        if (first[2] & slot_score_2__q[7]) begin
-            score_col_7 = score_col_7 | slot_onehot_2;
-        end
-        if (first[3] & slot_dist_3[0]) begin
-            dist_col_0 = dist_col_0 | slot_onehot_3;
-        end
-        if (first[3] & slot_dist_3[1]) begin
-            dist_col_1 = dist_col_1 | slot_onehot_3;
-        end
-        if (first[3] & slot_dist_3[2]) begin
-            dist_col_2 = dist_col_2 | slot_onehot_3;
-        end
-        if (first[3] & slot_dist_3[3]) begin
-            dist_col_3 = dist_col_3 | slot_onehot_3;
-        end
-        if (first[3] & slot_dist_3[4]) begin
-            dist_col_4 = dist_col_4 | slot_onehot_3;
-        end
-        if (first[3] & slot_dist_3[5]) begin
-            dist_col_5 = dist_col_5 | slot_onehot_3;
-        end
-        if (first[3] & slot_dist_3[6]) begin
-            dist_col_6 = dist_col_6 | slot_onehot_3;
-        end
-        if (first[3] & slot_dist_3[7]) begin
-            dist_col_7 = dist_col_7 | slot_onehot_3;
-        end
-        if (first[3] & slot_dist_3[8]) begin
-            dist_col_8 = dist_col_8 | slot_onehot_3;
-        end
-        if (first[3] & slot_score_3__q[0]) begin
-            score_col_0 = score_col_0 | slot_onehot_3;
-        end
-        if (first[3] & slot_score_3__q[1]) begin
-            score_col_1 = score_col_1 | slot_onehot_3;
-        end
-        if (first[3] & slot_score_3__q[2]) begin
-            score_col_2 = score_col_2 | slot_onehot_3;
-        end
-        if (first[3] & slot_score_3__q[3]) begin
-            score_col_3 = score_col_3 | slot_onehot_3;
-        end
-        if (first[3] & slot_score_3__q[4]) begin
-            score_col_4 = score_col_4 | slot_onehot_3;
-        end
-        if (first[3] & slot_score_3__q[5]) begin
-            score_col_5 = score_col_5 | slot_onehot_3;
-        end
-        if (first[3] & slot_score_3__q[6]) begin
-            score_col_6 = score_col_6 | slot_onehot_3;
-        end
-        if (first[3] & slot_score_3__q[7]) begin
-            score_col_7 = score_col_7 | slot_onehot_3;
-        end
-        if (first[4] & slot_dist_4[0]) begin
-            dist_col_0 = dist_col_0 | slot_onehot_4;
-        end
-        if (first[4] & slot_dist_4[1]) begin
-            dist_col_1 = dist_col_1 | slot_onehot_4;
-        end
-        if (first[4] & slot_dist_4[2]) begin
-            dist_col_2 = dist_col_2 | slot_onehot_4;
-        end
-        if (first[4] & slot_dist_4[3]) begin
-            dist_col_3 = dist_col_3 | slot_onehot_4;
-        end
-        if (first[4] & slot_dist_4[4]) begin
-            dist_col_4 = dist_col_4 | slot_onehot_4;
-        end
-        if (first[4] & slot_dist_4[5]) begin
-            dist_col_5 = dist_col_5 | slot_onehot_4;
-        end
-        if (first[4] & slot_dist_4[6]) begin
-            dist_col_6 = dist_col_6 | slot_onehot_4;
-        end
-        if (first[4] & slot_dist_4[7]) begin
-            dist_col_7 = dist_col_7 | slot_onehot_4;
-        end
-        if (first[4] & slot_dist_4[8]) begin
-            dist_col_8 = dist_col_8 | slot_onehot_4;
-        end
-        if (first[4] & slot_score_4__q[0]) begin
-            score_col_0 = score_col_0 | slot_onehot_4;
-        end
-        if (first[4] & slot_score_4__q[1]) begin
-            score_col_1 = score_col_1 | slot_onehot_4;
-        end
-        if (first[4] & slot_score_4__q[2]) begin
-            score_col_2 = score_col_2 | slot_onehot_4;
-        end
-        if (first[4] & slot_score_4__q[3]) begin
-            score_col_3 = score_col_3 | slot_onehot_4;
-        end
-        if (first[4] & slot_score_4__q[4]) begin
-            score_col_4 = score_col_4 | slot_onehot_4;
-        end
-        if (first[4] & slot_score_4__q[5]) begin
-            score_col_5 = score_col_5 | slot_onehot_4;
-        end
-        if (first[4] & slot_score_4__q[6]) begin
-            score_col_6 = score_col_6 | slot_onehot_4;
-        end
-        if (first[4] & slot_score_4__q[7]) begin
-            score_col_7 = score_col_7 | slot_onehot_4;
-        end
-        if (first[5] & slot_dist_5[0]) begin
-            dist_col_0 = dist_col_0 | slot_onehot_5;
-        end
-        if (first[5] & slot_dist_5[1]) begin
-            dist_col_1 = dist_col_1 | slot_onehot_5;
-        end
-        if (first[5] & slot_dist_5[2]) begin
-            dist_col_2 = dist_col_2 | slot_onehot_5;
-        end
-        if (first[5] & slot_dist_5[3]) begin
-            dist_col_3 = dist_col_3 | slot_onehot_5;
-        end
-        if (first[5] & slot_dist_5[4]) begin
-            dist_col_4 = dist_col_4 | slot_onehot_5;
-        end
-        if (first[5] & slot_dist_5[5]) begin
-            dist_col_5 = dist_col_5 | slot_onehot_5;
-        end
-        if (first[5] & slot_dist_5[6]) begin
-            dist_col_6 = dist_col_6 | slot_onehot_5;
-        end
-        if (first[5] & slot_dist_5[7]) begin
-            dist_col_7 = dist_col_7 | slot_onehot_5;
-        end
-        if (first[5] & slot_dist_5[8]) begin
-            dist_col_8 = dist_col_8 | slot_onehot_5;
-        end
-        if (first[5] & slot_score_5__q[0]) begin
-            score_col_0 = score_col_0 | slot_onehot_5;
-        end
-        if (first[5] & slot_score_5__q[1]) begin
-            score_col_1 = score_col_1 | slot_onehot_5;
-        end
-        if (first[5] & slot_score_5__q[2]) begin
-            score_col_2 = score_col_2 | slot_onehot_5;
-        end
-        if (first[5] & slot_score_5__q[3]) begin
-            score_col_3 = score_col_3 | slot_onehot_5;
-        end
-        if (first[5] & slot_score_5__q[4]) begin
-            score_col_4 = score_col_4 | slot_onehot_5;
-        end
-        if (first[5] & slot_score_5__q[5]) begin
-            score_col_5 = score_col_5 | slot_onehot_5;
-        end
-        if (first[5] & slot_score_5__q[6]) begin
-            score_col_6 = score_col_6 | slot_onehot_5;
-        end
-        if (first[5] & slot_score_5__q[7]) begin
-            score_col_7 = score_col_7 | slot_onehot_5;
-        end
-        if (first[6] & slot_dist_6[0]) begin
-            dist_col_0 = dist_col_0 | slot_onehot_6;
-        end
-        if (first[6] & slot_dist_6[1]) begin
-            dist_col_1 = dist_col_1 | slot_onehot_6;
-        end
-        if (first[6] & slot_dist_6[2]) begin
-            dist_col_2 = dist_col_2 | slot_onehot_6;
-        end
-        if (first[6] & slot_dist_6[3]) begin
-            dist_col_3 = dist_col_3 | slot_onehot_6;
-        end
-        if (first[6] & slot_dist_6[4]) begin
-            dist_col_4 = dist_col_4 | slot_onehot_6;
-        end
-        if (first[6] & slot_dist_6[5]) begin
-            dist_col_5 = dist_col_5 | slot_onehot_6;
-        end
-        if (first[6] & slot_dist_6[6]) begin
-            dist_col_6 = dist_col_6 | slot_onehot_6;
-        end
-        if (first[6] & slot_dist_6[7]) begin
-            dist_col_7 = dist_col_7 | slot_onehot_6;
-        end
-        if (first[6] & slot_dist_6[8]) begin
-            dist_col_8 = dist_col_8 | slot_onehot_6;
-        end
-        if (first[6] & slot_score_6__q[0]) begin
-            score_col_0 = score_col_0 | slot_onehot_6;
-        end
-        if (first[6] & slot_score_6__q[1]) begin
-            score_col_1 = score_col_1 | slot_onehot_6;
-        end
-        if (first[6] & slot_score_6__q[2]) begin
-            score_col_2 = score_col_2 | slot_onehot_6;
-        end
-        if (first[6] & slot_score_6__q[3]) begin
-            score_col_3 = score_col_3 | slot_onehot_6;
-        end
-        if (first[6] & slot_score_6__q[4]) begin
-            score_col_4 = score_col_4 | slot_onehot_6;
-        end
-        if (first[6] & slot_score_6__q[5]) begin
-            score_col_5 = score_col_5 | slot_onehot_6;
-        end
-        if (first[6] & slot_score_6__q[6]) begin
-            score_col_6 = score_col_6 | slot_onehot_6;
-        end
-        if (first[6] & slot_score_6__q[7]) begin
-            score_col_7 = score_col_7 | slot_onehot_6;
-        end
-        if (first[7] & slot_dist_7[0]) begin
-            dist_col_0 = dist_col_0 | slot_onehot_7;
-        end
-        if (first[7] & slot_dist_7[1]) begin
-            dist_col_1 = dist_col_1 | slot_onehot_7;
-        end
-        if (first[7] & slot_dist_7[2]) begin
-            dist_col_2 = dist_col_2 | slot_onehot_7;
-        end
-        if (first[7] & slot_dist_7[3]) begin
-            dist_col_3 = dist_col_3 | slot_onehot_7;
-        end
-        if (first[7] & slot_dist_7[4]) begin
-            dist_col_4 = dist_col_4 | slot_onehot_7;
-        end
-        if (first[7] & slot_dist_7[5]) begin
-            dist_col_5 = dist_col_5 | slot_onehot_7;
-        end
-        if (first[7] & slot_dist_7[6]) begin
-            dist_col_6 = dist_col_6 | slot_onehot_7;
-        end
-        if (first[7] & slot_dist_7[7]) begin
-            dist_col_7 = dist_col_7 | slot_onehot_7;
-        end
-        if (first[7] & slot_dist_7[8]) begin
-            dist_col_8 = dist_col_8 | slot_onehot_7;
-        end
-        if (first[7] & slot_score_7__q[0]) begin
-            score_col_0 = score_col_0 | slot_onehot_7;
-        end
-        if (first[7] & slot_score_7__q[1]) begin
-            score_col_1 = score_col_1 | slot_onehot_7;
-        end
-        if (first[7] & slot_score_7__q[2]) begin
-            score_col_2 = score_col_2 | slot_onehot_7;
-        end
-        if (first[7] & slot_score_7__q[3]) begin
-            score_col_3 = score_col_3 | slot_onehot_7;
-        end
-        if (first[7] & slot_score_7__q[4]) begin
-            score_col_4 = score_col_4 | slot_onehot_7;
-        end
-        if (first[7] & slot_score_7__q[5]) begin
-            score_col_5 = score_col_5 | slot_onehot_7;
-        end
-        if (first[7] & slot_score_7__q[6]) begin
-            score_col_6 = score_col_6 | slot_onehot_7;
-        end
-        if (first[7] & slot_score_7__q[7]) begin
-            score_col_7 = score_col_7 | slot_onehot_7;
-        end
-        distance = zero32;
-        if (|dist_col_0) begin
-            distance = distance | bit32_0;
-        end
-        if (|dist_col_1) begin
-            distance = distance | bit32_1;
-        end
-        if (|dist_col_2) begin
-            distance = distance | bit32_2;
-        end
-        if (|dist_col_3) begin
-            distance = distance | bit32_3;
-        end
-        if (|dist_col_4) begin
-            distance = distance | bit32_4;
-        end
-        if (|dist_col_5) begin
-            distance = distance | bit32_5;
-        end
-        if (|dist_col_6) begin
-            distance = distance | bit32_6;
-        end
-        if (|dist_col_7) begin
-            distance = distance | bit32_7;
-        end
-        if (|dist_col_8) begin
-            distance = distance | bit32_8;
-        end
-        sel_score = zero32;
-        if (|score_col_0) begin
-            sel_score = sel_score | bit32_0;
-        end
-        if (|score_col_1) begin
-            sel_score = sel_score | bit32_1;
-        end
-        if (|score_col_2) begin
-            sel_score = sel_score | bit32_2;
-        end
-        if (|score_col_3) begin
-            sel_score = sel_score | bit32_3;
-        end
-        if (|score_col_4) begin
-            sel_score = sel_score | bit32_4;
-        end
-        if (|score_col_5) begin
-            sel_score = sel_score | bit32_5;
-        end
-        if (|score_col_6) begin
-            sel_score = sel_score | bit32_6;
-        end
-        if (|score_col_7) begin
-            sel_score = sel_score | bit32_7;
-        end
-        sel_branch = |(first & branch__q);
-        if (sel_branch) begin
-            value = distance + sel_score;
-        end
-        else if ((distance > sel_score) | (merge_ge & (distance == sel_score))) begin
-            value = distance - sel_score;
-        end
-        else begin
-            value = distance;
-        end
-        if (~|hit | (value > max32)) begin
-            prio_2 = max8;
-        end
-        else begin
+            if (|(value & above_max8)) begin
+                prio_1 = max8;
+            end
+            if (~|hit) begin
+                prio_1 = max8;
+            end
+        end
+        prio_2 = max8;
+        if (en_2) begin
+            hit = zero_p;
+            first = zero_p;
+            hit[0] = valid__q[0] & (slot_pc_0__q >= pc_2);
+            hit[1] = valid__q[1] & (slot_pc_1__q >= pc_2);
+            hit[2] = valid__q[2] & (slot_pc_2__q >= pc_2);
+            hit[3] = valid__q[3] & (slot_pc_3__q >= pc_2);
+            hit[4] = valid__q[4] & (slot_pc_4__q >= pc_2);
+            hit[5] = valid__q[5] & (slot_pc_5__q >= pc_2);
+            hit[6] = valid__q[6] & (slot_pc_6__q >= pc_2);
+            hit[7] = valid__q[7] & (slot_pc_7__q >= pc_2);
+            first[0] = hit[0] & ~|(hit & slot_below_0);
+            first[1] = hit[1] & ~|(hit & slot_below_1);
+            first[2] = hit[2] & ~|(hit & slot_below_2);
+            first[3] = hit[3] & ~|(hit & slot_below_3);
+            first[4] = hit[4] & ~|(hit & slot_below_4);
+            first[5] = hit[5] & ~|(hit & slot_below_5);
+            first[6] = hit[6] & ~|(hit & slot_below_6);
+            first[7] = hit[7] & ~|(hit & slot_below_7);
+            sel_near = zero10;
+            sel_score = zero10;
+            sel_branch = 1'b0;
+            distance = (slot_pc_0__q - pc_2) >> shift;
+            near = distance[(32'h0)+:(10)];
+            if (|(distance & above_clip)) begin
+                near = clip;
+            end
+            if (first[0]) begin
+                sel_near = sel_near | near;
+                sel_score = sel_score | score_0;
+                sel_branch = sel_branch | branch__q[0];
+            end
+            distance = (slot_pc_1__q - pc_2) >> shift;
+            near = distance[(32'h0)+:(10)];
+            if (|(distance & above_clip)) begin
+                near = clip;
+            end
+            if (first[1]) begin
+                sel_near = sel_near | near;
+                sel_score = sel_score | score_1;
+                sel_branch = sel_branch | branch__q[1];
+            end
+            distance = (slot_pc_2__q - pc_2) >> shift;
+            near = distance[(32'h0)+:(10)];
+            if (|(distance & above_clip)) begin
+                near = clip;
+            end
+            if (first[2]) begin
+                sel_near = sel_near | near;
+                sel_score = sel_score | score_2;
+                sel_branch = sel_branch | branch__q[2];
+            end
+            distance = (slot_pc_3__q - pc_2) >> shift;
+            near = distance[(32'h0)+:(10)];
+            if (|(distance & above_clip)) begin
+                near = clip;
+            end
+            if (first[3]) begin
+                sel_near = sel_near | near;
+                sel_score = sel_score | score_3;
+                sel_branch = sel_branch | branch__q[3];
+            end
+            distance = (slot_pc_4__q - pc_2) >> shift;
+            near = distance[(32'h0)+:(10)];
+            if (|(distance & above_clip)) begin
+                near = clip;
+            end
+            if (first[4]) begin
+                sel_near = sel_near | near;
+                sel_score = sel_score | score_4;
+                sel_branch = sel_branch | branch__q[4];
+            end
+            distance = (slot_pc_5__q - pc_2) >> shift;
+            near = distance[(32'h0)+:(10)];
+            if (|(distance & above_clip)) begin
+                near = clip;
+            end
+            if (first[5]) begin
+                sel_near = sel_near | near;
+                sel_score = sel_score | score_5;
+                sel_branch = sel_branch | branch__q[5];
+            end
+            distance = (slot_pc_6__q - pc_2) >> shift;
+            near = distance[(32'h0)+:(10)];
+            if (|(distance & above_clip)) begin
+                near = clip;
+            end
+            if (first[6]) begin
+                sel_near = sel_near | near;
+                sel_score = sel_score | score_6;
+                sel_branch = sel_branch | branch__q[6];
+            end
+            distance = (slot_pc_7__q - pc_2) >> shift;
+            near = distance[(32'h0)+:(10)];
+            if (|(distance & above_clip)) begin
+                near = clip;
+            end
+            if (first[7]) begin
+                sel_near = sel_near | near;
+                sel_score = sel_score | score_7;
+                sel_branch = sel_branch | branch__q[7];
+            end
+            if (sel_branch) begin
+                value = sel_near + sel_score;
+            end
+            else if ((sel_near > sel_score) | (merge_ge & (sel_near == sel_score))) begin
+                value = sel_near - sel_score;
+            end
+            else begin
+                value = sel_near;
+            end
             prio_2 = value[(32'h0)+:(8)];
+            if (|(value & above_max8)) begin
+                prio_2 = max8;
+            end
+            if (~|hit) begin
+                prio_2 = max8;
+            end
         end
         valid_new = valid__q;
         branch_new = branch__q;
@@ -4257,6 +3062,44 @@ module elf_base_proto__pp_table__valid(d,q,clock);
     end
           
 endmodule // elf_base_proto__pp_table__valid
+
+// elf_base_proto__rel_eq: a register (rust-hdl DFF), field `rel_eq` of `elf_base_proto`; 8 instances (one per array element).
+module elf_base_proto__rel_eq(d,q,clock);
+    
+    // Module arguments
+    input wire  [3:0] d;
+    output reg  [3:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 4'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // elf_base_proto__rel_eq
+
+// elf_base_proto__rel_lt: a register (rust-hdl DFF), field `rel_lt` of `elf_base_proto`; 8 instances (one per array element).
+module elf_base_proto__rel_lt(d,q,clock);
+    
+    // Module arguments
+    input wire  [3:0] d;
+    output reg  [3:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 4'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // elf_base_proto__rel_lt
 
 // elf_base_proto__wpt: a register (rust-hdl DFF), field `wpt` of `elf_base_proto`; 8 instances (one per array element).
 module elf_base_proto__wpt(d,q,clock);

@@ -33,6 +33,12 @@ module warp_arbiter_two_level_fermi(clock,reset,ready,launch,exit,long_stall,gra
     localparam  onehot_k_5 = 6'b100000;
     localparam  one_n = 24'h1;
     localparam  zero_n = 24'h0;
+    localparam  upto_n_0 = 24'h1;
+    localparam  upto_n_1 = 24'h3;
+    localparam  upto_n_2 = 24'h7;
+    localparam  upto_n_3 = 24'hf;
+    localparam  upto_n_4 = 24'h1f;
+    localparam  upto_n_5 = 24'h3f;
     localparam  one_id = 5'b1;
     localparam  zero_id = 5'b0;
     localparam  k_const = 5'b110;
@@ -262,7 +268,9 @@ module warp_arbiter_two_level_fermi(clock,reset,ready,launch,exit,long_stall,gra
     // verilator lint_on UNOPTFLAT
     wire  first__valid;
     wire  [5:0] first__onehot;
+    // verilator lint_off UNUSEDSIGNAL
     wire  [4:0] first__index;
+    // verilator lint_on UNUSEDSIGNAL
     // verilator lint_off UNOPTFLAT
     reg  [5:0] pick__sel;
     // verilator lint_on UNOPTFLAT
@@ -312,61 +320,121 @@ module warp_arbiter_two_level_fermi(clock,reset,ready,launch,exit,long_stall,gra
     reg  kept_5;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [4:0] kept_before_0;
+    reg  [5:0] kept_before_0;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [4:0] kept_before_1;
+    reg  [5:0] kept_before_1;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [4:0] kept_before_2;
+    reg  [5:0] kept_before_2;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [4:0] kept_before_3;
+    reg  [5:0] kept_before_3;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [4:0] kept_before_4;
+    reg  [5:0] kept_before_4;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [4:0] kept_before_5;
+    reg  [5:0] kept_before_5;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [5:0] demoted_before_0;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [5:0] demoted_before_1;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [5:0] demoted_before_2;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [5:0] demoted_before_3;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [5:0] demoted_before_4;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [5:0] demoted_before_5;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] kept_run;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] demoted_run;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
     reg  [4:0] kept_count;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [4:0] write_pos_0;
+    reg  [4:0] ring_pos_0;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [4:0] write_pos_1;
+    reg  [4:0] ring_pos_1;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [4:0] write_pos_2;
+    reg  [4:0] ring_pos_2;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [4:0] write_pos_3;
+    reg  [4:0] ring_pos_3;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [4:0] write_pos_4;
+    reg  [4:0] ring_pos_4;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [4:0] write_pos_5;
+    reg  [4:0] ring_pos_5;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [4:0] read_pos_0;
+    reg  [4:0] ring_at_0;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [4:0] read_pos_1;
+    reg  [4:0] ring_at_1;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [4:0] read_pos_2;
+    reg  [4:0] ring_at_2;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [4:0] read_pos_3;
+    reg  [4:0] ring_at_3;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [4:0] read_pos_4;
+    reg  [4:0] ring_at_4;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [4:0] read_pos_5;
+    reg  [4:0] ring_at_5;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [4:0] demoted_0;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [4:0] demoted_1;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [4:0] demoted_2;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [4:0] demoted_3;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [4:0] demoted_4;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [4:0] demoted_5;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  moves_0;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  moves_1;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  moves_2;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  moves_3;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  moves_4;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  moves_5;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
     reg  [4:0] list_0;
@@ -393,28 +461,16 @@ module warp_arbiter_two_level_fermi(clock,reset,ready,launch,exit,long_stall,gra
     reg  found;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [4:0] sel_pos;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
     reg  [4:0] sel_warp;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [4:0] rot_src_0;
+    reg  [4:0] landed;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [4:0] rot_src_1;
+    reg  lands;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [4:0] rot_src_2;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [4:0] rot_src_3;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [4:0] rot_src_4;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [4:0] rot_src_5;
+    reg  [4:0] rotated;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
     reg  [23:0] list_mask;
@@ -627,863 +683,1291 @@ module warp_arbiter_two_level_fermi(clock,reset,ready,launch,exit,long_stall,gra
         pend_17__d = pend_17__q;
         eligible = ready & live__q & ~long_stall;
         waiting = long_stall | ~live__q;
+        kept_run = one_n;
+        demoted_run = one_n;
         kept_count = zero_id;
         kept_0 = ~waiting[act_0__q];
-        kept_before_0 = kept_count;
-        write_pos_0 = head__q + (ids_0 - kept_count);
-        if (write_pos_0 >= p_const) begin
-            write_pos_0 = write_pos_0 - p_const;
-        end
+        kept_before_0 = kept_run[(32'h0)+:(6)];
+        demoted_before_0 = demoted_run[(32'h0)+:(6)];
         if (kept_0) begin
+            kept_run = kept_run << one_id;
             kept_count = kept_count + one_id;
+        end
+        else begin
+            demoted_run = demoted_run << one_id;
         end
         kept_1 = ~waiting[act_1__q];
-        kept_before_1 = kept_count;
-        write_pos_1 = head__q + (ids_1 - kept_count);
-        if (write_pos_1 >= p_const) begin
-            write_pos_1 = write_pos_1 - p_const;
-        end
+        kept_before_1 = kept_run[(32'h0)+:(6)];
+        demoted_before_1 = demoted_run[(32'h0)+:(6)];
         if (kept_1) begin
+            kept_run = kept_run << one_id;
             kept_count = kept_count + one_id;
+        end
+        else begin
+            demoted_run = demoted_run << one_id;
         end
         kept_2 = ~waiting[act_2__q];
-        kept_before_2 = kept_count;
-        write_pos_2 = head__q + (ids_2 - kept_count);
-        if (write_pos_2 >= p_const) begin
-            write_pos_2 = write_pos_2 - p_const;
-        end
+        kept_before_2 = kept_run[(32'h0)+:(6)];
+        demoted_before_2 = demoted_run[(32'h0)+:(6)];
         if (kept_2) begin
+            kept_run = kept_run << one_id;
             kept_count = kept_count + one_id;
+        end
+        else begin
+            demoted_run = demoted_run << one_id;
         end
         kept_3 = ~waiting[act_3__q];
-        kept_before_3 = kept_count;
-        write_pos_3 = head__q + (ids_3 - kept_count);
-        if (write_pos_3 >= p_const) begin
-            write_pos_3 = write_pos_3 - p_const;
-        end
+        kept_before_3 = kept_run[(32'h0)+:(6)];
+        demoted_before_3 = demoted_run[(32'h0)+:(6)];
         if (kept_3) begin
+            kept_run = kept_run << one_id;
             kept_count = kept_count + one_id;
+        end
+        else begin
+            demoted_run = demoted_run << one_id;
         end
         kept_4 = ~waiting[act_4__q];
-        kept_before_4 = kept_count;
-        write_pos_4 = head__q + (ids_4 - kept_count);
-        if (write_pos_4 >= p_const) begin
-            write_pos_4 = write_pos_4 - p_const;
-        end
+        kept_before_4 = kept_run[(32'h0)+:(6)];
+        demoted_before_4 = demoted_run[(32'h0)+:(6)];
         if (kept_4) begin
+            kept_run = kept_run << one_id;
             kept_count = kept_count + one_id;
+        end
+        else begin
+            demoted_run = demoted_run << one_id;
         end
         kept_5 = ~waiting[act_5__q];
-        kept_before_5 = kept_count;
-        write_pos_5 = head__q + (ids_5 - kept_count);
-        if (write_pos_5 >= p_const) begin
-            write_pos_5 = write_pos_5 - p_const;
-        end
+        kept_before_5 = kept_run[(32'h0)+:(6)];
+        demoted_before_5 = demoted_run[(32'h0)+:(6)];
         if (kept_5) begin
+            kept_run = kept_run << one_id;
             kept_count = kept_count + one_id;
         end
-        if (~kept_0 & (write_pos_0 == ids_0)) begin
-            pend_0__d = act_0__q;
-        end
-        if (~kept_1 & (write_pos_1 == ids_0)) begin
-            pend_0__d = act_1__q;
-        end
-        if (~kept_2 & (write_pos_2 == ids_0)) begin
-            pend_0__d = act_2__q;
-        end
-        if (~kept_3 & (write_pos_3 == ids_0)) begin
-            pend_0__d = act_3__q;
-        end
-        if (~kept_4 & (write_pos_4 == ids_0)) begin
-            pend_0__d = act_4__q;
-        end
-        if (~kept_5 & (write_pos_5 == ids_0)) begin
-            pend_0__d = act_5__q;
-        end
-        if (~kept_0 & (write_pos_0 == ids_1)) begin
-            pend_1__d = act_0__q;
-        end
-        if (~kept_1 & (write_pos_1 == ids_1)) begin
-            pend_1__d = act_1__q;
-        end
-        if (~kept_2 & (write_pos_2 == ids_1)) begin
-            pend_1__d = act_2__q;
-        end
-        if (~kept_3 & (write_pos_3 == ids_1)) begin
-            pend_1__d = act_3__q;
-        end
-        if (~kept_4 & (write_pos_4 == ids_1)) begin
-            pend_1__d = act_4__q;
-        end
-        if (~kept_5 & (write_pos_5 == ids_1)) begin
-            pend_1__d = act_5__q;
-        end
-        if (~kept_0 & (write_pos_0 == ids_2)) begin
-            pend_2__d = act_0__q;
-        end
-        if (~kept_1 & (write_pos_1 == ids_2)) begin
-            pend_2__d = act_1__q;
-        end
-        if (~kept_2 & (write_pos_2 == ids_2)) begin
-            pend_2__d = act_2__q;
-        end
-        if (~kept_3 & (write_pos_3 == ids_2)) begin
-            pend_2__d = act_3__q;
-        end
-        if (~kept_4 & (write_pos_4 == ids_2)) begin
-            pend_2__d = act_4__q;
-        end
-        if (~kept_5 & (write_pos_5 == ids_2)) begin
-            pend_2__d = act_5__q;
-        end
-        if (~kept_0 & (write_pos_0 == ids_3)) begin
-            pend_3__d = act_0__q;
-        end
-        if (~kept_1 & (write_pos_1 == ids_3)) begin
-            pend_3__d = act_1__q;
-        end
-        if (~kept_2 & (write_pos_2 == ids_3)) begin
-            pend_3__d = act_2__q;
-        end
-        if (~kept_3 & (write_pos_3 == ids_3)) begin
-            pend_3__d = act_3__q;
-        end
-        if (~kept_4 & (write_pos_4 == ids_3)) begin
-            pend_3__d = act_4__q;
-        end
-        if (~kept_5 & (write_pos_5 == ids_3)) begin
-            pend_3__d = act_5__q;
-        end
-        if (~kept_0 & (write_pos_0 == ids_4)) begin
-            pend_4__d = act_0__q;
-        end
-        if (~kept_1 & (write_pos_1 == ids_4)) begin
-            pend_4__d = act_1__q;
-        end
-        if (~kept_2 & (write_pos_2 == ids_4)) begin
-            pend_4__d = act_2__q;
-        end
-        if (~kept_3 & (write_pos_3 == ids_4)) begin
-            pend_4__d = act_3__q;
-        end
-        if (~kept_4 & (write_pos_4 == ids_4)) begin
-            pend_4__d = act_4__q;
-        end
-        if (~kept_5 & (write_pos_5 == ids_4)) begin
-            pend_4__d = act_5__q;
-        end
-        if (~kept_0 & (write_pos_0 == ids_5)) begin
-            pend_5__d = act_0__q;
-        end
-        if (~kept_1 & (write_pos_1 == ids_5)) begin
-            pend_5__d = act_1__q;
-        end
-        if (~kept_2 & (write_pos_2 == ids_5)) begin
-            pend_5__d = act_2__q;
-        end
-        if (~kept_3 & (write_pos_3 == ids_5)) begin
-            pend_5__d = act_3__q;
-        end
-        if (~kept_4 & (write_pos_4 == ids_5)) begin
-            pend_5__d = act_4__q;
-        end
-        if (~kept_5 & (write_pos_5 == ids_5)) begin
-            pend_5__d = act_5__q;
-        end
-        if (~kept_0 & (write_pos_0 == ids_6)) begin
-            pend_6__d = act_0__q;
-        end
-        if (~kept_1 & (write_pos_1 == ids_6)) begin
-            pend_6__d = act_1__q;
-        end
-        if (~kept_2 & (write_pos_2 == ids_6)) begin
-            pend_6__d = act_2__q;
-        end
-        if (~kept_3 & (write_pos_3 == ids_6)) begin
-            pend_6__d = act_3__q;
-        end
-        if (~kept_4 & (write_pos_4 == ids_6)) begin
-            pend_6__d = act_4__q;
-        end
-        if (~kept_5 & (write_pos_5 == ids_6)) begin
-            pend_6__d = act_5__q;
-        end
-        if (~kept_0 & (write_pos_0 == ids_7)) begin
-            pend_7__d = act_0__q;
-        end
-        if (~kept_1 & (write_pos_1 == ids_7)) begin
-            pend_7__d = act_1__q;
-        end
-        if (~kept_2 & (write_pos_2 == ids_7)) begin
-            pend_7__d = act_2__q;
-        end
-        if (~kept_3 & (write_pos_3 == ids_7)) begin
-            pend_7__d = act_3__q;
-        end
-        if (~kept_4 & (write_pos_4 == ids_7)) begin
-            pend_7__d = act_4__q;
-        end
-        if (~kept_5 & (write_pos_5 == ids_7)) begin
-            pend_7__d = act_5__q;
-        end
-        if (~kept_0 & (write_pos_0 == ids_8)) begin
-            pend_8__d = act_0__q;
-        end
-        if (~kept_1 & (write_pos_1 == ids_8)) begin
-            pend_8__d = act_1__q;
-        end
-        if (~kept_2 & (write_pos_2 == ids_8)) begin
-            pend_8__d = act_2__q;
-        end
-        if (~kept_3 & (write_pos_3 == ids_8)) begin
-            pend_8__d = act_3__q;
-        end
-        if (~kept_4 & (write_pos_4 == ids_8)) begin
-            pend_8__d = act_4__q;
-        end
-        if (~kept_5 & (write_pos_5 == ids_8)) begin
-            pend_8__d = act_5__q;
-        end
-        if (~kept_0 & (write_pos_0 == ids_9)) begin
-            pend_9__d = act_0__q;
-        end
-        if (~kept_1 & (write_pos_1 == ids_9)) begin
-            pend_9__d = act_1__q;
-        end
-        if (~kept_2 & (write_pos_2 == ids_9)) begin
-            pend_9__d = act_2__q;
-        end
-        if (~kept_3 & (write_pos_3 == ids_9)) begin
-            pend_9__d = act_3__q;
-        end
-        if (~kept_4 & (write_pos_4 == ids_9)) begin
-            pend_9__d = act_4__q;
-        end
-        if (~kept_5 & (write_pos_5 == ids_9)) begin
-            pend_9__d = act_5__q;
-        end
-        if (~kept_0 & (write_pos_0 == ids_10)) begin
-            pend_10__d = act_0__q;
-        end
-        if (~kept_1 & (write_pos_1 == ids_10)) begin
-            pend_10__d = act_1__q;
-        end
-        if (~kept_2 & (write_pos_2 == ids_10)) begin
-            pend_10__d = act_2__q;
-        end
-        if (~kept_3 & (write_pos_3 == ids_10)) begin
-            pend_10__d = act_3__q;
-        end
-        if (~kept_4 & (write_pos_4 == ids_10)) begin
-            pend_10__d = act_4__q;
-        end
-        if (~kept_5 & (write_pos_5 == ids_10)) begin
-            pend_10__d = act_5__q;
-        end
-        if (~kept_0 & (write_pos_0 == ids_11)) begin
-            pend_11__d = act_0__q;
-        end
-        if (~kept_1 & (write_pos_1 == ids_11)) begin
-            pend_11__d = act_1__q;
-        end
-        if (~kept_2 & (write_pos_2 == ids_11)) begin
-            pend_11__d = act_2__q;
-        end
-        if (~kept_3 & (write_pos_3 == ids_11)) begin
-            pend_11__d = act_3__q;
-        end
-        if (~kept_4 & (write_pos_4 == ids_11)) begin
-            pend_11__d = act_4__q;
-        end
-        if (~kept_5 & (write_pos_5 == ids_11)) begin
-            pend_11__d = act_5__q;
-        end
-        if (~kept_0 & (write_pos_0 == ids_12)) begin
-            pend_12__d = act_0__q;
-        end
-        if (~kept_1 & (write_pos_1 == ids_12)) begin
-            pend_12__d = act_1__q;
-        end
-        if (~kept_2 & (write_pos_2 == ids_12)) begin
-            pend_12__d = act_2__q;
-        end
-        if (~kept_3 & (write_pos_3 == ids_12)) begin
-            pend_12__d = act_3__q;
-        end
-        if (~kept_4 & (write_pos_4 == ids_12)) begin
-            pend_12__d = act_4__q;
-        end
-        if (~kept_5 & (write_pos_5 == ids_12)) begin
-            pend_12__d = act_5__q;
-        end
-        if (~kept_0 & (write_pos_0 == ids_13)) begin
-            pend_13__d = act_0__q;
-        end
-        if (~kept_1 & (write_pos_1 == ids_13)) begin
-            pend_13__d = act_1__q;
-        end
-        if (~kept_2 & (write_pos_2 == ids_13)) begin
-            pend_13__d = act_2__q;
-        end
-        if (~kept_3 & (write_pos_3 == ids_13)) begin
-            pend_13__d = act_3__q;
-        end
-        if (~kept_4 & (write_pos_4 == ids_13)) begin
-            pend_13__d = act_4__q;
-        end
-        if (~kept_5 & (write_pos_5 == ids_13)) begin
-            pend_13__d = act_5__q;
-        end
-        if (~kept_0 & (write_pos_0 == ids_14)) begin
-            pend_14__d = act_0__q;
-        end
-        if (~kept_1 & (write_pos_1 == ids_14)) begin
-            pend_14__d = act_1__q;
-        end
-        if (~kept_2 & (write_pos_2 == ids_14)) begin
-            pend_14__d = act_2__q;
-        end
-        if (~kept_3 & (write_pos_3 == ids_14)) begin
-            pend_14__d = act_3__q;
-        end
-        if (~kept_4 & (write_pos_4 == ids_14)) begin
-            pend_14__d = act_4__q;
-        end
-        if (~kept_5 & (write_pos_5 == ids_14)) begin
-            pend_14__d = act_5__q;
-        end
-        if (~kept_0 & (write_pos_0 == ids_15)) begin
-            pend_15__d = act_0__q;
-        end
-        if (~kept_1 & (write_pos_1 == ids_15)) begin
-            pend_15__d = act_1__q;
-        end
-        if (~kept_2 & (write_pos_2 == ids_15)) begin
-            pend_15__d = act_2__q;
-        end
-        if (~kept_3 & (write_pos_3 == ids_15)) begin
-            pend_15__d = act_3__q;
-        end
-        if (~kept_4 & (write_pos_4 == ids_15)) begin
-            pend_15__d = act_4__q;
-        end
-        if (~kept_5 & (write_pos_5 == ids_15)) begin
-            pend_15__d = act_5__q;
-        end
-        if (~kept_0 & (write_pos_0 == ids_16)) begin
-            pend_16__d = act_0__q;
-        end
-        if (~kept_1 & (write_pos_1 == ids_16)) begin
-            pend_16__d = act_1__q;
-        end
-        if (~kept_2 & (write_pos_2 == ids_16)) begin
-            pend_16__d = act_2__q;
-        end
-        if (~kept_3 & (write_pos_3 == ids_16)) begin
-            pend_16__d = act_3__q;
-        end
-        if (~kept_4 & (write_pos_4 == ids_16)) begin
-            pend_16__d = act_4__q;
-        end
-        if (~kept_5 & (write_pos_5 == ids_16)) begin
-            pend_16__d = act_5__q;
-        end
-        if (~kept_0 & (write_pos_0 == ids_17)) begin
-            pend_17__d = act_0__q;
-        end
-        if (~kept_1 & (write_pos_1 == ids_17)) begin
-            pend_17__d = act_1__q;
-        end
-        if (~kept_2 & (write_pos_2 == ids_17)) begin
-            pend_17__d = act_2__q;
-        end
-        if (~kept_3 & (write_pos_3 == ids_17)) begin
-            pend_17__d = act_3__q;
-        end
-        if (~kept_4 & (write_pos_4 == ids_17)) begin
-            pend_17__d = act_4__q;
-        end
-        if (~kept_5 & (write_pos_5 == ids_17)) begin
-            pend_17__d = act_5__q;
+        else begin
+            demoted_run = demoted_run << one_id;
         end
         next_head = head__q + (k_const - kept_count);
         if (next_head >= p_const) begin
             next_head = next_head - p_const;
         end
         head__d = next_head;
+        ring_pos_0 = head__q + ids_0;
+        if (ring_pos_0 >= p_const) begin
+            ring_pos_0 = ring_pos_0 - p_const;
+        end
+        ring_at_0 = zero_id;
+        if (ring_pos_0 == ids_0) begin
+            ring_at_0 = ring_at_0 | pend_0__q;
+        end
+        if (ring_pos_0 == ids_1) begin
+            ring_at_0 = ring_at_0 | pend_1__q;
+        end
+        if (ring_pos_0 == ids_2) begin
+            ring_at_0 = ring_at_0 | pend_2__q;
+        end
+        if (ring_pos_0 == ids_3) begin
+            ring_at_0 = ring_at_0 | pend_3__q;
+        end
+        if (ring_pos_0 == ids_4) begin
+            ring_at_0 = ring_at_0 | pend_4__q;
+        end
+        if (ring_pos_0 == ids_5) begin
+            ring_at_0 = ring_at_0 | pend_5__q;
+        end
+        if (ring_pos_0 == ids_6) begin
+            ring_at_0 = ring_at_0 | pend_6__q;
+        end
+        if (ring_pos_0 == ids_7) begin
+            ring_at_0 = ring_at_0 | pend_7__q;
+        end
+        if (ring_pos_0 == ids_8) begin
+            ring_at_0 = ring_at_0 | pend_8__q;
+        end
+        if (ring_pos_0 == ids_9) begin
+            ring_at_0 = ring_at_0 | pend_9__q;
+        end
+        if (ring_pos_0 == ids_10) begin
+            ring_at_0 = ring_at_0 | pend_10__q;
+        end
+        if (ring_pos_0 == ids_11) begin
+            ring_at_0 = ring_at_0 | pend_11__q;
+        end
+        if (ring_pos_0 == ids_12) begin
+            ring_at_0 = ring_at_0 | pend_12__q;
+        end
+        if (ring_pos_0 == ids_13) begin
+            ring_at_0 = ring_at_0 | pend_13__q;
+        end
+        if (ring_pos_0 == ids_14) begin
+            ring_at_0 = ring_at_0 | pend_14__q;
+        end
+        if (ring_pos_0 == ids_15) begin
+            ring_at_0 = ring_at_0 | pend_15__q;
+        end
+        if (ring_pos_0 == ids_16) begin
+            ring_at_0 = ring_at_0 | pend_16__q;
+        end
+        if (ring_pos_0 == ids_17) begin
+            ring_at_0 = ring_at_0 | pend_17__q;
+        end
+        ring_pos_1 = head__q + ids_1;
+        if (ring_pos_1 >= p_const) begin
+            ring_pos_1 = ring_pos_1 - p_const;
+        end
+        ring_at_1 = zero_id;
+        if (ring_pos_1 == ids_0) begin
+            ring_at_1 = ring_at_1 | pend_0__q;
+        end
+        if (ring_pos_1 == ids_1) begin
+            ring_at_1 = ring_at_1 | pend_1__q;
+        end
+        if (ring_pos_1 == ids_2) begin
+            ring_at_1 = ring_at_1 | pend_2__q;
+        end
+        if (ring_pos_1 == ids_3) begin
+            ring_at_1 = ring_at_1 | pend_3__q;
+        end
+        if (ring_pos_1 == ids_4) begin
+            ring_at_1 = ring_at_1 | pend_4__q;
+        end
+        if (ring_pos_1 == ids_5) begin
+            ring_at_1 = ring_at_1 | pend_5__q;
+        end
+        if (ring_pos_1 == ids_6) begin
+            ring_at_1 = ring_at_1 | pend_6__q;
+        end
+        if (ring_pos_1 == ids_7) begin
+            ring_at_1 = ring_at_1 | pend_7__q;
+        end
+        if (ring_pos_1 == ids_8) begin
+            ring_at_1 = ring_at_1 | pend_8__q;
+        end
+        if (ring_pos_1 == ids_9) begin
+            ring_at_1 = ring_at_1 | pend_9__q;
+        end
+        if (ring_pos_1 == ids_10) begin
+            ring_at_1 = ring_at_1 | pend_10__q;
+        end
+        if (ring_pos_1 == ids_11) begin
+            ring_at_1 = ring_at_1 | pend_11__q;
+        end
+        if (ring_pos_1 == ids_12) begin
+            ring_at_1 = ring_at_1 | pend_12__q;
+        end
+        if (ring_pos_1 == ids_13) begin
+            ring_at_1 = ring_at_1 | pend_13__q;
+        end
+        if (ring_pos_1 == ids_14) begin
+            ring_at_1 = ring_at_1 | pend_14__q;
+        end
+        if (ring_pos_1 == ids_15) begin
+            ring_at_1 = ring_at_1 | pend_15__q;
+        end
+        if (ring_pos_1 == ids_16) begin
+            ring_at_1 = ring_at_1 | pend_16__q;
+        end
+        if (ring_pos_1 == ids_17) begin
+            ring_at_1 = ring_at_1 | pend_17__q;
+        end
+        ring_pos_2 = head__q + ids_2;
+        if (ring_pos_2 >= p_const) begin
+            ring_pos_2 = ring_pos_2 - p_const;
+        end
+        ring_at_2 = zero_id;
+        if (ring_pos_2 == ids_0) begin
+            ring_at_2 = ring_at_2 | pend_0__q;
+        end
+        if (ring_pos_2 == ids_1) begin
+            ring_at_2 = ring_at_2 | pend_1__q;
+        end
+        if (ring_pos_2 == ids_2) begin
+            ring_at_2 = ring_at_2 | pend_2__q;
+        end
+        if (ring_pos_2 == ids_3) begin
+            ring_at_2 = ring_at_2 | pend_3__q;
+        end
+        if (ring_pos_2 == ids_4) begin
+            ring_at_2 = ring_at_2 | pend_4__q;
+        end
+        if (ring_pos_2 == ids_5) begin
+            ring_at_2 = ring_at_2 | pend_5__q;
+        end
+        if (ring_pos_2 == ids_6) begin
+            ring_at_2 = ring_at_2 | pend_6__q;
+        end
+        if (ring_pos_2 == ids_7) begin
+            ring_at_2 = ring_at_2 | pend_7__q;
+        end
+        if (ring_pos_2 == ids_8) begin
+            ring_at_2 = ring_at_2 | pend_8__q;
+        end
+        if (ring_pos_2 == ids_9) begin
+            ring_at_2 = ring_at_2 | pend_9__q;
+        end
+        if (ring_pos_2 == ids_10) begin
+            ring_at_2 = ring_at_2 | pend_10__q;
+        end
+        if (ring_pos_2 == ids_11) begin
+            ring_at_2 = ring_at_2 | pend_11__q;
+        end
+        if (ring_pos_2 == ids_12) begin
+            ring_at_2 = ring_at_2 | pend_12__q;
+        end
+        if (ring_pos_2 == ids_13) begin
+            ring_at_2 = ring_at_2 | pend_13__q;
+        end
+        if (ring_pos_2 == ids_14) begin
+            ring_at_2 = ring_at_2 | pend_14__q;
+        end
+        if (ring_pos_2 == ids_15) begin
+            ring_at_2 = ring_at_2 | pend_15__q;
+        end
+        if (ring_pos_2 == ids_16) begin
+            ring_at_2 = ring_at_2 | pend_16__q;
+        end
+        if (ring_pos_2 == ids_17) begin
+            ring_at_2 = ring_at_2 | pend_17__q;
+        end
+        ring_pos_3 = head__q + ids_3;
+        if (ring_pos_3 >= p_const) begin
+            ring_pos_3 = ring_pos_3 - p_const;
+        end
+        ring_at_3 = zero_id;
+        if (ring_pos_3 == ids_0) begin
+            ring_at_3 = ring_at_3 | pend_0__q;
+        end
+        if (ring_pos_3 == ids_1) begin
+            ring_at_3 = ring_at_3 | pend_1__q;
+        end
+        if (ring_pos_3 == ids_2) begin
+            ring_at_3 = ring_at_3 | pend_2__q;
+        end
+        if (ring_pos_3 == ids_3) begin
+            ring_at_3 = ring_at_3 | pend_3__q;
+        end
+        if (ring_pos_3 == ids_4) begin
+            ring_at_3 = ring_at_3 | pend_4__q;
+        end
+        if (ring_pos_3 == ids_5) begin
+            ring_at_3 = ring_at_3 | pend_5__q;
+        end
+        if (ring_pos_3 == ids_6) begin
+            ring_at_3 = ring_at_3 | pend_6__q;
+        end
+        if (ring_pos_3 == ids_7) begin
+            ring_at_3 = ring_at_3 | pend_7__q;
+        end
+        if (ring_pos_3 == ids_8) begin
+            ring_at_3 = ring_at_3 | pend_8__q;
+        end
+        if (ring_pos_3 == ids_9) begin
+            ring_at_3 = ring_at_3 | pend_9__q;
+        end
+        if (ring_pos_3 == ids_10) begin
+            ring_at_3 = ring_at_3 | pend_10__q;
+        end
+        if (ring_pos_3 == ids_11) begin
+            ring_at_3 = ring_at_3 | pend_11__q;
+        end
+        if (ring_pos_3 == ids_12) begin
+            ring_at_3 = ring_at_3 | pend_12__q;
+        end
+        if (ring_pos_3 == ids_13) begin
+            ring_at_3 = ring_at_3 | pend_13__q;
+        end
+        if (ring_pos_3 == ids_14) begin
+            ring_at_3 = ring_at_3 | pend_14__q;
+        end
+        if (ring_pos_3 == ids_15) begin
+            ring_at_3 = ring_at_3 | pend_15__q;
+        end
+        if (ring_pos_3 == ids_16) begin
+            ring_at_3 = ring_at_3 | pend_16__q;
+        end
+        if (ring_pos_3 == ids_17) begin
+            ring_at_3 = ring_at_3 | pend_17__q;
+        end
+        ring_pos_4 = head__q + ids_4;
+        if (ring_pos_4 >= p_const) begin
+            ring_pos_4 = ring_pos_4 - p_const;
+        end
+        ring_at_4 = zero_id;
+        if (ring_pos_4 == ids_0) begin
+            ring_at_4 = ring_at_4 | pend_0__q;
+        end
+        if (ring_pos_4 == ids_1) begin
+            ring_at_4 = ring_at_4 | pend_1__q;
+        end
+        if (ring_pos_4 == ids_2) begin
+            ring_at_4 = ring_at_4 | pend_2__q;
+        end
+        if (ring_pos_4 == ids_3) begin
+            ring_at_4 = ring_at_4 | pend_3__q;
+        end
+        if (ring_pos_4 == ids_4) begin
+            ring_at_4 = ring_at_4 | pend_4__q;
+        end
+        if (ring_pos_4 == ids_5) begin
+            ring_at_4 = ring_at_4 | pend_5__q;
+        end
+        if (ring_pos_4 == ids_6) begin
+            ring_at_4 = ring_at_4 | pend_6__q;
+        end
+        if (ring_pos_4 == ids_7) begin
+            ring_at_4 = ring_at_4 | pend_7__q;
+        end
+        if (ring_pos_4 == ids_8) begin
+            ring_at_4 = ring_at_4 | pend_8__q;
+        end
+        if (ring_pos_4 == ids_9) begin
+            ring_at_4 = ring_at_4 | pend_9__q;
+        end
+        if (ring_pos_4 == ids_10) begin
+            ring_at_4 = ring_at_4 | pend_10__q;
+        end
+        if (ring_pos_4 == ids_11) begin
+            ring_at_4 = ring_at_4 | pend_11__q;
+        end
+        if (ring_pos_4 == ids_12) begin
+            ring_at_4 = ring_at_4 | pend_12__q;
+        end
+        if (ring_pos_4 == ids_13) begin
+            ring_at_4 = ring_at_4 | pend_13__q;
+        end
+        if (ring_pos_4 == ids_14) begin
+            ring_at_4 = ring_at_4 | pend_14__q;
+        end
+        if (ring_pos_4 == ids_15) begin
+            ring_at_4 = ring_at_4 | pend_15__q;
+        end
+        if (ring_pos_4 == ids_16) begin
+            ring_at_4 = ring_at_4 | pend_16__q;
+        end
+        if (ring_pos_4 == ids_17) begin
+            ring_at_4 = ring_at_4 | pend_17__q;
+        end
+        ring_pos_5 = head__q + ids_5;
+        if (ring_pos_5 >= p_const) begin
+            ring_pos_5 = ring_pos_5 - p_const;
+        end
+        ring_at_5 = zero_id;
+        if (ring_pos_5 == ids_0) begin
+            ring_at_5 = ring_at_5 | pend_0__q;
+        end
+        if (ring_pos_5 == ids_1) begin
+            ring_at_5 = ring_at_5 | pend_1__q;
+        end
+        if (ring_pos_5 == ids_2) begin
+            ring_at_5 = ring_at_5 | pend_2__q;
+        end
+        if (ring_pos_5 == ids_3) begin
+            ring_at_5 = ring_at_5 | pend_3__q;
+        end
+        if (ring_pos_5 == ids_4) begin
+            ring_at_5 = ring_at_5 | pend_4__q;
+        end
+        if (ring_pos_5 == ids_5) begin
+            ring_at_5 = ring_at_5 | pend_5__q;
+        end
+        if (ring_pos_5 == ids_6) begin
+            ring_at_5 = ring_at_5 | pend_6__q;
+        end
+        if (ring_pos_5 == ids_7) begin
+            ring_at_5 = ring_at_5 | pend_7__q;
+        end
+        if (ring_pos_5 == ids_8) begin
+            ring_at_5 = ring_at_5 | pend_8__q;
+        end
+        if (ring_pos_5 == ids_9) begin
+            ring_at_5 = ring_at_5 | pend_9__q;
+        end
+        if (ring_pos_5 == ids_10) begin
+            ring_at_5 = ring_at_5 | pend_10__q;
+        end
+        if (ring_pos_5 == ids_11) begin
+            ring_at_5 = ring_at_5 | pend_11__q;
+        end
+        if (ring_pos_5 == ids_12) begin
+            ring_at_5 = ring_at_5 | pend_12__q;
+        end
+        if (ring_pos_5 == ids_13) begin
+            ring_at_5 = ring_at_5 | pend_13__q;
+        end
+        if (ring_pos_5 == ids_14) begin
+            ring_at_5 = ring_at_5 | pend_14__q;
+        end
+        if (ring_pos_5 == ids_15) begin
+            ring_at_5 = ring_at_5 | pend_15__q;
+        end
+        if (ring_pos_5 == ids_16) begin
+            ring_at_5 = ring_at_5 | pend_16__q;
+        end
+        if (ring_pos_5 == ids_17) begin
+            ring_at_5 = ring_at_5 | pend_17__q;
+        end
+        demoted_0 = zero_id;
+        if (~kept_0 & demoted_before_0[0]) begin
+            demoted_0 = demoted_0 | act_0__q;
+        end
+        if (~kept_1 & demoted_before_1[0]) begin
+            demoted_0 = demoted_0 | act_1__q;
+        end
+        if (~kept_2 & demoted_before_2[0]) begin
+            demoted_0 = demoted_0 | act_2__q;
+        end
+        if (~kept_3 & demoted_before_3[0]) begin
+            demoted_0 = demoted_0 | act_3__q;
+        end
+        if (~kept_4 & demoted_before_4[0]) begin
+            demoted_0 = demoted_0 | act_4__q;
+        end
+        if (~kept_5 & demoted_before_5[0]) begin
+            demoted_0 = demoted_0 | act_5__q;
+        end
+        moves_0 = |(kept_run & upto_n_5);
+        demoted_1 = zero_id;
+        if (~kept_0 & demoted_before_0[1]) begin
+            demoted_1 = demoted_1 | act_0__q;
+        end
+        if (~kept_1 & demoted_before_1[1]) begin
+            demoted_1 = demoted_1 | act_1__q;
+        end
+        if (~kept_2 & demoted_before_2[1]) begin
+            demoted_1 = demoted_1 | act_2__q;
+        end
+        if (~kept_3 & demoted_before_3[1]) begin
+            demoted_1 = demoted_1 | act_3__q;
+        end
+        if (~kept_4 & demoted_before_4[1]) begin
+            demoted_1 = demoted_1 | act_4__q;
+        end
+        if (~kept_5 & demoted_before_5[1]) begin
+            demoted_1 = demoted_1 | act_5__q;
+        end
+        moves_1 = |(kept_run & upto_n_4);
+        demoted_2 = zero_id;
+        if (~kept_0 & demoted_before_0[2]) begin
+            demoted_2 = demoted_2 | act_0__q;
+        end
+        if (~kept_1 & demoted_before_1[2]) begin
+            demoted_2 = demoted_2 | act_1__q;
+        end
+        if (~kept_2 & demoted_before_2[2]) begin
+            demoted_2 = demoted_2 | act_2__q;
+        end
+        if (~kept_3 & demoted_before_3[2]) begin
+            demoted_2 = demoted_2 | act_3__q;
+        end
+        if (~kept_4 & demoted_before_4[2]) begin
+            demoted_2 = demoted_2 | act_4__q;
+        end
+        if (~kept_5 & demoted_before_5[2]) begin
+            demoted_2 = demoted_2 | act_5__q;
+        end
+        moves_2 = |(kept_run & upto_n_3);
+        demoted_3 = zero_id;
+        if (~kept_0 & demoted_before_0[3]) begin
+            demoted_3 = demoted_3 | act_0__q;
+        end
+        if (~kept_1 & demoted_before_1[3]) begin
+            demoted_3 = demoted_3 | act_1__q;
+        end
+        if (~kept_2 & demoted_before_2[3]) begin
+            demoted_3 = demoted_3 | act_2__q;
+        end
+        if (~kept_3 & demoted_before_3[3]) begin
+            demoted_3 = demoted_3 | act_3__q;
+        end
+        if (~kept_4 & demoted_before_4[3]) begin
+            demoted_3 = demoted_3 | act_4__q;
+        end
+        if (~kept_5 & demoted_before_5[3]) begin
+            demoted_3 = demoted_3 | act_5__q;
+        end
+        moves_3 = |(kept_run & upto_n_2);
+        demoted_4 = zero_id;
+        if (~kept_0 & demoted_before_0[4]) begin
+            demoted_4 = demoted_4 | act_0__q;
+        end
+        if (~kept_1 & demoted_before_1[4]) begin
+            demoted_4 = demoted_4 | act_1__q;
+        end
+        if (~kept_2 & demoted_before_2[4]) begin
+            demoted_4 = demoted_4 | act_2__q;
+        end
+        if (~kept_3 & demoted_before_3[4]) begin
+            demoted_4 = demoted_4 | act_3__q;
+        end
+        if (~kept_4 & demoted_before_4[4]) begin
+            demoted_4 = demoted_4 | act_4__q;
+        end
+        if (~kept_5 & demoted_before_5[4]) begin
+            demoted_4 = demoted_4 | act_5__q;
+        end
+        moves_4 = |(kept_run & upto_n_1);
+        demoted_5 = zero_id;
+        if (~kept_0 & demoted_before_0[5]) begin
+            demoted_5 = demoted_5 | act_0__q;
+        end
+        if (~kept_1 & demoted_before_1[5]) begin
+            demoted_5 = demoted_5 | act_1__q;
+        end
+        if (~kept_2 & demoted_before_2[5]) begin
+            demoted_5 = demoted_5 | act_2__q;
+        end
+        if (~kept_3 & demoted_before_3[5]) begin
+            demoted_5 = demoted_5 | act_3__q;
+        end
+        if (~kept_4 & demoted_before_4[5]) begin
+            demoted_5 = demoted_5 | act_4__q;
+        end
+        if (~kept_5 & demoted_before_5[5]) begin
+            demoted_5 = demoted_5 | act_5__q;
+        end
+        moves_5 = |(kept_run & upto_n_0);
+        landed = zero_id;
+        lands = 1'b0;
+        if (moves_0 & (ring_pos_0 == ids_0)) begin
+            landed = landed | demoted_0;
+            lands = 1'b1;
+        end
+        if (moves_1 & (ring_pos_1 == ids_0)) begin
+            landed = landed | demoted_1;
+            lands = 1'b1;
+        end
+        if (moves_2 & (ring_pos_2 == ids_0)) begin
+            landed = landed | demoted_2;
+            lands = 1'b1;
+        end
+        if (moves_3 & (ring_pos_3 == ids_0)) begin
+            landed = landed | demoted_3;
+            lands = 1'b1;
+        end
+        if (moves_4 & (ring_pos_4 == ids_0)) begin
+            landed = landed | demoted_4;
+            lands = 1'b1;
+        end
+        if (moves_5 & (ring_pos_5 == ids_0)) begin
+            landed = landed | demoted_5;
+            lands = 1'b1;
+        end
+        if (lands) begin
+            pend_0__d = landed;
+        end
+        landed = zero_id;
+        lands = 1'b0;
+        if (moves_0 & (ring_pos_0 == ids_1)) begin
+            landed = landed | demoted_0;
+            lands = 1'b1;
+        end
+        if (moves_1 & (ring_pos_1 == ids_1)) begin
+            landed = landed | demoted_1;
+            lands = 1'b1;
+        end
+        if (moves_2 & (ring_pos_2 == ids_1)) begin
+            landed = landed | demoted_2;
+            lands = 1'b1;
+        end
+        if (moves_3 & (ring_pos_3 == ids_1)) begin
+            landed = landed | demoted_3;
+            lands = 1'b1;
+        end
+        if (moves_4 & (ring_pos_4 == ids_1)) begin
+            landed = landed | demoted_4;
+            lands = 1'b1;
+        end
+        if (moves_5 & (ring_pos_5 == ids_1)) begin
+            landed = landed | demoted_5;
+            lands = 1'b1;
+        end
+        if (lands) begin
+            pend_1__d = landed;
+        end
+        landed = zero_id;
+        lands = 1'b0;
+        if (moves_0 & (ring_pos_0 == ids_2)) begin
+            landed = landed | demoted_0;
+            lands = 1'b1;
+        end
+        if (moves_1 & (ring_pos_1 == ids_2)) begin
+            landed = landed | demoted_1;
+            lands = 1'b1;
+        end
+        if (moves_2 & (ring_pos_2 == ids_2)) begin
+            landed = landed | demoted_2;
+            lands = 1'b1;
+        end
+        if (moves_3 & (ring_pos_3 == ids_2)) begin
+            landed = landed | demoted_3;
+            lands = 1'b1;
+        end
+        if (moves_4 & (ring_pos_4 == ids_2)) begin
+            landed = landed | demoted_4;
+            lands = 1'b1;
+        end
+        if (moves_5 & (ring_pos_5 == ids_2)) begin
+            landed = landed | demoted_5;
+            lands = 1'b1;
+        end
+        if (lands) begin
+            pend_2__d = landed;
+        end
+        landed = zero_id;
+        lands = 1'b0;
+        if (moves_0 & (ring_pos_0 == ids_3)) begin
+            landed = landed | demoted_0;
+            lands = 1'b1;
+        end
+        if (moves_1 & (ring_pos_1 == ids_3)) begin
+            landed = landed | demoted_1;
+            lands = 1'b1;
+        end
+        if (moves_2 & (ring_pos_2 == ids_3)) begin
+            landed = landed | demoted_2;
+            lands = 1'b1;
+        end
+        if (moves_3 & (ring_pos_3 == ids_3)) begin
+            landed = landed | demoted_3;
+            lands = 1'b1;
+        end
+        if (moves_4 & (ring_pos_4 == ids_3)) begin
+            landed = landed | demoted_4;
+            lands = 1'b1;
+        end
+        if (moves_5 & (ring_pos_5 == ids_3)) begin
+            landed = landed | demoted_5;
+            lands = 1'b1;
+        end
+        if (lands) begin
+            pend_3__d = landed;
+        end
+        landed = zero_id;
+        lands = 1'b0;
+        if (moves_0 & (ring_pos_0 == ids_4)) begin
+            landed = landed | demoted_0;
+            lands = 1'b1;
+        end
+        if (moves_1 & (ring_pos_1 == ids_4)) begin
+            landed = landed | demoted_1;
+            lands = 1'b1;
+        end
+        if (moves_2 & (ring_pos_2 == ids_4)) begin
+            landed = landed | demoted_2;
+            lands = 1'b1;
+        end
+        if (moves_3 & (ring_pos_3 == ids_4)) begin
+            landed = landed | demoted_3;
+            lands = 1'b1;
+        end
+        if (moves_4 & (ring_pos_4 == ids_4)) begin
+            landed = landed | demoted_4;
+            lands = 1'b1;
+        end
+        if (moves_5 & (ring_pos_5 == ids_4)) begin
+            landed = landed | demoted_5;
+            lands = 1'b1;
+        end
+        if (lands) begin
+            pend_4__d = landed;
+        end
+        landed = zero_id;
+        lands = 1'b0;
+        if (moves_0 & (ring_pos_0 == ids_5)) begin
+            landed = landed | demoted_0;
+            lands = 1'b1;
+        end
+        if (moves_1 & (ring_pos_1 == ids_5)) begin
+            landed = landed | demoted_1;
+            lands = 1'b1;
+        end
+        if (moves_2 & (ring_pos_2 == ids_5)) begin
+            landed = landed | demoted_2;
+            lands = 1'b1;
+        end
+        if (moves_3 & (ring_pos_3 == ids_5)) begin
+            landed = landed | demoted_3;
+            lands = 1'b1;
+        end
+        if (moves_4 & (ring_pos_4 == ids_5)) begin
+            landed = landed | demoted_4;
+            lands = 1'b1;
+        end
+        if (moves_5 & (ring_pos_5 == ids_5)) begin
+            landed = landed | demoted_5;
+            lands = 1'b1;
+        end
+        if (lands) begin
+            pend_5__d = landed;
+        end
+        landed = zero_id;
+        lands = 1'b0;
+        if (moves_0 & (ring_pos_0 == ids_6)) begin
+            landed = landed | demoted_0;
+            lands = 1'b1;
+        end
+        if (moves_1 & (ring_pos_1 == ids_6)) begin
+            landed = landed | demoted_1;
+            lands = 1'b1;
+        end
+        if (moves_2 & (ring_pos_2 == ids_6)) begin
+            landed = landed | demoted_2;
+            lands = 1'b1;
+        end
+        if (moves_3 & (ring_pos_3 == ids_6)) begin
+            landed = landed | demoted_3;
+            lands = 1'b1;
+        end
+        if (moves_4 & (ring_pos_4 == ids_6)) begin
+            landed = landed | demoted_4;
+            lands = 1'b1;
+        end
+        if (moves_5 & (ring_pos_5 == ids_6)) begin
+            landed = landed | demoted_5;
+            lands = 1'b1;
+        end
+        if (lands) begin
+            pend_6__d = landed;
+        end
+        landed = zero_id;
+        lands = 1'b0;
+        if (moves_0 & (ring_pos_0 == ids_7)) begin
+            landed = landed | demoted_0;
+            lands = 1'b1;
+        end
+        if (moves_1 & (ring_pos_1 == ids_7)) begin
+            landed = landed | demoted_1;
+            lands = 1'b1;
+        end
+        if (moves_2 & (ring_pos_2 == ids_7)) begin
+            landed = landed | demoted_2;
+            lands = 1'b1;
+        end
+        if (moves_3 & (ring_pos_3 == ids_7)) begin
+            landed = landed | demoted_3;
+            lands = 1'b1;
+        end
+        if (moves_4 & (ring_pos_4 == ids_7)) begin
+            landed = landed | demoted_4;
+            lands = 1'b1;
+        end
+        if (moves_5 & (ring_pos_5 == ids_7)) begin
+            landed = landed | demoted_5;
+            lands = 1'b1;
+        end
+        if (lands) begin
+            pend_7__d = landed;
+        end
+        landed = zero_id;
+        lands = 1'b0;
+        if (moves_0 & (ring_pos_0 == ids_8)) begin
+            landed = landed | demoted_0;
+            lands = 1'b1;
+        end
+        if (moves_1 & (ring_pos_1 == ids_8)) begin
+            landed = landed | demoted_1;
+            lands = 1'b1;
+        end
+        if (moves_2 & (ring_pos_2 == ids_8)) begin
+            landed = landed | demoted_2;
+            lands = 1'b1;
+        end
+        if (moves_3 & (ring_pos_3 == ids_8)) begin
+            landed = landed | demoted_3;
+            lands = 1'b1;
+        end
+        if (moves_4 & (ring_pos_4 == ids_8)) begin
+            landed = landed | demoted_4;
+            lands = 1'b1;
+        end
+        if (moves_5 & (ring_pos_5 == ids_8)) begin
+            landed = landed | demoted_5;
+            lands = 1'b1;
+        end
+        if (lands) begin
+            pend_8__d = landed;
+        end
+        landed = zero_id;
+        lands = 1'b0;
+        if (moves_0 & (ring_pos_0 == ids_9)) begin
+            landed = landed | demoted_0;
+            lands = 1'b1;
+        end
+        if (moves_1 & (ring_pos_1 == ids_9)) begin
+            landed = landed | demoted_1;
+            lands = 1'b1;
+        end
+        if (moves_2 & (ring_pos_2 == ids_9)) begin
+            landed = landed | demoted_2;
+            lands = 1'b1;
+        end
+        if (moves_3 & (ring_pos_3 == ids_9)) begin
+            landed = landed | demoted_3;
+            lands = 1'b1;
+        end
+        if (moves_4 & (ring_pos_4 == ids_9)) begin
+            landed = landed | demoted_4;
+            lands = 1'b1;
+        end
+        if (moves_5 & (ring_pos_5 == ids_9)) begin
+            landed = landed | demoted_5;
+            lands = 1'b1;
+        end
+        if (lands) begin
+            pend_9__d = landed;
+        end
+        landed = zero_id;
+        lands = 1'b0;
+        if (moves_0 & (ring_pos_0 == ids_10)) begin
+            landed = landed | demoted_0;
+            lands = 1'b1;
+        end
+        if (moves_1 & (ring_pos_1 == ids_10)) begin
+            landed = landed | demoted_1;
+            lands = 1'b1;
+        end
+        if (moves_2 & (ring_pos_2 == ids_10)) begin
+            landed = landed | demoted_2;
+            lands = 1'b1;
+        end
+        if (moves_3 & (ring_pos_3 == ids_10)) begin
+            landed = landed | demoted_3;
+            lands = 1'b1;
+        end
+        if (moves_4 & (ring_pos_4 == ids_10)) begin
+            landed = landed | demoted_4;
+            lands = 1'b1;
+        end
+        if (moves_5 & (ring_pos_5 == ids_10)) begin
+            landed = landed | demoted_5;
+            lands = 1'b1;
+        end
+        if (lands) begin
+            pend_10__d = landed;
+        end
+        landed = zero_id;
+        lands = 1'b0;
+        if (moves_0 & (ring_pos_0 == ids_11)) begin
+            landed = landed | demoted_0;
+            lands = 1'b1;
+        end
+        if (moves_1 & (ring_pos_1 == ids_11)) begin
+            landed = landed | demoted_1;
+            lands = 1'b1;
+        end
+        if (moves_2 & (ring_pos_2 == ids_11)) begin
+            landed = landed | demoted_2;
+            lands = 1'b1;
+        end
+        if (moves_3 & (ring_pos_3 == ids_11)) begin
+            landed = landed | demoted_3;
+            lands = 1'b1;
+        end
+        if (moves_4 & (ring_pos_4 == ids_11)) begin
+            landed = landed | demoted_4;
+            lands = 1'b1;
+        end
+        if (moves_5 & (ring_pos_5 == ids_11)) begin
+            landed = landed | demoted_5;
+            lands = 1'b1;
+        end
+        if (lands) begin
+            pend_11__d = landed;
+        end
+        landed = zero_id;
+        lands = 1'b0;
+        if (moves_0 & (ring_pos_0 == ids_12)) begin
+            landed = landed | demoted_0;
+            lands = 1'b1;
+        end
+        if (moves_1 & (ring_pos_1 == ids_12)) begin
+            landed = landed | demoted_1;
+            lands = 1'b1;
+        end
+        if (moves_2 & (ring_pos_2 == ids_12)) begin
+            landed = landed | demoted_2;
+            lands = 1'b1;
+        end
+        if (moves_3 & (ring_pos_3 == ids_12)) begin
+            landed = landed | demoted_3;
+            lands = 1'b1;
+        end
+        if (moves_4 & (ring_pos_4 == ids_12)) begin
+            landed = landed | demoted_4;
+            lands = 1'b1;
+        end
+        if (moves_5 & (ring_pos_5 == ids_12)) begin
+            landed = landed | demoted_5;
+            lands = 1'b1;
+        end
+        if (lands) begin
+            pend_12__d = landed;
+        end
+        landed = zero_id;
+        lands = 1'b0;
+        if (moves_0 & (ring_pos_0 == ids_13)) begin
+            landed = landed | demoted_0;
+            lands = 1'b1;
+        end
+        if (moves_1 & (ring_pos_1 == ids_13)) begin
+            landed = landed | demoted_1;
+            lands = 1'b1;
+        end
+        if (moves_2 & (ring_pos_2 == ids_13)) begin
+            landed = landed | demoted_2;
+            lands = 1'b1;
+        end
+        if (moves_3 & (ring_pos_3 == ids_13)) begin
+            landed = landed | demoted_3;
+            lands = 1'b1;
+        end
+        if (moves_4 & (ring_pos_4 == ids_13)) begin
+            landed = landed | demoted_4;
+            lands = 1'b1;
+        end
+        if (moves_5 & (ring_pos_5 == ids_13)) begin
+            landed = landed | demoted_5;
+            lands = 1'b1;
+        end
+        if (lands) begin
+            pend_13__d = landed;
+        end
+        landed = zero_id;
+        lands = 1'b0;
+        if (moves_0 & (ring_pos_0 == ids_14)) begin
+            landed = landed | demoted_0;
+            lands = 1'b1;
+        end
+        if (moves_1 & (ring_pos_1 == ids_14)) begin
+            landed = landed | demoted_1;
+            lands = 1'b1;
+        end
+        if (moves_2 & (ring_pos_2 == ids_14)) begin
+            landed = landed | demoted_2;
+            lands = 1'b1;
+        end
+        if (moves_3 & (ring_pos_3 == ids_14)) begin
+            landed = landed | demoted_3;
+            lands = 1'b1;
+        end
+        if (moves_4 & (ring_pos_4 == ids_14)) begin
+            landed = landed | demoted_4;
+            lands = 1'b1;
+        end
+        if (moves_5 & (ring_pos_5 == ids_14)) begin
+            landed = landed | demoted_5;
+            lands = 1'b1;
+        end
+        if (lands) begin
+            pend_14__d = landed;
+        end
+        landed = zero_id;
+        lands = 1'b0;
+        if (moves_0 & (ring_pos_0 == ids_15)) begin
+            landed = landed | demoted_0;
+            lands = 1'b1;
+        end
+        if (moves_1 & (ring_pos_1 == ids_15)) begin
+            landed = landed | demoted_1;
+            lands = 1'b1;
+        end
+        if (moves_2 & (ring_pos_2 == ids_15)) begin
+            landed = landed | demoted_2;
+            lands = 1'b1;
+        end
+        if (moves_3 & (ring_pos_3 == ids_15)) begin
+            landed = landed | demoted_3;
+            lands = 1'b1;
+        end
+        if (moves_4 & (ring_pos_4 == ids_15)) begin
+            landed = landed | demoted_4;
+            lands = 1'b1;
+        end
+        if (moves_5 & (ring_pos_5 == ids_15)) begin
+            landed = landed | demoted_5;
+            lands = 1'b1;
+        end
+        if (lands) begin
+            pend_15__d = landed;
+        end
+        landed = zero_id;
+        lands = 1'b0;
+        if (moves_0 & (ring_pos_0 == ids_16)) begin
+            landed = landed | demoted_0;
+            lands = 1'b1;
+        end
+        if (moves_1 & (ring_pos_1 == ids_16)) begin
+            landed = landed | demoted_1;
+            lands = 1'b1;
+        end
+        if (moves_2 & (ring_pos_2 == ids_16)) begin
+            landed = landed | demoted_2;
+            lands = 1'b1;
+        end
+        if (moves_3 & (ring_pos_3 == ids_16)) begin
+            landed = landed | demoted_3;
+            lands = 1'b1;
+        end
+        if (moves_4 & (ring_pos_4 == ids_16)) begin
+            landed = landed | demoted_4;
+            lands = 1'b1;
+        end
+        if (moves_5 & (ring_pos_5 == ids_16)) begin
+            landed = landed | demoted_5;
+            lands = 1'b1;
+        end
+        if (lands) begin
+            pend_16__d = landed;
+        end
+        landed = zero_id;
+        lands = 1'b0;
+        if (moves_0 & (ring_pos_0 == ids_17)) begin
+            landed = landed | demoted_0;
+            lands = 1'b1;
+        end
+        if (moves_1 & (ring_pos_1 == ids_17)) begin
+            landed = landed | demoted_1;
+            lands = 1'b1;
+        end
+        if (moves_2 & (ring_pos_2 == ids_17)) begin
+            landed = landed | demoted_2;
+            lands = 1'b1;
+        end
+        if (moves_3 & (ring_pos_3 == ids_17)) begin
+            landed = landed | demoted_3;
+            lands = 1'b1;
+        end
+        if (moves_4 & (ring_pos_4 == ids_17)) begin
+            landed = landed | demoted_4;
+            lands = 1'b1;
+        end
+        if (moves_5 & (ring_pos_5 == ids_17)) begin
+            landed = landed | demoted_5;
+            lands = 1'b1;
+        end
+        if (lands) begin
+            pend_17__d = landed;
+        end
         list_0 = zero_id;
-        if (kept_0 & (kept_before_0 == ids_0)) begin
-            list_0 = act_0__q;
+        if (kept_0 & kept_before_0[0]) begin
+            list_0 = list_0 | act_0__q;
         end
-        if (kept_1 & (kept_before_1 == ids_0)) begin
-            list_0 = act_1__q;
+        if (kept_1 & kept_before_1[0]) begin
+            list_0 = list_0 | act_1__q;
         end
-        if (kept_2 & (kept_before_2 == ids_0)) begin
-            list_0 = act_2__q;
+        if (kept_2 & kept_before_2[0]) begin
+            list_0 = list_0 | act_2__q;
         end
-        if (kept_3 & (kept_before_3 == ids_0)) begin
-            list_0 = act_3__q;
+        if (kept_3 & kept_before_3[0]) begin
+            list_0 = list_0 | act_3__q;
         end
-        if (kept_4 & (kept_before_4 == ids_0)) begin
-            list_0 = act_4__q;
+        if (kept_4 & kept_before_4[0]) begin
+            list_0 = list_0 | act_4__q;
         end
-        if (kept_5 & (kept_before_5 == ids_0)) begin
-            list_0 = act_5__q;
+        if (kept_5 & kept_before_5[0]) begin
+            list_0 = list_0 | act_5__q;
         end
-        read_pos_0 = head__q + (ids_0 - kept_count);
-        if (read_pos_0 >= p_const) begin
-            read_pos_0 = read_pos_0 - p_const;
+        if (kept_run[0] & upto_n_0[0]) begin
+            list_0 = list_0 | ring_at_0;
         end
-        if (ids_0 >= kept_count) begin
-            if (read_pos_0 == ids_0) begin
-                list_0 = pend_0__q;
-            end
-            if (read_pos_0 == ids_1) begin
-                list_0 = pend_1__q;
-            end
-            if (read_pos_0 == ids_2) begin
-                list_0 = pend_2__q;
-            end
-            if (read_pos_0 == ids_3) begin
-                list_0 = pend_3__q;
-            end
-            if (read_pos_0 == ids_4) begin
-                list_0 = pend_4__q;
-            end
-            if (read_pos_0 == ids_5) begin
-                list_0 = pend_5__q;
-            end
-            if (read_pos_0 == ids_6) begin
-                list_0 = pend_6__q;
-            end
-            if (read_pos_0 == ids_7) begin
-                list_0 = pend_7__q;
-            end
-            if (read_pos_0 == ids_8) begin
-                list_0 = pend_8__q;
-            end
-            if (read_pos_0 == ids_9) begin
-                list_0 = pend_9__q;
-            end
-            if (read_pos_0 == ids_10) begin
-                list_0 = pend_10__q;
-            end
-            if (read_pos_0 == ids_11) begin
-                list_0 = pend_11__q;
-            end
-            if (read_pos_0 == ids_12) begin
-                list_0 = pend_12__q;
-            end
-            if (read_pos_0 == ids_13) begin
-                list_0 = pend_13__q;
-            end
-            if (read_pos_0 == ids_14) begin
-                list_0 = pend_14__q;
-            end
-            if (read_pos_0 == ids_15) begin
-                list_0 = pend_15__q;
-            end
-            if (read_pos_0 == ids_16) begin
-                list_0 = pend_16__q;
-            end
-            if (read_pos_0 == ids_17) begin
-                list_0 = pend_17__q;
-            end
+        if (kept_run[1] & upto_n_0[1]) begin
+            list_0 = list_0 | ring_at_5;
+        end
+        if (kept_run[2] & upto_n_0[2]) begin
+            list_0 = list_0 | ring_at_4;
+        end
+        if (kept_run[3] & upto_n_0[3]) begin
+            list_0 = list_0 | ring_at_3;
+        end
+        if (kept_run[4] & upto_n_0[4]) begin
+            list_0 = list_0 | ring_at_2;
+        end
+        if (kept_run[5] & upto_n_0[5]) begin
+            list_0 = list_0 | ring_at_1;
         end
         list_1 = zero_id;
-        if (kept_0 & (kept_before_0 == ids_1)) begin
-            list_1 = act_0__q;
+        if (kept_0 & kept_before_0[1]) begin
+            list_1 = list_1 | act_0__q;
         end
-        if (kept_1 & (kept_before_1 == ids_1)) begin
-            list_1 = act_1__q;
+        if (kept_1 & kept_before_1[1]) begin
+            list_1 = list_1 | act_1__q;
         end
-        if (kept_2 & (kept_before_2 == ids_1)) begin
-            list_1 = act_2__q;
+        if (kept_2 & kept_before_2[1]) begin
+            list_1 = list_1 | act_2__q;
         end
-        if (kept_3 & (kept_before_3 == ids_1)) begin
-            list_1 = act_3__q;
+        if (kept_3 & kept_before_3[1]) begin
+            list_1 = list_1 | act_3__q;
         end
-        if (kept_4 & (kept_before_4 == ids_1)) begin
-            list_1 = act_4__q;
+        if (kept_4 & kept_before_4[1]) begin
+            list_1 = list_1 | act_4__q;
         end
-        if (kept_5 & (kept_before_5 == ids_1)) begin
-            list_1 = act_5__q;
+        if (kept_5 & kept_before_5[1]) begin
+            list_1 = list_1 | act_5__q;
         end
-        read_pos_1 = head__q + (ids_1 - kept_count);
-        if (read_pos_1 >= p_const) begin
-            read_pos_1 = read_pos_1 - p_const;
+        if (kept_run[0] & upto_n_1[0]) begin
+            list_1 = list_1 | ring_at_1;
         end
-        if (ids_1 >= kept_count) begin
-            if (read_pos_1 == ids_0) begin
-                list_1 = pend_0__q;
-            end
-            if (read_pos_1 == ids_1) begin
-                list_1 = pend_1__q;
-            end
-            if (read_pos_1 == ids_2) begin
-                list_1 = pend_2__q;
-            end
-            if (read_pos_1 == ids_3) begin
-                list_1 = pend_3__q;
-            end
-            if (read_pos_1 == ids_4) begin
-                list_1 = pend_4__q;
-            end
-            if (read_pos_1 == ids_5) begin
-                list_1 = pend_5__q;
-            end
-            if (read_pos_1 == ids_6) begin
-                list_1 = pend_6__q;
-            end
-            if (read_pos_1 == ids_7) begin
-                list_1 = pend_7__q;
-            end
-            if (read_pos_1 == ids_8) begin
-                list_1 = pend_8__q;
-            end
-            if (read_pos_1 == ids_9) begin
-                list_1 = pend_9__q;
-            end
-            if (read_pos_1 == ids_10) begin
-                list_1 = pend_10__q;
-            end
-            if (read_pos_1 == ids_11) begin
-                list_1 = pend_11__q;
-            end
-            if (read_pos_1 == ids_12) begin
-                list_1 = pend_12__q;
-            end
-            if (read_pos_1 == ids_13) begin
-                list_1 = pend_13__q;
-            end
-            if (read_pos_1 == ids_14) begin
-                list_1 = pend_14__q;
-            end
-            if (read_pos_1 == ids_15) begin
-                list_1 = pend_15__q;
-            end
-            if (read_pos_1 == ids_16) begin
-                list_1 = pend_16__q;
-            end
-            if (read_pos_1 == ids_17) begin
-                list_1 = pend_17__q;
-            end
+        if (kept_run[1] & upto_n_1[1]) begin
+            list_1 = list_1 | ring_at_0;
+        end
+        if (kept_run[2] & upto_n_1[2]) begin
+            list_1 = list_1 | ring_at_5;
+        end
+        if (kept_run[3] & upto_n_1[3]) begin
+            list_1 = list_1 | ring_at_4;
+        end
+        if (kept_run[4] & upto_n_1[4]) begin
+            list_1 = list_1 | ring_at_3;
+        end
+        if (kept_run[5] & upto_n_1[5]) begin
+            list_1 = list_1 | ring_at_2;
         end
         list_2 = zero_id;
-        if (kept_0 & (kept_before_0 == ids_2)) begin
-            list_2 = act_0__q;
+        if (kept_0 & kept_before_0[2]) begin
+            list_2 = list_2 | act_0__q;
         end
-        if (kept_1 & (kept_before_1 == ids_2)) begin
-            list_2 = act_1__q;
+        if (kept_1 & kept_before_1[2]) begin
+            list_2 = list_2 | act_1__q;
         end
-        if (kept_2 & (kept_before_2 == ids_2)) begin
-            list_2 = act_2__q;
+        if (kept_2 & kept_before_2[2]) begin
+            list_2 = list_2 | act_2__q;
         end
-        if (kept_3 & (kept_before_3 == ids_2)) begin
-            list_2 = act_3__q;
+        if (kept_3 & kept_before_3[2]) begin
+            list_2 = list_2 | act_3__q;
         end
-        if (kept_4 & (kept_before_4 == ids_2)) begin
-            list_2 = act_4__q;
+        if (kept_4 & kept_before_4[2]) begin
+            list_2 = list_2 | act_4__q;
         end
-        if (kept_5 & (kept_before_5 == ids_2)) begin
-            list_2 = act_5__q;
+        if (kept_5 & kept_before_5[2]) begin
+            list_2 = list_2 | act_5__q;
         end
-        read_pos_2 = head__q + (ids_2 - kept_count);
-        if (read_pos_2 >= p_const) begin
-            read_pos_2 = read_pos_2 - p_const;
+        if (kept_run[0] & upto_n_2[0]) begin
+            list_2 = list_2 | ring_at_2;
         end
-        if (ids_2 >= kept_count) begin
-            if (read_pos_2 == ids_0) begin
-                list_2 = pend_0__q;
-            end
-            if (read_pos_2 == ids_1) begin
-                list_2 = pend_1__q;
-            end
-            if (read_pos_2 == ids_2) begin
-                list_2 = pend_2__q;
-            end
-            if (read_pos_2 == ids_3) begin
-                list_2 = pend_3__q;
-            end
-            if (read_pos_2 == ids_4) begin
-                list_2 = pend_4__q;
-            end
-            if (read_pos_2 == ids_5) begin
-                list_2 = pend_5__q;
-            end
-            if (read_pos_2 == ids_6) begin
-                list_2 = pend_6__q;
-            end
-            if (read_pos_2 == ids_7) begin
-                list_2 = pend_7__q;
-            end
-            if (read_pos_2 == ids_8) begin
-                list_2 = pend_8__q;
-            end
-            if (read_pos_2 == ids_9) begin
-                list_2 = pend_9__q;
-            end
-            if (read_pos_2 == ids_10) begin
-                list_2 = pend_10__q;
-            end
-            if (read_pos_2 == ids_11) begin
-                list_2 = pend_11__q;
-            end
-            if (read_pos_2 == ids_12) begin
-                list_2 = pend_12__q;
-            end
-            if (read_pos_2 == ids_13) begin
-                list_2 = pend_13__q;
-            end
-            if (read_pos_2 == ids_14) begin
-                list_2 = pend_14__q;
-            end
-            if (read_pos_2 == ids_15) begin
-                list_2 = pend_15__q;
-            end
-            if (read_pos_2 == ids_16) begin
-                list_2 = pend_16__q;
-            end
-            if (read_pos_2 == ids_17) begin
-                list_2 = pend_17__q;
-            end
+        if (kept_run[1] & upto_n_2[1]) begin
+            list_2 = list_2 | ring_at_1;
+        end
+        if (kept_run[2] & upto_n_2[2]) begin
+            list_2 = list_2 | ring_at_0;
+        end
+        if (kept_run[3] & upto_n_2[3]) begin
+            list_2 = list_2 | ring_at_5;
+        end
+        if (kept_run[4] & upto_n_2[4]) begin
+            list_2 = list_2 | ring_at_4;
+        end
+        if (kept_run[5] & upto_n_2[5]) begin
+            list_2 = list_2 | ring_at_3;
         end
         list_3 = zero_id;
-        if (kept_0 & (kept_before_0 == ids_3)) begin
-            list_3 = act_0__q;
+        if (kept_0 & kept_before_0[3]) begin
+            list_3 = list_3 | act_0__q;
         end
-        if (kept_1 & (kept_before_1 == ids_3)) begin
-            list_3 = act_1__q;
+        if (kept_1 & kept_before_1[3]) begin
+            list_3 = list_3 | act_1__q;
         end
-        if (kept_2 & (kept_before_2 == ids_3)) begin
-            list_3 = act_2__q;
+        if (kept_2 & kept_before_2[3]) begin
+            list_3 = list_3 | act_2__q;
         end
-        if (kept_3 & (kept_before_3 == ids_3)) begin
-            list_3 = act_3__q;
+        if (kept_3 & kept_before_3[3]) begin
+            list_3 = list_3 | act_3__q;
         end
-        if (kept_4 & (kept_before_4 == ids_3)) begin
-            list_3 = act_4__q;
+        if (kept_4 & kept_before_4[3]) begin
+            list_3 = list_3 | act_4__q;
         end
-        if (kept_5 & (kept_before_5 == ids_3)) begin
-            list_3 = act_5__q;
+        if (kept_5 & kept_before_5[3]) begin
+            list_3 = list_3 | act_5__q;
         end
-        read_pos_3 = head__q + (ids_3 - kept_count);
-        if (read_pos_3 >= p_const) begin
-            read_pos_3 = read_pos_3 - p_const;
+        if (kept_run[0] & upto_n_3[0]) begin
+            list_3 = list_3 | ring_at_3;
         end
-        if (ids_3 >= kept_count) begin
-            if (read_pos_3 == ids_0) begin
-                list_3 = pend_0__q;
-            end
-            if (read_pos_3 == ids_1) begin
-                list_3 = pend_1__q;
-            end
-            if (read_pos_3 == ids_2) begin
-                list_3 = pend_2__q;
-            end
-            if (read_pos_3 == ids_3) begin
-                list_3 = pend_3__q;
-            end
-            if (read_pos_3 == ids_4) begin
-                list_3 = pend_4__q;
-            end
-            if (read_pos_3 == ids_5) begin
-                list_3 = pend_5__q;
-            end
-            if (read_pos_3 == ids_6) begin
-                list_3 = pend_6__q;
-            end
-            if (read_pos_3 == ids_7) begin
-                list_3 = pend_7__q;
-            end
-            if (read_pos_3 == ids_8) begin
-                list_3 = pend_8__q;
-            end
-            if (read_pos_3 == ids_9) begin
-                list_3 = pend_9__q;
-            end
-            if (read_pos_3 == ids_10) begin
-                list_3 = pend_10__q;
-            end
-            if (read_pos_3 == ids_11) begin
-                list_3 = pend_11__q;
-            end
-            if (read_pos_3 == ids_12) begin
-                list_3 = pend_12__q;
-            end
-            if (read_pos_3 == ids_13) begin
-                list_3 = pend_13__q;
-            end
-            if (read_pos_3 == ids_14) begin
-                list_3 = pend_14__q;
-            end
-            if (read_pos_3 == ids_15) begin
-                list_3 = pend_15__q;
-            end
-            if (read_pos_3 == ids_16) begin
-                list_3 = pend_16__q;
-            end
-            if (read_pos_3 == ids_17) begin
-                list_3 = pend_17__q;
-            end
+        if (kept_run[1] & upto_n_3[1]) begin
+            list_3 = list_3 | ring_at_2;
+        end
+        if (kept_run[2] & upto_n_3[2]) begin
+            list_3 = list_3 | ring_at_1;
+        end
+        if (kept_run[3] & upto_n_3[3]) begin
+            list_3 = list_3 | ring_at_0;
+        end
+        if (kept_run[4] & upto_n_3[4]) begin
+            list_3 = list_3 | ring_at_5;
+        end
+        if (kept_run[5] & upto_n_3[5]) begin
+            list_3 = list_3 | ring_at_4;
         end
         list_4 = zero_id;
-        if (kept_0 & (kept_before_0 == ids_4)) begin
-            list_4 = act_0__q;
+        if (kept_0 & kept_before_0[4]) begin
+            list_4 = list_4 | act_0__q;
         end
-        if (kept_1 & (kept_before_1 == ids_4)) begin
-            list_4 = act_1__q;
+        if (kept_1 & kept_before_1[4]) begin
+            list_4 = list_4 | act_1__q;
         end
-        if (kept_2 & (kept_before_2 == ids_4)) begin
-            list_4 = act_2__q;
+        if (kept_2 & kept_before_2[4]) begin
+            list_4 = list_4 | act_2__q;
         end
-        if (kept_3 & (kept_before_3 == ids_4)) begin
-            list_4 = act_3__q;
+        if (kept_3 & kept_before_3[4]) begin
+            list_4 = list_4 | act_3__q;
         end
-        if (kept_4 & (kept_before_4 == ids_4)) begin
-            list_4 = act_4__q;
+        if (kept_4 & kept_before_4[4]) begin
+            list_4 = list_4 | act_4__q;
         end
-        if (kept_5 & (kept_before_5 == ids_4)) begin
-            list_4 = act_5__q;
+        if (kept_5 & kept_before_5[4]) begin
+            list_4 = list_4 | act_5__q;
         end
-        read_pos_4 = head__q + (ids_4 - kept_count);
-        if (read_pos_4 >= p_const) begin
-            read_pos_4 = read_pos_4 - p_const;
+        if (kept_run[0] & upto_n_4[0]) begin
+            list_4 = list_4 | ring_at_4;
         end
-        if (ids_4 >= kept_count) begin
-            if (read_pos_4 == ids_0) begin
-                list_4 = pend_0__q;
-            end
-            if (read_pos_4 == ids_1) begin
-                list_4 = pend_1__q;
-            end
-            if (read_pos_4 == ids_2) begin
-                list_4 = pend_2__q;
-            end
-            if (read_pos_4 == ids_3) begin
-                list_4 = pend_3__q;
-            end
-            if (read_pos_4 == ids_4) begin
-                list_4 = pend_4__q;
-            end
-            if (read_pos_4 == ids_5) begin
-                list_4 = pend_5__q;
-            end
-            if (read_pos_4 == ids_6) begin
-                list_4 = pend_6__q;
-            end
-            if (read_pos_4 == ids_7) begin
-                list_4 = pend_7__q;
-            end
-            if (read_pos_4 == ids_8) begin
-                list_4 = pend_8__q;
-            end
-            if (read_pos_4 == ids_9) begin
-                list_4 = pend_9__q;
-            end
-            if (read_pos_4 == ids_10) begin
-                list_4 = pend_10__q;
-            end
-            if (read_pos_4 == ids_11) begin
-                list_4 = pend_11__q;
-            end
-            if (read_pos_4 == ids_12) begin
-                list_4 = pend_12__q;
-            end
-            if (read_pos_4 == ids_13) begin
-                list_4 = pend_13__q;
-            end
-            if (read_pos_4 == ids_14) begin
-                list_4 = pend_14__q;
-            end
-            if (read_pos_4 == ids_15) begin
-                list_4 = pend_15__q;
-            end
-            if (read_pos_4 == ids_16) begin
-                list_4 = pend_16__q;
-            end
-            if (read_pos_4 == ids_17) begin
-                list_4 = pend_17__q;
-            end
+        if (kept_run[1] & upto_n_4[1]) begin
+            list_4 = list_4 | ring_at_3;
+        end
+        if (kept_run[2] & upto_n_4[2]) begin
+            list_4 = list_4 | ring_at_2;
+        end
+        if (kept_run[3] & upto_n_4[3]) begin
+            list_4 = list_4 | ring_at_1;
+        end
+        if (kept_run[4] & upto_n_4[4]) begin
+            list_4 = list_4 | ring_at_0;
+        end
+        if (kept_run[5] & upto_n_4[5]) begin
+            list_4 = list_4 | ring_at_5;
         end
         list_5 = zero_id;
-        if (kept_0 & (kept_before_0 == ids_5)) begin
-            list_5 = act_0__q;
+        if (kept_0 & kept_before_0[5]) begin
+            list_5 = list_5 | act_0__q;
         end
-        if (kept_1 & (kept_before_1 == ids_5)) begin
-            list_5 = act_1__q;
+        if (kept_1 & kept_before_1[5]) begin
+            list_5 = list_5 | act_1__q;
         end
-        if (kept_2 & (kept_before_2 == ids_5)) begin
-            list_5 = act_2__q;
+        if (kept_2 & kept_before_2[5]) begin
+            list_5 = list_5 | act_2__q;
         end
-        if (kept_3 & (kept_before_3 == ids_5)) begin
-            list_5 = act_3__q;
+        if (kept_3 & kept_before_3[5]) begin
+            list_5 = list_5 | act_3__q;
         end
-        if (kept_4 & (kept_before_4 == ids_5)) begin
-            list_5 = act_4__q;
+        if (kept_4 & kept_before_4[5]) begin
+            list_5 = list_5 | act_4__q;
         end
-        if (kept_5 & (kept_before_5 == ids_5)) begin
-            list_5 = act_5__q;
+        if (kept_5 & kept_before_5[5]) begin
+            list_5 = list_5 | act_5__q;
         end
-        read_pos_5 = head__q + (ids_5 - kept_count);
-        if (read_pos_5 >= p_const) begin
-            read_pos_5 = read_pos_5 - p_const;
+        if (kept_run[0] & upto_n_5[0]) begin
+            list_5 = list_5 | ring_at_5;
         end
-        if (ids_5 >= kept_count) begin
-            if (read_pos_5 == ids_0) begin
-                list_5 = pend_0__q;
-            end
-            if (read_pos_5 == ids_1) begin
-                list_5 = pend_1__q;
-            end
-            if (read_pos_5 == ids_2) begin
-                list_5 = pend_2__q;
-            end
-            if (read_pos_5 == ids_3) begin
-                list_5 = pend_3__q;
-            end
-            if (read_pos_5 == ids_4) begin
-                list_5 = pend_4__q;
-            end
-            if (read_pos_5 == ids_5) begin
-                list_5 = pend_5__q;
-            end
-            if (read_pos_5 == ids_6) begin
-                list_5 = pend_6__q;
-            end
-            if (read_pos_5 == ids_7) begin
-                list_5 = pend_7__q;
-            end
-            if (read_pos_5 == ids_8) begin
-                list_5 = pend_8__q;
-            end
-            if (read_pos_5 == ids_9) begin
-                list_5 = pend_9__q;
-            end
-            if (read_pos_5 == ids_10) begin
-                list_5 = pend_10__q;
-            end
-            if (read_pos_5 == ids_11) begin
-                list_5 = pend_11__q;
-            end
-            if (read_pos_5 == ids_12) begin
-                list_5 = pend_12__q;
-            end
-            if (read_pos_5 == ids_13) begin
-                list_5 = pend_13__q;
-            end
-            if (read_pos_5 == ids_14) begin
-                list_5 = pend_14__q;
-            end
-            if (read_pos_5 == ids_15) begin
-                list_5 = pend_15__q;
-            end
-            if (read_pos_5 == ids_16) begin
-                list_5 = pend_16__q;
-            end
-            if (read_pos_5 == ids_17) begin
-                list_5 = pend_17__q;
-            end
+        if (kept_run[1] & upto_n_5[1]) begin
+            list_5 = list_5 | ring_at_4;
+        end
+        if (kept_run[2] & upto_n_5[2]) begin
+            list_5 = list_5 | ring_at_3;
+        end
+        if (kept_run[3] & upto_n_5[3]) begin
+            list_5 = list_5 | ring_at_2;
+        end
+        if (kept_run[4] & upto_n_5[4]) begin
+            list_5 = list_5 | ring_at_1;
+        end
+        if (kept_run[5] & upto_n_5[5]) begin
+            list_5 = list_5 | ring_at_0;
         end
         list_eligible = zero_k;
         list_mask = zero_n;
@@ -1520,160 +2004,147 @@ module warp_arbiter_two_level_fermi(clock,reset,ready,launch,exit,long_stall,gra
         first__req = list_eligible;
         pick__sel = first__onehot;
         found = first__valid;
-        sel_pos = first__index;
         sel_warp = pick__out;
         grant_valid = found;
         grant_warp = sel_warp;
         active = list_mask;
-        act_0__d = list_0;
-        rot_src_0 = sel_pos + ids_0 + one_id;
-        if (rot_src_0 >= k_const) begin
-            rot_src_0 = rot_src_0 - k_const;
+        rotated = zero_id;
+        if (first__onehot[0]) begin
+            rotated = rotated | list_1;
         end
+        if (first__onehot[1]) begin
+            rotated = rotated | list_2;
+        end
+        if (first__onehot[2]) begin
+            rotated = rotated | list_3;
+        end
+        if (first__onehot[3]) begin
+            rotated = rotated | list_4;
+        end
+        if (first__onehot[4]) begin
+            rotated = rotated | list_5;
+        end
+        if (first__onehot[5]) begin
+            rotated = rotated | list_0;
+        end
+        act_0__d = list_0;
         if (found) begin
-            if (rot_src_0 == ids_0) begin
-                act_0__d = list_0;
-            end
-            if (rot_src_0 == ids_1) begin
-                act_0__d = list_1;
-            end
-            if (rot_src_0 == ids_2) begin
-                act_0__d = list_2;
-            end
-            if (rot_src_0 == ids_3) begin
-                act_0__d = list_3;
-            end
-            if (rot_src_0 == ids_4) begin
-                act_0__d = list_4;
-            end
-            if (rot_src_0 == ids_5) begin
-                act_0__d = list_5;
-            end
+            act_0__d = rotated;
+        end
+        rotated = zero_id;
+        if (first__onehot[0]) begin
+            rotated = rotated | list_2;
+        end
+        if (first__onehot[1]) begin
+            rotated = rotated | list_3;
+        end
+        if (first__onehot[2]) begin
+            rotated = rotated | list_4;
+        end
+        if (first__onehot[3]) begin
+            rotated = rotated | list_5;
+        end
+        if (first__onehot[4]) begin
+            rotated = rotated | list_0;
+        end
+        if (first__onehot[5]) begin
+            rotated = rotated | list_1;
         end
         act_1__d = list_1;
-        rot_src_1 = sel_pos + ids_1 + one_id;
-        if (rot_src_1 >= k_const) begin
-            rot_src_1 = rot_src_1 - k_const;
-        end
         if (found) begin
-            if (rot_src_1 == ids_0) begin
-                act_1__d = list_0;
-            end
-            if (rot_src_1 == ids_1) begin
-                act_1__d = list_1;
-            end
-            if (rot_src_1 == ids_2) begin
-                act_1__d = list_2;
-            end
-            if (rot_src_1 == ids_3) begin
-                act_1__d = list_3;
-            end
-            if (rot_src_1 == ids_4) begin
-                act_1__d = list_4;
-            end
-            if (rot_src_1 == ids_5) begin
-                act_1__d = list_5;
-            end
+            act_1__d = rotated;
+        end
+        rotated = zero_id;
+        if (first__onehot[0]) begin
+            rotated = rotated | list_3;
+        end
+        if (first__onehot[1]) begin
+            rotated = rotated | list_4;
+        end
+        if (first__onehot[2]) begin
+            rotated = rotated | list_5;
+        end
+        if (first__onehot[3]) begin
+            rotated = rotated | list_0;
+        end
+        if (first__onehot[4]) begin
+            rotated = rotated | list_1;
+        end
+        if (first__onehot[5]) begin
+            rotated = rotated | list_2;
         end
         act_2__d = list_2;
-        rot_src_2 = sel_pos + ids_2 + one_id;
-        if (rot_src_2 >= k_const) begin
-            rot_src_2 = rot_src_2 - k_const;
-        end
         if (found) begin
-            if (rot_src_2 == ids_0) begin
-                act_2__d = list_0;
-            end
-            if (rot_src_2 == ids_1) begin
-                act_2__d = list_1;
-            end
-            if (rot_src_2 == ids_2) begin
-                act_2__d = list_2;
-            end
-            if (rot_src_2 == ids_3) begin
-                act_2__d = list_3;
-            end
-            if (rot_src_2 == ids_4) begin
-                act_2__d = list_4;
-            end
-            if (rot_src_2 == ids_5) begin
-                act_2__d = list_5;
-            end
+            act_2__d = rotated;
+        end
+        rotated = zero_id;
+        if (first__onehot[0]) begin
+            rotated = rotated | list_4;
+        end
+        if (first__onehot[1]) begin
+            rotated = rotated | list_5;
+        end
+        if (first__onehot[2]) begin
+            rotated = rotated | list_0;
+        end
+        if (first__onehot[3]) begin
+            rotated = rotated | list_1;
+        end
+        if (first__onehot[4]) begin
+            rotated = rotated | list_2;
+        end
+        if (first__onehot[5]) begin
+            rotated = rotated | list_3;
         end
         act_3__d = list_3;
-        rot_src_3 = sel_pos + ids_3 + one_id;
-        if (rot_src_3 >= k_const) begin
-            rot_src_3 = rot_src_3 - k_const;
-        end
         if (found) begin
-            if (rot_src_3 == ids_0) begin
-                act_3__d = list_0;
-            end
-            if (rot_src_3 == ids_1) begin
-                act_3__d = list_1;
-            end
-            if (rot_src_3 == ids_2) begin
-                act_3__d = list_2;
-            end
-            if (rot_src_3 == ids_3) begin
-                act_3__d = list_3;
-            end
-            if (rot_src_3 == ids_4) begin
-                act_3__d = list_4;
-            end
-            if (rot_src_3 == ids_5) begin
-                act_3__d = list_5;
-            end
+            act_3__d = rotated;
+        end
+        rotated = zero_id;
+        if (first__onehot[0]) begin
+            rotated = rotated | list_5;
+        end
+        if (first__onehot[1]) begin
+            rotated = rotated | list_0;
+        end
+        if (first__onehot[2]) begin
+            rotated = rotated | list_1;
+        end
+        if (first__onehot[3]) begin
+            rotated = rotated | list_2;
+        end
+        if (first__onehot[4]) begin
+            rotated = rotated | list_3;
+        end
+        if (first__onehot[5]) begin
+            rotated = rotated | list_4;
         end
         act_4__d = list_4;
-        rot_src_4 = sel_pos + ids_4 + one_id;
-        if (rot_src_4 >= k_const) begin
-            rot_src_4 = rot_src_4 - k_const;
-        end
         if (found) begin
-            if (rot_src_4 == ids_0) begin
-                act_4__d = list_0;
-            end
-            if (rot_src_4 == ids_1) begin
-                act_4__d = list_1;
-            end
-            if (rot_src_4 == ids_2) begin
-                act_4__d = list_2;
-            end
-            if (rot_src_4 == ids_3) begin
-                act_4__d = list_3;
-            end
-            if (rot_src_4 == ids_4) begin
-                act_4__d = list_4;
-            end
-            if (rot_src_4 == ids_5) begin
-                act_4__d = list_5;
-            end
+            act_4__d = rotated;
+        end
+        rotated = zero_id;
+        if (first__onehot[0]) begin
+            rotated = rotated | list_0;
+        end
+        if (first__onehot[1]) begin
+            rotated = rotated | list_1;
+        end
+        if (first__onehot[2]) begin
+            rotated = rotated | list_2;
+        end
+        if (first__onehot[3]) begin
+            rotated = rotated | list_3;
+        end
+        if (first__onehot[4]) begin
+            rotated = rotated | list_4;
+        end
+        if (first__onehot[5]) begin
+            rotated = rotated | list_5;
         end
         act_5__d = list_5;
-        rot_src_5 = sel_pos + ids_5 + one_id;
-        if (rot_src_5 >= k_const) begin
-            rot_src_5 = rot_src_5 - k_const;
-        end
         if (found) begin
-            if (rot_src_5 == ids_0) begin
-                act_5__d = list_0;
-            end
-            if (rot_src_5 == ids_1) begin
-                act_5__d = list_1;
-            end
-            if (rot_src_5 == ids_2) begin
-                act_5__d = list_2;
-            end
-            if (rot_src_5 == ids_3) begin
-                act_5__d = list_3;
-            end
-            if (rot_src_5 == ids_4) begin
-                act_5__d = list_4;
-            end
-            if (rot_src_5 == ids_5) begin
-                act_5__d = list_5;
-            end
+            act_5__d = rotated;
         end
         live__d = (live__q & ~exit) | launch;
         if (reset) begin

@@ -31,6 +31,10 @@ module warp_arbiter_two_level_proto(clock,reset,ready,launch,exit,long_stall,gra
     localparam  onehot_k_3 = 4'h8;
     localparam  one_n = 8'h1;
     localparam  zero_n = 8'h0;
+    localparam  upto_n_0 = 8'h1;
+    localparam  upto_n_1 = 8'h3;
+    localparam  upto_n_2 = 8'h7;
+    localparam  upto_n_3 = 8'hf;
     localparam  one_id = 3'b1;
     localparam  zero_id = 3'b0;
     localparam  k_const = 3'b100;
@@ -120,7 +124,9 @@ module warp_arbiter_two_level_proto(clock,reset,ready,launch,exit,long_stall,gra
     // verilator lint_on UNOPTFLAT
     wire  first__valid;
     wire  [3:0] first__onehot;
+    // verilator lint_off UNUSEDSIGNAL
     wire  [2:0] first__index;
+    // verilator lint_on UNUSEDSIGNAL
     // verilator lint_off UNOPTFLAT
     reg  [3:0] pick__sel;
     // verilator lint_on UNOPTFLAT
@@ -158,43 +164,85 @@ module warp_arbiter_two_level_proto(clock,reset,ready,launch,exit,long_stall,gra
     reg  kept_3;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [2:0] kept_before_0;
+    reg  [3:0] kept_before_0;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [2:0] kept_before_1;
+    reg  [3:0] kept_before_1;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [2:0] kept_before_2;
+    reg  [3:0] kept_before_2;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [2:0] kept_before_3;
+    reg  [3:0] kept_before_3;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [3:0] demoted_before_0;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [3:0] demoted_before_1;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [3:0] demoted_before_2;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [3:0] demoted_before_3;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [7:0] kept_run;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [7:0] demoted_run;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
     reg  [2:0] kept_count;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [2:0] write_pos_0;
+    reg  [2:0] ring_pos_0;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [2:0] write_pos_1;
+    reg  [2:0] ring_pos_1;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [2:0] write_pos_2;
+    reg  [2:0] ring_pos_2;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [2:0] write_pos_3;
+    reg  [2:0] ring_pos_3;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [2:0] read_pos_0;
+    reg  [2:0] ring_at_0;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [2:0] read_pos_1;
+    reg  [2:0] ring_at_1;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [2:0] read_pos_2;
+    reg  [2:0] ring_at_2;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [2:0] read_pos_3;
+    reg  [2:0] ring_at_3;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [2:0] demoted_0;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [2:0] demoted_1;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [2:0] demoted_2;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [2:0] demoted_3;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  moves_0;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  moves_1;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  moves_2;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  moves_3;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
     reg  [2:0] list_0;
@@ -215,22 +263,16 @@ module warp_arbiter_two_level_proto(clock,reset,ready,launch,exit,long_stall,gra
     reg  found;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [2:0] sel_pos;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
     reg  [2:0] sel_warp;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [2:0] rot_src_0;
+    reg  [2:0] landed;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [2:0] rot_src_1;
+    reg  lands;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [2:0] rot_src_2;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [2:0] rot_src_3;
+    reg  [2:0] rotated;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
     reg  [7:0] list_mask;
@@ -329,219 +371,361 @@ module warp_arbiter_two_level_proto(clock,reset,ready,launch,exit,long_stall,gra
         pend_3__d = pend_3__q;
         eligible = ready & live__q & ~long_stall;
         waiting = long_stall | ~live__q;
+        kept_run = one_n;
+        demoted_run = one_n;
         kept_count = zero_id;
         kept_0 = ~waiting[act_0__q];
-        kept_before_0 = kept_count;
-        write_pos_0 = head__q + (ids_0 - kept_count);
-        if (write_pos_0 >= p_const) begin
-            write_pos_0 = write_pos_0 - p_const;
-        end
+        kept_before_0 = kept_run[(32'h0)+:(4)];
+        demoted_before_0 = demoted_run[(32'h0)+:(4)];
         if (kept_0) begin
+            kept_run = kept_run << one_id;
             kept_count = kept_count + one_id;
+        end
+        else begin
+            demoted_run = demoted_run << one_id;
         end
         kept_1 = ~waiting[act_1__q];
-        kept_before_1 = kept_count;
-        write_pos_1 = head__q + (ids_1 - kept_count);
-        if (write_pos_1 >= p_const) begin
-            write_pos_1 = write_pos_1 - p_const;
-        end
+        kept_before_1 = kept_run[(32'h0)+:(4)];
+        demoted_before_1 = demoted_run[(32'h0)+:(4)];
         if (kept_1) begin
+            kept_run = kept_run << one_id;
             kept_count = kept_count + one_id;
+        end
+        else begin
+            demoted_run = demoted_run << one_id;
         end
         kept_2 = ~waiting[act_2__q];
-        kept_before_2 = kept_count;
-        write_pos_2 = head__q + (ids_2 - kept_count);
-        if (write_pos_2 >= p_const) begin
-            write_pos_2 = write_pos_2 - p_const;
-        end
+        kept_before_2 = kept_run[(32'h0)+:(4)];
+        demoted_before_2 = demoted_run[(32'h0)+:(4)];
         if (kept_2) begin
+            kept_run = kept_run << one_id;
             kept_count = kept_count + one_id;
+        end
+        else begin
+            demoted_run = demoted_run << one_id;
         end
         kept_3 = ~waiting[act_3__q];
-        kept_before_3 = kept_count;
-        write_pos_3 = head__q + (ids_3 - kept_count);
-        if (write_pos_3 >= p_const) begin
-            write_pos_3 = write_pos_3 - p_const;
-        end
+        kept_before_3 = kept_run[(32'h0)+:(4)];
+        demoted_before_3 = demoted_run[(32'h0)+:(4)];
         if (kept_3) begin
+            kept_run = kept_run << one_id;
             kept_count = kept_count + one_id;
         end
-        if (~kept_0 & (write_pos_0 == ids_0)) begin
-            pend_0__d = act_0__q;
-        end
-        if (~kept_1 & (write_pos_1 == ids_0)) begin
-            pend_0__d = act_1__q;
-        end
-        if (~kept_2 & (write_pos_2 == ids_0)) begin
-            pend_0__d = act_2__q;
-        end
-        if (~kept_3 & (write_pos_3 == ids_0)) begin
-            pend_0__d = act_3__q;
-        end
-        if (~kept_0 & (write_pos_0 == ids_1)) begin
-            pend_1__d = act_0__q;
-        end
-        if (~kept_1 & (write_pos_1 == ids_1)) begin
-            pend_1__d = act_1__q;
-        end
-        if (~kept_2 & (write_pos_2 == ids_1)) begin
-            pend_1__d = act_2__q;
-        end
-        if (~kept_3 & (write_pos_3 == ids_1)) begin
-            pend_1__d = act_3__q;
-        end
-        if (~kept_0 & (write_pos_0 == ids_2)) begin
-            pend_2__d = act_0__q;
-        end
-        if (~kept_1 & (write_pos_1 == ids_2)) begin
-            pend_2__d = act_1__q;
-        end
-        if (~kept_2 & (write_pos_2 == ids_2)) begin
-            pend_2__d = act_2__q;
-        end
-        if (~kept_3 & (write_pos_3 == ids_2)) begin
-            pend_2__d = act_3__q;
-        end
-        if (~kept_0 & (write_pos_0 == ids_3)) begin
-            pend_3__d = act_0__q;
-        end
-        if (~kept_1 & (write_pos_1 == ids_3)) begin
-            pend_3__d = act_1__q;
-        end
-        if (~kept_2 & (write_pos_2 == ids_3)) begin
-            pend_3__d = act_2__q;
-        end
-        if (~kept_3 & (write_pos_3 == ids_3)) begin
-            pend_3__d = act_3__q;
+        else begin
+            demoted_run = demoted_run << one_id;
         end
         next_head = head__q + (k_const - kept_count);
         if (next_head >= p_const) begin
             next_head = next_head - p_const;
         end
         head__d = next_head;
+        ring_pos_0 = head__q + ids_0;
+        if (ring_pos_0 >= p_const) begin
+            ring_pos_0 = ring_pos_0 - p_const;
+        end
+        ring_at_0 = zero_id;
+        if (ring_pos_0 == ids_0) begin
+            ring_at_0 = ring_at_0 | pend_0__q;
+        end
+        if (ring_pos_0 == ids_1) begin
+            ring_at_0 = ring_at_0 | pend_1__q;
+        end
+        if (ring_pos_0 == ids_2) begin
+            ring_at_0 = ring_at_0 | pend_2__q;
+        end
+        if (ring_pos_0 == ids_3) begin
+            ring_at_0 = ring_at_0 | pend_3__q;
+        end
+        ring_pos_1 = head__q + ids_1;
+        if (ring_pos_1 >= p_const) begin
+            ring_pos_1 = ring_pos_1 - p_const;
+        end
+        ring_at_1 = zero_id;
+        if (ring_pos_1 == ids_0) begin
+            ring_at_1 = ring_at_1 | pend_0__q;
+        end
+        if (ring_pos_1 == ids_1) begin
+            ring_at_1 = ring_at_1 | pend_1__q;
+        end
+        if (ring_pos_1 == ids_2) begin
+            ring_at_1 = ring_at_1 | pend_2__q;
+        end
+        if (ring_pos_1 == ids_3) begin
+            ring_at_1 = ring_at_1 | pend_3__q;
+        end
+        ring_pos_2 = head__q + ids_2;
+        if (ring_pos_2 >= p_const) begin
+            ring_pos_2 = ring_pos_2 - p_const;
+        end
+        ring_at_2 = zero_id;
+        if (ring_pos_2 == ids_0) begin
+            ring_at_2 = ring_at_2 | pend_0__q;
+        end
+        if (ring_pos_2 == ids_1) begin
+            ring_at_2 = ring_at_2 | pend_1__q;
+        end
+        if (ring_pos_2 == ids_2) begin
+            ring_at_2 = ring_at_2 | pend_2__q;
+        end
+        if (ring_pos_2 == ids_3) begin
+            ring_at_2 = ring_at_2 | pend_3__q;
+        end
+        ring_pos_3 = head__q + ids_3;
+        if (ring_pos_3 >= p_const) begin
+            ring_pos_3 = ring_pos_3 - p_const;
+        end
+        ring_at_3 = zero_id;
+        if (ring_pos_3 == ids_0) begin
+            ring_at_3 = ring_at_3 | pend_0__q;
+        end
+        if (ring_pos_3 == ids_1) begin
+            ring_at_3 = ring_at_3 | pend_1__q;
+        end
+        if (ring_pos_3 == ids_2) begin
+            ring_at_3 = ring_at_3 | pend_2__q;
+        end
+        if (ring_pos_3 == ids_3) begin
+            ring_at_3 = ring_at_3 | pend_3__q;
+        end
+        demoted_0 = zero_id;
+        if (~kept_0 & demoted_before_0[0]) begin
+            demoted_0 = demoted_0 | act_0__q;
+        end
+        if (~kept_1 & demoted_before_1[0]) begin
+            demoted_0 = demoted_0 | act_1__q;
+        end
+        if (~kept_2 & demoted_before_2[0]) begin
+            demoted_0 = demoted_0 | act_2__q;
+        end
+        if (~kept_3 & demoted_before_3[0]) begin
+            demoted_0 = demoted_0 | act_3__q;
+        end
+        moves_0 = |(kept_run & upto_n_3);
+        demoted_1 = zero_id;
+        if (~kept_0 & demoted_before_0[1]) begin
+            demoted_1 = demoted_1 | act_0__q;
+        end
+        if (~kept_1 & demoted_before_1[1]) begin
+            demoted_1 = demoted_1 | act_1__q;
+        end
+        if (~kept_2 & demoted_before_2[1]) begin
+            demoted_1 = demoted_1 | act_2__q;
+        end
+        if (~kept_3 & demoted_before_3[1]) begin
+            demoted_1 = demoted_1 | act_3__q;
+        end
+        moves_1 = |(kept_run & upto_n_2);
+        demoted_2 = zero_id;
+        if (~kept_0 & demoted_before_0[2]) begin
+            demoted_2 = demoted_2 | act_0__q;
+        end
+        if (~kept_1 & demoted_before_1[2]) begin
+            demoted_2 = demoted_2 | act_1__q;
+        end
+        if (~kept_2 & demoted_before_2[2]) begin
+            demoted_2 = demoted_2 | act_2__q;
+        end
+        if (~kept_3 & demoted_before_3[2]) begin
+            demoted_2 = demoted_2 | act_3__q;
+        end
+        moves_2 = |(kept_run & upto_n_1);
+        demoted_3 = zero_id;
+        if (~kept_0 & demoted_before_0[3]) begin
+            demoted_3 = demoted_3 | act_0__q;
+        end
+        if (~kept_1 & demoted_before_1[3]) begin
+            demoted_3 = demoted_3 | act_1__q;
+        end
+        if (~kept_2 & demoted_before_2[3]) begin
+            demoted_3 = demoted_3 | act_2__q;
+        end
+        if (~kept_3 & demoted_before_3[3]) begin
+            demoted_3 = demoted_3 | act_3__q;
+        end
+        moves_3 = |(kept_run & upto_n_0);
+        landed = zero_id;
+        lands = 1'b0;
+        if (moves_0 & (ring_pos_0 == ids_0)) begin
+            landed = landed | demoted_0;
+            lands = 1'b1;
+        end
+        if (moves_1 & (ring_pos_1 == ids_0)) begin
+            landed = landed | demoted_1;
+            lands = 1'b1;
+        end
+        if (moves_2 & (ring_pos_2 == ids_0)) begin
+            landed = landed | demoted_2;
+            lands = 1'b1;
+        end
+        if (moves_3 & (ring_pos_3 == ids_0)) begin
+            landed = landed | demoted_3;
+            lands = 1'b1;
+        end
+        if (lands) begin
+            pend_0__d = landed;
+        end
+        landed = zero_id;
+        lands = 1'b0;
+        if (moves_0 & (ring_pos_0 == ids_1)) begin
+            landed = landed | demoted_0;
+            lands = 1'b1;
+        end
+        if (moves_1 & (ring_pos_1 == ids_1)) begin
+            landed = landed | demoted_1;
+            lands = 1'b1;
+        end
+        if (moves_2 & (ring_pos_2 == ids_1)) begin
+            landed = landed | demoted_2;
+            lands = 1'b1;
+        end
+        if (moves_3 & (ring_pos_3 == ids_1)) begin
+            landed = landed | demoted_3;
+            lands = 1'b1;
+        end
+        if (lands) begin
+            pend_1__d = landed;
+        end
+        landed = zero_id;
+        lands = 1'b0;
+        if (moves_0 & (ring_pos_0 == ids_2)) begin
+            landed = landed | demoted_0;
+            lands = 1'b1;
+        end
+        if (moves_1 & (ring_pos_1 == ids_2)) begin
+            landed = landed | demoted_1;
+            lands = 1'b1;
+        end
+        if (moves_2 & (ring_pos_2 == ids_2)) begin
+            landed = landed | demoted_2;
+            lands = 1'b1;
+        end
+        if (moves_3 & (ring_pos_3 == ids_2)) begin
+            landed = landed | demoted_3;
+            lands = 1'b1;
+        end
+        if (lands) begin
+            pend_2__d = landed;
+        end
+        landed = zero_id;
+        lands = 1'b0;
+        if (moves_0 & (ring_pos_0 == ids_3)) begin
+            landed = landed | demoted_0;
+            lands = 1'b1;
+        end
+        if (moves_1 & (ring_pos_1 == ids_3)) begin
+            landed = landed | demoted_1;
+            lands = 1'b1;
+        end
+        if (moves_2 & (ring_pos_2 == ids_3)) begin
+            landed = landed | demoted_2;
+            lands = 1'b1;
+        end
+        if (moves_3 & (ring_pos_3 == ids_3)) begin
+            landed = landed | demoted_3;
+            lands = 1'b1;
+        end
+        if (lands) begin
+            pend_3__d = landed;
+        end
         list_0 = zero_id;
-        if (kept_0 & (kept_before_0 == ids_0)) begin
-            list_0 = act_0__q;
+        if (kept_0 & kept_before_0[0]) begin
+            list_0 = list_0 | act_0__q;
         end
-        if (kept_1 & (kept_before_1 == ids_0)) begin
-            list_0 = act_1__q;
+        if (kept_1 & kept_before_1[0]) begin
+            list_0 = list_0 | act_1__q;
         end
-        if (kept_2 & (kept_before_2 == ids_0)) begin
-            list_0 = act_2__q;
+        if (kept_2 & kept_before_2[0]) begin
+            list_0 = list_0 | act_2__q;
         end
-        if (kept_3 & (kept_before_3 == ids_0)) begin
-            list_0 = act_3__q;
+        if (kept_3 & kept_before_3[0]) begin
+            list_0 = list_0 | act_3__q;
         end
-        read_pos_0 = head__q + (ids_0 - kept_count);
-        if (read_pos_0 >= p_const) begin
-            read_pos_0 = read_pos_0 - p_const;
+        if (kept_run[0] & upto_n_0[0]) begin
+            list_0 = list_0 | ring_at_0;
         end
-        if (ids_0 >= kept_count) begin
-            if (read_pos_0 == ids_0) begin
-                list_0 = pend_0__q;
-            end
-            if (read_pos_0 == ids_1) begin
-                list_0 = pend_1__q;
-            end
-            if (read_pos_0 == ids_2) begin
-                list_0 = pend_2__q;
-            end
-            if (read_pos_0 == ids_3) begin
-                list_0 = pend_3__q;
-            end
+        if (kept_run[1] & upto_n_0[1]) begin
+            list_0 = list_0 | ring_at_3;
+        end
+        if (kept_run[2] & upto_n_0[2]) begin
+            list_0 = list_0 | ring_at_2;
+        end
+        if (kept_run[3] & upto_n_0[3]) begin
+            list_0 = list_0 | ring_at_1;
         end
         list_1 = zero_id;
-        if (kept_0 & (kept_before_0 == ids_1)) begin
-            list_1 = act_0__q;
+        if (kept_0 & kept_before_0[1]) begin
+            list_1 = list_1 | act_0__q;
         end
-        if (kept_1 & (kept_before_1 == ids_1)) begin
-            list_1 = act_1__q;
+        if (kept_1 & kept_before_1[1]) begin
+            list_1 = list_1 | act_1__q;
         end
-        if (kept_2 & (kept_before_2 == ids_1)) begin
-            list_1 = act_2__q;
+        if (kept_2 & kept_before_2[1]) begin
+            list_1 = list_1 | act_2__q;
         end
-        if (kept_3 & (kept_before_3 == ids_1)) begin
-            list_1 = act_3__q;
+        if (kept_3 & kept_before_3[1]) begin
+            list_1 = list_1 | act_3__q;
         end
-        read_pos_1 = head__q + (ids_1 - kept_count);
-        if (read_pos_1 >= p_const) begin
-            read_pos_1 = read_pos_1 - p_const;
+        if (kept_run[0] & upto_n_1[0]) begin
+            list_1 = list_1 | ring_at_1;
         end
-        if (ids_1 >= kept_count) begin
-            if (read_pos_1 == ids_0) begin
-                list_1 = pend_0__q;
-            end
-            if (read_pos_1 == ids_1) begin
-                list_1 = pend_1__q;
-            end
-            if (read_pos_1 == ids_2) begin
-                list_1 = pend_2__q;
-            end
-            if (read_pos_1 == ids_3) begin
-                list_1 = pend_3__q;
-            end
+        if (kept_run[1] & upto_n_1[1]) begin
+            list_1 = list_1 | ring_at_0;
+        end
+        if (kept_run[2] & upto_n_1[2]) begin
+            list_1 = list_1 | ring_at_3;
+        end
+        if (kept_run[3] & upto_n_1[3]) begin
+            list_1 = list_1 | ring_at_2;
         end
         list_2 = zero_id;
-        if (kept_0 & (kept_before_0 == ids_2)) begin
-            list_2 = act_0__q;
+        if (kept_0 & kept_before_0[2]) begin
+            list_2 = list_2 | act_0__q;
         end
-        if (kept_1 & (kept_before_1 == ids_2)) begin
-            list_2 = act_1__q;
+        if (kept_1 & kept_before_1[2]) begin
+            list_2 = list_2 | act_1__q;
         end
-        if (kept_2 & (kept_before_2 == ids_2)) begin
-            list_2 = act_2__q;
+        if (kept_2 & kept_before_2[2]) begin
+            list_2 = list_2 | act_2__q;
         end
-        if (kept_3 & (kept_before_3 == ids_2)) begin
-            list_2 = act_3__q;
+        if (kept_3 & kept_before_3[2]) begin
+            list_2 = list_2 | act_3__q;
         end
-        read_pos_2 = head__q + (ids_2 - kept_count);
-        if (read_pos_2 >= p_const) begin
-            read_pos_2 = read_pos_2 - p_const;
+        if (kept_run[0] & upto_n_2[0]) begin
+            list_2 = list_2 | ring_at_2;
         end
-        if (ids_2 >= kept_count) begin
-            if (read_pos_2 == ids_0) begin
-                list_2 = pend_0__q;
-            end
-            if (read_pos_2 == ids_1) begin
-                list_2 = pend_1__q;
-            end
-            if (read_pos_2 == ids_2) begin
-                list_2 = pend_2__q;
-            end
-            if (read_pos_2 == ids_3) begin
-                list_2 = pend_3__q;
-            end
+        if (kept_run[1] & upto_n_2[1]) begin
+            list_2 = list_2 | ring_at_1;
+        end
+        if (kept_run[2] & upto_n_2[2]) begin
+            list_2 = list_2 | ring_at_0;
+        end
+        if (kept_run[3] & upto_n_2[3]) begin
+            list_2 = list_2 | ring_at_3;
         end
         list_3 = zero_id;
-        if (kept_0 & (kept_before_0 == ids_3)) begin
-            list_3 = act_0__q;
+        if (kept_0 & kept_before_0[3]) begin
+            list_3 = list_3 | act_0__q;
         end
-        if (kept_1 & (kept_before_1 == ids_3)) begin
-            list_3 = act_1__q;
+        if (kept_1 & kept_before_1[3]) begin
+            list_3 = list_3 | act_1__q;
         end
-        if (kept_2 & (kept_before_2 == ids_3)) begin
-            list_3 = act_2__q;
+        if (kept_2 & kept_before_2[3]) begin
+            list_3 = list_3 | act_2__q;
         end
-        if (kept_3 & (kept_before_3 == ids_3)) begin
-            list_3 = act_3__q;
+        if (kept_3 & kept_before_3[3]) begin
+            list_3 = list_3 | act_3__q;
         end
-        read_pos_3 = head__q + (ids_3 - kept_count);
-        if (read_pos_3 >= p_const) begin
-            read_pos_3 = read_pos_3 - p_const;
+        if (kept_run[0] & upto_n_3[0]) begin
+            list_3 = list_3 | ring_at_3;
         end
-        if (ids_3 >= kept_count) begin
-            if (read_pos_3 == ids_0) begin
-                list_3 = pend_0__q;
-            end
-            if (read_pos_3 == ids_1) begin
-                list_3 = pend_1__q;
-            end
-            if (read_pos_3 == ids_2) begin
-                list_3 = pend_2__q;
-            end
-            if (read_pos_3 == ids_3) begin
-                list_3 = pend_3__q;
-            end
+        if (kept_run[1] & upto_n_3[1]) begin
+            list_3 = list_3 | ring_at_2;
+        end
+        if (kept_run[2] & upto_n_3[2]) begin
+            list_3 = list_3 | ring_at_1;
+        end
+        if (kept_run[3] & upto_n_3[3]) begin
+            list_3 = list_3 | ring_at_0;
         end
         list_eligible = zero_k;
         list_mask = zero_n;
@@ -568,86 +752,77 @@ module warp_arbiter_two_level_proto(clock,reset,ready,launch,exit,long_stall,gra
         first__req = list_eligible;
         pick__sel = first__onehot;
         found = first__valid;
-        sel_pos = first__index;
         sel_warp = pick__out;
         grant_valid = found;
         grant_warp = sel_warp;
         active = list_mask;
-        act_0__d = list_0;
-        rot_src_0 = sel_pos + ids_0 + one_id;
-        if (rot_src_0 >= k_const) begin
-            rot_src_0 = rot_src_0 - k_const;
+        rotated = zero_id;
+        if (first__onehot[0]) begin
+            rotated = rotated | list_1;
         end
+        if (first__onehot[1]) begin
+            rotated = rotated | list_2;
+        end
+        if (first__onehot[2]) begin
+            rotated = rotated | list_3;
+        end
+        if (first__onehot[3]) begin
+            rotated = rotated | list_0;
+        end
+        act_0__d = list_0;
         if (found) begin
-            if (rot_src_0 == ids_0) begin
-                act_0__d = list_0;
-            end
-            if (rot_src_0 == ids_1) begin
-                act_0__d = list_1;
-            end
-            if (rot_src_0 == ids_2) begin
-                act_0__d = list_2;
-            end
-            if (rot_src_0 == ids_3) begin
-                act_0__d = list_3;
-            end
+            act_0__d = rotated;
+        end
+        rotated = zero_id;
+        if (first__onehot[0]) begin
+            rotated = rotated | list_2;
+        end
+        if (first__onehot[1]) begin
+            rotated = rotated | list_3;
+        end
+        if (first__onehot[2]) begin
+            rotated = rotated | list_0;
+        end
+        if (first__onehot[3]) begin
+            rotated = rotated | list_1;
         end
         act_1__d = list_1;
-        rot_src_1 = sel_pos + ids_1 + one_id;
-        if (rot_src_1 >= k_const) begin
-            rot_src_1 = rot_src_1 - k_const;
-        end
         if (found) begin
-            if (rot_src_1 == ids_0) begin
-                act_1__d = list_0;
-            end
-            if (rot_src_1 == ids_1) begin
-                act_1__d = list_1;
-            end
-            if (rot_src_1 == ids_2) begin
-                act_1__d = list_2;
-            end
-            if (rot_src_1 == ids_3) begin
-                act_1__d = list_3;
-            end
+            act_1__d = rotated;
+        end
+        rotated = zero_id;
+        if (first__onehot[0]) begin
+            rotated = rotated | list_3;
+        end
+        if (first__onehot[1]) begin
+            rotated = rotated | list_0;
+        end
+        if (first__onehot[2]) begin
+            rotated = rotated | list_1;
+        end
+        if (first__onehot[3]) begin
+            rotated = rotated | list_2;
         end
         act_2__d = list_2;
-        rot_src_2 = sel_pos + ids_2 + one_id;
-        if (rot_src_2 >= k_const) begin
-            rot_src_2 = rot_src_2 - k_const;
-        end
         if (found) begin
-            if (rot_src_2 == ids_0) begin
-                act_2__d = list_0;
-            end
-            if (rot_src_2 == ids_1) begin
-                act_2__d = list_1;
-            end
-            if (rot_src_2 == ids_2) begin
-                act_2__d = list_2;
-            end
-            if (rot_src_2 == ids_3) begin
-                act_2__d = list_3;
-            end
+            act_2__d = rotated;
+        end
+        rotated = zero_id;
+        if (first__onehot[0]) begin
+            rotated = rotated | list_0;
+        end
+        if (first__onehot[1]) begin
+            rotated = rotated | list_1;
+        end
+        if (first__onehot[2]) begin
+            rotated = rotated | list_2;
+        end
+        if (first__onehot[3]) begin
+            rotated = rotated | list_3;
         end
         act_3__d = list_3;
-        rot_src_3 = sel_pos + ids_3 + one_id;
-        if (rot_src_3 >= k_const) begin
-            rot_src_3 = rot_src_3 - k_const;
-        end
         if (found) begin
-            if (rot_src_3 == ids_0) begin
-                act_3__d = list_0;
-            end
-            if (rot_src_3 == ids_1) begin
-                act_3__d = list_1;
-            end
-            if (rot_src_3 == ids_2) begin
-                act_3__d = list_2;
-            end
-            if (rot_src_3 == ids_3) begin
-                act_3__d = list_3;
-            end
+            act_3__d = rotated;
         end
         live__d = (live__q & ~exit) | launch;
         if (reset) begin

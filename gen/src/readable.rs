@@ -30,6 +30,12 @@
 //!    - A primitive's output that a module does not use (a round robin's one-hot when only
 //!      the index is needed) is declared between `// verilator lint_off UNUSEDSIGNAL` and
 //!      `lint_on`; the logic behind it is removed by synthesis.
+//! 5. **Writes single-bit updates as bit selects.** rust-hdl writes `x.replace_bit(j, c)`
+//!    (one bit of a vector set from a condition, no branch) as
+//!    `x = (x & ~(1 << (j)) | ((c) << (j)));`, which `-Wall` rejects (a 1-bit value shifted
+//!    in a wider context) and a reader has to decode; with `j` a constant (digits, `+`, `*`
+//!    and parentheses: rust-hdl leaves `l * n + s` of a loop as `0 * 2 + 1`), the statement
+//!    is rewritten `x[j] = c;` with `j` evaluated, which means the same.
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 
@@ -94,10 +100,72 @@ pub fn readable(verilog: &str, top: &str) -> Result<String, ReadableError> {
         if m.name != top {
             out.push_str(&comment(m, top, &renames));
         }
-        out.push_str(&verilator_hints(text, &composite));
+        out.push_str(&bit_selects(&verilator_hints(text, &composite)));
         out.push('\n');
     }
     Ok(out)
+}
+
+/// Step 5 (module documentation): `x = (x & ~(1 << (j)) | ((c) << (j)));` becomes
+/// `x[j] = c;` for a constant `j`; every other line is kept as it is.
+fn bit_selects(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for line in text.lines() {
+        out.push_str(&bit_select(line).unwrap_or_else(|| line.to_string()));
+        out.push('\n');
+    }
+    out
+}
+
+/// One line of step 5, or `None` when it is not a single-bit update with a literal index.
+fn bit_select(line: &str) -> Option<String> {
+    let indent = &line[..line.len() - line.trim_start().len()];
+    let (target, rest) = line.trim_start().split_once(" = (")?;
+    let rest = rest.strip_prefix(target)?.strip_prefix(" & ~(1 << (")?;
+    let (index, rest) = rest.split_once(")) | ((")?;
+    let value = rest.strip_suffix(&format!(") << ({index})));"))?;
+    let ident = target.bytes().all(|b| is_ident_char(b) || b == b'$');
+    let bit = constant_index(index)?;
+    ident.then(|| format!("{indent}{target}[{bit}] = {value};"))
+}
+
+/// The value of a constant index expression: decimal numbers, `+`, `*`, parentheses and
+/// spaces (`None` for anything else, or on overflow).
+fn constant_index(text: &str) -> Option<u64> {
+    fn sum(t: &[u8], at: &mut usize) -> Option<u64> {
+        let mut v = product(t, at)?;
+        while t.get(*at) == Some(&b'+') {
+            *at += 1;
+            v = v.checked_add(product(t, at)?)?;
+        }
+        Some(v)
+    }
+    fn product(t: &[u8], at: &mut usize) -> Option<u64> {
+        let mut v = atom(t, at)?;
+        while t.get(*at) == Some(&b'*') {
+            *at += 1;
+            v = v.checked_mul(atom(t, at)?)?;
+        }
+        Some(v)
+    }
+    fn atom(t: &[u8], at: &mut usize) -> Option<u64> {
+        if t.get(*at) == Some(&b'(') {
+            *at += 1;
+            let v = sum(t, at)?;
+            (t.get(*at) == Some(&b')')).then_some(())?;
+            *at += 1;
+            return Some(v);
+        }
+        let start = *at;
+        while t.get(*at).is_some_and(u8::is_ascii_digit) {
+            *at += 1;
+        }
+        std::str::from_utf8(&t[start..*at]).ok()?.parse().ok()
+    }
+    let t: Vec<u8> = text.bytes().filter(|b| *b != b' ').collect();
+    let mut at = 0;
+    let v = sum(&t, &mut at)?;
+    (at == t.len()).then_some(v)
 }
 
 /// A rust-hdl `DFF` module: ports `d`, `q`, `clock`.
@@ -429,6 +497,26 @@ mod tests {
                 renamed: "r_0__d".into()
             }
         );
+    }
+
+    #[test]
+    fn single_bit_updates_become_bit_selects() {
+        let line =
+            "        beats$0 = (beats$0 & ~(1 << (12)) | (((w$0 < w$2) | (a & b)) << (12)));";
+        assert_eq!(
+            bit_select(line).unwrap(),
+            "        beats$0[12] = (w$0 < w$2) | (a & b);"
+        );
+        // Another target, a variable index, or another shape stay as they are.
+        assert!(bit_select("x = (y & ~(1 << (1)) | ((c) << (1)));").is_none());
+        assert!(bit_select("x = (x & ~(1 << (i)) | ((c) << (i)));").is_none());
+        assert_eq!(
+            bit_select("x = (x & ~(1 << (3 * 2 + (1))) | ((c) << (3 * 2 + (1))));").unwrap(),
+            "x[7] = c;"
+        );
+        assert!(bit_select("x = (x & ~(1 << (3 - 1)) | ((c) << (3 - 1)));").is_none());
+        assert!(bit_select("x = (x & ~(1 << (1)) | ((c) << (2)));").is_none());
+        assert!(bit_select("x = x | y;").is_none());
     }
 
     #[test]

@@ -163,12 +163,14 @@ pub fn stale(gen: &Generated, dir: &Path) -> Option<String> {
 }
 
 /// Storage bits of the ELF block per the thesis's accounting (table 42-bit slots, 8-bit WPT)
-/// and the extra state of this RTL: per warp its age row over its scheduler's warps, and per
-/// scheduler the live mask and the last and pending grants (one-hot).
+/// and the extra state of this RTL: per warp its age row and its two WPT relation rows
+/// (below, equal) over its scheduler's warps (the relations of a warp with itself are
+/// constant, and synthesis removes those flip-flops), and per scheduler the live mask and the
+/// last and pending grants (one-hot).
 fn elf_bits(p: &elf::Params) -> (u64, u64) {
     let (n, s, p_) = (p.warps as u64, p.per_sched() as u64, p.slots as u64);
     let thesis = p_ * 42 + n * 8;
-    let extra = n * s + 3 * n;
+    let extra = n * s + 2 * n * (s - 1) + 3 * n;
     (thesis, extra)
 }
 
@@ -238,7 +240,9 @@ pub fn render(
         "The thesis counts the program-point table (32 x 42 bits: valid, branch, 32-bit PC, 8-bit \
          score), the WPT (48 x 8 bits) and NewCAR (32 x 301 bits, entries with their payload): \
          11,360 bits = 1.387 kB. Our ELF block also keeps per-scheduler age matrices (GTO's \
-         tie-break), live masks and the last and pending grants (one-hot); our NewCAR block keeps only control \
+         tie-break), WPT relation matrices (which warps' values each warp's is below and equal \
+         to, kept in step with the WPT so that no cycle compares every pair), live masks and \
+         the last and pending grants (one-hot); our NewCAR block keeps only control \
          state per slot (valid, warp, load/store and a row of the \"blocked by\" matrix that \
          replaces sequence numbers), a round-robin mask and an occupancy counter, the request payload (line address, byte mask, request \
          id) staying in the SM, as in the thesis's LSU.\n\n",

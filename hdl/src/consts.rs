@@ -31,6 +31,17 @@ pub fn below_table<const N: usize>() -> [Constant<Bits<N>>; N] {
     })
 }
 
+/// `[(2 << i) - 1 for i in 0..C]` as `W`-bit constants: the bits up to each index, inclusive.
+pub fn upto_table<const W: usize, const C: usize>() -> [Constant<Bits<W>>; C] {
+    array_init::array_init(|i| {
+        let mut b = Bits::<W>::from(0u64);
+        for j in 0..=i {
+            b = b.replace_bit(j, true);
+        }
+        Constant::new(b)
+    })
+}
+
 /// `[1 << k for k in 0..B]` as 8-bit shift amounts (for prefix ORs of distance 1, 2, 4, ...).
 pub fn shift_table<const B: usize>() -> [Constant<Bits<8>>; B] {
     array_init::array_init(|k| constant(1 << k))

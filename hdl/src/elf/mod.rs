@@ -11,10 +11,17 @@
 //! adder tree's nodes), `FB = clog2(SC + 1)` bits per free-slot count.
 //!
 //! Warp `w` is local warp `w / SC` of scheduler `w % SC`; per-warp state (WPT entry, age
-//! row) is indexed by global id, per-scheduler state (live mask, last and pending grant,
-//! both one-hot) by scheduler. Structure, each stage a reduction tree rather than a chain:
-//! * `beats[w]`: which warps of its scheduler warp `w` beats on `(WPT, not greedy, age)`
-//!   (`L x L` comparators per scheduler, as the GTO arbiter's age matrix does for age);
+//! row, relation rows) is indexed by global id, per-scheduler state (live mask, last and
+//! pending grant, both one-hot) by scheduler. Structure, each stage a reduction tree rather
+//! than a chain:
+//! * WPT relations: `rel_lt[w]` / `rel_eq[w]` hold which warps of its scheduler warp `w`'s
+//!   stored WPT value is below / equal to. Only the pending grant's value (its update port)
+//!   and launched warps' values change in a cycle, so only their rows and columns are
+//!   recomputed: `L` comparators per scheduler for the pending grant (against the stored
+//!   values, so the table lookup meets one comparator level) and `L` for launches, instead of
+//!   `L x L` every cycle;
+//! * `beats[w]`: which warps of its scheduler warp `w` beats on `(WPT, not greedy, age)`: this
+//!   cycle's relations, ties broken by the one-hot `last` and the age row, word operations;
 //! * `pick_win[s * SC + k]`: scheduler `s`'s grant if it issues `k`-th this cycle (the
 //!   SM's paired issue: from `issue_lead`, each scheduler sees the unit slots the ones before
 //!   it took): `SC x SC` AND-reductions over the same `beats`, the `k`-th reading the
@@ -22,6 +29,9 @@
 //!   per scheduler;
 //! * fetch: each scheduler's best fetch-eligible warp, its rank (live warps that beat it, an
 //!   adder tree), the smallest `(rank, position from fetch_lead)` wins.
+//!
+//! Bits gathered one per warp are written with `replace_bit` (a bit select in the Verilog, no
+//! branch for Verilator to mispredict).
 //!
 //! rust-hdl evaluates array indices from loop variables only, so loops that index by
 //! `l * SC + s` bind `n = SC` with a one-iteration loop (`for n in SC..SC + 1`).
@@ -113,6 +123,12 @@ pub struct Elf<
     /// Age rows, by global warp id: bit `j` set when local warp `j` of the same scheduler
     /// is older.
     older: [DFF<Bits<L>>; N],
+    /// WPT relations, by global warp id: bit `j` set when the warp's WPT value is below
+    /// (`rel_lt`) or equal to (`rel_eq`, the warp itself included) local warp `j`'s of the
+    /// same scheduler. They follow the WPT register for register, updated only in the rows
+    /// and columns of the warps whose value changes, so no cycle compares every pair.
+    rel_lt: [DFF<Bits<L>>; N],
+    rel_eq: [DFF<Bits<L>>; N],
     /// Per scheduler: live warps.
     live: [DFF<Bits<L>>; SC],
     /// Per scheduler: the last granted warp (one-hot; zero before any grant): the greedy one.
@@ -129,8 +145,27 @@ pub struct Elf<
     unit_lsu: [Signal<Local, Bits<L>>; SC],
     /// The WPT as this cycle's selects see it (last cycle's grants updated), by global id.
     wcur: [Signal<Local, Bits<8>>; N],
+    /// Per scheduler: the pending grant (one-hot) if its update port reports this cycle, its
+    /// stored and new WPT value, and the warps whose stored value the new one is below,
+    /// above, equal to (the pending warp itself left out of the first two).
+    pend_mask: [Signal<Local, Bits<L>>; SC],
+    pend_old: [Signal<Local, Bits<8>>; SC],
+    pend_new: [Signal<Local, Bits<8>>; SC],
+    pend_lt: [Signal<Local, Bits<L>>; SC],
+    pend_gt: [Signal<Local, Bits<L>>; SC],
+    pend_eq: [Signal<Local, Bits<L>>; SC],
+    /// By global id: this cycle's relations (the pending grant's row and column updated).
+    cur_lt: [Signal<Local, Bits<L>>; N],
+    cur_eq: [Signal<Local, Bits<L>>; N],
+    /// Reused per warp: the warps it beats on a tie.
+    tie: Signal<Local, Bits<L>>,
     /// By global id: the warps of its scheduler it beats.
     beats: [Signal<Local, Bits<L>>; N],
+    /// Per scheduler: the warps whose value (after this cycle's update) the launch lookup's
+    /// is below, above, equal to.
+    launch_lt: [Signal<Local, Bits<L>>; SC],
+    launch_gt: [Signal<Local, Bits<L>>; SC],
+    launch_eq: [Signal<Local, Bits<L>>; SC],
     /// Per (scheduler, position): its eligible warps, its grant (one-hot) and the grant's unit.
     pick_elig: [Signal<Local, Bits<L>>; SQ],
     pick_win: [Signal<Local, Bits<L>>; SQ],
@@ -150,8 +185,6 @@ pub struct Elf<
     grant_id: [Signal<Local, Bits<LB>>; SC],
     grant_prio: [Signal<Local, Bits<8>>; SC],
     fetch_any: Signal<Local, Bit>,
-    /// Reused per scheduler: a column per bit of an 8-bit value, for the one-hot mux.
-    col8: [Signal<Local, Bits<L>>; 8],
     /// Per scheduler: fetch-eligible live warps, the best of them (one-hot), its rank.
     felig: [Signal<Local, Bits<L>>; SC],
     fwin: [Signal<Local, Bits<L>>; SC],
@@ -177,7 +210,6 @@ pub struct Elf<
     zero8: Constant<Bits<8>>,
     one8: Constant<Bits<8>>,
     max8: Constant<Bits<8>>,
-    bit8: [Constant<Bits<8>>; 8],
     bit_lb: [Constant<Bits<LB>>; LB],
     /// Bit `b` of a global id.
     bit_nb: [Constant<Bits<NB>>; NB],
@@ -190,7 +222,6 @@ pub struct Elf<
     /// Scheduler `s` as the low bits of a global id.
     sched_gid: [Constant<Bits<NB>>; SC],
     onehot_l: [Constant<Bits<L>>; L],
-    onehot_n: [Constant<Bits<N>>; N],
     below_l: [Constant<Bits<L>>; L],
     below_n: [Constant<Bits<N>>; N],
 }
@@ -247,6 +278,8 @@ impl<
             pp_table: Default::default(),
             wpt: array_init::array_init(|_| Default::default()),
             older: array_init::array_init(|_| Default::default()),
+            rel_lt: array_init::array_init(|_| Default::default()),
+            rel_eq: array_init::array_init(|_| Default::default()),
             live: array_init::array_init(|_| Default::default()),
             last: array_init::array_init(|_| Default::default()),
             pend: array_init::array_init(|_| Default::default()),
@@ -257,7 +290,19 @@ impl<
             unit_sfu: array_init::array_init(|_| Default::default()),
             unit_lsu: array_init::array_init(|_| Default::default()),
             wcur: array_init::array_init(|_| Default::default()),
+            pend_mask: array_init::array_init(|_| Default::default()),
+            pend_old: array_init::array_init(|_| Default::default()),
+            pend_new: array_init::array_init(|_| Default::default()),
+            pend_lt: array_init::array_init(|_| Default::default()),
+            pend_gt: array_init::array_init(|_| Default::default()),
+            pend_eq: array_init::array_init(|_| Default::default()),
+            cur_lt: array_init::array_init(|_| Default::default()),
+            cur_eq: array_init::array_init(|_| Default::default()),
+            tie: Default::default(),
             beats: array_init::array_init(|_| Default::default()),
+            launch_lt: array_init::array_init(|_| Default::default()),
+            launch_gt: array_init::array_init(|_| Default::default()),
+            launch_eq: array_init::array_init(|_| Default::default()),
             pick_elig: array_init::array_init(|_| Default::default()),
             pick_win: array_init::array_init(|_| Default::default()),
             pick_sp: array_init::array_init(|_| Default::default()),
@@ -273,7 +318,6 @@ impl<
             grant_id: array_init::array_init(|_| Default::default()),
             grant_prio: array_init::array_init(|_| Default::default()),
             fetch_any: Default::default(),
-            col8: array_init::array_init(|_| Default::default()),
             felig: array_init::array_init(|_| Default::default()),
             fwin: array_init::array_init(|_| Default::default()),
             fbeaten: Default::default(),
@@ -295,7 +339,6 @@ impl<
             zero8: constant(0),
             one8: constant(1),
             max8: constant(255),
-            bit8: array_init::array_init(|b| constant(1 << b)),
             bit_lb: array_init::array_init(|b| constant(1 << b)),
             bit_nb: array_init::array_init(|b| constant(1 << b)),
             bit_hi: array_init::array_init(|b| constant(1 << (b + SCB))),
@@ -308,7 +351,6 @@ impl<
             sched_ids: index_table(),
             sched_gid: index_table(),
             onehot_l: onehot_table(),
-            onehot_n: onehot_table(),
             below_l: below_table(),
             below_n: below_table(),
         }
@@ -337,6 +379,8 @@ impl<
             self.wpt[w].d.next = self.wpt[w].q.val();
             self.older[w].clock.next = self.clock.val();
             self.older[w].d.next = self.older[w].q.val();
+            self.rel_lt[w].clock.next = self.clock.val();
+            self.rel_eq[w].clock.next = self.clock.val();
         }
         for s in 0..SC {
             self.live[s].clock.next = self.clock.val();
@@ -357,9 +401,11 @@ impl<
         self.pp_table.merge_ge.next = self.merge_ge.val();
         for s in 0..SC {
             self.pp_table.pc[s].next = self.upd_pc[s].val();
+            self.pp_table.en[s].next = self.upd_valid[s].val() & self.upd_trig[s].val();
         }
         for n in SC..(SC + 1) {
             self.pp_table.pc[n].next = self.launch_pc.val();
+            self.pp_table.en[n].next = self.launch.val().any();
             // Per scheduler: launch, exit and unit masks over its local warps.
             for s in 0..SC {
                 self.launch_s[s].next = self.zero_l.val();
@@ -369,57 +415,90 @@ impl<
                 self.unit_sfu[s].next = self.zero_l.val();
                 self.unit_lsu[s].next = self.zero_l.val();
                 for l in 0..L {
-                    if self.launch.val().get_bit(l * n + s) {
-                        self.launch_s[s].next = self.launch_s[s].val() | self.onehot_l[l].val();
+                    self.launch_s[s].next = self.launch_s[s].val().replace_bit(l, self.launch.val().get_bit(l * n + s));
+                    self.exit_s[s].next = self.exit_s[s].val().replace_bit(l, self.exit.val().get_bit(l * n + s));
+                    self.unit_none[s].next = self.unit_none[s].val().replace_bit(l, !self.unit[s].val().get_bit(2 * l) & !self.unit[s].val().get_bit(2 * l + 1));
+                    self.unit_sp[s].next = self.unit_sp[s].val().replace_bit(l, self.unit[s].val().get_bit(2 * l) & !self.unit[s].val().get_bit(2 * l + 1));
+                    self.unit_sfu[s].next = self.unit_sfu[s].val().replace_bit(l, !self.unit[s].val().get_bit(2 * l) & self.unit[s].val().get_bit(2 * l + 1));
+                    self.unit_lsu[s].next = self.unit_lsu[s].val().replace_bit(l, self.unit[s].val().get_bit(2 * l) & self.unit[s].val().get_bit(2 * l + 1));
+                }
+            }
+            // The pending grant's new WPT value (its table lookup, or the decrement), and
+            // how it compares with every other warp's stored value.
+            for s in 0..SC {
+                self.pend_mask[s].next = self.zero_l.val();
+                if self.upd_valid[s].val() {
+                    self.pend_mask[s].next = self.pend[s].q.val();
+                }
+                self.pend_old[s].next = self.zero8.val();
+                for l in 0..L {
+                    if self.pend[s].q.val().get_bit(l) {
+                        self.pend_old[s].next =
+                            self.pend_old[s].val() | self.wpt[l * n + s].q.val();
                     }
-                    if self.exit.val().get_bit(l * n + s) {
-                        self.exit_s[s].next = self.exit_s[s].val() | self.onehot_l[l].val();
+                }
+                self.pend_new[s].next = self.pend_old[s].val();
+                if self.upd_trig[s].val() {
+                    self.pend_new[s].next = self.pp_table.prio[s].val();
+                } else if (self.pend_old[s].val() != self.max8.val())
+                    & (self.pend_old[s].val() != self.zero8.val())
+                {
+                    self.pend_new[s].next = self.pend_old[s].val() - self.one8.val();
+                }
+                self.pend_lt[s].next = self.zero_l.val();
+                self.pend_gt[s].next = self.zero_l.val();
+                for j in 0..L {
+                    self.pend_lt[s].next = self.pend_lt[s]
+                        .val()
+                        .replace_bit(j, self.pend_new[s].val() < self.wpt[j * n + s].q.val());
+                    self.pend_gt[s].next = self.pend_gt[s]
+                        .val()
+                        .replace_bit(j, self.pend_new[s].val() > self.wpt[j * n + s].q.val());
+                }
+                self.pend_lt[s].next = self.pend_lt[s].val() & !self.pend_mask[s].val();
+                self.pend_gt[s].next = self.pend_gt[s].val() & !self.pend_mask[s].val();
+                self.pend_eq[s].next = !(self.pend_lt[s].val() | self.pend_gt[s].val());
+            }
+            // This cycle's WPT relations: the stored ones with the pending grant's row and
+            // column replaced; warp i beats warp j on (WPT, not greedy, age).
+            for s in 0..SC {
+                for i in 0..L {
+                    if self.pend_mask[s].val().get_bit(i) {
+                        self.cur_lt[i * n + s].next = self.pend_lt[s].val();
+                        self.cur_eq[i * n + s].next = self.pend_eq[s].val();
+                    } else {
+                        self.cur_lt[i * n + s].next =
+                            self.rel_lt[i * n + s].q.val() & !self.pend_mask[s].val();
+                        if self.pend_gt[s].val().get_bit(i) {
+                            self.cur_lt[i * n + s].next =
+                                self.cur_lt[i * n + s].val() | self.pend_mask[s].val();
+                        }
+                        self.cur_eq[i * n + s].next =
+                            self.rel_eq[i * n + s].q.val() & !self.pend_mask[s].val();
+                        if self.pend_eq[s].val().get_bit(i) {
+                            self.cur_eq[i * n + s].next =
+                                self.cur_eq[i * n + s].val() | self.pend_mask[s].val();
+                        }
                     }
-                    if !self.unit[s].val().get_bit(2 * l) & !self.unit[s].val().get_bit(2 * l + 1) {
-                        self.unit_none[s].next = self.unit_none[s].val() | self.onehot_l[l].val();
+                    // Ties: the greedy warp beats every other; else the older one wins,
+                    // never the greedy one.
+                    if self.last[s].q.val().get_bit(i) {
+                        self.tie.next = !self.last[s].q.val();
+                    } else {
+                        self.tie.next = !self.last[s].q.val()
+                            & !self.older[i * n + s].q.val()
+                            & !self.onehot_l[i].val();
                     }
-                    if self.unit[s].val().get_bit(2 * l) & !self.unit[s].val().get_bit(2 * l + 1) {
-                        self.unit_sp[s].next = self.unit_sp[s].val() | self.onehot_l[l].val();
-                    }
-                    if !self.unit[s].val().get_bit(2 * l) & self.unit[s].val().get_bit(2 * l + 1) {
-                        self.unit_sfu[s].next = self.unit_sfu[s].val() | self.onehot_l[l].val();
-                    }
-                    if self.unit[s].val().get_bit(2 * l) & self.unit[s].val().get_bit(2 * l + 1) {
-                        self.unit_lsu[s].next = self.unit_lsu[s].val() | self.onehot_l[l].val();
-                    }
+                    self.beats[i * n + s].next = self.cur_lt[i * n + s].val()
+                        | (self.cur_eq[i * n + s].val() & self.tie.val());
                 }
             }
             // Last cycle's grants report back: the WPT as this cycle's selects see it.
             for s in 0..SC {
                 for l in 0..L {
                     self.wcur[l * n + s].next = self.wpt[l * n + s].q.val();
-                    if self.upd_valid[s].val() & self.pend[s].q.val().get_bit(l) {
-                        if self.upd_trig[s].val() {
-                            self.wcur[l * n + s].next = self.pp_table.prio[s].val();
-                        } else if (self.wpt[l * n + s].q.val() != self.max8.val())
-                            & (self.wpt[l * n + s].q.val() != self.zero8.val())
-                        {
-                            self.wcur[l * n + s].next = self.wpt[l * n + s].q.val() - self.one8.val();
-                        }
-                    }
-                }
-            }
-            // Warp i beats warp j of its scheduler on (WPT, not greedy, age).
-            for s in 0..SC {
-                for i in 0..L {
-                    self.beats[i * n + s].next = self.zero_l.val();
-                    for j in 0..L {
-                        if (self.wcur[i * n + s].val() < self.wcur[j * n + s].val())
-                            | ((self.wcur[i * n + s].val() == self.wcur[j * n + s].val())
-                                & ((self.last[s].q.val().get_bit(i)
-                                    & !self.last[s].q.val().get_bit(j))
-                                    | ((self.last[s].q.val().get_bit(i)
-                                        == self.last[s].q.val().get_bit(j))
-                                        & self.older[j * n + s].q.val().get_bit(i))))
-                        {
-                            self.beats[i * n + s].next =
-                                self.beats[i * n + s].val() | self.onehot_l[j].val();
-                        }
+                    if self.pend_mask[s].val().get_bit(l) {
+                        self.wcur[l * n + s].next = self.pend_new[s].val();
                     }
                 }
             }
@@ -455,15 +534,14 @@ impl<
                         & self.live[s].q.val();
                     self.pick_win[s * n + k].next = self.zero_l.val();
                     for i in 0..L {
-                        if self.pick_elig[s * n + k].val().get_bit(i)
-                            & (self.beats[i * n + s].val()
-                                | !self.pick_elig[s * n + k].val()
-                                | self.onehot_l[i].val())
-                            .all()
-                        {
-                            self.pick_win[s * n + k].next =
-                                self.pick_win[s * n + k].val() | self.onehot_l[i].val();
-                        }
+                        self.pick_win[s * n + k].next = self.pick_win[s * n + k].val().replace_bit(
+                            i,
+                            self.pick_elig[s * n + k].val().get_bit(i)
+                                & (self.beats[i * n + s].val()
+                                    | !self.pick_elig[s * n + k].val()
+                                    | self.onehot_l[i].val())
+                                .all(),
+                        );
                     }
                     self.pick_sp[s * n + k].next =
                         (self.pick_win[s * n + k].val() & self.unit_sp[s].val()).any();
@@ -499,20 +577,11 @@ impl<
                         self.grant_id[s].next = self.grant_id[s].val() | self.bit_lb[b].val();
                     }
                 }
-                for b in 0..8 {
-                    self.col8[b].next = self.zero_l.val();
-                }
-                for l in 0..L {
-                    for b in 0..8 {
-                        if self.grant[s].val().get_bit(l) & self.wcur[l * n + s].val().get_bit(b) {
-                            self.col8[b].next = self.col8[b].val() | self.onehot_l[l].val();
-                        }
-                    }
-                }
                 self.grant_prio[s].next = self.zero8.val();
-                for b in 0..8 {
-                    if self.col8[b].val().any() {
-                        self.grant_prio[s].next = self.grant_prio[s].val() | self.bit8[b].val();
+                for l in 0..L {
+                    if self.grant[s].val().get_bit(l) {
+                        self.grant_prio[s].next =
+                            self.grant_prio[s].val() | self.wcur[l * n + s].val();
                     }
                 }
             }
@@ -521,32 +590,27 @@ impl<
             for s in 0..SC {
                 self.felig[s].next = self.zero_l.val();
                 for l in 0..L {
-                    if self.fetch_elig.val().get_bit(l * n + s)
-                        | (self.fetch_on_grant.val().get_bit(l * n + s)
-                            & self.grant[s].val().get_bit(l))
-                    {
-                        self.felig[s].next = self.felig[s].val() | self.onehot_l[l].val();
-                    }
+                    self.felig[s].next = self.felig[s].val().replace_bit(l, self.fetch_elig.val().get_bit(l * n + s) | (self.fetch_on_grant.val().get_bit(l * n + s) & self.grant[s].val().get_bit(l)));
                 }
                 self.felig[s].next = self.felig[s].val() & self.live[s].q.val();
                 self.fwin[s].next = self.zero_l.val();
                 for i in 0..L {
-                    if self.felig[s].val().get_bit(i)
-                        & (self.beats[i * n + s].val()
-                            | !self.felig[s].val()
-                            | self.onehot_l[i].val())
-                        .all()
-                    {
-                        self.fwin[s].next = self.fwin[s].val() | self.onehot_l[i].val();
-                    }
+                    self.fwin[s].next = self.fwin[s].val().replace_bit(
+                        i,
+                        self.felig[s].val().get_bit(i)
+                            & (self.beats[i * n + s].val()
+                                | !self.felig[s].val()
+                                | self.onehot_l[i].val())
+                            .all(),
+                    );
                 }
                 self.fbeaten.next = self.zero_l.val();
                 for j in 0..L {
-                    if self.live[s].q.val().get_bit(j)
-                        & (self.beats[j * n + s].val() & self.fwin[s].val()).any()
-                    {
-                        self.fbeaten.next = self.fbeaten.val() | self.onehot_l[j].val();
-                    }
+                    self.fbeaten.next = self.fbeaten.val().replace_bit(
+                        j,
+                        self.live[s].q.val().get_bit(j)
+                            & (self.beats[j * n + s].val() & self.fwin[s].val()).any(),
+                    );
                 }
                 for m in L..(L + 1) {
                     for j in 0..L {
@@ -575,9 +639,7 @@ impl<
             self.live_all.next = self.zero_n.val();
             for s in 0..SC {
                 for l in 0..L {
-                    if self.live[s].q.val().get_bit(l) {
-                        self.live_all.next = self.live_all.val() | self.onehot_n[l * n + s].val();
-                    }
+                    self.live_all.next = self.live_all.val().replace_bit(l * n + s, self.live[s].q.val().get_bit(l));
                 }
             }
         }
@@ -600,9 +662,7 @@ impl<
         self.fresh.next = self.fetch_elig.val() & self.launch.val() & !self.live_all.val();
         self.fresh_low.next = self.zero_n.val();
         for w in 0..N {
-            if self.fresh.val().get_bit(w) & !(self.fresh.val() & self.below_n[w].val()).any() {
-                self.fresh_low.next = self.fresh_low.val() | self.onehot_n[w].val();
-            }
+            self.fresh_low.next = self.fresh_low.val().replace_bit(w, self.fresh.val().get_bit(w) & !(self.fresh.val() & self.below_n[w].val()).any());
         }
         self.fresh_id.next = self.zero_nb.val();
         for b in 0..NB {
@@ -622,6 +682,48 @@ impl<
         }
         // Edge: the WPT takes this cycle's values, then launches (the table as it is now).
         for n in SC..(SC + 1) {
+            // Launched warps all take the launch lookup's value: compare it with every
+            // warp's value after this cycle's update.
+            for s in 0..SC {
+                self.launch_lt[s].next = self.zero_l.val();
+                self.launch_gt[s].next = self.zero_l.val();
+                for j in 0..L {
+                    self.launch_lt[s].next = self.launch_lt[s].val().replace_bit(
+                        j,
+                        self.pp_table.prio[n].val() < self.wcur[j * n + s].val(),
+                    );
+                    self.launch_gt[s].next = self.launch_gt[s].val().replace_bit(
+                        j,
+                        self.pp_table.prio[n].val() > self.wcur[j * n + s].val(),
+                    );
+                }
+                self.launch_eq[s].next = !(self.launch_lt[s].val() | self.launch_gt[s].val());
+                for i in 0..L {
+                    if self.launch_s[s].val().get_bit(i) {
+                        self.rel_lt[i * n + s].d.next =
+                            self.launch_lt[s].val() & !self.launch_s[s].val();
+                        self.rel_eq[i * n + s].d.next =
+                            self.launch_eq[s].val() | self.launch_s[s].val();
+                    } else {
+                        self.rel_lt[i * n + s].d.next =
+                            self.cur_lt[i * n + s].val() & !self.launch_s[s].val();
+                        if self.launch_gt[s].val().get_bit(i) {
+                            self.rel_lt[i * n + s].d.next =
+                                self.cur_lt[i * n + s].val() | self.launch_s[s].val();
+                        }
+                        self.rel_eq[i * n + s].d.next =
+                            self.cur_eq[i * n + s].val() & !self.launch_s[s].val();
+                        if self.launch_eq[s].val().get_bit(i) {
+                            self.rel_eq[i * n + s].d.next =
+                                self.cur_eq[i * n + s].val() | self.launch_s[s].val();
+                        }
+                    }
+                    if self.reset.val() {
+                        self.rel_lt[i * n + s].d.next = self.zero_l.val();
+                        self.rel_eq[i * n + s].d.next = !self.zero_l.val();
+                    }
+                }
+            }
             for s in 0..SC {
                 for l in 0..L {
                     self.wpt[l * n + s].d.next = self.wcur[l * n + s].val();

@@ -1,10 +1,10 @@
 //! ELF's program-point table with `K` priority calculators (spec §1.6): the `P` slots
 //! (valid, branch, PC, score) behind one write port, and `K` lookup ports, each a comparator
 //! per slot, the first valid slot at or after the PC found by a prefix OR (no priority chain),
-//! every slot's distance from the PC computed in parallel and clipped to 9 bits, the first
-//! hit's distance and score taken by an AND-OR mux (a reduction tree per bit), and the
-//! distance/score arithmetic with saturation at 255. Lookups read the table as it is during
-//! the cycle (writes land at the edge); they are combinational.
+//! every slot's priority computed in parallel as if it were that slot (distance from the PC
+//! clipped to 9 bits, score added or subtracted, saturated at 255), and the first hit's taken
+//! by an AND-OR mux, so the find-first and the arithmetic run side by side. Lookups read the
+//! table as it is during the cycle (writes land at the edge); they are combinational.
 
 use crate::consts::{below_table, constant, onehot_table};
 use crate::sim::Clocked;
@@ -36,6 +36,10 @@ pub struct PpTable<const P: usize, const PB: usize, const K: usize> {
     pub merge_ge: Signal<In, Bit>,
     /// Per lookup: the warp's next PC (bytes).
     pub pc: [Signal<In, Bits<32>>; K],
+    /// Per lookup: its result is used this cycle. When low, `prio` is 255 and the lookup's
+    /// logic is skipped in simulation (an `if` around it in the Verilog; in hardware one
+    /// gate on the output).
+    pub en: [Signal<In, Bit>; K],
     /// Per lookup: its priority, 0..=255, in the same cycle.
     pub prio: [Signal<Out, Bits<8>>; K],
     valid: DFF<Bits<P>>,
@@ -48,26 +52,28 @@ pub struct PpTable<const P: usize, const PB: usize, const K: usize> {
     hit: Signal<Local, Bits<P>>,
     first: Signal<Local, Bits<P>>,
     /// Per lookup and slot, reused: the distance from the PC to the slot in instructions,
-    /// `(pc_slot - pc) >> 3`, clipped at 511 (9 bits: enough for `d + score` and
-    /// `d - score` to saturate exactly as the unclipped value does, scores being at most
-    /// 255). Computed for every slot in parallel, so only 9 bits pass the slot mux.
-    slot_dist: [Signal<Local, Bits<32>>; P],
-    /// Per lookup, reused: per bit of the clipped distance / score, the first slot's bit (as
-    /// a P-bit column reduced by OR).
-    dist_col: [Signal<Local, Bits<P>>; 9],
-    score_col: [Signal<Local, Bits<P>>; 8],
-    sel_score: Signal<Local, Bits<32>>,
-    sel_branch: Signal<Local, Bit>,
+    /// `(pc_slot - pc) >> 3`; the same clipped at 511 in 10 bits (enough for `d + score`
+    /// and `d - score` to saturate exactly as the unclipped value does, scores being at most
+    /// 255, and for the sum not to overflow); the clipped distance with the score added or
+    /// subtracted.
     distance: Signal<Local, Bits<32>>,
-    value: Signal<Local, Bits<32>>,
+    near: Signal<Local, Bits<10>>,
+    value: Signal<Local, Bits<10>>,
+    /// Per slot: its score, zero-extended to 10 bits.
+    score: [Signal<Local, Bits<10>>; P],
+    /// Per lookup, reused: the first hit's clipped distance, score and branch bit.
+    sel_near: Signal<Local, Bits<10>>,
+    sel_score: Signal<Local, Bits<10>>,
+    sel_branch: Signal<Local, Bit>,
     zero_p: Constant<Bits<P>>,
     zero32: Constant<Bits<32>>,
     shift: Constant<Bits<32>>,
-    clip: Constant<Bits<32>>,
-    max32: Constant<Bits<32>>,
+    clip: Constant<Bits<10>>,
+    /// The bits above 511 (a distance to clip) and above 255 (a value to saturate).
+    above_clip: Constant<Bits<32>>,
+    above_max8: Constant<Bits<10>>,
+    zero10: Constant<Bits<10>>,
     max8: Constant<Bits<8>>,
-    /// `1 << b` for the 9 bits a clipped distance or a score has.
-    bit32: [Constant<Bits<32>>; 9],
     slot_ids: [Constant<Bits<PB>>; P],
     slot_onehot: [Constant<Bits<P>>; P],
     slot_below: [Constant<Bits<P>>; P],
@@ -88,6 +94,7 @@ impl<const P: usize, const PB: usize, const K: usize> Default for PpTable<P, PB,
             tw_score: Default::default(),
             merge_ge: Default::default(),
             pc: array_init::array_init(|_| Default::default()),
+            en: array_init::array_init(|_| Default::default()),
             prio: array_init::array_init(|_| Default::default()),
             valid: Default::default(),
             branch: Default::default(),
@@ -97,20 +104,21 @@ impl<const P: usize, const PB: usize, const K: usize> Default for PpTable<P, PB,
             branch_new: Default::default(),
             hit: Default::default(),
             first: Default::default(),
-            slot_dist: array_init::array_init(|_| Default::default()),
-            dist_col: array_init::array_init(|_| Default::default()),
-            score_col: array_init::array_init(|_| Default::default()),
+            distance: Default::default(),
+            near: Default::default(),
+            score: array_init::array_init(|_| Default::default()),
+            value: Default::default(),
+            sel_near: Default::default(),
             sel_score: Default::default(),
             sel_branch: Default::default(),
-            distance: Default::default(),
-            value: Default::default(),
             zero_p: constant(0),
             zero32: constant(0),
             shift: constant(3),
             clip: constant(511),
-            max32: constant(255),
+            above_clip: constant(!511u32 as u64),
+            above_max8: constant(0x300),
+            zero10: constant(0),
             max8: constant(255),
-            bit32: array_init::array_init(|k| constant(1 << k)),
             slot_ids: crate::consts::index_table(),
             slot_onehot: onehot_table(),
             slot_below: below_table(),
@@ -128,75 +136,77 @@ impl<const P: usize, const PB: usize, const K: usize> Logic for PpTable<P, PB, K
             self.slot_score[i].clock.next = self.clock.val();
             self.slot_score[i].d.next = self.slot_score[i].q.val();
         }
+        // Every slot's score, zero-extended for the distance arithmetic.
+        for i in 0..P {
+            self.score[i].next = self.zero10.val();
+            for b in 0..8 {
+                self.score[i].next = self.score[i]
+                    .val()
+                    .replace_bit(b, self.slot_score[i].q.val().get_bit(b));
+            }
+        }
+        // The lookups' scratch values start at zero (no latch when every lookup is off).
+        self.hit.next = self.zero_p.val();
+        self.first.next = self.zero_p.val();
+        self.distance.next = self.zero32.val();
+        self.near.next = self.zero10.val();
+        self.value.next = self.zero10.val();
+        self.sel_near.next = self.zero10.val();
+        self.sel_score.next = self.zero10.val();
+        self.sel_branch.next = false;
         for c in 0..K {
-            // The valid slots at or after the PC; the first of them (none lower is a hit).
-            self.hit.next = self.zero_p.val();
-            for i in 0..P {
-                if self.valid.q.val().get_bit(i) & (self.slot_pc[i].q.val() >= self.pc[c].val()) {
-                    self.hit.next = self.hit.val() | self.slot_onehot[i].val();
+            self.prio[c].next = self.max8.val();
+            if self.en[c].val() {
+                // The valid slots at or after the PC; the first of them (none lower is a hit).
+                self.hit.next = self.zero_p.val();
+                self.first.next = self.zero_p.val();
+                for i in 0..P {
+                    self.hit.next = self.hit.val().replace_bit(
+                        i,
+                        self.valid.q.val().get_bit(i) & (self.slot_pc[i].q.val() >= self.pc[c].val()),
+                    );
                 }
-            }
-            self.first.next = self.zero_p.val();
-            for i in 0..P {
-                if self.hit.val().get_bit(i) & !(self.hit.val() & self.slot_below[i].val()).any() {
-                    self.first.next = self.first.val() | self.slot_onehot[i].val();
+                for i in 0..P {
+                    self.first.next = self.first.val().replace_bit(
+                        i,
+                        self.hit.val().get_bit(i) & !(self.hit.val() & self.slot_below[i].val()).any(),
+                    );
                 }
-            }
-            // Every slot's clipped distance (meaningful for the hits only).
-            for i in 0..P {
-                self.slot_dist[i].next =
-                    (self.slot_pc[i].q.val() - self.pc[c].val()) >> self.shift.val();
-                if self.slot_dist[i].val() > self.clip.val() {
-                    self.slot_dist[i].next = self.clip.val();
-                }
-            }
-            // The first hit's distance, score (zero-extended) and branch bit: per bit, OR
-            // over the slots.
-            for b in 0..9 {
-                self.dist_col[b].next = self.zero_p.val();
-            }
-            for b in 0..8 {
-                self.score_col[b].next = self.zero_p.val();
-            }
-            for i in 0..P {
-                for b in 0..9 {
-                    if self.first.val().get_bit(i) & self.slot_dist[i].val().get_bit(b) {
-                        self.dist_col[b].next = self.dist_col[b].val() | self.slot_onehot[i].val();
+                // Every slot's distance from the PC, clipped (in parallel with the find-first);
+                // the first hit's distance, score and branch bit by AND-OR muxes; then the
+                // arithmetic once, saturated at 255.
+                self.sel_near.next = self.zero10.val();
+                self.sel_score.next = self.zero10.val();
+                self.sel_branch.next = false;
+                for i in 0..P {
+                    self.distance.next =
+                        (self.slot_pc[i].q.val() - self.pc[c].val()) >> self.shift.val();
+                    self.near.next = self.distance.val().get_bits::<10>(0);
+                    if (self.distance.val() & self.above_clip.val()).any() {
+                        self.near.next = self.clip.val();
+                    }
+                    if self.first.val().get_bit(i) {
+                        self.sel_near.next = self.sel_near.val() | self.near.val();
+                        self.sel_score.next = self.sel_score.val() | self.score[i].val();
+                        self.sel_branch.next = self.sel_branch.val() | self.branch.q.val().get_bit(i);
                     }
                 }
-                for b in 0..8 {
-                    if self.first.val().get_bit(i) & self.slot_score[i].q.val().get_bit(b) {
-                        self.score_col[b].next =
-                            self.score_col[b].val() | self.slot_onehot[i].val();
-                    }
+                if self.sel_branch.val() {
+                    self.value.next = self.sel_near.val() + self.sel_score.val();
+                } else if (self.sel_near.val() > self.sel_score.val())
+                    | (self.merge_ge.val() & (self.sel_near.val() == self.sel_score.val()))
+                {
+                    self.value.next = self.sel_near.val() - self.sel_score.val();
+                } else {
+                    self.value.next = self.sel_near.val();
                 }
-            }
-            self.distance.next = self.zero32.val();
-            for b in 0..9 {
-                if self.dist_col[b].val().any() {
-                    self.distance.next = self.distance.val() | self.bit32[b].val();
-                }
-            }
-            self.sel_score.next = self.zero32.val();
-            for b in 0..8 {
-                if self.score_col[b].val().any() {
-                    self.sel_score.next = self.sel_score.val() | self.bit32[b].val();
-                }
-            }
-            self.sel_branch.next = (self.first.val() & self.branch.q.val()).any();
-            if self.sel_branch.val() {
-                self.value.next = self.distance.val() + self.sel_score.val();
-            } else if (self.distance.val() > self.sel_score.val())
-                | (self.merge_ge.val() & (self.distance.val() == self.sel_score.val()))
-            {
-                self.value.next = self.distance.val() - self.sel_score.val();
-            } else {
-                self.value.next = self.distance.val();
-            }
-            if !self.hit.val().any() | (self.value.val() > self.max32.val()) {
-                self.prio[c].next = self.max8.val();
-            } else {
                 self.prio[c].next = self.value.val().get_bits::<8>(0);
+                if (self.value.val() & self.above_max8.val()).any() {
+                    self.prio[c].next = self.max8.val();
+                }
+                if !self.hit.val().any() {
+                    self.prio[c].next = self.max8.val();
+                }
             }
         }
         // Write port: clear, then write one slot.
