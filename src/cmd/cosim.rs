@@ -72,6 +72,7 @@ pub fn report_json(r: &CosimReport, seed: u64) -> serde_json::Value {
             "cycle": m.cycle, "port": m.port, "expected": m.expected, "got": m.got,
             "inputs": m.inputs.iter().map(|(n, v)| json!({"port": n, "value": v})).collect::<Vec<_>>(),
             "golden_vcd": m.golden_vcd, "rtl_vcd": m.rtl_vcd,
+            "pair_vcd": m.pair.as_ref().map(|p| &p.vcd), "gtkw": m.pair.as_ref().map(|p| &p.gtkw),
         })),
         "waveforms": r.waveforms.as_ref().map(|(g, rt)| json!({"golden": g, "rtl": rt})),
     })

@@ -88,6 +88,7 @@ where
             Some(again) if again.cycle == m.cycle && again.port == m.port => {
                 m.golden_vcd = again.golden_vcd;
                 m.rtl_vcd = again.rtl_vcd;
+                m.pair = again.pair;
             }
             other => {
                 return Err(TbError::NotReproduced {

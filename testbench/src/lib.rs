@@ -6,12 +6,14 @@
 //!   from `rtl-out/manifest.json`).
 //! * [`lockstep`]: `Lockstep`, golden and RTL stepped together, compared every cycle.
 //! * [`vcd_out`]: VCD writer for golden models (ports and internal state).
+//! * [`pair`]: a mismatch's two waveforms merged into one file, and a GTKWave save file.
 //! * [`cosim`]: random-stimulus co-simulation runs, as `gpusched cosim` and the regression use.
 //! * [`gpu`]: RTL in the GPU model's loop (`gpusched sim --rtl` / `--lockstep`).
 
 pub mod cosim;
 pub mod gpu;
 pub mod lockstep;
+pub mod pair;
 pub mod rtl;
 pub mod vcd_out;
 

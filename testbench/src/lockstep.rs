@@ -7,8 +7,11 @@
 //! model: either for the whole run (`vcd_dir`), or, after a mismatch, from a *replay*: the
 //! driver runs the same deterministic stimulus again through [`Lockstep::replay`], which traces
 //! the `window` cycles up to and including the mismatch into `<name>.golden.vcd` and
-//! `<name>.rtl.vcd`. Waveforms thus cost nothing while golden and RTL agree.
+//! `<name>.rtl.vcd`. Waveforms thus cost nothing while golden and RTL agree. Beside them,
+//! [`crate::pair`] writes `<name>.pair.vcd` (both under one root) and `<name>.gtkw`, which
+//! opens it in GTKWave with every port golden over RTL and the cursor on the mismatch.
 
+use crate::pair::{write_pair, PairFiles, PairView};
 use crate::rtl::RtlBlock;
 use crate::vcd_out::GoldenVcd;
 use crate::TbError;
@@ -58,6 +61,8 @@ pub struct Mismatch {
     pub golden_vcd: Option<PathBuf>,
     /// RTL waveform, if written.
     pub rtl_vcd: Option<PathBuf>,
+    /// Both waveforms in one file and the GTKWave save file that opens it, if written.
+    pub pair: Option<PairFiles>,
 }
 
 impl fmt::Display for Mismatch {
@@ -79,6 +84,9 @@ impl fmt::Display for Mismatch {
         }
         if let (Some(g), Some(r)) = (&self.golden_vcd, &self.rtl_vcd) {
             writeln!(f, "  waveforms: {} {}", g.display(), r.display())?;
+        }
+        if let Some(p) = &self.pair {
+            writeln!(f, "  view both: gtkwave {}", p.gtkw.display())?;
         }
         Ok(())
     }
@@ -115,6 +123,8 @@ type Rtl<G> = RtlBlock<<G as Block>::In, <G as Block>::Out>;
 /// A golden model and its RTL in lockstep.
 pub struct Lockstep<G: Block + Inspect + Clone> {
     name: String,
+    /// The Verilated module (the port scope of the RTL waveform).
+    module: String,
     golden: G,
     rtl: Rtl<G>,
     /// Replay mode: the cycle from which both models are traced into `mismatch_dir`.
@@ -191,6 +201,7 @@ where
         let whole_run = cfg.vcd_dir.clone();
         let mut pair = Self {
             name: name.into(),
+            module: module.into(),
             golden,
             rtl,
             trace_from,
@@ -299,6 +310,27 @@ where
             None => (None, None),
         };
         let k = (0..nout).find(|&k| ew[k] != gw[k]).expect("outputs differ");
+        let names = |specs: &[PortSpec]| specs.iter().map(|s| s.name.clone()).collect::<Vec<_>>();
+        let (outputs, inputs) = (names(out_specs), names(in_specs));
+        let differing: Vec<String> = (0..nout)
+            .filter(|&k| ew[k] != gw[k])
+            .map(|k| out_specs[k].name.clone())
+            .collect();
+        let pair = match (&golden_vcd, &rtl_vcd) {
+            (Some(g), Some(r)) => Some(write_pair(
+                g,
+                r,
+                &PairView {
+                    golden_scope: &self.name,
+                    rtl_scope: &self.module,
+                    cycle: self.cycle,
+                    outputs: &outputs,
+                    inputs: &inputs,
+                    differing: &differing,
+                },
+            )?),
+            _ => None,
+        };
         Ok(Mismatch {
             name: self.name.clone(),
             cycle: self.cycle,
@@ -315,6 +347,7 @@ where
                 .collect(),
             golden_vcd,
             rtl_vcd,
+            pair,
         })
     }
 }

@@ -112,6 +112,32 @@ fn planted_bug_case(from: u64, window: usize) {
         "{report}"
     );
 
+    // The pair file and the GTKWave save file: the differing port first, golden over RTL,
+    // the cursor on the mismatching cycle.
+    let pair = m.pair.clone().expect("pair written");
+    assert_eq!(pair.gtkw, dir.path().join("warp_arbiter_gto_fermi.gtkw"));
+    let save = std::fs::read_to_string(&pair.gtkw).unwrap();
+    assert!(
+        save.contains(&format!("*-3.000000 {} -1", 2 * expected_cycle)),
+        "{save}"
+    );
+    let lines: Vec<&str> = save.lines().collect();
+    let g = lines
+        .iter()
+        .position(|l| l.starts_with("golden.warp_arbiter_gto_fermi.grant_warp["))
+        .expect("golden grant_warp in the save file");
+    assert!(
+        lines[g + 1].starts_with("rtl.warp_arbiter_gto_fermi.grant_warp["),
+        "{save}"
+    );
+    assert!(
+        g < lines.iter().position(|l| *l == "-other outputs").unwrap(),
+        "{save}"
+    );
+    let (_, pair_times) = parse_vcd(&pair.vcd);
+    assert_eq!(*pair_times.iter().max().unwrap(), 2 * expected_cycle + 1);
+    assert!(report.contains("gtkwave"), "{report}");
+
     let gpath = m.golden_vcd.expect("golden waveform written");
     let rpath = m.rtl_vcd.expect("rtl waveform written");
     assert_eq!(gpath, dir.path().join("warp_arbiter_gto_fermi.golden.vcd"));
