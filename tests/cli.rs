@@ -314,6 +314,14 @@ fn sim_rejects_bad_input_with_clear_errors() {
             "gtx1",
         ),
         (
+            vec!["sim", "--workload", "stream", "--watchdog", "0"],
+            "invalid value '0' for '--watchdog <N>': 0 is not in 1..",
+        ),
+        (
+            vec!["sim", "--workload", "stream", "--max-cycles", "0"],
+            "invalid value '0' for '--max-cycles <N>': 0 is not in 1..",
+        ),
+        (
             vec!["sim", "--workload", "stream", "--rtl", "elf"],
             "this run has no elf block (use --warp-sched elf)",
         ),

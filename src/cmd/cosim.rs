@@ -21,8 +21,8 @@ pub struct CosimArgs {
     /// Parameter preset (fermi, proto).
     #[arg(long, default_value = "fermi")]
     preset: String,
-    /// Cycles to run after reset.
-    #[arg(long, default_value_t = 1_000_000)]
+    /// Cycles to run after reset (at least 1).
+    #[arg(long, default_value_t = 1_000_000, value_parser = clap::value_parser!(u64).range(1..))]
     cycles: u64,
     /// Stimulus seed (same seed, same run, bit for bit).
     #[arg(long, default_value_t = 1)]

@@ -28,8 +28,8 @@ use std::time::Instant;
 /// Arguments of `gpusched regress`.
 #[derive(Args)]
 pub struct RegressArgs {
-    /// Cycles of lockstep per block x policy x preset.
-    #[arg(long, default_value_t = 10_000_000)]
+    /// Cycles of lockstep per block x policy x preset (at least 1).
+    #[arg(long, default_value_t = 10_000_000, value_parser = clap::value_parser!(u64).range(1..))]
     cycles: u64,
     /// Stimulus seed.
     #[arg(long, default_value_t = 1)]

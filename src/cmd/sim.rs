@@ -81,11 +81,12 @@ pub struct RunArgs {
     /// Thread-block dispatch policy: lrr, bcs.
     #[arg(long, value_name = "POLICY", default_value = "lrr")]
     pub tb_sched: String,
-    /// Stop after N cycles (the report is marked truncated).
-    #[arg(long, value_name = "N")]
+    /// Stop after N cycles, N >= 1 (the report is marked truncated).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
     pub max_cycles: Option<u64>,
-    /// Fail as deadlocked after N cycles without any instruction issued.
-    #[arg(long, value_name = "N", default_value_t = DEFAULT_WATCHDOG)]
+    /// Fail as deadlocked after N cycles without any instruction issued (N >= 1).
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_WATCHDOG,
+          value_parser = clap::value_parser!(u64).range(1..))]
     pub watchdog: u64,
     /// Every instruction fetch hits in the L1I.
     #[arg(long)]
