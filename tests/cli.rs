@@ -155,6 +155,24 @@ fn cosim_vcd_writes_the_whole_run() {
         let head = std::fs::read_to_string(&p).unwrap();
         assert!(head.contains("$enddefinitions"), "{}", p.display());
     }
+    // A file where the directory should be: one clear error, said once.
+    let file = dir.path().join("a_file");
+    std::fs::write(&file, "").unwrap();
+    let o = gpusched(&[
+        "cosim",
+        "--policy",
+        "lrr",
+        "--preset",
+        "proto",
+        "--cycles",
+        "100",
+        "--vcd",
+        file.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    let t = text(&o);
+    assert!(t.contains("a_file: exists and is not a directory"), "{t}");
+    assert_eq!(t.matches("not a directory").count(), 1, "{t}");
 }
 
 #[test]
@@ -312,6 +330,10 @@ fn sim_rejects_bad_input_with_clear_errors() {
         (
             vec!["sim", "--workload", "stream", "--config", "gtx1"],
             "gtx1",
+        ),
+        (
+            vec!["sim", "--workload", "stream", "--config", "no/such.toml"],
+            "no/such.toml: No such file or directory",
         ),
         (
             vec!["sim", "--workload", "stream", "--watchdog", "0"],

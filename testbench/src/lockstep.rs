@@ -353,6 +353,15 @@ where
 }
 
 fn create_dir(dir: &Path) -> Result<(), TbError> {
+    if dir.exists() && !dir.is_dir() {
+        return Err(TbError::Io {
+            path: dir.to_path_buf(),
+            source: std::io::Error::new(
+                std::io::ErrorKind::AlreadyExists,
+                "exists and is not a directory (waveforms need a directory)",
+            ),
+        });
+    }
     std::fs::create_dir_all(dir).map_err(|source| TbError::Io {
         path: dir.to_path_buf(),
         source,

@@ -295,7 +295,10 @@ impl GpuConfig {
             return Ok((Self::preset(preset_or_path)?, vec![]));
         }
         let path = Path::new(preset_or_path);
-        if !path.exists() {
+        // A bare name that is no file is a mistyped preset; anything with a directory or an
+        // extension is a file, and reading it says why it cannot be read.
+        let looks_like_path = preset_or_path.contains(['/', '\\', '.']);
+        if !path.exists() && !looks_like_path {
             return Err(ConfigError::UnknownPreset(preset_or_path.into()));
         }
         let err = |message: String| ConfigError::File {

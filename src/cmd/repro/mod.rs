@@ -429,6 +429,12 @@ pub fn run(a: ReproArgs) -> Result<ExitCode> {
         columns: cols,
         rows,
     };
+    if a.out.exists() && !a.out.is_dir() {
+        bail!(
+            "{}: exists and is not a directory (--out names a directory)",
+            a.out.display()
+        );
+    }
     std::fs::create_dir_all(&a.out).with_context(|| format!("creating {}", a.out.display()))?;
     let md = table::markdown(&results);
     let json = serde_json::to_string_pretty(&results)?;
