@@ -116,6 +116,13 @@ pub fn read_kernelslist(path: &Path) -> Result<Vec<Command>, TraceError> {
             ));
         }
     }
+    if !out.iter().any(|c| matches!(c, Command::Kernel { .. })) {
+        return Err(TraceError::Invalid {
+            file: path,
+            line: text.lines().count().max(1),
+            message: "no kernel: a trace lists at least one `kernel-<N>.traceg`".into(),
+        });
+    }
     Ok(out)
 }
 

@@ -288,6 +288,12 @@ fn kernelslist_errors_name_the_line() {
         e.contains("kernelslist.g:3:") && e.contains("MemcpyHtoD,<hex address>,<bytes>"),
         "{e}"
     );
+    // A list without a kernel is an error, not a run of 0 cycles.
+    for empty in ["", "# comment\n", "MemcpyHtoD,0x10,64\n"] {
+        std::fs::write(&p, empty).unwrap();
+        let e = read_kernelslist(&p).unwrap_err().to_string();
+        assert!(e.contains("no kernel"), "{empty:?}: {e}");
+    }
     std::fs::write(&p, "launch something\n").unwrap();
     let e = read_kernelslist(&p).unwrap_err().to_string();
     assert!(
