@@ -3,7 +3,7 @@
 use anyhow::Result;
 use clap::Args;
 use gpusched_tb::cosim::{run_variant, CosimOptions, CosimReport, PROGRESS_EVERY};
-use gpusched_tb::lockstep::LockstepConfig;
+use gpusched_tb::lockstep::{LockstepConfig, SNAPSHOT_INTERVAL};
 use indicatif::{ProgressBar, ProgressStyle};
 use serde_json::json;
 use std::path::PathBuf;
@@ -36,6 +36,11 @@ pub struct CosimArgs {
     /// Where the waveforms of a mismatch go.
     #[arg(long, value_name = "DIR", default_value = "mismatch")]
     mismatch_dir: PathBuf,
+    /// Cycles between two lockstep snapshots: a mismatch's waveforms replay at most this many
+    /// cycles plus the window (memory: two snapshots and the inputs since the older one).
+    #[arg(long, value_name = "CYCLES", default_value_t = SNAPSHOT_INTERVAL,
+          value_parser = clap::value_parser!(u64).range(1..))]
+    snapshot_interval: u64,
     /// Print one JSON object instead of text.
     #[arg(long)]
     json: bool,
@@ -73,6 +78,7 @@ pub fn report_json(r: &CosimReport, seed: u64) -> serde_json::Value {
             "inputs": m.inputs.iter().map(|(n, v)| json!({"port": n, "value": v})).collect::<Vec<_>>(),
             "golden_vcd": m.golden_vcd, "rtl_vcd": m.rtl_vcd,
             "pair_vcd": m.pair.as_ref().map(|p| &p.vcd), "gtkw": m.pair.as_ref().map(|p| &p.gtkw),
+            "resumed_from": m.resumed_from,
         })),
         "waveforms": r.waveforms.as_ref().map(|(g, rt)| json!({"golden": g, "rtl": rt})),
     })
@@ -87,6 +93,7 @@ pub fn run(a: CosimArgs) -> Result<ExitCode> {
             window: a.window,
             mismatch_dir: a.mismatch_dir,
             vcd_dir: a.vcd,
+            snapshot_interval: a.snapshot_interval,
         },
     };
     let bar = progress_bar(a.cycles, "cosim");

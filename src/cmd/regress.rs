@@ -60,7 +60,7 @@ fn gpu_lockstep(a: &RegressArgs, rtl: bool) -> Result<Vec<GpuRow>> {
     let lockstep = LockstepConfig {
         window: 64,
         mismatch_dir: a.mismatch_dir.clone(),
-        vcd_dir: None,
+        ..Default::default()
     };
     let mut names: Vec<(String, Option<PathBuf>)> = vec![];
     for t in ["vectoradd-100-32", "matrixmul-32-32"] {
@@ -175,7 +175,7 @@ pub fn run(a: RegressArgs) -> Result<ExitCode> {
                         lockstep: LockstepConfig {
                             window: 64,
                             mismatch_dir: a.mismatch_dir.clone(),
-                            vcd_dir: None,
+                            ..Default::default()
                         },
                     };
                     let r =

@@ -6,7 +6,7 @@
 use anyhow::{anyhow, bail, Result};
 use clap::Args;
 use gpusched_tb::gpu::{self as tbgpu, BlockMode, GpuRunError, Modes};
-use gpusched_tb::lockstep::LockstepConfig;
+use gpusched_tb::lockstep::{LockstepConfig, SNAPSHOT_INTERVAL};
 use gpusim::analysis::elf::RecalcPolicy;
 use gpusim::blocks::{tb_dispatch, warp_arbiter};
 use gpusim::config::GpuConfig;
@@ -105,6 +105,12 @@ pub struct RunArgs {
     /// Where the waveforms of a mismatch go.
     #[arg(long, value_name = "DIR", default_value = "mismatch")]
     pub mismatch_dir: PathBuf,
+    /// Cycles between two lockstep snapshots of a block: a mismatch's waveforms replay at most
+    /// this many cycles plus the window (memory per block: two snapshots and the inputs since
+    /// the older one).
+    #[arg(long, value_name = "CYCLES", default_value_t = SNAPSHOT_INTERVAL,
+          value_parser = clap::value_parser!(u64).range(1..))]
+    pub snapshot_interval: u64,
 }
 
 impl RunArgs {
@@ -210,6 +216,7 @@ impl RunArgs {
             window: self.window,
             mismatch_dir: self.mismatch_dir.clone(),
             vcd_dir: None,
+            snapshot_interval: self.snapshot_interval,
         }
     }
 }

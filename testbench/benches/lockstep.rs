@@ -1,6 +1,6 @@
 //! Lockstep throughput of the warp arbiter (cycles/s): golden model alone (with its stimulus),
-//! and golden + Verilated RTL in lockstep as `gpusched cosim` runs it (fast model; mismatch
-//! waveforms come from a replay, so they cost nothing here).
+//! and golden + Verilated RTL in lockstep as `gpusched cosim` runs it (RTL on a second thread;
+//! mismatch waveforms come from a snapshot, so they cost nothing here).
 //!
 //! Run: `cargo bench -p gpusched-tb --bench lockstep`; criterion prints the median time per
 //! 100,000 cycles and the throughput in elements (= cycles) per second.

@@ -1,6 +1,7 @@
 //! Constrained-random co-simulation runs of one block: stimulus from the block's generator,
 //! golden and Verilated RTL in lockstep, throughput measured.
 
+use crate::batch::{BatchedPair, RtlThread};
 use crate::lockstep::{Lockstep, LockstepConfig, Mismatch, StepError};
 use crate::TbError;
 use gpusim::block::{Block, BlockKind, Inspect, Stimulus};
@@ -23,7 +24,7 @@ pub struct CosimOptions {
 pub struct CosimReport {
     /// Verilated module.
     pub module: String,
-    /// Cycles compared (equal to the requested cycles unless a mismatch stopped the run).
+    /// Cycles compared before the mismatch, or the requested cycles when there is none.
     pub cycles: u64,
     /// Mismatching cycles (0 or 1: the run stops at the first).
     pub mismatches: u64,
@@ -44,9 +45,9 @@ pub const PROGRESS_EVERY: u64 = 1 << 16;
 /// the Verilated `module` on the block's random stimulus. `progress` is called with the cycles
 /// done every [`PROGRESS_EVERY`] cycles.
 ///
-/// On a mismatch (and `window > 0`, no whole-run waveforms), the same run is replayed from
-/// reset with the traced model to write the waveforms of the last `window` cycles; a replay
-/// that does not diverge at the same cycle and port is reported as an error (nondeterminism).
+/// The RTL runs on a second thread ([`crate::batch`]); a mismatch and its waveforms (the last
+/// `window` cycles) come from the pair's last snapshot. With `vcd_dir`, both models run on
+/// this thread, traced for the whole run.
 pub fn lockstep<K, G>(
     golden: G,
     params: &K::Params,
@@ -56,13 +57,15 @@ pub fn lockstep<K, G>(
 ) -> Result<CosimReport, TbError>
 where
     K: BlockKind,
-    G: Block<In = K::In, Out = K::Out> + Inspect + Clone,
+    G: Block<In = K::In, Out = K::Out> + Inspect + Clone + Send + 'static,
 {
-    let drive = |pair: &mut Lockstep<G>, cycles: u64, progress: &mut dyn FnMut(u64)| {
-        let mut stim = K::stimulus(params, opts.seed);
-        let mut prev: Option<K::Out> = None;
-        for c in 0..cycles {
-            match pair.step(&stim.next(prev.as_ref())) {
+    let mut stim = K::stimulus(params, opts.seed);
+    let mut prev: Option<K::Out> = None;
+    type Step<'s, K> =
+        dyn FnMut(&<K as BlockKind>::In) -> Result<<K as BlockKind>::Out, StepError> + 's;
+    let mut drive = |step: &mut Step<'_, K>| {
+        for c in 0..opts.cycles {
+            match step(&stim.next(prev.as_ref())) {
                 Ok(o) => prev = Some(o),
                 Err(StepError::Mismatch(m)) => return Ok(Some(*m)),
                 Err(StepError::Tb(e)) => return Err(e),
@@ -73,35 +76,26 @@ where
         }
         Ok(None)
     };
-    let mut pair = Lockstep::new(module, golden.clone(), module, params, &opts.lockstep)?;
     let start = Instant::now();
-    let mut mismatch = drive(&mut pair, opts.cycles, progress)?;
-    let seconds = start.elapsed().as_secs_f64();
-    let cycles = pair.cycle();
-    let waveforms = pair.finish()?;
-    if let Some(m) = mismatch
-        .as_mut()
-        .filter(|m| m.golden_vcd.is_none() && opts.lockstep.window > 0)
-    {
-        let mut replay = Lockstep::replay(module, golden, module, params, &opts.lockstep, m.cycle)?;
-        match drive(&mut replay, m.cycle + 1, &mut |_| {})? {
-            Some(again) if again.cycle == m.cycle && again.port == m.port => {
-                m.golden_vcd = again.golden_vcd;
-                m.rtl_vcd = again.rtl_vcd;
-                m.pair = again.pair;
-            }
-            other => {
-                return Err(TbError::NotReproduced {
-                    module: module.into(),
-                    cycle: m.cycle,
-                    replay: match other {
-                        Some(o) => format!("mismatch at cycle {} on `{}`", o.cycle, o.port),
-                        None => "no mismatch".into(),
-                    },
-                })
-            }
+    let (mismatch, waveforms) = if opts.lockstep.vcd_dir.is_some() {
+        let mut pair = Lockstep::new(module, golden, module, params, &opts.lockstep)?;
+        let m = drive(&mut |i| pair.step(i))?;
+        (m, pair.finish()?)
+    } else {
+        let thread = RtlThread::start();
+        let mut pair = BatchedPair::new(&thread, module, golden, module, params, &opts.lockstep)?;
+        let mut m = drive(&mut |i| pair.step(i))?;
+        if m.is_none() {
+            m = match thread.finish() {
+                Ok(()) => None,
+                Err(StepError::Mismatch(m)) => Some(*m),
+                Err(StepError::Tb(e)) => return Err(e),
+            };
         }
-    }
+        (m, None)
+    };
+    let seconds = start.elapsed().as_secs_f64();
+    let cycles = mismatch.as_ref().map_or(opts.cycles, |m| m.cycle);
     Ok(CosimReport {
         module: module.into(),
         cycles,

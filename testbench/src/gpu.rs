@@ -3,13 +3,14 @@
 //! warp_arbiter,elf`) or a lockstep pair of both (`--lockstep elf,newcar,tb_dispatch`), by
 //! kind ([`Modes`], [`TbBlocks`]).
 //!
-//! A lockstep run stops at the first cycle where any pair disagrees. The GPU model is
-//! deterministic, so [`run`] then replays the whole simulation with that one pair traced
-//! ([`Lockstep::replay`]) to write `<site>.golden.vcd` and `<site>.rtl.vcd` (site
-//! `sm<i>_sched<j>`, `sm<i>_elf`, `sm<i>_newcar`, `tb_dispatch`) around the mismatch; a
-//! replay that diverges elsewhere is [`TbError::NotReproduced`].
+//! In a lockstep run the golden blocks drive the GPU and the Verilated ones check them on a
+//! second thread ([`crate::batch`]); the run stops at the first cycle where any pair disagrees,
+//! with `<site>.golden.vcd`, `<site>.rtl.vcd` and the pair files written from the pair's last
+//! snapshot (site `sm<i>_sched<j>`, `sm<i>_elf`, `sm<i>_newcar`, `tb_dispatch`). The GPU
+//! is not run again.
 
-use crate::lockstep::{Lockstep, LockstepConfig, Mismatch, StepError};
+use crate::batch::{BatchedPair, RtlThread};
+use crate::lockstep::{LockstepConfig, Mismatch, StepError};
 use crate::rtl::RtlBlock;
 use crate::TbError;
 use gpusim::block::{Block, BlockKind, Inspect, PortBundle};
@@ -82,66 +83,66 @@ pub fn module_for<K: BlockKind>(params: &K::Params) -> Result<String, TbError> {
     }
 }
 
-/// A lockstep pair as a GPU port.
-pub struct LockstepPort<G: Block + Inspect + Clone>(pub Lockstep<G>);
-
-impl<G> Port<G::In, G::Out> for LockstepPort<G>
+impl<G> Port<G::In, G::Out> for BatchedPair<G>
 where
-    G: Block + Inspect + Clone,
+    G: Block + Inspect + Clone + Send + 'static,
     G::Out: PortBundle<Params = <G::In as PortBundle>::Params>,
-    <G::In as PortBundle>::Params: Clone,
+    <G::In as PortBundle>::Params: Clone + Send + 'static,
 {
     fn step(&mut self, inp: &G::In) -> Result<G::Out, BlockFault> {
-        self.0.step(inp).map_err(|e| Box::new(e) as BlockFault)
+        BatchedPair::step(self, inp).map_err(|e| Box::new(e) as BlockFault)
     }
 }
 
 /// One block instance of kind `K` at `site` in `mode`: `golden` itself, the Verilated module
-/// for `params`, or both in lockstep (traced for a replay when `replay` names this site).
+/// for `params`, or both in lockstep with the RTL on `thread`.
 pub fn instance<'a, K, G>(
     mode: BlockMode,
     golden: G,
     params: &K::Params,
     site: Site,
     cfg: &LockstepConfig,
-    replay: &Option<(String, u64)>,
+    thread: &RtlThread,
 ) -> Result<SitePort<'a, K>, BlockFault>
 where
     K: BlockKind,
-    G: Block<In = K::In, Out = K::Out> + Inspect + Clone + 'a,
+    G: Block<In = K::In, Out = K::Out> + Inspect + Clone + Send + 'static,
 {
     if mode == BlockMode::Golden {
         return Ok(Box::new(golden));
     }
     let module = module_for::<K>(params)?;
-    let name = site.to_string();
-    Ok(match (mode, replay) {
-        (BlockMode::Rtl, _) => Box::new(RtlBlock::<K::In, K::Out>::new(&module, params)?),
-        (_, Some((s, cycle))) if *s == name => Box::new(LockstepPort(Lockstep::replay(
-            &name, golden, &module, params, cfg, *cycle,
-        )?)),
-        _ => Box::new(LockstepPort(Lockstep::new(
-            &name, golden, &module, params, cfg,
-        )?)),
+    Ok(match mode {
+        BlockMode::Rtl => Box::new(RtlBlock::<K::In, K::Out>::new(&module, params)?),
+        _ => Box::new(BatchedPair::new(
+            thread,
+            &site.to_string(),
+            golden,
+            &module,
+            params,
+            cfg,
+        )?),
     })
 }
 
-/// The blocks of a GPU whose kinds are in `modes`. With `replay = Some((site, cycle))` the pair
-/// at `site` is built for replaying a mismatch at `cycle` (traced, waveforms into
-/// `cfg.mismatch_dir`).
+/// The blocks of a GPU whose kinds are in `modes`; lockstep pairs run their RTL on `thread`.
 pub struct TbBlocks<'a> {
     /// The mode of each kind.
     pub modes: Modes,
     /// Waveform options of the lockstep pairs.
     pub cfg: &'a LockstepConfig,
-    /// The site and cycle of a mismatch being replayed.
-    pub replay: Option<(String, u64)>,
+    /// The RTL thread of the lockstep pairs.
+    pub thread: RtlThread,
 }
 
 impl<'a> TbBlocks<'a> {
-    /// Blocks in `modes`, replaying `replay` if given.
-    pub fn new(modes: Modes, cfg: &'a LockstepConfig, replay: Option<(String, u64)>) -> Self {
-        Self { modes, cfg, replay }
+    /// Blocks in `modes`, lockstep pairs on `thread`.
+    pub fn new(modes: Modes, cfg: &'a LockstepConfig, thread: &RtlThread) -> Self {
+        Self {
+            modes,
+            cfg,
+            thread: thread.clone(),
+        }
     }
 }
 
@@ -158,7 +159,7 @@ impl<'a> Provider<'a> for TbBlocks<'a> {
             params,
             site,
             self.cfg,
-            &self.replay,
+            &self.thread,
         )
     }
 }
@@ -166,13 +167,13 @@ impl<'a> Provider<'a> for TbBlocks<'a> {
 /// Why a GPU run with RTL in the loop failed.
 #[derive(Debug, thiserror::Error)]
 pub enum GpuRunError {
-    /// A golden and an RTL arbiter disagreed (waveforms named in the mismatch when written).
+    /// A golden and an RTL block disagreed (waveforms named in the mismatch when written).
     #[error("lockstep mismatch in {}", .0.name)]
     Mismatch(Box<Mismatch>),
     /// The simulation failed for another reason.
     #[error(transparent)]
     Sim(SimError),
-    /// The testbench failed (Verilator missing, replay not reproduced...).
+    /// The testbench failed (Verilator missing, a mismatch not reproduced from its snapshot...).
     #[error(transparent)]
     Tb(TbError),
 }
@@ -180,10 +181,7 @@ pub enum GpuRunError {
 fn classify(e: SimError) -> GpuRunError {
     match e {
         SimError::Block { site, source } => match source.downcast::<StepError>() {
-            Ok(step) => match *step {
-                StepError::Mismatch(m) => GpuRunError::Mismatch(m),
-                StepError::Tb(t) => GpuRunError::Tb(t),
-            },
+            Ok(step) => classify_step(*step),
             Err(source) => match source.downcast::<TbError>() {
                 Ok(t) => GpuRunError::Tb(*t),
                 Err(source) => GpuRunError::Sim(SimError::Block { site, source }),
@@ -193,20 +191,15 @@ fn classify(e: SimError) -> GpuRunError {
     }
 }
 
-fn run_once<'a, P: Provider<'a>>(
-    cfg: &GpuConfig,
-    opts: &SimOptions,
-    workload: &mut dyn WorkloadSource,
-    blocks: &mut P,
-    progress: &mut dyn FnMut(&Progress),
-) -> Result<Report, GpuRunError> {
-    let mut gpu = Gpu::new(cfg, opts.clone(), blocks).map_err(classify)?;
-    gpu.run(workload, progress).map_err(classify)
+fn classify_step(e: StepError) -> GpuRunError {
+    match e {
+        StepError::Mismatch(m) => GpuRunError::Mismatch(m),
+        StepError::Tb(t) => GpuRunError::Tb(t),
+    }
 }
 
-/// Runs `workload()` on the GPU with its blocks in `modes`. On a lockstep mismatch with
-/// `lockstep.window > 0`, a second, identical run writes the mismatch waveforms; the
-/// returned mismatch names them.
+/// Runs `workload()` on the GPU with its blocks in `modes`. A lockstep mismatch names the
+/// waveforms written around it (none with `lockstep.window == 0`).
 pub fn run(
     cfg: &GpuConfig,
     opts: &SimOptions,
@@ -215,51 +208,30 @@ pub fn run(
     lockstep: &LockstepConfig,
     progress: &mut dyn FnMut(&Progress),
 ) -> Result<Report, GpuRunError> {
-    let make = |replay| TbBlocks::new(modes.clone(), lockstep, replay);
-    run_with(cfg, opts, workload, &make, lockstep.window > 0, progress)
+    let make = |thread: &RtlThread| TbBlocks::new(modes.clone(), lockstep, thread);
+    run_with(cfg, opts, workload, &make, progress)
 }
 
-/// [`run`] with the blocks from `make` (tests plant bugs this way): `make(None)` for the run,
-/// `make(Some((site, cycle)))` for the replay of a mismatch at `site` and `cycle`;
-/// `replay_on_mismatch` enables the second run that writes waveforms.
+/// [`run`] with the blocks from `make` (tests plant bugs this way), whose lockstep pairs run
+/// their RTL on the thread `make` is given. After the GPU run, every record still queued is
+/// checked: a mismatch found then (or during the run) is the result, even when the GPU run
+/// failed afterwards (a block that drifted can end in a deadlock).
 pub fn run_with<'a, P: Provider<'a>>(
     cfg: &GpuConfig,
     opts: &SimOptions,
     workload: &mut dyn FnMut() -> Result<Box<dyn WorkloadSource>, SimError>,
-    make: &dyn Fn(Option<(String, u64)>) -> P,
-    replay_on_mismatch: bool,
+    make: &dyn Fn(&RtlThread) -> P,
     progress: &mut dyn FnMut(&Progress),
 ) -> Result<Report, GpuRunError> {
-    let mut w = workload().map_err(GpuRunError::Sim)?;
-    let first = {
-        let mut f = make(None);
-        run_once(cfg, opts, w.as_mut(), &mut f, progress)
-    };
-    let m = match first {
-        Err(GpuRunError::Mismatch(m)) if replay_on_mismatch && m.golden_vcd.is_none() => m,
-        other => return other,
-    };
-    let mut w = workload().map_err(GpuRunError::Sim)?;
-    let mut f = make(Some((m.name.clone(), m.cycle)));
-    match run_once(cfg, opts, w.as_mut(), &mut f, &mut |_| {}) {
-        Err(GpuRunError::Mismatch(again))
-            if again.name == m.name && again.cycle == m.cycle && again.port == m.port =>
-        {
-            Err(GpuRunError::Mismatch(again))
-        }
-        other => Err(GpuRunError::Tb(TbError::NotReproduced {
-            module: m.name.clone(),
-            cycle: m.cycle,
-            replay: match other {
-                Err(GpuRunError::Mismatch(o)) => {
-                    format!(
-                        "mismatch in {} at cycle {} on `{}`",
-                        o.name, o.cycle, o.port
-                    )
-                }
-                Err(e) => e.to_string(),
-                Ok(_) => "no mismatch".into(),
-            },
-        })),
+    let thread = RtlThread::start();
+    let result = (|| {
+        let mut w = workload().map_err(GpuRunError::Sim)?;
+        let mut blocks = make(&thread);
+        let mut gpu = Gpu::new(cfg, opts.clone(), &mut blocks).map_err(classify)?;
+        gpu.run(w.as_mut(), progress).map_err(classify)
+    })();
+    match thread.finish() {
+        Err(e) => Err(classify_step(e)),
+        Ok(()) => result,
     }
 }

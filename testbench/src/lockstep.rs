@@ -1,18 +1,20 @@
-//! A golden model and its Verilated RTL stepped together and compared every cycle.
+//! A golden model and its Verilated RTL stepped together on one thread and compared every
+//! cycle: the engine under [`crate::batch`] (which runs the RTL on a second thread) and the
+//! whole-run waveform mode.
 //!
 //! On the first cycle whose outputs differ, the pair stops and reports the cycle, the first
 //! differing port, the expected (golden) and actual (RTL) values and the inputs of that cycle.
 //!
-//! The lockstep runs the fast (untraced) Verilated model. Waveforms come from the traced
-//! model: either for the whole run (`vcd_dir`), or, after a mismatch, from a *replay*: the
-//! driver runs the same deterministic stimulus again through [`Lockstep::replay`], which traces
-//! the `window` cycles up to and including the mismatch into `<name>.golden.vcd` and
-//! `<name>.rtl.vcd`. Waveforms thus cost nothing while golden and RTL agree. Beside them,
-//! [`crate::pair`] writes `<name>.pair.vcd` (both under one root) and `<name>.gtkw`, which
-//! opens it in GTKWave with every port golden over RTL and the cursor on the mismatch.
+//! Waveforms are written either for the whole run (`vcd_dir`), or, after a mismatch, by a
+//! pair *resumed* from a snapshot ([`Lockstep::resume`]: a clone of the golden model and the
+//! saved RTL state at an earlier cycle), which traces the `window` cycles up to and including
+//! the mismatch into `<name>.golden.vcd` and `<name>.rtl.vcd`. Waveforms thus cost nothing
+//! while golden and RTL agree. Beside them, [`crate::pair`] writes `<name>.pair.vcd` (both
+//! under one root) and `<name>.gtkw`, which opens it in GTKWave with every port golden over RTL
+//! and the cursor on the mismatch.
 
 use crate::pair::{write_pair, PairFiles, PairView};
-use crate::rtl::RtlBlock;
+use crate::rtl::{RtlBlock, Snapshot};
 use crate::vcd_out::GoldenVcd;
 use crate::TbError;
 use gpusim::block::{port_values, word_count, Block, Inspect, PortBundle, PortSpec};
@@ -28,7 +30,15 @@ pub struct LockstepConfig {
     pub mismatch_dir: PathBuf,
     /// When set, both models are traced for the whole run into this directory instead.
     pub vcd_dir: Option<PathBuf>,
+    /// Cycles between two snapshots of a pair (golden clone and saved RTL state), at least
+    /// `window`: writing the waveforms of a mismatch replays at most this many cycles plus the
+    /// window. Each pair keeps two snapshots and the input words since the older one
+    /// (at most 2 x interval x input words x 8 bytes).
+    pub snapshot_interval: u64,
 }
+
+/// Default [`LockstepConfig::snapshot_interval`], cycles.
+pub const SNAPSHOT_INTERVAL: u64 = 1 << 14;
 
 impl Default for LockstepConfig {
     fn default() -> Self {
@@ -36,7 +46,16 @@ impl Default for LockstepConfig {
             window: 64,
             mismatch_dir: PathBuf::from("mismatch"),
             vcd_dir: None,
+            snapshot_interval: SNAPSHOT_INTERVAL,
         }
+    }
+}
+
+impl LockstepConfig {
+    /// The snapshot interval in force: [`LockstepConfig::snapshot_interval`], at least the
+    /// window and 1.
+    pub fn interval(&self) -> u64 {
+        self.snapshot_interval.max(self.window as u64).max(1)
     }
 }
 
@@ -63,6 +82,9 @@ pub struct Mismatch {
     pub rtl_vcd: Option<PathBuf>,
     /// Both waveforms in one file and the GTKWave save file that opens it, if written.
     pub pair: Option<PairFiles>,
+    /// The snapshot cycle the pair was resumed from to describe the mismatch and write its
+    /// waveforms (cycles replayed: `cycle + 1 - resumed_from`), when it was.
+    pub resumed_from: Option<u64>,
 }
 
 impl fmt::Display for Mismatch {
@@ -87,6 +109,13 @@ impl fmt::Display for Mismatch {
         }
         if let Some(p) = &self.pair {
             writeln!(f, "  view both: gtkwave {}", p.gtkw.display())?;
+        }
+        if let Some(s) = self.resumed_from {
+            writeln!(
+                f,
+                "  (replayed {} cycles from the snapshot at cycle {s})",
+                self.cycle + 1 - s
+            )?;
         }
         Ok(())
     }
@@ -129,6 +158,8 @@ pub struct Lockstep<G: Block + Inspect + Clone> {
     rtl: Rtl<G>,
     /// Replay mode: the cycle from which both models are traced into `mismatch_dir`.
     trace_from: Option<u64>,
+    /// The snapshot cycle a resumed pair started from.
+    resumed_from: Option<u64>,
     cfg: LockstepConfig,
     /// The open golden waveform, if any (the RTL one is open at the same time).
     golden_vcd: Option<GoldenVcd>,
@@ -147,64 +178,71 @@ where
     G::Out: PortBundle<Params = <G::In as PortBundle>::Params>,
     <G::In as PortBundle>::Params: Clone,
 {
-    /// Pairs `golden` (reset here) with a fresh instance of Verilated module `module`: the
-    /// fast model, or the traced one when `cfg.vcd_dir` asks for whole-run waveforms.
-    /// `name` prefixes the waveform files.
+    /// Pairs `golden` (reset here) with a fresh instance of Verilated module `module`, traced
+    /// for the whole run when `cfg.vcd_dir` is set. `name` prefixes the waveform files.
     pub fn new(
-        name: &str,
-        golden: G,
-        module: &str,
-        params: &<G::In as PortBundle>::Params,
-        cfg: &LockstepConfig,
-    ) -> Result<Self, TbError> {
-        Self::build(name, golden, module, params, cfg.clone(), None)
-    }
-
-    /// A pair for replaying a run that diverged at `mismatch_cycle`: traced model, waveforms
-    /// of the last `cfg.window` cycles up to the mismatch written into `cfg.mismatch_dir`.
-    /// Driven with the same inputs, it stops at the same cycle, with the waveforms named in
-    /// its [`Mismatch`].
-    pub fn replay(
-        name: &str,
-        golden: G,
-        module: &str,
-        params: &<G::In as PortBundle>::Params,
-        cfg: &LockstepConfig,
-        mismatch_cycle: u64,
-    ) -> Result<Self, TbError> {
-        let from = (mismatch_cycle + 1).saturating_sub(cfg.window.max(1) as u64);
-        let cfg = LockstepConfig {
-            vcd_dir: None,
-            ..cfg.clone()
-        };
-        Self::build(name, golden, module, params, cfg, Some(from))
-    }
-
-    fn build(
         name: &str,
         mut golden: G,
         module: &str,
         params: &<G::In as PortBundle>::Params,
-        cfg: LockstepConfig,
-        trace_from: Option<u64>,
+        cfg: &LockstepConfig,
     ) -> Result<Self, TbError> {
         golden.reset();
-        let traced = cfg.vcd_dir.is_some() || trace_from.is_some();
-        let rtl = if traced {
-            RtlBlock::traced(module, params)?
-        } else {
-            RtlBlock::new(module, params)?
+        let rtl = RtlBlock::new(module, params)?;
+        let whole_run = cfg.vcd_dir.clone();
+        let mut pair = Self::build(name, golden, rtl, params, cfg.clone());
+        if let Some(dir) = whole_run {
+            pair.open_traces(&dir)?;
+        }
+        Ok(pair)
+    }
+
+    /// A pair resumed from a snapshot, to describe a mismatch at `mismatch_cycle` and write its
+    /// waveforms: `golden` in its state at the start of cycle `rtl.cycle`, the RTL restored
+    /// from `rtl`. Driven with the inputs recorded from that cycle on, it stops at the same
+    /// mismatch, having traced the last `cfg.window` cycles up to it into `cfg.mismatch_dir`
+    /// (none when the window is 0).
+    pub fn resume(
+        name: &str,
+        golden: G,
+        rtl: &Snapshot,
+        params: &<G::In as PortBundle>::Params,
+        cfg: &LockstepConfig,
+        mismatch_cycle: u64,
+    ) -> Result<Self, TbError> {
+        let mut model = RtlBlock::new(rtl.module(), params)?;
+        model.restore(rtl);
+        let cfg = LockstepConfig {
+            vcd_dir: None,
+            ..cfg.clone()
         };
+        let window = cfg.window as u64;
+        let mut pair = Self::build(name, golden, model, params, cfg);
+        pair.cycle = rtl.cycle;
+        pair.resumed_from = Some(rtl.cycle);
+        if window > 0 {
+            pair.trace_from = Some((mismatch_cycle + 1).saturating_sub(window).max(rtl.cycle));
+        }
+        Ok(pair)
+    }
+
+    fn build(
+        name: &str,
+        golden: G,
+        rtl: Rtl<G>,
+        params: &<G::In as PortBundle>::Params,
+        cfg: LockstepConfig,
+    ) -> Self {
         let mut ports = <G::In as PortBundle>::specs(params);
         let inputs = ports.len();
         ports.extend(<G::Out as PortBundle>::specs(params));
-        let whole_run = cfg.vcd_dir.clone();
-        let mut pair = Self {
+        Self {
             name: name.into(),
-            module: module.into(),
+            module: rtl.name().into(),
             golden,
             rtl,
-            trace_from,
+            trace_from: None,
+            resumed_from: None,
             cfg,
             golden_vcd: None,
             params: params.clone(),
@@ -213,11 +251,7 @@ where
             cycle: 0,
             buf: vec![],
             state: vec![],
-        };
-        if let Some(dir) = whole_run {
-            pair.open_traces(&dir)?;
         }
-        Ok(pair)
     }
 
     fn trace_dir(&self) -> &Path {
@@ -348,6 +382,7 @@ where
             golden_vcd,
             rtl_vcd,
             pair,
+            resumed_from: self.resumed_from,
         })
     }
 }

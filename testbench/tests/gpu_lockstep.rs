@@ -7,6 +7,7 @@
 mod common;
 
 use common::{parse_vcd, stuck_grant_bit0, value_at, verilator_built, Faulty};
+use gpusched_tb::batch::RtlThread;
 use gpusched_tb::gpu::{self as tbgpu, BlockMode, GpuRunError, Modes, TbBlocks};
 use gpusched_tb::lockstep::{LockstepConfig, Mismatch};
 use gpusim::block::Block;
@@ -77,6 +78,7 @@ fn verilated_arbiters_agree_with_golden_inside_the_gpu_on_every_workload_and_pol
         window: 64,
         mismatch_dir: dir.path().to_path_buf(),
         vcd_dir: None,
+        ..Default::default()
     };
     for (name, open) in workloads() {
         for p in Policy::ALL {
@@ -116,11 +118,11 @@ impl Port<ArbiterIn, ArbiterOut> for Probe {
 }
 
 /// Runs the `compute` kernel (small) with the blocks of `make` (one of them faulty) and
-/// returns the lockstep mismatch, whose waveforms the replay wrote.
+/// returns the lockstep mismatch, whose waveforms were written from the pair's snapshot.
 fn planted_mismatch<'a, P: Provider<'a>>(
     gpu: &GpuConfig,
     opts: &SimOptions,
-    make: &dyn Fn(Option<(String, u64)>) -> P,
+    make: &dyn Fn(&RtlThread) -> P,
 ) -> Box<Mismatch> {
     let err = tbgpu::run_with(
         gpu,
@@ -129,7 +131,6 @@ fn planted_mismatch<'a, P: Provider<'a>>(
             Ok(Box::new(builtin::workload("compute", "small").unwrap()))
         },
         make,
-        true,
         &mut |_| {},
     )
     .unwrap_err();
@@ -185,15 +186,16 @@ fn a_planted_bug_in_one_scheduler_stops_the_gpu_at_the_predicted_cycle_with_wave
         window: 40,
         mismatch_dir: dir.path().to_path_buf(),
         vcd_dir: None,
+        ..Default::default()
     };
-    let make = |replay: Option<(String, u64)>| {
-        let cfg = &cfg;
+    let make = |thread: &RtlThread| {
+        let (cfg, thread) = (&cfg, thread.clone());
         Override::<_, wa::Kind, _>::new(GoldenBlocks, move |site, p: &Params| {
             if site != victim {
                 return Ok(Box::new(Golden::new(*p)) as SitePort<'_, wa::Kind>);
             }
             let buggy = stuck_grant_bit0(Golden::new(*p), from);
-            tbgpu::instance::<wa::Kind, _>(BlockMode::Lockstep, buggy, p, site, cfg, &replay)
+            tbgpu::instance::<wa::Kind, _>(BlockMode::Lockstep, buggy, p, site, cfg, &thread)
         })
     };
     let m = planted_mismatch(&gpu, &opts, &make);
@@ -205,6 +207,9 @@ fn a_planted_bug_in_one_scheduler_stops_the_gpu_at_the_predicted_cycle_with_wave
         m.expected | 1,
         "RTL grants the odd warp, the faulty golden drops bit 0"
     );
+    // Described from the pair's snapshot at cycle 0 (the default interval is longer than
+    // the run so far), not by running the GPU again.
+    assert_eq!(m.resumed_from, Some(0));
     let gpath = m.golden_vcd.clone().expect("golden waveform");
     let rpath = m.rtl_vcd.clone().expect("rtl waveform");
     assert_eq!(gpath, dir.path().join("sm3_sched1.golden.vcd"));
@@ -233,6 +238,7 @@ fn verilated_elf_and_newcar_agree_with_golden_inside_the_gpu_under_elf_plus_plus
         window: 64,
         mismatch_dir: dir.path().to_path_buf(),
         vcd_dir: None,
+        ..Default::default()
     };
     let mut all = workloads();
     for k in ["lbm", "bfs", "mm", "locality_col"] {
@@ -291,11 +297,12 @@ fn a_planted_bug_in_one_elf_block_stops_the_gpu_with_waveforms() {
         window: 32,
         mismatch_dir: dir.path().to_path_buf(),
         vcd_dir: None,
+        ..Default::default()
     };
     // From cycle 200 the faulty golden model fetches for warp 0 whenever it fetches.
-    let make = |replay: Option<(String, u64)>| {
-        let cfg = &cfg;
-        let base = TbBlocks::new(Modes::default(), cfg, None);
+    let make = |thread: &RtlThread| {
+        let (cfg, thread) = (&cfg, thread.clone());
+        let base = TbBlocks::new(Modes::default(), cfg, &thread);
         Override::<_, elf::Kind, _>::new(base, move |site, p: &elf::Params| {
             if site != victim {
                 return Ok(Box::new(elf::Golden::new(*p)) as SitePort<'_, elf::Kind>);
@@ -303,7 +310,7 @@ fn a_planted_bug_in_one_elf_block_stops_the_gpu_with_waveforms() {
             let buggy = Faulty::new(elf::Golden::new(*p), 200, |o: &mut elf::ElfOut| {
                 o.fetch_warp = 0
             });
-            tbgpu::instance::<elf::Kind, _>(BlockMode::Lockstep, buggy, p, site, cfg, &replay)
+            tbgpu::instance::<elf::Kind, _>(BlockMode::Lockstep, buggy, p, site, cfg, &thread)
         })
     };
     let m = planted_mismatch(&gpu, &opts, &make);
@@ -343,13 +350,14 @@ fn a_planted_bug_in_the_thread_block_dispatcher_stops_the_gpu_with_waveforms() {
         window: 24,
         mismatch_dir: dir.path().to_path_buf(),
         vcd_dir: None,
+        ..Default::default()
     };
     // From cycle 1 the faulty golden dispatcher gives SM 0's block to no one.
-    let make = |replay: Option<(String, u64)>| {
-        let cfg = &cfg;
+    let make = |thread: &RtlThread| {
+        let (cfg, thread) = (&cfg, thread.clone());
         Override::<_, td::Kind, _>::new(GoldenBlocks, move |site, p: &td::Params| {
             let buggy = Faulty::new(td::Golden::new(*p), 1, |o: &mut DispatchOut| o.grant &= !1);
-            tbgpu::instance::<td::Kind, _>(BlockMode::Lockstep, buggy, p, site, cfg, &replay)
+            tbgpu::instance::<td::Kind, _>(BlockMode::Lockstep, buggy, p, site, cfg, &thread)
         })
     };
     let m = planted_mismatch(&gpu, &opts, &make);
@@ -387,20 +395,21 @@ fn a_planted_bug_in_one_sm_resource_allocator_stops_the_gpu_with_waveforms() {
         window: 24,
         mismatch_dir: dir.path().to_path_buf(),
         vcd_dir: None,
+        ..Default::default()
     };
     let victim = Site::Sm {
         sm: 3,
         block: "sm_alloc",
     };
     // From cycle 1 SM 3's faulty golden allocator says nothing more fits.
-    let make = |replay: Option<(String, u64)>| {
-        let cfg = &cfg;
+    let make = |thread: &RtlThread| {
+        let (cfg, thread) = (&cfg, thread.clone());
         Override::<_, sa::Kind, _>::new(GoldenBlocks, move |site, p: &sa::Params| {
             if site != victim {
                 return Ok(Box::new(sa::Golden::new(*p)) as SitePort<'_, sa::Kind>);
             }
             let buggy = Faulty::new(sa::Golden::new(*p), 1, |o: &mut AllocOut| o.room = false);
-            tbgpu::instance::<sa::Kind, _>(BlockMode::Lockstep, buggy, p, site, cfg, &replay)
+            tbgpu::instance::<sa::Kind, _>(BlockMode::Lockstep, buggy, p, site, cfg, &thread)
         })
     };
     let m = planted_mismatch(&gpu, &opts, &make);

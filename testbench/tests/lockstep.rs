@@ -58,8 +58,9 @@ fn planted_bug_stops_the_lockstep_at_the_right_cycle_with_both_waveforms() {
     if !verilator_built() {
         return;
     }
-    // Windows of several sizes, including one reaching back past reset (truncated there).
-    for (from, window) in [(3000, 50), (40_000, 200), (10, 1000)] {
+    // Windows of several sizes, including one reaching back past reset (truncated there),
+    // and a bug late in a long run: the waveforms come from the last snapshot, not from reset.
+    for (from, window) in [(3000, 50), (40_000, 200), (10, 1000), (1_500_000, 64)] {
         planted_bug_case(from, window);
     }
 }
@@ -82,23 +83,36 @@ fn planted_bug_case(from: u64, window: usize) {
             .unwrap()
     };
     let dir = tempfile::tempdir().unwrap();
+    let interval = 4096;
     let cfg = LockstepConfig {
         window,
         mismatch_dir: dir.path().to_path_buf(),
         vcd_dir: None,
+        snapshot_interval: interval,
     };
     let buggy = stuck_grant_bit0(Golden::new(p), from);
     let r = cosim::lockstep::<gpusim::blocks::warp_arbiter::Kind, _>(
         buggy,
         &p,
         "warp_arbiter_gto_fermi",
-        &opts(100_000, seed, cfg),
+        &opts(from + 100_000, seed, cfg),
         &mut |_| {},
     )
     .unwrap();
     assert_eq!(r.mismatches, 1);
     let m = r.mismatch.expect("the planted bug is caught");
     assert_eq!(m.cycle, expected_cycle);
+    // Described from the newest snapshot before the window: at most one interval (4096, or
+    // the window when larger) plus the window replayed.
+    let resumed = m.resumed_from.expect("resumed from a snapshot");
+    let first_traced = (expected_cycle + 1).saturating_sub(window as u64);
+    assert!(resumed <= first_traced, "{resumed} {first_traced}");
+    assert!(
+        expected_cycle + 1 - resumed <= interval.max(window as u64) + window as u64,
+        "replayed {} cycles",
+        expected_cycle + 1 - resumed
+    );
+    assert_eq!(resumed % interval.max(window as u64), 0, "a snapshot cycle");
     assert_eq!(r.cycles, expected_cycle, "the run stops at the mismatch");
     assert_eq!(m.port, "grant_warp");
     assert_eq!(
@@ -192,6 +206,7 @@ fn whole_run_waveforms_are_written_with_vcd_dir() {
         window: 16,
         mismatch_dir: dir.path().join("m"),
         vcd_dir: Some(dir.path().into()),
+        ..Default::default()
     };
     let r = cosim::lockstep::<gpusim::blocks::warp_arbiter::Kind, _>(
         Golden::new(p),
@@ -240,52 +255,84 @@ fn port_contract_is_checked_when_the_rtl_is_instantiated() {
 }
 
 #[test]
-fn only_the_traced_model_writes_waveforms() {
+fn a_saved_rtl_state_restores_the_model_exactly_and_can_be_traced_from_there() {
     if !verilator_built() {
         return;
     }
-    let p = Params::preset(Policy::Lrr, Preset::Proto);
+    let p = Params::preset(Policy::TwoLevel, Preset::Fermi);
+    let module = "warp_arbiter_two_level_fermi";
+    let mut stim = Stimulus::new(p, 4);
+    let mut golden = Golden::new(p);
+    let mut prev = None;
+    let inputs: Vec<ArbiterIn> = (0..3000)
+        .map(|_| {
+            let i = stim.next(prev.as_ref());
+            prev = Some(golden.step(&i));
+            i
+        })
+        .collect();
+    let mut a = RtlBlock::<ArbiterIn, ArbiterOut>::new(module, &p).unwrap();
+    for i in &inputs[..1000] {
+        a.step(i);
+    }
+    let snap = a.save();
+    assert_eq!((snap.module(), snap.cycle), (module, 1000));
+    let later: Vec<ArbiterOut> = inputs[1000..].iter().map(|i| a.step(i)).collect();
+    // A fresh model restored from the snapshot, and the same model rewound to it, both
+    // continue exactly as the original did.
+    let mut b = RtlBlock::<ArbiterIn, ArbiterOut>::new(module, &p).unwrap();
+    b.restore(&snap);
+    a.restore(&snap);
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("x.vcd");
-    let mut fast = RtlBlock::<ArbiterIn, ArbiterOut>::new("warp_arbiter_lrr_proto", &p).unwrap();
-    let e = fast.trace_open(&path).unwrap_err();
-    assert!(e.to_string().contains("without tracing"), "{e}");
-    let mut traced =
-        RtlBlock::<ArbiterIn, ArbiterOut>::traced("warp_arbiter_lrr_proto", &p).unwrap();
-    traced.trace_open(&path).unwrap();
-    // Both builds are the same design: same outputs for the same inputs.
-    let mut stim = Stimulus::new(p, 4);
-    let mut prev = None;
-    for _ in 0..2000 {
-        let i = stim.next(prev.as_ref());
-        let o = fast.step(&i);
-        assert_eq!(o, traced.step(&i));
-        prev = Some(o);
+    b.trace_open(&path).unwrap();
+    assert!(b
+        .trace_open(&path)
+        .unwrap_err()
+        .to_string()
+        .contains("already open"));
+    for (k, i) in inputs[1000..].iter().enumerate() {
+        assert_eq!(b.step(i), later[k], "restored model, cycle {}", 1000 + k);
+        assert_eq!(a.step(i), later[k], "rewound model, cycle {}", 1000 + k);
     }
-    traced.trace_close();
-    assert!(std::fs::metadata(&path).unwrap().len() > 1000);
+    b.trace_close();
+    let (_, times) = parse_vcd(&path);
+    assert_eq!(
+        *times.iter().min().unwrap(),
+        2000,
+        "traced from the restored cycle"
+    );
+    assert_eq!(*times.iter().max().unwrap(), 5999);
 }
 
-/// A golden model that misbehaves once per process-wide run counter: the first run mismatches,
-/// its replay does not.
-#[derive(Clone)]
-struct FlakyOnce {
+/// A golden model that misbehaves from cycle 100, but whose clones (the snapshots a mismatch
+/// is described from) do not: the mismatch cannot be reproduced.
+struct FlakyOriginal {
     inner: Golden,
-    runs: std::rc::Rc<std::cell::Cell<u32>>,
+    flaky: bool,
     cycle: u64,
 }
 
-impl Block for FlakyOnce {
+impl Clone for FlakyOriginal {
+    fn clone(&self) -> Self {
+        Self {
+            inner: self.inner.clone(),
+            flaky: false,
+            cycle: self.cycle,
+        }
+    }
+}
+
+impl Block for FlakyOriginal {
     type In = ArbiterIn;
     type Out = ArbiterOut;
     fn reset(&mut self) {
         self.inner.reset();
         self.cycle = 0;
-        self.runs.set(self.runs.get() + 1);
     }
     fn step(&mut self, inp: &ArbiterIn) -> ArbiterOut {
         let mut o = self.inner.step(inp);
-        if self.runs.get() == 1 && self.cycle >= 100 {
+        if self.flaky && self.cycle >= 100 {
             o.grant_valid = !o.grant_valid;
         }
         self.cycle += 1;
@@ -293,7 +340,7 @@ impl Block for FlakyOnce {
     }
 }
 
-impl Inspect for FlakyOnce {
+impl Inspect for FlakyOriginal {
     fn state_specs(&self) -> Vec<PortSpec> {
         self.inner.state_specs()
     }
@@ -303,14 +350,14 @@ impl Inspect for FlakyOnce {
 }
 
 #[test]
-fn a_replay_that_does_not_reproduce_the_mismatch_is_an_error() {
+fn a_mismatch_its_snapshot_does_not_reproduce_is_an_error() {
     if !verilator_built() {
         return;
     }
     let p = Params::preset(Policy::Lrr, Preset::Proto);
-    let golden = FlakyOnce {
+    let golden = FlakyOriginal {
         inner: Golden::new(p),
-        runs: Default::default(),
+        flaky: true,
         cycle: 0,
     };
     let dir = tempfile::tempdir().unwrap();
@@ -318,6 +365,7 @@ fn a_replay_that_does_not_reproduce_the_mismatch_is_an_error() {
         window: 16,
         mismatch_dir: dir.path().into(),
         vcd_dir: None,
+        ..Default::default()
     };
     let e = cosim::lockstep::<gpusim::blocks::warp_arbiter::Kind, _>(
         golden,
@@ -352,6 +400,7 @@ fn newcar_lockstep_passes_and_catches_a_planted_bug() {
             window: 32,
             mismatch_dir: dir.path().to_path_buf(),
             vcd_dir: None,
+            ..Default::default()
         };
         let ok = cosim::lockstep::<gpusim::blocks::newcar::Kind, _>(
             Nc::new(p),
@@ -395,6 +444,7 @@ fn elf_lockstep_passes_and_catches_a_planted_bug() {
             window: 32,
             mismatch_dir: dir.path().to_path_buf(),
             vcd_dir: None,
+            ..Default::default()
         };
         let ok = cosim::lockstep::<gpusim::blocks::elf::Kind, _>(
             El::new(p),
@@ -440,6 +490,7 @@ fn tb_dispatch_lockstep_passes_and_catches_a_planted_bug_on_a_wide_port() {
             window: 16,
             mismatch_dir: dir.path().to_path_buf(),
             vcd_dir: None,
+            ..Default::default()
         };
         let ok = cosim::lockstep::<Kind, _>(
             Td::new(p),
@@ -486,6 +537,7 @@ fn sm_alloc_lockstep_passes_and_catches_a_planted_bug() {
             window: 16,
             mismatch_dir: dir.path().to_path_buf(),
             vcd_dir: None,
+            ..Default::default()
         };
         let ok = cosim::lockstep::<Kind, _>(
             Alloc::new(p),
