@@ -22,24 +22,17 @@ pub fn onehot_table<const N: usize>() -> [Constant<Bits<N>>; N] {
 
 /// `[(1 << i) - 1 for i in 0..N]`: the bits strictly below each index.
 pub fn below_table<const N: usize>() -> [Constant<Bits<N>>; N] {
-    array_init::array_init(|i| {
-        let mut b = Bits::<N>::from(0u64);
-        for j in 0..i {
-            b = b.replace_bit(j, true);
-        }
-        Constant::new(b)
-    })
+    array_init::array_init(|i| Constant::new(low_bits::<N>(i)))
 }
 
 /// `[(2 << i) - 1 for i in 0..C]` as `W`-bit constants: the bits up to each index, inclusive.
 pub fn upto_table<const W: usize, const C: usize>() -> [Constant<Bits<W>>; C] {
-    array_init::array_init(|i| {
-        let mut b = Bits::<W>::from(0u64);
-        for j in 0..=i {
-            b = b.replace_bit(j, true);
-        }
-        Constant::new(b)
-    })
+    array_init::array_init(|i| Constant::new(low_bits::<W>(i + 1)))
+}
+
+/// The `W`-bit vector with bits `0..n` set (`Bits` has no shift wider than 64 bits).
+fn low_bits<const W: usize>(n: usize) -> Bits<W> {
+    (0..n).fold(Bits::<W>::from(0u64), |b, j| b.replace_bit(j, true))
 }
 
 /// `[1 << k for k in 0..B]` as 8-bit shift amounts (for prefix ORs of distance 1, 2, 4, ...).
