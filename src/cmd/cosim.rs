@@ -94,6 +94,7 @@ pub fn run(a: CosimArgs) -> Result<ExitCode> {
             mismatch_dir: a.mismatch_dir,
             vcd_dir: a.vcd,
             snapshot_interval: a.snapshot_interval,
+            rtl_threads: 1,
         },
     };
     let bar = progress_bar(a.cycles, "cosim");

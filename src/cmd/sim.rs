@@ -111,6 +111,10 @@ pub struct RunArgs {
     #[arg(long, value_name = "CYCLES", default_value_t = SNAPSHOT_INTERVAL,
           value_parser = clap::value_parser!(u64).range(1..))]
     pub snapshot_interval: u64,
+    /// Threads that run the Verilated blocks of `--lockstep` (0: one per core); the golden
+    /// GPU runs on its own thread.
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    pub rtl_threads: usize,
 }
 
 impl RunArgs {
@@ -217,6 +221,7 @@ impl RunArgs {
             mismatch_dir: self.mismatch_dir.clone(),
             vcd_dir: None,
             snapshot_interval: self.snapshot_interval,
+            rtl_threads: self.rtl_threads,
         }
     }
 }

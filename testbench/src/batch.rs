@@ -1,24 +1,28 @@
-//! Lockstep with the RTL on a second thread: the golden models drive the run, the Verilated
+//! Lockstep with the RTL on other threads: the golden models drive the run, the Verilated
 //! models check it in batches, and a mismatch is explained from a snapshot.
 //!
 //! * The golden side ([`BatchedPair`], one per block instance) steps its golden model, returns
-//!   its outputs at once and appends one *record* per cycle (pair id, input words, golden
-//!   output words) to a chunk shared by every pair of the run ([`RtlThread`]). Records are in
-//!   the order the pairs were stepped, so the RTL thread meets the mismatches in the same
-//!   order as a single-threaded lockstep would, and the first one it finds is the first of the
-//!   run: same pair, cycle, port and values.
-//! * Full chunks go to the RTL thread through a bounded channel ([`CHUNKS_IN_FLIGHT`] chunks
-//!   of [`CHUNK_WORDS`] words): when the RTL falls behind, the golden side waits, so memory
-//!   stays bounded.
+//!   its outputs at once and appends one *record* per cycle (pair id, sequence number, input
+//!   words, golden output words) to the chunk of the RTL thread its pair lives on
+//!   ([`RtlThreads`]: instances of one module are spread evenly over the threads). The sequence
+//!   number counts every step of every pair of the run, in the order the pairs were stepped.
+//! * Full chunks go to their thread through a bounded channel ([`CHUNKS_IN_FLIGHT`] chunks of
+//!   [`CHUNK_WORDS`] words per thread): when the RTL falls behind, the golden side waits, so
+//!   memory stays bounded.
+//! * A thread steps its Verilated models on the recorded inputs and compares their outputs
+//!   word for word. At its first mismatch it stops and raises a flag. The golden side then
+//!   lets every thread check everything sent so far, takes the mismatch with the lowest
+//!   sequence number, which is the one a single-threaded lockstep would stop at (same pair,
+//!   cycle, port and values), and has its thread explain it.
 //! * Every `snapshot_interval` cycles of a pair ([`LockstepConfig::interval`]) the golden side
 //!   sends a clone of its golden model with the record, and the RTL thread saves the Verilated
-//!   model's state ([`RtlBlock::save`]) before stepping it. The RTL thread keeps the last two
-//!   snapshots of each pair and the input words since the older one.
-//! * On a mismatch at cycle C, the RTL thread resumes a single-threaded [`Lockstep`] from the
-//!   newest snapshot at or before the window's first cycle and drives it with the recorded
+//!   model's state ([`RtlBlock::save`]) before stepping it; it keeps the last two snapshots of
+//!   each pair and the input words since the older one.
+//! * To explain a mismatch at cycle C, the thread resumes a single-threaded [`Lockstep`] from
+//!   the newest snapshot at or before the window's first cycle and drives it with the recorded
 //!   inputs: at most one interval plus the window, never from reset. That pair writes the
-//!   waveforms and the [`Mismatch`]; the golden side returns it from its next step (or from
-//!   [`RtlThread::finish`] when the run has ended).
+//!   waveforms and the [`crate::lockstep::Mismatch`]; the golden side returns it from its next
+//!   step (or from [`RtlThreads::finish`] when the run has ended).
 
 use crate::lockstep::{Lockstep, LockstepConfig, StepError};
 use crate::rtl::{RtlBlock, Snapshot};
@@ -26,31 +30,33 @@ use crate::TbError;
 use gpusim::block::{word_count, Block, Inspect, PortBundle};
 use std::any::Any;
 use std::cell::RefCell;
-use std::collections::VecDeque;
+use std::collections::{HashMap, VecDeque};
 use std::rc::Rc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 
-/// Words per chunk of records sent to the RTL thread (512 KB).
+/// Words per chunk of records sent to an RTL thread (512 KB).
 pub const CHUNK_WORDS: usize = 1 << 16;
-/// Chunks queued between the golden side and the RTL thread.
+/// Chunks queued between the golden side and each RTL thread.
 pub const CHUNKS_IN_FLIGHT: usize = 4;
+/// Words of a record before the port words: pair id (on its thread), sequence number.
+const RECORD_HEAD: usize = 2;
 
-/// A golden model's state at the start of a cycle, on its way to the RTL thread.
+/// A golden model's state at the start of a cycle, on its way to an RTL thread.
 type GoldenSnap = Box<dyn Any + Send>;
 
-/// Records of consecutive cycles, as sent to the RTL thread.
+/// Records sent to one RTL thread.
 #[derive(Default)]
 struct Chunk {
-    /// Records: `[pair id, input words.., golden output words..]`.
+    /// Records: `[pair id, sequence number, input words.., golden output words..]`.
     words: Vec<u64>,
     /// (offset of a record in `words`, golden state at the start of that record's cycle).
     snaps: Vec<(usize, GoldenSnap)>,
 }
 
-/// Builds the RTL side of a pair on the RTL thread (the Verilated model lives there).
+/// Builds the RTL side of a pair on its RTL thread (the Verilated model lives there).
 type MakeCheck = Box<dyn FnOnce() -> Result<Box<dyn Check>, TbError> + Send>;
 
 enum Msg {
@@ -58,75 +64,83 @@ enum Msg {
     Chunk(Chunk),
     /// Answered once every earlier message is handled.
     Sync(SyncSender<()>),
+    /// Explain the mismatch this thread stopped at.
+    Explain(SyncSender<StepError>),
 }
 
 /// The RTL side of one pair.
 trait Check {
-    /// Words of one record after the pair id: inputs plus outputs.
+    /// Words of one record after its head: inputs plus outputs.
     fn record_words(&self) -> usize;
-    /// Checks one cycle: steps the RTL on the record's inputs, compares its outputs with the
-    /// record's golden outputs; `snap` is the golden state at the start of this cycle.
-    fn check(&mut self, record: &[u64], snap: Option<GoldenSnap>) -> Result<(), StepError>;
+    /// Steps the RTL on the record's inputs; whether its outputs equal the record's golden
+    /// outputs. `snap` is the golden state at the start of this cycle.
+    fn check(&mut self, record: &[u64], snap: Option<GoldenSnap>) -> bool;
+    /// Describes the mismatch of the last checked cycle (and writes its waveforms).
+    fn explain(&self) -> StepError;
 }
 
-/// What the RTL thread reports back.
-#[derive(Default)]
-struct Shared {
-    /// Set (after `failure` is filled) when a pair failed.
-    failed: AtomicBool,
-    failure: Mutex<Option<StepError>>,
-}
-
-/// The RTL thread of one run, shared by its [`BatchedPair`]s (clones are handles to the same
-/// thread). The thread stops when the last handle is dropped.
+/// The RTL threads of one run, shared by its [`BatchedPair`]s (clones are handles to the same
+/// threads). The threads stop when the last handle is dropped.
 #[derive(Clone)]
-pub struct RtlThread(Rc<RefCell<Inner>>);
+pub struct RtlThreads(Rc<RefCell<Pool>>);
 
-struct Inner {
-    tx: Option<SyncSender<Msg>>,
-    chunk: Chunk,
-    shared: Arc<Shared>,
-    handle: Option<JoinHandle<()>>,
-    pairs: u64,
+struct Pool {
+    /// Threads to start.
+    threads: usize,
+    /// The started threads (none before the first pair).
+    workers: Vec<Worker>,
+    /// Raised by a thread at its first mismatch.
+    failed: Arc<AtomicBool>,
+    /// Next record's sequence number.
+    seq: u64,
+    /// Instances per module so far (spreads each module over the threads).
+    per_module: HashMap<String, usize>,
     /// The failure was handed out already.
     reported: bool,
 }
 
-impl Default for RtlThread {
-    fn default() -> Self {
-        Self::start()
+/// The golden side's end of one RTL thread.
+struct Worker {
+    tx: Option<SyncSender<Msg>>,
+    chunk: Chunk,
+    /// Sequence number of the record this thread stopped at.
+    stopped_at: Arc<Mutex<Option<u64>>>,
+    handle: Option<JoinHandle<()>>,
+    pairs: u64,
+}
+
+/// The number of RTL threads `requested` (0) means: one per core.
+pub fn thread_count(requested: usize) -> usize {
+    match requested {
+        0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
+        n => n,
     }
 }
 
-impl RtlThread {
-    /// Starts the thread.
-    pub fn start() -> Self {
-        let (tx, rx) = sync_channel(CHUNKS_IN_FLIGHT);
-        let shared = Arc::new(Shared::default());
-        let s = shared.clone();
-        let handle = std::thread::Builder::new()
-            .name("gpusched-rtl".into())
-            .spawn(move || serve(rx, s))
-            .expect("spawn the RTL thread");
-        Self(Rc::new(RefCell::new(Inner {
-            tx: Some(tx),
-            chunk: Chunk::default(),
-            shared,
-            handle: Some(handle),
-            pairs: 0,
+impl RtlThreads {
+    /// A pool of `threads` RTL threads (0: one per core), started with the first pair.
+    pub fn new(threads: usize) -> Self {
+        Self(Rc::new(RefCell::new(Pool {
+            threads: thread_count(threads),
+            workers: vec![],
+            failed: Arc::new(AtomicBool::new(false)),
+            seq: 0,
+            per_module: HashMap::new(),
             reported: false,
         })))
+    }
+
+    /// Number of threads (started or to be started).
+    pub fn threads(&self) -> usize {
+        self.0.borrow().threads
     }
 
     /// Checks every record sent so far and returns the first failure of the run, if there is
     /// one not returned yet (by a pair's step or an earlier call).
     pub fn finish(&self) -> Result<(), StepError> {
-        let mut t = self.0.borrow_mut();
-        t.flush()?;
-        let (reply, done) = sync_channel(1);
-        t.send(Msg::Sync(reply))?;
-        done.recv().map_err(|_| stopped())?;
-        match t.failure() {
+        let mut pool = self.0.borrow_mut();
+        pool.sync_all()?;
+        match pool.failure()? {
             Some(e) => Err(e),
             None => Ok(()),
         }
@@ -134,10 +148,27 @@ impl RtlThread {
 }
 
 fn stopped() -> TbError {
-    TbError::Config("the RTL thread stopped unexpectedly".into())
+    TbError::Config("an RTL thread stopped unexpectedly".into())
 }
 
-impl Inner {
+impl Worker {
+    fn start(k: usize, failed: &Arc<AtomicBool>) -> Self {
+        let (tx, rx) = sync_channel(CHUNKS_IN_FLIGHT);
+        let stopped_at = Arc::new(Mutex::new(None));
+        let (f, s) = (failed.clone(), stopped_at.clone());
+        let handle = std::thread::Builder::new()
+            .name(format!("gpusched-rtl{k}"))
+            .spawn(move || serve(rx, f, s))
+            .expect("spawn an RTL thread");
+        Worker {
+            tx: Some(tx),
+            chunk: Chunk::default(),
+            stopped_at,
+            handle: Some(handle),
+            pairs: 0,
+        }
+    }
+
     fn send(&self, msg: Msg) -> Result<(), TbError> {
         let tx = self.tx.as_ref().ok_or_else(stopped)?;
         tx.send(msg).map_err(|_| stopped())
@@ -152,70 +183,122 @@ impl Inner {
         self.send(Msg::Chunk(chunk))
     }
 
-    /// The failure found by the RTL thread, once.
-    fn failure(&mut self) -> Option<StepError> {
-        if self.reported || !self.shared.failed.load(Ordering::Acquire) {
-            return None;
+    /// Asks and waits for an answer.
+    fn ask<T>(&self, msg: impl FnOnce(SyncSender<T>) -> Msg) -> Result<T, TbError> {
+        let (reply, answer) = sync_channel(1);
+        self.send(msg(reply))?;
+        answer.recv().map_err(|_| stopped())
+    }
+}
+
+impl Pool {
+    /// Sends every pending record and waits until every thread has handled it.
+    fn sync_all(&mut self) -> Result<(), TbError> {
+        for w in &mut self.workers {
+            w.flush()?;
+        }
+        for w in &self.workers {
+            w.ask(Msg::Sync)?;
+        }
+        Ok(())
+    }
+
+    /// The first failure of the run, once: when a thread has raised the flag, every thread
+    /// checks what it was sent, and the one that stopped at the lowest sequence number
+    /// explains its mismatch.
+    fn failure(&mut self) -> Result<Option<StepError>, TbError> {
+        if self.reported || !self.failed.load(Ordering::Acquire) {
+            return Ok(None);
         }
         self.reported = true;
-        self.shared.failure.lock().expect("failure slot").take()
-    }
-}
-
-impl Drop for Inner {
-    fn drop(&mut self) {
-        self.tx = None;
-        if let Some(h) = self.handle.take() {
-            let _ = h.join();
+        self.sync_all()?;
+        let first = self
+            .workers
+            .iter()
+            .filter_map(|w| w.stopped_at.lock().expect("stop slot").map(|seq| (seq, w)))
+            .min_by_key(|(seq, _)| *seq);
+        match first {
+            Some((_, w)) => Ok(Some(w.ask(Msg::Explain)?)),
+            None => Err(stopped()),
         }
     }
 }
 
-fn serve(rx: Receiver<Msg>, shared: Arc<Shared>) {
+impl Drop for Pool {
+    fn drop(&mut self) {
+        for w in &mut self.workers {
+            w.tx = None;
+        }
+        for w in &mut self.workers {
+            if let Some(h) = w.handle.take() {
+                let _ = h.join();
+            }
+        }
+    }
+}
+
+fn serve(rx: Receiver<Msg>, failed: Arc<AtomicBool>, stopped_at: Arc<Mutex<Option<u64>>>) {
     let mut checks: Vec<Box<dyn Check>> = vec![];
+    // The pair this thread stopped at.
+    let mut stopped: Option<usize> = None;
     for msg in rx {
         match msg {
             Msg::Add(make, reply) => {
                 let _ = reply.send(make().map(|c| checks.push(c)));
             }
             Msg::Chunk(chunk) => {
-                if shared.failed.load(Ordering::Acquire) {
+                if stopped.is_some() {
                     continue;
                 }
-                if let Err(e) = check_chunk(&mut checks, chunk) {
-                    *shared.failure.lock().expect("failure slot") = Some(e);
-                    shared.failed.store(true, Ordering::Release);
+                if let Some((pair, seq)) = check_chunk(&mut checks, chunk) {
+                    stopped = Some(pair);
+                    *stopped_at.lock().expect("stop slot") = Some(seq);
+                    failed.store(true, Ordering::Release);
                 }
             }
             Msg::Sync(reply) => {
                 let _ = reply.send(());
             }
+            Msg::Explain(reply) => {
+                let e = match stopped {
+                    Some(pair) => checks[pair].explain(),
+                    None => StepError::Tb(TbError::Config("no mismatch to explain".into())),
+                };
+                let _ = reply.send(e);
+            }
         }
     }
 }
 
-fn check_chunk(checks: &mut [Box<dyn Check>], chunk: Chunk) -> Result<(), StepError> {
+/// Checks a chunk's records in order; the (pair, sequence number) of the first mismatch.
+fn check_chunk(checks: &mut [Box<dyn Check>], chunk: Chunk) -> Option<(usize, u64)> {
     let Chunk { words, snaps } = chunk;
     let mut snaps = snaps.into_iter().peekable();
     let mut at = 0;
     while at < words.len() {
-        let check = &mut checks[words[at] as usize];
+        let (pair, seq) = (words[at] as usize, words[at + 1]);
+        let check = &mut checks[pair];
         let n = check.record_words();
         let snap = match snaps.peek() {
             Some((offset, _)) if *offset == at => snaps.next().map(|(_, g)| g),
             _ => None,
         };
-        check.check(&words[at + 1..at + 1 + n], snap)?;
-        at += 1 + n;
+        let body = at + RECORD_HEAD;
+        if !check.check(&words[body..body + n], snap) {
+            return Some((pair, seq));
+        }
+        at = body + n;
     }
-    Ok(())
+    None
 }
 
-/// The golden side of a pair whose RTL runs on an [`RtlThread`]: steps the golden model and
-/// returns its outputs at once; the comparison happens on the RTL thread.
+/// The golden side of a pair whose RTL runs on one of the [`RtlThreads`]: steps the golden
+/// model and returns its outputs at once; the comparison happens on the RTL thread.
 pub struct BatchedPair<G: Block> {
     golden: G,
-    thread: RtlThread,
+    threads: RtlThreads,
+    /// The RTL thread of this pair, and the pair's id there.
+    worker: usize,
     id: u64,
     params: <G::In as PortBundle>::Params,
     inputs: usize,
@@ -230,11 +313,11 @@ where
     G::Out: PortBundle<Params = <G::In as PortBundle>::Params>,
     <G::In as PortBundle>::Params: Clone + Send + 'static,
 {
-    /// Pairs `golden` (reset here) with a fresh instance of Verilated module `module` on
-    /// `thread`. `name` names the pair in its mismatch and prefixes its waveform files.
+    /// Pairs `golden` (reset here) with a fresh instance of Verilated module `module` on one
+    /// of `threads`. `name` names the pair in its mismatch and prefixes its waveform files.
     /// Errors (Verilator missing, unknown module, ports that differ) come back at once.
     pub fn new(
-        thread: &RtlThread,
+        threads: &RtlThreads,
         name: &str,
         mut golden: G,
         module: &str,
@@ -261,18 +344,27 @@ where
                 }) as Box<dyn Check>)
             })
         };
-        let id = {
-            let mut t = thread.0.borrow_mut();
-            t.flush()?;
-            let (reply, added) = sync_channel(1);
-            t.send(Msg::Add(make, reply))?;
-            added.recv().map_err(|_| stopped())??;
-            t.pairs += 1;
-            t.pairs - 1
+        let (worker, id) = {
+            let mut pool = threads.0.borrow_mut();
+            if pool.workers.is_empty() {
+                pool.workers = (0..pool.threads)
+                    .map(|k| Worker::start(k, &pool.failed))
+                    .collect();
+            }
+            let n = pool.workers.len();
+            let count = pool.per_module.entry(module.to_string()).or_insert(0);
+            let k = *count % n;
+            *count += 1;
+            let w = &mut pool.workers[k];
+            w.flush()?;
+            w.ask(|reply| Msg::Add(make, reply))??;
+            w.pairs += 1;
+            (k, w.pairs - 1)
         };
         Ok(Self {
             golden,
-            thread: thread.clone(),
+            threads: threads.clone(),
+            worker,
             id,
             params: params.clone(),
             inputs,
@@ -282,11 +374,11 @@ where
         })
     }
 
-    /// One cycle of the golden model; its outputs, or the first failure the RTL thread has
+    /// One cycle of the golden model; its outputs, or the first failure the RTL threads have
     /// found so far in any pair of the run (it may be at an earlier cycle than this one).
     pub fn step(&mut self, inp: &G::In) -> Result<G::Out, StepError> {
-        let mut t = self.thread.0.borrow_mut();
-        if let Some(e) = t.failure() {
+        let mut pool = self.threads.0.borrow_mut();
+        if let Some(e) = pool.failure()? {
             return Err(e);
         }
         let snap = self
@@ -294,18 +386,23 @@ where
             .is_multiple_of(self.interval)
             .then(|| Box::new(self.golden.clone()) as GoldenSnap);
         let out = self.golden.step(inp);
-        let chunk = &mut t.chunk;
+        let seq = pool.seq;
+        pool.seq += 1;
+        let w = &mut pool.workers[self.worker];
+        let chunk = &mut w.chunk;
         let at = chunk.words.len();
-        chunk.words.resize(at + 1 + self.inputs + self.outputs, 0);
+        let body = at + RECORD_HEAD;
+        chunk.words.resize(body + self.inputs + self.outputs, 0);
         chunk.words[at] = self.id;
-        let (iw, ow) = chunk.words[at + 1..].split_at_mut(self.inputs);
+        chunk.words[at + 1] = seq;
+        let (iw, ow) = chunk.words[body..].split_at_mut(self.inputs);
         inp.to_words(&self.params, iw);
         out.to_words(&self.params, ow);
         if let Some(g) = snap {
             chunk.snaps.push((at, g));
         }
         if chunk.words.len() >= CHUNK_WORDS {
-            t.flush()?;
+            w.flush()?;
         }
         self.cycle += 1;
         Ok(out)
@@ -314,11 +411,6 @@ where
     /// Cycles stepped.
     pub fn cycle(&self) -> u64 {
         self.cycle
-    }
-
-    /// The RTL thread this pair runs on.
-    pub fn thread(&self) -> &RtlThread {
-        &self.thread
     }
 }
 
@@ -346,7 +438,7 @@ where
         self.inputs + self.outputs
     }
 
-    fn check(&mut self, record: &[u64], snap: Option<GoldenSnap>) -> Result<(), StepError> {
+    fn check(&mut self, record: &[u64], snap: Option<GoldenSnap>) -> bool {
         let (inp, expected) = record.split_at(self.inputs);
         if let Some(g) = snap {
             let g = *g
@@ -360,10 +452,11 @@ where
             }
         }
         self.log.extend_from_slice(inp);
-        if self.rtl.step_words(inp) == expected {
-            return Ok(());
-        }
-        Err(self.explain(self.rtl.cycle() - 1))
+        self.rtl.step_words(inp) == expected
+    }
+
+    fn explain(&self) -> StepError {
+        self.explain_cycle(self.rtl.cycle() - 1)
     }
 }
 
@@ -375,7 +468,7 @@ where
 {
     /// Describes the mismatch at `cycle` (and writes its waveforms) by resuming a lockstep
     /// pair from the newest snapshot at or before the waveform window's first cycle.
-    fn explain(&self, cycle: u64) -> StepError {
+    fn explain_cycle(&self, cycle: u64) -> StepError {
         let first = (cycle + 1)
             .saturating_sub(self.cfg.window as u64)
             .min(cycle);

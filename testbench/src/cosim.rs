@@ -1,7 +1,7 @@
 //! Constrained-random co-simulation runs of one block: stimulus from the block's generator,
 //! golden and Verilated RTL in lockstep, throughput measured.
 
-use crate::batch::{BatchedPair, RtlThread};
+use crate::batch::{BatchedPair, RtlThreads};
 use crate::lockstep::{Lockstep, LockstepConfig, Mismatch, StepError};
 use crate::TbError;
 use gpusim::block::{Block, BlockKind, Inspect, Stimulus};
@@ -82,11 +82,11 @@ where
         let m = drive(&mut |i| pair.step(i))?;
         (m, pair.finish()?)
     } else {
-        let thread = RtlThread::start();
-        let mut pair = BatchedPair::new(&thread, module, golden, module, params, &opts.lockstep)?;
+        let threads = RtlThreads::new(1);
+        let mut pair = BatchedPair::new(&threads, module, golden, module, params, &opts.lockstep)?;
         let mut m = drive(&mut |i| pair.step(i))?;
         if m.is_none() {
-            m = match thread.finish() {
+            m = match threads.finish() {
                 Ok(()) => None,
                 Err(StepError::Mismatch(m)) => Some(*m),
                 Err(StepError::Tb(e)) => return Err(e),

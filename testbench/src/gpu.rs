@@ -3,13 +3,13 @@
 //! warp_arbiter,elf`) or a lockstep pair of both (`--lockstep elf,newcar,tb_dispatch`), by
 //! kind ([`Modes`], [`TbBlocks`]).
 //!
-//! In a lockstep run the golden blocks drive the GPU and the Verilated ones check them on a
-//! second thread ([`crate::batch`]); the run stops at the first cycle where any pair disagrees,
+//! In a lockstep run the golden blocks drive the GPU and the Verilated ones check them on
+//! other threads ([`crate::batch`], `rtl_threads` of them); the run stops at the first cycle where any pair disagrees,
 //! with `<site>.golden.vcd`, `<site>.rtl.vcd` and the pair files written from the pair's last
 //! snapshot (site `sm<i>_sched<j>`, `sm<i>_elf`, `sm<i>_newcar`, `tb_dispatch`). The GPU
 //! is not run again.
 
-use crate::batch::{BatchedPair, RtlThread};
+use crate::batch::{BatchedPair, RtlThreads};
 use crate::lockstep::{LockstepConfig, Mismatch, StepError};
 use crate::rtl::RtlBlock;
 use crate::TbError;
@@ -95,14 +95,14 @@ where
 }
 
 /// One block instance of kind `K` at `site` in `mode`: `golden` itself, the Verilated module
-/// for `params`, or both in lockstep with the RTL on `thread`.
+/// for `params`, or both in lockstep with the RTL on `threads`.
 pub fn instance<'a, K, G>(
     mode: BlockMode,
     golden: G,
     params: &K::Params,
     site: Site,
     cfg: &LockstepConfig,
-    thread: &RtlThread,
+    threads: &RtlThreads,
 ) -> Result<SitePort<'a, K>, BlockFault>
 where
     K: BlockKind,
@@ -115,7 +115,7 @@ where
     Ok(match mode {
         BlockMode::Rtl => Box::new(RtlBlock::<K::In, K::Out>::new(&module, params)?),
         _ => Box::new(BatchedPair::new(
-            thread,
+            threads,
             &site.to_string(),
             golden,
             &module,
@@ -125,23 +125,23 @@ where
     })
 }
 
-/// The blocks of a GPU whose kinds are in `modes`; lockstep pairs run their RTL on `thread`.
+/// The blocks of a GPU whose kinds are in `modes`; lockstep pairs run their RTL on `threads`.
 pub struct TbBlocks<'a> {
     /// The mode of each kind.
     pub modes: Modes,
     /// Waveform options of the lockstep pairs.
     pub cfg: &'a LockstepConfig,
-    /// The RTL thread of the lockstep pairs.
-    pub thread: RtlThread,
+    /// The RTL threads of the lockstep pairs.
+    pub threads: RtlThreads,
 }
 
 impl<'a> TbBlocks<'a> {
-    /// Blocks in `modes`, lockstep pairs on `thread`.
-    pub fn new(modes: Modes, cfg: &'a LockstepConfig, thread: &RtlThread) -> Self {
+    /// Blocks in `modes`, lockstep pairs on `threads`.
+    pub fn new(modes: Modes, cfg: &'a LockstepConfig, threads: &RtlThreads) -> Self {
         Self {
             modes,
             cfg,
-            thread: thread.clone(),
+            threads: threads.clone(),
         }
     }
 }
@@ -159,7 +159,7 @@ impl<'a> Provider<'a> for TbBlocks<'a> {
             params,
             site,
             self.cfg,
-            &self.thread,
+            &self.threads,
         )
     }
 }
@@ -208,29 +208,29 @@ pub fn run(
     lockstep: &LockstepConfig,
     progress: &mut dyn FnMut(&Progress),
 ) -> Result<Report, GpuRunError> {
-    let make = |thread: &RtlThread| TbBlocks::new(modes.clone(), lockstep, thread);
-    run_with(cfg, opts, workload, &make, progress)
+    let make = |threads: &RtlThreads| TbBlocks::new(modes.clone(), lockstep, threads);
+    run_with(cfg, opts, workload, (&make, lockstep.rtl_threads), progress)
 }
 
 /// [`run`] with the blocks from `make` (tests plant bugs this way), whose lockstep pairs run
-/// their RTL on the thread `make` is given. After the GPU run, every record still queued is
+/// their RTL on the threads `make` is given (`rtl_threads` of them, 0: one per core). After the GPU run, every record still queued is
 /// checked: a mismatch found then (or during the run) is the result, even when the GPU run
 /// failed afterwards (a block that drifted can end in a deadlock).
 pub fn run_with<'a, P: Provider<'a>>(
     cfg: &GpuConfig,
     opts: &SimOptions,
     workload: &mut dyn FnMut() -> Result<Box<dyn WorkloadSource>, SimError>,
-    make: &dyn Fn(&RtlThread) -> P,
+    (make, rtl_threads): (&dyn Fn(&RtlThreads) -> P, usize),
     progress: &mut dyn FnMut(&Progress),
 ) -> Result<Report, GpuRunError> {
-    let thread = RtlThread::start();
+    let threads = RtlThreads::new(rtl_threads);
     let result = (|| {
         let mut w = workload().map_err(GpuRunError::Sim)?;
-        let mut blocks = make(&thread);
+        let mut blocks = make(&threads);
         let mut gpu = Gpu::new(cfg, opts.clone(), &mut blocks).map_err(classify)?;
         gpu.run(w.as_mut(), progress).map_err(classify)
     })();
-    match thread.finish() {
+    match threads.finish() {
         Err(e) => Err(classify_step(e)),
         Ok(()) => result,
     }

@@ -35,6 +35,9 @@ pub struct LockstepConfig {
     /// window. Each pair keeps two snapshots and the input words since the older one
     /// (at most 2 x interval x input words x 8 bytes).
     pub snapshot_interval: u64,
+    /// RTL threads of a GPU lockstep run (0: one per core); instances of one module are
+    /// spread evenly over them. `cosim` uses one.
+    pub rtl_threads: usize,
 }
 
 /// Default [`LockstepConfig::snapshot_interval`], cycles.
@@ -47,6 +50,7 @@ impl Default for LockstepConfig {
             mismatch_dir: PathBuf::from("mismatch"),
             vcd_dir: None,
             snapshot_interval: SNAPSHOT_INTERVAL,
+            rtl_threads: 0,
         }
     }
 }

@@ -7,7 +7,7 @@
 mod common;
 
 use common::{parse_vcd, stuck_grant_bit0, value_at, verilator_built, Faulty};
-use gpusched_tb::batch::RtlThread;
+use gpusched_tb::batch::RtlThreads;
 use gpusched_tb::gpu::{self as tbgpu, BlockMode, GpuRunError, Modes, TbBlocks};
 use gpusched_tb::lockstep::{LockstepConfig, Mismatch};
 use gpusim::block::Block;
@@ -122,7 +122,7 @@ impl Port<ArbiterIn, ArbiterOut> for Probe {
 fn planted_mismatch<'a, P: Provider<'a>>(
     gpu: &GpuConfig,
     opts: &SimOptions,
-    make: &dyn Fn(&RtlThread) -> P,
+    make: &dyn Fn(&RtlThreads) -> P,
 ) -> Box<Mismatch> {
     let err = tbgpu::run_with(
         gpu,
@@ -130,7 +130,7 @@ fn planted_mismatch<'a, P: Provider<'a>>(
         &mut || -> Result<Box<dyn WorkloadSource>, SimError> {
             Ok(Box::new(builtin::workload("compute", "small").unwrap()))
         },
-        make,
+        (make, 2),
         &mut |_| {},
     )
     .unwrap_err();
@@ -188,14 +188,14 @@ fn a_planted_bug_in_one_scheduler_stops_the_gpu_at_the_predicted_cycle_with_wave
         vcd_dir: None,
         ..Default::default()
     };
-    let make = |thread: &RtlThread| {
-        let (cfg, thread) = (&cfg, thread.clone());
+    let make = |threads: &RtlThreads| {
+        let (cfg, threads) = (&cfg, threads.clone());
         Override::<_, wa::Kind, _>::new(GoldenBlocks, move |site, p: &Params| {
             if site != victim {
                 return Ok(Box::new(Golden::new(*p)) as SitePort<'_, wa::Kind>);
             }
             let buggy = stuck_grant_bit0(Golden::new(*p), from);
-            tbgpu::instance::<wa::Kind, _>(BlockMode::Lockstep, buggy, p, site, cfg, &thread)
+            tbgpu::instance::<wa::Kind, _>(BlockMode::Lockstep, buggy, p, site, cfg, &threads)
         })
     };
     let m = planted_mismatch(&gpu, &opts, &make);
@@ -225,6 +225,75 @@ fn a_planted_bug_in_one_scheduler_stops_the_gpu_at_the_predicted_cycle_with_wave
             "{}",
             path.display()
         );
+    }
+}
+
+#[test]
+fn the_first_mismatch_is_the_same_whatever_the_number_of_rtl_threads() {
+    if !verilator_built() {
+        return;
+    }
+    let gpu = GpuConfig::preset("gtx480").unwrap();
+    let opts = SimOptions::default();
+    // Three faulty arbiters, on different threads, which diverge at different cycles: each
+    // flips bit 23 of `active` (not used by the GPU) from its cycle on.
+    let faulty = [(3, 1, 300), (7, 0, 250), (12, 1, 280)];
+    let first = |threads: usize| {
+        let dir = tempfile::tempdir().unwrap();
+        let cfg = LockstepConfig {
+            window: 8,
+            mismatch_dir: dir.path().to_path_buf(),
+            ..Default::default()
+        };
+        let make = |threads: &RtlThreads| {
+            let (cfg, threads) = (&cfg, threads.clone());
+            Override::<_, wa::Kind, _>::new(GoldenBlocks, move |site, p: &Params| {
+                let from = faulty.iter().find_map(|&(sm, scheduler, from)| {
+                    (site == Site::Scheduler { sm, scheduler }).then_some(from)
+                });
+                let g = Golden::new(*p);
+                match from {
+                    Some(from) => tbgpu::instance::<wa::Kind, _>(
+                        BlockMode::Lockstep,
+                        Faulty::new(g, from, |o: &mut ArbiterOut| o.active ^= 1 << 23),
+                        p,
+                        site,
+                        cfg,
+                        &threads,
+                    ),
+                    None => tbgpu::instance::<wa::Kind, _>(
+                        BlockMode::Lockstep,
+                        g,
+                        p,
+                        site,
+                        cfg,
+                        &threads,
+                    ),
+                }
+            })
+        };
+        let err = tbgpu::run_with(
+            &gpu,
+            &opts,
+            &mut || -> Result<Box<dyn WorkloadSource>, SimError> {
+                Ok(Box::new(builtin::workload("compute", "small").unwrap()))
+            },
+            (&make, threads),
+            &mut |_| {},
+        )
+        .unwrap_err();
+        match err {
+            GpuRunError::Mismatch(m) => (m.name, m.cycle, m.port, m.expected, m.got),
+            other => panic!("expected a mismatch, got {other}"),
+        }
+    };
+    let one = first(1);
+    assert_eq!(
+        (one.0.as_str(), one.1, one.2.as_str()),
+        ("sm7_sched0", 250, "active")
+    );
+    for threads in [2, 3, 5] {
+        assert_eq!(first(threads), one, "{threads} RTL threads");
     }
 }
 
@@ -300,9 +369,9 @@ fn a_planted_bug_in_one_elf_block_stops_the_gpu_with_waveforms() {
         ..Default::default()
     };
     // From cycle 200 the faulty golden model fetches for warp 0 whenever it fetches.
-    let make = |thread: &RtlThread| {
-        let (cfg, thread) = (&cfg, thread.clone());
-        let base = TbBlocks::new(Modes::default(), cfg, &thread);
+    let make = |threads: &RtlThreads| {
+        let (cfg, threads) = (&cfg, threads.clone());
+        let base = TbBlocks::new(Modes::default(), cfg, &threads);
         Override::<_, elf::Kind, _>::new(base, move |site, p: &elf::Params| {
             if site != victim {
                 return Ok(Box::new(elf::Golden::new(*p)) as SitePort<'_, elf::Kind>);
@@ -310,7 +379,7 @@ fn a_planted_bug_in_one_elf_block_stops_the_gpu_with_waveforms() {
             let buggy = Faulty::new(elf::Golden::new(*p), 200, |o: &mut elf::ElfOut| {
                 o.fetch_warp = 0
             });
-            tbgpu::instance::<elf::Kind, _>(BlockMode::Lockstep, buggy, p, site, cfg, &thread)
+            tbgpu::instance::<elf::Kind, _>(BlockMode::Lockstep, buggy, p, site, cfg, &threads)
         })
     };
     let m = planted_mismatch(&gpu, &opts, &make);
@@ -353,11 +422,11 @@ fn a_planted_bug_in_the_thread_block_dispatcher_stops_the_gpu_with_waveforms() {
         ..Default::default()
     };
     // From cycle 1 the faulty golden dispatcher gives SM 0's block to no one.
-    let make = |thread: &RtlThread| {
-        let (cfg, thread) = (&cfg, thread.clone());
+    let make = |threads: &RtlThreads| {
+        let (cfg, threads) = (&cfg, threads.clone());
         Override::<_, td::Kind, _>::new(GoldenBlocks, move |site, p: &td::Params| {
             let buggy = Faulty::new(td::Golden::new(*p), 1, |o: &mut DispatchOut| o.grant &= !1);
-            tbgpu::instance::<td::Kind, _>(BlockMode::Lockstep, buggy, p, site, cfg, &thread)
+            tbgpu::instance::<td::Kind, _>(BlockMode::Lockstep, buggy, p, site, cfg, &threads)
         })
     };
     let m = planted_mismatch(&gpu, &opts, &make);
@@ -402,14 +471,14 @@ fn a_planted_bug_in_one_sm_resource_allocator_stops_the_gpu_with_waveforms() {
         block: "sm_alloc",
     };
     // From cycle 1 SM 3's faulty golden allocator says nothing more fits.
-    let make = |thread: &RtlThread| {
-        let (cfg, thread) = (&cfg, thread.clone());
+    let make = |threads: &RtlThreads| {
+        let (cfg, threads) = (&cfg, threads.clone());
         Override::<_, sa::Kind, _>::new(GoldenBlocks, move |site, p: &sa::Params| {
             if site != victim {
                 return Ok(Box::new(sa::Golden::new(*p)) as SitePort<'_, sa::Kind>);
             }
             let buggy = Faulty::new(sa::Golden::new(*p), 1, |o: &mut AllocOut| o.room = false);
-            tbgpu::instance::<sa::Kind, _>(BlockMode::Lockstep, buggy, p, site, cfg, &thread)
+            tbgpu::instance::<sa::Kind, _>(BlockMode::Lockstep, buggy, p, site, cfg, &threads)
         })
     };
     let m = planted_mismatch(&gpu, &opts, &make);

@@ -89,6 +89,7 @@ fn planted_bug_case(from: u64, window: usize) {
         mismatch_dir: dir.path().to_path_buf(),
         vcd_dir: None,
         snapshot_interval: interval,
+        ..Default::default()
     };
     let buggy = stuck_grant_bit0(Golden::new(p), from);
     let r = cosim::lockstep::<gpusim::blocks::warp_arbiter::Kind, _>(
