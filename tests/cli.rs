@@ -626,6 +626,34 @@ fn bench_prints_the_documented_figures() {
 }
 
 #[test]
+fn bench_lockstep_measures_both_cases_with_identical_statistics() {
+    if !verilator_built() {
+        return;
+    }
+    let v = json(&gpusched(&[
+        "bench",
+        "--lockstep",
+        "--repeat",
+        "1",
+        "--rtl-threads",
+        "2",
+        "--json",
+    ]));
+    assert_eq!(v["rtl_threads"], 2, "{v}");
+    let cases = v["cases"].as_array().unwrap();
+    assert_eq!(cases.len(), 2, "{v}");
+    for c in cases {
+        assert_eq!(c["identical"], true, "{c}");
+        let (g, l) = (
+            c["golden_seconds"].as_f64().unwrap(),
+            c["lockstep_seconds"].as_f64().unwrap(),
+        );
+        assert!(g > 0.0 && l > 0.0, "{c}");
+        assert!((c["ratio"].as_f64().unwrap() - l / g).abs() < 1e-9, "{c}");
+    }
+}
+
+#[test]
 fn regress_runs_the_gpu_lockstep_stage() {
     let v = json(&gpusched(&[
         "regress",

@@ -1,6 +1,11 @@
 //! `gpusched bench`: speed of the golden GPU model on a fixed workload set on `gtx480`,
 //! single thread: simulated thread instructions per second, cycles per second, peak memory.
 //! Each workload runs `--repeat` times; figures are medians.
+//!
+//! `gpusched bench --lockstep`: the cost of checking the Verilated blocks in lockstep inside
+//! the GPU, on `stream` (large) on `gtx480`: GTO with its 30 warp arbiters, and ELF++ with its
+//! 15 ELF and 15 NewCAR blocks, each against the golden run (median wall times, their ratio,
+//! and whether every statistic is identical).
 
 use anyhow::Result;
 use clap::Args;
@@ -26,6 +31,30 @@ pub struct BenchArgs {
     /// Print one JSON object instead of a table.
     #[arg(long)]
     json: bool,
+    /// Measure the lockstep overhead instead (needs a build with Verilator).
+    #[arg(long)]
+    lockstep: bool,
+    /// RTL threads of the lockstep runs (0: one per core).
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    rtl_threads: usize,
+}
+
+/// One lockstep case of `bench --lockstep`.
+#[derive(Serialize)]
+struct LockstepRow {
+    case: &'static str,
+    blocks: String,
+    /// Median wall time of the golden run, seconds.
+    golden_seconds: f64,
+    /// Median wall time of the lockstep run, seconds.
+    lockstep_seconds: f64,
+    /// `lockstep_seconds / golden_seconds`.
+    ratio: f64,
+    /// The target for the ratio.
+    target: f64,
+    /// Every statistic of the lockstep run equals the golden run's.
+    identical: bool,
+    cycles: u64,
 }
 
 /// Figures of one workload.
@@ -99,6 +128,9 @@ fn median(mut xs: Vec<f64>) -> f64 {
 
 /// Runs `bench`.
 pub fn run(a: BenchArgs) -> Result<ExitCode> {
+    if a.lockstep {
+        return run_lockstep(&a);
+    }
     let cfg = GpuConfig::preset("gtx480")?;
     let repeat = a.repeat.max(1);
     let mut rows = vec![];
@@ -158,4 +190,99 @@ pub fn run(a: BenchArgs) -> Result<ExitCode> {
         );
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// Runs `bench --lockstep`.
+fn run_lockstep(a: &BenchArgs) -> Result<ExitCode> {
+    use gpusched_tb::gpu::{run as run_gpu, BlockMode, Modes};
+    use gpusched_tb::lockstep::LockstepConfig;
+    if !gpusched_tb::rtl::VERILATOR_BUILT {
+        anyhow::bail!(gpusched_tb::TbError::NoVerilator);
+    }
+    let cfg = GpuConfig::preset("gtx480")?;
+    let repeat = a.repeat.max(1);
+    let lockstep = LockstepConfig {
+        rtl_threads: a.rtl_threads,
+        ..Default::default()
+    };
+    let cases: [(&str, SimOptions, &[&str], f64); 2] = [
+        ("gto", SimOptions::default(), &["warp_arbiter"], 1.25),
+        (
+            "elf++",
+            SimOptions::elf_plus_plus(),
+            &["elf", "newcar"],
+            1.5,
+        ),
+    ];
+    let threads = gpusched_tb::batch::thread_count(a.rtl_threads);
+    if !a.json {
+        eprintln!("gtx480, stream large, median of {repeat}, {threads} RTL thread(s)");
+    }
+    let mut rows = vec![];
+    for (case, opts, blocks, target) in cases {
+        let mut modes = Modes::default();
+        for b in blocks {
+            modes.set(b, BlockMode::Lockstep)?;
+        }
+        let timed = |modes: &Modes| -> Result<(f64, String, u64)> {
+            let mut times = vec![];
+            let mut last = None;
+            for _ in 0..repeat {
+                let start = Instant::now();
+                let r = run_gpu(
+                    &cfg,
+                    &opts,
+                    &mut || Ok(Box::new(builtin::workload("stream", "large")?) as _),
+                    modes.clone(),
+                    &lockstep,
+                    &mut |_| {},
+                )
+                .map_err(|e| anyhow::anyhow!("{case}: {e}"))?;
+                times.push(start.elapsed().as_secs_f64());
+                last = Some(r);
+            }
+            let r = last.expect("repeat >= 1");
+            Ok((median(times), serde_json::to_string(&r)?, r.counters.cycles))
+        };
+        let (golden_seconds, golden, cycles) = timed(&Modes::default())?;
+        let (lockstep_seconds, checked, _) = timed(&modes)?;
+        let row = LockstepRow {
+            case,
+            blocks: blocks.join(","),
+            golden_seconds,
+            lockstep_seconds,
+            ratio: lockstep_seconds / golden_seconds,
+            target,
+            identical: golden == checked,
+            cycles,
+        };
+        if !a.json {
+            eprintln!(
+                "{:<6} lockstep {:<17} {:>9} cycles  golden {:>7.3} s  lockstep {:>7.3} s  {:>5.2}x (target <= {:.2}x){}",
+                row.case,
+                row.blocks,
+                row.cycles,
+                row.golden_seconds,
+                row.lockstep_seconds,
+                row.ratio,
+                row.target,
+                if row.identical { "" } else { "  STATISTICS DIFFER" }
+            );
+        }
+        rows.push(row);
+    }
+    if a.json {
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&serde_json::json!({
+                "config": "gtx480", "workload": "stream_large", "repeat": repeat,
+                "rtl_threads": threads, "cases": rows,
+            }))?
+        );
+    }
+    Ok(if rows.iter().all(|r| r.identical) {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
 }
