@@ -44,16 +44,18 @@ module tb_dispatch_bcs_proto(clock,reset,start,total,max_per_sm,room,room2,grant
     // Constant declarations
     localparam  bcs = 1'b1;
     localparam  zero32 = 32'h0;
-    localparam  one32 = 32'h1;
     localparam  one_c = 4'h1;
-    localparam  two_c = 4'h2;
     localparam  max_c = 4'hf;
     localparam  max_c32 = 32'hf;
+    localparam  low_mask32 = 32'hf;
+    localparam  low_mask1 = 5'b1111;
+    localparam  carry = 5'b10000;
+    localparam  step_hi = 32'h10;
     localparam  one8 = 8'h1;
     localparam  zero_n = 4'h0;
-    localparam  zero_b = 2'b0;
     localparam  zero_c = 4'h0;
-    localparam  last_sm = 2'b11;
+    localparam  zero_c1 = 5'b0;
+    localparam  one_c1 = 5'b1;
     localparam  sh_0 = 8'h1;
     localparam  sh_1 = 8'h2;
     localparam  sh_2 = 8'h4;
@@ -61,18 +63,6 @@ module tb_dispatch_bcs_proto(clock,reset,start,total,max_per_sm,room,room2,grant
     localparam  sh_4 = 8'h10;
     localparam  sh_5 = 8'h20;
     localparam  sh_6 = 8'h40;
-    localparam  bit32_0 = 32'h1;
-    localparam  bit32_1 = 32'h2;
-    localparam  bit32_2 = 32'h4;
-    localparam  bit32_3 = 32'h8;
-    localparam  ids_0 = 2'b0;
-    localparam  ids_1 = 2'b1;
-    localparam  ids_2 = 2'b10;
-    localparam  ids_3 = 2'b11;
-    localparam  onehots_0 = 4'h1;
-    localparam  onehots_1 = 4'h2;
-    localparam  onehots_2 = 4'h4;
-    localparam  onehots_3 = 4'h8;
     
     // Stub signals
     reg  [31:0] next_id__d;
@@ -84,40 +74,44 @@ module tb_dispatch_bcs_proto(clock,reset,start,total,max_per_sm,room,room2,grant
     reg  [7:0] maxp__d;
     wire  [7:0] maxp__q;
     reg  maxp__clock;
-    reg  [1:0] last__d;
-    wire  [1:0] last__q;
-    reg  last__clock;
+    reg  [3:0] after__d;
+    wire  [3:0] after__q;
+    reg  after__clock;
     
     // Local signals
     reg  pairs;
-    reg  [3:0] last_oh;
     reg  [3:0] scan;
-    reg  [3:0] after;
     reg  [3:0] want;
     reg  [3:0] lane_a_0;
     reg  [3:0] lane_a_1;
     reg  [3:0] lane_a_2;
     reg  [3:0] lane_a_3;
+    reg  [3:0] lane_a_4;
     reg  [3:0] lane_b_0;
     reg  [3:0] lane_b_1;
     reg  [3:0] lane_b_2;
     reg  [3:0] lane_b_3;
+    reg  [3:0] lane_b_4;
     reg  [3:0] sum_a_0;
     reg  [3:0] sum_a_1;
     reg  [3:0] sum_a_2;
     reg  [3:0] sum_a_3;
+    reg  [3:0] sum_a_4;
     reg  [3:0] sum_b_0;
     reg  [3:0] sum_b_1;
     reg  [3:0] sum_b_2;
     reg  [3:0] sum_b_3;
+    reg  [3:0] sum_b_4;
     reg  [3:0] prev_a_0;
     reg  [3:0] prev_a_1;
     reg  [3:0] prev_a_2;
     reg  [3:0] prev_a_3;
+    reg  [3:0] prev_a_4;
     reg  [3:0] prev_b_0;
     reg  [3:0] prev_b_1;
     reg  [3:0] prev_b_2;
     reg  [3:0] prev_b_3;
+    reg  [3:0] prev_b_4;
     reg  [3:0] total_after;
     reg  [3:0] total_rest;
     reg  [3:0] wanting;
@@ -126,21 +120,38 @@ module tb_dispatch_bcs_proto(clock,reset,start,total,max_per_sm,room,room2,grant
     reg  [3:0] before_2;
     reg  [3:0] before_3;
     reg  [31:0] left;
+    reg  left_big;
     reg  [3:0] lsat;
+    reg  [3:0] lsat_m1;
     reg  [3:0] take;
     reg  [3:0] take2;
     reg  [3:0] odd;
     reg  [3:0] odd_pick;
     reg  [3:0] single;
     reg  [3:0] cnt;
-    reg  [31:0] before32_0;
-    reg  [31:0] before32_1;
-    reg  [31:0] before32_2;
-    reg  [31:0] before32_3;
-    reg  [31:0] cnt32;
+    reg  [4:0] base_lo;
+    reg  [31:0] base_hi;
+    reg  [31:0] base_hi1;
+    reg  [4:0] ext_0;
+    reg  [4:0] ext_1;
+    reg  [4:0] ext_2;
+    reg  [4:0] ext_3;
+    reg  [4:0] ext2_0;
+    reg  [4:0] ext2_1;
+    reg  [4:0] ext2_2;
+    reg  [4:0] ext2_3;
+    reg  [4:0] lo_0;
+    reg  [4:0] lo_1;
+    reg  [4:0] lo_2;
+    reg  [4:0] lo_3;
+    reg  [4:0] lo2_0;
+    reg  [4:0] lo2_1;
+    reg  [4:0] lo2_2;
+    reg  [4:0] lo2_3;
+    reg  [4:0] cnt_ext;
+    reg  [4:0] next_lo;
+    reg  [31:0] next_val;
     reg  [3:0] late;
-    reg  [3:0] high;
-    reg  [1:0] new_last;
     
     // Sub module instances
     tb_dispatch_bcs_proto__next_id next_id(
@@ -158,10 +169,10 @@ module tb_dispatch_bcs_proto(clock,reset,start,total,max_per_sm,room,room2,grant
         .q(maxp__q),
         .clock(maxp__clock)
     );
-    tb_dispatch_bcs_proto__last last(
-        .d(last__d),
-        .q(last__q),
-        .clock(last__clock)
+    tb_dispatch_bcs_proto__after after(
+        .d(after__d),
+        .q(after__q),
+        .clock(after__clock)
     );
     
     // Update code
@@ -169,78 +180,60 @@ module tb_dispatch_bcs_proto(clock,reset,start,total,max_per_sm,room,room2,grant
         next_id__clock = clock;
         total_q__clock = clock;
         maxp__clock = clock;
-        last__clock = clock;
+        after__clock = clock;
         next_id__d = next_id__q;
         total_q__d = total_q__q;
         maxp__d = maxp__q;
-        last__d = last__q;
+        after__d = after__q;
         pairs = bcs & (maxp__q > one8);
         want = room;
         if (pairs) begin
             want = room & room2;
         end
-        last_oh = zero_n;
-        if (last__q == ids_0) begin
-            last_oh = onehots_0;
-        end
-        if (last__q == ids_1) begin
-            last_oh = onehots_1;
-        end
-        if (last__q == ids_2) begin
-            last_oh = onehots_2;
-        end
-        if (last__q == ids_3) begin
-            last_oh = onehots_3;
-        end
-        scan = last_oh;
-        scan = scan | (scan << sh_0);
-        scan = scan | (scan << sh_1);
-        scan = scan | (scan << sh_2);
-        scan = scan | (scan << sh_3);
-        scan = scan | (scan << sh_4);
-        scan = scan | (scan << sh_5);
-        scan = scan | (scan << sh_6);
-        after = scan & ~last_oh;
         lane_a_0 = zero_c;
         lane_b_0 = zero_c;
-        if (want[0] & after[0]) begin
-            lane_a_0 = one_c;
+        lane_a_1 = zero_c;
+        lane_b_1 = zero_c;
+        if (want[1 - 32'h1] & after__q[1 - 32'h1]) begin
+            lane_a_1 = one_c;
         end
-        if (want[0] & ~after[0]) begin
-            lane_b_0 = one_c;
+        if (want[1 - 32'h1] & ~after__q[1 - 32'h1]) begin
+            lane_b_1 = one_c;
+        end
+        lane_a_2 = zero_c;
+        lane_b_2 = zero_c;
+        if (want[2 - 32'h1] & after__q[2 - 32'h1]) begin
+            lane_a_2 = one_c;
+        end
+        if (want[2 - 32'h1] & ~after__q[2 - 32'h1]) begin
+            lane_b_2 = one_c;
+        end
+        lane_a_3 = zero_c;
+        lane_b_3 = zero_c;
+        if (want[3 - 32'h1] & after__q[3 - 32'h1]) begin
+            lane_a_3 = one_c;
+        end
+        if (want[3 - 32'h1] & ~after__q[3 - 32'h1]) begin
+            lane_b_3 = one_c;
+        end
+        lane_a_4 = zero_c;
+        lane_b_4 = zero_c;
+        if (want[4 - 32'h1] & after__q[4 - 32'h1]) begin
+            lane_a_4 = one_c;
+        end
+        if (want[4 - 32'h1] & ~after__q[4 - 32'h1]) begin
+            lane_b_4 = one_c;
         end
         sum_a_0 = lane_a_0;
         sum_b_0 = lane_b_0;
-        lane_a_1 = zero_c;
-        lane_b_1 = zero_c;
-        if (want[1] & after[1]) begin
-            lane_a_1 = one_c;
-        end
-        if (want[1] & ~after[1]) begin
-            lane_b_1 = one_c;
-        end
         sum_a_1 = lane_a_1;
         sum_b_1 = lane_b_1;
-        lane_a_2 = zero_c;
-        lane_b_2 = zero_c;
-        if (want[2] & after[2]) begin
-            lane_a_2 = one_c;
-        end
-        if (want[2] & ~after[2]) begin
-            lane_b_2 = one_c;
-        end
         sum_a_2 = lane_a_2;
         sum_b_2 = lane_b_2;
-        lane_a_3 = zero_c;
-        lane_b_3 = zero_c;
-        if (want[3] & after[3]) begin
-            lane_a_3 = one_c;
-        end
-        if (want[3] & ~after[3]) begin
-            lane_b_3 = one_c;
-        end
         sum_a_3 = lane_a_3;
         sum_b_3 = lane_b_3;
+        sum_a_4 = lane_a_4;
+        sum_b_4 = lane_b_4;
         prev_a_0 = sum_a_0;
         prev_b_0 = sum_b_0;
         prev_a_1 = sum_a_1;
@@ -249,12 +242,16 @@ module tb_dispatch_bcs_proto(clock,reset,start,total,max_per_sm,room,room2,grant
         prev_b_2 = sum_b_2;
         prev_a_3 = sum_a_3;
         prev_b_3 = sum_b_3;
+        prev_a_4 = sum_a_4;
+        prev_b_4 = sum_b_4;
         sum_a_1 = prev_a_1 + prev_a_0;
         sum_b_1 = prev_b_1 + prev_b_0;
         sum_a_2 = prev_a_2 + prev_a_1;
         sum_b_2 = prev_b_2 + prev_b_1;
         sum_a_3 = prev_a_3 + prev_a_2;
         sum_b_3 = prev_b_3 + prev_b_2;
+        sum_a_4 = prev_a_4 + prev_a_3;
+        sum_b_4 = prev_b_4 + prev_b_3;
         prev_a_0 = sum_a_0;
         prev_b_0 = sum_b_0;
         prev_a_1 = sum_a_1;
@@ -263,10 +260,14 @@ module tb_dispatch_bcs_proto(clock,reset,start,total,max_per_sm,room,room2,grant
         prev_b_2 = sum_b_2;
         prev_a_3 = sum_a_3;
         prev_b_3 = sum_b_3;
+        prev_a_4 = sum_a_4;
+        prev_b_4 = sum_b_4;
         sum_a_2 = prev_a_2 + prev_a_0;
         sum_b_2 = prev_b_2 + prev_b_0;
         sum_a_3 = prev_a_3 + prev_a_1;
         sum_b_3 = prev_b_3 + prev_b_1;
+        sum_a_4 = prev_a_4 + prev_a_2;
+        sum_b_4 = prev_b_4 + prev_b_2;
         prev_a_0 = sum_a_0;
         prev_b_0 = sum_b_0;
         prev_a_1 = sum_a_1;
@@ -275,6 +276,10 @@ module tb_dispatch_bcs_proto(clock,reset,start,total,max_per_sm,room,room2,grant
         prev_b_2 = sum_b_2;
         prev_a_3 = sum_a_3;
         prev_b_3 = sum_b_3;
+        prev_a_4 = sum_a_4;
+        prev_b_4 = sum_b_4;
+        sum_a_4 = prev_a_4 + prev_a_0;
+        sum_b_4 = prev_b_4 + prev_b_0;
         prev_a_0 = sum_a_0;
         prev_b_0 = sum_b_0;
         prev_a_1 = sum_a_1;
@@ -283,6 +288,8 @@ module tb_dispatch_bcs_proto(clock,reset,start,total,max_per_sm,room,room2,grant
         prev_b_2 = sum_b_2;
         prev_a_3 = sum_a_3;
         prev_b_3 = sum_b_3;
+        prev_a_4 = sum_a_4;
+        prev_b_4 = sum_b_4;
         prev_a_0 = sum_a_0;
         prev_b_0 = sum_b_0;
         prev_a_1 = sum_a_1;
@@ -291,6 +298,8 @@ module tb_dispatch_bcs_proto(clock,reset,start,total,max_per_sm,room,room2,grant
         prev_b_2 = sum_b_2;
         prev_a_3 = sum_a_3;
         prev_b_3 = sum_b_3;
+        prev_a_4 = sum_a_4;
+        prev_b_4 = sum_b_4;
         prev_a_0 = sum_a_0;
         prev_b_0 = sum_b_0;
         prev_a_1 = sum_a_1;
@@ -299,6 +308,8 @@ module tb_dispatch_bcs_proto(clock,reset,start,total,max_per_sm,room,room2,grant
         prev_b_2 = sum_b_2;
         prev_a_3 = sum_a_3;
         prev_b_3 = sum_b_3;
+        prev_a_4 = sum_a_4;
+        prev_b_4 = sum_b_4;
         prev_a_0 = sum_a_0;
         prev_b_0 = sum_b_0;
         prev_a_1 = sum_a_1;
@@ -307,150 +318,72 @@ module tb_dispatch_bcs_proto(clock,reset,start,total,max_per_sm,room,room2,grant
         prev_b_2 = sum_b_2;
         prev_a_3 = sum_a_3;
         prev_b_3 = sum_b_3;
-        total_after = sum_a_0;
-        total_rest = sum_b_0;
-        total_after = sum_a_1;
-        total_rest = sum_b_1;
-        total_after = sum_a_2;
-        total_rest = sum_b_2;
-        total_after = sum_a_3;
-        total_rest = sum_b_3;
+        prev_a_4 = sum_a_4;
+        prev_b_4 = sum_b_4;
+        total_after = sum_a_4;
+        total_rest = sum_b_4;
         wanting = total_after + total_rest;
-        if (after[0]) begin
-            before_0 = sum_a_0 - lane_a_0;
+        if (after__q[0]) begin
+            before_0 = sum_a_0;
         end
         else begin
-            before_0 = total_after + sum_b_0 - lane_b_0;
+            before_0 = total_after + sum_b_0;
         end
         if (pairs) begin
-            before_0 = before_0 + before_0;
+            before_0 = before_0 << sh_0;
         end
-        before32_0 = zero32;
-        if (before_0[0]) begin
-            before32_0 = before32_0 | bit32_0;
-        end
-        if (before_0[1]) begin
-            before32_0 = before32_0 | bit32_1;
-        end
-        if (before_0[2]) begin
-            before32_0 = before32_0 | bit32_2;
-        end
-        if (before_0[3]) begin
-            before32_0 = before32_0 | bit32_3;
-        end
-        if (after[1]) begin
-            before_1 = sum_a_1 - lane_a_1;
+        if (after__q[1]) begin
+            before_1 = sum_a_1;
         end
         else begin
-            before_1 = total_after + sum_b_1 - lane_b_1;
+            before_1 = total_after + sum_b_1;
         end
         if (pairs) begin
-            before_1 = before_1 + before_1;
+            before_1 = before_1 << sh_0;
         end
-        before32_1 = zero32;
-        if (before_1[0]) begin
-            before32_1 = before32_1 | bit32_0;
-        end
-        if (before_1[1]) begin
-            before32_1 = before32_1 | bit32_1;
-        end
-        if (before_1[2]) begin
-            before32_1 = before32_1 | bit32_2;
-        end
-        if (before_1[3]) begin
-            before32_1 = before32_1 | bit32_3;
-        end
-        if (after[2]) begin
-            before_2 = sum_a_2 - lane_a_2;
+        if (after__q[2]) begin
+            before_2 = sum_a_2;
         end
         else begin
-            before_2 = total_after + sum_b_2 - lane_b_2;
+            before_2 = total_after + sum_b_2;
         end
         if (pairs) begin
-            before_2 = before_2 + before_2;
+            before_2 = before_2 << sh_0;
         end
-        before32_2 = zero32;
-        if (before_2[0]) begin
-            before32_2 = before32_2 | bit32_0;
-        end
-        if (before_2[1]) begin
-            before32_2 = before32_2 | bit32_1;
-        end
-        if (before_2[2]) begin
-            before32_2 = before32_2 | bit32_2;
-        end
-        if (before_2[3]) begin
-            before32_2 = before32_2 | bit32_3;
-        end
-        if (after[3]) begin
-            before_3 = sum_a_3 - lane_a_3;
+        if (after__q[3]) begin
+            before_3 = sum_a_3;
         end
         else begin
-            before_3 = total_after + sum_b_3 - lane_b_3;
+            before_3 = total_after + sum_b_3;
         end
         if (pairs) begin
-            before_3 = before_3 + before_3;
-        end
-        before32_3 = zero32;
-        if (before_3[0]) begin
-            before32_3 = before32_3 | bit32_0;
-        end
-        if (before_3[1]) begin
-            before32_3 = before32_3 | bit32_1;
-        end
-        if (before_3[2]) begin
-            before32_3 = before32_3 | bit32_2;
-        end
-        if (before_3[3]) begin
-            before32_3 = before32_3 | bit32_3;
+            before_3 = before_3 << sh_0;
         end
         left = total_q__q - next_id__q;
+        left_big = left > max_c32;
         lsat = left[(32'h0)+:(4)];
-        if (left > max_c32) begin
+        if (left_big) begin
             lsat = max_c;
         end
+        lsat_m1 = lsat - one_c;
         take = zero_n;
         take2 = zero_n;
         odd = zero_n;
-        if (before_0 < lsat) begin
-            take = take | onehots_0;
-        end
-        if ((before_0 + two_c) <= lsat) begin
-            take2 = take2 | onehots_0;
-        end
-        if ((before_0 + one_c) == lsat) begin
-            odd = odd | onehots_0;
-        end
-        if (before_1 < lsat) begin
-            take = take | onehots_1;
-        end
-        if ((before_1 + two_c) <= lsat) begin
-            take2 = take2 | onehots_1;
-        end
-        if ((before_1 + one_c) == lsat) begin
-            odd = odd | onehots_1;
-        end
-        if (before_2 < lsat) begin
-            take = take | onehots_2;
-        end
-        if ((before_2 + two_c) <= lsat) begin
-            take2 = take2 | onehots_2;
-        end
-        if ((before_2 + one_c) == lsat) begin
-            odd = odd | onehots_2;
-        end
-        if (before_3 < lsat) begin
-            take = take | onehots_3;
-        end
-        if ((before_3 + two_c) <= lsat) begin
-            take2 = take2 | onehots_3;
-        end
-        if ((before_3 + one_c) == lsat) begin
-            odd = odd | onehots_3;
-        end
-        odd_pick = odd & room & after;
+        take[0] = before_0 < lsat;
+        take2[0] = (lsat > one_c) & (before_0 < lsat_m1);
+        odd[0] = (lsat != zero_c) & (before_0 == lsat_m1);
+        take[1] = before_1 < lsat;
+        take2[1] = (lsat > one_c) & (before_1 < lsat_m1);
+        odd[1] = (lsat != zero_c) & (before_1 == lsat_m1);
+        take[2] = before_2 < lsat;
+        take2[2] = (lsat > one_c) & (before_2 < lsat_m1);
+        odd[2] = (lsat != zero_c) & (before_2 == lsat_m1);
+        take[3] = before_3 < lsat;
+        take2[3] = (lsat > one_c) & (before_3 < lsat_m1);
+        odd[3] = (lsat != zero_c) & (before_3 == lsat_m1);
+        odd_pick = odd & room & after__q;
         if (~|odd_pick) begin
-            odd_pick = odd & room & ~after;
+            odd_pick = odd & room & ~after__q;
         end
         scan = odd_pick;
         scan = scan | (scan << sh_0);
@@ -464,12 +397,12 @@ module tb_dispatch_bcs_proto(clock,reset,start,total,max_per_sm,room,room2,grant
         if (pairs) begin
             grant = (want & take2) | single;
             grant2 = want & take2;
-            cnt = wanting + wanting;
+            cnt = wanting << sh_0;
             if ((lsat >> sh_0) < wanting) begin
-                cnt = (lsat >> sh_0) + (lsat >> sh_0);
+                cnt = (lsat >> sh_0) << sh_0;
             end
-            if (|single) begin
-                cnt = cnt + one_c;
+            if (|odd_pick) begin
+                cnt = cnt | one_c;
             end
         end
         else begin
@@ -480,39 +413,146 @@ module tb_dispatch_bcs_proto(clock,reset,start,total,max_per_sm,room,room2,grant
                 cnt = lsat;
             end
         end
+        base_lo = next_id__q[(32'h0)+:(5)] & low_mask1;
+        base_hi = next_id__q & ~low_mask32;
+        base_hi1 = base_hi + step_hi;
+        ext_0 = zero_c1;
+        ext_0[0] = before_0[0];
+        ext_0[1] = before_0[1];
+        ext_0[2] = before_0[2];
+        ext_0[3] = before_0[3];
+        ext2_0 = ext_0 | one_c1;
+        lo_0 = base_lo + ext_0;
+        lo2_0 = base_lo + ext2_0;
         id_0 = zero32;
         id2_0 = zero32;
         if (grant[0]) begin
-            id_0 = next_id__q + before32_0;
+            id_0 = base_hi;
+            if (|(lo_0 & carry)) begin
+                id_0 = base_hi1;
+            end
+            id_0[0] = lo_0[0];
+            id_0[1] = lo_0[1];
+            id_0[2] = lo_0[2];
+            id_0[3] = lo_0[3];
         end
         if (grant2[0]) begin
-            id2_0 = id_0 + one32;
+            id2_0 = base_hi;
+            if (|(lo2_0 & carry)) begin
+                id2_0 = base_hi1;
+            end
+            id2_0[0] = lo2_0[0];
+            id2_0[1] = lo2_0[1];
+            id2_0[2] = lo2_0[2];
+            id2_0[3] = lo2_0[3];
         end
+        ext_1 = zero_c1;
+        ext_1[0] = before_1[0];
+        ext_1[1] = before_1[1];
+        ext_1[2] = before_1[2];
+        ext_1[3] = before_1[3];
+        ext2_1 = ext_1 | one_c1;
+        lo_1 = base_lo + ext_1;
+        lo2_1 = base_lo + ext2_1;
         id_1 = zero32;
         id2_1 = zero32;
         if (grant[1]) begin
-            id_1 = next_id__q + before32_1;
+            id_1 = base_hi;
+            if (|(lo_1 & carry)) begin
+                id_1 = base_hi1;
+            end
+            id_1[0] = lo_1[0];
+            id_1[1] = lo_1[1];
+            id_1[2] = lo_1[2];
+            id_1[3] = lo_1[3];
         end
         if (grant2[1]) begin
-            id2_1 = id_1 + one32;
+            id2_1 = base_hi;
+            if (|(lo2_1 & carry)) begin
+                id2_1 = base_hi1;
+            end
+            id2_1[0] = lo2_1[0];
+            id2_1[1] = lo2_1[1];
+            id2_1[2] = lo2_1[2];
+            id2_1[3] = lo2_1[3];
         end
+        ext_2 = zero_c1;
+        ext_2[0] = before_2[0];
+        ext_2[1] = before_2[1];
+        ext_2[2] = before_2[2];
+        ext_2[3] = before_2[3];
+        ext2_2 = ext_2 | one_c1;
+        lo_2 = base_lo + ext_2;
+        lo2_2 = base_lo + ext2_2;
         id_2 = zero32;
         id2_2 = zero32;
         if (grant[2]) begin
-            id_2 = next_id__q + before32_2;
+            id_2 = base_hi;
+            if (|(lo_2 & carry)) begin
+                id_2 = base_hi1;
+            end
+            id_2[0] = lo_2[0];
+            id_2[1] = lo_2[1];
+            id_2[2] = lo_2[2];
+            id_2[3] = lo_2[3];
         end
         if (grant2[2]) begin
-            id2_2 = id_2 + one32;
+            id2_2 = base_hi;
+            if (|(lo2_2 & carry)) begin
+                id2_2 = base_hi1;
+            end
+            id2_2[0] = lo2_2[0];
+            id2_2[1] = lo2_2[1];
+            id2_2[2] = lo2_2[2];
+            id2_2[3] = lo2_2[3];
         end
+        ext_3 = zero_c1;
+        ext_3[0] = before_3[0];
+        ext_3[1] = before_3[1];
+        ext_3[2] = before_3[2];
+        ext_3[3] = before_3[3];
+        ext2_3 = ext_3 | one_c1;
+        lo_3 = base_lo + ext_3;
+        lo2_3 = base_lo + ext2_3;
         id_3 = zero32;
         id2_3 = zero32;
         if (grant[3]) begin
-            id_3 = next_id__q + before32_3;
+            id_3 = base_hi;
+            if (|(lo_3 & carry)) begin
+                id_3 = base_hi1;
+            end
+            id_3[0] = lo_3[0];
+            id_3[1] = lo_3[1];
+            id_3[2] = lo_3[2];
+            id_3[3] = lo_3[3];
         end
         if (grant2[3]) begin
-            id2_3 = id_3 + one32;
+            id2_3 = base_hi;
+            if (|(lo2_3 & carry)) begin
+                id2_3 = base_hi1;
+            end
+            id2_3[0] = lo2_3[0];
+            id2_3[1] = lo2_3[1];
+            id2_3[2] = lo2_3[2];
+            id2_3[3] = lo2_3[3];
         end
-        late = grant & ~after;
+        idle = ~left_big & (cnt >= lsat);
+        cnt_ext = zero_c1;
+        cnt_ext[0] = cnt[0];
+        cnt_ext[1] = cnt[1];
+        cnt_ext[2] = cnt[2];
+        cnt_ext[3] = cnt[3];
+        next_lo = base_lo + cnt_ext;
+        next_val = base_hi;
+        if (|(next_lo & carry)) begin
+            next_val = base_hi1;
+        end
+        next_val[0] = next_lo[0];
+        next_val[1] = next_lo[1];
+        next_val[2] = next_lo[2];
+        next_val[3] = next_lo[3];
+        next_id__d = next_val;
+        late = grant & ~after__q;
         if (~|late) begin
             late = grant;
         end
@@ -524,73 +564,44 @@ module tb_dispatch_bcs_proto(clock,reset,start,total,max_per_sm,room,room2,grant
         scan = scan | (scan >> sh_4);
         scan = scan | (scan >> sh_5);
         scan = scan | (scan >> sh_6);
-        high = late & ~(scan >> sh_0);
-        new_last = zero_b;
-        if (high[0]) begin
-            new_last = new_last | ids_0;
+        after__d = after__q;
+        if (|grant) begin
+            after__d = ~scan;
         end
-        if (high[1]) begin
-            new_last = new_last | ids_1;
-        end
-        if (high[2]) begin
-            new_last = new_last | ids_2;
-        end
-        if (high[3]) begin
-            new_last = new_last | ids_3;
-        end
-        if (~|grant) begin
-            new_last = last__q;
-        end
-        cnt32 = zero32;
-        if (cnt[0]) begin
-            cnt32 = cnt32 | bit32_0;
-        end
-        if (cnt[1]) begin
-            cnt32 = cnt32 | bit32_1;
-        end
-        if (cnt[2]) begin
-            cnt32 = cnt32 | bit32_2;
-        end
-        if (cnt[3]) begin
-            cnt32 = cnt32 | bit32_3;
-        end
-        idle = (next_id__q + cnt32) >= total_q__q;
-        next_id__d = next_id__q + cnt32;
-        last__d = new_last;
         if (start) begin
             next_id__d = zero32;
             total_q__d = total;
             maxp__d = max_per_sm;
-            last__d = last_sm;
+            after__d = zero_n;
         end
         if (reset) begin
             next_id__d = zero32;
             total_q__d = zero32;
             maxp__d = zero32[(32'h0)+:(8)];
-            last__d = last_sm;
+            after__d = zero_n;
         end
     end
     
 endmodule // tb_dispatch_bcs_proto
 
-// tb_dispatch_bcs_proto__last: a register (rust-hdl DFF), field `last` of `tb_dispatch_bcs_proto`; 1 instance.
-module tb_dispatch_bcs_proto__last(d,q,clock);
+// tb_dispatch_bcs_proto__after: a register (rust-hdl DFF), field `after` of `tb_dispatch_bcs_proto`; 1 instance.
+module tb_dispatch_bcs_proto__after(d,q,clock);
     
     // Module arguments
-    input wire  [1:0] d;
-    output reg  [1:0] q;
+    input wire  [3:0] d;
+    output reg  [3:0] q;
     input wire  clock;
     
     // Update code (custom)
     initial begin
-       q = 2'h0;
+       q = 4'h0;
     end
     
     always @(posedge clock) begin
        q <= d;
     end
           
-endmodule // tb_dispatch_bcs_proto__last
+endmodule // tb_dispatch_bcs_proto__after
 
 // tb_dispatch_bcs_proto__maxp: a register (rust-hdl DFF), field `maxp` of `tb_dispatch_bcs_proto`; 1 instance.
 module tb_dispatch_bcs_proto__maxp(d,q,clock);

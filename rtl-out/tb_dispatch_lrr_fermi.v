@@ -88,16 +88,18 @@ module tb_dispatch_lrr_fermi(clock,reset,start,total,max_per_sm,room,room2,grant
     // Constant declarations
     localparam  bcs = 1'b0;
     localparam  zero32 = 32'h0;
-    localparam  one32 = 32'h1;
     localparam  one_c = 6'b1;
-    localparam  two_c = 6'b10;
     localparam  max_c = 6'b111111;
     localparam  max_c32 = 32'h3f;
+    localparam  low_mask32 = 32'h3f;
+    localparam  low_mask1 = 7'b111111;
+    localparam  carry = 7'b1000000;
+    localparam  step_hi = 32'h40;
     localparam  one8 = 8'h1;
     localparam  zero_n = 15'b0;
-    localparam  zero_b = 4'h0;
     localparam  zero_c = 6'b0;
-    localparam  last_sm = 4'he;
+    localparam  zero_c1 = 7'b0;
+    localparam  one_c1 = 7'b1;
     localparam  sh_0 = 8'h1;
     localparam  sh_1 = 8'h2;
     localparam  sh_2 = 8'h4;
@@ -105,42 +107,6 @@ module tb_dispatch_lrr_fermi(clock,reset,start,total,max_per_sm,room,room2,grant
     localparam  sh_4 = 8'h10;
     localparam  sh_5 = 8'h20;
     localparam  sh_6 = 8'h40;
-    localparam  bit32_0 = 32'h1;
-    localparam  bit32_1 = 32'h2;
-    localparam  bit32_2 = 32'h4;
-    localparam  bit32_3 = 32'h8;
-    localparam  bit32_4 = 32'h10;
-    localparam  bit32_5 = 32'h20;
-    localparam  ids_0 = 4'h0;
-    localparam  ids_1 = 4'h1;
-    localparam  ids_2 = 4'h2;
-    localparam  ids_3 = 4'h3;
-    localparam  ids_4 = 4'h4;
-    localparam  ids_5 = 4'h5;
-    localparam  ids_6 = 4'h6;
-    localparam  ids_7 = 4'h7;
-    localparam  ids_8 = 4'h8;
-    localparam  ids_9 = 4'h9;
-    localparam  ids_10 = 4'ha;
-    localparam  ids_11 = 4'hb;
-    localparam  ids_12 = 4'hc;
-    localparam  ids_13 = 4'hd;
-    localparam  ids_14 = 4'he;
-    localparam  onehots_0 = 15'b1;
-    localparam  onehots_1 = 15'b10;
-    localparam  onehots_2 = 15'b100;
-    localparam  onehots_3 = 15'b1000;
-    localparam  onehots_4 = 15'b10000;
-    localparam  onehots_5 = 15'b100000;
-    localparam  onehots_6 = 15'b1000000;
-    localparam  onehots_7 = 15'b10000000;
-    localparam  onehots_8 = 15'b100000000;
-    localparam  onehots_9 = 15'b1000000000;
-    localparam  onehots_10 = 15'b10000000000;
-    localparam  onehots_11 = 15'b100000000000;
-    localparam  onehots_12 = 15'b1000000000000;
-    localparam  onehots_13 = 15'b10000000000000;
-    localparam  onehots_14 = 15'b100000000000000;
     
     // Stub signals
     reg  [31:0] next_id__d;
@@ -152,15 +118,13 @@ module tb_dispatch_lrr_fermi(clock,reset,start,total,max_per_sm,room,room2,grant
     reg  [7:0] maxp__d;
     wire  [7:0] maxp__q;
     reg  maxp__clock;
-    reg  [3:0] last__d;
-    wire  [3:0] last__q;
-    reg  last__clock;
+    reg  [14:0] after__d;
+    wire  [14:0] after__q;
+    reg  after__clock;
     
     // Local signals
     reg  pairs;
-    reg  [14:0] last_oh;
     reg  [14:0] scan;
-    reg  [14:0] after;
     reg  [14:0] want;
     reg  [5:0] lane_a_0;
     reg  [5:0] lane_a_1;
@@ -177,6 +141,7 @@ module tb_dispatch_lrr_fermi(clock,reset,start,total,max_per_sm,room,room2,grant
     reg  [5:0] lane_a_12;
     reg  [5:0] lane_a_13;
     reg  [5:0] lane_a_14;
+    reg  [5:0] lane_a_15;
     reg  [5:0] lane_b_0;
     reg  [5:0] lane_b_1;
     reg  [5:0] lane_b_2;
@@ -192,6 +157,7 @@ module tb_dispatch_lrr_fermi(clock,reset,start,total,max_per_sm,room,room2,grant
     reg  [5:0] lane_b_12;
     reg  [5:0] lane_b_13;
     reg  [5:0] lane_b_14;
+    reg  [5:0] lane_b_15;
     reg  [5:0] sum_a_0;
     reg  [5:0] sum_a_1;
     reg  [5:0] sum_a_2;
@@ -207,6 +173,7 @@ module tb_dispatch_lrr_fermi(clock,reset,start,total,max_per_sm,room,room2,grant
     reg  [5:0] sum_a_12;
     reg  [5:0] sum_a_13;
     reg  [5:0] sum_a_14;
+    reg  [5:0] sum_a_15;
     reg  [5:0] sum_b_0;
     reg  [5:0] sum_b_1;
     reg  [5:0] sum_b_2;
@@ -222,6 +189,7 @@ module tb_dispatch_lrr_fermi(clock,reset,start,total,max_per_sm,room,room2,grant
     reg  [5:0] sum_b_12;
     reg  [5:0] sum_b_13;
     reg  [5:0] sum_b_14;
+    reg  [5:0] sum_b_15;
     reg  [5:0] prev_a_0;
     reg  [5:0] prev_a_1;
     reg  [5:0] prev_a_2;
@@ -237,6 +205,7 @@ module tb_dispatch_lrr_fermi(clock,reset,start,total,max_per_sm,room,room2,grant
     reg  [5:0] prev_a_12;
     reg  [5:0] prev_a_13;
     reg  [5:0] prev_a_14;
+    reg  [5:0] prev_a_15;
     reg  [5:0] prev_b_0;
     reg  [5:0] prev_b_1;
     reg  [5:0] prev_b_2;
@@ -252,6 +221,7 @@ module tb_dispatch_lrr_fermi(clock,reset,start,total,max_per_sm,room,room2,grant
     reg  [5:0] prev_b_12;
     reg  [5:0] prev_b_13;
     reg  [5:0] prev_b_14;
+    reg  [5:0] prev_b_15;
     reg  [5:0] total_after;
     reg  [5:0] total_rest;
     reg  [5:0] wanting;
@@ -271,32 +241,82 @@ module tb_dispatch_lrr_fermi(clock,reset,start,total,max_per_sm,room,room2,grant
     reg  [5:0] before_13;
     reg  [5:0] before_14;
     reg  [31:0] left;
+    reg  left_big;
     reg  [5:0] lsat;
+    reg  [5:0] lsat_m1;
     reg  [14:0] take;
     reg  [14:0] take2;
     reg  [14:0] odd;
     reg  [14:0] odd_pick;
     reg  [14:0] single;
     reg  [5:0] cnt;
-    reg  [31:0] before32_0;
-    reg  [31:0] before32_1;
-    reg  [31:0] before32_2;
-    reg  [31:0] before32_3;
-    reg  [31:0] before32_4;
-    reg  [31:0] before32_5;
-    reg  [31:0] before32_6;
-    reg  [31:0] before32_7;
-    reg  [31:0] before32_8;
-    reg  [31:0] before32_9;
-    reg  [31:0] before32_10;
-    reg  [31:0] before32_11;
-    reg  [31:0] before32_12;
-    reg  [31:0] before32_13;
-    reg  [31:0] before32_14;
-    reg  [31:0] cnt32;
+    reg  [6:0] base_lo;
+    reg  [31:0] base_hi;
+    reg  [31:0] base_hi1;
+    reg  [6:0] ext_0;
+    reg  [6:0] ext_1;
+    reg  [6:0] ext_2;
+    reg  [6:0] ext_3;
+    reg  [6:0] ext_4;
+    reg  [6:0] ext_5;
+    reg  [6:0] ext_6;
+    reg  [6:0] ext_7;
+    reg  [6:0] ext_8;
+    reg  [6:0] ext_9;
+    reg  [6:0] ext_10;
+    reg  [6:0] ext_11;
+    reg  [6:0] ext_12;
+    reg  [6:0] ext_13;
+    reg  [6:0] ext_14;
+    reg  [6:0] ext2_0;
+    reg  [6:0] ext2_1;
+    reg  [6:0] ext2_2;
+    reg  [6:0] ext2_3;
+    reg  [6:0] ext2_4;
+    reg  [6:0] ext2_5;
+    reg  [6:0] ext2_6;
+    reg  [6:0] ext2_7;
+    reg  [6:0] ext2_8;
+    reg  [6:0] ext2_9;
+    reg  [6:0] ext2_10;
+    reg  [6:0] ext2_11;
+    reg  [6:0] ext2_12;
+    reg  [6:0] ext2_13;
+    reg  [6:0] ext2_14;
+    reg  [6:0] lo_0;
+    reg  [6:0] lo_1;
+    reg  [6:0] lo_2;
+    reg  [6:0] lo_3;
+    reg  [6:0] lo_4;
+    reg  [6:0] lo_5;
+    reg  [6:0] lo_6;
+    reg  [6:0] lo_7;
+    reg  [6:0] lo_8;
+    reg  [6:0] lo_9;
+    reg  [6:0] lo_10;
+    reg  [6:0] lo_11;
+    reg  [6:0] lo_12;
+    reg  [6:0] lo_13;
+    reg  [6:0] lo_14;
+    reg  [6:0] lo2_0;
+    reg  [6:0] lo2_1;
+    reg  [6:0] lo2_2;
+    reg  [6:0] lo2_3;
+    reg  [6:0] lo2_4;
+    reg  [6:0] lo2_5;
+    reg  [6:0] lo2_6;
+    reg  [6:0] lo2_7;
+    reg  [6:0] lo2_8;
+    reg  [6:0] lo2_9;
+    reg  [6:0] lo2_10;
+    reg  [6:0] lo2_11;
+    reg  [6:0] lo2_12;
+    reg  [6:0] lo2_13;
+    reg  [6:0] lo2_14;
+    reg  [6:0] cnt_ext;
+    reg  [6:0] next_lo;
+    reg  [31:0] next_val;
     reg  [14:0] late;
-    reg  [14:0] high;
-    reg  [3:0] new_last;
     
     // Sub module instances
     tb_dispatch_lrr_fermi__next_id next_id(
@@ -314,10 +334,10 @@ module tb_dispatch_lrr_fermi(clock,reset,start,total,max_per_sm,room,room2,grant
         .q(maxp__q),
         .clock(maxp__clock)
     );
-    tb_dispatch_lrr_fermi__last last(
-        .d(last__d),
-        .q(last__q),
-        .clock(last__clock)
+    tb_dispatch_lrr_fermi__after after(
+        .d(after__d),
+        .q(after__q),
+        .clock(after__clock)
     );
     
     // Update code
@@ -325,221 +345,170 @@ module tb_dispatch_lrr_fermi(clock,reset,start,total,max_per_sm,room,room2,grant
         next_id__clock = clock;
         total_q__clock = clock;
         maxp__clock = clock;
-        last__clock = clock;
+        after__clock = clock;
         next_id__d = next_id__q;
         total_q__d = total_q__q;
         maxp__d = maxp__q;
-        last__d = last__q;
+        after__d = after__q;
         pairs = bcs & (maxp__q > one8);
         want = room;
         if (pairs) begin
             want = room & room2;
         end
-        last_oh = zero_n;
-        if (last__q == ids_0) begin
-            last_oh = onehots_0;
-        end
-        if (last__q == ids_1) begin
-            last_oh = onehots_1;
-        end
-        if (last__q == ids_2) begin
-            last_oh = onehots_2;
-        end
-        if (last__q == ids_3) begin
-            last_oh = onehots_3;
-        end
-        if (last__q == ids_4) begin
-            last_oh = onehots_4;
-        end
-        if (last__q == ids_5) begin
-            last_oh = onehots_5;
-        end
-        if (last__q == ids_6) begin
-            last_oh = onehots_6;
-        end
-        if (last__q == ids_7) begin
-            last_oh = onehots_7;
-        end
-        if (last__q == ids_8) begin
-            last_oh = onehots_8;
-        end
-        if (last__q == ids_9) begin
-            last_oh = onehots_9;
-        end
-        if (last__q == ids_10) begin
-            last_oh = onehots_10;
-        end
-        if (last__q == ids_11) begin
-            last_oh = onehots_11;
-        end
-        if (last__q == ids_12) begin
-            last_oh = onehots_12;
-        end
-        if (last__q == ids_13) begin
-            last_oh = onehots_13;
-        end
-        if (last__q == ids_14) begin
-            last_oh = onehots_14;
-        end
-        scan = last_oh;
-        scan = scan | (scan << sh_0);
-        scan = scan | (scan << sh_1);
-        scan = scan | (scan << sh_2);
-        scan = scan | (scan << sh_3);
-        scan = scan | (scan << sh_4);
-        scan = scan | (scan << sh_5);
-        scan = scan | (scan << sh_6);
-        after = scan & ~last_oh;
         lane_a_0 = zero_c;
         lane_b_0 = zero_c;
-        if (want[0] & after[0]) begin
-            lane_a_0 = one_c;
+        lane_a_1 = zero_c;
+        lane_b_1 = zero_c;
+        if (want[1 - 32'h1] & after__q[1 - 32'h1]) begin
+            lane_a_1 = one_c;
         end
-        if (want[0] & ~after[0]) begin
-            lane_b_0 = one_c;
+        if (want[1 - 32'h1] & ~after__q[1 - 32'h1]) begin
+            lane_b_1 = one_c;
+        end
+        lane_a_2 = zero_c;
+        lane_b_2 = zero_c;
+        if (want[2 - 32'h1] & after__q[2 - 32'h1]) begin
+            lane_a_2 = one_c;
+        end
+        if (want[2 - 32'h1] & ~after__q[2 - 32'h1]) begin
+            lane_b_2 = one_c;
+        end
+        lane_a_3 = zero_c;
+        lane_b_3 = zero_c;
+        if (want[3 - 32'h1] & after__q[3 - 32'h1]) begin
+            lane_a_3 = one_c;
+        end
+        if (want[3 - 32'h1] & ~after__q[3 - 32'h1]) begin
+            lane_b_3 = one_c;
+        end
+        lane_a_4 = zero_c;
+        lane_b_4 = zero_c;
+        if (want[4 - 32'h1] & after__q[4 - 32'h1]) begin
+            lane_a_4 = one_c;
+        end
+        if (want[4 - 32'h1] & ~after__q[4 - 32'h1]) begin
+            lane_b_4 = one_c;
+        end
+        lane_a_5 = zero_c;
+        lane_b_5 = zero_c;
+        if (want[5 - 32'h1] & after__q[5 - 32'h1]) begin
+            lane_a_5 = one_c;
+        end
+        if (want[5 - 32'h1] & ~after__q[5 - 32'h1]) begin
+            lane_b_5 = one_c;
+        end
+        lane_a_6 = zero_c;
+        lane_b_6 = zero_c;
+        if (want[6 - 32'h1] & after__q[6 - 32'h1]) begin
+            lane_a_6 = one_c;
+        end
+        if (want[6 - 32'h1] & ~after__q[6 - 32'h1]) begin
+            lane_b_6 = one_c;
+        end
+        lane_a_7 = zero_c;
+        lane_b_7 = zero_c;
+        if (want[7 - 32'h1] & after__q[7 - 32'h1]) begin
+            lane_a_7 = one_c;
+        end
+        if (want[7 - 32'h1] & ~after__q[7 - 32'h1]) begin
+            lane_b_7 = one_c;
+        end
+        lane_a_8 = zero_c;
+        lane_b_8 = zero_c;
+        if (want[8 - 32'h1] & after__q[8 - 32'h1]) begin
+            lane_a_8 = one_c;
+        end
+        if (want[8 - 32'h1] & ~after__q[8 - 32'h1]) begin
+            lane_b_8 = one_c;
+        end
+        lane_a_9 = zero_c;
+        lane_b_9 = zero_c;
+        if (want[9 - 32'h1] & after__q[9 - 32'h1]) begin
+            lane_a_9 = one_c;
+        end
+        if (want[9 - 32'h1] & ~after__q[9 - 32'h1]) begin
+            lane_b_9 = one_c;
+        end
+        lane_a_10 = zero_c;
+        lane_b_10 = zero_c;
+        if (want[10 - 32'h1] & after__q[10 - 32'h1]) begin
+            lane_a_10 = one_c;
+        end
+        if (want[10 - 32'h1] & ~after__q[10 - 32'h1]) begin
+            lane_b_10 = one_c;
+        end
+        lane_a_11 = zero_c;
+        lane_b_11 = zero_c;
+        if (want[11 - 32'h1] & after__q[11 - 32'h1]) begin
+            lane_a_11 = one_c;
+        end
+        if (want[11 - 32'h1] & ~after__q[11 - 32'h1]) begin
+            lane_b_11 = one_c;
+        end
+        lane_a_12 = zero_c;
+        lane_b_12 = zero_c;
+        if (want[12 - 32'h1] & after__q[12 - 32'h1]) begin
+            lane_a_12 = one_c;
+        end
+        if (want[12 - 32'h1] & ~after__q[12 - 32'h1]) begin
+            lane_b_12 = one_c;
+        end
+        lane_a_13 = zero_c;
+        lane_b_13 = zero_c;
+        if (want[13 - 32'h1] & after__q[13 - 32'h1]) begin
+            lane_a_13 = one_c;
+        end
+        if (want[13 - 32'h1] & ~after__q[13 - 32'h1]) begin
+            lane_b_13 = one_c;
+        end
+        lane_a_14 = zero_c;
+        lane_b_14 = zero_c;
+        if (want[14 - 32'h1] & after__q[14 - 32'h1]) begin
+            lane_a_14 = one_c;
+        end
+        if (want[14 - 32'h1] & ~after__q[14 - 32'h1]) begin
+            lane_b_14 = one_c;
+        end
+        lane_a_15 = zero_c;
+        lane_b_15 = zero_c;
+        if (want[15 - 32'h1] & after__q[15 - 32'h1]) begin
+            lane_a_15 = one_c;
+        end
+        if (want[15 - 32'h1] & ~after__q[15 - 32'h1]) begin
+            lane_b_15 = one_c;
         end
         sum_a_0 = lane_a_0;
         sum_b_0 = lane_b_0;
-        lane_a_1 = zero_c;
-        lane_b_1 = zero_c;
-        if (want[1] & after[1]) begin
-            lane_a_1 = one_c;
-        end
-        if (want[1] & ~after[1]) begin
-            lane_b_1 = one_c;
-        end
         sum_a_1 = lane_a_1;
         sum_b_1 = lane_b_1;
-        lane_a_2 = zero_c;
-        lane_b_2 = zero_c;
-        if (want[2] & after[2]) begin
-            lane_a_2 = one_c;
-        end
-        if (want[2] & ~after[2]) begin
-            lane_b_2 = one_c;
-        end
         sum_a_2 = lane_a_2;
         sum_b_2 = lane_b_2;
-        lane_a_3 = zero_c;
-        lane_b_3 = zero_c;
-        if (want[3] & after[3]) begin
-            lane_a_3 = one_c;
-        end
-        if (want[3] & ~after[3]) begin
-            lane_b_3 = one_c;
-        end
         sum_a_3 = lane_a_3;
         sum_b_3 = lane_b_3;
-        lane_a_4 = zero_c;
-        lane_b_4 = zero_c;
-        if (want[4] & after[4]) begin
-            lane_a_4 = one_c;
-        end
-        if (want[4] & ~after[4]) begin
-            lane_b_4 = one_c;
-        end
         sum_a_4 = lane_a_4;
         sum_b_4 = lane_b_4;
-        lane_a_5 = zero_c;
-        lane_b_5 = zero_c;
-        if (want[5] & after[5]) begin
-            lane_a_5 = one_c;
-        end
-        if (want[5] & ~after[5]) begin
-            lane_b_5 = one_c;
-        end
         sum_a_5 = lane_a_5;
         sum_b_5 = lane_b_5;
-        lane_a_6 = zero_c;
-        lane_b_6 = zero_c;
-        if (want[6] & after[6]) begin
-            lane_a_6 = one_c;
-        end
-        if (want[6] & ~after[6]) begin
-            lane_b_6 = one_c;
-        end
         sum_a_6 = lane_a_6;
         sum_b_6 = lane_b_6;
-        lane_a_7 = zero_c;
-        lane_b_7 = zero_c;
-        if (want[7] & after[7]) begin
-            lane_a_7 = one_c;
-        end
-        if (want[7] & ~after[7]) begin
-            lane_b_7 = one_c;
-        end
         sum_a_7 = lane_a_7;
         sum_b_7 = lane_b_7;
-        lane_a_8 = zero_c;
-        lane_b_8 = zero_c;
-        if (want[8] & after[8]) begin
-            lane_a_8 = one_c;
-        end
-        if (want[8] & ~after[8]) begin
-            lane_b_8 = one_c;
-        end
         sum_a_8 = lane_a_8;
         sum_b_8 = lane_b_8;
-        lane_a_9 = zero_c;
-        lane_b_9 = zero_c;
-        if (want[9] & after[9]) begin
-            lane_a_9 = one_c;
-        end
-        if (want[9] & ~after[9]) begin
-            lane_b_9 = one_c;
-        end
         sum_a_9 = lane_a_9;
         sum_b_9 = lane_b_9;
-        lane_a_10 = zero_c;
-        lane_b_10 = zero_c;
-        if (want[10] & after[10]) begin
-            lane_a_10 = one_c;
-        end
-        if (want[10] & ~after[10]) begin
-            lane_b_10 = one_c;
-        end
         sum_a_10 = lane_a_10;
         sum_b_10 = lane_b_10;
-        lane_a_11 = zero_c;
-        lane_b_11 = zero_c;
-        if (want[11] & after[11]) begin
-            lane_a_11 = one_c;
-        end
-        if (want[11] & ~after[11]) begin
-            lane_b_11 = one_c;
-        end
         sum_a_11 = lane_a_11;
         sum_b_11 = lane_b_11;
-        lane_a_12 = zero_c;
-        lane_b_12 = zero_c;
-        if (want[12] & after[12]) begin
-            lane_a_12 = one_c;
-        end
-        if (want[12] & ~after[12]) begin
-            lane_b_12 = one_c;
-        end
         sum_a_12 = lane_a_12;
         sum_b_12 = lane_b_12;
-        lane_a_13 = zero_c;
-        lane_b_13 = zero_c;
-        if (want[13] & after[13]) begin
-            lane_a_13 = one_c;
-        end
-        if (want[13] & ~after[13]) begin
-            lane_b_13 = one_c;
-        end
         sum_a_13 = lane_a_13;
         sum_b_13 = lane_b_13;
-        lane_a_14 = zero_c;
-        lane_b_14 = zero_c;
-        if (want[14] & after[14]) begin
-            lane_a_14 = one_c;
-        end
-        if (want[14] & ~after[14]) begin
-            lane_b_14 = one_c;
-        end
         sum_a_14 = lane_a_14;
         sum_b_14 = lane_b_14;
+        sum_a_15 = lane_a_15;
+        sum_b_15 = lane_b_15;
         prev_a_0 = sum_a_0;
         prev_b_0 = sum_b_0;
         prev_a_1 = sum_a_1;
@@ -570,6 +539,8 @@ module tb_dispatch_lrr_fermi(clock,reset,start,total,max_per_sm,room,room2,grant
         prev_b_13 = sum_b_13;
         prev_a_14 = sum_a_14;
         prev_b_14 = sum_b_14;
+        prev_a_15 = sum_a_15;
+        prev_b_15 = sum_b_15;
         sum_a_1 = prev_a_1 + prev_a_0;
         sum_b_1 = prev_b_1 + prev_b_0;
         sum_a_2 = prev_a_2 + prev_a_1;
@@ -598,6 +569,8 @@ module tb_dispatch_lrr_fermi(clock,reset,start,total,max_per_sm,room,room2,grant
         sum_b_13 = prev_b_13 + prev_b_12;
         sum_a_14 = prev_a_14 + prev_a_13;
         sum_b_14 = prev_b_14 + prev_b_13;
+        sum_a_15 = prev_a_15 + prev_a_14;
+        sum_b_15 = prev_b_15 + prev_b_14;
         prev_a_0 = sum_a_0;
         prev_b_0 = sum_b_0;
         prev_a_1 = sum_a_1;
@@ -628,6 +601,8 @@ module tb_dispatch_lrr_fermi(clock,reset,start,total,max_per_sm,room,room2,grant
         prev_b_13 = sum_b_13;
         prev_a_14 = sum_a_14;
         prev_b_14 = sum_b_14;
+        prev_a_15 = sum_a_15;
+        prev_b_15 = sum_b_15;
         sum_a_2 = prev_a_2 + prev_a_0;
         sum_b_2 = prev_b_2 + prev_b_0;
         sum_a_3 = prev_a_3 + prev_a_1;
@@ -654,6 +629,8 @@ module tb_dispatch_lrr_fermi(clock,reset,start,total,max_per_sm,room,room2,grant
         sum_b_13 = prev_b_13 + prev_b_11;
         sum_a_14 = prev_a_14 + prev_a_12;
         sum_b_14 = prev_b_14 + prev_b_12;
+        sum_a_15 = prev_a_15 + prev_a_13;
+        sum_b_15 = prev_b_15 + prev_b_13;
         prev_a_0 = sum_a_0;
         prev_b_0 = sum_b_0;
         prev_a_1 = sum_a_1;
@@ -684,6 +661,8 @@ module tb_dispatch_lrr_fermi(clock,reset,start,total,max_per_sm,room,room2,grant
         prev_b_13 = sum_b_13;
         prev_a_14 = sum_a_14;
         prev_b_14 = sum_b_14;
+        prev_a_15 = sum_a_15;
+        prev_b_15 = sum_b_15;
         sum_a_4 = prev_a_4 + prev_a_0;
         sum_b_4 = prev_b_4 + prev_b_0;
         sum_a_5 = prev_a_5 + prev_a_1;
@@ -706,6 +685,8 @@ module tb_dispatch_lrr_fermi(clock,reset,start,total,max_per_sm,room,room2,grant
         sum_b_13 = prev_b_13 + prev_b_9;
         sum_a_14 = prev_a_14 + prev_a_10;
         sum_b_14 = prev_b_14 + prev_b_10;
+        sum_a_15 = prev_a_15 + prev_a_11;
+        sum_b_15 = prev_b_15 + prev_b_11;
         prev_a_0 = sum_a_0;
         prev_b_0 = sum_b_0;
         prev_a_1 = sum_a_1;
@@ -736,6 +717,8 @@ module tb_dispatch_lrr_fermi(clock,reset,start,total,max_per_sm,room,room2,grant
         prev_b_13 = sum_b_13;
         prev_a_14 = sum_a_14;
         prev_b_14 = sum_b_14;
+        prev_a_15 = sum_a_15;
+        prev_b_15 = sum_b_15;
         sum_a_8 = prev_a_8 + prev_a_0;
         sum_b_8 = prev_b_8 + prev_b_0;
         sum_a_9 = prev_a_9 + prev_a_1;
@@ -750,6 +733,8 @@ module tb_dispatch_lrr_fermi(clock,reset,start,total,max_per_sm,room,room2,grant
         sum_b_13 = prev_b_13 + prev_b_5;
         sum_a_14 = prev_a_14 + prev_a_6;
         sum_b_14 = prev_b_14 + prev_b_6;
+        sum_a_15 = prev_a_15 + prev_a_7;
+        sum_b_15 = prev_b_15 + prev_b_7;
         prev_a_0 = sum_a_0;
         prev_b_0 = sum_b_0;
         prev_a_1 = sum_a_1;
@@ -780,6 +765,8 @@ module tb_dispatch_lrr_fermi(clock,reset,start,total,max_per_sm,room,room2,grant
         prev_b_13 = sum_b_13;
         prev_a_14 = sum_a_14;
         prev_b_14 = sum_b_14;
+        prev_a_15 = sum_a_15;
+        prev_b_15 = sum_b_15;
         prev_a_0 = sum_a_0;
         prev_b_0 = sum_b_0;
         prev_a_1 = sum_a_1;
@@ -810,6 +797,8 @@ module tb_dispatch_lrr_fermi(clock,reset,start,total,max_per_sm,room,room2,grant
         prev_b_13 = sum_b_13;
         prev_a_14 = sum_a_14;
         prev_b_14 = sum_b_14;
+        prev_a_15 = sum_a_15;
+        prev_b_15 = sum_b_15;
         prev_a_0 = sum_a_0;
         prev_b_0 = sum_b_0;
         prev_a_1 = sum_a_1;
@@ -840,603 +829,204 @@ module tb_dispatch_lrr_fermi(clock,reset,start,total,max_per_sm,room,room2,grant
         prev_b_13 = sum_b_13;
         prev_a_14 = sum_a_14;
         prev_b_14 = sum_b_14;
-        total_after = sum_a_0;
-        total_rest = sum_b_0;
-        total_after = sum_a_1;
-        total_rest = sum_b_1;
-        total_after = sum_a_2;
-        total_rest = sum_b_2;
-        total_after = sum_a_3;
-        total_rest = sum_b_3;
-        total_after = sum_a_4;
-        total_rest = sum_b_4;
-        total_after = sum_a_5;
-        total_rest = sum_b_5;
-        total_after = sum_a_6;
-        total_rest = sum_b_6;
-        total_after = sum_a_7;
-        total_rest = sum_b_7;
-        total_after = sum_a_8;
-        total_rest = sum_b_8;
-        total_after = sum_a_9;
-        total_rest = sum_b_9;
-        total_after = sum_a_10;
-        total_rest = sum_b_10;
-        total_after = sum_a_11;
-        total_rest = sum_b_11;
-        total_after = sum_a_12;
-        total_rest = sum_b_12;
-        total_after = sum_a_13;
-        total_rest = sum_b_13;
-        total_after = sum_a_14;
-        total_rest = sum_b_14;
+        prev_a_15 = sum_a_15;
+        prev_b_15 = sum_b_15;
+        total_after = sum_a_15;
+        total_rest = sum_b_15;
         wanting = total_after + total_rest;
-        if (after[0]) begin
-            before_0 = sum_a_0 - lane_a_0;
+        if (after__q[0]) begin
+            before_0 = sum_a_0;
         end
         else begin
-            before_0 = total_after + sum_b_0 - lane_b_0;
+            before_0 = total_after + sum_b_0;
         end
         if (pairs) begin
-            before_0 = before_0 + before_0;
+            before_0 = before_0 << sh_0;
         end
-        before32_0 = zero32;
-        if (before_0[0]) begin
-            before32_0 = before32_0 | bit32_0;
-        end
-        if (before_0[1]) begin
-            before32_0 = before32_0 | bit32_1;
-        end
-        if (before_0[2]) begin
-            before32_0 = before32_0 | bit32_2;
-        end
-        if (before_0[3]) begin
-            before32_0 = before32_0 | bit32_3;
-        end
-        if (before_0[4]) begin
-            before32_0 = before32_0 | bit32_4;
-        end
-        if (before_0[5]) begin
-            before32_0 = before32_0 | bit32_5;
-        end
-        if (after[1]) begin
-            before_1 = sum_a_1 - lane_a_1;
+        if (after__q[1]) begin
+            before_1 = sum_a_1;
         end
         else begin
-            before_1 = total_after + sum_b_1 - lane_b_1;
+            before_1 = total_after + sum_b_1;
         end
         if (pairs) begin
-            before_1 = before_1 + before_1;
+            before_1 = before_1 << sh_0;
         end
-        before32_1 = zero32;
-        if (before_1[0]) begin
-            before32_1 = before32_1 | bit32_0;
-        end
-        if (before_1[1]) begin
-            before32_1 = before32_1 | bit32_1;
-        end
-        if (before_1[2]) begin
-            before32_1 = before32_1 | bit32_2;
-        end
-        if (before_1[3]) begin
-            before32_1 = before32_1 | bit32_3;
-        end
-        if (before_1[4]) begin
-            before32_1 = before32_1 | bit32_4;
-        end
-        if (before_1[5]) begin
-            before32_1 = before32_1 | bit32_5;
-        end
-        if (after[2]) begin
-            before_2 = sum_a_2 - lane_a_2;
+        if (after__q[2]) begin
+            before_2 = sum_a_2;
         end
         else begin
-            before_2 = total_after + sum_b_2 - lane_b_2;
+            before_2 = total_after + sum_b_2;
         end
         if (pairs) begin
-            before_2 = before_2 + before_2;
+            before_2 = before_2 << sh_0;
         end
-        before32_2 = zero32;
-        if (before_2[0]) begin
-            before32_2 = before32_2 | bit32_0;
-        end
-        if (before_2[1]) begin
-            before32_2 = before32_2 | bit32_1;
-        end
-        if (before_2[2]) begin
-            before32_2 = before32_2 | bit32_2;
-        end
-        if (before_2[3]) begin
-            before32_2 = before32_2 | bit32_3;
-        end
-        if (before_2[4]) begin
-            before32_2 = before32_2 | bit32_4;
-        end
-        if (before_2[5]) begin
-            before32_2 = before32_2 | bit32_5;
-        end
-        if (after[3]) begin
-            before_3 = sum_a_3 - lane_a_3;
+        if (after__q[3]) begin
+            before_3 = sum_a_3;
         end
         else begin
-            before_3 = total_after + sum_b_3 - lane_b_3;
+            before_3 = total_after + sum_b_3;
         end
         if (pairs) begin
-            before_3 = before_3 + before_3;
+            before_3 = before_3 << sh_0;
         end
-        before32_3 = zero32;
-        if (before_3[0]) begin
-            before32_3 = before32_3 | bit32_0;
-        end
-        if (before_3[1]) begin
-            before32_3 = before32_3 | bit32_1;
-        end
-        if (before_3[2]) begin
-            before32_3 = before32_3 | bit32_2;
-        end
-        if (before_3[3]) begin
-            before32_3 = before32_3 | bit32_3;
-        end
-        if (before_3[4]) begin
-            before32_3 = before32_3 | bit32_4;
-        end
-        if (before_3[5]) begin
-            before32_3 = before32_3 | bit32_5;
-        end
-        if (after[4]) begin
-            before_4 = sum_a_4 - lane_a_4;
+        if (after__q[4]) begin
+            before_4 = sum_a_4;
         end
         else begin
-            before_4 = total_after + sum_b_4 - lane_b_4;
+            before_4 = total_after + sum_b_4;
         end
         if (pairs) begin
-            before_4 = before_4 + before_4;
+            before_4 = before_4 << sh_0;
         end
-        before32_4 = zero32;
-        if (before_4[0]) begin
-            before32_4 = before32_4 | bit32_0;
-        end
-        if (before_4[1]) begin
-            before32_4 = before32_4 | bit32_1;
-        end
-        if (before_4[2]) begin
-            before32_4 = before32_4 | bit32_2;
-        end
-        if (before_4[3]) begin
-            before32_4 = before32_4 | bit32_3;
-        end
-        if (before_4[4]) begin
-            before32_4 = before32_4 | bit32_4;
-        end
-        if (before_4[5]) begin
-            before32_4 = before32_4 | bit32_5;
-        end
-        if (after[5]) begin
-            before_5 = sum_a_5 - lane_a_5;
+        if (after__q[5]) begin
+            before_5 = sum_a_5;
         end
         else begin
-            before_5 = total_after + sum_b_5 - lane_b_5;
+            before_5 = total_after + sum_b_5;
         end
         if (pairs) begin
-            before_5 = before_5 + before_5;
+            before_5 = before_5 << sh_0;
         end
-        before32_5 = zero32;
-        if (before_5[0]) begin
-            before32_5 = before32_5 | bit32_0;
-        end
-        if (before_5[1]) begin
-            before32_5 = before32_5 | bit32_1;
-        end
-        if (before_5[2]) begin
-            before32_5 = before32_5 | bit32_2;
-        end
-        if (before_5[3]) begin
-            before32_5 = before32_5 | bit32_3;
-        end
-        if (before_5[4]) begin
-            before32_5 = before32_5 | bit32_4;
-        end
-        if (before_5[5]) begin
-            before32_5 = before32_5 | bit32_5;
-        end
-        if (after[6]) begin
-            before_6 = sum_a_6 - lane_a_6;
+        if (after__q[6]) begin
+            before_6 = sum_a_6;
         end
         else begin
-            before_6 = total_after + sum_b_6 - lane_b_6;
+            before_6 = total_after + sum_b_6;
         end
         if (pairs) begin
-            before_6 = before_6 + before_6;
+            before_6 = before_6 << sh_0;
         end
-        before32_6 = zero32;
-        if (before_6[0]) begin
-            before32_6 = before32_6 | bit32_0;
-        end
-        if (before_6[1]) begin
-            before32_6 = before32_6 | bit32_1;
-        end
-        if (before_6[2]) begin
-            before32_6 = before32_6 | bit32_2;
-        end
-        if (before_6[3]) begin
-            before32_6 = before32_6 | bit32_3;
-        end
-        if (before_6[4]) begin
-            before32_6 = before32_6 | bit32_4;
-        end
-        if (before_6[5]) begin
-            before32_6 = before32_6 | bit32_5;
-        end
-        if (after[7]) begin
-            before_7 = sum_a_7 - lane_a_7;
+        if (after__q[7]) begin
+            before_7 = sum_a_7;
         end
         else begin
-            before_7 = total_after + sum_b_7 - lane_b_7;
+            before_7 = total_after + sum_b_7;
         end
         if (pairs) begin
-            before_7 = before_7 + before_7;
+            before_7 = before_7 << sh_0;
         end
-        before32_7 = zero32;
-        if (before_7[0]) begin
-            before32_7 = before32_7 | bit32_0;
-        end
-        if (before_7[1]) begin
-            before32_7 = before32_7 | bit32_1;
-        end
-        if (before_7[2]) begin
-            before32_7 = before32_7 | bit32_2;
-        end
-        if (before_7[3]) begin
-            before32_7 = before32_7 | bit32_3;
-        end
-        if (before_7[4]) begin
-            before32_7 = before32_7 | bit32_4;
-        end
-        if (before_7[5]) begin
-            before32_7 = before32_7 | bit32_5;
-        end
-        if (after[8]) begin
-            before_8 = sum_a_8 - lane_a_8;
+        if (after__q[8]) begin
+            before_8 = sum_a_8;
         end
         else begin
-            before_8 = total_after + sum_b_8 - lane_b_8;
+            before_8 = total_after + sum_b_8;
         end
         if (pairs) begin
-            before_8 = before_8 + before_8;
+            before_8 = before_8 << sh_0;
         end
-        before32_8 = zero32;
-        if (before_8[0]) begin
-            before32_8 = before32_8 | bit32_0;
-        end
-        if (before_8[1]) begin
-            before32_8 = before32_8 | bit32_1;
-        end
-        if (before_8[2]) begin
-            before32_8 = before32_8 | bit32_2;
-        end
-        if (before_8[3]) begin
-            before32_8 = before32_8 | bit32_3;
-        end
-        if (before_8[4]) begin
-            before32_8 = before32_8 | bit32_4;
-        end
-        if (before_8[5]) begin
-            before32_8 = before32_8 | bit32_5;
-        end
-        if (after[9]) begin
-            before_9 = sum_a_9 - lane_a_9;
+        if (after__q[9]) begin
+            before_9 = sum_a_9;
         end
         else begin
-            before_9 = total_after + sum_b_9 - lane_b_9;
+            before_9 = total_after + sum_b_9;
         end
         if (pairs) begin
-            before_9 = before_9 + before_9;
+            before_9 = before_9 << sh_0;
         end
-        before32_9 = zero32;
-        if (before_9[0]) begin
-            before32_9 = before32_9 | bit32_0;
-        end
-        if (before_9[1]) begin
-            before32_9 = before32_9 | bit32_1;
-        end
-        if (before_9[2]) begin
-            before32_9 = before32_9 | bit32_2;
-        end
-        if (before_9[3]) begin
-            before32_9 = before32_9 | bit32_3;
-        end
-        if (before_9[4]) begin
-            before32_9 = before32_9 | bit32_4;
-        end
-        if (before_9[5]) begin
-            before32_9 = before32_9 | bit32_5;
-        end
-        if (after[10]) begin
-            before_10 = sum_a_10 - lane_a_10;
+        if (after__q[10]) begin
+            before_10 = sum_a_10;
         end
         else begin
-            before_10 = total_after + sum_b_10 - lane_b_10;
+            before_10 = total_after + sum_b_10;
         end
         if (pairs) begin
-            before_10 = before_10 + before_10;
+            before_10 = before_10 << sh_0;
         end
-        before32_10 = zero32;
-        if (before_10[0]) begin
-            before32_10 = before32_10 | bit32_0;
-        end
-        if (before_10[1]) begin
-            before32_10 = before32_10 | bit32_1;
-        end
-        if (before_10[2]) begin
-            before32_10 = before32_10 | bit32_2;
-        end
-        if (before_10[3]) begin
-            before32_10 = before32_10 | bit32_3;
-        end
-        if (before_10[4]) begin
-            before32_10 = before32_10 | bit32_4;
-        end
-        if (before_10[5]) begin
-            before32_10 = before32_10 | bit32_5;
-        end
-        if (after[11]) begin
-            before_11 = sum_a_11 - lane_a_11;
+        if (after__q[11]) begin
+            before_11 = sum_a_11;
         end
         else begin
-            before_11 = total_after + sum_b_11 - lane_b_11;
+            before_11 = total_after + sum_b_11;
         end
         if (pairs) begin
-            before_11 = before_11 + before_11;
+            before_11 = before_11 << sh_0;
         end
-        before32_11 = zero32;
-        if (before_11[0]) begin
-            before32_11 = before32_11 | bit32_0;
-        end
-        if (before_11[1]) begin
-            before32_11 = before32_11 | bit32_1;
-        end
-        if (before_11[2]) begin
-            before32_11 = before32_11 | bit32_2;
-        end
-        if (before_11[3]) begin
-            before32_11 = before32_11 | bit32_3;
-        end
-        if (before_11[4]) begin
-            before32_11 = before32_11 | bit32_4;
-        end
-        if (before_11[5]) begin
-            before32_11 = before32_11 | bit32_5;
-        end
-        if (after[12]) begin
-            before_12 = sum_a_12 - lane_a_12;
+        if (after__q[12]) begin
+            before_12 = sum_a_12;
         end
         else begin
-            before_12 = total_after + sum_b_12 - lane_b_12;
+            before_12 = total_after + sum_b_12;
         end
         if (pairs) begin
-            before_12 = before_12 + before_12;
+            before_12 = before_12 << sh_0;
         end
-        before32_12 = zero32;
-        if (before_12[0]) begin
-            before32_12 = before32_12 | bit32_0;
-        end
-        if (before_12[1]) begin
-            before32_12 = before32_12 | bit32_1;
-        end
-        if (before_12[2]) begin
-            before32_12 = before32_12 | bit32_2;
-        end
-        if (before_12[3]) begin
-            before32_12 = before32_12 | bit32_3;
-        end
-        if (before_12[4]) begin
-            before32_12 = before32_12 | bit32_4;
-        end
-        if (before_12[5]) begin
-            before32_12 = before32_12 | bit32_5;
-        end
-        if (after[13]) begin
-            before_13 = sum_a_13 - lane_a_13;
+        if (after__q[13]) begin
+            before_13 = sum_a_13;
         end
         else begin
-            before_13 = total_after + sum_b_13 - lane_b_13;
+            before_13 = total_after + sum_b_13;
         end
         if (pairs) begin
-            before_13 = before_13 + before_13;
+            before_13 = before_13 << sh_0;
         end
-        before32_13 = zero32;
-        if (before_13[0]) begin
-            before32_13 = before32_13 | bit32_0;
-        end
-        if (before_13[1]) begin
-            before32_13 = before32_13 | bit32_1;
-        end
-        if (before_13[2]) begin
-            before32_13 = before32_13 | bit32_2;
-        end
-        if (before_13[3]) begin
-            before32_13 = before32_13 | bit32_3;
-        end
-        if (before_13[4]) begin
-            before32_13 = before32_13 | bit32_4;
-        end
-        if (before_13[5]) begin
-            before32_13 = before32_13 | bit32_5;
-        end
-        if (after[14]) begin
-            before_14 = sum_a_14 - lane_a_14;
+        if (after__q[14]) begin
+            before_14 = sum_a_14;
         end
         else begin
-            before_14 = total_after + sum_b_14 - lane_b_14;
+            before_14 = total_after + sum_b_14;
         end
         if (pairs) begin
-            before_14 = before_14 + before_14;
-        end
-        before32_14 = zero32;
-        if (before_14[0]) begin
-            before32_14 = before32_14 | bit32_0;
-        end
-        if (before_14[1]) begin
-            before32_14 = before32_14 | bit32_1;
-        end
-        if (before_14[2]) begin
-            before32_14 = before32_14 | bit32_2;
-        end
-        if (before_14[3]) begin
-            before32_14 = before32_14 | bit32_3;
-        end
-        if (before_14[4]) begin
-            before32_14 = before32_14 | bit32_4;
-        end
-        if (before_14[5]) begin
-            before32_14 = before32_14 | bit32_5;
+            before_14 = before_14 << sh_0;
         end
         left = total_q__q - next_id__q;
+        left_big = left > max_c32;
         lsat = left[(32'h0)+:(6)];
-        if (left > max_c32) begin
+        if (left_big) begin
             lsat = max_c;
         end
+        lsat_m1 = lsat - one_c;
         take = zero_n;
         take2 = zero_n;
         odd = zero_n;
-        if (before_0 < lsat) begin
-            take = take | onehots_0;
-        end
-        if ((before_0 + two_c) <= lsat) begin
-            take2 = take2 | onehots_0;
-        end
-        if ((before_0 + one_c) == lsat) begin
-            odd = odd | onehots_0;
-        end
-        if (before_1 < lsat) begin
-            take = take | onehots_1;
-        end
-        if ((before_1 + two_c) <= lsat) begin
-            take2 = take2 | onehots_1;
-        end
-        if ((before_1 + one_c) == lsat) begin
-            odd = odd | onehots_1;
-        end
-        if (before_2 < lsat) begin
-            take = take | onehots_2;
-        end
-        if ((before_2 + two_c) <= lsat) begin
-            take2 = take2 | onehots_2;
-        end
-        if ((before_2 + one_c) == lsat) begin
-            odd = odd | onehots_2;
-        end
-        if (before_3 < lsat) begin
-            take = take | onehots_3;
-        end
-        if ((before_3 + two_c) <= lsat) begin
-            take2 = take2 | onehots_3;
-        end
-        if ((before_3 + one_c) == lsat) begin
-            odd = odd | onehots_3;
-        end
-        if (before_4 < lsat) begin
-            take = take | onehots_4;
-        end
-        if ((before_4 + two_c) <= lsat) begin
-            take2 = take2 | onehots_4;
-        end
-        if ((before_4 + one_c) == lsat) begin
-            odd = odd | onehots_4;
-        end
-        if (before_5 < lsat) begin
-            take = take | onehots_5;
-        end
-        if ((before_5 + two_c) <= lsat) begin
-            take2 = take2 | onehots_5;
-        end
-        if ((before_5 + one_c) == lsat) begin
-            odd = odd | onehots_5;
-        end
-        if (before_6 < lsat) begin
-            take = take | onehots_6;
-        end
-        if ((before_6 + two_c) <= lsat) begin
-            take2 = take2 | onehots_6;
-        end
-        if ((before_6 + one_c) == lsat) begin
-            odd = odd | onehots_6;
-        end
-        if (before_7 < lsat) begin
-            take = take | onehots_7;
-        end
-        if ((before_7 + two_c) <= lsat) begin
-            take2 = take2 | onehots_7;
-        end
-        if ((before_7 + one_c) == lsat) begin
-            odd = odd | onehots_7;
-        end
-        if (before_8 < lsat) begin
-            take = take | onehots_8;
-        end
-        if ((before_8 + two_c) <= lsat) begin
-            take2 = take2 | onehots_8;
-        end
-        if ((before_8 + one_c) == lsat) begin
-            odd = odd | onehots_8;
-        end
-        if (before_9 < lsat) begin
-            take = take | onehots_9;
-        end
-        if ((before_9 + two_c) <= lsat) begin
-            take2 = take2 | onehots_9;
-        end
-        if ((before_9 + one_c) == lsat) begin
-            odd = odd | onehots_9;
-        end
-        if (before_10 < lsat) begin
-            take = take | onehots_10;
-        end
-        if ((before_10 + two_c) <= lsat) begin
-            take2 = take2 | onehots_10;
-        end
-        if ((before_10 + one_c) == lsat) begin
-            odd = odd | onehots_10;
-        end
-        if (before_11 < lsat) begin
-            take = take | onehots_11;
-        end
-        if ((before_11 + two_c) <= lsat) begin
-            take2 = take2 | onehots_11;
-        end
-        if ((before_11 + one_c) == lsat) begin
-            odd = odd | onehots_11;
-        end
-        if (before_12 < lsat) begin
-            take = take | onehots_12;
-        end
-        if ((before_12 + two_c) <= lsat) begin
-            take2 = take2 | onehots_12;
-        end
-        if ((before_12 + one_c) == lsat) begin
-            odd = odd | onehots_12;
-        end
-        if (before_13 < lsat) begin
-            take = take | onehots_13;
-        end
-        if ((before_13 + two_c) <= lsat) begin
-            take2 = take2 | onehots_13;
-        end
-        if ((before_13 + one_c) == lsat) begin
-            odd = odd | onehots_13;
-        end
-        if (before_14 < lsat) begin
-            take = take | onehots_14;
-        end
-        if ((before_14 + two_c) <= lsat) begin
-            take2 = take2 | onehots_14;
-        end
-        if ((before_14 + one_c) == lsat) begin
-            odd = odd | onehots_14;
-        end
-        odd_pick = odd & room & after;
+        take[0] = before_0 < lsat;
+        take2[0] = (lsat > one_c) & (before_0 < lsat_m1);
+        odd[0] = (lsat != zero_c) & (before_0 == lsat_m1);
+        take[1] = before_1 < lsat;
+        take2[1] = (lsat > one_c) & (before_1 < lsat_m1);
+        odd[1] = (lsat != zero_c) & (before_1 == lsat_m1);
+        take[2] = before_2 < lsat;
+        take2[2] = (lsat > one_c) & (before_2 < lsat_m1);
+        odd[2] = (lsat != zero_c) & (before_2 == lsat_m1);
+        take[3] = before_3 < lsat;
+        take2[3] = (lsat > one_c) & (before_3 < lsat_m1);
+        odd[3] = (lsat != zero_c) & (before_3 == lsat_m1);
+        take[4] = before_4 < lsat;
+        take2[4] = (lsat > one_c) & (before_4 < lsat_m1);
+        odd[4] = (lsat != zero_c) & (before_4 == lsat_m1);
+        take[5] = before_5 < lsat;
+        take2[5] = (lsat > one_c) & (before_5 < lsat_m1);
+        odd[5] = (lsat != zero_c) & (before_5 == lsat_m1);
+        take[6] = before_6 < lsat;
+        take2[6] = (lsat > one_c) & (before_6 < lsat_m1);
+        odd[6] = (lsat != zero_c) & (before_6 == lsat_m1);
+        take[7] = before_7 < lsat;
+        take2[7] = (lsat > one_c) & (before_7 < lsat_m1);
+        odd[7] = (lsat != zero_c) & (before_7 == lsat_m1);
+        take[8] = before_8 < lsat;
+        take2[8] = (lsat > one_c) & (before_8 < lsat_m1);
+        odd[8] = (lsat != zero_c) & (before_8 == lsat_m1);
+        take[9] = before_9 < lsat;
+        take2[9] = (lsat > one_c) & (before_9 < lsat_m1);
+        odd[9] = (lsat != zero_c) & (before_9 == lsat_m1);
+        take[10] = before_10 < lsat;
+        take2[10] = (lsat > one_c) & (before_10 < lsat_m1);
+        odd[10] = (lsat != zero_c) & (before_10 == lsat_m1);
+        take[11] = before_11 < lsat;
+        take2[11] = (lsat > one_c) & (before_11 < lsat_m1);
+        odd[11] = (lsat != zero_c) & (before_11 == lsat_m1);
+        take[12] = before_12 < lsat;
+        take2[12] = (lsat > one_c) & (before_12 < lsat_m1);
+        odd[12] = (lsat != zero_c) & (before_12 == lsat_m1);
+        take[13] = before_13 < lsat;
+        take2[13] = (lsat > one_c) & (before_13 < lsat_m1);
+        odd[13] = (lsat != zero_c) & (before_13 == lsat_m1);
+        take[14] = before_14 < lsat;
+        take2[14] = (lsat > one_c) & (before_14 < lsat_m1);
+        odd[14] = (lsat != zero_c) & (before_14 == lsat_m1);
+        odd_pick = odd & room & after__q;
         if (~|odd_pick) begin
-            odd_pick = odd & room & ~after;
+            odd_pick = odd & room & ~after__q;
         end
         scan = odd_pick;
         scan = scan | (scan << sh_0);
@@ -1450,12 +1040,12 @@ module tb_dispatch_lrr_fermi(clock,reset,start,total,max_per_sm,room,room2,grant
         if (pairs) begin
             grant = (want & take2) | single;
             grant2 = want & take2;
-            cnt = wanting + wanting;
+            cnt = wanting << sh_0;
             if ((lsat >> sh_0) < wanting) begin
-                cnt = (lsat >> sh_0) + (lsat >> sh_0);
+                cnt = (lsat >> sh_0) << sh_0;
             end
-            if (|single) begin
-                cnt = cnt + one_c;
+            if (|odd_pick) begin
+                cnt = cnt | one_c;
             end
         end
         else begin
@@ -1466,127 +1056,570 @@ module tb_dispatch_lrr_fermi(clock,reset,start,total,max_per_sm,room,room2,grant
                 cnt = lsat;
             end
         end
+        base_lo = next_id__q[(32'h0)+:(7)] & low_mask1;
+        base_hi = next_id__q & ~low_mask32;
+        base_hi1 = base_hi + step_hi;
+        ext_0 = zero_c1;
+        ext_0[0] = before_0[0];
+        ext_0[1] = before_0[1];
+        ext_0[2] = before_0[2];
+        ext_0[3] = before_0[3];
+        ext_0[4] = before_0[4];
+        ext_0[5] = before_0[5];
+        ext2_0 = ext_0 | one_c1;
+        lo_0 = base_lo + ext_0;
+        lo2_0 = base_lo + ext2_0;
         id_0 = zero32;
         id2_0 = zero32;
         if (grant[0]) begin
-            id_0 = next_id__q + before32_0;
+            id_0 = base_hi;
+            if (|(lo_0 & carry)) begin
+                id_0 = base_hi1;
+            end
+            id_0[0] = lo_0[0];
+            id_0[1] = lo_0[1];
+            id_0[2] = lo_0[2];
+            id_0[3] = lo_0[3];
+            id_0[4] = lo_0[4];
+            id_0[5] = lo_0[5];
         end
         if (grant2[0]) begin
-            id2_0 = id_0 + one32;
+            id2_0 = base_hi;
+            if (|(lo2_0 & carry)) begin
+                id2_0 = base_hi1;
+            end
+            id2_0[0] = lo2_0[0];
+            id2_0[1] = lo2_0[1];
+            id2_0[2] = lo2_0[2];
+            id2_0[3] = lo2_0[3];
+            id2_0[4] = lo2_0[4];
+            id2_0[5] = lo2_0[5];
         end
+        ext_1 = zero_c1;
+        ext_1[0] = before_1[0];
+        ext_1[1] = before_1[1];
+        ext_1[2] = before_1[2];
+        ext_1[3] = before_1[3];
+        ext_1[4] = before_1[4];
+        ext_1[5] = before_1[5];
+        ext2_1 = ext_1 | one_c1;
+        lo_1 = base_lo + ext_1;
+        lo2_1 = base_lo + ext2_1;
         id_1 = zero32;
         id2_1 = zero32;
         if (grant[1]) begin
-            id_1 = next_id__q + before32_1;
+            id_1 = base_hi;
+            if (|(lo_1 & carry)) begin
+                id_1 = base_hi1;
+            end
+            id_1[0] = lo_1[0];
+            id_1[1] = lo_1[1];
+            id_1[2] = lo_1[2];
+            id_1[3] = lo_1[3];
+            id_1[4] = lo_1[4];
+            id_1[5] = lo_1[5];
         end
         if (grant2[1]) begin
-            id2_1 = id_1 + one32;
+            id2_1 = base_hi;
+            if (|(lo2_1 & carry)) begin
+                id2_1 = base_hi1;
+            end
+            id2_1[0] = lo2_1[0];
+            id2_1[1] = lo2_1[1];
+            id2_1[2] = lo2_1[2];
+            id2_1[3] = lo2_1[3];
+            id2_1[4] = lo2_1[4];
+            id2_1[5] = lo2_1[5];
         end
+        ext_2 = zero_c1;
+        ext_2[0] = before_2[0];
+        ext_2[1] = before_2[1];
+        ext_2[2] = before_2[2];
+        ext_2[3] = before_2[3];
+        ext_2[4] = before_2[4];
+        ext_2[5] = before_2[5];
+        ext2_2 = ext_2 | one_c1;
+        lo_2 = base_lo + ext_2;
+        lo2_2 = base_lo + ext2_2;
         id_2 = zero32;
         id2_2 = zero32;
         if (grant[2]) begin
-            id_2 = next_id__q + before32_2;
+            id_2 = base_hi;
+            if (|(lo_2 & carry)) begin
+                id_2 = base_hi1;
+            end
+            id_2[0] = lo_2[0];
+            id_2[1] = lo_2[1];
+            id_2[2] = lo_2[2];
+            id_2[3] = lo_2[3];
+            id_2[4] = lo_2[4];
+            id_2[5] = lo_2[5];
         end
         if (grant2[2]) begin
-            id2_2 = id_2 + one32;
+            id2_2 = base_hi;
+            if (|(lo2_2 & carry)) begin
+                id2_2 = base_hi1;
+            end
+            id2_2[0] = lo2_2[0];
+            id2_2[1] = lo2_2[1];
+            id2_2[2] = lo2_2[2];
+            id2_2[3] = lo2_2[3];
+            id2_2[4] = lo2_2[4];
+            id2_2[5] = lo2_2[5];
         end
+        ext_3 = zero_c1;
+        ext_3[0] = before_3[0];
+        ext_3[1] = before_3[1];
+        ext_3[2] = before_3[2];
+        ext_3[3] = before_3[3];
+        ext_3[4] = before_3[4];
+        ext_3[5] = before_3[5];
+        ext2_3 = ext_3 | one_c1;
+        lo_3 = base_lo + ext_3;
+        lo2_3 = base_lo + ext2_3;
         id_3 = zero32;
         id2_3 = zero32;
         if (grant[3]) begin
-            id_3 = next_id__q + before32_3;
+            id_3 = base_hi;
+            if (|(lo_3 & carry)) begin
+                id_3 = base_hi1;
+            end
+            id_3[0] = lo_3[0];
+            id_3[1] = lo_3[1];
+            id_3[2] = lo_3[2];
+            id_3[3] = lo_3[3];
+            id_3[4] = lo_3[4];
+            id_3[5] = lo_3[5];
         end
         if (grant2[3]) begin
-            id2_3 = id_3 + one32;
+            id2_3 = base_hi;
+            if (|(lo2_3 & carry)) begin
+                id2_3 = base_hi1;
+            end
+            id2_3[0] = lo2_3[0];
+            id2_3[1] = lo2_3[1];
+            id2_3[2] = lo2_3[2];
+            id2_3[3] = lo2_3[3];
+            id2_3[4] = lo2_3[4];
+            id2_3[5] = lo2_3[5];
         end
+        ext_4 = zero_c1;
+        ext_4[0] = before_4[0];
+        ext_4[1] = before_4[1];
+        ext_4[2] = before_4[2];
+        ext_4[3] = before_4[3];
+        ext_4[4] = before_4[4];
+        ext_4[5] = before_4[5];
+        ext2_4 = ext_4 | one_c1;
+        lo_4 = base_lo + ext_4;
+        lo2_4 = base_lo + ext2_4;
         id_4 = zero32;
         id2_4 = zero32;
         if (grant[4]) begin
-            id_4 = next_id__q + before32_4;
+            id_4 = base_hi;
+            if (|(lo_4 & carry)) begin
+                id_4 = base_hi1;
+            end
+            id_4[0] = lo_4[0];
+            id_4[1] = lo_4[1];
+            id_4[2] = lo_4[2];
+            id_4[3] = lo_4[3];
+            id_4[4] = lo_4[4];
+            id_4[5] = lo_4[5];
         end
         if (grant2[4]) begin
-            id2_4 = id_4 + one32;
+            id2_4 = base_hi;
+            if (|(lo2_4 & carry)) begin
+                id2_4 = base_hi1;
+            end
+            id2_4[0] = lo2_4[0];
+            id2_4[1] = lo2_4[1];
+            id2_4[2] = lo2_4[2];
+            id2_4[3] = lo2_4[3];
+            id2_4[4] = lo2_4[4];
+            id2_4[5] = lo2_4[5];
         end
+        ext_5 = zero_c1;
+        ext_5[0] = before_5[0];
+        ext_5[1] = before_5[1];
+        ext_5[2] = before_5[2];
+        ext_5[3] = before_5[3];
+        ext_5[4] = before_5[4];
+        ext_5[5] = before_5[5];
+        ext2_5 = ext_5 | one_c1;
+        lo_5 = base_lo + ext_5;
+        lo2_5 = base_lo + ext2_5;
         id_5 = zero32;
         id2_5 = zero32;
         if (grant[5]) begin
-            id_5 = next_id__q + before32_5;
+            id_5 = base_hi;
+            if (|(lo_5 & carry)) begin
+                id_5 = base_hi1;
+            end
+            id_5[0] = lo_5[0];
+            id_5[1] = lo_5[1];
+            id_5[2] = lo_5[2];
+            id_5[3] = lo_5[3];
+            id_5[4] = lo_5[4];
+            id_5[5] = lo_5[5];
         end
         if (grant2[5]) begin
-            id2_5 = id_5 + one32;
+            id2_5 = base_hi;
+            if (|(lo2_5 & carry)) begin
+                id2_5 = base_hi1;
+            end
+            id2_5[0] = lo2_5[0];
+            id2_5[1] = lo2_5[1];
+            id2_5[2] = lo2_5[2];
+            id2_5[3] = lo2_5[3];
+            id2_5[4] = lo2_5[4];
+            id2_5[5] = lo2_5[5];
         end
+        ext_6 = zero_c1;
+        ext_6[0] = before_6[0];
+        ext_6[1] = before_6[1];
+        ext_6[2] = before_6[2];
+        ext_6[3] = before_6[3];
+        ext_6[4] = before_6[4];
+        ext_6[5] = before_6[5];
+        ext2_6 = ext_6 | one_c1;
+        lo_6 = base_lo + ext_6;
+        lo2_6 = base_lo + ext2_6;
         id_6 = zero32;
         id2_6 = zero32;
         if (grant[6]) begin
-            id_6 = next_id__q + before32_6;
+            id_6 = base_hi;
+            if (|(lo_6 & carry)) begin
+                id_6 = base_hi1;
+            end
+            id_6[0] = lo_6[0];
+            id_6[1] = lo_6[1];
+            id_6[2] = lo_6[2];
+            id_6[3] = lo_6[3];
+            id_6[4] = lo_6[4];
+            id_6[5] = lo_6[5];
         end
         if (grant2[6]) begin
-            id2_6 = id_6 + one32;
+            id2_6 = base_hi;
+            if (|(lo2_6 & carry)) begin
+                id2_6 = base_hi1;
+            end
+            id2_6[0] = lo2_6[0];
+            id2_6[1] = lo2_6[1];
+            id2_6[2] = lo2_6[2];
+            id2_6[3] = lo2_6[3];
+            id2_6[4] = lo2_6[4];
+            id2_6[5] = lo2_6[5];
         end
+        ext_7 = zero_c1;
+        ext_7[0] = before_7[0];
+        ext_7[1] = before_7[1];
+        ext_7[2] = before_7[2];
+        ext_7[3] = before_7[3];
+        ext_7[4] = before_7[4];
+        ext_7[5] = before_7[5];
+        ext2_7 = ext_7 | one_c1;
+        lo_7 = base_lo + ext_7;
+        lo2_7 = base_lo + ext2_7;
         id_7 = zero32;
         id2_7 = zero32;
         if (grant[7]) begin
-            id_7 = next_id__q + before32_7;
+            id_7 = base_hi;
+            if (|(lo_7 & carry)) begin
+                id_7 = base_hi1;
+            end
+            id_7[0] = lo_7[0];
+            id_7[1] = lo_7[1];
+            id_7[2] = lo_7[2];
+            id_7[3] = lo_7[3];
+            id_7[4] = lo_7[4];
+            id_7[5] = lo_7[5];
         end
         if (grant2[7]) begin
-            id2_7 = id_7 + one32;
+            id2_7 = base_hi;
+            if (|(lo2_7 & carry)) begin
+                id2_7 = base_hi1;
+            end
+            id2_7[0] = lo2_7[0];
+            id2_7[1] = lo2_7[1];
+            id2_7[2] = lo2_7[2];
+            id2_7[3] = lo2_7[3];
+            id2_7[4] = lo2_7[4];
+            id2_7[5] = lo2_7[5];
         end
+        ext_8 = zero_c1;
+        ext_8[0] = before_8[0];
+        ext_8[1] = before_8[1];
+        ext_8[2] = before_8[2];
+        ext_8[3] = before_8[3];
+        ext_8[4] = before_8[4];
+        ext_8[5] = before_8[5];
+        ext2_8 = ext_8 | one_c1;
+        lo_8 = base_lo + ext_8;
+        lo2_8 = base_lo + ext2_8;
         id_8 = zero32;
         id2_8 = zero32;
         if (grant[8]) begin
-            id_8 = next_id__q + before32_8;
+            id_8 = base_hi;
+            if (|(lo_8 & carry)) begin
+                id_8 = base_hi1;
+            end
+            id_8[0] = lo_8[0];
+            id_8[1] = lo_8[1];
+            id_8[2] = lo_8[2];
+            id_8[3] = lo_8[3];
+            id_8[4] = lo_8[4];
+            id_8[5] = lo_8[5];
         end
         if (grant2[8]) begin
-            id2_8 = id_8 + one32;
+            id2_8 = base_hi;
+            if (|(lo2_8 & carry)) begin
+                id2_8 = base_hi1;
+            end
+            id2_8[0] = lo2_8[0];
+            id2_8[1] = lo2_8[1];
+            id2_8[2] = lo2_8[2];
+            id2_8[3] = lo2_8[3];
+            id2_8[4] = lo2_8[4];
+            id2_8[5] = lo2_8[5];
         end
+        ext_9 = zero_c1;
+        ext_9[0] = before_9[0];
+        ext_9[1] = before_9[1];
+        ext_9[2] = before_9[2];
+        ext_9[3] = before_9[3];
+        ext_9[4] = before_9[4];
+        ext_9[5] = before_9[5];
+        ext2_9 = ext_9 | one_c1;
+        lo_9 = base_lo + ext_9;
+        lo2_9 = base_lo + ext2_9;
         id_9 = zero32;
         id2_9 = zero32;
         if (grant[9]) begin
-            id_9 = next_id__q + before32_9;
+            id_9 = base_hi;
+            if (|(lo_9 & carry)) begin
+                id_9 = base_hi1;
+            end
+            id_9[0] = lo_9[0];
+            id_9[1] = lo_9[1];
+            id_9[2] = lo_9[2];
+            id_9[3] = lo_9[3];
+            id_9[4] = lo_9[4];
+            id_9[5] = lo_9[5];
         end
         if (grant2[9]) begin
-            id2_9 = id_9 + one32;
+            id2_9 = base_hi;
+            if (|(lo2_9 & carry)) begin
+                id2_9 = base_hi1;
+            end
+            id2_9[0] = lo2_9[0];
+            id2_9[1] = lo2_9[1];
+            id2_9[2] = lo2_9[2];
+            id2_9[3] = lo2_9[3];
+            id2_9[4] = lo2_9[4];
+            id2_9[5] = lo2_9[5];
         end
+        ext_10 = zero_c1;
+        ext_10[0] = before_10[0];
+        ext_10[1] = before_10[1];
+        ext_10[2] = before_10[2];
+        ext_10[3] = before_10[3];
+        ext_10[4] = before_10[4];
+        ext_10[5] = before_10[5];
+        ext2_10 = ext_10 | one_c1;
+        lo_10 = base_lo + ext_10;
+        lo2_10 = base_lo + ext2_10;
         id_10 = zero32;
         id2_10 = zero32;
         if (grant[10]) begin
-            id_10 = next_id__q + before32_10;
+            id_10 = base_hi;
+            if (|(lo_10 & carry)) begin
+                id_10 = base_hi1;
+            end
+            id_10[0] = lo_10[0];
+            id_10[1] = lo_10[1];
+            id_10[2] = lo_10[2];
+            id_10[3] = lo_10[3];
+            id_10[4] = lo_10[4];
+            id_10[5] = lo_10[5];
         end
         if (grant2[10]) begin
-            id2_10 = id_10 + one32;
+            id2_10 = base_hi;
+            if (|(lo2_10 & carry)) begin
+                id2_10 = base_hi1;
+            end
+            id2_10[0] = lo2_10[0];
+            id2_10[1] = lo2_10[1];
+            id2_10[2] = lo2_10[2];
+            id2_10[3] = lo2_10[3];
+            id2_10[4] = lo2_10[4];
+            id2_10[5] = lo2_10[5];
         end
+        ext_11 = zero_c1;
+        ext_11[0] = before_11[0];
+        ext_11[1] = before_11[1];
+        ext_11[2] = before_11[2];
+        ext_11[3] = before_11[3];
+        ext_11[4] = before_11[4];
+        ext_11[5] = before_11[5];
+        ext2_11 = ext_11 | one_c1;
+        lo_11 = base_lo + ext_11;
+        lo2_11 = base_lo + ext2_11;
         id_11 = zero32;
         id2_11 = zero32;
         if (grant[11]) begin
-            id_11 = next_id__q + before32_11;
+            id_11 = base_hi;
+            if (|(lo_11 & carry)) begin
+                id_11 = base_hi1;
+            end
+            id_11[0] = lo_11[0];
+            id_11[1] = lo_11[1];
+            id_11[2] = lo_11[2];
+            id_11[3] = lo_11[3];
+            id_11[4] = lo_11[4];
+            id_11[5] = lo_11[5];
         end
         if (grant2[11]) begin
-            id2_11 = id_11 + one32;
+            id2_11 = base_hi;
+            if (|(lo2_11 & carry)) begin
+                id2_11 = base_hi1;
+            end
+            id2_11[0] = lo2_11[0];
+            id2_11[1] = lo2_11[1];
+            id2_11[2] = lo2_11[2];
+            id2_11[3] = lo2_11[3];
+            id2_11[4] = lo2_11[4];
+            id2_11[5] = lo2_11[5];
         end
+        ext_12 = zero_c1;
+        ext_12[0] = before_12[0];
+        ext_12[1] = before_12[1];
+        ext_12[2] = before_12[2];
+        ext_12[3] = before_12[3];
+        ext_12[4] = before_12[4];
+        ext_12[5] = before_12[5];
+        ext2_12 = ext_12 | one_c1;
+        lo_12 = base_lo + ext_12;
+        lo2_12 = base_lo + ext2_12;
         id_12 = zero32;
         id2_12 = zero32;
         if (grant[12]) begin
-            id_12 = next_id__q + before32_12;
+            id_12 = base_hi;
+            if (|(lo_12 & carry)) begin
+                id_12 = base_hi1;
+            end
+            id_12[0] = lo_12[0];
+            id_12[1] = lo_12[1];
+            id_12[2] = lo_12[2];
+            id_12[3] = lo_12[3];
+            id_12[4] = lo_12[4];
+            id_12[5] = lo_12[5];
         end
         if (grant2[12]) begin
-            id2_12 = id_12 + one32;
+            id2_12 = base_hi;
+            if (|(lo2_12 & carry)) begin
+                id2_12 = base_hi1;
+            end
+            id2_12[0] = lo2_12[0];
+            id2_12[1] = lo2_12[1];
+            id2_12[2] = lo2_12[2];
+            id2_12[3] = lo2_12[3];
+            id2_12[4] = lo2_12[4];
+            id2_12[5] = lo2_12[5];
         end
+        ext_13 = zero_c1;
+        ext_13[0] = before_13[0];
+        ext_13[1] = before_13[1];
+        ext_13[2] = before_13[2];
+        ext_13[3] = before_13[3];
+        ext_13[4] = before_13[4];
+        ext_13[5] = before_13[5];
+        ext2_13 = ext_13 | one_c1;
+        lo_13 = base_lo + ext_13;
+        lo2_13 = base_lo + ext2_13;
         id_13 = zero32;
         id2_13 = zero32;
         if (grant[13]) begin
-            id_13 = next_id__q + before32_13;
+            id_13 = base_hi;
+            if (|(lo_13 & carry)) begin
+                id_13 = base_hi1;
+            end
+            id_13[0] = lo_13[0];
+            id_13[1] = lo_13[1];
+            id_13[2] = lo_13[2];
+            id_13[3] = lo_13[3];
+            id_13[4] = lo_13[4];
+            id_13[5] = lo_13[5];
         end
         if (grant2[13]) begin
-            id2_13 = id_13 + one32;
+            id2_13 = base_hi;
+            if (|(lo2_13 & carry)) begin
+                id2_13 = base_hi1;
+            end
+            id2_13[0] = lo2_13[0];
+            id2_13[1] = lo2_13[1];
+            id2_13[2] = lo2_13[2];
+            id2_13[3] = lo2_13[3];
+            id2_13[4] = lo2_13[4];
+            id2_13[5] = lo2_13[5];
         end
+        ext_14 = zero_c1;
+        ext_14[0] = before_14[0];
+        ext_14[1] = before_14[1];
+        ext_14[2] = before_14[2];
+        ext_14[3] = before_14[3];
+        ext_14[4] = before_14[4];
+        ext_14[5] = before_14[5];
+        ext2_14 = ext_14 | one_c1;
+        lo_14 = base_lo + ext_14;
+        lo2_14 = base_lo + ext2_14;
         id_14 = zero32;
         id2_14 = zero32;
         if (grant[14]) begin
-            id_14 = next_id__q + before32_14;
+            id_14 = base_hi;
+            if (|(lo_14 & carry)) begin
+                id_14 = base_hi1;
+            end
+            id_14[0] = lo_14[0];
+            id_14[1] = lo_14[1];
+            id_14[2] = lo_14[2];
+            id_14[3] = lo_14[3];
+            id_14[4] = lo_14[4];
+            id_14[5] = lo_14[5];
         end
         if (grant2[14]) begin
-            id2_14 = id_14 + one32;
+            id2_14 = base_hi;
+            if (|(lo2_14 & carry)) begin
+                id2_14 = base_hi1;
+            end
+            id2_14[0] = lo2_14[0];
+            id2_14[1] = lo2_14[1];
+            id2_14[2] = lo2_14[2];
+            id2_14[3] = lo2_14[3];
+            id2_14[4] = lo2_14[4];
+            id2_14[5] = lo2_14[5];
         end
-        late = grant & ~after;
+        idle = ~left_big & (cnt >= lsat);
+        cnt_ext = zero_c1;
+        cnt_ext[0] = cnt[0];
+        cnt_ext[1] = cnt[1];
+        cnt_ext[2] = cnt[2];
+        cnt_ext[3] = cnt[3];
+        cnt_ext[4] = cnt[4];
+        cnt_ext[5] = cnt[5];
+        next_lo = base_lo + cnt_ext;
+        next_val = base_hi;
+        if (|(next_lo & carry)) begin
+            next_val = base_hi1;
+        end
+        next_val[0] = next_lo[0];
+        next_val[1] = next_lo[1];
+        next_val[2] = next_lo[2];
+        next_val[3] = next_lo[3];
+        next_val[4] = next_lo[4];
+        next_val[5] = next_lo[5];
+        next_id__d = next_val;
+        late = grant & ~after__q;
         if (~|late) begin
             late = grant;
         end
@@ -1598,112 +1631,44 @@ module tb_dispatch_lrr_fermi(clock,reset,start,total,max_per_sm,room,room2,grant
         scan = scan | (scan >> sh_4);
         scan = scan | (scan >> sh_5);
         scan = scan | (scan >> sh_6);
-        high = late & ~(scan >> sh_0);
-        new_last = zero_b;
-        if (high[0]) begin
-            new_last = new_last | ids_0;
+        after__d = after__q;
+        if (|grant) begin
+            after__d = ~scan;
         end
-        if (high[1]) begin
-            new_last = new_last | ids_1;
-        end
-        if (high[2]) begin
-            new_last = new_last | ids_2;
-        end
-        if (high[3]) begin
-            new_last = new_last | ids_3;
-        end
-        if (high[4]) begin
-            new_last = new_last | ids_4;
-        end
-        if (high[5]) begin
-            new_last = new_last | ids_5;
-        end
-        if (high[6]) begin
-            new_last = new_last | ids_6;
-        end
-        if (high[7]) begin
-            new_last = new_last | ids_7;
-        end
-        if (high[8]) begin
-            new_last = new_last | ids_8;
-        end
-        if (high[9]) begin
-            new_last = new_last | ids_9;
-        end
-        if (high[10]) begin
-            new_last = new_last | ids_10;
-        end
-        if (high[11]) begin
-            new_last = new_last | ids_11;
-        end
-        if (high[12]) begin
-            new_last = new_last | ids_12;
-        end
-        if (high[13]) begin
-            new_last = new_last | ids_13;
-        end
-        if (high[14]) begin
-            new_last = new_last | ids_14;
-        end
-        if (~|grant) begin
-            new_last = last__q;
-        end
-        cnt32 = zero32;
-        if (cnt[0]) begin
-            cnt32 = cnt32 | bit32_0;
-        end
-        if (cnt[1]) begin
-            cnt32 = cnt32 | bit32_1;
-        end
-        if (cnt[2]) begin
-            cnt32 = cnt32 | bit32_2;
-        end
-        if (cnt[3]) begin
-            cnt32 = cnt32 | bit32_3;
-        end
-        if (cnt[4]) begin
-            cnt32 = cnt32 | bit32_4;
-        end
-        if (cnt[5]) begin
-            cnt32 = cnt32 | bit32_5;
-        end
-        idle = (next_id__q + cnt32) >= total_q__q;
-        next_id__d = next_id__q + cnt32;
-        last__d = new_last;
         if (start) begin
             next_id__d = zero32;
             total_q__d = total;
             maxp__d = max_per_sm;
-            last__d = last_sm;
+            after__d = zero_n;
         end
         if (reset) begin
             next_id__d = zero32;
             total_q__d = zero32;
             maxp__d = zero32[(32'h0)+:(8)];
-            last__d = last_sm;
+            after__d = zero_n;
         end
     end
     
 endmodule // tb_dispatch_lrr_fermi
 
-// tb_dispatch_lrr_fermi__last: a register (rust-hdl DFF), field `last` of `tb_dispatch_lrr_fermi`; 1 instance.
-module tb_dispatch_lrr_fermi__last(d,q,clock);
+// tb_dispatch_lrr_fermi__after: a register (rust-hdl DFF), field `after` of `tb_dispatch_lrr_fermi`; 1 instance.
+module tb_dispatch_lrr_fermi__after(d,q,clock);
     
     // Module arguments
-    input wire  [3:0] d;
-    output reg  [3:0] q;
+    input wire  [14:0] d;
+    output reg  [14:0] q;
     input wire  clock;
     
     // Update code (custom)
     initial begin
-       q = 4'h0;
+       q = 15'h0;
     end
     
     always @(posedge clock) begin
        q <= d;
     end
           
-endmodule // tb_dispatch_lrr_fermi__last
+endmodule // tb_dispatch_lrr_fermi__after
 
 // tb_dispatch_lrr_fermi__maxp: a register (rust-hdl DFF), field `maxp` of `tb_dispatch_lrr_fermi`; 1 instance.
 module tb_dispatch_lrr_fermi__maxp(d,q,clock);

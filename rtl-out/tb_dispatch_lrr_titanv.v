@@ -348,16 +348,18 @@ module tb_dispatch_lrr_titanv(clock,reset,start,total,max_per_sm,room,room2,gran
     // Constant declarations
     localparam  bcs = 1'b0;
     localparam  zero32 = 32'h0;
-    localparam  one32 = 32'h1;
     localparam  one_c = 8'h1;
-    localparam  two_c = 8'h2;
     localparam  max_c = 8'hff;
     localparam  max_c32 = 32'hff;
+    localparam  low_mask32 = 32'hff;
+    localparam  low_mask1 = 9'b11111111;
+    localparam  carry = 9'b100000000;
+    localparam  step_hi = 32'h100;
     localparam  one8 = 8'h1;
     localparam  zero_n = 80'h0;
-    localparam  zero_b = 7'b0;
     localparam  zero_c = 8'h0;
-    localparam  last_sm = 7'b1001111;
+    localparam  zero_c1 = 9'b0;
+    localparam  one_c1 = 9'b1;
     localparam  sh_0 = 8'h1;
     localparam  sh_1 = 8'h2;
     localparam  sh_2 = 8'h4;
@@ -365,174 +367,6 @@ module tb_dispatch_lrr_titanv(clock,reset,start,total,max_per_sm,room,room2,gran
     localparam  sh_4 = 8'h10;
     localparam  sh_5 = 8'h20;
     localparam  sh_6 = 8'h40;
-    localparam  bit32_0 = 32'h1;
-    localparam  bit32_1 = 32'h2;
-    localparam  bit32_2 = 32'h4;
-    localparam  bit32_3 = 32'h8;
-    localparam  bit32_4 = 32'h10;
-    localparam  bit32_5 = 32'h20;
-    localparam  bit32_6 = 32'h40;
-    localparam  bit32_7 = 32'h80;
-    localparam  ids_0 = 7'b0;
-    localparam  ids_1 = 7'b1;
-    localparam  ids_2 = 7'b10;
-    localparam  ids_3 = 7'b11;
-    localparam  ids_4 = 7'b100;
-    localparam  ids_5 = 7'b101;
-    localparam  ids_6 = 7'b110;
-    localparam  ids_7 = 7'b111;
-    localparam  ids_8 = 7'b1000;
-    localparam  ids_9 = 7'b1001;
-    localparam  ids_10 = 7'b1010;
-    localparam  ids_11 = 7'b1011;
-    localparam  ids_12 = 7'b1100;
-    localparam  ids_13 = 7'b1101;
-    localparam  ids_14 = 7'b1110;
-    localparam  ids_15 = 7'b1111;
-    localparam  ids_16 = 7'b10000;
-    localparam  ids_17 = 7'b10001;
-    localparam  ids_18 = 7'b10010;
-    localparam  ids_19 = 7'b10011;
-    localparam  ids_20 = 7'b10100;
-    localparam  ids_21 = 7'b10101;
-    localparam  ids_22 = 7'b10110;
-    localparam  ids_23 = 7'b10111;
-    localparam  ids_24 = 7'b11000;
-    localparam  ids_25 = 7'b11001;
-    localparam  ids_26 = 7'b11010;
-    localparam  ids_27 = 7'b11011;
-    localparam  ids_28 = 7'b11100;
-    localparam  ids_29 = 7'b11101;
-    localparam  ids_30 = 7'b11110;
-    localparam  ids_31 = 7'b11111;
-    localparam  ids_32 = 7'b100000;
-    localparam  ids_33 = 7'b100001;
-    localparam  ids_34 = 7'b100010;
-    localparam  ids_35 = 7'b100011;
-    localparam  ids_36 = 7'b100100;
-    localparam  ids_37 = 7'b100101;
-    localparam  ids_38 = 7'b100110;
-    localparam  ids_39 = 7'b100111;
-    localparam  ids_40 = 7'b101000;
-    localparam  ids_41 = 7'b101001;
-    localparam  ids_42 = 7'b101010;
-    localparam  ids_43 = 7'b101011;
-    localparam  ids_44 = 7'b101100;
-    localparam  ids_45 = 7'b101101;
-    localparam  ids_46 = 7'b101110;
-    localparam  ids_47 = 7'b101111;
-    localparam  ids_48 = 7'b110000;
-    localparam  ids_49 = 7'b110001;
-    localparam  ids_50 = 7'b110010;
-    localparam  ids_51 = 7'b110011;
-    localparam  ids_52 = 7'b110100;
-    localparam  ids_53 = 7'b110101;
-    localparam  ids_54 = 7'b110110;
-    localparam  ids_55 = 7'b110111;
-    localparam  ids_56 = 7'b111000;
-    localparam  ids_57 = 7'b111001;
-    localparam  ids_58 = 7'b111010;
-    localparam  ids_59 = 7'b111011;
-    localparam  ids_60 = 7'b111100;
-    localparam  ids_61 = 7'b111101;
-    localparam  ids_62 = 7'b111110;
-    localparam  ids_63 = 7'b111111;
-    localparam  ids_64 = 7'b1000000;
-    localparam  ids_65 = 7'b1000001;
-    localparam  ids_66 = 7'b1000010;
-    localparam  ids_67 = 7'b1000011;
-    localparam  ids_68 = 7'b1000100;
-    localparam  ids_69 = 7'b1000101;
-    localparam  ids_70 = 7'b1000110;
-    localparam  ids_71 = 7'b1000111;
-    localparam  ids_72 = 7'b1001000;
-    localparam  ids_73 = 7'b1001001;
-    localparam  ids_74 = 7'b1001010;
-    localparam  ids_75 = 7'b1001011;
-    localparam  ids_76 = 7'b1001100;
-    localparam  ids_77 = 7'b1001101;
-    localparam  ids_78 = 7'b1001110;
-    localparam  ids_79 = 7'b1001111;
-    localparam  onehots_0 = 80'h1;
-    localparam  onehots_1 = 80'h2;
-    localparam  onehots_2 = 80'h4;
-    localparam  onehots_3 = 80'h8;
-    localparam  onehots_4 = 80'h10;
-    localparam  onehots_5 = 80'h20;
-    localparam  onehots_6 = 80'h40;
-    localparam  onehots_7 = 80'h80;
-    localparam  onehots_8 = 80'h100;
-    localparam  onehots_9 = 80'h200;
-    localparam  onehots_10 = 80'h400;
-    localparam  onehots_11 = 80'h800;
-    localparam  onehots_12 = 80'h1000;
-    localparam  onehots_13 = 80'h2000;
-    localparam  onehots_14 = 80'h4000;
-    localparam  onehots_15 = 80'h8000;
-    localparam  onehots_16 = 80'h10000;
-    localparam  onehots_17 = 80'h20000;
-    localparam  onehots_18 = 80'h40000;
-    localparam  onehots_19 = 80'h80000;
-    localparam  onehots_20 = 80'h100000;
-    localparam  onehots_21 = 80'h200000;
-    localparam  onehots_22 = 80'h400000;
-    localparam  onehots_23 = 80'h800000;
-    localparam  onehots_24 = 80'h1000000;
-    localparam  onehots_25 = 80'h2000000;
-    localparam  onehots_26 = 80'h4000000;
-    localparam  onehots_27 = 80'h8000000;
-    localparam  onehots_28 = 80'h10000000;
-    localparam  onehots_29 = 80'h20000000;
-    localparam  onehots_30 = 80'h40000000;
-    localparam  onehots_31 = 80'h80000000;
-    localparam  onehots_32 = 80'h100000000;
-    localparam  onehots_33 = 80'h200000000;
-    localparam  onehots_34 = 80'h400000000;
-    localparam  onehots_35 = 80'h800000000;
-    localparam  onehots_36 = 80'h1000000000;
-    localparam  onehots_37 = 80'h2000000000;
-    localparam  onehots_38 = 80'h4000000000;
-    localparam  onehots_39 = 80'h8000000000;
-    localparam  onehots_40 = 80'h10000000000;
-    localparam  onehots_41 = 80'h20000000000;
-    localparam  onehots_42 = 80'h40000000000;
-    localparam  onehots_43 = 80'h80000000000;
-    localparam  onehots_44 = 80'h100000000000;
-    localparam  onehots_45 = 80'h200000000000;
-    localparam  onehots_46 = 80'h400000000000;
-    localparam  onehots_47 = 80'h800000000000;
-    localparam  onehots_48 = 80'h1000000000000;
-    localparam  onehots_49 = 80'h2000000000000;
-    localparam  onehots_50 = 80'h4000000000000;
-    localparam  onehots_51 = 80'h8000000000000;
-    localparam  onehots_52 = 80'h10000000000000;
-    localparam  onehots_53 = 80'h20000000000000;
-    localparam  onehots_54 = 80'h40000000000000;
-    localparam  onehots_55 = 80'h80000000000000;
-    localparam  onehots_56 = 80'h100000000000000;
-    localparam  onehots_57 = 80'h200000000000000;
-    localparam  onehots_58 = 80'h400000000000000;
-    localparam  onehots_59 = 80'h800000000000000;
-    localparam  onehots_60 = 80'h1000000000000000;
-    localparam  onehots_61 = 80'h2000000000000000;
-    localparam  onehots_62 = 80'h4000000000000000;
-    localparam  onehots_63 = 80'h8000000000000000;
-    localparam  onehots_64 = 80'h10000000000000000;
-    localparam  onehots_65 = 80'h20000000000000000;
-    localparam  onehots_66 = 80'h40000000000000000;
-    localparam  onehots_67 = 80'h80000000000000000;
-    localparam  onehots_68 = 80'h100000000000000000;
-    localparam  onehots_69 = 80'h200000000000000000;
-    localparam  onehots_70 = 80'h400000000000000000;
-    localparam  onehots_71 = 80'h800000000000000000;
-    localparam  onehots_72 = 80'h1000000000000000000;
-    localparam  onehots_73 = 80'h2000000000000000000;
-    localparam  onehots_74 = 80'h4000000000000000000;
-    localparam  onehots_75 = 80'h8000000000000000000;
-    localparam  onehots_76 = 80'h10000000000000000000;
-    localparam  onehots_77 = 80'h20000000000000000000;
-    localparam  onehots_78 = 80'h40000000000000000000;
-    localparam  onehots_79 = 80'h80000000000000000000;
     
     // Stub signals
     reg  [31:0] next_id__d;
@@ -544,15 +378,13 @@ module tb_dispatch_lrr_titanv(clock,reset,start,total,max_per_sm,room,room2,gran
     reg  [7:0] maxp__d;
     wire  [7:0] maxp__q;
     reg  maxp__clock;
-    reg  [6:0] last__d;
-    wire  [6:0] last__q;
-    reg  last__clock;
+    reg  [79:0] after__d;
+    wire  [79:0] after__q;
+    reg  after__clock;
     
     // Local signals
     reg  pairs;
-    reg  [79:0] last_oh;
     reg  [79:0] scan;
-    reg  [79:0] after;
     reg  [79:0] want;
     reg  [7:0] lane_a_0;
     reg  [7:0] lane_a_1;
@@ -634,6 +466,7 @@ module tb_dispatch_lrr_titanv(clock,reset,start,total,max_per_sm,room,room2,gran
     reg  [7:0] lane_a_77;
     reg  [7:0] lane_a_78;
     reg  [7:0] lane_a_79;
+    reg  [7:0] lane_a_80;
     reg  [7:0] lane_b_0;
     reg  [7:0] lane_b_1;
     reg  [7:0] lane_b_2;
@@ -714,6 +547,7 @@ module tb_dispatch_lrr_titanv(clock,reset,start,total,max_per_sm,room,room2,gran
     reg  [7:0] lane_b_77;
     reg  [7:0] lane_b_78;
     reg  [7:0] lane_b_79;
+    reg  [7:0] lane_b_80;
     reg  [7:0] sum_a_0;
     reg  [7:0] sum_a_1;
     reg  [7:0] sum_a_2;
@@ -794,6 +628,7 @@ module tb_dispatch_lrr_titanv(clock,reset,start,total,max_per_sm,room,room2,gran
     reg  [7:0] sum_a_77;
     reg  [7:0] sum_a_78;
     reg  [7:0] sum_a_79;
+    reg  [7:0] sum_a_80;
     reg  [7:0] sum_b_0;
     reg  [7:0] sum_b_1;
     reg  [7:0] sum_b_2;
@@ -874,6 +709,7 @@ module tb_dispatch_lrr_titanv(clock,reset,start,total,max_per_sm,room,room2,gran
     reg  [7:0] sum_b_77;
     reg  [7:0] sum_b_78;
     reg  [7:0] sum_b_79;
+    reg  [7:0] sum_b_80;
     reg  [7:0] prev_a_0;
     reg  [7:0] prev_a_1;
     reg  [7:0] prev_a_2;
@@ -954,6 +790,7 @@ module tb_dispatch_lrr_titanv(clock,reset,start,total,max_per_sm,room,room2,gran
     reg  [7:0] prev_a_77;
     reg  [7:0] prev_a_78;
     reg  [7:0] prev_a_79;
+    reg  [7:0] prev_a_80;
     reg  [7:0] prev_b_0;
     reg  [7:0] prev_b_1;
     reg  [7:0] prev_b_2;
@@ -1034,6 +871,7 @@ module tb_dispatch_lrr_titanv(clock,reset,start,total,max_per_sm,room,room2,gran
     reg  [7:0] prev_b_77;
     reg  [7:0] prev_b_78;
     reg  [7:0] prev_b_79;
+    reg  [7:0] prev_b_80;
     reg  [7:0] total_after;
     reg  [7:0] total_rest;
     reg  [7:0] wanting;
@@ -1118,97 +956,342 @@ module tb_dispatch_lrr_titanv(clock,reset,start,total,max_per_sm,room,room2,gran
     reg  [7:0] before_78;
     reg  [7:0] before_79;
     reg  [31:0] left;
+    reg  left_big;
     reg  [7:0] lsat;
+    reg  [7:0] lsat_m1;
     reg  [79:0] take;
     reg  [79:0] take2;
     reg  [79:0] odd;
     reg  [79:0] odd_pick;
     reg  [79:0] single;
     reg  [7:0] cnt;
-    reg  [31:0] before32_0;
-    reg  [31:0] before32_1;
-    reg  [31:0] before32_2;
-    reg  [31:0] before32_3;
-    reg  [31:0] before32_4;
-    reg  [31:0] before32_5;
-    reg  [31:0] before32_6;
-    reg  [31:0] before32_7;
-    reg  [31:0] before32_8;
-    reg  [31:0] before32_9;
-    reg  [31:0] before32_10;
-    reg  [31:0] before32_11;
-    reg  [31:0] before32_12;
-    reg  [31:0] before32_13;
-    reg  [31:0] before32_14;
-    reg  [31:0] before32_15;
-    reg  [31:0] before32_16;
-    reg  [31:0] before32_17;
-    reg  [31:0] before32_18;
-    reg  [31:0] before32_19;
-    reg  [31:0] before32_20;
-    reg  [31:0] before32_21;
-    reg  [31:0] before32_22;
-    reg  [31:0] before32_23;
-    reg  [31:0] before32_24;
-    reg  [31:0] before32_25;
-    reg  [31:0] before32_26;
-    reg  [31:0] before32_27;
-    reg  [31:0] before32_28;
-    reg  [31:0] before32_29;
-    reg  [31:0] before32_30;
-    reg  [31:0] before32_31;
-    reg  [31:0] before32_32;
-    reg  [31:0] before32_33;
-    reg  [31:0] before32_34;
-    reg  [31:0] before32_35;
-    reg  [31:0] before32_36;
-    reg  [31:0] before32_37;
-    reg  [31:0] before32_38;
-    reg  [31:0] before32_39;
-    reg  [31:0] before32_40;
-    reg  [31:0] before32_41;
-    reg  [31:0] before32_42;
-    reg  [31:0] before32_43;
-    reg  [31:0] before32_44;
-    reg  [31:0] before32_45;
-    reg  [31:0] before32_46;
-    reg  [31:0] before32_47;
-    reg  [31:0] before32_48;
-    reg  [31:0] before32_49;
-    reg  [31:0] before32_50;
-    reg  [31:0] before32_51;
-    reg  [31:0] before32_52;
-    reg  [31:0] before32_53;
-    reg  [31:0] before32_54;
-    reg  [31:0] before32_55;
-    reg  [31:0] before32_56;
-    reg  [31:0] before32_57;
-    reg  [31:0] before32_58;
-    reg  [31:0] before32_59;
-    reg  [31:0] before32_60;
-    reg  [31:0] before32_61;
-    reg  [31:0] before32_62;
-    reg  [31:0] before32_63;
-    reg  [31:0] before32_64;
-    reg  [31:0] before32_65;
-    reg  [31:0] before32_66;
-    reg  [31:0] before32_67;
-    reg  [31:0] before32_68;
-    reg  [31:0] before32_69;
-    reg  [31:0] before32_70;
-    reg  [31:0] before32_71;
-    reg  [31:0] before32_72;
-    reg  [31:0] before32_73;
-    reg  [31:0] before32_74;
-    reg  [31:0] before32_75;
-    reg  [31:0] before32_76;
-    reg  [31:0] before32_77;
-    reg  [31:0] before32_78;
-    reg  [31:0] before32_79;
-    reg  [31:0] cnt32;
+    reg  [8:0] base_lo;
+    reg  [31:0] base_hi;
+    reg  [31:0] base_hi1;
+    reg  [8:0] ext_0;
+    reg  [8:0] ext_1;
+    reg  [8:0] ext_2;
+    reg  [8:0] ext_3;
+    reg  [8:0] ext_4;
+    reg  [8:0] ext_5;
+    reg  [8:0] ext_6;
+    reg  [8:0] ext_7;
+    reg  [8:0] ext_8;
+    reg  [8:0] ext_9;
+    reg  [8:0] ext_10;
+    reg  [8:0] ext_11;
+    reg  [8:0] ext_12;
+    reg  [8:0] ext_13;
+    reg  [8:0] ext_14;
+    reg  [8:0] ext_15;
+    reg  [8:0] ext_16;
+    reg  [8:0] ext_17;
+    reg  [8:0] ext_18;
+    reg  [8:0] ext_19;
+    reg  [8:0] ext_20;
+    reg  [8:0] ext_21;
+    reg  [8:0] ext_22;
+    reg  [8:0] ext_23;
+    reg  [8:0] ext_24;
+    reg  [8:0] ext_25;
+    reg  [8:0] ext_26;
+    reg  [8:0] ext_27;
+    reg  [8:0] ext_28;
+    reg  [8:0] ext_29;
+    reg  [8:0] ext_30;
+    reg  [8:0] ext_31;
+    reg  [8:0] ext_32;
+    reg  [8:0] ext_33;
+    reg  [8:0] ext_34;
+    reg  [8:0] ext_35;
+    reg  [8:0] ext_36;
+    reg  [8:0] ext_37;
+    reg  [8:0] ext_38;
+    reg  [8:0] ext_39;
+    reg  [8:0] ext_40;
+    reg  [8:0] ext_41;
+    reg  [8:0] ext_42;
+    reg  [8:0] ext_43;
+    reg  [8:0] ext_44;
+    reg  [8:0] ext_45;
+    reg  [8:0] ext_46;
+    reg  [8:0] ext_47;
+    reg  [8:0] ext_48;
+    reg  [8:0] ext_49;
+    reg  [8:0] ext_50;
+    reg  [8:0] ext_51;
+    reg  [8:0] ext_52;
+    reg  [8:0] ext_53;
+    reg  [8:0] ext_54;
+    reg  [8:0] ext_55;
+    reg  [8:0] ext_56;
+    reg  [8:0] ext_57;
+    reg  [8:0] ext_58;
+    reg  [8:0] ext_59;
+    reg  [8:0] ext_60;
+    reg  [8:0] ext_61;
+    reg  [8:0] ext_62;
+    reg  [8:0] ext_63;
+    reg  [8:0] ext_64;
+    reg  [8:0] ext_65;
+    reg  [8:0] ext_66;
+    reg  [8:0] ext_67;
+    reg  [8:0] ext_68;
+    reg  [8:0] ext_69;
+    reg  [8:0] ext_70;
+    reg  [8:0] ext_71;
+    reg  [8:0] ext_72;
+    reg  [8:0] ext_73;
+    reg  [8:0] ext_74;
+    reg  [8:0] ext_75;
+    reg  [8:0] ext_76;
+    reg  [8:0] ext_77;
+    reg  [8:0] ext_78;
+    reg  [8:0] ext_79;
+    reg  [8:0] ext2_0;
+    reg  [8:0] ext2_1;
+    reg  [8:0] ext2_2;
+    reg  [8:0] ext2_3;
+    reg  [8:0] ext2_4;
+    reg  [8:0] ext2_5;
+    reg  [8:0] ext2_6;
+    reg  [8:0] ext2_7;
+    reg  [8:0] ext2_8;
+    reg  [8:0] ext2_9;
+    reg  [8:0] ext2_10;
+    reg  [8:0] ext2_11;
+    reg  [8:0] ext2_12;
+    reg  [8:0] ext2_13;
+    reg  [8:0] ext2_14;
+    reg  [8:0] ext2_15;
+    reg  [8:0] ext2_16;
+    reg  [8:0] ext2_17;
+    reg  [8:0] ext2_18;
+    reg  [8:0] ext2_19;
+    reg  [8:0] ext2_20;
+    reg  [8:0] ext2_21;
+    reg  [8:0] ext2_22;
+    reg  [8:0] ext2_23;
+    reg  [8:0] ext2_24;
+    reg  [8:0] ext2_25;
+    reg  [8:0] ext2_26;
+    reg  [8:0] ext2_27;
+    reg  [8:0] ext2_28;
+    reg  [8:0] ext2_29;
+    reg  [8:0] ext2_30;
+    reg  [8:0] ext2_31;
+    reg  [8:0] ext2_32;
+    reg  [8:0] ext2_33;
+    reg  [8:0] ext2_34;
+    reg  [8:0] ext2_35;
+    reg  [8:0] ext2_36;
+    reg  [8:0] ext2_37;
+    reg  [8:0] ext2_38;
+    reg  [8:0] ext2_39;
+    reg  [8:0] ext2_40;
+    reg  [8:0] ext2_41;
+    reg  [8:0] ext2_42;
+    reg  [8:0] ext2_43;
+    reg  [8:0] ext2_44;
+    reg  [8:0] ext2_45;
+    reg  [8:0] ext2_46;
+    reg  [8:0] ext2_47;
+    reg  [8:0] ext2_48;
+    reg  [8:0] ext2_49;
+    reg  [8:0] ext2_50;
+    reg  [8:0] ext2_51;
+    reg  [8:0] ext2_52;
+    reg  [8:0] ext2_53;
+    reg  [8:0] ext2_54;
+    reg  [8:0] ext2_55;
+    reg  [8:0] ext2_56;
+    reg  [8:0] ext2_57;
+    reg  [8:0] ext2_58;
+    reg  [8:0] ext2_59;
+    reg  [8:0] ext2_60;
+    reg  [8:0] ext2_61;
+    reg  [8:0] ext2_62;
+    reg  [8:0] ext2_63;
+    reg  [8:0] ext2_64;
+    reg  [8:0] ext2_65;
+    reg  [8:0] ext2_66;
+    reg  [8:0] ext2_67;
+    reg  [8:0] ext2_68;
+    reg  [8:0] ext2_69;
+    reg  [8:0] ext2_70;
+    reg  [8:0] ext2_71;
+    reg  [8:0] ext2_72;
+    reg  [8:0] ext2_73;
+    reg  [8:0] ext2_74;
+    reg  [8:0] ext2_75;
+    reg  [8:0] ext2_76;
+    reg  [8:0] ext2_77;
+    reg  [8:0] ext2_78;
+    reg  [8:0] ext2_79;
+    reg  [8:0] lo_0;
+    reg  [8:0] lo_1;
+    reg  [8:0] lo_2;
+    reg  [8:0] lo_3;
+    reg  [8:0] lo_4;
+    reg  [8:0] lo_5;
+    reg  [8:0] lo_6;
+    reg  [8:0] lo_7;
+    reg  [8:0] lo_8;
+    reg  [8:0] lo_9;
+    reg  [8:0] lo_10;
+    reg  [8:0] lo_11;
+    reg  [8:0] lo_12;
+    reg  [8:0] lo_13;
+    reg  [8:0] lo_14;
+    reg  [8:0] lo_15;
+    reg  [8:0] lo_16;
+    reg  [8:0] lo_17;
+    reg  [8:0] lo_18;
+    reg  [8:0] lo_19;
+    reg  [8:0] lo_20;
+    reg  [8:0] lo_21;
+    reg  [8:0] lo_22;
+    reg  [8:0] lo_23;
+    reg  [8:0] lo_24;
+    reg  [8:0] lo_25;
+    reg  [8:0] lo_26;
+    reg  [8:0] lo_27;
+    reg  [8:0] lo_28;
+    reg  [8:0] lo_29;
+    reg  [8:0] lo_30;
+    reg  [8:0] lo_31;
+    reg  [8:0] lo_32;
+    reg  [8:0] lo_33;
+    reg  [8:0] lo_34;
+    reg  [8:0] lo_35;
+    reg  [8:0] lo_36;
+    reg  [8:0] lo_37;
+    reg  [8:0] lo_38;
+    reg  [8:0] lo_39;
+    reg  [8:0] lo_40;
+    reg  [8:0] lo_41;
+    reg  [8:0] lo_42;
+    reg  [8:0] lo_43;
+    reg  [8:0] lo_44;
+    reg  [8:0] lo_45;
+    reg  [8:0] lo_46;
+    reg  [8:0] lo_47;
+    reg  [8:0] lo_48;
+    reg  [8:0] lo_49;
+    reg  [8:0] lo_50;
+    reg  [8:0] lo_51;
+    reg  [8:0] lo_52;
+    reg  [8:0] lo_53;
+    reg  [8:0] lo_54;
+    reg  [8:0] lo_55;
+    reg  [8:0] lo_56;
+    reg  [8:0] lo_57;
+    reg  [8:0] lo_58;
+    reg  [8:0] lo_59;
+    reg  [8:0] lo_60;
+    reg  [8:0] lo_61;
+    reg  [8:0] lo_62;
+    reg  [8:0] lo_63;
+    reg  [8:0] lo_64;
+    reg  [8:0] lo_65;
+    reg  [8:0] lo_66;
+    reg  [8:0] lo_67;
+    reg  [8:0] lo_68;
+    reg  [8:0] lo_69;
+    reg  [8:0] lo_70;
+    reg  [8:0] lo_71;
+    reg  [8:0] lo_72;
+    reg  [8:0] lo_73;
+    reg  [8:0] lo_74;
+    reg  [8:0] lo_75;
+    reg  [8:0] lo_76;
+    reg  [8:0] lo_77;
+    reg  [8:0] lo_78;
+    reg  [8:0] lo_79;
+    reg  [8:0] lo2_0;
+    reg  [8:0] lo2_1;
+    reg  [8:0] lo2_2;
+    reg  [8:0] lo2_3;
+    reg  [8:0] lo2_4;
+    reg  [8:0] lo2_5;
+    reg  [8:0] lo2_6;
+    reg  [8:0] lo2_7;
+    reg  [8:0] lo2_8;
+    reg  [8:0] lo2_9;
+    reg  [8:0] lo2_10;
+    reg  [8:0] lo2_11;
+    reg  [8:0] lo2_12;
+    reg  [8:0] lo2_13;
+    reg  [8:0] lo2_14;
+    reg  [8:0] lo2_15;
+    reg  [8:0] lo2_16;
+    reg  [8:0] lo2_17;
+    reg  [8:0] lo2_18;
+    reg  [8:0] lo2_19;
+    reg  [8:0] lo2_20;
+    reg  [8:0] lo2_21;
+    reg  [8:0] lo2_22;
+    reg  [8:0] lo2_23;
+    reg  [8:0] lo2_24;
+    reg  [8:0] lo2_25;
+    reg  [8:0] lo2_26;
+    reg  [8:0] lo2_27;
+    reg  [8:0] lo2_28;
+    reg  [8:0] lo2_29;
+    reg  [8:0] lo2_30;
+    reg  [8:0] lo2_31;
+    reg  [8:0] lo2_32;
+    reg  [8:0] lo2_33;
+    reg  [8:0] lo2_34;
+    reg  [8:0] lo2_35;
+    reg  [8:0] lo2_36;
+    reg  [8:0] lo2_37;
+    reg  [8:0] lo2_38;
+    reg  [8:0] lo2_39;
+    reg  [8:0] lo2_40;
+    reg  [8:0] lo2_41;
+    reg  [8:0] lo2_42;
+    reg  [8:0] lo2_43;
+    reg  [8:0] lo2_44;
+    reg  [8:0] lo2_45;
+    reg  [8:0] lo2_46;
+    reg  [8:0] lo2_47;
+    reg  [8:0] lo2_48;
+    reg  [8:0] lo2_49;
+    reg  [8:0] lo2_50;
+    reg  [8:0] lo2_51;
+    reg  [8:0] lo2_52;
+    reg  [8:0] lo2_53;
+    reg  [8:0] lo2_54;
+    reg  [8:0] lo2_55;
+    reg  [8:0] lo2_56;
+    reg  [8:0] lo2_57;
+    reg  [8:0] lo2_58;
+    reg  [8:0] lo2_59;
+    reg  [8:0] lo2_60;
+    reg  [8:0] lo2_61;
+    reg  [8:0] lo2_62;
+    reg  [8:0] lo2_63;
+    reg  [8:0] lo2_64;
+    reg  [8:0] lo2_65;
+    reg  [8:0] lo2_66;
+    reg  [8:0] lo2_67;
+    reg  [8:0] lo2_68;
+    reg  [8:0] lo2_69;
+    reg  [8:0] lo2_70;
+    reg  [8:0] lo2_71;
+    reg  [8:0] lo2_72;
+    reg  [8:0] lo2_73;
+    reg  [8:0] lo2_74;
+    reg  [8:0] lo2_75;
+    reg  [8:0] lo2_76;
+    reg  [8:0] lo2_77;
+    reg  [8:0] lo2_78;
+    reg  [8:0] lo2_79;
+    reg  [8:0] cnt_ext;
+    reg  [8:0] next_lo;
+    reg  [31:0] next_val;
     reg  [79:0] late;
-    reg  [79:0] high;
-    reg  [6:0] new_last;
     
     // Sub module instances
     tb_dispatch_lrr_titanv__next_id next_id(
@@ -1226,10 +1309,10 @@ module tb_dispatch_lrr_titanv(clock,reset,start,total,max_per_sm,room,room2,gran
         .q(maxp__q),
         .clock(maxp__clock)
     );
-    tb_dispatch_lrr_titanv__last last(
-        .d(last__d),
-        .q(last__q),
-        .clock(last__clock)
+    tb_dispatch_lrr_titanv__after after(
+        .d(after__d),
+        .q(after__q),
+        .clock(after__clock)
     );
     
     // Update code
@@ -1237,1066 +1320,820 @@ module tb_dispatch_lrr_titanv(clock,reset,start,total,max_per_sm,room,room2,gran
         next_id__clock = clock;
         total_q__clock = clock;
         maxp__clock = clock;
-        last__clock = clock;
+        after__clock = clock;
         next_id__d = next_id__q;
         total_q__d = total_q__q;
         maxp__d = maxp__q;
-        last__d = last__q;
+        after__d = after__q;
         pairs = bcs & (maxp__q > one8);
         want = room;
         if (pairs) begin
             want = room & room2;
         end
-        last_oh = zero_n;
-        if (last__q == ids_0) begin
-            last_oh = onehots_0;
-        end
-        if (last__q == ids_1) begin
-            last_oh = onehots_1;
-        end
-        if (last__q == ids_2) begin
-            last_oh = onehots_2;
-        end
-        if (last__q == ids_3) begin
-            last_oh = onehots_3;
-        end
-        if (last__q == ids_4) begin
-            last_oh = onehots_4;
-        end
-        if (last__q == ids_5) begin
-            last_oh = onehots_5;
-        end
-        if (last__q == ids_6) begin
-            last_oh = onehots_6;
-        end
-        if (last__q == ids_7) begin
-            last_oh = onehots_7;
-        end
-        if (last__q == ids_8) begin
-            last_oh = onehots_8;
-        end
-        if (last__q == ids_9) begin
-            last_oh = onehots_9;
-        end
-        if (last__q == ids_10) begin
-            last_oh = onehots_10;
-        end
-        if (last__q == ids_11) begin
-            last_oh = onehots_11;
-        end
-        if (last__q == ids_12) begin
-            last_oh = onehots_12;
-        end
-        if (last__q == ids_13) begin
-            last_oh = onehots_13;
-        end
-        if (last__q == ids_14) begin
-            last_oh = onehots_14;
-        end
-        if (last__q == ids_15) begin
-            last_oh = onehots_15;
-        end
-        if (last__q == ids_16) begin
-            last_oh = onehots_16;
-        end
-        if (last__q == ids_17) begin
-            last_oh = onehots_17;
-        end
-        if (last__q == ids_18) begin
-            last_oh = onehots_18;
-        end
-        if (last__q == ids_19) begin
-            last_oh = onehots_19;
-        end
-        if (last__q == ids_20) begin
-            last_oh = onehots_20;
-        end
-        if (last__q == ids_21) begin
-            last_oh = onehots_21;
-        end
-        if (last__q == ids_22) begin
-            last_oh = onehots_22;
-        end
-        if (last__q == ids_23) begin
-            last_oh = onehots_23;
-        end
-        if (last__q == ids_24) begin
-            last_oh = onehots_24;
-        end
-        if (last__q == ids_25) begin
-            last_oh = onehots_25;
-        end
-        if (last__q == ids_26) begin
-            last_oh = onehots_26;
-        end
-        if (last__q == ids_27) begin
-            last_oh = onehots_27;
-        end
-        if (last__q == ids_28) begin
-            last_oh = onehots_28;
-        end
-        if (last__q == ids_29) begin
-            last_oh = onehots_29;
-        end
-        if (last__q == ids_30) begin
-            last_oh = onehots_30;
-        end
-        if (last__q == ids_31) begin
-            last_oh = onehots_31;
-        end
-        if (last__q == ids_32) begin
-            last_oh = onehots_32;
-        end
-        if (last__q == ids_33) begin
-            last_oh = onehots_33;
-        end
-        if (last__q == ids_34) begin
-            last_oh = onehots_34;
-        end
-        if (last__q == ids_35) begin
-            last_oh = onehots_35;
-        end
-        if (last__q == ids_36) begin
-            last_oh = onehots_36;
-        end
-        if (last__q == ids_37) begin
-            last_oh = onehots_37;
-        end
-        if (last__q == ids_38) begin
-            last_oh = onehots_38;
-        end
-        if (last__q == ids_39) begin
-            last_oh = onehots_39;
-        end
-        if (last__q == ids_40) begin
-            last_oh = onehots_40;
-        end
-        if (last__q == ids_41) begin
-            last_oh = onehots_41;
-        end
-        if (last__q == ids_42) begin
-            last_oh = onehots_42;
-        end
-        if (last__q == ids_43) begin
-            last_oh = onehots_43;
-        end
-        if (last__q == ids_44) begin
-            last_oh = onehots_44;
-        end
-        if (last__q == ids_45) begin
-            last_oh = onehots_45;
-        end
-        if (last__q == ids_46) begin
-            last_oh = onehots_46;
-        end
-        if (last__q == ids_47) begin
-            last_oh = onehots_47;
-        end
-        if (last__q == ids_48) begin
-            last_oh = onehots_48;
-        end
-        if (last__q == ids_49) begin
-            last_oh = onehots_49;
-        end
-        if (last__q == ids_50) begin
-            last_oh = onehots_50;
-        end
-        if (last__q == ids_51) begin
-            last_oh = onehots_51;
-        end
-        if (last__q == ids_52) begin
-            last_oh = onehots_52;
-        end
-        if (last__q == ids_53) begin
-            last_oh = onehots_53;
-        end
-        if (last__q == ids_54) begin
-            last_oh = onehots_54;
-        end
-        if (last__q == ids_55) begin
-            last_oh = onehots_55;
-        end
-        if (last__q == ids_56) begin
-            last_oh = onehots_56;
-        end
-        if (last__q == ids_57) begin
-            last_oh = onehots_57;
-        end
-        if (last__q == ids_58) begin
-            last_oh = onehots_58;
-        end
-        if (last__q == ids_59) begin
-            last_oh = onehots_59;
-        end
-        if (last__q == ids_60) begin
-            last_oh = onehots_60;
-        end
-        if (last__q == ids_61) begin
-            last_oh = onehots_61;
-        end
-        if (last__q == ids_62) begin
-            last_oh = onehots_62;
-        end
-        if (last__q == ids_63) begin
-            last_oh = onehots_63;
-        end
-        if (last__q == ids_64) begin
-            last_oh = onehots_64;
-        end
-        if (last__q == ids_65) begin
-            last_oh = onehots_65;
-        end
-        if (last__q == ids_66) begin
-            last_oh = onehots_66;
-        end
-        if (last__q == ids_67) begin
-            last_oh = onehots_67;
-        end
-        if (last__q == ids_68) begin
-            last_oh = onehots_68;
-        end
-        if (last__q == ids_69) begin
-            last_oh = onehots_69;
-        end
-        if (last__q == ids_70) begin
-            last_oh = onehots_70;
-        end
-        if (last__q == ids_71) begin
-            last_oh = onehots_71;
-        end
-        if (last__q == ids_72) begin
-            last_oh = onehots_72;
-        end
-        if (last__q == ids_73) begin
-            last_oh = onehots_73;
-        end
-        if (last__q == ids_74) begin
-            last_oh = onehots_74;
-        end
-        if (last__q == ids_75) begin
-            last_oh = onehots_75;
-        end
-        if (last__q == ids_76) begin
-            last_oh = onehots_76;
-        end
-        if (last__q == ids_77) begin
-            last_oh = onehots_77;
-        end
-        if (last__q == ids_78) begin
-            last_oh = onehots_78;
-        end
-        if (last__q == ids_79) begin
-            last_oh = onehots_79;
-        end
-        scan = last_oh;
-        scan = scan | (scan << sh_0);
-        scan = scan | (scan << sh_1);
-        scan = scan | (scan << sh_2);
-        scan = scan | (scan << sh_3);
-        scan = scan | (scan << sh_4);
-        scan = scan | (scan << sh_5);
-        scan = scan | (scan << sh_6);
-        after = scan & ~last_oh;
         lane_a_0 = zero_c;
         lane_b_0 = zero_c;
-        if (want[0] & after[0]) begin
-            lane_a_0 = one_c;
+        lane_a_1 = zero_c;
+        lane_b_1 = zero_c;
+        if (want[1 - 32'h1] & after__q[1 - 32'h1]) begin
+            lane_a_1 = one_c;
         end
-        if (want[0] & ~after[0]) begin
-            lane_b_0 = one_c;
+        if (want[1 - 32'h1] & ~after__q[1 - 32'h1]) begin
+            lane_b_1 = one_c;
+        end
+        lane_a_2 = zero_c;
+        lane_b_2 = zero_c;
+        if (want[2 - 32'h1] & after__q[2 - 32'h1]) begin
+            lane_a_2 = one_c;
+        end
+        if (want[2 - 32'h1] & ~after__q[2 - 32'h1]) begin
+            lane_b_2 = one_c;
+        end
+        lane_a_3 = zero_c;
+        lane_b_3 = zero_c;
+        if (want[3 - 32'h1] & after__q[3 - 32'h1]) begin
+            lane_a_3 = one_c;
+        end
+        if (want[3 - 32'h1] & ~after__q[3 - 32'h1]) begin
+            lane_b_3 = one_c;
+        end
+        lane_a_4 = zero_c;
+        lane_b_4 = zero_c;
+        if (want[4 - 32'h1] & after__q[4 - 32'h1]) begin
+            lane_a_4 = one_c;
+        end
+        if (want[4 - 32'h1] & ~after__q[4 - 32'h1]) begin
+            lane_b_4 = one_c;
+        end
+        lane_a_5 = zero_c;
+        lane_b_5 = zero_c;
+        if (want[5 - 32'h1] & after__q[5 - 32'h1]) begin
+            lane_a_5 = one_c;
+        end
+        if (want[5 - 32'h1] & ~after__q[5 - 32'h1]) begin
+            lane_b_5 = one_c;
+        end
+        lane_a_6 = zero_c;
+        lane_b_6 = zero_c;
+        if (want[6 - 32'h1] & after__q[6 - 32'h1]) begin
+            lane_a_6 = one_c;
+        end
+        if (want[6 - 32'h1] & ~after__q[6 - 32'h1]) begin
+            lane_b_6 = one_c;
+        end
+        lane_a_7 = zero_c;
+        lane_b_7 = zero_c;
+        if (want[7 - 32'h1] & after__q[7 - 32'h1]) begin
+            lane_a_7 = one_c;
+        end
+        if (want[7 - 32'h1] & ~after__q[7 - 32'h1]) begin
+            lane_b_7 = one_c;
+        end
+        lane_a_8 = zero_c;
+        lane_b_8 = zero_c;
+        if (want[8 - 32'h1] & after__q[8 - 32'h1]) begin
+            lane_a_8 = one_c;
+        end
+        if (want[8 - 32'h1] & ~after__q[8 - 32'h1]) begin
+            lane_b_8 = one_c;
+        end
+        lane_a_9 = zero_c;
+        lane_b_9 = zero_c;
+        if (want[9 - 32'h1] & after__q[9 - 32'h1]) begin
+            lane_a_9 = one_c;
+        end
+        if (want[9 - 32'h1] & ~after__q[9 - 32'h1]) begin
+            lane_b_9 = one_c;
+        end
+        lane_a_10 = zero_c;
+        lane_b_10 = zero_c;
+        if (want[10 - 32'h1] & after__q[10 - 32'h1]) begin
+            lane_a_10 = one_c;
+        end
+        if (want[10 - 32'h1] & ~after__q[10 - 32'h1]) begin
+            lane_b_10 = one_c;
+        end
+        lane_a_11 = zero_c;
+        lane_b_11 = zero_c;
+        if (want[11 - 32'h1] & after__q[11 - 32'h1]) begin
+            lane_a_11 = one_c;
+        end
+        if (want[11 - 32'h1] & ~after__q[11 - 32'h1]) begin
+            lane_b_11 = one_c;
+        end
+        lane_a_12 = zero_c;
+        lane_b_12 = zero_c;
+        if (want[12 - 32'h1] & after__q[12 - 32'h1]) begin
+            lane_a_12 = one_c;
+        end
+        if (want[12 - 32'h1] & ~after__q[12 - 32'h1]) begin
+            lane_b_12 = one_c;
+        end
+        lane_a_13 = zero_c;
+        lane_b_13 = zero_c;
+        if (want[13 - 32'h1] & after__q[13 - 32'h1]) begin
+            lane_a_13 = one_c;
+        end
+        if (want[13 - 32'h1] & ~after__q[13 - 32'h1]) begin
+            lane_b_13 = one_c;
+        end
+        lane_a_14 = zero_c;
+        lane_b_14 = zero_c;
+        if (want[14 - 32'h1] & after__q[14 - 32'h1]) begin
+            lane_a_14 = one_c;
+        end
+        if (want[14 - 32'h1] & ~after__q[14 - 32'h1]) begin
+            lane_b_14 = one_c;
+        end
+        lane_a_15 = zero_c;
+        lane_b_15 = zero_c;
+        if (want[15 - 32'h1] & after__q[15 - 32'h1]) begin
+            lane_a_15 = one_c;
+        end
+        if (want[15 - 32'h1] & ~after__q[15 - 32'h1]) begin
+            lane_b_15 = one_c;
+        end
+        lane_a_16 = zero_c;
+        lane_b_16 = zero_c;
+        if (want[16 - 32'h1] & after__q[16 - 32'h1]) begin
+            lane_a_16 = one_c;
+        end
+        if (want[16 - 32'h1] & ~after__q[16 - 32'h1]) begin
+            lane_b_16 = one_c;
+        end
+        lane_a_17 = zero_c;
+        lane_b_17 = zero_c;
+        if (want[17 - 32'h1] & after__q[17 - 32'h1]) begin
+            lane_a_17 = one_c;
+        end
+        if (want[17 - 32'h1] & ~after__q[17 - 32'h1]) begin
+            lane_b_17 = one_c;
+        end
+        lane_a_18 = zero_c;
+        lane_b_18 = zero_c;
+        if (want[18 - 32'h1] & after__q[18 - 32'h1]) begin
+            lane_a_18 = one_c;
+        end
+        if (want[18 - 32'h1] & ~after__q[18 - 32'h1]) begin
+            lane_b_18 = one_c;
+        end
+        lane_a_19 = zero_c;
+        lane_b_19 = zero_c;
+        if (want[19 - 32'h1] & after__q[19 - 32'h1]) begin
+            lane_a_19 = one_c;
+        end
+        if (want[19 - 32'h1] & ~after__q[19 - 32'h1]) begin
+            lane_b_19 = one_c;
+        end
+        lane_a_20 = zero_c;
+        lane_b_20 = zero_c;
+        if (want[20 - 32'h1] & after__q[20 - 32'h1]) begin
+            lane_a_20 = one_c;
+        end
+        if (want[20 - 32'h1] & ~after__q[20 - 32'h1]) begin
+            lane_b_20 = one_c;
+        end
+        lane_a_21 = zero_c;
+        lane_b_21 = zero_c;
+        if (want[21 - 32'h1] & after__q[21 - 32'h1]) begin
+            lane_a_21 = one_c;
+        end
+        if (want[21 - 32'h1] & ~after__q[21 - 32'h1]) begin
+            lane_b_21 = one_c;
+        end
+        lane_a_22 = zero_c;
+        lane_b_22 = zero_c;
+        if (want[22 - 32'h1] & after__q[22 - 32'h1]) begin
+            lane_a_22 = one_c;
+        end
+        if (want[22 - 32'h1] & ~after__q[22 - 32'h1]) begin
+            lane_b_22 = one_c;
+        end
+        lane_a_23 = zero_c;
+        lane_b_23 = zero_c;
+        if (want[23 - 32'h1] & after__q[23 - 32'h1]) begin
+            lane_a_23 = one_c;
+        end
+        if (want[23 - 32'h1] & ~after__q[23 - 32'h1]) begin
+            lane_b_23 = one_c;
+        end
+        lane_a_24 = zero_c;
+        lane_b_24 = zero_c;
+        if (want[24 - 32'h1] & after__q[24 - 32'h1]) begin
+            lane_a_24 = one_c;
+        end
+        if (want[24 - 32'h1] & ~after__q[24 - 32'h1]) begin
+            lane_b_24 = one_c;
+        end
+        lane_a_25 = zero_c;
+        lane_b_25 = zero_c;
+        if (want[25 - 32'h1] & after__q[25 - 32'h1]) begin
+            lane_a_25 = one_c;
+        end
+        if (want[25 - 32'h1] & ~after__q[25 - 32'h1]) begin
+            lane_b_25 = one_c;
+        end
+        lane_a_26 = zero_c;
+        lane_b_26 = zero_c;
+        if (want[26 - 32'h1] & after__q[26 - 32'h1]) begin
+            lane_a_26 = one_c;
+        end
+        if (want[26 - 32'h1] & ~after__q[26 - 32'h1]) begin
+            lane_b_26 = one_c;
+        end
+        lane_a_27 = zero_c;
+        lane_b_27 = zero_c;
+        if (want[27 - 32'h1] & after__q[27 - 32'h1]) begin
+            lane_a_27 = one_c;
+        end
+        if (want[27 - 32'h1] & ~after__q[27 - 32'h1]) begin
+            lane_b_27 = one_c;
+        end
+        lane_a_28 = zero_c;
+        lane_b_28 = zero_c;
+        if (want[28 - 32'h1] & after__q[28 - 32'h1]) begin
+            lane_a_28 = one_c;
+        end
+        if (want[28 - 32'h1] & ~after__q[28 - 32'h1]) begin
+            lane_b_28 = one_c;
+        end
+        lane_a_29 = zero_c;
+        lane_b_29 = zero_c;
+        if (want[29 - 32'h1] & after__q[29 - 32'h1]) begin
+            lane_a_29 = one_c;
+        end
+        if (want[29 - 32'h1] & ~after__q[29 - 32'h1]) begin
+            lane_b_29 = one_c;
+        end
+        lane_a_30 = zero_c;
+        lane_b_30 = zero_c;
+        if (want[30 - 32'h1] & after__q[30 - 32'h1]) begin
+            lane_a_30 = one_c;
+        end
+        if (want[30 - 32'h1] & ~after__q[30 - 32'h1]) begin
+            lane_b_30 = one_c;
+        end
+        lane_a_31 = zero_c;
+        lane_b_31 = zero_c;
+        if (want[31 - 32'h1] & after__q[31 - 32'h1]) begin
+            lane_a_31 = one_c;
+        end
+        if (want[31 - 32'h1] & ~after__q[31 - 32'h1]) begin
+            lane_b_31 = one_c;
+        end
+        lane_a_32 = zero_c;
+        lane_b_32 = zero_c;
+        if (want[32 - 32'h1] & after__q[32 - 32'h1]) begin
+            lane_a_32 = one_c;
+        end
+        if (want[32 - 32'h1] & ~after__q[32 - 32'h1]) begin
+            lane_b_32 = one_c;
+        end
+        lane_a_33 = zero_c;
+        lane_b_33 = zero_c;
+        if (want[33 - 32'h1] & after__q[33 - 32'h1]) begin
+            lane_a_33 = one_c;
+        end
+        if (want[33 - 32'h1] & ~after__q[33 - 32'h1]) begin
+            lane_b_33 = one_c;
+        end
+        lane_a_34 = zero_c;
+        lane_b_34 = zero_c;
+        if (want[34 - 32'h1] & after__q[34 - 32'h1]) begin
+            lane_a_34 = one_c;
+        end
+        if (want[34 - 32'h1] & ~after__q[34 - 32'h1]) begin
+            lane_b_34 = one_c;
+        end
+        lane_a_35 = zero_c;
+        lane_b_35 = zero_c;
+        if (want[35 - 32'h1] & after__q[35 - 32'h1]) begin
+            lane_a_35 = one_c;
+        end
+        if (want[35 - 32'h1] & ~after__q[35 - 32'h1]) begin
+            lane_b_35 = one_c;
+        end
+        lane_a_36 = zero_c;
+        lane_b_36 = zero_c;
+        if (want[36 - 32'h1] & after__q[36 - 32'h1]) begin
+            lane_a_36 = one_c;
+        end
+        if (want[36 - 32'h1] & ~after__q[36 - 32'h1]) begin
+            lane_b_36 = one_c;
+        end
+        lane_a_37 = zero_c;
+        lane_b_37 = zero_c;
+        if (want[37 - 32'h1] & after__q[37 - 32'h1]) begin
+            lane_a_37 = one_c;
+        end
+        if (want[37 - 32'h1] & ~after__q[37 - 32'h1]) begin
+            lane_b_37 = one_c;
+        end
+        lane_a_38 = zero_c;
+        lane_b_38 = zero_c;
+        if (want[38 - 32'h1] & after__q[38 - 32'h1]) begin
+            lane_a_38 = one_c;
+        end
+        if (want[38 - 32'h1] & ~after__q[38 - 32'h1]) begin
+            lane_b_38 = one_c;
+        end
+        lane_a_39 = zero_c;
+        lane_b_39 = zero_c;
+        if (want[39 - 32'h1] & after__q[39 - 32'h1]) begin
+            lane_a_39 = one_c;
+        end
+        if (want[39 - 32'h1] & ~after__q[39 - 32'h1]) begin
+            lane_b_39 = one_c;
+        end
+        lane_a_40 = zero_c;
+        lane_b_40 = zero_c;
+        if (want[40 - 32'h1] & after__q[40 - 32'h1]) begin
+            lane_a_40 = one_c;
+        end
+        if (want[40 - 32'h1] & ~after__q[40 - 32'h1]) begin
+            lane_b_40 = one_c;
+        end
+        lane_a_41 = zero_c;
+        lane_b_41 = zero_c;
+        if (want[41 - 32'h1] & after__q[41 - 32'h1]) begin
+            lane_a_41 = one_c;
+        end
+        if (want[41 - 32'h1] & ~after__q[41 - 32'h1]) begin
+            lane_b_41 = one_c;
+        end
+        lane_a_42 = zero_c;
+        lane_b_42 = zero_c;
+        if (want[42 - 32'h1] & after__q[42 - 32'h1]) begin
+            lane_a_42 = one_c;
+        end
+        if (want[42 - 32'h1] & ~after__q[42 - 32'h1]) begin
+            lane_b_42 = one_c;
+        end
+        lane_a_43 = zero_c;
+        lane_b_43 = zero_c;
+        if (want[43 - 32'h1] & after__q[43 - 32'h1]) begin
+            lane_a_43 = one_c;
+        end
+        if (want[43 - 32'h1] & ~after__q[43 - 32'h1]) begin
+            lane_b_43 = one_c;
+        end
+        lane_a_44 = zero_c;
+        lane_b_44 = zero_c;
+        if (want[44 - 32'h1] & after__q[44 - 32'h1]) begin
+            lane_a_44 = one_c;
+        end
+        if (want[44 - 32'h1] & ~after__q[44 - 32'h1]) begin
+            lane_b_44 = one_c;
+        end
+        lane_a_45 = zero_c;
+        lane_b_45 = zero_c;
+        if (want[45 - 32'h1] & after__q[45 - 32'h1]) begin
+            lane_a_45 = one_c;
+        end
+        if (want[45 - 32'h1] & ~after__q[45 - 32'h1]) begin
+            lane_b_45 = one_c;
+        end
+        lane_a_46 = zero_c;
+        lane_b_46 = zero_c;
+        if (want[46 - 32'h1] & after__q[46 - 32'h1]) begin
+            lane_a_46 = one_c;
+        end
+        if (want[46 - 32'h1] & ~after__q[46 - 32'h1]) begin
+            lane_b_46 = one_c;
+        end
+        lane_a_47 = zero_c;
+        lane_b_47 = zero_c;
+        if (want[47 - 32'h1] & after__q[47 - 32'h1]) begin
+            lane_a_47 = one_c;
+        end
+        if (want[47 - 32'h1] & ~after__q[47 - 32'h1]) begin
+            lane_b_47 = one_c;
+        end
+        lane_a_48 = zero_c;
+        lane_b_48 = zero_c;
+        if (want[48 - 32'h1] & after__q[48 - 32'h1]) begin
+            lane_a_48 = one_c;
+        end
+        if (want[48 - 32'h1] & ~after__q[48 - 32'h1]) begin
+            lane_b_48 = one_c;
+        end
+        lane_a_49 = zero_c;
+        lane_b_49 = zero_c;
+        if (want[49 - 32'h1] & after__q[49 - 32'h1]) begin
+            lane_a_49 = one_c;
+        end
+        if (want[49 - 32'h1] & ~after__q[49 - 32'h1]) begin
+            lane_b_49 = one_c;
+        end
+        lane_a_50 = zero_c;
+        lane_b_50 = zero_c;
+        if (want[50 - 32'h1] & after__q[50 - 32'h1]) begin
+            lane_a_50 = one_c;
+        end
+        if (want[50 - 32'h1] & ~after__q[50 - 32'h1]) begin
+            lane_b_50 = one_c;
+        end
+        lane_a_51 = zero_c;
+        lane_b_51 = zero_c;
+        if (want[51 - 32'h1] & after__q[51 - 32'h1]) begin
+            lane_a_51 = one_c;
+        end
+        if (want[51 - 32'h1] & ~after__q[51 - 32'h1]) begin
+            lane_b_51 = one_c;
+        end
+        lane_a_52 = zero_c;
+        lane_b_52 = zero_c;
+        if (want[52 - 32'h1] & after__q[52 - 32'h1]) begin
+            lane_a_52 = one_c;
+        end
+        if (want[52 - 32'h1] & ~after__q[52 - 32'h1]) begin
+            lane_b_52 = one_c;
+        end
+        lane_a_53 = zero_c;
+        lane_b_53 = zero_c;
+        if (want[53 - 32'h1] & after__q[53 - 32'h1]) begin
+            lane_a_53 = one_c;
+        end
+        if (want[53 - 32'h1] & ~after__q[53 - 32'h1]) begin
+            lane_b_53 = one_c;
+        end
+        lane_a_54 = zero_c;
+        lane_b_54 = zero_c;
+        if (want[54 - 32'h1] & after__q[54 - 32'h1]) begin
+            lane_a_54 = one_c;
+        end
+        if (want[54 - 32'h1] & ~after__q[54 - 32'h1]) begin
+            lane_b_54 = one_c;
+        end
+        lane_a_55 = zero_c;
+        lane_b_55 = zero_c;
+        if (want[55 - 32'h1] & after__q[55 - 32'h1]) begin
+            lane_a_55 = one_c;
+        end
+        if (want[55 - 32'h1] & ~after__q[55 - 32'h1]) begin
+            lane_b_55 = one_c;
+        end
+        lane_a_56 = zero_c;
+        lane_b_56 = zero_c;
+        if (want[56 - 32'h1] & after__q[56 - 32'h1]) begin
+            lane_a_56 = one_c;
+        end
+        if (want[56 - 32'h1] & ~after__q[56 - 32'h1]) begin
+            lane_b_56 = one_c;
+        end
+        lane_a_57 = zero_c;
+        lane_b_57 = zero_c;
+        if (want[57 - 32'h1] & after__q[57 - 32'h1]) begin
+            lane_a_57 = one_c;
+        end
+        if (want[57 - 32'h1] & ~after__q[57 - 32'h1]) begin
+            lane_b_57 = one_c;
+        end
+        lane_a_58 = zero_c;
+        lane_b_58 = zero_c;
+        if (want[58 - 32'h1] & after__q[58 - 32'h1]) begin
+            lane_a_58 = one_c;
+        end
+        if (want[58 - 32'h1] & ~after__q[58 - 32'h1]) begin
+            lane_b_58 = one_c;
+        end
+        lane_a_59 = zero_c;
+        lane_b_59 = zero_c;
+        if (want[59 - 32'h1] & after__q[59 - 32'h1]) begin
+            lane_a_59 = one_c;
+        end
+        if (want[59 - 32'h1] & ~after__q[59 - 32'h1]) begin
+            lane_b_59 = one_c;
+        end
+        lane_a_60 = zero_c;
+        lane_b_60 = zero_c;
+        if (want[60 - 32'h1] & after__q[60 - 32'h1]) begin
+            lane_a_60 = one_c;
+        end
+        if (want[60 - 32'h1] & ~after__q[60 - 32'h1]) begin
+            lane_b_60 = one_c;
+        end
+        lane_a_61 = zero_c;
+        lane_b_61 = zero_c;
+        if (want[61 - 32'h1] & after__q[61 - 32'h1]) begin
+            lane_a_61 = one_c;
+        end
+        if (want[61 - 32'h1] & ~after__q[61 - 32'h1]) begin
+            lane_b_61 = one_c;
+        end
+        lane_a_62 = zero_c;
+        lane_b_62 = zero_c;
+        if (want[62 - 32'h1] & after__q[62 - 32'h1]) begin
+            lane_a_62 = one_c;
+        end
+        if (want[62 - 32'h1] & ~after__q[62 - 32'h1]) begin
+            lane_b_62 = one_c;
+        end
+        lane_a_63 = zero_c;
+        lane_b_63 = zero_c;
+        if (want[63 - 32'h1] & after__q[63 - 32'h1]) begin
+            lane_a_63 = one_c;
+        end
+        if (want[63 - 32'h1] & ~after__q[63 - 32'h1]) begin
+            lane_b_63 = one_c;
+        end
+        lane_a_64 = zero_c;
+        lane_b_64 = zero_c;
+        if (want[64 - 32'h1] & after__q[64 - 32'h1]) begin
+            lane_a_64 = one_c;
+        end
+        if (want[64 - 32'h1] & ~after__q[64 - 32'h1]) begin
+            lane_b_64 = one_c;
+        end
+        lane_a_65 = zero_c;
+        lane_b_65 = zero_c;
+        if (want[65 - 32'h1] & after__q[65 - 32'h1]) begin
+            lane_a_65 = one_c;
+        end
+        if (want[65 - 32'h1] & ~after__q[65 - 32'h1]) begin
+            lane_b_65 = one_c;
+        end
+        lane_a_66 = zero_c;
+        lane_b_66 = zero_c;
+        if (want[66 - 32'h1] & after__q[66 - 32'h1]) begin
+            lane_a_66 = one_c;
+        end
+        if (want[66 - 32'h1] & ~after__q[66 - 32'h1]) begin
+            lane_b_66 = one_c;
+        end
+        lane_a_67 = zero_c;
+        lane_b_67 = zero_c;
+        if (want[67 - 32'h1] & after__q[67 - 32'h1]) begin
+            lane_a_67 = one_c;
+        end
+        if (want[67 - 32'h1] & ~after__q[67 - 32'h1]) begin
+            lane_b_67 = one_c;
+        end
+        lane_a_68 = zero_c;
+        lane_b_68 = zero_c;
+        if (want[68 - 32'h1] & after__q[68 - 32'h1]) begin
+            lane_a_68 = one_c;
+        end
+        if (want[68 - 32'h1] & ~after__q[68 - 32'h1]) begin
+            lane_b_68 = one_c;
+        end
+        lane_a_69 = zero_c;
+        lane_b_69 = zero_c;
+        if (want[69 - 32'h1] & after__q[69 - 32'h1]) begin
+            lane_a_69 = one_c;
+        end
+        if (want[69 - 32'h1] & ~after__q[69 - 32'h1]) begin
+            lane_b_69 = one_c;
+        end
+        lane_a_70 = zero_c;
+        lane_b_70 = zero_c;
+        if (want[70 - 32'h1] & after__q[70 - 32'h1]) begin
+            lane_a_70 = one_c;
+        end
+        if (want[70 - 32'h1] & ~after__q[70 - 32'h1]) begin
+            lane_b_70 = one_c;
+        end
+        lane_a_71 = zero_c;
+        lane_b_71 = zero_c;
+        if (want[71 - 32'h1] & after__q[71 - 32'h1]) begin
+            lane_a_71 = one_c;
+        end
+        if (want[71 - 32'h1] & ~after__q[71 - 32'h1]) begin
+            lane_b_71 = one_c;
+        end
+        lane_a_72 = zero_c;
+        lane_b_72 = zero_c;
+        if (want[72 - 32'h1] & after__q[72 - 32'h1]) begin
+            lane_a_72 = one_c;
+        end
+        if (want[72 - 32'h1] & ~after__q[72 - 32'h1]) begin
+            lane_b_72 = one_c;
+        end
+        lane_a_73 = zero_c;
+        lane_b_73 = zero_c;
+        if (want[73 - 32'h1] & after__q[73 - 32'h1]) begin
+            lane_a_73 = one_c;
+        end
+        if (want[73 - 32'h1] & ~after__q[73 - 32'h1]) begin
+            lane_b_73 = one_c;
+        end
+        lane_a_74 = zero_c;
+        lane_b_74 = zero_c;
+        if (want[74 - 32'h1] & after__q[74 - 32'h1]) begin
+            lane_a_74 = one_c;
+        end
+        if (want[74 - 32'h1] & ~after__q[74 - 32'h1]) begin
+            lane_b_74 = one_c;
+        end
+        lane_a_75 = zero_c;
+        lane_b_75 = zero_c;
+        if (want[75 - 32'h1] & after__q[75 - 32'h1]) begin
+            lane_a_75 = one_c;
+        end
+        if (want[75 - 32'h1] & ~after__q[75 - 32'h1]) begin
+            lane_b_75 = one_c;
+        end
+        lane_a_76 = zero_c;
+        lane_b_76 = zero_c;
+        if (want[76 - 32'h1] & after__q[76 - 32'h1]) begin
+            lane_a_76 = one_c;
+        end
+        if (want[76 - 32'h1] & ~after__q[76 - 32'h1]) begin
+            lane_b_76 = one_c;
+        end
+        lane_a_77 = zero_c;
+        lane_b_77 = zero_c;
+        if (want[77 - 32'h1] & after__q[77 - 32'h1]) begin
+            lane_a_77 = one_c;
+        end
+        if (want[77 - 32'h1] & ~after__q[77 - 32'h1]) begin
+            lane_b_77 = one_c;
+        end
+        lane_a_78 = zero_c;
+        lane_b_78 = zero_c;
+        if (want[78 - 32'h1] & after__q[78 - 32'h1]) begin
+            lane_a_78 = one_c;
+        end
+        if (want[78 - 32'h1] & ~after__q[78 - 32'h1]) begin
+            lane_b_78 = one_c;
+        end
+        lane_a_79 = zero_c;
+        lane_b_79 = zero_c;
+        if (want[79 - 32'h1] & after__q[79 - 32'h1]) begin
+            lane_a_79 = one_c;
+        end
+        if (want[79 - 32'h1] & ~after__q[79 - 32'h1]) begin
+            lane_b_79 = one_c;
+        end
+        lane_a_80 = zero_c;
+        lane_b_80 = zero_c;
+        if (want[80 - 32'h1] & after__q[80 - 32'h1]) begin
+            lane_a_80 = one_c;
+        end
+        if (want[80 - 32'h1] & ~after__q[80 - 32'h1]) begin
+            lane_b_80 = one_c;
         end
         sum_a_0 = lane_a_0;
         sum_b_0 = lane_b_0;
-        lane_a_1 = zero_c;
-        lane_b_1 = zero_c;
-        if (want[1] & after[1]) begin
-            lane_a_1 = one_c;
-        end
-        if (want[1] & ~after[1]) begin
-            lane_b_1 = one_c;
-        end
         sum_a_1 = lane_a_1;
         sum_b_1 = lane_b_1;
-        lane_a_2 = zero_c;
-        lane_b_2 = zero_c;
-        if (want[2] & after[2]) begin
-            lane_a_2 = one_c;
-        end
-        if (want[2] & ~after[2]) begin
-            lane_b_2 = one_c;
-        end
         sum_a_2 = lane_a_2;
         sum_b_2 = lane_b_2;
-        lane_a_3 = zero_c;
-        lane_b_3 = zero_c;
-        if (want[3] & after[3]) begin
-            lane_a_3 = one_c;
-        end
-        if (want[3] & ~after[3]) begin
-            lane_b_3 = one_c;
-        end
         sum_a_3 = lane_a_3;
         sum_b_3 = lane_b_3;
-        lane_a_4 = zero_c;
-        lane_b_4 = zero_c;
-        if (want[4] & after[4]) begin
-            lane_a_4 = one_c;
-        end
-        if (want[4] & ~after[4]) begin
-            lane_b_4 = one_c;
-        end
         sum_a_4 = lane_a_4;
         sum_b_4 = lane_b_4;
-        lane_a_5 = zero_c;
-        lane_b_5 = zero_c;
-        if (want[5] & after[5]) begin
-            lane_a_5 = one_c;
-        end
-        if (want[5] & ~after[5]) begin
-            lane_b_5 = one_c;
-        end
         sum_a_5 = lane_a_5;
         sum_b_5 = lane_b_5;
-        lane_a_6 = zero_c;
-        lane_b_6 = zero_c;
-        if (want[6] & after[6]) begin
-            lane_a_6 = one_c;
-        end
-        if (want[6] & ~after[6]) begin
-            lane_b_6 = one_c;
-        end
         sum_a_6 = lane_a_6;
         sum_b_6 = lane_b_6;
-        lane_a_7 = zero_c;
-        lane_b_7 = zero_c;
-        if (want[7] & after[7]) begin
-            lane_a_7 = one_c;
-        end
-        if (want[7] & ~after[7]) begin
-            lane_b_7 = one_c;
-        end
         sum_a_7 = lane_a_7;
         sum_b_7 = lane_b_7;
-        lane_a_8 = zero_c;
-        lane_b_8 = zero_c;
-        if (want[8] & after[8]) begin
-            lane_a_8 = one_c;
-        end
-        if (want[8] & ~after[8]) begin
-            lane_b_8 = one_c;
-        end
         sum_a_8 = lane_a_8;
         sum_b_8 = lane_b_8;
-        lane_a_9 = zero_c;
-        lane_b_9 = zero_c;
-        if (want[9] & after[9]) begin
-            lane_a_9 = one_c;
-        end
-        if (want[9] & ~after[9]) begin
-            lane_b_9 = one_c;
-        end
         sum_a_9 = lane_a_9;
         sum_b_9 = lane_b_9;
-        lane_a_10 = zero_c;
-        lane_b_10 = zero_c;
-        if (want[10] & after[10]) begin
-            lane_a_10 = one_c;
-        end
-        if (want[10] & ~after[10]) begin
-            lane_b_10 = one_c;
-        end
         sum_a_10 = lane_a_10;
         sum_b_10 = lane_b_10;
-        lane_a_11 = zero_c;
-        lane_b_11 = zero_c;
-        if (want[11] & after[11]) begin
-            lane_a_11 = one_c;
-        end
-        if (want[11] & ~after[11]) begin
-            lane_b_11 = one_c;
-        end
         sum_a_11 = lane_a_11;
         sum_b_11 = lane_b_11;
-        lane_a_12 = zero_c;
-        lane_b_12 = zero_c;
-        if (want[12] & after[12]) begin
-            lane_a_12 = one_c;
-        end
-        if (want[12] & ~after[12]) begin
-            lane_b_12 = one_c;
-        end
         sum_a_12 = lane_a_12;
         sum_b_12 = lane_b_12;
-        lane_a_13 = zero_c;
-        lane_b_13 = zero_c;
-        if (want[13] & after[13]) begin
-            lane_a_13 = one_c;
-        end
-        if (want[13] & ~after[13]) begin
-            lane_b_13 = one_c;
-        end
         sum_a_13 = lane_a_13;
         sum_b_13 = lane_b_13;
-        lane_a_14 = zero_c;
-        lane_b_14 = zero_c;
-        if (want[14] & after[14]) begin
-            lane_a_14 = one_c;
-        end
-        if (want[14] & ~after[14]) begin
-            lane_b_14 = one_c;
-        end
         sum_a_14 = lane_a_14;
         sum_b_14 = lane_b_14;
-        lane_a_15 = zero_c;
-        lane_b_15 = zero_c;
-        if (want[15] & after[15]) begin
-            lane_a_15 = one_c;
-        end
-        if (want[15] & ~after[15]) begin
-            lane_b_15 = one_c;
-        end
         sum_a_15 = lane_a_15;
         sum_b_15 = lane_b_15;
-        lane_a_16 = zero_c;
-        lane_b_16 = zero_c;
-        if (want[16] & after[16]) begin
-            lane_a_16 = one_c;
-        end
-        if (want[16] & ~after[16]) begin
-            lane_b_16 = one_c;
-        end
         sum_a_16 = lane_a_16;
         sum_b_16 = lane_b_16;
-        lane_a_17 = zero_c;
-        lane_b_17 = zero_c;
-        if (want[17] & after[17]) begin
-            lane_a_17 = one_c;
-        end
-        if (want[17] & ~after[17]) begin
-            lane_b_17 = one_c;
-        end
         sum_a_17 = lane_a_17;
         sum_b_17 = lane_b_17;
-        lane_a_18 = zero_c;
-        lane_b_18 = zero_c;
-        if (want[18] & after[18]) begin
-            lane_a_18 = one_c;
-        end
-        if (want[18] & ~after[18]) begin
-            lane_b_18 = one_c;
-        end
         sum_a_18 = lane_a_18;
         sum_b_18 = lane_b_18;
-        lane_a_19 = zero_c;
-        lane_b_19 = zero_c;
-        if (want[19] & after[19]) begin
-            lane_a_19 = one_c;
-        end
-        if (want[19] & ~after[19]) begin
-            lane_b_19 = one_c;
-        end
         sum_a_19 = lane_a_19;
         sum_b_19 = lane_b_19;
-        lane_a_20 = zero_c;
-        lane_b_20 = zero_c;
-        if (want[20] & after[20]) begin
-            lane_a_20 = one_c;
-        end
-        if (want[20] & ~after[20]) begin
-            lane_b_20 = one_c;
-        end
         sum_a_20 = lane_a_20;
         sum_b_20 = lane_b_20;
-        lane_a_21 = zero_c;
-        lane_b_21 = zero_c;
-        if (want[21] & after[21]) begin
-            lane_a_21 = one_c;
-        end
-        if (want[21] & ~after[21]) begin
-            lane_b_21 = one_c;
-        end
         sum_a_21 = lane_a_21;
         sum_b_21 = lane_b_21;
-        lane_a_22 = zero_c;
-        lane_b_22 = zero_c;
-        if (want[22] & after[22]) begin
-            lane_a_22 = one_c;
-        end
-        if (want[22] & ~after[22]) begin
-            lane_b_22 = one_c;
-        end
         sum_a_22 = lane_a_22;
         sum_b_22 = lane_b_22;
-        lane_a_23 = zero_c;
-        lane_b_23 = zero_c;
-        if (want[23] & after[23]) begin
-            lane_a_23 = one_c;
-        end
-        if (want[23] & ~after[23]) begin
-            lane_b_23 = one_c;
-        end
         sum_a_23 = lane_a_23;
         sum_b_23 = lane_b_23;
-        lane_a_24 = zero_c;
-        lane_b_24 = zero_c;
-        if (want[24] & after[24]) begin
-            lane_a_24 = one_c;
-        end
-        if (want[24] & ~after[24]) begin
-            lane_b_24 = one_c;
-        end
         sum_a_24 = lane_a_24;
         sum_b_24 = lane_b_24;
-        lane_a_25 = zero_c;
-        lane_b_25 = zero_c;
-        if (want[25] & after[25]) begin
-            lane_a_25 = one_c;
-        end
-        if (want[25] & ~after[25]) begin
-            lane_b_25 = one_c;
-        end
         sum_a_25 = lane_a_25;
         sum_b_25 = lane_b_25;
-        lane_a_26 = zero_c;
-        lane_b_26 = zero_c;
-        if (want[26] & after[26]) begin
-            lane_a_26 = one_c;
-        end
-        if (want[26] & ~after[26]) begin
-            lane_b_26 = one_c;
-        end
         sum_a_26 = lane_a_26;
         sum_b_26 = lane_b_26;
-        lane_a_27 = zero_c;
-        lane_b_27 = zero_c;
-        if (want[27] & after[27]) begin
-            lane_a_27 = one_c;
-        end
-        if (want[27] & ~after[27]) begin
-            lane_b_27 = one_c;
-        end
         sum_a_27 = lane_a_27;
         sum_b_27 = lane_b_27;
-        lane_a_28 = zero_c;
-        lane_b_28 = zero_c;
-        if (want[28] & after[28]) begin
-            lane_a_28 = one_c;
-        end
-        if (want[28] & ~after[28]) begin
-            lane_b_28 = one_c;
-        end
         sum_a_28 = lane_a_28;
         sum_b_28 = lane_b_28;
-        lane_a_29 = zero_c;
-        lane_b_29 = zero_c;
-        if (want[29] & after[29]) begin
-            lane_a_29 = one_c;
-        end
-        if (want[29] & ~after[29]) begin
-            lane_b_29 = one_c;
-        end
         sum_a_29 = lane_a_29;
         sum_b_29 = lane_b_29;
-        lane_a_30 = zero_c;
-        lane_b_30 = zero_c;
-        if (want[30] & after[30]) begin
-            lane_a_30 = one_c;
-        end
-        if (want[30] & ~after[30]) begin
-            lane_b_30 = one_c;
-        end
         sum_a_30 = lane_a_30;
         sum_b_30 = lane_b_30;
-        lane_a_31 = zero_c;
-        lane_b_31 = zero_c;
-        if (want[31] & after[31]) begin
-            lane_a_31 = one_c;
-        end
-        if (want[31] & ~after[31]) begin
-            lane_b_31 = one_c;
-        end
         sum_a_31 = lane_a_31;
         sum_b_31 = lane_b_31;
-        lane_a_32 = zero_c;
-        lane_b_32 = zero_c;
-        if (want[32] & after[32]) begin
-            lane_a_32 = one_c;
-        end
-        if (want[32] & ~after[32]) begin
-            lane_b_32 = one_c;
-        end
         sum_a_32 = lane_a_32;
         sum_b_32 = lane_b_32;
-        lane_a_33 = zero_c;
-        lane_b_33 = zero_c;
-        if (want[33] & after[33]) begin
-            lane_a_33 = one_c;
-        end
-        if (want[33] & ~after[33]) begin
-            lane_b_33 = one_c;
-        end
         sum_a_33 = lane_a_33;
         sum_b_33 = lane_b_33;
-        lane_a_34 = zero_c;
-        lane_b_34 = zero_c;
-        if (want[34] & after[34]) begin
-            lane_a_34 = one_c;
-        end
-        if (want[34] & ~after[34]) begin
-            lane_b_34 = one_c;
-        end
         sum_a_34 = lane_a_34;
         sum_b_34 = lane_b_34;
-        lane_a_35 = zero_c;
-        lane_b_35 = zero_c;
-        if (want[35] & after[35]) begin
-            lane_a_35 = one_c;
-        end
-        if (want[35] & ~after[35]) begin
-            lane_b_35 = one_c;
-        end
         sum_a_35 = lane_a_35;
         sum_b_35 = lane_b_35;
-        lane_a_36 = zero_c;
-        lane_b_36 = zero_c;
-        if (want[36] & after[36]) begin
-            lane_a_36 = one_c;
-        end
-        if (want[36] & ~after[36]) begin
-            lane_b_36 = one_c;
-        end
         sum_a_36 = lane_a_36;
         sum_b_36 = lane_b_36;
-        lane_a_37 = zero_c;
-        lane_b_37 = zero_c;
-        if (want[37] & after[37]) begin
-            lane_a_37 = one_c;
-        end
-        if (want[37] & ~after[37]) begin
-            lane_b_37 = one_c;
-        end
         sum_a_37 = lane_a_37;
         sum_b_37 = lane_b_37;
-        lane_a_38 = zero_c;
-        lane_b_38 = zero_c;
-        if (want[38] & after[38]) begin
-            lane_a_38 = one_c;
-        end
-        if (want[38] & ~after[38]) begin
-            lane_b_38 = one_c;
-        end
         sum_a_38 = lane_a_38;
         sum_b_38 = lane_b_38;
-        lane_a_39 = zero_c;
-        lane_b_39 = zero_c;
-        if (want[39] & after[39]) begin
-            lane_a_39 = one_c;
-        end
-        if (want[39] & ~after[39]) begin
-            lane_b_39 = one_c;
-        end
         sum_a_39 = lane_a_39;
         sum_b_39 = lane_b_39;
-        lane_a_40 = zero_c;
-        lane_b_40 = zero_c;
-        if (want[40] & after[40]) begin
-            lane_a_40 = one_c;
-        end
-        if (want[40] & ~after[40]) begin
-            lane_b_40 = one_c;
-        end
         sum_a_40 = lane_a_40;
         sum_b_40 = lane_b_40;
-        lane_a_41 = zero_c;
-        lane_b_41 = zero_c;
-        if (want[41] & after[41]) begin
-            lane_a_41 = one_c;
-        end
-        if (want[41] & ~after[41]) begin
-            lane_b_41 = one_c;
-        end
         sum_a_41 = lane_a_41;
         sum_b_41 = lane_b_41;
-        lane_a_42 = zero_c;
-        lane_b_42 = zero_c;
-        if (want[42] & after[42]) begin
-            lane_a_42 = one_c;
-        end
-        if (want[42] & ~after[42]) begin
-            lane_b_42 = one_c;
-        end
         sum_a_42 = lane_a_42;
         sum_b_42 = lane_b_42;
-        lane_a_43 = zero_c;
-        lane_b_43 = zero_c;
-        if (want[43] & after[43]) begin
-            lane_a_43 = one_c;
-        end
-        if (want[43] & ~after[43]) begin
-            lane_b_43 = one_c;
-        end
         sum_a_43 = lane_a_43;
         sum_b_43 = lane_b_43;
-        lane_a_44 = zero_c;
-        lane_b_44 = zero_c;
-        if (want[44] & after[44]) begin
-            lane_a_44 = one_c;
-        end
-        if (want[44] & ~after[44]) begin
-            lane_b_44 = one_c;
-        end
         sum_a_44 = lane_a_44;
         sum_b_44 = lane_b_44;
-        lane_a_45 = zero_c;
-        lane_b_45 = zero_c;
-        if (want[45] & after[45]) begin
-            lane_a_45 = one_c;
-        end
-        if (want[45] & ~after[45]) begin
-            lane_b_45 = one_c;
-        end
         sum_a_45 = lane_a_45;
         sum_b_45 = lane_b_45;
-        lane_a_46 = zero_c;
-        lane_b_46 = zero_c;
-        if (want[46] & after[46]) begin
-            lane_a_46 = one_c;
-        end
-        if (want[46] & ~after[46]) begin
-            lane_b_46 = one_c;
-        end
         sum_a_46 = lane_a_46;
         sum_b_46 = lane_b_46;
-        lane_a_47 = zero_c;
-        lane_b_47 = zero_c;
-        if (want[47] & after[47]) begin
-            lane_a_47 = one_c;
-        end
-        if (want[47] & ~after[47]) begin
-            lane_b_47 = one_c;
-        end
         sum_a_47 = lane_a_47;
         sum_b_47 = lane_b_47;
-        lane_a_48 = zero_c;
-        lane_b_48 = zero_c;
-        if (want[48] & after[48]) begin
-            lane_a_48 = one_c;
-        end
-        if (want[48] & ~after[48]) begin
-            lane_b_48 = one_c;
-        end
         sum_a_48 = lane_a_48;
         sum_b_48 = lane_b_48;
-        lane_a_49 = zero_c;
-        lane_b_49 = zero_c;
-        if (want[49] & after[49]) begin
-            lane_a_49 = one_c;
-        end
-        if (want[49] & ~after[49]) begin
-            lane_b_49 = one_c;
-        end
         sum_a_49 = lane_a_49;
         sum_b_49 = lane_b_49;
-        lane_a_50 = zero_c;
-        lane_b_50 = zero_c;
-        if (want[50] & after[50]) begin
-            lane_a_50 = one_c;
-        end
-        if (want[50] & ~after[50]) begin
-            lane_b_50 = one_c;
-        end
         sum_a_50 = lane_a_50;
         sum_b_50 = lane_b_50;
-        lane_a_51 = zero_c;
-        lane_b_51 = zero_c;
-        if (want[51] & after[51]) begin
-            lane_a_51 = one_c;
-        end
-        if (want[51] & ~after[51]) begin
-            lane_b_51 = one_c;
-        end
         sum_a_51 = lane_a_51;
         sum_b_51 = lane_b_51;
-        lane_a_52 = zero_c;
-        lane_b_52 = zero_c;
-        if (want[52] & after[52]) begin
-            lane_a_52 = one_c;
-        end
-        if (want[52] & ~after[52]) begin
-            lane_b_52 = one_c;
-        end
         sum_a_52 = lane_a_52;
         sum_b_52 = lane_b_52;
-        lane_a_53 = zero_c;
-        lane_b_53 = zero_c;
-        if (want[53] & after[53]) begin
-            lane_a_53 = one_c;
-        end
-        if (want[53] & ~after[53]) begin
-            lane_b_53 = one_c;
-        end
         sum_a_53 = lane_a_53;
         sum_b_53 = lane_b_53;
-        lane_a_54 = zero_c;
-        lane_b_54 = zero_c;
-        if (want[54] & after[54]) begin
-            lane_a_54 = one_c;
-        end
-        if (want[54] & ~after[54]) begin
-            lane_b_54 = one_c;
-        end
         sum_a_54 = lane_a_54;
         sum_b_54 = lane_b_54;
-        lane_a_55 = zero_c;
-        lane_b_55 = zero_c;
-        if (want[55] & after[55]) begin
-            lane_a_55 = one_c;
-        end
-        if (want[55] & ~after[55]) begin
-            lane_b_55 = one_c;
-        end
         sum_a_55 = lane_a_55;
         sum_b_55 = lane_b_55;
-        lane_a_56 = zero_c;
-        lane_b_56 = zero_c;
-        if (want[56] & after[56]) begin
-            lane_a_56 = one_c;
-        end
-        if (want[56] & ~after[56]) begin
-            lane_b_56 = one_c;
-        end
         sum_a_56 = lane_a_56;
         sum_b_56 = lane_b_56;
-        lane_a_57 = zero_c;
-        lane_b_57 = zero_c;
-        if (want[57] & after[57]) begin
-            lane_a_57 = one_c;
-        end
-        if (want[57] & ~after[57]) begin
-            lane_b_57 = one_c;
-        end
         sum_a_57 = lane_a_57;
         sum_b_57 = lane_b_57;
-        lane_a_58 = zero_c;
-        lane_b_58 = zero_c;
-        if (want[58] & after[58]) begin
-            lane_a_58 = one_c;
-        end
-        if (want[58] & ~after[58]) begin
-            lane_b_58 = one_c;
-        end
         sum_a_58 = lane_a_58;
         sum_b_58 = lane_b_58;
-        lane_a_59 = zero_c;
-        lane_b_59 = zero_c;
-        if (want[59] & after[59]) begin
-            lane_a_59 = one_c;
-        end
-        if (want[59] & ~after[59]) begin
-            lane_b_59 = one_c;
-        end
         sum_a_59 = lane_a_59;
         sum_b_59 = lane_b_59;
-        lane_a_60 = zero_c;
-        lane_b_60 = zero_c;
-        if (want[60] & after[60]) begin
-            lane_a_60 = one_c;
-        end
-        if (want[60] & ~after[60]) begin
-            lane_b_60 = one_c;
-        end
         sum_a_60 = lane_a_60;
         sum_b_60 = lane_b_60;
-        lane_a_61 = zero_c;
-        lane_b_61 = zero_c;
-        if (want[61] & after[61]) begin
-            lane_a_61 = one_c;
-        end
-        if (want[61] & ~after[61]) begin
-            lane_b_61 = one_c;
-        end
         sum_a_61 = lane_a_61;
         sum_b_61 = lane_b_61;
-        lane_a_62 = zero_c;
-        lane_b_62 = zero_c;
-        if (want[62] & after[62]) begin
-            lane_a_62 = one_c;
-        end
-        if (want[62] & ~after[62]) begin
-            lane_b_62 = one_c;
-        end
         sum_a_62 = lane_a_62;
         sum_b_62 = lane_b_62;
-        lane_a_63 = zero_c;
-        lane_b_63 = zero_c;
-        if (want[63] & after[63]) begin
-            lane_a_63 = one_c;
-        end
-        if (want[63] & ~after[63]) begin
-            lane_b_63 = one_c;
-        end
         sum_a_63 = lane_a_63;
         sum_b_63 = lane_b_63;
-        lane_a_64 = zero_c;
-        lane_b_64 = zero_c;
-        if (want[64] & after[64]) begin
-            lane_a_64 = one_c;
-        end
-        if (want[64] & ~after[64]) begin
-            lane_b_64 = one_c;
-        end
         sum_a_64 = lane_a_64;
         sum_b_64 = lane_b_64;
-        lane_a_65 = zero_c;
-        lane_b_65 = zero_c;
-        if (want[65] & after[65]) begin
-            lane_a_65 = one_c;
-        end
-        if (want[65] & ~after[65]) begin
-            lane_b_65 = one_c;
-        end
         sum_a_65 = lane_a_65;
         sum_b_65 = lane_b_65;
-        lane_a_66 = zero_c;
-        lane_b_66 = zero_c;
-        if (want[66] & after[66]) begin
-            lane_a_66 = one_c;
-        end
-        if (want[66] & ~after[66]) begin
-            lane_b_66 = one_c;
-        end
         sum_a_66 = lane_a_66;
         sum_b_66 = lane_b_66;
-        lane_a_67 = zero_c;
-        lane_b_67 = zero_c;
-        if (want[67] & after[67]) begin
-            lane_a_67 = one_c;
-        end
-        if (want[67] & ~after[67]) begin
-            lane_b_67 = one_c;
-        end
         sum_a_67 = lane_a_67;
         sum_b_67 = lane_b_67;
-        lane_a_68 = zero_c;
-        lane_b_68 = zero_c;
-        if (want[68] & after[68]) begin
-            lane_a_68 = one_c;
-        end
-        if (want[68] & ~after[68]) begin
-            lane_b_68 = one_c;
-        end
         sum_a_68 = lane_a_68;
         sum_b_68 = lane_b_68;
-        lane_a_69 = zero_c;
-        lane_b_69 = zero_c;
-        if (want[69] & after[69]) begin
-            lane_a_69 = one_c;
-        end
-        if (want[69] & ~after[69]) begin
-            lane_b_69 = one_c;
-        end
         sum_a_69 = lane_a_69;
         sum_b_69 = lane_b_69;
-        lane_a_70 = zero_c;
-        lane_b_70 = zero_c;
-        if (want[70] & after[70]) begin
-            lane_a_70 = one_c;
-        end
-        if (want[70] & ~after[70]) begin
-            lane_b_70 = one_c;
-        end
         sum_a_70 = lane_a_70;
         sum_b_70 = lane_b_70;
-        lane_a_71 = zero_c;
-        lane_b_71 = zero_c;
-        if (want[71] & after[71]) begin
-            lane_a_71 = one_c;
-        end
-        if (want[71] & ~after[71]) begin
-            lane_b_71 = one_c;
-        end
         sum_a_71 = lane_a_71;
         sum_b_71 = lane_b_71;
-        lane_a_72 = zero_c;
-        lane_b_72 = zero_c;
-        if (want[72] & after[72]) begin
-            lane_a_72 = one_c;
-        end
-        if (want[72] & ~after[72]) begin
-            lane_b_72 = one_c;
-        end
         sum_a_72 = lane_a_72;
         sum_b_72 = lane_b_72;
-        lane_a_73 = zero_c;
-        lane_b_73 = zero_c;
-        if (want[73] & after[73]) begin
-            lane_a_73 = one_c;
-        end
-        if (want[73] & ~after[73]) begin
-            lane_b_73 = one_c;
-        end
         sum_a_73 = lane_a_73;
         sum_b_73 = lane_b_73;
-        lane_a_74 = zero_c;
-        lane_b_74 = zero_c;
-        if (want[74] & after[74]) begin
-            lane_a_74 = one_c;
-        end
-        if (want[74] & ~after[74]) begin
-            lane_b_74 = one_c;
-        end
         sum_a_74 = lane_a_74;
         sum_b_74 = lane_b_74;
-        lane_a_75 = zero_c;
-        lane_b_75 = zero_c;
-        if (want[75] & after[75]) begin
-            lane_a_75 = one_c;
-        end
-        if (want[75] & ~after[75]) begin
-            lane_b_75 = one_c;
-        end
         sum_a_75 = lane_a_75;
         sum_b_75 = lane_b_75;
-        lane_a_76 = zero_c;
-        lane_b_76 = zero_c;
-        if (want[76] & after[76]) begin
-            lane_a_76 = one_c;
-        end
-        if (want[76] & ~after[76]) begin
-            lane_b_76 = one_c;
-        end
         sum_a_76 = lane_a_76;
         sum_b_76 = lane_b_76;
-        lane_a_77 = zero_c;
-        lane_b_77 = zero_c;
-        if (want[77] & after[77]) begin
-            lane_a_77 = one_c;
-        end
-        if (want[77] & ~after[77]) begin
-            lane_b_77 = one_c;
-        end
         sum_a_77 = lane_a_77;
         sum_b_77 = lane_b_77;
-        lane_a_78 = zero_c;
-        lane_b_78 = zero_c;
-        if (want[78] & after[78]) begin
-            lane_a_78 = one_c;
-        end
-        if (want[78] & ~after[78]) begin
-            lane_b_78 = one_c;
-        end
         sum_a_78 = lane_a_78;
         sum_b_78 = lane_b_78;
-        lane_a_79 = zero_c;
-        lane_b_79 = zero_c;
-        if (want[79] & after[79]) begin
-            lane_a_79 = one_c;
-        end
-        if (want[79] & ~after[79]) begin
-            lane_b_79 = one_c;
-        end
         sum_a_79 = lane_a_79;
         sum_b_79 = lane_b_79;
+        sum_a_80 = lane_a_80;
+        sum_b_80 = lane_b_80;
         prev_a_0 = sum_a_0;
         prev_b_0 = sum_b_0;
         prev_a_1 = sum_a_1;
@@ -2457,6 +2294,8 @@ module tb_dispatch_lrr_titanv(clock,reset,start,total,max_per_sm,room,room2,gran
         prev_b_78 = sum_b_78;
         prev_a_79 = sum_a_79;
         prev_b_79 = sum_b_79;
+        prev_a_80 = sum_a_80;
+        prev_b_80 = sum_b_80;
         sum_a_1 = prev_a_1 + prev_a_0;
         sum_b_1 = prev_b_1 + prev_b_0;
         sum_a_2 = prev_a_2 + prev_a_1;
@@ -2615,6 +2454,8 @@ module tb_dispatch_lrr_titanv(clock,reset,start,total,max_per_sm,room,room2,gran
         sum_b_78 = prev_b_78 + prev_b_77;
         sum_a_79 = prev_a_79 + prev_a_78;
         sum_b_79 = prev_b_79 + prev_b_78;
+        sum_a_80 = prev_a_80 + prev_a_79;
+        sum_b_80 = prev_b_80 + prev_b_79;
         prev_a_0 = sum_a_0;
         prev_b_0 = sum_b_0;
         prev_a_1 = sum_a_1;
@@ -2775,6 +2616,8 @@ module tb_dispatch_lrr_titanv(clock,reset,start,total,max_per_sm,room,room2,gran
         prev_b_78 = sum_b_78;
         prev_a_79 = sum_a_79;
         prev_b_79 = sum_b_79;
+        prev_a_80 = sum_a_80;
+        prev_b_80 = sum_b_80;
         sum_a_2 = prev_a_2 + prev_a_0;
         sum_b_2 = prev_b_2 + prev_b_0;
         sum_a_3 = prev_a_3 + prev_a_1;
@@ -2931,6 +2774,8 @@ module tb_dispatch_lrr_titanv(clock,reset,start,total,max_per_sm,room,room2,gran
         sum_b_78 = prev_b_78 + prev_b_76;
         sum_a_79 = prev_a_79 + prev_a_77;
         sum_b_79 = prev_b_79 + prev_b_77;
+        sum_a_80 = prev_a_80 + prev_a_78;
+        sum_b_80 = prev_b_80 + prev_b_78;
         prev_a_0 = sum_a_0;
         prev_b_0 = sum_b_0;
         prev_a_1 = sum_a_1;
@@ -3091,6 +2936,8 @@ module tb_dispatch_lrr_titanv(clock,reset,start,total,max_per_sm,room,room2,gran
         prev_b_78 = sum_b_78;
         prev_a_79 = sum_a_79;
         prev_b_79 = sum_b_79;
+        prev_a_80 = sum_a_80;
+        prev_b_80 = sum_b_80;
         sum_a_4 = prev_a_4 + prev_a_0;
         sum_b_4 = prev_b_4 + prev_b_0;
         sum_a_5 = prev_a_5 + prev_a_1;
@@ -3243,6 +3090,8 @@ module tb_dispatch_lrr_titanv(clock,reset,start,total,max_per_sm,room,room2,gran
         sum_b_78 = prev_b_78 + prev_b_74;
         sum_a_79 = prev_a_79 + prev_a_75;
         sum_b_79 = prev_b_79 + prev_b_75;
+        sum_a_80 = prev_a_80 + prev_a_76;
+        sum_b_80 = prev_b_80 + prev_b_76;
         prev_a_0 = sum_a_0;
         prev_b_0 = sum_b_0;
         prev_a_1 = sum_a_1;
@@ -3403,6 +3252,8 @@ module tb_dispatch_lrr_titanv(clock,reset,start,total,max_per_sm,room,room2,gran
         prev_b_78 = sum_b_78;
         prev_a_79 = sum_a_79;
         prev_b_79 = sum_b_79;
+        prev_a_80 = sum_a_80;
+        prev_b_80 = sum_b_80;
         sum_a_8 = prev_a_8 + prev_a_0;
         sum_b_8 = prev_b_8 + prev_b_0;
         sum_a_9 = prev_a_9 + prev_a_1;
@@ -3547,6 +3398,8 @@ module tb_dispatch_lrr_titanv(clock,reset,start,total,max_per_sm,room,room2,gran
         sum_b_78 = prev_b_78 + prev_b_70;
         sum_a_79 = prev_a_79 + prev_a_71;
         sum_b_79 = prev_b_79 + prev_b_71;
+        sum_a_80 = prev_a_80 + prev_a_72;
+        sum_b_80 = prev_b_80 + prev_b_72;
         prev_a_0 = sum_a_0;
         prev_b_0 = sum_b_0;
         prev_a_1 = sum_a_1;
@@ -3707,6 +3560,8 @@ module tb_dispatch_lrr_titanv(clock,reset,start,total,max_per_sm,room,room2,gran
         prev_b_78 = sum_b_78;
         prev_a_79 = sum_a_79;
         prev_b_79 = sum_b_79;
+        prev_a_80 = sum_a_80;
+        prev_b_80 = sum_b_80;
         sum_a_16 = prev_a_16 + prev_a_0;
         sum_b_16 = prev_b_16 + prev_b_0;
         sum_a_17 = prev_a_17 + prev_a_1;
@@ -3835,6 +3690,8 @@ module tb_dispatch_lrr_titanv(clock,reset,start,total,max_per_sm,room,room2,gran
         sum_b_78 = prev_b_78 + prev_b_62;
         sum_a_79 = prev_a_79 + prev_a_63;
         sum_b_79 = prev_b_79 + prev_b_63;
+        sum_a_80 = prev_a_80 + prev_a_64;
+        sum_b_80 = prev_b_80 + prev_b_64;
         prev_a_0 = sum_a_0;
         prev_b_0 = sum_b_0;
         prev_a_1 = sum_a_1;
@@ -3995,6 +3852,8 @@ module tb_dispatch_lrr_titanv(clock,reset,start,total,max_per_sm,room,room2,gran
         prev_b_78 = sum_b_78;
         prev_a_79 = sum_a_79;
         prev_b_79 = sum_b_79;
+        prev_a_80 = sum_a_80;
+        prev_b_80 = sum_b_80;
         sum_a_32 = prev_a_32 + prev_a_0;
         sum_b_32 = prev_b_32 + prev_b_0;
         sum_a_33 = prev_a_33 + prev_a_1;
@@ -4091,6 +3950,8 @@ module tb_dispatch_lrr_titanv(clock,reset,start,total,max_per_sm,room,room2,gran
         sum_b_78 = prev_b_78 + prev_b_46;
         sum_a_79 = prev_a_79 + prev_a_47;
         sum_b_79 = prev_b_79 + prev_b_47;
+        sum_a_80 = prev_a_80 + prev_a_48;
+        sum_b_80 = prev_b_80 + prev_b_48;
         prev_a_0 = sum_a_0;
         prev_b_0 = sum_b_0;
         prev_a_1 = sum_a_1;
@@ -4251,6 +4112,8 @@ module tb_dispatch_lrr_titanv(clock,reset,start,total,max_per_sm,room,room2,gran
         prev_b_78 = sum_b_78;
         prev_a_79 = sum_a_79;
         prev_b_79 = sum_b_79;
+        prev_a_80 = sum_a_80;
+        prev_b_80 = sum_b_80;
         sum_a_64 = prev_a_64 + prev_a_0;
         sum_b_64 = prev_b_64 + prev_b_0;
         sum_a_65 = prev_a_65 + prev_a_1;
@@ -4283,3618 +4146,984 @@ module tb_dispatch_lrr_titanv(clock,reset,start,total,max_per_sm,room,room2,gran
         sum_b_78 = prev_b_78 + prev_b_14;
         sum_a_79 = prev_a_79 + prev_a_15;
         sum_b_79 = prev_b_79 + prev_b_15;
-        total_after = sum_a_0;
-        total_rest = sum_b_0;
-        total_after = sum_a_1;
-        total_rest = sum_b_1;
-        total_after = sum_a_2;
-        total_rest = sum_b_2;
-        total_after = sum_a_3;
-        total_rest = sum_b_3;
-        total_after = sum_a_4;
-        total_rest = sum_b_4;
-        total_after = sum_a_5;
-        total_rest = sum_b_5;
-        total_after = sum_a_6;
-        total_rest = sum_b_6;
-        total_after = sum_a_7;
-        total_rest = sum_b_7;
-        total_after = sum_a_8;
-        total_rest = sum_b_8;
-        total_after = sum_a_9;
-        total_rest = sum_b_9;
-        total_after = sum_a_10;
-        total_rest = sum_b_10;
-        total_after = sum_a_11;
-        total_rest = sum_b_11;
-        total_after = sum_a_12;
-        total_rest = sum_b_12;
-        total_after = sum_a_13;
-        total_rest = sum_b_13;
-        total_after = sum_a_14;
-        total_rest = sum_b_14;
-        total_after = sum_a_15;
-        total_rest = sum_b_15;
-        total_after = sum_a_16;
-        total_rest = sum_b_16;
-        total_after = sum_a_17;
-        total_rest = sum_b_17;
-        total_after = sum_a_18;
-        total_rest = sum_b_18;
-        total_after = sum_a_19;
-        total_rest = sum_b_19;
-        total_after = sum_a_20;
-        total_rest = sum_b_20;
-        total_after = sum_a_21;
-        total_rest = sum_b_21;
-        total_after = sum_a_22;
-        total_rest = sum_b_22;
-        total_after = sum_a_23;
-        total_rest = sum_b_23;
-        total_after = sum_a_24;
-        total_rest = sum_b_24;
-        total_after = sum_a_25;
-        total_rest = sum_b_25;
-        total_after = sum_a_26;
-        total_rest = sum_b_26;
-        total_after = sum_a_27;
-        total_rest = sum_b_27;
-        total_after = sum_a_28;
-        total_rest = sum_b_28;
-        total_after = sum_a_29;
-        total_rest = sum_b_29;
-        total_after = sum_a_30;
-        total_rest = sum_b_30;
-        total_after = sum_a_31;
-        total_rest = sum_b_31;
-        total_after = sum_a_32;
-        total_rest = sum_b_32;
-        total_after = sum_a_33;
-        total_rest = sum_b_33;
-        total_after = sum_a_34;
-        total_rest = sum_b_34;
-        total_after = sum_a_35;
-        total_rest = sum_b_35;
-        total_after = sum_a_36;
-        total_rest = sum_b_36;
-        total_after = sum_a_37;
-        total_rest = sum_b_37;
-        total_after = sum_a_38;
-        total_rest = sum_b_38;
-        total_after = sum_a_39;
-        total_rest = sum_b_39;
-        total_after = sum_a_40;
-        total_rest = sum_b_40;
-        total_after = sum_a_41;
-        total_rest = sum_b_41;
-        total_after = sum_a_42;
-        total_rest = sum_b_42;
-        total_after = sum_a_43;
-        total_rest = sum_b_43;
-        total_after = sum_a_44;
-        total_rest = sum_b_44;
-        total_after = sum_a_45;
-        total_rest = sum_b_45;
-        total_after = sum_a_46;
-        total_rest = sum_b_46;
-        total_after = sum_a_47;
-        total_rest = sum_b_47;
-        total_after = sum_a_48;
-        total_rest = sum_b_48;
-        total_after = sum_a_49;
-        total_rest = sum_b_49;
-        total_after = sum_a_50;
-        total_rest = sum_b_50;
-        total_after = sum_a_51;
-        total_rest = sum_b_51;
-        total_after = sum_a_52;
-        total_rest = sum_b_52;
-        total_after = sum_a_53;
-        total_rest = sum_b_53;
-        total_after = sum_a_54;
-        total_rest = sum_b_54;
-        total_after = sum_a_55;
-        total_rest = sum_b_55;
-        total_after = sum_a_56;
-        total_rest = sum_b_56;
-        total_after = sum_a_57;
-        total_rest = sum_b_57;
-        total_after = sum_a_58;
-        total_rest = sum_b_58;
-        total_after = sum_a_59;
-        total_rest = sum_b_59;
-        total_after = sum_a_60;
-        total_rest = sum_b_60;
-        total_after = sum_a_61;
-        total_rest = sum_b_61;
-        total_after = sum_a_62;
-        total_rest = sum_b_62;
-        total_after = sum_a_63;
-        total_rest = sum_b_63;
-        total_after = sum_a_64;
-        total_rest = sum_b_64;
-        total_after = sum_a_65;
-        total_rest = sum_b_65;
-        total_after = sum_a_66;
-        total_rest = sum_b_66;
-        total_after = sum_a_67;
-        total_rest = sum_b_67;
-        total_after = sum_a_68;
-        total_rest = sum_b_68;
-        total_after = sum_a_69;
-        total_rest = sum_b_69;
-        total_after = sum_a_70;
-        total_rest = sum_b_70;
-        total_after = sum_a_71;
-        total_rest = sum_b_71;
-        total_after = sum_a_72;
-        total_rest = sum_b_72;
-        total_after = sum_a_73;
-        total_rest = sum_b_73;
-        total_after = sum_a_74;
-        total_rest = sum_b_74;
-        total_after = sum_a_75;
-        total_rest = sum_b_75;
-        total_after = sum_a_76;
-        total_rest = sum_b_76;
-        total_after = sum_a_77;
-        total_rest = sum_b_77;
-        total_after = sum_a_78;
-        total_rest = sum_b_78;
-        total_after = sum_a_79;
-        total_rest = sum_b_79;
+        sum_a_80 = prev_a_80 + prev_a_16;
+        sum_b_80 = prev_b_80 + prev_b_16;
+        total_after = sum_a_80;
+        total_rest = sum_b_80;
         wanting = total_after + total_rest;
-        if (after[0]) begin
-            before_0 = sum_a_0 - lane_a_0;
+        if (after__q[0]) begin
+            before_0 = sum_a_0;
         end
         else begin
-            before_0 = total_after + sum_b_0 - lane_b_0;
+            before_0 = total_after + sum_b_0;
         end
         if (pairs) begin
-            before_0 = before_0 + before_0;
+            before_0 = before_0 << sh_0;
         end
-        before32_0 = zero32;
-        if (before_0[0]) begin
-            before32_0 = before32_0 | bit32_0;
+        if (after__q[1]) begin
+            before_1 = sum_a_1;
         end
-        if (before_0[1]) begin
-            before32_0 = before32_0 | bit32_1;
-        end
-        if (before_0[2]) begin
-            before32_0 = before32_0 | bit32_2;
-        end
-        if (before_0[3]) begin
-            before32_0 = before32_0 | bit32_3;
-        end
-        if (before_0[4]) begin
-            before32_0 = before32_0 | bit32_4;
-        end
-        if (before_0[5]) begin
-            before32_0 = before32_0 | bit32_5;
-        end
-        if (before_0[6]) begin
-            before32_0 = before32_0 | bit32_6;
-        end
-        if (before_0[7]) begin
-            before32_0 = before32_0 | bit32_7;
-        end
-        if (after[1]) begin
-            before_1 = sum_a_1 - lane_a_1;
-        end
-        else begin
-            before_1 = total_after + sum_b_1 - lane_b_1;
-        end
-        if (pairs) begin
-            before_1 = before_1 + before_1;
-        end
-        before32_1 = zero32;
-        if (before_1[0]) begin
-            before32_1 = before32_1 | bit32_0;
-        end
-        if (before_1[1]) begin
-            before32_1 = before32_1 | bit32_1;
-        end
-        if (before_1[2]) begin
-            before32_1 = before32_1 | bit32_2;
-        end
-        if (before_1[3]) begin
-            before32_1 = before32_1 | bit32_3;
-        end
-        if (before_1[4]) begin
-            before32_1 = before32_1 | bit32_4;
-        end
-        if (before_1[5]) begin
-            before32_1 = before32_1 | bit32_5;
-        end
-        if (before_1[6]) begin
-            before32_1 = before32_1 | bit32_6;
-        end
-        if (before_1[7]) begin
-            before32_1 = before32_1 | bit32_7;
-        end
-        if (after[2]) begin
-            before_2 = sum_a_2 - lane_a_2;
-        end
-        else begin
-            before_2 = total_after + sum_b_2 - lane_b_2;
-        end
-        if (pairs) begin
-            before_2 = before_2 + before_2;
-        end
-        before32_2 = zero32;
-        if (before_2[0]) begin
-            before32_2 = before32_2 | bit32_0;
-        end
-        if (before_2[1]) begin
-            before32_2 = before32_2 | bit32_1;
-        end
-        if (before_2[2]) begin
-            before32_2 = before32_2 | bit32_2;
-        end
-        if (before_2[3]) begin
-            before32_2 = before32_2 | bit32_3;
-        end
-        if (before_2[4]) begin
-            before32_2 = before32_2 | bit32_4;
-        end
-        if (before_2[5]) begin
-            before32_2 = before32_2 | bit32_5;
-        end
-        if (before_2[6]) begin
-            before32_2 = before32_2 | bit32_6;
-        end
-        if (before_2[7]) begin
-            before32_2 = before32_2 | bit32_7;
-        end
-        if (after[3]) begin
-            before_3 = sum_a_3 - lane_a_3;
-        end
-        else begin
-            before_3 = total_after + sum_b_3 - lane_b_3;
-        end
-        if (pairs) begin
-            before_3 = before_3 + before_3;
-        end
-        before32_3 = zero32;
-        if (before_3[0]) begin
-            before32_3 = before32_3 | bit32_0;
-        end
-        if (before_3[1]) begin
-            before32_3 = before32_3 | bit32_1;
-        end
-        if (before_3[2]) begin
-            before32_3 = before32_3 | bit32_2;
-        end
-        if (before_3[3]) begin
-            before32_3 = before32_3 | bit32_3;
-        end
-        if (before_3[4]) begin
-            before32_3 = before32_3 | bit32_4;
-        end
-        if (before_3[5]) begin
-            before32_3 = before32_3 | bit32_5;
-        end
-        if (before_3[6]) begin
-            before32_3 = before32_3 | bit32_6;
-        end
-        if (before_3[7]) begin
-            before32_3 = before32_3 | bit32_7;
-        end
-        if (after[4]) begin
-            before_4 = sum_a_4 - lane_a_4;
-        end
-        else begin
-            before_4 = total_after + sum_b_4 - lane_b_4;
-        end
-        if (pairs) begin
-            before_4 = before_4 + before_4;
-        end
-        before32_4 = zero32;
-        if (before_4[0]) begin
-            before32_4 = before32_4 | bit32_0;
-        end
-        if (before_4[1]) begin
-            before32_4 = before32_4 | bit32_1;
-        end
-        if (before_4[2]) begin
-            before32_4 = before32_4 | bit32_2;
-        end
-        if (before_4[3]) begin
-            before32_4 = before32_4 | bit32_3;
-        end
-        if (before_4[4]) begin
-            before32_4 = before32_4 | bit32_4;
-        end
-        if (before_4[5]) begin
-            before32_4 = before32_4 | bit32_5;
-        end
-        if (before_4[6]) begin
-            before32_4 = before32_4 | bit32_6;
-        end
-        if (before_4[7]) begin
-            before32_4 = before32_4 | bit32_7;
-        end
-        if (after[5]) begin
-            before_5 = sum_a_5 - lane_a_5;
-        end
-        else begin
-            before_5 = total_after + sum_b_5 - lane_b_5;
-        end
-        if (pairs) begin
-            before_5 = before_5 + before_5;
-        end
-        before32_5 = zero32;
-        if (before_5[0]) begin
-            before32_5 = before32_5 | bit32_0;
-        end
-        if (before_5[1]) begin
-            before32_5 = before32_5 | bit32_1;
-        end
-        if (before_5[2]) begin
-            before32_5 = before32_5 | bit32_2;
-        end
-        if (before_5[3]) begin
-            before32_5 = before32_5 | bit32_3;
-        end
-        if (before_5[4]) begin
-            before32_5 = before32_5 | bit32_4;
-        end
-        if (before_5[5]) begin
-            before32_5 = before32_5 | bit32_5;
-        end
-        if (before_5[6]) begin
-            before32_5 = before32_5 | bit32_6;
-        end
-        if (before_5[7]) begin
-            before32_5 = before32_5 | bit32_7;
-        end
-        if (after[6]) begin
-            before_6 = sum_a_6 - lane_a_6;
-        end
-        else begin
-            before_6 = total_after + sum_b_6 - lane_b_6;
-        end
-        if (pairs) begin
-            before_6 = before_6 + before_6;
-        end
-        before32_6 = zero32;
-        if (before_6[0]) begin
-            before32_6 = before32_6 | bit32_0;
-        end
-        if (before_6[1]) begin
-            before32_6 = before32_6 | bit32_1;
-        end
-        if (before_6[2]) begin
-            before32_6 = before32_6 | bit32_2;
-        end
-        if (before_6[3]) begin
-            before32_6 = before32_6 | bit32_3;
-        end
-        if (before_6[4]) begin
-            before32_6 = before32_6 | bit32_4;
-        end
-        if (before_6[5]) begin
-            before32_6 = before32_6 | bit32_5;
-        end
-        if (before_6[6]) begin
-            before32_6 = before32_6 | bit32_6;
-        end
-        if (before_6[7]) begin
-            before32_6 = before32_6 | bit32_7;
-        end
-        if (after[7]) begin
-            before_7 = sum_a_7 - lane_a_7;
-        end
-        else begin
-            before_7 = total_after + sum_b_7 - lane_b_7;
-        end
-        if (pairs) begin
-            before_7 = before_7 + before_7;
-        end
-        before32_7 = zero32;
-        if (before_7[0]) begin
-            before32_7 = before32_7 | bit32_0;
-        end
-        if (before_7[1]) begin
-            before32_7 = before32_7 | bit32_1;
-        end
-        if (before_7[2]) begin
-            before32_7 = before32_7 | bit32_2;
-        end
-        if (before_7[3]) begin
-            before32_7 = before32_7 | bit32_3;
-        end
-        if (before_7[4]) begin
-            before32_7 = before32_7 | bit32_4;
-        end
-        if (before_7[5]) begin
-            before32_7 = before32_7 | bit32_5;
-        end
-        if (before_7[6]) begin
-            before32_7 = before32_7 | bit32_6;
-        end
-        if (before_7[7]) begin
-            before32_7 = before32_7 | bit32_7;
-        end
-        if (after[8]) begin
-            before_8 = sum_a_8 - lane_a_8;
-        end
-        else begin
-            before_8 = total_after + sum_b_8 - lane_b_8;
-        end
-        if (pairs) begin
-            before_8 = before_8 + before_8;
-        end
-        before32_8 = zero32;
-        if (before_8[0]) begin
-            before32_8 = before32_8 | bit32_0;
-        end
-        if (before_8[1]) begin
-            before32_8 = before32_8 | bit32_1;
-        end
-        if (before_8[2]) begin
-            before32_8 = before32_8 | bit32_2;
-        end
-        if (before_8[3]) begin
-            before32_8 = before32_8 | bit32_3;
-        end
-        if (before_8[4]) begin
-            before32_8 = before32_8 | bit32_4;
-        end
-        if (before_8[5]) begin
-            before32_8 = before32_8 | bit32_5;
-        end
-        if (before_8[6]) begin
-            before32_8 = before32_8 | bit32_6;
-        end
-        if (before_8[7]) begin
-            before32_8 = before32_8 | bit32_7;
-        end
-        if (after[9]) begin
-            before_9 = sum_a_9 - lane_a_9;
-        end
-        else begin
-            before_9 = total_after + sum_b_9 - lane_b_9;
-        end
-        if (pairs) begin
-            before_9 = before_9 + before_9;
-        end
-        before32_9 = zero32;
-        if (before_9[0]) begin
-            before32_9 = before32_9 | bit32_0;
-        end
-        if (before_9[1]) begin
-            before32_9 = before32_9 | bit32_1;
-        end
-        if (before_9[2]) begin
-            before32_9 = before32_9 | bit32_2;
-        end
-        if (before_9[3]) begin
-            before32_9 = before32_9 | bit32_3;
-        end
-        if (before_9[4]) begin
-            before32_9 = before32_9 | bit32_4;
-        end
-        if (before_9[5]) begin
-            before32_9 = before32_9 | bit32_5;
-        end
-        if (before_9[6]) begin
-            before32_9 = before32_9 | bit32_6;
-        end
-        if (before_9[7]) begin
-            before32_9 = before32_9 | bit32_7;
-        end
-        if (after[10]) begin
-            before_10 = sum_a_10 - lane_a_10;
-        end
-        else begin
-            before_10 = total_after + sum_b_10 - lane_b_10;
-        end
-        if (pairs) begin
-            before_10 = before_10 + before_10;
-        end
-        before32_10 = zero32;
-        if (before_10[0]) begin
-            before32_10 = before32_10 | bit32_0;
-        end
-        if (before_10[1]) begin
-            before32_10 = before32_10 | bit32_1;
-        end
-        if (before_10[2]) begin
-            before32_10 = before32_10 | bit32_2;
-        end
-        if (before_10[3]) begin
-            before32_10 = before32_10 | bit32_3;
-        end
-        if (before_10[4]) begin
-            before32_10 = before32_10 | bit32_4;
-        end
-        if (before_10[5]) begin
-            before32_10 = before32_10 | bit32_5;
-        end
-        if (before_10[6]) begin
-            before32_10 = before32_10 | bit32_6;
-        end
-        if (before_10[7]) begin
-            before32_10 = before32_10 | bit32_7;
-        end
-        if (after[11]) begin
-            before_11 = sum_a_11 - lane_a_11;
-        end
-        else begin
-            before_11 = total_after + sum_b_11 - lane_b_11;
-        end
-        if (pairs) begin
-            before_11 = before_11 + before_11;
-        end
-        before32_11 = zero32;
-        if (before_11[0]) begin
-            before32_11 = before32_11 | bit32_0;
-        end
-        if (before_11[1]) begin
-            before32_11 = before32_11 | bit32_1;
-        end
-        if (before_11[2]) begin
-            before32_11 = before32_11 | bit32_2;
-        end
-        if (before_11[3]) begin
-            before32_11 = before32_11 | bit32_3;
-        end
-        if (before_11[4]) begin
-            before32_11 = before32_11 | bit32_4;
-        end
-        if (before_11[5]) begin
-            before32_11 = before32_11 | bit32_5;
-        end
-        if (before_11[6]) begin
-            before32_11 = before32_11 | bit32_6;
-        end
-        if (before_11[7]) begin
-            before32_11 = before32_11 | bit32_7;
-        end
-        if (after[12]) begin
-            before_12 = sum_a_12 - lane_a_12;
-        end
-        else begin
-            before_12 = total_after + sum_b_12 - lane_b_12;
-        end
-        if (pairs) begin
-            before_12 = before_12 + before_12;
-        end
-        before32_12 = zero32;
-        if (before_12[0]) begin
-            before32_12 = before32_12 | bit32_0;
-        end
-        if (before_12[1]) begin
-            before32_12 = before32_12 | bit32_1;
-        end
-        if (before_12[2]) begin
-            before32_12 = before32_12 | bit32_2;
-        end
-        if (before_12[3]) begin
-            before32_12 = before32_12 | bit32_3;
-        end
-        if (before_12[4]) begin
-            before32_12 = before32_12 | bit32_4;
-        end
-        if (before_12[5]) begin
-            before32_12 = before32_12 | bit32_5;
-        end
-        if (before_12[6]) begin
-            before32_12 = before32_12 | bit32_6;
-        end
-        if (before_12[7]) begin
-            before32_12 = before32_12 | bit32_7;
-        end
-        if (after[13]) begin
-            before_13 = sum_a_13 - lane_a_13;
-        end
-        else begin
-            before_13 = total_after + sum_b_13 - lane_b_13;
-        end
-        if (pairs) begin
-            before_13 = before_13 + before_13;
-        end
-        before32_13 = zero32;
-        if (before_13[0]) begin
-            before32_13 = before32_13 | bit32_0;
-        end
-        if (before_13[1]) begin
-            before32_13 = before32_13 | bit32_1;
-        end
-        if (before_13[2]) begin
-            before32_13 = before32_13 | bit32_2;
-        end
-        if (before_13[3]) begin
-            before32_13 = before32_13 | bit32_3;
-        end
-        if (before_13[4]) begin
-            before32_13 = before32_13 | bit32_4;
-        end
-        if (before_13[5]) begin
-            before32_13 = before32_13 | bit32_5;
-        end
-        if (before_13[6]) begin
-            before32_13 = before32_13 | bit32_6;
-        end
-        if (before_13[7]) begin
-            before32_13 = before32_13 | bit32_7;
-        end
-        if (after[14]) begin
-            before_14 = sum_a_14 - lane_a_14;
-        end
-        else begin
-            before_14 = total_after + sum_b_14 - lane_b_14;
-        end
-        if (pairs) begin
-            before_14 = before_14 + before_14;
-        end
-        before32_14 = zero32;
-        if (before_14[0]) begin
-            before32_14 = before32_14 | bit32_0;
-        end
-        if (before_14[1]) begin
-            before32_14 = before32_14 | bit32_1;
-        end
-        if (before_14[2]) begin
-            before32_14 = before32_14 | bit32_2;
-        end
-        if (before_14[3]) begin
-            before32_14 = before32_14 | bit32_3;
-        end
-        if (before_14[4]) begin
-            before32_14 = before32_14 | bit32_4;
-        end
-        if (before_14[5]) begin
-            before32_14 = before32_14 | bit32_5;
-        end
-        if (before_14[6]) begin
-            before32_14 = before32_14 | bit32_6;
-        end
-        if (before_14[7]) begin
-            before32_14 = before32_14 | bit32_7;
-        end
-        if (after[15]) begin
-            before_15 = sum_a_15 - lane_a_15;
-        end
-        else begin
-            before_15 = total_after + sum_b_15 - lane_b_15;
-        end
-        if (pairs) begin
-            before_15 = before_15 + before_15;
-        end
-        before32_15 = zero32;
-        if (before_15[0]) begin
-            before32_15 = before32_15 | bit32_0;
-        end
-        if (before_15[1]) begin
-            before32_15 = before32_15 | bit32_1;
-        end
-        if (before_15[2]) begin
-            before32_15 = before32_15 | bit32_2;
-        end
-        if (before_15[3]) begin
-            before32_15 = before32_15 | bit32_3;
-        end
-        if (before_15[4]) begin
-            before32_15 = before32_15 | bit32_4;
-        end
-        if (before_15[5]) begin
-            before32_15 = before32_15 | bit32_5;
-        end
-        if (before_15[6]) begin
-            before32_15 = before32_15 | bit32_6;
-        end
-        if (before_15[7]) begin
-            before32_15 = before32_15 | bit32_7;
-        end
-        if (after[16]) begin
-            before_16 = sum_a_16 - lane_a_16;
-        end
-        else begin
-            before_16 = total_after + sum_b_16 - lane_b_16;
-        end
-        if (pairs) begin
-            before_16 = before_16 + before_16;
-        end
-        before32_16 = zero32;
-        if (before_16[0]) begin
-            before32_16 = before32_16 | bit32_0;
-        end
-        if (before_16[1]) begin
-            before32_16 = before32_16 | bit32_1;
-        end
-        if (before_16[2]) begin
-            before32_16 = before32_16 | bit32_2;
-        end
-        if (before_16[3]) begin
-            before32_16 = before32_16 | bit32_3;
-        end
-        if (before_16[4]) begin
-            before32_16 = before32_16 | bit32_4;
-        end
-        if (before_16[5]) begin
-            before32_16 = before32_16 | bit32_5;
-        end
-        if (before_16[6]) begin
-            before32_16 = before32_16 | bit32_6;
-        end
-        if (before_16[7]) begin
-            before32_16 = before32_16 | bit32_7;
-        end
-        if (after[17]) begin
-            before_17 = sum_a_17 - lane_a_17;
-        end
-        else begin
-            before_17 = total_after + sum_b_17 - lane_b_17;
-        end
-        if (pairs) begin
-            before_17 = before_17 + before_17;
-        end
-        before32_17 = zero32;
-        if (before_17[0]) begin
-            before32_17 = before32_17 | bit32_0;
-        end
-        if (before_17[1]) begin
-            before32_17 = before32_17 | bit32_1;
-        end
-        if (before_17[2]) begin
-            before32_17 = before32_17 | bit32_2;
-        end
-        if (before_17[3]) begin
-            before32_17 = before32_17 | bit32_3;
-        end
-        if (before_17[4]) begin
-            before32_17 = before32_17 | bit32_4;
-        end
-        if (before_17[5]) begin
-            before32_17 = before32_17 | bit32_5;
-        end
-        if (before_17[6]) begin
-            before32_17 = before32_17 | bit32_6;
-        end
-        if (before_17[7]) begin
-            before32_17 = before32_17 | bit32_7;
-        end
-        if (after[18]) begin
-            before_18 = sum_a_18 - lane_a_18;
-        end
-        else begin
-            before_18 = total_after + sum_b_18 - lane_b_18;
-        end
-        if (pairs) begin
-            before_18 = before_18 + before_18;
-        end
-        before32_18 = zero32;
-        if (before_18[0]) begin
-            before32_18 = before32_18 | bit32_0;
-        end
-        if (before_18[1]) begin
-            before32_18 = before32_18 | bit32_1;
-        end
-        if (before_18[2]) begin
-            before32_18 = before32_18 | bit32_2;
-        end
-        if (before_18[3]) begin
-            before32_18 = before32_18 | bit32_3;
-        end
-        if (before_18[4]) begin
-            before32_18 = before32_18 | bit32_4;
-        end
-        if (before_18[5]) begin
-            before32_18 = before32_18 | bit32_5;
-        end
-        if (before_18[6]) begin
-            before32_18 = before32_18 | bit32_6;
-        end
-        if (before_18[7]) begin
-            before32_18 = before32_18 | bit32_7;
-        end
-        if (after[19]) begin
-            before_19 = sum_a_19 - lane_a_19;
-        end
-        else begin
-            before_19 = total_after + sum_b_19 - lane_b_19;
-        end
-        if (pairs) begin
-            before_19 = before_19 + before_19;
-        end
-        before32_19 = zero32;
-        if (before_19[0]) begin
-            before32_19 = before32_19 | bit32_0;
-        end
-        if (before_19[1]) begin
-            before32_19 = before32_19 | bit32_1;
-        end
-        if (before_19[2]) begin
-            before32_19 = before32_19 | bit32_2;
-        end
-        if (before_19[3]) begin
-            before32_19 = before32_19 | bit32_3;
-        end
-        if (before_19[4]) begin
-            before32_19 = before32_19 | bit32_4;
-        end
-        if (before_19[5]) begin
-            before32_19 = before32_19 | bit32_5;
-        end
-        if (before_19[6]) begin
-            before32_19 = before32_19 | bit32_6;
-        end
-        if (before_19[7]) begin
-            before32_19 = before32_19 | bit32_7;
-        end
-        if (after[20]) begin
-            before_20 = sum_a_20 - lane_a_20;
-        end
-        else begin
-            before_20 = total_after + sum_b_20 - lane_b_20;
-        end
-        if (pairs) begin
-            before_20 = before_20 + before_20;
-        end
-        before32_20 = zero32;
-        if (before_20[0]) begin
-            before32_20 = before32_20 | bit32_0;
-        end
-        if (before_20[1]) begin
-            before32_20 = before32_20 | bit32_1;
-        end
-        if (before_20[2]) begin
-            before32_20 = before32_20 | bit32_2;
-        end
-        if (before_20[3]) begin
-            before32_20 = before32_20 | bit32_3;
-        end
-        if (before_20[4]) begin
-            before32_20 = before32_20 | bit32_4;
-        end
-        if (before_20[5]) begin
-            before32_20 = before32_20 | bit32_5;
-        end
-        if (before_20[6]) begin
-            before32_20 = before32_20 | bit32_6;
-        end
-        if (before_20[7]) begin
-            before32_20 = before32_20 | bit32_7;
-        end
-        if (after[21]) begin
-            before_21 = sum_a_21 - lane_a_21;
-        end
-        else begin
-            before_21 = total_after + sum_b_21 - lane_b_21;
-        end
-        if (pairs) begin
-            before_21 = before_21 + before_21;
-        end
-        before32_21 = zero32;
-        if (before_21[0]) begin
-            before32_21 = before32_21 | bit32_0;
-        end
-        if (before_21[1]) begin
-            before32_21 = before32_21 | bit32_1;
-        end
-        if (before_21[2]) begin
-            before32_21 = before32_21 | bit32_2;
-        end
-        if (before_21[3]) begin
-            before32_21 = before32_21 | bit32_3;
-        end
-        if (before_21[4]) begin
-            before32_21 = before32_21 | bit32_4;
-        end
-        if (before_21[5]) begin
-            before32_21 = before32_21 | bit32_5;
-        end
-        if (before_21[6]) begin
-            before32_21 = before32_21 | bit32_6;
-        end
-        if (before_21[7]) begin
-            before32_21 = before32_21 | bit32_7;
-        end
-        if (after[22]) begin
-            before_22 = sum_a_22 - lane_a_22;
-        end
-        else begin
-            before_22 = total_after + sum_b_22 - lane_b_22;
-        end
-        if (pairs) begin
-            before_22 = before_22 + before_22;
-        end
-        before32_22 = zero32;
-        if (before_22[0]) begin
-            before32_22 = before32_22 | bit32_0;
-        end
-        if (before_22[1]) begin
-            before32_22 = before32_22 | bit32_1;
-        end
-        if (before_22[2]) begin
-            before32_22 = before32_22 | bit32_2;
-        end
-        if (before_22[3]) begin
-            before32_22 = before32_22 | bit32_3;
-        end
-        if (before_22[4]) begin
-            before32_22 = before32_22 | bit32_4;
-        end
-        if (before_22[5]) begin
-            before32_22 = before32_22 | bit32_5;
-        end
-        if (before_22[6]) begin
-            before32_22 = before32_22 | bit32_6;
-        end
-        if (before_22[7]) begin
-            before32_22 = before32_22 | bit32_7;
-        end
-        if (after[23]) begin
-            before_23 = sum_a_23 - lane_a_23;
-        end
-        else begin
-            before_23 = total_after + sum_b_23 - lane_b_23;
-        end
-        if (pairs) begin
-            before_23 = before_23 + before_23;
-        end
-        before32_23 = zero32;
-        if (before_23[0]) begin
-            before32_23 = before32_23 | bit32_0;
-        end
-        if (before_23[1]) begin
-            before32_23 = before32_23 | bit32_1;
-        end
-        if (before_23[2]) begin
-            before32_23 = before32_23 | bit32_2;
-        end
-        if (before_23[3]) begin
-            before32_23 = before32_23 | bit32_3;
-        end
-        if (before_23[4]) begin
-            before32_23 = before32_23 | bit32_4;
-        end
-        if (before_23[5]) begin
-            before32_23 = before32_23 | bit32_5;
-        end
-        if (before_23[6]) begin
-            before32_23 = before32_23 | bit32_6;
-        end
-        if (before_23[7]) begin
-            before32_23 = before32_23 | bit32_7;
-        end
-        if (after[24]) begin
-            before_24 = sum_a_24 - lane_a_24;
-        end
-        else begin
-            before_24 = total_after + sum_b_24 - lane_b_24;
-        end
-        if (pairs) begin
-            before_24 = before_24 + before_24;
-        end
-        before32_24 = zero32;
-        if (before_24[0]) begin
-            before32_24 = before32_24 | bit32_0;
-        end
-        if (before_24[1]) begin
-            before32_24 = before32_24 | bit32_1;
-        end
-        if (before_24[2]) begin
-            before32_24 = before32_24 | bit32_2;
-        end
-        if (before_24[3]) begin
-            before32_24 = before32_24 | bit32_3;
-        end
-        if (before_24[4]) begin
-            before32_24 = before32_24 | bit32_4;
-        end
-        if (before_24[5]) begin
-            before32_24 = before32_24 | bit32_5;
-        end
-        if (before_24[6]) begin
-            before32_24 = before32_24 | bit32_6;
-        end
-        if (before_24[7]) begin
-            before32_24 = before32_24 | bit32_7;
-        end
-        if (after[25]) begin
-            before_25 = sum_a_25 - lane_a_25;
-        end
-        else begin
-            before_25 = total_after + sum_b_25 - lane_b_25;
-        end
-        if (pairs) begin
-            before_25 = before_25 + before_25;
-        end
-        before32_25 = zero32;
-        if (before_25[0]) begin
-            before32_25 = before32_25 | bit32_0;
-        end
-        if (before_25[1]) begin
-            before32_25 = before32_25 | bit32_1;
-        end
-        if (before_25[2]) begin
-            before32_25 = before32_25 | bit32_2;
-        end
-        if (before_25[3]) begin
-            before32_25 = before32_25 | bit32_3;
-        end
-        if (before_25[4]) begin
-            before32_25 = before32_25 | bit32_4;
-        end
-        if (before_25[5]) begin
-            before32_25 = before32_25 | bit32_5;
-        end
-        if (before_25[6]) begin
-            before32_25 = before32_25 | bit32_6;
-        end
-        if (before_25[7]) begin
-            before32_25 = before32_25 | bit32_7;
-        end
-        if (after[26]) begin
-            before_26 = sum_a_26 - lane_a_26;
-        end
-        else begin
-            before_26 = total_after + sum_b_26 - lane_b_26;
-        end
-        if (pairs) begin
-            before_26 = before_26 + before_26;
-        end
-        before32_26 = zero32;
-        if (before_26[0]) begin
-            before32_26 = before32_26 | bit32_0;
-        end
-        if (before_26[1]) begin
-            before32_26 = before32_26 | bit32_1;
-        end
-        if (before_26[2]) begin
-            before32_26 = before32_26 | bit32_2;
-        end
-        if (before_26[3]) begin
-            before32_26 = before32_26 | bit32_3;
-        end
-        if (before_26[4]) begin
-            before32_26 = before32_26 | bit32_4;
-        end
-        if (before_26[5]) begin
-            before32_26 = before32_26 | bit32_5;
-        end
-        if (before_26[6]) begin
-            before32_26 = before32_26 | bit32_6;
-        end
-        if (before_26[7]) begin
-            before32_26 = before32_26 | bit32_7;
-        end
-        if (after[27]) begin
-            before_27 = sum_a_27 - lane_a_27;
-        end
-        else begin
-            before_27 = total_after + sum_b_27 - lane_b_27;
-        end
-        if (pairs) begin
-            before_27 = before_27 + before_27;
-        end
-        before32_27 = zero32;
-        if (before_27[0]) begin
-            before32_27 = before32_27 | bit32_0;
-        end
-        if (before_27[1]) begin
-            before32_27 = before32_27 | bit32_1;
-        end
-        if (before_27[2]) begin
-            before32_27 = before32_27 | bit32_2;
-        end
-        if (before_27[3]) begin
-            before32_27 = before32_27 | bit32_3;
-        end
-        if (before_27[4]) begin
-            before32_27 = before32_27 | bit32_4;
-        end
-        if (before_27[5]) begin
-            before32_27 = before32_27 | bit32_5;
-        end
-        if (before_27[6]) begin
-            before32_27 = before32_27 | bit32_6;
-        end
-        if (before_27[7]) begin
-            before32_27 = before32_27 | bit32_7;
-        end
-        if (after[28]) begin
-            before_28 = sum_a_28 - lane_a_28;
-        end
-        else begin
-            before_28 = total_after + sum_b_28 - lane_b_28;
-        end
-        if (pairs) begin
-            before_28 = before_28 + before_28;
-        end
-        before32_28 = zero32;
-        if (before_28[0]) begin
-            before32_28 = before32_28 | bit32_0;
-        end
-        if (before_28[1]) begin
-            before32_28 = before32_28 | bit32_1;
-        end
-        if (before_28[2]) begin
-            before32_28 = before32_28 | bit32_2;
-        end
-        if (before_28[3]) begin
-            before32_28 = before32_28 | bit32_3;
-        end
-        if (before_28[4]) begin
-            before32_28 = before32_28 | bit32_4;
-        end
-        if (before_28[5]) begin
-            before32_28 = before32_28 | bit32_5;
-        end
-        if (before_28[6]) begin
-            before32_28 = before32_28 | bit32_6;
-        end
-        if (before_28[7]) begin
-            before32_28 = before32_28 | bit32_7;
-        end
-        if (after[29]) begin
-            before_29 = sum_a_29 - lane_a_29;
-        end
-        else begin
-            before_29 = total_after + sum_b_29 - lane_b_29;
-        end
-        if (pairs) begin
-            before_29 = before_29 + before_29;
-        end
-        before32_29 = zero32;
-        if (before_29[0]) begin
-            before32_29 = before32_29 | bit32_0;
-        end
-        if (before_29[1]) begin
-            before32_29 = before32_29 | bit32_1;
-        end
-        if (before_29[2]) begin
-            before32_29 = before32_29 | bit32_2;
-        end
-        if (before_29[3]) begin
-            before32_29 = before32_29 | bit32_3;
-        end
-        if (before_29[4]) begin
-            before32_29 = before32_29 | bit32_4;
-        end
-        if (before_29[5]) begin
-            before32_29 = before32_29 | bit32_5;
-        end
-        if (before_29[6]) begin
-            before32_29 = before32_29 | bit32_6;
-        end
-        if (before_29[7]) begin
-            before32_29 = before32_29 | bit32_7;
-        end
-        if (after[30]) begin
-            before_30 = sum_a_30 - lane_a_30;
-        end
-        else begin
-            before_30 = total_after + sum_b_30 - lane_b_30;
-        end
-        if (pairs) begin
-            before_30 = before_30 + before_30;
-        end
-        before32_30 = zero32;
-        if (before_30[0]) begin
-            before32_30 = before32_30 | bit32_0;
-        end
-        if (before_30[1]) begin
-            before32_30 = before32_30 | bit32_1;
-        end
-        if (before_30[2]) begin
-            before32_30 = before32_30 | bit32_2;
-        end
-        if (before_30[3]) begin
-            before32_30 = before32_30 | bit32_3;
-        end
-        if (before_30[4]) begin
-            before32_30 = before32_30 | bit32_4;
-        end
-        if (before_30[5]) begin
-            before32_30 = before32_30 | bit32_5;
-        end
-        if (before_30[6]) begin
-            before32_30 = before32_30 | bit32_6;
-        end
-        if (before_30[7]) begin
-            before32_30 = before32_30 | bit32_7;
-        end
-        if (after[31]) begin
-            before_31 = sum_a_31 - lane_a_31;
-        end
-        else begin
-            before_31 = total_after + sum_b_31 - lane_b_31;
-        end
-        if (pairs) begin
-            before_31 = before_31 + before_31;
-        end
-        before32_31 = zero32;
-        if (before_31[0]) begin
-            before32_31 = before32_31 | bit32_0;
-        end
-        if (before_31[1]) begin
-            before32_31 = before32_31 | bit32_1;
-        end
-        if (before_31[2]) begin
-            before32_31 = before32_31 | bit32_2;
-        end
-        if (before_31[3]) begin
-            before32_31 = before32_31 | bit32_3;
-        end
-        if (before_31[4]) begin
-            before32_31 = before32_31 | bit32_4;
-        end
-        if (before_31[5]) begin
-            before32_31 = before32_31 | bit32_5;
-        end
-        if (before_31[6]) begin
-            before32_31 = before32_31 | bit32_6;
-        end
-        if (before_31[7]) begin
-            before32_31 = before32_31 | bit32_7;
-        end
-        if (after[32]) begin
-            before_32 = sum_a_32 - lane_a_32;
-        end
-        else begin
-            before_32 = total_after + sum_b_32 - lane_b_32;
-        end
-        if (pairs) begin
-            before_32 = before_32 + before_32;
-        end
-        before32_32 = zero32;
-        if (before_32[0]) begin
-            before32_32 = before32_32 | bit32_0;
-        end
-        if (before_32[1]) begin
-            before32_32 = before32_32 | bit32_1;
-        end
-        if (before_32[2]) begin
-            before32_32 = before32_32 | bit32_2;
-        end
-        if (before_32[3]) begin
-            before32_32 = before32_32 | bit32_3;
-        end
-        if (before_32[4]) begin
-            before32_32 = before32_32 | bit32_4;
-        end
-        if (before_32[5]) begin
-            before32_32 = before32_32 | bit32_5;
-        end
-        if (before_32[6]) begin
-            before32_32 = before32_32 | bit32_6;
-        end
-        if (before_32[7]) begin
-            before32_32 = before32_32 | bit32_7;
-        end
-        if (after[33]) begin
-            before_33 = sum_a_33 - lane_a_33;
-        end
-        else begin
-            before_33 = total_after + sum_b_33 - lane_b_33;
-        end
-        if (pairs) begin
-            before_33 = before_33 + before_33;
-        end
-        before32_33 = zero32;
-        if (before_33[0]) begin
-            before32_33 = before32_33 | bit32_0;
-        end
-        if (before_33[1]) begin
-            before32_33 = before32_33 | bit32_1;
-        end
-        if (before_33[2]) begin
-            before32_33 = before32_33 | bit32_2;
-        end
-        if (before_33[3]) begin
-            before32_33 = before32_33 | bit32_3;
-        end
-        if (before_33[4]) begin
-            before32_33 = before32_33 | bit32_4;
-        end
-        if (before_33[5]) begin
-            before32_33 = before32_33 | bit32_5;
-        end
-        if (before_33[6]) begin
-            before32_33 = before32_33 | bit32_6;
-        end
-        if (before_33[7]) begin
-            before32_33 = before32_33 | bit32_7;
-        end
-        if (after[34]) begin
-            before_34 = sum_a_34 - lane_a_34;
-        end
-        else begin
-            before_34 = total_after + sum_b_34 - lane_b_34;
-        end
-        if (pairs) begin
-            before_34 = before_34 + before_34;
-        end
-        before32_34 = zero32;
-        if (before_34[0]) begin
-            before32_34 = before32_34 | bit32_0;
-        end
-        if (before_34[1]) begin
-            before32_34 = before32_34 | bit32_1;
-        end
-        if (before_34[2]) begin
-            before32_34 = before32_34 | bit32_2;
-        end
-        if (before_34[3]) begin
-            before32_34 = before32_34 | bit32_3;
-        end
-        if (before_34[4]) begin
-            before32_34 = before32_34 | bit32_4;
-        end
-        if (before_34[5]) begin
-            before32_34 = before32_34 | bit32_5;
-        end
-        if (before_34[6]) begin
-            before32_34 = before32_34 | bit32_6;
-        end
-        if (before_34[7]) begin
-            before32_34 = before32_34 | bit32_7;
-        end
-        if (after[35]) begin
-            before_35 = sum_a_35 - lane_a_35;
-        end
-        else begin
-            before_35 = total_after + sum_b_35 - lane_b_35;
-        end
-        if (pairs) begin
-            before_35 = before_35 + before_35;
-        end
-        before32_35 = zero32;
-        if (before_35[0]) begin
-            before32_35 = before32_35 | bit32_0;
-        end
-        if (before_35[1]) begin
-            before32_35 = before32_35 | bit32_1;
-        end
-        if (before_35[2]) begin
-            before32_35 = before32_35 | bit32_2;
-        end
-        if (before_35[3]) begin
-            before32_35 = before32_35 | bit32_3;
-        end
-        if (before_35[4]) begin
-            before32_35 = before32_35 | bit32_4;
-        end
-        if (before_35[5]) begin
-            before32_35 = before32_35 | bit32_5;
-        end
-        if (before_35[6]) begin
-            before32_35 = before32_35 | bit32_6;
-        end
-        if (before_35[7]) begin
-            before32_35 = before32_35 | bit32_7;
-        end
-        if (after[36]) begin
-            before_36 = sum_a_36 - lane_a_36;
-        end
-        else begin
-            before_36 = total_after + sum_b_36 - lane_b_36;
-        end
-        if (pairs) begin
-            before_36 = before_36 + before_36;
-        end
-        before32_36 = zero32;
-        if (before_36[0]) begin
-            before32_36 = before32_36 | bit32_0;
-        end
-        if (before_36[1]) begin
-            before32_36 = before32_36 | bit32_1;
-        end
-        if (before_36[2]) begin
-            before32_36 = before32_36 | bit32_2;
-        end
-        if (before_36[3]) begin
-            before32_36 = before32_36 | bit32_3;
-        end
-        if (before_36[4]) begin
-            before32_36 = before32_36 | bit32_4;
-        end
-        if (before_36[5]) begin
-            before32_36 = before32_36 | bit32_5;
-        end
-        if (before_36[6]) begin
-            before32_36 = before32_36 | bit32_6;
-        end
-        if (before_36[7]) begin
-            before32_36 = before32_36 | bit32_7;
-        end
-        if (after[37]) begin
-            before_37 = sum_a_37 - lane_a_37;
-        end
-        else begin
-            before_37 = total_after + sum_b_37 - lane_b_37;
-        end
-        if (pairs) begin
-            before_37 = before_37 + before_37;
-        end
-        before32_37 = zero32;
-        if (before_37[0]) begin
-            before32_37 = before32_37 | bit32_0;
-        end
-        if (before_37[1]) begin
-            before32_37 = before32_37 | bit32_1;
-        end
-        if (before_37[2]) begin
-            before32_37 = before32_37 | bit32_2;
-        end
-        if (before_37[3]) begin
-            before32_37 = before32_37 | bit32_3;
-        end
-        if (before_37[4]) begin
-            before32_37 = before32_37 | bit32_4;
-        end
-        if (before_37[5]) begin
-            before32_37 = before32_37 | bit32_5;
-        end
-        if (before_37[6]) begin
-            before32_37 = before32_37 | bit32_6;
-        end
-        if (before_37[7]) begin
-            before32_37 = before32_37 | bit32_7;
-        end
-        if (after[38]) begin
-            before_38 = sum_a_38 - lane_a_38;
-        end
-        else begin
-            before_38 = total_after + sum_b_38 - lane_b_38;
-        end
-        if (pairs) begin
-            before_38 = before_38 + before_38;
-        end
-        before32_38 = zero32;
-        if (before_38[0]) begin
-            before32_38 = before32_38 | bit32_0;
-        end
-        if (before_38[1]) begin
-            before32_38 = before32_38 | bit32_1;
-        end
-        if (before_38[2]) begin
-            before32_38 = before32_38 | bit32_2;
-        end
-        if (before_38[3]) begin
-            before32_38 = before32_38 | bit32_3;
-        end
-        if (before_38[4]) begin
-            before32_38 = before32_38 | bit32_4;
-        end
-        if (before_38[5]) begin
-            before32_38 = before32_38 | bit32_5;
-        end
-        if (before_38[6]) begin
-            before32_38 = before32_38 | bit32_6;
-        end
-        if (before_38[7]) begin
-            before32_38 = before32_38 | bit32_7;
-        end
-        if (after[39]) begin
-            before_39 = sum_a_39 - lane_a_39;
-        end
-        else begin
-            before_39 = total_after + sum_b_39 - lane_b_39;
-        end
-        if (pairs) begin
-            before_39 = before_39 + before_39;
-        end
-        before32_39 = zero32;
-        if (before_39[0]) begin
-            before32_39 = before32_39 | bit32_0;
-        end
-        if (before_39[1]) begin
-            before32_39 = before32_39 | bit32_1;
-        end
-        if (before_39[2]) begin
-            before32_39 = before32_39 | bit32_2;
-        end
-        if (before_39[3]) begin
-            before32_39 = before32_39 | bit32_3;
-        end
-        if (before_39[4]) begin
-            before32_39 = before32_39 | bit32_4;
-        end
-        if (before_39[5]) begin
-            before32_39 = before32_39 | bit32_5;
-        end
-        if (before_39[6]) begin
-            before32_39 = before32_39 | bit32_6;
-        end
-        if (before_39[7]) begin
-            before32_39 = before32_39 | bit32_7;
-        end
-        if (after[40]) begin
-            before_40 = sum_a_40 - lane_a_40;
-        end
-        else begin
-            before_40 = total_after + sum_b_40 - lane_b_40;
-        end
-        if (pairs) begin
-            before_40 = before_40 + before_40;
-        end
-        before32_40 = zero32;
-        if (before_40[0]) begin
-            before32_40 = before32_40 | bit32_0;
-        end
-        if (before_40[1]) begin
-            before32_40 = before32_40 | bit32_1;
-        end
-        if (before_40[2]) begin
-            before32_40 = before32_40 | bit32_2;
-        end
-        if (before_40[3]) begin
-            before32_40 = before32_40 | bit32_3;
-        end
-        if (before_40[4]) begin
-            before32_40 = before32_40 | bit32_4;
-        end
-        if (before_40[5]) begin
-            before32_40 = before32_40 | bit32_5;
-        end
-        if (before_40[6]) begin
-            before32_40 = before32_40 | bit32_6;
-        end
-        if (before_40[7]) begin
-            before32_40 = before32_40 | bit32_7;
-        end
-        if (after[41]) begin
-            before_41 = sum_a_41 - lane_a_41;
-        end
-        else begin
-            before_41 = total_after + sum_b_41 - lane_b_41;
-        end
-        if (pairs) begin
-            before_41 = before_41 + before_41;
-        end
-        before32_41 = zero32;
-        if (before_41[0]) begin
-            before32_41 = before32_41 | bit32_0;
-        end
-        if (before_41[1]) begin
-            before32_41 = before32_41 | bit32_1;
-        end
-        if (before_41[2]) begin
-            before32_41 = before32_41 | bit32_2;
-        end
-        if (before_41[3]) begin
-            before32_41 = before32_41 | bit32_3;
-        end
-        if (before_41[4]) begin
-            before32_41 = before32_41 | bit32_4;
-        end
-        if (before_41[5]) begin
-            before32_41 = before32_41 | bit32_5;
-        end
-        if (before_41[6]) begin
-            before32_41 = before32_41 | bit32_6;
-        end
-        if (before_41[7]) begin
-            before32_41 = before32_41 | bit32_7;
-        end
-        if (after[42]) begin
-            before_42 = sum_a_42 - lane_a_42;
-        end
-        else begin
-            before_42 = total_after + sum_b_42 - lane_b_42;
-        end
-        if (pairs) begin
-            before_42 = before_42 + before_42;
-        end
-        before32_42 = zero32;
-        if (before_42[0]) begin
-            before32_42 = before32_42 | bit32_0;
-        end
-        if (before_42[1]) begin
-            before32_42 = before32_42 | bit32_1;
-        end
-        if (before_42[2]) begin
-            before32_42 = before32_42 | bit32_2;
-        end
-        if (before_42[3]) begin
-            before32_42 = before32_42 | bit32_3;
-        end
-        if (before_42[4]) begin
-            before32_42 = before32_42 | bit32_4;
-        end
-        if (before_42[5]) begin
-            before32_42 = before32_42 | bit32_5;
-        end
-        if (before_42[6]) begin
-            before32_42 = before32_42 | bit32_6;
-        end
-        if (before_42[7]) begin
-            before32_42 = before32_42 | bit32_7;
-        end
-        if (after[43]) begin
-            before_43 = sum_a_43 - lane_a_43;
-        end
         else begin
-            before_43 = total_after + sum_b_43 - lane_b_43;
+            before_1 = total_after + sum_b_1;
         end
         if (pairs) begin
-            before_43 = before_43 + before_43;
-        end
-        before32_43 = zero32;
-        if (before_43[0]) begin
-            before32_43 = before32_43 | bit32_0;
-        end
-        if (before_43[1]) begin
-            before32_43 = before32_43 | bit32_1;
-        end
-        if (before_43[2]) begin
-            before32_43 = before32_43 | bit32_2;
-        end
-        if (before_43[3]) begin
-            before32_43 = before32_43 | bit32_3;
-        end
-        if (before_43[4]) begin
-            before32_43 = before32_43 | bit32_4;
+            before_1 = before_1 << sh_0;
         end
-        if (before_43[5]) begin
-            before32_43 = before32_43 | bit32_5;
+        if (after__q[2]) begin
+            before_2 = sum_a_2;
         end
-        if (before_43[6]) begin
-            before32_43 = before32_43 | bit32_6;
-        end
-        if (before_43[7]) begin
-            before32_43 = before32_43 | bit32_7;
-        end
-        if (after[44]) begin
-            before_44 = sum_a_44 - lane_a_44;
-        end
         else begin
-            before_44 = total_after + sum_b_44 - lane_b_44;
+            before_2 = total_after + sum_b_2;
         end
         if (pairs) begin
-            before_44 = before_44 + before_44;
-        end
-        before32_44 = zero32;
-        if (before_44[0]) begin
-            before32_44 = before32_44 | bit32_0;
-        end
-        if (before_44[1]) begin
-            before32_44 = before32_44 | bit32_1;
-        end
-        if (before_44[2]) begin
-            before32_44 = before32_44 | bit32_2;
-        end
-        if (before_44[3]) begin
-            before32_44 = before32_44 | bit32_3;
-        end
-        if (before_44[4]) begin
-            before32_44 = before32_44 | bit32_4;
+            before_2 = before_2 << sh_0;
         end
-        if (before_44[5]) begin
-            before32_44 = before32_44 | bit32_5;
+        if (after__q[3]) begin
+            before_3 = sum_a_3;
         end
-        if (before_44[6]) begin
-            before32_44 = before32_44 | bit32_6;
-        end
-        if (before_44[7]) begin
-            before32_44 = before32_44 | bit32_7;
-        end
-        if (after[45]) begin
-            before_45 = sum_a_45 - lane_a_45;
-        end
         else begin
-            before_45 = total_after + sum_b_45 - lane_b_45;
+            before_3 = total_after + sum_b_3;
         end
         if (pairs) begin
-            before_45 = before_45 + before_45;
-        end
-        before32_45 = zero32;
-        if (before_45[0]) begin
-            before32_45 = before32_45 | bit32_0;
-        end
-        if (before_45[1]) begin
-            before32_45 = before32_45 | bit32_1;
-        end
-        if (before_45[2]) begin
-            before32_45 = before32_45 | bit32_2;
-        end
-        if (before_45[3]) begin
-            before32_45 = before32_45 | bit32_3;
-        end
-        if (before_45[4]) begin
-            before32_45 = before32_45 | bit32_4;
+            before_3 = before_3 << sh_0;
         end
-        if (before_45[5]) begin
-            before32_45 = before32_45 | bit32_5;
+        if (after__q[4]) begin
+            before_4 = sum_a_4;
         end
-        if (before_45[6]) begin
-            before32_45 = before32_45 | bit32_6;
-        end
-        if (before_45[7]) begin
-            before32_45 = before32_45 | bit32_7;
-        end
-        if (after[46]) begin
-            before_46 = sum_a_46 - lane_a_46;
-        end
         else begin
-            before_46 = total_after + sum_b_46 - lane_b_46;
+            before_4 = total_after + sum_b_4;
         end
         if (pairs) begin
-            before_46 = before_46 + before_46;
-        end
-        before32_46 = zero32;
-        if (before_46[0]) begin
-            before32_46 = before32_46 | bit32_0;
-        end
-        if (before_46[1]) begin
-            before32_46 = before32_46 | bit32_1;
-        end
-        if (before_46[2]) begin
-            before32_46 = before32_46 | bit32_2;
-        end
-        if (before_46[3]) begin
-            before32_46 = before32_46 | bit32_3;
-        end
-        if (before_46[4]) begin
-            before32_46 = before32_46 | bit32_4;
+            before_4 = before_4 << sh_0;
         end
-        if (before_46[5]) begin
-            before32_46 = before32_46 | bit32_5;
+        if (after__q[5]) begin
+            before_5 = sum_a_5;
         end
-        if (before_46[6]) begin
-            before32_46 = before32_46 | bit32_6;
-        end
-        if (before_46[7]) begin
-            before32_46 = before32_46 | bit32_7;
-        end
-        if (after[47]) begin
-            before_47 = sum_a_47 - lane_a_47;
-        end
         else begin
-            before_47 = total_after + sum_b_47 - lane_b_47;
+            before_5 = total_after + sum_b_5;
         end
         if (pairs) begin
-            before_47 = before_47 + before_47;
-        end
-        before32_47 = zero32;
-        if (before_47[0]) begin
-            before32_47 = before32_47 | bit32_0;
-        end
-        if (before_47[1]) begin
-            before32_47 = before32_47 | bit32_1;
-        end
-        if (before_47[2]) begin
-            before32_47 = before32_47 | bit32_2;
-        end
-        if (before_47[3]) begin
-            before32_47 = before32_47 | bit32_3;
-        end
-        if (before_47[4]) begin
-            before32_47 = before32_47 | bit32_4;
+            before_5 = before_5 << sh_0;
         end
-        if (before_47[5]) begin
-            before32_47 = before32_47 | bit32_5;
+        if (after__q[6]) begin
+            before_6 = sum_a_6;
         end
-        if (before_47[6]) begin
-            before32_47 = before32_47 | bit32_6;
-        end
-        if (before_47[7]) begin
-            before32_47 = before32_47 | bit32_7;
-        end
-        if (after[48]) begin
-            before_48 = sum_a_48 - lane_a_48;
-        end
         else begin
-            before_48 = total_after + sum_b_48 - lane_b_48;
+            before_6 = total_after + sum_b_6;
         end
         if (pairs) begin
-            before_48 = before_48 + before_48;
-        end
-        before32_48 = zero32;
-        if (before_48[0]) begin
-            before32_48 = before32_48 | bit32_0;
-        end
-        if (before_48[1]) begin
-            before32_48 = before32_48 | bit32_1;
-        end
-        if (before_48[2]) begin
-            before32_48 = before32_48 | bit32_2;
-        end
-        if (before_48[3]) begin
-            before32_48 = before32_48 | bit32_3;
-        end
-        if (before_48[4]) begin
-            before32_48 = before32_48 | bit32_4;
+            before_6 = before_6 << sh_0;
         end
-        if (before_48[5]) begin
-            before32_48 = before32_48 | bit32_5;
+        if (after__q[7]) begin
+            before_7 = sum_a_7;
         end
-        if (before_48[6]) begin
-            before32_48 = before32_48 | bit32_6;
-        end
-        if (before_48[7]) begin
-            before32_48 = before32_48 | bit32_7;
-        end
-        if (after[49]) begin
-            before_49 = sum_a_49 - lane_a_49;
-        end
         else begin
-            before_49 = total_after + sum_b_49 - lane_b_49;
+            before_7 = total_after + sum_b_7;
         end
         if (pairs) begin
-            before_49 = before_49 + before_49;
-        end
-        before32_49 = zero32;
-        if (before_49[0]) begin
-            before32_49 = before32_49 | bit32_0;
-        end
-        if (before_49[1]) begin
-            before32_49 = before32_49 | bit32_1;
-        end
-        if (before_49[2]) begin
-            before32_49 = before32_49 | bit32_2;
-        end
-        if (before_49[3]) begin
-            before32_49 = before32_49 | bit32_3;
-        end
-        if (before_49[4]) begin
-            before32_49 = before32_49 | bit32_4;
+            before_7 = before_7 << sh_0;
         end
-        if (before_49[5]) begin
-            before32_49 = before32_49 | bit32_5;
+        if (after__q[8]) begin
+            before_8 = sum_a_8;
         end
-        if (before_49[6]) begin
-            before32_49 = before32_49 | bit32_6;
-        end
-        if (before_49[7]) begin
-            before32_49 = before32_49 | bit32_7;
-        end
-        if (after[50]) begin
-            before_50 = sum_a_50 - lane_a_50;
-        end
         else begin
-            before_50 = total_after + sum_b_50 - lane_b_50;
+            before_8 = total_after + sum_b_8;
         end
         if (pairs) begin
-            before_50 = before_50 + before_50;
-        end
-        before32_50 = zero32;
-        if (before_50[0]) begin
-            before32_50 = before32_50 | bit32_0;
-        end
-        if (before_50[1]) begin
-            before32_50 = before32_50 | bit32_1;
-        end
-        if (before_50[2]) begin
-            before32_50 = before32_50 | bit32_2;
-        end
-        if (before_50[3]) begin
-            before32_50 = before32_50 | bit32_3;
-        end
-        if (before_50[4]) begin
-            before32_50 = before32_50 | bit32_4;
+            before_8 = before_8 << sh_0;
         end
-        if (before_50[5]) begin
-            before32_50 = before32_50 | bit32_5;
+        if (after__q[9]) begin
+            before_9 = sum_a_9;
         end
-        if (before_50[6]) begin
-            before32_50 = before32_50 | bit32_6;
-        end
-        if (before_50[7]) begin
-            before32_50 = before32_50 | bit32_7;
-        end
-        if (after[51]) begin
-            before_51 = sum_a_51 - lane_a_51;
-        end
         else begin
-            before_51 = total_after + sum_b_51 - lane_b_51;
+            before_9 = total_after + sum_b_9;
         end
         if (pairs) begin
-            before_51 = before_51 + before_51;
-        end
-        before32_51 = zero32;
-        if (before_51[0]) begin
-            before32_51 = before32_51 | bit32_0;
-        end
-        if (before_51[1]) begin
-            before32_51 = before32_51 | bit32_1;
-        end
-        if (before_51[2]) begin
-            before32_51 = before32_51 | bit32_2;
-        end
-        if (before_51[3]) begin
-            before32_51 = before32_51 | bit32_3;
-        end
-        if (before_51[4]) begin
-            before32_51 = before32_51 | bit32_4;
+            before_9 = before_9 << sh_0;
         end
-        if (before_51[5]) begin
-            before32_51 = before32_51 | bit32_5;
+        if (after__q[10]) begin
+            before_10 = sum_a_10;
         end
-        if (before_51[6]) begin
-            before32_51 = before32_51 | bit32_6;
-        end
-        if (before_51[7]) begin
-            before32_51 = before32_51 | bit32_7;
-        end
-        if (after[52]) begin
-            before_52 = sum_a_52 - lane_a_52;
-        end
         else begin
-            before_52 = total_after + sum_b_52 - lane_b_52;
+            before_10 = total_after + sum_b_10;
         end
         if (pairs) begin
-            before_52 = before_52 + before_52;
-        end
-        before32_52 = zero32;
-        if (before_52[0]) begin
-            before32_52 = before32_52 | bit32_0;
-        end
-        if (before_52[1]) begin
-            before32_52 = before32_52 | bit32_1;
-        end
-        if (before_52[2]) begin
-            before32_52 = before32_52 | bit32_2;
-        end
-        if (before_52[3]) begin
-            before32_52 = before32_52 | bit32_3;
-        end
-        if (before_52[4]) begin
-            before32_52 = before32_52 | bit32_4;
+            before_10 = before_10 << sh_0;
         end
-        if (before_52[5]) begin
-            before32_52 = before32_52 | bit32_5;
+        if (after__q[11]) begin
+            before_11 = sum_a_11;
         end
-        if (before_52[6]) begin
-            before32_52 = before32_52 | bit32_6;
-        end
-        if (before_52[7]) begin
-            before32_52 = before32_52 | bit32_7;
-        end
-        if (after[53]) begin
-            before_53 = sum_a_53 - lane_a_53;
-        end
         else begin
-            before_53 = total_after + sum_b_53 - lane_b_53;
+            before_11 = total_after + sum_b_11;
         end
         if (pairs) begin
-            before_53 = before_53 + before_53;
-        end
-        before32_53 = zero32;
-        if (before_53[0]) begin
-            before32_53 = before32_53 | bit32_0;
-        end
-        if (before_53[1]) begin
-            before32_53 = before32_53 | bit32_1;
-        end
-        if (before_53[2]) begin
-            before32_53 = before32_53 | bit32_2;
-        end
-        if (before_53[3]) begin
-            before32_53 = before32_53 | bit32_3;
-        end
-        if (before_53[4]) begin
-            before32_53 = before32_53 | bit32_4;
+            before_11 = before_11 << sh_0;
         end
-        if (before_53[5]) begin
-            before32_53 = before32_53 | bit32_5;
+        if (after__q[12]) begin
+            before_12 = sum_a_12;
         end
-        if (before_53[6]) begin
-            before32_53 = before32_53 | bit32_6;
-        end
-        if (before_53[7]) begin
-            before32_53 = before32_53 | bit32_7;
-        end
-        if (after[54]) begin
-            before_54 = sum_a_54 - lane_a_54;
-        end
         else begin
-            before_54 = total_after + sum_b_54 - lane_b_54;
+            before_12 = total_after + sum_b_12;
         end
         if (pairs) begin
-            before_54 = before_54 + before_54;
-        end
-        before32_54 = zero32;
-        if (before_54[0]) begin
-            before32_54 = before32_54 | bit32_0;
-        end
-        if (before_54[1]) begin
-            before32_54 = before32_54 | bit32_1;
-        end
-        if (before_54[2]) begin
-            before32_54 = before32_54 | bit32_2;
-        end
-        if (before_54[3]) begin
-            before32_54 = before32_54 | bit32_3;
-        end
-        if (before_54[4]) begin
-            before32_54 = before32_54 | bit32_4;
+            before_12 = before_12 << sh_0;
         end
-        if (before_54[5]) begin
-            before32_54 = before32_54 | bit32_5;
+        if (after__q[13]) begin
+            before_13 = sum_a_13;
         end
-        if (before_54[6]) begin
-            before32_54 = before32_54 | bit32_6;
-        end
-        if (before_54[7]) begin
-            before32_54 = before32_54 | bit32_7;
-        end
-        if (after[55]) begin
-            before_55 = sum_a_55 - lane_a_55;
-        end
         else begin
-            before_55 = total_after + sum_b_55 - lane_b_55;
+            before_13 = total_after + sum_b_13;
         end
         if (pairs) begin
-            before_55 = before_55 + before_55;
-        end
-        before32_55 = zero32;
-        if (before_55[0]) begin
-            before32_55 = before32_55 | bit32_0;
-        end
-        if (before_55[1]) begin
-            before32_55 = before32_55 | bit32_1;
-        end
-        if (before_55[2]) begin
-            before32_55 = before32_55 | bit32_2;
-        end
-        if (before_55[3]) begin
-            before32_55 = before32_55 | bit32_3;
-        end
-        if (before_55[4]) begin
-            before32_55 = before32_55 | bit32_4;
+            before_13 = before_13 << sh_0;
         end
-        if (before_55[5]) begin
-            before32_55 = before32_55 | bit32_5;
+        if (after__q[14]) begin
+            before_14 = sum_a_14;
         end
-        if (before_55[6]) begin
-            before32_55 = before32_55 | bit32_6;
-        end
-        if (before_55[7]) begin
-            before32_55 = before32_55 | bit32_7;
-        end
-        if (after[56]) begin
-            before_56 = sum_a_56 - lane_a_56;
-        end
         else begin
-            before_56 = total_after + sum_b_56 - lane_b_56;
+            before_14 = total_after + sum_b_14;
         end
         if (pairs) begin
-            before_56 = before_56 + before_56;
-        end
-        before32_56 = zero32;
-        if (before_56[0]) begin
-            before32_56 = before32_56 | bit32_0;
-        end
-        if (before_56[1]) begin
-            before32_56 = before32_56 | bit32_1;
-        end
-        if (before_56[2]) begin
-            before32_56 = before32_56 | bit32_2;
-        end
-        if (before_56[3]) begin
-            before32_56 = before32_56 | bit32_3;
-        end
-        if (before_56[4]) begin
-            before32_56 = before32_56 | bit32_4;
+            before_14 = before_14 << sh_0;
         end
-        if (before_56[5]) begin
-            before32_56 = before32_56 | bit32_5;
+        if (after__q[15]) begin
+            before_15 = sum_a_15;
         end
-        if (before_56[6]) begin
-            before32_56 = before32_56 | bit32_6;
-        end
-        if (before_56[7]) begin
-            before32_56 = before32_56 | bit32_7;
-        end
-        if (after[57]) begin
-            before_57 = sum_a_57 - lane_a_57;
-        end
         else begin
-            before_57 = total_after + sum_b_57 - lane_b_57;
+            before_15 = total_after + sum_b_15;
         end
         if (pairs) begin
-            before_57 = before_57 + before_57;
-        end
-        before32_57 = zero32;
-        if (before_57[0]) begin
-            before32_57 = before32_57 | bit32_0;
-        end
-        if (before_57[1]) begin
-            before32_57 = before32_57 | bit32_1;
-        end
-        if (before_57[2]) begin
-            before32_57 = before32_57 | bit32_2;
-        end
-        if (before_57[3]) begin
-            before32_57 = before32_57 | bit32_3;
-        end
-        if (before_57[4]) begin
-            before32_57 = before32_57 | bit32_4;
+            before_15 = before_15 << sh_0;
         end
-        if (before_57[5]) begin
-            before32_57 = before32_57 | bit32_5;
+        if (after__q[16]) begin
+            before_16 = sum_a_16;
         end
-        if (before_57[6]) begin
-            before32_57 = before32_57 | bit32_6;
-        end
-        if (before_57[7]) begin
-            before32_57 = before32_57 | bit32_7;
-        end
-        if (after[58]) begin
-            before_58 = sum_a_58 - lane_a_58;
-        end
         else begin
-            before_58 = total_after + sum_b_58 - lane_b_58;
+            before_16 = total_after + sum_b_16;
         end
         if (pairs) begin
-            before_58 = before_58 + before_58;
-        end
-        before32_58 = zero32;
-        if (before_58[0]) begin
-            before32_58 = before32_58 | bit32_0;
-        end
-        if (before_58[1]) begin
-            before32_58 = before32_58 | bit32_1;
-        end
-        if (before_58[2]) begin
-            before32_58 = before32_58 | bit32_2;
-        end
-        if (before_58[3]) begin
-            before32_58 = before32_58 | bit32_3;
-        end
-        if (before_58[4]) begin
-            before32_58 = before32_58 | bit32_4;
+            before_16 = before_16 << sh_0;
         end
-        if (before_58[5]) begin
-            before32_58 = before32_58 | bit32_5;
+        if (after__q[17]) begin
+            before_17 = sum_a_17;
         end
-        if (before_58[6]) begin
-            before32_58 = before32_58 | bit32_6;
-        end
-        if (before_58[7]) begin
-            before32_58 = before32_58 | bit32_7;
-        end
-        if (after[59]) begin
-            before_59 = sum_a_59 - lane_a_59;
-        end
         else begin
-            before_59 = total_after + sum_b_59 - lane_b_59;
+            before_17 = total_after + sum_b_17;
         end
         if (pairs) begin
-            before_59 = before_59 + before_59;
-        end
-        before32_59 = zero32;
-        if (before_59[0]) begin
-            before32_59 = before32_59 | bit32_0;
+            before_17 = before_17 << sh_0;
         end
-        if (before_59[1]) begin
-            before32_59 = before32_59 | bit32_1;
+        if (after__q[18]) begin
+            before_18 = sum_a_18;
         end
-        if (before_59[2]) begin
-            before32_59 = before32_59 | bit32_2;
-        end
-        if (before_59[3]) begin
-            before32_59 = before32_59 | bit32_3;
+        else begin
+            before_18 = total_after + sum_b_18;
         end
-        if (before_59[4]) begin
-            before32_59 = before32_59 | bit32_4;
+        if (pairs) begin
+            before_18 = before_18 << sh_0;
         end
-        if (before_59[5]) begin
-            before32_59 = before32_59 | bit32_5;
+        if (after__q[19]) begin
+            before_19 = sum_a_19;
         end
-        if (before_59[6]) begin
-            before32_59 = before32_59 | bit32_6;
+        else begin
+            before_19 = total_after + sum_b_19;
         end
-        if (before_59[7]) begin
-            before32_59 = before32_59 | bit32_7;
+        if (pairs) begin
+            before_19 = before_19 << sh_0;
         end
-        if (after[60]) begin
-            before_60 = sum_a_60 - lane_a_60;
+        if (after__q[20]) begin
+            before_20 = sum_a_20;
         end
         else begin
-            before_60 = total_after + sum_b_60 - lane_b_60;
+            before_20 = total_after + sum_b_20;
         end
         if (pairs) begin
-            before_60 = before_60 + before_60;
-        end
-        before32_60 = zero32;
-        if (before_60[0]) begin
-            before32_60 = before32_60 | bit32_0;
+            before_20 = before_20 << sh_0;
         end
-        if (before_60[1]) begin
-            before32_60 = before32_60 | bit32_1;
+        if (after__q[21]) begin
+            before_21 = sum_a_21;
         end
-        if (before_60[2]) begin
-            before32_60 = before32_60 | bit32_2;
-        end
-        if (before_60[3]) begin
-            before32_60 = before32_60 | bit32_3;
+        else begin
+            before_21 = total_after + sum_b_21;
         end
-        if (before_60[4]) begin
-            before32_60 = before32_60 | bit32_4;
+        if (pairs) begin
+            before_21 = before_21 << sh_0;
         end
-        if (before_60[5]) begin
-            before32_60 = before32_60 | bit32_5;
+        if (after__q[22]) begin
+            before_22 = sum_a_22;
         end
-        if (before_60[6]) begin
-            before32_60 = before32_60 | bit32_6;
+        else begin
+            before_22 = total_after + sum_b_22;
         end
-        if (before_60[7]) begin
-            before32_60 = before32_60 | bit32_7;
+        if (pairs) begin
+            before_22 = before_22 << sh_0;
         end
-        if (after[61]) begin
-            before_61 = sum_a_61 - lane_a_61;
+        if (after__q[23]) begin
+            before_23 = sum_a_23;
         end
         else begin
-            before_61 = total_after + sum_b_61 - lane_b_61;
+            before_23 = total_after + sum_b_23;
         end
         if (pairs) begin
-            before_61 = before_61 + before_61;
-        end
-        before32_61 = zero32;
-        if (before_61[0]) begin
-            before32_61 = before32_61 | bit32_0;
+            before_23 = before_23 << sh_0;
         end
-        if (before_61[1]) begin
-            before32_61 = before32_61 | bit32_1;
+        if (after__q[24]) begin
+            before_24 = sum_a_24;
         end
-        if (before_61[2]) begin
-            before32_61 = before32_61 | bit32_2;
-        end
-        if (before_61[3]) begin
-            before32_61 = before32_61 | bit32_3;
+        else begin
+            before_24 = total_after + sum_b_24;
         end
-        if (before_61[4]) begin
-            before32_61 = before32_61 | bit32_4;
+        if (pairs) begin
+            before_24 = before_24 << sh_0;
         end
-        if (before_61[5]) begin
-            before32_61 = before32_61 | bit32_5;
+        if (after__q[25]) begin
+            before_25 = sum_a_25;
         end
-        if (before_61[6]) begin
-            before32_61 = before32_61 | bit32_6;
+        else begin
+            before_25 = total_after + sum_b_25;
         end
-        if (before_61[7]) begin
-            before32_61 = before32_61 | bit32_7;
+        if (pairs) begin
+            before_25 = before_25 << sh_0;
         end
-        if (after[62]) begin
-            before_62 = sum_a_62 - lane_a_62;
+        if (after__q[26]) begin
+            before_26 = sum_a_26;
         end
         else begin
-            before_62 = total_after + sum_b_62 - lane_b_62;
+            before_26 = total_after + sum_b_26;
         end
         if (pairs) begin
-            before_62 = before_62 + before_62;
-        end
-        before32_62 = zero32;
-        if (before_62[0]) begin
-            before32_62 = before32_62 | bit32_0;
+            before_26 = before_26 << sh_0;
         end
-        if (before_62[1]) begin
-            before32_62 = before32_62 | bit32_1;
+        if (after__q[27]) begin
+            before_27 = sum_a_27;
         end
-        if (before_62[2]) begin
-            before32_62 = before32_62 | bit32_2;
-        end
-        if (before_62[3]) begin
-            before32_62 = before32_62 | bit32_3;
+        else begin
+            before_27 = total_after + sum_b_27;
         end
-        if (before_62[4]) begin
-            before32_62 = before32_62 | bit32_4;
+        if (pairs) begin
+            before_27 = before_27 << sh_0;
         end
-        if (before_62[5]) begin
-            before32_62 = before32_62 | bit32_5;
+        if (after__q[28]) begin
+            before_28 = sum_a_28;
         end
-        if (before_62[6]) begin
-            before32_62 = before32_62 | bit32_6;
+        else begin
+            before_28 = total_after + sum_b_28;
         end
-        if (before_62[7]) begin
-            before32_62 = before32_62 | bit32_7;
+        if (pairs) begin
+            before_28 = before_28 << sh_0;
         end
-        if (after[63]) begin
-            before_63 = sum_a_63 - lane_a_63;
+        if (after__q[29]) begin
+            before_29 = sum_a_29;
         end
         else begin
-            before_63 = total_after + sum_b_63 - lane_b_63;
+            before_29 = total_after + sum_b_29;
         end
         if (pairs) begin
-            before_63 = before_63 + before_63;
-        end
-        before32_63 = zero32;
-        if (before_63[0]) begin
-            before32_63 = before32_63 | bit32_0;
+            before_29 = before_29 << sh_0;
         end
-        if (before_63[1]) begin
-            before32_63 = before32_63 | bit32_1;
+        if (after__q[30]) begin
+            before_30 = sum_a_30;
         end
-        if (before_63[2]) begin
-            before32_63 = before32_63 | bit32_2;
-        end
-        if (before_63[3]) begin
-            before32_63 = before32_63 | bit32_3;
+        else begin
+            before_30 = total_after + sum_b_30;
         end
-        if (before_63[4]) begin
-            before32_63 = before32_63 | bit32_4;
+        if (pairs) begin
+            before_30 = before_30 << sh_0;
         end
-        if (before_63[5]) begin
-            before32_63 = before32_63 | bit32_5;
+        if (after__q[31]) begin
+            before_31 = sum_a_31;
         end
-        if (before_63[6]) begin
-            before32_63 = before32_63 | bit32_6;
+        else begin
+            before_31 = total_after + sum_b_31;
         end
-        if (before_63[7]) begin
-            before32_63 = before32_63 | bit32_7;
+        if (pairs) begin
+            before_31 = before_31 << sh_0;
         end
-        if (after[64]) begin
-            before_64 = sum_a_64 - lane_a_64;
+        if (after__q[32]) begin
+            before_32 = sum_a_32;
         end
         else begin
-            before_64 = total_after + sum_b_64 - lane_b_64;
+            before_32 = total_after + sum_b_32;
         end
         if (pairs) begin
-            before_64 = before_64 + before_64;
-        end
-        before32_64 = zero32;
-        if (before_64[0]) begin
-            before32_64 = before32_64 | bit32_0;
+            before_32 = before_32 << sh_0;
         end
-        if (before_64[1]) begin
-            before32_64 = before32_64 | bit32_1;
+        if (after__q[33]) begin
+            before_33 = sum_a_33;
         end
-        if (before_64[2]) begin
-            before32_64 = before32_64 | bit32_2;
-        end
-        if (before_64[3]) begin
-            before32_64 = before32_64 | bit32_3;
+        else begin
+            before_33 = total_after + sum_b_33;
         end
-        if (before_64[4]) begin
-            before32_64 = before32_64 | bit32_4;
+        if (pairs) begin
+            before_33 = before_33 << sh_0;
         end
-        if (before_64[5]) begin
-            before32_64 = before32_64 | bit32_5;
+        if (after__q[34]) begin
+            before_34 = sum_a_34;
         end
-        if (before_64[6]) begin
-            before32_64 = before32_64 | bit32_6;
+        else begin
+            before_34 = total_after + sum_b_34;
         end
-        if (before_64[7]) begin
-            before32_64 = before32_64 | bit32_7;
+        if (pairs) begin
+            before_34 = before_34 << sh_0;
         end
-        if (after[65]) begin
-            before_65 = sum_a_65 - lane_a_65;
+        if (after__q[35]) begin
+            before_35 = sum_a_35;
         end
         else begin
-            before_65 = total_after + sum_b_65 - lane_b_65;
+            before_35 = total_after + sum_b_35;
         end
         if (pairs) begin
-            before_65 = before_65 + before_65;
-        end
-        before32_65 = zero32;
-        if (before_65[0]) begin
-            before32_65 = before32_65 | bit32_0;
+            before_35 = before_35 << sh_0;
         end
-        if (before_65[1]) begin
-            before32_65 = before32_65 | bit32_1;
+        if (after__q[36]) begin
+            before_36 = sum_a_36;
         end
-        if (before_65[2]) begin
-            before32_65 = before32_65 | bit32_2;
-        end
-        if (before_65[3]) begin
-            before32_65 = before32_65 | bit32_3;
+        else begin
+            before_36 = total_after + sum_b_36;
         end
-        if (before_65[4]) begin
-            before32_65 = before32_65 | bit32_4;
+        if (pairs) begin
+            before_36 = before_36 << sh_0;
         end
-        if (before_65[5]) begin
-            before32_65 = before32_65 | bit32_5;
+        if (after__q[37]) begin
+            before_37 = sum_a_37;
         end
-        if (before_65[6]) begin
-            before32_65 = before32_65 | bit32_6;
+        else begin
+            before_37 = total_after + sum_b_37;
         end
-        if (before_65[7]) begin
-            before32_65 = before32_65 | bit32_7;
+        if (pairs) begin
+            before_37 = before_37 << sh_0;
         end
-        if (after[66]) begin
-            before_66 = sum_a_66 - lane_a_66;
+        if (after__q[38]) begin
+            before_38 = sum_a_38;
         end
         else begin
-            before_66 = total_after + sum_b_66 - lane_b_66;
+            before_38 = total_after + sum_b_38;
         end
         if (pairs) begin
-            before_66 = before_66 + before_66;
-        end
-        before32_66 = zero32;
-        if (before_66[0]) begin
-            before32_66 = before32_66 | bit32_0;
+            before_38 = before_38 << sh_0;
         end
-        if (before_66[1]) begin
-            before32_66 = before32_66 | bit32_1;
+        if (after__q[39]) begin
+            before_39 = sum_a_39;
         end
-        if (before_66[2]) begin
-            before32_66 = before32_66 | bit32_2;
-        end
-        if (before_66[3]) begin
-            before32_66 = before32_66 | bit32_3;
+        else begin
+            before_39 = total_after + sum_b_39;
         end
-        if (before_66[4]) begin
-            before32_66 = before32_66 | bit32_4;
+        if (pairs) begin
+            before_39 = before_39 << sh_0;
         end
-        if (before_66[5]) begin
-            before32_66 = before32_66 | bit32_5;
+        if (after__q[40]) begin
+            before_40 = sum_a_40;
         end
-        if (before_66[6]) begin
-            before32_66 = before32_66 | bit32_6;
+        else begin
+            before_40 = total_after + sum_b_40;
         end
-        if (before_66[7]) begin
-            before32_66 = before32_66 | bit32_7;
+        if (pairs) begin
+            before_40 = before_40 << sh_0;
         end
-        if (after[67]) begin
-            before_67 = sum_a_67 - lane_a_67;
+        if (after__q[41]) begin
+            before_41 = sum_a_41;
         end
         else begin
-            before_67 = total_after + sum_b_67 - lane_b_67;
+            before_41 = total_after + sum_b_41;
         end
         if (pairs) begin
-            before_67 = before_67 + before_67;
-        end
-        before32_67 = zero32;
-        if (before_67[0]) begin
-            before32_67 = before32_67 | bit32_0;
+            before_41 = before_41 << sh_0;
         end
-        if (before_67[1]) begin
-            before32_67 = before32_67 | bit32_1;
+        if (after__q[42]) begin
+            before_42 = sum_a_42;
         end
-        if (before_67[2]) begin
-            before32_67 = before32_67 | bit32_2;
-        end
-        if (before_67[3]) begin
-            before32_67 = before32_67 | bit32_3;
+        else begin
+            before_42 = total_after + sum_b_42;
         end
-        if (before_67[4]) begin
-            before32_67 = before32_67 | bit32_4;
+        if (pairs) begin
+            before_42 = before_42 << sh_0;
         end
-        if (before_67[5]) begin
-            before32_67 = before32_67 | bit32_5;
+        if (after__q[43]) begin
+            before_43 = sum_a_43;
         end
-        if (before_67[6]) begin
-            before32_67 = before32_67 | bit32_6;
+        else begin
+            before_43 = total_after + sum_b_43;
         end
-        if (before_67[7]) begin
-            before32_67 = before32_67 | bit32_7;
+        if (pairs) begin
+            before_43 = before_43 << sh_0;
         end
-        if (after[68]) begin
-            before_68 = sum_a_68 - lane_a_68;
+        if (after__q[44]) begin
+            before_44 = sum_a_44;
         end
         else begin
-            before_68 = total_after + sum_b_68 - lane_b_68;
+            before_44 = total_after + sum_b_44;
         end
         if (pairs) begin
-            before_68 = before_68 + before_68;
-        end
-        before32_68 = zero32;
-        if (before_68[0]) begin
-            before32_68 = before32_68 | bit32_0;
+            before_44 = before_44 << sh_0;
         end
-        if (before_68[1]) begin
-            before32_68 = before32_68 | bit32_1;
+        if (after__q[45]) begin
+            before_45 = sum_a_45;
         end
-        if (before_68[2]) begin
-            before32_68 = before32_68 | bit32_2;
-        end
-        if (before_68[3]) begin
-            before32_68 = before32_68 | bit32_3;
+        else begin
+            before_45 = total_after + sum_b_45;
         end
-        if (before_68[4]) begin
-            before32_68 = before32_68 | bit32_4;
+        if (pairs) begin
+            before_45 = before_45 << sh_0;
         end
-        if (before_68[5]) begin
-            before32_68 = before32_68 | bit32_5;
+        if (after__q[46]) begin
+            before_46 = sum_a_46;
         end
-        if (before_68[6]) begin
-            before32_68 = before32_68 | bit32_6;
+        else begin
+            before_46 = total_after + sum_b_46;
         end
-        if (before_68[7]) begin
-            before32_68 = before32_68 | bit32_7;
+        if (pairs) begin
+            before_46 = before_46 << sh_0;
         end
-        if (after[69]) begin
-            before_69 = sum_a_69 - lane_a_69;
+        if (after__q[47]) begin
+            before_47 = sum_a_47;
         end
         else begin
-            before_69 = total_after + sum_b_69 - lane_b_69;
+            before_47 = total_after + sum_b_47;
         end
         if (pairs) begin
-            before_69 = before_69 + before_69;
-        end
-        before32_69 = zero32;
-        if (before_69[0]) begin
-            before32_69 = before32_69 | bit32_0;
+            before_47 = before_47 << sh_0;
         end
-        if (before_69[1]) begin
-            before32_69 = before32_69 | bit32_1;
+        if (after__q[48]) begin
+            before_48 = sum_a_48;
         end
-        if (before_69[2]) begin
-            before32_69 = before32_69 | bit32_2;
-        end
-        if (before_69[3]) begin
-            before32_69 = before32_69 | bit32_3;
+        else begin
+            before_48 = total_after + sum_b_48;
         end
-        if (before_69[4]) begin
-            before32_69 = before32_69 | bit32_4;
+        if (pairs) begin
+            before_48 = before_48 << sh_0;
         end
-        if (before_69[5]) begin
-            before32_69 = before32_69 | bit32_5;
+        if (after__q[49]) begin
+            before_49 = sum_a_49;
         end
-        if (before_69[6]) begin
-            before32_69 = before32_69 | bit32_6;
+        else begin
+            before_49 = total_after + sum_b_49;
         end
-        if (before_69[7]) begin
-            before32_69 = before32_69 | bit32_7;
+        if (pairs) begin
+            before_49 = before_49 << sh_0;
         end
-        if (after[70]) begin
-            before_70 = sum_a_70 - lane_a_70;
+        if (after__q[50]) begin
+            before_50 = sum_a_50;
         end
         else begin
-            before_70 = total_after + sum_b_70 - lane_b_70;
+            before_50 = total_after + sum_b_50;
         end
         if (pairs) begin
-            before_70 = before_70 + before_70;
-        end
-        before32_70 = zero32;
-        if (before_70[0]) begin
-            before32_70 = before32_70 | bit32_0;
+            before_50 = before_50 << sh_0;
         end
-        if (before_70[1]) begin
-            before32_70 = before32_70 | bit32_1;
+        if (after__q[51]) begin
+            before_51 = sum_a_51;
         end
-        if (before_70[2]) begin
-            before32_70 = before32_70 | bit32_2;
-        end
-        if (before_70[3]) begin
-            before32_70 = before32_70 | bit32_3;
+        else begin
+            before_51 = total_after + sum_b_51;
         end
-        if (before_70[4]) begin
-            before32_70 = before32_70 | bit32_4;
+        if (pairs) begin
+            before_51 = before_51 << sh_0;
         end
-        if (before_70[5]) begin
-            before32_70 = before32_70 | bit32_5;
+        if (after__q[52]) begin
+            before_52 = sum_a_52;
         end
-        if (before_70[6]) begin
-            before32_70 = before32_70 | bit32_6;
+        else begin
+            before_52 = total_after + sum_b_52;
         end
-        if (before_70[7]) begin
-            before32_70 = before32_70 | bit32_7;
+        if (pairs) begin
+            before_52 = before_52 << sh_0;
         end
-        if (after[71]) begin
-            before_71 = sum_a_71 - lane_a_71;
+        if (after__q[53]) begin
+            before_53 = sum_a_53;
         end
         else begin
-            before_71 = total_after + sum_b_71 - lane_b_71;
+            before_53 = total_after + sum_b_53;
         end
         if (pairs) begin
-            before_71 = before_71 + before_71;
-        end
-        before32_71 = zero32;
-        if (before_71[0]) begin
-            before32_71 = before32_71 | bit32_0;
+            before_53 = before_53 << sh_0;
         end
-        if (before_71[1]) begin
-            before32_71 = before32_71 | bit32_1;
+        if (after__q[54]) begin
+            before_54 = sum_a_54;
         end
-        if (before_71[2]) begin
-            before32_71 = before32_71 | bit32_2;
-        end
-        if (before_71[3]) begin
-            before32_71 = before32_71 | bit32_3;
+        else begin
+            before_54 = total_after + sum_b_54;
         end
-        if (before_71[4]) begin
-            before32_71 = before32_71 | bit32_4;
+        if (pairs) begin
+            before_54 = before_54 << sh_0;
         end
-        if (before_71[5]) begin
-            before32_71 = before32_71 | bit32_5;
+        if (after__q[55]) begin
+            before_55 = sum_a_55;
         end
-        if (before_71[6]) begin
-            before32_71 = before32_71 | bit32_6;
+        else begin
+            before_55 = total_after + sum_b_55;
         end
-        if (before_71[7]) begin
-            before32_71 = before32_71 | bit32_7;
+        if (pairs) begin
+            before_55 = before_55 << sh_0;
         end
-        if (after[72]) begin
-            before_72 = sum_a_72 - lane_a_72;
+        if (after__q[56]) begin
+            before_56 = sum_a_56;
         end
         else begin
-            before_72 = total_after + sum_b_72 - lane_b_72;
+            before_56 = total_after + sum_b_56;
         end
         if (pairs) begin
-            before_72 = before_72 + before_72;
-        end
-        before32_72 = zero32;
-        if (before_72[0]) begin
-            before32_72 = before32_72 | bit32_0;
+            before_56 = before_56 << sh_0;
         end
-        if (before_72[1]) begin
-            before32_72 = before32_72 | bit32_1;
+        if (after__q[57]) begin
+            before_57 = sum_a_57;
         end
-        if (before_72[2]) begin
-            before32_72 = before32_72 | bit32_2;
-        end
-        if (before_72[3]) begin
-            before32_72 = before32_72 | bit32_3;
+        else begin
+            before_57 = total_after + sum_b_57;
         end
-        if (before_72[4]) begin
-            before32_72 = before32_72 | bit32_4;
+        if (pairs) begin
+            before_57 = before_57 << sh_0;
         end
-        if (before_72[5]) begin
-            before32_72 = before32_72 | bit32_5;
+        if (after__q[58]) begin
+            before_58 = sum_a_58;
         end
-        if (before_72[6]) begin
-            before32_72 = before32_72 | bit32_6;
+        else begin
+            before_58 = total_after + sum_b_58;
         end
-        if (before_72[7]) begin
-            before32_72 = before32_72 | bit32_7;
+        if (pairs) begin
+            before_58 = before_58 << sh_0;
         end
-        if (after[73]) begin
-            before_73 = sum_a_73 - lane_a_73;
+        if (after__q[59]) begin
+            before_59 = sum_a_59;
         end
         else begin
-            before_73 = total_after + sum_b_73 - lane_b_73;
+            before_59 = total_after + sum_b_59;
         end
         if (pairs) begin
-            before_73 = before_73 + before_73;
-        end
-        before32_73 = zero32;
-        if (before_73[0]) begin
-            before32_73 = before32_73 | bit32_0;
+            before_59 = before_59 << sh_0;
         end
-        if (before_73[1]) begin
-            before32_73 = before32_73 | bit32_1;
+        if (after__q[60]) begin
+            before_60 = sum_a_60;
         end
-        if (before_73[2]) begin
-            before32_73 = before32_73 | bit32_2;
-        end
-        if (before_73[3]) begin
-            before32_73 = before32_73 | bit32_3;
+        else begin
+            before_60 = total_after + sum_b_60;
         end
-        if (before_73[4]) begin
-            before32_73 = before32_73 | bit32_4;
+        if (pairs) begin
+            before_60 = before_60 << sh_0;
         end
-        if (before_73[5]) begin
-            before32_73 = before32_73 | bit32_5;
+        if (after__q[61]) begin
+            before_61 = sum_a_61;
         end
-        if (before_73[6]) begin
-            before32_73 = before32_73 | bit32_6;
+        else begin
+            before_61 = total_after + sum_b_61;
         end
-        if (before_73[7]) begin
-            before32_73 = before32_73 | bit32_7;
+        if (pairs) begin
+            before_61 = before_61 << sh_0;
         end
-        if (after[74]) begin
-            before_74 = sum_a_74 - lane_a_74;
+        if (after__q[62]) begin
+            before_62 = sum_a_62;
         end
         else begin
-            before_74 = total_after + sum_b_74 - lane_b_74;
+            before_62 = total_after + sum_b_62;
         end
         if (pairs) begin
-            before_74 = before_74 + before_74;
-        end
-        before32_74 = zero32;
-        if (before_74[0]) begin
-            before32_74 = before32_74 | bit32_0;
+            before_62 = before_62 << sh_0;
         end
-        if (before_74[1]) begin
-            before32_74 = before32_74 | bit32_1;
+        if (after__q[63]) begin
+            before_63 = sum_a_63;
         end
-        if (before_74[2]) begin
-            before32_74 = before32_74 | bit32_2;
-        end
-        if (before_74[3]) begin
-            before32_74 = before32_74 | bit32_3;
+        else begin
+            before_63 = total_after + sum_b_63;
         end
-        if (before_74[4]) begin
-            before32_74 = before32_74 | bit32_4;
+        if (pairs) begin
+            before_63 = before_63 << sh_0;
         end
-        if (before_74[5]) begin
-            before32_74 = before32_74 | bit32_5;
+        if (after__q[64]) begin
+            before_64 = sum_a_64;
         end
-        if (before_74[6]) begin
-            before32_74 = before32_74 | bit32_6;
+        else begin
+            before_64 = total_after + sum_b_64;
         end
-        if (before_74[7]) begin
-            before32_74 = before32_74 | bit32_7;
+        if (pairs) begin
+            before_64 = before_64 << sh_0;
         end
-        if (after[75]) begin
-            before_75 = sum_a_75 - lane_a_75;
+        if (after__q[65]) begin
+            before_65 = sum_a_65;
         end
         else begin
-            before_75 = total_after + sum_b_75 - lane_b_75;
+            before_65 = total_after + sum_b_65;
         end
         if (pairs) begin
-            before_75 = before_75 + before_75;
-        end
-        before32_75 = zero32;
-        if (before_75[0]) begin
-            before32_75 = before32_75 | bit32_0;
+            before_65 = before_65 << sh_0;
         end
-        if (before_75[1]) begin
-            before32_75 = before32_75 | bit32_1;
+        if (after__q[66]) begin
+            before_66 = sum_a_66;
         end
-        if (before_75[2]) begin
-            before32_75 = before32_75 | bit32_2;
-        end
-        if (before_75[3]) begin
-            before32_75 = before32_75 | bit32_3;
+        else begin
+            before_66 = total_after + sum_b_66;
         end
-        if (before_75[4]) begin
-            before32_75 = before32_75 | bit32_4;
+        if (pairs) begin
+            before_66 = before_66 << sh_0;
         end
-        if (before_75[5]) begin
-            before32_75 = before32_75 | bit32_5;
+        if (after__q[67]) begin
+            before_67 = sum_a_67;
         end
-        if (before_75[6]) begin
-            before32_75 = before32_75 | bit32_6;
+        else begin
+            before_67 = total_after + sum_b_67;
         end
-        if (before_75[7]) begin
-            before32_75 = before32_75 | bit32_7;
+        if (pairs) begin
+            before_67 = before_67 << sh_0;
         end
-        if (after[76]) begin
-            before_76 = sum_a_76 - lane_a_76;
+        if (after__q[68]) begin
+            before_68 = sum_a_68;
         end
         else begin
-            before_76 = total_after + sum_b_76 - lane_b_76;
+            before_68 = total_after + sum_b_68;
         end
         if (pairs) begin
-            before_76 = before_76 + before_76;
-        end
-        before32_76 = zero32;
-        if (before_76[0]) begin
-            before32_76 = before32_76 | bit32_0;
+            before_68 = before_68 << sh_0;
         end
-        if (before_76[1]) begin
-            before32_76 = before32_76 | bit32_1;
+        if (after__q[69]) begin
+            before_69 = sum_a_69;
         end
-        if (before_76[2]) begin
-            before32_76 = before32_76 | bit32_2;
-        end
-        if (before_76[3]) begin
-            before32_76 = before32_76 | bit32_3;
+        else begin
+            before_69 = total_after + sum_b_69;
         end
-        if (before_76[4]) begin
-            before32_76 = before32_76 | bit32_4;
+        if (pairs) begin
+            before_69 = before_69 << sh_0;
         end
-        if (before_76[5]) begin
-            before32_76 = before32_76 | bit32_5;
+        if (after__q[70]) begin
+            before_70 = sum_a_70;
         end
-        if (before_76[6]) begin
-            before32_76 = before32_76 | bit32_6;
+        else begin
+            before_70 = total_after + sum_b_70;
         end
-        if (before_76[7]) begin
-            before32_76 = before32_76 | bit32_7;
+        if (pairs) begin
+            before_70 = before_70 << sh_0;
         end
-        if (after[77]) begin
-            before_77 = sum_a_77 - lane_a_77;
+        if (after__q[71]) begin
+            before_71 = sum_a_71;
         end
         else begin
-            before_77 = total_after + sum_b_77 - lane_b_77;
+            before_71 = total_after + sum_b_71;
         end
         if (pairs) begin
-            before_77 = before_77 + before_77;
-        end
-        before32_77 = zero32;
-        if (before_77[0]) begin
-            before32_77 = before32_77 | bit32_0;
+            before_71 = before_71 << sh_0;
         end
-        if (before_77[1]) begin
-            before32_77 = before32_77 | bit32_1;
+        if (after__q[72]) begin
+            before_72 = sum_a_72;
         end
-        if (before_77[2]) begin
-            before32_77 = before32_77 | bit32_2;
-        end
-        if (before_77[3]) begin
-            before32_77 = before32_77 | bit32_3;
+        else begin
+            before_72 = total_after + sum_b_72;
         end
-        if (before_77[4]) begin
-            before32_77 = before32_77 | bit32_4;
+        if (pairs) begin
+            before_72 = before_72 << sh_0;
         end
-        if (before_77[5]) begin
-            before32_77 = before32_77 | bit32_5;
+        if (after__q[73]) begin
+            before_73 = sum_a_73;
         end
-        if (before_77[6]) begin
-            before32_77 = before32_77 | bit32_6;
+        else begin
+            before_73 = total_after + sum_b_73;
         end
-        if (before_77[7]) begin
-            before32_77 = before32_77 | bit32_7;
+        if (pairs) begin
+            before_73 = before_73 << sh_0;
         end
-        if (after[78]) begin
-            before_78 = sum_a_78 - lane_a_78;
+        if (after__q[74]) begin
+            before_74 = sum_a_74;
         end
         else begin
-            before_78 = total_after + sum_b_78 - lane_b_78;
+            before_74 = total_after + sum_b_74;
         end
         if (pairs) begin
-            before_78 = before_78 + before_78;
-        end
-        before32_78 = zero32;
-        if (before_78[0]) begin
-            before32_78 = before32_78 | bit32_0;
+            before_74 = before_74 << sh_0;
         end
-        if (before_78[1]) begin
-            before32_78 = before32_78 | bit32_1;
+        if (after__q[75]) begin
+            before_75 = sum_a_75;
         end
-        if (before_78[2]) begin
-            before32_78 = before32_78 | bit32_2;
-        end
-        if (before_78[3]) begin
-            before32_78 = before32_78 | bit32_3;
+        else begin
+            before_75 = total_after + sum_b_75;
         end
-        if (before_78[4]) begin
-            before32_78 = before32_78 | bit32_4;
+        if (pairs) begin
+            before_75 = before_75 << sh_0;
         end
-        if (before_78[5]) begin
-            before32_78 = before32_78 | bit32_5;
+        if (after__q[76]) begin
+            before_76 = sum_a_76;
         end
-        if (before_78[6]) begin
-            before32_78 = before32_78 | bit32_6;
+        else begin
+            before_76 = total_after + sum_b_76;
         end
-        if (before_78[7]) begin
-            before32_78 = before32_78 | bit32_7;
+        if (pairs) begin
+            before_76 = before_76 << sh_0;
         end
-        if (after[79]) begin
-            before_79 = sum_a_79 - lane_a_79;
+        if (after__q[77]) begin
+            before_77 = sum_a_77;
         end
         else begin
-            before_79 = total_after + sum_b_79 - lane_b_79;
+            before_77 = total_after + sum_b_77;
         end
         if (pairs) begin
-            before_79 = before_79 + before_79;
-        end
-        before32_79 = zero32;
-        if (before_79[0]) begin
-            before32_79 = before32_79 | bit32_0;
+            before_77 = before_77 << sh_0;
         end
-        if (before_79[1]) begin
-            before32_79 = before32_79 | bit32_1;
+        if (after__q[78]) begin
+            before_78 = sum_a_78;
         end
-        if (before_79[2]) begin
-            before32_79 = before32_79 | bit32_2;
-        end
-        if (before_79[3]) begin
-            before32_79 = before32_79 | bit32_3;
+        else begin
+            before_78 = total_after + sum_b_78;
         end
-        if (before_79[4]) begin
-            before32_79 = before32_79 | bit32_4;
+        if (pairs) begin
+            before_78 = before_78 << sh_0;
         end
-        if (before_79[5]) begin
-            before32_79 = before32_79 | bit32_5;
+        if (after__q[79]) begin
+            before_79 = sum_a_79;
         end
-        if (before_79[6]) begin
-            before32_79 = before32_79 | bit32_6;
+        else begin
+            before_79 = total_after + sum_b_79;
         end
-        if (before_79[7]) begin
-            before32_79 = before32_79 | bit32_7;
+        if (pairs) begin
+            before_79 = before_79 << sh_0;
         end
         left = total_q__q - next_id__q;
+        left_big = left > max_c32;
         lsat = left[(32'h0)+:(8)];
-        if (left > max_c32) begin
+        if (left_big) begin
             lsat = max_c;
         end
+        lsat_m1 = lsat - one_c;
         take = zero_n;
         take2 = zero_n;
         odd = zero_n;
-        if (before_0 < lsat) begin
-            take = take | onehots_0;
-        end
-        if ((before_0 + two_c) <= lsat) begin
-            take2 = take2 | onehots_0;
-        end
-        if ((before_0 + one_c) == lsat) begin
-            odd = odd | onehots_0;
-        end
-        if (before_1 < lsat) begin
-            take = take | onehots_1;
-        end
-        if ((before_1 + two_c) <= lsat) begin
-            take2 = take2 | onehots_1;
-        end
-        if ((before_1 + one_c) == lsat) begin
-            odd = odd | onehots_1;
-        end
-        if (before_2 < lsat) begin
-            take = take | onehots_2;
-        end
-        if ((before_2 + two_c) <= lsat) begin
-            take2 = take2 | onehots_2;
-        end
-        if ((before_2 + one_c) == lsat) begin
-            odd = odd | onehots_2;
-        end
-        if (before_3 < lsat) begin
-            take = take | onehots_3;
-        end
-        if ((before_3 + two_c) <= lsat) begin
-            take2 = take2 | onehots_3;
-        end
-        if ((before_3 + one_c) == lsat) begin
-            odd = odd | onehots_3;
-        end
-        if (before_4 < lsat) begin
-            take = take | onehots_4;
-        end
-        if ((before_4 + two_c) <= lsat) begin
-            take2 = take2 | onehots_4;
-        end
-        if ((before_4 + one_c) == lsat) begin
-            odd = odd | onehots_4;
-        end
-        if (before_5 < lsat) begin
-            take = take | onehots_5;
-        end
-        if ((before_5 + two_c) <= lsat) begin
-            take2 = take2 | onehots_5;
-        end
-        if ((before_5 + one_c) == lsat) begin
-            odd = odd | onehots_5;
-        end
-        if (before_6 < lsat) begin
-            take = take | onehots_6;
-        end
-        if ((before_6 + two_c) <= lsat) begin
-            take2 = take2 | onehots_6;
-        end
-        if ((before_6 + one_c) == lsat) begin
-            odd = odd | onehots_6;
-        end
-        if (before_7 < lsat) begin
-            take = take | onehots_7;
-        end
-        if ((before_7 + two_c) <= lsat) begin
-            take2 = take2 | onehots_7;
-        end
-        if ((before_7 + one_c) == lsat) begin
-            odd = odd | onehots_7;
-        end
-        if (before_8 < lsat) begin
-            take = take | onehots_8;
-        end
-        if ((before_8 + two_c) <= lsat) begin
-            take2 = take2 | onehots_8;
-        end
-        if ((before_8 + one_c) == lsat) begin
-            odd = odd | onehots_8;
-        end
-        if (before_9 < lsat) begin
-            take = take | onehots_9;
-        end
-        if ((before_9 + two_c) <= lsat) begin
-            take2 = take2 | onehots_9;
-        end
-        if ((before_9 + one_c) == lsat) begin
-            odd = odd | onehots_9;
-        end
-        if (before_10 < lsat) begin
-            take = take | onehots_10;
-        end
-        if ((before_10 + two_c) <= lsat) begin
-            take2 = take2 | onehots_10;
-        end
-        if ((before_10 + one_c) == lsat) begin
-            odd = odd | onehots_10;
-        end
-        if (before_11 < lsat) begin
-            take = take | onehots_11;
-        end
-        if ((before_11 + two_c) <= lsat) begin
-            take2 = take2 | onehots_11;
-        end
-        if ((before_11 + one_c) == lsat) begin
-            odd = odd | onehots_11;
-        end
-        if (before_12 < lsat) begin
-            take = take | onehots_12;
-        end
-        if ((before_12 + two_c) <= lsat) begin
-            take2 = take2 | onehots_12;
-        end
-        if ((before_12 + one_c) == lsat) begin
-            odd = odd | onehots_12;
-        end
-        if (before_13 < lsat) begin
-            take = take | onehots_13;
-        end
-        if ((before_13 + two_c) <= lsat) begin
-            take2 = take2 | onehots_13;
-        end
-        if ((before_13 + one_c) == lsat) begin
-            odd = odd | onehots_13;
-        end
-        if (before_14 < lsat) begin
-            take = take | onehots_14;
-        end
-        if ((before_14 + two_c) <= lsat) begin
-            take2 = take2 | onehots_14;
-        end
-        if ((before_14 + one_c) == lsat) begin
-            odd = odd | onehots_14;
-        end
-        if (before_15 < lsat) begin
-            take = take | onehots_15;
-        end
-        if ((before_15 + two_c) <= lsat) begin
-            take2 = take2 | onehots_15;
-        end
-        if ((before_15 + one_c) == lsat) begin
-            odd = odd | onehots_15;
-        end
-        if (before_16 < lsat) begin
-            take = take | onehots_16;
-        end
-        if ((before_16 + two_c) <= lsat) begin
-            take2 = take2 | onehots_16;
-        end
-        if ((before_16 + one_c) == lsat) begin
-            odd = odd | onehots_16;
-        end
-        if (before_17 < lsat) begin
-            take = take | onehots_17;
-        end
-        if ((before_17 + two_c) <= lsat) begin
-            take2 = take2 | onehots_17;
-        end
-        if ((before_17 + one_c) == lsat) begin
-            odd = odd | onehots_17;
-        end
-        if (before_18 < lsat) begin
-            take = take | onehots_18;
-        end
-        if ((before_18 + two_c) <= lsat) begin
-            take2 = take2 | onehots_18;
-        end
-        if ((before_18 + one_c) == lsat) begin
-            odd = odd | onehots_18;
-        end
-        if (before_19 < lsat) begin
-            take = take | onehots_19;
-        end
-        if ((before_19 + two_c) <= lsat) begin
-            take2 = take2 | onehots_19;
-        end
-        if ((before_19 + one_c) == lsat) begin
-            odd = odd | onehots_19;
-        end
-        if (before_20 < lsat) begin
-            take = take | onehots_20;
-        end
-        if ((before_20 + two_c) <= lsat) begin
-            take2 = take2 | onehots_20;
-        end
-        if ((before_20 + one_c) == lsat) begin
-            odd = odd | onehots_20;
-        end
-        if (before_21 < lsat) begin
-            take = take | onehots_21;
-        end
-        if ((before_21 + two_c) <= lsat) begin
-            take2 = take2 | onehots_21;
-        end
-        if ((before_21 + one_c) == lsat) begin
-            odd = odd | onehots_21;
-        end
-        if (before_22 < lsat) begin
-            take = take | onehots_22;
-        end
-        if ((before_22 + two_c) <= lsat) begin
-            take2 = take2 | onehots_22;
-        end
-        if ((before_22 + one_c) == lsat) begin
-            odd = odd | onehots_22;
-        end
-        if (before_23 < lsat) begin
-            take = take | onehots_23;
-        end
-        if ((before_23 + two_c) <= lsat) begin
-            take2 = take2 | onehots_23;
-        end
-        if ((before_23 + one_c) == lsat) begin
-            odd = odd | onehots_23;
-        end
-        if (before_24 < lsat) begin
-            take = take | onehots_24;
-        end
-        if ((before_24 + two_c) <= lsat) begin
-            take2 = take2 | onehots_24;
-        end
-        if ((before_24 + one_c) == lsat) begin
-            odd = odd | onehots_24;
-        end
-        if (before_25 < lsat) begin
-            take = take | onehots_25;
-        end
-        if ((before_25 + two_c) <= lsat) begin
-            take2 = take2 | onehots_25;
-        end
-        if ((before_25 + one_c) == lsat) begin
-            odd = odd | onehots_25;
-        end
-        if (before_26 < lsat) begin
-            take = take | onehots_26;
-        end
-        if ((before_26 + two_c) <= lsat) begin
-            take2 = take2 | onehots_26;
-        end
-        if ((before_26 + one_c) == lsat) begin
-            odd = odd | onehots_26;
-        end
-        if (before_27 < lsat) begin
-            take = take | onehots_27;
-        end
-        if ((before_27 + two_c) <= lsat) begin
-            take2 = take2 | onehots_27;
-        end
-        if ((before_27 + one_c) == lsat) begin
-            odd = odd | onehots_27;
-        end
-        if (before_28 < lsat) begin
-            take = take | onehots_28;
-        end
-        if ((before_28 + two_c) <= lsat) begin
-            take2 = take2 | onehots_28;
-        end
-        if ((before_28 + one_c) == lsat) begin
-            odd = odd | onehots_28;
-        end
-        if (before_29 < lsat) begin
-            take = take | onehots_29;
-        end
-        if ((before_29 + two_c) <= lsat) begin
-            take2 = take2 | onehots_29;
-        end
-        if ((before_29 + one_c) == lsat) begin
-            odd = odd | onehots_29;
-        end
-        if (before_30 < lsat) begin
-            take = take | onehots_30;
-        end
-        if ((before_30 + two_c) <= lsat) begin
-            take2 = take2 | onehots_30;
-        end
-        if ((before_30 + one_c) == lsat) begin
-            odd = odd | onehots_30;
-        end
-        if (before_31 < lsat) begin
-            take = take | onehots_31;
-        end
-        if ((before_31 + two_c) <= lsat) begin
-            take2 = take2 | onehots_31;
-        end
-        if ((before_31 + one_c) == lsat) begin
-            odd = odd | onehots_31;
-        end
-        if (before_32 < lsat) begin
-            take = take | onehots_32;
-        end
-        if ((before_32 + two_c) <= lsat) begin
-            take2 = take2 | onehots_32;
-        end
-        if ((before_32 + one_c) == lsat) begin
-            odd = odd | onehots_32;
-        end
-        if (before_33 < lsat) begin
-            take = take | onehots_33;
-        end
-        if ((before_33 + two_c) <= lsat) begin
-            take2 = take2 | onehots_33;
-        end
-        if ((before_33 + one_c) == lsat) begin
-            odd = odd | onehots_33;
-        end
-        if (before_34 < lsat) begin
-            take = take | onehots_34;
-        end
-        if ((before_34 + two_c) <= lsat) begin
-            take2 = take2 | onehots_34;
-        end
-        if ((before_34 + one_c) == lsat) begin
-            odd = odd | onehots_34;
-        end
-        if (before_35 < lsat) begin
-            take = take | onehots_35;
-        end
-        if ((before_35 + two_c) <= lsat) begin
-            take2 = take2 | onehots_35;
-        end
-        if ((before_35 + one_c) == lsat) begin
-            odd = odd | onehots_35;
-        end
-        if (before_36 < lsat) begin
-            take = take | onehots_36;
-        end
-        if ((before_36 + two_c) <= lsat) begin
-            take2 = take2 | onehots_36;
-        end
-        if ((before_36 + one_c) == lsat) begin
-            odd = odd | onehots_36;
-        end
-        if (before_37 < lsat) begin
-            take = take | onehots_37;
-        end
-        if ((before_37 + two_c) <= lsat) begin
-            take2 = take2 | onehots_37;
-        end
-        if ((before_37 + one_c) == lsat) begin
-            odd = odd | onehots_37;
-        end
-        if (before_38 < lsat) begin
-            take = take | onehots_38;
-        end
-        if ((before_38 + two_c) <= lsat) begin
-            take2 = take2 | onehots_38;
-        end
-        if ((before_38 + one_c) == lsat) begin
-            odd = odd | onehots_38;
-        end
-        if (before_39 < lsat) begin
-            take = take | onehots_39;
-        end
-        if ((before_39 + two_c) <= lsat) begin
-            take2 = take2 | onehots_39;
-        end
-        if ((before_39 + one_c) == lsat) begin
-            odd = odd | onehots_39;
-        end
-        if (before_40 < lsat) begin
-            take = take | onehots_40;
-        end
-        if ((before_40 + two_c) <= lsat) begin
-            take2 = take2 | onehots_40;
-        end
-        if ((before_40 + one_c) == lsat) begin
-            odd = odd | onehots_40;
-        end
-        if (before_41 < lsat) begin
-            take = take | onehots_41;
-        end
-        if ((before_41 + two_c) <= lsat) begin
-            take2 = take2 | onehots_41;
-        end
-        if ((before_41 + one_c) == lsat) begin
-            odd = odd | onehots_41;
-        end
-        if (before_42 < lsat) begin
-            take = take | onehots_42;
-        end
-        if ((before_42 + two_c) <= lsat) begin
-            take2 = take2 | onehots_42;
-        end
-        if ((before_42 + one_c) == lsat) begin
-            odd = odd | onehots_42;
-        end
-        if (before_43 < lsat) begin
-            take = take | onehots_43;
-        end
-        if ((before_43 + two_c) <= lsat) begin
-            take2 = take2 | onehots_43;
-        end
-        if ((before_43 + one_c) == lsat) begin
-            odd = odd | onehots_43;
-        end
-        if (before_44 < lsat) begin
-            take = take | onehots_44;
-        end
-        if ((before_44 + two_c) <= lsat) begin
-            take2 = take2 | onehots_44;
-        end
-        if ((before_44 + one_c) == lsat) begin
-            odd = odd | onehots_44;
-        end
-        if (before_45 < lsat) begin
-            take = take | onehots_45;
-        end
-        if ((before_45 + two_c) <= lsat) begin
-            take2 = take2 | onehots_45;
-        end
-        if ((before_45 + one_c) == lsat) begin
-            odd = odd | onehots_45;
-        end
-        if (before_46 < lsat) begin
-            take = take | onehots_46;
-        end
-        if ((before_46 + two_c) <= lsat) begin
-            take2 = take2 | onehots_46;
-        end
-        if ((before_46 + one_c) == lsat) begin
-            odd = odd | onehots_46;
-        end
-        if (before_47 < lsat) begin
-            take = take | onehots_47;
-        end
-        if ((before_47 + two_c) <= lsat) begin
-            take2 = take2 | onehots_47;
-        end
-        if ((before_47 + one_c) == lsat) begin
-            odd = odd | onehots_47;
-        end
-        if (before_48 < lsat) begin
-            take = take | onehots_48;
-        end
-        if ((before_48 + two_c) <= lsat) begin
-            take2 = take2 | onehots_48;
-        end
-        if ((before_48 + one_c) == lsat) begin
-            odd = odd | onehots_48;
-        end
-        if (before_49 < lsat) begin
-            take = take | onehots_49;
-        end
-        if ((before_49 + two_c) <= lsat) begin
-            take2 = take2 | onehots_49;
-        end
-        if ((before_49 + one_c) == lsat) begin
-            odd = odd | onehots_49;
-        end
-        if (before_50 < lsat) begin
-            take = take | onehots_50;
-        end
-        if ((before_50 + two_c) <= lsat) begin
-            take2 = take2 | onehots_50;
-        end
-        if ((before_50 + one_c) == lsat) begin
-            odd = odd | onehots_50;
-        end
-        if (before_51 < lsat) begin
-            take = take | onehots_51;
-        end
-        if ((before_51 + two_c) <= lsat) begin
-            take2 = take2 | onehots_51;
-        end
-        if ((before_51 + one_c) == lsat) begin
-            odd = odd | onehots_51;
-        end
-        if (before_52 < lsat) begin
-            take = take | onehots_52;
-        end
-        if ((before_52 + two_c) <= lsat) begin
-            take2 = take2 | onehots_52;
-        end
-        if ((before_52 + one_c) == lsat) begin
-            odd = odd | onehots_52;
-        end
-        if (before_53 < lsat) begin
-            take = take | onehots_53;
-        end
-        if ((before_53 + two_c) <= lsat) begin
-            take2 = take2 | onehots_53;
-        end
-        if ((before_53 + one_c) == lsat) begin
-            odd = odd | onehots_53;
-        end
-        if (before_54 < lsat) begin
-            take = take | onehots_54;
-        end
-        if ((before_54 + two_c) <= lsat) begin
-            take2 = take2 | onehots_54;
-        end
-        if ((before_54 + one_c) == lsat) begin
-            odd = odd | onehots_54;
-        end
-        if (before_55 < lsat) begin
-            take = take | onehots_55;
-        end
-        if ((before_55 + two_c) <= lsat) begin
-            take2 = take2 | onehots_55;
-        end
-        if ((before_55 + one_c) == lsat) begin
-            odd = odd | onehots_55;
-        end
-        if (before_56 < lsat) begin
-            take = take | onehots_56;
-        end
-        if ((before_56 + two_c) <= lsat) begin
-            take2 = take2 | onehots_56;
-        end
-        if ((before_56 + one_c) == lsat) begin
-            odd = odd | onehots_56;
-        end
-        if (before_57 < lsat) begin
-            take = take | onehots_57;
-        end
-        if ((before_57 + two_c) <= lsat) begin
-            take2 = take2 | onehots_57;
-        end
-        if ((before_57 + one_c) == lsat) begin
-            odd = odd | onehots_57;
-        end
-        if (before_58 < lsat) begin
-            take = take | onehots_58;
-        end
-        if ((before_58 + two_c) <= lsat) begin
-            take2 = take2 | onehots_58;
-        end
-        if ((before_58 + one_c) == lsat) begin
-            odd = odd | onehots_58;
-        end
-        if (before_59 < lsat) begin
-            take = take | onehots_59;
-        end
-        if ((before_59 + two_c) <= lsat) begin
-            take2 = take2 | onehots_59;
-        end
-        if ((before_59 + one_c) == lsat) begin
-            odd = odd | onehots_59;
-        end
-        if (before_60 < lsat) begin
-            take = take | onehots_60;
-        end
-        if ((before_60 + two_c) <= lsat) begin
-            take2 = take2 | onehots_60;
-        end
-        if ((before_60 + one_c) == lsat) begin
-            odd = odd | onehots_60;
-        end
-        if (before_61 < lsat) begin
-            take = take | onehots_61;
-        end
-        if ((before_61 + two_c) <= lsat) begin
-            take2 = take2 | onehots_61;
-        end
-        if ((before_61 + one_c) == lsat) begin
-            odd = odd | onehots_61;
-        end
-        if (before_62 < lsat) begin
-            take = take | onehots_62;
-        end
-        if ((before_62 + two_c) <= lsat) begin
-            take2 = take2 | onehots_62;
-        end
-        if ((before_62 + one_c) == lsat) begin
-            odd = odd | onehots_62;
-        end
-        if (before_63 < lsat) begin
-            take = take | onehots_63;
-        end
-        if ((before_63 + two_c) <= lsat) begin
-            take2 = take2 | onehots_63;
-        end
-        if ((before_63 + one_c) == lsat) begin
-            odd = odd | onehots_63;
-        end
-        if (before_64 < lsat) begin
-            take = take | onehots_64;
-        end
-        if ((before_64 + two_c) <= lsat) begin
-            take2 = take2 | onehots_64;
-        end
-        if ((before_64 + one_c) == lsat) begin
-            odd = odd | onehots_64;
-        end
-        if (before_65 < lsat) begin
-            take = take | onehots_65;
-        end
-        if ((before_65 + two_c) <= lsat) begin
-            take2 = take2 | onehots_65;
-        end
-        if ((before_65 + one_c) == lsat) begin
-            odd = odd | onehots_65;
-        end
-        if (before_66 < lsat) begin
-            take = take | onehots_66;
-        end
-        if ((before_66 + two_c) <= lsat) begin
-            take2 = take2 | onehots_66;
-        end
-        if ((before_66 + one_c) == lsat) begin
-            odd = odd | onehots_66;
-        end
-        if (before_67 < lsat) begin
-            take = take | onehots_67;
-        end
-        if ((before_67 + two_c) <= lsat) begin
-            take2 = take2 | onehots_67;
-        end
-        if ((before_67 + one_c) == lsat) begin
-            odd = odd | onehots_67;
-        end
-        if (before_68 < lsat) begin
-            take = take | onehots_68;
-        end
-        if ((before_68 + two_c) <= lsat) begin
-            take2 = take2 | onehots_68;
-        end
-        if ((before_68 + one_c) == lsat) begin
-            odd = odd | onehots_68;
-        end
-        if (before_69 < lsat) begin
-            take = take | onehots_69;
-        end
-        if ((before_69 + two_c) <= lsat) begin
-            take2 = take2 | onehots_69;
-        end
-        if ((before_69 + one_c) == lsat) begin
-            odd = odd | onehots_69;
-        end
-        if (before_70 < lsat) begin
-            take = take | onehots_70;
-        end
-        if ((before_70 + two_c) <= lsat) begin
-            take2 = take2 | onehots_70;
-        end
-        if ((before_70 + one_c) == lsat) begin
-            odd = odd | onehots_70;
-        end
-        if (before_71 < lsat) begin
-            take = take | onehots_71;
-        end
-        if ((before_71 + two_c) <= lsat) begin
-            take2 = take2 | onehots_71;
-        end
-        if ((before_71 + one_c) == lsat) begin
-            odd = odd | onehots_71;
-        end
-        if (before_72 < lsat) begin
-            take = take | onehots_72;
-        end
-        if ((before_72 + two_c) <= lsat) begin
-            take2 = take2 | onehots_72;
-        end
-        if ((before_72 + one_c) == lsat) begin
-            odd = odd | onehots_72;
-        end
-        if (before_73 < lsat) begin
-            take = take | onehots_73;
-        end
-        if ((before_73 + two_c) <= lsat) begin
-            take2 = take2 | onehots_73;
-        end
-        if ((before_73 + one_c) == lsat) begin
-            odd = odd | onehots_73;
-        end
-        if (before_74 < lsat) begin
-            take = take | onehots_74;
-        end
-        if ((before_74 + two_c) <= lsat) begin
-            take2 = take2 | onehots_74;
-        end
-        if ((before_74 + one_c) == lsat) begin
-            odd = odd | onehots_74;
-        end
-        if (before_75 < lsat) begin
-            take = take | onehots_75;
-        end
-        if ((before_75 + two_c) <= lsat) begin
-            take2 = take2 | onehots_75;
-        end
-        if ((before_75 + one_c) == lsat) begin
-            odd = odd | onehots_75;
-        end
-        if (before_76 < lsat) begin
-            take = take | onehots_76;
-        end
-        if ((before_76 + two_c) <= lsat) begin
-            take2 = take2 | onehots_76;
-        end
-        if ((before_76 + one_c) == lsat) begin
-            odd = odd | onehots_76;
-        end
-        if (before_77 < lsat) begin
-            take = take | onehots_77;
-        end
-        if ((before_77 + two_c) <= lsat) begin
-            take2 = take2 | onehots_77;
-        end
-        if ((before_77 + one_c) == lsat) begin
-            odd = odd | onehots_77;
-        end
-        if (before_78 < lsat) begin
-            take = take | onehots_78;
-        end
-        if ((before_78 + two_c) <= lsat) begin
-            take2 = take2 | onehots_78;
-        end
-        if ((before_78 + one_c) == lsat) begin
-            odd = odd | onehots_78;
-        end
-        if (before_79 < lsat) begin
-            take = take | onehots_79;
-        end
-        if ((before_79 + two_c) <= lsat) begin
-            take2 = take2 | onehots_79;
-        end
-        if ((before_79 + one_c) == lsat) begin
-            odd = odd | onehots_79;
-        end
-        odd_pick = odd & room & after;
+        take[0] = before_0 < lsat;
+        take2[0] = (lsat > one_c) & (before_0 < lsat_m1);
+        odd[0] = (lsat != zero_c) & (before_0 == lsat_m1);
+        take[1] = before_1 < lsat;
+        take2[1] = (lsat > one_c) & (before_1 < lsat_m1);
+        odd[1] = (lsat != zero_c) & (before_1 == lsat_m1);
+        take[2] = before_2 < lsat;
+        take2[2] = (lsat > one_c) & (before_2 < lsat_m1);
+        odd[2] = (lsat != zero_c) & (before_2 == lsat_m1);
+        take[3] = before_3 < lsat;
+        take2[3] = (lsat > one_c) & (before_3 < lsat_m1);
+        odd[3] = (lsat != zero_c) & (before_3 == lsat_m1);
+        take[4] = before_4 < lsat;
+        take2[4] = (lsat > one_c) & (before_4 < lsat_m1);
+        odd[4] = (lsat != zero_c) & (before_4 == lsat_m1);
+        take[5] = before_5 < lsat;
+        take2[5] = (lsat > one_c) & (before_5 < lsat_m1);
+        odd[5] = (lsat != zero_c) & (before_5 == lsat_m1);
+        take[6] = before_6 < lsat;
+        take2[6] = (lsat > one_c) & (before_6 < lsat_m1);
+        odd[6] = (lsat != zero_c) & (before_6 == lsat_m1);
+        take[7] = before_7 < lsat;
+        take2[7] = (lsat > one_c) & (before_7 < lsat_m1);
+        odd[7] = (lsat != zero_c) & (before_7 == lsat_m1);
+        take[8] = before_8 < lsat;
+        take2[8] = (lsat > one_c) & (before_8 < lsat_m1);
+        odd[8] = (lsat != zero_c) & (before_8 == lsat_m1);
+        take[9] = before_9 < lsat;
+        take2[9] = (lsat > one_c) & (before_9 < lsat_m1);
+        odd[9] = (lsat != zero_c) & (before_9 == lsat_m1);
+        take[10] = before_10 < lsat;
+        take2[10] = (lsat > one_c) & (before_10 < lsat_m1);
+        odd[10] = (lsat != zero_c) & (before_10 == lsat_m1);
+        take[11] = before_11 < lsat;
+        take2[11] = (lsat > one_c) & (before_11 < lsat_m1);
+        odd[11] = (lsat != zero_c) & (before_11 == lsat_m1);
+        take[12] = before_12 < lsat;
+        take2[12] = (lsat > one_c) & (before_12 < lsat_m1);
+        odd[12] = (lsat != zero_c) & (before_12 == lsat_m1);
+        take[13] = before_13 < lsat;
+        take2[13] = (lsat > one_c) & (before_13 < lsat_m1);
+        odd[13] = (lsat != zero_c) & (before_13 == lsat_m1);
+        take[14] = before_14 < lsat;
+        take2[14] = (lsat > one_c) & (before_14 < lsat_m1);
+        odd[14] = (lsat != zero_c) & (before_14 == lsat_m1);
+        take[15] = before_15 < lsat;
+        take2[15] = (lsat > one_c) & (before_15 < lsat_m1);
+        odd[15] = (lsat != zero_c) & (before_15 == lsat_m1);
+        take[16] = before_16 < lsat;
+        take2[16] = (lsat > one_c) & (before_16 < lsat_m1);
+        odd[16] = (lsat != zero_c) & (before_16 == lsat_m1);
+        take[17] = before_17 < lsat;
+        take2[17] = (lsat > one_c) & (before_17 < lsat_m1);
+        odd[17] = (lsat != zero_c) & (before_17 == lsat_m1);
+        take[18] = before_18 < lsat;
+        take2[18] = (lsat > one_c) & (before_18 < lsat_m1);
+        odd[18] = (lsat != zero_c) & (before_18 == lsat_m1);
+        take[19] = before_19 < lsat;
+        take2[19] = (lsat > one_c) & (before_19 < lsat_m1);
+        odd[19] = (lsat != zero_c) & (before_19 == lsat_m1);
+        take[20] = before_20 < lsat;
+        take2[20] = (lsat > one_c) & (before_20 < lsat_m1);
+        odd[20] = (lsat != zero_c) & (before_20 == lsat_m1);
+        take[21] = before_21 < lsat;
+        take2[21] = (lsat > one_c) & (before_21 < lsat_m1);
+        odd[21] = (lsat != zero_c) & (before_21 == lsat_m1);
+        take[22] = before_22 < lsat;
+        take2[22] = (lsat > one_c) & (before_22 < lsat_m1);
+        odd[22] = (lsat != zero_c) & (before_22 == lsat_m1);
+        take[23] = before_23 < lsat;
+        take2[23] = (lsat > one_c) & (before_23 < lsat_m1);
+        odd[23] = (lsat != zero_c) & (before_23 == lsat_m1);
+        take[24] = before_24 < lsat;
+        take2[24] = (lsat > one_c) & (before_24 < lsat_m1);
+        odd[24] = (lsat != zero_c) & (before_24 == lsat_m1);
+        take[25] = before_25 < lsat;
+        take2[25] = (lsat > one_c) & (before_25 < lsat_m1);
+        odd[25] = (lsat != zero_c) & (before_25 == lsat_m1);
+        take[26] = before_26 < lsat;
+        take2[26] = (lsat > one_c) & (before_26 < lsat_m1);
+        odd[26] = (lsat != zero_c) & (before_26 == lsat_m1);
+        take[27] = before_27 < lsat;
+        take2[27] = (lsat > one_c) & (before_27 < lsat_m1);
+        odd[27] = (lsat != zero_c) & (before_27 == lsat_m1);
+        take[28] = before_28 < lsat;
+        take2[28] = (lsat > one_c) & (before_28 < lsat_m1);
+        odd[28] = (lsat != zero_c) & (before_28 == lsat_m1);
+        take[29] = before_29 < lsat;
+        take2[29] = (lsat > one_c) & (before_29 < lsat_m1);
+        odd[29] = (lsat != zero_c) & (before_29 == lsat_m1);
+        take[30] = before_30 < lsat;
+        take2[30] = (lsat > one_c) & (before_30 < lsat_m1);
+        odd[30] = (lsat != zero_c) & (before_30 == lsat_m1);
+        take[31] = before_31 < lsat;
+        take2[31] = (lsat > one_c) & (before_31 < lsat_m1);
+        odd[31] = (lsat != zero_c) & (before_31 == lsat_m1);
+        take[32] = before_32 < lsat;
+        take2[32] = (lsat > one_c) & (before_32 < lsat_m1);
+        odd[32] = (lsat != zero_c) & (before_32 == lsat_m1);
+        take[33] = before_33 < lsat;
+        take2[33] = (lsat > one_c) & (before_33 < lsat_m1);
+        odd[33] = (lsat != zero_c) & (before_33 == lsat_m1);
+        take[34] = before_34 < lsat;
+        take2[34] = (lsat > one_c) & (before_34 < lsat_m1);
+        odd[34] = (lsat != zero_c) & (before_34 == lsat_m1);
+        take[35] = before_35 < lsat;
+        take2[35] = (lsat > one_c) & (before_35 < lsat_m1);
+        odd[35] = (lsat != zero_c) & (before_35 == lsat_m1);
+        take[36] = before_36 < lsat;
+        take2[36] = (lsat > one_c) & (before_36 < lsat_m1);
+        odd[36] = (lsat != zero_c) & (before_36 == lsat_m1);
+        take[37] = before_37 < lsat;
+        take2[37] = (lsat > one_c) & (before_37 < lsat_m1);
+        odd[37] = (lsat != zero_c) & (before_37 == lsat_m1);
+        take[38] = before_38 < lsat;
+        take2[38] = (lsat > one_c) & (before_38 < lsat_m1);
+        odd[38] = (lsat != zero_c) & (before_38 == lsat_m1);
+        take[39] = before_39 < lsat;
+        take2[39] = (lsat > one_c) & (before_39 < lsat_m1);
+        odd[39] = (lsat != zero_c) & (before_39 == lsat_m1);
+        take[40] = before_40 < lsat;
+        take2[40] = (lsat > one_c) & (before_40 < lsat_m1);
+        odd[40] = (lsat != zero_c) & (before_40 == lsat_m1);
+        take[41] = before_41 < lsat;
+        take2[41] = (lsat > one_c) & (before_41 < lsat_m1);
+        odd[41] = (lsat != zero_c) & (before_41 == lsat_m1);
+        take[42] = before_42 < lsat;
+        take2[42] = (lsat > one_c) & (before_42 < lsat_m1);
+        odd[42] = (lsat != zero_c) & (before_42 == lsat_m1);
+        take[43] = before_43 < lsat;
+        take2[43] = (lsat > one_c) & (before_43 < lsat_m1);
+        odd[43] = (lsat != zero_c) & (before_43 == lsat_m1);
+        take[44] = before_44 < lsat;
+        take2[44] = (lsat > one_c) & (before_44 < lsat_m1);
+        odd[44] = (lsat != zero_c) & (before_44 == lsat_m1);
+        take[45] = before_45 < lsat;
+        take2[45] = (lsat > one_c) & (before_45 < lsat_m1);
+        odd[45] = (lsat != zero_c) & (before_45 == lsat_m1);
+        take[46] = before_46 < lsat;
+        take2[46] = (lsat > one_c) & (before_46 < lsat_m1);
+        odd[46] = (lsat != zero_c) & (before_46 == lsat_m1);
+        take[47] = before_47 < lsat;
+        take2[47] = (lsat > one_c) & (before_47 < lsat_m1);
+        odd[47] = (lsat != zero_c) & (before_47 == lsat_m1);
+        take[48] = before_48 < lsat;
+        take2[48] = (lsat > one_c) & (before_48 < lsat_m1);
+        odd[48] = (lsat != zero_c) & (before_48 == lsat_m1);
+        take[49] = before_49 < lsat;
+        take2[49] = (lsat > one_c) & (before_49 < lsat_m1);
+        odd[49] = (lsat != zero_c) & (before_49 == lsat_m1);
+        take[50] = before_50 < lsat;
+        take2[50] = (lsat > one_c) & (before_50 < lsat_m1);
+        odd[50] = (lsat != zero_c) & (before_50 == lsat_m1);
+        take[51] = before_51 < lsat;
+        take2[51] = (lsat > one_c) & (before_51 < lsat_m1);
+        odd[51] = (lsat != zero_c) & (before_51 == lsat_m1);
+        take[52] = before_52 < lsat;
+        take2[52] = (lsat > one_c) & (before_52 < lsat_m1);
+        odd[52] = (lsat != zero_c) & (before_52 == lsat_m1);
+        take[53] = before_53 < lsat;
+        take2[53] = (lsat > one_c) & (before_53 < lsat_m1);
+        odd[53] = (lsat != zero_c) & (before_53 == lsat_m1);
+        take[54] = before_54 < lsat;
+        take2[54] = (lsat > one_c) & (before_54 < lsat_m1);
+        odd[54] = (lsat != zero_c) & (before_54 == lsat_m1);
+        take[55] = before_55 < lsat;
+        take2[55] = (lsat > one_c) & (before_55 < lsat_m1);
+        odd[55] = (lsat != zero_c) & (before_55 == lsat_m1);
+        take[56] = before_56 < lsat;
+        take2[56] = (lsat > one_c) & (before_56 < lsat_m1);
+        odd[56] = (lsat != zero_c) & (before_56 == lsat_m1);
+        take[57] = before_57 < lsat;
+        take2[57] = (lsat > one_c) & (before_57 < lsat_m1);
+        odd[57] = (lsat != zero_c) & (before_57 == lsat_m1);
+        take[58] = before_58 < lsat;
+        take2[58] = (lsat > one_c) & (before_58 < lsat_m1);
+        odd[58] = (lsat != zero_c) & (before_58 == lsat_m1);
+        take[59] = before_59 < lsat;
+        take2[59] = (lsat > one_c) & (before_59 < lsat_m1);
+        odd[59] = (lsat != zero_c) & (before_59 == lsat_m1);
+        take[60] = before_60 < lsat;
+        take2[60] = (lsat > one_c) & (before_60 < lsat_m1);
+        odd[60] = (lsat != zero_c) & (before_60 == lsat_m1);
+        take[61] = before_61 < lsat;
+        take2[61] = (lsat > one_c) & (before_61 < lsat_m1);
+        odd[61] = (lsat != zero_c) & (before_61 == lsat_m1);
+        take[62] = before_62 < lsat;
+        take2[62] = (lsat > one_c) & (before_62 < lsat_m1);
+        odd[62] = (lsat != zero_c) & (before_62 == lsat_m1);
+        take[63] = before_63 < lsat;
+        take2[63] = (lsat > one_c) & (before_63 < lsat_m1);
+        odd[63] = (lsat != zero_c) & (before_63 == lsat_m1);
+        take[64] = before_64 < lsat;
+        take2[64] = (lsat > one_c) & (before_64 < lsat_m1);
+        odd[64] = (lsat != zero_c) & (before_64 == lsat_m1);
+        take[65] = before_65 < lsat;
+        take2[65] = (lsat > one_c) & (before_65 < lsat_m1);
+        odd[65] = (lsat != zero_c) & (before_65 == lsat_m1);
+        take[66] = before_66 < lsat;
+        take2[66] = (lsat > one_c) & (before_66 < lsat_m1);
+        odd[66] = (lsat != zero_c) & (before_66 == lsat_m1);
+        take[67] = before_67 < lsat;
+        take2[67] = (lsat > one_c) & (before_67 < lsat_m1);
+        odd[67] = (lsat != zero_c) & (before_67 == lsat_m1);
+        take[68] = before_68 < lsat;
+        take2[68] = (lsat > one_c) & (before_68 < lsat_m1);
+        odd[68] = (lsat != zero_c) & (before_68 == lsat_m1);
+        take[69] = before_69 < lsat;
+        take2[69] = (lsat > one_c) & (before_69 < lsat_m1);
+        odd[69] = (lsat != zero_c) & (before_69 == lsat_m1);
+        take[70] = before_70 < lsat;
+        take2[70] = (lsat > one_c) & (before_70 < lsat_m1);
+        odd[70] = (lsat != zero_c) & (before_70 == lsat_m1);
+        take[71] = before_71 < lsat;
+        take2[71] = (lsat > one_c) & (before_71 < lsat_m1);
+        odd[71] = (lsat != zero_c) & (before_71 == lsat_m1);
+        take[72] = before_72 < lsat;
+        take2[72] = (lsat > one_c) & (before_72 < lsat_m1);
+        odd[72] = (lsat != zero_c) & (before_72 == lsat_m1);
+        take[73] = before_73 < lsat;
+        take2[73] = (lsat > one_c) & (before_73 < lsat_m1);
+        odd[73] = (lsat != zero_c) & (before_73 == lsat_m1);
+        take[74] = before_74 < lsat;
+        take2[74] = (lsat > one_c) & (before_74 < lsat_m1);
+        odd[74] = (lsat != zero_c) & (before_74 == lsat_m1);
+        take[75] = before_75 < lsat;
+        take2[75] = (lsat > one_c) & (before_75 < lsat_m1);
+        odd[75] = (lsat != zero_c) & (before_75 == lsat_m1);
+        take[76] = before_76 < lsat;
+        take2[76] = (lsat > one_c) & (before_76 < lsat_m1);
+        odd[76] = (lsat != zero_c) & (before_76 == lsat_m1);
+        take[77] = before_77 < lsat;
+        take2[77] = (lsat > one_c) & (before_77 < lsat_m1);
+        odd[77] = (lsat != zero_c) & (before_77 == lsat_m1);
+        take[78] = before_78 < lsat;
+        take2[78] = (lsat > one_c) & (before_78 < lsat_m1);
+        odd[78] = (lsat != zero_c) & (before_78 == lsat_m1);
+        take[79] = before_79 < lsat;
+        take2[79] = (lsat > one_c) & (before_79 < lsat_m1);
+        odd[79] = (lsat != zero_c) & (before_79 == lsat_m1);
+        odd_pick = odd & room & after__q;
         if (~|odd_pick) begin
-            odd_pick = odd & room & ~after;
+            odd_pick = odd & room & ~after__q;
         end
         scan = odd_pick;
         scan = scan | (scan << sh_0);
@@ -7908,12 +5137,12 @@ module tb_dispatch_lrr_titanv(clock,reset,start,total,max_per_sm,room,room2,gran
         if (pairs) begin
             grant = (want & take2) | single;
             grant2 = want & take2;
-            cnt = wanting + wanting;
+            cnt = wanting << sh_0;
             if ((lsat >> sh_0) < wanting) begin
-                cnt = (lsat >> sh_0) + (lsat >> sh_0);
+                cnt = (lsat >> sh_0) << sh_0;
             end
-            if (|single) begin
-                cnt = cnt + one_c;
+            if (|odd_pick) begin
+                cnt = cnt | one_c;
             end
         end
         else begin
@@ -7924,647 +5153,3394 @@ module tb_dispatch_lrr_titanv(clock,reset,start,total,max_per_sm,room,room2,gran
                 cnt = lsat;
             end
         end
+        base_lo = next_id__q[(32'h0)+:(9)] & low_mask1;
+        base_hi = next_id__q & ~low_mask32;
+        base_hi1 = base_hi + step_hi;
+        ext_0 = zero_c1;
+        ext_0[0] = before_0[0];
+        ext_0[1] = before_0[1];
+        ext_0[2] = before_0[2];
+        ext_0[3] = before_0[3];
+        ext_0[4] = before_0[4];
+        ext_0[5] = before_0[5];
+        ext_0[6] = before_0[6];
+        ext_0[7] = before_0[7];
+        ext2_0 = ext_0 | one_c1;
+        lo_0 = base_lo + ext_0;
+        lo2_0 = base_lo + ext2_0;
         id_0 = zero32;
         id2_0 = zero32;
         if (grant[0]) begin
-            id_0 = next_id__q + before32_0;
+            id_0 = base_hi;
+            if (|(lo_0 & carry)) begin
+                id_0 = base_hi1;
+            end
+            id_0[0] = lo_0[0];
+            id_0[1] = lo_0[1];
+            id_0[2] = lo_0[2];
+            id_0[3] = lo_0[3];
+            id_0[4] = lo_0[4];
+            id_0[5] = lo_0[5];
+            id_0[6] = lo_0[6];
+            id_0[7] = lo_0[7];
         end
         if (grant2[0]) begin
-            id2_0 = id_0 + one32;
+            id2_0 = base_hi;
+            if (|(lo2_0 & carry)) begin
+                id2_0 = base_hi1;
+            end
+            id2_0[0] = lo2_0[0];
+            id2_0[1] = lo2_0[1];
+            id2_0[2] = lo2_0[2];
+            id2_0[3] = lo2_0[3];
+            id2_0[4] = lo2_0[4];
+            id2_0[5] = lo2_0[5];
+            id2_0[6] = lo2_0[6];
+            id2_0[7] = lo2_0[7];
         end
+        ext_1 = zero_c1;
+        ext_1[0] = before_1[0];
+        ext_1[1] = before_1[1];
+        ext_1[2] = before_1[2];
+        ext_1[3] = before_1[3];
+        ext_1[4] = before_1[4];
+        ext_1[5] = before_1[5];
+        ext_1[6] = before_1[6];
+        ext_1[7] = before_1[7];
+        ext2_1 = ext_1 | one_c1;
+        lo_1 = base_lo + ext_1;
+        lo2_1 = base_lo + ext2_1;
         id_1 = zero32;
         id2_1 = zero32;
         if (grant[1]) begin
-            id_1 = next_id__q + before32_1;
+            id_1 = base_hi;
+            if (|(lo_1 & carry)) begin
+                id_1 = base_hi1;
+            end
+            id_1[0] = lo_1[0];
+            id_1[1] = lo_1[1];
+            id_1[2] = lo_1[2];
+            id_1[3] = lo_1[3];
+            id_1[4] = lo_1[4];
+            id_1[5] = lo_1[5];
+            id_1[6] = lo_1[6];
+            id_1[7] = lo_1[7];
         end
         if (grant2[1]) begin
-            id2_1 = id_1 + one32;
+            id2_1 = base_hi;
+            if (|(lo2_1 & carry)) begin
+                id2_1 = base_hi1;
+            end
+            id2_1[0] = lo2_1[0];
+            id2_1[1] = lo2_1[1];
+            id2_1[2] = lo2_1[2];
+            id2_1[3] = lo2_1[3];
+            id2_1[4] = lo2_1[4];
+            id2_1[5] = lo2_1[5];
+            id2_1[6] = lo2_1[6];
+            id2_1[7] = lo2_1[7];
         end
+        ext_2 = zero_c1;
+        ext_2[0] = before_2[0];
+        ext_2[1] = before_2[1];
+        ext_2[2] = before_2[2];
+        ext_2[3] = before_2[3];
+        ext_2[4] = before_2[4];
+        ext_2[5] = before_2[5];
+        ext_2[6] = before_2[6];
+        ext_2[7] = before_2[7];
+        ext2_2 = ext_2 | one_c1;
+        lo_2 = base_lo + ext_2;
+        lo2_2 = base_lo + ext2_2;
         id_2 = zero32;
         id2_2 = zero32;
         if (grant[2]) begin
-            id_2 = next_id__q + before32_2;
+            id_2 = base_hi;
+            if (|(lo_2 & carry)) begin
+                id_2 = base_hi1;
+            end
+            id_2[0] = lo_2[0];
+            id_2[1] = lo_2[1];
+            id_2[2] = lo_2[2];
+            id_2[3] = lo_2[3];
+            id_2[4] = lo_2[4];
+            id_2[5] = lo_2[5];
+            id_2[6] = lo_2[6];
+            id_2[7] = lo_2[7];
         end
         if (grant2[2]) begin
-            id2_2 = id_2 + one32;
+            id2_2 = base_hi;
+            if (|(lo2_2 & carry)) begin
+                id2_2 = base_hi1;
+            end
+            id2_2[0] = lo2_2[0];
+            id2_2[1] = lo2_2[1];
+            id2_2[2] = lo2_2[2];
+            id2_2[3] = lo2_2[3];
+            id2_2[4] = lo2_2[4];
+            id2_2[5] = lo2_2[5];
+            id2_2[6] = lo2_2[6];
+            id2_2[7] = lo2_2[7];
         end
+        ext_3 = zero_c1;
+        ext_3[0] = before_3[0];
+        ext_3[1] = before_3[1];
+        ext_3[2] = before_3[2];
+        ext_3[3] = before_3[3];
+        ext_3[4] = before_3[4];
+        ext_3[5] = before_3[5];
+        ext_3[6] = before_3[6];
+        ext_3[7] = before_3[7];
+        ext2_3 = ext_3 | one_c1;
+        lo_3 = base_lo + ext_3;
+        lo2_3 = base_lo + ext2_3;
         id_3 = zero32;
         id2_3 = zero32;
         if (grant[3]) begin
-            id_3 = next_id__q + before32_3;
+            id_3 = base_hi;
+            if (|(lo_3 & carry)) begin
+                id_3 = base_hi1;
+            end
+            id_3[0] = lo_3[0];
+            id_3[1] = lo_3[1];
+            id_3[2] = lo_3[2];
+            id_3[3] = lo_3[3];
+            id_3[4] = lo_3[4];
+            id_3[5] = lo_3[5];
+            id_3[6] = lo_3[6];
+            id_3[7] = lo_3[7];
         end
         if (grant2[3]) begin
-            id2_3 = id_3 + one32;
+            id2_3 = base_hi;
+            if (|(lo2_3 & carry)) begin
+                id2_3 = base_hi1;
+            end
+            id2_3[0] = lo2_3[0];
+            id2_3[1] = lo2_3[1];
+            id2_3[2] = lo2_3[2];
+            id2_3[3] = lo2_3[3];
+            id2_3[4] = lo2_3[4];
+            id2_3[5] = lo2_3[5];
+            id2_3[6] = lo2_3[6];
+            id2_3[7] = lo2_3[7];
         end
+        ext_4 = zero_c1;
+        ext_4[0] = before_4[0];
+        ext_4[1] = before_4[1];
+        ext_4[2] = before_4[2];
+        ext_4[3] = before_4[3];
+        ext_4[4] = before_4[4];
+        ext_4[5] = before_4[5];
+        ext_4[6] = before_4[6];
+        ext_4[7] = before_4[7];
+        ext2_4 = ext_4 | one_c1;
+        lo_4 = base_lo + ext_4;
+        lo2_4 = base_lo + ext2_4;
         id_4 = zero32;
         id2_4 = zero32;
         if (grant[4]) begin
-            id_4 = next_id__q + before32_4;
+            id_4 = base_hi;
+            if (|(lo_4 & carry)) begin
+                id_4 = base_hi1;
+            end
+            id_4[0] = lo_4[0];
+            id_4[1] = lo_4[1];
+            id_4[2] = lo_4[2];
+            id_4[3] = lo_4[3];
+            id_4[4] = lo_4[4];
+            id_4[5] = lo_4[5];
+            id_4[6] = lo_4[6];
+            id_4[7] = lo_4[7];
         end
         if (grant2[4]) begin
-            id2_4 = id_4 + one32;
+            id2_4 = base_hi;
+            if (|(lo2_4 & carry)) begin
+                id2_4 = base_hi1;
+            end
+            id2_4[0] = lo2_4[0];
+            id2_4[1] = lo2_4[1];
+            id2_4[2] = lo2_4[2];
+            id2_4[3] = lo2_4[3];
+            id2_4[4] = lo2_4[4];
+            id2_4[5] = lo2_4[5];
+            id2_4[6] = lo2_4[6];
+            id2_4[7] = lo2_4[7];
         end
+        ext_5 = zero_c1;
+        ext_5[0] = before_5[0];
+        ext_5[1] = before_5[1];
+        ext_5[2] = before_5[2];
+        ext_5[3] = before_5[3];
+        ext_5[4] = before_5[4];
+        ext_5[5] = before_5[5];
+        ext_5[6] = before_5[6];
+        ext_5[7] = before_5[7];
+        ext2_5 = ext_5 | one_c1;
+        lo_5 = base_lo + ext_5;
+        lo2_5 = base_lo + ext2_5;
         id_5 = zero32;
         id2_5 = zero32;
         if (grant[5]) begin
-            id_5 = next_id__q + before32_5;
+            id_5 = base_hi;
+            if (|(lo_5 & carry)) begin
+                id_5 = base_hi1;
+            end
+            id_5[0] = lo_5[0];
+            id_5[1] = lo_5[1];
+            id_5[2] = lo_5[2];
+            id_5[3] = lo_5[3];
+            id_5[4] = lo_5[4];
+            id_5[5] = lo_5[5];
+            id_5[6] = lo_5[6];
+            id_5[7] = lo_5[7];
         end
         if (grant2[5]) begin
-            id2_5 = id_5 + one32;
+            id2_5 = base_hi;
+            if (|(lo2_5 & carry)) begin
+                id2_5 = base_hi1;
+            end
+            id2_5[0] = lo2_5[0];
+            id2_5[1] = lo2_5[1];
+            id2_5[2] = lo2_5[2];
+            id2_5[3] = lo2_5[3];
+            id2_5[4] = lo2_5[4];
+            id2_5[5] = lo2_5[5];
+            id2_5[6] = lo2_5[6];
+            id2_5[7] = lo2_5[7];
         end
+        ext_6 = zero_c1;
+        ext_6[0] = before_6[0];
+        ext_6[1] = before_6[1];
+        ext_6[2] = before_6[2];
+        ext_6[3] = before_6[3];
+        ext_6[4] = before_6[4];
+        ext_6[5] = before_6[5];
+        ext_6[6] = before_6[6];
+        ext_6[7] = before_6[7];
+        ext2_6 = ext_6 | one_c1;
+        lo_6 = base_lo + ext_6;
+        lo2_6 = base_lo + ext2_6;
         id_6 = zero32;
         id2_6 = zero32;
         if (grant[6]) begin
-            id_6 = next_id__q + before32_6;
+            id_6 = base_hi;
+            if (|(lo_6 & carry)) begin
+                id_6 = base_hi1;
+            end
+            id_6[0] = lo_6[0];
+            id_6[1] = lo_6[1];
+            id_6[2] = lo_6[2];
+            id_6[3] = lo_6[3];
+            id_6[4] = lo_6[4];
+            id_6[5] = lo_6[5];
+            id_6[6] = lo_6[6];
+            id_6[7] = lo_6[7];
         end
         if (grant2[6]) begin
-            id2_6 = id_6 + one32;
+            id2_6 = base_hi;
+            if (|(lo2_6 & carry)) begin
+                id2_6 = base_hi1;
+            end
+            id2_6[0] = lo2_6[0];
+            id2_6[1] = lo2_6[1];
+            id2_6[2] = lo2_6[2];
+            id2_6[3] = lo2_6[3];
+            id2_6[4] = lo2_6[4];
+            id2_6[5] = lo2_6[5];
+            id2_6[6] = lo2_6[6];
+            id2_6[7] = lo2_6[7];
         end
+        ext_7 = zero_c1;
+        ext_7[0] = before_7[0];
+        ext_7[1] = before_7[1];
+        ext_7[2] = before_7[2];
+        ext_7[3] = before_7[3];
+        ext_7[4] = before_7[4];
+        ext_7[5] = before_7[5];
+        ext_7[6] = before_7[6];
+        ext_7[7] = before_7[7];
+        ext2_7 = ext_7 | one_c1;
+        lo_7 = base_lo + ext_7;
+        lo2_7 = base_lo + ext2_7;
         id_7 = zero32;
         id2_7 = zero32;
         if (grant[7]) begin
-            id_7 = next_id__q + before32_7;
+            id_7 = base_hi;
+            if (|(lo_7 & carry)) begin
+                id_7 = base_hi1;
+            end
+            id_7[0] = lo_7[0];
+            id_7[1] = lo_7[1];
+            id_7[2] = lo_7[2];
+            id_7[3] = lo_7[3];
+            id_7[4] = lo_7[4];
+            id_7[5] = lo_7[5];
+            id_7[6] = lo_7[6];
+            id_7[7] = lo_7[7];
         end
         if (grant2[7]) begin
-            id2_7 = id_7 + one32;
+            id2_7 = base_hi;
+            if (|(lo2_7 & carry)) begin
+                id2_7 = base_hi1;
+            end
+            id2_7[0] = lo2_7[0];
+            id2_7[1] = lo2_7[1];
+            id2_7[2] = lo2_7[2];
+            id2_7[3] = lo2_7[3];
+            id2_7[4] = lo2_7[4];
+            id2_7[5] = lo2_7[5];
+            id2_7[6] = lo2_7[6];
+            id2_7[7] = lo2_7[7];
         end
+        ext_8 = zero_c1;
+        ext_8[0] = before_8[0];
+        ext_8[1] = before_8[1];
+        ext_8[2] = before_8[2];
+        ext_8[3] = before_8[3];
+        ext_8[4] = before_8[4];
+        ext_8[5] = before_8[5];
+        ext_8[6] = before_8[6];
+        ext_8[7] = before_8[7];
+        ext2_8 = ext_8 | one_c1;
+        lo_8 = base_lo + ext_8;
+        lo2_8 = base_lo + ext2_8;
         id_8 = zero32;
         id2_8 = zero32;
         if (grant[8]) begin
-            id_8 = next_id__q + before32_8;
+            id_8 = base_hi;
+            if (|(lo_8 & carry)) begin
+                id_8 = base_hi1;
+            end
+            id_8[0] = lo_8[0];
+            id_8[1] = lo_8[1];
+            id_8[2] = lo_8[2];
+            id_8[3] = lo_8[3];
+            id_8[4] = lo_8[4];
+            id_8[5] = lo_8[5];
+            id_8[6] = lo_8[6];
+            id_8[7] = lo_8[7];
         end
         if (grant2[8]) begin
-            id2_8 = id_8 + one32;
+            id2_8 = base_hi;
+            if (|(lo2_8 & carry)) begin
+                id2_8 = base_hi1;
+            end
+            id2_8[0] = lo2_8[0];
+            id2_8[1] = lo2_8[1];
+            id2_8[2] = lo2_8[2];
+            id2_8[3] = lo2_8[3];
+            id2_8[4] = lo2_8[4];
+            id2_8[5] = lo2_8[5];
+            id2_8[6] = lo2_8[6];
+            id2_8[7] = lo2_8[7];
         end
+        ext_9 = zero_c1;
+        ext_9[0] = before_9[0];
+        ext_9[1] = before_9[1];
+        ext_9[2] = before_9[2];
+        ext_9[3] = before_9[3];
+        ext_9[4] = before_9[4];
+        ext_9[5] = before_9[5];
+        ext_9[6] = before_9[6];
+        ext_9[7] = before_9[7];
+        ext2_9 = ext_9 | one_c1;
+        lo_9 = base_lo + ext_9;
+        lo2_9 = base_lo + ext2_9;
         id_9 = zero32;
         id2_9 = zero32;
         if (grant[9]) begin
-            id_9 = next_id__q + before32_9;
+            id_9 = base_hi;
+            if (|(lo_9 & carry)) begin
+                id_9 = base_hi1;
+            end
+            id_9[0] = lo_9[0];
+            id_9[1] = lo_9[1];
+            id_9[2] = lo_9[2];
+            id_9[3] = lo_9[3];
+            id_9[4] = lo_9[4];
+            id_9[5] = lo_9[5];
+            id_9[6] = lo_9[6];
+            id_9[7] = lo_9[7];
         end
         if (grant2[9]) begin
-            id2_9 = id_9 + one32;
+            id2_9 = base_hi;
+            if (|(lo2_9 & carry)) begin
+                id2_9 = base_hi1;
+            end
+            id2_9[0] = lo2_9[0];
+            id2_9[1] = lo2_9[1];
+            id2_9[2] = lo2_9[2];
+            id2_9[3] = lo2_9[3];
+            id2_9[4] = lo2_9[4];
+            id2_9[5] = lo2_9[5];
+            id2_9[6] = lo2_9[6];
+            id2_9[7] = lo2_9[7];
         end
+        ext_10 = zero_c1;
+        ext_10[0] = before_10[0];
+        ext_10[1] = before_10[1];
+        ext_10[2] = before_10[2];
+        ext_10[3] = before_10[3];
+        ext_10[4] = before_10[4];
+        ext_10[5] = before_10[5];
+        ext_10[6] = before_10[6];
+        ext_10[7] = before_10[7];
+        ext2_10 = ext_10 | one_c1;
+        lo_10 = base_lo + ext_10;
+        lo2_10 = base_lo + ext2_10;
         id_10 = zero32;
         id2_10 = zero32;
         if (grant[10]) begin
-            id_10 = next_id__q + before32_10;
+            id_10 = base_hi;
+            if (|(lo_10 & carry)) begin
+                id_10 = base_hi1;
+            end
+            id_10[0] = lo_10[0];
+            id_10[1] = lo_10[1];
+            id_10[2] = lo_10[2];
+            id_10[3] = lo_10[3];
+            id_10[4] = lo_10[4];
+            id_10[5] = lo_10[5];
+            id_10[6] = lo_10[6];
+            id_10[7] = lo_10[7];
         end
         if (grant2[10]) begin
-            id2_10 = id_10 + one32;
+            id2_10 = base_hi;
+            if (|(lo2_10 & carry)) begin
+                id2_10 = base_hi1;
+            end
+            id2_10[0] = lo2_10[0];
+            id2_10[1] = lo2_10[1];
+            id2_10[2] = lo2_10[2];
+            id2_10[3] = lo2_10[3];
+            id2_10[4] = lo2_10[4];
+            id2_10[5] = lo2_10[5];
+            id2_10[6] = lo2_10[6];
+            id2_10[7] = lo2_10[7];
         end
+        ext_11 = zero_c1;
+        ext_11[0] = before_11[0];
+        ext_11[1] = before_11[1];
+        ext_11[2] = before_11[2];
+        ext_11[3] = before_11[3];
+        ext_11[4] = before_11[4];
+        ext_11[5] = before_11[5];
+        ext_11[6] = before_11[6];
+        ext_11[7] = before_11[7];
+        ext2_11 = ext_11 | one_c1;
+        lo_11 = base_lo + ext_11;
+        lo2_11 = base_lo + ext2_11;
         id_11 = zero32;
         id2_11 = zero32;
         if (grant[11]) begin
-            id_11 = next_id__q + before32_11;
+            id_11 = base_hi;
+            if (|(lo_11 & carry)) begin
+                id_11 = base_hi1;
+            end
+            id_11[0] = lo_11[0];
+            id_11[1] = lo_11[1];
+            id_11[2] = lo_11[2];
+            id_11[3] = lo_11[3];
+            id_11[4] = lo_11[4];
+            id_11[5] = lo_11[5];
+            id_11[6] = lo_11[6];
+            id_11[7] = lo_11[7];
         end
         if (grant2[11]) begin
-            id2_11 = id_11 + one32;
+            id2_11 = base_hi;
+            if (|(lo2_11 & carry)) begin
+                id2_11 = base_hi1;
+            end
+            id2_11[0] = lo2_11[0];
+            id2_11[1] = lo2_11[1];
+            id2_11[2] = lo2_11[2];
+            id2_11[3] = lo2_11[3];
+            id2_11[4] = lo2_11[4];
+            id2_11[5] = lo2_11[5];
+            id2_11[6] = lo2_11[6];
+            id2_11[7] = lo2_11[7];
         end
+        ext_12 = zero_c1;
+        ext_12[0] = before_12[0];
+        ext_12[1] = before_12[1];
+        ext_12[2] = before_12[2];
+        ext_12[3] = before_12[3];
+        ext_12[4] = before_12[4];
+        ext_12[5] = before_12[5];
+        ext_12[6] = before_12[6];
+        ext_12[7] = before_12[7];
+        ext2_12 = ext_12 | one_c1;
+        lo_12 = base_lo + ext_12;
+        lo2_12 = base_lo + ext2_12;
         id_12 = zero32;
         id2_12 = zero32;
         if (grant[12]) begin
-            id_12 = next_id__q + before32_12;
+            id_12 = base_hi;
+            if (|(lo_12 & carry)) begin
+                id_12 = base_hi1;
+            end
+            id_12[0] = lo_12[0];
+            id_12[1] = lo_12[1];
+            id_12[2] = lo_12[2];
+            id_12[3] = lo_12[3];
+            id_12[4] = lo_12[4];
+            id_12[5] = lo_12[5];
+            id_12[6] = lo_12[6];
+            id_12[7] = lo_12[7];
         end
         if (grant2[12]) begin
-            id2_12 = id_12 + one32;
+            id2_12 = base_hi;
+            if (|(lo2_12 & carry)) begin
+                id2_12 = base_hi1;
+            end
+            id2_12[0] = lo2_12[0];
+            id2_12[1] = lo2_12[1];
+            id2_12[2] = lo2_12[2];
+            id2_12[3] = lo2_12[3];
+            id2_12[4] = lo2_12[4];
+            id2_12[5] = lo2_12[5];
+            id2_12[6] = lo2_12[6];
+            id2_12[7] = lo2_12[7];
         end
+        ext_13 = zero_c1;
+        ext_13[0] = before_13[0];
+        ext_13[1] = before_13[1];
+        ext_13[2] = before_13[2];
+        ext_13[3] = before_13[3];
+        ext_13[4] = before_13[4];
+        ext_13[5] = before_13[5];
+        ext_13[6] = before_13[6];
+        ext_13[7] = before_13[7];
+        ext2_13 = ext_13 | one_c1;
+        lo_13 = base_lo + ext_13;
+        lo2_13 = base_lo + ext2_13;
         id_13 = zero32;
         id2_13 = zero32;
         if (grant[13]) begin
-            id_13 = next_id__q + before32_13;
+            id_13 = base_hi;
+            if (|(lo_13 & carry)) begin
+                id_13 = base_hi1;
+            end
+            id_13[0] = lo_13[0];
+            id_13[1] = lo_13[1];
+            id_13[2] = lo_13[2];
+            id_13[3] = lo_13[3];
+            id_13[4] = lo_13[4];
+            id_13[5] = lo_13[5];
+            id_13[6] = lo_13[6];
+            id_13[7] = lo_13[7];
         end
         if (grant2[13]) begin
-            id2_13 = id_13 + one32;
+            id2_13 = base_hi;
+            if (|(lo2_13 & carry)) begin
+                id2_13 = base_hi1;
+            end
+            id2_13[0] = lo2_13[0];
+            id2_13[1] = lo2_13[1];
+            id2_13[2] = lo2_13[2];
+            id2_13[3] = lo2_13[3];
+            id2_13[4] = lo2_13[4];
+            id2_13[5] = lo2_13[5];
+            id2_13[6] = lo2_13[6];
+            id2_13[7] = lo2_13[7];
         end
+        ext_14 = zero_c1;
+        ext_14[0] = before_14[0];
+        ext_14[1] = before_14[1];
+        ext_14[2] = before_14[2];
+        ext_14[3] = before_14[3];
+        ext_14[4] = before_14[4];
+        ext_14[5] = before_14[5];
+        ext_14[6] = before_14[6];
+        ext_14[7] = before_14[7];
+        ext2_14 = ext_14 | one_c1;
+        lo_14 = base_lo + ext_14;
+        lo2_14 = base_lo + ext2_14;
         id_14 = zero32;
         id2_14 = zero32;
         if (grant[14]) begin
-            id_14 = next_id__q + before32_14;
+            id_14 = base_hi;
+            if (|(lo_14 & carry)) begin
+                id_14 = base_hi1;
+            end
+            id_14[0] = lo_14[0];
+            id_14[1] = lo_14[1];
+            id_14[2] = lo_14[2];
+            id_14[3] = lo_14[3];
+            id_14[4] = lo_14[4];
+            id_14[5] = lo_14[5];
+            id_14[6] = lo_14[6];
+            id_14[7] = lo_14[7];
         end
         if (grant2[14]) begin
-            id2_14 = id_14 + one32;
+            id2_14 = base_hi;
+            if (|(lo2_14 & carry)) begin
+                id2_14 = base_hi1;
+            end
+            id2_14[0] = lo2_14[0];
+            id2_14[1] = lo2_14[1];
+            id2_14[2] = lo2_14[2];
+            id2_14[3] = lo2_14[3];
+            id2_14[4] = lo2_14[4];
+            id2_14[5] = lo2_14[5];
+            id2_14[6] = lo2_14[6];
+            id2_14[7] = lo2_14[7];
         end
+        ext_15 = zero_c1;
+        ext_15[0] = before_15[0];
+        ext_15[1] = before_15[1];
+        ext_15[2] = before_15[2];
+        ext_15[3] = before_15[3];
+        ext_15[4] = before_15[4];
+        ext_15[5] = before_15[5];
+        ext_15[6] = before_15[6];
+        ext_15[7] = before_15[7];
+        ext2_15 = ext_15 | one_c1;
+        lo_15 = base_lo + ext_15;
+        lo2_15 = base_lo + ext2_15;
         id_15 = zero32;
         id2_15 = zero32;
         if (grant[15]) begin
-            id_15 = next_id__q + before32_15;
+            id_15 = base_hi;
+            if (|(lo_15 & carry)) begin
+                id_15 = base_hi1;
+            end
+            id_15[0] = lo_15[0];
+            id_15[1] = lo_15[1];
+            id_15[2] = lo_15[2];
+            id_15[3] = lo_15[3];
+            id_15[4] = lo_15[4];
+            id_15[5] = lo_15[5];
+            id_15[6] = lo_15[6];
+            id_15[7] = lo_15[7];
         end
         if (grant2[15]) begin
-            id2_15 = id_15 + one32;
+            id2_15 = base_hi;
+            if (|(lo2_15 & carry)) begin
+                id2_15 = base_hi1;
+            end
+            id2_15[0] = lo2_15[0];
+            id2_15[1] = lo2_15[1];
+            id2_15[2] = lo2_15[2];
+            id2_15[3] = lo2_15[3];
+            id2_15[4] = lo2_15[4];
+            id2_15[5] = lo2_15[5];
+            id2_15[6] = lo2_15[6];
+            id2_15[7] = lo2_15[7];
         end
+        ext_16 = zero_c1;
+        ext_16[0] = before_16[0];
+        ext_16[1] = before_16[1];
+        ext_16[2] = before_16[2];
+        ext_16[3] = before_16[3];
+        ext_16[4] = before_16[4];
+        ext_16[5] = before_16[5];
+        ext_16[6] = before_16[6];
+        ext_16[7] = before_16[7];
+        ext2_16 = ext_16 | one_c1;
+        lo_16 = base_lo + ext_16;
+        lo2_16 = base_lo + ext2_16;
         id_16 = zero32;
         id2_16 = zero32;
         if (grant[16]) begin
-            id_16 = next_id__q + before32_16;
+            id_16 = base_hi;
+            if (|(lo_16 & carry)) begin
+                id_16 = base_hi1;
+            end
+            id_16[0] = lo_16[0];
+            id_16[1] = lo_16[1];
+            id_16[2] = lo_16[2];
+            id_16[3] = lo_16[3];
+            id_16[4] = lo_16[4];
+            id_16[5] = lo_16[5];
+            id_16[6] = lo_16[6];
+            id_16[7] = lo_16[7];
         end
         if (grant2[16]) begin
-            id2_16 = id_16 + one32;
+            id2_16 = base_hi;
+            if (|(lo2_16 & carry)) begin
+                id2_16 = base_hi1;
+            end
+            id2_16[0] = lo2_16[0];
+            id2_16[1] = lo2_16[1];
+            id2_16[2] = lo2_16[2];
+            id2_16[3] = lo2_16[3];
+            id2_16[4] = lo2_16[4];
+            id2_16[5] = lo2_16[5];
+            id2_16[6] = lo2_16[6];
+            id2_16[7] = lo2_16[7];
         end
+        ext_17 = zero_c1;
+        ext_17[0] = before_17[0];
+        ext_17[1] = before_17[1];
+        ext_17[2] = before_17[2];
+        ext_17[3] = before_17[3];
+        ext_17[4] = before_17[4];
+        ext_17[5] = before_17[5];
+        ext_17[6] = before_17[6];
+        ext_17[7] = before_17[7];
+        ext2_17 = ext_17 | one_c1;
+        lo_17 = base_lo + ext_17;
+        lo2_17 = base_lo + ext2_17;
         id_17 = zero32;
         id2_17 = zero32;
         if (grant[17]) begin
-            id_17 = next_id__q + before32_17;
+            id_17 = base_hi;
+            if (|(lo_17 & carry)) begin
+                id_17 = base_hi1;
+            end
+            id_17[0] = lo_17[0];
+            id_17[1] = lo_17[1];
+            id_17[2] = lo_17[2];
+            id_17[3] = lo_17[3];
+            id_17[4] = lo_17[4];
+            id_17[5] = lo_17[5];
+            id_17[6] = lo_17[6];
+            id_17[7] = lo_17[7];
         end
         if (grant2[17]) begin
-            id2_17 = id_17 + one32;
+            id2_17 = base_hi;
+            if (|(lo2_17 & carry)) begin
+                id2_17 = base_hi1;
+            end
+            id2_17[0] = lo2_17[0];
+            id2_17[1] = lo2_17[1];
+            id2_17[2] = lo2_17[2];
+            id2_17[3] = lo2_17[3];
+            id2_17[4] = lo2_17[4];
+            id2_17[5] = lo2_17[5];
+            id2_17[6] = lo2_17[6];
+            id2_17[7] = lo2_17[7];
         end
+        ext_18 = zero_c1;
+        ext_18[0] = before_18[0];
+        ext_18[1] = before_18[1];
+        ext_18[2] = before_18[2];
+        ext_18[3] = before_18[3];
+        ext_18[4] = before_18[4];
+        ext_18[5] = before_18[5];
+        ext_18[6] = before_18[6];
+        ext_18[7] = before_18[7];
+        ext2_18 = ext_18 | one_c1;
+        lo_18 = base_lo + ext_18;
+        lo2_18 = base_lo + ext2_18;
         id_18 = zero32;
         id2_18 = zero32;
         if (grant[18]) begin
-            id_18 = next_id__q + before32_18;
+            id_18 = base_hi;
+            if (|(lo_18 & carry)) begin
+                id_18 = base_hi1;
+            end
+            id_18[0] = lo_18[0];
+            id_18[1] = lo_18[1];
+            id_18[2] = lo_18[2];
+            id_18[3] = lo_18[3];
+            id_18[4] = lo_18[4];
+            id_18[5] = lo_18[5];
+            id_18[6] = lo_18[6];
+            id_18[7] = lo_18[7];
         end
         if (grant2[18]) begin
-            id2_18 = id_18 + one32;
+            id2_18 = base_hi;
+            if (|(lo2_18 & carry)) begin
+                id2_18 = base_hi1;
+            end
+            id2_18[0] = lo2_18[0];
+            id2_18[1] = lo2_18[1];
+            id2_18[2] = lo2_18[2];
+            id2_18[3] = lo2_18[3];
+            id2_18[4] = lo2_18[4];
+            id2_18[5] = lo2_18[5];
+            id2_18[6] = lo2_18[6];
+            id2_18[7] = lo2_18[7];
         end
+        ext_19 = zero_c1;
+        ext_19[0] = before_19[0];
+        ext_19[1] = before_19[1];
+        ext_19[2] = before_19[2];
+        ext_19[3] = before_19[3];
+        ext_19[4] = before_19[4];
+        ext_19[5] = before_19[5];
+        ext_19[6] = before_19[6];
+        ext_19[7] = before_19[7];
+        ext2_19 = ext_19 | one_c1;
+        lo_19 = base_lo + ext_19;
+        lo2_19 = base_lo + ext2_19;
         id_19 = zero32;
         id2_19 = zero32;
         if (grant[19]) begin
-            id_19 = next_id__q + before32_19;
+            id_19 = base_hi;
+            if (|(lo_19 & carry)) begin
+                id_19 = base_hi1;
+            end
+            id_19[0] = lo_19[0];
+            id_19[1] = lo_19[1];
+            id_19[2] = lo_19[2];
+            id_19[3] = lo_19[3];
+            id_19[4] = lo_19[4];
+            id_19[5] = lo_19[5];
+            id_19[6] = lo_19[6];
+            id_19[7] = lo_19[7];
         end
         if (grant2[19]) begin
-            id2_19 = id_19 + one32;
+            id2_19 = base_hi;
+            if (|(lo2_19 & carry)) begin
+                id2_19 = base_hi1;
+            end
+            id2_19[0] = lo2_19[0];
+            id2_19[1] = lo2_19[1];
+            id2_19[2] = lo2_19[2];
+            id2_19[3] = lo2_19[3];
+            id2_19[4] = lo2_19[4];
+            id2_19[5] = lo2_19[5];
+            id2_19[6] = lo2_19[6];
+            id2_19[7] = lo2_19[7];
         end
+        ext_20 = zero_c1;
+        ext_20[0] = before_20[0];
+        ext_20[1] = before_20[1];
+        ext_20[2] = before_20[2];
+        ext_20[3] = before_20[3];
+        ext_20[4] = before_20[4];
+        ext_20[5] = before_20[5];
+        ext_20[6] = before_20[6];
+        ext_20[7] = before_20[7];
+        ext2_20 = ext_20 | one_c1;
+        lo_20 = base_lo + ext_20;
+        lo2_20 = base_lo + ext2_20;
         id_20 = zero32;
         id2_20 = zero32;
         if (grant[20]) begin
-            id_20 = next_id__q + before32_20;
+            id_20 = base_hi;
+            if (|(lo_20 & carry)) begin
+                id_20 = base_hi1;
+            end
+            id_20[0] = lo_20[0];
+            id_20[1] = lo_20[1];
+            id_20[2] = lo_20[2];
+            id_20[3] = lo_20[3];
+            id_20[4] = lo_20[4];
+            id_20[5] = lo_20[5];
+            id_20[6] = lo_20[6];
+            id_20[7] = lo_20[7];
         end
         if (grant2[20]) begin
-            id2_20 = id_20 + one32;
+            id2_20 = base_hi;
+            if (|(lo2_20 & carry)) begin
+                id2_20 = base_hi1;
+            end
+            id2_20[0] = lo2_20[0];
+            id2_20[1] = lo2_20[1];
+            id2_20[2] = lo2_20[2];
+            id2_20[3] = lo2_20[3];
+            id2_20[4] = lo2_20[4];
+            id2_20[5] = lo2_20[5];
+            id2_20[6] = lo2_20[6];
+            id2_20[7] = lo2_20[7];
         end
+        ext_21 = zero_c1;
+        ext_21[0] = before_21[0];
+        ext_21[1] = before_21[1];
+        ext_21[2] = before_21[2];
+        ext_21[3] = before_21[3];
+        ext_21[4] = before_21[4];
+        ext_21[5] = before_21[5];
+        ext_21[6] = before_21[6];
+        ext_21[7] = before_21[7];
+        ext2_21 = ext_21 | one_c1;
+        lo_21 = base_lo + ext_21;
+        lo2_21 = base_lo + ext2_21;
         id_21 = zero32;
         id2_21 = zero32;
         if (grant[21]) begin
-            id_21 = next_id__q + before32_21;
+            id_21 = base_hi;
+            if (|(lo_21 & carry)) begin
+                id_21 = base_hi1;
+            end
+            id_21[0] = lo_21[0];
+            id_21[1] = lo_21[1];
+            id_21[2] = lo_21[2];
+            id_21[3] = lo_21[3];
+            id_21[4] = lo_21[4];
+            id_21[5] = lo_21[5];
+            id_21[6] = lo_21[6];
+            id_21[7] = lo_21[7];
         end
         if (grant2[21]) begin
-            id2_21 = id_21 + one32;
+            id2_21 = base_hi;
+            if (|(lo2_21 & carry)) begin
+                id2_21 = base_hi1;
+            end
+            id2_21[0] = lo2_21[0];
+            id2_21[1] = lo2_21[1];
+            id2_21[2] = lo2_21[2];
+            id2_21[3] = lo2_21[3];
+            id2_21[4] = lo2_21[4];
+            id2_21[5] = lo2_21[5];
+            id2_21[6] = lo2_21[6];
+            id2_21[7] = lo2_21[7];
         end
+        ext_22 = zero_c1;
+        ext_22[0] = before_22[0];
+        ext_22[1] = before_22[1];
+        ext_22[2] = before_22[2];
+        ext_22[3] = before_22[3];
+        ext_22[4] = before_22[4];
+        ext_22[5] = before_22[5];
+        ext_22[6] = before_22[6];
+        ext_22[7] = before_22[7];
+        ext2_22 = ext_22 | one_c1;
+        lo_22 = base_lo + ext_22;
+        lo2_22 = base_lo + ext2_22;
         id_22 = zero32;
         id2_22 = zero32;
         if (grant[22]) begin
-            id_22 = next_id__q + before32_22;
+            id_22 = base_hi;
+            if (|(lo_22 & carry)) begin
+                id_22 = base_hi1;
+            end
+            id_22[0] = lo_22[0];
+            id_22[1] = lo_22[1];
+            id_22[2] = lo_22[2];
+            id_22[3] = lo_22[3];
+            id_22[4] = lo_22[4];
+            id_22[5] = lo_22[5];
+            id_22[6] = lo_22[6];
+            id_22[7] = lo_22[7];
         end
         if (grant2[22]) begin
-            id2_22 = id_22 + one32;
+            id2_22 = base_hi;
+            if (|(lo2_22 & carry)) begin
+                id2_22 = base_hi1;
+            end
+            id2_22[0] = lo2_22[0];
+            id2_22[1] = lo2_22[1];
+            id2_22[2] = lo2_22[2];
+            id2_22[3] = lo2_22[3];
+            id2_22[4] = lo2_22[4];
+            id2_22[5] = lo2_22[5];
+            id2_22[6] = lo2_22[6];
+            id2_22[7] = lo2_22[7];
         end
+        ext_23 = zero_c1;
+        ext_23[0] = before_23[0];
+        ext_23[1] = before_23[1];
+        ext_23[2] = before_23[2];
+        ext_23[3] = before_23[3];
+        ext_23[4] = before_23[4];
+        ext_23[5] = before_23[5];
+        ext_23[6] = before_23[6];
+        ext_23[7] = before_23[7];
+        ext2_23 = ext_23 | one_c1;
+        lo_23 = base_lo + ext_23;
+        lo2_23 = base_lo + ext2_23;
         id_23 = zero32;
         id2_23 = zero32;
         if (grant[23]) begin
-            id_23 = next_id__q + before32_23;
+            id_23 = base_hi;
+            if (|(lo_23 & carry)) begin
+                id_23 = base_hi1;
+            end
+            id_23[0] = lo_23[0];
+            id_23[1] = lo_23[1];
+            id_23[2] = lo_23[2];
+            id_23[3] = lo_23[3];
+            id_23[4] = lo_23[4];
+            id_23[5] = lo_23[5];
+            id_23[6] = lo_23[6];
+            id_23[7] = lo_23[7];
         end
         if (grant2[23]) begin
-            id2_23 = id_23 + one32;
+            id2_23 = base_hi;
+            if (|(lo2_23 & carry)) begin
+                id2_23 = base_hi1;
+            end
+            id2_23[0] = lo2_23[0];
+            id2_23[1] = lo2_23[1];
+            id2_23[2] = lo2_23[2];
+            id2_23[3] = lo2_23[3];
+            id2_23[4] = lo2_23[4];
+            id2_23[5] = lo2_23[5];
+            id2_23[6] = lo2_23[6];
+            id2_23[7] = lo2_23[7];
         end
+        ext_24 = zero_c1;
+        ext_24[0] = before_24[0];
+        ext_24[1] = before_24[1];
+        ext_24[2] = before_24[2];
+        ext_24[3] = before_24[3];
+        ext_24[4] = before_24[4];
+        ext_24[5] = before_24[5];
+        ext_24[6] = before_24[6];
+        ext_24[7] = before_24[7];
+        ext2_24 = ext_24 | one_c1;
+        lo_24 = base_lo + ext_24;
+        lo2_24 = base_lo + ext2_24;
         id_24 = zero32;
         id2_24 = zero32;
         if (grant[24]) begin
-            id_24 = next_id__q + before32_24;
+            id_24 = base_hi;
+            if (|(lo_24 & carry)) begin
+                id_24 = base_hi1;
+            end
+            id_24[0] = lo_24[0];
+            id_24[1] = lo_24[1];
+            id_24[2] = lo_24[2];
+            id_24[3] = lo_24[3];
+            id_24[4] = lo_24[4];
+            id_24[5] = lo_24[5];
+            id_24[6] = lo_24[6];
+            id_24[7] = lo_24[7];
         end
         if (grant2[24]) begin
-            id2_24 = id_24 + one32;
+            id2_24 = base_hi;
+            if (|(lo2_24 & carry)) begin
+                id2_24 = base_hi1;
+            end
+            id2_24[0] = lo2_24[0];
+            id2_24[1] = lo2_24[1];
+            id2_24[2] = lo2_24[2];
+            id2_24[3] = lo2_24[3];
+            id2_24[4] = lo2_24[4];
+            id2_24[5] = lo2_24[5];
+            id2_24[6] = lo2_24[6];
+            id2_24[7] = lo2_24[7];
         end
+        ext_25 = zero_c1;
+        ext_25[0] = before_25[0];
+        ext_25[1] = before_25[1];
+        ext_25[2] = before_25[2];
+        ext_25[3] = before_25[3];
+        ext_25[4] = before_25[4];
+        ext_25[5] = before_25[5];
+        ext_25[6] = before_25[6];
+        ext_25[7] = before_25[7];
+        ext2_25 = ext_25 | one_c1;
+        lo_25 = base_lo + ext_25;
+        lo2_25 = base_lo + ext2_25;
         id_25 = zero32;
         id2_25 = zero32;
         if (grant[25]) begin
-            id_25 = next_id__q + before32_25;
+            id_25 = base_hi;
+            if (|(lo_25 & carry)) begin
+                id_25 = base_hi1;
+            end
+            id_25[0] = lo_25[0];
+            id_25[1] = lo_25[1];
+            id_25[2] = lo_25[2];
+            id_25[3] = lo_25[3];
+            id_25[4] = lo_25[4];
+            id_25[5] = lo_25[5];
+            id_25[6] = lo_25[6];
+            id_25[7] = lo_25[7];
         end
         if (grant2[25]) begin
-            id2_25 = id_25 + one32;
+            id2_25 = base_hi;
+            if (|(lo2_25 & carry)) begin
+                id2_25 = base_hi1;
+            end
+            id2_25[0] = lo2_25[0];
+            id2_25[1] = lo2_25[1];
+            id2_25[2] = lo2_25[2];
+            id2_25[3] = lo2_25[3];
+            id2_25[4] = lo2_25[4];
+            id2_25[5] = lo2_25[5];
+            id2_25[6] = lo2_25[6];
+            id2_25[7] = lo2_25[7];
         end
+        ext_26 = zero_c1;
+        ext_26[0] = before_26[0];
+        ext_26[1] = before_26[1];
+        ext_26[2] = before_26[2];
+        ext_26[3] = before_26[3];
+        ext_26[4] = before_26[4];
+        ext_26[5] = before_26[5];
+        ext_26[6] = before_26[6];
+        ext_26[7] = before_26[7];
+        ext2_26 = ext_26 | one_c1;
+        lo_26 = base_lo + ext_26;
+        lo2_26 = base_lo + ext2_26;
         id_26 = zero32;
         id2_26 = zero32;
         if (grant[26]) begin
-            id_26 = next_id__q + before32_26;
+            id_26 = base_hi;
+            if (|(lo_26 & carry)) begin
+                id_26 = base_hi1;
+            end
+            id_26[0] = lo_26[0];
+            id_26[1] = lo_26[1];
+            id_26[2] = lo_26[2];
+            id_26[3] = lo_26[3];
+            id_26[4] = lo_26[4];
+            id_26[5] = lo_26[5];
+            id_26[6] = lo_26[6];
+            id_26[7] = lo_26[7];
         end
         if (grant2[26]) begin
-            id2_26 = id_26 + one32;
+            id2_26 = base_hi;
+            if (|(lo2_26 & carry)) begin
+                id2_26 = base_hi1;
+            end
+            id2_26[0] = lo2_26[0];
+            id2_26[1] = lo2_26[1];
+            id2_26[2] = lo2_26[2];
+            id2_26[3] = lo2_26[3];
+            id2_26[4] = lo2_26[4];
+            id2_26[5] = lo2_26[5];
+            id2_26[6] = lo2_26[6];
+            id2_26[7] = lo2_26[7];
         end
+        ext_27 = zero_c1;
+        ext_27[0] = before_27[0];
+        ext_27[1] = before_27[1];
+        ext_27[2] = before_27[2];
+        ext_27[3] = before_27[3];
+        ext_27[4] = before_27[4];
+        ext_27[5] = before_27[5];
+        ext_27[6] = before_27[6];
+        ext_27[7] = before_27[7];
+        ext2_27 = ext_27 | one_c1;
+        lo_27 = base_lo + ext_27;
+        lo2_27 = base_lo + ext2_27;
         id_27 = zero32;
         id2_27 = zero32;
         if (grant[27]) begin
-            id_27 = next_id__q + before32_27;
+            id_27 = base_hi;
+            if (|(lo_27 & carry)) begin
+                id_27 = base_hi1;
+            end
+            id_27[0] = lo_27[0];
+            id_27[1] = lo_27[1];
+            id_27[2] = lo_27[2];
+            id_27[3] = lo_27[3];
+            id_27[4] = lo_27[4];
+            id_27[5] = lo_27[5];
+            id_27[6] = lo_27[6];
+            id_27[7] = lo_27[7];
         end
         if (grant2[27]) begin
-            id2_27 = id_27 + one32;
+            id2_27 = base_hi;
+            if (|(lo2_27 & carry)) begin
+                id2_27 = base_hi1;
+            end
+            id2_27[0] = lo2_27[0];
+            id2_27[1] = lo2_27[1];
+            id2_27[2] = lo2_27[2];
+            id2_27[3] = lo2_27[3];
+            id2_27[4] = lo2_27[4];
+            id2_27[5] = lo2_27[5];
+            id2_27[6] = lo2_27[6];
+            id2_27[7] = lo2_27[7];
         end
+        ext_28 = zero_c1;
+        ext_28[0] = before_28[0];
+        ext_28[1] = before_28[1];
+        ext_28[2] = before_28[2];
+        ext_28[3] = before_28[3];
+        ext_28[4] = before_28[4];
+        ext_28[5] = before_28[5];
+        ext_28[6] = before_28[6];
+        ext_28[7] = before_28[7];
+        ext2_28 = ext_28 | one_c1;
+        lo_28 = base_lo + ext_28;
+        lo2_28 = base_lo + ext2_28;
         id_28 = zero32;
         id2_28 = zero32;
         if (grant[28]) begin
-            id_28 = next_id__q + before32_28;
+            id_28 = base_hi;
+            if (|(lo_28 & carry)) begin
+                id_28 = base_hi1;
+            end
+            id_28[0] = lo_28[0];
+            id_28[1] = lo_28[1];
+            id_28[2] = lo_28[2];
+            id_28[3] = lo_28[3];
+            id_28[4] = lo_28[4];
+            id_28[5] = lo_28[5];
+            id_28[6] = lo_28[6];
+            id_28[7] = lo_28[7];
         end
         if (grant2[28]) begin
-            id2_28 = id_28 + one32;
+            id2_28 = base_hi;
+            if (|(lo2_28 & carry)) begin
+                id2_28 = base_hi1;
+            end
+            id2_28[0] = lo2_28[0];
+            id2_28[1] = lo2_28[1];
+            id2_28[2] = lo2_28[2];
+            id2_28[3] = lo2_28[3];
+            id2_28[4] = lo2_28[4];
+            id2_28[5] = lo2_28[5];
+            id2_28[6] = lo2_28[6];
+            id2_28[7] = lo2_28[7];
         end
+        ext_29 = zero_c1;
+        ext_29[0] = before_29[0];
+        ext_29[1] = before_29[1];
+        ext_29[2] = before_29[2];
+        ext_29[3] = before_29[3];
+        ext_29[4] = before_29[4];
+        ext_29[5] = before_29[5];
+        ext_29[6] = before_29[6];
+        ext_29[7] = before_29[7];
+        ext2_29 = ext_29 | one_c1;
+        lo_29 = base_lo + ext_29;
+        lo2_29 = base_lo + ext2_29;
         id_29 = zero32;
         id2_29 = zero32;
         if (grant[29]) begin
-            id_29 = next_id__q + before32_29;
+            id_29 = base_hi;
+            if (|(lo_29 & carry)) begin
+                id_29 = base_hi1;
+            end
+            id_29[0] = lo_29[0];
+            id_29[1] = lo_29[1];
+            id_29[2] = lo_29[2];
+            id_29[3] = lo_29[3];
+            id_29[4] = lo_29[4];
+            id_29[5] = lo_29[5];
+            id_29[6] = lo_29[6];
+            id_29[7] = lo_29[7];
         end
         if (grant2[29]) begin
-            id2_29 = id_29 + one32;
+            id2_29 = base_hi;
+            if (|(lo2_29 & carry)) begin
+                id2_29 = base_hi1;
+            end
+            id2_29[0] = lo2_29[0];
+            id2_29[1] = lo2_29[1];
+            id2_29[2] = lo2_29[2];
+            id2_29[3] = lo2_29[3];
+            id2_29[4] = lo2_29[4];
+            id2_29[5] = lo2_29[5];
+            id2_29[6] = lo2_29[6];
+            id2_29[7] = lo2_29[7];
         end
+        ext_30 = zero_c1;
+        ext_30[0] = before_30[0];
+        ext_30[1] = before_30[1];
+        ext_30[2] = before_30[2];
+        ext_30[3] = before_30[3];
+        ext_30[4] = before_30[4];
+        ext_30[5] = before_30[5];
+        ext_30[6] = before_30[6];
+        ext_30[7] = before_30[7];
+        ext2_30 = ext_30 | one_c1;
+        lo_30 = base_lo + ext_30;
+        lo2_30 = base_lo + ext2_30;
         id_30 = zero32;
         id2_30 = zero32;
         if (grant[30]) begin
-            id_30 = next_id__q + before32_30;
+            id_30 = base_hi;
+            if (|(lo_30 & carry)) begin
+                id_30 = base_hi1;
+            end
+            id_30[0] = lo_30[0];
+            id_30[1] = lo_30[1];
+            id_30[2] = lo_30[2];
+            id_30[3] = lo_30[3];
+            id_30[4] = lo_30[4];
+            id_30[5] = lo_30[5];
+            id_30[6] = lo_30[6];
+            id_30[7] = lo_30[7];
         end
         if (grant2[30]) begin
-            id2_30 = id_30 + one32;
+            id2_30 = base_hi;
+            if (|(lo2_30 & carry)) begin
+                id2_30 = base_hi1;
+            end
+            id2_30[0] = lo2_30[0];
+            id2_30[1] = lo2_30[1];
+            id2_30[2] = lo2_30[2];
+            id2_30[3] = lo2_30[3];
+            id2_30[4] = lo2_30[4];
+            id2_30[5] = lo2_30[5];
+            id2_30[6] = lo2_30[6];
+            id2_30[7] = lo2_30[7];
         end
+        ext_31 = zero_c1;
+        ext_31[0] = before_31[0];
+        ext_31[1] = before_31[1];
+        ext_31[2] = before_31[2];
+        ext_31[3] = before_31[3];
+        ext_31[4] = before_31[4];
+        ext_31[5] = before_31[5];
+        ext_31[6] = before_31[6];
+        ext_31[7] = before_31[7];
+        ext2_31 = ext_31 | one_c1;
+        lo_31 = base_lo + ext_31;
+        lo2_31 = base_lo + ext2_31;
         id_31 = zero32;
         id2_31 = zero32;
         if (grant[31]) begin
-            id_31 = next_id__q + before32_31;
+            id_31 = base_hi;
+            if (|(lo_31 & carry)) begin
+                id_31 = base_hi1;
+            end
+            id_31[0] = lo_31[0];
+            id_31[1] = lo_31[1];
+            id_31[2] = lo_31[2];
+            id_31[3] = lo_31[3];
+            id_31[4] = lo_31[4];
+            id_31[5] = lo_31[5];
+            id_31[6] = lo_31[6];
+            id_31[7] = lo_31[7];
         end
         if (grant2[31]) begin
-            id2_31 = id_31 + one32;
+            id2_31 = base_hi;
+            if (|(lo2_31 & carry)) begin
+                id2_31 = base_hi1;
+            end
+            id2_31[0] = lo2_31[0];
+            id2_31[1] = lo2_31[1];
+            id2_31[2] = lo2_31[2];
+            id2_31[3] = lo2_31[3];
+            id2_31[4] = lo2_31[4];
+            id2_31[5] = lo2_31[5];
+            id2_31[6] = lo2_31[6];
+            id2_31[7] = lo2_31[7];
         end
+        ext_32 = zero_c1;
+        ext_32[0] = before_32[0];
+        ext_32[1] = before_32[1];
+        ext_32[2] = before_32[2];
+        ext_32[3] = before_32[3];
+        ext_32[4] = before_32[4];
+        ext_32[5] = before_32[5];
+        ext_32[6] = before_32[6];
+        ext_32[7] = before_32[7];
+        ext2_32 = ext_32 | one_c1;
+        lo_32 = base_lo + ext_32;
+        lo2_32 = base_lo + ext2_32;
         id_32 = zero32;
         id2_32 = zero32;
         if (grant[32]) begin
-            id_32 = next_id__q + before32_32;
+            id_32 = base_hi;
+            if (|(lo_32 & carry)) begin
+                id_32 = base_hi1;
+            end
+            id_32[0] = lo_32[0];
+            id_32[1] = lo_32[1];
+            id_32[2] = lo_32[2];
+            id_32[3] = lo_32[3];
+            id_32[4] = lo_32[4];
+            id_32[5] = lo_32[5];
+            id_32[6] = lo_32[6];
+            id_32[7] = lo_32[7];
         end
         if (grant2[32]) begin
-            id2_32 = id_32 + one32;
+            id2_32 = base_hi;
+            if (|(lo2_32 & carry)) begin
+                id2_32 = base_hi1;
+            end
+            id2_32[0] = lo2_32[0];
+            id2_32[1] = lo2_32[1];
+            id2_32[2] = lo2_32[2];
+            id2_32[3] = lo2_32[3];
+            id2_32[4] = lo2_32[4];
+            id2_32[5] = lo2_32[5];
+            id2_32[6] = lo2_32[6];
+            id2_32[7] = lo2_32[7];
         end
+        ext_33 = zero_c1;
+        ext_33[0] = before_33[0];
+        ext_33[1] = before_33[1];
+        ext_33[2] = before_33[2];
+        ext_33[3] = before_33[3];
+        ext_33[4] = before_33[4];
+        ext_33[5] = before_33[5];
+        ext_33[6] = before_33[6];
+        ext_33[7] = before_33[7];
+        ext2_33 = ext_33 | one_c1;
+        lo_33 = base_lo + ext_33;
+        lo2_33 = base_lo + ext2_33;
         id_33 = zero32;
         id2_33 = zero32;
         if (grant[33]) begin
-            id_33 = next_id__q + before32_33;
+            id_33 = base_hi;
+            if (|(lo_33 & carry)) begin
+                id_33 = base_hi1;
+            end
+            id_33[0] = lo_33[0];
+            id_33[1] = lo_33[1];
+            id_33[2] = lo_33[2];
+            id_33[3] = lo_33[3];
+            id_33[4] = lo_33[4];
+            id_33[5] = lo_33[5];
+            id_33[6] = lo_33[6];
+            id_33[7] = lo_33[7];
         end
         if (grant2[33]) begin
-            id2_33 = id_33 + one32;
+            id2_33 = base_hi;
+            if (|(lo2_33 & carry)) begin
+                id2_33 = base_hi1;
+            end
+            id2_33[0] = lo2_33[0];
+            id2_33[1] = lo2_33[1];
+            id2_33[2] = lo2_33[2];
+            id2_33[3] = lo2_33[3];
+            id2_33[4] = lo2_33[4];
+            id2_33[5] = lo2_33[5];
+            id2_33[6] = lo2_33[6];
+            id2_33[7] = lo2_33[7];
         end
+        ext_34 = zero_c1;
+        ext_34[0] = before_34[0];
+        ext_34[1] = before_34[1];
+        ext_34[2] = before_34[2];
+        ext_34[3] = before_34[3];
+        ext_34[4] = before_34[4];
+        ext_34[5] = before_34[5];
+        ext_34[6] = before_34[6];
+        ext_34[7] = before_34[7];
+        ext2_34 = ext_34 | one_c1;
+        lo_34 = base_lo + ext_34;
+        lo2_34 = base_lo + ext2_34;
         id_34 = zero32;
         id2_34 = zero32;
         if (grant[34]) begin
-            id_34 = next_id__q + before32_34;
+            id_34 = base_hi;
+            if (|(lo_34 & carry)) begin
+                id_34 = base_hi1;
+            end
+            id_34[0] = lo_34[0];
+            id_34[1] = lo_34[1];
+            id_34[2] = lo_34[2];
+            id_34[3] = lo_34[3];
+            id_34[4] = lo_34[4];
+            id_34[5] = lo_34[5];
+            id_34[6] = lo_34[6];
+            id_34[7] = lo_34[7];
         end
         if (grant2[34]) begin
-            id2_34 = id_34 + one32;
+            id2_34 = base_hi;
+            if (|(lo2_34 & carry)) begin
+                id2_34 = base_hi1;
+            end
+            id2_34[0] = lo2_34[0];
+            id2_34[1] = lo2_34[1];
+            id2_34[2] = lo2_34[2];
+            id2_34[3] = lo2_34[3];
+            id2_34[4] = lo2_34[4];
+            id2_34[5] = lo2_34[5];
+            id2_34[6] = lo2_34[6];
+            id2_34[7] = lo2_34[7];
         end
+        ext_35 = zero_c1;
+        ext_35[0] = before_35[0];
+        ext_35[1] = before_35[1];
+        ext_35[2] = before_35[2];
+        ext_35[3] = before_35[3];
+        ext_35[4] = before_35[4];
+        ext_35[5] = before_35[5];
+        ext_35[6] = before_35[6];
+        ext_35[7] = before_35[7];
+        ext2_35 = ext_35 | one_c1;
+        lo_35 = base_lo + ext_35;
+        lo2_35 = base_lo + ext2_35;
         id_35 = zero32;
         id2_35 = zero32;
         if (grant[35]) begin
-            id_35 = next_id__q + before32_35;
+            id_35 = base_hi;
+            if (|(lo_35 & carry)) begin
+                id_35 = base_hi1;
+            end
+            id_35[0] = lo_35[0];
+            id_35[1] = lo_35[1];
+            id_35[2] = lo_35[2];
+            id_35[3] = lo_35[3];
+            id_35[4] = lo_35[4];
+            id_35[5] = lo_35[5];
+            id_35[6] = lo_35[6];
+            id_35[7] = lo_35[7];
         end
         if (grant2[35]) begin
-            id2_35 = id_35 + one32;
+            id2_35 = base_hi;
+            if (|(lo2_35 & carry)) begin
+                id2_35 = base_hi1;
+            end
+            id2_35[0] = lo2_35[0];
+            id2_35[1] = lo2_35[1];
+            id2_35[2] = lo2_35[2];
+            id2_35[3] = lo2_35[3];
+            id2_35[4] = lo2_35[4];
+            id2_35[5] = lo2_35[5];
+            id2_35[6] = lo2_35[6];
+            id2_35[7] = lo2_35[7];
         end
+        ext_36 = zero_c1;
+        ext_36[0] = before_36[0];
+        ext_36[1] = before_36[1];
+        ext_36[2] = before_36[2];
+        ext_36[3] = before_36[3];
+        ext_36[4] = before_36[4];
+        ext_36[5] = before_36[5];
+        ext_36[6] = before_36[6];
+        ext_36[7] = before_36[7];
+        ext2_36 = ext_36 | one_c1;
+        lo_36 = base_lo + ext_36;
+        lo2_36 = base_lo + ext2_36;
         id_36 = zero32;
         id2_36 = zero32;
         if (grant[36]) begin
-            id_36 = next_id__q + before32_36;
+            id_36 = base_hi;
+            if (|(lo_36 & carry)) begin
+                id_36 = base_hi1;
+            end
+            id_36[0] = lo_36[0];
+            id_36[1] = lo_36[1];
+            id_36[2] = lo_36[2];
+            id_36[3] = lo_36[3];
+            id_36[4] = lo_36[4];
+            id_36[5] = lo_36[5];
+            id_36[6] = lo_36[6];
+            id_36[7] = lo_36[7];
         end
         if (grant2[36]) begin
-            id2_36 = id_36 + one32;
+            id2_36 = base_hi;
+            if (|(lo2_36 & carry)) begin
+                id2_36 = base_hi1;
+            end
+            id2_36[0] = lo2_36[0];
+            id2_36[1] = lo2_36[1];
+            id2_36[2] = lo2_36[2];
+            id2_36[3] = lo2_36[3];
+            id2_36[4] = lo2_36[4];
+            id2_36[5] = lo2_36[5];
+            id2_36[6] = lo2_36[6];
+            id2_36[7] = lo2_36[7];
         end
+        ext_37 = zero_c1;
+        ext_37[0] = before_37[0];
+        ext_37[1] = before_37[1];
+        ext_37[2] = before_37[2];
+        ext_37[3] = before_37[3];
+        ext_37[4] = before_37[4];
+        ext_37[5] = before_37[5];
+        ext_37[6] = before_37[6];
+        ext_37[7] = before_37[7];
+        ext2_37 = ext_37 | one_c1;
+        lo_37 = base_lo + ext_37;
+        lo2_37 = base_lo + ext2_37;
         id_37 = zero32;
         id2_37 = zero32;
         if (grant[37]) begin
-            id_37 = next_id__q + before32_37;
+            id_37 = base_hi;
+            if (|(lo_37 & carry)) begin
+                id_37 = base_hi1;
+            end
+            id_37[0] = lo_37[0];
+            id_37[1] = lo_37[1];
+            id_37[2] = lo_37[2];
+            id_37[3] = lo_37[3];
+            id_37[4] = lo_37[4];
+            id_37[5] = lo_37[5];
+            id_37[6] = lo_37[6];
+            id_37[7] = lo_37[7];
         end
         if (grant2[37]) begin
-            id2_37 = id_37 + one32;
+            id2_37 = base_hi;
+            if (|(lo2_37 & carry)) begin
+                id2_37 = base_hi1;
+            end
+            id2_37[0] = lo2_37[0];
+            id2_37[1] = lo2_37[1];
+            id2_37[2] = lo2_37[2];
+            id2_37[3] = lo2_37[3];
+            id2_37[4] = lo2_37[4];
+            id2_37[5] = lo2_37[5];
+            id2_37[6] = lo2_37[6];
+            id2_37[7] = lo2_37[7];
         end
+        ext_38 = zero_c1;
+        ext_38[0] = before_38[0];
+        ext_38[1] = before_38[1];
+        ext_38[2] = before_38[2];
+        ext_38[3] = before_38[3];
+        ext_38[4] = before_38[4];
+        ext_38[5] = before_38[5];
+        ext_38[6] = before_38[6];
+        ext_38[7] = before_38[7];
+        ext2_38 = ext_38 | one_c1;
+        lo_38 = base_lo + ext_38;
+        lo2_38 = base_lo + ext2_38;
         id_38 = zero32;
         id2_38 = zero32;
         if (grant[38]) begin
-            id_38 = next_id__q + before32_38;
+            id_38 = base_hi;
+            if (|(lo_38 & carry)) begin
+                id_38 = base_hi1;
+            end
+            id_38[0] = lo_38[0];
+            id_38[1] = lo_38[1];
+            id_38[2] = lo_38[2];
+            id_38[3] = lo_38[3];
+            id_38[4] = lo_38[4];
+            id_38[5] = lo_38[5];
+            id_38[6] = lo_38[6];
+            id_38[7] = lo_38[7];
         end
         if (grant2[38]) begin
-            id2_38 = id_38 + one32;
+            id2_38 = base_hi;
+            if (|(lo2_38 & carry)) begin
+                id2_38 = base_hi1;
+            end
+            id2_38[0] = lo2_38[0];
+            id2_38[1] = lo2_38[1];
+            id2_38[2] = lo2_38[2];
+            id2_38[3] = lo2_38[3];
+            id2_38[4] = lo2_38[4];
+            id2_38[5] = lo2_38[5];
+            id2_38[6] = lo2_38[6];
+            id2_38[7] = lo2_38[7];
         end
+        ext_39 = zero_c1;
+        ext_39[0] = before_39[0];
+        ext_39[1] = before_39[1];
+        ext_39[2] = before_39[2];
+        ext_39[3] = before_39[3];
+        ext_39[4] = before_39[4];
+        ext_39[5] = before_39[5];
+        ext_39[6] = before_39[6];
+        ext_39[7] = before_39[7];
+        ext2_39 = ext_39 | one_c1;
+        lo_39 = base_lo + ext_39;
+        lo2_39 = base_lo + ext2_39;
         id_39 = zero32;
         id2_39 = zero32;
         if (grant[39]) begin
-            id_39 = next_id__q + before32_39;
+            id_39 = base_hi;
+            if (|(lo_39 & carry)) begin
+                id_39 = base_hi1;
+            end
+            id_39[0] = lo_39[0];
+            id_39[1] = lo_39[1];
+            id_39[2] = lo_39[2];
+            id_39[3] = lo_39[3];
+            id_39[4] = lo_39[4];
+            id_39[5] = lo_39[5];
+            id_39[6] = lo_39[6];
+            id_39[7] = lo_39[7];
         end
         if (grant2[39]) begin
-            id2_39 = id_39 + one32;
+            id2_39 = base_hi;
+            if (|(lo2_39 & carry)) begin
+                id2_39 = base_hi1;
+            end
+            id2_39[0] = lo2_39[0];
+            id2_39[1] = lo2_39[1];
+            id2_39[2] = lo2_39[2];
+            id2_39[3] = lo2_39[3];
+            id2_39[4] = lo2_39[4];
+            id2_39[5] = lo2_39[5];
+            id2_39[6] = lo2_39[6];
+            id2_39[7] = lo2_39[7];
         end
+        ext_40 = zero_c1;
+        ext_40[0] = before_40[0];
+        ext_40[1] = before_40[1];
+        ext_40[2] = before_40[2];
+        ext_40[3] = before_40[3];
+        ext_40[4] = before_40[4];
+        ext_40[5] = before_40[5];
+        ext_40[6] = before_40[6];
+        ext_40[7] = before_40[7];
+        ext2_40 = ext_40 | one_c1;
+        lo_40 = base_lo + ext_40;
+        lo2_40 = base_lo + ext2_40;
         id_40 = zero32;
         id2_40 = zero32;
         if (grant[40]) begin
-            id_40 = next_id__q + before32_40;
+            id_40 = base_hi;
+            if (|(lo_40 & carry)) begin
+                id_40 = base_hi1;
+            end
+            id_40[0] = lo_40[0];
+            id_40[1] = lo_40[1];
+            id_40[2] = lo_40[2];
+            id_40[3] = lo_40[3];
+            id_40[4] = lo_40[4];
+            id_40[5] = lo_40[5];
+            id_40[6] = lo_40[6];
+            id_40[7] = lo_40[7];
         end
         if (grant2[40]) begin
-            id2_40 = id_40 + one32;
+            id2_40 = base_hi;
+            if (|(lo2_40 & carry)) begin
+                id2_40 = base_hi1;
+            end
+            id2_40[0] = lo2_40[0];
+            id2_40[1] = lo2_40[1];
+            id2_40[2] = lo2_40[2];
+            id2_40[3] = lo2_40[3];
+            id2_40[4] = lo2_40[4];
+            id2_40[5] = lo2_40[5];
+            id2_40[6] = lo2_40[6];
+            id2_40[7] = lo2_40[7];
         end
+        ext_41 = zero_c1;
+        ext_41[0] = before_41[0];
+        ext_41[1] = before_41[1];
+        ext_41[2] = before_41[2];
+        ext_41[3] = before_41[3];
+        ext_41[4] = before_41[4];
+        ext_41[5] = before_41[5];
+        ext_41[6] = before_41[6];
+        ext_41[7] = before_41[7];
+        ext2_41 = ext_41 | one_c1;
+        lo_41 = base_lo + ext_41;
+        lo2_41 = base_lo + ext2_41;
         id_41 = zero32;
         id2_41 = zero32;
         if (grant[41]) begin
-            id_41 = next_id__q + before32_41;
+            id_41 = base_hi;
+            if (|(lo_41 & carry)) begin
+                id_41 = base_hi1;
+            end
+            id_41[0] = lo_41[0];
+            id_41[1] = lo_41[1];
+            id_41[2] = lo_41[2];
+            id_41[3] = lo_41[3];
+            id_41[4] = lo_41[4];
+            id_41[5] = lo_41[5];
+            id_41[6] = lo_41[6];
+            id_41[7] = lo_41[7];
         end
         if (grant2[41]) begin
-            id2_41 = id_41 + one32;
+            id2_41 = base_hi;
+            if (|(lo2_41 & carry)) begin
+                id2_41 = base_hi1;
+            end
+            id2_41[0] = lo2_41[0];
+            id2_41[1] = lo2_41[1];
+            id2_41[2] = lo2_41[2];
+            id2_41[3] = lo2_41[3];
+            id2_41[4] = lo2_41[4];
+            id2_41[5] = lo2_41[5];
+            id2_41[6] = lo2_41[6];
+            id2_41[7] = lo2_41[7];
         end
+        ext_42 = zero_c1;
+        ext_42[0] = before_42[0];
+        ext_42[1] = before_42[1];
+        ext_42[2] = before_42[2];
+        ext_42[3] = before_42[3];
+        ext_42[4] = before_42[4];
+        ext_42[5] = before_42[5];
+        ext_42[6] = before_42[6];
+        ext_42[7] = before_42[7];
+        ext2_42 = ext_42 | one_c1;
+        lo_42 = base_lo + ext_42;
+        lo2_42 = base_lo + ext2_42;
         id_42 = zero32;
         id2_42 = zero32;
         if (grant[42]) begin
-            id_42 = next_id__q + before32_42;
+            id_42 = base_hi;
+            if (|(lo_42 & carry)) begin
+                id_42 = base_hi1;
+            end
+            id_42[0] = lo_42[0];
+            id_42[1] = lo_42[1];
+            id_42[2] = lo_42[2];
+            id_42[3] = lo_42[3];
+            id_42[4] = lo_42[4];
+            id_42[5] = lo_42[5];
+            id_42[6] = lo_42[6];
+            id_42[7] = lo_42[7];
         end
         if (grant2[42]) begin
-            id2_42 = id_42 + one32;
+            id2_42 = base_hi;
+            if (|(lo2_42 & carry)) begin
+                id2_42 = base_hi1;
+            end
+            id2_42[0] = lo2_42[0];
+            id2_42[1] = lo2_42[1];
+            id2_42[2] = lo2_42[2];
+            id2_42[3] = lo2_42[3];
+            id2_42[4] = lo2_42[4];
+            id2_42[5] = lo2_42[5];
+            id2_42[6] = lo2_42[6];
+            id2_42[7] = lo2_42[7];
         end
+        ext_43 = zero_c1;
+        ext_43[0] = before_43[0];
+        ext_43[1] = before_43[1];
+        ext_43[2] = before_43[2];
+        ext_43[3] = before_43[3];
+        ext_43[4] = before_43[4];
+        ext_43[5] = before_43[5];
+        ext_43[6] = before_43[6];
+        ext_43[7] = before_43[7];
+        ext2_43 = ext_43 | one_c1;
+        lo_43 = base_lo + ext_43;
+        lo2_43 = base_lo + ext2_43;
         id_43 = zero32;
         id2_43 = zero32;
         if (grant[43]) begin
-            id_43 = next_id__q + before32_43;
+            id_43 = base_hi;
+            if (|(lo_43 & carry)) begin
+                id_43 = base_hi1;
+            end
+            id_43[0] = lo_43[0];
+            id_43[1] = lo_43[1];
+            id_43[2] = lo_43[2];
+            id_43[3] = lo_43[3];
+            id_43[4] = lo_43[4];
+            id_43[5] = lo_43[5];
+            id_43[6] = lo_43[6];
+            id_43[7] = lo_43[7];
         end
         if (grant2[43]) begin
-            id2_43 = id_43 + one32;
+            id2_43 = base_hi;
+            if (|(lo2_43 & carry)) begin
+                id2_43 = base_hi1;
+            end
+            id2_43[0] = lo2_43[0];
+            id2_43[1] = lo2_43[1];
+            id2_43[2] = lo2_43[2];
+            id2_43[3] = lo2_43[3];
+            id2_43[4] = lo2_43[4];
+            id2_43[5] = lo2_43[5];
+            id2_43[6] = lo2_43[6];
+            id2_43[7] = lo2_43[7];
         end
+        ext_44 = zero_c1;
+        ext_44[0] = before_44[0];
+        ext_44[1] = before_44[1];
+        ext_44[2] = before_44[2];
+        ext_44[3] = before_44[3];
+        ext_44[4] = before_44[4];
+        ext_44[5] = before_44[5];
+        ext_44[6] = before_44[6];
+        ext_44[7] = before_44[7];
+        ext2_44 = ext_44 | one_c1;
+        lo_44 = base_lo + ext_44;
+        lo2_44 = base_lo + ext2_44;
         id_44 = zero32;
         id2_44 = zero32;
         if (grant[44]) begin
-            id_44 = next_id__q + before32_44;
+            id_44 = base_hi;
+            if (|(lo_44 & carry)) begin
+                id_44 = base_hi1;
+            end
+            id_44[0] = lo_44[0];
+            id_44[1] = lo_44[1];
+            id_44[2] = lo_44[2];
+            id_44[3] = lo_44[3];
+            id_44[4] = lo_44[4];
+            id_44[5] = lo_44[5];
+            id_44[6] = lo_44[6];
+            id_44[7] = lo_44[7];
         end
         if (grant2[44]) begin
-            id2_44 = id_44 + one32;
+            id2_44 = base_hi;
+            if (|(lo2_44 & carry)) begin
+                id2_44 = base_hi1;
+            end
+            id2_44[0] = lo2_44[0];
+            id2_44[1] = lo2_44[1];
+            id2_44[2] = lo2_44[2];
+            id2_44[3] = lo2_44[3];
+            id2_44[4] = lo2_44[4];
+            id2_44[5] = lo2_44[5];
+            id2_44[6] = lo2_44[6];
+            id2_44[7] = lo2_44[7];
         end
+        ext_45 = zero_c1;
+        ext_45[0] = before_45[0];
+        ext_45[1] = before_45[1];
+        ext_45[2] = before_45[2];
+        ext_45[3] = before_45[3];
+        ext_45[4] = before_45[4];
+        ext_45[5] = before_45[5];
+        ext_45[6] = before_45[6];
+        ext_45[7] = before_45[7];
+        ext2_45 = ext_45 | one_c1;
+        lo_45 = base_lo + ext_45;
+        lo2_45 = base_lo + ext2_45;
         id_45 = zero32;
         id2_45 = zero32;
         if (grant[45]) begin
-            id_45 = next_id__q + before32_45;
+            id_45 = base_hi;
+            if (|(lo_45 & carry)) begin
+                id_45 = base_hi1;
+            end
+            id_45[0] = lo_45[0];
+            id_45[1] = lo_45[1];
+            id_45[2] = lo_45[2];
+            id_45[3] = lo_45[3];
+            id_45[4] = lo_45[4];
+            id_45[5] = lo_45[5];
+            id_45[6] = lo_45[6];
+            id_45[7] = lo_45[7];
         end
         if (grant2[45]) begin
-            id2_45 = id_45 + one32;
+            id2_45 = base_hi;
+            if (|(lo2_45 & carry)) begin
+                id2_45 = base_hi1;
+            end
+            id2_45[0] = lo2_45[0];
+            id2_45[1] = lo2_45[1];
+            id2_45[2] = lo2_45[2];
+            id2_45[3] = lo2_45[3];
+            id2_45[4] = lo2_45[4];
+            id2_45[5] = lo2_45[5];
+            id2_45[6] = lo2_45[6];
+            id2_45[7] = lo2_45[7];
         end
+        ext_46 = zero_c1;
+        ext_46[0] = before_46[0];
+        ext_46[1] = before_46[1];
+        ext_46[2] = before_46[2];
+        ext_46[3] = before_46[3];
+        ext_46[4] = before_46[4];
+        ext_46[5] = before_46[5];
+        ext_46[6] = before_46[6];
+        ext_46[7] = before_46[7];
+        ext2_46 = ext_46 | one_c1;
+        lo_46 = base_lo + ext_46;
+        lo2_46 = base_lo + ext2_46;
         id_46 = zero32;
         id2_46 = zero32;
         if (grant[46]) begin
-            id_46 = next_id__q + before32_46;
+            id_46 = base_hi;
+            if (|(lo_46 & carry)) begin
+                id_46 = base_hi1;
+            end
+            id_46[0] = lo_46[0];
+            id_46[1] = lo_46[1];
+            id_46[2] = lo_46[2];
+            id_46[3] = lo_46[3];
+            id_46[4] = lo_46[4];
+            id_46[5] = lo_46[5];
+            id_46[6] = lo_46[6];
+            id_46[7] = lo_46[7];
         end
         if (grant2[46]) begin
-            id2_46 = id_46 + one32;
+            id2_46 = base_hi;
+            if (|(lo2_46 & carry)) begin
+                id2_46 = base_hi1;
+            end
+            id2_46[0] = lo2_46[0];
+            id2_46[1] = lo2_46[1];
+            id2_46[2] = lo2_46[2];
+            id2_46[3] = lo2_46[3];
+            id2_46[4] = lo2_46[4];
+            id2_46[5] = lo2_46[5];
+            id2_46[6] = lo2_46[6];
+            id2_46[7] = lo2_46[7];
         end
+        ext_47 = zero_c1;
+        ext_47[0] = before_47[0];
+        ext_47[1] = before_47[1];
+        ext_47[2] = before_47[2];
+        ext_47[3] = before_47[3];
+        ext_47[4] = before_47[4];
+        ext_47[5] = before_47[5];
+        ext_47[6] = before_47[6];
+        ext_47[7] = before_47[7];
+        ext2_47 = ext_47 | one_c1;
+        lo_47 = base_lo + ext_47;
+        lo2_47 = base_lo + ext2_47;
         id_47 = zero32;
         id2_47 = zero32;
         if (grant[47]) begin
-            id_47 = next_id__q + before32_47;
+            id_47 = base_hi;
+            if (|(lo_47 & carry)) begin
+                id_47 = base_hi1;
+            end
+            id_47[0] = lo_47[0];
+            id_47[1] = lo_47[1];
+            id_47[2] = lo_47[2];
+            id_47[3] = lo_47[3];
+            id_47[4] = lo_47[4];
+            id_47[5] = lo_47[5];
+            id_47[6] = lo_47[6];
+            id_47[7] = lo_47[7];
         end
         if (grant2[47]) begin
-            id2_47 = id_47 + one32;
+            id2_47 = base_hi;
+            if (|(lo2_47 & carry)) begin
+                id2_47 = base_hi1;
+            end
+            id2_47[0] = lo2_47[0];
+            id2_47[1] = lo2_47[1];
+            id2_47[2] = lo2_47[2];
+            id2_47[3] = lo2_47[3];
+            id2_47[4] = lo2_47[4];
+            id2_47[5] = lo2_47[5];
+            id2_47[6] = lo2_47[6];
+            id2_47[7] = lo2_47[7];
         end
+        ext_48 = zero_c1;
+        ext_48[0] = before_48[0];
+        ext_48[1] = before_48[1];
+        ext_48[2] = before_48[2];
+        ext_48[3] = before_48[3];
+        ext_48[4] = before_48[4];
+        ext_48[5] = before_48[5];
+        ext_48[6] = before_48[6];
+        ext_48[7] = before_48[7];
+        ext2_48 = ext_48 | one_c1;
+        lo_48 = base_lo + ext_48;
+        lo2_48 = base_lo + ext2_48;
         id_48 = zero32;
         id2_48 = zero32;
         if (grant[48]) begin
-            id_48 = next_id__q + before32_48;
+            id_48 = base_hi;
+            if (|(lo_48 & carry)) begin
+                id_48 = base_hi1;
+            end
+            id_48[0] = lo_48[0];
+            id_48[1] = lo_48[1];
+            id_48[2] = lo_48[2];
+            id_48[3] = lo_48[3];
+            id_48[4] = lo_48[4];
+            id_48[5] = lo_48[5];
+            id_48[6] = lo_48[6];
+            id_48[7] = lo_48[7];
         end
         if (grant2[48]) begin
-            id2_48 = id_48 + one32;
+            id2_48 = base_hi;
+            if (|(lo2_48 & carry)) begin
+                id2_48 = base_hi1;
+            end
+            id2_48[0] = lo2_48[0];
+            id2_48[1] = lo2_48[1];
+            id2_48[2] = lo2_48[2];
+            id2_48[3] = lo2_48[3];
+            id2_48[4] = lo2_48[4];
+            id2_48[5] = lo2_48[5];
+            id2_48[6] = lo2_48[6];
+            id2_48[7] = lo2_48[7];
         end
+        ext_49 = zero_c1;
+        ext_49[0] = before_49[0];
+        ext_49[1] = before_49[1];
+        ext_49[2] = before_49[2];
+        ext_49[3] = before_49[3];
+        ext_49[4] = before_49[4];
+        ext_49[5] = before_49[5];
+        ext_49[6] = before_49[6];
+        ext_49[7] = before_49[7];
+        ext2_49 = ext_49 | one_c1;
+        lo_49 = base_lo + ext_49;
+        lo2_49 = base_lo + ext2_49;
         id_49 = zero32;
         id2_49 = zero32;
         if (grant[49]) begin
-            id_49 = next_id__q + before32_49;
+            id_49 = base_hi;
+            if (|(lo_49 & carry)) begin
+                id_49 = base_hi1;
+            end
+            id_49[0] = lo_49[0];
+            id_49[1] = lo_49[1];
+            id_49[2] = lo_49[2];
+            id_49[3] = lo_49[3];
+            id_49[4] = lo_49[4];
+            id_49[5] = lo_49[5];
+            id_49[6] = lo_49[6];
+            id_49[7] = lo_49[7];
         end
         if (grant2[49]) begin
-            id2_49 = id_49 + one32;
+            id2_49 = base_hi;
+            if (|(lo2_49 & carry)) begin
+                id2_49 = base_hi1;
+            end
+            id2_49[0] = lo2_49[0];
+            id2_49[1] = lo2_49[1];
+            id2_49[2] = lo2_49[2];
+            id2_49[3] = lo2_49[3];
+            id2_49[4] = lo2_49[4];
+            id2_49[5] = lo2_49[5];
+            id2_49[6] = lo2_49[6];
+            id2_49[7] = lo2_49[7];
         end
+        ext_50 = zero_c1;
+        ext_50[0] = before_50[0];
+        ext_50[1] = before_50[1];
+        ext_50[2] = before_50[2];
+        ext_50[3] = before_50[3];
+        ext_50[4] = before_50[4];
+        ext_50[5] = before_50[5];
+        ext_50[6] = before_50[6];
+        ext_50[7] = before_50[7];
+        ext2_50 = ext_50 | one_c1;
+        lo_50 = base_lo + ext_50;
+        lo2_50 = base_lo + ext2_50;
         id_50 = zero32;
         id2_50 = zero32;
         if (grant[50]) begin
-            id_50 = next_id__q + before32_50;
+            id_50 = base_hi;
+            if (|(lo_50 & carry)) begin
+                id_50 = base_hi1;
+            end
+            id_50[0] = lo_50[0];
+            id_50[1] = lo_50[1];
+            id_50[2] = lo_50[2];
+            id_50[3] = lo_50[3];
+            id_50[4] = lo_50[4];
+            id_50[5] = lo_50[5];
+            id_50[6] = lo_50[6];
+            id_50[7] = lo_50[7];
         end
         if (grant2[50]) begin
-            id2_50 = id_50 + one32;
+            id2_50 = base_hi;
+            if (|(lo2_50 & carry)) begin
+                id2_50 = base_hi1;
+            end
+            id2_50[0] = lo2_50[0];
+            id2_50[1] = lo2_50[1];
+            id2_50[2] = lo2_50[2];
+            id2_50[3] = lo2_50[3];
+            id2_50[4] = lo2_50[4];
+            id2_50[5] = lo2_50[5];
+            id2_50[6] = lo2_50[6];
+            id2_50[7] = lo2_50[7];
         end
+        ext_51 = zero_c1;
+        ext_51[0] = before_51[0];
+        ext_51[1] = before_51[1];
+        ext_51[2] = before_51[2];
+        ext_51[3] = before_51[3];
+        ext_51[4] = before_51[4];
+        ext_51[5] = before_51[5];
+        ext_51[6] = before_51[6];
+        ext_51[7] = before_51[7];
+        ext2_51 = ext_51 | one_c1;
+        lo_51 = base_lo + ext_51;
+        lo2_51 = base_lo + ext2_51;
         id_51 = zero32;
         id2_51 = zero32;
         if (grant[51]) begin
-            id_51 = next_id__q + before32_51;
+            id_51 = base_hi;
+            if (|(lo_51 & carry)) begin
+                id_51 = base_hi1;
+            end
+            id_51[0] = lo_51[0];
+            id_51[1] = lo_51[1];
+            id_51[2] = lo_51[2];
+            id_51[3] = lo_51[3];
+            id_51[4] = lo_51[4];
+            id_51[5] = lo_51[5];
+            id_51[6] = lo_51[6];
+            id_51[7] = lo_51[7];
         end
         if (grant2[51]) begin
-            id2_51 = id_51 + one32;
+            id2_51 = base_hi;
+            if (|(lo2_51 & carry)) begin
+                id2_51 = base_hi1;
+            end
+            id2_51[0] = lo2_51[0];
+            id2_51[1] = lo2_51[1];
+            id2_51[2] = lo2_51[2];
+            id2_51[3] = lo2_51[3];
+            id2_51[4] = lo2_51[4];
+            id2_51[5] = lo2_51[5];
+            id2_51[6] = lo2_51[6];
+            id2_51[7] = lo2_51[7];
         end
+        ext_52 = zero_c1;
+        ext_52[0] = before_52[0];
+        ext_52[1] = before_52[1];
+        ext_52[2] = before_52[2];
+        ext_52[3] = before_52[3];
+        ext_52[4] = before_52[4];
+        ext_52[5] = before_52[5];
+        ext_52[6] = before_52[6];
+        ext_52[7] = before_52[7];
+        ext2_52 = ext_52 | one_c1;
+        lo_52 = base_lo + ext_52;
+        lo2_52 = base_lo + ext2_52;
         id_52 = zero32;
         id2_52 = zero32;
         if (grant[52]) begin
-            id_52 = next_id__q + before32_52;
+            id_52 = base_hi;
+            if (|(lo_52 & carry)) begin
+                id_52 = base_hi1;
+            end
+            id_52[0] = lo_52[0];
+            id_52[1] = lo_52[1];
+            id_52[2] = lo_52[2];
+            id_52[3] = lo_52[3];
+            id_52[4] = lo_52[4];
+            id_52[5] = lo_52[5];
+            id_52[6] = lo_52[6];
+            id_52[7] = lo_52[7];
         end
         if (grant2[52]) begin
-            id2_52 = id_52 + one32;
+            id2_52 = base_hi;
+            if (|(lo2_52 & carry)) begin
+                id2_52 = base_hi1;
+            end
+            id2_52[0] = lo2_52[0];
+            id2_52[1] = lo2_52[1];
+            id2_52[2] = lo2_52[2];
+            id2_52[3] = lo2_52[3];
+            id2_52[4] = lo2_52[4];
+            id2_52[5] = lo2_52[5];
+            id2_52[6] = lo2_52[6];
+            id2_52[7] = lo2_52[7];
         end
+        ext_53 = zero_c1;
+        ext_53[0] = before_53[0];
+        ext_53[1] = before_53[1];
+        ext_53[2] = before_53[2];
+        ext_53[3] = before_53[3];
+        ext_53[4] = before_53[4];
+        ext_53[5] = before_53[5];
+        ext_53[6] = before_53[6];
+        ext_53[7] = before_53[7];
+        ext2_53 = ext_53 | one_c1;
+        lo_53 = base_lo + ext_53;
+        lo2_53 = base_lo + ext2_53;
         id_53 = zero32;
         id2_53 = zero32;
         if (grant[53]) begin
-            id_53 = next_id__q + before32_53;
+            id_53 = base_hi;
+            if (|(lo_53 & carry)) begin
+                id_53 = base_hi1;
+            end
+            id_53[0] = lo_53[0];
+            id_53[1] = lo_53[1];
+            id_53[2] = lo_53[2];
+            id_53[3] = lo_53[3];
+            id_53[4] = lo_53[4];
+            id_53[5] = lo_53[5];
+            id_53[6] = lo_53[6];
+            id_53[7] = lo_53[7];
         end
         if (grant2[53]) begin
-            id2_53 = id_53 + one32;
+            id2_53 = base_hi;
+            if (|(lo2_53 & carry)) begin
+                id2_53 = base_hi1;
+            end
+            id2_53[0] = lo2_53[0];
+            id2_53[1] = lo2_53[1];
+            id2_53[2] = lo2_53[2];
+            id2_53[3] = lo2_53[3];
+            id2_53[4] = lo2_53[4];
+            id2_53[5] = lo2_53[5];
+            id2_53[6] = lo2_53[6];
+            id2_53[7] = lo2_53[7];
         end
+        ext_54 = zero_c1;
+        ext_54[0] = before_54[0];
+        ext_54[1] = before_54[1];
+        ext_54[2] = before_54[2];
+        ext_54[3] = before_54[3];
+        ext_54[4] = before_54[4];
+        ext_54[5] = before_54[5];
+        ext_54[6] = before_54[6];
+        ext_54[7] = before_54[7];
+        ext2_54 = ext_54 | one_c1;
+        lo_54 = base_lo + ext_54;
+        lo2_54 = base_lo + ext2_54;
         id_54 = zero32;
         id2_54 = zero32;
         if (grant[54]) begin
-            id_54 = next_id__q + before32_54;
+            id_54 = base_hi;
+            if (|(lo_54 & carry)) begin
+                id_54 = base_hi1;
+            end
+            id_54[0] = lo_54[0];
+            id_54[1] = lo_54[1];
+            id_54[2] = lo_54[2];
+            id_54[3] = lo_54[3];
+            id_54[4] = lo_54[4];
+            id_54[5] = lo_54[5];
+            id_54[6] = lo_54[6];
+            id_54[7] = lo_54[7];
         end
         if (grant2[54]) begin
-            id2_54 = id_54 + one32;
+            id2_54 = base_hi;
+            if (|(lo2_54 & carry)) begin
+                id2_54 = base_hi1;
+            end
+            id2_54[0] = lo2_54[0];
+            id2_54[1] = lo2_54[1];
+            id2_54[2] = lo2_54[2];
+            id2_54[3] = lo2_54[3];
+            id2_54[4] = lo2_54[4];
+            id2_54[5] = lo2_54[5];
+            id2_54[6] = lo2_54[6];
+            id2_54[7] = lo2_54[7];
         end
+        ext_55 = zero_c1;
+        ext_55[0] = before_55[0];
+        ext_55[1] = before_55[1];
+        ext_55[2] = before_55[2];
+        ext_55[3] = before_55[3];
+        ext_55[4] = before_55[4];
+        ext_55[5] = before_55[5];
+        ext_55[6] = before_55[6];
+        ext_55[7] = before_55[7];
+        ext2_55 = ext_55 | one_c1;
+        lo_55 = base_lo + ext_55;
+        lo2_55 = base_lo + ext2_55;
         id_55 = zero32;
         id2_55 = zero32;
         if (grant[55]) begin
-            id_55 = next_id__q + before32_55;
+            id_55 = base_hi;
+            if (|(lo_55 & carry)) begin
+                id_55 = base_hi1;
+            end
+            id_55[0] = lo_55[0];
+            id_55[1] = lo_55[1];
+            id_55[2] = lo_55[2];
+            id_55[3] = lo_55[3];
+            id_55[4] = lo_55[4];
+            id_55[5] = lo_55[5];
+            id_55[6] = lo_55[6];
+            id_55[7] = lo_55[7];
         end
         if (grant2[55]) begin
-            id2_55 = id_55 + one32;
+            id2_55 = base_hi;
+            if (|(lo2_55 & carry)) begin
+                id2_55 = base_hi1;
+            end
+            id2_55[0] = lo2_55[0];
+            id2_55[1] = lo2_55[1];
+            id2_55[2] = lo2_55[2];
+            id2_55[3] = lo2_55[3];
+            id2_55[4] = lo2_55[4];
+            id2_55[5] = lo2_55[5];
+            id2_55[6] = lo2_55[6];
+            id2_55[7] = lo2_55[7];
         end
+        ext_56 = zero_c1;
+        ext_56[0] = before_56[0];
+        ext_56[1] = before_56[1];
+        ext_56[2] = before_56[2];
+        ext_56[3] = before_56[3];
+        ext_56[4] = before_56[4];
+        ext_56[5] = before_56[5];
+        ext_56[6] = before_56[6];
+        ext_56[7] = before_56[7];
+        ext2_56 = ext_56 | one_c1;
+        lo_56 = base_lo + ext_56;
+        lo2_56 = base_lo + ext2_56;
         id_56 = zero32;
         id2_56 = zero32;
         if (grant[56]) begin
-            id_56 = next_id__q + before32_56;
+            id_56 = base_hi;
+            if (|(lo_56 & carry)) begin
+                id_56 = base_hi1;
+            end
+            id_56[0] = lo_56[0];
+            id_56[1] = lo_56[1];
+            id_56[2] = lo_56[2];
+            id_56[3] = lo_56[3];
+            id_56[4] = lo_56[4];
+            id_56[5] = lo_56[5];
+            id_56[6] = lo_56[6];
+            id_56[7] = lo_56[7];
         end
         if (grant2[56]) begin
-            id2_56 = id_56 + one32;
+            id2_56 = base_hi;
+            if (|(lo2_56 & carry)) begin
+                id2_56 = base_hi1;
+            end
+            id2_56[0] = lo2_56[0];
+            id2_56[1] = lo2_56[1];
+            id2_56[2] = lo2_56[2];
+            id2_56[3] = lo2_56[3];
+            id2_56[4] = lo2_56[4];
+            id2_56[5] = lo2_56[5];
+            id2_56[6] = lo2_56[6];
+            id2_56[7] = lo2_56[7];
         end
+        ext_57 = zero_c1;
+        ext_57[0] = before_57[0];
+        ext_57[1] = before_57[1];
+        ext_57[2] = before_57[2];
+        ext_57[3] = before_57[3];
+        ext_57[4] = before_57[4];
+        ext_57[5] = before_57[5];
+        ext_57[6] = before_57[6];
+        ext_57[7] = before_57[7];
+        ext2_57 = ext_57 | one_c1;
+        lo_57 = base_lo + ext_57;
+        lo2_57 = base_lo + ext2_57;
         id_57 = zero32;
         id2_57 = zero32;
         if (grant[57]) begin
-            id_57 = next_id__q + before32_57;
+            id_57 = base_hi;
+            if (|(lo_57 & carry)) begin
+                id_57 = base_hi1;
+            end
+            id_57[0] = lo_57[0];
+            id_57[1] = lo_57[1];
+            id_57[2] = lo_57[2];
+            id_57[3] = lo_57[3];
+            id_57[4] = lo_57[4];
+            id_57[5] = lo_57[5];
+            id_57[6] = lo_57[6];
+            id_57[7] = lo_57[7];
         end
         if (grant2[57]) begin
-            id2_57 = id_57 + one32;
+            id2_57 = base_hi;
+            if (|(lo2_57 & carry)) begin
+                id2_57 = base_hi1;
+            end
+            id2_57[0] = lo2_57[0];
+            id2_57[1] = lo2_57[1];
+            id2_57[2] = lo2_57[2];
+            id2_57[3] = lo2_57[3];
+            id2_57[4] = lo2_57[4];
+            id2_57[5] = lo2_57[5];
+            id2_57[6] = lo2_57[6];
+            id2_57[7] = lo2_57[7];
         end
+        ext_58 = zero_c1;
+        ext_58[0] = before_58[0];
+        ext_58[1] = before_58[1];
+        ext_58[2] = before_58[2];
+        ext_58[3] = before_58[3];
+        ext_58[4] = before_58[4];
+        ext_58[5] = before_58[5];
+        ext_58[6] = before_58[6];
+        ext_58[7] = before_58[7];
+        ext2_58 = ext_58 | one_c1;
+        lo_58 = base_lo + ext_58;
+        lo2_58 = base_lo + ext2_58;
         id_58 = zero32;
         id2_58 = zero32;
         if (grant[58]) begin
-            id_58 = next_id__q + before32_58;
+            id_58 = base_hi;
+            if (|(lo_58 & carry)) begin
+                id_58 = base_hi1;
+            end
+            id_58[0] = lo_58[0];
+            id_58[1] = lo_58[1];
+            id_58[2] = lo_58[2];
+            id_58[3] = lo_58[3];
+            id_58[4] = lo_58[4];
+            id_58[5] = lo_58[5];
+            id_58[6] = lo_58[6];
+            id_58[7] = lo_58[7];
         end
         if (grant2[58]) begin
-            id2_58 = id_58 + one32;
+            id2_58 = base_hi;
+            if (|(lo2_58 & carry)) begin
+                id2_58 = base_hi1;
+            end
+            id2_58[0] = lo2_58[0];
+            id2_58[1] = lo2_58[1];
+            id2_58[2] = lo2_58[2];
+            id2_58[3] = lo2_58[3];
+            id2_58[4] = lo2_58[4];
+            id2_58[5] = lo2_58[5];
+            id2_58[6] = lo2_58[6];
+            id2_58[7] = lo2_58[7];
         end
+        ext_59 = zero_c1;
+        ext_59[0] = before_59[0];
+        ext_59[1] = before_59[1];
+        ext_59[2] = before_59[2];
+        ext_59[3] = before_59[3];
+        ext_59[4] = before_59[4];
+        ext_59[5] = before_59[5];
+        ext_59[6] = before_59[6];
+        ext_59[7] = before_59[7];
+        ext2_59 = ext_59 | one_c1;
+        lo_59 = base_lo + ext_59;
+        lo2_59 = base_lo + ext2_59;
         id_59 = zero32;
         id2_59 = zero32;
         if (grant[59]) begin
-            id_59 = next_id__q + before32_59;
+            id_59 = base_hi;
+            if (|(lo_59 & carry)) begin
+                id_59 = base_hi1;
+            end
+            id_59[0] = lo_59[0];
+            id_59[1] = lo_59[1];
+            id_59[2] = lo_59[2];
+            id_59[3] = lo_59[3];
+            id_59[4] = lo_59[4];
+            id_59[5] = lo_59[5];
+            id_59[6] = lo_59[6];
+            id_59[7] = lo_59[7];
         end
         if (grant2[59]) begin
-            id2_59 = id_59 + one32;
+            id2_59 = base_hi;
+            if (|(lo2_59 & carry)) begin
+                id2_59 = base_hi1;
+            end
+            id2_59[0] = lo2_59[0];
+            id2_59[1] = lo2_59[1];
+            id2_59[2] = lo2_59[2];
+            id2_59[3] = lo2_59[3];
+            id2_59[4] = lo2_59[4];
+            id2_59[5] = lo2_59[5];
+            id2_59[6] = lo2_59[6];
+            id2_59[7] = lo2_59[7];
         end
+        ext_60 = zero_c1;
+        ext_60[0] = before_60[0];
+        ext_60[1] = before_60[1];
+        ext_60[2] = before_60[2];
+        ext_60[3] = before_60[3];
+        ext_60[4] = before_60[4];
+        ext_60[5] = before_60[5];
+        ext_60[6] = before_60[6];
+        ext_60[7] = before_60[7];
+        ext2_60 = ext_60 | one_c1;
+        lo_60 = base_lo + ext_60;
+        lo2_60 = base_lo + ext2_60;
         id_60 = zero32;
         id2_60 = zero32;
         if (grant[60]) begin
-            id_60 = next_id__q + before32_60;
+            id_60 = base_hi;
+            if (|(lo_60 & carry)) begin
+                id_60 = base_hi1;
+            end
+            id_60[0] = lo_60[0];
+            id_60[1] = lo_60[1];
+            id_60[2] = lo_60[2];
+            id_60[3] = lo_60[3];
+            id_60[4] = lo_60[4];
+            id_60[5] = lo_60[5];
+            id_60[6] = lo_60[6];
+            id_60[7] = lo_60[7];
         end
         if (grant2[60]) begin
-            id2_60 = id_60 + one32;
+            id2_60 = base_hi;
+            if (|(lo2_60 & carry)) begin
+                id2_60 = base_hi1;
+            end
+            id2_60[0] = lo2_60[0];
+            id2_60[1] = lo2_60[1];
+            id2_60[2] = lo2_60[2];
+            id2_60[3] = lo2_60[3];
+            id2_60[4] = lo2_60[4];
+            id2_60[5] = lo2_60[5];
+            id2_60[6] = lo2_60[6];
+            id2_60[7] = lo2_60[7];
         end
+        ext_61 = zero_c1;
+        ext_61[0] = before_61[0];
+        ext_61[1] = before_61[1];
+        ext_61[2] = before_61[2];
+        ext_61[3] = before_61[3];
+        ext_61[4] = before_61[4];
+        ext_61[5] = before_61[5];
+        ext_61[6] = before_61[6];
+        ext_61[7] = before_61[7];
+        ext2_61 = ext_61 | one_c1;
+        lo_61 = base_lo + ext_61;
+        lo2_61 = base_lo + ext2_61;
         id_61 = zero32;
         id2_61 = zero32;
         if (grant[61]) begin
-            id_61 = next_id__q + before32_61;
+            id_61 = base_hi;
+            if (|(lo_61 & carry)) begin
+                id_61 = base_hi1;
+            end
+            id_61[0] = lo_61[0];
+            id_61[1] = lo_61[1];
+            id_61[2] = lo_61[2];
+            id_61[3] = lo_61[3];
+            id_61[4] = lo_61[4];
+            id_61[5] = lo_61[5];
+            id_61[6] = lo_61[6];
+            id_61[7] = lo_61[7];
         end
         if (grant2[61]) begin
-            id2_61 = id_61 + one32;
+            id2_61 = base_hi;
+            if (|(lo2_61 & carry)) begin
+                id2_61 = base_hi1;
+            end
+            id2_61[0] = lo2_61[0];
+            id2_61[1] = lo2_61[1];
+            id2_61[2] = lo2_61[2];
+            id2_61[3] = lo2_61[3];
+            id2_61[4] = lo2_61[4];
+            id2_61[5] = lo2_61[5];
+            id2_61[6] = lo2_61[6];
+            id2_61[7] = lo2_61[7];
         end
+        ext_62 = zero_c1;
+        ext_62[0] = before_62[0];
+        ext_62[1] = before_62[1];
+        ext_62[2] = before_62[2];
+        ext_62[3] = before_62[3];
+        ext_62[4] = before_62[4];
+        ext_62[5] = before_62[5];
+        ext_62[6] = before_62[6];
+        ext_62[7] = before_62[7];
+        ext2_62 = ext_62 | one_c1;
+        lo_62 = base_lo + ext_62;
+        lo2_62 = base_lo + ext2_62;
         id_62 = zero32;
         id2_62 = zero32;
         if (grant[62]) begin
-            id_62 = next_id__q + before32_62;
+            id_62 = base_hi;
+            if (|(lo_62 & carry)) begin
+                id_62 = base_hi1;
+            end
+            id_62[0] = lo_62[0];
+            id_62[1] = lo_62[1];
+            id_62[2] = lo_62[2];
+            id_62[3] = lo_62[3];
+            id_62[4] = lo_62[4];
+            id_62[5] = lo_62[5];
+            id_62[6] = lo_62[6];
+            id_62[7] = lo_62[7];
         end
         if (grant2[62]) begin
-            id2_62 = id_62 + one32;
+            id2_62 = base_hi;
+            if (|(lo2_62 & carry)) begin
+                id2_62 = base_hi1;
+            end
+            id2_62[0] = lo2_62[0];
+            id2_62[1] = lo2_62[1];
+            id2_62[2] = lo2_62[2];
+            id2_62[3] = lo2_62[3];
+            id2_62[4] = lo2_62[4];
+            id2_62[5] = lo2_62[5];
+            id2_62[6] = lo2_62[6];
+            id2_62[7] = lo2_62[7];
         end
+        ext_63 = zero_c1;
+        ext_63[0] = before_63[0];
+        ext_63[1] = before_63[1];
+        ext_63[2] = before_63[2];
+        ext_63[3] = before_63[3];
+        ext_63[4] = before_63[4];
+        ext_63[5] = before_63[5];
+        ext_63[6] = before_63[6];
+        ext_63[7] = before_63[7];
+        ext2_63 = ext_63 | one_c1;
+        lo_63 = base_lo + ext_63;
+        lo2_63 = base_lo + ext2_63;
         id_63 = zero32;
         id2_63 = zero32;
         if (grant[63]) begin
-            id_63 = next_id__q + before32_63;
+            id_63 = base_hi;
+            if (|(lo_63 & carry)) begin
+                id_63 = base_hi1;
+            end
+            id_63[0] = lo_63[0];
+            id_63[1] = lo_63[1];
+            id_63[2] = lo_63[2];
+            id_63[3] = lo_63[3];
+            id_63[4] = lo_63[4];
+            id_63[5] = lo_63[5];
+            id_63[6] = lo_63[6];
+            id_63[7] = lo_63[7];
         end
         if (grant2[63]) begin
-            id2_63 = id_63 + one32;
+            id2_63 = base_hi;
+            if (|(lo2_63 & carry)) begin
+                id2_63 = base_hi1;
+            end
+            id2_63[0] = lo2_63[0];
+            id2_63[1] = lo2_63[1];
+            id2_63[2] = lo2_63[2];
+            id2_63[3] = lo2_63[3];
+            id2_63[4] = lo2_63[4];
+            id2_63[5] = lo2_63[5];
+            id2_63[6] = lo2_63[6];
+            id2_63[7] = lo2_63[7];
         end
+        ext_64 = zero_c1;
+        ext_64[0] = before_64[0];
+        ext_64[1] = before_64[1];
+        ext_64[2] = before_64[2];
+        ext_64[3] = before_64[3];
+        ext_64[4] = before_64[4];
+        ext_64[5] = before_64[5];
+        ext_64[6] = before_64[6];
+        ext_64[7] = before_64[7];
+        ext2_64 = ext_64 | one_c1;
+        lo_64 = base_lo + ext_64;
+        lo2_64 = base_lo + ext2_64;
         id_64 = zero32;
         id2_64 = zero32;
         if (grant[64]) begin
-            id_64 = next_id__q + before32_64;
+            id_64 = base_hi;
+            if (|(lo_64 & carry)) begin
+                id_64 = base_hi1;
+            end
+            id_64[0] = lo_64[0];
+            id_64[1] = lo_64[1];
+            id_64[2] = lo_64[2];
+            id_64[3] = lo_64[3];
+            id_64[4] = lo_64[4];
+            id_64[5] = lo_64[5];
+            id_64[6] = lo_64[6];
+            id_64[7] = lo_64[7];
         end
         if (grant2[64]) begin
-            id2_64 = id_64 + one32;
+            id2_64 = base_hi;
+            if (|(lo2_64 & carry)) begin
+                id2_64 = base_hi1;
+            end
+            id2_64[0] = lo2_64[0];
+            id2_64[1] = lo2_64[1];
+            id2_64[2] = lo2_64[2];
+            id2_64[3] = lo2_64[3];
+            id2_64[4] = lo2_64[4];
+            id2_64[5] = lo2_64[5];
+            id2_64[6] = lo2_64[6];
+            id2_64[7] = lo2_64[7];
         end
+        ext_65 = zero_c1;
+        ext_65[0] = before_65[0];
+        ext_65[1] = before_65[1];
+        ext_65[2] = before_65[2];
+        ext_65[3] = before_65[3];
+        ext_65[4] = before_65[4];
+        ext_65[5] = before_65[5];
+        ext_65[6] = before_65[6];
+        ext_65[7] = before_65[7];
+        ext2_65 = ext_65 | one_c1;
+        lo_65 = base_lo + ext_65;
+        lo2_65 = base_lo + ext2_65;
         id_65 = zero32;
         id2_65 = zero32;
         if (grant[65]) begin
-            id_65 = next_id__q + before32_65;
+            id_65 = base_hi;
+            if (|(lo_65 & carry)) begin
+                id_65 = base_hi1;
+            end
+            id_65[0] = lo_65[0];
+            id_65[1] = lo_65[1];
+            id_65[2] = lo_65[2];
+            id_65[3] = lo_65[3];
+            id_65[4] = lo_65[4];
+            id_65[5] = lo_65[5];
+            id_65[6] = lo_65[6];
+            id_65[7] = lo_65[7];
         end
         if (grant2[65]) begin
-            id2_65 = id_65 + one32;
+            id2_65 = base_hi;
+            if (|(lo2_65 & carry)) begin
+                id2_65 = base_hi1;
+            end
+            id2_65[0] = lo2_65[0];
+            id2_65[1] = lo2_65[1];
+            id2_65[2] = lo2_65[2];
+            id2_65[3] = lo2_65[3];
+            id2_65[4] = lo2_65[4];
+            id2_65[5] = lo2_65[5];
+            id2_65[6] = lo2_65[6];
+            id2_65[7] = lo2_65[7];
         end
+        ext_66 = zero_c1;
+        ext_66[0] = before_66[0];
+        ext_66[1] = before_66[1];
+        ext_66[2] = before_66[2];
+        ext_66[3] = before_66[3];
+        ext_66[4] = before_66[4];
+        ext_66[5] = before_66[5];
+        ext_66[6] = before_66[6];
+        ext_66[7] = before_66[7];
+        ext2_66 = ext_66 | one_c1;
+        lo_66 = base_lo + ext_66;
+        lo2_66 = base_lo + ext2_66;
         id_66 = zero32;
         id2_66 = zero32;
         if (grant[66]) begin
-            id_66 = next_id__q + before32_66;
+            id_66 = base_hi;
+            if (|(lo_66 & carry)) begin
+                id_66 = base_hi1;
+            end
+            id_66[0] = lo_66[0];
+            id_66[1] = lo_66[1];
+            id_66[2] = lo_66[2];
+            id_66[3] = lo_66[3];
+            id_66[4] = lo_66[4];
+            id_66[5] = lo_66[5];
+            id_66[6] = lo_66[6];
+            id_66[7] = lo_66[7];
         end
         if (grant2[66]) begin
-            id2_66 = id_66 + one32;
+            id2_66 = base_hi;
+            if (|(lo2_66 & carry)) begin
+                id2_66 = base_hi1;
+            end
+            id2_66[0] = lo2_66[0];
+            id2_66[1] = lo2_66[1];
+            id2_66[2] = lo2_66[2];
+            id2_66[3] = lo2_66[3];
+            id2_66[4] = lo2_66[4];
+            id2_66[5] = lo2_66[5];
+            id2_66[6] = lo2_66[6];
+            id2_66[7] = lo2_66[7];
         end
+        ext_67 = zero_c1;
+        ext_67[0] = before_67[0];
+        ext_67[1] = before_67[1];
+        ext_67[2] = before_67[2];
+        ext_67[3] = before_67[3];
+        ext_67[4] = before_67[4];
+        ext_67[5] = before_67[5];
+        ext_67[6] = before_67[6];
+        ext_67[7] = before_67[7];
+        ext2_67 = ext_67 | one_c1;
+        lo_67 = base_lo + ext_67;
+        lo2_67 = base_lo + ext2_67;
         id_67 = zero32;
         id2_67 = zero32;
         if (grant[67]) begin
-            id_67 = next_id__q + before32_67;
+            id_67 = base_hi;
+            if (|(lo_67 & carry)) begin
+                id_67 = base_hi1;
+            end
+            id_67[0] = lo_67[0];
+            id_67[1] = lo_67[1];
+            id_67[2] = lo_67[2];
+            id_67[3] = lo_67[3];
+            id_67[4] = lo_67[4];
+            id_67[5] = lo_67[5];
+            id_67[6] = lo_67[6];
+            id_67[7] = lo_67[7];
         end
         if (grant2[67]) begin
-            id2_67 = id_67 + one32;
+            id2_67 = base_hi;
+            if (|(lo2_67 & carry)) begin
+                id2_67 = base_hi1;
+            end
+            id2_67[0] = lo2_67[0];
+            id2_67[1] = lo2_67[1];
+            id2_67[2] = lo2_67[2];
+            id2_67[3] = lo2_67[3];
+            id2_67[4] = lo2_67[4];
+            id2_67[5] = lo2_67[5];
+            id2_67[6] = lo2_67[6];
+            id2_67[7] = lo2_67[7];
         end
+        ext_68 = zero_c1;
+        ext_68[0] = before_68[0];
+        ext_68[1] = before_68[1];
+        ext_68[2] = before_68[2];
+        ext_68[3] = before_68[3];
+        ext_68[4] = before_68[4];
+        ext_68[5] = before_68[5];
+        ext_68[6] = before_68[6];
+        ext_68[7] = before_68[7];
+        ext2_68 = ext_68 | one_c1;
+        lo_68 = base_lo + ext_68;
+        lo2_68 = base_lo + ext2_68;
         id_68 = zero32;
         id2_68 = zero32;
         if (grant[68]) begin
-            id_68 = next_id__q + before32_68;
+            id_68 = base_hi;
+            if (|(lo_68 & carry)) begin
+                id_68 = base_hi1;
+            end
+            id_68[0] = lo_68[0];
+            id_68[1] = lo_68[1];
+            id_68[2] = lo_68[2];
+            id_68[3] = lo_68[3];
+            id_68[4] = lo_68[4];
+            id_68[5] = lo_68[5];
+            id_68[6] = lo_68[6];
+            id_68[7] = lo_68[7];
         end
         if (grant2[68]) begin
-            id2_68 = id_68 + one32;
+            id2_68 = base_hi;
+            if (|(lo2_68 & carry)) begin
+                id2_68 = base_hi1;
+            end
+            id2_68[0] = lo2_68[0];
+            id2_68[1] = lo2_68[1];
+            id2_68[2] = lo2_68[2];
+            id2_68[3] = lo2_68[3];
+            id2_68[4] = lo2_68[4];
+            id2_68[5] = lo2_68[5];
+            id2_68[6] = lo2_68[6];
+            id2_68[7] = lo2_68[7];
         end
+        ext_69 = zero_c1;
+        ext_69[0] = before_69[0];
+        ext_69[1] = before_69[1];
+        ext_69[2] = before_69[2];
+        ext_69[3] = before_69[3];
+        ext_69[4] = before_69[4];
+        ext_69[5] = before_69[5];
+        ext_69[6] = before_69[6];
+        ext_69[7] = before_69[7];
+        ext2_69 = ext_69 | one_c1;
+        lo_69 = base_lo + ext_69;
+        lo2_69 = base_lo + ext2_69;
         id_69 = zero32;
         id2_69 = zero32;
         if (grant[69]) begin
-            id_69 = next_id__q + before32_69;
+            id_69 = base_hi;
+            if (|(lo_69 & carry)) begin
+                id_69 = base_hi1;
+            end
+            id_69[0] = lo_69[0];
+            id_69[1] = lo_69[1];
+            id_69[2] = lo_69[2];
+            id_69[3] = lo_69[3];
+            id_69[4] = lo_69[4];
+            id_69[5] = lo_69[5];
+            id_69[6] = lo_69[6];
+            id_69[7] = lo_69[7];
         end
         if (grant2[69]) begin
-            id2_69 = id_69 + one32;
+            id2_69 = base_hi;
+            if (|(lo2_69 & carry)) begin
+                id2_69 = base_hi1;
+            end
+            id2_69[0] = lo2_69[0];
+            id2_69[1] = lo2_69[1];
+            id2_69[2] = lo2_69[2];
+            id2_69[3] = lo2_69[3];
+            id2_69[4] = lo2_69[4];
+            id2_69[5] = lo2_69[5];
+            id2_69[6] = lo2_69[6];
+            id2_69[7] = lo2_69[7];
         end
+        ext_70 = zero_c1;
+        ext_70[0] = before_70[0];
+        ext_70[1] = before_70[1];
+        ext_70[2] = before_70[2];
+        ext_70[3] = before_70[3];
+        ext_70[4] = before_70[4];
+        ext_70[5] = before_70[5];
+        ext_70[6] = before_70[6];
+        ext_70[7] = before_70[7];
+        ext2_70 = ext_70 | one_c1;
+        lo_70 = base_lo + ext_70;
+        lo2_70 = base_lo + ext2_70;
         id_70 = zero32;
         id2_70 = zero32;
         if (grant[70]) begin
-            id_70 = next_id__q + before32_70;
+            id_70 = base_hi;
+            if (|(lo_70 & carry)) begin
+                id_70 = base_hi1;
+            end
+            id_70[0] = lo_70[0];
+            id_70[1] = lo_70[1];
+            id_70[2] = lo_70[2];
+            id_70[3] = lo_70[3];
+            id_70[4] = lo_70[4];
+            id_70[5] = lo_70[5];
+            id_70[6] = lo_70[6];
+            id_70[7] = lo_70[7];
         end
         if (grant2[70]) begin
-            id2_70 = id_70 + one32;
+            id2_70 = base_hi;
+            if (|(lo2_70 & carry)) begin
+                id2_70 = base_hi1;
+            end
+            id2_70[0] = lo2_70[0];
+            id2_70[1] = lo2_70[1];
+            id2_70[2] = lo2_70[2];
+            id2_70[3] = lo2_70[3];
+            id2_70[4] = lo2_70[4];
+            id2_70[5] = lo2_70[5];
+            id2_70[6] = lo2_70[6];
+            id2_70[7] = lo2_70[7];
         end
+        ext_71 = zero_c1;
+        ext_71[0] = before_71[0];
+        ext_71[1] = before_71[1];
+        ext_71[2] = before_71[2];
+        ext_71[3] = before_71[3];
+        ext_71[4] = before_71[4];
+        ext_71[5] = before_71[5];
+        ext_71[6] = before_71[6];
+        ext_71[7] = before_71[7];
+        ext2_71 = ext_71 | one_c1;
+        lo_71 = base_lo + ext_71;
+        lo2_71 = base_lo + ext2_71;
         id_71 = zero32;
         id2_71 = zero32;
         if (grant[71]) begin
-            id_71 = next_id__q + before32_71;
+            id_71 = base_hi;
+            if (|(lo_71 & carry)) begin
+                id_71 = base_hi1;
+            end
+            id_71[0] = lo_71[0];
+            id_71[1] = lo_71[1];
+            id_71[2] = lo_71[2];
+            id_71[3] = lo_71[3];
+            id_71[4] = lo_71[4];
+            id_71[5] = lo_71[5];
+            id_71[6] = lo_71[6];
+            id_71[7] = lo_71[7];
         end
         if (grant2[71]) begin
-            id2_71 = id_71 + one32;
+            id2_71 = base_hi;
+            if (|(lo2_71 & carry)) begin
+                id2_71 = base_hi1;
+            end
+            id2_71[0] = lo2_71[0];
+            id2_71[1] = lo2_71[1];
+            id2_71[2] = lo2_71[2];
+            id2_71[3] = lo2_71[3];
+            id2_71[4] = lo2_71[4];
+            id2_71[5] = lo2_71[5];
+            id2_71[6] = lo2_71[6];
+            id2_71[7] = lo2_71[7];
         end
+        ext_72 = zero_c1;
+        ext_72[0] = before_72[0];
+        ext_72[1] = before_72[1];
+        ext_72[2] = before_72[2];
+        ext_72[3] = before_72[3];
+        ext_72[4] = before_72[4];
+        ext_72[5] = before_72[5];
+        ext_72[6] = before_72[6];
+        ext_72[7] = before_72[7];
+        ext2_72 = ext_72 | one_c1;
+        lo_72 = base_lo + ext_72;
+        lo2_72 = base_lo + ext2_72;
         id_72 = zero32;
         id2_72 = zero32;
         if (grant[72]) begin
-            id_72 = next_id__q + before32_72;
+            id_72 = base_hi;
+            if (|(lo_72 & carry)) begin
+                id_72 = base_hi1;
+            end
+            id_72[0] = lo_72[0];
+            id_72[1] = lo_72[1];
+            id_72[2] = lo_72[2];
+            id_72[3] = lo_72[3];
+            id_72[4] = lo_72[4];
+            id_72[5] = lo_72[5];
+            id_72[6] = lo_72[6];
+            id_72[7] = lo_72[7];
         end
         if (grant2[72]) begin
-            id2_72 = id_72 + one32;
+            id2_72 = base_hi;
+            if (|(lo2_72 & carry)) begin
+                id2_72 = base_hi1;
+            end
+            id2_72[0] = lo2_72[0];
+            id2_72[1] = lo2_72[1];
+            id2_72[2] = lo2_72[2];
+            id2_72[3] = lo2_72[3];
+            id2_72[4] = lo2_72[4];
+            id2_72[5] = lo2_72[5];
+            id2_72[6] = lo2_72[6];
+            id2_72[7] = lo2_72[7];
         end
+        ext_73 = zero_c1;
+        ext_73[0] = before_73[0];
+        ext_73[1] = before_73[1];
+        ext_73[2] = before_73[2];
+        ext_73[3] = before_73[3];
+        ext_73[4] = before_73[4];
+        ext_73[5] = before_73[5];
+        ext_73[6] = before_73[6];
+        ext_73[7] = before_73[7];
+        ext2_73 = ext_73 | one_c1;
+        lo_73 = base_lo + ext_73;
+        lo2_73 = base_lo + ext2_73;
         id_73 = zero32;
         id2_73 = zero32;
         if (grant[73]) begin
-            id_73 = next_id__q + before32_73;
+            id_73 = base_hi;
+            if (|(lo_73 & carry)) begin
+                id_73 = base_hi1;
+            end
+            id_73[0] = lo_73[0];
+            id_73[1] = lo_73[1];
+            id_73[2] = lo_73[2];
+            id_73[3] = lo_73[3];
+            id_73[4] = lo_73[4];
+            id_73[5] = lo_73[5];
+            id_73[6] = lo_73[6];
+            id_73[7] = lo_73[7];
         end
         if (grant2[73]) begin
-            id2_73 = id_73 + one32;
+            id2_73 = base_hi;
+            if (|(lo2_73 & carry)) begin
+                id2_73 = base_hi1;
+            end
+            id2_73[0] = lo2_73[0];
+            id2_73[1] = lo2_73[1];
+            id2_73[2] = lo2_73[2];
+            id2_73[3] = lo2_73[3];
+            id2_73[4] = lo2_73[4];
+            id2_73[5] = lo2_73[5];
+            id2_73[6] = lo2_73[6];
+            id2_73[7] = lo2_73[7];
         end
+        ext_74 = zero_c1;
+        ext_74[0] = before_74[0];
+        ext_74[1] = before_74[1];
+        ext_74[2] = before_74[2];
+        ext_74[3] = before_74[3];
+        ext_74[4] = before_74[4];
+        ext_74[5] = before_74[5];
+        ext_74[6] = before_74[6];
+        ext_74[7] = before_74[7];
+        ext2_74 = ext_74 | one_c1;
+        lo_74 = base_lo + ext_74;
+        lo2_74 = base_lo + ext2_74;
         id_74 = zero32;
         id2_74 = zero32;
         if (grant[74]) begin
-            id_74 = next_id__q + before32_74;
+            id_74 = base_hi;
+            if (|(lo_74 & carry)) begin
+                id_74 = base_hi1;
+            end
+            id_74[0] = lo_74[0];
+            id_74[1] = lo_74[1];
+            id_74[2] = lo_74[2];
+            id_74[3] = lo_74[3];
+            id_74[4] = lo_74[4];
+            id_74[5] = lo_74[5];
+            id_74[6] = lo_74[6];
+            id_74[7] = lo_74[7];
         end
         if (grant2[74]) begin
-            id2_74 = id_74 + one32;
+            id2_74 = base_hi;
+            if (|(lo2_74 & carry)) begin
+                id2_74 = base_hi1;
+            end
+            id2_74[0] = lo2_74[0];
+            id2_74[1] = lo2_74[1];
+            id2_74[2] = lo2_74[2];
+            id2_74[3] = lo2_74[3];
+            id2_74[4] = lo2_74[4];
+            id2_74[5] = lo2_74[5];
+            id2_74[6] = lo2_74[6];
+            id2_74[7] = lo2_74[7];
         end
+        ext_75 = zero_c1;
+        ext_75[0] = before_75[0];
+        ext_75[1] = before_75[1];
+        ext_75[2] = before_75[2];
+        ext_75[3] = before_75[3];
+        ext_75[4] = before_75[4];
+        ext_75[5] = before_75[5];
+        ext_75[6] = before_75[6];
+        ext_75[7] = before_75[7];
+        ext2_75 = ext_75 | one_c1;
+        lo_75 = base_lo + ext_75;
+        lo2_75 = base_lo + ext2_75;
         id_75 = zero32;
         id2_75 = zero32;
         if (grant[75]) begin
-            id_75 = next_id__q + before32_75;
+            id_75 = base_hi;
+            if (|(lo_75 & carry)) begin
+                id_75 = base_hi1;
+            end
+            id_75[0] = lo_75[0];
+            id_75[1] = lo_75[1];
+            id_75[2] = lo_75[2];
+            id_75[3] = lo_75[3];
+            id_75[4] = lo_75[4];
+            id_75[5] = lo_75[5];
+            id_75[6] = lo_75[6];
+            id_75[7] = lo_75[7];
         end
         if (grant2[75]) begin
-            id2_75 = id_75 + one32;
+            id2_75 = base_hi;
+            if (|(lo2_75 & carry)) begin
+                id2_75 = base_hi1;
+            end
+            id2_75[0] = lo2_75[0];
+            id2_75[1] = lo2_75[1];
+            id2_75[2] = lo2_75[2];
+            id2_75[3] = lo2_75[3];
+            id2_75[4] = lo2_75[4];
+            id2_75[5] = lo2_75[5];
+            id2_75[6] = lo2_75[6];
+            id2_75[7] = lo2_75[7];
         end
+        ext_76 = zero_c1;
+        ext_76[0] = before_76[0];
+        ext_76[1] = before_76[1];
+        ext_76[2] = before_76[2];
+        ext_76[3] = before_76[3];
+        ext_76[4] = before_76[4];
+        ext_76[5] = before_76[5];
+        ext_76[6] = before_76[6];
+        ext_76[7] = before_76[7];
+        ext2_76 = ext_76 | one_c1;
+        lo_76 = base_lo + ext_76;
+        lo2_76 = base_lo + ext2_76;
         id_76 = zero32;
         id2_76 = zero32;
         if (grant[76]) begin
-            id_76 = next_id__q + before32_76;
+            id_76 = base_hi;
+            if (|(lo_76 & carry)) begin
+                id_76 = base_hi1;
+            end
+            id_76[0] = lo_76[0];
+            id_76[1] = lo_76[1];
+            id_76[2] = lo_76[2];
+            id_76[3] = lo_76[3];
+            id_76[4] = lo_76[4];
+            id_76[5] = lo_76[5];
+            id_76[6] = lo_76[6];
+            id_76[7] = lo_76[7];
         end
         if (grant2[76]) begin
-            id2_76 = id_76 + one32;
+            id2_76 = base_hi;
+            if (|(lo2_76 & carry)) begin
+                id2_76 = base_hi1;
+            end
+            id2_76[0] = lo2_76[0];
+            id2_76[1] = lo2_76[1];
+            id2_76[2] = lo2_76[2];
+            id2_76[3] = lo2_76[3];
+            id2_76[4] = lo2_76[4];
+            id2_76[5] = lo2_76[5];
+            id2_76[6] = lo2_76[6];
+            id2_76[7] = lo2_76[7];
         end
+        ext_77 = zero_c1;
+        ext_77[0] = before_77[0];
+        ext_77[1] = before_77[1];
+        ext_77[2] = before_77[2];
+        ext_77[3] = before_77[3];
+        ext_77[4] = before_77[4];
+        ext_77[5] = before_77[5];
+        ext_77[6] = before_77[6];
+        ext_77[7] = before_77[7];
+        ext2_77 = ext_77 | one_c1;
+        lo_77 = base_lo + ext_77;
+        lo2_77 = base_lo + ext2_77;
         id_77 = zero32;
         id2_77 = zero32;
         if (grant[77]) begin
-            id_77 = next_id__q + before32_77;
+            id_77 = base_hi;
+            if (|(lo_77 & carry)) begin
+                id_77 = base_hi1;
+            end
+            id_77[0] = lo_77[0];
+            id_77[1] = lo_77[1];
+            id_77[2] = lo_77[2];
+            id_77[3] = lo_77[3];
+            id_77[4] = lo_77[4];
+            id_77[5] = lo_77[5];
+            id_77[6] = lo_77[6];
+            id_77[7] = lo_77[7];
         end
         if (grant2[77]) begin
-            id2_77 = id_77 + one32;
+            id2_77 = base_hi;
+            if (|(lo2_77 & carry)) begin
+                id2_77 = base_hi1;
+            end
+            id2_77[0] = lo2_77[0];
+            id2_77[1] = lo2_77[1];
+            id2_77[2] = lo2_77[2];
+            id2_77[3] = lo2_77[3];
+            id2_77[4] = lo2_77[4];
+            id2_77[5] = lo2_77[5];
+            id2_77[6] = lo2_77[6];
+            id2_77[7] = lo2_77[7];
         end
+        ext_78 = zero_c1;
+        ext_78[0] = before_78[0];
+        ext_78[1] = before_78[1];
+        ext_78[2] = before_78[2];
+        ext_78[3] = before_78[3];
+        ext_78[4] = before_78[4];
+        ext_78[5] = before_78[5];
+        ext_78[6] = before_78[6];
+        ext_78[7] = before_78[7];
+        ext2_78 = ext_78 | one_c1;
+        lo_78 = base_lo + ext_78;
+        lo2_78 = base_lo + ext2_78;
         id_78 = zero32;
         id2_78 = zero32;
         if (grant[78]) begin
-            id_78 = next_id__q + before32_78;
+            id_78 = base_hi;
+            if (|(lo_78 & carry)) begin
+                id_78 = base_hi1;
+            end
+            id_78[0] = lo_78[0];
+            id_78[1] = lo_78[1];
+            id_78[2] = lo_78[2];
+            id_78[3] = lo_78[3];
+            id_78[4] = lo_78[4];
+            id_78[5] = lo_78[5];
+            id_78[6] = lo_78[6];
+            id_78[7] = lo_78[7];
         end
         if (grant2[78]) begin
-            id2_78 = id_78 + one32;
+            id2_78 = base_hi;
+            if (|(lo2_78 & carry)) begin
+                id2_78 = base_hi1;
+            end
+            id2_78[0] = lo2_78[0];
+            id2_78[1] = lo2_78[1];
+            id2_78[2] = lo2_78[2];
+            id2_78[3] = lo2_78[3];
+            id2_78[4] = lo2_78[4];
+            id2_78[5] = lo2_78[5];
+            id2_78[6] = lo2_78[6];
+            id2_78[7] = lo2_78[7];
         end
+        ext_79 = zero_c1;
+        ext_79[0] = before_79[0];
+        ext_79[1] = before_79[1];
+        ext_79[2] = before_79[2];
+        ext_79[3] = before_79[3];
+        ext_79[4] = before_79[4];
+        ext_79[5] = before_79[5];
+        ext_79[6] = before_79[6];
+        ext_79[7] = before_79[7];
+        ext2_79 = ext_79 | one_c1;
+        lo_79 = base_lo + ext_79;
+        lo2_79 = base_lo + ext2_79;
         id_79 = zero32;
         id2_79 = zero32;
         if (grant[79]) begin
-            id_79 = next_id__q + before32_79;
+            id_79 = base_hi;
+            if (|(lo_79 & carry)) begin
+                id_79 = base_hi1;
+            end
+            id_79[0] = lo_79[0];
+            id_79[1] = lo_79[1];
+            id_79[2] = lo_79[2];
+            id_79[3] = lo_79[3];
+            id_79[4] = lo_79[4];
+            id_79[5] = lo_79[5];
+            id_79[6] = lo_79[6];
+            id_79[7] = lo_79[7];
         end
         if (grant2[79]) begin
-            id2_79 = id_79 + one32;
+            id2_79 = base_hi;
+            if (|(lo2_79 & carry)) begin
+                id2_79 = base_hi1;
+            end
+            id2_79[0] = lo2_79[0];
+            id2_79[1] = lo2_79[1];
+            id2_79[2] = lo2_79[2];
+            id2_79[3] = lo2_79[3];
+            id2_79[4] = lo2_79[4];
+            id2_79[5] = lo2_79[5];
+            id2_79[6] = lo2_79[6];
+            id2_79[7] = lo2_79[7];
         end
-        late = grant & ~after;
+        idle = ~left_big & (cnt >= lsat);
+        cnt_ext = zero_c1;
+        cnt_ext[0] = cnt[0];
+        cnt_ext[1] = cnt[1];
+        cnt_ext[2] = cnt[2];
+        cnt_ext[3] = cnt[3];
+        cnt_ext[4] = cnt[4];
+        cnt_ext[5] = cnt[5];
+        cnt_ext[6] = cnt[6];
+        cnt_ext[7] = cnt[7];
+        next_lo = base_lo + cnt_ext;
+        next_val = base_hi;
+        if (|(next_lo & carry)) begin
+            next_val = base_hi1;
+        end
+        next_val[0] = next_lo[0];
+        next_val[1] = next_lo[1];
+        next_val[2] = next_lo[2];
+        next_val[3] = next_lo[3];
+        next_val[4] = next_lo[4];
+        next_val[5] = next_lo[5];
+        next_val[6] = next_lo[6];
+        next_val[7] = next_lo[7];
+        next_id__d = next_val;
+        late = grant & ~after__q;
         if (~|late) begin
             late = grant;
         end
@@ -8576,313 +8552,44 @@ module tb_dispatch_lrr_titanv(clock,reset,start,total,max_per_sm,room,room2,gran
         scan = scan | (scan >> sh_4);
         scan = scan | (scan >> sh_5);
         scan = scan | (scan >> sh_6);
-        high = late & ~(scan >> sh_0);
-        new_last = zero_b;
-        if (high[0]) begin
-            new_last = new_last | ids_0;
+        after__d = after__q;
+        if (|grant) begin
+            after__d = ~scan;
         end
-        if (high[1]) begin
-            new_last = new_last | ids_1;
-        end
-        if (high[2]) begin
-            new_last = new_last | ids_2;
-        end
-        if (high[3]) begin
-            new_last = new_last | ids_3;
-        end
-        if (high[4]) begin
-            new_last = new_last | ids_4;
-        end
-        if (high[5]) begin
-            new_last = new_last | ids_5;
-        end
-        if (high[6]) begin
-            new_last = new_last | ids_6;
-        end
-        if (high[7]) begin
-            new_last = new_last | ids_7;
-        end
-        if (high[8]) begin
-            new_last = new_last | ids_8;
-        end
-        if (high[9]) begin
-            new_last = new_last | ids_9;
-        end
-        if (high[10]) begin
-            new_last = new_last | ids_10;
-        end
-        if (high[11]) begin
-            new_last = new_last | ids_11;
-        end
-        if (high[12]) begin
-            new_last = new_last | ids_12;
-        end
-        if (high[13]) begin
-            new_last = new_last | ids_13;
-        end
-        if (high[14]) begin
-            new_last = new_last | ids_14;
-        end
-        if (high[15]) begin
-            new_last = new_last | ids_15;
-        end
-        if (high[16]) begin
-            new_last = new_last | ids_16;
-        end
-        if (high[17]) begin
-            new_last = new_last | ids_17;
-        end
-        if (high[18]) begin
-            new_last = new_last | ids_18;
-        end
-        if (high[19]) begin
-            new_last = new_last | ids_19;
-        end
-        if (high[20]) begin
-            new_last = new_last | ids_20;
-        end
-        if (high[21]) begin
-            new_last = new_last | ids_21;
-        end
-        if (high[22]) begin
-            new_last = new_last | ids_22;
-        end
-        if (high[23]) begin
-            new_last = new_last | ids_23;
-        end
-        if (high[24]) begin
-            new_last = new_last | ids_24;
-        end
-        if (high[25]) begin
-            new_last = new_last | ids_25;
-        end
-        if (high[26]) begin
-            new_last = new_last | ids_26;
-        end
-        if (high[27]) begin
-            new_last = new_last | ids_27;
-        end
-        if (high[28]) begin
-            new_last = new_last | ids_28;
-        end
-        if (high[29]) begin
-            new_last = new_last | ids_29;
-        end
-        if (high[30]) begin
-            new_last = new_last | ids_30;
-        end
-        if (high[31]) begin
-            new_last = new_last | ids_31;
-        end
-        if (high[32]) begin
-            new_last = new_last | ids_32;
-        end
-        if (high[33]) begin
-            new_last = new_last | ids_33;
-        end
-        if (high[34]) begin
-            new_last = new_last | ids_34;
-        end
-        if (high[35]) begin
-            new_last = new_last | ids_35;
-        end
-        if (high[36]) begin
-            new_last = new_last | ids_36;
-        end
-        if (high[37]) begin
-            new_last = new_last | ids_37;
-        end
-        if (high[38]) begin
-            new_last = new_last | ids_38;
-        end
-        if (high[39]) begin
-            new_last = new_last | ids_39;
-        end
-        if (high[40]) begin
-            new_last = new_last | ids_40;
-        end
-        if (high[41]) begin
-            new_last = new_last | ids_41;
-        end
-        if (high[42]) begin
-            new_last = new_last | ids_42;
-        end
-        if (high[43]) begin
-            new_last = new_last | ids_43;
-        end
-        if (high[44]) begin
-            new_last = new_last | ids_44;
-        end
-        if (high[45]) begin
-            new_last = new_last | ids_45;
-        end
-        if (high[46]) begin
-            new_last = new_last | ids_46;
-        end
-        if (high[47]) begin
-            new_last = new_last | ids_47;
-        end
-        if (high[48]) begin
-            new_last = new_last | ids_48;
-        end
-        if (high[49]) begin
-            new_last = new_last | ids_49;
-        end
-        if (high[50]) begin
-            new_last = new_last | ids_50;
-        end
-        if (high[51]) begin
-            new_last = new_last | ids_51;
-        end
-        if (high[52]) begin
-            new_last = new_last | ids_52;
-        end
-        if (high[53]) begin
-            new_last = new_last | ids_53;
-        end
-        if (high[54]) begin
-            new_last = new_last | ids_54;
-        end
-        if (high[55]) begin
-            new_last = new_last | ids_55;
-        end
-        if (high[56]) begin
-            new_last = new_last | ids_56;
-        end
-        if (high[57]) begin
-            new_last = new_last | ids_57;
-        end
-        if (high[58]) begin
-            new_last = new_last | ids_58;
-        end
-        if (high[59]) begin
-            new_last = new_last | ids_59;
-        end
-        if (high[60]) begin
-            new_last = new_last | ids_60;
-        end
-        if (high[61]) begin
-            new_last = new_last | ids_61;
-        end
-        if (high[62]) begin
-            new_last = new_last | ids_62;
-        end
-        if (high[63]) begin
-            new_last = new_last | ids_63;
-        end
-        if (high[64]) begin
-            new_last = new_last | ids_64;
-        end
-        if (high[65]) begin
-            new_last = new_last | ids_65;
-        end
-        if (high[66]) begin
-            new_last = new_last | ids_66;
-        end
-        if (high[67]) begin
-            new_last = new_last | ids_67;
-        end
-        if (high[68]) begin
-            new_last = new_last | ids_68;
-        end
-        if (high[69]) begin
-            new_last = new_last | ids_69;
-        end
-        if (high[70]) begin
-            new_last = new_last | ids_70;
-        end
-        if (high[71]) begin
-            new_last = new_last | ids_71;
-        end
-        if (high[72]) begin
-            new_last = new_last | ids_72;
-        end
-        if (high[73]) begin
-            new_last = new_last | ids_73;
-        end
-        if (high[74]) begin
-            new_last = new_last | ids_74;
-        end
-        if (high[75]) begin
-            new_last = new_last | ids_75;
-        end
-        if (high[76]) begin
-            new_last = new_last | ids_76;
-        end
-        if (high[77]) begin
-            new_last = new_last | ids_77;
-        end
-        if (high[78]) begin
-            new_last = new_last | ids_78;
-        end
-        if (high[79]) begin
-            new_last = new_last | ids_79;
-        end
-        if (~|grant) begin
-            new_last = last__q;
-        end
-        cnt32 = zero32;
-        if (cnt[0]) begin
-            cnt32 = cnt32 | bit32_0;
-        end
-        if (cnt[1]) begin
-            cnt32 = cnt32 | bit32_1;
-        end
-        if (cnt[2]) begin
-            cnt32 = cnt32 | bit32_2;
-        end
-        if (cnt[3]) begin
-            cnt32 = cnt32 | bit32_3;
-        end
-        if (cnt[4]) begin
-            cnt32 = cnt32 | bit32_4;
-        end
-        if (cnt[5]) begin
-            cnt32 = cnt32 | bit32_5;
-        end
-        if (cnt[6]) begin
-            cnt32 = cnt32 | bit32_6;
-        end
-        if (cnt[7]) begin
-            cnt32 = cnt32 | bit32_7;
-        end
-        idle = (next_id__q + cnt32) >= total_q__q;
-        next_id__d = next_id__q + cnt32;
-        last__d = new_last;
         if (start) begin
             next_id__d = zero32;
             total_q__d = total;
             maxp__d = max_per_sm;
-            last__d = last_sm;
+            after__d = zero_n;
         end
         if (reset) begin
             next_id__d = zero32;
             total_q__d = zero32;
             maxp__d = zero32[(32'h0)+:(8)];
-            last__d = last_sm;
+            after__d = zero_n;
         end
     end
     
 endmodule // tb_dispatch_lrr_titanv
 
-// tb_dispatch_lrr_titanv__last: a register (rust-hdl DFF), field `last` of `tb_dispatch_lrr_titanv`; 1 instance.
-module tb_dispatch_lrr_titanv__last(d,q,clock);
+// tb_dispatch_lrr_titanv__after: a register (rust-hdl DFF), field `after` of `tb_dispatch_lrr_titanv`; 1 instance.
+module tb_dispatch_lrr_titanv__after(d,q,clock);
     
     // Module arguments
-    input wire  [6:0] d;
-    output reg  [6:0] q;
+    input wire  [79:0] d;
+    output reg  [79:0] q;
     input wire  clock;
     
     // Update code (custom)
     initial begin
-       q = 7'h0;
+       q = 80'h0;
     end
     
     always @(posedge clock) begin
        q <= d;
     end
           
-endmodule // tb_dispatch_lrr_titanv__last
+endmodule // tb_dispatch_lrr_titanv__after
 
 // tb_dispatch_lrr_titanv__maxp: a register (rust-hdl DFF), field `maxp` of `tb_dispatch_lrr_titanv`; 1 instance.
 module tb_dispatch_lrr_titanv__maxp(d,q,clock);

@@ -12,33 +12,40 @@
 //! | `id_0..id_{N-1}`, `id2_0..` | out | 32 | the granted block ids per SM (0 without a grant) |
 //! | `idle` | out | 1 | every block granted |
 //!
-//! State: `next_id`, `total`, `max_per_sm`, `last` (the last SM that received a block).
-//! Visit order is `last+1, ..., N-1, 0, ..., last`: the SMs after `last` (mask `after`), then
-//! the others. No signal walks the SMs one after another; every step is a tree or a parallel
-//! prefix of depth `log2(N)`:
-//! * `after`: the SMs above `last`, a prefix OR of `last`'s one-hot;
+//! State: `next_id`, `total`, `max_per_sm`, `after` (the SMs above the last SM that received a
+//! block: the golden model's `last` as a mask). Visit order is `last+1, ..., N-1, 0, ..., last`:
+//! the SMs in `after`, then the others. No signal walks the SMs one after another; every step
+//! is a tree or a parallel prefix of depth `log2(N)`, and nothing 32 bits wide follows one:
 //! * `want`: the SMs that would take a block (LRR: `room`) or a pair (BCS: `room & room2`);
-//! * `before_s`: how many wanting SMs come before SM `s` in visit order: Kogge-Stone prefix
-//!   sums in index order of two lanes (the wanting SMs after `last`, the others), combined as
-//!   `after_s ? a_s : total_a + b_s`;
-//! * with `left = total - next_id` (saturated to `C` bits), SM `s` takes a block when
-//!   `before_s < left` (LRR), a pair when `2 before_s + 2 <= left` (BCS); BCS's odd last block goes to
-//!   the first SM in visit order with room and `2 before_s + 1 == left` (isolated with a prefix OR);
-//! * `id_s = next_id + blocks before s`, `new last` = the last granted SM in visit order (a
-//!   prefix OR isolates the highest bit, an OR tree encodes it).
+//! * `before_s`: how many wanting SMs come before SM `s` in visit order: Kogge-Stone
+//!   *exclusive* prefix sums in index order of two lanes (the wanting SMs in `after`, the
+//!   others) over `N + 1` positions, so that position `N` holds each lane's total; combined as
+//!   `after_s ? a_s : total_a + b_s` (one adder after the prefix);
+//! * `left = total - next_id`, saturated to `C` bits (`lsat`), and `lsat - 1` come from
+//!   registers only, beside the prefix: SM `s` takes a block when `before_s < lsat` (LRR), a
+//!   pair when `2 before_s < lsat - 1` (BCS); BCS's odd last block goes to the first SM in
+//!   visit order with room and `2 before_s == lsat - 1` (isolated with a prefix OR);
+//! * `id_s = next_id + before_s` and the new `next_id` add a `C`-bit count to the 32-bit
+//!   register in two parts: a `C + 1`-bit sum of the low bits, whose carry picks the high part
+//!   or the high part plus one (both from registers);
+//! * `idle` = every block granted = the blocks granted now are at least `left` (`C` bits);
+//! * the new `after`: the SMs above the last granted one in visit order (a prefix OR downwards
+//!   of the granted SMs not in `after`, or of all granted SMs when there are none).
 
-use crate::consts::{constant, index_table, onehot_table};
+use crate::consts::constant;
 use crate::sim::Clocked;
 use rust_hdl::prelude::*;
 
 /// The dispatcher for `N` SMs (`B = clog2(N)` bits of SM index; `C` bits of block counts with
-/// `2^C >= 2N + 3`); `BCS` = 1 for BCS, 0 for LRR.
+/// `2^C >= 2N + 3`; `M = N + 1` prefix positions; `C1 = C + 1`); `BCS` = 1 for BCS, 0 for LRR.
 #[derive(LogicBlock)]
 pub struct TbDispatch<
     const N: usize,
     const B: usize,
     const C: usize,
     const BCS: usize,
+    const M: usize,
+    const C1: usize,
 > {
     /// Rising-edge clock.
     pub clock: Signal<In, Clock>,
@@ -67,63 +74,79 @@ pub struct TbDispatch<
     next_id: DFF<Bits<32>>,
     total_q: DFF<Bits<32>>,
     maxp: DFF<Bits<8>>,
-    last: DFF<Bits<B>>,
+    /// The SMs above the last SM that received a block.
+    after: DFF<Bits<N>>,
     pairs: Signal<Local, Bit>,
-    last_oh: Signal<Local, Bits<N>>,
     scan: Signal<Local, Bits<N>>,
-    after: Signal<Local, Bits<N>>,
     want: Signal<Local, Bits<N>>,
-    /// Per SM: wanting and after `last` (lane a), wanting and not after (lane b).
-    lane_a: [Signal<Local, Bits<C>>; N],
-    lane_b: [Signal<Local, Bits<C>>; N],
-    /// Inclusive prefix sums of the lanes (Kogge-Stone, level by level).
-    sum_a: [Signal<Local, Bits<C>>; N],
-    sum_b: [Signal<Local, Bits<C>>; N],
-    prev_a: [Signal<Local, Bits<C>>; N],
-    prev_b: [Signal<Local, Bits<C>>; N],
+    /// Per prefix position `p`: SM `p - 1` wanting and in `after` (lane a), wanting and not
+    /// (lane b); position 0 is 0.
+    lane_a: [Signal<Local, Bits<C>>; M],
+    lane_b: [Signal<Local, Bits<C>>; M],
+    /// Their inclusive prefix sums = the lanes' exclusive sums per SM (Kogge-Stone).
+    sum_a: [Signal<Local, Bits<C>>; M],
+    sum_b: [Signal<Local, Bits<C>>; M],
+    prev_a: [Signal<Local, Bits<C>>; M],
+    prev_b: [Signal<Local, Bits<C>>; M],
     total_after: Signal<Local, Bits<C>>,
     total_rest: Signal<Local, Bits<C>>,
     wanting: Signal<Local, Bits<C>>,
     /// Per SM: blocks granted before it in visit order (if every earlier wanting SM took).
     before: [Signal<Local, Bits<C>>; N],
     left: Signal<Local, Bits<32>>,
+    left_big: Signal<Local, Bit>,
     lsat: Signal<Local, Bits<C>>,
+    lsat_m1: Signal<Local, Bits<C>>,
     take: Signal<Local, Bits<N>>,
     take2: Signal<Local, Bits<N>>,
     odd: Signal<Local, Bits<N>>,
     odd_pick: Signal<Local, Bits<N>>,
     single: Signal<Local, Bits<N>>,
     cnt: Signal<Local, Bits<C>>,
-    /// `before` and `cnt` zero-extended to 32 bits.
-    before32: [Signal<Local, Bits<32>>; N],
-    cnt32: Signal<Local, Bits<32>>,
+    /// `next_id` split: low `C` bits (as `C + 1` bits), high part, high part + `2^C`.
+    base_lo: Signal<Local, Bits<C1>>,
+    base_hi: Signal<Local, Bits<32>>,
+    base_hi1: Signal<Local, Bits<32>>,
+    /// Per SM: `before` (and `before + 1`) as `C + 1` bits, and `base_lo` plus it.
+    ext: [Signal<Local, Bits<C1>>; N],
+    ext2: [Signal<Local, Bits<C1>>; N],
+    lo: [Signal<Local, Bits<C1>>; N],
+    lo2: [Signal<Local, Bits<C1>>; N],
+    cnt_ext: Signal<Local, Bits<C1>>,
+    next_lo: Signal<Local, Bits<C1>>,
+    /// `next_id` plus the blocks granted now.
+    next_val: Signal<Local, Bits<32>>,
     late: Signal<Local, Bits<N>>,
-    high: Signal<Local, Bits<N>>,
-    new_last: Signal<Local, Bits<B>>,
     bcs: Constant<Bit>,
     zero32: Constant<Bits<32>>,
-    one32: Constant<Bits<32>>,
     one_c: Constant<Bits<C>>,
-    two_c: Constant<Bits<C>>,
     max_c: Constant<Bits<C>>,
     max_c32: Constant<Bits<32>>,
+    low_mask32: Constant<Bits<32>>,
+    low_mask1: Constant<Bits<C1>>,
+    /// Bit `C` of a `C + 1`-bit sum: its carry.
+    carry: Constant<Bits<C1>>,
+    step_hi: Constant<Bits<32>>,
     one8: Constant<Bits<8>>,
     zero_n: Constant<Bits<N>>,
-    zero_b: Constant<Bits<B>>,
     zero_c: Constant<Bits<C>>,
-    last_sm: Constant<Bits<B>>,
+    zero_c1: Constant<Bits<C1>>,
+    one_c1: Constant<Bits<C1>>,
     sh: [Constant<Bits<8>>; 7],
-    bit32: [Constant<Bits<32>>; C],
-    ids: [Constant<Bits<B>>; N],
-    onehots: [Constant<Bits<N>>; N],
 }
 
-impl<const N: usize, const B: usize, const C: usize, const BCS: usize> Default
-    for TbDispatch<N, B, C, BCS>
+impl<
+        const N: usize,
+        const B: usize,
+        const C: usize,
+        const BCS: usize,
+        const M: usize,
+        const C1: usize,
+    > Default for TbDispatch<N, B, C, BCS, M, C1>
 {
     fn default() -> Self {
-        assert!((1..=128).contains(&N) && (1usize << B) >= N && BCS <= 1);
-        assert!((1usize << C) > 2 * N + 2 && C <= 32);
+        assert!((1..=127).contains(&N) && (1usize << B) >= N && BCS <= 1);
+        assert!((1usize << C) > 2 * N + 2 && C < 32 && M == N + 1 && C1 == C + 1);
         Self {
             clock: Default::default(),
             reset: Default::default(),
@@ -140,11 +163,9 @@ impl<const N: usize, const B: usize, const C: usize, const BCS: usize> Default
             next_id: Default::default(),
             total_q: Default::default(),
             maxp: Default::default(),
-            last: Default::default(),
-            pairs: Default::default(),
-            last_oh: Default::default(),
-            scan: Default::default(),
             after: Default::default(),
+            pairs: Default::default(),
+            scan: Default::default(),
             want: Default::default(),
             lane_a: array_init::array_init(|_| Default::default()),
             lane_b: array_init::array_init(|_| Default::default()),
@@ -157,179 +178,183 @@ impl<const N: usize, const B: usize, const C: usize, const BCS: usize> Default
             wanting: Default::default(),
             before: array_init::array_init(|_| Default::default()),
             left: Default::default(),
+            left_big: Default::default(),
             lsat: Default::default(),
+            lsat_m1: Default::default(),
             take: Default::default(),
             take2: Default::default(),
             odd: Default::default(),
             odd_pick: Default::default(),
             single: Default::default(),
             cnt: Default::default(),
-            before32: array_init::array_init(|_| Default::default()),
-            cnt32: Default::default(),
+            base_lo: Default::default(),
+            base_hi: Default::default(),
+            base_hi1: Default::default(),
+            ext: array_init::array_init(|_| Default::default()),
+            ext2: array_init::array_init(|_| Default::default()),
+            lo: array_init::array_init(|_| Default::default()),
+            lo2: array_init::array_init(|_| Default::default()),
+            cnt_ext: Default::default(),
+            next_lo: Default::default(),
+            next_val: Default::default(),
             late: Default::default(),
-            high: Default::default(),
-            new_last: Default::default(),
             bcs: Constant::new(BCS == 1),
             zero32: constant(0),
-            one32: constant(1),
             one_c: constant(1),
-            two_c: constant(2),
             max_c: constant((1 << C) - 1),
             max_c32: constant((1 << C) - 1),
+            low_mask32: constant((1 << C) - 1),
+            low_mask1: constant((1 << C) - 1),
+            carry: constant(1 << C),
+            step_hi: constant(1 << C),
             one8: constant(1),
             zero_n: constant(0),
-            zero_b: constant(0),
             zero_c: constant(0),
-            last_sm: constant(N as u64 - 1),
+            zero_c1: constant(0),
+            one_c1: constant(1),
             sh: array_init::array_init(|k| constant(1 << k)),
-            bit32: array_init::array_init(|k| constant(1 << k)),
-            ids: index_table(),
-            onehots: onehot_table(),
         }
     }
 }
 
-impl<const N: usize, const B: usize, const C: usize, const BCS: usize> Logic
-    for TbDispatch<N, B, C, BCS>
+impl<
+        const N: usize,
+        const B: usize,
+        const C: usize,
+        const BCS: usize,
+        const M: usize,
+        const C1: usize,
+    > Logic for TbDispatch<N, B, C, BCS, M, C1>
 {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, next_id, total_q, maxp, last);
+        dff_setup!(self, clock, next_id, total_q, maxp, after);
         self.pairs.next = self.bcs.val() & (self.maxp.q.val() > self.one8.val());
         self.want.next = self.room.val();
         if self.pairs.val() {
             self.want.next = self.room.val() & self.room2.val();
         }
-        // The SMs above `last`: a prefix OR (upwards) of its one-hot, without it.
-        self.last_oh.next = self.zero_n.val();
-        for s in 0..N {
-            if self.last.q.val() == self.ids[s].val() {
-                self.last_oh.next = self.onehots[s].val();
-            }
-        }
-        self.scan.next = self.last_oh.val();
-        for k in 0..7 {
-            self.scan.next = self.scan.val() | (self.scan.val() << self.sh[k].val());
-        }
-        self.after.next = self.scan.val() & !self.last_oh.val();
-        // Two count lanes per SM and their inclusive prefix sums (Kogge-Stone, 7 levels: up to
-        // 128 SMs; a level whose distance is N or more is a copy).
-        for s in 0..N {
+        // Two count lanes, shifted one position up, and their inclusive prefix sums
+        // (Kogge-Stone, 7 levels: up to 128 positions; a level whose distance is M or more is
+        // a copy): per SM the exclusive sums, at position N the totals.
+        self.lane_a[0].next = self.zero_c.val();
+        self.lane_b[0].next = self.zero_c.val();
+        for s in 1..M {
             self.lane_a[s].next = self.zero_c.val();
             self.lane_b[s].next = self.zero_c.val();
-            if self.want.val().get_bit(s) & self.after.val().get_bit(s) {
+            if self.want.val().get_bit(s - 1) & self.after.q.val().get_bit(s - 1) {
                 self.lane_a[s].next = self.one_c.val();
             }
-            if self.want.val().get_bit(s) & !self.after.val().get_bit(s) {
+            if self.want.val().get_bit(s - 1) & !self.after.q.val().get_bit(s - 1) {
                 self.lane_b[s].next = self.one_c.val();
             }
+        }
+        for s in 0..M {
             self.sum_a[s].next = self.lane_a[s].val();
             self.sum_b[s].next = self.lane_b[s].val();
         }
-        for s in 0..N {
+        for s in 0..M {
             self.prev_a[s].next = self.sum_a[s].val();
             self.prev_b[s].next = self.sum_b[s].val();
         }
-        for s in 1..N {
+        for s in 1..M {
             self.sum_a[s].next = self.prev_a[s].val() + self.prev_a[s - 1].val();
             self.sum_b[s].next = self.prev_b[s].val() + self.prev_b[s - 1].val();
         }
-        for s in 0..N {
+        for s in 0..M {
             self.prev_a[s].next = self.sum_a[s].val();
             self.prev_b[s].next = self.sum_b[s].val();
         }
-        for s in 2..N {
+        for s in 2..M {
             self.sum_a[s].next = self.prev_a[s].val() + self.prev_a[s - 2].val();
             self.sum_b[s].next = self.prev_b[s].val() + self.prev_b[s - 2].val();
         }
-        for s in 0..N {
+        for s in 0..M {
             self.prev_a[s].next = self.sum_a[s].val();
             self.prev_b[s].next = self.sum_b[s].val();
         }
-        for s in 4..N {
+        for s in 4..M {
             self.sum_a[s].next = self.prev_a[s].val() + self.prev_a[s - 4].val();
             self.sum_b[s].next = self.prev_b[s].val() + self.prev_b[s - 4].val();
         }
-        for s in 0..N {
+        for s in 0..M {
             self.prev_a[s].next = self.sum_a[s].val();
             self.prev_b[s].next = self.sum_b[s].val();
         }
-        for s in 8..N {
+        for s in 8..M {
             self.sum_a[s].next = self.prev_a[s].val() + self.prev_a[s - 8].val();
             self.sum_b[s].next = self.prev_b[s].val() + self.prev_b[s - 8].val();
         }
-        for s in 0..N {
+        for s in 0..M {
             self.prev_a[s].next = self.sum_a[s].val();
             self.prev_b[s].next = self.sum_b[s].val();
         }
-        for s in 16..N {
+        for s in 16..M {
             self.sum_a[s].next = self.prev_a[s].val() + self.prev_a[s - 16].val();
             self.sum_b[s].next = self.prev_b[s].val() + self.prev_b[s - 16].val();
         }
-        for s in 0..N {
+        for s in 0..M {
             self.prev_a[s].next = self.sum_a[s].val();
             self.prev_b[s].next = self.sum_b[s].val();
         }
-        for s in 32..N {
+        for s in 32..M {
             self.sum_a[s].next = self.prev_a[s].val() + self.prev_a[s - 32].val();
             self.sum_b[s].next = self.prev_b[s].val() + self.prev_b[s - 32].val();
         }
-        for s in 0..N {
+        for s in 0..M {
             self.prev_a[s].next = self.sum_a[s].val();
             self.prev_b[s].next = self.sum_b[s].val();
         }
-        for s in 64..N {
+        for s in 64..M {
             self.sum_a[s].next = self.prev_a[s].val() + self.prev_a[s - 64].val();
             self.sum_b[s].next = self.prev_b[s].val() + self.prev_b[s - 64].val();
         }
-        // The totals are the last SM's sums (the loop leaves `sum[N-1]`: wiring, no logic).
-        for s in 0..N {
+        for s in N..M {
             self.total_after.next = self.sum_a[s].val();
             self.total_rest.next = self.sum_b[s].val();
         }
         self.wanting.next = self.total_after.val() + self.total_rest.val();
-        // Exclusive sums: wanting SMs before s in visit order (blocks before it: x2 for pairs).
         for s in 0..N {
-            if self.after.val().get_bit(s) {
-                self.before[s].next = self.sum_a[s].val() - self.lane_a[s].val();
+            if self.after.q.val().get_bit(s) {
+                self.before[s].next = self.sum_a[s].val();
             } else {
-                self.before[s].next =
-                    self.total_after.val() + self.sum_b[s].val() - self.lane_b[s].val();
+                self.before[s].next = self.total_after.val() + self.sum_b[s].val();
             }
             if self.pairs.val() {
-                self.before[s].next = self.before[s].val() + self.before[s].val();
-            }
-            self.before32[s].next = self.zero32.val();
-            for k in 0..C {
-                if self.before[s].val().get_bit(k) {
-                    self.before32[s].next = self.before32[s].val() | self.bit32[k].val();
-                }
+                self.before[s].next = self.before[s].val() << self.sh[0].val();
             }
         }
-        // Blocks left, saturated: every count compared with it is below `max_c`.
+        // Blocks left, saturated, and one less: from registers only, beside the prefix sums.
         self.left.next = self.total_q.q.val() - self.next_id.q.val();
+        self.left_big.next = self.left.val() > self.max_c32.val();
         self.lsat.next = self.left.val().get_bits::<C>(0);
-        if self.left.val() > self.max_c32.val() {
+        if self.left_big.val() {
             self.lsat.next = self.max_c.val();
         }
+        self.lsat_m1.next = self.lsat.val() - self.one_c.val();
         self.take.next = self.zero_n.val();
         self.take2.next = self.zero_n.val();
         self.odd.next = self.zero_n.val();
         for s in 0..N {
-            if self.before[s].val() < self.lsat.val() {
-                self.take.next = self.take.val() | self.onehots[s].val();
-            }
-            if (self.before[s].val() + self.two_c.val()) <= self.lsat.val() {
-                self.take2.next = self.take2.val() | self.onehots[s].val();
-            }
-            if (self.before[s].val() + self.one_c.val()) == self.lsat.val() {
-                self.odd.next = self.odd.val() | self.onehots[s].val();
-            }
+            // before + 2 <= lsat, and before + 1 == lsat, without an adder after `before`.
+            self.take.next = self
+                .take
+                .val()
+                .replace_bit(s, self.before[s].val() < self.lsat.val());
+            self.take2.next = self.take2.val().replace_bit(
+                s,
+                (self.lsat.val() > self.one_c.val()) & (self.before[s].val() < self.lsat_m1.val()),
+            );
+            self.odd.next = self.odd.val().replace_bit(
+                s,
+                (self.lsat.val() != self.zero_c.val())
+                    & (self.before[s].val() == self.lsat_m1.val()),
+            );
         }
         // BCS's odd last block: the first SM in visit order with room where one block is left.
-        self.odd_pick.next = self.odd.val() & self.room.val() & self.after.val();
+        self.odd_pick.next = self.odd.val() & self.room.val() & self.after.q.val();
         if !self.odd_pick.val().any() {
-            self.odd_pick.next = self.odd.val() & self.room.val() & !self.after.val();
+            self.odd_pick.next = self.odd.val() & self.room.val() & !self.after.q.val();
         }
         self.scan.next = self.odd_pick.val();
         for k in 0..7 {
@@ -339,13 +364,13 @@ impl<const N: usize, const B: usize, const C: usize, const BCS: usize> Logic
         if self.pairs.val() {
             self.grant.next = (self.want.val() & self.take2.val()) | self.single.val();
             self.grant2.next = self.want.val() & self.take2.val();
-            self.cnt.next = self.wanting.val() + self.wanting.val();
+            self.cnt.next = self.wanting.val() << self.sh[0].val();
             if (self.lsat.val() >> self.sh[0].val()) < self.wanting.val() {
-                self.cnt.next = (self.lsat.val() >> self.sh[0].val())
-                    + (self.lsat.val() >> self.sh[0].val());
+                self.cnt.next = (self.lsat.val() >> self.sh[0].val()) << self.sh[0].val();
             }
-            if self.single.val().any() {
-                self.cnt.next = self.cnt.val() + self.one_c.val();
+            // `single` has a bit exactly when `odd_pick` has (it keeps the first one).
+            if self.odd_pick.val().any() {
+                self.cnt.next = self.cnt.val() | self.one_c.val();
             }
         } else {
             self.grant.next = self.want.val() & self.take.val();
@@ -355,19 +380,64 @@ impl<const N: usize, const B: usize, const C: usize, const BCS: usize> Logic
                 self.cnt.next = self.lsat.val();
             }
         }
+        // next_id + a C-bit count: the low C bits plus the count in C + 1 bits; their carry
+        // picks the high part or the high part + 2^C (both from the register).
+        self.base_lo.next = self.next_id.q.val().get_bits::<C1>(0) & self.low_mask1.val();
+        self.base_hi.next = self.next_id.q.val() & !self.low_mask32.val();
+        self.base_hi1.next = self.base_hi.val() + self.step_hi.val();
         for s in 0..N {
+            self.ext[s].next = self.zero_c1.val();
+            for k in 0..C {
+                self.ext[s].next = self.ext[s].val().replace_bit(k, self.before[s].val().get_bit(k));
+            }
+            // In pairs `before` is even: its second block is `before | 1`.
+            self.ext2[s].next = self.ext[s].val() | self.one_c1.val();
+            self.lo[s].next = self.base_lo.val() + self.ext[s].val();
+            self.lo2[s].next = self.base_lo.val() + self.ext2[s].val();
             self.id[s].next = self.zero32.val();
             self.id2[s].next = self.zero32.val();
             if self.grant.val().get_bit(s) {
-                self.id[s].next = self.next_id.q.val() + self.before32[s].val();
+                self.id[s].next = self.base_hi.val();
+                if (self.lo[s].val() & self.carry.val()).any() {
+                    self.id[s].next = self.base_hi1.val();
+                }
+                for k in 0..C {
+                    self.id[s].next = self.id[s].val().replace_bit(k, self.lo[s].val().get_bit(k));
+                }
             }
             if self.grant2.val().get_bit(s) {
-                self.id2[s].next = self.id[s].val() + self.one32.val();
+                self.id2[s].next = self.base_hi.val();
+                if (self.lo2[s].val() & self.carry.val()).any() {
+                    self.id2[s].next = self.base_hi1.val();
+                }
+                for k in 0..C {
+                    self.id2[s].next =
+                        self.id2[s].val().replace_bit(k, self.lo2[s].val().get_bit(k));
+                }
             }
         }
-        // The last granted SM in visit order: the highest granted before `last` if any, else
-        // the highest granted after it (prefix OR downwards isolates the highest bit).
-        self.late.next = self.grant.val() & !self.after.val();
+        // Every block granted: the blocks granted now cover what was left.
+        self.idle.next = !self.left_big.val() & (self.cnt.val() >= self.lsat.val());
+        self.cnt_ext.next = self.zero_c1.val();
+        for k in 0..C {
+            self.cnt_ext.next = self.cnt_ext.val().replace_bit(k, self.cnt.val().get_bit(k));
+        }
+        self.next_lo.next = self.base_lo.val() + self.cnt_ext.val();
+        self.next_val.next = self.base_hi.val();
+        if (self.next_lo.val() & self.carry.val()).any() {
+            self.next_val.next = self.base_hi1.val();
+        }
+        for k in 0..C {
+            self.next_val.next = self
+                .next_val
+                .val()
+                .replace_bit(k, self.next_lo.val().get_bit(k));
+        }
+        self.next_id.d.next = self.next_val.val();
+        // The SMs above the last granted one in visit order: above the highest granted SM not
+        // in `after` if any, else above the highest granted SM (a prefix OR downwards marks
+        // every SM at or below it).
+        self.late.next = self.grant.val() & !self.after.q.val();
         if !self.late.val().any() {
             self.late.next = self.grant.val();
         }
@@ -375,42 +445,33 @@ impl<const N: usize, const B: usize, const C: usize, const BCS: usize> Logic
         for k in 0..7 {
             self.scan.next = self.scan.val() | (self.scan.val() >> self.sh[k].val());
         }
-        self.high.next = self.late.val() & !(self.scan.val() >> self.sh[0].val());
-        self.new_last.next = self.zero_b.val();
-        for s in 0..N {
-            if self.high.val().get_bit(s) {
-                self.new_last.next = self.new_last.val() | self.ids[s].val();
-            }
+        self.after.d.next = self.after.q.val();
+        if self.grant.val().any() {
+            self.after.d.next = !self.scan.val();
         }
-        if !self.grant.val().any() {
-            self.new_last.next = self.last.q.val();
-        }
-        self.cnt32.next = self.zero32.val();
-        for k in 0..C {
-            if self.cnt.val().get_bit(k) {
-                self.cnt32.next = self.cnt32.val() | self.bit32[k].val();
-            }
-        }
-        self.idle.next = (self.next_id.q.val() + self.cnt32.val()) >= self.total_q.q.val();
-        self.next_id.d.next = self.next_id.q.val() + self.cnt32.val();
-        self.last.d.next = self.new_last.val();
         if self.start.val() {
             self.next_id.d.next = self.zero32.val();
             self.total_q.d.next = self.total.val();
             self.maxp.d.next = self.max_per_sm.val();
-            self.last.d.next = self.last_sm.val();
+            self.after.d.next = self.zero_n.val();
         }
         if self.reset.val() {
             self.next_id.d.next = self.zero32.val();
             self.total_q.d.next = self.zero32.val();
             self.maxp.d.next = self.zero32.val().get_bits::<8>(0);
-            self.last.d.next = self.last_sm.val();
+            self.after.d.next = self.zero_n.val();
         }
     }
 }
 
-impl<const N: usize, const B: usize, const C: usize, const BCS: usize> Clocked
-    for TbDispatch<N, B, C, BCS>
+impl<
+        const N: usize,
+        const B: usize,
+        const C: usize,
+        const BCS: usize,
+        const M: usize,
+        const C1: usize,
+    > Clocked for TbDispatch<N, B, C, BCS, M, C1>
 {
     fn clock_signal(&mut self) -> &mut Signal<In, Clock> {
         &mut self.clock
@@ -418,17 +479,17 @@ impl<const N: usize, const B: usize, const C: usize, const BCS: usize> Clocked
 }
 
 /// LRR over the 15 SMs of a GTX 480 (`fermi`).
-pub type LrrFermi = TbDispatch<15, 4, 6, 0>;
+pub type LrrFermi = TbDispatch<15, 4, 6, 0, 16, 7>;
 /// BCS, `fermi`.
-pub type BcsFermi = TbDispatch<15, 4, 6, 1>;
+pub type BcsFermi = TbDispatch<15, 4, 6, 1, 16, 7>;
 /// LRR over the 80 SMs of a Titan V (`titanv`).
-pub type LrrTitanv = TbDispatch<80, 7, 8, 0>;
+pub type LrrTitanv = TbDispatch<80, 7, 8, 0, 81, 9>;
 /// BCS, `titanv`.
-pub type BcsTitanv = TbDispatch<80, 7, 8, 1>;
+pub type BcsTitanv = TbDispatch<80, 7, 8, 1, 81, 9>;
 /// LRR over 4 SMs (`proto`).
-pub type LrrProto = TbDispatch<4, 2, 4, 0>;
+pub type LrrProto = TbDispatch<4, 2, 4, 0, 5, 5>;
 /// BCS, `proto`.
-pub type BcsProto = TbDispatch<4, 2, 4, 1>;
+pub type BcsProto = TbDispatch<4, 2, 4, 1, 5, 5>;
 
 /// The dispatcher's RTL per policy and preset.
 pub struct Rtl;

@@ -27,8 +27,14 @@ trait Ports: Default + Clocked {
     fn outputs(&self) -> DispatchOut;
 }
 
-impl<const N: usize, const B: usize, const C: usize, const P: usize> Ports
-    for TbDispatch<N, B, C, P>
+impl<
+        const N: usize,
+        const B: usize,
+        const C: usize,
+        const P: usize,
+        const M: usize,
+        const C1: usize,
+    > Ports for TbDispatch<N, B, C, P, M, C1>
 {
     const SMS: usize = N;
 
