@@ -35,6 +35,101 @@ pub enum ConfigError {
     /// No preset of that name.
     #[error("unknown config preset `{0}`; valid presets: {names}", names = presets::NAMES.join(", "))]
     UnknownPreset(String),
+    /// A field error located in the file that set the field.
+    #[error("{path}:{line}: {source}")]
+    At {
+        path: String,
+        line: usize,
+        source: Box<ConfigError>,
+    },
+}
+
+impl ConfigError {
+    /// The field an error is about, if it is about one.
+    pub fn field(&self) -> Option<&str> {
+        match self {
+            ConfigError::Field { field, .. } => Some(field),
+            ConfigError::At { source, .. } => source.field(),
+            _ => None,
+        }
+    }
+
+    /// This error located at `path:line`, if it is a field error and `line` is known.
+    pub fn at(self, path: &Path, line: Option<usize>) -> Self {
+        match (&self, line) {
+            (ConfigError::Field { .. }, Some(line)) => ConfigError::At {
+                path: path.display().to_string(),
+                line,
+                source: Box::new(self),
+            },
+            _ => self,
+        }
+    }
+}
+
+/// The range of every integer field, inclusive: (field, min, max). Validation enforces them
+/// for every source (presets, TOML, JSON, GPGPU-Sim files); they keep every product and sum the
+/// model forms from them far inside 64 bits and the model's tables to at most a few MB per SM.
+/// Units as in the fields' documentation.
+pub const RANGES: &[(&str, u64, u64)] = &[
+    ("sm.count", 1, 128),
+    ("sm.warp_size", 32, 32),
+    ("sm.max_threads", 1, 2048),
+    ("sm.max_warps", 1, 64),
+    ("sm.max_blocks", 1, 64),
+    ("sm.registers", 1, 1 << 20),
+    ("sm.shared_mem_bytes", 0, 1 << 20),
+    ("sm.shared_mem_banks", 1, 64),
+    ("sm.schedulers", 1, MAX_SCHEDULERS as u64),
+    ("sm.ibuffer_entries", 1, 64),
+    ("sm.fetch_width", 1, 16),
+    ("sm.two_level_max_active", 0, 64),
+    ("cache.size_bytes", 1, 1 << 26),
+    ("cache.line_bytes", 4, 4096),
+    ("cache.ways", 1, 256),
+    ("cache.mshrs", 1, 4096),
+    ("cache.mshr_merge", 1, 256),
+    ("cache.miss_queue", 1, 4096),
+    ("cache.latency", 0, 100_000),
+    ("interconnect.latency", 0, 100_000),
+    ("interconnect.flit_bytes", 1, 4096),
+    ("dram.channels", 1, 64),
+    ("dram.sub_partitions", 1, 16),
+    ("dram.chips_per_channel", 1, 64),
+    ("dram.chip_bus_bytes", 1, 64),
+    ("dram.burst_length", 1, 64),
+    ("dram.data_rate", 1, 16),
+    ("dram.banks", 1, crate::mem::dram::MAX_BANKS as u64),
+    ("dram.row_bytes", 1, 1 << 20),
+    ("dram.scheduler_queue", 1, 4096),
+    ("dram.latency", 0, 100_000),
+    ("dram.timing", 0, 100_000),
+    ("units.sp_units", 1, 1024),
+    ("units.sfu_units", 1, 1024),
+    ("units.latency", 1, 100_000),
+    ("units.initiation", 1, 100_000),
+];
+
+/// The range of the clock fields, MHz: a clock below 1 MHz or above 100 GHz is a mistake
+/// (and one that rounds to 0 kHz would stop simulated time).
+pub const CLOCK_MHZ: (f64, f64) = (1.0, 100_000.0);
+
+/// The range of `dram.peak_gbps`, GB/s.
+pub const PEAK_GBPS: (f64, f64) = (0.001, 1.0e6);
+
+/// The range that applies to `field` (`l1d.ways` uses `cache.ways`, `dram.timing.rc` uses
+/// `dram.timing`, `units.fp.latency` uses `units.latency`).
+pub fn range_of(field: &str) -> Option<(u64, u64)> {
+    let general = match field.split('.').collect::<Vec<_>>().as_slice() {
+        ["l1i" | "l1d" | "l2", k] => format!("cache.{k}"),
+        ["dram", "timing", _] => "dram.timing".into(),
+        ["units", _, k] => format!("units.{k}"),
+        _ => field.to_string(),
+    };
+    RANGES
+        .iter()
+        .find(|(f, _, _)| *f == general)
+        .map(|&(_, lo, hi)| (lo, hi))
 }
 
 fn field(name: &str, message: impl Into<String>) -> ConfigError {
@@ -320,7 +415,10 @@ impl GpuConfig {
                 ))
             }
         };
-        cfg.validate()?;
+        cfg.validate().map_err(|e| {
+            let line = e.field().and_then(|f| locate_key(&text, f));
+            e.at(path, line)
+        })?;
         Ok((cfg, vec![]))
     }
 
@@ -329,22 +427,23 @@ impl GpuConfig {
         toml::to_string_pretty(self).expect("a config serializes")
     }
 
-    /// Checks every field; the error names the first bad one.
-    pub fn validate(&self) -> Result<(), ConfigError> {
+    /// Every integer field with its value, by its dotted name.
+    pub fn integer_fields(&self) -> Vec<(String, u64)> {
         let sm = &self.sm;
-        let positive = [
+        let mut v: Vec<(String, u64)> = [
             ("sm.count", sm.count),
             ("sm.warp_size", sm.warp_size),
             ("sm.max_threads", sm.max_threads),
             ("sm.max_warps", sm.max_warps),
             ("sm.max_blocks", sm.max_blocks),
             ("sm.registers", sm.registers),
+            ("sm.shared_mem_bytes", sm.shared_mem_bytes),
+            ("sm.shared_mem_banks", sm.shared_mem_banks),
             ("sm.schedulers", sm.schedulers),
             ("sm.ibuffer_entries", sm.ibuffer_entries),
             ("sm.fetch_width", sm.fetch_width),
-            ("sm.shared_mem_banks", sm.shared_mem_banks),
-            ("units.sp_units", self.units.sp_units),
-            ("units.sfu_units", self.units.sfu_units),
+            ("sm.two_level_max_active", sm.two_level_max_active),
+            ("interconnect.latency", self.interconnect.latency),
             ("interconnect.flit_bytes", self.interconnect.flit_bytes),
             ("dram.channels", self.dram.channels),
             ("dram.sub_partitions", self.dram.sub_partitions),
@@ -355,53 +454,83 @@ impl GpuConfig {
             ("dram.banks", self.dram.banks),
             ("dram.row_bytes", self.dram.row_bytes),
             ("dram.scheduler_queue", self.dram.scheduler_queue),
-        ];
-        for (name, v) in positive {
-            if v == 0 {
-                return Err(field(name, "must be at least 1"));
+            ("dram.latency", self.dram.latency),
+            ("units.sp_units", self.units.sp_units),
+            ("units.sfu_units", self.units.sfu_units),
+        ]
+        .into_iter()
+        .map(|(n, x)| (n.to_string(), x as u64))
+        .collect();
+        for (name, c) in [("l1i", &self.l1i), ("l1d", &self.l1d), ("l2", &self.l2)] {
+            for (k, x) in [
+                ("size_bytes", c.size_bytes),
+                ("line_bytes", c.line_bytes),
+                ("ways", c.ways),
+                ("mshrs", c.mshrs),
+                ("mshr_merge", c.mshr_merge),
+                ("miss_queue", c.miss_queue),
+                ("latency", c.latency),
+            ] {
+                v.push((format!("{name}.{k}"), x as u64));
             }
         }
-        // Limits of the model's hardware blocks and address mapping.
-        for (name, v, max) in [
-            ("sm.count", sm.count, 128),
-            (
-                "dram.banks",
-                self.dram.banks,
-                crate::mem::dram::MAX_BANKS as u32,
-            ),
-            ("sm.schedulers", sm.schedulers, MAX_SCHEDULERS),
+        let t = &self.dram.timing;
+        for (k, x) in [
+            ("rrd", t.rrd),
+            ("rcd", t.rcd),
+            ("ras", t.ras),
+            ("rp", t.rp),
+            ("rc", t.rc),
+            ("cl", t.cl),
+            ("wl", t.wl),
+            ("ccd", t.ccd),
+            ("wr", t.wr),
         ] {
-            if v > max {
+            v.push((format!("dram.timing.{k}"), x as u64));
+        }
+        let u = &self.units;
+        for (k, l) in [
+            ("int_alu", u.int_alu),
+            ("int_mul", u.int_mul),
+            ("fp", u.fp),
+            ("dp", u.dp),
+            ("sfu", u.sfu),
+            ("shared_mem", u.shared_mem),
+        ] {
+            v.push((format!("units.{k}.latency"), l.latency as u64));
+            v.push((format!("units.{k}.initiation"), l.initiation as u64));
+        }
+        v
+    }
+
+    /// Checks every field; the error names the first bad one.
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        for (name, v) in self.integer_fields() {
+            let (lo, hi) = range_of(&name).expect("every integer field has a range");
+            if !(lo..=hi).contains(&v) {
                 return Err(field(
-                    name,
-                    format!("{v} exceeds the model's limit of {max}"),
+                    &name,
+                    format!("{v} is outside the supported range {lo}..={hi}"),
                 ));
             }
         }
+        for (name, v, (lo, hi)) in [
+            ("sm.core_clock_mhz", self.sm.core_clock_mhz, CLOCK_MHZ),
+            ("dram.clock_mhz", self.dram.clock_mhz, CLOCK_MHZ),
+            ("dram.peak_gbps", self.dram.peak_gbps, PEAK_GBPS),
+        ] {
+            if !(v.is_finite() && (lo..=hi).contains(&v)) {
+                return Err(field(
+                    name,
+                    format!("{v} is outside the supported range {lo}..={hi}"),
+                ));
+            }
+        }
+        let sm = &self.sm;
         if !self.dram.sub_partitions.is_power_of_two() {
             return Err(field(
                 "dram.sub_partitions",
                 format!("{} is not a power of two", self.dram.sub_partitions),
-            ));
-        }
-        for (name, v) in [
-            ("sm.core_clock_mhz", sm.core_clock_mhz),
-            ("dram.clock_mhz", self.dram.clock_mhz),
-        ] {
-            if !(v.is_finite() && v > 0.0) {
-                return Err(field(name, format!("{v} is not a positive frequency")));
-            }
-        }
-        if sm.warp_size != 32 {
-            return Err(field(
-                "sm.warp_size",
-                format!("{} (only 32 is modelled)", sm.warp_size),
-            ));
-        }
-        if sm.max_warps > 64 {
-            return Err(field(
-                "sm.max_warps",
-                format!("{} (at most 64: warp masks are 64-bit)", sm.max_warps),
             ));
         }
         if sm.max_threads.div_ceil(sm.warp_size) > sm.max_warps {
@@ -456,6 +585,7 @@ impl GpuConfig {
             ));
         }
         let t = &self.dram.timing;
+        // In range, every sum below fits in u32 (at most 2 x 100,000).
         if t.rc < t.ras + t.rp {
             return Err(field(
                 "dram.timing.rc",
@@ -474,6 +604,29 @@ impl GpuConfig {
         }
         Ok(())
     }
+}
+
+/// The line of a TOML or JSON text where the dotted `field` is set: each part of the name is
+/// looked for as a whole word after the previous one (a table header `[dram.timing]` or a key
+/// `rc = ...`, `"dram": {...}` or `"rc": ...`). `None` when a part is not found.
+fn locate_key(text: &str, field: &str) -> Option<usize> {
+    let is_word = |c: char| c.is_ascii_alphanumeric() || c == '_';
+    let mut at = 0;
+    for part in field.split('.') {
+        let mut from = at;
+        loop {
+            let i = from + text[from..].find(part)?;
+            let end = i + part.len();
+            let before = text[..i].chars().next_back();
+            let after = text[end..].chars().next();
+            if !before.is_some_and(is_word) && !after.is_some_and(is_word) {
+                at = end;
+                break;
+            }
+            from = end;
+        }
+    }
+    Some(text[..at].lines().count().max(1))
 }
 
 #[cfg(test)]

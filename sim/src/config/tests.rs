@@ -156,3 +156,85 @@ fn files_with_unknown_fields_or_bad_syntax_are_rejected() {
         .to_string()
         .contains(".toml or .json"));
 }
+
+#[test]
+fn every_integer_field_has_a_range_that_validation_enforces() {
+    let base = GpuConfig::preset("gtx480").unwrap();
+    let fields = base.integer_fields();
+    assert!(fields.len() > 60, "{} fields", fields.len());
+    for (name, _) in &fields {
+        let (lo, hi) = range_of(name).unwrap_or_else(|| panic!("{name} has no range"));
+        let mut bad = vec![hi + 1];
+        if lo > 0 {
+            bad.push(lo - 1);
+        }
+        for v in bad.into_iter().filter(|&v| v <= u32::MAX as u64) {
+            let mut j = serde_json::to_value(&base).unwrap();
+            let mut at = &mut j;
+            for part in name.split('.') {
+                at = &mut at[part];
+            }
+            *at = serde_json::json!(v);
+            let c: GpuConfig = serde_json::from_value(j).unwrap();
+            let e = c.validate().unwrap_err();
+            assert_eq!(e.field(), Some(name.as_str()), "{name} = {v}: {e}");
+            assert!(e.to_string().contains("outside the supported range"), "{e}");
+        }
+    }
+}
+
+#[test]
+fn clocks_that_round_to_nothing_or_overflow_are_refused() {
+    for (field, v) in [
+        ("core_clock_mhz", 0.0001),
+        ("core_clock_mhz", 1e18),
+        ("core_clock_mhz", f64::NAN),
+    ] {
+        let mut c = GpuConfig::preset("gtx480").unwrap();
+        c.sm.core_clock_mhz = v;
+        let e = c.validate().unwrap_err();
+        assert_eq!(e.field(), Some(format!("sm.{field}").as_str()), "{v}: {e}");
+    }
+    let mut c = GpuConfig::preset("gtx480").unwrap();
+    c.dram.clock_mhz = 1e18;
+    assert_eq!(c.validate().unwrap_err().field(), Some("dram.clock_mhz"));
+}
+
+#[test]
+fn a_file_with_a_bad_value_names_the_file_and_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut c = GpuConfig::preset("gtx480").unwrap();
+    c.dram.timing.rc = 1_000_000;
+    let toml_text = c.to_toml();
+    let t = dir.path().join("bad.toml");
+    std::fs::write(&t, &toml_text).unwrap();
+    let e = GpuConfig::load(t.to_str().unwrap()).unwrap_err();
+    let line = toml_text
+        .lines()
+        .position(|l| l.trim_start().starts_with("rc ="))
+        .unwrap()
+        + 1;
+    assert_eq!(
+        e.to_string(),
+        format!(
+            "{}:{line}: config field `dram.timing.rc`: 1000000 is outside the supported range 0..=100000",
+            t.display()
+        )
+    );
+    let j = dir.path().join("bad.json");
+    let json_text = serde_json::to_string_pretty(&c).unwrap();
+    std::fs::write(&j, &json_text).unwrap();
+    let e = GpuConfig::load(j.to_str().unwrap()).unwrap_err();
+    let line = json_text
+        .lines()
+        .position(|l| l.trim_start().starts_with("\"rc\""))
+        .unwrap()
+        + 1;
+    assert!(
+        e.to_string().starts_with(&format!(
+            "{}:{line}: config field `dram.timing.rc`",
+            j.display()
+        )),
+        "{e}"
+    );
+}

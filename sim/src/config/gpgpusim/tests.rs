@@ -96,15 +96,31 @@ fn malformed_values_name_file_line_and_form() {
         assert_eq!((path.as_str(), *l), ("bad.config", line), "{text:?}");
         assert!(e.to_string().contains(want), "{text:?}: {e}");
     }
-    // Well-formed but invalid values are field errors.
+    // Well-formed but invalid values are field errors at the line that set the field.
     let e = parse(
-        "-gpgpu_n_mem 0\n",
+        "# c\n-gpgpu_n_mem 0\n",
+        Path::new("z.config"),
+        &presets::gtx480(),
+    )
+    .unwrap_err();
+    assert_eq!(e.field(), Some("dram.channels"));
+    assert!(
+        e.to_string().starts_with(
+            "z.config:2: config field `dram.channels`: 0 is outside the supported range 1..=64"
+        ),
+        "{e}"
+    );
+    // Products that do not fit are errors, not wrapped values.
+    let e = parse(
+        "-gpgpu_n_clusters 2147483649\n-gpgpu_n_cores_per_cluster 2\n",
         Path::new("z.config"),
         &presets::gtx480(),
     )
     .unwrap_err();
     assert!(
-        e.to_string().starts_with("config field `dram.channels`"),
+        e.to_string()
+            .starts_with("z.config:2: config field `sm.count`")
+            && e.to_string().contains("does not fit"),
         "{e}"
     );
 }
@@ -147,6 +163,12 @@ proptest! {
                 prop_assert!(line >= 1 && line <= mutated.lines().count());
             }
             Err(ConfigError::Field { .. }) => {}
+            Err(ConfigError::At { path, line, source }) => {
+                prop_assert_eq!(path, "fuzz.config");
+                prop_assert!(line >= 1 && line <= mutated.lines().count());
+                let is_field = matches!(*source, ConfigError::Field { .. });
+                prop_assert!(is_field);
+            }
             Err(e) => prop_assert!(false, "unexpected error kind: {}", e),
         }
     }
