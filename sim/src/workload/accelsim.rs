@@ -33,6 +33,10 @@ use thiserror::Error;
 
 /// Most destination or source registers one instruction line may list.
 pub const MAX_REGS: usize = 8;
+/// The highest general-purpose register number (R255 is the zero register RZ).
+pub const MAX_REG: u16 = 255;
+/// The highest memory access width of an instruction, bytes.
+pub const MAX_MEM_WIDTH: u32 = 255;
 /// Largest thread block the reader accepts (CUDA's limit).
 pub const MAX_BLOCK_THREADS: u64 = 1024;
 
@@ -223,6 +227,9 @@ pub struct KernelTrace {
     opcodes: Vec<String>,
     opcode_ids: HashMap<String, u16>,
     blocks_read: u64,
+    /// The line of each thread block read so far, by linear id (a block listed twice is an
+    /// error).
+    block_lines: HashMap<u64, usize>,
 }
 
 fn parse_hex(s: &str) -> Option<u64> {
@@ -266,6 +273,7 @@ impl KernelTrace {
             opcodes: vec![],
             opcode_ids: HashMap::new(),
             blocks_read: 0,
+            block_lines: HashMap::new(),
         };
         k.read_header()?;
         Ok(k)
@@ -395,6 +403,15 @@ impl KernelTrace {
                 found: format!("`{v}`"),
             })
         };
+        // A header number the model keeps in 32 bits: a larger one is an error, not truncated.
+        let num32 = |k: &str| -> Result<u32, TraceError> {
+            let v = num(k, "decimal")?;
+            u32::try_from(v).map_err(|_| TraceError::Invalid {
+                file: self.file.clone(),
+                line: require(k).map(|(_, l)| l).unwrap_or(header_line),
+                message: format!("-{k} = {v} does not fit in 32 bits"),
+            })
+        };
         let dim = |k: &str| -> Result<Dim3, TraceError> {
             let (v, line) = require(k)?;
             parse_dim3(&v).ok_or_else(|| TraceError::Syntax {
@@ -406,12 +423,12 @@ impl KernelTrace {
         };
         let h = KernelHeader {
             name: require("kernel name")?.0,
-            id: num("kernel id", "decimal")? as u32,
+            id: num32("kernel id")?,
             grid: dim("grid dim")?,
             block: dim("block dim")?,
-            shmem_bytes: num("shmem", "decimal")? as u32,
-            nregs: num("nregs", "decimal")? as u32,
-            binary_version: num("binary version", "decimal")? as u32,
+            shmem_bytes: num32("shmem")?,
+            nregs: num32("nregs")?,
+            binary_version: num32("binary version")?,
             stream: get("cuda stream id")
                 .and_then(|(v, _)| v.parse().ok())
                 .unwrap_or(0),
@@ -421,7 +438,7 @@ impl KernelTrace {
             local_base: get("local mem base_addr")
                 .and_then(|(v, _)| parse_hex(&v))
                 .unwrap_or(0),
-            tracer_version: num("accelsim tracer version", "decimal")? as u32,
+            tracer_version: num32("accelsim tracer version")?,
             lineinfo: get("enable lineinfo").is_some_and(|(v, _)| v == "1"),
         };
         let at = |k: &str| seen.get(k).map_or(header_line, |(_, l)| *l);
@@ -487,6 +504,12 @@ impl KernelTrace {
         let g = self.header.grid;
         if id.x >= g.x || id.y >= g.y || id.z >= g.z {
             return Err(self.invalid(format!("thread block {id} is outside the grid {g}")));
+        }
+        let linear = (id.z as u64 * g.y as u64 + id.y as u64) * g.x as u64 + id.x as u64;
+        if let Some(first) = self.block_lines.insert(linear, self.line_no) {
+            return Err(self.invalid(format!(
+                "thread block {id} appears twice (first at line {first})"
+            )));
         }
         let nwarps = self.header.block_warps();
         let mut warps: Vec<Option<Vec<TraceInst>>> = vec![None; nwarps];
@@ -563,9 +586,15 @@ impl KernelTrace {
         for _ in 0..n {
             let t = tok.next(self, &format!("a {kind} register"))?;
             // General-purpose registers are tracked; predicate, uniform and special registers
-            // (P0, UR4, SR_TID...) are consumed but not listed.
-            if let Some(r) = t.strip_prefix('R').and_then(|r| r.parse::<u16>().ok()) {
-                v.push(r);
+            // (P0, UR4, SR_TID...) are consumed but not listed. R255 is the zero register RZ.
+            if let Some(r) = t.strip_prefix('R').and_then(|r| r.parse::<u64>().ok()) {
+                if r > MAX_REG as u64 {
+                    return Err(self.syntax(
+                        &format!("a {kind} register R0..R{MAX_REG} (R{MAX_REG} is RZ)"),
+                        t,
+                    ));
+                }
+                v.push(r as u16);
             }
         }
         Ok(v)
@@ -579,7 +608,9 @@ impl KernelTrace {
                 .map_err(|_| self.syntax("a source line number", t))?;
         }
         let t = tok.next(self, "a hexadecimal PC")?;
-        let pc = parse_hex(t).ok_or_else(|| self.syntax("a hexadecimal PC", t))?;
+        let pc = parse_hex(t)
+            .filter(|pc| *pc <= u32::MAX as u64)
+            .ok_or_else(|| self.syntax("a hexadecimal PC below 2^32", t))?;
         let t = tok.next(self, "a hexadecimal active mask")?;
         let mask = parse_hex(t)
             .filter(|m| *m <= u32::MAX as u64)
@@ -591,7 +622,14 @@ impl KernelTrace {
         let t = tok.next(self, "the memory width in bytes")?;
         let mem_width = t
             .parse::<u32>()
-            .map_err(|_| self.syntax("the memory width in bytes", t))?;
+            .ok()
+            .filter(|w| *w <= MAX_MEM_WIDTH)
+            .ok_or_else(|| {
+                self.syntax(
+                    &format!("the memory width in bytes (0..={MAX_MEM_WIDTH})"),
+                    t,
+                )
+            })?;
         let active = mask.count_ones() as usize;
         let mut addrs = Vec::new();
         if mem_width > 0 {

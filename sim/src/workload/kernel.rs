@@ -271,12 +271,12 @@ impl TraceKernel {
             for i in insts {
                 b.push(
                     w,
-                    i.pc as u32,
+                    u32::try_from(i.pc).expect("the reader keeps PCs below 2^32"),
                     i.mask,
                     self.opcodes.class(i.opcode),
                     &i.dsts,
                     &i.srcs,
-                    i.mem_width.min(255) as u8,
+                    u8::try_from(i.mem_width).expect("the reader keeps widths below 256"),
                     &i.addrs,
                 );
             }

@@ -217,6 +217,41 @@ fn malformed_traces_are_rejected_with_file_line_and_expectation() {
         first + 1,
         "outside the grid",
     );
+    // Values the model cannot hold are errors, not truncated.
+    rejects(
+        &block("0010 ffffffff 1 R256 MOV 0 0"),
+        inst,
+        "destination register R0..R255",
+    );
+    rejects(
+        &block("0010 ffffffff 0 MOV 1 R70000 0"),
+        inst,
+        "source register R0..R255",
+    );
+    rejects(
+        &block("100000010 ffffffff 0 EXIT 0 0"),
+        inst,
+        "hexadecimal PC below 2^32",
+    );
+    rejects(
+        &block("0010 00000001 0 LDG.E 1 R4 256 1 0x100 0"),
+        inst,
+        "memory width in bytes (0..=255)",
+    );
+    // A block listed twice would run twice.
+    let twice = format!(
+        "{}{}",
+        block("0010 1 0 EXIT 0 0"),
+        block("0010 1 0 EXIT 0 0")
+    );
+    rejects(
+        &twice,
+        first + 7,
+        &format!(
+            "thread block (1,0,0) appears twice (first at line {})",
+            first + 1
+        ),
+    );
     rejects(
         "#BEGIN_TB\nthread block = 0,0,0\nwarp = 2\n",
         first + 2,
@@ -248,6 +283,21 @@ fn bad_headers_are_rejected() {
         ("(2,1,1)", "(0,1,1)", "must have 1 to 2^32-1 blocks"),
         ("(2,1,1)", "(2,1)", "`-grid dim = (<x>,<y>,<z>)`"),
         ("-nregs = 16", "-nregs = 300", "at most 255"),
+        (
+            "-nregs = 16",
+            "-nregs = 4294967296",
+            "-nregs = 4294967296 does not fit in 32 bits",
+        ),
+        (
+            "version = 4",
+            "version = 4294967300",
+            "does not fit in 32 bits",
+        ),
+        (
+            "-kernel id = 1",
+            "-kernel id = 99999999999",
+            "does not fit in 32 bits",
+        ),
         (
             "-nregs = 16",
             "-nregs = many",
