@@ -281,10 +281,13 @@ impl MemorySystem {
                     break;
                 }
                 s.l2.pop_fetch();
+                // The id is the line with the write flag in bit 0 (a line is aligned to at
+                // least 4 bytes): every bit of the address survives.
+                debug_assert!(self.line_bytes >= 4 && f.line % self.line_bytes == 0);
                 for b in 0..bursts {
                     let addr = f.line + b * self.burst_bytes;
                     ch.outbox.push_back(Request {
-                        id: addr << 1 | f.write as u64,
+                        id: f.line | f.write as u64,
                         addr: self.map.local(addr),
                         write: f.write,
                     });
@@ -315,7 +318,7 @@ impl MemorySystem {
                     if id & 1 == 1 {
                         continue;
                     }
-                    let line = (id >> 1) & !(self.line_bytes - 1);
+                    let line = id & !(self.line_bytes - 1);
                     if let Some(n) = ch.reading.get_mut(&line) {
                         *n -= 1;
                         if *n == 0 {
