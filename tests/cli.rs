@@ -344,6 +344,18 @@ fn sim_rejects_bad_input_with_clear_errors() {
             "invalid value '0' for '--max-cycles <N>': 0 is not in 1..",
         ),
         (
+            vec!["sim", "--workload", "stream", "--window", "1000000000"],
+            "invalid value '1000000000' for '--window <WINDOW>': 1000000000 is not in 0..=1048576",
+        ),
+        (
+            vec!["sim", "--workload", "stream", "--snapshot-interval", "0"],
+            "invalid value '0' for '--snapshot-interval <CYCLES>': 0 is not in 1..=16777216",
+        ),
+        (
+            vec!["cosim", "--policy", "gto", "--window", "99999999999"],
+            "invalid value '99999999999' for '--window <WINDOW>'",
+        ),
+        (
             vec!["sim", "--workload", "stream", "--rtl", "elf"],
             "this run has no elf block (use --warp-sched elf)",
         ),

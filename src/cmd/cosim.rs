@@ -30,16 +30,16 @@ pub struct CosimArgs {
     /// Write waveforms of the whole run into DIR (<module>.golden.vcd, <module>.rtl.vcd).
     #[arg(long, value_name = "DIR")]
     vcd: Option<PathBuf>,
-    /// Cycles of history in the waveforms written on a mismatch (0: none).
-    #[arg(long, default_value_t = 64)]
-    window: usize,
+    /// Cycles of history in the waveforms written on a mismatch (0: none; at most 2^20).
+    #[arg(long, default_value_t = 64, value_parser = clap::value_parser!(u64).range(0..=1 << 20))]
+    window: u64,
     /// Where the waveforms of a mismatch go.
     #[arg(long, value_name = "DIR", default_value = "mismatch")]
     mismatch_dir: PathBuf,
     /// Cycles between two lockstep snapshots: a mismatch's waveforms replay at most this many
     /// cycles plus the window (memory: two snapshots and the inputs since the older one).
     #[arg(long, value_name = "CYCLES", default_value_t = SNAPSHOT_INTERVAL,
-          value_parser = clap::value_parser!(u64).range(1..))]
+          value_parser = clap::value_parser!(u64).range(1..=1 << 24))]
     snapshot_interval: u64,
     /// Print one JSON object instead of text.
     #[arg(long)]
@@ -90,7 +90,7 @@ pub fn run(a: CosimArgs) -> Result<ExitCode> {
         cycles: a.cycles,
         seed: a.seed,
         lockstep: LockstepConfig {
-            window: a.window,
+            window: a.window as usize,
             mismatch_dir: a.mismatch_dir,
             vcd_dir: a.vcd,
             snapshot_interval: a.snapshot_interval,

@@ -99,9 +99,9 @@ pub struct RunArgs {
     /// (comma-separated names of `gpusched blocks`).
     #[arg(long, value_name = "BLOCKS", value_delimiter = ',')]
     pub lockstep: Vec<String>,
-    /// Cycles of history in the waveforms written on a mismatch (0: none).
-    #[arg(long, default_value_t = 64)]
-    pub window: usize,
+    /// Cycles of history in the waveforms written on a mismatch (0: none; at most 2^20).
+    #[arg(long, default_value_t = 64, value_parser = clap::value_parser!(u64).range(0..=1 << 20))]
+    pub window: u64,
     /// Where the waveforms of a mismatch go.
     #[arg(long, value_name = "DIR", default_value = "mismatch")]
     pub mismatch_dir: PathBuf,
@@ -109,7 +109,7 @@ pub struct RunArgs {
     /// this many cycles plus the window (memory per block: two snapshots and the inputs since
     /// the older one).
     #[arg(long, value_name = "CYCLES", default_value_t = SNAPSHOT_INTERVAL,
-          value_parser = clap::value_parser!(u64).range(1..))]
+          value_parser = clap::value_parser!(u64).range(1..=1 << 24))]
     pub snapshot_interval: u64,
     /// Threads that run the Verilated blocks of `--lockstep` (0: one per core); the golden
     /// GPU runs on its own thread.
@@ -217,7 +217,7 @@ impl RunArgs {
     /// The lockstep waveform options.
     pub fn lockstep_config(&self) -> LockstepConfig {
         LockstepConfig {
-            window: self.window,
+            window: self.window as usize,
             mismatch_dir: self.mismatch_dir.clone(),
             vcd_dir: None,
             snapshot_interval: self.snapshot_interval,

@@ -578,7 +578,8 @@ fn loads_and_stores_anywhere_in_the_64_bit_address_space_complete() {
     // Bit 63 set: the DRAM request id once shifted it out, and the load never completed.
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("kernelslist.g"), "kernel-1.traceg\n").unwrap();
-    let header = "-kernel name = high\n-kernel id = 1\n-grid dim = (1,1,1)\n-block dim = (32,1,1)\n\
+    let header =
+        "-kernel name = high\n-kernel id = 1\n-grid dim = (1,1,1)\n-block dim = (32,1,1)\n\
         -shmem = 0\n-nregs = 8\n-binary version = 61\n-cuda stream id = 0\n\
         -accelsim tracer version = 4\n-enable lineinfo = 0\n\n";
     let body = "#BEGIN_TB\nthread block = 0,0,0\nwarp = 0\ninsts = 4\n\
@@ -586,8 +587,19 @@ fn loads_and_stores_anywhere_in_the_64_bit_address_space_complete() {
         0010 ffffffff 0 STG.E 2 R4 R2 4 1 0xfffffffffffff000 4\n\
         0020 ffffffff 1 R3 IADD 1 R2 0\n\
         0030 ffffffff 0 EXIT 0 0\n#END_TB\n";
-    std::fs::write(dir.path().join("kernel-1.traceg"), format!("{header}{body}")).unwrap();
-    let r = run(&mut TraceWorkload::open(dir.path()).unwrap(), SimOptions::default());
+    std::fs::write(
+        dir.path().join("kernel-1.traceg"),
+        format!("{header}{body}"),
+    )
+    .unwrap();
+    let r = run(
+        &mut TraceWorkload::open(dir.path()).unwrap(),
+        SimOptions::default(),
+    );
     assert_eq!(r.counters.warp_instructions, 4);
-    assert!(r.counters.cycles > 100, "the load went to DRAM: {}", r.counters.cycles);
+    assert!(
+        r.counters.cycles > 100,
+        "the load went to DRAM: {}",
+        r.counters.cycles
+    );
 }
