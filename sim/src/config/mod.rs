@@ -110,6 +110,13 @@ pub const RANGES: &[(&str, u64, u64)] = &[
     ("units.initiation", 1, 100_000),
 ];
 
+/// Most lines of one L1 cache (`l1i`, `l1d`): at 26 bytes of model state per line, 128 SMs
+/// with both caches at this size take about 110 MB.
+pub const MAX_L1_LINES: u64 = 1 << 14;
+
+/// Most lines of the whole L2 (every slice): about 110 MB of model state.
+pub const MAX_L2_LINES: u64 = 1 << 22;
+
 /// The range of the clock fields, MHz: a clock below 1 MHz or above 100 GHz is a mistake
 /// (and one that rounds to 0 kHz would stop simulated time).
 pub const CLOCK_MHZ: (f64, f64) = (1.0, 100_000.0);
@@ -575,6 +582,31 @@ impl GpuConfig {
         self.l1i.validate("l1i")?;
         self.l1d.validate("l1d")?;
         self.l2.validate("l2")?;
+        for (name, c) in [("l1i", &self.l1i), ("l1d", &self.l1d)] {
+            let lines = (c.size_bytes / c.line_bytes) as u64;
+            if lines > MAX_L1_LINES {
+                return Err(field(
+                    &format!("{name}.size_bytes"),
+                    format!(
+                        "{} bytes of {}-byte lines is {lines} lines; the model holds at most \
+                         {MAX_L1_LINES} per L1",
+                        c.size_bytes, c.line_bytes
+                    ),
+                ));
+            }
+        }
+        let slices = self.dram.channels as u64 * self.dram.sub_partitions as u64;
+        let l2_lines = (self.l2.size_bytes / self.l2.line_bytes) as u64 * slices;
+        if l2_lines > MAX_L2_LINES {
+            return Err(field(
+                "l2.size_bytes",
+                format!(
+                    "{slices} slices of {} bytes in {}-byte lines is {l2_lines} lines; the model \
+                     holds at most {MAX_L2_LINES}",
+                    self.l2.size_bytes, self.l2.line_bytes
+                ),
+            ));
+        }
         if self.l1d.line_bytes > self.l2.line_bytes {
             return Err(field("l1d.line_bytes", "larger than l2.line_bytes"));
         }

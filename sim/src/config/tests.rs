@@ -238,3 +238,23 @@ fn a_file_with_a_bad_value_names_the_file_and_line() {
         "{e}"
     );
 }
+
+#[test]
+fn caches_too_large_for_the_model_are_refused() {
+    let mut c = GpuConfig::preset("gtx480").unwrap();
+    c.l1d.size_bytes = 1 << 26;
+    c.l1d.line_bytes = 4;
+    c.l1d.ways = 4;
+    let e = c.validate().unwrap_err();
+    assert_eq!(e.field(), Some("l1d.size_bytes"), "{e}");
+    assert!(e.to_string().contains("at most 16384 per L1"), "{e}");
+    let mut c = GpuConfig::preset("gtx480").unwrap();
+    c.dram.channels = 64;
+    c.dram.sub_partitions = 16;
+    c.l2.size_bytes = 1 << 26;
+    let e = c.validate().unwrap_err();
+    assert_eq!(e.field(), Some("l2.size_bytes"), "{e}");
+    for name in presets::NAMES {
+        GpuConfig::preset(name).unwrap().validate().unwrap();
+    }
+}
