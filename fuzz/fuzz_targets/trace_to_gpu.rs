@@ -1,0 +1,39 @@
+//! Trace text -> reader -> GPU model (gtx480, golden blocks) for at most 3,000 cycles.
+//!
+//! The input is one `kernel-1.traceg`; any error (syntax, invalid value, deadlock) is an
+//! answer, a panic or an abort is a crash.
+#![no_main]
+
+use gpusim::config::GpuConfig;
+use gpusim::gpu::{Gpu, SimOptions};
+use gpusim::workload::kernel::TraceWorkload;
+use libfuzzer_sys::fuzz_target;
+use std::path::PathBuf;
+use std::sync::OnceLock;
+
+/// A directory of this process holding `kernelslist.g` and the kernel file under test.
+fn dir() -> &'static PathBuf {
+    static DIR: OnceLock<PathBuf> = OnceLock::new();
+    DIR.get_or_init(|| {
+        let d = std::env::temp_dir().join(format!("gpusched-fuzz-trace-{}", std::process::id()));
+        std::fs::create_dir_all(&d).unwrap();
+        std::fs::write(d.join("kernelslist.g"), "kernel-1.traceg\n").unwrap();
+        d
+    })
+}
+
+fuzz_target!(|data: &[u8]| {
+    let d = dir();
+    std::fs::write(d.join("kernel-1.traceg"), data).unwrap();
+    let Ok(mut w) = TraceWorkload::open(d) else {
+        return;
+    };
+    let cfg = GpuConfig::preset("gtx480").unwrap();
+    let opts = SimOptions {
+        max_cycles: Some(3_000),
+        watchdog: 1_000,
+        ..Default::default()
+    };
+    let mut gpu = Gpu::golden(&cfg, opts).unwrap();
+    let _ = gpu.run(&mut w, &mut |_| {});
+});
