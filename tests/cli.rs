@@ -824,3 +824,16 @@ fn the_readme_lists_every_configuration_range() {
         assert!(readme.contains(&row), "README lacks {row}");
     }
 }
+
+#[test]
+fn lint_of_an_empty_manifest_is_an_error_not_a_pass() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("manifest.json"),
+        r#"{"generator": "gpusched", "modules": []}"#,
+    )
+    .unwrap();
+    let o = gpusched(&["lint", "--dir", dir.path().to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    assert!(text(&o).contains("lists no module"), "{}", text(&o));
+}

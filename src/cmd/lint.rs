@@ -44,6 +44,12 @@ pub fn read_manifest(dir: &Path) -> Result<Manifest> {
 /// Runs both gates on every module of the manifest in `dir`.
 pub fn lint_all(dir: &Path) -> Result<Vec<LintRow>> {
     let m = read_manifest(dir)?;
+    if m.modules.is_empty() {
+        anyhow::bail!(
+            "{}: the manifest lists no module, nothing to lint (run `gpusched gen`)",
+            dir.join("manifest.json").display()
+        );
+    }
     Ok(m.modules
         .iter()
         .map(|e| {
