@@ -227,9 +227,6 @@ pub struct KernelTrace {
     opcodes: Vec<String>,
     opcode_ids: HashMap<String, u16>,
     blocks_read: u64,
-    /// The line of each thread block read so far, by linear id (a block listed twice is an
-    /// error).
-    block_lines: HashMap<u64, usize>,
 }
 
 fn parse_hex(s: &str) -> Option<u64> {
@@ -273,7 +270,6 @@ impl KernelTrace {
             opcodes: vec![],
             opcode_ids: HashMap::new(),
             blocks_read: 0,
-            block_lines: HashMap::new(),
         };
         k.read_header()?;
         Ok(k)
@@ -504,12 +500,6 @@ impl KernelTrace {
         let g = self.header.grid;
         if id.x >= g.x || id.y >= g.y || id.z >= g.z {
             return Err(self.invalid(format!("thread block {id} is outside the grid {g}")));
-        }
-        let linear = (id.z as u64 * g.y as u64 + id.y as u64) * g.x as u64 + id.x as u64;
-        if let Some(first) = self.block_lines.insert(linear, self.line_no) {
-            return Err(self.invalid(format!(
-                "thread block {id} appears twice (first at line {first})"
-            )));
         }
         let nwarps = self.header.block_warps();
         let mut warps: Vec<Option<Vec<TraceInst>>> = vec![None; nwarps];

@@ -238,20 +238,6 @@ fn malformed_traces_are_rejected_with_file_line_and_expectation() {
         inst,
         "memory width in bytes (0..=255)",
     );
-    // A block listed twice would run twice.
-    let twice = format!(
-        "{}{}",
-        block("0010 1 0 EXIT 0 0"),
-        block("0010 1 0 EXIT 0 0")
-    );
-    rejects(
-        &twice,
-        first + 7,
-        &format!(
-            "thread block (1,0,0) appears twice (first at line {})",
-            first + 1
-        ),
-    );
     rejects(
         "#BEGIN_TB\nthread block = 0,0,0\nwarp = 2\n",
         first + 2,
