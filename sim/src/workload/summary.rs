@@ -4,7 +4,7 @@
 use super::accelsim::{read_kernelslist, Command, KernelTrace, TraceError};
 use super::sass::{OpClass, OpcodeTable};
 use serde::Serialize;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
 
 /// Summary of one kernel launch.
@@ -87,7 +87,19 @@ pub fn summarize(
             classes: BTreeMap::new(),
             unknown_opcodes: vec![],
         };
+        // A block listed twice is an error, as in `sim` (the trace kernel's index).
+        let mut lines: HashMap<u64, usize> = HashMap::new();
         while let Some(tb) = k.next_block()? {
+            if let Some(first) = lines.insert(h.grid.linear(tb.id), tb.line) {
+                return Err(TraceError::Invalid {
+                    file: path.clone(),
+                    line: tb.line,
+                    message: format!(
+                        "thread block {} appears twice in the trace (first at line {first})",
+                        tb.id
+                    ),
+                });
+            }
             s.blocks += 1;
             for inst in tb.warps.iter().flatten() {
                 s.warp_instructions += 1;
@@ -116,6 +128,33 @@ pub fn summarize(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_thread_block_listed_twice_is_an_error_as_in_sim() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("kernelslist.g"), "kernel-1.traceg\n").unwrap();
+        let header =
+            "-kernel name = k\n-kernel id = 1\n-grid dim = (2,1,1)\n-block dim = (32,1,1)\n\
+            -shmem = 0\n-nregs = 8\n-binary version = 61\n-cuda stream id = 0\n\
+            -accelsim tracer version = 4\n-enable lineinfo = 0\n\n";
+        let block = "#BEGIN_TB\nthread block = 1,0,0\nwarp = 0\ninsts = 1\n0000 ffffffff 0 EXIT 0 0\n#END_TB\n";
+        std::fs::write(
+            dir.path().join("kernel-1.traceg"),
+            format!("{header}{block}{block}"),
+        )
+        .unwrap();
+        let e = summarize(dir.path(), &mut |_, _| {})
+            .unwrap_err()
+            .to_string();
+        let first = header.lines().count() + 1;
+        assert!(
+            e.ends_with(&format!(
+                "kernel-1.traceg:{}: thread block (1,0,0) appears twice in the trace (first at line {first})",
+                first + 6
+            )),
+            "{e}"
+        );
+    }
 
     #[test]
     fn matrixmul_summary() {
