@@ -46,6 +46,8 @@ pub struct RtlBlock<I: PortBundle, O: PortBundle> {
     params: I::Params,
     handle: *mut c_void,
     inp: Vec<u64>,
+    /// Input words of the module.
+    input_words: usize,
     out: Vec<u64>,
     cycle: u64,
     _ports: PhantomData<(I, O)>,
@@ -104,6 +106,7 @@ where
             params: params.clone(),
             handle,
             inp: vec![0; nin],
+            input_words: nin,
             out: vec![0; nout],
             cycle: 0,
             _ports: PhantomData,
@@ -176,7 +179,7 @@ impl<I: PortBundle, O: PortBundle<Params = I::Params>> RtlBlock<I, O> {
     pub fn step_words(&mut self, inp: &[u64]) -> &[u64] {
         assert_eq!(
             inp.len(),
-            self.inp.len(),
+            self.input_words,
             "input words of {}",
             self.fns.name
         );
@@ -213,18 +216,11 @@ impl<I: PortBundle, O: PortBundle<Params = I::Params>> Block for RtlBlock<I, O> 
     }
 
     fn step(&mut self, inp: &I) -> O {
-        inp.to_words(&self.params, &mut self.inp);
-        // SAFETY: as in `reset`.
-        unsafe {
-            (self.fns.step)(
-                self.handle,
-                self.inp.as_ptr(),
-                self.out.as_mut_ptr(),
-                0,
-                self.cycle,
-            )
-        };
-        self.cycle += 1;
+        // The input buffer is borrowed out while `step_words` reads it (no allocation).
+        let mut words = std::mem::take(&mut self.inp);
+        inp.to_words(&self.params, &mut words);
+        self.step_words(&words);
+        self.inp = words;
         O::from_words(&self.params, &self.out)
     }
 }

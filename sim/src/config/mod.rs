@@ -229,19 +229,18 @@ impl CacheConfig {
         self.size_bytes / (self.ways.max(1) * self.line_bytes.max(1))
     }
 
+    /// Checks the geometry; the fields' ranges ([`RANGES`]) are checked before, so every
+    /// count here is at least 1 and the products fit.
     fn validate(&self, name: &str) -> Result<(), ConfigError> {
         let f = |k: &str| format!("{name}.{k}");
-        if self.line_bytes == 0 || !self.line_bytes.is_power_of_two() {
+        if !self.line_bytes.is_power_of_two() {
             return Err(field(
                 &f("line_bytes"),
                 format!("{} is not a power of two", self.line_bytes),
             ));
         }
-        if self.ways == 0 {
-            return Err(field(&f("ways"), "must be at least 1"));
-        }
         let set_bytes = self.ways * self.line_bytes;
-        if self.size_bytes == 0 || !self.size_bytes.is_multiple_of(set_bytes) {
+        if !self.size_bytes.is_multiple_of(set_bytes) {
             return Err(field(
                 &f("size_bytes"),
                 format!(
@@ -257,12 +256,6 @@ impl CacheConfig {
                     "gives {} sets; the number of sets must be a power of two",
                     self.sets()
                 ),
-            ));
-        }
-        if self.mshrs == 0 || self.mshr_merge == 0 || self.miss_queue == 0 {
-            return Err(field(
-                &f("mshrs"),
-                "mshrs, mshr_merge and miss_queue must be at least 1",
             ));
         }
         Ok(())
