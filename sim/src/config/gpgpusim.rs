@@ -29,6 +29,7 @@
 //! `dram.peak_gbps` is computed from the DRAM geometry and clock (to 0.1 GB/s).
 
 use super::{CacheConfig, ConfigError, GpuConfig};
+use std::collections::HashMap;
 use std::path::Path;
 
 /// A GPGPU-Sim file read into a configuration.
@@ -153,8 +154,9 @@ pub fn parse(text: &str, path: &Path, base: &GpuConfig) -> Result<Parsed, Config
         .unwrap_or_else(|| "gpgpusim".into());
     let mut ignored: Vec<String> = vec![];
     let (mut clusters, mut per_cluster) = (None, None);
-    // The last line that set each field (or group of fields), to locate validation errors.
-    let mut origin: Vec<(&'static [&'static str], usize)> = vec![];
+    // The last line that changed each field, to locate validation errors.
+    let mut origin: HashMap<String, usize> = HashMap::new();
+    let mut count_line = None;
     for (i, raw) in text.lines().enumerate() {
         let line = raw.split('#').next().unwrap_or_default().trim();
         if line.is_empty() {
@@ -178,9 +180,7 @@ pub fn parse(text: &str, path: &Path, base: &GpuConfig) -> Result<Parsed, Config
             option,
             value,
         };
-        if let Some(fields) = fields_of(option) {
-            origin.push((fields, i + 1));
-        }
+        let before = flat(&cfg);
         let u = &mut cfg.units;
         match option {
             "gpgpu_n_clusters" => clusters = Some(c.u32()?),
@@ -262,6 +262,14 @@ pub fn parse(text: &str, path: &Path, base: &GpuConfig) -> Result<Parsed, Config
                 }
             }
         }
+        if matches!(option, "gpgpu_n_clusters" | "gpgpu_n_cores_per_cluster") {
+            count_line = Some(i + 1);
+        }
+        for ((name, old), (_, new)) in before.into_iter().zip(flat(&cfg)) {
+            if old != new {
+                origin.insert(name, i + 1);
+            }
+        }
     }
     if clusters.is_some() || per_cluster.is_some() {
         let (c, p) = (clusters.unwrap_or(1), per_cluster.unwrap_or(1));
@@ -270,12 +278,15 @@ pub fn parse(text: &str, path: &Path, base: &GpuConfig) -> Result<Parsed, Config
                 "sm.count",
                 format!("{c} clusters x {p} cores per cluster does not fit in 32 bits"),
             )
-            .at(path, located(&origin, "sm.count"))
+            .at(path, count_line)
         })?;
+    }
+    if let Some(line) = count_line {
+        origin.insert("sm.count".into(), line);
     }
     cfg.dram.peak_gbps = (cfg.dram.computed_gbps() * 10.0).round() / 10.0;
     cfg.validate().map_err(|e| {
-        let line = e.field().and_then(|f| located(&origin, f));
+        let line = e.field().and_then(|f| origin.get(f).copied());
         e.at(path, line)
     })?;
     Ok(Parsed {
@@ -284,57 +295,31 @@ pub fn parse(text: &str, path: &Path, base: &GpuConfig) -> Result<Parsed, Config
     })
 }
 
-/// The fields an option sets (a name ending in `.` covers every field under it).
-fn fields_of(option: &str) -> Option<&'static [&'static str]> {
-    Some(match option {
-        "gpgpu_n_clusters" | "gpgpu_n_cores_per_cluster" => &["sm.count"],
-        "gpgpu_shader_core_pipeline" => &["sm.max_threads", "sm.warp_size", "sm.max_warps"],
-        "gpgpu_shader_cta" => &["sm.max_blocks"],
-        "gpgpu_shader_registers" => &["sm.registers"],
-        "gpgpu_shmem_size" => &["sm.shared_mem_bytes"],
-        "gpgpu_shmem_num_banks" => &["sm.shared_mem_banks"],
-        "gpgpu_smem_latency" => &["units.shared_mem.latency"],
-        "gpgpu_num_sched_per_core" => &["sm.schedulers"],
-        "gpgpu_scheduler" => &["sm.warp_scheduler", "sm.two_level_max_active"],
-        "gpgpu_cache:il1" => &["l1i."],
-        "gpgpu_cache:dl1" => &["l1d."],
-        "gpgpu_cache:dl2" => &["l2."],
-        "gpgpu_l1_latency" => &["l1d.latency"],
-        "gpgpu_l2_rop_latency" => &["l2.latency"],
-        "gpgpu_n_mem" => &["dram.channels"],
-        "gpgpu_n_sub_partition_per_mchannel" => &["dram.sub_partitions"],
-        "gpgpu_n_mem_per_ctrlr" => &["dram.chips_per_channel"],
-        "gpgpu_dram_buswidth" => &["dram.chip_bus_bytes"],
-        "gpgpu_dram_burst_length" => &["dram.burst_length"],
-        "dram_data_command_freq_ratio" => &["dram.data_rate"],
-        "gpgpu_frfcfs_dram_sched_queue_size" => &["dram.scheduler_queue"],
-        "dram_latency" => &["dram.latency"],
-        "gpgpu_dram_timing_opt" => &["dram.timing.", "dram.banks"],
-        "gpgpu_clock_domains" => &["sm.core_clock_mhz", "dram.clock_mhz"],
-        "gpgpu_num_sp_units" => &["units.sp_units"],
-        "gpgpu_num_sfu_units" => &["units.sfu_units"],
-        "icnt_flit_size" => &["interconnect.flit_bytes"],
-        "ptx_opcode_latency_int" | "ptx_opcode_initiation_int" => {
-            &["units.int_alu.", "units.int_mul."]
+/// Every field of `cfg` by its dotted name, in a fixed order (to see which ones a line
+/// changed).
+fn flat(cfg: &GpuConfig) -> Vec<(String, serde_json::Value)> {
+    fn walk(prefix: &str, v: serde_json::Value, out: &mut Vec<(String, serde_json::Value)>) {
+        match v {
+            serde_json::Value::Object(m) => {
+                for (k, v) in m {
+                    let name = if prefix.is_empty() {
+                        k
+                    } else {
+                        format!("{prefix}.{k}")
+                    };
+                    walk(&name, v, out);
+                }
+            }
+            v => out.push((prefix.to_string(), v)),
         }
-        "ptx_opcode_latency_fp" | "ptx_opcode_initiation_fp" => &["units.fp."],
-        "ptx_opcode_latency_dp" | "ptx_opcode_initiation_dp" => &["units.dp."],
-        "ptx_opcode_latency_sfu" | "ptx_opcode_initiation_sfu" => &["units.sfu."],
-        _ => return None,
-    })
-}
-
-/// The last line whose option set `field`.
-fn located(origin: &[(&'static [&'static str], usize)], field: &str) -> Option<usize> {
-    origin
-        .iter()
-        .rev()
-        .find(|(fields, _)| {
-            fields
-                .iter()
-                .any(|f| *f == field || (f.ends_with('.') && field.starts_with(f)))
-        })
-        .map(|&(_, line)| line)
+    }
+    let mut out = vec![];
+    walk(
+        "",
+        serde_json::to_value(cfg).expect("a config serializes"),
+        &mut out,
+    );
+    out
 }
 
 fn set(l: &mut super::Latency, latency: bool, v: u32) {
