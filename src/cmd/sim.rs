@@ -88,6 +88,10 @@ pub struct RunArgs {
     #[arg(long, value_name = "N", default_value_t = DEFAULT_WATCHDOG,
           value_parser = clap::value_parser!(u64).range(1..))]
     pub watchdog: u64,
+    /// Also check every N cycles that every request in flight can still complete (a model
+    /// self-check, for debugging the simulator; 0: only when the watchdog fires).
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    pub audit_every: u64,
     /// Every instruction fetch hits in the L1I.
     #[arg(long)]
     pub perfect_l1i: bool,
@@ -184,6 +188,7 @@ impl RunArgs {
                 .iprefetch
                 .unwrap_or(if plus { IPREFETCH_THRESHOLD } else { 0 }),
             paired_issue: self.paired_issue,
+            audit_interval: self.audit_every,
         };
         // A block given to --rtl/--lockstep must sit somewhere in this run.
         let used = gpusim::policy::Plan::new(&cfg, &opts)?.blocks();

@@ -38,7 +38,7 @@ pub const ICNT_QUEUE: usize = 8;
 pub const HEADER_BYTES: u32 = 8;
 
 /// What a memory request does.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum ReqKind {
     /// L1D line fetch (global/local load miss).
     Read,
@@ -150,6 +150,52 @@ pub struct MemorySystem {
     now: u64,
     dram_reads: u64,
     dram_writes: u64,
+    /// Per SM: requests the up crossbar took, and replies the SM took (their difference is
+    /// what the memory system must hold for that SM; see [`MemorySystem::held`]).
+    accepted: Vec<u64>,
+    delivered: Vec<u64>,
+    /// A planted model bug, for the tests that show the audit catches lost requests.
+    #[cfg(test)]
+    pub(crate) fault: Option<Fault>,
+}
+
+/// A model bug planted by a test.
+#[cfg(test)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Fault {
+    /// The reply that would be the `n`-th (0-based) taken by any SM vanishes in the down
+    /// crossbar.
+    DropReply(u64),
+    /// DRAM completions of reads are ignored (a fill never returns, as when a request id lost
+    /// its high address bits).
+    IgnoreDramReads,
+}
+
+/// The requests the memory system holds for each SM, by what their replies answer: the line
+/// for reads and instruction fetches, the tag for writes (the warp) and atomics (the load).
+#[derive(Clone, Debug, Default)]
+pub struct Held {
+    by_sm: Vec<HashMap<(ReqKind, u64), u32>>,
+}
+
+impl Held {
+    /// Requests of `kind` for SM `sm` answering `key` (line or tag).
+    pub fn count(&self, sm: usize, kind: ReqKind, key: u64) -> u32 {
+        self.by_sm[sm].get(&(kind, key)).copied().unwrap_or(0)
+    }
+
+    fn add(&mut self, r: &MemRequest) {
+        let key = match r.kind {
+            ReqKind::Read | ReqKind::InstFetch => r.addr,
+            ReqKind::Write | ReqKind::Atomic => r.tag as u64,
+        };
+        *self.by_sm[r.sm as usize].entry((r.kind, key)).or_default() += 1;
+    }
+
+    /// Requests held for SM `sm`.
+    fn total(&self, sm: usize) -> u64 {
+        self.by_sm[sm].values().map(|&n| n as u64).sum()
+    }
 }
 
 impl MemorySystem {
@@ -194,6 +240,10 @@ impl MemorySystem {
             now: 0,
             dram_reads: 0,
             dram_writes: 0,
+            accepted: vec![0; sms],
+            delivered: vec![0; sms],
+            #[cfg(test)]
+            fault: None,
         }
     }
 
@@ -205,12 +255,90 @@ impl MemorySystem {
     /// Sends a request from its SM; false if that SM's crossbar input is full.
     pub fn send(&mut self, req: MemRequest) -> bool {
         let dst = self.map.slice(req.addr);
-        self.up.push(req.sm as usize, dst, req.request_bytes(), req)
+        let taken = self.up.push(req.sm as usize, dst, req.request_bytes(), req);
+        self.accepted[req.sm as usize] += taken as u64;
+        taken
     }
 
     /// Takes the next reply that has reached SM `sm`.
     pub fn receive(&mut self, sm: usize) -> Option<MemRequest> {
-        self.down.pop(sm)
+        let r = self.down.pop(sm)?;
+        #[cfg(test)]
+        if self.fault == Some(Fault::DropReply(self.delivered.iter().sum())) {
+            self.fault = None;
+            return self.receive(sm);
+        }
+        self.delivered[sm] += 1;
+        Some(r)
+    }
+
+    /// Every request the memory system holds, by SM: in the up crossbar, a ROP queue, an L2
+    /// MSHR (waiting for its line), a slice's reply queue or the down crossbar.
+    pub fn held(&self) -> Held {
+        let mut h = Held {
+            by_sm: vec![HashMap::new(); self.accepted.len()],
+        };
+        self.up.payloads().for_each(|r| h.add(r));
+        for s in &self.slices {
+            s.rop.iter().for_each(|(_, r)| h.add(r));
+            for (_, waiting) in s.l2.mshr_entries() {
+                waiting.iter().for_each(|r| h.add(r));
+            }
+            s.replies.iter().for_each(|r| h.add(r));
+        }
+        self.down.payloads().for_each(|r| h.add(r));
+        h
+    }
+
+    /// Checks that every request the memory system took can still complete, and appends a
+    /// line to `out` for each that cannot: requests an SM sent that are nowhere (`held`), and
+    /// L2 lines whose fill is not in flight (not in the miss queue, the DRAM channel or the
+    /// return queue, or fewer bursts in the channel than the fill waits for).
+    pub fn audit(&self, held: &Held, out: &mut Vec<String>) {
+        for sm in 0..self.accepted.len() {
+            let owed = self.accepted[sm] - self.delivered[sm];
+            let found = held.total(sm);
+            if found != owed {
+                out.push(format!(
+                    "sm {sm}: {owed} request(s) sent and not answered, but the memory system holds {found}"
+                ));
+            }
+        }
+        let mut bursts: HashMap<u64, u32> = HashMap::new();
+        for ch in &self.channels {
+            let ids = ch
+                .outbox
+                .iter()
+                .map(|r| r.id)
+                .chain(ch.dram.ids_in_flight());
+            for id in ids.filter(|id| id & 1 == 0) {
+                *bursts.entry(id).or_default() += 1;
+            }
+        }
+        for (p, s) in self.slices.iter().enumerate() {
+            for (line, waiting) in s.l2.mshr_entries() {
+                let ch = &self.channels[self.map.channel(line)];
+                let queued = s.l2.queued_fetches().any(|f| !f.write && f.line == line);
+                let returned = ch.returned.iter().any(|&(_, l)| l == line);
+                let reading = ch.reading.get(&line).copied();
+                let in_dram = bursts.get(&line).copied().unwrap_or(0);
+                let fine = match reading {
+                    Some(n) => n == in_dram,
+                    None => queued || returned,
+                };
+                if !fine {
+                    out.push(format!(
+                        "L2 slice {p}: line {line:#x} waits for a fill that cannot arrive ({} request(s) wait on it; {}; {in_dram} of its bursts in DRAM channel {})",
+                        waiting.len(),
+                        match reading {
+                            Some(n) => format!("{n} burst(s) outstanding"),
+                            None => "not in the miss queue or the return queue".into(),
+                        },
+                        self.map.channel(line)
+                    ));
+                }
+            }
+        }
     }
 
     /// One core cycle of everything below the SMs.
@@ -316,6 +444,10 @@ impl MemorySystem {
                 ch.dram.cycle();
                 for (id, _) in ch.dram.take_done() {
                     if id & 1 == 1 {
+                        continue;
+                    }
+                    #[cfg(test)]
+                    if self.fault == Some(Fault::IgnoreDramReads) {
                         continue;
                     }
                     let line = id & !(self.line_bytes - 1);

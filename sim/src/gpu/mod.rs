@@ -78,6 +78,10 @@ pub struct SimOptions {
     /// paired, warp arbiters by default sequentially (later schedulers see the earlier ones'
     /// issues, GPGPU-Sim's order).
     pub paired_issue: bool,
+    /// Cycles between audits that every request in flight can still complete (0: only when
+    /// the watchdog fires). A failed audit ends the run with [`SimError::Lost`], a model
+    /// error; tests audit often to show the audit holds on healthy runs.
+    pub audit_interval: u64,
 }
 
 impl SimOptions {
@@ -145,6 +149,7 @@ impl Default for SimOptions {
             newcar: false,
             iprefetch: 0,
             paired_issue: false,
+            audit_interval: 0,
         }
     }
 }
@@ -175,6 +180,16 @@ pub enum SimError {
         idle: u64,
         /// One line per stuck warp: where it is and what it waits on.
         warps: Vec<String>,
+    },
+    /// The model lost a request: something waits for a reply that nothing in flight can
+    /// give (found by the audit when the watchdog fires). A bug in the model, not in the
+    /// workload.
+    #[error("model error at cycle {cycle}: requests were lost inside the simulator (a bug in gpusched, not in the workload; please report it):\n  {}", lost.join("\n  "))]
+    Lost {
+        /// Cycle of detection.
+        cycle: u64,
+        /// One line per wait that cannot end: where, and what is missing.
+        lost: Vec<String>,
     },
     /// A block implementation failed (lockstep mismatch, Verilator error).
     #[error("{site}: {source}")]
@@ -551,7 +566,12 @@ impl<'a> Gpu<'a> {
             if issued_blocks == total && done_blocks == total {
                 break;
             }
-            if self.now - self.last_issue > self.opts.watchdog {
+            let watchdog = self.now - self.last_issue > self.opts.watchdog;
+            let interval = self.opts.audit_interval;
+            if watchdog || (interval > 0 && self.now.is_multiple_of(interval)) {
+                self.audit()?;
+            }
+            if watchdog {
                 let mut warps = vec![];
                 for sm in &self.sms {
                     sm.describe_stuck(self.now, &mut warps);
@@ -594,6 +614,27 @@ impl<'a> Gpu<'a> {
             },
             cut,
         ))
+    }
+}
+
+impl Gpu<'_> {
+    /// The lost-request audit ([`MemorySystem::audit`], [`Sm::audit`]): an error naming every
+    /// wait that nothing in flight can end.
+    fn audit(&self) -> Result<(), SimError> {
+        let held = self.mem.held();
+        let mut lost = vec![];
+        self.mem.audit(&held, &mut lost);
+        for sm in &self.sms {
+            sm.audit(&held, &mut lost);
+        }
+        if lost.is_empty() {
+            Ok(())
+        } else {
+            Err(SimError::Lost {
+                cycle: self.now,
+                lost,
+            })
+        }
     }
 }
 

@@ -603,3 +603,77 @@ fn loads_and_stores_anywhere_in_the_64_bit_address_space_complete() {
         r.counters.cycles
     );
 }
+
+/// The lost-request audit holds on healthy runs: every suite kernel (atomics, barriers,
+/// shared memory, stores) under GTO and under ELF++ (NewCAR queue, I-prefetch), audited
+/// every 7 cycles, completes exactly as without the audit.
+#[test]
+fn the_lost_request_audit_holds_on_every_healthy_run() {
+    for name in crate::workload::names() {
+        for base in [SimOptions::default(), SimOptions::elf_plus_plus()] {
+            let plain = run(
+                &mut *crate::workload::open_named(name, "small").unwrap(),
+                base.clone(),
+            );
+            let audited = SimOptions {
+                audit_interval: 7,
+                ..base.clone()
+            };
+            let mut gpu = Gpu::golden(&gtx480(), audited).unwrap();
+            let r = gpu
+                .run(
+                    &mut *crate::workload::open_named(name, "small").unwrap(),
+                    &mut |_| {},
+                )
+                .unwrap_or_else(|e| panic!("{name} {}: {e}", base.label()));
+            assert_eq!(r.counters, plain.counters, "{name} {}", base.label());
+        }
+    }
+}
+
+/// Runs `stream` (small) with a planted memory-system bug and returns the error.
+fn run_with_fault(fault: memory::Fault) -> SimError {
+    let opts = SimOptions {
+        watchdog: 2_000,
+        ..Default::default()
+    };
+    let cfg = gtx480();
+    let mut gpu = Gpu::golden(&cfg, opts).unwrap();
+    gpu.mem.fault = Some(fault);
+    gpu.run(&mut builtin("stream", "small"), &mut |_| {})
+        .unwrap_err()
+}
+
+#[test]
+fn a_reply_lost_in_the_crossbar_is_a_model_error_not_a_warp_deadlock() {
+    let e = run_with_fault(memory::Fault::DropReply(100));
+    let SimError::Lost { lost, .. } = &e else {
+        panic!("expected a model error, got: {e}")
+    };
+    // The memory system's count and the SM's wait both see it.
+    assert!(
+        lost.iter()
+            .any(|l| l.contains("sent and not answered, but the memory system holds")),
+        "{e}"
+    );
+    assert!(
+        lost.iter()
+            .any(|l| l.contains("waits for a fill that is nowhere in flight")),
+        "{e}"
+    );
+    assert!(e.to_string().starts_with("model error at cycle "), "{e}");
+}
+
+#[test]
+fn a_fill_lost_in_dram_is_a_model_error_not_a_warp_deadlock() {
+    let e = run_with_fault(memory::Fault::IgnoreDramReads);
+    let SimError::Lost { lost, .. } = &e else {
+        panic!("expected a model error, got: {e}")
+    };
+    assert!(
+        lost.iter().any(|l| l.starts_with("L2 slice ")
+            && l.contains("waits for a fill that cannot arrive")
+            && l.contains("burst(s) outstanding; 0 of its bursts in DRAM channel")),
+        "{e}"
+    );
+}

@@ -276,6 +276,11 @@ impl<R> MshrTable<R> {
     pub fn occupied(&self) -> usize {
         self.pending.len()
     }
+
+    /// Every entry in use: the line and its waiting requests, in line order.
+    pub fn entries(&self) -> impl Iterator<Item = (u64, &[R])> {
+        self.pending.iter().map(|(&l, r)| (l, r.as_slice()))
+    }
 }
 
 #[cfg(test)]

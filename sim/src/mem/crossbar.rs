@@ -99,6 +99,13 @@ impl<P> Crossbar<P> {
         }
     }
 
+    /// Every payload inside the crossbar: waiting or streaming at an input, or delivered to an
+    /// output and not yet taken.
+    pub fn payloads(&self) -> impl Iterator<Item = &P> {
+        let queued = self.inputs.iter().flatten().map(|p| &p.payload);
+        queued.chain(self.out.iter().flatten().map(|(_, p)| p))
+    }
+
     /// Current cycle.
     pub fn now(&self) -> u64 {
         self.now

@@ -356,6 +356,16 @@ impl<R> DataCache<R> {
         self.miss_queue.len()
     }
 
+    /// The MSHR entries in use: each pending line and the requests its fill will return.
+    pub fn mshr_entries(&self) -> impl Iterator<Item = (u64, &[R])> {
+        self.mshrs.entries()
+    }
+
+    /// The requests for the next level not yet taken from the miss queue, oldest first.
+    pub fn queued_fetches(&self) -> impl Iterator<Item = &Fetch<R>> {
+        self.miss_queue.iter()
+    }
+
     /// Line address of `addr`.
     pub fn line(&self, addr: u64) -> u64 {
         self.tags.line(addr)

@@ -151,6 +151,12 @@ impl Channel {
         std::mem::take(&mut self.done)
     }
 
+    /// The ids of the requests the channel holds: queued, and completed but not yet taken.
+    pub fn ids_in_flight(&self) -> impl Iterator<Item = u64> + '_ {
+        let queued = self.queue.iter().map(|q| q.req.id);
+        queued.chain(self.done.iter().map(|&(id, _)| id))
+    }
+
     /// One command-clock cycle; returns the command issued, if any.
     pub fn cycle(&mut self) -> Option<Cmd> {
         let cmd = self.schedule();

@@ -3,7 +3,8 @@
 //! warp arbiter's ports), SP/SFU pipelines, the load/store unit with the coalescer, L1D and
 //! shared memory, barriers and warp/block completion.
 //!
-//! The SM is split by stage, one file each: `lsu.rs` (the LSU, loads in flight, replies and
+//! The SM is split by stage, one file each (and `audit.rs`, the check that what it waits for
+//! from memory is in flight): `lsu.rs` (the LSU, loads in flight, replies and
 //! requests), `issue.rs` (scoreboard, the warp-issue site, execution), `fetch.rs` and
 //! `warps.rs` (launch, barriers, retirement); [`elf`] and [`newcar`] are the SM's side of those blocks'
 //! ports, used by the stage that owns their site. This file holds the SM's state and the cycle.
@@ -41,6 +42,7 @@
 //! returns (fill at cycle `t`: ready at `t + 1`; L1D hit: `l1d.latency` after the access).
 //! `R255` (RZ) is never tracked.
 
+mod audit;
 pub mod elf;
 mod fetch;
 mod issue;

@@ -46,6 +46,16 @@ impl<'a> NewcarUnit<'a> {
     }
 }
 
+impl NewcarUnit<'_> {
+    /// The transactions waiting in the queue: (warp, kind, token).
+    pub(super) fn queued(&self) -> impl Iterator<Item = (usize, LsuKind, u32)> + '_ {
+        self.slots
+            .iter()
+            .flatten()
+            .map(|q| (q.warp, q.kind, q.token))
+    }
+}
+
 impl Sm<'_> {
     /// Whether the L1D (or, for atomics, the atomics queue) would take a transaction of `kind`
     /// to `addr` now.
