@@ -59,13 +59,32 @@ fn main() -> ExitCode {
         Command::Bench(a) => cmd::bench::run(a),
         Command::Workloads(a) => cmd::workloads::run(a),
     };
+    // What is still buffered for standard output must reach it, or be an error.
+    let result = result.and_then(|code| {
+        use std::io::Write;
+        std::io::stdout()
+            .flush()
+            .map_err(|e| anyhow::Error::new(e).context("writing to standard output"))?;
+        Ok(code)
+    });
     match result {
         Ok(code) => code,
+        // The reader of a pipe went away (`gpusched ... | head`): stop quietly, as Unix
+        // tools do.
+        Err(e) if is_broken_pipe(&e) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("error: {}", error_text(&e));
             ExitCode::from(2)
         }
     }
+}
+
+/// Whether `e` comes from writing to a pipe whose reader has closed it.
+fn is_broken_pipe(e: &anyhow::Error) -> bool {
+    e.chain().any(|c| {
+        c.downcast_ref::<std::io::Error>()
+            .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+    })
 }
 
 /// An error and its causes, joined with `: `, leaving out a cause whose text the message

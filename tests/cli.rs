@@ -837,3 +837,73 @@ fn lint_of_an_empty_manifest_is_an_error_not_a_pass() {
     assert_eq!(o.status.code(), Some(2), "{}", text(&o));
     assert!(text(&o).contains("lists no module"), "{}", text(&o));
 }
+
+/// Runs gpusched with standard output going to `stdout`; returns (exit code, stderr).
+fn gpusched_to(args: &[&str], stdout: std::process::Stdio) -> (Option<i32>, String) {
+    let o = Command::new(env!("CARGO_BIN_EXE_gpusched"))
+        .args(args)
+        .stdout(stdout)
+        .output()
+        .expect("gpusched runs");
+    (o.status.code(), String::from_utf8_lossy(&o.stderr).into())
+}
+
+#[test]
+fn output_that_cannot_be_written_is_one_error_with_the_os_reason() {
+    // Standard output on a full disk (/dev/full): every command that prints.
+    for args in [
+        &["config", "show", "gtx480"][..],
+        &["workloads"],
+        &["sim", "--workload", "stream", "--json"],
+        &["sim", "--workload", "stream"],
+    ] {
+        let full = std::fs::OpenOptions::new()
+            .write(true)
+            .open("/dev/full")
+            .unwrap();
+        let (code, err) = gpusched_to(args, full.into());
+        assert_eq!(code, Some(2), "{args:?}: {err}");
+        let want = "error: writing to standard output: No space left on device (os error 28)";
+        assert_eq!(err.trim_end(), want, "{args:?}");
+    }
+    // A reader that went away: stop quietly, as Unix tools do (no panic, no error).
+    let (reader, writer) = std::io::pipe().unwrap();
+    drop(reader);
+    let (code, err) = gpusched_to(&["workloads"], writer.into());
+    assert_eq!((code, err.as_str()), (Some(0), ""));
+    // Files: a full disk, and a path that cannot be created.
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("t");
+    std::fs::create_dir(&out).unwrap();
+    std::os::unix::fs::symlink("/dev/full", out.join("kernel-1.traceg")).unwrap();
+    let o = gpusched(&[
+        "trace",
+        "export",
+        "--workload",
+        "stream",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    let t = text(&o);
+    assert!(
+        t.contains("kernel-1.traceg: No space left on device (os error 28)"),
+        "{t}"
+    );
+    assert_eq!(t.matches("No space left").count(), 1, "{t}");
+    let o = gpusched(&[
+        "trace",
+        "export",
+        "--workload",
+        "stream",
+        "--out",
+        "/proc/version/t",
+    ]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    let t = text(&o);
+    assert!(
+        t.contains("/proc/version/t: Not a directory (os error 20)"),
+        "{t}"
+    );
+    assert_eq!(t.matches("os error").count(), 1, "{t}");
+}

@@ -180,9 +180,9 @@ pub fn run(a: BenchArgs) -> Result<ExitCode> {
         peak_rss_mb: peak_rss_mb(),
     };
     if a.json {
-        println!("{}", serde_json::to_string_pretty(&report)?);
+        outln!("{}", serde_json::to_string_pretty(&report)?);
     } else {
-        println!(
+        outln!(
             "gtx480, median of {repeat}: {:.2} M thread-instructions/s, {:.0} k cycles/s, peak RSS {:.1} MB",
             report.thread_instructions_per_s / 1e6,
             report.cycles_per_s / 1e3,
@@ -272,7 +272,7 @@ fn run_lockstep(a: &BenchArgs) -> Result<ExitCode> {
         rows.push(row);
     }
     if a.json {
-        println!(
+        outln!(
             "{}",
             serde_json::to_string_pretty(&serde_json::json!({
                 "config": "gtx480", "workload": "stream_large", "repeat": repeat,

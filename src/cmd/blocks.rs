@@ -25,12 +25,12 @@ pub fn run(a: BlocksArgs) -> Result<ExitCode> {
                 })
             })
             .collect();
-        println!("{}", serde_json::to_string_pretty(&v)?);
+        outln!("{}", serde_json::to_string_pretty(&v)?);
     } else {
         for b in catalog() {
-            println!("{}: {}", b.name, b.summary);
-            println!("  policies: {}", b.policies.join(", "));
-            println!("  presets:  {}", b.presets.join(", "));
+            outln!("{}: {}", b.name, b.summary);
+            outln!("  policies: {}", b.policies.join(", "));
+            outln!("  presets:  {}", b.presets.join(", "));
         }
     }
     Ok(ExitCode::SUCCESS)

@@ -33,7 +33,7 @@ pub fn run(a: ConfigArgs) -> Result<ExitCode> {
         Action::List => {
             for name in presets::NAMES {
                 let c = GpuConfig::preset(name)?;
-                println!(
+                outln!(
                     "{name:<8} {} SMs at {} MHz, {} warps/SM, L1D {} KB, L2 {} KB, {} GB/s",
                     c.sm.count,
                     c.sm.core_clock_mhz,
@@ -47,9 +47,9 @@ pub fn run(a: ConfigArgs) -> Result<ExitCode> {
         Action::Show { config, json } => {
             let c = super::sim::load_config(&config)?;
             if json {
-                println!("{}", serde_json::to_string_pretty(&c)?);
+                outln!("{}", serde_json::to_string_pretty(&c)?);
             } else {
-                print!("{}", c.to_toml());
+                out!("{}", c.to_toml());
             }
         }
     }

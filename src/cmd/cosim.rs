@@ -103,12 +103,12 @@ pub fn run(a: CosimArgs) -> Result<ExitCode> {
     })?;
     bar.finish_and_clear();
     if a.json {
-        println!(
+        outln!(
             "{}",
             serde_json::to_string_pretty(&report_json(&r, a.seed))?
         );
     } else {
-        println!(
+        outln!(
             "{}: {} cycles run, {} mismatches, {:.2} M cycles/s ({:.2} s, seed {})",
             r.module,
             r.cycles,
@@ -118,7 +118,7 @@ pub fn run(a: CosimArgs) -> Result<ExitCode> {
             a.seed
         );
         if let Some((g, rt)) = &r.waveforms {
-            println!("waveforms: {} {}", g.display(), rt.display());
+            outln!("waveforms: {} {}", g.display(), rt.display());
         }
         if let Some(m) = &r.mismatch {
             eprint!("{m}");

@@ -24,7 +24,7 @@ pub fn run(a: GenArgs) -> Result<ExitCode> {
     if a.check {
         let r = gpusched_gen::check(&g, &dir);
         if r.is_clean() {
-            println!(
+            outln!(
                 "{}: up to date ({} modules)",
                 dir.display(),
                 g.manifest.modules.len()
@@ -39,23 +39,23 @@ pub fn run(a: GenArgs) -> Result<ExitCode> {
     }
     gpusched_gen::write_all(&g, &dir)?;
     for m in &g.manifest.modules {
-        println!("wrote {}/{}", dir.display(), m.file);
+        outln!("wrote {}/{}", dir.display(), m.file);
     }
-    println!(
+    outln!(
         "wrote {}/manifest.json ({} modules)",
         dir.display(),
         g.manifest.modules.len()
     );
     let report = gpusched_gen::report::REPORT;
     match gpusched_gen::report::stale(&g, &dir) {
-        None => println!("{}/{report} is up to date", dir.display()),
+        None => outln!("{}/{report} is up to date", dir.display()),
         Some(why) => {
             eprintln!("{why}: synthesizing the changed modules with yosys (minutes)...");
             let mut progress = |m: &str| eprintln!("  synthesizing {m}");
             match gpusched_gen::report::render(&g, &dir, &mut progress) {
                 Ok(text) => {
                     std::fs::write(dir.join(report), text)?;
-                    println!("wrote {}/{report}", dir.display());
+                    outln!("wrote {}/{report}", dir.display());
                 }
                 Err(e) => {
                     eprintln!("warning: {report} not regenerated: {e}");

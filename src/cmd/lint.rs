@@ -73,10 +73,13 @@ pub fn verdict<T>(r: &Result<T, GateError>) -> &'static str {
 }
 
 /// Prints the table, then each distinct failure or missing-tool message once.
-pub fn print_rows(rows: &[LintRow]) {
-    println!(
+pub fn print_rows(rows: &[LintRow]) -> anyhow::Result<()> {
+    outln!(
         "{:<32} {:>9} {:>9} {:>8}",
-        "module", "verilator", "yosys", "cells"
+        "module",
+        "verilator",
+        "yosys",
+        "cells"
     );
     let mut notes = vec![];
     for r in rows {
@@ -85,7 +88,7 @@ pub fn print_rows(rows: &[LintRow]) {
             .as_ref()
             .map(|c| c.to_string())
             .unwrap_or_else(|_| "-".into());
-        println!(
+        outln!(
             "{:<32} {:>9} {:>9} {:>8}",
             r.module,
             verdict(&r.lint),
@@ -105,13 +108,14 @@ pub fn print_rows(rows: &[LintRow]) {
     for n in notes {
         eprintln!("{n}");
     }
+    Ok(())
 }
 
 /// Runs `lint`.
 pub fn run(a: LintArgs) -> Result<ExitCode> {
     let dir = a.dir.unwrap_or_else(super::default_rtl_dir);
     let rows = lint_all(&dir)?;
-    print_rows(&rows);
+    print_rows(&rows)?;
     Ok(if rows.iter().all(LintRow::passed) {
         ExitCode::SUCCESS
     } else {

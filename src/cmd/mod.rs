@@ -1,4 +1,22 @@
-//! One module per subcommand.
+//! One module per subcommand, and [`outln!`]/[`out!`], the standard-output writers they all use.
+
+/// Like `println!`, but a failed write (a full disk, a closed pipe) is returned with `?` as an
+/// error of the enclosing function instead of a panic.
+macro_rules! outln {
+    () => {
+        $crate::cmd::write_stdout(format_args!("\n"))?
+    };
+    ($($arg:tt)*) => {
+        $crate::cmd::write_stdout(format_args!("{}\n", format_args!($($arg)*)))?
+    };
+}
+
+/// Like `print!`, but a failed write is returned with `?` (see [`outln!`]).
+macro_rules! out {
+    ($($arg:tt)*) => {
+        $crate::cmd::write_stdout(format_args!($($arg)*))?
+    };
+}
 
 pub mod bench;
 pub mod blocks;
@@ -13,6 +31,15 @@ pub mod trace;
 pub mod workloads;
 
 use std::path::PathBuf;
+
+/// Writes `args` to standard output; the error names standard output and keeps the OS reason.
+pub fn write_stdout(args: std::fmt::Arguments) -> anyhow::Result<()> {
+    use std::io::Write;
+    std::io::stdout()
+        .lock()
+        .write_fmt(args)
+        .map_err(|e| anyhow::Error::new(e).context("writing to standard output"))
+}
 
 /// Default output directory of `gen`: `rtl-out/` at the repository root when run from the
 /// repository (the directory holding `Cargo.toml` of this crate), else `./rtl-out`.

@@ -134,7 +134,7 @@ pub fn run(a: RegressArgs) -> Result<ExitCode> {
     let stale = gpusched_gen::check(&g, &dir);
     ok &= stale.is_clean();
     if !a.json {
-        println!(
+        outln!(
             "== rtl-out/ vs hdl/: {}",
             if stale.is_clean() {
                 "up to date"
@@ -143,16 +143,16 @@ pub fn run(a: RegressArgs) -> Result<ExitCode> {
             }
         );
         if !stale.is_clean() {
-            print!("{stale}");
-            println!("   run `gpusched gen`, rebuild, and commit rtl-out/");
+            out!("{stale}");
+            outln!("   run `gpusched gen`, rebuild, and commit rtl-out/");
         }
-        println!("\n== Verilog gates (verilator --lint-only -Wall, yosys synth)");
+        outln!("\n== Verilog gates (verilator --lint-only -Wall, yosys synth)");
     }
 
     // 2. Gates.
     let lint = lint_all(&dir)?;
     if !a.json {
-        print_rows(&lint);
+        print_rows(&lint)?;
     }
     ok &= lint.iter().all(LintRow::passed);
 
@@ -221,35 +221,45 @@ pub fn run(a: RegressArgs) -> Result<ExitCode> {
                 "seconds": s,
             })).collect::<Vec<_>>(),
         });
-        println!("{}", serde_json::to_string_pretty(&v)?);
+        outln!("{}", serde_json::to_string_pretty(&v)?);
     } else {
-        println!(
+        outln!(
             "\n== Lockstep regression: {} cycles each, seed {}",
-            a.cycles, a.seed
+            a.cycles,
+            a.seed
         );
-        println!(
+        outln!(
             "{:<32} {:>11} {:>12} {:>10} {:>14}",
-            "module", "verdict", "cycles", "mismatches", "M cycles/s"
+            "module",
+            "verdict",
+            "cycles",
+            "mismatches",
+            "M cycles/s"
         );
         for (m, v, c, mm, cps) in &rows {
-            println!("{m:<32} {v:>11} {c:>12} {mm:>10} {:>14.2}", cps / 1e6);
+            outln!("{m:<32} {v:>11} {c:>12} {mm:>10} {:>14.2}", cps / 1e6);
         }
-        println!(
+        outln!(
             "\n== GPU lockstep: gtx480; lrr/gto/two_level: Verilated warp_arbiter in all 30 schedulers; elf++: Verilated elf and newcar in all 15 SMs; Verilated tb_dispatch and 15 sm_alloc in every run"
         );
-        println!(
+        outln!(
             "{:<20} {:<10} {:>11} {:>10} {:>8} {:>8}",
-            "workload", "policy", "verdict", "cycles", "IPC", "seconds"
+            "workload",
+            "policy",
+            "verdict",
+            "cycles",
+            "IPC",
+            "seconds"
         );
         for (w, p, v, c, ipc, s) in &gpu_rows {
-            println!("{w:<20} {p:<10} {v:>11} {c:>10} {ipc:>8.2} {s:>8.2}");
+            outln!("{w:<20} {p:<10} {v:>11} {c:>10} {ipc:>8.2} {s:>8.2}");
         }
         let scope = if rtl {
             ""
         } else {
             " (golden models only: Verilator missing, RTL not checked)"
         };
-        println!("\nregression: {}{scope}", if ok { "PASS" } else { "FAIL" });
+        outln!("\nregression: {}{scope}", if ok { "PASS" } else { "FAIL" });
     }
     Ok(if ok {
         ExitCode::SUCCESS

@@ -358,9 +358,9 @@ pub fn run(a: SimArgs) -> Result<ExitCode> {
     if a.json {
         let mut v = serde_json::to_value(&r)?;
         v["blocks"] = mode.clone().into();
-        println!("{}", serde_json::to_string_pretty(&v)?);
+        outln!("{}", serde_json::to_string_pretty(&v)?);
     } else {
-        print_report(&r, &mode);
+        print_report(&r, &mode)?;
     }
     if r.truncated {
         eprintln!(
@@ -380,9 +380,9 @@ fn pct(part: u64, whole: u64) -> String {
 }
 
 /// Prints the report as tables.
-pub fn print_report(r: &Report, mode: &str) {
+pub fn print_report(r: &Report, mode: &str) -> anyhow::Result<()> {
     let c = &r.counters;
-    println!(
+    outln!(
         "{} on {}: {} ({} issue, {} fetch; blocks {mode}), thread-block dispatch {}{}",
         r.workload,
         r.config,
@@ -392,18 +392,24 @@ pub fn print_report(r: &Report, mode: &str) {
         r.tb_sched,
         if r.truncated { " [TRUNCATED]" } else { "" }
     );
-    println!("  cycles               {:>14}", c.cycles);
-    println!("  warp instructions    {:>14}", c.warp_instructions);
-    println!("  thread instructions  {:>14}", c.thread_instructions);
-    println!("  IPC (thread/cycle)   {:>14.2}", r.ipc);
-    println!("  thread blocks        {:>14}", c.blocks);
-    println!(
+    outln!("  cycles               {:>14}", c.cycles);
+    outln!("  warp instructions    {:>14}", c.warp_instructions);
+    outln!("  thread instructions  {:>14}", c.thread_instructions);
+    outln!("  IPC (thread/cycle)   {:>14.2}", r.ipc);
+    outln!("  thread blocks        {:>14}", c.blocks);
+    outln!(
         "  {:<5} {:>12} {:>12} {:>12} {:>10} {:>12} {:>10}",
-        "cache", "accesses", "hits", "misses", "miss rate", "mshr merges", "fails"
+        "cache",
+        "accesses",
+        "hits",
+        "misses",
+        "miss rate",
+        "mshr merges",
+        "fails"
     );
     for (name, k) in [("L1I", &c.l1i), ("L1D", &c.l1d), ("L2", &c.l2)] {
         let reads = k.hits + k.hit_reserved + k.misses;
-        println!(
+        outln!(
             "  {name:<5} {:>12} {:>12} {:>12} {:>10} {:>12} {:>10}",
             k.accesses,
             k.hits,
@@ -414,7 +420,7 @@ pub fn print_report(r: &Report, mode: &str) {
         );
     }
     let d = &c.dram;
-    println!(
+    outln!(
         "  DRAM bursts: {} reads, {} writes, {} row hits ({}), {} bytes",
         d.reads,
         d.writes,
@@ -424,7 +430,7 @@ pub fn print_report(r: &Report, mode: &str) {
     );
     let s = &c.stalls;
     let all = s.issued + s.idle + s.raw + s.structural;
-    println!(
+    outln!(
         "  scheduler cycles: issued {}, idle/control {}, RAW {}, structural {}; LSU blocked {} cycles",
         pct(s.issued, all),
         pct(s.idle, all),
@@ -433,9 +439,10 @@ pub fn print_report(r: &Report, mode: &str) {
         s.lsu_blocked
     );
     if r.newcar || c.l1i.prefetches > 0 {
-        println!(
+        outln!(
             "  NewCAR: {} transactions queued; I-prefetch: {} lines",
-            c.newcar_enqueued, c.l1i.prefetches
+            c.newcar_enqueued,
+            c.l1i.prefetches
         );
     }
     if r.kernels.len() > 1
@@ -443,12 +450,17 @@ pub fn print_report(r: &Report, mode: &str) {
             .first()
             .is_some_and(|k| k.counters.cycles != c.cycles)
     {
-        println!(
+        outln!(
             "  {:<3} {:<32} {:>10} {:>12} {:>8} {:>9}",
-            "#", "kernel", "cycles", "thread insts", "IPC", "occupancy"
+            "#",
+            "kernel",
+            "cycles",
+            "thread insts",
+            "IPC",
+            "occupancy"
         );
         for (i, k) in r.kernels.iter().enumerate() {
-            println!(
+            outln!(
                 "  {:<3} {:<32} {:>10} {:>12} {:>8.2} {:>9}",
                 i + 1,
                 k.name.chars().take(32).collect::<String>(),
@@ -459,9 +471,13 @@ pub fn print_report(r: &Report, mode: &str) {
             );
         }
     } else if let Some(k) = r.kernels.first() {
-        println!(
+        outln!(
             "  kernel {}: grid {} block {}, {} blocks/SM ({:?}-limited)",
-            k.name, k.grid, k.block, k.occupancy.blocks, k.occupancy.limiter
+            k.name,
+            k.grid,
+            k.block,
+            k.occupancy.blocks,
+            k.occupancy.limiter
         );
     }
     if !r.unknown_opcodes.is_empty() {
@@ -470,4 +486,5 @@ pub fn print_report(r: &Report, mode: &str) {
             r.unknown_opcodes.join(", ")
         );
     }
+    Ok(())
 }

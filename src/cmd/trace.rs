@@ -59,7 +59,7 @@ fn export(workload: &str, size: &str, out: &std::path::Path) -> Result<ExitCode>
         }
     })?;
     bar.finish_and_clear();
-    println!(
+    outln!(
         "{}: {} thread blocks, {} warp instructions, {:.1} MB in {}",
         w.name(),
         s.blocks,
@@ -124,39 +124,46 @@ pub fn run(a: TraceArgs) -> Result<ExitCode> {
             })
             .collect();
         let v = json!({ "config": cfg.name, "memcpy_bytes": s.memcpy_bytes, "kernels": kernels });
-        println!("{}", serde_json::to_string_pretty(&v)?);
+        outln!("{}", serde_json::to_string_pretty(&v)?);
         return Ok(ExitCode::SUCCESS);
     }
-    println!(
+    outln!(
         "{}: {} kernel(s), {} B copied to the device",
         dir.display(),
         s.kernels.len(),
         s.memcpy_bytes
     );
     for (k, o) in s.kernels.iter().zip(&occ) {
-        println!("\nkernel {} {}", k.id, k.name);
-        println!(
+        outln!("\nkernel {} {}", k.id, k.name);
+        outln!(
             "  grid {:?} x block {:?}, {} registers/thread, {} B shared/block, {} blocks traced",
-            k.grid, k.block, k.nregs, k.shmem_bytes, k.blocks
+            k.grid,
+            k.block,
+            k.nregs,
+            k.shmem_bytes,
+            k.blocks
         );
-        println!(
+        outln!(
             "  {} warp instructions, {} thread instructions",
-            k.warp_instructions, k.thread_instructions
+            k.warp_instructions,
+            k.thread_instructions
         );
         let mix: Vec<String> = k.classes.iter().map(|(c, n)| format!("{c} {n}")).collect();
-        println!("  classes: {}", mix.join(", "));
+        outln!("  classes: {}", mix.join(", "));
         if !k.unknown_opcodes.is_empty() {
-            println!(
+            outln!(
                 "  warning: unknown opcodes run as integer ALU: {}",
                 k.unknown_opcodes.join(", ")
             );
         }
         match o {
-            Ok(o) => println!(
+            Ok(o) => outln!(
                 "  occupancy on {}: {} block(s)/SM, limited by {:?}",
-                cfg.name, o.blocks, o.limiter
+                cfg.name,
+                o.blocks,
+                o.limiter
             ),
-            Err(e) => println!("  occupancy on {}: {e}", cfg.name),
+            Err(e) => outln!("  occupancy on {}: {e}", cfg.name),
         }
     }
     Ok(ExitCode::SUCCESS)

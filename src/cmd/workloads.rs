@@ -130,17 +130,22 @@ pub fn run(a: WorkloadsArgs) -> Result<ExitCode> {
         });
     }
     if a.json {
-        println!("{}", serde_json::to_string_pretty(&rows)?);
+        outln!("{}", serde_json::to_string_pretty(&rows)?);
         return Ok(ExitCode::SUCCESS);
     }
     let first = sizes[0];
-    println!(
+    outln!(
         "{:<14} {:>6} {:>7} {:>12} {:>14} {:>7}  mirrors   [size {first}]",
-        "workload", "TBs", "warps", "warp insts", "thread insts", "TBs/SM"
+        "workload",
+        "TBs",
+        "warps",
+        "warp insts",
+        "thread insts",
+        "TBs/SM"
     );
     for r in &rows {
         let s = &r.sizes[first];
-        println!(
+        outln!(
             "{:<14} {:>6} {:>7} {:>12} {:>14} {:>7}  {}",
             r.name,
             s.counts.blocks,
@@ -151,6 +156,6 @@ pub fn run(a: WorkloadsArgs) -> Result<ExitCode> {
             r.mirrors
         );
     }
-    println!("\n`--json` adds the pattern, every size, context bytes and idempotence of each.");
+    outln!("\n`--json` adds the pattern, every size, context bytes and idempotence of each.");
     Ok(ExitCode::SUCCESS)
 }

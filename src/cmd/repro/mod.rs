@@ -444,10 +444,10 @@ pub fn run(a: ReproArgs) -> Result<ExitCode> {
         std::fs::write(&p, text).with_context(|| format!("writing {}", p.display()))?;
     }
     if a.json {
-        println!("{json}");
+        outln!("{json}");
     } else {
-        print!("{md}");
-        println!("\nwrote {}/elf.md, elf.json, elf.svg", a.out.display());
+        out!("{md}");
+        outln!("\nwrote {}/elf.md, elf.json, elf.svg", a.out.display());
     }
     Ok(ExitCode::SUCCESS)
 }
