@@ -71,16 +71,16 @@ module tb_dispatch_bcs_proto(clock,reset,start,total,max_per_sm,room,room2,grant
     reg  [31:0] total_q__d;
     wire  [31:0] total_q__q;
     reg  total_q__clock;
-    reg  [7:0] maxp__d;
-    wire  [7:0] maxp__q;
-    reg  maxp__clock;
+    reg  pairs__d;
+    wire  pairs__q;
+    reg  pairs__clock;
     reg  [3:0] after__d;
     wire  [3:0] after__q;
     reg  after__clock;
     
     // Local signals
-    reg  pairs;
     reg  [3:0] scan;
+    reg  [3:0] scan_down;
     reg  [3:0] want;
     reg  [3:0] lane_a_0;
     reg  [3:0] lane_a_1;
@@ -164,10 +164,10 @@ module tb_dispatch_bcs_proto(clock,reset,start,total,max_per_sm,room,room2,grant
         .q(total_q__q),
         .clock(total_q__clock)
     );
-    tb_dispatch_bcs_proto__maxp maxp(
-        .d(maxp__d),
-        .q(maxp__q),
-        .clock(maxp__clock)
+    tb_dispatch_bcs_proto__pairs pairs(
+        .d(pairs__d),
+        .q(pairs__q),
+        .clock(pairs__clock)
     );
     tb_dispatch_bcs_proto__after after(
         .d(after__d),
@@ -179,15 +179,14 @@ module tb_dispatch_bcs_proto(clock,reset,start,total,max_per_sm,room,room2,grant
     always @(*) begin
         next_id__clock = clock;
         total_q__clock = clock;
-        maxp__clock = clock;
+        pairs__clock = clock;
         after__clock = clock;
         next_id__d = next_id__q;
         total_q__d = total_q__q;
-        maxp__d = maxp__q;
+        pairs__d = pairs__q;
         after__d = after__q;
-        pairs = bcs & (maxp__q > one8);
         want = room;
-        if (pairs) begin
+        if (pairs__q) begin
             want = room & room2;
         end
         lane_a_0 = zero_c;
@@ -329,7 +328,7 @@ module tb_dispatch_bcs_proto(clock,reset,start,total,max_per_sm,room,room2,grant
         else begin
             before_0 = total_after + sum_b_0;
         end
-        if (pairs) begin
+        if (pairs__q) begin
             before_0 = before_0 << sh_0;
         end
         if (after__q[1]) begin
@@ -338,7 +337,7 @@ module tb_dispatch_bcs_proto(clock,reset,start,total,max_per_sm,room,room2,grant
         else begin
             before_1 = total_after + sum_b_1;
         end
-        if (pairs) begin
+        if (pairs__q) begin
             before_1 = before_1 << sh_0;
         end
         if (after__q[2]) begin
@@ -347,7 +346,7 @@ module tb_dispatch_bcs_proto(clock,reset,start,total,max_per_sm,room,room2,grant
         else begin
             before_2 = total_after + sum_b_2;
         end
-        if (pairs) begin
+        if (pairs__q) begin
             before_2 = before_2 << sh_0;
         end
         if (after__q[3]) begin
@@ -356,7 +355,7 @@ module tb_dispatch_bcs_proto(clock,reset,start,total,max_per_sm,room,room2,grant
         else begin
             before_3 = total_after + sum_b_3;
         end
-        if (pairs) begin
+        if (pairs__q) begin
             before_3 = before_3 << sh_0;
         end
         left = total_q__q - next_id__q;
@@ -394,7 +393,7 @@ module tb_dispatch_bcs_proto(clock,reset,start,total,max_per_sm,room,room2,grant
         scan = scan | (scan << sh_5);
         scan = scan | (scan << sh_6);
         single = odd_pick & ~(scan << sh_0);
-        if (pairs) begin
+        if (pairs__q) begin
             grant = (want & take2) | single;
             grant2 = want & take2;
             cnt = wanting << sh_0;
@@ -552,32 +551,41 @@ module tb_dispatch_bcs_proto(clock,reset,start,total,max_per_sm,room,room2,grant
         next_val[2] = next_lo[2];
         next_val[3] = next_lo[3];
         next_id__d = next_val;
-        late = grant & ~after__q;
-        if (~|late) begin
-            late = grant;
+        late = grant2 & ~after__q;
+        if (~pairs__q) begin
+            late = grant & ~after__q;
         end
-        scan = late;
-        scan = scan | (scan >> sh_0);
-        scan = scan | (scan >> sh_1);
-        scan = scan | (scan >> sh_2);
-        scan = scan | (scan >> sh_3);
-        scan = scan | (scan >> sh_4);
-        scan = scan | (scan >> sh_5);
-        scan = scan | (scan >> sh_6);
+        if (~|late) begin
+            late = grant2;
+            if (~pairs__q) begin
+                late = grant;
+            end
+        end
+        scan_down = late;
+        scan_down = scan_down | (scan_down >> sh_0);
+        scan_down = scan_down | (scan_down >> sh_1);
+        scan_down = scan_down | (scan_down >> sh_2);
+        scan_down = scan_down | (scan_down >> sh_3);
+        scan_down = scan_down | (scan_down >> sh_4);
+        scan_down = scan_down | (scan_down >> sh_5);
+        scan_down = scan_down | (scan_down >> sh_6);
         after__d = after__q;
-        if (|grant) begin
-            after__d = ~scan;
+        if (|late) begin
+            after__d = ~scan_down;
+        end
+        if (pairs__q & |odd_pick) begin
+            after__d = scan << sh_0;
         end
         if (start) begin
             next_id__d = zero32;
             total_q__d = total;
-            maxp__d = max_per_sm;
+            pairs__d = bcs & (max_per_sm > one8);
             after__d = zero_n;
         end
         if (reset) begin
             next_id__d = zero32;
             total_q__d = zero32;
-            maxp__d = zero32[(32'h0)+:(8)];
+            pairs__d = 1'b0;
             after__d = zero_n;
         end
     end
@@ -603,25 +611,6 @@ module tb_dispatch_bcs_proto__after(d,q,clock);
           
 endmodule // tb_dispatch_bcs_proto__after
 
-// tb_dispatch_bcs_proto__maxp: a register (rust-hdl DFF), field `maxp` of `tb_dispatch_bcs_proto`; 1 instance.
-module tb_dispatch_bcs_proto__maxp(d,q,clock);
-    
-    // Module arguments
-    input wire  [7:0] d;
-    output reg  [7:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 8'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // tb_dispatch_bcs_proto__maxp
-
 // tb_dispatch_bcs_proto__next_id: a register (rust-hdl DFF), field `next_id` of `tb_dispatch_bcs_proto`; 1 instance.
 module tb_dispatch_bcs_proto__next_id(d,q,clock);
     
@@ -640,6 +629,25 @@ module tb_dispatch_bcs_proto__next_id(d,q,clock);
     end
           
 endmodule // tb_dispatch_bcs_proto__next_id
+
+// tb_dispatch_bcs_proto__pairs: a register (rust-hdl DFF), field `pairs` of `tb_dispatch_bcs_proto`; 1 instance.
+module tb_dispatch_bcs_proto__pairs(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // tb_dispatch_bcs_proto__pairs
 
 // tb_dispatch_bcs_proto__total_q: a register (rust-hdl DFF), field `total_q` of `tb_dispatch_bcs_proto`; 1 instance.
 module tb_dispatch_bcs_proto__total_q(d,q,clock);

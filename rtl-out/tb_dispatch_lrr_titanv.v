@@ -375,16 +375,16 @@ module tb_dispatch_lrr_titanv(clock,reset,start,total,max_per_sm,room,room2,gran
     reg  [31:0] total_q__d;
     wire  [31:0] total_q__q;
     reg  total_q__clock;
-    reg  [7:0] maxp__d;
-    wire  [7:0] maxp__q;
-    reg  maxp__clock;
+    reg  pairs__d;
+    wire  pairs__q;
+    reg  pairs__clock;
     reg  [79:0] after__d;
     wire  [79:0] after__q;
     reg  after__clock;
     
     // Local signals
-    reg  pairs;
     reg  [79:0] scan;
+    reg  [79:0] scan_down;
     reg  [79:0] want;
     reg  [7:0] lane_a_0;
     reg  [7:0] lane_a_1;
@@ -1304,10 +1304,10 @@ module tb_dispatch_lrr_titanv(clock,reset,start,total,max_per_sm,room,room2,gran
         .q(total_q__q),
         .clock(total_q__clock)
     );
-    tb_dispatch_lrr_titanv__maxp maxp(
-        .d(maxp__d),
-        .q(maxp__q),
-        .clock(maxp__clock)
+    tb_dispatch_lrr_titanv__pairs pairs(
+        .d(pairs__d),
+        .q(pairs__q),
+        .clock(pairs__clock)
     );
     tb_dispatch_lrr_titanv__after after(
         .d(after__d),
@@ -1319,15 +1319,14 @@ module tb_dispatch_lrr_titanv(clock,reset,start,total,max_per_sm,room,room2,gran
     always @(*) begin
         next_id__clock = clock;
         total_q__clock = clock;
-        maxp__clock = clock;
+        pairs__clock = clock;
         after__clock = clock;
         next_id__d = next_id__q;
         total_q__d = total_q__q;
-        maxp__d = maxp__q;
+        pairs__d = pairs__q;
         after__d = after__q;
-        pairs = bcs & (maxp__q > one8);
         want = room;
-        if (pairs) begin
+        if (pairs__q) begin
             want = room & room2;
         end
         lane_a_0 = zero_c;
@@ -4157,7 +4156,7 @@ module tb_dispatch_lrr_titanv(clock,reset,start,total,max_per_sm,room,room2,gran
         else begin
             before_0 = total_after + sum_b_0;
         end
-        if (pairs) begin
+        if (pairs__q) begin
             before_0 = before_0 << sh_0;
         end
         if (after__q[1]) begin
@@ -4166,7 +4165,7 @@ module tb_dispatch_lrr_titanv(clock,reset,start,total,max_per_sm,room,room2,gran
         else begin
             before_1 = total_after + sum_b_1;
         end
-        if (pairs) begin
+        if (pairs__q) begin
             before_1 = before_1 << sh_0;
         end
         if (after__q[2]) begin
@@ -4175,7 +4174,7 @@ module tb_dispatch_lrr_titanv(clock,reset,start,total,max_per_sm,room,room2,gran
         else begin
             before_2 = total_after + sum_b_2;
         end
-        if (pairs) begin
+        if (pairs__q) begin
             before_2 = before_2 << sh_0;
         end
         if (after__q[3]) begin
@@ -4184,7 +4183,7 @@ module tb_dispatch_lrr_titanv(clock,reset,start,total,max_per_sm,room,room2,gran
         else begin
             before_3 = total_after + sum_b_3;
         end
-        if (pairs) begin
+        if (pairs__q) begin
             before_3 = before_3 << sh_0;
         end
         if (after__q[4]) begin
@@ -4193,7 +4192,7 @@ module tb_dispatch_lrr_titanv(clock,reset,start,total,max_per_sm,room,room2,gran
         else begin
             before_4 = total_after + sum_b_4;
         end
-        if (pairs) begin
+        if (pairs__q) begin
             before_4 = before_4 << sh_0;
         end
         if (after__q[5]) begin
@@ -4202,7 +4201,7 @@ module tb_dispatch_lrr_titanv(clock,reset,start,total,max_per_sm,room,room2,gran
         else begin
             before_5 = total_after + sum_b_5;
         end
-        if (pairs) begin
+        if (pairs__q) begin
             before_5 = before_5 << sh_0;
         end
         if (after__q[6]) begin
@@ -4211,7 +4210,7 @@ module tb_dispatch_lrr_titanv(clock,reset,start,total,max_per_sm,room,room2,gran
         else begin
             before_6 = total_after + sum_b_6;
         end
-        if (pairs) begin
+        if (pairs__q) begin
             before_6 = before_6 << sh_0;
         end
         if (after__q[7]) begin
@@ -4220,7 +4219,7 @@ module tb_dispatch_lrr_titanv(clock,reset,start,total,max_per_sm,room,room2,gran
         else begin
             before_7 = total_after + sum_b_7;
         end
-        if (pairs) begin
+        if (pairs__q) begin
             before_7 = before_7 << sh_0;
         end
         if (after__q[8]) begin
@@ -4229,7 +4228,7 @@ module tb_dispatch_lrr_titanv(clock,reset,start,total,max_per_sm,room,room2,gran
         else begin
             before_8 = total_after + sum_b_8;
         end
-        if (pairs) begin
+        if (pairs__q) begin
             before_8 = before_8 << sh_0;
         end
         if (after__q[9]) begin
@@ -4238,7 +4237,7 @@ module tb_dispatch_lrr_titanv(clock,reset,start,total,max_per_sm,room,room2,gran
         else begin
             before_9 = total_after + sum_b_9;
         end
-        if (pairs) begin
+        if (pairs__q) begin
             before_9 = before_9 << sh_0;
         end
         if (after__q[10]) begin
@@ -4247,7 +4246,7 @@ module tb_dispatch_lrr_titanv(clock,reset,start,total,max_per_sm,room,room2,gran
         else begin
             before_10 = total_after + sum_b_10;
         end
-        if (pairs) begin
+        if (pairs__q) begin
             before_10 = before_10 << sh_0;
         end
         if (after__q[11]) begin
@@ -4256,7 +4255,7 @@ module tb_dispatch_lrr_titanv(clock,reset,start,total,max_per_sm,room,room2,gran
         else begin
             before_11 = total_after + sum_b_11;
         end
-        if (pairs) begin
+        if (pairs__q) begin
             before_11 = before_11 << sh_0;
         end
         if (after__q[12]) begin
@@ -4265,7 +4264,7 @@ module tb_dispatch_lrr_titanv(clock,reset,start,total,max_per_sm,room,room2,gran
         else begin
             before_12 = total_after + sum_b_12;
         end
-        if (pairs) begin
+        if (pairs__q) begin
             before_12 = before_12 << sh_0;
         end
         if (after__q[13]) begin
@@ -4274,7 +4273,7 @@ module tb_dispatch_lrr_titanv(clock,reset,start,total,max_per_sm,room,room2,gran
         else begin
             before_13 = total_after + sum_b_13;
         end
-        if (pairs) begin
+        if (pairs__q) begin
             before_13 = before_13 << sh_0;
         end
         if (after__q[14]) begin
@@ -4283,7 +4282,7 @@ module tb_dispatch_lrr_titanv(clock,reset,start,total,max_per_sm,room,room2,gran
         else begin
             before_14 = total_after + sum_b_14;
         end
-        if (pairs) begin
+        if (pairs__q) begin
             before_14 = before_14 << sh_0;
         end
         if (after__q[15]) begin
@@ -4292,7 +4291,7 @@ module tb_dispatch_lrr_titanv(clock,reset,start,total,max_per_sm,room,room2,gran
         else begin
             before_15 = total_after + sum_b_15;
         end
-        if (pairs) begin
+        if (pairs__q) begin
             before_15 = before_15 << sh_0;
         end
         if (after__q[16]) begin
@@ -4301,7 +4300,7 @@ module tb_dispatch_lrr_titanv(clock,reset,start,total,max_per_sm,room,room2,gran
         else begin
             before_16 = total_after + sum_b_16;
         end
-        if (pairs) begin
+        if (pairs__q) begin
             before_16 = before_16 << sh_0;
         end
         if (after__q[17]) begin
@@ -4310,7 +4309,7 @@ module tb_dispatch_lrr_titanv(clock,reset,start,total,max_per_sm,room,room2,gran
         else begin
             before_17 = total_after + sum_b_17;
         end
-        if (pairs) begin
+        if (pairs__q) begin
             before_17 = before_17 << sh_0;
         end
         if (after__q[18]) begin
@@ -4319,7 +4318,7 @@ module tb_dispatch_lrr_titanv(clock,reset,start,total,max_per_sm,room,room2,gran
         else begin
             before_18 = total_after + sum_b_18;
         end
-        if (pairs) begin
+        if (pairs__q) begin
             before_18 = before_18 << sh_0;
         end
         if (after__q[19]) begin
@@ -4328,7 +4327,7 @@ module tb_dispatch_lrr_titanv(clock,reset,start,total,max_per_sm,room,room2,gran
         else begin
             before_19 = total_after + sum_b_19;
         end
-        if (pairs) begin
+        if (pairs__q) begin
             before_19 = before_19 << sh_0;
         end
         if (after__q[20]) begin
@@ -4337,7 +4336,7 @@ module tb_dispatch_lrr_titanv(clock,reset,start,total,max_per_sm,room,room2,gran
         else begin
             before_20 = total_after + sum_b_20;
         end
-        if (pairs) begin
+        if (pairs__q) begin
             before_20 = before_20 << sh_0;
         end
         if (after__q[21]) begin
@@ -4346,7 +4345,7 @@ module tb_dispatch_lrr_titanv(clock,reset,start,total,max_per_sm,room,room2,gran
         else begin
             before_21 = total_after + sum_b_21;
         end
-        if (pairs) begin
+        if (pairs__q) begin
             before_21 = before_21 << sh_0;
         end
         if (after__q[22]) begin
@@ -4355,7 +4354,7 @@ module tb_dispatch_lrr_titanv(clock,reset,start,total,max_per_sm,room,room2,gran
         else begin
             before_22 = total_after + sum_b_22;
         end
-        if (pairs) begin
+        if (pairs__q) begin
             before_22 = before_22 << sh_0;
         end
         if (after__q[23]) begin
@@ -4364,7 +4363,7 @@ module tb_dispatch_lrr_titanv(clock,reset,start,total,max_per_sm,room,room2,gran
         else begin
             before_23 = total_after + sum_b_23;
         end
-        if (pairs) begin
+        if (pairs__q) begin
             before_23 = before_23 << sh_0;
         end
         if (after__q[24]) begin
@@ -4373,7 +4372,7 @@ module tb_dispatch_lrr_titanv(clock,reset,start,total,max_per_sm,room,room2,gran
         else begin
             before_24 = total_after + sum_b_24;
         end
-        if (pairs) begin
+        if (pairs__q) begin
             before_24 = before_24 << sh_0;
         end
         if (after__q[25]) begin
@@ -4382,7 +4381,7 @@ module tb_dispatch_lrr_titanv(clock,reset,start,total,max_per_sm,room,room2,gran
         else begin
             before_25 = total_after + sum_b_25;
         end
-        if (pairs) begin
+        if (pairs__q) begin
             before_25 = before_25 << sh_0;
         end
         if (after__q[26]) begin
@@ -4391,7 +4390,7 @@ module tb_dispatch_lrr_titanv(clock,reset,start,total,max_per_sm,room,room2,gran
         else begin
             before_26 = total_after + sum_b_26;
         end
-        if (pairs) begin
+        if (pairs__q) begin
             before_26 = before_26 << sh_0;
         end
         if (after__q[27]) begin
@@ -4400,7 +4399,7 @@ module tb_dispatch_lrr_titanv(clock,reset,start,total,max_per_sm,room,room2,gran
         else begin
             before_27 = total_after + sum_b_27;
         end
-        if (pairs) begin
+        if (pairs__q) begin
             before_27 = before_27 << sh_0;
         end
         if (after__q[28]) begin
@@ -4409,7 +4408,7 @@ module tb_dispatch_lrr_titanv(clock,reset,start,total,max_per_sm,room,room2,gran
         else begin
             before_28 = total_after + sum_b_28;
         end
-        if (pairs) begin
+        if (pairs__q) begin
             before_28 = before_28 << sh_0;
         end
         if (after__q[29]) begin
@@ -4418,7 +4417,7 @@ module tb_dispatch_lrr_titanv(clock,reset,start,total,max_per_sm,room,room2,gran
         else begin
             before_29 = total_after + sum_b_29;
         end
-        if (pairs) begin
+        if (pairs__q) begin
             before_29 = before_29 << sh_0;
         end
         if (after__q[30]) begin
@@ -4427,7 +4426,7 @@ module tb_dispatch_lrr_titanv(clock,reset,start,total,max_per_sm,room,room2,gran
         else begin
             before_30 = total_after + sum_b_30;
         end
-        if (pairs) begin
+        if (pairs__q) begin
             before_30 = before_30 << sh_0;
         end
         if (after__q[31]) begin
@@ -4436,7 +4435,7 @@ module tb_dispatch_lrr_titanv(clock,reset,start,total,max_per_sm,room,room2,gran
         else begin
             before_31 = total_after + sum_b_31;
         end
-        if (pairs) begin
+        if (pairs__q) begin
             before_31 = before_31 << sh_0;
         end
         if (after__q[32]) begin
@@ -4445,7 +4444,7 @@ module tb_dispatch_lrr_titanv(clock,reset,start,total,max_per_sm,room,room2,gran
         else begin
             before_32 = total_after + sum_b_32;
         end
-        if (pairs) begin
+        if (pairs__q) begin
             before_32 = before_32 << sh_0;
         end
         if (after__q[33]) begin
@@ -4454,7 +4453,7 @@ module tb_dispatch_lrr_titanv(clock,reset,start,total,max_per_sm,room,room2,gran
         else begin
             before_33 = total_after + sum_b_33;
         end
-        if (pairs) begin
+        if (pairs__q) begin
             before_33 = before_33 << sh_0;
         end
         if (after__q[34]) begin
@@ -4463,7 +4462,7 @@ module tb_dispatch_lrr_titanv(clock,reset,start,total,max_per_sm,room,room2,gran
         else begin
             before_34 = total_after + sum_b_34;
         end
-        if (pairs) begin
+        if (pairs__q) begin
             before_34 = before_34 << sh_0;
         end
         if (after__q[35]) begin
@@ -4472,7 +4471,7 @@ module tb_dispatch_lrr_titanv(clock,reset,start,total,max_per_sm,room,room2,gran
         else begin
             before_35 = total_after + sum_b_35;
         end
-        if (pairs) begin
+        if (pairs__q) begin
             before_35 = before_35 << sh_0;
         end
         if (after__q[36]) begin
@@ -4481,7 +4480,7 @@ module tb_dispatch_lrr_titanv(clock,reset,start,total,max_per_sm,room,room2,gran
         else begin
             before_36 = total_after + sum_b_36;
         end
-        if (pairs) begin
+        if (pairs__q) begin
             before_36 = before_36 << sh_0;
         end
         if (after__q[37]) begin
@@ -4490,7 +4489,7 @@ module tb_dispatch_lrr_titanv(clock,reset,start,total,max_per_sm,room,room2,gran
         else begin
             before_37 = total_after + sum_b_37;
         end
-        if (pairs) begin
+        if (pairs__q) begin
             before_37 = before_37 << sh_0;
         end
         if (after__q[38]) begin
@@ -4499,7 +4498,7 @@ module tb_dispatch_lrr_titanv(clock,reset,start,total,max_per_sm,room,room2,gran
         else begin
             before_38 = total_after + sum_b_38;
         end
-        if (pairs) begin
+        if (pairs__q) begin
             before_38 = before_38 << sh_0;
         end
         if (after__q[39]) begin
@@ -4508,7 +4507,7 @@ module tb_dispatch_lrr_titanv(clock,reset,start,total,max_per_sm,room,room2,gran
         else begin
             before_39 = total_after + sum_b_39;
         end
-        if (pairs) begin
+        if (pairs__q) begin
             before_39 = before_39 << sh_0;
         end
         if (after__q[40]) begin
@@ -4517,7 +4516,7 @@ module tb_dispatch_lrr_titanv(clock,reset,start,total,max_per_sm,room,room2,gran
         else begin
             before_40 = total_after + sum_b_40;
         end
-        if (pairs) begin
+        if (pairs__q) begin
             before_40 = before_40 << sh_0;
         end
         if (after__q[41]) begin
@@ -4526,7 +4525,7 @@ module tb_dispatch_lrr_titanv(clock,reset,start,total,max_per_sm,room,room2,gran
         else begin
             before_41 = total_after + sum_b_41;
         end
-        if (pairs) begin
+        if (pairs__q) begin
             before_41 = before_41 << sh_0;
         end
         if (after__q[42]) begin
@@ -4535,7 +4534,7 @@ module tb_dispatch_lrr_titanv(clock,reset,start,total,max_per_sm,room,room2,gran
         else begin
             before_42 = total_after + sum_b_42;
         end
-        if (pairs) begin
+        if (pairs__q) begin
             before_42 = before_42 << sh_0;
         end
         if (after__q[43]) begin
@@ -4544,7 +4543,7 @@ module tb_dispatch_lrr_titanv(clock,reset,start,total,max_per_sm,room,room2,gran
         else begin
             before_43 = total_after + sum_b_43;
         end
-        if (pairs) begin
+        if (pairs__q) begin
             before_43 = before_43 << sh_0;
         end
         if (after__q[44]) begin
@@ -4553,7 +4552,7 @@ module tb_dispatch_lrr_titanv(clock,reset,start,total,max_per_sm,room,room2,gran
         else begin
             before_44 = total_after + sum_b_44;
         end
-        if (pairs) begin
+        if (pairs__q) begin
             before_44 = before_44 << sh_0;
         end
         if (after__q[45]) begin
@@ -4562,7 +4561,7 @@ module tb_dispatch_lrr_titanv(clock,reset,start,total,max_per_sm,room,room2,gran
         else begin
             before_45 = total_after + sum_b_45;
         end
-        if (pairs) begin
+        if (pairs__q) begin
             before_45 = before_45 << sh_0;
         end
         if (after__q[46]) begin
@@ -4571,7 +4570,7 @@ module tb_dispatch_lrr_titanv(clock,reset,start,total,max_per_sm,room,room2,gran
         else begin
             before_46 = total_after + sum_b_46;
         end
-        if (pairs) begin
+        if (pairs__q) begin
             before_46 = before_46 << sh_0;
         end
         if (after__q[47]) begin
@@ -4580,7 +4579,7 @@ module tb_dispatch_lrr_titanv(clock,reset,start,total,max_per_sm,room,room2,gran
         else begin
             before_47 = total_after + sum_b_47;
         end
-        if (pairs) begin
+        if (pairs__q) begin
             before_47 = before_47 << sh_0;
         end
         if (after__q[48]) begin
@@ -4589,7 +4588,7 @@ module tb_dispatch_lrr_titanv(clock,reset,start,total,max_per_sm,room,room2,gran
         else begin
             before_48 = total_after + sum_b_48;
         end
-        if (pairs) begin
+        if (pairs__q) begin
             before_48 = before_48 << sh_0;
         end
         if (after__q[49]) begin
@@ -4598,7 +4597,7 @@ module tb_dispatch_lrr_titanv(clock,reset,start,total,max_per_sm,room,room2,gran
         else begin
             before_49 = total_after + sum_b_49;
         end
-        if (pairs) begin
+        if (pairs__q) begin
             before_49 = before_49 << sh_0;
         end
         if (after__q[50]) begin
@@ -4607,7 +4606,7 @@ module tb_dispatch_lrr_titanv(clock,reset,start,total,max_per_sm,room,room2,gran
         else begin
             before_50 = total_after + sum_b_50;
         end
-        if (pairs) begin
+        if (pairs__q) begin
             before_50 = before_50 << sh_0;
         end
         if (after__q[51]) begin
@@ -4616,7 +4615,7 @@ module tb_dispatch_lrr_titanv(clock,reset,start,total,max_per_sm,room,room2,gran
         else begin
             before_51 = total_after + sum_b_51;
         end
-        if (pairs) begin
+        if (pairs__q) begin
             before_51 = before_51 << sh_0;
         end
         if (after__q[52]) begin
@@ -4625,7 +4624,7 @@ module tb_dispatch_lrr_titanv(clock,reset,start,total,max_per_sm,room,room2,gran
         else begin
             before_52 = total_after + sum_b_52;
         end
-        if (pairs) begin
+        if (pairs__q) begin
             before_52 = before_52 << sh_0;
         end
         if (after__q[53]) begin
@@ -4634,7 +4633,7 @@ module tb_dispatch_lrr_titanv(clock,reset,start,total,max_per_sm,room,room2,gran
         else begin
             before_53 = total_after + sum_b_53;
         end
-        if (pairs) begin
+        if (pairs__q) begin
             before_53 = before_53 << sh_0;
         end
         if (after__q[54]) begin
@@ -4643,7 +4642,7 @@ module tb_dispatch_lrr_titanv(clock,reset,start,total,max_per_sm,room,room2,gran
         else begin
             before_54 = total_after + sum_b_54;
         end
-        if (pairs) begin
+        if (pairs__q) begin
             before_54 = before_54 << sh_0;
         end
         if (after__q[55]) begin
@@ -4652,7 +4651,7 @@ module tb_dispatch_lrr_titanv(clock,reset,start,total,max_per_sm,room,room2,gran
         else begin
             before_55 = total_after + sum_b_55;
         end
-        if (pairs) begin
+        if (pairs__q) begin
             before_55 = before_55 << sh_0;
         end
         if (after__q[56]) begin
@@ -4661,7 +4660,7 @@ module tb_dispatch_lrr_titanv(clock,reset,start,total,max_per_sm,room,room2,gran
         else begin
             before_56 = total_after + sum_b_56;
         end
-        if (pairs) begin
+        if (pairs__q) begin
             before_56 = before_56 << sh_0;
         end
         if (after__q[57]) begin
@@ -4670,7 +4669,7 @@ module tb_dispatch_lrr_titanv(clock,reset,start,total,max_per_sm,room,room2,gran
         else begin
             before_57 = total_after + sum_b_57;
         end
-        if (pairs) begin
+        if (pairs__q) begin
             before_57 = before_57 << sh_0;
         end
         if (after__q[58]) begin
@@ -4679,7 +4678,7 @@ module tb_dispatch_lrr_titanv(clock,reset,start,total,max_per_sm,room,room2,gran
         else begin
             before_58 = total_after + sum_b_58;
         end
-        if (pairs) begin
+        if (pairs__q) begin
             before_58 = before_58 << sh_0;
         end
         if (after__q[59]) begin
@@ -4688,7 +4687,7 @@ module tb_dispatch_lrr_titanv(clock,reset,start,total,max_per_sm,room,room2,gran
         else begin
             before_59 = total_after + sum_b_59;
         end
-        if (pairs) begin
+        if (pairs__q) begin
             before_59 = before_59 << sh_0;
         end
         if (after__q[60]) begin
@@ -4697,7 +4696,7 @@ module tb_dispatch_lrr_titanv(clock,reset,start,total,max_per_sm,room,room2,gran
         else begin
             before_60 = total_after + sum_b_60;
         end
-        if (pairs) begin
+        if (pairs__q) begin
             before_60 = before_60 << sh_0;
         end
         if (after__q[61]) begin
@@ -4706,7 +4705,7 @@ module tb_dispatch_lrr_titanv(clock,reset,start,total,max_per_sm,room,room2,gran
         else begin
             before_61 = total_after + sum_b_61;
         end
-        if (pairs) begin
+        if (pairs__q) begin
             before_61 = before_61 << sh_0;
         end
         if (after__q[62]) begin
@@ -4715,7 +4714,7 @@ module tb_dispatch_lrr_titanv(clock,reset,start,total,max_per_sm,room,room2,gran
         else begin
             before_62 = total_after + sum_b_62;
         end
-        if (pairs) begin
+        if (pairs__q) begin
             before_62 = before_62 << sh_0;
         end
         if (after__q[63]) begin
@@ -4724,7 +4723,7 @@ module tb_dispatch_lrr_titanv(clock,reset,start,total,max_per_sm,room,room2,gran
         else begin
             before_63 = total_after + sum_b_63;
         end
-        if (pairs) begin
+        if (pairs__q) begin
             before_63 = before_63 << sh_0;
         end
         if (after__q[64]) begin
@@ -4733,7 +4732,7 @@ module tb_dispatch_lrr_titanv(clock,reset,start,total,max_per_sm,room,room2,gran
         else begin
             before_64 = total_after + sum_b_64;
         end
-        if (pairs) begin
+        if (pairs__q) begin
             before_64 = before_64 << sh_0;
         end
         if (after__q[65]) begin
@@ -4742,7 +4741,7 @@ module tb_dispatch_lrr_titanv(clock,reset,start,total,max_per_sm,room,room2,gran
         else begin
             before_65 = total_after + sum_b_65;
         end
-        if (pairs) begin
+        if (pairs__q) begin
             before_65 = before_65 << sh_0;
         end
         if (after__q[66]) begin
@@ -4751,7 +4750,7 @@ module tb_dispatch_lrr_titanv(clock,reset,start,total,max_per_sm,room,room2,gran
         else begin
             before_66 = total_after + sum_b_66;
         end
-        if (pairs) begin
+        if (pairs__q) begin
             before_66 = before_66 << sh_0;
         end
         if (after__q[67]) begin
@@ -4760,7 +4759,7 @@ module tb_dispatch_lrr_titanv(clock,reset,start,total,max_per_sm,room,room2,gran
         else begin
             before_67 = total_after + sum_b_67;
         end
-        if (pairs) begin
+        if (pairs__q) begin
             before_67 = before_67 << sh_0;
         end
         if (after__q[68]) begin
@@ -4769,7 +4768,7 @@ module tb_dispatch_lrr_titanv(clock,reset,start,total,max_per_sm,room,room2,gran
         else begin
             before_68 = total_after + sum_b_68;
         end
-        if (pairs) begin
+        if (pairs__q) begin
             before_68 = before_68 << sh_0;
         end
         if (after__q[69]) begin
@@ -4778,7 +4777,7 @@ module tb_dispatch_lrr_titanv(clock,reset,start,total,max_per_sm,room,room2,gran
         else begin
             before_69 = total_after + sum_b_69;
         end
-        if (pairs) begin
+        if (pairs__q) begin
             before_69 = before_69 << sh_0;
         end
         if (after__q[70]) begin
@@ -4787,7 +4786,7 @@ module tb_dispatch_lrr_titanv(clock,reset,start,total,max_per_sm,room,room2,gran
         else begin
             before_70 = total_after + sum_b_70;
         end
-        if (pairs) begin
+        if (pairs__q) begin
             before_70 = before_70 << sh_0;
         end
         if (after__q[71]) begin
@@ -4796,7 +4795,7 @@ module tb_dispatch_lrr_titanv(clock,reset,start,total,max_per_sm,room,room2,gran
         else begin
             before_71 = total_after + sum_b_71;
         end
-        if (pairs) begin
+        if (pairs__q) begin
             before_71 = before_71 << sh_0;
         end
         if (after__q[72]) begin
@@ -4805,7 +4804,7 @@ module tb_dispatch_lrr_titanv(clock,reset,start,total,max_per_sm,room,room2,gran
         else begin
             before_72 = total_after + sum_b_72;
         end
-        if (pairs) begin
+        if (pairs__q) begin
             before_72 = before_72 << sh_0;
         end
         if (after__q[73]) begin
@@ -4814,7 +4813,7 @@ module tb_dispatch_lrr_titanv(clock,reset,start,total,max_per_sm,room,room2,gran
         else begin
             before_73 = total_after + sum_b_73;
         end
-        if (pairs) begin
+        if (pairs__q) begin
             before_73 = before_73 << sh_0;
         end
         if (after__q[74]) begin
@@ -4823,7 +4822,7 @@ module tb_dispatch_lrr_titanv(clock,reset,start,total,max_per_sm,room,room2,gran
         else begin
             before_74 = total_after + sum_b_74;
         end
-        if (pairs) begin
+        if (pairs__q) begin
             before_74 = before_74 << sh_0;
         end
         if (after__q[75]) begin
@@ -4832,7 +4831,7 @@ module tb_dispatch_lrr_titanv(clock,reset,start,total,max_per_sm,room,room2,gran
         else begin
             before_75 = total_after + sum_b_75;
         end
-        if (pairs) begin
+        if (pairs__q) begin
             before_75 = before_75 << sh_0;
         end
         if (after__q[76]) begin
@@ -4841,7 +4840,7 @@ module tb_dispatch_lrr_titanv(clock,reset,start,total,max_per_sm,room,room2,gran
         else begin
             before_76 = total_after + sum_b_76;
         end
-        if (pairs) begin
+        if (pairs__q) begin
             before_76 = before_76 << sh_0;
         end
         if (after__q[77]) begin
@@ -4850,7 +4849,7 @@ module tb_dispatch_lrr_titanv(clock,reset,start,total,max_per_sm,room,room2,gran
         else begin
             before_77 = total_after + sum_b_77;
         end
-        if (pairs) begin
+        if (pairs__q) begin
             before_77 = before_77 << sh_0;
         end
         if (after__q[78]) begin
@@ -4859,7 +4858,7 @@ module tb_dispatch_lrr_titanv(clock,reset,start,total,max_per_sm,room,room2,gran
         else begin
             before_78 = total_after + sum_b_78;
         end
-        if (pairs) begin
+        if (pairs__q) begin
             before_78 = before_78 << sh_0;
         end
         if (after__q[79]) begin
@@ -4868,7 +4867,7 @@ module tb_dispatch_lrr_titanv(clock,reset,start,total,max_per_sm,room,room2,gran
         else begin
             before_79 = total_after + sum_b_79;
         end
-        if (pairs) begin
+        if (pairs__q) begin
             before_79 = before_79 << sh_0;
         end
         left = total_q__q - next_id__q;
@@ -5134,7 +5133,7 @@ module tb_dispatch_lrr_titanv(clock,reset,start,total,max_per_sm,room,room2,gran
         scan = scan | (scan << sh_5);
         scan = scan | (scan << sh_6);
         single = odd_pick & ~(scan << sh_0);
-        if (pairs) begin
+        if (pairs__q) begin
             grant = (want & take2) | single;
             grant2 = want & take2;
             cnt = wanting << sh_0;
@@ -8540,32 +8539,41 @@ module tb_dispatch_lrr_titanv(clock,reset,start,total,max_per_sm,room,room2,gran
         next_val[6] = next_lo[6];
         next_val[7] = next_lo[7];
         next_id__d = next_val;
-        late = grant & ~after__q;
-        if (~|late) begin
-            late = grant;
+        late = grant2 & ~after__q;
+        if (~pairs__q) begin
+            late = grant & ~after__q;
         end
-        scan = late;
-        scan = scan | (scan >> sh_0);
-        scan = scan | (scan >> sh_1);
-        scan = scan | (scan >> sh_2);
-        scan = scan | (scan >> sh_3);
-        scan = scan | (scan >> sh_4);
-        scan = scan | (scan >> sh_5);
-        scan = scan | (scan >> sh_6);
+        if (~|late) begin
+            late = grant2;
+            if (~pairs__q) begin
+                late = grant;
+            end
+        end
+        scan_down = late;
+        scan_down = scan_down | (scan_down >> sh_0);
+        scan_down = scan_down | (scan_down >> sh_1);
+        scan_down = scan_down | (scan_down >> sh_2);
+        scan_down = scan_down | (scan_down >> sh_3);
+        scan_down = scan_down | (scan_down >> sh_4);
+        scan_down = scan_down | (scan_down >> sh_5);
+        scan_down = scan_down | (scan_down >> sh_6);
         after__d = after__q;
-        if (|grant) begin
-            after__d = ~scan;
+        if (|late) begin
+            after__d = ~scan_down;
+        end
+        if (pairs__q & |odd_pick) begin
+            after__d = scan << sh_0;
         end
         if (start) begin
             next_id__d = zero32;
             total_q__d = total;
-            maxp__d = max_per_sm;
+            pairs__d = bcs & (max_per_sm > one8);
             after__d = zero_n;
         end
         if (reset) begin
             next_id__d = zero32;
             total_q__d = zero32;
-            maxp__d = zero32[(32'h0)+:(8)];
+            pairs__d = 1'b0;
             after__d = zero_n;
         end
     end
@@ -8591,25 +8599,6 @@ module tb_dispatch_lrr_titanv__after(d,q,clock);
           
 endmodule // tb_dispatch_lrr_titanv__after
 
-// tb_dispatch_lrr_titanv__maxp: a register (rust-hdl DFF), field `maxp` of `tb_dispatch_lrr_titanv`; 1 instance.
-module tb_dispatch_lrr_titanv__maxp(d,q,clock);
-    
-    // Module arguments
-    input wire  [7:0] d;
-    output reg  [7:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 8'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // tb_dispatch_lrr_titanv__maxp
-
 // tb_dispatch_lrr_titanv__next_id: a register (rust-hdl DFF), field `next_id` of `tb_dispatch_lrr_titanv`; 1 instance.
 module tb_dispatch_lrr_titanv__next_id(d,q,clock);
     
@@ -8628,6 +8617,25 @@ module tb_dispatch_lrr_titanv__next_id(d,q,clock);
     end
           
 endmodule // tb_dispatch_lrr_titanv__next_id
+
+// tb_dispatch_lrr_titanv__pairs: a register (rust-hdl DFF), field `pairs` of `tb_dispatch_lrr_titanv`; 1 instance.
+module tb_dispatch_lrr_titanv__pairs(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // tb_dispatch_lrr_titanv__pairs
 
 // tb_dispatch_lrr_titanv__total_q: a register (rust-hdl DFF), field `total_q` of `tb_dispatch_lrr_titanv`; 1 instance.
 module tb_dispatch_lrr_titanv__total_q(d,q,clock);

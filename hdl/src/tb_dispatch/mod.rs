@@ -12,8 +12,8 @@
 //! | `id_0..id_{N-1}`, `id2_0..` | out | 32 | the granted block ids per SM (0 without a grant) |
 //! | `idle` | out | 1 | every block granted |
 //!
-//! State: `next_id`, `total`, `max_per_sm`, `after` (the SMs above the last SM that received a
-//! block: the golden model's `last` as a mask). Visit order is `last+1, ..., N-1, 0, ..., last`:
+//! State: `next_id`, `total`, `pairs` (BCS with `max_per_sm > 1`, set at `start`), `after` (the
+//! SMs above the last SM that received a block: the golden model's `last` as a mask). Visit order is `last+1, ..., N-1, 0, ..., last`:
 //! the SMs in `after`, then the others. No signal walks the SMs one after another; every step
 //! is a tree or a parallel prefix of depth `log2(N)`, and nothing 32 bits wide follows one:
 //! * `want`: the SMs that would take a block (LRR: `room`) or a pair (BCS: `room & room2`);
@@ -29,8 +29,10 @@
 //!   register in two parts: a `C + 1`-bit sum of the low bits, whose carry picks the high part
 //!   or the high part plus one (both from registers);
 //! * `idle` = every block granted = the blocks granted now are at least `left` (`C` bits);
-//! * the new `after`: the SMs above the last granted one in visit order (a prefix OR downwards
-//!   of the granted SMs not in `after`, or of all granted SMs when there are none).
+//! * the new `after`: the SMs above the last granted one in visit order: above BCS's odd block
+//!   when there is one (the upward prefix OR that isolated it, shifted by one), else a prefix OR
+//!   downwards of the granted SMs not in `after`, or of all granted SMs when there are none
+//!   (beside the first prefix OR, not after it).
 
 use crate::consts::constant;
 use crate::sim::Clocked;
@@ -73,11 +75,14 @@ pub struct TbDispatch<
     pub idle: Signal<Out, Bit>,
     next_id: DFF<Bits<32>>,
     total_q: DFF<Bits<32>>,
-    maxp: DFF<Bits<8>>,
+    /// BCS with more than one resident block per SM: grant in pairs (set at `start`).
+    pairs: DFF<Bit>,
     /// The SMs above the last SM that received a block.
     after: DFF<Bits<N>>,
-    pairs: Signal<Local, Bit>,
+    /// Upward prefix OR of `odd_pick` (every SM at or above its lowest bit).
     scan: Signal<Local, Bits<N>>,
+    /// Downward prefix OR of `late` (every SM at or below its highest bit).
+    scan_down: Signal<Local, Bits<N>>,
     want: Signal<Local, Bits<N>>,
     /// Per prefix position `p`: SM `p - 1` wanting and in `after` (lane a), wanting and not
     /// (lane b); position 0 is 0.
@@ -162,10 +167,10 @@ impl<
             idle: Default::default(),
             next_id: Default::default(),
             total_q: Default::default(),
-            maxp: Default::default(),
-            after: Default::default(),
             pairs: Default::default(),
+            after: Default::default(),
             scan: Default::default(),
+            scan_down: Default::default(),
             want: Default::default(),
             lane_a: array_init::array_init(|_| Default::default()),
             lane_b: array_init::array_init(|_| Default::default()),
@@ -228,10 +233,9 @@ impl<
 {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, next_id, total_q, maxp, after);
-        self.pairs.next = self.bcs.val() & (self.maxp.q.val() > self.one8.val());
+        dff_setup!(self, clock, next_id, total_q, pairs, after);
         self.want.next = self.room.val();
-        if self.pairs.val() {
+        if self.pairs.q.val() {
             self.want.next = self.room.val() & self.room2.val();
         }
         // Two count lanes, shifted one position up, and their inclusive prefix sums
@@ -320,7 +324,7 @@ impl<
             } else {
                 self.before[s].next = self.total_after.val() + self.sum_b[s].val();
             }
-            if self.pairs.val() {
+            if self.pairs.q.val() {
                 self.before[s].next = self.before[s].val() << self.sh[0].val();
             }
         }
@@ -361,7 +365,7 @@ impl<
             self.scan.next = self.scan.val() | (self.scan.val() << self.sh[k].val());
         }
         self.single.next = self.odd_pick.val() & !(self.scan.val() << self.sh[0].val());
-        if self.pairs.val() {
+        if self.pairs.q.val() {
             self.grant.next = (self.want.val() & self.take2.val()) | self.single.val();
             self.grant2.next = self.want.val() & self.take2.val();
             self.cnt.next = self.wanting.val() << self.sh[0].val();
@@ -434,31 +438,42 @@ impl<
                 .replace_bit(k, self.next_lo.val().get_bit(k));
         }
         self.next_id.d.next = self.next_val.val();
-        // The SMs above the last granted one in visit order: above the highest granted SM not
-        // in `after` if any, else above the highest granted SM (a prefix OR downwards marks
-        // every SM at or below it).
-        self.late.next = self.grant.val() & !self.after.q.val();
-        if !self.late.val().any() {
-            self.late.next = self.grant.val();
+        // The SMs above the last granted one in visit order. BCS's odd block, when there is
+        // one, is the last grant: the SMs above it are `scan << 1` (the upward prefix OR of
+        // `odd_pick` already computed). Otherwise: above the highest granted SM not in `after`
+        // if any, else above the highest granted SM (a downward prefix OR of the grants
+        // without the odd block, beside the first one).
+        self.late.next = self.grant2.val() & !self.after.q.val();
+        if !self.pairs.q.val() {
+            self.late.next = self.grant.val() & !self.after.q.val();
         }
-        self.scan.next = self.late.val();
+        if !self.late.val().any() {
+            self.late.next = self.grant2.val();
+            if !self.pairs.q.val() {
+                self.late.next = self.grant.val();
+            }
+        }
+        self.scan_down.next = self.late.val();
         for k in 0..7 {
-            self.scan.next = self.scan.val() | (self.scan.val() >> self.sh[k].val());
+            self.scan_down.next = self.scan_down.val() | (self.scan_down.val() >> self.sh[k].val());
         }
         self.after.d.next = self.after.q.val();
-        if self.grant.val().any() {
-            self.after.d.next = !self.scan.val();
+        if self.late.val().any() {
+            self.after.d.next = !self.scan_down.val();
+        }
+        if self.pairs.q.val() & self.odd_pick.val().any() {
+            self.after.d.next = self.scan.val() << self.sh[0].val();
         }
         if self.start.val() {
             self.next_id.d.next = self.zero32.val();
             self.total_q.d.next = self.total.val();
-            self.maxp.d.next = self.max_per_sm.val();
+            self.pairs.d.next = self.bcs.val() & (self.max_per_sm.val() > self.one8.val());
             self.after.d.next = self.zero_n.val();
         }
         if self.reset.val() {
             self.next_id.d.next = self.zero32.val();
             self.total_q.d.next = self.zero32.val();
-            self.maxp.d.next = self.zero32.val().get_bits::<8>(0);
+            self.pairs.d.next = false;
             self.after.d.next = self.zero_n.val();
         }
     }
