@@ -549,8 +549,8 @@ impl<'a> Gpu<'a> {
                 }
                 taken2 |= taken & 1 << s;
                 taken |= 1 << s;
-                let block = kernel.block(id as u64)?;
-                self.sms[s].launch(block);
+                let block = kernel.run_block(id as u64)?;
+                self.sms[s].launch(block)?;
                 issued_blocks += 1;
             }
             let mut issued = false;

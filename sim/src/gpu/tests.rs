@@ -677,3 +677,37 @@ fn a_fill_lost_in_dram_is_a_model_error_not_a_warp_deadlock() {
         "{e}"
     );
 }
+
+/// A block run streamed (read again from the trace a warp chunk at a time, the instructions
+/// dropped once issued) gives the statistics of the same block decoded whole, bit for bit:
+/// the real traces and exported suite kernels (loads, stores, atomics, shared memory,
+/// barriers), under GTO and ELF++, every block streamed in chunks of 16 instructions.
+#[test]
+fn streamed_blocks_run_exactly_as_whole_ones() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut dirs: Vec<std::path::PathBuf> = ["vectoradd-100-32", "matrixmul-32-32"]
+        .into_iter()
+        .filter_map(shared_trace)
+        .collect();
+    for name in ["his", "bfs", "lud", "km"] {
+        let d = dir.path().join(name);
+        let mut w = crate::workload::open_named(name, "small").unwrap();
+        crate::workload::export::export(&mut *w, &d, &mut |_| {}).unwrap();
+        dirs.push(d);
+    }
+    for d in &dirs {
+        for opts in [SimOptions::default(), SimOptions::elf_plus_plus()] {
+            let whole = run(&mut TraceWorkload::open(d).unwrap(), opts.clone());
+            let audited = SimOptions {
+                audit_interval: 5,
+                ..opts.clone()
+            };
+            let mut streamed = TraceWorkload::open(d).unwrap().with_streaming(0, 16);
+            let s = run(&mut streamed, audited);
+            let what = format!("{} {}", d.display(), opts.label());
+            assert!(whole.counters.warp_instructions > 0, "{what}");
+            assert_eq!(s.counters, whole.counters, "{what}");
+            assert_eq!(s.kernels.len(), whole.kernels.len(), "{what}");
+        }
+    }
+}

@@ -208,6 +208,54 @@ pub struct ThreadBlockTrace {
     pub warps: Vec<Vec<TraceInst>>,
 }
 
+/// Where one warp's instructions are in a trace file.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct WarpExtent {
+    /// Position of its first instruction line, for [`KernelTrace::read_insts`].
+    pub at: (u64, usize),
+    /// Its instructions.
+    pub insts: usize,
+}
+
+/// A thread block read without keeping its instructions: where each warp's are.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BlockIndex {
+    /// Block index in the grid.
+    pub id: Dim3,
+    /// Line of its `#BEGIN_TB`.
+    pub line: usize,
+    /// Per warp of the block (absent warps: no instructions).
+    pub warps: Vec<WarpExtent>,
+}
+
+/// A thread block as [`KernelTrace::next_block_bounded`] read it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum BlockRead {
+    /// Kept whole: its text was at most the limit.
+    Whole(ThreadBlockTrace),
+    /// Too large to keep: every instruction was checked and visited, and the index says where
+    /// each warp's instructions are, to be read again a part at a time.
+    Indexed(BlockIndex),
+}
+
+impl BlockRead {
+    /// Block index in the grid.
+    pub fn id(&self) -> Dim3 {
+        match self {
+            BlockRead::Whole(b) => b.id,
+            BlockRead::Indexed(b) => b.id,
+        }
+    }
+
+    /// Line of its `#BEGIN_TB`.
+    pub fn line(&self) -> usize {
+        match self {
+            BlockRead::Whole(b) => b.line,
+            BlockRead::Indexed(b) => b.line,
+        }
+    }
+}
+
 /// A kernel trace being read, one thread block at a time.
 pub struct KernelTrace {
     /// The header.
@@ -484,13 +532,31 @@ impl KernelTrace {
 
     /// Reads the next thread block; `None` after the last one.
     pub fn next_block(&mut self) -> Result<Option<ThreadBlockTrace>, TraceError> {
+        Ok(
+            match self.next_block_bounded(u64::MAX, &mut |_, _, _| {})? {
+                Some(BlockRead::Whole(b)) => Some(b),
+                Some(BlockRead::Indexed(_)) => unreachable!("no limit"),
+                None => None,
+            },
+        )
+    }
+
+    /// Reads the next thread block, checking every instruction and passing each to `visit`
+    /// (warp, index in the warp, instruction), in file order; keeps the instructions only while
+    /// the block's text is at most `keep_bytes` (else returns where each warp's are, and memory
+    /// stays bounded whatever the block's size). `None` after the last block.
+    pub fn next_block_bounded(
+        &mut self,
+        keep_bytes: u64,
+        visit: &mut dyn FnMut(usize, usize, &TraceInst),
+    ) -> Result<Option<BlockRead>, TraceError> {
         let Some(line) = self.next_line()? else {
             return Ok(None);
         };
         if line != "#BEGIN_TB" {
             return Err(self.syntax("`#BEGIN_TB`", &line));
         }
-        let begin = self.line_no;
+        let (begin, start) = (self.line_no, self.line_start);
         let line = self.next_line()?.unwrap_or_default();
         let id = line
             .strip_prefix("thread block")
@@ -503,6 +569,15 @@ impl KernelTrace {
         }
         let nwarps = self.header.block_warps();
         let mut warps: Vec<Option<Vec<TraceInst>>> = vec![None; nwarps];
+        let mut extents = vec![
+            WarpExtent {
+                at: (0, 0),
+                insts: 0
+            };
+            nwarps
+        ];
+        let mut seen = vec![false; nwarps];
+        let mut keep = keep_bytes > 0;
         loop {
             let line = self.next_line()?.unwrap_or_default();
             if line == "#END_TB" {
@@ -519,38 +594,82 @@ impl KernelTrace {
                     self.header.block_threads()
                 )));
             }
-            if warps[w].is_some() {
+            if seen[w] {
                 return Err(self.invalid(format!("warp {w} appears twice in thread block {id}")));
             }
+            seen[w] = true;
             let line = self.next_line()?.unwrap_or_default();
             let n = line
                 .strip_prefix("insts")
                 .and_then(|r| r.trim_start().strip_prefix('='))
                 .and_then(|v| v.trim().parse::<usize>().ok())
                 .ok_or_else(|| self.syntax("`insts = <n>`", &line))?;
-            let mut insts = Vec::with_capacity(n.min(1 << 20));
+            extents[w] = WarpExtent {
+                at: (self.offset, self.line_no),
+                insts: n,
+            };
+            let mut insts = Vec::with_capacity(if keep { n.min(1 << 16) } else { 0 });
             for k in 0..n {
-                let Some(line) = self.next_line()? else {
-                    return Err(
-                        self.syntax(&format!("instruction {} of {n} of warp {w}", k + 1), "")
-                    );
-                };
-                insts.push(self.parse_inst(&line).map_err(|e| {
-                    if line.starts_with('#') || line.starts_with("warp") {
-                        self.syntax(&format!("instruction {} of {n} of warp {w}", k + 1), &line)
-                    } else {
-                        e
-                    }
-                })?);
+                let inst = self.next_inst(w, k, n)?;
+                visit(w, k, &inst);
+                if keep {
+                    insts.push(inst);
+                }
+                if keep && self.offset - start > keep_bytes {
+                    keep = false;
+                    warps.clear();
+                    insts = Vec::new();
+                }
             }
-            warps[w] = Some(insts);
+            if keep {
+                warps[w] = Some(insts);
+            }
         }
         self.blocks_read += 1;
-        Ok(Some(ThreadBlockTrace {
-            id,
-            line: begin,
-            warps: warps.into_iter().map(Option::unwrap_or_default).collect(),
+        Ok(Some(if keep {
+            BlockRead::Whole(ThreadBlockTrace {
+                id,
+                line: begin,
+                warps: warps.into_iter().map(Option::unwrap_or_default).collect(),
+            })
+        } else {
+            BlockRead::Indexed(BlockIndex {
+                id,
+                line: begin,
+                warps: extents,
+            })
         }))
+    }
+
+    /// Instruction `k` (0-based) of the `n` of warp `w`, from the next line.
+    fn next_inst(&mut self, w: usize, k: usize, n: usize) -> Result<TraceInst, TraceError> {
+        let Some(line) = self.next_line()? else {
+            return Err(self.syntax(&format!("instruction {} of {n} of warp {w}", k + 1), ""));
+        };
+        self.parse_inst(&line).map_err(|e| {
+            if line.starts_with('#') || line.starts_with("warp") {
+                self.syntax(&format!("instruction {} of {n} of warp {w}", k + 1), &line)
+            } else {
+                e
+            }
+        })
+    }
+
+    /// Reads `count` instructions of warp `w` (of `n`, the first being instruction `first`)
+    /// starting at `at` (a [`WarpExtent`] position, or what the previous call returned) into
+    /// `out`; returns the position after them.
+    pub fn read_insts(
+        &mut self,
+        at: (u64, usize),
+        (w, first, n): (usize, usize, usize),
+        count: usize,
+        out: &mut Vec<TraceInst>,
+    ) -> Result<(u64, usize), TraceError> {
+        self.seek(at)?;
+        for k in first..first + count {
+            out.push(self.next_inst(w, k, n)?);
+        }
+        Ok((self.offset, self.line_no))
     }
 
     fn opcode_id(&mut self, name: &str) -> Result<u16, TraceError> {

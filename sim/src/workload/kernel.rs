@@ -9,6 +9,7 @@
 use super::accelsim::{self, KernelTrace, TraceError};
 use super::sass::{OpClass, OpcodeTable};
 use super::static_code::KernelCode;
+use super::stream::{RunBlock, StreamedBlock};
 use super::Dim3;
 use std::path::{Path, PathBuf};
 use thiserror::Error;
@@ -176,6 +177,11 @@ pub trait KernelSource {
     /// Blocks may be asked for in any order; asking in increasing order is the fast path
     /// (a trace streams).
     fn block(&mut self, id: u64) -> Result<BlockInsts, WorkloadError>;
+    /// Thread block `id` for running: as [`Self::block`], or streamed from its source when it
+    /// is too large to hold decoded (a trace's blocks above a size; see [`RunBlock`]).
+    fn run_block(&mut self, id: u64) -> Result<RunBlock, WorkloadError> {
+        Ok(RunBlock::Whole(self.block(id)?))
+    }
     /// Opcodes that were not recognized (run as integer ALU), each once.
     fn unknown_opcodes(&self) -> Vec<String> {
         vec![]
@@ -222,9 +228,16 @@ impl WorkloadSource for SingleKernel {
     }
 }
 
+/// Blocks whose trace text is larger than this run streamed, a warp chunk at a time
+/// ([`KernelSource::run_block`]; bytes). Smaller blocks are decoded whole (about 5 times their
+/// text in memory).
+pub const KEEP_BLOCK_BYTES: u64 = 1 << 20;
+
 /// An Accel-Sim kernel trace as a [`KernelSource`]: blocks are read as the trace streams;
 /// the byte offset of every block passed on the way is kept, so a block asked for out of file
-/// order is found by seeking (not by loading the file).
+/// order is found by seeking (not by loading the file). Blocks larger than
+/// [`KEEP_BLOCK_BYTES`] of text are read for [`KernelSource::run_block`] without keeping
+/// their instructions, then streamed per warp.
 pub struct TraceKernel {
     path: PathBuf,
     trace: KernelTrace,
@@ -234,6 +247,9 @@ pub struct TraceKernel {
     index: std::collections::HashMap<u64, (u64, usize)>,
     /// How far the trace has been read: the position after the last block read.
     frontier: (u64, usize),
+    /// Blocks of more text than this stream when run (bytes), `chunk` instructions at a time.
+    keep_bytes: u64,
+    chunk: usize,
 }
 
 impl TraceKernel {
@@ -256,7 +272,62 @@ impl TraceKernel {
             info,
             opcodes: OpcodeTable::default(),
             index: Default::default(),
+            keep_bytes: KEEP_BLOCK_BYTES,
+            chunk: super::stream::CHUNK,
         })
+    }
+
+    /// Streams the blocks of more than `keep_bytes` of text when run, `chunk` instructions
+    /// per warp at a time (defaults: [`KEEP_BLOCK_BYTES`], [`super::stream::CHUNK`]).
+    pub fn with_streaming(mut self, keep_bytes: u64, chunk: usize) -> Self {
+        self.keep_bytes = keep_bytes;
+        self.chunk = chunk;
+        self
+    }
+
+    /// Reads block `id`, keeping its instructions if its text is at most `keep` bytes.
+    fn read_block(&mut self, id: u64, keep: u64) -> Result<accelsim::BlockRead, WorkloadError> {
+        self.info.check_block(id)?;
+        let missing = |k: &Self| {
+            WorkloadError::Invalid(format!(
+                "{}: thread block {} of the grid {} is not in the trace",
+                k.path.display(),
+                k.info.grid.unlinear(id),
+                k.info.grid
+            ))
+        };
+        let mut noop = |_: usize, _: usize, _: &accelsim::TraceInst| {};
+        if let Some(&pos) = self.index.get(&id) {
+            self.trace.seek(pos)?;
+            let tb = self
+                .trace
+                .next_block_bounded(keep, &mut noop)?
+                .ok_or_else(|| missing(self))?;
+            return Ok(tb);
+        }
+        if self.trace.position() != self.frontier {
+            self.trace.seek(self.frontier)?;
+        }
+        loop {
+            let pos = self.trace.position();
+            let tb = self
+                .trace
+                .next_block_bounded(keep, &mut noop)?
+                .ok_or_else(|| missing(self))?;
+            self.frontier = self.trace.position();
+            let linear = self.info.grid.linear(tb.id());
+            if self.index.insert(linear, pos).is_some() {
+                return Err(WorkloadError::Invalid(format!(
+                    "{}:{}: thread block {} appears twice in the trace",
+                    self.path.display(),
+                    tb.line(),
+                    tb.id(),
+                )));
+            }
+            if linear == id {
+                return Ok(tb);
+            }
+        }
     }
 
     fn decode(&mut self, tb: &accelsim::ThreadBlockTrace) -> BlockInsts {
@@ -291,38 +362,21 @@ impl KernelSource for TraceKernel {
     }
 
     fn block(&mut self, id: u64) -> Result<BlockInsts, WorkloadError> {
-        self.info.check_block(id)?;
-        let missing = |k: &Self| {
-            WorkloadError::Invalid(format!(
-                "{}: thread block {} of the grid {} is not in the trace",
-                k.path.display(),
-                k.info.grid.unlinear(id),
-                k.info.grid
-            ))
-        };
-        if let Some(&pos) = self.index.get(&id) {
-            self.trace.seek(pos)?;
-            let tb = self.trace.next_block()?.ok_or_else(|| missing(self))?;
-            return Ok(self.decode(&tb));
+        match self.read_block(id, u64::MAX)? {
+            accelsim::BlockRead::Whole(tb) => Ok(self.decode(&tb)),
+            accelsim::BlockRead::Indexed(_) => unreachable!("kept whole without a limit"),
         }
-        if self.trace.position() != self.frontier {
-            self.trace.seek(self.frontier)?;
-        }
-        loop {
-            let pos = self.trace.position();
-            let tb = self.trace.next_block()?.ok_or_else(|| missing(self))?;
-            self.frontier = self.trace.position();
-            let linear = self.info.grid.linear(tb.id);
-            if self.index.insert(linear, pos).is_some() {
-                return Err(WorkloadError::Invalid(format!(
-                    "{}:{}: thread block {} appears twice in the trace",
-                    self.path.display(),
-                    tb.line,
-                    tb.id,
-                )));
-            }
-            if linear == id {
-                return Ok(self.decode(&tb));
+    }
+
+    fn run_block(&mut self, id: u64) -> Result<RunBlock, WorkloadError> {
+        match self.read_block(id, self.keep_bytes)? {
+            accelsim::BlockRead::Whole(tb) => Ok(RunBlock::Whole(self.decode(&tb))),
+            accelsim::BlockRead::Indexed(ix) => {
+                // Every opcode of the block was read: the unknown ones are reported.
+                self.opcodes.update(self.trace.opcodes());
+                Ok(RunBlock::Streamed(Box::new(StreamedBlock::open(
+                    &self.path, &ix, self.chunk,
+                )?)))
             }
         }
     }
@@ -334,9 +388,11 @@ impl KernelSource for TraceKernel {
     fn static_code(&self) -> Result<Option<KernelCode>, WorkloadError> {
         let mut trace = KernelTrace::open(&self.path)?;
         let mut code = super::static_code::StaticCode::new(trace.header.binary_version);
-        while let Some(tb) = trace.next_block()? {
-            code.observe(&tb);
-        }
+        // Instruction by instruction: memory stays bounded whatever the blocks' size.
+        while trace
+            .next_block_bounded(0, &mut |_, k, inst| code.observe_inst(k, inst))?
+            .is_some()
+        {}
         let mut opcodes = OpcodeTable::default();
         opcodes.update(trace.opcodes());
         Ok(Some(KernelCode::of_trace(&code, &opcodes)))
@@ -347,6 +403,8 @@ impl KernelSource for TraceKernel {
 pub struct TraceWorkload {
     name: String,
     kernels: std::vec::IntoIter<PathBuf>,
+    /// [`TraceKernel::with_streaming`] for every kernel, when set.
+    streaming: Option<(u64, usize)>,
 }
 
 impl TraceWorkload {
@@ -367,7 +425,15 @@ impl TraceWorkload {
         Ok(Self {
             name,
             kernels: kernels.into_iter(),
+            streaming: None,
         })
+    }
+
+    /// Runs every kernel's blocks of more than `keep_bytes` of text streamed, `chunk`
+    /// instructions per warp at a time ([`TraceKernel::with_streaming`]).
+    pub fn with_streaming(mut self, keep_bytes: u64, chunk: usize) -> Self {
+        self.streaming = Some((keep_bytes, chunk));
+        self
     }
 }
 
@@ -378,7 +444,13 @@ impl WorkloadSource for TraceWorkload {
 
     fn next_kernel(&mut self) -> Result<Option<Box<dyn KernelSource>>, WorkloadError> {
         match self.kernels.next() {
-            Some(p) => Ok(Some(Box::new(TraceKernel::open(&p)?))),
+            Some(p) => {
+                let k = TraceKernel::open(&p)?;
+                Ok(Some(Box::new(match self.streaming {
+                    Some((keep, chunk)) => k.with_streaming(keep, chunk),
+                    None => k,
+                })))
+            }
             None => Ok(None),
         }
     }

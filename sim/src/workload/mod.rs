@@ -17,6 +17,7 @@ pub mod export;
 pub mod kernel;
 pub mod sass;
 pub mod static_code;
+pub mod stream;
 pub mod summary;
 pub mod synth;
 

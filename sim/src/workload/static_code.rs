@@ -6,7 +6,7 @@
 //! targets control went to when it did not fall through). No analysis's types appear here: each
 //! analysis maps [`KernelCode`] to what it needs (`analysis::elf::code_of`).
 
-use super::accelsim::ThreadBlockTrace;
+use super::accelsim::{ThreadBlockTrace, TraceInst};
 use super::sass::{next_pc, OpClass, OpcodeTable};
 use super::synth::{Addr, Program};
 use std::collections::{BTreeMap, BTreeSet};
@@ -108,6 +108,8 @@ pub struct StaticCode {
     pub binary_version: u32,
     /// Instructions by PC.
     pub insts: BTreeMap<u64, StaticInst>,
+    /// PC of the last instruction observed (its successor in the warp is the next one).
+    prev: Option<u64>,
 }
 
 impl StaticCode {
@@ -116,6 +118,7 @@ impl StaticCode {
         Self {
             binary_version,
             insts: BTreeMap::new(),
+            prev: None,
         }
     }
 
@@ -123,16 +126,27 @@ impl StaticCode {
     pub fn observe(&mut self, tb: &ThreadBlockTrace) {
         for warp in &tb.warps {
             for (k, inst) in warp.iter().enumerate() {
-                let e = self.insts.entry(inst.pc).or_default();
-                e.opcode = inst.opcode;
-                e.executions += 1;
-                if let Some(next) = warp.get(k + 1) {
-                    if next.pc != next_pc(inst.pc, self.binary_version) {
-                        e.taken_targets.insert(next.pc);
-                    }
-                }
+                self.observe_inst(k, inst);
             }
         }
+    }
+
+    /// Adds instruction `k` of a warp; the instructions of a warp come in order, one warp
+    /// after the other (`k == 0` starts a warp).
+    pub fn observe_inst(&mut self, k: usize, inst: &TraceInst) {
+        if let Some(prev) = self.prev.filter(|_| k > 0) {
+            if inst.pc != next_pc(prev, self.binary_version) {
+                self.insts
+                    .get_mut(&prev)
+                    .expect("seen")
+                    .taken_targets
+                    .insert(inst.pc);
+            }
+        }
+        let e = self.insts.entry(inst.pc).or_default();
+        e.opcode = inst.opcode;
+        e.executions += 1;
+        self.prev = Some(inst.pc);
     }
 
     /// PCs whose instruction jumped backwards at least once (loop back edges), with targets.

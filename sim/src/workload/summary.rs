@@ -1,7 +1,7 @@
 //! A trace's summary: per kernel, its dimensions, resources, instruction counts and opcode-class
 //! mix, read in one streaming pass (`gpusched trace info`).
 
-use super::accelsim::{read_kernelslist, Command, KernelTrace, TraceError};
+use super::accelsim::{read_kernelslist, Command, KernelTrace, TraceError, TraceInst};
 use super::sass::{OpClass, OpcodeTable};
 use serde::Serialize;
 use std::collections::{BTreeMap, HashMap};
@@ -89,29 +89,33 @@ pub fn summarize(
         };
         // A block listed twice is an error, as in `sim` (the trace kernel's index).
         let mut lines: HashMap<u64, usize> = HashMap::new();
-        while let Some(tb) = k.next_block()? {
-            if let Some(first) = lines.insert(h.grid.linear(tb.id), tb.line) {
+        // Instruction by instruction, nothing kept: memory stays bounded whatever the blocks'
+        // size.
+        let mut count = |_: usize, _: usize, inst: &TraceInst| {
+            s.warp_instructions += 1;
+            s.thread_instructions += inst.active_threads() as u64;
+            let i = inst.opcode as usize;
+            if per_opcode.len() <= i {
+                per_opcode.resize(i + 1, 0);
+            }
+            per_opcode[i] += 1;
+        };
+        let mut blocks = 0;
+        while let Some(tb) = k.next_block_bounded(0, &mut count)? {
+            if let Some(first) = lines.insert(h.grid.linear(tb.id()), tb.line()) {
                 return Err(TraceError::Invalid {
                     file: path.clone(),
-                    line: tb.line,
+                    line: tb.line(),
                     message: format!(
                         "thread block {} appears twice in the trace (first at line {first})",
-                        tb.id
+                        tb.id()
                     ),
                 });
             }
-            s.blocks += 1;
-            for inst in tb.warps.iter().flatten() {
-                s.warp_instructions += 1;
-                s.thread_instructions += inst.active_threads() as u64;
-                let i = inst.opcode as usize;
-                if per_opcode.len() <= i {
-                    per_opcode.resize(i + 1, 0);
-                }
-                per_opcode[i] += 1;
-            }
-            progress(s.blocks, total);
+            blocks += 1;
+            progress(blocks, total);
         }
+        s.blocks = blocks;
         let mut table = OpcodeTable::default();
         table.update(k.opcodes());
         for (id, n) in per_opcode.iter().enumerate() {

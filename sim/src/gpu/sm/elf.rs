@@ -252,10 +252,10 @@ impl Sm<'_> {
     pub(super) fn elf_issued(&mut self, s: usize, w: usize) {
         let Some(e) = &mut self.elf else { return };
         let warp = &self.warps[w];
-        let stream = &self.tbs[warp.tb].insts.warps[warp.index];
-        let inst = stream[warp.next_issue as usize - 1];
-        let next_pc = stream
-            .get(warp.next_issue as usize)
+        let block = &self.tbs[warp.tb].insts;
+        let inst = block.inst(warp.index, warp.next_issue - 1);
+        let next_pc = block
+            .get(warp.index, warp.next_issue)
             .map_or(inst.pc + 8, |i| i.pc);
         e.upd[s] = Some((e.program.triggers(&inst, next_pc), next_pc));
     }

@@ -4,15 +4,15 @@
 use super::*;
 
 impl Sm<'_> {
-    pub(super) fn fetch(&mut self, now: u64) {
+    pub(super) fn fetch(&mut self, now: u64) -> Result<(), SimError> {
         let elf_choice = self.elf.as_mut().and_then(|e| e.take_fetch());
         if self.fetchable == 0 {
-            return;
+            return Ok(());
         }
         let w = match elf_choice {
             Some(choice) => match choice {
                 Some(w) if self.fetchable >> w & 1 == 1 => w,
-                _ => return,
+                _ => return Ok(()),
             },
             None => {
                 // Round robin: the first fetchable warp after the last one fetched.
@@ -23,7 +23,7 @@ impl Sm<'_> {
             }
         };
         let warp = &self.warps[w];
-        let pc = self.tbs[warp.tb].insts.warps[warp.index][warp.next_fetch as usize].pc;
+        let pc = self.tbs[warp.tb].insts.inst(warp.index, warp.next_fetch).pc;
         let addr = self.code_base + pc as u64;
         let outcome = if self.perfect_l1i {
             Outcome::Hit
@@ -42,14 +42,18 @@ impl Sm<'_> {
                 let warp = &mut self.warps[w];
                 warp.next_fetch = (warp.next_fetch + self.timing.fetch).min(warp.len);
                 warp.ibuf_ready_at = now + self.timing.l1i_hit;
+                // The next fetch reads the PC of `next_fetch`.
+                let (tb, index, end) = (warp.tb, warp.index, warp.next_fetch + 1);
+                self.tbs[tb].insts.ensure(index, end)?;
                 self.refresh_head(w);
             }
-            Outcome::Fail(_) => return,
+            Outcome::Fail(_) => return Ok(()),
             _ => {
                 self.warps[w].imiss = true;
                 self.update_fetchable(w);
             }
         }
         self.fetch_last = w;
+        Ok(())
     }
 }

@@ -6,6 +6,8 @@
 use super::*;
 
 pub(super) const UNIT_NONE: u8 = 1;
+/// A streamed block's warp window is trimmed every this many issued instructions.
+const TRIM_EVERY: u32 = 16;
 
 pub(super) const UNIT_SP: u8 = 2;
 
@@ -91,8 +93,7 @@ impl Sm<'_> {
         let warp = &self.warps[w];
         let tb = &self.tbs[warp.tb].insts;
         let mut until = 0;
-        let s = inst.reg_start as usize;
-        for &r in &tb.regs[s..s + inst.ndst as usize + inst.nsrc as usize] {
+        for &r in tb.operands(warp.index, inst) {
             if r != RZ {
                 until = until.max(warp.reg_ready[r as usize]);
             }
@@ -265,7 +266,7 @@ impl Sm<'_> {
 
     pub(super) fn write_dsts(&mut self, w: usize, inst: &WarpInst, at: u64) {
         let warp = &mut self.warps[w];
-        for &r in self.tbs[warp.tb].insts.dsts(inst) {
+        for &r in self.tbs[warp.tb].insts.dsts(warp.index, inst) {
             if r != RZ {
                 warp.reg_ready[r as usize] = at;
             }
@@ -277,6 +278,9 @@ impl Sm<'_> {
         let (tb, active) = (self.warps[w].tb, inst.active() as u64);
         self.warps[w].next_issue += 1;
         self.refresh_head(w);
+        if self.tbs[tb].insts.streamed() && self.warps[w].next_issue.is_multiple_of(TRIM_EVERY) {
+            self.trim_window(w);
+        }
         let t = &self.timing;
         self.counts.warp_instructions += 1;
         self.counts.thread_instructions += active;
@@ -297,7 +301,7 @@ impl Sm<'_> {
                 self.write_dsts(w, &inst, now + l);
             }
             OpClass::LoadShared | OpClass::StoreShared | OpClass::AtomicShared => {
-                let addrs = self.tbs[tb].insts.addrs(&inst);
+                let addrs = self.tbs[tb].insts.addrs(self.warps[w].index, &inst);
                 let c = conflict_cycles(addrs.iter().copied(), inst.width as u32, t.banks) as u64;
                 self.lsu_busy_until = now + c;
                 let ready = now + c + t.shared;
@@ -318,7 +322,7 @@ impl Sm<'_> {
                     OpClass::AtomicGlobal => LsuKind::Atomic,
                     _ => LsuKind::Load,
                 };
-                let txns = self.transactions(tb, &inst);
+                let txns = self.transactions(w, &inst);
                 let token = (kind != LsuKind::Store).then(|| {
                     self.warps[w].loads += 1;
                     self.write_dsts(w, &inst, u64::MAX);
@@ -326,6 +330,7 @@ impl Sm<'_> {
                         warp: w,
                         tb,
                         inst,
+                        index: self.warps[w].next_issue - 1,
                         outstanding: 0,
                         ready_at: now + 1,
                         all_sent: false,
@@ -359,8 +364,25 @@ impl Sm<'_> {
         }
     }
 
-    pub(super) fn transactions(&self, tb: usize, inst: &WarpInst) -> Vec<(u64, u32)> {
-        let addrs = self.tbs[tb].insts.addrs(inst);
+    /// Lets a streamed block drop warp `w`'s instructions that nothing uses any more: those
+    /// before the last one issued (ELF reads it) and before every load of the warp in flight
+    /// (their destination registers are read when they complete).
+    fn trim_window(&mut self, w: usize) {
+        let warp = &self.warps[w];
+        let mut keep = warp.next_issue - 1;
+        for p in &self.pending {
+            if p.warp == w && (!p.all_sent || p.outstanding > 0) {
+                keep = keep.min(p.index);
+            }
+        }
+        let (tb, index) = (warp.tb, warp.index);
+        self.tbs[tb].insts.trim(index, keep);
+    }
+
+    /// The coalesced transactions (address, bytes) of `inst`, an instruction of warp `w`.
+    pub(super) fn transactions(&self, w: usize, inst: &WarpInst) -> Vec<(u64, u32)> {
+        let warp = &self.warps[w];
+        let addrs = self.tbs[warp.tb].insts.addrs(warp.index, inst);
         let mut lanes = Vec::with_capacity(addrs.len());
         let mut m = inst.mask;
         for &a in addrs {

@@ -11,6 +11,8 @@ pub(super) struct PendingLoad {
     pub(super) warp: usize,
     pub(super) tb: usize,
     pub(super) inst: WarpInst,
+    /// Its index in the warp (a streamed block keeps the instructions from here on).
+    pub(super) index: u32,
     pub(super) outstanding: u32,
     pub(super) ready_at: u64,
     pub(super) all_sent: bool,
@@ -85,7 +87,7 @@ impl Sm<'_> {
             return;
         }
         let warp = &mut self.warps[p.warp];
-        for &r in self.tbs[p.tb].insts.dsts(&p.inst) {
+        for &r in self.tbs[p.tb].insts.dsts(warp.index, &p.inst) {
             if r != RZ {
                 warp.reg_ready[r as usize] = p.ready_at;
             }

@@ -68,8 +68,9 @@ use crate::mem::cache::SetIndex;
 use crate::mem::coalescer::coalesce;
 use crate::mem::data_cache::{DataCache, Outcome};
 use crate::mem::shared_mem::conflict_cycles;
-use crate::workload::kernel::{BlockInsts, WarpInst};
+use crate::workload::kernel::WarpInst;
 use crate::workload::sass::OpClass;
+use crate::workload::stream::RunBlock;
 use std::sync::Arc;
 
 /// The zero register: never tracked by the scoreboard.
@@ -193,7 +194,7 @@ impl<'a> Sm<'a> {
             tbs: (0..sm.max_blocks)
                 .map(|_| TbSlot {
                     active: false,
-                    insts: BlockInsts::default(),
+                    insts: RunBlock::default(),
                     first_warp: 0,
                     warps: 0,
                     left: 0,
@@ -325,7 +326,7 @@ impl<'a> Sm<'a> {
         }
         self.lsu_stage(now)?;
         self.issue_stage(now, issued)?;
-        self.fetch(now);
+        self.fetch(now)?;
         self.retire();
         self.send(mem);
         Ok(())

@@ -68,7 +68,7 @@ impl Warp {
 /// A thread-block slot.
 pub(super) struct TbSlot {
     pub(super) active: bool,
-    pub(super) insts: BlockInsts,
+    pub(super) insts: RunBlock,
     pub(super) first_warp: usize,
     pub(super) warps: usize,
     /// Warps not yet retired.
@@ -87,8 +87,9 @@ fn add(into: &mut [u32; 4], what: [u32; 4]) {
 }
 
 impl Sm<'_> {
-    /// Makes block `insts` resident; its warps are launched this cycle.
-    pub fn launch(&mut self, insts: BlockInsts) {
+    /// Makes block `insts` resident; its warps are launched this cycle. Fails if a streamed
+    /// block's first instructions cannot be read.
+    pub fn launch(&mut self, mut insts: RunBlock) -> Result<(), SimError> {
         let slot = self
             .tbs
             .iter()
@@ -99,14 +100,17 @@ impl Sm<'_> {
             .map(|k| k * wpt)
             .find(|&f| self.warps[f..f + wpt].iter().all(|w| !w.live))
             .expect("occupancy leaves a free warp range");
-        let n = insts.warps.len().min(wpt);
+        let n = insts.warps().min(wpt);
+        for i in 0..n {
+            insts.ensure(i, 1)?;
+        }
         for i in 0..n {
             let w = first + i;
             let warp = &mut self.warps[w];
             warp.live = true;
             warp.tb = slot;
             warp.index = i;
-            warp.len = insts.warps[i].len() as u32;
+            warp.len = insts.len(i);
             warp.next_issue = 0;
             warp.next_fetch = 0;
             warp.ibuf_ready_at = 0;
@@ -125,7 +129,7 @@ impl Sm<'_> {
             self.sync_masks(w);
             self.launch[w % self.schedulers] |= 1 << (w / self.schedulers);
             if let Some(e) = &mut self.elf {
-                e.set_launch_pc(insts.warps[i].first().map_or(0, |x| x.pc));
+                e.set_launch_pc(insts.get(i, 0).map_or(0, |x| x.pc));
             }
         }
         self.tbs[slot] = TbSlot {
@@ -145,6 +149,7 @@ impl Sm<'_> {
             add(&mut self.released, self.need);
             self.counts.blocks += 1;
         }
+        Ok(())
     }
 
     /// The instruction at the head of warp `w`'s i-buffer, if decoded by `now`.
@@ -160,7 +165,7 @@ impl Sm<'_> {
     pub(super) fn refresh_head(&mut self, w: usize) {
         let warp = &mut self.warps[w];
         warp.head = (warp.next_issue < warp.next_fetch)
-            .then(|| self.tbs[warp.tb].insts.warps[warp.index][warp.next_issue as usize]);
+            .then(|| self.tbs[warp.tb].insts.inst(warp.index, warp.next_issue));
         warp.sb_valid = false;
         self.update_fetchable(w);
         self.sync_masks(w);
@@ -240,7 +245,7 @@ impl Sm<'_> {
             slot.left -= 1;
             if slot.left == 0 {
                 slot.active = false;
-                slot.insts = BlockInsts::default();
+                slot.insts = RunBlock::default();
                 let takes = slot.takes;
                 add(&mut self.released, takes);
                 self.resident -= 1;
@@ -259,9 +264,9 @@ impl Sm<'_> {
                 continue;
             }
             let tb = &self.tbs[warp.tb];
-            let stream = &tb.insts.warps[warp.index];
-            let pc = stream
-                .get(warp.next_issue as usize)
+            let pc = tb
+                .insts
+                .get(warp.index, warp.next_issue)
                 .map(|i| format!("{:#06x}", i.pc))
                 .unwrap_or_else(|| "end".into());
             let why = if warp.exit_issued {
@@ -274,8 +279,9 @@ impl Sm<'_> {
             } else if warp.imiss {
                 "instruction-cache miss in flight".into()
             } else if let Some(inst) = self.head(w, now) {
-                let regs: Vec<String> = tb.insts.regs[inst.reg_start as usize
-                    ..inst.reg_start as usize + inst.ndst as usize + inst.nsrc as usize]
+                let regs: Vec<String> = tb
+                    .insts
+                    .operands(warp.index, &inst)
                     .iter()
                     .filter(|&&r| r != RZ && warp.reg_ready[r as usize] > now)
                     .map(|r| {
@@ -298,7 +304,9 @@ impl Sm<'_> {
             };
             out.push(format!(
                 "sm {} warp {w} (block {}, warp {} of it): pc {pc}, waits on {why}",
-                self.id, tb.insts.id, warp.index
+                self.id,
+                tb.insts.id(),
+                warp.index
             ));
         }
     }

@@ -1,0 +1,301 @@
+//! Thread blocks too large to hold decoded ([`StreamedBlock`]): each warp's instructions are
+//! read again from the trace a chunk at a time as the warp runs, and dropped once issued, so a
+//! block's memory is bounded by its warps' windows whatever its size on disk.
+//!
+//! Memory per warp: the chunk being issued, the next one, and any chunk a load still in flight
+//! points into (its destination registers are in the chunk's pool) — about
+//! `2 * CHUNK * (24 + 2 * registers + 8 * addresses)` bytes.
+
+use super::accelsim::{BlockIndex, KernelTrace, TraceInst};
+use super::kernel::{BlockInsts, WarpInst, WorkloadError};
+use super::sass::OpcodeTable;
+use super::Dim3;
+use std::path::Path;
+
+/// Instructions read at a time per warp (default).
+pub const CHUNK: usize = 1024;
+
+/// One warp's window of decoded instructions.
+#[derive(Debug)]
+struct WarpWindow {
+    /// Instructions in the warp.
+    len: u32,
+    /// Position of the next instruction line to read, and how many were read.
+    next_at: (u64, usize),
+    read: u32,
+    /// Index of `insts[0]` in the warp.
+    first: u32,
+    insts: Vec<WarpInst>,
+    /// Register and address pools; `WarpInst::reg_start`/`addr_start` count from the warp's
+    /// first instruction, `regs[0]` is entry `regs_base`.
+    regs: Vec<u16>,
+    regs_base: u32,
+    addrs: Vec<u64>,
+    addrs_base: u32,
+}
+
+/// A thread block whose warps stream from their trace (see the module documentation).
+pub struct StreamedBlock {
+    id: Dim3,
+    trace: KernelTrace,
+    opcodes: OpcodeTable,
+    warps: Vec<WarpWindow>,
+    scratch: Vec<TraceInst>,
+    /// Instructions read at a time per warp.
+    chunk: u32,
+}
+
+impl std::fmt::Debug for StreamedBlock {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("StreamedBlock")
+            .field("id", &self.id)
+            .field("warps", &self.warps)
+            .finish()
+    }
+}
+
+fn too_long(what: &str) -> WorkloadError {
+    WorkloadError::Invalid(format!(
+        "a warp of the trace has more than 2^32 {what}, more than the model indexes"
+    ))
+}
+
+impl StreamedBlock {
+    /// The block of `index` in the trace file `path` (opened again: the block keeps its own
+    /// reader), read `chunk` instructions (at least 1) at a time per warp.
+    pub fn open(path: &Path, index: &BlockIndex, chunk: usize) -> Result<Self, WorkloadError> {
+        let trace = KernelTrace::open(path)?;
+        let warps = index
+            .warps
+            .iter()
+            .map(|e| {
+                Ok(WarpWindow {
+                    len: u32::try_from(e.insts).map_err(|_| too_long("instructions"))?,
+                    next_at: e.at,
+                    read: 0,
+                    first: 0,
+                    insts: vec![],
+                    regs: vec![],
+                    regs_base: 0,
+                    addrs: vec![],
+                    addrs_base: 0,
+                })
+            })
+            .collect::<Result<_, WorkloadError>>()?;
+        Ok(Self {
+            id: index.id,
+            trace,
+            opcodes: OpcodeTable::default(),
+            warps,
+            scratch: vec![],
+            chunk: chunk.clamp(1, u32::MAX as usize) as u32,
+        })
+    }
+
+    /// Block index in the grid.
+    pub fn id(&self) -> Dim3 {
+        self.id
+    }
+
+    /// Warps of the block.
+    pub fn warps(&self) -> usize {
+        self.warps.len()
+    }
+
+    /// Instructions of warp `w`.
+    pub fn len(&self, w: usize) -> u32 {
+        self.warps[w].len
+    }
+
+    /// Instruction `i` of warp `w`; `None` past the end. Panics if `i` was dropped or not read
+    /// yet ([`Self::ensure`]).
+    pub fn get(&self, w: usize, i: u32) -> Option<WarpInst> {
+        let ww = &self.warps[w];
+        if i >= ww.len {
+            return None;
+        }
+        assert!(
+            i >= ww.first && i < ww.read,
+            "instruction {i} of warp {w} is not in its window {}..{}",
+            ww.first,
+            ww.read
+        );
+        Some(ww.insts[(i - ww.first) as usize])
+    }
+
+    /// The destination then source registers of `inst` (an instruction of warp `w`).
+    pub fn operands(&self, w: usize, inst: &WarpInst) -> &[u16] {
+        let ww = &self.warps[w];
+        let s = (inst.reg_start - ww.regs_base) as usize;
+        &ww.regs[s..s + inst.ndst as usize + inst.nsrc as usize]
+    }
+
+    /// Per-lane addresses of `inst` (an instruction of warp `w`).
+    pub fn addrs(&self, w: usize, inst: &WarpInst) -> &[u64] {
+        let ww = &self.warps[w];
+        let s = (inst.addr_start - ww.addrs_base) as usize;
+        let n = if inst.width > 0 { inst.active() } else { 0 } as usize;
+        &ww.addrs[s..s + n]
+    }
+
+    /// Reads warp `w`'s instructions up to (not including) `end`, a chunk at a time.
+    pub fn ensure(&mut self, w: usize, end: u32) -> Result<(), WorkloadError> {
+        while self.warps[w].read < end.min(self.warps[w].len) {
+            let ww = &self.warps[w];
+            let count = (ww.len - ww.read).min(self.chunk) as usize;
+            let what = (w, ww.read as usize, ww.len as usize);
+            let at = ww.next_at;
+            self.scratch.clear();
+            let next = self.trace.read_insts(at, what, count, &mut self.scratch)?;
+            self.opcodes.update(self.trace.opcodes());
+            let ww = &mut self.warps[w];
+            ww.next_at = next;
+            ww.read += count as u32;
+            for i in &self.scratch {
+                let reg_start = ww
+                    .regs_base
+                    .checked_add(ww.regs.len() as u32)
+                    .ok_or_else(|| too_long("registers"))?;
+                let addr_start = u32::try_from(ww.addrs.len())
+                    .ok()
+                    .and_then(|n| ww.addrs_base.checked_add(n))
+                    .ok_or_else(|| too_long("addresses"))?;
+                let width = u8::try_from(i.mem_width).expect("the reader keeps widths below 256");
+                ww.insts.push(WarpInst {
+                    pc: u32::try_from(i.pc).expect("the reader keeps PCs below 2^32"),
+                    mask: i.mask,
+                    class: self.opcodes.class(i.opcode),
+                    width,
+                    ndst: i.dsts.len() as u8,
+                    nsrc: i.srcs.len() as u8,
+                    reg_start,
+                    addr_start,
+                });
+                ww.regs.extend_from_slice(&i.dsts);
+                ww.regs.extend_from_slice(&i.srcs);
+                if width > 0 {
+                    ww.addrs.extend_from_slice(&i.addrs);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Drops warp `w`'s instructions before `keep_from` when a whole chunk of them can go.
+    pub fn trim(&mut self, w: usize, keep_from: u32) {
+        let ww = &mut self.warps[w];
+        if keep_from < ww.first.saturating_add(self.chunk) {
+            return;
+        }
+        let drop = (keep_from - ww.first) as usize;
+        let (regs, addrs) = match ww.insts.get(drop) {
+            Some(i) => (i.reg_start - ww.regs_base, i.addr_start - ww.addrs_base),
+            None => (ww.regs.len() as u32, ww.addrs.len() as u32),
+        };
+        ww.insts.drain(..drop);
+        ww.regs.drain(..regs as usize);
+        ww.addrs.drain(..addrs as usize);
+        ww.first = keep_from;
+        ww.regs_base += regs;
+        ww.addrs_base += addrs;
+    }
+}
+
+/// The instructions of a running thread block: decoded whole, or streamed from the trace.
+#[derive(Debug)]
+pub enum RunBlock {
+    /// Every instruction in memory.
+    Whole(BlockInsts),
+    /// Warps read a chunk at a time.
+    Streamed(Box<StreamedBlock>),
+}
+
+impl Default for RunBlock {
+    fn default() -> Self {
+        RunBlock::Whole(BlockInsts::default())
+    }
+}
+
+impl RunBlock {
+    /// Block index in the grid.
+    pub fn id(&self) -> Dim3 {
+        match self {
+            RunBlock::Whole(b) => b.id,
+            RunBlock::Streamed(b) => b.id(),
+        }
+    }
+
+    /// Warps of the block.
+    pub fn warps(&self) -> usize {
+        match self {
+            RunBlock::Whole(b) => b.warps.len(),
+            RunBlock::Streamed(b) => b.warps(),
+        }
+    }
+
+    /// Instructions of warp `w`.
+    pub fn len(&self, w: usize) -> u32 {
+        match self {
+            RunBlock::Whole(b) => b.warps[w].len() as u32,
+            RunBlock::Streamed(b) => b.len(w),
+        }
+    }
+
+    /// Instruction `i` of warp `w`, `None` past its end (streamed: `i` must be in the window
+    /// that [`Self::ensure`] read and [`Self::trim`] kept).
+    pub fn get(&self, w: usize, i: u32) -> Option<WarpInst> {
+        match self {
+            RunBlock::Whole(b) => b.warps[w].get(i as usize).copied(),
+            RunBlock::Streamed(b) => b.get(w, i),
+        }
+    }
+
+    /// Instruction `i` of warp `w` (which must exist).
+    pub fn inst(&self, w: usize, i: u32) -> WarpInst {
+        self.get(w, i).expect("an instruction of the warp")
+    }
+
+    /// The destination then source registers of `inst`, an instruction of warp `w`.
+    pub fn operands(&self, w: usize, inst: &WarpInst) -> &[u16] {
+        match self {
+            RunBlock::Whole(b) => {
+                let s = inst.reg_start as usize;
+                &b.regs[s..s + inst.ndst as usize + inst.nsrc as usize]
+            }
+            RunBlock::Streamed(b) => b.operands(w, inst),
+        }
+    }
+
+    /// The destination registers of `inst`, an instruction of warp `w`.
+    pub fn dsts(&self, w: usize, inst: &WarpInst) -> &[u16] {
+        &self.operands(w, inst)[..inst.ndst as usize]
+    }
+
+    /// Per-lane addresses of `inst`, an instruction of warp `w`.
+    pub fn addrs(&self, w: usize, inst: &WarpInst) -> &[u64] {
+        match self {
+            RunBlock::Whole(b) => b.addrs(inst),
+            RunBlock::Streamed(b) => b.addrs(w, inst),
+        }
+    }
+
+    /// Makes warp `w`'s instructions before `end` readable (reads the trace when streamed).
+    pub fn ensure(&mut self, w: usize, end: u32) -> Result<(), WorkloadError> {
+        match self {
+            RunBlock::Whole(_) => Ok(()),
+            RunBlock::Streamed(b) => b.ensure(w, end),
+        }
+    }
+
+    /// Lets warp `w`'s instructions before `keep_from` go (streamed blocks).
+    pub fn trim(&mut self, w: usize, keep_from: u32) {
+        if let RunBlock::Streamed(b) = self {
+            b.trim(w, keep_from)
+        }
+    }
+
+    /// Whether the block streams (its instructions can be dropped once used).
+    pub fn streamed(&self) -> bool {
+        matches!(self, RunBlock::Streamed(_))
+    }
+}
