@@ -1,4 +1,5 @@
-//! Trace text -> reader -> GPU model (gtx480, golden blocks) for at most 3,000 cycles.
+//! Trace text -> reader -> GPU model (gtx480, golden blocks) for at most 3,000 cycles; blocks
+//! above 4 KB of text run streamed.
 //!
 //! The input is one `kernel-1.traceg`; any error (syntax, invalid value, deadlock) is an
 //! answer, a panic or an abort is a crash.
@@ -25,9 +26,11 @@ fn dir() -> &'static PathBuf {
 fuzz_target!(|data: &[u8]| {
     let d = dir();
     std::fs::write(d.join("kernel-1.traceg"), data).unwrap();
-    let Ok(mut w) = TraceWorkload::open(d) else {
+    // Blocks of more than 4 KB of text stream, 16 instructions per warp at a time: both paths.
+    let Ok(w) = TraceWorkload::open(d) else {
         return;
     };
+    let mut w = w.with_streaming(4096, 16);
     let cfg = GpuConfig::preset("gtx480").unwrap();
     let opts = SimOptions {
         max_cycles: Some(3_000),

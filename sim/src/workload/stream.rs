@@ -299,3 +299,68 @@ impl RunBlock {
         matches!(self, RunBlock::Streamed(_))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::workload::kernel::{KernelSource, TraceKernel};
+
+    fn trace(dir: &std::path::Path) -> std::path::PathBuf {
+        let p = dir.join("kernel-1.traceg");
+        let mut t = String::from(
+            "-kernel name = k\n-kernel id = 1\n-grid dim = (1,1,1)\n-block dim = (32,1,1)\n\
+             -shmem = 0\n-nregs = 8\n-binary version = 61\n-cuda stream id = 0\n\
+             -accelsim tracer version = 4\n-enable lineinfo = 0\n\n#BEGIN_TB\n\
+             thread block = 0,0,0\nwarp = 0\ninsts = 40\n",
+        );
+        for k in 0..40 {
+            t.push_str(&format!("{:04x} ffffffff 1 R1 IADD 2 R2 R3 0\n", k * 8));
+        }
+        t.push_str("#END_TB\n");
+        std::fs::write(&p, t).unwrap();
+        p
+    }
+
+    #[test]
+    fn a_streamed_warp_reads_its_chunks_and_drops_what_it_used() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = trace(dir.path());
+        let mut k = TraceKernel::open(&p).unwrap().with_streaming(0, 8);
+        let mut b = k.run_block(0).unwrap();
+        assert!(b.streamed());
+        assert_eq!((b.warps(), b.len(0)), (1, 40));
+        b.ensure(0, 1).unwrap();
+        assert_eq!(b.inst(0, 0).pc, 0);
+        b.ensure(0, 20).unwrap();
+        assert_eq!(b.inst(0, 19).pc, 19 * 8);
+        assert_eq!(b.operands(0, &b.inst(0, 19)), &[1, 2, 3]);
+        // Less than a chunk used: nothing goes; then the first 16 go.
+        b.trim(0, 5);
+        assert_eq!(b.inst(0, 0).pc, 0);
+        b.trim(0, 16);
+        assert_eq!(b.inst(0, 16).pc, 16 * 8);
+        assert_eq!(b.operands(0, &b.inst(0, 17)), &[1, 2, 3]);
+        b.ensure(0, 100).unwrap();
+        assert_eq!(b.get(0, 39).map(|i| i.pc), Some(39 * 8));
+        assert_eq!(b.get(0, 40), None);
+    }
+
+    #[test]
+    fn a_trace_changed_under_a_streamed_block_is_an_error_with_its_line() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = trace(dir.path());
+        let mut k = TraceKernel::open(&p).unwrap().with_streaming(0, 8);
+        let mut b = k.run_block(0).unwrap();
+        b.ensure(0, 8).unwrap();
+        // Instruction 9 (line 25) gets a source count its line does not have, same length.
+        let text = std::fs::read_to_string(&p).unwrap();
+        let bad = text.replacen(
+            "0048 ffffffff 1 R1 IADD 2 R2 R3 0",
+            "0048 ffffffff 1 R1 IADD 9 R2 R3 0",
+            1,
+        );
+        assert_ne!(bad, text);
+        std::fs::write(&p, bad).unwrap();
+        let e = b.ensure(0, 16).unwrap_err().to_string();
+        assert!(e.contains("kernel-1.traceg:25:"), "{e}");
+    }
+}
