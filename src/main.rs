@@ -37,6 +37,9 @@ enum Command {
     /// Run a workload (Accel-Sim trace or built-in kernel) on the golden GPU model, optionally
     /// with the Verilated warp arbiter in the loop; prints statistics.
     Sim(cmd::sim::SimArgs),
+    /// Experiment sweeps (workloads x configs x policies) that resume, cache their points,
+    /// and shard across machines.
+    Sweep(cmd::sweep::SweepArgs),
     /// Speed of the golden GPU model on a fixed workload set (gtx480): thread instructions/s,
     /// cycles/s, peak memory.
     Bench(cmd::bench::BenchArgs),
@@ -56,6 +59,7 @@ fn main() -> ExitCode {
         Command::Config(a) => cmd::config::run(a),
         Command::Trace(a) => cmd::trace::run(a),
         Command::Sim(a) => cmd::sim::run(a),
+        Command::Sweep(a) => cmd::sweep::run(a),
         Command::Bench(a) => cmd::bench::run(a),
         Command::Workloads(a) => cmd::workloads::run(a),
     };

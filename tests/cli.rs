@@ -907,3 +907,140 @@ fn output_that_cannot_be_written_is_one_error_with_the_os_reason() {
     );
     assert_eq!(t.matches("os error").count(), 1, "{t}");
 }
+
+#[test]
+fn sweep_runs_resumes_shards_and_collects() {
+    let dir = tempfile::tempdir().unwrap();
+    let spec = dir.path().join("s.toml");
+    let spec_text = r#"[sweep]
+name = "t"
+workloads = ["stream", "compute"]
+metrics = ["cycles", "l1d.misses"]
+
+[[policy]]
+name = "gto"
+args = "--warp-sched gto"
+
+[[policy]]
+name = "lrr-bcs"
+args = "--warp-sched lrr --tb-sched bcs"
+
+[[policy]]
+name = "stuck"
+args = "--warp-sched lrr --watchdog 1"
+"#;
+    std::fs::write(&spec, spec_text).unwrap();
+    let (s, a, b) = (
+        spec.to_str().unwrap(),
+        dir.path().join("a"),
+        dir.path().join("b"),
+    );
+    let (a_s, b_s) = (a.to_str().unwrap(), b.to_str().unwrap());
+    // Every point runs; the stuck ones are recorded as failed and do not stop the others.
+    let o = gpusched(&["sweep", "run", s, "--out", a_s, "-j", "2"]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    assert!(
+        text(&o).contains("6 points: 6 run, 0 cached, 2 failed"),
+        "{}",
+        text(&o)
+    );
+    // Nothing runs twice.
+    let o = gpusched(&["sweep", "run", s, "--out", a_s]);
+    assert!(
+        text(&o).contains("6 points: 0 run, 6 cached, 2 failed"),
+        "{}",
+        text(&o)
+    );
+    let o = gpusched(&["sweep", "collect", a_s, "--json"]);
+    assert!(o.status.success(), "{}", text(&o));
+    let rows: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let rows = rows.as_array().unwrap();
+    assert_eq!(rows.len(), 6);
+    assert_eq!(rows[0]["workload"], "stream");
+    assert_eq!(rows[0]["policy"], "gto");
+    assert!(rows[0]["cycles"].as_u64().unwrap() > 0);
+    assert_eq!(rows[2]["status"], "failed");
+    assert!(rows[2]["error"].as_str().unwrap().starts_with("deadlock"));
+    let table = gpusched(&["sweep", "collect", a_s, "--csv"]).stdout;
+    // A lost result runs again, alone; so does a damaged one.
+    let m: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(a.join("sweep.json")).unwrap()).unwrap();
+    let key = |i: usize| m["points"][i][1].as_str().unwrap().to_string();
+    let file = |i: usize| a.join("points").join(format!("{}.json", key(i)));
+    std::fs::remove_file(file(1)).unwrap();
+    let damaged =
+        std::fs::read_to_string(file(3))
+            .unwrap()
+            .replacen("\"cycles\": ", "\"cycles\": 1", 1);
+    std::fs::write(file(3), damaged).unwrap();
+    let o = gpusched(&["sweep", "run", s, "--out", a_s]);
+    let t = text(&o);
+    assert!(
+        t.contains("damaged (its digest does not match its content)"),
+        "{t}"
+    );
+    assert!(t.contains("6 points: 2 run, 4 cached, 2 failed"), "{t}");
+    assert_eq!(gpusched(&["sweep", "collect", a_s, "--csv"]).stdout, table);
+    // Two shards into one directory give the same table, bit for bit.
+    let o = gpusched(&["sweep", "run", s, "--out", b_s, "--shard", "1/2"]);
+    assert!(
+        text(&o).contains("3 points (shard 1/2 of 6)"),
+        "{}",
+        text(&o)
+    );
+    let o = gpusched(&["sweep", "status", b_s]);
+    assert!(
+        text(&o).contains("6 points: 2 done, 1 failed, 3 missing"),
+        "{}",
+        text(&o)
+    );
+    let o = gpusched(&["sweep", "collect", b_s, "--csv"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        text(&o).contains("3 missing (points 0, 2, 4)"),
+        "{}",
+        text(&o)
+    );
+    gpusched(&["sweep", "run", s, "--out", b_s, "--shard", "0/2"]);
+    assert_eq!(gpusched(&["sweep", "collect", b_s, "--csv"]).stdout, table);
+    // Another spec's directory is refused unless --force.
+    let other = dir.path().join("o.toml");
+    std::fs::write(&other, spec_text.replace("name = \"t\"", "name = \"u\"")).unwrap();
+    let o = gpusched(&["sweep", "run", other.to_str().unwrap(), "--out", a_s]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        text(&o).contains("holds the results of another spec (`t`)"),
+        "{}",
+        text(&o)
+    );
+    let o = gpusched(&[
+        "sweep",
+        "run",
+        other.to_str().unwrap(),
+        "--out",
+        a_s,
+        "--force",
+    ]);
+    assert!(text(&o).contains("0 run, 6 cached"), "{}", text(&o));
+    // Bad shard, bad directory, bad spec.
+    let o = gpusched(&["sweep", "run", s, "--shard", "2/2"]);
+    assert!(
+        text(&o).contains("expected I/N with 0 <= I < N"),
+        "{}",
+        text(&o)
+    );
+    let o = gpusched(&["sweep", "collect", dir.path().to_str().unwrap()]);
+    assert!(
+        text(&o).contains("is it a sweep's output directory?"),
+        "{}",
+        text(&o)
+    );
+    std::fs::write(&other, spec_text.replace("\"compute\"", "\"computer\"")).unwrap();
+    let o = gpusched(&["sweep", "run", other.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        text(&o).contains("o.toml:3: unknown workload `computer`"),
+        "{}",
+        text(&o)
+    );
+}

@@ -27,6 +27,7 @@ pub mod lint;
 pub mod regress;
 pub mod repro;
 pub mod sim;
+pub mod sweep;
 pub mod trace;
 pub mod workloads;
 
