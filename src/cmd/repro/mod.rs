@@ -11,18 +11,17 @@
 mod chart;
 mod table;
 
-use super::sim::{load_config, open_workload};
+use super::sim::load_config;
+use super::sweep::spec::Spec;
+use super::sweep::{results as sweep_results, run_spec};
 use anyhow::{bail, Context, Result};
 use clap::{Args, ValueEnum};
 use gpusim::analysis::elf::RecalcPolicy;
 use gpusim::blocks::warp_arbiter::Policy;
-use gpusim::gpu::{Gpu, Report, SimError, SimOptions, IPREFETCH_THRESHOLD};
-use indicatif::{ProgressBar, ProgressStyle};
+use gpusim::gpu::{SimOptions, IPREFETCH_THRESHOLD};
 use serde::Serialize;
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Mutex;
 
 /// Experiments `repro` knows.
 #[derive(Clone, Copy, Debug, ValueEnum)]
@@ -77,7 +76,11 @@ pub struct Column {
     pub recalc: &'static str,
     /// ELF's merged-load boundary: `>` (the thesis's) or `>=` (spec A-6); `-` without ELF.
     pub merge: &'static str,
+    /// The `gpusched sim` options of the column (the sweep's policy).
+    pub args: &'static str,
+    /// The options `args` must resolve to (the unit tests compare them).
     #[serde(skip)]
+    #[allow(dead_code)]
     opts: SimOptions,
 }
 
@@ -90,10 +93,11 @@ pub fn columns() -> Vec<Column> {
         paired_issue: true,
         ..SimOptions::default()
     };
-    let col = |name, label, thesis, opts: SimOptions| Column {
+    let col = |name, label, thesis, args, opts: SimOptions| Column {
         name,
         label,
         thesis,
+        args,
         issue: if opts.elf || opts.paired_issue {
             "paired"
         } else {
@@ -117,11 +121,18 @@ pub fn columns() -> Vec<Column> {
         opts,
     };
     vec![
-        col("gto", "GTO (baseline)", Some(0.0), gto.clone()),
+        col(
+            "gto",
+            "GTO (baseline)",
+            Some(0.0),
+            "--warp-sched gto --paired-issue",
+            gto.clone(),
+        ),
         col(
             "two_level",
             "2-LV",
             Some(-3.2),
+            "--warp-sched two-level --paired-issue",
             SimOptions {
                 warp_sched: Policy::TwoLevel,
                 ..gto.clone()
@@ -131,6 +142,7 @@ pub fn columns() -> Vec<Column> {
             "newcar",
             "NewCAR",
             Some(2.5),
+            "--warp-sched gto --paired-issue --newcar",
             SimOptions {
                 newcar: true,
                 ..gto.clone()
@@ -140,6 +152,7 @@ pub fn columns() -> Vec<Column> {
             "iprefetch",
             "I-prefetch",
             Some(4.9),
+            "--warp-sched gto --paired-issue --iprefetch 16",
             SimOptions {
                 iprefetch: IPREFETCH_THRESHOLD,
                 ..gto.clone()
@@ -149,16 +162,24 @@ pub fn columns() -> Vec<Column> {
             "elf",
             "ELF",
             Some(4.1),
+            "--warp-sched elf",
             SimOptions {
                 elf: true,
                 ..SimOptions::default()
             },
         ),
-        col("elf++", "ELF++", Some(11.9), SimOptions::elf_plus_plus()),
+        col(
+            "elf++",
+            "ELF++",
+            Some(11.9),
+            "--warp-sched elf++",
+            SimOptions::elf_plus_plus(),
+        ),
         col(
             "elf++_consistent",
             "ELF++, consistent recalc (spec A-2)",
             None,
+            "--warp-sched elf++ --elf-recalc consistent",
             SimOptions {
                 elf_recalc: RecalcPolicy::Consistent,
                 ..SimOptions::elf_plus_plus()
@@ -168,6 +189,7 @@ pub fn columns() -> Vec<Column> {
             "elf++_merge_ge",
             "ELF++, merge boundary >= (spec A-6)",
             None,
+            "--warp-sched elf++ --elf-merge ge",
             SimOptions {
                 elf_merge_ge: true,
                 ..SimOptions::elf_plus_plus()
@@ -177,6 +199,7 @@ pub fn columns() -> Vec<Column> {
             "gto_sequential",
             "GTO, sequential issue (GPGPU-Sim's)",
             None,
+            "--warp-sched gto",
             SimOptions::default(),
         ),
     ]
@@ -263,19 +286,33 @@ fn rate(misses: u64, reads: u64) -> f64 {
     }
 }
 
-fn cell(r: &Report) -> Cell {
-    let c = &r.counters;
-    let reads = |k: &gpusim::gpu::stats::CacheCounts| k.hits + k.hit_reserved + k.misses;
-    Cell {
-        cycles: c.cycles,
-        ipc: r.ipc,
+/// The figures of one run from its report (`gpusched sim --json`).
+fn cell(r: &serde_json::Value) -> Result<Cell> {
+    let n = |path: &str| -> Result<u64> {
+        path.split('.')
+            .try_fold(r, |v, k| v.get(k))
+            .and_then(|v| v.as_u64())
+            .ok_or_else(|| anyhow::anyhow!("a report without `{path}`"))
+    };
+    let reads =
+        |k: &str| -> Result<u64> {
+            Ok(n(&format!("{k}.hits"))?
+                + n(&format!("{k}.hit_reserved"))?
+                + n(&format!("{k}.misses"))?)
+        };
+    let cycles = n("cycles")?;
+    Ok(Cell {
+        cycles,
+        ipc: r["ipc"]
+            .as_f64()
+            .ok_or_else(|| anyhow::anyhow!("a report without `ipc`"))?,
         speedup: 0.0,
-        l1d_miss_rate: rate(c.l1d.misses, reads(&c.l1d)),
-        l1i_miss_rate: rate(c.l1i.misses, reads(&c.l1i)),
-        l1d_fails: c.l1d.fails,
-        lsu_blocked: c.stalls.lsu_blocked,
-        dram_bytes_per_cycle: c.dram.bytes as f64 / c.cycles.max(1) as f64,
-    }
+        l1d_miss_rate: rate(n("l1d.misses")?, reads("l1d")?),
+        l1i_miss_rate: rate(n("l1i.misses")?, reads("l1i")?),
+        l1d_fails: n("l1d.fails")?,
+        lsu_blocked: n("stalls.lsu_blocked")?,
+        dram_bytes_per_cycle: n("dram.bytes")? as f64 / cycles.max(1) as f64,
+    })
 }
 
 /// Geometric mean of `xs` (1.0 when empty).
@@ -292,51 +329,80 @@ pub fn geomean(xs: impl Iterator<Item = f64>) -> f64 {
     }
 }
 
-/// Runs the experiment: every workload under every column, `jobs` simulations at a time.
+/// The experiment as a sweep spec: every workload (suite names, trace directories made
+/// absolute) under every column on `config` (a file made absolute), at `size`.
+fn spec_text(config: &str, workloads: &[(String, Option<PathBuf>)], size: &str) -> Result<String> {
+    let config = if gpusim::config::GpuConfig::preset(config).is_ok() {
+        config.to_string()
+    } else {
+        std::fs::canonicalize(config)
+            .with_context(|| format!("--config {config}"))?
+            .display()
+            .to_string()
+    };
+    let mut names = vec![];
+    for (n, dir) in workloads {
+        names.push(match dir {
+            Some(d) => format!(
+                "trace:{}",
+                std::fs::canonicalize(d)
+                    .with_context(|| format!("{}", d.display()))?
+                    .display()
+            ),
+            None => n.clone(),
+        });
+    }
+    let quoted = |xs: &[String]| {
+        xs.iter()
+            .map(|x| format!("{x:?}"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let mut t = format!(
+        "# gpusched repro elf as a sweep (`gpusched sweep run` runs it too)\n[sweep]\nname = \"repro-elf\"\nworkloads = [{}]\nsizes = [{size:?}]\nconfigs = [{config:?}]\nmetrics = [\"cycles\", \"ipc\"]\n",
+        quoted(&names)
+    );
+    for c in columns() {
+        t.push_str(&format!(
+            "\n[[policy]]\nname = {:?}\nargs = {:?}\n",
+            c.name, c.args
+        ));
+    }
+    Ok(t)
+}
+
+/// Runs the experiment through the sweep engine (results cached in `out/sweep`, so a second
+/// run simulates nothing), `jobs` simulations at a time: one row of cells per workload.
 /// Deterministic: the same inputs give the same results whatever `jobs` is.
 fn run_all(
-    cfg: &gpusim::config::GpuConfig,
+    config: &str,
     workloads: &[(String, Option<PathBuf>)],
     size: &str,
     jobs: usize,
+    out: &std::path::Path,
 ) -> Result<Vec<Vec<Cell>>> {
-    let cols = columns();
-    let tasks: Vec<(usize, usize)> = (0..workloads.len())
-        .flat_map(|w| (0..cols.len()).map(move |c| (w, c)))
-        .collect();
-    let bar = ProgressBar::new(tasks.len() as u64);
-    bar.set_style(
-        ProgressStyle::with_template("repro elf [{bar:30}] {pos}/{len} runs, {elapsed} ({msg})")
-            .expect("valid template")
-            .progress_chars("=> "),
-    );
-    let next = AtomicUsize::new(0);
-    let results: Mutex<Vec<Option<Result<Report, String>>>> = Mutex::new(vec![None; tasks.len()]);
-    std::thread::scope(|s| {
-        for _ in 0..jobs.max(1) {
-            s.spawn(|| loop {
-                let i = next.fetch_add(1, Ordering::Relaxed);
-                let Some(&(w, c)) = tasks.get(i) else { break };
-                let (name, dir) = &workloads[w];
-                bar.set_message(format!("{name} {}", cols[c].name));
-                let r = (|| -> Result<Report, SimError> {
-                    let mut wl = open_workload(dir.as_ref(), Some(name), size)?;
-                    let mut gpu = Gpu::golden(cfg, cols[c].opts.clone())?;
-                    gpu.run(wl.as_mut(), &mut |_| {})
-                })()
-                .map_err(|e| format!("{name} under {}: {e}", cols[c].name));
-                results.lock().expect("no panics")[i] = Some(r);
-                bar.inc(1);
-            });
-        }
-    });
-    bar.finish_and_clear();
-    let results = results.into_inner().expect("no panics");
+    let text = spec_text(config, workloads, size)?;
+    let spec_path = out.join("elf.sweep.toml");
+    std::fs::write(&spec_path, &text)
+        .with_context(|| format!("writing {}", spec_path.display()))?;
+    let spec = Spec::parse(&text, &spec_path)?;
+    let dir = out.join("sweep");
+    // The directory is this experiment's own: a different size or workload list replaces the
+    // manifest (results are keyed by content, so none is taken for another's).
+    run_spec(&spec, &dir, jobs, (0, 1), true)?;
+    let (_, results) = sweep_results(&dir)?;
+    let ncols = columns().len();
     let mut table = vec![vec![]; workloads.len()];
-    for (&(w, _), r) in tasks.iter().zip(results) {
-        match r.expect("every task ran") {
-            Ok(rep) => table[w].push(cell(&rep)),
-            Err(e) => bail!(e),
+    for (p, r) in spec.points.iter().zip(results) {
+        let r = r.ok_or_else(|| anyhow::anyhow!("point {} has no result", p.index))?;
+        match (&r.report, &r.error) {
+            (Some(rep), _) => table[p.index / ncols].push(cell(rep)?),
+            (None, e) => bail!(
+                "{} under {}: {}",
+                p.workload.name(),
+                p.policy.name,
+                e.clone().unwrap_or_default()
+            ),
         }
     }
     Ok(table)
@@ -377,7 +443,14 @@ pub fn run(a: ReproArgs) -> Result<ExitCode> {
     let jobs = a
         .jobs
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
-    let table = run_all(&cfg, &workloads, &a.size, jobs)?;
+    if a.out.exists() && !a.out.is_dir() {
+        bail!(
+            "{}: exists and is not a directory (--out names a directory)",
+            a.out.display()
+        );
+    }
+    std::fs::create_dir_all(&a.out).with_context(|| format!("creating {}", a.out.display()))?;
+    let table = run_all(&a.config, &workloads, &a.size, jobs, &a.out)?;
     // GB/s over MHz: 10^9 B/s / 10^6 cycles/s = 10^3 B per core cycle per (GB/s / MHz).
     let peak = cfg.dram.computed_gbps() * 1e3 / cfg.sm.core_clock_mhz;
     let cols = columns();
@@ -429,13 +502,6 @@ pub fn run(a: ReproArgs) -> Result<ExitCode> {
         columns: cols,
         rows,
     };
-    if a.out.exists() && !a.out.is_dir() {
-        bail!(
-            "{}: exists and is not a directory (--out names a directory)",
-            a.out.display()
-        );
-    }
-    std::fs::create_dir_all(&a.out).with_context(|| format!("creating {}", a.out.display()))?;
     let md = table::markdown(&results);
     let json = serde_json::to_string_pretty(&results)?;
     let svg = chart::svg(&results)?;
@@ -450,4 +516,23 @@ pub fn run(a: ReproArgs) -> Result<ExitCode> {
         outln!("\nwrote {}/elf.md, elf.json, elf.svg", a.out.display());
     }
     Ok(ExitCode::SUCCESS)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every column's sweep options resolve to exactly the options it stands for.
+    #[test]
+    fn each_column_args_resolve_to_its_options() {
+        for c in columns() {
+            let policy = crate::cmd::sweep::spec::Policy {
+                name: c.name.into(),
+                args: c.args.into(),
+            };
+            let run = crate::cmd::sweep::spec::policy_args(&policy, "gtx480").unwrap();
+            let (_, opts, _) = run.resolve().unwrap();
+            assert_eq!(format!("{opts:?}"), format!("{:?}", c.opts), "{}", c.name);
+        }
+    }
 }

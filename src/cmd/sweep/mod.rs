@@ -155,15 +155,30 @@ fn simulate(p: &Point) -> std::result::Result<serde_json::Value, String> {
     go().map_err(|e| format!("{e:#}"))
 }
 
-fn run_sweep(a: RunArgs) -> Result<ExitCode> {
-    let spec = Spec::load(&a.spec)?;
-    let out = a
-        .out
-        .clone()
-        .unwrap_or_else(|| PathBuf::from(format!("sweep-{}", spec.name)));
-    let keys = keys(&spec)?;
-    Manifest::new(&spec, keys.clone()).write(&out, a.force)?;
-    let (shard, shards) = a.shard.unwrap_or((0, 1));
+/// What a run of a sweep did.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Ran {
+    /// Points of the shard.
+    pub points: usize,
+    /// Simulated now.
+    pub run: usize,
+    /// Found done.
+    pub cached: usize,
+    /// Failed (now or before).
+    pub failed: usize,
+}
+
+/// Runs the points of `spec` in shard `(shard, shards)` that `out` does not hold yet, `jobs`
+/// at a time, with a progress bar; refuses a directory of another spec unless `force`.
+pub fn run_spec(
+    spec: &Spec,
+    out: &Path,
+    jobs: usize,
+    (shard, shards): (usize, usize),
+    force: bool,
+) -> Result<Ran> {
+    let keys = keys(spec)?;
+    Manifest::new(spec, keys.clone()).write(out, force)?;
     let mine: Vec<usize> = (0..spec.points.len())
         .filter(|i| i % shards == shard)
         .collect();
@@ -171,7 +186,7 @@ fn run_sweep(a: RunArgs) -> Result<ExitCode> {
     let mut todo = vec![];
     let (mut cached, mut cached_failed) = (0, 0);
     for &i in &mine {
-        match PointResult::read(&out, &keys[i]) {
+        match PointResult::read(out, &keys[i]) {
             Ok(Some(r)) => {
                 cached += 1;
                 cached_failed += r.error.is_some() as usize;
@@ -183,10 +198,6 @@ fn run_sweep(a: RunArgs) -> Result<ExitCode> {
             }
         }
     }
-    let jobs = a
-        .jobs
-        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
-        .max(1);
     let bar = ProgressBar::new(mine.len() as u64);
     bar.set_style(
         ProgressStyle::with_template(
@@ -203,7 +214,7 @@ fn run_sweep(a: RunArgs) -> Result<ExitCode> {
     let next = AtomicUsize::new(0);
     let write_error: Mutex<Option<anyhow::Error>> = Mutex::new(None);
     std::thread::scope(|s| {
-        for _ in 0..jobs.min(todo.len().max(1)) {
+        for _ in 0..jobs.max(1).min(todo.len().max(1)) {
             s.spawn(|| loop {
                 let k = next.fetch_add(1, Ordering::Relaxed);
                 let Some(&i) = todo.get(k) else { break };
@@ -217,7 +228,7 @@ fn run_sweep(a: RunArgs) -> Result<ExitCode> {
                     outcome,
                     t.elapsed().as_secs_f64(),
                 );
-                if let Err(e) = r.write(&out) {
+                if let Err(e) = r.write(out) {
                     write_error.lock().expect("no panics").get_or_insert(e);
                     break;
                 }
@@ -233,19 +244,41 @@ fn run_sweep(a: RunArgs) -> Result<ExitCode> {
     if let Some(e) = write_error.into_inner().expect("no panics") {
         return Err(e);
     }
-    let (ran, cached, failed) = counts.into_inner().expect("no panics");
+    let (run, cached, failed) = counts.into_inner().expect("no panics");
+    Ok(Ran {
+        points: mine.len(),
+        run,
+        cached,
+        failed,
+    })
+}
+
+fn run_sweep(a: RunArgs) -> Result<ExitCode> {
+    let spec = Spec::load(&a.spec)?;
+    let out = a
+        .out
+        .clone()
+        .unwrap_or_else(|| PathBuf::from(format!("sweep-{}", spec.name)));
+    let jobs = a
+        .jobs
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    let (shard, shards) = a.shard.unwrap_or((0, 1));
+    let r = run_spec(&spec, &out, jobs, (shard, shards), a.force)?;
     eprintln!(
-        "sweep {}: {} points{}: {ran} run, {cached} cached, {failed} failed; results in {}",
+        "sweep {}: {} points{}: {} run, {} cached, {} failed; results in {}",
         spec.name,
-        mine.len(),
+        r.points,
         if shards > 1 {
             format!(" (shard {shard}/{shards} of {})", spec.points.len())
         } else {
             String::new()
         },
+        r.run,
+        r.cached,
+        r.failed,
         out.display()
     );
-    Ok(if failed > 0 {
+    Ok(if r.failed > 0 {
         ExitCode::from(1)
     } else {
         ExitCode::SUCCESS
@@ -253,7 +286,7 @@ fn run_sweep(a: RunArgs) -> Result<ExitCode> {
 }
 
 /// Every point of the sweep in `dir` with its result, if there is a sound one.
-fn results(dir: &Path) -> Result<(Manifest, Vec<Option<PointResult>>)> {
+pub fn results(dir: &Path) -> Result<(Manifest, Vec<Option<PointResult>>)> {
     let m = Manifest::read(dir)?;
     let mut out = vec![];
     for (_, key) in &m.points {

@@ -148,7 +148,7 @@ struct PolicyParser {
 }
 
 /// The `gpusched sim` options of `policy` on configuration `config`.
-fn policy_args(policy: &Policy, config: &str) -> Result<RunArgs> {
+pub fn policy_args(policy: &Policy, config: &str) -> Result<RunArgs> {
     let words: Vec<&str> = policy.args.split_whitespace().collect();
     if words.iter().any(|w| w.starts_with("--config")) {
         bail!("--config is the `configs` axis, not a policy option");

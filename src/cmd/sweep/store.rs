@@ -279,6 +279,9 @@ mod tests {
         assert!(format!("{e:#}").contains("damaged"), "{e:#}");
         std::fs::write(&p, "{ not json").unwrap();
         let e = PointResult::read(dir.path(), "k").unwrap_err();
-        assert!(format!("{e:#}").contains("damaged (not a point result)"), "{e:#}");
+        assert!(
+            format!("{e:#}").contains("damaged (not a point result)"),
+            "{e:#}"
+        );
     }
 }
