@@ -1044,3 +1044,81 @@ args = "--warp-sched lrr --watchdog 1"
         text(&o)
     );
 }
+
+#[test]
+fn sweep_slurm_writes_a_job_array_script() {
+    let dir = tempfile::tempdir().unwrap();
+    let spec = dir.path().join("s.toml");
+    std::fs::write(
+        &spec,
+        "[sweep]\nname = \"t\"\nworkloads = [\"stream\", \"compute\", \"his\"]\n\n\
+         [[policy]]\nname = \"gto\"\nargs = \"--warp-sched gto\"\n\n\
+         [[policy]]\nname = \"lrr\"\nargs = \"--warp-sched lrr\"\n",
+    )
+    .unwrap();
+    let out = dir.path().join("out");
+    let (s, o) = (spec.to_str().unwrap(), out.to_str().unwrap());
+    let args = [
+        "sweep",
+        "slurm",
+        s,
+        "--out",
+        o,
+        "--shards",
+        "3",
+        "--max-parallel",
+        "2",
+        "--partition",
+        "short",
+        "--time",
+        "1:00:00",
+        "--mem",
+        "2G",
+    ];
+    let r = gpusched(&args);
+    assert!(r.status.success(), "{}", text(&r));
+    let script = std::fs::read_to_string(out.join("slurm/sweep.sbatch")).unwrap();
+    for want in [
+        "#!/bin/bash\n",
+        "#SBATCH --array=0-2%2\n",
+        "#SBATCH --partition=short\n",
+        "#SBATCH --time=1:00:00\n",
+        "#SBATCH --mem=2G\n",
+        "#SBATCH --cpus-per-task=1\n",
+        "sweep run ",
+        "--shard \"${SLURM_ARRAY_TASK_ID}/3\" -j 1\n",
+    ] {
+        assert!(script.contains(want), "{want:?} not in:\n{script}");
+    }
+    assert!(script.contains(&format!("#SBATCH --output={o}/slurm/task-%a.out")));
+    // The manifest is written at once: status knows the points before any task ran.
+    let st = gpusched(&["sweep", "status", o]);
+    assert!(
+        text(&st).contains("6 points: 0 done, 0 failed, 6 missing"),
+        "{}",
+        text(&st)
+    );
+    // No sbatch: say what to install.
+    let r = Command::new(env!("CARGO_BIN_EXE_gpusched"))
+        .args(args)
+        .arg("--submit")
+        .env("PATH", dir.path())
+        .output()
+        .unwrap();
+    assert_eq!(r.status.code(), Some(2));
+    assert!(
+        text(&r).contains("sbatch not found: install Slurm's client"),
+        "{}",
+        text(&r)
+    );
+    // A value that would break the script.
+    let mut bad = args.to_vec();
+    bad[12] = "1:00 #x";
+    let r = gpusched(&bad);
+    assert_eq!(r.status.code(), Some(2));
+    assert!(
+        text(&r).contains("--time `1:00 #x`: expected one word"),
+        "{}",
+        text(&r)
+    );
+}

@@ -2,8 +2,9 @@
 //! ([`spec`]), run point by point with every result kept on disk under a key of everything
 //! that determines it ([`store`]): an interrupted sweep resumes where it stopped, an unchanged
 //! point is never simulated twice, and shards of one sweep can run on different machines
-//! (`--shard i/n`) into one shared directory.
+//! (`--shard i/n`) into one shared directory, by hand or as a Slurm job array ([`slurm`]).
 
+pub mod slurm;
 pub mod spec;
 pub mod store;
 
@@ -35,6 +36,9 @@ enum SweepCommand {
     /// Merge a sweep's results into one table (text, CSV or JSON), reporting missing and
     /// failed points.
     Collect(CollectArgs),
+    /// Write (and with --submit, submit) a Slurm job array whose tasks run the shards of a
+    /// spec into one shared directory.
+    Slurm(slurm::SlurmArgs),
 }
 
 #[derive(Args)]
@@ -96,11 +100,12 @@ pub fn run(a: SweepArgs) -> Result<ExitCode> {
         SweepCommand::Run(r) => run_sweep(r),
         SweepCommand::Status(s) => status(s),
         SweepCommand::Collect(c) => collect(c),
+        SweepCommand::Slurm(s) => slurm::run(s),
     }
 }
 
 /// The key of every point of `spec`.
-fn keys(spec: &Spec) -> Result<Vec<String>> {
+pub fn keys(spec: &Spec) -> Result<Vec<String>> {
     let exe = std::env::current_exe().context("locating the gpusched executable")?;
     let exe = store::file_sha256(&exe)?;
     let mut traces: HashMap<PathBuf, Vec<(String, String)>> = HashMap::new();
