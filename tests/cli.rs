@@ -29,6 +29,13 @@ fn text(o: &Output) -> String {
     )
 }
 
+/// Asserts that `o`'s output (stdout and stderr) contains `want`, showing it otherwise.
+#[track_caller]
+fn says(o: &Output, want: &str) {
+    let t = text(o);
+    assert!(t.contains(want), "{want:?} not in:\n{t}");
+}
+
 #[test]
 fn gen_check_passes_on_the_committed_rtl_out() {
     let o = gpusched(&["gen", "--check"]);
@@ -939,18 +946,10 @@ args = "--warp-sched lrr --watchdog 1"
     // Every point runs; the stuck ones are recorded as failed and do not stop the others.
     let o = gpusched(&["sweep", "run", s, "--out", a_s, "-j", "2"]);
     assert_eq!(o.status.code(), Some(1), "{}", text(&o));
-    assert!(
-        text(&o).contains("6 points: 6 run, 0 cached, 2 failed"),
-        "{}",
-        text(&o)
-    );
+    says(&o, "6 points: 6 run, 0 cached, 2 failed");
     // Nothing runs twice.
     let o = gpusched(&["sweep", "run", s, "--out", a_s]);
-    assert!(
-        text(&o).contains("6 points: 0 run, 6 cached, 2 failed"),
-        "{}",
-        text(&o)
-    );
+    says(&o, "6 points: 0 run, 6 cached, 2 failed");
     let o = gpusched(&["sweep", "collect", a_s, "--json"]);
     assert!(o.status.success(), "{}", text(&o));
     let rows: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
@@ -983,24 +982,12 @@ args = "--warp-sched lrr --watchdog 1"
     assert_eq!(gpusched(&["sweep", "collect", a_s, "--csv"]).stdout, table);
     // Two shards into one directory give the same table, bit for bit.
     let o = gpusched(&["sweep", "run", s, "--out", b_s, "--shard", "1/2"]);
-    assert!(
-        text(&o).contains("3 points (shard 1/2 of 6)"),
-        "{}",
-        text(&o)
-    );
+    says(&o, "3 points (shard 1/2 of 6)");
     let o = gpusched(&["sweep", "status", b_s]);
-    assert!(
-        text(&o).contains("6 points: 2 done, 1 failed, 3 missing"),
-        "{}",
-        text(&o)
-    );
+    says(&o, "6 points: 2 done, 1 failed, 3 missing");
     let o = gpusched(&["sweep", "collect", b_s, "--csv"]);
     assert_eq!(o.status.code(), Some(1));
-    assert!(
-        text(&o).contains("3 missing (points 0, 2, 4)"),
-        "{}",
-        text(&o)
-    );
+    says(&o, "3 missing (points 0, 2, 4)");
     gpusched(&["sweep", "run", s, "--out", b_s, "--shard", "0/2"]);
     assert_eq!(gpusched(&["sweep", "collect", b_s, "--csv"]).stdout, table);
     // Another spec's directory is refused unless --force.
@@ -1008,11 +995,7 @@ args = "--warp-sched lrr --watchdog 1"
     std::fs::write(&other, spec_text.replace("name = \"t\"", "name = \"u\"")).unwrap();
     let o = gpusched(&["sweep", "run", other.to_str().unwrap(), "--out", a_s]);
     assert_eq!(o.status.code(), Some(2));
-    assert!(
-        text(&o).contains("holds the results of another spec (`t`)"),
-        "{}",
-        text(&o)
-    );
+    says(&o, "holds the results of another spec (`t`)");
     let o = gpusched(&[
         "sweep",
         "run",
@@ -1021,28 +1004,16 @@ args = "--warp-sched lrr --watchdog 1"
         a_s,
         "--force",
     ]);
-    assert!(text(&o).contains("0 run, 6 cached"), "{}", text(&o));
+    says(&o, "0 run, 6 cached");
     // Bad shard, bad directory, bad spec.
     let o = gpusched(&["sweep", "run", s, "--shard", "2/2"]);
-    assert!(
-        text(&o).contains("expected I/N with 0 <= I < N"),
-        "{}",
-        text(&o)
-    );
+    says(&o, "expected I/N with 0 <= I < N");
     let o = gpusched(&["sweep", "collect", dir.path().to_str().unwrap()]);
-    assert!(
-        text(&o).contains("is it a sweep's output directory?"),
-        "{}",
-        text(&o)
-    );
+    says(&o, "is it a sweep's output directory?");
     std::fs::write(&other, spec_text.replace("\"compute\"", "\"computer\"")).unwrap();
     let o = gpusched(&["sweep", "run", other.to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(2));
-    assert!(
-        text(&o).contains("o.toml:3: unknown workload `computer`"),
-        "{}",
-        text(&o)
-    );
+    says(&o, "o.toml:3: unknown workload `computer`");
 }
 
 #[test]
@@ -1093,11 +1064,7 @@ fn sweep_slurm_writes_a_job_array_script() {
     assert!(script.contains(&format!("#SBATCH --output={o}/slurm/task-%a.out")));
     // The manifest is written at once: status knows the points before any task ran.
     let st = gpusched(&["sweep", "status", o]);
-    assert!(
-        text(&st).contains("6 points: 0 done, 0 failed, 6 missing"),
-        "{}",
-        text(&st)
-    );
+    says(&st, "6 points: 0 done, 0 failed, 6 missing");
     // No sbatch: say what to install.
     let r = Command::new(env!("CARGO_BIN_EXE_gpusched"))
         .args(args)
@@ -1106,19 +1073,11 @@ fn sweep_slurm_writes_a_job_array_script() {
         .output()
         .unwrap();
     assert_eq!(r.status.code(), Some(2));
-    assert!(
-        text(&r).contains("sbatch not found: install Slurm's client"),
-        "{}",
-        text(&r)
-    );
+    says(&r, "sbatch not found: install Slurm's client");
     // A value that would break the script.
     let mut bad = args.to_vec();
     bad[12] = "1:00 #x";
     let r = gpusched(&bad);
     assert_eq!(r.status.code(), Some(2));
-    assert!(
-        text(&r).contains("--time `1:00 #x`: expected one word"),
-        "{}",
-        text(&r)
-    );
+    says(&r, "--time `1:00 #x`: expected one word");
 }
