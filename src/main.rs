@@ -66,9 +66,7 @@ fn main() -> ExitCode {
     // What is still buffered for standard output must reach it, or be an error.
     let result = result.and_then(|code| {
         use std::io::Write;
-        std::io::stdout()
-            .flush()
-            .map_err(|e| anyhow::Error::new(e).context("writing to standard output"))?;
+        std::io::stdout().flush().map_err(cmd::StdoutError)?;
         Ok(code)
     });
     match result {
@@ -83,11 +81,12 @@ fn main() -> ExitCode {
     }
 }
 
-/// Whether `e` comes from writing to a pipe whose reader has closed it.
+/// Whether `e` comes from writing to standard output when its reader has closed the pipe
+/// (not any other broken pipe, such as an output file that is a FIFO).
 fn is_broken_pipe(e: &anyhow::Error) -> bool {
     e.chain().any(|c| {
-        c.downcast_ref::<std::io::Error>()
-            .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+        c.downcast_ref::<cmd::StdoutError>()
+            .is_some_and(|s| s.0.kind() == std::io::ErrorKind::BrokenPipe)
     })
 }
 

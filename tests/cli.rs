@@ -980,6 +980,8 @@ args = "--warp-sched lrr --watchdog 1"
     );
     assert!(t.contains("6 points: 2 run, 4 cached, 2 failed"), "{t}");
     assert_eq!(gpusched(&["sweep", "collect", a_s, "--csv"]).stdout, table);
+    let o = gpusched(&["sweep", "run", s, "--out", a_s, "--retry-failed"]);
+    says(&o, "6 points: 2 run, 4 cached, 2 failed");
     // Two shards into one directory give the same table, bit for bit.
     let o = gpusched(&["sweep", "run", s, "--out", b_s, "--shard", "1/2"]);
     says(&o, "3 points (shard 1/2 of 6)");
@@ -1074,6 +1076,13 @@ fn sweep_slurm_writes_a_job_array_script() {
         .unwrap();
     assert_eq!(r.status.code(), Some(2));
     says(&r, "sbatch not found: install Slurm's client");
+    // A directory Slurm's --output cannot take as it is.
+    let spaced = dir.path().join("a b");
+    let mut bad = args.to_vec();
+    bad[4] = spaced.to_str().unwrap();
+    let r = gpusched(&bad);
+    assert_eq!(r.status.code(), Some(2));
+    says(&r, "a Slurm output directory must not hold spaces");
     // A value that would break the script.
     let mut bad = args.to_vec();
     bad[12] = "1:00 #x";

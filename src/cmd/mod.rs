@@ -33,13 +33,25 @@ pub mod workloads;
 
 use std::path::PathBuf;
 
+/// A failed write to standard output (`main` tells a closed pipe from other errors by it).
+#[derive(Debug)]
+pub struct StdoutError(pub std::io::Error);
+
+impl std::fmt::Display for StdoutError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "writing to standard output: {}", self.0)
+    }
+}
+
+impl std::error::Error for StdoutError {}
+
 /// Writes `args` to standard output; the error names standard output and keeps the OS reason.
 pub fn write_stdout(args: std::fmt::Arguments) -> anyhow::Result<()> {
     use std::io::Write;
     std::io::stdout()
         .lock()
         .write_fmt(args)
-        .map_err(|e| anyhow::Error::new(e).context("writing to standard output"))
+        .map_err(|e| StdoutError(e).into())
 }
 
 /// Default output directory of `gen`: `rtl-out/` at the repository root when run from the

@@ -4,13 +4,15 @@
 //!
 //! Memory per warp: the chunk being issued, the next one, and any chunk a load still in flight
 //! points into (its destination registers are in the chunk's pool) — about
-//! `2 * CHUNK * (24 + 2 * registers + 8 * addresses)` bytes.
+//! `2 * CHUNK * (24 + 2 * registers + 8 * addresses)` bytes. No file stays open between
+//! reads: a refill opens the trace, seeks to the warp's next line, reads a chunk and closes it
+//! (so any number of streamed blocks can be resident).
 
 use super::accelsim::{BlockIndex, KernelTrace, TraceInst};
 use super::kernel::{BlockInsts, WarpInst, WorkloadError};
 use super::sass::OpcodeTable;
 use super::Dim3;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// Instructions read at a time per warp (default).
 pub const CHUNK: usize = 1024;
@@ -27,7 +29,8 @@ struct WarpWindow {
     first: u32,
     insts: Vec<WarpInst>,
     /// Register and address pools; `WarpInst::reg_start`/`addr_start` count from the warp's
-    /// first instruction, `regs[0]` is entry `regs_base`.
+    /// first instruction modulo 2^32 (only differences within the window are used), `regs[0]`
+    /// is entry `regs_base`.
     regs: Vec<u16>,
     regs_base: u32,
     addrs: Vec<u64>,
@@ -37,8 +40,7 @@ struct WarpWindow {
 /// A thread block whose warps stream from their trace (see the module documentation).
 pub struct StreamedBlock {
     id: Dim3,
-    trace: KernelTrace,
-    opcodes: OpcodeTable,
+    path: PathBuf,
     warps: Vec<WarpWindow>,
     scratch: Vec<TraceInst>,
     /// Instructions read at a time per warp.
@@ -54,23 +56,24 @@ impl std::fmt::Debug for StreamedBlock {
     }
 }
 
-fn too_long(what: &str) -> WorkloadError {
+fn too_long(path: &Path, w: usize) -> WorkloadError {
     WorkloadError::Invalid(format!(
-        "a warp of the trace has more than 2^32 {what}, more than the model indexes"
+        "{}: warp {w} has more than 2^32 - 1 instructions, more than the model counts",
+        path.display()
     ))
 }
 
 impl StreamedBlock {
-    /// The block of `index` in the trace file `path` (opened again: the block keeps its own
-    /// reader), read `chunk` instructions (at least 1) at a time per warp.
+    /// The block of `index` in the trace file `path`, read `chunk` instructions (at least 1)
+    /// at a time per warp.
     pub fn open(path: &Path, index: &BlockIndex, chunk: usize) -> Result<Self, WorkloadError> {
-        let trace = KernelTrace::open(path)?;
         let warps = index
             .warps
             .iter()
-            .map(|e| {
+            .enumerate()
+            .map(|(w, e)| {
                 Ok(WarpWindow {
-                    len: u32::try_from(e.insts).map_err(|_| too_long("instructions"))?,
+                    len: u32::try_from(e.insts).map_err(|_| too_long(path, w))?,
                     next_at: e.at,
                     read: 0,
                     first: 0,
@@ -84,8 +87,7 @@ impl StreamedBlock {
             .collect::<Result<_, WorkloadError>>()?;
         Ok(Self {
             id: index.id,
-            trace,
-            opcodes: OpcodeTable::default(),
+            path: path.to_path_buf(),
             warps,
             scratch: vec![],
             chunk: chunk.clamp(1, u32::MAX as usize) as u32,
@@ -126,50 +128,46 @@ impl StreamedBlock {
     /// The destination then source registers of `inst` (an instruction of warp `w`).
     pub fn operands(&self, w: usize, inst: &WarpInst) -> &[u16] {
         let ww = &self.warps[w];
-        let s = (inst.reg_start - ww.regs_base) as usize;
+        let s = inst.reg_start.wrapping_sub(ww.regs_base) as usize;
         &ww.regs[s..s + inst.ndst as usize + inst.nsrc as usize]
     }
 
     /// Per-lane addresses of `inst` (an instruction of warp `w`).
     pub fn addrs(&self, w: usize, inst: &WarpInst) -> &[u64] {
         let ww = &self.warps[w];
-        let s = (inst.addr_start - ww.addrs_base) as usize;
+        let s = inst.addr_start.wrapping_sub(ww.addrs_base) as usize;
         let n = if inst.width > 0 { inst.active() } else { 0 } as usize;
         &ww.addrs[s..s + n]
     }
 
     /// Reads warp `w`'s instructions up to (not including) `end`, a chunk at a time.
     pub fn ensure(&mut self, w: usize, end: u32) -> Result<(), WorkloadError> {
+        if self.warps[w].read >= end.min(self.warps[w].len) {
+            return Ok(());
+        }
+        let mut trace = KernelTrace::open(&self.path)?;
+        let mut opcodes = OpcodeTable::default();
         while self.warps[w].read < end.min(self.warps[w].len) {
             let ww = &self.warps[w];
             let count = (ww.len - ww.read).min(self.chunk) as usize;
             let what = (w, ww.read as usize, ww.len as usize);
-            let at = ww.next_at;
             self.scratch.clear();
-            let next = self.trace.read_insts(at, what, count, &mut self.scratch)?;
-            self.opcodes.update(self.trace.opcodes());
+            let next = trace.read_insts(ww.next_at, what, count, &mut self.scratch)?;
+            opcodes.update(trace.opcodes());
             let ww = &mut self.warps[w];
             ww.next_at = next;
             ww.read += count as u32;
             for i in &self.scratch {
-                let reg_start = ww
-                    .regs_base
-                    .checked_add(ww.regs.len() as u32)
-                    .ok_or_else(|| too_long("registers"))?;
-                let addr_start = u32::try_from(ww.addrs.len())
-                    .ok()
-                    .and_then(|n| ww.addrs_base.checked_add(n))
-                    .ok_or_else(|| too_long("addresses"))?;
                 let width = u8::try_from(i.mem_width).expect("the reader keeps widths below 256");
                 ww.insts.push(WarpInst {
                     pc: u32::try_from(i.pc).expect("the reader keeps PCs below 2^32"),
                     mask: i.mask,
-                    class: self.opcodes.class(i.opcode),
+                    class: opcodes.class(i.opcode),
                     width,
                     ndst: i.dsts.len() as u8,
                     nsrc: i.srcs.len() as u8,
-                    reg_start,
-                    addr_start,
+                    reg_start: ww.regs_base.wrapping_add(ww.regs.len() as u32),
+                    addr_start: ww.addrs_base.wrapping_add(ww.addrs.len() as u32),
                 });
                 ww.regs.extend_from_slice(&i.dsts);
                 ww.regs.extend_from_slice(&i.srcs);
@@ -189,15 +187,18 @@ impl StreamedBlock {
         }
         let drop = (keep_from - ww.first) as usize;
         let (regs, addrs) = match ww.insts.get(drop) {
-            Some(i) => (i.reg_start - ww.regs_base, i.addr_start - ww.addrs_base),
+            Some(i) => (
+                i.reg_start.wrapping_sub(ww.regs_base),
+                i.addr_start.wrapping_sub(ww.addrs_base),
+            ),
             None => (ww.regs.len() as u32, ww.addrs.len() as u32),
         };
         ww.insts.drain(..drop);
         ww.regs.drain(..regs as usize);
         ww.addrs.drain(..addrs as usize);
         ww.first = keep_from;
-        ww.regs_base += regs;
-        ww.addrs_base += addrs;
+        ww.regs_base = ww.regs_base.wrapping_add(regs);
+        ww.addrs_base = ww.addrs_base.wrapping_add(addrs);
     }
 }
 

@@ -352,20 +352,20 @@ fn spec_text(config: &str, workloads: &[(String, Option<PathBuf>)], size: &str) 
             None => n.clone(),
         });
     }
-    let quoted = |xs: &[String]| {
-        xs.iter()
-            .map(|x| format!("{x:?}"))
-            .collect::<Vec<_>>()
-            .join(", ")
-    };
+    // TOML strings (paths may hold any character).
+    let q = |x: &str| toml::Value::String(x.to_string()).to_string();
+    let quoted = |xs: &[String]| xs.iter().map(|x| q(x)).collect::<Vec<_>>().join(", ");
     let mut t = format!(
-        "# gpusched repro elf as a sweep (`gpusched sweep run` runs it too)\n[sweep]\nname = \"repro-elf\"\nworkloads = [{}]\nsizes = [{size:?}]\nconfigs = [{config:?}]\nmetrics = [\"cycles\", \"ipc\"]\n",
-        quoted(&names)
+        "# gpusched repro elf as a sweep (`gpusched sweep run` runs it too)\n[sweep]\nname = \"repro-elf\"\nworkloads = [{}]\nsizes = [{}]\nconfigs = [{}]\nmetrics = [\"cycles\", \"ipc\"]\n",
+        quoted(&names),
+        q(size),
+        q(&config)
     );
     for c in columns() {
         t.push_str(&format!(
-            "\n[[policy]]\nname = {:?}\nargs = {:?}\n",
-            c.name, c.args
+            "\n[[policy]]\nname = {}\nargs = {}\n",
+            q(c.name),
+            q(c.args)
         ));
     }
     Ok(t)
@@ -389,7 +389,11 @@ fn run_all(
     let dir = out.join("sweep");
     // The directory is this experiment's own: a different size or workload list replaces the
     // manifest (results are keyed by content, so none is taken for another's).
-    run_spec(&spec, &dir, jobs, (0, 1), true)?;
+    let how = super::sweep::Policy {
+        force: true,
+        retry_failed: false,
+    };
+    run_spec(&spec, &dir, jobs, (0, 1), how)?;
     let (_, results) = sweep_results(&dir)?;
     let ncols = columns().len();
     let mut table = vec![vec![]; workloads.len()];

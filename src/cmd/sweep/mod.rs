@@ -57,6 +57,10 @@ struct RunArgs {
     /// Write into a directory that holds another spec's results.
     #[arg(long)]
     force: bool,
+    /// Run the points that failed before again (a failure is kept like a result: the model
+    /// is deterministic, so only a transient cause, such as a full disk, makes this useful).
+    #[arg(long)]
+    retry_failed: bool,
 }
 
 #[derive(Args)]
@@ -157,7 +161,17 @@ fn simulate(p: &Point) -> std::result::Result<serde_json::Value, String> {
         let r = gpu.run(w.as_mut(), &mut |_| {})?;
         Ok(serde_json::to_value(&r)?)
     };
-    go().map_err(|e| format!("{e:#}"))
+    // A panic is a bug in gpusched: recorded as the point's failure, the others go on.
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(go)) {
+        Ok(r) => r.map_err(|e| format!("{e:#}")),
+        Err(p) => Err(format!(
+            "gpusched panicked (a bug in the simulator; please report it): {}",
+            p.downcast_ref::<&str>()
+                .map(|s| s.to_string())
+                .or_else(|| p.downcast_ref::<String>().cloned())
+                .unwrap_or_default()
+        )),
+    }
 }
 
 /// What a run of a sweep did.
@@ -173,6 +187,15 @@ pub struct Ran {
     pub failed: usize,
 }
 
+/// How [`run_spec`] treats the output directory.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Policy {
+    /// Write into a directory that holds another spec's results.
+    pub force: bool,
+    /// Run failed points again.
+    pub retry_failed: bool,
+}
+
 /// Runs the points of `spec` in shard `(shard, shards)` that `out` does not hold yet, `jobs`
 /// at a time, with a progress bar; refuses a directory of another spec unless `force`.
 pub fn run_spec(
@@ -180,10 +203,10 @@ pub fn run_spec(
     out: &Path,
     jobs: usize,
     (shard, shards): (usize, usize),
-    force: bool,
+    how: Policy,
 ) -> Result<Ran> {
     let keys = keys(spec)?;
-    Manifest::new(spec, keys.clone()).write(out, force)?;
+    Manifest::new(spec, keys.clone()).write(out, how.force)?;
     let mine: Vec<usize> = (0..spec.points.len())
         .filter(|i| i % shards == shard)
         .collect();
@@ -192,6 +215,7 @@ pub fn run_spec(
     let (mut cached, mut cached_failed) = (0, 0);
     for &i in &mine {
         match PointResult::read(out, &keys[i]) {
+            Ok(Some(r)) if r.error.is_some() && how.retry_failed => todo.push(i),
             Ok(Some(r)) => {
                 cached += 1;
                 cached_failed += r.error.is_some() as usize;
@@ -268,7 +292,11 @@ fn run_sweep(a: RunArgs) -> Result<ExitCode> {
         .jobs
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
     let (shard, shards) = a.shard.unwrap_or((0, 1));
-    let r = run_spec(&spec, &out, jobs, (shard, shards), a.force)?;
+    let how = Policy {
+        force: a.force,
+        retry_failed: a.retry_failed,
+    };
+    let r = run_spec(&spec, &out, jobs, (shard, shards), how)?;
     eprintln!(
         "sweep {}: {} points{}: {} run, {} cached, {} failed; results in {}",
         spec.name,

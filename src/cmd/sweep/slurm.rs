@@ -67,6 +67,17 @@ fn check_value(name: &str, v: &str) -> Result<()> {
 /// The job-array script of `spec` writing into `out`.
 pub fn script(spec_path: &Path, spec: &Spec, out: &Path, a: &SlurmArgs) -> Result<String> {
     let exe = std::env::current_exe().context("locating the gpusched executable")?;
+    // `#SBATCH --output=` takes the path as it is (no shell quoting): plain characters only.
+    let shown = out.display().to_string();
+    if shown
+        .chars()
+        .any(|c| c.is_whitespace() || c.is_control() || "%#'\"\\".contains(c))
+    {
+        bail!(
+            "--out {}: a Slurm output directory must not hold spaces, `%`, `#`, quotes or control characters",
+            shown.escape_debug()
+        );
+    }
     let n = a
         .shards
         .unwrap_or(spec.points.len().clamp(1, 1000) as u32)
@@ -74,7 +85,7 @@ pub fn script(spec_path: &Path, spec: &Spec, out: &Path, a: &SlurmArgs) -> Resul
     let mut t = String::from("#!/bin/bash\n");
     t += &format!(
         "#SBATCH --job-name=gpusched-{}\n",
-        spec.name.replace(char::is_whitespace, "_")
+        spec.name // one plain word: the spec checks it
     );
     t += &format!(
         "#SBATCH --array=0-{}{}\n",
@@ -95,9 +106,9 @@ pub fn script(spec_path: &Path, spec: &Spec, out: &Path, a: &SlurmArgs) -> Resul
     }
     t += &format!(
         "# {} points in {n} shards; each task runs its shard into the shared directory\n\
-         # (gpusched sweep status/collect {} reads it).\n",
-        spec.points.len(),
-        out.display()
+         # (gpusched sweep status/collect reads it). Do not edit the spec while the array runs:\n\
+         # the tasks would refuse a directory holding another spec's results.\n",
+        spec.points.len()
     );
     t += "set -euo pipefail\n";
     t += &format!(

@@ -163,14 +163,18 @@ pub fn policy_args(policy: &Policy, config: &str) -> Result<RunArgs> {
     Ok(run)
 }
 
-/// The line of `text` holding the first occurrence of `needle` (quoted when possible), for
-/// error messages; 1 when absent.
-fn line_of(text: &str, needle: &str) -> usize {
+/// The line of `text` holding the first occurrence of `needle` (quoted when possible) after
+/// the first occurrence of `key` (the key it is a value of), for error messages; the key's
+/// line, or 1, when it is not found.
+fn line_of(text: &str, key: &str, needle: &str) -> usize {
+    let from = text.find(key).unwrap_or(0);
+    let rest = &text[from..];
     let quoted = format!("\"{needle}\"");
-    let at = text
-        .find(&quoted)
-        .or_else(|| text.find(needle))
-        .unwrap_or(0);
+    let at = from
+        + rest
+            .find(&quoted)
+            .or_else(|| rest.find(needle))
+            .unwrap_or(0);
     text[..at].matches('\n').count() + 1
 }
 
@@ -185,7 +189,8 @@ impl Spec {
 
     /// Parses spec text read from `path` (relative paths in it are relative to its directory).
     pub fn parse(text: &str, path: &Path) -> Result<Spec> {
-        let at = |needle: &str| format!("{}:{}", path.display(), line_of(text, needle));
+        let at_in =
+            |key: &str, needle: &str| format!("{}:{}", path.display(), line_of(text, key, needle));
         let file: SpecFile = toml::from_str(text).map_err(|e| {
             let line = e.span().map_or(1, |s| {
                 text[..s.start.min(text.len())].matches('\n').count() + 1
@@ -194,13 +199,33 @@ impl Spec {
         })?;
         let base = path.parent().unwrap_or(Path::new("."));
         let t = &file.sweep;
+        // The name becomes a directory and a Slurm job name: one plain word.
+        let plain = |c: char| c.is_ascii_alphanumeric() || "._+-".contains(c);
+        if t.name.is_empty() || !t.name.chars().all(plain) {
+            bail!(
+                "{}: name `{}`: expected letters, digits, `.`, `_`, `+` or `-`",
+                at_in("name", &t.name),
+                t.name.escape_debug()
+            );
+        }
+        for (what, list) in [
+            ("workloads", &t.workloads),
+            ("sizes", &t.sizes),
+            ("configs", &t.configs),
+            ("metrics", &t.metrics),
+        ] {
+            let mut seen = std::collections::HashSet::new();
+            if let Some(d) = list.iter().find(|x| !seen.insert(x.as_str())) {
+                bail!("{}: `{what}` lists `{d}` twice", at_in(what, d));
+            }
+        }
         for (what, list) in [
             ("workloads", &t.workloads),
             ("sizes", &t.sizes),
             ("configs", &t.configs),
         ] {
             if list.is_empty() {
-                bail!("{}: `{what}` is empty", at(what));
+                bail!("{}: `{what}` is empty", at_in(what, what));
             }
         }
         if file.policy.is_empty() {
@@ -208,7 +233,10 @@ impl Spec {
         }
         for s in &t.sizes {
             if !["small", "medium", "large"].contains(&s.as_str()) {
-                bail!("{}: unknown size `{s}`; choose small, medium, large", at(s));
+                bail!(
+                    "{}: unknown size `{s}`; choose small, medium, large",
+                    at_in("sizes", s)
+                );
             }
         }
         let known = gpusim::workload::names();
@@ -219,7 +247,7 @@ impl Spec {
                 if !dir.join("kernelslist.g").is_file() {
                     bail!(
                         "{}: `{w}`: {} is not an Accel-Sim trace directory (no kernelslist.g)",
-                        at(w),
+                        at_in("workloads", w),
                         dir.display()
                     );
                 }
@@ -241,7 +269,7 @@ impl Spec {
             } else {
                 bail!(
                     "{}: unknown workload `{w}`; known: {} (or trace:DIR)",
-                    at(w),
+                    at_in("workloads", w),
                     known.join(", ")
                 );
             }
@@ -253,7 +281,7 @@ impl Spec {
             } else {
                 base.join(c).display().to_string()
             };
-            crate::cmd::sim::load_config(&resolved).with_context(|| at(c))?;
+            crate::cmd::sim::load_config(&resolved).with_context(|| at_in("configs", c))?;
             configs.push(resolved);
         }
         let mut names = std::collections::HashSet::new();
@@ -269,10 +297,12 @@ impl Spec {
                     p.name
                 );
             }
-            let run = policy_args(p, &configs[0])
-                .with_context(|| format!("{}: policy `{}`", at(&p.args), p.name))?;
-            run.resolve()
-                .with_context(|| format!("{}: policy `{}`", at(&p.args), p.name))?;
+            let run = policy_args(p, &configs[0]).with_context(|| {
+                format!("{}: policy `{}`", at_in("[[policy]]", &p.args), p.name)
+            })?;
+            run.resolve().with_context(|| {
+                format!("{}: policy `{}`", at_in("[[policy]]", &p.args), p.name)
+            })?;
         }
         let mut points = vec![];
         for w in workloads.into_iter().flatten() {
@@ -375,6 +405,16 @@ args = "--warp-sched lrr --tb-sched bcs"
                 "args = \"--warp-sched gto\"",
                 "args = \"--config titanv\"",
                 "--config is the `configs` axis",
+            ),
+            (
+                "name = \"t\"",
+                "name = \"t\\nx\"",
+                "s.toml:2: name `t\\nx`: expected letters, digits",
+            ),
+            (
+                "\"compute\"]",
+                "\"compute\", \"stream\"]",
+                "s.toml:3: `workloads` lists `stream` twice",
             ),
         ];
         for (from, to, want) in cases {

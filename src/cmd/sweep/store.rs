@@ -42,7 +42,11 @@ pub fn trace_digests(dir: &Path) -> Result<Vec<(String, String)>> {
     let mut files = vec![];
     for e in std::fs::read_dir(dir).with_context(|| format!("reading {}", dir.display()))? {
         let e = e.with_context(|| format!("reading {}", dir.display()))?;
-        if e.file_type()?.is_file() {
+        // Through symlinks: a linked trace file is keyed by what it points to.
+        if std::fs::metadata(e.path())
+            .with_context(|| format!("reading {}", e.path().display()))?
+            .is_file()
+        {
             let name = e.file_name().to_string_lossy().into_owned();
             files.push((name, file_sha256(&e.path())?));
         }
@@ -51,7 +55,9 @@ pub fn trace_digests(dir: &Path) -> Result<Vec<(String, String)>> {
     Ok(files)
 }
 
-/// The key of a point: SHA-256 of a canonical JSON document of what determines its result.
+/// The key of a point: SHA-256 of a canonical JSON document of what determines its result. A
+/// trace counts by its files' contents, not by where it lies (the same trace reached by
+/// another path has the same key).
 pub fn point_key(
     point: &Point,
     config_json: &str,
@@ -62,7 +68,14 @@ pub fn point_key(
     let doc = serde_json::json!({
         "gpusched": env!("CARGO_PKG_VERSION"),
         "executable": exe,
-        "workload": point.workload,
+        "workload": {
+            "kind": match point.workload {
+                super::spec::Workload::Named { .. } => "named",
+                super::spec::Workload::Trace { .. } => "trace",
+            },
+            "name": point.workload.name(),
+            "size": point.workload.size(),
+        },
         "policy": point.policy.name,
         "config": config_json,
         "options": options,
@@ -221,9 +234,21 @@ impl PointResult {
     }
 }
 
-/// Writes `text` to `path` through `path.<pid>.tmp` and a rename.
+/// Writes `text` to `path` through a temporary file of a name no other writer uses (host,
+/// process, time, a counter: shards on several nodes share the directory) and a rename.
 fn write_atomic(path: &Path, text: &str) -> Result<()> {
-    let tmp = path.with_extension(format!("{}.tmp", std::process::id()));
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static COUNTER: AtomicU64 = AtomicU64::new(0);
+    let host = std::fs::read_to_string("/proc/sys/kernel/hostname").unwrap_or_default();
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos());
+    let tmp = path.with_extension(format!(
+        "{}.{}.{nanos}.{}.tmp",
+        host.trim(),
+        std::process::id(),
+        COUNTER.fetch_add(1, Ordering::Relaxed)
+    ));
     std::fs::write(&tmp, text).with_context(|| format!("writing {}", tmp.display()))?;
     std::fs::rename(&tmp, path).with_context(|| format!("writing {}", path.display()))
 }
@@ -283,5 +308,31 @@ mod tests {
             format!("{e:#}").contains("damaged (not a point result)"),
             "{e:#}"
         );
+    }
+
+    /// A trace is keyed by its files' contents wherever it lies, and through symlinks.
+    #[test]
+    fn a_trace_key_follows_contents_not_paths() {
+        let dir = tempfile::tempdir().unwrap();
+        let (a, b) = (dir.path().join("a"), dir.path().join("b"));
+        std::fs::create_dir(&a).unwrap();
+        std::fs::create_dir(&b).unwrap();
+        std::fs::write(a.join("kernel-1.traceg"), "one").unwrap();
+        std::os::unix::fs::symlink(a.join("kernel-1.traceg"), b.join("kernel-1.traceg")).unwrap();
+        let (da, db) = (trace_digests(&a).unwrap(), trace_digests(&b).unwrap());
+        assert_eq!(da.len(), 1);
+        assert_eq!(da, db);
+        let at = |dir: &Path| Point {
+            workload: Workload::Trace {
+                name: "t".into(),
+                dir: dir.to_path_buf(),
+            },
+            ..point()
+        };
+        let key = |p: &Point, d: &[(String, String)]| point_key(p, "{}", "opts", "exe", d);
+        assert_eq!(key(&at(&a), &da), key(&at(&b), &db));
+        std::fs::write(a.join("kernel-1.traceg"), "two").unwrap();
+        let db2 = trace_digests(&b).unwrap();
+        assert_ne!(key(&at(&b), &db2), key(&at(&b), &db));
     }
 }

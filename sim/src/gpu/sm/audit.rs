@@ -8,7 +8,9 @@
 //! - every load or atomic in flight waits for exactly as many transactions as are found in
 //!   the L1D MSHRs, the NewCAR queue, the atomics queue and `held`;
 //! - every warp's unacknowledged stores are exactly those in the L1D miss queue, the NewCAR
-//!   queue and `held`.
+//!   queue and `held`;
+//! - every warp's count of loads in flight is its number of pending loads, and a warp waiting
+//!   on an instruction-cache miss is among the requests of an L1I MSHR line.
 
 use super::{LsuKind, Sm};
 use crate::gpu::memory::{Held, ReqKind};
@@ -34,6 +36,36 @@ impl Sm<'_> {
             }
             for &t in waiting {
                 *found.entry(t).or_default() += 1;
+            }
+        }
+        let mut imiss: HashMap<usize, u32> = HashMap::new();
+        for (_, waiting) in self.l1i.mshr_entries() {
+            for &w in waiting {
+                *imiss.entry(w as usize).or_default() += 1;
+            }
+        }
+        let free: std::collections::HashSet<u32> = self.free_pending.iter().copied().collect();
+        let mut loads: HashMap<usize, u32> = HashMap::new();
+        for (t, p) in self.pending.iter().enumerate() {
+            if !free.contains(&(t as u32)) {
+                *loads.entry(p.warp).or_default() += 1;
+            }
+        }
+        for (w, warp) in self.warps.iter().enumerate() {
+            if !warp.live {
+                continue;
+            }
+            let n = loads.get(&w).copied().unwrap_or(0);
+            if warp.loads != n {
+                out.push(format!(
+                    "sm {id} warp {w}: {} load(s) in flight, {n} of them pending",
+                    warp.loads
+                ));
+            }
+            if warp.imiss && !imiss.contains_key(&w) {
+                out.push(format!(
+                    "sm {id} warp {w}: waits on an instruction-cache miss no L1I MSHR holds"
+                ));
             }
         }
         for (line, waiting) in self.l1i.mshr_entries() {
