@@ -76,7 +76,9 @@ pub struct Column {
     pub recalc: &'static str,
     /// ELF's merged-load boundary: `>` (the thesis's) or `>=` (spec A-6); `-` without ELF.
     pub merge: &'static str,
-    /// The `gpusched sim` options of the column (the sweep's policy).
+    /// The `gpusched sim` options of the column (the sweep's policy; in `elf.sweep.toml`, not
+    /// in the JSON, which stays as it was before the sweep engine ran the experiment).
+    #[serde(skip)]
     pub args: &'static str,
     /// The options `args` must resolve to (the unit tests compare them).
     #[serde(skip)]
