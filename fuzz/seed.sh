@@ -1,10 +1,10 @@
 #!/bin/bash
 # Seeds the fuzz corpora (fuzz/corpus, not committed) from the real traces and the presets.
-# usage: fuzz/seed.sh [TRACES_DIR]   (default ../shared/traces, from the repository root)
+# usage: fuzz/seed.sh [TRACES_DIR]   (default $GPUSCHED_SHARED/traces, else ../shared/traces beside the repository)
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(dirname "$here")
-traces=${1:-$root/../shared/traces}
+traces=${1:-${GPUSCHED_SHARED:-$root/../shared}/traces}
 gpusched=${GPUSCHED:-$root/target/release/gpusched}
 mkdir -p "$here/corpus/trace_to_gpu" "$here/corpus/config_to_gpu"
 # Traces: the header and the first thread blocks of each real kernel (libFuzzer's -max_len

@@ -2,7 +2,7 @@
 //!
 //! Two things may be missing on a machine: the RTL tools (`rtl`: Verilator, with which the
 //! testbench is built, and Yosys) and the real traces in `../shared/traces` beside the
-//! repository (`traces`). A test that needs one calls [`available`]:
+//! repository, or in `$GPUSCHED_SHARED/traces` (`traces`). A test that needs one calls [`available`]:
 //! * present: the test runs;
 //! * missing, and named in `GPUSCHED_REQUIRE` (comma-separated, e.g. `rtl,traces`, as CI sets
 //!   it): the test fails, naming what is missing;
@@ -52,9 +52,21 @@ fn decide(spec: Option<&str>, what: &str, present: bool, missing: &str) -> bool 
     false
 }
 
-/// `../shared/traces` beside the repository.
+/// The environment variable naming the shared folder (the one holding `traces/`), for a clone
+/// that does not sit beside it.
+pub const SHARED_ENV: &str = "GPUSCHED_SHARED";
+
+/// The shared folder: `$GPUSCHED_SHARED` when set, else `../shared` beside the repository.
+pub fn shared_dir() -> PathBuf {
+    match std::env::var_os(SHARED_ENV) {
+        Some(dir) if !dir.is_empty() => PathBuf::from(dir),
+        _ => PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared"),
+    }
+}
+
+/// The real traces: `traces/` in [`shared_dir`].
 pub fn shared_traces() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/traces")
+    shared_dir().join("traces")
 }
 
 /// The real trace `name` in [`shared_traces`], if present ([`available`] decides otherwise).
@@ -62,7 +74,8 @@ pub fn shared_traces() -> PathBuf {
 pub fn shared_trace(name: &str) -> Option<PathBuf> {
     let p = shared_traces().join(name);
     let missing = format!(
-        "{} not found (the shared traces live beside the repository)",
+        "{} not found (the shared traces live in ../shared beside the repository, or in \
+         ${SHARED_ENV})",
         p.display()
     );
     available("traces", p.is_dir(), &missing).then_some(p)

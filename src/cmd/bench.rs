@@ -26,7 +26,7 @@ pub struct BenchArgs {
     repeat: usize,
     /// Directory holding the real traces (vectoradd-100-32, matrixmul-32-32); skipped when
     /// absent.
-    #[arg(long, value_name = "DIR", default_value = "../shared/traces")]
+    #[arg(long, value_name = "DIR", default_value_os_t = crate::cmd::default_traces())]
     traces: PathBuf,
     /// Print one JSON object instead of a table.
     #[arg(long)]

@@ -47,7 +47,7 @@ pub struct RegressArgs {
     #[arg(long, default_value = "large")]
     gpu_size: String,
     /// Directory holding the real traces for the GPU lockstep stage (skipped when absent).
-    #[arg(long, value_name = "DIR", default_value = "../shared/traces")]
+    #[arg(long, value_name = "DIR", default_value_os_t = crate::cmd::default_traces())]
     traces: PathBuf,
 }
 

@@ -46,7 +46,7 @@ pub struct ReproArgs {
     #[arg(long, value_name = "DIR", default_value = "repro-elf")]
     out: PathBuf,
     /// Real traces to add (each subdirectory with a kernelslist.g; skipped when absent).
-    #[arg(long, value_name = "DIR", default_value = "../shared/traces")]
+    #[arg(long, value_name = "DIR", default_value_os_t = crate::cmd::default_traces())]
     traces: PathBuf,
     /// Only these workloads (comma-separated; default: the whole suite).
     #[arg(long, value_name = "NAMES", value_delimiter = ',')]
