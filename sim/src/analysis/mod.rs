@@ -2,5 +2,8 @@
 //! compilers compute before a kernel runs).
 //!
 //! * [`elf`]: ELF's program points, scores and recalculation bits (seed 003 ch. III).
+//! * [`locality`]: thread-block rectangles and warp access vectors for locality-aware
+//!   dispatch and warp scheduling (seed 000 ch. III).
 
 pub mod elf;
+pub mod locality;

@@ -540,6 +540,7 @@ fn straight_line(n: usize, blocks: u32, threads: u32) -> SingleKernel {
         regs_per_thread: 16,
         shmem_bytes: 0,
         program: p,
+        arrays: vec![],
     })))
 }
 

@@ -533,7 +533,7 @@ impl KernelTrace {
     /// Reads the next thread block; `None` after the last one.
     pub fn next_block(&mut self) -> Result<Option<ThreadBlockTrace>, TraceError> {
         Ok(
-            match self.next_block_bounded(u64::MAX, &mut |_, _, _| {})? {
+            match self.next_block_bounded(u64::MAX, &mut |_, _, _, _| {})? {
                 Some(BlockRead::Whole(b)) => Some(b),
                 Some(BlockRead::Indexed(_)) => unreachable!("no limit"),
                 None => None,
@@ -542,13 +542,13 @@ impl KernelTrace {
     }
 
     /// Reads the next thread block, checking every instruction and passing each to `visit`
-    /// (warp, index in the warp, instruction), in file order; keeps the instructions only while
+    /// (block index in the grid, warp, index in the warp, instruction), in file order; keeps the instructions only while
     /// the block's text is at most `keep_bytes` (else returns where each warp's are, and memory
     /// stays bounded whatever the block's size). `None` after the last block.
     pub fn next_block_bounded(
         &mut self,
         keep_bytes: u64,
-        visit: &mut dyn FnMut(usize, usize, &TraceInst),
+        visit: &mut dyn FnMut(Dim3, usize, usize, &TraceInst),
     ) -> Result<Option<BlockRead>, TraceError> {
         let Some(line) = self.next_line()? else {
             return Ok(None);
@@ -611,7 +611,7 @@ impl KernelTrace {
             let mut insts = Vec::with_capacity(if keep { n.min(1 << 16) } else { 0 });
             for k in 0..n {
                 let inst = self.next_inst(w, k, n)?;
-                visit(w, k, &inst);
+                visit(id, w, k, &inst);
                 if keep {
                     insts.push(inst);
                 }

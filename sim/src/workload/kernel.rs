@@ -192,6 +192,49 @@ pub trait KernelSource {
     fn static_code(&self) -> Result<Option<KernelCode>, WorkloadError> {
         Ok(None)
     }
+    /// Visits every executed memory instruction of every block, in block order, for the
+    /// address pre-computation of locality-aware dispatch (`analysis::locality`); returns the
+    /// class of each [`MemAccess::key`] (indexed by key), or `None` when the kernel cannot be
+    /// visited. Memory stays bounded by one instruction whatever the blocks' size.
+    fn visit_memory(
+        &self,
+        visit: &mut dyn FnMut(&MemAccess),
+    ) -> Result<Option<Vec<OpClass>>, WorkloadError> {
+        let _ = visit;
+        Ok(None)
+    }
+    /// Row pitches of the kernel's 2-D arrays, as its compiler knows them from their
+    /// declarations (synthetic kernels); arrays not listed, and every array of a trace, are
+    /// treated as 1-D.
+    fn array_decls(&self) -> Vec<ArrayDecl> {
+        vec![]
+    }
+}
+
+/// One executed memory instruction of one warp ([`KernelSource::visit_memory`]).
+#[derive(Clone, Copy, Debug)]
+pub struct MemAccess<'a> {
+    /// Linear id of the thread block.
+    pub block: u64,
+    /// Warp of the block.
+    pub warp: usize,
+    /// Program counter, bytes.
+    pub pc: u64,
+    /// Key of the instruction's opcode (its class is known once the visit returns).
+    pub key: u16,
+    /// Active lanes (bit `i` = lane `i`).
+    pub mask: u32,
+    /// Byte addresses of the active lanes, in lane order.
+    pub addrs: &'a [u64],
+}
+
+/// A 2-D array as its declaration gives it: the base address and the row pitch, bytes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ArrayDecl {
+    /// Base address (bytes; the array's element 0).
+    pub base: u64,
+    /// Bytes from one row to the next.
+    pub pitch: u64,
 }
 
 /// A sequence of kernels run one after the other.
@@ -296,7 +339,7 @@ impl TraceKernel {
                 k.info.grid
             ))
         };
-        let mut noop = |_: usize, _: usize, _: &accelsim::TraceInst| {};
+        let mut noop = |_: Dim3, _: usize, _: usize, _: &accelsim::TraceInst| {};
         if let Some(&pos) = self.index.get(&id) {
             self.trace.seek(pos)?;
             let tb = self
@@ -385,12 +428,45 @@ impl KernelSource for TraceKernel {
         self.opcodes.unknown().to_vec()
     }
 
+    fn visit_memory(
+        &self,
+        visit: &mut dyn FnMut(&MemAccess),
+    ) -> Result<Option<Vec<OpClass>>, WorkloadError> {
+        let mut trace = KernelTrace::open(&self.path)?;
+        let grid = trace.header.grid;
+        loop {
+            let read = trace.next_block_bounded(0, &mut |id, w, _, inst| {
+                if inst.mem_width == 0 {
+                    return;
+                }
+                visit(&MemAccess {
+                    block: grid.linear(id),
+                    warp: w,
+                    pc: inst.pc,
+                    key: inst.opcode,
+                    mask: inst.mask,
+                    addrs: &inst.addrs,
+                });
+            })?;
+            if read.is_none() {
+                break;
+            }
+        }
+        let mut opcodes = OpcodeTable::default();
+        opcodes.update(trace.opcodes());
+        Ok(Some(
+            (0..trace.opcodes().len() as u16)
+                .map(|k| opcodes.class(k))
+                .collect(),
+        ))
+    }
+
     fn static_code(&self) -> Result<Option<KernelCode>, WorkloadError> {
         let mut trace = KernelTrace::open(&self.path)?;
         let mut code = super::static_code::StaticCode::new(trace.header.binary_version);
         // Instruction by instruction: memory stays bounded whatever the blocks' size.
         while trace
-            .next_block_bounded(0, &mut |_, k, inst| code.observe_inst(k, inst))?
+            .next_block_bounded(0, &mut |_, _, k, inst| code.observe_inst(k, inst))?
             .is_some()
         {}
         let mut opcodes = OpcodeTable::default();

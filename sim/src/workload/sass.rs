@@ -52,6 +52,29 @@ pub enum OpClass {
 }
 
 impl OpClass {
+    /// Every class, in declaration order.
+    pub const ALL: [OpClass; 19] = [
+        OpClass::IntAlu,
+        OpClass::IntMul,
+        OpClass::Fp,
+        OpClass::Dp,
+        OpClass::Sfu,
+        OpClass::LoadGlobal,
+        OpClass::StoreGlobal,
+        OpClass::LoadShared,
+        OpClass::StoreShared,
+        OpClass::LoadLocal,
+        OpClass::StoreLocal,
+        OpClass::LoadConst,
+        OpClass::AtomicGlobal,
+        OpClass::AtomicShared,
+        OpClass::Branch,
+        OpClass::Barrier,
+        OpClass::MemBarrier,
+        OpClass::Exit,
+        OpClass::Nop,
+    ];
+
     /// Whether the instruction goes to the load/store unit.
     pub fn is_memory(self) -> bool {
         matches!(
@@ -214,5 +237,19 @@ mod tests {
         assert_eq!(next_pc(0x38, 35), 0x48, "0x40 is a control word on Kepler");
         assert_eq!(next_pc(0x10, 70), 0x20);
         assert_eq!(next_pc(0x18, 20), 0x20);
+    }
+
+    #[test]
+    fn all_lists_every_class_once() {
+        use OpClass::*;
+        // A new class breaks this match until it is listed here and in `ALL`.
+        let listed = |c: OpClass| match c {
+            IntAlu | IntMul | Fp | Dp | Sfu | LoadGlobal | StoreGlobal | LoadShared
+            | StoreShared | LoadLocal | StoreLocal | LoadConst | AtomicGlobal | AtomicShared
+            | Branch | Barrier | MemBarrier | Exit | Nop => true,
+        };
+        assert!(OpClass::ALL.iter().all(|&c| listed(c)));
+        let distinct: std::collections::HashSet<_> = OpClass::ALL.iter().collect();
+        assert_eq!(distinct.len(), 19);
     }
 }

@@ -3,6 +3,7 @@
 
 use super::accelsim::{read_kernelslist, Command, KernelTrace, TraceError, TraceInst};
 use super::sass::{OpClass, OpcodeTable};
+use super::Dim3;
 use serde::Serialize;
 use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
@@ -91,7 +92,7 @@ pub fn summarize(
         let mut lines: HashMap<u64, usize> = HashMap::new();
         // Instruction by instruction, nothing kept: memory stays bounded whatever the blocks'
         // size.
-        let mut count = |_: usize, _: usize, inst: &TraceInst| {
+        let mut count = |_: Dim3, _: usize, _: usize, inst: &TraceInst| {
             s.warp_instructions += 1;
             s.thread_instructions += inst.active_threads() as u64;
             let i = inst.opcode as usize;

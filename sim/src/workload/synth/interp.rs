@@ -11,6 +11,7 @@
 
 use super::ir::{Addr, CmpOp, Cond, Expr, Op, SynthDef, Var};
 use crate::workload::kernel::{BlockInsts, KernelInfo, KernelSource, WorkloadError};
+use crate::workload::sass::OpClass;
 use crate::workload::{Dim3, WARP_SIZE};
 
 /// Most loop ids a program may use.
@@ -290,6 +291,35 @@ impl KernelSource for SynthKernel {
     fn block(&mut self, id: u64) -> Result<BlockInsts, WorkloadError> {
         self.info.check_block(id)?;
         run_block(&self.def, id as u32)
+    }
+
+    fn visit_memory(
+        &self,
+        visit: &mut dyn FnMut(&crate::workload::kernel::MemAccess),
+    ) -> Result<Option<Vec<OpClass>>, WorkloadError> {
+        for id in 0..self.info.blocks() {
+            let b = run_block(&self.def, id as u32)?;
+            for (w, insts) in b.warps.iter().enumerate() {
+                for inst in insts.iter().filter(|i| i.width > 0) {
+                    visit(&crate::workload::kernel::MemAccess {
+                        block: id,
+                        warp: w,
+                        pc: inst.pc as u64,
+                        key: OpClass::ALL
+                            .iter()
+                            .position(|&c| c == inst.class)
+                            .expect("every class is listed") as u16,
+                        mask: inst.mask,
+                        addrs: b.addrs(inst),
+                    });
+                }
+            }
+        }
+        Ok(Some(OpClass::ALL.to_vec()))
+    }
+
+    fn array_decls(&self) -> Vec<crate::workload::kernel::ArrayDecl> {
+        self.def.arrays.clone()
     }
 
     fn static_code(

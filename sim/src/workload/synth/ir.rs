@@ -417,4 +417,19 @@ pub struct SynthDef {
     pub shmem_bytes: u32,
     /// The program.
     pub program: Program,
+    /// The row pitch of each 2-D global array, as declared (address pre-computation of
+    /// locality-aware dispatch); other arrays are 1-D to it.
+    pub arrays: Vec<crate::workload::kernel::ArrayDecl>,
+}
+
+impl SynthDef {
+    /// This kernel with global array `base` declared 2-D, `pitch_elems` elements of `elem`
+    /// bytes per row.
+    pub fn with_rows(mut self, base: u64, pitch_elems: u64, elem: u64) -> Self {
+        self.arrays.push(crate::workload::kernel::ArrayDecl {
+            base,
+            pitch: pitch_elems * elem,
+        });
+        self
+    }
 }

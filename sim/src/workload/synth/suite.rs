@@ -63,6 +63,7 @@ fn def(
         regs_per_thread: regs,
         shmem_bytes: smem,
         program: p,
+        arrays: vec![],
     }
 }
 
@@ -173,6 +174,9 @@ fn hs(s: usize) -> SynthDef {
     p.end_loop(Expr::c(pick(s, [2, 4, 8])));
     p.exit();
     def("hs", s, dim(g, g), dim(16, 16), 24, 0, p)
+        .with_rows(ARRAY[0], n as u64, 4)
+        .with_rows(ARRAY[1], n as u64, 4)
+        .with_rows(ARRAY[2], n as u64, 4)
 }
 
 fn srad(s: usize) -> SynthDef {
@@ -201,7 +205,8 @@ fn srad(s: usize) -> SynthDef {
     p.store(Space::Global, 21, 3, global(ARRAY[5], c));
     p.end_loop(Expr::c(pick(s, [2, 4, 6])));
     p.exit();
-    def("srad", s, dim(g, g), dim(16, 16), 28, 0, p)
+    let srad = def("srad", s, dim(g, g), dim(16, 16), 28, 0, p);
+    (0..6).fold(srad, |d, k| d.with_rows(ARRAY[k], n as u64, 4))
 }
 
 fn conv(s: usize) -> SynthDef {
@@ -232,6 +237,8 @@ fn conv(s: usize) -> SynthDef {
     );
     p.exit();
     def("conv", s, dim(gx, gy), dim(256, 1), 16, 0, p)
+        .with_rows(ARRAY[0], n as u64, 4)
+        .with_rows(ARRAY[1], n as u64, 4)
 }
 
 fn his(s: usize) -> SynthDef {
@@ -300,6 +307,8 @@ fn bp(s: usize) -> SynthDef {
     );
     p.exit();
     def("bp", s, dim(gx, gy), dim(16, 16), 20, 1088, p)
+        .with_rows(ARRAY[1], w as u64, 4)
+        .with_rows(ARRAY[2], w as u64, 4)
 }
 
 fn lud(s: usize) -> SynthDef {
@@ -325,7 +334,7 @@ fn lud(s: usize) -> SynthDef {
         global(ARRAY[0], at(v(Var::Gy), n, v(Var::Gx))),
     );
     p.exit();
-    def("lud", s, dim(g, g), dim(16, 16), 24, 2048, p)
+    def("lud", s, dim(g, g), dim(16, 16), 24, 2048, p).with_rows(ARRAY[0], n as u64, 4)
 }
 
 fn tran(s: usize) -> SynthDef {
@@ -350,6 +359,8 @@ fn tran(s: usize) -> SynthDef {
     p.store(Space::Global, 11, 3, global(ARRAY[1], out));
     p.exit();
     def("tran", s, dim(g, g), dim(16, 16), 12, 1088, p)
+        .with_rows(ARRAY[0], n as u64, 4)
+        .with_rows(ARRAY[1], n as u64, 4)
 }
 
 fn gaussian(s: usize) -> SynthDef {
@@ -388,6 +399,8 @@ fn gaussian(s: usize) -> SynthDef {
     p.end_loop(Expr::c(pick(s, [4, 8, 16])));
     p.exit();
     def("gaussian", s, dim(g, g), dim(16, 16), 16, 0, p)
+        .with_rows(ARRAY[0], n as u64, 4)
+        .with_rows(ARRAY[1], n as u64, 4)
 }
 
 fn sift(s: usize) -> SynthDef {
@@ -409,6 +422,8 @@ fn sift(s: usize) -> SynthDef {
     );
     p.exit();
     def("sift", s, dim(gx, gy), dim(32, 8), 16, 0, p)
+        .with_rows(ARRAY[0], n as u64, 4)
+        .with_rows(ARRAY[1], n as u64, 4)
 }
 
 fn nn(s: usize) -> SynthDef {
@@ -497,7 +512,12 @@ fn locality(name: &str, s: usize, row: bool) -> SynthDef {
     );
     p.exit();
     let grid = if row { dim(tbs, 1) } else { dim(16, tbs / 16) };
-    def(name, s, grid, dim(192, 1), 16, 0, p)
+    let d = def(name, s, grid, dim(192, 1), 16, 0, p);
+    if row {
+        d.with_rows(ARRAY[0], (tbs as u64 * 3 + 6) * 32, 4)
+    } else {
+        d
+    }
 }
 
 fn locality_row(s: usize) -> SynthDef {
@@ -527,7 +547,7 @@ fn walk(name: &str, s: usize, along_rows: bool) -> SynthDef {
     p.end_loop(Expr::c(32));
     p.store(Space::Global, 11, 3, global(ARRAY[1], v(Var::Gx)));
     p.exit();
-    def(name, s, dim(g, 1), dim(32, 1), 16, 0, p)
+    def(name, s, dim(g, 1), dim(32, 1), 16, 0, p).with_rows(ARRAY[0], n as u64, 4)
 }
 
 fn walk_rows(s: usize) -> SynthDef {

@@ -12,6 +12,7 @@ fn def(block: Dim3, p: Program) -> SynthDef {
         regs_per_thread: 8,
         shmem_bytes: 0,
         program: p,
+        arrays: vec![],
     }
 }
 
