@@ -32,6 +32,10 @@ macro_rules! declare_blocks {
 }
 gpusched_registry::blocks!(declare_blocks);
 
+/// The locality-aware thread-block dispatcher's golden model. Not in the registry until its
+/// RTL exists: the GPU runs it at the dispatch site (`--tb-sched locality`), `--rtl` does not.
+pub mod la_tb_dispatch;
+
 /// Something done with one block kind chosen by name ([`with_kind`]).
 pub trait KindFn {
     /// What it returns.

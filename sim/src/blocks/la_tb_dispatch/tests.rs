@@ -1,0 +1,268 @@
+//! The spec's dispatch properties (§1.3 P-TB1..P-TB6) under random stimulus and in directed
+//! cases, the filling window, and a window larger than the queue.
+
+use super::*;
+use crate::block::Stimulus as _;
+
+/// Replays random stimulus, checking each grant against a recomputation from the running
+/// sets the test itself keeps (P-TB1, P-TB2, P-TB3) and the kept scores (P-TB5).
+#[test]
+fn random_grants_follow_the_rule_and_scores_stay_exact() {
+    for (preset, window) in [("fermi", 32), ("proto", 8), ("proto", 0)] {
+        let mut p = Kind::params_of(preset);
+        p.window = window;
+        let mut g = Golden::new(p);
+        let mut stim = stimulus::Stimulus::new(p, 7);
+        // The test's own view: running footprints per (SM, slot), the queue as fed.
+        let mut running: Vec<Vec<Option<TbFootprint>>> = vec![vec![None; p.slots]; p.sms];
+        let mut fed: Vec<TbFootprint> = vec![];
+        let mut granted = std::collections::HashSet::new();
+        let (mut prev, mut grants, mut fallbacks) = (None, 0, 0);
+        for cycle in 0..60_000 {
+            let inp = stim.next(prev.as_ref());
+            let window = g.window_ids();
+            let out = g.step(&inp);
+            assert!(g.scores_consistent(), "{preset}/{window:?}: cycle {cycle}");
+            if out.grant {
+                let (x, id, slot) = (out.grant_sm as usize, out.grant_id, out.grant_slot as usize);
+                assert!(inp.room >> x & 1 == 1, "granted to an SM without room");
+                assert!(running[x][slot].is_none(), "slot taken");
+                assert!(granted.insert(id), "block {id} granted twice");
+                let score = |c: &TbFootprint, s: usize| -> u64 {
+                    running[s]
+                        .iter()
+                        .flatten()
+                        .map(|r| pair_locality(c, r) as u64)
+                        .sum()
+                };
+                let sx = |c: u32| score(&fed[c as usize], x);
+                let other = |c: u32| -> u64 {
+                    (0..p.sms)
+                        .filter(|&s| s != x)
+                        .map(|s| score(&fed[c as usize], s))
+                        .sum()
+                };
+                let best = window.iter().map(|&c| sx(c)).max().unwrap();
+                if best > 0 {
+                    assert_eq!(sx(id), best, "P-TB1");
+                    assert_eq!(window.iter().find(|&&c| sx(c) == best), Some(&id));
+                } else {
+                    fallbacks += 1;
+                    let least = window.iter().map(|&c| other(c)).min().unwrap();
+                    assert_eq!(other(id), least, "P-TB2");
+                    assert_eq!(window.iter().find(|&&c| other(c) == least), Some(&id));
+                }
+                grants += 1;
+            }
+            // The edge, as the block applies it: done, grant, fill; a start clears.
+            for (s, slots) in running.iter_mut().enumerate() {
+                for (j, r) in slots.iter_mut().enumerate() {
+                    if inp.done[s] >> j & 1 == 1 {
+                        *r = None;
+                    }
+                }
+            }
+            if out.grant {
+                let fp = fed[out.grant_id as usize];
+                running[out.grant_sm as usize][out.grant_slot as usize] = Some(fp);
+            }
+            if out.fill_take {
+                let mut fp = TbFootprint::default();
+                for k in 0..p.arrays {
+                    fp.rects[k] = unpack_rect(inp.fill_rect[k]);
+                }
+                fed.push(fp);
+            }
+            if inp.start {
+                fed.clear();
+                granted.clear();
+            }
+            prev = Some(out);
+        }
+        assert!(
+            grants > 300 && fallbacks > 50,
+            "{preset}: {grants} grants, {fallbacks} fallbacks"
+        );
+    }
+}
+
+impl Kind {
+    fn params_of(preset: &str) -> Params {
+        <Kind as crate::block::BlockKind>::params("base", preset)
+    }
+}
+
+/// Runs a kernel of `n` blocks with footprints `fp(b)` on `sms` SMs of `slots` slots, blocks
+/// never finishing; returns the grants `(sm, id)` in order.
+fn dispatch_all(p: Params, n: u32, fp: impl Fn(u32) -> TbFootprint) -> Vec<(usize, u32)> {
+    let mut g = Golden::new(p);
+    let mut fed = 0;
+    let mut out_grants = vec![];
+    let mut start = true;
+    for _ in 0..10 * n + 100 {
+        let mut inp = LaDispatchIn {
+            start,
+            total: n,
+            max_per_sm: p.slots as u8,
+            room: p.sm_mask(),
+            fill_valid: fed < n && !start,
+            ..Default::default()
+        };
+        if fed < n {
+            for k in 0..p.arrays {
+                inp.fill_rect[k] = pack_rect(fp(fed).rects[k]);
+            }
+        }
+        start = false;
+        let out = g.step(&inp);
+        if out.fill_take {
+            fed += 1;
+        }
+        if out.grant {
+            out_grants.push((out.grant_sm as usize, out.grant_id));
+        }
+        if out.idle && fed == n && !inp.start {
+            break;
+        }
+    }
+    out_grants
+}
+
+fn row(b: u32, step: u32, w: u8) -> TbFootprint {
+    let mut f = TbFootprint::default();
+    f.rects[0] = Some(Rect {
+        sx: b * step,
+        sy: 0,
+        w,
+        h: 1,
+    });
+    f
+}
+
+/// P-TB4: without locality, blocks go out in id order, one SM after the other.
+#[test]
+fn no_locality_dispatches_in_id_order() {
+    let p = Params {
+        sms: 4,
+        slots: 4,
+        window: 8,
+        arrays: 2,
+    };
+    let grants = dispatch_all(p, 16, |_| TbFootprint::default());
+    let ids: Vec<u32> = grants.iter().map(|g| g.1).collect();
+    assert_eq!(ids, (0..16).collect::<Vec<_>>());
+    let sms: Vec<usize> = grants.iter().map(|g| g.0).collect();
+    assert_eq!(&sms[..8], &[0, 1, 2, 3, 0, 1, 2, 3]);
+}
+
+/// P-TB6 (row-major): block b overlaps only b - 1 and b + 1. After the seeds, each SM keeps
+/// receiving the neighbours of what it holds.
+#[test]
+fn row_major_neighbours_follow_their_seed() {
+    let p = Params {
+        sms: 2,
+        slots: 4,
+        window: 32,
+        arrays: 1,
+    };
+    let grants = dispatch_all(p, 8, |b| row(b, 4, 8));
+    // SM 0's seed: block 0 (nothing runs; lowest id). SM 1's seed: the block sharing least
+    // with SM 0's, lowest id: 2 (block 1 overlaps block 0). Then each takes a neighbour.
+    assert_eq!(grants[0], (0, 0));
+    assert_eq!(grants[1], (1, 2));
+    assert_eq!(grants[2], (0, 1));
+    assert_eq!(grants[3], (1, 3));
+    for w in grants.windows(2) {
+        assert_ne!(
+            w[0].0, w[1].0,
+            "one SM after the other while both have room"
+        );
+    }
+}
+
+/// Column-major sharing (type II): blocks `gx` apart share; each SM collects one column.
+#[test]
+fn column_sharers_gather_on_one_sm() {
+    let p = Params {
+        sms: 3,
+        slots: 4,
+        window: 0,
+        arrays: 1,
+    };
+    let gx = 3;
+    let grants = dispatch_all(p, 12, |b| row(b % gx, 16, 8));
+    for &(s, id) in &grants {
+        let same: Vec<u32> = grants
+            .iter()
+            .filter(|g| g.0 == s)
+            .map(|g| g.1 % gx)
+            .collect();
+        assert!(same.iter().all(|&c| c == id % gx), "SM {s}: {same:?}");
+    }
+}
+
+/// No decision while the window fills; a window larger than the queue is the whole queue.
+#[test]
+fn the_window_fills_before_the_first_decision() {
+    let p = Params {
+        sms: 2,
+        slots: 8,
+        window: 4,
+        arrays: 1,
+    };
+    let mut g = Golden::new(p);
+    let start = LaDispatchIn {
+        start: true,
+        total: 6,
+        room: 3,
+        ..Default::default()
+    };
+    assert!(!g.step(&start).grant);
+    let feed = LaDispatchIn {
+        room: 3,
+        fill_valid: true,
+        fill_rect: [
+            pack_rect(Some(Rect {
+                sx: 0,
+                sy: 0,
+                w: 1,
+                h: 1,
+            })),
+            0,
+            0,
+            0,
+            0,
+        ],
+        ..Default::default()
+    };
+    for i in 0..4 {
+        let o = g.step(&feed);
+        assert!(o.fill_take && !o.grant, "cycle {i}: filling");
+    }
+    let o = g.step(&feed);
+    assert!(
+        o.grant && o.fill_take,
+        "full: a grant, and its entry refilled"
+    );
+    let fp = |b: u32| row(b, 2, 3);
+    for window in [0, 1000] {
+        let big = Params { window, ..p };
+        assert_eq!(
+            dispatch_all(big, 20, fp),
+            dispatch_all(Params { window: 0, ..p }, 20, fp)
+        );
+    }
+}
+
+#[test]
+fn rectangles_pack_and_unpack() {
+    let r = Rect {
+        sx: 0xab_cdef,
+        sy: 0x1234,
+        w: 7,
+        h: 255,
+    };
+    assert_eq!(unpack_rect(pack_rect(Some(r))), Some(r));
+    assert_eq!(unpack_rect(pack_rect(None)), None);
+    assert!(pack_rect(Some(r)) < 1 << RECT_BITS);
+}
