@@ -8,9 +8,11 @@ use clap::Args;
 use gpusched_tb::gpu::{self as tbgpu, BlockMode, GpuRunError, Modes};
 use gpusched_tb::lockstep::{LockstepConfig, SNAPSHOT_INTERVAL};
 use gpusim::analysis::elf::RecalcPolicy;
-use gpusim::blocks::{tb_dispatch, warp_arbiter};
+use gpusim::analysis::locality::RectMode;
+use gpusim::blocks::warp_arbiter;
 use gpusim::config::GpuConfig;
 use gpusim::gpu::{Progress, Report, SimError, SimOptions, DEFAULT_WATCHDOG, IPREFETCH_THRESHOLD};
+use gpusim::policy::TbSched;
 use gpusim::workload::kernel::{TraceWorkload, WorkloadSource};
 use indicatif::{ProgressBar, ProgressStyle};
 use std::path::PathBuf;
@@ -78,9 +80,19 @@ pub struct RunArgs {
     /// (default: scheduler by scheduler).
     #[arg(long)]
     pub paired_issue: bool,
-    /// Thread-block dispatch policy: lrr, bcs.
+    /// Thread-block dispatch policy: lrr, bcs, locality (seed 000: the candidate whose access
+    /// rectangles overlap most with the SM's blocks).
     #[arg(long, value_name = "POLICY", default_value = "lrr")]
     pub tb_sched: String,
+    /// With --tb-sched locality: candidates the dispatcher compares, blocks (0: every block not
+    /// yet dispatched, as the thesis; a finite window is the RTL's cost-bounded variant).
+    #[arg(long, value_name = "BLOCKS", default_value_t = 0)]
+    pub la_window: usize,
+    /// With --tb-sched locality: how a block's rectangle is found (first_last: from its first
+    /// and last thread, the thesis; bbox: the bounding box of every line it loads).
+    #[arg(long, value_name = "MODE", default_value = "first_last",
+          value_parser = clap::builder::PossibleValuesParser::new(RectMode::NAMES))]
+    pub la_rect: String,
     /// Stop after N cycles, N >= 1 (the report is marked truncated).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
     pub max_cycles: Option<u64>,
@@ -155,12 +167,17 @@ impl RunArgs {
         if self.paired_issue && elf {
             bail!("--paired-issue is for warp arbiters; ELF always issues paired");
         }
-        let tb_sched = tb_dispatch::Policy::from_name(&self.tb_sched).ok_or_else(|| {
+        let tb_sched = TbSched::from_name(&self.tb_sched).ok_or_else(|| {
             anyhow!(
-                "unknown thread-block scheduler `{}`; choose lrr or bcs",
+                "unknown thread-block scheduler `{}`; choose lrr, bcs or locality",
                 self.tb_sched
             )
         })?;
+        let la_rect = RectMode::from_name(&self.la_rect).expect("clap checked the value");
+        if tb_sched != TbSched::Locality && (self.la_window != 0 || la_rect != RectMode::FirstLast)
+        {
+            bail!("--la-window and --la-rect need --tb-sched locality");
+        }
         let mut modes = Modes::default();
         for (list, mode) in [
             (&self.rtl, BlockMode::Rtl),
@@ -176,6 +193,8 @@ impl RunArgs {
         let opts = SimOptions {
             warp_sched,
             tb_sched,
+            la_window: self.la_window,
+            la_rect,
             max_cycles: self.max_cycles,
             watchdog: self.watchdog,
             perfect_l1i: self.perfect_l1i,

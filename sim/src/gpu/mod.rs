@@ -14,19 +14,20 @@
 //! Kernels of a workload run one after the other; a kernel ends when all its blocks have been
 //! issued and have completed. Everything is deterministic: same inputs, same statistics.
 
+mod dispatch;
 pub mod memory;
 pub mod sites;
 pub mod sm;
 pub mod stats;
 
 use crate::analysis::elf::RecalcPolicy;
+use crate::analysis::locality::RectMode;
 use crate::block::BlockKind;
-use crate::blocks::tb_dispatch::{self, DispatchIn};
 use crate::blocks::warp_arbiter;
 use crate::blocks::{elf as elf_block, newcar as newcar_block, sm_alloc};
 use crate::config::GpuConfig;
 use crate::core::occupancy::{occupancy, DoesNotFit, Footprint, Occupancy};
-use crate::policy::{Plan, WarpIssue, ELF_SLOTS};
+use crate::policy::{Plan, TbSched, WarpIssue, ELF_SLOTS};
 use crate::workload::kernel::{
     BlockIdSet, KernelInfo, KernelSource, WorkloadError, WorkloadSource,
 };
@@ -52,7 +53,11 @@ pub struct SimOptions {
     /// Warp-scheduler policy of every scheduler.
     pub warp_sched: warp_arbiter::Policy,
     /// Thread-block dispatch policy.
-    pub tb_sched: tb_dispatch::Policy,
+    pub tb_sched: TbSched,
+    /// Locality-aware dispatch: candidate window, blocks (0: the whole queue, the thesis).
+    pub la_window: usize,
+    /// Locality-aware dispatch: how blocks' rectangles are found.
+    pub la_rect: RectMode,
     /// Stop after this many cycles (the report says it was cut short).
     pub max_cycles: Option<u64>,
     /// Cycles without any instruction issued anywhere before the run fails as deadlocked.
@@ -138,7 +143,9 @@ impl Default for SimOptions {
     fn default() -> Self {
         Self {
             warp_sched: warp_arbiter::Policy::Gto,
-            tb_sched: tb_dispatch::Policy::Lrr,
+            tb_sched: TbSched::Lrr,
+            la_window: 0,
+            la_rect: RectMode::FirstLast,
             max_cycles: None,
             watchdog: DEFAULT_WATCHDOG,
             perfect_l1i: false,
@@ -237,6 +244,9 @@ pub struct KernelReport {
     /// With ELF: program points found (Algorithm 1) and loaded into the table (after
     /// Algorithm 2's merges).
     pub elf_points: Option<(usize, usize)>,
+    /// With locality-aware dispatch: what the address pre-computation did not track, and why.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub locality_notes: Vec<String>,
     /// Counters over the kernel.
     #[serde(flatten)]
     pub counters: Counters,
@@ -284,7 +294,7 @@ pub struct Gpu<'a> {
     opts: SimOptions,
     sms: Vec<Sm<'a>>,
     mem: MemorySystem,
-    dispatcher: Slot<'a, tb_dispatch::Kind>,
+    dispatcher: dispatch::Dispatcher<'a>,
     now: u64,
     last_issue: u64,
 }
@@ -346,11 +356,14 @@ impl<'a> Gpu<'a> {
             };
             sms.push(Sm::new(id, cfg, blocks, &opts));
         }
-        let site = Site::Gpu {
-            block: tb_dispatch::Kind::NAME,
-        };
+        let dispatcher = dispatch::Dispatcher::new(
+            blocks,
+            &plan.tb_dispatch,
+            opts.la_rect,
+            cfg.sm.max_blocks as usize,
+        )?;
         Ok(Self {
-            dispatcher: Slot::new(blocks, site, &plan.tb_dispatch)?,
+            dispatcher,
             mem: MemorySystem::new(cfg),
             cfg: cfg.clone(),
             opts,
@@ -489,6 +502,7 @@ impl<'a> Gpu<'a> {
             None
         };
         let elf_points = program.as_ref().map(|p| (p.points_found, p.table.len()));
+        let locality_notes = self.dispatcher.start_kernel(kernel)?;
         let demand = fp.demand(self.cfg.sm.warp_size);
         for sm in &mut self.sms {
             sm.start_kernel(&demand, warps_per_tb, code_base, program.clone());
@@ -498,6 +512,7 @@ impl<'a> Gpu<'a> {
         let mut issued_blocks: u64 = 0;
         let mut granted = BlockIdSet::default();
         let mut grants = Vec::new();
+        let mut finished: Vec<Vec<usize>> = vec![vec![]; self.sms.len()];
         let mut first = true;
         let mut cut = false;
         self.last_issue = self.now;
@@ -512,20 +527,24 @@ impl<'a> Gpu<'a> {
                 room |= (one as u128) << i;
                 room2 |= (two as u128) << i;
             }
-            let out = self.dispatcher.step(&DispatchIn {
-                start: first,
-                total: total as u32,
-                max_per_sm: occ.blocks.min(255) as u8,
-                room,
-                room2,
-            })?;
+            for (f, sm) in finished.iter_mut().zip(&mut self.sms) {
+                f.clear();
+                f.append(&mut sm.finished);
+            }
+            self.dispatcher.step(
+                first,
+                total as u32,
+                occ.blocks.min(255) as u8,
+                (room, room2),
+                &finished,
+                &mut grants,
+            )?;
             first = false;
-            grants.clear();
-            grants.extend(out.grants(self.sms.len()));
             // Blocks are taken in id order (a trace streams when they come in order).
-            grants.sort_by_key(|&(_, id)| id);
+            grants.sort_by_key(|g| g.id);
             let (mut taken, mut taken2) = (0u128, 0u128);
-            for &(s, id) in &grants {
+            for g in &grants {
+                let (s, id) = (g.sm, g.id);
                 if id as u64 >= total || !granted.insert(id as u64) {
                     return Err(SimError::Protocol(format!(
                         "tb_dispatch: granted thread block {id} {} at cycle {now}",
@@ -550,7 +569,8 @@ impl<'a> Gpu<'a> {
                 taken2 |= taken & 1 << s;
                 taken |= 1 << s;
                 let block = kernel.run_block(id as u64)?;
-                self.sms[s].launch(block)?;
+                let sm_slot = self.sms[s].launch(block)?;
+                self.dispatcher.launched(g, sm_slot);
                 issued_blocks += 1;
             }
             let mut issued = false;
@@ -610,6 +630,7 @@ impl<'a> Gpu<'a> {
                 start_cycle: start.cycles,
                 ipc: counters.ipc(),
                 elf_points,
+                locality_notes,
                 counters,
             },
             cut,

@@ -7,11 +7,11 @@
 //! | warp issue | scheduler | `warp_arbiter` (LRR, GTO, two-level) |
 //! | warp issue | SM | `elf` (every scheduler's issue select and the fetch order) |
 //! | LSU queue | SM | `newcar` (with `--newcar`) |
-//! | thread-block dispatch | GPU | `tb_dispatch` (LRR, BCS) |
+//! | thread-block dispatch | GPU | `tb_dispatch` (LRR, BCS), `la_tb_dispatch` (locality-aware) |
 //! | resource allocation | SM | `sm_alloc` (GPGPU-Sim's occupancy rule) |
 
 use crate::block::BlockKind;
-use crate::blocks::{elf, newcar, sm_alloc, tb_dispatch, warp_arbiter};
+use crate::blocks::{elf, la_tb_dispatch, newcar, sm_alloc, tb_dispatch, warp_arbiter};
 use crate::config::GpuConfig;
 use crate::gpu::{SimError, SimOptions};
 
@@ -29,6 +29,59 @@ pub enum WarpIssue {
     Elf(elf::Params),
 }
 
+/// Thread-block dispatch policy (`--tb-sched`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum TbSched {
+    /// Loose round robin (`tb_dispatch`).
+    Lrr,
+    /// Consecutive pairs (`tb_dispatch`).
+    Bcs,
+    /// Locality-aware (`la_tb_dispatch`, seed 000).
+    Locality,
+}
+
+impl TbSched {
+    /// Policy names.
+    pub const NAMES: &'static [&'static str] = &["lrr", "bcs", "locality"];
+
+    /// Parses a policy name.
+    pub fn from_name(s: &str) -> Option<Self> {
+        match s {
+            "lrr" => Some(Self::Lrr),
+            "bcs" => Some(Self::Bcs),
+            "locality" => Some(Self::Locality),
+            _ => None,
+        }
+    }
+
+    /// The policy's name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Lrr => "lrr",
+            Self::Bcs => "bcs",
+            Self::Locality => "locality",
+        }
+    }
+}
+
+impl From<tb_dispatch::Policy> for TbSched {
+    fn from(p: tb_dispatch::Policy) -> Self {
+        match p {
+            tb_dispatch::Policy::Lrr => Self::Lrr,
+            tb_dispatch::Policy::Bcs => Self::Bcs,
+        }
+    }
+}
+
+/// What dispatches thread blocks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Dispatch {
+    /// LRR or BCS.
+    RoundRobin(tb_dispatch::Params),
+    /// Locality-aware.
+    Locality(la_tb_dispatch::Params),
+}
+
 /// The block of every site of a run.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Plan {
@@ -37,7 +90,7 @@ pub struct Plan {
     /// The LSU's re-execution queue, if any.
     pub lsu_queue: Option<newcar::Params>,
     /// Thread-block dispatch.
-    pub tb_dispatch: tb_dispatch::Params,
+    pub tb_dispatch: Dispatch,
     /// Each SM's resource allocator.
     pub sm_alloc: sm_alloc::Params,
 }
@@ -52,7 +105,15 @@ impl Plan {
                 WarpIssue::Arbiters(arbiter_params(cfg, opts.warp_sched)?)
             },
             lsu_queue: opts.newcar.then(|| newcar_params(cfg)).transpose()?,
-            tb_dispatch: tb_dispatch_params(cfg, opts.tb_sched)?,
+            tb_dispatch: match opts.tb_sched {
+                TbSched::Lrr => {
+                    Dispatch::RoundRobin(tb_dispatch_params(cfg, tb_dispatch::Policy::Lrr)?)
+                }
+                TbSched::Bcs => {
+                    Dispatch::RoundRobin(tb_dispatch_params(cfg, tb_dispatch::Policy::Bcs)?)
+                }
+                TbSched::Locality => Dispatch::Locality(la_dispatch_params(cfg, opts.la_window)?),
+            },
             sm_alloc: sm_alloc_params(cfg),
         })
     }
@@ -66,7 +127,10 @@ impl Plan {
         if self.lsu_queue.is_some() {
             v.push(newcar::Kind::NAME);
         }
-        v.push(tb_dispatch::Kind::NAME);
+        v.push(match self.tb_dispatch {
+            Dispatch::RoundRobin(_) => tb_dispatch::Kind::NAME,
+            Dispatch::Locality(_) => la_tb_dispatch::Kind::NAME,
+        });
         v.push(sm_alloc::Kind::NAME);
         v
     }
@@ -142,6 +206,40 @@ pub fn tb_dispatch_params(
         )));
     }
     Ok(tb_dispatch::Params::new(policy, sms))
+}
+
+/// The locality-aware dispatcher's parameters for `cfg` (at most
+/// [`la_tb_dispatch::MAX_SMS`] SMs and [`la_tb_dispatch::MAX_SLOTS`] blocks per SM) with a
+/// candidate window of `window` blocks (0: the whole queue).
+pub fn la_dispatch_params(
+    cfg: &GpuConfig,
+    window: usize,
+) -> Result<la_tb_dispatch::Params, SimError> {
+    let (sms, slots) = (cfg.sm.count as usize, cfg.sm.max_blocks as usize);
+    if !(1..=la_tb_dispatch::MAX_SMS).contains(&sms)
+        || !(1..=la_tb_dispatch::MAX_SLOTS).contains(&slots)
+    {
+        return Err(SimError::Config(format!(
+            "locality-aware dispatch serves 1 to {} SMs of at most {} blocks each; `{}` has {sms} \
+             SMs of {slots}",
+            la_tb_dispatch::MAX_SMS,
+            la_tb_dispatch::MAX_SLOTS,
+            cfg.name
+        )));
+    }
+    Ok(la_tb_dispatch::Params {
+        sms,
+        slots,
+        window,
+        arrays: crate::analysis::locality::MAX_ARRAYS,
+        // The whole queue loads 16 blocks per cycle (the thesis computes it at launch); a
+        // window loads one per cycle, as its RTL will.
+        fill: if window == 0 {
+            la_tb_dispatch::MAX_FILL
+        } else {
+            1
+        },
+    })
 }
 
 /// The resource allocator's parameters for `cfg`: its SM's capacities.

@@ -12,11 +12,12 @@
 //!   empties, ids restart at 0). `max_per_sm` is recorded for waveforms; `room` carries the
 //!   occupancy.
 //! * The block queue: the environment (the block scheduler's in-order processor, which computes
-//!   rectangles from the kernel's address code) presents block `fed`'s rectangles on
-//!   `fill_rect` with `fill_valid`, blocks in id order; `fill_take` (Mealy) says the block took
-//!   them this cycle, into the window at the edge. The window holds `window` candidates (`0`:
-//!   the whole queue, the thesis's choice, R2); it takes a block when it has a free entry at the
-//!   start of the cycle or grants one this cycle.
+//!   rectangles from the kernel's address code) presents the next `fill_count` blocks of the
+//!   queue (at most `fill` per cycle, in id order from block `fed`) on `fill_rect` (block `i`'s
+//!   array `k` at `i * arrays + k`); `fill_taken` (Mealy) says how many the block took this
+//!   cycle, into the window at the edge. The window holds `window` candidates (`0`: the whole
+//!   queue, the thesis's choice, R2); it takes as many as it has free entries at the start of
+//!   the cycle, plus the one a grant frees.
 //! * `room` (bit s: SM s can take one more block of the kernel), `done_s` (bit j: the block in
 //!   SM s's slot j finished this cycle; it stops counting at the edge).
 //! * Outputs: at most one grant per cycle: block `grant_id` to SM `grant_sm`, in the SM's
@@ -50,6 +51,8 @@ use crate::port_bundle;
 pub const MAX_SMS: usize = 128;
 /// Most block slots per SM (width of each `done_s`).
 pub const MAX_SLOTS: usize = 32;
+/// Most blocks the queue presents per cycle.
+pub const MAX_FILL: usize = 16;
 /// Bits of one packed rectangle on `fill_rect`: valid (bit 56), `sx` (24 bits from bit 32),
 /// `sy` (16 from 16), `w` (8 from 8), `h` (8 from 0).
 pub const RECT_BITS: u32 = 57;
@@ -89,6 +92,8 @@ pub struct Params {
     pub window: usize,
     /// Arrays per rectangle set, 1..=[`MAX_ARRAYS`].
     pub arrays: usize,
+    /// Blocks the queue can present per cycle, 1..=[`MAX_FILL`].
+    pub fill: usize,
 }
 
 impl Params {
@@ -112,6 +117,7 @@ pub const PRESETS: &[(&str, Params)] = &[
             slots: 8,
             window: 32,
             arrays: MAX_ARRAYS,
+            fill: 1,
         },
     ),
     (
@@ -121,6 +127,7 @@ pub const PRESETS: &[(&str, Params)] = &[
             slots: 4,
             window: 8,
             arrays: 2,
+            fill: 2,
         },
     ),
 ];
@@ -136,10 +143,10 @@ port_bundle! {
         pub max_per_sm: u8 = |_p| 8,
         /// SMs that can take one more block (bit s: SM s).
         pub room: u128 = |p| p.sms,
-        /// The next block of the queue (id order) is presented on `fill_rect`.
-        pub fill_valid: bool = |_p| 1,
-        /// Its rectangles, one per array ([`pack_rect`]).
-        pub fill_rect: [u64; MAX_ARRAYS] = |p| (p.arrays, RECT_BITS),
+        /// Blocks of the queue presented on `fill_rect` (the next ones in id order), 0..=`fill`.
+        pub fill_count: u8 = |p| clog2(p.fill + 1),
+        /// Their rectangles: block `i`'s array `k` at `i * arrays + k` ([`pack_rect`]).
+        pub fill_rect: [u64; MAX_ARRAYS * MAX_FILL] = |p| (p.arrays * p.fill, RECT_BITS),
         /// Per SM: the slots whose blocks finished this cycle.
         pub done: [u32; MAX_SMS] = |p| (p.sms, p.slots),
     }
@@ -148,8 +155,8 @@ port_bundle! {
 port_bundle! {
     /// Dispatcher outputs for one cycle.
     pub struct LaDispatchOut for Params {
-        /// The block on `fill_rect` enters the window at the edge.
-        pub fill_take: bool = |_p| 1,
+        /// Blocks of `fill_rect` that enter the window at the edge (the first ones).
+        pub fill_taken: u8 = |p| clog2(p.fill + 1),
         /// A block is granted.
         pub grant: bool = |_p| 1,
         /// To this SM.
@@ -201,6 +208,10 @@ impl Golden {
         assert!(
             (1..=MAX_ARRAYS).contains(&params.arrays),
             "1..={MAX_ARRAYS} arrays"
+        );
+        assert!(
+            (1..=MAX_FILL).contains(&params.fill),
+            "1..={MAX_FILL} blocks filled per cycle"
         );
         let mut g = Self {
             params,
@@ -312,11 +323,11 @@ impl Block for Golden {
             out.grant_id = self.window[i].id;
             out.grant_slot = slot as u8;
         }
-        out.fill_take = inp.fill_valid
-            && self.fed < self.total
-            && (self.window.len() < self.capacity() || pick.is_some());
+        let free = self.capacity().saturating_sub(self.window.len()) + pick.is_some() as usize;
+        let queued = (self.total - self.fed) as usize;
+        out.fill_taken = (inp.fill_count as usize).min(p.fill).min(free).min(queued) as u8;
         out.idle = self.granted >= self.total;
-        // Edge: finished blocks leave, the granted one runs, the fed one enters the window.
+        // Edge: finished blocks leave, the granted one runs, the fed ones enter the window.
         for s in 0..p.sms {
             let done = inp.done[s] as u64 & ((1u64 << p.slots) - 1);
             for j in 0..p.slots {
@@ -338,10 +349,10 @@ impl Block for Golden {
             self.granted += 1;
             self.last = x;
         }
-        if out.fill_take {
+        for i in 0..out.fill_taken as usize {
             let mut fp = TbFootprint::default();
             for k in 0..p.arrays {
-                fp.rects[k] = unpack_rect(inp.fill_rect[k]);
+                fp.rects[k] = unpack_rect(inp.fill_rect[i * p.arrays + k]);
             }
             let score = self.scores_of(&fp);
             self.window.push(Candidate {
@@ -422,6 +433,7 @@ impl crate::block::BlockKind for Kind {
             ("slots", p.slots as u64),
             ("window", p.window as u64),
             ("arrays", p.arrays as u64),
+            ("fill", p.fill as u64),
         ]
     }
     fn busy(out: &LaDispatchOut) -> bool {

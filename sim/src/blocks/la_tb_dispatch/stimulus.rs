@@ -9,6 +9,7 @@ use super::{pack_rect, LaDispatchIn, LaDispatchOut, Params};
 use crate::analysis::locality::Rect;
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
+use std::collections::VecDeque;
 
 /// Stimulus generator for one dispatcher.
 #[derive(Clone, Debug)]
@@ -21,8 +22,8 @@ pub struct Stimulus {
     fed: u32,
     /// Per SM, per slot: cycles left of the resident block.
     life: Vec<Vec<Option<u16>>>,
-    /// The queue's next rectangles (kept until taken).
-    next: [u64; crate::analysis::locality::MAX_ARRAYS],
+    /// The queue's next blocks' rectangles (kept until taken).
+    next: VecDeque<[u64; crate::analysis::locality::MAX_ARRAYS]>,
 }
 
 impl Stimulus {
@@ -35,12 +36,13 @@ impl Stimulus {
             total: 0,
             fed: 0,
             life: vec![vec![None; params.slots]; params.sms],
-            next: Default::default(),
+            next: VecDeque::new(),
         }
     }
 
-    fn draw_rects(&mut self) {
-        for k in 0..self.params.arrays {
+    fn draw_rects(&mut self) -> [u64; crate::analysis::locality::MAX_ARRAYS] {
+        let mut rects = [0; crate::analysis::locality::MAX_ARRAYS];
+        for rect in rects.iter_mut().take(self.params.arrays) {
             let r = match self.rng.gen_range(0..10) {
                 0 => None,
                 1 => Some(Rect {
@@ -56,8 +58,9 @@ impl Stimulus {
                     h: self.rng.gen_range(1..4),
                 }),
             };
-            self.next[k] = pack_rect(r);
+            *rect = pack_rect(r);
         }
+        rects
     }
 }
 
@@ -72,10 +75,9 @@ impl crate::block::Stimulus<LaDispatchIn, LaDispatchOut> for Stimulus {
                     self.life[s][j] = Some(self.rng.gen_range(1..120));
                 }
             }
-            if o.fill_take {
-                self.fed += 1;
-                self.draw_rects();
-            }
+            let taken = (o.fill_taken as usize).min(self.next.len());
+            self.next.drain(..taken);
+            self.fed += taken as u32;
         }
         for (s, slots) in self.life.iter_mut().enumerate() {
             for (j, l) in slots.iter_mut().enumerate() {
@@ -100,10 +102,22 @@ impl crate::block::Stimulus<LaDispatchIn, LaDispatchOut> for Stimulus {
             self.max_per_sm = inp.max_per_sm as usize;
             self.total = inp.total;
             self.fed = 0;
-            self.draw_rects();
+            self.next.clear();
         }
-        inp.fill_valid = self.fed < self.total && !self.rng.gen_ratio(1, 16);
-        inp.fill_rect = self.next;
+        let queued = self.total.saturating_sub(self.fed) as usize;
+        let count = if self.rng.gen_ratio(1, 16) {
+            0
+        } else {
+            self.rng.gen_range(1..=p.fill).min(queued)
+        };
+        while self.next.len() < count {
+            let r = self.draw_rects();
+            self.next.push_back(r);
+        }
+        inp.fill_count = count as u8;
+        for (i, r) in self.next.iter().take(count).enumerate() {
+            inp.fill_rect[i * p.arrays..(i + 1) * p.arrays].copy_from_slice(&r[..p.arrays]);
+        }
         for (s, slots) in self.life.iter().enumerate() {
             let resident = slots.iter().flatten().count();
             if resident < self.max_per_sm && !self.rng.gen_ratio(1, 16) {

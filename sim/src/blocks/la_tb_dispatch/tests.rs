@@ -66,10 +66,10 @@ fn random_grants_follow_the_rule_and_scores_stay_exact() {
                 let fp = fed[out.grant_id as usize];
                 running[out.grant_sm as usize][out.grant_slot as usize] = Some(fp);
             }
-            if out.fill_take {
+            for i in 0..out.fill_taken as usize {
                 let mut fp = TbFootprint::default();
                 for k in 0..p.arrays {
-                    fp.rects[k] = unpack_rect(inp.fill_rect[k]);
+                    fp.rects[k] = unpack_rect(inp.fill_rect[i * p.arrays + k]);
                 }
                 fed.push(fp);
             }
@@ -100,24 +100,27 @@ fn dispatch_all(p: Params, n: u32, fp: impl Fn(u32) -> TbFootprint) -> Vec<(usiz
     let mut out_grants = vec![];
     let mut start = true;
     for _ in 0..10 * n + 100 {
+        let count = if start {
+            0
+        } else {
+            (n - fed).min(p.fill as u32)
+        };
         let mut inp = LaDispatchIn {
             start,
             total: n,
             max_per_sm: p.slots as u8,
             room: p.sm_mask(),
-            fill_valid: fed < n && !start,
+            fill_count: count as u8,
             ..Default::default()
         };
-        if fed < n {
+        for i in 0..count {
             for k in 0..p.arrays {
-                inp.fill_rect[k] = pack_rect(fp(fed).rects[k]);
+                inp.fill_rect[i as usize * p.arrays + k] = pack_rect(fp(fed + i).rects[k]);
             }
         }
         start = false;
         let out = g.step(&inp);
-        if out.fill_take {
-            fed += 1;
-        }
+        fed += out.fill_taken as u32;
         if out.grant {
             out_grants.push((out.grant_sm as usize, out.grant_id));
         }
@@ -147,6 +150,7 @@ fn no_locality_dispatches_in_id_order() {
         slots: 4,
         window: 8,
         arrays: 2,
+        fill: 1,
     };
     let grants = dispatch_all(p, 16, |_| TbFootprint::default());
     let ids: Vec<u32> = grants.iter().map(|g| g.1).collect();
@@ -164,6 +168,7 @@ fn row_major_neighbours_follow_their_seed() {
         slots: 4,
         window: 32,
         arrays: 1,
+        fill: 1,
     };
     let grants = dispatch_all(p, 8, |b| row(b, 4, 8));
     // SM 0's seed: block 0 (nothing runs; lowest id). SM 1's seed: the block sharing least
@@ -188,6 +193,7 @@ fn column_sharers_gather_on_one_sm() {
         slots: 4,
         window: 0,
         arrays: 1,
+        fill: 1,
     };
     let gx = 3;
     let grants = dispatch_all(p, 12, |b| row(b % gx, 16, 8));
@@ -209,6 +215,7 @@ fn the_window_fills_before_the_first_decision() {
         slots: 8,
         window: 4,
         arrays: 1,
+        fill: 1,
     };
     let mut g = Golden::new(p);
     let start = LaDispatchIn {
@@ -220,28 +227,26 @@ fn the_window_fills_before_the_first_decision() {
     assert!(!g.step(&start).grant);
     let feed = LaDispatchIn {
         room: 3,
-        fill_valid: true,
-        fill_rect: [
-            pack_rect(Some(Rect {
+        fill_count: 1,
+        fill_rect: {
+            let mut r = [0; MAX_ARRAYS * MAX_FILL];
+            r[0] = pack_rect(Some(Rect {
                 sx: 0,
                 sy: 0,
                 w: 1,
                 h: 1,
-            })),
-            0,
-            0,
-            0,
-            0,
-        ],
+            }));
+            r
+        },
         ..Default::default()
     };
     for i in 0..4 {
         let o = g.step(&feed);
-        assert!(o.fill_take && !o.grant, "cycle {i}: filling");
+        assert!(o.fill_taken == 1 && !o.grant, "cycle {i}: filling");
     }
     let o = g.step(&feed);
     assert!(
-        o.grant && o.fill_take,
+        o.grant && o.fill_taken == 1,
         "full: a grant, and its entry refilled"
     );
     let fp = |b: u32| row(b, 2, 3);

@@ -159,6 +159,9 @@ pub struct Sm<'a> {
     alloc: Slot<'a, sm_alloc::Kind>,
     /// What one block of the running kernel takes: threads, registers, shared memory, 1 slot.
     need: [u32; 4],
+    /// Block slots whose blocks completed since the GPU last took them (the locality-aware
+    /// dispatcher's `done`).
+    pub finished: Vec<usize>,
     /// Resources of the blocks made resident and released since the allocator's last step.
     allocated: [u32; 4],
     released: [u32; 4],
@@ -245,6 +248,7 @@ impl<'a> Sm<'a> {
             need: [0, 0, 0, 1],
             allocated: [0; 4],
             released: [0; 4],
+            finished: vec![],
             resident: 0,
             warps_per_tb: 1,
             code_base: CODE_BASE,

@@ -87,9 +87,10 @@ fn add(into: &mut [u32; 4], what: [u32; 4]) {
 }
 
 impl Sm<'_> {
-    /// Makes block `insts` resident; its warps are launched this cycle. Fails if a streamed
-    /// block's first instructions cannot be read.
-    pub fn launch(&mut self, mut insts: RunBlock) -> Result<(), SimError> {
+    /// Makes block `insts` resident; its warps are launched this cycle. Returns the block slot
+    /// it takes (reported in [`Sm::finished`] when it completes). Fails if a streamed block's
+    /// first instructions cannot be read.
+    pub fn launch(&mut self, mut insts: RunBlock) -> Result<usize, SimError> {
         let slot = self
             .tbs
             .iter()
@@ -148,8 +149,9 @@ impl Sm<'_> {
             self.resident -= 1;
             add(&mut self.released, self.need);
             self.counts.blocks += 1;
+            self.finished.push(slot);
         }
-        Ok(())
+        Ok(slot)
     }
 
     /// The instruction at the head of warp `w`'s i-buffer, if decoded by `now`.
@@ -250,6 +252,7 @@ impl Sm<'_> {
                 add(&mut self.released, takes);
                 self.resident -= 1;
                 self.counts.blocks += 1;
+                self.finished.push(tb);
             } else {
                 self.check_barrier(tb);
             }

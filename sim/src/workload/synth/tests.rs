@@ -159,7 +159,7 @@ mod on_the_gpu {
         let cfg = GpuConfig::preset("gtx480").unwrap();
         let opts = SimOptions {
             warp_sched: warp,
-            tb_sched: tb,
+            tb_sched: tb.into(),
             ..Default::default()
         };
         let mut gpu = Gpu::golden(&cfg, opts).unwrap();
