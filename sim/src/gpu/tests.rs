@@ -34,7 +34,7 @@ fn real_traces_complete_with_exact_instruction_counts_under_every_policy() {
             return;
         };
         for policy in warp_arbiter::Policy::ALL {
-            for tb in [TbSched::Lrr, TbSched::Bcs] {
+            for tb in [TbSched::Lrr, TbSched::Bcs, TbSched::Locality] {
                 let mut w = TraceWorkload::open(&dir).unwrap();
                 let opts = SimOptions {
                     warp_sched: policy,

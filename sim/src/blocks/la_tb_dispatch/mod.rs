@@ -195,6 +195,19 @@ pub struct Golden {
     window: Vec<Candidate>,
     /// Per SM, per slot: the running block's footprint.
     running: Vec<Vec<Option<TbFootprint>>>,
+    /// A planted bug (tests show the checks catch it).
+    #[cfg(test)]
+    pub(crate) fault: Option<Fault>,
+}
+
+/// Bugs a test can plant.
+#[cfg(test)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Fault {
+    /// Ties go to the highest block id.
+    HighestIdOnTies,
+    /// A finished block's locality stays in the scores.
+    KeepFinished,
 }
 
 impl Golden {
@@ -222,6 +235,8 @@ impl Golden {
             last: 0,
             window: vec![],
             running: vec![],
+            #[cfg(test)]
+            fault: None,
         };
         g.reset();
         g
@@ -255,7 +270,7 @@ impl Golden {
             .window
             .iter()
             .enumerate()
-            .max_by_key(|(_, c)| (c.score[x], std::cmp::Reverse(c.id)))?;
+            .max_by_key(|(_, c)| (c.score[x], std::cmp::Reverse(self.tie_key(c.id))))?;
         if best.1.score[x] > 0 {
             return Some(best.0);
         }
@@ -268,8 +283,17 @@ impl Golden {
         self.window
             .iter()
             .enumerate()
-            .min_by_key(|(_, c)| (others(c), c.id))
+            .min_by_key(|(_, c)| (others(c), self.tie_key(c.id)))
             .map(|(i, _)| i)
+    }
+
+    /// The tie-break key of block `id` (the lowest id wins).
+    fn tie_key(&self, id: u32) -> i64 {
+        #[cfg(test)]
+        if self.fault == Some(Fault::HighestIdOnTies) {
+            return -(id as i64);
+        }
+        id as i64
     }
 
     /// Pair locality of `fp` with every block running on each SM.
@@ -333,6 +357,10 @@ impl Block for Golden {
             for j in 0..p.slots {
                 if done >> j & 1 == 1 {
                     if let Some(r) = self.running[s][j].take() {
+                        #[cfg(test)]
+                        if self.fault == Some(Fault::KeepFinished) {
+                            continue;
+                        }
                         for c in &mut self.window {
                             c.score[s] -= pair_locality(&c.fp, &r);
                         }

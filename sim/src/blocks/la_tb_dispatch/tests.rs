@@ -4,85 +4,114 @@
 use super::*;
 use crate::block::Stimulus as _;
 
-/// Replays random stimulus, checking each grant against a recomputation from the running
-/// sets the test itself keeps (P-TB1, P-TB2, P-TB3) and the kept scores (P-TB5).
+/// Replays random stimulus on `p`, checking each grant against a recomputation from the
+/// running sets the checker itself keeps (P-TB1, P-TB2, P-TB3) and the kept scores (P-TB5).
+/// Returns the grants and fallbacks seen, or the first violation.
+fn check_random(p: Params, fault: Option<Fault>, cycles: u32) -> Result<(u32, u32), String> {
+    let mut g = Golden::new(p);
+    g.fault = fault;
+    let mut stim = stimulus::Stimulus::new(p, 7);
+    // The checker's own view: running footprints per (SM, slot), the queue as fed.
+    let mut running: Vec<Vec<Option<TbFootprint>>> = vec![vec![None; p.slots]; p.sms];
+    let mut fed: Vec<TbFootprint> = vec![];
+    let mut granted = std::collections::HashSet::new();
+    let (mut prev, mut grants, mut fallbacks) = (None, 0, 0);
+    let fail = |cycle: u32, what: &str| Err(format!("cycle {cycle}: {what}"));
+    for cycle in 0..cycles {
+        let inp = stim.next(prev.as_ref());
+        let window = g.window_ids();
+        let out = g.step(&inp);
+        if !g.scores_consistent() {
+            return fail(cycle, "kept scores differ from recomputation (P-TB5)");
+        }
+        if out.grant {
+            let (x, id, slot) = (out.grant_sm as usize, out.grant_id, out.grant_slot as usize);
+            if inp.room >> x & 1 == 0 || running[x][slot].is_some() || !granted.insert(id) {
+                return fail(
+                    cycle,
+                    "granted without room, into a taken slot or twice (P-TB3)",
+                );
+            }
+            let score = |c: &TbFootprint, s: usize| -> u64 {
+                running[s]
+                    .iter()
+                    .flatten()
+                    .map(|r| pair_locality(c, r) as u64)
+                    .sum()
+            };
+            let sx = |c: u32| score(&fed[c as usize], x);
+            let other = |c: u32| -> u64 {
+                (0..p.sms)
+                    .filter(|&s| s != x)
+                    .map(|s| score(&fed[c as usize], s))
+                    .sum()
+            };
+            let best = window.iter().map(|&c| sx(c)).max().unwrap_or(0);
+            if best > 0 {
+                if window.iter().find(|&&c| sx(c) == best) != Some(&id) {
+                    return fail(cycle, "not the lowest-id highest overlap (P-TB1)");
+                }
+            } else {
+                fallbacks += 1;
+                let least = window.iter().map(|&c| other(c)).min().unwrap_or(0);
+                if window.iter().find(|&&c| other(c) == least) != Some(&id) {
+                    return fail(cycle, "not the lowest-id least shared (P-TB2)");
+                }
+            }
+            grants += 1;
+        }
+        // The edge, as the block applies it: done, grant, fill; a start clears.
+        for (s, slots) in running.iter_mut().enumerate() {
+            for (j, r) in slots.iter_mut().enumerate() {
+                if inp.done[s] >> j & 1 == 1 {
+                    *r = None;
+                }
+            }
+        }
+        if out.grant {
+            let fp = fed[out.grant_id as usize];
+            running[out.grant_sm as usize][out.grant_slot as usize] = Some(fp);
+        }
+        for i in 0..out.fill_taken as usize {
+            let mut fp = TbFootprint::default();
+            for k in 0..p.arrays {
+                fp.rects[k] = unpack_rect(inp.fill_rect[i * p.arrays + k]);
+            }
+            fed.push(fp);
+        }
+        if inp.start {
+            fed.clear();
+            granted.clear();
+        }
+        prev = Some(out);
+    }
+    Ok((grants, fallbacks))
+}
+
 #[test]
 fn random_grants_follow_the_rule_and_scores_stay_exact() {
     for (preset, window) in [("fermi", 32), ("proto", 8), ("proto", 0)] {
         let mut p = Kind::params_of(preset);
         p.window = window;
-        let mut g = Golden::new(p);
-        let mut stim = stimulus::Stimulus::new(p, 7);
-        // The test's own view: running footprints per (SM, slot), the queue as fed.
-        let mut running: Vec<Vec<Option<TbFootprint>>> = vec![vec![None; p.slots]; p.sms];
-        let mut fed: Vec<TbFootprint> = vec![];
-        let mut granted = std::collections::HashSet::new();
-        let (mut prev, mut grants, mut fallbacks) = (None, 0, 0);
-        for cycle in 0..60_000 {
-            let inp = stim.next(prev.as_ref());
-            let window = g.window_ids();
-            let out = g.step(&inp);
-            assert!(g.scores_consistent(), "{preset}/{window:?}: cycle {cycle}");
-            if out.grant {
-                let (x, id, slot) = (out.grant_sm as usize, out.grant_id, out.grant_slot as usize);
-                assert!(inp.room >> x & 1 == 1, "granted to an SM without room");
-                assert!(running[x][slot].is_none(), "slot taken");
-                assert!(granted.insert(id), "block {id} granted twice");
-                let score = |c: &TbFootprint, s: usize| -> u64 {
-                    running[s]
-                        .iter()
-                        .flatten()
-                        .map(|r| pair_locality(c, r) as u64)
-                        .sum()
-                };
-                let sx = |c: u32| score(&fed[c as usize], x);
-                let other = |c: u32| -> u64 {
-                    (0..p.sms)
-                        .filter(|&s| s != x)
-                        .map(|s| score(&fed[c as usize], s))
-                        .sum()
-                };
-                let best = window.iter().map(|&c| sx(c)).max().unwrap();
-                if best > 0 {
-                    assert_eq!(sx(id), best, "P-TB1");
-                    assert_eq!(window.iter().find(|&&c| sx(c) == best), Some(&id));
-                } else {
-                    fallbacks += 1;
-                    let least = window.iter().map(|&c| other(c)).min().unwrap();
-                    assert_eq!(other(id), least, "P-TB2");
-                    assert_eq!(window.iter().find(|&&c| other(c) == least), Some(&id));
-                }
-                grants += 1;
-            }
-            // The edge, as the block applies it: done, grant, fill; a start clears.
-            for (s, slots) in running.iter_mut().enumerate() {
-                for (j, r) in slots.iter_mut().enumerate() {
-                    if inp.done[s] >> j & 1 == 1 {
-                        *r = None;
-                    }
-                }
-            }
-            if out.grant {
-                let fp = fed[out.grant_id as usize];
-                running[out.grant_sm as usize][out.grant_slot as usize] = Some(fp);
-            }
-            for i in 0..out.fill_taken as usize {
-                let mut fp = TbFootprint::default();
-                for k in 0..p.arrays {
-                    fp.rects[k] = unpack_rect(inp.fill_rect[i * p.arrays + k]);
-                }
-                fed.push(fp);
-            }
-            if inp.start {
-                fed.clear();
-                granted.clear();
-            }
-            prev = Some(out);
-        }
+        let (grants, fallbacks) = check_random(p, None, 60_000).unwrap();
         assert!(
             grants > 300 && fallbacks > 50,
             "{preset}: {grants} grants, {fallbacks} fallbacks"
         );
+    }
+}
+
+/// The checker catches a planted tie-break bug and a planted score-keeping bug.
+#[test]
+fn the_checker_catches_planted_bugs() {
+    let p = Kind::params_of("proto");
+    for fault in [Fault::HighestIdOnTies, Fault::KeepFinished] {
+        let err = check_random(p, Some(fault), 60_000).expect_err("a planted bug is caught");
+        let want = match fault {
+            Fault::HighestIdOnTies => "lowest-id",
+            Fault::KeepFinished => "P-TB5",
+        };
+        assert!(err.contains(want), "{fault:?}: {err}");
     }
 }
 
