@@ -36,7 +36,7 @@ enum Command {
     Trace(cmd::trace::TraceArgs),
     /// Run a workload (Accel-Sim trace or built-in kernel) on the golden GPU model, optionally
     /// with the Verilated warp arbiter in the loop; prints statistics.
-    Sim(cmd::sim::SimArgs),
+    Sim(Box<cmd::sim::SimArgs>),
     /// Experiment sweeps (workloads x configs x policies) that resume, cache their points,
     /// and shard across machines.
     Sweep(cmd::sweep::SweepArgs),
@@ -58,7 +58,7 @@ fn main() -> ExitCode {
         Command::Blocks(a) => cmd::blocks::run(a),
         Command::Config(a) => cmd::config::run(a),
         Command::Trace(a) => cmd::trace::run(a),
-        Command::Sim(a) => cmd::sim::run(a),
+        Command::Sim(a) => cmd::sim::run(*a),
         Command::Sweep(a) => cmd::sweep::run(a),
         Command::Bench(a) => cmd::bench::run(a),
         Command::Workloads(a) => cmd::workloads::run(a),
