@@ -351,6 +351,34 @@ impl PortField for u128 {
     }
 }
 
+impl<const N: usize> PortField for [u128; N] {
+    fn zero() -> Self {
+        [0; N]
+    }
+    fn specs(name: &str, shape: Shape, out: &mut Vec<PortSpec>) {
+        assert!(
+            (1..=N).contains(&shape.count),
+            "port array `{name}`: {} elements, the field holds 1..={N}",
+            shape.count
+        );
+        for k in 0..shape.count {
+            <u128 as PortField>::specs(&format!("{name}_{k}"), shape, out);
+        }
+    }
+    fn put(&self, shape: Shape, dst: &mut [u64], i: &mut usize) {
+        for v in &self[..shape.count] {
+            PortField::put(v, shape, dst, i);
+        }
+    }
+    fn get(shape: Shape, src: &[u64], i: &mut usize) -> Self {
+        let mut a = [0; N];
+        for v in &mut a[..shape.count] {
+            *v = <u128 as PortField>::get(shape, src, i);
+        }
+        a
+    }
+}
+
 impl<T: PortValue, const N: usize> PortField for [T; N] {
     fn zero() -> Self {
         [T::default(); N]
@@ -455,6 +483,28 @@ mod tests {
         e.per[3] = 1;
         e.to_words(&p, &mut w);
         assert_eq!(Demo::from_words(&p, &w), d);
+    }
+
+    port_bundle! {
+        /// Test bundle with an array of wide ports.
+        pub struct WideArray for usize {
+            /// Per-element wide masks.
+            pub masks: [u128; 3] = |p| (*p, 80),
+        }
+    }
+
+    #[test]
+    fn arrays_of_wide_ports_round_trip() {
+        let d = WideArray {
+            masks: [1u128 << 79 | 3, 7, 0],
+        };
+        let specs = WideArray::specs(&2);
+        let names: Vec<_> = specs.iter().map(|s| (s.name.as_str(), s.width)).collect();
+        assert_eq!(names, [("masks_0", 80), ("masks_1", 80)]);
+        let mut w = [0u64; 4];
+        d.to_words(&2, &mut w);
+        assert_eq!(w, [3, 1 << 15, 7, 0]);
+        assert_eq!(WideArray::from_words(&2, &w), d);
     }
 
     #[test]

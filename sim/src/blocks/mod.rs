@@ -36,6 +36,10 @@ gpusched_registry::blocks!(declare_blocks);
 /// RTL exists: the GPU runs it at the dispatch site (`--tb-sched locality`), `--rtl` does not.
 pub mod la_tb_dispatch;
 
+/// The locality-aware warp scheduler's golden model (`--warp-sched laws`); not in the registry
+/// until its RTL exists.
+pub mod locality_degree;
+
 /// Something done with one block kind chosen by name ([`with_kind`]).
 pub trait KindFn {
     /// What it returns.

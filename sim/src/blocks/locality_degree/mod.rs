@@ -1,0 +1,392 @@
+//! Locality-aware two-level warp scheduler with its locality degree table (seed 000 §3.3,
+//! Figs. 3.11-3.14; spec `locality_bypass_paws.md` §1.1.7-§1.1.8 with the revisions of §1.6:
+//! R1, R4-R7, R9, R11). One block per warp scheduler, at the scheduler site in place of the
+//! warp arbiter (`--warp-sched laws`).
+//!
+//! Not in the registry yet (its RTL is the next step): the GPU runs its golden model.
+//!
+//! # The table
+//! `table[i][j]` = [`warp_locality`] of warps `i` and `j`'s access-range vectors (8 bits,
+//! symmetric; at most 80). A launched warp's row and column are written at the edge of its
+//! launch cycle, from the vectors on `region`/`sub` (visible from the next cycle, U = 1, A20).
+//! The thesis keeps one 48 x 48 table per SM, but a scheduler only reads the entries between
+//! its own warps (R6): one `warps x warps` table per scheduler holds every entry that is read.
+//!
+//! # A cycle (decisions from the state at the start of the cycle; group moves at the edge)
+//! * Issue (only active warps issue, R4): among active warps that are `ready`, a *starved* one
+//!   first (the oldest); else the last issued warp (greedy); else the one with the highest
+//!   locality with the last issued warp (still the last one after it was demoted, A13), ties to
+//!   the oldest; with no last warp, the oldest.
+//! * Demotion (R1, R11): every active warp on `long_stall` (a global load outstanding, a
+//!   barrier) moves to pending.
+//! * Promotion (R7, R4, P-2L7): the active group refills up to `active` warps from the pending
+//!   warps not on `long_stall`: starved ones first (oldest first), then by the sum of their
+//!   locality with the warps staying active, ties to the oldest.
+//! * Starvation (R5): a warp is starved when more than `starve_after` thread blocks (twice the
+//!   kernel's blocks per SM) were launched on the SM after its own (`tbs_launched` counts them;
+//!   a 5-bit saturating gap per warp).
+//! * Launched warps join pending; exited warps leave both groups (and stop being `last`).
+//!
+//! Age (ties, "oldest"): launch order, `launch` before `launch2`, lower warp first.
+
+pub mod stimulus;
+#[cfg(test)]
+mod tests;
+
+use crate::analysis::locality::{warp_locality, WarpVector, MAX_ARRAYS};
+use crate::block::{clog2, Block, Inspect, PortSpec};
+use crate::port_bundle;
+
+/// Most warps per scheduler.
+pub const MAX_WARPS: usize = 64;
+/// Largest gap a warp's counter holds (5 bits).
+pub const GAP_MAX: u8 = 31;
+
+/// Packs a vector's region indices as `region` carries them: array `k`'s index in bits
+/// `11k..11k+10`, its valid bit at `11k + 10`.
+pub fn pack_region(v: &WarpVector) -> u64 {
+    (0..MAX_ARRAYS).fold(0, |m, k| match v.region[k] {
+        Some(r) => m | ((1 << 10) | (r as u64 & 0x3ff)) << (11 * k),
+        None => m,
+    })
+}
+
+/// Packs a vector's subregion masks as `sub` carries them: array `k`'s in bits `16k..16k+16`.
+pub fn pack_sub(v: &WarpVector) -> u128 {
+    (0..MAX_ARRAYS).fold(0, |m, k| m | (v.sub[k] as u128) << (16 * k))
+}
+
+/// The vector of a `region`/`sub` pair.
+pub fn unpack(region: u64, sub: u128) -> WarpVector {
+    let mut v = WarpVector::default();
+    for k in 0..MAX_ARRAYS {
+        let r = region >> (11 * k);
+        v.region[k] = (r >> 10 & 1 == 1).then_some((r & 0x3ff) as u16);
+        v.sub[k] = (sub >> (16 * k)) as u16;
+    }
+    v
+}
+
+/// Parameters.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Params {
+    /// Warps of the scheduler, 2..=[`MAX_WARPS`].
+    pub warps: usize,
+    /// Active group size `K`, 1..=`warps` (R9: GPGPU-Sim's 6).
+    pub active: usize,
+}
+
+/// Presets: `fermi` (24 warps per scheduler, 2 per SM; K = 6) and `proto` (8 warps, K = 4).
+pub const PRESETS: &[(&str, Params)] = &[
+    (
+        "fermi",
+        Params {
+            warps: 24,
+            active: 6,
+        },
+    ),
+    (
+        "proto",
+        Params {
+            warps: 8,
+            active: 4,
+        },
+    ),
+];
+
+port_bundle! {
+    /// Inputs for one cycle. Masks are `warps` bits, bit `w` = local warp `w`.
+    pub struct LawsIn for Params {
+        /// Warps that could issue this cycle.
+        pub ready: u64 = |p| p.warps,
+        /// Warps launched this cycle (the SM's first thread block of the cycle).
+        pub launch: u64 = |p| p.warps,
+        /// Warps of a second thread block launched this cycle, after the first.
+        pub launch2: u64 = |p| p.warps,
+        /// Thread blocks launched on the SM this cycle, 0..=2 (some may have no warp here).
+        pub tbs_launched: u8 = |_p| 2,
+        /// Warps that exit this cycle.
+        pub exit: u64 = |p| p.warps,
+        /// Warps waiting on a global load or a barrier: demoted, never issued.
+        pub long_stall: u64 = |p| p.warps,
+        /// A warp is starved when more blocks than this were launched after its own.
+        pub starve_after: u8 = |_p| 8,
+        /// Per warp: its vector's region indices ([`pack_region`]; read when it launches).
+        pub region: [u64; MAX_WARPS] = |p| (p.warps, 11 * MAX_ARRAYS as u32),
+        /// Per warp: its vector's subregion masks ([`pack_sub`]; read when it launches).
+        pub sub: [u128; MAX_WARPS] = |p| (p.warps, 16 * MAX_ARRAYS as u32),
+    }
+}
+
+port_bundle! {
+    /// Outputs for one cycle.
+    pub struct LawsOut for Params {
+        /// A warp is granted.
+        pub grant_valid: bool = |_p| 1,
+        /// The granted warp.
+        pub grant_warp: u8 = |p| clog2(p.warps),
+        /// The active group at the start of the cycle.
+        pub active: u64 = |p| p.warps,
+    }
+}
+
+/// Golden model.
+#[derive(Clone, Debug)]
+pub struct Golden {
+    params: Params,
+    live: u64,
+    active: u64,
+    last: Option<usize>,
+    /// Locality degree table.
+    table: Vec<Vec<u8>>,
+    vecs: Vec<WarpVector>,
+    /// Launch order (smaller is older).
+    stamp: Vec<u64>,
+    next_stamp: u64,
+    /// Blocks launched on the SM after the warp's own, saturated at [`GAP_MAX`].
+    gap: Vec<u8>,
+    /// A planted bug (tests show the checks catch it).
+    #[cfg(test)]
+    pub(crate) fault: Option<Fault>,
+}
+
+/// Bugs a test can plant.
+#[cfg(test)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Fault {
+    /// Stalled active warps stay active.
+    NoDemotion,
+    /// The pick after the greedy warp ignores locality (oldest first).
+    IgnoreLocality,
+}
+
+impl Golden {
+    /// A scheduler in its reset state.
+    pub fn new(params: Params) -> Self {
+        assert!(
+            (2..=MAX_WARPS).contains(&params.warps),
+            "2..={MAX_WARPS} warps"
+        );
+        assert!(
+            (1..=params.warps).contains(&params.active),
+            "1..=warps active"
+        );
+        let n = params.warps;
+        let mut g = Self {
+            params,
+            live: 0,
+            active: 0,
+            last: None,
+            table: vec![vec![0; n]; n],
+            vecs: vec![WarpVector::default(); n],
+            stamp: vec![0; n],
+            next_stamp: 0,
+            gap: vec![0; n],
+            #[cfg(test)]
+            fault: None,
+        };
+        g.reset();
+        g
+    }
+
+    fn mask(&self) -> u64 {
+        if self.params.warps == 64 {
+            u64::MAX
+        } else {
+            (1 << self.params.warps) - 1
+        }
+    }
+
+    fn bits(m: u64) -> impl Iterator<Item = usize> {
+        (0..64).filter(move |w| m >> w & 1 == 1)
+    }
+
+    fn oldest(&self, m: u64) -> Option<usize> {
+        Self::bits(m).min_by_key(|&w| self.stamp[w])
+    }
+
+    /// The locality degree between warps `i` and `j` (tests).
+    pub fn degree(&self, i: usize, j: usize) -> u8 {
+        self.table[i][j]
+    }
+}
+
+impl Block for Golden {
+    type In = LawsIn;
+    type Out = LawsOut;
+
+    fn reset(&mut self) {
+        let n = self.params.warps;
+        self.live = 0;
+        self.active = 0;
+        self.last = None;
+        self.table = vec![vec![0; n]; n];
+        self.vecs = vec![WarpVector::default(); n];
+        self.stamp = vec![0; n];
+        self.next_stamp = 0;
+        self.gap = vec![0; n];
+    }
+
+    fn step(&mut self, inp: &LawsIn) -> LawsOut {
+        let m = self.mask();
+        let (live, active) = (self.live, self.active);
+        let long = inp.long_stall & m;
+        let starved = Self::bits(live)
+            .filter(|&w| self.gap[w] > inp.starve_after)
+            .fold(0u64, |s, w| s | 1 << w);
+        // Issue.
+        let ready = inp.ready & active & live & !long;
+        let grant = self.oldest(ready & starved).or_else(|| {
+            if let Some(l) = self.last.filter(|&l| ready >> l & 1 == 1) {
+                return Some(l);
+            }
+            let last = self.last;
+            Self::bits(ready).min_by_key(|&w| {
+                let deg = last.map_or(0, |l| self.table[w][l]);
+                #[cfg(test)]
+                let deg = if self.fault == Some(Fault::IgnoreLocality) {
+                    0
+                } else {
+                    deg
+                };
+                (std::cmp::Reverse(deg), self.stamp[w])
+            })
+        });
+        let mut out = LawsOut {
+            grant_valid: grant.is_some(),
+            grant_warp: grant.unwrap_or(0) as u8,
+            active,
+        };
+        // Demotion and promotion.
+        let demoted = active & long;
+        #[cfg(test)]
+        let demoted = if self.fault == Some(Fault::NoDemotion) {
+            0
+        } else {
+            demoted
+        };
+        let staying = active & !demoted;
+        let free = self
+            .params
+            .active
+            .saturating_sub(staying.count_ones() as usize);
+        let mut cands: Vec<usize> = Self::bits(live & !active & !long).collect();
+        cands.sort_by_key(|&p| {
+            let score: u32 = Self::bits(staying).map(|a| self.table[p][a] as u32).sum();
+            (
+                starved >> p & 1 == 0,
+                if starved >> p & 1 == 1 {
+                    0
+                } else {
+                    u32::MAX - score
+                },
+                self.stamp[p],
+            )
+        });
+        let promoted = cands.iter().take(free).fold(0u64, |s, &p| s | 1 << p);
+        // Edge.
+        self.active = staying | promoted;
+        if grant.is_some() {
+            self.last = grant;
+        }
+        let exit = inp.exit & m;
+        self.live &= !exit;
+        self.active &= !exit;
+        if self.last.is_some_and(|l| exit >> l & 1 == 1) {
+            self.last = None;
+        }
+        let launched = (inp.launch | inp.launch2) & m;
+        if launched != 0 || inp.tbs_launched > 0 {
+            let add = inp.tbs_launched.min(2);
+            for w in Self::bits(self.live) {
+                self.gap[w] = (self.gap[w] + add).min(GAP_MAX);
+            }
+            for (mask, gap) in [
+                (inp.launch & m, add.saturating_sub(1)),
+                (inp.launch2 & m, 0),
+            ] {
+                for w in Self::bits(mask) {
+                    self.vecs[w] = unpack(inp.region[w], inp.sub[w]);
+                    self.stamp[w] = self.next_stamp;
+                    self.next_stamp += 1;
+                    self.gap[w] = gap;
+                }
+            }
+            for w in Self::bits(launched) {
+                for j in 0..self.params.warps {
+                    let d = if j == w {
+                        0
+                    } else {
+                        warp_locality(&self.vecs[w], &self.vecs[j])
+                    };
+                    self.table[w][j] = d;
+                    self.table[j][w] = d;
+                }
+            }
+            self.live |= launched;
+            self.active &= !launched;
+        }
+        out.active &= m;
+        out
+    }
+}
+
+impl Inspect for Golden {
+    fn state_specs(&self) -> Vec<PortSpec> {
+        vec![
+            PortSpec::new("live", self.params.warps as u32),
+            PortSpec::new("active", self.params.warps as u32),
+            PortSpec::new("last_valid", 1),
+            PortSpec::new("last", clog2(self.params.warps)),
+        ]
+    }
+
+    fn state_values(&self, out: &mut Vec<u64>) {
+        out.clear();
+        out.extend([
+            self.live,
+            self.active,
+            self.last.is_some() as u64,
+            self.last.unwrap_or(0) as u64,
+        ]);
+    }
+}
+
+/// The scheduler as a block kind.
+pub struct Kind;
+
+impl crate::block::BlockKind for Kind {
+    const NAME: &'static str = "locality_degree";
+    const SUMMARY: &'static str = "locality-aware two-level warp scheduler with its locality \
+        degree table (seed 000)";
+    const POLICIES: &'static [&'static str] = &["base"];
+    const PRESETS: &'static [&'static str] = &["fermi", "proto"];
+    type Params = Params;
+    type In = LawsIn;
+    type Out = LawsOut;
+    type Golden = Golden;
+    type Stim = stimulus::Stimulus;
+
+    fn params(_policy: &str, preset: &str) -> Params {
+        PRESETS
+            .iter()
+            .find(|(n, _)| *n == preset)
+            .expect("a preset of the list")
+            .1
+    }
+    fn golden(params: &Params) -> Golden {
+        Golden::new(*params)
+    }
+    fn stimulus(params: &Params, seed: u64) -> stimulus::Stimulus {
+        stimulus::Stimulus::new(*params, seed)
+    }
+    fn manifest_params(p: &Params) -> Vec<(&'static str, u64)> {
+        vec![("warps", p.warps as u64), ("active", p.active as u64)]
+    }
+    fn busy(out: &LawsOut) -> bool {
+        out.grant_valid
+    }
+    fn describe(p: &Params) -> String {
+        format!("{} warps, {} active", p.warps, p.active)
+    }
+}

@@ -1,0 +1,197 @@
+//! The spec's two-level properties (§1.3 P-2L1..P-2L8) and table coherence (P-LT4) under
+//! random stimulus, checked from the inputs and outputs alone; planted bugs; the thesis's
+//! table example (P-LT5) through the block's ports.
+
+use super::*;
+use crate::block::Stimulus as _;
+
+/// Runs random stimulus on `p` and checks every property; the first violation, or the number
+/// of (grants, greedy grants, locality picks, promotions, starved grants) seen.
+fn check_random(p: Params, fault: Option<Fault>, cycles: u32) -> Result<[u32; 5], String> {
+    let mut g = Golden::new(p);
+    g.fault = fault;
+    let mut stim = stimulus::Stimulus::new(p, 11);
+    let n = p.warps;
+    // The checker's view, from the ports: live warps, vectors, launch order, gaps, last grant.
+    let (mut live, mut vecs) = (0u64, vec![WarpVector::default(); n]);
+    let (mut stamp, mut next, mut gap) = (vec![0u64; n], 0u64, vec![0u8; n]);
+    let mut last: Option<usize> = None;
+    let mut prev_demoted = 0u64;
+    // Last cycle's staying warps, candidates, their promotion keys and free places.
+    type Pending = (u64, u64, Vec<(bool, u32, u64)>, usize);
+    let mut pending: Option<Pending> = None;
+    let mut prev: Option<LawsOut> = None;
+    let mut seen = [0u32; 5];
+    let bits = |m: u64| (0..64).filter(move |w| m >> w & 1 == 1);
+    for cycle in 0..cycles {
+        let fail = |what: &str| Err(format!("cycle {cycle}: {what}"));
+        let inp = stim.next(prev.as_ref());
+        let out = g.step(&inp);
+        let active = out.active;
+        // P-2L1 and P-2L5: the groups.
+        if active & !live != 0 || active.count_ones() as usize > p.active {
+            return fail("active group not within the live warps and K (P-2L1)");
+        }
+        if active & prev_demoted != 0 {
+            return fail("a warp demoted last cycle is still active (P-2L5)");
+        }
+        // P-2L6 and P-2L7: last cycle's promotions (skipped when warps exited at that edge).
+        if let Some((staying, cands, keys, free)) = pending.take() {
+            let promoted = active & !staying;
+            let want = free.min(cands.count_ones() as usize);
+            if promoted & !cands != 0 || promoted.count_ones() as usize != want {
+                return fail("the active group did not refill from ready pending warps (P-2L7)");
+            }
+            let key = |w: usize| keys[w];
+            let worst = bits(promoted).map(key).max();
+            let best_left = bits(cands & !promoted).map(key).min();
+            if let (Some(a), Some(b)) = (worst, best_left) {
+                if a > b {
+                    return fail("a better pending warp was left behind (P-2L6)");
+                }
+            }
+            seen[3] += promoted.count_ones();
+        }
+        // P-LT4: the table follows the vectors of live warps.
+        for i in bits(live) {
+            for j in bits(live) {
+                let want = if i == j {
+                    0
+                } else {
+                    warp_locality(&vecs[i], &vecs[j])
+                };
+                if g.degree(i, j) != want {
+                    return fail("table entry differs from the vectors' locality (P-LT4)");
+                }
+            }
+        }
+        // The grant.
+        let starved = bits(live)
+            .filter(|&w| gap[w] > inp.starve_after)
+            .fold(0u64, |s, w| s | 1 << w);
+        let ready = inp.ready & active & live & !inp.long_stall;
+        if out.grant_valid {
+            let w = out.grant_warp as usize;
+            if ready >> w & 1 == 0 {
+                return fail("granted a warp that is not active and ready (P-2L2)");
+            }
+            let oldest = |m: u64| bits(m).min_by_key(|&x| stamp[x]);
+            if ready & starved != 0 {
+                if Some(w) != oldest(ready & starved) {
+                    return fail("a starved warp was ready but not granted first (P-2L8)");
+                }
+                seen[4] += 1;
+            } else if let Some(l) = last.filter(|&l| ready >> l & 1 == 1) {
+                if w != l {
+                    return fail("the last warp was ready but not granted again (P-2L3)");
+                }
+                seen[1] += 1;
+            } else if let Some(l) = last {
+                let deg = |x: usize| warp_locality(&vecs[x], &vecs[l]);
+                let best = bits(ready).map(deg).max().unwrap();
+                let pick = bits(ready)
+                    .filter(|&x| deg(x) == best)
+                    .min_by_key(|&x| stamp[x]);
+                if Some(w) != pick {
+                    return fail("not the oldest warp of highest locality with the last (P-2L4)");
+                }
+                seen[2] += 1;
+            }
+            seen[0] += 1;
+            last = Some(w);
+        } else if ready != 0 {
+            return fail("nothing granted with a ready active warp");
+        }
+        // This cycle's promotion, checked next cycle.
+        prev_demoted = active & inp.long_stall;
+        let staying = active & !prev_demoted;
+        let cands = live & !active & !inp.long_stall;
+        let keys = (0..n)
+            .map(|w| {
+                let st = starved >> w & 1 == 1;
+                let score: u32 = bits(staying)
+                    .map(|a| warp_locality(&vecs[w], &vecs[a]) as u32)
+                    .sum();
+                (!st, if st { 0 } else { u32::MAX - score }, stamp[w])
+            })
+            .collect();
+        let free = p.active.saturating_sub(staying.count_ones() as usize);
+        pending = (inp.exit == 0).then_some((staying, cands, keys, free));
+        // The edge, from the ports.
+        live &= !inp.exit;
+        if last.is_some_and(|l| inp.exit >> l & 1 == 1) {
+            last = None;
+        }
+        let add = inp.tbs_launched.min(2);
+        for w in bits(live) {
+            gap[w] = (gap[w] + add).min(GAP_MAX);
+        }
+        for (mask, gp) in [(inp.launch, add.saturating_sub(1)), (inp.launch2, 0)] {
+            for w in bits(mask) {
+                vecs[w] = unpack(inp.region[w], inp.sub[w]);
+                stamp[w] = next;
+                next += 1;
+                gap[w] = gp;
+            }
+        }
+        live |= inp.launch | inp.launch2;
+        prev = Some(out);
+    }
+    Ok(seen)
+}
+
+#[test]
+fn random_runs_keep_every_property() {
+    for (_, p) in PRESETS {
+        let seen = check_random(*p, None, 100_000).unwrap();
+        assert!(seen.iter().all(|&s| s > 50), "{p:?}: {seen:?}");
+    }
+}
+
+/// The checker catches planted bugs: no demotion, and picks that ignore locality.
+#[test]
+fn the_checker_catches_planted_bugs() {
+    let p = PRESETS[0].1;
+    for (fault, want) in [
+        (Fault::NoDemotion, "P-2L5"),
+        (Fault::IgnoreLocality, "P-2L4"),
+    ] {
+        let err = check_random(p, Some(fault), 100_000).expect_err("caught");
+        assert!(err.contains(want), "{fault:?}: {err}");
+    }
+}
+
+/// P-LT5 through the ports: warps with the thesis's vectors (M = 3, N = 4) get degrees 2, 0, 0.
+#[test]
+fn thesis_example_through_the_ports() {
+    let mut g = Golden::new(PRESETS[1].1);
+    let v = |region: u16, sub: u16| {
+        let mut v = WarpVector::default();
+        v.region[0] = Some(region);
+        v.sub[0] = sub;
+        v
+    };
+    let mut inp = LawsIn {
+        launch: 0b111,
+        tbs_launched: 1,
+        ..Default::default()
+    };
+    for (w, x) in [v(0b001, 0b1011), v(0b001, 0b0011), v(0b010, 0b1111)]
+        .iter()
+        .enumerate()
+    {
+        inp.region[w] = pack_region(x);
+        inp.sub[w] = pack_sub(x);
+    }
+    g.step(&inp);
+    assert_eq!((g.degree(0, 1), g.degree(0, 2), g.degree(1, 2)), (2, 0, 0));
+    assert_eq!(g.degree(1, 0), 2, "symmetric");
+}
+
+#[test]
+fn vectors_pack_and_unpack() {
+    let mut v = WarpVector::default();
+    v.region = [Some(1023), None, Some(0), Some(5), None];
+    v.sub = [0xffff, 0, 1, 0x8001, 0];
+    assert_eq!(unpack(pack_region(&v), pack_sub(&v)), v);
+}
