@@ -190,8 +190,9 @@ fn thesis_example_through_the_ports() {
 
 #[test]
 fn vectors_pack_and_unpack() {
-    let mut v = WarpVector::default();
-    v.region = [Some(1023), None, Some(0), Some(5), None];
-    v.sub = [0xffff, 0, 1, 0x8001, 0];
+    let v = WarpVector {
+        region: [Some(1023), None, Some(0), Some(5), None],
+        sub: [0xffff, 0, 1, 0x8001, 0],
+    };
     assert_eq!(unpack(pack_region(&v), pack_sub(&v)), v);
 }
