@@ -50,8 +50,9 @@ pub struct RunArgs {
     /// GPGPU-Sim gpgpusim.config file.
     #[arg(long, default_value = "gtx480")]
     pub config: String,
-    /// Warp-scheduler policy: lrr, gto, two-level, elf (the ELF block issues and orders
-    /// fetch), elf++ (elf with --newcar and --iprefetch 16). Default: the configuration's.
+    /// Warp-scheduler policy: lrr, gto, two-level, laws (seed 000's locality-aware two-level
+    /// scheduler), elf (the ELF block issues and orders fetch), elf++ (elf with --newcar and
+    /// --iprefetch 16). Default: the configuration's.
     #[arg(long, value_name = "POLICY")]
     pub warp_sched: Option<String>,
     /// Put a NewCAR re-execution queue (32 entries) between every LSU and its L1D.
@@ -84,6 +85,10 @@ pub struct RunArgs {
     /// rectangles overlap most with the SM's blocks).
     #[arg(long, value_name = "POLICY", default_value = "lrr")]
     pub tb_sched: String,
+    /// With --warp-sched laws: warps in each scheduler's active group (0: the configuration's
+    /// two-level active count, 6 on gtx480).
+    #[arg(long, value_name = "K", default_value_t = 0)]
+    pub la_active: usize,
     /// With --tb-sched locality: candidates the dispatcher compares, blocks (0: every block not
     /// yet dispatched, as the thesis; a finite window is the RTL's cost-bounded variant).
     #[arg(long, value_name = "BLOCKS", default_value_t = 0)]
@@ -146,11 +151,17 @@ impl RunArgs {
             "elf++" => (true, true),
             _ => (false, false),
         };
-        let warp_sched = if elf {
+        let laws = ws == "laws";
+        if self.la_active != 0 && !laws {
+            bail!("--la-active needs --warp-sched laws");
+        }
+        let warp_sched = if elf || laws {
             warp_arbiter::Policy::Gto
         } else {
             warp_arbiter::Policy::from_name(&ws).ok_or_else(|| {
-                anyhow!("unknown warp scheduler `{ws}`; choose lrr, gto, two-level, elf or elf++")
+                anyhow!(
+                    "unknown warp scheduler `{ws}`; choose lrr, gto, two-level, laws, elf or elf++"
+                )
             })?
         };
         if self.rr_fetch && !elf {
@@ -193,6 +204,8 @@ impl RunArgs {
         let opts = SimOptions {
             warp_sched,
             tb_sched,
+            laws,
+            la_active: self.la_active,
             la_window: self.la_window,
             la_rect,
             max_cycles: self.max_cycles,

@@ -14,6 +14,7 @@ use crate::blocks::la_tb_dispatch::{self, pack_rect, LaDispatchIn};
 use crate::blocks::tb_dispatch::{self, DispatchIn};
 use crate::policy::Dispatch;
 use crate::workload::kernel::KernelSource;
+use std::sync::Arc;
 
 /// One grant of a cycle.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -38,9 +39,8 @@ pub(super) enum Dispatcher<'a> {
 pub(super) struct LocalitySite<'a> {
     slot: Slot<'a, la_tb_dispatch::Kind>,
     params: la_tb_dispatch::Params,
-    analysis: locality::Params,
     /// The running kernel's rectangles.
-    footprints: Footprints,
+    footprints: Arc<Footprints>,
     /// Blocks the dispatcher has taken from the queue.
     fed: u32,
     total: u32,
@@ -53,7 +53,6 @@ impl<'a> Dispatcher<'a> {
     pub fn new<P: Provider<'a>>(
         blocks: &mut P,
         plan: &Dispatch,
-        rect_mode: RectMode,
         max_blocks: usize,
     ) -> Result<Self, SimError> {
         Ok(match plan {
@@ -70,11 +69,7 @@ impl<'a> Dispatcher<'a> {
                 Dispatcher::Locality(Box::new(LocalitySite {
                     slot: Slot::new(blocks, site, p)?,
                     params: *p,
-                    analysis: locality::Params {
-                        rect_mode,
-                        ..locality::Params::default()
-                    },
-                    footprints: Footprints::default(),
+                    footprints: Arc::default(),
                     fed: 0,
                     total: 0,
                     slot_of: vec![vec![0; max_blocks]; p.sms],
@@ -83,28 +78,13 @@ impl<'a> Dispatcher<'a> {
         })
     }
 
-    /// A kernel starts: the locality-aware dispatcher's queue is computed. Returns what the
-    /// pre-computation did not track, for the kernel's report.
-    pub fn start_kernel(&mut self, kernel: &dyn KernelSource) -> Result<Vec<String>, SimError> {
-        let Dispatcher::Locality(l) = self else {
-            return Ok(vec![]);
-        };
-        l.fed = 0;
-        l.total = kernel.info().blocks() as u32;
-        match locality::analyze(kernel, &l.analysis)? {
-            Some(fp) => {
-                let notes = fp.notes.iter().map(|n| n.to_string()).collect();
-                l.footprints = fp;
-                Ok(notes)
-            }
-            None => {
-                l.footprints = Footprints::default();
-                Ok(vec![format!(
-                    "kernel `{}` cannot be visited for its addresses: no rectangles, blocks \
-                     go out in id order",
-                    kernel.info().name
-                )])
-            }
+    /// A kernel of `total` blocks starts; the locality-aware dispatcher's queue presents
+    /// their rectangles from `footprints`.
+    pub fn start_kernel(&mut self, total: u32, footprints: Option<Arc<Footprints>>) {
+        if let Dispatcher::Locality(l) = self {
+            l.fed = 0;
+            l.total = total;
+            l.footprints = footprints.unwrap_or_default();
         }
     }
 
@@ -178,4 +158,31 @@ impl<'a> Dispatcher<'a> {
             l.slot_of[g.sm][sm_slot] = slot;
         }
     }
+}
+
+/// The address pre-computation of `kernel` with rectangles found by `rect_mode`, and what it
+/// did not track (for the kernel's report); a kernel that cannot be visited has no rectangles
+/// (every locality is 0: blocks go out in id order, ties by age).
+pub(super) fn precompute(
+    kernel: &dyn KernelSource,
+    rect_mode: RectMode,
+) -> Result<(Arc<Footprints>, Vec<String>), SimError> {
+    let params = locality::Params {
+        rect_mode,
+        ..locality::Params::default()
+    };
+    Ok(match locality::analyze(kernel, &params)? {
+        Some(fp) => {
+            let notes = fp.notes.iter().map(|n| n.to_string()).collect();
+            (Arc::new(fp), notes)
+        }
+        None => (
+            Arc::default(),
+            vec![format!(
+                "kernel `{}` cannot be visited for its addresses: no rectangles or vectors, \
+                 every locality is 0",
+                kernel.info().name
+            )],
+        ),
+    })
 }

@@ -54,6 +54,11 @@ pub struct SimOptions {
     pub warp_sched: warp_arbiter::Policy,
     /// Thread-block dispatch policy.
     pub tb_sched: TbSched,
+    /// LAWS issues: one `locality_degree` block per scheduler replaces the warp arbiter
+    /// (`warp_sched` is then unused).
+    pub laws: bool,
+    /// LAWS: active group size (0: the configuration's two-level active count).
+    pub la_active: usize,
     /// Locality-aware dispatch: candidate window, blocks (0: the whole queue, the thesis).
     pub la_window: usize,
     /// Locality-aware dispatch: how blocks' rectangles are found.
@@ -124,6 +129,12 @@ impl SimOptions {
                 return format!("elf++{notes}");
             }
             format!("elf{notes}")
+        } else if self.laws {
+            if self.paired_issue {
+                "laws(paired)".to_string()
+            } else {
+                "laws".to_string()
+            }
         } else if self.paired_issue {
             format!("{}(paired)", self.warp_sched.name())
         } else {
@@ -144,6 +155,8 @@ impl Default for SimOptions {
         Self {
             warp_sched: warp_arbiter::Policy::Gto,
             tb_sched: TbSched::Lrr,
+            laws: false,
+            la_active: 0,
             la_window: 0,
             la_rect: RectMode::FirstLast,
             max_cycles: None,
@@ -318,12 +331,19 @@ impl<'a> Gpu<'a> {
         let mut sms = Vec::with_capacity(cfg.sm.count as usize);
         for id in 0..cfg.sm.count as usize {
             let mut arbiters = Vec::with_capacity(cfg.sm.schedulers as usize);
+            let mut laws = vec![];
             let mut elf = None;
             match &plan.warp_issue {
                 WarpIssue::Arbiters(p) => {
                     for scheduler in 0..cfg.sm.schedulers as usize {
                         let site = Site::Scheduler { sm: id, scheduler };
                         arbiters.push(Slot::new(blocks, site, p)?);
+                    }
+                }
+                WarpIssue::Laws(p) => {
+                    for scheduler in 0..cfg.sm.schedulers as usize {
+                        let site = Site::Scheduler { sm: id, scheduler };
+                        laws.push(Slot::new(blocks, site, p)?);
                     }
                 }
                 WarpIssue::Elf(p) => {
@@ -350,18 +370,15 @@ impl<'a> Gpu<'a> {
             let alloc = Slot::new(blocks, site, &plan.sm_alloc)?;
             let blocks = SmBlocks {
                 arbiters,
+                laws,
                 elf,
                 newcar,
                 alloc,
             };
             sms.push(Sm::new(id, cfg, blocks, &opts));
         }
-        let dispatcher = dispatch::Dispatcher::new(
-            blocks,
-            &plan.tb_dispatch,
-            opts.la_rect,
-            cfg.sm.max_blocks as usize,
-        )?;
+        let dispatcher =
+            dispatch::Dispatcher::new(blocks, &plan.tb_dispatch, cfg.sm.max_blocks as usize)?;
         Ok(Self {
             dispatcher,
             mem: MemorySystem::new(cfg),
@@ -403,6 +420,8 @@ impl<'a> Gpu<'a> {
         let tb = self.opts.tb_sched.name();
         let warp = if self.opts.elf {
             "elf"
+        } else if self.opts.laws {
+            "laws"
         } else {
             self.opts.warp_sched.name()
         };
@@ -502,10 +521,25 @@ impl<'a> Gpu<'a> {
             None
         };
         let elf_points = program.as_ref().map(|p| (p.points_found, p.table.len()));
-        let locality_notes = self.dispatcher.start_kernel(kernel)?;
+        let (footprints, locality_notes) =
+            if self.opts.tb_sched == TbSched::Locality || self.opts.laws {
+                let (f, notes) = dispatch::precompute(kernel, self.opts.la_rect)?;
+                (Some(f), notes)
+            } else {
+                (None, vec![])
+            };
+        self.dispatcher
+            .start_kernel(total as u32, footprints.clone());
         let demand = fp.demand(self.cfg.sm.warp_size);
         for sm in &mut self.sms {
-            sm.start_kernel(&demand, warps_per_tb, code_base, program.clone());
+            sm.start_kernel(
+                &demand,
+                warps_per_tb,
+                code_base,
+                program.clone(),
+                footprints.clone(),
+                occ.blocks,
+            );
         }
         let start = self.counters();
         let start_blocks = start.blocks;
@@ -569,7 +603,7 @@ impl<'a> Gpu<'a> {
                 taken2 |= taken & 1 << s;
                 taken |= 1 << s;
                 let block = kernel.run_block(id as u64)?;
-                let sm_slot = self.sms[s].launch(block)?;
+                let sm_slot = self.sms[s].launch(id as u64, block)?;
                 self.dispatcher.launched(g, sm_slot);
                 issued_blocks += 1;
             }

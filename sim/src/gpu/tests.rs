@@ -34,11 +34,17 @@ fn real_traces_complete_with_exact_instruction_counts_under_every_policy() {
             return;
         };
         for policy in warp_arbiter::Policy::ALL {
-            for tb in [TbSched::Lrr, TbSched::Bcs, TbSched::Locality] {
+            for (tb, laws) in [
+                (TbSched::Lrr, false),
+                (TbSched::Bcs, false),
+                (TbSched::Locality, false),
+                (TbSched::Locality, true),
+            ] {
                 let mut w = TraceWorkload::open(&dir).unwrap();
                 let opts = SimOptions {
                     warp_sched: policy,
                     tb_sched: tb,
+                    laws,
                     ..Default::default()
                 };
                 let r = run(&mut w, opts);

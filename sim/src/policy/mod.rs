@@ -5,13 +5,16 @@
 //! | site | per | blocks |
 //! |---|---|---|
 //! | warp issue | scheduler | `warp_arbiter` (LRR, GTO, two-level) |
+//! | warp issue | scheduler | `locality_degree` (LAWS, `--warp-sched laws`) |
 //! | warp issue | SM | `elf` (every scheduler's issue select and the fetch order) |
 //! | LSU queue | SM | `newcar` (with `--newcar`) |
 //! | thread-block dispatch | GPU | `tb_dispatch` (LRR, BCS), `la_tb_dispatch` (locality-aware) |
 //! | resource allocation | SM | `sm_alloc` (GPGPU-Sim's occupancy rule) |
 
 use crate::block::BlockKind;
-use crate::blocks::{elf, la_tb_dispatch, newcar, sm_alloc, tb_dispatch, warp_arbiter};
+use crate::blocks::{
+    elf, la_tb_dispatch, locality_degree, newcar, sm_alloc, tb_dispatch, warp_arbiter,
+};
 use crate::config::GpuConfig;
 use crate::gpu::{SimError, SimOptions};
 
@@ -27,6 +30,8 @@ pub enum WarpIssue {
     Arbiters(warp_arbiter::Params),
     /// One ELF block per SM, granting for every scheduler.
     Elf(elf::Params),
+    /// One locality-aware two-level scheduler per scheduler.
+    Laws(locality_degree::Params),
 }
 
 /// Thread-block dispatch policy (`--tb-sched`).
@@ -101,6 +106,8 @@ impl Plan {
         Ok(Self {
             warp_issue: if opts.elf {
                 WarpIssue::Elf(elf_params(cfg)?)
+            } else if opts.laws {
+                WarpIssue::Laws(laws_params(cfg, opts.la_active)?)
             } else {
                 WarpIssue::Arbiters(arbiter_params(cfg, opts.warp_sched)?)
             },
@@ -123,6 +130,7 @@ impl Plan {
         let mut v = vec![match self.warp_issue {
             WarpIssue::Arbiters(_) => warp_arbiter::Kind::NAME,
             WarpIssue::Elf(_) => elf::Kind::NAME,
+            WarpIssue::Laws(_) => locality_degree::Kind::NAME,
         }];
         if self.lsu_queue.is_some() {
             v.push(newcar::Kind::NAME);
@@ -134,6 +142,33 @@ impl Plan {
         v.push(sm_alloc::Kind::NAME);
         v
     }
+}
+
+/// The locality-aware scheduler's parameters for `cfg`: its warps per scheduler (at most
+/// [`locality_degree::MAX_WARPS`]) and an active group of `active` warps (0: the
+/// configuration's two-level active count, GPGPU-Sim's 6 on the GTX 480; R9).
+pub fn laws_params(cfg: &GpuConfig, active: usize) -> Result<locality_degree::Params, SimError> {
+    let (warps, scheds) = (cfg.sm.max_warps as usize, cfg.sm.schedulers as usize);
+    let per = warps / scheds.max(1);
+    if scheds == 0 || warps % scheds != 0 || !(2..=locality_degree::MAX_WARPS).contains(&per) {
+        return Err(SimError::Config(format!(
+            "LAWS needs 2 to {} warps per scheduler; `{}` has {warps} warps over {scheds} \
+             schedulers",
+            locality_degree::MAX_WARPS,
+            cfg.name
+        )));
+    }
+    let active = if active == 0 {
+        cfg.sm.two_level_max_active as usize
+    } else {
+        active
+    };
+    if !(1..=per).contains(&active) {
+        return Err(SimError::Config(format!(
+            "LAWS's active group must hold 1 to {per} warps (the scheduler's); got {active}"
+        )));
+    }
+    Ok(locality_degree::Params { warps: per, active })
 }
 
 /// The warp-arbiter parameters every scheduler of `cfg` uses under `policy`.

@@ -141,16 +141,20 @@ impl Sm<'_> {
         ready: u64,
         long_stall: u64,
     ) -> Result<Option<usize>, SimError> {
-        let inp = ArbiterIn {
+        let inp = super::laws::SiteIn {
             ready,
             launch: self.launch[s],
+            launch2: self.launch2[s],
+            tbs_launched: self.tbs_launched[s],
             exit: self.exit[s],
             long_stall,
+            starve_after: self.starve_after,
         };
         self.launch[s] = 0;
+        self.launch2[s] = 0;
+        self.tbs_launched[s] = 0;
         self.exit[s] = 0;
-        let out = self.arbiters[s].step(&inp)?;
-        Ok(out.grant_valid.then_some(out.grant_warp as usize))
+        self.arbiters[s].step(&inp)
     }
 
     /// Issues scheduler `s`'s grant (checked against the `ready` mask it was given) or counts

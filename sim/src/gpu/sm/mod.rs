@@ -46,6 +46,7 @@ mod audit;
 pub mod elf;
 mod fetch;
 mod issue;
+mod laws;
 mod lsu;
 pub mod newcar;
 mod warps;
@@ -58,9 +59,11 @@ use super::memory::{MemRequest, MemorySystem, ReqKind};
 use super::sites::Slot;
 use super::stats::{SmCounts, StallCounts};
 use super::{SimError, SimOptions};
+use crate::analysis::locality::Footprints;
 use crate::block::low_bits;
+use crate::blocks::locality_degree;
 use crate::blocks::sm_alloc::{self, AllocIn};
-use crate::blocks::warp_arbiter::{self, ArbiterIn};
+use crate::blocks::warp_arbiter;
 use crate::blocks::{elf as elf_block, newcar as newcar_block};
 use crate::config::GpuConfig;
 use crate::core::occupancy::Demand;
@@ -91,8 +94,10 @@ const PREFETCH: u16 = u16::MAX;
 
 /// The hardware blocks of one SM, at their sites.
 pub struct SmBlocks<'a> {
-    /// One warp arbiter per scheduler (empty when ELF issues).
+    /// One warp arbiter per scheduler (empty when ELF or LAWS issues).
     pub arbiters: Vec<Slot<'a, warp_arbiter::Kind>>,
+    /// One locality-aware scheduler per scheduler (`--warp-sched laws`).
+    pub laws: Vec<Slot<'a, locality_degree::Kind>>,
     /// The ELF block (`--warp-sched elf`).
     pub elf: Option<Slot<'a, elf_block::Kind>>,
     /// The NewCAR queue (`--newcar`).
@@ -122,7 +127,8 @@ pub struct Sm<'a> {
     tbs: Vec<TbSlot>,
     schedulers: usize,
     per_sched: usize,
-    arbiters: Vec<Slot<'a, warp_arbiter::Kind>>,
+    /// Per scheduler: its warp-issue site (empty when ELF issues).
+    arbiters: Vec<laws::WarpSelect<'a>>,
     /// ELF (issue select, WPT, fetch order) when it replaces the arbiters.
     elf: Option<elf::ElfUnit<'a>>,
     /// The NewCAR queue in front of the L1D.
@@ -133,6 +139,14 @@ pub struct Sm<'a> {
     iprefetch: u32,
     /// Arbiter inputs accumulated for this cycle (launch and exit bits).
     launch: Vec<u64>,
+    /// Of `launch`, the warps of a second block launched in the same cycle.
+    launch2: Vec<u64>,
+    /// Per scheduler: blocks launched on the SM since its last step.
+    tbs_launched: Vec<u8>,
+    /// LAWS's starvation threshold: twice the kernel's blocks per SM (R5).
+    starve_after: u8,
+    /// The running kernel's access ranges (locality-aware dispatch and LAWS).
+    footprints: Option<Arc<Footprints>>,
     exit: Vec<u64>,
     sp_busy: Vec<u64>,
     sfu_busy: Vec<u64>,
@@ -207,7 +221,17 @@ impl<'a> Sm<'a> {
                 .collect(),
             schedulers,
             per_sched: sm.max_warps as usize / schedulers,
-            arbiters: blocks.arbiters,
+            arbiters: blocks
+                .arbiters
+                .into_iter()
+                .map(laws::WarpSelect::Arbiter)
+                .chain(
+                    blocks
+                        .laws
+                        .into_iter()
+                        .map(|b| laws::WarpSelect::Laws(Box::new(laws::LawsUnit::new(b)))),
+                )
+                .collect(),
             paired: opts.paired_issue || blocks.elf.is_some(),
             elf: blocks.elf.map(|b| elf::ElfUnit::new(b, opts.elf_fetch)),
             newcar: blocks
@@ -215,6 +239,10 @@ impl<'a> Sm<'a> {
                 .map(|b| newcar::NewcarUnit::new(b, crate::policy::NEWCAR_ENTRIES)),
             iprefetch: opts.iprefetch,
             launch: vec![0; schedulers],
+            launch2: vec![0; schedulers],
+            tbs_launched: vec![0; schedulers],
+            starve_after: 16,
+            footprints: None,
             exit: vec![0; schedulers],
             sp_busy: vec![0; u.sp_units as usize],
             sfu_busy: vec![0; u.sfu_units as usize],
@@ -267,7 +295,11 @@ impl<'a> Sm<'a> {
         warps_per_tb: usize,
         code_base: u64,
         program: Option<Arc<elf::ElfProgram>>,
+        footprints: Option<Arc<Footprints>>,
+        blocks_per_sm: u32,
     ) {
+        self.footprints = footprints;
+        self.starve_after = (2 * blocks_per_sm).min(255) as u8;
         let registers = u32::try_from(demand.registers).expect("a kernel that fits the SM");
         self.need = [demand.threads, registers, demand.shmem_bytes, 1];
         self.warps_per_tb = warps_per_tb.max(1);

@@ -87,10 +87,10 @@ fn add(into: &mut [u32; 4], what: [u32; 4]) {
 }
 
 impl Sm<'_> {
-    /// Makes block `insts` resident; its warps are launched this cycle. Returns the block slot
-    /// it takes (reported in [`Sm::finished`] when it completes). Fails if a streamed block's
-    /// first instructions cannot be read.
-    pub fn launch(&mut self, mut insts: RunBlock) -> Result<usize, SimError> {
+    /// Makes block `id` (`insts`) resident; its warps are launched this cycle. Returns the
+    /// block slot it takes (reported in [`Sm::finished`] when it completes). Fails if a
+    /// streamed block's first instructions cannot be read.
+    pub fn launch(&mut self, id: u64, mut insts: RunBlock) -> Result<usize, SimError> {
         let slot = self
             .tbs
             .iter()
@@ -128,10 +128,20 @@ impl Sm<'_> {
             }
             self.update_fetchable(w);
             self.sync_masks(w);
-            self.launch[w % self.schedulers] |= 1 << (w / self.schedulers);
+            let (s, local) = (w % self.schedulers, w / self.schedulers);
+            self.launch[s] |= 1 << local;
+            if self.tbs_launched[s] > 0 {
+                self.launch2[s] |= 1 << local;
+            }
+            if let (Some(fp), Some(site)) = (&self.footprints, self.arbiters.get_mut(s)) {
+                site.set_vector(local, &fp.warp(id, i));
+            }
             if let Some(e) = &mut self.elf {
                 e.set_launch_pc(insts.get(i, 0).map_or(0, |x| x.pc));
             }
+        }
+        for t in &mut self.tbs_launched {
+            *t = t.saturating_add(1);
         }
         self.tbs[slot] = TbSlot {
             active: true,

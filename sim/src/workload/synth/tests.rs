@@ -170,11 +170,16 @@ mod on_the_gpu {
     }
 
     fn run_locality(name: &str, size: &str, window: usize, rect: RectMode) -> Report {
+        run_la(name, size, window, rect, false)
+    }
+
+    fn run_la(name: &str, size: &str, window: usize, rect: RectMode, laws: bool) -> Report {
         let cfg = GpuConfig::preset("gtx480").unwrap();
         let opts = SimOptions {
             tb_sched: TbSched::Locality,
             la_window: window,
             la_rect: rect,
+            laws,
             ..Default::default()
         };
         let mut gpu = Gpu::golden(&cfg, opts).unwrap();
@@ -182,18 +187,19 @@ mod on_the_gpu {
             .unwrap_or_else(|e| panic!("{name}: {e}"))
     }
 
-    /// Locality-aware dispatch loses no block and no instruction on any suite kernel, with the
-    /// whole queue or a window, either rectangle mode; runs are deterministic.
+    /// Locality-aware dispatch (and LAWS) loses no block and no instruction on any suite kernel,
+    /// with the whole queue or a window, either rectangle mode; runs are deterministic.
     #[test]
     fn every_suite_kernel_completes_under_locality_dispatch() {
         for e in suite::SUITE {
             let want = count(&mut SynthKernel::new(build(e.name, "small").unwrap())).unwrap();
-            for (window, rect) in [
-                (0, RectMode::FirstLast),
-                (32, RectMode::FirstLast),
-                (0, RectMode::BBox),
+            for (window, rect, laws) in [
+                (0, RectMode::FirstLast, false),
+                (32, RectMode::FirstLast, false),
+                (0, RectMode::BBox, false),
+                (0, RectMode::FirstLast, true),
             ] {
-                let r = run_locality(e.name, "small", window, rect);
+                let r = run_la(e.name, "small", window, rect, laws);
                 let c = &r.counters;
                 assert_eq!(
                     (c.blocks, c.warp_instructions, c.thread_instructions),
@@ -202,14 +208,14 @@ mod on_the_gpu {
                         want.warp_instructions,
                         want.thread_instructions
                     ),
-                    "{} with window {window}, {rect:?}",
+                    "{} with window {window}, {rect:?}, laws {laws}",
                     e.name
                 );
                 assert!(!r.truncated && c.cycles > 0);
             }
         }
-        let a = run_locality("gaussian", "small", 0, RectMode::FirstLast);
-        let b = run_locality("gaussian", "small", 0, RectMode::FirstLast);
+        let a = run_la("gaussian", "small", 0, RectMode::FirstLast, true);
+        let b = run_la("gaussian", "small", 0, RectMode::FirstLast, true);
         assert_eq!(a.counters, b.counters, "deterministic");
     }
 
