@@ -192,6 +192,16 @@ pub trait BlockKind: 'static {
     }
 }
 
+/// The parameters of preset `name` in a block's `(name, params)` preset table (`name` is one of
+/// the kind's [`BlockKind::PRESETS`]).
+pub fn preset_of<P: Copy>(presets: &[(&str, P)], name: &str) -> P {
+    presets
+        .iter()
+        .find(|(n, _)| *n == name)
+        .unwrap_or_else(|| panic!("`{name}` is not a preset of the block"))
+        .1
+}
+
 /// Something done once per block kind ([`crate::blocks::visit_all`]).
 pub trait KindVisitor {
     /// Called with each kind of the registry, in registry order.

@@ -315,27 +315,7 @@ mod tests {
     #[test]
     fn every_class_has_an_opcode_that_reads_back_as_itself() {
         use crate::workload::sass::classify;
-        for c in [
-            OpClass::IntAlu,
-            OpClass::IntMul,
-            OpClass::Fp,
-            OpClass::Dp,
-            OpClass::Sfu,
-            OpClass::LoadGlobal,
-            OpClass::StoreGlobal,
-            OpClass::LoadShared,
-            OpClass::StoreShared,
-            OpClass::LoadLocal,
-            OpClass::StoreLocal,
-            OpClass::LoadConst,
-            OpClass::AtomicGlobal,
-            OpClass::AtomicShared,
-            OpClass::Branch,
-            OpClass::Barrier,
-            OpClass::MemBarrier,
-            OpClass::Exit,
-            OpClass::Nop,
-        ] {
+        for c in OpClass::ALL {
             assert_eq!(classify(opcode_name(c)), Some(c));
         }
     }

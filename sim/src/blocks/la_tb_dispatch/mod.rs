@@ -443,11 +443,7 @@ impl crate::block::BlockKind for Kind {
     type Stim = stimulus::Stimulus;
 
     fn params(_policy: &str, preset: &str) -> Params {
-        PRESETS
-            .iter()
-            .find(|(n, _)| *n == preset)
-            .expect("a preset of the list")
-            .1
+        crate::block::preset_of(PRESETS, preset)
     }
     fn golden(params: &Params) -> Golden {
         Golden::new(*params)

@@ -253,12 +253,7 @@ impl crate::block::BlockKind for Kind {
 
     fn params(policy: &str, preset: &str) -> Params {
         let pol = Policy::from_name(policy).expect("a policy of the list");
-        let sms = PRESETS
-            .iter()
-            .find(|(n, _)| *n == preset)
-            .expect("a preset of the list")
-            .1;
-        Params::new(pol, sms)
+        Params::new(pol, crate::block::preset_of(PRESETS, preset))
     }
     fn golden(params: &Params) -> Golden {
         Golden::new(*params)
