@@ -26,7 +26,8 @@ enum Command {
     /// policy and preset; ends with a pass/fail table.
     Regress(cmd::regress::RegressArgs),
     /// Reproduce a paper's experiment on the golden GPU model (`elf`: ELF, NewCAR, I-prefetch
-    /// vs GTO and two-level over the workload suite); Markdown, JSON and SVG.
+    /// vs GTO and two-level over the workload suite; `locality`: locality-aware dispatch and
+    /// warp scheduling vs RR and BCS); Markdown, JSON and SVG.
     Repro(cmd::repro::ReproArgs),
     /// List the blocks, policies and presets.
     Blocks(cmd::blocks::BlocksArgs),

@@ -532,6 +532,63 @@ fn sim_runs_the_elf_configurations() {
     );
 }
 
+/// `repro locality`: the configurations, the workloads' categories, the thesis's four figures
+/// beside ours, and the three files.
+#[test]
+fn repro_locality_writes_the_comparisons_and_the_tables() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().to_str().unwrap();
+    let o = gpusched(&[
+        "repro",
+        "locality",
+        "--size",
+        "small",
+        "--only",
+        "locality_col,nn",
+        "--out",
+        out,
+        "--json",
+    ]);
+    assert!(o.status.success(), "{}", text(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let names: Vec<&str> = v["columns"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(&names[..4], ["rr", "bcs", "la", "la_laws"]);
+    let rows = v["rows"].as_array().unwrap();
+    assert_eq!(
+        rows.iter()
+            .map(|r| (
+                r["workload"].as_str().unwrap(),
+                r["category"].as_str().unwrap()
+            ))
+            .collect::<Vec<_>>(),
+        [("locality_col", "II"), ("nn", "III")]
+    );
+    assert_eq!(rows[0]["cells"][0]["speedup"], 1.0);
+    // Column sharers gather under locality-aware dispatch.
+    assert!(
+        rows[0]["cells"][2]["speedup"].as_f64().unwrap() > 1.2,
+        "{}",
+        rows[0]
+    );
+    let comps = v["comparisons"].as_array().unwrap();
+    assert_eq!(comps.len(), 4);
+    assert_eq!(comps[0]["thesis"], 1.26);
+    let md = std::fs::read_to_string(dir.path().join("locality.md")).unwrap();
+    assert!(
+        md.contains("| LA-TB + LAWS over RR + GTO | all | +26.0% |")
+            && md.contains("| locality_col | II |"),
+        "{md}"
+    );
+    let svg = std::fs::read_to_string(dir.path().join("locality.svg")).unwrap();
+    assert!(svg.starts_with("<svg") && svg.contains("thesis"));
+    assert!(dir.path().join("locality.sweep.toml").is_file());
+}
+
 #[test]
 fn repro_elf_writes_the_table_the_json_and_the_chart() {
     let dir = tempfile::tempdir().unwrap();

@@ -9,6 +9,7 @@
 //! figures beside ours.
 
 mod chart;
+mod locality;
 mod table;
 
 use super::sim::load_config;
@@ -24,10 +25,12 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 /// Experiments `repro` knows.
-#[derive(Clone, Copy, Debug, ValueEnum)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum Experiment {
     /// ELF, NewCAR and I-prefetch vs GTO and two-level (seed 003, chapter III).
     Elf,
+    /// Locality-aware thread-block dispatch and warp scheduling vs RR and BCS (seed 000).
+    Locality,
 }
 
 /// Arguments of `gpusched repro`.
@@ -36,15 +39,16 @@ pub struct ReproArgs {
     /// The experiment.
     #[arg(value_enum)]
     experiment: Experiment,
-    /// Size of the suite kernels: small, medium, large.
-    #[arg(long, default_value = "medium")]
-    size: String,
+    /// Size of the suite kernels: small, medium, large (default: medium for elf; large for
+    /// locality, whose effects need several waves of thread blocks).
+    #[arg(long)]
+    size: Option<String>,
     /// GPU configuration (preset or file; ELF serves at most 4 schedulers per SM).
     #[arg(long, default_value = "gtx480")]
     config: String,
-    /// Directory for elf.md, elf.json and elf.svg.
-    #[arg(long, value_name = "DIR", default_value = "repro-elf")]
-    out: PathBuf,
+    /// Directory for <experiment>.md, .json and .svg (default: repro-<experiment>).
+    #[arg(long, value_name = "DIR")]
+    out: Option<PathBuf>,
     /// Real traces to add (each subdirectory with a kernelslist.g; skipped when absent).
     #[arg(long, value_name = "DIR", default_value_os_t = crate::cmd::default_traces())]
     traces: PathBuf,
@@ -331,9 +335,16 @@ pub fn geomean(xs: impl Iterator<Item = f64>) -> f64 {
     }
 }
 
-/// The experiment as a sweep spec: every workload (suite names, trace directories made
-/// absolute) under every column on `config` (a file made absolute), at `size`.
-fn spec_text(config: &str, workloads: &[(String, Option<PathBuf>)], size: &str) -> Result<String> {
+/// The experiment `name` as a sweep spec: every workload (suite names, trace directories made
+/// absolute) under every policy `(name, gpusched sim options)` on `config` (a file made
+/// absolute), at `size`.
+fn spec_text(
+    name: &str,
+    policies: &[(&str, &str)],
+    config: &str,
+    workloads: &[(String, Option<PathBuf>)],
+    size: &str,
+) -> Result<String> {
     let config = if gpusim::config::GpuConfig::preset(config).is_ok() {
         config.to_string()
     } else {
@@ -358,33 +369,36 @@ fn spec_text(config: &str, workloads: &[(String, Option<PathBuf>)], size: &str) 
     let q = |x: &str| toml::Value::String(x.to_string()).to_string();
     let quoted = |xs: &[String]| xs.iter().map(|x| q(x)).collect::<Vec<_>>().join(", ");
     let mut t = format!(
-        "# gpusched repro elf as a sweep (`gpusched sweep run` runs it too)\n[sweep]\nname = \"repro-elf\"\nworkloads = [{}]\nsizes = [{}]\nconfigs = [{}]\nmetrics = [\"cycles\", \"ipc\"]\n",
+        "# gpusched repro {name} as a sweep (`gpusched sweep run` runs it too)\n[sweep]\nname = \"repro-{name}\"\nworkloads = [{}]\nsizes = [{}]\nconfigs = [{}]\nmetrics = [\"cycles\", \"ipc\"]\n",
         quoted(&names),
         q(size),
         q(&config)
     );
-    for c in columns() {
+    for (n, args) in policies {
         t.push_str(&format!(
             "\n[[policy]]\nname = {}\nargs = {}\n",
-            q(c.name),
-            q(c.args)
+            q(n),
+            q(args)
         ));
     }
     Ok(t)
 }
 
-/// Runs the experiment through the sweep engine (results cached in `out/sweep`, so a second
-/// run simulates nothing), `jobs` simulations at a time: one row of cells per workload.
-/// Deterministic: the same inputs give the same results whatever `jobs` is.
-fn run_all(
+/// Runs experiment `name` through the sweep engine (results cached in `out/sweep`, so a second
+/// run simulates nothing), `jobs` simulations at a time: per workload, one report
+/// (`gpusched sim --json`) per policy. Deterministic: the same inputs give the same results
+/// whatever `jobs` is.
+fn run_reports(
+    name: &str,
+    policies: &[(&str, &str)],
     config: &str,
     workloads: &[(String, Option<PathBuf>)],
     size: &str,
     jobs: usize,
     out: &std::path::Path,
-) -> Result<Vec<Vec<Cell>>> {
-    let text = spec_text(config, workloads, size)?;
-    let spec_path = out.join("elf.sweep.toml");
+) -> Result<Vec<Vec<serde_json::Value>>> {
+    let text = spec_text(name, policies, config, workloads, size)?;
+    let spec_path = out.join(format!("{name}.sweep.toml"));
     std::fs::write(&spec_path, &text)
         .with_context(|| format!("writing {}", spec_path.display()))?;
     let spec = Spec::parse(&text, &spec_path)?;
@@ -397,12 +411,12 @@ fn run_all(
     };
     run_spec(&spec, &dir, jobs, (0, 1), how)?;
     let (_, results) = sweep_results(&dir)?;
-    let ncols = columns().len();
+    let ncols = policies.len();
     let mut table = vec![vec![]; workloads.len()];
     for (p, r) in spec.points.iter().zip(results) {
         let r = r.ok_or_else(|| anyhow::anyhow!("point {} has no result", p.index))?;
         match (&r.report, &r.error) {
-            (Some(rep), _) => table[p.index / ncols].push(cell(rep)?),
+            (Some(rep), _) => table[p.index / ncols].push(rep.clone()),
             (None, e) => bail!(
                 "{} under {}: {}",
                 p.workload.name(),
@@ -414,9 +428,55 @@ fn run_all(
     Ok(table)
 }
 
+/// Keeps the workloads named in `only` (all when empty); an unknown name is an error listing
+/// the known ones.
+fn keep_only(workloads: &mut Vec<(String, Option<PathBuf>)>, only: &[String]) -> Result<()> {
+    if only.is_empty() {
+        return Ok(());
+    }
+    for o in only {
+        if !workloads.iter().any(|(n, _)| n == o) {
+            bail!(
+                "--only: unknown workload `{o}`; known: {}",
+                workloads
+                    .iter()
+                    .map(|w| w.0.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            );
+        }
+    }
+    workloads.retain(|(n, _)| only.contains(n));
+    Ok(())
+}
+
 /// Runs `repro`.
 pub fn run(a: ReproArgs) -> Result<ExitCode> {
-    let Experiment::Elf = a.experiment;
+    let size = a.size.clone().unwrap_or_else(|| {
+        match a.experiment {
+            Experiment::Elf => "medium",
+            Experiment::Locality => "large",
+        }
+        .to_string()
+    });
+    let out = a.out.clone().unwrap_or_else(|| {
+        PathBuf::from(match a.experiment {
+            Experiment::Elf => "repro-elf",
+            Experiment::Locality => "repro-locality",
+        })
+    });
+    if out.exists() && !out.is_dir() {
+        bail!(
+            "{}: exists and is not a directory (--out names a directory)",
+            out.display()
+        );
+    }
+    let jobs = a
+        .jobs
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    if a.experiment == Experiment::Locality {
+        return locality::run(&a, &size, &out, jobs);
+    }
     let cfg = load_config(&a.config)?;
     gpusim::policy::elf_params(&cfg).context("repro elf")?;
     let mut workloads: Vec<(String, Option<PathBuf>)> = gpusim::workload::names()
@@ -431,35 +491,17 @@ pub fn run(a: ReproArgs) -> Result<ExitCode> {
             eprintln!("note: {} not found; the traces are skipped", d.display());
         }
     }
-    if !a.only.is_empty() {
-        for o in &a.only {
-            if !workloads.iter().any(|(n, _)| n == o) {
-                bail!(
-                    "--only: unknown workload `{o}`; known: {}",
-                    workloads
-                        .iter()
-                        .map(|w| w.0.as_str())
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                );
-            }
-        }
-        workloads.retain(|(n, _)| a.only.contains(n));
-    }
-    let jobs = a
-        .jobs
-        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
-    if a.out.exists() && !a.out.is_dir() {
-        bail!(
-            "{}: exists and is not a directory (--out names a directory)",
-            a.out.display()
-        );
-    }
-    std::fs::create_dir_all(&a.out).with_context(|| format!("creating {}", a.out.display()))?;
-    let table = run_all(&a.config, &workloads, &a.size, jobs, &a.out)?;
+    keep_only(&mut workloads, &a.only)?;
+    std::fs::create_dir_all(&out).with_context(|| format!("creating {}", out.display()))?;
+    let cols = columns();
+    let policies: Vec<(&str, &str)> = cols.iter().map(|c| (c.name, c.args)).collect();
+    let reports = run_reports("elf", &policies, &a.config, &workloads, &size, jobs, &out)?;
+    let table = reports
+        .iter()
+        .map(|row| row.iter().map(cell).collect::<Result<Vec<_>>>())
+        .collect::<Result<Vec<_>>>()?;
     // GB/s over MHz: 10^9 B/s / 10^6 cycles/s = 10^3 B per core cycle per (GB/s / MHz).
     let peak = cfg.dram.computed_gbps() * 1e3 / cfg.sm.core_clock_mhz;
-    let cols = columns();
     let mut rows = vec![];
     for ((name, _), mut cells) in workloads.into_iter().zip(table) {
         let base = cells[0].ipc;
@@ -499,7 +541,7 @@ pub fn run(a: ReproArgs) -> Result<ExitCode> {
     let results = Results {
         experiment: "elf",
         config: cfg.name.clone(),
-        size: a.size.clone(),
+        size: size.clone(),
         dram_peak_bytes_per_cycle: peak,
         geomean: gm(&|_| true),
         geomean_memory: gm(&|r| r.memory_intensive),
@@ -512,14 +554,14 @@ pub fn run(a: ReproArgs) -> Result<ExitCode> {
     let json = serde_json::to_string_pretty(&results)?;
     let svg = chart::svg(&results)?;
     for (file, text) in [("elf.md", &md), ("elf.json", &json), ("elf.svg", &svg)] {
-        let p = a.out.join(file);
+        let p = out.join(file);
         std::fs::write(&p, text).with_context(|| format!("writing {}", p.display()))?;
     }
     if a.json {
         outln!("{json}");
     } else {
         out!("{md}");
-        outln!("\nwrote {}/elf.md, elf.json, elf.svg", a.out.display());
+        outln!("\nwrote {}/elf.md, elf.json, elf.svg", out.display());
     }
     Ok(ExitCode::SUCCESS)
 }

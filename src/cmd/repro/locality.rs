@@ -1,0 +1,540 @@
+//! `gpusched repro locality`: seed 000's experiment (ch. 5; spec `locality_bypass_paws.md`
+//! §1.2, §1.5) on the golden GPU model: RR and BCS thread-block dispatch, locality-aware
+//! dispatch alone (LA-TB) and with the locality-aware warp scheduler (LA-TB + LAWS), over the
+//! suite's type I (row-major sharing), type II (column-major sharing) and type III (no sharing)
+//! kernels; speedups over RR + GTO, L1D miss rates and the stall breakdown, with the thesis's
+//! figures beside ours. The rectangle mode, the candidate window and the active-group size
+//! are further columns (the experiment's sweep axes).
+
+use super::{geomean, keep_only, run_reports, ReproArgs};
+use crate::cmd::sim::load_config;
+use anyhow::{anyhow, Context, Result};
+use serde::Serialize;
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+/// The suite kernels by the thesis's categories (Table 5.1; `locality_row`/`locality_col` are
+/// the spec's §1.5 generators).
+pub const TYPES: &[(&str, &[&str])] = &[
+    ("I", &["hs", "srad", "conv", "his", "bp", "locality_row"]),
+    ("II", &["lud", "tran", "gaussian", "sift", "locality_col"]),
+    ("III", &["nn", "nw"]),
+];
+
+/// One configuration.
+#[derive(Clone, Debug, Serialize)]
+pub struct Column {
+    /// Short name.
+    pub name: &'static str,
+    /// What it is.
+    pub label: &'static str,
+    /// Its `gpusched sim` options.
+    pub args: &'static str,
+}
+
+/// The configurations, the baseline (RR + GTO) first.
+pub fn columns() -> Vec<Column> {
+    let c = |name, label, args| Column { name, label, args };
+    vec![
+        c(
+            "rr",
+            "RR + GTO (baseline)",
+            "--tb-sched lrr --warp-sched gto",
+        ),
+        c("bcs", "BCS + GTO", "--tb-sched bcs --warp-sched gto"),
+        c("la", "LA-TB + GTO", "--tb-sched locality --warp-sched gto"),
+        c(
+            "la_laws",
+            "LA-TB + LAWS",
+            "--tb-sched locality --warp-sched laws",
+        ),
+        c(
+            "la_window32",
+            "LA-TB (window 32) + GTO",
+            "--tb-sched locality --la-window 32 --warp-sched gto",
+        ),
+        c(
+            "la_bbox",
+            "LA-TB (bounding boxes) + GTO",
+            "--tb-sched locality --la-rect bbox --warp-sched gto",
+        ),
+        c(
+            "la_laws_k4",
+            "LA-TB + LAWS, K = 4",
+            "--tb-sched locality --warp-sched laws --la-active 4",
+        ),
+        c(
+            "la_laws_k8",
+            "LA-TB + LAWS, K = 8",
+            "--tb-sched locality --warp-sched laws --la-active 8",
+        ),
+        c(
+            "la_laws_k16",
+            "LA-TB + LAWS, K = 16",
+            "--tb-sched locality --warp-sched laws --la-active 16",
+        ),
+    ]
+}
+
+/// One simulation's figures.
+#[derive(Clone, Debug, Serialize)]
+pub struct Cell {
+    /// Core cycles.
+    pub cycles: u64,
+    /// Cycles of RR + GTO over these (speedup).
+    pub speedup: f64,
+    /// L1D read miss rate.
+    pub l1d_miss_rate: f64,
+    /// Scheduler-cycles without an issue, by cause (fractions of all scheduler-cycles):
+    /// structural (a unit or the LSU busy), idle or control (nothing fetched, barriers), RAW
+    /// (operands not ready).
+    pub stall_structural: f64,
+    /// See `stall_structural`.
+    pub stall_idle: f64,
+    /// See `stall_structural`.
+    pub stall_raw: f64,
+}
+
+/// One workload.
+#[derive(Clone, Debug, Serialize)]
+pub struct Row {
+    /// Suite kernel.
+    pub workload: String,
+    /// Its category (I, II, III).
+    pub category: &'static str,
+    /// Per column.
+    pub cells: Vec<Cell>,
+}
+
+/// A thesis figure beside ours.
+#[derive(Clone, Debug, Serialize)]
+pub struct Comparison {
+    /// What is compared.
+    pub what: &'static str,
+    /// Over which workloads.
+    pub over: &'static str,
+    /// The thesis's speedup (1.26 = +26%) and where it says so.
+    pub thesis: f64,
+    /// The line in seed 000.
+    pub source: &'static str,
+    /// Ours (geometric mean over the workloads).
+    pub ours: f64,
+}
+
+/// The whole result.
+#[derive(Clone, Debug, Serialize)]
+pub struct Results {
+    /// Experiment name.
+    pub experiment: &'static str,
+    /// GPU configuration.
+    pub config: String,
+    /// Suite size.
+    pub size: String,
+    /// The configurations.
+    pub columns: Vec<Column>,
+    /// Per workload, by category.
+    pub rows: Vec<Row>,
+    /// Geometric-mean speedup over RR + GTO per column: all workloads, then per category.
+    pub geomean: Vec<(String, Vec<f64>)>,
+    /// The thesis's headline figures beside ours.
+    pub comparisons: Vec<Comparison>,
+}
+
+fn cell(r: &serde_json::Value) -> Result<Cell> {
+    let n = |path: &str| -> Result<u64> {
+        path.split('.')
+            .try_fold(r, |v, k| v.get(k))
+            .and_then(|v| v.as_u64())
+            .ok_or_else(|| anyhow!("a report without `{path}`"))
+    };
+    let reads = n("l1d.hits")? + n("l1d.hit_reserved")? + n("l1d.misses")?;
+    let slots =
+        (n("stalls.issued")? + n("stalls.idle")? + n("stalls.raw")? + n("stalls.structural")?)
+            .max(1) as f64;
+    Ok(Cell {
+        cycles: n("cycles")?,
+        speedup: 1.0,
+        l1d_miss_rate: n("l1d.misses")? as f64 / reads.max(1) as f64,
+        stall_structural: n("stalls.structural")? as f64 / slots,
+        stall_idle: n("stalls.idle")? as f64 / slots,
+        stall_raw: n("stalls.raw")? as f64 / slots,
+    })
+}
+
+/// Geometric mean over `rows` of column `a`'s speedup over column `b`'s.
+fn ratio(rows: &[&Row], a: usize, b: usize) -> f64 {
+    geomean(
+        rows.iter()
+            .map(|r| r.cells[b].cycles as f64 / r.cells[a].cycles.max(1) as f64),
+    )
+}
+
+/// Runs the experiment.
+pub fn run(a: &ReproArgs, size: &str, out: &Path, jobs: usize) -> Result<ExitCode> {
+    let cfg = load_config(&a.config)?;
+    gpusim::policy::la_dispatch_params(&cfg, 0).context("repro locality")?;
+    gpusim::policy::laws_params(&cfg, 16).context("repro locality (K up to 16)")?;
+    let mut workloads: Vec<(String, Option<PathBuf>)> = TYPES
+        .iter()
+        .flat_map(|(_, ws)| ws.iter().map(|w| (w.to_string(), None)))
+        .collect();
+    keep_only(&mut workloads, &a.only)?;
+    std::fs::create_dir_all(out).with_context(|| format!("creating {}", out.display()))?;
+    let cols = columns();
+    let policies: Vec<(&str, &str)> = cols.iter().map(|c| (c.name, c.args)).collect();
+    let reports = run_reports(
+        "locality", &policies, &a.config, &workloads, size, jobs, out,
+    )?;
+    let mut rows = vec![];
+    for ((name, _), reps) in workloads.iter().zip(reports) {
+        let mut cells = reps.iter().map(cell).collect::<Result<Vec<_>>>()?;
+        let base = cells[0].cycles as f64;
+        for c in &mut cells {
+            c.speedup = base / c.cycles.max(1) as f64;
+        }
+        let category = TYPES
+            .iter()
+            .find(|(_, ws)| ws.contains(&name.as_str()))
+            .map(|t| t.0)
+            .expect("every workload has a type");
+        rows.push(Row {
+            workload: name.clone(),
+            category,
+            cells,
+        });
+    }
+    let results = summarize(&cfg.name, size, cols, rows);
+    let md = markdown(&results);
+    let json = serde_json::to_string_pretty(&results)?;
+    let svg = chart(&results)?;
+    for (file, text) in [
+        ("locality.md", &md),
+        ("locality.json", &json),
+        ("locality.svg", &svg),
+    ] {
+        let p = out.join(file);
+        std::fs::write(&p, text).with_context(|| format!("writing {}", p.display()))?;
+    }
+    if a.json {
+        outln!("{json}");
+    } else {
+        out!("{md}");
+        outln!(
+            "\nwrote {}/locality.md, locality.json, locality.svg",
+            out.display()
+        );
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Geometric means and the thesis comparisons of `rows`.
+pub fn summarize(config: &str, size: &str, columns: Vec<Column>, rows: Vec<Row>) -> Results {
+    let col = |n: &str| columns.iter().position(|c| c.name == n).expect("a column");
+    let of = |cats: &[&str]| -> Vec<&Row> {
+        rows.iter().filter(|r| cats.contains(&r.category)).collect()
+    };
+    let mut geomean_rows = vec![(
+        "all".to_string(),
+        (0..columns.len())
+            .map(|c| geomean(rows.iter().map(|r| r.cells[c].speedup)))
+            .collect(),
+    )];
+    for (t, _) in TYPES {
+        let rs = of(&[t]);
+        if !rs.is_empty() {
+            geomean_rows.push((
+                format!("type {t}"),
+                (0..columns.len())
+                    .map(|c| geomean(rs.iter().map(|r| r.cells[c].speedup)))
+                    .collect(),
+            ));
+        }
+    }
+    let (rr, bcs, la, laws) = (col("rr"), col("bcs"), col("la"), col("la_laws"));
+    let all = of(&["I", "II", "III"]);
+    let i_ii = of(&["I", "II"]);
+    let ii = of(&["II"]);
+    let comparisons = vec![
+        Comparison {
+            what: "LA-TB + LAWS over RR + GTO",
+            over: "all",
+            thesis: 1.26,
+            source: "L176: up to 59%, 26% on average over RR",
+            ours: ratio(&all, laws, rr),
+        },
+        Comparison {
+            what: "LA-TB + LAWS over BCS + GTO",
+            over: "all",
+            thesis: 1.10,
+            source: "L176, L585: 10% on average over BCS",
+            ours: ratio(&all, laws, bcs),
+        },
+        Comparison {
+            what: "LA-TB + GTO over BCS + GTO",
+            over: "type II",
+            thesis: 1.24,
+            source: "L513: the TB scheduler alone, +24% on type II",
+            ours: ratio(&ii, la, bcs),
+        },
+        Comparison {
+            what: "LA-TB + LAWS over LA-TB + GTO",
+            over: "types I and II",
+            thesis: 1.03,
+            source: "L521: the warp scheduler adds 3% on average",
+            ours: ratio(&i_ii, laws, la),
+        },
+    ];
+    Results {
+        experiment: "locality",
+        config: config.to_string(),
+        size: size.to_string(),
+        columns,
+        rows,
+        geomean: geomean_rows,
+        comparisons,
+    }
+}
+
+fn pct(x: f64) -> String {
+    format!("{:+.1}%", 100.0 * (x - 1.0))
+}
+
+/// The Markdown report.
+pub fn markdown(r: &Results) -> String {
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        "# Locality-aware dispatch and warp scheduling (seed 000) on `{}`, suite size `{}`\n",
+        r.config, r.size
+    );
+    let _ = writeln!(s, "## The thesis's figures beside ours\n");
+    let _ = writeln!(s, "| comparison | over | thesis | ours | thesis source |");
+    let _ = writeln!(s, "|---|---|---:|---:|---|");
+    for c in &r.comparisons {
+        let _ = writeln!(
+            s,
+            "| {} | {} | {} | {} | {} |",
+            c.what,
+            c.over,
+            pct(c.thesis),
+            pct(c.ours),
+            c.source
+        );
+    }
+    let _ = writeln!(
+        s,
+        "\n## Speedup over RR + GTO (cycles of RR + GTO over the column's)\n"
+    );
+    let _ = write!(s, "| workload | type | RR + GTO cycles |");
+    for c in &r.columns[1..] {
+        let _ = write!(s, " {} |", c.label);
+    }
+    let _ = write!(s, "\n|---|---|---:|");
+    for _ in &r.columns[1..] {
+        let _ = write!(s, "---:|");
+    }
+    s.push('\n');
+    for row in &r.rows {
+        let _ = write!(
+            s,
+            "| {} | {} | {} |",
+            row.workload, row.category, row.cells[0].cycles
+        );
+        for c in &row.cells[1..] {
+            let _ = write!(s, " {} |", pct(c.speedup));
+        }
+        s.push('\n');
+    }
+    for (name, g) in &r.geomean {
+        let _ = write!(s, "| **geomean, {name}** | | |");
+        for x in &g[1..] {
+            let _ = write!(s, " **{}** |", pct(*x));
+        }
+        s.push('\n');
+    }
+    let main = ["rr", "bcs", "la", "la_laws"];
+    let idx: Vec<usize> = main
+        .iter()
+        .map(|n| {
+            r.columns
+                .iter()
+                .position(|c| c.name == *n)
+                .expect("a column")
+        })
+        .collect();
+    let _ = writeln!(
+        s,
+        "\n## L1D miss rate, and scheduler-cycles without an issue by cause \
+         (structural / idle-control / RAW)\n"
+    );
+    let _ = write!(s, "| workload |");
+    for &i in &idx {
+        let _ = write!(
+            s,
+            " {} miss | {} stalls |",
+            r.columns[i].name, r.columns[i].name
+        );
+    }
+    let _ = write!(s, "\n|---|");
+    for _ in &idx {
+        let _ = write!(s, "---:|---:|");
+    }
+    s.push('\n');
+    for row in &r.rows {
+        let _ = write!(s, "| {} |", row.workload);
+        for &i in &idx {
+            let c = &row.cells[i];
+            let _ = write!(
+                s,
+                " {:.1}% | {:.0} / {:.0} / {:.0}% |",
+                100.0 * c.l1d_miss_rate,
+                100.0 * c.stall_structural,
+                100.0 * c.stall_idle,
+                100.0 * c.stall_raw
+            );
+        }
+        s.push('\n');
+    }
+    let _ = writeln!(s, "\n## Configurations\n");
+    for c in &r.columns {
+        let _ = writeln!(s, "- `{}`: {} (`gpusched sim {}`)", c.name, c.label, c.args);
+    }
+    s
+}
+
+/// The comparisons as an SVG bar chart: per comparison, the thesis's bar beside ours.
+pub fn chart(r: &Results) -> Result<String> {
+    use plotters::prelude::*;
+    let mut svg = String::new();
+    {
+        let root = SVGBackend::with_string(&mut svg, (900, 420)).into_drawing_area();
+        root.fill(&WHITE).map_err(|e| anyhow!("{e}"))?;
+        let n = r.comparisons.len();
+        let vals: Vec<f64> = r
+            .comparisons
+            .iter()
+            .flat_map(|c| [c.thesis, c.ours])
+            .map(|x| 100.0 * (x - 1.0))
+            .collect();
+        let lo = vals.iter().cloned().fold(-5.0f64, f64::min).floor();
+        let hi = vals.iter().cloned().fold(5.0f64, f64::max).ceil();
+        let mut chart = ChartBuilder::on(&root)
+            .caption(
+                format!("seed 000 on {} ({}): thesis vs ours", r.config, r.size),
+                ("sans-serif", 18),
+            )
+            .margin(10)
+            .x_label_area_size(60)
+            .y_label_area_size(50)
+            .build_cartesian_2d(0f64..n as f64, lo..hi)
+            .map_err(|e| anyhow!("{e}"))?;
+        let labels: Vec<String> = r.comparisons.iter().map(|c| c.what.to_string()).collect();
+        chart
+            .configure_mesh()
+            .disable_x_mesh()
+            .y_desc("speedup, %")
+            .x_labels(n)
+            .x_label_formatter(&|x| labels.get(x.floor() as usize).cloned().unwrap_or_default())
+            .draw()
+            .map_err(|e| anyhow!("{e}"))?;
+        for (k, (colour, name)) in [(RGBColor(150, 150, 150), "thesis"), (BLUE, "ours")]
+            .into_iter()
+            .enumerate()
+        {
+            chart
+                .draw_series(r.comparisons.iter().enumerate().map(|(i, c)| {
+                    let v = 100.0 * ([c.thesis, c.ours][k] - 1.0);
+                    let x0 = i as f64 + 0.15 + 0.35 * k as f64;
+                    Rectangle::new([(x0, 0.0), (x0 + 0.33, v)], colour.filled())
+                }))
+                .map_err(|e| anyhow!("{e}"))?
+                .label(name)
+                .legend(move |(x, y)| {
+                    Rectangle::new([(x, y - 5), (x + 10, y + 5)], colour.filled())
+                });
+        }
+        chart
+            .configure_series_labels()
+            .border_style(BLACK)
+            .draw()
+            .map_err(|e| anyhow!("{e}"))?;
+        root.present().map_err(|e| anyhow!("{e}"))?;
+    }
+    Ok(svg)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every column's options parse and ask for what its name says.
+    #[test]
+    fn columns_resolve() {
+        for c in columns() {
+            let policy = crate::cmd::sweep::spec::Policy {
+                name: c.name.into(),
+                args: c.args.into(),
+            };
+            let run = crate::cmd::sweep::spec::policy_args(&policy, "gtx480").unwrap();
+            let (_, opts, _) = run.resolve().unwrap();
+            let la = c.name.starts_with("la");
+            assert_eq!(
+                opts.tb_sched == gpusim::policy::TbSched::Locality,
+                la,
+                "{}",
+                c.name
+            );
+            assert_eq!(opts.laws, c.name.contains("laws"), "{}", c.name);
+        }
+    }
+
+    fn row(w: &str, cat: &'static str, cycles: &[u64]) -> Row {
+        Row {
+            workload: w.into(),
+            category: cat,
+            cells: cycles
+                .iter()
+                .map(|&c| Cell {
+                    cycles: c,
+                    speedup: cycles[0] as f64 / c as f64,
+                    l1d_miss_rate: 0.5,
+                    stall_structural: 0.1,
+                    stall_idle: 0.2,
+                    stall_raw: 0.3,
+                })
+                .collect(),
+        }
+    }
+
+    /// The comparisons are the geometric means of the right columns over the right rows.
+    #[test]
+    fn comparisons_take_the_right_columns_and_rows() {
+        let n = columns().len();
+        let mut a = vec![100u64; n];
+        a[1] = 90; // bcs
+        a[2] = 80; // la
+        a[3] = 64; // la_laws
+        let mut b = vec![100u64; n];
+        b[1] = 100;
+        b[2] = 50;
+        b[3] = 50;
+        let rows = vec![
+            row("x", "I", &a),
+            row("y", "II", &b),
+            row("z", "III", &vec![100; n]),
+        ];
+        let r = summarize("gtx480", "small", columns(), rows);
+        let c = |w: &str| r.comparisons.iter().find(|c| c.what == w).unwrap().ours;
+        let g = |xs: &[f64]| geomean(xs.iter().copied());
+        assert!((c("LA-TB + LAWS over RR + GTO") - g(&[100.0 / 64.0, 2.0, 1.0])).abs() < 1e-12);
+        assert!((c("LA-TB + GTO over BCS + GTO") - 2.0).abs() < 1e-12);
+        assert!((c("LA-TB + LAWS over LA-TB + GTO") - g(&[80.0 / 64.0, 1.0])).abs() < 1e-12);
+        let md = markdown(&r);
+        assert!(
+            md.contains("| LA-TB + GTO over BCS + GTO | type II | +24.0% | +100.0% |"),
+            "{md}"
+        );
+        assert!(chart(&r).unwrap().starts_with("<svg"));
+    }
+}
