@@ -327,21 +327,29 @@ mod tests {
         );
     }
 
-    /// Every primitive of `gpusched_hdl::prim`, at the sizes of its samples, passes both gates
-    /// in the form `gen` writes (after [`crate::readable`]).
+    /// Every primitive of `gpusched_hdl::prim` and every unit of `gpusched_hdl::locality`, at
+    /// the sizes of their samples, passes both gates in the form `gen` writes (after
+    /// [`crate::readable`]); the units also meet the depth bound.
     #[test]
     fn every_primitive_is_lint_and_synth_clean() {
         if !have("verilator") || !have("yosys") {
             return;
         }
         let dir = tempfile::tempdir().unwrap();
-        for (name, v) in gpusched_hdl::prim::samples() {
+        let units = gpusched_hdl::locality::samples();
+        let nunits = units.len();
+        for (name, v) in gpusched_hdl::prim::samples().into_iter().chain(units) {
             let v = crate::readable::readable(&v.unwrap(), &name).unwrap();
             let f = dir.path().join(format!("{name}.v"));
             std::fs::write(&f, v).unwrap();
             verilator_lint(&f, &name).unwrap_or_else(|e| panic!("{e}"));
             let s = yosys_synth(&f, &name).unwrap_or_else(|e| panic!("{e}"));
             assert!(s.cells > 0, "{name}: no cells");
+        }
+        for (name, _) in gpusched_hdl::locality::samples().iter().take(nunits) {
+            let f = dir.path().join(format!("{name}.v"));
+            let x = synth_xilinx(&f, name).unwrap_or_else(|e| panic!("{e}"));
+            assert!(x.depth <= 30, "{name}: 7-series depth {}", x.depth);
         }
     }
 

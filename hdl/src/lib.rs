@@ -10,6 +10,7 @@
 //! style on purpose; [`consts`] builds the sized constant tables they compare against.
 
 pub mod consts;
+pub mod locality;
 pub mod prim;
 pub mod sim;
 

@@ -49,3 +49,18 @@ pub fn start_comb<U: Block>(uut: &mut U) {
 pub fn settle_comb<U: Block>(uut: &mut U) {
     assert!(simulate(uut, MAX_SETTLE), "circuit does not settle");
 }
+
+/// `v` as an `N`-bit value (`N` up to 128; bits above `N` dropped), for ports wider than 64
+/// bits.
+pub fn to_bits<const N: usize>(v: u128) -> Bits<N> {
+    let mut b = Bits::<N>::from(0u64);
+    for i in 0..N.min(128) {
+        b = b.replace_bit(i, v >> i & 1 == 1);
+    }
+    b
+}
+
+/// The value of an `N`-bit signal (`N` up to 128).
+pub fn from_bits<const N: usize>(b: Bits<N>) -> u128 {
+    (0..N.min(128)).fold(0, |v, i| v | (b.get_bit(i) as u128) << i)
+}

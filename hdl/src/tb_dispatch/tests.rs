@@ -8,17 +8,7 @@ use gpusim::block::{Block as GoldenBlock, BlockKind};
 use gpusim::blocks::tb_dispatch::stimulus::Stimulus;
 use gpusim::blocks::tb_dispatch::{DispatchIn, DispatchOut, Golden, Kind, Params};
 
-fn to_bits<const N: usize>(v: u128) -> Bits<N> {
-    let mut b = Bits::<N>::from(0u64);
-    for i in 0..N {
-        b = b.replace_bit(i, v >> i & 1 == 1);
-    }
-    b
-}
-
-fn from_bits<const N: usize>(b: Bits<N>) -> u128 {
-    (0..N).fold(0, |v, i| v | (b.get_bit(i) as u128) << i)
-}
+use crate::sim::{from_bits, to_bits};
 
 /// Port access of every dispatcher variant, so the tests name variants by their preset aliases.
 trait Ports: Default + Clocked {
