@@ -90,7 +90,8 @@ pub struct RunArgs {
     #[arg(long, value_name = "K", default_value_t = 0)]
     pub la_active: usize,
     /// With --tb-sched locality: candidates the dispatcher compares, blocks (0: every block not
-    /// yet dispatched, as the thesis; a finite window is the RTL's cost-bounded variant).
+    /// yet dispatched, as the thesis, each decision scanning them all, so grids of many
+    /// thousands of blocks run slowly; a finite window is the RTL's cost-bounded variant).
     #[arg(long, value_name = "BLOCKS", default_value_t = 0)]
     pub la_window: usize,
     /// With --tb-sched locality: how a block's rectangle is found (first_last: from its first

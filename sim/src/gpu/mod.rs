@@ -521,13 +521,22 @@ impl<'a> Gpu<'a> {
             None
         };
         let elf_points = program.as_ref().map(|p| (p.points_found, p.table.len()));
-        let (footprints, locality_notes) =
-            if self.opts.tb_sched == TbSched::Locality || self.opts.laws {
-                let (f, notes) = dispatch::precompute(kernel, self.opts.la_rect)?;
-                (Some(f), notes)
-            } else {
-                (None, vec![])
-            };
+        let locality = self.opts.tb_sched == TbSched::Locality || self.opts.laws;
+        if locality && total > crate::analysis::locality::MAX_BLOCKS {
+            return Err(SimError::Config(format!(
+                "kernel `{}`: locality-aware scheduling pre-computes every thread block's \
+                 rectangles and holds them while the kernel runs; this kernel has {total} \
+                 blocks, at most {} are supported",
+                info.name,
+                crate::analysis::locality::MAX_BLOCKS
+            )));
+        }
+        let (footprints, locality_notes) = if locality {
+            let (f, notes) = dispatch::precompute(kernel, self.opts.la_rect)?;
+            (Some(f), notes)
+        } else {
+            (None, vec![])
+        };
         self.dispatcher
             .start_kernel(total as u32, footprints.clone());
         let demand = fp.demand(self.cfg.sm.warp_size);

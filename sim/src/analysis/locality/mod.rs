@@ -53,6 +53,9 @@ pub const MAX_ARRAYS: usize = 5;
 pub const EXTENT_MAX: u32 = 255;
 /// Bytes per cache line, the unit of the coordinates.
 pub const LINE_BYTES: u64 = 128;
+/// Most thread blocks of a kernel the pre-computation serves (its result holds a few hundred
+/// bytes per block; the thesis's largest benchmark has 525,308 blocks over 1,022 kernels).
+pub const MAX_BLOCKS: u64 = 1 << 20;
 
 /// How a block's rectangle is found.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
@@ -253,24 +256,24 @@ impl std::fmt::Display for Note {
 pub struct Footprints {
     /// The tracked arrays, in array-index order (by base address).
     pub arrays: Vec<ArrayGeom>,
-    /// Per thread block (linear id): its rectangles.
-    pub tbs: Vec<TbFootprint>,
-    /// Per thread block, per warp: its vector.
-    pub warps: Vec<Vec<WarpVector>>,
+    /// Per thread block (linear id) that loads anything: its rectangles.
+    pub tbs: BTreeMap<u64, TbFootprint>,
+    /// Per thread block that loads anything, per warp: its vector.
+    pub warps: BTreeMap<u64, Vec<WarpVector>>,
     /// What was not tracked or saturated, and why.
     pub notes: Vec<Note>,
 }
 
 impl Footprints {
-    /// Block `tb`'s footprint (all-invalid for a block the kernel does not have).
+    /// Block `tb`'s footprint (all-invalid for a block without loads or not in the kernel).
     pub fn tb(&self, tb: u64) -> TbFootprint {
-        self.tbs.get(tb as usize).copied().unwrap_or_default()
+        self.tbs.get(&tb).copied().unwrap_or_default()
     }
 
     /// Warp `w` of block `tb`'s vector (all-invalid when unknown).
     pub fn warp(&self, tb: u64, w: usize) -> WarpVector {
         self.warps
-            .get(tb as usize)
+            .get(&tb)
             .and_then(|v| v.get(w))
             .copied()
             .unwrap_or_default()
@@ -314,12 +317,12 @@ pub fn analyze(
     let (mut arrays, mut notes) = geometry::discover(&chunks, &kernel.array_decls(), params);
     // Visit 2: per block, per array, the rectangle; per warp, the lines it touches.
     let info = kernel.info();
-    let nblocks = info.blocks() as usize;
+    let nblocks = info.blocks();
     let nwarps = (info.block_threads() as usize).div_ceil(crate::workload::WARP_SIZE);
-    let mut acc = Accumulator::new(nblocks, nwarps, arrays.len(), params.rect_mode);
+    let mut acc = Accumulator::new(nwarps, arrays.len(), params.rect_mode);
     kernel.visit_memory(&mut |m: &MemAccess| {
         if is_load(m.key) {
-            acc.observe(m, &arrays);
+            acc.observe(m, &arrays, nblocks);
         }
     })?;
     let mut fp = acc.finish(&arrays, &mut notes);
@@ -339,11 +342,11 @@ pub fn analyze(
             });
             arrays.remove(k);
             fp.coverage.remove(k);
-            for t in &mut fp.tbs {
+            for t in fp.tbs.values_mut() {
                 t.rects[k..].rotate_left(1);
                 t.rects[MAX_ARRAYS - 1] = None;
             }
-            for w in fp.warps.iter_mut().flatten() {
+            for w in fp.warps.values_mut().flatten() {
                 w.region[k..].rotate_left(1);
                 w.sub[k..].rotate_left(1);
                 w.region[MAX_ARRAYS - 1] = None;
@@ -362,7 +365,9 @@ pub fn analyze(
     }))
 }
 
-/// Per (block, array) and (block, warp, array) state of visit 2.
+/// Visit 2's state: the block being visited (a block's instructions arrive together, in
+/// both synthetic kernels and traces), and per finished block what it contributes; memory is
+/// one block's lines plus a few words per block.
 struct Accumulator {
     mode: RectMode,
     narrays: usize,
@@ -370,17 +375,24 @@ struct Accumulator {
     /// Per array: the PC of its first load in program order (FirstLast's anchor), found on
     /// the way (the lowest PC any block loads it at).
     anchor: Vec<Option<u64>>,
-    /// Per block, per array: the anchor's first and last thread (line coordinates, warp), or
-    /// the bounding box `(x0, y0, x1, y1)`.
-    ends: Vec<Vec<Ends>>,
-    /// Per block, per warp, per array: the anchor's first instance, and every line touched
-    /// (BBox).
-    warp_lines: Vec<Vec<Vec<WarpLines>>>,
+    /// The block being visited.
+    cur: Option<Current>,
+    /// Per visited block, per array.
+    done: BTreeMap<u64, Vec<Option<BlockArray>>>,
+}
+
+/// One block's state while it is visited.
+struct Current {
+    block: u64,
+    /// Per array: the block's anchor, first and last thread, bounding box.
+    ends: Vec<Ends>,
+    /// Per warp, per array.
+    warp_lines: Vec<Vec<WarpLines>>,
 }
 
 #[derive(Clone, Copy, Debug, Default)]
 struct Ends {
-    /// Anchor PC these ends belong to.
+    /// The block's lowest PC loading the array (the first and last thread are taken there).
     pc: Option<u64>,
     first: Option<(usize, u32, u32)>,
     last: Option<(usize, u32, u32)>,
@@ -392,49 +404,74 @@ type Line = (u32, u32);
 
 #[derive(Clone, Debug, Default)]
 struct WarpLines {
-    /// The warp's first instance of the anchor: (pc, first lane's line, last lane's line).
+    /// The warp's first instance of its lowest PC loading the array: (pc, first lane's line,
+    /// last lane's line).
     anchor: Option<(u64, Line, Line)>,
     /// The lines of that instance (coverage).
-    anchor_lines: Vec<(u32, u32)>,
+    anchor_lines: Vec<Line>,
     /// BBox: every line.
-    lines: HashSet<(u32, u32)>,
+    lines: HashSet<Line>,
+}
+
+/// What one block contributes on one array.
+#[derive(Clone, Debug)]
+struct BlockArray {
+    /// The PC its first-and-last rectangle was taken at.
+    pc: u64,
+    /// Its rectangle and whether it saturated (the mode's).
+    rect: Option<(Rect, bool)>,
+    /// Lines of the warps' first instances, and how many lie inside the first-and-last
+    /// rectangle (coverage).
+    inside: u64,
+    total: u64,
+    /// Per warp: its region and subregion mask.
+    masks: Vec<Option<(u16, u16)>>,
 }
 
 struct Partial {
-    tbs: Vec<TbFootprint>,
-    warps: Vec<Vec<WarpVector>>,
+    tbs: BTreeMap<u64, TbFootprint>,
+    warps: BTreeMap<u64, Vec<WarpVector>>,
     coverage: Vec<f64>,
 }
 
 impl Accumulator {
-    fn new(nblocks: usize, nwarps: usize, narrays: usize, mode: RectMode) -> Self {
+    fn new(nwarps: usize, narrays: usize, mode: RectMode) -> Self {
         Self {
             mode,
             narrays,
             nwarps,
             anchor: vec![None; narrays],
-            ends: vec![vec![Ends::default(); narrays]; nblocks],
-            warp_lines: vec![vec![vec![WarpLines::default(); narrays]; nwarps]; nblocks],
+            cur: None,
+            done: BTreeMap::new(),
         }
     }
 
-    fn observe(&mut self, m: &MemAccess, arrays: &[ArrayGeom]) {
-        let (b, w) = (m.block as usize, m.warp);
-        if b >= self.ends.len() || w >= self.nwarps || m.addrs.is_empty() {
+    fn observe(&mut self, m: &MemAccess, arrays: &[ArrayGeom], nblocks: u64) {
+        let (b, w) = (m.block, m.warp);
+        if b >= nblocks || w >= self.nwarps || m.addrs.is_empty() {
             return;
         }
+        if self.cur.as_ref().is_none_or(|c| c.block != b) {
+            self.close(arrays);
+            self.cur = Some(Current {
+                block: b,
+                ends: vec![Ends::default(); self.narrays],
+                warp_lines: vec![vec![WarpLines::default(); self.narrays]; self.nwarps],
+            });
+        }
+        let cur = self.cur.as_mut().expect("opened above");
         if self.mode == RectMode::BBox {
             for &a in m.addrs {
                 let Some(k) = geometry::array_of(arrays, a) else {
                     continue;
                 };
                 let (x, y) = arrays[k].line(a);
-                let e = &mut self.ends[b][k];
+                let e = &mut cur.ends[k];
                 e.bbox = Some(match e.bbox {
                     None => (x, y, x, y),
                     Some((x0, y0, x1, y1)) => (x0.min(x), y0.min(y), x1.max(x), y1.max(y)),
                 });
-                self.warp_lines[b][w][k].lines.insert((x, y));
+                cur.warp_lines[w][k].lines.insert((x, y));
             }
         }
         // First and last thread: the instruction's array is its first active lane's, and its
@@ -452,7 +489,7 @@ impl Accumulator {
         if self.anchor[k].is_none_or(|p| m.pc < p) {
             self.anchor[k] = Some(m.pc);
         }
-        let wl = &mut self.warp_lines[b][w][k];
+        let wl = &mut cur.warp_lines[w][k];
         if wl.anchor.is_none_or(|(p, _, _)| m.pc < p) {
             wl.anchor = Some((m.pc, lo, hi));
             wl.anchor_lines.clear();
@@ -465,7 +502,7 @@ impl Accumulator {
                 }
             }
         }
-        let e = &mut self.ends[b][k];
+        let e = &mut cur.ends[k];
         if e.pc.is_none_or(|p| m.pc < p) {
             e.pc = Some(m.pc);
             e.first = Some((w, lo.0, lo.1));
@@ -482,74 +519,107 @@ impl Accumulator {
         }
     }
 
-    fn finish(self, arrays: &[ArrayGeom], notes: &mut Vec<Note>) -> Partial {
-        let nblocks = self.ends.len();
-        let mut tbs = vec![TbFootprint::default(); nblocks];
-        let mut warps = vec![vec![WarpVector::default(); self.nwarps]; nblocks];
+    /// Finishes the block being visited: its rectangles, coverage counts and warp masks.
+    fn close(&mut self, arrays: &[ArrayGeom]) {
+        let Some(cur) = self.cur.take() else {
+            return;
+        };
+        let mut per = vec![None; self.narrays];
+        for (k, g) in arrays.iter().enumerate() {
+            let e = &cur.ends[k];
+            let (Some(pc), Some(f), Some(l)) = (e.pc, e.first, e.last) else {
+                continue;
+            };
+            let (fl, fl_sat) = Rect::spanning(f.1, f.2, l.1, l.2);
+            let (mut inside, mut total) = (0, 0);
+            for wl in &cur.warp_lines {
+                let wl = &wl[k];
+                if wl.anchor.is_some_and(|(p, _, _)| p == pc) {
+                    total += wl.anchor_lines.len() as u64;
+                    inside += wl
+                        .anchor_lines
+                        .iter()
+                        .filter(|&&(x, y)| fl.contains(x, y))
+                        .count() as u64;
+                }
+            }
+            let rect = match self.mode {
+                RectMode::FirstLast => Some((fl, fl_sat)),
+                RectMode::BBox => e
+                    .bbox
+                    .map(|(x0, y0, x1, y1)| Rect::spanning(x0, y0, x1, y1)),
+            };
+            // The block's region: the one holding its rectangle's upper-left line (A8).
+            let masks = match rect {
+                None => vec![None; self.nwarps],
+                Some((r, _)) => {
+                    let region = g.region_of(r.sx, r.sy);
+                    cur.warp_lines
+                        .iter()
+                        .map(|wl| {
+                            let wl = &wl[k];
+                            match self.mode {
+                                RectMode::FirstLast => match wl.anchor {
+                                    Some((p, lo, hi)) if p == pc => {
+                                        let (wr, _) = Rect::spanning(lo.0, lo.1, hi.0, hi.1);
+                                        Some((region, g.rect_mask(region, &wr)))
+                                    }
+                                    _ => None,
+                                },
+                                RectMode::BBox => (!wl.lines.is_empty()).then(|| {
+                                    let m = wl
+                                        .lines
+                                        .iter()
+                                        .fold(0u16, |m, &(x, y)| m | g.line_mask(region, x, y));
+                                    (region, m)
+                                }),
+                            }
+                        })
+                        .collect()
+                }
+            };
+            per[k] = Some(BlockArray {
+                pc,
+                rect,
+                inside,
+                total,
+                masks,
+            });
+        }
+        self.done.insert(cur.block, per);
+    }
+
+    fn finish(mut self, arrays: &[ArrayGeom], notes: &mut Vec<Note>) -> Partial {
+        self.close(arrays);
+        let mut tbs = BTreeMap::new();
+        let mut warps = BTreeMap::new();
         let (mut inside, mut total) = (vec![0u64; self.narrays], vec![0u64; self.narrays]);
         let mut saturated = 0;
-        for b in 0..nblocks {
-            for (k, g) in arrays.iter().enumerate() {
-                let e = &self.ends[b][k];
+        for (&b, per) in &self.done {
+            let mut tb = TbFootprint::default();
+            let mut wv = vec![WarpVector::default(); self.nwarps];
+            for (k, ba) in per.iter().enumerate() {
                 // Only the kernel-wide anchor counts (a block that never runs the array's
-                // first load has no first-and-last rectangle on it).
-                let first_last = match (e.pc, e.first, e.last) {
-                    (Some(pc), Some(f), Some(l)) if Some(pc) == self.anchor[k] => {
-                        Some(Rect::spanning(f.1, f.2, l.1, l.2))
-                    }
-                    _ => None,
+                // first load has no rectangle on it).
+                let Some(ba) = ba.as_ref().filter(|ba| Some(ba.pc) == self.anchor[k]) else {
+                    continue;
                 };
-                if let Some((r, _)) = first_last {
-                    for wl in &self.warp_lines[b] {
-                        let wl = &wl[k];
-                        if wl
-                            .anchor
-                            .is_some_and(|(pc, _, _)| Some(pc) == self.anchor[k])
-                        {
-                            total[k] += wl.anchor_lines.len() as u64;
-                            inside[k] += wl
-                                .anchor_lines
-                                .iter()
-                                .filter(|&&(x, y)| r.contains(x, y))
-                                .count() as u64;
-                        }
-                    }
-                }
-                let rect = match self.mode {
-                    RectMode::FirstLast => first_last,
-                    RectMode::BBox => e
-                        .bbox
-                        .map(|(x0, y0, x1, y1)| Rect::spanning(x0, y0, x1, y1)),
-                };
-                let Some((rect, sat)) = rect else {
+                inside[k] += ba.inside;
+                total[k] += ba.total;
+                let Some((rect, sat)) = ba.rect else {
                     continue;
                 };
                 saturated += sat as u64;
-                tbs[b].rects[k] = Some(rect);
-                // The block's region: the one holding its rectangle's upper-left line (A8).
-                let region = g.region_of(rect.sx, rect.sy);
-                for (w, wv) in warps[b].iter_mut().enumerate() {
-                    let wl = &self.warp_lines[b][w][k];
-                    let mask = match self.mode {
-                        RectMode::FirstLast => match wl.anchor {
-                            Some((pc, lo, hi)) if Some(pc) == self.anchor[k] => {
-                                let (r, _) = Rect::spanning(lo.0, lo.1, hi.0, hi.1);
-                                Some(g.rect_mask(region, &r))
-                            }
-                            _ => None,
-                        },
-                        RectMode::BBox => (!wl.lines.is_empty()).then(|| {
-                            wl.lines
-                                .iter()
-                                .fold(0u16, |m, &(x, y)| m | g.line_mask(region, x, y))
-                        }),
-                    };
-                    if let Some(mask) = mask {
-                        wv.region[k] = Some(region);
-                        wv.sub[k] = mask;
+                tb.rects[k] = Some(rect);
+                for (w, m) in ba.masks.iter().enumerate() {
+                    if let Some((region, mask)) = *m {
+                        wv[w].region[k] = Some(region);
+                        wv[w].sub[k] = mask;
                     }
                 }
             }
+            tbs.insert(b, tb);
+            warps.insert(b, wv);
         }
         if saturated > 0 {
             notes.push(Note::Saturated { rects: saturated });

@@ -240,6 +240,26 @@ mod on_the_gpu {
         assert!(hit(&la) > hit(&lrr) + 0.1, "{} vs {}", hit(&la), hit(&lrr));
     }
 
+    /// A kernel with more blocks than the pre-computation holds is a clear error before
+    /// anything is visited (no memory exhausted).
+    #[test]
+    fn too_many_blocks_for_locality_is_an_error() {
+        let mut def = build("nn", "small").unwrap();
+        def.grid.x = (crate::analysis::locality::MAX_BLOCKS + 1) as u32;
+        let cfg = GpuConfig::preset("gtx480").unwrap();
+        for (tb, laws) in [(TbSched::Locality, false), (TbSched::Lrr, true)] {
+            let opts = SimOptions {
+                tb_sched: tb,
+                laws,
+                ..Default::default()
+            };
+            let mut gpu = Gpu::golden(&cfg, opts).unwrap();
+            let mut w = super::super::workload(def.clone());
+            let err = gpu.run(&mut w, &mut |_| {}).unwrap_err().to_string();
+            assert!(err.contains("1048577 blocks, at most 1048576"), "{err}");
+        }
+    }
+
     /// A gather's array is not tracked, and the kernel's report says so.
     #[test]
     fn a_gather_kernel_reports_its_untracked_array() {
