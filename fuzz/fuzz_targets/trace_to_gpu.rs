@@ -7,6 +7,7 @@
 
 use gpusim::config::GpuConfig;
 use gpusim::gpu::{Gpu, SimOptions};
+use gpusim::policy::TbSched;
 use gpusim::workload::kernel::TraceWorkload;
 use libfuzzer_sys::fuzz_target;
 use std::path::PathBuf;
@@ -32,9 +33,18 @@ fuzz_target!(|data: &[u8]| {
     };
     let mut w = w.with_streaming(4096, 16);
     let cfg = GpuConfig::preset("gtx480").unwrap();
+    // Odd-length inputs also run the locality-aware dispatcher and warp scheduler, whose
+    // address pre-computation reads the whole trace first.
+    let locality = data.len() % 2 == 1;
     let opts = SimOptions {
         max_cycles: Some(3_000),
         watchdog: 1_000,
+        tb_sched: if locality {
+            TbSched::Locality
+        } else {
+            TbSched::Lrr
+        },
+        laws: locality,
         ..Default::default()
     };
     let mut gpu = Gpu::golden(&cfg, opts).unwrap();
