@@ -532,6 +532,16 @@ fn sim_runs_the_elf_configurations() {
     );
 }
 
+/// The `name` of every column of a `repro --json` document.
+fn column_names(v: &serde_json::Value) -> Vec<&str> {
+    v["columns"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["name"].as_str().unwrap())
+        .collect()
+}
+
 /// `repro locality`: the configurations, the workloads' categories, the thesis's four figures
 /// beside ours, and the three files.
 #[test]
@@ -551,13 +561,7 @@ fn repro_locality_writes_the_comparisons_and_the_tables() {
     ]);
     assert!(o.status.success(), "{}", text(&o));
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
-    let names: Vec<&str> = v["columns"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|c| c["name"].as_str().unwrap())
-        .collect();
-    assert_eq!(&names[..4], ["rr", "bcs", "la", "la_laws"]);
+    assert_eq!(&column_names(&v)[..4], ["rr", "bcs", "la", "la_laws"]);
     let rows = v["rows"].as_array().unwrap();
     assert_eq!(
         rows.iter()
@@ -606,14 +610,8 @@ fn repro_elf_writes_the_table_the_json_and_the_chart() {
     ]);
     assert!(o.status.success(), "{}", text(&o));
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
-    let names: Vec<&str> = v["columns"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|c| c["name"].as_str().unwrap())
-        .collect();
     assert_eq!(
-        names,
+        column_names(&v),
         [
             "gto",
             "two_level",

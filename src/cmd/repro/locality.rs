@@ -472,12 +472,7 @@ mod tests {
     #[test]
     fn columns_resolve() {
         for c in columns() {
-            let policy = crate::cmd::sweep::spec::Policy {
-                name: c.name.into(),
-                args: c.args.into(),
-            };
-            let run = crate::cmd::sweep::spec::policy_args(&policy, "gtx480").unwrap();
-            let (_, opts, _) = run.resolve().unwrap();
+            let opts = super::super::resolve_column(c.name, c.args);
             let la = c.name.starts_with("la");
             assert_eq!(
                 opts.tb_sched == gpusim::policy::TbSched::Locality,

@@ -566,6 +566,18 @@ pub fn run(a: ReproArgs) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
+/// The options a column's `gpusched sim` arguments resolve to on `gtx480`, as the sweep engine
+/// resolves them (tests).
+#[cfg(test)]
+fn resolve_column(name: &str, args: &str) -> SimOptions {
+    let policy = crate::cmd::sweep::spec::Policy {
+        name: name.into(),
+        args: args.into(),
+    };
+    let run = crate::cmd::sweep::spec::policy_args(&policy, "gtx480").unwrap();
+    run.resolve().unwrap().1
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -574,12 +586,7 @@ mod tests {
     #[test]
     fn each_column_args_resolve_to_its_options() {
         for c in columns() {
-            let policy = crate::cmd::sweep::spec::Policy {
-                name: c.name.into(),
-                args: c.args.into(),
-            };
-            let run = crate::cmd::sweep::spec::policy_args(&policy, "gtx480").unwrap();
-            let (_, opts, _) = run.resolve().unwrap();
+            let opts = resolve_column(c.name, c.args);
             assert_eq!(format!("{opts:?}"), format!("{:?}", c.opts), "{}", c.name);
         }
     }
