@@ -56,12 +56,16 @@ fn decide(spec: Option<&str>, what: &str, present: bool, missing: &str) -> bool 
 /// that does not sit beside it.
 pub const SHARED_ENV: &str = "GPUSCHED_SHARED";
 
+/// `$GPUSCHED_SHARED`, when set and not empty.
+pub fn shared_env() -> Option<PathBuf> {
+    std::env::var_os(SHARED_ENV)
+        .filter(|d| !d.is_empty())
+        .map(PathBuf::from)
+}
+
 /// The shared folder: `$GPUSCHED_SHARED` when set, else `../shared` beside the repository.
 pub fn shared_dir() -> PathBuf {
-    match std::env::var_os(SHARED_ENV) {
-        Some(dir) if !dir.is_empty() => PathBuf::from(dir),
-        _ => PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared"),
-    }
+    shared_env().unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared"))
 }
 
 /// The real traces: `traces/` in [`shared_dir`].

@@ -69,8 +69,7 @@ pub fn default_rtl_dir() -> PathBuf {
 /// that does not sit beside the shared folder), else `../shared/traces` (relative to the working
 /// directory: the repository root, as the README runs it).
 pub fn default_traces() -> PathBuf {
-    match std::env::var_os(gpusim::testing::SHARED_ENV) {
-        Some(dir) if !dir.is_empty() => PathBuf::from(dir).join("traces"),
-        _ => PathBuf::from("../shared/traces"),
-    }
+    gpusim::testing::shared_env()
+        .unwrap_or_else(|| PathBuf::from("../shared"))
+        .join("traces")
 }

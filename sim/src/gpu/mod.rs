@@ -154,7 +154,7 @@ impl Default for SimOptions {
     fn default() -> Self {
         Self {
             warp_sched: warp_arbiter::Policy::Gto,
-            tb_sched: TbSched::Lrr,
+            tb_sched: TbSched::LRR,
             laws: false,
             la_active: 0,
             la_window: 0,

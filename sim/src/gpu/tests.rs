@@ -35,8 +35,8 @@ fn real_traces_complete_with_exact_instruction_counts_under_every_policy() {
         };
         for policy in warp_arbiter::Policy::ALL {
             for (tb, laws) in [
-                (TbSched::Lrr, false),
-                (TbSched::Bcs, false),
+                (TbSched::LRR, false),
+                (TbSched::BCS, false),
                 (TbSched::Locality, false),
                 (TbSched::Locality, true),
             ] {

@@ -37,33 +37,30 @@ pub enum WarpIssue {
 /// Thread-block dispatch policy (`--tb-sched`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum TbSched {
-    /// Loose round robin (`tb_dispatch`).
-    Lrr,
-    /// Consecutive pairs (`tb_dispatch`).
-    Bcs,
+    /// A policy of the `tb_dispatch` block (LRR, BCS).
+    Base(tb_dispatch::Policy),
     /// Locality-aware (`la_tb_dispatch`, seed 000).
     Locality,
 }
 
 impl TbSched {
-    /// Policy names.
-    pub const NAMES: &'static [&'static str] = &["lrr", "bcs", "locality"];
+    /// LRR.
+    pub const LRR: Self = Self::Base(tb_dispatch::Policy::Lrr);
+    /// BCS.
+    pub const BCS: Self = Self::Base(tb_dispatch::Policy::Bcs);
 
-    /// Parses a policy name.
+    /// Parses a policy name: one of `tb_dispatch`'s, or `locality`.
     pub fn from_name(s: &str) -> Option<Self> {
         match s {
-            "lrr" => Some(Self::Lrr),
-            "bcs" => Some(Self::Bcs),
             "locality" => Some(Self::Locality),
-            _ => None,
+            _ => tb_dispatch::Policy::from_name(s).map(Self::Base),
         }
     }
 
     /// The policy's name.
     pub fn name(self) -> &'static str {
         match self {
-            Self::Lrr => "lrr",
-            Self::Bcs => "bcs",
+            Self::Base(p) => p.name(),
             Self::Locality => "locality",
         }
     }
@@ -71,10 +68,7 @@ impl TbSched {
 
 impl From<tb_dispatch::Policy> for TbSched {
     fn from(p: tb_dispatch::Policy) -> Self {
-        match p {
-            tb_dispatch::Policy::Lrr => Self::Lrr,
-            tb_dispatch::Policy::Bcs => Self::Bcs,
-        }
+        Self::Base(p)
     }
 }
 
@@ -113,12 +107,7 @@ impl Plan {
             },
             lsu_queue: opts.newcar.then(|| newcar_params(cfg)).transpose()?,
             tb_dispatch: match opts.tb_sched {
-                TbSched::Lrr => {
-                    Dispatch::RoundRobin(tb_dispatch_params(cfg, tb_dispatch::Policy::Lrr)?)
-                }
-                TbSched::Bcs => {
-                    Dispatch::RoundRobin(tb_dispatch_params(cfg, tb_dispatch::Policy::Bcs)?)
-                }
+                TbSched::Base(p) => Dispatch::RoundRobin(tb_dispatch_params(cfg, p)?),
                 TbSched::Locality => Dispatch::Locality(la_dispatch_params(cfg, opts.la_window)?),
             },
             sm_alloc: sm_alloc_params(cfg),

@@ -52,7 +52,7 @@ pub enum OpClass {
 }
 
 impl OpClass {
-    /// Every class, in declaration order.
+    /// Every class, in declaration order (`ALL[c as usize] == c`).
     pub const ALL: [OpClass; 19] = [
         OpClass::IntAlu,
         OpClass::IntMul,
@@ -249,7 +249,10 @@ mod tests {
             | Branch | Barrier | MemBarrier | Exit | Nop => true,
         };
         assert!(OpClass::ALL.iter().all(|&c| listed(c)));
-        let distinct: std::collections::HashSet<_> = OpClass::ALL.iter().collect();
-        assert_eq!(distinct.len(), 19);
+        // In declaration order: a class's discriminant is its index (synthetic kernels' opcode
+        // keys, `MemAccess::key`, rely on it).
+        for (i, &c) in OpClass::ALL.iter().enumerate() {
+            assert_eq!(c as usize, i, "{c:?}");
+        }
     }
 }

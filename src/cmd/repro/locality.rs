@@ -142,20 +142,14 @@ pub struct Results {
 }
 
 fn cell(r: &serde_json::Value) -> Result<Cell> {
-    let n = |path: &str| -> Result<u64> {
-        path.split('.')
-            .try_fold(r, |v, k| v.get(k))
-            .and_then(|v| v.as_u64())
-            .ok_or_else(|| anyhow!("a report without `{path}`"))
-    };
-    let reads = n("l1d.hits")? + n("l1d.hit_reserved")? + n("l1d.misses")?;
+    let n = |path: &str| super::counter(r, path);
     let slots =
         (n("stalls.issued")? + n("stalls.idle")? + n("stalls.raw")? + n("stalls.structural")?)
             .max(1) as f64;
     Ok(Cell {
         cycles: n("cycles")?,
         speedup: 1.0,
-        l1d_miss_rate: n("l1d.misses")? as f64 / reads.max(1) as f64,
+        l1d_miss_rate: super::rate(n("l1d.misses")?, super::reads(r, "l1d")?),
         stall_structural: n("stalls.structural")? as f64 / slots,
         stall_idle: n("stalls.idle")? as f64 / slots,
         stall_raw: n("stalls.raw")? as f64 / slots,

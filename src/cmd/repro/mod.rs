@@ -293,19 +293,23 @@ fn rate(misses: u64, reads: u64) -> f64 {
 }
 
 /// The figures of one run from its report (`gpusched sim --json`).
+/// Counter `path` (`l1d.misses`) of a run's report (`gpusched sim --json`).
+fn counter(r: &serde_json::Value, path: &str) -> Result<u64> {
+    path.split('.')
+        .try_fold(r, |v, k| v.get(k))
+        .and_then(|v| v.as_u64())
+        .ok_or_else(|| anyhow::anyhow!("a report without `{path}`"))
+}
+
+/// Reads of cache `k` (`l1d`, `l1i`) in a run's report: hits, hits on reserved lines, misses.
+fn reads(r: &serde_json::Value, k: &str) -> Result<u64> {
+    Ok(counter(r, &format!("{k}.hits"))?
+        + counter(r, &format!("{k}.hit_reserved"))?
+        + counter(r, &format!("{k}.misses"))?)
+}
+
 fn cell(r: &serde_json::Value) -> Result<Cell> {
-    let n = |path: &str| -> Result<u64> {
-        path.split('.')
-            .try_fold(r, |v, k| v.get(k))
-            .and_then(|v| v.as_u64())
-            .ok_or_else(|| anyhow::anyhow!("a report without `{path}`"))
-    };
-    let reads =
-        |k: &str| -> Result<u64> {
-            Ok(n(&format!("{k}.hits"))?
-                + n(&format!("{k}.hit_reserved"))?
-                + n(&format!("{k}.misses"))?)
-        };
+    let n = |path: &str| counter(r, path);
     let cycles = n("cycles")?;
     Ok(Cell {
         cycles,
@@ -313,8 +317,8 @@ fn cell(r: &serde_json::Value) -> Result<Cell> {
             .as_f64()
             .ok_or_else(|| anyhow::anyhow!("a report without `ipc`"))?,
         speedup: 0.0,
-        l1d_miss_rate: rate(n("l1d.misses")?, reads("l1d")?),
-        l1i_miss_rate: rate(n("l1i.misses")?, reads("l1i")?),
+        l1d_miss_rate: rate(n("l1d.misses")?, reads(r, "l1d")?),
+        l1i_miss_rate: rate(n("l1i.misses")?, reads(r, "l1i")?),
         l1d_fails: n("l1d.fails")?,
         lsu_blocked: n("stalls.lsu_blocked")?,
         dram_bytes_per_cycle: n("dram.bytes")? as f64 / cycles.max(1) as f64,

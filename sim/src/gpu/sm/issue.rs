@@ -60,9 +60,18 @@ impl Sm<'_> {
     /// The issue stage: every scheduler issues at most one warp through its warp-issue site;
     /// `issued` is set when one did.
     pub(super) fn issue_stage(&mut self, now: u64, issued: &mut bool) -> Result<(), SimError> {
-        if self.paired {
-            return self.issue_paired(now, issued);
-        }
+        let r = if self.paired {
+            self.issue_paired(now, issued)
+        } else {
+            self.issue_sequential(now, issued)
+        };
+        // This cycle's launches have been reported (to whichever block issues).
+        self.tbs_launched = 0;
+        self.launch2.fill(0);
+        r
+    }
+
+    fn issue_sequential(&mut self, now: u64, issued: &mut bool) -> Result<(), SimError> {
         for s in 0..self.schedulers {
             let scan = self.scan(s, now);
             let ready = scan.ready(self.free_units(now));
@@ -145,14 +154,12 @@ impl Sm<'_> {
             ready,
             launch: self.launch[s],
             launch2: self.launch2[s],
-            tbs_launched: self.tbs_launched[s],
+            tbs_launched: self.tbs_launched,
             exit: self.exit[s],
             long_stall,
             starve_after: self.starve_after,
         };
         self.launch[s] = 0;
-        self.launch2[s] = 0;
-        self.tbs_launched[s] = 0;
         self.exit[s] = 0;
         self.arbiters[s].step(&inp)
     }

@@ -141,8 +141,8 @@ pub struct Sm<'a> {
     launch: Vec<u64>,
     /// Of `launch`, the warps of a second block launched in the same cycle.
     launch2: Vec<u64>,
-    /// Per scheduler: blocks launched on the SM since its last step.
-    tbs_launched: Vec<u8>,
+    /// Blocks launched on the SM this cycle (before its issue stage).
+    tbs_launched: u8,
     /// LAWS's starvation threshold: twice the kernel's blocks per SM (R5).
     starve_after: u8,
     /// The running kernel's access ranges (locality-aware dispatch and LAWS).
@@ -240,7 +240,7 @@ impl<'a> Sm<'a> {
             iprefetch: opts.iprefetch,
             launch: vec![0; schedulers],
             launch2: vec![0; schedulers],
-            tbs_launched: vec![0; schedulers],
+            tbs_launched: 0,
             starve_after: 16,
             footprints: None,
             exit: vec![0; schedulers],

@@ -130,7 +130,7 @@ impl Sm<'_> {
             self.sync_masks(w);
             let (s, local) = (w % self.schedulers, w / self.schedulers);
             self.launch[s] |= 1 << local;
-            if self.tbs_launched[s] > 0 {
+            if self.tbs_launched > 0 {
                 self.launch2[s] |= 1 << local;
             }
             if let (Some(fp), Some(site)) = (&self.footprints, self.arbiters.get_mut(s)) {
@@ -140,9 +140,7 @@ impl Sm<'_> {
                 e.set_launch_pc(insts.get(i, 0).map_or(0, |x| x.pc));
             }
         }
-        for t in &mut self.tbs_launched {
-            *t = t.saturating_add(1);
-        }
+        self.tbs_launched = self.tbs_launched.saturating_add(1);
         self.tbs[slot] = TbSlot {
             active: true,
             insts,

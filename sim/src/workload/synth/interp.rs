@@ -305,10 +305,8 @@ impl KernelSource for SynthKernel {
                         block: id,
                         warp: w,
                         pc: inst.pc as u64,
-                        key: OpClass::ALL
-                            .iter()
-                            .position(|&c| c == inst.class)
-                            .expect("every class is listed") as u16,
+                        // `OpClass::ALL` lists the classes in declaration order.
+                        key: inst.class as u16,
                         mask: inst.mask,
                         addrs: b.addrs(inst),
                     });

@@ -247,7 +247,7 @@ mod on_the_gpu {
         let mut def = build("nn", "small").unwrap();
         def.grid.x = (crate::analysis::locality::MAX_BLOCKS + 1) as u32;
         let cfg = GpuConfig::preset("gtx480").unwrap();
-        for (tb, laws) in [(TbSched::Locality, false), (TbSched::Lrr, true)] {
+        for (tb, laws) in [(TbSched::Locality, false), (TbSched::LRR, true)] {
             let opts = SimOptions {
                 tb_sched: tb,
                 laws,
