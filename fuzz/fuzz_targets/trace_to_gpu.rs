@@ -42,7 +42,7 @@ fuzz_target!(|data: &[u8]| {
         tb_sched: if locality {
             TbSched::Locality
         } else {
-            TbSched::Lrr
+            TbSched::LRR
         },
         laws: locality,
         ..Default::default()
