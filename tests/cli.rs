@@ -747,11 +747,19 @@ fn regress_runs_the_gpu_lockstep_stage() {
         kernels, 8,
         "two kernels x (three arbiter policies + elf++): {v}"
     );
+    let workloads: std::collections::BTreeSet<_> =
+        rows.iter().map(|r| r["workload"].as_str()).collect();
+    let count = |p: &str| rows.iter().filter(|r| r["warp_sched"] == p).count();
     assert_eq!(
-        rows.iter().filter(|r| r["warp_sched"] == "elf++").count(),
-        rows.len() / 4,
+        count("elf++"),
+        workloads.len(),
         "every workload also runs ELF++ with the ELF and NewCAR blocks: {v}"
     );
+    let traces = workloads
+        .iter()
+        .filter(|w| w.is_some_and(|w| w.contains('-')))
+        .count();
+    assert_eq!(count("laws"), traces, "LAWS on the real traces only: {v}");
     let want = if gpusched_tb::rtl::VERILATOR_BUILT || gpusim::testing::required("rtl") {
         "pass"
     } else {

@@ -25,6 +25,11 @@ pub fn below_table<const N: usize>() -> [Constant<Bits<N>>; N] {
     array_init::array_init(|i| Constant::new(low_bits::<N>(i)))
 }
 
+/// Per index `i < N`: the bits strictly above it (`!((2 << i) - 1)` in `N` bits).
+pub fn above_table<const N: usize>() -> [Constant<Bits<N>>; N] {
+    array_init::array_init(|i| Constant::new(!low_bits::<N>(i + 1)))
+}
+
 /// `[(2 << i) - 1 for i in 0..C]` as `W`-bit constants: the bits up to each index, inclusive.
 pub fn upto_table<const W: usize, const C: usize>() -> [Constant<Bits<W>>; C] {
     array_init::array_init(|i| Constant::new(low_bits::<W>(i + 1)))

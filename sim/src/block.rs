@@ -190,6 +190,12 @@ pub trait BlockKind: 'static {
     fn describe(params: &Self::Params) -> String {
         format!("{params:?}")
     }
+    /// The most cycles `gpusched regress` runs the lockstep of `policy` x `preset` for (`None`:
+    /// as many as asked). A stated stopgap for a Verilated model too slow for the default 10 M
+    /// cycles; `regress` prints the cycles it ran.
+    fn regress_cycles(_policy: &str, _preset: &str) -> Option<u64> {
+        None
+    }
 }
 
 /// The parameters of preset `name` in a block's `(name, params)` preset table (`name` is one of

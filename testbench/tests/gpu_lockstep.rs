@@ -493,3 +493,95 @@ fn a_planted_bug_in_one_sm_resource_allocator_stops_the_gpu_with_waveforms() {
         assert_eq!(value_at(&values, "room", 2), want, "{}", path.display());
     }
 }
+
+#[test]
+fn verilated_laws_schedulers_agree_with_golden_inside_the_gpu() {
+    if !verilator_built() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = LockstepConfig {
+        window: 64,
+        mismatch_dir: dir.path().to_path_buf(),
+        vcd_dir: None,
+        ..Default::default()
+    };
+    // The real traces and kernels with row sharing (seed 000's type I), each a few thousand
+    // cycles: the Verilated `fermi` scheduler runs about 0.01 M cycles/s, 30 of them here.
+    let mut all: Vec<(String, Opener)> = workloads()
+        .into_iter()
+        .filter(|(n, _)| n.contains('-'))
+        .collect();
+    for k in ["hs", "srad"] {
+        all.push((
+            k.into(),
+            Box::new(move || gpusim::workload::open_named(k, "small").unwrap()),
+        ));
+    }
+    let opts = SimOptions {
+        laws: true,
+        ..Default::default()
+    };
+    for (name, open) in all {
+        let golden = run(&open, &opts, BlockMode::Golden, &cfg).unwrap();
+        let lockstep = run(&open, &opts, BlockMode::Lockstep, &cfg)
+            .unwrap_or_else(|e| panic!("{name} laws: {e}"));
+        let rtl = run(&open, &opts, BlockMode::Rtl, &cfg).unwrap();
+        let json = |r: &Report| serde_json::to_string(r).unwrap();
+        assert_eq!(json(&lockstep), json(&golden), "{name}: lockstep");
+        assert_eq!(json(&rtl), json(&golden), "{name}: RTL alone");
+        eprintln!(
+            "{name} laws: {} cycles x 30 LAWS blocks in lockstep, 0 mismatches",
+            golden.counters.cycles
+        );
+    }
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+}
+
+#[test]
+fn a_planted_bug_in_one_laws_scheduler_stops_the_gpu_with_waveforms() {
+    if !verilator_built() {
+        return;
+    }
+    use gpusim::blocks::locality_degree::{self as ld, LawsOut};
+    let gpu = GpuConfig::preset("gtx480").unwrap();
+    let opts = SimOptions {
+        laws: true,
+        ..Default::default()
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = LockstepConfig {
+        window: 24,
+        mismatch_dir: dir.path().to_path_buf(),
+        vcd_dir: None,
+        ..Default::default()
+    };
+    let victim = Site::Scheduler {
+        sm: 2,
+        scheduler: 1,
+    };
+    // From cycle 200 the victim's faulty golden scheduler reports an empty active group.
+    let make = |threads: &RtlThreads| {
+        let (cfg, threads) = (&cfg, threads.clone());
+        Override::<_, ld::Kind, _>::new(GoldenBlocks, move |site, p: &ld::Params| {
+            if site != victim {
+                return Ok(Box::new(ld::Golden::new(*p)) as SitePort<'_, ld::Kind>);
+            }
+            let buggy = Faulty::new(ld::Golden::new(*p), 200, |o: &mut LawsOut| o.active = 0);
+            tbgpu::instance::<ld::Kind, _>(BlockMode::Lockstep, buggy, p, site, cfg, &threads)
+        })
+    };
+    let m = planted_mismatch(&gpu, &opts, &make);
+    assert_eq!((m.name.as_str(), m.port.as_str()), ("sm2_sched1", "active"));
+    assert!(m.cycle >= 200 && m.expected == 0 && m.got != 0, "{m}");
+    for (path, want) in [(&m.golden_vcd, m.expected), (&m.rtl_vcd, m.got)] {
+        let path = path.as_ref().expect("waveform written");
+        let (values, _) = parse_vcd(path);
+        assert_eq!(
+            value_at(&values, "active", 2 * m.cycle),
+            want,
+            "{}",
+            path.display()
+        );
+    }
+}

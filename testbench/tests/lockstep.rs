@@ -560,3 +560,45 @@ fn sm_alloc_lockstep_passes_and_catches_a_planted_bug() {
         assert!(m.rtl_vcd.is_some_and(|p| p.exists()));
     }
 }
+
+#[test]
+fn locality_degree_lockstep_passes_and_catches_a_planted_bug() {
+    if !verilator_built() {
+        return;
+    }
+    use gpusim::block::BlockKind;
+    use gpusim::blocks::locality_degree::{Golden as Laws, Kind, LawsOut};
+    for preset in Kind::PRESETS {
+        let p = Kind::params("base", preset);
+        let module = format!("locality_degree_base_{preset}");
+        let dir = tempfile::tempdir().unwrap();
+        let cfg = LockstepConfig {
+            window: 16,
+            mismatch_dir: dir.path().to_path_buf(),
+            vcd_dir: None,
+            ..Default::default()
+        };
+        let ok = cosim::lockstep::<Kind, _>(
+            Laws::new(p),
+            &p,
+            &module,
+            &opts(100_000, 9, cfg.clone()),
+            &mut |_| {},
+        )
+        .unwrap();
+        assert_eq!((ok.mismatches, ok.cycles), (0, 100_000), "{module}");
+        // From cycle 2500 the golden model reports the highest active warp of a group of two
+        // or more as pending.
+        let buggy = Faulty::new(Laws::new(p), 2_500, |o: &mut LawsOut| {
+            if o.active.count_ones() >= 2 {
+                o.active &= !(1 << (63 - o.active.leading_zeros()));
+            }
+        });
+        let r = cosim::lockstep::<Kind, _>(buggy, &p, &module, &opts(100_000, 9, cfg), &mut |_| {})
+            .unwrap();
+        let m = r.mismatch.expect("the planted bug is caught");
+        assert!(m.cycle >= 2_500 && m.port == "active", "{m}");
+        assert!(m.golden_vcd.is_some_and(|p| p.exists()));
+        assert!(m.rtl_vcd.is_some_and(|p| p.exists()));
+    }
+}

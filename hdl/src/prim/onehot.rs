@@ -73,7 +73,7 @@ pub struct OneHotMux<const N: usize, const W: usize> {
 
 impl<const N: usize, const W: usize> Default for OneHotMux<N, W> {
     fn default() -> Self {
-        assert!(N >= 1 && N <= 128 && W >= 1 && W <= 64);
+        assert!(N >= 1 && N <= 128 && W >= 1 && W <= 128);
         Self {
             sel: Default::default(),
             data: array_init::array_init(|_| Default::default()),

@@ -36,10 +36,6 @@ gpusched_registry::blocks!(declare_blocks);
 /// RTL exists: the GPU runs it at the dispatch site (`--tb-sched locality`), `--rtl` does not.
 pub mod la_tb_dispatch;
 
-/// The locality-aware warp scheduler's golden model (`--warp-sched laws`); not in the registry
-/// until its RTL exists.
-pub mod locality_degree;
-
 /// Something done with one block kind chosen by name ([`with_kind`]).
 pub trait KindFn {
     /// What it returns.
@@ -59,6 +55,8 @@ pub struct BlockInfo {
     pub policies: &'static [&'static str],
     /// Parameter presets (one Verilog module each per policy).
     pub presets: &'static [&'static str],
+    /// The kind's [`BlockKind::regress_cycles`].
+    pub regress_cycles: fn(&str, &str) -> Option<u64>,
 }
 
 impl BlockInfo {
@@ -69,6 +67,7 @@ impl BlockInfo {
             summary: K::SUMMARY,
             policies: K::POLICIES,
             presets: K::PRESETS,
+            regress_cycles: K::regress_cycles,
         }
     }
 

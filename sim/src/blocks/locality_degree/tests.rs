@@ -6,8 +6,9 @@ use super::*;
 use crate::block::Stimulus as _;
 
 /// Runs random stimulus on `p` and checks every property; the first violation, or the number
-/// of (grants, greedy grants, locality picks, promotions, starved grants) seen.
-fn check_random(p: Params, fault: Option<Fault>, cycles: u32) -> Result<[u32; 5], String> {
+/// of (grants, greedy grants, locality picks, promotions, starved grants) seen and the longest
+/// wait of a launched warp for its table row (cycles).
+fn check_random(p: Params, fault: Option<Fault>, cycles: u32) -> Result<([u32; 5], u32), String> {
     let mut g = Golden::new(p);
     g.fault = fault;
     let mut stim = stimulus::Stimulus::new(p, 11);
@@ -16,6 +17,10 @@ fn check_random(p: Params, fault: Option<Fault>, cycles: u32) -> Result<[u32; 5]
     let (mut live, mut vecs) = (0u64, vec![WarpVector::default(); n]);
     let (mut stamp, mut next, mut gap) = (vec![0u64; n], 0u64, vec![0u8; n]);
     let mut last: Option<usize> = None;
+    // The table as the spec updates it: cleared at launch, one dirty row per cycle (lowest
+    // warp first); the registered promotion scores; when each dirty warp launched.
+    let (mut tab, mut dirty) = (vec![vec![0u8; n]; n], 0u64);
+    let (mut score, mut since, mut wait) = (vec![0u32; n], vec![0u32; n], 0u32);
     let mut prev_demoted = 0u64;
     // Last cycle's staying warps, candidates, their promotion keys and free places.
     type Pending = (u64, u64, Vec<(bool, u32, u64)>, usize);
@@ -52,19 +57,6 @@ fn check_random(p: Params, fault: Option<Fault>, cycles: u32) -> Result<[u32; 5]
             }
             seen[3] += promoted.count_ones();
         }
-        // P-LT4: the table follows the vectors of live warps.
-        for i in bits(live) {
-            for j in bits(live) {
-                let want = if i == j {
-                    0
-                } else {
-                    warp_locality(&vecs[i], &vecs[j])
-                };
-                if g.degree(i, j) != want {
-                    return fail("table entry differs from the vectors' locality (P-LT4)");
-                }
-            }
-        }
         // The grant.
         let starved = bits(live)
             .filter(|&w| gap[w] > inp.starve_after)
@@ -87,7 +79,7 @@ fn check_random(p: Params, fault: Option<Fault>, cycles: u32) -> Result<[u32; 5]
                 }
                 seen[1] += 1;
             } else if let Some(l) = last {
-                let deg = |x: usize| warp_locality(&vecs[x], &vecs[l]);
+                let deg = |x: usize| tab[x][l];
                 let best = bits(ready).map(deg).max().unwrap();
                 let pick = bits(ready)
                     .filter(|&x| deg(x) == best)
@@ -109,15 +101,25 @@ fn check_random(p: Params, fault: Option<Fault>, cycles: u32) -> Result<[u32; 5]
         let keys = (0..n)
             .map(|w| {
                 let st = starved >> w & 1 == 1;
-                let score: u32 = bits(staying)
-                    .map(|a| warp_locality(&vecs[w], &vecs[a]) as u32)
-                    .sum();
-                (!st, if st { 0 } else { u32::MAX - score }, stamp[w])
+                (!st, if st { 0 } else { u32::MAX - score[w] }, stamp[w])
             })
             .collect();
         let free = p.active.saturating_sub(staying.count_ones() as usize);
         pending = (inp.exit == 0).then_some((staying, cands, keys, free));
-        // The edge, from the ports.
+        // The edge, from the ports: next cycle's scores, this cycle's dirty row.
+        for (w, s) in score.iter_mut().enumerate() {
+            *s = bits(staying).map(|a| tab[w][a] as u32).sum();
+        }
+        if dirty != 0 {
+            let w = dirty.trailing_zeros() as usize;
+            for j in (0..n).filter(|&j| j != w) {
+                tab[w][j] = warp_locality(&vecs[w], &vecs[j]);
+                tab[j][w] = tab[w][j];
+            }
+            dirty &= !(1 << w);
+            wait = wait.max(cycle - since[w]);
+        }
+        dirty &= !inp.exit;
         live &= !inp.exit;
         if last.is_some_and(|l| inp.exit >> l & 1 == 1) {
             last = None;
@@ -132,19 +134,41 @@ fn check_random(p: Params, fault: Option<Fault>, cycles: u32) -> Result<[u32; 5]
                 stamp[w] = next;
                 next += 1;
                 gap[w] = gp;
+                since[w] = cycle;
+                tab[w].fill(0);
+                for row in tab.iter_mut() {
+                    row[w] = 0;
+                }
             }
         }
+        dirty |= inp.launch | inp.launch2;
         live |= inp.launch | inp.launch2;
+        // P-LT4: the table follows the vectors of live warps once their rows are written
+        // (after the edge).
+        for i in bits(live) {
+            for j in bits(live).filter(|&j| j != i) {
+                if g.degree(i, j) != tab[i][j] {
+                    return fail("table entry differs from its update schedule (P-LT4)");
+                }
+                if (dirty >> i | dirty >> j) & 1 == 0
+                    && tab[i][j] != warp_locality(&vecs[i], &vecs[j])
+                {
+                    return fail("table entry differs from the vectors' locality (P-LT4)");
+                }
+            }
+        }
         prev = Some(out);
     }
-    Ok(seen)
+    Ok((seen, wait))
 }
 
 #[test]
 fn random_runs_keep_every_property() {
     for (_, p) in PRESETS {
-        let seen = check_random(*p, None, 100_000).unwrap();
+        let (seen, wait) = check_random(*p, None, 100_000).unwrap();
         assert!(seen.iter().all(|&s| s > 50), "{p:?}: {seen:?}");
+        // A launched warp waits for the rows of the lower dirty warps only.
+        assert!((1..=p.warps as u32).contains(&wait), "{p:?}: rows wait {wait} cycles");
     }
 }
 
@@ -155,6 +179,7 @@ fn the_checker_catches_planted_bugs() {
     for (fault, want) in [
         (Fault::NoDemotion, "P-2L5"),
         (Fault::IgnoreLocality, "P-2L4"),
+        (Fault::HighestDirtyFirst, "schedule (P-LT4)"),
     ] {
         let err = check_random(p, Some(fault), 100_000).expect_err("caught");
         assert!(err.contains(want), "{fault:?}: {err}");
@@ -184,8 +209,13 @@ fn thesis_example_through_the_ports() {
         inp.sub[w] = pack_sub(x);
     }
     g.step(&inp);
-    assert_eq!((g.degree(0, 1), g.degree(0, 2), g.degree(1, 2)), (2, 0, 0));
+    assert_eq!(g.degree(0, 1), 0, "rows are computed after the launch");
+    g.step(&LawsIn::default());
+    assert_eq!((g.degree(0, 1), g.degree(0, 2)), (2, 0), "warp 0's row, a cycle later");
     assert_eq!(g.degree(1, 0), 2, "symmetric");
+    g.step(&LawsIn::default());
+    g.step(&LawsIn::default());
+    assert_eq!((g.degree(0, 1), g.degree(0, 2), g.degree(1, 2)), (2, 0, 0));
 }
 
 #[test]

@@ -1,0 +1,645 @@
+//! RTL of the `locality_degree` block: the locality-aware two-level warp scheduler (LAWS) of
+//! one warp scheduler, with its locality degree table. Behaviour, ports and cycle timing are
+//! specified in `gpusim::blocks::locality_degree` (the golden model).
+//!
+//! Sizes (const generics; the type aliases at the bottom fix them per preset): `N` warps
+//! (`B` = clog2 `N` id bits), `K` active warps, `T = N (N - 1) / 2` table entries, `NN = N * N`
+//! degree wires, `NP` = `N` rounded up to a power of two (`PB` = log2 `NP` + 1 count bits),
+//! `SB` promotion-score bits (clog2 of `K * 80 + 1`), `NS = N * NP` adder-tree nodes.
+//!
+//! State: `live`, `act` (the active group), `last` (one-hot; zero when none) and `dirty`
+//! masks; the age matrix `older` (row `i`, bit `j`: warp `j` is older than warp `i`); per warp
+//! its 5-bit starvation gap, its vector (`vreg` 55 bits, `vsub` 80 bits) and its registered
+//! promotion score; the table `tri`, one 7-bit entry per unordered pair (`i < j` at
+//! `j (j - 1) / 2 + i`). Structure, each stage a tree:
+//! * issue: the oldest ready starved warp (an AND-OR per age row), else the last warp, else
+//!   the ready warp that beats every other ready warp on (degree with the last warp, age):
+//!   the degrees through an AND-OR multiplexer per warp selected by `last`, then `N x N`
+//!   comparators and an AND-reduction per warp;
+//! * promotion: per pending warp its rank, the number of candidates that beat it on
+//!   (starved, score, age) (`N x N` comparators and a population count per warp, an adder
+//!   tree), promoted when the rank is below the free places (`K` minus the staying warps);
+//! * next scores: per warp an adder tree over its degrees with the staying warps (`log2 NP`
+//!   levels), registered;
+//! * table row: the lowest dirty warp ([`FindFirst`]), its vector through a [`OneHotMux`], one
+//!   [`WarpLocality`] per warp against it; launched warps clear their row and column.
+//!
+//! rust-hdl evaluates array indices from loop variables only, so loops that index by `i * N +
+//! j` bind `n = N` (and `t = T`, `np = NP`) with one-iteration loops; table indices are taken
+//! modulo `t`, so a pair that is skipped (`i >= j`) still names an entry.
+
+use crate::consts::{above_table, below_table, constant, onehot_table};
+use crate::locality::WarpLocality;
+use crate::prim::{FindFirst, OneHotIndex, OneHotMux};
+use crate::sim::Clocked;
+use rust_hdl::prelude::*;
+
+/// The LAWS scheduler (module documentation for the const generics).
+#[derive(LogicBlock)]
+pub struct Laws<
+    const N: usize,
+    const B: usize,
+    const K: usize,
+    const T: usize,
+    const NN: usize,
+    const NP: usize,
+    const PB: usize,
+    const SB: usize,
+    const NS: usize,
+> {
+    /// Rising-edge clock.
+    pub clock: Signal<In, Clock>,
+    /// Synchronous reset, active high.
+    pub reset: Signal<In, Bit>,
+    /// Warps that could issue this cycle.
+    pub ready: Signal<In, Bits<N>>,
+    /// Warps launched this cycle (the SM's first thread block of the cycle).
+    pub launch: Signal<In, Bits<N>>,
+    /// Warps of a second thread block launched this cycle.
+    pub launch2: Signal<In, Bits<N>>,
+    /// Thread blocks launched on the SM this cycle (3 counts as 2).
+    pub tbs_launched: Signal<In, Bits<2>>,
+    /// Warps that exit this cycle.
+    pub exit: Signal<In, Bits<N>>,
+    /// Warps waiting on a global load or a barrier.
+    pub long_stall: Signal<In, Bits<N>>,
+    /// A warp is starved when more blocks than this were launched after its own.
+    pub starve_after: Signal<In, Bits<8>>,
+    /// Per warp: its vector's region indices (read when it launches).
+    pub region: [Signal<In, Bits<55>>; N],
+    /// Per warp: its vector's subregion masks (read when it launches).
+    pub sub: [Signal<In, Bits<80>>; N],
+    /// A warp is granted.
+    pub grant_valid: Signal<Out, Bit>,
+    /// The granted warp (0 if none).
+    pub grant_warp: Signal<Out, Bits<B>>,
+    /// The active group at the start of the cycle.
+    pub active: Signal<Out, Bits<N>>,
+    live: DFF<Bits<N>>,
+    act: DFF<Bits<N>>,
+    last: DFF<Bits<N>>,
+    dirty: DFF<Bits<N>>,
+    older: [DFF<Bits<N>>; N],
+    gap: [DFF<Bits<5>>; N],
+    vreg: [DFF<Bits<55>>; N],
+    vsub: [DFF<Bits<80>>; N],
+    score: [DFF<Bits<SB>>; N],
+    tri: [DFF<Bits<7>>; T],
+    /// Live warps past the starvation gap; active, ready and not stalled; launched.
+    starved: Signal<Local, Bits<N>>,
+    ready_e: Signal<Local, Bits<N>>,
+    launched: Signal<Local, Bits<N>>,
+    /// The three issue candidates (one-hot) and the grant.
+    spick: Signal<Local, Bits<N>>,
+    greedy: Signal<Local, Bits<N>>,
+    lpick: Signal<Local, Bits<N>>,
+    grant_oh: Signal<Local, Bits<N>>,
+    grant_index: OneHotIndex<N, B>,
+    /// The table read out as a full matrix: `deg[i * N + j]`, 0 on the diagonal.
+    deg: [Signal<Local, Bits<7>>; NN],
+    /// Per warp: its degree with the last warp, an AND-OR multiplexer selected by `last`
+    /// (per bit, `column` gathers the bit of every candidate).
+    deg_last: [Signal<Local, Bits<7>>; N],
+    column: Signal<Local, Bits<N>>,
+    /// Per warp `w`: the warps `v` it beats on (degree with the last warp, age).
+    wbeats: [Signal<Local, Bits<N>>; N],
+    /// Promotion: the staying warps, the candidates, per candidate the candidates that beat
+    /// it and its rank, the free places, the promoted warps.
+    staying: Signal<Local, Bits<N>>,
+    cands: Signal<Local, Bits<N>>,
+    beaten: [Signal<Local, Bits<N>>; N],
+    /// Per candidate `p`: its rank at `cnt[p * NP]`, an in-place tree over `cnt[p * NP..]`
+    /// (Verilator cannot order a popcount sub-block whose input and output meet in this
+    /// block); the staying warps' count at `scnt[0]`.
+    cnt: [Signal<Local, Bits<PB>>; NS],
+    scnt: [Signal<Local, Bits<PB>>; NP],
+    free: Signal<Local, Bits<PB>>,
+    promoted: Signal<Local, Bits<N>>,
+    /// Next scores: per warp `p` an in-place adder tree over `acc[p * NP ..][..NP]`.
+    acc: [Signal<Local, Bits<SB>>; NS],
+    /// The dirty row: its warp, its vector, its degrees with every warp.
+    row_pick: FindFirst<N, B>,
+    row_region: OneHotMux<N, 55>,
+    row_sub: OneHotMux<N, 80>,
+    unit: [WarpLocality; N],
+    /// Gap increments: blocks launched (at most 2), minus one, and whether any launched.
+    add: Signal<Local, Bits<5>>,
+    add_less: Signal<Local, Bits<5>>,
+    tick: Signal<Local, Bit>,
+    gap_sum: Signal<Local, Bits<5>>,
+    k_pb: Constant<Bits<PB>>,
+    zero_n: Constant<Bits<N>>,
+    zero7: Constant<Bits<7>>,
+    zero5: Constant<Bits<5>>,
+    zero3: Constant<Bits<3>>,
+    zero_pb: Constant<Bits<PB>>,
+    one_pb: Constant<Bits<PB>>,
+    zero_sb: Constant<Bits<SB>>,
+    one5: Constant<Bits<5>>,
+    two5: Constant<Bits<5>>,
+    gap_max: Constant<Bits<5>>,
+    three2: Constant<Bits<2>>,
+    zero2: Constant<Bits<2>>,
+    onehot_n: [Constant<Bits<N>>; N],
+    bit7: [Constant<Bits<7>>; 7],
+    below_n: [Constant<Bits<N>>; N],
+    above_n: [Constant<Bits<N>>; N],
+}
+
+impl<
+        const N: usize,
+        const B: usize,
+        const K: usize,
+        const T: usize,
+        const NN: usize,
+        const NP: usize,
+        const PB: usize,
+        const SB: usize,
+        const NS: usize,
+    > Default for Laws<N, B, K, T, NN, NP, PB, SB, NS>
+{
+    fn default() -> Self {
+        assert!((2..=64).contains(&N) && N <= 1 << B && (N - 1) >> (B - 1) == 1);
+        assert!((1..=N).contains(&K), "1..=N active warps");
+        assert!(T == N * (N - 1) / 2 && NN == N * N && NS == N * NP);
+        assert!(NP.is_power_of_two() && NP >= N && NP < 2 * N && 1 << (PB - 1) == NP);
+        assert!(K * 80 < 1 << SB, "SB holds K * 80");
+        Self {
+            clock: Default::default(),
+            reset: Default::default(),
+            ready: Default::default(),
+            launch: Default::default(),
+            launch2: Default::default(),
+            tbs_launched: Default::default(),
+            exit: Default::default(),
+            long_stall: Default::default(),
+            starve_after: Default::default(),
+            region: array_init::array_init(|_| Default::default()),
+            sub: array_init::array_init(|_| Default::default()),
+            grant_valid: Default::default(),
+            grant_warp: Default::default(),
+            active: Default::default(),
+            live: Default::default(),
+            act: Default::default(),
+            last: Default::default(),
+            dirty: Default::default(),
+            older: array_init::array_init(|_| Default::default()),
+            gap: array_init::array_init(|_| Default::default()),
+            vreg: array_init::array_init(|_| Default::default()),
+            vsub: array_init::array_init(|_| Default::default()),
+            score: array_init::array_init(|_| Default::default()),
+            tri: array_init::array_init(|_| Default::default()),
+            starved: Default::default(),
+            ready_e: Default::default(),
+            launched: Default::default(),
+            spick: Default::default(),
+            greedy: Default::default(),
+            lpick: Default::default(),
+            grant_oh: Default::default(),
+            grant_index: Default::default(),
+            deg: array_init::array_init(|_| Default::default()),
+            deg_last: array_init::array_init(|_| Default::default()),
+            column: Default::default(),
+            wbeats: array_init::array_init(|_| Default::default()),
+            staying: Default::default(),
+            cands: Default::default(),
+            beaten: array_init::array_init(|_| Default::default()),
+            cnt: array_init::array_init(|_| Default::default()),
+            scnt: array_init::array_init(|_| Default::default()),
+            free: Default::default(),
+            promoted: Default::default(),
+            acc: array_init::array_init(|_| Default::default()),
+            row_pick: Default::default(),
+            row_region: Default::default(),
+            row_sub: Default::default(),
+            unit: array_init::array_init(|_| Default::default()),
+            add: Default::default(),
+            add_less: Default::default(),
+            tick: Default::default(),
+            gap_sum: Default::default(),
+            k_pb: constant(K as u64),
+            zero_n: constant(0),
+            zero7: constant(0),
+            zero5: constant(0),
+            zero3: constant(0),
+            zero_pb: constant(0),
+            one_pb: constant(1),
+            zero_sb: constant(0),
+            one5: constant(1),
+            two5: constant(2),
+            gap_max: constant(31),
+            three2: constant(3),
+            zero2: constant(0),
+            onehot_n: onehot_table(),
+            bit7: onehot_table(),
+            below_n: below_table(),
+            above_n: above_table(),
+        }
+    }
+}
+
+impl<
+        const N: usize,
+        const B: usize,
+        const K: usize,
+        const T: usize,
+        const NN: usize,
+        const NP: usize,
+        const PB: usize,
+        const SB: usize,
+        const NS: usize,
+    > Logic for Laws<N, B, K, T, NN, NP, PB, SB, NS>
+{
+    #[hdl_gen]
+    fn update(&mut self) {
+        // Clocks.
+        self.live.clock.next = self.clock.val();
+        self.act.clock.next = self.clock.val();
+        self.last.clock.next = self.clock.val();
+        self.dirty.clock.next = self.clock.val();
+        for w in 0..N {
+            self.older[w].clock.next = self.clock.val();
+            self.gap[w].clock.next = self.clock.val();
+            self.vreg[w].clock.next = self.clock.val();
+            self.vsub[w].clock.next = self.clock.val();
+            self.score[w].clock.next = self.clock.val();
+        }
+        for e in 0..T {
+            self.tri[e].clock.next = self.clock.val();
+        }
+        // The table as a full matrix.
+        for n in N..(N + 1) {
+            for t in T..(T + 1) {
+                for i in 0..N {
+                    for j in 0..N {
+                        self.deg[i * n + j].next = self.zero7.val();
+                        if self.above_n[i].val().get_bit(j) {
+                            self.deg[i * n + j].next =
+                                self.tri[((j * j - j) / 2 + i) % t].q.val();
+                        }
+                        if self.above_n[j].val().get_bit(i) {
+                            self.deg[i * n + j].next =
+                                self.tri[((i * i - i) / 2 + j) % t].q.val();
+                        }
+                    }
+                }
+            }
+        }
+        // Masks.
+        self.launched.next = self.launch.val() | self.launch2.val();
+        self.starved.next = self.zero_n.val();
+        for w in 0..N {
+            // A 5-bit gap exceeds `starve_after` only when its upper 3 bits are 0.
+            self.starved.next = self.starved.val().replace_bit(
+                w,
+                self.live.q.val().get_bit(w)
+                    & (self.starve_after.val().get_bits::<3>(5) == self.zero3.val())
+                    & (self.gap[w].q.val() > self.starve_after.val().get_bits::<5>(0)),
+            );
+        }
+        self.ready_e.next = self.ready.val()
+            & self.act.q.val()
+            & self.live.q.val()
+            & !self.long_stall.val();
+        // Issue: the oldest ready starved warp.
+        self.spick.next = self.zero_n.val();
+        for w in 0..N {
+            self.spick.next = self.spick.val().replace_bit(
+                w,
+                self.ready_e.val().get_bit(w)
+                    & self.starved.val().get_bit(w)
+                    & !(self.older[w].q.val() & self.ready_e.val() & self.starved.val()).any(),
+            );
+        }
+        self.greedy.next = self.last.q.val() & self.ready_e.val();
+        // The ready warp of highest degree with the last warp, ties to the oldest.
+        for n in N..(N + 1) {
+            for w in 0..N {
+                self.deg_last[w].next = self.zero7.val();
+                for b in 0..7 {
+                    self.column.next = self.zero_n.val();
+                    for l in 0..N {
+                        if self.deg[w * n + l].val().get_bit(b) {
+                            self.column.next = self.column.val() | self.onehot_n[l].val();
+                        }
+                    }
+                    if (self.column.val() & self.last.q.val()).any() {
+                        self.deg_last[w].next = self.deg_last[w].val() | self.bit7[b].val();
+                    }
+                }
+            }
+        }
+        for w in 0..N {
+            self.wbeats[w].next = self.zero_n.val();
+            for v in 0..N {
+                self.wbeats[w].next = self.wbeats[w].val().replace_bit(
+                    v,
+                    (self.deg_last[w].val() > self.deg_last[v].val())
+                        | ((self.deg_last[w].val() == self.deg_last[v].val())
+                            & self.older[v].q.val().get_bit(w)),
+                );
+            }
+        }
+        self.lpick.next = self.zero_n.val();
+        for w in 0..N {
+            self.lpick.next = self.lpick.val().replace_bit(
+                w,
+                self.ready_e.val().get_bit(w)
+                    & !(self.ready_e.val() & !self.wbeats[w].val() & !self.onehot_n[w].val())
+                        .any(),
+            );
+        }
+        self.grant_oh.next = self.lpick.val();
+        if self.greedy.val().any() {
+            self.grant_oh.next = self.greedy.val();
+        }
+        if (self.ready_e.val() & self.starved.val()).any() {
+            self.grant_oh.next = self.spick.val();
+        }
+        self.grant_index.onehot.next = self.grant_oh.val();
+        self.grant_valid.next = self.ready_e.val().any();
+        self.grant_warp.next = self.grant_index.index.val();
+        self.active.next = self.act.q.val();
+        // Promotion.
+        self.staying.next = self.act.q.val() & !self.long_stall.val();
+        self.cands.next = self.live.q.val() & !self.act.q.val() & !self.long_stall.val();
+        for p in 0..N {
+            self.beaten[p].next = self.zero_n.val();
+            for q in 0..N {
+                self.beaten[p].next = self.beaten[p].val().replace_bit(
+                    q,
+                    (self.starved.val().get_bit(q) & !self.starved.val().get_bit(p))
+                        | (self.starved.val().get_bit(q)
+                            & self.starved.val().get_bit(p)
+                            & self.older[p].q.val().get_bit(q))
+                        | (!self.starved.val().get_bit(q)
+                            & !self.starved.val().get_bit(p)
+                            & ((self.score[q].q.val() > self.score[p].q.val())
+                                | ((self.score[q].q.val() == self.score[p].q.val())
+                                    & self.older[p].q.val().get_bit(q)))),
+                );
+            }
+        }
+        // Ranks and the staying count.
+        for np in NP..(NP + 1) {
+            for p in 0..N {
+                for q in 0..NP {
+                    self.cnt[p * np + q].next = self.zero_pb.val();
+                }
+                for q in 0..N {
+                    if self.beaten[p].val().get_bit(q) & self.cands.val().get_bit(q) {
+                        self.cnt[p * np + q].next = self.one_pb.val();
+                    }
+                }
+                for i in 0..(NP / 2) {
+                    self.cnt[p * np + i].next = self.cnt[p * np + 2 * i].val() + self.cnt[p * np + 2 * i + 1].val();
+                }
+                for i in 0..(NP / 4) {
+                    self.cnt[p * np + i].next = self.cnt[p * np + 2 * i].val() + self.cnt[p * np + 2 * i + 1].val();
+                }
+                for i in 0..(NP / 8) {
+                    self.cnt[p * np + i].next = self.cnt[p * np + 2 * i].val() + self.cnt[p * np + 2 * i + 1].val();
+                }
+                for i in 0..(NP / 16) {
+                    self.cnt[p * np + i].next = self.cnt[p * np + 2 * i].val() + self.cnt[p * np + 2 * i + 1].val();
+                }
+                for i in 0..(NP / 32) {
+                    self.cnt[p * np + i].next = self.cnt[p * np + 2 * i].val() + self.cnt[p * np + 2 * i + 1].val();
+                }
+                for i in 0..(NP / 64) {
+                    self.cnt[p * np + i].next = self.cnt[p * np + 2 * i].val() + self.cnt[p * np + 2 * i + 1].val();
+                }
+            }
+        }
+        for q in 0..NP {
+            self.scnt[q].next = self.zero_pb.val();
+        }
+        for q in 0..N {
+            if self.staying.val().get_bit(q) {
+                self.scnt[q].next = self.one_pb.val();
+            }
+        }
+        for i in 0..(NP / 2) {
+            self.scnt[i].next = self.scnt[2 * i].val() + self.scnt[2 * i + 1].val();
+        }
+        for i in 0..(NP / 4) {
+            self.scnt[i].next = self.scnt[2 * i].val() + self.scnt[2 * i + 1].val();
+        }
+        for i in 0..(NP / 8) {
+            self.scnt[i].next = self.scnt[2 * i].val() + self.scnt[2 * i + 1].val();
+        }
+        for i in 0..(NP / 16) {
+            self.scnt[i].next = self.scnt[2 * i].val() + self.scnt[2 * i + 1].val();
+        }
+        for i in 0..(NP / 32) {
+            self.scnt[i].next = self.scnt[2 * i].val() + self.scnt[2 * i + 1].val();
+        }
+        for i in 0..(NP / 64) {
+            self.scnt[i].next = self.scnt[2 * i].val() + self.scnt[2 * i + 1].val();
+        }
+        self.free.next = self.k_pb.val() - self.scnt[0].val();
+        self.promoted.next = self.zero_n.val();
+        for np in NP..(NP + 1) {
+            for p in 0..N {
+                self.promoted.next = self.promoted.val().replace_bit(
+                    p,
+                    self.cands.val().get_bit(p) & (self.cnt[p * np].val() < self.free.val()),
+                );
+            }
+        }
+        // Next scores: per warp, the sum of its degrees with the staying warps.
+        for n in N..(N + 1) {
+            for np in NP..(NP + 1) {
+                for p in 0..N {
+                    for a in 0..NP {
+                        self.acc[p * np + a].next = self.zero_sb.val();
+                    }
+                    for a in 0..N {
+                        if self.staying.val().get_bit(a) {
+                            for b in 0..7 {
+                                self.acc[p * np + a].next = self.acc[p * np + a]
+                                    .val()
+                                    .replace_bit(b, self.deg[p * n + a].val().get_bit(b));
+                            }
+                        }
+                    }
+                    for i in 0..(NP / 2) {
+                        self.acc[p * np + i].next =
+                            self.acc[p * np + 2 * i].val() + self.acc[p * np + 2 * i + 1].val();
+                    }
+                    for i in 0..(NP / 4) {
+                        self.acc[p * np + i].next =
+                            self.acc[p * np + 2 * i].val() + self.acc[p * np + 2 * i + 1].val();
+                    }
+                    for i in 0..(NP / 8) {
+                        self.acc[p * np + i].next =
+                            self.acc[p * np + 2 * i].val() + self.acc[p * np + 2 * i + 1].val();
+                    }
+                    for i in 0..(NP / 16) {
+                        self.acc[p * np + i].next =
+                            self.acc[p * np + 2 * i].val() + self.acc[p * np + 2 * i + 1].val();
+                    }
+                    for i in 0..(NP / 32) {
+                        self.acc[p * np + i].next =
+                            self.acc[p * np + 2 * i].val() + self.acc[p * np + 2 * i + 1].val();
+                    }
+                    for i in 0..(NP / 64) {
+                        self.acc[p * np + i].next =
+                            self.acc[p * np + 2 * i].val() + self.acc[p * np + 2 * i + 1].val();
+                    }
+                    self.score[p].d.next = self.acc[p * np].val();
+                }
+            }
+        }
+        // The dirty row.
+        self.row_pick.req.next = self.dirty.q.val();
+        self.row_region.sel.next = self.row_pick.onehot.val();
+        self.row_sub.sel.next = self.row_pick.onehot.val();
+        for w in 0..N {
+            self.row_region.data[w].next = self.vreg[w].q.val();
+            self.row_sub.data[w].next = self.vsub[w].q.val();
+            self.unit[w].region_a.next = self.row_region.out.val();
+            self.unit[w].sub_a.next = self.row_sub.out.val();
+            self.unit[w].region_b.next = self.vreg[w].q.val();
+            self.unit[w].sub_b.next = self.vsub[w].q.val();
+        }
+        // Edge: the table.
+        for e in 0..T {
+            self.tri[e].d.next = self.tri[e].q.val();
+        }
+        for t in T..(T + 1) {
+            for i in 0..N {
+                for j in 0..N {
+                    if self.above_n[i].val().get_bit(j) {
+                        if self.row_pick.onehot.val().get_bit(i) {
+                            self.tri[((j * j - j) / 2 + i) % t].d.next =
+                                self.unit[j].degree.val();
+                        }
+                        if self.row_pick.onehot.val().get_bit(j) {
+                            self.tri[((j * j - j) / 2 + i) % t].d.next =
+                                self.unit[i].degree.val();
+                        }
+                        if self.launched.val().get_bit(i) | self.launched.val().get_bit(j) {
+                            self.tri[((j * j - j) / 2 + i) % t].d.next = self.zero7.val();
+                        }
+                    }
+                }
+            }
+        }
+        // Edge: groups, last, dirty rows.
+        self.act.d.next = (self.staying.val() | self.promoted.val())
+            & !self.exit.val()
+            & !self.launched.val();
+        self.live.d.next = (self.live.q.val() & !self.exit.val()) | self.launched.val();
+        self.last.d.next = self.last.q.val() & !self.exit.val();
+        if self.ready_e.val().any() {
+            self.last.d.next = self.grant_oh.val() & !self.exit.val();
+        }
+        self.dirty.d.next = (self.dirty.q.val() & !self.row_pick.onehot.val() & !self.exit.val())
+            | self.launched.val();
+        // Edge: gaps, vectors, ages.
+        self.add.next = self.zero5.val();
+        for b in 0..2 {
+            self.add.next = self
+                .add
+                .val()
+                .replace_bit(b, self.tbs_launched.val().get_bit(b));
+        }
+        if self.tbs_launched.val() == self.three2.val() {
+            self.add.next = self.two5.val();
+        }
+        self.add_less.next = self.zero5.val();
+        if self.add.val() != self.zero5.val() {
+            self.add_less.next = self.add.val() - self.one5.val();
+        }
+        self.tick.next =
+            self.launched.val().any() | (self.tbs_launched.val() != self.zero2.val());
+        for w in 0..N {
+            self.gap_sum.next = self.gap[w].q.val() + self.add.val();
+            if self.gap_sum.val() < self.gap[w].q.val() {
+                self.gap_sum.next = self.gap_max.val();
+            }
+            self.gap[w].d.next = self.gap[w].q.val();
+            if self.tick.val() & self.live.q.val().get_bit(w) & !self.exit.val().get_bit(w) {
+                self.gap[w].d.next = self.gap_sum.val();
+            }
+            if self.launch2.val().get_bit(w) {
+                self.gap[w].d.next = self.zero5.val();
+            }
+            if self.launch.val().get_bit(w) {
+                self.gap[w].d.next = self.add_less.val();
+            }
+            self.vreg[w].d.next = self.vreg[w].q.val();
+            self.vsub[w].d.next = self.vsub[w].q.val();
+            if self.launched.val().get_bit(w) {
+                self.vreg[w].d.next = self.region[w].val();
+                self.vsub[w].d.next = self.sub[w].val();
+            }
+            self.older[w].d.next = self.older[w].q.val() & !self.launched.val();
+            if self.launch2.val().get_bit(w) {
+                self.older[w].d.next = !self.launched.val()
+                    | self.launch.val()
+                    | (self.launch2.val() & self.below_n[w].val());
+            }
+            if self.launch.val().get_bit(w) {
+                self.older[w].d.next =
+                    !self.launched.val() | (self.launch.val() & self.below_n[w].val());
+            }
+        }
+        // Reset.
+        if self.reset.val() {
+            self.live.d.next = self.zero_n.val();
+            self.act.d.next = self.zero_n.val();
+            self.last.d.next = self.zero_n.val();
+            self.dirty.d.next = self.zero_n.val();
+            for w in 0..N {
+                self.older[w].d.next = self.below_n[w].val();
+                self.gap[w].d.next = self.zero5.val();
+                self.score[w].d.next = self.zero_sb.val();
+            }
+            for e in 0..T {
+                self.tri[e].d.next = self.zero7.val();
+            }
+        }
+    }
+}
+
+impl<
+        const N: usize,
+        const B: usize,
+        const K: usize,
+        const T: usize,
+        const NN: usize,
+        const NP: usize,
+        const PB: usize,
+        const SB: usize,
+        const NS: usize,
+    > Clocked for Laws<N, B, K, T, NN, NP, PB, SB, NS>
+{
+    fn clock_signal(&mut self) -> &mut Signal<In, Clock> {
+        &mut self.clock
+    }
+}
+
+/// `fermi`: 24 warps per scheduler (48 per SM, two schedulers), 6 active.
+pub type BaseFermi = Laws<24, 5, 6, 276, 576, 32, 6, 9, 768>;
+/// `proto`: 8 warps, 4 active.
+pub type BaseProto = Laws<8, 3, 4, 28, 64, 8, 4, 9, 64>;
+
+/// The scheduler's RTL per policy and preset.
+pub struct Rtl;
+
+impl crate::RtlKind for Rtl {
+    const NAME: &'static str = "locality_degree";
+    fn verilog(policy: &str, preset: &str, module: &str) -> Result<String, String> {
+        use crate::verilog_of;
+        match (policy, preset) {
+            ("base", "fermi") => verilog_of::<BaseFermi>(module),
+            ("base", "proto") => verilog_of::<BaseProto>(module),
+            _ => Err(crate::no_variant(Self::NAME, policy, preset)),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;
