@@ -727,6 +727,8 @@ fn bench_lockstep_measures_both_cases_with_identical_statistics() {
     }
 }
 
+/// `regress` with its lockstep stages only (`--no-gates`: the Verilog gates are gen's own test,
+/// `every_emitted_module_is_lint_and_synth_clean`, and take minutes).
 #[test]
 fn regress_runs_the_gpu_lockstep_stage() {
     let v = json(&gpusched(&[
@@ -735,9 +737,11 @@ fn regress_runs_the_gpu_lockstep_stage() {
         "2000",
         "--gpu-size",
         "small",
+        "--no-gates",
         "--json",
     ]));
     assert_eq!(v["pass"], true, "{v}");
+    assert_eq!(v["gates"], serde_json::json!([]), "--no-gates: {v}");
     let rows = v["gpu_lockstep"].as_array().unwrap();
     let kernels = rows
         .iter()
