@@ -4,9 +4,6 @@
 //! candidate overlaps at all, the one that overlaps least with the blocks running on the other
 //! SMs (so as not to take another SM's reuse away).
 //!
-//! Not in the registry yet (its RTL is the next step): the GPU runs its golden model at the
-//! thread-block dispatch site for `--tb-sched locality`.
-//!
 //! # Ports and cycle semantics
 //! * `start`/`total`/`max_per_sm`: a kernel of `total` blocks starts (at the edge: the window
 //!   empties, ids restart at 0). `max_per_sm` is recorded for waveforms; `room` carries the
@@ -19,25 +16,43 @@
 //!   queue, the thesis's choice, R2); it takes as many as it has free entries at the start of
 //!   the cycle, plus the one a grant frees.
 //! * `room` (bit s: SM s can take one more block of the kernel), `done_s` (bit j: the block in
-//!   SM s's slot j finished this cycle; it stops counting at the edge).
+//!   SM s's slot j finished this cycle; its finish event comes later, see below).
 //! * Outputs: at most one grant per cycle: block `grant_id` to SM `grant_sm`, in the SM's
 //!   lowest free slot `grant_slot` (the environment reports the block's end on `done` with that
 //!   slot). `idle`: every block of the kernel has been granted.
 //!
-//! # A decision (one per cycle)
+//! # A decision
 //! While the window is filling (it holds fewer than `window` blocks and some are not loaded
 //! yet) nothing is granted: the first decisions of a kernel see a full window (the thesis's
 //! queue is filled at launch). Then SM `x` = the first SM with room and a free slot, visiting
 //! from the SM after the last one served (round robin: the initial fill gives one block per SM
-//! per step, A7). For each candidate `c`: `S_x(c)` = the pair locality of `c` with every block
-//! running on `x`, `O(c)` = the same with every block running on the other SMs. Granted: the
-//! candidate with the highest `S_x` if it is above 0, else the one with the lowest `O`; ties go
-//! to the lowest block id (A6). With no locality anywhere, blocks go out in id order (P-TB4).
+//! per step, A7). For each ready candidate `c`: `S_x(c)` = the pair locality of `c` with every
+//! block running on `x`, `O(c)` = the same with every block running on the other SMs. Granted:
+//! the candidate with the highest `S_x` if it is above 0, else the one with the lowest `O`;
+//! ties go to the lowest block id (A6). With no locality anywhere, blocks go out in id order
+//! (P-TB4).
 //!
-//! Scores are kept per (candidate, SM) and updated as blocks are granted, finish and enter the
-//! window (the spec's incremental form, §1.1.5); a test checks them against recomputation
-//! (P-TB5). Locality values: [`crate::analysis::locality::pair_locality`] (at most 19 bits per
-//! pair; a score sums at most 32 slots: 24 bits).
+//! # The score schedule (the hardware's, §1.1.5 "done serially")
+//! Scores are kept per (candidate, SM) and updated by one *event* per cycle, each a footprint
+//! broadcast to one locality unit per window entry (so an update costs the window's units,
+//! not a unit per (candidate, running block) pair); its sums land at the next edge. In
+//! priority order:
+//! 1. **Finish**: a block reported on `done` waits (its slot stays taken) until its finish
+//!    event, lowest (SM, slot) first: its locality leaves the scores.
+//! 2. **Grant**: the decision above, taken only when no finish waits and neither a grant nor a
+//!    finish was the previous cycle's event (its sums have landed): the ready scores are exact
+//!    at every decision (P-TB5), and grants come at most every other cycle.
+//! 3. **Visit**: a candidate enters the window *waiting* (scores 0); a *sweep* visits every
+//!    block running at its start, one per cycle, lowest (SM, slot) first, adding each to the
+//!    *sweeping* candidates' scores (a block finishing before its visit is skipped, one
+//!    granted during the sweep is added by its grant event).
+//! 4. **Boundary** (a cycle with nothing else): sweeping candidates become *ready* (the last
+//!    visit's sums land at the same edge), waiting ones start the next sweep together.
+//!
+//! So a candidate loaded at the edge of cycle `t` is ready from cycle `t + 3 + r` at the
+//! earliest (`r`: blocks running), and only ready candidates are granted; a test checks every kept score against
+//! recomputation each cycle (P-TB5). Locality values: [`crate::analysis::locality::pair_locality`]
+//! (at most 19 bits per pair; a score sums at most 32 slots: 24 bits).
 
 pub mod stimulus;
 #[cfg(test)]
@@ -170,13 +185,40 @@ port_bundle! {
     }
 }
 
+/// Where a candidate's scores stand.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Phase {
+    /// Loaded; its scores are computed by the next sweep (all 0 until then).
+    Waiting,
+    /// In the current sweep: its scores count the running slots already visited.
+    Sweeping,
+    /// Its scores are exact: it can be granted.
+    Ready,
+}
+
 /// One candidate in the window.
 #[derive(Clone, Debug)]
 struct Candidate {
     id: u32,
     fp: TbFootprint,
-    /// Per SM: pair locality with the blocks running there.
+    phase: Phase,
+    /// Per SM: pair locality with the blocks running there (those visited while sweeping).
     score: Vec<u32>,
+}
+
+/// The score update a cycle starts (its broadcast footprint reaches the candidates' locality
+/// units the next cycle).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Event {
+    /// The block in (SM, slot) finished: its locality leaves the scores.
+    Finish(usize, usize),
+    /// The granted block now runs on (SM, slot): its locality joins the scores.
+    Grant(usize, usize),
+    /// The sweep visits the block in (SM, slot).
+    Visit(usize, usize),
+    /// Sweeping candidates become ready, waiting ones (if any) start a sweep of the running
+    /// blocks (no update of its own).
+    Boundary,
 }
 
 /// Golden model.
@@ -193,8 +235,14 @@ pub struct Golden {
     last: usize,
     /// Candidates in id order.
     window: Vec<Candidate>,
-    /// Per SM, per slot: the running block's footprint.
+    /// Per SM, per slot: the running block's footprint (until its finish is processed).
     running: Vec<Vec<Option<TbFootprint>>>,
+    /// Per SM, per slot: the block finished; its finish event is still to come.
+    pending: Vec<Vec<bool>>,
+    /// Per SM, per slot: the current sweep still has to visit it.
+    visit: Vec<Vec<bool>>,
+    /// The update started last cycle (applied here at once: only its timing matters).
+    in_flight: Option<Event>,
     /// A planted bug (tests show the checks catch it).
     #[cfg(test)]
     pub(crate) fault: Option<Fault>,
@@ -208,6 +256,16 @@ pub(crate) enum Fault {
     HighestIdOnTies,
     /// A finished block's locality stays in the scores.
     KeepFinished,
+    /// A decision does not wait for the last grant's update.
+    DecideInFlight,
+}
+
+/// The lowest (SM, slot), SM first, whose flag is set.
+fn first_set(flags: &[Vec<bool>]) -> Option<(usize, usize)> {
+    flags
+        .iter()
+        .enumerate()
+        .find_map(|(s, slots)| slots.iter().position(|&f| f).map(|j| (s, j)))
 }
 
 impl Golden {
@@ -235,6 +293,9 @@ impl Golden {
             last: 0,
             window: vec![],
             running: vec![],
+            pending: vec![],
+            visit: vec![],
+            in_flight: None,
             #[cfg(test)]
             fault: None,
         };
@@ -255,6 +316,20 @@ impl Golden {
         self.fed < self.total && self.window.len() < self.capacity()
     }
 
+    /// Whether a decision may be taken this cycle: the window is full (or holds the rest of
+    /// the queue), no finish waits, and no grant or finish update is in flight, so the ready
+    /// candidates' scores are exact.
+    fn may_decide(&self) -> bool {
+        #[cfg(test)]
+        let in_flight_blocks = self.fault != Some(Fault::DecideInFlight);
+        #[cfg(not(test))]
+        let in_flight_blocks = true;
+        !self.filling()
+            && first_set(&self.pending).is_none()
+            && !(in_flight_blocks
+                && matches!(self.in_flight, Some(Event::Finish(..) | Event::Grant(..))))
+    }
+
     /// The SM served this cycle and its lowest free slot.
     fn pick_sm(&self, room: u128) -> Option<(usize, usize)> {
         let n = self.params.sms;
@@ -264,13 +339,16 @@ impl Golden {
         })
     }
 
-    /// The candidate granted to SM `x` (index in the window).
+    /// The ready candidate granted to SM `x` (index in the window).
     fn choose(&self, x: usize) -> Option<usize> {
-        let best = self
-            .window
-            .iter()
-            .enumerate()
-            .max_by_key(|(_, c)| (c.score[x], std::cmp::Reverse(self.tie_key(c.id))))?;
+        let ready = || {
+            self.window
+                .iter()
+                .enumerate()
+                .filter(|(_, c)| c.phase == Phase::Ready)
+        };
+        let best =
+            ready().max_by_key(|(_, c)| (c.score[x], std::cmp::Reverse(self.tie_key(c.id))))?;
         if best.1.score[x] > 0 {
             return Some(best.0);
         }
@@ -280,9 +358,7 @@ impl Golden {
                 .map(|s| c.score[s] as u64)
                 .sum()
         };
-        self.window
-            .iter()
-            .enumerate()
+        ready()
             .min_by_key(|(_, c)| (others(c), self.tie_key(c.id)))
             .map(|(i, _)| i)
     }
@@ -296,24 +372,118 @@ impl Golden {
         id as i64
     }
 
-    /// Pair locality of `fp` with every block running on each SM.
-    fn scores_of(&self, fp: &TbFootprint) -> Vec<u32> {
-        self.running
-            .iter()
-            .map(|slots| slots.iter().flatten().map(|r| pair_locality(fp, r)).sum())
+    /// This cycle's event, in priority order: a waiting finish (lowest SM and slot first), a
+    /// grant, the sweep's next visit, a sweep boundary. `grant`: the decision, when one may be
+    /// taken.
+    fn event(&self, grant: Option<(usize, usize, usize)>) -> Option<Event> {
+        if let Some((s, j)) = first_set(&self.pending) {
+            return Some(Event::Finish(s, j));
+        }
+        if let Some((x, slot, _)) = grant {
+            return Some(Event::Grant(x, slot));
+        }
+        if let Some((s, j)) = first_set(&self.visit) {
+            return Some(Event::Visit(s, j));
+        }
+        let unswept = self.window.iter().any(|c| c.phase != Phase::Ready);
+        unswept.then_some(Event::Boundary)
+    }
+
+    /// Applies `event` to the scores and the running table (`granted`: the granted
+    /// candidate's index, for a grant).
+    fn apply(&mut self, event: Event, granted: Option<usize>) {
+        match event {
+            Event::Finish(s, j) => {
+                self.pending[s][j] = false;
+                let r = self.running[s][j]
+                    .take()
+                    .expect("a finish of a running block");
+                let visited = !std::mem::replace(&mut self.visit[s][j], false);
+                #[cfg(test)]
+                if self.fault == Some(Fault::KeepFinished) {
+                    return;
+                }
+                for c in &mut self.window {
+                    if c.phase == Phase::Ready || (c.phase == Phase::Sweeping && visited) {
+                        c.score[s] -= pair_locality(&c.fp, &r);
+                    }
+                }
+            }
+            Event::Grant(x, slot) => {
+                let c = self.window.remove(granted.expect("a grant's candidate"));
+                for o in &mut self.window {
+                    if o.phase != Phase::Waiting {
+                        o.score[x] += pair_locality(&o.fp, &c.fp);
+                    }
+                }
+                self.running[x][slot] = Some(c.fp);
+                self.granted += 1;
+                self.last = x;
+            }
+            Event::Visit(s, j) => {
+                self.visit[s][j] = false;
+                let r = self.running[s][j].expect("a visit of a running block");
+                for c in &mut self.window {
+                    if c.phase == Phase::Sweeping {
+                        c.score[s] += pair_locality(&c.fp, &r);
+                    }
+                }
+            }
+            Event::Boundary => {
+                let sweep = self.window.iter().any(|c| c.phase == Phase::Waiting);
+                for c in &mut self.window {
+                    c.phase = match c.phase {
+                        Phase::Waiting => Phase::Sweeping,
+                        _ => Phase::Ready,
+                    };
+                }
+                for (v, r) in self.visit.iter_mut().zip(&self.running) {
+                    for (v, r) in v.iter_mut().zip(r) {
+                        *v = sweep && r.is_some();
+                    }
+                }
+            }
+        }
+    }
+
+    /// Pair locality of `fp` with every block running on each SM, counting only the slots
+    /// `count` accepts.
+    #[cfg(test)]
+    fn scores_of(&self, fp: &TbFootprint, count: impl Fn(usize, usize) -> bool) -> Vec<u32> {
+        (0..self.params.sms)
+            .map(|s| {
+                (0..self.params.slots)
+                    .filter(|&j| count(s, j))
+                    .filter_map(|j| self.running[s][j].as_ref())
+                    .map(|r| pair_locality(fp, r))
+                    .sum()
+            })
             .collect()
     }
 
-    /// Checks every kept score against recomputation (tests, P-TB5).
+    /// Checks every kept score against recomputation (tests, P-TB5): a ready candidate's
+    /// scores count every running block, a sweeping one's the visited ones, a waiting one's
+    /// none.
     #[cfg(test)]
     pub(crate) fn scores_consistent(&self) -> bool {
-        self.window.iter().all(|c| c.score == self.scores_of(&c.fp))
+        self.window.iter().all(|c| {
+            let want = match c.phase {
+                Phase::Ready => self.scores_of(&c.fp, |_, _| true),
+                Phase::Sweeping => self.scores_of(&c.fp, |s, j| !self.visit[s][j]),
+                Phase::Waiting => vec![0; self.params.sms],
+            };
+            c.score == want
+        })
     }
 
-    /// Candidates in the window (ids), for tests.
+    /// Ready candidates (ids), for tests.
     #[cfg(test)]
-    pub(crate) fn window_ids(&self) -> Vec<u32> {
-        self.window.iter().map(|c| c.id).collect()
+    pub(crate) fn ready_ids(&self) -> Vec<u32> {
+        self.window
+            .iter()
+            .filter(|c| c.phase == Phase::Ready)
+            .map(|c| c.id)
+            .collect()
     }
 }
 
@@ -322,25 +492,31 @@ impl Block for Golden {
     type Out = LaDispatchOut;
 
     fn reset(&mut self) {
+        let (sms, slots) = (self.params.sms, self.params.slots);
         self.total = 0;
         self.max_per_sm = 0;
         self.fed = 0;
         self.granted = 0;
-        self.last = self.params.sms - 1;
+        self.last = sms - 1;
         self.window.clear();
-        self.running = vec![vec![None; self.params.slots]; self.params.sms];
+        self.running = vec![vec![None; slots]; sms];
+        self.pending = vec![vec![false; slots]; sms];
+        self.visit = vec![vec![false; slots]; sms];
+        self.in_flight = None;
     }
 
     fn step(&mut self, inp: &LaDispatchIn) -> LaDispatchOut {
         let p = self.params;
         let mut out = LaDispatchOut::default();
-        // The decision, from the state before the edge.
-        let pick = if self.filling() || self.window.is_empty() {
-            None
-        } else {
+        // The decision and the event, from the state before the edge.
+        let pick = if self.may_decide() {
             self.pick_sm(inp.room & p.sm_mask())
                 .and_then(|(x, slot)| Some((x, slot, self.choose(x)?)))
+        } else {
+            None
         };
+        let event = self.event(pick);
+        let pick = pick.filter(|_| matches!(event, Some(Event::Grant(..))));
         if let Some((x, slot, i)) = pick {
             out.grant = true;
             out.grant_sm = x as u8;
@@ -351,42 +527,28 @@ impl Block for Golden {
         let queued = (self.total - self.fed) as usize;
         out.fill_taken = (inp.fill_count as usize).min(p.fill).min(free).min(queued) as u8;
         out.idle = self.granted >= self.total;
-        // Edge: finished blocks leave, the granted one runs, the fed ones enter the window.
+        // Edge: the event, then the finished blocks wait for theirs, the fed blocks enter.
+        if let Some(e) = event {
+            self.apply(e, pick.map(|(_, _, i)| i));
+        }
+        self.in_flight = event.filter(|e| *e != Event::Boundary);
         for s in 0..p.sms {
-            let done = inp.done[s] as u64 & ((1u64 << p.slots) - 1);
             for j in 0..p.slots {
-                if done >> j & 1 == 1 {
-                    if let Some(r) = self.running[s][j].take() {
-                        #[cfg(test)]
-                        if self.fault == Some(Fault::KeepFinished) {
-                            continue;
-                        }
-                        for c in &mut self.window {
-                            c.score[s] -= pair_locality(&c.fp, &r);
-                        }
-                    }
+                if inp.done[s] >> j & 1 == 1 && self.running[s][j].is_some() {
+                    self.pending[s][j] = true;
                 }
             }
-        }
-        if let Some((x, slot, i)) = pick {
-            let c = self.window.remove(i);
-            for o in &mut self.window {
-                o.score[x] += pair_locality(&o.fp, &c.fp);
-            }
-            self.running[x][slot] = Some(c.fp);
-            self.granted += 1;
-            self.last = x;
         }
         for i in 0..out.fill_taken as usize {
             let mut fp = TbFootprint::default();
             for k in 0..p.arrays {
                 fp.rects[k] = unpack_rect(inp.fill_rect[i * p.arrays + k]);
             }
-            let score = self.scores_of(&fp);
             self.window.push(Candidate {
                 id: self.fed,
                 fp,
-                score,
+                phase: Phase::Waiting,
+                score: vec![0; p.sms],
             });
             self.fed += 1;
         }
@@ -397,6 +559,9 @@ impl Block for Golden {
             self.granted = 0;
             self.last = p.sms - 1;
             self.window.clear();
+            for v in &mut self.visit {
+                v.fill(false);
+            }
         }
         out
     }
@@ -411,6 +576,11 @@ impl Inspect for Golden {
             PortSpec::new("granted", 32),
             PortSpec::new("last", clog2(self.params.sms)),
             PortSpec::new("window_len", 32),
+            PortSpec::new("ready", 32),
+            PortSpec::new("sweeping", 32),
+            PortSpec::new("pending", 12),
+            PortSpec::new("visit", 12),
+            PortSpec::new("in_flight", 2),
         ]
     }
 
@@ -423,6 +593,20 @@ impl Inspect for Golden {
             self.granted as u64,
             self.last as u64,
             self.window.len() as u64,
+        ]);
+        let count = |ph: Phase| self.window.iter().filter(|c| c.phase == ph).count() as u64;
+        let flags = |f: &[Vec<bool>]| f.iter().flatten().filter(|&&b| b).count() as u64;
+        out.extend([
+            count(Phase::Ready),
+            count(Phase::Sweeping),
+            flags(&self.pending),
+            flags(&self.visit),
+            match self.in_flight {
+                None | Some(Event::Boundary) => 0,
+                Some(Event::Finish(..)) => 1,
+                Some(Event::Grant(..)) => 2,
+                Some(Event::Visit(..)) => 3,
+            },
         ]);
     }
 }

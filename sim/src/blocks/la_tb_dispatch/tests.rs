@@ -16,14 +16,19 @@ fn check_random(p: Params, fault: Option<Fault>, cycles: u32) -> Result<(u32, u3
     let mut fed: Vec<TbFootprint> = vec![];
     let mut granted = std::collections::HashSet::new();
     let (mut prev, mut grants, mut fallbacks) = (None, 0, 0);
+    let mut granted_last = false;
     let fail = |cycle: u32, what: &str| Err(format!("cycle {cycle}: {what}"));
     for cycle in 0..cycles {
         let inp = stim.next(prev.as_ref());
-        let window = g.window_ids();
+        let window = g.ready_ids();
         let out = g.step(&inp);
         if !g.scores_consistent() {
             return fail(cycle, "kept scores differ from recomputation (P-TB5)");
         }
+        if out.grant && granted_last {
+            return fail(cycle, "two grants in a row (the first's update in flight)");
+        }
+        granted_last = out.grant;
         if out.grant {
             let (x, id, slot) = (out.grant_sm as usize, out.grant_id, out.grant_slot as usize);
             if inp.room >> x & 1 == 0 || running[x][slot].is_some() || !granted.insert(id) {
@@ -105,11 +110,16 @@ fn random_grants_follow_the_rule_and_scores_stay_exact() {
 #[test]
 fn the_checker_catches_planted_bugs() {
     let p = Kind::params_of("proto");
-    for fault in [Fault::HighestIdOnTies, Fault::KeepFinished] {
+    for fault in [
+        Fault::HighestIdOnTies,
+        Fault::KeepFinished,
+        Fault::DecideInFlight,
+    ] {
         let err = check_random(p, Some(fault), 60_000).expect_err("a planted bug is caught");
         let want = match fault {
             Fault::HighestIdOnTies => "lowest-id",
             Fault::KeepFinished => "P-TB5",
+            Fault::DecideInFlight => "in a row",
         };
         assert!(err.contains(want), "{fault:?}: {err}");
     }
@@ -299,4 +309,52 @@ fn rectangles_pack_and_unpack() {
     assert_eq!(unpack_rect(pack_rect(Some(r))), Some(r));
     assert_eq!(unpack_rect(pack_rect(None)), None);
     assert!(pack_rect(Some(r)) < 1 << RECT_BITS);
+}
+
+/// The score schedule: with `r` blocks running, a candidate loaded at the edge of cycle `t`
+/// is granted from cycle `t + 3 + r` (a boundary, `r` visits, a boundary), and grants never
+/// come in consecutive cycles.
+#[test]
+fn a_candidate_waits_for_its_sweep() {
+    let p = Params {
+        sms: 1,
+        slots: 4,
+        window: 1,
+        arrays: 1,
+        fill: 1,
+    };
+    let mut g = Golden::new(p);
+    let mut grants = vec![];
+    let mut loads = vec![];
+    for cycle in 0..30 {
+        let inp = LaDispatchIn {
+            start: cycle == 0,
+            total: 3,
+            room: 1,
+            fill_count: (cycle > 0) as u8,
+            fill_rect: {
+                let mut r = [0; MAX_ARRAYS * MAX_FILL];
+                r[0] = pack_rect(Some(Rect {
+                    sx: 0,
+                    sy: 0,
+                    w: 4,
+                    h: 1,
+                }));
+                r
+            },
+            ..Default::default()
+        };
+        let out = g.step(&inp);
+        if out.fill_taken > 0 {
+            loads.push(cycle);
+        }
+        if out.grant {
+            grants.push(cycle);
+        }
+        assert!(g.scores_consistent(), "cycle {cycle}");
+    }
+    // Block 0: loaded at 1, nothing running: ready from 4. Block 1 is loaded as block 0 is
+    // granted (4): one block running, ready from 8; block 2 (loaded at 8): two, from 13.
+    assert_eq!(loads, [1, 4, 8]);
+    assert_eq!(grants, [4, 8, 13]);
 }
