@@ -14,7 +14,7 @@
 //!   array `k` at `i * arrays + k`); `fill_taken` (Mealy) says how many the block took this
 //!   cycle, into the window at the edge. The window holds `window` candidates (`0`: the whole
 //!   queue, the thesis's choice, R2); it takes as many as it has free entries at the start of
-//!   the cycle, plus the one a grant frees.
+//!   the cycle (a granted candidate's entry is free from the next cycle).
 //! * `room` (bit s: SM s can take one more block of the kernel), `done_s` (bit j: the block in
 //!   SM s's slot j finished this cycle; its finish event comes later, see below).
 //! * Outputs: at most one grant per cycle: block `grant_id` to SM `grant_sm`, in the SM's
@@ -35,23 +35,25 @@
 //! # The score schedule (the hardware's, §1.1.5 "done serially")
 //! Scores are kept per (candidate, SM) and updated by one *event* per cycle, each a footprint
 //! broadcast to one locality unit per window entry (so an update costs the window's units,
-//! not a unit per (candidate, running block) pair); its sums land at the next edge. In
-//! priority order:
+//! not a unit per (candidate, running block) pair), in a three-stage pipeline: the event is
+//! chosen in cycle `t`, the per-array overlaps are registered at the edge of `t + 1`, the sums
+//! land at the edge of `t + 2`. In priority order:
 //! 1. **Finish**: a block reported on `done` waits (its slot stays taken) until its finish
 //!    event, lowest (SM, slot) first: its locality leaves the scores.
-//! 2. **Grant**: the decision above, taken only when no finish waits and neither a grant nor a
-//!    finish was the previous cycle's event (its sums have landed): the ready scores are exact
-//!    at every decision (P-TB5), and grants come at most every other cycle.
+//! 2. **Grant**: the decision above, taken only when no finish waits and no grant or finish
+//!    was the event of the last two cycles (their sums have landed): the ready scores are
+//!    exact at every decision (P-TB5), and grants come at most every third cycle.
 //! 3. **Visit**: a candidate enters the window *waiting* (scores 0); a *sweep* visits every
 //!    block running at its start, one per cycle, lowest (SM, slot) first, adding each to the
 //!    *sweeping* candidates' scores (a block finishing before its visit is skipped, one
 //!    granted during the sweep is added by its grant event).
-//! 4. **Boundary** (a cycle with nothing else): sweeping candidates become *ready* (the last
-//!    visit's sums land at the same edge), waiting ones start the next sweep together.
+//! 4. **Boundary** (a cycle with nothing else, the previous cycle's event not a visit):
+//!    sweeping candidates become *ready* (the last visit's sums land at the same edge),
+//!    waiting ones start the next sweep together.
 //!
 //! So a candidate loaded at the edge of cycle `t` is ready from cycle `t + 3 + r` at the
-//! earliest (`r`: blocks running), and only ready candidates are granted; a test checks every kept score against
-//! recomputation each cycle (P-TB5). Locality values: [`crate::analysis::locality::pair_locality`]
+//! earliest (`t + 4 + r` with `r > 0` blocks running), and only ready candidates are granted;
+//! a test checks every kept score against recomputation each cycle (P-TB5). Locality values: [`crate::analysis::locality::pair_locality`]
 //! (at most 19 bits per pair; a score sums at most 32 slots: 24 bits).
 
 pub mod stimulus;
@@ -241,8 +243,9 @@ pub struct Golden {
     pending: Vec<Vec<bool>>,
     /// Per SM, per slot: the current sweep still has to visit it.
     visit: Vec<Vec<bool>>,
-    /// The update started last cycle (applied here at once: only its timing matters).
-    in_flight: Option<Event>,
+    /// The events of the last two cycles, newest first: their sums are still in the
+    /// pipeline (applied here at once: only their timing matters).
+    in_flight: [Option<Event>; 2],
     /// A planted bug (tests show the checks catch it).
     #[cfg(test)]
     pub(crate) fault: Option<Fault>,
@@ -295,7 +298,7 @@ impl Golden {
             running: vec![],
             pending: vec![],
             visit: vec![],
-            in_flight: None,
+            in_flight: [None; 2],
             #[cfg(test)]
             fault: None,
         };
@@ -317,8 +320,8 @@ impl Golden {
     }
 
     /// Whether a decision may be taken this cycle: the window is full (or holds the rest of
-    /// the queue), no finish waits, and no grant or finish update is in flight, so the ready
-    /// candidates' scores are exact.
+    /// the queue), no finish waits, and no grant or finish update is in flight (the last two
+    /// cycles' events), so the ready candidates' scores are exact.
     fn may_decide(&self) -> bool {
         #[cfg(test)]
         let in_flight_blocks = self.fault != Some(Fault::DecideInFlight);
@@ -327,7 +330,10 @@ impl Golden {
         !self.filling()
             && first_set(&self.pending).is_none()
             && !(in_flight_blocks
-                && matches!(self.in_flight, Some(Event::Finish(..) | Event::Grant(..))))
+                && self
+                    .in_flight
+                    .iter()
+                    .any(|e| matches!(e, Some(Event::Finish(..) | Event::Grant(..)))))
     }
 
     /// The SM served this cycle and its lowest free slot.
@@ -386,7 +392,8 @@ impl Golden {
             return Some(Event::Visit(s, j));
         }
         let unswept = self.window.iter().any(|c| c.phase != Phase::Ready);
-        unswept.then_some(Event::Boundary)
+        let visited_last = matches!(self.in_flight[0], Some(Event::Visit(..)));
+        (unswept && !visited_last).then_some(Event::Boundary)
     }
 
     /// Applies `event` to the scores and the running table (`granted`: the granted
@@ -502,7 +509,7 @@ impl Block for Golden {
         self.running = vec![vec![None; slots]; sms];
         self.pending = vec![vec![false; slots]; sms];
         self.visit = vec![vec![false; slots]; sms];
-        self.in_flight = None;
+        self.in_flight = [None; 2];
     }
 
     fn step(&mut self, inp: &LaDispatchIn) -> LaDispatchOut {
@@ -523,7 +530,7 @@ impl Block for Golden {
             out.grant_id = self.window[i].id;
             out.grant_slot = slot as u8;
         }
-        let free = self.capacity().saturating_sub(self.window.len()) + pick.is_some() as usize;
+        let free = self.capacity().saturating_sub(self.window.len());
         let queued = (self.total - self.fed) as usize;
         out.fill_taken = (inp.fill_count as usize).min(p.fill).min(free).min(queued) as u8;
         out.idle = self.granted >= self.total;
@@ -531,7 +538,7 @@ impl Block for Golden {
         if let Some(e) = event {
             self.apply(e, pick.map(|(_, _, i)| i));
         }
-        self.in_flight = event.filter(|e| *e != Event::Boundary);
+        self.in_flight = [event.filter(|e| *e != Event::Boundary), self.in_flight[0]];
         for s in 0..p.sms {
             for j in 0..p.slots {
                 if inp.done[s] >> j & 1 == 1 && self.running[s][j].is_some() {
@@ -601,7 +608,7 @@ impl Inspect for Golden {
             count(Phase::Sweeping),
             flags(&self.pending),
             flags(&self.visit),
-            match self.in_flight {
+            match self.in_flight[0] {
                 None | Some(Event::Boundary) => 0,
                 Some(Event::Finish(..)) => 1,
                 Some(Event::Grant(..)) => 2,
