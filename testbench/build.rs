@@ -8,6 +8,11 @@
 //! build. Without Verilator on PATH the crate still builds, with an empty table, so the
 //! golden-only parts of gpusched keep working. `VERILATOR` names the binary (default
 //! `verilator`); pointing it at a missing one builds the golden-only configuration.
+//!
+//! The library is cached in `target/verilated/<key>/`, the key a SHA-256 of this file, the
+//! manifest, every module's Verilog and Verilator's version: the C++ is compiled with the same
+//! flags in every profile (`-O2`, no debug information), so `cargo clippy` (dev) and `cargo
+//! test --release` share one build (the Verilated `fermi` modules take minutes to compile).
 
 use serde::Deserialize;
 use std::fmt::Write as _;
@@ -76,8 +81,35 @@ fn main() {
         }
     };
 
+    let key = cache_key(&crate_dir, &text, &manifest, &rtl, &verilator);
+    let target = out
+        .ancestors()
+        .nth(4)
+        .map(Path::to_path_buf)
+        .unwrap_or_else(|| out.clone());
+    let cache = target.join("verilated").join(&key);
+    let table = rust_table(&manifest.modules, true);
+    let link = |dir: &Path| {
+        println!("cargo:rustc-link-search=native={}", dir.display());
+        println!("cargo:rustc-link-lib=static=gpusched_rtl");
+        println!("cargo:rustc-link-lib=stdc++");
+    };
+    if cache.join(LIB).is_file() {
+        link(&cache);
+        fs::write(out.join("rtl_modules.rs"), table).unwrap();
+        return;
+    }
+    let staging = target
+        .join("verilated")
+        .join(format!("{key}.tmp{}", std::process::id()));
+    let _ = fs::remove_dir_all(&staging);
+    fs::create_dir_all(&staging).unwrap();
+
     let mut build = cc::Build::new();
     build
+        .out_dir(&staging)
+        .cargo_metadata(false)
+        .debug(false)
         .cpp(true)
         .std("c++17")
         .opt_level(2)
@@ -98,7 +130,7 @@ fn main() {
     let mut shim = String::from(SHIM_PRELUDE);
     for m in &manifest.modules {
         let class = format!("V{}", m.module);
-        let mdir = out.join("vl").join(&class);
+        let mdir = staging.join("vl").join(&class);
         verilate(&verilator, &rtl.join(&m.file), &m.module, &class, &mdir);
         build.include(&mdir);
         let mut cpps: Vec<PathBuf> = fs::read_dir(&mdir)
@@ -112,15 +144,45 @@ fn main() {
         }
         shim.push_str(&shim_for(m));
     }
-    let shim_path = out.join("gpusched_shim.cpp");
+    let shim_path = staging.join("gpusched_shim.cpp");
     fs::write(&shim_path, shim).unwrap();
     build.file(&shim_path);
     build.compile("gpusched_rtl");
-    fs::write(
-        out.join("rtl_modules.rs"),
-        rust_table(&manifest.modules, true),
-    )
-    .unwrap();
+    // Publish the finished build under its key (another build may have done it meanwhile).
+    if fs::rename(&staging, &cache).is_err() {
+        let _ = fs::remove_dir_all(&staging);
+    }
+    link(&cache);
+    fs::write(out.join("rtl_modules.rs"), table).unwrap();
+}
+
+/// The static library `cc` writes.
+const LIB: &str = "libgpusched_rtl.a";
+
+/// The cache key of a build: SHA-256 of this build script, the manifest, every module's
+/// Verilog and `verilator --version`.
+fn cache_key(
+    crate_dir: &Path,
+    manifest_text: &str,
+    manifest: &Manifest,
+    rtl: &Path,
+    verilator: &str,
+) -> String {
+    use sha2::{Digest, Sha256};
+    let mut h = Sha256::new();
+    h.update(fs::read(crate_dir.join("build.rs")).unwrap());
+    h.update(manifest_text.as_bytes());
+    for m in &manifest.modules {
+        h.update(m.file.as_bytes());
+        h.update(fs::read(rtl.join(&m.file)).unwrap());
+    }
+    if let Ok(o) = Command::new(verilator).arg("--version").output() {
+        h.update(&o.stdout);
+    }
+    h.finalize()[..12].iter().fold(String::new(), |mut s, b| {
+        let _ = write!(s, "{b:02x}");
+        s
+    })
 }
 
 /// Serializers of a model's state to and from memory (Verilator ships file-based ones only).

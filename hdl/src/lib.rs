@@ -10,6 +10,10 @@
 //! style on purpose; [`consts`] builds the sized constant tables they compare against.
 
 pub mod consts;
+/// The locality-aware dispatcher's RTL, checked against its golden model in rust-hdl
+/// simulation; not in the registry yet: Yosys needs over an hour for its `fermi` module's
+/// `REPORT.md` row (issue 19).
+pub mod la_tb_dispatch;
 pub mod locality;
 pub mod prim;
 pub mod sim;

@@ -122,7 +122,6 @@ impl<'a> Dispatcher<'a> {
                 let mut inp = LaDispatchIn {
                     start,
                     total,
-                    max_per_sm,
                     room: room.0,
                     fill_count: count as u8,
                     ..Default::default()

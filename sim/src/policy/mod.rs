@@ -257,7 +257,7 @@ pub fn la_dispatch_params(
         window,
         arrays: crate::analysis::locality::MAX_ARRAYS,
         // The whole queue loads 16 blocks per cycle (the thesis computes it at launch); a
-        // window loads one per cycle, as its RTL will.
+        // window loads one per cycle, as its RTL does.
         fill: if window == 0 {
             la_tb_dispatch::MAX_FILL
         } else {

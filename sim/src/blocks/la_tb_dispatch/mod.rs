@@ -5,9 +5,8 @@
 //! SMs (so as not to take another SM's reuse away).
 //!
 //! # Ports and cycle semantics
-//! * `start`/`total`/`max_per_sm`: a kernel of `total` blocks starts (at the edge: the window
-//!   empties, ids restart at 0). `max_per_sm` is recorded for waveforms; `room` carries the
-//!   occupancy.
+//! * `start`/`total`: a kernel of `total` blocks starts (at the edge: the window empties, ids
+//!   restart at 0). The kernel's occupancy reaches the block through `room`.
 //! * The block queue: the environment (the block scheduler's in-order processor, which computes
 //!   rectangles from the kernel's address code) presents the next `fill_count` blocks of the
 //!   queue (at most `fill` per cycle, in id order from block `fed`) on `fill_rect` (block `i`'s
@@ -152,12 +151,11 @@ pub const PRESETS: &[(&str, Params)] = &[
 port_bundle! {
     /// Dispatcher inputs for one cycle.
     pub struct LaDispatchIn for Params {
-        /// A kernel starts (with `total` and `max_per_sm`).
+        /// A kernel starts (with `total`).
         pub start: bool = |_p| 1,
         /// Thread blocks of the starting kernel.
         pub total: u32 = |_p| 32,
         /// Resident blocks per SM the kernel allows.
-        pub max_per_sm: u8 = |_p| 8,
         /// SMs that can take one more block (bit s: SM s).
         pub room: u128 = |p| p.sms,
         /// Blocks of the queue presented on `fill_rect` (the next ones in id order), 0..=`fill`.
@@ -228,7 +226,6 @@ enum Event {
 pub struct Golden {
     params: Params,
     total: u32,
-    max_per_sm: u8,
     /// Blocks taken into the window so far (the next one's id).
     fed: u32,
     /// Blocks granted so far.
@@ -290,7 +287,6 @@ impl Golden {
         let mut g = Self {
             params,
             total: 0,
-            max_per_sm: 0,
             fed: 0,
             granted: 0,
             last: 0,
@@ -501,7 +497,6 @@ impl Block for Golden {
     fn reset(&mut self) {
         let (sms, slots) = (self.params.sms, self.params.slots);
         self.total = 0;
-        self.max_per_sm = 0;
         self.fed = 0;
         self.granted = 0;
         self.last = sms - 1;
@@ -561,7 +556,6 @@ impl Block for Golden {
         }
         if inp.start {
             self.total = inp.total;
-            self.max_per_sm = inp.max_per_sm;
             self.fed = 0;
             self.granted = 0;
             self.last = p.sms - 1;
@@ -578,7 +572,6 @@ impl Inspect for Golden {
     fn state_specs(&self) -> Vec<PortSpec> {
         vec![
             PortSpec::new("total", 32),
-            PortSpec::new("max_per_sm", 8),
             PortSpec::new("fed", 32),
             PortSpec::new("granted", 32),
             PortSpec::new("last", clog2(self.params.sms)),
@@ -595,7 +588,6 @@ impl Inspect for Golden {
         out.clear();
         out.extend([
             self.total as u64,
-            self.max_per_sm as u64,
             self.fed as u64,
             self.granted as u64,
             self.last as u64,

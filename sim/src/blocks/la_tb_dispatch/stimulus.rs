@@ -98,8 +98,7 @@ impl crate::block::Stimulus<LaDispatchIn, LaDispatchOut> for Stimulus {
                 1 => 1,
                 _ => self.rng.gen_range(1..(6 * p.sms as u32 * p.slots as u32)),
             };
-            inp.max_per_sm = self.rng.gen_range(1..=p.slots as u8);
-            self.max_per_sm = inp.max_per_sm as usize;
+            self.max_per_sm = self.rng.gen_range(1..=p.slots);
             self.total = inp.total;
             self.fed = 0;
             self.next.clear();

@@ -150,7 +150,6 @@ fn dispatch_all(p: Params, n: u32, fp: impl Fn(u32) -> TbFootprint) -> Vec<(usiz
         let mut inp = LaDispatchIn {
             start,
             total: n,
-            max_per_sm: p.slots as u8,
             room: p.sm_mask(),
             fill_count: count as u8,
             ..Default::default()
