@@ -152,12 +152,48 @@ fn main() {
     if fs::rename(&staging, &cache).is_err() {
         let _ = fs::remove_dir_all(&staging);
     }
+    prune(&target.join("verilated"), &cache);
     link(&cache);
     fs::write(out.join("rtl_modules.rs"), table).unwrap();
 }
 
 /// The static library `cc` writes.
 const LIB: &str = "libgpusched_rtl.a";
+
+/// Removes the cache entries of earlier Verilog from `dir` (each is tens to hundreds of MB):
+/// all but `keep` and the newest other finished entry; a staging folder only once it is an
+/// hour old (a build that was interrupted, not one running beside this one).
+fn prune(dir: &Path, keep: &Path) {
+    let Ok(entries) = fs::read_dir(dir) else {
+        return;
+    };
+    let staging = |p: &Path| {
+        p.extension()
+            .is_some_and(|x| x.to_string_lossy().starts_with("tmp"))
+    };
+    let mut others: Vec<(std::time::SystemTime, PathBuf)> = entries
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p != keep)
+        .filter_map(|p| Some((fs::metadata(&p).ok()?.modified().ok()?, p)))
+        .collect();
+    others.sort();
+    let newest = others
+        .iter()
+        .rev()
+        .find(|(_, p)| !staging(p))
+        .map(|(_, p)| p.clone());
+    let now = std::time::SystemTime::now();
+    for (modified, p) in others {
+        let young = now
+            .duration_since(modified)
+            .is_ok_and(|age| age.as_secs() < 3600);
+        if Some(&p) == newest.as_ref() || (staging(&p) && young) {
+            continue;
+        }
+        let _ = fs::remove_dir_all(&p);
+    }
+}
 
 /// The cache key of a build: SHA-256 of this build script, the manifest, every module's
 /// Verilog and `verilator --version`.
