@@ -318,13 +318,13 @@ impl Golden {
     /// Whether a decision may be taken this cycle: the window is full (or holds the rest of
     /// the queue), no finish waits, and no grant or finish update is in flight (the last two
     /// cycles' events), so the ready candidates' scores are exact.
-    fn may_decide(&self) -> bool {
+    fn may_decide(&self, finish: Option<(usize, usize)>) -> bool {
         #[cfg(test)]
         let in_flight_blocks = self.fault != Some(Fault::DecideInFlight);
         #[cfg(not(test))]
         let in_flight_blocks = true;
         !self.filling()
-            && first_set(&self.pending).is_none()
+            && finish.is_none()
             && !(in_flight_blocks
                 && self
                     .in_flight
@@ -375,10 +375,14 @@ impl Golden {
     }
 
     /// This cycle's event, in priority order: a waiting finish (lowest SM and slot first), a
-    /// grant, the sweep's next visit, a sweep boundary. `grant`: the decision, when one may be
-    /// taken.
-    fn event(&self, grant: Option<(usize, usize, usize)>) -> Option<Event> {
-        if let Some((s, j)) = first_set(&self.pending) {
+    /// grant, the sweep's next visit, a sweep boundary. `finish`: the lowest waiting finish;
+    /// `grant`: the decision, when one may be taken.
+    fn event(
+        &self,
+        finish: Option<(usize, usize)>,
+        grant: Option<(usize, usize, usize)>,
+    ) -> Option<Event> {
+        if let Some((s, j)) = finish {
             return Some(Event::Finish(s, j));
         }
         if let Some((x, slot, _)) = grant {
@@ -511,13 +515,14 @@ impl Block for Golden {
         let p = self.params;
         let mut out = LaDispatchOut::default();
         // The decision and the event, from the state before the edge.
-        let pick = if self.may_decide() {
+        let finish = first_set(&self.pending);
+        let pick = if self.may_decide(finish) {
             self.pick_sm(inp.room & p.sm_mask())
                 .and_then(|(x, slot)| Some((x, slot, self.choose(x)?)))
         } else {
             None
         };
-        let event = self.event(pick);
+        let event = self.event(finish, pick);
         let pick = pick.filter(|_| matches!(event, Some(Event::Grant(..))));
         if let Some((x, slot, i)) = pick {
             out.grant = true;
