@@ -764,6 +764,11 @@ fn regress_runs_the_gpu_lockstep_stage() {
         .filter(|w| w.is_some_and(|w| w.contains('-')))
         .count();
     assert_eq!(count("laws"), traces, "LAWS on the real traces only: {v}");
+    assert_eq!(
+        count("gto+la_tb32"),
+        traces,
+        "the locality dispatcher on the real traces only: {v}"
+    );
     let want = if gpusched_tb::rtl::VERILATOR_BUILT || gpusim::testing::required("rtl") {
         "pass"
     } else {

@@ -1,6 +1,7 @@
 //! `rtl-out/REPORT.md`: FPGA figures of every module `gen` emits (every block of the registry x
-//! policy x preset, in manifest order) and the storage of the ELF and NewCAR blocks against the
-//! thesis's 1.39 kB budget (spec elf.md §3.1).
+//! policy x preset, in manifest order), the storage of the ELF and NewCAR blocks against the
+//! thesis's 1.39 kB budget (spec elf.md §3.1) and that of the locality blocks against seed 000's
+//! Table 5.2 (spec locality_bypass_paws.md §1.2).
 //!
 //! Per module: Yosys `synth_xilinx` (7-series cells: LUTs, flip-flops, CARRY4, MUXF7/8, and the
 //! cells on the longest path between flip-flops and ports, see [`synth_xilinx`]) and the logic
@@ -11,7 +12,8 @@
 
 use crate::emit::Generated;
 use crate::lint::{lut6_depth, synth_xilinx, GateError, XilinxFigures};
-use gpusim::blocks::{elf, newcar};
+use gpusim::block::preset_of;
+use gpusim::blocks::{elf, la_tb_dispatch as la, locality_degree as laws, newcar};
 use sha2::{Digest, Sha256};
 use std::path::Path;
 
@@ -24,6 +26,14 @@ pub const STORAGE_MODULES: [&str; 4] = [
     "elf_base_proto",
     "newcar_base_fermi",
     "newcar_base_proto",
+];
+
+/// The modules of the locality storage section (seed 000's Table 5.2).
+pub const LOCALITY_MODULES: [&str; 4] = [
+    "locality_degree_base_fermi",
+    "locality_degree_base_proto",
+    "la_tb_dispatch_base_fermi",
+    "la_tb_dispatch_base_proto",
 ];
 
 /// Columns of a figures row: module, hash, LUTs, flip-flops, CARRY4, MUXF7/8, 7-series depth,
@@ -135,8 +145,8 @@ fn modules(gen: &Generated) -> Vec<(String, String)> {
         .collect()
 }
 
-/// Whether `dir/REPORT.md` was made from the Verilog `gen` produces now (`None`: fresh;
-/// else why not).
+/// Whether `dir/REPORT.md` was made from the Verilog `gen` produces now and reads as `gen`
+/// renders it (`None`: fresh; else why not).
 pub fn stale(gen: &Generated, dir: &Path) -> Option<String> {
     let Ok(text) = std::fs::read_to_string(dir.join(REPORT)) else {
         return Some(format!("{REPORT} is missing"));
@@ -159,7 +169,12 @@ pub fn stale(gen: &Generated, dir: &Path) -> Option<String> {
             r.module
         ));
     }
-    None
+    // Every row is current: the rest of the text (the storage sections) renders without Yosys.
+    match render(gen, dir, &mut |_| {}) {
+        Ok(fresh) if fresh == text => None,
+        Ok(_) => Some(format!("{REPORT}'s text differs from what gen renders now")),
+        Err(e) => Some(format!("{REPORT} does not render: {e}")),
+    }
 }
 
 /// Storage bits of the ELF block per the thesis's accounting (table 42-bit slots, 8-bit WPT)
@@ -183,6 +198,42 @@ fn newcar_bits(p: &newcar::Params) -> u64 {
     let wb = 64 - (p.warps.max(2) as u64 - 1).leading_zeros() as u64;
     let cb = 64 - e.leading_zeros() as u64;
     e * (1 + wb + 1 + e) + (e - 1) + cb
+}
+
+/// State bits of one `locality_degree` block (one warp scheduler) as its RTL keeps them: the
+/// table's `warps (warps - 1) / 2` 7-bit entries, per warp its access-range vector (5 x 11-bit
+/// region fields, 5 x 16-bit subregion masks), age row, 5-bit starvation gap and registered
+/// promotion score (clog2(`active` x 80 + 1) bits: the sum over the active group), and the
+/// live, active, last and dirty masks.
+/// Returns (table + vectors: what the thesis counts, the rest).
+fn laws_bits(p: &laws::Params) -> (u64, u64) {
+    let n = p.warps as u64;
+    let score = 64 - (p.active as u64 * 80).leading_zeros() as u64;
+    let thesis_style = n * (n - 1) / 2 * 7 + n * (55 + 80);
+    (thesis_style, n * n + n * 5 + n * score + 4 * n)
+}
+
+/// State bits of `la_tb_dispatch` as its RTL keeps them after synthesis: per window entry the
+/// block id (32), its rectangles (`arrays` x 57), a 24-bit score per SM and their sum and three
+/// phase bits; the age matrix (one bit per pair of entries: the mirror bit is its complement and
+/// the diagonal is constant); per running slot its rectangles and three bits (occupied, finish
+/// pending, to visit); the pipeline (broadcast rectangles, 16-bit overlaps per entry and array,
+/// two entry masks, SM masks and signs, three event bits), the kernel counters (3 x 32) and the
+/// round robin's mask (`sms - 1` bits: the last SM is never above another). Returns (rectangles of the window and the running blocks: what the thesis's
+/// 15-byte queue entries hold, the rest).
+fn la_tb_bits(p: &la::Params) -> (u64, u64) {
+    let (s, j, w, a) = (
+        p.sms as u64,
+        p.slots as u64,
+        p.window as u64,
+        p.arrays as u64,
+    );
+    let tot = 24 + (64 - (s - 1).max(1).leading_zeros() as u64);
+    let rects = (w + s * j) * a * 57;
+    let entry = 32 + s * 24 + tot + 3;
+    let age = w * (w - 1) / 2;
+    let pipeline = a * 57 + w * a * 16 + 2 * w + 2 * s + 2 + 3;
+    (rects, w * entry + age + s * j * 3 + pipeline + 96 + s - 1)
 }
 
 /// Renders the report for the modules of `gen` (written into `dir` first): rows of unchanged
@@ -288,7 +339,67 @@ pub fn render(
         elf_t + elf_x + nc,
         (elf_t + elf_x + nc) as f64 / 8.0 / 1024.0
     ));
+    s.push_str(&locality_storage(&rows));
     Ok(s)
+}
+
+/// The storage section of the locality blocks (seed 000, Table 5.2).
+fn locality_storage(rows: &[Row]) -> String {
+    let mut s = String::from(
+        "\n## Storage of the locality blocks against seed 000's budget (Table 5.2)\n\n\
+         The thesis counts, per SM, the locality degree table (48 x 48 / 2 one-byte entries, \
+         9,216 bits), the warps' access-range vectors (48 x 16 B, 6,144 bits) and, per block \
+         queue entry, 15 B (5 arrays x start, width, height, 1 B each). Our `locality_degree` \
+         is one block per warp scheduler (two per SM): its table holds the pairs of its own \
+         warps, the only ones a scheduler reads (R6), in 7-bit entries (the most is 5 x 16 = \
+         80), and its vectors keep an 11-bit region field per array (10 bits and a valid bit, \
+         the thesis's M = 10) and a 16-bit subregion mask. Our `la_tb_dispatch` keeps the \
+         rectangles of its window and of every running block at 57 bits per array (24-bit \
+         start column, 16-bit start row, 8-bit width and height, a valid bit: the thesis's \
+         1-byte start cannot name a line of a real array, ambiguity A1), and adds what the \
+         thesis leaves to serial hardware it does not count: a 24-bit score per (entry, SM), \
+         updated one event per cycle instead of recomputed per decision, and the pipeline. \
+         *Thesis-style bits* are the bits of the same things at our sizes (table and vectors; \
+         rectangles); *extra* is the rest of the state; together they are the flip-flops \
+         synthesis keeps.\n\n\
+         | block, preset | thesis-style bits | extra state bits | flip-flops after synthesis |\n\
+         |---|---:|---:|---:|\n",
+    );
+    for r in rows
+        .iter()
+        .filter(|r| LOCALITY_MODULES.contains(&r.module.as_str()))
+    {
+        let m = r.module.as_str();
+        let preset = m.rsplit('_').next().unwrap_or_default();
+        let (thesis_style, extra) = if m.starts_with("locality_degree") {
+            laws_bits(&preset_of(laws::PRESETS, preset))
+        } else {
+            la_tb_bits(&preset_of(la::PRESETS, preset))
+        };
+        s.push_str(&format!(
+            "| {m} | {thesis_style} | {extra} | {} |\n",
+            r.xilinx.ffs
+        ));
+    }
+    let lp = preset_of(laws::PRESETS, "fermi");
+    let (lt, lx) = laws_bits(&lp);
+    let dp = preset_of(la::PRESETS, "fermi");
+    let (dt, dx) = la_tb_bits(&dp);
+    s.push_str(&format!(
+        "\nFermi preset, per SM: two `locality_degree` blocks, {} bits = {:.2} kB (1 kB = 1024 \
+         B), against the thesis's 2.1 kB (1.1 kB table + 1 kB vectors) for 48 warps. The \
+         dispatcher is one per GPU: {} bits = {:.2} kB for a window of {} and {} running \
+         blocks, against 15 B x {} = {:.2} kB for as many of the thesis's queue entries.\n",
+        2 * (lt + lx),
+        2.0 * (lt + lx) as f64 / 8.0 / 1024.0,
+        dt + dx,
+        (dt + dx) as f64 / 8.0 / 1024.0,
+        dp.window,
+        dp.sms * dp.slots,
+        dp.window + dp.sms * dp.slots,
+        (15 * (dp.window + dp.sms * dp.slots)) as f64 / 1024.0
+    ));
+    s
 }
 
 #[cfg(test)]
@@ -357,5 +468,29 @@ mod committed {
             }
         }
         assert_eq!(rows, STORAGE_MODULES.len());
+    }
+
+    #[test]
+    fn the_locality_storage_accounting_counts_every_flip_flop() {
+        let text = std::fs::read_to_string(
+            Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("../rtl-out")
+                .join(REPORT),
+        )
+        .unwrap();
+        let section = text
+            .split("## Storage of the locality blocks")
+            .nth(1)
+            .expect("the locality storage section");
+        let mut rows = 0;
+        for line in section.lines() {
+            let cols: Vec<&str> = line.split('|').map(str::trim).collect();
+            if cols.len() == 6 && LOCALITY_MODULES.contains(&cols[1]) {
+                let n = |i: usize| cols[i].parse::<u64>().unwrap();
+                assert_eq!(n(2) + n(3), n(4), "{line}");
+                rows += 1;
+            }
+        }
+        assert_eq!(rows, LOCALITY_MODULES.len());
     }
 }

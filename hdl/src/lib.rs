@@ -10,10 +10,6 @@
 //! style on purpose; [`consts`] builds the sized constant tables they compare against.
 
 pub mod consts;
-/// The locality-aware dispatcher's RTL, checked against its golden model in rust-hdl
-/// simulation; not in the registry yet: Yosys needs over an hour for its `fermi` module's
-/// `REPORT.md` row (issue 19).
-pub mod la_tb_dispatch;
 pub mod locality;
 pub mod prim;
 pub mod sim;
@@ -36,15 +32,31 @@ pub trait RtlKind {
     fn verilog(policy: &str, preset: &str, module: &str) -> Result<String, String>;
 }
 
+/// Stack of the thread [`verilog_of`] builds a circuit on: rust-hdl circuits are plain structs,
+/// and the largest (`la_tb_dispatch` at `fermi`, about 1 MB) overflow a test thread's 2 MB.
+pub const CIRCUIT_STACK: usize = 64 << 20;
+
 /// The Verilog of rust-hdl circuit `U` with top module `name` (and its submodules), after
-/// rust-hdl's own checks.
-pub fn verilog_of<U: Block + Default>(name: &str) -> Result<String, String> {
-    let mut uut = U::default();
-    uut.connect_all();
-    rust_hdl::core::check_error::check_all(&uut).map_err(|e| format!("{e:?}"))?;
-    let mut defines = ModuleDefines::default();
-    uut.accept(name, &mut defines);
-    Ok(defines.defines())
+/// rust-hdl's own checks. Built on a thread of its own with a [`CIRCUIT_STACK`] stack.
+pub fn verilog_of<U: Block + Default + 'static>(name: &str) -> Result<String, String> {
+    let name = name.to_string();
+    let build = move || {
+        let mut uut = U::default();
+        uut.connect_all();
+        rust_hdl::core::check_error::check_all(&uut).map_err(|e| format!("{e:?}"))?;
+        let mut defines = ModuleDefines::default();
+        uut.accept(&name, &mut defines);
+        Ok(defines.defines())
+    };
+    match std::thread::Builder::new()
+        .stack_size(CIRCUIT_STACK)
+        .spawn(build)
+        .map_err(|e| format!("cannot start a thread to build the circuit: {e}"))?
+        .join()
+    {
+        Ok(r) => r,
+        Err(panic) => std::panic::resume_unwind(panic),
+    }
 }
 
 /// The error for a policy x preset a block has no RTL for.

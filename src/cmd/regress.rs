@@ -2,8 +2,10 @@
 //! on every module, runs the lockstep regression of every block x policy x preset for a fixed
 //! number of cycles, then runs the GPU model on the real traces and the built-in memory- and
 //! compute-bound kernels with the Verilated warp arbiter in lockstep in every scheduler under
-//! every baseline policy, and with the Verilated ELF and NewCAR blocks in lockstep in every SM
-//! under ELF++; ends with pass/fail tables (or one JSON object).
+//! every baseline policy, with the Verilated ELF and NewCAR blocks in lockstep in every SM
+//! under ELF++, and (real traces only) with the Verilated locality blocks: LAWS in every
+//! scheduler, the locality-aware dispatcher in place of the baseline one; ends with pass/fail
+//! tables (or one JSON object).
 //!
 //! Without Verilator, the lockstep rows run the golden model alone and are marked `golden-only`;
 //! without Yosys or Verilator the gate rows are `skipped`. Both say which package to install.
@@ -19,6 +21,7 @@ use gpusched_tb::lockstep::LockstepConfig;
 use gpusim::blocks::{catalog, warp_arbiter};
 use gpusim::config::GpuConfig;
 use gpusim::gpu::SimOptions;
+use gpusim::policy::TbSched;
 use gpusim::workload::builtin;
 use serde_json::json;
 use std::path::PathBuf;
@@ -95,15 +98,26 @@ fn gpu_lockstep(a: &RegressArgs, rtl: bool) -> Result<Vec<GpuRow>> {
         laws: true,
         ..Default::default()
     });
+    // The locality-aware dispatcher with the `fermi` module's window.
+    runs.push(SimOptions {
+        tb_sched: TbSched::Locality,
+        la_window: 32,
+        ..Default::default()
+    });
     let mut rows = vec![];
     for (name, dir) in &names {
         for opts in &runs {
-            // LAWS on the real traces only: its Verilated `fermi` module runs about 0.01 M
-            // cycles/s (30 of them), minutes on the built-in kernels (issue 12).
-            if opts.laws && dir.is_none() {
+            // LAWS and LA-TB on the real traces only: their Verilated `fermi` modules run
+            // about 0.01 M (30 of them) and 0.02 M cycles/s, minutes on the built-in kernels
+            // (issue 12).
+            let locality = opts.tb_sched == TbSched::Locality;
+            if (opts.laws || locality) && dir.is_none() {
                 continue;
             }
-            let policy = opts.label();
+            let mut policy = opts.label();
+            if locality {
+                policy.push_str(&format!("+la_tb{}", opts.la_window));
+            }
             let kernel = name.split('_').next().unwrap_or_default();
             let mut open = || open_workload(dir.as_ref(), Some(kernel), &a.gpu_size);
             let mut progress = RunProgress::new(&format!("{name} {policy}"));
@@ -259,7 +273,7 @@ pub fn run(a: RegressArgs) -> Result<ExitCode> {
             outln!("{m:<32} {v:>11} {c:>12} {mm:>10} {:>14.2}", cps / 1e6);
         }
         outln!(
-            "\n== GPU lockstep: gtx480; lrr/gto/two_level: Verilated warp_arbiter in all 30 schedulers; elf++: Verilated elf and newcar in all 15 SMs; laws (real traces only): Verilated locality_degree in all 30 schedulers; Verilated tb_dispatch and 15 sm_alloc in every run"
+            "\n== GPU lockstep: gtx480; lrr/gto/two_level: Verilated warp_arbiter in all 30 schedulers; elf++: Verilated elf and newcar in all 15 SMs; laws (real traces only): Verilated locality_degree in all 30 schedulers; gto+la_tb32 (real traces only): Verilated la_tb_dispatch (window 32) in place of tb_dispatch; Verilated tb_dispatch and 15 sm_alloc in every other run"
         );
         outln!(
             "{:<20} {:<10} {:>11} {:>10} {:>8} {:>8}",

@@ -610,7 +610,6 @@ fn la_tb(laws: bool) -> SimOptions {
 }
 
 #[test]
-#[ignore = "la_tb_dispatch is not in the registry yet: its fermi module awaits its REPORT.md synthesis (issue 19)"]
 fn verilated_locality_dispatcher_agrees_with_golden_inside_the_gpu() {
     if !verilator_built() {
         return;
@@ -654,7 +653,6 @@ fn verilated_locality_dispatcher_agrees_with_golden_inside_the_gpu() {
 }
 
 #[test]
-#[ignore = "la_tb_dispatch is not in the registry yet: its fermi module awaits its REPORT.md synthesis (issue 19)"]
 fn a_planted_bug_in_the_locality_dispatcher_stops_the_gpu_with_waveforms() {
     if !verilator_built() {
         return;

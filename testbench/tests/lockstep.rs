@@ -614,7 +614,6 @@ fn locality_degree_lockstep_passes_and_catches_a_planted_bug() {
 }
 
 #[test]
-#[ignore = "la_tb_dispatch is not in the registry yet: its fermi module awaits its REPORT.md synthesis (issue 19)"]
 fn la_tb_dispatch_lockstep_passes_and_catches_a_planted_bug() {
     if !verilator_built() {
         return;

@@ -76,7 +76,7 @@ fn compare<U: Ports + 'static>(
     corrupt: impl Fn(&LaDispatchIn, LaDispatchOut) -> LaDispatchOut + Send + 'static,
 ) -> Outcome {
     std::thread::Builder::new()
-        .stack_size(64 << 20)
+        .stack_size(crate::CIRCUIT_STACK)
         .spawn(move || compare_here::<U>(preset, seed, cycles, corrupt))
         .expect("a test thread")
         .join()

@@ -32,12 +32,6 @@ macro_rules! declare_blocks {
 }
 gpusched_registry::blocks!(declare_blocks);
 
-/// The locality-aware thread-block dispatcher's golden model. Its RTL
-/// (`gpusched_hdl::la_tb_dispatch`) matches it in rust-hdl simulation but is not in the
-/// registry yet (its `fermi` synthesis for `REPORT.md` takes over an hour): the GPU runs the
-/// golden model at the dispatch site (`--tb-sched locality`), `--rtl` does not know it.
-pub mod la_tb_dispatch;
-
 /// Something done with one block kind chosen by name ([`with_kind`]).
 pub trait KindFn {
     /// What it returns.
