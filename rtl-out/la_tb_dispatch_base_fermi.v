@@ -76,7 +76,21 @@ module la_tb_dispatch_base_fermi(clock,reset,start,total,room,fill_count,fill_re
     localparam  shift_3 = 8'h8;
     localparam  two_fb = 1'b0;
     localparam  one_w = 32'h1;
-    localparam  one_s = 15'b1;
+    localparam  below_s_0 = 15'b0;
+    localparam  below_s_1 = 15'b1;
+    localparam  below_s_2 = 15'b11;
+    localparam  below_s_3 = 15'b111;
+    localparam  below_s_4 = 15'b1111;
+    localparam  below_s_5 = 15'b11111;
+    localparam  below_s_6 = 15'b111111;
+    localparam  below_s_7 = 15'b1111111;
+    localparam  below_s_8 = 15'b11111111;
+    localparam  below_s_9 = 15'b111111111;
+    localparam  below_s_10 = 15'b1111111111;
+    localparam  below_s_11 = 15'b11111111111;
+    localparam  below_s_12 = 15'b111111111111;
+    localparam  below_s_13 = 15'b1111111111111;
+    localparam  below_s_14 = 15'b11111111111111;
     localparam  one_j = 8'h1;
     localparam  index_s_0 = 4'h0;
     localparam  index_s_1 = 4'h1;
@@ -12142,198 +12156,6 @@ module la_tb_dispatch_base_fermi(clock,reset,start,total,room,fill_count,fill_re
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
     reg  [23:0] sx_31;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [27:0] sxw_0;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [27:0] sxw_1;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [27:0] sxw_2;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [27:0] sxw_3;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [27:0] sxw_4;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [27:0] sxw_5;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [27:0] sxw_6;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [27:0] sxw_7;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [27:0] sxw_8;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [27:0] sxw_9;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [27:0] sxw_10;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [27:0] sxw_11;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [27:0] sxw_12;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [27:0] sxw_13;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [27:0] sxw_14;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [27:0] sxw_15;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [27:0] sxw_16;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [27:0] sxw_17;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [27:0] sxw_18;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [27:0] sxw_19;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [27:0] sxw_20;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [27:0] sxw_21;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [27:0] sxw_22;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [27:0] sxw_23;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [27:0] sxw_24;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [27:0] sxw_25;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [27:0] sxw_26;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [27:0] sxw_27;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [27:0] sxw_28;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [27:0] sxw_29;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [27:0] sxw_30;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [27:0] sxw_31;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [27:0] rest_0;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [27:0] rest_1;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [27:0] rest_2;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [27:0] rest_3;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [27:0] rest_4;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [27:0] rest_5;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [27:0] rest_6;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [27:0] rest_7;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [27:0] rest_8;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [27:0] rest_9;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [27:0] rest_10;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [27:0] rest_11;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [27:0] rest_12;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [27:0] rest_13;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [27:0] rest_14;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [27:0] rest_15;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [27:0] rest_16;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [27:0] rest_17;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [27:0] rest_18;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [27:0] rest_19;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [27:0] rest_20;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [27:0] rest_21;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [27:0] rest_22;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [27:0] rest_23;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [27:0] rest_24;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [27:0] rest_25;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [27:0] rest_26;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [27:0] rest_27;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [27:0] rest_28;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [27:0] rest_29;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [27:0] rest_30;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [27:0] rest_31;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
     reg  [14:0] nzs;
@@ -25456,10 +25278,22 @@ module la_tb_dispatch_base_fermi(clock,reset,start,total,room,fill_count,fill_re
         rr_req = room & has_free;
         rr_masked = rr_req & rr_above__q;
         rr_valid = |rr_req;
-        rr_oh = rr_req & ((~rr_req) + one_s);
-        if (|rr_masked) begin
-            rr_oh = rr_masked & ((~rr_masked) + one_s);
-        end
+        rr_oh = zero_s;
+        rr_oh[0] = (rr_masked[0] & ~|(rr_masked & below_s_0)) | (~|rr_masked & rr_req[0] & ~|(rr_req & below_s_0));
+        rr_oh[1] = (rr_masked[1] & ~|(rr_masked & below_s_1)) | (~|rr_masked & rr_req[1] & ~|(rr_req & below_s_1));
+        rr_oh[2] = (rr_masked[2] & ~|(rr_masked & below_s_2)) | (~|rr_masked & rr_req[2] & ~|(rr_req & below_s_2));
+        rr_oh[3] = (rr_masked[3] & ~|(rr_masked & below_s_3)) | (~|rr_masked & rr_req[3] & ~|(rr_req & below_s_3));
+        rr_oh[4] = (rr_masked[4] & ~|(rr_masked & below_s_4)) | (~|rr_masked & rr_req[4] & ~|(rr_req & below_s_4));
+        rr_oh[5] = (rr_masked[5] & ~|(rr_masked & below_s_5)) | (~|rr_masked & rr_req[5] & ~|(rr_req & below_s_5));
+        rr_oh[6] = (rr_masked[6] & ~|(rr_masked & below_s_6)) | (~|rr_masked & rr_req[6] & ~|(rr_req & below_s_6));
+        rr_oh[7] = (rr_masked[7] & ~|(rr_masked & below_s_7)) | (~|rr_masked & rr_req[7] & ~|(rr_req & below_s_7));
+        rr_oh[8] = (rr_masked[8] & ~|(rr_masked & below_s_8)) | (~|rr_masked & rr_req[8] & ~|(rr_req & below_s_8));
+        rr_oh[9] = (rr_masked[9] & ~|(rr_masked & below_s_9)) | (~|rr_masked & rr_req[9] & ~|(rr_req & below_s_9));
+        rr_oh[10] = (rr_masked[10] & ~|(rr_masked & below_s_10)) | (~|rr_masked & rr_req[10] & ~|(rr_req & below_s_10));
+        rr_oh[11] = (rr_masked[11] & ~|(rr_masked & below_s_11)) | (~|rr_masked & rr_req[11] & ~|(rr_req & below_s_11));
+        rr_oh[12] = (rr_masked[12] & ~|(rr_masked & below_s_12)) | (~|rr_masked & rr_req[12] & ~|(rr_req & below_s_12));
+        rr_oh[13] = (rr_masked[13] & ~|(rr_masked & below_s_13)) | (~|rr_masked & rr_req[13] & ~|(rr_req & below_s_13));
+        rr_oh[14] = (rr_masked[14] & ~|(rr_masked & below_s_14)) | (~|rr_masked & rr_req[14] & ~|(rr_req & below_s_14));
         rr_index = zero_sb;
         if (rr_oh[0]) begin
             rr_index = rr_index | index_s_0;
@@ -25985,32 +25819,6 @@ module la_tb_dispatch_base_fermi(clock,reset,start,total,room,fill_count,fill_re
         if (ready[0] & (score_14__q != zero_score)) begin
             nzs = nzs | onehot_s_14;
         end
-        sxw_0 = zero_ob;
-        sxw_0[0] = sx_0[0];
-        sxw_0[1] = sx_0[1];
-        sxw_0[2] = sx_0[2];
-        sxw_0[3] = sx_0[3];
-        sxw_0[4] = sx_0[4];
-        sxw_0[5] = sx_0[5];
-        sxw_0[6] = sx_0[6];
-        sxw_0[7] = sx_0[7];
-        sxw_0[8] = sx_0[8];
-        sxw_0[9] = sx_0[9];
-        sxw_0[10] = sx_0[10];
-        sxw_0[11] = sx_0[11];
-        sxw_0[12] = sx_0[12];
-        sxw_0[13] = sx_0[13];
-        sxw_0[14] = sx_0[14];
-        sxw_0[15] = sx_0[15];
-        sxw_0[16] = sx_0[16];
-        sxw_0[17] = sx_0[17];
-        sxw_0[18] = sx_0[18];
-        sxw_0[19] = sx_0[19];
-        sxw_0[20] = sx_0[20];
-        sxw_0[21] = sx_0[21];
-        sxw_0[22] = sx_0[22];
-        sxw_0[23] = sx_0[23];
-        rest_0 = tot_0__q - sxw_0;
         sx_1 = zero_score;
         if (rr_oh[0]) begin
             sx_1 = sx_1 | score_15__q;
@@ -26102,32 +25910,6 @@ module la_tb_dispatch_base_fermi(clock,reset,start,total,room,fill_count,fill_re
         if (ready[1] & (score_29__q != zero_score)) begin
             nzs = nzs | onehot_s_14;
         end
-        sxw_1 = zero_ob;
-        sxw_1[0] = sx_1[0];
-        sxw_1[1] = sx_1[1];
-        sxw_1[2] = sx_1[2];
-        sxw_1[3] = sx_1[3];
-        sxw_1[4] = sx_1[4];
-        sxw_1[5] = sx_1[5];
-        sxw_1[6] = sx_1[6];
-        sxw_1[7] = sx_1[7];
-        sxw_1[8] = sx_1[8];
-        sxw_1[9] = sx_1[9];
-        sxw_1[10] = sx_1[10];
-        sxw_1[11] = sx_1[11];
-        sxw_1[12] = sx_1[12];
-        sxw_1[13] = sx_1[13];
-        sxw_1[14] = sx_1[14];
-        sxw_1[15] = sx_1[15];
-        sxw_1[16] = sx_1[16];
-        sxw_1[17] = sx_1[17];
-        sxw_1[18] = sx_1[18];
-        sxw_1[19] = sx_1[19];
-        sxw_1[20] = sx_1[20];
-        sxw_1[21] = sx_1[21];
-        sxw_1[22] = sx_1[22];
-        sxw_1[23] = sx_1[23];
-        rest_1 = tot_1__q - sxw_1;
         sx_2 = zero_score;
         if (rr_oh[0]) begin
             sx_2 = sx_2 | score_30__q;
@@ -26219,32 +26001,6 @@ module la_tb_dispatch_base_fermi(clock,reset,start,total,room,fill_count,fill_re
         if (ready[2] & (score_44__q != zero_score)) begin
             nzs = nzs | onehot_s_14;
         end
-        sxw_2 = zero_ob;
-        sxw_2[0] = sx_2[0];
-        sxw_2[1] = sx_2[1];
-        sxw_2[2] = sx_2[2];
-        sxw_2[3] = sx_2[3];
-        sxw_2[4] = sx_2[4];
-        sxw_2[5] = sx_2[5];
-        sxw_2[6] = sx_2[6];
-        sxw_2[7] = sx_2[7];
-        sxw_2[8] = sx_2[8];
-        sxw_2[9] = sx_2[9];
-        sxw_2[10] = sx_2[10];
-        sxw_2[11] = sx_2[11];
-        sxw_2[12] = sx_2[12];
-        sxw_2[13] = sx_2[13];
-        sxw_2[14] = sx_2[14];
-        sxw_2[15] = sx_2[15];
-        sxw_2[16] = sx_2[16];
-        sxw_2[17] = sx_2[17];
-        sxw_2[18] = sx_2[18];
-        sxw_2[19] = sx_2[19];
-        sxw_2[20] = sx_2[20];
-        sxw_2[21] = sx_2[21];
-        sxw_2[22] = sx_2[22];
-        sxw_2[23] = sx_2[23];
-        rest_2 = tot_2__q - sxw_2;
         sx_3 = zero_score;
         if (rr_oh[0]) begin
             sx_3 = sx_3 | score_45__q;
@@ -26336,32 +26092,6 @@ module la_tb_dispatch_base_fermi(clock,reset,start,total,room,fill_count,fill_re
         if (ready[3] & (score_59__q != zero_score)) begin
             nzs = nzs | onehot_s_14;
         end
-        sxw_3 = zero_ob;
-        sxw_3[0] = sx_3[0];
-        sxw_3[1] = sx_3[1];
-        sxw_3[2] = sx_3[2];
-        sxw_3[3] = sx_3[3];
-        sxw_3[4] = sx_3[4];
-        sxw_3[5] = sx_3[5];
-        sxw_3[6] = sx_3[6];
-        sxw_3[7] = sx_3[7];
-        sxw_3[8] = sx_3[8];
-        sxw_3[9] = sx_3[9];
-        sxw_3[10] = sx_3[10];
-        sxw_3[11] = sx_3[11];
-        sxw_3[12] = sx_3[12];
-        sxw_3[13] = sx_3[13];
-        sxw_3[14] = sx_3[14];
-        sxw_3[15] = sx_3[15];
-        sxw_3[16] = sx_3[16];
-        sxw_3[17] = sx_3[17];
-        sxw_3[18] = sx_3[18];
-        sxw_3[19] = sx_3[19];
-        sxw_3[20] = sx_3[20];
-        sxw_3[21] = sx_3[21];
-        sxw_3[22] = sx_3[22];
-        sxw_3[23] = sx_3[23];
-        rest_3 = tot_3__q - sxw_3;
         sx_4 = zero_score;
         if (rr_oh[0]) begin
             sx_4 = sx_4 | score_60__q;
@@ -26453,32 +26183,6 @@ module la_tb_dispatch_base_fermi(clock,reset,start,total,room,fill_count,fill_re
         if (ready[4] & (score_74__q != zero_score)) begin
             nzs = nzs | onehot_s_14;
         end
-        sxw_4 = zero_ob;
-        sxw_4[0] = sx_4[0];
-        sxw_4[1] = sx_4[1];
-        sxw_4[2] = sx_4[2];
-        sxw_4[3] = sx_4[3];
-        sxw_4[4] = sx_4[4];
-        sxw_4[5] = sx_4[5];
-        sxw_4[6] = sx_4[6];
-        sxw_4[7] = sx_4[7];
-        sxw_4[8] = sx_4[8];
-        sxw_4[9] = sx_4[9];
-        sxw_4[10] = sx_4[10];
-        sxw_4[11] = sx_4[11];
-        sxw_4[12] = sx_4[12];
-        sxw_4[13] = sx_4[13];
-        sxw_4[14] = sx_4[14];
-        sxw_4[15] = sx_4[15];
-        sxw_4[16] = sx_4[16];
-        sxw_4[17] = sx_4[17];
-        sxw_4[18] = sx_4[18];
-        sxw_4[19] = sx_4[19];
-        sxw_4[20] = sx_4[20];
-        sxw_4[21] = sx_4[21];
-        sxw_4[22] = sx_4[22];
-        sxw_4[23] = sx_4[23];
-        rest_4 = tot_4__q - sxw_4;
         sx_5 = zero_score;
         if (rr_oh[0]) begin
             sx_5 = sx_5 | score_75__q;
@@ -26570,32 +26274,6 @@ module la_tb_dispatch_base_fermi(clock,reset,start,total,room,fill_count,fill_re
         if (ready[5] & (score_89__q != zero_score)) begin
             nzs = nzs | onehot_s_14;
         end
-        sxw_5 = zero_ob;
-        sxw_5[0] = sx_5[0];
-        sxw_5[1] = sx_5[1];
-        sxw_5[2] = sx_5[2];
-        sxw_5[3] = sx_5[3];
-        sxw_5[4] = sx_5[4];
-        sxw_5[5] = sx_5[5];
-        sxw_5[6] = sx_5[6];
-        sxw_5[7] = sx_5[7];
-        sxw_5[8] = sx_5[8];
-        sxw_5[9] = sx_5[9];
-        sxw_5[10] = sx_5[10];
-        sxw_5[11] = sx_5[11];
-        sxw_5[12] = sx_5[12];
-        sxw_5[13] = sx_5[13];
-        sxw_5[14] = sx_5[14];
-        sxw_5[15] = sx_5[15];
-        sxw_5[16] = sx_5[16];
-        sxw_5[17] = sx_5[17];
-        sxw_5[18] = sx_5[18];
-        sxw_5[19] = sx_5[19];
-        sxw_5[20] = sx_5[20];
-        sxw_5[21] = sx_5[21];
-        sxw_5[22] = sx_5[22];
-        sxw_5[23] = sx_5[23];
-        rest_5 = tot_5__q - sxw_5;
         sx_6 = zero_score;
         if (rr_oh[0]) begin
             sx_6 = sx_6 | score_90__q;
@@ -26687,32 +26365,6 @@ module la_tb_dispatch_base_fermi(clock,reset,start,total,room,fill_count,fill_re
         if (ready[6] & (score_104__q != zero_score)) begin
             nzs = nzs | onehot_s_14;
         end
-        sxw_6 = zero_ob;
-        sxw_6[0] = sx_6[0];
-        sxw_6[1] = sx_6[1];
-        sxw_6[2] = sx_6[2];
-        sxw_6[3] = sx_6[3];
-        sxw_6[4] = sx_6[4];
-        sxw_6[5] = sx_6[5];
-        sxw_6[6] = sx_6[6];
-        sxw_6[7] = sx_6[7];
-        sxw_6[8] = sx_6[8];
-        sxw_6[9] = sx_6[9];
-        sxw_6[10] = sx_6[10];
-        sxw_6[11] = sx_6[11];
-        sxw_6[12] = sx_6[12];
-        sxw_6[13] = sx_6[13];
-        sxw_6[14] = sx_6[14];
-        sxw_6[15] = sx_6[15];
-        sxw_6[16] = sx_6[16];
-        sxw_6[17] = sx_6[17];
-        sxw_6[18] = sx_6[18];
-        sxw_6[19] = sx_6[19];
-        sxw_6[20] = sx_6[20];
-        sxw_6[21] = sx_6[21];
-        sxw_6[22] = sx_6[22];
-        sxw_6[23] = sx_6[23];
-        rest_6 = tot_6__q - sxw_6;
         sx_7 = zero_score;
         if (rr_oh[0]) begin
             sx_7 = sx_7 | score_105__q;
@@ -26804,32 +26456,6 @@ module la_tb_dispatch_base_fermi(clock,reset,start,total,room,fill_count,fill_re
         if (ready[7] & (score_119__q != zero_score)) begin
             nzs = nzs | onehot_s_14;
         end
-        sxw_7 = zero_ob;
-        sxw_7[0] = sx_7[0];
-        sxw_7[1] = sx_7[1];
-        sxw_7[2] = sx_7[2];
-        sxw_7[3] = sx_7[3];
-        sxw_7[4] = sx_7[4];
-        sxw_7[5] = sx_7[5];
-        sxw_7[6] = sx_7[6];
-        sxw_7[7] = sx_7[7];
-        sxw_7[8] = sx_7[8];
-        sxw_7[9] = sx_7[9];
-        sxw_7[10] = sx_7[10];
-        sxw_7[11] = sx_7[11];
-        sxw_7[12] = sx_7[12];
-        sxw_7[13] = sx_7[13];
-        sxw_7[14] = sx_7[14];
-        sxw_7[15] = sx_7[15];
-        sxw_7[16] = sx_7[16];
-        sxw_7[17] = sx_7[17];
-        sxw_7[18] = sx_7[18];
-        sxw_7[19] = sx_7[19];
-        sxw_7[20] = sx_7[20];
-        sxw_7[21] = sx_7[21];
-        sxw_7[22] = sx_7[22];
-        sxw_7[23] = sx_7[23];
-        rest_7 = tot_7__q - sxw_7;
         sx_8 = zero_score;
         if (rr_oh[0]) begin
             sx_8 = sx_8 | score_120__q;
@@ -26921,32 +26547,6 @@ module la_tb_dispatch_base_fermi(clock,reset,start,total,room,fill_count,fill_re
         if (ready[8] & (score_134__q != zero_score)) begin
             nzs = nzs | onehot_s_14;
         end
-        sxw_8 = zero_ob;
-        sxw_8[0] = sx_8[0];
-        sxw_8[1] = sx_8[1];
-        sxw_8[2] = sx_8[2];
-        sxw_8[3] = sx_8[3];
-        sxw_8[4] = sx_8[4];
-        sxw_8[5] = sx_8[5];
-        sxw_8[6] = sx_8[6];
-        sxw_8[7] = sx_8[7];
-        sxw_8[8] = sx_8[8];
-        sxw_8[9] = sx_8[9];
-        sxw_8[10] = sx_8[10];
-        sxw_8[11] = sx_8[11];
-        sxw_8[12] = sx_8[12];
-        sxw_8[13] = sx_8[13];
-        sxw_8[14] = sx_8[14];
-        sxw_8[15] = sx_8[15];
-        sxw_8[16] = sx_8[16];
-        sxw_8[17] = sx_8[17];
-        sxw_8[18] = sx_8[18];
-        sxw_8[19] = sx_8[19];
-        sxw_8[20] = sx_8[20];
-        sxw_8[21] = sx_8[21];
-        sxw_8[22] = sx_8[22];
-        sxw_8[23] = sx_8[23];
-        rest_8 = tot_8__q - sxw_8;
         sx_9 = zero_score;
         if (rr_oh[0]) begin
             sx_9 = sx_9 | score_135__q;
@@ -27038,32 +26638,6 @@ module la_tb_dispatch_base_fermi(clock,reset,start,total,room,fill_count,fill_re
         if (ready[9] & (score_149__q != zero_score)) begin
             nzs = nzs | onehot_s_14;
         end
-        sxw_9 = zero_ob;
-        sxw_9[0] = sx_9[0];
-        sxw_9[1] = sx_9[1];
-        sxw_9[2] = sx_9[2];
-        sxw_9[3] = sx_9[3];
-        sxw_9[4] = sx_9[4];
-        sxw_9[5] = sx_9[5];
-        sxw_9[6] = sx_9[6];
-        sxw_9[7] = sx_9[7];
-        sxw_9[8] = sx_9[8];
-        sxw_9[9] = sx_9[9];
-        sxw_9[10] = sx_9[10];
-        sxw_9[11] = sx_9[11];
-        sxw_9[12] = sx_9[12];
-        sxw_9[13] = sx_9[13];
-        sxw_9[14] = sx_9[14];
-        sxw_9[15] = sx_9[15];
-        sxw_9[16] = sx_9[16];
-        sxw_9[17] = sx_9[17];
-        sxw_9[18] = sx_9[18];
-        sxw_9[19] = sx_9[19];
-        sxw_9[20] = sx_9[20];
-        sxw_9[21] = sx_9[21];
-        sxw_9[22] = sx_9[22];
-        sxw_9[23] = sx_9[23];
-        rest_9 = tot_9__q - sxw_9;
         sx_10 = zero_score;
         if (rr_oh[0]) begin
             sx_10 = sx_10 | score_150__q;
@@ -27155,32 +26729,6 @@ module la_tb_dispatch_base_fermi(clock,reset,start,total,room,fill_count,fill_re
         if (ready[10] & (score_164__q != zero_score)) begin
             nzs = nzs | onehot_s_14;
         end
-        sxw_10 = zero_ob;
-        sxw_10[0] = sx_10[0];
-        sxw_10[1] = sx_10[1];
-        sxw_10[2] = sx_10[2];
-        sxw_10[3] = sx_10[3];
-        sxw_10[4] = sx_10[4];
-        sxw_10[5] = sx_10[5];
-        sxw_10[6] = sx_10[6];
-        sxw_10[7] = sx_10[7];
-        sxw_10[8] = sx_10[8];
-        sxw_10[9] = sx_10[9];
-        sxw_10[10] = sx_10[10];
-        sxw_10[11] = sx_10[11];
-        sxw_10[12] = sx_10[12];
-        sxw_10[13] = sx_10[13];
-        sxw_10[14] = sx_10[14];
-        sxw_10[15] = sx_10[15];
-        sxw_10[16] = sx_10[16];
-        sxw_10[17] = sx_10[17];
-        sxw_10[18] = sx_10[18];
-        sxw_10[19] = sx_10[19];
-        sxw_10[20] = sx_10[20];
-        sxw_10[21] = sx_10[21];
-        sxw_10[22] = sx_10[22];
-        sxw_10[23] = sx_10[23];
-        rest_10 = tot_10__q - sxw_10;
         sx_11 = zero_score;
         if (rr_oh[0]) begin
             sx_11 = sx_11 | score_165__q;
@@ -27272,32 +26820,6 @@ module la_tb_dispatch_base_fermi(clock,reset,start,total,room,fill_count,fill_re
         if (ready[11] & (score_179__q != zero_score)) begin
             nzs = nzs | onehot_s_14;
         end
-        sxw_11 = zero_ob;
-        sxw_11[0] = sx_11[0];
-        sxw_11[1] = sx_11[1];
-        sxw_11[2] = sx_11[2];
-        sxw_11[3] = sx_11[3];
-        sxw_11[4] = sx_11[4];
-        sxw_11[5] = sx_11[5];
-        sxw_11[6] = sx_11[6];
-        sxw_11[7] = sx_11[7];
-        sxw_11[8] = sx_11[8];
-        sxw_11[9] = sx_11[9];
-        sxw_11[10] = sx_11[10];
-        sxw_11[11] = sx_11[11];
-        sxw_11[12] = sx_11[12];
-        sxw_11[13] = sx_11[13];
-        sxw_11[14] = sx_11[14];
-        sxw_11[15] = sx_11[15];
-        sxw_11[16] = sx_11[16];
-        sxw_11[17] = sx_11[17];
-        sxw_11[18] = sx_11[18];
-        sxw_11[19] = sx_11[19];
-        sxw_11[20] = sx_11[20];
-        sxw_11[21] = sx_11[21];
-        sxw_11[22] = sx_11[22];
-        sxw_11[23] = sx_11[23];
-        rest_11 = tot_11__q - sxw_11;
         sx_12 = zero_score;
         if (rr_oh[0]) begin
             sx_12 = sx_12 | score_180__q;
@@ -27389,32 +26911,6 @@ module la_tb_dispatch_base_fermi(clock,reset,start,total,room,fill_count,fill_re
         if (ready[12] & (score_194__q != zero_score)) begin
             nzs = nzs | onehot_s_14;
         end
-        sxw_12 = zero_ob;
-        sxw_12[0] = sx_12[0];
-        sxw_12[1] = sx_12[1];
-        sxw_12[2] = sx_12[2];
-        sxw_12[3] = sx_12[3];
-        sxw_12[4] = sx_12[4];
-        sxw_12[5] = sx_12[5];
-        sxw_12[6] = sx_12[6];
-        sxw_12[7] = sx_12[7];
-        sxw_12[8] = sx_12[8];
-        sxw_12[9] = sx_12[9];
-        sxw_12[10] = sx_12[10];
-        sxw_12[11] = sx_12[11];
-        sxw_12[12] = sx_12[12];
-        sxw_12[13] = sx_12[13];
-        sxw_12[14] = sx_12[14];
-        sxw_12[15] = sx_12[15];
-        sxw_12[16] = sx_12[16];
-        sxw_12[17] = sx_12[17];
-        sxw_12[18] = sx_12[18];
-        sxw_12[19] = sx_12[19];
-        sxw_12[20] = sx_12[20];
-        sxw_12[21] = sx_12[21];
-        sxw_12[22] = sx_12[22];
-        sxw_12[23] = sx_12[23];
-        rest_12 = tot_12__q - sxw_12;
         sx_13 = zero_score;
         if (rr_oh[0]) begin
             sx_13 = sx_13 | score_195__q;
@@ -27506,32 +27002,6 @@ module la_tb_dispatch_base_fermi(clock,reset,start,total,room,fill_count,fill_re
         if (ready[13] & (score_209__q != zero_score)) begin
             nzs = nzs | onehot_s_14;
         end
-        sxw_13 = zero_ob;
-        sxw_13[0] = sx_13[0];
-        sxw_13[1] = sx_13[1];
-        sxw_13[2] = sx_13[2];
-        sxw_13[3] = sx_13[3];
-        sxw_13[4] = sx_13[4];
-        sxw_13[5] = sx_13[5];
-        sxw_13[6] = sx_13[6];
-        sxw_13[7] = sx_13[7];
-        sxw_13[8] = sx_13[8];
-        sxw_13[9] = sx_13[9];
-        sxw_13[10] = sx_13[10];
-        sxw_13[11] = sx_13[11];
-        sxw_13[12] = sx_13[12];
-        sxw_13[13] = sx_13[13];
-        sxw_13[14] = sx_13[14];
-        sxw_13[15] = sx_13[15];
-        sxw_13[16] = sx_13[16];
-        sxw_13[17] = sx_13[17];
-        sxw_13[18] = sx_13[18];
-        sxw_13[19] = sx_13[19];
-        sxw_13[20] = sx_13[20];
-        sxw_13[21] = sx_13[21];
-        sxw_13[22] = sx_13[22];
-        sxw_13[23] = sx_13[23];
-        rest_13 = tot_13__q - sxw_13;
         sx_14 = zero_score;
         if (rr_oh[0]) begin
             sx_14 = sx_14 | score_210__q;
@@ -27623,32 +27093,6 @@ module la_tb_dispatch_base_fermi(clock,reset,start,total,room,fill_count,fill_re
         if (ready[14] & (score_224__q != zero_score)) begin
             nzs = nzs | onehot_s_14;
         end
-        sxw_14 = zero_ob;
-        sxw_14[0] = sx_14[0];
-        sxw_14[1] = sx_14[1];
-        sxw_14[2] = sx_14[2];
-        sxw_14[3] = sx_14[3];
-        sxw_14[4] = sx_14[4];
-        sxw_14[5] = sx_14[5];
-        sxw_14[6] = sx_14[6];
-        sxw_14[7] = sx_14[7];
-        sxw_14[8] = sx_14[8];
-        sxw_14[9] = sx_14[9];
-        sxw_14[10] = sx_14[10];
-        sxw_14[11] = sx_14[11];
-        sxw_14[12] = sx_14[12];
-        sxw_14[13] = sx_14[13];
-        sxw_14[14] = sx_14[14];
-        sxw_14[15] = sx_14[15];
-        sxw_14[16] = sx_14[16];
-        sxw_14[17] = sx_14[17];
-        sxw_14[18] = sx_14[18];
-        sxw_14[19] = sx_14[19];
-        sxw_14[20] = sx_14[20];
-        sxw_14[21] = sx_14[21];
-        sxw_14[22] = sx_14[22];
-        sxw_14[23] = sx_14[23];
-        rest_14 = tot_14__q - sxw_14;
         sx_15 = zero_score;
         if (rr_oh[0]) begin
             sx_15 = sx_15 | score_225__q;
@@ -27740,32 +27184,6 @@ module la_tb_dispatch_base_fermi(clock,reset,start,total,room,fill_count,fill_re
         if (ready[15] & (score_239__q != zero_score)) begin
             nzs = nzs | onehot_s_14;
         end
-        sxw_15 = zero_ob;
-        sxw_15[0] = sx_15[0];
-        sxw_15[1] = sx_15[1];
-        sxw_15[2] = sx_15[2];
-        sxw_15[3] = sx_15[3];
-        sxw_15[4] = sx_15[4];
-        sxw_15[5] = sx_15[5];
-        sxw_15[6] = sx_15[6];
-        sxw_15[7] = sx_15[7];
-        sxw_15[8] = sx_15[8];
-        sxw_15[9] = sx_15[9];
-        sxw_15[10] = sx_15[10];
-        sxw_15[11] = sx_15[11];
-        sxw_15[12] = sx_15[12];
-        sxw_15[13] = sx_15[13];
-        sxw_15[14] = sx_15[14];
-        sxw_15[15] = sx_15[15];
-        sxw_15[16] = sx_15[16];
-        sxw_15[17] = sx_15[17];
-        sxw_15[18] = sx_15[18];
-        sxw_15[19] = sx_15[19];
-        sxw_15[20] = sx_15[20];
-        sxw_15[21] = sx_15[21];
-        sxw_15[22] = sx_15[22];
-        sxw_15[23] = sx_15[23];
-        rest_15 = tot_15__q - sxw_15;
         sx_16 = zero_score;
         if (rr_oh[0]) begin
             sx_16 = sx_16 | score_240__q;
@@ -27857,32 +27275,6 @@ module la_tb_dispatch_base_fermi(clock,reset,start,total,room,fill_count,fill_re
         if (ready[16] & (score_254__q != zero_score)) begin
             nzs = nzs | onehot_s_14;
         end
-        sxw_16 = zero_ob;
-        sxw_16[0] = sx_16[0];
-        sxw_16[1] = sx_16[1];
-        sxw_16[2] = sx_16[2];
-        sxw_16[3] = sx_16[3];
-        sxw_16[4] = sx_16[4];
-        sxw_16[5] = sx_16[5];
-        sxw_16[6] = sx_16[6];
-        sxw_16[7] = sx_16[7];
-        sxw_16[8] = sx_16[8];
-        sxw_16[9] = sx_16[9];
-        sxw_16[10] = sx_16[10];
-        sxw_16[11] = sx_16[11];
-        sxw_16[12] = sx_16[12];
-        sxw_16[13] = sx_16[13];
-        sxw_16[14] = sx_16[14];
-        sxw_16[15] = sx_16[15];
-        sxw_16[16] = sx_16[16];
-        sxw_16[17] = sx_16[17];
-        sxw_16[18] = sx_16[18];
-        sxw_16[19] = sx_16[19];
-        sxw_16[20] = sx_16[20];
-        sxw_16[21] = sx_16[21];
-        sxw_16[22] = sx_16[22];
-        sxw_16[23] = sx_16[23];
-        rest_16 = tot_16__q - sxw_16;
         sx_17 = zero_score;
         if (rr_oh[0]) begin
             sx_17 = sx_17 | score_255__q;
@@ -27974,32 +27366,6 @@ module la_tb_dispatch_base_fermi(clock,reset,start,total,room,fill_count,fill_re
         if (ready[17] & (score_269__q != zero_score)) begin
             nzs = nzs | onehot_s_14;
         end
-        sxw_17 = zero_ob;
-        sxw_17[0] = sx_17[0];
-        sxw_17[1] = sx_17[1];
-        sxw_17[2] = sx_17[2];
-        sxw_17[3] = sx_17[3];
-        sxw_17[4] = sx_17[4];
-        sxw_17[5] = sx_17[5];
-        sxw_17[6] = sx_17[6];
-        sxw_17[7] = sx_17[7];
-        sxw_17[8] = sx_17[8];
-        sxw_17[9] = sx_17[9];
-        sxw_17[10] = sx_17[10];
-        sxw_17[11] = sx_17[11];
-        sxw_17[12] = sx_17[12];
-        sxw_17[13] = sx_17[13];
-        sxw_17[14] = sx_17[14];
-        sxw_17[15] = sx_17[15];
-        sxw_17[16] = sx_17[16];
-        sxw_17[17] = sx_17[17];
-        sxw_17[18] = sx_17[18];
-        sxw_17[19] = sx_17[19];
-        sxw_17[20] = sx_17[20];
-        sxw_17[21] = sx_17[21];
-        sxw_17[22] = sx_17[22];
-        sxw_17[23] = sx_17[23];
-        rest_17 = tot_17__q - sxw_17;
         sx_18 = zero_score;
         if (rr_oh[0]) begin
             sx_18 = sx_18 | score_270__q;
@@ -28091,32 +27457,6 @@ module la_tb_dispatch_base_fermi(clock,reset,start,total,room,fill_count,fill_re
         if (ready[18] & (score_284__q != zero_score)) begin
             nzs = nzs | onehot_s_14;
         end
-        sxw_18 = zero_ob;
-        sxw_18[0] = sx_18[0];
-        sxw_18[1] = sx_18[1];
-        sxw_18[2] = sx_18[2];
-        sxw_18[3] = sx_18[3];
-        sxw_18[4] = sx_18[4];
-        sxw_18[5] = sx_18[5];
-        sxw_18[6] = sx_18[6];
-        sxw_18[7] = sx_18[7];
-        sxw_18[8] = sx_18[8];
-        sxw_18[9] = sx_18[9];
-        sxw_18[10] = sx_18[10];
-        sxw_18[11] = sx_18[11];
-        sxw_18[12] = sx_18[12];
-        sxw_18[13] = sx_18[13];
-        sxw_18[14] = sx_18[14];
-        sxw_18[15] = sx_18[15];
-        sxw_18[16] = sx_18[16];
-        sxw_18[17] = sx_18[17];
-        sxw_18[18] = sx_18[18];
-        sxw_18[19] = sx_18[19];
-        sxw_18[20] = sx_18[20];
-        sxw_18[21] = sx_18[21];
-        sxw_18[22] = sx_18[22];
-        sxw_18[23] = sx_18[23];
-        rest_18 = tot_18__q - sxw_18;
         sx_19 = zero_score;
         if (rr_oh[0]) begin
             sx_19 = sx_19 | score_285__q;
@@ -28208,32 +27548,6 @@ module la_tb_dispatch_base_fermi(clock,reset,start,total,room,fill_count,fill_re
         if (ready[19] & (score_299__q != zero_score)) begin
             nzs = nzs | onehot_s_14;
         end
-        sxw_19 = zero_ob;
-        sxw_19[0] = sx_19[0];
-        sxw_19[1] = sx_19[1];
-        sxw_19[2] = sx_19[2];
-        sxw_19[3] = sx_19[3];
-        sxw_19[4] = sx_19[4];
-        sxw_19[5] = sx_19[5];
-        sxw_19[6] = sx_19[6];
-        sxw_19[7] = sx_19[7];
-        sxw_19[8] = sx_19[8];
-        sxw_19[9] = sx_19[9];
-        sxw_19[10] = sx_19[10];
-        sxw_19[11] = sx_19[11];
-        sxw_19[12] = sx_19[12];
-        sxw_19[13] = sx_19[13];
-        sxw_19[14] = sx_19[14];
-        sxw_19[15] = sx_19[15];
-        sxw_19[16] = sx_19[16];
-        sxw_19[17] = sx_19[17];
-        sxw_19[18] = sx_19[18];
-        sxw_19[19] = sx_19[19];
-        sxw_19[20] = sx_19[20];
-        sxw_19[21] = sx_19[21];
-        sxw_19[22] = sx_19[22];
-        sxw_19[23] = sx_19[23];
-        rest_19 = tot_19__q - sxw_19;
         sx_20 = zero_score;
         if (rr_oh[0]) begin
             sx_20 = sx_20 | score_300__q;
@@ -28325,32 +27639,6 @@ module la_tb_dispatch_base_fermi(clock,reset,start,total,room,fill_count,fill_re
         if (ready[20] & (score_314__q != zero_score)) begin
             nzs = nzs | onehot_s_14;
         end
-        sxw_20 = zero_ob;
-        sxw_20[0] = sx_20[0];
-        sxw_20[1] = sx_20[1];
-        sxw_20[2] = sx_20[2];
-        sxw_20[3] = sx_20[3];
-        sxw_20[4] = sx_20[4];
-        sxw_20[5] = sx_20[5];
-        sxw_20[6] = sx_20[6];
-        sxw_20[7] = sx_20[7];
-        sxw_20[8] = sx_20[8];
-        sxw_20[9] = sx_20[9];
-        sxw_20[10] = sx_20[10];
-        sxw_20[11] = sx_20[11];
-        sxw_20[12] = sx_20[12];
-        sxw_20[13] = sx_20[13];
-        sxw_20[14] = sx_20[14];
-        sxw_20[15] = sx_20[15];
-        sxw_20[16] = sx_20[16];
-        sxw_20[17] = sx_20[17];
-        sxw_20[18] = sx_20[18];
-        sxw_20[19] = sx_20[19];
-        sxw_20[20] = sx_20[20];
-        sxw_20[21] = sx_20[21];
-        sxw_20[22] = sx_20[22];
-        sxw_20[23] = sx_20[23];
-        rest_20 = tot_20__q - sxw_20;
         sx_21 = zero_score;
         if (rr_oh[0]) begin
             sx_21 = sx_21 | score_315__q;
@@ -28442,32 +27730,6 @@ module la_tb_dispatch_base_fermi(clock,reset,start,total,room,fill_count,fill_re
         if (ready[21] & (score_329__q != zero_score)) begin
             nzs = nzs | onehot_s_14;
         end
-        sxw_21 = zero_ob;
-        sxw_21[0] = sx_21[0];
-        sxw_21[1] = sx_21[1];
-        sxw_21[2] = sx_21[2];
-        sxw_21[3] = sx_21[3];
-        sxw_21[4] = sx_21[4];
-        sxw_21[5] = sx_21[5];
-        sxw_21[6] = sx_21[6];
-        sxw_21[7] = sx_21[7];
-        sxw_21[8] = sx_21[8];
-        sxw_21[9] = sx_21[9];
-        sxw_21[10] = sx_21[10];
-        sxw_21[11] = sx_21[11];
-        sxw_21[12] = sx_21[12];
-        sxw_21[13] = sx_21[13];
-        sxw_21[14] = sx_21[14];
-        sxw_21[15] = sx_21[15];
-        sxw_21[16] = sx_21[16];
-        sxw_21[17] = sx_21[17];
-        sxw_21[18] = sx_21[18];
-        sxw_21[19] = sx_21[19];
-        sxw_21[20] = sx_21[20];
-        sxw_21[21] = sx_21[21];
-        sxw_21[22] = sx_21[22];
-        sxw_21[23] = sx_21[23];
-        rest_21 = tot_21__q - sxw_21;
         sx_22 = zero_score;
         if (rr_oh[0]) begin
             sx_22 = sx_22 | score_330__q;
@@ -28559,32 +27821,6 @@ module la_tb_dispatch_base_fermi(clock,reset,start,total,room,fill_count,fill_re
         if (ready[22] & (score_344__q != zero_score)) begin
             nzs = nzs | onehot_s_14;
         end
-        sxw_22 = zero_ob;
-        sxw_22[0] = sx_22[0];
-        sxw_22[1] = sx_22[1];
-        sxw_22[2] = sx_22[2];
-        sxw_22[3] = sx_22[3];
-        sxw_22[4] = sx_22[4];
-        sxw_22[5] = sx_22[5];
-        sxw_22[6] = sx_22[6];
-        sxw_22[7] = sx_22[7];
-        sxw_22[8] = sx_22[8];
-        sxw_22[9] = sx_22[9];
-        sxw_22[10] = sx_22[10];
-        sxw_22[11] = sx_22[11];
-        sxw_22[12] = sx_22[12];
-        sxw_22[13] = sx_22[13];
-        sxw_22[14] = sx_22[14];
-        sxw_22[15] = sx_22[15];
-        sxw_22[16] = sx_22[16];
-        sxw_22[17] = sx_22[17];
-        sxw_22[18] = sx_22[18];
-        sxw_22[19] = sx_22[19];
-        sxw_22[20] = sx_22[20];
-        sxw_22[21] = sx_22[21];
-        sxw_22[22] = sx_22[22];
-        sxw_22[23] = sx_22[23];
-        rest_22 = tot_22__q - sxw_22;
         sx_23 = zero_score;
         if (rr_oh[0]) begin
             sx_23 = sx_23 | score_345__q;
@@ -28676,32 +27912,6 @@ module la_tb_dispatch_base_fermi(clock,reset,start,total,room,fill_count,fill_re
         if (ready[23] & (score_359__q != zero_score)) begin
             nzs = nzs | onehot_s_14;
         end
-        sxw_23 = zero_ob;
-        sxw_23[0] = sx_23[0];
-        sxw_23[1] = sx_23[1];
-        sxw_23[2] = sx_23[2];
-        sxw_23[3] = sx_23[3];
-        sxw_23[4] = sx_23[4];
-        sxw_23[5] = sx_23[5];
-        sxw_23[6] = sx_23[6];
-        sxw_23[7] = sx_23[7];
-        sxw_23[8] = sx_23[8];
-        sxw_23[9] = sx_23[9];
-        sxw_23[10] = sx_23[10];
-        sxw_23[11] = sx_23[11];
-        sxw_23[12] = sx_23[12];
-        sxw_23[13] = sx_23[13];
-        sxw_23[14] = sx_23[14];
-        sxw_23[15] = sx_23[15];
-        sxw_23[16] = sx_23[16];
-        sxw_23[17] = sx_23[17];
-        sxw_23[18] = sx_23[18];
-        sxw_23[19] = sx_23[19];
-        sxw_23[20] = sx_23[20];
-        sxw_23[21] = sx_23[21];
-        sxw_23[22] = sx_23[22];
-        sxw_23[23] = sx_23[23];
-        rest_23 = tot_23__q - sxw_23;
         sx_24 = zero_score;
         if (rr_oh[0]) begin
             sx_24 = sx_24 | score_360__q;
@@ -28793,32 +28003,6 @@ module la_tb_dispatch_base_fermi(clock,reset,start,total,room,fill_count,fill_re
         if (ready[24] & (score_374__q != zero_score)) begin
             nzs = nzs | onehot_s_14;
         end
-        sxw_24 = zero_ob;
-        sxw_24[0] = sx_24[0];
-        sxw_24[1] = sx_24[1];
-        sxw_24[2] = sx_24[2];
-        sxw_24[3] = sx_24[3];
-        sxw_24[4] = sx_24[4];
-        sxw_24[5] = sx_24[5];
-        sxw_24[6] = sx_24[6];
-        sxw_24[7] = sx_24[7];
-        sxw_24[8] = sx_24[8];
-        sxw_24[9] = sx_24[9];
-        sxw_24[10] = sx_24[10];
-        sxw_24[11] = sx_24[11];
-        sxw_24[12] = sx_24[12];
-        sxw_24[13] = sx_24[13];
-        sxw_24[14] = sx_24[14];
-        sxw_24[15] = sx_24[15];
-        sxw_24[16] = sx_24[16];
-        sxw_24[17] = sx_24[17];
-        sxw_24[18] = sx_24[18];
-        sxw_24[19] = sx_24[19];
-        sxw_24[20] = sx_24[20];
-        sxw_24[21] = sx_24[21];
-        sxw_24[22] = sx_24[22];
-        sxw_24[23] = sx_24[23];
-        rest_24 = tot_24__q - sxw_24;
         sx_25 = zero_score;
         if (rr_oh[0]) begin
             sx_25 = sx_25 | score_375__q;
@@ -28910,32 +28094,6 @@ module la_tb_dispatch_base_fermi(clock,reset,start,total,room,fill_count,fill_re
         if (ready[25] & (score_389__q != zero_score)) begin
             nzs = nzs | onehot_s_14;
         end
-        sxw_25 = zero_ob;
-        sxw_25[0] = sx_25[0];
-        sxw_25[1] = sx_25[1];
-        sxw_25[2] = sx_25[2];
-        sxw_25[3] = sx_25[3];
-        sxw_25[4] = sx_25[4];
-        sxw_25[5] = sx_25[5];
-        sxw_25[6] = sx_25[6];
-        sxw_25[7] = sx_25[7];
-        sxw_25[8] = sx_25[8];
-        sxw_25[9] = sx_25[9];
-        sxw_25[10] = sx_25[10];
-        sxw_25[11] = sx_25[11];
-        sxw_25[12] = sx_25[12];
-        sxw_25[13] = sx_25[13];
-        sxw_25[14] = sx_25[14];
-        sxw_25[15] = sx_25[15];
-        sxw_25[16] = sx_25[16];
-        sxw_25[17] = sx_25[17];
-        sxw_25[18] = sx_25[18];
-        sxw_25[19] = sx_25[19];
-        sxw_25[20] = sx_25[20];
-        sxw_25[21] = sx_25[21];
-        sxw_25[22] = sx_25[22];
-        sxw_25[23] = sx_25[23];
-        rest_25 = tot_25__q - sxw_25;
         sx_26 = zero_score;
         if (rr_oh[0]) begin
             sx_26 = sx_26 | score_390__q;
@@ -29027,32 +28185,6 @@ module la_tb_dispatch_base_fermi(clock,reset,start,total,room,fill_count,fill_re
         if (ready[26] & (score_404__q != zero_score)) begin
             nzs = nzs | onehot_s_14;
         end
-        sxw_26 = zero_ob;
-        sxw_26[0] = sx_26[0];
-        sxw_26[1] = sx_26[1];
-        sxw_26[2] = sx_26[2];
-        sxw_26[3] = sx_26[3];
-        sxw_26[4] = sx_26[4];
-        sxw_26[5] = sx_26[5];
-        sxw_26[6] = sx_26[6];
-        sxw_26[7] = sx_26[7];
-        sxw_26[8] = sx_26[8];
-        sxw_26[9] = sx_26[9];
-        sxw_26[10] = sx_26[10];
-        sxw_26[11] = sx_26[11];
-        sxw_26[12] = sx_26[12];
-        sxw_26[13] = sx_26[13];
-        sxw_26[14] = sx_26[14];
-        sxw_26[15] = sx_26[15];
-        sxw_26[16] = sx_26[16];
-        sxw_26[17] = sx_26[17];
-        sxw_26[18] = sx_26[18];
-        sxw_26[19] = sx_26[19];
-        sxw_26[20] = sx_26[20];
-        sxw_26[21] = sx_26[21];
-        sxw_26[22] = sx_26[22];
-        sxw_26[23] = sx_26[23];
-        rest_26 = tot_26__q - sxw_26;
         sx_27 = zero_score;
         if (rr_oh[0]) begin
             sx_27 = sx_27 | score_405__q;
@@ -29144,32 +28276,6 @@ module la_tb_dispatch_base_fermi(clock,reset,start,total,room,fill_count,fill_re
         if (ready[27] & (score_419__q != zero_score)) begin
             nzs = nzs | onehot_s_14;
         end
-        sxw_27 = zero_ob;
-        sxw_27[0] = sx_27[0];
-        sxw_27[1] = sx_27[1];
-        sxw_27[2] = sx_27[2];
-        sxw_27[3] = sx_27[3];
-        sxw_27[4] = sx_27[4];
-        sxw_27[5] = sx_27[5];
-        sxw_27[6] = sx_27[6];
-        sxw_27[7] = sx_27[7];
-        sxw_27[8] = sx_27[8];
-        sxw_27[9] = sx_27[9];
-        sxw_27[10] = sx_27[10];
-        sxw_27[11] = sx_27[11];
-        sxw_27[12] = sx_27[12];
-        sxw_27[13] = sx_27[13];
-        sxw_27[14] = sx_27[14];
-        sxw_27[15] = sx_27[15];
-        sxw_27[16] = sx_27[16];
-        sxw_27[17] = sx_27[17];
-        sxw_27[18] = sx_27[18];
-        sxw_27[19] = sx_27[19];
-        sxw_27[20] = sx_27[20];
-        sxw_27[21] = sx_27[21];
-        sxw_27[22] = sx_27[22];
-        sxw_27[23] = sx_27[23];
-        rest_27 = tot_27__q - sxw_27;
         sx_28 = zero_score;
         if (rr_oh[0]) begin
             sx_28 = sx_28 | score_420__q;
@@ -29261,32 +28367,6 @@ module la_tb_dispatch_base_fermi(clock,reset,start,total,room,fill_count,fill_re
         if (ready[28] & (score_434__q != zero_score)) begin
             nzs = nzs | onehot_s_14;
         end
-        sxw_28 = zero_ob;
-        sxw_28[0] = sx_28[0];
-        sxw_28[1] = sx_28[1];
-        sxw_28[2] = sx_28[2];
-        sxw_28[3] = sx_28[3];
-        sxw_28[4] = sx_28[4];
-        sxw_28[5] = sx_28[5];
-        sxw_28[6] = sx_28[6];
-        sxw_28[7] = sx_28[7];
-        sxw_28[8] = sx_28[8];
-        sxw_28[9] = sx_28[9];
-        sxw_28[10] = sx_28[10];
-        sxw_28[11] = sx_28[11];
-        sxw_28[12] = sx_28[12];
-        sxw_28[13] = sx_28[13];
-        sxw_28[14] = sx_28[14];
-        sxw_28[15] = sx_28[15];
-        sxw_28[16] = sx_28[16];
-        sxw_28[17] = sx_28[17];
-        sxw_28[18] = sx_28[18];
-        sxw_28[19] = sx_28[19];
-        sxw_28[20] = sx_28[20];
-        sxw_28[21] = sx_28[21];
-        sxw_28[22] = sx_28[22];
-        sxw_28[23] = sx_28[23];
-        rest_28 = tot_28__q - sxw_28;
         sx_29 = zero_score;
         if (rr_oh[0]) begin
             sx_29 = sx_29 | score_435__q;
@@ -29378,32 +28458,6 @@ module la_tb_dispatch_base_fermi(clock,reset,start,total,room,fill_count,fill_re
         if (ready[29] & (score_449__q != zero_score)) begin
             nzs = nzs | onehot_s_14;
         end
-        sxw_29 = zero_ob;
-        sxw_29[0] = sx_29[0];
-        sxw_29[1] = sx_29[1];
-        sxw_29[2] = sx_29[2];
-        sxw_29[3] = sx_29[3];
-        sxw_29[4] = sx_29[4];
-        sxw_29[5] = sx_29[5];
-        sxw_29[6] = sx_29[6];
-        sxw_29[7] = sx_29[7];
-        sxw_29[8] = sx_29[8];
-        sxw_29[9] = sx_29[9];
-        sxw_29[10] = sx_29[10];
-        sxw_29[11] = sx_29[11];
-        sxw_29[12] = sx_29[12];
-        sxw_29[13] = sx_29[13];
-        sxw_29[14] = sx_29[14];
-        sxw_29[15] = sx_29[15];
-        sxw_29[16] = sx_29[16];
-        sxw_29[17] = sx_29[17];
-        sxw_29[18] = sx_29[18];
-        sxw_29[19] = sx_29[19];
-        sxw_29[20] = sx_29[20];
-        sxw_29[21] = sx_29[21];
-        sxw_29[22] = sx_29[22];
-        sxw_29[23] = sx_29[23];
-        rest_29 = tot_29__q - sxw_29;
         sx_30 = zero_score;
         if (rr_oh[0]) begin
             sx_30 = sx_30 | score_450__q;
@@ -29495,32 +28549,6 @@ module la_tb_dispatch_base_fermi(clock,reset,start,total,room,fill_count,fill_re
         if (ready[30] & (score_464__q != zero_score)) begin
             nzs = nzs | onehot_s_14;
         end
-        sxw_30 = zero_ob;
-        sxw_30[0] = sx_30[0];
-        sxw_30[1] = sx_30[1];
-        sxw_30[2] = sx_30[2];
-        sxw_30[3] = sx_30[3];
-        sxw_30[4] = sx_30[4];
-        sxw_30[5] = sx_30[5];
-        sxw_30[6] = sx_30[6];
-        sxw_30[7] = sx_30[7];
-        sxw_30[8] = sx_30[8];
-        sxw_30[9] = sx_30[9];
-        sxw_30[10] = sx_30[10];
-        sxw_30[11] = sx_30[11];
-        sxw_30[12] = sx_30[12];
-        sxw_30[13] = sx_30[13];
-        sxw_30[14] = sx_30[14];
-        sxw_30[15] = sx_30[15];
-        sxw_30[16] = sx_30[16];
-        sxw_30[17] = sx_30[17];
-        sxw_30[18] = sx_30[18];
-        sxw_30[19] = sx_30[19];
-        sxw_30[20] = sx_30[20];
-        sxw_30[21] = sx_30[21];
-        sxw_30[22] = sx_30[22];
-        sxw_30[23] = sx_30[23];
-        rest_30 = tot_30__q - sxw_30;
         sx_31 = zero_score;
         if (rr_oh[0]) begin
             sx_31 = sx_31 | score_465__q;
@@ -29612,32 +28640,6 @@ module la_tb_dispatch_base_fermi(clock,reset,start,total,room,fill_count,fill_re
         if (ready[31] & (score_479__q != zero_score)) begin
             nzs = nzs | onehot_s_14;
         end
-        sxw_31 = zero_ob;
-        sxw_31[0] = sx_31[0];
-        sxw_31[1] = sx_31[1];
-        sxw_31[2] = sx_31[2];
-        sxw_31[3] = sx_31[3];
-        sxw_31[4] = sx_31[4];
-        sxw_31[5] = sx_31[5];
-        sxw_31[6] = sx_31[6];
-        sxw_31[7] = sx_31[7];
-        sxw_31[8] = sx_31[8];
-        sxw_31[9] = sx_31[9];
-        sxw_31[10] = sx_31[10];
-        sxw_31[11] = sx_31[11];
-        sxw_31[12] = sx_31[12];
-        sxw_31[13] = sx_31[13];
-        sxw_31[14] = sx_31[14];
-        sxw_31[15] = sx_31[15];
-        sxw_31[16] = sx_31[16];
-        sxw_31[17] = sx_31[17];
-        sxw_31[18] = sx_31[18];
-        sxw_31[19] = sx_31[19];
-        sxw_31[20] = sx_31[20];
-        sxw_31[21] = sx_31[21];
-        sxw_31[22] = sx_31[22];
-        sxw_31[23] = sx_31[23];
-        rest_31 = tot_31__q - sxw_31;
         any_pos = |(nzs & rr_oh);
         beats_hi_0 = zero_w;
         beats_lo_0 = zero_w;
@@ -29706,6146 +28708,6146 @@ module la_tb_dispatch_base_fermi(clock,reset,start,total,room,fill_count,fill_re
         if (above_w_0[0]) begin
             beats_hi_0[0] = (sx_0 > sx_0) | ((sx_0 == sx_0) & older_0__q[0]);
             beats_hi_0[0] = ~((sx_0 > sx_0) | ((sx_0 == sx_0) & older_0__q[0]));
-            beats_lo_0[0] = (rest_0 < rest_0) | ((rest_0 == rest_0) & older_0__q[0]);
-            beats_lo_0[0] = ~((rest_0 < rest_0) | ((rest_0 == rest_0) & older_0__q[0]));
+            beats_lo_0[0] = (tot_0__q < tot_0__q) | ((tot_0__q == tot_0__q) & older_0__q[0]);
+            beats_lo_0[0] = ~((tot_0__q < tot_0__q) | ((tot_0__q == tot_0__q) & older_0__q[0]));
         end
         if (above_w_0[1]) begin
             beats_hi_0[1] = (sx_0 > sx_1) | ((sx_0 == sx_1) & older_1__q[0]);
             beats_hi_1[0] = ~((sx_0 > sx_1) | ((sx_0 == sx_1) & older_1__q[0]));
-            beats_lo_0[1] = (rest_0 < rest_1) | ((rest_0 == rest_1) & older_1__q[0]);
-            beats_lo_1[0] = ~((rest_0 < rest_1) | ((rest_0 == rest_1) & older_1__q[0]));
+            beats_lo_0[1] = (tot_0__q < tot_1__q) | ((tot_0__q == tot_1__q) & older_1__q[0]);
+            beats_lo_1[0] = ~((tot_0__q < tot_1__q) | ((tot_0__q == tot_1__q) & older_1__q[0]));
         end
         if (above_w_0[2]) begin
             beats_hi_0[2] = (sx_0 > sx_2) | ((sx_0 == sx_2) & older_2__q[0]);
             beats_hi_2[0] = ~((sx_0 > sx_2) | ((sx_0 == sx_2) & older_2__q[0]));
-            beats_lo_0[2] = (rest_0 < rest_2) | ((rest_0 == rest_2) & older_2__q[0]);
-            beats_lo_2[0] = ~((rest_0 < rest_2) | ((rest_0 == rest_2) & older_2__q[0]));
+            beats_lo_0[2] = (tot_0__q < tot_2__q) | ((tot_0__q == tot_2__q) & older_2__q[0]);
+            beats_lo_2[0] = ~((tot_0__q < tot_2__q) | ((tot_0__q == tot_2__q) & older_2__q[0]));
         end
         if (above_w_0[3]) begin
             beats_hi_0[3] = (sx_0 > sx_3) | ((sx_0 == sx_3) & older_3__q[0]);
             beats_hi_3[0] = ~((sx_0 > sx_3) | ((sx_0 == sx_3) & older_3__q[0]));
-            beats_lo_0[3] = (rest_0 < rest_3) | ((rest_0 == rest_3) & older_3__q[0]);
-            beats_lo_3[0] = ~((rest_0 < rest_3) | ((rest_0 == rest_3) & older_3__q[0]));
+            beats_lo_0[3] = (tot_0__q < tot_3__q) | ((tot_0__q == tot_3__q) & older_3__q[0]);
+            beats_lo_3[0] = ~((tot_0__q < tot_3__q) | ((tot_0__q == tot_3__q) & older_3__q[0]));
         end
         if (above_w_0[4]) begin
             beats_hi_0[4] = (sx_0 > sx_4) | ((sx_0 == sx_4) & older_4__q[0]);
             beats_hi_4[0] = ~((sx_0 > sx_4) | ((sx_0 == sx_4) & older_4__q[0]));
-            beats_lo_0[4] = (rest_0 < rest_4) | ((rest_0 == rest_4) & older_4__q[0]);
-            beats_lo_4[0] = ~((rest_0 < rest_4) | ((rest_0 == rest_4) & older_4__q[0]));
+            beats_lo_0[4] = (tot_0__q < tot_4__q) | ((tot_0__q == tot_4__q) & older_4__q[0]);
+            beats_lo_4[0] = ~((tot_0__q < tot_4__q) | ((tot_0__q == tot_4__q) & older_4__q[0]));
         end
         if (above_w_0[5]) begin
             beats_hi_0[5] = (sx_0 > sx_5) | ((sx_0 == sx_5) & older_5__q[0]);
             beats_hi_5[0] = ~((sx_0 > sx_5) | ((sx_0 == sx_5) & older_5__q[0]));
-            beats_lo_0[5] = (rest_0 < rest_5) | ((rest_0 == rest_5) & older_5__q[0]);
-            beats_lo_5[0] = ~((rest_0 < rest_5) | ((rest_0 == rest_5) & older_5__q[0]));
+            beats_lo_0[5] = (tot_0__q < tot_5__q) | ((tot_0__q == tot_5__q) & older_5__q[0]);
+            beats_lo_5[0] = ~((tot_0__q < tot_5__q) | ((tot_0__q == tot_5__q) & older_5__q[0]));
         end
         if (above_w_0[6]) begin
             beats_hi_0[6] = (sx_0 > sx_6) | ((sx_0 == sx_6) & older_6__q[0]);
             beats_hi_6[0] = ~((sx_0 > sx_6) | ((sx_0 == sx_6) & older_6__q[0]));
-            beats_lo_0[6] = (rest_0 < rest_6) | ((rest_0 == rest_6) & older_6__q[0]);
-            beats_lo_6[0] = ~((rest_0 < rest_6) | ((rest_0 == rest_6) & older_6__q[0]));
+            beats_lo_0[6] = (tot_0__q < tot_6__q) | ((tot_0__q == tot_6__q) & older_6__q[0]);
+            beats_lo_6[0] = ~((tot_0__q < tot_6__q) | ((tot_0__q == tot_6__q) & older_6__q[0]));
         end
         if (above_w_0[7]) begin
             beats_hi_0[7] = (sx_0 > sx_7) | ((sx_0 == sx_7) & older_7__q[0]);
             beats_hi_7[0] = ~((sx_0 > sx_7) | ((sx_0 == sx_7) & older_7__q[0]));
-            beats_lo_0[7] = (rest_0 < rest_7) | ((rest_0 == rest_7) & older_7__q[0]);
-            beats_lo_7[0] = ~((rest_0 < rest_7) | ((rest_0 == rest_7) & older_7__q[0]));
+            beats_lo_0[7] = (tot_0__q < tot_7__q) | ((tot_0__q == tot_7__q) & older_7__q[0]);
+            beats_lo_7[0] = ~((tot_0__q < tot_7__q) | ((tot_0__q == tot_7__q) & older_7__q[0]));
         end
         if (above_w_0[8]) begin
             beats_hi_0[8] = (sx_0 > sx_8) | ((sx_0 == sx_8) & older_8__q[0]);
             beats_hi_8[0] = ~((sx_0 > sx_8) | ((sx_0 == sx_8) & older_8__q[0]));
-            beats_lo_0[8] = (rest_0 < rest_8) | ((rest_0 == rest_8) & older_8__q[0]);
-            beats_lo_8[0] = ~((rest_0 < rest_8) | ((rest_0 == rest_8) & older_8__q[0]));
+            beats_lo_0[8] = (tot_0__q < tot_8__q) | ((tot_0__q == tot_8__q) & older_8__q[0]);
+            beats_lo_8[0] = ~((tot_0__q < tot_8__q) | ((tot_0__q == tot_8__q) & older_8__q[0]));
         end
         if (above_w_0[9]) begin
             beats_hi_0[9] = (sx_0 > sx_9) | ((sx_0 == sx_9) & older_9__q[0]);
             beats_hi_9[0] = ~((sx_0 > sx_9) | ((sx_0 == sx_9) & older_9__q[0]));
-            beats_lo_0[9] = (rest_0 < rest_9) | ((rest_0 == rest_9) & older_9__q[0]);
-            beats_lo_9[0] = ~((rest_0 < rest_9) | ((rest_0 == rest_9) & older_9__q[0]));
+            beats_lo_0[9] = (tot_0__q < tot_9__q) | ((tot_0__q == tot_9__q) & older_9__q[0]);
+            beats_lo_9[0] = ~((tot_0__q < tot_9__q) | ((tot_0__q == tot_9__q) & older_9__q[0]));
         end
         if (above_w_0[10]) begin
             beats_hi_0[10] = (sx_0 > sx_10) | ((sx_0 == sx_10) & older_10__q[0]);
             beats_hi_10[0] = ~((sx_0 > sx_10) | ((sx_0 == sx_10) & older_10__q[0]));
-            beats_lo_0[10] = (rest_0 < rest_10) | ((rest_0 == rest_10) & older_10__q[0]);
-            beats_lo_10[0] = ~((rest_0 < rest_10) | ((rest_0 == rest_10) & older_10__q[0]));
+            beats_lo_0[10] = (tot_0__q < tot_10__q) | ((tot_0__q == tot_10__q) & older_10__q[0]);
+            beats_lo_10[0] = ~((tot_0__q < tot_10__q) | ((tot_0__q == tot_10__q) & older_10__q[0]));
         end
         if (above_w_0[11]) begin
             beats_hi_0[11] = (sx_0 > sx_11) | ((sx_0 == sx_11) & older_11__q[0]);
             beats_hi_11[0] = ~((sx_0 > sx_11) | ((sx_0 == sx_11) & older_11__q[0]));
-            beats_lo_0[11] = (rest_0 < rest_11) | ((rest_0 == rest_11) & older_11__q[0]);
-            beats_lo_11[0] = ~((rest_0 < rest_11) | ((rest_0 == rest_11) & older_11__q[0]));
+            beats_lo_0[11] = (tot_0__q < tot_11__q) | ((tot_0__q == tot_11__q) & older_11__q[0]);
+            beats_lo_11[0] = ~((tot_0__q < tot_11__q) | ((tot_0__q == tot_11__q) & older_11__q[0]));
         end
         if (above_w_0[12]) begin
             beats_hi_0[12] = (sx_0 > sx_12) | ((sx_0 == sx_12) & older_12__q[0]);
             beats_hi_12[0] = ~((sx_0 > sx_12) | ((sx_0 == sx_12) & older_12__q[0]));
-            beats_lo_0[12] = (rest_0 < rest_12) | ((rest_0 == rest_12) & older_12__q[0]);
-            beats_lo_12[0] = ~((rest_0 < rest_12) | ((rest_0 == rest_12) & older_12__q[0]));
+            beats_lo_0[12] = (tot_0__q < tot_12__q) | ((tot_0__q == tot_12__q) & older_12__q[0]);
+            beats_lo_12[0] = ~((tot_0__q < tot_12__q) | ((tot_0__q == tot_12__q) & older_12__q[0]));
         end
         if (above_w_0[13]) begin
             beats_hi_0[13] = (sx_0 > sx_13) | ((sx_0 == sx_13) & older_13__q[0]);
             beats_hi_13[0] = ~((sx_0 > sx_13) | ((sx_0 == sx_13) & older_13__q[0]));
-            beats_lo_0[13] = (rest_0 < rest_13) | ((rest_0 == rest_13) & older_13__q[0]);
-            beats_lo_13[0] = ~((rest_0 < rest_13) | ((rest_0 == rest_13) & older_13__q[0]));
+            beats_lo_0[13] = (tot_0__q < tot_13__q) | ((tot_0__q == tot_13__q) & older_13__q[0]);
+            beats_lo_13[0] = ~((tot_0__q < tot_13__q) | ((tot_0__q == tot_13__q) & older_13__q[0]));
         end
         if (above_w_0[14]) begin
             beats_hi_0[14] = (sx_0 > sx_14) | ((sx_0 == sx_14) & older_14__q[0]);
             beats_hi_14[0] = ~((sx_0 > sx_14) | ((sx_0 == sx_14) & older_14__q[0]));
-            beats_lo_0[14] = (rest_0 < rest_14) | ((rest_0 == rest_14) & older_14__q[0]);
-            beats_lo_14[0] = ~((rest_0 < rest_14) | ((rest_0 == rest_14) & older_14__q[0]));
+            beats_lo_0[14] = (tot_0__q < tot_14__q) | ((tot_0__q == tot_14__q) & older_14__q[0]);
+            beats_lo_14[0] = ~((tot_0__q < tot_14__q) | ((tot_0__q == tot_14__q) & older_14__q[0]));
         end
         if (above_w_0[15]) begin
             beats_hi_0[15] = (sx_0 > sx_15) | ((sx_0 == sx_15) & older_15__q[0]);
             beats_hi_15[0] = ~((sx_0 > sx_15) | ((sx_0 == sx_15) & older_15__q[0]));
-            beats_lo_0[15] = (rest_0 < rest_15) | ((rest_0 == rest_15) & older_15__q[0]);
-            beats_lo_15[0] = ~((rest_0 < rest_15) | ((rest_0 == rest_15) & older_15__q[0]));
+            beats_lo_0[15] = (tot_0__q < tot_15__q) | ((tot_0__q == tot_15__q) & older_15__q[0]);
+            beats_lo_15[0] = ~((tot_0__q < tot_15__q) | ((tot_0__q == tot_15__q) & older_15__q[0]));
         end
         if (above_w_0[16]) begin
             beats_hi_0[16] = (sx_0 > sx_16) | ((sx_0 == sx_16) & older_16__q[0]);
             beats_hi_16[0] = ~((sx_0 > sx_16) | ((sx_0 == sx_16) & older_16__q[0]));
-            beats_lo_0[16] = (rest_0 < rest_16) | ((rest_0 == rest_16) & older_16__q[0]);
-            beats_lo_16[0] = ~((rest_0 < rest_16) | ((rest_0 == rest_16) & older_16__q[0]));
+            beats_lo_0[16] = (tot_0__q < tot_16__q) | ((tot_0__q == tot_16__q) & older_16__q[0]);
+            beats_lo_16[0] = ~((tot_0__q < tot_16__q) | ((tot_0__q == tot_16__q) & older_16__q[0]));
         end
         if (above_w_0[17]) begin
             beats_hi_0[17] = (sx_0 > sx_17) | ((sx_0 == sx_17) & older_17__q[0]);
             beats_hi_17[0] = ~((sx_0 > sx_17) | ((sx_0 == sx_17) & older_17__q[0]));
-            beats_lo_0[17] = (rest_0 < rest_17) | ((rest_0 == rest_17) & older_17__q[0]);
-            beats_lo_17[0] = ~((rest_0 < rest_17) | ((rest_0 == rest_17) & older_17__q[0]));
+            beats_lo_0[17] = (tot_0__q < tot_17__q) | ((tot_0__q == tot_17__q) & older_17__q[0]);
+            beats_lo_17[0] = ~((tot_0__q < tot_17__q) | ((tot_0__q == tot_17__q) & older_17__q[0]));
         end
         if (above_w_0[18]) begin
             beats_hi_0[18] = (sx_0 > sx_18) | ((sx_0 == sx_18) & older_18__q[0]);
             beats_hi_18[0] = ~((sx_0 > sx_18) | ((sx_0 == sx_18) & older_18__q[0]));
-            beats_lo_0[18] = (rest_0 < rest_18) | ((rest_0 == rest_18) & older_18__q[0]);
-            beats_lo_18[0] = ~((rest_0 < rest_18) | ((rest_0 == rest_18) & older_18__q[0]));
+            beats_lo_0[18] = (tot_0__q < tot_18__q) | ((tot_0__q == tot_18__q) & older_18__q[0]);
+            beats_lo_18[0] = ~((tot_0__q < tot_18__q) | ((tot_0__q == tot_18__q) & older_18__q[0]));
         end
         if (above_w_0[19]) begin
             beats_hi_0[19] = (sx_0 > sx_19) | ((sx_0 == sx_19) & older_19__q[0]);
             beats_hi_19[0] = ~((sx_0 > sx_19) | ((sx_0 == sx_19) & older_19__q[0]));
-            beats_lo_0[19] = (rest_0 < rest_19) | ((rest_0 == rest_19) & older_19__q[0]);
-            beats_lo_19[0] = ~((rest_0 < rest_19) | ((rest_0 == rest_19) & older_19__q[0]));
+            beats_lo_0[19] = (tot_0__q < tot_19__q) | ((tot_0__q == tot_19__q) & older_19__q[0]);
+            beats_lo_19[0] = ~((tot_0__q < tot_19__q) | ((tot_0__q == tot_19__q) & older_19__q[0]));
         end
         if (above_w_0[20]) begin
             beats_hi_0[20] = (sx_0 > sx_20) | ((sx_0 == sx_20) & older_20__q[0]);
             beats_hi_20[0] = ~((sx_0 > sx_20) | ((sx_0 == sx_20) & older_20__q[0]));
-            beats_lo_0[20] = (rest_0 < rest_20) | ((rest_0 == rest_20) & older_20__q[0]);
-            beats_lo_20[0] = ~((rest_0 < rest_20) | ((rest_0 == rest_20) & older_20__q[0]));
+            beats_lo_0[20] = (tot_0__q < tot_20__q) | ((tot_0__q == tot_20__q) & older_20__q[0]);
+            beats_lo_20[0] = ~((tot_0__q < tot_20__q) | ((tot_0__q == tot_20__q) & older_20__q[0]));
         end
         if (above_w_0[21]) begin
             beats_hi_0[21] = (sx_0 > sx_21) | ((sx_0 == sx_21) & older_21__q[0]);
             beats_hi_21[0] = ~((sx_0 > sx_21) | ((sx_0 == sx_21) & older_21__q[0]));
-            beats_lo_0[21] = (rest_0 < rest_21) | ((rest_0 == rest_21) & older_21__q[0]);
-            beats_lo_21[0] = ~((rest_0 < rest_21) | ((rest_0 == rest_21) & older_21__q[0]));
+            beats_lo_0[21] = (tot_0__q < tot_21__q) | ((tot_0__q == tot_21__q) & older_21__q[0]);
+            beats_lo_21[0] = ~((tot_0__q < tot_21__q) | ((tot_0__q == tot_21__q) & older_21__q[0]));
         end
         if (above_w_0[22]) begin
             beats_hi_0[22] = (sx_0 > sx_22) | ((sx_0 == sx_22) & older_22__q[0]);
             beats_hi_22[0] = ~((sx_0 > sx_22) | ((sx_0 == sx_22) & older_22__q[0]));
-            beats_lo_0[22] = (rest_0 < rest_22) | ((rest_0 == rest_22) & older_22__q[0]);
-            beats_lo_22[0] = ~((rest_0 < rest_22) | ((rest_0 == rest_22) & older_22__q[0]));
+            beats_lo_0[22] = (tot_0__q < tot_22__q) | ((tot_0__q == tot_22__q) & older_22__q[0]);
+            beats_lo_22[0] = ~((tot_0__q < tot_22__q) | ((tot_0__q == tot_22__q) & older_22__q[0]));
         end
         if (above_w_0[23]) begin
             beats_hi_0[23] = (sx_0 > sx_23) | ((sx_0 == sx_23) & older_23__q[0]);
             beats_hi_23[0] = ~((sx_0 > sx_23) | ((sx_0 == sx_23) & older_23__q[0]));
-            beats_lo_0[23] = (rest_0 < rest_23) | ((rest_0 == rest_23) & older_23__q[0]);
-            beats_lo_23[0] = ~((rest_0 < rest_23) | ((rest_0 == rest_23) & older_23__q[0]));
+            beats_lo_0[23] = (tot_0__q < tot_23__q) | ((tot_0__q == tot_23__q) & older_23__q[0]);
+            beats_lo_23[0] = ~((tot_0__q < tot_23__q) | ((tot_0__q == tot_23__q) & older_23__q[0]));
         end
         if (above_w_0[24]) begin
             beats_hi_0[24] = (sx_0 > sx_24) | ((sx_0 == sx_24) & older_24__q[0]);
             beats_hi_24[0] = ~((sx_0 > sx_24) | ((sx_0 == sx_24) & older_24__q[0]));
-            beats_lo_0[24] = (rest_0 < rest_24) | ((rest_0 == rest_24) & older_24__q[0]);
-            beats_lo_24[0] = ~((rest_0 < rest_24) | ((rest_0 == rest_24) & older_24__q[0]));
+            beats_lo_0[24] = (tot_0__q < tot_24__q) | ((tot_0__q == tot_24__q) & older_24__q[0]);
+            beats_lo_24[0] = ~((tot_0__q < tot_24__q) | ((tot_0__q == tot_24__q) & older_24__q[0]));
         end
         if (above_w_0[25]) begin
             beats_hi_0[25] = (sx_0 > sx_25) | ((sx_0 == sx_25) & older_25__q[0]);
             beats_hi_25[0] = ~((sx_0 > sx_25) | ((sx_0 == sx_25) & older_25__q[0]));
-            beats_lo_0[25] = (rest_0 < rest_25) | ((rest_0 == rest_25) & older_25__q[0]);
-            beats_lo_25[0] = ~((rest_0 < rest_25) | ((rest_0 == rest_25) & older_25__q[0]));
+            beats_lo_0[25] = (tot_0__q < tot_25__q) | ((tot_0__q == tot_25__q) & older_25__q[0]);
+            beats_lo_25[0] = ~((tot_0__q < tot_25__q) | ((tot_0__q == tot_25__q) & older_25__q[0]));
         end
         if (above_w_0[26]) begin
             beats_hi_0[26] = (sx_0 > sx_26) | ((sx_0 == sx_26) & older_26__q[0]);
             beats_hi_26[0] = ~((sx_0 > sx_26) | ((sx_0 == sx_26) & older_26__q[0]));
-            beats_lo_0[26] = (rest_0 < rest_26) | ((rest_0 == rest_26) & older_26__q[0]);
-            beats_lo_26[0] = ~((rest_0 < rest_26) | ((rest_0 == rest_26) & older_26__q[0]));
+            beats_lo_0[26] = (tot_0__q < tot_26__q) | ((tot_0__q == tot_26__q) & older_26__q[0]);
+            beats_lo_26[0] = ~((tot_0__q < tot_26__q) | ((tot_0__q == tot_26__q) & older_26__q[0]));
         end
         if (above_w_0[27]) begin
             beats_hi_0[27] = (sx_0 > sx_27) | ((sx_0 == sx_27) & older_27__q[0]);
             beats_hi_27[0] = ~((sx_0 > sx_27) | ((sx_0 == sx_27) & older_27__q[0]));
-            beats_lo_0[27] = (rest_0 < rest_27) | ((rest_0 == rest_27) & older_27__q[0]);
-            beats_lo_27[0] = ~((rest_0 < rest_27) | ((rest_0 == rest_27) & older_27__q[0]));
+            beats_lo_0[27] = (tot_0__q < tot_27__q) | ((tot_0__q == tot_27__q) & older_27__q[0]);
+            beats_lo_27[0] = ~((tot_0__q < tot_27__q) | ((tot_0__q == tot_27__q) & older_27__q[0]));
         end
         if (above_w_0[28]) begin
             beats_hi_0[28] = (sx_0 > sx_28) | ((sx_0 == sx_28) & older_28__q[0]);
             beats_hi_28[0] = ~((sx_0 > sx_28) | ((sx_0 == sx_28) & older_28__q[0]));
-            beats_lo_0[28] = (rest_0 < rest_28) | ((rest_0 == rest_28) & older_28__q[0]);
-            beats_lo_28[0] = ~((rest_0 < rest_28) | ((rest_0 == rest_28) & older_28__q[0]));
+            beats_lo_0[28] = (tot_0__q < tot_28__q) | ((tot_0__q == tot_28__q) & older_28__q[0]);
+            beats_lo_28[0] = ~((tot_0__q < tot_28__q) | ((tot_0__q == tot_28__q) & older_28__q[0]));
         end
         if (above_w_0[29]) begin
             beats_hi_0[29] = (sx_0 > sx_29) | ((sx_0 == sx_29) & older_29__q[0]);
             beats_hi_29[0] = ~((sx_0 > sx_29) | ((sx_0 == sx_29) & older_29__q[0]));
-            beats_lo_0[29] = (rest_0 < rest_29) | ((rest_0 == rest_29) & older_29__q[0]);
-            beats_lo_29[0] = ~((rest_0 < rest_29) | ((rest_0 == rest_29) & older_29__q[0]));
+            beats_lo_0[29] = (tot_0__q < tot_29__q) | ((tot_0__q == tot_29__q) & older_29__q[0]);
+            beats_lo_29[0] = ~((tot_0__q < tot_29__q) | ((tot_0__q == tot_29__q) & older_29__q[0]));
         end
         if (above_w_0[30]) begin
             beats_hi_0[30] = (sx_0 > sx_30) | ((sx_0 == sx_30) & older_30__q[0]);
             beats_hi_30[0] = ~((sx_0 > sx_30) | ((sx_0 == sx_30) & older_30__q[0]));
-            beats_lo_0[30] = (rest_0 < rest_30) | ((rest_0 == rest_30) & older_30__q[0]);
-            beats_lo_30[0] = ~((rest_0 < rest_30) | ((rest_0 == rest_30) & older_30__q[0]));
+            beats_lo_0[30] = (tot_0__q < tot_30__q) | ((tot_0__q == tot_30__q) & older_30__q[0]);
+            beats_lo_30[0] = ~((tot_0__q < tot_30__q) | ((tot_0__q == tot_30__q) & older_30__q[0]));
         end
         if (above_w_0[31]) begin
             beats_hi_0[31] = (sx_0 > sx_31) | ((sx_0 == sx_31) & older_31__q[0]);
             beats_hi_31[0] = ~((sx_0 > sx_31) | ((sx_0 == sx_31) & older_31__q[0]));
-            beats_lo_0[31] = (rest_0 < rest_31) | ((rest_0 == rest_31) & older_31__q[0]);
-            beats_lo_31[0] = ~((rest_0 < rest_31) | ((rest_0 == rest_31) & older_31__q[0]));
+            beats_lo_0[31] = (tot_0__q < tot_31__q) | ((tot_0__q == tot_31__q) & older_31__q[0]);
+            beats_lo_31[0] = ~((tot_0__q < tot_31__q) | ((tot_0__q == tot_31__q) & older_31__q[0]));
         end
         if (above_w_1[0]) begin
             beats_hi_1[0] = (sx_1 > sx_0) | ((sx_1 == sx_0) & older_0__q[1]);
             beats_hi_0[1] = ~((sx_1 > sx_0) | ((sx_1 == sx_0) & older_0__q[1]));
-            beats_lo_1[0] = (rest_1 < rest_0) | ((rest_1 == rest_0) & older_0__q[1]);
-            beats_lo_0[1] = ~((rest_1 < rest_0) | ((rest_1 == rest_0) & older_0__q[1]));
+            beats_lo_1[0] = (tot_1__q < tot_0__q) | ((tot_1__q == tot_0__q) & older_0__q[1]);
+            beats_lo_0[1] = ~((tot_1__q < tot_0__q) | ((tot_1__q == tot_0__q) & older_0__q[1]));
         end
         if (above_w_1[1]) begin
             beats_hi_1[1] = (sx_1 > sx_1) | ((sx_1 == sx_1) & older_1__q[1]);
             beats_hi_1[1] = ~((sx_1 > sx_1) | ((sx_1 == sx_1) & older_1__q[1]));
-            beats_lo_1[1] = (rest_1 < rest_1) | ((rest_1 == rest_1) & older_1__q[1]);
-            beats_lo_1[1] = ~((rest_1 < rest_1) | ((rest_1 == rest_1) & older_1__q[1]));
+            beats_lo_1[1] = (tot_1__q < tot_1__q) | ((tot_1__q == tot_1__q) & older_1__q[1]);
+            beats_lo_1[1] = ~((tot_1__q < tot_1__q) | ((tot_1__q == tot_1__q) & older_1__q[1]));
         end
         if (above_w_1[2]) begin
             beats_hi_1[2] = (sx_1 > sx_2) | ((sx_1 == sx_2) & older_2__q[1]);
             beats_hi_2[1] = ~((sx_1 > sx_2) | ((sx_1 == sx_2) & older_2__q[1]));
-            beats_lo_1[2] = (rest_1 < rest_2) | ((rest_1 == rest_2) & older_2__q[1]);
-            beats_lo_2[1] = ~((rest_1 < rest_2) | ((rest_1 == rest_2) & older_2__q[1]));
+            beats_lo_1[2] = (tot_1__q < tot_2__q) | ((tot_1__q == tot_2__q) & older_2__q[1]);
+            beats_lo_2[1] = ~((tot_1__q < tot_2__q) | ((tot_1__q == tot_2__q) & older_2__q[1]));
         end
         if (above_w_1[3]) begin
             beats_hi_1[3] = (sx_1 > sx_3) | ((sx_1 == sx_3) & older_3__q[1]);
             beats_hi_3[1] = ~((sx_1 > sx_3) | ((sx_1 == sx_3) & older_3__q[1]));
-            beats_lo_1[3] = (rest_1 < rest_3) | ((rest_1 == rest_3) & older_3__q[1]);
-            beats_lo_3[1] = ~((rest_1 < rest_3) | ((rest_1 == rest_3) & older_3__q[1]));
+            beats_lo_1[3] = (tot_1__q < tot_3__q) | ((tot_1__q == tot_3__q) & older_3__q[1]);
+            beats_lo_3[1] = ~((tot_1__q < tot_3__q) | ((tot_1__q == tot_3__q) & older_3__q[1]));
         end
         if (above_w_1[4]) begin
             beats_hi_1[4] = (sx_1 > sx_4) | ((sx_1 == sx_4) & older_4__q[1]);
             beats_hi_4[1] = ~((sx_1 > sx_4) | ((sx_1 == sx_4) & older_4__q[1]));
-            beats_lo_1[4] = (rest_1 < rest_4) | ((rest_1 == rest_4) & older_4__q[1]);
-            beats_lo_4[1] = ~((rest_1 < rest_4) | ((rest_1 == rest_4) & older_4__q[1]));
+            beats_lo_1[4] = (tot_1__q < tot_4__q) | ((tot_1__q == tot_4__q) & older_4__q[1]);
+            beats_lo_4[1] = ~((tot_1__q < tot_4__q) | ((tot_1__q == tot_4__q) & older_4__q[1]));
         end
         if (above_w_1[5]) begin
             beats_hi_1[5] = (sx_1 > sx_5) | ((sx_1 == sx_5) & older_5__q[1]);
             beats_hi_5[1] = ~((sx_1 > sx_5) | ((sx_1 == sx_5) & older_5__q[1]));
-            beats_lo_1[5] = (rest_1 < rest_5) | ((rest_1 == rest_5) & older_5__q[1]);
-            beats_lo_5[1] = ~((rest_1 < rest_5) | ((rest_1 == rest_5) & older_5__q[1]));
+            beats_lo_1[5] = (tot_1__q < tot_5__q) | ((tot_1__q == tot_5__q) & older_5__q[1]);
+            beats_lo_5[1] = ~((tot_1__q < tot_5__q) | ((tot_1__q == tot_5__q) & older_5__q[1]));
         end
         if (above_w_1[6]) begin
             beats_hi_1[6] = (sx_1 > sx_6) | ((sx_1 == sx_6) & older_6__q[1]);
             beats_hi_6[1] = ~((sx_1 > sx_6) | ((sx_1 == sx_6) & older_6__q[1]));
-            beats_lo_1[6] = (rest_1 < rest_6) | ((rest_1 == rest_6) & older_6__q[1]);
-            beats_lo_6[1] = ~((rest_1 < rest_6) | ((rest_1 == rest_6) & older_6__q[1]));
+            beats_lo_1[6] = (tot_1__q < tot_6__q) | ((tot_1__q == tot_6__q) & older_6__q[1]);
+            beats_lo_6[1] = ~((tot_1__q < tot_6__q) | ((tot_1__q == tot_6__q) & older_6__q[1]));
         end
         if (above_w_1[7]) begin
             beats_hi_1[7] = (sx_1 > sx_7) | ((sx_1 == sx_7) & older_7__q[1]);
             beats_hi_7[1] = ~((sx_1 > sx_7) | ((sx_1 == sx_7) & older_7__q[1]));
-            beats_lo_1[7] = (rest_1 < rest_7) | ((rest_1 == rest_7) & older_7__q[1]);
-            beats_lo_7[1] = ~((rest_1 < rest_7) | ((rest_1 == rest_7) & older_7__q[1]));
+            beats_lo_1[7] = (tot_1__q < tot_7__q) | ((tot_1__q == tot_7__q) & older_7__q[1]);
+            beats_lo_7[1] = ~((tot_1__q < tot_7__q) | ((tot_1__q == tot_7__q) & older_7__q[1]));
         end
         if (above_w_1[8]) begin
             beats_hi_1[8] = (sx_1 > sx_8) | ((sx_1 == sx_8) & older_8__q[1]);
             beats_hi_8[1] = ~((sx_1 > sx_8) | ((sx_1 == sx_8) & older_8__q[1]));
-            beats_lo_1[8] = (rest_1 < rest_8) | ((rest_1 == rest_8) & older_8__q[1]);
-            beats_lo_8[1] = ~((rest_1 < rest_8) | ((rest_1 == rest_8) & older_8__q[1]));
+            beats_lo_1[8] = (tot_1__q < tot_8__q) | ((tot_1__q == tot_8__q) & older_8__q[1]);
+            beats_lo_8[1] = ~((tot_1__q < tot_8__q) | ((tot_1__q == tot_8__q) & older_8__q[1]));
         end
         if (above_w_1[9]) begin
             beats_hi_1[9] = (sx_1 > sx_9) | ((sx_1 == sx_9) & older_9__q[1]);
             beats_hi_9[1] = ~((sx_1 > sx_9) | ((sx_1 == sx_9) & older_9__q[1]));
-            beats_lo_1[9] = (rest_1 < rest_9) | ((rest_1 == rest_9) & older_9__q[1]);
-            beats_lo_9[1] = ~((rest_1 < rest_9) | ((rest_1 == rest_9) & older_9__q[1]));
+            beats_lo_1[9] = (tot_1__q < tot_9__q) | ((tot_1__q == tot_9__q) & older_9__q[1]);
+            beats_lo_9[1] = ~((tot_1__q < tot_9__q) | ((tot_1__q == tot_9__q) & older_9__q[1]));
         end
         if (above_w_1[10]) begin
             beats_hi_1[10] = (sx_1 > sx_10) | ((sx_1 == sx_10) & older_10__q[1]);
             beats_hi_10[1] = ~((sx_1 > sx_10) | ((sx_1 == sx_10) & older_10__q[1]));
-            beats_lo_1[10] = (rest_1 < rest_10) | ((rest_1 == rest_10) & older_10__q[1]);
-            beats_lo_10[1] = ~((rest_1 < rest_10) | ((rest_1 == rest_10) & older_10__q[1]));
+            beats_lo_1[10] = (tot_1__q < tot_10__q) | ((tot_1__q == tot_10__q) & older_10__q[1]);
+            beats_lo_10[1] = ~((tot_1__q < tot_10__q) | ((tot_1__q == tot_10__q) & older_10__q[1]));
         end
         if (above_w_1[11]) begin
             beats_hi_1[11] = (sx_1 > sx_11) | ((sx_1 == sx_11) & older_11__q[1]);
             beats_hi_11[1] = ~((sx_1 > sx_11) | ((sx_1 == sx_11) & older_11__q[1]));
-            beats_lo_1[11] = (rest_1 < rest_11) | ((rest_1 == rest_11) & older_11__q[1]);
-            beats_lo_11[1] = ~((rest_1 < rest_11) | ((rest_1 == rest_11) & older_11__q[1]));
+            beats_lo_1[11] = (tot_1__q < tot_11__q) | ((tot_1__q == tot_11__q) & older_11__q[1]);
+            beats_lo_11[1] = ~((tot_1__q < tot_11__q) | ((tot_1__q == tot_11__q) & older_11__q[1]));
         end
         if (above_w_1[12]) begin
             beats_hi_1[12] = (sx_1 > sx_12) | ((sx_1 == sx_12) & older_12__q[1]);
             beats_hi_12[1] = ~((sx_1 > sx_12) | ((sx_1 == sx_12) & older_12__q[1]));
-            beats_lo_1[12] = (rest_1 < rest_12) | ((rest_1 == rest_12) & older_12__q[1]);
-            beats_lo_12[1] = ~((rest_1 < rest_12) | ((rest_1 == rest_12) & older_12__q[1]));
+            beats_lo_1[12] = (tot_1__q < tot_12__q) | ((tot_1__q == tot_12__q) & older_12__q[1]);
+            beats_lo_12[1] = ~((tot_1__q < tot_12__q) | ((tot_1__q == tot_12__q) & older_12__q[1]));
         end
         if (above_w_1[13]) begin
             beats_hi_1[13] = (sx_1 > sx_13) | ((sx_1 == sx_13) & older_13__q[1]);
             beats_hi_13[1] = ~((sx_1 > sx_13) | ((sx_1 == sx_13) & older_13__q[1]));
-            beats_lo_1[13] = (rest_1 < rest_13) | ((rest_1 == rest_13) & older_13__q[1]);
-            beats_lo_13[1] = ~((rest_1 < rest_13) | ((rest_1 == rest_13) & older_13__q[1]));
+            beats_lo_1[13] = (tot_1__q < tot_13__q) | ((tot_1__q == tot_13__q) & older_13__q[1]);
+            beats_lo_13[1] = ~((tot_1__q < tot_13__q) | ((tot_1__q == tot_13__q) & older_13__q[1]));
         end
         if (above_w_1[14]) begin
             beats_hi_1[14] = (sx_1 > sx_14) | ((sx_1 == sx_14) & older_14__q[1]);
             beats_hi_14[1] = ~((sx_1 > sx_14) | ((sx_1 == sx_14) & older_14__q[1]));
-            beats_lo_1[14] = (rest_1 < rest_14) | ((rest_1 == rest_14) & older_14__q[1]);
-            beats_lo_14[1] = ~((rest_1 < rest_14) | ((rest_1 == rest_14) & older_14__q[1]));
+            beats_lo_1[14] = (tot_1__q < tot_14__q) | ((tot_1__q == tot_14__q) & older_14__q[1]);
+            beats_lo_14[1] = ~((tot_1__q < tot_14__q) | ((tot_1__q == tot_14__q) & older_14__q[1]));
         end
         if (above_w_1[15]) begin
             beats_hi_1[15] = (sx_1 > sx_15) | ((sx_1 == sx_15) & older_15__q[1]);
             beats_hi_15[1] = ~((sx_1 > sx_15) | ((sx_1 == sx_15) & older_15__q[1]));
-            beats_lo_1[15] = (rest_1 < rest_15) | ((rest_1 == rest_15) & older_15__q[1]);
-            beats_lo_15[1] = ~((rest_1 < rest_15) | ((rest_1 == rest_15) & older_15__q[1]));
+            beats_lo_1[15] = (tot_1__q < tot_15__q) | ((tot_1__q == tot_15__q) & older_15__q[1]);
+            beats_lo_15[1] = ~((tot_1__q < tot_15__q) | ((tot_1__q == tot_15__q) & older_15__q[1]));
         end
         if (above_w_1[16]) begin
             beats_hi_1[16] = (sx_1 > sx_16) | ((sx_1 == sx_16) & older_16__q[1]);
             beats_hi_16[1] = ~((sx_1 > sx_16) | ((sx_1 == sx_16) & older_16__q[1]));
-            beats_lo_1[16] = (rest_1 < rest_16) | ((rest_1 == rest_16) & older_16__q[1]);
-            beats_lo_16[1] = ~((rest_1 < rest_16) | ((rest_1 == rest_16) & older_16__q[1]));
+            beats_lo_1[16] = (tot_1__q < tot_16__q) | ((tot_1__q == tot_16__q) & older_16__q[1]);
+            beats_lo_16[1] = ~((tot_1__q < tot_16__q) | ((tot_1__q == tot_16__q) & older_16__q[1]));
         end
         if (above_w_1[17]) begin
             beats_hi_1[17] = (sx_1 > sx_17) | ((sx_1 == sx_17) & older_17__q[1]);
             beats_hi_17[1] = ~((sx_1 > sx_17) | ((sx_1 == sx_17) & older_17__q[1]));
-            beats_lo_1[17] = (rest_1 < rest_17) | ((rest_1 == rest_17) & older_17__q[1]);
-            beats_lo_17[1] = ~((rest_1 < rest_17) | ((rest_1 == rest_17) & older_17__q[1]));
+            beats_lo_1[17] = (tot_1__q < tot_17__q) | ((tot_1__q == tot_17__q) & older_17__q[1]);
+            beats_lo_17[1] = ~((tot_1__q < tot_17__q) | ((tot_1__q == tot_17__q) & older_17__q[1]));
         end
         if (above_w_1[18]) begin
             beats_hi_1[18] = (sx_1 > sx_18) | ((sx_1 == sx_18) & older_18__q[1]);
             beats_hi_18[1] = ~((sx_1 > sx_18) | ((sx_1 == sx_18) & older_18__q[1]));
-            beats_lo_1[18] = (rest_1 < rest_18) | ((rest_1 == rest_18) & older_18__q[1]);
-            beats_lo_18[1] = ~((rest_1 < rest_18) | ((rest_1 == rest_18) & older_18__q[1]));
+            beats_lo_1[18] = (tot_1__q < tot_18__q) | ((tot_1__q == tot_18__q) & older_18__q[1]);
+            beats_lo_18[1] = ~((tot_1__q < tot_18__q) | ((tot_1__q == tot_18__q) & older_18__q[1]));
         end
         if (above_w_1[19]) begin
             beats_hi_1[19] = (sx_1 > sx_19) | ((sx_1 == sx_19) & older_19__q[1]);
             beats_hi_19[1] = ~((sx_1 > sx_19) | ((sx_1 == sx_19) & older_19__q[1]));
-            beats_lo_1[19] = (rest_1 < rest_19) | ((rest_1 == rest_19) & older_19__q[1]);
-            beats_lo_19[1] = ~((rest_1 < rest_19) | ((rest_1 == rest_19) & older_19__q[1]));
+            beats_lo_1[19] = (tot_1__q < tot_19__q) | ((tot_1__q == tot_19__q) & older_19__q[1]);
+            beats_lo_19[1] = ~((tot_1__q < tot_19__q) | ((tot_1__q == tot_19__q) & older_19__q[1]));
         end
         if (above_w_1[20]) begin
             beats_hi_1[20] = (sx_1 > sx_20) | ((sx_1 == sx_20) & older_20__q[1]);
             beats_hi_20[1] = ~((sx_1 > sx_20) | ((sx_1 == sx_20) & older_20__q[1]));
-            beats_lo_1[20] = (rest_1 < rest_20) | ((rest_1 == rest_20) & older_20__q[1]);
-            beats_lo_20[1] = ~((rest_1 < rest_20) | ((rest_1 == rest_20) & older_20__q[1]));
+            beats_lo_1[20] = (tot_1__q < tot_20__q) | ((tot_1__q == tot_20__q) & older_20__q[1]);
+            beats_lo_20[1] = ~((tot_1__q < tot_20__q) | ((tot_1__q == tot_20__q) & older_20__q[1]));
         end
         if (above_w_1[21]) begin
             beats_hi_1[21] = (sx_1 > sx_21) | ((sx_1 == sx_21) & older_21__q[1]);
             beats_hi_21[1] = ~((sx_1 > sx_21) | ((sx_1 == sx_21) & older_21__q[1]));
-            beats_lo_1[21] = (rest_1 < rest_21) | ((rest_1 == rest_21) & older_21__q[1]);
-            beats_lo_21[1] = ~((rest_1 < rest_21) | ((rest_1 == rest_21) & older_21__q[1]));
+            beats_lo_1[21] = (tot_1__q < tot_21__q) | ((tot_1__q == tot_21__q) & older_21__q[1]);
+            beats_lo_21[1] = ~((tot_1__q < tot_21__q) | ((tot_1__q == tot_21__q) & older_21__q[1]));
         end
         if (above_w_1[22]) begin
             beats_hi_1[22] = (sx_1 > sx_22) | ((sx_1 == sx_22) & older_22__q[1]);
             beats_hi_22[1] = ~((sx_1 > sx_22) | ((sx_1 == sx_22) & older_22__q[1]));
-            beats_lo_1[22] = (rest_1 < rest_22) | ((rest_1 == rest_22) & older_22__q[1]);
-            beats_lo_22[1] = ~((rest_1 < rest_22) | ((rest_1 == rest_22) & older_22__q[1]));
+            beats_lo_1[22] = (tot_1__q < tot_22__q) | ((tot_1__q == tot_22__q) & older_22__q[1]);
+            beats_lo_22[1] = ~((tot_1__q < tot_22__q) | ((tot_1__q == tot_22__q) & older_22__q[1]));
         end
         if (above_w_1[23]) begin
             beats_hi_1[23] = (sx_1 > sx_23) | ((sx_1 == sx_23) & older_23__q[1]);
             beats_hi_23[1] = ~((sx_1 > sx_23) | ((sx_1 == sx_23) & older_23__q[1]));
-            beats_lo_1[23] = (rest_1 < rest_23) | ((rest_1 == rest_23) & older_23__q[1]);
-            beats_lo_23[1] = ~((rest_1 < rest_23) | ((rest_1 == rest_23) & older_23__q[1]));
+            beats_lo_1[23] = (tot_1__q < tot_23__q) | ((tot_1__q == tot_23__q) & older_23__q[1]);
+            beats_lo_23[1] = ~((tot_1__q < tot_23__q) | ((tot_1__q == tot_23__q) & older_23__q[1]));
         end
         if (above_w_1[24]) begin
             beats_hi_1[24] = (sx_1 > sx_24) | ((sx_1 == sx_24) & older_24__q[1]);
             beats_hi_24[1] = ~((sx_1 > sx_24) | ((sx_1 == sx_24) & older_24__q[1]));
-            beats_lo_1[24] = (rest_1 < rest_24) | ((rest_1 == rest_24) & older_24__q[1]);
-            beats_lo_24[1] = ~((rest_1 < rest_24) | ((rest_1 == rest_24) & older_24__q[1]));
+            beats_lo_1[24] = (tot_1__q < tot_24__q) | ((tot_1__q == tot_24__q) & older_24__q[1]);
+            beats_lo_24[1] = ~((tot_1__q < tot_24__q) | ((tot_1__q == tot_24__q) & older_24__q[1]));
         end
         if (above_w_1[25]) begin
             beats_hi_1[25] = (sx_1 > sx_25) | ((sx_1 == sx_25) & older_25__q[1]);
             beats_hi_25[1] = ~((sx_1 > sx_25) | ((sx_1 == sx_25) & older_25__q[1]));
-            beats_lo_1[25] = (rest_1 < rest_25) | ((rest_1 == rest_25) & older_25__q[1]);
-            beats_lo_25[1] = ~((rest_1 < rest_25) | ((rest_1 == rest_25) & older_25__q[1]));
+            beats_lo_1[25] = (tot_1__q < tot_25__q) | ((tot_1__q == tot_25__q) & older_25__q[1]);
+            beats_lo_25[1] = ~((tot_1__q < tot_25__q) | ((tot_1__q == tot_25__q) & older_25__q[1]));
         end
         if (above_w_1[26]) begin
             beats_hi_1[26] = (sx_1 > sx_26) | ((sx_1 == sx_26) & older_26__q[1]);
             beats_hi_26[1] = ~((sx_1 > sx_26) | ((sx_1 == sx_26) & older_26__q[1]));
-            beats_lo_1[26] = (rest_1 < rest_26) | ((rest_1 == rest_26) & older_26__q[1]);
-            beats_lo_26[1] = ~((rest_1 < rest_26) | ((rest_1 == rest_26) & older_26__q[1]));
+            beats_lo_1[26] = (tot_1__q < tot_26__q) | ((tot_1__q == tot_26__q) & older_26__q[1]);
+            beats_lo_26[1] = ~((tot_1__q < tot_26__q) | ((tot_1__q == tot_26__q) & older_26__q[1]));
         end
         if (above_w_1[27]) begin
             beats_hi_1[27] = (sx_1 > sx_27) | ((sx_1 == sx_27) & older_27__q[1]);
             beats_hi_27[1] = ~((sx_1 > sx_27) | ((sx_1 == sx_27) & older_27__q[1]));
-            beats_lo_1[27] = (rest_1 < rest_27) | ((rest_1 == rest_27) & older_27__q[1]);
-            beats_lo_27[1] = ~((rest_1 < rest_27) | ((rest_1 == rest_27) & older_27__q[1]));
+            beats_lo_1[27] = (tot_1__q < tot_27__q) | ((tot_1__q == tot_27__q) & older_27__q[1]);
+            beats_lo_27[1] = ~((tot_1__q < tot_27__q) | ((tot_1__q == tot_27__q) & older_27__q[1]));
         end
         if (above_w_1[28]) begin
             beats_hi_1[28] = (sx_1 > sx_28) | ((sx_1 == sx_28) & older_28__q[1]);
             beats_hi_28[1] = ~((sx_1 > sx_28) | ((sx_1 == sx_28) & older_28__q[1]));
-            beats_lo_1[28] = (rest_1 < rest_28) | ((rest_1 == rest_28) & older_28__q[1]);
-            beats_lo_28[1] = ~((rest_1 < rest_28) | ((rest_1 == rest_28) & older_28__q[1]));
+            beats_lo_1[28] = (tot_1__q < tot_28__q) | ((tot_1__q == tot_28__q) & older_28__q[1]);
+            beats_lo_28[1] = ~((tot_1__q < tot_28__q) | ((tot_1__q == tot_28__q) & older_28__q[1]));
         end
         if (above_w_1[29]) begin
             beats_hi_1[29] = (sx_1 > sx_29) | ((sx_1 == sx_29) & older_29__q[1]);
             beats_hi_29[1] = ~((sx_1 > sx_29) | ((sx_1 == sx_29) & older_29__q[1]));
-            beats_lo_1[29] = (rest_1 < rest_29) | ((rest_1 == rest_29) & older_29__q[1]);
-            beats_lo_29[1] = ~((rest_1 < rest_29) | ((rest_1 == rest_29) & older_29__q[1]));
+            beats_lo_1[29] = (tot_1__q < tot_29__q) | ((tot_1__q == tot_29__q) & older_29__q[1]);
+            beats_lo_29[1] = ~((tot_1__q < tot_29__q) | ((tot_1__q == tot_29__q) & older_29__q[1]));
         end
         if (above_w_1[30]) begin
             beats_hi_1[30] = (sx_1 > sx_30) | ((sx_1 == sx_30) & older_30__q[1]);
             beats_hi_30[1] = ~((sx_1 > sx_30) | ((sx_1 == sx_30) & older_30__q[1]));
-            beats_lo_1[30] = (rest_1 < rest_30) | ((rest_1 == rest_30) & older_30__q[1]);
-            beats_lo_30[1] = ~((rest_1 < rest_30) | ((rest_1 == rest_30) & older_30__q[1]));
+            beats_lo_1[30] = (tot_1__q < tot_30__q) | ((tot_1__q == tot_30__q) & older_30__q[1]);
+            beats_lo_30[1] = ~((tot_1__q < tot_30__q) | ((tot_1__q == tot_30__q) & older_30__q[1]));
         end
         if (above_w_1[31]) begin
             beats_hi_1[31] = (sx_1 > sx_31) | ((sx_1 == sx_31) & older_31__q[1]);
             beats_hi_31[1] = ~((sx_1 > sx_31) | ((sx_1 == sx_31) & older_31__q[1]));
-            beats_lo_1[31] = (rest_1 < rest_31) | ((rest_1 == rest_31) & older_31__q[1]);
-            beats_lo_31[1] = ~((rest_1 < rest_31) | ((rest_1 == rest_31) & older_31__q[1]));
+            beats_lo_1[31] = (tot_1__q < tot_31__q) | ((tot_1__q == tot_31__q) & older_31__q[1]);
+            beats_lo_31[1] = ~((tot_1__q < tot_31__q) | ((tot_1__q == tot_31__q) & older_31__q[1]));
         end
         if (above_w_2[0]) begin
             beats_hi_2[0] = (sx_2 > sx_0) | ((sx_2 == sx_0) & older_0__q[2]);
             beats_hi_0[2] = ~((sx_2 > sx_0) | ((sx_2 == sx_0) & older_0__q[2]));
-            beats_lo_2[0] = (rest_2 < rest_0) | ((rest_2 == rest_0) & older_0__q[2]);
-            beats_lo_0[2] = ~((rest_2 < rest_0) | ((rest_2 == rest_0) & older_0__q[2]));
+            beats_lo_2[0] = (tot_2__q < tot_0__q) | ((tot_2__q == tot_0__q) & older_0__q[2]);
+            beats_lo_0[2] = ~((tot_2__q < tot_0__q) | ((tot_2__q == tot_0__q) & older_0__q[2]));
         end
         if (above_w_2[1]) begin
             beats_hi_2[1] = (sx_2 > sx_1) | ((sx_2 == sx_1) & older_1__q[2]);
             beats_hi_1[2] = ~((sx_2 > sx_1) | ((sx_2 == sx_1) & older_1__q[2]));
-            beats_lo_2[1] = (rest_2 < rest_1) | ((rest_2 == rest_1) & older_1__q[2]);
-            beats_lo_1[2] = ~((rest_2 < rest_1) | ((rest_2 == rest_1) & older_1__q[2]));
+            beats_lo_2[1] = (tot_2__q < tot_1__q) | ((tot_2__q == tot_1__q) & older_1__q[2]);
+            beats_lo_1[2] = ~((tot_2__q < tot_1__q) | ((tot_2__q == tot_1__q) & older_1__q[2]));
         end
         if (above_w_2[2]) begin
             beats_hi_2[2] = (sx_2 > sx_2) | ((sx_2 == sx_2) & older_2__q[2]);
             beats_hi_2[2] = ~((sx_2 > sx_2) | ((sx_2 == sx_2) & older_2__q[2]));
-            beats_lo_2[2] = (rest_2 < rest_2) | ((rest_2 == rest_2) & older_2__q[2]);
-            beats_lo_2[2] = ~((rest_2 < rest_2) | ((rest_2 == rest_2) & older_2__q[2]));
+            beats_lo_2[2] = (tot_2__q < tot_2__q) | ((tot_2__q == tot_2__q) & older_2__q[2]);
+            beats_lo_2[2] = ~((tot_2__q < tot_2__q) | ((tot_2__q == tot_2__q) & older_2__q[2]));
         end
         if (above_w_2[3]) begin
             beats_hi_2[3] = (sx_2 > sx_3) | ((sx_2 == sx_3) & older_3__q[2]);
             beats_hi_3[2] = ~((sx_2 > sx_3) | ((sx_2 == sx_3) & older_3__q[2]));
-            beats_lo_2[3] = (rest_2 < rest_3) | ((rest_2 == rest_3) & older_3__q[2]);
-            beats_lo_3[2] = ~((rest_2 < rest_3) | ((rest_2 == rest_3) & older_3__q[2]));
+            beats_lo_2[3] = (tot_2__q < tot_3__q) | ((tot_2__q == tot_3__q) & older_3__q[2]);
+            beats_lo_3[2] = ~((tot_2__q < tot_3__q) | ((tot_2__q == tot_3__q) & older_3__q[2]));
         end
         if (above_w_2[4]) begin
             beats_hi_2[4] = (sx_2 > sx_4) | ((sx_2 == sx_4) & older_4__q[2]);
             beats_hi_4[2] = ~((sx_2 > sx_4) | ((sx_2 == sx_4) & older_4__q[2]));
-            beats_lo_2[4] = (rest_2 < rest_4) | ((rest_2 == rest_4) & older_4__q[2]);
-            beats_lo_4[2] = ~((rest_2 < rest_4) | ((rest_2 == rest_4) & older_4__q[2]));
+            beats_lo_2[4] = (tot_2__q < tot_4__q) | ((tot_2__q == tot_4__q) & older_4__q[2]);
+            beats_lo_4[2] = ~((tot_2__q < tot_4__q) | ((tot_2__q == tot_4__q) & older_4__q[2]));
         end
         if (above_w_2[5]) begin
             beats_hi_2[5] = (sx_2 > sx_5) | ((sx_2 == sx_5) & older_5__q[2]);
             beats_hi_5[2] = ~((sx_2 > sx_5) | ((sx_2 == sx_5) & older_5__q[2]));
-            beats_lo_2[5] = (rest_2 < rest_5) | ((rest_2 == rest_5) & older_5__q[2]);
-            beats_lo_5[2] = ~((rest_2 < rest_5) | ((rest_2 == rest_5) & older_5__q[2]));
+            beats_lo_2[5] = (tot_2__q < tot_5__q) | ((tot_2__q == tot_5__q) & older_5__q[2]);
+            beats_lo_5[2] = ~((tot_2__q < tot_5__q) | ((tot_2__q == tot_5__q) & older_5__q[2]));
         end
         if (above_w_2[6]) begin
             beats_hi_2[6] = (sx_2 > sx_6) | ((sx_2 == sx_6) & older_6__q[2]);
             beats_hi_6[2] = ~((sx_2 > sx_6) | ((sx_2 == sx_6) & older_6__q[2]));
-            beats_lo_2[6] = (rest_2 < rest_6) | ((rest_2 == rest_6) & older_6__q[2]);
-            beats_lo_6[2] = ~((rest_2 < rest_6) | ((rest_2 == rest_6) & older_6__q[2]));
+            beats_lo_2[6] = (tot_2__q < tot_6__q) | ((tot_2__q == tot_6__q) & older_6__q[2]);
+            beats_lo_6[2] = ~((tot_2__q < tot_6__q) | ((tot_2__q == tot_6__q) & older_6__q[2]));
         end
         if (above_w_2[7]) begin
             beats_hi_2[7] = (sx_2 > sx_7) | ((sx_2 == sx_7) & older_7__q[2]);
             beats_hi_7[2] = ~((sx_2 > sx_7) | ((sx_2 == sx_7) & older_7__q[2]));
-            beats_lo_2[7] = (rest_2 < rest_7) | ((rest_2 == rest_7) & older_7__q[2]);
-            beats_lo_7[2] = ~((rest_2 < rest_7) | ((rest_2 == rest_7) & older_7__q[2]));
+            beats_lo_2[7] = (tot_2__q < tot_7__q) | ((tot_2__q == tot_7__q) & older_7__q[2]);
+            beats_lo_7[2] = ~((tot_2__q < tot_7__q) | ((tot_2__q == tot_7__q) & older_7__q[2]));
         end
         if (above_w_2[8]) begin
             beats_hi_2[8] = (sx_2 > sx_8) | ((sx_2 == sx_8) & older_8__q[2]);
             beats_hi_8[2] = ~((sx_2 > sx_8) | ((sx_2 == sx_8) & older_8__q[2]));
-            beats_lo_2[8] = (rest_2 < rest_8) | ((rest_2 == rest_8) & older_8__q[2]);
-            beats_lo_8[2] = ~((rest_2 < rest_8) | ((rest_2 == rest_8) & older_8__q[2]));
+            beats_lo_2[8] = (tot_2__q < tot_8__q) | ((tot_2__q == tot_8__q) & older_8__q[2]);
+            beats_lo_8[2] = ~((tot_2__q < tot_8__q) | ((tot_2__q == tot_8__q) & older_8__q[2]));
         end
         if (above_w_2[9]) begin
             beats_hi_2[9] = (sx_2 > sx_9) | ((sx_2 == sx_9) & older_9__q[2]);
             beats_hi_9[2] = ~((sx_2 > sx_9) | ((sx_2 == sx_9) & older_9__q[2]));
-            beats_lo_2[9] = (rest_2 < rest_9) | ((rest_2 == rest_9) & older_9__q[2]);
-            beats_lo_9[2] = ~((rest_2 < rest_9) | ((rest_2 == rest_9) & older_9__q[2]));
+            beats_lo_2[9] = (tot_2__q < tot_9__q) | ((tot_2__q == tot_9__q) & older_9__q[2]);
+            beats_lo_9[2] = ~((tot_2__q < tot_9__q) | ((tot_2__q == tot_9__q) & older_9__q[2]));
         end
         if (above_w_2[10]) begin
             beats_hi_2[10] = (sx_2 > sx_10) | ((sx_2 == sx_10) & older_10__q[2]);
             beats_hi_10[2] = ~((sx_2 > sx_10) | ((sx_2 == sx_10) & older_10__q[2]));
-            beats_lo_2[10] = (rest_2 < rest_10) | ((rest_2 == rest_10) & older_10__q[2]);
-            beats_lo_10[2] = ~((rest_2 < rest_10) | ((rest_2 == rest_10) & older_10__q[2]));
+            beats_lo_2[10] = (tot_2__q < tot_10__q) | ((tot_2__q == tot_10__q) & older_10__q[2]);
+            beats_lo_10[2] = ~((tot_2__q < tot_10__q) | ((tot_2__q == tot_10__q) & older_10__q[2]));
         end
         if (above_w_2[11]) begin
             beats_hi_2[11] = (sx_2 > sx_11) | ((sx_2 == sx_11) & older_11__q[2]);
             beats_hi_11[2] = ~((sx_2 > sx_11) | ((sx_2 == sx_11) & older_11__q[2]));
-            beats_lo_2[11] = (rest_2 < rest_11) | ((rest_2 == rest_11) & older_11__q[2]);
-            beats_lo_11[2] = ~((rest_2 < rest_11) | ((rest_2 == rest_11) & older_11__q[2]));
+            beats_lo_2[11] = (tot_2__q < tot_11__q) | ((tot_2__q == tot_11__q) & older_11__q[2]);
+            beats_lo_11[2] = ~((tot_2__q < tot_11__q) | ((tot_2__q == tot_11__q) & older_11__q[2]));
         end
         if (above_w_2[12]) begin
             beats_hi_2[12] = (sx_2 > sx_12) | ((sx_2 == sx_12) & older_12__q[2]);
             beats_hi_12[2] = ~((sx_2 > sx_12) | ((sx_2 == sx_12) & older_12__q[2]));
-            beats_lo_2[12] = (rest_2 < rest_12) | ((rest_2 == rest_12) & older_12__q[2]);
-            beats_lo_12[2] = ~((rest_2 < rest_12) | ((rest_2 == rest_12) & older_12__q[2]));
+            beats_lo_2[12] = (tot_2__q < tot_12__q) | ((tot_2__q == tot_12__q) & older_12__q[2]);
+            beats_lo_12[2] = ~((tot_2__q < tot_12__q) | ((tot_2__q == tot_12__q) & older_12__q[2]));
         end
         if (above_w_2[13]) begin
             beats_hi_2[13] = (sx_2 > sx_13) | ((sx_2 == sx_13) & older_13__q[2]);
             beats_hi_13[2] = ~((sx_2 > sx_13) | ((sx_2 == sx_13) & older_13__q[2]));
-            beats_lo_2[13] = (rest_2 < rest_13) | ((rest_2 == rest_13) & older_13__q[2]);
-            beats_lo_13[2] = ~((rest_2 < rest_13) | ((rest_2 == rest_13) & older_13__q[2]));
+            beats_lo_2[13] = (tot_2__q < tot_13__q) | ((tot_2__q == tot_13__q) & older_13__q[2]);
+            beats_lo_13[2] = ~((tot_2__q < tot_13__q) | ((tot_2__q == tot_13__q) & older_13__q[2]));
         end
         if (above_w_2[14]) begin
             beats_hi_2[14] = (sx_2 > sx_14) | ((sx_2 == sx_14) & older_14__q[2]);
             beats_hi_14[2] = ~((sx_2 > sx_14) | ((sx_2 == sx_14) & older_14__q[2]));
-            beats_lo_2[14] = (rest_2 < rest_14) | ((rest_2 == rest_14) & older_14__q[2]);
-            beats_lo_14[2] = ~((rest_2 < rest_14) | ((rest_2 == rest_14) & older_14__q[2]));
+            beats_lo_2[14] = (tot_2__q < tot_14__q) | ((tot_2__q == tot_14__q) & older_14__q[2]);
+            beats_lo_14[2] = ~((tot_2__q < tot_14__q) | ((tot_2__q == tot_14__q) & older_14__q[2]));
         end
         if (above_w_2[15]) begin
             beats_hi_2[15] = (sx_2 > sx_15) | ((sx_2 == sx_15) & older_15__q[2]);
             beats_hi_15[2] = ~((sx_2 > sx_15) | ((sx_2 == sx_15) & older_15__q[2]));
-            beats_lo_2[15] = (rest_2 < rest_15) | ((rest_2 == rest_15) & older_15__q[2]);
-            beats_lo_15[2] = ~((rest_2 < rest_15) | ((rest_2 == rest_15) & older_15__q[2]));
+            beats_lo_2[15] = (tot_2__q < tot_15__q) | ((tot_2__q == tot_15__q) & older_15__q[2]);
+            beats_lo_15[2] = ~((tot_2__q < tot_15__q) | ((tot_2__q == tot_15__q) & older_15__q[2]));
         end
         if (above_w_2[16]) begin
             beats_hi_2[16] = (sx_2 > sx_16) | ((sx_2 == sx_16) & older_16__q[2]);
             beats_hi_16[2] = ~((sx_2 > sx_16) | ((sx_2 == sx_16) & older_16__q[2]));
-            beats_lo_2[16] = (rest_2 < rest_16) | ((rest_2 == rest_16) & older_16__q[2]);
-            beats_lo_16[2] = ~((rest_2 < rest_16) | ((rest_2 == rest_16) & older_16__q[2]));
+            beats_lo_2[16] = (tot_2__q < tot_16__q) | ((tot_2__q == tot_16__q) & older_16__q[2]);
+            beats_lo_16[2] = ~((tot_2__q < tot_16__q) | ((tot_2__q == tot_16__q) & older_16__q[2]));
         end
         if (above_w_2[17]) begin
             beats_hi_2[17] = (sx_2 > sx_17) | ((sx_2 == sx_17) & older_17__q[2]);
             beats_hi_17[2] = ~((sx_2 > sx_17) | ((sx_2 == sx_17) & older_17__q[2]));
-            beats_lo_2[17] = (rest_2 < rest_17) | ((rest_2 == rest_17) & older_17__q[2]);
-            beats_lo_17[2] = ~((rest_2 < rest_17) | ((rest_2 == rest_17) & older_17__q[2]));
+            beats_lo_2[17] = (tot_2__q < tot_17__q) | ((tot_2__q == tot_17__q) & older_17__q[2]);
+            beats_lo_17[2] = ~((tot_2__q < tot_17__q) | ((tot_2__q == tot_17__q) & older_17__q[2]));
         end
         if (above_w_2[18]) begin
             beats_hi_2[18] = (sx_2 > sx_18) | ((sx_2 == sx_18) & older_18__q[2]);
             beats_hi_18[2] = ~((sx_2 > sx_18) | ((sx_2 == sx_18) & older_18__q[2]));
-            beats_lo_2[18] = (rest_2 < rest_18) | ((rest_2 == rest_18) & older_18__q[2]);
-            beats_lo_18[2] = ~((rest_2 < rest_18) | ((rest_2 == rest_18) & older_18__q[2]));
+            beats_lo_2[18] = (tot_2__q < tot_18__q) | ((tot_2__q == tot_18__q) & older_18__q[2]);
+            beats_lo_18[2] = ~((tot_2__q < tot_18__q) | ((tot_2__q == tot_18__q) & older_18__q[2]));
         end
         if (above_w_2[19]) begin
             beats_hi_2[19] = (sx_2 > sx_19) | ((sx_2 == sx_19) & older_19__q[2]);
             beats_hi_19[2] = ~((sx_2 > sx_19) | ((sx_2 == sx_19) & older_19__q[2]));
-            beats_lo_2[19] = (rest_2 < rest_19) | ((rest_2 == rest_19) & older_19__q[2]);
-            beats_lo_19[2] = ~((rest_2 < rest_19) | ((rest_2 == rest_19) & older_19__q[2]));
+            beats_lo_2[19] = (tot_2__q < tot_19__q) | ((tot_2__q == tot_19__q) & older_19__q[2]);
+            beats_lo_19[2] = ~((tot_2__q < tot_19__q) | ((tot_2__q == tot_19__q) & older_19__q[2]));
         end
         if (above_w_2[20]) begin
             beats_hi_2[20] = (sx_2 > sx_20) | ((sx_2 == sx_20) & older_20__q[2]);
             beats_hi_20[2] = ~((sx_2 > sx_20) | ((sx_2 == sx_20) & older_20__q[2]));
-            beats_lo_2[20] = (rest_2 < rest_20) | ((rest_2 == rest_20) & older_20__q[2]);
-            beats_lo_20[2] = ~((rest_2 < rest_20) | ((rest_2 == rest_20) & older_20__q[2]));
+            beats_lo_2[20] = (tot_2__q < tot_20__q) | ((tot_2__q == tot_20__q) & older_20__q[2]);
+            beats_lo_20[2] = ~((tot_2__q < tot_20__q) | ((tot_2__q == tot_20__q) & older_20__q[2]));
         end
         if (above_w_2[21]) begin
             beats_hi_2[21] = (sx_2 > sx_21) | ((sx_2 == sx_21) & older_21__q[2]);
             beats_hi_21[2] = ~((sx_2 > sx_21) | ((sx_2 == sx_21) & older_21__q[2]));
-            beats_lo_2[21] = (rest_2 < rest_21) | ((rest_2 == rest_21) & older_21__q[2]);
-            beats_lo_21[2] = ~((rest_2 < rest_21) | ((rest_2 == rest_21) & older_21__q[2]));
+            beats_lo_2[21] = (tot_2__q < tot_21__q) | ((tot_2__q == tot_21__q) & older_21__q[2]);
+            beats_lo_21[2] = ~((tot_2__q < tot_21__q) | ((tot_2__q == tot_21__q) & older_21__q[2]));
         end
         if (above_w_2[22]) begin
             beats_hi_2[22] = (sx_2 > sx_22) | ((sx_2 == sx_22) & older_22__q[2]);
             beats_hi_22[2] = ~((sx_2 > sx_22) | ((sx_2 == sx_22) & older_22__q[2]));
-            beats_lo_2[22] = (rest_2 < rest_22) | ((rest_2 == rest_22) & older_22__q[2]);
-            beats_lo_22[2] = ~((rest_2 < rest_22) | ((rest_2 == rest_22) & older_22__q[2]));
+            beats_lo_2[22] = (tot_2__q < tot_22__q) | ((tot_2__q == tot_22__q) & older_22__q[2]);
+            beats_lo_22[2] = ~((tot_2__q < tot_22__q) | ((tot_2__q == tot_22__q) & older_22__q[2]));
         end
         if (above_w_2[23]) begin
             beats_hi_2[23] = (sx_2 > sx_23) | ((sx_2 == sx_23) & older_23__q[2]);
             beats_hi_23[2] = ~((sx_2 > sx_23) | ((sx_2 == sx_23) & older_23__q[2]));
-            beats_lo_2[23] = (rest_2 < rest_23) | ((rest_2 == rest_23) & older_23__q[2]);
-            beats_lo_23[2] = ~((rest_2 < rest_23) | ((rest_2 == rest_23) & older_23__q[2]));
+            beats_lo_2[23] = (tot_2__q < tot_23__q) | ((tot_2__q == tot_23__q) & older_23__q[2]);
+            beats_lo_23[2] = ~((tot_2__q < tot_23__q) | ((tot_2__q == tot_23__q) & older_23__q[2]));
         end
         if (above_w_2[24]) begin
             beats_hi_2[24] = (sx_2 > sx_24) | ((sx_2 == sx_24) & older_24__q[2]);
             beats_hi_24[2] = ~((sx_2 > sx_24) | ((sx_2 == sx_24) & older_24__q[2]));
-            beats_lo_2[24] = (rest_2 < rest_24) | ((rest_2 == rest_24) & older_24__q[2]);
-            beats_lo_24[2] = ~((rest_2 < rest_24) | ((rest_2 == rest_24) & older_24__q[2]));
+            beats_lo_2[24] = (tot_2__q < tot_24__q) | ((tot_2__q == tot_24__q) & older_24__q[2]);
+            beats_lo_24[2] = ~((tot_2__q < tot_24__q) | ((tot_2__q == tot_24__q) & older_24__q[2]));
         end
         if (above_w_2[25]) begin
             beats_hi_2[25] = (sx_2 > sx_25) | ((sx_2 == sx_25) & older_25__q[2]);
             beats_hi_25[2] = ~((sx_2 > sx_25) | ((sx_2 == sx_25) & older_25__q[2]));
-            beats_lo_2[25] = (rest_2 < rest_25) | ((rest_2 == rest_25) & older_25__q[2]);
-            beats_lo_25[2] = ~((rest_2 < rest_25) | ((rest_2 == rest_25) & older_25__q[2]));
+            beats_lo_2[25] = (tot_2__q < tot_25__q) | ((tot_2__q == tot_25__q) & older_25__q[2]);
+            beats_lo_25[2] = ~((tot_2__q < tot_25__q) | ((tot_2__q == tot_25__q) & older_25__q[2]));
         end
         if (above_w_2[26]) begin
             beats_hi_2[26] = (sx_2 > sx_26) | ((sx_2 == sx_26) & older_26__q[2]);
             beats_hi_26[2] = ~((sx_2 > sx_26) | ((sx_2 == sx_26) & older_26__q[2]));
-            beats_lo_2[26] = (rest_2 < rest_26) | ((rest_2 == rest_26) & older_26__q[2]);
-            beats_lo_26[2] = ~((rest_2 < rest_26) | ((rest_2 == rest_26) & older_26__q[2]));
+            beats_lo_2[26] = (tot_2__q < tot_26__q) | ((tot_2__q == tot_26__q) & older_26__q[2]);
+            beats_lo_26[2] = ~((tot_2__q < tot_26__q) | ((tot_2__q == tot_26__q) & older_26__q[2]));
         end
         if (above_w_2[27]) begin
             beats_hi_2[27] = (sx_2 > sx_27) | ((sx_2 == sx_27) & older_27__q[2]);
             beats_hi_27[2] = ~((sx_2 > sx_27) | ((sx_2 == sx_27) & older_27__q[2]));
-            beats_lo_2[27] = (rest_2 < rest_27) | ((rest_2 == rest_27) & older_27__q[2]);
-            beats_lo_27[2] = ~((rest_2 < rest_27) | ((rest_2 == rest_27) & older_27__q[2]));
+            beats_lo_2[27] = (tot_2__q < tot_27__q) | ((tot_2__q == tot_27__q) & older_27__q[2]);
+            beats_lo_27[2] = ~((tot_2__q < tot_27__q) | ((tot_2__q == tot_27__q) & older_27__q[2]));
         end
         if (above_w_2[28]) begin
             beats_hi_2[28] = (sx_2 > sx_28) | ((sx_2 == sx_28) & older_28__q[2]);
             beats_hi_28[2] = ~((sx_2 > sx_28) | ((sx_2 == sx_28) & older_28__q[2]));
-            beats_lo_2[28] = (rest_2 < rest_28) | ((rest_2 == rest_28) & older_28__q[2]);
-            beats_lo_28[2] = ~((rest_2 < rest_28) | ((rest_2 == rest_28) & older_28__q[2]));
+            beats_lo_2[28] = (tot_2__q < tot_28__q) | ((tot_2__q == tot_28__q) & older_28__q[2]);
+            beats_lo_28[2] = ~((tot_2__q < tot_28__q) | ((tot_2__q == tot_28__q) & older_28__q[2]));
         end
         if (above_w_2[29]) begin
             beats_hi_2[29] = (sx_2 > sx_29) | ((sx_2 == sx_29) & older_29__q[2]);
             beats_hi_29[2] = ~((sx_2 > sx_29) | ((sx_2 == sx_29) & older_29__q[2]));
-            beats_lo_2[29] = (rest_2 < rest_29) | ((rest_2 == rest_29) & older_29__q[2]);
-            beats_lo_29[2] = ~((rest_2 < rest_29) | ((rest_2 == rest_29) & older_29__q[2]));
+            beats_lo_2[29] = (tot_2__q < tot_29__q) | ((tot_2__q == tot_29__q) & older_29__q[2]);
+            beats_lo_29[2] = ~((tot_2__q < tot_29__q) | ((tot_2__q == tot_29__q) & older_29__q[2]));
         end
         if (above_w_2[30]) begin
             beats_hi_2[30] = (sx_2 > sx_30) | ((sx_2 == sx_30) & older_30__q[2]);
             beats_hi_30[2] = ~((sx_2 > sx_30) | ((sx_2 == sx_30) & older_30__q[2]));
-            beats_lo_2[30] = (rest_2 < rest_30) | ((rest_2 == rest_30) & older_30__q[2]);
-            beats_lo_30[2] = ~((rest_2 < rest_30) | ((rest_2 == rest_30) & older_30__q[2]));
+            beats_lo_2[30] = (tot_2__q < tot_30__q) | ((tot_2__q == tot_30__q) & older_30__q[2]);
+            beats_lo_30[2] = ~((tot_2__q < tot_30__q) | ((tot_2__q == tot_30__q) & older_30__q[2]));
         end
         if (above_w_2[31]) begin
             beats_hi_2[31] = (sx_2 > sx_31) | ((sx_2 == sx_31) & older_31__q[2]);
             beats_hi_31[2] = ~((sx_2 > sx_31) | ((sx_2 == sx_31) & older_31__q[2]));
-            beats_lo_2[31] = (rest_2 < rest_31) | ((rest_2 == rest_31) & older_31__q[2]);
-            beats_lo_31[2] = ~((rest_2 < rest_31) | ((rest_2 == rest_31) & older_31__q[2]));
+            beats_lo_2[31] = (tot_2__q < tot_31__q) | ((tot_2__q == tot_31__q) & older_31__q[2]);
+            beats_lo_31[2] = ~((tot_2__q < tot_31__q) | ((tot_2__q == tot_31__q) & older_31__q[2]));
         end
         if (above_w_3[0]) begin
             beats_hi_3[0] = (sx_3 > sx_0) | ((sx_3 == sx_0) & older_0__q[3]);
             beats_hi_0[3] = ~((sx_3 > sx_0) | ((sx_3 == sx_0) & older_0__q[3]));
-            beats_lo_3[0] = (rest_3 < rest_0) | ((rest_3 == rest_0) & older_0__q[3]);
-            beats_lo_0[3] = ~((rest_3 < rest_0) | ((rest_3 == rest_0) & older_0__q[3]));
+            beats_lo_3[0] = (tot_3__q < tot_0__q) | ((tot_3__q == tot_0__q) & older_0__q[3]);
+            beats_lo_0[3] = ~((tot_3__q < tot_0__q) | ((tot_3__q == tot_0__q) & older_0__q[3]));
         end
         if (above_w_3[1]) begin
             beats_hi_3[1] = (sx_3 > sx_1) | ((sx_3 == sx_1) & older_1__q[3]);
             beats_hi_1[3] = ~((sx_3 > sx_1) | ((sx_3 == sx_1) & older_1__q[3]));
-            beats_lo_3[1] = (rest_3 < rest_1) | ((rest_3 == rest_1) & older_1__q[3]);
-            beats_lo_1[3] = ~((rest_3 < rest_1) | ((rest_3 == rest_1) & older_1__q[3]));
+            beats_lo_3[1] = (tot_3__q < tot_1__q) | ((tot_3__q == tot_1__q) & older_1__q[3]);
+            beats_lo_1[3] = ~((tot_3__q < tot_1__q) | ((tot_3__q == tot_1__q) & older_1__q[3]));
         end
         if (above_w_3[2]) begin
             beats_hi_3[2] = (sx_3 > sx_2) | ((sx_3 == sx_2) & older_2__q[3]);
             beats_hi_2[3] = ~((sx_3 > sx_2) | ((sx_3 == sx_2) & older_2__q[3]));
-            beats_lo_3[2] = (rest_3 < rest_2) | ((rest_3 == rest_2) & older_2__q[3]);
-            beats_lo_2[3] = ~((rest_3 < rest_2) | ((rest_3 == rest_2) & older_2__q[3]));
+            beats_lo_3[2] = (tot_3__q < tot_2__q) | ((tot_3__q == tot_2__q) & older_2__q[3]);
+            beats_lo_2[3] = ~((tot_3__q < tot_2__q) | ((tot_3__q == tot_2__q) & older_2__q[3]));
         end
         if (above_w_3[3]) begin
             beats_hi_3[3] = (sx_3 > sx_3) | ((sx_3 == sx_3) & older_3__q[3]);
             beats_hi_3[3] = ~((sx_3 > sx_3) | ((sx_3 == sx_3) & older_3__q[3]));
-            beats_lo_3[3] = (rest_3 < rest_3) | ((rest_3 == rest_3) & older_3__q[3]);
-            beats_lo_3[3] = ~((rest_3 < rest_3) | ((rest_3 == rest_3) & older_3__q[3]));
+            beats_lo_3[3] = (tot_3__q < tot_3__q) | ((tot_3__q == tot_3__q) & older_3__q[3]);
+            beats_lo_3[3] = ~((tot_3__q < tot_3__q) | ((tot_3__q == tot_3__q) & older_3__q[3]));
         end
         if (above_w_3[4]) begin
             beats_hi_3[4] = (sx_3 > sx_4) | ((sx_3 == sx_4) & older_4__q[3]);
             beats_hi_4[3] = ~((sx_3 > sx_4) | ((sx_3 == sx_4) & older_4__q[3]));
-            beats_lo_3[4] = (rest_3 < rest_4) | ((rest_3 == rest_4) & older_4__q[3]);
-            beats_lo_4[3] = ~((rest_3 < rest_4) | ((rest_3 == rest_4) & older_4__q[3]));
+            beats_lo_3[4] = (tot_3__q < tot_4__q) | ((tot_3__q == tot_4__q) & older_4__q[3]);
+            beats_lo_4[3] = ~((tot_3__q < tot_4__q) | ((tot_3__q == tot_4__q) & older_4__q[3]));
         end
         if (above_w_3[5]) begin
             beats_hi_3[5] = (sx_3 > sx_5) | ((sx_3 == sx_5) & older_5__q[3]);
             beats_hi_5[3] = ~((sx_3 > sx_5) | ((sx_3 == sx_5) & older_5__q[3]));
-            beats_lo_3[5] = (rest_3 < rest_5) | ((rest_3 == rest_5) & older_5__q[3]);
-            beats_lo_5[3] = ~((rest_3 < rest_5) | ((rest_3 == rest_5) & older_5__q[3]));
+            beats_lo_3[5] = (tot_3__q < tot_5__q) | ((tot_3__q == tot_5__q) & older_5__q[3]);
+            beats_lo_5[3] = ~((tot_3__q < tot_5__q) | ((tot_3__q == tot_5__q) & older_5__q[3]));
         end
         if (above_w_3[6]) begin
             beats_hi_3[6] = (sx_3 > sx_6) | ((sx_3 == sx_6) & older_6__q[3]);
             beats_hi_6[3] = ~((sx_3 > sx_6) | ((sx_3 == sx_6) & older_6__q[3]));
-            beats_lo_3[6] = (rest_3 < rest_6) | ((rest_3 == rest_6) & older_6__q[3]);
-            beats_lo_6[3] = ~((rest_3 < rest_6) | ((rest_3 == rest_6) & older_6__q[3]));
+            beats_lo_3[6] = (tot_3__q < tot_6__q) | ((tot_3__q == tot_6__q) & older_6__q[3]);
+            beats_lo_6[3] = ~((tot_3__q < tot_6__q) | ((tot_3__q == tot_6__q) & older_6__q[3]));
         end
         if (above_w_3[7]) begin
             beats_hi_3[7] = (sx_3 > sx_7) | ((sx_3 == sx_7) & older_7__q[3]);
             beats_hi_7[3] = ~((sx_3 > sx_7) | ((sx_3 == sx_7) & older_7__q[3]));
-            beats_lo_3[7] = (rest_3 < rest_7) | ((rest_3 == rest_7) & older_7__q[3]);
-            beats_lo_7[3] = ~((rest_3 < rest_7) | ((rest_3 == rest_7) & older_7__q[3]));
+            beats_lo_3[7] = (tot_3__q < tot_7__q) | ((tot_3__q == tot_7__q) & older_7__q[3]);
+            beats_lo_7[3] = ~((tot_3__q < tot_7__q) | ((tot_3__q == tot_7__q) & older_7__q[3]));
         end
         if (above_w_3[8]) begin
             beats_hi_3[8] = (sx_3 > sx_8) | ((sx_3 == sx_8) & older_8__q[3]);
             beats_hi_8[3] = ~((sx_3 > sx_8) | ((sx_3 == sx_8) & older_8__q[3]));
-            beats_lo_3[8] = (rest_3 < rest_8) | ((rest_3 == rest_8) & older_8__q[3]);
-            beats_lo_8[3] = ~((rest_3 < rest_8) | ((rest_3 == rest_8) & older_8__q[3]));
+            beats_lo_3[8] = (tot_3__q < tot_8__q) | ((tot_3__q == tot_8__q) & older_8__q[3]);
+            beats_lo_8[3] = ~((tot_3__q < tot_8__q) | ((tot_3__q == tot_8__q) & older_8__q[3]));
         end
         if (above_w_3[9]) begin
             beats_hi_3[9] = (sx_3 > sx_9) | ((sx_3 == sx_9) & older_9__q[3]);
             beats_hi_9[3] = ~((sx_3 > sx_9) | ((sx_3 == sx_9) & older_9__q[3]));
-            beats_lo_3[9] = (rest_3 < rest_9) | ((rest_3 == rest_9) & older_9__q[3]);
-            beats_lo_9[3] = ~((rest_3 < rest_9) | ((rest_3 == rest_9) & older_9__q[3]));
+            beats_lo_3[9] = (tot_3__q < tot_9__q) | ((tot_3__q == tot_9__q) & older_9__q[3]);
+            beats_lo_9[3] = ~((tot_3__q < tot_9__q) | ((tot_3__q == tot_9__q) & older_9__q[3]));
         end
         if (above_w_3[10]) begin
             beats_hi_3[10] = (sx_3 > sx_10) | ((sx_3 == sx_10) & older_10__q[3]);
             beats_hi_10[3] = ~((sx_3 > sx_10) | ((sx_3 == sx_10) & older_10__q[3]));
-            beats_lo_3[10] = (rest_3 < rest_10) | ((rest_3 == rest_10) & older_10__q[3]);
-            beats_lo_10[3] = ~((rest_3 < rest_10) | ((rest_3 == rest_10) & older_10__q[3]));
+            beats_lo_3[10] = (tot_3__q < tot_10__q) | ((tot_3__q == tot_10__q) & older_10__q[3]);
+            beats_lo_10[3] = ~((tot_3__q < tot_10__q) | ((tot_3__q == tot_10__q) & older_10__q[3]));
         end
         if (above_w_3[11]) begin
             beats_hi_3[11] = (sx_3 > sx_11) | ((sx_3 == sx_11) & older_11__q[3]);
             beats_hi_11[3] = ~((sx_3 > sx_11) | ((sx_3 == sx_11) & older_11__q[3]));
-            beats_lo_3[11] = (rest_3 < rest_11) | ((rest_3 == rest_11) & older_11__q[3]);
-            beats_lo_11[3] = ~((rest_3 < rest_11) | ((rest_3 == rest_11) & older_11__q[3]));
+            beats_lo_3[11] = (tot_3__q < tot_11__q) | ((tot_3__q == tot_11__q) & older_11__q[3]);
+            beats_lo_11[3] = ~((tot_3__q < tot_11__q) | ((tot_3__q == tot_11__q) & older_11__q[3]));
         end
         if (above_w_3[12]) begin
             beats_hi_3[12] = (sx_3 > sx_12) | ((sx_3 == sx_12) & older_12__q[3]);
             beats_hi_12[3] = ~((sx_3 > sx_12) | ((sx_3 == sx_12) & older_12__q[3]));
-            beats_lo_3[12] = (rest_3 < rest_12) | ((rest_3 == rest_12) & older_12__q[3]);
-            beats_lo_12[3] = ~((rest_3 < rest_12) | ((rest_3 == rest_12) & older_12__q[3]));
+            beats_lo_3[12] = (tot_3__q < tot_12__q) | ((tot_3__q == tot_12__q) & older_12__q[3]);
+            beats_lo_12[3] = ~((tot_3__q < tot_12__q) | ((tot_3__q == tot_12__q) & older_12__q[3]));
         end
         if (above_w_3[13]) begin
             beats_hi_3[13] = (sx_3 > sx_13) | ((sx_3 == sx_13) & older_13__q[3]);
             beats_hi_13[3] = ~((sx_3 > sx_13) | ((sx_3 == sx_13) & older_13__q[3]));
-            beats_lo_3[13] = (rest_3 < rest_13) | ((rest_3 == rest_13) & older_13__q[3]);
-            beats_lo_13[3] = ~((rest_3 < rest_13) | ((rest_3 == rest_13) & older_13__q[3]));
+            beats_lo_3[13] = (tot_3__q < tot_13__q) | ((tot_3__q == tot_13__q) & older_13__q[3]);
+            beats_lo_13[3] = ~((tot_3__q < tot_13__q) | ((tot_3__q == tot_13__q) & older_13__q[3]));
         end
         if (above_w_3[14]) begin
             beats_hi_3[14] = (sx_3 > sx_14) | ((sx_3 == sx_14) & older_14__q[3]);
             beats_hi_14[3] = ~((sx_3 > sx_14) | ((sx_3 == sx_14) & older_14__q[3]));
-            beats_lo_3[14] = (rest_3 < rest_14) | ((rest_3 == rest_14) & older_14__q[3]);
-            beats_lo_14[3] = ~((rest_3 < rest_14) | ((rest_3 == rest_14) & older_14__q[3]));
+            beats_lo_3[14] = (tot_3__q < tot_14__q) | ((tot_3__q == tot_14__q) & older_14__q[3]);
+            beats_lo_14[3] = ~((tot_3__q < tot_14__q) | ((tot_3__q == tot_14__q) & older_14__q[3]));
         end
         if (above_w_3[15]) begin
             beats_hi_3[15] = (sx_3 > sx_15) | ((sx_3 == sx_15) & older_15__q[3]);
             beats_hi_15[3] = ~((sx_3 > sx_15) | ((sx_3 == sx_15) & older_15__q[3]));
-            beats_lo_3[15] = (rest_3 < rest_15) | ((rest_3 == rest_15) & older_15__q[3]);
-            beats_lo_15[3] = ~((rest_3 < rest_15) | ((rest_3 == rest_15) & older_15__q[3]));
+            beats_lo_3[15] = (tot_3__q < tot_15__q) | ((tot_3__q == tot_15__q) & older_15__q[3]);
+            beats_lo_15[3] = ~((tot_3__q < tot_15__q) | ((tot_3__q == tot_15__q) & older_15__q[3]));
         end
         if (above_w_3[16]) begin
             beats_hi_3[16] = (sx_3 > sx_16) | ((sx_3 == sx_16) & older_16__q[3]);
             beats_hi_16[3] = ~((sx_3 > sx_16) | ((sx_3 == sx_16) & older_16__q[3]));
-            beats_lo_3[16] = (rest_3 < rest_16) | ((rest_3 == rest_16) & older_16__q[3]);
-            beats_lo_16[3] = ~((rest_3 < rest_16) | ((rest_3 == rest_16) & older_16__q[3]));
+            beats_lo_3[16] = (tot_3__q < tot_16__q) | ((tot_3__q == tot_16__q) & older_16__q[3]);
+            beats_lo_16[3] = ~((tot_3__q < tot_16__q) | ((tot_3__q == tot_16__q) & older_16__q[3]));
         end
         if (above_w_3[17]) begin
             beats_hi_3[17] = (sx_3 > sx_17) | ((sx_3 == sx_17) & older_17__q[3]);
             beats_hi_17[3] = ~((sx_3 > sx_17) | ((sx_3 == sx_17) & older_17__q[3]));
-            beats_lo_3[17] = (rest_3 < rest_17) | ((rest_3 == rest_17) & older_17__q[3]);
-            beats_lo_17[3] = ~((rest_3 < rest_17) | ((rest_3 == rest_17) & older_17__q[3]));
+            beats_lo_3[17] = (tot_3__q < tot_17__q) | ((tot_3__q == tot_17__q) & older_17__q[3]);
+            beats_lo_17[3] = ~((tot_3__q < tot_17__q) | ((tot_3__q == tot_17__q) & older_17__q[3]));
         end
         if (above_w_3[18]) begin
             beats_hi_3[18] = (sx_3 > sx_18) | ((sx_3 == sx_18) & older_18__q[3]);
             beats_hi_18[3] = ~((sx_3 > sx_18) | ((sx_3 == sx_18) & older_18__q[3]));
-            beats_lo_3[18] = (rest_3 < rest_18) | ((rest_3 == rest_18) & older_18__q[3]);
-            beats_lo_18[3] = ~((rest_3 < rest_18) | ((rest_3 == rest_18) & older_18__q[3]));
+            beats_lo_3[18] = (tot_3__q < tot_18__q) | ((tot_3__q == tot_18__q) & older_18__q[3]);
+            beats_lo_18[3] = ~((tot_3__q < tot_18__q) | ((tot_3__q == tot_18__q) & older_18__q[3]));
         end
         if (above_w_3[19]) begin
             beats_hi_3[19] = (sx_3 > sx_19) | ((sx_3 == sx_19) & older_19__q[3]);
             beats_hi_19[3] = ~((sx_3 > sx_19) | ((sx_3 == sx_19) & older_19__q[3]));
-            beats_lo_3[19] = (rest_3 < rest_19) | ((rest_3 == rest_19) & older_19__q[3]);
-            beats_lo_19[3] = ~((rest_3 < rest_19) | ((rest_3 == rest_19) & older_19__q[3]));
+            beats_lo_3[19] = (tot_3__q < tot_19__q) | ((tot_3__q == tot_19__q) & older_19__q[3]);
+            beats_lo_19[3] = ~((tot_3__q < tot_19__q) | ((tot_3__q == tot_19__q) & older_19__q[3]));
         end
         if (above_w_3[20]) begin
             beats_hi_3[20] = (sx_3 > sx_20) | ((sx_3 == sx_20) & older_20__q[3]);
             beats_hi_20[3] = ~((sx_3 > sx_20) | ((sx_3 == sx_20) & older_20__q[3]));
-            beats_lo_3[20] = (rest_3 < rest_20) | ((rest_3 == rest_20) & older_20__q[3]);
-            beats_lo_20[3] = ~((rest_3 < rest_20) | ((rest_3 == rest_20) & older_20__q[3]));
+            beats_lo_3[20] = (tot_3__q < tot_20__q) | ((tot_3__q == tot_20__q) & older_20__q[3]);
+            beats_lo_20[3] = ~((tot_3__q < tot_20__q) | ((tot_3__q == tot_20__q) & older_20__q[3]));
         end
         if (above_w_3[21]) begin
             beats_hi_3[21] = (sx_3 > sx_21) | ((sx_3 == sx_21) & older_21__q[3]);
             beats_hi_21[3] = ~((sx_3 > sx_21) | ((sx_3 == sx_21) & older_21__q[3]));
-            beats_lo_3[21] = (rest_3 < rest_21) | ((rest_3 == rest_21) & older_21__q[3]);
-            beats_lo_21[3] = ~((rest_3 < rest_21) | ((rest_3 == rest_21) & older_21__q[3]));
+            beats_lo_3[21] = (tot_3__q < tot_21__q) | ((tot_3__q == tot_21__q) & older_21__q[3]);
+            beats_lo_21[3] = ~((tot_3__q < tot_21__q) | ((tot_3__q == tot_21__q) & older_21__q[3]));
         end
         if (above_w_3[22]) begin
             beats_hi_3[22] = (sx_3 > sx_22) | ((sx_3 == sx_22) & older_22__q[3]);
             beats_hi_22[3] = ~((sx_3 > sx_22) | ((sx_3 == sx_22) & older_22__q[3]));
-            beats_lo_3[22] = (rest_3 < rest_22) | ((rest_3 == rest_22) & older_22__q[3]);
-            beats_lo_22[3] = ~((rest_3 < rest_22) | ((rest_3 == rest_22) & older_22__q[3]));
+            beats_lo_3[22] = (tot_3__q < tot_22__q) | ((tot_3__q == tot_22__q) & older_22__q[3]);
+            beats_lo_22[3] = ~((tot_3__q < tot_22__q) | ((tot_3__q == tot_22__q) & older_22__q[3]));
         end
         if (above_w_3[23]) begin
             beats_hi_3[23] = (sx_3 > sx_23) | ((sx_3 == sx_23) & older_23__q[3]);
             beats_hi_23[3] = ~((sx_3 > sx_23) | ((sx_3 == sx_23) & older_23__q[3]));
-            beats_lo_3[23] = (rest_3 < rest_23) | ((rest_3 == rest_23) & older_23__q[3]);
-            beats_lo_23[3] = ~((rest_3 < rest_23) | ((rest_3 == rest_23) & older_23__q[3]));
+            beats_lo_3[23] = (tot_3__q < tot_23__q) | ((tot_3__q == tot_23__q) & older_23__q[3]);
+            beats_lo_23[3] = ~((tot_3__q < tot_23__q) | ((tot_3__q == tot_23__q) & older_23__q[3]));
         end
         if (above_w_3[24]) begin
             beats_hi_3[24] = (sx_3 > sx_24) | ((sx_3 == sx_24) & older_24__q[3]);
             beats_hi_24[3] = ~((sx_3 > sx_24) | ((sx_3 == sx_24) & older_24__q[3]));
-            beats_lo_3[24] = (rest_3 < rest_24) | ((rest_3 == rest_24) & older_24__q[3]);
-            beats_lo_24[3] = ~((rest_3 < rest_24) | ((rest_3 == rest_24) & older_24__q[3]));
+            beats_lo_3[24] = (tot_3__q < tot_24__q) | ((tot_3__q == tot_24__q) & older_24__q[3]);
+            beats_lo_24[3] = ~((tot_3__q < tot_24__q) | ((tot_3__q == tot_24__q) & older_24__q[3]));
         end
         if (above_w_3[25]) begin
             beats_hi_3[25] = (sx_3 > sx_25) | ((sx_3 == sx_25) & older_25__q[3]);
             beats_hi_25[3] = ~((sx_3 > sx_25) | ((sx_3 == sx_25) & older_25__q[3]));
-            beats_lo_3[25] = (rest_3 < rest_25) | ((rest_3 == rest_25) & older_25__q[3]);
-            beats_lo_25[3] = ~((rest_3 < rest_25) | ((rest_3 == rest_25) & older_25__q[3]));
+            beats_lo_3[25] = (tot_3__q < tot_25__q) | ((tot_3__q == tot_25__q) & older_25__q[3]);
+            beats_lo_25[3] = ~((tot_3__q < tot_25__q) | ((tot_3__q == tot_25__q) & older_25__q[3]));
         end
         if (above_w_3[26]) begin
             beats_hi_3[26] = (sx_3 > sx_26) | ((sx_3 == sx_26) & older_26__q[3]);
             beats_hi_26[3] = ~((sx_3 > sx_26) | ((sx_3 == sx_26) & older_26__q[3]));
-            beats_lo_3[26] = (rest_3 < rest_26) | ((rest_3 == rest_26) & older_26__q[3]);
-            beats_lo_26[3] = ~((rest_3 < rest_26) | ((rest_3 == rest_26) & older_26__q[3]));
+            beats_lo_3[26] = (tot_3__q < tot_26__q) | ((tot_3__q == tot_26__q) & older_26__q[3]);
+            beats_lo_26[3] = ~((tot_3__q < tot_26__q) | ((tot_3__q == tot_26__q) & older_26__q[3]));
         end
         if (above_w_3[27]) begin
             beats_hi_3[27] = (sx_3 > sx_27) | ((sx_3 == sx_27) & older_27__q[3]);
             beats_hi_27[3] = ~((sx_3 > sx_27) | ((sx_3 == sx_27) & older_27__q[3]));
-            beats_lo_3[27] = (rest_3 < rest_27) | ((rest_3 == rest_27) & older_27__q[3]);
-            beats_lo_27[3] = ~((rest_3 < rest_27) | ((rest_3 == rest_27) & older_27__q[3]));
+            beats_lo_3[27] = (tot_3__q < tot_27__q) | ((tot_3__q == tot_27__q) & older_27__q[3]);
+            beats_lo_27[3] = ~((tot_3__q < tot_27__q) | ((tot_3__q == tot_27__q) & older_27__q[3]));
         end
         if (above_w_3[28]) begin
             beats_hi_3[28] = (sx_3 > sx_28) | ((sx_3 == sx_28) & older_28__q[3]);
             beats_hi_28[3] = ~((sx_3 > sx_28) | ((sx_3 == sx_28) & older_28__q[3]));
-            beats_lo_3[28] = (rest_3 < rest_28) | ((rest_3 == rest_28) & older_28__q[3]);
-            beats_lo_28[3] = ~((rest_3 < rest_28) | ((rest_3 == rest_28) & older_28__q[3]));
+            beats_lo_3[28] = (tot_3__q < tot_28__q) | ((tot_3__q == tot_28__q) & older_28__q[3]);
+            beats_lo_28[3] = ~((tot_3__q < tot_28__q) | ((tot_3__q == tot_28__q) & older_28__q[3]));
         end
         if (above_w_3[29]) begin
             beats_hi_3[29] = (sx_3 > sx_29) | ((sx_3 == sx_29) & older_29__q[3]);
             beats_hi_29[3] = ~((sx_3 > sx_29) | ((sx_3 == sx_29) & older_29__q[3]));
-            beats_lo_3[29] = (rest_3 < rest_29) | ((rest_3 == rest_29) & older_29__q[3]);
-            beats_lo_29[3] = ~((rest_3 < rest_29) | ((rest_3 == rest_29) & older_29__q[3]));
+            beats_lo_3[29] = (tot_3__q < tot_29__q) | ((tot_3__q == tot_29__q) & older_29__q[3]);
+            beats_lo_29[3] = ~((tot_3__q < tot_29__q) | ((tot_3__q == tot_29__q) & older_29__q[3]));
         end
         if (above_w_3[30]) begin
             beats_hi_3[30] = (sx_3 > sx_30) | ((sx_3 == sx_30) & older_30__q[3]);
             beats_hi_30[3] = ~((sx_3 > sx_30) | ((sx_3 == sx_30) & older_30__q[3]));
-            beats_lo_3[30] = (rest_3 < rest_30) | ((rest_3 == rest_30) & older_30__q[3]);
-            beats_lo_30[3] = ~((rest_3 < rest_30) | ((rest_3 == rest_30) & older_30__q[3]));
+            beats_lo_3[30] = (tot_3__q < tot_30__q) | ((tot_3__q == tot_30__q) & older_30__q[3]);
+            beats_lo_30[3] = ~((tot_3__q < tot_30__q) | ((tot_3__q == tot_30__q) & older_30__q[3]));
         end
         if (above_w_3[31]) begin
             beats_hi_3[31] = (sx_3 > sx_31) | ((sx_3 == sx_31) & older_31__q[3]);
             beats_hi_31[3] = ~((sx_3 > sx_31) | ((sx_3 == sx_31) & older_31__q[3]));
-            beats_lo_3[31] = (rest_3 < rest_31) | ((rest_3 == rest_31) & older_31__q[3]);
-            beats_lo_31[3] = ~((rest_3 < rest_31) | ((rest_3 == rest_31) & older_31__q[3]));
+            beats_lo_3[31] = (tot_3__q < tot_31__q) | ((tot_3__q == tot_31__q) & older_31__q[3]);
+            beats_lo_31[3] = ~((tot_3__q < tot_31__q) | ((tot_3__q == tot_31__q) & older_31__q[3]));
         end
         if (above_w_4[0]) begin
             beats_hi_4[0] = (sx_4 > sx_0) | ((sx_4 == sx_0) & older_0__q[4]);
             beats_hi_0[4] = ~((sx_4 > sx_0) | ((sx_4 == sx_0) & older_0__q[4]));
-            beats_lo_4[0] = (rest_4 < rest_0) | ((rest_4 == rest_0) & older_0__q[4]);
-            beats_lo_0[4] = ~((rest_4 < rest_0) | ((rest_4 == rest_0) & older_0__q[4]));
+            beats_lo_4[0] = (tot_4__q < tot_0__q) | ((tot_4__q == tot_0__q) & older_0__q[4]);
+            beats_lo_0[4] = ~((tot_4__q < tot_0__q) | ((tot_4__q == tot_0__q) & older_0__q[4]));
         end
         if (above_w_4[1]) begin
             beats_hi_4[1] = (sx_4 > sx_1) | ((sx_4 == sx_1) & older_1__q[4]);
             beats_hi_1[4] = ~((sx_4 > sx_1) | ((sx_4 == sx_1) & older_1__q[4]));
-            beats_lo_4[1] = (rest_4 < rest_1) | ((rest_4 == rest_1) & older_1__q[4]);
-            beats_lo_1[4] = ~((rest_4 < rest_1) | ((rest_4 == rest_1) & older_1__q[4]));
+            beats_lo_4[1] = (tot_4__q < tot_1__q) | ((tot_4__q == tot_1__q) & older_1__q[4]);
+            beats_lo_1[4] = ~((tot_4__q < tot_1__q) | ((tot_4__q == tot_1__q) & older_1__q[4]));
         end
         if (above_w_4[2]) begin
             beats_hi_4[2] = (sx_4 > sx_2) | ((sx_4 == sx_2) & older_2__q[4]);
             beats_hi_2[4] = ~((sx_4 > sx_2) | ((sx_4 == sx_2) & older_2__q[4]));
-            beats_lo_4[2] = (rest_4 < rest_2) | ((rest_4 == rest_2) & older_2__q[4]);
-            beats_lo_2[4] = ~((rest_4 < rest_2) | ((rest_4 == rest_2) & older_2__q[4]));
+            beats_lo_4[2] = (tot_4__q < tot_2__q) | ((tot_4__q == tot_2__q) & older_2__q[4]);
+            beats_lo_2[4] = ~((tot_4__q < tot_2__q) | ((tot_4__q == tot_2__q) & older_2__q[4]));
         end
         if (above_w_4[3]) begin
             beats_hi_4[3] = (sx_4 > sx_3) | ((sx_4 == sx_3) & older_3__q[4]);
             beats_hi_3[4] = ~((sx_4 > sx_3) | ((sx_4 == sx_3) & older_3__q[4]));
-            beats_lo_4[3] = (rest_4 < rest_3) | ((rest_4 == rest_3) & older_3__q[4]);
-            beats_lo_3[4] = ~((rest_4 < rest_3) | ((rest_4 == rest_3) & older_3__q[4]));
+            beats_lo_4[3] = (tot_4__q < tot_3__q) | ((tot_4__q == tot_3__q) & older_3__q[4]);
+            beats_lo_3[4] = ~((tot_4__q < tot_3__q) | ((tot_4__q == tot_3__q) & older_3__q[4]));
         end
         if (above_w_4[4]) begin
             beats_hi_4[4] = (sx_4 > sx_4) | ((sx_4 == sx_4) & older_4__q[4]);
             beats_hi_4[4] = ~((sx_4 > sx_4) | ((sx_4 == sx_4) & older_4__q[4]));
-            beats_lo_4[4] = (rest_4 < rest_4) | ((rest_4 == rest_4) & older_4__q[4]);
-            beats_lo_4[4] = ~((rest_4 < rest_4) | ((rest_4 == rest_4) & older_4__q[4]));
+            beats_lo_4[4] = (tot_4__q < tot_4__q) | ((tot_4__q == tot_4__q) & older_4__q[4]);
+            beats_lo_4[4] = ~((tot_4__q < tot_4__q) | ((tot_4__q == tot_4__q) & older_4__q[4]));
         end
         if (above_w_4[5]) begin
             beats_hi_4[5] = (sx_4 > sx_5) | ((sx_4 == sx_5) & older_5__q[4]);
             beats_hi_5[4] = ~((sx_4 > sx_5) | ((sx_4 == sx_5) & older_5__q[4]));
-            beats_lo_4[5] = (rest_4 < rest_5) | ((rest_4 == rest_5) & older_5__q[4]);
-            beats_lo_5[4] = ~((rest_4 < rest_5) | ((rest_4 == rest_5) & older_5__q[4]));
+            beats_lo_4[5] = (tot_4__q < tot_5__q) | ((tot_4__q == tot_5__q) & older_5__q[4]);
+            beats_lo_5[4] = ~((tot_4__q < tot_5__q) | ((tot_4__q == tot_5__q) & older_5__q[4]));
         end
         if (above_w_4[6]) begin
             beats_hi_4[6] = (sx_4 > sx_6) | ((sx_4 == sx_6) & older_6__q[4]);
             beats_hi_6[4] = ~((sx_4 > sx_6) | ((sx_4 == sx_6) & older_6__q[4]));
-            beats_lo_4[6] = (rest_4 < rest_6) | ((rest_4 == rest_6) & older_6__q[4]);
-            beats_lo_6[4] = ~((rest_4 < rest_6) | ((rest_4 == rest_6) & older_6__q[4]));
+            beats_lo_4[6] = (tot_4__q < tot_6__q) | ((tot_4__q == tot_6__q) & older_6__q[4]);
+            beats_lo_6[4] = ~((tot_4__q < tot_6__q) | ((tot_4__q == tot_6__q) & older_6__q[4]));
         end
         if (above_w_4[7]) begin
             beats_hi_4[7] = (sx_4 > sx_7) | ((sx_4 == sx_7) & older_7__q[4]);
             beats_hi_7[4] = ~((sx_4 > sx_7) | ((sx_4 == sx_7) & older_7__q[4]));
-            beats_lo_4[7] = (rest_4 < rest_7) | ((rest_4 == rest_7) & older_7__q[4]);
-            beats_lo_7[4] = ~((rest_4 < rest_7) | ((rest_4 == rest_7) & older_7__q[4]));
+            beats_lo_4[7] = (tot_4__q < tot_7__q) | ((tot_4__q == tot_7__q) & older_7__q[4]);
+            beats_lo_7[4] = ~((tot_4__q < tot_7__q) | ((tot_4__q == tot_7__q) & older_7__q[4]));
         end
         if (above_w_4[8]) begin
             beats_hi_4[8] = (sx_4 > sx_8) | ((sx_4 == sx_8) & older_8__q[4]);
             beats_hi_8[4] = ~((sx_4 > sx_8) | ((sx_4 == sx_8) & older_8__q[4]));
-            beats_lo_4[8] = (rest_4 < rest_8) | ((rest_4 == rest_8) & older_8__q[4]);
-            beats_lo_8[4] = ~((rest_4 < rest_8) | ((rest_4 == rest_8) & older_8__q[4]));
+            beats_lo_4[8] = (tot_4__q < tot_8__q) | ((tot_4__q == tot_8__q) & older_8__q[4]);
+            beats_lo_8[4] = ~((tot_4__q < tot_8__q) | ((tot_4__q == tot_8__q) & older_8__q[4]));
         end
         if (above_w_4[9]) begin
             beats_hi_4[9] = (sx_4 > sx_9) | ((sx_4 == sx_9) & older_9__q[4]);
             beats_hi_9[4] = ~((sx_4 > sx_9) | ((sx_4 == sx_9) & older_9__q[4]));
-            beats_lo_4[9] = (rest_4 < rest_9) | ((rest_4 == rest_9) & older_9__q[4]);
-            beats_lo_9[4] = ~((rest_4 < rest_9) | ((rest_4 == rest_9) & older_9__q[4]));
+            beats_lo_4[9] = (tot_4__q < tot_9__q) | ((tot_4__q == tot_9__q) & older_9__q[4]);
+            beats_lo_9[4] = ~((tot_4__q < tot_9__q) | ((tot_4__q == tot_9__q) & older_9__q[4]));
         end
         if (above_w_4[10]) begin
             beats_hi_4[10] = (sx_4 > sx_10) | ((sx_4 == sx_10) & older_10__q[4]);
             beats_hi_10[4] = ~((sx_4 > sx_10) | ((sx_4 == sx_10) & older_10__q[4]));
-            beats_lo_4[10] = (rest_4 < rest_10) | ((rest_4 == rest_10) & older_10__q[4]);
-            beats_lo_10[4] = ~((rest_4 < rest_10) | ((rest_4 == rest_10) & older_10__q[4]));
+            beats_lo_4[10] = (tot_4__q < tot_10__q) | ((tot_4__q == tot_10__q) & older_10__q[4]);
+            beats_lo_10[4] = ~((tot_4__q < tot_10__q) | ((tot_4__q == tot_10__q) & older_10__q[4]));
         end
         if (above_w_4[11]) begin
             beats_hi_4[11] = (sx_4 > sx_11) | ((sx_4 == sx_11) & older_11__q[4]);
             beats_hi_11[4] = ~((sx_4 > sx_11) | ((sx_4 == sx_11) & older_11__q[4]));
-            beats_lo_4[11] = (rest_4 < rest_11) | ((rest_4 == rest_11) & older_11__q[4]);
-            beats_lo_11[4] = ~((rest_4 < rest_11) | ((rest_4 == rest_11) & older_11__q[4]));
+            beats_lo_4[11] = (tot_4__q < tot_11__q) | ((tot_4__q == tot_11__q) & older_11__q[4]);
+            beats_lo_11[4] = ~((tot_4__q < tot_11__q) | ((tot_4__q == tot_11__q) & older_11__q[4]));
         end
         if (above_w_4[12]) begin
             beats_hi_4[12] = (sx_4 > sx_12) | ((sx_4 == sx_12) & older_12__q[4]);
             beats_hi_12[4] = ~((sx_4 > sx_12) | ((sx_4 == sx_12) & older_12__q[4]));
-            beats_lo_4[12] = (rest_4 < rest_12) | ((rest_4 == rest_12) & older_12__q[4]);
-            beats_lo_12[4] = ~((rest_4 < rest_12) | ((rest_4 == rest_12) & older_12__q[4]));
+            beats_lo_4[12] = (tot_4__q < tot_12__q) | ((tot_4__q == tot_12__q) & older_12__q[4]);
+            beats_lo_12[4] = ~((tot_4__q < tot_12__q) | ((tot_4__q == tot_12__q) & older_12__q[4]));
         end
         if (above_w_4[13]) begin
             beats_hi_4[13] = (sx_4 > sx_13) | ((sx_4 == sx_13) & older_13__q[4]);
             beats_hi_13[4] = ~((sx_4 > sx_13) | ((sx_4 == sx_13) & older_13__q[4]));
-            beats_lo_4[13] = (rest_4 < rest_13) | ((rest_4 == rest_13) & older_13__q[4]);
-            beats_lo_13[4] = ~((rest_4 < rest_13) | ((rest_4 == rest_13) & older_13__q[4]));
+            beats_lo_4[13] = (tot_4__q < tot_13__q) | ((tot_4__q == tot_13__q) & older_13__q[4]);
+            beats_lo_13[4] = ~((tot_4__q < tot_13__q) | ((tot_4__q == tot_13__q) & older_13__q[4]));
         end
         if (above_w_4[14]) begin
             beats_hi_4[14] = (sx_4 > sx_14) | ((sx_4 == sx_14) & older_14__q[4]);
             beats_hi_14[4] = ~((sx_4 > sx_14) | ((sx_4 == sx_14) & older_14__q[4]));
-            beats_lo_4[14] = (rest_4 < rest_14) | ((rest_4 == rest_14) & older_14__q[4]);
-            beats_lo_14[4] = ~((rest_4 < rest_14) | ((rest_4 == rest_14) & older_14__q[4]));
+            beats_lo_4[14] = (tot_4__q < tot_14__q) | ((tot_4__q == tot_14__q) & older_14__q[4]);
+            beats_lo_14[4] = ~((tot_4__q < tot_14__q) | ((tot_4__q == tot_14__q) & older_14__q[4]));
         end
         if (above_w_4[15]) begin
             beats_hi_4[15] = (sx_4 > sx_15) | ((sx_4 == sx_15) & older_15__q[4]);
             beats_hi_15[4] = ~((sx_4 > sx_15) | ((sx_4 == sx_15) & older_15__q[4]));
-            beats_lo_4[15] = (rest_4 < rest_15) | ((rest_4 == rest_15) & older_15__q[4]);
-            beats_lo_15[4] = ~((rest_4 < rest_15) | ((rest_4 == rest_15) & older_15__q[4]));
+            beats_lo_4[15] = (tot_4__q < tot_15__q) | ((tot_4__q == tot_15__q) & older_15__q[4]);
+            beats_lo_15[4] = ~((tot_4__q < tot_15__q) | ((tot_4__q == tot_15__q) & older_15__q[4]));
         end
         if (above_w_4[16]) begin
             beats_hi_4[16] = (sx_4 > sx_16) | ((sx_4 == sx_16) & older_16__q[4]);
             beats_hi_16[4] = ~((sx_4 > sx_16) | ((sx_4 == sx_16) & older_16__q[4]));
-            beats_lo_4[16] = (rest_4 < rest_16) | ((rest_4 == rest_16) & older_16__q[4]);
-            beats_lo_16[4] = ~((rest_4 < rest_16) | ((rest_4 == rest_16) & older_16__q[4]));
+            beats_lo_4[16] = (tot_4__q < tot_16__q) | ((tot_4__q == tot_16__q) & older_16__q[4]);
+            beats_lo_16[4] = ~((tot_4__q < tot_16__q) | ((tot_4__q == tot_16__q) & older_16__q[4]));
         end
         if (above_w_4[17]) begin
             beats_hi_4[17] = (sx_4 > sx_17) | ((sx_4 == sx_17) & older_17__q[4]);
             beats_hi_17[4] = ~((sx_4 > sx_17) | ((sx_4 == sx_17) & older_17__q[4]));
-            beats_lo_4[17] = (rest_4 < rest_17) | ((rest_4 == rest_17) & older_17__q[4]);
-            beats_lo_17[4] = ~((rest_4 < rest_17) | ((rest_4 == rest_17) & older_17__q[4]));
+            beats_lo_4[17] = (tot_4__q < tot_17__q) | ((tot_4__q == tot_17__q) & older_17__q[4]);
+            beats_lo_17[4] = ~((tot_4__q < tot_17__q) | ((tot_4__q == tot_17__q) & older_17__q[4]));
         end
         if (above_w_4[18]) begin
             beats_hi_4[18] = (sx_4 > sx_18) | ((sx_4 == sx_18) & older_18__q[4]);
             beats_hi_18[4] = ~((sx_4 > sx_18) | ((sx_4 == sx_18) & older_18__q[4]));
-            beats_lo_4[18] = (rest_4 < rest_18) | ((rest_4 == rest_18) & older_18__q[4]);
-            beats_lo_18[4] = ~((rest_4 < rest_18) | ((rest_4 == rest_18) & older_18__q[4]));
+            beats_lo_4[18] = (tot_4__q < tot_18__q) | ((tot_4__q == tot_18__q) & older_18__q[4]);
+            beats_lo_18[4] = ~((tot_4__q < tot_18__q) | ((tot_4__q == tot_18__q) & older_18__q[4]));
         end
         if (above_w_4[19]) begin
             beats_hi_4[19] = (sx_4 > sx_19) | ((sx_4 == sx_19) & older_19__q[4]);
             beats_hi_19[4] = ~((sx_4 > sx_19) | ((sx_4 == sx_19) & older_19__q[4]));
-            beats_lo_4[19] = (rest_4 < rest_19) | ((rest_4 == rest_19) & older_19__q[4]);
-            beats_lo_19[4] = ~((rest_4 < rest_19) | ((rest_4 == rest_19) & older_19__q[4]));
+            beats_lo_4[19] = (tot_4__q < tot_19__q) | ((tot_4__q == tot_19__q) & older_19__q[4]);
+            beats_lo_19[4] = ~((tot_4__q < tot_19__q) | ((tot_4__q == tot_19__q) & older_19__q[4]));
         end
         if (above_w_4[20]) begin
             beats_hi_4[20] = (sx_4 > sx_20) | ((sx_4 == sx_20) & older_20__q[4]);
             beats_hi_20[4] = ~((sx_4 > sx_20) | ((sx_4 == sx_20) & older_20__q[4]));
-            beats_lo_4[20] = (rest_4 < rest_20) | ((rest_4 == rest_20) & older_20__q[4]);
-            beats_lo_20[4] = ~((rest_4 < rest_20) | ((rest_4 == rest_20) & older_20__q[4]));
+            beats_lo_4[20] = (tot_4__q < tot_20__q) | ((tot_4__q == tot_20__q) & older_20__q[4]);
+            beats_lo_20[4] = ~((tot_4__q < tot_20__q) | ((tot_4__q == tot_20__q) & older_20__q[4]));
         end
         if (above_w_4[21]) begin
             beats_hi_4[21] = (sx_4 > sx_21) | ((sx_4 == sx_21) & older_21__q[4]);
             beats_hi_21[4] = ~((sx_4 > sx_21) | ((sx_4 == sx_21) & older_21__q[4]));
-            beats_lo_4[21] = (rest_4 < rest_21) | ((rest_4 == rest_21) & older_21__q[4]);
-            beats_lo_21[4] = ~((rest_4 < rest_21) | ((rest_4 == rest_21) & older_21__q[4]));
+            beats_lo_4[21] = (tot_4__q < tot_21__q) | ((tot_4__q == tot_21__q) & older_21__q[4]);
+            beats_lo_21[4] = ~((tot_4__q < tot_21__q) | ((tot_4__q == tot_21__q) & older_21__q[4]));
         end
         if (above_w_4[22]) begin
             beats_hi_4[22] = (sx_4 > sx_22) | ((sx_4 == sx_22) & older_22__q[4]);
             beats_hi_22[4] = ~((sx_4 > sx_22) | ((sx_4 == sx_22) & older_22__q[4]));
-            beats_lo_4[22] = (rest_4 < rest_22) | ((rest_4 == rest_22) & older_22__q[4]);
-            beats_lo_22[4] = ~((rest_4 < rest_22) | ((rest_4 == rest_22) & older_22__q[4]));
+            beats_lo_4[22] = (tot_4__q < tot_22__q) | ((tot_4__q == tot_22__q) & older_22__q[4]);
+            beats_lo_22[4] = ~((tot_4__q < tot_22__q) | ((tot_4__q == tot_22__q) & older_22__q[4]));
         end
         if (above_w_4[23]) begin
             beats_hi_4[23] = (sx_4 > sx_23) | ((sx_4 == sx_23) & older_23__q[4]);
             beats_hi_23[4] = ~((sx_4 > sx_23) | ((sx_4 == sx_23) & older_23__q[4]));
-            beats_lo_4[23] = (rest_4 < rest_23) | ((rest_4 == rest_23) & older_23__q[4]);
-            beats_lo_23[4] = ~((rest_4 < rest_23) | ((rest_4 == rest_23) & older_23__q[4]));
+            beats_lo_4[23] = (tot_4__q < tot_23__q) | ((tot_4__q == tot_23__q) & older_23__q[4]);
+            beats_lo_23[4] = ~((tot_4__q < tot_23__q) | ((tot_4__q == tot_23__q) & older_23__q[4]));
         end
         if (above_w_4[24]) begin
             beats_hi_4[24] = (sx_4 > sx_24) | ((sx_4 == sx_24) & older_24__q[4]);
             beats_hi_24[4] = ~((sx_4 > sx_24) | ((sx_4 == sx_24) & older_24__q[4]));
-            beats_lo_4[24] = (rest_4 < rest_24) | ((rest_4 == rest_24) & older_24__q[4]);
-            beats_lo_24[4] = ~((rest_4 < rest_24) | ((rest_4 == rest_24) & older_24__q[4]));
+            beats_lo_4[24] = (tot_4__q < tot_24__q) | ((tot_4__q == tot_24__q) & older_24__q[4]);
+            beats_lo_24[4] = ~((tot_4__q < tot_24__q) | ((tot_4__q == tot_24__q) & older_24__q[4]));
         end
         if (above_w_4[25]) begin
             beats_hi_4[25] = (sx_4 > sx_25) | ((sx_4 == sx_25) & older_25__q[4]);
             beats_hi_25[4] = ~((sx_4 > sx_25) | ((sx_4 == sx_25) & older_25__q[4]));
-            beats_lo_4[25] = (rest_4 < rest_25) | ((rest_4 == rest_25) & older_25__q[4]);
-            beats_lo_25[4] = ~((rest_4 < rest_25) | ((rest_4 == rest_25) & older_25__q[4]));
+            beats_lo_4[25] = (tot_4__q < tot_25__q) | ((tot_4__q == tot_25__q) & older_25__q[4]);
+            beats_lo_25[4] = ~((tot_4__q < tot_25__q) | ((tot_4__q == tot_25__q) & older_25__q[4]));
         end
         if (above_w_4[26]) begin
             beats_hi_4[26] = (sx_4 > sx_26) | ((sx_4 == sx_26) & older_26__q[4]);
             beats_hi_26[4] = ~((sx_4 > sx_26) | ((sx_4 == sx_26) & older_26__q[4]));
-            beats_lo_4[26] = (rest_4 < rest_26) | ((rest_4 == rest_26) & older_26__q[4]);
-            beats_lo_26[4] = ~((rest_4 < rest_26) | ((rest_4 == rest_26) & older_26__q[4]));
+            beats_lo_4[26] = (tot_4__q < tot_26__q) | ((tot_4__q == tot_26__q) & older_26__q[4]);
+            beats_lo_26[4] = ~((tot_4__q < tot_26__q) | ((tot_4__q == tot_26__q) & older_26__q[4]));
         end
         if (above_w_4[27]) begin
             beats_hi_4[27] = (sx_4 > sx_27) | ((sx_4 == sx_27) & older_27__q[4]);
             beats_hi_27[4] = ~((sx_4 > sx_27) | ((sx_4 == sx_27) & older_27__q[4]));
-            beats_lo_4[27] = (rest_4 < rest_27) | ((rest_4 == rest_27) & older_27__q[4]);
-            beats_lo_27[4] = ~((rest_4 < rest_27) | ((rest_4 == rest_27) & older_27__q[4]));
+            beats_lo_4[27] = (tot_4__q < tot_27__q) | ((tot_4__q == tot_27__q) & older_27__q[4]);
+            beats_lo_27[4] = ~((tot_4__q < tot_27__q) | ((tot_4__q == tot_27__q) & older_27__q[4]));
         end
         if (above_w_4[28]) begin
             beats_hi_4[28] = (sx_4 > sx_28) | ((sx_4 == sx_28) & older_28__q[4]);
             beats_hi_28[4] = ~((sx_4 > sx_28) | ((sx_4 == sx_28) & older_28__q[4]));
-            beats_lo_4[28] = (rest_4 < rest_28) | ((rest_4 == rest_28) & older_28__q[4]);
-            beats_lo_28[4] = ~((rest_4 < rest_28) | ((rest_4 == rest_28) & older_28__q[4]));
+            beats_lo_4[28] = (tot_4__q < tot_28__q) | ((tot_4__q == tot_28__q) & older_28__q[4]);
+            beats_lo_28[4] = ~((tot_4__q < tot_28__q) | ((tot_4__q == tot_28__q) & older_28__q[4]));
         end
         if (above_w_4[29]) begin
             beats_hi_4[29] = (sx_4 > sx_29) | ((sx_4 == sx_29) & older_29__q[4]);
             beats_hi_29[4] = ~((sx_4 > sx_29) | ((sx_4 == sx_29) & older_29__q[4]));
-            beats_lo_4[29] = (rest_4 < rest_29) | ((rest_4 == rest_29) & older_29__q[4]);
-            beats_lo_29[4] = ~((rest_4 < rest_29) | ((rest_4 == rest_29) & older_29__q[4]));
+            beats_lo_4[29] = (tot_4__q < tot_29__q) | ((tot_4__q == tot_29__q) & older_29__q[4]);
+            beats_lo_29[4] = ~((tot_4__q < tot_29__q) | ((tot_4__q == tot_29__q) & older_29__q[4]));
         end
         if (above_w_4[30]) begin
             beats_hi_4[30] = (sx_4 > sx_30) | ((sx_4 == sx_30) & older_30__q[4]);
             beats_hi_30[4] = ~((sx_4 > sx_30) | ((sx_4 == sx_30) & older_30__q[4]));
-            beats_lo_4[30] = (rest_4 < rest_30) | ((rest_4 == rest_30) & older_30__q[4]);
-            beats_lo_30[4] = ~((rest_4 < rest_30) | ((rest_4 == rest_30) & older_30__q[4]));
+            beats_lo_4[30] = (tot_4__q < tot_30__q) | ((tot_4__q == tot_30__q) & older_30__q[4]);
+            beats_lo_30[4] = ~((tot_4__q < tot_30__q) | ((tot_4__q == tot_30__q) & older_30__q[4]));
         end
         if (above_w_4[31]) begin
             beats_hi_4[31] = (sx_4 > sx_31) | ((sx_4 == sx_31) & older_31__q[4]);
             beats_hi_31[4] = ~((sx_4 > sx_31) | ((sx_4 == sx_31) & older_31__q[4]));
-            beats_lo_4[31] = (rest_4 < rest_31) | ((rest_4 == rest_31) & older_31__q[4]);
-            beats_lo_31[4] = ~((rest_4 < rest_31) | ((rest_4 == rest_31) & older_31__q[4]));
+            beats_lo_4[31] = (tot_4__q < tot_31__q) | ((tot_4__q == tot_31__q) & older_31__q[4]);
+            beats_lo_31[4] = ~((tot_4__q < tot_31__q) | ((tot_4__q == tot_31__q) & older_31__q[4]));
         end
         if (above_w_5[0]) begin
             beats_hi_5[0] = (sx_5 > sx_0) | ((sx_5 == sx_0) & older_0__q[5]);
             beats_hi_0[5] = ~((sx_5 > sx_0) | ((sx_5 == sx_0) & older_0__q[5]));
-            beats_lo_5[0] = (rest_5 < rest_0) | ((rest_5 == rest_0) & older_0__q[5]);
-            beats_lo_0[5] = ~((rest_5 < rest_0) | ((rest_5 == rest_0) & older_0__q[5]));
+            beats_lo_5[0] = (tot_5__q < tot_0__q) | ((tot_5__q == tot_0__q) & older_0__q[5]);
+            beats_lo_0[5] = ~((tot_5__q < tot_0__q) | ((tot_5__q == tot_0__q) & older_0__q[5]));
         end
         if (above_w_5[1]) begin
             beats_hi_5[1] = (sx_5 > sx_1) | ((sx_5 == sx_1) & older_1__q[5]);
             beats_hi_1[5] = ~((sx_5 > sx_1) | ((sx_5 == sx_1) & older_1__q[5]));
-            beats_lo_5[1] = (rest_5 < rest_1) | ((rest_5 == rest_1) & older_1__q[5]);
-            beats_lo_1[5] = ~((rest_5 < rest_1) | ((rest_5 == rest_1) & older_1__q[5]));
+            beats_lo_5[1] = (tot_5__q < tot_1__q) | ((tot_5__q == tot_1__q) & older_1__q[5]);
+            beats_lo_1[5] = ~((tot_5__q < tot_1__q) | ((tot_5__q == tot_1__q) & older_1__q[5]));
         end
         if (above_w_5[2]) begin
             beats_hi_5[2] = (sx_5 > sx_2) | ((sx_5 == sx_2) & older_2__q[5]);
             beats_hi_2[5] = ~((sx_5 > sx_2) | ((sx_5 == sx_2) & older_2__q[5]));
-            beats_lo_5[2] = (rest_5 < rest_2) | ((rest_5 == rest_2) & older_2__q[5]);
-            beats_lo_2[5] = ~((rest_5 < rest_2) | ((rest_5 == rest_2) & older_2__q[5]));
+            beats_lo_5[2] = (tot_5__q < tot_2__q) | ((tot_5__q == tot_2__q) & older_2__q[5]);
+            beats_lo_2[5] = ~((tot_5__q < tot_2__q) | ((tot_5__q == tot_2__q) & older_2__q[5]));
         end
         if (above_w_5[3]) begin
             beats_hi_5[3] = (sx_5 > sx_3) | ((sx_5 == sx_3) & older_3__q[5]);
             beats_hi_3[5] = ~((sx_5 > sx_3) | ((sx_5 == sx_3) & older_3__q[5]));
-            beats_lo_5[3] = (rest_5 < rest_3) | ((rest_5 == rest_3) & older_3__q[5]);
-            beats_lo_3[5] = ~((rest_5 < rest_3) | ((rest_5 == rest_3) & older_3__q[5]));
+            beats_lo_5[3] = (tot_5__q < tot_3__q) | ((tot_5__q == tot_3__q) & older_3__q[5]);
+            beats_lo_3[5] = ~((tot_5__q < tot_3__q) | ((tot_5__q == tot_3__q) & older_3__q[5]));
         end
         if (above_w_5[4]) begin
             beats_hi_5[4] = (sx_5 > sx_4) | ((sx_5 == sx_4) & older_4__q[5]);
             beats_hi_4[5] = ~((sx_5 > sx_4) | ((sx_5 == sx_4) & older_4__q[5]));
-            beats_lo_5[4] = (rest_5 < rest_4) | ((rest_5 == rest_4) & older_4__q[5]);
-            beats_lo_4[5] = ~((rest_5 < rest_4) | ((rest_5 == rest_4) & older_4__q[5]));
+            beats_lo_5[4] = (tot_5__q < tot_4__q) | ((tot_5__q == tot_4__q) & older_4__q[5]);
+            beats_lo_4[5] = ~((tot_5__q < tot_4__q) | ((tot_5__q == tot_4__q) & older_4__q[5]));
         end
         if (above_w_5[5]) begin
             beats_hi_5[5] = (sx_5 > sx_5) | ((sx_5 == sx_5) & older_5__q[5]);
             beats_hi_5[5] = ~((sx_5 > sx_5) | ((sx_5 == sx_5) & older_5__q[5]));
-            beats_lo_5[5] = (rest_5 < rest_5) | ((rest_5 == rest_5) & older_5__q[5]);
-            beats_lo_5[5] = ~((rest_5 < rest_5) | ((rest_5 == rest_5) & older_5__q[5]));
+            beats_lo_5[5] = (tot_5__q < tot_5__q) | ((tot_5__q == tot_5__q) & older_5__q[5]);
+            beats_lo_5[5] = ~((tot_5__q < tot_5__q) | ((tot_5__q == tot_5__q) & older_5__q[5]));
         end
         if (above_w_5[6]) begin
             beats_hi_5[6] = (sx_5 > sx_6) | ((sx_5 == sx_6) & older_6__q[5]);
             beats_hi_6[5] = ~((sx_5 > sx_6) | ((sx_5 == sx_6) & older_6__q[5]));
-            beats_lo_5[6] = (rest_5 < rest_6) | ((rest_5 == rest_6) & older_6__q[5]);
-            beats_lo_6[5] = ~((rest_5 < rest_6) | ((rest_5 == rest_6) & older_6__q[5]));
+            beats_lo_5[6] = (tot_5__q < tot_6__q) | ((tot_5__q == tot_6__q) & older_6__q[5]);
+            beats_lo_6[5] = ~((tot_5__q < tot_6__q) | ((tot_5__q == tot_6__q) & older_6__q[5]));
         end
         if (above_w_5[7]) begin
             beats_hi_5[7] = (sx_5 > sx_7) | ((sx_5 == sx_7) & older_7__q[5]);
             beats_hi_7[5] = ~((sx_5 > sx_7) | ((sx_5 == sx_7) & older_7__q[5]));
-            beats_lo_5[7] = (rest_5 < rest_7) | ((rest_5 == rest_7) & older_7__q[5]);
-            beats_lo_7[5] = ~((rest_5 < rest_7) | ((rest_5 == rest_7) & older_7__q[5]));
+            beats_lo_5[7] = (tot_5__q < tot_7__q) | ((tot_5__q == tot_7__q) & older_7__q[5]);
+            beats_lo_7[5] = ~((tot_5__q < tot_7__q) | ((tot_5__q == tot_7__q) & older_7__q[5]));
         end
         if (above_w_5[8]) begin
             beats_hi_5[8] = (sx_5 > sx_8) | ((sx_5 == sx_8) & older_8__q[5]);
             beats_hi_8[5] = ~((sx_5 > sx_8) | ((sx_5 == sx_8) & older_8__q[5]));
-            beats_lo_5[8] = (rest_5 < rest_8) | ((rest_5 == rest_8) & older_8__q[5]);
-            beats_lo_8[5] = ~((rest_5 < rest_8) | ((rest_5 == rest_8) & older_8__q[5]));
+            beats_lo_5[8] = (tot_5__q < tot_8__q) | ((tot_5__q == tot_8__q) & older_8__q[5]);
+            beats_lo_8[5] = ~((tot_5__q < tot_8__q) | ((tot_5__q == tot_8__q) & older_8__q[5]));
         end
         if (above_w_5[9]) begin
             beats_hi_5[9] = (sx_5 > sx_9) | ((sx_5 == sx_9) & older_9__q[5]);
             beats_hi_9[5] = ~((sx_5 > sx_9) | ((sx_5 == sx_9) & older_9__q[5]));
-            beats_lo_5[9] = (rest_5 < rest_9) | ((rest_5 == rest_9) & older_9__q[5]);
-            beats_lo_9[5] = ~((rest_5 < rest_9) | ((rest_5 == rest_9) & older_9__q[5]));
+            beats_lo_5[9] = (tot_5__q < tot_9__q) | ((tot_5__q == tot_9__q) & older_9__q[5]);
+            beats_lo_9[5] = ~((tot_5__q < tot_9__q) | ((tot_5__q == tot_9__q) & older_9__q[5]));
         end
         if (above_w_5[10]) begin
             beats_hi_5[10] = (sx_5 > sx_10) | ((sx_5 == sx_10) & older_10__q[5]);
             beats_hi_10[5] = ~((sx_5 > sx_10) | ((sx_5 == sx_10) & older_10__q[5]));
-            beats_lo_5[10] = (rest_5 < rest_10) | ((rest_5 == rest_10) & older_10__q[5]);
-            beats_lo_10[5] = ~((rest_5 < rest_10) | ((rest_5 == rest_10) & older_10__q[5]));
+            beats_lo_5[10] = (tot_5__q < tot_10__q) | ((tot_5__q == tot_10__q) & older_10__q[5]);
+            beats_lo_10[5] = ~((tot_5__q < tot_10__q) | ((tot_5__q == tot_10__q) & older_10__q[5]));
         end
         if (above_w_5[11]) begin
             beats_hi_5[11] = (sx_5 > sx_11) | ((sx_5 == sx_11) & older_11__q[5]);
             beats_hi_11[5] = ~((sx_5 > sx_11) | ((sx_5 == sx_11) & older_11__q[5]));
-            beats_lo_5[11] = (rest_5 < rest_11) | ((rest_5 == rest_11) & older_11__q[5]);
-            beats_lo_11[5] = ~((rest_5 < rest_11) | ((rest_5 == rest_11) & older_11__q[5]));
+            beats_lo_5[11] = (tot_5__q < tot_11__q) | ((tot_5__q == tot_11__q) & older_11__q[5]);
+            beats_lo_11[5] = ~((tot_5__q < tot_11__q) | ((tot_5__q == tot_11__q) & older_11__q[5]));
         end
         if (above_w_5[12]) begin
             beats_hi_5[12] = (sx_5 > sx_12) | ((sx_5 == sx_12) & older_12__q[5]);
             beats_hi_12[5] = ~((sx_5 > sx_12) | ((sx_5 == sx_12) & older_12__q[5]));
-            beats_lo_5[12] = (rest_5 < rest_12) | ((rest_5 == rest_12) & older_12__q[5]);
-            beats_lo_12[5] = ~((rest_5 < rest_12) | ((rest_5 == rest_12) & older_12__q[5]));
+            beats_lo_5[12] = (tot_5__q < tot_12__q) | ((tot_5__q == tot_12__q) & older_12__q[5]);
+            beats_lo_12[5] = ~((tot_5__q < tot_12__q) | ((tot_5__q == tot_12__q) & older_12__q[5]));
         end
         if (above_w_5[13]) begin
             beats_hi_5[13] = (sx_5 > sx_13) | ((sx_5 == sx_13) & older_13__q[5]);
             beats_hi_13[5] = ~((sx_5 > sx_13) | ((sx_5 == sx_13) & older_13__q[5]));
-            beats_lo_5[13] = (rest_5 < rest_13) | ((rest_5 == rest_13) & older_13__q[5]);
-            beats_lo_13[5] = ~((rest_5 < rest_13) | ((rest_5 == rest_13) & older_13__q[5]));
+            beats_lo_5[13] = (tot_5__q < tot_13__q) | ((tot_5__q == tot_13__q) & older_13__q[5]);
+            beats_lo_13[5] = ~((tot_5__q < tot_13__q) | ((tot_5__q == tot_13__q) & older_13__q[5]));
         end
         if (above_w_5[14]) begin
             beats_hi_5[14] = (sx_5 > sx_14) | ((sx_5 == sx_14) & older_14__q[5]);
             beats_hi_14[5] = ~((sx_5 > sx_14) | ((sx_5 == sx_14) & older_14__q[5]));
-            beats_lo_5[14] = (rest_5 < rest_14) | ((rest_5 == rest_14) & older_14__q[5]);
-            beats_lo_14[5] = ~((rest_5 < rest_14) | ((rest_5 == rest_14) & older_14__q[5]));
+            beats_lo_5[14] = (tot_5__q < tot_14__q) | ((tot_5__q == tot_14__q) & older_14__q[5]);
+            beats_lo_14[5] = ~((tot_5__q < tot_14__q) | ((tot_5__q == tot_14__q) & older_14__q[5]));
         end
         if (above_w_5[15]) begin
             beats_hi_5[15] = (sx_5 > sx_15) | ((sx_5 == sx_15) & older_15__q[5]);
             beats_hi_15[5] = ~((sx_5 > sx_15) | ((sx_5 == sx_15) & older_15__q[5]));
-            beats_lo_5[15] = (rest_5 < rest_15) | ((rest_5 == rest_15) & older_15__q[5]);
-            beats_lo_15[5] = ~((rest_5 < rest_15) | ((rest_5 == rest_15) & older_15__q[5]));
+            beats_lo_5[15] = (tot_5__q < tot_15__q) | ((tot_5__q == tot_15__q) & older_15__q[5]);
+            beats_lo_15[5] = ~((tot_5__q < tot_15__q) | ((tot_5__q == tot_15__q) & older_15__q[5]));
         end
         if (above_w_5[16]) begin
             beats_hi_5[16] = (sx_5 > sx_16) | ((sx_5 == sx_16) & older_16__q[5]);
             beats_hi_16[5] = ~((sx_5 > sx_16) | ((sx_5 == sx_16) & older_16__q[5]));
-            beats_lo_5[16] = (rest_5 < rest_16) | ((rest_5 == rest_16) & older_16__q[5]);
-            beats_lo_16[5] = ~((rest_5 < rest_16) | ((rest_5 == rest_16) & older_16__q[5]));
+            beats_lo_5[16] = (tot_5__q < tot_16__q) | ((tot_5__q == tot_16__q) & older_16__q[5]);
+            beats_lo_16[5] = ~((tot_5__q < tot_16__q) | ((tot_5__q == tot_16__q) & older_16__q[5]));
         end
         if (above_w_5[17]) begin
             beats_hi_5[17] = (sx_5 > sx_17) | ((sx_5 == sx_17) & older_17__q[5]);
             beats_hi_17[5] = ~((sx_5 > sx_17) | ((sx_5 == sx_17) & older_17__q[5]));
-            beats_lo_5[17] = (rest_5 < rest_17) | ((rest_5 == rest_17) & older_17__q[5]);
-            beats_lo_17[5] = ~((rest_5 < rest_17) | ((rest_5 == rest_17) & older_17__q[5]));
+            beats_lo_5[17] = (tot_5__q < tot_17__q) | ((tot_5__q == tot_17__q) & older_17__q[5]);
+            beats_lo_17[5] = ~((tot_5__q < tot_17__q) | ((tot_5__q == tot_17__q) & older_17__q[5]));
         end
         if (above_w_5[18]) begin
             beats_hi_5[18] = (sx_5 > sx_18) | ((sx_5 == sx_18) & older_18__q[5]);
             beats_hi_18[5] = ~((sx_5 > sx_18) | ((sx_5 == sx_18) & older_18__q[5]));
-            beats_lo_5[18] = (rest_5 < rest_18) | ((rest_5 == rest_18) & older_18__q[5]);
-            beats_lo_18[5] = ~((rest_5 < rest_18) | ((rest_5 == rest_18) & older_18__q[5]));
+            beats_lo_5[18] = (tot_5__q < tot_18__q) | ((tot_5__q == tot_18__q) & older_18__q[5]);
+            beats_lo_18[5] = ~((tot_5__q < tot_18__q) | ((tot_5__q == tot_18__q) & older_18__q[5]));
         end
         if (above_w_5[19]) begin
             beats_hi_5[19] = (sx_5 > sx_19) | ((sx_5 == sx_19) & older_19__q[5]);
             beats_hi_19[5] = ~((sx_5 > sx_19) | ((sx_5 == sx_19) & older_19__q[5]));
-            beats_lo_5[19] = (rest_5 < rest_19) | ((rest_5 == rest_19) & older_19__q[5]);
-            beats_lo_19[5] = ~((rest_5 < rest_19) | ((rest_5 == rest_19) & older_19__q[5]));
+            beats_lo_5[19] = (tot_5__q < tot_19__q) | ((tot_5__q == tot_19__q) & older_19__q[5]);
+            beats_lo_19[5] = ~((tot_5__q < tot_19__q) | ((tot_5__q == tot_19__q) & older_19__q[5]));
         end
         if (above_w_5[20]) begin
             beats_hi_5[20] = (sx_5 > sx_20) | ((sx_5 == sx_20) & older_20__q[5]);
             beats_hi_20[5] = ~((sx_5 > sx_20) | ((sx_5 == sx_20) & older_20__q[5]));
-            beats_lo_5[20] = (rest_5 < rest_20) | ((rest_5 == rest_20) & older_20__q[5]);
-            beats_lo_20[5] = ~((rest_5 < rest_20) | ((rest_5 == rest_20) & older_20__q[5]));
+            beats_lo_5[20] = (tot_5__q < tot_20__q) | ((tot_5__q == tot_20__q) & older_20__q[5]);
+            beats_lo_20[5] = ~((tot_5__q < tot_20__q) | ((tot_5__q == tot_20__q) & older_20__q[5]));
         end
         if (above_w_5[21]) begin
             beats_hi_5[21] = (sx_5 > sx_21) | ((sx_5 == sx_21) & older_21__q[5]);
             beats_hi_21[5] = ~((sx_5 > sx_21) | ((sx_5 == sx_21) & older_21__q[5]));
-            beats_lo_5[21] = (rest_5 < rest_21) | ((rest_5 == rest_21) & older_21__q[5]);
-            beats_lo_21[5] = ~((rest_5 < rest_21) | ((rest_5 == rest_21) & older_21__q[5]));
+            beats_lo_5[21] = (tot_5__q < tot_21__q) | ((tot_5__q == tot_21__q) & older_21__q[5]);
+            beats_lo_21[5] = ~((tot_5__q < tot_21__q) | ((tot_5__q == tot_21__q) & older_21__q[5]));
         end
         if (above_w_5[22]) begin
             beats_hi_5[22] = (sx_5 > sx_22) | ((sx_5 == sx_22) & older_22__q[5]);
             beats_hi_22[5] = ~((sx_5 > sx_22) | ((sx_5 == sx_22) & older_22__q[5]));
-            beats_lo_5[22] = (rest_5 < rest_22) | ((rest_5 == rest_22) & older_22__q[5]);
-            beats_lo_22[5] = ~((rest_5 < rest_22) | ((rest_5 == rest_22) & older_22__q[5]));
+            beats_lo_5[22] = (tot_5__q < tot_22__q) | ((tot_5__q == tot_22__q) & older_22__q[5]);
+            beats_lo_22[5] = ~((tot_5__q < tot_22__q) | ((tot_5__q == tot_22__q) & older_22__q[5]));
         end
         if (above_w_5[23]) begin
             beats_hi_5[23] = (sx_5 > sx_23) | ((sx_5 == sx_23) & older_23__q[5]);
             beats_hi_23[5] = ~((sx_5 > sx_23) | ((sx_5 == sx_23) & older_23__q[5]));
-            beats_lo_5[23] = (rest_5 < rest_23) | ((rest_5 == rest_23) & older_23__q[5]);
-            beats_lo_23[5] = ~((rest_5 < rest_23) | ((rest_5 == rest_23) & older_23__q[5]));
+            beats_lo_5[23] = (tot_5__q < tot_23__q) | ((tot_5__q == tot_23__q) & older_23__q[5]);
+            beats_lo_23[5] = ~((tot_5__q < tot_23__q) | ((tot_5__q == tot_23__q) & older_23__q[5]));
         end
         if (above_w_5[24]) begin
             beats_hi_5[24] = (sx_5 > sx_24) | ((sx_5 == sx_24) & older_24__q[5]);
             beats_hi_24[5] = ~((sx_5 > sx_24) | ((sx_5 == sx_24) & older_24__q[5]));
-            beats_lo_5[24] = (rest_5 < rest_24) | ((rest_5 == rest_24) & older_24__q[5]);
-            beats_lo_24[5] = ~((rest_5 < rest_24) | ((rest_5 == rest_24) & older_24__q[5]));
+            beats_lo_5[24] = (tot_5__q < tot_24__q) | ((tot_5__q == tot_24__q) & older_24__q[5]);
+            beats_lo_24[5] = ~((tot_5__q < tot_24__q) | ((tot_5__q == tot_24__q) & older_24__q[5]));
         end
         if (above_w_5[25]) begin
             beats_hi_5[25] = (sx_5 > sx_25) | ((sx_5 == sx_25) & older_25__q[5]);
             beats_hi_25[5] = ~((sx_5 > sx_25) | ((sx_5 == sx_25) & older_25__q[5]));
-            beats_lo_5[25] = (rest_5 < rest_25) | ((rest_5 == rest_25) & older_25__q[5]);
-            beats_lo_25[5] = ~((rest_5 < rest_25) | ((rest_5 == rest_25) & older_25__q[5]));
+            beats_lo_5[25] = (tot_5__q < tot_25__q) | ((tot_5__q == tot_25__q) & older_25__q[5]);
+            beats_lo_25[5] = ~((tot_5__q < tot_25__q) | ((tot_5__q == tot_25__q) & older_25__q[5]));
         end
         if (above_w_5[26]) begin
             beats_hi_5[26] = (sx_5 > sx_26) | ((sx_5 == sx_26) & older_26__q[5]);
             beats_hi_26[5] = ~((sx_5 > sx_26) | ((sx_5 == sx_26) & older_26__q[5]));
-            beats_lo_5[26] = (rest_5 < rest_26) | ((rest_5 == rest_26) & older_26__q[5]);
-            beats_lo_26[5] = ~((rest_5 < rest_26) | ((rest_5 == rest_26) & older_26__q[5]));
+            beats_lo_5[26] = (tot_5__q < tot_26__q) | ((tot_5__q == tot_26__q) & older_26__q[5]);
+            beats_lo_26[5] = ~((tot_5__q < tot_26__q) | ((tot_5__q == tot_26__q) & older_26__q[5]));
         end
         if (above_w_5[27]) begin
             beats_hi_5[27] = (sx_5 > sx_27) | ((sx_5 == sx_27) & older_27__q[5]);
             beats_hi_27[5] = ~((sx_5 > sx_27) | ((sx_5 == sx_27) & older_27__q[5]));
-            beats_lo_5[27] = (rest_5 < rest_27) | ((rest_5 == rest_27) & older_27__q[5]);
-            beats_lo_27[5] = ~((rest_5 < rest_27) | ((rest_5 == rest_27) & older_27__q[5]));
+            beats_lo_5[27] = (tot_5__q < tot_27__q) | ((tot_5__q == tot_27__q) & older_27__q[5]);
+            beats_lo_27[5] = ~((tot_5__q < tot_27__q) | ((tot_5__q == tot_27__q) & older_27__q[5]));
         end
         if (above_w_5[28]) begin
             beats_hi_5[28] = (sx_5 > sx_28) | ((sx_5 == sx_28) & older_28__q[5]);
             beats_hi_28[5] = ~((sx_5 > sx_28) | ((sx_5 == sx_28) & older_28__q[5]));
-            beats_lo_5[28] = (rest_5 < rest_28) | ((rest_5 == rest_28) & older_28__q[5]);
-            beats_lo_28[5] = ~((rest_5 < rest_28) | ((rest_5 == rest_28) & older_28__q[5]));
+            beats_lo_5[28] = (tot_5__q < tot_28__q) | ((tot_5__q == tot_28__q) & older_28__q[5]);
+            beats_lo_28[5] = ~((tot_5__q < tot_28__q) | ((tot_5__q == tot_28__q) & older_28__q[5]));
         end
         if (above_w_5[29]) begin
             beats_hi_5[29] = (sx_5 > sx_29) | ((sx_5 == sx_29) & older_29__q[5]);
             beats_hi_29[5] = ~((sx_5 > sx_29) | ((sx_5 == sx_29) & older_29__q[5]));
-            beats_lo_5[29] = (rest_5 < rest_29) | ((rest_5 == rest_29) & older_29__q[5]);
-            beats_lo_29[5] = ~((rest_5 < rest_29) | ((rest_5 == rest_29) & older_29__q[5]));
+            beats_lo_5[29] = (tot_5__q < tot_29__q) | ((tot_5__q == tot_29__q) & older_29__q[5]);
+            beats_lo_29[5] = ~((tot_5__q < tot_29__q) | ((tot_5__q == tot_29__q) & older_29__q[5]));
         end
         if (above_w_5[30]) begin
             beats_hi_5[30] = (sx_5 > sx_30) | ((sx_5 == sx_30) & older_30__q[5]);
             beats_hi_30[5] = ~((sx_5 > sx_30) | ((sx_5 == sx_30) & older_30__q[5]));
-            beats_lo_5[30] = (rest_5 < rest_30) | ((rest_5 == rest_30) & older_30__q[5]);
-            beats_lo_30[5] = ~((rest_5 < rest_30) | ((rest_5 == rest_30) & older_30__q[5]));
+            beats_lo_5[30] = (tot_5__q < tot_30__q) | ((tot_5__q == tot_30__q) & older_30__q[5]);
+            beats_lo_30[5] = ~((tot_5__q < tot_30__q) | ((tot_5__q == tot_30__q) & older_30__q[5]));
         end
         if (above_w_5[31]) begin
             beats_hi_5[31] = (sx_5 > sx_31) | ((sx_5 == sx_31) & older_31__q[5]);
             beats_hi_31[5] = ~((sx_5 > sx_31) | ((sx_5 == sx_31) & older_31__q[5]));
-            beats_lo_5[31] = (rest_5 < rest_31) | ((rest_5 == rest_31) & older_31__q[5]);
-            beats_lo_31[5] = ~((rest_5 < rest_31) | ((rest_5 == rest_31) & older_31__q[5]));
+            beats_lo_5[31] = (tot_5__q < tot_31__q) | ((tot_5__q == tot_31__q) & older_31__q[5]);
+            beats_lo_31[5] = ~((tot_5__q < tot_31__q) | ((tot_5__q == tot_31__q) & older_31__q[5]));
         end
         if (above_w_6[0]) begin
             beats_hi_6[0] = (sx_6 > sx_0) | ((sx_6 == sx_0) & older_0__q[6]);
             beats_hi_0[6] = ~((sx_6 > sx_0) | ((sx_6 == sx_0) & older_0__q[6]));
-            beats_lo_6[0] = (rest_6 < rest_0) | ((rest_6 == rest_0) & older_0__q[6]);
-            beats_lo_0[6] = ~((rest_6 < rest_0) | ((rest_6 == rest_0) & older_0__q[6]));
+            beats_lo_6[0] = (tot_6__q < tot_0__q) | ((tot_6__q == tot_0__q) & older_0__q[6]);
+            beats_lo_0[6] = ~((tot_6__q < tot_0__q) | ((tot_6__q == tot_0__q) & older_0__q[6]));
         end
         if (above_w_6[1]) begin
             beats_hi_6[1] = (sx_6 > sx_1) | ((sx_6 == sx_1) & older_1__q[6]);
             beats_hi_1[6] = ~((sx_6 > sx_1) | ((sx_6 == sx_1) & older_1__q[6]));
-            beats_lo_6[1] = (rest_6 < rest_1) | ((rest_6 == rest_1) & older_1__q[6]);
-            beats_lo_1[6] = ~((rest_6 < rest_1) | ((rest_6 == rest_1) & older_1__q[6]));
+            beats_lo_6[1] = (tot_6__q < tot_1__q) | ((tot_6__q == tot_1__q) & older_1__q[6]);
+            beats_lo_1[6] = ~((tot_6__q < tot_1__q) | ((tot_6__q == tot_1__q) & older_1__q[6]));
         end
         if (above_w_6[2]) begin
             beats_hi_6[2] = (sx_6 > sx_2) | ((sx_6 == sx_2) & older_2__q[6]);
             beats_hi_2[6] = ~((sx_6 > sx_2) | ((sx_6 == sx_2) & older_2__q[6]));
-            beats_lo_6[2] = (rest_6 < rest_2) | ((rest_6 == rest_2) & older_2__q[6]);
-            beats_lo_2[6] = ~((rest_6 < rest_2) | ((rest_6 == rest_2) & older_2__q[6]));
+            beats_lo_6[2] = (tot_6__q < tot_2__q) | ((tot_6__q == tot_2__q) & older_2__q[6]);
+            beats_lo_2[6] = ~((tot_6__q < tot_2__q) | ((tot_6__q == tot_2__q) & older_2__q[6]));
         end
         if (above_w_6[3]) begin
             beats_hi_6[3] = (sx_6 > sx_3) | ((sx_6 == sx_3) & older_3__q[6]);
             beats_hi_3[6] = ~((sx_6 > sx_3) | ((sx_6 == sx_3) & older_3__q[6]));
-            beats_lo_6[3] = (rest_6 < rest_3) | ((rest_6 == rest_3) & older_3__q[6]);
-            beats_lo_3[6] = ~((rest_6 < rest_3) | ((rest_6 == rest_3) & older_3__q[6]));
+            beats_lo_6[3] = (tot_6__q < tot_3__q) | ((tot_6__q == tot_3__q) & older_3__q[6]);
+            beats_lo_3[6] = ~((tot_6__q < tot_3__q) | ((tot_6__q == tot_3__q) & older_3__q[6]));
         end
         if (above_w_6[4]) begin
             beats_hi_6[4] = (sx_6 > sx_4) | ((sx_6 == sx_4) & older_4__q[6]);
             beats_hi_4[6] = ~((sx_6 > sx_4) | ((sx_6 == sx_4) & older_4__q[6]));
-            beats_lo_6[4] = (rest_6 < rest_4) | ((rest_6 == rest_4) & older_4__q[6]);
-            beats_lo_4[6] = ~((rest_6 < rest_4) | ((rest_6 == rest_4) & older_4__q[6]));
+            beats_lo_6[4] = (tot_6__q < tot_4__q) | ((tot_6__q == tot_4__q) & older_4__q[6]);
+            beats_lo_4[6] = ~((tot_6__q < tot_4__q) | ((tot_6__q == tot_4__q) & older_4__q[6]));
         end
         if (above_w_6[5]) begin
             beats_hi_6[5] = (sx_6 > sx_5) | ((sx_6 == sx_5) & older_5__q[6]);
             beats_hi_5[6] = ~((sx_6 > sx_5) | ((sx_6 == sx_5) & older_5__q[6]));
-            beats_lo_6[5] = (rest_6 < rest_5) | ((rest_6 == rest_5) & older_5__q[6]);
-            beats_lo_5[6] = ~((rest_6 < rest_5) | ((rest_6 == rest_5) & older_5__q[6]));
+            beats_lo_6[5] = (tot_6__q < tot_5__q) | ((tot_6__q == tot_5__q) & older_5__q[6]);
+            beats_lo_5[6] = ~((tot_6__q < tot_5__q) | ((tot_6__q == tot_5__q) & older_5__q[6]));
         end
         if (above_w_6[6]) begin
             beats_hi_6[6] = (sx_6 > sx_6) | ((sx_6 == sx_6) & older_6__q[6]);
             beats_hi_6[6] = ~((sx_6 > sx_6) | ((sx_6 == sx_6) & older_6__q[6]));
-            beats_lo_6[6] = (rest_6 < rest_6) | ((rest_6 == rest_6) & older_6__q[6]);
-            beats_lo_6[6] = ~((rest_6 < rest_6) | ((rest_6 == rest_6) & older_6__q[6]));
+            beats_lo_6[6] = (tot_6__q < tot_6__q) | ((tot_6__q == tot_6__q) & older_6__q[6]);
+            beats_lo_6[6] = ~((tot_6__q < tot_6__q) | ((tot_6__q == tot_6__q) & older_6__q[6]));
         end
         if (above_w_6[7]) begin
             beats_hi_6[7] = (sx_6 > sx_7) | ((sx_6 == sx_7) & older_7__q[6]);
             beats_hi_7[6] = ~((sx_6 > sx_7) | ((sx_6 == sx_7) & older_7__q[6]));
-            beats_lo_6[7] = (rest_6 < rest_7) | ((rest_6 == rest_7) & older_7__q[6]);
-            beats_lo_7[6] = ~((rest_6 < rest_7) | ((rest_6 == rest_7) & older_7__q[6]));
+            beats_lo_6[7] = (tot_6__q < tot_7__q) | ((tot_6__q == tot_7__q) & older_7__q[6]);
+            beats_lo_7[6] = ~((tot_6__q < tot_7__q) | ((tot_6__q == tot_7__q) & older_7__q[6]));
         end
         if (above_w_6[8]) begin
             beats_hi_6[8] = (sx_6 > sx_8) | ((sx_6 == sx_8) & older_8__q[6]);
             beats_hi_8[6] = ~((sx_6 > sx_8) | ((sx_6 == sx_8) & older_8__q[6]));
-            beats_lo_6[8] = (rest_6 < rest_8) | ((rest_6 == rest_8) & older_8__q[6]);
-            beats_lo_8[6] = ~((rest_6 < rest_8) | ((rest_6 == rest_8) & older_8__q[6]));
+            beats_lo_6[8] = (tot_6__q < tot_8__q) | ((tot_6__q == tot_8__q) & older_8__q[6]);
+            beats_lo_8[6] = ~((tot_6__q < tot_8__q) | ((tot_6__q == tot_8__q) & older_8__q[6]));
         end
         if (above_w_6[9]) begin
             beats_hi_6[9] = (sx_6 > sx_9) | ((sx_6 == sx_9) & older_9__q[6]);
             beats_hi_9[6] = ~((sx_6 > sx_9) | ((sx_6 == sx_9) & older_9__q[6]));
-            beats_lo_6[9] = (rest_6 < rest_9) | ((rest_6 == rest_9) & older_9__q[6]);
-            beats_lo_9[6] = ~((rest_6 < rest_9) | ((rest_6 == rest_9) & older_9__q[6]));
+            beats_lo_6[9] = (tot_6__q < tot_9__q) | ((tot_6__q == tot_9__q) & older_9__q[6]);
+            beats_lo_9[6] = ~((tot_6__q < tot_9__q) | ((tot_6__q == tot_9__q) & older_9__q[6]));
         end
         if (above_w_6[10]) begin
             beats_hi_6[10] = (sx_6 > sx_10) | ((sx_6 == sx_10) & older_10__q[6]);
             beats_hi_10[6] = ~((sx_6 > sx_10) | ((sx_6 == sx_10) & older_10__q[6]));
-            beats_lo_6[10] = (rest_6 < rest_10) | ((rest_6 == rest_10) & older_10__q[6]);
-            beats_lo_10[6] = ~((rest_6 < rest_10) | ((rest_6 == rest_10) & older_10__q[6]));
+            beats_lo_6[10] = (tot_6__q < tot_10__q) | ((tot_6__q == tot_10__q) & older_10__q[6]);
+            beats_lo_10[6] = ~((tot_6__q < tot_10__q) | ((tot_6__q == tot_10__q) & older_10__q[6]));
         end
         if (above_w_6[11]) begin
             beats_hi_6[11] = (sx_6 > sx_11) | ((sx_6 == sx_11) & older_11__q[6]);
             beats_hi_11[6] = ~((sx_6 > sx_11) | ((sx_6 == sx_11) & older_11__q[6]));
-            beats_lo_6[11] = (rest_6 < rest_11) | ((rest_6 == rest_11) & older_11__q[6]);
-            beats_lo_11[6] = ~((rest_6 < rest_11) | ((rest_6 == rest_11) & older_11__q[6]));
+            beats_lo_6[11] = (tot_6__q < tot_11__q) | ((tot_6__q == tot_11__q) & older_11__q[6]);
+            beats_lo_11[6] = ~((tot_6__q < tot_11__q) | ((tot_6__q == tot_11__q) & older_11__q[6]));
         end
         if (above_w_6[12]) begin
             beats_hi_6[12] = (sx_6 > sx_12) | ((sx_6 == sx_12) & older_12__q[6]);
             beats_hi_12[6] = ~((sx_6 > sx_12) | ((sx_6 == sx_12) & older_12__q[6]));
-            beats_lo_6[12] = (rest_6 < rest_12) | ((rest_6 == rest_12) & older_12__q[6]);
-            beats_lo_12[6] = ~((rest_6 < rest_12) | ((rest_6 == rest_12) & older_12__q[6]));
+            beats_lo_6[12] = (tot_6__q < tot_12__q) | ((tot_6__q == tot_12__q) & older_12__q[6]);
+            beats_lo_12[6] = ~((tot_6__q < tot_12__q) | ((tot_6__q == tot_12__q) & older_12__q[6]));
         end
         if (above_w_6[13]) begin
             beats_hi_6[13] = (sx_6 > sx_13) | ((sx_6 == sx_13) & older_13__q[6]);
             beats_hi_13[6] = ~((sx_6 > sx_13) | ((sx_6 == sx_13) & older_13__q[6]));
-            beats_lo_6[13] = (rest_6 < rest_13) | ((rest_6 == rest_13) & older_13__q[6]);
-            beats_lo_13[6] = ~((rest_6 < rest_13) | ((rest_6 == rest_13) & older_13__q[6]));
+            beats_lo_6[13] = (tot_6__q < tot_13__q) | ((tot_6__q == tot_13__q) & older_13__q[6]);
+            beats_lo_13[6] = ~((tot_6__q < tot_13__q) | ((tot_6__q == tot_13__q) & older_13__q[6]));
         end
         if (above_w_6[14]) begin
             beats_hi_6[14] = (sx_6 > sx_14) | ((sx_6 == sx_14) & older_14__q[6]);
             beats_hi_14[6] = ~((sx_6 > sx_14) | ((sx_6 == sx_14) & older_14__q[6]));
-            beats_lo_6[14] = (rest_6 < rest_14) | ((rest_6 == rest_14) & older_14__q[6]);
-            beats_lo_14[6] = ~((rest_6 < rest_14) | ((rest_6 == rest_14) & older_14__q[6]));
+            beats_lo_6[14] = (tot_6__q < tot_14__q) | ((tot_6__q == tot_14__q) & older_14__q[6]);
+            beats_lo_14[6] = ~((tot_6__q < tot_14__q) | ((tot_6__q == tot_14__q) & older_14__q[6]));
         end
         if (above_w_6[15]) begin
             beats_hi_6[15] = (sx_6 > sx_15) | ((sx_6 == sx_15) & older_15__q[6]);
             beats_hi_15[6] = ~((sx_6 > sx_15) | ((sx_6 == sx_15) & older_15__q[6]));
-            beats_lo_6[15] = (rest_6 < rest_15) | ((rest_6 == rest_15) & older_15__q[6]);
-            beats_lo_15[6] = ~((rest_6 < rest_15) | ((rest_6 == rest_15) & older_15__q[6]));
+            beats_lo_6[15] = (tot_6__q < tot_15__q) | ((tot_6__q == tot_15__q) & older_15__q[6]);
+            beats_lo_15[6] = ~((tot_6__q < tot_15__q) | ((tot_6__q == tot_15__q) & older_15__q[6]));
         end
         if (above_w_6[16]) begin
             beats_hi_6[16] = (sx_6 > sx_16) | ((sx_6 == sx_16) & older_16__q[6]);
             beats_hi_16[6] = ~((sx_6 > sx_16) | ((sx_6 == sx_16) & older_16__q[6]));
-            beats_lo_6[16] = (rest_6 < rest_16) | ((rest_6 == rest_16) & older_16__q[6]);
-            beats_lo_16[6] = ~((rest_6 < rest_16) | ((rest_6 == rest_16) & older_16__q[6]));
+            beats_lo_6[16] = (tot_6__q < tot_16__q) | ((tot_6__q == tot_16__q) & older_16__q[6]);
+            beats_lo_16[6] = ~((tot_6__q < tot_16__q) | ((tot_6__q == tot_16__q) & older_16__q[6]));
         end
         if (above_w_6[17]) begin
             beats_hi_6[17] = (sx_6 > sx_17) | ((sx_6 == sx_17) & older_17__q[6]);
             beats_hi_17[6] = ~((sx_6 > sx_17) | ((sx_6 == sx_17) & older_17__q[6]));
-            beats_lo_6[17] = (rest_6 < rest_17) | ((rest_6 == rest_17) & older_17__q[6]);
-            beats_lo_17[6] = ~((rest_6 < rest_17) | ((rest_6 == rest_17) & older_17__q[6]));
+            beats_lo_6[17] = (tot_6__q < tot_17__q) | ((tot_6__q == tot_17__q) & older_17__q[6]);
+            beats_lo_17[6] = ~((tot_6__q < tot_17__q) | ((tot_6__q == tot_17__q) & older_17__q[6]));
         end
         if (above_w_6[18]) begin
             beats_hi_6[18] = (sx_6 > sx_18) | ((sx_6 == sx_18) & older_18__q[6]);
             beats_hi_18[6] = ~((sx_6 > sx_18) | ((sx_6 == sx_18) & older_18__q[6]));
-            beats_lo_6[18] = (rest_6 < rest_18) | ((rest_6 == rest_18) & older_18__q[6]);
-            beats_lo_18[6] = ~((rest_6 < rest_18) | ((rest_6 == rest_18) & older_18__q[6]));
+            beats_lo_6[18] = (tot_6__q < tot_18__q) | ((tot_6__q == tot_18__q) & older_18__q[6]);
+            beats_lo_18[6] = ~((tot_6__q < tot_18__q) | ((tot_6__q == tot_18__q) & older_18__q[6]));
         end
         if (above_w_6[19]) begin
             beats_hi_6[19] = (sx_6 > sx_19) | ((sx_6 == sx_19) & older_19__q[6]);
             beats_hi_19[6] = ~((sx_6 > sx_19) | ((sx_6 == sx_19) & older_19__q[6]));
-            beats_lo_6[19] = (rest_6 < rest_19) | ((rest_6 == rest_19) & older_19__q[6]);
-            beats_lo_19[6] = ~((rest_6 < rest_19) | ((rest_6 == rest_19) & older_19__q[6]));
+            beats_lo_6[19] = (tot_6__q < tot_19__q) | ((tot_6__q == tot_19__q) & older_19__q[6]);
+            beats_lo_19[6] = ~((tot_6__q < tot_19__q) | ((tot_6__q == tot_19__q) & older_19__q[6]));
         end
         if (above_w_6[20]) begin
             beats_hi_6[20] = (sx_6 > sx_20) | ((sx_6 == sx_20) & older_20__q[6]);
             beats_hi_20[6] = ~((sx_6 > sx_20) | ((sx_6 == sx_20) & older_20__q[6]));
-            beats_lo_6[20] = (rest_6 < rest_20) | ((rest_6 == rest_20) & older_20__q[6]);
-            beats_lo_20[6] = ~((rest_6 < rest_20) | ((rest_6 == rest_20) & older_20__q[6]));
+            beats_lo_6[20] = (tot_6__q < tot_20__q) | ((tot_6__q == tot_20__q) & older_20__q[6]);
+            beats_lo_20[6] = ~((tot_6__q < tot_20__q) | ((tot_6__q == tot_20__q) & older_20__q[6]));
         end
         if (above_w_6[21]) begin
             beats_hi_6[21] = (sx_6 > sx_21) | ((sx_6 == sx_21) & older_21__q[6]);
             beats_hi_21[6] = ~((sx_6 > sx_21) | ((sx_6 == sx_21) & older_21__q[6]));
-            beats_lo_6[21] = (rest_6 < rest_21) | ((rest_6 == rest_21) & older_21__q[6]);
-            beats_lo_21[6] = ~((rest_6 < rest_21) | ((rest_6 == rest_21) & older_21__q[6]));
+            beats_lo_6[21] = (tot_6__q < tot_21__q) | ((tot_6__q == tot_21__q) & older_21__q[6]);
+            beats_lo_21[6] = ~((tot_6__q < tot_21__q) | ((tot_6__q == tot_21__q) & older_21__q[6]));
         end
         if (above_w_6[22]) begin
             beats_hi_6[22] = (sx_6 > sx_22) | ((sx_6 == sx_22) & older_22__q[6]);
             beats_hi_22[6] = ~((sx_6 > sx_22) | ((sx_6 == sx_22) & older_22__q[6]));
-            beats_lo_6[22] = (rest_6 < rest_22) | ((rest_6 == rest_22) & older_22__q[6]);
-            beats_lo_22[6] = ~((rest_6 < rest_22) | ((rest_6 == rest_22) & older_22__q[6]));
+            beats_lo_6[22] = (tot_6__q < tot_22__q) | ((tot_6__q == tot_22__q) & older_22__q[6]);
+            beats_lo_22[6] = ~((tot_6__q < tot_22__q) | ((tot_6__q == tot_22__q) & older_22__q[6]));
         end
         if (above_w_6[23]) begin
             beats_hi_6[23] = (sx_6 > sx_23) | ((sx_6 == sx_23) & older_23__q[6]);
             beats_hi_23[6] = ~((sx_6 > sx_23) | ((sx_6 == sx_23) & older_23__q[6]));
-            beats_lo_6[23] = (rest_6 < rest_23) | ((rest_6 == rest_23) & older_23__q[6]);
-            beats_lo_23[6] = ~((rest_6 < rest_23) | ((rest_6 == rest_23) & older_23__q[6]));
+            beats_lo_6[23] = (tot_6__q < tot_23__q) | ((tot_6__q == tot_23__q) & older_23__q[6]);
+            beats_lo_23[6] = ~((tot_6__q < tot_23__q) | ((tot_6__q == tot_23__q) & older_23__q[6]));
         end
         if (above_w_6[24]) begin
             beats_hi_6[24] = (sx_6 > sx_24) | ((sx_6 == sx_24) & older_24__q[6]);
             beats_hi_24[6] = ~((sx_6 > sx_24) | ((sx_6 == sx_24) & older_24__q[6]));
-            beats_lo_6[24] = (rest_6 < rest_24) | ((rest_6 == rest_24) & older_24__q[6]);
-            beats_lo_24[6] = ~((rest_6 < rest_24) | ((rest_6 == rest_24) & older_24__q[6]));
+            beats_lo_6[24] = (tot_6__q < tot_24__q) | ((tot_6__q == tot_24__q) & older_24__q[6]);
+            beats_lo_24[6] = ~((tot_6__q < tot_24__q) | ((tot_6__q == tot_24__q) & older_24__q[6]));
         end
         if (above_w_6[25]) begin
             beats_hi_6[25] = (sx_6 > sx_25) | ((sx_6 == sx_25) & older_25__q[6]);
             beats_hi_25[6] = ~((sx_6 > sx_25) | ((sx_6 == sx_25) & older_25__q[6]));
-            beats_lo_6[25] = (rest_6 < rest_25) | ((rest_6 == rest_25) & older_25__q[6]);
-            beats_lo_25[6] = ~((rest_6 < rest_25) | ((rest_6 == rest_25) & older_25__q[6]));
+            beats_lo_6[25] = (tot_6__q < tot_25__q) | ((tot_6__q == tot_25__q) & older_25__q[6]);
+            beats_lo_25[6] = ~((tot_6__q < tot_25__q) | ((tot_6__q == tot_25__q) & older_25__q[6]));
         end
         if (above_w_6[26]) begin
             beats_hi_6[26] = (sx_6 > sx_26) | ((sx_6 == sx_26) & older_26__q[6]);
             beats_hi_26[6] = ~((sx_6 > sx_26) | ((sx_6 == sx_26) & older_26__q[6]));
-            beats_lo_6[26] = (rest_6 < rest_26) | ((rest_6 == rest_26) & older_26__q[6]);
-            beats_lo_26[6] = ~((rest_6 < rest_26) | ((rest_6 == rest_26) & older_26__q[6]));
+            beats_lo_6[26] = (tot_6__q < tot_26__q) | ((tot_6__q == tot_26__q) & older_26__q[6]);
+            beats_lo_26[6] = ~((tot_6__q < tot_26__q) | ((tot_6__q == tot_26__q) & older_26__q[6]));
         end
         if (above_w_6[27]) begin
             beats_hi_6[27] = (sx_6 > sx_27) | ((sx_6 == sx_27) & older_27__q[6]);
             beats_hi_27[6] = ~((sx_6 > sx_27) | ((sx_6 == sx_27) & older_27__q[6]));
-            beats_lo_6[27] = (rest_6 < rest_27) | ((rest_6 == rest_27) & older_27__q[6]);
-            beats_lo_27[6] = ~((rest_6 < rest_27) | ((rest_6 == rest_27) & older_27__q[6]));
+            beats_lo_6[27] = (tot_6__q < tot_27__q) | ((tot_6__q == tot_27__q) & older_27__q[6]);
+            beats_lo_27[6] = ~((tot_6__q < tot_27__q) | ((tot_6__q == tot_27__q) & older_27__q[6]));
         end
         if (above_w_6[28]) begin
             beats_hi_6[28] = (sx_6 > sx_28) | ((sx_6 == sx_28) & older_28__q[6]);
             beats_hi_28[6] = ~((sx_6 > sx_28) | ((sx_6 == sx_28) & older_28__q[6]));
-            beats_lo_6[28] = (rest_6 < rest_28) | ((rest_6 == rest_28) & older_28__q[6]);
-            beats_lo_28[6] = ~((rest_6 < rest_28) | ((rest_6 == rest_28) & older_28__q[6]));
+            beats_lo_6[28] = (tot_6__q < tot_28__q) | ((tot_6__q == tot_28__q) & older_28__q[6]);
+            beats_lo_28[6] = ~((tot_6__q < tot_28__q) | ((tot_6__q == tot_28__q) & older_28__q[6]));
         end
         if (above_w_6[29]) begin
             beats_hi_6[29] = (sx_6 > sx_29) | ((sx_6 == sx_29) & older_29__q[6]);
             beats_hi_29[6] = ~((sx_6 > sx_29) | ((sx_6 == sx_29) & older_29__q[6]));
-            beats_lo_6[29] = (rest_6 < rest_29) | ((rest_6 == rest_29) & older_29__q[6]);
-            beats_lo_29[6] = ~((rest_6 < rest_29) | ((rest_6 == rest_29) & older_29__q[6]));
+            beats_lo_6[29] = (tot_6__q < tot_29__q) | ((tot_6__q == tot_29__q) & older_29__q[6]);
+            beats_lo_29[6] = ~((tot_6__q < tot_29__q) | ((tot_6__q == tot_29__q) & older_29__q[6]));
         end
         if (above_w_6[30]) begin
             beats_hi_6[30] = (sx_6 > sx_30) | ((sx_6 == sx_30) & older_30__q[6]);
             beats_hi_30[6] = ~((sx_6 > sx_30) | ((sx_6 == sx_30) & older_30__q[6]));
-            beats_lo_6[30] = (rest_6 < rest_30) | ((rest_6 == rest_30) & older_30__q[6]);
-            beats_lo_30[6] = ~((rest_6 < rest_30) | ((rest_6 == rest_30) & older_30__q[6]));
+            beats_lo_6[30] = (tot_6__q < tot_30__q) | ((tot_6__q == tot_30__q) & older_30__q[6]);
+            beats_lo_30[6] = ~((tot_6__q < tot_30__q) | ((tot_6__q == tot_30__q) & older_30__q[6]));
         end
         if (above_w_6[31]) begin
             beats_hi_6[31] = (sx_6 > sx_31) | ((sx_6 == sx_31) & older_31__q[6]);
             beats_hi_31[6] = ~((sx_6 > sx_31) | ((sx_6 == sx_31) & older_31__q[6]));
-            beats_lo_6[31] = (rest_6 < rest_31) | ((rest_6 == rest_31) & older_31__q[6]);
-            beats_lo_31[6] = ~((rest_6 < rest_31) | ((rest_6 == rest_31) & older_31__q[6]));
+            beats_lo_6[31] = (tot_6__q < tot_31__q) | ((tot_6__q == tot_31__q) & older_31__q[6]);
+            beats_lo_31[6] = ~((tot_6__q < tot_31__q) | ((tot_6__q == tot_31__q) & older_31__q[6]));
         end
         if (above_w_7[0]) begin
             beats_hi_7[0] = (sx_7 > sx_0) | ((sx_7 == sx_0) & older_0__q[7]);
             beats_hi_0[7] = ~((sx_7 > sx_0) | ((sx_7 == sx_0) & older_0__q[7]));
-            beats_lo_7[0] = (rest_7 < rest_0) | ((rest_7 == rest_0) & older_0__q[7]);
-            beats_lo_0[7] = ~((rest_7 < rest_0) | ((rest_7 == rest_0) & older_0__q[7]));
+            beats_lo_7[0] = (tot_7__q < tot_0__q) | ((tot_7__q == tot_0__q) & older_0__q[7]);
+            beats_lo_0[7] = ~((tot_7__q < tot_0__q) | ((tot_7__q == tot_0__q) & older_0__q[7]));
         end
         if (above_w_7[1]) begin
             beats_hi_7[1] = (sx_7 > sx_1) | ((sx_7 == sx_1) & older_1__q[7]);
             beats_hi_1[7] = ~((sx_7 > sx_1) | ((sx_7 == sx_1) & older_1__q[7]));
-            beats_lo_7[1] = (rest_7 < rest_1) | ((rest_7 == rest_1) & older_1__q[7]);
-            beats_lo_1[7] = ~((rest_7 < rest_1) | ((rest_7 == rest_1) & older_1__q[7]));
+            beats_lo_7[1] = (tot_7__q < tot_1__q) | ((tot_7__q == tot_1__q) & older_1__q[7]);
+            beats_lo_1[7] = ~((tot_7__q < tot_1__q) | ((tot_7__q == tot_1__q) & older_1__q[7]));
         end
         if (above_w_7[2]) begin
             beats_hi_7[2] = (sx_7 > sx_2) | ((sx_7 == sx_2) & older_2__q[7]);
             beats_hi_2[7] = ~((sx_7 > sx_2) | ((sx_7 == sx_2) & older_2__q[7]));
-            beats_lo_7[2] = (rest_7 < rest_2) | ((rest_7 == rest_2) & older_2__q[7]);
-            beats_lo_2[7] = ~((rest_7 < rest_2) | ((rest_7 == rest_2) & older_2__q[7]));
+            beats_lo_7[2] = (tot_7__q < tot_2__q) | ((tot_7__q == tot_2__q) & older_2__q[7]);
+            beats_lo_2[7] = ~((tot_7__q < tot_2__q) | ((tot_7__q == tot_2__q) & older_2__q[7]));
         end
         if (above_w_7[3]) begin
             beats_hi_7[3] = (sx_7 > sx_3) | ((sx_7 == sx_3) & older_3__q[7]);
             beats_hi_3[7] = ~((sx_7 > sx_3) | ((sx_7 == sx_3) & older_3__q[7]));
-            beats_lo_7[3] = (rest_7 < rest_3) | ((rest_7 == rest_3) & older_3__q[7]);
-            beats_lo_3[7] = ~((rest_7 < rest_3) | ((rest_7 == rest_3) & older_3__q[7]));
+            beats_lo_7[3] = (tot_7__q < tot_3__q) | ((tot_7__q == tot_3__q) & older_3__q[7]);
+            beats_lo_3[7] = ~((tot_7__q < tot_3__q) | ((tot_7__q == tot_3__q) & older_3__q[7]));
         end
         if (above_w_7[4]) begin
             beats_hi_7[4] = (sx_7 > sx_4) | ((sx_7 == sx_4) & older_4__q[7]);
             beats_hi_4[7] = ~((sx_7 > sx_4) | ((sx_7 == sx_4) & older_4__q[7]));
-            beats_lo_7[4] = (rest_7 < rest_4) | ((rest_7 == rest_4) & older_4__q[7]);
-            beats_lo_4[7] = ~((rest_7 < rest_4) | ((rest_7 == rest_4) & older_4__q[7]));
+            beats_lo_7[4] = (tot_7__q < tot_4__q) | ((tot_7__q == tot_4__q) & older_4__q[7]);
+            beats_lo_4[7] = ~((tot_7__q < tot_4__q) | ((tot_7__q == tot_4__q) & older_4__q[7]));
         end
         if (above_w_7[5]) begin
             beats_hi_7[5] = (sx_7 > sx_5) | ((sx_7 == sx_5) & older_5__q[7]);
             beats_hi_5[7] = ~((sx_7 > sx_5) | ((sx_7 == sx_5) & older_5__q[7]));
-            beats_lo_7[5] = (rest_7 < rest_5) | ((rest_7 == rest_5) & older_5__q[7]);
-            beats_lo_5[7] = ~((rest_7 < rest_5) | ((rest_7 == rest_5) & older_5__q[7]));
+            beats_lo_7[5] = (tot_7__q < tot_5__q) | ((tot_7__q == tot_5__q) & older_5__q[7]);
+            beats_lo_5[7] = ~((tot_7__q < tot_5__q) | ((tot_7__q == tot_5__q) & older_5__q[7]));
         end
         if (above_w_7[6]) begin
             beats_hi_7[6] = (sx_7 > sx_6) | ((sx_7 == sx_6) & older_6__q[7]);
             beats_hi_6[7] = ~((sx_7 > sx_6) | ((sx_7 == sx_6) & older_6__q[7]));
-            beats_lo_7[6] = (rest_7 < rest_6) | ((rest_7 == rest_6) & older_6__q[7]);
-            beats_lo_6[7] = ~((rest_7 < rest_6) | ((rest_7 == rest_6) & older_6__q[7]));
+            beats_lo_7[6] = (tot_7__q < tot_6__q) | ((tot_7__q == tot_6__q) & older_6__q[7]);
+            beats_lo_6[7] = ~((tot_7__q < tot_6__q) | ((tot_7__q == tot_6__q) & older_6__q[7]));
         end
         if (above_w_7[7]) begin
             beats_hi_7[7] = (sx_7 > sx_7) | ((sx_7 == sx_7) & older_7__q[7]);
             beats_hi_7[7] = ~((sx_7 > sx_7) | ((sx_7 == sx_7) & older_7__q[7]));
-            beats_lo_7[7] = (rest_7 < rest_7) | ((rest_7 == rest_7) & older_7__q[7]);
-            beats_lo_7[7] = ~((rest_7 < rest_7) | ((rest_7 == rest_7) & older_7__q[7]));
+            beats_lo_7[7] = (tot_7__q < tot_7__q) | ((tot_7__q == tot_7__q) & older_7__q[7]);
+            beats_lo_7[7] = ~((tot_7__q < tot_7__q) | ((tot_7__q == tot_7__q) & older_7__q[7]));
         end
         if (above_w_7[8]) begin
             beats_hi_7[8] = (sx_7 > sx_8) | ((sx_7 == sx_8) & older_8__q[7]);
             beats_hi_8[7] = ~((sx_7 > sx_8) | ((sx_7 == sx_8) & older_8__q[7]));
-            beats_lo_7[8] = (rest_7 < rest_8) | ((rest_7 == rest_8) & older_8__q[7]);
-            beats_lo_8[7] = ~((rest_7 < rest_8) | ((rest_7 == rest_8) & older_8__q[7]));
+            beats_lo_7[8] = (tot_7__q < tot_8__q) | ((tot_7__q == tot_8__q) & older_8__q[7]);
+            beats_lo_8[7] = ~((tot_7__q < tot_8__q) | ((tot_7__q == tot_8__q) & older_8__q[7]));
         end
         if (above_w_7[9]) begin
             beats_hi_7[9] = (sx_7 > sx_9) | ((sx_7 == sx_9) & older_9__q[7]);
             beats_hi_9[7] = ~((sx_7 > sx_9) | ((sx_7 == sx_9) & older_9__q[7]));
-            beats_lo_7[9] = (rest_7 < rest_9) | ((rest_7 == rest_9) & older_9__q[7]);
-            beats_lo_9[7] = ~((rest_7 < rest_9) | ((rest_7 == rest_9) & older_9__q[7]));
+            beats_lo_7[9] = (tot_7__q < tot_9__q) | ((tot_7__q == tot_9__q) & older_9__q[7]);
+            beats_lo_9[7] = ~((tot_7__q < tot_9__q) | ((tot_7__q == tot_9__q) & older_9__q[7]));
         end
         if (above_w_7[10]) begin
             beats_hi_7[10] = (sx_7 > sx_10) | ((sx_7 == sx_10) & older_10__q[7]);
             beats_hi_10[7] = ~((sx_7 > sx_10) | ((sx_7 == sx_10) & older_10__q[7]));
-            beats_lo_7[10] = (rest_7 < rest_10) | ((rest_7 == rest_10) & older_10__q[7]);
-            beats_lo_10[7] = ~((rest_7 < rest_10) | ((rest_7 == rest_10) & older_10__q[7]));
+            beats_lo_7[10] = (tot_7__q < tot_10__q) | ((tot_7__q == tot_10__q) & older_10__q[7]);
+            beats_lo_10[7] = ~((tot_7__q < tot_10__q) | ((tot_7__q == tot_10__q) & older_10__q[7]));
         end
         if (above_w_7[11]) begin
             beats_hi_7[11] = (sx_7 > sx_11) | ((sx_7 == sx_11) & older_11__q[7]);
             beats_hi_11[7] = ~((sx_7 > sx_11) | ((sx_7 == sx_11) & older_11__q[7]));
-            beats_lo_7[11] = (rest_7 < rest_11) | ((rest_7 == rest_11) & older_11__q[7]);
-            beats_lo_11[7] = ~((rest_7 < rest_11) | ((rest_7 == rest_11) & older_11__q[7]));
+            beats_lo_7[11] = (tot_7__q < tot_11__q) | ((tot_7__q == tot_11__q) & older_11__q[7]);
+            beats_lo_11[7] = ~((tot_7__q < tot_11__q) | ((tot_7__q == tot_11__q) & older_11__q[7]));
         end
         if (above_w_7[12]) begin
             beats_hi_7[12] = (sx_7 > sx_12) | ((sx_7 == sx_12) & older_12__q[7]);
             beats_hi_12[7] = ~((sx_7 > sx_12) | ((sx_7 == sx_12) & older_12__q[7]));
-            beats_lo_7[12] = (rest_7 < rest_12) | ((rest_7 == rest_12) & older_12__q[7]);
-            beats_lo_12[7] = ~((rest_7 < rest_12) | ((rest_7 == rest_12) & older_12__q[7]));
+            beats_lo_7[12] = (tot_7__q < tot_12__q) | ((tot_7__q == tot_12__q) & older_12__q[7]);
+            beats_lo_12[7] = ~((tot_7__q < tot_12__q) | ((tot_7__q == tot_12__q) & older_12__q[7]));
         end
         if (above_w_7[13]) begin
             beats_hi_7[13] = (sx_7 > sx_13) | ((sx_7 == sx_13) & older_13__q[7]);
             beats_hi_13[7] = ~((sx_7 > sx_13) | ((sx_7 == sx_13) & older_13__q[7]));
-            beats_lo_7[13] = (rest_7 < rest_13) | ((rest_7 == rest_13) & older_13__q[7]);
-            beats_lo_13[7] = ~((rest_7 < rest_13) | ((rest_7 == rest_13) & older_13__q[7]));
+            beats_lo_7[13] = (tot_7__q < tot_13__q) | ((tot_7__q == tot_13__q) & older_13__q[7]);
+            beats_lo_13[7] = ~((tot_7__q < tot_13__q) | ((tot_7__q == tot_13__q) & older_13__q[7]));
         end
         if (above_w_7[14]) begin
             beats_hi_7[14] = (sx_7 > sx_14) | ((sx_7 == sx_14) & older_14__q[7]);
             beats_hi_14[7] = ~((sx_7 > sx_14) | ((sx_7 == sx_14) & older_14__q[7]));
-            beats_lo_7[14] = (rest_7 < rest_14) | ((rest_7 == rest_14) & older_14__q[7]);
-            beats_lo_14[7] = ~((rest_7 < rest_14) | ((rest_7 == rest_14) & older_14__q[7]));
+            beats_lo_7[14] = (tot_7__q < tot_14__q) | ((tot_7__q == tot_14__q) & older_14__q[7]);
+            beats_lo_14[7] = ~((tot_7__q < tot_14__q) | ((tot_7__q == tot_14__q) & older_14__q[7]));
         end
         if (above_w_7[15]) begin
             beats_hi_7[15] = (sx_7 > sx_15) | ((sx_7 == sx_15) & older_15__q[7]);
             beats_hi_15[7] = ~((sx_7 > sx_15) | ((sx_7 == sx_15) & older_15__q[7]));
-            beats_lo_7[15] = (rest_7 < rest_15) | ((rest_7 == rest_15) & older_15__q[7]);
-            beats_lo_15[7] = ~((rest_7 < rest_15) | ((rest_7 == rest_15) & older_15__q[7]));
+            beats_lo_7[15] = (tot_7__q < tot_15__q) | ((tot_7__q == tot_15__q) & older_15__q[7]);
+            beats_lo_15[7] = ~((tot_7__q < tot_15__q) | ((tot_7__q == tot_15__q) & older_15__q[7]));
         end
         if (above_w_7[16]) begin
             beats_hi_7[16] = (sx_7 > sx_16) | ((sx_7 == sx_16) & older_16__q[7]);
             beats_hi_16[7] = ~((sx_7 > sx_16) | ((sx_7 == sx_16) & older_16__q[7]));
-            beats_lo_7[16] = (rest_7 < rest_16) | ((rest_7 == rest_16) & older_16__q[7]);
-            beats_lo_16[7] = ~((rest_7 < rest_16) | ((rest_7 == rest_16) & older_16__q[7]));
+            beats_lo_7[16] = (tot_7__q < tot_16__q) | ((tot_7__q == tot_16__q) & older_16__q[7]);
+            beats_lo_16[7] = ~((tot_7__q < tot_16__q) | ((tot_7__q == tot_16__q) & older_16__q[7]));
         end
         if (above_w_7[17]) begin
             beats_hi_7[17] = (sx_7 > sx_17) | ((sx_7 == sx_17) & older_17__q[7]);
             beats_hi_17[7] = ~((sx_7 > sx_17) | ((sx_7 == sx_17) & older_17__q[7]));
-            beats_lo_7[17] = (rest_7 < rest_17) | ((rest_7 == rest_17) & older_17__q[7]);
-            beats_lo_17[7] = ~((rest_7 < rest_17) | ((rest_7 == rest_17) & older_17__q[7]));
+            beats_lo_7[17] = (tot_7__q < tot_17__q) | ((tot_7__q == tot_17__q) & older_17__q[7]);
+            beats_lo_17[7] = ~((tot_7__q < tot_17__q) | ((tot_7__q == tot_17__q) & older_17__q[7]));
         end
         if (above_w_7[18]) begin
             beats_hi_7[18] = (sx_7 > sx_18) | ((sx_7 == sx_18) & older_18__q[7]);
             beats_hi_18[7] = ~((sx_7 > sx_18) | ((sx_7 == sx_18) & older_18__q[7]));
-            beats_lo_7[18] = (rest_7 < rest_18) | ((rest_7 == rest_18) & older_18__q[7]);
-            beats_lo_18[7] = ~((rest_7 < rest_18) | ((rest_7 == rest_18) & older_18__q[7]));
+            beats_lo_7[18] = (tot_7__q < tot_18__q) | ((tot_7__q == tot_18__q) & older_18__q[7]);
+            beats_lo_18[7] = ~((tot_7__q < tot_18__q) | ((tot_7__q == tot_18__q) & older_18__q[7]));
         end
         if (above_w_7[19]) begin
             beats_hi_7[19] = (sx_7 > sx_19) | ((sx_7 == sx_19) & older_19__q[7]);
             beats_hi_19[7] = ~((sx_7 > sx_19) | ((sx_7 == sx_19) & older_19__q[7]));
-            beats_lo_7[19] = (rest_7 < rest_19) | ((rest_7 == rest_19) & older_19__q[7]);
-            beats_lo_19[7] = ~((rest_7 < rest_19) | ((rest_7 == rest_19) & older_19__q[7]));
+            beats_lo_7[19] = (tot_7__q < tot_19__q) | ((tot_7__q == tot_19__q) & older_19__q[7]);
+            beats_lo_19[7] = ~((tot_7__q < tot_19__q) | ((tot_7__q == tot_19__q) & older_19__q[7]));
         end
         if (above_w_7[20]) begin
             beats_hi_7[20] = (sx_7 > sx_20) | ((sx_7 == sx_20) & older_20__q[7]);
             beats_hi_20[7] = ~((sx_7 > sx_20) | ((sx_7 == sx_20) & older_20__q[7]));
-            beats_lo_7[20] = (rest_7 < rest_20) | ((rest_7 == rest_20) & older_20__q[7]);
-            beats_lo_20[7] = ~((rest_7 < rest_20) | ((rest_7 == rest_20) & older_20__q[7]));
+            beats_lo_7[20] = (tot_7__q < tot_20__q) | ((tot_7__q == tot_20__q) & older_20__q[7]);
+            beats_lo_20[7] = ~((tot_7__q < tot_20__q) | ((tot_7__q == tot_20__q) & older_20__q[7]));
         end
         if (above_w_7[21]) begin
             beats_hi_7[21] = (sx_7 > sx_21) | ((sx_7 == sx_21) & older_21__q[7]);
             beats_hi_21[7] = ~((sx_7 > sx_21) | ((sx_7 == sx_21) & older_21__q[7]));
-            beats_lo_7[21] = (rest_7 < rest_21) | ((rest_7 == rest_21) & older_21__q[7]);
-            beats_lo_21[7] = ~((rest_7 < rest_21) | ((rest_7 == rest_21) & older_21__q[7]));
+            beats_lo_7[21] = (tot_7__q < tot_21__q) | ((tot_7__q == tot_21__q) & older_21__q[7]);
+            beats_lo_21[7] = ~((tot_7__q < tot_21__q) | ((tot_7__q == tot_21__q) & older_21__q[7]));
         end
         if (above_w_7[22]) begin
             beats_hi_7[22] = (sx_7 > sx_22) | ((sx_7 == sx_22) & older_22__q[7]);
             beats_hi_22[7] = ~((sx_7 > sx_22) | ((sx_7 == sx_22) & older_22__q[7]));
-            beats_lo_7[22] = (rest_7 < rest_22) | ((rest_7 == rest_22) & older_22__q[7]);
-            beats_lo_22[7] = ~((rest_7 < rest_22) | ((rest_7 == rest_22) & older_22__q[7]));
+            beats_lo_7[22] = (tot_7__q < tot_22__q) | ((tot_7__q == tot_22__q) & older_22__q[7]);
+            beats_lo_22[7] = ~((tot_7__q < tot_22__q) | ((tot_7__q == tot_22__q) & older_22__q[7]));
         end
         if (above_w_7[23]) begin
             beats_hi_7[23] = (sx_7 > sx_23) | ((sx_7 == sx_23) & older_23__q[7]);
             beats_hi_23[7] = ~((sx_7 > sx_23) | ((sx_7 == sx_23) & older_23__q[7]));
-            beats_lo_7[23] = (rest_7 < rest_23) | ((rest_7 == rest_23) & older_23__q[7]);
-            beats_lo_23[7] = ~((rest_7 < rest_23) | ((rest_7 == rest_23) & older_23__q[7]));
+            beats_lo_7[23] = (tot_7__q < tot_23__q) | ((tot_7__q == tot_23__q) & older_23__q[7]);
+            beats_lo_23[7] = ~((tot_7__q < tot_23__q) | ((tot_7__q == tot_23__q) & older_23__q[7]));
         end
         if (above_w_7[24]) begin
             beats_hi_7[24] = (sx_7 > sx_24) | ((sx_7 == sx_24) & older_24__q[7]);
             beats_hi_24[7] = ~((sx_7 > sx_24) | ((sx_7 == sx_24) & older_24__q[7]));
-            beats_lo_7[24] = (rest_7 < rest_24) | ((rest_7 == rest_24) & older_24__q[7]);
-            beats_lo_24[7] = ~((rest_7 < rest_24) | ((rest_7 == rest_24) & older_24__q[7]));
+            beats_lo_7[24] = (tot_7__q < tot_24__q) | ((tot_7__q == tot_24__q) & older_24__q[7]);
+            beats_lo_24[7] = ~((tot_7__q < tot_24__q) | ((tot_7__q == tot_24__q) & older_24__q[7]));
         end
         if (above_w_7[25]) begin
             beats_hi_7[25] = (sx_7 > sx_25) | ((sx_7 == sx_25) & older_25__q[7]);
             beats_hi_25[7] = ~((sx_7 > sx_25) | ((sx_7 == sx_25) & older_25__q[7]));
-            beats_lo_7[25] = (rest_7 < rest_25) | ((rest_7 == rest_25) & older_25__q[7]);
-            beats_lo_25[7] = ~((rest_7 < rest_25) | ((rest_7 == rest_25) & older_25__q[7]));
+            beats_lo_7[25] = (tot_7__q < tot_25__q) | ((tot_7__q == tot_25__q) & older_25__q[7]);
+            beats_lo_25[7] = ~((tot_7__q < tot_25__q) | ((tot_7__q == tot_25__q) & older_25__q[7]));
         end
         if (above_w_7[26]) begin
             beats_hi_7[26] = (sx_7 > sx_26) | ((sx_7 == sx_26) & older_26__q[7]);
             beats_hi_26[7] = ~((sx_7 > sx_26) | ((sx_7 == sx_26) & older_26__q[7]));
-            beats_lo_7[26] = (rest_7 < rest_26) | ((rest_7 == rest_26) & older_26__q[7]);
-            beats_lo_26[7] = ~((rest_7 < rest_26) | ((rest_7 == rest_26) & older_26__q[7]));
+            beats_lo_7[26] = (tot_7__q < tot_26__q) | ((tot_7__q == tot_26__q) & older_26__q[7]);
+            beats_lo_26[7] = ~((tot_7__q < tot_26__q) | ((tot_7__q == tot_26__q) & older_26__q[7]));
         end
         if (above_w_7[27]) begin
             beats_hi_7[27] = (sx_7 > sx_27) | ((sx_7 == sx_27) & older_27__q[7]);
             beats_hi_27[7] = ~((sx_7 > sx_27) | ((sx_7 == sx_27) & older_27__q[7]));
-            beats_lo_7[27] = (rest_7 < rest_27) | ((rest_7 == rest_27) & older_27__q[7]);
-            beats_lo_27[7] = ~((rest_7 < rest_27) | ((rest_7 == rest_27) & older_27__q[7]));
+            beats_lo_7[27] = (tot_7__q < tot_27__q) | ((tot_7__q == tot_27__q) & older_27__q[7]);
+            beats_lo_27[7] = ~((tot_7__q < tot_27__q) | ((tot_7__q == tot_27__q) & older_27__q[7]));
         end
         if (above_w_7[28]) begin
             beats_hi_7[28] = (sx_7 > sx_28) | ((sx_7 == sx_28) & older_28__q[7]);
             beats_hi_28[7] = ~((sx_7 > sx_28) | ((sx_7 == sx_28) & older_28__q[7]));
-            beats_lo_7[28] = (rest_7 < rest_28) | ((rest_7 == rest_28) & older_28__q[7]);
-            beats_lo_28[7] = ~((rest_7 < rest_28) | ((rest_7 == rest_28) & older_28__q[7]));
+            beats_lo_7[28] = (tot_7__q < tot_28__q) | ((tot_7__q == tot_28__q) & older_28__q[7]);
+            beats_lo_28[7] = ~((tot_7__q < tot_28__q) | ((tot_7__q == tot_28__q) & older_28__q[7]));
         end
         if (above_w_7[29]) begin
             beats_hi_7[29] = (sx_7 > sx_29) | ((sx_7 == sx_29) & older_29__q[7]);
             beats_hi_29[7] = ~((sx_7 > sx_29) | ((sx_7 == sx_29) & older_29__q[7]));
-            beats_lo_7[29] = (rest_7 < rest_29) | ((rest_7 == rest_29) & older_29__q[7]);
-            beats_lo_29[7] = ~((rest_7 < rest_29) | ((rest_7 == rest_29) & older_29__q[7]));
+            beats_lo_7[29] = (tot_7__q < tot_29__q) | ((tot_7__q == tot_29__q) & older_29__q[7]);
+            beats_lo_29[7] = ~((tot_7__q < tot_29__q) | ((tot_7__q == tot_29__q) & older_29__q[7]));
         end
         if (above_w_7[30]) begin
             beats_hi_7[30] = (sx_7 > sx_30) | ((sx_7 == sx_30) & older_30__q[7]);
             beats_hi_30[7] = ~((sx_7 > sx_30) | ((sx_7 == sx_30) & older_30__q[7]));
-            beats_lo_7[30] = (rest_7 < rest_30) | ((rest_7 == rest_30) & older_30__q[7]);
-            beats_lo_30[7] = ~((rest_7 < rest_30) | ((rest_7 == rest_30) & older_30__q[7]));
+            beats_lo_7[30] = (tot_7__q < tot_30__q) | ((tot_7__q == tot_30__q) & older_30__q[7]);
+            beats_lo_30[7] = ~((tot_7__q < tot_30__q) | ((tot_7__q == tot_30__q) & older_30__q[7]));
         end
         if (above_w_7[31]) begin
             beats_hi_7[31] = (sx_7 > sx_31) | ((sx_7 == sx_31) & older_31__q[7]);
             beats_hi_31[7] = ~((sx_7 > sx_31) | ((sx_7 == sx_31) & older_31__q[7]));
-            beats_lo_7[31] = (rest_7 < rest_31) | ((rest_7 == rest_31) & older_31__q[7]);
-            beats_lo_31[7] = ~((rest_7 < rest_31) | ((rest_7 == rest_31) & older_31__q[7]));
+            beats_lo_7[31] = (tot_7__q < tot_31__q) | ((tot_7__q == tot_31__q) & older_31__q[7]);
+            beats_lo_31[7] = ~((tot_7__q < tot_31__q) | ((tot_7__q == tot_31__q) & older_31__q[7]));
         end
         if (above_w_8[0]) begin
             beats_hi_8[0] = (sx_8 > sx_0) | ((sx_8 == sx_0) & older_0__q[8]);
             beats_hi_0[8] = ~((sx_8 > sx_0) | ((sx_8 == sx_0) & older_0__q[8]));
-            beats_lo_8[0] = (rest_8 < rest_0) | ((rest_8 == rest_0) & older_0__q[8]);
-            beats_lo_0[8] = ~((rest_8 < rest_0) | ((rest_8 == rest_0) & older_0__q[8]));
+            beats_lo_8[0] = (tot_8__q < tot_0__q) | ((tot_8__q == tot_0__q) & older_0__q[8]);
+            beats_lo_0[8] = ~((tot_8__q < tot_0__q) | ((tot_8__q == tot_0__q) & older_0__q[8]));
         end
         if (above_w_8[1]) begin
             beats_hi_8[1] = (sx_8 > sx_1) | ((sx_8 == sx_1) & older_1__q[8]);
             beats_hi_1[8] = ~((sx_8 > sx_1) | ((sx_8 == sx_1) & older_1__q[8]));
-            beats_lo_8[1] = (rest_8 < rest_1) | ((rest_8 == rest_1) & older_1__q[8]);
-            beats_lo_1[8] = ~((rest_8 < rest_1) | ((rest_8 == rest_1) & older_1__q[8]));
+            beats_lo_8[1] = (tot_8__q < tot_1__q) | ((tot_8__q == tot_1__q) & older_1__q[8]);
+            beats_lo_1[8] = ~((tot_8__q < tot_1__q) | ((tot_8__q == tot_1__q) & older_1__q[8]));
         end
         if (above_w_8[2]) begin
             beats_hi_8[2] = (sx_8 > sx_2) | ((sx_8 == sx_2) & older_2__q[8]);
             beats_hi_2[8] = ~((sx_8 > sx_2) | ((sx_8 == sx_2) & older_2__q[8]));
-            beats_lo_8[2] = (rest_8 < rest_2) | ((rest_8 == rest_2) & older_2__q[8]);
-            beats_lo_2[8] = ~((rest_8 < rest_2) | ((rest_8 == rest_2) & older_2__q[8]));
+            beats_lo_8[2] = (tot_8__q < tot_2__q) | ((tot_8__q == tot_2__q) & older_2__q[8]);
+            beats_lo_2[8] = ~((tot_8__q < tot_2__q) | ((tot_8__q == tot_2__q) & older_2__q[8]));
         end
         if (above_w_8[3]) begin
             beats_hi_8[3] = (sx_8 > sx_3) | ((sx_8 == sx_3) & older_3__q[8]);
             beats_hi_3[8] = ~((sx_8 > sx_3) | ((sx_8 == sx_3) & older_3__q[8]));
-            beats_lo_8[3] = (rest_8 < rest_3) | ((rest_8 == rest_3) & older_3__q[8]);
-            beats_lo_3[8] = ~((rest_8 < rest_3) | ((rest_8 == rest_3) & older_3__q[8]));
+            beats_lo_8[3] = (tot_8__q < tot_3__q) | ((tot_8__q == tot_3__q) & older_3__q[8]);
+            beats_lo_3[8] = ~((tot_8__q < tot_3__q) | ((tot_8__q == tot_3__q) & older_3__q[8]));
         end
         if (above_w_8[4]) begin
             beats_hi_8[4] = (sx_8 > sx_4) | ((sx_8 == sx_4) & older_4__q[8]);
             beats_hi_4[8] = ~((sx_8 > sx_4) | ((sx_8 == sx_4) & older_4__q[8]));
-            beats_lo_8[4] = (rest_8 < rest_4) | ((rest_8 == rest_4) & older_4__q[8]);
-            beats_lo_4[8] = ~((rest_8 < rest_4) | ((rest_8 == rest_4) & older_4__q[8]));
+            beats_lo_8[4] = (tot_8__q < tot_4__q) | ((tot_8__q == tot_4__q) & older_4__q[8]);
+            beats_lo_4[8] = ~((tot_8__q < tot_4__q) | ((tot_8__q == tot_4__q) & older_4__q[8]));
         end
         if (above_w_8[5]) begin
             beats_hi_8[5] = (sx_8 > sx_5) | ((sx_8 == sx_5) & older_5__q[8]);
             beats_hi_5[8] = ~((sx_8 > sx_5) | ((sx_8 == sx_5) & older_5__q[8]));
-            beats_lo_8[5] = (rest_8 < rest_5) | ((rest_8 == rest_5) & older_5__q[8]);
-            beats_lo_5[8] = ~((rest_8 < rest_5) | ((rest_8 == rest_5) & older_5__q[8]));
+            beats_lo_8[5] = (tot_8__q < tot_5__q) | ((tot_8__q == tot_5__q) & older_5__q[8]);
+            beats_lo_5[8] = ~((tot_8__q < tot_5__q) | ((tot_8__q == tot_5__q) & older_5__q[8]));
         end
         if (above_w_8[6]) begin
             beats_hi_8[6] = (sx_8 > sx_6) | ((sx_8 == sx_6) & older_6__q[8]);
             beats_hi_6[8] = ~((sx_8 > sx_6) | ((sx_8 == sx_6) & older_6__q[8]));
-            beats_lo_8[6] = (rest_8 < rest_6) | ((rest_8 == rest_6) & older_6__q[8]);
-            beats_lo_6[8] = ~((rest_8 < rest_6) | ((rest_8 == rest_6) & older_6__q[8]));
+            beats_lo_8[6] = (tot_8__q < tot_6__q) | ((tot_8__q == tot_6__q) & older_6__q[8]);
+            beats_lo_6[8] = ~((tot_8__q < tot_6__q) | ((tot_8__q == tot_6__q) & older_6__q[8]));
         end
         if (above_w_8[7]) begin
             beats_hi_8[7] = (sx_8 > sx_7) | ((sx_8 == sx_7) & older_7__q[8]);
             beats_hi_7[8] = ~((sx_8 > sx_7) | ((sx_8 == sx_7) & older_7__q[8]));
-            beats_lo_8[7] = (rest_8 < rest_7) | ((rest_8 == rest_7) & older_7__q[8]);
-            beats_lo_7[8] = ~((rest_8 < rest_7) | ((rest_8 == rest_7) & older_7__q[8]));
+            beats_lo_8[7] = (tot_8__q < tot_7__q) | ((tot_8__q == tot_7__q) & older_7__q[8]);
+            beats_lo_7[8] = ~((tot_8__q < tot_7__q) | ((tot_8__q == tot_7__q) & older_7__q[8]));
         end
         if (above_w_8[8]) begin
             beats_hi_8[8] = (sx_8 > sx_8) | ((sx_8 == sx_8) & older_8__q[8]);
             beats_hi_8[8] = ~((sx_8 > sx_8) | ((sx_8 == sx_8) & older_8__q[8]));
-            beats_lo_8[8] = (rest_8 < rest_8) | ((rest_8 == rest_8) & older_8__q[8]);
-            beats_lo_8[8] = ~((rest_8 < rest_8) | ((rest_8 == rest_8) & older_8__q[8]));
+            beats_lo_8[8] = (tot_8__q < tot_8__q) | ((tot_8__q == tot_8__q) & older_8__q[8]);
+            beats_lo_8[8] = ~((tot_8__q < tot_8__q) | ((tot_8__q == tot_8__q) & older_8__q[8]));
         end
         if (above_w_8[9]) begin
             beats_hi_8[9] = (sx_8 > sx_9) | ((sx_8 == sx_9) & older_9__q[8]);
             beats_hi_9[8] = ~((sx_8 > sx_9) | ((sx_8 == sx_9) & older_9__q[8]));
-            beats_lo_8[9] = (rest_8 < rest_9) | ((rest_8 == rest_9) & older_9__q[8]);
-            beats_lo_9[8] = ~((rest_8 < rest_9) | ((rest_8 == rest_9) & older_9__q[8]));
+            beats_lo_8[9] = (tot_8__q < tot_9__q) | ((tot_8__q == tot_9__q) & older_9__q[8]);
+            beats_lo_9[8] = ~((tot_8__q < tot_9__q) | ((tot_8__q == tot_9__q) & older_9__q[8]));
         end
         if (above_w_8[10]) begin
             beats_hi_8[10] = (sx_8 > sx_10) | ((sx_8 == sx_10) & older_10__q[8]);
             beats_hi_10[8] = ~((sx_8 > sx_10) | ((sx_8 == sx_10) & older_10__q[8]));
-            beats_lo_8[10] = (rest_8 < rest_10) | ((rest_8 == rest_10) & older_10__q[8]);
-            beats_lo_10[8] = ~((rest_8 < rest_10) | ((rest_8 == rest_10) & older_10__q[8]));
+            beats_lo_8[10] = (tot_8__q < tot_10__q) | ((tot_8__q == tot_10__q) & older_10__q[8]);
+            beats_lo_10[8] = ~((tot_8__q < tot_10__q) | ((tot_8__q == tot_10__q) & older_10__q[8]));
         end
         if (above_w_8[11]) begin
             beats_hi_8[11] = (sx_8 > sx_11) | ((sx_8 == sx_11) & older_11__q[8]);
             beats_hi_11[8] = ~((sx_8 > sx_11) | ((sx_8 == sx_11) & older_11__q[8]));
-            beats_lo_8[11] = (rest_8 < rest_11) | ((rest_8 == rest_11) & older_11__q[8]);
-            beats_lo_11[8] = ~((rest_8 < rest_11) | ((rest_8 == rest_11) & older_11__q[8]));
+            beats_lo_8[11] = (tot_8__q < tot_11__q) | ((tot_8__q == tot_11__q) & older_11__q[8]);
+            beats_lo_11[8] = ~((tot_8__q < tot_11__q) | ((tot_8__q == tot_11__q) & older_11__q[8]));
         end
         if (above_w_8[12]) begin
             beats_hi_8[12] = (sx_8 > sx_12) | ((sx_8 == sx_12) & older_12__q[8]);
             beats_hi_12[8] = ~((sx_8 > sx_12) | ((sx_8 == sx_12) & older_12__q[8]));
-            beats_lo_8[12] = (rest_8 < rest_12) | ((rest_8 == rest_12) & older_12__q[8]);
-            beats_lo_12[8] = ~((rest_8 < rest_12) | ((rest_8 == rest_12) & older_12__q[8]));
+            beats_lo_8[12] = (tot_8__q < tot_12__q) | ((tot_8__q == tot_12__q) & older_12__q[8]);
+            beats_lo_12[8] = ~((tot_8__q < tot_12__q) | ((tot_8__q == tot_12__q) & older_12__q[8]));
         end
         if (above_w_8[13]) begin
             beats_hi_8[13] = (sx_8 > sx_13) | ((sx_8 == sx_13) & older_13__q[8]);
             beats_hi_13[8] = ~((sx_8 > sx_13) | ((sx_8 == sx_13) & older_13__q[8]));
-            beats_lo_8[13] = (rest_8 < rest_13) | ((rest_8 == rest_13) & older_13__q[8]);
-            beats_lo_13[8] = ~((rest_8 < rest_13) | ((rest_8 == rest_13) & older_13__q[8]));
+            beats_lo_8[13] = (tot_8__q < tot_13__q) | ((tot_8__q == tot_13__q) & older_13__q[8]);
+            beats_lo_13[8] = ~((tot_8__q < tot_13__q) | ((tot_8__q == tot_13__q) & older_13__q[8]));
         end
         if (above_w_8[14]) begin
             beats_hi_8[14] = (sx_8 > sx_14) | ((sx_8 == sx_14) & older_14__q[8]);
             beats_hi_14[8] = ~((sx_8 > sx_14) | ((sx_8 == sx_14) & older_14__q[8]));
-            beats_lo_8[14] = (rest_8 < rest_14) | ((rest_8 == rest_14) & older_14__q[8]);
-            beats_lo_14[8] = ~((rest_8 < rest_14) | ((rest_8 == rest_14) & older_14__q[8]));
+            beats_lo_8[14] = (tot_8__q < tot_14__q) | ((tot_8__q == tot_14__q) & older_14__q[8]);
+            beats_lo_14[8] = ~((tot_8__q < tot_14__q) | ((tot_8__q == tot_14__q) & older_14__q[8]));
         end
         if (above_w_8[15]) begin
             beats_hi_8[15] = (sx_8 > sx_15) | ((sx_8 == sx_15) & older_15__q[8]);
             beats_hi_15[8] = ~((sx_8 > sx_15) | ((sx_8 == sx_15) & older_15__q[8]));
-            beats_lo_8[15] = (rest_8 < rest_15) | ((rest_8 == rest_15) & older_15__q[8]);
-            beats_lo_15[8] = ~((rest_8 < rest_15) | ((rest_8 == rest_15) & older_15__q[8]));
+            beats_lo_8[15] = (tot_8__q < tot_15__q) | ((tot_8__q == tot_15__q) & older_15__q[8]);
+            beats_lo_15[8] = ~((tot_8__q < tot_15__q) | ((tot_8__q == tot_15__q) & older_15__q[8]));
         end
         if (above_w_8[16]) begin
             beats_hi_8[16] = (sx_8 > sx_16) | ((sx_8 == sx_16) & older_16__q[8]);
             beats_hi_16[8] = ~((sx_8 > sx_16) | ((sx_8 == sx_16) & older_16__q[8]));
-            beats_lo_8[16] = (rest_8 < rest_16) | ((rest_8 == rest_16) & older_16__q[8]);
-            beats_lo_16[8] = ~((rest_8 < rest_16) | ((rest_8 == rest_16) & older_16__q[8]));
+            beats_lo_8[16] = (tot_8__q < tot_16__q) | ((tot_8__q == tot_16__q) & older_16__q[8]);
+            beats_lo_16[8] = ~((tot_8__q < tot_16__q) | ((tot_8__q == tot_16__q) & older_16__q[8]));
         end
         if (above_w_8[17]) begin
             beats_hi_8[17] = (sx_8 > sx_17) | ((sx_8 == sx_17) & older_17__q[8]);
             beats_hi_17[8] = ~((sx_8 > sx_17) | ((sx_8 == sx_17) & older_17__q[8]));
-            beats_lo_8[17] = (rest_8 < rest_17) | ((rest_8 == rest_17) & older_17__q[8]);
-            beats_lo_17[8] = ~((rest_8 < rest_17) | ((rest_8 == rest_17) & older_17__q[8]));
+            beats_lo_8[17] = (tot_8__q < tot_17__q) | ((tot_8__q == tot_17__q) & older_17__q[8]);
+            beats_lo_17[8] = ~((tot_8__q < tot_17__q) | ((tot_8__q == tot_17__q) & older_17__q[8]));
         end
         if (above_w_8[18]) begin
             beats_hi_8[18] = (sx_8 > sx_18) | ((sx_8 == sx_18) & older_18__q[8]);
             beats_hi_18[8] = ~((sx_8 > sx_18) | ((sx_8 == sx_18) & older_18__q[8]));
-            beats_lo_8[18] = (rest_8 < rest_18) | ((rest_8 == rest_18) & older_18__q[8]);
-            beats_lo_18[8] = ~((rest_8 < rest_18) | ((rest_8 == rest_18) & older_18__q[8]));
+            beats_lo_8[18] = (tot_8__q < tot_18__q) | ((tot_8__q == tot_18__q) & older_18__q[8]);
+            beats_lo_18[8] = ~((tot_8__q < tot_18__q) | ((tot_8__q == tot_18__q) & older_18__q[8]));
         end
         if (above_w_8[19]) begin
             beats_hi_8[19] = (sx_8 > sx_19) | ((sx_8 == sx_19) & older_19__q[8]);
             beats_hi_19[8] = ~((sx_8 > sx_19) | ((sx_8 == sx_19) & older_19__q[8]));
-            beats_lo_8[19] = (rest_8 < rest_19) | ((rest_8 == rest_19) & older_19__q[8]);
-            beats_lo_19[8] = ~((rest_8 < rest_19) | ((rest_8 == rest_19) & older_19__q[8]));
+            beats_lo_8[19] = (tot_8__q < tot_19__q) | ((tot_8__q == tot_19__q) & older_19__q[8]);
+            beats_lo_19[8] = ~((tot_8__q < tot_19__q) | ((tot_8__q == tot_19__q) & older_19__q[8]));
         end
         if (above_w_8[20]) begin
             beats_hi_8[20] = (sx_8 > sx_20) | ((sx_8 == sx_20) & older_20__q[8]);
             beats_hi_20[8] = ~((sx_8 > sx_20) | ((sx_8 == sx_20) & older_20__q[8]));
-            beats_lo_8[20] = (rest_8 < rest_20) | ((rest_8 == rest_20) & older_20__q[8]);
-            beats_lo_20[8] = ~((rest_8 < rest_20) | ((rest_8 == rest_20) & older_20__q[8]));
+            beats_lo_8[20] = (tot_8__q < tot_20__q) | ((tot_8__q == tot_20__q) & older_20__q[8]);
+            beats_lo_20[8] = ~((tot_8__q < tot_20__q) | ((tot_8__q == tot_20__q) & older_20__q[8]));
         end
         if (above_w_8[21]) begin
             beats_hi_8[21] = (sx_8 > sx_21) | ((sx_8 == sx_21) & older_21__q[8]);
             beats_hi_21[8] = ~((sx_8 > sx_21) | ((sx_8 == sx_21) & older_21__q[8]));
-            beats_lo_8[21] = (rest_8 < rest_21) | ((rest_8 == rest_21) & older_21__q[8]);
-            beats_lo_21[8] = ~((rest_8 < rest_21) | ((rest_8 == rest_21) & older_21__q[8]));
+            beats_lo_8[21] = (tot_8__q < tot_21__q) | ((tot_8__q == tot_21__q) & older_21__q[8]);
+            beats_lo_21[8] = ~((tot_8__q < tot_21__q) | ((tot_8__q == tot_21__q) & older_21__q[8]));
         end
         if (above_w_8[22]) begin
             beats_hi_8[22] = (sx_8 > sx_22) | ((sx_8 == sx_22) & older_22__q[8]);
             beats_hi_22[8] = ~((sx_8 > sx_22) | ((sx_8 == sx_22) & older_22__q[8]));
-            beats_lo_8[22] = (rest_8 < rest_22) | ((rest_8 == rest_22) & older_22__q[8]);
-            beats_lo_22[8] = ~((rest_8 < rest_22) | ((rest_8 == rest_22) & older_22__q[8]));
+            beats_lo_8[22] = (tot_8__q < tot_22__q) | ((tot_8__q == tot_22__q) & older_22__q[8]);
+            beats_lo_22[8] = ~((tot_8__q < tot_22__q) | ((tot_8__q == tot_22__q) & older_22__q[8]));
         end
         if (above_w_8[23]) begin
             beats_hi_8[23] = (sx_8 > sx_23) | ((sx_8 == sx_23) & older_23__q[8]);
             beats_hi_23[8] = ~((sx_8 > sx_23) | ((sx_8 == sx_23) & older_23__q[8]));
-            beats_lo_8[23] = (rest_8 < rest_23) | ((rest_8 == rest_23) & older_23__q[8]);
-            beats_lo_23[8] = ~((rest_8 < rest_23) | ((rest_8 == rest_23) & older_23__q[8]));
+            beats_lo_8[23] = (tot_8__q < tot_23__q) | ((tot_8__q == tot_23__q) & older_23__q[8]);
+            beats_lo_23[8] = ~((tot_8__q < tot_23__q) | ((tot_8__q == tot_23__q) & older_23__q[8]));
         end
         if (above_w_8[24]) begin
             beats_hi_8[24] = (sx_8 > sx_24) | ((sx_8 == sx_24) & older_24__q[8]);
             beats_hi_24[8] = ~((sx_8 > sx_24) | ((sx_8 == sx_24) & older_24__q[8]));
-            beats_lo_8[24] = (rest_8 < rest_24) | ((rest_8 == rest_24) & older_24__q[8]);
-            beats_lo_24[8] = ~((rest_8 < rest_24) | ((rest_8 == rest_24) & older_24__q[8]));
+            beats_lo_8[24] = (tot_8__q < tot_24__q) | ((tot_8__q == tot_24__q) & older_24__q[8]);
+            beats_lo_24[8] = ~((tot_8__q < tot_24__q) | ((tot_8__q == tot_24__q) & older_24__q[8]));
         end
         if (above_w_8[25]) begin
             beats_hi_8[25] = (sx_8 > sx_25) | ((sx_8 == sx_25) & older_25__q[8]);
             beats_hi_25[8] = ~((sx_8 > sx_25) | ((sx_8 == sx_25) & older_25__q[8]));
-            beats_lo_8[25] = (rest_8 < rest_25) | ((rest_8 == rest_25) & older_25__q[8]);
-            beats_lo_25[8] = ~((rest_8 < rest_25) | ((rest_8 == rest_25) & older_25__q[8]));
+            beats_lo_8[25] = (tot_8__q < tot_25__q) | ((tot_8__q == tot_25__q) & older_25__q[8]);
+            beats_lo_25[8] = ~((tot_8__q < tot_25__q) | ((tot_8__q == tot_25__q) & older_25__q[8]));
         end
         if (above_w_8[26]) begin
             beats_hi_8[26] = (sx_8 > sx_26) | ((sx_8 == sx_26) & older_26__q[8]);
             beats_hi_26[8] = ~((sx_8 > sx_26) | ((sx_8 == sx_26) & older_26__q[8]));
-            beats_lo_8[26] = (rest_8 < rest_26) | ((rest_8 == rest_26) & older_26__q[8]);
-            beats_lo_26[8] = ~((rest_8 < rest_26) | ((rest_8 == rest_26) & older_26__q[8]));
+            beats_lo_8[26] = (tot_8__q < tot_26__q) | ((tot_8__q == tot_26__q) & older_26__q[8]);
+            beats_lo_26[8] = ~((tot_8__q < tot_26__q) | ((tot_8__q == tot_26__q) & older_26__q[8]));
         end
         if (above_w_8[27]) begin
             beats_hi_8[27] = (sx_8 > sx_27) | ((sx_8 == sx_27) & older_27__q[8]);
             beats_hi_27[8] = ~((sx_8 > sx_27) | ((sx_8 == sx_27) & older_27__q[8]));
-            beats_lo_8[27] = (rest_8 < rest_27) | ((rest_8 == rest_27) & older_27__q[8]);
-            beats_lo_27[8] = ~((rest_8 < rest_27) | ((rest_8 == rest_27) & older_27__q[8]));
+            beats_lo_8[27] = (tot_8__q < tot_27__q) | ((tot_8__q == tot_27__q) & older_27__q[8]);
+            beats_lo_27[8] = ~((tot_8__q < tot_27__q) | ((tot_8__q == tot_27__q) & older_27__q[8]));
         end
         if (above_w_8[28]) begin
             beats_hi_8[28] = (sx_8 > sx_28) | ((sx_8 == sx_28) & older_28__q[8]);
             beats_hi_28[8] = ~((sx_8 > sx_28) | ((sx_8 == sx_28) & older_28__q[8]));
-            beats_lo_8[28] = (rest_8 < rest_28) | ((rest_8 == rest_28) & older_28__q[8]);
-            beats_lo_28[8] = ~((rest_8 < rest_28) | ((rest_8 == rest_28) & older_28__q[8]));
+            beats_lo_8[28] = (tot_8__q < tot_28__q) | ((tot_8__q == tot_28__q) & older_28__q[8]);
+            beats_lo_28[8] = ~((tot_8__q < tot_28__q) | ((tot_8__q == tot_28__q) & older_28__q[8]));
         end
         if (above_w_8[29]) begin
             beats_hi_8[29] = (sx_8 > sx_29) | ((sx_8 == sx_29) & older_29__q[8]);
             beats_hi_29[8] = ~((sx_8 > sx_29) | ((sx_8 == sx_29) & older_29__q[8]));
-            beats_lo_8[29] = (rest_8 < rest_29) | ((rest_8 == rest_29) & older_29__q[8]);
-            beats_lo_29[8] = ~((rest_8 < rest_29) | ((rest_8 == rest_29) & older_29__q[8]));
+            beats_lo_8[29] = (tot_8__q < tot_29__q) | ((tot_8__q == tot_29__q) & older_29__q[8]);
+            beats_lo_29[8] = ~((tot_8__q < tot_29__q) | ((tot_8__q == tot_29__q) & older_29__q[8]));
         end
         if (above_w_8[30]) begin
             beats_hi_8[30] = (sx_8 > sx_30) | ((sx_8 == sx_30) & older_30__q[8]);
             beats_hi_30[8] = ~((sx_8 > sx_30) | ((sx_8 == sx_30) & older_30__q[8]));
-            beats_lo_8[30] = (rest_8 < rest_30) | ((rest_8 == rest_30) & older_30__q[8]);
-            beats_lo_30[8] = ~((rest_8 < rest_30) | ((rest_8 == rest_30) & older_30__q[8]));
+            beats_lo_8[30] = (tot_8__q < tot_30__q) | ((tot_8__q == tot_30__q) & older_30__q[8]);
+            beats_lo_30[8] = ~((tot_8__q < tot_30__q) | ((tot_8__q == tot_30__q) & older_30__q[8]));
         end
         if (above_w_8[31]) begin
             beats_hi_8[31] = (sx_8 > sx_31) | ((sx_8 == sx_31) & older_31__q[8]);
             beats_hi_31[8] = ~((sx_8 > sx_31) | ((sx_8 == sx_31) & older_31__q[8]));
-            beats_lo_8[31] = (rest_8 < rest_31) | ((rest_8 == rest_31) & older_31__q[8]);
-            beats_lo_31[8] = ~((rest_8 < rest_31) | ((rest_8 == rest_31) & older_31__q[8]));
+            beats_lo_8[31] = (tot_8__q < tot_31__q) | ((tot_8__q == tot_31__q) & older_31__q[8]);
+            beats_lo_31[8] = ~((tot_8__q < tot_31__q) | ((tot_8__q == tot_31__q) & older_31__q[8]));
         end
         if (above_w_9[0]) begin
             beats_hi_9[0] = (sx_9 > sx_0) | ((sx_9 == sx_0) & older_0__q[9]);
             beats_hi_0[9] = ~((sx_9 > sx_0) | ((sx_9 == sx_0) & older_0__q[9]));
-            beats_lo_9[0] = (rest_9 < rest_0) | ((rest_9 == rest_0) & older_0__q[9]);
-            beats_lo_0[9] = ~((rest_9 < rest_0) | ((rest_9 == rest_0) & older_0__q[9]));
+            beats_lo_9[0] = (tot_9__q < tot_0__q) | ((tot_9__q == tot_0__q) & older_0__q[9]);
+            beats_lo_0[9] = ~((tot_9__q < tot_0__q) | ((tot_9__q == tot_0__q) & older_0__q[9]));
         end
         if (above_w_9[1]) begin
             beats_hi_9[1] = (sx_9 > sx_1) | ((sx_9 == sx_1) & older_1__q[9]);
             beats_hi_1[9] = ~((sx_9 > sx_1) | ((sx_9 == sx_1) & older_1__q[9]));
-            beats_lo_9[1] = (rest_9 < rest_1) | ((rest_9 == rest_1) & older_1__q[9]);
-            beats_lo_1[9] = ~((rest_9 < rest_1) | ((rest_9 == rest_1) & older_1__q[9]));
+            beats_lo_9[1] = (tot_9__q < tot_1__q) | ((tot_9__q == tot_1__q) & older_1__q[9]);
+            beats_lo_1[9] = ~((tot_9__q < tot_1__q) | ((tot_9__q == tot_1__q) & older_1__q[9]));
         end
         if (above_w_9[2]) begin
             beats_hi_9[2] = (sx_9 > sx_2) | ((sx_9 == sx_2) & older_2__q[9]);
             beats_hi_2[9] = ~((sx_9 > sx_2) | ((sx_9 == sx_2) & older_2__q[9]));
-            beats_lo_9[2] = (rest_9 < rest_2) | ((rest_9 == rest_2) & older_2__q[9]);
-            beats_lo_2[9] = ~((rest_9 < rest_2) | ((rest_9 == rest_2) & older_2__q[9]));
+            beats_lo_9[2] = (tot_9__q < tot_2__q) | ((tot_9__q == tot_2__q) & older_2__q[9]);
+            beats_lo_2[9] = ~((tot_9__q < tot_2__q) | ((tot_9__q == tot_2__q) & older_2__q[9]));
         end
         if (above_w_9[3]) begin
             beats_hi_9[3] = (sx_9 > sx_3) | ((sx_9 == sx_3) & older_3__q[9]);
             beats_hi_3[9] = ~((sx_9 > sx_3) | ((sx_9 == sx_3) & older_3__q[9]));
-            beats_lo_9[3] = (rest_9 < rest_3) | ((rest_9 == rest_3) & older_3__q[9]);
-            beats_lo_3[9] = ~((rest_9 < rest_3) | ((rest_9 == rest_3) & older_3__q[9]));
+            beats_lo_9[3] = (tot_9__q < tot_3__q) | ((tot_9__q == tot_3__q) & older_3__q[9]);
+            beats_lo_3[9] = ~((tot_9__q < tot_3__q) | ((tot_9__q == tot_3__q) & older_3__q[9]));
         end
         if (above_w_9[4]) begin
             beats_hi_9[4] = (sx_9 > sx_4) | ((sx_9 == sx_4) & older_4__q[9]);
             beats_hi_4[9] = ~((sx_9 > sx_4) | ((sx_9 == sx_4) & older_4__q[9]));
-            beats_lo_9[4] = (rest_9 < rest_4) | ((rest_9 == rest_4) & older_4__q[9]);
-            beats_lo_4[9] = ~((rest_9 < rest_4) | ((rest_9 == rest_4) & older_4__q[9]));
+            beats_lo_9[4] = (tot_9__q < tot_4__q) | ((tot_9__q == tot_4__q) & older_4__q[9]);
+            beats_lo_4[9] = ~((tot_9__q < tot_4__q) | ((tot_9__q == tot_4__q) & older_4__q[9]));
         end
         if (above_w_9[5]) begin
             beats_hi_9[5] = (sx_9 > sx_5) | ((sx_9 == sx_5) & older_5__q[9]);
             beats_hi_5[9] = ~((sx_9 > sx_5) | ((sx_9 == sx_5) & older_5__q[9]));
-            beats_lo_9[5] = (rest_9 < rest_5) | ((rest_9 == rest_5) & older_5__q[9]);
-            beats_lo_5[9] = ~((rest_9 < rest_5) | ((rest_9 == rest_5) & older_5__q[9]));
+            beats_lo_9[5] = (tot_9__q < tot_5__q) | ((tot_9__q == tot_5__q) & older_5__q[9]);
+            beats_lo_5[9] = ~((tot_9__q < tot_5__q) | ((tot_9__q == tot_5__q) & older_5__q[9]));
         end
         if (above_w_9[6]) begin
             beats_hi_9[6] = (sx_9 > sx_6) | ((sx_9 == sx_6) & older_6__q[9]);
             beats_hi_6[9] = ~((sx_9 > sx_6) | ((sx_9 == sx_6) & older_6__q[9]));
-            beats_lo_9[6] = (rest_9 < rest_6) | ((rest_9 == rest_6) & older_6__q[9]);
-            beats_lo_6[9] = ~((rest_9 < rest_6) | ((rest_9 == rest_6) & older_6__q[9]));
+            beats_lo_9[6] = (tot_9__q < tot_6__q) | ((tot_9__q == tot_6__q) & older_6__q[9]);
+            beats_lo_6[9] = ~((tot_9__q < tot_6__q) | ((tot_9__q == tot_6__q) & older_6__q[9]));
         end
         if (above_w_9[7]) begin
             beats_hi_9[7] = (sx_9 > sx_7) | ((sx_9 == sx_7) & older_7__q[9]);
             beats_hi_7[9] = ~((sx_9 > sx_7) | ((sx_9 == sx_7) & older_7__q[9]));
-            beats_lo_9[7] = (rest_9 < rest_7) | ((rest_9 == rest_7) & older_7__q[9]);
-            beats_lo_7[9] = ~((rest_9 < rest_7) | ((rest_9 == rest_7) & older_7__q[9]));
+            beats_lo_9[7] = (tot_9__q < tot_7__q) | ((tot_9__q == tot_7__q) & older_7__q[9]);
+            beats_lo_7[9] = ~((tot_9__q < tot_7__q) | ((tot_9__q == tot_7__q) & older_7__q[9]));
         end
         if (above_w_9[8]) begin
             beats_hi_9[8] = (sx_9 > sx_8) | ((sx_9 == sx_8) & older_8__q[9]);
             beats_hi_8[9] = ~((sx_9 > sx_8) | ((sx_9 == sx_8) & older_8__q[9]));
-            beats_lo_9[8] = (rest_9 < rest_8) | ((rest_9 == rest_8) & older_8__q[9]);
-            beats_lo_8[9] = ~((rest_9 < rest_8) | ((rest_9 == rest_8) & older_8__q[9]));
+            beats_lo_9[8] = (tot_9__q < tot_8__q) | ((tot_9__q == tot_8__q) & older_8__q[9]);
+            beats_lo_8[9] = ~((tot_9__q < tot_8__q) | ((tot_9__q == tot_8__q) & older_8__q[9]));
         end
         if (above_w_9[9]) begin
             beats_hi_9[9] = (sx_9 > sx_9) | ((sx_9 == sx_9) & older_9__q[9]);
             beats_hi_9[9] = ~((sx_9 > sx_9) | ((sx_9 == sx_9) & older_9__q[9]));
-            beats_lo_9[9] = (rest_9 < rest_9) | ((rest_9 == rest_9) & older_9__q[9]);
-            beats_lo_9[9] = ~((rest_9 < rest_9) | ((rest_9 == rest_9) & older_9__q[9]));
+            beats_lo_9[9] = (tot_9__q < tot_9__q) | ((tot_9__q == tot_9__q) & older_9__q[9]);
+            beats_lo_9[9] = ~((tot_9__q < tot_9__q) | ((tot_9__q == tot_9__q) & older_9__q[9]));
         end
         if (above_w_9[10]) begin
             beats_hi_9[10] = (sx_9 > sx_10) | ((sx_9 == sx_10) & older_10__q[9]);
             beats_hi_10[9] = ~((sx_9 > sx_10) | ((sx_9 == sx_10) & older_10__q[9]));
-            beats_lo_9[10] = (rest_9 < rest_10) | ((rest_9 == rest_10) & older_10__q[9]);
-            beats_lo_10[9] = ~((rest_9 < rest_10) | ((rest_9 == rest_10) & older_10__q[9]));
+            beats_lo_9[10] = (tot_9__q < tot_10__q) | ((tot_9__q == tot_10__q) & older_10__q[9]);
+            beats_lo_10[9] = ~((tot_9__q < tot_10__q) | ((tot_9__q == tot_10__q) & older_10__q[9]));
         end
         if (above_w_9[11]) begin
             beats_hi_9[11] = (sx_9 > sx_11) | ((sx_9 == sx_11) & older_11__q[9]);
             beats_hi_11[9] = ~((sx_9 > sx_11) | ((sx_9 == sx_11) & older_11__q[9]));
-            beats_lo_9[11] = (rest_9 < rest_11) | ((rest_9 == rest_11) & older_11__q[9]);
-            beats_lo_11[9] = ~((rest_9 < rest_11) | ((rest_9 == rest_11) & older_11__q[9]));
+            beats_lo_9[11] = (tot_9__q < tot_11__q) | ((tot_9__q == tot_11__q) & older_11__q[9]);
+            beats_lo_11[9] = ~((tot_9__q < tot_11__q) | ((tot_9__q == tot_11__q) & older_11__q[9]));
         end
         if (above_w_9[12]) begin
             beats_hi_9[12] = (sx_9 > sx_12) | ((sx_9 == sx_12) & older_12__q[9]);
             beats_hi_12[9] = ~((sx_9 > sx_12) | ((sx_9 == sx_12) & older_12__q[9]));
-            beats_lo_9[12] = (rest_9 < rest_12) | ((rest_9 == rest_12) & older_12__q[9]);
-            beats_lo_12[9] = ~((rest_9 < rest_12) | ((rest_9 == rest_12) & older_12__q[9]));
+            beats_lo_9[12] = (tot_9__q < tot_12__q) | ((tot_9__q == tot_12__q) & older_12__q[9]);
+            beats_lo_12[9] = ~((tot_9__q < tot_12__q) | ((tot_9__q == tot_12__q) & older_12__q[9]));
         end
         if (above_w_9[13]) begin
             beats_hi_9[13] = (sx_9 > sx_13) | ((sx_9 == sx_13) & older_13__q[9]);
             beats_hi_13[9] = ~((sx_9 > sx_13) | ((sx_9 == sx_13) & older_13__q[9]));
-            beats_lo_9[13] = (rest_9 < rest_13) | ((rest_9 == rest_13) & older_13__q[9]);
-            beats_lo_13[9] = ~((rest_9 < rest_13) | ((rest_9 == rest_13) & older_13__q[9]));
+            beats_lo_9[13] = (tot_9__q < tot_13__q) | ((tot_9__q == tot_13__q) & older_13__q[9]);
+            beats_lo_13[9] = ~((tot_9__q < tot_13__q) | ((tot_9__q == tot_13__q) & older_13__q[9]));
         end
         if (above_w_9[14]) begin
             beats_hi_9[14] = (sx_9 > sx_14) | ((sx_9 == sx_14) & older_14__q[9]);
             beats_hi_14[9] = ~((sx_9 > sx_14) | ((sx_9 == sx_14) & older_14__q[9]));
-            beats_lo_9[14] = (rest_9 < rest_14) | ((rest_9 == rest_14) & older_14__q[9]);
-            beats_lo_14[9] = ~((rest_9 < rest_14) | ((rest_9 == rest_14) & older_14__q[9]));
+            beats_lo_9[14] = (tot_9__q < tot_14__q) | ((tot_9__q == tot_14__q) & older_14__q[9]);
+            beats_lo_14[9] = ~((tot_9__q < tot_14__q) | ((tot_9__q == tot_14__q) & older_14__q[9]));
         end
         if (above_w_9[15]) begin
             beats_hi_9[15] = (sx_9 > sx_15) | ((sx_9 == sx_15) & older_15__q[9]);
             beats_hi_15[9] = ~((sx_9 > sx_15) | ((sx_9 == sx_15) & older_15__q[9]));
-            beats_lo_9[15] = (rest_9 < rest_15) | ((rest_9 == rest_15) & older_15__q[9]);
-            beats_lo_15[9] = ~((rest_9 < rest_15) | ((rest_9 == rest_15) & older_15__q[9]));
+            beats_lo_9[15] = (tot_9__q < tot_15__q) | ((tot_9__q == tot_15__q) & older_15__q[9]);
+            beats_lo_15[9] = ~((tot_9__q < tot_15__q) | ((tot_9__q == tot_15__q) & older_15__q[9]));
         end
         if (above_w_9[16]) begin
             beats_hi_9[16] = (sx_9 > sx_16) | ((sx_9 == sx_16) & older_16__q[9]);
             beats_hi_16[9] = ~((sx_9 > sx_16) | ((sx_9 == sx_16) & older_16__q[9]));
-            beats_lo_9[16] = (rest_9 < rest_16) | ((rest_9 == rest_16) & older_16__q[9]);
-            beats_lo_16[9] = ~((rest_9 < rest_16) | ((rest_9 == rest_16) & older_16__q[9]));
+            beats_lo_9[16] = (tot_9__q < tot_16__q) | ((tot_9__q == tot_16__q) & older_16__q[9]);
+            beats_lo_16[9] = ~((tot_9__q < tot_16__q) | ((tot_9__q == tot_16__q) & older_16__q[9]));
         end
         if (above_w_9[17]) begin
             beats_hi_9[17] = (sx_9 > sx_17) | ((sx_9 == sx_17) & older_17__q[9]);
             beats_hi_17[9] = ~((sx_9 > sx_17) | ((sx_9 == sx_17) & older_17__q[9]));
-            beats_lo_9[17] = (rest_9 < rest_17) | ((rest_9 == rest_17) & older_17__q[9]);
-            beats_lo_17[9] = ~((rest_9 < rest_17) | ((rest_9 == rest_17) & older_17__q[9]));
+            beats_lo_9[17] = (tot_9__q < tot_17__q) | ((tot_9__q == tot_17__q) & older_17__q[9]);
+            beats_lo_17[9] = ~((tot_9__q < tot_17__q) | ((tot_9__q == tot_17__q) & older_17__q[9]));
         end
         if (above_w_9[18]) begin
             beats_hi_9[18] = (sx_9 > sx_18) | ((sx_9 == sx_18) & older_18__q[9]);
             beats_hi_18[9] = ~((sx_9 > sx_18) | ((sx_9 == sx_18) & older_18__q[9]));
-            beats_lo_9[18] = (rest_9 < rest_18) | ((rest_9 == rest_18) & older_18__q[9]);
-            beats_lo_18[9] = ~((rest_9 < rest_18) | ((rest_9 == rest_18) & older_18__q[9]));
+            beats_lo_9[18] = (tot_9__q < tot_18__q) | ((tot_9__q == tot_18__q) & older_18__q[9]);
+            beats_lo_18[9] = ~((tot_9__q < tot_18__q) | ((tot_9__q == tot_18__q) & older_18__q[9]));
         end
         if (above_w_9[19]) begin
             beats_hi_9[19] = (sx_9 > sx_19) | ((sx_9 == sx_19) & older_19__q[9]);
             beats_hi_19[9] = ~((sx_9 > sx_19) | ((sx_9 == sx_19) & older_19__q[9]));
-            beats_lo_9[19] = (rest_9 < rest_19) | ((rest_9 == rest_19) & older_19__q[9]);
-            beats_lo_19[9] = ~((rest_9 < rest_19) | ((rest_9 == rest_19) & older_19__q[9]));
+            beats_lo_9[19] = (tot_9__q < tot_19__q) | ((tot_9__q == tot_19__q) & older_19__q[9]);
+            beats_lo_19[9] = ~((tot_9__q < tot_19__q) | ((tot_9__q == tot_19__q) & older_19__q[9]));
         end
         if (above_w_9[20]) begin
             beats_hi_9[20] = (sx_9 > sx_20) | ((sx_9 == sx_20) & older_20__q[9]);
             beats_hi_20[9] = ~((sx_9 > sx_20) | ((sx_9 == sx_20) & older_20__q[9]));
-            beats_lo_9[20] = (rest_9 < rest_20) | ((rest_9 == rest_20) & older_20__q[9]);
-            beats_lo_20[9] = ~((rest_9 < rest_20) | ((rest_9 == rest_20) & older_20__q[9]));
+            beats_lo_9[20] = (tot_9__q < tot_20__q) | ((tot_9__q == tot_20__q) & older_20__q[9]);
+            beats_lo_20[9] = ~((tot_9__q < tot_20__q) | ((tot_9__q == tot_20__q) & older_20__q[9]));
         end
         if (above_w_9[21]) begin
             beats_hi_9[21] = (sx_9 > sx_21) | ((sx_9 == sx_21) & older_21__q[9]);
             beats_hi_21[9] = ~((sx_9 > sx_21) | ((sx_9 == sx_21) & older_21__q[9]));
-            beats_lo_9[21] = (rest_9 < rest_21) | ((rest_9 == rest_21) & older_21__q[9]);
-            beats_lo_21[9] = ~((rest_9 < rest_21) | ((rest_9 == rest_21) & older_21__q[9]));
+            beats_lo_9[21] = (tot_9__q < tot_21__q) | ((tot_9__q == tot_21__q) & older_21__q[9]);
+            beats_lo_21[9] = ~((tot_9__q < tot_21__q) | ((tot_9__q == tot_21__q) & older_21__q[9]));
         end
         if (above_w_9[22]) begin
             beats_hi_9[22] = (sx_9 > sx_22) | ((sx_9 == sx_22) & older_22__q[9]);
             beats_hi_22[9] = ~((sx_9 > sx_22) | ((sx_9 == sx_22) & older_22__q[9]));
-            beats_lo_9[22] = (rest_9 < rest_22) | ((rest_9 == rest_22) & older_22__q[9]);
-            beats_lo_22[9] = ~((rest_9 < rest_22) | ((rest_9 == rest_22) & older_22__q[9]));
+            beats_lo_9[22] = (tot_9__q < tot_22__q) | ((tot_9__q == tot_22__q) & older_22__q[9]);
+            beats_lo_22[9] = ~((tot_9__q < tot_22__q) | ((tot_9__q == tot_22__q) & older_22__q[9]));
         end
         if (above_w_9[23]) begin
             beats_hi_9[23] = (sx_9 > sx_23) | ((sx_9 == sx_23) & older_23__q[9]);
             beats_hi_23[9] = ~((sx_9 > sx_23) | ((sx_9 == sx_23) & older_23__q[9]));
-            beats_lo_9[23] = (rest_9 < rest_23) | ((rest_9 == rest_23) & older_23__q[9]);
-            beats_lo_23[9] = ~((rest_9 < rest_23) | ((rest_9 == rest_23) & older_23__q[9]));
+            beats_lo_9[23] = (tot_9__q < tot_23__q) | ((tot_9__q == tot_23__q) & older_23__q[9]);
+            beats_lo_23[9] = ~((tot_9__q < tot_23__q) | ((tot_9__q == tot_23__q) & older_23__q[9]));
         end
         if (above_w_9[24]) begin
             beats_hi_9[24] = (sx_9 > sx_24) | ((sx_9 == sx_24) & older_24__q[9]);
             beats_hi_24[9] = ~((sx_9 > sx_24) | ((sx_9 == sx_24) & older_24__q[9]));
-            beats_lo_9[24] = (rest_9 < rest_24) | ((rest_9 == rest_24) & older_24__q[9]);
-            beats_lo_24[9] = ~((rest_9 < rest_24) | ((rest_9 == rest_24) & older_24__q[9]));
+            beats_lo_9[24] = (tot_9__q < tot_24__q) | ((tot_9__q == tot_24__q) & older_24__q[9]);
+            beats_lo_24[9] = ~((tot_9__q < tot_24__q) | ((tot_9__q == tot_24__q) & older_24__q[9]));
         end
         if (above_w_9[25]) begin
             beats_hi_9[25] = (sx_9 > sx_25) | ((sx_9 == sx_25) & older_25__q[9]);
             beats_hi_25[9] = ~((sx_9 > sx_25) | ((sx_9 == sx_25) & older_25__q[9]));
-            beats_lo_9[25] = (rest_9 < rest_25) | ((rest_9 == rest_25) & older_25__q[9]);
-            beats_lo_25[9] = ~((rest_9 < rest_25) | ((rest_9 == rest_25) & older_25__q[9]));
+            beats_lo_9[25] = (tot_9__q < tot_25__q) | ((tot_9__q == tot_25__q) & older_25__q[9]);
+            beats_lo_25[9] = ~((tot_9__q < tot_25__q) | ((tot_9__q == tot_25__q) & older_25__q[9]));
         end
         if (above_w_9[26]) begin
             beats_hi_9[26] = (sx_9 > sx_26) | ((sx_9 == sx_26) & older_26__q[9]);
             beats_hi_26[9] = ~((sx_9 > sx_26) | ((sx_9 == sx_26) & older_26__q[9]));
-            beats_lo_9[26] = (rest_9 < rest_26) | ((rest_9 == rest_26) & older_26__q[9]);
-            beats_lo_26[9] = ~((rest_9 < rest_26) | ((rest_9 == rest_26) & older_26__q[9]));
+            beats_lo_9[26] = (tot_9__q < tot_26__q) | ((tot_9__q == tot_26__q) & older_26__q[9]);
+            beats_lo_26[9] = ~((tot_9__q < tot_26__q) | ((tot_9__q == tot_26__q) & older_26__q[9]));
         end
         if (above_w_9[27]) begin
             beats_hi_9[27] = (sx_9 > sx_27) | ((sx_9 == sx_27) & older_27__q[9]);
             beats_hi_27[9] = ~((sx_9 > sx_27) | ((sx_9 == sx_27) & older_27__q[9]));
-            beats_lo_9[27] = (rest_9 < rest_27) | ((rest_9 == rest_27) & older_27__q[9]);
-            beats_lo_27[9] = ~((rest_9 < rest_27) | ((rest_9 == rest_27) & older_27__q[9]));
+            beats_lo_9[27] = (tot_9__q < tot_27__q) | ((tot_9__q == tot_27__q) & older_27__q[9]);
+            beats_lo_27[9] = ~((tot_9__q < tot_27__q) | ((tot_9__q == tot_27__q) & older_27__q[9]));
         end
         if (above_w_9[28]) begin
             beats_hi_9[28] = (sx_9 > sx_28) | ((sx_9 == sx_28) & older_28__q[9]);
             beats_hi_28[9] = ~((sx_9 > sx_28) | ((sx_9 == sx_28) & older_28__q[9]));
-            beats_lo_9[28] = (rest_9 < rest_28) | ((rest_9 == rest_28) & older_28__q[9]);
-            beats_lo_28[9] = ~((rest_9 < rest_28) | ((rest_9 == rest_28) & older_28__q[9]));
+            beats_lo_9[28] = (tot_9__q < tot_28__q) | ((tot_9__q == tot_28__q) & older_28__q[9]);
+            beats_lo_28[9] = ~((tot_9__q < tot_28__q) | ((tot_9__q == tot_28__q) & older_28__q[9]));
         end
         if (above_w_9[29]) begin
             beats_hi_9[29] = (sx_9 > sx_29) | ((sx_9 == sx_29) & older_29__q[9]);
             beats_hi_29[9] = ~((sx_9 > sx_29) | ((sx_9 == sx_29) & older_29__q[9]));
-            beats_lo_9[29] = (rest_9 < rest_29) | ((rest_9 == rest_29) & older_29__q[9]);
-            beats_lo_29[9] = ~((rest_9 < rest_29) | ((rest_9 == rest_29) & older_29__q[9]));
+            beats_lo_9[29] = (tot_9__q < tot_29__q) | ((tot_9__q == tot_29__q) & older_29__q[9]);
+            beats_lo_29[9] = ~((tot_9__q < tot_29__q) | ((tot_9__q == tot_29__q) & older_29__q[9]));
         end
         if (above_w_9[30]) begin
             beats_hi_9[30] = (sx_9 > sx_30) | ((sx_9 == sx_30) & older_30__q[9]);
             beats_hi_30[9] = ~((sx_9 > sx_30) | ((sx_9 == sx_30) & older_30__q[9]));
-            beats_lo_9[30] = (rest_9 < rest_30) | ((rest_9 == rest_30) & older_30__q[9]);
-            beats_lo_30[9] = ~((rest_9 < rest_30) | ((rest_9 == rest_30) & older_30__q[9]));
+            beats_lo_9[30] = (tot_9__q < tot_30__q) | ((tot_9__q == tot_30__q) & older_30__q[9]);
+            beats_lo_30[9] = ~((tot_9__q < tot_30__q) | ((tot_9__q == tot_30__q) & older_30__q[9]));
         end
         if (above_w_9[31]) begin
             beats_hi_9[31] = (sx_9 > sx_31) | ((sx_9 == sx_31) & older_31__q[9]);
             beats_hi_31[9] = ~((sx_9 > sx_31) | ((sx_9 == sx_31) & older_31__q[9]));
-            beats_lo_9[31] = (rest_9 < rest_31) | ((rest_9 == rest_31) & older_31__q[9]);
-            beats_lo_31[9] = ~((rest_9 < rest_31) | ((rest_9 == rest_31) & older_31__q[9]));
+            beats_lo_9[31] = (tot_9__q < tot_31__q) | ((tot_9__q == tot_31__q) & older_31__q[9]);
+            beats_lo_31[9] = ~((tot_9__q < tot_31__q) | ((tot_9__q == tot_31__q) & older_31__q[9]));
         end
         if (above_w_10[0]) begin
             beats_hi_10[0] = (sx_10 > sx_0) | ((sx_10 == sx_0) & older_0__q[10]);
             beats_hi_0[10] = ~((sx_10 > sx_0) | ((sx_10 == sx_0) & older_0__q[10]));
-            beats_lo_10[0] = (rest_10 < rest_0) | ((rest_10 == rest_0) & older_0__q[10]);
-            beats_lo_0[10] = ~((rest_10 < rest_0) | ((rest_10 == rest_0) & older_0__q[10]));
+            beats_lo_10[0] = (tot_10__q < tot_0__q) | ((tot_10__q == tot_0__q) & older_0__q[10]);
+            beats_lo_0[10] = ~((tot_10__q < tot_0__q) | ((tot_10__q == tot_0__q) & older_0__q[10]));
         end
         if (above_w_10[1]) begin
             beats_hi_10[1] = (sx_10 > sx_1) | ((sx_10 == sx_1) & older_1__q[10]);
             beats_hi_1[10] = ~((sx_10 > sx_1) | ((sx_10 == sx_1) & older_1__q[10]));
-            beats_lo_10[1] = (rest_10 < rest_1) | ((rest_10 == rest_1) & older_1__q[10]);
-            beats_lo_1[10] = ~((rest_10 < rest_1) | ((rest_10 == rest_1) & older_1__q[10]));
+            beats_lo_10[1] = (tot_10__q < tot_1__q) | ((tot_10__q == tot_1__q) & older_1__q[10]);
+            beats_lo_1[10] = ~((tot_10__q < tot_1__q) | ((tot_10__q == tot_1__q) & older_1__q[10]));
         end
         if (above_w_10[2]) begin
             beats_hi_10[2] = (sx_10 > sx_2) | ((sx_10 == sx_2) & older_2__q[10]);
             beats_hi_2[10] = ~((sx_10 > sx_2) | ((sx_10 == sx_2) & older_2__q[10]));
-            beats_lo_10[2] = (rest_10 < rest_2) | ((rest_10 == rest_2) & older_2__q[10]);
-            beats_lo_2[10] = ~((rest_10 < rest_2) | ((rest_10 == rest_2) & older_2__q[10]));
+            beats_lo_10[2] = (tot_10__q < tot_2__q) | ((tot_10__q == tot_2__q) & older_2__q[10]);
+            beats_lo_2[10] = ~((tot_10__q < tot_2__q) | ((tot_10__q == tot_2__q) & older_2__q[10]));
         end
         if (above_w_10[3]) begin
             beats_hi_10[3] = (sx_10 > sx_3) | ((sx_10 == sx_3) & older_3__q[10]);
             beats_hi_3[10] = ~((sx_10 > sx_3) | ((sx_10 == sx_3) & older_3__q[10]));
-            beats_lo_10[3] = (rest_10 < rest_3) | ((rest_10 == rest_3) & older_3__q[10]);
-            beats_lo_3[10] = ~((rest_10 < rest_3) | ((rest_10 == rest_3) & older_3__q[10]));
+            beats_lo_10[3] = (tot_10__q < tot_3__q) | ((tot_10__q == tot_3__q) & older_3__q[10]);
+            beats_lo_3[10] = ~((tot_10__q < tot_3__q) | ((tot_10__q == tot_3__q) & older_3__q[10]));
         end
         if (above_w_10[4]) begin
             beats_hi_10[4] = (sx_10 > sx_4) | ((sx_10 == sx_4) & older_4__q[10]);
             beats_hi_4[10] = ~((sx_10 > sx_4) | ((sx_10 == sx_4) & older_4__q[10]));
-            beats_lo_10[4] = (rest_10 < rest_4) | ((rest_10 == rest_4) & older_4__q[10]);
-            beats_lo_4[10] = ~((rest_10 < rest_4) | ((rest_10 == rest_4) & older_4__q[10]));
+            beats_lo_10[4] = (tot_10__q < tot_4__q) | ((tot_10__q == tot_4__q) & older_4__q[10]);
+            beats_lo_4[10] = ~((tot_10__q < tot_4__q) | ((tot_10__q == tot_4__q) & older_4__q[10]));
         end
         if (above_w_10[5]) begin
             beats_hi_10[5] = (sx_10 > sx_5) | ((sx_10 == sx_5) & older_5__q[10]);
             beats_hi_5[10] = ~((sx_10 > sx_5) | ((sx_10 == sx_5) & older_5__q[10]));
-            beats_lo_10[5] = (rest_10 < rest_5) | ((rest_10 == rest_5) & older_5__q[10]);
-            beats_lo_5[10] = ~((rest_10 < rest_5) | ((rest_10 == rest_5) & older_5__q[10]));
+            beats_lo_10[5] = (tot_10__q < tot_5__q) | ((tot_10__q == tot_5__q) & older_5__q[10]);
+            beats_lo_5[10] = ~((tot_10__q < tot_5__q) | ((tot_10__q == tot_5__q) & older_5__q[10]));
         end
         if (above_w_10[6]) begin
             beats_hi_10[6] = (sx_10 > sx_6) | ((sx_10 == sx_6) & older_6__q[10]);
             beats_hi_6[10] = ~((sx_10 > sx_6) | ((sx_10 == sx_6) & older_6__q[10]));
-            beats_lo_10[6] = (rest_10 < rest_6) | ((rest_10 == rest_6) & older_6__q[10]);
-            beats_lo_6[10] = ~((rest_10 < rest_6) | ((rest_10 == rest_6) & older_6__q[10]));
+            beats_lo_10[6] = (tot_10__q < tot_6__q) | ((tot_10__q == tot_6__q) & older_6__q[10]);
+            beats_lo_6[10] = ~((tot_10__q < tot_6__q) | ((tot_10__q == tot_6__q) & older_6__q[10]));
         end
         if (above_w_10[7]) begin
             beats_hi_10[7] = (sx_10 > sx_7) | ((sx_10 == sx_7) & older_7__q[10]);
             beats_hi_7[10] = ~((sx_10 > sx_7) | ((sx_10 == sx_7) & older_7__q[10]));
-            beats_lo_10[7] = (rest_10 < rest_7) | ((rest_10 == rest_7) & older_7__q[10]);
-            beats_lo_7[10] = ~((rest_10 < rest_7) | ((rest_10 == rest_7) & older_7__q[10]));
+            beats_lo_10[7] = (tot_10__q < tot_7__q) | ((tot_10__q == tot_7__q) & older_7__q[10]);
+            beats_lo_7[10] = ~((tot_10__q < tot_7__q) | ((tot_10__q == tot_7__q) & older_7__q[10]));
         end
         if (above_w_10[8]) begin
             beats_hi_10[8] = (sx_10 > sx_8) | ((sx_10 == sx_8) & older_8__q[10]);
             beats_hi_8[10] = ~((sx_10 > sx_8) | ((sx_10 == sx_8) & older_8__q[10]));
-            beats_lo_10[8] = (rest_10 < rest_8) | ((rest_10 == rest_8) & older_8__q[10]);
-            beats_lo_8[10] = ~((rest_10 < rest_8) | ((rest_10 == rest_8) & older_8__q[10]));
+            beats_lo_10[8] = (tot_10__q < tot_8__q) | ((tot_10__q == tot_8__q) & older_8__q[10]);
+            beats_lo_8[10] = ~((tot_10__q < tot_8__q) | ((tot_10__q == tot_8__q) & older_8__q[10]));
         end
         if (above_w_10[9]) begin
             beats_hi_10[9] = (sx_10 > sx_9) | ((sx_10 == sx_9) & older_9__q[10]);
             beats_hi_9[10] = ~((sx_10 > sx_9) | ((sx_10 == sx_9) & older_9__q[10]));
-            beats_lo_10[9] = (rest_10 < rest_9) | ((rest_10 == rest_9) & older_9__q[10]);
-            beats_lo_9[10] = ~((rest_10 < rest_9) | ((rest_10 == rest_9) & older_9__q[10]));
+            beats_lo_10[9] = (tot_10__q < tot_9__q) | ((tot_10__q == tot_9__q) & older_9__q[10]);
+            beats_lo_9[10] = ~((tot_10__q < tot_9__q) | ((tot_10__q == tot_9__q) & older_9__q[10]));
         end
         if (above_w_10[10]) begin
             beats_hi_10[10] = (sx_10 > sx_10) | ((sx_10 == sx_10) & older_10__q[10]);
             beats_hi_10[10] = ~((sx_10 > sx_10) | ((sx_10 == sx_10) & older_10__q[10]));
-            beats_lo_10[10] = (rest_10 < rest_10) | ((rest_10 == rest_10) & older_10__q[10]);
-            beats_lo_10[10] = ~((rest_10 < rest_10) | ((rest_10 == rest_10) & older_10__q[10]));
+            beats_lo_10[10] = (tot_10__q < tot_10__q) | ((tot_10__q == tot_10__q) & older_10__q[10]);
+            beats_lo_10[10] = ~((tot_10__q < tot_10__q) | ((tot_10__q == tot_10__q) & older_10__q[10]));
         end
         if (above_w_10[11]) begin
             beats_hi_10[11] = (sx_10 > sx_11) | ((sx_10 == sx_11) & older_11__q[10]);
             beats_hi_11[10] = ~((sx_10 > sx_11) | ((sx_10 == sx_11) & older_11__q[10]));
-            beats_lo_10[11] = (rest_10 < rest_11) | ((rest_10 == rest_11) & older_11__q[10]);
-            beats_lo_11[10] = ~((rest_10 < rest_11) | ((rest_10 == rest_11) & older_11__q[10]));
+            beats_lo_10[11] = (tot_10__q < tot_11__q) | ((tot_10__q == tot_11__q) & older_11__q[10]);
+            beats_lo_11[10] = ~((tot_10__q < tot_11__q) | ((tot_10__q == tot_11__q) & older_11__q[10]));
         end
         if (above_w_10[12]) begin
             beats_hi_10[12] = (sx_10 > sx_12) | ((sx_10 == sx_12) & older_12__q[10]);
             beats_hi_12[10] = ~((sx_10 > sx_12) | ((sx_10 == sx_12) & older_12__q[10]));
-            beats_lo_10[12] = (rest_10 < rest_12) | ((rest_10 == rest_12) & older_12__q[10]);
-            beats_lo_12[10] = ~((rest_10 < rest_12) | ((rest_10 == rest_12) & older_12__q[10]));
+            beats_lo_10[12] = (tot_10__q < tot_12__q) | ((tot_10__q == tot_12__q) & older_12__q[10]);
+            beats_lo_12[10] = ~((tot_10__q < tot_12__q) | ((tot_10__q == tot_12__q) & older_12__q[10]));
         end
         if (above_w_10[13]) begin
             beats_hi_10[13] = (sx_10 > sx_13) | ((sx_10 == sx_13) & older_13__q[10]);
             beats_hi_13[10] = ~((sx_10 > sx_13) | ((sx_10 == sx_13) & older_13__q[10]));
-            beats_lo_10[13] = (rest_10 < rest_13) | ((rest_10 == rest_13) & older_13__q[10]);
-            beats_lo_13[10] = ~((rest_10 < rest_13) | ((rest_10 == rest_13) & older_13__q[10]));
+            beats_lo_10[13] = (tot_10__q < tot_13__q) | ((tot_10__q == tot_13__q) & older_13__q[10]);
+            beats_lo_13[10] = ~((tot_10__q < tot_13__q) | ((tot_10__q == tot_13__q) & older_13__q[10]));
         end
         if (above_w_10[14]) begin
             beats_hi_10[14] = (sx_10 > sx_14) | ((sx_10 == sx_14) & older_14__q[10]);
             beats_hi_14[10] = ~((sx_10 > sx_14) | ((sx_10 == sx_14) & older_14__q[10]));
-            beats_lo_10[14] = (rest_10 < rest_14) | ((rest_10 == rest_14) & older_14__q[10]);
-            beats_lo_14[10] = ~((rest_10 < rest_14) | ((rest_10 == rest_14) & older_14__q[10]));
+            beats_lo_10[14] = (tot_10__q < tot_14__q) | ((tot_10__q == tot_14__q) & older_14__q[10]);
+            beats_lo_14[10] = ~((tot_10__q < tot_14__q) | ((tot_10__q == tot_14__q) & older_14__q[10]));
         end
         if (above_w_10[15]) begin
             beats_hi_10[15] = (sx_10 > sx_15) | ((sx_10 == sx_15) & older_15__q[10]);
             beats_hi_15[10] = ~((sx_10 > sx_15) | ((sx_10 == sx_15) & older_15__q[10]));
-            beats_lo_10[15] = (rest_10 < rest_15) | ((rest_10 == rest_15) & older_15__q[10]);
-            beats_lo_15[10] = ~((rest_10 < rest_15) | ((rest_10 == rest_15) & older_15__q[10]));
+            beats_lo_10[15] = (tot_10__q < tot_15__q) | ((tot_10__q == tot_15__q) & older_15__q[10]);
+            beats_lo_15[10] = ~((tot_10__q < tot_15__q) | ((tot_10__q == tot_15__q) & older_15__q[10]));
         end
         if (above_w_10[16]) begin
             beats_hi_10[16] = (sx_10 > sx_16) | ((sx_10 == sx_16) & older_16__q[10]);
             beats_hi_16[10] = ~((sx_10 > sx_16) | ((sx_10 == sx_16) & older_16__q[10]));
-            beats_lo_10[16] = (rest_10 < rest_16) | ((rest_10 == rest_16) & older_16__q[10]);
-            beats_lo_16[10] = ~((rest_10 < rest_16) | ((rest_10 == rest_16) & older_16__q[10]));
+            beats_lo_10[16] = (tot_10__q < tot_16__q) | ((tot_10__q == tot_16__q) & older_16__q[10]);
+            beats_lo_16[10] = ~((tot_10__q < tot_16__q) | ((tot_10__q == tot_16__q) & older_16__q[10]));
         end
         if (above_w_10[17]) begin
             beats_hi_10[17] = (sx_10 > sx_17) | ((sx_10 == sx_17) & older_17__q[10]);
             beats_hi_17[10] = ~((sx_10 > sx_17) | ((sx_10 == sx_17) & older_17__q[10]));
-            beats_lo_10[17] = (rest_10 < rest_17) | ((rest_10 == rest_17) & older_17__q[10]);
-            beats_lo_17[10] = ~((rest_10 < rest_17) | ((rest_10 == rest_17) & older_17__q[10]));
+            beats_lo_10[17] = (tot_10__q < tot_17__q) | ((tot_10__q == tot_17__q) & older_17__q[10]);
+            beats_lo_17[10] = ~((tot_10__q < tot_17__q) | ((tot_10__q == tot_17__q) & older_17__q[10]));
         end
         if (above_w_10[18]) begin
             beats_hi_10[18] = (sx_10 > sx_18) | ((sx_10 == sx_18) & older_18__q[10]);
             beats_hi_18[10] = ~((sx_10 > sx_18) | ((sx_10 == sx_18) & older_18__q[10]));
-            beats_lo_10[18] = (rest_10 < rest_18) | ((rest_10 == rest_18) & older_18__q[10]);
-            beats_lo_18[10] = ~((rest_10 < rest_18) | ((rest_10 == rest_18) & older_18__q[10]));
+            beats_lo_10[18] = (tot_10__q < tot_18__q) | ((tot_10__q == tot_18__q) & older_18__q[10]);
+            beats_lo_18[10] = ~((tot_10__q < tot_18__q) | ((tot_10__q == tot_18__q) & older_18__q[10]));
         end
         if (above_w_10[19]) begin
             beats_hi_10[19] = (sx_10 > sx_19) | ((sx_10 == sx_19) & older_19__q[10]);
             beats_hi_19[10] = ~((sx_10 > sx_19) | ((sx_10 == sx_19) & older_19__q[10]));
-            beats_lo_10[19] = (rest_10 < rest_19) | ((rest_10 == rest_19) & older_19__q[10]);
-            beats_lo_19[10] = ~((rest_10 < rest_19) | ((rest_10 == rest_19) & older_19__q[10]));
+            beats_lo_10[19] = (tot_10__q < tot_19__q) | ((tot_10__q == tot_19__q) & older_19__q[10]);
+            beats_lo_19[10] = ~((tot_10__q < tot_19__q) | ((tot_10__q == tot_19__q) & older_19__q[10]));
         end
         if (above_w_10[20]) begin
             beats_hi_10[20] = (sx_10 > sx_20) | ((sx_10 == sx_20) & older_20__q[10]);
             beats_hi_20[10] = ~((sx_10 > sx_20) | ((sx_10 == sx_20) & older_20__q[10]));
-            beats_lo_10[20] = (rest_10 < rest_20) | ((rest_10 == rest_20) & older_20__q[10]);
-            beats_lo_20[10] = ~((rest_10 < rest_20) | ((rest_10 == rest_20) & older_20__q[10]));
+            beats_lo_10[20] = (tot_10__q < tot_20__q) | ((tot_10__q == tot_20__q) & older_20__q[10]);
+            beats_lo_20[10] = ~((tot_10__q < tot_20__q) | ((tot_10__q == tot_20__q) & older_20__q[10]));
         end
         if (above_w_10[21]) begin
             beats_hi_10[21] = (sx_10 > sx_21) | ((sx_10 == sx_21) & older_21__q[10]);
             beats_hi_21[10] = ~((sx_10 > sx_21) | ((sx_10 == sx_21) & older_21__q[10]));
-            beats_lo_10[21] = (rest_10 < rest_21) | ((rest_10 == rest_21) & older_21__q[10]);
-            beats_lo_21[10] = ~((rest_10 < rest_21) | ((rest_10 == rest_21) & older_21__q[10]));
+            beats_lo_10[21] = (tot_10__q < tot_21__q) | ((tot_10__q == tot_21__q) & older_21__q[10]);
+            beats_lo_21[10] = ~((tot_10__q < tot_21__q) | ((tot_10__q == tot_21__q) & older_21__q[10]));
         end
         if (above_w_10[22]) begin
             beats_hi_10[22] = (sx_10 > sx_22) | ((sx_10 == sx_22) & older_22__q[10]);
             beats_hi_22[10] = ~((sx_10 > sx_22) | ((sx_10 == sx_22) & older_22__q[10]));
-            beats_lo_10[22] = (rest_10 < rest_22) | ((rest_10 == rest_22) & older_22__q[10]);
-            beats_lo_22[10] = ~((rest_10 < rest_22) | ((rest_10 == rest_22) & older_22__q[10]));
+            beats_lo_10[22] = (tot_10__q < tot_22__q) | ((tot_10__q == tot_22__q) & older_22__q[10]);
+            beats_lo_22[10] = ~((tot_10__q < tot_22__q) | ((tot_10__q == tot_22__q) & older_22__q[10]));
         end
         if (above_w_10[23]) begin
             beats_hi_10[23] = (sx_10 > sx_23) | ((sx_10 == sx_23) & older_23__q[10]);
             beats_hi_23[10] = ~((sx_10 > sx_23) | ((sx_10 == sx_23) & older_23__q[10]));
-            beats_lo_10[23] = (rest_10 < rest_23) | ((rest_10 == rest_23) & older_23__q[10]);
-            beats_lo_23[10] = ~((rest_10 < rest_23) | ((rest_10 == rest_23) & older_23__q[10]));
+            beats_lo_10[23] = (tot_10__q < tot_23__q) | ((tot_10__q == tot_23__q) & older_23__q[10]);
+            beats_lo_23[10] = ~((tot_10__q < tot_23__q) | ((tot_10__q == tot_23__q) & older_23__q[10]));
         end
         if (above_w_10[24]) begin
             beats_hi_10[24] = (sx_10 > sx_24) | ((sx_10 == sx_24) & older_24__q[10]);
             beats_hi_24[10] = ~((sx_10 > sx_24) | ((sx_10 == sx_24) & older_24__q[10]));
-            beats_lo_10[24] = (rest_10 < rest_24) | ((rest_10 == rest_24) & older_24__q[10]);
-            beats_lo_24[10] = ~((rest_10 < rest_24) | ((rest_10 == rest_24) & older_24__q[10]));
+            beats_lo_10[24] = (tot_10__q < tot_24__q) | ((tot_10__q == tot_24__q) & older_24__q[10]);
+            beats_lo_24[10] = ~((tot_10__q < tot_24__q) | ((tot_10__q == tot_24__q) & older_24__q[10]));
         end
         if (above_w_10[25]) begin
             beats_hi_10[25] = (sx_10 > sx_25) | ((sx_10 == sx_25) & older_25__q[10]);
             beats_hi_25[10] = ~((sx_10 > sx_25) | ((sx_10 == sx_25) & older_25__q[10]));
-            beats_lo_10[25] = (rest_10 < rest_25) | ((rest_10 == rest_25) & older_25__q[10]);
-            beats_lo_25[10] = ~((rest_10 < rest_25) | ((rest_10 == rest_25) & older_25__q[10]));
+            beats_lo_10[25] = (tot_10__q < tot_25__q) | ((tot_10__q == tot_25__q) & older_25__q[10]);
+            beats_lo_25[10] = ~((tot_10__q < tot_25__q) | ((tot_10__q == tot_25__q) & older_25__q[10]));
         end
         if (above_w_10[26]) begin
             beats_hi_10[26] = (sx_10 > sx_26) | ((sx_10 == sx_26) & older_26__q[10]);
             beats_hi_26[10] = ~((sx_10 > sx_26) | ((sx_10 == sx_26) & older_26__q[10]));
-            beats_lo_10[26] = (rest_10 < rest_26) | ((rest_10 == rest_26) & older_26__q[10]);
-            beats_lo_26[10] = ~((rest_10 < rest_26) | ((rest_10 == rest_26) & older_26__q[10]));
+            beats_lo_10[26] = (tot_10__q < tot_26__q) | ((tot_10__q == tot_26__q) & older_26__q[10]);
+            beats_lo_26[10] = ~((tot_10__q < tot_26__q) | ((tot_10__q == tot_26__q) & older_26__q[10]));
         end
         if (above_w_10[27]) begin
             beats_hi_10[27] = (sx_10 > sx_27) | ((sx_10 == sx_27) & older_27__q[10]);
             beats_hi_27[10] = ~((sx_10 > sx_27) | ((sx_10 == sx_27) & older_27__q[10]));
-            beats_lo_10[27] = (rest_10 < rest_27) | ((rest_10 == rest_27) & older_27__q[10]);
-            beats_lo_27[10] = ~((rest_10 < rest_27) | ((rest_10 == rest_27) & older_27__q[10]));
+            beats_lo_10[27] = (tot_10__q < tot_27__q) | ((tot_10__q == tot_27__q) & older_27__q[10]);
+            beats_lo_27[10] = ~((tot_10__q < tot_27__q) | ((tot_10__q == tot_27__q) & older_27__q[10]));
         end
         if (above_w_10[28]) begin
             beats_hi_10[28] = (sx_10 > sx_28) | ((sx_10 == sx_28) & older_28__q[10]);
             beats_hi_28[10] = ~((sx_10 > sx_28) | ((sx_10 == sx_28) & older_28__q[10]));
-            beats_lo_10[28] = (rest_10 < rest_28) | ((rest_10 == rest_28) & older_28__q[10]);
-            beats_lo_28[10] = ~((rest_10 < rest_28) | ((rest_10 == rest_28) & older_28__q[10]));
+            beats_lo_10[28] = (tot_10__q < tot_28__q) | ((tot_10__q == tot_28__q) & older_28__q[10]);
+            beats_lo_28[10] = ~((tot_10__q < tot_28__q) | ((tot_10__q == tot_28__q) & older_28__q[10]));
         end
         if (above_w_10[29]) begin
             beats_hi_10[29] = (sx_10 > sx_29) | ((sx_10 == sx_29) & older_29__q[10]);
             beats_hi_29[10] = ~((sx_10 > sx_29) | ((sx_10 == sx_29) & older_29__q[10]));
-            beats_lo_10[29] = (rest_10 < rest_29) | ((rest_10 == rest_29) & older_29__q[10]);
-            beats_lo_29[10] = ~((rest_10 < rest_29) | ((rest_10 == rest_29) & older_29__q[10]));
+            beats_lo_10[29] = (tot_10__q < tot_29__q) | ((tot_10__q == tot_29__q) & older_29__q[10]);
+            beats_lo_29[10] = ~((tot_10__q < tot_29__q) | ((tot_10__q == tot_29__q) & older_29__q[10]));
         end
         if (above_w_10[30]) begin
             beats_hi_10[30] = (sx_10 > sx_30) | ((sx_10 == sx_30) & older_30__q[10]);
             beats_hi_30[10] = ~((sx_10 > sx_30) | ((sx_10 == sx_30) & older_30__q[10]));
-            beats_lo_10[30] = (rest_10 < rest_30) | ((rest_10 == rest_30) & older_30__q[10]);
-            beats_lo_30[10] = ~((rest_10 < rest_30) | ((rest_10 == rest_30) & older_30__q[10]));
+            beats_lo_10[30] = (tot_10__q < tot_30__q) | ((tot_10__q == tot_30__q) & older_30__q[10]);
+            beats_lo_30[10] = ~((tot_10__q < tot_30__q) | ((tot_10__q == tot_30__q) & older_30__q[10]));
         end
         if (above_w_10[31]) begin
             beats_hi_10[31] = (sx_10 > sx_31) | ((sx_10 == sx_31) & older_31__q[10]);
             beats_hi_31[10] = ~((sx_10 > sx_31) | ((sx_10 == sx_31) & older_31__q[10]));
-            beats_lo_10[31] = (rest_10 < rest_31) | ((rest_10 == rest_31) & older_31__q[10]);
-            beats_lo_31[10] = ~((rest_10 < rest_31) | ((rest_10 == rest_31) & older_31__q[10]));
+            beats_lo_10[31] = (tot_10__q < tot_31__q) | ((tot_10__q == tot_31__q) & older_31__q[10]);
+            beats_lo_31[10] = ~((tot_10__q < tot_31__q) | ((tot_10__q == tot_31__q) & older_31__q[10]));
         end
         if (above_w_11[0]) begin
             beats_hi_11[0] = (sx_11 > sx_0) | ((sx_11 == sx_0) & older_0__q[11]);
             beats_hi_0[11] = ~((sx_11 > sx_0) | ((sx_11 == sx_0) & older_0__q[11]));
-            beats_lo_11[0] = (rest_11 < rest_0) | ((rest_11 == rest_0) & older_0__q[11]);
-            beats_lo_0[11] = ~((rest_11 < rest_0) | ((rest_11 == rest_0) & older_0__q[11]));
+            beats_lo_11[0] = (tot_11__q < tot_0__q) | ((tot_11__q == tot_0__q) & older_0__q[11]);
+            beats_lo_0[11] = ~((tot_11__q < tot_0__q) | ((tot_11__q == tot_0__q) & older_0__q[11]));
         end
         if (above_w_11[1]) begin
             beats_hi_11[1] = (sx_11 > sx_1) | ((sx_11 == sx_1) & older_1__q[11]);
             beats_hi_1[11] = ~((sx_11 > sx_1) | ((sx_11 == sx_1) & older_1__q[11]));
-            beats_lo_11[1] = (rest_11 < rest_1) | ((rest_11 == rest_1) & older_1__q[11]);
-            beats_lo_1[11] = ~((rest_11 < rest_1) | ((rest_11 == rest_1) & older_1__q[11]));
+            beats_lo_11[1] = (tot_11__q < tot_1__q) | ((tot_11__q == tot_1__q) & older_1__q[11]);
+            beats_lo_1[11] = ~((tot_11__q < tot_1__q) | ((tot_11__q == tot_1__q) & older_1__q[11]));
         end
         if (above_w_11[2]) begin
             beats_hi_11[2] = (sx_11 > sx_2) | ((sx_11 == sx_2) & older_2__q[11]);
             beats_hi_2[11] = ~((sx_11 > sx_2) | ((sx_11 == sx_2) & older_2__q[11]));
-            beats_lo_11[2] = (rest_11 < rest_2) | ((rest_11 == rest_2) & older_2__q[11]);
-            beats_lo_2[11] = ~((rest_11 < rest_2) | ((rest_11 == rest_2) & older_2__q[11]));
+            beats_lo_11[2] = (tot_11__q < tot_2__q) | ((tot_11__q == tot_2__q) & older_2__q[11]);
+            beats_lo_2[11] = ~((tot_11__q < tot_2__q) | ((tot_11__q == tot_2__q) & older_2__q[11]));
         end
         if (above_w_11[3]) begin
             beats_hi_11[3] = (sx_11 > sx_3) | ((sx_11 == sx_3) & older_3__q[11]);
             beats_hi_3[11] = ~((sx_11 > sx_3) | ((sx_11 == sx_3) & older_3__q[11]));
-            beats_lo_11[3] = (rest_11 < rest_3) | ((rest_11 == rest_3) & older_3__q[11]);
-            beats_lo_3[11] = ~((rest_11 < rest_3) | ((rest_11 == rest_3) & older_3__q[11]));
+            beats_lo_11[3] = (tot_11__q < tot_3__q) | ((tot_11__q == tot_3__q) & older_3__q[11]);
+            beats_lo_3[11] = ~((tot_11__q < tot_3__q) | ((tot_11__q == tot_3__q) & older_3__q[11]));
         end
         if (above_w_11[4]) begin
             beats_hi_11[4] = (sx_11 > sx_4) | ((sx_11 == sx_4) & older_4__q[11]);
             beats_hi_4[11] = ~((sx_11 > sx_4) | ((sx_11 == sx_4) & older_4__q[11]));
-            beats_lo_11[4] = (rest_11 < rest_4) | ((rest_11 == rest_4) & older_4__q[11]);
-            beats_lo_4[11] = ~((rest_11 < rest_4) | ((rest_11 == rest_4) & older_4__q[11]));
+            beats_lo_11[4] = (tot_11__q < tot_4__q) | ((tot_11__q == tot_4__q) & older_4__q[11]);
+            beats_lo_4[11] = ~((tot_11__q < tot_4__q) | ((tot_11__q == tot_4__q) & older_4__q[11]));
         end
         if (above_w_11[5]) begin
             beats_hi_11[5] = (sx_11 > sx_5) | ((sx_11 == sx_5) & older_5__q[11]);
             beats_hi_5[11] = ~((sx_11 > sx_5) | ((sx_11 == sx_5) & older_5__q[11]));
-            beats_lo_11[5] = (rest_11 < rest_5) | ((rest_11 == rest_5) & older_5__q[11]);
-            beats_lo_5[11] = ~((rest_11 < rest_5) | ((rest_11 == rest_5) & older_5__q[11]));
+            beats_lo_11[5] = (tot_11__q < tot_5__q) | ((tot_11__q == tot_5__q) & older_5__q[11]);
+            beats_lo_5[11] = ~((tot_11__q < tot_5__q) | ((tot_11__q == tot_5__q) & older_5__q[11]));
         end
         if (above_w_11[6]) begin
             beats_hi_11[6] = (sx_11 > sx_6) | ((sx_11 == sx_6) & older_6__q[11]);
             beats_hi_6[11] = ~((sx_11 > sx_6) | ((sx_11 == sx_6) & older_6__q[11]));
-            beats_lo_11[6] = (rest_11 < rest_6) | ((rest_11 == rest_6) & older_6__q[11]);
-            beats_lo_6[11] = ~((rest_11 < rest_6) | ((rest_11 == rest_6) & older_6__q[11]));
+            beats_lo_11[6] = (tot_11__q < tot_6__q) | ((tot_11__q == tot_6__q) & older_6__q[11]);
+            beats_lo_6[11] = ~((tot_11__q < tot_6__q) | ((tot_11__q == tot_6__q) & older_6__q[11]));
         end
         if (above_w_11[7]) begin
             beats_hi_11[7] = (sx_11 > sx_7) | ((sx_11 == sx_7) & older_7__q[11]);
             beats_hi_7[11] = ~((sx_11 > sx_7) | ((sx_11 == sx_7) & older_7__q[11]));
-            beats_lo_11[7] = (rest_11 < rest_7) | ((rest_11 == rest_7) & older_7__q[11]);
-            beats_lo_7[11] = ~((rest_11 < rest_7) | ((rest_11 == rest_7) & older_7__q[11]));
+            beats_lo_11[7] = (tot_11__q < tot_7__q) | ((tot_11__q == tot_7__q) & older_7__q[11]);
+            beats_lo_7[11] = ~((tot_11__q < tot_7__q) | ((tot_11__q == tot_7__q) & older_7__q[11]));
         end
         if (above_w_11[8]) begin
             beats_hi_11[8] = (sx_11 > sx_8) | ((sx_11 == sx_8) & older_8__q[11]);
             beats_hi_8[11] = ~((sx_11 > sx_8) | ((sx_11 == sx_8) & older_8__q[11]));
-            beats_lo_11[8] = (rest_11 < rest_8) | ((rest_11 == rest_8) & older_8__q[11]);
-            beats_lo_8[11] = ~((rest_11 < rest_8) | ((rest_11 == rest_8) & older_8__q[11]));
+            beats_lo_11[8] = (tot_11__q < tot_8__q) | ((tot_11__q == tot_8__q) & older_8__q[11]);
+            beats_lo_8[11] = ~((tot_11__q < tot_8__q) | ((tot_11__q == tot_8__q) & older_8__q[11]));
         end
         if (above_w_11[9]) begin
             beats_hi_11[9] = (sx_11 > sx_9) | ((sx_11 == sx_9) & older_9__q[11]);
             beats_hi_9[11] = ~((sx_11 > sx_9) | ((sx_11 == sx_9) & older_9__q[11]));
-            beats_lo_11[9] = (rest_11 < rest_9) | ((rest_11 == rest_9) & older_9__q[11]);
-            beats_lo_9[11] = ~((rest_11 < rest_9) | ((rest_11 == rest_9) & older_9__q[11]));
+            beats_lo_11[9] = (tot_11__q < tot_9__q) | ((tot_11__q == tot_9__q) & older_9__q[11]);
+            beats_lo_9[11] = ~((tot_11__q < tot_9__q) | ((tot_11__q == tot_9__q) & older_9__q[11]));
         end
         if (above_w_11[10]) begin
             beats_hi_11[10] = (sx_11 > sx_10) | ((sx_11 == sx_10) & older_10__q[11]);
             beats_hi_10[11] = ~((sx_11 > sx_10) | ((sx_11 == sx_10) & older_10__q[11]));
-            beats_lo_11[10] = (rest_11 < rest_10) | ((rest_11 == rest_10) & older_10__q[11]);
-            beats_lo_10[11] = ~((rest_11 < rest_10) | ((rest_11 == rest_10) & older_10__q[11]));
+            beats_lo_11[10] = (tot_11__q < tot_10__q) | ((tot_11__q == tot_10__q) & older_10__q[11]);
+            beats_lo_10[11] = ~((tot_11__q < tot_10__q) | ((tot_11__q == tot_10__q) & older_10__q[11]));
         end
         if (above_w_11[11]) begin
             beats_hi_11[11] = (sx_11 > sx_11) | ((sx_11 == sx_11) & older_11__q[11]);
             beats_hi_11[11] = ~((sx_11 > sx_11) | ((sx_11 == sx_11) & older_11__q[11]));
-            beats_lo_11[11] = (rest_11 < rest_11) | ((rest_11 == rest_11) & older_11__q[11]);
-            beats_lo_11[11] = ~((rest_11 < rest_11) | ((rest_11 == rest_11) & older_11__q[11]));
+            beats_lo_11[11] = (tot_11__q < tot_11__q) | ((tot_11__q == tot_11__q) & older_11__q[11]);
+            beats_lo_11[11] = ~((tot_11__q < tot_11__q) | ((tot_11__q == tot_11__q) & older_11__q[11]));
         end
         if (above_w_11[12]) begin
             beats_hi_11[12] = (sx_11 > sx_12) | ((sx_11 == sx_12) & older_12__q[11]);
             beats_hi_12[11] = ~((sx_11 > sx_12) | ((sx_11 == sx_12) & older_12__q[11]));
-            beats_lo_11[12] = (rest_11 < rest_12) | ((rest_11 == rest_12) & older_12__q[11]);
-            beats_lo_12[11] = ~((rest_11 < rest_12) | ((rest_11 == rest_12) & older_12__q[11]));
+            beats_lo_11[12] = (tot_11__q < tot_12__q) | ((tot_11__q == tot_12__q) & older_12__q[11]);
+            beats_lo_12[11] = ~((tot_11__q < tot_12__q) | ((tot_11__q == tot_12__q) & older_12__q[11]));
         end
         if (above_w_11[13]) begin
             beats_hi_11[13] = (sx_11 > sx_13) | ((sx_11 == sx_13) & older_13__q[11]);
             beats_hi_13[11] = ~((sx_11 > sx_13) | ((sx_11 == sx_13) & older_13__q[11]));
-            beats_lo_11[13] = (rest_11 < rest_13) | ((rest_11 == rest_13) & older_13__q[11]);
-            beats_lo_13[11] = ~((rest_11 < rest_13) | ((rest_11 == rest_13) & older_13__q[11]));
+            beats_lo_11[13] = (tot_11__q < tot_13__q) | ((tot_11__q == tot_13__q) & older_13__q[11]);
+            beats_lo_13[11] = ~((tot_11__q < tot_13__q) | ((tot_11__q == tot_13__q) & older_13__q[11]));
         end
         if (above_w_11[14]) begin
             beats_hi_11[14] = (sx_11 > sx_14) | ((sx_11 == sx_14) & older_14__q[11]);
             beats_hi_14[11] = ~((sx_11 > sx_14) | ((sx_11 == sx_14) & older_14__q[11]));
-            beats_lo_11[14] = (rest_11 < rest_14) | ((rest_11 == rest_14) & older_14__q[11]);
-            beats_lo_14[11] = ~((rest_11 < rest_14) | ((rest_11 == rest_14) & older_14__q[11]));
+            beats_lo_11[14] = (tot_11__q < tot_14__q) | ((tot_11__q == tot_14__q) & older_14__q[11]);
+            beats_lo_14[11] = ~((tot_11__q < tot_14__q) | ((tot_11__q == tot_14__q) & older_14__q[11]));
         end
         if (above_w_11[15]) begin
             beats_hi_11[15] = (sx_11 > sx_15) | ((sx_11 == sx_15) & older_15__q[11]);
             beats_hi_15[11] = ~((sx_11 > sx_15) | ((sx_11 == sx_15) & older_15__q[11]));
-            beats_lo_11[15] = (rest_11 < rest_15) | ((rest_11 == rest_15) & older_15__q[11]);
-            beats_lo_15[11] = ~((rest_11 < rest_15) | ((rest_11 == rest_15) & older_15__q[11]));
+            beats_lo_11[15] = (tot_11__q < tot_15__q) | ((tot_11__q == tot_15__q) & older_15__q[11]);
+            beats_lo_15[11] = ~((tot_11__q < tot_15__q) | ((tot_11__q == tot_15__q) & older_15__q[11]));
         end
         if (above_w_11[16]) begin
             beats_hi_11[16] = (sx_11 > sx_16) | ((sx_11 == sx_16) & older_16__q[11]);
             beats_hi_16[11] = ~((sx_11 > sx_16) | ((sx_11 == sx_16) & older_16__q[11]));
-            beats_lo_11[16] = (rest_11 < rest_16) | ((rest_11 == rest_16) & older_16__q[11]);
-            beats_lo_16[11] = ~((rest_11 < rest_16) | ((rest_11 == rest_16) & older_16__q[11]));
+            beats_lo_11[16] = (tot_11__q < tot_16__q) | ((tot_11__q == tot_16__q) & older_16__q[11]);
+            beats_lo_16[11] = ~((tot_11__q < tot_16__q) | ((tot_11__q == tot_16__q) & older_16__q[11]));
         end
         if (above_w_11[17]) begin
             beats_hi_11[17] = (sx_11 > sx_17) | ((sx_11 == sx_17) & older_17__q[11]);
             beats_hi_17[11] = ~((sx_11 > sx_17) | ((sx_11 == sx_17) & older_17__q[11]));
-            beats_lo_11[17] = (rest_11 < rest_17) | ((rest_11 == rest_17) & older_17__q[11]);
-            beats_lo_17[11] = ~((rest_11 < rest_17) | ((rest_11 == rest_17) & older_17__q[11]));
+            beats_lo_11[17] = (tot_11__q < tot_17__q) | ((tot_11__q == tot_17__q) & older_17__q[11]);
+            beats_lo_17[11] = ~((tot_11__q < tot_17__q) | ((tot_11__q == tot_17__q) & older_17__q[11]));
         end
         if (above_w_11[18]) begin
             beats_hi_11[18] = (sx_11 > sx_18) | ((sx_11 == sx_18) & older_18__q[11]);
             beats_hi_18[11] = ~((sx_11 > sx_18) | ((sx_11 == sx_18) & older_18__q[11]));
-            beats_lo_11[18] = (rest_11 < rest_18) | ((rest_11 == rest_18) & older_18__q[11]);
-            beats_lo_18[11] = ~((rest_11 < rest_18) | ((rest_11 == rest_18) & older_18__q[11]));
+            beats_lo_11[18] = (tot_11__q < tot_18__q) | ((tot_11__q == tot_18__q) & older_18__q[11]);
+            beats_lo_18[11] = ~((tot_11__q < tot_18__q) | ((tot_11__q == tot_18__q) & older_18__q[11]));
         end
         if (above_w_11[19]) begin
             beats_hi_11[19] = (sx_11 > sx_19) | ((sx_11 == sx_19) & older_19__q[11]);
             beats_hi_19[11] = ~((sx_11 > sx_19) | ((sx_11 == sx_19) & older_19__q[11]));
-            beats_lo_11[19] = (rest_11 < rest_19) | ((rest_11 == rest_19) & older_19__q[11]);
-            beats_lo_19[11] = ~((rest_11 < rest_19) | ((rest_11 == rest_19) & older_19__q[11]));
+            beats_lo_11[19] = (tot_11__q < tot_19__q) | ((tot_11__q == tot_19__q) & older_19__q[11]);
+            beats_lo_19[11] = ~((tot_11__q < tot_19__q) | ((tot_11__q == tot_19__q) & older_19__q[11]));
         end
         if (above_w_11[20]) begin
             beats_hi_11[20] = (sx_11 > sx_20) | ((sx_11 == sx_20) & older_20__q[11]);
             beats_hi_20[11] = ~((sx_11 > sx_20) | ((sx_11 == sx_20) & older_20__q[11]));
-            beats_lo_11[20] = (rest_11 < rest_20) | ((rest_11 == rest_20) & older_20__q[11]);
-            beats_lo_20[11] = ~((rest_11 < rest_20) | ((rest_11 == rest_20) & older_20__q[11]));
+            beats_lo_11[20] = (tot_11__q < tot_20__q) | ((tot_11__q == tot_20__q) & older_20__q[11]);
+            beats_lo_20[11] = ~((tot_11__q < tot_20__q) | ((tot_11__q == tot_20__q) & older_20__q[11]));
         end
         if (above_w_11[21]) begin
             beats_hi_11[21] = (sx_11 > sx_21) | ((sx_11 == sx_21) & older_21__q[11]);
             beats_hi_21[11] = ~((sx_11 > sx_21) | ((sx_11 == sx_21) & older_21__q[11]));
-            beats_lo_11[21] = (rest_11 < rest_21) | ((rest_11 == rest_21) & older_21__q[11]);
-            beats_lo_21[11] = ~((rest_11 < rest_21) | ((rest_11 == rest_21) & older_21__q[11]));
+            beats_lo_11[21] = (tot_11__q < tot_21__q) | ((tot_11__q == tot_21__q) & older_21__q[11]);
+            beats_lo_21[11] = ~((tot_11__q < tot_21__q) | ((tot_11__q == tot_21__q) & older_21__q[11]));
         end
         if (above_w_11[22]) begin
             beats_hi_11[22] = (sx_11 > sx_22) | ((sx_11 == sx_22) & older_22__q[11]);
             beats_hi_22[11] = ~((sx_11 > sx_22) | ((sx_11 == sx_22) & older_22__q[11]));
-            beats_lo_11[22] = (rest_11 < rest_22) | ((rest_11 == rest_22) & older_22__q[11]);
-            beats_lo_22[11] = ~((rest_11 < rest_22) | ((rest_11 == rest_22) & older_22__q[11]));
+            beats_lo_11[22] = (tot_11__q < tot_22__q) | ((tot_11__q == tot_22__q) & older_22__q[11]);
+            beats_lo_22[11] = ~((tot_11__q < tot_22__q) | ((tot_11__q == tot_22__q) & older_22__q[11]));
         end
         if (above_w_11[23]) begin
             beats_hi_11[23] = (sx_11 > sx_23) | ((sx_11 == sx_23) & older_23__q[11]);
             beats_hi_23[11] = ~((sx_11 > sx_23) | ((sx_11 == sx_23) & older_23__q[11]));
-            beats_lo_11[23] = (rest_11 < rest_23) | ((rest_11 == rest_23) & older_23__q[11]);
-            beats_lo_23[11] = ~((rest_11 < rest_23) | ((rest_11 == rest_23) & older_23__q[11]));
+            beats_lo_11[23] = (tot_11__q < tot_23__q) | ((tot_11__q == tot_23__q) & older_23__q[11]);
+            beats_lo_23[11] = ~((tot_11__q < tot_23__q) | ((tot_11__q == tot_23__q) & older_23__q[11]));
         end
         if (above_w_11[24]) begin
             beats_hi_11[24] = (sx_11 > sx_24) | ((sx_11 == sx_24) & older_24__q[11]);
             beats_hi_24[11] = ~((sx_11 > sx_24) | ((sx_11 == sx_24) & older_24__q[11]));
-            beats_lo_11[24] = (rest_11 < rest_24) | ((rest_11 == rest_24) & older_24__q[11]);
-            beats_lo_24[11] = ~((rest_11 < rest_24) | ((rest_11 == rest_24) & older_24__q[11]));
+            beats_lo_11[24] = (tot_11__q < tot_24__q) | ((tot_11__q == tot_24__q) & older_24__q[11]);
+            beats_lo_24[11] = ~((tot_11__q < tot_24__q) | ((tot_11__q == tot_24__q) & older_24__q[11]));
         end
         if (above_w_11[25]) begin
             beats_hi_11[25] = (sx_11 > sx_25) | ((sx_11 == sx_25) & older_25__q[11]);
             beats_hi_25[11] = ~((sx_11 > sx_25) | ((sx_11 == sx_25) & older_25__q[11]));
-            beats_lo_11[25] = (rest_11 < rest_25) | ((rest_11 == rest_25) & older_25__q[11]);
-            beats_lo_25[11] = ~((rest_11 < rest_25) | ((rest_11 == rest_25) & older_25__q[11]));
+            beats_lo_11[25] = (tot_11__q < tot_25__q) | ((tot_11__q == tot_25__q) & older_25__q[11]);
+            beats_lo_25[11] = ~((tot_11__q < tot_25__q) | ((tot_11__q == tot_25__q) & older_25__q[11]));
         end
         if (above_w_11[26]) begin
             beats_hi_11[26] = (sx_11 > sx_26) | ((sx_11 == sx_26) & older_26__q[11]);
             beats_hi_26[11] = ~((sx_11 > sx_26) | ((sx_11 == sx_26) & older_26__q[11]));
-            beats_lo_11[26] = (rest_11 < rest_26) | ((rest_11 == rest_26) & older_26__q[11]);
-            beats_lo_26[11] = ~((rest_11 < rest_26) | ((rest_11 == rest_26) & older_26__q[11]));
+            beats_lo_11[26] = (tot_11__q < tot_26__q) | ((tot_11__q == tot_26__q) & older_26__q[11]);
+            beats_lo_26[11] = ~((tot_11__q < tot_26__q) | ((tot_11__q == tot_26__q) & older_26__q[11]));
         end
         if (above_w_11[27]) begin
             beats_hi_11[27] = (sx_11 > sx_27) | ((sx_11 == sx_27) & older_27__q[11]);
             beats_hi_27[11] = ~((sx_11 > sx_27) | ((sx_11 == sx_27) & older_27__q[11]));
-            beats_lo_11[27] = (rest_11 < rest_27) | ((rest_11 == rest_27) & older_27__q[11]);
-            beats_lo_27[11] = ~((rest_11 < rest_27) | ((rest_11 == rest_27) & older_27__q[11]));
+            beats_lo_11[27] = (tot_11__q < tot_27__q) | ((tot_11__q == tot_27__q) & older_27__q[11]);
+            beats_lo_27[11] = ~((tot_11__q < tot_27__q) | ((tot_11__q == tot_27__q) & older_27__q[11]));
         end
         if (above_w_11[28]) begin
             beats_hi_11[28] = (sx_11 > sx_28) | ((sx_11 == sx_28) & older_28__q[11]);
             beats_hi_28[11] = ~((sx_11 > sx_28) | ((sx_11 == sx_28) & older_28__q[11]));
-            beats_lo_11[28] = (rest_11 < rest_28) | ((rest_11 == rest_28) & older_28__q[11]);
-            beats_lo_28[11] = ~((rest_11 < rest_28) | ((rest_11 == rest_28) & older_28__q[11]));
+            beats_lo_11[28] = (tot_11__q < tot_28__q) | ((tot_11__q == tot_28__q) & older_28__q[11]);
+            beats_lo_28[11] = ~((tot_11__q < tot_28__q) | ((tot_11__q == tot_28__q) & older_28__q[11]));
         end
         if (above_w_11[29]) begin
             beats_hi_11[29] = (sx_11 > sx_29) | ((sx_11 == sx_29) & older_29__q[11]);
             beats_hi_29[11] = ~((sx_11 > sx_29) | ((sx_11 == sx_29) & older_29__q[11]));
-            beats_lo_11[29] = (rest_11 < rest_29) | ((rest_11 == rest_29) & older_29__q[11]);
-            beats_lo_29[11] = ~((rest_11 < rest_29) | ((rest_11 == rest_29) & older_29__q[11]));
+            beats_lo_11[29] = (tot_11__q < tot_29__q) | ((tot_11__q == tot_29__q) & older_29__q[11]);
+            beats_lo_29[11] = ~((tot_11__q < tot_29__q) | ((tot_11__q == tot_29__q) & older_29__q[11]));
         end
         if (above_w_11[30]) begin
             beats_hi_11[30] = (sx_11 > sx_30) | ((sx_11 == sx_30) & older_30__q[11]);
             beats_hi_30[11] = ~((sx_11 > sx_30) | ((sx_11 == sx_30) & older_30__q[11]));
-            beats_lo_11[30] = (rest_11 < rest_30) | ((rest_11 == rest_30) & older_30__q[11]);
-            beats_lo_30[11] = ~((rest_11 < rest_30) | ((rest_11 == rest_30) & older_30__q[11]));
+            beats_lo_11[30] = (tot_11__q < tot_30__q) | ((tot_11__q == tot_30__q) & older_30__q[11]);
+            beats_lo_30[11] = ~((tot_11__q < tot_30__q) | ((tot_11__q == tot_30__q) & older_30__q[11]));
         end
         if (above_w_11[31]) begin
             beats_hi_11[31] = (sx_11 > sx_31) | ((sx_11 == sx_31) & older_31__q[11]);
             beats_hi_31[11] = ~((sx_11 > sx_31) | ((sx_11 == sx_31) & older_31__q[11]));
-            beats_lo_11[31] = (rest_11 < rest_31) | ((rest_11 == rest_31) & older_31__q[11]);
-            beats_lo_31[11] = ~((rest_11 < rest_31) | ((rest_11 == rest_31) & older_31__q[11]));
+            beats_lo_11[31] = (tot_11__q < tot_31__q) | ((tot_11__q == tot_31__q) & older_31__q[11]);
+            beats_lo_31[11] = ~((tot_11__q < tot_31__q) | ((tot_11__q == tot_31__q) & older_31__q[11]));
         end
         if (above_w_12[0]) begin
             beats_hi_12[0] = (sx_12 > sx_0) | ((sx_12 == sx_0) & older_0__q[12]);
             beats_hi_0[12] = ~((sx_12 > sx_0) | ((sx_12 == sx_0) & older_0__q[12]));
-            beats_lo_12[0] = (rest_12 < rest_0) | ((rest_12 == rest_0) & older_0__q[12]);
-            beats_lo_0[12] = ~((rest_12 < rest_0) | ((rest_12 == rest_0) & older_0__q[12]));
+            beats_lo_12[0] = (tot_12__q < tot_0__q) | ((tot_12__q == tot_0__q) & older_0__q[12]);
+            beats_lo_0[12] = ~((tot_12__q < tot_0__q) | ((tot_12__q == tot_0__q) & older_0__q[12]));
         end
         if (above_w_12[1]) begin
             beats_hi_12[1] = (sx_12 > sx_1) | ((sx_12 == sx_1) & older_1__q[12]);
             beats_hi_1[12] = ~((sx_12 > sx_1) | ((sx_12 == sx_1) & older_1__q[12]));
-            beats_lo_12[1] = (rest_12 < rest_1) | ((rest_12 == rest_1) & older_1__q[12]);
-            beats_lo_1[12] = ~((rest_12 < rest_1) | ((rest_12 == rest_1) & older_1__q[12]));
+            beats_lo_12[1] = (tot_12__q < tot_1__q) | ((tot_12__q == tot_1__q) & older_1__q[12]);
+            beats_lo_1[12] = ~((tot_12__q < tot_1__q) | ((tot_12__q == tot_1__q) & older_1__q[12]));
         end
         if (above_w_12[2]) begin
             beats_hi_12[2] = (sx_12 > sx_2) | ((sx_12 == sx_2) & older_2__q[12]);
             beats_hi_2[12] = ~((sx_12 > sx_2) | ((sx_12 == sx_2) & older_2__q[12]));
-            beats_lo_12[2] = (rest_12 < rest_2) | ((rest_12 == rest_2) & older_2__q[12]);
-            beats_lo_2[12] = ~((rest_12 < rest_2) | ((rest_12 == rest_2) & older_2__q[12]));
+            beats_lo_12[2] = (tot_12__q < tot_2__q) | ((tot_12__q == tot_2__q) & older_2__q[12]);
+            beats_lo_2[12] = ~((tot_12__q < tot_2__q) | ((tot_12__q == tot_2__q) & older_2__q[12]));
         end
         if (above_w_12[3]) begin
             beats_hi_12[3] = (sx_12 > sx_3) | ((sx_12 == sx_3) & older_3__q[12]);
             beats_hi_3[12] = ~((sx_12 > sx_3) | ((sx_12 == sx_3) & older_3__q[12]));
-            beats_lo_12[3] = (rest_12 < rest_3) | ((rest_12 == rest_3) & older_3__q[12]);
-            beats_lo_3[12] = ~((rest_12 < rest_3) | ((rest_12 == rest_3) & older_3__q[12]));
+            beats_lo_12[3] = (tot_12__q < tot_3__q) | ((tot_12__q == tot_3__q) & older_3__q[12]);
+            beats_lo_3[12] = ~((tot_12__q < tot_3__q) | ((tot_12__q == tot_3__q) & older_3__q[12]));
         end
         if (above_w_12[4]) begin
             beats_hi_12[4] = (sx_12 > sx_4) | ((sx_12 == sx_4) & older_4__q[12]);
             beats_hi_4[12] = ~((sx_12 > sx_4) | ((sx_12 == sx_4) & older_4__q[12]));
-            beats_lo_12[4] = (rest_12 < rest_4) | ((rest_12 == rest_4) & older_4__q[12]);
-            beats_lo_4[12] = ~((rest_12 < rest_4) | ((rest_12 == rest_4) & older_4__q[12]));
+            beats_lo_12[4] = (tot_12__q < tot_4__q) | ((tot_12__q == tot_4__q) & older_4__q[12]);
+            beats_lo_4[12] = ~((tot_12__q < tot_4__q) | ((tot_12__q == tot_4__q) & older_4__q[12]));
         end
         if (above_w_12[5]) begin
             beats_hi_12[5] = (sx_12 > sx_5) | ((sx_12 == sx_5) & older_5__q[12]);
             beats_hi_5[12] = ~((sx_12 > sx_5) | ((sx_12 == sx_5) & older_5__q[12]));
-            beats_lo_12[5] = (rest_12 < rest_5) | ((rest_12 == rest_5) & older_5__q[12]);
-            beats_lo_5[12] = ~((rest_12 < rest_5) | ((rest_12 == rest_5) & older_5__q[12]));
+            beats_lo_12[5] = (tot_12__q < tot_5__q) | ((tot_12__q == tot_5__q) & older_5__q[12]);
+            beats_lo_5[12] = ~((tot_12__q < tot_5__q) | ((tot_12__q == tot_5__q) & older_5__q[12]));
         end
         if (above_w_12[6]) begin
             beats_hi_12[6] = (sx_12 > sx_6) | ((sx_12 == sx_6) & older_6__q[12]);
             beats_hi_6[12] = ~((sx_12 > sx_6) | ((sx_12 == sx_6) & older_6__q[12]));
-            beats_lo_12[6] = (rest_12 < rest_6) | ((rest_12 == rest_6) & older_6__q[12]);
-            beats_lo_6[12] = ~((rest_12 < rest_6) | ((rest_12 == rest_6) & older_6__q[12]));
+            beats_lo_12[6] = (tot_12__q < tot_6__q) | ((tot_12__q == tot_6__q) & older_6__q[12]);
+            beats_lo_6[12] = ~((tot_12__q < tot_6__q) | ((tot_12__q == tot_6__q) & older_6__q[12]));
         end
         if (above_w_12[7]) begin
             beats_hi_12[7] = (sx_12 > sx_7) | ((sx_12 == sx_7) & older_7__q[12]);
             beats_hi_7[12] = ~((sx_12 > sx_7) | ((sx_12 == sx_7) & older_7__q[12]));
-            beats_lo_12[7] = (rest_12 < rest_7) | ((rest_12 == rest_7) & older_7__q[12]);
-            beats_lo_7[12] = ~((rest_12 < rest_7) | ((rest_12 == rest_7) & older_7__q[12]));
+            beats_lo_12[7] = (tot_12__q < tot_7__q) | ((tot_12__q == tot_7__q) & older_7__q[12]);
+            beats_lo_7[12] = ~((tot_12__q < tot_7__q) | ((tot_12__q == tot_7__q) & older_7__q[12]));
         end
         if (above_w_12[8]) begin
             beats_hi_12[8] = (sx_12 > sx_8) | ((sx_12 == sx_8) & older_8__q[12]);
             beats_hi_8[12] = ~((sx_12 > sx_8) | ((sx_12 == sx_8) & older_8__q[12]));
-            beats_lo_12[8] = (rest_12 < rest_8) | ((rest_12 == rest_8) & older_8__q[12]);
-            beats_lo_8[12] = ~((rest_12 < rest_8) | ((rest_12 == rest_8) & older_8__q[12]));
+            beats_lo_12[8] = (tot_12__q < tot_8__q) | ((tot_12__q == tot_8__q) & older_8__q[12]);
+            beats_lo_8[12] = ~((tot_12__q < tot_8__q) | ((tot_12__q == tot_8__q) & older_8__q[12]));
         end
         if (above_w_12[9]) begin
             beats_hi_12[9] = (sx_12 > sx_9) | ((sx_12 == sx_9) & older_9__q[12]);
             beats_hi_9[12] = ~((sx_12 > sx_9) | ((sx_12 == sx_9) & older_9__q[12]));
-            beats_lo_12[9] = (rest_12 < rest_9) | ((rest_12 == rest_9) & older_9__q[12]);
-            beats_lo_9[12] = ~((rest_12 < rest_9) | ((rest_12 == rest_9) & older_9__q[12]));
+            beats_lo_12[9] = (tot_12__q < tot_9__q) | ((tot_12__q == tot_9__q) & older_9__q[12]);
+            beats_lo_9[12] = ~((tot_12__q < tot_9__q) | ((tot_12__q == tot_9__q) & older_9__q[12]));
         end
         if (above_w_12[10]) begin
             beats_hi_12[10] = (sx_12 > sx_10) | ((sx_12 == sx_10) & older_10__q[12]);
             beats_hi_10[12] = ~((sx_12 > sx_10) | ((sx_12 == sx_10) & older_10__q[12]));
-            beats_lo_12[10] = (rest_12 < rest_10) | ((rest_12 == rest_10) & older_10__q[12]);
-            beats_lo_10[12] = ~((rest_12 < rest_10) | ((rest_12 == rest_10) & older_10__q[12]));
+            beats_lo_12[10] = (tot_12__q < tot_10__q) | ((tot_12__q == tot_10__q) & older_10__q[12]);
+            beats_lo_10[12] = ~((tot_12__q < tot_10__q) | ((tot_12__q == tot_10__q) & older_10__q[12]));
         end
         if (above_w_12[11]) begin
             beats_hi_12[11] = (sx_12 > sx_11) | ((sx_12 == sx_11) & older_11__q[12]);
             beats_hi_11[12] = ~((sx_12 > sx_11) | ((sx_12 == sx_11) & older_11__q[12]));
-            beats_lo_12[11] = (rest_12 < rest_11) | ((rest_12 == rest_11) & older_11__q[12]);
-            beats_lo_11[12] = ~((rest_12 < rest_11) | ((rest_12 == rest_11) & older_11__q[12]));
+            beats_lo_12[11] = (tot_12__q < tot_11__q) | ((tot_12__q == tot_11__q) & older_11__q[12]);
+            beats_lo_11[12] = ~((tot_12__q < tot_11__q) | ((tot_12__q == tot_11__q) & older_11__q[12]));
         end
         if (above_w_12[12]) begin
             beats_hi_12[12] = (sx_12 > sx_12) | ((sx_12 == sx_12) & older_12__q[12]);
             beats_hi_12[12] = ~((sx_12 > sx_12) | ((sx_12 == sx_12) & older_12__q[12]));
-            beats_lo_12[12] = (rest_12 < rest_12) | ((rest_12 == rest_12) & older_12__q[12]);
-            beats_lo_12[12] = ~((rest_12 < rest_12) | ((rest_12 == rest_12) & older_12__q[12]));
+            beats_lo_12[12] = (tot_12__q < tot_12__q) | ((tot_12__q == tot_12__q) & older_12__q[12]);
+            beats_lo_12[12] = ~((tot_12__q < tot_12__q) | ((tot_12__q == tot_12__q) & older_12__q[12]));
         end
         if (above_w_12[13]) begin
             beats_hi_12[13] = (sx_12 > sx_13) | ((sx_12 == sx_13) & older_13__q[12]);
             beats_hi_13[12] = ~((sx_12 > sx_13) | ((sx_12 == sx_13) & older_13__q[12]));
-            beats_lo_12[13] = (rest_12 < rest_13) | ((rest_12 == rest_13) & older_13__q[12]);
-            beats_lo_13[12] = ~((rest_12 < rest_13) | ((rest_12 == rest_13) & older_13__q[12]));
+            beats_lo_12[13] = (tot_12__q < tot_13__q) | ((tot_12__q == tot_13__q) & older_13__q[12]);
+            beats_lo_13[12] = ~((tot_12__q < tot_13__q) | ((tot_12__q == tot_13__q) & older_13__q[12]));
         end
         if (above_w_12[14]) begin
             beats_hi_12[14] = (sx_12 > sx_14) | ((sx_12 == sx_14) & older_14__q[12]);
             beats_hi_14[12] = ~((sx_12 > sx_14) | ((sx_12 == sx_14) & older_14__q[12]));
-            beats_lo_12[14] = (rest_12 < rest_14) | ((rest_12 == rest_14) & older_14__q[12]);
-            beats_lo_14[12] = ~((rest_12 < rest_14) | ((rest_12 == rest_14) & older_14__q[12]));
+            beats_lo_12[14] = (tot_12__q < tot_14__q) | ((tot_12__q == tot_14__q) & older_14__q[12]);
+            beats_lo_14[12] = ~((tot_12__q < tot_14__q) | ((tot_12__q == tot_14__q) & older_14__q[12]));
         end
         if (above_w_12[15]) begin
             beats_hi_12[15] = (sx_12 > sx_15) | ((sx_12 == sx_15) & older_15__q[12]);
             beats_hi_15[12] = ~((sx_12 > sx_15) | ((sx_12 == sx_15) & older_15__q[12]));
-            beats_lo_12[15] = (rest_12 < rest_15) | ((rest_12 == rest_15) & older_15__q[12]);
-            beats_lo_15[12] = ~((rest_12 < rest_15) | ((rest_12 == rest_15) & older_15__q[12]));
+            beats_lo_12[15] = (tot_12__q < tot_15__q) | ((tot_12__q == tot_15__q) & older_15__q[12]);
+            beats_lo_15[12] = ~((tot_12__q < tot_15__q) | ((tot_12__q == tot_15__q) & older_15__q[12]));
         end
         if (above_w_12[16]) begin
             beats_hi_12[16] = (sx_12 > sx_16) | ((sx_12 == sx_16) & older_16__q[12]);
             beats_hi_16[12] = ~((sx_12 > sx_16) | ((sx_12 == sx_16) & older_16__q[12]));
-            beats_lo_12[16] = (rest_12 < rest_16) | ((rest_12 == rest_16) & older_16__q[12]);
-            beats_lo_16[12] = ~((rest_12 < rest_16) | ((rest_12 == rest_16) & older_16__q[12]));
+            beats_lo_12[16] = (tot_12__q < tot_16__q) | ((tot_12__q == tot_16__q) & older_16__q[12]);
+            beats_lo_16[12] = ~((tot_12__q < tot_16__q) | ((tot_12__q == tot_16__q) & older_16__q[12]));
         end
         if (above_w_12[17]) begin
             beats_hi_12[17] = (sx_12 > sx_17) | ((sx_12 == sx_17) & older_17__q[12]);
             beats_hi_17[12] = ~((sx_12 > sx_17) | ((sx_12 == sx_17) & older_17__q[12]));
-            beats_lo_12[17] = (rest_12 < rest_17) | ((rest_12 == rest_17) & older_17__q[12]);
-            beats_lo_17[12] = ~((rest_12 < rest_17) | ((rest_12 == rest_17) & older_17__q[12]));
+            beats_lo_12[17] = (tot_12__q < tot_17__q) | ((tot_12__q == tot_17__q) & older_17__q[12]);
+            beats_lo_17[12] = ~((tot_12__q < tot_17__q) | ((tot_12__q == tot_17__q) & older_17__q[12]));
         end
         if (above_w_12[18]) begin
             beats_hi_12[18] = (sx_12 > sx_18) | ((sx_12 == sx_18) & older_18__q[12]);
             beats_hi_18[12] = ~((sx_12 > sx_18) | ((sx_12 == sx_18) & older_18__q[12]));
-            beats_lo_12[18] = (rest_12 < rest_18) | ((rest_12 == rest_18) & older_18__q[12]);
-            beats_lo_18[12] = ~((rest_12 < rest_18) | ((rest_12 == rest_18) & older_18__q[12]));
+            beats_lo_12[18] = (tot_12__q < tot_18__q) | ((tot_12__q == tot_18__q) & older_18__q[12]);
+            beats_lo_18[12] = ~((tot_12__q < tot_18__q) | ((tot_12__q == tot_18__q) & older_18__q[12]));
         end
         if (above_w_12[19]) begin
             beats_hi_12[19] = (sx_12 > sx_19) | ((sx_12 == sx_19) & older_19__q[12]);
             beats_hi_19[12] = ~((sx_12 > sx_19) | ((sx_12 == sx_19) & older_19__q[12]));
-            beats_lo_12[19] = (rest_12 < rest_19) | ((rest_12 == rest_19) & older_19__q[12]);
-            beats_lo_19[12] = ~((rest_12 < rest_19) | ((rest_12 == rest_19) & older_19__q[12]));
+            beats_lo_12[19] = (tot_12__q < tot_19__q) | ((tot_12__q == tot_19__q) & older_19__q[12]);
+            beats_lo_19[12] = ~((tot_12__q < tot_19__q) | ((tot_12__q == tot_19__q) & older_19__q[12]));
         end
         if (above_w_12[20]) begin
             beats_hi_12[20] = (sx_12 > sx_20) | ((sx_12 == sx_20) & older_20__q[12]);
             beats_hi_20[12] = ~((sx_12 > sx_20) | ((sx_12 == sx_20) & older_20__q[12]));
-            beats_lo_12[20] = (rest_12 < rest_20) | ((rest_12 == rest_20) & older_20__q[12]);
-            beats_lo_20[12] = ~((rest_12 < rest_20) | ((rest_12 == rest_20) & older_20__q[12]));
+            beats_lo_12[20] = (tot_12__q < tot_20__q) | ((tot_12__q == tot_20__q) & older_20__q[12]);
+            beats_lo_20[12] = ~((tot_12__q < tot_20__q) | ((tot_12__q == tot_20__q) & older_20__q[12]));
         end
         if (above_w_12[21]) begin
             beats_hi_12[21] = (sx_12 > sx_21) | ((sx_12 == sx_21) & older_21__q[12]);
             beats_hi_21[12] = ~((sx_12 > sx_21) | ((sx_12 == sx_21) & older_21__q[12]));
-            beats_lo_12[21] = (rest_12 < rest_21) | ((rest_12 == rest_21) & older_21__q[12]);
-            beats_lo_21[12] = ~((rest_12 < rest_21) | ((rest_12 == rest_21) & older_21__q[12]));
+            beats_lo_12[21] = (tot_12__q < tot_21__q) | ((tot_12__q == tot_21__q) & older_21__q[12]);
+            beats_lo_21[12] = ~((tot_12__q < tot_21__q) | ((tot_12__q == tot_21__q) & older_21__q[12]));
         end
         if (above_w_12[22]) begin
             beats_hi_12[22] = (sx_12 > sx_22) | ((sx_12 == sx_22) & older_22__q[12]);
             beats_hi_22[12] = ~((sx_12 > sx_22) | ((sx_12 == sx_22) & older_22__q[12]));
-            beats_lo_12[22] = (rest_12 < rest_22) | ((rest_12 == rest_22) & older_22__q[12]);
-            beats_lo_22[12] = ~((rest_12 < rest_22) | ((rest_12 == rest_22) & older_22__q[12]));
+            beats_lo_12[22] = (tot_12__q < tot_22__q) | ((tot_12__q == tot_22__q) & older_22__q[12]);
+            beats_lo_22[12] = ~((tot_12__q < tot_22__q) | ((tot_12__q == tot_22__q) & older_22__q[12]));
         end
         if (above_w_12[23]) begin
             beats_hi_12[23] = (sx_12 > sx_23) | ((sx_12 == sx_23) & older_23__q[12]);
             beats_hi_23[12] = ~((sx_12 > sx_23) | ((sx_12 == sx_23) & older_23__q[12]));
-            beats_lo_12[23] = (rest_12 < rest_23) | ((rest_12 == rest_23) & older_23__q[12]);
-            beats_lo_23[12] = ~((rest_12 < rest_23) | ((rest_12 == rest_23) & older_23__q[12]));
+            beats_lo_12[23] = (tot_12__q < tot_23__q) | ((tot_12__q == tot_23__q) & older_23__q[12]);
+            beats_lo_23[12] = ~((tot_12__q < tot_23__q) | ((tot_12__q == tot_23__q) & older_23__q[12]));
         end
         if (above_w_12[24]) begin
             beats_hi_12[24] = (sx_12 > sx_24) | ((sx_12 == sx_24) & older_24__q[12]);
             beats_hi_24[12] = ~((sx_12 > sx_24) | ((sx_12 == sx_24) & older_24__q[12]));
-            beats_lo_12[24] = (rest_12 < rest_24) | ((rest_12 == rest_24) & older_24__q[12]);
-            beats_lo_24[12] = ~((rest_12 < rest_24) | ((rest_12 == rest_24) & older_24__q[12]));
+            beats_lo_12[24] = (tot_12__q < tot_24__q) | ((tot_12__q == tot_24__q) & older_24__q[12]);
+            beats_lo_24[12] = ~((tot_12__q < tot_24__q) | ((tot_12__q == tot_24__q) & older_24__q[12]));
         end
         if (above_w_12[25]) begin
             beats_hi_12[25] = (sx_12 > sx_25) | ((sx_12 == sx_25) & older_25__q[12]);
             beats_hi_25[12] = ~((sx_12 > sx_25) | ((sx_12 == sx_25) & older_25__q[12]));
-            beats_lo_12[25] = (rest_12 < rest_25) | ((rest_12 == rest_25) & older_25__q[12]);
-            beats_lo_25[12] = ~((rest_12 < rest_25) | ((rest_12 == rest_25) & older_25__q[12]));
+            beats_lo_12[25] = (tot_12__q < tot_25__q) | ((tot_12__q == tot_25__q) & older_25__q[12]);
+            beats_lo_25[12] = ~((tot_12__q < tot_25__q) | ((tot_12__q == tot_25__q) & older_25__q[12]));
         end
         if (above_w_12[26]) begin
             beats_hi_12[26] = (sx_12 > sx_26) | ((sx_12 == sx_26) & older_26__q[12]);
             beats_hi_26[12] = ~((sx_12 > sx_26) | ((sx_12 == sx_26) & older_26__q[12]));
-            beats_lo_12[26] = (rest_12 < rest_26) | ((rest_12 == rest_26) & older_26__q[12]);
-            beats_lo_26[12] = ~((rest_12 < rest_26) | ((rest_12 == rest_26) & older_26__q[12]));
+            beats_lo_12[26] = (tot_12__q < tot_26__q) | ((tot_12__q == tot_26__q) & older_26__q[12]);
+            beats_lo_26[12] = ~((tot_12__q < tot_26__q) | ((tot_12__q == tot_26__q) & older_26__q[12]));
         end
         if (above_w_12[27]) begin
             beats_hi_12[27] = (sx_12 > sx_27) | ((sx_12 == sx_27) & older_27__q[12]);
             beats_hi_27[12] = ~((sx_12 > sx_27) | ((sx_12 == sx_27) & older_27__q[12]));
-            beats_lo_12[27] = (rest_12 < rest_27) | ((rest_12 == rest_27) & older_27__q[12]);
-            beats_lo_27[12] = ~((rest_12 < rest_27) | ((rest_12 == rest_27) & older_27__q[12]));
+            beats_lo_12[27] = (tot_12__q < tot_27__q) | ((tot_12__q == tot_27__q) & older_27__q[12]);
+            beats_lo_27[12] = ~((tot_12__q < tot_27__q) | ((tot_12__q == tot_27__q) & older_27__q[12]));
         end
         if (above_w_12[28]) begin
             beats_hi_12[28] = (sx_12 > sx_28) | ((sx_12 == sx_28) & older_28__q[12]);
             beats_hi_28[12] = ~((sx_12 > sx_28) | ((sx_12 == sx_28) & older_28__q[12]));
-            beats_lo_12[28] = (rest_12 < rest_28) | ((rest_12 == rest_28) & older_28__q[12]);
-            beats_lo_28[12] = ~((rest_12 < rest_28) | ((rest_12 == rest_28) & older_28__q[12]));
+            beats_lo_12[28] = (tot_12__q < tot_28__q) | ((tot_12__q == tot_28__q) & older_28__q[12]);
+            beats_lo_28[12] = ~((tot_12__q < tot_28__q) | ((tot_12__q == tot_28__q) & older_28__q[12]));
         end
         if (above_w_12[29]) begin
             beats_hi_12[29] = (sx_12 > sx_29) | ((sx_12 == sx_29) & older_29__q[12]);
             beats_hi_29[12] = ~((sx_12 > sx_29) | ((sx_12 == sx_29) & older_29__q[12]));
-            beats_lo_12[29] = (rest_12 < rest_29) | ((rest_12 == rest_29) & older_29__q[12]);
-            beats_lo_29[12] = ~((rest_12 < rest_29) | ((rest_12 == rest_29) & older_29__q[12]));
+            beats_lo_12[29] = (tot_12__q < tot_29__q) | ((tot_12__q == tot_29__q) & older_29__q[12]);
+            beats_lo_29[12] = ~((tot_12__q < tot_29__q) | ((tot_12__q == tot_29__q) & older_29__q[12]));
         end
         if (above_w_12[30]) begin
             beats_hi_12[30] = (sx_12 > sx_30) | ((sx_12 == sx_30) & older_30__q[12]);
             beats_hi_30[12] = ~((sx_12 > sx_30) | ((sx_12 == sx_30) & older_30__q[12]));
-            beats_lo_12[30] = (rest_12 < rest_30) | ((rest_12 == rest_30) & older_30__q[12]);
-            beats_lo_30[12] = ~((rest_12 < rest_30) | ((rest_12 == rest_30) & older_30__q[12]));
+            beats_lo_12[30] = (tot_12__q < tot_30__q) | ((tot_12__q == tot_30__q) & older_30__q[12]);
+            beats_lo_30[12] = ~((tot_12__q < tot_30__q) | ((tot_12__q == tot_30__q) & older_30__q[12]));
         end
         if (above_w_12[31]) begin
             beats_hi_12[31] = (sx_12 > sx_31) | ((sx_12 == sx_31) & older_31__q[12]);
             beats_hi_31[12] = ~((sx_12 > sx_31) | ((sx_12 == sx_31) & older_31__q[12]));
-            beats_lo_12[31] = (rest_12 < rest_31) | ((rest_12 == rest_31) & older_31__q[12]);
-            beats_lo_31[12] = ~((rest_12 < rest_31) | ((rest_12 == rest_31) & older_31__q[12]));
+            beats_lo_12[31] = (tot_12__q < tot_31__q) | ((tot_12__q == tot_31__q) & older_31__q[12]);
+            beats_lo_31[12] = ~((tot_12__q < tot_31__q) | ((tot_12__q == tot_31__q) & older_31__q[12]));
         end
         if (above_w_13[0]) begin
             beats_hi_13[0] = (sx_13 > sx_0) | ((sx_13 == sx_0) & older_0__q[13]);
             beats_hi_0[13] = ~((sx_13 > sx_0) | ((sx_13 == sx_0) & older_0__q[13]));
-            beats_lo_13[0] = (rest_13 < rest_0) | ((rest_13 == rest_0) & older_0__q[13]);
-            beats_lo_0[13] = ~((rest_13 < rest_0) | ((rest_13 == rest_0) & older_0__q[13]));
+            beats_lo_13[0] = (tot_13__q < tot_0__q) | ((tot_13__q == tot_0__q) & older_0__q[13]);
+            beats_lo_0[13] = ~((tot_13__q < tot_0__q) | ((tot_13__q == tot_0__q) & older_0__q[13]));
         end
         if (above_w_13[1]) begin
             beats_hi_13[1] = (sx_13 > sx_1) | ((sx_13 == sx_1) & older_1__q[13]);
             beats_hi_1[13] = ~((sx_13 > sx_1) | ((sx_13 == sx_1) & older_1__q[13]));
-            beats_lo_13[1] = (rest_13 < rest_1) | ((rest_13 == rest_1) & older_1__q[13]);
-            beats_lo_1[13] = ~((rest_13 < rest_1) | ((rest_13 == rest_1) & older_1__q[13]));
+            beats_lo_13[1] = (tot_13__q < tot_1__q) | ((tot_13__q == tot_1__q) & older_1__q[13]);
+            beats_lo_1[13] = ~((tot_13__q < tot_1__q) | ((tot_13__q == tot_1__q) & older_1__q[13]));
         end
         if (above_w_13[2]) begin
             beats_hi_13[2] = (sx_13 > sx_2) | ((sx_13 == sx_2) & older_2__q[13]);
             beats_hi_2[13] = ~((sx_13 > sx_2) | ((sx_13 == sx_2) & older_2__q[13]));
-            beats_lo_13[2] = (rest_13 < rest_2) | ((rest_13 == rest_2) & older_2__q[13]);
-            beats_lo_2[13] = ~((rest_13 < rest_2) | ((rest_13 == rest_2) & older_2__q[13]));
+            beats_lo_13[2] = (tot_13__q < tot_2__q) | ((tot_13__q == tot_2__q) & older_2__q[13]);
+            beats_lo_2[13] = ~((tot_13__q < tot_2__q) | ((tot_13__q == tot_2__q) & older_2__q[13]));
         end
         if (above_w_13[3]) begin
             beats_hi_13[3] = (sx_13 > sx_3) | ((sx_13 == sx_3) & older_3__q[13]);
             beats_hi_3[13] = ~((sx_13 > sx_3) | ((sx_13 == sx_3) & older_3__q[13]));
-            beats_lo_13[3] = (rest_13 < rest_3) | ((rest_13 == rest_3) & older_3__q[13]);
-            beats_lo_3[13] = ~((rest_13 < rest_3) | ((rest_13 == rest_3) & older_3__q[13]));
+            beats_lo_13[3] = (tot_13__q < tot_3__q) | ((tot_13__q == tot_3__q) & older_3__q[13]);
+            beats_lo_3[13] = ~((tot_13__q < tot_3__q) | ((tot_13__q == tot_3__q) & older_3__q[13]));
         end
         if (above_w_13[4]) begin
             beats_hi_13[4] = (sx_13 > sx_4) | ((sx_13 == sx_4) & older_4__q[13]);
             beats_hi_4[13] = ~((sx_13 > sx_4) | ((sx_13 == sx_4) & older_4__q[13]));
-            beats_lo_13[4] = (rest_13 < rest_4) | ((rest_13 == rest_4) & older_4__q[13]);
-            beats_lo_4[13] = ~((rest_13 < rest_4) | ((rest_13 == rest_4) & older_4__q[13]));
+            beats_lo_13[4] = (tot_13__q < tot_4__q) | ((tot_13__q == tot_4__q) & older_4__q[13]);
+            beats_lo_4[13] = ~((tot_13__q < tot_4__q) | ((tot_13__q == tot_4__q) & older_4__q[13]));
         end
         if (above_w_13[5]) begin
             beats_hi_13[5] = (sx_13 > sx_5) | ((sx_13 == sx_5) & older_5__q[13]);
             beats_hi_5[13] = ~((sx_13 > sx_5) | ((sx_13 == sx_5) & older_5__q[13]));
-            beats_lo_13[5] = (rest_13 < rest_5) | ((rest_13 == rest_5) & older_5__q[13]);
-            beats_lo_5[13] = ~((rest_13 < rest_5) | ((rest_13 == rest_5) & older_5__q[13]));
+            beats_lo_13[5] = (tot_13__q < tot_5__q) | ((tot_13__q == tot_5__q) & older_5__q[13]);
+            beats_lo_5[13] = ~((tot_13__q < tot_5__q) | ((tot_13__q == tot_5__q) & older_5__q[13]));
         end
         if (above_w_13[6]) begin
             beats_hi_13[6] = (sx_13 > sx_6) | ((sx_13 == sx_6) & older_6__q[13]);
             beats_hi_6[13] = ~((sx_13 > sx_6) | ((sx_13 == sx_6) & older_6__q[13]));
-            beats_lo_13[6] = (rest_13 < rest_6) | ((rest_13 == rest_6) & older_6__q[13]);
-            beats_lo_6[13] = ~((rest_13 < rest_6) | ((rest_13 == rest_6) & older_6__q[13]));
+            beats_lo_13[6] = (tot_13__q < tot_6__q) | ((tot_13__q == tot_6__q) & older_6__q[13]);
+            beats_lo_6[13] = ~((tot_13__q < tot_6__q) | ((tot_13__q == tot_6__q) & older_6__q[13]));
         end
         if (above_w_13[7]) begin
             beats_hi_13[7] = (sx_13 > sx_7) | ((sx_13 == sx_7) & older_7__q[13]);
             beats_hi_7[13] = ~((sx_13 > sx_7) | ((sx_13 == sx_7) & older_7__q[13]));
-            beats_lo_13[7] = (rest_13 < rest_7) | ((rest_13 == rest_7) & older_7__q[13]);
-            beats_lo_7[13] = ~((rest_13 < rest_7) | ((rest_13 == rest_7) & older_7__q[13]));
+            beats_lo_13[7] = (tot_13__q < tot_7__q) | ((tot_13__q == tot_7__q) & older_7__q[13]);
+            beats_lo_7[13] = ~((tot_13__q < tot_7__q) | ((tot_13__q == tot_7__q) & older_7__q[13]));
         end
         if (above_w_13[8]) begin
             beats_hi_13[8] = (sx_13 > sx_8) | ((sx_13 == sx_8) & older_8__q[13]);
             beats_hi_8[13] = ~((sx_13 > sx_8) | ((sx_13 == sx_8) & older_8__q[13]));
-            beats_lo_13[8] = (rest_13 < rest_8) | ((rest_13 == rest_8) & older_8__q[13]);
-            beats_lo_8[13] = ~((rest_13 < rest_8) | ((rest_13 == rest_8) & older_8__q[13]));
+            beats_lo_13[8] = (tot_13__q < tot_8__q) | ((tot_13__q == tot_8__q) & older_8__q[13]);
+            beats_lo_8[13] = ~((tot_13__q < tot_8__q) | ((tot_13__q == tot_8__q) & older_8__q[13]));
         end
         if (above_w_13[9]) begin
             beats_hi_13[9] = (sx_13 > sx_9) | ((sx_13 == sx_9) & older_9__q[13]);
             beats_hi_9[13] = ~((sx_13 > sx_9) | ((sx_13 == sx_9) & older_9__q[13]));
-            beats_lo_13[9] = (rest_13 < rest_9) | ((rest_13 == rest_9) & older_9__q[13]);
-            beats_lo_9[13] = ~((rest_13 < rest_9) | ((rest_13 == rest_9) & older_9__q[13]));
+            beats_lo_13[9] = (tot_13__q < tot_9__q) | ((tot_13__q == tot_9__q) & older_9__q[13]);
+            beats_lo_9[13] = ~((tot_13__q < tot_9__q) | ((tot_13__q == tot_9__q) & older_9__q[13]));
         end
         if (above_w_13[10]) begin
             beats_hi_13[10] = (sx_13 > sx_10) | ((sx_13 == sx_10) & older_10__q[13]);
             beats_hi_10[13] = ~((sx_13 > sx_10) | ((sx_13 == sx_10) & older_10__q[13]));
-            beats_lo_13[10] = (rest_13 < rest_10) | ((rest_13 == rest_10) & older_10__q[13]);
-            beats_lo_10[13] = ~((rest_13 < rest_10) | ((rest_13 == rest_10) & older_10__q[13]));
+            beats_lo_13[10] = (tot_13__q < tot_10__q) | ((tot_13__q == tot_10__q) & older_10__q[13]);
+            beats_lo_10[13] = ~((tot_13__q < tot_10__q) | ((tot_13__q == tot_10__q) & older_10__q[13]));
         end
         if (above_w_13[11]) begin
             beats_hi_13[11] = (sx_13 > sx_11) | ((sx_13 == sx_11) & older_11__q[13]);
             beats_hi_11[13] = ~((sx_13 > sx_11) | ((sx_13 == sx_11) & older_11__q[13]));
-            beats_lo_13[11] = (rest_13 < rest_11) | ((rest_13 == rest_11) & older_11__q[13]);
-            beats_lo_11[13] = ~((rest_13 < rest_11) | ((rest_13 == rest_11) & older_11__q[13]));
+            beats_lo_13[11] = (tot_13__q < tot_11__q) | ((tot_13__q == tot_11__q) & older_11__q[13]);
+            beats_lo_11[13] = ~((tot_13__q < tot_11__q) | ((tot_13__q == tot_11__q) & older_11__q[13]));
         end
         if (above_w_13[12]) begin
             beats_hi_13[12] = (sx_13 > sx_12) | ((sx_13 == sx_12) & older_12__q[13]);
             beats_hi_12[13] = ~((sx_13 > sx_12) | ((sx_13 == sx_12) & older_12__q[13]));
-            beats_lo_13[12] = (rest_13 < rest_12) | ((rest_13 == rest_12) & older_12__q[13]);
-            beats_lo_12[13] = ~((rest_13 < rest_12) | ((rest_13 == rest_12) & older_12__q[13]));
+            beats_lo_13[12] = (tot_13__q < tot_12__q) | ((tot_13__q == tot_12__q) & older_12__q[13]);
+            beats_lo_12[13] = ~((tot_13__q < tot_12__q) | ((tot_13__q == tot_12__q) & older_12__q[13]));
         end
         if (above_w_13[13]) begin
             beats_hi_13[13] = (sx_13 > sx_13) | ((sx_13 == sx_13) & older_13__q[13]);
             beats_hi_13[13] = ~((sx_13 > sx_13) | ((sx_13 == sx_13) & older_13__q[13]));
-            beats_lo_13[13] = (rest_13 < rest_13) | ((rest_13 == rest_13) & older_13__q[13]);
-            beats_lo_13[13] = ~((rest_13 < rest_13) | ((rest_13 == rest_13) & older_13__q[13]));
+            beats_lo_13[13] = (tot_13__q < tot_13__q) | ((tot_13__q == tot_13__q) & older_13__q[13]);
+            beats_lo_13[13] = ~((tot_13__q < tot_13__q) | ((tot_13__q == tot_13__q) & older_13__q[13]));
         end
         if (above_w_13[14]) begin
             beats_hi_13[14] = (sx_13 > sx_14) | ((sx_13 == sx_14) & older_14__q[13]);
             beats_hi_14[13] = ~((sx_13 > sx_14) | ((sx_13 == sx_14) & older_14__q[13]));
-            beats_lo_13[14] = (rest_13 < rest_14) | ((rest_13 == rest_14) & older_14__q[13]);
-            beats_lo_14[13] = ~((rest_13 < rest_14) | ((rest_13 == rest_14) & older_14__q[13]));
+            beats_lo_13[14] = (tot_13__q < tot_14__q) | ((tot_13__q == tot_14__q) & older_14__q[13]);
+            beats_lo_14[13] = ~((tot_13__q < tot_14__q) | ((tot_13__q == tot_14__q) & older_14__q[13]));
         end
         if (above_w_13[15]) begin
             beats_hi_13[15] = (sx_13 > sx_15) | ((sx_13 == sx_15) & older_15__q[13]);
             beats_hi_15[13] = ~((sx_13 > sx_15) | ((sx_13 == sx_15) & older_15__q[13]));
-            beats_lo_13[15] = (rest_13 < rest_15) | ((rest_13 == rest_15) & older_15__q[13]);
-            beats_lo_15[13] = ~((rest_13 < rest_15) | ((rest_13 == rest_15) & older_15__q[13]));
+            beats_lo_13[15] = (tot_13__q < tot_15__q) | ((tot_13__q == tot_15__q) & older_15__q[13]);
+            beats_lo_15[13] = ~((tot_13__q < tot_15__q) | ((tot_13__q == tot_15__q) & older_15__q[13]));
         end
         if (above_w_13[16]) begin
             beats_hi_13[16] = (sx_13 > sx_16) | ((sx_13 == sx_16) & older_16__q[13]);
             beats_hi_16[13] = ~((sx_13 > sx_16) | ((sx_13 == sx_16) & older_16__q[13]));
-            beats_lo_13[16] = (rest_13 < rest_16) | ((rest_13 == rest_16) & older_16__q[13]);
-            beats_lo_16[13] = ~((rest_13 < rest_16) | ((rest_13 == rest_16) & older_16__q[13]));
+            beats_lo_13[16] = (tot_13__q < tot_16__q) | ((tot_13__q == tot_16__q) & older_16__q[13]);
+            beats_lo_16[13] = ~((tot_13__q < tot_16__q) | ((tot_13__q == tot_16__q) & older_16__q[13]));
         end
         if (above_w_13[17]) begin
             beats_hi_13[17] = (sx_13 > sx_17) | ((sx_13 == sx_17) & older_17__q[13]);
             beats_hi_17[13] = ~((sx_13 > sx_17) | ((sx_13 == sx_17) & older_17__q[13]));
-            beats_lo_13[17] = (rest_13 < rest_17) | ((rest_13 == rest_17) & older_17__q[13]);
-            beats_lo_17[13] = ~((rest_13 < rest_17) | ((rest_13 == rest_17) & older_17__q[13]));
+            beats_lo_13[17] = (tot_13__q < tot_17__q) | ((tot_13__q == tot_17__q) & older_17__q[13]);
+            beats_lo_17[13] = ~((tot_13__q < tot_17__q) | ((tot_13__q == tot_17__q) & older_17__q[13]));
         end
         if (above_w_13[18]) begin
             beats_hi_13[18] = (sx_13 > sx_18) | ((sx_13 == sx_18) & older_18__q[13]);
             beats_hi_18[13] = ~((sx_13 > sx_18) | ((sx_13 == sx_18) & older_18__q[13]));
-            beats_lo_13[18] = (rest_13 < rest_18) | ((rest_13 == rest_18) & older_18__q[13]);
-            beats_lo_18[13] = ~((rest_13 < rest_18) | ((rest_13 == rest_18) & older_18__q[13]));
+            beats_lo_13[18] = (tot_13__q < tot_18__q) | ((tot_13__q == tot_18__q) & older_18__q[13]);
+            beats_lo_18[13] = ~((tot_13__q < tot_18__q) | ((tot_13__q == tot_18__q) & older_18__q[13]));
         end
         if (above_w_13[19]) begin
             beats_hi_13[19] = (sx_13 > sx_19) | ((sx_13 == sx_19) & older_19__q[13]);
             beats_hi_19[13] = ~((sx_13 > sx_19) | ((sx_13 == sx_19) & older_19__q[13]));
-            beats_lo_13[19] = (rest_13 < rest_19) | ((rest_13 == rest_19) & older_19__q[13]);
-            beats_lo_19[13] = ~((rest_13 < rest_19) | ((rest_13 == rest_19) & older_19__q[13]));
+            beats_lo_13[19] = (tot_13__q < tot_19__q) | ((tot_13__q == tot_19__q) & older_19__q[13]);
+            beats_lo_19[13] = ~((tot_13__q < tot_19__q) | ((tot_13__q == tot_19__q) & older_19__q[13]));
         end
         if (above_w_13[20]) begin
             beats_hi_13[20] = (sx_13 > sx_20) | ((sx_13 == sx_20) & older_20__q[13]);
             beats_hi_20[13] = ~((sx_13 > sx_20) | ((sx_13 == sx_20) & older_20__q[13]));
-            beats_lo_13[20] = (rest_13 < rest_20) | ((rest_13 == rest_20) & older_20__q[13]);
-            beats_lo_20[13] = ~((rest_13 < rest_20) | ((rest_13 == rest_20) & older_20__q[13]));
+            beats_lo_13[20] = (tot_13__q < tot_20__q) | ((tot_13__q == tot_20__q) & older_20__q[13]);
+            beats_lo_20[13] = ~((tot_13__q < tot_20__q) | ((tot_13__q == tot_20__q) & older_20__q[13]));
         end
         if (above_w_13[21]) begin
             beats_hi_13[21] = (sx_13 > sx_21) | ((sx_13 == sx_21) & older_21__q[13]);
             beats_hi_21[13] = ~((sx_13 > sx_21) | ((sx_13 == sx_21) & older_21__q[13]));
-            beats_lo_13[21] = (rest_13 < rest_21) | ((rest_13 == rest_21) & older_21__q[13]);
-            beats_lo_21[13] = ~((rest_13 < rest_21) | ((rest_13 == rest_21) & older_21__q[13]));
+            beats_lo_13[21] = (tot_13__q < tot_21__q) | ((tot_13__q == tot_21__q) & older_21__q[13]);
+            beats_lo_21[13] = ~((tot_13__q < tot_21__q) | ((tot_13__q == tot_21__q) & older_21__q[13]));
         end
         if (above_w_13[22]) begin
             beats_hi_13[22] = (sx_13 > sx_22) | ((sx_13 == sx_22) & older_22__q[13]);
             beats_hi_22[13] = ~((sx_13 > sx_22) | ((sx_13 == sx_22) & older_22__q[13]));
-            beats_lo_13[22] = (rest_13 < rest_22) | ((rest_13 == rest_22) & older_22__q[13]);
-            beats_lo_22[13] = ~((rest_13 < rest_22) | ((rest_13 == rest_22) & older_22__q[13]));
+            beats_lo_13[22] = (tot_13__q < tot_22__q) | ((tot_13__q == tot_22__q) & older_22__q[13]);
+            beats_lo_22[13] = ~((tot_13__q < tot_22__q) | ((tot_13__q == tot_22__q) & older_22__q[13]));
         end
         if (above_w_13[23]) begin
             beats_hi_13[23] = (sx_13 > sx_23) | ((sx_13 == sx_23) & older_23__q[13]);
             beats_hi_23[13] = ~((sx_13 > sx_23) | ((sx_13 == sx_23) & older_23__q[13]));
-            beats_lo_13[23] = (rest_13 < rest_23) | ((rest_13 == rest_23) & older_23__q[13]);
-            beats_lo_23[13] = ~((rest_13 < rest_23) | ((rest_13 == rest_23) & older_23__q[13]));
+            beats_lo_13[23] = (tot_13__q < tot_23__q) | ((tot_13__q == tot_23__q) & older_23__q[13]);
+            beats_lo_23[13] = ~((tot_13__q < tot_23__q) | ((tot_13__q == tot_23__q) & older_23__q[13]));
         end
         if (above_w_13[24]) begin
             beats_hi_13[24] = (sx_13 > sx_24) | ((sx_13 == sx_24) & older_24__q[13]);
             beats_hi_24[13] = ~((sx_13 > sx_24) | ((sx_13 == sx_24) & older_24__q[13]));
-            beats_lo_13[24] = (rest_13 < rest_24) | ((rest_13 == rest_24) & older_24__q[13]);
-            beats_lo_24[13] = ~((rest_13 < rest_24) | ((rest_13 == rest_24) & older_24__q[13]));
+            beats_lo_13[24] = (tot_13__q < tot_24__q) | ((tot_13__q == tot_24__q) & older_24__q[13]);
+            beats_lo_24[13] = ~((tot_13__q < tot_24__q) | ((tot_13__q == tot_24__q) & older_24__q[13]));
         end
         if (above_w_13[25]) begin
             beats_hi_13[25] = (sx_13 > sx_25) | ((sx_13 == sx_25) & older_25__q[13]);
             beats_hi_25[13] = ~((sx_13 > sx_25) | ((sx_13 == sx_25) & older_25__q[13]));
-            beats_lo_13[25] = (rest_13 < rest_25) | ((rest_13 == rest_25) & older_25__q[13]);
-            beats_lo_25[13] = ~((rest_13 < rest_25) | ((rest_13 == rest_25) & older_25__q[13]));
+            beats_lo_13[25] = (tot_13__q < tot_25__q) | ((tot_13__q == tot_25__q) & older_25__q[13]);
+            beats_lo_25[13] = ~((tot_13__q < tot_25__q) | ((tot_13__q == tot_25__q) & older_25__q[13]));
         end
         if (above_w_13[26]) begin
             beats_hi_13[26] = (sx_13 > sx_26) | ((sx_13 == sx_26) & older_26__q[13]);
             beats_hi_26[13] = ~((sx_13 > sx_26) | ((sx_13 == sx_26) & older_26__q[13]));
-            beats_lo_13[26] = (rest_13 < rest_26) | ((rest_13 == rest_26) & older_26__q[13]);
-            beats_lo_26[13] = ~((rest_13 < rest_26) | ((rest_13 == rest_26) & older_26__q[13]));
+            beats_lo_13[26] = (tot_13__q < tot_26__q) | ((tot_13__q == tot_26__q) & older_26__q[13]);
+            beats_lo_26[13] = ~((tot_13__q < tot_26__q) | ((tot_13__q == tot_26__q) & older_26__q[13]));
         end
         if (above_w_13[27]) begin
             beats_hi_13[27] = (sx_13 > sx_27) | ((sx_13 == sx_27) & older_27__q[13]);
             beats_hi_27[13] = ~((sx_13 > sx_27) | ((sx_13 == sx_27) & older_27__q[13]));
-            beats_lo_13[27] = (rest_13 < rest_27) | ((rest_13 == rest_27) & older_27__q[13]);
-            beats_lo_27[13] = ~((rest_13 < rest_27) | ((rest_13 == rest_27) & older_27__q[13]));
+            beats_lo_13[27] = (tot_13__q < tot_27__q) | ((tot_13__q == tot_27__q) & older_27__q[13]);
+            beats_lo_27[13] = ~((tot_13__q < tot_27__q) | ((tot_13__q == tot_27__q) & older_27__q[13]));
         end
         if (above_w_13[28]) begin
             beats_hi_13[28] = (sx_13 > sx_28) | ((sx_13 == sx_28) & older_28__q[13]);
             beats_hi_28[13] = ~((sx_13 > sx_28) | ((sx_13 == sx_28) & older_28__q[13]));
-            beats_lo_13[28] = (rest_13 < rest_28) | ((rest_13 == rest_28) & older_28__q[13]);
-            beats_lo_28[13] = ~((rest_13 < rest_28) | ((rest_13 == rest_28) & older_28__q[13]));
+            beats_lo_13[28] = (tot_13__q < tot_28__q) | ((tot_13__q == tot_28__q) & older_28__q[13]);
+            beats_lo_28[13] = ~((tot_13__q < tot_28__q) | ((tot_13__q == tot_28__q) & older_28__q[13]));
         end
         if (above_w_13[29]) begin
             beats_hi_13[29] = (sx_13 > sx_29) | ((sx_13 == sx_29) & older_29__q[13]);
             beats_hi_29[13] = ~((sx_13 > sx_29) | ((sx_13 == sx_29) & older_29__q[13]));
-            beats_lo_13[29] = (rest_13 < rest_29) | ((rest_13 == rest_29) & older_29__q[13]);
-            beats_lo_29[13] = ~((rest_13 < rest_29) | ((rest_13 == rest_29) & older_29__q[13]));
+            beats_lo_13[29] = (tot_13__q < tot_29__q) | ((tot_13__q == tot_29__q) & older_29__q[13]);
+            beats_lo_29[13] = ~((tot_13__q < tot_29__q) | ((tot_13__q == tot_29__q) & older_29__q[13]));
         end
         if (above_w_13[30]) begin
             beats_hi_13[30] = (sx_13 > sx_30) | ((sx_13 == sx_30) & older_30__q[13]);
             beats_hi_30[13] = ~((sx_13 > sx_30) | ((sx_13 == sx_30) & older_30__q[13]));
-            beats_lo_13[30] = (rest_13 < rest_30) | ((rest_13 == rest_30) & older_30__q[13]);
-            beats_lo_30[13] = ~((rest_13 < rest_30) | ((rest_13 == rest_30) & older_30__q[13]));
+            beats_lo_13[30] = (tot_13__q < tot_30__q) | ((tot_13__q == tot_30__q) & older_30__q[13]);
+            beats_lo_30[13] = ~((tot_13__q < tot_30__q) | ((tot_13__q == tot_30__q) & older_30__q[13]));
         end
         if (above_w_13[31]) begin
             beats_hi_13[31] = (sx_13 > sx_31) | ((sx_13 == sx_31) & older_31__q[13]);
             beats_hi_31[13] = ~((sx_13 > sx_31) | ((sx_13 == sx_31) & older_31__q[13]));
-            beats_lo_13[31] = (rest_13 < rest_31) | ((rest_13 == rest_31) & older_31__q[13]);
-            beats_lo_31[13] = ~((rest_13 < rest_31) | ((rest_13 == rest_31) & older_31__q[13]));
+            beats_lo_13[31] = (tot_13__q < tot_31__q) | ((tot_13__q == tot_31__q) & older_31__q[13]);
+            beats_lo_31[13] = ~((tot_13__q < tot_31__q) | ((tot_13__q == tot_31__q) & older_31__q[13]));
         end
         if (above_w_14[0]) begin
             beats_hi_14[0] = (sx_14 > sx_0) | ((sx_14 == sx_0) & older_0__q[14]);
             beats_hi_0[14] = ~((sx_14 > sx_0) | ((sx_14 == sx_0) & older_0__q[14]));
-            beats_lo_14[0] = (rest_14 < rest_0) | ((rest_14 == rest_0) & older_0__q[14]);
-            beats_lo_0[14] = ~((rest_14 < rest_0) | ((rest_14 == rest_0) & older_0__q[14]));
+            beats_lo_14[0] = (tot_14__q < tot_0__q) | ((tot_14__q == tot_0__q) & older_0__q[14]);
+            beats_lo_0[14] = ~((tot_14__q < tot_0__q) | ((tot_14__q == tot_0__q) & older_0__q[14]));
         end
         if (above_w_14[1]) begin
             beats_hi_14[1] = (sx_14 > sx_1) | ((sx_14 == sx_1) & older_1__q[14]);
             beats_hi_1[14] = ~((sx_14 > sx_1) | ((sx_14 == sx_1) & older_1__q[14]));
-            beats_lo_14[1] = (rest_14 < rest_1) | ((rest_14 == rest_1) & older_1__q[14]);
-            beats_lo_1[14] = ~((rest_14 < rest_1) | ((rest_14 == rest_1) & older_1__q[14]));
+            beats_lo_14[1] = (tot_14__q < tot_1__q) | ((tot_14__q == tot_1__q) & older_1__q[14]);
+            beats_lo_1[14] = ~((tot_14__q < tot_1__q) | ((tot_14__q == tot_1__q) & older_1__q[14]));
         end
         if (above_w_14[2]) begin
             beats_hi_14[2] = (sx_14 > sx_2) | ((sx_14 == sx_2) & older_2__q[14]);
             beats_hi_2[14] = ~((sx_14 > sx_2) | ((sx_14 == sx_2) & older_2__q[14]));
-            beats_lo_14[2] = (rest_14 < rest_2) | ((rest_14 == rest_2) & older_2__q[14]);
-            beats_lo_2[14] = ~((rest_14 < rest_2) | ((rest_14 == rest_2) & older_2__q[14]));
+            beats_lo_14[2] = (tot_14__q < tot_2__q) | ((tot_14__q == tot_2__q) & older_2__q[14]);
+            beats_lo_2[14] = ~((tot_14__q < tot_2__q) | ((tot_14__q == tot_2__q) & older_2__q[14]));
         end
         if (above_w_14[3]) begin
             beats_hi_14[3] = (sx_14 > sx_3) | ((sx_14 == sx_3) & older_3__q[14]);
             beats_hi_3[14] = ~((sx_14 > sx_3) | ((sx_14 == sx_3) & older_3__q[14]));
-            beats_lo_14[3] = (rest_14 < rest_3) | ((rest_14 == rest_3) & older_3__q[14]);
-            beats_lo_3[14] = ~((rest_14 < rest_3) | ((rest_14 == rest_3) & older_3__q[14]));
+            beats_lo_14[3] = (tot_14__q < tot_3__q) | ((tot_14__q == tot_3__q) & older_3__q[14]);
+            beats_lo_3[14] = ~((tot_14__q < tot_3__q) | ((tot_14__q == tot_3__q) & older_3__q[14]));
         end
         if (above_w_14[4]) begin
             beats_hi_14[4] = (sx_14 > sx_4) | ((sx_14 == sx_4) & older_4__q[14]);
             beats_hi_4[14] = ~((sx_14 > sx_4) | ((sx_14 == sx_4) & older_4__q[14]));
-            beats_lo_14[4] = (rest_14 < rest_4) | ((rest_14 == rest_4) & older_4__q[14]);
-            beats_lo_4[14] = ~((rest_14 < rest_4) | ((rest_14 == rest_4) & older_4__q[14]));
+            beats_lo_14[4] = (tot_14__q < tot_4__q) | ((tot_14__q == tot_4__q) & older_4__q[14]);
+            beats_lo_4[14] = ~((tot_14__q < tot_4__q) | ((tot_14__q == tot_4__q) & older_4__q[14]));
         end
         if (above_w_14[5]) begin
             beats_hi_14[5] = (sx_14 > sx_5) | ((sx_14 == sx_5) & older_5__q[14]);
             beats_hi_5[14] = ~((sx_14 > sx_5) | ((sx_14 == sx_5) & older_5__q[14]));
-            beats_lo_14[5] = (rest_14 < rest_5) | ((rest_14 == rest_5) & older_5__q[14]);
-            beats_lo_5[14] = ~((rest_14 < rest_5) | ((rest_14 == rest_5) & older_5__q[14]));
+            beats_lo_14[5] = (tot_14__q < tot_5__q) | ((tot_14__q == tot_5__q) & older_5__q[14]);
+            beats_lo_5[14] = ~((tot_14__q < tot_5__q) | ((tot_14__q == tot_5__q) & older_5__q[14]));
         end
         if (above_w_14[6]) begin
             beats_hi_14[6] = (sx_14 > sx_6) | ((sx_14 == sx_6) & older_6__q[14]);
             beats_hi_6[14] = ~((sx_14 > sx_6) | ((sx_14 == sx_6) & older_6__q[14]));
-            beats_lo_14[6] = (rest_14 < rest_6) | ((rest_14 == rest_6) & older_6__q[14]);
-            beats_lo_6[14] = ~((rest_14 < rest_6) | ((rest_14 == rest_6) & older_6__q[14]));
+            beats_lo_14[6] = (tot_14__q < tot_6__q) | ((tot_14__q == tot_6__q) & older_6__q[14]);
+            beats_lo_6[14] = ~((tot_14__q < tot_6__q) | ((tot_14__q == tot_6__q) & older_6__q[14]));
         end
         if (above_w_14[7]) begin
             beats_hi_14[7] = (sx_14 > sx_7) | ((sx_14 == sx_7) & older_7__q[14]);
             beats_hi_7[14] = ~((sx_14 > sx_7) | ((sx_14 == sx_7) & older_7__q[14]));
-            beats_lo_14[7] = (rest_14 < rest_7) | ((rest_14 == rest_7) & older_7__q[14]);
-            beats_lo_7[14] = ~((rest_14 < rest_7) | ((rest_14 == rest_7) & older_7__q[14]));
+            beats_lo_14[7] = (tot_14__q < tot_7__q) | ((tot_14__q == tot_7__q) & older_7__q[14]);
+            beats_lo_7[14] = ~((tot_14__q < tot_7__q) | ((tot_14__q == tot_7__q) & older_7__q[14]));
         end
         if (above_w_14[8]) begin
             beats_hi_14[8] = (sx_14 > sx_8) | ((sx_14 == sx_8) & older_8__q[14]);
             beats_hi_8[14] = ~((sx_14 > sx_8) | ((sx_14 == sx_8) & older_8__q[14]));
-            beats_lo_14[8] = (rest_14 < rest_8) | ((rest_14 == rest_8) & older_8__q[14]);
-            beats_lo_8[14] = ~((rest_14 < rest_8) | ((rest_14 == rest_8) & older_8__q[14]));
+            beats_lo_14[8] = (tot_14__q < tot_8__q) | ((tot_14__q == tot_8__q) & older_8__q[14]);
+            beats_lo_8[14] = ~((tot_14__q < tot_8__q) | ((tot_14__q == tot_8__q) & older_8__q[14]));
         end
         if (above_w_14[9]) begin
             beats_hi_14[9] = (sx_14 > sx_9) | ((sx_14 == sx_9) & older_9__q[14]);
             beats_hi_9[14] = ~((sx_14 > sx_9) | ((sx_14 == sx_9) & older_9__q[14]));
-            beats_lo_14[9] = (rest_14 < rest_9) | ((rest_14 == rest_9) & older_9__q[14]);
-            beats_lo_9[14] = ~((rest_14 < rest_9) | ((rest_14 == rest_9) & older_9__q[14]));
+            beats_lo_14[9] = (tot_14__q < tot_9__q) | ((tot_14__q == tot_9__q) & older_9__q[14]);
+            beats_lo_9[14] = ~((tot_14__q < tot_9__q) | ((tot_14__q == tot_9__q) & older_9__q[14]));
         end
         if (above_w_14[10]) begin
             beats_hi_14[10] = (sx_14 > sx_10) | ((sx_14 == sx_10) & older_10__q[14]);
             beats_hi_10[14] = ~((sx_14 > sx_10) | ((sx_14 == sx_10) & older_10__q[14]));
-            beats_lo_14[10] = (rest_14 < rest_10) | ((rest_14 == rest_10) & older_10__q[14]);
-            beats_lo_10[14] = ~((rest_14 < rest_10) | ((rest_14 == rest_10) & older_10__q[14]));
+            beats_lo_14[10] = (tot_14__q < tot_10__q) | ((tot_14__q == tot_10__q) & older_10__q[14]);
+            beats_lo_10[14] = ~((tot_14__q < tot_10__q) | ((tot_14__q == tot_10__q) & older_10__q[14]));
         end
         if (above_w_14[11]) begin
             beats_hi_14[11] = (sx_14 > sx_11) | ((sx_14 == sx_11) & older_11__q[14]);
             beats_hi_11[14] = ~((sx_14 > sx_11) | ((sx_14 == sx_11) & older_11__q[14]));
-            beats_lo_14[11] = (rest_14 < rest_11) | ((rest_14 == rest_11) & older_11__q[14]);
-            beats_lo_11[14] = ~((rest_14 < rest_11) | ((rest_14 == rest_11) & older_11__q[14]));
+            beats_lo_14[11] = (tot_14__q < tot_11__q) | ((tot_14__q == tot_11__q) & older_11__q[14]);
+            beats_lo_11[14] = ~((tot_14__q < tot_11__q) | ((tot_14__q == tot_11__q) & older_11__q[14]));
         end
         if (above_w_14[12]) begin
             beats_hi_14[12] = (sx_14 > sx_12) | ((sx_14 == sx_12) & older_12__q[14]);
             beats_hi_12[14] = ~((sx_14 > sx_12) | ((sx_14 == sx_12) & older_12__q[14]));
-            beats_lo_14[12] = (rest_14 < rest_12) | ((rest_14 == rest_12) & older_12__q[14]);
-            beats_lo_12[14] = ~((rest_14 < rest_12) | ((rest_14 == rest_12) & older_12__q[14]));
+            beats_lo_14[12] = (tot_14__q < tot_12__q) | ((tot_14__q == tot_12__q) & older_12__q[14]);
+            beats_lo_12[14] = ~((tot_14__q < tot_12__q) | ((tot_14__q == tot_12__q) & older_12__q[14]));
         end
         if (above_w_14[13]) begin
             beats_hi_14[13] = (sx_14 > sx_13) | ((sx_14 == sx_13) & older_13__q[14]);
             beats_hi_13[14] = ~((sx_14 > sx_13) | ((sx_14 == sx_13) & older_13__q[14]));
-            beats_lo_14[13] = (rest_14 < rest_13) | ((rest_14 == rest_13) & older_13__q[14]);
-            beats_lo_13[14] = ~((rest_14 < rest_13) | ((rest_14 == rest_13) & older_13__q[14]));
+            beats_lo_14[13] = (tot_14__q < tot_13__q) | ((tot_14__q == tot_13__q) & older_13__q[14]);
+            beats_lo_13[14] = ~((tot_14__q < tot_13__q) | ((tot_14__q == tot_13__q) & older_13__q[14]));
         end
         if (above_w_14[14]) begin
             beats_hi_14[14] = (sx_14 > sx_14) | ((sx_14 == sx_14) & older_14__q[14]);
             beats_hi_14[14] = ~((sx_14 > sx_14) | ((sx_14 == sx_14) & older_14__q[14]));
-            beats_lo_14[14] = (rest_14 < rest_14) | ((rest_14 == rest_14) & older_14__q[14]);
-            beats_lo_14[14] = ~((rest_14 < rest_14) | ((rest_14 == rest_14) & older_14__q[14]));
+            beats_lo_14[14] = (tot_14__q < tot_14__q) | ((tot_14__q == tot_14__q) & older_14__q[14]);
+            beats_lo_14[14] = ~((tot_14__q < tot_14__q) | ((tot_14__q == tot_14__q) & older_14__q[14]));
         end
         if (above_w_14[15]) begin
             beats_hi_14[15] = (sx_14 > sx_15) | ((sx_14 == sx_15) & older_15__q[14]);
             beats_hi_15[14] = ~((sx_14 > sx_15) | ((sx_14 == sx_15) & older_15__q[14]));
-            beats_lo_14[15] = (rest_14 < rest_15) | ((rest_14 == rest_15) & older_15__q[14]);
-            beats_lo_15[14] = ~((rest_14 < rest_15) | ((rest_14 == rest_15) & older_15__q[14]));
+            beats_lo_14[15] = (tot_14__q < tot_15__q) | ((tot_14__q == tot_15__q) & older_15__q[14]);
+            beats_lo_15[14] = ~((tot_14__q < tot_15__q) | ((tot_14__q == tot_15__q) & older_15__q[14]));
         end
         if (above_w_14[16]) begin
             beats_hi_14[16] = (sx_14 > sx_16) | ((sx_14 == sx_16) & older_16__q[14]);
             beats_hi_16[14] = ~((sx_14 > sx_16) | ((sx_14 == sx_16) & older_16__q[14]));
-            beats_lo_14[16] = (rest_14 < rest_16) | ((rest_14 == rest_16) & older_16__q[14]);
-            beats_lo_16[14] = ~((rest_14 < rest_16) | ((rest_14 == rest_16) & older_16__q[14]));
+            beats_lo_14[16] = (tot_14__q < tot_16__q) | ((tot_14__q == tot_16__q) & older_16__q[14]);
+            beats_lo_16[14] = ~((tot_14__q < tot_16__q) | ((tot_14__q == tot_16__q) & older_16__q[14]));
         end
         if (above_w_14[17]) begin
             beats_hi_14[17] = (sx_14 > sx_17) | ((sx_14 == sx_17) & older_17__q[14]);
             beats_hi_17[14] = ~((sx_14 > sx_17) | ((sx_14 == sx_17) & older_17__q[14]));
-            beats_lo_14[17] = (rest_14 < rest_17) | ((rest_14 == rest_17) & older_17__q[14]);
-            beats_lo_17[14] = ~((rest_14 < rest_17) | ((rest_14 == rest_17) & older_17__q[14]));
+            beats_lo_14[17] = (tot_14__q < tot_17__q) | ((tot_14__q == tot_17__q) & older_17__q[14]);
+            beats_lo_17[14] = ~((tot_14__q < tot_17__q) | ((tot_14__q == tot_17__q) & older_17__q[14]));
         end
         if (above_w_14[18]) begin
             beats_hi_14[18] = (sx_14 > sx_18) | ((sx_14 == sx_18) & older_18__q[14]);
             beats_hi_18[14] = ~((sx_14 > sx_18) | ((sx_14 == sx_18) & older_18__q[14]));
-            beats_lo_14[18] = (rest_14 < rest_18) | ((rest_14 == rest_18) & older_18__q[14]);
-            beats_lo_18[14] = ~((rest_14 < rest_18) | ((rest_14 == rest_18) & older_18__q[14]));
+            beats_lo_14[18] = (tot_14__q < tot_18__q) | ((tot_14__q == tot_18__q) & older_18__q[14]);
+            beats_lo_18[14] = ~((tot_14__q < tot_18__q) | ((tot_14__q == tot_18__q) & older_18__q[14]));
         end
         if (above_w_14[19]) begin
             beats_hi_14[19] = (sx_14 > sx_19) | ((sx_14 == sx_19) & older_19__q[14]);
             beats_hi_19[14] = ~((sx_14 > sx_19) | ((sx_14 == sx_19) & older_19__q[14]));
-            beats_lo_14[19] = (rest_14 < rest_19) | ((rest_14 == rest_19) & older_19__q[14]);
-            beats_lo_19[14] = ~((rest_14 < rest_19) | ((rest_14 == rest_19) & older_19__q[14]));
+            beats_lo_14[19] = (tot_14__q < tot_19__q) | ((tot_14__q == tot_19__q) & older_19__q[14]);
+            beats_lo_19[14] = ~((tot_14__q < tot_19__q) | ((tot_14__q == tot_19__q) & older_19__q[14]));
         end
         if (above_w_14[20]) begin
             beats_hi_14[20] = (sx_14 > sx_20) | ((sx_14 == sx_20) & older_20__q[14]);
             beats_hi_20[14] = ~((sx_14 > sx_20) | ((sx_14 == sx_20) & older_20__q[14]));
-            beats_lo_14[20] = (rest_14 < rest_20) | ((rest_14 == rest_20) & older_20__q[14]);
-            beats_lo_20[14] = ~((rest_14 < rest_20) | ((rest_14 == rest_20) & older_20__q[14]));
+            beats_lo_14[20] = (tot_14__q < tot_20__q) | ((tot_14__q == tot_20__q) & older_20__q[14]);
+            beats_lo_20[14] = ~((tot_14__q < tot_20__q) | ((tot_14__q == tot_20__q) & older_20__q[14]));
         end
         if (above_w_14[21]) begin
             beats_hi_14[21] = (sx_14 > sx_21) | ((sx_14 == sx_21) & older_21__q[14]);
             beats_hi_21[14] = ~((sx_14 > sx_21) | ((sx_14 == sx_21) & older_21__q[14]));
-            beats_lo_14[21] = (rest_14 < rest_21) | ((rest_14 == rest_21) & older_21__q[14]);
-            beats_lo_21[14] = ~((rest_14 < rest_21) | ((rest_14 == rest_21) & older_21__q[14]));
+            beats_lo_14[21] = (tot_14__q < tot_21__q) | ((tot_14__q == tot_21__q) & older_21__q[14]);
+            beats_lo_21[14] = ~((tot_14__q < tot_21__q) | ((tot_14__q == tot_21__q) & older_21__q[14]));
         end
         if (above_w_14[22]) begin
             beats_hi_14[22] = (sx_14 > sx_22) | ((sx_14 == sx_22) & older_22__q[14]);
             beats_hi_22[14] = ~((sx_14 > sx_22) | ((sx_14 == sx_22) & older_22__q[14]));
-            beats_lo_14[22] = (rest_14 < rest_22) | ((rest_14 == rest_22) & older_22__q[14]);
-            beats_lo_22[14] = ~((rest_14 < rest_22) | ((rest_14 == rest_22) & older_22__q[14]));
+            beats_lo_14[22] = (tot_14__q < tot_22__q) | ((tot_14__q == tot_22__q) & older_22__q[14]);
+            beats_lo_22[14] = ~((tot_14__q < tot_22__q) | ((tot_14__q == tot_22__q) & older_22__q[14]));
         end
         if (above_w_14[23]) begin
             beats_hi_14[23] = (sx_14 > sx_23) | ((sx_14 == sx_23) & older_23__q[14]);
             beats_hi_23[14] = ~((sx_14 > sx_23) | ((sx_14 == sx_23) & older_23__q[14]));
-            beats_lo_14[23] = (rest_14 < rest_23) | ((rest_14 == rest_23) & older_23__q[14]);
-            beats_lo_23[14] = ~((rest_14 < rest_23) | ((rest_14 == rest_23) & older_23__q[14]));
+            beats_lo_14[23] = (tot_14__q < tot_23__q) | ((tot_14__q == tot_23__q) & older_23__q[14]);
+            beats_lo_23[14] = ~((tot_14__q < tot_23__q) | ((tot_14__q == tot_23__q) & older_23__q[14]));
         end
         if (above_w_14[24]) begin
             beats_hi_14[24] = (sx_14 > sx_24) | ((sx_14 == sx_24) & older_24__q[14]);
             beats_hi_24[14] = ~((sx_14 > sx_24) | ((sx_14 == sx_24) & older_24__q[14]));
-            beats_lo_14[24] = (rest_14 < rest_24) | ((rest_14 == rest_24) & older_24__q[14]);
-            beats_lo_24[14] = ~((rest_14 < rest_24) | ((rest_14 == rest_24) & older_24__q[14]));
+            beats_lo_14[24] = (tot_14__q < tot_24__q) | ((tot_14__q == tot_24__q) & older_24__q[14]);
+            beats_lo_24[14] = ~((tot_14__q < tot_24__q) | ((tot_14__q == tot_24__q) & older_24__q[14]));
         end
         if (above_w_14[25]) begin
             beats_hi_14[25] = (sx_14 > sx_25) | ((sx_14 == sx_25) & older_25__q[14]);
             beats_hi_25[14] = ~((sx_14 > sx_25) | ((sx_14 == sx_25) & older_25__q[14]));
-            beats_lo_14[25] = (rest_14 < rest_25) | ((rest_14 == rest_25) & older_25__q[14]);
-            beats_lo_25[14] = ~((rest_14 < rest_25) | ((rest_14 == rest_25) & older_25__q[14]));
+            beats_lo_14[25] = (tot_14__q < tot_25__q) | ((tot_14__q == tot_25__q) & older_25__q[14]);
+            beats_lo_25[14] = ~((tot_14__q < tot_25__q) | ((tot_14__q == tot_25__q) & older_25__q[14]));
         end
         if (above_w_14[26]) begin
             beats_hi_14[26] = (sx_14 > sx_26) | ((sx_14 == sx_26) & older_26__q[14]);
             beats_hi_26[14] = ~((sx_14 > sx_26) | ((sx_14 == sx_26) & older_26__q[14]));
-            beats_lo_14[26] = (rest_14 < rest_26) | ((rest_14 == rest_26) & older_26__q[14]);
-            beats_lo_26[14] = ~((rest_14 < rest_26) | ((rest_14 == rest_26) & older_26__q[14]));
+            beats_lo_14[26] = (tot_14__q < tot_26__q) | ((tot_14__q == tot_26__q) & older_26__q[14]);
+            beats_lo_26[14] = ~((tot_14__q < tot_26__q) | ((tot_14__q == tot_26__q) & older_26__q[14]));
         end
         if (above_w_14[27]) begin
             beats_hi_14[27] = (sx_14 > sx_27) | ((sx_14 == sx_27) & older_27__q[14]);
             beats_hi_27[14] = ~((sx_14 > sx_27) | ((sx_14 == sx_27) & older_27__q[14]));
-            beats_lo_14[27] = (rest_14 < rest_27) | ((rest_14 == rest_27) & older_27__q[14]);
-            beats_lo_27[14] = ~((rest_14 < rest_27) | ((rest_14 == rest_27) & older_27__q[14]));
+            beats_lo_14[27] = (tot_14__q < tot_27__q) | ((tot_14__q == tot_27__q) & older_27__q[14]);
+            beats_lo_27[14] = ~((tot_14__q < tot_27__q) | ((tot_14__q == tot_27__q) & older_27__q[14]));
         end
         if (above_w_14[28]) begin
             beats_hi_14[28] = (sx_14 > sx_28) | ((sx_14 == sx_28) & older_28__q[14]);
             beats_hi_28[14] = ~((sx_14 > sx_28) | ((sx_14 == sx_28) & older_28__q[14]));
-            beats_lo_14[28] = (rest_14 < rest_28) | ((rest_14 == rest_28) & older_28__q[14]);
-            beats_lo_28[14] = ~((rest_14 < rest_28) | ((rest_14 == rest_28) & older_28__q[14]));
+            beats_lo_14[28] = (tot_14__q < tot_28__q) | ((tot_14__q == tot_28__q) & older_28__q[14]);
+            beats_lo_28[14] = ~((tot_14__q < tot_28__q) | ((tot_14__q == tot_28__q) & older_28__q[14]));
         end
         if (above_w_14[29]) begin
             beats_hi_14[29] = (sx_14 > sx_29) | ((sx_14 == sx_29) & older_29__q[14]);
             beats_hi_29[14] = ~((sx_14 > sx_29) | ((sx_14 == sx_29) & older_29__q[14]));
-            beats_lo_14[29] = (rest_14 < rest_29) | ((rest_14 == rest_29) & older_29__q[14]);
-            beats_lo_29[14] = ~((rest_14 < rest_29) | ((rest_14 == rest_29) & older_29__q[14]));
+            beats_lo_14[29] = (tot_14__q < tot_29__q) | ((tot_14__q == tot_29__q) & older_29__q[14]);
+            beats_lo_29[14] = ~((tot_14__q < tot_29__q) | ((tot_14__q == tot_29__q) & older_29__q[14]));
         end
         if (above_w_14[30]) begin
             beats_hi_14[30] = (sx_14 > sx_30) | ((sx_14 == sx_30) & older_30__q[14]);
             beats_hi_30[14] = ~((sx_14 > sx_30) | ((sx_14 == sx_30) & older_30__q[14]));
-            beats_lo_14[30] = (rest_14 < rest_30) | ((rest_14 == rest_30) & older_30__q[14]);
-            beats_lo_30[14] = ~((rest_14 < rest_30) | ((rest_14 == rest_30) & older_30__q[14]));
+            beats_lo_14[30] = (tot_14__q < tot_30__q) | ((tot_14__q == tot_30__q) & older_30__q[14]);
+            beats_lo_30[14] = ~((tot_14__q < tot_30__q) | ((tot_14__q == tot_30__q) & older_30__q[14]));
         end
         if (above_w_14[31]) begin
             beats_hi_14[31] = (sx_14 > sx_31) | ((sx_14 == sx_31) & older_31__q[14]);
             beats_hi_31[14] = ~((sx_14 > sx_31) | ((sx_14 == sx_31) & older_31__q[14]));
-            beats_lo_14[31] = (rest_14 < rest_31) | ((rest_14 == rest_31) & older_31__q[14]);
-            beats_lo_31[14] = ~((rest_14 < rest_31) | ((rest_14 == rest_31) & older_31__q[14]));
+            beats_lo_14[31] = (tot_14__q < tot_31__q) | ((tot_14__q == tot_31__q) & older_31__q[14]);
+            beats_lo_31[14] = ~((tot_14__q < tot_31__q) | ((tot_14__q == tot_31__q) & older_31__q[14]));
         end
         if (above_w_15[0]) begin
             beats_hi_15[0] = (sx_15 > sx_0) | ((sx_15 == sx_0) & older_0__q[15]);
             beats_hi_0[15] = ~((sx_15 > sx_0) | ((sx_15 == sx_0) & older_0__q[15]));
-            beats_lo_15[0] = (rest_15 < rest_0) | ((rest_15 == rest_0) & older_0__q[15]);
-            beats_lo_0[15] = ~((rest_15 < rest_0) | ((rest_15 == rest_0) & older_0__q[15]));
+            beats_lo_15[0] = (tot_15__q < tot_0__q) | ((tot_15__q == tot_0__q) & older_0__q[15]);
+            beats_lo_0[15] = ~((tot_15__q < tot_0__q) | ((tot_15__q == tot_0__q) & older_0__q[15]));
         end
         if (above_w_15[1]) begin
             beats_hi_15[1] = (sx_15 > sx_1) | ((sx_15 == sx_1) & older_1__q[15]);
             beats_hi_1[15] = ~((sx_15 > sx_1) | ((sx_15 == sx_1) & older_1__q[15]));
-            beats_lo_15[1] = (rest_15 < rest_1) | ((rest_15 == rest_1) & older_1__q[15]);
-            beats_lo_1[15] = ~((rest_15 < rest_1) | ((rest_15 == rest_1) & older_1__q[15]));
+            beats_lo_15[1] = (tot_15__q < tot_1__q) | ((tot_15__q == tot_1__q) & older_1__q[15]);
+            beats_lo_1[15] = ~((tot_15__q < tot_1__q) | ((tot_15__q == tot_1__q) & older_1__q[15]));
         end
         if (above_w_15[2]) begin
             beats_hi_15[2] = (sx_15 > sx_2) | ((sx_15 == sx_2) & older_2__q[15]);
             beats_hi_2[15] = ~((sx_15 > sx_2) | ((sx_15 == sx_2) & older_2__q[15]));
-            beats_lo_15[2] = (rest_15 < rest_2) | ((rest_15 == rest_2) & older_2__q[15]);
-            beats_lo_2[15] = ~((rest_15 < rest_2) | ((rest_15 == rest_2) & older_2__q[15]));
+            beats_lo_15[2] = (tot_15__q < tot_2__q) | ((tot_15__q == tot_2__q) & older_2__q[15]);
+            beats_lo_2[15] = ~((tot_15__q < tot_2__q) | ((tot_15__q == tot_2__q) & older_2__q[15]));
         end
         if (above_w_15[3]) begin
             beats_hi_15[3] = (sx_15 > sx_3) | ((sx_15 == sx_3) & older_3__q[15]);
             beats_hi_3[15] = ~((sx_15 > sx_3) | ((sx_15 == sx_3) & older_3__q[15]));
-            beats_lo_15[3] = (rest_15 < rest_3) | ((rest_15 == rest_3) & older_3__q[15]);
-            beats_lo_3[15] = ~((rest_15 < rest_3) | ((rest_15 == rest_3) & older_3__q[15]));
+            beats_lo_15[3] = (tot_15__q < tot_3__q) | ((tot_15__q == tot_3__q) & older_3__q[15]);
+            beats_lo_3[15] = ~((tot_15__q < tot_3__q) | ((tot_15__q == tot_3__q) & older_3__q[15]));
         end
         if (above_w_15[4]) begin
             beats_hi_15[4] = (sx_15 > sx_4) | ((sx_15 == sx_4) & older_4__q[15]);
             beats_hi_4[15] = ~((sx_15 > sx_4) | ((sx_15 == sx_4) & older_4__q[15]));
-            beats_lo_15[4] = (rest_15 < rest_4) | ((rest_15 == rest_4) & older_4__q[15]);
-            beats_lo_4[15] = ~((rest_15 < rest_4) | ((rest_15 == rest_4) & older_4__q[15]));
+            beats_lo_15[4] = (tot_15__q < tot_4__q) | ((tot_15__q == tot_4__q) & older_4__q[15]);
+            beats_lo_4[15] = ~((tot_15__q < tot_4__q) | ((tot_15__q == tot_4__q) & older_4__q[15]));
         end
         if (above_w_15[5]) begin
             beats_hi_15[5] = (sx_15 > sx_5) | ((sx_15 == sx_5) & older_5__q[15]);
             beats_hi_5[15] = ~((sx_15 > sx_5) | ((sx_15 == sx_5) & older_5__q[15]));
-            beats_lo_15[5] = (rest_15 < rest_5) | ((rest_15 == rest_5) & older_5__q[15]);
-            beats_lo_5[15] = ~((rest_15 < rest_5) | ((rest_15 == rest_5) & older_5__q[15]));
+            beats_lo_15[5] = (tot_15__q < tot_5__q) | ((tot_15__q == tot_5__q) & older_5__q[15]);
+            beats_lo_5[15] = ~((tot_15__q < tot_5__q) | ((tot_15__q == tot_5__q) & older_5__q[15]));
         end
         if (above_w_15[6]) begin
             beats_hi_15[6] = (sx_15 > sx_6) | ((sx_15 == sx_6) & older_6__q[15]);
             beats_hi_6[15] = ~((sx_15 > sx_6) | ((sx_15 == sx_6) & older_6__q[15]));
-            beats_lo_15[6] = (rest_15 < rest_6) | ((rest_15 == rest_6) & older_6__q[15]);
-            beats_lo_6[15] = ~((rest_15 < rest_6) | ((rest_15 == rest_6) & older_6__q[15]));
+            beats_lo_15[6] = (tot_15__q < tot_6__q) | ((tot_15__q == tot_6__q) & older_6__q[15]);
+            beats_lo_6[15] = ~((tot_15__q < tot_6__q) | ((tot_15__q == tot_6__q) & older_6__q[15]));
         end
         if (above_w_15[7]) begin
             beats_hi_15[7] = (sx_15 > sx_7) | ((sx_15 == sx_7) & older_7__q[15]);
             beats_hi_7[15] = ~((sx_15 > sx_7) | ((sx_15 == sx_7) & older_7__q[15]));
-            beats_lo_15[7] = (rest_15 < rest_7) | ((rest_15 == rest_7) & older_7__q[15]);
-            beats_lo_7[15] = ~((rest_15 < rest_7) | ((rest_15 == rest_7) & older_7__q[15]));
+            beats_lo_15[7] = (tot_15__q < tot_7__q) | ((tot_15__q == tot_7__q) & older_7__q[15]);
+            beats_lo_7[15] = ~((tot_15__q < tot_7__q) | ((tot_15__q == tot_7__q) & older_7__q[15]));
         end
         if (above_w_15[8]) begin
             beats_hi_15[8] = (sx_15 > sx_8) | ((sx_15 == sx_8) & older_8__q[15]);
             beats_hi_8[15] = ~((sx_15 > sx_8) | ((sx_15 == sx_8) & older_8__q[15]));
-            beats_lo_15[8] = (rest_15 < rest_8) | ((rest_15 == rest_8) & older_8__q[15]);
-            beats_lo_8[15] = ~((rest_15 < rest_8) | ((rest_15 == rest_8) & older_8__q[15]));
+            beats_lo_15[8] = (tot_15__q < tot_8__q) | ((tot_15__q == tot_8__q) & older_8__q[15]);
+            beats_lo_8[15] = ~((tot_15__q < tot_8__q) | ((tot_15__q == tot_8__q) & older_8__q[15]));
         end
         if (above_w_15[9]) begin
             beats_hi_15[9] = (sx_15 > sx_9) | ((sx_15 == sx_9) & older_9__q[15]);
             beats_hi_9[15] = ~((sx_15 > sx_9) | ((sx_15 == sx_9) & older_9__q[15]));
-            beats_lo_15[9] = (rest_15 < rest_9) | ((rest_15 == rest_9) & older_9__q[15]);
-            beats_lo_9[15] = ~((rest_15 < rest_9) | ((rest_15 == rest_9) & older_9__q[15]));
+            beats_lo_15[9] = (tot_15__q < tot_9__q) | ((tot_15__q == tot_9__q) & older_9__q[15]);
+            beats_lo_9[15] = ~((tot_15__q < tot_9__q) | ((tot_15__q == tot_9__q) & older_9__q[15]));
         end
         if (above_w_15[10]) begin
             beats_hi_15[10] = (sx_15 > sx_10) | ((sx_15 == sx_10) & older_10__q[15]);
             beats_hi_10[15] = ~((sx_15 > sx_10) | ((sx_15 == sx_10) & older_10__q[15]));
-            beats_lo_15[10] = (rest_15 < rest_10) | ((rest_15 == rest_10) & older_10__q[15]);
-            beats_lo_10[15] = ~((rest_15 < rest_10) | ((rest_15 == rest_10) & older_10__q[15]));
+            beats_lo_15[10] = (tot_15__q < tot_10__q) | ((tot_15__q == tot_10__q) & older_10__q[15]);
+            beats_lo_10[15] = ~((tot_15__q < tot_10__q) | ((tot_15__q == tot_10__q) & older_10__q[15]));
         end
         if (above_w_15[11]) begin
             beats_hi_15[11] = (sx_15 > sx_11) | ((sx_15 == sx_11) & older_11__q[15]);
             beats_hi_11[15] = ~((sx_15 > sx_11) | ((sx_15 == sx_11) & older_11__q[15]));
-            beats_lo_15[11] = (rest_15 < rest_11) | ((rest_15 == rest_11) & older_11__q[15]);
-            beats_lo_11[15] = ~((rest_15 < rest_11) | ((rest_15 == rest_11) & older_11__q[15]));
+            beats_lo_15[11] = (tot_15__q < tot_11__q) | ((tot_15__q == tot_11__q) & older_11__q[15]);
+            beats_lo_11[15] = ~((tot_15__q < tot_11__q) | ((tot_15__q == tot_11__q) & older_11__q[15]));
         end
         if (above_w_15[12]) begin
             beats_hi_15[12] = (sx_15 > sx_12) | ((sx_15 == sx_12) & older_12__q[15]);
             beats_hi_12[15] = ~((sx_15 > sx_12) | ((sx_15 == sx_12) & older_12__q[15]));
-            beats_lo_15[12] = (rest_15 < rest_12) | ((rest_15 == rest_12) & older_12__q[15]);
-            beats_lo_12[15] = ~((rest_15 < rest_12) | ((rest_15 == rest_12) & older_12__q[15]));
+            beats_lo_15[12] = (tot_15__q < tot_12__q) | ((tot_15__q == tot_12__q) & older_12__q[15]);
+            beats_lo_12[15] = ~((tot_15__q < tot_12__q) | ((tot_15__q == tot_12__q) & older_12__q[15]));
         end
         if (above_w_15[13]) begin
             beats_hi_15[13] = (sx_15 > sx_13) | ((sx_15 == sx_13) & older_13__q[15]);
             beats_hi_13[15] = ~((sx_15 > sx_13) | ((sx_15 == sx_13) & older_13__q[15]));
-            beats_lo_15[13] = (rest_15 < rest_13) | ((rest_15 == rest_13) & older_13__q[15]);
-            beats_lo_13[15] = ~((rest_15 < rest_13) | ((rest_15 == rest_13) & older_13__q[15]));
+            beats_lo_15[13] = (tot_15__q < tot_13__q) | ((tot_15__q == tot_13__q) & older_13__q[15]);
+            beats_lo_13[15] = ~((tot_15__q < tot_13__q) | ((tot_15__q == tot_13__q) & older_13__q[15]));
         end
         if (above_w_15[14]) begin
             beats_hi_15[14] = (sx_15 > sx_14) | ((sx_15 == sx_14) & older_14__q[15]);
             beats_hi_14[15] = ~((sx_15 > sx_14) | ((sx_15 == sx_14) & older_14__q[15]));
-            beats_lo_15[14] = (rest_15 < rest_14) | ((rest_15 == rest_14) & older_14__q[15]);
-            beats_lo_14[15] = ~((rest_15 < rest_14) | ((rest_15 == rest_14) & older_14__q[15]));
+            beats_lo_15[14] = (tot_15__q < tot_14__q) | ((tot_15__q == tot_14__q) & older_14__q[15]);
+            beats_lo_14[15] = ~((tot_15__q < tot_14__q) | ((tot_15__q == tot_14__q) & older_14__q[15]));
         end
         if (above_w_15[15]) begin
             beats_hi_15[15] = (sx_15 > sx_15) | ((sx_15 == sx_15) & older_15__q[15]);
             beats_hi_15[15] = ~((sx_15 > sx_15) | ((sx_15 == sx_15) & older_15__q[15]));
-            beats_lo_15[15] = (rest_15 < rest_15) | ((rest_15 == rest_15) & older_15__q[15]);
-            beats_lo_15[15] = ~((rest_15 < rest_15) | ((rest_15 == rest_15) & older_15__q[15]));
+            beats_lo_15[15] = (tot_15__q < tot_15__q) | ((tot_15__q == tot_15__q) & older_15__q[15]);
+            beats_lo_15[15] = ~((tot_15__q < tot_15__q) | ((tot_15__q == tot_15__q) & older_15__q[15]));
         end
         if (above_w_15[16]) begin
             beats_hi_15[16] = (sx_15 > sx_16) | ((sx_15 == sx_16) & older_16__q[15]);
             beats_hi_16[15] = ~((sx_15 > sx_16) | ((sx_15 == sx_16) & older_16__q[15]));
-            beats_lo_15[16] = (rest_15 < rest_16) | ((rest_15 == rest_16) & older_16__q[15]);
-            beats_lo_16[15] = ~((rest_15 < rest_16) | ((rest_15 == rest_16) & older_16__q[15]));
+            beats_lo_15[16] = (tot_15__q < tot_16__q) | ((tot_15__q == tot_16__q) & older_16__q[15]);
+            beats_lo_16[15] = ~((tot_15__q < tot_16__q) | ((tot_15__q == tot_16__q) & older_16__q[15]));
         end
         if (above_w_15[17]) begin
             beats_hi_15[17] = (sx_15 > sx_17) | ((sx_15 == sx_17) & older_17__q[15]);
             beats_hi_17[15] = ~((sx_15 > sx_17) | ((sx_15 == sx_17) & older_17__q[15]));
-            beats_lo_15[17] = (rest_15 < rest_17) | ((rest_15 == rest_17) & older_17__q[15]);
-            beats_lo_17[15] = ~((rest_15 < rest_17) | ((rest_15 == rest_17) & older_17__q[15]));
+            beats_lo_15[17] = (tot_15__q < tot_17__q) | ((tot_15__q == tot_17__q) & older_17__q[15]);
+            beats_lo_17[15] = ~((tot_15__q < tot_17__q) | ((tot_15__q == tot_17__q) & older_17__q[15]));
         end
         if (above_w_15[18]) begin
             beats_hi_15[18] = (sx_15 > sx_18) | ((sx_15 == sx_18) & older_18__q[15]);
             beats_hi_18[15] = ~((sx_15 > sx_18) | ((sx_15 == sx_18) & older_18__q[15]));
-            beats_lo_15[18] = (rest_15 < rest_18) | ((rest_15 == rest_18) & older_18__q[15]);
-            beats_lo_18[15] = ~((rest_15 < rest_18) | ((rest_15 == rest_18) & older_18__q[15]));
+            beats_lo_15[18] = (tot_15__q < tot_18__q) | ((tot_15__q == tot_18__q) & older_18__q[15]);
+            beats_lo_18[15] = ~((tot_15__q < tot_18__q) | ((tot_15__q == tot_18__q) & older_18__q[15]));
         end
         if (above_w_15[19]) begin
             beats_hi_15[19] = (sx_15 > sx_19) | ((sx_15 == sx_19) & older_19__q[15]);
             beats_hi_19[15] = ~((sx_15 > sx_19) | ((sx_15 == sx_19) & older_19__q[15]));
-            beats_lo_15[19] = (rest_15 < rest_19) | ((rest_15 == rest_19) & older_19__q[15]);
-            beats_lo_19[15] = ~((rest_15 < rest_19) | ((rest_15 == rest_19) & older_19__q[15]));
+            beats_lo_15[19] = (tot_15__q < tot_19__q) | ((tot_15__q == tot_19__q) & older_19__q[15]);
+            beats_lo_19[15] = ~((tot_15__q < tot_19__q) | ((tot_15__q == tot_19__q) & older_19__q[15]));
         end
         if (above_w_15[20]) begin
             beats_hi_15[20] = (sx_15 > sx_20) | ((sx_15 == sx_20) & older_20__q[15]);
             beats_hi_20[15] = ~((sx_15 > sx_20) | ((sx_15 == sx_20) & older_20__q[15]));
-            beats_lo_15[20] = (rest_15 < rest_20) | ((rest_15 == rest_20) & older_20__q[15]);
-            beats_lo_20[15] = ~((rest_15 < rest_20) | ((rest_15 == rest_20) & older_20__q[15]));
+            beats_lo_15[20] = (tot_15__q < tot_20__q) | ((tot_15__q == tot_20__q) & older_20__q[15]);
+            beats_lo_20[15] = ~((tot_15__q < tot_20__q) | ((tot_15__q == tot_20__q) & older_20__q[15]));
         end
         if (above_w_15[21]) begin
             beats_hi_15[21] = (sx_15 > sx_21) | ((sx_15 == sx_21) & older_21__q[15]);
             beats_hi_21[15] = ~((sx_15 > sx_21) | ((sx_15 == sx_21) & older_21__q[15]));
-            beats_lo_15[21] = (rest_15 < rest_21) | ((rest_15 == rest_21) & older_21__q[15]);
-            beats_lo_21[15] = ~((rest_15 < rest_21) | ((rest_15 == rest_21) & older_21__q[15]));
+            beats_lo_15[21] = (tot_15__q < tot_21__q) | ((tot_15__q == tot_21__q) & older_21__q[15]);
+            beats_lo_21[15] = ~((tot_15__q < tot_21__q) | ((tot_15__q == tot_21__q) & older_21__q[15]));
         end
         if (above_w_15[22]) begin
             beats_hi_15[22] = (sx_15 > sx_22) | ((sx_15 == sx_22) & older_22__q[15]);
             beats_hi_22[15] = ~((sx_15 > sx_22) | ((sx_15 == sx_22) & older_22__q[15]));
-            beats_lo_15[22] = (rest_15 < rest_22) | ((rest_15 == rest_22) & older_22__q[15]);
-            beats_lo_22[15] = ~((rest_15 < rest_22) | ((rest_15 == rest_22) & older_22__q[15]));
+            beats_lo_15[22] = (tot_15__q < tot_22__q) | ((tot_15__q == tot_22__q) & older_22__q[15]);
+            beats_lo_22[15] = ~((tot_15__q < tot_22__q) | ((tot_15__q == tot_22__q) & older_22__q[15]));
         end
         if (above_w_15[23]) begin
             beats_hi_15[23] = (sx_15 > sx_23) | ((sx_15 == sx_23) & older_23__q[15]);
             beats_hi_23[15] = ~((sx_15 > sx_23) | ((sx_15 == sx_23) & older_23__q[15]));
-            beats_lo_15[23] = (rest_15 < rest_23) | ((rest_15 == rest_23) & older_23__q[15]);
-            beats_lo_23[15] = ~((rest_15 < rest_23) | ((rest_15 == rest_23) & older_23__q[15]));
+            beats_lo_15[23] = (tot_15__q < tot_23__q) | ((tot_15__q == tot_23__q) & older_23__q[15]);
+            beats_lo_23[15] = ~((tot_15__q < tot_23__q) | ((tot_15__q == tot_23__q) & older_23__q[15]));
         end
         if (above_w_15[24]) begin
             beats_hi_15[24] = (sx_15 > sx_24) | ((sx_15 == sx_24) & older_24__q[15]);
             beats_hi_24[15] = ~((sx_15 > sx_24) | ((sx_15 == sx_24) & older_24__q[15]));
-            beats_lo_15[24] = (rest_15 < rest_24) | ((rest_15 == rest_24) & older_24__q[15]);
-            beats_lo_24[15] = ~((rest_15 < rest_24) | ((rest_15 == rest_24) & older_24__q[15]));
+            beats_lo_15[24] = (tot_15__q < tot_24__q) | ((tot_15__q == tot_24__q) & older_24__q[15]);
+            beats_lo_24[15] = ~((tot_15__q < tot_24__q) | ((tot_15__q == tot_24__q) & older_24__q[15]));
         end
         if (above_w_15[25]) begin
             beats_hi_15[25] = (sx_15 > sx_25) | ((sx_15 == sx_25) & older_25__q[15]);
             beats_hi_25[15] = ~((sx_15 > sx_25) | ((sx_15 == sx_25) & older_25__q[15]));
-            beats_lo_15[25] = (rest_15 < rest_25) | ((rest_15 == rest_25) & older_25__q[15]);
-            beats_lo_25[15] = ~((rest_15 < rest_25) | ((rest_15 == rest_25) & older_25__q[15]));
+            beats_lo_15[25] = (tot_15__q < tot_25__q) | ((tot_15__q == tot_25__q) & older_25__q[15]);
+            beats_lo_25[15] = ~((tot_15__q < tot_25__q) | ((tot_15__q == tot_25__q) & older_25__q[15]));
         end
         if (above_w_15[26]) begin
             beats_hi_15[26] = (sx_15 > sx_26) | ((sx_15 == sx_26) & older_26__q[15]);
             beats_hi_26[15] = ~((sx_15 > sx_26) | ((sx_15 == sx_26) & older_26__q[15]));
-            beats_lo_15[26] = (rest_15 < rest_26) | ((rest_15 == rest_26) & older_26__q[15]);
-            beats_lo_26[15] = ~((rest_15 < rest_26) | ((rest_15 == rest_26) & older_26__q[15]));
+            beats_lo_15[26] = (tot_15__q < tot_26__q) | ((tot_15__q == tot_26__q) & older_26__q[15]);
+            beats_lo_26[15] = ~((tot_15__q < tot_26__q) | ((tot_15__q == tot_26__q) & older_26__q[15]));
         end
         if (above_w_15[27]) begin
             beats_hi_15[27] = (sx_15 > sx_27) | ((sx_15 == sx_27) & older_27__q[15]);
             beats_hi_27[15] = ~((sx_15 > sx_27) | ((sx_15 == sx_27) & older_27__q[15]));
-            beats_lo_15[27] = (rest_15 < rest_27) | ((rest_15 == rest_27) & older_27__q[15]);
-            beats_lo_27[15] = ~((rest_15 < rest_27) | ((rest_15 == rest_27) & older_27__q[15]));
+            beats_lo_15[27] = (tot_15__q < tot_27__q) | ((tot_15__q == tot_27__q) & older_27__q[15]);
+            beats_lo_27[15] = ~((tot_15__q < tot_27__q) | ((tot_15__q == tot_27__q) & older_27__q[15]));
         end
         if (above_w_15[28]) begin
             beats_hi_15[28] = (sx_15 > sx_28) | ((sx_15 == sx_28) & older_28__q[15]);
             beats_hi_28[15] = ~((sx_15 > sx_28) | ((sx_15 == sx_28) & older_28__q[15]));
-            beats_lo_15[28] = (rest_15 < rest_28) | ((rest_15 == rest_28) & older_28__q[15]);
-            beats_lo_28[15] = ~((rest_15 < rest_28) | ((rest_15 == rest_28) & older_28__q[15]));
+            beats_lo_15[28] = (tot_15__q < tot_28__q) | ((tot_15__q == tot_28__q) & older_28__q[15]);
+            beats_lo_28[15] = ~((tot_15__q < tot_28__q) | ((tot_15__q == tot_28__q) & older_28__q[15]));
         end
         if (above_w_15[29]) begin
             beats_hi_15[29] = (sx_15 > sx_29) | ((sx_15 == sx_29) & older_29__q[15]);
             beats_hi_29[15] = ~((sx_15 > sx_29) | ((sx_15 == sx_29) & older_29__q[15]));
-            beats_lo_15[29] = (rest_15 < rest_29) | ((rest_15 == rest_29) & older_29__q[15]);
-            beats_lo_29[15] = ~((rest_15 < rest_29) | ((rest_15 == rest_29) & older_29__q[15]));
+            beats_lo_15[29] = (tot_15__q < tot_29__q) | ((tot_15__q == tot_29__q) & older_29__q[15]);
+            beats_lo_29[15] = ~((tot_15__q < tot_29__q) | ((tot_15__q == tot_29__q) & older_29__q[15]));
         end
         if (above_w_15[30]) begin
             beats_hi_15[30] = (sx_15 > sx_30) | ((sx_15 == sx_30) & older_30__q[15]);
             beats_hi_30[15] = ~((sx_15 > sx_30) | ((sx_15 == sx_30) & older_30__q[15]));
-            beats_lo_15[30] = (rest_15 < rest_30) | ((rest_15 == rest_30) & older_30__q[15]);
-            beats_lo_30[15] = ~((rest_15 < rest_30) | ((rest_15 == rest_30) & older_30__q[15]));
+            beats_lo_15[30] = (tot_15__q < tot_30__q) | ((tot_15__q == tot_30__q) & older_30__q[15]);
+            beats_lo_30[15] = ~((tot_15__q < tot_30__q) | ((tot_15__q == tot_30__q) & older_30__q[15]));
         end
         if (above_w_15[31]) begin
             beats_hi_15[31] = (sx_15 > sx_31) | ((sx_15 == sx_31) & older_31__q[15]);
             beats_hi_31[15] = ~((sx_15 > sx_31) | ((sx_15 == sx_31) & older_31__q[15]));
-            beats_lo_15[31] = (rest_15 < rest_31) | ((rest_15 == rest_31) & older_31__q[15]);
-            beats_lo_31[15] = ~((rest_15 < rest_31) | ((rest_15 == rest_31) & older_31__q[15]));
+            beats_lo_15[31] = (tot_15__q < tot_31__q) | ((tot_15__q == tot_31__q) & older_31__q[15]);
+            beats_lo_31[15] = ~((tot_15__q < tot_31__q) | ((tot_15__q == tot_31__q) & older_31__q[15]));
         end
         if (above_w_16[0]) begin
             beats_hi_16[0] = (sx_16 > sx_0) | ((sx_16 == sx_0) & older_0__q[16]);
             beats_hi_0[16] = ~((sx_16 > sx_0) | ((sx_16 == sx_0) & older_0__q[16]));
-            beats_lo_16[0] = (rest_16 < rest_0) | ((rest_16 == rest_0) & older_0__q[16]);
-            beats_lo_0[16] = ~((rest_16 < rest_0) | ((rest_16 == rest_0) & older_0__q[16]));
+            beats_lo_16[0] = (tot_16__q < tot_0__q) | ((tot_16__q == tot_0__q) & older_0__q[16]);
+            beats_lo_0[16] = ~((tot_16__q < tot_0__q) | ((tot_16__q == tot_0__q) & older_0__q[16]));
         end
         if (above_w_16[1]) begin
             beats_hi_16[1] = (sx_16 > sx_1) | ((sx_16 == sx_1) & older_1__q[16]);
             beats_hi_1[16] = ~((sx_16 > sx_1) | ((sx_16 == sx_1) & older_1__q[16]));
-            beats_lo_16[1] = (rest_16 < rest_1) | ((rest_16 == rest_1) & older_1__q[16]);
-            beats_lo_1[16] = ~((rest_16 < rest_1) | ((rest_16 == rest_1) & older_1__q[16]));
+            beats_lo_16[1] = (tot_16__q < tot_1__q) | ((tot_16__q == tot_1__q) & older_1__q[16]);
+            beats_lo_1[16] = ~((tot_16__q < tot_1__q) | ((tot_16__q == tot_1__q) & older_1__q[16]));
         end
         if (above_w_16[2]) begin
             beats_hi_16[2] = (sx_16 > sx_2) | ((sx_16 == sx_2) & older_2__q[16]);
             beats_hi_2[16] = ~((sx_16 > sx_2) | ((sx_16 == sx_2) & older_2__q[16]));
-            beats_lo_16[2] = (rest_16 < rest_2) | ((rest_16 == rest_2) & older_2__q[16]);
-            beats_lo_2[16] = ~((rest_16 < rest_2) | ((rest_16 == rest_2) & older_2__q[16]));
+            beats_lo_16[2] = (tot_16__q < tot_2__q) | ((tot_16__q == tot_2__q) & older_2__q[16]);
+            beats_lo_2[16] = ~((tot_16__q < tot_2__q) | ((tot_16__q == tot_2__q) & older_2__q[16]));
         end
         if (above_w_16[3]) begin
             beats_hi_16[3] = (sx_16 > sx_3) | ((sx_16 == sx_3) & older_3__q[16]);
             beats_hi_3[16] = ~((sx_16 > sx_3) | ((sx_16 == sx_3) & older_3__q[16]));
-            beats_lo_16[3] = (rest_16 < rest_3) | ((rest_16 == rest_3) & older_3__q[16]);
-            beats_lo_3[16] = ~((rest_16 < rest_3) | ((rest_16 == rest_3) & older_3__q[16]));
+            beats_lo_16[3] = (tot_16__q < tot_3__q) | ((tot_16__q == tot_3__q) & older_3__q[16]);
+            beats_lo_3[16] = ~((tot_16__q < tot_3__q) | ((tot_16__q == tot_3__q) & older_3__q[16]));
         end
         if (above_w_16[4]) begin
             beats_hi_16[4] = (sx_16 > sx_4) | ((sx_16 == sx_4) & older_4__q[16]);
             beats_hi_4[16] = ~((sx_16 > sx_4) | ((sx_16 == sx_4) & older_4__q[16]));
-            beats_lo_16[4] = (rest_16 < rest_4) | ((rest_16 == rest_4) & older_4__q[16]);
-            beats_lo_4[16] = ~((rest_16 < rest_4) | ((rest_16 == rest_4) & older_4__q[16]));
+            beats_lo_16[4] = (tot_16__q < tot_4__q) | ((tot_16__q == tot_4__q) & older_4__q[16]);
+            beats_lo_4[16] = ~((tot_16__q < tot_4__q) | ((tot_16__q == tot_4__q) & older_4__q[16]));
         end
         if (above_w_16[5]) begin
             beats_hi_16[5] = (sx_16 > sx_5) | ((sx_16 == sx_5) & older_5__q[16]);
             beats_hi_5[16] = ~((sx_16 > sx_5) | ((sx_16 == sx_5) & older_5__q[16]));
-            beats_lo_16[5] = (rest_16 < rest_5) | ((rest_16 == rest_5) & older_5__q[16]);
-            beats_lo_5[16] = ~((rest_16 < rest_5) | ((rest_16 == rest_5) & older_5__q[16]));
+            beats_lo_16[5] = (tot_16__q < tot_5__q) | ((tot_16__q == tot_5__q) & older_5__q[16]);
+            beats_lo_5[16] = ~((tot_16__q < tot_5__q) | ((tot_16__q == tot_5__q) & older_5__q[16]));
         end
         if (above_w_16[6]) begin
             beats_hi_16[6] = (sx_16 > sx_6) | ((sx_16 == sx_6) & older_6__q[16]);
             beats_hi_6[16] = ~((sx_16 > sx_6) | ((sx_16 == sx_6) & older_6__q[16]));
-            beats_lo_16[6] = (rest_16 < rest_6) | ((rest_16 == rest_6) & older_6__q[16]);
-            beats_lo_6[16] = ~((rest_16 < rest_6) | ((rest_16 == rest_6) & older_6__q[16]));
+            beats_lo_16[6] = (tot_16__q < tot_6__q) | ((tot_16__q == tot_6__q) & older_6__q[16]);
+            beats_lo_6[16] = ~((tot_16__q < tot_6__q) | ((tot_16__q == tot_6__q) & older_6__q[16]));
         end
         if (above_w_16[7]) begin
             beats_hi_16[7] = (sx_16 > sx_7) | ((sx_16 == sx_7) & older_7__q[16]);
             beats_hi_7[16] = ~((sx_16 > sx_7) | ((sx_16 == sx_7) & older_7__q[16]));
-            beats_lo_16[7] = (rest_16 < rest_7) | ((rest_16 == rest_7) & older_7__q[16]);
-            beats_lo_7[16] = ~((rest_16 < rest_7) | ((rest_16 == rest_7) & older_7__q[16]));
+            beats_lo_16[7] = (tot_16__q < tot_7__q) | ((tot_16__q == tot_7__q) & older_7__q[16]);
+            beats_lo_7[16] = ~((tot_16__q < tot_7__q) | ((tot_16__q == tot_7__q) & older_7__q[16]));
         end
         if (above_w_16[8]) begin
             beats_hi_16[8] = (sx_16 > sx_8) | ((sx_16 == sx_8) & older_8__q[16]);
             beats_hi_8[16] = ~((sx_16 > sx_8) | ((sx_16 == sx_8) & older_8__q[16]));
-            beats_lo_16[8] = (rest_16 < rest_8) | ((rest_16 == rest_8) & older_8__q[16]);
-            beats_lo_8[16] = ~((rest_16 < rest_8) | ((rest_16 == rest_8) & older_8__q[16]));
+            beats_lo_16[8] = (tot_16__q < tot_8__q) | ((tot_16__q == tot_8__q) & older_8__q[16]);
+            beats_lo_8[16] = ~((tot_16__q < tot_8__q) | ((tot_16__q == tot_8__q) & older_8__q[16]));
         end
         if (above_w_16[9]) begin
             beats_hi_16[9] = (sx_16 > sx_9) | ((sx_16 == sx_9) & older_9__q[16]);
             beats_hi_9[16] = ~((sx_16 > sx_9) | ((sx_16 == sx_9) & older_9__q[16]));
-            beats_lo_16[9] = (rest_16 < rest_9) | ((rest_16 == rest_9) & older_9__q[16]);
-            beats_lo_9[16] = ~((rest_16 < rest_9) | ((rest_16 == rest_9) & older_9__q[16]));
+            beats_lo_16[9] = (tot_16__q < tot_9__q) | ((tot_16__q == tot_9__q) & older_9__q[16]);
+            beats_lo_9[16] = ~((tot_16__q < tot_9__q) | ((tot_16__q == tot_9__q) & older_9__q[16]));
         end
         if (above_w_16[10]) begin
             beats_hi_16[10] = (sx_16 > sx_10) | ((sx_16 == sx_10) & older_10__q[16]);
             beats_hi_10[16] = ~((sx_16 > sx_10) | ((sx_16 == sx_10) & older_10__q[16]));
-            beats_lo_16[10] = (rest_16 < rest_10) | ((rest_16 == rest_10) & older_10__q[16]);
-            beats_lo_10[16] = ~((rest_16 < rest_10) | ((rest_16 == rest_10) & older_10__q[16]));
+            beats_lo_16[10] = (tot_16__q < tot_10__q) | ((tot_16__q == tot_10__q) & older_10__q[16]);
+            beats_lo_10[16] = ~((tot_16__q < tot_10__q) | ((tot_16__q == tot_10__q) & older_10__q[16]));
         end
         if (above_w_16[11]) begin
             beats_hi_16[11] = (sx_16 > sx_11) | ((sx_16 == sx_11) & older_11__q[16]);
             beats_hi_11[16] = ~((sx_16 > sx_11) | ((sx_16 == sx_11) & older_11__q[16]));
-            beats_lo_16[11] = (rest_16 < rest_11) | ((rest_16 == rest_11) & older_11__q[16]);
-            beats_lo_11[16] = ~((rest_16 < rest_11) | ((rest_16 == rest_11) & older_11__q[16]));
+            beats_lo_16[11] = (tot_16__q < tot_11__q) | ((tot_16__q == tot_11__q) & older_11__q[16]);
+            beats_lo_11[16] = ~((tot_16__q < tot_11__q) | ((tot_16__q == tot_11__q) & older_11__q[16]));
         end
         if (above_w_16[12]) begin
             beats_hi_16[12] = (sx_16 > sx_12) | ((sx_16 == sx_12) & older_12__q[16]);
             beats_hi_12[16] = ~((sx_16 > sx_12) | ((sx_16 == sx_12) & older_12__q[16]));
-            beats_lo_16[12] = (rest_16 < rest_12) | ((rest_16 == rest_12) & older_12__q[16]);
-            beats_lo_12[16] = ~((rest_16 < rest_12) | ((rest_16 == rest_12) & older_12__q[16]));
+            beats_lo_16[12] = (tot_16__q < tot_12__q) | ((tot_16__q == tot_12__q) & older_12__q[16]);
+            beats_lo_12[16] = ~((tot_16__q < tot_12__q) | ((tot_16__q == tot_12__q) & older_12__q[16]));
         end
         if (above_w_16[13]) begin
             beats_hi_16[13] = (sx_16 > sx_13) | ((sx_16 == sx_13) & older_13__q[16]);
             beats_hi_13[16] = ~((sx_16 > sx_13) | ((sx_16 == sx_13) & older_13__q[16]));
-            beats_lo_16[13] = (rest_16 < rest_13) | ((rest_16 == rest_13) & older_13__q[16]);
-            beats_lo_13[16] = ~((rest_16 < rest_13) | ((rest_16 == rest_13) & older_13__q[16]));
+            beats_lo_16[13] = (tot_16__q < tot_13__q) | ((tot_16__q == tot_13__q) & older_13__q[16]);
+            beats_lo_13[16] = ~((tot_16__q < tot_13__q) | ((tot_16__q == tot_13__q) & older_13__q[16]));
         end
         if (above_w_16[14]) begin
             beats_hi_16[14] = (sx_16 > sx_14) | ((sx_16 == sx_14) & older_14__q[16]);
             beats_hi_14[16] = ~((sx_16 > sx_14) | ((sx_16 == sx_14) & older_14__q[16]));
-            beats_lo_16[14] = (rest_16 < rest_14) | ((rest_16 == rest_14) & older_14__q[16]);
-            beats_lo_14[16] = ~((rest_16 < rest_14) | ((rest_16 == rest_14) & older_14__q[16]));
+            beats_lo_16[14] = (tot_16__q < tot_14__q) | ((tot_16__q == tot_14__q) & older_14__q[16]);
+            beats_lo_14[16] = ~((tot_16__q < tot_14__q) | ((tot_16__q == tot_14__q) & older_14__q[16]));
         end
         if (above_w_16[15]) begin
             beats_hi_16[15] = (sx_16 > sx_15) | ((sx_16 == sx_15) & older_15__q[16]);
             beats_hi_15[16] = ~((sx_16 > sx_15) | ((sx_16 == sx_15) & older_15__q[16]));
-            beats_lo_16[15] = (rest_16 < rest_15) | ((rest_16 == rest_15) & older_15__q[16]);
-            beats_lo_15[16] = ~((rest_16 < rest_15) | ((rest_16 == rest_15) & older_15__q[16]));
+            beats_lo_16[15] = (tot_16__q < tot_15__q) | ((tot_16__q == tot_15__q) & older_15__q[16]);
+            beats_lo_15[16] = ~((tot_16__q < tot_15__q) | ((tot_16__q == tot_15__q) & older_15__q[16]));
         end
         if (above_w_16[16]) begin
             beats_hi_16[16] = (sx_16 > sx_16) | ((sx_16 == sx_16) & older_16__q[16]);
             beats_hi_16[16] = ~((sx_16 > sx_16) | ((sx_16 == sx_16) & older_16__q[16]));
-            beats_lo_16[16] = (rest_16 < rest_16) | ((rest_16 == rest_16) & older_16__q[16]);
-            beats_lo_16[16] = ~((rest_16 < rest_16) | ((rest_16 == rest_16) & older_16__q[16]));
+            beats_lo_16[16] = (tot_16__q < tot_16__q) | ((tot_16__q == tot_16__q) & older_16__q[16]);
+            beats_lo_16[16] = ~((tot_16__q < tot_16__q) | ((tot_16__q == tot_16__q) & older_16__q[16]));
         end
         if (above_w_16[17]) begin
             beats_hi_16[17] = (sx_16 > sx_17) | ((sx_16 == sx_17) & older_17__q[16]);
             beats_hi_17[16] = ~((sx_16 > sx_17) | ((sx_16 == sx_17) & older_17__q[16]));
-            beats_lo_16[17] = (rest_16 < rest_17) | ((rest_16 == rest_17) & older_17__q[16]);
-            beats_lo_17[16] = ~((rest_16 < rest_17) | ((rest_16 == rest_17) & older_17__q[16]));
+            beats_lo_16[17] = (tot_16__q < tot_17__q) | ((tot_16__q == tot_17__q) & older_17__q[16]);
+            beats_lo_17[16] = ~((tot_16__q < tot_17__q) | ((tot_16__q == tot_17__q) & older_17__q[16]));
         end
         if (above_w_16[18]) begin
             beats_hi_16[18] = (sx_16 > sx_18) | ((sx_16 == sx_18) & older_18__q[16]);
             beats_hi_18[16] = ~((sx_16 > sx_18) | ((sx_16 == sx_18) & older_18__q[16]));
-            beats_lo_16[18] = (rest_16 < rest_18) | ((rest_16 == rest_18) & older_18__q[16]);
-            beats_lo_18[16] = ~((rest_16 < rest_18) | ((rest_16 == rest_18) & older_18__q[16]));
+            beats_lo_16[18] = (tot_16__q < tot_18__q) | ((tot_16__q == tot_18__q) & older_18__q[16]);
+            beats_lo_18[16] = ~((tot_16__q < tot_18__q) | ((tot_16__q == tot_18__q) & older_18__q[16]));
         end
         if (above_w_16[19]) begin
             beats_hi_16[19] = (sx_16 > sx_19) | ((sx_16 == sx_19) & older_19__q[16]);
             beats_hi_19[16] = ~((sx_16 > sx_19) | ((sx_16 == sx_19) & older_19__q[16]));
-            beats_lo_16[19] = (rest_16 < rest_19) | ((rest_16 == rest_19) & older_19__q[16]);
-            beats_lo_19[16] = ~((rest_16 < rest_19) | ((rest_16 == rest_19) & older_19__q[16]));
+            beats_lo_16[19] = (tot_16__q < tot_19__q) | ((tot_16__q == tot_19__q) & older_19__q[16]);
+            beats_lo_19[16] = ~((tot_16__q < tot_19__q) | ((tot_16__q == tot_19__q) & older_19__q[16]));
         end
         if (above_w_16[20]) begin
             beats_hi_16[20] = (sx_16 > sx_20) | ((sx_16 == sx_20) & older_20__q[16]);
             beats_hi_20[16] = ~((sx_16 > sx_20) | ((sx_16 == sx_20) & older_20__q[16]));
-            beats_lo_16[20] = (rest_16 < rest_20) | ((rest_16 == rest_20) & older_20__q[16]);
-            beats_lo_20[16] = ~((rest_16 < rest_20) | ((rest_16 == rest_20) & older_20__q[16]));
+            beats_lo_16[20] = (tot_16__q < tot_20__q) | ((tot_16__q == tot_20__q) & older_20__q[16]);
+            beats_lo_20[16] = ~((tot_16__q < tot_20__q) | ((tot_16__q == tot_20__q) & older_20__q[16]));
         end
         if (above_w_16[21]) begin
             beats_hi_16[21] = (sx_16 > sx_21) | ((sx_16 == sx_21) & older_21__q[16]);
             beats_hi_21[16] = ~((sx_16 > sx_21) | ((sx_16 == sx_21) & older_21__q[16]));
-            beats_lo_16[21] = (rest_16 < rest_21) | ((rest_16 == rest_21) & older_21__q[16]);
-            beats_lo_21[16] = ~((rest_16 < rest_21) | ((rest_16 == rest_21) & older_21__q[16]));
+            beats_lo_16[21] = (tot_16__q < tot_21__q) | ((tot_16__q == tot_21__q) & older_21__q[16]);
+            beats_lo_21[16] = ~((tot_16__q < tot_21__q) | ((tot_16__q == tot_21__q) & older_21__q[16]));
         end
         if (above_w_16[22]) begin
             beats_hi_16[22] = (sx_16 > sx_22) | ((sx_16 == sx_22) & older_22__q[16]);
             beats_hi_22[16] = ~((sx_16 > sx_22) | ((sx_16 == sx_22) & older_22__q[16]));
-            beats_lo_16[22] = (rest_16 < rest_22) | ((rest_16 == rest_22) & older_22__q[16]);
-            beats_lo_22[16] = ~((rest_16 < rest_22) | ((rest_16 == rest_22) & older_22__q[16]));
+            beats_lo_16[22] = (tot_16__q < tot_22__q) | ((tot_16__q == tot_22__q) & older_22__q[16]);
+            beats_lo_22[16] = ~((tot_16__q < tot_22__q) | ((tot_16__q == tot_22__q) & older_22__q[16]));
         end
         if (above_w_16[23]) begin
             beats_hi_16[23] = (sx_16 > sx_23) | ((sx_16 == sx_23) & older_23__q[16]);
             beats_hi_23[16] = ~((sx_16 > sx_23) | ((sx_16 == sx_23) & older_23__q[16]));
-            beats_lo_16[23] = (rest_16 < rest_23) | ((rest_16 == rest_23) & older_23__q[16]);
-            beats_lo_23[16] = ~((rest_16 < rest_23) | ((rest_16 == rest_23) & older_23__q[16]));
+            beats_lo_16[23] = (tot_16__q < tot_23__q) | ((tot_16__q == tot_23__q) & older_23__q[16]);
+            beats_lo_23[16] = ~((tot_16__q < tot_23__q) | ((tot_16__q == tot_23__q) & older_23__q[16]));
         end
         if (above_w_16[24]) begin
             beats_hi_16[24] = (sx_16 > sx_24) | ((sx_16 == sx_24) & older_24__q[16]);
             beats_hi_24[16] = ~((sx_16 > sx_24) | ((sx_16 == sx_24) & older_24__q[16]));
-            beats_lo_16[24] = (rest_16 < rest_24) | ((rest_16 == rest_24) & older_24__q[16]);
-            beats_lo_24[16] = ~((rest_16 < rest_24) | ((rest_16 == rest_24) & older_24__q[16]));
+            beats_lo_16[24] = (tot_16__q < tot_24__q) | ((tot_16__q == tot_24__q) & older_24__q[16]);
+            beats_lo_24[16] = ~((tot_16__q < tot_24__q) | ((tot_16__q == tot_24__q) & older_24__q[16]));
         end
         if (above_w_16[25]) begin
             beats_hi_16[25] = (sx_16 > sx_25) | ((sx_16 == sx_25) & older_25__q[16]);
             beats_hi_25[16] = ~((sx_16 > sx_25) | ((sx_16 == sx_25) & older_25__q[16]));
-            beats_lo_16[25] = (rest_16 < rest_25) | ((rest_16 == rest_25) & older_25__q[16]);
-            beats_lo_25[16] = ~((rest_16 < rest_25) | ((rest_16 == rest_25) & older_25__q[16]));
+            beats_lo_16[25] = (tot_16__q < tot_25__q) | ((tot_16__q == tot_25__q) & older_25__q[16]);
+            beats_lo_25[16] = ~((tot_16__q < tot_25__q) | ((tot_16__q == tot_25__q) & older_25__q[16]));
         end
         if (above_w_16[26]) begin
             beats_hi_16[26] = (sx_16 > sx_26) | ((sx_16 == sx_26) & older_26__q[16]);
             beats_hi_26[16] = ~((sx_16 > sx_26) | ((sx_16 == sx_26) & older_26__q[16]));
-            beats_lo_16[26] = (rest_16 < rest_26) | ((rest_16 == rest_26) & older_26__q[16]);
-            beats_lo_26[16] = ~((rest_16 < rest_26) | ((rest_16 == rest_26) & older_26__q[16]));
+            beats_lo_16[26] = (tot_16__q < tot_26__q) | ((tot_16__q == tot_26__q) & older_26__q[16]);
+            beats_lo_26[16] = ~((tot_16__q < tot_26__q) | ((tot_16__q == tot_26__q) & older_26__q[16]));
         end
         if (above_w_16[27]) begin
             beats_hi_16[27] = (sx_16 > sx_27) | ((sx_16 == sx_27) & older_27__q[16]);
             beats_hi_27[16] = ~((sx_16 > sx_27) | ((sx_16 == sx_27) & older_27__q[16]));
-            beats_lo_16[27] = (rest_16 < rest_27) | ((rest_16 == rest_27) & older_27__q[16]);
-            beats_lo_27[16] = ~((rest_16 < rest_27) | ((rest_16 == rest_27) & older_27__q[16]));
+            beats_lo_16[27] = (tot_16__q < tot_27__q) | ((tot_16__q == tot_27__q) & older_27__q[16]);
+            beats_lo_27[16] = ~((tot_16__q < tot_27__q) | ((tot_16__q == tot_27__q) & older_27__q[16]));
         end
         if (above_w_16[28]) begin
             beats_hi_16[28] = (sx_16 > sx_28) | ((sx_16 == sx_28) & older_28__q[16]);
             beats_hi_28[16] = ~((sx_16 > sx_28) | ((sx_16 == sx_28) & older_28__q[16]));
-            beats_lo_16[28] = (rest_16 < rest_28) | ((rest_16 == rest_28) & older_28__q[16]);
-            beats_lo_28[16] = ~((rest_16 < rest_28) | ((rest_16 == rest_28) & older_28__q[16]));
+            beats_lo_16[28] = (tot_16__q < tot_28__q) | ((tot_16__q == tot_28__q) & older_28__q[16]);
+            beats_lo_28[16] = ~((tot_16__q < tot_28__q) | ((tot_16__q == tot_28__q) & older_28__q[16]));
         end
         if (above_w_16[29]) begin
             beats_hi_16[29] = (sx_16 > sx_29) | ((sx_16 == sx_29) & older_29__q[16]);
             beats_hi_29[16] = ~((sx_16 > sx_29) | ((sx_16 == sx_29) & older_29__q[16]));
-            beats_lo_16[29] = (rest_16 < rest_29) | ((rest_16 == rest_29) & older_29__q[16]);
-            beats_lo_29[16] = ~((rest_16 < rest_29) | ((rest_16 == rest_29) & older_29__q[16]));
+            beats_lo_16[29] = (tot_16__q < tot_29__q) | ((tot_16__q == tot_29__q) & older_29__q[16]);
+            beats_lo_29[16] = ~((tot_16__q < tot_29__q) | ((tot_16__q == tot_29__q) & older_29__q[16]));
         end
         if (above_w_16[30]) begin
             beats_hi_16[30] = (sx_16 > sx_30) | ((sx_16 == sx_30) & older_30__q[16]);
             beats_hi_30[16] = ~((sx_16 > sx_30) | ((sx_16 == sx_30) & older_30__q[16]));
-            beats_lo_16[30] = (rest_16 < rest_30) | ((rest_16 == rest_30) & older_30__q[16]);
-            beats_lo_30[16] = ~((rest_16 < rest_30) | ((rest_16 == rest_30) & older_30__q[16]));
+            beats_lo_16[30] = (tot_16__q < tot_30__q) | ((tot_16__q == tot_30__q) & older_30__q[16]);
+            beats_lo_30[16] = ~((tot_16__q < tot_30__q) | ((tot_16__q == tot_30__q) & older_30__q[16]));
         end
         if (above_w_16[31]) begin
             beats_hi_16[31] = (sx_16 > sx_31) | ((sx_16 == sx_31) & older_31__q[16]);
             beats_hi_31[16] = ~((sx_16 > sx_31) | ((sx_16 == sx_31) & older_31__q[16]));
-            beats_lo_16[31] = (rest_16 < rest_31) | ((rest_16 == rest_31) & older_31__q[16]);
-            beats_lo_31[16] = ~((rest_16 < rest_31) | ((rest_16 == rest_31) & older_31__q[16]));
+            beats_lo_16[31] = (tot_16__q < tot_31__q) | ((tot_16__q == tot_31__q) & older_31__q[16]);
+            beats_lo_31[16] = ~((tot_16__q < tot_31__q) | ((tot_16__q == tot_31__q) & older_31__q[16]));
         end
         if (above_w_17[0]) begin
             beats_hi_17[0] = (sx_17 > sx_0) | ((sx_17 == sx_0) & older_0__q[17]);
             beats_hi_0[17] = ~((sx_17 > sx_0) | ((sx_17 == sx_0) & older_0__q[17]));
-            beats_lo_17[0] = (rest_17 < rest_0) | ((rest_17 == rest_0) & older_0__q[17]);
-            beats_lo_0[17] = ~((rest_17 < rest_0) | ((rest_17 == rest_0) & older_0__q[17]));
+            beats_lo_17[0] = (tot_17__q < tot_0__q) | ((tot_17__q == tot_0__q) & older_0__q[17]);
+            beats_lo_0[17] = ~((tot_17__q < tot_0__q) | ((tot_17__q == tot_0__q) & older_0__q[17]));
         end
         if (above_w_17[1]) begin
             beats_hi_17[1] = (sx_17 > sx_1) | ((sx_17 == sx_1) & older_1__q[17]);
             beats_hi_1[17] = ~((sx_17 > sx_1) | ((sx_17 == sx_1) & older_1__q[17]));
-            beats_lo_17[1] = (rest_17 < rest_1) | ((rest_17 == rest_1) & older_1__q[17]);
-            beats_lo_1[17] = ~((rest_17 < rest_1) | ((rest_17 == rest_1) & older_1__q[17]));
+            beats_lo_17[1] = (tot_17__q < tot_1__q) | ((tot_17__q == tot_1__q) & older_1__q[17]);
+            beats_lo_1[17] = ~((tot_17__q < tot_1__q) | ((tot_17__q == tot_1__q) & older_1__q[17]));
         end
         if (above_w_17[2]) begin
             beats_hi_17[2] = (sx_17 > sx_2) | ((sx_17 == sx_2) & older_2__q[17]);
             beats_hi_2[17] = ~((sx_17 > sx_2) | ((sx_17 == sx_2) & older_2__q[17]));
-            beats_lo_17[2] = (rest_17 < rest_2) | ((rest_17 == rest_2) & older_2__q[17]);
-            beats_lo_2[17] = ~((rest_17 < rest_2) | ((rest_17 == rest_2) & older_2__q[17]));
+            beats_lo_17[2] = (tot_17__q < tot_2__q) | ((tot_17__q == tot_2__q) & older_2__q[17]);
+            beats_lo_2[17] = ~((tot_17__q < tot_2__q) | ((tot_17__q == tot_2__q) & older_2__q[17]));
         end
         if (above_w_17[3]) begin
             beats_hi_17[3] = (sx_17 > sx_3) | ((sx_17 == sx_3) & older_3__q[17]);
             beats_hi_3[17] = ~((sx_17 > sx_3) | ((sx_17 == sx_3) & older_3__q[17]));
-            beats_lo_17[3] = (rest_17 < rest_3) | ((rest_17 == rest_3) & older_3__q[17]);
-            beats_lo_3[17] = ~((rest_17 < rest_3) | ((rest_17 == rest_3) & older_3__q[17]));
+            beats_lo_17[3] = (tot_17__q < tot_3__q) | ((tot_17__q == tot_3__q) & older_3__q[17]);
+            beats_lo_3[17] = ~((tot_17__q < tot_3__q) | ((tot_17__q == tot_3__q) & older_3__q[17]));
         end
         if (above_w_17[4]) begin
             beats_hi_17[4] = (sx_17 > sx_4) | ((sx_17 == sx_4) & older_4__q[17]);
             beats_hi_4[17] = ~((sx_17 > sx_4) | ((sx_17 == sx_4) & older_4__q[17]));
-            beats_lo_17[4] = (rest_17 < rest_4) | ((rest_17 == rest_4) & older_4__q[17]);
-            beats_lo_4[17] = ~((rest_17 < rest_4) | ((rest_17 == rest_4) & older_4__q[17]));
+            beats_lo_17[4] = (tot_17__q < tot_4__q) | ((tot_17__q == tot_4__q) & older_4__q[17]);
+            beats_lo_4[17] = ~((tot_17__q < tot_4__q) | ((tot_17__q == tot_4__q) & older_4__q[17]));
         end
         if (above_w_17[5]) begin
             beats_hi_17[5] = (sx_17 > sx_5) | ((sx_17 == sx_5) & older_5__q[17]);
             beats_hi_5[17] = ~((sx_17 > sx_5) | ((sx_17 == sx_5) & older_5__q[17]));
-            beats_lo_17[5] = (rest_17 < rest_5) | ((rest_17 == rest_5) & older_5__q[17]);
-            beats_lo_5[17] = ~((rest_17 < rest_5) | ((rest_17 == rest_5) & older_5__q[17]));
+            beats_lo_17[5] = (tot_17__q < tot_5__q) | ((tot_17__q == tot_5__q) & older_5__q[17]);
+            beats_lo_5[17] = ~((tot_17__q < tot_5__q) | ((tot_17__q == tot_5__q) & older_5__q[17]));
         end
         if (above_w_17[6]) begin
             beats_hi_17[6] = (sx_17 > sx_6) | ((sx_17 == sx_6) & older_6__q[17]);
             beats_hi_6[17] = ~((sx_17 > sx_6) | ((sx_17 == sx_6) & older_6__q[17]));
-            beats_lo_17[6] = (rest_17 < rest_6) | ((rest_17 == rest_6) & older_6__q[17]);
-            beats_lo_6[17] = ~((rest_17 < rest_6) | ((rest_17 == rest_6) & older_6__q[17]));
+            beats_lo_17[6] = (tot_17__q < tot_6__q) | ((tot_17__q == tot_6__q) & older_6__q[17]);
+            beats_lo_6[17] = ~((tot_17__q < tot_6__q) | ((tot_17__q == tot_6__q) & older_6__q[17]));
         end
         if (above_w_17[7]) begin
             beats_hi_17[7] = (sx_17 > sx_7) | ((sx_17 == sx_7) & older_7__q[17]);
             beats_hi_7[17] = ~((sx_17 > sx_7) | ((sx_17 == sx_7) & older_7__q[17]));
-            beats_lo_17[7] = (rest_17 < rest_7) | ((rest_17 == rest_7) & older_7__q[17]);
-            beats_lo_7[17] = ~((rest_17 < rest_7) | ((rest_17 == rest_7) & older_7__q[17]));
+            beats_lo_17[7] = (tot_17__q < tot_7__q) | ((tot_17__q == tot_7__q) & older_7__q[17]);
+            beats_lo_7[17] = ~((tot_17__q < tot_7__q) | ((tot_17__q == tot_7__q) & older_7__q[17]));
         end
         if (above_w_17[8]) begin
             beats_hi_17[8] = (sx_17 > sx_8) | ((sx_17 == sx_8) & older_8__q[17]);
             beats_hi_8[17] = ~((sx_17 > sx_8) | ((sx_17 == sx_8) & older_8__q[17]));
-            beats_lo_17[8] = (rest_17 < rest_8) | ((rest_17 == rest_8) & older_8__q[17]);
-            beats_lo_8[17] = ~((rest_17 < rest_8) | ((rest_17 == rest_8) & older_8__q[17]));
+            beats_lo_17[8] = (tot_17__q < tot_8__q) | ((tot_17__q == tot_8__q) & older_8__q[17]);
+            beats_lo_8[17] = ~((tot_17__q < tot_8__q) | ((tot_17__q == tot_8__q) & older_8__q[17]));
         end
         if (above_w_17[9]) begin
             beats_hi_17[9] = (sx_17 > sx_9) | ((sx_17 == sx_9) & older_9__q[17]);
             beats_hi_9[17] = ~((sx_17 > sx_9) | ((sx_17 == sx_9) & older_9__q[17]));
-            beats_lo_17[9] = (rest_17 < rest_9) | ((rest_17 == rest_9) & older_9__q[17]);
-            beats_lo_9[17] = ~((rest_17 < rest_9) | ((rest_17 == rest_9) & older_9__q[17]));
+            beats_lo_17[9] = (tot_17__q < tot_9__q) | ((tot_17__q == tot_9__q) & older_9__q[17]);
+            beats_lo_9[17] = ~((tot_17__q < tot_9__q) | ((tot_17__q == tot_9__q) & older_9__q[17]));
         end
         if (above_w_17[10]) begin
             beats_hi_17[10] = (sx_17 > sx_10) | ((sx_17 == sx_10) & older_10__q[17]);
             beats_hi_10[17] = ~((sx_17 > sx_10) | ((sx_17 == sx_10) & older_10__q[17]));
-            beats_lo_17[10] = (rest_17 < rest_10) | ((rest_17 == rest_10) & older_10__q[17]);
-            beats_lo_10[17] = ~((rest_17 < rest_10) | ((rest_17 == rest_10) & older_10__q[17]));
+            beats_lo_17[10] = (tot_17__q < tot_10__q) | ((tot_17__q == tot_10__q) & older_10__q[17]);
+            beats_lo_10[17] = ~((tot_17__q < tot_10__q) | ((tot_17__q == tot_10__q) & older_10__q[17]));
         end
         if (above_w_17[11]) begin
             beats_hi_17[11] = (sx_17 > sx_11) | ((sx_17 == sx_11) & older_11__q[17]);
             beats_hi_11[17] = ~((sx_17 > sx_11) | ((sx_17 == sx_11) & older_11__q[17]));
-            beats_lo_17[11] = (rest_17 < rest_11) | ((rest_17 == rest_11) & older_11__q[17]);
-            beats_lo_11[17] = ~((rest_17 < rest_11) | ((rest_17 == rest_11) & older_11__q[17]));
+            beats_lo_17[11] = (tot_17__q < tot_11__q) | ((tot_17__q == tot_11__q) & older_11__q[17]);
+            beats_lo_11[17] = ~((tot_17__q < tot_11__q) | ((tot_17__q == tot_11__q) & older_11__q[17]));
         end
         if (above_w_17[12]) begin
             beats_hi_17[12] = (sx_17 > sx_12) | ((sx_17 == sx_12) & older_12__q[17]);
             beats_hi_12[17] = ~((sx_17 > sx_12) | ((sx_17 == sx_12) & older_12__q[17]));
-            beats_lo_17[12] = (rest_17 < rest_12) | ((rest_17 == rest_12) & older_12__q[17]);
-            beats_lo_12[17] = ~((rest_17 < rest_12) | ((rest_17 == rest_12) & older_12__q[17]));
+            beats_lo_17[12] = (tot_17__q < tot_12__q) | ((tot_17__q == tot_12__q) & older_12__q[17]);
+            beats_lo_12[17] = ~((tot_17__q < tot_12__q) | ((tot_17__q == tot_12__q) & older_12__q[17]));
         end
         if (above_w_17[13]) begin
             beats_hi_17[13] = (sx_17 > sx_13) | ((sx_17 == sx_13) & older_13__q[17]);
             beats_hi_13[17] = ~((sx_17 > sx_13) | ((sx_17 == sx_13) & older_13__q[17]));
-            beats_lo_17[13] = (rest_17 < rest_13) | ((rest_17 == rest_13) & older_13__q[17]);
-            beats_lo_13[17] = ~((rest_17 < rest_13) | ((rest_17 == rest_13) & older_13__q[17]));
+            beats_lo_17[13] = (tot_17__q < tot_13__q) | ((tot_17__q == tot_13__q) & older_13__q[17]);
+            beats_lo_13[17] = ~((tot_17__q < tot_13__q) | ((tot_17__q == tot_13__q) & older_13__q[17]));
         end
         if (above_w_17[14]) begin
             beats_hi_17[14] = (sx_17 > sx_14) | ((sx_17 == sx_14) & older_14__q[17]);
             beats_hi_14[17] = ~((sx_17 > sx_14) | ((sx_17 == sx_14) & older_14__q[17]));
-            beats_lo_17[14] = (rest_17 < rest_14) | ((rest_17 == rest_14) & older_14__q[17]);
-            beats_lo_14[17] = ~((rest_17 < rest_14) | ((rest_17 == rest_14) & older_14__q[17]));
+            beats_lo_17[14] = (tot_17__q < tot_14__q) | ((tot_17__q == tot_14__q) & older_14__q[17]);
+            beats_lo_14[17] = ~((tot_17__q < tot_14__q) | ((tot_17__q == tot_14__q) & older_14__q[17]));
         end
         if (above_w_17[15]) begin
             beats_hi_17[15] = (sx_17 > sx_15) | ((sx_17 == sx_15) & older_15__q[17]);
             beats_hi_15[17] = ~((sx_17 > sx_15) | ((sx_17 == sx_15) & older_15__q[17]));
-            beats_lo_17[15] = (rest_17 < rest_15) | ((rest_17 == rest_15) & older_15__q[17]);
-            beats_lo_15[17] = ~((rest_17 < rest_15) | ((rest_17 == rest_15) & older_15__q[17]));
+            beats_lo_17[15] = (tot_17__q < tot_15__q) | ((tot_17__q == tot_15__q) & older_15__q[17]);
+            beats_lo_15[17] = ~((tot_17__q < tot_15__q) | ((tot_17__q == tot_15__q) & older_15__q[17]));
         end
         if (above_w_17[16]) begin
             beats_hi_17[16] = (sx_17 > sx_16) | ((sx_17 == sx_16) & older_16__q[17]);
             beats_hi_16[17] = ~((sx_17 > sx_16) | ((sx_17 == sx_16) & older_16__q[17]));
-            beats_lo_17[16] = (rest_17 < rest_16) | ((rest_17 == rest_16) & older_16__q[17]);
-            beats_lo_16[17] = ~((rest_17 < rest_16) | ((rest_17 == rest_16) & older_16__q[17]));
+            beats_lo_17[16] = (tot_17__q < tot_16__q) | ((tot_17__q == tot_16__q) & older_16__q[17]);
+            beats_lo_16[17] = ~((tot_17__q < tot_16__q) | ((tot_17__q == tot_16__q) & older_16__q[17]));
         end
         if (above_w_17[17]) begin
             beats_hi_17[17] = (sx_17 > sx_17) | ((sx_17 == sx_17) & older_17__q[17]);
             beats_hi_17[17] = ~((sx_17 > sx_17) | ((sx_17 == sx_17) & older_17__q[17]));
-            beats_lo_17[17] = (rest_17 < rest_17) | ((rest_17 == rest_17) & older_17__q[17]);
-            beats_lo_17[17] = ~((rest_17 < rest_17) | ((rest_17 == rest_17) & older_17__q[17]));
+            beats_lo_17[17] = (tot_17__q < tot_17__q) | ((tot_17__q == tot_17__q) & older_17__q[17]);
+            beats_lo_17[17] = ~((tot_17__q < tot_17__q) | ((tot_17__q == tot_17__q) & older_17__q[17]));
         end
         if (above_w_17[18]) begin
             beats_hi_17[18] = (sx_17 > sx_18) | ((sx_17 == sx_18) & older_18__q[17]);
             beats_hi_18[17] = ~((sx_17 > sx_18) | ((sx_17 == sx_18) & older_18__q[17]));
-            beats_lo_17[18] = (rest_17 < rest_18) | ((rest_17 == rest_18) & older_18__q[17]);
-            beats_lo_18[17] = ~((rest_17 < rest_18) | ((rest_17 == rest_18) & older_18__q[17]));
+            beats_lo_17[18] = (tot_17__q < tot_18__q) | ((tot_17__q == tot_18__q) & older_18__q[17]);
+            beats_lo_18[17] = ~((tot_17__q < tot_18__q) | ((tot_17__q == tot_18__q) & older_18__q[17]));
         end
         if (above_w_17[19]) begin
             beats_hi_17[19] = (sx_17 > sx_19) | ((sx_17 == sx_19) & older_19__q[17]);
             beats_hi_19[17] = ~((sx_17 > sx_19) | ((sx_17 == sx_19) & older_19__q[17]));
-            beats_lo_17[19] = (rest_17 < rest_19) | ((rest_17 == rest_19) & older_19__q[17]);
-            beats_lo_19[17] = ~((rest_17 < rest_19) | ((rest_17 == rest_19) & older_19__q[17]));
+            beats_lo_17[19] = (tot_17__q < tot_19__q) | ((tot_17__q == tot_19__q) & older_19__q[17]);
+            beats_lo_19[17] = ~((tot_17__q < tot_19__q) | ((tot_17__q == tot_19__q) & older_19__q[17]));
         end
         if (above_w_17[20]) begin
             beats_hi_17[20] = (sx_17 > sx_20) | ((sx_17 == sx_20) & older_20__q[17]);
             beats_hi_20[17] = ~((sx_17 > sx_20) | ((sx_17 == sx_20) & older_20__q[17]));
-            beats_lo_17[20] = (rest_17 < rest_20) | ((rest_17 == rest_20) & older_20__q[17]);
-            beats_lo_20[17] = ~((rest_17 < rest_20) | ((rest_17 == rest_20) & older_20__q[17]));
+            beats_lo_17[20] = (tot_17__q < tot_20__q) | ((tot_17__q == tot_20__q) & older_20__q[17]);
+            beats_lo_20[17] = ~((tot_17__q < tot_20__q) | ((tot_17__q == tot_20__q) & older_20__q[17]));
         end
         if (above_w_17[21]) begin
             beats_hi_17[21] = (sx_17 > sx_21) | ((sx_17 == sx_21) & older_21__q[17]);
             beats_hi_21[17] = ~((sx_17 > sx_21) | ((sx_17 == sx_21) & older_21__q[17]));
-            beats_lo_17[21] = (rest_17 < rest_21) | ((rest_17 == rest_21) & older_21__q[17]);
-            beats_lo_21[17] = ~((rest_17 < rest_21) | ((rest_17 == rest_21) & older_21__q[17]));
+            beats_lo_17[21] = (tot_17__q < tot_21__q) | ((tot_17__q == tot_21__q) & older_21__q[17]);
+            beats_lo_21[17] = ~((tot_17__q < tot_21__q) | ((tot_17__q == tot_21__q) & older_21__q[17]));
         end
         if (above_w_17[22]) begin
             beats_hi_17[22] = (sx_17 > sx_22) | ((sx_17 == sx_22) & older_22__q[17]);
             beats_hi_22[17] = ~((sx_17 > sx_22) | ((sx_17 == sx_22) & older_22__q[17]));
-            beats_lo_17[22] = (rest_17 < rest_22) | ((rest_17 == rest_22) & older_22__q[17]);
-            beats_lo_22[17] = ~((rest_17 < rest_22) | ((rest_17 == rest_22) & older_22__q[17]));
+            beats_lo_17[22] = (tot_17__q < tot_22__q) | ((tot_17__q == tot_22__q) & older_22__q[17]);
+            beats_lo_22[17] = ~((tot_17__q < tot_22__q) | ((tot_17__q == tot_22__q) & older_22__q[17]));
         end
         if (above_w_17[23]) begin
             beats_hi_17[23] = (sx_17 > sx_23) | ((sx_17 == sx_23) & older_23__q[17]);
             beats_hi_23[17] = ~((sx_17 > sx_23) | ((sx_17 == sx_23) & older_23__q[17]));
-            beats_lo_17[23] = (rest_17 < rest_23) | ((rest_17 == rest_23) & older_23__q[17]);
-            beats_lo_23[17] = ~((rest_17 < rest_23) | ((rest_17 == rest_23) & older_23__q[17]));
+            beats_lo_17[23] = (tot_17__q < tot_23__q) | ((tot_17__q == tot_23__q) & older_23__q[17]);
+            beats_lo_23[17] = ~((tot_17__q < tot_23__q) | ((tot_17__q == tot_23__q) & older_23__q[17]));
         end
         if (above_w_17[24]) begin
             beats_hi_17[24] = (sx_17 > sx_24) | ((sx_17 == sx_24) & older_24__q[17]);
             beats_hi_24[17] = ~((sx_17 > sx_24) | ((sx_17 == sx_24) & older_24__q[17]));
-            beats_lo_17[24] = (rest_17 < rest_24) | ((rest_17 == rest_24) & older_24__q[17]);
-            beats_lo_24[17] = ~((rest_17 < rest_24) | ((rest_17 == rest_24) & older_24__q[17]));
+            beats_lo_17[24] = (tot_17__q < tot_24__q) | ((tot_17__q == tot_24__q) & older_24__q[17]);
+            beats_lo_24[17] = ~((tot_17__q < tot_24__q) | ((tot_17__q == tot_24__q) & older_24__q[17]));
         end
         if (above_w_17[25]) begin
             beats_hi_17[25] = (sx_17 > sx_25) | ((sx_17 == sx_25) & older_25__q[17]);
             beats_hi_25[17] = ~((sx_17 > sx_25) | ((sx_17 == sx_25) & older_25__q[17]));
-            beats_lo_17[25] = (rest_17 < rest_25) | ((rest_17 == rest_25) & older_25__q[17]);
-            beats_lo_25[17] = ~((rest_17 < rest_25) | ((rest_17 == rest_25) & older_25__q[17]));
+            beats_lo_17[25] = (tot_17__q < tot_25__q) | ((tot_17__q == tot_25__q) & older_25__q[17]);
+            beats_lo_25[17] = ~((tot_17__q < tot_25__q) | ((tot_17__q == tot_25__q) & older_25__q[17]));
         end
         if (above_w_17[26]) begin
             beats_hi_17[26] = (sx_17 > sx_26) | ((sx_17 == sx_26) & older_26__q[17]);
             beats_hi_26[17] = ~((sx_17 > sx_26) | ((sx_17 == sx_26) & older_26__q[17]));
-            beats_lo_17[26] = (rest_17 < rest_26) | ((rest_17 == rest_26) & older_26__q[17]);
-            beats_lo_26[17] = ~((rest_17 < rest_26) | ((rest_17 == rest_26) & older_26__q[17]));
+            beats_lo_17[26] = (tot_17__q < tot_26__q) | ((tot_17__q == tot_26__q) & older_26__q[17]);
+            beats_lo_26[17] = ~((tot_17__q < tot_26__q) | ((tot_17__q == tot_26__q) & older_26__q[17]));
         end
         if (above_w_17[27]) begin
             beats_hi_17[27] = (sx_17 > sx_27) | ((sx_17 == sx_27) & older_27__q[17]);
             beats_hi_27[17] = ~((sx_17 > sx_27) | ((sx_17 == sx_27) & older_27__q[17]));
-            beats_lo_17[27] = (rest_17 < rest_27) | ((rest_17 == rest_27) & older_27__q[17]);
-            beats_lo_27[17] = ~((rest_17 < rest_27) | ((rest_17 == rest_27) & older_27__q[17]));
+            beats_lo_17[27] = (tot_17__q < tot_27__q) | ((tot_17__q == tot_27__q) & older_27__q[17]);
+            beats_lo_27[17] = ~((tot_17__q < tot_27__q) | ((tot_17__q == tot_27__q) & older_27__q[17]));
         end
         if (above_w_17[28]) begin
             beats_hi_17[28] = (sx_17 > sx_28) | ((sx_17 == sx_28) & older_28__q[17]);
             beats_hi_28[17] = ~((sx_17 > sx_28) | ((sx_17 == sx_28) & older_28__q[17]));
-            beats_lo_17[28] = (rest_17 < rest_28) | ((rest_17 == rest_28) & older_28__q[17]);
-            beats_lo_28[17] = ~((rest_17 < rest_28) | ((rest_17 == rest_28) & older_28__q[17]));
+            beats_lo_17[28] = (tot_17__q < tot_28__q) | ((tot_17__q == tot_28__q) & older_28__q[17]);
+            beats_lo_28[17] = ~((tot_17__q < tot_28__q) | ((tot_17__q == tot_28__q) & older_28__q[17]));
         end
         if (above_w_17[29]) begin
             beats_hi_17[29] = (sx_17 > sx_29) | ((sx_17 == sx_29) & older_29__q[17]);
             beats_hi_29[17] = ~((sx_17 > sx_29) | ((sx_17 == sx_29) & older_29__q[17]));
-            beats_lo_17[29] = (rest_17 < rest_29) | ((rest_17 == rest_29) & older_29__q[17]);
-            beats_lo_29[17] = ~((rest_17 < rest_29) | ((rest_17 == rest_29) & older_29__q[17]));
+            beats_lo_17[29] = (tot_17__q < tot_29__q) | ((tot_17__q == tot_29__q) & older_29__q[17]);
+            beats_lo_29[17] = ~((tot_17__q < tot_29__q) | ((tot_17__q == tot_29__q) & older_29__q[17]));
         end
         if (above_w_17[30]) begin
             beats_hi_17[30] = (sx_17 > sx_30) | ((sx_17 == sx_30) & older_30__q[17]);
             beats_hi_30[17] = ~((sx_17 > sx_30) | ((sx_17 == sx_30) & older_30__q[17]));
-            beats_lo_17[30] = (rest_17 < rest_30) | ((rest_17 == rest_30) & older_30__q[17]);
-            beats_lo_30[17] = ~((rest_17 < rest_30) | ((rest_17 == rest_30) & older_30__q[17]));
+            beats_lo_17[30] = (tot_17__q < tot_30__q) | ((tot_17__q == tot_30__q) & older_30__q[17]);
+            beats_lo_30[17] = ~((tot_17__q < tot_30__q) | ((tot_17__q == tot_30__q) & older_30__q[17]));
         end
         if (above_w_17[31]) begin
             beats_hi_17[31] = (sx_17 > sx_31) | ((sx_17 == sx_31) & older_31__q[17]);
             beats_hi_31[17] = ~((sx_17 > sx_31) | ((sx_17 == sx_31) & older_31__q[17]));
-            beats_lo_17[31] = (rest_17 < rest_31) | ((rest_17 == rest_31) & older_31__q[17]);
-            beats_lo_31[17] = ~((rest_17 < rest_31) | ((rest_17 == rest_31) & older_31__q[17]));
+            beats_lo_17[31] = (tot_17__q < tot_31__q) | ((tot_17__q == tot_31__q) & older_31__q[17]);
+            beats_lo_31[17] = ~((tot_17__q < tot_31__q) | ((tot_17__q == tot_31__q) & older_31__q[17]));
         end
         if (above_w_18[0]) begin
             beats_hi_18[0] = (sx_18 > sx_0) | ((sx_18 == sx_0) & older_0__q[18]);
             beats_hi_0[18] = ~((sx_18 > sx_0) | ((sx_18 == sx_0) & older_0__q[18]));
-            beats_lo_18[0] = (rest_18 < rest_0) | ((rest_18 == rest_0) & older_0__q[18]);
-            beats_lo_0[18] = ~((rest_18 < rest_0) | ((rest_18 == rest_0) & older_0__q[18]));
+            beats_lo_18[0] = (tot_18__q < tot_0__q) | ((tot_18__q == tot_0__q) & older_0__q[18]);
+            beats_lo_0[18] = ~((tot_18__q < tot_0__q) | ((tot_18__q == tot_0__q) & older_0__q[18]));
         end
         if (above_w_18[1]) begin
             beats_hi_18[1] = (sx_18 > sx_1) | ((sx_18 == sx_1) & older_1__q[18]);
             beats_hi_1[18] = ~((sx_18 > sx_1) | ((sx_18 == sx_1) & older_1__q[18]));
-            beats_lo_18[1] = (rest_18 < rest_1) | ((rest_18 == rest_1) & older_1__q[18]);
-            beats_lo_1[18] = ~((rest_18 < rest_1) | ((rest_18 == rest_1) & older_1__q[18]));
+            beats_lo_18[1] = (tot_18__q < tot_1__q) | ((tot_18__q == tot_1__q) & older_1__q[18]);
+            beats_lo_1[18] = ~((tot_18__q < tot_1__q) | ((tot_18__q == tot_1__q) & older_1__q[18]));
         end
         if (above_w_18[2]) begin
             beats_hi_18[2] = (sx_18 > sx_2) | ((sx_18 == sx_2) & older_2__q[18]);
             beats_hi_2[18] = ~((sx_18 > sx_2) | ((sx_18 == sx_2) & older_2__q[18]));
-            beats_lo_18[2] = (rest_18 < rest_2) | ((rest_18 == rest_2) & older_2__q[18]);
-            beats_lo_2[18] = ~((rest_18 < rest_2) | ((rest_18 == rest_2) & older_2__q[18]));
+            beats_lo_18[2] = (tot_18__q < tot_2__q) | ((tot_18__q == tot_2__q) & older_2__q[18]);
+            beats_lo_2[18] = ~((tot_18__q < tot_2__q) | ((tot_18__q == tot_2__q) & older_2__q[18]));
         end
         if (above_w_18[3]) begin
             beats_hi_18[3] = (sx_18 > sx_3) | ((sx_18 == sx_3) & older_3__q[18]);
             beats_hi_3[18] = ~((sx_18 > sx_3) | ((sx_18 == sx_3) & older_3__q[18]));
-            beats_lo_18[3] = (rest_18 < rest_3) | ((rest_18 == rest_3) & older_3__q[18]);
-            beats_lo_3[18] = ~((rest_18 < rest_3) | ((rest_18 == rest_3) & older_3__q[18]));
+            beats_lo_18[3] = (tot_18__q < tot_3__q) | ((tot_18__q == tot_3__q) & older_3__q[18]);
+            beats_lo_3[18] = ~((tot_18__q < tot_3__q) | ((tot_18__q == tot_3__q) & older_3__q[18]));
         end
         if (above_w_18[4]) begin
             beats_hi_18[4] = (sx_18 > sx_4) | ((sx_18 == sx_4) & older_4__q[18]);
             beats_hi_4[18] = ~((sx_18 > sx_4) | ((sx_18 == sx_4) & older_4__q[18]));
-            beats_lo_18[4] = (rest_18 < rest_4) | ((rest_18 == rest_4) & older_4__q[18]);
-            beats_lo_4[18] = ~((rest_18 < rest_4) | ((rest_18 == rest_4) & older_4__q[18]));
+            beats_lo_18[4] = (tot_18__q < tot_4__q) | ((tot_18__q == tot_4__q) & older_4__q[18]);
+            beats_lo_4[18] = ~((tot_18__q < tot_4__q) | ((tot_18__q == tot_4__q) & older_4__q[18]));
         end
         if (above_w_18[5]) begin
             beats_hi_18[5] = (sx_18 > sx_5) | ((sx_18 == sx_5) & older_5__q[18]);
             beats_hi_5[18] = ~((sx_18 > sx_5) | ((sx_18 == sx_5) & older_5__q[18]));
-            beats_lo_18[5] = (rest_18 < rest_5) | ((rest_18 == rest_5) & older_5__q[18]);
-            beats_lo_5[18] = ~((rest_18 < rest_5) | ((rest_18 == rest_5) & older_5__q[18]));
+            beats_lo_18[5] = (tot_18__q < tot_5__q) | ((tot_18__q == tot_5__q) & older_5__q[18]);
+            beats_lo_5[18] = ~((tot_18__q < tot_5__q) | ((tot_18__q == tot_5__q) & older_5__q[18]));
         end
         if (above_w_18[6]) begin
             beats_hi_18[6] = (sx_18 > sx_6) | ((sx_18 == sx_6) & older_6__q[18]);
             beats_hi_6[18] = ~((sx_18 > sx_6) | ((sx_18 == sx_6) & older_6__q[18]));
-            beats_lo_18[6] = (rest_18 < rest_6) | ((rest_18 == rest_6) & older_6__q[18]);
-            beats_lo_6[18] = ~((rest_18 < rest_6) | ((rest_18 == rest_6) & older_6__q[18]));
+            beats_lo_18[6] = (tot_18__q < tot_6__q) | ((tot_18__q == tot_6__q) & older_6__q[18]);
+            beats_lo_6[18] = ~((tot_18__q < tot_6__q) | ((tot_18__q == tot_6__q) & older_6__q[18]));
         end
         if (above_w_18[7]) begin
             beats_hi_18[7] = (sx_18 > sx_7) | ((sx_18 == sx_7) & older_7__q[18]);
             beats_hi_7[18] = ~((sx_18 > sx_7) | ((sx_18 == sx_7) & older_7__q[18]));
-            beats_lo_18[7] = (rest_18 < rest_7) | ((rest_18 == rest_7) & older_7__q[18]);
-            beats_lo_7[18] = ~((rest_18 < rest_7) | ((rest_18 == rest_7) & older_7__q[18]));
+            beats_lo_18[7] = (tot_18__q < tot_7__q) | ((tot_18__q == tot_7__q) & older_7__q[18]);
+            beats_lo_7[18] = ~((tot_18__q < tot_7__q) | ((tot_18__q == tot_7__q) & older_7__q[18]));
         end
         if (above_w_18[8]) begin
             beats_hi_18[8] = (sx_18 > sx_8) | ((sx_18 == sx_8) & older_8__q[18]);
             beats_hi_8[18] = ~((sx_18 > sx_8) | ((sx_18 == sx_8) & older_8__q[18]));
-            beats_lo_18[8] = (rest_18 < rest_8) | ((rest_18 == rest_8) & older_8__q[18]);
-            beats_lo_8[18] = ~((rest_18 < rest_8) | ((rest_18 == rest_8) & older_8__q[18]));
+            beats_lo_18[8] = (tot_18__q < tot_8__q) | ((tot_18__q == tot_8__q) & older_8__q[18]);
+            beats_lo_8[18] = ~((tot_18__q < tot_8__q) | ((tot_18__q == tot_8__q) & older_8__q[18]));
         end
         if (above_w_18[9]) begin
             beats_hi_18[9] = (sx_18 > sx_9) | ((sx_18 == sx_9) & older_9__q[18]);
             beats_hi_9[18] = ~((sx_18 > sx_9) | ((sx_18 == sx_9) & older_9__q[18]));
-            beats_lo_18[9] = (rest_18 < rest_9) | ((rest_18 == rest_9) & older_9__q[18]);
-            beats_lo_9[18] = ~((rest_18 < rest_9) | ((rest_18 == rest_9) & older_9__q[18]));
+            beats_lo_18[9] = (tot_18__q < tot_9__q) | ((tot_18__q == tot_9__q) & older_9__q[18]);
+            beats_lo_9[18] = ~((tot_18__q < tot_9__q) | ((tot_18__q == tot_9__q) & older_9__q[18]));
         end
         if (above_w_18[10]) begin
             beats_hi_18[10] = (sx_18 > sx_10) | ((sx_18 == sx_10) & older_10__q[18]);
             beats_hi_10[18] = ~((sx_18 > sx_10) | ((sx_18 == sx_10) & older_10__q[18]));
-            beats_lo_18[10] = (rest_18 < rest_10) | ((rest_18 == rest_10) & older_10__q[18]);
-            beats_lo_10[18] = ~((rest_18 < rest_10) | ((rest_18 == rest_10) & older_10__q[18]));
+            beats_lo_18[10] = (tot_18__q < tot_10__q) | ((tot_18__q == tot_10__q) & older_10__q[18]);
+            beats_lo_10[18] = ~((tot_18__q < tot_10__q) | ((tot_18__q == tot_10__q) & older_10__q[18]));
         end
         if (above_w_18[11]) begin
             beats_hi_18[11] = (sx_18 > sx_11) | ((sx_18 == sx_11) & older_11__q[18]);
             beats_hi_11[18] = ~((sx_18 > sx_11) | ((sx_18 == sx_11) & older_11__q[18]));
-            beats_lo_18[11] = (rest_18 < rest_11) | ((rest_18 == rest_11) & older_11__q[18]);
-            beats_lo_11[18] = ~((rest_18 < rest_11) | ((rest_18 == rest_11) & older_11__q[18]));
+            beats_lo_18[11] = (tot_18__q < tot_11__q) | ((tot_18__q == tot_11__q) & older_11__q[18]);
+            beats_lo_11[18] = ~((tot_18__q < tot_11__q) | ((tot_18__q == tot_11__q) & older_11__q[18]));
         end
         if (above_w_18[12]) begin
             beats_hi_18[12] = (sx_18 > sx_12) | ((sx_18 == sx_12) & older_12__q[18]);
             beats_hi_12[18] = ~((sx_18 > sx_12) | ((sx_18 == sx_12) & older_12__q[18]));
-            beats_lo_18[12] = (rest_18 < rest_12) | ((rest_18 == rest_12) & older_12__q[18]);
-            beats_lo_12[18] = ~((rest_18 < rest_12) | ((rest_18 == rest_12) & older_12__q[18]));
+            beats_lo_18[12] = (tot_18__q < tot_12__q) | ((tot_18__q == tot_12__q) & older_12__q[18]);
+            beats_lo_12[18] = ~((tot_18__q < tot_12__q) | ((tot_18__q == tot_12__q) & older_12__q[18]));
         end
         if (above_w_18[13]) begin
             beats_hi_18[13] = (sx_18 > sx_13) | ((sx_18 == sx_13) & older_13__q[18]);
             beats_hi_13[18] = ~((sx_18 > sx_13) | ((sx_18 == sx_13) & older_13__q[18]));
-            beats_lo_18[13] = (rest_18 < rest_13) | ((rest_18 == rest_13) & older_13__q[18]);
-            beats_lo_13[18] = ~((rest_18 < rest_13) | ((rest_18 == rest_13) & older_13__q[18]));
+            beats_lo_18[13] = (tot_18__q < tot_13__q) | ((tot_18__q == tot_13__q) & older_13__q[18]);
+            beats_lo_13[18] = ~((tot_18__q < tot_13__q) | ((tot_18__q == tot_13__q) & older_13__q[18]));
         end
         if (above_w_18[14]) begin
             beats_hi_18[14] = (sx_18 > sx_14) | ((sx_18 == sx_14) & older_14__q[18]);
             beats_hi_14[18] = ~((sx_18 > sx_14) | ((sx_18 == sx_14) & older_14__q[18]));
-            beats_lo_18[14] = (rest_18 < rest_14) | ((rest_18 == rest_14) & older_14__q[18]);
-            beats_lo_14[18] = ~((rest_18 < rest_14) | ((rest_18 == rest_14) & older_14__q[18]));
+            beats_lo_18[14] = (tot_18__q < tot_14__q) | ((tot_18__q == tot_14__q) & older_14__q[18]);
+            beats_lo_14[18] = ~((tot_18__q < tot_14__q) | ((tot_18__q == tot_14__q) & older_14__q[18]));
         end
         if (above_w_18[15]) begin
             beats_hi_18[15] = (sx_18 > sx_15) | ((sx_18 == sx_15) & older_15__q[18]);
             beats_hi_15[18] = ~((sx_18 > sx_15) | ((sx_18 == sx_15) & older_15__q[18]));
-            beats_lo_18[15] = (rest_18 < rest_15) | ((rest_18 == rest_15) & older_15__q[18]);
-            beats_lo_15[18] = ~((rest_18 < rest_15) | ((rest_18 == rest_15) & older_15__q[18]));
+            beats_lo_18[15] = (tot_18__q < tot_15__q) | ((tot_18__q == tot_15__q) & older_15__q[18]);
+            beats_lo_15[18] = ~((tot_18__q < tot_15__q) | ((tot_18__q == tot_15__q) & older_15__q[18]));
         end
         if (above_w_18[16]) begin
             beats_hi_18[16] = (sx_18 > sx_16) | ((sx_18 == sx_16) & older_16__q[18]);
             beats_hi_16[18] = ~((sx_18 > sx_16) | ((sx_18 == sx_16) & older_16__q[18]));
-            beats_lo_18[16] = (rest_18 < rest_16) | ((rest_18 == rest_16) & older_16__q[18]);
-            beats_lo_16[18] = ~((rest_18 < rest_16) | ((rest_18 == rest_16) & older_16__q[18]));
+            beats_lo_18[16] = (tot_18__q < tot_16__q) | ((tot_18__q == tot_16__q) & older_16__q[18]);
+            beats_lo_16[18] = ~((tot_18__q < tot_16__q) | ((tot_18__q == tot_16__q) & older_16__q[18]));
         end
         if (above_w_18[17]) begin
             beats_hi_18[17] = (sx_18 > sx_17) | ((sx_18 == sx_17) & older_17__q[18]);
             beats_hi_17[18] = ~((sx_18 > sx_17) | ((sx_18 == sx_17) & older_17__q[18]));
-            beats_lo_18[17] = (rest_18 < rest_17) | ((rest_18 == rest_17) & older_17__q[18]);
-            beats_lo_17[18] = ~((rest_18 < rest_17) | ((rest_18 == rest_17) & older_17__q[18]));
+            beats_lo_18[17] = (tot_18__q < tot_17__q) | ((tot_18__q == tot_17__q) & older_17__q[18]);
+            beats_lo_17[18] = ~((tot_18__q < tot_17__q) | ((tot_18__q == tot_17__q) & older_17__q[18]));
         end
         if (above_w_18[18]) begin
             beats_hi_18[18] = (sx_18 > sx_18) | ((sx_18 == sx_18) & older_18__q[18]);
             beats_hi_18[18] = ~((sx_18 > sx_18) | ((sx_18 == sx_18) & older_18__q[18]));
-            beats_lo_18[18] = (rest_18 < rest_18) | ((rest_18 == rest_18) & older_18__q[18]);
-            beats_lo_18[18] = ~((rest_18 < rest_18) | ((rest_18 == rest_18) & older_18__q[18]));
+            beats_lo_18[18] = (tot_18__q < tot_18__q) | ((tot_18__q == tot_18__q) & older_18__q[18]);
+            beats_lo_18[18] = ~((tot_18__q < tot_18__q) | ((tot_18__q == tot_18__q) & older_18__q[18]));
         end
         if (above_w_18[19]) begin
             beats_hi_18[19] = (sx_18 > sx_19) | ((sx_18 == sx_19) & older_19__q[18]);
             beats_hi_19[18] = ~((sx_18 > sx_19) | ((sx_18 == sx_19) & older_19__q[18]));
-            beats_lo_18[19] = (rest_18 < rest_19) | ((rest_18 == rest_19) & older_19__q[18]);
-            beats_lo_19[18] = ~((rest_18 < rest_19) | ((rest_18 == rest_19) & older_19__q[18]));
+            beats_lo_18[19] = (tot_18__q < tot_19__q) | ((tot_18__q == tot_19__q) & older_19__q[18]);
+            beats_lo_19[18] = ~((tot_18__q < tot_19__q) | ((tot_18__q == tot_19__q) & older_19__q[18]));
         end
         if (above_w_18[20]) begin
             beats_hi_18[20] = (sx_18 > sx_20) | ((sx_18 == sx_20) & older_20__q[18]);
             beats_hi_20[18] = ~((sx_18 > sx_20) | ((sx_18 == sx_20) & older_20__q[18]));
-            beats_lo_18[20] = (rest_18 < rest_20) | ((rest_18 == rest_20) & older_20__q[18]);
-            beats_lo_20[18] = ~((rest_18 < rest_20) | ((rest_18 == rest_20) & older_20__q[18]));
+            beats_lo_18[20] = (tot_18__q < tot_20__q) | ((tot_18__q == tot_20__q) & older_20__q[18]);
+            beats_lo_20[18] = ~((tot_18__q < tot_20__q) | ((tot_18__q == tot_20__q) & older_20__q[18]));
         end
         if (above_w_18[21]) begin
             beats_hi_18[21] = (sx_18 > sx_21) | ((sx_18 == sx_21) & older_21__q[18]);
             beats_hi_21[18] = ~((sx_18 > sx_21) | ((sx_18 == sx_21) & older_21__q[18]));
-            beats_lo_18[21] = (rest_18 < rest_21) | ((rest_18 == rest_21) & older_21__q[18]);
-            beats_lo_21[18] = ~((rest_18 < rest_21) | ((rest_18 == rest_21) & older_21__q[18]));
+            beats_lo_18[21] = (tot_18__q < tot_21__q) | ((tot_18__q == tot_21__q) & older_21__q[18]);
+            beats_lo_21[18] = ~((tot_18__q < tot_21__q) | ((tot_18__q == tot_21__q) & older_21__q[18]));
         end
         if (above_w_18[22]) begin
             beats_hi_18[22] = (sx_18 > sx_22) | ((sx_18 == sx_22) & older_22__q[18]);
             beats_hi_22[18] = ~((sx_18 > sx_22) | ((sx_18 == sx_22) & older_22__q[18]));
-            beats_lo_18[22] = (rest_18 < rest_22) | ((rest_18 == rest_22) & older_22__q[18]);
-            beats_lo_22[18] = ~((rest_18 < rest_22) | ((rest_18 == rest_22) & older_22__q[18]));
+            beats_lo_18[22] = (tot_18__q < tot_22__q) | ((tot_18__q == tot_22__q) & older_22__q[18]);
+            beats_lo_22[18] = ~((tot_18__q < tot_22__q) | ((tot_18__q == tot_22__q) & older_22__q[18]));
         end
         if (above_w_18[23]) begin
             beats_hi_18[23] = (sx_18 > sx_23) | ((sx_18 == sx_23) & older_23__q[18]);
             beats_hi_23[18] = ~((sx_18 > sx_23) | ((sx_18 == sx_23) & older_23__q[18]));
-            beats_lo_18[23] = (rest_18 < rest_23) | ((rest_18 == rest_23) & older_23__q[18]);
-            beats_lo_23[18] = ~((rest_18 < rest_23) | ((rest_18 == rest_23) & older_23__q[18]));
+            beats_lo_18[23] = (tot_18__q < tot_23__q) | ((tot_18__q == tot_23__q) & older_23__q[18]);
+            beats_lo_23[18] = ~((tot_18__q < tot_23__q) | ((tot_18__q == tot_23__q) & older_23__q[18]));
         end
         if (above_w_18[24]) begin
             beats_hi_18[24] = (sx_18 > sx_24) | ((sx_18 == sx_24) & older_24__q[18]);
             beats_hi_24[18] = ~((sx_18 > sx_24) | ((sx_18 == sx_24) & older_24__q[18]));
-            beats_lo_18[24] = (rest_18 < rest_24) | ((rest_18 == rest_24) & older_24__q[18]);
-            beats_lo_24[18] = ~((rest_18 < rest_24) | ((rest_18 == rest_24) & older_24__q[18]));
+            beats_lo_18[24] = (tot_18__q < tot_24__q) | ((tot_18__q == tot_24__q) & older_24__q[18]);
+            beats_lo_24[18] = ~((tot_18__q < tot_24__q) | ((tot_18__q == tot_24__q) & older_24__q[18]));
         end
         if (above_w_18[25]) begin
             beats_hi_18[25] = (sx_18 > sx_25) | ((sx_18 == sx_25) & older_25__q[18]);
             beats_hi_25[18] = ~((sx_18 > sx_25) | ((sx_18 == sx_25) & older_25__q[18]));
-            beats_lo_18[25] = (rest_18 < rest_25) | ((rest_18 == rest_25) & older_25__q[18]);
-            beats_lo_25[18] = ~((rest_18 < rest_25) | ((rest_18 == rest_25) & older_25__q[18]));
+            beats_lo_18[25] = (tot_18__q < tot_25__q) | ((tot_18__q == tot_25__q) & older_25__q[18]);
+            beats_lo_25[18] = ~((tot_18__q < tot_25__q) | ((tot_18__q == tot_25__q) & older_25__q[18]));
         end
         if (above_w_18[26]) begin
             beats_hi_18[26] = (sx_18 > sx_26) | ((sx_18 == sx_26) & older_26__q[18]);
             beats_hi_26[18] = ~((sx_18 > sx_26) | ((sx_18 == sx_26) & older_26__q[18]));
-            beats_lo_18[26] = (rest_18 < rest_26) | ((rest_18 == rest_26) & older_26__q[18]);
-            beats_lo_26[18] = ~((rest_18 < rest_26) | ((rest_18 == rest_26) & older_26__q[18]));
+            beats_lo_18[26] = (tot_18__q < tot_26__q) | ((tot_18__q == tot_26__q) & older_26__q[18]);
+            beats_lo_26[18] = ~((tot_18__q < tot_26__q) | ((tot_18__q == tot_26__q) & older_26__q[18]));
         end
         if (above_w_18[27]) begin
             beats_hi_18[27] = (sx_18 > sx_27) | ((sx_18 == sx_27) & older_27__q[18]);
             beats_hi_27[18] = ~((sx_18 > sx_27) | ((sx_18 == sx_27) & older_27__q[18]));
-            beats_lo_18[27] = (rest_18 < rest_27) | ((rest_18 == rest_27) & older_27__q[18]);
-            beats_lo_27[18] = ~((rest_18 < rest_27) | ((rest_18 == rest_27) & older_27__q[18]));
+            beats_lo_18[27] = (tot_18__q < tot_27__q) | ((tot_18__q == tot_27__q) & older_27__q[18]);
+            beats_lo_27[18] = ~((tot_18__q < tot_27__q) | ((tot_18__q == tot_27__q) & older_27__q[18]));
         end
         if (above_w_18[28]) begin
             beats_hi_18[28] = (sx_18 > sx_28) | ((sx_18 == sx_28) & older_28__q[18]);
             beats_hi_28[18] = ~((sx_18 > sx_28) | ((sx_18 == sx_28) & older_28__q[18]));
-            beats_lo_18[28] = (rest_18 < rest_28) | ((rest_18 == rest_28) & older_28__q[18]);
-            beats_lo_28[18] = ~((rest_18 < rest_28) | ((rest_18 == rest_28) & older_28__q[18]));
+            beats_lo_18[28] = (tot_18__q < tot_28__q) | ((tot_18__q == tot_28__q) & older_28__q[18]);
+            beats_lo_28[18] = ~((tot_18__q < tot_28__q) | ((tot_18__q == tot_28__q) & older_28__q[18]));
         end
         if (above_w_18[29]) begin
             beats_hi_18[29] = (sx_18 > sx_29) | ((sx_18 == sx_29) & older_29__q[18]);
             beats_hi_29[18] = ~((sx_18 > sx_29) | ((sx_18 == sx_29) & older_29__q[18]));
-            beats_lo_18[29] = (rest_18 < rest_29) | ((rest_18 == rest_29) & older_29__q[18]);
-            beats_lo_29[18] = ~((rest_18 < rest_29) | ((rest_18 == rest_29) & older_29__q[18]));
+            beats_lo_18[29] = (tot_18__q < tot_29__q) | ((tot_18__q == tot_29__q) & older_29__q[18]);
+            beats_lo_29[18] = ~((tot_18__q < tot_29__q) | ((tot_18__q == tot_29__q) & older_29__q[18]));
         end
         if (above_w_18[30]) begin
             beats_hi_18[30] = (sx_18 > sx_30) | ((sx_18 == sx_30) & older_30__q[18]);
             beats_hi_30[18] = ~((sx_18 > sx_30) | ((sx_18 == sx_30) & older_30__q[18]));
-            beats_lo_18[30] = (rest_18 < rest_30) | ((rest_18 == rest_30) & older_30__q[18]);
-            beats_lo_30[18] = ~((rest_18 < rest_30) | ((rest_18 == rest_30) & older_30__q[18]));
+            beats_lo_18[30] = (tot_18__q < tot_30__q) | ((tot_18__q == tot_30__q) & older_30__q[18]);
+            beats_lo_30[18] = ~((tot_18__q < tot_30__q) | ((tot_18__q == tot_30__q) & older_30__q[18]));
         end
         if (above_w_18[31]) begin
             beats_hi_18[31] = (sx_18 > sx_31) | ((sx_18 == sx_31) & older_31__q[18]);
             beats_hi_31[18] = ~((sx_18 > sx_31) | ((sx_18 == sx_31) & older_31__q[18]));
-            beats_lo_18[31] = (rest_18 < rest_31) | ((rest_18 == rest_31) & older_31__q[18]);
-            beats_lo_31[18] = ~((rest_18 < rest_31) | ((rest_18 == rest_31) & older_31__q[18]));
+            beats_lo_18[31] = (tot_18__q < tot_31__q) | ((tot_18__q == tot_31__q) & older_31__q[18]);
+            beats_lo_31[18] = ~((tot_18__q < tot_31__q) | ((tot_18__q == tot_31__q) & older_31__q[18]));
         end
         if (above_w_19[0]) begin
             beats_hi_19[0] = (sx_19 > sx_0) | ((sx_19 == sx_0) & older_0__q[19]);
             beats_hi_0[19] = ~((sx_19 > sx_0) | ((sx_19 == sx_0) & older_0__q[19]));
-            beats_lo_19[0] = (rest_19 < rest_0) | ((rest_19 == rest_0) & older_0__q[19]);
-            beats_lo_0[19] = ~((rest_19 < rest_0) | ((rest_19 == rest_0) & older_0__q[19]));
+            beats_lo_19[0] = (tot_19__q < tot_0__q) | ((tot_19__q == tot_0__q) & older_0__q[19]);
+            beats_lo_0[19] = ~((tot_19__q < tot_0__q) | ((tot_19__q == tot_0__q) & older_0__q[19]));
         end
         if (above_w_19[1]) begin
             beats_hi_19[1] = (sx_19 > sx_1) | ((sx_19 == sx_1) & older_1__q[19]);
             beats_hi_1[19] = ~((sx_19 > sx_1) | ((sx_19 == sx_1) & older_1__q[19]));
-            beats_lo_19[1] = (rest_19 < rest_1) | ((rest_19 == rest_1) & older_1__q[19]);
-            beats_lo_1[19] = ~((rest_19 < rest_1) | ((rest_19 == rest_1) & older_1__q[19]));
+            beats_lo_19[1] = (tot_19__q < tot_1__q) | ((tot_19__q == tot_1__q) & older_1__q[19]);
+            beats_lo_1[19] = ~((tot_19__q < tot_1__q) | ((tot_19__q == tot_1__q) & older_1__q[19]));
         end
         if (above_w_19[2]) begin
             beats_hi_19[2] = (sx_19 > sx_2) | ((sx_19 == sx_2) & older_2__q[19]);
             beats_hi_2[19] = ~((sx_19 > sx_2) | ((sx_19 == sx_2) & older_2__q[19]));
-            beats_lo_19[2] = (rest_19 < rest_2) | ((rest_19 == rest_2) & older_2__q[19]);
-            beats_lo_2[19] = ~((rest_19 < rest_2) | ((rest_19 == rest_2) & older_2__q[19]));
+            beats_lo_19[2] = (tot_19__q < tot_2__q) | ((tot_19__q == tot_2__q) & older_2__q[19]);
+            beats_lo_2[19] = ~((tot_19__q < tot_2__q) | ((tot_19__q == tot_2__q) & older_2__q[19]));
         end
         if (above_w_19[3]) begin
             beats_hi_19[3] = (sx_19 > sx_3) | ((sx_19 == sx_3) & older_3__q[19]);
             beats_hi_3[19] = ~((sx_19 > sx_3) | ((sx_19 == sx_3) & older_3__q[19]));
-            beats_lo_19[3] = (rest_19 < rest_3) | ((rest_19 == rest_3) & older_3__q[19]);
-            beats_lo_3[19] = ~((rest_19 < rest_3) | ((rest_19 == rest_3) & older_3__q[19]));
+            beats_lo_19[3] = (tot_19__q < tot_3__q) | ((tot_19__q == tot_3__q) & older_3__q[19]);
+            beats_lo_3[19] = ~((tot_19__q < tot_3__q) | ((tot_19__q == tot_3__q) & older_3__q[19]));
         end
         if (above_w_19[4]) begin
             beats_hi_19[4] = (sx_19 > sx_4) | ((sx_19 == sx_4) & older_4__q[19]);
             beats_hi_4[19] = ~((sx_19 > sx_4) | ((sx_19 == sx_4) & older_4__q[19]));
-            beats_lo_19[4] = (rest_19 < rest_4) | ((rest_19 == rest_4) & older_4__q[19]);
-            beats_lo_4[19] = ~((rest_19 < rest_4) | ((rest_19 == rest_4) & older_4__q[19]));
+            beats_lo_19[4] = (tot_19__q < tot_4__q) | ((tot_19__q == tot_4__q) & older_4__q[19]);
+            beats_lo_4[19] = ~((tot_19__q < tot_4__q) | ((tot_19__q == tot_4__q) & older_4__q[19]));
         end
         if (above_w_19[5]) begin
             beats_hi_19[5] = (sx_19 > sx_5) | ((sx_19 == sx_5) & older_5__q[19]);
             beats_hi_5[19] = ~((sx_19 > sx_5) | ((sx_19 == sx_5) & older_5__q[19]));
-            beats_lo_19[5] = (rest_19 < rest_5) | ((rest_19 == rest_5) & older_5__q[19]);
-            beats_lo_5[19] = ~((rest_19 < rest_5) | ((rest_19 == rest_5) & older_5__q[19]));
+            beats_lo_19[5] = (tot_19__q < tot_5__q) | ((tot_19__q == tot_5__q) & older_5__q[19]);
+            beats_lo_5[19] = ~((tot_19__q < tot_5__q) | ((tot_19__q == tot_5__q) & older_5__q[19]));
         end
         if (above_w_19[6]) begin
             beats_hi_19[6] = (sx_19 > sx_6) | ((sx_19 == sx_6) & older_6__q[19]);
             beats_hi_6[19] = ~((sx_19 > sx_6) | ((sx_19 == sx_6) & older_6__q[19]));
-            beats_lo_19[6] = (rest_19 < rest_6) | ((rest_19 == rest_6) & older_6__q[19]);
-            beats_lo_6[19] = ~((rest_19 < rest_6) | ((rest_19 == rest_6) & older_6__q[19]));
+            beats_lo_19[6] = (tot_19__q < tot_6__q) | ((tot_19__q == tot_6__q) & older_6__q[19]);
+            beats_lo_6[19] = ~((tot_19__q < tot_6__q) | ((tot_19__q == tot_6__q) & older_6__q[19]));
         end
         if (above_w_19[7]) begin
             beats_hi_19[7] = (sx_19 > sx_7) | ((sx_19 == sx_7) & older_7__q[19]);
             beats_hi_7[19] = ~((sx_19 > sx_7) | ((sx_19 == sx_7) & older_7__q[19]));
-            beats_lo_19[7] = (rest_19 < rest_7) | ((rest_19 == rest_7) & older_7__q[19]);
-            beats_lo_7[19] = ~((rest_19 < rest_7) | ((rest_19 == rest_7) & older_7__q[19]));
+            beats_lo_19[7] = (tot_19__q < tot_7__q) | ((tot_19__q == tot_7__q) & older_7__q[19]);
+            beats_lo_7[19] = ~((tot_19__q < tot_7__q) | ((tot_19__q == tot_7__q) & older_7__q[19]));
         end
         if (above_w_19[8]) begin
             beats_hi_19[8] = (sx_19 > sx_8) | ((sx_19 == sx_8) & older_8__q[19]);
             beats_hi_8[19] = ~((sx_19 > sx_8) | ((sx_19 == sx_8) & older_8__q[19]));
-            beats_lo_19[8] = (rest_19 < rest_8) | ((rest_19 == rest_8) & older_8__q[19]);
-            beats_lo_8[19] = ~((rest_19 < rest_8) | ((rest_19 == rest_8) & older_8__q[19]));
+            beats_lo_19[8] = (tot_19__q < tot_8__q) | ((tot_19__q == tot_8__q) & older_8__q[19]);
+            beats_lo_8[19] = ~((tot_19__q < tot_8__q) | ((tot_19__q == tot_8__q) & older_8__q[19]));
         end
         if (above_w_19[9]) begin
             beats_hi_19[9] = (sx_19 > sx_9) | ((sx_19 == sx_9) & older_9__q[19]);
             beats_hi_9[19] = ~((sx_19 > sx_9) | ((sx_19 == sx_9) & older_9__q[19]));
-            beats_lo_19[9] = (rest_19 < rest_9) | ((rest_19 == rest_9) & older_9__q[19]);
-            beats_lo_9[19] = ~((rest_19 < rest_9) | ((rest_19 == rest_9) & older_9__q[19]));
+            beats_lo_19[9] = (tot_19__q < tot_9__q) | ((tot_19__q == tot_9__q) & older_9__q[19]);
+            beats_lo_9[19] = ~((tot_19__q < tot_9__q) | ((tot_19__q == tot_9__q) & older_9__q[19]));
         end
         if (above_w_19[10]) begin
             beats_hi_19[10] = (sx_19 > sx_10) | ((sx_19 == sx_10) & older_10__q[19]);
             beats_hi_10[19] = ~((sx_19 > sx_10) | ((sx_19 == sx_10) & older_10__q[19]));
-            beats_lo_19[10] = (rest_19 < rest_10) | ((rest_19 == rest_10) & older_10__q[19]);
-            beats_lo_10[19] = ~((rest_19 < rest_10) | ((rest_19 == rest_10) & older_10__q[19]));
+            beats_lo_19[10] = (tot_19__q < tot_10__q) | ((tot_19__q == tot_10__q) & older_10__q[19]);
+            beats_lo_10[19] = ~((tot_19__q < tot_10__q) | ((tot_19__q == tot_10__q) & older_10__q[19]));
         end
         if (above_w_19[11]) begin
             beats_hi_19[11] = (sx_19 > sx_11) | ((sx_19 == sx_11) & older_11__q[19]);
             beats_hi_11[19] = ~((sx_19 > sx_11) | ((sx_19 == sx_11) & older_11__q[19]));
-            beats_lo_19[11] = (rest_19 < rest_11) | ((rest_19 == rest_11) & older_11__q[19]);
-            beats_lo_11[19] = ~((rest_19 < rest_11) | ((rest_19 == rest_11) & older_11__q[19]));
+            beats_lo_19[11] = (tot_19__q < tot_11__q) | ((tot_19__q == tot_11__q) & older_11__q[19]);
+            beats_lo_11[19] = ~((tot_19__q < tot_11__q) | ((tot_19__q == tot_11__q) & older_11__q[19]));
         end
         if (above_w_19[12]) begin
             beats_hi_19[12] = (sx_19 > sx_12) | ((sx_19 == sx_12) & older_12__q[19]);
             beats_hi_12[19] = ~((sx_19 > sx_12) | ((sx_19 == sx_12) & older_12__q[19]));
-            beats_lo_19[12] = (rest_19 < rest_12) | ((rest_19 == rest_12) & older_12__q[19]);
-            beats_lo_12[19] = ~((rest_19 < rest_12) | ((rest_19 == rest_12) & older_12__q[19]));
+            beats_lo_19[12] = (tot_19__q < tot_12__q) | ((tot_19__q == tot_12__q) & older_12__q[19]);
+            beats_lo_12[19] = ~((tot_19__q < tot_12__q) | ((tot_19__q == tot_12__q) & older_12__q[19]));
         end
         if (above_w_19[13]) begin
             beats_hi_19[13] = (sx_19 > sx_13) | ((sx_19 == sx_13) & older_13__q[19]);
             beats_hi_13[19] = ~((sx_19 > sx_13) | ((sx_19 == sx_13) & older_13__q[19]));
-            beats_lo_19[13] = (rest_19 < rest_13) | ((rest_19 == rest_13) & older_13__q[19]);
-            beats_lo_13[19] = ~((rest_19 < rest_13) | ((rest_19 == rest_13) & older_13__q[19]));
+            beats_lo_19[13] = (tot_19__q < tot_13__q) | ((tot_19__q == tot_13__q) & older_13__q[19]);
+            beats_lo_13[19] = ~((tot_19__q < tot_13__q) | ((tot_19__q == tot_13__q) & older_13__q[19]));
         end
         if (above_w_19[14]) begin
             beats_hi_19[14] = (sx_19 > sx_14) | ((sx_19 == sx_14) & older_14__q[19]);
             beats_hi_14[19] = ~((sx_19 > sx_14) | ((sx_19 == sx_14) & older_14__q[19]));
-            beats_lo_19[14] = (rest_19 < rest_14) | ((rest_19 == rest_14) & older_14__q[19]);
-            beats_lo_14[19] = ~((rest_19 < rest_14) | ((rest_19 == rest_14) & older_14__q[19]));
+            beats_lo_19[14] = (tot_19__q < tot_14__q) | ((tot_19__q == tot_14__q) & older_14__q[19]);
+            beats_lo_14[19] = ~((tot_19__q < tot_14__q) | ((tot_19__q == tot_14__q) & older_14__q[19]));
         end
         if (above_w_19[15]) begin
             beats_hi_19[15] = (sx_19 > sx_15) | ((sx_19 == sx_15) & older_15__q[19]);
             beats_hi_15[19] = ~((sx_19 > sx_15) | ((sx_19 == sx_15) & older_15__q[19]));
-            beats_lo_19[15] = (rest_19 < rest_15) | ((rest_19 == rest_15) & older_15__q[19]);
-            beats_lo_15[19] = ~((rest_19 < rest_15) | ((rest_19 == rest_15) & older_15__q[19]));
+            beats_lo_19[15] = (tot_19__q < tot_15__q) | ((tot_19__q == tot_15__q) & older_15__q[19]);
+            beats_lo_15[19] = ~((tot_19__q < tot_15__q) | ((tot_19__q == tot_15__q) & older_15__q[19]));
         end
         if (above_w_19[16]) begin
             beats_hi_19[16] = (sx_19 > sx_16) | ((sx_19 == sx_16) & older_16__q[19]);
             beats_hi_16[19] = ~((sx_19 > sx_16) | ((sx_19 == sx_16) & older_16__q[19]));
-            beats_lo_19[16] = (rest_19 < rest_16) | ((rest_19 == rest_16) & older_16__q[19]);
-            beats_lo_16[19] = ~((rest_19 < rest_16) | ((rest_19 == rest_16) & older_16__q[19]));
+            beats_lo_19[16] = (tot_19__q < tot_16__q) | ((tot_19__q == tot_16__q) & older_16__q[19]);
+            beats_lo_16[19] = ~((tot_19__q < tot_16__q) | ((tot_19__q == tot_16__q) & older_16__q[19]));
         end
         if (above_w_19[17]) begin
             beats_hi_19[17] = (sx_19 > sx_17) | ((sx_19 == sx_17) & older_17__q[19]);
             beats_hi_17[19] = ~((sx_19 > sx_17) | ((sx_19 == sx_17) & older_17__q[19]));
-            beats_lo_19[17] = (rest_19 < rest_17) | ((rest_19 == rest_17) & older_17__q[19]);
-            beats_lo_17[19] = ~((rest_19 < rest_17) | ((rest_19 == rest_17) & older_17__q[19]));
+            beats_lo_19[17] = (tot_19__q < tot_17__q) | ((tot_19__q == tot_17__q) & older_17__q[19]);
+            beats_lo_17[19] = ~((tot_19__q < tot_17__q) | ((tot_19__q == tot_17__q) & older_17__q[19]));
         end
         if (above_w_19[18]) begin
             beats_hi_19[18] = (sx_19 > sx_18) | ((sx_19 == sx_18) & older_18__q[19]);
             beats_hi_18[19] = ~((sx_19 > sx_18) | ((sx_19 == sx_18) & older_18__q[19]));
-            beats_lo_19[18] = (rest_19 < rest_18) | ((rest_19 == rest_18) & older_18__q[19]);
-            beats_lo_18[19] = ~((rest_19 < rest_18) | ((rest_19 == rest_18) & older_18__q[19]));
+            beats_lo_19[18] = (tot_19__q < tot_18__q) | ((tot_19__q == tot_18__q) & older_18__q[19]);
+            beats_lo_18[19] = ~((tot_19__q < tot_18__q) | ((tot_19__q == tot_18__q) & older_18__q[19]));
         end
         if (above_w_19[19]) begin
             beats_hi_19[19] = (sx_19 > sx_19) | ((sx_19 == sx_19) & older_19__q[19]);
             beats_hi_19[19] = ~((sx_19 > sx_19) | ((sx_19 == sx_19) & older_19__q[19]));
-            beats_lo_19[19] = (rest_19 < rest_19) | ((rest_19 == rest_19) & older_19__q[19]);
-            beats_lo_19[19] = ~((rest_19 < rest_19) | ((rest_19 == rest_19) & older_19__q[19]));
+            beats_lo_19[19] = (tot_19__q < tot_19__q) | ((tot_19__q == tot_19__q) & older_19__q[19]);
+            beats_lo_19[19] = ~((tot_19__q < tot_19__q) | ((tot_19__q == tot_19__q) & older_19__q[19]));
         end
         if (above_w_19[20]) begin
             beats_hi_19[20] = (sx_19 > sx_20) | ((sx_19 == sx_20) & older_20__q[19]);
             beats_hi_20[19] = ~((sx_19 > sx_20) | ((sx_19 == sx_20) & older_20__q[19]));
-            beats_lo_19[20] = (rest_19 < rest_20) | ((rest_19 == rest_20) & older_20__q[19]);
-            beats_lo_20[19] = ~((rest_19 < rest_20) | ((rest_19 == rest_20) & older_20__q[19]));
+            beats_lo_19[20] = (tot_19__q < tot_20__q) | ((tot_19__q == tot_20__q) & older_20__q[19]);
+            beats_lo_20[19] = ~((tot_19__q < tot_20__q) | ((tot_19__q == tot_20__q) & older_20__q[19]));
         end
         if (above_w_19[21]) begin
             beats_hi_19[21] = (sx_19 > sx_21) | ((sx_19 == sx_21) & older_21__q[19]);
             beats_hi_21[19] = ~((sx_19 > sx_21) | ((sx_19 == sx_21) & older_21__q[19]));
-            beats_lo_19[21] = (rest_19 < rest_21) | ((rest_19 == rest_21) & older_21__q[19]);
-            beats_lo_21[19] = ~((rest_19 < rest_21) | ((rest_19 == rest_21) & older_21__q[19]));
+            beats_lo_19[21] = (tot_19__q < tot_21__q) | ((tot_19__q == tot_21__q) & older_21__q[19]);
+            beats_lo_21[19] = ~((tot_19__q < tot_21__q) | ((tot_19__q == tot_21__q) & older_21__q[19]));
         end
         if (above_w_19[22]) begin
             beats_hi_19[22] = (sx_19 > sx_22) | ((sx_19 == sx_22) & older_22__q[19]);
             beats_hi_22[19] = ~((sx_19 > sx_22) | ((sx_19 == sx_22) & older_22__q[19]));
-            beats_lo_19[22] = (rest_19 < rest_22) | ((rest_19 == rest_22) & older_22__q[19]);
-            beats_lo_22[19] = ~((rest_19 < rest_22) | ((rest_19 == rest_22) & older_22__q[19]));
+            beats_lo_19[22] = (tot_19__q < tot_22__q) | ((tot_19__q == tot_22__q) & older_22__q[19]);
+            beats_lo_22[19] = ~((tot_19__q < tot_22__q) | ((tot_19__q == tot_22__q) & older_22__q[19]));
         end
         if (above_w_19[23]) begin
             beats_hi_19[23] = (sx_19 > sx_23) | ((sx_19 == sx_23) & older_23__q[19]);
             beats_hi_23[19] = ~((sx_19 > sx_23) | ((sx_19 == sx_23) & older_23__q[19]));
-            beats_lo_19[23] = (rest_19 < rest_23) | ((rest_19 == rest_23) & older_23__q[19]);
-            beats_lo_23[19] = ~((rest_19 < rest_23) | ((rest_19 == rest_23) & older_23__q[19]));
+            beats_lo_19[23] = (tot_19__q < tot_23__q) | ((tot_19__q == tot_23__q) & older_23__q[19]);
+            beats_lo_23[19] = ~((tot_19__q < tot_23__q) | ((tot_19__q == tot_23__q) & older_23__q[19]));
         end
         if (above_w_19[24]) begin
             beats_hi_19[24] = (sx_19 > sx_24) | ((sx_19 == sx_24) & older_24__q[19]);
             beats_hi_24[19] = ~((sx_19 > sx_24) | ((sx_19 == sx_24) & older_24__q[19]));
-            beats_lo_19[24] = (rest_19 < rest_24) | ((rest_19 == rest_24) & older_24__q[19]);
-            beats_lo_24[19] = ~((rest_19 < rest_24) | ((rest_19 == rest_24) & older_24__q[19]));
+            beats_lo_19[24] = (tot_19__q < tot_24__q) | ((tot_19__q == tot_24__q) & older_24__q[19]);
+            beats_lo_24[19] = ~((tot_19__q < tot_24__q) | ((tot_19__q == tot_24__q) & older_24__q[19]));
         end
         if (above_w_19[25]) begin
             beats_hi_19[25] = (sx_19 > sx_25) | ((sx_19 == sx_25) & older_25__q[19]);
             beats_hi_25[19] = ~((sx_19 > sx_25) | ((sx_19 == sx_25) & older_25__q[19]));
-            beats_lo_19[25] = (rest_19 < rest_25) | ((rest_19 == rest_25) & older_25__q[19]);
-            beats_lo_25[19] = ~((rest_19 < rest_25) | ((rest_19 == rest_25) & older_25__q[19]));
+            beats_lo_19[25] = (tot_19__q < tot_25__q) | ((tot_19__q == tot_25__q) & older_25__q[19]);
+            beats_lo_25[19] = ~((tot_19__q < tot_25__q) | ((tot_19__q == tot_25__q) & older_25__q[19]));
         end
         if (above_w_19[26]) begin
             beats_hi_19[26] = (sx_19 > sx_26) | ((sx_19 == sx_26) & older_26__q[19]);
             beats_hi_26[19] = ~((sx_19 > sx_26) | ((sx_19 == sx_26) & older_26__q[19]));
-            beats_lo_19[26] = (rest_19 < rest_26) | ((rest_19 == rest_26) & older_26__q[19]);
-            beats_lo_26[19] = ~((rest_19 < rest_26) | ((rest_19 == rest_26) & older_26__q[19]));
+            beats_lo_19[26] = (tot_19__q < tot_26__q) | ((tot_19__q == tot_26__q) & older_26__q[19]);
+            beats_lo_26[19] = ~((tot_19__q < tot_26__q) | ((tot_19__q == tot_26__q) & older_26__q[19]));
         end
         if (above_w_19[27]) begin
             beats_hi_19[27] = (sx_19 > sx_27) | ((sx_19 == sx_27) & older_27__q[19]);
             beats_hi_27[19] = ~((sx_19 > sx_27) | ((sx_19 == sx_27) & older_27__q[19]));
-            beats_lo_19[27] = (rest_19 < rest_27) | ((rest_19 == rest_27) & older_27__q[19]);
-            beats_lo_27[19] = ~((rest_19 < rest_27) | ((rest_19 == rest_27) & older_27__q[19]));
+            beats_lo_19[27] = (tot_19__q < tot_27__q) | ((tot_19__q == tot_27__q) & older_27__q[19]);
+            beats_lo_27[19] = ~((tot_19__q < tot_27__q) | ((tot_19__q == tot_27__q) & older_27__q[19]));
         end
         if (above_w_19[28]) begin
             beats_hi_19[28] = (sx_19 > sx_28) | ((sx_19 == sx_28) & older_28__q[19]);
             beats_hi_28[19] = ~((sx_19 > sx_28) | ((sx_19 == sx_28) & older_28__q[19]));
-            beats_lo_19[28] = (rest_19 < rest_28) | ((rest_19 == rest_28) & older_28__q[19]);
-            beats_lo_28[19] = ~((rest_19 < rest_28) | ((rest_19 == rest_28) & older_28__q[19]));
+            beats_lo_19[28] = (tot_19__q < tot_28__q) | ((tot_19__q == tot_28__q) & older_28__q[19]);
+            beats_lo_28[19] = ~((tot_19__q < tot_28__q) | ((tot_19__q == tot_28__q) & older_28__q[19]));
         end
         if (above_w_19[29]) begin
             beats_hi_19[29] = (sx_19 > sx_29) | ((sx_19 == sx_29) & older_29__q[19]);
             beats_hi_29[19] = ~((sx_19 > sx_29) | ((sx_19 == sx_29) & older_29__q[19]));
-            beats_lo_19[29] = (rest_19 < rest_29) | ((rest_19 == rest_29) & older_29__q[19]);
-            beats_lo_29[19] = ~((rest_19 < rest_29) | ((rest_19 == rest_29) & older_29__q[19]));
+            beats_lo_19[29] = (tot_19__q < tot_29__q) | ((tot_19__q == tot_29__q) & older_29__q[19]);
+            beats_lo_29[19] = ~((tot_19__q < tot_29__q) | ((tot_19__q == tot_29__q) & older_29__q[19]));
         end
         if (above_w_19[30]) begin
             beats_hi_19[30] = (sx_19 > sx_30) | ((sx_19 == sx_30) & older_30__q[19]);
             beats_hi_30[19] = ~((sx_19 > sx_30) | ((sx_19 == sx_30) & older_30__q[19]));
-            beats_lo_19[30] = (rest_19 < rest_30) | ((rest_19 == rest_30) & older_30__q[19]);
-            beats_lo_30[19] = ~((rest_19 < rest_30) | ((rest_19 == rest_30) & older_30__q[19]));
+            beats_lo_19[30] = (tot_19__q < tot_30__q) | ((tot_19__q == tot_30__q) & older_30__q[19]);
+            beats_lo_30[19] = ~((tot_19__q < tot_30__q) | ((tot_19__q == tot_30__q) & older_30__q[19]));
         end
         if (above_w_19[31]) begin
             beats_hi_19[31] = (sx_19 > sx_31) | ((sx_19 == sx_31) & older_31__q[19]);
             beats_hi_31[19] = ~((sx_19 > sx_31) | ((sx_19 == sx_31) & older_31__q[19]));
-            beats_lo_19[31] = (rest_19 < rest_31) | ((rest_19 == rest_31) & older_31__q[19]);
-            beats_lo_31[19] = ~((rest_19 < rest_31) | ((rest_19 == rest_31) & older_31__q[19]));
+            beats_lo_19[31] = (tot_19__q < tot_31__q) | ((tot_19__q == tot_31__q) & older_31__q[19]);
+            beats_lo_31[19] = ~((tot_19__q < tot_31__q) | ((tot_19__q == tot_31__q) & older_31__q[19]));
         end
         if (above_w_20[0]) begin
             beats_hi_20[0] = (sx_20 > sx_0) | ((sx_20 == sx_0) & older_0__q[20]);
             beats_hi_0[20] = ~((sx_20 > sx_0) | ((sx_20 == sx_0) & older_0__q[20]));
-            beats_lo_20[0] = (rest_20 < rest_0) | ((rest_20 == rest_0) & older_0__q[20]);
-            beats_lo_0[20] = ~((rest_20 < rest_0) | ((rest_20 == rest_0) & older_0__q[20]));
+            beats_lo_20[0] = (tot_20__q < tot_0__q) | ((tot_20__q == tot_0__q) & older_0__q[20]);
+            beats_lo_0[20] = ~((tot_20__q < tot_0__q) | ((tot_20__q == tot_0__q) & older_0__q[20]));
         end
         if (above_w_20[1]) begin
             beats_hi_20[1] = (sx_20 > sx_1) | ((sx_20 == sx_1) & older_1__q[20]);
             beats_hi_1[20] = ~((sx_20 > sx_1) | ((sx_20 == sx_1) & older_1__q[20]));
-            beats_lo_20[1] = (rest_20 < rest_1) | ((rest_20 == rest_1) & older_1__q[20]);
-            beats_lo_1[20] = ~((rest_20 < rest_1) | ((rest_20 == rest_1) & older_1__q[20]));
+            beats_lo_20[1] = (tot_20__q < tot_1__q) | ((tot_20__q == tot_1__q) & older_1__q[20]);
+            beats_lo_1[20] = ~((tot_20__q < tot_1__q) | ((tot_20__q == tot_1__q) & older_1__q[20]));
         end
         if (above_w_20[2]) begin
             beats_hi_20[2] = (sx_20 > sx_2) | ((sx_20 == sx_2) & older_2__q[20]);
             beats_hi_2[20] = ~((sx_20 > sx_2) | ((sx_20 == sx_2) & older_2__q[20]));
-            beats_lo_20[2] = (rest_20 < rest_2) | ((rest_20 == rest_2) & older_2__q[20]);
-            beats_lo_2[20] = ~((rest_20 < rest_2) | ((rest_20 == rest_2) & older_2__q[20]));
+            beats_lo_20[2] = (tot_20__q < tot_2__q) | ((tot_20__q == tot_2__q) & older_2__q[20]);
+            beats_lo_2[20] = ~((tot_20__q < tot_2__q) | ((tot_20__q == tot_2__q) & older_2__q[20]));
         end
         if (above_w_20[3]) begin
             beats_hi_20[3] = (sx_20 > sx_3) | ((sx_20 == sx_3) & older_3__q[20]);
             beats_hi_3[20] = ~((sx_20 > sx_3) | ((sx_20 == sx_3) & older_3__q[20]));
-            beats_lo_20[3] = (rest_20 < rest_3) | ((rest_20 == rest_3) & older_3__q[20]);
-            beats_lo_3[20] = ~((rest_20 < rest_3) | ((rest_20 == rest_3) & older_3__q[20]));
+            beats_lo_20[3] = (tot_20__q < tot_3__q) | ((tot_20__q == tot_3__q) & older_3__q[20]);
+            beats_lo_3[20] = ~((tot_20__q < tot_3__q) | ((tot_20__q == tot_3__q) & older_3__q[20]));
         end
         if (above_w_20[4]) begin
             beats_hi_20[4] = (sx_20 > sx_4) | ((sx_20 == sx_4) & older_4__q[20]);
             beats_hi_4[20] = ~((sx_20 > sx_4) | ((sx_20 == sx_4) & older_4__q[20]));
-            beats_lo_20[4] = (rest_20 < rest_4) | ((rest_20 == rest_4) & older_4__q[20]);
-            beats_lo_4[20] = ~((rest_20 < rest_4) | ((rest_20 == rest_4) & older_4__q[20]));
+            beats_lo_20[4] = (tot_20__q < tot_4__q) | ((tot_20__q == tot_4__q) & older_4__q[20]);
+            beats_lo_4[20] = ~((tot_20__q < tot_4__q) | ((tot_20__q == tot_4__q) & older_4__q[20]));
         end
         if (above_w_20[5]) begin
             beats_hi_20[5] = (sx_20 > sx_5) | ((sx_20 == sx_5) & older_5__q[20]);
             beats_hi_5[20] = ~((sx_20 > sx_5) | ((sx_20 == sx_5) & older_5__q[20]));
-            beats_lo_20[5] = (rest_20 < rest_5) | ((rest_20 == rest_5) & older_5__q[20]);
-            beats_lo_5[20] = ~((rest_20 < rest_5) | ((rest_20 == rest_5) & older_5__q[20]));
+            beats_lo_20[5] = (tot_20__q < tot_5__q) | ((tot_20__q == tot_5__q) & older_5__q[20]);
+            beats_lo_5[20] = ~((tot_20__q < tot_5__q) | ((tot_20__q == tot_5__q) & older_5__q[20]));
         end
         if (above_w_20[6]) begin
             beats_hi_20[6] = (sx_20 > sx_6) | ((sx_20 == sx_6) & older_6__q[20]);
             beats_hi_6[20] = ~((sx_20 > sx_6) | ((sx_20 == sx_6) & older_6__q[20]));
-            beats_lo_20[6] = (rest_20 < rest_6) | ((rest_20 == rest_6) & older_6__q[20]);
-            beats_lo_6[20] = ~((rest_20 < rest_6) | ((rest_20 == rest_6) & older_6__q[20]));
+            beats_lo_20[6] = (tot_20__q < tot_6__q) | ((tot_20__q == tot_6__q) & older_6__q[20]);
+            beats_lo_6[20] = ~((tot_20__q < tot_6__q) | ((tot_20__q == tot_6__q) & older_6__q[20]));
         end
         if (above_w_20[7]) begin
             beats_hi_20[7] = (sx_20 > sx_7) | ((sx_20 == sx_7) & older_7__q[20]);
             beats_hi_7[20] = ~((sx_20 > sx_7) | ((sx_20 == sx_7) & older_7__q[20]));
-            beats_lo_20[7] = (rest_20 < rest_7) | ((rest_20 == rest_7) & older_7__q[20]);
-            beats_lo_7[20] = ~((rest_20 < rest_7) | ((rest_20 == rest_7) & older_7__q[20]));
+            beats_lo_20[7] = (tot_20__q < tot_7__q) | ((tot_20__q == tot_7__q) & older_7__q[20]);
+            beats_lo_7[20] = ~((tot_20__q < tot_7__q) | ((tot_20__q == tot_7__q) & older_7__q[20]));
         end
         if (above_w_20[8]) begin
             beats_hi_20[8] = (sx_20 > sx_8) | ((sx_20 == sx_8) & older_8__q[20]);
             beats_hi_8[20] = ~((sx_20 > sx_8) | ((sx_20 == sx_8) & older_8__q[20]));
-            beats_lo_20[8] = (rest_20 < rest_8) | ((rest_20 == rest_8) & older_8__q[20]);
-            beats_lo_8[20] = ~((rest_20 < rest_8) | ((rest_20 == rest_8) & older_8__q[20]));
+            beats_lo_20[8] = (tot_20__q < tot_8__q) | ((tot_20__q == tot_8__q) & older_8__q[20]);
+            beats_lo_8[20] = ~((tot_20__q < tot_8__q) | ((tot_20__q == tot_8__q) & older_8__q[20]));
         end
         if (above_w_20[9]) begin
             beats_hi_20[9] = (sx_20 > sx_9) | ((sx_20 == sx_9) & older_9__q[20]);
             beats_hi_9[20] = ~((sx_20 > sx_9) | ((sx_20 == sx_9) & older_9__q[20]));
-            beats_lo_20[9] = (rest_20 < rest_9) | ((rest_20 == rest_9) & older_9__q[20]);
-            beats_lo_9[20] = ~((rest_20 < rest_9) | ((rest_20 == rest_9) & older_9__q[20]));
+            beats_lo_20[9] = (tot_20__q < tot_9__q) | ((tot_20__q == tot_9__q) & older_9__q[20]);
+            beats_lo_9[20] = ~((tot_20__q < tot_9__q) | ((tot_20__q == tot_9__q) & older_9__q[20]));
         end
         if (above_w_20[10]) begin
             beats_hi_20[10] = (sx_20 > sx_10) | ((sx_20 == sx_10) & older_10__q[20]);
             beats_hi_10[20] = ~((sx_20 > sx_10) | ((sx_20 == sx_10) & older_10__q[20]));
-            beats_lo_20[10] = (rest_20 < rest_10) | ((rest_20 == rest_10) & older_10__q[20]);
-            beats_lo_10[20] = ~((rest_20 < rest_10) | ((rest_20 == rest_10) & older_10__q[20]));
+            beats_lo_20[10] = (tot_20__q < tot_10__q) | ((tot_20__q == tot_10__q) & older_10__q[20]);
+            beats_lo_10[20] = ~((tot_20__q < tot_10__q) | ((tot_20__q == tot_10__q) & older_10__q[20]));
         end
         if (above_w_20[11]) begin
             beats_hi_20[11] = (sx_20 > sx_11) | ((sx_20 == sx_11) & older_11__q[20]);
             beats_hi_11[20] = ~((sx_20 > sx_11) | ((sx_20 == sx_11) & older_11__q[20]));
-            beats_lo_20[11] = (rest_20 < rest_11) | ((rest_20 == rest_11) & older_11__q[20]);
-            beats_lo_11[20] = ~((rest_20 < rest_11) | ((rest_20 == rest_11) & older_11__q[20]));
+            beats_lo_20[11] = (tot_20__q < tot_11__q) | ((tot_20__q == tot_11__q) & older_11__q[20]);
+            beats_lo_11[20] = ~((tot_20__q < tot_11__q) | ((tot_20__q == tot_11__q) & older_11__q[20]));
         end
         if (above_w_20[12]) begin
             beats_hi_20[12] = (sx_20 > sx_12) | ((sx_20 == sx_12) & older_12__q[20]);
             beats_hi_12[20] = ~((sx_20 > sx_12) | ((sx_20 == sx_12) & older_12__q[20]));
-            beats_lo_20[12] = (rest_20 < rest_12) | ((rest_20 == rest_12) & older_12__q[20]);
-            beats_lo_12[20] = ~((rest_20 < rest_12) | ((rest_20 == rest_12) & older_12__q[20]));
+            beats_lo_20[12] = (tot_20__q < tot_12__q) | ((tot_20__q == tot_12__q) & older_12__q[20]);
+            beats_lo_12[20] = ~((tot_20__q < tot_12__q) | ((tot_20__q == tot_12__q) & older_12__q[20]));
         end
         if (above_w_20[13]) begin
             beats_hi_20[13] = (sx_20 > sx_13) | ((sx_20 == sx_13) & older_13__q[20]);
             beats_hi_13[20] = ~((sx_20 > sx_13) | ((sx_20 == sx_13) & older_13__q[20]));
-            beats_lo_20[13] = (rest_20 < rest_13) | ((rest_20 == rest_13) & older_13__q[20]);
-            beats_lo_13[20] = ~((rest_20 < rest_13) | ((rest_20 == rest_13) & older_13__q[20]));
+            beats_lo_20[13] = (tot_20__q < tot_13__q) | ((tot_20__q == tot_13__q) & older_13__q[20]);
+            beats_lo_13[20] = ~((tot_20__q < tot_13__q) | ((tot_20__q == tot_13__q) & older_13__q[20]));
         end
         if (above_w_20[14]) begin
             beats_hi_20[14] = (sx_20 > sx_14) | ((sx_20 == sx_14) & older_14__q[20]);
             beats_hi_14[20] = ~((sx_20 > sx_14) | ((sx_20 == sx_14) & older_14__q[20]));
-            beats_lo_20[14] = (rest_20 < rest_14) | ((rest_20 == rest_14) & older_14__q[20]);
-            beats_lo_14[20] = ~((rest_20 < rest_14) | ((rest_20 == rest_14) & older_14__q[20]));
+            beats_lo_20[14] = (tot_20__q < tot_14__q) | ((tot_20__q == tot_14__q) & older_14__q[20]);
+            beats_lo_14[20] = ~((tot_20__q < tot_14__q) | ((tot_20__q == tot_14__q) & older_14__q[20]));
         end
         if (above_w_20[15]) begin
             beats_hi_20[15] = (sx_20 > sx_15) | ((sx_20 == sx_15) & older_15__q[20]);
             beats_hi_15[20] = ~((sx_20 > sx_15) | ((sx_20 == sx_15) & older_15__q[20]));
-            beats_lo_20[15] = (rest_20 < rest_15) | ((rest_20 == rest_15) & older_15__q[20]);
-            beats_lo_15[20] = ~((rest_20 < rest_15) | ((rest_20 == rest_15) & older_15__q[20]));
+            beats_lo_20[15] = (tot_20__q < tot_15__q) | ((tot_20__q == tot_15__q) & older_15__q[20]);
+            beats_lo_15[20] = ~((tot_20__q < tot_15__q) | ((tot_20__q == tot_15__q) & older_15__q[20]));
         end
         if (above_w_20[16]) begin
             beats_hi_20[16] = (sx_20 > sx_16) | ((sx_20 == sx_16) & older_16__q[20]);
             beats_hi_16[20] = ~((sx_20 > sx_16) | ((sx_20 == sx_16) & older_16__q[20]));
-            beats_lo_20[16] = (rest_20 < rest_16) | ((rest_20 == rest_16) & older_16__q[20]);
-            beats_lo_16[20] = ~((rest_20 < rest_16) | ((rest_20 == rest_16) & older_16__q[20]));
+            beats_lo_20[16] = (tot_20__q < tot_16__q) | ((tot_20__q == tot_16__q) & older_16__q[20]);
+            beats_lo_16[20] = ~((tot_20__q < tot_16__q) | ((tot_20__q == tot_16__q) & older_16__q[20]));
         end
         if (above_w_20[17]) begin
             beats_hi_20[17] = (sx_20 > sx_17) | ((sx_20 == sx_17) & older_17__q[20]);
             beats_hi_17[20] = ~((sx_20 > sx_17) | ((sx_20 == sx_17) & older_17__q[20]));
-            beats_lo_20[17] = (rest_20 < rest_17) | ((rest_20 == rest_17) & older_17__q[20]);
-            beats_lo_17[20] = ~((rest_20 < rest_17) | ((rest_20 == rest_17) & older_17__q[20]));
+            beats_lo_20[17] = (tot_20__q < tot_17__q) | ((tot_20__q == tot_17__q) & older_17__q[20]);
+            beats_lo_17[20] = ~((tot_20__q < tot_17__q) | ((tot_20__q == tot_17__q) & older_17__q[20]));
         end
         if (above_w_20[18]) begin
             beats_hi_20[18] = (sx_20 > sx_18) | ((sx_20 == sx_18) & older_18__q[20]);
             beats_hi_18[20] = ~((sx_20 > sx_18) | ((sx_20 == sx_18) & older_18__q[20]));
-            beats_lo_20[18] = (rest_20 < rest_18) | ((rest_20 == rest_18) & older_18__q[20]);
-            beats_lo_18[20] = ~((rest_20 < rest_18) | ((rest_20 == rest_18) & older_18__q[20]));
+            beats_lo_20[18] = (tot_20__q < tot_18__q) | ((tot_20__q == tot_18__q) & older_18__q[20]);
+            beats_lo_18[20] = ~((tot_20__q < tot_18__q) | ((tot_20__q == tot_18__q) & older_18__q[20]));
         end
         if (above_w_20[19]) begin
             beats_hi_20[19] = (sx_20 > sx_19) | ((sx_20 == sx_19) & older_19__q[20]);
             beats_hi_19[20] = ~((sx_20 > sx_19) | ((sx_20 == sx_19) & older_19__q[20]));
-            beats_lo_20[19] = (rest_20 < rest_19) | ((rest_20 == rest_19) & older_19__q[20]);
-            beats_lo_19[20] = ~((rest_20 < rest_19) | ((rest_20 == rest_19) & older_19__q[20]));
+            beats_lo_20[19] = (tot_20__q < tot_19__q) | ((tot_20__q == tot_19__q) & older_19__q[20]);
+            beats_lo_19[20] = ~((tot_20__q < tot_19__q) | ((tot_20__q == tot_19__q) & older_19__q[20]));
         end
         if (above_w_20[20]) begin
             beats_hi_20[20] = (sx_20 > sx_20) | ((sx_20 == sx_20) & older_20__q[20]);
             beats_hi_20[20] = ~((sx_20 > sx_20) | ((sx_20 == sx_20) & older_20__q[20]));
-            beats_lo_20[20] = (rest_20 < rest_20) | ((rest_20 == rest_20) & older_20__q[20]);
-            beats_lo_20[20] = ~((rest_20 < rest_20) | ((rest_20 == rest_20) & older_20__q[20]));
+            beats_lo_20[20] = (tot_20__q < tot_20__q) | ((tot_20__q == tot_20__q) & older_20__q[20]);
+            beats_lo_20[20] = ~((tot_20__q < tot_20__q) | ((tot_20__q == tot_20__q) & older_20__q[20]));
         end
         if (above_w_20[21]) begin
             beats_hi_20[21] = (sx_20 > sx_21) | ((sx_20 == sx_21) & older_21__q[20]);
             beats_hi_21[20] = ~((sx_20 > sx_21) | ((sx_20 == sx_21) & older_21__q[20]));
-            beats_lo_20[21] = (rest_20 < rest_21) | ((rest_20 == rest_21) & older_21__q[20]);
-            beats_lo_21[20] = ~((rest_20 < rest_21) | ((rest_20 == rest_21) & older_21__q[20]));
+            beats_lo_20[21] = (tot_20__q < tot_21__q) | ((tot_20__q == tot_21__q) & older_21__q[20]);
+            beats_lo_21[20] = ~((tot_20__q < tot_21__q) | ((tot_20__q == tot_21__q) & older_21__q[20]));
         end
         if (above_w_20[22]) begin
             beats_hi_20[22] = (sx_20 > sx_22) | ((sx_20 == sx_22) & older_22__q[20]);
             beats_hi_22[20] = ~((sx_20 > sx_22) | ((sx_20 == sx_22) & older_22__q[20]));
-            beats_lo_20[22] = (rest_20 < rest_22) | ((rest_20 == rest_22) & older_22__q[20]);
-            beats_lo_22[20] = ~((rest_20 < rest_22) | ((rest_20 == rest_22) & older_22__q[20]));
+            beats_lo_20[22] = (tot_20__q < tot_22__q) | ((tot_20__q == tot_22__q) & older_22__q[20]);
+            beats_lo_22[20] = ~((tot_20__q < tot_22__q) | ((tot_20__q == tot_22__q) & older_22__q[20]));
         end
         if (above_w_20[23]) begin
             beats_hi_20[23] = (sx_20 > sx_23) | ((sx_20 == sx_23) & older_23__q[20]);
             beats_hi_23[20] = ~((sx_20 > sx_23) | ((sx_20 == sx_23) & older_23__q[20]));
-            beats_lo_20[23] = (rest_20 < rest_23) | ((rest_20 == rest_23) & older_23__q[20]);
-            beats_lo_23[20] = ~((rest_20 < rest_23) | ((rest_20 == rest_23) & older_23__q[20]));
+            beats_lo_20[23] = (tot_20__q < tot_23__q) | ((tot_20__q == tot_23__q) & older_23__q[20]);
+            beats_lo_23[20] = ~((tot_20__q < tot_23__q) | ((tot_20__q == tot_23__q) & older_23__q[20]));
         end
         if (above_w_20[24]) begin
             beats_hi_20[24] = (sx_20 > sx_24) | ((sx_20 == sx_24) & older_24__q[20]);
             beats_hi_24[20] = ~((sx_20 > sx_24) | ((sx_20 == sx_24) & older_24__q[20]));
-            beats_lo_20[24] = (rest_20 < rest_24) | ((rest_20 == rest_24) & older_24__q[20]);
-            beats_lo_24[20] = ~((rest_20 < rest_24) | ((rest_20 == rest_24) & older_24__q[20]));
+            beats_lo_20[24] = (tot_20__q < tot_24__q) | ((tot_20__q == tot_24__q) & older_24__q[20]);
+            beats_lo_24[20] = ~((tot_20__q < tot_24__q) | ((tot_20__q == tot_24__q) & older_24__q[20]));
         end
         if (above_w_20[25]) begin
             beats_hi_20[25] = (sx_20 > sx_25) | ((sx_20 == sx_25) & older_25__q[20]);
             beats_hi_25[20] = ~((sx_20 > sx_25) | ((sx_20 == sx_25) & older_25__q[20]));
-            beats_lo_20[25] = (rest_20 < rest_25) | ((rest_20 == rest_25) & older_25__q[20]);
-            beats_lo_25[20] = ~((rest_20 < rest_25) | ((rest_20 == rest_25) & older_25__q[20]));
+            beats_lo_20[25] = (tot_20__q < tot_25__q) | ((tot_20__q == tot_25__q) & older_25__q[20]);
+            beats_lo_25[20] = ~((tot_20__q < tot_25__q) | ((tot_20__q == tot_25__q) & older_25__q[20]));
         end
         if (above_w_20[26]) begin
             beats_hi_20[26] = (sx_20 > sx_26) | ((sx_20 == sx_26) & older_26__q[20]);
             beats_hi_26[20] = ~((sx_20 > sx_26) | ((sx_20 == sx_26) & older_26__q[20]));
-            beats_lo_20[26] = (rest_20 < rest_26) | ((rest_20 == rest_26) & older_26__q[20]);
-            beats_lo_26[20] = ~((rest_20 < rest_26) | ((rest_20 == rest_26) & older_26__q[20]));
+            beats_lo_20[26] = (tot_20__q < tot_26__q) | ((tot_20__q == tot_26__q) & older_26__q[20]);
+            beats_lo_26[20] = ~((tot_20__q < tot_26__q) | ((tot_20__q == tot_26__q) & older_26__q[20]));
         end
         if (above_w_20[27]) begin
             beats_hi_20[27] = (sx_20 > sx_27) | ((sx_20 == sx_27) & older_27__q[20]);
             beats_hi_27[20] = ~((sx_20 > sx_27) | ((sx_20 == sx_27) & older_27__q[20]));
-            beats_lo_20[27] = (rest_20 < rest_27) | ((rest_20 == rest_27) & older_27__q[20]);
-            beats_lo_27[20] = ~((rest_20 < rest_27) | ((rest_20 == rest_27) & older_27__q[20]));
+            beats_lo_20[27] = (tot_20__q < tot_27__q) | ((tot_20__q == tot_27__q) & older_27__q[20]);
+            beats_lo_27[20] = ~((tot_20__q < tot_27__q) | ((tot_20__q == tot_27__q) & older_27__q[20]));
         end
         if (above_w_20[28]) begin
             beats_hi_20[28] = (sx_20 > sx_28) | ((sx_20 == sx_28) & older_28__q[20]);
             beats_hi_28[20] = ~((sx_20 > sx_28) | ((sx_20 == sx_28) & older_28__q[20]));
-            beats_lo_20[28] = (rest_20 < rest_28) | ((rest_20 == rest_28) & older_28__q[20]);
-            beats_lo_28[20] = ~((rest_20 < rest_28) | ((rest_20 == rest_28) & older_28__q[20]));
+            beats_lo_20[28] = (tot_20__q < tot_28__q) | ((tot_20__q == tot_28__q) & older_28__q[20]);
+            beats_lo_28[20] = ~((tot_20__q < tot_28__q) | ((tot_20__q == tot_28__q) & older_28__q[20]));
         end
         if (above_w_20[29]) begin
             beats_hi_20[29] = (sx_20 > sx_29) | ((sx_20 == sx_29) & older_29__q[20]);
             beats_hi_29[20] = ~((sx_20 > sx_29) | ((sx_20 == sx_29) & older_29__q[20]));
-            beats_lo_20[29] = (rest_20 < rest_29) | ((rest_20 == rest_29) & older_29__q[20]);
-            beats_lo_29[20] = ~((rest_20 < rest_29) | ((rest_20 == rest_29) & older_29__q[20]));
+            beats_lo_20[29] = (tot_20__q < tot_29__q) | ((tot_20__q == tot_29__q) & older_29__q[20]);
+            beats_lo_29[20] = ~((tot_20__q < tot_29__q) | ((tot_20__q == tot_29__q) & older_29__q[20]));
         end
         if (above_w_20[30]) begin
             beats_hi_20[30] = (sx_20 > sx_30) | ((sx_20 == sx_30) & older_30__q[20]);
             beats_hi_30[20] = ~((sx_20 > sx_30) | ((sx_20 == sx_30) & older_30__q[20]));
-            beats_lo_20[30] = (rest_20 < rest_30) | ((rest_20 == rest_30) & older_30__q[20]);
-            beats_lo_30[20] = ~((rest_20 < rest_30) | ((rest_20 == rest_30) & older_30__q[20]));
+            beats_lo_20[30] = (tot_20__q < tot_30__q) | ((tot_20__q == tot_30__q) & older_30__q[20]);
+            beats_lo_30[20] = ~((tot_20__q < tot_30__q) | ((tot_20__q == tot_30__q) & older_30__q[20]));
         end
         if (above_w_20[31]) begin
             beats_hi_20[31] = (sx_20 > sx_31) | ((sx_20 == sx_31) & older_31__q[20]);
             beats_hi_31[20] = ~((sx_20 > sx_31) | ((sx_20 == sx_31) & older_31__q[20]));
-            beats_lo_20[31] = (rest_20 < rest_31) | ((rest_20 == rest_31) & older_31__q[20]);
-            beats_lo_31[20] = ~((rest_20 < rest_31) | ((rest_20 == rest_31) & older_31__q[20]));
+            beats_lo_20[31] = (tot_20__q < tot_31__q) | ((tot_20__q == tot_31__q) & older_31__q[20]);
+            beats_lo_31[20] = ~((tot_20__q < tot_31__q) | ((tot_20__q == tot_31__q) & older_31__q[20]));
         end
         if (above_w_21[0]) begin
             beats_hi_21[0] = (sx_21 > sx_0) | ((sx_21 == sx_0) & older_0__q[21]);
             beats_hi_0[21] = ~((sx_21 > sx_0) | ((sx_21 == sx_0) & older_0__q[21]));
-            beats_lo_21[0] = (rest_21 < rest_0) | ((rest_21 == rest_0) & older_0__q[21]);
-            beats_lo_0[21] = ~((rest_21 < rest_0) | ((rest_21 == rest_0) & older_0__q[21]));
+            beats_lo_21[0] = (tot_21__q < tot_0__q) | ((tot_21__q == tot_0__q) & older_0__q[21]);
+            beats_lo_0[21] = ~((tot_21__q < tot_0__q) | ((tot_21__q == tot_0__q) & older_0__q[21]));
         end
         if (above_w_21[1]) begin
             beats_hi_21[1] = (sx_21 > sx_1) | ((sx_21 == sx_1) & older_1__q[21]);
             beats_hi_1[21] = ~((sx_21 > sx_1) | ((sx_21 == sx_1) & older_1__q[21]));
-            beats_lo_21[1] = (rest_21 < rest_1) | ((rest_21 == rest_1) & older_1__q[21]);
-            beats_lo_1[21] = ~((rest_21 < rest_1) | ((rest_21 == rest_1) & older_1__q[21]));
+            beats_lo_21[1] = (tot_21__q < tot_1__q) | ((tot_21__q == tot_1__q) & older_1__q[21]);
+            beats_lo_1[21] = ~((tot_21__q < tot_1__q) | ((tot_21__q == tot_1__q) & older_1__q[21]));
         end
         if (above_w_21[2]) begin
             beats_hi_21[2] = (sx_21 > sx_2) | ((sx_21 == sx_2) & older_2__q[21]);
             beats_hi_2[21] = ~((sx_21 > sx_2) | ((sx_21 == sx_2) & older_2__q[21]));
-            beats_lo_21[2] = (rest_21 < rest_2) | ((rest_21 == rest_2) & older_2__q[21]);
-            beats_lo_2[21] = ~((rest_21 < rest_2) | ((rest_21 == rest_2) & older_2__q[21]));
+            beats_lo_21[2] = (tot_21__q < tot_2__q) | ((tot_21__q == tot_2__q) & older_2__q[21]);
+            beats_lo_2[21] = ~((tot_21__q < tot_2__q) | ((tot_21__q == tot_2__q) & older_2__q[21]));
         end
         if (above_w_21[3]) begin
             beats_hi_21[3] = (sx_21 > sx_3) | ((sx_21 == sx_3) & older_3__q[21]);
             beats_hi_3[21] = ~((sx_21 > sx_3) | ((sx_21 == sx_3) & older_3__q[21]));
-            beats_lo_21[3] = (rest_21 < rest_3) | ((rest_21 == rest_3) & older_3__q[21]);
-            beats_lo_3[21] = ~((rest_21 < rest_3) | ((rest_21 == rest_3) & older_3__q[21]));
+            beats_lo_21[3] = (tot_21__q < tot_3__q) | ((tot_21__q == tot_3__q) & older_3__q[21]);
+            beats_lo_3[21] = ~((tot_21__q < tot_3__q) | ((tot_21__q == tot_3__q) & older_3__q[21]));
         end
         if (above_w_21[4]) begin
             beats_hi_21[4] = (sx_21 > sx_4) | ((sx_21 == sx_4) & older_4__q[21]);
             beats_hi_4[21] = ~((sx_21 > sx_4) | ((sx_21 == sx_4) & older_4__q[21]));
-            beats_lo_21[4] = (rest_21 < rest_4) | ((rest_21 == rest_4) & older_4__q[21]);
-            beats_lo_4[21] = ~((rest_21 < rest_4) | ((rest_21 == rest_4) & older_4__q[21]));
+            beats_lo_21[4] = (tot_21__q < tot_4__q) | ((tot_21__q == tot_4__q) & older_4__q[21]);
+            beats_lo_4[21] = ~((tot_21__q < tot_4__q) | ((tot_21__q == tot_4__q) & older_4__q[21]));
         end
         if (above_w_21[5]) begin
             beats_hi_21[5] = (sx_21 > sx_5) | ((sx_21 == sx_5) & older_5__q[21]);
             beats_hi_5[21] = ~((sx_21 > sx_5) | ((sx_21 == sx_5) & older_5__q[21]));
-            beats_lo_21[5] = (rest_21 < rest_5) | ((rest_21 == rest_5) & older_5__q[21]);
-            beats_lo_5[21] = ~((rest_21 < rest_5) | ((rest_21 == rest_5) & older_5__q[21]));
+            beats_lo_21[5] = (tot_21__q < tot_5__q) | ((tot_21__q == tot_5__q) & older_5__q[21]);
+            beats_lo_5[21] = ~((tot_21__q < tot_5__q) | ((tot_21__q == tot_5__q) & older_5__q[21]));
         end
         if (above_w_21[6]) begin
             beats_hi_21[6] = (sx_21 > sx_6) | ((sx_21 == sx_6) & older_6__q[21]);
             beats_hi_6[21] = ~((sx_21 > sx_6) | ((sx_21 == sx_6) & older_6__q[21]));
-            beats_lo_21[6] = (rest_21 < rest_6) | ((rest_21 == rest_6) & older_6__q[21]);
-            beats_lo_6[21] = ~((rest_21 < rest_6) | ((rest_21 == rest_6) & older_6__q[21]));
+            beats_lo_21[6] = (tot_21__q < tot_6__q) | ((tot_21__q == tot_6__q) & older_6__q[21]);
+            beats_lo_6[21] = ~((tot_21__q < tot_6__q) | ((tot_21__q == tot_6__q) & older_6__q[21]));
         end
         if (above_w_21[7]) begin
             beats_hi_21[7] = (sx_21 > sx_7) | ((sx_21 == sx_7) & older_7__q[21]);
             beats_hi_7[21] = ~((sx_21 > sx_7) | ((sx_21 == sx_7) & older_7__q[21]));
-            beats_lo_21[7] = (rest_21 < rest_7) | ((rest_21 == rest_7) & older_7__q[21]);
-            beats_lo_7[21] = ~((rest_21 < rest_7) | ((rest_21 == rest_7) & older_7__q[21]));
+            beats_lo_21[7] = (tot_21__q < tot_7__q) | ((tot_21__q == tot_7__q) & older_7__q[21]);
+            beats_lo_7[21] = ~((tot_21__q < tot_7__q) | ((tot_21__q == tot_7__q) & older_7__q[21]));
         end
         if (above_w_21[8]) begin
             beats_hi_21[8] = (sx_21 > sx_8) | ((sx_21 == sx_8) & older_8__q[21]);
             beats_hi_8[21] = ~((sx_21 > sx_8) | ((sx_21 == sx_8) & older_8__q[21]));
-            beats_lo_21[8] = (rest_21 < rest_8) | ((rest_21 == rest_8) & older_8__q[21]);
-            beats_lo_8[21] = ~((rest_21 < rest_8) | ((rest_21 == rest_8) & older_8__q[21]));
+            beats_lo_21[8] = (tot_21__q < tot_8__q) | ((tot_21__q == tot_8__q) & older_8__q[21]);
+            beats_lo_8[21] = ~((tot_21__q < tot_8__q) | ((tot_21__q == tot_8__q) & older_8__q[21]));
         end
         if (above_w_21[9]) begin
             beats_hi_21[9] = (sx_21 > sx_9) | ((sx_21 == sx_9) & older_9__q[21]);
             beats_hi_9[21] = ~((sx_21 > sx_9) | ((sx_21 == sx_9) & older_9__q[21]));
-            beats_lo_21[9] = (rest_21 < rest_9) | ((rest_21 == rest_9) & older_9__q[21]);
-            beats_lo_9[21] = ~((rest_21 < rest_9) | ((rest_21 == rest_9) & older_9__q[21]));
+            beats_lo_21[9] = (tot_21__q < tot_9__q) | ((tot_21__q == tot_9__q) & older_9__q[21]);
+            beats_lo_9[21] = ~((tot_21__q < tot_9__q) | ((tot_21__q == tot_9__q) & older_9__q[21]));
         end
         if (above_w_21[10]) begin
             beats_hi_21[10] = (sx_21 > sx_10) | ((sx_21 == sx_10) & older_10__q[21]);
             beats_hi_10[21] = ~((sx_21 > sx_10) | ((sx_21 == sx_10) & older_10__q[21]));
-            beats_lo_21[10] = (rest_21 < rest_10) | ((rest_21 == rest_10) & older_10__q[21]);
-            beats_lo_10[21] = ~((rest_21 < rest_10) | ((rest_21 == rest_10) & older_10__q[21]));
+            beats_lo_21[10] = (tot_21__q < tot_10__q) | ((tot_21__q == tot_10__q) & older_10__q[21]);
+            beats_lo_10[21] = ~((tot_21__q < tot_10__q) | ((tot_21__q == tot_10__q) & older_10__q[21]));
         end
         if (above_w_21[11]) begin
             beats_hi_21[11] = (sx_21 > sx_11) | ((sx_21 == sx_11) & older_11__q[21]);
             beats_hi_11[21] = ~((sx_21 > sx_11) | ((sx_21 == sx_11) & older_11__q[21]));
-            beats_lo_21[11] = (rest_21 < rest_11) | ((rest_21 == rest_11) & older_11__q[21]);
-            beats_lo_11[21] = ~((rest_21 < rest_11) | ((rest_21 == rest_11) & older_11__q[21]));
+            beats_lo_21[11] = (tot_21__q < tot_11__q) | ((tot_21__q == tot_11__q) & older_11__q[21]);
+            beats_lo_11[21] = ~((tot_21__q < tot_11__q) | ((tot_21__q == tot_11__q) & older_11__q[21]));
         end
         if (above_w_21[12]) begin
             beats_hi_21[12] = (sx_21 > sx_12) | ((sx_21 == sx_12) & older_12__q[21]);
             beats_hi_12[21] = ~((sx_21 > sx_12) | ((sx_21 == sx_12) & older_12__q[21]));
-            beats_lo_21[12] = (rest_21 < rest_12) | ((rest_21 == rest_12) & older_12__q[21]);
-            beats_lo_12[21] = ~((rest_21 < rest_12) | ((rest_21 == rest_12) & older_12__q[21]));
+            beats_lo_21[12] = (tot_21__q < tot_12__q) | ((tot_21__q == tot_12__q) & older_12__q[21]);
+            beats_lo_12[21] = ~((tot_21__q < tot_12__q) | ((tot_21__q == tot_12__q) & older_12__q[21]));
         end
         if (above_w_21[13]) begin
             beats_hi_21[13] = (sx_21 > sx_13) | ((sx_21 == sx_13) & older_13__q[21]);
             beats_hi_13[21] = ~((sx_21 > sx_13) | ((sx_21 == sx_13) & older_13__q[21]));
-            beats_lo_21[13] = (rest_21 < rest_13) | ((rest_21 == rest_13) & older_13__q[21]);
-            beats_lo_13[21] = ~((rest_21 < rest_13) | ((rest_21 == rest_13) & older_13__q[21]));
+            beats_lo_21[13] = (tot_21__q < tot_13__q) | ((tot_21__q == tot_13__q) & older_13__q[21]);
+            beats_lo_13[21] = ~((tot_21__q < tot_13__q) | ((tot_21__q == tot_13__q) & older_13__q[21]));
         end
         if (above_w_21[14]) begin
             beats_hi_21[14] = (sx_21 > sx_14) | ((sx_21 == sx_14) & older_14__q[21]);
             beats_hi_14[21] = ~((sx_21 > sx_14) | ((sx_21 == sx_14) & older_14__q[21]));
-            beats_lo_21[14] = (rest_21 < rest_14) | ((rest_21 == rest_14) & older_14__q[21]);
-            beats_lo_14[21] = ~((rest_21 < rest_14) | ((rest_21 == rest_14) & older_14__q[21]));
+            beats_lo_21[14] = (tot_21__q < tot_14__q) | ((tot_21__q == tot_14__q) & older_14__q[21]);
+            beats_lo_14[21] = ~((tot_21__q < tot_14__q) | ((tot_21__q == tot_14__q) & older_14__q[21]));
         end
         if (above_w_21[15]) begin
             beats_hi_21[15] = (sx_21 > sx_15) | ((sx_21 == sx_15) & older_15__q[21]);
             beats_hi_15[21] = ~((sx_21 > sx_15) | ((sx_21 == sx_15) & older_15__q[21]));
-            beats_lo_21[15] = (rest_21 < rest_15) | ((rest_21 == rest_15) & older_15__q[21]);
-            beats_lo_15[21] = ~((rest_21 < rest_15) | ((rest_21 == rest_15) & older_15__q[21]));
+            beats_lo_21[15] = (tot_21__q < tot_15__q) | ((tot_21__q == tot_15__q) & older_15__q[21]);
+            beats_lo_15[21] = ~((tot_21__q < tot_15__q) | ((tot_21__q == tot_15__q) & older_15__q[21]));
         end
         if (above_w_21[16]) begin
             beats_hi_21[16] = (sx_21 > sx_16) | ((sx_21 == sx_16) & older_16__q[21]);
             beats_hi_16[21] = ~((sx_21 > sx_16) | ((sx_21 == sx_16) & older_16__q[21]));
-            beats_lo_21[16] = (rest_21 < rest_16) | ((rest_21 == rest_16) & older_16__q[21]);
-            beats_lo_16[21] = ~((rest_21 < rest_16) | ((rest_21 == rest_16) & older_16__q[21]));
+            beats_lo_21[16] = (tot_21__q < tot_16__q) | ((tot_21__q == tot_16__q) & older_16__q[21]);
+            beats_lo_16[21] = ~((tot_21__q < tot_16__q) | ((tot_21__q == tot_16__q) & older_16__q[21]));
         end
         if (above_w_21[17]) begin
             beats_hi_21[17] = (sx_21 > sx_17) | ((sx_21 == sx_17) & older_17__q[21]);
             beats_hi_17[21] = ~((sx_21 > sx_17) | ((sx_21 == sx_17) & older_17__q[21]));
-            beats_lo_21[17] = (rest_21 < rest_17) | ((rest_21 == rest_17) & older_17__q[21]);
-            beats_lo_17[21] = ~((rest_21 < rest_17) | ((rest_21 == rest_17) & older_17__q[21]));
+            beats_lo_21[17] = (tot_21__q < tot_17__q) | ((tot_21__q == tot_17__q) & older_17__q[21]);
+            beats_lo_17[21] = ~((tot_21__q < tot_17__q) | ((tot_21__q == tot_17__q) & older_17__q[21]));
         end
         if (above_w_21[18]) begin
             beats_hi_21[18] = (sx_21 > sx_18) | ((sx_21 == sx_18) & older_18__q[21]);
             beats_hi_18[21] = ~((sx_21 > sx_18) | ((sx_21 == sx_18) & older_18__q[21]));
-            beats_lo_21[18] = (rest_21 < rest_18) | ((rest_21 == rest_18) & older_18__q[21]);
-            beats_lo_18[21] = ~((rest_21 < rest_18) | ((rest_21 == rest_18) & older_18__q[21]));
+            beats_lo_21[18] = (tot_21__q < tot_18__q) | ((tot_21__q == tot_18__q) & older_18__q[21]);
+            beats_lo_18[21] = ~((tot_21__q < tot_18__q) | ((tot_21__q == tot_18__q) & older_18__q[21]));
         end
         if (above_w_21[19]) begin
             beats_hi_21[19] = (sx_21 > sx_19) | ((sx_21 == sx_19) & older_19__q[21]);
             beats_hi_19[21] = ~((sx_21 > sx_19) | ((sx_21 == sx_19) & older_19__q[21]));
-            beats_lo_21[19] = (rest_21 < rest_19) | ((rest_21 == rest_19) & older_19__q[21]);
-            beats_lo_19[21] = ~((rest_21 < rest_19) | ((rest_21 == rest_19) & older_19__q[21]));
+            beats_lo_21[19] = (tot_21__q < tot_19__q) | ((tot_21__q == tot_19__q) & older_19__q[21]);
+            beats_lo_19[21] = ~((tot_21__q < tot_19__q) | ((tot_21__q == tot_19__q) & older_19__q[21]));
         end
         if (above_w_21[20]) begin
             beats_hi_21[20] = (sx_21 > sx_20) | ((sx_21 == sx_20) & older_20__q[21]);
             beats_hi_20[21] = ~((sx_21 > sx_20) | ((sx_21 == sx_20) & older_20__q[21]));
-            beats_lo_21[20] = (rest_21 < rest_20) | ((rest_21 == rest_20) & older_20__q[21]);
-            beats_lo_20[21] = ~((rest_21 < rest_20) | ((rest_21 == rest_20) & older_20__q[21]));
+            beats_lo_21[20] = (tot_21__q < tot_20__q) | ((tot_21__q == tot_20__q) & older_20__q[21]);
+            beats_lo_20[21] = ~((tot_21__q < tot_20__q) | ((tot_21__q == tot_20__q) & older_20__q[21]));
         end
         if (above_w_21[21]) begin
             beats_hi_21[21] = (sx_21 > sx_21) | ((sx_21 == sx_21) & older_21__q[21]);
             beats_hi_21[21] = ~((sx_21 > sx_21) | ((sx_21 == sx_21) & older_21__q[21]));
-            beats_lo_21[21] = (rest_21 < rest_21) | ((rest_21 == rest_21) & older_21__q[21]);
-            beats_lo_21[21] = ~((rest_21 < rest_21) | ((rest_21 == rest_21) & older_21__q[21]));
+            beats_lo_21[21] = (tot_21__q < tot_21__q) | ((tot_21__q == tot_21__q) & older_21__q[21]);
+            beats_lo_21[21] = ~((tot_21__q < tot_21__q) | ((tot_21__q == tot_21__q) & older_21__q[21]));
         end
         if (above_w_21[22]) begin
             beats_hi_21[22] = (sx_21 > sx_22) | ((sx_21 == sx_22) & older_22__q[21]);
             beats_hi_22[21] = ~((sx_21 > sx_22) | ((sx_21 == sx_22) & older_22__q[21]));
-            beats_lo_21[22] = (rest_21 < rest_22) | ((rest_21 == rest_22) & older_22__q[21]);
-            beats_lo_22[21] = ~((rest_21 < rest_22) | ((rest_21 == rest_22) & older_22__q[21]));
+            beats_lo_21[22] = (tot_21__q < tot_22__q) | ((tot_21__q == tot_22__q) & older_22__q[21]);
+            beats_lo_22[21] = ~((tot_21__q < tot_22__q) | ((tot_21__q == tot_22__q) & older_22__q[21]));
         end
         if (above_w_21[23]) begin
             beats_hi_21[23] = (sx_21 > sx_23) | ((sx_21 == sx_23) & older_23__q[21]);
             beats_hi_23[21] = ~((sx_21 > sx_23) | ((sx_21 == sx_23) & older_23__q[21]));
-            beats_lo_21[23] = (rest_21 < rest_23) | ((rest_21 == rest_23) & older_23__q[21]);
-            beats_lo_23[21] = ~((rest_21 < rest_23) | ((rest_21 == rest_23) & older_23__q[21]));
+            beats_lo_21[23] = (tot_21__q < tot_23__q) | ((tot_21__q == tot_23__q) & older_23__q[21]);
+            beats_lo_23[21] = ~((tot_21__q < tot_23__q) | ((tot_21__q == tot_23__q) & older_23__q[21]));
         end
         if (above_w_21[24]) begin
             beats_hi_21[24] = (sx_21 > sx_24) | ((sx_21 == sx_24) & older_24__q[21]);
             beats_hi_24[21] = ~((sx_21 > sx_24) | ((sx_21 == sx_24) & older_24__q[21]));
-            beats_lo_21[24] = (rest_21 < rest_24) | ((rest_21 == rest_24) & older_24__q[21]);
-            beats_lo_24[21] = ~((rest_21 < rest_24) | ((rest_21 == rest_24) & older_24__q[21]));
+            beats_lo_21[24] = (tot_21__q < tot_24__q) | ((tot_21__q == tot_24__q) & older_24__q[21]);
+            beats_lo_24[21] = ~((tot_21__q < tot_24__q) | ((tot_21__q == tot_24__q) & older_24__q[21]));
         end
         if (above_w_21[25]) begin
             beats_hi_21[25] = (sx_21 > sx_25) | ((sx_21 == sx_25) & older_25__q[21]);
             beats_hi_25[21] = ~((sx_21 > sx_25) | ((sx_21 == sx_25) & older_25__q[21]));
-            beats_lo_21[25] = (rest_21 < rest_25) | ((rest_21 == rest_25) & older_25__q[21]);
-            beats_lo_25[21] = ~((rest_21 < rest_25) | ((rest_21 == rest_25) & older_25__q[21]));
+            beats_lo_21[25] = (tot_21__q < tot_25__q) | ((tot_21__q == tot_25__q) & older_25__q[21]);
+            beats_lo_25[21] = ~((tot_21__q < tot_25__q) | ((tot_21__q == tot_25__q) & older_25__q[21]));
         end
         if (above_w_21[26]) begin
             beats_hi_21[26] = (sx_21 > sx_26) | ((sx_21 == sx_26) & older_26__q[21]);
             beats_hi_26[21] = ~((sx_21 > sx_26) | ((sx_21 == sx_26) & older_26__q[21]));
-            beats_lo_21[26] = (rest_21 < rest_26) | ((rest_21 == rest_26) & older_26__q[21]);
-            beats_lo_26[21] = ~((rest_21 < rest_26) | ((rest_21 == rest_26) & older_26__q[21]));
+            beats_lo_21[26] = (tot_21__q < tot_26__q) | ((tot_21__q == tot_26__q) & older_26__q[21]);
+            beats_lo_26[21] = ~((tot_21__q < tot_26__q) | ((tot_21__q == tot_26__q) & older_26__q[21]));
         end
         if (above_w_21[27]) begin
             beats_hi_21[27] = (sx_21 > sx_27) | ((sx_21 == sx_27) & older_27__q[21]);
             beats_hi_27[21] = ~((sx_21 > sx_27) | ((sx_21 == sx_27) & older_27__q[21]));
-            beats_lo_21[27] = (rest_21 < rest_27) | ((rest_21 == rest_27) & older_27__q[21]);
-            beats_lo_27[21] = ~((rest_21 < rest_27) | ((rest_21 == rest_27) & older_27__q[21]));
+            beats_lo_21[27] = (tot_21__q < tot_27__q) | ((tot_21__q == tot_27__q) & older_27__q[21]);
+            beats_lo_27[21] = ~((tot_21__q < tot_27__q) | ((tot_21__q == tot_27__q) & older_27__q[21]));
         end
         if (above_w_21[28]) begin
             beats_hi_21[28] = (sx_21 > sx_28) | ((sx_21 == sx_28) & older_28__q[21]);
             beats_hi_28[21] = ~((sx_21 > sx_28) | ((sx_21 == sx_28) & older_28__q[21]));
-            beats_lo_21[28] = (rest_21 < rest_28) | ((rest_21 == rest_28) & older_28__q[21]);
-            beats_lo_28[21] = ~((rest_21 < rest_28) | ((rest_21 == rest_28) & older_28__q[21]));
+            beats_lo_21[28] = (tot_21__q < tot_28__q) | ((tot_21__q == tot_28__q) & older_28__q[21]);
+            beats_lo_28[21] = ~((tot_21__q < tot_28__q) | ((tot_21__q == tot_28__q) & older_28__q[21]));
         end
         if (above_w_21[29]) begin
             beats_hi_21[29] = (sx_21 > sx_29) | ((sx_21 == sx_29) & older_29__q[21]);
             beats_hi_29[21] = ~((sx_21 > sx_29) | ((sx_21 == sx_29) & older_29__q[21]));
-            beats_lo_21[29] = (rest_21 < rest_29) | ((rest_21 == rest_29) & older_29__q[21]);
-            beats_lo_29[21] = ~((rest_21 < rest_29) | ((rest_21 == rest_29) & older_29__q[21]));
+            beats_lo_21[29] = (tot_21__q < tot_29__q) | ((tot_21__q == tot_29__q) & older_29__q[21]);
+            beats_lo_29[21] = ~((tot_21__q < tot_29__q) | ((tot_21__q == tot_29__q) & older_29__q[21]));
         end
         if (above_w_21[30]) begin
             beats_hi_21[30] = (sx_21 > sx_30) | ((sx_21 == sx_30) & older_30__q[21]);
             beats_hi_30[21] = ~((sx_21 > sx_30) | ((sx_21 == sx_30) & older_30__q[21]));
-            beats_lo_21[30] = (rest_21 < rest_30) | ((rest_21 == rest_30) & older_30__q[21]);
-            beats_lo_30[21] = ~((rest_21 < rest_30) | ((rest_21 == rest_30) & older_30__q[21]));
+            beats_lo_21[30] = (tot_21__q < tot_30__q) | ((tot_21__q == tot_30__q) & older_30__q[21]);
+            beats_lo_30[21] = ~((tot_21__q < tot_30__q) | ((tot_21__q == tot_30__q) & older_30__q[21]));
         end
         if (above_w_21[31]) begin
             beats_hi_21[31] = (sx_21 > sx_31) | ((sx_21 == sx_31) & older_31__q[21]);
             beats_hi_31[21] = ~((sx_21 > sx_31) | ((sx_21 == sx_31) & older_31__q[21]));
-            beats_lo_21[31] = (rest_21 < rest_31) | ((rest_21 == rest_31) & older_31__q[21]);
-            beats_lo_31[21] = ~((rest_21 < rest_31) | ((rest_21 == rest_31) & older_31__q[21]));
+            beats_lo_21[31] = (tot_21__q < tot_31__q) | ((tot_21__q == tot_31__q) & older_31__q[21]);
+            beats_lo_31[21] = ~((tot_21__q < tot_31__q) | ((tot_21__q == tot_31__q) & older_31__q[21]));
         end
         if (above_w_22[0]) begin
             beats_hi_22[0] = (sx_22 > sx_0) | ((sx_22 == sx_0) & older_0__q[22]);
             beats_hi_0[22] = ~((sx_22 > sx_0) | ((sx_22 == sx_0) & older_0__q[22]));
-            beats_lo_22[0] = (rest_22 < rest_0) | ((rest_22 == rest_0) & older_0__q[22]);
-            beats_lo_0[22] = ~((rest_22 < rest_0) | ((rest_22 == rest_0) & older_0__q[22]));
+            beats_lo_22[0] = (tot_22__q < tot_0__q) | ((tot_22__q == tot_0__q) & older_0__q[22]);
+            beats_lo_0[22] = ~((tot_22__q < tot_0__q) | ((tot_22__q == tot_0__q) & older_0__q[22]));
         end
         if (above_w_22[1]) begin
             beats_hi_22[1] = (sx_22 > sx_1) | ((sx_22 == sx_1) & older_1__q[22]);
             beats_hi_1[22] = ~((sx_22 > sx_1) | ((sx_22 == sx_1) & older_1__q[22]));
-            beats_lo_22[1] = (rest_22 < rest_1) | ((rest_22 == rest_1) & older_1__q[22]);
-            beats_lo_1[22] = ~((rest_22 < rest_1) | ((rest_22 == rest_1) & older_1__q[22]));
+            beats_lo_22[1] = (tot_22__q < tot_1__q) | ((tot_22__q == tot_1__q) & older_1__q[22]);
+            beats_lo_1[22] = ~((tot_22__q < tot_1__q) | ((tot_22__q == tot_1__q) & older_1__q[22]));
         end
         if (above_w_22[2]) begin
             beats_hi_22[2] = (sx_22 > sx_2) | ((sx_22 == sx_2) & older_2__q[22]);
             beats_hi_2[22] = ~((sx_22 > sx_2) | ((sx_22 == sx_2) & older_2__q[22]));
-            beats_lo_22[2] = (rest_22 < rest_2) | ((rest_22 == rest_2) & older_2__q[22]);
-            beats_lo_2[22] = ~((rest_22 < rest_2) | ((rest_22 == rest_2) & older_2__q[22]));
+            beats_lo_22[2] = (tot_22__q < tot_2__q) | ((tot_22__q == tot_2__q) & older_2__q[22]);
+            beats_lo_2[22] = ~((tot_22__q < tot_2__q) | ((tot_22__q == tot_2__q) & older_2__q[22]));
         end
         if (above_w_22[3]) begin
             beats_hi_22[3] = (sx_22 > sx_3) | ((sx_22 == sx_3) & older_3__q[22]);
             beats_hi_3[22] = ~((sx_22 > sx_3) | ((sx_22 == sx_3) & older_3__q[22]));
-            beats_lo_22[3] = (rest_22 < rest_3) | ((rest_22 == rest_3) & older_3__q[22]);
-            beats_lo_3[22] = ~((rest_22 < rest_3) | ((rest_22 == rest_3) & older_3__q[22]));
+            beats_lo_22[3] = (tot_22__q < tot_3__q) | ((tot_22__q == tot_3__q) & older_3__q[22]);
+            beats_lo_3[22] = ~((tot_22__q < tot_3__q) | ((tot_22__q == tot_3__q) & older_3__q[22]));
         end
         if (above_w_22[4]) begin
             beats_hi_22[4] = (sx_22 > sx_4) | ((sx_22 == sx_4) & older_4__q[22]);
             beats_hi_4[22] = ~((sx_22 > sx_4) | ((sx_22 == sx_4) & older_4__q[22]));
-            beats_lo_22[4] = (rest_22 < rest_4) | ((rest_22 == rest_4) & older_4__q[22]);
-            beats_lo_4[22] = ~((rest_22 < rest_4) | ((rest_22 == rest_4) & older_4__q[22]));
+            beats_lo_22[4] = (tot_22__q < tot_4__q) | ((tot_22__q == tot_4__q) & older_4__q[22]);
+            beats_lo_4[22] = ~((tot_22__q < tot_4__q) | ((tot_22__q == tot_4__q) & older_4__q[22]));
         end
         if (above_w_22[5]) begin
             beats_hi_22[5] = (sx_22 > sx_5) | ((sx_22 == sx_5) & older_5__q[22]);
             beats_hi_5[22] = ~((sx_22 > sx_5) | ((sx_22 == sx_5) & older_5__q[22]));
-            beats_lo_22[5] = (rest_22 < rest_5) | ((rest_22 == rest_5) & older_5__q[22]);
-            beats_lo_5[22] = ~((rest_22 < rest_5) | ((rest_22 == rest_5) & older_5__q[22]));
+            beats_lo_22[5] = (tot_22__q < tot_5__q) | ((tot_22__q == tot_5__q) & older_5__q[22]);
+            beats_lo_5[22] = ~((tot_22__q < tot_5__q) | ((tot_22__q == tot_5__q) & older_5__q[22]));
         end
         if (above_w_22[6]) begin
             beats_hi_22[6] = (sx_22 > sx_6) | ((sx_22 == sx_6) & older_6__q[22]);
             beats_hi_6[22] = ~((sx_22 > sx_6) | ((sx_22 == sx_6) & older_6__q[22]));
-            beats_lo_22[6] = (rest_22 < rest_6) | ((rest_22 == rest_6) & older_6__q[22]);
-            beats_lo_6[22] = ~((rest_22 < rest_6) | ((rest_22 == rest_6) & older_6__q[22]));
+            beats_lo_22[6] = (tot_22__q < tot_6__q) | ((tot_22__q == tot_6__q) & older_6__q[22]);
+            beats_lo_6[22] = ~((tot_22__q < tot_6__q) | ((tot_22__q == tot_6__q) & older_6__q[22]));
         end
         if (above_w_22[7]) begin
             beats_hi_22[7] = (sx_22 > sx_7) | ((sx_22 == sx_7) & older_7__q[22]);
             beats_hi_7[22] = ~((sx_22 > sx_7) | ((sx_22 == sx_7) & older_7__q[22]));
-            beats_lo_22[7] = (rest_22 < rest_7) | ((rest_22 == rest_7) & older_7__q[22]);
-            beats_lo_7[22] = ~((rest_22 < rest_7) | ((rest_22 == rest_7) & older_7__q[22]));
+            beats_lo_22[7] = (tot_22__q < tot_7__q) | ((tot_22__q == tot_7__q) & older_7__q[22]);
+            beats_lo_7[22] = ~((tot_22__q < tot_7__q) | ((tot_22__q == tot_7__q) & older_7__q[22]));
         end
         if (above_w_22[8]) begin
             beats_hi_22[8] = (sx_22 > sx_8) | ((sx_22 == sx_8) & older_8__q[22]);
             beats_hi_8[22] = ~((sx_22 > sx_8) | ((sx_22 == sx_8) & older_8__q[22]));
-            beats_lo_22[8] = (rest_22 < rest_8) | ((rest_22 == rest_8) & older_8__q[22]);
-            beats_lo_8[22] = ~((rest_22 < rest_8) | ((rest_22 == rest_8) & older_8__q[22]));
+            beats_lo_22[8] = (tot_22__q < tot_8__q) | ((tot_22__q == tot_8__q) & older_8__q[22]);
+            beats_lo_8[22] = ~((tot_22__q < tot_8__q) | ((tot_22__q == tot_8__q) & older_8__q[22]));
         end
         if (above_w_22[9]) begin
             beats_hi_22[9] = (sx_22 > sx_9) | ((sx_22 == sx_9) & older_9__q[22]);
             beats_hi_9[22] = ~((sx_22 > sx_9) | ((sx_22 == sx_9) & older_9__q[22]));
-            beats_lo_22[9] = (rest_22 < rest_9) | ((rest_22 == rest_9) & older_9__q[22]);
-            beats_lo_9[22] = ~((rest_22 < rest_9) | ((rest_22 == rest_9) & older_9__q[22]));
+            beats_lo_22[9] = (tot_22__q < tot_9__q) | ((tot_22__q == tot_9__q) & older_9__q[22]);
+            beats_lo_9[22] = ~((tot_22__q < tot_9__q) | ((tot_22__q == tot_9__q) & older_9__q[22]));
         end
         if (above_w_22[10]) begin
             beats_hi_22[10] = (sx_22 > sx_10) | ((sx_22 == sx_10) & older_10__q[22]);
             beats_hi_10[22] = ~((sx_22 > sx_10) | ((sx_22 == sx_10) & older_10__q[22]));
-            beats_lo_22[10] = (rest_22 < rest_10) | ((rest_22 == rest_10) & older_10__q[22]);
-            beats_lo_10[22] = ~((rest_22 < rest_10) | ((rest_22 == rest_10) & older_10__q[22]));
+            beats_lo_22[10] = (tot_22__q < tot_10__q) | ((tot_22__q == tot_10__q) & older_10__q[22]);
+            beats_lo_10[22] = ~((tot_22__q < tot_10__q) | ((tot_22__q == tot_10__q) & older_10__q[22]));
         end
         if (above_w_22[11]) begin
             beats_hi_22[11] = (sx_22 > sx_11) | ((sx_22 == sx_11) & older_11__q[22]);
             beats_hi_11[22] = ~((sx_22 > sx_11) | ((sx_22 == sx_11) & older_11__q[22]));
-            beats_lo_22[11] = (rest_22 < rest_11) | ((rest_22 == rest_11) & older_11__q[22]);
-            beats_lo_11[22] = ~((rest_22 < rest_11) | ((rest_22 == rest_11) & older_11__q[22]));
+            beats_lo_22[11] = (tot_22__q < tot_11__q) | ((tot_22__q == tot_11__q) & older_11__q[22]);
+            beats_lo_11[22] = ~((tot_22__q < tot_11__q) | ((tot_22__q == tot_11__q) & older_11__q[22]));
         end
         if (above_w_22[12]) begin
             beats_hi_22[12] = (sx_22 > sx_12) | ((sx_22 == sx_12) & older_12__q[22]);
             beats_hi_12[22] = ~((sx_22 > sx_12) | ((sx_22 == sx_12) & older_12__q[22]));
-            beats_lo_22[12] = (rest_22 < rest_12) | ((rest_22 == rest_12) & older_12__q[22]);
-            beats_lo_12[22] = ~((rest_22 < rest_12) | ((rest_22 == rest_12) & older_12__q[22]));
+            beats_lo_22[12] = (tot_22__q < tot_12__q) | ((tot_22__q == tot_12__q) & older_12__q[22]);
+            beats_lo_12[22] = ~((tot_22__q < tot_12__q) | ((tot_22__q == tot_12__q) & older_12__q[22]));
         end
         if (above_w_22[13]) begin
             beats_hi_22[13] = (sx_22 > sx_13) | ((sx_22 == sx_13) & older_13__q[22]);
             beats_hi_13[22] = ~((sx_22 > sx_13) | ((sx_22 == sx_13) & older_13__q[22]));
-            beats_lo_22[13] = (rest_22 < rest_13) | ((rest_22 == rest_13) & older_13__q[22]);
-            beats_lo_13[22] = ~((rest_22 < rest_13) | ((rest_22 == rest_13) & older_13__q[22]));
+            beats_lo_22[13] = (tot_22__q < tot_13__q) | ((tot_22__q == tot_13__q) & older_13__q[22]);
+            beats_lo_13[22] = ~((tot_22__q < tot_13__q) | ((tot_22__q == tot_13__q) & older_13__q[22]));
         end
         if (above_w_22[14]) begin
             beats_hi_22[14] = (sx_22 > sx_14) | ((sx_22 == sx_14) & older_14__q[22]);
             beats_hi_14[22] = ~((sx_22 > sx_14) | ((sx_22 == sx_14) & older_14__q[22]));
-            beats_lo_22[14] = (rest_22 < rest_14) | ((rest_22 == rest_14) & older_14__q[22]);
-            beats_lo_14[22] = ~((rest_22 < rest_14) | ((rest_22 == rest_14) & older_14__q[22]));
+            beats_lo_22[14] = (tot_22__q < tot_14__q) | ((tot_22__q == tot_14__q) & older_14__q[22]);
+            beats_lo_14[22] = ~((tot_22__q < tot_14__q) | ((tot_22__q == tot_14__q) & older_14__q[22]));
         end
         if (above_w_22[15]) begin
             beats_hi_22[15] = (sx_22 > sx_15) | ((sx_22 == sx_15) & older_15__q[22]);
             beats_hi_15[22] = ~((sx_22 > sx_15) | ((sx_22 == sx_15) & older_15__q[22]));
-            beats_lo_22[15] = (rest_22 < rest_15) | ((rest_22 == rest_15) & older_15__q[22]);
-            beats_lo_15[22] = ~((rest_22 < rest_15) | ((rest_22 == rest_15) & older_15__q[22]));
+            beats_lo_22[15] = (tot_22__q < tot_15__q) | ((tot_22__q == tot_15__q) & older_15__q[22]);
+            beats_lo_15[22] = ~((tot_22__q < tot_15__q) | ((tot_22__q == tot_15__q) & older_15__q[22]));
         end
         if (above_w_22[16]) begin
             beats_hi_22[16] = (sx_22 > sx_16) | ((sx_22 == sx_16) & older_16__q[22]);
             beats_hi_16[22] = ~((sx_22 > sx_16) | ((sx_22 == sx_16) & older_16__q[22]));
-            beats_lo_22[16] = (rest_22 < rest_16) | ((rest_22 == rest_16) & older_16__q[22]);
-            beats_lo_16[22] = ~((rest_22 < rest_16) | ((rest_22 == rest_16) & older_16__q[22]));
+            beats_lo_22[16] = (tot_22__q < tot_16__q) | ((tot_22__q == tot_16__q) & older_16__q[22]);
+            beats_lo_16[22] = ~((tot_22__q < tot_16__q) | ((tot_22__q == tot_16__q) & older_16__q[22]));
         end
         if (above_w_22[17]) begin
             beats_hi_22[17] = (sx_22 > sx_17) | ((sx_22 == sx_17) & older_17__q[22]);
             beats_hi_17[22] = ~((sx_22 > sx_17) | ((sx_22 == sx_17) & older_17__q[22]));
-            beats_lo_22[17] = (rest_22 < rest_17) | ((rest_22 == rest_17) & older_17__q[22]);
-            beats_lo_17[22] = ~((rest_22 < rest_17) | ((rest_22 == rest_17) & older_17__q[22]));
+            beats_lo_22[17] = (tot_22__q < tot_17__q) | ((tot_22__q == tot_17__q) & older_17__q[22]);
+            beats_lo_17[22] = ~((tot_22__q < tot_17__q) | ((tot_22__q == tot_17__q) & older_17__q[22]));
         end
         if (above_w_22[18]) begin
             beats_hi_22[18] = (sx_22 > sx_18) | ((sx_22 == sx_18) & older_18__q[22]);
             beats_hi_18[22] = ~((sx_22 > sx_18) | ((sx_22 == sx_18) & older_18__q[22]));
-            beats_lo_22[18] = (rest_22 < rest_18) | ((rest_22 == rest_18) & older_18__q[22]);
-            beats_lo_18[22] = ~((rest_22 < rest_18) | ((rest_22 == rest_18) & older_18__q[22]));
+            beats_lo_22[18] = (tot_22__q < tot_18__q) | ((tot_22__q == tot_18__q) & older_18__q[22]);
+            beats_lo_18[22] = ~((tot_22__q < tot_18__q) | ((tot_22__q == tot_18__q) & older_18__q[22]));
         end
         if (above_w_22[19]) begin
             beats_hi_22[19] = (sx_22 > sx_19) | ((sx_22 == sx_19) & older_19__q[22]);
             beats_hi_19[22] = ~((sx_22 > sx_19) | ((sx_22 == sx_19) & older_19__q[22]));
-            beats_lo_22[19] = (rest_22 < rest_19) | ((rest_22 == rest_19) & older_19__q[22]);
-            beats_lo_19[22] = ~((rest_22 < rest_19) | ((rest_22 == rest_19) & older_19__q[22]));
+            beats_lo_22[19] = (tot_22__q < tot_19__q) | ((tot_22__q == tot_19__q) & older_19__q[22]);
+            beats_lo_19[22] = ~((tot_22__q < tot_19__q) | ((tot_22__q == tot_19__q) & older_19__q[22]));
         end
         if (above_w_22[20]) begin
             beats_hi_22[20] = (sx_22 > sx_20) | ((sx_22 == sx_20) & older_20__q[22]);
             beats_hi_20[22] = ~((sx_22 > sx_20) | ((sx_22 == sx_20) & older_20__q[22]));
-            beats_lo_22[20] = (rest_22 < rest_20) | ((rest_22 == rest_20) & older_20__q[22]);
-            beats_lo_20[22] = ~((rest_22 < rest_20) | ((rest_22 == rest_20) & older_20__q[22]));
+            beats_lo_22[20] = (tot_22__q < tot_20__q) | ((tot_22__q == tot_20__q) & older_20__q[22]);
+            beats_lo_20[22] = ~((tot_22__q < tot_20__q) | ((tot_22__q == tot_20__q) & older_20__q[22]));
         end
         if (above_w_22[21]) begin
             beats_hi_22[21] = (sx_22 > sx_21) | ((sx_22 == sx_21) & older_21__q[22]);
             beats_hi_21[22] = ~((sx_22 > sx_21) | ((sx_22 == sx_21) & older_21__q[22]));
-            beats_lo_22[21] = (rest_22 < rest_21) | ((rest_22 == rest_21) & older_21__q[22]);
-            beats_lo_21[22] = ~((rest_22 < rest_21) | ((rest_22 == rest_21) & older_21__q[22]));
+            beats_lo_22[21] = (tot_22__q < tot_21__q) | ((tot_22__q == tot_21__q) & older_21__q[22]);
+            beats_lo_21[22] = ~((tot_22__q < tot_21__q) | ((tot_22__q == tot_21__q) & older_21__q[22]));
         end
         if (above_w_22[22]) begin
             beats_hi_22[22] = (sx_22 > sx_22) | ((sx_22 == sx_22) & older_22__q[22]);
             beats_hi_22[22] = ~((sx_22 > sx_22) | ((sx_22 == sx_22) & older_22__q[22]));
-            beats_lo_22[22] = (rest_22 < rest_22) | ((rest_22 == rest_22) & older_22__q[22]);
-            beats_lo_22[22] = ~((rest_22 < rest_22) | ((rest_22 == rest_22) & older_22__q[22]));
+            beats_lo_22[22] = (tot_22__q < tot_22__q) | ((tot_22__q == tot_22__q) & older_22__q[22]);
+            beats_lo_22[22] = ~((tot_22__q < tot_22__q) | ((tot_22__q == tot_22__q) & older_22__q[22]));
         end
         if (above_w_22[23]) begin
             beats_hi_22[23] = (sx_22 > sx_23) | ((sx_22 == sx_23) & older_23__q[22]);
             beats_hi_23[22] = ~((sx_22 > sx_23) | ((sx_22 == sx_23) & older_23__q[22]));
-            beats_lo_22[23] = (rest_22 < rest_23) | ((rest_22 == rest_23) & older_23__q[22]);
-            beats_lo_23[22] = ~((rest_22 < rest_23) | ((rest_22 == rest_23) & older_23__q[22]));
+            beats_lo_22[23] = (tot_22__q < tot_23__q) | ((tot_22__q == tot_23__q) & older_23__q[22]);
+            beats_lo_23[22] = ~((tot_22__q < tot_23__q) | ((tot_22__q == tot_23__q) & older_23__q[22]));
         end
         if (above_w_22[24]) begin
             beats_hi_22[24] = (sx_22 > sx_24) | ((sx_22 == sx_24) & older_24__q[22]);
             beats_hi_24[22] = ~((sx_22 > sx_24) | ((sx_22 == sx_24) & older_24__q[22]));
-            beats_lo_22[24] = (rest_22 < rest_24) | ((rest_22 == rest_24) & older_24__q[22]);
-            beats_lo_24[22] = ~((rest_22 < rest_24) | ((rest_22 == rest_24) & older_24__q[22]));
+            beats_lo_22[24] = (tot_22__q < tot_24__q) | ((tot_22__q == tot_24__q) & older_24__q[22]);
+            beats_lo_24[22] = ~((tot_22__q < tot_24__q) | ((tot_22__q == tot_24__q) & older_24__q[22]));
         end
         if (above_w_22[25]) begin
             beats_hi_22[25] = (sx_22 > sx_25) | ((sx_22 == sx_25) & older_25__q[22]);
             beats_hi_25[22] = ~((sx_22 > sx_25) | ((sx_22 == sx_25) & older_25__q[22]));
-            beats_lo_22[25] = (rest_22 < rest_25) | ((rest_22 == rest_25) & older_25__q[22]);
-            beats_lo_25[22] = ~((rest_22 < rest_25) | ((rest_22 == rest_25) & older_25__q[22]));
+            beats_lo_22[25] = (tot_22__q < tot_25__q) | ((tot_22__q == tot_25__q) & older_25__q[22]);
+            beats_lo_25[22] = ~((tot_22__q < tot_25__q) | ((tot_22__q == tot_25__q) & older_25__q[22]));
         end
         if (above_w_22[26]) begin
             beats_hi_22[26] = (sx_22 > sx_26) | ((sx_22 == sx_26) & older_26__q[22]);
             beats_hi_26[22] = ~((sx_22 > sx_26) | ((sx_22 == sx_26) & older_26__q[22]));
-            beats_lo_22[26] = (rest_22 < rest_26) | ((rest_22 == rest_26) & older_26__q[22]);
-            beats_lo_26[22] = ~((rest_22 < rest_26) | ((rest_22 == rest_26) & older_26__q[22]));
+            beats_lo_22[26] = (tot_22__q < tot_26__q) | ((tot_22__q == tot_26__q) & older_26__q[22]);
+            beats_lo_26[22] = ~((tot_22__q < tot_26__q) | ((tot_22__q == tot_26__q) & older_26__q[22]));
         end
         if (above_w_22[27]) begin
             beats_hi_22[27] = (sx_22 > sx_27) | ((sx_22 == sx_27) & older_27__q[22]);
             beats_hi_27[22] = ~((sx_22 > sx_27) | ((sx_22 == sx_27) & older_27__q[22]));
-            beats_lo_22[27] = (rest_22 < rest_27) | ((rest_22 == rest_27) & older_27__q[22]);
-            beats_lo_27[22] = ~((rest_22 < rest_27) | ((rest_22 == rest_27) & older_27__q[22]));
+            beats_lo_22[27] = (tot_22__q < tot_27__q) | ((tot_22__q == tot_27__q) & older_27__q[22]);
+            beats_lo_27[22] = ~((tot_22__q < tot_27__q) | ((tot_22__q == tot_27__q) & older_27__q[22]));
         end
         if (above_w_22[28]) begin
             beats_hi_22[28] = (sx_22 > sx_28) | ((sx_22 == sx_28) & older_28__q[22]);
             beats_hi_28[22] = ~((sx_22 > sx_28) | ((sx_22 == sx_28) & older_28__q[22]));
-            beats_lo_22[28] = (rest_22 < rest_28) | ((rest_22 == rest_28) & older_28__q[22]);
-            beats_lo_28[22] = ~((rest_22 < rest_28) | ((rest_22 == rest_28) & older_28__q[22]));
+            beats_lo_22[28] = (tot_22__q < tot_28__q) | ((tot_22__q == tot_28__q) & older_28__q[22]);
+            beats_lo_28[22] = ~((tot_22__q < tot_28__q) | ((tot_22__q == tot_28__q) & older_28__q[22]));
         end
         if (above_w_22[29]) begin
             beats_hi_22[29] = (sx_22 > sx_29) | ((sx_22 == sx_29) & older_29__q[22]);
             beats_hi_29[22] = ~((sx_22 > sx_29) | ((sx_22 == sx_29) & older_29__q[22]));
-            beats_lo_22[29] = (rest_22 < rest_29) | ((rest_22 == rest_29) & older_29__q[22]);
-            beats_lo_29[22] = ~((rest_22 < rest_29) | ((rest_22 == rest_29) & older_29__q[22]));
+            beats_lo_22[29] = (tot_22__q < tot_29__q) | ((tot_22__q == tot_29__q) & older_29__q[22]);
+            beats_lo_29[22] = ~((tot_22__q < tot_29__q) | ((tot_22__q == tot_29__q) & older_29__q[22]));
         end
         if (above_w_22[30]) begin
             beats_hi_22[30] = (sx_22 > sx_30) | ((sx_22 == sx_30) & older_30__q[22]);
             beats_hi_30[22] = ~((sx_22 > sx_30) | ((sx_22 == sx_30) & older_30__q[22]));
-            beats_lo_22[30] = (rest_22 < rest_30) | ((rest_22 == rest_30) & older_30__q[22]);
-            beats_lo_30[22] = ~((rest_22 < rest_30) | ((rest_22 == rest_30) & older_30__q[22]));
+            beats_lo_22[30] = (tot_22__q < tot_30__q) | ((tot_22__q == tot_30__q) & older_30__q[22]);
+            beats_lo_30[22] = ~((tot_22__q < tot_30__q) | ((tot_22__q == tot_30__q) & older_30__q[22]));
         end
         if (above_w_22[31]) begin
             beats_hi_22[31] = (sx_22 > sx_31) | ((sx_22 == sx_31) & older_31__q[22]);
             beats_hi_31[22] = ~((sx_22 > sx_31) | ((sx_22 == sx_31) & older_31__q[22]));
-            beats_lo_22[31] = (rest_22 < rest_31) | ((rest_22 == rest_31) & older_31__q[22]);
-            beats_lo_31[22] = ~((rest_22 < rest_31) | ((rest_22 == rest_31) & older_31__q[22]));
+            beats_lo_22[31] = (tot_22__q < tot_31__q) | ((tot_22__q == tot_31__q) & older_31__q[22]);
+            beats_lo_31[22] = ~((tot_22__q < tot_31__q) | ((tot_22__q == tot_31__q) & older_31__q[22]));
         end
         if (above_w_23[0]) begin
             beats_hi_23[0] = (sx_23 > sx_0) | ((sx_23 == sx_0) & older_0__q[23]);
             beats_hi_0[23] = ~((sx_23 > sx_0) | ((sx_23 == sx_0) & older_0__q[23]));
-            beats_lo_23[0] = (rest_23 < rest_0) | ((rest_23 == rest_0) & older_0__q[23]);
-            beats_lo_0[23] = ~((rest_23 < rest_0) | ((rest_23 == rest_0) & older_0__q[23]));
+            beats_lo_23[0] = (tot_23__q < tot_0__q) | ((tot_23__q == tot_0__q) & older_0__q[23]);
+            beats_lo_0[23] = ~((tot_23__q < tot_0__q) | ((tot_23__q == tot_0__q) & older_0__q[23]));
         end
         if (above_w_23[1]) begin
             beats_hi_23[1] = (sx_23 > sx_1) | ((sx_23 == sx_1) & older_1__q[23]);
             beats_hi_1[23] = ~((sx_23 > sx_1) | ((sx_23 == sx_1) & older_1__q[23]));
-            beats_lo_23[1] = (rest_23 < rest_1) | ((rest_23 == rest_1) & older_1__q[23]);
-            beats_lo_1[23] = ~((rest_23 < rest_1) | ((rest_23 == rest_1) & older_1__q[23]));
+            beats_lo_23[1] = (tot_23__q < tot_1__q) | ((tot_23__q == tot_1__q) & older_1__q[23]);
+            beats_lo_1[23] = ~((tot_23__q < tot_1__q) | ((tot_23__q == tot_1__q) & older_1__q[23]));
         end
         if (above_w_23[2]) begin
             beats_hi_23[2] = (sx_23 > sx_2) | ((sx_23 == sx_2) & older_2__q[23]);
             beats_hi_2[23] = ~((sx_23 > sx_2) | ((sx_23 == sx_2) & older_2__q[23]));
-            beats_lo_23[2] = (rest_23 < rest_2) | ((rest_23 == rest_2) & older_2__q[23]);
-            beats_lo_2[23] = ~((rest_23 < rest_2) | ((rest_23 == rest_2) & older_2__q[23]));
+            beats_lo_23[2] = (tot_23__q < tot_2__q) | ((tot_23__q == tot_2__q) & older_2__q[23]);
+            beats_lo_2[23] = ~((tot_23__q < tot_2__q) | ((tot_23__q == tot_2__q) & older_2__q[23]));
         end
         if (above_w_23[3]) begin
             beats_hi_23[3] = (sx_23 > sx_3) | ((sx_23 == sx_3) & older_3__q[23]);
             beats_hi_3[23] = ~((sx_23 > sx_3) | ((sx_23 == sx_3) & older_3__q[23]));
-            beats_lo_23[3] = (rest_23 < rest_3) | ((rest_23 == rest_3) & older_3__q[23]);
-            beats_lo_3[23] = ~((rest_23 < rest_3) | ((rest_23 == rest_3) & older_3__q[23]));
+            beats_lo_23[3] = (tot_23__q < tot_3__q) | ((tot_23__q == tot_3__q) & older_3__q[23]);
+            beats_lo_3[23] = ~((tot_23__q < tot_3__q) | ((tot_23__q == tot_3__q) & older_3__q[23]));
         end
         if (above_w_23[4]) begin
             beats_hi_23[4] = (sx_23 > sx_4) | ((sx_23 == sx_4) & older_4__q[23]);
             beats_hi_4[23] = ~((sx_23 > sx_4) | ((sx_23 == sx_4) & older_4__q[23]));
-            beats_lo_23[4] = (rest_23 < rest_4) | ((rest_23 == rest_4) & older_4__q[23]);
-            beats_lo_4[23] = ~((rest_23 < rest_4) | ((rest_23 == rest_4) & older_4__q[23]));
+            beats_lo_23[4] = (tot_23__q < tot_4__q) | ((tot_23__q == tot_4__q) & older_4__q[23]);
+            beats_lo_4[23] = ~((tot_23__q < tot_4__q) | ((tot_23__q == tot_4__q) & older_4__q[23]));
         end
         if (above_w_23[5]) begin
             beats_hi_23[5] = (sx_23 > sx_5) | ((sx_23 == sx_5) & older_5__q[23]);
             beats_hi_5[23] = ~((sx_23 > sx_5) | ((sx_23 == sx_5) & older_5__q[23]));
-            beats_lo_23[5] = (rest_23 < rest_5) | ((rest_23 == rest_5) & older_5__q[23]);
-            beats_lo_5[23] = ~((rest_23 < rest_5) | ((rest_23 == rest_5) & older_5__q[23]));
+            beats_lo_23[5] = (tot_23__q < tot_5__q) | ((tot_23__q == tot_5__q) & older_5__q[23]);
+            beats_lo_5[23] = ~((tot_23__q < tot_5__q) | ((tot_23__q == tot_5__q) & older_5__q[23]));
         end
         if (above_w_23[6]) begin
             beats_hi_23[6] = (sx_23 > sx_6) | ((sx_23 == sx_6) & older_6__q[23]);
             beats_hi_6[23] = ~((sx_23 > sx_6) | ((sx_23 == sx_6) & older_6__q[23]));
-            beats_lo_23[6] = (rest_23 < rest_6) | ((rest_23 == rest_6) & older_6__q[23]);
-            beats_lo_6[23] = ~((rest_23 < rest_6) | ((rest_23 == rest_6) & older_6__q[23]));
+            beats_lo_23[6] = (tot_23__q < tot_6__q) | ((tot_23__q == tot_6__q) & older_6__q[23]);
+            beats_lo_6[23] = ~((tot_23__q < tot_6__q) | ((tot_23__q == tot_6__q) & older_6__q[23]));
         end
         if (above_w_23[7]) begin
             beats_hi_23[7] = (sx_23 > sx_7) | ((sx_23 == sx_7) & older_7__q[23]);
             beats_hi_7[23] = ~((sx_23 > sx_7) | ((sx_23 == sx_7) & older_7__q[23]));
-            beats_lo_23[7] = (rest_23 < rest_7) | ((rest_23 == rest_7) & older_7__q[23]);
-            beats_lo_7[23] = ~((rest_23 < rest_7) | ((rest_23 == rest_7) & older_7__q[23]));
+            beats_lo_23[7] = (tot_23__q < tot_7__q) | ((tot_23__q == tot_7__q) & older_7__q[23]);
+            beats_lo_7[23] = ~((tot_23__q < tot_7__q) | ((tot_23__q == tot_7__q) & older_7__q[23]));
         end
         if (above_w_23[8]) begin
             beats_hi_23[8] = (sx_23 > sx_8) | ((sx_23 == sx_8) & older_8__q[23]);
             beats_hi_8[23] = ~((sx_23 > sx_8) | ((sx_23 == sx_8) & older_8__q[23]));
-            beats_lo_23[8] = (rest_23 < rest_8) | ((rest_23 == rest_8) & older_8__q[23]);
-            beats_lo_8[23] = ~((rest_23 < rest_8) | ((rest_23 == rest_8) & older_8__q[23]));
+            beats_lo_23[8] = (tot_23__q < tot_8__q) | ((tot_23__q == tot_8__q) & older_8__q[23]);
+            beats_lo_8[23] = ~((tot_23__q < tot_8__q) | ((tot_23__q == tot_8__q) & older_8__q[23]));
         end
         if (above_w_23[9]) begin
             beats_hi_23[9] = (sx_23 > sx_9) | ((sx_23 == sx_9) & older_9__q[23]);
             beats_hi_9[23] = ~((sx_23 > sx_9) | ((sx_23 == sx_9) & older_9__q[23]));
-            beats_lo_23[9] = (rest_23 < rest_9) | ((rest_23 == rest_9) & older_9__q[23]);
-            beats_lo_9[23] = ~((rest_23 < rest_9) | ((rest_23 == rest_9) & older_9__q[23]));
+            beats_lo_23[9] = (tot_23__q < tot_9__q) | ((tot_23__q == tot_9__q) & older_9__q[23]);
+            beats_lo_9[23] = ~((tot_23__q < tot_9__q) | ((tot_23__q == tot_9__q) & older_9__q[23]));
         end
         if (above_w_23[10]) begin
             beats_hi_23[10] = (sx_23 > sx_10) | ((sx_23 == sx_10) & older_10__q[23]);
             beats_hi_10[23] = ~((sx_23 > sx_10) | ((sx_23 == sx_10) & older_10__q[23]));
-            beats_lo_23[10] = (rest_23 < rest_10) | ((rest_23 == rest_10) & older_10__q[23]);
-            beats_lo_10[23] = ~((rest_23 < rest_10) | ((rest_23 == rest_10) & older_10__q[23]));
+            beats_lo_23[10] = (tot_23__q < tot_10__q) | ((tot_23__q == tot_10__q) & older_10__q[23]);
+            beats_lo_10[23] = ~((tot_23__q < tot_10__q) | ((tot_23__q == tot_10__q) & older_10__q[23]));
         end
         if (above_w_23[11]) begin
             beats_hi_23[11] = (sx_23 > sx_11) | ((sx_23 == sx_11) & older_11__q[23]);
             beats_hi_11[23] = ~((sx_23 > sx_11) | ((sx_23 == sx_11) & older_11__q[23]));
-            beats_lo_23[11] = (rest_23 < rest_11) | ((rest_23 == rest_11) & older_11__q[23]);
-            beats_lo_11[23] = ~((rest_23 < rest_11) | ((rest_23 == rest_11) & older_11__q[23]));
+            beats_lo_23[11] = (tot_23__q < tot_11__q) | ((tot_23__q == tot_11__q) & older_11__q[23]);
+            beats_lo_11[23] = ~((tot_23__q < tot_11__q) | ((tot_23__q == tot_11__q) & older_11__q[23]));
         end
         if (above_w_23[12]) begin
             beats_hi_23[12] = (sx_23 > sx_12) | ((sx_23 == sx_12) & older_12__q[23]);
             beats_hi_12[23] = ~((sx_23 > sx_12) | ((sx_23 == sx_12) & older_12__q[23]));
-            beats_lo_23[12] = (rest_23 < rest_12) | ((rest_23 == rest_12) & older_12__q[23]);
-            beats_lo_12[23] = ~((rest_23 < rest_12) | ((rest_23 == rest_12) & older_12__q[23]));
+            beats_lo_23[12] = (tot_23__q < tot_12__q) | ((tot_23__q == tot_12__q) & older_12__q[23]);
+            beats_lo_12[23] = ~((tot_23__q < tot_12__q) | ((tot_23__q == tot_12__q) & older_12__q[23]));
         end
         if (above_w_23[13]) begin
             beats_hi_23[13] = (sx_23 > sx_13) | ((sx_23 == sx_13) & older_13__q[23]);
             beats_hi_13[23] = ~((sx_23 > sx_13) | ((sx_23 == sx_13) & older_13__q[23]));
-            beats_lo_23[13] = (rest_23 < rest_13) | ((rest_23 == rest_13) & older_13__q[23]);
-            beats_lo_13[23] = ~((rest_23 < rest_13) | ((rest_23 == rest_13) & older_13__q[23]));
+            beats_lo_23[13] = (tot_23__q < tot_13__q) | ((tot_23__q == tot_13__q) & older_13__q[23]);
+            beats_lo_13[23] = ~((tot_23__q < tot_13__q) | ((tot_23__q == tot_13__q) & older_13__q[23]));
         end
         if (above_w_23[14]) begin
             beats_hi_23[14] = (sx_23 > sx_14) | ((sx_23 == sx_14) & older_14__q[23]);
             beats_hi_14[23] = ~((sx_23 > sx_14) | ((sx_23 == sx_14) & older_14__q[23]));
-            beats_lo_23[14] = (rest_23 < rest_14) | ((rest_23 == rest_14) & older_14__q[23]);
-            beats_lo_14[23] = ~((rest_23 < rest_14) | ((rest_23 == rest_14) & older_14__q[23]));
+            beats_lo_23[14] = (tot_23__q < tot_14__q) | ((tot_23__q == tot_14__q) & older_14__q[23]);
+            beats_lo_14[23] = ~((tot_23__q < tot_14__q) | ((tot_23__q == tot_14__q) & older_14__q[23]));
         end
         if (above_w_23[15]) begin
             beats_hi_23[15] = (sx_23 > sx_15) | ((sx_23 == sx_15) & older_15__q[23]);
             beats_hi_15[23] = ~((sx_23 > sx_15) | ((sx_23 == sx_15) & older_15__q[23]));
-            beats_lo_23[15] = (rest_23 < rest_15) | ((rest_23 == rest_15) & older_15__q[23]);
-            beats_lo_15[23] = ~((rest_23 < rest_15) | ((rest_23 == rest_15) & older_15__q[23]));
+            beats_lo_23[15] = (tot_23__q < tot_15__q) | ((tot_23__q == tot_15__q) & older_15__q[23]);
+            beats_lo_15[23] = ~((tot_23__q < tot_15__q) | ((tot_23__q == tot_15__q) & older_15__q[23]));
         end
         if (above_w_23[16]) begin
             beats_hi_23[16] = (sx_23 > sx_16) | ((sx_23 == sx_16) & older_16__q[23]);
             beats_hi_16[23] = ~((sx_23 > sx_16) | ((sx_23 == sx_16) & older_16__q[23]));
-            beats_lo_23[16] = (rest_23 < rest_16) | ((rest_23 == rest_16) & older_16__q[23]);
-            beats_lo_16[23] = ~((rest_23 < rest_16) | ((rest_23 == rest_16) & older_16__q[23]));
+            beats_lo_23[16] = (tot_23__q < tot_16__q) | ((tot_23__q == tot_16__q) & older_16__q[23]);
+            beats_lo_16[23] = ~((tot_23__q < tot_16__q) | ((tot_23__q == tot_16__q) & older_16__q[23]));
         end
         if (above_w_23[17]) begin
             beats_hi_23[17] = (sx_23 > sx_17) | ((sx_23 == sx_17) & older_17__q[23]);
             beats_hi_17[23] = ~((sx_23 > sx_17) | ((sx_23 == sx_17) & older_17__q[23]));
-            beats_lo_23[17] = (rest_23 < rest_17) | ((rest_23 == rest_17) & older_17__q[23]);
-            beats_lo_17[23] = ~((rest_23 < rest_17) | ((rest_23 == rest_17) & older_17__q[23]));
+            beats_lo_23[17] = (tot_23__q < tot_17__q) | ((tot_23__q == tot_17__q) & older_17__q[23]);
+            beats_lo_17[23] = ~((tot_23__q < tot_17__q) | ((tot_23__q == tot_17__q) & older_17__q[23]));
         end
         if (above_w_23[18]) begin
             beats_hi_23[18] = (sx_23 > sx_18) | ((sx_23 == sx_18) & older_18__q[23]);
             beats_hi_18[23] = ~((sx_23 > sx_18) | ((sx_23 == sx_18) & older_18__q[23]));
-            beats_lo_23[18] = (rest_23 < rest_18) | ((rest_23 == rest_18) & older_18__q[23]);
-            beats_lo_18[23] = ~((rest_23 < rest_18) | ((rest_23 == rest_18) & older_18__q[23]));
+            beats_lo_23[18] = (tot_23__q < tot_18__q) | ((tot_23__q == tot_18__q) & older_18__q[23]);
+            beats_lo_18[23] = ~((tot_23__q < tot_18__q) | ((tot_23__q == tot_18__q) & older_18__q[23]));
         end
         if (above_w_23[19]) begin
             beats_hi_23[19] = (sx_23 > sx_19) | ((sx_23 == sx_19) & older_19__q[23]);
             beats_hi_19[23] = ~((sx_23 > sx_19) | ((sx_23 == sx_19) & older_19__q[23]));
-            beats_lo_23[19] = (rest_23 < rest_19) | ((rest_23 == rest_19) & older_19__q[23]);
-            beats_lo_19[23] = ~((rest_23 < rest_19) | ((rest_23 == rest_19) & older_19__q[23]));
+            beats_lo_23[19] = (tot_23__q < tot_19__q) | ((tot_23__q == tot_19__q) & older_19__q[23]);
+            beats_lo_19[23] = ~((tot_23__q < tot_19__q) | ((tot_23__q == tot_19__q) & older_19__q[23]));
         end
         if (above_w_23[20]) begin
             beats_hi_23[20] = (sx_23 > sx_20) | ((sx_23 == sx_20) & older_20__q[23]);
             beats_hi_20[23] = ~((sx_23 > sx_20) | ((sx_23 == sx_20) & older_20__q[23]));
-            beats_lo_23[20] = (rest_23 < rest_20) | ((rest_23 == rest_20) & older_20__q[23]);
-            beats_lo_20[23] = ~((rest_23 < rest_20) | ((rest_23 == rest_20) & older_20__q[23]));
+            beats_lo_23[20] = (tot_23__q < tot_20__q) | ((tot_23__q == tot_20__q) & older_20__q[23]);
+            beats_lo_20[23] = ~((tot_23__q < tot_20__q) | ((tot_23__q == tot_20__q) & older_20__q[23]));
         end
         if (above_w_23[21]) begin
             beats_hi_23[21] = (sx_23 > sx_21) | ((sx_23 == sx_21) & older_21__q[23]);
             beats_hi_21[23] = ~((sx_23 > sx_21) | ((sx_23 == sx_21) & older_21__q[23]));
-            beats_lo_23[21] = (rest_23 < rest_21) | ((rest_23 == rest_21) & older_21__q[23]);
-            beats_lo_21[23] = ~((rest_23 < rest_21) | ((rest_23 == rest_21) & older_21__q[23]));
+            beats_lo_23[21] = (tot_23__q < tot_21__q) | ((tot_23__q == tot_21__q) & older_21__q[23]);
+            beats_lo_21[23] = ~((tot_23__q < tot_21__q) | ((tot_23__q == tot_21__q) & older_21__q[23]));
         end
         if (above_w_23[22]) begin
             beats_hi_23[22] = (sx_23 > sx_22) | ((sx_23 == sx_22) & older_22__q[23]);
             beats_hi_22[23] = ~((sx_23 > sx_22) | ((sx_23 == sx_22) & older_22__q[23]));
-            beats_lo_23[22] = (rest_23 < rest_22) | ((rest_23 == rest_22) & older_22__q[23]);
-            beats_lo_22[23] = ~((rest_23 < rest_22) | ((rest_23 == rest_22) & older_22__q[23]));
+            beats_lo_23[22] = (tot_23__q < tot_22__q) | ((tot_23__q == tot_22__q) & older_22__q[23]);
+            beats_lo_22[23] = ~((tot_23__q < tot_22__q) | ((tot_23__q == tot_22__q) & older_22__q[23]));
         end
         if (above_w_23[23]) begin
             beats_hi_23[23] = (sx_23 > sx_23) | ((sx_23 == sx_23) & older_23__q[23]);
             beats_hi_23[23] = ~((sx_23 > sx_23) | ((sx_23 == sx_23) & older_23__q[23]));
-            beats_lo_23[23] = (rest_23 < rest_23) | ((rest_23 == rest_23) & older_23__q[23]);
-            beats_lo_23[23] = ~((rest_23 < rest_23) | ((rest_23 == rest_23) & older_23__q[23]));
+            beats_lo_23[23] = (tot_23__q < tot_23__q) | ((tot_23__q == tot_23__q) & older_23__q[23]);
+            beats_lo_23[23] = ~((tot_23__q < tot_23__q) | ((tot_23__q == tot_23__q) & older_23__q[23]));
         end
         if (above_w_23[24]) begin
             beats_hi_23[24] = (sx_23 > sx_24) | ((sx_23 == sx_24) & older_24__q[23]);
             beats_hi_24[23] = ~((sx_23 > sx_24) | ((sx_23 == sx_24) & older_24__q[23]));
-            beats_lo_23[24] = (rest_23 < rest_24) | ((rest_23 == rest_24) & older_24__q[23]);
-            beats_lo_24[23] = ~((rest_23 < rest_24) | ((rest_23 == rest_24) & older_24__q[23]));
+            beats_lo_23[24] = (tot_23__q < tot_24__q) | ((tot_23__q == tot_24__q) & older_24__q[23]);
+            beats_lo_24[23] = ~((tot_23__q < tot_24__q) | ((tot_23__q == tot_24__q) & older_24__q[23]));
         end
         if (above_w_23[25]) begin
             beats_hi_23[25] = (sx_23 > sx_25) | ((sx_23 == sx_25) & older_25__q[23]);
             beats_hi_25[23] = ~((sx_23 > sx_25) | ((sx_23 == sx_25) & older_25__q[23]));
-            beats_lo_23[25] = (rest_23 < rest_25) | ((rest_23 == rest_25) & older_25__q[23]);
-            beats_lo_25[23] = ~((rest_23 < rest_25) | ((rest_23 == rest_25) & older_25__q[23]));
+            beats_lo_23[25] = (tot_23__q < tot_25__q) | ((tot_23__q == tot_25__q) & older_25__q[23]);
+            beats_lo_25[23] = ~((tot_23__q < tot_25__q) | ((tot_23__q == tot_25__q) & older_25__q[23]));
         end
         if (above_w_23[26]) begin
             beats_hi_23[26] = (sx_23 > sx_26) | ((sx_23 == sx_26) & older_26__q[23]);
             beats_hi_26[23] = ~((sx_23 > sx_26) | ((sx_23 == sx_26) & older_26__q[23]));
-            beats_lo_23[26] = (rest_23 < rest_26) | ((rest_23 == rest_26) & older_26__q[23]);
-            beats_lo_26[23] = ~((rest_23 < rest_26) | ((rest_23 == rest_26) & older_26__q[23]));
+            beats_lo_23[26] = (tot_23__q < tot_26__q) | ((tot_23__q == tot_26__q) & older_26__q[23]);
+            beats_lo_26[23] = ~((tot_23__q < tot_26__q) | ((tot_23__q == tot_26__q) & older_26__q[23]));
         end
         if (above_w_23[27]) begin
             beats_hi_23[27] = (sx_23 > sx_27) | ((sx_23 == sx_27) & older_27__q[23]);
             beats_hi_27[23] = ~((sx_23 > sx_27) | ((sx_23 == sx_27) & older_27__q[23]));
-            beats_lo_23[27] = (rest_23 < rest_27) | ((rest_23 == rest_27) & older_27__q[23]);
-            beats_lo_27[23] = ~((rest_23 < rest_27) | ((rest_23 == rest_27) & older_27__q[23]));
+            beats_lo_23[27] = (tot_23__q < tot_27__q) | ((tot_23__q == tot_27__q) & older_27__q[23]);
+            beats_lo_27[23] = ~((tot_23__q < tot_27__q) | ((tot_23__q == tot_27__q) & older_27__q[23]));
         end
         if (above_w_23[28]) begin
             beats_hi_23[28] = (sx_23 > sx_28) | ((sx_23 == sx_28) & older_28__q[23]);
             beats_hi_28[23] = ~((sx_23 > sx_28) | ((sx_23 == sx_28) & older_28__q[23]));
-            beats_lo_23[28] = (rest_23 < rest_28) | ((rest_23 == rest_28) & older_28__q[23]);
-            beats_lo_28[23] = ~((rest_23 < rest_28) | ((rest_23 == rest_28) & older_28__q[23]));
+            beats_lo_23[28] = (tot_23__q < tot_28__q) | ((tot_23__q == tot_28__q) & older_28__q[23]);
+            beats_lo_28[23] = ~((tot_23__q < tot_28__q) | ((tot_23__q == tot_28__q) & older_28__q[23]));
         end
         if (above_w_23[29]) begin
             beats_hi_23[29] = (sx_23 > sx_29) | ((sx_23 == sx_29) & older_29__q[23]);
             beats_hi_29[23] = ~((sx_23 > sx_29) | ((sx_23 == sx_29) & older_29__q[23]));
-            beats_lo_23[29] = (rest_23 < rest_29) | ((rest_23 == rest_29) & older_29__q[23]);
-            beats_lo_29[23] = ~((rest_23 < rest_29) | ((rest_23 == rest_29) & older_29__q[23]));
+            beats_lo_23[29] = (tot_23__q < tot_29__q) | ((tot_23__q == tot_29__q) & older_29__q[23]);
+            beats_lo_29[23] = ~((tot_23__q < tot_29__q) | ((tot_23__q == tot_29__q) & older_29__q[23]));
         end
         if (above_w_23[30]) begin
             beats_hi_23[30] = (sx_23 > sx_30) | ((sx_23 == sx_30) & older_30__q[23]);
             beats_hi_30[23] = ~((sx_23 > sx_30) | ((sx_23 == sx_30) & older_30__q[23]));
-            beats_lo_23[30] = (rest_23 < rest_30) | ((rest_23 == rest_30) & older_30__q[23]);
-            beats_lo_30[23] = ~((rest_23 < rest_30) | ((rest_23 == rest_30) & older_30__q[23]));
+            beats_lo_23[30] = (tot_23__q < tot_30__q) | ((tot_23__q == tot_30__q) & older_30__q[23]);
+            beats_lo_30[23] = ~((tot_23__q < tot_30__q) | ((tot_23__q == tot_30__q) & older_30__q[23]));
         end
         if (above_w_23[31]) begin
             beats_hi_23[31] = (sx_23 > sx_31) | ((sx_23 == sx_31) & older_31__q[23]);
             beats_hi_31[23] = ~((sx_23 > sx_31) | ((sx_23 == sx_31) & older_31__q[23]));
-            beats_lo_23[31] = (rest_23 < rest_31) | ((rest_23 == rest_31) & older_31__q[23]);
-            beats_lo_31[23] = ~((rest_23 < rest_31) | ((rest_23 == rest_31) & older_31__q[23]));
+            beats_lo_23[31] = (tot_23__q < tot_31__q) | ((tot_23__q == tot_31__q) & older_31__q[23]);
+            beats_lo_31[23] = ~((tot_23__q < tot_31__q) | ((tot_23__q == tot_31__q) & older_31__q[23]));
         end
         if (above_w_24[0]) begin
             beats_hi_24[0] = (sx_24 > sx_0) | ((sx_24 == sx_0) & older_0__q[24]);
             beats_hi_0[24] = ~((sx_24 > sx_0) | ((sx_24 == sx_0) & older_0__q[24]));
-            beats_lo_24[0] = (rest_24 < rest_0) | ((rest_24 == rest_0) & older_0__q[24]);
-            beats_lo_0[24] = ~((rest_24 < rest_0) | ((rest_24 == rest_0) & older_0__q[24]));
+            beats_lo_24[0] = (tot_24__q < tot_0__q) | ((tot_24__q == tot_0__q) & older_0__q[24]);
+            beats_lo_0[24] = ~((tot_24__q < tot_0__q) | ((tot_24__q == tot_0__q) & older_0__q[24]));
         end
         if (above_w_24[1]) begin
             beats_hi_24[1] = (sx_24 > sx_1) | ((sx_24 == sx_1) & older_1__q[24]);
             beats_hi_1[24] = ~((sx_24 > sx_1) | ((sx_24 == sx_1) & older_1__q[24]));
-            beats_lo_24[1] = (rest_24 < rest_1) | ((rest_24 == rest_1) & older_1__q[24]);
-            beats_lo_1[24] = ~((rest_24 < rest_1) | ((rest_24 == rest_1) & older_1__q[24]));
+            beats_lo_24[1] = (tot_24__q < tot_1__q) | ((tot_24__q == tot_1__q) & older_1__q[24]);
+            beats_lo_1[24] = ~((tot_24__q < tot_1__q) | ((tot_24__q == tot_1__q) & older_1__q[24]));
         end
         if (above_w_24[2]) begin
             beats_hi_24[2] = (sx_24 > sx_2) | ((sx_24 == sx_2) & older_2__q[24]);
             beats_hi_2[24] = ~((sx_24 > sx_2) | ((sx_24 == sx_2) & older_2__q[24]));
-            beats_lo_24[2] = (rest_24 < rest_2) | ((rest_24 == rest_2) & older_2__q[24]);
-            beats_lo_2[24] = ~((rest_24 < rest_2) | ((rest_24 == rest_2) & older_2__q[24]));
+            beats_lo_24[2] = (tot_24__q < tot_2__q) | ((tot_24__q == tot_2__q) & older_2__q[24]);
+            beats_lo_2[24] = ~((tot_24__q < tot_2__q) | ((tot_24__q == tot_2__q) & older_2__q[24]));
         end
         if (above_w_24[3]) begin
             beats_hi_24[3] = (sx_24 > sx_3) | ((sx_24 == sx_3) & older_3__q[24]);
             beats_hi_3[24] = ~((sx_24 > sx_3) | ((sx_24 == sx_3) & older_3__q[24]));
-            beats_lo_24[3] = (rest_24 < rest_3) | ((rest_24 == rest_3) & older_3__q[24]);
-            beats_lo_3[24] = ~((rest_24 < rest_3) | ((rest_24 == rest_3) & older_3__q[24]));
+            beats_lo_24[3] = (tot_24__q < tot_3__q) | ((tot_24__q == tot_3__q) & older_3__q[24]);
+            beats_lo_3[24] = ~((tot_24__q < tot_3__q) | ((tot_24__q == tot_3__q) & older_3__q[24]));
         end
         if (above_w_24[4]) begin
             beats_hi_24[4] = (sx_24 > sx_4) | ((sx_24 == sx_4) & older_4__q[24]);
             beats_hi_4[24] = ~((sx_24 > sx_4) | ((sx_24 == sx_4) & older_4__q[24]));
-            beats_lo_24[4] = (rest_24 < rest_4) | ((rest_24 == rest_4) & older_4__q[24]);
-            beats_lo_4[24] = ~((rest_24 < rest_4) | ((rest_24 == rest_4) & older_4__q[24]));
+            beats_lo_24[4] = (tot_24__q < tot_4__q) | ((tot_24__q == tot_4__q) & older_4__q[24]);
+            beats_lo_4[24] = ~((tot_24__q < tot_4__q) | ((tot_24__q == tot_4__q) & older_4__q[24]));
         end
         if (above_w_24[5]) begin
             beats_hi_24[5] = (sx_24 > sx_5) | ((sx_24 == sx_5) & older_5__q[24]);
             beats_hi_5[24] = ~((sx_24 > sx_5) | ((sx_24 == sx_5) & older_5__q[24]));
-            beats_lo_24[5] = (rest_24 < rest_5) | ((rest_24 == rest_5) & older_5__q[24]);
-            beats_lo_5[24] = ~((rest_24 < rest_5) | ((rest_24 == rest_5) & older_5__q[24]));
+            beats_lo_24[5] = (tot_24__q < tot_5__q) | ((tot_24__q == tot_5__q) & older_5__q[24]);
+            beats_lo_5[24] = ~((tot_24__q < tot_5__q) | ((tot_24__q == tot_5__q) & older_5__q[24]));
         end
         if (above_w_24[6]) begin
             beats_hi_24[6] = (sx_24 > sx_6) | ((sx_24 == sx_6) & older_6__q[24]);
             beats_hi_6[24] = ~((sx_24 > sx_6) | ((sx_24 == sx_6) & older_6__q[24]));
-            beats_lo_24[6] = (rest_24 < rest_6) | ((rest_24 == rest_6) & older_6__q[24]);
-            beats_lo_6[24] = ~((rest_24 < rest_6) | ((rest_24 == rest_6) & older_6__q[24]));
+            beats_lo_24[6] = (tot_24__q < tot_6__q) | ((tot_24__q == tot_6__q) & older_6__q[24]);
+            beats_lo_6[24] = ~((tot_24__q < tot_6__q) | ((tot_24__q == tot_6__q) & older_6__q[24]));
         end
         if (above_w_24[7]) begin
             beats_hi_24[7] = (sx_24 > sx_7) | ((sx_24 == sx_7) & older_7__q[24]);
             beats_hi_7[24] = ~((sx_24 > sx_7) | ((sx_24 == sx_7) & older_7__q[24]));
-            beats_lo_24[7] = (rest_24 < rest_7) | ((rest_24 == rest_7) & older_7__q[24]);
-            beats_lo_7[24] = ~((rest_24 < rest_7) | ((rest_24 == rest_7) & older_7__q[24]));
+            beats_lo_24[7] = (tot_24__q < tot_7__q) | ((tot_24__q == tot_7__q) & older_7__q[24]);
+            beats_lo_7[24] = ~((tot_24__q < tot_7__q) | ((tot_24__q == tot_7__q) & older_7__q[24]));
         end
         if (above_w_24[8]) begin
             beats_hi_24[8] = (sx_24 > sx_8) | ((sx_24 == sx_8) & older_8__q[24]);
             beats_hi_8[24] = ~((sx_24 > sx_8) | ((sx_24 == sx_8) & older_8__q[24]));
-            beats_lo_24[8] = (rest_24 < rest_8) | ((rest_24 == rest_8) & older_8__q[24]);
-            beats_lo_8[24] = ~((rest_24 < rest_8) | ((rest_24 == rest_8) & older_8__q[24]));
+            beats_lo_24[8] = (tot_24__q < tot_8__q) | ((tot_24__q == tot_8__q) & older_8__q[24]);
+            beats_lo_8[24] = ~((tot_24__q < tot_8__q) | ((tot_24__q == tot_8__q) & older_8__q[24]));
         end
         if (above_w_24[9]) begin
             beats_hi_24[9] = (sx_24 > sx_9) | ((sx_24 == sx_9) & older_9__q[24]);
             beats_hi_9[24] = ~((sx_24 > sx_9) | ((sx_24 == sx_9) & older_9__q[24]));
-            beats_lo_24[9] = (rest_24 < rest_9) | ((rest_24 == rest_9) & older_9__q[24]);
-            beats_lo_9[24] = ~((rest_24 < rest_9) | ((rest_24 == rest_9) & older_9__q[24]));
+            beats_lo_24[9] = (tot_24__q < tot_9__q) | ((tot_24__q == tot_9__q) & older_9__q[24]);
+            beats_lo_9[24] = ~((tot_24__q < tot_9__q) | ((tot_24__q == tot_9__q) & older_9__q[24]));
         end
         if (above_w_24[10]) begin
             beats_hi_24[10] = (sx_24 > sx_10) | ((sx_24 == sx_10) & older_10__q[24]);
             beats_hi_10[24] = ~((sx_24 > sx_10) | ((sx_24 == sx_10) & older_10__q[24]));
-            beats_lo_24[10] = (rest_24 < rest_10) | ((rest_24 == rest_10) & older_10__q[24]);
-            beats_lo_10[24] = ~((rest_24 < rest_10) | ((rest_24 == rest_10) & older_10__q[24]));
+            beats_lo_24[10] = (tot_24__q < tot_10__q) | ((tot_24__q == tot_10__q) & older_10__q[24]);
+            beats_lo_10[24] = ~((tot_24__q < tot_10__q) | ((tot_24__q == tot_10__q) & older_10__q[24]));
         end
         if (above_w_24[11]) begin
             beats_hi_24[11] = (sx_24 > sx_11) | ((sx_24 == sx_11) & older_11__q[24]);
             beats_hi_11[24] = ~((sx_24 > sx_11) | ((sx_24 == sx_11) & older_11__q[24]));
-            beats_lo_24[11] = (rest_24 < rest_11) | ((rest_24 == rest_11) & older_11__q[24]);
-            beats_lo_11[24] = ~((rest_24 < rest_11) | ((rest_24 == rest_11) & older_11__q[24]));
+            beats_lo_24[11] = (tot_24__q < tot_11__q) | ((tot_24__q == tot_11__q) & older_11__q[24]);
+            beats_lo_11[24] = ~((tot_24__q < tot_11__q) | ((tot_24__q == tot_11__q) & older_11__q[24]));
         end
         if (above_w_24[12]) begin
             beats_hi_24[12] = (sx_24 > sx_12) | ((sx_24 == sx_12) & older_12__q[24]);
             beats_hi_12[24] = ~((sx_24 > sx_12) | ((sx_24 == sx_12) & older_12__q[24]));
-            beats_lo_24[12] = (rest_24 < rest_12) | ((rest_24 == rest_12) & older_12__q[24]);
-            beats_lo_12[24] = ~((rest_24 < rest_12) | ((rest_24 == rest_12) & older_12__q[24]));
+            beats_lo_24[12] = (tot_24__q < tot_12__q) | ((tot_24__q == tot_12__q) & older_12__q[24]);
+            beats_lo_12[24] = ~((tot_24__q < tot_12__q) | ((tot_24__q == tot_12__q) & older_12__q[24]));
         end
         if (above_w_24[13]) begin
             beats_hi_24[13] = (sx_24 > sx_13) | ((sx_24 == sx_13) & older_13__q[24]);
             beats_hi_13[24] = ~((sx_24 > sx_13) | ((sx_24 == sx_13) & older_13__q[24]));
-            beats_lo_24[13] = (rest_24 < rest_13) | ((rest_24 == rest_13) & older_13__q[24]);
-            beats_lo_13[24] = ~((rest_24 < rest_13) | ((rest_24 == rest_13) & older_13__q[24]));
+            beats_lo_24[13] = (tot_24__q < tot_13__q) | ((tot_24__q == tot_13__q) & older_13__q[24]);
+            beats_lo_13[24] = ~((tot_24__q < tot_13__q) | ((tot_24__q == tot_13__q) & older_13__q[24]));
         end
         if (above_w_24[14]) begin
             beats_hi_24[14] = (sx_24 > sx_14) | ((sx_24 == sx_14) & older_14__q[24]);
             beats_hi_14[24] = ~((sx_24 > sx_14) | ((sx_24 == sx_14) & older_14__q[24]));
-            beats_lo_24[14] = (rest_24 < rest_14) | ((rest_24 == rest_14) & older_14__q[24]);
-            beats_lo_14[24] = ~((rest_24 < rest_14) | ((rest_24 == rest_14) & older_14__q[24]));
+            beats_lo_24[14] = (tot_24__q < tot_14__q) | ((tot_24__q == tot_14__q) & older_14__q[24]);
+            beats_lo_14[24] = ~((tot_24__q < tot_14__q) | ((tot_24__q == tot_14__q) & older_14__q[24]));
         end
         if (above_w_24[15]) begin
             beats_hi_24[15] = (sx_24 > sx_15) | ((sx_24 == sx_15) & older_15__q[24]);
             beats_hi_15[24] = ~((sx_24 > sx_15) | ((sx_24 == sx_15) & older_15__q[24]));
-            beats_lo_24[15] = (rest_24 < rest_15) | ((rest_24 == rest_15) & older_15__q[24]);
-            beats_lo_15[24] = ~((rest_24 < rest_15) | ((rest_24 == rest_15) & older_15__q[24]));
+            beats_lo_24[15] = (tot_24__q < tot_15__q) | ((tot_24__q == tot_15__q) & older_15__q[24]);
+            beats_lo_15[24] = ~((tot_24__q < tot_15__q) | ((tot_24__q == tot_15__q) & older_15__q[24]));
         end
         if (above_w_24[16]) begin
             beats_hi_24[16] = (sx_24 > sx_16) | ((sx_24 == sx_16) & older_16__q[24]);
             beats_hi_16[24] = ~((sx_24 > sx_16) | ((sx_24 == sx_16) & older_16__q[24]));
-            beats_lo_24[16] = (rest_24 < rest_16) | ((rest_24 == rest_16) & older_16__q[24]);
-            beats_lo_16[24] = ~((rest_24 < rest_16) | ((rest_24 == rest_16) & older_16__q[24]));
+            beats_lo_24[16] = (tot_24__q < tot_16__q) | ((tot_24__q == tot_16__q) & older_16__q[24]);
+            beats_lo_16[24] = ~((tot_24__q < tot_16__q) | ((tot_24__q == tot_16__q) & older_16__q[24]));
         end
         if (above_w_24[17]) begin
             beats_hi_24[17] = (sx_24 > sx_17) | ((sx_24 == sx_17) & older_17__q[24]);
             beats_hi_17[24] = ~((sx_24 > sx_17) | ((sx_24 == sx_17) & older_17__q[24]));
-            beats_lo_24[17] = (rest_24 < rest_17) | ((rest_24 == rest_17) & older_17__q[24]);
-            beats_lo_17[24] = ~((rest_24 < rest_17) | ((rest_24 == rest_17) & older_17__q[24]));
+            beats_lo_24[17] = (tot_24__q < tot_17__q) | ((tot_24__q == tot_17__q) & older_17__q[24]);
+            beats_lo_17[24] = ~((tot_24__q < tot_17__q) | ((tot_24__q == tot_17__q) & older_17__q[24]));
         end
         if (above_w_24[18]) begin
             beats_hi_24[18] = (sx_24 > sx_18) | ((sx_24 == sx_18) & older_18__q[24]);
             beats_hi_18[24] = ~((sx_24 > sx_18) | ((sx_24 == sx_18) & older_18__q[24]));
-            beats_lo_24[18] = (rest_24 < rest_18) | ((rest_24 == rest_18) & older_18__q[24]);
-            beats_lo_18[24] = ~((rest_24 < rest_18) | ((rest_24 == rest_18) & older_18__q[24]));
+            beats_lo_24[18] = (tot_24__q < tot_18__q) | ((tot_24__q == tot_18__q) & older_18__q[24]);
+            beats_lo_18[24] = ~((tot_24__q < tot_18__q) | ((tot_24__q == tot_18__q) & older_18__q[24]));
         end
         if (above_w_24[19]) begin
             beats_hi_24[19] = (sx_24 > sx_19) | ((sx_24 == sx_19) & older_19__q[24]);
             beats_hi_19[24] = ~((sx_24 > sx_19) | ((sx_24 == sx_19) & older_19__q[24]));
-            beats_lo_24[19] = (rest_24 < rest_19) | ((rest_24 == rest_19) & older_19__q[24]);
-            beats_lo_19[24] = ~((rest_24 < rest_19) | ((rest_24 == rest_19) & older_19__q[24]));
+            beats_lo_24[19] = (tot_24__q < tot_19__q) | ((tot_24__q == tot_19__q) & older_19__q[24]);
+            beats_lo_19[24] = ~((tot_24__q < tot_19__q) | ((tot_24__q == tot_19__q) & older_19__q[24]));
         end
         if (above_w_24[20]) begin
             beats_hi_24[20] = (sx_24 > sx_20) | ((sx_24 == sx_20) & older_20__q[24]);
             beats_hi_20[24] = ~((sx_24 > sx_20) | ((sx_24 == sx_20) & older_20__q[24]));
-            beats_lo_24[20] = (rest_24 < rest_20) | ((rest_24 == rest_20) & older_20__q[24]);
-            beats_lo_20[24] = ~((rest_24 < rest_20) | ((rest_24 == rest_20) & older_20__q[24]));
+            beats_lo_24[20] = (tot_24__q < tot_20__q) | ((tot_24__q == tot_20__q) & older_20__q[24]);
+            beats_lo_20[24] = ~((tot_24__q < tot_20__q) | ((tot_24__q == tot_20__q) & older_20__q[24]));
         end
         if (above_w_24[21]) begin
             beats_hi_24[21] = (sx_24 > sx_21) | ((sx_24 == sx_21) & older_21__q[24]);
             beats_hi_21[24] = ~((sx_24 > sx_21) | ((sx_24 == sx_21) & older_21__q[24]));
-            beats_lo_24[21] = (rest_24 < rest_21) | ((rest_24 == rest_21) & older_21__q[24]);
-            beats_lo_21[24] = ~((rest_24 < rest_21) | ((rest_24 == rest_21) & older_21__q[24]));
+            beats_lo_24[21] = (tot_24__q < tot_21__q) | ((tot_24__q == tot_21__q) & older_21__q[24]);
+            beats_lo_21[24] = ~((tot_24__q < tot_21__q) | ((tot_24__q == tot_21__q) & older_21__q[24]));
         end
         if (above_w_24[22]) begin
             beats_hi_24[22] = (sx_24 > sx_22) | ((sx_24 == sx_22) & older_22__q[24]);
             beats_hi_22[24] = ~((sx_24 > sx_22) | ((sx_24 == sx_22) & older_22__q[24]));
-            beats_lo_24[22] = (rest_24 < rest_22) | ((rest_24 == rest_22) & older_22__q[24]);
-            beats_lo_22[24] = ~((rest_24 < rest_22) | ((rest_24 == rest_22) & older_22__q[24]));
+            beats_lo_24[22] = (tot_24__q < tot_22__q) | ((tot_24__q == tot_22__q) & older_22__q[24]);
+            beats_lo_22[24] = ~((tot_24__q < tot_22__q) | ((tot_24__q == tot_22__q) & older_22__q[24]));
         end
         if (above_w_24[23]) begin
             beats_hi_24[23] = (sx_24 > sx_23) | ((sx_24 == sx_23) & older_23__q[24]);
             beats_hi_23[24] = ~((sx_24 > sx_23) | ((sx_24 == sx_23) & older_23__q[24]));
-            beats_lo_24[23] = (rest_24 < rest_23) | ((rest_24 == rest_23) & older_23__q[24]);
-            beats_lo_23[24] = ~((rest_24 < rest_23) | ((rest_24 == rest_23) & older_23__q[24]));
+            beats_lo_24[23] = (tot_24__q < tot_23__q) | ((tot_24__q == tot_23__q) & older_23__q[24]);
+            beats_lo_23[24] = ~((tot_24__q < tot_23__q) | ((tot_24__q == tot_23__q) & older_23__q[24]));
         end
         if (above_w_24[24]) begin
             beats_hi_24[24] = (sx_24 > sx_24) | ((sx_24 == sx_24) & older_24__q[24]);
             beats_hi_24[24] = ~((sx_24 > sx_24) | ((sx_24 == sx_24) & older_24__q[24]));
-            beats_lo_24[24] = (rest_24 < rest_24) | ((rest_24 == rest_24) & older_24__q[24]);
-            beats_lo_24[24] = ~((rest_24 < rest_24) | ((rest_24 == rest_24) & older_24__q[24]));
+            beats_lo_24[24] = (tot_24__q < tot_24__q) | ((tot_24__q == tot_24__q) & older_24__q[24]);
+            beats_lo_24[24] = ~((tot_24__q < tot_24__q) | ((tot_24__q == tot_24__q) & older_24__q[24]));
         end
         if (above_w_24[25]) begin
             beats_hi_24[25] = (sx_24 > sx_25) | ((sx_24 == sx_25) & older_25__q[24]);
             beats_hi_25[24] = ~((sx_24 > sx_25) | ((sx_24 == sx_25) & older_25__q[24]));
-            beats_lo_24[25] = (rest_24 < rest_25) | ((rest_24 == rest_25) & older_25__q[24]);
-            beats_lo_25[24] = ~((rest_24 < rest_25) | ((rest_24 == rest_25) & older_25__q[24]));
+            beats_lo_24[25] = (tot_24__q < tot_25__q) | ((tot_24__q == tot_25__q) & older_25__q[24]);
+            beats_lo_25[24] = ~((tot_24__q < tot_25__q) | ((tot_24__q == tot_25__q) & older_25__q[24]));
         end
         if (above_w_24[26]) begin
             beats_hi_24[26] = (sx_24 > sx_26) | ((sx_24 == sx_26) & older_26__q[24]);
             beats_hi_26[24] = ~((sx_24 > sx_26) | ((sx_24 == sx_26) & older_26__q[24]));
-            beats_lo_24[26] = (rest_24 < rest_26) | ((rest_24 == rest_26) & older_26__q[24]);
-            beats_lo_26[24] = ~((rest_24 < rest_26) | ((rest_24 == rest_26) & older_26__q[24]));
+            beats_lo_24[26] = (tot_24__q < tot_26__q) | ((tot_24__q == tot_26__q) & older_26__q[24]);
+            beats_lo_26[24] = ~((tot_24__q < tot_26__q) | ((tot_24__q == tot_26__q) & older_26__q[24]));
         end
         if (above_w_24[27]) begin
             beats_hi_24[27] = (sx_24 > sx_27) | ((sx_24 == sx_27) & older_27__q[24]);
             beats_hi_27[24] = ~((sx_24 > sx_27) | ((sx_24 == sx_27) & older_27__q[24]));
-            beats_lo_24[27] = (rest_24 < rest_27) | ((rest_24 == rest_27) & older_27__q[24]);
-            beats_lo_27[24] = ~((rest_24 < rest_27) | ((rest_24 == rest_27) & older_27__q[24]));
+            beats_lo_24[27] = (tot_24__q < tot_27__q) | ((tot_24__q == tot_27__q) & older_27__q[24]);
+            beats_lo_27[24] = ~((tot_24__q < tot_27__q) | ((tot_24__q == tot_27__q) & older_27__q[24]));
         end
         if (above_w_24[28]) begin
             beats_hi_24[28] = (sx_24 > sx_28) | ((sx_24 == sx_28) & older_28__q[24]);
             beats_hi_28[24] = ~((sx_24 > sx_28) | ((sx_24 == sx_28) & older_28__q[24]));
-            beats_lo_24[28] = (rest_24 < rest_28) | ((rest_24 == rest_28) & older_28__q[24]);
-            beats_lo_28[24] = ~((rest_24 < rest_28) | ((rest_24 == rest_28) & older_28__q[24]));
+            beats_lo_24[28] = (tot_24__q < tot_28__q) | ((tot_24__q == tot_28__q) & older_28__q[24]);
+            beats_lo_28[24] = ~((tot_24__q < tot_28__q) | ((tot_24__q == tot_28__q) & older_28__q[24]));
         end
         if (above_w_24[29]) begin
             beats_hi_24[29] = (sx_24 > sx_29) | ((sx_24 == sx_29) & older_29__q[24]);
             beats_hi_29[24] = ~((sx_24 > sx_29) | ((sx_24 == sx_29) & older_29__q[24]));
-            beats_lo_24[29] = (rest_24 < rest_29) | ((rest_24 == rest_29) & older_29__q[24]);
-            beats_lo_29[24] = ~((rest_24 < rest_29) | ((rest_24 == rest_29) & older_29__q[24]));
+            beats_lo_24[29] = (tot_24__q < tot_29__q) | ((tot_24__q == tot_29__q) & older_29__q[24]);
+            beats_lo_29[24] = ~((tot_24__q < tot_29__q) | ((tot_24__q == tot_29__q) & older_29__q[24]));
         end
         if (above_w_24[30]) begin
             beats_hi_24[30] = (sx_24 > sx_30) | ((sx_24 == sx_30) & older_30__q[24]);
             beats_hi_30[24] = ~((sx_24 > sx_30) | ((sx_24 == sx_30) & older_30__q[24]));
-            beats_lo_24[30] = (rest_24 < rest_30) | ((rest_24 == rest_30) & older_30__q[24]);
-            beats_lo_30[24] = ~((rest_24 < rest_30) | ((rest_24 == rest_30) & older_30__q[24]));
+            beats_lo_24[30] = (tot_24__q < tot_30__q) | ((tot_24__q == tot_30__q) & older_30__q[24]);
+            beats_lo_30[24] = ~((tot_24__q < tot_30__q) | ((tot_24__q == tot_30__q) & older_30__q[24]));
         end
         if (above_w_24[31]) begin
             beats_hi_24[31] = (sx_24 > sx_31) | ((sx_24 == sx_31) & older_31__q[24]);
             beats_hi_31[24] = ~((sx_24 > sx_31) | ((sx_24 == sx_31) & older_31__q[24]));
-            beats_lo_24[31] = (rest_24 < rest_31) | ((rest_24 == rest_31) & older_31__q[24]);
-            beats_lo_31[24] = ~((rest_24 < rest_31) | ((rest_24 == rest_31) & older_31__q[24]));
+            beats_lo_24[31] = (tot_24__q < tot_31__q) | ((tot_24__q == tot_31__q) & older_31__q[24]);
+            beats_lo_31[24] = ~((tot_24__q < tot_31__q) | ((tot_24__q == tot_31__q) & older_31__q[24]));
         end
         if (above_w_25[0]) begin
             beats_hi_25[0] = (sx_25 > sx_0) | ((sx_25 == sx_0) & older_0__q[25]);
             beats_hi_0[25] = ~((sx_25 > sx_0) | ((sx_25 == sx_0) & older_0__q[25]));
-            beats_lo_25[0] = (rest_25 < rest_0) | ((rest_25 == rest_0) & older_0__q[25]);
-            beats_lo_0[25] = ~((rest_25 < rest_0) | ((rest_25 == rest_0) & older_0__q[25]));
+            beats_lo_25[0] = (tot_25__q < tot_0__q) | ((tot_25__q == tot_0__q) & older_0__q[25]);
+            beats_lo_0[25] = ~((tot_25__q < tot_0__q) | ((tot_25__q == tot_0__q) & older_0__q[25]));
         end
         if (above_w_25[1]) begin
             beats_hi_25[1] = (sx_25 > sx_1) | ((sx_25 == sx_1) & older_1__q[25]);
             beats_hi_1[25] = ~((sx_25 > sx_1) | ((sx_25 == sx_1) & older_1__q[25]));
-            beats_lo_25[1] = (rest_25 < rest_1) | ((rest_25 == rest_1) & older_1__q[25]);
-            beats_lo_1[25] = ~((rest_25 < rest_1) | ((rest_25 == rest_1) & older_1__q[25]));
+            beats_lo_25[1] = (tot_25__q < tot_1__q) | ((tot_25__q == tot_1__q) & older_1__q[25]);
+            beats_lo_1[25] = ~((tot_25__q < tot_1__q) | ((tot_25__q == tot_1__q) & older_1__q[25]));
         end
         if (above_w_25[2]) begin
             beats_hi_25[2] = (sx_25 > sx_2) | ((sx_25 == sx_2) & older_2__q[25]);
             beats_hi_2[25] = ~((sx_25 > sx_2) | ((sx_25 == sx_2) & older_2__q[25]));
-            beats_lo_25[2] = (rest_25 < rest_2) | ((rest_25 == rest_2) & older_2__q[25]);
-            beats_lo_2[25] = ~((rest_25 < rest_2) | ((rest_25 == rest_2) & older_2__q[25]));
+            beats_lo_25[2] = (tot_25__q < tot_2__q) | ((tot_25__q == tot_2__q) & older_2__q[25]);
+            beats_lo_2[25] = ~((tot_25__q < tot_2__q) | ((tot_25__q == tot_2__q) & older_2__q[25]));
         end
         if (above_w_25[3]) begin
             beats_hi_25[3] = (sx_25 > sx_3) | ((sx_25 == sx_3) & older_3__q[25]);
             beats_hi_3[25] = ~((sx_25 > sx_3) | ((sx_25 == sx_3) & older_3__q[25]));
-            beats_lo_25[3] = (rest_25 < rest_3) | ((rest_25 == rest_3) & older_3__q[25]);
-            beats_lo_3[25] = ~((rest_25 < rest_3) | ((rest_25 == rest_3) & older_3__q[25]));
+            beats_lo_25[3] = (tot_25__q < tot_3__q) | ((tot_25__q == tot_3__q) & older_3__q[25]);
+            beats_lo_3[25] = ~((tot_25__q < tot_3__q) | ((tot_25__q == tot_3__q) & older_3__q[25]));
         end
         if (above_w_25[4]) begin
             beats_hi_25[4] = (sx_25 > sx_4) | ((sx_25 == sx_4) & older_4__q[25]);
             beats_hi_4[25] = ~((sx_25 > sx_4) | ((sx_25 == sx_4) & older_4__q[25]));
-            beats_lo_25[4] = (rest_25 < rest_4) | ((rest_25 == rest_4) & older_4__q[25]);
-            beats_lo_4[25] = ~((rest_25 < rest_4) | ((rest_25 == rest_4) & older_4__q[25]));
+            beats_lo_25[4] = (tot_25__q < tot_4__q) | ((tot_25__q == tot_4__q) & older_4__q[25]);
+            beats_lo_4[25] = ~((tot_25__q < tot_4__q) | ((tot_25__q == tot_4__q) & older_4__q[25]));
         end
         if (above_w_25[5]) begin
             beats_hi_25[5] = (sx_25 > sx_5) | ((sx_25 == sx_5) & older_5__q[25]);
             beats_hi_5[25] = ~((sx_25 > sx_5) | ((sx_25 == sx_5) & older_5__q[25]));
-            beats_lo_25[5] = (rest_25 < rest_5) | ((rest_25 == rest_5) & older_5__q[25]);
-            beats_lo_5[25] = ~((rest_25 < rest_5) | ((rest_25 == rest_5) & older_5__q[25]));
+            beats_lo_25[5] = (tot_25__q < tot_5__q) | ((tot_25__q == tot_5__q) & older_5__q[25]);
+            beats_lo_5[25] = ~((tot_25__q < tot_5__q) | ((tot_25__q == tot_5__q) & older_5__q[25]));
         end
         if (above_w_25[6]) begin
             beats_hi_25[6] = (sx_25 > sx_6) | ((sx_25 == sx_6) & older_6__q[25]);
             beats_hi_6[25] = ~((sx_25 > sx_6) | ((sx_25 == sx_6) & older_6__q[25]));
-            beats_lo_25[6] = (rest_25 < rest_6) | ((rest_25 == rest_6) & older_6__q[25]);
-            beats_lo_6[25] = ~((rest_25 < rest_6) | ((rest_25 == rest_6) & older_6__q[25]));
+            beats_lo_25[6] = (tot_25__q < tot_6__q) | ((tot_25__q == tot_6__q) & older_6__q[25]);
+            beats_lo_6[25] = ~((tot_25__q < tot_6__q) | ((tot_25__q == tot_6__q) & older_6__q[25]));
         end
         if (above_w_25[7]) begin
             beats_hi_25[7] = (sx_25 > sx_7) | ((sx_25 == sx_7) & older_7__q[25]);
             beats_hi_7[25] = ~((sx_25 > sx_7) | ((sx_25 == sx_7) & older_7__q[25]));
-            beats_lo_25[7] = (rest_25 < rest_7) | ((rest_25 == rest_7) & older_7__q[25]);
-            beats_lo_7[25] = ~((rest_25 < rest_7) | ((rest_25 == rest_7) & older_7__q[25]));
+            beats_lo_25[7] = (tot_25__q < tot_7__q) | ((tot_25__q == tot_7__q) & older_7__q[25]);
+            beats_lo_7[25] = ~((tot_25__q < tot_7__q) | ((tot_25__q == tot_7__q) & older_7__q[25]));
         end
         if (above_w_25[8]) begin
             beats_hi_25[8] = (sx_25 > sx_8) | ((sx_25 == sx_8) & older_8__q[25]);
             beats_hi_8[25] = ~((sx_25 > sx_8) | ((sx_25 == sx_8) & older_8__q[25]));
-            beats_lo_25[8] = (rest_25 < rest_8) | ((rest_25 == rest_8) & older_8__q[25]);
-            beats_lo_8[25] = ~((rest_25 < rest_8) | ((rest_25 == rest_8) & older_8__q[25]));
+            beats_lo_25[8] = (tot_25__q < tot_8__q) | ((tot_25__q == tot_8__q) & older_8__q[25]);
+            beats_lo_8[25] = ~((tot_25__q < tot_8__q) | ((tot_25__q == tot_8__q) & older_8__q[25]));
         end
         if (above_w_25[9]) begin
             beats_hi_25[9] = (sx_25 > sx_9) | ((sx_25 == sx_9) & older_9__q[25]);
             beats_hi_9[25] = ~((sx_25 > sx_9) | ((sx_25 == sx_9) & older_9__q[25]));
-            beats_lo_25[9] = (rest_25 < rest_9) | ((rest_25 == rest_9) & older_9__q[25]);
-            beats_lo_9[25] = ~((rest_25 < rest_9) | ((rest_25 == rest_9) & older_9__q[25]));
+            beats_lo_25[9] = (tot_25__q < tot_9__q) | ((tot_25__q == tot_9__q) & older_9__q[25]);
+            beats_lo_9[25] = ~((tot_25__q < tot_9__q) | ((tot_25__q == tot_9__q) & older_9__q[25]));
         end
         if (above_w_25[10]) begin
             beats_hi_25[10] = (sx_25 > sx_10) | ((sx_25 == sx_10) & older_10__q[25]);
             beats_hi_10[25] = ~((sx_25 > sx_10) | ((sx_25 == sx_10) & older_10__q[25]));
-            beats_lo_25[10] = (rest_25 < rest_10) | ((rest_25 == rest_10) & older_10__q[25]);
-            beats_lo_10[25] = ~((rest_25 < rest_10) | ((rest_25 == rest_10) & older_10__q[25]));
+            beats_lo_25[10] = (tot_25__q < tot_10__q) | ((tot_25__q == tot_10__q) & older_10__q[25]);
+            beats_lo_10[25] = ~((tot_25__q < tot_10__q) | ((tot_25__q == tot_10__q) & older_10__q[25]));
         end
         if (above_w_25[11]) begin
             beats_hi_25[11] = (sx_25 > sx_11) | ((sx_25 == sx_11) & older_11__q[25]);
             beats_hi_11[25] = ~((sx_25 > sx_11) | ((sx_25 == sx_11) & older_11__q[25]));
-            beats_lo_25[11] = (rest_25 < rest_11) | ((rest_25 == rest_11) & older_11__q[25]);
-            beats_lo_11[25] = ~((rest_25 < rest_11) | ((rest_25 == rest_11) & older_11__q[25]));
+            beats_lo_25[11] = (tot_25__q < tot_11__q) | ((tot_25__q == tot_11__q) & older_11__q[25]);
+            beats_lo_11[25] = ~((tot_25__q < tot_11__q) | ((tot_25__q == tot_11__q) & older_11__q[25]));
         end
         if (above_w_25[12]) begin
             beats_hi_25[12] = (sx_25 > sx_12) | ((sx_25 == sx_12) & older_12__q[25]);
             beats_hi_12[25] = ~((sx_25 > sx_12) | ((sx_25 == sx_12) & older_12__q[25]));
-            beats_lo_25[12] = (rest_25 < rest_12) | ((rest_25 == rest_12) & older_12__q[25]);
-            beats_lo_12[25] = ~((rest_25 < rest_12) | ((rest_25 == rest_12) & older_12__q[25]));
+            beats_lo_25[12] = (tot_25__q < tot_12__q) | ((tot_25__q == tot_12__q) & older_12__q[25]);
+            beats_lo_12[25] = ~((tot_25__q < tot_12__q) | ((tot_25__q == tot_12__q) & older_12__q[25]));
         end
         if (above_w_25[13]) begin
             beats_hi_25[13] = (sx_25 > sx_13) | ((sx_25 == sx_13) & older_13__q[25]);
             beats_hi_13[25] = ~((sx_25 > sx_13) | ((sx_25 == sx_13) & older_13__q[25]));
-            beats_lo_25[13] = (rest_25 < rest_13) | ((rest_25 == rest_13) & older_13__q[25]);
-            beats_lo_13[25] = ~((rest_25 < rest_13) | ((rest_25 == rest_13) & older_13__q[25]));
+            beats_lo_25[13] = (tot_25__q < tot_13__q) | ((tot_25__q == tot_13__q) & older_13__q[25]);
+            beats_lo_13[25] = ~((tot_25__q < tot_13__q) | ((tot_25__q == tot_13__q) & older_13__q[25]));
         end
         if (above_w_25[14]) begin
             beats_hi_25[14] = (sx_25 > sx_14) | ((sx_25 == sx_14) & older_14__q[25]);
             beats_hi_14[25] = ~((sx_25 > sx_14) | ((sx_25 == sx_14) & older_14__q[25]));
-            beats_lo_25[14] = (rest_25 < rest_14) | ((rest_25 == rest_14) & older_14__q[25]);
-            beats_lo_14[25] = ~((rest_25 < rest_14) | ((rest_25 == rest_14) & older_14__q[25]));
+            beats_lo_25[14] = (tot_25__q < tot_14__q) | ((tot_25__q == tot_14__q) & older_14__q[25]);
+            beats_lo_14[25] = ~((tot_25__q < tot_14__q) | ((tot_25__q == tot_14__q) & older_14__q[25]));
         end
         if (above_w_25[15]) begin
             beats_hi_25[15] = (sx_25 > sx_15) | ((sx_25 == sx_15) & older_15__q[25]);
             beats_hi_15[25] = ~((sx_25 > sx_15) | ((sx_25 == sx_15) & older_15__q[25]));
-            beats_lo_25[15] = (rest_25 < rest_15) | ((rest_25 == rest_15) & older_15__q[25]);
-            beats_lo_15[25] = ~((rest_25 < rest_15) | ((rest_25 == rest_15) & older_15__q[25]));
+            beats_lo_25[15] = (tot_25__q < tot_15__q) | ((tot_25__q == tot_15__q) & older_15__q[25]);
+            beats_lo_15[25] = ~((tot_25__q < tot_15__q) | ((tot_25__q == tot_15__q) & older_15__q[25]));
         end
         if (above_w_25[16]) begin
             beats_hi_25[16] = (sx_25 > sx_16) | ((sx_25 == sx_16) & older_16__q[25]);
             beats_hi_16[25] = ~((sx_25 > sx_16) | ((sx_25 == sx_16) & older_16__q[25]));
-            beats_lo_25[16] = (rest_25 < rest_16) | ((rest_25 == rest_16) & older_16__q[25]);
-            beats_lo_16[25] = ~((rest_25 < rest_16) | ((rest_25 == rest_16) & older_16__q[25]));
+            beats_lo_25[16] = (tot_25__q < tot_16__q) | ((tot_25__q == tot_16__q) & older_16__q[25]);
+            beats_lo_16[25] = ~((tot_25__q < tot_16__q) | ((tot_25__q == tot_16__q) & older_16__q[25]));
         end
         if (above_w_25[17]) begin
             beats_hi_25[17] = (sx_25 > sx_17) | ((sx_25 == sx_17) & older_17__q[25]);
             beats_hi_17[25] = ~((sx_25 > sx_17) | ((sx_25 == sx_17) & older_17__q[25]));
-            beats_lo_25[17] = (rest_25 < rest_17) | ((rest_25 == rest_17) & older_17__q[25]);
-            beats_lo_17[25] = ~((rest_25 < rest_17) | ((rest_25 == rest_17) & older_17__q[25]));
+            beats_lo_25[17] = (tot_25__q < tot_17__q) | ((tot_25__q == tot_17__q) & older_17__q[25]);
+            beats_lo_17[25] = ~((tot_25__q < tot_17__q) | ((tot_25__q == tot_17__q) & older_17__q[25]));
         end
         if (above_w_25[18]) begin
             beats_hi_25[18] = (sx_25 > sx_18) | ((sx_25 == sx_18) & older_18__q[25]);
             beats_hi_18[25] = ~((sx_25 > sx_18) | ((sx_25 == sx_18) & older_18__q[25]));
-            beats_lo_25[18] = (rest_25 < rest_18) | ((rest_25 == rest_18) & older_18__q[25]);
-            beats_lo_18[25] = ~((rest_25 < rest_18) | ((rest_25 == rest_18) & older_18__q[25]));
+            beats_lo_25[18] = (tot_25__q < tot_18__q) | ((tot_25__q == tot_18__q) & older_18__q[25]);
+            beats_lo_18[25] = ~((tot_25__q < tot_18__q) | ((tot_25__q == tot_18__q) & older_18__q[25]));
         end
         if (above_w_25[19]) begin
             beats_hi_25[19] = (sx_25 > sx_19) | ((sx_25 == sx_19) & older_19__q[25]);
             beats_hi_19[25] = ~((sx_25 > sx_19) | ((sx_25 == sx_19) & older_19__q[25]));
-            beats_lo_25[19] = (rest_25 < rest_19) | ((rest_25 == rest_19) & older_19__q[25]);
-            beats_lo_19[25] = ~((rest_25 < rest_19) | ((rest_25 == rest_19) & older_19__q[25]));
+            beats_lo_25[19] = (tot_25__q < tot_19__q) | ((tot_25__q == tot_19__q) & older_19__q[25]);
+            beats_lo_19[25] = ~((tot_25__q < tot_19__q) | ((tot_25__q == tot_19__q) & older_19__q[25]));
         end
         if (above_w_25[20]) begin
             beats_hi_25[20] = (sx_25 > sx_20) | ((sx_25 == sx_20) & older_20__q[25]);
             beats_hi_20[25] = ~((sx_25 > sx_20) | ((sx_25 == sx_20) & older_20__q[25]));
-            beats_lo_25[20] = (rest_25 < rest_20) | ((rest_25 == rest_20) & older_20__q[25]);
-            beats_lo_20[25] = ~((rest_25 < rest_20) | ((rest_25 == rest_20) & older_20__q[25]));
+            beats_lo_25[20] = (tot_25__q < tot_20__q) | ((tot_25__q == tot_20__q) & older_20__q[25]);
+            beats_lo_20[25] = ~((tot_25__q < tot_20__q) | ((tot_25__q == tot_20__q) & older_20__q[25]));
         end
         if (above_w_25[21]) begin
             beats_hi_25[21] = (sx_25 > sx_21) | ((sx_25 == sx_21) & older_21__q[25]);
             beats_hi_21[25] = ~((sx_25 > sx_21) | ((sx_25 == sx_21) & older_21__q[25]));
-            beats_lo_25[21] = (rest_25 < rest_21) | ((rest_25 == rest_21) & older_21__q[25]);
-            beats_lo_21[25] = ~((rest_25 < rest_21) | ((rest_25 == rest_21) & older_21__q[25]));
+            beats_lo_25[21] = (tot_25__q < tot_21__q) | ((tot_25__q == tot_21__q) & older_21__q[25]);
+            beats_lo_21[25] = ~((tot_25__q < tot_21__q) | ((tot_25__q == tot_21__q) & older_21__q[25]));
         end
         if (above_w_25[22]) begin
             beats_hi_25[22] = (sx_25 > sx_22) | ((sx_25 == sx_22) & older_22__q[25]);
             beats_hi_22[25] = ~((sx_25 > sx_22) | ((sx_25 == sx_22) & older_22__q[25]));
-            beats_lo_25[22] = (rest_25 < rest_22) | ((rest_25 == rest_22) & older_22__q[25]);
-            beats_lo_22[25] = ~((rest_25 < rest_22) | ((rest_25 == rest_22) & older_22__q[25]));
+            beats_lo_25[22] = (tot_25__q < tot_22__q) | ((tot_25__q == tot_22__q) & older_22__q[25]);
+            beats_lo_22[25] = ~((tot_25__q < tot_22__q) | ((tot_25__q == tot_22__q) & older_22__q[25]));
         end
         if (above_w_25[23]) begin
             beats_hi_25[23] = (sx_25 > sx_23) | ((sx_25 == sx_23) & older_23__q[25]);
             beats_hi_23[25] = ~((sx_25 > sx_23) | ((sx_25 == sx_23) & older_23__q[25]));
-            beats_lo_25[23] = (rest_25 < rest_23) | ((rest_25 == rest_23) & older_23__q[25]);
-            beats_lo_23[25] = ~((rest_25 < rest_23) | ((rest_25 == rest_23) & older_23__q[25]));
+            beats_lo_25[23] = (tot_25__q < tot_23__q) | ((tot_25__q == tot_23__q) & older_23__q[25]);
+            beats_lo_23[25] = ~((tot_25__q < tot_23__q) | ((tot_25__q == tot_23__q) & older_23__q[25]));
         end
         if (above_w_25[24]) begin
             beats_hi_25[24] = (sx_25 > sx_24) | ((sx_25 == sx_24) & older_24__q[25]);
             beats_hi_24[25] = ~((sx_25 > sx_24) | ((sx_25 == sx_24) & older_24__q[25]));
-            beats_lo_25[24] = (rest_25 < rest_24) | ((rest_25 == rest_24) & older_24__q[25]);
-            beats_lo_24[25] = ~((rest_25 < rest_24) | ((rest_25 == rest_24) & older_24__q[25]));
+            beats_lo_25[24] = (tot_25__q < tot_24__q) | ((tot_25__q == tot_24__q) & older_24__q[25]);
+            beats_lo_24[25] = ~((tot_25__q < tot_24__q) | ((tot_25__q == tot_24__q) & older_24__q[25]));
         end
         if (above_w_25[25]) begin
             beats_hi_25[25] = (sx_25 > sx_25) | ((sx_25 == sx_25) & older_25__q[25]);
             beats_hi_25[25] = ~((sx_25 > sx_25) | ((sx_25 == sx_25) & older_25__q[25]));
-            beats_lo_25[25] = (rest_25 < rest_25) | ((rest_25 == rest_25) & older_25__q[25]);
-            beats_lo_25[25] = ~((rest_25 < rest_25) | ((rest_25 == rest_25) & older_25__q[25]));
+            beats_lo_25[25] = (tot_25__q < tot_25__q) | ((tot_25__q == tot_25__q) & older_25__q[25]);
+            beats_lo_25[25] = ~((tot_25__q < tot_25__q) | ((tot_25__q == tot_25__q) & older_25__q[25]));
         end
         if (above_w_25[26]) begin
             beats_hi_25[26] = (sx_25 > sx_26) | ((sx_25 == sx_26) & older_26__q[25]);
             beats_hi_26[25] = ~((sx_25 > sx_26) | ((sx_25 == sx_26) & older_26__q[25]));
-            beats_lo_25[26] = (rest_25 < rest_26) | ((rest_25 == rest_26) & older_26__q[25]);
-            beats_lo_26[25] = ~((rest_25 < rest_26) | ((rest_25 == rest_26) & older_26__q[25]));
+            beats_lo_25[26] = (tot_25__q < tot_26__q) | ((tot_25__q == tot_26__q) & older_26__q[25]);
+            beats_lo_26[25] = ~((tot_25__q < tot_26__q) | ((tot_25__q == tot_26__q) & older_26__q[25]));
         end
         if (above_w_25[27]) begin
             beats_hi_25[27] = (sx_25 > sx_27) | ((sx_25 == sx_27) & older_27__q[25]);
             beats_hi_27[25] = ~((sx_25 > sx_27) | ((sx_25 == sx_27) & older_27__q[25]));
-            beats_lo_25[27] = (rest_25 < rest_27) | ((rest_25 == rest_27) & older_27__q[25]);
-            beats_lo_27[25] = ~((rest_25 < rest_27) | ((rest_25 == rest_27) & older_27__q[25]));
+            beats_lo_25[27] = (tot_25__q < tot_27__q) | ((tot_25__q == tot_27__q) & older_27__q[25]);
+            beats_lo_27[25] = ~((tot_25__q < tot_27__q) | ((tot_25__q == tot_27__q) & older_27__q[25]));
         end
         if (above_w_25[28]) begin
             beats_hi_25[28] = (sx_25 > sx_28) | ((sx_25 == sx_28) & older_28__q[25]);
             beats_hi_28[25] = ~((sx_25 > sx_28) | ((sx_25 == sx_28) & older_28__q[25]));
-            beats_lo_25[28] = (rest_25 < rest_28) | ((rest_25 == rest_28) & older_28__q[25]);
-            beats_lo_28[25] = ~((rest_25 < rest_28) | ((rest_25 == rest_28) & older_28__q[25]));
+            beats_lo_25[28] = (tot_25__q < tot_28__q) | ((tot_25__q == tot_28__q) & older_28__q[25]);
+            beats_lo_28[25] = ~((tot_25__q < tot_28__q) | ((tot_25__q == tot_28__q) & older_28__q[25]));
         end
         if (above_w_25[29]) begin
             beats_hi_25[29] = (sx_25 > sx_29) | ((sx_25 == sx_29) & older_29__q[25]);
             beats_hi_29[25] = ~((sx_25 > sx_29) | ((sx_25 == sx_29) & older_29__q[25]));
-            beats_lo_25[29] = (rest_25 < rest_29) | ((rest_25 == rest_29) & older_29__q[25]);
-            beats_lo_29[25] = ~((rest_25 < rest_29) | ((rest_25 == rest_29) & older_29__q[25]));
+            beats_lo_25[29] = (tot_25__q < tot_29__q) | ((tot_25__q == tot_29__q) & older_29__q[25]);
+            beats_lo_29[25] = ~((tot_25__q < tot_29__q) | ((tot_25__q == tot_29__q) & older_29__q[25]));
         end
         if (above_w_25[30]) begin
             beats_hi_25[30] = (sx_25 > sx_30) | ((sx_25 == sx_30) & older_30__q[25]);
             beats_hi_30[25] = ~((sx_25 > sx_30) | ((sx_25 == sx_30) & older_30__q[25]));
-            beats_lo_25[30] = (rest_25 < rest_30) | ((rest_25 == rest_30) & older_30__q[25]);
-            beats_lo_30[25] = ~((rest_25 < rest_30) | ((rest_25 == rest_30) & older_30__q[25]));
+            beats_lo_25[30] = (tot_25__q < tot_30__q) | ((tot_25__q == tot_30__q) & older_30__q[25]);
+            beats_lo_30[25] = ~((tot_25__q < tot_30__q) | ((tot_25__q == tot_30__q) & older_30__q[25]));
         end
         if (above_w_25[31]) begin
             beats_hi_25[31] = (sx_25 > sx_31) | ((sx_25 == sx_31) & older_31__q[25]);
             beats_hi_31[25] = ~((sx_25 > sx_31) | ((sx_25 == sx_31) & older_31__q[25]));
-            beats_lo_25[31] = (rest_25 < rest_31) | ((rest_25 == rest_31) & older_31__q[25]);
-            beats_lo_31[25] = ~((rest_25 < rest_31) | ((rest_25 == rest_31) & older_31__q[25]));
+            beats_lo_25[31] = (tot_25__q < tot_31__q) | ((tot_25__q == tot_31__q) & older_31__q[25]);
+            beats_lo_31[25] = ~((tot_25__q < tot_31__q) | ((tot_25__q == tot_31__q) & older_31__q[25]));
         end
         if (above_w_26[0]) begin
             beats_hi_26[0] = (sx_26 > sx_0) | ((sx_26 == sx_0) & older_0__q[26]);
             beats_hi_0[26] = ~((sx_26 > sx_0) | ((sx_26 == sx_0) & older_0__q[26]));
-            beats_lo_26[0] = (rest_26 < rest_0) | ((rest_26 == rest_0) & older_0__q[26]);
-            beats_lo_0[26] = ~((rest_26 < rest_0) | ((rest_26 == rest_0) & older_0__q[26]));
+            beats_lo_26[0] = (tot_26__q < tot_0__q) | ((tot_26__q == tot_0__q) & older_0__q[26]);
+            beats_lo_0[26] = ~((tot_26__q < tot_0__q) | ((tot_26__q == tot_0__q) & older_0__q[26]));
         end
         if (above_w_26[1]) begin
             beats_hi_26[1] = (sx_26 > sx_1) | ((sx_26 == sx_1) & older_1__q[26]);
             beats_hi_1[26] = ~((sx_26 > sx_1) | ((sx_26 == sx_1) & older_1__q[26]));
-            beats_lo_26[1] = (rest_26 < rest_1) | ((rest_26 == rest_1) & older_1__q[26]);
-            beats_lo_1[26] = ~((rest_26 < rest_1) | ((rest_26 == rest_1) & older_1__q[26]));
+            beats_lo_26[1] = (tot_26__q < tot_1__q) | ((tot_26__q == tot_1__q) & older_1__q[26]);
+            beats_lo_1[26] = ~((tot_26__q < tot_1__q) | ((tot_26__q == tot_1__q) & older_1__q[26]));
         end
         if (above_w_26[2]) begin
             beats_hi_26[2] = (sx_26 > sx_2) | ((sx_26 == sx_2) & older_2__q[26]);
             beats_hi_2[26] = ~((sx_26 > sx_2) | ((sx_26 == sx_2) & older_2__q[26]));
-            beats_lo_26[2] = (rest_26 < rest_2) | ((rest_26 == rest_2) & older_2__q[26]);
-            beats_lo_2[26] = ~((rest_26 < rest_2) | ((rest_26 == rest_2) & older_2__q[26]));
+            beats_lo_26[2] = (tot_26__q < tot_2__q) | ((tot_26__q == tot_2__q) & older_2__q[26]);
+            beats_lo_2[26] = ~((tot_26__q < tot_2__q) | ((tot_26__q == tot_2__q) & older_2__q[26]));
         end
         if (above_w_26[3]) begin
             beats_hi_26[3] = (sx_26 > sx_3) | ((sx_26 == sx_3) & older_3__q[26]);
             beats_hi_3[26] = ~((sx_26 > sx_3) | ((sx_26 == sx_3) & older_3__q[26]));
-            beats_lo_26[3] = (rest_26 < rest_3) | ((rest_26 == rest_3) & older_3__q[26]);
-            beats_lo_3[26] = ~((rest_26 < rest_3) | ((rest_26 == rest_3) & older_3__q[26]));
+            beats_lo_26[3] = (tot_26__q < tot_3__q) | ((tot_26__q == tot_3__q) & older_3__q[26]);
+            beats_lo_3[26] = ~((tot_26__q < tot_3__q) | ((tot_26__q == tot_3__q) & older_3__q[26]));
         end
         if (above_w_26[4]) begin
             beats_hi_26[4] = (sx_26 > sx_4) | ((sx_26 == sx_4) & older_4__q[26]);
             beats_hi_4[26] = ~((sx_26 > sx_4) | ((sx_26 == sx_4) & older_4__q[26]));
-            beats_lo_26[4] = (rest_26 < rest_4) | ((rest_26 == rest_4) & older_4__q[26]);
-            beats_lo_4[26] = ~((rest_26 < rest_4) | ((rest_26 == rest_4) & older_4__q[26]));
+            beats_lo_26[4] = (tot_26__q < tot_4__q) | ((tot_26__q == tot_4__q) & older_4__q[26]);
+            beats_lo_4[26] = ~((tot_26__q < tot_4__q) | ((tot_26__q == tot_4__q) & older_4__q[26]));
         end
         if (above_w_26[5]) begin
             beats_hi_26[5] = (sx_26 > sx_5) | ((sx_26 == sx_5) & older_5__q[26]);
             beats_hi_5[26] = ~((sx_26 > sx_5) | ((sx_26 == sx_5) & older_5__q[26]));
-            beats_lo_26[5] = (rest_26 < rest_5) | ((rest_26 == rest_5) & older_5__q[26]);
-            beats_lo_5[26] = ~((rest_26 < rest_5) | ((rest_26 == rest_5) & older_5__q[26]));
+            beats_lo_26[5] = (tot_26__q < tot_5__q) | ((tot_26__q == tot_5__q) & older_5__q[26]);
+            beats_lo_5[26] = ~((tot_26__q < tot_5__q) | ((tot_26__q == tot_5__q) & older_5__q[26]));
         end
         if (above_w_26[6]) begin
             beats_hi_26[6] = (sx_26 > sx_6) | ((sx_26 == sx_6) & older_6__q[26]);
             beats_hi_6[26] = ~((sx_26 > sx_6) | ((sx_26 == sx_6) & older_6__q[26]));
-            beats_lo_26[6] = (rest_26 < rest_6) | ((rest_26 == rest_6) & older_6__q[26]);
-            beats_lo_6[26] = ~((rest_26 < rest_6) | ((rest_26 == rest_6) & older_6__q[26]));
+            beats_lo_26[6] = (tot_26__q < tot_6__q) | ((tot_26__q == tot_6__q) & older_6__q[26]);
+            beats_lo_6[26] = ~((tot_26__q < tot_6__q) | ((tot_26__q == tot_6__q) & older_6__q[26]));
         end
         if (above_w_26[7]) begin
             beats_hi_26[7] = (sx_26 > sx_7) | ((sx_26 == sx_7) & older_7__q[26]);
             beats_hi_7[26] = ~((sx_26 > sx_7) | ((sx_26 == sx_7) & older_7__q[26]));
-            beats_lo_26[7] = (rest_26 < rest_7) | ((rest_26 == rest_7) & older_7__q[26]);
-            beats_lo_7[26] = ~((rest_26 < rest_7) | ((rest_26 == rest_7) & older_7__q[26]));
+            beats_lo_26[7] = (tot_26__q < tot_7__q) | ((tot_26__q == tot_7__q) & older_7__q[26]);
+            beats_lo_7[26] = ~((tot_26__q < tot_7__q) | ((tot_26__q == tot_7__q) & older_7__q[26]));
         end
         if (above_w_26[8]) begin
             beats_hi_26[8] = (sx_26 > sx_8) | ((sx_26 == sx_8) & older_8__q[26]);
             beats_hi_8[26] = ~((sx_26 > sx_8) | ((sx_26 == sx_8) & older_8__q[26]));
-            beats_lo_26[8] = (rest_26 < rest_8) | ((rest_26 == rest_8) & older_8__q[26]);
-            beats_lo_8[26] = ~((rest_26 < rest_8) | ((rest_26 == rest_8) & older_8__q[26]));
+            beats_lo_26[8] = (tot_26__q < tot_8__q) | ((tot_26__q == tot_8__q) & older_8__q[26]);
+            beats_lo_8[26] = ~((tot_26__q < tot_8__q) | ((tot_26__q == tot_8__q) & older_8__q[26]));
         end
         if (above_w_26[9]) begin
             beats_hi_26[9] = (sx_26 > sx_9) | ((sx_26 == sx_9) & older_9__q[26]);
             beats_hi_9[26] = ~((sx_26 > sx_9) | ((sx_26 == sx_9) & older_9__q[26]));
-            beats_lo_26[9] = (rest_26 < rest_9) | ((rest_26 == rest_9) & older_9__q[26]);
-            beats_lo_9[26] = ~((rest_26 < rest_9) | ((rest_26 == rest_9) & older_9__q[26]));
+            beats_lo_26[9] = (tot_26__q < tot_9__q) | ((tot_26__q == tot_9__q) & older_9__q[26]);
+            beats_lo_9[26] = ~((tot_26__q < tot_9__q) | ((tot_26__q == tot_9__q) & older_9__q[26]));
         end
         if (above_w_26[10]) begin
             beats_hi_26[10] = (sx_26 > sx_10) | ((sx_26 == sx_10) & older_10__q[26]);
             beats_hi_10[26] = ~((sx_26 > sx_10) | ((sx_26 == sx_10) & older_10__q[26]));
-            beats_lo_26[10] = (rest_26 < rest_10) | ((rest_26 == rest_10) & older_10__q[26]);
-            beats_lo_10[26] = ~((rest_26 < rest_10) | ((rest_26 == rest_10) & older_10__q[26]));
+            beats_lo_26[10] = (tot_26__q < tot_10__q) | ((tot_26__q == tot_10__q) & older_10__q[26]);
+            beats_lo_10[26] = ~((tot_26__q < tot_10__q) | ((tot_26__q == tot_10__q) & older_10__q[26]));
         end
         if (above_w_26[11]) begin
             beats_hi_26[11] = (sx_26 > sx_11) | ((sx_26 == sx_11) & older_11__q[26]);
             beats_hi_11[26] = ~((sx_26 > sx_11) | ((sx_26 == sx_11) & older_11__q[26]));
-            beats_lo_26[11] = (rest_26 < rest_11) | ((rest_26 == rest_11) & older_11__q[26]);
-            beats_lo_11[26] = ~((rest_26 < rest_11) | ((rest_26 == rest_11) & older_11__q[26]));
+            beats_lo_26[11] = (tot_26__q < tot_11__q) | ((tot_26__q == tot_11__q) & older_11__q[26]);
+            beats_lo_11[26] = ~((tot_26__q < tot_11__q) | ((tot_26__q == tot_11__q) & older_11__q[26]));
         end
         if (above_w_26[12]) begin
             beats_hi_26[12] = (sx_26 > sx_12) | ((sx_26 == sx_12) & older_12__q[26]);
             beats_hi_12[26] = ~((sx_26 > sx_12) | ((sx_26 == sx_12) & older_12__q[26]));
-            beats_lo_26[12] = (rest_26 < rest_12) | ((rest_26 == rest_12) & older_12__q[26]);
-            beats_lo_12[26] = ~((rest_26 < rest_12) | ((rest_26 == rest_12) & older_12__q[26]));
+            beats_lo_26[12] = (tot_26__q < tot_12__q) | ((tot_26__q == tot_12__q) & older_12__q[26]);
+            beats_lo_12[26] = ~((tot_26__q < tot_12__q) | ((tot_26__q == tot_12__q) & older_12__q[26]));
         end
         if (above_w_26[13]) begin
             beats_hi_26[13] = (sx_26 > sx_13) | ((sx_26 == sx_13) & older_13__q[26]);
             beats_hi_13[26] = ~((sx_26 > sx_13) | ((sx_26 == sx_13) & older_13__q[26]));
-            beats_lo_26[13] = (rest_26 < rest_13) | ((rest_26 == rest_13) & older_13__q[26]);
-            beats_lo_13[26] = ~((rest_26 < rest_13) | ((rest_26 == rest_13) & older_13__q[26]));
+            beats_lo_26[13] = (tot_26__q < tot_13__q) | ((tot_26__q == tot_13__q) & older_13__q[26]);
+            beats_lo_13[26] = ~((tot_26__q < tot_13__q) | ((tot_26__q == tot_13__q) & older_13__q[26]));
         end
         if (above_w_26[14]) begin
             beats_hi_26[14] = (sx_26 > sx_14) | ((sx_26 == sx_14) & older_14__q[26]);
             beats_hi_14[26] = ~((sx_26 > sx_14) | ((sx_26 == sx_14) & older_14__q[26]));
-            beats_lo_26[14] = (rest_26 < rest_14) | ((rest_26 == rest_14) & older_14__q[26]);
-            beats_lo_14[26] = ~((rest_26 < rest_14) | ((rest_26 == rest_14) & older_14__q[26]));
+            beats_lo_26[14] = (tot_26__q < tot_14__q) | ((tot_26__q == tot_14__q) & older_14__q[26]);
+            beats_lo_14[26] = ~((tot_26__q < tot_14__q) | ((tot_26__q == tot_14__q) & older_14__q[26]));
         end
         if (above_w_26[15]) begin
             beats_hi_26[15] = (sx_26 > sx_15) | ((sx_26 == sx_15) & older_15__q[26]);
             beats_hi_15[26] = ~((sx_26 > sx_15) | ((sx_26 == sx_15) & older_15__q[26]));
-            beats_lo_26[15] = (rest_26 < rest_15) | ((rest_26 == rest_15) & older_15__q[26]);
-            beats_lo_15[26] = ~((rest_26 < rest_15) | ((rest_26 == rest_15) & older_15__q[26]));
+            beats_lo_26[15] = (tot_26__q < tot_15__q) | ((tot_26__q == tot_15__q) & older_15__q[26]);
+            beats_lo_15[26] = ~((tot_26__q < tot_15__q) | ((tot_26__q == tot_15__q) & older_15__q[26]));
         end
         if (above_w_26[16]) begin
             beats_hi_26[16] = (sx_26 > sx_16) | ((sx_26 == sx_16) & older_16__q[26]);
             beats_hi_16[26] = ~((sx_26 > sx_16) | ((sx_26 == sx_16) & older_16__q[26]));
-            beats_lo_26[16] = (rest_26 < rest_16) | ((rest_26 == rest_16) & older_16__q[26]);
-            beats_lo_16[26] = ~((rest_26 < rest_16) | ((rest_26 == rest_16) & older_16__q[26]));
+            beats_lo_26[16] = (tot_26__q < tot_16__q) | ((tot_26__q == tot_16__q) & older_16__q[26]);
+            beats_lo_16[26] = ~((tot_26__q < tot_16__q) | ((tot_26__q == tot_16__q) & older_16__q[26]));
         end
         if (above_w_26[17]) begin
             beats_hi_26[17] = (sx_26 > sx_17) | ((sx_26 == sx_17) & older_17__q[26]);
             beats_hi_17[26] = ~((sx_26 > sx_17) | ((sx_26 == sx_17) & older_17__q[26]));
-            beats_lo_26[17] = (rest_26 < rest_17) | ((rest_26 == rest_17) & older_17__q[26]);
-            beats_lo_17[26] = ~((rest_26 < rest_17) | ((rest_26 == rest_17) & older_17__q[26]));
+            beats_lo_26[17] = (tot_26__q < tot_17__q) | ((tot_26__q == tot_17__q) & older_17__q[26]);
+            beats_lo_17[26] = ~((tot_26__q < tot_17__q) | ((tot_26__q == tot_17__q) & older_17__q[26]));
         end
         if (above_w_26[18]) begin
             beats_hi_26[18] = (sx_26 > sx_18) | ((sx_26 == sx_18) & older_18__q[26]);
             beats_hi_18[26] = ~((sx_26 > sx_18) | ((sx_26 == sx_18) & older_18__q[26]));
-            beats_lo_26[18] = (rest_26 < rest_18) | ((rest_26 == rest_18) & older_18__q[26]);
-            beats_lo_18[26] = ~((rest_26 < rest_18) | ((rest_26 == rest_18) & older_18__q[26]));
+            beats_lo_26[18] = (tot_26__q < tot_18__q) | ((tot_26__q == tot_18__q) & older_18__q[26]);
+            beats_lo_18[26] = ~((tot_26__q < tot_18__q) | ((tot_26__q == tot_18__q) & older_18__q[26]));
         end
         if (above_w_26[19]) begin
             beats_hi_26[19] = (sx_26 > sx_19) | ((sx_26 == sx_19) & older_19__q[26]);
             beats_hi_19[26] = ~((sx_26 > sx_19) | ((sx_26 == sx_19) & older_19__q[26]));
-            beats_lo_26[19] = (rest_26 < rest_19) | ((rest_26 == rest_19) & older_19__q[26]);
-            beats_lo_19[26] = ~((rest_26 < rest_19) | ((rest_26 == rest_19) & older_19__q[26]));
+            beats_lo_26[19] = (tot_26__q < tot_19__q) | ((tot_26__q == tot_19__q) & older_19__q[26]);
+            beats_lo_19[26] = ~((tot_26__q < tot_19__q) | ((tot_26__q == tot_19__q) & older_19__q[26]));
         end
         if (above_w_26[20]) begin
             beats_hi_26[20] = (sx_26 > sx_20) | ((sx_26 == sx_20) & older_20__q[26]);
             beats_hi_20[26] = ~((sx_26 > sx_20) | ((sx_26 == sx_20) & older_20__q[26]));
-            beats_lo_26[20] = (rest_26 < rest_20) | ((rest_26 == rest_20) & older_20__q[26]);
-            beats_lo_20[26] = ~((rest_26 < rest_20) | ((rest_26 == rest_20) & older_20__q[26]));
+            beats_lo_26[20] = (tot_26__q < tot_20__q) | ((tot_26__q == tot_20__q) & older_20__q[26]);
+            beats_lo_20[26] = ~((tot_26__q < tot_20__q) | ((tot_26__q == tot_20__q) & older_20__q[26]));
         end
         if (above_w_26[21]) begin
             beats_hi_26[21] = (sx_26 > sx_21) | ((sx_26 == sx_21) & older_21__q[26]);
             beats_hi_21[26] = ~((sx_26 > sx_21) | ((sx_26 == sx_21) & older_21__q[26]));
-            beats_lo_26[21] = (rest_26 < rest_21) | ((rest_26 == rest_21) & older_21__q[26]);
-            beats_lo_21[26] = ~((rest_26 < rest_21) | ((rest_26 == rest_21) & older_21__q[26]));
+            beats_lo_26[21] = (tot_26__q < tot_21__q) | ((tot_26__q == tot_21__q) & older_21__q[26]);
+            beats_lo_21[26] = ~((tot_26__q < tot_21__q) | ((tot_26__q == tot_21__q) & older_21__q[26]));
         end
         if (above_w_26[22]) begin
             beats_hi_26[22] = (sx_26 > sx_22) | ((sx_26 == sx_22) & older_22__q[26]);
             beats_hi_22[26] = ~((sx_26 > sx_22) | ((sx_26 == sx_22) & older_22__q[26]));
-            beats_lo_26[22] = (rest_26 < rest_22) | ((rest_26 == rest_22) & older_22__q[26]);
-            beats_lo_22[26] = ~((rest_26 < rest_22) | ((rest_26 == rest_22) & older_22__q[26]));
+            beats_lo_26[22] = (tot_26__q < tot_22__q) | ((tot_26__q == tot_22__q) & older_22__q[26]);
+            beats_lo_22[26] = ~((tot_26__q < tot_22__q) | ((tot_26__q == tot_22__q) & older_22__q[26]));
         end
         if (above_w_26[23]) begin
             beats_hi_26[23] = (sx_26 > sx_23) | ((sx_26 == sx_23) & older_23__q[26]);
             beats_hi_23[26] = ~((sx_26 > sx_23) | ((sx_26 == sx_23) & older_23__q[26]));
-            beats_lo_26[23] = (rest_26 < rest_23) | ((rest_26 == rest_23) & older_23__q[26]);
-            beats_lo_23[26] = ~((rest_26 < rest_23) | ((rest_26 == rest_23) & older_23__q[26]));
+            beats_lo_26[23] = (tot_26__q < tot_23__q) | ((tot_26__q == tot_23__q) & older_23__q[26]);
+            beats_lo_23[26] = ~((tot_26__q < tot_23__q) | ((tot_26__q == tot_23__q) & older_23__q[26]));
         end
         if (above_w_26[24]) begin
             beats_hi_26[24] = (sx_26 > sx_24) | ((sx_26 == sx_24) & older_24__q[26]);
             beats_hi_24[26] = ~((sx_26 > sx_24) | ((sx_26 == sx_24) & older_24__q[26]));
-            beats_lo_26[24] = (rest_26 < rest_24) | ((rest_26 == rest_24) & older_24__q[26]);
-            beats_lo_24[26] = ~((rest_26 < rest_24) | ((rest_26 == rest_24) & older_24__q[26]));
+            beats_lo_26[24] = (tot_26__q < tot_24__q) | ((tot_26__q == tot_24__q) & older_24__q[26]);
+            beats_lo_24[26] = ~((tot_26__q < tot_24__q) | ((tot_26__q == tot_24__q) & older_24__q[26]));
         end
         if (above_w_26[25]) begin
             beats_hi_26[25] = (sx_26 > sx_25) | ((sx_26 == sx_25) & older_25__q[26]);
             beats_hi_25[26] = ~((sx_26 > sx_25) | ((sx_26 == sx_25) & older_25__q[26]));
-            beats_lo_26[25] = (rest_26 < rest_25) | ((rest_26 == rest_25) & older_25__q[26]);
-            beats_lo_25[26] = ~((rest_26 < rest_25) | ((rest_26 == rest_25) & older_25__q[26]));
+            beats_lo_26[25] = (tot_26__q < tot_25__q) | ((tot_26__q == tot_25__q) & older_25__q[26]);
+            beats_lo_25[26] = ~((tot_26__q < tot_25__q) | ((tot_26__q == tot_25__q) & older_25__q[26]));
         end
         if (above_w_26[26]) begin
             beats_hi_26[26] = (sx_26 > sx_26) | ((sx_26 == sx_26) & older_26__q[26]);
             beats_hi_26[26] = ~((sx_26 > sx_26) | ((sx_26 == sx_26) & older_26__q[26]));
-            beats_lo_26[26] = (rest_26 < rest_26) | ((rest_26 == rest_26) & older_26__q[26]);
-            beats_lo_26[26] = ~((rest_26 < rest_26) | ((rest_26 == rest_26) & older_26__q[26]));
+            beats_lo_26[26] = (tot_26__q < tot_26__q) | ((tot_26__q == tot_26__q) & older_26__q[26]);
+            beats_lo_26[26] = ~((tot_26__q < tot_26__q) | ((tot_26__q == tot_26__q) & older_26__q[26]));
         end
         if (above_w_26[27]) begin
             beats_hi_26[27] = (sx_26 > sx_27) | ((sx_26 == sx_27) & older_27__q[26]);
             beats_hi_27[26] = ~((sx_26 > sx_27) | ((sx_26 == sx_27) & older_27__q[26]));
-            beats_lo_26[27] = (rest_26 < rest_27) | ((rest_26 == rest_27) & older_27__q[26]);
-            beats_lo_27[26] = ~((rest_26 < rest_27) | ((rest_26 == rest_27) & older_27__q[26]));
+            beats_lo_26[27] = (tot_26__q < tot_27__q) | ((tot_26__q == tot_27__q) & older_27__q[26]);
+            beats_lo_27[26] = ~((tot_26__q < tot_27__q) | ((tot_26__q == tot_27__q) & older_27__q[26]));
         end
         if (above_w_26[28]) begin
             beats_hi_26[28] = (sx_26 > sx_28) | ((sx_26 == sx_28) & older_28__q[26]);
             beats_hi_28[26] = ~((sx_26 > sx_28) | ((sx_26 == sx_28) & older_28__q[26]));
-            beats_lo_26[28] = (rest_26 < rest_28) | ((rest_26 == rest_28) & older_28__q[26]);
-            beats_lo_28[26] = ~((rest_26 < rest_28) | ((rest_26 == rest_28) & older_28__q[26]));
+            beats_lo_26[28] = (tot_26__q < tot_28__q) | ((tot_26__q == tot_28__q) & older_28__q[26]);
+            beats_lo_28[26] = ~((tot_26__q < tot_28__q) | ((tot_26__q == tot_28__q) & older_28__q[26]));
         end
         if (above_w_26[29]) begin
             beats_hi_26[29] = (sx_26 > sx_29) | ((sx_26 == sx_29) & older_29__q[26]);
             beats_hi_29[26] = ~((sx_26 > sx_29) | ((sx_26 == sx_29) & older_29__q[26]));
-            beats_lo_26[29] = (rest_26 < rest_29) | ((rest_26 == rest_29) & older_29__q[26]);
-            beats_lo_29[26] = ~((rest_26 < rest_29) | ((rest_26 == rest_29) & older_29__q[26]));
+            beats_lo_26[29] = (tot_26__q < tot_29__q) | ((tot_26__q == tot_29__q) & older_29__q[26]);
+            beats_lo_29[26] = ~((tot_26__q < tot_29__q) | ((tot_26__q == tot_29__q) & older_29__q[26]));
         end
         if (above_w_26[30]) begin
             beats_hi_26[30] = (sx_26 > sx_30) | ((sx_26 == sx_30) & older_30__q[26]);
             beats_hi_30[26] = ~((sx_26 > sx_30) | ((sx_26 == sx_30) & older_30__q[26]));
-            beats_lo_26[30] = (rest_26 < rest_30) | ((rest_26 == rest_30) & older_30__q[26]);
-            beats_lo_30[26] = ~((rest_26 < rest_30) | ((rest_26 == rest_30) & older_30__q[26]));
+            beats_lo_26[30] = (tot_26__q < tot_30__q) | ((tot_26__q == tot_30__q) & older_30__q[26]);
+            beats_lo_30[26] = ~((tot_26__q < tot_30__q) | ((tot_26__q == tot_30__q) & older_30__q[26]));
         end
         if (above_w_26[31]) begin
             beats_hi_26[31] = (sx_26 > sx_31) | ((sx_26 == sx_31) & older_31__q[26]);
             beats_hi_31[26] = ~((sx_26 > sx_31) | ((sx_26 == sx_31) & older_31__q[26]));
-            beats_lo_26[31] = (rest_26 < rest_31) | ((rest_26 == rest_31) & older_31__q[26]);
-            beats_lo_31[26] = ~((rest_26 < rest_31) | ((rest_26 == rest_31) & older_31__q[26]));
+            beats_lo_26[31] = (tot_26__q < tot_31__q) | ((tot_26__q == tot_31__q) & older_31__q[26]);
+            beats_lo_31[26] = ~((tot_26__q < tot_31__q) | ((tot_26__q == tot_31__q) & older_31__q[26]));
         end
         if (above_w_27[0]) begin
             beats_hi_27[0] = (sx_27 > sx_0) | ((sx_27 == sx_0) & older_0__q[27]);
             beats_hi_0[27] = ~((sx_27 > sx_0) | ((sx_27 == sx_0) & older_0__q[27]));
-            beats_lo_27[0] = (rest_27 < rest_0) | ((rest_27 == rest_0) & older_0__q[27]);
-            beats_lo_0[27] = ~((rest_27 < rest_0) | ((rest_27 == rest_0) & older_0__q[27]));
+            beats_lo_27[0] = (tot_27__q < tot_0__q) | ((tot_27__q == tot_0__q) & older_0__q[27]);
+            beats_lo_0[27] = ~((tot_27__q < tot_0__q) | ((tot_27__q == tot_0__q) & older_0__q[27]));
         end
         if (above_w_27[1]) begin
             beats_hi_27[1] = (sx_27 > sx_1) | ((sx_27 == sx_1) & older_1__q[27]);
             beats_hi_1[27] = ~((sx_27 > sx_1) | ((sx_27 == sx_1) & older_1__q[27]));
-            beats_lo_27[1] = (rest_27 < rest_1) | ((rest_27 == rest_1) & older_1__q[27]);
-            beats_lo_1[27] = ~((rest_27 < rest_1) | ((rest_27 == rest_1) & older_1__q[27]));
+            beats_lo_27[1] = (tot_27__q < tot_1__q) | ((tot_27__q == tot_1__q) & older_1__q[27]);
+            beats_lo_1[27] = ~((tot_27__q < tot_1__q) | ((tot_27__q == tot_1__q) & older_1__q[27]));
         end
         if (above_w_27[2]) begin
             beats_hi_27[2] = (sx_27 > sx_2) | ((sx_27 == sx_2) & older_2__q[27]);
             beats_hi_2[27] = ~((sx_27 > sx_2) | ((sx_27 == sx_2) & older_2__q[27]));
-            beats_lo_27[2] = (rest_27 < rest_2) | ((rest_27 == rest_2) & older_2__q[27]);
-            beats_lo_2[27] = ~((rest_27 < rest_2) | ((rest_27 == rest_2) & older_2__q[27]));
+            beats_lo_27[2] = (tot_27__q < tot_2__q) | ((tot_27__q == tot_2__q) & older_2__q[27]);
+            beats_lo_2[27] = ~((tot_27__q < tot_2__q) | ((tot_27__q == tot_2__q) & older_2__q[27]));
         end
         if (above_w_27[3]) begin
             beats_hi_27[3] = (sx_27 > sx_3) | ((sx_27 == sx_3) & older_3__q[27]);
             beats_hi_3[27] = ~((sx_27 > sx_3) | ((sx_27 == sx_3) & older_3__q[27]));
-            beats_lo_27[3] = (rest_27 < rest_3) | ((rest_27 == rest_3) & older_3__q[27]);
-            beats_lo_3[27] = ~((rest_27 < rest_3) | ((rest_27 == rest_3) & older_3__q[27]));
+            beats_lo_27[3] = (tot_27__q < tot_3__q) | ((tot_27__q == tot_3__q) & older_3__q[27]);
+            beats_lo_3[27] = ~((tot_27__q < tot_3__q) | ((tot_27__q == tot_3__q) & older_3__q[27]));
         end
         if (above_w_27[4]) begin
             beats_hi_27[4] = (sx_27 > sx_4) | ((sx_27 == sx_4) & older_4__q[27]);
             beats_hi_4[27] = ~((sx_27 > sx_4) | ((sx_27 == sx_4) & older_4__q[27]));
-            beats_lo_27[4] = (rest_27 < rest_4) | ((rest_27 == rest_4) & older_4__q[27]);
-            beats_lo_4[27] = ~((rest_27 < rest_4) | ((rest_27 == rest_4) & older_4__q[27]));
+            beats_lo_27[4] = (tot_27__q < tot_4__q) | ((tot_27__q == tot_4__q) & older_4__q[27]);
+            beats_lo_4[27] = ~((tot_27__q < tot_4__q) | ((tot_27__q == tot_4__q) & older_4__q[27]));
         end
         if (above_w_27[5]) begin
             beats_hi_27[5] = (sx_27 > sx_5) | ((sx_27 == sx_5) & older_5__q[27]);
             beats_hi_5[27] = ~((sx_27 > sx_5) | ((sx_27 == sx_5) & older_5__q[27]));
-            beats_lo_27[5] = (rest_27 < rest_5) | ((rest_27 == rest_5) & older_5__q[27]);
-            beats_lo_5[27] = ~((rest_27 < rest_5) | ((rest_27 == rest_5) & older_5__q[27]));
+            beats_lo_27[5] = (tot_27__q < tot_5__q) | ((tot_27__q == tot_5__q) & older_5__q[27]);
+            beats_lo_5[27] = ~((tot_27__q < tot_5__q) | ((tot_27__q == tot_5__q) & older_5__q[27]));
         end
         if (above_w_27[6]) begin
             beats_hi_27[6] = (sx_27 > sx_6) | ((sx_27 == sx_6) & older_6__q[27]);
             beats_hi_6[27] = ~((sx_27 > sx_6) | ((sx_27 == sx_6) & older_6__q[27]));
-            beats_lo_27[6] = (rest_27 < rest_6) | ((rest_27 == rest_6) & older_6__q[27]);
-            beats_lo_6[27] = ~((rest_27 < rest_6) | ((rest_27 == rest_6) & older_6__q[27]));
+            beats_lo_27[6] = (tot_27__q < tot_6__q) | ((tot_27__q == tot_6__q) & older_6__q[27]);
+            beats_lo_6[27] = ~((tot_27__q < tot_6__q) | ((tot_27__q == tot_6__q) & older_6__q[27]));
         end
         if (above_w_27[7]) begin
             beats_hi_27[7] = (sx_27 > sx_7) | ((sx_27 == sx_7) & older_7__q[27]);
             beats_hi_7[27] = ~((sx_27 > sx_7) | ((sx_27 == sx_7) & older_7__q[27]));
-            beats_lo_27[7] = (rest_27 < rest_7) | ((rest_27 == rest_7) & older_7__q[27]);
-            beats_lo_7[27] = ~((rest_27 < rest_7) | ((rest_27 == rest_7) & older_7__q[27]));
+            beats_lo_27[7] = (tot_27__q < tot_7__q) | ((tot_27__q == tot_7__q) & older_7__q[27]);
+            beats_lo_7[27] = ~((tot_27__q < tot_7__q) | ((tot_27__q == tot_7__q) & older_7__q[27]));
         end
         if (above_w_27[8]) begin
             beats_hi_27[8] = (sx_27 > sx_8) | ((sx_27 == sx_8) & older_8__q[27]);
             beats_hi_8[27] = ~((sx_27 > sx_8) | ((sx_27 == sx_8) & older_8__q[27]));
-            beats_lo_27[8] = (rest_27 < rest_8) | ((rest_27 == rest_8) & older_8__q[27]);
-            beats_lo_8[27] = ~((rest_27 < rest_8) | ((rest_27 == rest_8) & older_8__q[27]));
+            beats_lo_27[8] = (tot_27__q < tot_8__q) | ((tot_27__q == tot_8__q) & older_8__q[27]);
+            beats_lo_8[27] = ~((tot_27__q < tot_8__q) | ((tot_27__q == tot_8__q) & older_8__q[27]));
         end
         if (above_w_27[9]) begin
             beats_hi_27[9] = (sx_27 > sx_9) | ((sx_27 == sx_9) & older_9__q[27]);
             beats_hi_9[27] = ~((sx_27 > sx_9) | ((sx_27 == sx_9) & older_9__q[27]));
-            beats_lo_27[9] = (rest_27 < rest_9) | ((rest_27 == rest_9) & older_9__q[27]);
-            beats_lo_9[27] = ~((rest_27 < rest_9) | ((rest_27 == rest_9) & older_9__q[27]));
+            beats_lo_27[9] = (tot_27__q < tot_9__q) | ((tot_27__q == tot_9__q) & older_9__q[27]);
+            beats_lo_9[27] = ~((tot_27__q < tot_9__q) | ((tot_27__q == tot_9__q) & older_9__q[27]));
         end
         if (above_w_27[10]) begin
             beats_hi_27[10] = (sx_27 > sx_10) | ((sx_27 == sx_10) & older_10__q[27]);
             beats_hi_10[27] = ~((sx_27 > sx_10) | ((sx_27 == sx_10) & older_10__q[27]));
-            beats_lo_27[10] = (rest_27 < rest_10) | ((rest_27 == rest_10) & older_10__q[27]);
-            beats_lo_10[27] = ~((rest_27 < rest_10) | ((rest_27 == rest_10) & older_10__q[27]));
+            beats_lo_27[10] = (tot_27__q < tot_10__q) | ((tot_27__q == tot_10__q) & older_10__q[27]);
+            beats_lo_10[27] = ~((tot_27__q < tot_10__q) | ((tot_27__q == tot_10__q) & older_10__q[27]));
         end
         if (above_w_27[11]) begin
             beats_hi_27[11] = (sx_27 > sx_11) | ((sx_27 == sx_11) & older_11__q[27]);
             beats_hi_11[27] = ~((sx_27 > sx_11) | ((sx_27 == sx_11) & older_11__q[27]));
-            beats_lo_27[11] = (rest_27 < rest_11) | ((rest_27 == rest_11) & older_11__q[27]);
-            beats_lo_11[27] = ~((rest_27 < rest_11) | ((rest_27 == rest_11) & older_11__q[27]));
+            beats_lo_27[11] = (tot_27__q < tot_11__q) | ((tot_27__q == tot_11__q) & older_11__q[27]);
+            beats_lo_11[27] = ~((tot_27__q < tot_11__q) | ((tot_27__q == tot_11__q) & older_11__q[27]));
         end
         if (above_w_27[12]) begin
             beats_hi_27[12] = (sx_27 > sx_12) | ((sx_27 == sx_12) & older_12__q[27]);
             beats_hi_12[27] = ~((sx_27 > sx_12) | ((sx_27 == sx_12) & older_12__q[27]));
-            beats_lo_27[12] = (rest_27 < rest_12) | ((rest_27 == rest_12) & older_12__q[27]);
-            beats_lo_12[27] = ~((rest_27 < rest_12) | ((rest_27 == rest_12) & older_12__q[27]));
+            beats_lo_27[12] = (tot_27__q < tot_12__q) | ((tot_27__q == tot_12__q) & older_12__q[27]);
+            beats_lo_12[27] = ~((tot_27__q < tot_12__q) | ((tot_27__q == tot_12__q) & older_12__q[27]));
         end
         if (above_w_27[13]) begin
             beats_hi_27[13] = (sx_27 > sx_13) | ((sx_27 == sx_13) & older_13__q[27]);
             beats_hi_13[27] = ~((sx_27 > sx_13) | ((sx_27 == sx_13) & older_13__q[27]));
-            beats_lo_27[13] = (rest_27 < rest_13) | ((rest_27 == rest_13) & older_13__q[27]);
-            beats_lo_13[27] = ~((rest_27 < rest_13) | ((rest_27 == rest_13) & older_13__q[27]));
+            beats_lo_27[13] = (tot_27__q < tot_13__q) | ((tot_27__q == tot_13__q) & older_13__q[27]);
+            beats_lo_13[27] = ~((tot_27__q < tot_13__q) | ((tot_27__q == tot_13__q) & older_13__q[27]));
         end
         if (above_w_27[14]) begin
             beats_hi_27[14] = (sx_27 > sx_14) | ((sx_27 == sx_14) & older_14__q[27]);
             beats_hi_14[27] = ~((sx_27 > sx_14) | ((sx_27 == sx_14) & older_14__q[27]));
-            beats_lo_27[14] = (rest_27 < rest_14) | ((rest_27 == rest_14) & older_14__q[27]);
-            beats_lo_14[27] = ~((rest_27 < rest_14) | ((rest_27 == rest_14) & older_14__q[27]));
+            beats_lo_27[14] = (tot_27__q < tot_14__q) | ((tot_27__q == tot_14__q) & older_14__q[27]);
+            beats_lo_14[27] = ~((tot_27__q < tot_14__q) | ((tot_27__q == tot_14__q) & older_14__q[27]));
         end
         if (above_w_27[15]) begin
             beats_hi_27[15] = (sx_27 > sx_15) | ((sx_27 == sx_15) & older_15__q[27]);
             beats_hi_15[27] = ~((sx_27 > sx_15) | ((sx_27 == sx_15) & older_15__q[27]));
-            beats_lo_27[15] = (rest_27 < rest_15) | ((rest_27 == rest_15) & older_15__q[27]);
-            beats_lo_15[27] = ~((rest_27 < rest_15) | ((rest_27 == rest_15) & older_15__q[27]));
+            beats_lo_27[15] = (tot_27__q < tot_15__q) | ((tot_27__q == tot_15__q) & older_15__q[27]);
+            beats_lo_15[27] = ~((tot_27__q < tot_15__q) | ((tot_27__q == tot_15__q) & older_15__q[27]));
         end
         if (above_w_27[16]) begin
             beats_hi_27[16] = (sx_27 > sx_16) | ((sx_27 == sx_16) & older_16__q[27]);
             beats_hi_16[27] = ~((sx_27 > sx_16) | ((sx_27 == sx_16) & older_16__q[27]));
-            beats_lo_27[16] = (rest_27 < rest_16) | ((rest_27 == rest_16) & older_16__q[27]);
-            beats_lo_16[27] = ~((rest_27 < rest_16) | ((rest_27 == rest_16) & older_16__q[27]));
+            beats_lo_27[16] = (tot_27__q < tot_16__q) | ((tot_27__q == tot_16__q) & older_16__q[27]);
+            beats_lo_16[27] = ~((tot_27__q < tot_16__q) | ((tot_27__q == tot_16__q) & older_16__q[27]));
         end
         if (above_w_27[17]) begin
             beats_hi_27[17] = (sx_27 > sx_17) | ((sx_27 == sx_17) & older_17__q[27]);
             beats_hi_17[27] = ~((sx_27 > sx_17) | ((sx_27 == sx_17) & older_17__q[27]));
-            beats_lo_27[17] = (rest_27 < rest_17) | ((rest_27 == rest_17) & older_17__q[27]);
-            beats_lo_17[27] = ~((rest_27 < rest_17) | ((rest_27 == rest_17) & older_17__q[27]));
+            beats_lo_27[17] = (tot_27__q < tot_17__q) | ((tot_27__q == tot_17__q) & older_17__q[27]);
+            beats_lo_17[27] = ~((tot_27__q < tot_17__q) | ((tot_27__q == tot_17__q) & older_17__q[27]));
         end
         if (above_w_27[18]) begin
             beats_hi_27[18] = (sx_27 > sx_18) | ((sx_27 == sx_18) & older_18__q[27]);
             beats_hi_18[27] = ~((sx_27 > sx_18) | ((sx_27 == sx_18) & older_18__q[27]));
-            beats_lo_27[18] = (rest_27 < rest_18) | ((rest_27 == rest_18) & older_18__q[27]);
-            beats_lo_18[27] = ~((rest_27 < rest_18) | ((rest_27 == rest_18) & older_18__q[27]));
+            beats_lo_27[18] = (tot_27__q < tot_18__q) | ((tot_27__q == tot_18__q) & older_18__q[27]);
+            beats_lo_18[27] = ~((tot_27__q < tot_18__q) | ((tot_27__q == tot_18__q) & older_18__q[27]));
         end
         if (above_w_27[19]) begin
             beats_hi_27[19] = (sx_27 > sx_19) | ((sx_27 == sx_19) & older_19__q[27]);
             beats_hi_19[27] = ~((sx_27 > sx_19) | ((sx_27 == sx_19) & older_19__q[27]));
-            beats_lo_27[19] = (rest_27 < rest_19) | ((rest_27 == rest_19) & older_19__q[27]);
-            beats_lo_19[27] = ~((rest_27 < rest_19) | ((rest_27 == rest_19) & older_19__q[27]));
+            beats_lo_27[19] = (tot_27__q < tot_19__q) | ((tot_27__q == tot_19__q) & older_19__q[27]);
+            beats_lo_19[27] = ~((tot_27__q < tot_19__q) | ((tot_27__q == tot_19__q) & older_19__q[27]));
         end
         if (above_w_27[20]) begin
             beats_hi_27[20] = (sx_27 > sx_20) | ((sx_27 == sx_20) & older_20__q[27]);
             beats_hi_20[27] = ~((sx_27 > sx_20) | ((sx_27 == sx_20) & older_20__q[27]));
-            beats_lo_27[20] = (rest_27 < rest_20) | ((rest_27 == rest_20) & older_20__q[27]);
-            beats_lo_20[27] = ~((rest_27 < rest_20) | ((rest_27 == rest_20) & older_20__q[27]));
+            beats_lo_27[20] = (tot_27__q < tot_20__q) | ((tot_27__q == tot_20__q) & older_20__q[27]);
+            beats_lo_20[27] = ~((tot_27__q < tot_20__q) | ((tot_27__q == tot_20__q) & older_20__q[27]));
         end
         if (above_w_27[21]) begin
             beats_hi_27[21] = (sx_27 > sx_21) | ((sx_27 == sx_21) & older_21__q[27]);
             beats_hi_21[27] = ~((sx_27 > sx_21) | ((sx_27 == sx_21) & older_21__q[27]));
-            beats_lo_27[21] = (rest_27 < rest_21) | ((rest_27 == rest_21) & older_21__q[27]);
-            beats_lo_21[27] = ~((rest_27 < rest_21) | ((rest_27 == rest_21) & older_21__q[27]));
+            beats_lo_27[21] = (tot_27__q < tot_21__q) | ((tot_27__q == tot_21__q) & older_21__q[27]);
+            beats_lo_21[27] = ~((tot_27__q < tot_21__q) | ((tot_27__q == tot_21__q) & older_21__q[27]));
         end
         if (above_w_27[22]) begin
             beats_hi_27[22] = (sx_27 > sx_22) | ((sx_27 == sx_22) & older_22__q[27]);
             beats_hi_22[27] = ~((sx_27 > sx_22) | ((sx_27 == sx_22) & older_22__q[27]));
-            beats_lo_27[22] = (rest_27 < rest_22) | ((rest_27 == rest_22) & older_22__q[27]);
-            beats_lo_22[27] = ~((rest_27 < rest_22) | ((rest_27 == rest_22) & older_22__q[27]));
+            beats_lo_27[22] = (tot_27__q < tot_22__q) | ((tot_27__q == tot_22__q) & older_22__q[27]);
+            beats_lo_22[27] = ~((tot_27__q < tot_22__q) | ((tot_27__q == tot_22__q) & older_22__q[27]));
         end
         if (above_w_27[23]) begin
             beats_hi_27[23] = (sx_27 > sx_23) | ((sx_27 == sx_23) & older_23__q[27]);
             beats_hi_23[27] = ~((sx_27 > sx_23) | ((sx_27 == sx_23) & older_23__q[27]));
-            beats_lo_27[23] = (rest_27 < rest_23) | ((rest_27 == rest_23) & older_23__q[27]);
-            beats_lo_23[27] = ~((rest_27 < rest_23) | ((rest_27 == rest_23) & older_23__q[27]));
+            beats_lo_27[23] = (tot_27__q < tot_23__q) | ((tot_27__q == tot_23__q) & older_23__q[27]);
+            beats_lo_23[27] = ~((tot_27__q < tot_23__q) | ((tot_27__q == tot_23__q) & older_23__q[27]));
         end
         if (above_w_27[24]) begin
             beats_hi_27[24] = (sx_27 > sx_24) | ((sx_27 == sx_24) & older_24__q[27]);
             beats_hi_24[27] = ~((sx_27 > sx_24) | ((sx_27 == sx_24) & older_24__q[27]));
-            beats_lo_27[24] = (rest_27 < rest_24) | ((rest_27 == rest_24) & older_24__q[27]);
-            beats_lo_24[27] = ~((rest_27 < rest_24) | ((rest_27 == rest_24) & older_24__q[27]));
+            beats_lo_27[24] = (tot_27__q < tot_24__q) | ((tot_27__q == tot_24__q) & older_24__q[27]);
+            beats_lo_24[27] = ~((tot_27__q < tot_24__q) | ((tot_27__q == tot_24__q) & older_24__q[27]));
         end
         if (above_w_27[25]) begin
             beats_hi_27[25] = (sx_27 > sx_25) | ((sx_27 == sx_25) & older_25__q[27]);
             beats_hi_25[27] = ~((sx_27 > sx_25) | ((sx_27 == sx_25) & older_25__q[27]));
-            beats_lo_27[25] = (rest_27 < rest_25) | ((rest_27 == rest_25) & older_25__q[27]);
-            beats_lo_25[27] = ~((rest_27 < rest_25) | ((rest_27 == rest_25) & older_25__q[27]));
+            beats_lo_27[25] = (tot_27__q < tot_25__q) | ((tot_27__q == tot_25__q) & older_25__q[27]);
+            beats_lo_25[27] = ~((tot_27__q < tot_25__q) | ((tot_27__q == tot_25__q) & older_25__q[27]));
         end
         if (above_w_27[26]) begin
             beats_hi_27[26] = (sx_27 > sx_26) | ((sx_27 == sx_26) & older_26__q[27]);
             beats_hi_26[27] = ~((sx_27 > sx_26) | ((sx_27 == sx_26) & older_26__q[27]));
-            beats_lo_27[26] = (rest_27 < rest_26) | ((rest_27 == rest_26) & older_26__q[27]);
-            beats_lo_26[27] = ~((rest_27 < rest_26) | ((rest_27 == rest_26) & older_26__q[27]));
+            beats_lo_27[26] = (tot_27__q < tot_26__q) | ((tot_27__q == tot_26__q) & older_26__q[27]);
+            beats_lo_26[27] = ~((tot_27__q < tot_26__q) | ((tot_27__q == tot_26__q) & older_26__q[27]));
         end
         if (above_w_27[27]) begin
             beats_hi_27[27] = (sx_27 > sx_27) | ((sx_27 == sx_27) & older_27__q[27]);
             beats_hi_27[27] = ~((sx_27 > sx_27) | ((sx_27 == sx_27) & older_27__q[27]));
-            beats_lo_27[27] = (rest_27 < rest_27) | ((rest_27 == rest_27) & older_27__q[27]);
-            beats_lo_27[27] = ~((rest_27 < rest_27) | ((rest_27 == rest_27) & older_27__q[27]));
+            beats_lo_27[27] = (tot_27__q < tot_27__q) | ((tot_27__q == tot_27__q) & older_27__q[27]);
+            beats_lo_27[27] = ~((tot_27__q < tot_27__q) | ((tot_27__q == tot_27__q) & older_27__q[27]));
         end
         if (above_w_27[28]) begin
             beats_hi_27[28] = (sx_27 > sx_28) | ((sx_27 == sx_28) & older_28__q[27]);
             beats_hi_28[27] = ~((sx_27 > sx_28) | ((sx_27 == sx_28) & older_28__q[27]));
-            beats_lo_27[28] = (rest_27 < rest_28) | ((rest_27 == rest_28) & older_28__q[27]);
-            beats_lo_28[27] = ~((rest_27 < rest_28) | ((rest_27 == rest_28) & older_28__q[27]));
+            beats_lo_27[28] = (tot_27__q < tot_28__q) | ((tot_27__q == tot_28__q) & older_28__q[27]);
+            beats_lo_28[27] = ~((tot_27__q < tot_28__q) | ((tot_27__q == tot_28__q) & older_28__q[27]));
         end
         if (above_w_27[29]) begin
             beats_hi_27[29] = (sx_27 > sx_29) | ((sx_27 == sx_29) & older_29__q[27]);
             beats_hi_29[27] = ~((sx_27 > sx_29) | ((sx_27 == sx_29) & older_29__q[27]));
-            beats_lo_27[29] = (rest_27 < rest_29) | ((rest_27 == rest_29) & older_29__q[27]);
-            beats_lo_29[27] = ~((rest_27 < rest_29) | ((rest_27 == rest_29) & older_29__q[27]));
+            beats_lo_27[29] = (tot_27__q < tot_29__q) | ((tot_27__q == tot_29__q) & older_29__q[27]);
+            beats_lo_29[27] = ~((tot_27__q < tot_29__q) | ((tot_27__q == tot_29__q) & older_29__q[27]));
         end
         if (above_w_27[30]) begin
             beats_hi_27[30] = (sx_27 > sx_30) | ((sx_27 == sx_30) & older_30__q[27]);
             beats_hi_30[27] = ~((sx_27 > sx_30) | ((sx_27 == sx_30) & older_30__q[27]));
-            beats_lo_27[30] = (rest_27 < rest_30) | ((rest_27 == rest_30) & older_30__q[27]);
-            beats_lo_30[27] = ~((rest_27 < rest_30) | ((rest_27 == rest_30) & older_30__q[27]));
+            beats_lo_27[30] = (tot_27__q < tot_30__q) | ((tot_27__q == tot_30__q) & older_30__q[27]);
+            beats_lo_30[27] = ~((tot_27__q < tot_30__q) | ((tot_27__q == tot_30__q) & older_30__q[27]));
         end
         if (above_w_27[31]) begin
             beats_hi_27[31] = (sx_27 > sx_31) | ((sx_27 == sx_31) & older_31__q[27]);
             beats_hi_31[27] = ~((sx_27 > sx_31) | ((sx_27 == sx_31) & older_31__q[27]));
-            beats_lo_27[31] = (rest_27 < rest_31) | ((rest_27 == rest_31) & older_31__q[27]);
-            beats_lo_31[27] = ~((rest_27 < rest_31) | ((rest_27 == rest_31) & older_31__q[27]));
+            beats_lo_27[31] = (tot_27__q < tot_31__q) | ((tot_27__q == tot_31__q) & older_31__q[27]);
+            beats_lo_31[27] = ~((tot_27__q < tot_31__q) | ((tot_27__q == tot_31__q) & older_31__q[27]));
         end
         if (above_w_28[0]) begin
             beats_hi_28[0] = (sx_28 > sx_0) | ((sx_28 == sx_0) & older_0__q[28]);
             beats_hi_0[28] = ~((sx_28 > sx_0) | ((sx_28 == sx_0) & older_0__q[28]));
-            beats_lo_28[0] = (rest_28 < rest_0) | ((rest_28 == rest_0) & older_0__q[28]);
-            beats_lo_0[28] = ~((rest_28 < rest_0) | ((rest_28 == rest_0) & older_0__q[28]));
+            beats_lo_28[0] = (tot_28__q < tot_0__q) | ((tot_28__q == tot_0__q) & older_0__q[28]);
+            beats_lo_0[28] = ~((tot_28__q < tot_0__q) | ((tot_28__q == tot_0__q) & older_0__q[28]));
         end
         if (above_w_28[1]) begin
             beats_hi_28[1] = (sx_28 > sx_1) | ((sx_28 == sx_1) & older_1__q[28]);
             beats_hi_1[28] = ~((sx_28 > sx_1) | ((sx_28 == sx_1) & older_1__q[28]));
-            beats_lo_28[1] = (rest_28 < rest_1) | ((rest_28 == rest_1) & older_1__q[28]);
-            beats_lo_1[28] = ~((rest_28 < rest_1) | ((rest_28 == rest_1) & older_1__q[28]));
+            beats_lo_28[1] = (tot_28__q < tot_1__q) | ((tot_28__q == tot_1__q) & older_1__q[28]);
+            beats_lo_1[28] = ~((tot_28__q < tot_1__q) | ((tot_28__q == tot_1__q) & older_1__q[28]));
         end
         if (above_w_28[2]) begin
             beats_hi_28[2] = (sx_28 > sx_2) | ((sx_28 == sx_2) & older_2__q[28]);
             beats_hi_2[28] = ~((sx_28 > sx_2) | ((sx_28 == sx_2) & older_2__q[28]));
-            beats_lo_28[2] = (rest_28 < rest_2) | ((rest_28 == rest_2) & older_2__q[28]);
-            beats_lo_2[28] = ~((rest_28 < rest_2) | ((rest_28 == rest_2) & older_2__q[28]));
+            beats_lo_28[2] = (tot_28__q < tot_2__q) | ((tot_28__q == tot_2__q) & older_2__q[28]);
+            beats_lo_2[28] = ~((tot_28__q < tot_2__q) | ((tot_28__q == tot_2__q) & older_2__q[28]));
         end
         if (above_w_28[3]) begin
             beats_hi_28[3] = (sx_28 > sx_3) | ((sx_28 == sx_3) & older_3__q[28]);
             beats_hi_3[28] = ~((sx_28 > sx_3) | ((sx_28 == sx_3) & older_3__q[28]));
-            beats_lo_28[3] = (rest_28 < rest_3) | ((rest_28 == rest_3) & older_3__q[28]);
-            beats_lo_3[28] = ~((rest_28 < rest_3) | ((rest_28 == rest_3) & older_3__q[28]));
+            beats_lo_28[3] = (tot_28__q < tot_3__q) | ((tot_28__q == tot_3__q) & older_3__q[28]);
+            beats_lo_3[28] = ~((tot_28__q < tot_3__q) | ((tot_28__q == tot_3__q) & older_3__q[28]));
         end
         if (above_w_28[4]) begin
             beats_hi_28[4] = (sx_28 > sx_4) | ((sx_28 == sx_4) & older_4__q[28]);
             beats_hi_4[28] = ~((sx_28 > sx_4) | ((sx_28 == sx_4) & older_4__q[28]));
-            beats_lo_28[4] = (rest_28 < rest_4) | ((rest_28 == rest_4) & older_4__q[28]);
-            beats_lo_4[28] = ~((rest_28 < rest_4) | ((rest_28 == rest_4) & older_4__q[28]));
+            beats_lo_28[4] = (tot_28__q < tot_4__q) | ((tot_28__q == tot_4__q) & older_4__q[28]);
+            beats_lo_4[28] = ~((tot_28__q < tot_4__q) | ((tot_28__q == tot_4__q) & older_4__q[28]));
         end
         if (above_w_28[5]) begin
             beats_hi_28[5] = (sx_28 > sx_5) | ((sx_28 == sx_5) & older_5__q[28]);
             beats_hi_5[28] = ~((sx_28 > sx_5) | ((sx_28 == sx_5) & older_5__q[28]));
-            beats_lo_28[5] = (rest_28 < rest_5) | ((rest_28 == rest_5) & older_5__q[28]);
-            beats_lo_5[28] = ~((rest_28 < rest_5) | ((rest_28 == rest_5) & older_5__q[28]));
+            beats_lo_28[5] = (tot_28__q < tot_5__q) | ((tot_28__q == tot_5__q) & older_5__q[28]);
+            beats_lo_5[28] = ~((tot_28__q < tot_5__q) | ((tot_28__q == tot_5__q) & older_5__q[28]));
         end
         if (above_w_28[6]) begin
             beats_hi_28[6] = (sx_28 > sx_6) | ((sx_28 == sx_6) & older_6__q[28]);
             beats_hi_6[28] = ~((sx_28 > sx_6) | ((sx_28 == sx_6) & older_6__q[28]));
-            beats_lo_28[6] = (rest_28 < rest_6) | ((rest_28 == rest_6) & older_6__q[28]);
-            beats_lo_6[28] = ~((rest_28 < rest_6) | ((rest_28 == rest_6) & older_6__q[28]));
+            beats_lo_28[6] = (tot_28__q < tot_6__q) | ((tot_28__q == tot_6__q) & older_6__q[28]);
+            beats_lo_6[28] = ~((tot_28__q < tot_6__q) | ((tot_28__q == tot_6__q) & older_6__q[28]));
         end
         if (above_w_28[7]) begin
             beats_hi_28[7] = (sx_28 > sx_7) | ((sx_28 == sx_7) & older_7__q[28]);
             beats_hi_7[28] = ~((sx_28 > sx_7) | ((sx_28 == sx_7) & older_7__q[28]));
-            beats_lo_28[7] = (rest_28 < rest_7) | ((rest_28 == rest_7) & older_7__q[28]);
-            beats_lo_7[28] = ~((rest_28 < rest_7) | ((rest_28 == rest_7) & older_7__q[28]));
+            beats_lo_28[7] = (tot_28__q < tot_7__q) | ((tot_28__q == tot_7__q) & older_7__q[28]);
+            beats_lo_7[28] = ~((tot_28__q < tot_7__q) | ((tot_28__q == tot_7__q) & older_7__q[28]));
         end
         if (above_w_28[8]) begin
             beats_hi_28[8] = (sx_28 > sx_8) | ((sx_28 == sx_8) & older_8__q[28]);
             beats_hi_8[28] = ~((sx_28 > sx_8) | ((sx_28 == sx_8) & older_8__q[28]));
-            beats_lo_28[8] = (rest_28 < rest_8) | ((rest_28 == rest_8) & older_8__q[28]);
-            beats_lo_8[28] = ~((rest_28 < rest_8) | ((rest_28 == rest_8) & older_8__q[28]));
+            beats_lo_28[8] = (tot_28__q < tot_8__q) | ((tot_28__q == tot_8__q) & older_8__q[28]);
+            beats_lo_8[28] = ~((tot_28__q < tot_8__q) | ((tot_28__q == tot_8__q) & older_8__q[28]));
         end
         if (above_w_28[9]) begin
             beats_hi_28[9] = (sx_28 > sx_9) | ((sx_28 == sx_9) & older_9__q[28]);
             beats_hi_9[28] = ~((sx_28 > sx_9) | ((sx_28 == sx_9) & older_9__q[28]));
-            beats_lo_28[9] = (rest_28 < rest_9) | ((rest_28 == rest_9) & older_9__q[28]);
-            beats_lo_9[28] = ~((rest_28 < rest_9) | ((rest_28 == rest_9) & older_9__q[28]));
+            beats_lo_28[9] = (tot_28__q < tot_9__q) | ((tot_28__q == tot_9__q) & older_9__q[28]);
+            beats_lo_9[28] = ~((tot_28__q < tot_9__q) | ((tot_28__q == tot_9__q) & older_9__q[28]));
         end
         if (above_w_28[10]) begin
             beats_hi_28[10] = (sx_28 > sx_10) | ((sx_28 == sx_10) & older_10__q[28]);
             beats_hi_10[28] = ~((sx_28 > sx_10) | ((sx_28 == sx_10) & older_10__q[28]));
-            beats_lo_28[10] = (rest_28 < rest_10) | ((rest_28 == rest_10) & older_10__q[28]);
-            beats_lo_10[28] = ~((rest_28 < rest_10) | ((rest_28 == rest_10) & older_10__q[28]));
+            beats_lo_28[10] = (tot_28__q < tot_10__q) | ((tot_28__q == tot_10__q) & older_10__q[28]);
+            beats_lo_10[28] = ~((tot_28__q < tot_10__q) | ((tot_28__q == tot_10__q) & older_10__q[28]));
         end
         if (above_w_28[11]) begin
             beats_hi_28[11] = (sx_28 > sx_11) | ((sx_28 == sx_11) & older_11__q[28]);
             beats_hi_11[28] = ~((sx_28 > sx_11) | ((sx_28 == sx_11) & older_11__q[28]));
-            beats_lo_28[11] = (rest_28 < rest_11) | ((rest_28 == rest_11) & older_11__q[28]);
-            beats_lo_11[28] = ~((rest_28 < rest_11) | ((rest_28 == rest_11) & older_11__q[28]));
+            beats_lo_28[11] = (tot_28__q < tot_11__q) | ((tot_28__q == tot_11__q) & older_11__q[28]);
+            beats_lo_11[28] = ~((tot_28__q < tot_11__q) | ((tot_28__q == tot_11__q) & older_11__q[28]));
         end
         if (above_w_28[12]) begin
             beats_hi_28[12] = (sx_28 > sx_12) | ((sx_28 == sx_12) & older_12__q[28]);
             beats_hi_12[28] = ~((sx_28 > sx_12) | ((sx_28 == sx_12) & older_12__q[28]));
-            beats_lo_28[12] = (rest_28 < rest_12) | ((rest_28 == rest_12) & older_12__q[28]);
-            beats_lo_12[28] = ~((rest_28 < rest_12) | ((rest_28 == rest_12) & older_12__q[28]));
+            beats_lo_28[12] = (tot_28__q < tot_12__q) | ((tot_28__q == tot_12__q) & older_12__q[28]);
+            beats_lo_12[28] = ~((tot_28__q < tot_12__q) | ((tot_28__q == tot_12__q) & older_12__q[28]));
         end
         if (above_w_28[13]) begin
             beats_hi_28[13] = (sx_28 > sx_13) | ((sx_28 == sx_13) & older_13__q[28]);
             beats_hi_13[28] = ~((sx_28 > sx_13) | ((sx_28 == sx_13) & older_13__q[28]));
-            beats_lo_28[13] = (rest_28 < rest_13) | ((rest_28 == rest_13) & older_13__q[28]);
-            beats_lo_13[28] = ~((rest_28 < rest_13) | ((rest_28 == rest_13) & older_13__q[28]));
+            beats_lo_28[13] = (tot_28__q < tot_13__q) | ((tot_28__q == tot_13__q) & older_13__q[28]);
+            beats_lo_13[28] = ~((tot_28__q < tot_13__q) | ((tot_28__q == tot_13__q) & older_13__q[28]));
         end
         if (above_w_28[14]) begin
             beats_hi_28[14] = (sx_28 > sx_14) | ((sx_28 == sx_14) & older_14__q[28]);
             beats_hi_14[28] = ~((sx_28 > sx_14) | ((sx_28 == sx_14) & older_14__q[28]));
-            beats_lo_28[14] = (rest_28 < rest_14) | ((rest_28 == rest_14) & older_14__q[28]);
-            beats_lo_14[28] = ~((rest_28 < rest_14) | ((rest_28 == rest_14) & older_14__q[28]));
+            beats_lo_28[14] = (tot_28__q < tot_14__q) | ((tot_28__q == tot_14__q) & older_14__q[28]);
+            beats_lo_14[28] = ~((tot_28__q < tot_14__q) | ((tot_28__q == tot_14__q) & older_14__q[28]));
         end
         if (above_w_28[15]) begin
             beats_hi_28[15] = (sx_28 > sx_15) | ((sx_28 == sx_15) & older_15__q[28]);
             beats_hi_15[28] = ~((sx_28 > sx_15) | ((sx_28 == sx_15) & older_15__q[28]));
-            beats_lo_28[15] = (rest_28 < rest_15) | ((rest_28 == rest_15) & older_15__q[28]);
-            beats_lo_15[28] = ~((rest_28 < rest_15) | ((rest_28 == rest_15) & older_15__q[28]));
+            beats_lo_28[15] = (tot_28__q < tot_15__q) | ((tot_28__q == tot_15__q) & older_15__q[28]);
+            beats_lo_15[28] = ~((tot_28__q < tot_15__q) | ((tot_28__q == tot_15__q) & older_15__q[28]));
         end
         if (above_w_28[16]) begin
             beats_hi_28[16] = (sx_28 > sx_16) | ((sx_28 == sx_16) & older_16__q[28]);
             beats_hi_16[28] = ~((sx_28 > sx_16) | ((sx_28 == sx_16) & older_16__q[28]));
-            beats_lo_28[16] = (rest_28 < rest_16) | ((rest_28 == rest_16) & older_16__q[28]);
-            beats_lo_16[28] = ~((rest_28 < rest_16) | ((rest_28 == rest_16) & older_16__q[28]));
+            beats_lo_28[16] = (tot_28__q < tot_16__q) | ((tot_28__q == tot_16__q) & older_16__q[28]);
+            beats_lo_16[28] = ~((tot_28__q < tot_16__q) | ((tot_28__q == tot_16__q) & older_16__q[28]));
         end
         if (above_w_28[17]) begin
             beats_hi_28[17] = (sx_28 > sx_17) | ((sx_28 == sx_17) & older_17__q[28]);
             beats_hi_17[28] = ~((sx_28 > sx_17) | ((sx_28 == sx_17) & older_17__q[28]));
-            beats_lo_28[17] = (rest_28 < rest_17) | ((rest_28 == rest_17) & older_17__q[28]);
-            beats_lo_17[28] = ~((rest_28 < rest_17) | ((rest_28 == rest_17) & older_17__q[28]));
+            beats_lo_28[17] = (tot_28__q < tot_17__q) | ((tot_28__q == tot_17__q) & older_17__q[28]);
+            beats_lo_17[28] = ~((tot_28__q < tot_17__q) | ((tot_28__q == tot_17__q) & older_17__q[28]));
         end
         if (above_w_28[18]) begin
             beats_hi_28[18] = (sx_28 > sx_18) | ((sx_28 == sx_18) & older_18__q[28]);
             beats_hi_18[28] = ~((sx_28 > sx_18) | ((sx_28 == sx_18) & older_18__q[28]));
-            beats_lo_28[18] = (rest_28 < rest_18) | ((rest_28 == rest_18) & older_18__q[28]);
-            beats_lo_18[28] = ~((rest_28 < rest_18) | ((rest_28 == rest_18) & older_18__q[28]));
+            beats_lo_28[18] = (tot_28__q < tot_18__q) | ((tot_28__q == tot_18__q) & older_18__q[28]);
+            beats_lo_18[28] = ~((tot_28__q < tot_18__q) | ((tot_28__q == tot_18__q) & older_18__q[28]));
         end
         if (above_w_28[19]) begin
             beats_hi_28[19] = (sx_28 > sx_19) | ((sx_28 == sx_19) & older_19__q[28]);
             beats_hi_19[28] = ~((sx_28 > sx_19) | ((sx_28 == sx_19) & older_19__q[28]));
-            beats_lo_28[19] = (rest_28 < rest_19) | ((rest_28 == rest_19) & older_19__q[28]);
-            beats_lo_19[28] = ~((rest_28 < rest_19) | ((rest_28 == rest_19) & older_19__q[28]));
+            beats_lo_28[19] = (tot_28__q < tot_19__q) | ((tot_28__q == tot_19__q) & older_19__q[28]);
+            beats_lo_19[28] = ~((tot_28__q < tot_19__q) | ((tot_28__q == tot_19__q) & older_19__q[28]));
         end
         if (above_w_28[20]) begin
             beats_hi_28[20] = (sx_28 > sx_20) | ((sx_28 == sx_20) & older_20__q[28]);
             beats_hi_20[28] = ~((sx_28 > sx_20) | ((sx_28 == sx_20) & older_20__q[28]));
-            beats_lo_28[20] = (rest_28 < rest_20) | ((rest_28 == rest_20) & older_20__q[28]);
-            beats_lo_20[28] = ~((rest_28 < rest_20) | ((rest_28 == rest_20) & older_20__q[28]));
+            beats_lo_28[20] = (tot_28__q < tot_20__q) | ((tot_28__q == tot_20__q) & older_20__q[28]);
+            beats_lo_20[28] = ~((tot_28__q < tot_20__q) | ((tot_28__q == tot_20__q) & older_20__q[28]));
         end
         if (above_w_28[21]) begin
             beats_hi_28[21] = (sx_28 > sx_21) | ((sx_28 == sx_21) & older_21__q[28]);
             beats_hi_21[28] = ~((sx_28 > sx_21) | ((sx_28 == sx_21) & older_21__q[28]));
-            beats_lo_28[21] = (rest_28 < rest_21) | ((rest_28 == rest_21) & older_21__q[28]);
-            beats_lo_21[28] = ~((rest_28 < rest_21) | ((rest_28 == rest_21) & older_21__q[28]));
+            beats_lo_28[21] = (tot_28__q < tot_21__q) | ((tot_28__q == tot_21__q) & older_21__q[28]);
+            beats_lo_21[28] = ~((tot_28__q < tot_21__q) | ((tot_28__q == tot_21__q) & older_21__q[28]));
         end
         if (above_w_28[22]) begin
             beats_hi_28[22] = (sx_28 > sx_22) | ((sx_28 == sx_22) & older_22__q[28]);
             beats_hi_22[28] = ~((sx_28 > sx_22) | ((sx_28 == sx_22) & older_22__q[28]));
-            beats_lo_28[22] = (rest_28 < rest_22) | ((rest_28 == rest_22) & older_22__q[28]);
-            beats_lo_22[28] = ~((rest_28 < rest_22) | ((rest_28 == rest_22) & older_22__q[28]));
+            beats_lo_28[22] = (tot_28__q < tot_22__q) | ((tot_28__q == tot_22__q) & older_22__q[28]);
+            beats_lo_22[28] = ~((tot_28__q < tot_22__q) | ((tot_28__q == tot_22__q) & older_22__q[28]));
         end
         if (above_w_28[23]) begin
             beats_hi_28[23] = (sx_28 > sx_23) | ((sx_28 == sx_23) & older_23__q[28]);
             beats_hi_23[28] = ~((sx_28 > sx_23) | ((sx_28 == sx_23) & older_23__q[28]));
-            beats_lo_28[23] = (rest_28 < rest_23) | ((rest_28 == rest_23) & older_23__q[28]);
-            beats_lo_23[28] = ~((rest_28 < rest_23) | ((rest_28 == rest_23) & older_23__q[28]));
+            beats_lo_28[23] = (tot_28__q < tot_23__q) | ((tot_28__q == tot_23__q) & older_23__q[28]);
+            beats_lo_23[28] = ~((tot_28__q < tot_23__q) | ((tot_28__q == tot_23__q) & older_23__q[28]));
         end
         if (above_w_28[24]) begin
             beats_hi_28[24] = (sx_28 > sx_24) | ((sx_28 == sx_24) & older_24__q[28]);
             beats_hi_24[28] = ~((sx_28 > sx_24) | ((sx_28 == sx_24) & older_24__q[28]));
-            beats_lo_28[24] = (rest_28 < rest_24) | ((rest_28 == rest_24) & older_24__q[28]);
-            beats_lo_24[28] = ~((rest_28 < rest_24) | ((rest_28 == rest_24) & older_24__q[28]));
+            beats_lo_28[24] = (tot_28__q < tot_24__q) | ((tot_28__q == tot_24__q) & older_24__q[28]);
+            beats_lo_24[28] = ~((tot_28__q < tot_24__q) | ((tot_28__q == tot_24__q) & older_24__q[28]));
         end
         if (above_w_28[25]) begin
             beats_hi_28[25] = (sx_28 > sx_25) | ((sx_28 == sx_25) & older_25__q[28]);
             beats_hi_25[28] = ~((sx_28 > sx_25) | ((sx_28 == sx_25) & older_25__q[28]));
-            beats_lo_28[25] = (rest_28 < rest_25) | ((rest_28 == rest_25) & older_25__q[28]);
-            beats_lo_25[28] = ~((rest_28 < rest_25) | ((rest_28 == rest_25) & older_25__q[28]));
+            beats_lo_28[25] = (tot_28__q < tot_25__q) | ((tot_28__q == tot_25__q) & older_25__q[28]);
+            beats_lo_25[28] = ~((tot_28__q < tot_25__q) | ((tot_28__q == tot_25__q) & older_25__q[28]));
         end
         if (above_w_28[26]) begin
             beats_hi_28[26] = (sx_28 > sx_26) | ((sx_28 == sx_26) & older_26__q[28]);
             beats_hi_26[28] = ~((sx_28 > sx_26) | ((sx_28 == sx_26) & older_26__q[28]));
-            beats_lo_28[26] = (rest_28 < rest_26) | ((rest_28 == rest_26) & older_26__q[28]);
-            beats_lo_26[28] = ~((rest_28 < rest_26) | ((rest_28 == rest_26) & older_26__q[28]));
+            beats_lo_28[26] = (tot_28__q < tot_26__q) | ((tot_28__q == tot_26__q) & older_26__q[28]);
+            beats_lo_26[28] = ~((tot_28__q < tot_26__q) | ((tot_28__q == tot_26__q) & older_26__q[28]));
         end
         if (above_w_28[27]) begin
             beats_hi_28[27] = (sx_28 > sx_27) | ((sx_28 == sx_27) & older_27__q[28]);
             beats_hi_27[28] = ~((sx_28 > sx_27) | ((sx_28 == sx_27) & older_27__q[28]));
-            beats_lo_28[27] = (rest_28 < rest_27) | ((rest_28 == rest_27) & older_27__q[28]);
-            beats_lo_27[28] = ~((rest_28 < rest_27) | ((rest_28 == rest_27) & older_27__q[28]));
+            beats_lo_28[27] = (tot_28__q < tot_27__q) | ((tot_28__q == tot_27__q) & older_27__q[28]);
+            beats_lo_27[28] = ~((tot_28__q < tot_27__q) | ((tot_28__q == tot_27__q) & older_27__q[28]));
         end
         if (above_w_28[28]) begin
             beats_hi_28[28] = (sx_28 > sx_28) | ((sx_28 == sx_28) & older_28__q[28]);
             beats_hi_28[28] = ~((sx_28 > sx_28) | ((sx_28 == sx_28) & older_28__q[28]));
-            beats_lo_28[28] = (rest_28 < rest_28) | ((rest_28 == rest_28) & older_28__q[28]);
-            beats_lo_28[28] = ~((rest_28 < rest_28) | ((rest_28 == rest_28) & older_28__q[28]));
+            beats_lo_28[28] = (tot_28__q < tot_28__q) | ((tot_28__q == tot_28__q) & older_28__q[28]);
+            beats_lo_28[28] = ~((tot_28__q < tot_28__q) | ((tot_28__q == tot_28__q) & older_28__q[28]));
         end
         if (above_w_28[29]) begin
             beats_hi_28[29] = (sx_28 > sx_29) | ((sx_28 == sx_29) & older_29__q[28]);
             beats_hi_29[28] = ~((sx_28 > sx_29) | ((sx_28 == sx_29) & older_29__q[28]));
-            beats_lo_28[29] = (rest_28 < rest_29) | ((rest_28 == rest_29) & older_29__q[28]);
-            beats_lo_29[28] = ~((rest_28 < rest_29) | ((rest_28 == rest_29) & older_29__q[28]));
+            beats_lo_28[29] = (tot_28__q < tot_29__q) | ((tot_28__q == tot_29__q) & older_29__q[28]);
+            beats_lo_29[28] = ~((tot_28__q < tot_29__q) | ((tot_28__q == tot_29__q) & older_29__q[28]));
         end
         if (above_w_28[30]) begin
             beats_hi_28[30] = (sx_28 > sx_30) | ((sx_28 == sx_30) & older_30__q[28]);
             beats_hi_30[28] = ~((sx_28 > sx_30) | ((sx_28 == sx_30) & older_30__q[28]));
-            beats_lo_28[30] = (rest_28 < rest_30) | ((rest_28 == rest_30) & older_30__q[28]);
-            beats_lo_30[28] = ~((rest_28 < rest_30) | ((rest_28 == rest_30) & older_30__q[28]));
+            beats_lo_28[30] = (tot_28__q < tot_30__q) | ((tot_28__q == tot_30__q) & older_30__q[28]);
+            beats_lo_30[28] = ~((tot_28__q < tot_30__q) | ((tot_28__q == tot_30__q) & older_30__q[28]));
         end
         if (above_w_28[31]) begin
             beats_hi_28[31] = (sx_28 > sx_31) | ((sx_28 == sx_31) & older_31__q[28]);
             beats_hi_31[28] = ~((sx_28 > sx_31) | ((sx_28 == sx_31) & older_31__q[28]));
-            beats_lo_28[31] = (rest_28 < rest_31) | ((rest_28 == rest_31) & older_31__q[28]);
-            beats_lo_31[28] = ~((rest_28 < rest_31) | ((rest_28 == rest_31) & older_31__q[28]));
+            beats_lo_28[31] = (tot_28__q < tot_31__q) | ((tot_28__q == tot_31__q) & older_31__q[28]);
+            beats_lo_31[28] = ~((tot_28__q < tot_31__q) | ((tot_28__q == tot_31__q) & older_31__q[28]));
         end
         if (above_w_29[0]) begin
             beats_hi_29[0] = (sx_29 > sx_0) | ((sx_29 == sx_0) & older_0__q[29]);
             beats_hi_0[29] = ~((sx_29 > sx_0) | ((sx_29 == sx_0) & older_0__q[29]));
-            beats_lo_29[0] = (rest_29 < rest_0) | ((rest_29 == rest_0) & older_0__q[29]);
-            beats_lo_0[29] = ~((rest_29 < rest_0) | ((rest_29 == rest_0) & older_0__q[29]));
+            beats_lo_29[0] = (tot_29__q < tot_0__q) | ((tot_29__q == tot_0__q) & older_0__q[29]);
+            beats_lo_0[29] = ~((tot_29__q < tot_0__q) | ((tot_29__q == tot_0__q) & older_0__q[29]));
         end
         if (above_w_29[1]) begin
             beats_hi_29[1] = (sx_29 > sx_1) | ((sx_29 == sx_1) & older_1__q[29]);
             beats_hi_1[29] = ~((sx_29 > sx_1) | ((sx_29 == sx_1) & older_1__q[29]));
-            beats_lo_29[1] = (rest_29 < rest_1) | ((rest_29 == rest_1) & older_1__q[29]);
-            beats_lo_1[29] = ~((rest_29 < rest_1) | ((rest_29 == rest_1) & older_1__q[29]));
+            beats_lo_29[1] = (tot_29__q < tot_1__q) | ((tot_29__q == tot_1__q) & older_1__q[29]);
+            beats_lo_1[29] = ~((tot_29__q < tot_1__q) | ((tot_29__q == tot_1__q) & older_1__q[29]));
         end
         if (above_w_29[2]) begin
             beats_hi_29[2] = (sx_29 > sx_2) | ((sx_29 == sx_2) & older_2__q[29]);
             beats_hi_2[29] = ~((sx_29 > sx_2) | ((sx_29 == sx_2) & older_2__q[29]));
-            beats_lo_29[2] = (rest_29 < rest_2) | ((rest_29 == rest_2) & older_2__q[29]);
-            beats_lo_2[29] = ~((rest_29 < rest_2) | ((rest_29 == rest_2) & older_2__q[29]));
+            beats_lo_29[2] = (tot_29__q < tot_2__q) | ((tot_29__q == tot_2__q) & older_2__q[29]);
+            beats_lo_2[29] = ~((tot_29__q < tot_2__q) | ((tot_29__q == tot_2__q) & older_2__q[29]));
         end
         if (above_w_29[3]) begin
             beats_hi_29[3] = (sx_29 > sx_3) | ((sx_29 == sx_3) & older_3__q[29]);
             beats_hi_3[29] = ~((sx_29 > sx_3) | ((sx_29 == sx_3) & older_3__q[29]));
-            beats_lo_29[3] = (rest_29 < rest_3) | ((rest_29 == rest_3) & older_3__q[29]);
-            beats_lo_3[29] = ~((rest_29 < rest_3) | ((rest_29 == rest_3) & older_3__q[29]));
+            beats_lo_29[3] = (tot_29__q < tot_3__q) | ((tot_29__q == tot_3__q) & older_3__q[29]);
+            beats_lo_3[29] = ~((tot_29__q < tot_3__q) | ((tot_29__q == tot_3__q) & older_3__q[29]));
         end
         if (above_w_29[4]) begin
             beats_hi_29[4] = (sx_29 > sx_4) | ((sx_29 == sx_4) & older_4__q[29]);
             beats_hi_4[29] = ~((sx_29 > sx_4) | ((sx_29 == sx_4) & older_4__q[29]));
-            beats_lo_29[4] = (rest_29 < rest_4) | ((rest_29 == rest_4) & older_4__q[29]);
-            beats_lo_4[29] = ~((rest_29 < rest_4) | ((rest_29 == rest_4) & older_4__q[29]));
+            beats_lo_29[4] = (tot_29__q < tot_4__q) | ((tot_29__q == tot_4__q) & older_4__q[29]);
+            beats_lo_4[29] = ~((tot_29__q < tot_4__q) | ((tot_29__q == tot_4__q) & older_4__q[29]));
         end
         if (above_w_29[5]) begin
             beats_hi_29[5] = (sx_29 > sx_5) | ((sx_29 == sx_5) & older_5__q[29]);
             beats_hi_5[29] = ~((sx_29 > sx_5) | ((sx_29 == sx_5) & older_5__q[29]));
-            beats_lo_29[5] = (rest_29 < rest_5) | ((rest_29 == rest_5) & older_5__q[29]);
-            beats_lo_5[29] = ~((rest_29 < rest_5) | ((rest_29 == rest_5) & older_5__q[29]));
+            beats_lo_29[5] = (tot_29__q < tot_5__q) | ((tot_29__q == tot_5__q) & older_5__q[29]);
+            beats_lo_5[29] = ~((tot_29__q < tot_5__q) | ((tot_29__q == tot_5__q) & older_5__q[29]));
         end
         if (above_w_29[6]) begin
             beats_hi_29[6] = (sx_29 > sx_6) | ((sx_29 == sx_6) & older_6__q[29]);
             beats_hi_6[29] = ~((sx_29 > sx_6) | ((sx_29 == sx_6) & older_6__q[29]));
-            beats_lo_29[6] = (rest_29 < rest_6) | ((rest_29 == rest_6) & older_6__q[29]);
-            beats_lo_6[29] = ~((rest_29 < rest_6) | ((rest_29 == rest_6) & older_6__q[29]));
+            beats_lo_29[6] = (tot_29__q < tot_6__q) | ((tot_29__q == tot_6__q) & older_6__q[29]);
+            beats_lo_6[29] = ~((tot_29__q < tot_6__q) | ((tot_29__q == tot_6__q) & older_6__q[29]));
         end
         if (above_w_29[7]) begin
             beats_hi_29[7] = (sx_29 > sx_7) | ((sx_29 == sx_7) & older_7__q[29]);
             beats_hi_7[29] = ~((sx_29 > sx_7) | ((sx_29 == sx_7) & older_7__q[29]));
-            beats_lo_29[7] = (rest_29 < rest_7) | ((rest_29 == rest_7) & older_7__q[29]);
-            beats_lo_7[29] = ~((rest_29 < rest_7) | ((rest_29 == rest_7) & older_7__q[29]));
+            beats_lo_29[7] = (tot_29__q < tot_7__q) | ((tot_29__q == tot_7__q) & older_7__q[29]);
+            beats_lo_7[29] = ~((tot_29__q < tot_7__q) | ((tot_29__q == tot_7__q) & older_7__q[29]));
         end
         if (above_w_29[8]) begin
             beats_hi_29[8] = (sx_29 > sx_8) | ((sx_29 == sx_8) & older_8__q[29]);
             beats_hi_8[29] = ~((sx_29 > sx_8) | ((sx_29 == sx_8) & older_8__q[29]));
-            beats_lo_29[8] = (rest_29 < rest_8) | ((rest_29 == rest_8) & older_8__q[29]);
-            beats_lo_8[29] = ~((rest_29 < rest_8) | ((rest_29 == rest_8) & older_8__q[29]));
+            beats_lo_29[8] = (tot_29__q < tot_8__q) | ((tot_29__q == tot_8__q) & older_8__q[29]);
+            beats_lo_8[29] = ~((tot_29__q < tot_8__q) | ((tot_29__q == tot_8__q) & older_8__q[29]));
         end
         if (above_w_29[9]) begin
             beats_hi_29[9] = (sx_29 > sx_9) | ((sx_29 == sx_9) & older_9__q[29]);
             beats_hi_9[29] = ~((sx_29 > sx_9) | ((sx_29 == sx_9) & older_9__q[29]));
-            beats_lo_29[9] = (rest_29 < rest_9) | ((rest_29 == rest_9) & older_9__q[29]);
-            beats_lo_9[29] = ~((rest_29 < rest_9) | ((rest_29 == rest_9) & older_9__q[29]));
+            beats_lo_29[9] = (tot_29__q < tot_9__q) | ((tot_29__q == tot_9__q) & older_9__q[29]);
+            beats_lo_9[29] = ~((tot_29__q < tot_9__q) | ((tot_29__q == tot_9__q) & older_9__q[29]));
         end
         if (above_w_29[10]) begin
             beats_hi_29[10] = (sx_29 > sx_10) | ((sx_29 == sx_10) & older_10__q[29]);
             beats_hi_10[29] = ~((sx_29 > sx_10) | ((sx_29 == sx_10) & older_10__q[29]));
-            beats_lo_29[10] = (rest_29 < rest_10) | ((rest_29 == rest_10) & older_10__q[29]);
-            beats_lo_10[29] = ~((rest_29 < rest_10) | ((rest_29 == rest_10) & older_10__q[29]));
+            beats_lo_29[10] = (tot_29__q < tot_10__q) | ((tot_29__q == tot_10__q) & older_10__q[29]);
+            beats_lo_10[29] = ~((tot_29__q < tot_10__q) | ((tot_29__q == tot_10__q) & older_10__q[29]));
         end
         if (above_w_29[11]) begin
             beats_hi_29[11] = (sx_29 > sx_11) | ((sx_29 == sx_11) & older_11__q[29]);
             beats_hi_11[29] = ~((sx_29 > sx_11) | ((sx_29 == sx_11) & older_11__q[29]));
-            beats_lo_29[11] = (rest_29 < rest_11) | ((rest_29 == rest_11) & older_11__q[29]);
-            beats_lo_11[29] = ~((rest_29 < rest_11) | ((rest_29 == rest_11) & older_11__q[29]));
+            beats_lo_29[11] = (tot_29__q < tot_11__q) | ((tot_29__q == tot_11__q) & older_11__q[29]);
+            beats_lo_11[29] = ~((tot_29__q < tot_11__q) | ((tot_29__q == tot_11__q) & older_11__q[29]));
         end
         if (above_w_29[12]) begin
             beats_hi_29[12] = (sx_29 > sx_12) | ((sx_29 == sx_12) & older_12__q[29]);
             beats_hi_12[29] = ~((sx_29 > sx_12) | ((sx_29 == sx_12) & older_12__q[29]));
-            beats_lo_29[12] = (rest_29 < rest_12) | ((rest_29 == rest_12) & older_12__q[29]);
-            beats_lo_12[29] = ~((rest_29 < rest_12) | ((rest_29 == rest_12) & older_12__q[29]));
+            beats_lo_29[12] = (tot_29__q < tot_12__q) | ((tot_29__q == tot_12__q) & older_12__q[29]);
+            beats_lo_12[29] = ~((tot_29__q < tot_12__q) | ((tot_29__q == tot_12__q) & older_12__q[29]));
         end
         if (above_w_29[13]) begin
             beats_hi_29[13] = (sx_29 > sx_13) | ((sx_29 == sx_13) & older_13__q[29]);
             beats_hi_13[29] = ~((sx_29 > sx_13) | ((sx_29 == sx_13) & older_13__q[29]));
-            beats_lo_29[13] = (rest_29 < rest_13) | ((rest_29 == rest_13) & older_13__q[29]);
-            beats_lo_13[29] = ~((rest_29 < rest_13) | ((rest_29 == rest_13) & older_13__q[29]));
+            beats_lo_29[13] = (tot_29__q < tot_13__q) | ((tot_29__q == tot_13__q) & older_13__q[29]);
+            beats_lo_13[29] = ~((tot_29__q < tot_13__q) | ((tot_29__q == tot_13__q) & older_13__q[29]));
         end
         if (above_w_29[14]) begin
             beats_hi_29[14] = (sx_29 > sx_14) | ((sx_29 == sx_14) & older_14__q[29]);
             beats_hi_14[29] = ~((sx_29 > sx_14) | ((sx_29 == sx_14) & older_14__q[29]));
-            beats_lo_29[14] = (rest_29 < rest_14) | ((rest_29 == rest_14) & older_14__q[29]);
-            beats_lo_14[29] = ~((rest_29 < rest_14) | ((rest_29 == rest_14) & older_14__q[29]));
+            beats_lo_29[14] = (tot_29__q < tot_14__q) | ((tot_29__q == tot_14__q) & older_14__q[29]);
+            beats_lo_14[29] = ~((tot_29__q < tot_14__q) | ((tot_29__q == tot_14__q) & older_14__q[29]));
         end
         if (above_w_29[15]) begin
             beats_hi_29[15] = (sx_29 > sx_15) | ((sx_29 == sx_15) & older_15__q[29]);
             beats_hi_15[29] = ~((sx_29 > sx_15) | ((sx_29 == sx_15) & older_15__q[29]));
-            beats_lo_29[15] = (rest_29 < rest_15) | ((rest_29 == rest_15) & older_15__q[29]);
-            beats_lo_15[29] = ~((rest_29 < rest_15) | ((rest_29 == rest_15) & older_15__q[29]));
+            beats_lo_29[15] = (tot_29__q < tot_15__q) | ((tot_29__q == tot_15__q) & older_15__q[29]);
+            beats_lo_15[29] = ~((tot_29__q < tot_15__q) | ((tot_29__q == tot_15__q) & older_15__q[29]));
         end
         if (above_w_29[16]) begin
             beats_hi_29[16] = (sx_29 > sx_16) | ((sx_29 == sx_16) & older_16__q[29]);
             beats_hi_16[29] = ~((sx_29 > sx_16) | ((sx_29 == sx_16) & older_16__q[29]));
-            beats_lo_29[16] = (rest_29 < rest_16) | ((rest_29 == rest_16) & older_16__q[29]);
-            beats_lo_16[29] = ~((rest_29 < rest_16) | ((rest_29 == rest_16) & older_16__q[29]));
+            beats_lo_29[16] = (tot_29__q < tot_16__q) | ((tot_29__q == tot_16__q) & older_16__q[29]);
+            beats_lo_16[29] = ~((tot_29__q < tot_16__q) | ((tot_29__q == tot_16__q) & older_16__q[29]));
         end
         if (above_w_29[17]) begin
             beats_hi_29[17] = (sx_29 > sx_17) | ((sx_29 == sx_17) & older_17__q[29]);
             beats_hi_17[29] = ~((sx_29 > sx_17) | ((sx_29 == sx_17) & older_17__q[29]));
-            beats_lo_29[17] = (rest_29 < rest_17) | ((rest_29 == rest_17) & older_17__q[29]);
-            beats_lo_17[29] = ~((rest_29 < rest_17) | ((rest_29 == rest_17) & older_17__q[29]));
+            beats_lo_29[17] = (tot_29__q < tot_17__q) | ((tot_29__q == tot_17__q) & older_17__q[29]);
+            beats_lo_17[29] = ~((tot_29__q < tot_17__q) | ((tot_29__q == tot_17__q) & older_17__q[29]));
         end
         if (above_w_29[18]) begin
             beats_hi_29[18] = (sx_29 > sx_18) | ((sx_29 == sx_18) & older_18__q[29]);
             beats_hi_18[29] = ~((sx_29 > sx_18) | ((sx_29 == sx_18) & older_18__q[29]));
-            beats_lo_29[18] = (rest_29 < rest_18) | ((rest_29 == rest_18) & older_18__q[29]);
-            beats_lo_18[29] = ~((rest_29 < rest_18) | ((rest_29 == rest_18) & older_18__q[29]));
+            beats_lo_29[18] = (tot_29__q < tot_18__q) | ((tot_29__q == tot_18__q) & older_18__q[29]);
+            beats_lo_18[29] = ~((tot_29__q < tot_18__q) | ((tot_29__q == tot_18__q) & older_18__q[29]));
         end
         if (above_w_29[19]) begin
             beats_hi_29[19] = (sx_29 > sx_19) | ((sx_29 == sx_19) & older_19__q[29]);
             beats_hi_19[29] = ~((sx_29 > sx_19) | ((sx_29 == sx_19) & older_19__q[29]));
-            beats_lo_29[19] = (rest_29 < rest_19) | ((rest_29 == rest_19) & older_19__q[29]);
-            beats_lo_19[29] = ~((rest_29 < rest_19) | ((rest_29 == rest_19) & older_19__q[29]));
+            beats_lo_29[19] = (tot_29__q < tot_19__q) | ((tot_29__q == tot_19__q) & older_19__q[29]);
+            beats_lo_19[29] = ~((tot_29__q < tot_19__q) | ((tot_29__q == tot_19__q) & older_19__q[29]));
         end
         if (above_w_29[20]) begin
             beats_hi_29[20] = (sx_29 > sx_20) | ((sx_29 == sx_20) & older_20__q[29]);
             beats_hi_20[29] = ~((sx_29 > sx_20) | ((sx_29 == sx_20) & older_20__q[29]));
-            beats_lo_29[20] = (rest_29 < rest_20) | ((rest_29 == rest_20) & older_20__q[29]);
-            beats_lo_20[29] = ~((rest_29 < rest_20) | ((rest_29 == rest_20) & older_20__q[29]));
+            beats_lo_29[20] = (tot_29__q < tot_20__q) | ((tot_29__q == tot_20__q) & older_20__q[29]);
+            beats_lo_20[29] = ~((tot_29__q < tot_20__q) | ((tot_29__q == tot_20__q) & older_20__q[29]));
         end
         if (above_w_29[21]) begin
             beats_hi_29[21] = (sx_29 > sx_21) | ((sx_29 == sx_21) & older_21__q[29]);
             beats_hi_21[29] = ~((sx_29 > sx_21) | ((sx_29 == sx_21) & older_21__q[29]));
-            beats_lo_29[21] = (rest_29 < rest_21) | ((rest_29 == rest_21) & older_21__q[29]);
-            beats_lo_21[29] = ~((rest_29 < rest_21) | ((rest_29 == rest_21) & older_21__q[29]));
+            beats_lo_29[21] = (tot_29__q < tot_21__q) | ((tot_29__q == tot_21__q) & older_21__q[29]);
+            beats_lo_21[29] = ~((tot_29__q < tot_21__q) | ((tot_29__q == tot_21__q) & older_21__q[29]));
         end
         if (above_w_29[22]) begin
             beats_hi_29[22] = (sx_29 > sx_22) | ((sx_29 == sx_22) & older_22__q[29]);
             beats_hi_22[29] = ~((sx_29 > sx_22) | ((sx_29 == sx_22) & older_22__q[29]));
-            beats_lo_29[22] = (rest_29 < rest_22) | ((rest_29 == rest_22) & older_22__q[29]);
-            beats_lo_22[29] = ~((rest_29 < rest_22) | ((rest_29 == rest_22) & older_22__q[29]));
+            beats_lo_29[22] = (tot_29__q < tot_22__q) | ((tot_29__q == tot_22__q) & older_22__q[29]);
+            beats_lo_22[29] = ~((tot_29__q < tot_22__q) | ((tot_29__q == tot_22__q) & older_22__q[29]));
         end
         if (above_w_29[23]) begin
             beats_hi_29[23] = (sx_29 > sx_23) | ((sx_29 == sx_23) & older_23__q[29]);
             beats_hi_23[29] = ~((sx_29 > sx_23) | ((sx_29 == sx_23) & older_23__q[29]));
-            beats_lo_29[23] = (rest_29 < rest_23) | ((rest_29 == rest_23) & older_23__q[29]);
-            beats_lo_23[29] = ~((rest_29 < rest_23) | ((rest_29 == rest_23) & older_23__q[29]));
+            beats_lo_29[23] = (tot_29__q < tot_23__q) | ((tot_29__q == tot_23__q) & older_23__q[29]);
+            beats_lo_23[29] = ~((tot_29__q < tot_23__q) | ((tot_29__q == tot_23__q) & older_23__q[29]));
         end
         if (above_w_29[24]) begin
             beats_hi_29[24] = (sx_29 > sx_24) | ((sx_29 == sx_24) & older_24__q[29]);
             beats_hi_24[29] = ~((sx_29 > sx_24) | ((sx_29 == sx_24) & older_24__q[29]));
-            beats_lo_29[24] = (rest_29 < rest_24) | ((rest_29 == rest_24) & older_24__q[29]);
-            beats_lo_24[29] = ~((rest_29 < rest_24) | ((rest_29 == rest_24) & older_24__q[29]));
+            beats_lo_29[24] = (tot_29__q < tot_24__q) | ((tot_29__q == tot_24__q) & older_24__q[29]);
+            beats_lo_24[29] = ~((tot_29__q < tot_24__q) | ((tot_29__q == tot_24__q) & older_24__q[29]));
         end
         if (above_w_29[25]) begin
             beats_hi_29[25] = (sx_29 > sx_25) | ((sx_29 == sx_25) & older_25__q[29]);
             beats_hi_25[29] = ~((sx_29 > sx_25) | ((sx_29 == sx_25) & older_25__q[29]));
-            beats_lo_29[25] = (rest_29 < rest_25) | ((rest_29 == rest_25) & older_25__q[29]);
-            beats_lo_25[29] = ~((rest_29 < rest_25) | ((rest_29 == rest_25) & older_25__q[29]));
+            beats_lo_29[25] = (tot_29__q < tot_25__q) | ((tot_29__q == tot_25__q) & older_25__q[29]);
+            beats_lo_25[29] = ~((tot_29__q < tot_25__q) | ((tot_29__q == tot_25__q) & older_25__q[29]));
         end
         if (above_w_29[26]) begin
             beats_hi_29[26] = (sx_29 > sx_26) | ((sx_29 == sx_26) & older_26__q[29]);
             beats_hi_26[29] = ~((sx_29 > sx_26) | ((sx_29 == sx_26) & older_26__q[29]));
-            beats_lo_29[26] = (rest_29 < rest_26) | ((rest_29 == rest_26) & older_26__q[29]);
-            beats_lo_26[29] = ~((rest_29 < rest_26) | ((rest_29 == rest_26) & older_26__q[29]));
+            beats_lo_29[26] = (tot_29__q < tot_26__q) | ((tot_29__q == tot_26__q) & older_26__q[29]);
+            beats_lo_26[29] = ~((tot_29__q < tot_26__q) | ((tot_29__q == tot_26__q) & older_26__q[29]));
         end
         if (above_w_29[27]) begin
             beats_hi_29[27] = (sx_29 > sx_27) | ((sx_29 == sx_27) & older_27__q[29]);
             beats_hi_27[29] = ~((sx_29 > sx_27) | ((sx_29 == sx_27) & older_27__q[29]));
-            beats_lo_29[27] = (rest_29 < rest_27) | ((rest_29 == rest_27) & older_27__q[29]);
-            beats_lo_27[29] = ~((rest_29 < rest_27) | ((rest_29 == rest_27) & older_27__q[29]));
+            beats_lo_29[27] = (tot_29__q < tot_27__q) | ((tot_29__q == tot_27__q) & older_27__q[29]);
+            beats_lo_27[29] = ~((tot_29__q < tot_27__q) | ((tot_29__q == tot_27__q) & older_27__q[29]));
         end
         if (above_w_29[28]) begin
             beats_hi_29[28] = (sx_29 > sx_28) | ((sx_29 == sx_28) & older_28__q[29]);
             beats_hi_28[29] = ~((sx_29 > sx_28) | ((sx_29 == sx_28) & older_28__q[29]));
-            beats_lo_29[28] = (rest_29 < rest_28) | ((rest_29 == rest_28) & older_28__q[29]);
-            beats_lo_28[29] = ~((rest_29 < rest_28) | ((rest_29 == rest_28) & older_28__q[29]));
+            beats_lo_29[28] = (tot_29__q < tot_28__q) | ((tot_29__q == tot_28__q) & older_28__q[29]);
+            beats_lo_28[29] = ~((tot_29__q < tot_28__q) | ((tot_29__q == tot_28__q) & older_28__q[29]));
         end
         if (above_w_29[29]) begin
             beats_hi_29[29] = (sx_29 > sx_29) | ((sx_29 == sx_29) & older_29__q[29]);
             beats_hi_29[29] = ~((sx_29 > sx_29) | ((sx_29 == sx_29) & older_29__q[29]));
-            beats_lo_29[29] = (rest_29 < rest_29) | ((rest_29 == rest_29) & older_29__q[29]);
-            beats_lo_29[29] = ~((rest_29 < rest_29) | ((rest_29 == rest_29) & older_29__q[29]));
+            beats_lo_29[29] = (tot_29__q < tot_29__q) | ((tot_29__q == tot_29__q) & older_29__q[29]);
+            beats_lo_29[29] = ~((tot_29__q < tot_29__q) | ((tot_29__q == tot_29__q) & older_29__q[29]));
         end
         if (above_w_29[30]) begin
             beats_hi_29[30] = (sx_29 > sx_30) | ((sx_29 == sx_30) & older_30__q[29]);
             beats_hi_30[29] = ~((sx_29 > sx_30) | ((sx_29 == sx_30) & older_30__q[29]));
-            beats_lo_29[30] = (rest_29 < rest_30) | ((rest_29 == rest_30) & older_30__q[29]);
-            beats_lo_30[29] = ~((rest_29 < rest_30) | ((rest_29 == rest_30) & older_30__q[29]));
+            beats_lo_29[30] = (tot_29__q < tot_30__q) | ((tot_29__q == tot_30__q) & older_30__q[29]);
+            beats_lo_30[29] = ~((tot_29__q < tot_30__q) | ((tot_29__q == tot_30__q) & older_30__q[29]));
         end
         if (above_w_29[31]) begin
             beats_hi_29[31] = (sx_29 > sx_31) | ((sx_29 == sx_31) & older_31__q[29]);
             beats_hi_31[29] = ~((sx_29 > sx_31) | ((sx_29 == sx_31) & older_31__q[29]));
-            beats_lo_29[31] = (rest_29 < rest_31) | ((rest_29 == rest_31) & older_31__q[29]);
-            beats_lo_31[29] = ~((rest_29 < rest_31) | ((rest_29 == rest_31) & older_31__q[29]));
+            beats_lo_29[31] = (tot_29__q < tot_31__q) | ((tot_29__q == tot_31__q) & older_31__q[29]);
+            beats_lo_31[29] = ~((tot_29__q < tot_31__q) | ((tot_29__q == tot_31__q) & older_31__q[29]));
         end
         if (above_w_30[0]) begin
             beats_hi_30[0] = (sx_30 > sx_0) | ((sx_30 == sx_0) & older_0__q[30]);
             beats_hi_0[30] = ~((sx_30 > sx_0) | ((sx_30 == sx_0) & older_0__q[30]));
-            beats_lo_30[0] = (rest_30 < rest_0) | ((rest_30 == rest_0) & older_0__q[30]);
-            beats_lo_0[30] = ~((rest_30 < rest_0) | ((rest_30 == rest_0) & older_0__q[30]));
+            beats_lo_30[0] = (tot_30__q < tot_0__q) | ((tot_30__q == tot_0__q) & older_0__q[30]);
+            beats_lo_0[30] = ~((tot_30__q < tot_0__q) | ((tot_30__q == tot_0__q) & older_0__q[30]));
         end
         if (above_w_30[1]) begin
             beats_hi_30[1] = (sx_30 > sx_1) | ((sx_30 == sx_1) & older_1__q[30]);
             beats_hi_1[30] = ~((sx_30 > sx_1) | ((sx_30 == sx_1) & older_1__q[30]));
-            beats_lo_30[1] = (rest_30 < rest_1) | ((rest_30 == rest_1) & older_1__q[30]);
-            beats_lo_1[30] = ~((rest_30 < rest_1) | ((rest_30 == rest_1) & older_1__q[30]));
+            beats_lo_30[1] = (tot_30__q < tot_1__q) | ((tot_30__q == tot_1__q) & older_1__q[30]);
+            beats_lo_1[30] = ~((tot_30__q < tot_1__q) | ((tot_30__q == tot_1__q) & older_1__q[30]));
         end
         if (above_w_30[2]) begin
             beats_hi_30[2] = (sx_30 > sx_2) | ((sx_30 == sx_2) & older_2__q[30]);
             beats_hi_2[30] = ~((sx_30 > sx_2) | ((sx_30 == sx_2) & older_2__q[30]));
-            beats_lo_30[2] = (rest_30 < rest_2) | ((rest_30 == rest_2) & older_2__q[30]);
-            beats_lo_2[30] = ~((rest_30 < rest_2) | ((rest_30 == rest_2) & older_2__q[30]));
+            beats_lo_30[2] = (tot_30__q < tot_2__q) | ((tot_30__q == tot_2__q) & older_2__q[30]);
+            beats_lo_2[30] = ~((tot_30__q < tot_2__q) | ((tot_30__q == tot_2__q) & older_2__q[30]));
         end
         if (above_w_30[3]) begin
             beats_hi_30[3] = (sx_30 > sx_3) | ((sx_30 == sx_3) & older_3__q[30]);
             beats_hi_3[30] = ~((sx_30 > sx_3) | ((sx_30 == sx_3) & older_3__q[30]));
-            beats_lo_30[3] = (rest_30 < rest_3) | ((rest_30 == rest_3) & older_3__q[30]);
-            beats_lo_3[30] = ~((rest_30 < rest_3) | ((rest_30 == rest_3) & older_3__q[30]));
+            beats_lo_30[3] = (tot_30__q < tot_3__q) | ((tot_30__q == tot_3__q) & older_3__q[30]);
+            beats_lo_3[30] = ~((tot_30__q < tot_3__q) | ((tot_30__q == tot_3__q) & older_3__q[30]));
         end
         if (above_w_30[4]) begin
             beats_hi_30[4] = (sx_30 > sx_4) | ((sx_30 == sx_4) & older_4__q[30]);
             beats_hi_4[30] = ~((sx_30 > sx_4) | ((sx_30 == sx_4) & older_4__q[30]));
-            beats_lo_30[4] = (rest_30 < rest_4) | ((rest_30 == rest_4) & older_4__q[30]);
-            beats_lo_4[30] = ~((rest_30 < rest_4) | ((rest_30 == rest_4) & older_4__q[30]));
+            beats_lo_30[4] = (tot_30__q < tot_4__q) | ((tot_30__q == tot_4__q) & older_4__q[30]);
+            beats_lo_4[30] = ~((tot_30__q < tot_4__q) | ((tot_30__q == tot_4__q) & older_4__q[30]));
         end
         if (above_w_30[5]) begin
             beats_hi_30[5] = (sx_30 > sx_5) | ((sx_30 == sx_5) & older_5__q[30]);
             beats_hi_5[30] = ~((sx_30 > sx_5) | ((sx_30 == sx_5) & older_5__q[30]));
-            beats_lo_30[5] = (rest_30 < rest_5) | ((rest_30 == rest_5) & older_5__q[30]);
-            beats_lo_5[30] = ~((rest_30 < rest_5) | ((rest_30 == rest_5) & older_5__q[30]));
+            beats_lo_30[5] = (tot_30__q < tot_5__q) | ((tot_30__q == tot_5__q) & older_5__q[30]);
+            beats_lo_5[30] = ~((tot_30__q < tot_5__q) | ((tot_30__q == tot_5__q) & older_5__q[30]));
         end
         if (above_w_30[6]) begin
             beats_hi_30[6] = (sx_30 > sx_6) | ((sx_30 == sx_6) & older_6__q[30]);
             beats_hi_6[30] = ~((sx_30 > sx_6) | ((sx_30 == sx_6) & older_6__q[30]));
-            beats_lo_30[6] = (rest_30 < rest_6) | ((rest_30 == rest_6) & older_6__q[30]);
-            beats_lo_6[30] = ~((rest_30 < rest_6) | ((rest_30 == rest_6) & older_6__q[30]));
+            beats_lo_30[6] = (tot_30__q < tot_6__q) | ((tot_30__q == tot_6__q) & older_6__q[30]);
+            beats_lo_6[30] = ~((tot_30__q < tot_6__q) | ((tot_30__q == tot_6__q) & older_6__q[30]));
         end
         if (above_w_30[7]) begin
             beats_hi_30[7] = (sx_30 > sx_7) | ((sx_30 == sx_7) & older_7__q[30]);
             beats_hi_7[30] = ~((sx_30 > sx_7) | ((sx_30 == sx_7) & older_7__q[30]));
-            beats_lo_30[7] = (rest_30 < rest_7) | ((rest_30 == rest_7) & older_7__q[30]);
-            beats_lo_7[30] = ~((rest_30 < rest_7) | ((rest_30 == rest_7) & older_7__q[30]));
+            beats_lo_30[7] = (tot_30__q < tot_7__q) | ((tot_30__q == tot_7__q) & older_7__q[30]);
+            beats_lo_7[30] = ~((tot_30__q < tot_7__q) | ((tot_30__q == tot_7__q) & older_7__q[30]));
         end
         if (above_w_30[8]) begin
             beats_hi_30[8] = (sx_30 > sx_8) | ((sx_30 == sx_8) & older_8__q[30]);
             beats_hi_8[30] = ~((sx_30 > sx_8) | ((sx_30 == sx_8) & older_8__q[30]));
-            beats_lo_30[8] = (rest_30 < rest_8) | ((rest_30 == rest_8) & older_8__q[30]);
-            beats_lo_8[30] = ~((rest_30 < rest_8) | ((rest_30 == rest_8) & older_8__q[30]));
+            beats_lo_30[8] = (tot_30__q < tot_8__q) | ((tot_30__q == tot_8__q) & older_8__q[30]);
+            beats_lo_8[30] = ~((tot_30__q < tot_8__q) | ((tot_30__q == tot_8__q) & older_8__q[30]));
         end
         if (above_w_30[9]) begin
             beats_hi_30[9] = (sx_30 > sx_9) | ((sx_30 == sx_9) & older_9__q[30]);
             beats_hi_9[30] = ~((sx_30 > sx_9) | ((sx_30 == sx_9) & older_9__q[30]));
-            beats_lo_30[9] = (rest_30 < rest_9) | ((rest_30 == rest_9) & older_9__q[30]);
-            beats_lo_9[30] = ~((rest_30 < rest_9) | ((rest_30 == rest_9) & older_9__q[30]));
+            beats_lo_30[9] = (tot_30__q < tot_9__q) | ((tot_30__q == tot_9__q) & older_9__q[30]);
+            beats_lo_9[30] = ~((tot_30__q < tot_9__q) | ((tot_30__q == tot_9__q) & older_9__q[30]));
         end
         if (above_w_30[10]) begin
             beats_hi_30[10] = (sx_30 > sx_10) | ((sx_30 == sx_10) & older_10__q[30]);
             beats_hi_10[30] = ~((sx_30 > sx_10) | ((sx_30 == sx_10) & older_10__q[30]));
-            beats_lo_30[10] = (rest_30 < rest_10) | ((rest_30 == rest_10) & older_10__q[30]);
-            beats_lo_10[30] = ~((rest_30 < rest_10) | ((rest_30 == rest_10) & older_10__q[30]));
+            beats_lo_30[10] = (tot_30__q < tot_10__q) | ((tot_30__q == tot_10__q) & older_10__q[30]);
+            beats_lo_10[30] = ~((tot_30__q < tot_10__q) | ((tot_30__q == tot_10__q) & older_10__q[30]));
         end
         if (above_w_30[11]) begin
             beats_hi_30[11] = (sx_30 > sx_11) | ((sx_30 == sx_11) & older_11__q[30]);
             beats_hi_11[30] = ~((sx_30 > sx_11) | ((sx_30 == sx_11) & older_11__q[30]));
-            beats_lo_30[11] = (rest_30 < rest_11) | ((rest_30 == rest_11) & older_11__q[30]);
-            beats_lo_11[30] = ~((rest_30 < rest_11) | ((rest_30 == rest_11) & older_11__q[30]));
+            beats_lo_30[11] = (tot_30__q < tot_11__q) | ((tot_30__q == tot_11__q) & older_11__q[30]);
+            beats_lo_11[30] = ~((tot_30__q < tot_11__q) | ((tot_30__q == tot_11__q) & older_11__q[30]));
         end
         if (above_w_30[12]) begin
             beats_hi_30[12] = (sx_30 > sx_12) | ((sx_30 == sx_12) & older_12__q[30]);
             beats_hi_12[30] = ~((sx_30 > sx_12) | ((sx_30 == sx_12) & older_12__q[30]));
-            beats_lo_30[12] = (rest_30 < rest_12) | ((rest_30 == rest_12) & older_12__q[30]);
-            beats_lo_12[30] = ~((rest_30 < rest_12) | ((rest_30 == rest_12) & older_12__q[30]));
+            beats_lo_30[12] = (tot_30__q < tot_12__q) | ((tot_30__q == tot_12__q) & older_12__q[30]);
+            beats_lo_12[30] = ~((tot_30__q < tot_12__q) | ((tot_30__q == tot_12__q) & older_12__q[30]));
         end
         if (above_w_30[13]) begin
             beats_hi_30[13] = (sx_30 > sx_13) | ((sx_30 == sx_13) & older_13__q[30]);
             beats_hi_13[30] = ~((sx_30 > sx_13) | ((sx_30 == sx_13) & older_13__q[30]));
-            beats_lo_30[13] = (rest_30 < rest_13) | ((rest_30 == rest_13) & older_13__q[30]);
-            beats_lo_13[30] = ~((rest_30 < rest_13) | ((rest_30 == rest_13) & older_13__q[30]));
+            beats_lo_30[13] = (tot_30__q < tot_13__q) | ((tot_30__q == tot_13__q) & older_13__q[30]);
+            beats_lo_13[30] = ~((tot_30__q < tot_13__q) | ((tot_30__q == tot_13__q) & older_13__q[30]));
         end
         if (above_w_30[14]) begin
             beats_hi_30[14] = (sx_30 > sx_14) | ((sx_30 == sx_14) & older_14__q[30]);
             beats_hi_14[30] = ~((sx_30 > sx_14) | ((sx_30 == sx_14) & older_14__q[30]));
-            beats_lo_30[14] = (rest_30 < rest_14) | ((rest_30 == rest_14) & older_14__q[30]);
-            beats_lo_14[30] = ~((rest_30 < rest_14) | ((rest_30 == rest_14) & older_14__q[30]));
+            beats_lo_30[14] = (tot_30__q < tot_14__q) | ((tot_30__q == tot_14__q) & older_14__q[30]);
+            beats_lo_14[30] = ~((tot_30__q < tot_14__q) | ((tot_30__q == tot_14__q) & older_14__q[30]));
         end
         if (above_w_30[15]) begin
             beats_hi_30[15] = (sx_30 > sx_15) | ((sx_30 == sx_15) & older_15__q[30]);
             beats_hi_15[30] = ~((sx_30 > sx_15) | ((sx_30 == sx_15) & older_15__q[30]));
-            beats_lo_30[15] = (rest_30 < rest_15) | ((rest_30 == rest_15) & older_15__q[30]);
-            beats_lo_15[30] = ~((rest_30 < rest_15) | ((rest_30 == rest_15) & older_15__q[30]));
+            beats_lo_30[15] = (tot_30__q < tot_15__q) | ((tot_30__q == tot_15__q) & older_15__q[30]);
+            beats_lo_15[30] = ~((tot_30__q < tot_15__q) | ((tot_30__q == tot_15__q) & older_15__q[30]));
         end
         if (above_w_30[16]) begin
             beats_hi_30[16] = (sx_30 > sx_16) | ((sx_30 == sx_16) & older_16__q[30]);
             beats_hi_16[30] = ~((sx_30 > sx_16) | ((sx_30 == sx_16) & older_16__q[30]));
-            beats_lo_30[16] = (rest_30 < rest_16) | ((rest_30 == rest_16) & older_16__q[30]);
-            beats_lo_16[30] = ~((rest_30 < rest_16) | ((rest_30 == rest_16) & older_16__q[30]));
+            beats_lo_30[16] = (tot_30__q < tot_16__q) | ((tot_30__q == tot_16__q) & older_16__q[30]);
+            beats_lo_16[30] = ~((tot_30__q < tot_16__q) | ((tot_30__q == tot_16__q) & older_16__q[30]));
         end
         if (above_w_30[17]) begin
             beats_hi_30[17] = (sx_30 > sx_17) | ((sx_30 == sx_17) & older_17__q[30]);
             beats_hi_17[30] = ~((sx_30 > sx_17) | ((sx_30 == sx_17) & older_17__q[30]));
-            beats_lo_30[17] = (rest_30 < rest_17) | ((rest_30 == rest_17) & older_17__q[30]);
-            beats_lo_17[30] = ~((rest_30 < rest_17) | ((rest_30 == rest_17) & older_17__q[30]));
+            beats_lo_30[17] = (tot_30__q < tot_17__q) | ((tot_30__q == tot_17__q) & older_17__q[30]);
+            beats_lo_17[30] = ~((tot_30__q < tot_17__q) | ((tot_30__q == tot_17__q) & older_17__q[30]));
         end
         if (above_w_30[18]) begin
             beats_hi_30[18] = (sx_30 > sx_18) | ((sx_30 == sx_18) & older_18__q[30]);
             beats_hi_18[30] = ~((sx_30 > sx_18) | ((sx_30 == sx_18) & older_18__q[30]));
-            beats_lo_30[18] = (rest_30 < rest_18) | ((rest_30 == rest_18) & older_18__q[30]);
-            beats_lo_18[30] = ~((rest_30 < rest_18) | ((rest_30 == rest_18) & older_18__q[30]));
+            beats_lo_30[18] = (tot_30__q < tot_18__q) | ((tot_30__q == tot_18__q) & older_18__q[30]);
+            beats_lo_18[30] = ~((tot_30__q < tot_18__q) | ((tot_30__q == tot_18__q) & older_18__q[30]));
         end
         if (above_w_30[19]) begin
             beats_hi_30[19] = (sx_30 > sx_19) | ((sx_30 == sx_19) & older_19__q[30]);
             beats_hi_19[30] = ~((sx_30 > sx_19) | ((sx_30 == sx_19) & older_19__q[30]));
-            beats_lo_30[19] = (rest_30 < rest_19) | ((rest_30 == rest_19) & older_19__q[30]);
-            beats_lo_19[30] = ~((rest_30 < rest_19) | ((rest_30 == rest_19) & older_19__q[30]));
+            beats_lo_30[19] = (tot_30__q < tot_19__q) | ((tot_30__q == tot_19__q) & older_19__q[30]);
+            beats_lo_19[30] = ~((tot_30__q < tot_19__q) | ((tot_30__q == tot_19__q) & older_19__q[30]));
         end
         if (above_w_30[20]) begin
             beats_hi_30[20] = (sx_30 > sx_20) | ((sx_30 == sx_20) & older_20__q[30]);
             beats_hi_20[30] = ~((sx_30 > sx_20) | ((sx_30 == sx_20) & older_20__q[30]));
-            beats_lo_30[20] = (rest_30 < rest_20) | ((rest_30 == rest_20) & older_20__q[30]);
-            beats_lo_20[30] = ~((rest_30 < rest_20) | ((rest_30 == rest_20) & older_20__q[30]));
+            beats_lo_30[20] = (tot_30__q < tot_20__q) | ((tot_30__q == tot_20__q) & older_20__q[30]);
+            beats_lo_20[30] = ~((tot_30__q < tot_20__q) | ((tot_30__q == tot_20__q) & older_20__q[30]));
         end
         if (above_w_30[21]) begin
             beats_hi_30[21] = (sx_30 > sx_21) | ((sx_30 == sx_21) & older_21__q[30]);
             beats_hi_21[30] = ~((sx_30 > sx_21) | ((sx_30 == sx_21) & older_21__q[30]));
-            beats_lo_30[21] = (rest_30 < rest_21) | ((rest_30 == rest_21) & older_21__q[30]);
-            beats_lo_21[30] = ~((rest_30 < rest_21) | ((rest_30 == rest_21) & older_21__q[30]));
+            beats_lo_30[21] = (tot_30__q < tot_21__q) | ((tot_30__q == tot_21__q) & older_21__q[30]);
+            beats_lo_21[30] = ~((tot_30__q < tot_21__q) | ((tot_30__q == tot_21__q) & older_21__q[30]));
         end
         if (above_w_30[22]) begin
             beats_hi_30[22] = (sx_30 > sx_22) | ((sx_30 == sx_22) & older_22__q[30]);
             beats_hi_22[30] = ~((sx_30 > sx_22) | ((sx_30 == sx_22) & older_22__q[30]));
-            beats_lo_30[22] = (rest_30 < rest_22) | ((rest_30 == rest_22) & older_22__q[30]);
-            beats_lo_22[30] = ~((rest_30 < rest_22) | ((rest_30 == rest_22) & older_22__q[30]));
+            beats_lo_30[22] = (tot_30__q < tot_22__q) | ((tot_30__q == tot_22__q) & older_22__q[30]);
+            beats_lo_22[30] = ~((tot_30__q < tot_22__q) | ((tot_30__q == tot_22__q) & older_22__q[30]));
         end
         if (above_w_30[23]) begin
             beats_hi_30[23] = (sx_30 > sx_23) | ((sx_30 == sx_23) & older_23__q[30]);
             beats_hi_23[30] = ~((sx_30 > sx_23) | ((sx_30 == sx_23) & older_23__q[30]));
-            beats_lo_30[23] = (rest_30 < rest_23) | ((rest_30 == rest_23) & older_23__q[30]);
-            beats_lo_23[30] = ~((rest_30 < rest_23) | ((rest_30 == rest_23) & older_23__q[30]));
+            beats_lo_30[23] = (tot_30__q < tot_23__q) | ((tot_30__q == tot_23__q) & older_23__q[30]);
+            beats_lo_23[30] = ~((tot_30__q < tot_23__q) | ((tot_30__q == tot_23__q) & older_23__q[30]));
         end
         if (above_w_30[24]) begin
             beats_hi_30[24] = (sx_30 > sx_24) | ((sx_30 == sx_24) & older_24__q[30]);
             beats_hi_24[30] = ~((sx_30 > sx_24) | ((sx_30 == sx_24) & older_24__q[30]));
-            beats_lo_30[24] = (rest_30 < rest_24) | ((rest_30 == rest_24) & older_24__q[30]);
-            beats_lo_24[30] = ~((rest_30 < rest_24) | ((rest_30 == rest_24) & older_24__q[30]));
+            beats_lo_30[24] = (tot_30__q < tot_24__q) | ((tot_30__q == tot_24__q) & older_24__q[30]);
+            beats_lo_24[30] = ~((tot_30__q < tot_24__q) | ((tot_30__q == tot_24__q) & older_24__q[30]));
         end
         if (above_w_30[25]) begin
             beats_hi_30[25] = (sx_30 > sx_25) | ((sx_30 == sx_25) & older_25__q[30]);
             beats_hi_25[30] = ~((sx_30 > sx_25) | ((sx_30 == sx_25) & older_25__q[30]));
-            beats_lo_30[25] = (rest_30 < rest_25) | ((rest_30 == rest_25) & older_25__q[30]);
-            beats_lo_25[30] = ~((rest_30 < rest_25) | ((rest_30 == rest_25) & older_25__q[30]));
+            beats_lo_30[25] = (tot_30__q < tot_25__q) | ((tot_30__q == tot_25__q) & older_25__q[30]);
+            beats_lo_25[30] = ~((tot_30__q < tot_25__q) | ((tot_30__q == tot_25__q) & older_25__q[30]));
         end
         if (above_w_30[26]) begin
             beats_hi_30[26] = (sx_30 > sx_26) | ((sx_30 == sx_26) & older_26__q[30]);
             beats_hi_26[30] = ~((sx_30 > sx_26) | ((sx_30 == sx_26) & older_26__q[30]));
-            beats_lo_30[26] = (rest_30 < rest_26) | ((rest_30 == rest_26) & older_26__q[30]);
-            beats_lo_26[30] = ~((rest_30 < rest_26) | ((rest_30 == rest_26) & older_26__q[30]));
+            beats_lo_30[26] = (tot_30__q < tot_26__q) | ((tot_30__q == tot_26__q) & older_26__q[30]);
+            beats_lo_26[30] = ~((tot_30__q < tot_26__q) | ((tot_30__q == tot_26__q) & older_26__q[30]));
         end
         if (above_w_30[27]) begin
             beats_hi_30[27] = (sx_30 > sx_27) | ((sx_30 == sx_27) & older_27__q[30]);
             beats_hi_27[30] = ~((sx_30 > sx_27) | ((sx_30 == sx_27) & older_27__q[30]));
-            beats_lo_30[27] = (rest_30 < rest_27) | ((rest_30 == rest_27) & older_27__q[30]);
-            beats_lo_27[30] = ~((rest_30 < rest_27) | ((rest_30 == rest_27) & older_27__q[30]));
+            beats_lo_30[27] = (tot_30__q < tot_27__q) | ((tot_30__q == tot_27__q) & older_27__q[30]);
+            beats_lo_27[30] = ~((tot_30__q < tot_27__q) | ((tot_30__q == tot_27__q) & older_27__q[30]));
         end
         if (above_w_30[28]) begin
             beats_hi_30[28] = (sx_30 > sx_28) | ((sx_30 == sx_28) & older_28__q[30]);
             beats_hi_28[30] = ~((sx_30 > sx_28) | ((sx_30 == sx_28) & older_28__q[30]));
-            beats_lo_30[28] = (rest_30 < rest_28) | ((rest_30 == rest_28) & older_28__q[30]);
-            beats_lo_28[30] = ~((rest_30 < rest_28) | ((rest_30 == rest_28) & older_28__q[30]));
+            beats_lo_30[28] = (tot_30__q < tot_28__q) | ((tot_30__q == tot_28__q) & older_28__q[30]);
+            beats_lo_28[30] = ~((tot_30__q < tot_28__q) | ((tot_30__q == tot_28__q) & older_28__q[30]));
         end
         if (above_w_30[29]) begin
             beats_hi_30[29] = (sx_30 > sx_29) | ((sx_30 == sx_29) & older_29__q[30]);
             beats_hi_29[30] = ~((sx_30 > sx_29) | ((sx_30 == sx_29) & older_29__q[30]));
-            beats_lo_30[29] = (rest_30 < rest_29) | ((rest_30 == rest_29) & older_29__q[30]);
-            beats_lo_29[30] = ~((rest_30 < rest_29) | ((rest_30 == rest_29) & older_29__q[30]));
+            beats_lo_30[29] = (tot_30__q < tot_29__q) | ((tot_30__q == tot_29__q) & older_29__q[30]);
+            beats_lo_29[30] = ~((tot_30__q < tot_29__q) | ((tot_30__q == tot_29__q) & older_29__q[30]));
         end
         if (above_w_30[30]) begin
             beats_hi_30[30] = (sx_30 > sx_30) | ((sx_30 == sx_30) & older_30__q[30]);
             beats_hi_30[30] = ~((sx_30 > sx_30) | ((sx_30 == sx_30) & older_30__q[30]));
-            beats_lo_30[30] = (rest_30 < rest_30) | ((rest_30 == rest_30) & older_30__q[30]);
-            beats_lo_30[30] = ~((rest_30 < rest_30) | ((rest_30 == rest_30) & older_30__q[30]));
+            beats_lo_30[30] = (tot_30__q < tot_30__q) | ((tot_30__q == tot_30__q) & older_30__q[30]);
+            beats_lo_30[30] = ~((tot_30__q < tot_30__q) | ((tot_30__q == tot_30__q) & older_30__q[30]));
         end
         if (above_w_30[31]) begin
             beats_hi_30[31] = (sx_30 > sx_31) | ((sx_30 == sx_31) & older_31__q[30]);
             beats_hi_31[30] = ~((sx_30 > sx_31) | ((sx_30 == sx_31) & older_31__q[30]));
-            beats_lo_30[31] = (rest_30 < rest_31) | ((rest_30 == rest_31) & older_31__q[30]);
-            beats_lo_31[30] = ~((rest_30 < rest_31) | ((rest_30 == rest_31) & older_31__q[30]));
+            beats_lo_30[31] = (tot_30__q < tot_31__q) | ((tot_30__q == tot_31__q) & older_31__q[30]);
+            beats_lo_31[30] = ~((tot_30__q < tot_31__q) | ((tot_30__q == tot_31__q) & older_31__q[30]));
         end
         if (above_w_31[0]) begin
             beats_hi_31[0] = (sx_31 > sx_0) | ((sx_31 == sx_0) & older_0__q[31]);
             beats_hi_0[31] = ~((sx_31 > sx_0) | ((sx_31 == sx_0) & older_0__q[31]));
-            beats_lo_31[0] = (rest_31 < rest_0) | ((rest_31 == rest_0) & older_0__q[31]);
-            beats_lo_0[31] = ~((rest_31 < rest_0) | ((rest_31 == rest_0) & older_0__q[31]));
+            beats_lo_31[0] = (tot_31__q < tot_0__q) | ((tot_31__q == tot_0__q) & older_0__q[31]);
+            beats_lo_0[31] = ~((tot_31__q < tot_0__q) | ((tot_31__q == tot_0__q) & older_0__q[31]));
         end
         if (above_w_31[1]) begin
             beats_hi_31[1] = (sx_31 > sx_1) | ((sx_31 == sx_1) & older_1__q[31]);
             beats_hi_1[31] = ~((sx_31 > sx_1) | ((sx_31 == sx_1) & older_1__q[31]));
-            beats_lo_31[1] = (rest_31 < rest_1) | ((rest_31 == rest_1) & older_1__q[31]);
-            beats_lo_1[31] = ~((rest_31 < rest_1) | ((rest_31 == rest_1) & older_1__q[31]));
+            beats_lo_31[1] = (tot_31__q < tot_1__q) | ((tot_31__q == tot_1__q) & older_1__q[31]);
+            beats_lo_1[31] = ~((tot_31__q < tot_1__q) | ((tot_31__q == tot_1__q) & older_1__q[31]));
         end
         if (above_w_31[2]) begin
             beats_hi_31[2] = (sx_31 > sx_2) | ((sx_31 == sx_2) & older_2__q[31]);
             beats_hi_2[31] = ~((sx_31 > sx_2) | ((sx_31 == sx_2) & older_2__q[31]));
-            beats_lo_31[2] = (rest_31 < rest_2) | ((rest_31 == rest_2) & older_2__q[31]);
-            beats_lo_2[31] = ~((rest_31 < rest_2) | ((rest_31 == rest_2) & older_2__q[31]));
+            beats_lo_31[2] = (tot_31__q < tot_2__q) | ((tot_31__q == tot_2__q) & older_2__q[31]);
+            beats_lo_2[31] = ~((tot_31__q < tot_2__q) | ((tot_31__q == tot_2__q) & older_2__q[31]));
         end
         if (above_w_31[3]) begin
             beats_hi_31[3] = (sx_31 > sx_3) | ((sx_31 == sx_3) & older_3__q[31]);
             beats_hi_3[31] = ~((sx_31 > sx_3) | ((sx_31 == sx_3) & older_3__q[31]));
-            beats_lo_31[3] = (rest_31 < rest_3) | ((rest_31 == rest_3) & older_3__q[31]);
-            beats_lo_3[31] = ~((rest_31 < rest_3) | ((rest_31 == rest_3) & older_3__q[31]));
+            beats_lo_31[3] = (tot_31__q < tot_3__q) | ((tot_31__q == tot_3__q) & older_3__q[31]);
+            beats_lo_3[31] = ~((tot_31__q < tot_3__q) | ((tot_31__q == tot_3__q) & older_3__q[31]));
         end
         if (above_w_31[4]) begin
             beats_hi_31[4] = (sx_31 > sx_4) | ((sx_31 == sx_4) & older_4__q[31]);
             beats_hi_4[31] = ~((sx_31 > sx_4) | ((sx_31 == sx_4) & older_4__q[31]));
-            beats_lo_31[4] = (rest_31 < rest_4) | ((rest_31 == rest_4) & older_4__q[31]);
-            beats_lo_4[31] = ~((rest_31 < rest_4) | ((rest_31 == rest_4) & older_4__q[31]));
+            beats_lo_31[4] = (tot_31__q < tot_4__q) | ((tot_31__q == tot_4__q) & older_4__q[31]);
+            beats_lo_4[31] = ~((tot_31__q < tot_4__q) | ((tot_31__q == tot_4__q) & older_4__q[31]));
         end
         if (above_w_31[5]) begin
             beats_hi_31[5] = (sx_31 > sx_5) | ((sx_31 == sx_5) & older_5__q[31]);
             beats_hi_5[31] = ~((sx_31 > sx_5) | ((sx_31 == sx_5) & older_5__q[31]));
-            beats_lo_31[5] = (rest_31 < rest_5) | ((rest_31 == rest_5) & older_5__q[31]);
-            beats_lo_5[31] = ~((rest_31 < rest_5) | ((rest_31 == rest_5) & older_5__q[31]));
+            beats_lo_31[5] = (tot_31__q < tot_5__q) | ((tot_31__q == tot_5__q) & older_5__q[31]);
+            beats_lo_5[31] = ~((tot_31__q < tot_5__q) | ((tot_31__q == tot_5__q) & older_5__q[31]));
         end
         if (above_w_31[6]) begin
             beats_hi_31[6] = (sx_31 > sx_6) | ((sx_31 == sx_6) & older_6__q[31]);
             beats_hi_6[31] = ~((sx_31 > sx_6) | ((sx_31 == sx_6) & older_6__q[31]));
-            beats_lo_31[6] = (rest_31 < rest_6) | ((rest_31 == rest_6) & older_6__q[31]);
-            beats_lo_6[31] = ~((rest_31 < rest_6) | ((rest_31 == rest_6) & older_6__q[31]));
+            beats_lo_31[6] = (tot_31__q < tot_6__q) | ((tot_31__q == tot_6__q) & older_6__q[31]);
+            beats_lo_6[31] = ~((tot_31__q < tot_6__q) | ((tot_31__q == tot_6__q) & older_6__q[31]));
         end
         if (above_w_31[7]) begin
             beats_hi_31[7] = (sx_31 > sx_7) | ((sx_31 == sx_7) & older_7__q[31]);
             beats_hi_7[31] = ~((sx_31 > sx_7) | ((sx_31 == sx_7) & older_7__q[31]));
-            beats_lo_31[7] = (rest_31 < rest_7) | ((rest_31 == rest_7) & older_7__q[31]);
-            beats_lo_7[31] = ~((rest_31 < rest_7) | ((rest_31 == rest_7) & older_7__q[31]));
+            beats_lo_31[7] = (tot_31__q < tot_7__q) | ((tot_31__q == tot_7__q) & older_7__q[31]);
+            beats_lo_7[31] = ~((tot_31__q < tot_7__q) | ((tot_31__q == tot_7__q) & older_7__q[31]));
         end
         if (above_w_31[8]) begin
             beats_hi_31[8] = (sx_31 > sx_8) | ((sx_31 == sx_8) & older_8__q[31]);
             beats_hi_8[31] = ~((sx_31 > sx_8) | ((sx_31 == sx_8) & older_8__q[31]));
-            beats_lo_31[8] = (rest_31 < rest_8) | ((rest_31 == rest_8) & older_8__q[31]);
-            beats_lo_8[31] = ~((rest_31 < rest_8) | ((rest_31 == rest_8) & older_8__q[31]));
+            beats_lo_31[8] = (tot_31__q < tot_8__q) | ((tot_31__q == tot_8__q) & older_8__q[31]);
+            beats_lo_8[31] = ~((tot_31__q < tot_8__q) | ((tot_31__q == tot_8__q) & older_8__q[31]));
         end
         if (above_w_31[9]) begin
             beats_hi_31[9] = (sx_31 > sx_9) | ((sx_31 == sx_9) & older_9__q[31]);
             beats_hi_9[31] = ~((sx_31 > sx_9) | ((sx_31 == sx_9) & older_9__q[31]));
-            beats_lo_31[9] = (rest_31 < rest_9) | ((rest_31 == rest_9) & older_9__q[31]);
-            beats_lo_9[31] = ~((rest_31 < rest_9) | ((rest_31 == rest_9) & older_9__q[31]));
+            beats_lo_31[9] = (tot_31__q < tot_9__q) | ((tot_31__q == tot_9__q) & older_9__q[31]);
+            beats_lo_9[31] = ~((tot_31__q < tot_9__q) | ((tot_31__q == tot_9__q) & older_9__q[31]));
         end
         if (above_w_31[10]) begin
             beats_hi_31[10] = (sx_31 > sx_10) | ((sx_31 == sx_10) & older_10__q[31]);
             beats_hi_10[31] = ~((sx_31 > sx_10) | ((sx_31 == sx_10) & older_10__q[31]));
-            beats_lo_31[10] = (rest_31 < rest_10) | ((rest_31 == rest_10) & older_10__q[31]);
-            beats_lo_10[31] = ~((rest_31 < rest_10) | ((rest_31 == rest_10) & older_10__q[31]));
+            beats_lo_31[10] = (tot_31__q < tot_10__q) | ((tot_31__q == tot_10__q) & older_10__q[31]);
+            beats_lo_10[31] = ~((tot_31__q < tot_10__q) | ((tot_31__q == tot_10__q) & older_10__q[31]));
         end
         if (above_w_31[11]) begin
             beats_hi_31[11] = (sx_31 > sx_11) | ((sx_31 == sx_11) & older_11__q[31]);
             beats_hi_11[31] = ~((sx_31 > sx_11) | ((sx_31 == sx_11) & older_11__q[31]));
-            beats_lo_31[11] = (rest_31 < rest_11) | ((rest_31 == rest_11) & older_11__q[31]);
-            beats_lo_11[31] = ~((rest_31 < rest_11) | ((rest_31 == rest_11) & older_11__q[31]));
+            beats_lo_31[11] = (tot_31__q < tot_11__q) | ((tot_31__q == tot_11__q) & older_11__q[31]);
+            beats_lo_11[31] = ~((tot_31__q < tot_11__q) | ((tot_31__q == tot_11__q) & older_11__q[31]));
         end
         if (above_w_31[12]) begin
             beats_hi_31[12] = (sx_31 > sx_12) | ((sx_31 == sx_12) & older_12__q[31]);
             beats_hi_12[31] = ~((sx_31 > sx_12) | ((sx_31 == sx_12) & older_12__q[31]));
-            beats_lo_31[12] = (rest_31 < rest_12) | ((rest_31 == rest_12) & older_12__q[31]);
-            beats_lo_12[31] = ~((rest_31 < rest_12) | ((rest_31 == rest_12) & older_12__q[31]));
+            beats_lo_31[12] = (tot_31__q < tot_12__q) | ((tot_31__q == tot_12__q) & older_12__q[31]);
+            beats_lo_12[31] = ~((tot_31__q < tot_12__q) | ((tot_31__q == tot_12__q) & older_12__q[31]));
         end
         if (above_w_31[13]) begin
             beats_hi_31[13] = (sx_31 > sx_13) | ((sx_31 == sx_13) & older_13__q[31]);
             beats_hi_13[31] = ~((sx_31 > sx_13) | ((sx_31 == sx_13) & older_13__q[31]));
-            beats_lo_31[13] = (rest_31 < rest_13) | ((rest_31 == rest_13) & older_13__q[31]);
-            beats_lo_13[31] = ~((rest_31 < rest_13) | ((rest_31 == rest_13) & older_13__q[31]));
+            beats_lo_31[13] = (tot_31__q < tot_13__q) | ((tot_31__q == tot_13__q) & older_13__q[31]);
+            beats_lo_13[31] = ~((tot_31__q < tot_13__q) | ((tot_31__q == tot_13__q) & older_13__q[31]));
         end
         if (above_w_31[14]) begin
             beats_hi_31[14] = (sx_31 > sx_14) | ((sx_31 == sx_14) & older_14__q[31]);
             beats_hi_14[31] = ~((sx_31 > sx_14) | ((sx_31 == sx_14) & older_14__q[31]));
-            beats_lo_31[14] = (rest_31 < rest_14) | ((rest_31 == rest_14) & older_14__q[31]);
-            beats_lo_14[31] = ~((rest_31 < rest_14) | ((rest_31 == rest_14) & older_14__q[31]));
+            beats_lo_31[14] = (tot_31__q < tot_14__q) | ((tot_31__q == tot_14__q) & older_14__q[31]);
+            beats_lo_14[31] = ~((tot_31__q < tot_14__q) | ((tot_31__q == tot_14__q) & older_14__q[31]));
         end
         if (above_w_31[15]) begin
             beats_hi_31[15] = (sx_31 > sx_15) | ((sx_31 == sx_15) & older_15__q[31]);
             beats_hi_15[31] = ~((sx_31 > sx_15) | ((sx_31 == sx_15) & older_15__q[31]));
-            beats_lo_31[15] = (rest_31 < rest_15) | ((rest_31 == rest_15) & older_15__q[31]);
-            beats_lo_15[31] = ~((rest_31 < rest_15) | ((rest_31 == rest_15) & older_15__q[31]));
+            beats_lo_31[15] = (tot_31__q < tot_15__q) | ((tot_31__q == tot_15__q) & older_15__q[31]);
+            beats_lo_15[31] = ~((tot_31__q < tot_15__q) | ((tot_31__q == tot_15__q) & older_15__q[31]));
         end
         if (above_w_31[16]) begin
             beats_hi_31[16] = (sx_31 > sx_16) | ((sx_31 == sx_16) & older_16__q[31]);
             beats_hi_16[31] = ~((sx_31 > sx_16) | ((sx_31 == sx_16) & older_16__q[31]));
-            beats_lo_31[16] = (rest_31 < rest_16) | ((rest_31 == rest_16) & older_16__q[31]);
-            beats_lo_16[31] = ~((rest_31 < rest_16) | ((rest_31 == rest_16) & older_16__q[31]));
+            beats_lo_31[16] = (tot_31__q < tot_16__q) | ((tot_31__q == tot_16__q) & older_16__q[31]);
+            beats_lo_16[31] = ~((tot_31__q < tot_16__q) | ((tot_31__q == tot_16__q) & older_16__q[31]));
         end
         if (above_w_31[17]) begin
             beats_hi_31[17] = (sx_31 > sx_17) | ((sx_31 == sx_17) & older_17__q[31]);
             beats_hi_17[31] = ~((sx_31 > sx_17) | ((sx_31 == sx_17) & older_17__q[31]));
-            beats_lo_31[17] = (rest_31 < rest_17) | ((rest_31 == rest_17) & older_17__q[31]);
-            beats_lo_17[31] = ~((rest_31 < rest_17) | ((rest_31 == rest_17) & older_17__q[31]));
+            beats_lo_31[17] = (tot_31__q < tot_17__q) | ((tot_31__q == tot_17__q) & older_17__q[31]);
+            beats_lo_17[31] = ~((tot_31__q < tot_17__q) | ((tot_31__q == tot_17__q) & older_17__q[31]));
         end
         if (above_w_31[18]) begin
             beats_hi_31[18] = (sx_31 > sx_18) | ((sx_31 == sx_18) & older_18__q[31]);
             beats_hi_18[31] = ~((sx_31 > sx_18) | ((sx_31 == sx_18) & older_18__q[31]));
-            beats_lo_31[18] = (rest_31 < rest_18) | ((rest_31 == rest_18) & older_18__q[31]);
-            beats_lo_18[31] = ~((rest_31 < rest_18) | ((rest_31 == rest_18) & older_18__q[31]));
+            beats_lo_31[18] = (tot_31__q < tot_18__q) | ((tot_31__q == tot_18__q) & older_18__q[31]);
+            beats_lo_18[31] = ~((tot_31__q < tot_18__q) | ((tot_31__q == tot_18__q) & older_18__q[31]));
         end
         if (above_w_31[19]) begin
             beats_hi_31[19] = (sx_31 > sx_19) | ((sx_31 == sx_19) & older_19__q[31]);
             beats_hi_19[31] = ~((sx_31 > sx_19) | ((sx_31 == sx_19) & older_19__q[31]));
-            beats_lo_31[19] = (rest_31 < rest_19) | ((rest_31 == rest_19) & older_19__q[31]);
-            beats_lo_19[31] = ~((rest_31 < rest_19) | ((rest_31 == rest_19) & older_19__q[31]));
+            beats_lo_31[19] = (tot_31__q < tot_19__q) | ((tot_31__q == tot_19__q) & older_19__q[31]);
+            beats_lo_19[31] = ~((tot_31__q < tot_19__q) | ((tot_31__q == tot_19__q) & older_19__q[31]));
         end
         if (above_w_31[20]) begin
             beats_hi_31[20] = (sx_31 > sx_20) | ((sx_31 == sx_20) & older_20__q[31]);
             beats_hi_20[31] = ~((sx_31 > sx_20) | ((sx_31 == sx_20) & older_20__q[31]));
-            beats_lo_31[20] = (rest_31 < rest_20) | ((rest_31 == rest_20) & older_20__q[31]);
-            beats_lo_20[31] = ~((rest_31 < rest_20) | ((rest_31 == rest_20) & older_20__q[31]));
+            beats_lo_31[20] = (tot_31__q < tot_20__q) | ((tot_31__q == tot_20__q) & older_20__q[31]);
+            beats_lo_20[31] = ~((tot_31__q < tot_20__q) | ((tot_31__q == tot_20__q) & older_20__q[31]));
         end
         if (above_w_31[21]) begin
             beats_hi_31[21] = (sx_31 > sx_21) | ((sx_31 == sx_21) & older_21__q[31]);
             beats_hi_21[31] = ~((sx_31 > sx_21) | ((sx_31 == sx_21) & older_21__q[31]));
-            beats_lo_31[21] = (rest_31 < rest_21) | ((rest_31 == rest_21) & older_21__q[31]);
-            beats_lo_21[31] = ~((rest_31 < rest_21) | ((rest_31 == rest_21) & older_21__q[31]));
+            beats_lo_31[21] = (tot_31__q < tot_21__q) | ((tot_31__q == tot_21__q) & older_21__q[31]);
+            beats_lo_21[31] = ~((tot_31__q < tot_21__q) | ((tot_31__q == tot_21__q) & older_21__q[31]));
         end
         if (above_w_31[22]) begin
             beats_hi_31[22] = (sx_31 > sx_22) | ((sx_31 == sx_22) & older_22__q[31]);
             beats_hi_22[31] = ~((sx_31 > sx_22) | ((sx_31 == sx_22) & older_22__q[31]));
-            beats_lo_31[22] = (rest_31 < rest_22) | ((rest_31 == rest_22) & older_22__q[31]);
-            beats_lo_22[31] = ~((rest_31 < rest_22) | ((rest_31 == rest_22) & older_22__q[31]));
+            beats_lo_31[22] = (tot_31__q < tot_22__q) | ((tot_31__q == tot_22__q) & older_22__q[31]);
+            beats_lo_22[31] = ~((tot_31__q < tot_22__q) | ((tot_31__q == tot_22__q) & older_22__q[31]));
         end
         if (above_w_31[23]) begin
             beats_hi_31[23] = (sx_31 > sx_23) | ((sx_31 == sx_23) & older_23__q[31]);
             beats_hi_23[31] = ~((sx_31 > sx_23) | ((sx_31 == sx_23) & older_23__q[31]));
-            beats_lo_31[23] = (rest_31 < rest_23) | ((rest_31 == rest_23) & older_23__q[31]);
-            beats_lo_23[31] = ~((rest_31 < rest_23) | ((rest_31 == rest_23) & older_23__q[31]));
+            beats_lo_31[23] = (tot_31__q < tot_23__q) | ((tot_31__q == tot_23__q) & older_23__q[31]);
+            beats_lo_23[31] = ~((tot_31__q < tot_23__q) | ((tot_31__q == tot_23__q) & older_23__q[31]));
         end
         if (above_w_31[24]) begin
             beats_hi_31[24] = (sx_31 > sx_24) | ((sx_31 == sx_24) & older_24__q[31]);
             beats_hi_24[31] = ~((sx_31 > sx_24) | ((sx_31 == sx_24) & older_24__q[31]));
-            beats_lo_31[24] = (rest_31 < rest_24) | ((rest_31 == rest_24) & older_24__q[31]);
-            beats_lo_24[31] = ~((rest_31 < rest_24) | ((rest_31 == rest_24) & older_24__q[31]));
+            beats_lo_31[24] = (tot_31__q < tot_24__q) | ((tot_31__q == tot_24__q) & older_24__q[31]);
+            beats_lo_24[31] = ~((tot_31__q < tot_24__q) | ((tot_31__q == tot_24__q) & older_24__q[31]));
         end
         if (above_w_31[25]) begin
             beats_hi_31[25] = (sx_31 > sx_25) | ((sx_31 == sx_25) & older_25__q[31]);
             beats_hi_25[31] = ~((sx_31 > sx_25) | ((sx_31 == sx_25) & older_25__q[31]));
-            beats_lo_31[25] = (rest_31 < rest_25) | ((rest_31 == rest_25) & older_25__q[31]);
-            beats_lo_25[31] = ~((rest_31 < rest_25) | ((rest_31 == rest_25) & older_25__q[31]));
+            beats_lo_31[25] = (tot_31__q < tot_25__q) | ((tot_31__q == tot_25__q) & older_25__q[31]);
+            beats_lo_25[31] = ~((tot_31__q < tot_25__q) | ((tot_31__q == tot_25__q) & older_25__q[31]));
         end
         if (above_w_31[26]) begin
             beats_hi_31[26] = (sx_31 > sx_26) | ((sx_31 == sx_26) & older_26__q[31]);
             beats_hi_26[31] = ~((sx_31 > sx_26) | ((sx_31 == sx_26) & older_26__q[31]));
-            beats_lo_31[26] = (rest_31 < rest_26) | ((rest_31 == rest_26) & older_26__q[31]);
-            beats_lo_26[31] = ~((rest_31 < rest_26) | ((rest_31 == rest_26) & older_26__q[31]));
+            beats_lo_31[26] = (tot_31__q < tot_26__q) | ((tot_31__q == tot_26__q) & older_26__q[31]);
+            beats_lo_26[31] = ~((tot_31__q < tot_26__q) | ((tot_31__q == tot_26__q) & older_26__q[31]));
         end
         if (above_w_31[27]) begin
             beats_hi_31[27] = (sx_31 > sx_27) | ((sx_31 == sx_27) & older_27__q[31]);
             beats_hi_27[31] = ~((sx_31 > sx_27) | ((sx_31 == sx_27) & older_27__q[31]));
-            beats_lo_31[27] = (rest_31 < rest_27) | ((rest_31 == rest_27) & older_27__q[31]);
-            beats_lo_27[31] = ~((rest_31 < rest_27) | ((rest_31 == rest_27) & older_27__q[31]));
+            beats_lo_31[27] = (tot_31__q < tot_27__q) | ((tot_31__q == tot_27__q) & older_27__q[31]);
+            beats_lo_27[31] = ~((tot_31__q < tot_27__q) | ((tot_31__q == tot_27__q) & older_27__q[31]));
         end
         if (above_w_31[28]) begin
             beats_hi_31[28] = (sx_31 > sx_28) | ((sx_31 == sx_28) & older_28__q[31]);
             beats_hi_28[31] = ~((sx_31 > sx_28) | ((sx_31 == sx_28) & older_28__q[31]));
-            beats_lo_31[28] = (rest_31 < rest_28) | ((rest_31 == rest_28) & older_28__q[31]);
-            beats_lo_28[31] = ~((rest_31 < rest_28) | ((rest_31 == rest_28) & older_28__q[31]));
+            beats_lo_31[28] = (tot_31__q < tot_28__q) | ((tot_31__q == tot_28__q) & older_28__q[31]);
+            beats_lo_28[31] = ~((tot_31__q < tot_28__q) | ((tot_31__q == tot_28__q) & older_28__q[31]));
         end
         if (above_w_31[29]) begin
             beats_hi_31[29] = (sx_31 > sx_29) | ((sx_31 == sx_29) & older_29__q[31]);
             beats_hi_29[31] = ~((sx_31 > sx_29) | ((sx_31 == sx_29) & older_29__q[31]));
-            beats_lo_31[29] = (rest_31 < rest_29) | ((rest_31 == rest_29) & older_29__q[31]);
-            beats_lo_29[31] = ~((rest_31 < rest_29) | ((rest_31 == rest_29) & older_29__q[31]));
+            beats_lo_31[29] = (tot_31__q < tot_29__q) | ((tot_31__q == tot_29__q) & older_29__q[31]);
+            beats_lo_29[31] = ~((tot_31__q < tot_29__q) | ((tot_31__q == tot_29__q) & older_29__q[31]));
         end
         if (above_w_31[30]) begin
             beats_hi_31[30] = (sx_31 > sx_30) | ((sx_31 == sx_30) & older_30__q[31]);
             beats_hi_30[31] = ~((sx_31 > sx_30) | ((sx_31 == sx_30) & older_30__q[31]));
-            beats_lo_31[30] = (rest_31 < rest_30) | ((rest_31 == rest_30) & older_30__q[31]);
-            beats_lo_30[31] = ~((rest_31 < rest_30) | ((rest_31 == rest_30) & older_30__q[31]));
+            beats_lo_31[30] = (tot_31__q < tot_30__q) | ((tot_31__q == tot_30__q) & older_30__q[31]);
+            beats_lo_30[31] = ~((tot_31__q < tot_30__q) | ((tot_31__q == tot_30__q) & older_30__q[31]));
         end
         if (above_w_31[31]) begin
             beats_hi_31[31] = (sx_31 > sx_31) | ((sx_31 == sx_31) & older_31__q[31]);
             beats_hi_31[31] = ~((sx_31 > sx_31) | ((sx_31 == sx_31) & older_31__q[31]));
-            beats_lo_31[31] = (rest_31 < rest_31) | ((rest_31 == rest_31) & older_31__q[31]);
-            beats_lo_31[31] = ~((rest_31 < rest_31) | ((rest_31 == rest_31) & older_31__q[31]));
+            beats_lo_31[31] = (tot_31__q < tot_31__q) | ((tot_31__q == tot_31__q) & older_31__q[31]);
+            beats_lo_31[31] = ~((tot_31__q < tot_31__q) | ((tot_31__q == tot_31__q) & older_31__q[31]));
         end
         win_hi = zero_w;
         win_lo = zero_w;

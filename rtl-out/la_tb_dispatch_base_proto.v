@@ -50,7 +50,10 @@ module la_tb_dispatch_base_proto(clock,reset,start,total,room,fill_count,fill_re
     localparam  shift_1 = 8'h2;
     localparam  two_fb = 2'b10;
     localparam  one_w = 8'h1;
-    localparam  one_s = 4'h1;
+    localparam  below_s_0 = 4'h0;
+    localparam  below_s_1 = 4'h1;
+    localparam  below_s_2 = 4'h3;
+    localparam  below_s_3 = 4'h7;
     localparam  one_j = 4'h1;
     localparam  index_s_0 = 2'b0;
     localparam  index_s_1 = 2'b1;
@@ -1281,54 +1284,6 @@ module la_tb_dispatch_base_proto(clock,reset,start,total,room,fill_count,fill_re
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
     reg  [23:0] sx_7;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [25:0] sxw_0;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [25:0] sxw_1;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [25:0] sxw_2;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [25:0] sxw_3;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [25:0] sxw_4;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [25:0] sxw_5;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [25:0] sxw_6;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [25:0] sxw_7;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [25:0] rest_0;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [25:0] rest_1;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [25:0] rest_2;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [25:0] rest_3;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [25:0] rest_4;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [25:0] rest_5;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [25:0] rest_6;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [25:0] rest_7;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
     reg  [3:0] nzs;
@@ -2743,10 +2698,11 @@ module la_tb_dispatch_base_proto(clock,reset,start,total,room,fill_count,fill_re
         rr_req = room & has_free;
         rr_masked = rr_req & rr_above__q;
         rr_valid = |rr_req;
-        rr_oh = rr_req & ((~rr_req) + one_s);
-        if (|rr_masked) begin
-            rr_oh = rr_masked & ((~rr_masked) + one_s);
-        end
+        rr_oh = zero_s;
+        rr_oh[0] = (rr_masked[0] & ~|(rr_masked & below_s_0)) | (~|rr_masked & rr_req[0] & ~|(rr_req & below_s_0));
+        rr_oh[1] = (rr_masked[1] & ~|(rr_masked & below_s_1)) | (~|rr_masked & rr_req[1] & ~|(rr_req & below_s_1));
+        rr_oh[2] = (rr_masked[2] & ~|(rr_masked & below_s_2)) | (~|rr_masked & rr_req[2] & ~|(rr_req & below_s_2));
+        rr_oh[3] = (rr_masked[3] & ~|(rr_masked & below_s_3)) | (~|rr_masked & rr_req[3] & ~|(rr_req & below_s_3));
         rr_index = zero_sb;
         if (rr_oh[0]) begin
             rr_index = rr_index | index_s_0;
@@ -2849,32 +2805,6 @@ module la_tb_dispatch_base_proto(clock,reset,start,total,room,fill_count,fill_re
         if (ready[0] & (score_3__q != zero_score)) begin
             nzs = nzs | onehot_s_3;
         end
-        sxw_0 = zero_ob;
-        sxw_0[0] = sx_0[0];
-        sxw_0[1] = sx_0[1];
-        sxw_0[2] = sx_0[2];
-        sxw_0[3] = sx_0[3];
-        sxw_0[4] = sx_0[4];
-        sxw_0[5] = sx_0[5];
-        sxw_0[6] = sx_0[6];
-        sxw_0[7] = sx_0[7];
-        sxw_0[8] = sx_0[8];
-        sxw_0[9] = sx_0[9];
-        sxw_0[10] = sx_0[10];
-        sxw_0[11] = sx_0[11];
-        sxw_0[12] = sx_0[12];
-        sxw_0[13] = sx_0[13];
-        sxw_0[14] = sx_0[14];
-        sxw_0[15] = sx_0[15];
-        sxw_0[16] = sx_0[16];
-        sxw_0[17] = sx_0[17];
-        sxw_0[18] = sx_0[18];
-        sxw_0[19] = sx_0[19];
-        sxw_0[20] = sx_0[20];
-        sxw_0[21] = sx_0[21];
-        sxw_0[22] = sx_0[22];
-        sxw_0[23] = sx_0[23];
-        rest_0 = tot_0__q - sxw_0;
         sx_1 = zero_score;
         if (rr_oh[0]) begin
             sx_1 = sx_1 | score_4__q;
@@ -2900,32 +2830,6 @@ module la_tb_dispatch_base_proto(clock,reset,start,total,room,fill_count,fill_re
         if (ready[1] & (score_7__q != zero_score)) begin
             nzs = nzs | onehot_s_3;
         end
-        sxw_1 = zero_ob;
-        sxw_1[0] = sx_1[0];
-        sxw_1[1] = sx_1[1];
-        sxw_1[2] = sx_1[2];
-        sxw_1[3] = sx_1[3];
-        sxw_1[4] = sx_1[4];
-        sxw_1[5] = sx_1[5];
-        sxw_1[6] = sx_1[6];
-        sxw_1[7] = sx_1[7];
-        sxw_1[8] = sx_1[8];
-        sxw_1[9] = sx_1[9];
-        sxw_1[10] = sx_1[10];
-        sxw_1[11] = sx_1[11];
-        sxw_1[12] = sx_1[12];
-        sxw_1[13] = sx_1[13];
-        sxw_1[14] = sx_1[14];
-        sxw_1[15] = sx_1[15];
-        sxw_1[16] = sx_1[16];
-        sxw_1[17] = sx_1[17];
-        sxw_1[18] = sx_1[18];
-        sxw_1[19] = sx_1[19];
-        sxw_1[20] = sx_1[20];
-        sxw_1[21] = sx_1[21];
-        sxw_1[22] = sx_1[22];
-        sxw_1[23] = sx_1[23];
-        rest_1 = tot_1__q - sxw_1;
         sx_2 = zero_score;
         if (rr_oh[0]) begin
             sx_2 = sx_2 | score_8__q;
@@ -2951,32 +2855,6 @@ module la_tb_dispatch_base_proto(clock,reset,start,total,room,fill_count,fill_re
         if (ready[2] & (score_11__q != zero_score)) begin
             nzs = nzs | onehot_s_3;
         end
-        sxw_2 = zero_ob;
-        sxw_2[0] = sx_2[0];
-        sxw_2[1] = sx_2[1];
-        sxw_2[2] = sx_2[2];
-        sxw_2[3] = sx_2[3];
-        sxw_2[4] = sx_2[4];
-        sxw_2[5] = sx_2[5];
-        sxw_2[6] = sx_2[6];
-        sxw_2[7] = sx_2[7];
-        sxw_2[8] = sx_2[8];
-        sxw_2[9] = sx_2[9];
-        sxw_2[10] = sx_2[10];
-        sxw_2[11] = sx_2[11];
-        sxw_2[12] = sx_2[12];
-        sxw_2[13] = sx_2[13];
-        sxw_2[14] = sx_2[14];
-        sxw_2[15] = sx_2[15];
-        sxw_2[16] = sx_2[16];
-        sxw_2[17] = sx_2[17];
-        sxw_2[18] = sx_2[18];
-        sxw_2[19] = sx_2[19];
-        sxw_2[20] = sx_2[20];
-        sxw_2[21] = sx_2[21];
-        sxw_2[22] = sx_2[22];
-        sxw_2[23] = sx_2[23];
-        rest_2 = tot_2__q - sxw_2;
         sx_3 = zero_score;
         if (rr_oh[0]) begin
             sx_3 = sx_3 | score_12__q;
@@ -3002,32 +2880,6 @@ module la_tb_dispatch_base_proto(clock,reset,start,total,room,fill_count,fill_re
         if (ready[3] & (score_15__q != zero_score)) begin
             nzs = nzs | onehot_s_3;
         end
-        sxw_3 = zero_ob;
-        sxw_3[0] = sx_3[0];
-        sxw_3[1] = sx_3[1];
-        sxw_3[2] = sx_3[2];
-        sxw_3[3] = sx_3[3];
-        sxw_3[4] = sx_3[4];
-        sxw_3[5] = sx_3[5];
-        sxw_3[6] = sx_3[6];
-        sxw_3[7] = sx_3[7];
-        sxw_3[8] = sx_3[8];
-        sxw_3[9] = sx_3[9];
-        sxw_3[10] = sx_3[10];
-        sxw_3[11] = sx_3[11];
-        sxw_3[12] = sx_3[12];
-        sxw_3[13] = sx_3[13];
-        sxw_3[14] = sx_3[14];
-        sxw_3[15] = sx_3[15];
-        sxw_3[16] = sx_3[16];
-        sxw_3[17] = sx_3[17];
-        sxw_3[18] = sx_3[18];
-        sxw_3[19] = sx_3[19];
-        sxw_3[20] = sx_3[20];
-        sxw_3[21] = sx_3[21];
-        sxw_3[22] = sx_3[22];
-        sxw_3[23] = sx_3[23];
-        rest_3 = tot_3__q - sxw_3;
         sx_4 = zero_score;
         if (rr_oh[0]) begin
             sx_4 = sx_4 | score_16__q;
@@ -3053,32 +2905,6 @@ module la_tb_dispatch_base_proto(clock,reset,start,total,room,fill_count,fill_re
         if (ready[4] & (score_19__q != zero_score)) begin
             nzs = nzs | onehot_s_3;
         end
-        sxw_4 = zero_ob;
-        sxw_4[0] = sx_4[0];
-        sxw_4[1] = sx_4[1];
-        sxw_4[2] = sx_4[2];
-        sxw_4[3] = sx_4[3];
-        sxw_4[4] = sx_4[4];
-        sxw_4[5] = sx_4[5];
-        sxw_4[6] = sx_4[6];
-        sxw_4[7] = sx_4[7];
-        sxw_4[8] = sx_4[8];
-        sxw_4[9] = sx_4[9];
-        sxw_4[10] = sx_4[10];
-        sxw_4[11] = sx_4[11];
-        sxw_4[12] = sx_4[12];
-        sxw_4[13] = sx_4[13];
-        sxw_4[14] = sx_4[14];
-        sxw_4[15] = sx_4[15];
-        sxw_4[16] = sx_4[16];
-        sxw_4[17] = sx_4[17];
-        sxw_4[18] = sx_4[18];
-        sxw_4[19] = sx_4[19];
-        sxw_4[20] = sx_4[20];
-        sxw_4[21] = sx_4[21];
-        sxw_4[22] = sx_4[22];
-        sxw_4[23] = sx_4[23];
-        rest_4 = tot_4__q - sxw_4;
         sx_5 = zero_score;
         if (rr_oh[0]) begin
             sx_5 = sx_5 | score_20__q;
@@ -3104,32 +2930,6 @@ module la_tb_dispatch_base_proto(clock,reset,start,total,room,fill_count,fill_re
         if (ready[5] & (score_23__q != zero_score)) begin
             nzs = nzs | onehot_s_3;
         end
-        sxw_5 = zero_ob;
-        sxw_5[0] = sx_5[0];
-        sxw_5[1] = sx_5[1];
-        sxw_5[2] = sx_5[2];
-        sxw_5[3] = sx_5[3];
-        sxw_5[4] = sx_5[4];
-        sxw_5[5] = sx_5[5];
-        sxw_5[6] = sx_5[6];
-        sxw_5[7] = sx_5[7];
-        sxw_5[8] = sx_5[8];
-        sxw_5[9] = sx_5[9];
-        sxw_5[10] = sx_5[10];
-        sxw_5[11] = sx_5[11];
-        sxw_5[12] = sx_5[12];
-        sxw_5[13] = sx_5[13];
-        sxw_5[14] = sx_5[14];
-        sxw_5[15] = sx_5[15];
-        sxw_5[16] = sx_5[16];
-        sxw_5[17] = sx_5[17];
-        sxw_5[18] = sx_5[18];
-        sxw_5[19] = sx_5[19];
-        sxw_5[20] = sx_5[20];
-        sxw_5[21] = sx_5[21];
-        sxw_5[22] = sx_5[22];
-        sxw_5[23] = sx_5[23];
-        rest_5 = tot_5__q - sxw_5;
         sx_6 = zero_score;
         if (rr_oh[0]) begin
             sx_6 = sx_6 | score_24__q;
@@ -3155,32 +2955,6 @@ module la_tb_dispatch_base_proto(clock,reset,start,total,room,fill_count,fill_re
         if (ready[6] & (score_27__q != zero_score)) begin
             nzs = nzs | onehot_s_3;
         end
-        sxw_6 = zero_ob;
-        sxw_6[0] = sx_6[0];
-        sxw_6[1] = sx_6[1];
-        sxw_6[2] = sx_6[2];
-        sxw_6[3] = sx_6[3];
-        sxw_6[4] = sx_6[4];
-        sxw_6[5] = sx_6[5];
-        sxw_6[6] = sx_6[6];
-        sxw_6[7] = sx_6[7];
-        sxw_6[8] = sx_6[8];
-        sxw_6[9] = sx_6[9];
-        sxw_6[10] = sx_6[10];
-        sxw_6[11] = sx_6[11];
-        sxw_6[12] = sx_6[12];
-        sxw_6[13] = sx_6[13];
-        sxw_6[14] = sx_6[14];
-        sxw_6[15] = sx_6[15];
-        sxw_6[16] = sx_6[16];
-        sxw_6[17] = sx_6[17];
-        sxw_6[18] = sx_6[18];
-        sxw_6[19] = sx_6[19];
-        sxw_6[20] = sx_6[20];
-        sxw_6[21] = sx_6[21];
-        sxw_6[22] = sx_6[22];
-        sxw_6[23] = sx_6[23];
-        rest_6 = tot_6__q - sxw_6;
         sx_7 = zero_score;
         if (rr_oh[0]) begin
             sx_7 = sx_7 | score_28__q;
@@ -3206,32 +2980,6 @@ module la_tb_dispatch_base_proto(clock,reset,start,total,room,fill_count,fill_re
         if (ready[7] & (score_31__q != zero_score)) begin
             nzs = nzs | onehot_s_3;
         end
-        sxw_7 = zero_ob;
-        sxw_7[0] = sx_7[0];
-        sxw_7[1] = sx_7[1];
-        sxw_7[2] = sx_7[2];
-        sxw_7[3] = sx_7[3];
-        sxw_7[4] = sx_7[4];
-        sxw_7[5] = sx_7[5];
-        sxw_7[6] = sx_7[6];
-        sxw_7[7] = sx_7[7];
-        sxw_7[8] = sx_7[8];
-        sxw_7[9] = sx_7[9];
-        sxw_7[10] = sx_7[10];
-        sxw_7[11] = sx_7[11];
-        sxw_7[12] = sx_7[12];
-        sxw_7[13] = sx_7[13];
-        sxw_7[14] = sx_7[14];
-        sxw_7[15] = sx_7[15];
-        sxw_7[16] = sx_7[16];
-        sxw_7[17] = sx_7[17];
-        sxw_7[18] = sx_7[18];
-        sxw_7[19] = sx_7[19];
-        sxw_7[20] = sx_7[20];
-        sxw_7[21] = sx_7[21];
-        sxw_7[22] = sx_7[22];
-        sxw_7[23] = sx_7[23];
-        rest_7 = tot_7__q - sxw_7;
         any_pos = |(nzs & rr_oh);
         beats_hi_0 = zero_w;
         beats_lo_0 = zero_w;
@@ -3252,386 +3000,386 @@ module la_tb_dispatch_base_proto(clock,reset,start,total,room,fill_count,fill_re
         if (above_w_0[0]) begin
             beats_hi_0[0] = (sx_0 > sx_0) | ((sx_0 == sx_0) & older_0__q[0]);
             beats_hi_0[0] = ~((sx_0 > sx_0) | ((sx_0 == sx_0) & older_0__q[0]));
-            beats_lo_0[0] = (rest_0 < rest_0) | ((rest_0 == rest_0) & older_0__q[0]);
-            beats_lo_0[0] = ~((rest_0 < rest_0) | ((rest_0 == rest_0) & older_0__q[0]));
+            beats_lo_0[0] = (tot_0__q < tot_0__q) | ((tot_0__q == tot_0__q) & older_0__q[0]);
+            beats_lo_0[0] = ~((tot_0__q < tot_0__q) | ((tot_0__q == tot_0__q) & older_0__q[0]));
         end
         if (above_w_0[1]) begin
             beats_hi_0[1] = (sx_0 > sx_1) | ((sx_0 == sx_1) & older_1__q[0]);
             beats_hi_1[0] = ~((sx_0 > sx_1) | ((sx_0 == sx_1) & older_1__q[0]));
-            beats_lo_0[1] = (rest_0 < rest_1) | ((rest_0 == rest_1) & older_1__q[0]);
-            beats_lo_1[0] = ~((rest_0 < rest_1) | ((rest_0 == rest_1) & older_1__q[0]));
+            beats_lo_0[1] = (tot_0__q < tot_1__q) | ((tot_0__q == tot_1__q) & older_1__q[0]);
+            beats_lo_1[0] = ~((tot_0__q < tot_1__q) | ((tot_0__q == tot_1__q) & older_1__q[0]));
         end
         if (above_w_0[2]) begin
             beats_hi_0[2] = (sx_0 > sx_2) | ((sx_0 == sx_2) & older_2__q[0]);
             beats_hi_2[0] = ~((sx_0 > sx_2) | ((sx_0 == sx_2) & older_2__q[0]));
-            beats_lo_0[2] = (rest_0 < rest_2) | ((rest_0 == rest_2) & older_2__q[0]);
-            beats_lo_2[0] = ~((rest_0 < rest_2) | ((rest_0 == rest_2) & older_2__q[0]));
+            beats_lo_0[2] = (tot_0__q < tot_2__q) | ((tot_0__q == tot_2__q) & older_2__q[0]);
+            beats_lo_2[0] = ~((tot_0__q < tot_2__q) | ((tot_0__q == tot_2__q) & older_2__q[0]));
         end
         if (above_w_0[3]) begin
             beats_hi_0[3] = (sx_0 > sx_3) | ((sx_0 == sx_3) & older_3__q[0]);
             beats_hi_3[0] = ~((sx_0 > sx_3) | ((sx_0 == sx_3) & older_3__q[0]));
-            beats_lo_0[3] = (rest_0 < rest_3) | ((rest_0 == rest_3) & older_3__q[0]);
-            beats_lo_3[0] = ~((rest_0 < rest_3) | ((rest_0 == rest_3) & older_3__q[0]));
+            beats_lo_0[3] = (tot_0__q < tot_3__q) | ((tot_0__q == tot_3__q) & older_3__q[0]);
+            beats_lo_3[0] = ~((tot_0__q < tot_3__q) | ((tot_0__q == tot_3__q) & older_3__q[0]));
         end
         if (above_w_0[4]) begin
             beats_hi_0[4] = (sx_0 > sx_4) | ((sx_0 == sx_4) & older_4__q[0]);
             beats_hi_4[0] = ~((sx_0 > sx_4) | ((sx_0 == sx_4) & older_4__q[0]));
-            beats_lo_0[4] = (rest_0 < rest_4) | ((rest_0 == rest_4) & older_4__q[0]);
-            beats_lo_4[0] = ~((rest_0 < rest_4) | ((rest_0 == rest_4) & older_4__q[0]));
+            beats_lo_0[4] = (tot_0__q < tot_4__q) | ((tot_0__q == tot_4__q) & older_4__q[0]);
+            beats_lo_4[0] = ~((tot_0__q < tot_4__q) | ((tot_0__q == tot_4__q) & older_4__q[0]));
         end
         if (above_w_0[5]) begin
             beats_hi_0[5] = (sx_0 > sx_5) | ((sx_0 == sx_5) & older_5__q[0]);
             beats_hi_5[0] = ~((sx_0 > sx_5) | ((sx_0 == sx_5) & older_5__q[0]));
-            beats_lo_0[5] = (rest_0 < rest_5) | ((rest_0 == rest_5) & older_5__q[0]);
-            beats_lo_5[0] = ~((rest_0 < rest_5) | ((rest_0 == rest_5) & older_5__q[0]));
+            beats_lo_0[5] = (tot_0__q < tot_5__q) | ((tot_0__q == tot_5__q) & older_5__q[0]);
+            beats_lo_5[0] = ~((tot_0__q < tot_5__q) | ((tot_0__q == tot_5__q) & older_5__q[0]));
         end
         if (above_w_0[6]) begin
             beats_hi_0[6] = (sx_0 > sx_6) | ((sx_0 == sx_6) & older_6__q[0]);
             beats_hi_6[0] = ~((sx_0 > sx_6) | ((sx_0 == sx_6) & older_6__q[0]));
-            beats_lo_0[6] = (rest_0 < rest_6) | ((rest_0 == rest_6) & older_6__q[0]);
-            beats_lo_6[0] = ~((rest_0 < rest_6) | ((rest_0 == rest_6) & older_6__q[0]));
+            beats_lo_0[6] = (tot_0__q < tot_6__q) | ((tot_0__q == tot_6__q) & older_6__q[0]);
+            beats_lo_6[0] = ~((tot_0__q < tot_6__q) | ((tot_0__q == tot_6__q) & older_6__q[0]));
         end
         if (above_w_0[7]) begin
             beats_hi_0[7] = (sx_0 > sx_7) | ((sx_0 == sx_7) & older_7__q[0]);
             beats_hi_7[0] = ~((sx_0 > sx_7) | ((sx_0 == sx_7) & older_7__q[0]));
-            beats_lo_0[7] = (rest_0 < rest_7) | ((rest_0 == rest_7) & older_7__q[0]);
-            beats_lo_7[0] = ~((rest_0 < rest_7) | ((rest_0 == rest_7) & older_7__q[0]));
+            beats_lo_0[7] = (tot_0__q < tot_7__q) | ((tot_0__q == tot_7__q) & older_7__q[0]);
+            beats_lo_7[0] = ~((tot_0__q < tot_7__q) | ((tot_0__q == tot_7__q) & older_7__q[0]));
         end
         if (above_w_1[0]) begin
             beats_hi_1[0] = (sx_1 > sx_0) | ((sx_1 == sx_0) & older_0__q[1]);
             beats_hi_0[1] = ~((sx_1 > sx_0) | ((sx_1 == sx_0) & older_0__q[1]));
-            beats_lo_1[0] = (rest_1 < rest_0) | ((rest_1 == rest_0) & older_0__q[1]);
-            beats_lo_0[1] = ~((rest_1 < rest_0) | ((rest_1 == rest_0) & older_0__q[1]));
+            beats_lo_1[0] = (tot_1__q < tot_0__q) | ((tot_1__q == tot_0__q) & older_0__q[1]);
+            beats_lo_0[1] = ~((tot_1__q < tot_0__q) | ((tot_1__q == tot_0__q) & older_0__q[1]));
         end
         if (above_w_1[1]) begin
             beats_hi_1[1] = (sx_1 > sx_1) | ((sx_1 == sx_1) & older_1__q[1]);
             beats_hi_1[1] = ~((sx_1 > sx_1) | ((sx_1 == sx_1) & older_1__q[1]));
-            beats_lo_1[1] = (rest_1 < rest_1) | ((rest_1 == rest_1) & older_1__q[1]);
-            beats_lo_1[1] = ~((rest_1 < rest_1) | ((rest_1 == rest_1) & older_1__q[1]));
+            beats_lo_1[1] = (tot_1__q < tot_1__q) | ((tot_1__q == tot_1__q) & older_1__q[1]);
+            beats_lo_1[1] = ~((tot_1__q < tot_1__q) | ((tot_1__q == tot_1__q) & older_1__q[1]));
         end
         if (above_w_1[2]) begin
             beats_hi_1[2] = (sx_1 > sx_2) | ((sx_1 == sx_2) & older_2__q[1]);
             beats_hi_2[1] = ~((sx_1 > sx_2) | ((sx_1 == sx_2) & older_2__q[1]));
-            beats_lo_1[2] = (rest_1 < rest_2) | ((rest_1 == rest_2) & older_2__q[1]);
-            beats_lo_2[1] = ~((rest_1 < rest_2) | ((rest_1 == rest_2) & older_2__q[1]));
+            beats_lo_1[2] = (tot_1__q < tot_2__q) | ((tot_1__q == tot_2__q) & older_2__q[1]);
+            beats_lo_2[1] = ~((tot_1__q < tot_2__q) | ((tot_1__q == tot_2__q) & older_2__q[1]));
         end
         if (above_w_1[3]) begin
             beats_hi_1[3] = (sx_1 > sx_3) | ((sx_1 == sx_3) & older_3__q[1]);
             beats_hi_3[1] = ~((sx_1 > sx_3) | ((sx_1 == sx_3) & older_3__q[1]));
-            beats_lo_1[3] = (rest_1 < rest_3) | ((rest_1 == rest_3) & older_3__q[1]);
-            beats_lo_3[1] = ~((rest_1 < rest_3) | ((rest_1 == rest_3) & older_3__q[1]));
+            beats_lo_1[3] = (tot_1__q < tot_3__q) | ((tot_1__q == tot_3__q) & older_3__q[1]);
+            beats_lo_3[1] = ~((tot_1__q < tot_3__q) | ((tot_1__q == tot_3__q) & older_3__q[1]));
         end
         if (above_w_1[4]) begin
             beats_hi_1[4] = (sx_1 > sx_4) | ((sx_1 == sx_4) & older_4__q[1]);
             beats_hi_4[1] = ~((sx_1 > sx_4) | ((sx_1 == sx_4) & older_4__q[1]));
-            beats_lo_1[4] = (rest_1 < rest_4) | ((rest_1 == rest_4) & older_4__q[1]);
-            beats_lo_4[1] = ~((rest_1 < rest_4) | ((rest_1 == rest_4) & older_4__q[1]));
+            beats_lo_1[4] = (tot_1__q < tot_4__q) | ((tot_1__q == tot_4__q) & older_4__q[1]);
+            beats_lo_4[1] = ~((tot_1__q < tot_4__q) | ((tot_1__q == tot_4__q) & older_4__q[1]));
         end
         if (above_w_1[5]) begin
             beats_hi_1[5] = (sx_1 > sx_5) | ((sx_1 == sx_5) & older_5__q[1]);
             beats_hi_5[1] = ~((sx_1 > sx_5) | ((sx_1 == sx_5) & older_5__q[1]));
-            beats_lo_1[5] = (rest_1 < rest_5) | ((rest_1 == rest_5) & older_5__q[1]);
-            beats_lo_5[1] = ~((rest_1 < rest_5) | ((rest_1 == rest_5) & older_5__q[1]));
+            beats_lo_1[5] = (tot_1__q < tot_5__q) | ((tot_1__q == tot_5__q) & older_5__q[1]);
+            beats_lo_5[1] = ~((tot_1__q < tot_5__q) | ((tot_1__q == tot_5__q) & older_5__q[1]));
         end
         if (above_w_1[6]) begin
             beats_hi_1[6] = (sx_1 > sx_6) | ((sx_1 == sx_6) & older_6__q[1]);
             beats_hi_6[1] = ~((sx_1 > sx_6) | ((sx_1 == sx_6) & older_6__q[1]));
-            beats_lo_1[6] = (rest_1 < rest_6) | ((rest_1 == rest_6) & older_6__q[1]);
-            beats_lo_6[1] = ~((rest_1 < rest_6) | ((rest_1 == rest_6) & older_6__q[1]));
+            beats_lo_1[6] = (tot_1__q < tot_6__q) | ((tot_1__q == tot_6__q) & older_6__q[1]);
+            beats_lo_6[1] = ~((tot_1__q < tot_6__q) | ((tot_1__q == tot_6__q) & older_6__q[1]));
         end
         if (above_w_1[7]) begin
             beats_hi_1[7] = (sx_1 > sx_7) | ((sx_1 == sx_7) & older_7__q[1]);
             beats_hi_7[1] = ~((sx_1 > sx_7) | ((sx_1 == sx_7) & older_7__q[1]));
-            beats_lo_1[7] = (rest_1 < rest_7) | ((rest_1 == rest_7) & older_7__q[1]);
-            beats_lo_7[1] = ~((rest_1 < rest_7) | ((rest_1 == rest_7) & older_7__q[1]));
+            beats_lo_1[7] = (tot_1__q < tot_7__q) | ((tot_1__q == tot_7__q) & older_7__q[1]);
+            beats_lo_7[1] = ~((tot_1__q < tot_7__q) | ((tot_1__q == tot_7__q) & older_7__q[1]));
         end
         if (above_w_2[0]) begin
             beats_hi_2[0] = (sx_2 > sx_0) | ((sx_2 == sx_0) & older_0__q[2]);
             beats_hi_0[2] = ~((sx_2 > sx_0) | ((sx_2 == sx_0) & older_0__q[2]));
-            beats_lo_2[0] = (rest_2 < rest_0) | ((rest_2 == rest_0) & older_0__q[2]);
-            beats_lo_0[2] = ~((rest_2 < rest_0) | ((rest_2 == rest_0) & older_0__q[2]));
+            beats_lo_2[0] = (tot_2__q < tot_0__q) | ((tot_2__q == tot_0__q) & older_0__q[2]);
+            beats_lo_0[2] = ~((tot_2__q < tot_0__q) | ((tot_2__q == tot_0__q) & older_0__q[2]));
         end
         if (above_w_2[1]) begin
             beats_hi_2[1] = (sx_2 > sx_1) | ((sx_2 == sx_1) & older_1__q[2]);
             beats_hi_1[2] = ~((sx_2 > sx_1) | ((sx_2 == sx_1) & older_1__q[2]));
-            beats_lo_2[1] = (rest_2 < rest_1) | ((rest_2 == rest_1) & older_1__q[2]);
-            beats_lo_1[2] = ~((rest_2 < rest_1) | ((rest_2 == rest_1) & older_1__q[2]));
+            beats_lo_2[1] = (tot_2__q < tot_1__q) | ((tot_2__q == tot_1__q) & older_1__q[2]);
+            beats_lo_1[2] = ~((tot_2__q < tot_1__q) | ((tot_2__q == tot_1__q) & older_1__q[2]));
         end
         if (above_w_2[2]) begin
             beats_hi_2[2] = (sx_2 > sx_2) | ((sx_2 == sx_2) & older_2__q[2]);
             beats_hi_2[2] = ~((sx_2 > sx_2) | ((sx_2 == sx_2) & older_2__q[2]));
-            beats_lo_2[2] = (rest_2 < rest_2) | ((rest_2 == rest_2) & older_2__q[2]);
-            beats_lo_2[2] = ~((rest_2 < rest_2) | ((rest_2 == rest_2) & older_2__q[2]));
+            beats_lo_2[2] = (tot_2__q < tot_2__q) | ((tot_2__q == tot_2__q) & older_2__q[2]);
+            beats_lo_2[2] = ~((tot_2__q < tot_2__q) | ((tot_2__q == tot_2__q) & older_2__q[2]));
         end
         if (above_w_2[3]) begin
             beats_hi_2[3] = (sx_2 > sx_3) | ((sx_2 == sx_3) & older_3__q[2]);
             beats_hi_3[2] = ~((sx_2 > sx_3) | ((sx_2 == sx_3) & older_3__q[2]));
-            beats_lo_2[3] = (rest_2 < rest_3) | ((rest_2 == rest_3) & older_3__q[2]);
-            beats_lo_3[2] = ~((rest_2 < rest_3) | ((rest_2 == rest_3) & older_3__q[2]));
+            beats_lo_2[3] = (tot_2__q < tot_3__q) | ((tot_2__q == tot_3__q) & older_3__q[2]);
+            beats_lo_3[2] = ~((tot_2__q < tot_3__q) | ((tot_2__q == tot_3__q) & older_3__q[2]));
         end
         if (above_w_2[4]) begin
             beats_hi_2[4] = (sx_2 > sx_4) | ((sx_2 == sx_4) & older_4__q[2]);
             beats_hi_4[2] = ~((sx_2 > sx_4) | ((sx_2 == sx_4) & older_4__q[2]));
-            beats_lo_2[4] = (rest_2 < rest_4) | ((rest_2 == rest_4) & older_4__q[2]);
-            beats_lo_4[2] = ~((rest_2 < rest_4) | ((rest_2 == rest_4) & older_4__q[2]));
+            beats_lo_2[4] = (tot_2__q < tot_4__q) | ((tot_2__q == tot_4__q) & older_4__q[2]);
+            beats_lo_4[2] = ~((tot_2__q < tot_4__q) | ((tot_2__q == tot_4__q) & older_4__q[2]));
         end
         if (above_w_2[5]) begin
             beats_hi_2[5] = (sx_2 > sx_5) | ((sx_2 == sx_5) & older_5__q[2]);
             beats_hi_5[2] = ~((sx_2 > sx_5) | ((sx_2 == sx_5) & older_5__q[2]));
-            beats_lo_2[5] = (rest_2 < rest_5) | ((rest_2 == rest_5) & older_5__q[2]);
-            beats_lo_5[2] = ~((rest_2 < rest_5) | ((rest_2 == rest_5) & older_5__q[2]));
+            beats_lo_2[5] = (tot_2__q < tot_5__q) | ((tot_2__q == tot_5__q) & older_5__q[2]);
+            beats_lo_5[2] = ~((tot_2__q < tot_5__q) | ((tot_2__q == tot_5__q) & older_5__q[2]));
         end
         if (above_w_2[6]) begin
             beats_hi_2[6] = (sx_2 > sx_6) | ((sx_2 == sx_6) & older_6__q[2]);
             beats_hi_6[2] = ~((sx_2 > sx_6) | ((sx_2 == sx_6) & older_6__q[2]));
-            beats_lo_2[6] = (rest_2 < rest_6) | ((rest_2 == rest_6) & older_6__q[2]);
-            beats_lo_6[2] = ~((rest_2 < rest_6) | ((rest_2 == rest_6) & older_6__q[2]));
+            beats_lo_2[6] = (tot_2__q < tot_6__q) | ((tot_2__q == tot_6__q) & older_6__q[2]);
+            beats_lo_6[2] = ~((tot_2__q < tot_6__q) | ((tot_2__q == tot_6__q) & older_6__q[2]));
         end
         if (above_w_2[7]) begin
             beats_hi_2[7] = (sx_2 > sx_7) | ((sx_2 == sx_7) & older_7__q[2]);
             beats_hi_7[2] = ~((sx_2 > sx_7) | ((sx_2 == sx_7) & older_7__q[2]));
-            beats_lo_2[7] = (rest_2 < rest_7) | ((rest_2 == rest_7) & older_7__q[2]);
-            beats_lo_7[2] = ~((rest_2 < rest_7) | ((rest_2 == rest_7) & older_7__q[2]));
+            beats_lo_2[7] = (tot_2__q < tot_7__q) | ((tot_2__q == tot_7__q) & older_7__q[2]);
+            beats_lo_7[2] = ~((tot_2__q < tot_7__q) | ((tot_2__q == tot_7__q) & older_7__q[2]));
         end
         if (above_w_3[0]) begin
             beats_hi_3[0] = (sx_3 > sx_0) | ((sx_3 == sx_0) & older_0__q[3]);
             beats_hi_0[3] = ~((sx_3 > sx_0) | ((sx_3 == sx_0) & older_0__q[3]));
-            beats_lo_3[0] = (rest_3 < rest_0) | ((rest_3 == rest_0) & older_0__q[3]);
-            beats_lo_0[3] = ~((rest_3 < rest_0) | ((rest_3 == rest_0) & older_0__q[3]));
+            beats_lo_3[0] = (tot_3__q < tot_0__q) | ((tot_3__q == tot_0__q) & older_0__q[3]);
+            beats_lo_0[3] = ~((tot_3__q < tot_0__q) | ((tot_3__q == tot_0__q) & older_0__q[3]));
         end
         if (above_w_3[1]) begin
             beats_hi_3[1] = (sx_3 > sx_1) | ((sx_3 == sx_1) & older_1__q[3]);
             beats_hi_1[3] = ~((sx_3 > sx_1) | ((sx_3 == sx_1) & older_1__q[3]));
-            beats_lo_3[1] = (rest_3 < rest_1) | ((rest_3 == rest_1) & older_1__q[3]);
-            beats_lo_1[3] = ~((rest_3 < rest_1) | ((rest_3 == rest_1) & older_1__q[3]));
+            beats_lo_3[1] = (tot_3__q < tot_1__q) | ((tot_3__q == tot_1__q) & older_1__q[3]);
+            beats_lo_1[3] = ~((tot_3__q < tot_1__q) | ((tot_3__q == tot_1__q) & older_1__q[3]));
         end
         if (above_w_3[2]) begin
             beats_hi_3[2] = (sx_3 > sx_2) | ((sx_3 == sx_2) & older_2__q[3]);
             beats_hi_2[3] = ~((sx_3 > sx_2) | ((sx_3 == sx_2) & older_2__q[3]));
-            beats_lo_3[2] = (rest_3 < rest_2) | ((rest_3 == rest_2) & older_2__q[3]);
-            beats_lo_2[3] = ~((rest_3 < rest_2) | ((rest_3 == rest_2) & older_2__q[3]));
+            beats_lo_3[2] = (tot_3__q < tot_2__q) | ((tot_3__q == tot_2__q) & older_2__q[3]);
+            beats_lo_2[3] = ~((tot_3__q < tot_2__q) | ((tot_3__q == tot_2__q) & older_2__q[3]));
         end
         if (above_w_3[3]) begin
             beats_hi_3[3] = (sx_3 > sx_3) | ((sx_3 == sx_3) & older_3__q[3]);
             beats_hi_3[3] = ~((sx_3 > sx_3) | ((sx_3 == sx_3) & older_3__q[3]));
-            beats_lo_3[3] = (rest_3 < rest_3) | ((rest_3 == rest_3) & older_3__q[3]);
-            beats_lo_3[3] = ~((rest_3 < rest_3) | ((rest_3 == rest_3) & older_3__q[3]));
+            beats_lo_3[3] = (tot_3__q < tot_3__q) | ((tot_3__q == tot_3__q) & older_3__q[3]);
+            beats_lo_3[3] = ~((tot_3__q < tot_3__q) | ((tot_3__q == tot_3__q) & older_3__q[3]));
         end
         if (above_w_3[4]) begin
             beats_hi_3[4] = (sx_3 > sx_4) | ((sx_3 == sx_4) & older_4__q[3]);
             beats_hi_4[3] = ~((sx_3 > sx_4) | ((sx_3 == sx_4) & older_4__q[3]));
-            beats_lo_3[4] = (rest_3 < rest_4) | ((rest_3 == rest_4) & older_4__q[3]);
-            beats_lo_4[3] = ~((rest_3 < rest_4) | ((rest_3 == rest_4) & older_4__q[3]));
+            beats_lo_3[4] = (tot_3__q < tot_4__q) | ((tot_3__q == tot_4__q) & older_4__q[3]);
+            beats_lo_4[3] = ~((tot_3__q < tot_4__q) | ((tot_3__q == tot_4__q) & older_4__q[3]));
         end
         if (above_w_3[5]) begin
             beats_hi_3[5] = (sx_3 > sx_5) | ((sx_3 == sx_5) & older_5__q[3]);
             beats_hi_5[3] = ~((sx_3 > sx_5) | ((sx_3 == sx_5) & older_5__q[3]));
-            beats_lo_3[5] = (rest_3 < rest_5) | ((rest_3 == rest_5) & older_5__q[3]);
-            beats_lo_5[3] = ~((rest_3 < rest_5) | ((rest_3 == rest_5) & older_5__q[3]));
+            beats_lo_3[5] = (tot_3__q < tot_5__q) | ((tot_3__q == tot_5__q) & older_5__q[3]);
+            beats_lo_5[3] = ~((tot_3__q < tot_5__q) | ((tot_3__q == tot_5__q) & older_5__q[3]));
         end
         if (above_w_3[6]) begin
             beats_hi_3[6] = (sx_3 > sx_6) | ((sx_3 == sx_6) & older_6__q[3]);
             beats_hi_6[3] = ~((sx_3 > sx_6) | ((sx_3 == sx_6) & older_6__q[3]));
-            beats_lo_3[6] = (rest_3 < rest_6) | ((rest_3 == rest_6) & older_6__q[3]);
-            beats_lo_6[3] = ~((rest_3 < rest_6) | ((rest_3 == rest_6) & older_6__q[3]));
+            beats_lo_3[6] = (tot_3__q < tot_6__q) | ((tot_3__q == tot_6__q) & older_6__q[3]);
+            beats_lo_6[3] = ~((tot_3__q < tot_6__q) | ((tot_3__q == tot_6__q) & older_6__q[3]));
         end
         if (above_w_3[7]) begin
             beats_hi_3[7] = (sx_3 > sx_7) | ((sx_3 == sx_7) & older_7__q[3]);
             beats_hi_7[3] = ~((sx_3 > sx_7) | ((sx_3 == sx_7) & older_7__q[3]));
-            beats_lo_3[7] = (rest_3 < rest_7) | ((rest_3 == rest_7) & older_7__q[3]);
-            beats_lo_7[3] = ~((rest_3 < rest_7) | ((rest_3 == rest_7) & older_7__q[3]));
+            beats_lo_3[7] = (tot_3__q < tot_7__q) | ((tot_3__q == tot_7__q) & older_7__q[3]);
+            beats_lo_7[3] = ~((tot_3__q < tot_7__q) | ((tot_3__q == tot_7__q) & older_7__q[3]));
         end
         if (above_w_4[0]) begin
             beats_hi_4[0] = (sx_4 > sx_0) | ((sx_4 == sx_0) & older_0__q[4]);
             beats_hi_0[4] = ~((sx_4 > sx_0) | ((sx_4 == sx_0) & older_0__q[4]));
-            beats_lo_4[0] = (rest_4 < rest_0) | ((rest_4 == rest_0) & older_0__q[4]);
-            beats_lo_0[4] = ~((rest_4 < rest_0) | ((rest_4 == rest_0) & older_0__q[4]));
+            beats_lo_4[0] = (tot_4__q < tot_0__q) | ((tot_4__q == tot_0__q) & older_0__q[4]);
+            beats_lo_0[4] = ~((tot_4__q < tot_0__q) | ((tot_4__q == tot_0__q) & older_0__q[4]));
         end
         if (above_w_4[1]) begin
             beats_hi_4[1] = (sx_4 > sx_1) | ((sx_4 == sx_1) & older_1__q[4]);
             beats_hi_1[4] = ~((sx_4 > sx_1) | ((sx_4 == sx_1) & older_1__q[4]));
-            beats_lo_4[1] = (rest_4 < rest_1) | ((rest_4 == rest_1) & older_1__q[4]);
-            beats_lo_1[4] = ~((rest_4 < rest_1) | ((rest_4 == rest_1) & older_1__q[4]));
+            beats_lo_4[1] = (tot_4__q < tot_1__q) | ((tot_4__q == tot_1__q) & older_1__q[4]);
+            beats_lo_1[4] = ~((tot_4__q < tot_1__q) | ((tot_4__q == tot_1__q) & older_1__q[4]));
         end
         if (above_w_4[2]) begin
             beats_hi_4[2] = (sx_4 > sx_2) | ((sx_4 == sx_2) & older_2__q[4]);
             beats_hi_2[4] = ~((sx_4 > sx_2) | ((sx_4 == sx_2) & older_2__q[4]));
-            beats_lo_4[2] = (rest_4 < rest_2) | ((rest_4 == rest_2) & older_2__q[4]);
-            beats_lo_2[4] = ~((rest_4 < rest_2) | ((rest_4 == rest_2) & older_2__q[4]));
+            beats_lo_4[2] = (tot_4__q < tot_2__q) | ((tot_4__q == tot_2__q) & older_2__q[4]);
+            beats_lo_2[4] = ~((tot_4__q < tot_2__q) | ((tot_4__q == tot_2__q) & older_2__q[4]));
         end
         if (above_w_4[3]) begin
             beats_hi_4[3] = (sx_4 > sx_3) | ((sx_4 == sx_3) & older_3__q[4]);
             beats_hi_3[4] = ~((sx_4 > sx_3) | ((sx_4 == sx_3) & older_3__q[4]));
-            beats_lo_4[3] = (rest_4 < rest_3) | ((rest_4 == rest_3) & older_3__q[4]);
-            beats_lo_3[4] = ~((rest_4 < rest_3) | ((rest_4 == rest_3) & older_3__q[4]));
+            beats_lo_4[3] = (tot_4__q < tot_3__q) | ((tot_4__q == tot_3__q) & older_3__q[4]);
+            beats_lo_3[4] = ~((tot_4__q < tot_3__q) | ((tot_4__q == tot_3__q) & older_3__q[4]));
         end
         if (above_w_4[4]) begin
             beats_hi_4[4] = (sx_4 > sx_4) | ((sx_4 == sx_4) & older_4__q[4]);
             beats_hi_4[4] = ~((sx_4 > sx_4) | ((sx_4 == sx_4) & older_4__q[4]));
-            beats_lo_4[4] = (rest_4 < rest_4) | ((rest_4 == rest_4) & older_4__q[4]);
-            beats_lo_4[4] = ~((rest_4 < rest_4) | ((rest_4 == rest_4) & older_4__q[4]));
+            beats_lo_4[4] = (tot_4__q < tot_4__q) | ((tot_4__q == tot_4__q) & older_4__q[4]);
+            beats_lo_4[4] = ~((tot_4__q < tot_4__q) | ((tot_4__q == tot_4__q) & older_4__q[4]));
         end
         if (above_w_4[5]) begin
             beats_hi_4[5] = (sx_4 > sx_5) | ((sx_4 == sx_5) & older_5__q[4]);
             beats_hi_5[4] = ~((sx_4 > sx_5) | ((sx_4 == sx_5) & older_5__q[4]));
-            beats_lo_4[5] = (rest_4 < rest_5) | ((rest_4 == rest_5) & older_5__q[4]);
-            beats_lo_5[4] = ~((rest_4 < rest_5) | ((rest_4 == rest_5) & older_5__q[4]));
+            beats_lo_4[5] = (tot_4__q < tot_5__q) | ((tot_4__q == tot_5__q) & older_5__q[4]);
+            beats_lo_5[4] = ~((tot_4__q < tot_5__q) | ((tot_4__q == tot_5__q) & older_5__q[4]));
         end
         if (above_w_4[6]) begin
             beats_hi_4[6] = (sx_4 > sx_6) | ((sx_4 == sx_6) & older_6__q[4]);
             beats_hi_6[4] = ~((sx_4 > sx_6) | ((sx_4 == sx_6) & older_6__q[4]));
-            beats_lo_4[6] = (rest_4 < rest_6) | ((rest_4 == rest_6) & older_6__q[4]);
-            beats_lo_6[4] = ~((rest_4 < rest_6) | ((rest_4 == rest_6) & older_6__q[4]));
+            beats_lo_4[6] = (tot_4__q < tot_6__q) | ((tot_4__q == tot_6__q) & older_6__q[4]);
+            beats_lo_6[4] = ~((tot_4__q < tot_6__q) | ((tot_4__q == tot_6__q) & older_6__q[4]));
         end
         if (above_w_4[7]) begin
             beats_hi_4[7] = (sx_4 > sx_7) | ((sx_4 == sx_7) & older_7__q[4]);
             beats_hi_7[4] = ~((sx_4 > sx_7) | ((sx_4 == sx_7) & older_7__q[4]));
-            beats_lo_4[7] = (rest_4 < rest_7) | ((rest_4 == rest_7) & older_7__q[4]);
-            beats_lo_7[4] = ~((rest_4 < rest_7) | ((rest_4 == rest_7) & older_7__q[4]));
+            beats_lo_4[7] = (tot_4__q < tot_7__q) | ((tot_4__q == tot_7__q) & older_7__q[4]);
+            beats_lo_7[4] = ~((tot_4__q < tot_7__q) | ((tot_4__q == tot_7__q) & older_7__q[4]));
         end
         if (above_w_5[0]) begin
             beats_hi_5[0] = (sx_5 > sx_0) | ((sx_5 == sx_0) & older_0__q[5]);
             beats_hi_0[5] = ~((sx_5 > sx_0) | ((sx_5 == sx_0) & older_0__q[5]));
-            beats_lo_5[0] = (rest_5 < rest_0) | ((rest_5 == rest_0) & older_0__q[5]);
-            beats_lo_0[5] = ~((rest_5 < rest_0) | ((rest_5 == rest_0) & older_0__q[5]));
+            beats_lo_5[0] = (tot_5__q < tot_0__q) | ((tot_5__q == tot_0__q) & older_0__q[5]);
+            beats_lo_0[5] = ~((tot_5__q < tot_0__q) | ((tot_5__q == tot_0__q) & older_0__q[5]));
         end
         if (above_w_5[1]) begin
             beats_hi_5[1] = (sx_5 > sx_1) | ((sx_5 == sx_1) & older_1__q[5]);
             beats_hi_1[5] = ~((sx_5 > sx_1) | ((sx_5 == sx_1) & older_1__q[5]));
-            beats_lo_5[1] = (rest_5 < rest_1) | ((rest_5 == rest_1) & older_1__q[5]);
-            beats_lo_1[5] = ~((rest_5 < rest_1) | ((rest_5 == rest_1) & older_1__q[5]));
+            beats_lo_5[1] = (tot_5__q < tot_1__q) | ((tot_5__q == tot_1__q) & older_1__q[5]);
+            beats_lo_1[5] = ~((tot_5__q < tot_1__q) | ((tot_5__q == tot_1__q) & older_1__q[5]));
         end
         if (above_w_5[2]) begin
             beats_hi_5[2] = (sx_5 > sx_2) | ((sx_5 == sx_2) & older_2__q[5]);
             beats_hi_2[5] = ~((sx_5 > sx_2) | ((sx_5 == sx_2) & older_2__q[5]));
-            beats_lo_5[2] = (rest_5 < rest_2) | ((rest_5 == rest_2) & older_2__q[5]);
-            beats_lo_2[5] = ~((rest_5 < rest_2) | ((rest_5 == rest_2) & older_2__q[5]));
+            beats_lo_5[2] = (tot_5__q < tot_2__q) | ((tot_5__q == tot_2__q) & older_2__q[5]);
+            beats_lo_2[5] = ~((tot_5__q < tot_2__q) | ((tot_5__q == tot_2__q) & older_2__q[5]));
         end
         if (above_w_5[3]) begin
             beats_hi_5[3] = (sx_5 > sx_3) | ((sx_5 == sx_3) & older_3__q[5]);
             beats_hi_3[5] = ~((sx_5 > sx_3) | ((sx_5 == sx_3) & older_3__q[5]));
-            beats_lo_5[3] = (rest_5 < rest_3) | ((rest_5 == rest_3) & older_3__q[5]);
-            beats_lo_3[5] = ~((rest_5 < rest_3) | ((rest_5 == rest_3) & older_3__q[5]));
+            beats_lo_5[3] = (tot_5__q < tot_3__q) | ((tot_5__q == tot_3__q) & older_3__q[5]);
+            beats_lo_3[5] = ~((tot_5__q < tot_3__q) | ((tot_5__q == tot_3__q) & older_3__q[5]));
         end
         if (above_w_5[4]) begin
             beats_hi_5[4] = (sx_5 > sx_4) | ((sx_5 == sx_4) & older_4__q[5]);
             beats_hi_4[5] = ~((sx_5 > sx_4) | ((sx_5 == sx_4) & older_4__q[5]));
-            beats_lo_5[4] = (rest_5 < rest_4) | ((rest_5 == rest_4) & older_4__q[5]);
-            beats_lo_4[5] = ~((rest_5 < rest_4) | ((rest_5 == rest_4) & older_4__q[5]));
+            beats_lo_5[4] = (tot_5__q < tot_4__q) | ((tot_5__q == tot_4__q) & older_4__q[5]);
+            beats_lo_4[5] = ~((tot_5__q < tot_4__q) | ((tot_5__q == tot_4__q) & older_4__q[5]));
         end
         if (above_w_5[5]) begin
             beats_hi_5[5] = (sx_5 > sx_5) | ((sx_5 == sx_5) & older_5__q[5]);
             beats_hi_5[5] = ~((sx_5 > sx_5) | ((sx_5 == sx_5) & older_5__q[5]));
-            beats_lo_5[5] = (rest_5 < rest_5) | ((rest_5 == rest_5) & older_5__q[5]);
-            beats_lo_5[5] = ~((rest_5 < rest_5) | ((rest_5 == rest_5) & older_5__q[5]));
+            beats_lo_5[5] = (tot_5__q < tot_5__q) | ((tot_5__q == tot_5__q) & older_5__q[5]);
+            beats_lo_5[5] = ~((tot_5__q < tot_5__q) | ((tot_5__q == tot_5__q) & older_5__q[5]));
         end
         if (above_w_5[6]) begin
             beats_hi_5[6] = (sx_5 > sx_6) | ((sx_5 == sx_6) & older_6__q[5]);
             beats_hi_6[5] = ~((sx_5 > sx_6) | ((sx_5 == sx_6) & older_6__q[5]));
-            beats_lo_5[6] = (rest_5 < rest_6) | ((rest_5 == rest_6) & older_6__q[5]);
-            beats_lo_6[5] = ~((rest_5 < rest_6) | ((rest_5 == rest_6) & older_6__q[5]));
+            beats_lo_5[6] = (tot_5__q < tot_6__q) | ((tot_5__q == tot_6__q) & older_6__q[5]);
+            beats_lo_6[5] = ~((tot_5__q < tot_6__q) | ((tot_5__q == tot_6__q) & older_6__q[5]));
         end
         if (above_w_5[7]) begin
             beats_hi_5[7] = (sx_5 > sx_7) | ((sx_5 == sx_7) & older_7__q[5]);
             beats_hi_7[5] = ~((sx_5 > sx_7) | ((sx_5 == sx_7) & older_7__q[5]));
-            beats_lo_5[7] = (rest_5 < rest_7) | ((rest_5 == rest_7) & older_7__q[5]);
-            beats_lo_7[5] = ~((rest_5 < rest_7) | ((rest_5 == rest_7) & older_7__q[5]));
+            beats_lo_5[7] = (tot_5__q < tot_7__q) | ((tot_5__q == tot_7__q) & older_7__q[5]);
+            beats_lo_7[5] = ~((tot_5__q < tot_7__q) | ((tot_5__q == tot_7__q) & older_7__q[5]));
         end
         if (above_w_6[0]) begin
             beats_hi_6[0] = (sx_6 > sx_0) | ((sx_6 == sx_0) & older_0__q[6]);
             beats_hi_0[6] = ~((sx_6 > sx_0) | ((sx_6 == sx_0) & older_0__q[6]));
-            beats_lo_6[0] = (rest_6 < rest_0) | ((rest_6 == rest_0) & older_0__q[6]);
-            beats_lo_0[6] = ~((rest_6 < rest_0) | ((rest_6 == rest_0) & older_0__q[6]));
+            beats_lo_6[0] = (tot_6__q < tot_0__q) | ((tot_6__q == tot_0__q) & older_0__q[6]);
+            beats_lo_0[6] = ~((tot_6__q < tot_0__q) | ((tot_6__q == tot_0__q) & older_0__q[6]));
         end
         if (above_w_6[1]) begin
             beats_hi_6[1] = (sx_6 > sx_1) | ((sx_6 == sx_1) & older_1__q[6]);
             beats_hi_1[6] = ~((sx_6 > sx_1) | ((sx_6 == sx_1) & older_1__q[6]));
-            beats_lo_6[1] = (rest_6 < rest_1) | ((rest_6 == rest_1) & older_1__q[6]);
-            beats_lo_1[6] = ~((rest_6 < rest_1) | ((rest_6 == rest_1) & older_1__q[6]));
+            beats_lo_6[1] = (tot_6__q < tot_1__q) | ((tot_6__q == tot_1__q) & older_1__q[6]);
+            beats_lo_1[6] = ~((tot_6__q < tot_1__q) | ((tot_6__q == tot_1__q) & older_1__q[6]));
         end
         if (above_w_6[2]) begin
             beats_hi_6[2] = (sx_6 > sx_2) | ((sx_6 == sx_2) & older_2__q[6]);
             beats_hi_2[6] = ~((sx_6 > sx_2) | ((sx_6 == sx_2) & older_2__q[6]));
-            beats_lo_6[2] = (rest_6 < rest_2) | ((rest_6 == rest_2) & older_2__q[6]);
-            beats_lo_2[6] = ~((rest_6 < rest_2) | ((rest_6 == rest_2) & older_2__q[6]));
+            beats_lo_6[2] = (tot_6__q < tot_2__q) | ((tot_6__q == tot_2__q) & older_2__q[6]);
+            beats_lo_2[6] = ~((tot_6__q < tot_2__q) | ((tot_6__q == tot_2__q) & older_2__q[6]));
         end
         if (above_w_6[3]) begin
             beats_hi_6[3] = (sx_6 > sx_3) | ((sx_6 == sx_3) & older_3__q[6]);
             beats_hi_3[6] = ~((sx_6 > sx_3) | ((sx_6 == sx_3) & older_3__q[6]));
-            beats_lo_6[3] = (rest_6 < rest_3) | ((rest_6 == rest_3) & older_3__q[6]);
-            beats_lo_3[6] = ~((rest_6 < rest_3) | ((rest_6 == rest_3) & older_3__q[6]));
+            beats_lo_6[3] = (tot_6__q < tot_3__q) | ((tot_6__q == tot_3__q) & older_3__q[6]);
+            beats_lo_3[6] = ~((tot_6__q < tot_3__q) | ((tot_6__q == tot_3__q) & older_3__q[6]));
         end
         if (above_w_6[4]) begin
             beats_hi_6[4] = (sx_6 > sx_4) | ((sx_6 == sx_4) & older_4__q[6]);
             beats_hi_4[6] = ~((sx_6 > sx_4) | ((sx_6 == sx_4) & older_4__q[6]));
-            beats_lo_6[4] = (rest_6 < rest_4) | ((rest_6 == rest_4) & older_4__q[6]);
-            beats_lo_4[6] = ~((rest_6 < rest_4) | ((rest_6 == rest_4) & older_4__q[6]));
+            beats_lo_6[4] = (tot_6__q < tot_4__q) | ((tot_6__q == tot_4__q) & older_4__q[6]);
+            beats_lo_4[6] = ~((tot_6__q < tot_4__q) | ((tot_6__q == tot_4__q) & older_4__q[6]));
         end
         if (above_w_6[5]) begin
             beats_hi_6[5] = (sx_6 > sx_5) | ((sx_6 == sx_5) & older_5__q[6]);
             beats_hi_5[6] = ~((sx_6 > sx_5) | ((sx_6 == sx_5) & older_5__q[6]));
-            beats_lo_6[5] = (rest_6 < rest_5) | ((rest_6 == rest_5) & older_5__q[6]);
-            beats_lo_5[6] = ~((rest_6 < rest_5) | ((rest_6 == rest_5) & older_5__q[6]));
+            beats_lo_6[5] = (tot_6__q < tot_5__q) | ((tot_6__q == tot_5__q) & older_5__q[6]);
+            beats_lo_5[6] = ~((tot_6__q < tot_5__q) | ((tot_6__q == tot_5__q) & older_5__q[6]));
         end
         if (above_w_6[6]) begin
             beats_hi_6[6] = (sx_6 > sx_6) | ((sx_6 == sx_6) & older_6__q[6]);
             beats_hi_6[6] = ~((sx_6 > sx_6) | ((sx_6 == sx_6) & older_6__q[6]));
-            beats_lo_6[6] = (rest_6 < rest_6) | ((rest_6 == rest_6) & older_6__q[6]);
-            beats_lo_6[6] = ~((rest_6 < rest_6) | ((rest_6 == rest_6) & older_6__q[6]));
+            beats_lo_6[6] = (tot_6__q < tot_6__q) | ((tot_6__q == tot_6__q) & older_6__q[6]);
+            beats_lo_6[6] = ~((tot_6__q < tot_6__q) | ((tot_6__q == tot_6__q) & older_6__q[6]));
         end
         if (above_w_6[7]) begin
             beats_hi_6[7] = (sx_6 > sx_7) | ((sx_6 == sx_7) & older_7__q[6]);
             beats_hi_7[6] = ~((sx_6 > sx_7) | ((sx_6 == sx_7) & older_7__q[6]));
-            beats_lo_6[7] = (rest_6 < rest_7) | ((rest_6 == rest_7) & older_7__q[6]);
-            beats_lo_7[6] = ~((rest_6 < rest_7) | ((rest_6 == rest_7) & older_7__q[6]));
+            beats_lo_6[7] = (tot_6__q < tot_7__q) | ((tot_6__q == tot_7__q) & older_7__q[6]);
+            beats_lo_7[6] = ~((tot_6__q < tot_7__q) | ((tot_6__q == tot_7__q) & older_7__q[6]));
         end
         if (above_w_7[0]) begin
             beats_hi_7[0] = (sx_7 > sx_0) | ((sx_7 == sx_0) & older_0__q[7]);
             beats_hi_0[7] = ~((sx_7 > sx_0) | ((sx_7 == sx_0) & older_0__q[7]));
-            beats_lo_7[0] = (rest_7 < rest_0) | ((rest_7 == rest_0) & older_0__q[7]);
-            beats_lo_0[7] = ~((rest_7 < rest_0) | ((rest_7 == rest_0) & older_0__q[7]));
+            beats_lo_7[0] = (tot_7__q < tot_0__q) | ((tot_7__q == tot_0__q) & older_0__q[7]);
+            beats_lo_0[7] = ~((tot_7__q < tot_0__q) | ((tot_7__q == tot_0__q) & older_0__q[7]));
         end
         if (above_w_7[1]) begin
             beats_hi_7[1] = (sx_7 > sx_1) | ((sx_7 == sx_1) & older_1__q[7]);
             beats_hi_1[7] = ~((sx_7 > sx_1) | ((sx_7 == sx_1) & older_1__q[7]));
-            beats_lo_7[1] = (rest_7 < rest_1) | ((rest_7 == rest_1) & older_1__q[7]);
-            beats_lo_1[7] = ~((rest_7 < rest_1) | ((rest_7 == rest_1) & older_1__q[7]));
+            beats_lo_7[1] = (tot_7__q < tot_1__q) | ((tot_7__q == tot_1__q) & older_1__q[7]);
+            beats_lo_1[7] = ~((tot_7__q < tot_1__q) | ((tot_7__q == tot_1__q) & older_1__q[7]));
         end
         if (above_w_7[2]) begin
             beats_hi_7[2] = (sx_7 > sx_2) | ((sx_7 == sx_2) & older_2__q[7]);
             beats_hi_2[7] = ~((sx_7 > sx_2) | ((sx_7 == sx_2) & older_2__q[7]));
-            beats_lo_7[2] = (rest_7 < rest_2) | ((rest_7 == rest_2) & older_2__q[7]);
-            beats_lo_2[7] = ~((rest_7 < rest_2) | ((rest_7 == rest_2) & older_2__q[7]));
+            beats_lo_7[2] = (tot_7__q < tot_2__q) | ((tot_7__q == tot_2__q) & older_2__q[7]);
+            beats_lo_2[7] = ~((tot_7__q < tot_2__q) | ((tot_7__q == tot_2__q) & older_2__q[7]));
         end
         if (above_w_7[3]) begin
             beats_hi_7[3] = (sx_7 > sx_3) | ((sx_7 == sx_3) & older_3__q[7]);
             beats_hi_3[7] = ~((sx_7 > sx_3) | ((sx_7 == sx_3) & older_3__q[7]));
-            beats_lo_7[3] = (rest_7 < rest_3) | ((rest_7 == rest_3) & older_3__q[7]);
-            beats_lo_3[7] = ~((rest_7 < rest_3) | ((rest_7 == rest_3) & older_3__q[7]));
+            beats_lo_7[3] = (tot_7__q < tot_3__q) | ((tot_7__q == tot_3__q) & older_3__q[7]);
+            beats_lo_3[7] = ~((tot_7__q < tot_3__q) | ((tot_7__q == tot_3__q) & older_3__q[7]));
         end
         if (above_w_7[4]) begin
             beats_hi_7[4] = (sx_7 > sx_4) | ((sx_7 == sx_4) & older_4__q[7]);
             beats_hi_4[7] = ~((sx_7 > sx_4) | ((sx_7 == sx_4) & older_4__q[7]));
-            beats_lo_7[4] = (rest_7 < rest_4) | ((rest_7 == rest_4) & older_4__q[7]);
-            beats_lo_4[7] = ~((rest_7 < rest_4) | ((rest_7 == rest_4) & older_4__q[7]));
+            beats_lo_7[4] = (tot_7__q < tot_4__q) | ((tot_7__q == tot_4__q) & older_4__q[7]);
+            beats_lo_4[7] = ~((tot_7__q < tot_4__q) | ((tot_7__q == tot_4__q) & older_4__q[7]));
         end
         if (above_w_7[5]) begin
             beats_hi_7[5] = (sx_7 > sx_5) | ((sx_7 == sx_5) & older_5__q[7]);
             beats_hi_5[7] = ~((sx_7 > sx_5) | ((sx_7 == sx_5) & older_5__q[7]));
-            beats_lo_7[5] = (rest_7 < rest_5) | ((rest_7 == rest_5) & older_5__q[7]);
-            beats_lo_5[7] = ~((rest_7 < rest_5) | ((rest_7 == rest_5) & older_5__q[7]));
+            beats_lo_7[5] = (tot_7__q < tot_5__q) | ((tot_7__q == tot_5__q) & older_5__q[7]);
+            beats_lo_5[7] = ~((tot_7__q < tot_5__q) | ((tot_7__q == tot_5__q) & older_5__q[7]));
         end
         if (above_w_7[6]) begin
             beats_hi_7[6] = (sx_7 > sx_6) | ((sx_7 == sx_6) & older_6__q[7]);
             beats_hi_6[7] = ~((sx_7 > sx_6) | ((sx_7 == sx_6) & older_6__q[7]));
-            beats_lo_7[6] = (rest_7 < rest_6) | ((rest_7 == rest_6) & older_6__q[7]);
-            beats_lo_6[7] = ~((rest_7 < rest_6) | ((rest_7 == rest_6) & older_6__q[7]));
+            beats_lo_7[6] = (tot_7__q < tot_6__q) | ((tot_7__q == tot_6__q) & older_6__q[7]);
+            beats_lo_6[7] = ~((tot_7__q < tot_6__q) | ((tot_7__q == tot_6__q) & older_6__q[7]));
         end
         if (above_w_7[7]) begin
             beats_hi_7[7] = (sx_7 > sx_7) | ((sx_7 == sx_7) & older_7__q[7]);
             beats_hi_7[7] = ~((sx_7 > sx_7) | ((sx_7 == sx_7) & older_7__q[7]));
-            beats_lo_7[7] = (rest_7 < rest_7) | ((rest_7 == rest_7) & older_7__q[7]);
-            beats_lo_7[7] = ~((rest_7 < rest_7) | ((rest_7 == rest_7) & older_7__q[7]));
+            beats_lo_7[7] = (tot_7__q < tot_7__q) | ((tot_7__q == tot_7__q) & older_7__q[7]);
+            beats_lo_7[7] = ~((tot_7__q < tot_7__q) | ((tot_7__q == tot_7__q) & older_7__q[7]));
         end
         win_hi = zero_w;
         win_lo = zero_w;

@@ -276,7 +276,7 @@ pub fn run(a: RegressArgs) -> Result<ExitCode> {
             "\n== GPU lockstep: gtx480; lrr/gto/two_level: Verilated warp_arbiter in all 30 schedulers; elf++: Verilated elf and newcar in all 15 SMs; laws (real traces only): Verilated locality_degree in all 30 schedulers; gto+la_tb32 (real traces only): Verilated la_tb_dispatch (window 32) in place of tb_dispatch; Verilated tb_dispatch and 15 sm_alloc in every other run"
         );
         outln!(
-            "{:<20} {:<10} {:>11} {:>10} {:>8} {:>8}",
+            "{:<20} {:<12} {:>11} {:>10} {:>8} {:>8}",
             "workload",
             "policy",
             "verdict",
@@ -285,7 +285,7 @@ pub fn run(a: RegressArgs) -> Result<ExitCode> {
             "seconds"
         );
         for (w, p, v, c, ipc, s) in &gpu_rows {
-            outln!("{w:<20} {p:<10} {v:>11} {c:>10} {ipc:>8.2} {s:>8.2}");
+            outln!("{w:<20} {p:<12} {v:>11} {c:>10} {ipc:>8.2} {s:>8.2}");
         }
         let scope = if rtl {
             ""

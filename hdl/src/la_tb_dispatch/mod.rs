@@ -23,11 +23,14 @@
 //! Structure, each stage a tree:
 //! * decision: the SM by round robin over the SMs with room and a free slot (the lowest
 //!   request above the last SM served, `rr_above` a prefix OR of its one-hot, else the
-//!   lowest), its lowest free slot; per entry its score with that SM (an AND-OR multiplexer)
-//!   and the rest (`tot` minus it); the winner beats every other ready entry, on (score, age)
-//!   when any ready entry shares with the SM, else on (rest, age), from the `W (W - 1) / 2`
-//!   comparisons of each order (each pair compared once, the other direction its negation)
-//!   and an AND-reduction per entry;
+//!   lowest; each bit a request with no lower one, an OR tree per bit), its lowest free slot;
+//!   per entry its score with that SM (an AND-OR multiplexer); the winner beats every other
+//!   ready entry, on (score, age) when any ready entry shares with the SM, else on (rest,
+//!   age), the rest being the total minus the score with the SM. When no ready entry shares
+//!   with the SM, each one's score with it is 0 and its rest is its total: that order
+//!   compares the registered totals, so neither the subtraction nor the SM is on its path.
+//!   Each order takes `W (W - 1) / 2` comparisons (each pair compared once, the other
+//!   direction its negation) and an AND-reduction per entry;
 //! * events: the lowest pending finish and the lowest slot to visit by [`FindFirst`]s, the
 //!   broadcast rectangles through AND-OR multiplexers (a running slot's or the winner's);
 //! * stage 2: one [`RectOverlap`] per (entry, array), registered;
@@ -36,8 +39,8 @@
 //! * loads: the lowest free entry takes block `fed`, the highest block `fed + 1`, so the lower
 //!   id sits in the lower entry, as the age matrix orders entries inserted together.
 //!
-//! The small lowest-set-bit searches (SMs, slots, free entries) are `x & (!x + 1)`, a carry
-//! chain, written inline: a [`FindFirst`] sub-block whose request this block computes and whose
+//! The small lowest-set-bit searches (slots, free entries) are `x & (!x + 1)`, a carry
+//! chain (the round robin's is an OR tree: it starts the decision's path), written inline: a [`FindFirst`] sub-block whose request this block computes and whose
 //! answer it reads makes a false combinational loop for Verilator (`UNOPTFLAT`) that the
 //! gate rejects; the two over the running slots take registers and stay sub-blocks.
 //!
@@ -149,14 +152,12 @@ pub struct LaDispatch<
     has_free: Signal<Local, Bits<S>>,
     x_free: Signal<Local, Bits<J>>,
     ready: Signal<Local, Bits<W>>,
-    /// Per entry: its score with the served SM, widened, and the rest of its total.
+    /// Per entry: its score with the served SM.
     sx: [Signal<Local, Bits<SCORE_BITS>>; W],
-    sxw: [Signal<Local, Bits<OB>>; W],
-    rest: [Signal<Local, Bits<OB>>; W],
     /// SMs some ready entry shares with; whether the served SM is one of them.
     nzs: Signal<Local, Bits<S>>,
     any_pos: Signal<Local, Bit>,
-    /// Per entry `c`: the entries it beats on (score, age) and on (rest, age).
+    /// Per entry `c`: the entries it beats on (score, age) and on (total, age).
     beats_hi: [Signal<Local, Bits<W>>; W],
     beats_lo: [Signal<Local, Bits<W>>; W],
     win_hi: Signal<Local, Bits<W>>,
@@ -204,7 +205,7 @@ pub struct LaDispatch<
     shift: [Constant<Bits<8>>; SB],
     two_fb: Constant<Bits<FB>>,
     one_w: Constant<Bits<W>>,
-    one_s: Constant<Bits<S>>,
+    below_s: [Constant<Bits<S>>; S],
     one_j: Constant<Bits<J>>,
     index_s: [Constant<Bits<SB>>; S],
     index_j: [Constant<Bits<JB>>; J],
@@ -326,8 +327,6 @@ impl<
             x_free: Default::default(),
             ready: Default::default(),
             sx: array_init::array_init(|_| Default::default()),
-            sxw: array_init::array_init(|_| Default::default()),
-            rest: array_init::array_init(|_| Default::default()),
             nzs: Default::default(),
             any_pos: Default::default(),
             beats_hi: array_init::array_init(|_| Default::default()),
@@ -369,7 +368,7 @@ impl<
             sweeping_n: Default::default(),
             two_fb: constant(if F == 2 { 2 } else { 0 }),
             one_w: constant(1),
-            one_s: constant(1),
+            below_s: below_table(),
             one_j: constant(1),
             index_s: index_table(),
             index_j: index_table(),
@@ -461,12 +460,20 @@ impl<
             }
         }
         self.rr_req.next = self.room.val() & self.has_free.val();
-        // The lowest set bit of `x` is `x & (!x + 1)` (a carry chain).
+        // The lowest request above the last SM served, else the lowest: per SM, a request
+        // with no lower one (an OR tree per bit, not a carry chain).
         self.rr_masked.next = self.rr_req.val() & self.rr_above.q.val();
         self.rr_valid.next = self.rr_req.val().any();
-        self.rr_oh.next = self.rr_req.val() & ((!self.rr_req.val()) + self.one_s.val());
-        if self.rr_masked.val().any() {
-            self.rr_oh.next = self.rr_masked.val() & ((!self.rr_masked.val()) + self.one_s.val());
+        self.rr_oh.next = self.zero_s.val();
+        for s in 0..S {
+            self.rr_oh.next = self.rr_oh.val().replace_bit(
+                s,
+                (self.rr_masked.val().get_bit(s)
+                    & !(self.rr_masked.val() & self.below_s[s].val()).any())
+                    | (!self.rr_masked.val().any()
+                        & self.rr_req.val().get_bit(s)
+                        & !(self.rr_req.val() & self.below_s[s].val()).any()),
+            );
         }
         self.rr_index.next = self.zero_sb.val();
         for s in 0..S {
@@ -490,7 +497,7 @@ impl<
                 self.slot_index.next = self.slot_index.val() | self.index_j[j].val();
             }
         }
-        // Per entry: the score with the served SM and the rest.
+        // Per entry: the score with the served SM.
         self.ready.next = self.valid.q.val() & !self.waiting.q.val() & !self.sweeping.q.val();
         self.nzs.next = self.zero_s.val();
         for sn in S..(S + 1) {
@@ -506,17 +513,11 @@ impl<
                         self.nzs.next = self.nzs.val() | self.onehot_s[s].val();
                     }
                 }
-                self.sxw[c].next = self.zero_ob.val();
-                for b in 0..SCORE_BITS {
-                    self.sxw[c].next = self.sxw[c]
-                        .val()
-                        .replace_bit(b, self.sx[c].val().get_bit(b));
-                }
-                self.rest[c].next = self.tot[c].q.val() - self.sxw[c].val();
             }
         }
         self.any_pos.next = (self.nzs.val() & self.rr_oh.val()).any();
-        // Each pair once: `c` before `d` on (score, age) and on (rest, age).
+        // Each pair once: `c` before `d` on (score, age) and on (total, age) (the rest when no
+        // ready entry shares with the SM).
         for c in 0..W {
             self.beats_hi[c].next = self.zero_w.val();
             self.beats_lo[c].next = self.zero_w.val();
@@ -538,14 +539,14 @@ impl<
                     );
                     self.beats_lo[c].next = self.beats_lo[c].val().replace_bit(
                         d,
-                        (self.rest[c].val() < self.rest[d].val())
-                            | ((self.rest[c].val() == self.rest[d].val())
+                        (self.tot[c].q.val() < self.tot[d].q.val())
+                            | ((self.tot[c].q.val() == self.tot[d].q.val())
                                 & self.older[d].q.val().get_bit(c)),
                     );
                     self.beats_lo[d].next = self.beats_lo[d].val().replace_bit(
                         c,
-                        !((self.rest[c].val() < self.rest[d].val())
-                            | ((self.rest[c].val() == self.rest[d].val())
+                        !((self.tot[c].q.val() < self.tot[d].q.val())
+                            | ((self.tot[c].q.val() == self.tot[d].q.val())
                                 & self.older[d].q.val().get_bit(c))),
                     );
                 }

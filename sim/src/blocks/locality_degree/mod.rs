@@ -421,10 +421,4 @@ impl crate::block::BlockKind for Kind {
     fn describe(p: &Params) -> String {
         format!("{} warps, {} active", p.warps, p.active)
     }
-    /// The Verilated `fermi` module runs about 0.01 M cycles/s (24 degree units, 24 adder
-    /// trees and 576 comparators in one combinational block, evaluated twice a cycle): 1 M
-    /// cycles in `regress` (about 2 minutes) until the netlist shrinks (issue 12).
-    fn regress_cycles(_policy: &str, preset: &str) -> Option<u64> {
-        (preset == "fermi").then_some(1_000_000)
-    }
 }
