@@ -10891,6 +10891,13 @@ module la_tb_dispatch_base_fermi(clock,reset,start,total,room,fill_count,fill_re
     reg  rr_above__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
+    reg  [14:0] rr_pick__d;
+    // verilator lint_on UNOPTFLAT
+    wire  [14:0] rr_pick__q;
+    // verilator lint_off UNOPTFLAT
+    reg  rr_pick__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [119:0] fin__req;
     // verilator lint_on UNOPTFLAT
     wire  fin__valid;
@@ -12028,6 +12035,9 @@ module la_tb_dispatch_base_fermi(clock,reset,start,total,room,fill_count,fill_re
     wire  [15:0] unit_159__lines;
     
     // Local signals
+    // verilator lint_off UNOPTFLAT
+    reg  [14:0] rr_next;
+    // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
     reg  [14:0] rr_masked;
     // verilator lint_on UNOPTFLAT
@@ -21223,6 +21233,11 @@ module la_tb_dispatch_base_fermi(clock,reset,start,total,room,fill_count,fill_re
         .q(rr_above__q),
         .clock(rr_above__clock)
     );
+    la_tb_dispatch_base_fermi__rr_pick rr_pick(
+        .d(rr_pick__d),
+        .q(rr_pick__q),
+        .clock(rr_pick__clock)
+    );
     la_tb_dispatch_base_fermi__fin fin(
         .req(fin__req),
         .valid(fin__valid),
@@ -22057,6 +22072,7 @@ module la_tb_dispatch_base_fermi(clock,reset,start,total,room,fill_count,fill_re
         sm2__clock = clock;
         sub2__clock = clock;
         rr_above__clock = clock;
+        rr_pick__clock = clock;
         total_q__d = total_q__q;
         fed__d = fed__q;
         granted__d = granted__q;
@@ -22076,6 +22092,7 @@ module la_tb_dispatch_base_fermi(clock,reset,start,total,room,fill_count,fill_re
         sm2__d = sm2__q;
         sub2__d = sub2__q;
         rr_above__d = rr_above__q;
+        rr_pick__d = rr_pick__q;
         older_0__clock = clock;
         older_0__d = older_0__q;
         id_0__clock = clock;
@@ -24913,387 +24930,9 @@ module la_tb_dispatch_base_fermi(clock,reset,start,total,room,fill_count,fill_re
         bc_rect_2__clock = clock;
         bc_rect_3__clock = clock;
         bc_rect_4__clock = clock;
-        has_free = zero_s;
+        rr_oh = rr_pick__q;
+        rr_valid = |(rr_pick__q & room);
         x_free = zero_j;
-        if (~occ__q[0 * 8 + 0]) begin
-            has_free = has_free | onehot_s_0;
-        end
-        if (~occ__q[0 * 8 + 1]) begin
-            has_free = has_free | onehot_s_0;
-        end
-        if (~occ__q[0 * 8 + 2]) begin
-            has_free = has_free | onehot_s_0;
-        end
-        if (~occ__q[0 * 8 + 3]) begin
-            has_free = has_free | onehot_s_0;
-        end
-        if (~occ__q[0 * 8 + 4]) begin
-            has_free = has_free | onehot_s_0;
-        end
-        if (~occ__q[0 * 8 + 5]) begin
-            has_free = has_free | onehot_s_0;
-        end
-        if (~occ__q[0 * 8 + 6]) begin
-            has_free = has_free | onehot_s_0;
-        end
-        if (~occ__q[0 * 8 + 7]) begin
-            has_free = has_free | onehot_s_0;
-        end
-        if (~occ__q[1 * 8 + 0]) begin
-            has_free = has_free | onehot_s_1;
-        end
-        if (~occ__q[1 * 8 + 1]) begin
-            has_free = has_free | onehot_s_1;
-        end
-        if (~occ__q[1 * 8 + 2]) begin
-            has_free = has_free | onehot_s_1;
-        end
-        if (~occ__q[1 * 8 + 3]) begin
-            has_free = has_free | onehot_s_1;
-        end
-        if (~occ__q[1 * 8 + 4]) begin
-            has_free = has_free | onehot_s_1;
-        end
-        if (~occ__q[1 * 8 + 5]) begin
-            has_free = has_free | onehot_s_1;
-        end
-        if (~occ__q[1 * 8 + 6]) begin
-            has_free = has_free | onehot_s_1;
-        end
-        if (~occ__q[1 * 8 + 7]) begin
-            has_free = has_free | onehot_s_1;
-        end
-        if (~occ__q[2 * 8 + 0]) begin
-            has_free = has_free | onehot_s_2;
-        end
-        if (~occ__q[2 * 8 + 1]) begin
-            has_free = has_free | onehot_s_2;
-        end
-        if (~occ__q[2 * 8 + 2]) begin
-            has_free = has_free | onehot_s_2;
-        end
-        if (~occ__q[2 * 8 + 3]) begin
-            has_free = has_free | onehot_s_2;
-        end
-        if (~occ__q[2 * 8 + 4]) begin
-            has_free = has_free | onehot_s_2;
-        end
-        if (~occ__q[2 * 8 + 5]) begin
-            has_free = has_free | onehot_s_2;
-        end
-        if (~occ__q[2 * 8 + 6]) begin
-            has_free = has_free | onehot_s_2;
-        end
-        if (~occ__q[2 * 8 + 7]) begin
-            has_free = has_free | onehot_s_2;
-        end
-        if (~occ__q[3 * 8 + 0]) begin
-            has_free = has_free | onehot_s_3;
-        end
-        if (~occ__q[3 * 8 + 1]) begin
-            has_free = has_free | onehot_s_3;
-        end
-        if (~occ__q[3 * 8 + 2]) begin
-            has_free = has_free | onehot_s_3;
-        end
-        if (~occ__q[3 * 8 + 3]) begin
-            has_free = has_free | onehot_s_3;
-        end
-        if (~occ__q[3 * 8 + 4]) begin
-            has_free = has_free | onehot_s_3;
-        end
-        if (~occ__q[3 * 8 + 5]) begin
-            has_free = has_free | onehot_s_3;
-        end
-        if (~occ__q[3 * 8 + 6]) begin
-            has_free = has_free | onehot_s_3;
-        end
-        if (~occ__q[3 * 8 + 7]) begin
-            has_free = has_free | onehot_s_3;
-        end
-        if (~occ__q[4 * 8 + 0]) begin
-            has_free = has_free | onehot_s_4;
-        end
-        if (~occ__q[4 * 8 + 1]) begin
-            has_free = has_free | onehot_s_4;
-        end
-        if (~occ__q[4 * 8 + 2]) begin
-            has_free = has_free | onehot_s_4;
-        end
-        if (~occ__q[4 * 8 + 3]) begin
-            has_free = has_free | onehot_s_4;
-        end
-        if (~occ__q[4 * 8 + 4]) begin
-            has_free = has_free | onehot_s_4;
-        end
-        if (~occ__q[4 * 8 + 5]) begin
-            has_free = has_free | onehot_s_4;
-        end
-        if (~occ__q[4 * 8 + 6]) begin
-            has_free = has_free | onehot_s_4;
-        end
-        if (~occ__q[4 * 8 + 7]) begin
-            has_free = has_free | onehot_s_4;
-        end
-        if (~occ__q[5 * 8 + 0]) begin
-            has_free = has_free | onehot_s_5;
-        end
-        if (~occ__q[5 * 8 + 1]) begin
-            has_free = has_free | onehot_s_5;
-        end
-        if (~occ__q[5 * 8 + 2]) begin
-            has_free = has_free | onehot_s_5;
-        end
-        if (~occ__q[5 * 8 + 3]) begin
-            has_free = has_free | onehot_s_5;
-        end
-        if (~occ__q[5 * 8 + 4]) begin
-            has_free = has_free | onehot_s_5;
-        end
-        if (~occ__q[5 * 8 + 5]) begin
-            has_free = has_free | onehot_s_5;
-        end
-        if (~occ__q[5 * 8 + 6]) begin
-            has_free = has_free | onehot_s_5;
-        end
-        if (~occ__q[5 * 8 + 7]) begin
-            has_free = has_free | onehot_s_5;
-        end
-        if (~occ__q[6 * 8 + 0]) begin
-            has_free = has_free | onehot_s_6;
-        end
-        if (~occ__q[6 * 8 + 1]) begin
-            has_free = has_free | onehot_s_6;
-        end
-        if (~occ__q[6 * 8 + 2]) begin
-            has_free = has_free | onehot_s_6;
-        end
-        if (~occ__q[6 * 8 + 3]) begin
-            has_free = has_free | onehot_s_6;
-        end
-        if (~occ__q[6 * 8 + 4]) begin
-            has_free = has_free | onehot_s_6;
-        end
-        if (~occ__q[6 * 8 + 5]) begin
-            has_free = has_free | onehot_s_6;
-        end
-        if (~occ__q[6 * 8 + 6]) begin
-            has_free = has_free | onehot_s_6;
-        end
-        if (~occ__q[6 * 8 + 7]) begin
-            has_free = has_free | onehot_s_6;
-        end
-        if (~occ__q[7 * 8 + 0]) begin
-            has_free = has_free | onehot_s_7;
-        end
-        if (~occ__q[7 * 8 + 1]) begin
-            has_free = has_free | onehot_s_7;
-        end
-        if (~occ__q[7 * 8 + 2]) begin
-            has_free = has_free | onehot_s_7;
-        end
-        if (~occ__q[7 * 8 + 3]) begin
-            has_free = has_free | onehot_s_7;
-        end
-        if (~occ__q[7 * 8 + 4]) begin
-            has_free = has_free | onehot_s_7;
-        end
-        if (~occ__q[7 * 8 + 5]) begin
-            has_free = has_free | onehot_s_7;
-        end
-        if (~occ__q[7 * 8 + 6]) begin
-            has_free = has_free | onehot_s_7;
-        end
-        if (~occ__q[7 * 8 + 7]) begin
-            has_free = has_free | onehot_s_7;
-        end
-        if (~occ__q[8 * 8 + 0]) begin
-            has_free = has_free | onehot_s_8;
-        end
-        if (~occ__q[8 * 8 + 1]) begin
-            has_free = has_free | onehot_s_8;
-        end
-        if (~occ__q[8 * 8 + 2]) begin
-            has_free = has_free | onehot_s_8;
-        end
-        if (~occ__q[8 * 8 + 3]) begin
-            has_free = has_free | onehot_s_8;
-        end
-        if (~occ__q[8 * 8 + 4]) begin
-            has_free = has_free | onehot_s_8;
-        end
-        if (~occ__q[8 * 8 + 5]) begin
-            has_free = has_free | onehot_s_8;
-        end
-        if (~occ__q[8 * 8 + 6]) begin
-            has_free = has_free | onehot_s_8;
-        end
-        if (~occ__q[8 * 8 + 7]) begin
-            has_free = has_free | onehot_s_8;
-        end
-        if (~occ__q[9 * 8 + 0]) begin
-            has_free = has_free | onehot_s_9;
-        end
-        if (~occ__q[9 * 8 + 1]) begin
-            has_free = has_free | onehot_s_9;
-        end
-        if (~occ__q[9 * 8 + 2]) begin
-            has_free = has_free | onehot_s_9;
-        end
-        if (~occ__q[9 * 8 + 3]) begin
-            has_free = has_free | onehot_s_9;
-        end
-        if (~occ__q[9 * 8 + 4]) begin
-            has_free = has_free | onehot_s_9;
-        end
-        if (~occ__q[9 * 8 + 5]) begin
-            has_free = has_free | onehot_s_9;
-        end
-        if (~occ__q[9 * 8 + 6]) begin
-            has_free = has_free | onehot_s_9;
-        end
-        if (~occ__q[9 * 8 + 7]) begin
-            has_free = has_free | onehot_s_9;
-        end
-        if (~occ__q[10 * 8 + 0]) begin
-            has_free = has_free | onehot_s_10;
-        end
-        if (~occ__q[10 * 8 + 1]) begin
-            has_free = has_free | onehot_s_10;
-        end
-        if (~occ__q[10 * 8 + 2]) begin
-            has_free = has_free | onehot_s_10;
-        end
-        if (~occ__q[10 * 8 + 3]) begin
-            has_free = has_free | onehot_s_10;
-        end
-        if (~occ__q[10 * 8 + 4]) begin
-            has_free = has_free | onehot_s_10;
-        end
-        if (~occ__q[10 * 8 + 5]) begin
-            has_free = has_free | onehot_s_10;
-        end
-        if (~occ__q[10 * 8 + 6]) begin
-            has_free = has_free | onehot_s_10;
-        end
-        if (~occ__q[10 * 8 + 7]) begin
-            has_free = has_free | onehot_s_10;
-        end
-        if (~occ__q[11 * 8 + 0]) begin
-            has_free = has_free | onehot_s_11;
-        end
-        if (~occ__q[11 * 8 + 1]) begin
-            has_free = has_free | onehot_s_11;
-        end
-        if (~occ__q[11 * 8 + 2]) begin
-            has_free = has_free | onehot_s_11;
-        end
-        if (~occ__q[11 * 8 + 3]) begin
-            has_free = has_free | onehot_s_11;
-        end
-        if (~occ__q[11 * 8 + 4]) begin
-            has_free = has_free | onehot_s_11;
-        end
-        if (~occ__q[11 * 8 + 5]) begin
-            has_free = has_free | onehot_s_11;
-        end
-        if (~occ__q[11 * 8 + 6]) begin
-            has_free = has_free | onehot_s_11;
-        end
-        if (~occ__q[11 * 8 + 7]) begin
-            has_free = has_free | onehot_s_11;
-        end
-        if (~occ__q[12 * 8 + 0]) begin
-            has_free = has_free | onehot_s_12;
-        end
-        if (~occ__q[12 * 8 + 1]) begin
-            has_free = has_free | onehot_s_12;
-        end
-        if (~occ__q[12 * 8 + 2]) begin
-            has_free = has_free | onehot_s_12;
-        end
-        if (~occ__q[12 * 8 + 3]) begin
-            has_free = has_free | onehot_s_12;
-        end
-        if (~occ__q[12 * 8 + 4]) begin
-            has_free = has_free | onehot_s_12;
-        end
-        if (~occ__q[12 * 8 + 5]) begin
-            has_free = has_free | onehot_s_12;
-        end
-        if (~occ__q[12 * 8 + 6]) begin
-            has_free = has_free | onehot_s_12;
-        end
-        if (~occ__q[12 * 8 + 7]) begin
-            has_free = has_free | onehot_s_12;
-        end
-        if (~occ__q[13 * 8 + 0]) begin
-            has_free = has_free | onehot_s_13;
-        end
-        if (~occ__q[13 * 8 + 1]) begin
-            has_free = has_free | onehot_s_13;
-        end
-        if (~occ__q[13 * 8 + 2]) begin
-            has_free = has_free | onehot_s_13;
-        end
-        if (~occ__q[13 * 8 + 3]) begin
-            has_free = has_free | onehot_s_13;
-        end
-        if (~occ__q[13 * 8 + 4]) begin
-            has_free = has_free | onehot_s_13;
-        end
-        if (~occ__q[13 * 8 + 5]) begin
-            has_free = has_free | onehot_s_13;
-        end
-        if (~occ__q[13 * 8 + 6]) begin
-            has_free = has_free | onehot_s_13;
-        end
-        if (~occ__q[13 * 8 + 7]) begin
-            has_free = has_free | onehot_s_13;
-        end
-        if (~occ__q[14 * 8 + 0]) begin
-            has_free = has_free | onehot_s_14;
-        end
-        if (~occ__q[14 * 8 + 1]) begin
-            has_free = has_free | onehot_s_14;
-        end
-        if (~occ__q[14 * 8 + 2]) begin
-            has_free = has_free | onehot_s_14;
-        end
-        if (~occ__q[14 * 8 + 3]) begin
-            has_free = has_free | onehot_s_14;
-        end
-        if (~occ__q[14 * 8 + 4]) begin
-            has_free = has_free | onehot_s_14;
-        end
-        if (~occ__q[14 * 8 + 5]) begin
-            has_free = has_free | onehot_s_14;
-        end
-        if (~occ__q[14 * 8 + 6]) begin
-            has_free = has_free | onehot_s_14;
-        end
-        if (~occ__q[14 * 8 + 7]) begin
-            has_free = has_free | onehot_s_14;
-        end
-        rr_req = room & has_free;
-        rr_masked = rr_req & rr_above__q;
-        rr_valid = |rr_req;
-        rr_oh = zero_s;
-        rr_oh[0] = (rr_masked[0] & ~|(rr_masked & below_s_0)) | (~|rr_masked & rr_req[0] & ~|(rr_req & below_s_0));
-        rr_oh[1] = (rr_masked[1] & ~|(rr_masked & below_s_1)) | (~|rr_masked & rr_req[1] & ~|(rr_req & below_s_1));
-        rr_oh[2] = (rr_masked[2] & ~|(rr_masked & below_s_2)) | (~|rr_masked & rr_req[2] & ~|(rr_req & below_s_2));
-        rr_oh[3] = (rr_masked[3] & ~|(rr_masked & below_s_3)) | (~|rr_masked & rr_req[3] & ~|(rr_req & below_s_3));
-        rr_oh[4] = (rr_masked[4] & ~|(rr_masked & below_s_4)) | (~|rr_masked & rr_req[4] & ~|(rr_req & below_s_4));
-        rr_oh[5] = (rr_masked[5] & ~|(rr_masked & below_s_5)) | (~|rr_masked & rr_req[5] & ~|(rr_req & below_s_5));
-        rr_oh[6] = (rr_masked[6] & ~|(rr_masked & below_s_6)) | (~|rr_masked & rr_req[6] & ~|(rr_req & below_s_6));
-        rr_oh[7] = (rr_masked[7] & ~|(rr_masked & below_s_7)) | (~|rr_masked & rr_req[7] & ~|(rr_req & below_s_7));
-        rr_oh[8] = (rr_masked[8] & ~|(rr_masked & below_s_8)) | (~|rr_masked & rr_req[8] & ~|(rr_req & below_s_8));
-        rr_oh[9] = (rr_masked[9] & ~|(rr_masked & below_s_9)) | (~|rr_masked & rr_req[9] & ~|(rr_req & below_s_9));
-        rr_oh[10] = (rr_masked[10] & ~|(rr_masked & below_s_10)) | (~|rr_masked & rr_req[10] & ~|(rr_req & below_s_10));
-        rr_oh[11] = (rr_masked[11] & ~|(rr_masked & below_s_11)) | (~|rr_masked & rr_req[11] & ~|(rr_req & below_s_11));
-        rr_oh[12] = (rr_masked[12] & ~|(rr_masked & below_s_12)) | (~|rr_masked & rr_req[12] & ~|(rr_req & below_s_12));
-        rr_oh[13] = (rr_masked[13] & ~|(rr_masked & below_s_13)) | (~|rr_masked & rr_req[13] & ~|(rr_req & below_s_13));
-        rr_oh[14] = (rr_masked[14] & ~|(rr_masked & below_s_14)) | (~|rr_masked & rr_req[14] & ~|(rr_req & below_s_14));
         rr_index = zero_sb;
         if (rr_oh[0]) begin
             rr_index = rr_index | index_s_0;
@@ -47737,6 +47376,389 @@ module la_tb_dispatch_base_fermi(clock,reset,start,total,room,fill_count,fill_re
             older_30__d = below_w_30;
             older_31__d = below_w_31;
         end
+        has_free = zero_s;
+        if (~occ__d[0 * 8 + 0]) begin
+            has_free = has_free | onehot_s_0;
+        end
+        if (~occ__d[0 * 8 + 1]) begin
+            has_free = has_free | onehot_s_0;
+        end
+        if (~occ__d[0 * 8 + 2]) begin
+            has_free = has_free | onehot_s_0;
+        end
+        if (~occ__d[0 * 8 + 3]) begin
+            has_free = has_free | onehot_s_0;
+        end
+        if (~occ__d[0 * 8 + 4]) begin
+            has_free = has_free | onehot_s_0;
+        end
+        if (~occ__d[0 * 8 + 5]) begin
+            has_free = has_free | onehot_s_0;
+        end
+        if (~occ__d[0 * 8 + 6]) begin
+            has_free = has_free | onehot_s_0;
+        end
+        if (~occ__d[0 * 8 + 7]) begin
+            has_free = has_free | onehot_s_0;
+        end
+        if (~occ__d[1 * 8 + 0]) begin
+            has_free = has_free | onehot_s_1;
+        end
+        if (~occ__d[1 * 8 + 1]) begin
+            has_free = has_free | onehot_s_1;
+        end
+        if (~occ__d[1 * 8 + 2]) begin
+            has_free = has_free | onehot_s_1;
+        end
+        if (~occ__d[1 * 8 + 3]) begin
+            has_free = has_free | onehot_s_1;
+        end
+        if (~occ__d[1 * 8 + 4]) begin
+            has_free = has_free | onehot_s_1;
+        end
+        if (~occ__d[1 * 8 + 5]) begin
+            has_free = has_free | onehot_s_1;
+        end
+        if (~occ__d[1 * 8 + 6]) begin
+            has_free = has_free | onehot_s_1;
+        end
+        if (~occ__d[1 * 8 + 7]) begin
+            has_free = has_free | onehot_s_1;
+        end
+        if (~occ__d[2 * 8 + 0]) begin
+            has_free = has_free | onehot_s_2;
+        end
+        if (~occ__d[2 * 8 + 1]) begin
+            has_free = has_free | onehot_s_2;
+        end
+        if (~occ__d[2 * 8 + 2]) begin
+            has_free = has_free | onehot_s_2;
+        end
+        if (~occ__d[2 * 8 + 3]) begin
+            has_free = has_free | onehot_s_2;
+        end
+        if (~occ__d[2 * 8 + 4]) begin
+            has_free = has_free | onehot_s_2;
+        end
+        if (~occ__d[2 * 8 + 5]) begin
+            has_free = has_free | onehot_s_2;
+        end
+        if (~occ__d[2 * 8 + 6]) begin
+            has_free = has_free | onehot_s_2;
+        end
+        if (~occ__d[2 * 8 + 7]) begin
+            has_free = has_free | onehot_s_2;
+        end
+        if (~occ__d[3 * 8 + 0]) begin
+            has_free = has_free | onehot_s_3;
+        end
+        if (~occ__d[3 * 8 + 1]) begin
+            has_free = has_free | onehot_s_3;
+        end
+        if (~occ__d[3 * 8 + 2]) begin
+            has_free = has_free | onehot_s_3;
+        end
+        if (~occ__d[3 * 8 + 3]) begin
+            has_free = has_free | onehot_s_3;
+        end
+        if (~occ__d[3 * 8 + 4]) begin
+            has_free = has_free | onehot_s_3;
+        end
+        if (~occ__d[3 * 8 + 5]) begin
+            has_free = has_free | onehot_s_3;
+        end
+        if (~occ__d[3 * 8 + 6]) begin
+            has_free = has_free | onehot_s_3;
+        end
+        if (~occ__d[3 * 8 + 7]) begin
+            has_free = has_free | onehot_s_3;
+        end
+        if (~occ__d[4 * 8 + 0]) begin
+            has_free = has_free | onehot_s_4;
+        end
+        if (~occ__d[4 * 8 + 1]) begin
+            has_free = has_free | onehot_s_4;
+        end
+        if (~occ__d[4 * 8 + 2]) begin
+            has_free = has_free | onehot_s_4;
+        end
+        if (~occ__d[4 * 8 + 3]) begin
+            has_free = has_free | onehot_s_4;
+        end
+        if (~occ__d[4 * 8 + 4]) begin
+            has_free = has_free | onehot_s_4;
+        end
+        if (~occ__d[4 * 8 + 5]) begin
+            has_free = has_free | onehot_s_4;
+        end
+        if (~occ__d[4 * 8 + 6]) begin
+            has_free = has_free | onehot_s_4;
+        end
+        if (~occ__d[4 * 8 + 7]) begin
+            has_free = has_free | onehot_s_4;
+        end
+        if (~occ__d[5 * 8 + 0]) begin
+            has_free = has_free | onehot_s_5;
+        end
+        if (~occ__d[5 * 8 + 1]) begin
+            has_free = has_free | onehot_s_5;
+        end
+        if (~occ__d[5 * 8 + 2]) begin
+            has_free = has_free | onehot_s_5;
+        end
+        if (~occ__d[5 * 8 + 3]) begin
+            has_free = has_free | onehot_s_5;
+        end
+        if (~occ__d[5 * 8 + 4]) begin
+            has_free = has_free | onehot_s_5;
+        end
+        if (~occ__d[5 * 8 + 5]) begin
+            has_free = has_free | onehot_s_5;
+        end
+        if (~occ__d[5 * 8 + 6]) begin
+            has_free = has_free | onehot_s_5;
+        end
+        if (~occ__d[5 * 8 + 7]) begin
+            has_free = has_free | onehot_s_5;
+        end
+        if (~occ__d[6 * 8 + 0]) begin
+            has_free = has_free | onehot_s_6;
+        end
+        if (~occ__d[6 * 8 + 1]) begin
+            has_free = has_free | onehot_s_6;
+        end
+        if (~occ__d[6 * 8 + 2]) begin
+            has_free = has_free | onehot_s_6;
+        end
+        if (~occ__d[6 * 8 + 3]) begin
+            has_free = has_free | onehot_s_6;
+        end
+        if (~occ__d[6 * 8 + 4]) begin
+            has_free = has_free | onehot_s_6;
+        end
+        if (~occ__d[6 * 8 + 5]) begin
+            has_free = has_free | onehot_s_6;
+        end
+        if (~occ__d[6 * 8 + 6]) begin
+            has_free = has_free | onehot_s_6;
+        end
+        if (~occ__d[6 * 8 + 7]) begin
+            has_free = has_free | onehot_s_6;
+        end
+        if (~occ__d[7 * 8 + 0]) begin
+            has_free = has_free | onehot_s_7;
+        end
+        if (~occ__d[7 * 8 + 1]) begin
+            has_free = has_free | onehot_s_7;
+        end
+        if (~occ__d[7 * 8 + 2]) begin
+            has_free = has_free | onehot_s_7;
+        end
+        if (~occ__d[7 * 8 + 3]) begin
+            has_free = has_free | onehot_s_7;
+        end
+        if (~occ__d[7 * 8 + 4]) begin
+            has_free = has_free | onehot_s_7;
+        end
+        if (~occ__d[7 * 8 + 5]) begin
+            has_free = has_free | onehot_s_7;
+        end
+        if (~occ__d[7 * 8 + 6]) begin
+            has_free = has_free | onehot_s_7;
+        end
+        if (~occ__d[7 * 8 + 7]) begin
+            has_free = has_free | onehot_s_7;
+        end
+        if (~occ__d[8 * 8 + 0]) begin
+            has_free = has_free | onehot_s_8;
+        end
+        if (~occ__d[8 * 8 + 1]) begin
+            has_free = has_free | onehot_s_8;
+        end
+        if (~occ__d[8 * 8 + 2]) begin
+            has_free = has_free | onehot_s_8;
+        end
+        if (~occ__d[8 * 8 + 3]) begin
+            has_free = has_free | onehot_s_8;
+        end
+        if (~occ__d[8 * 8 + 4]) begin
+            has_free = has_free | onehot_s_8;
+        end
+        if (~occ__d[8 * 8 + 5]) begin
+            has_free = has_free | onehot_s_8;
+        end
+        if (~occ__d[8 * 8 + 6]) begin
+            has_free = has_free | onehot_s_8;
+        end
+        if (~occ__d[8 * 8 + 7]) begin
+            has_free = has_free | onehot_s_8;
+        end
+        if (~occ__d[9 * 8 + 0]) begin
+            has_free = has_free | onehot_s_9;
+        end
+        if (~occ__d[9 * 8 + 1]) begin
+            has_free = has_free | onehot_s_9;
+        end
+        if (~occ__d[9 * 8 + 2]) begin
+            has_free = has_free | onehot_s_9;
+        end
+        if (~occ__d[9 * 8 + 3]) begin
+            has_free = has_free | onehot_s_9;
+        end
+        if (~occ__d[9 * 8 + 4]) begin
+            has_free = has_free | onehot_s_9;
+        end
+        if (~occ__d[9 * 8 + 5]) begin
+            has_free = has_free | onehot_s_9;
+        end
+        if (~occ__d[9 * 8 + 6]) begin
+            has_free = has_free | onehot_s_9;
+        end
+        if (~occ__d[9 * 8 + 7]) begin
+            has_free = has_free | onehot_s_9;
+        end
+        if (~occ__d[10 * 8 + 0]) begin
+            has_free = has_free | onehot_s_10;
+        end
+        if (~occ__d[10 * 8 + 1]) begin
+            has_free = has_free | onehot_s_10;
+        end
+        if (~occ__d[10 * 8 + 2]) begin
+            has_free = has_free | onehot_s_10;
+        end
+        if (~occ__d[10 * 8 + 3]) begin
+            has_free = has_free | onehot_s_10;
+        end
+        if (~occ__d[10 * 8 + 4]) begin
+            has_free = has_free | onehot_s_10;
+        end
+        if (~occ__d[10 * 8 + 5]) begin
+            has_free = has_free | onehot_s_10;
+        end
+        if (~occ__d[10 * 8 + 6]) begin
+            has_free = has_free | onehot_s_10;
+        end
+        if (~occ__d[10 * 8 + 7]) begin
+            has_free = has_free | onehot_s_10;
+        end
+        if (~occ__d[11 * 8 + 0]) begin
+            has_free = has_free | onehot_s_11;
+        end
+        if (~occ__d[11 * 8 + 1]) begin
+            has_free = has_free | onehot_s_11;
+        end
+        if (~occ__d[11 * 8 + 2]) begin
+            has_free = has_free | onehot_s_11;
+        end
+        if (~occ__d[11 * 8 + 3]) begin
+            has_free = has_free | onehot_s_11;
+        end
+        if (~occ__d[11 * 8 + 4]) begin
+            has_free = has_free | onehot_s_11;
+        end
+        if (~occ__d[11 * 8 + 5]) begin
+            has_free = has_free | onehot_s_11;
+        end
+        if (~occ__d[11 * 8 + 6]) begin
+            has_free = has_free | onehot_s_11;
+        end
+        if (~occ__d[11 * 8 + 7]) begin
+            has_free = has_free | onehot_s_11;
+        end
+        if (~occ__d[12 * 8 + 0]) begin
+            has_free = has_free | onehot_s_12;
+        end
+        if (~occ__d[12 * 8 + 1]) begin
+            has_free = has_free | onehot_s_12;
+        end
+        if (~occ__d[12 * 8 + 2]) begin
+            has_free = has_free | onehot_s_12;
+        end
+        if (~occ__d[12 * 8 + 3]) begin
+            has_free = has_free | onehot_s_12;
+        end
+        if (~occ__d[12 * 8 + 4]) begin
+            has_free = has_free | onehot_s_12;
+        end
+        if (~occ__d[12 * 8 + 5]) begin
+            has_free = has_free | onehot_s_12;
+        end
+        if (~occ__d[12 * 8 + 6]) begin
+            has_free = has_free | onehot_s_12;
+        end
+        if (~occ__d[12 * 8 + 7]) begin
+            has_free = has_free | onehot_s_12;
+        end
+        if (~occ__d[13 * 8 + 0]) begin
+            has_free = has_free | onehot_s_13;
+        end
+        if (~occ__d[13 * 8 + 1]) begin
+            has_free = has_free | onehot_s_13;
+        end
+        if (~occ__d[13 * 8 + 2]) begin
+            has_free = has_free | onehot_s_13;
+        end
+        if (~occ__d[13 * 8 + 3]) begin
+            has_free = has_free | onehot_s_13;
+        end
+        if (~occ__d[13 * 8 + 4]) begin
+            has_free = has_free | onehot_s_13;
+        end
+        if (~occ__d[13 * 8 + 5]) begin
+            has_free = has_free | onehot_s_13;
+        end
+        if (~occ__d[13 * 8 + 6]) begin
+            has_free = has_free | onehot_s_13;
+        end
+        if (~occ__d[13 * 8 + 7]) begin
+            has_free = has_free | onehot_s_13;
+        end
+        if (~occ__d[14 * 8 + 0]) begin
+            has_free = has_free | onehot_s_14;
+        end
+        if (~occ__d[14 * 8 + 1]) begin
+            has_free = has_free | onehot_s_14;
+        end
+        if (~occ__d[14 * 8 + 2]) begin
+            has_free = has_free | onehot_s_14;
+        end
+        if (~occ__d[14 * 8 + 3]) begin
+            has_free = has_free | onehot_s_14;
+        end
+        if (~occ__d[14 * 8 + 4]) begin
+            has_free = has_free | onehot_s_14;
+        end
+        if (~occ__d[14 * 8 + 5]) begin
+            has_free = has_free | onehot_s_14;
+        end
+        if (~occ__d[14 * 8 + 6]) begin
+            has_free = has_free | onehot_s_14;
+        end
+        if (~occ__d[14 * 8 + 7]) begin
+            has_free = has_free | onehot_s_14;
+        end
+        rr_req = room & has_free;
+        rr_masked = rr_req & rr_above__d;
+        rr_next = zero_s;
+        rr_next[0] = (rr_masked[0] & ~|(rr_masked & below_s_0)) | (~|rr_masked & rr_req[0] & ~|(rr_req & below_s_0));
+        rr_next[1] = (rr_masked[1] & ~|(rr_masked & below_s_1)) | (~|rr_masked & rr_req[1] & ~|(rr_req & below_s_1));
+        rr_next[2] = (rr_masked[2] & ~|(rr_masked & below_s_2)) | (~|rr_masked & rr_req[2] & ~|(rr_req & below_s_2));
+        rr_next[3] = (rr_masked[3] & ~|(rr_masked & below_s_3)) | (~|rr_masked & rr_req[3] & ~|(rr_req & below_s_3));
+        rr_next[4] = (rr_masked[4] & ~|(rr_masked & below_s_4)) | (~|rr_masked & rr_req[4] & ~|(rr_req & below_s_4));
+        rr_next[5] = (rr_masked[5] & ~|(rr_masked & below_s_5)) | (~|rr_masked & rr_req[5] & ~|(rr_req & below_s_5));
+        rr_next[6] = (rr_masked[6] & ~|(rr_masked & below_s_6)) | (~|rr_masked & rr_req[6] & ~|(rr_req & below_s_6));
+        rr_next[7] = (rr_masked[7] & ~|(rr_masked & below_s_7)) | (~|rr_masked & rr_req[7] & ~|(rr_req & below_s_7));
+        rr_next[8] = (rr_masked[8] & ~|(rr_masked & below_s_8)) | (~|rr_masked & rr_req[8] & ~|(rr_req & below_s_8));
+        rr_next[9] = (rr_masked[9] & ~|(rr_masked & below_s_9)) | (~|rr_masked & rr_req[9] & ~|(rr_req & below_s_9));
+        rr_next[10] = (rr_masked[10] & ~|(rr_masked & below_s_10)) | (~|rr_masked & rr_req[10] & ~|(rr_req & below_s_10));
+        rr_next[11] = (rr_masked[11] & ~|(rr_masked & below_s_11)) | (~|rr_masked & rr_req[11] & ~|(rr_req & below_s_11));
+        rr_next[12] = (rr_masked[12] & ~|(rr_masked & below_s_12)) | (~|rr_masked & rr_req[12] & ~|(rr_req & below_s_12));
+        rr_next[13] = (rr_masked[13] & ~|(rr_masked & below_s_13)) | (~|rr_masked & rr_req[13] & ~|(rr_req & below_s_13));
+        rr_next[14] = (rr_masked[14] & ~|(rr_masked & below_s_14)) | (~|rr_masked & rr_req[14] & ~|(rr_req & below_s_14));
+        rr_pick__d = rr_next;
+        if (reset) begin
+            rr_pick__d = zero_s;
+        end
     end
     
 endmodule // la_tb_dispatch_base_fermi
@@ -48042,6 +48064,25 @@ module la_tb_dispatch_base_fermi__rr_above(d,q,clock);
     end
           
 endmodule // la_tb_dispatch_base_fermi__rr_above
+
+// la_tb_dispatch_base_fermi__rr_pick: a register (rust-hdl DFF), field `rr_pick` of `la_tb_dispatch_base_fermi`; 1 instance.
+module la_tb_dispatch_base_fermi__rr_pick(d,q,clock);
+    
+    // Module arguments
+    input wire  [14:0] d;
+    output reg  [14:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 15'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // la_tb_dispatch_base_fermi__rr_pick
 
 // la_tb_dispatch_base_fermi__run_rect: a register (rust-hdl DFF), field `run_rect` of `la_tb_dispatch_base_fermi`; 600 instances (one per array element).
 module la_tb_dispatch_base_fermi__run_rect(d,q,clock);

@@ -1099,6 +1099,13 @@ module la_tb_dispatch_base_proto(clock,reset,start,total,room,fill_count,fill_re
     reg  rr_above__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
+    reg  [3:0] rr_pick__d;
+    // verilator lint_on UNOPTFLAT
+    wire  [3:0] rr_pick__q;
+    // verilator lint_off UNOPTFLAT
+    reg  rr_pick__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [15:0] fin__req;
     // verilator lint_on UNOPTFLAT
     wire  fin__valid;
@@ -1228,6 +1235,9 @@ module la_tb_dispatch_base_proto(clock,reset,start,total,room,fill_count,fill_re
     wire  [15:0] unit_15__lines;
     
     // Local signals
+    // verilator lint_off UNOPTFLAT
+    reg  [3:0] rr_next;
+    // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
     reg  [3:0] rr_masked;
     // verilator lint_on UNOPTFLAT
@@ -2286,6 +2296,11 @@ module la_tb_dispatch_base_proto(clock,reset,start,total,room,fill_count,fill_re
         .q(rr_above__q),
         .clock(rr_above__clock)
     );
+    la_tb_dispatch_base_proto__rr_pick rr_pick(
+        .d(rr_pick__d),
+        .q(rr_pick__q),
+        .clock(rr_pick__clock)
+    );
     la_tb_dispatch_base_proto__fin fin(
         .req(fin__req),
         .valid(fin__valid),
@@ -2400,6 +2415,7 @@ module la_tb_dispatch_base_proto(clock,reset,start,total,room,fill_count,fill_re
         sm2__clock = clock;
         sub2__clock = clock;
         rr_above__clock = clock;
+        rr_pick__clock = clock;
         total_q__d = total_q__q;
         fed__d = fed__q;
         granted__d = granted__q;
@@ -2419,6 +2435,7 @@ module la_tb_dispatch_base_proto(clock,reset,start,total,room,fill_count,fill_re
         sm2__d = sm2__q;
         sub2__d = sub2__q;
         rr_above__d = rr_above__q;
+        rr_pick__d = rr_pick__q;
         older_0__clock = clock;
         older_0__d = older_0__q;
         id_0__clock = clock;
@@ -2645,64 +2662,9 @@ module la_tb_dispatch_base_proto(clock,reset,start,total,room,fill_count,fill_re
         run_rect_31__d = run_rect_31__q;
         bc_rect_0__clock = clock;
         bc_rect_1__clock = clock;
-        has_free = zero_s;
+        rr_oh = rr_pick__q;
+        rr_valid = |(rr_pick__q & room);
         x_free = zero_j;
-        if (~occ__q[0 * 4 + 0]) begin
-            has_free = has_free | onehot_s_0;
-        end
-        if (~occ__q[0 * 4 + 1]) begin
-            has_free = has_free | onehot_s_0;
-        end
-        if (~occ__q[0 * 4 + 2]) begin
-            has_free = has_free | onehot_s_0;
-        end
-        if (~occ__q[0 * 4 + 3]) begin
-            has_free = has_free | onehot_s_0;
-        end
-        if (~occ__q[1 * 4 + 0]) begin
-            has_free = has_free | onehot_s_1;
-        end
-        if (~occ__q[1 * 4 + 1]) begin
-            has_free = has_free | onehot_s_1;
-        end
-        if (~occ__q[1 * 4 + 2]) begin
-            has_free = has_free | onehot_s_1;
-        end
-        if (~occ__q[1 * 4 + 3]) begin
-            has_free = has_free | onehot_s_1;
-        end
-        if (~occ__q[2 * 4 + 0]) begin
-            has_free = has_free | onehot_s_2;
-        end
-        if (~occ__q[2 * 4 + 1]) begin
-            has_free = has_free | onehot_s_2;
-        end
-        if (~occ__q[2 * 4 + 2]) begin
-            has_free = has_free | onehot_s_2;
-        end
-        if (~occ__q[2 * 4 + 3]) begin
-            has_free = has_free | onehot_s_2;
-        end
-        if (~occ__q[3 * 4 + 0]) begin
-            has_free = has_free | onehot_s_3;
-        end
-        if (~occ__q[3 * 4 + 1]) begin
-            has_free = has_free | onehot_s_3;
-        end
-        if (~occ__q[3 * 4 + 2]) begin
-            has_free = has_free | onehot_s_3;
-        end
-        if (~occ__q[3 * 4 + 3]) begin
-            has_free = has_free | onehot_s_3;
-        end
-        rr_req = room & has_free;
-        rr_masked = rr_req & rr_above__q;
-        rr_valid = |rr_req;
-        rr_oh = zero_s;
-        rr_oh[0] = (rr_masked[0] & ~|(rr_masked & below_s_0)) | (~|rr_masked & rr_req[0] & ~|(rr_req & below_s_0));
-        rr_oh[1] = (rr_masked[1] & ~|(rr_masked & below_s_1)) | (~|rr_masked & rr_req[1] & ~|(rr_req & below_s_1));
-        rr_oh[2] = (rr_masked[2] & ~|(rr_masked & below_s_2)) | (~|rr_masked & rr_req[2] & ~|(rr_req & below_s_2));
-        rr_oh[3] = (rr_masked[3] & ~|(rr_masked & below_s_3)) | (~|rr_masked & rr_req[3] & ~|(rr_req & below_s_3));
         rr_index = zero_sb;
         if (rr_oh[0]) begin
             rr_index = rr_index | index_s_0;
@@ -4857,6 +4819,66 @@ module la_tb_dispatch_base_proto(clock,reset,start,total,room,fill_count,fill_re
             older_6__d = below_w_6;
             older_7__d = below_w_7;
         end
+        has_free = zero_s;
+        if (~occ__d[0 * 4 + 0]) begin
+            has_free = has_free | onehot_s_0;
+        end
+        if (~occ__d[0 * 4 + 1]) begin
+            has_free = has_free | onehot_s_0;
+        end
+        if (~occ__d[0 * 4 + 2]) begin
+            has_free = has_free | onehot_s_0;
+        end
+        if (~occ__d[0 * 4 + 3]) begin
+            has_free = has_free | onehot_s_0;
+        end
+        if (~occ__d[1 * 4 + 0]) begin
+            has_free = has_free | onehot_s_1;
+        end
+        if (~occ__d[1 * 4 + 1]) begin
+            has_free = has_free | onehot_s_1;
+        end
+        if (~occ__d[1 * 4 + 2]) begin
+            has_free = has_free | onehot_s_1;
+        end
+        if (~occ__d[1 * 4 + 3]) begin
+            has_free = has_free | onehot_s_1;
+        end
+        if (~occ__d[2 * 4 + 0]) begin
+            has_free = has_free | onehot_s_2;
+        end
+        if (~occ__d[2 * 4 + 1]) begin
+            has_free = has_free | onehot_s_2;
+        end
+        if (~occ__d[2 * 4 + 2]) begin
+            has_free = has_free | onehot_s_2;
+        end
+        if (~occ__d[2 * 4 + 3]) begin
+            has_free = has_free | onehot_s_2;
+        end
+        if (~occ__d[3 * 4 + 0]) begin
+            has_free = has_free | onehot_s_3;
+        end
+        if (~occ__d[3 * 4 + 1]) begin
+            has_free = has_free | onehot_s_3;
+        end
+        if (~occ__d[3 * 4 + 2]) begin
+            has_free = has_free | onehot_s_3;
+        end
+        if (~occ__d[3 * 4 + 3]) begin
+            has_free = has_free | onehot_s_3;
+        end
+        rr_req = room & has_free;
+        rr_masked = rr_req & rr_above__d;
+        rr_next = zero_s;
+        rr_next[0] = (rr_masked[0] & ~|(rr_masked & below_s_0)) | (~|rr_masked & rr_req[0] & ~|(rr_req & below_s_0));
+        rr_next[1] = (rr_masked[1] & ~|(rr_masked & below_s_1)) | (~|rr_masked & rr_req[1] & ~|(rr_req & below_s_1));
+        rr_next[2] = (rr_masked[2] & ~|(rr_masked & below_s_2)) | (~|rr_masked & rr_req[2] & ~|(rr_req & below_s_2));
+        rr_next[3] = (rr_masked[3] & ~|(rr_masked & below_s_3)) | (~|rr_masked & rr_req[3] & ~|(rr_req & below_s_3));
+        rr_pick__d = rr_next;
+        if (reset) begin
+            rr_pick__d = zero_s;
+        end
     end
     
 endmodule // la_tb_dispatch_base_proto
@@ -5141,6 +5163,25 @@ module la_tb_dispatch_base_proto__rr_above(d,q,clock);
     end
           
 endmodule // la_tb_dispatch_base_proto__rr_above
+
+// la_tb_dispatch_base_proto__rr_pick: a register (rust-hdl DFF), field `rr_pick` of `la_tb_dispatch_base_proto`; 1 instance.
+module la_tb_dispatch_base_proto__rr_pick(d,q,clock);
+    
+    // Module arguments
+    input wire  [3:0] d;
+    output reg  [3:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 4'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // la_tb_dispatch_base_proto__rr_pick
 
 // la_tb_dispatch_base_proto__run_rect: a register (rust-hdl DFF), field `run_rect` of `la_tb_dispatch_base_proto`; 32 instances (one per array element).
 module la_tb_dispatch_base_proto__run_rect(d,q,clock);

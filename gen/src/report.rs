@@ -218,9 +218,10 @@ fn laws_bits(p: &laws::Params) -> (u64, u64) {
 /// phase bits; the age matrix (one bit per pair of entries: the mirror bit is its complement and
 /// the diagonal is constant); per running slot its rectangles and three bits (occupied, finish
 /// pending, to visit); the pipeline (broadcast rectangles, 16-bit overlaps per entry and array,
-/// two entry masks, SM masks and signs, three event bits), the kernel counters (3 x 32) and the
-/// round robin's mask (`sms - 1` bits: the last SM is never above another). Returns (rectangles of the window and the running blocks: what the thesis's
-/// 15-byte queue entries hold, the rest).
+/// two entry masks, SM masks and signs, three event bits), the kernel counters (3 x 32), the
+/// round robin's mask and the SM chosen for the next cycle (`sms` bits each). Returns
+/// (rectangles of the window and the running blocks: what the thesis's 15-byte queue entries
+/// hold, the rest).
 fn la_tb_bits(p: &la::Params) -> (u64, u64) {
     let (s, j, w, a) = (
         p.sms as u64,
@@ -233,7 +234,7 @@ fn la_tb_bits(p: &la::Params) -> (u64, u64) {
     let entry = 32 + s * 24 + tot + 3;
     let age = w * (w - 1) / 2;
     let pipeline = a * 57 + w * a * 16 + 2 * w + 2 * s + 2 + 3;
-    (rects, w * entry + age + s * j * 3 + pipeline + 96 + s - 1)
+    (rects, w * entry + age + s * j * 3 + pipeline + 96 + 2 * s)
 }
 
 /// Renders the report for the modules of `gen` (written into `dir` first): rows of unchanged

@@ -3,6 +3,7 @@
 use anyhow::{Context, Result};
 use clap::Args;
 use gpusched_gen::lint::{verilator_lint, yosys_synth, GateError};
+use gpusched_gen::report;
 use gpusched_gen::Manifest;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -21,8 +22,10 @@ pub struct LintRow {
     pub module: String,
     /// Verilator lint verdict.
     pub lint: Result<(), GateError>,
-    /// Yosys synthesis verdict with the cell count.
-    pub synth: Result<u64, GateError>,
+    /// Yosys synthesis verdict with the cell count; `None`: not synthesized here, because
+    /// `REPORT.md` has a row for this very Verilog (same hash), made by `gpusched gen` with
+    /// the same structural checks.
+    pub synth: Result<Option<u64>, GateError>,
 }
 
 impl LintRow {
@@ -41,8 +44,12 @@ pub fn read_manifest(dir: &Path) -> Result<Manifest> {
         .with_context(|| format!("{}: not a gpusched manifest", path.display()))
 }
 
-/// Runs both gates on every module of the manifest in `dir`.
-pub fn lint_all(dir: &Path) -> Result<Vec<LintRow>> {
+/// Runs both gates on every module of the manifest in `dir`. With `trust_report`, Yosys
+/// skips the modules whose Verilog `dir/REPORT.md` has a row for (same SHA-256): `gpusched
+/// gen` made that row by synthesizing the same text with `check -assert` and no latch
+/// allowed (the `fermi` locality modules take minutes each), and `gen --check` fails when
+/// a row no longer matches.
+pub fn lint_all(dir: &Path, trust_report: bool) -> Result<Vec<LintRow>> {
     let m = read_manifest(dir)?;
     if m.modules.is_empty() {
         anyhow::bail!(
@@ -50,17 +57,30 @@ pub fn lint_all(dir: &Path) -> Result<Vec<LintRow>> {
             dir.join("manifest.json").display()
         );
     }
-    Ok(m.modules
+    let rows = if trust_report {
+        report::rows_in(&std::fs::read_to_string(dir.join(report::REPORT)).unwrap_or_default())
+    } else {
+        vec![]
+    };
+    m.modules
         .iter()
         .map(|e| {
             let f = dir.join(&e.file);
-            LintRow {
+            let text = std::fs::read_to_string(&f)
+                .with_context(|| format!("{}: cannot read", f.display()))?;
+            let hash = report::short_hash(&text);
+            let reported = rows.iter().any(|r| r.module == e.module && r.hash == hash);
+            Ok(LintRow {
                 module: e.module.clone(),
                 lint: verilator_lint(&f, &e.module),
-                synth: yosys_synth(&f, &e.module).map(|s| s.cells),
-            }
+                synth: if reported {
+                    Ok(None)
+                } else {
+                    yosys_synth(&f, &e.module).map(|s| Some(s.cells))
+                },
+            })
         })
-        .collect())
+        .collect()
 }
 
 /// Short verdict for a table cell; the full message is printed separately.
@@ -83,11 +103,11 @@ pub fn print_rows(rows: &[LintRow]) -> anyhow::Result<()> {
     );
     let mut notes = vec![];
     for r in rows {
-        let cells = r
-            .synth
-            .as_ref()
-            .map(|c| c.to_string())
-            .unwrap_or_else(|_| "-".into());
+        let cells = match &r.synth {
+            Ok(Some(c)) => c.to_string(),
+            Ok(None) => "REPORT.md".into(),
+            Err(_) => "-".into(),
+        };
         outln!(
             "{:<32} {:>9} {:>9} {:>8}",
             r.module,
@@ -114,11 +134,67 @@ pub fn print_rows(rows: &[LintRow]) -> anyhow::Result<()> {
 /// Runs `lint`.
 pub fn run(a: LintArgs) -> Result<ExitCode> {
     let dir = a.dir.unwrap_or_else(super::default_rtl_dir);
-    let rows = lint_all(&dir)?;
+    let rows = lint_all(&dir, false)?;
     print_rows(&rows)?;
     Ok(if rows.iter().all(LintRow::passed) {
         ExitCode::SUCCESS
     } else {
         ExitCode::from(1)
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use gpusched_gen::lint::tool_available;
+
+    /// The gate trusts a `REPORT.md` row only for the very Verilog it was made from: a module
+    /// with no row, or with a row of another hash, is synthesized.
+    #[test]
+    fn the_gate_trusts_only_a_report_row_of_the_same_verilog() {
+        let have = |t: &str| {
+            gpusim::testing::available(
+                "rtl",
+                tool_available(t),
+                &format!("{t} not installed (apt-get install -y {t})"),
+            )
+        };
+        if !have("verilator") || !have("yosys") {
+            return;
+        }
+        let src = crate::cmd::default_rtl_dir();
+        let mut m = read_manifest(&src).unwrap();
+        m.modules.retain(|e| e.module == "warp_arbiter_lrr_proto");
+        let e = m.modules[0].clone();
+        let dir = tempfile::tempdir().unwrap();
+        let text = std::fs::read_to_string(src.join(&e.file)).unwrap();
+        std::fs::write(dir.path().join(&e.file), &text).unwrap();
+        std::fs::write(
+            dir.path().join("manifest.json"),
+            serde_json::to_string(&m).unwrap(),
+        )
+        .unwrap();
+        let row = |hash: &str| {
+            format!(
+                "| module | a | b |\n| {} | `{hash}` | 1 | 2 | 3 | 4 | 5 | 6 |  |\n",
+                e.module
+            )
+        };
+        let report = dir.path().join(report::REPORT);
+        std::fs::write(&report, row(&report::short_hash(&text))).unwrap();
+        let trusted = lint_all(dir.path(), true).unwrap();
+        assert!(matches!(trusted[0].synth, Ok(None)), "same hash: trusted");
+        assert!(trusted[0].lint.is_ok() && trusted[0].passed());
+        let all = lint_all(dir.path(), false).unwrap();
+        assert!(
+            matches!(all[0].synth, Ok(Some(c)) if c > 0),
+            "--resynth: synthesized"
+        );
+        std::fs::write(&report, row("0123456789abcdef")).unwrap();
+        let other = lint_all(dir.path(), true).unwrap();
+        assert!(
+            matches!(other[0].synth, Ok(Some(c)) if c > 0),
+            "another hash: synthesized"
+        );
+    }
 }

@@ -1,5 +1,6 @@
 //! `gpusched regress`: the main job. Checks that rtl-out/ matches hdl/, runs the Verilog gates
-//! on every module, runs the lockstep regression of every block x policy x preset for a fixed
+//! on every module (Yosys only where `REPORT.md` has no row for the same Verilog, unless
+//! `--resynth`), runs the lockstep regression of every block x policy x preset for a fixed
 //! number of cycles, then runs the GPU model on the real traces and the built-in memory- and
 //! compute-bound kernels with the Verilated warp arbiter in lockstep in every scheduler under
 //! every baseline policy, with the Verilated ELF and NewCAR blocks in lockstep in every SM
@@ -50,6 +51,11 @@ pub struct RegressArgs {
     /// lockstep stages only.
     #[arg(long)]
     no_gates: bool,
+    /// Synthesize every module with Yosys, also those `rtl-out/REPORT.md` has a row for (the
+    /// same Verilog, synthesized by `gpusched gen`; the `fermi` dispatcher alone takes
+    /// minutes).
+    #[arg(long)]
+    resynth: bool,
     /// Size of the built-in kernels of the GPU lockstep stage (small, medium, large).
     #[arg(long, default_value = "large")]
     gpu_size: String,
@@ -176,12 +182,23 @@ pub fn run(a: RegressArgs) -> Result<ExitCode> {
         if a.no_gates {
             outln!("\n== Verilog gates: skipped (--no-gates)");
         } else {
-            outln!("\n== Verilog gates (verilator --lint-only -Wall, yosys synth)");
+            outln!(
+                "\n== Verilog gates (verilator --lint-only -Wall, yosys synth{})",
+                if a.resynth {
+                    ""
+                } else {
+                    " where REPORT.md has no row for the same Verilog"
+                }
+            );
         }
     }
 
     // 2. Gates.
-    let lint = if a.no_gates { vec![] } else { lint_all(&dir)? };
+    let lint = if a.no_gates {
+        vec![]
+    } else {
+        lint_all(&dir, !a.resynth)?
+    };
     if !a.json {
         print_rows(&lint)?;
     }
@@ -244,7 +261,8 @@ pub fn run(a: RegressArgs) -> Result<ExitCode> {
             "rtl_out_up_to_date": stale.is_clean(),
             "gates": lint.iter().map(|r| json!({
                 "module": r.module, "verilator": verdict(&r.lint), "yosys": verdict(&r.synth),
-                "cells": r.synth.as_ref().ok(),
+                "cells": r.synth.as_ref().ok().copied().flatten(),
+                "yosys_from_report": matches!(r.synth, Ok(None)),
             })).collect::<Vec<_>>(),
             "lockstep": rows.iter().map(|(m, v, c, mm, cps)| json!({
                 "module": m, "verdict": v, "cycles": c, "mismatches": mm, "cycles_per_s": cps,

@@ -21,9 +21,11 @@
 //! sign.
 //!
 //! Structure, each stage a tree:
-//! * decision: the SM by round robin over the SMs with room and a free slot (the lowest
-//!   request above the last SM served, `rr_above` a prefix OR of its one-hot, else the
-//!   lowest; each bit a request with no lower one, an OR tree per bit), its lowest free slot;
+//! * decision: the SM, chosen the cycle before by round robin over the SMs with room and a
+//!   free slot after the edge (the lowest request above the last SM served, `rr_above` a
+//!   prefix OR of its one-hot, else the lowest; each bit a request with no lower one, an OR
+//!   tree per bit) and kept in `rr_pick`, so the search is off the decision's path; it must
+//!   still have room; its lowest free slot;
 //!   per entry its score with that SM (an AND-OR multiplexer); the winner beats every other
 //!   ready entry, on (score, age) when any ready entry shares with the SM, else on (rest,
 //!   age), the rest being the total minus the score with the SM. When no ready entry shares
@@ -132,9 +134,11 @@ pub struct LaDispatch<
     m2: DFF<Bits<W>>,
     sm2: DFF<Bits<S>>,
     sub2: DFF<Bit>,
-    /// The SM served: round robin, the first requesting SM above the last one served
-    /// (`rr_above`, a prefix OR of its one-hot), else the first; and its lowest free slot.
+    /// The SMs above the last one served (a prefix OR of its one-hot, shifted by one).
     rr_above: DFF<Bits<S>>,
+    /// The SM chosen for the next cycle (one-hot, 0 for none) from this cycle's `room`.
+    rr_pick: DFF<Bits<S>>,
+    rr_next: Signal<Local, Bits<S>>,
     rr_masked: Signal<Local, Bits<S>>,
     rr_req: Signal<Local, Bits<S>>,
     rr_valid: Signal<Local, Bit>,
@@ -311,6 +315,8 @@ impl<
             sm2: Default::default(),
             sub2: Default::default(),
             rr_above: Default::default(),
+            rr_pick: Default::default(),
+            rr_next: Default::default(),
             rr_masked: Default::default(),
             rr_req: Default::default(),
             rr_valid: Default::default(),
@@ -421,7 +427,7 @@ impl<
         // Clocks and holds.
         dff_setup!(
             self, clock, total_q, fed, granted, valid, waiting, sweeping, occ, pend, visit, upd1,
-            upd2, vis1, m1, sm1, sub1, m2, sm2, sub2, rr_above
+            upd2, vis1, m1, sm1, sub1, m2, sm2, sub2, rr_above, rr_pick
         );
         for c in 0..W {
             self.older[c].clock.next = self.clock.val();
@@ -447,34 +453,11 @@ impl<
         for a in 0..A {
             self.bc_rect[a].clock.next = self.clock.val();
         }
-        // The SM served and its lowest free slot.
-        self.has_free.next = self.zero_s.val();
+        // The SM served, chosen the cycle before (it must still have room), and its lowest
+        // free slot.
+        self.rr_oh.next = self.rr_pick.q.val();
+        self.rr_valid.next = (self.rr_pick.q.val() & self.room.val()).any();
         self.x_free.next = self.zero_j.val();
-        for jn in J..(J + 1) {
-            for s in 0..S {
-                for j in 0..J {
-                    if !self.occ.q.val().get_bit(s * jn + j) {
-                        self.has_free.next = self.has_free.val() | self.onehot_s[s].val();
-                    }
-                }
-            }
-        }
-        self.rr_req.next = self.room.val() & self.has_free.val();
-        // The lowest request above the last SM served, else the lowest: per SM, a request
-        // with no lower one (an OR tree per bit, not a carry chain).
-        self.rr_masked.next = self.rr_req.val() & self.rr_above.q.val();
-        self.rr_valid.next = self.rr_req.val().any();
-        self.rr_oh.next = self.zero_s.val();
-        for s in 0..S {
-            self.rr_oh.next = self.rr_oh.val().replace_bit(
-                s,
-                (self.rr_masked.val().get_bit(s)
-                    & !(self.rr_masked.val() & self.below_s[s].val()).any())
-                    | (!self.rr_masked.val().any()
-                        & self.rr_req.val().get_bit(s)
-                        & !(self.rr_req.val() & self.below_s[s].val()).any()),
-            );
-        }
         self.rr_index.next = self.zero_sb.val();
         for s in 0..S {
             if self.rr_oh.val().get_bit(s) {
@@ -904,6 +887,36 @@ impl<
             for c in 0..W {
                 self.older[c].d.next = self.below_w[c].val();
             }
+        }
+        // Next cycle's SM, from this cycle's `room` and the slots and round robin after the
+        // edge: the lowest request above the last SM served, else the lowest; per SM, a
+        // request with no lower one (an OR tree per bit, not a carry chain).
+        self.has_free.next = self.zero_s.val();
+        for jn in J..(J + 1) {
+            for s in 0..S {
+                for j in 0..J {
+                    if !self.occ.d.val().get_bit(s * jn + j) {
+                        self.has_free.next = self.has_free.val() | self.onehot_s[s].val();
+                    }
+                }
+            }
+        }
+        self.rr_req.next = self.room.val() & self.has_free.val();
+        self.rr_masked.next = self.rr_req.val() & self.rr_above.d.val();
+        self.rr_next.next = self.zero_s.val();
+        for s in 0..S {
+            self.rr_next.next = self.rr_next.val().replace_bit(
+                s,
+                (self.rr_masked.val().get_bit(s)
+                    & !(self.rr_masked.val() & self.below_s[s].val()).any())
+                    | (!self.rr_masked.val().any()
+                        & self.rr_req.val().get_bit(s)
+                        & !(self.rr_req.val() & self.below_s[s].val()).any()),
+            );
+        }
+        self.rr_pick.d.next = self.rr_next.val();
+        if self.reset.val() {
+            self.rr_pick.d.next = self.zero_s.val();
         }
     }
 }

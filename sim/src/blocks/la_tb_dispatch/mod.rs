@@ -25,7 +25,11 @@
 //! yet) nothing is granted: the first decisions of a kernel see a full window (the thesis's
 //! queue is filled at launch). Then SM `x` = the first SM with room and a free slot, visiting
 //! from the SM after the last one served (round robin: the initial fill gives one block per SM
-//! per step, A7). For each ready candidate `c`: `S_x(c)` = the pair locality of `c` with every
+//! per step, A7). The choice is made a cycle ahead: *room* is the `room` of the previous cycle
+//! (the slots and the last SM served are those of this cycle), so the hardware keeps the
+//! chosen SM in a register and the SM search is off the decision's path; `x` must still have
+//! `room` this cycle, else nothing is granted. In the GPU nothing is lost: `room` falls only by
+//! a grant, and no decision follows a grant within two cycles. For each ready candidate `c`: `S_x(c)` = the pair locality of `c` with every
 //! block running on `x`, `O(c)` = the same with every block running on the other SMs. Granted:
 //! the candidate with the highest `S_x` if it is above 0, else the one with the lowest `O`;
 //! ties go to the lowest block id (A6). With no locality anywhere, blocks go out in id order
@@ -232,6 +236,8 @@ pub struct Golden {
     granted: u32,
     /// The last SM served.
     last: usize,
+    /// `room` of the previous cycle (the round robin's input, a register in the hardware).
+    room_prev: u128,
     /// Candidates in id order.
     window: Vec<Candidate>,
     /// Per SM, per slot: the running block's footprint (until its finish is processed).
@@ -290,6 +296,7 @@ impl Golden {
             fed: 0,
             granted: 0,
             last: 0,
+            room_prev: 0,
             window: vec![],
             running: vec![],
             pending: vec![],
@@ -504,6 +511,7 @@ impl Block for Golden {
         self.fed = 0;
         self.granted = 0;
         self.last = sms - 1;
+        self.room_prev = 0;
         self.window.clear();
         self.running = vec![vec![None; slots]; sms];
         self.pending = vec![vec![false; slots]; sms];
@@ -517,7 +525,8 @@ impl Block for Golden {
         // The decision and the event, from the state before the edge.
         let finish = first_set(&self.pending);
         let pick = if self.may_decide(finish) {
-            self.pick_sm(inp.room & p.sm_mask())
+            self.pick_sm(self.room_prev)
+                .filter(|&(x, _)| inp.room >> x & 1 == 1)
                 .and_then(|(x, slot)| Some((x, slot, self.choose(x)?)))
         } else {
             None
@@ -569,6 +578,7 @@ impl Block for Golden {
                 v.fill(false);
             }
         }
+        self.room_prev = inp.room & p.sm_mask();
         out
     }
 }

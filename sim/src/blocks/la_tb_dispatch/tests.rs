@@ -362,3 +362,50 @@ fn a_candidate_waits_for_its_sweep() {
     assert_eq!(loads, [1, 5, 11]);
     assert_eq!(grants, [4, 10, 17]);
 }
+
+/// The SM is chosen a cycle ahead, from the previous cycle's `room`, and must still have room
+/// in the cycle of the grant.
+#[test]
+fn the_sm_is_chosen_from_the_previous_cycles_room() {
+    let p = Params {
+        sms: 2,
+        slots: 4,
+        window: 1,
+        arrays: 1,
+        fill: 1,
+    };
+    let mut g = Golden::new(p);
+    let mut grants = vec![];
+    // Block 0 is loaded at 1 and ready from 4 (nothing runs). No room before cycle 6; at 6
+    // SM 0 has room (chosen at 7); at 7 only SM 1 has room (SM 0 chosen, no grant; SM 1
+    // chosen at 8).
+    for cycle in 0..12 {
+        let room = match cycle {
+            0..=5 => 0,
+            6 => 1,
+            _ => 2,
+        };
+        let inp = LaDispatchIn {
+            start: cycle == 0,
+            total: 1,
+            room,
+            fill_count: (cycle > 0) as u8,
+            fill_rect: {
+                let mut r = [0; MAX_ARRAYS * MAX_FILL];
+                r[0] = pack_rect(Some(Rect {
+                    sx: 0,
+                    sy: 0,
+                    w: 4,
+                    h: 1,
+                }));
+                r
+            },
+            ..Default::default()
+        };
+        let out = g.step(&inp);
+        if out.grant {
+            grants.push((cycle, out.grant_sm));
+        }
+    }
+    assert_eq!(grants, [(8, 1)]);
+}
