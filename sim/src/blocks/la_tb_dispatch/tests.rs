@@ -315,6 +315,26 @@ fn rectangles_pack_and_unpack() {
     assert!(pack_rect(Some(r)) < 1 << RECT_BITS);
 }
 
+/// Cycle `cycle` of a kernel of `total` blocks started at cycle 0, the queue presenting one
+/// block (one 4 x 1 rectangle, so every pair shares) per cycle after that, `room` as given.
+fn one_block_per_cycle(cycle: u32, total: u32, room: u128) -> LaDispatchIn {
+    let mut fill_rect = [0; MAX_ARRAYS * MAX_FILL];
+    fill_rect[0] = pack_rect(Some(Rect {
+        sx: 0,
+        sy: 0,
+        w: 4,
+        h: 1,
+    }));
+    LaDispatchIn {
+        start: cycle == 0,
+        total,
+        room,
+        fill_count: (cycle > 0) as u8,
+        fill_rect,
+        ..Default::default()
+    }
+}
+
 /// The score schedule: with `r` blocks running, a candidate loaded at the edge of cycle `t`
 /// is granted from cycle `t + 3` (`r = 0`: two boundaries) or `t + 4 + r` (a boundary, `r`
 /// visits, a cycle for the last visit's sums, a boundary).
@@ -331,23 +351,7 @@ fn a_candidate_waits_for_its_sweep() {
     let mut grants = vec![];
     let mut loads = vec![];
     for cycle in 0..30 {
-        let inp = LaDispatchIn {
-            start: cycle == 0,
-            total: 3,
-            room: 1,
-            fill_count: (cycle > 0) as u8,
-            fill_rect: {
-                let mut r = [0; MAX_ARRAYS * MAX_FILL];
-                r[0] = pack_rect(Some(Rect {
-                    sx: 0,
-                    sy: 0,
-                    w: 4,
-                    h: 1,
-                }));
-                r
-            },
-            ..Default::default()
-        };
+        let inp = one_block_per_cycle(cycle, 3, 1);
         let out = g.step(&inp);
         if out.fill_taken > 0 {
             loads.push(cycle);
@@ -385,23 +389,7 @@ fn the_sm_is_chosen_from_the_previous_cycles_room() {
             6 => 1,
             _ => 2,
         };
-        let inp = LaDispatchIn {
-            start: cycle == 0,
-            total: 1,
-            room,
-            fill_count: (cycle > 0) as u8,
-            fill_rect: {
-                let mut r = [0; MAX_ARRAYS * MAX_FILL];
-                r[0] = pack_rect(Some(Rect {
-                    sx: 0,
-                    sy: 0,
-                    w: 4,
-                    h: 1,
-                }));
-                r
-            },
-            ..Default::default()
-        };
+        let inp = one_block_per_cycle(cycle, 1, room);
         let out = g.step(&inp);
         if out.grant {
             grants.push((cycle, out.grant_sm));
