@@ -58,7 +58,7 @@ pub fn lint_all(dir: &Path, trust_report: bool) -> Result<Vec<LintRow>> {
         );
     }
     let rows = if trust_report {
-        report::rows_in(&std::fs::read_to_string(dir.join(report::REPORT)).unwrap_or_default())
+        report::rows_at(dir)
     } else {
         vec![]
     };
@@ -68,8 +68,7 @@ pub fn lint_all(dir: &Path, trust_report: bool) -> Result<Vec<LintRow>> {
             let f = dir.join(&e.file);
             let text = std::fs::read_to_string(&f)
                 .with_context(|| format!("{}: cannot read", f.display()))?;
-            let hash = report::short_hash(&text);
-            let reported = rows.iter().any(|r| r.module == e.module && r.hash == hash);
+            let reported = report::row_for(&rows, &e.module, &report::short_hash(&text)).is_some();
             Ok(LintRow {
                 module: e.module.clone(),
                 lint: verilator_lint(&f, &e.module),

@@ -42,9 +42,10 @@
 //!   id sits in the lower entry, as the age matrix orders entries inserted together.
 //!
 //! The small lowest-set-bit searches (slots, free entries) are `x & (!x + 1)`, a carry
-//! chain (the round robin's is an OR tree: it starts the decision's path), written inline: a [`FindFirst`] sub-block whose request this block computes and whose
-//! answer it reads makes a false combinational loop for Verilator (`UNOPTFLAT`) that the
-//! gate rejects; the two over the running slots take registers and stay sub-blocks.
+//! chain; the round robin's is an OR tree per bit (it feeds `rr_pick`). Both are written
+//! inline: a [`FindFirst`] or round-robin sub-block whose request this block computes and
+//! whose answer it reads makes a false combinational loop for Verilator (`UNOPTFLAT`) that
+//! the gate rejects; the two over the running slots take registers and stay sub-blocks.
 //!
 //! rust-hdl evaluates array indices from loop variables only, so loops that index by `c * S +
 //! s` bind `sn = S` (and `an = A`, `jn = J`, ...) with one-iteration loops.

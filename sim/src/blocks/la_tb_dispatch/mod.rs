@@ -28,8 +28,11 @@
 //! per step, A7). The choice is made a cycle ahead: *room* is the `room` of the previous cycle
 //! (the slots and the last SM served are those of this cycle), so the hardware keeps the
 //! chosen SM in a register and the SM search is off the decision's path; `x` must still have
-//! `room` this cycle, else nothing is granted. In the GPU nothing is lost: `room` falls only by
-//! a grant, and no decision follows a grant within two cycles. For each ready candidate `c`: `S_x(c)` = the pair locality of `c` with every
+//! `room` this cycle, else nothing is granted. In the GPU `room` falls only by a grant and no
+//! decision follows a grant within two cycles, so the check never refuses there; an SM that
+//! gains room waits a cycle for it (`repro locality` moves by a few tenths of a point).
+//!
+//! For each ready candidate `c`: `S_x(c)` = the pair locality of `c` with every
 //! block running on `x`, `O(c)` = the same with every block running on the other SMs. Granted:
 //! the candidate with the highest `S_x` if it is above 0, else the one with the lowest `O`;
 //! ties go to the lowest block id (A6). With no locality anywhere, blocks go out in id order
