@@ -24,10 +24,15 @@
 //! [`KernelTrace`] reads one thread block at a time; every malformed input is an error naming
 //! the file, the line and what was expected.
 
+mod lines;
+mod parse;
+
+use super::kernel::BlockInsts;
+use super::sass::{OpClass, OpcodeTable};
 use super::{Dim3, WARP_SIZE};
+use lines::Lines;
 use std::collections::HashMap;
 use std::fs::File;
-use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use thiserror::Error;
 
@@ -231,8 +236,8 @@ pub struct BlockIndex {
 /// A thread block as [`KernelTrace::next_block_bounded`] read it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum BlockRead {
-    /// Kept whole: its text was at most the limit.
-    Whole(ThreadBlockTrace),
+    /// Kept whole: its decoded instructions took at most the limit.
+    Whole(TraceBlock),
     /// Too large to keep: every instruction was checked and visited, and the index says where
     /// each warp's instructions are, to be read again a part at a time.
     Indexed(BlockIndex),
@@ -242,7 +247,7 @@ impl BlockRead {
     /// Block index in the grid.
     pub fn id(&self) -> Dim3 {
         match self {
-            BlockRead::Whole(b) => b.id,
+            BlockRead::Whole(b) => b.insts.id,
             BlockRead::Indexed(b) => b.id,
         }
     }
@@ -256,36 +261,87 @@ impl BlockRead {
     }
 }
 
+/// A thread block read whole, decoded compactly (the form the GPU model runs), with the
+/// reader's opcode id of every instruction beside it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TraceBlock {
+    /// Line of its `#BEGIN_TB`.
+    pub line: usize,
+    /// The instructions (`insts.id` is the block's index in the grid).
+    pub insts: BlockInsts,
+    /// `opcodes[w][k]` = opcode id of instruction `k` of warp `w` ([`KernelTrace::opcode_name`]).
+    pub opcodes: Vec<Vec<u16>>,
+}
+
+impl TraceBlock {
+    /// The block with one [`TraceInst`] per instruction (tests and analyses; the GPU model
+    /// runs [`Self::insts`]).
+    pub fn expand(&self) -> ThreadBlockTrace {
+        let b = &self.insts;
+        let warps = b
+            .warps
+            .iter()
+            .zip(&self.opcodes)
+            .map(|(insts, ops)| {
+                insts
+                    .iter()
+                    .zip(ops)
+                    .map(|(i, &opcode)| TraceInst {
+                        pc: i.pc as u64,
+                        mask: i.mask,
+                        opcode,
+                        dsts: b.dsts(i).to_vec(),
+                        srcs: b.srcs(i).to_vec(),
+                        mem_width: i.width as u32,
+                        addrs: b.addrs(i).to_vec(),
+                    })
+                    .collect()
+            })
+            .collect();
+        ThreadBlockTrace {
+            id: b.id,
+            line: self.line,
+            warps,
+        }
+    }
+}
+
+/// Opcode names interned to ids, classified as they are first seen.
+#[derive(Default)]
+struct Opcodes {
+    names: Vec<String>,
+    ids: HashMap<Box<[u8]>, u16>,
+    table: OpcodeTable,
+}
+
+impl Opcodes {
+    /// The id of opcode `name`; `None` when it is new and 65,536 opcodes are known already.
+    fn intern(&mut self, name: &[u8]) -> Option<u16> {
+        if let Some(&id) = self.ids.get(name) {
+            return Some(id);
+        }
+        let id = u16::try_from(self.names.len()).ok()?;
+        self.names.push(String::from_utf8_lossy(name).into_owned());
+        self.ids.insert(name.into(), id);
+        self.table.update(&self.names);
+        Some(id)
+    }
+}
+
 /// A kernel trace being read, one thread block at a time.
 pub struct KernelTrace {
     /// The header.
     pub header: KernelHeader,
     file: PathBuf,
-    reader: BufReader<File>,
-    /// Bytes of the file consumed so far.
-    offset: u64,
-    /// Lines consumed so far (the number of the last line read).
-    line_no: usize,
-    /// Offset of the start of the last line read.
-    line_start: u64,
-    buf: String,
-    /// A line read ahead (the first `#BEGIN_TB` after the header), with the offset and line
-    /// number at which reading it again starts.
-    pending: Option<(String, u64, usize)>,
-    opcodes: Vec<String>,
-    opcode_ids: HashMap<String, u16>,
+    lines: Lines,
+    opcodes: Opcodes,
+    /// The instruction being parsed (its lists are reused from line to line).
+    scratch: TraceInst,
     blocks_read: u64,
 }
 
 fn parse_hex(s: &str) -> Option<u64> {
-    let s = s
-        .strip_prefix("0x")
-        .or_else(|| s.strip_prefix("0X"))
-        .unwrap_or(s);
-    if s.is_empty() {
-        return None;
-    }
-    u64::from_str_radix(s, 16).ok()
+    parse::hex(s.as_bytes())
 }
 
 fn parse_dim3(s: &str) -> Option<Dim3> {
@@ -299,6 +355,20 @@ fn parse_dim3(s: &str) -> Option<Dim3> {
     it.next().is_none().then_some(d)
 }
 
+/// The syntax error at `line` of `file`: `expected`, and `found` (empty: the line ended).
+fn syntax_error(file: &Path, line: usize, expected: String, found: &[u8]) -> TraceError {
+    TraceError::Syntax {
+        file: file.to_path_buf(),
+        line,
+        expected,
+        found: if found.is_empty() {
+            "end of line".into()
+        } else {
+            format!("`{}`", String::from_utf8_lossy(found))
+        },
+    }
+}
+
 impl KernelTrace {
     /// Opens a kernel trace and reads its header.
     pub fn open(path: &Path) -> Result<Self, TraceError> {
@@ -309,14 +379,17 @@ impl KernelTrace {
         let mut k = Self {
             header: KernelHeader::default(),
             file: path.to_path_buf(),
-            reader: BufReader::new(f),
-            offset: 0,
-            line_no: 0,
-            line_start: 0,
-            buf: String::new(),
-            pending: None,
-            opcodes: vec![],
-            opcode_ids: HashMap::new(),
+            lines: Lines::new(f),
+            opcodes: Opcodes::default(),
+            scratch: TraceInst {
+                pc: 0,
+                mask: 0,
+                opcode: 0,
+                dsts: Vec::with_capacity(MAX_REGS),
+                srcs: Vec::with_capacity(MAX_REGS),
+                mem_width: 0,
+                addrs: Vec::with_capacity(WARP_SIZE),
+            },
             blocks_read: 0,
         };
         k.read_header()?;
@@ -325,89 +398,79 @@ impl KernelTrace {
 
     /// Name of opcode `id` (as written in the trace, e.g. `LDG.E.CG`).
     pub fn opcode_name(&self, id: u16) -> &str {
-        &self.opcodes[id as usize]
+        &self.opcodes.names[id as usize]
     }
 
     /// Every opcode seen so far, indexed by id.
     pub fn opcodes(&self) -> &[String] {
-        &self.opcodes
+        &self.opcodes.names
+    }
+
+    /// The class of every opcode seen so far, and those not recognized.
+    pub fn opcode_table(&self) -> &OpcodeTable {
+        &self.opcodes.table
     }
 
     fn syntax(&self, expected: &str, found: &str) -> TraceError {
-        TraceError::Syntax {
-            file: self.file.clone(),
-            line: self.line_no,
-            expected: expected.into(),
-            found: if found.is_empty() {
-                "end of line".into()
-            } else {
-                format!("`{found}`")
-            },
-        }
+        syntax_error(
+            &self.file,
+            self.lines.line_no(),
+            expected.into(),
+            found.as_bytes(),
+        )
     }
 
     fn invalid(&self, message: String) -> TraceError {
         TraceError::Invalid {
             file: self.file.clone(),
-            line: self.line_no,
+            line: self.lines.line_no(),
             message,
         }
     }
 
-    /// The next non-blank line, trimmed; `None` at end of file.
-    fn next_line(&mut self) -> Result<Option<String>, TraceError> {
-        if let Some((l, _, _)) = self.pending.take() {
-            return Ok(Some(l));
+    fn io_error(&self, e: std::io::Error) -> TraceError {
+        TraceError::Io {
+            file: self.file.clone(),
+            message: format!("line {}: {e}", self.lines.line_no() + 1),
         }
-        loop {
-            self.buf.clear();
-            self.line_start = self.offset;
-            let n = self
-                .reader
-                .read_line(&mut self.buf)
-                .map_err(|e| TraceError::Io {
-                    file: self.file.clone(),
-                    message: format!("line {}: {e}", self.line_no + 1),
-                })?;
-            if n == 0 {
-                return Ok(None);
-            }
-            self.offset += n as u64;
-            self.line_no += 1;
-            let t = self.buf.trim();
-            if !t.is_empty() {
-                return Ok(Some(t.to_string()));
-            }
-        }
+    }
+
+    /// The next non-blank line, trimmed, as a range of [`Lines::text`]; `None` at end of file.
+    fn next_range(&mut self) -> Result<Option<std::ops::Range<usize>>, TraceError> {
+        self.lines.next_line().map_err(|e| self.io_error(e))
+    }
+
+    /// The next non-blank line, trimmed, as text (header and block structure lines; the
+    /// instruction lines are parsed from their bytes); empty at end of file.
+    fn next_text(&mut self) -> Result<String, TraceError> {
+        Ok(match self.next_range()? {
+            Some(r) => String::from_utf8_lossy(self.lines.text(r)).into_owned(),
+            None => String::new(),
+        })
     }
 
     /// Where the next thread block starts: (byte offset, lines before it), for [`Self::seek`].
     pub fn position(&self) -> (u64, usize) {
-        match &self.pending {
-            Some((_, offset, line)) => (*offset, *line),
-            None => (self.offset, self.line_no),
-        }
+        (self.lines.offset(), self.lines.line_no())
     }
 
     /// Continues reading at a position given by [`Self::position`] (thread-block boundaries
     /// only).
     pub fn seek(&mut self, (offset, line): (u64, usize)) -> Result<(), TraceError> {
-        use std::io::{Seek, SeekFrom};
-        self.reader
-            .seek(SeekFrom::Start(offset))
-            .map_err(|e| TraceError::Io {
-                file: self.file.clone(),
-                message: format!("seek to byte {offset}: {e}"),
-            })?;
-        (self.offset, self.line_no, self.pending) = (offset, line, None);
-        Ok(())
+        self.lines.seek(offset, line).map_err(|e| TraceError::Io {
+            file: self.file.clone(),
+            message: format!("seek to byte {offset}: {e}"),
+        })
     }
 
     fn read_header(&mut self) -> Result<(), TraceError> {
         let mut seen = HashMap::new();
-        while let Some(line) = self.next_line()? {
+        let mut header_line = 0;
+        while let Some(r) = self.next_range()? {
+            let line = String::from_utf8_lossy(self.lines.text(r)).into_owned();
+            header_line = self.lines.line_no();
             if line == "#BEGIN_TB" {
-                self.pending = Some((line, self.line_start, self.line_no - 1));
+                self.lines.unread();
                 break;
             }
             if line.starts_with('#') {
@@ -421,10 +484,9 @@ impl KernelTrace {
                 .ok_or_else(|| self.syntax("`-<key> = <value>`", &line))?;
             seen.insert(
                 key.trim().to_string(),
-                (value.trim().to_string(), self.line_no),
+                (value.trim().to_string(), self.lines.line_no()),
             );
         }
-        let header_line = self.line_no;
         let get = |k: &str| seen.get(k).cloned();
         let require = |k: &str| {
             get(k).ok_or_else(|| TraceError::Invalid {
@@ -530,11 +592,12 @@ impl KernelTrace {
         self.blocks_read
     }
 
-    /// Reads the next thread block; `None` after the last one.
+    /// Reads the next thread block with one [`TraceInst`] per instruction (tests and
+    /// analyses); `None` after the last one.
     pub fn next_block(&mut self) -> Result<Option<ThreadBlockTrace>, TraceError> {
         Ok(
             match self.next_block_bounded(u64::MAX, &mut |_, _, _, _| {})? {
-                Some(BlockRead::Whole(b)) => Some(b),
+                Some(BlockRead::Whole(b)) => Some(b.expand()),
                 Some(BlockRead::Indexed(_)) => unreachable!("no limit"),
                 None => None,
             },
@@ -542,22 +605,24 @@ impl KernelTrace {
     }
 
     /// Reads the next thread block, checking every instruction and passing each to `visit`
-    /// (block index in the grid, warp, index in the warp, instruction), in file order; keeps the instructions only while
-    /// the block's text is at most `keep_bytes` (else returns where each warp's are, and memory
-    /// stays bounded whatever the block's size). `None` after the last block.
+    /// (block index in the grid, warp, index in the warp, instruction), in file order; keeps
+    /// the instructions only while their decoded size ([`BlockInsts::bytes`]) is at most
+    /// `keep_bytes` (else returns where each warp's are, and memory stays bounded whatever the
+    /// block's size). `None` after the last block.
     pub fn next_block_bounded(
         &mut self,
         keep_bytes: u64,
         visit: &mut dyn FnMut(Dim3, usize, usize, &TraceInst),
     ) -> Result<Option<BlockRead>, TraceError> {
-        let Some(line) = self.next_line()? else {
+        let Some(r) = self.next_range()? else {
             return Ok(None);
         };
-        if line != "#BEGIN_TB" {
+        if self.lines.text(r.clone()) != b"#BEGIN_TB" {
+            let line = String::from_utf8_lossy(self.lines.text(r)).into_owned();
             return Err(self.syntax("`#BEGIN_TB`", &line));
         }
-        let (begin, start) = (self.line_no, self.line_start);
-        let line = self.next_line()?.unwrap_or_default();
+        let begin = self.lines.line_no();
+        let line = self.next_text()?;
         let id = line
             .strip_prefix("thread block")
             .and_then(|r| r.trim_start().strip_prefix('='))
@@ -568,7 +633,12 @@ impl KernelTrace {
             return Err(self.invalid(format!("thread block {id} is outside the grid {g}")));
         }
         let nwarps = self.header.block_warps();
-        let mut warps: Vec<Option<Vec<TraceInst>>> = vec![None; nwarps];
+        let mut block = BlockInsts {
+            id,
+            warps: vec![Vec::new(); nwarps],
+            ..Default::default()
+        };
+        let mut opcodes = vec![Vec::new(); nwarps];
         let mut extents = vec![
             WarpExtent {
                 at: (0, 0),
@@ -578,8 +648,10 @@ impl KernelTrace {
         ];
         let mut seen = vec![false; nwarps];
         let mut keep = keep_bytes > 0;
+        // Instructions kept, for the decoded size ([`BlockInsts::bytes`]).
+        let mut kept = 0u64;
         loop {
-            let line = self.next_line()?.unwrap_or_default();
+            let line = self.next_text()?;
             if line == "#END_TB" {
                 break;
             }
@@ -598,39 +670,54 @@ impl KernelTrace {
                 return Err(self.invalid(format!("warp {w} appears twice in thread block {id}")));
             }
             seen[w] = true;
-            let line = self.next_line()?.unwrap_or_default();
+            let line = self.next_text()?;
             let n = line
                 .strip_prefix("insts")
                 .and_then(|r| r.trim_start().strip_prefix('='))
                 .and_then(|v| v.trim().parse::<usize>().ok())
                 .ok_or_else(|| self.syntax("`insts = <n>`", &line))?;
             extents[w] = WarpExtent {
-                at: (self.offset, self.line_no),
+                at: self.position(),
                 insts: n,
             };
-            let mut insts = Vec::with_capacity(if keep { n.min(1 << 16) } else { 0 });
-            for k in 0..n {
-                let inst = self.next_inst(w, k, n)?;
-                visit(id, w, k, &inst);
-                if keep {
-                    insts.push(inst);
-                }
-                if keep && self.offset - start > keep_bytes {
-                    keep = false;
-                    warps.clear();
-                    insts = Vec::new();
-                }
-            }
             if keep {
-                warps[w] = Some(insts);
+                block.warps[w].reserve(n.min(1 << 16));
+                opcodes[w].reserve(n.min(1 << 16));
+            }
+            for k in 0..n {
+                self.next_inst(w, k, n)?;
+                let i = &self.scratch;
+                visit(id, w, k, i);
+                if keep {
+                    block.push(
+                        w,
+                        i.pc as u32,
+                        i.mask,
+                        self.opcodes.table.class(i.opcode),
+                        &i.dsts,
+                        &i.srcs,
+                        i.mem_width as u8,
+                        &i.addrs,
+                    );
+                    opcodes[w].push(i.opcode);
+                    kept += 1;
+                    let bytes = kept * std::mem::size_of::<super::kernel::WarpInst>() as u64
+                        + block.regs.len() as u64 * 2
+                        + block.addrs.len() as u64 * 8;
+                    if bytes > keep_bytes {
+                        keep = false;
+                        block = BlockInsts::default();
+                        opcodes = vec![];
+                    }
+                }
             }
         }
         self.blocks_read += 1;
         Ok(Some(if keep {
-            BlockRead::Whole(ThreadBlockTrace {
-                id,
+            BlockRead::Whole(TraceBlock {
                 line: begin,
-                warps: warps.into_iter().map(Option::unwrap_or_default).collect(),
+                insts: block,
+                opcodes,
             })
         } else {
             BlockRead::Indexed(BlockIndex {
@@ -641,176 +728,50 @@ impl KernelTrace {
         }))
     }
 
-    /// Instruction `k` (0-based) of the `n` of warp `w`, from the next line.
-    fn next_inst(&mut self, w: usize, k: usize, n: usize) -> Result<TraceInst, TraceError> {
-        let Some(line) = self.next_line()? else {
-            return Err(self.syntax(&format!("instruction {} of {n} of warp {w}", k + 1), ""));
+    /// Parses instruction `k` (0-based) of the `n` of warp `w` from the next line into
+    /// `self.scratch`.
+    fn next_inst(&mut self, w: usize, k: usize, n: usize) -> Result<(), TraceError> {
+        let what = || format!("instruction {} of {n} of warp {w}", k + 1);
+        let Some(r) = self.next_range()? else {
+            return Err(self.syntax(&what(), ""));
         };
-        self.parse_inst(&line).map_err(|e| {
-            if line.starts_with('#') || line.starts_with("warp") {
-                self.syntax(&format!("instruction {} of {n} of warp {w}", k + 1), &line)
-            } else {
-                e
+        let line = self.lines.text(r);
+        let at = self.lines.line_no();
+        match parse::inst(line, self.header.lineinfo, &mut self.scratch) {
+            Ok(op) => match self.opcodes.intern(op) {
+                Some(id) => {
+                    self.scratch.opcode = id;
+                    Ok(())
+                }
+                None => Err(TraceError::Invalid {
+                    file: self.file.clone(),
+                    line: at,
+                    message: "more than 65536 distinct opcodes".into(),
+                }),
+            },
+            Err(_) if line.starts_with(b"#") || line.starts_with(b"warp") => {
+                Err(syntax_error(&self.file, at, what(), line))
             }
-        })
+            Err(bad) => Err(syntax_error(&self.file, at, bad.want.expected(), bad.found)),
+        }
     }
 
     /// Reads `count` instructions of warp `w` (of `n`, the first being instruction `first`)
-    /// starting at `at` (a [`WarpExtent`] position, or what the previous call returned) into
-    /// `out`; returns the position after them.
+    /// starting at `at` (a [`WarpExtent`] position, or what the previous call returned),
+    /// passing each with its opcode's class to `visit`; returns the position after them.
     pub fn read_insts(
         &mut self,
         at: (u64, usize),
         (w, first, n): (usize, usize, usize),
         count: usize,
-        out: &mut Vec<TraceInst>,
+        visit: &mut dyn FnMut(&TraceInst, OpClass),
     ) -> Result<(u64, usize), TraceError> {
         self.seek(at)?;
         for k in first..first + count {
-            out.push(self.next_inst(w, k, n)?);
+            self.next_inst(w, k, n)?;
+            visit(&self.scratch, self.opcodes.table.class(self.scratch.opcode));
         }
-        Ok((self.offset, self.line_no))
-    }
-
-    fn opcode_id(&mut self, name: &str) -> Result<u16, TraceError> {
-        if let Some(&id) = self.opcode_ids.get(name) {
-            return Ok(id);
-        }
-        let id = u16::try_from(self.opcodes.len())
-            .map_err(|_| self.invalid("more than 65536 distinct opcodes".into()))?;
-        self.opcodes.push(name.to_string());
-        self.opcode_ids.insert(name.to_string(), id);
-        Ok(id)
-    }
-
-    fn regs(&self, tok: &mut Tokens<'_>, kind: &str) -> Result<Vec<u16>, TraceError> {
-        let what = format!("the number of {kind} registers (0..={MAX_REGS})");
-        let t = tok.next(self, &what)?;
-        let n = t
-            .parse::<usize>()
-            .ok()
-            .filter(|n| *n <= MAX_REGS)
-            .ok_or_else(|| self.syntax(&what, t))?;
-        let mut v = Vec::with_capacity(n);
-        for _ in 0..n {
-            let t = tok.next(self, &format!("a {kind} register"))?;
-            // General-purpose registers are tracked; predicate, uniform and special registers
-            // (P0, UR4, SR_TID...) are consumed but not listed. R255 is the zero register RZ.
-            if let Some(r) = t.strip_prefix('R').and_then(|r| r.parse::<u64>().ok()) {
-                if r > MAX_REG as u64 {
-                    return Err(self.syntax(
-                        &format!("a {kind} register R0..R{MAX_REG} (R{MAX_REG} is RZ)"),
-                        t,
-                    ));
-                }
-                v.push(r as u16);
-            }
-        }
-        Ok(v)
-    }
-
-    fn parse_inst(&mut self, line: &str) -> Result<TraceInst, TraceError> {
-        let mut tok = Tokens(line.split_ascii_whitespace());
-        if self.header.lineinfo {
-            let t = tok.next(self, "a source line number")?;
-            t.parse::<u64>()
-                .map_err(|_| self.syntax("a source line number", t))?;
-        }
-        let t = tok.next(self, "a hexadecimal PC")?;
-        let pc = parse_hex(t)
-            .filter(|pc| *pc <= u32::MAX as u64)
-            .ok_or_else(|| self.syntax("a hexadecimal PC below 2^32", t))?;
-        let t = tok.next(self, "a hexadecimal active mask")?;
-        let mask = parse_hex(t)
-            .filter(|m| *m <= u32::MAX as u64)
-            .ok_or_else(|| self.syntax("a 32-bit hexadecimal active mask", t))?
-            as u32;
-        let dsts = self.regs(&mut tok, "destination")?;
-        let opcode = tok.next(self, "an opcode")?;
-        let srcs = self.regs(&mut tok, "source")?;
-        let t = tok.next(self, "the memory width in bytes")?;
-        let mem_width = t
-            .parse::<u32>()
-            .ok()
-            .filter(|w| *w <= MAX_MEM_WIDTH)
-            .ok_or_else(|| {
-                self.syntax(
-                    &format!("the memory width in bytes (0..={MAX_MEM_WIDTH})"),
-                    t,
-                )
-            })?;
-        let active = mask.count_ones() as usize;
-        let mut addrs = Vec::new();
-        if mem_width > 0 {
-            const MODE: &str = "an address mode (0 list_all, 1 base_stride, 2 base_delta)";
-            let t = tok.next(self, MODE)?;
-            match t {
-                "0" => {
-                    for k in 0..active {
-                        let what = format!("address {} of {active} (one per active lane)", k + 1);
-                        let t = tok.next(self, &what)?;
-                        addrs.push(parse_hex(t).ok_or_else(|| self.syntax(&what, t))?);
-                    }
-                }
-                "1" => {
-                    let t = tok.next(self, "a hexadecimal base address")?;
-                    let base =
-                        parse_hex(t).ok_or_else(|| self.syntax("a hexadecimal base address", t))?;
-                    let t = tok.next(self, "a decimal stride")?;
-                    let stride = t
-                        .parse::<i64>()
-                        .map_err(|_| self.syntax("a decimal stride", t))?;
-                    addrs.extend(
-                        (0..active as i64)
-                            .map(|k| base.wrapping_add(k.wrapping_mul(stride) as u64)),
-                    );
-                }
-                "2" => {
-                    let t = tok.next(self, "a hexadecimal base address")?;
-                    let mut a =
-                        parse_hex(t).ok_or_else(|| self.syntax("a hexadecimal base address", t))?;
-                    if active > 0 {
-                        addrs.push(a);
-                    }
-                    for k in 1..active {
-                        let what =
-                            format!("delta {k} of {} (one per further active lane)", active - 1);
-                        let t = tok.next(self, &what)?;
-                        let d = t.parse::<i64>().map_err(|_| self.syntax(&what, t))?;
-                        a = a.wrapping_add(d as u64);
-                        addrs.push(a);
-                    }
-                }
-                other => return Err(self.syntax(MODE, other)),
-            }
-        }
-        if let Some(extra) = tok.0.next() {
-            return Err(self.syntax(
-                &format!("the end of the line ({active} active lanes in mask {mask:08x})"),
-                extra,
-            ));
-        }
-        let opcode = opcode.to_string();
-        let opcode = self.opcode_id(&opcode)?;
-        Ok(TraceInst {
-            pc,
-            mask,
-            opcode,
-            dsts,
-            srcs,
-            mem_width,
-            addrs,
-        })
-    }
-}
-
-/// The whitespace-separated tokens of one instruction line.
-struct Tokens<'a>(std::str::SplitAsciiWhitespace<'a>);
-
-impl<'a> Tokens<'a> {
-    /// The next token, or a syntax error saying `what` was expected at the end of the line.
-    fn next(&mut self, k: &KernelTrace, what: &str) -> Result<&'a str, TraceError> {
-        self.0.next().ok_or_else(|| k.syntax(what, ""))
+        Ok(self.position())
     }
 }
 

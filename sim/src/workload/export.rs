@@ -92,7 +92,7 @@ pub fn write_block(b: &BlockInsts, out: &mut String) {
                 let _ = write!(out, " R{r}");
             }
             let _ = write!(out, " {}", i.width);
-            let a = b.addrs(i);
+            let a = b.addrs(i).to_vec();
             if i.width > 0 {
                 let stride = (a.len() >= 2).then(|| a[1].wrapping_sub(a[0]) as i64);
                 let even = stride
@@ -106,7 +106,7 @@ pub fn write_block(b: &BlockInsts, out: &mut String) {
                     }
                     _ => {
                         let _ = write!(out, " 0");
-                        for x in a {
+                        for x in &a {
                             let _ = write!(out, " 0x{x:016x}");
                         }
                     }

@@ -4,7 +4,9 @@
 //!
 //! A block's instructions are stored compactly: every [`WarpInst`] indexes the block's shared
 //! register and address pools, so a block costs 24 bytes per dynamic warp instruction plus
-//! its addresses.
+//! its registers (2 bytes each) and addresses: 32 bytes for a memory instruction whose lanes
+//! follow one or two strides ([`Addrs::Strided`]: 1-D and 2-D thread blocks), else 8 bytes
+//! per active lane.
 
 use super::accelsim::{self, KernelTrace, TraceError};
 use super::sass::{OpClass, OpcodeTable};
@@ -42,15 +44,125 @@ pub struct WarpInst {
     pub nsrc: u8,
     /// First register of this instruction in the block's register pool.
     pub reg_start: u32,
-    /// First address of this instruction in the block's address pool (one per active lane,
-    /// in lane order, for memory instructions).
+    /// First address of this instruction in the block's address pool (memory instructions):
+    /// one per active lane in lane order, or the four words of [`Addrs::Strided`].
     pub addr_start: u32,
+    /// The addresses are stored strided (see [`Addrs`]).
+    pub strided: bool,
 }
 
 impl WarpInst {
     /// Number of active lanes.
     pub fn active(&self) -> u32 {
         self.mask.count_ones()
+    }
+}
+
+/// The per-lane byte addresses of one memory instruction, for its active lanes in lane order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Addrs<'a> {
+    /// One address per active lane.
+    Listed(&'a [u64]),
+    /// Active lane `k` of `n` accesses `base + (k % group) * inner + (k / group) * outer`
+    /// (wrapping): a 1-D block's lanes (`group == n`) or rows of a 2-D block.
+    Strided {
+        base: u64,
+        inner: u64,
+        outer: u64,
+        group: u32,
+        n: u32,
+    },
+}
+
+impl<'a> Addrs<'a> {
+    /// The addresses stored at `pool[start..]` for `inst` (none unless it accesses memory).
+    pub fn at(pool: &'a [u64], start: usize, inst: &WarpInst) -> Self {
+        if inst.width == 0 {
+            return Addrs::Listed(&[]);
+        }
+        if inst.strided {
+            let w = &pool[start..start + 4];
+            return Addrs::Strided {
+                base: w[0],
+                inner: w[1],
+                outer: w[2],
+                group: w[3] as u32,
+                n: inst.active(),
+            };
+        }
+        Addrs::Listed(&pool[start..start + inst.active() as usize])
+    }
+
+    /// Appends `addrs` to `pool`, strided when they follow one or two strides (at least 3
+    /// addresses); returns whether they were.
+    pub fn store(pool: &mut Vec<u64>, addrs: &[u64]) -> bool {
+        let n = addrs.len();
+        if n >= 3 {
+            let d = |k: usize| addrs[k].wrapping_sub(addrs[k - 1]);
+            let inner = d(1);
+            let group = (2..n).find(|&k| d(k) != inner).unwrap_or(n);
+            let outer = if group < n {
+                addrs[group].wrapping_sub(addrs[0])
+            } else {
+                0
+            };
+            let s = Addrs::Strided {
+                base: addrs[0],
+                inner,
+                outer,
+                group: group as u32,
+                n: n as u32,
+            };
+            if s.iter().eq(addrs.iter().copied()) {
+                pool.extend_from_slice(&[addrs[0], inner, outer, group as u64]);
+                return true;
+            }
+        }
+        pool.extend_from_slice(addrs);
+        false
+    }
+
+    /// Number of addresses.
+    pub fn len(&self) -> usize {
+        match self {
+            Addrs::Listed(a) => a.len(),
+            Addrs::Strided { n, .. } => *n as usize,
+        }
+    }
+
+    /// No address (not a memory instruction, or no active lane).
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Address `k` (panics past the end).
+    pub fn get(&self, k: usize) -> u64 {
+        match *self {
+            Addrs::Listed(a) => a[k],
+            Addrs::Strided {
+                base,
+                inner,
+                outer,
+                group,
+                n,
+            } => {
+                assert!(k < n as usize, "address {k} of {n}");
+                let (g, i) = ((k as u64) / group as u64, (k as u64) % group as u64);
+                base.wrapping_add(i.wrapping_mul(inner))
+                    .wrapping_add(g.wrapping_mul(outer))
+            }
+        }
+    }
+
+    /// The addresses in order.
+    pub fn iter(&self) -> impl ExactSizeIterator<Item = u64> + 'a {
+        let a = *self;
+        (0..a.len()).map(move |k| a.get(k))
+    }
+
+    /// The addresses as a vector.
+    pub fn to_vec(&self) -> Vec<u64> {
+        self.iter().collect()
     }
 }
 
@@ -81,10 +193,15 @@ impl BlockInsts {
     }
 
     /// Per-lane addresses of `inst` (active lanes in lane order).
-    pub fn addrs(&self, inst: &WarpInst) -> &[u64] {
-        let s = inst.addr_start as usize;
-        let n = if inst.width > 0 { inst.active() } else { 0 } as usize;
-        &self.addrs[s..s + n]
+    pub fn addrs(&self, inst: &WarpInst) -> Addrs<'_> {
+        Addrs::at(&self.addrs, inst.addr_start as usize, inst)
+    }
+
+    /// Bytes the block's instructions take in memory (the vectors' contents).
+    pub fn bytes(&self) -> u64 {
+        let insts: usize = self.warps.iter().map(Vec::len).sum();
+        (insts * std::mem::size_of::<WarpInst>() + self.regs.len() * 2 + self.addrs.len() * 8)
+            as u64
     }
 
     /// Appends one instruction to warp `warp` (created as needed).
@@ -103,6 +220,8 @@ impl BlockInsts {
         if self.warps.len() <= warp {
             self.warps.resize_with(warp + 1, Vec::new);
         }
+        let addr_start = self.addrs.len() as u32;
+        let strided = width > 0 && Addrs::store(&mut self.addrs, addrs);
         let inst = WarpInst {
             pc,
             mask,
@@ -111,13 +230,11 @@ impl BlockInsts {
             ndst: dsts.len() as u8,
             nsrc: srcs.len() as u8,
             reg_start: self.regs.len() as u32,
-            addr_start: self.addrs.len() as u32,
+            addr_start,
+            strided,
         };
         self.regs.extend_from_slice(dsts);
         self.regs.extend_from_slice(srcs);
-        if width > 0 {
-            self.addrs.extend_from_slice(addrs);
-        }
         self.warps[warp].push(inst);
     }
 
@@ -271,15 +388,15 @@ impl WorkloadSource for SingleKernel {
     }
 }
 
-/// Blocks whose trace text is larger than this run streamed, a warp chunk at a time
-/// ([`KernelSource::run_block`]; bytes). Smaller blocks are decoded whole (about 5 times their
-/// text in memory).
-pub const KEEP_BLOCK_BYTES: u64 = 1 << 20;
+/// Blocks whose decoded instructions ([`BlockInsts::bytes`]) would take more than this run
+/// streamed, a warp chunk at a time ([`KernelSource::run_block`]; bytes). Smaller blocks are
+/// decoded whole.
+pub const KEEP_BLOCK_BYTES: u64 = 2 << 20;
 
 /// An Accel-Sim kernel trace as a [`KernelSource`]: blocks are read as the trace streams;
 /// the byte offset of every block passed on the way is kept, so a block asked for out of file
 /// order is found by seeking (not by loading the file). Blocks larger than
-/// [`KEEP_BLOCK_BYTES`] of text are read for [`KernelSource::run_block`] without keeping
+/// [`KEEP_BLOCK_BYTES`] decoded are read for [`KernelSource::run_block`] without keeping
 /// their instructions, then streamed per warp.
 pub struct TraceKernel {
     path: PathBuf,
@@ -320,7 +437,7 @@ impl TraceKernel {
         })
     }
 
-    /// Streams the blocks of more than `keep_bytes` of text when run, `chunk` instructions
+    /// Streams the blocks of more than `keep_bytes` decoded when run, `chunk` instructions
     /// per warp at a time (defaults: [`KEEP_BLOCK_BYTES`], [`super::stream::CHUNK`]).
     pub fn with_streaming(mut self, keep_bytes: u64, chunk: usize) -> Self {
         self.keep_bytes = keep_bytes;
@@ -373,29 +490,10 @@ impl TraceKernel {
         }
     }
 
-    fn decode(&mut self, tb: &accelsim::ThreadBlockTrace) -> BlockInsts {
-        self.opcodes.update(self.trace.opcodes());
-        let mut b = BlockInsts {
-            id: tb.id,
-            warps: Vec::with_capacity(tb.warps.len()),
-            ..Default::default()
-        };
-        for (w, insts) in tb.warps.iter().enumerate() {
-            b.warps.push(Vec::with_capacity(insts.len()));
-            for i in insts {
-                b.push(
-                    w,
-                    u32::try_from(i.pc).expect("the reader keeps PCs below 2^32"),
-                    i.mask,
-                    self.opcodes.class(i.opcode),
-                    &i.dsts,
-                    &i.srcs,
-                    u8::try_from(i.mem_width).expect("the reader keeps widths below 256"),
-                    &i.addrs,
-                );
-            }
-        }
-        b
+    /// The decoded block of a whole read (the unknown opcodes it met are noted).
+    fn decode(&mut self, tb: accelsim::TraceBlock) -> BlockInsts {
+        self.opcodes.clone_from(self.trace.opcode_table());
+        tb.insts
     }
 }
 
@@ -406,17 +504,17 @@ impl KernelSource for TraceKernel {
 
     fn block(&mut self, id: u64) -> Result<BlockInsts, WorkloadError> {
         match self.read_block(id, u64::MAX)? {
-            accelsim::BlockRead::Whole(tb) => Ok(self.decode(&tb)),
+            accelsim::BlockRead::Whole(tb) => Ok(self.decode(tb)),
             accelsim::BlockRead::Indexed(_) => unreachable!("kept whole without a limit"),
         }
     }
 
     fn run_block(&mut self, id: u64) -> Result<RunBlock, WorkloadError> {
         match self.read_block(id, self.keep_bytes)? {
-            accelsim::BlockRead::Whole(tb) => Ok(RunBlock::Whole(self.decode(&tb))),
+            accelsim::BlockRead::Whole(tb) => Ok(RunBlock::Whole(self.decode(tb))),
             accelsim::BlockRead::Indexed(ix) => {
                 // Every opcode of the block was read: the unknown ones are reported.
-                self.opcodes.update(self.trace.opcodes());
+                self.opcodes.clone_from(self.trace.opcode_table());
                 Ok(RunBlock::Streamed(Box::new(StreamedBlock::open(
                     &self.path, &ix, self.chunk,
                 )?)))
@@ -452,8 +550,7 @@ impl KernelSource for TraceKernel {
                 break;
             }
         }
-        let mut opcodes = OpcodeTable::default();
-        opcodes.update(trace.opcodes());
+        let opcodes = trace.opcode_table();
         Ok(Some(
             (0..trace.opcodes().len() as u16)
                 .map(|k| opcodes.class(k))
@@ -469,9 +566,7 @@ impl KernelSource for TraceKernel {
             .next_block_bounded(0, &mut |_, _, k, inst| code.observe_inst(k, inst))?
             .is_some()
         {}
-        let mut opcodes = OpcodeTable::default();
-        opcodes.update(trace.opcodes());
-        Ok(Some(KernelCode::of_trace(&code, &opcodes)))
+        Ok(Some(KernelCode::of_trace(&code, trace.opcode_table())))
     }
 }
 
@@ -505,7 +600,7 @@ impl TraceWorkload {
         })
     }
 
-    /// Runs every kernel's blocks of more than `keep_bytes` of text streamed, `chunk`
+    /// Runs every kernel's blocks of more than `keep_bytes` decoded streamed, `chunk`
     /// instructions per warp at a time ([`TraceKernel::with_streaming`]).
     pub fn with_streaming(mut self, keep_bytes: u64, chunk: usize) -> Self {
         self.streaming = Some((keep_bytes, chunk));
@@ -581,4 +676,60 @@ pub fn count(k: &mut dyn KernelSource) -> Result<KernelCounts, WorkloadError> {
         }
     }
     Ok(c)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn stored(addrs: &[u64]) -> (bool, Vec<u64>) {
+        let mut b = BlockInsts::default();
+        let mask = if addrs.len() == 32 {
+            u32::MAX
+        } else {
+            (1u32 << addrs.len()) - 1
+        };
+        b.push(0, 0, mask, OpClass::LoadGlobal, &[], &[], 4, addrs);
+        let i = b.warps[0][0];
+        (i.strided, b.addrs(&i).to_vec())
+    }
+
+    #[test]
+    fn one_and_two_stride_lanes_are_stored_as_four_words() {
+        let row: Vec<u64> = (0..32).map(|k| 0x1000 + 4 * k).collect();
+        assert_eq!(stored(&row), (true, row.clone()));
+        // A 16x16 block: two rows of 16 lanes, 0x340 bytes apart.
+        let rows: Vec<u64> = (0..32)
+            .map(|k| 0x10 + 4 * (k % 16) + 0x340 * (k / 16))
+            .collect();
+        assert_eq!(stored(&rows), (true, rows.clone()));
+        let mut b = BlockInsts::default();
+        b.push(0, 0, u32::MAX, OpClass::LoadGlobal, &[], &[], 4, &rows);
+        assert_eq!(b.addrs.len(), 4);
+        // Irregular: listed.
+        let mut odd = row.clone();
+        odd[7] = 3;
+        assert_eq!(stored(&odd), (false, odd.clone()));
+        assert_eq!(stored(&[5, 9]), (false, vec![5, 9]));
+    }
+
+    proptest! {
+        /// Whatever the addresses, they read back as stored.
+        #[test]
+        fn addresses_read_back_as_stored(
+            base in any::<u64>(), inner in any::<u64>(), outer in any::<u64>(),
+            group in 1u64..33, n in 0usize..33, noise in proptest::collection::vec(any::<u64>(), 0..3)
+        ) {
+            let mut a: Vec<u64> = (0..n as u64)
+                .map(|k| base.wrapping_add((k % group).wrapping_mul(inner)).wrapping_add((k / group).wrapping_mul(outer)))
+                .collect();
+            for (j, x) in noise.iter().enumerate() {
+                if let Some(v) = a.get_mut((*x as usize + j) % n.max(1)) {
+                    *v = *x;
+                }
+            }
+            prop_assert_eq!(stored(&a).1, a);
+        }
+    }
 }

@@ -9,8 +9,7 @@
 //! (so any number of streamed blocks can be resident).
 
 use super::accelsim::{BlockIndex, KernelTrace, TraceInst};
-use super::kernel::{BlockInsts, WarpInst, WorkloadError};
-use super::sass::OpcodeTable;
+use super::kernel::{Addrs, BlockInsts, WarpInst, WorkloadError};
 use super::Dim3;
 use std::path::{Path, PathBuf};
 
@@ -42,7 +41,6 @@ pub struct StreamedBlock {
     id: Dim3,
     path: PathBuf,
     warps: Vec<WarpWindow>,
-    scratch: Vec<TraceInst>,
     /// Instructions read at a time per warp.
     chunk: u32,
 }
@@ -89,7 +87,6 @@ impl StreamedBlock {
             id: index.id,
             path: path.to_path_buf(),
             warps,
-            scratch: vec![],
             chunk: chunk.clamp(1, u32::MAX as usize) as u32,
         })
     }
@@ -133,11 +130,13 @@ impl StreamedBlock {
     }
 
     /// Per-lane addresses of `inst` (an instruction of warp `w`).
-    pub fn addrs(&self, w: usize, inst: &WarpInst) -> &[u64] {
+    pub fn addrs(&self, w: usize, inst: &WarpInst) -> Addrs<'_> {
         let ww = &self.warps[w];
-        let s = inst.addr_start.wrapping_sub(ww.addrs_base) as usize;
-        let n = if inst.width > 0 { inst.active() } else { 0 } as usize;
-        &ww.addrs[s..s + n]
+        Addrs::at(
+            &ww.addrs,
+            inst.addr_start.wrapping_sub(ww.addrs_base) as usize,
+            inst,
+        )
     }
 
     /// Reads warp `w`'s instructions up to (not including) `end`, a chunk at a time.
@@ -146,35 +145,31 @@ impl StreamedBlock {
             return Ok(());
         }
         let mut trace = KernelTrace::open(&self.path)?;
-        let mut opcodes = OpcodeTable::default();
         while self.warps[w].read < end.min(self.warps[w].len) {
-            let ww = &self.warps[w];
+            let ww = &mut self.warps[w];
             let count = (ww.len - ww.read).min(self.chunk) as usize;
             let what = (w, ww.read as usize, ww.len as usize);
-            self.scratch.clear();
-            let next = trace.read_insts(ww.next_at, what, count, &mut self.scratch)?;
-            opcodes.update(trace.opcodes());
-            let ww = &mut self.warps[w];
-            ww.next_at = next;
-            ww.read += count as u32;
-            for i in &self.scratch {
+            let mut push = |i: &TraceInst, class| {
                 let width = u8::try_from(i.mem_width).expect("the reader keeps widths below 256");
+                let addr_start = ww.addrs_base.wrapping_add(ww.addrs.len() as u32);
+                let strided = width > 0 && Addrs::store(&mut ww.addrs, &i.addrs);
                 ww.insts.push(WarpInst {
                     pc: u32::try_from(i.pc).expect("the reader keeps PCs below 2^32"),
                     mask: i.mask,
-                    class: opcodes.class(i.opcode),
+                    class,
                     width,
                     ndst: i.dsts.len() as u8,
                     nsrc: i.srcs.len() as u8,
                     reg_start: ww.regs_base.wrapping_add(ww.regs.len() as u32),
-                    addr_start: ww.addrs_base.wrapping_add(ww.addrs.len() as u32),
+                    addr_start,
+                    strided,
                 });
                 ww.regs.extend_from_slice(&i.dsts);
                 ww.regs.extend_from_slice(&i.srcs);
-                if width > 0 {
-                    ww.addrs.extend_from_slice(&i.addrs);
-                }
-            }
+            };
+            let next = trace.read_insts(ww.next_at, what, count, &mut push)?;
+            ww.next_at = next;
+            ww.read += count as u32;
         }
         Ok(())
     }
@@ -273,7 +268,7 @@ impl RunBlock {
     }
 
     /// Per-lane addresses of `inst`, an instruction of warp `w`.
-    pub fn addrs(&self, w: usize, inst: &WarpInst) -> &[u64] {
+    pub fn addrs(&self, w: usize, inst: &WarpInst) -> Addrs<'_> {
         match self {
             RunBlock::Whole(b) => b.addrs(inst),
             RunBlock::Streamed(b) => b.addrs(w, inst),

@@ -276,6 +276,7 @@ mod tests {
             nsrc: 0,
             reg_start: 0,
             addr_start: 0,
+            strided: false,
         }
     }
 

@@ -313,7 +313,7 @@ impl Sm<'_> {
             }
             OpClass::LoadShared | OpClass::StoreShared | OpClass::AtomicShared => {
                 let addrs = self.tbs[tb].insts.addrs(self.warps[w].index, &inst);
-                let c = conflict_cycles(addrs.iter().copied(), inst.width as u32, t.banks) as u64;
+                let c = conflict_cycles(addrs.iter(), inst.width as u32, t.banks) as u64;
                 self.lsu_busy_until = now + c;
                 let ready = now + c + t.shared;
                 self.write_dsts(w, &inst, ready);
@@ -396,7 +396,7 @@ impl Sm<'_> {
         let addrs = self.tbs[warp.tb].insts.addrs(warp.index, inst);
         let mut lanes = Vec::with_capacity(addrs.len());
         let mut m = inst.mask;
-        for &a in addrs {
+        for a in addrs.iter() {
             let lane = m.trailing_zeros();
             m &= m.wrapping_sub(1);
             lanes.push((lane, a));

@@ -301,6 +301,7 @@ impl KernelSource for SynthKernel {
             let b = run_block(&self.def, id as u32)?;
             for (w, insts) in b.warps.iter().enumerate() {
                 for inst in insts.iter().filter(|i| i.width > 0) {
+                    let addrs = b.addrs(inst).to_vec();
                     visit(&crate::workload::kernel::MemAccess {
                         block: id,
                         warp: w,
@@ -308,7 +309,7 @@ impl KernelSource for SynthKernel {
                         // `OpClass::ALL` lists the classes in declaration order.
                         key: inst.class as u16,
                         mask: inst.mask,
-                        addrs: b.addrs(inst),
+                        addrs: &addrs,
                     });
                 }
             }

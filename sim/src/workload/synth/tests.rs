@@ -118,13 +118,13 @@ fn addresses_follow_their_expressions() {
     let b = run_block(&d, 1).unwrap();
     let i0 = b.warps[1][0];
     assert_eq!(i0.width, 4);
-    let a = b.addrs(&i0);
+    let a = b.addrs(&i0).to_vec();
     assert_eq!(a.len(), 32);
     // block 1, warp 1, lane 0: Gx = 64 + 32
     assert_eq!(a[0], 0x1000 + 4 * 96);
     assert_eq!(a[31], 0x1000 + 4 * 127);
     let i1 = b.warps[1][3]; // second iteration's load
-    assert_eq!(b.addrs(&i1)[0], 0x1000 + 4 * (96 + 100));
+    assert_eq!(b.addrs(&i1).get(0), 0x1000 + 4 * (96 + 100));
 }
 
 #[test]
