@@ -686,6 +686,87 @@ fn a_fill_lost_in_dram_is_a_model_error_not_a_warp_deadlock() {
 }
 
 /// A block run streamed (read again from the trace a warp chunk at a time, the instructions
+
+/// Reading a trace ahead on a second thread changes nothing: every statistic equals the run
+/// that reads each block when it is asked for, whether blocks are asked for in file order
+/// (round robin), out of it (locality-aware dispatch, a window of 4 blocks), from a trace whose
+/// blocks are written in reverse order, or streamed; and a malformed block stops both runs with
+/// the same error.
+#[test]
+fn reading_ahead_changes_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut dirs = vec![];
+    for name in ["locality_row", "lud", "hs"] {
+        let d = dir.path().join(name);
+        let mut w = crate::workload::open_named(name, "small").unwrap();
+        crate::workload::export::export(&mut *w, &d, &mut |_| {}).unwrap();
+        dirs.push(d);
+    }
+    // The blocks of `hs` written last to first.
+    let rev = dir.path().join("hs_reversed");
+    std::fs::create_dir(&rev).unwrap();
+    std::fs::copy(dirs[2].join("kernelslist.g"), rev.join("kernelslist.g")).unwrap();
+    let text = std::fs::read_to_string(dirs[2].join("kernel-1.traceg")).unwrap();
+    let mut parts: Vec<&str> = text.split("#BEGIN_TB").collect();
+    let header = parts.remove(0);
+    parts.reverse();
+    let body: String = parts.iter().map(|p| format!("#BEGIN_TB{p}")).collect();
+    std::fs::write(rev.join("kernel-1.traceg"), format!("{header}{body}")).unwrap();
+    dirs.push(rev);
+    let locality = SimOptions {
+        tb_sched: TbSched::Locality,
+        la_window: 4,
+        ..SimOptions::default()
+    };
+    for d in &dirs {
+        for opts in [SimOptions::default(), locality.clone()] {
+            for stream in [false, true] {
+                let open = |ahead: bool| {
+                    let w = TraceWorkload::open(d).unwrap().with_read_ahead(ahead);
+                    if stream {
+                        w.with_streaming(0, 64)
+                    } else {
+                        w
+                    }
+                };
+                let on_demand = run(&mut open(false), opts.clone());
+                let ahead = run(&mut open(true), opts.clone());
+                let what = format!("{} {} streamed={stream}", d.display(), opts.label());
+                assert!(on_demand.counters.warp_instructions > 0, "{what}");
+                assert_eq!(ahead.counters, on_demand.counters, "{what}");
+                assert_eq!(ahead.kernels.len(), on_demand.kernels.len(), "{what}");
+            }
+        }
+    }
+    // A malformed instruction in the last block: the same error either way.
+    let bad = dir.path().join("bad");
+    std::fs::create_dir(&bad).unwrap();
+    std::fs::copy(dirs[1].join("kernelslist.g"), bad.join("kernelslist.g")).unwrap();
+    let text = std::fs::read_to_string(dirs[1].join("kernel-1.traceg")).unwrap();
+    let last = text.rfind("#BEGIN_TB").unwrap();
+    let broken = text[last..].replacen(" ffffffff ", " fffffffff ", 1);
+    assert_ne!(broken, text[last..]);
+    std::fs::write(
+        bad.join("kernel-1.traceg"),
+        format!("{}{broken}", &text[..last]),
+    )
+    .unwrap();
+    let errors: Vec<String> = [false, true]
+        .into_iter()
+        .map(|ahead| {
+            let mut w = TraceWorkload::open(&bad).unwrap().with_read_ahead(ahead);
+            let mut gpu = Gpu::golden(&gtx480(), SimOptions::default()).unwrap();
+            gpu.run(&mut w, &mut |_| {}).unwrap_err().to_string()
+        })
+        .collect();
+    assert!(
+        errors[0].contains("32-bit hexadecimal active mask"),
+        "{}",
+        errors[0]
+    );
+    assert_eq!(errors[0], errors[1]);
+}
+
 /// dropped once issued) gives the statistics of the same block decoded whole, bit for bit:
 /// the real traces and exported suite kernels (loads, stores, atomics, shared memory,
 /// barriers), under GTO and ELF++, every block streamed in chunks of 16 instructions.

@@ -4,7 +4,8 @@
 //!   versions 3 and 4), read as a stream of thread blocks so a multi-gigabyte trace never has
 //!   to fit in memory.
 //! * [`kernel`]: the decoded instruction streams the GPU model runs ([`kernel::KernelSource`],
-//!   [`kernel::WorkloadSource`]) and the Accel-Sim adapter.
+//!   [`kernel::WorkloadSource`]); [`trace_kernel`]: the Accel-Sim adapter, which reads a trace
+//!   on a second thread ahead of the simulation.
 //! * [`builtin`]: built-in synthetic kernels (memory-bound `stream`, compute-bound `compute`).
 //! * [`export`]: any workload written as an Accel-Sim trace directory.
 //! * [`synth`]: synthetic kernels (IR, interpreter) and the suite that mirrors the papers'
@@ -15,11 +16,13 @@ pub mod accelsim;
 pub mod builtin;
 pub mod export;
 pub mod kernel;
+mod read_ahead;
 pub mod sass;
 pub mod static_code;
 pub mod stream;
 pub mod summary;
 pub mod synth;
+pub mod trace_kernel;
 
 use serde::{Deserialize, Serialize};
 

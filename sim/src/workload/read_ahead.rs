@@ -1,0 +1,90 @@
+//! A kernel trace read ahead of the simulation on its own thread: thread blocks are parsed and
+//! decoded in file order and handed over through a bounded queue, so a run costs about the
+//! larger of reading and simulating, not their sum.
+//!
+//! Memory: at most [`DEPTH`] blocks wait in the queue and one more is being read, each at most
+//! the reader's keep limit decoded ([`super::trace_kernel::KEEP_BLOCK_BYTES`]; a larger block
+//! is handed over as an index of a few bytes per warp). Results do not depend on the thread's
+//! timing: the blocks and their order are the file's, and the consumer takes them in that
+//! order.
+
+use super::accelsim::{BlockRead, KernelTrace};
+use super::sass::OpcodeTable;
+use std::sync::mpsc::{sync_channel, Receiver};
+use std::thread::JoinHandle;
+
+/// Blocks that may wait in the queue.
+pub const DEPTH: usize = 4;
+
+/// What the reading thread hands over, in file order.
+pub(super) enum Ahead {
+    /// The block that starts at `at`; the next one starts at `next`. `opcodes`: the reader's
+    /// opcode classes when this block brought new opcodes.
+    Block {
+        at: (u64, usize),
+        next: (u64, usize),
+        read: BlockRead,
+        opcodes: Option<OpcodeTable>,
+    },
+    /// The file ended, or the next block is malformed: the thread stops, and the consumer
+    /// reads on without it (meeting the end or the error itself).
+    Stopped,
+}
+
+/// The reading thread of one kernel trace.
+pub(super) struct ReadAhead {
+    rx: Option<Receiver<Ahead>>,
+    thread: Option<JoinHandle<()>>,
+}
+
+impl ReadAhead {
+    /// Reads `trace` from its position on, keeping blocks of at most `keep_bytes` decoded.
+    pub(super) fn start(mut trace: KernelTrace, keep_bytes: u64) -> Self {
+        let (tx, rx) = sync_channel(DEPTH);
+        let thread = std::thread::Builder::new()
+            .name("trace-read-ahead".into())
+            .spawn(move || {
+                let mut known = trace.opcodes().len();
+                loop {
+                    let at = trace.position();
+                    let msg = match trace.next_block_bounded(keep_bytes, &mut |_, _, _, _| {}) {
+                        Ok(Some(read)) => {
+                            let new = trace.opcodes().len() != known;
+                            known = trace.opcodes().len();
+                            Ahead::Block {
+                                at,
+                                next: trace.position(),
+                                read,
+                                opcodes: new.then(|| trace.opcode_table().clone()),
+                            }
+                        }
+                        Ok(None) | Err(_) => Ahead::Stopped,
+                    };
+                    let more = matches!(msg, Ahead::Block { .. });
+                    if tx.send(msg).is_err() || !more {
+                        return;
+                    }
+                }
+            })
+            .expect("a thread to read the trace");
+        Self {
+            rx: Some(rx),
+            thread: Some(thread),
+        }
+    }
+
+    /// The next block in file order (waits for the thread); `None` once the thread has ended.
+    pub(super) fn next(&mut self) -> Option<Ahead> {
+        self.rx.as_ref()?.recv().ok()
+    }
+}
+
+impl Drop for ReadAhead {
+    fn drop(&mut self) {
+        // Closing the queue ends the thread at its next hand-over.
+        drop(self.rx.take());
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
+}
