@@ -685,8 +685,6 @@ fn a_fill_lost_in_dram_is_a_model_error_not_a_warp_deadlock() {
     );
 }
 
-/// A block run streamed (read again from the trace a warp chunk at a time, the instructions
-
 /// Reading a trace ahead on a second thread changes nothing: every statistic equals the run
 /// that reads each block when it is asked for, whether blocks are asked for in file order
 /// (round robin), out of it (locality-aware dispatch, a window of 4 blocks), from a trace whose
@@ -767,6 +765,8 @@ fn reading_ahead_changes_nothing() {
     assert_eq!(errors[0], errors[1]);
 }
 
+
+/// A block run streamed (read again from the trace a warp chunk at a time, the instructions
 /// dropped once issued) gives the statistics of the same block decoded whole, bit for bit:
 /// the real traces and exported suite kernels (loads, stores, atomics, shared memory,
 /// barriers), under GTO and ELF++, every block streamed in chunks of 16 instructions.
