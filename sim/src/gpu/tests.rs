@@ -720,7 +720,7 @@ fn reading_ahead_changes_nothing() {
         for opts in [SimOptions::default(), locality.clone()] {
             for stream in [false, true] {
                 let open = |ahead: bool| {
-                    let w = TraceWorkload::open(d).unwrap().with_read_ahead(ahead);
+                    let w = TraceWorkload::open(d).unwrap().with_read_ahead(Some(ahead));
                     if stream {
                         w.with_streaming(0, 64)
                     } else {
@@ -752,7 +752,9 @@ fn reading_ahead_changes_nothing() {
     let errors: Vec<String> = [false, true]
         .into_iter()
         .map(|ahead| {
-            let mut w = TraceWorkload::open(&bad).unwrap().with_read_ahead(ahead);
+            let mut w = TraceWorkload::open(&bad)
+                .unwrap()
+                .with_read_ahead(Some(ahead));
             let mut gpu = Gpu::golden(&gtx480(), SimOptions::default()).unwrap();
             gpu.run(&mut w, &mut |_| {}).unwrap_err().to_string()
         })
@@ -764,7 +766,6 @@ fn reading_ahead_changes_nothing() {
     );
     assert_eq!(errors[0], errors[1]);
 }
-
 
 /// A block run streamed (read again from the trace a warp chunk at a time, the instructions
 /// dropped once issued) gives the statistics of the same block decoded whole, bit for bit:

@@ -11,8 +11,6 @@
 //!
 //! Transactions come out in increasing address order.
 
-use std::collections::BTreeMap;
-
 /// One memory transaction of a warp instruction.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Transaction {
@@ -52,15 +50,30 @@ pub fn coalesce(
     sector: bool,
 ) -> Vec<Transaction> {
     let seg = segment_size(width, sector);
-    let mut pending: BTreeMap<u64, Pending> = BTreeMap::new();
+    // Segments in order of first touch (a warp touches few), sorted by address at the end.
+    let mut pending: Vec<(u64, Pending)> = Vec::with_capacity(4);
     let mut add = |lane: u32, addr: u64| {
         let block = addr & !(seg - 1);
-        let p = pending.entry(block).or_default();
+        let p = match pending.iter().position(|(b, _)| *b == block) {
+            Some(i) => &mut pending[i].1,
+            None => {
+                pending.push((block, Pending::default()));
+                &mut pending.last_mut().expect("pushed").1
+            }
+        };
         p.chunks |= 1 << ((addr & 127) / 32);
         p.lanes |= 1 << lane;
         let idx = (addr & 127) as u32;
-        for i in idx..(idx + width).min(128) {
-            p.bytes |= 1u128 << i;
+        let end = (idx + width).min(128);
+        if end > idx {
+            // Bits idx..end.
+            let span = end - idx;
+            let ones = if span == 128 {
+                u128::MAX
+            } else {
+                (1u128 << span) - 1
+            };
+            p.bytes |= ones << idx;
         }
     };
     for (lane, addr) in lanes {
@@ -70,6 +83,7 @@ pub fn coalesce(
             add(lane, last);
         }
     }
+    pending.sort_unstable_by_key(|(block, _)| *block);
     pending
         .into_iter()
         .map(|(block, p)| reduce(block, seg, p))
@@ -208,5 +222,44 @@ mod tests {
             vec![(0x1000, 32), (0x1020, 32), (0x1040, 32), (0x1060, 32)]
         );
         assert_eq!(t[1].lanes, 0xff00);
+    }
+
+    /// The definition, directly: segments gathered in an ordered map, bytes set one by one.
+    fn by_map(lanes: &[(u32, u64)], width: u32, sector: bool) -> Vec<Transaction> {
+        let seg = segment_size(width, sector);
+        let mut pending: std::collections::BTreeMap<u64, Pending> = Default::default();
+        let mut add = |lane: u32, addr: u64| {
+            let p = pending.entry(addr & !(seg - 1)).or_default();
+            p.chunks |= 1 << ((addr & 127) / 32);
+            p.lanes |= 1 << lane;
+            let idx = (addr & 127) as u32;
+            for i in idx..(idx + width).min(128) {
+                p.bytes |= 1u128 << i;
+            }
+        };
+        for &(lane, addr) in lanes {
+            add(lane, addr);
+            let last = addr.wrapping_add(width.max(1) as u64 - 1);
+            if last & !(seg - 1) != addr & !(seg - 1) {
+                add(lane, last);
+            }
+        }
+        pending
+            .into_iter()
+            .map(|(block, p)| reduce(block, seg, p))
+            .collect()
+    }
+
+    proptest::proptest! {
+        /// The coalescer equals its definition for any lanes, widths and segment mode.
+        #[test]
+        fn transactions_agree_with_the_definition(
+            addrs in proptest::collection::vec(0u64..4096, 0..33),
+            width in proptest::sample::select(vec![0u32, 1, 2, 4, 8, 16, 64, 200]),
+            sector in proptest::bool::ANY,
+        ) {
+            let lanes: Vec<(u32, u64)> = addrs.iter().enumerate().map(|(l, &a)| (l as u32, a)).collect();
+            proptest::prop_assert_eq!(coalesce(lanes.iter().copied(), width, sector), by_map(&lanes, width, sector));
+        }
     }
 }

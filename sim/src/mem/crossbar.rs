@@ -113,6 +113,11 @@ impl<P> Crossbar<P> {
 
     /// One cycle: every output moves one flit of its packet or starts a new one.
     pub fn cycle(&mut self) {
+        if self.inputs.iter().all(VecDeque::is_empty) {
+            // Nothing waits or streams (a streaming packet stays at its input's head).
+            self.now += 1;
+            return;
+        }
         let (n_in, n_out) = (self.inputs.len(), self.out.len());
         let first_out = (self.now % n_out as u64) as usize;
         // Inputs with a packet at the start of the cycle, and the idle ones by head target.

@@ -165,6 +165,10 @@ impl Channel {
     }
 
     fn schedule(&mut self) -> Option<Cmd> {
+        // Every command serves a queued request.
+        if self.queue.is_empty() {
+            return None;
+        }
         let now = self.now;
         let t = self.t;
         // 1. Oldest row hit whose column command is legal now (none can be while the column

@@ -18,13 +18,18 @@ use std::path::{Path, PathBuf};
 /// decoded whole.
 pub const KEEP_BLOCK_BYTES: u64 = 2 << 20;
 
+/// Traces of at least this many bytes are read ahead on a second thread unless told otherwise
+/// ([`TraceKernel::with_read_ahead`]); a smaller one takes less time to read than a thread
+/// takes to start and hand blocks over.
+pub const READ_AHEAD_MIN_BYTES: u64 = 4 << 20;
+
 /// Decoded bytes of the blocks read ahead but not asked for yet that are kept (above it, such
 /// a block is dropped and read again when asked for).
 pub const PARKED_BYTES: u64 = 16 << 20;
 
 /// An Accel-Sim kernel trace as a [`KernelSource`]: blocks are read as the trace streams, on
-/// a second thread ahead of the requests ([`super::read_ahead`]) unless
-/// [`TraceKernel::with_read_ahead`] turns it off; the byte offset of every block passed on the
+/// a second thread ahead of the requests ([`super::read_ahead`]) when the trace has at least
+/// [`READ_AHEAD_MIN_BYTES`] (or as [`TraceKernel::with_read_ahead`] says); the byte offset of every block passed on the
 /// way is kept, so a block asked for out of file order is found by seeking (not by loading the
 /// file), and blocks read ahead but not asked for yet are kept up to [`PARKED_BYTES`]. Blocks
 /// larger than [`KEEP_BLOCK_BYTES`] decoded are read for [`KernelSource::run_block`] without
@@ -89,7 +94,7 @@ impl TraceKernel {
             ahead_opcodes: OpcodeTable::default(),
             index: Default::default(),
             ahead: None,
-            read_ahead: true,
+            read_ahead: std::fs::metadata(path).is_ok_and(|m| m.len() >= READ_AHEAD_MIN_BYTES),
             ahead_done: false,
             parked: HashMap::new(),
             parked_bytes: 0,
@@ -107,10 +112,13 @@ impl TraceKernel {
         self
     }
 
-    /// Reads the trace ahead on a second thread (`true`, the default) or only when a block
-    /// is asked for (`false`). Results are the same either way.
-    pub fn with_read_ahead(mut self, on: bool) -> Self {
-        self.read_ahead = on;
+    /// Reads the trace ahead on a second thread (`Some(true)`), only when a block is asked for
+    /// (`Some(false)`), or by the trace's size (`None`, the default: from
+    /// [`READ_AHEAD_MIN_BYTES`]). Results are the same either way.
+    pub fn with_read_ahead(mut self, on: Option<bool>) -> Self {
+        if let Some(on) = on {
+            self.read_ahead = on;
+        }
         self
     }
 
@@ -317,7 +325,7 @@ pub struct TraceWorkload {
     /// [`TraceKernel::with_streaming`] for every kernel, when set.
     streaming: Option<(u64, usize)>,
     /// [`TraceKernel::with_read_ahead`] for every kernel.
-    read_ahead: bool,
+    read_ahead: Option<bool>,
 }
 
 impl TraceWorkload {
@@ -339,7 +347,7 @@ impl TraceWorkload {
             name,
             kernels: kernels.into_iter(),
             streaming: None,
-            read_ahead: true,
+            read_ahead: None,
         })
     }
 
@@ -350,9 +358,9 @@ impl TraceWorkload {
         self
     }
 
-    /// Reads every kernel's trace ahead on a second thread (`true`, the default) or on demand
-    /// ([`TraceKernel::with_read_ahead`]).
-    pub fn with_read_ahead(mut self, on: bool) -> Self {
+    /// Reads every kernel's trace ahead on a second thread or on demand, as
+    /// [`TraceKernel::with_read_ahead`] says.
+    pub fn with_read_ahead(mut self, on: Option<bool>) -> Self {
         self.read_ahead = on;
         self
     }
@@ -411,7 +419,7 @@ mod tests {
         // Parked without limit, parked up to one block, never parked (read again by seeking).
         for limit in [u64::MAX, 200, 0] {
             for ahead in [false, true] {
-                let mut k = TraceKernel::open(&p).unwrap().with_read_ahead(ahead);
+                let mut k = TraceKernel::open(&p).unwrap().with_read_ahead(Some(ahead));
                 k.parked_limit = limit;
                 for id in [0u64, 5, 1, 11, 2, 3, 4, 10, 6, 7, 8, 9] {
                     let b = k.block(id).unwrap();

@@ -1,18 +1,33 @@
 //! `gpusched bench`: speed of the golden GPU model on a fixed workload set on `gtx480`,
-//! single thread: simulated thread instructions per second, cycles per second, peak memory.
-//! Each workload runs `--repeat` times; figures are medians.
+//! single simulation thread (the trace reader runs ahead on a second one): simulated thread
+//! instructions per second, cycles per second, peak memory per workload, and for traces the
+//! time the reader alone takes (its share of the run). Each workload runs `--repeat` times;
+//! figures are medians. The set: the built-in `stream` and `compute` (large), the two real
+//! traces, and the instruction-dense suite kernels at the sizes of the Accel-Sim reference set
+//! (`mm` small and medium, `compute` medium, `syrk` small, `lud` small and medium), exported as
+//! traces first.
+//!
+//! `gpusched bench --parse`: the trace reader alone (parse and decode, no simulation) on a
+//! large exported trace (`mm` medium, about 400 MB) or `--trace DIR`: MB/s and warp
+//! instructions/s.
+//!
+//! `gpusched bench --reference DIR`: wall time and peak memory of whole `gpusched sim` runs
+//! beside Accel-Sim's, run by run ([`reference`]).
 //!
 //! `gpusched bench --lockstep`: the cost of checking the Verilated blocks in lockstep inside
 //! the GPU, on `stream` (large) on `gtx480`: GTO with its 30 warp arbiters, and ELF++ with its
 //! 15 ELF and 15 NewCAR blocks, each against the golden run (median wall times, their ratio,
 //! and whether every statistic is identical).
 
-use anyhow::Result;
+mod reference;
+
+use anyhow::{Context, Result};
 use clap::Args;
 use gpusim::config::GpuConfig;
 use gpusim::gpu::{Gpu, SimOptions};
+use gpusim::workload::accelsim::{read_kernelslist, BlockRead, Command, KernelTrace};
 use gpusim::workload::builtin;
-use gpusim::workload::kernel::{TraceWorkload, WorkloadSource};
+use gpusim::workload::kernel::{TraceWorkload, WorkloadSource, KEEP_BLOCK_BYTES};
 use serde::Serialize;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -31,6 +46,19 @@ pub struct BenchArgs {
     /// Print one JSON object instead of a table.
     #[arg(long)]
     json: bool,
+    /// Measure the trace reader alone instead, on an exported `mm` medium trace or `--trace`.
+    #[arg(long, conflicts_with_all = ["lockstep", "reference"])]
+    parse: bool,
+    /// With `--parse`: the trace directory to read instead of an exported `mm` medium.
+    #[arg(long, value_name = "DIR", requires = "parse")]
+    trace: Option<PathBuf>,
+    /// Compare whole `gpusched sim` runs with a reference set (`results.json` and
+    /// `traces/*.tar.xz`, e.g. ../shared/reference/accelsim): wall time and peak memory.
+    #[arg(long, value_name = "DIR", conflicts_with = "lockstep")]
+    reference: Option<PathBuf>,
+    /// With `--reference`: only the traces whose name (`<workload>-<size>`) contains this.
+    #[arg(long, value_name = "NAME", requires = "reference")]
+    only: Option<String>,
     /// Measure the lockstep overhead instead (needs a build with Verilator).
     #[arg(long)]
     lockstep: bool,
@@ -67,6 +95,13 @@ struct Row {
     seconds: f64,
     thread_instructions_per_s: f64,
     cycles_per_s: f64,
+    /// Peak resident memory during this workload's runs, MB.
+    peak_rss_mb: f64,
+    /// Traces: median time of the reader alone (parse and decode every block), seconds, and
+    /// its share of the run's time (the run overlaps it with simulating when the trace is
+    /// large enough to be read ahead).
+    parse_seconds: Option<f64>,
+    parse_share: Option<f64>,
 }
 
 /// The whole benchmark.
@@ -79,7 +114,7 @@ struct BenchReport {
     thread_instructions_per_s: f64,
     /// Sum of cycles over the set, divided by the sum of median times.
     cycles_per_s: f64,
-    /// Peak resident memory of the process (VmHWM), MB.
+    /// The largest peak resident memory of a workload, MB.
     peak_rss_mb: f64,
 }
 
@@ -97,28 +132,71 @@ fn peak_rss_mb() -> f64 {
         .unwrap_or(f64::NAN)
 }
 
+/// Starts a new peak-memory measurement (Linux: writing 5 to `/proc/self/clear_refs` resets
+/// VmHWM to the current resident size).
+fn reset_peak_rss() {
+    let _ = std::fs::write("/proc/self/clear_refs", "5");
+}
+
 type Opener = Box<dyn Fn() -> Result<Box<dyn WorkloadSource>>>;
 
-fn workloads(traces: &Path) -> Vec<(String, Opener)> {
-    let mut v: Vec<(String, Opener)> = vec![];
+/// A workload of the set: its name, how to open it, and its trace directory if it is one.
+struct Workload {
+    name: String,
+    open: Opener,
+    trace: Option<PathBuf>,
+}
+
+/// The instruction-dense suite kernels at the sizes of the Accel-Sim reference set.
+const DENSE: [(&str, &str); 6] = [
+    ("mm", "small"),
+    ("mm", "medium"),
+    ("compute", "medium"),
+    ("syrk", "small"),
+    ("lud", "small"),
+    ("lud", "medium"),
+];
+
+/// Exports suite kernel `name` at `size` as a trace into `dir/<name>-<size>`.
+fn export(name: &str, size: &str, dir: &Path) -> Result<PathBuf> {
+    let out = dir.join(format!("{name}-{size}"));
+    let mut w = gpusim::workload::open_named(name, size)?;
+    gpusim::workload::export::export(&mut *w, &out, &mut |_| {})?;
+    Ok(out)
+}
+
+fn trace_workload(name: String, dir: PathBuf) -> Workload {
+    let d = dir.clone();
+    Workload {
+        name,
+        open: Box::new(move || Ok(Box::new(TraceWorkload::open(&d)?) as _)),
+        trace: Some(dir),
+    }
+}
+
+fn workloads(traces: &Path, exported: &Path) -> Result<Vec<Workload>> {
+    let mut v = vec![];
     for (name, size) in [("stream", "large"), ("compute", "large")] {
-        v.push((
-            format!("{name}_{size}"),
-            Box::new(move || Ok(Box::new(builtin::workload(name, size)?) as _)),
-        ));
+        v.push(Workload {
+            name: format!("{name}_{size}"),
+            open: Box::new(move || Ok(Box::new(builtin::workload(name, size)?) as _)),
+            trace: None,
+        });
     }
     for t in ["vectoradd-100-32", "matrixmul-32-32"] {
         let dir = traces.join(t);
         if dir.is_dir() {
-            v.push((
-                t.to_string(),
-                Box::new(move || Ok(Box::new(TraceWorkload::open(&dir)?) as _)),
-            ));
+            v.push(trace_workload(t.to_string(), dir));
         } else {
             eprintln!("note: {} not found; skipped", dir.display());
         }
     }
-    v
+    for (name, size) in DENSE {
+        eprintln!("exporting {name} {size} as a trace...");
+        let dir = export(name, size, exported)?;
+        v.push(trace_workload(format!("{name}-{size} (trace)"), dir));
+    }
+    Ok(v)
 }
 
 fn median(mut xs: Vec<f64>) -> f64 {
@@ -126,45 +204,131 @@ fn median(mut xs: Vec<f64>) -> f64 {
     xs[xs.len() / 2]
 }
 
+/// Reads every block of every kernel of the trace `dir` as a run reads them (decoded, large
+/// blocks indexed), without simulating: (bytes of trace text, warp instructions).
+fn read_trace(dir: &Path) -> Result<(u64, u64)> {
+    let (mut bytes, mut insts) = (0, 0);
+    for c in read_kernelslist(dir)? {
+        let Command::Kernel { path } = c else {
+            continue;
+        };
+        bytes += std::fs::metadata(&path)
+            .with_context(|| format!("{}", path.display()))?
+            .len();
+        let mut k = KernelTrace::open(&path)?;
+        let mut count = |_, _, _, _: &_| insts += 1;
+        while let Some(b) = k.next_block_bounded(KEEP_BLOCK_BYTES, &mut count)? {
+            std::hint::black_box(matches!(b, BlockRead::Whole(_)));
+        }
+    }
+    Ok((bytes, insts))
+}
+
+/// Median seconds of `repeat` reads of the trace `dir`, with its bytes and warp instructions.
+fn time_read(dir: &Path, repeat: usize) -> Result<(f64, u64, u64)> {
+    let mut times = vec![];
+    let mut sizes = (0, 0);
+    for _ in 0..repeat {
+        let start = Instant::now();
+        sizes = read_trace(dir)?;
+        times.push(start.elapsed().as_secs_f64());
+    }
+    Ok((median(times), sizes.0, sizes.1))
+}
+
+/// Runs `bench --parse`.
+fn run_parse(a: &BenchArgs) -> Result<ExitCode> {
+    let tmp = tempfile::tempdir()?;
+    let dir = match &a.trace {
+        Some(d) => d.clone(),
+        None => {
+            eprintln!("exporting mm medium as a trace (about 400 MB)...");
+            export("mm", "medium", tmp.path())?
+        }
+    };
+    let repeat = a.repeat.max(1);
+    let (seconds, bytes, insts) = time_read(&dir, repeat)?;
+    let mb_per_s = bytes as f64 / 1e6 / seconds;
+    let insts_per_s = insts as f64 / seconds;
+    if a.json {
+        outln!(
+            "{}",
+            serde_json::to_string_pretty(&serde_json::json!({
+                "trace": dir, "repeat": repeat, "bytes": bytes, "warp_instructions": insts,
+                "seconds": seconds, "mb_per_s": mb_per_s, "warp_instructions_per_s": insts_per_s,
+            }))?
+        );
+    } else {
+        outln!(
+            "{}: {:.1} MB, {insts} warp instructions, median of {repeat}: {seconds:.3} s, {mb_per_s:.0} MB/s, {:.2} M warp instructions/s (reader alone, one thread)",
+            dir.display(),
+            bytes as f64 / 1e6,
+            insts_per_s / 1e6
+        );
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
 /// Runs `bench`.
 pub fn run(a: BenchArgs) -> Result<ExitCode> {
     if a.lockstep {
         return run_lockstep(&a);
     }
+    if a.parse {
+        return run_parse(&a);
+    }
+    if let Some(r) = &a.reference {
+        return reference::run(r, a.repeat, a.json, a.only.as_deref());
+    }
     let cfg = GpuConfig::preset("gtx480")?;
     let repeat = a.repeat.max(1);
+    let tmp = tempfile::tempdir()?;
     let mut rows = vec![];
-    for (name, open) in workloads(&a.traces) {
+    for w in workloads(&a.traces, tmp.path())? {
         let mut times = vec![];
         let mut last = None;
+        reset_peak_rss();
         for _ in 0..repeat {
-            let mut w = open()?;
+            let mut source = (w.open)()?;
             let mut gpu = Gpu::golden(&cfg, SimOptions::default())?;
             let start = Instant::now();
-            let r = gpu.run(w.as_mut(), &mut |_| {})?;
+            let r = gpu.run(source.as_mut(), &mut |_| {})?;
             times.push(start.elapsed().as_secs_f64());
             last = Some(r);
         }
+        let peak = peak_rss_mb();
         let r = last.expect("repeat >= 1");
         let seconds = median(times);
+        let parse_seconds = match &w.trace {
+            Some(d) => Some(time_read(d, repeat)?.0),
+            None => None,
+        };
         let c = &r.counters;
         let row = Row {
-            workload: name,
+            workload: w.name,
             thread_instructions: c.thread_instructions,
             cycles: c.cycles,
             seconds,
             thread_instructions_per_s: c.thread_instructions as f64 / seconds,
             cycles_per_s: c.cycles as f64 / seconds,
+            peak_rss_mb: peak,
+            parse_seconds,
+            parse_share: parse_seconds.map(|p| p / seconds),
         };
         if !a.json {
             eprintln!(
-                "{:<20} {:>12} thread insts {:>9} cycles {:>8.3} s  {:>7.2} M thread-insts/s  {:>8.0} k cycles/s",
+                "{:<22} {:>10} thread insts {:>7} cycles {:>7.3} s {:>7.2} M thread-insts/s {:>6.0} k cycles/s {:>6.1} MB{}",
                 row.workload,
                 row.thread_instructions,
                 row.cycles,
                 row.seconds,
                 row.thread_instructions_per_s / 1e6,
-                row.cycles_per_s / 1e3
+                row.cycles_per_s / 1e3,
+                row.peak_rss_mb,
+                match (row.parse_seconds, row.parse_share) {
+                    (Some(p), Some(s)) => format!("  reader alone {p:.3} s ({:.0}% of the run)", s * 100.0),
+                    _ => String::new(),
+                }
             );
         }
         rows.push(row);
@@ -176,8 +340,8 @@ pub fn run(a: BenchArgs) -> Result<ExitCode> {
         thread_instructions_per_s: rows.iter().map(|r| r.thread_instructions).sum::<u64>() as f64
             / secs,
         cycles_per_s: rows.iter().map(|r| r.cycles).sum::<u64>() as f64 / secs,
+        peak_rss_mb: rows.iter().map(|r| r.peak_rss_mb).fold(0.0, f64::max),
         workloads: rows,
-        peak_rss_mb: peak_rss_mb(),
     };
     if a.json {
         outln!("{}", serde_json::to_string_pretty(&report)?);
