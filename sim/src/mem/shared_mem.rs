@@ -42,16 +42,24 @@ pub fn conflict_cycles(lanes: impl IntoIterator<Item = u64>, width: u32, banks: 
         spill.extend_from_slice(&buf[..n]);
         &mut spill[..]
     };
-    // By bank, then word: the distinct words of a bank are one run.
-    words.sort_unstable_by_key(|&w| (w % banks, w));
-    let (mut most, mut run) = (0u32, 0u32);
+    // The distinct words, counted per bank.
+    words.sort_unstable();
+    let mut small = [0u16; 128];
+    let mut large = vec![];
+    let per_bank: &mut [u16] = if banks <= 128 {
+        &mut small[..banks as usize]
+    } else {
+        large.resize(banks as usize, 0u16);
+        &mut large
+    };
+    let mut most = 0;
     for (k, &w) in words.iter().enumerate() {
-        match k.checked_sub(1).map(|p| words[p]) {
-            Some(p) if p == w => continue,
-            Some(p) if p % banks == w % banks => run += 1,
-            _ => run = 1,
+        if k > 0 && words[k - 1] == w {
+            continue;
         }
-        most = most.max(run);
+        let c = &mut per_bank[(w % banks) as usize];
+        *c += 1;
+        most = most.max(*c as u32);
     }
     most.max(1)
 }

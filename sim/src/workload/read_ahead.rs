@@ -10,11 +10,15 @@
 
 use super::accelsim::{BlockRead, KernelTrace};
 use super::sass::OpcodeTable;
-use std::sync::mpsc::{sync_channel, Receiver};
+use std::sync::mpsc::{sync_channel, Receiver, TryRecvError};
 use std::thread::JoinHandle;
+use std::time::Duration;
 
 /// Blocks that may wait in the queue.
 pub const DEPTH: usize = 4;
+
+/// How long the consumer polls for the next block before it sleeps.
+pub const SPIN: Duration = Duration::from_millis(5);
 
 /// What the reading thread hands over, in file order.
 pub(super) enum Ahead {
@@ -74,8 +78,20 @@ impl ReadAhead {
     }
 
     /// The next block in file order (waits for the thread); `None` once the thread has ended.
+    /// Waits by polling for up to [`SPIN`] before sleeping: waking a sleeping thread costs
+    /// far more than a block takes to hand over (on virtual machines, hundreds of
+    /// microseconds), and the simulation has nothing else to do meanwhile.
     pub(super) fn next(&mut self) -> Option<Ahead> {
-        self.rx.as_ref()?.recv().ok()
+        let rx = self.rx.as_ref()?;
+        let start = std::time::Instant::now();
+        loop {
+            match rx.try_recv() {
+                Ok(m) => return Some(m),
+                Err(TryRecvError::Disconnected) => return None,
+                Err(TryRecvError::Empty) if start.elapsed() < SPIN => std::hint::spin_loop(),
+                Err(TryRecvError::Empty) => return rx.recv().ok(),
+            }
+        }
     }
 }
 

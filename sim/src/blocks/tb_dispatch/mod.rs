@@ -133,7 +133,20 @@ port_bundle! {
 impl DispatchOut {
     /// The grants of this cycle as `(sm, block id)`, SM by SM, `id` before `id2`.
     pub fn grants(&self, sms: usize) -> impl Iterator<Item = (usize, u32)> + '_ {
-        (0..sms).flat_map(move |s| {
+        let mask = if sms >= 128 {
+            u128::MAX
+        } else {
+            (1u128 << sms) - 1
+        };
+        let mut left = (self.grant | self.grant2) & mask;
+        let sms_granted = std::iter::from_fn(move || {
+            (left != 0).then(|| {
+                let s = left.trailing_zeros() as usize;
+                left &= left - 1;
+                s
+            })
+        });
+        sms_granted.flat_map(move |s| {
             let one = (self.grant >> s & 1 == 1).then_some((s, self.id[s]));
             let two = (self.grant2 >> s & 1 == 1).then_some((s, self.id2[s]));
             one.into_iter().chain(two)
