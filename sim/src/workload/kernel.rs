@@ -154,9 +154,25 @@ impl<'a> Addrs<'a> {
     }
 
     /// The addresses in order.
-    pub fn iter(&self) -> impl ExactSizeIterator<Item = u64> + 'a {
-        let a = *self;
-        (0..a.len()).map(move |k| a.get(k))
+    pub fn iter(&self) -> AddrIter<'a> {
+        match *self {
+            Addrs::Listed(a) => AddrIter::Listed(a.iter()),
+            Addrs::Strided {
+                base,
+                inner,
+                outer,
+                group,
+                n,
+            } => AddrIter::Strided {
+                row: base,
+                next: base,
+                inner,
+                outer,
+                group,
+                in_row: 0,
+                left: n,
+            },
+        }
     }
 
     /// The addresses as a vector.
@@ -164,6 +180,68 @@ impl<'a> Addrs<'a> {
         self.iter().collect()
     }
 }
+
+/// The addresses of an [`Addrs`] in order, strided ones stepped without division.
+#[derive(Clone, Debug)]
+pub enum AddrIter<'a> {
+    /// Listed addresses.
+    Listed(std::slice::Iter<'a, u64>),
+    /// Strided: `next` is the next address, `row` the first of its group, `in_row` its index
+    /// in the group, `left` how many remain.
+    Strided {
+        row: u64,
+        next: u64,
+        inner: u64,
+        outer: u64,
+        group: u32,
+        in_row: u32,
+        left: u32,
+    },
+}
+
+impl Iterator for AddrIter<'_> {
+    type Item = u64;
+
+    fn next(&mut self) -> Option<u64> {
+        match self {
+            AddrIter::Listed(it) => it.next().copied(),
+            AddrIter::Strided {
+                row,
+                next,
+                inner,
+                outer,
+                group,
+                in_row,
+                left,
+            } => {
+                if *left == 0 {
+                    return None;
+                }
+                let a = *next;
+                *left -= 1;
+                *in_row += 1;
+                if *in_row == *group {
+                    *in_row = 0;
+                    *row = row.wrapping_add(*outer);
+                    *next = *row;
+                } else {
+                    *next = next.wrapping_add(*inner);
+                }
+                Some(a)
+            }
+        }
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        let n = match self {
+            AddrIter::Listed(it) => it.len(),
+            AddrIter::Strided { left, .. } => *left as usize,
+        };
+        (n, Some(n))
+    }
+}
+
+impl ExactSizeIterator for AddrIter<'_> {}
 
 /// The instructions of one thread block.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -491,7 +569,12 @@ mod tests {
                     *v = *x;
                 }
             }
-            prop_assert_eq!(stored(&a).1, a);
+            prop_assert_eq!(stored(&a).1, a.clone());
+            let mut b = BlockInsts::default();
+            let mask = if n == 32 { u32::MAX } else { (1u32 << n) - 1 };
+            b.push(0, 0, mask, OpClass::LoadGlobal, &[], &[], 4, &a);
+            let addrs = b.addrs(&b.warps[0][0]);
+            prop_assert_eq!((0..n).map(|k| addrs.get(k)).collect::<Vec<_>>(), a);
         }
     }
 }
