@@ -1,12 +1,15 @@
 #!/usr/bin/env bash
 # Installs what gpusched needs besides cargo: Verilator (co-simulation, lint), Yosys
-# (synthesis gate) and g++ (the Verilated models). Idempotent: does nothing when both are on PATH. Needs root (or sudo) and
+# (synthesis gate), g++ (the Verilated models), tar and xz (the reference set's trace archives,
+# `bench --reference`). Idempotent: does nothing when all are on PATH. Needs root (or sudo) and
 # Debian/Ubuntu's apt-get.
 set -euo pipefail
 missing=()
 command -v verilator >/dev/null 2>&1 || missing+=(verilator)
 command -v yosys >/dev/null 2>&1 || missing+=(yosys)
 command -v g++ >/dev/null 2>&1 || missing+=(g++)
+command -v tar >/dev/null 2>&1 || missing+=(tar)
+command -v xz >/dev/null 2>&1 || missing+=(xz-utils)
 if [ ${#missing[@]} -eq 0 ]; then
   exit 0
 fi

@@ -697,6 +697,134 @@ fn bench_prints_the_documented_figures() {
         assert!(v[k].as_f64().unwrap() > 0.0, "{k} in {v}");
     }
     assert!(v["workloads"][0]["thread_instructions"].as_u64().unwrap() >= 30_000_000);
+    let w = v["workloads"].as_array().unwrap();
+    let mm = w
+        .iter()
+        .find(|r| r["workload"] == "mm-medium (trace)")
+        .unwrap_or_else(|| panic!("mm medium in {v}"));
+    assert!(mm["parse_seconds"].as_f64().unwrap() > 0.0, "{mm}");
+    assert!(mm["parse_share"].as_f64().unwrap() > 0.0, "{mm}");
+    assert!(
+        w[0]["parse_seconds"].is_null(),
+        "a built-in kernel has no reader"
+    );
+}
+
+#[test]
+fn bench_parse_reads_a_trace_and_counts_its_instructions() {
+    let dir = tempfile::tempdir().unwrap();
+    let t = dir.path().join("nn");
+    let o = gpusched(
+        &[
+            "trace",
+            "export",
+            "--workload",
+            "nn",
+            "--size",
+            "small",
+            "--out",
+        ]
+        .iter()
+        .copied()
+        .chain([t.to_str().unwrap()])
+        .collect::<Vec<_>>(),
+    );
+    assert!(o.status.success(), "{}", text(&o));
+    let info = json(&gpusched(&["trace", "info", t.to_str().unwrap(), "--json"]));
+    let v = json(&gpusched(&[
+        "bench",
+        "--parse",
+        "--trace",
+        t.to_str().unwrap(),
+        "--repeat",
+        "1",
+        "--json",
+    ]));
+    assert_eq!(
+        v["warp_instructions"], info["kernels"][0]["warp_instructions"],
+        "{v}\n{info}"
+    );
+    assert!(v["mb_per_s"].as_f64().unwrap() > 0.0, "{v}");
+    let o = gpusched(&["bench", "--parse", "--trace", "/no/such/trace"]);
+    assert!(!o.status.success());
+    says(&o, "/no/such/trace");
+}
+
+/// A reference set of one trace (exported `nn` small, packed as the reference packs its
+/// traces) and one record: `bench --reference` runs it and sets our figures beside it.
+#[test]
+fn bench_reference_compares_whole_runs_with_the_reference_figures() {
+    let dir = tempfile::tempdir().unwrap();
+    let t = dir.path().join("nn-small");
+    let o = gpusched(
+        &[
+            "trace",
+            "export",
+            "--workload",
+            "nn",
+            "--size",
+            "small",
+            "--out",
+        ]
+        .iter()
+        .copied()
+        .chain([t.to_str().unwrap()])
+        .collect::<Vec<_>>(),
+    );
+    assert!(o.status.success(), "{}", text(&o));
+    let sim = json(&gpusched(&[
+        "sim",
+        "--trace",
+        t.to_str().unwrap(),
+        "--config",
+        "gtx480",
+        "--warp-sched",
+        "gto",
+        "--json",
+    ]));
+    let r = dir.path().join("reference");
+    std::fs::create_dir_all(r.join("traces")).unwrap();
+    let tar = Command::new("tar")
+        .arg("-cJf")
+        .arg(r.join("traces/nn-small.tar.xz"))
+        .arg("-C")
+        .arg(&t)
+        .args(["kernelslist.g", "kernel-1.traceg"])
+        .status()
+        .expect("tar runs");
+    assert!(tar.success());
+    let record = serde_json::json!([{
+        "workload": "nn", "size": "small", "scheduler": "gto", "gpusched_warp_sched": "gto",
+        "accelsim": {"wall_s": 100.0, "max_rss_mb": 1000.0, "gpu_sim_cycle": 1234},
+    }]);
+    std::fs::write(r.join("results.json"), record.to_string()).unwrap();
+    let v = json(&gpusched(&[
+        "bench",
+        "--reference",
+        r.to_str().unwrap(),
+        "--repeat",
+        "2",
+        "--json",
+    ]));
+    let run = &v["runs"][0];
+    assert_eq!(run["trace"], "nn-small", "{v}");
+    assert_eq!(run["cycles"], sim["cycles"], "{v}");
+    assert_eq!(run["reference_cycles"], 1234);
+    let (wall, speed) = (
+        run["wall_s"].as_f64().unwrap(),
+        run["speed_ratio"].as_f64().unwrap(),
+    );
+    assert!(wall > 0.0 && (speed * wall - 100.0).abs() < 1e-6, "{run}");
+    assert!(run["rss_mb"].as_f64().unwrap() > 1.0, "{run}");
+    assert_eq!(v["speed_met"], 1, "100 s against a short run: {v}");
+    // Bad input: no results.json, a record without its archive.
+    let o = gpusched(&["bench", "--reference", "/no/such/reference"]);
+    assert!(!o.status.success());
+    says(&o, "/no/such/reference/results.json");
+    std::fs::remove_file(r.join("traces/nn-small.tar.xz")).unwrap();
+    let o = gpusched(&["bench", "--reference", r.to_str().unwrap()]);
+    assert!(!o.status.success());
+    says(&o, "nn-small.tar.xz: no such trace archive");
 }
 
 #[test]
