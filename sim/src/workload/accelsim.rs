@@ -310,6 +310,8 @@ impl TraceBlock {
 #[derive(Default)]
 struct Opcodes {
     names: Vec<String>,
+    /// The names as read (bytes), by id.
+    raw: Vec<Box<[u8]>>,
     ids: HashMap<Box<[u8]>, u16>,
     table: OpcodeTable,
 }
@@ -317,11 +319,17 @@ struct Opcodes {
 impl Opcodes {
     /// The id of opcode `name`; `None` when it is new and 65,536 opcodes are known already.
     fn intern(&mut self, name: &[u8]) -> Option<u16> {
-        if let Some(&id) = self.ids.get(name) {
+        // A kernel uses few opcodes: comparing them beats hashing.
+        if self.names.len() <= 32 {
+            if let Some(id) = self.raw.iter().position(|n| **n == *name) {
+                return Some(id as u16);
+            }
+        } else if let Some(&id) = self.ids.get(name) {
             return Some(id);
         }
         let id = u16::try_from(self.names.len()).ok()?;
         self.names.push(String::from_utf8_lossy(name).into_owned());
+        self.raw.push(name.into());
         self.ids.insert(name.into(), id);
         self.table.update(&self.names);
         Some(id)
