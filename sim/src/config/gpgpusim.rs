@@ -2,8 +2,10 @@
 //! [`GpuConfig`], read over a base preset (`gtx480` unless given), so values a file does not
 //! set keep the base's.
 //!
-//! Format, as GPGPU-Sim documents it: one option per line, `-<name> <value>`; `#` starts a
-//! comment; a value may be quoted; a later line overrides an earlier one. Options this model
+//! Format, as GPGPU-Sim's option parser reads it: `-<name> <value>` pairs of
+//! whitespace-separated tokens (usually one per line); `#` starts a comment; a quoted value may
+//! span lines (SM2_GTX480's `-gpgpu_dram_timing_opt` does); a later option overrides an
+//! earlier one. Options this model
 //! does not use are collected (once each, in order) and reported as ignored. A malformed value
 //! is an error naming the file, the line and the expected form.
 //!
@@ -145,6 +147,68 @@ fn timing(c: &Ctx<'_>, cfg: &mut GpuConfig) -> Result<(), ConfigError> {
     Ok(())
 }
 
+/// The options of GPGPU-Sim option text as GPGPU-Sim's own parser reads them
+/// (`OptionParser::ParseFile`): `#` starts a comment to the end of its line; the rest is
+/// whitespace-separated tokens, lines included; a token that starts with `"` runs to the
+/// token that ends with `"` (on any later line), joined by single spaces, without the quotes;
+/// each option is `-<name>` followed by its value (none when the next token is another option
+/// or there is none). Returns (line of the option, name without `-`, value), in order, so a
+/// later option overrides an earlier one.
+fn options(text: &str, path: &Path) -> Result<Vec<(usize, String, String)>, ConfigError> {
+    let mut tokens: Vec<(usize, String)> = vec![];
+    let mut open: Option<(usize, String)> = None;
+    for (i, raw) in text.lines().enumerate() {
+        let line = raw.split('#').next().unwrap_or_default();
+        for t in line.split_whitespace() {
+            match open.take() {
+                Some((at, mut joined)) => {
+                    joined.push(' ');
+                    joined.push_str(t);
+                    if t.ends_with('"') {
+                        tokens.push((at, joined.trim_matches('"').to_string()));
+                    } else {
+                        open = Some((at, joined));
+                    }
+                }
+                None if t.starts_with('"') && !(t.len() > 1 && t.ends_with('"')) => {
+                    open = Some((i + 1, t.to_string()));
+                }
+                None => tokens.push((i + 1, t.trim_matches('"').to_string())),
+            }
+        }
+    }
+    if let Some((at, joined)) = open {
+        return Err(ConfigError::Syntax {
+            path: path.display().to_string(),
+            line: at,
+            expected: "a closing `\"` for the quoted value".into(),
+            found: format!("`{joined}`"),
+        });
+    }
+    let is_option = |t: &str| {
+        t.strip_prefix('-')
+            .is_some_and(|r| r.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_'))
+    };
+    let mut out = vec![];
+    let mut it = tokens.into_iter().peekable();
+    while let Some((line, t)) = it.next() {
+        if !is_option(&t) {
+            return Err(ConfigError::Syntax {
+                path: path.display().to_string(),
+                line,
+                expected: "an option line `-<name> <value>` or a `#` comment".into(),
+                found: format!("`{t}`"),
+            });
+        }
+        let value = match it.peek() {
+            Some((_, v)) if !is_option(v) => it.next().map(|(_, v)| v).unwrap_or_default(),
+            _ => String::new(),
+        };
+        out.push((line, t[1..].to_string(), value.trim().to_string()));
+    }
+    Ok(out)
+}
+
 /// Parses GPGPU-Sim option text over `base`.
 pub fn parse(text: &str, path: &Path, base: &GpuConfig) -> Result<Parsed, ConfigError> {
     let mut cfg = base.clone();
@@ -157,26 +221,12 @@ pub fn parse(text: &str, path: &Path, base: &GpuConfig) -> Result<Parsed, Config
     // The last line that changed each field, to locate validation errors.
     let mut origin: HashMap<String, usize> = HashMap::new();
     let mut count_line = None;
-    for (i, raw) in text.lines().enumerate() {
-        let line = raw.split('#').next().unwrap_or_default().trim();
-        if line.is_empty() {
-            continue;
-        }
-        let Some(rest) = line.strip_prefix('-') else {
-            return Err(ConfigError::Syntax {
-                path: path.display().to_string(),
-                line: i + 1,
-                expected: "an option line `-<name> <value>` or a `#` comment".into(),
-                found: format!("`{line}`"),
-            });
-        };
-        let (option, value) = match rest.split_once(char::is_whitespace) {
-            Some((o, v)) => (o, v.trim().trim_matches('"').trim()),
-            None => (rest, ""),
-        };
+    for (line, option, value) in options(text, path)? {
+        let (option, value) = (option.as_str(), value.as_str());
+        let i = line - 1;
         let c = Ctx {
             path,
-            line: i + 1,
+            line,
             option,
             value,
         };

@@ -173,3 +173,58 @@ proptest! {
         }
     }
 }
+
+/// GPGPU-Sim reads its files as tokens: a quoted value may run over several lines (as
+/// SM2_GTX480's `-gpgpu_dram_timing_opt` does), options may share a line, and a later one
+/// wins.
+#[test]
+fn options_are_read_as_gpgpu_sims_parser_reads_them() {
+    let text = "-gpgpu_dram_timing_opt \"nbk=16:CCD=2:RRD=6:RCD=12:RAS=28:RP=12:RC=40:\n\
+                \t\t\t\tCL=12:WL=4:CDLR=5:WR=12:nbkgrp=4:CCDL=3:RTPL=2\"  # GDDR5\n\
+                -gpgpu_shader_cta 16 -gpgpu_n_mem 8\n\
+                -gpgpu_scheduler \"gto\"\n-gpgpu_perf_sim_memcpy\n-gpgpu_shader_cta 12\n";
+    let p = parse(text, Path::new("x.config"), &presets::gtx480()).unwrap();
+    let c = &p.config;
+    assert_eq!((c.dram.banks, c.dram.timing.rc), (16, 40));
+    assert_eq!(
+        (c.dram.timing.cl, c.dram.timing.wl, c.dram.timing.wr),
+        (12, 4, 12)
+    );
+    assert_eq!((c.sm.max_blocks, c.dram.channels), (12, 8));
+    assert_eq!(c.sm.warp_scheduler, "gto");
+    assert_eq!(p.ignored, ["gpgpu_perf_sim_memcpy"]);
+    // An unterminated quote names the line where it opens.
+    let e = parse(
+        "-gpgpu_n_mem 6\n-gpgpu_dram_timing_opt \"nbk=16:\n-gpgpu_n_mem 8\n",
+        Path::new("x.config"),
+        &presets::gtx480(),
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(
+        e.contains("x.config:2:") && e.contains("closing `\"`"),
+        "{e}"
+    );
+    // A value without its option.
+    let e = parse(
+        "-gpgpu_n_mem 6 7\n",
+        Path::new("x.config"),
+        &presets::gtx480(),
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(e.contains("x.config:1:") && e.contains("`7`"), "{e}");
+}
+
+/// GPGPU-Sim's own SM2_GTX480 file (as the Accel-Sim reference set ran it), when present.
+#[test]
+fn gpgpu_sims_sm2_gtx480_file_is_read() {
+    let p = crate::testing::shared_dir().join("reference/accelsim/config/gpgpusim.config");
+    if !crate::testing::available("reference", p.is_file(), "no reference config") {
+        return;
+    }
+    let (cfg, ignored) = GpuConfig::load_with_notes(p.to_str().unwrap()).unwrap();
+    assert_eq!((cfg.sm.count, cfg.sm.schedulers), (15, 2));
+    assert_eq!((cfg.dram.timing.cl, cfg.dram.timing.rc), (12, 40));
+    assert!(ignored.iter().any(|o| o == "gpgpu_dram_partition_queues"));
+}
