@@ -1,5 +1,6 @@
 //! `gpusched trace info DIR [--config PRESET|FILE] [--json]`: what an Accel-Sim trace holds.
-//! `gpusched trace export --workload NAME [--size S] --out DIR`: a workload written as one.
+//! `gpusched trace export --workload NAME [--size S] --out DIR [--binary-version V]`: a workload
+//! written as one.
 
 use anyhow::Result;
 use clap::{Args, Subcommand};
@@ -43,22 +44,34 @@ enum Action {
         /// Output directory (created if needed).
         #[arg(long, value_name = "DIR")]
         out: PathBuf,
+        /// SASS binary version the trace declares: 20 (Fermi's code layout, the kernels'
+        /// own; Accel-Sim rejects it) or 60, 61 (Pascal's layout, with its control words;
+        /// Accel-Sim accepts them and maps every exported opcode).
+        #[arg(long, value_name = "V", default_value_t = 20)]
+        binary_version: u32,
     },
 }
 
-fn export(workload: &str, size: &str, out: &std::path::Path) -> Result<ExitCode> {
+fn export(workload: &str, size: &str, out: &std::path::Path, version: u32) -> Result<ExitCode> {
     let mut w = gpusim::workload::open_named(workload, size)?;
     let bar = ProgressBar::new_spinner();
     bar.set_style(
         ProgressStyle::with_template("exporting {pos} blocks ({per_sec})").expect("valid template"),
     );
     let start = std::time::Instant::now();
-    let s = gpusim::workload::export::export(w.as_mut(), out, &mut |b| {
+    let s = gpusim::workload::export::export_as(w.as_mut(), out, Some(version), &mut |b| {
         if start.elapsed().as_secs() >= 1 {
             bar.set_position(b)
         }
     })?;
     bar.finish_and_clear();
+    if version == 20 {
+        eprintln!(
+            "note: binary version 20 (Fermi's layout); Accel-Sim accepts only 35, 60, 61, 70, 75, \
+             80 and 86 and simulates nothing on others (exit status 0): --binary-version 61 \
+             writes a trace it runs"
+        );
+    }
     outln!(
         "{}: {} thread blocks, {} warp instructions, {:.1} MB in {}",
         w.name(),
@@ -82,7 +95,8 @@ pub fn run(a: TraceArgs) -> Result<ExitCode> {
             workload,
             size,
             out,
-        } => return export(&workload, &size, &out),
+            binary_version,
+        } => return export(&workload, &size, &out, binary_version),
     };
     let cfg = GpuConfig::load(&config)?;
     let bar = ProgressBar::new(0);

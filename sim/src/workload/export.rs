@@ -7,7 +7,7 @@
 //! [`crate::workload::kernel::TraceWorkload`] gives the same instruction streams.
 
 use super::kernel::{BlockInsts, KernelInfo, WorkloadError, WorkloadSource};
-use super::sass::OpClass;
+use super::sass::{pc_of_slot, slot_of_pc, OpClass};
 use std::fmt::Write as _;
 use std::fs::File;
 use std::io::{BufWriter, Write};
@@ -73,8 +73,18 @@ fn header(info: &KernelInfo, id: usize) -> String {
     )
 }
 
+/// SASS binary versions `trace export` writes: 20 (Fermi, the layout of the built-in and
+/// suite kernels) and 60, 61 (Pascal: Accel-Sim's trace front end accepts them, and its Pascal
+/// opcode map holds every opcode the export writes; it rejects 20).
+pub const BINARY_VERSIONS: [u32; 3] = [20, 60, 61];
+
 /// Appends one thread block in trace text to `out`.
 pub fn write_block(b: &BlockInsts, out: &mut String) {
+    write_block_at(b, out, &|pc| pc)
+}
+
+/// Appends one thread block in trace text to `out`, each PC written as `pc` maps it.
+fn write_block_at(b: &BlockInsts, out: &mut String, pc: &dyn Fn(u32) -> u32) {
     let _ = writeln!(
         out,
         "#BEGIN_TB\n\nthread block = {},{},{}\n",
@@ -83,7 +93,7 @@ pub fn write_block(b: &BlockInsts, out: &mut String) {
     for (w, insts) in b.warps.iter().enumerate() {
         let _ = writeln!(out, "warp = {w}\ninsts = {}", insts.len());
         for i in insts {
-            let _ = write!(out, "{:04x} {:08x} {}", i.pc, i.mask, i.ndst);
+            let _ = write!(out, "{:04x} {:08x} {}", pc(i.pc), i.mask, i.ndst);
             for r in b.dsts(i) {
                 let _ = write!(out, " R{r}");
             }
@@ -126,6 +136,26 @@ pub fn export(
     dir: &Path,
     progress: &mut dyn FnMut(u64),
 ) -> Result<ExportSummary, WorkloadError> {
+    export_as(workload, dir, None, progress)
+}
+
+/// As [`export`], declaring SASS binary version `version` (one of [`BINARY_VERSIONS`]; `None`:
+/// each kernel's own): every PC is moved to the same instruction slot in that version's code
+/// layout ([`super::sass::pc_of_slot`]: Pascal's control words, for instance), so the static
+/// code read back is the same program. The instruction addresses the L1I sees change with the
+/// layout.
+pub fn export_as(
+    workload: &mut dyn WorkloadSource,
+    dir: &Path,
+    version: Option<u32>,
+    progress: &mut dyn FnMut(u64),
+) -> Result<ExportSummary, WorkloadError> {
+    if let Some(v) = version.filter(|v| !BINARY_VERSIONS.contains(v)) {
+        return Err(WorkloadError::Invalid(format!(
+            "binary version {v} is not one the export writes ({BINARY_VERSIONS:?}: 20 is Fermi's \
+             layout, 60 and 61 are Pascal's, which Accel-Sim accepts)"
+        )));
+    }
     std::fs::create_dir_all(dir).map_err(|e| io(dir, e))?;
     let mut s = ExportSummary::default();
     let mut list = String::new();
@@ -136,10 +166,34 @@ pub fn export(
         let path = dir.join(&name);
         let f = File::create(&path).map_err(|e| io(&path, e))?;
         let mut w = BufWriter::new(f);
-        let mut text = header(k.info(), id);
+        let from = k.info().binary_version;
+        let to = version.unwrap_or(from);
+        let mut info = k.info().clone();
+        info.binary_version = to;
+        let bad_pc = std::cell::Cell::new(None);
+        let map = |pc: u32| -> u32 {
+            if from == to {
+                return pc;
+            }
+            match slot_of_pc(pc as u64, from).map(|s| pc_of_slot(s, to)) {
+                Some(p) if p <= u32::MAX as u64 => p as u32,
+                _ => {
+                    bad_pc.set(Some(pc));
+                    pc
+                }
+            }
+        };
+        let mut text = header(&info, id);
         for bid in 0..k.info().blocks() {
             let b = k.block(bid)?;
-            write_block(&b, &mut text);
+            write_block_at(&b, &mut text, &map);
+            if let Some(pc) = bad_pc.get() {
+                return Err(WorkloadError::Invalid(format!(
+                    "{}: PC {pc:#x} is not an instruction's in binary version {from}'s code \
+                     layout, so it has no place in version {to}'s",
+                    info.name
+                )));
+            }
             s.blocks += 1;
             s.warp_instructions += b.warp_instructions();
             s.bytes += text.len() as u64;
@@ -202,6 +256,49 @@ mod tests {
         let mut v = serde_json::to_value(gpu.run(w, &mut |_| {}).unwrap()).unwrap();
         v["workload"] = serde_json::Value::Null;
         v
+    }
+
+    /// Exported as binary version 61, a kernel declares a version Accel-Sim accepts, and reads
+    /// back as the same instruction stream with every PC moved to the same instruction slot of
+    /// Pascal's layout (control words skipped); a version the export does not write is an
+    /// error.
+    #[test]
+    fn an_export_as_pascal_moves_every_pc_to_its_slot() {
+        let dir = tempfile::tempdir().unwrap();
+        let (fermi, pascal) = (dir.path().join("20"), dir.path().join("61"));
+        for (d, v) in [(&fermi, None), (&pascal, Some(61))] {
+            let mut w = open_named("lud", "small").unwrap();
+            export_as(&mut *w, d, v, &mut |_| {}).unwrap();
+        }
+        let header = std::fs::read_to_string(pascal.join("kernel-1.traceg")).unwrap();
+        assert!(header.contains("\n-binary version = 61\n"));
+        // The versions Accel-Sim's trace front end accepts.
+        assert!([35, 60, 61, 70, 75, 80, 86].contains(&61));
+        let open = |d: &Path| {
+            let mut w = TraceWorkload::open(d).unwrap();
+            let mut k = w.next_kernel().unwrap().unwrap();
+            (k.info().binary_version, blocks(&mut *k))
+        };
+        let ((v20, b20), (v61, b61)) = (open(&fermi), open(&pascal));
+        assert_eq!((v20, v61), (20, 61));
+        assert_eq!(b20.len(), b61.len());
+        let mut n = 0;
+        for ((id20, w20), (id61, w61)) in b20.iter().zip(&b61) {
+            assert_eq!(id20, id61);
+            for (a, b) in w20.iter().flatten().zip(w61.iter().flatten()) {
+                let slot = slot_of_pc(a.0 as u64, 20).unwrap();
+                assert_eq!(b.0 as u64, pc_of_slot(slot, 61));
+                assert_eq!(
+                    (a.1, a.2, a.3, &a.4, &a.5, &a.6),
+                    (b.1, b.2, b.3, &b.4, &b.5, &b.6)
+                );
+                n += 1;
+            }
+        }
+        assert!(n > 1000);
+        let mut w = open_named("lud", "small").unwrap();
+        let e = export_as(&mut *w, &dir.path().join("70"), Some(70), &mut |_| {}).unwrap_err();
+        assert!(e.to_string().contains("binary version 70"), "{e}");
     }
 
     #[test]

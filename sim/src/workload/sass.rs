@@ -197,9 +197,68 @@ pub fn next_pc(pc: u64, binary_version: u32) -> u64 {
     }
 }
 
+/// Instructions between two control words, and the bytes of such a group, for SASS binary
+/// version `binary_version` (as [`next_pc`] lays code out); `None`: no control words.
+fn control_group(binary_version: u32) -> Option<(u64, u64)> {
+    match binary_version {
+        70.. => None,
+        50..=69 => Some((3, 32)),
+        30..=49 => Some((7, 64)),
+        _ => None,
+    }
+}
+
+/// Bytes of one instruction for SASS binary version `binary_version`.
+fn inst_bytes(binary_version: u32) -> u64 {
+    if binary_version >= 70 {
+        16
+    } else {
+        8
+    }
+}
+
+/// The PC of instruction `slot` (0-based, in code order) for SASS binary version
+/// `binary_version`: `pc_of_slot(k + 1, v) == next_pc(pc_of_slot(k, v), v)`.
+pub fn pc_of_slot(slot: u64, binary_version: u32) -> u64 {
+    match control_group(binary_version) {
+        Some((n, group)) => slot / n * group + (slot % n + 1) * 8,
+        None => slot * inst_bytes(binary_version),
+    }
+}
+
+/// The instruction slot at `pc` for SASS binary version `binary_version`; `None` when `pc`
+/// is not an instruction's (a control word's, or misaligned).
+pub fn slot_of_pc(pc: u64, binary_version: u32) -> Option<u64> {
+    let bytes = inst_bytes(binary_version);
+    if !pc.is_multiple_of(bytes) {
+        return None;
+    }
+    match control_group(binary_version) {
+        Some((n, group)) => {
+            let k = pc % group / 8;
+            (k > 0).then(|| pc / group * n + k - 1)
+        }
+        None => Some(pc / bytes),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn instruction_slots_follow_each_layout() {
+        for v in [20, 35, 61, 70, 86] {
+            for k in 0..500u64 {
+                let pc = pc_of_slot(k, v);
+                assert_eq!(pc_of_slot(k + 1, v), next_pc(pc, v), "version {v} slot {k}");
+                assert_eq!(slot_of_pc(pc, v), Some(k), "version {v} pc {pc:#x}");
+            }
+        }
+        // Pascal: the control word of each 32-byte group is no instruction.
+        assert_eq!((pc_of_slot(0, 61), pc_of_slot(3, 61)), (0x08, 0x28));
+        assert_eq!((slot_of_pc(0x20, 61), slot_of_pc(0x0c, 61)), (None, None));
+    }
 
     #[test]
     fn opcodes_classify_on_their_base_name() {
