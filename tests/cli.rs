@@ -984,6 +984,45 @@ fn an_exported_trace_simulates_like_the_workload_itself() {
     ]);
     assert_eq!(o.status.code(), Some(2));
     assert!(text(&o).contains("unknown workload `nope`"), "{}", text(&o));
+    // For Accel-Sim: Pascal's binary version, the same instruction count.
+    let pascal = dir.path().join("spmv61");
+    let o = gpusched(&[
+        "trace",
+        "export",
+        "--workload",
+        "spmv",
+        "--binary-version",
+        "61",
+        "--out",
+        pascal.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", text(&o));
+    assert!(
+        !text(&o).contains("note: binary version 20"),
+        "{}",
+        text(&o)
+    );
+    let header = std::fs::read_to_string(pascal.join("kernel-1.traceg")).unwrap();
+    assert!(header.contains("\n-binary version = 61\n"));
+    let p = json(&gpusched(&[
+        "sim",
+        "--trace",
+        pascal.to_str().unwrap(),
+        "--json",
+    ]));
+    assert_eq!(p["warp_instructions"], direct["warp_instructions"], "{p}");
+    let o = gpusched(&[
+        "trace",
+        "export",
+        "--workload",
+        "spmv",
+        "--binary-version",
+        "70",
+        "--out",
+        pascal.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    says(&o, "binary version 70 is not one the export writes");
 }
 
 #[test]
