@@ -46,8 +46,10 @@ pub struct SimArgs {
 /// Options shared by `sim` and `bench`.
 #[derive(Args, Clone)]
 pub struct RunArgs {
-    /// GPU configuration: a preset (gtx480, titanx, titanv, gtx980), a TOML/JSON file, or a
-    /// GPGPU-Sim gpgpusim.config file.
+    /// GPU configuration: a preset (gtx480, titanx, titanv, gtx980), a TOML/JSON file, a
+    /// GPGPU-Sim gpgpusim.config file, or a comma-separated list of one of these and GPGPU-Sim
+    /// option files read over it in order (gpgpusim.config,trace.config, as Accel-Sim's two
+    /// -config files).
     #[arg(long, default_value = "gtx480")]
     pub config: String,
     /// Warp-scheduler policy: lrr, gto, two-level, laws (seed 000's locality-aware two-level

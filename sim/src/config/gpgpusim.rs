@@ -27,6 +27,11 @@
 //! | `-gpgpu_clock_domains <core>:<icnt>:<l2>:<dram>` | `sm.core_clock_mhz`, `dram.clock_mhz` |
 //! | `-gpgpu_num_sp_units`, `-gpgpu_num_sfu_units`, `-icnt_flit_size` | `units.sp_units`, `units.sfu_units`, `interconnect.flit_bytes` |
 //! | `-ptx_opcode_latency_{int,fp,dp,sfu}`, `-ptx_opcode_initiation_{int,fp,dp,sfu}` | `units.*` (int: ADD and MAD; fp: MAD; dp: ADD) |
+//! | Accel-Sim's `trace.config`: `-trace_opcode_latency_initiation_{int,sp,dp,sfu} <latency>,<initiation>` | `units.int_alu` and `units.int_mul`, `units.fp`, `units.dp`, `units.sfu` (`_tensor` and `-specialized_unit_*` are not modelled: listed as ignored) |
+//!
+//! Several files apply in order, each over the configuration the previous ones made
+//! ([`super::GpuConfig::load_with_notes`] with `a.config,b.config`), as Accel-Sim reads
+//! `-config gpgpusim.config -config trace.config`.
 //!
 //! `dram.peak_gbps` is computed from the DRAM geometry and clock (to 0.1 GB/s).
 
@@ -301,6 +306,23 @@ pub fn parse(text: &str, path: &Path, base: &GpuConfig) -> Result<Parsed, Config
             "ptx_opcode_latency_dp" | "ptx_opcode_initiation_dp" => {
                 let v = c.list(',', 1, "<add>,<max>,<mul>,<mad>[,<div>]")?;
                 set(&mut u.dp, option.contains("latency"), v[0]);
+            }
+            "trace_opcode_latency_initiation_int"
+            | "trace_opcode_latency_initiation_sp"
+            | "trace_opcode_latency_initiation_dp"
+            | "trace_opcode_latency_initiation_sfu" => {
+                // Accel-Sim's trace mode: one latency and initiation interval per unit class.
+                let v = c.list(',', 2, "<latency>,<initiation interval>")?;
+                let units: &mut [&mut super::Latency] = match &option[32..] {
+                    "int" => &mut [&mut u.int_alu, &mut u.int_mul],
+                    "sp" => &mut [&mut u.fp],
+                    "dp" => &mut [&mut u.dp],
+                    _ => &mut [&mut u.sfu],
+                };
+                for l in units.iter_mut() {
+                    set(l, true, v[0]);
+                    set(l, false, v[1]);
+                }
             }
             "ptx_opcode_latency_sfu" | "ptx_opcode_initiation_sfu" => {
                 let v = c.u32()?;

@@ -384,8 +384,39 @@ impl GpuConfig {
     }
 
     /// [`GpuConfig::load`], also accepting a GPGPU-Sim `gpgpusim.config` file (read over the
-    /// `gtx480` preset; see [`gpgpusim`]); returns the GPGPU-Sim options that were ignored.
+    /// `gtx480` preset; see [`gpgpusim`]), or a comma-separated list whose first item is any of
+    /// these and whose further items are GPGPU-Sim option files, each read over the
+    /// configuration before it (`gpgpusim.config,trace.config`, as Accel-Sim takes two
+    /// `-config` files); returns the GPGPU-Sim options that were ignored.
     pub fn load_with_notes(preset_or_path: &str) -> Result<(Self, Vec<String>), ConfigError> {
+        if let Some((first, rest)) = preset_or_path.split_once(',') {
+            let (mut cfg, mut ignored) = Self::load_with_notes(first)?;
+            for item in rest.split(',') {
+                let path = Path::new(item);
+                let err = |message: String| ConfigError::File {
+                    path: path.display().to_string(),
+                    message,
+                };
+                let text = std::fs::read_to_string(path).map_err(|e| err(e.to_string()))?;
+                if !gpgpusim::looks_like(&text) {
+                    return Err(err(
+                        "a later file of a comma-separated --config list must be a GPGPU-Sim \
+                         option file (`-option value` lines)"
+                            .into(),
+                    ));
+                }
+                let name = cfg.name.clone();
+                let p = gpgpusim::parse(&text, path, &cfg)?;
+                cfg = p.config;
+                cfg.name = format!("{name}+{}", cfg.name);
+                for o in p.ignored {
+                    if !ignored.contains(&o) {
+                        ignored.push(o);
+                    }
+                }
+            }
+            return Ok((cfg, ignored));
+        }
         if presets::NAMES.contains(&preset_or_path) {
             return Ok((Self::preset(preset_or_path)?, vec![]));
         }

@@ -228,3 +228,55 @@ fn gpgpu_sims_sm2_gtx480_file_is_read() {
     assert_eq!((cfg.dram.timing.cl, cfg.dram.timing.rc), (12, 40));
     assert!(ignored.iter().any(|o| o == "gpgpu_dram_partition_queues"));
 }
+
+/// Accel-Sim's `trace.config` over a `gpgpusim.config` (a comma-separated list, each file over
+/// the one before, as Accel-Sim's two `-config` files): its trace-mode latencies set the units,
+/// what the model has no unit for is listed as ignored.
+#[test]
+fn a_trace_config_applies_over_a_gpgpusim_config() {
+    let dir = tempfile::tempdir().unwrap();
+    let trace = dir.path().join("trace.config");
+    std::fs::write(
+        &trace,
+        "-trace_opcode_latency_initiation_int 4,2\n-trace_opcode_latency_initiation_sp 5,1\n\
+         -trace_opcode_latency_initiation_dp 8,4\n-trace_opcode_latency_initiation_sfu 20,8\n\
+         -trace_opcode_latency_initiation_tensor 64,64\n-specialized_unit_1 0,4,4,4,4,BRA\n",
+    )
+    .unwrap();
+    let list = format!("{},{}", sample().display(), trace.display());
+    let (cfg, ignored) = GpuConfig::load_with_notes(&list).unwrap();
+    let u = &cfg.units;
+    assert_eq!((u.int_alu.latency, u.int_alu.initiation), (4, 2));
+    assert_eq!((u.int_mul.latency, u.int_mul.initiation), (4, 2));
+    assert_eq!((u.fp.latency, u.dp.latency, u.sfu.latency), (5, 8, 20));
+    assert_eq!(
+        (u.fp.initiation, u.dp.initiation, u.sfu.initiation),
+        (1, 4, 8)
+    );
+    assert_eq!(cfg.name, "gtx480.gpgpusim+trace");
+    assert_eq!(
+        cfg.sm.count,
+        presets::gtx480().sm.count,
+        "the first file's values stay"
+    );
+    for o in [
+        "trace_opcode_latency_initiation_tensor",
+        "specialized_unit_1",
+        "network_mode",
+    ] {
+        assert!(ignored.iter().any(|x| x == o), "{o} in {ignored:?}");
+    }
+    // A malformed value names the second file and its line; a later file must be GPGPU-Sim's.
+    std::fs::write(&trace, "\n-trace_opcode_latency_initiation_sp 4\n").unwrap();
+    let e = GpuConfig::load_with_notes(&list).unwrap_err().to_string();
+    assert!(
+        e.contains("trace.config:2:") && e.contains("<latency>,<initiation interval>"),
+        "{e}"
+    );
+    let toml = dir.path().join("x.toml");
+    std::fs::write(&toml, presets::gtx480().to_toml()).unwrap();
+    let e = GpuConfig::load_with_notes(&format!("gtx480,{}", toml.display()))
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("must be a GPGPU-Sim option file"), "{e}");
+}
