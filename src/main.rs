@@ -44,6 +44,9 @@ enum Command {
     /// Speed of the golden GPU model on a fixed workload set (gtx480): thread instructions/s,
     /// cycles/s, peak memory.
     Bench(cmd::bench::BenchArgs),
+    /// Our cycles and counters beside a reference simulator's (an Accel-Sim reference set),
+    /// run by run, with the error summary and the schedulers' rankings.
+    Calibrate(cmd::calibrate::CalibrateArgs),
     /// The built-in kernels and the workload suite (what each mirrors, its pattern, sizes).
     Workloads(cmd::workloads::WorkloadsArgs),
 }
@@ -62,6 +65,7 @@ fn main() -> ExitCode {
         Command::Sim(a) => cmd::sim::run(*a),
         Command::Sweep(a) => cmd::sweep::run(a),
         Command::Bench(a) => cmd::bench::run(a),
+        Command::Calibrate(a) => cmd::calibrate::run(a),
         Command::Workloads(a) => cmd::workloads::run(a),
     };
     // What is still buffered for standard output must reach it, or be an error.

@@ -751,11 +751,13 @@ fn bench_parse_reads_a_trace_and_counts_its_instructions() {
 }
 
 /// A reference set of one trace (exported `nn` small, packed as the reference packs its
-/// traces) and one record: `bench --reference` runs it and sets our figures beside it.
-#[test]
-fn bench_reference_compares_whole_runs_with_the_reference_figures() {
-    let dir = tempfile::tempdir().unwrap();
-    let t = dir.path().join("nn-small");
+/// traces) with `records` in its `results.json`, in `dir/reference`; our `sim --json` report of
+/// the trace under GTO.
+fn reference_set(
+    dir: &Path,
+    records: serde_json::Value,
+) -> (std::path::PathBuf, serde_json::Value) {
+    let t = dir.join("nn-small");
     let o = gpusched(
         &[
             "trace",
@@ -782,7 +784,7 @@ fn bench_reference_compares_whole_runs_with_the_reference_figures() {
         "gto",
         "--json",
     ]));
-    let r = dir.path().join("reference");
+    let r = dir.join("reference");
     std::fs::create_dir_all(r.join("traces")).unwrap();
     let tar = Command::new("tar")
         .arg("-cJf")
@@ -793,11 +795,81 @@ fn bench_reference_compares_whole_runs_with_the_reference_figures() {
         .status()
         .expect("tar runs");
     assert!(tar.success());
+    std::fs::write(r.join("results.json"), records.to_string()).unwrap();
+    (r, sim)
+}
+
+/// `calibrate` sets our cycles and counters beside the reference's, in the reference's units
+/// converted (sectors to lines, 32 B reads to bytes), and ranks the schedulers.
+#[test]
+fn calibrate_sets_our_counters_beside_the_reference_in_one_unit() {
+    let dir = tempfile::tempdir().unwrap();
+    let rec = |sched: &str, cycles: u64| {
+        serde_json::json!({
+            "workload": "nn", "size": "small", "scheduler": sched, "gpusched_warp_sched": sched,
+            "accelsim": {"gpu_sim_cycle": cycles, "gpgpu_n_tot_w_icount": 2880,
+                "L2_total_cache_accesses": 4000, "dram_n_rd_sum": 100,
+                "l1_breakdown_nonzero": {"GLOBAL_ACC_R.MISS": 480}},
+        })
+    };
+    let records = serde_json::json!([rec("gto", 2000), rec("lrr", 1000)]);
+    let (r, sim) = reference_set(dir.path(), records);
+    let v = json(&gpusched(&[
+        "calibrate",
+        "--reference",
+        r.to_str().unwrap(),
+        "--json",
+    ]));
+    let run = &v["runs"][0];
+    assert_eq!(
+        (run["trace"].as_str(), run["scheduler"].as_str()),
+        (Some("nn-small"), Some("gto"))
+    );
+    assert_eq!(run["cycles"], sim["cycles"], "{run}");
+    let c = sim["cycles"].as_f64().unwrap();
+    assert!(
+        (run["error"].as_f64().unwrap() - (c / 2000.0 - 1.0)).abs() < 1e-12,
+        "{run}"
+    );
+    assert_eq!(
+        run["warp_instructions"]["ours"],
+        sim["warp_instructions"].as_f64().unwrap()
+    );
+    assert_eq!(run["l2_line_accesses"]["reference"], 1000.0, "sectors / 4");
+    assert_eq!(
+        run["l2_line_accesses"]["ours"],
+        sim["l2"]["accesses"].as_f64().unwrap()
+    );
+    assert_eq!(run["dram_read_bytes"]["reference"], 3200.0, "32 B reads");
+    assert_eq!(run["l1d_read_misses"]["reference"], 480.0);
+    // LRR at 1000 reference cycles is the reference's fastest.
+    let k = &v["rankings"][0];
+    assert_eq!(k["reference"], "L<G", "{k}");
+    assert_eq!(k["reference_spread_over_3pct"], true);
+    assert_eq!(v["fastest_compared"], 1);
+    let md = gpusched(&["calibrate", "--reference", r.to_str().unwrap()]);
+    assert!(md.status.success(), "{}", text(&md));
+    says(&md, "| nn-small | gto |");
+    says(&md, "same fastest scheduler on");
+    // A record without the reference's cycles is an error naming it.
+    let bad = serde_json::json!([{"workload": "nn", "size": "small", "scheduler": "gto",
+        "gpusched_warp_sched": "gto", "accelsim": {}}]);
+    std::fs::write(r.join("results.json"), bad.to_string()).unwrap();
+    let o = gpusched(&["calibrate", "--reference", r.to_str().unwrap()]);
+    assert!(!o.status.success());
+    says(&o, "nn-small gto: no number `accelsim.gpu_sim_cycle`");
+}
+
+/// A reference set of one trace and one record: `bench --reference` runs it and sets our
+/// figures beside it.
+#[test]
+fn bench_reference_compares_whole_runs_with_the_reference_figures() {
+    let dir = tempfile::tempdir().unwrap();
     let record = serde_json::json!([{
         "workload": "nn", "size": "small", "scheduler": "gto", "gpusched_warp_sched": "gto",
         "accelsim": {"wall_s": 100.0, "max_rss_mb": 1000.0, "gpu_sim_cycle": 1234},
     }]);
-    std::fs::write(r.join("results.json"), record.to_string()).unwrap();
+    let (r, sim) = reference_set(dir.path(), record);
     let v = json(&gpusched(&[
         "bench",
         "--reference",

@@ -20,10 +20,12 @@ macro_rules! out {
 
 pub mod bench;
 pub mod blocks;
+pub mod calibrate;
 pub mod config;
 pub mod cosim;
 pub mod gen;
 pub mod lint;
+pub mod refset;
 pub mod regress;
 pub mod repro;
 pub mod sim;

@@ -8,8 +8,9 @@
 //! from spawn to exit and its peak resident memory (`ru_maxrss` from `wait4`), median and
 //! maximum over `--repeat` runs. The cycles of every repeat must agree.
 
+use crate::cmd::refset;
 use anyhow::{bail, Context, Result};
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use std::collections::BTreeMap;
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -20,24 +21,6 @@ use std::time::Instant;
 pub const SPEED_TARGET: f64 = 20.0;
 /// Our peak memory must be at most 1/`RSS_TARGET` of the reference's.
 pub const RSS_TARGET: f64 = 2.0;
-
-/// One record of `results.json` (the fields used).
-#[derive(Deserialize)]
-struct Record {
-    workload: String,
-    size: String,
-    scheduler: String,
-    gpusched_warp_sched: String,
-    accelsim: Figures,
-}
-
-/// The reference simulator's figures of one run.
-#[derive(Deserialize)]
-struct Figures {
-    wall_s: f64,
-    max_rss_mb: f64,
-    gpu_sim_cycle: u64,
-}
 
 /// One run, ours beside the reference's.
 #[derive(Serialize)]
@@ -111,41 +94,6 @@ fn measure(cmd: &mut Command) -> Result<(f64, f64, Vec<u8>)> {
     Ok((wall, usage.ru_maxrss as f64 / 1024.0, out))
 }
 
-/// Unpacks `traces/<name>.tar.xz` of the reference into `into/<name>` (once).
-fn unpack(reference: &Path, name: &str, into: &Path) -> Result<PathBuf> {
-    let dir = into.join(name);
-    if dir.join("kernelslist.g").is_file() {
-        return Ok(dir);
-    }
-    let tar = reference.join("traces").join(format!("{name}.tar.xz"));
-    if !tar.is_file() {
-        bail!("{}: no such trace archive", tar.display());
-    }
-    std::fs::create_dir_all(&dir)?;
-    let out = Command::new("tar")
-        .arg("-xJf")
-        .arg(&tar)
-        .arg("-C")
-        .arg(&dir)
-        .output()
-        .context("cannot run `tar` (install tar and xz-utils)")?;
-    if !out.status.success() {
-        bail!(
-            "tar -xJf {}: {}",
-            tar.display(),
-            String::from_utf8_lossy(&out.stderr).trim()
-        );
-    }
-    // An archive may hold the trace directory itself rather than its files.
-    if !dir.join("kernelslist.g").is_file() && dir.join(name).join("kernelslist.g").is_file() {
-        return Ok(dir.join(name));
-    }
-    if !dir.join("kernelslist.g").is_file() {
-        bail!("{}: no kernelslist.g inside", tar.display());
-    }
-    Ok(dir)
-}
-
 fn median(mut xs: Vec<f64>) -> f64 {
     xs.sort_by(f64::total_cmp);
     xs[xs.len() / 2]
@@ -153,25 +101,21 @@ fn median(mut xs: Vec<f64>) -> f64 {
 
 /// Runs `bench --reference`. `only`: run only the traces whose name contains it.
 pub fn run(reference: &Path, repeat: usize, json: bool, only: Option<&str>) -> Result<ExitCode> {
-    let results = reference.join("results.json");
-    let text = std::fs::read_to_string(&results)
-        .with_context(|| format!("{}: cannot read", results.display()))?;
-    let records: Vec<Record> = serde_json::from_str(&text)
-        .with_context(|| format!("{}: not a list of reference records", results.display()))?;
+    let (results, records) = refset::records(reference)?;
     let exe = std::env::current_exe().context("cannot find this program's path")?;
     let tmp = tempfile::tempdir()?;
     let repeat = repeat.max(1);
     let mut dirs: BTreeMap<String, PathBuf> = BTreeMap::new();
     let mut rows = vec![];
     for r in &records {
-        let name = format!("{}-{}", r.workload, r.size);
+        let name = r.trace();
         if only.is_some_and(|o| !name.contains(o)) {
             continue;
         }
         let dir = match dirs.get(&name) {
             Some(d) => d.clone(),
             None => {
-                let d = unpack(reference, &name, tmp.path())?;
+                let d = refset::unpack(reference, &name, tmp.path())?;
                 dirs.insert(name.clone(), d.clone());
                 d
             }
@@ -196,17 +140,18 @@ pub fn run(reference: &Path, repeat: usize, json: bool, only: Option<&str>) -> R
             rss = rss.max(peak);
         }
         let wall_s = median(walls);
+        let (ref_wall, ref_rss) = (r.need("wall_s")?, r.need("max_rss_mb")?);
         let row = RefRow {
             trace: name,
             scheduler: r.gpusched_warp_sched.clone(),
-            reference_wall_s: r.accelsim.wall_s,
+            reference_wall_s: ref_wall,
             wall_s,
-            speed_ratio: r.accelsim.wall_s / wall_s,
-            reference_rss_mb: r.accelsim.max_rss_mb,
+            speed_ratio: ref_wall / wall_s,
+            reference_rss_mb: ref_rss,
             rss_mb: rss,
-            rss_ratio: r.accelsim.max_rss_mb / rss,
+            rss_ratio: ref_rss / rss,
             cycles: cycles.expect("repeat >= 1"),
-            reference_cycles: r.accelsim.gpu_sim_cycle,
+            reference_cycles: r.need("gpu_sim_cycle")? as u64,
         };
         if !json {
             eprintln!(
