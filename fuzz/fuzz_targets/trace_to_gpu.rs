@@ -1,5 +1,5 @@
 //! Trace text -> reader -> GPU model (gtx480, golden blocks) for at most 3,000 cycles; blocks
-//! above 4 KB of text run streamed.
+//! above 4 KB decoded run streamed.
 //!
 //! The input is one `kernel-1.traceg`; any error (syntax, invalid value, deadlock) is an
 //! answer, a panic or an abort is a crash.
@@ -27,7 +27,7 @@ fn dir() -> &'static PathBuf {
 fuzz_target!(|data: &[u8]| {
     let d = dir();
     std::fs::write(d.join("kernel-1.traceg"), data).unwrap();
-    // Blocks of more than 4 KB of text stream, 16 instructions per warp at a time: both paths.
+    // Blocks of more than 4 KB decoded stream, 16 instructions per warp at a time: both paths.
     let Ok(w) = TraceWorkload::open(d) else {
         return;
     };

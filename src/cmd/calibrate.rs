@@ -13,7 +13,7 @@
 //!   `L2_total_cache_accesses / 4` is compared with our `l2.accesses` (partial-line stores
 //!   make it smaller);
 //! - DRAM bytes read: Accel-Sim's `dram_n_rd_sum` counts 32 B reads, so `32 * dram_n_rd_sum` is
-//!   compared with ours (`64 * dram.reads`: our reads are 64 B bursts).
+//!   compared with ours (the reads' share of `dram.bytes`, whatever the burst size).
 //!
 //! Errors are `ours / reference - 1`. Scheduler orders list the schedulers fastest first, `=`
 //! joining those within 1% of each other (L = lrr, G = gto, T = two-level).
@@ -149,10 +149,11 @@ fn row(r: &Record, ours: &serde_json::Value) -> Result<CalRow> {
         (Some(ours), Some(reference)) => Some(Pair { ours, reference }),
         _ => None,
     };
+    // A breakdown lists only its nonzero entries: a missing key is 0.
     let breakdown = |k: &str| {
         r.accelsim
-            .pointer(&format!("/l1_breakdown_nonzero/{k}"))
-            .and_then(serde_json::Value::as_f64)
+            .get("l1_breakdown_nonzero")
+            .map(|b| b.get(k).and_then(serde_json::Value::as_f64).unwrap_or(0.0))
     };
     let cycles = num("/cycles").unwrap_or_default() as u64;
     let reference_cycles = r.need("gpu_sim_cycle")? as u64;
@@ -167,16 +168,18 @@ fn row(r: &Record, ours: &serde_json::Value) -> Result<CalRow> {
             ours: num("/warp_instructions").unwrap_or_default(),
             reference: r.need("gpgpu_n_tot_w_icount")?,
         },
-        l1d_read_misses: pair(
-            num("/l1d/misses"),
-            breakdown("GLOBAL_ACC_R.MISS").or(Some(0.0)),
-        ),
+        l1d_read_misses: pair(num("/l1d/misses"), breakdown("GLOBAL_ACC_R.MISS")),
         l2_line_accesses: pair(
             num("/l2/accesses"),
             r.figure("L2_total_cache_accesses").map(|x| x / 4.0),
         ),
         dram_read_bytes: pair(
-            num("/dram/reads").map(|x| x * 64.0),
+            // Our bytes count reads and writes alike: the reads' share of them.
+            match (num("/dram/bytes"), num("/dram/reads"), num("/dram/writes")) {
+                (Some(b), Some(rd), Some(wr)) if rd + wr > 0.0 => Some(b * rd / (rd + wr)),
+                (Some(_), Some(_), Some(_)) => Some(0.0),
+                _ => None,
+            },
             r.figure("dram_n_rd_sum").map(|x| x * 32.0),
         ),
     })

@@ -214,8 +214,24 @@ fn options(text: &str, path: &Path) -> Result<Vec<(usize, String, String)>, Conf
     Ok(out)
 }
 
-/// Parses GPGPU-Sim option text over `base`.
+/// Parses GPGPU-Sim option text over `base` (a preset): an SM-count factor the text does not
+/// set (`-gpgpu_n_clusters`, `-gpgpu_n_cores_per_cluster`) counts as 1.
 pub fn parse(text: &str, path: &Path, base: &GpuConfig) -> Result<Parsed, ConfigError> {
+    parse_layer(text, path, base, true)
+}
+
+/// Parses GPGPU-Sim option text over `base`, the configuration earlier files made: the
+/// SM-count factors must then be set together or not at all (the other one is not known).
+pub fn parse_over(text: &str, path: &Path, base: &GpuConfig) -> Result<Parsed, ConfigError> {
+    parse_layer(text, path, base, false)
+}
+
+fn parse_layer(
+    text: &str,
+    path: &Path,
+    base: &GpuConfig,
+    first: bool,
+) -> Result<Parsed, ConfigError> {
     let mut cfg = base.clone();
     cfg.name = path
         .file_stem()
@@ -342,6 +358,15 @@ pub fn parse(text: &str, path: &Path, base: &GpuConfig) -> Result<Parsed, Config
                 origin.insert(name, i + 1);
             }
         }
+    }
+    if !first && clusters.is_some() != per_cluster.is_some() {
+        return Err(super::field(
+            "sm.count",
+            "a later file of a --config list sets -gpgpu_n_clusters and \
+             -gpgpu_n_cores_per_cluster together or not at all (the SM count is their product)"
+                .to_string(),
+        )
+        .at(path, count_line));
     }
     if clusters.is_some() || per_cluster.is_some() {
         let (c, p) = (clusters.unwrap_or(1), per_cluster.unwrap_or(1));

@@ -389,9 +389,18 @@ impl GpuConfig {
     /// configuration before it (`gpgpusim.config,trace.config`, as Accel-Sim takes two
     /// `-config` files); returns the GPGPU-Sim options that were ignored.
     pub fn load_with_notes(preset_or_path: &str) -> Result<(Self, Vec<String>), ConfigError> {
-        if let Some((first, rest)) = preset_or_path.split_once(',') {
+        let list = preset_or_path
+            .split_once(',')
+            .filter(|_| !Path::new(preset_or_path).exists());
+        if let Some((first, rest)) = list {
             let (mut cfg, mut ignored) = Self::load_with_notes(first)?;
             for item in rest.split(',') {
+                if item.is_empty() {
+                    return Err(ConfigError::File {
+                        path: preset_or_path.into(),
+                        message: "an empty item in the comma-separated --config list".into(),
+                    });
+                }
                 let path = Path::new(item);
                 let err = |message: String| ConfigError::File {
                     path: path.display().to_string(),
@@ -406,7 +415,7 @@ impl GpuConfig {
                     ));
                 }
                 let name = cfg.name.clone();
-                let p = gpgpusim::parse(&text, path, &cfg)?;
+                let p = gpgpusim::parse_over(&text, path, &cfg)?;
                 cfg = p.config;
                 cfg.name = format!("{name}+{}", cfg.name);
                 for o in p.ignored {

@@ -16,7 +16,9 @@ pub fn conflict_cycles(lanes: impl IntoIterator<Item = u64>, width: u32, banks: 
     let mut n = 0;
     let mut spill: Vec<u64> = vec![];
     let (mut lo, mut hi) = (u64::MAX, 0);
+    let mut any = false;
     for addr in lanes {
+        any = true;
         let first = addr / BANK_BYTES;
         let last = addr.wrapping_add(width.max(1) as u64 - 1) / BANK_BYTES;
         (lo, hi) = (lo.min(first), hi.max(last));
@@ -30,7 +32,8 @@ pub fn conflict_cycles(lanes: impl IntoIterator<Item = u64>, width: u32, banks: 
         }
     }
     if n == 0 {
-        return 0;
+        // No lane, no access; lanes whose range wraps past 2^64 touch no word but still issue.
+        return any as u32;
     }
     if hi - lo < banks {
         // Fewer consecutive words than banks: each bank delivers at most one.
@@ -116,6 +119,11 @@ mod tests {
             conflict_cycles(std::iter::empty(), 4, 32),
             0,
             "no active lane, no access"
+        );
+        assert_eq!(
+            conflict_cycles([u64::MAX - 1], 4, 32),
+            1,
+            "a range past 2^64 still issues"
         );
     }
 

@@ -380,6 +380,12 @@ fn syntax_error(file: &Path, line: usize, expected: String, found: &[u8]) -> Tra
 impl KernelTrace {
     /// Opens a kernel trace and reads its header.
     pub fn open(path: &Path) -> Result<Self, TraceError> {
+        Self::open_with_buffer(path, 0)
+    }
+
+    /// [`Self::open`], reading `buffer` bytes at a time (0: the default, 256 KiB; a reader
+    /// that seeks to read a little, as a streamed warp's refill, wants less).
+    pub fn open_with_buffer(path: &Path, buffer: usize) -> Result<Self, TraceError> {
         let f = File::open(path).map_err(|e| TraceError::Io {
             file: path.to_path_buf(),
             message: e.to_string(),
@@ -387,7 +393,11 @@ impl KernelTrace {
         let mut k = Self {
             header: KernelHeader::default(),
             file: path.to_path_buf(),
-            lines: Lines::new(f),
+            lines: if buffer == 0 {
+                Lines::new(f)
+            } else {
+                Lines::with_buffer(f, buffer)
+            },
             opcodes: Opcodes::default(),
             scratch: TraceInst {
                 pc: 0,
@@ -657,7 +667,7 @@ impl KernelTrace {
         let mut seen = vec![false; nwarps];
         let mut keep = keep_bytes > 0;
         // Instructions kept, for the decoded size ([`BlockInsts::bytes`]).
-        let mut kept = 0u64;
+        let mut kept = 0usize;
         loop {
             let line = self.next_text()?;
             if line == "#END_TB" {
@@ -709,10 +719,8 @@ impl KernelTrace {
                     );
                     opcodes[w].push(i.opcode);
                     kept += 1;
-                    let bytes = kept * std::mem::size_of::<super::kernel::WarpInst>() as u64
-                        + block.regs.len() as u64 * 2
-                        + block.addrs.len() as u64 * 8;
-                    if bytes > keep_bytes {
+                    if BlockInsts::bytes_of(kept, block.regs.len(), block.addrs.len()) > keep_bytes
+                    {
                         keep = false;
                         block = BlockInsts::default();
                         opcodes = vec![];

@@ -92,11 +92,11 @@ impl<'a> Addrs<'a> {
         Addrs::Listed(&pool[start..start + inst.active() as usize])
     }
 
-    /// Appends `addrs` to `pool`, strided when they follow one or two strides (at least 3
-    /// addresses); returns whether they were.
+    /// Appends `addrs` to `pool`, strided when they follow one or two strides and are more
+    /// than four (fewer take no more room listed); returns whether they were.
     pub fn store(pool: &mut Vec<u64>, addrs: &[u64]) -> bool {
         let n = addrs.len();
-        if n >= 3 {
+        if n > 4 {
             let d = |k: usize| addrs[k].wrapping_sub(addrs[k - 1]);
             let inner = d(1);
             let group = (2..n).find(|&k| d(k) != inner).unwrap_or(n);
@@ -277,8 +277,12 @@ impl BlockInsts {
     /// Bytes the block's instructions take in memory (the vectors' contents).
     pub fn bytes(&self) -> u64 {
         let insts: usize = self.warps.iter().map(Vec::len).sum();
-        (insts * std::mem::size_of::<WarpInst>() + self.regs.len() * 2 + self.addrs.len() * 8)
-            as u64
+        Self::bytes_of(insts, self.regs.len(), self.addrs.len())
+    }
+
+    /// Bytes of `insts` instructions with `regs` registers and `addrs` address words.
+    pub fn bytes_of(insts: usize, regs: usize, addrs: usize) -> u64 {
+        (insts * std::mem::size_of::<WarpInst>() + regs * 2 + addrs * 8) as u64
     }
 
     /// Appends one instruction to warp `warp` (created as needed).
@@ -552,6 +556,11 @@ mod tests {
         odd[7] = 3;
         assert_eq!(stored(&odd), (false, odd.clone()));
         assert_eq!(stored(&[5, 9]), (false, vec![5, 9]));
+        assert_eq!(
+            stored(&[0, 4, 8, 12]),
+            (false, vec![0, 4, 8, 12]),
+            "no smaller strided"
+        );
     }
 
     proptest! {

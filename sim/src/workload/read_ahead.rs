@@ -11,7 +11,6 @@
 use super::accelsim::{BlockRead, KernelTrace};
 use super::sass::OpcodeTable;
 use std::sync::mpsc::{sync_channel, Receiver, TryRecvError};
-use std::thread::JoinHandle;
 use std::time::Duration;
 
 /// Blocks that may wait in the queue.
@@ -35,17 +34,18 @@ pub(super) enum Ahead {
     Stopped,
 }
 
-/// The reading thread of one kernel trace.
+/// The reading thread of one kernel trace. Dropping it closes the queue: the thread ends at
+/// its next hand-over (it is not waited for; it owns everything it uses).
 pub(super) struct ReadAhead {
-    rx: Option<Receiver<Ahead>>,
-    thread: Option<JoinHandle<()>>,
+    rx: Receiver<Ahead>,
 }
 
 impl ReadAhead {
-    /// Reads `trace` from its position on, keeping blocks of at most `keep_bytes` decoded.
-    pub(super) fn start(mut trace: KernelTrace, keep_bytes: u64) -> Self {
+    /// Reads `trace` from its position on, keeping blocks of at most `keep_bytes` decoded;
+    /// `None` when no thread can be started (the caller reads on its own).
+    pub(super) fn start(mut trace: KernelTrace, keep_bytes: u64) -> Option<Self> {
         let (tx, rx) = sync_channel(DEPTH);
-        let thread = std::thread::Builder::new()
+        std::thread::Builder::new()
             .name("trace-read-ahead".into())
             .spawn(move || {
                 let mut known = trace.opcodes().len();
@@ -70,11 +70,8 @@ impl ReadAhead {
                     }
                 }
             })
-            .expect("a thread to read the trace");
-        Self {
-            rx: Some(rx),
-            thread: Some(thread),
-        }
+            .ok()?;
+        Some(Self { rx })
     }
 
     /// The next block in file order (waits for the thread); `None` once the thread has ended.
@@ -82,7 +79,7 @@ impl ReadAhead {
     /// far more than a block takes to hand over (on virtual machines, hundreds of
     /// microseconds), and the simulation has nothing else to do meanwhile.
     pub(super) fn next(&mut self) -> Option<Ahead> {
-        let rx = self.rx.as_ref()?;
+        let rx = &self.rx;
         let start = std::time::Instant::now();
         loop {
             match rx.try_recv() {
@@ -91,16 +88,6 @@ impl ReadAhead {
                 Err(TryRecvError::Empty) if start.elapsed() < SPIN => std::hint::spin_loop(),
                 Err(TryRecvError::Empty) => return rx.recv().ok(),
             }
-        }
-    }
-}
-
-impl Drop for ReadAhead {
-    fn drop(&mut self) {
-        // Closing the queue ends the thread at its next hand-over.
-        drop(self.rx.take());
-        if let Some(t) = self.thread.take() {
-            let _ = t.join();
         }
     }
 }

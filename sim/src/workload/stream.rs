@@ -144,7 +144,8 @@ impl StreamedBlock {
         if self.warps[w].read >= end.min(self.warps[w].len) {
             return Ok(());
         }
-        let mut trace = KernelTrace::open(&self.path)?;
+        // A refill reads one chunk of lines after a seek: a small buffer.
+        let mut trace = KernelTrace::open_with_buffer(&self.path, 16 << 10)?;
         while self.warps[w].read < end.min(self.warps[w].len) {
             let ww = &mut self.warps[w];
             let count = (ww.len - ww.read).min(self.chunk) as usize;

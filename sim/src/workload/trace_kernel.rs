@@ -67,7 +67,10 @@ pub struct TraceKernel {
 /// Bytes a block read ahead takes while it waits to be asked for.
 fn parked_size(read: &accelsim::BlockRead) -> u64 {
     match read {
-        accelsim::BlockRead::Whole(b) => b.insts.bytes(),
+        // The instructions and their opcode ids (2 bytes each).
+        accelsim::BlockRead::Whole(b) => {
+            b.insts.bytes() + 2 * b.opcodes.iter().map(Vec::len).sum::<usize>() as u64
+        }
         accelsim::BlockRead::Indexed(ix) => {
             (ix.warps.len() * std::mem::size_of::<accelsim::WarpExtent>()) as u64
         }
@@ -160,7 +163,8 @@ impl TraceKernel {
             if self.ahead.is_none() {
                 let mut t = KernelTrace::open(&self.path)?;
                 t.seek(self.frontier)?;
-                self.ahead = Some(ReadAhead::start(t, self.keep_bytes));
+                self.ahead = ReadAhead::start(t, self.keep_bytes);
+                self.ahead_done = self.ahead.is_none();
             }
             let got = self.ahead.as_mut().and_then(ReadAhead::next);
             match got {

@@ -71,9 +71,15 @@ fn measure(cmd: &mut Command) -> Result<(f64, f64, Vec<u8>)> {
         .stderr(Stdio::piped())
         .spawn()
         .with_context(|| format!("cannot run {cmd:?}"))?;
-    let (mut out, mut err) = (vec![], vec![]);
-    child.stdout.take().expect("piped").read_to_end(&mut out)?;
-    child.stderr.take().expect("piped").read_to_end(&mut err)?;
+    // Standard error on its own thread, so neither pipe can fill while the other is read.
+    let mut stderr = child.stderr.take().expect("piped");
+    let err_reader = std::thread::spawn(move || {
+        let mut err = vec![];
+        let _ = stderr.read_to_end(&mut err);
+        err
+    });
+    let mut out = vec![];
+    let read = child.stdout.take().expect("piped").read_to_end(&mut out);
     let mut status = 0;
     // SAFETY: `rusage` is plain data that `wait4` fills; the child is ours and not reaped yet
     // (std reaps only in `wait`/`try_wait`, which are not called).
@@ -81,6 +87,8 @@ fn measure(cmd: &mut Command) -> Result<(f64, f64, Vec<u8>)> {
     let pid = child.id() as libc::pid_t;
     let r = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
     let wall = start.elapsed().as_secs_f64();
+    let err = err_reader.join().unwrap_or_default();
+    read.with_context(|| format!("reading the output of {cmd:?}"))?;
     if r != pid {
         bail!("wait4 on {cmd:?}: {}", std::io::Error::last_os_error());
     }

@@ -279,4 +279,15 @@ fn a_trace_config_applies_over_a_gpgpusim_config() {
         .unwrap_err()
         .to_string();
     assert!(e.contains("must be a GPGPU-Sim option file"), "{e}");
+    // A later file cannot set one SM-count factor alone; an empty item is an error.
+    std::fs::write(&trace, "-gpgpu_n_clusters 4\n").unwrap();
+    let e = GpuConfig::load_with_notes(&list).unwrap_err().to_string();
+    assert!(
+        e.contains("trace.config:1:") && e.contains("together or not at all"),
+        "{e}"
+    );
+    let e = GpuConfig::load_with_notes("gtx480,")
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("an empty item"), "{e}");
 }

@@ -29,11 +29,16 @@ pub(super) struct Lines {
 }
 
 impl Lines {
-    /// Reads `file` from its start.
+    /// Reads `file` from its start, [`READ_BYTES`] at a time.
     pub(super) fn new(file: File) -> Self {
+        Self::with_buffer(file, READ_BYTES)
+    }
+
+    /// Reads `file` from its start, `bytes` (at least 1) at a time.
+    pub(super) fn with_buffer(file: File, bytes: usize) -> Self {
         Self {
             file,
-            buf: vec![0; READ_BYTES],
+            buf: vec![0; bytes.max(1)],
             pos: 0,
             len: 0,
             eof: false,
