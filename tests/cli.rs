@@ -710,26 +710,26 @@ fn bench_prints_the_documented_figures() {
     );
 }
 
+/// `nn` small exported as a trace into `t`; returns `t`.
+fn export_nn_small(t: &Path) -> std::path::PathBuf {
+    let o = gpusched(&[
+        "trace",
+        "export",
+        "--workload",
+        "nn",
+        "--size",
+        "small",
+        "--out",
+        t.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", text(&o));
+    t.to_path_buf()
+}
+
 #[test]
 fn bench_parse_reads_a_trace_and_counts_its_instructions() {
     let dir = tempfile::tempdir().unwrap();
-    let t = dir.path().join("nn");
-    let o = gpusched(
-        &[
-            "trace",
-            "export",
-            "--workload",
-            "nn",
-            "--size",
-            "small",
-            "--out",
-        ]
-        .iter()
-        .copied()
-        .chain([t.to_str().unwrap()])
-        .collect::<Vec<_>>(),
-    );
-    assert!(o.status.success(), "{}", text(&o));
+    let t = export_nn_small(&dir.path().join("nn"));
     let info = json(&gpusched(&["trace", "info", t.to_str().unwrap(), "--json"]));
     let v = json(&gpusched(&[
         "bench",
@@ -757,23 +757,7 @@ fn reference_set(
     dir: &Path,
     records: serde_json::Value,
 ) -> (std::path::PathBuf, serde_json::Value) {
-    let t = dir.join("nn-small");
-    let o = gpusched(
-        &[
-            "trace",
-            "export",
-            "--workload",
-            "nn",
-            "--size",
-            "small",
-            "--out",
-        ]
-        .iter()
-        .copied()
-        .chain([t.to_str().unwrap()])
-        .collect::<Vec<_>>(),
-    );
-    assert!(o.status.success(), "{}", text(&o));
+    let t = export_nn_small(&dir.join("nn-small"));
     let sim = json(&gpusched(&[
         "sim",
         "--trace",
