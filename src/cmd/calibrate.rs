@@ -18,6 +18,7 @@
 //! Errors are `ours / reference - 1`. Scheduler orders list the schedulers fastest first, `=`
 //! joining those within 1% of each other (L = lrr, G = gto, T = two-level).
 
+use crate::cmd::median;
 use crate::cmd::refset::{self, Record};
 use crate::cmd::sim::{open_workload, simulate, RunArgs};
 use anyhow::{bail, Result};
@@ -183,11 +184,6 @@ fn row(r: &Record, ours: &serde_json::Value) -> Result<CalRow> {
             r.figure("dram_n_rd_sum").map(|x| x * 32.0),
         ),
     })
-}
-
-fn median(mut xs: Vec<f64>) -> f64 {
-    xs.sort_by(f64::total_cmp);
-    xs[xs.len() / 2]
 }
 
 /// Runs `calibrate`.

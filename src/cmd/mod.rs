@@ -33,6 +33,12 @@ pub mod sweep;
 pub mod trace;
 pub mod workloads;
 
+/// The median of `xs` (the upper one of an even count; `xs` not empty).
+pub fn median(mut xs: Vec<f64>) -> f64 {
+    xs.sort_by(f64::total_cmp);
+    xs[xs.len() / 2]
+}
+
 use std::path::PathBuf;
 
 /// A failed write to standard output (`main` tells a closed pipe from other errors by it).

@@ -242,11 +242,6 @@ impl TraceKernel {
             }
         }
     }
-
-    /// The decoded block of a whole read.
-    fn decode(&mut self, tb: accelsim::TraceBlock) -> BlockInsts {
-        tb.insts
-    }
 }
 
 impl KernelSource for TraceKernel {
@@ -256,14 +251,14 @@ impl KernelSource for TraceKernel {
 
     fn block(&mut self, id: u64) -> Result<BlockInsts, WorkloadError> {
         match self.read_block(id, u64::MAX)? {
-            accelsim::BlockRead::Whole(tb) => Ok(self.decode(tb)),
+            accelsim::BlockRead::Whole(tb) => Ok(tb.insts),
             accelsim::BlockRead::Indexed(_) => unreachable!("kept whole without a limit"),
         }
     }
 
     fn run_block(&mut self, id: u64) -> Result<RunBlock, WorkloadError> {
         match self.read_block(id, self.keep_bytes)? {
-            accelsim::BlockRead::Whole(tb) => Ok(RunBlock::Whole(self.decode(tb))),
+            accelsim::BlockRead::Whole(tb) => Ok(RunBlock::Whole(tb.insts)),
             accelsim::BlockRead::Indexed(ix) => Ok(RunBlock::Streamed(Box::new(
                 StreamedBlock::open(&self.path, &ix, self.chunk)?,
             ))),

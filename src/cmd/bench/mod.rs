@@ -21,6 +21,7 @@
 
 mod reference;
 
+use crate::cmd::median;
 use anyhow::{Context, Result};
 use clap::Args;
 use gpusim::config::GpuConfig;
@@ -197,11 +198,6 @@ fn workloads(traces: &Path, exported: &Path) -> Result<Vec<Workload>> {
         v.push(trace_workload(format!("{name}-{size} (trace)"), dir));
     }
     Ok(v)
-}
-
-fn median(mut xs: Vec<f64>) -> f64 {
-    xs.sort_by(f64::total_cmp);
-    xs[xs.len() / 2]
 }
 
 /// Reads every block of every kernel of the trace `dir` as a run reads them (decoded, large

@@ -8,7 +8,7 @@
 //! from spawn to exit and its peak resident memory (`ru_maxrss` from `wait4`), median and
 //! maximum over `--repeat` runs. The cycles of every repeat must agree.
 
-use crate::cmd::refset;
+use crate::cmd::{median, refset};
 use anyhow::{bail, Context, Result};
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -100,11 +100,6 @@ fn measure(cmd: &mut Command) -> Result<(f64, f64, Vec<u8>)> {
     }
     // Linux reports ru_maxrss in KiB.
     Ok((wall, usage.ru_maxrss as f64 / 1024.0, out))
-}
-
-fn median(mut xs: Vec<f64>) -> f64 {
-    xs.sort_by(f64::total_cmp);
-    xs[xs.len() / 2]
 }
 
 /// Runs `bench --reference`. `only`: run only the traces whose name contains it.
