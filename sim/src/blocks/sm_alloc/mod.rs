@@ -143,6 +143,9 @@ pub struct Golden {
     params: Params,
     /// Per resource: in use (`w_r` bits).
     used: [u32; 4],
+    /// Per resource: the capacity, and the mask of its `w_r` port bits (from `params`).
+    caps: [u64; 4],
+    masks: [u64; 4],
 }
 
 impl Golden {
@@ -151,6 +154,8 @@ impl Golden {
         Self {
             params,
             used: [0; 4],
+            caps: params.caps().map(u64::from),
+            masks: params.widths().map(|w| (1u64 << w) - 1),
         }
     }
 }
@@ -164,18 +169,18 @@ impl Block for Golden {
     }
 
     fn step(&mut self, inp: &AllocIn) -> AllocOut {
-        let (caps, widths) = (self.params.caps(), self.params.widths());
+        let (caps, masks) = (self.caps, self.masks);
         let mut out = AllocOut {
             room: true,
             room2: true,
         };
         for (r, (need, alloc, free)) in inp.by_resource().into_iter().enumerate() {
-            let mask = (1u64 << widths[r]) - 1;
+            let mask = masks[r];
             let now = (self.used[r] as u64 + (alloc as u64 & mask)).wrapping_sub(free as u64 & mask)
                 & mask;
             let need = need as u64 & mask;
-            out.room &= now + need <= caps[r] as u64;
-            out.room2 &= now + 2 * need <= caps[r] as u64;
+            out.room &= now + need <= caps[r];
+            out.room2 &= now + 2 * need <= caps[r];
             self.used[r] = now as u32;
         }
         out

@@ -235,6 +235,8 @@ pub struct Golden {
     pend: [u8; 64],
     /// Two-level: index of the front of the pending FIFO.
     head: usize,
+    /// Two-level: the warps of the active list, as a mask (derived from `act`, kept with it).
+    act_mask: u64,
 }
 
 impl Golden {
@@ -250,6 +252,7 @@ impl Golden {
             act: [0; 64],
             pend: [0; 64],
             head: 0,
+            act_mask: 0,
         };
         g.reset();
         g
@@ -292,38 +295,58 @@ impl Golden {
     /// Two-level steps 1-4: returns (grant, active mask) and updates the lists.
     fn step_two_level(&mut self, eligible: u64, waiting: u64) -> (Option<u8>, u64) {
         let k = self.params.max_active;
+        if self.act_mask & waiting == 0 {
+            // Nothing to demote: the list stays, and rotates only on a grant.
+            if eligible & self.act_mask == 0 {
+                return (None, self.act_mask);
+            }
+            let act = &mut self.act[..k];
+            let j = act
+                .iter()
+                .position(|&w| eligible >> w & 1 == 1)
+                .expect("an eligible active warp");
+            let granted = act[j];
+            act.rotate_left(j + 1);
+            return (Some(granted), self.act_mask);
+        }
         let plen = self.params.pending_len();
-        let mut list = [0u8; 64];
-        let mut demoted = [0u8; 64];
-        let (mut kept, mut ndem) = (0, 0);
+        // One pass: kept warps in order into `list`; each demoted warp takes the FIFO slot at
+        // its front (the FIFO always holds `plen` warps, so the slot popped is the one pushed
+        // into) and the warp popped from it goes, in order, to `promoted`.
+        let (mut list, mut promoted) = ([0u8; 64], [0u8; 64]);
+        let (mut kept, mut ndem, mut head) = (0, 0, self.head);
+        let mut active = self.act_mask & !waiting;
         for &w in &self.act[..k] {
             if waiting >> w & 1 == 1 {
-                demoted[ndem] = w;
+                let up = self.pend[head & 63];
+                active |= 1 << up;
+                promoted[ndem & 63] = up;
+                self.pend[head & 63] = w;
                 ndem += 1;
+                head += 1;
+                if head == plen {
+                    head = 0;
+                }
             } else {
-                list[kept] = w;
+                list[kept & 63] = w;
                 kept += 1;
             }
         }
-        // The FIFO always holds `plen` warps: popping `ndem` from the front frees exactly the
-        // ring slots the demoted warps are pushed into.
-        for (j, &w) in demoted[..ndem].iter().enumerate() {
-            let pos = (self.head + j) % plen;
-            list[kept + j] = self.pend[pos];
-            self.pend[pos] = w;
+        self.head = head;
+        for (slot, &w) in list[kept..k].iter_mut().zip(&promoted[..ndem]) {
+            *slot = w;
         }
-        self.head = (self.head + ndem) % plen;
-        let active = list[..k].iter().fold(0u64, |m, &w| m | 1 << w);
-        let pos = list[..k].iter().position(|&w| eligible >> w & 1 == 1);
-        match pos {
+        self.act_mask = active;
+        let list = &list[..k];
+        match list.iter().position(|&w| eligible >> w & 1 == 1) {
             Some(j) => {
-                for (s, slot) in self.act[..k].iter_mut().enumerate() {
-                    *slot = list[(j + 1 + s) % k];
-                }
+                // Inner LRR: the list becomes `list[j+1..] ++ list[..=j]`.
+                self.act[..k - j - 1].copy_from_slice(&list[j + 1..]);
+                self.act[k - j - 1..k].copy_from_slice(&list[..=j]);
                 (Some(list[j]), active)
             }
             None => {
-                self.act[..k].copy_from_slice(&list[..k]);
+                self.act[..k].copy_from_slice(list);
                 (None, active)
             }
         }
@@ -350,6 +373,7 @@ impl Block for Golden {
             for j in 0..p.pending_len() {
                 self.pend[j] = (p.max_active + j) as u8;
             }
+            self.act_mask = low_bits(p.max_active);
         }
         self.head = 0;
     }

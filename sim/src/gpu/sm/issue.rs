@@ -31,7 +31,7 @@ pub(super) fn units_with_slots(counts: &[u32; 4]) -> u8 {
 }
 
 /// What one scheduler's warps can do this cycle.
-#[derive(Clone, Copy, Default)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub(super) struct Scan {
     /// Per unit (index `unit_bit(..).trailing_zeros()`: none, SP, SFU, LSU): the warps (local
     /// ids) whose next instruction passes the scoreboard and needs that unit.
@@ -111,20 +111,49 @@ impl Sm<'_> {
     }
 
     /// Scheduler `s`'s warps this cycle: which pass the scoreboard, for which unit.
+    ///
+    /// The result is kept until the cycle one of its warps changes class by time alone (its
+    /// i-buffer becomes ready, its operands become ready) or until [`Sm::sync_masks`] or a
+    /// completed load marks the scheduler as changed: in between, scanning again gives the
+    /// same answer (in test builds every kept answer is compared with a fresh scan).
     pub(super) fn scan(&mut self, s: usize, now: u64) -> Scan {
+        if now < self.scan_until[s] {
+            #[cfg(test)]
+            assert_eq!(
+                self.scan_now(s, now).0,
+                self.scan_cache[s],
+                "sm{} scheduler {s}: kept scan differs at cycle {now}",
+                self.id
+            );
+            return self.scan_cache[s];
+        }
+        let (scan, until) = self.scan_now(s, now);
+        self.scan_cache[s] = scan;
+        self.scan_until[s] = until;
+        scan
+    }
+
+    /// Scans scheduler `s`'s warps at `now`; also returns the first cycle after `now` at which
+    /// the answer can change with no other event (`u64::MAX`: none).
+    pub(super) fn scan_now(&mut self, s: usize, now: u64) -> (Scan, u64) {
         let mut scan = Scan {
             long_stall: self.live_mask[s] & self.stalled_mask[s],
             ..Default::default()
         };
+        let mut change = u64::MAX;
         let mut cand = self.live_mask[s] & !self.stalled_mask[s] & self.head_mask[s];
         while cand != 0 {
             let local = cand.trailing_zeros() as usize;
             cand &= cand - 1;
             let w = s + local * self.schedulers;
             let warp = &self.warps[w];
-            let Some(inst) = warp.head.filter(|_| warp.ibuf_ready_at <= now) else {
+            let Some(inst) = warp.head else {
                 continue;
             };
+            if warp.ibuf_ready_at > now {
+                change = change.min(warp.ibuf_ready_at);
+                continue;
+            }
             scan.any_inst = true;
             let (until, on_load) = if warp.sb_valid {
                 (warp.sb_until, warp.sb_load)
@@ -135,12 +164,17 @@ impl Sm<'_> {
                 (until, on_load)
             };
             if until > now {
+                // A load's completion marks the scheduler changed; a pipeline's result is
+                // ready at `until`.
+                if !on_load {
+                    change = change.min(until);
+                }
                 scan.long_stall |= (on_load as u64) << local;
                 continue;
             }
             scan.by_unit[unit_bit(inst.class).trailing_zeros() as usize] |= 1 << local;
         }
-        scan
+        (scan, change)
     }
 
     /// Steps scheduler `s`'s warp arbiter; returns the granted local warp.

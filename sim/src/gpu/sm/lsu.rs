@@ -94,6 +94,7 @@ impl Sm<'_> {
         }
         warp.loads -= 1;
         warp.sb_valid = false;
+        self.scan_until[p.warp % self.schedulers] = 0;
         self.free_pending.push(token);
     }
 

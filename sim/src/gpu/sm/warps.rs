@@ -38,7 +38,10 @@ pub(super) struct Warp {
     /// Thread-block slot and warp index within the block.
     pub(super) tb: usize,
     pub(super) index: usize,
-    pub(super) reg_ready: Box<[u64; REGS]>,
+    /// Per register (`REGS` of them once the warp slot first launches, empty before: most
+    /// slots of a small kernel never do, and their memory is then never touched), the first
+    /// cycle it can be read (`u64::MAX`: a load in flight writes it).
+    pub(super) reg_ready: Vec<u64>,
 }
 
 impl Warp {
@@ -60,7 +63,7 @@ impl Warp {
             sb_until: 0,
             sb_load: false,
             sb_valid: false,
-            reg_ready: Box::new([0; REGS]),
+            reg_ready: Vec::new(),
         }
     }
 }
@@ -122,7 +125,8 @@ impl Sm<'_> {
             warp.stores = 0;
             warp.head = None;
             warp.sb_valid = false;
-            warp.reg_ready.fill(0);
+            warp.reg_ready.clear();
+            warp.reg_ready.resize(REGS, 0);
             if warp.exit_issued {
                 self.exiting.push(w);
             }
@@ -181,7 +185,8 @@ impl Sm<'_> {
         self.sync_masks(w);
     }
 
-    /// Mirrors warp `w`'s live, stalled and has-instruction flags in the scheduler masks.
+    /// Mirrors warp `w`'s live, stalled and has-instruction flags in the scheduler masks, and
+    /// marks its scheduler's scan as changed.
     pub(super) fn sync_masks(&mut self, w: usize) {
         let warp = &self.warps[w];
         let (s, bit) = (w % self.schedulers, 1u64 << (w / self.schedulers));
@@ -198,6 +203,7 @@ impl Sm<'_> {
             warp.at_barrier || warp.exit_issued,
         );
         set(&mut self.head_mask[s], warp.head.is_some());
+        self.scan_until[s] = 0;
     }
 
     /// Recomputes whether warp `w` wants a fetch (live, no fetch miss pending, empty i-buffer,

@@ -186,13 +186,34 @@ impl<'a> Tokens<'a> {
 /// Sixteen hexadecimal digits; `None` if one is not a digit.
 #[inline]
 fn hex16(b: &[u8; 16]) -> Option<u64> {
-    let (mut v, mut any) = (0u64, 0u8);
-    for (i, &c) in b.iter().enumerate() {
-        let d = HEX_DIGIT[c as usize];
-        any |= d;
-        v |= ((d & 15) as u64) << (60 - 4 * i);
+    let hi = u64::from_le_bytes(b[..8].try_into().expect("8 bytes"));
+    let lo = u64::from_le_bytes(b[8..].try_into().expect("8 bytes"));
+    Some(hex8(hi)? << 32 | hex8(lo)?)
+}
+
+/// Eight ASCII hexadecimal digits loaded little-endian (the first digit in the low byte),
+/// converted eight at a time in one word; `None` if a byte is not a digit.
+#[inline]
+fn hex8(x: u64) -> Option<u64> {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    // Per byte, the high bit set when the byte is at least `lo` / above `hi` (bytes below
+    // 0x80: no sum carries into the next byte).
+    let at_least = |v: u64, lo: u8| v + ONES * (0x80 - lo as u64);
+    let above = |v: u64, hi: u8| v + ONES * (0x7f - hi as u64);
+    let digit = at_least(x, b'0') & !above(x, b'9');
+    // Letters of either case: `| 0x20` folds `A-F` onto `a-f` and nothing else onto them.
+    let folded = x | (ONES * 0x20);
+    let letter = at_least(folded, b'a') & !above(folded, b'f');
+    if x & HIGH != 0 || (digit | letter) & HIGH != HIGH {
+        return None;
     }
-    (any < 16).then_some(v)
+    // Digit values: the low nibble, plus 9 for letters (bit 6 set).
+    let nib = (x & (ONES * 0x0f)) + (x >> 6 & ONES) * 9;
+    // Pairs of nibbles into bytes, pairs of bytes into 16-bit values, then into 32 bits.
+    let bytes = (nib & 0x000f_000f_000f_000f) << 4 | (nib >> 8 & 0x000f_000f_000f_000f);
+    let words = (bytes & 0x0000_00ff_0000_00ff) << 8 | (bytes >> 16 & 0x0000_00ff_0000_00ff);
+    Some((words & 0xffff) << 16 | (words >> 32 & 0xffff))
 }
 
 /// A hexadecimal number, with or without `0x`; `None` if empty, malformed or above 2^64-1.
@@ -370,6 +391,30 @@ mod tests {
                 prop_assert_eq!(hex(junk.as_bytes()), u64::from_str_radix(digits, 16).ok().filter(|_| !digits.starts_with('+')));
             }
             prop_assert_eq!(signed(junk.as_bytes()), junk.parse::<i64>().ok());
+        }
+
+        /// Sixteen digits read a word at a time agree with the digit-by-digit reader, for
+        /// any bytes (digits of both cases, their neighbours in ASCII, any byte at all).
+        #[test]
+        fn sixteen_digits_read_as_the_scalar_reader_reads_them(
+            v in any::<u64>(),
+            upper in any::<bool>(),
+            noise in proptest::collection::vec((0usize..16, prop_oneof![
+                Just(b'/'), Just(b':'), Just(b'@'), Just(b'G'), Just(b'`'), Just(b'g'),
+                Just(0x10u8), Just(0x19u8), Just(b'F' | 0x80), any::<u8>()
+            ]), 0..3),
+        ) {
+            let text = if upper { format!("{v:016X}") } else { format!("{v:016x}") };
+            let mut b: [u8; 16] = text.as_bytes().try_into().unwrap();
+            prop_assert_eq!(hex16(&b), Some(v));
+            for (at, byte) in noise {
+                b[at] = byte;
+            }
+            let strict = std::str::from_utf8(&b)
+                .ok()
+                .filter(|t| t.bytes().all(|c| c.is_ascii_hexdigit()))
+                .and_then(|t| u64::from_str_radix(t, 16).ok());
+            prop_assert_eq!(hex16(&b), strict);
         }
     }
 
