@@ -30,6 +30,22 @@ pub(super) fn units_with_slots(counts: &[u32; 4]) -> u8 {
     (0..4).fold(0, |m, u| if counts[u] > 0 { m | 1 << u } else { m })
 }
 
+/// What [`Sm::scan`] keeps of one scheduler between cycles: the class of each candidate warp
+/// (bit `local` of the masks) and which warps must be classified again.
+#[derive(Clone, Copy, Default)]
+pub(super) struct ScanState {
+    /// As [`Scan::by_unit`].
+    by_unit: [u64; 4],
+    /// Candidates whose operands wait on a load.
+    on_load: u64,
+    /// Candidates with a decoded instruction.
+    inst: u64,
+    /// Warps marked changed by an event since the last scan.
+    pub(super) dirty: u64,
+    /// The first cycle at which a kept warp changes class by time alone.
+    next_change: u64,
+}
+
 /// What one scheduler's warps can do this cycle.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub(super) struct Scan {
@@ -112,69 +128,115 @@ impl Sm<'_> {
 
     /// Scheduler `s`'s warps this cycle: which pass the scoreboard, for which unit.
     ///
-    /// The result is kept until the cycle one of its warps changes class by time alone (its
-    /// i-buffer becomes ready, its operands become ready) or until [`Sm::sync_masks`] or a
-    /// completed load marks the scheduler as changed: in between, scanning again gives the
-    /// same answer (in test builds every kept answer is compared with a fresh scan).
+    /// Kept warp by warp ([`ScanState`]): a warp is classified again only when an event marked
+    /// it ([`Sm::sync_masks`], a completed load) or when the cycle comes at which it changes
+    /// class by time alone (its i-buffer or its operands become ready). In test builds every
+    /// answer is compared with a fresh scan of every warp.
     pub(super) fn scan(&mut self, s: usize, now: u64) -> Scan {
-        if now < self.scan_until[s] {
-            #[cfg(test)]
-            assert_eq!(
-                self.scan_now(s, now).0,
-                self.scan_cache[s],
-                "sm{} scheduler {s}: kept scan differs at cycle {now}",
-                self.id
-            );
-            return self.scan_cache[s];
+        let cand = self.live_mask[s] & !self.stalled_mask[s] & self.head_mask[s];
+        let mut st = self.scan_state[s];
+        if now >= st.next_change {
+            let mut next = u64::MAX;
+            let mut m = cand & !st.dirty;
+            while m != 0 {
+                let local = m.trailing_zeros() as usize;
+                m &= m - 1;
+                let at = self.change_at[s + local * self.schedulers];
+                if at <= now {
+                    st.dirty |= 1 << local;
+                } else {
+                    next = next.min(at);
+                }
+            }
+            st.next_change = next;
         }
-        let (scan, until) = self.scan_now(s, now);
-        self.scan_cache[s] = scan;
-        self.scan_until[s] = until;
+        let mut d = st.dirty & cand;
+        st.dirty = 0;
+        for u in &mut st.by_unit {
+            *u &= cand & !d;
+        }
+        st.on_load &= cand & !d;
+        st.inst &= cand & !d;
+        while d != 0 {
+            let local = d.trailing_zeros() as usize;
+            d &= d - 1;
+            let w = s + local * self.schedulers;
+            let at = self.classify(w, local, now, &mut st);
+            self.change_at[w] = at;
+            st.next_change = st.next_change.min(at);
+        }
+        self.scan_state[s] = st;
+        let scan = Scan {
+            by_unit: st.by_unit,
+            long_stall: (self.live_mask[s] & self.stalled_mask[s]) | st.on_load,
+            any_inst: st.inst != 0,
+        };
+        #[cfg(test)]
+        assert_eq!(
+            self.scan_now(s, now),
+            scan,
+            "sm{} scheduler {s}: kept scan differs at cycle {now}",
+            self.id
+        );
         scan
     }
 
-    /// Scans scheduler `s`'s warps at `now`; also returns the first cycle after `now` at which
-    /// the answer can change with no other event (`u64::MAX`: none).
-    pub(super) fn scan_now(&mut self, s: usize, now: u64) -> (Scan, u64) {
+    /// Classifies candidate warp `w` (local `local`) at `now` into `st`'s masks; returns the
+    /// cycle at which its class changes by time alone (`u64::MAX`: only by an event).
+    fn classify(&mut self, w: usize, local: usize, now: u64, st: &mut ScanState) -> u64 {
+        let warp = &self.warps[w];
+        let Some(inst) = warp.head else {
+            return u64::MAX;
+        };
+        if warp.ibuf_ready_at > now {
+            return warp.ibuf_ready_at;
+        }
+        st.inst |= 1 << local;
+        let (until, on_load) = if warp.sb_valid {
+            (warp.sb_until, warp.sb_load)
+        } else {
+            let (until, on_load) = self.operands(w, &inst);
+            let warp = &mut self.warps[w];
+            (warp.sb_until, warp.sb_load, warp.sb_valid) = (until, on_load, true);
+            (until, on_load)
+        };
+        if until > now {
+            if on_load {
+                st.on_load |= 1 << local;
+                return u64::MAX;
+            }
+            return until;
+        }
+        st.by_unit[unit_bit(inst.class).trailing_zeros() as usize] |= 1 << local;
+        u64::MAX
+    }
+
+    /// Scans every warp of scheduler `s` at `now`: the definition [`Sm::scan`] keeps
+    /// incrementally, compared with it in test builds.
+    #[cfg(test)]
+    fn scan_now(&mut self, s: usize, now: u64) -> Scan {
         let mut scan = Scan {
             long_stall: self.live_mask[s] & self.stalled_mask[s],
             ..Default::default()
         };
-        let mut change = u64::MAX;
         let mut cand = self.live_mask[s] & !self.stalled_mask[s] & self.head_mask[s];
         while cand != 0 {
             let local = cand.trailing_zeros() as usize;
             cand &= cand - 1;
             let w = s + local * self.schedulers;
             let warp = &self.warps[w];
-            let Some(inst) = warp.head else {
+            let Some(inst) = warp.head.filter(|_| warp.ibuf_ready_at <= now) else {
                 continue;
             };
-            if warp.ibuf_ready_at > now {
-                change = change.min(warp.ibuf_ready_at);
-                continue;
-            }
             scan.any_inst = true;
-            let (until, on_load) = if warp.sb_valid {
-                (warp.sb_until, warp.sb_load)
-            } else {
-                let (until, on_load) = self.operands(w, &inst);
-                let warp = &mut self.warps[w];
-                (warp.sb_until, warp.sb_load, warp.sb_valid) = (until, on_load, true);
-                (until, on_load)
-            };
+            let (until, on_load) = self.operands(w, &inst);
             if until > now {
-                // A load's completion marks the scheduler changed; a pipeline's result is
-                // ready at `until`.
-                if !on_load {
-                    change = change.min(until);
-                }
                 scan.long_stall |= (on_load as u64) << local;
                 continue;
             }
             scan.by_unit[unit_bit(inst.class).trailing_zeros() as usize] |= 1 << local;
         }
-        (scan, change)
+        scan
     }
 
     /// Steps scheduler `s`'s warp arbiter; returns the granted local warp.

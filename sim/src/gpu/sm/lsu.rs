@@ -94,7 +94,8 @@ impl Sm<'_> {
         }
         warp.loads -= 1;
         warp.sb_valid = false;
-        self.scan_until[p.warp % self.schedulers] = 0;
+        let (s, local) = (p.warp % self.schedulers, p.warp / self.schedulers);
+        self.scan_state[s].dirty |= 1 << local;
         self.free_pending.push(token);
     }
 

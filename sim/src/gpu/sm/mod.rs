@@ -168,10 +168,10 @@ pub struct Sm<'a> {
     stalled_mask: Vec<u64>,
     /// Per scheduler: the warp has an instruction in its i-buffer.
     head_mask: Vec<u64>,
-    /// Per scheduler: the last [`Sm::scan`], valid for cycles before `scan_until` (0: a warp
-    /// of the scheduler changed since).
-    scan_cache: Vec<issue::Scan>,
-    scan_until: Vec<u64>,
+    /// Per scheduler: what [`Sm::scan`] keeps between cycles.
+    scan_state: Vec<issue::ScanState>,
+    /// Per warp: the cycle at which its scan class changes by time alone.
+    change_at: Vec<u64>,
     timing: Timing,
     /// The resource allocator (room for more blocks).
     alloc: Slot<'a, sm_alloc::Kind>,
@@ -264,8 +264,8 @@ impl<'a> Sm<'a> {
             live_mask: vec![0; schedulers],
             stalled_mask: vec![0; schedulers],
             head_mask: vec![0; schedulers],
-            scan_cache: vec![issue::Scan::default(); schedulers],
-            scan_until: vec![0; schedulers],
+            scan_state: vec![issue::ScanState::default(); schedulers],
+            change_at: vec![u64::MAX; sm.max_warps as usize],
             timing: Timing {
                 int_alu: lat(u.int_alu),
                 int_mul: lat(u.int_mul),

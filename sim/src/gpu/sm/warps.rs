@@ -186,7 +186,7 @@ impl Sm<'_> {
     }
 
     /// Mirrors warp `w`'s live, stalled and has-instruction flags in the scheduler masks, and
-    /// marks its scheduler's scan as changed.
+    /// marks the warp for its scheduler's next scan.
     pub(super) fn sync_masks(&mut self, w: usize) {
         let warp = &self.warps[w];
         let (s, bit) = (w % self.schedulers, 1u64 << (w / self.schedulers));
@@ -203,7 +203,7 @@ impl Sm<'_> {
             warp.at_barrier || warp.exit_issued,
         );
         set(&mut self.head_mask[s], warp.head.is_some());
-        self.scan_until[s] = 0;
+        self.scan_state[s].dirty |= bit;
     }
 
     /// Recomputes whether warp `w` wants a fetch (live, no fetch miss pending, empty i-buffer,
