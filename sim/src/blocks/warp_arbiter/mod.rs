@@ -318,17 +318,17 @@ impl Golden {
         let mut active = self.act_mask & !waiting;
         for &w in &self.act[..k] {
             if waiting >> w & 1 == 1 {
-                let up = self.pend[head & 63];
+                let up = self.pend[head];
                 active |= 1 << up;
-                promoted[ndem & 63] = up;
-                self.pend[head & 63] = w;
+                promoted[ndem] = up;
+                self.pend[head] = w;
                 ndem += 1;
                 head += 1;
                 if head == plen {
                     head = 0;
                 }
             } else {
-                list[kept & 63] = w;
+                list[kept] = w;
                 kept += 1;
             }
         }

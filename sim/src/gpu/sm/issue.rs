@@ -41,7 +41,7 @@ pub(super) struct ScanState {
     /// Candidates with a decoded instruction.
     inst: u64,
     /// Warps marked changed by an event since the last scan.
-    pub(super) dirty: u64,
+    dirty: u64,
     /// The first cycle at which a kept warp changes class by time alone.
     next_change: u64,
 }
@@ -181,9 +181,16 @@ impl Sm<'_> {
         scan
     }
 
+    /// Marks warp `w` for its scheduler's next [`Sm::scan`]: its head, masks or registers
+    /// changed (every such change calls this, through [`Sm::sync_masks`] or a load's
+    /// completion).
+    pub(super) fn mark_for_scan(&mut self, w: usize) {
+        self.scan_state[w % self.schedulers].dirty |= 1 << (w / self.schedulers);
+    }
+
     /// Classifies candidate warp `w` (local `local`) at `now` into `st`'s masks; returns the
     /// cycle at which its class changes by time alone (`u64::MAX`: only by an event).
-    fn classify(&mut self, w: usize, local: usize, now: u64, st: &mut ScanState) -> u64 {
+    fn classify(&self, w: usize, local: usize, now: u64, st: &mut ScanState) -> u64 {
         let warp = &self.warps[w];
         let Some(inst) = warp.head else {
             return u64::MAX;
@@ -192,14 +199,7 @@ impl Sm<'_> {
             return warp.ibuf_ready_at;
         }
         st.inst |= 1 << local;
-        let (until, on_load) = if warp.sb_valid {
-            (warp.sb_until, warp.sb_load)
-        } else {
-            let (until, on_load) = self.operands(w, &inst);
-            let warp = &mut self.warps[w];
-            (warp.sb_until, warp.sb_load, warp.sb_valid) = (until, on_load, true);
-            (until, on_load)
-        };
+        let (until, on_load) = self.operands(w, &inst);
         if until > now {
             if on_load {
                 st.on_load |= 1 << local;
@@ -214,7 +214,7 @@ impl Sm<'_> {
     /// Scans every warp of scheduler `s` at `now`: the definition [`Sm::scan`] keeps
     /// incrementally, compared with it in test builds.
     #[cfg(test)]
-    fn scan_now(&mut self, s: usize, now: u64) -> Scan {
+    fn scan_now(&self, s: usize, now: u64) -> Scan {
         let mut scan = Scan {
             long_stall: self.live_mask[s] & self.stalled_mask[s],
             ..Default::default()

@@ -93,9 +93,7 @@ impl Sm<'_> {
             }
         }
         warp.loads -= 1;
-        warp.sb_valid = false;
-        let (s, local) = (p.warp % self.schedulers, p.warp / self.schedulers);
-        self.scan_state[s].dirty |= 1 << local;
+        self.mark_for_scan(p.warp);
         self.free_pending.push(token);
     }
 

@@ -15,14 +15,6 @@ pub(super) struct Warp {
     pub(super) head: Option<WarpInst>,
     /// The i-buffer's instructions are decoded from this cycle on.
     pub(super) ibuf_ready_at: u64,
-    /// When `sb_valid`: the first cycle the head passes the scoreboard (`u64::MAX`: when a
-    /// load of the warp completes). A cache of [`Sm::operands`]: the warp's registers change
-    /// only when it issues (which replaces the head) or one of its loads completes.
-    pub(super) sb_until: u64,
-    /// The head waits on a load (valid with `sb_until`).
-    pub(super) sb_load: bool,
-    /// `sb_until` and `sb_load` hold for the current head.
-    pub(super) sb_valid: bool,
     pub(super) live: bool,
     pub(super) imiss: bool,
     pub(super) at_barrier: bool,
@@ -60,9 +52,6 @@ impl Warp {
             loads: 0,
             stores: 0,
             head: None,
-            sb_until: 0,
-            sb_load: false,
-            sb_valid: false,
             reg_ready: Vec::new(),
         }
     }
@@ -124,7 +113,6 @@ impl Sm<'_> {
             warp.loads = 0;
             warp.stores = 0;
             warp.head = None;
-            warp.sb_valid = false;
             warp.reg_ready.clear();
             warp.reg_ready.resize(REGS, 0);
             if warp.exit_issued {
@@ -180,7 +168,6 @@ impl Sm<'_> {
         let warp = &mut self.warps[w];
         warp.head = (warp.next_issue < warp.next_fetch)
             .then(|| self.tbs[warp.tb].insts.inst(warp.index, warp.next_issue));
-        warp.sb_valid = false;
         self.update_fetchable(w);
         self.sync_masks(w);
     }
@@ -203,7 +190,7 @@ impl Sm<'_> {
             warp.at_barrier || warp.exit_issued,
         );
         set(&mut self.head_mask[s], warp.head.is_some());
-        self.scan_state[s].dirty |= bit;
+        self.mark_for_scan(w);
     }
 
     /// Recomputes whether warp `w` wants a fetch (live, no fetch miss pending, empty i-buffer,
