@@ -197,15 +197,18 @@ fn hex16(b: &[u8; 16]) -> Option<u64> {
 fn hex8(x: u64) -> Option<u64> {
     const ONES: u64 = 0x0101_0101_0101_0101;
     const HIGH: u64 = 0x8080_8080_8080_8080;
-    // Per byte, the high bit set when the byte is at least `lo` / above `hi` (bytes below
-    // 0x80: no sum carries into the next byte).
+    if x & HIGH != 0 {
+        return None;
+    }
+    // Per byte, the high bit set when the byte is at least `lo` / above `hi` (every byte is
+    // below 0x80 here, so no sum carries into the next byte or out of the word).
     let at_least = |v: u64, lo: u8| v + ONES * (0x80 - lo as u64);
     let above = |v: u64, hi: u8| v + ONES * (0x7f - hi as u64);
     let digit = at_least(x, b'0') & !above(x, b'9');
     // Letters of either case: `| 0x20` folds `A-F` onto `a-f` and nothing else onto them.
     let folded = x | (ONES * 0x20);
     let letter = at_least(folded, b'a') & !above(folded, b'f');
-    if x & HIGH != 0 || (digit | letter) & HIGH != HIGH {
+    if (digit | letter) & HIGH != HIGH {
         return None;
     }
     // Digit values: the low nibble, plus 9 for letters (bit 6 set).
