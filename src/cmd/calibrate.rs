@@ -12,8 +12,10 @@
 //! - L2 accesses: Accel-Sim counts 32 B sectors, 4 per 128 B line request, so
 //!   `L2_total_cache_accesses / 4` is compared with our `l2.accesses` (partial-line stores
 //!   make it smaller);
+//! - L2 read misses: Accel-Sim's line misses (`GLOBAL_ACC_R.MISS + INST_ACC_R.MISS`; the
+//!   other sectors of a missing line count as `SECTOR_MISS`) against our `l2.misses`;
 //! - DRAM bytes read: Accel-Sim's `dram_n_rd_sum` counts 32 B reads, so `32 * dram_n_rd_sum` is
-//!   compared with ours (the reads' share of `dram.bytes`, whatever the burst size).
+//!   compared with our `dram.read_bytes`.
 //!
 //! Errors are `ours / reference - 1`. Scheduler orders list the schedulers fastest first, `=`
 //! joining those within 1% of each other (L = lrr, G = gto, T = two-level).
@@ -68,6 +70,7 @@ pub struct CalRow {
     warp_instructions: Pair,
     l1d_read_misses: Option<Pair>,
     l2_line_accesses: Option<Pair>,
+    l2_read_misses: Option<Pair>,
     dram_read_bytes: Option<Pair>,
 }
 
@@ -151,11 +154,12 @@ fn row(r: &Record, ours: &serde_json::Value) -> Result<CalRow> {
         _ => None,
     };
     // A breakdown lists only its nonzero entries: a missing key is 0.
-    let breakdown = |k: &str| {
+    let breakdown = |level: &str, k: &str| {
         r.accelsim
-            .get("l1_breakdown_nonzero")
+            .get(level)
             .map(|b| b.get(k).and_then(serde_json::Value::as_f64).unwrap_or(0.0))
     };
+    let l2 = |k: &str| breakdown("l2_breakdown_nonzero", k);
     let cycles = num("/cycles").unwrap_or_default() as u64;
     let reference_cycles = r.need("gpu_sim_cycle")? as u64;
     Ok(CalRow {
@@ -169,18 +173,20 @@ fn row(r: &Record, ours: &serde_json::Value) -> Result<CalRow> {
             ours: num("/warp_instructions").unwrap_or_default(),
             reference: r.need("gpgpu_n_tot_w_icount")?,
         },
-        l1d_read_misses: pair(num("/l1d/misses"), breakdown("GLOBAL_ACC_R.MISS")),
+        l1d_read_misses: pair(
+            num("/l1d/misses"),
+            breakdown("l1_breakdown_nonzero", "GLOBAL_ACC_R.MISS"),
+        ),
         l2_line_accesses: pair(
             num("/l2/accesses"),
             r.figure("L2_total_cache_accesses").map(|x| x / 4.0),
         ),
+        l2_read_misses: pair(
+            num("/l2/misses"),
+            l2("GLOBAL_ACC_R.MISS").zip(l2("INST_ACC_R.MISS")).map(|(g, i)| g + i),
+        ),
         dram_read_bytes: pair(
-            // Our bytes count reads and writes alike: the reads' share of them.
-            match (num("/dram/bytes"), num("/dram/reads"), num("/dram/writes")) {
-                (Some(b), Some(rd), Some(wr)) if rd + wr > 0.0 => Some(b * rd / (rd + wr)),
-                (Some(_), Some(_), Some(_)) => Some(0.0),
-                _ => None,
-            },
+            num("/dram/read_bytes"),
             r.figure("dram_n_rd_sum").map(|x| x * 32.0),
         ),
     })
@@ -292,15 +298,15 @@ pub fn run(a: CalibrateArgs) -> Result<ExitCode> {
         outln!("{}", serde_json::to_string_pretty(&report)?);
         return Ok(ExitCode::SUCCESS);
     }
-    outln!("| trace | scheduler | ours | reference | error | L1D read misses (ours / ref) | L2 line accesses (ours / ref/4) | DRAM read MB (ours / ref) |");
-    outln!("|---|---|---:|---:|---:|---:|---:|---:|");
+    outln!("| trace | scheduler | ours | reference | error | L1D read misses (ours / ref) | L2 line accesses (ours / ref/4) | L2 read misses (ours / ref) | DRAM read MB (ours / ref) |");
+    outln!("|---|---|---:|---:|---:|---:|---:|---:|---:|");
     let show = |p: &Option<Pair>, scale: f64| match p {
         Some(p) => format!("{:.0} / {:.0}", p.ours / scale, p.reference / scale),
         None => "-".into(),
     };
     for r in &report.runs {
         outln!(
-            "| {} | {} | {} | {} | {:+.1}% | {} | {} | {} |",
+            "| {} | {} | {} | {} | {:+.1}% | {} | {} | {} | {} |",
             r.trace,
             r.scheduler,
             r.cycles,
@@ -308,6 +314,7 @@ pub fn run(a: CalibrateArgs) -> Result<ExitCode> {
             r.error * 100.0,
             show(&r.l1d_read_misses, 1.0),
             show(&r.l2_line_accesses, 1.0),
+            show(&r.l2_read_misses, 1.0),
             match &r.dram_read_bytes {
                 Some(p) => format!("{:.2} / {:.2}", p.ours / 1e6, p.reference / 1e6),
                 None => "-".into(),

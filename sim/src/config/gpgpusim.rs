@@ -19,7 +19,7 @@
 //! | `-gpgpu_shader_registers` | `sm.registers` |
 //! | `-gpgpu_shmem_size`, `-gpgpu_shmem_num_banks`, `-gpgpu_smem_latency` | `sm.shared_mem_bytes`, `sm.shared_mem_banks`, `units.shared_mem.latency` |
 //! | `-gpgpu_num_sched_per_core`, `-gpgpu_scheduler lrr\|gto\|two_level_active:<n>:<x>:<y>` | `sm.schedulers`, `sm.warp_scheduler`, `sm.two_level_max_active` |
-//! | `-gpgpu_cache:il1`, `:dl1`, `:dl2` `[<N\|S>:]<sets>:<line>:<ways>,<policies>,<mshr type>:<entries>:<merge>,<miss queue>[...]` | `l1i`, `l1d`, `l2` (size, line, ways, MSHRs, merge, miss queue) |
+//! | `-gpgpu_cache:il1`, `:dl1`, `:dl2` `[<N\|S>:]<sets>:<line>:<ways>,<policies>,<mshr type>:<entries>:<merge>,<miss queue>[...]` | `l1i`, `l1d`, `l2` (size, line, ways, MSHRs, merge, miss queue; `S` sets `sector_bytes` 32) |
 //! | `-gpgpu_l1_latency`, `-gpgpu_l2_rop_latency` | `l1d.latency`, `l2.latency` |
 //! | `-gpgpu_n_mem`, `-gpgpu_n_sub_partition_per_mchannel`, `-gpgpu_n_mem_per_ctrlr`, `-gpgpu_dram_buswidth`, `-gpgpu_dram_burst_length`, `-dram_data_command_freq_ratio` | `dram.channels`, `.sub_partitions`, `.chips_per_channel`, `.chip_bus_bytes`, `.burst_length`, `.data_rate` |
 //! | `-gpgpu_dram_timing_opt "nbk=..:CCD=..:RRD=..:RCD=..:RAS=..:RP=..:RC=..:CL=..:WL=..:WR=.."` | `dram.banks`, `dram.timing` |
@@ -99,10 +99,15 @@ fn cache(c: &Ctx<'_>, into: &mut CacheConfig) -> Result<(), ConfigError> {
     }
     let num = |s: &str| s.trim().parse::<u32>().map_err(|_| c.err(CACHE_FORM));
     let mut geo: Vec<&str> = parts[0].split(':').collect();
+    // `S` (sectored, GPGPU-Sim's 32 B `SECTOR_SIZE`) or `N` (normal) before the geometry.
+    let mut sector_bytes = 0;
     if geo
         .first()
         .is_some_and(|t| t.chars().all(|ch| ch.is_ascii_alphabetic()))
     {
+        if geo[0] == "S" {
+            sector_bytes = 32;
+        }
         geo.remove(0);
     }
     if geo.len() != 3 {
@@ -124,6 +129,7 @@ fn cache(c: &Ctx<'_>, into: &mut CacheConfig) -> Result<(), ConfigError> {
     into.mshrs = entries;
     into.mshr_merge = merge;
     into.miss_queue = queue;
+    into.sector_bytes = sector_bytes;
     Ok(())
 }
 

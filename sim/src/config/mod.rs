@@ -91,6 +91,7 @@ pub const RANGES: &[(&str, u64, u64)] = &[
     ("cache.mshr_merge", 1, 256),
     ("cache.miss_queue", 1, 4096),
     ("cache.latency", 0, 100_000),
+    ("cache.sector_bytes", 0, 4096),
     ("interconnect.latency", 0, 100_000),
     ("interconnect.flit_bytes", 1, 4096),
     ("dram.channels", 1, 64),
@@ -221,6 +222,13 @@ pub struct CacheConfig {
     pub miss_queue: u32,
     /// Hit latency, core cycles.
     pub latency: u32,
+    /// Sector size of a sectored cache, bytes (GPGPU-Sim's `S:` caches use 32 B sectors); 0
+    /// when the whole line is one sector (the default). Used for the L2: a line fill asks
+    /// DRAM for each sector on its own, and each such read takes a whole column command
+    /// (GPGPU-Sim's `memory_sub_partition::breakdown_request_to_sector_requests` and
+    /// `dram_t::issue_col_command`), so a sector smaller than a burst wastes the rest of it.
+    #[serde(default)]
+    pub sector_bytes: u32,
 }
 
 impl CacheConfig {
@@ -237,6 +245,19 @@ impl CacheConfig {
             return Err(field(
                 &f("line_bytes"),
                 format!("{} is not a power of two", self.line_bytes),
+            ));
+        }
+        if self.sector_bytes != 0
+            && (!self.sector_bytes.is_power_of_two()
+                || self.sector_bytes > self.line_bytes
+                || self.sector_bytes < 4)
+        {
+            return Err(field(
+                &f("sector_bytes"),
+                format!(
+                    "{} is not 0 or a power of two from 4 to line_bytes = {}",
+                    self.sector_bytes, self.line_bytes
+                ),
             ));
         }
         let set_bytes = self.ways * self.line_bytes;
@@ -510,6 +531,7 @@ impl GpuConfig {
                 ("mshr_merge", c.mshr_merge),
                 ("miss_queue", c.miss_queue),
                 ("latency", c.latency),
+                ("sector_bytes", c.sector_bytes),
             ] {
                 v.push((format!("{name}.{k}"), x as u64));
             }

@@ -41,6 +41,15 @@ fn cache(
         mshr_merge,
         miss_queue,
         latency,
+        sector_bytes: 0,
+    }
+}
+
+/// `c` with sectors of `bytes` (GPGPU-Sim's `S:` caches: 32 B).
+fn sectored(c: CacheConfig, bytes: u32) -> CacheConfig {
+    CacheConfig {
+        sector_bytes: bytes,
+        ..c
     }
 }
 
@@ -94,8 +103,9 @@ pub fn gtx480() -> GpuConfig {
         l1i: cache(2 * KB, 128, 4, (8, 32, 4), 1), // ELF T3.1 (2 kB/4-way/128 B, 8 MSHRs); merge and queue: GPGPU-Sim il1 S:2:32,4
         l1d: cache(16 * KB, 128, 4, (32, 8, 8), 35), // ELF T3.1 (16 kB/4-way/128 B, 32 MSHRs); merge 8, queue 8, latency 35: GPGPU-Sim
         // 768 kB / 16-way / 128 B in 6 partitions x 2 sub-partitions = 64 kB slices (ELF T3.1);
-        // 32 MSHRs per partition (ELF T3.1); merge 4, queue 4, ROP latency 120: GPGPU-Sim.
-        l2: cache(64 * KB, 128, 16, (32, 4, 4), 120),
+        // 32 MSHRs per partition (ELF T3.1); merge 4, queue 4, ROP latency 120, 32 B sectors
+        // (dl2 S:): GPGPU-Sim.
+        l2: sectored(cache(64 * KB, 128, 16, (32, 4, 4), 120), 32),
         interconnect: InterconnectConfig {
             latency: 8, // [assumed] the papers give none; GPGPU-Sim's iSLIP network is a few router cycles
             flit_bytes: 40, // GPGPU-Sim -icnt_flit_size
@@ -155,7 +165,7 @@ pub fn titanx() -> GpuConfig {
         },
         l1i: cache(4 * KB, 128, 4, (2, 48, 4), 1), // GPGPU-Sim il1 N:8:128:4, S:2:48,4
         l1d: cache(48 * KB, 128, 96, (256, 8, 16), 82), // PAVER T1 48 kB; GPGPU-Sim dl1 S:4:128:96, A:256:8,16; latency 82
-        l2: cache(128 * KB, 128, 16, (256, 64, 16), 120), // 3 MB (PAVER T1) = 24 slices of GPGPU-Sim dl2 S:64:128:16; ROP 120
+        l2: sectored(cache(128 * KB, 128, 16, (256, 64, 16), 120), 32), // 3 MB (PAVER T1) = 24 slices of GPGPU-Sim dl2 S:64:128:16; ROP 120
         interconnect: InterconnectConfig {
             latency: 8,
             flit_bytes: 40,
@@ -212,7 +222,7 @@ pub fn titanv() -> GpuConfig {
         },
         l1i: cache(128 * KB, 128, 16, (2, 48, 4), 1), // GPGPU-Sim il1 N:64:128:16
         l1d: cache(32 * KB, 128, 64, (512, 8, 16), 20), // PAVER T1 32 kB; GPGPU-Sim dl1 S:4:128:64, A:512:8,16; latency 20
-        l2: cache(96 * KB, 128, 24, (192, 4, 32), 160), // 4.5 MB (PAVER T1) = 48 slices of GPGPU-Sim dl2 S:32:128:24; ROP 160
+        l2: sectored(cache(96 * KB, 128, 24, (192, 4, 32), 160), 32), // 4.5 MB (PAVER T1) = 48 slices of GPGPU-Sim dl2 S:32:128:24; ROP 160
         interconnect: InterconnectConfig {
             latency: 8,
             flit_bytes: 40,
@@ -269,7 +279,7 @@ pub fn gtx980() -> GpuConfig {
         },
         l1i: cache(2 * KB, 128, 4, (8, 32, 4), 1), // T5.2 2 kB; geometry and MSHRs [assumed] as gtx480
         l1d: cache(48 * KB, 128, 6, (32, 8, 8), 35), // T5.2 48 kB; 6-way as GPGPU-Sim's 48 kB Fermi L1 [assumed]
-        l2: cache(256 * KB, 128, 16, (32, 4, 4), 120), // T5.2 2 MB in 4 partitions x 2 slices; 16-way [assumed]
+        l2: sectored(cache(256 * KB, 128, 16, (32, 4, 4), 120), 32), // T5.2 2 MB in 4 partitions x 2 slices; 16-way, 32 B sectors [assumed]
         interconnect: InterconnectConfig {
             latency: 8,
             flit_bytes: 40,

@@ -10,7 +10,10 @@
 //!    (write-back, write-allocate) and acknowledged, a refused access is retried next cycle;
 //! 3. L2 misses and write-backs become DRAM column bursts in their channel's FR-FCFS queue;
 //!    a line fill returns `dram.latency` core cycles after its last burst
-//!    (GPGPU-Sim's `-dram_latency`);
+//!    (GPGPU-Sim's `-dram_latency`). A sectored L2 (`l2.sector_bytes`) reads each sector
+//!    with its own bursts, a whole burst even for a sector smaller than one (GPGPU-Sim: a
+//!    128 B fill is four 32 B reads of one 64 B burst each); a write-back writes the line in
+//!    whole bursts;
 //! 4. replies enter the down crossbar towards their SM.
 //!
 //! # Address mapping
@@ -143,6 +146,9 @@ pub struct MemorySystem {
     dram_latency: u64,
     line_bytes: u64,
     burst_bytes: u64,
+    /// DRAM read bursts per line fill, and the bytes of the line each one brings.
+    read_bursts: u64,
+    read_burst_bytes: u64,
     /// Clock-domain crossing: DRAM ticks owed, in units of 1/core_khz.
     dram_phase: u64,
     core_khz: u64,
@@ -204,14 +210,29 @@ impl MemorySystem {
         let sms = cfg.sm.count as usize;
         let nslices = (cfg.dram.channels * cfg.dram.sub_partitions) as usize;
         let ic = &cfg.interconnect;
+        let map = AddressMap {
+            channels: cfg.dram.channels as u64,
+            subs: cfg.dram.sub_partitions as u64,
+            line_log2: cfg.l2.line_bytes.trailing_zeros(),
+        };
+        let index = SetIndex::Partition {
+            chunk_log2: map.chunk_log2(),
+            channels: cfg.dram.channels,
+        };
         let slices = (0..nslices)
             .map(|_| Slice {
                 rop: VecDeque::new(),
-                l2: DataCache::with_policy(&cfg.l2, SetIndex::Linear, WritePolicy::WriteBack),
+                l2: DataCache::with_policy(&cfg.l2, index, WritePolicy::WriteBack),
                 replies: VecDeque::new(),
                 failed_at: None,
             })
             .collect();
+        let line_bytes = cfg.l2.line_bytes as u64;
+        let burst_bytes = Channel::bytes_per_column(&cfg.dram);
+        let sector = match cfg.l2.sector_bytes {
+            0 => line_bytes,
+            b => b as u64,
+        };
         let channels = (0..cfg.dram.channels)
             .map(|_| DramChannel {
                 dram: Channel::new(&cfg.dram),
@@ -225,15 +246,13 @@ impl MemorySystem {
             down: Crossbar::new(nslices, sms, ic.latency, ic.flit_bytes, ICNT_QUEUE),
             slices,
             channels,
-            map: AddressMap {
-                channels: cfg.dram.channels as u64,
-                subs: cfg.dram.sub_partitions as u64,
-                line_log2: cfg.l2.line_bytes.trailing_zeros(),
-            },
+            map,
             rop_latency: cfg.l2.latency as u64,
             dram_latency: cfg.dram.latency as u64,
-            line_bytes: cfg.l2.line_bytes as u64,
-            burst_bytes: Channel::bytes_per_column(&cfg.dram),
+            line_bytes,
+            burst_bytes,
+            read_bursts: line_bytes / sector * sector.div_ceil(burst_bytes),
+            read_burst_bytes: sector.min(burst_bytes),
             dram_phase: 0,
             core_khz: (cfg.sm.core_clock_mhz * 1000.0).round() as u64,
             dram_khz: (cfg.dram.clock_mhz * 1000.0).round() as u64,
@@ -399,21 +418,26 @@ impl MemorySystem {
     }
 
     fn drain_miss_queues(&mut self) {
-        let bursts = (self.line_bytes / self.burst_bytes).max(1);
+        let write_bursts = (self.line_bytes / self.burst_bytes).max(1);
+        let most = 2 * write_bursts.max(self.read_bursts);
         for s in &mut self.slices {
             // A channel's outbox holds at most two lines' bursts; the rest wait in the L2's
             // miss queue (which then refuses new misses: backpressure).
             while let Some(f) = s.l2.peek_fetch() {
                 let ch = &mut self.channels[self.map.channel(f.line)];
-                if ch.outbox.len() as u64 >= 2 * bursts {
+                if ch.outbox.len() as u64 >= most {
                     break;
                 }
                 s.l2.pop_fetch();
                 // The id is the line with the write flag in bit 0 (a line is aligned to at
                 // least 4 bytes): every bit of the address survives.
                 debug_assert!(self.line_bytes >= 4 && f.line % self.line_bytes == 0);
+                let (bursts, step) = match f.write {
+                    true => (write_bursts, self.burst_bytes),
+                    false => (self.read_bursts, self.line_bytes / self.read_bursts),
+                };
                 for b in 0..bursts {
-                    let addr = f.line + b * self.burst_bytes;
+                    let addr = f.line + b * step;
                     ch.outbox.push_back(Request {
                         id: f.line | f.write as u64,
                         addr: self.map.local(addr),
@@ -477,7 +501,8 @@ impl MemorySystem {
         let mut d = DramCounts {
             reads: self.dram_reads,
             writes: self.dram_writes,
-            bytes: (self.dram_reads + self.dram_writes) * self.burst_bytes,
+            bytes: self.dram_reads * self.read_burst_bytes + self.dram_writes * self.burst_bytes,
+            read_bytes: self.dram_reads * self.read_burst_bytes,
             ..Default::default()
         };
         for c in &self.channels {
@@ -490,5 +515,38 @@ impl MemorySystem {
     /// Flits moved (up, down).
     pub fn flits(&self) -> (u64, u64) {
         (self.up.stats.flits, self.down.stats.flits)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::mem::cache::TagArray;
+    use std::collections::BTreeSet;
+
+    /// Every slice's L2 uses every set over a range of consecutive lines (a set index on the
+    /// global address would see only a quarter of them at 6 channels x 2 sub-partitions).
+    #[test]
+    fn every_l2_slice_uses_every_set() {
+        let map = AddressMap {
+            channels: 6,
+            subs: 2,
+            line_log2: 7,
+        };
+        let index = SetIndex::Partition {
+            chunk_log2: map.chunk_log2(),
+            channels: 6,
+        };
+        let tags = TagArray::new(32, 16, 128, index);
+        let global = TagArray::new(32, 16, 128, SetIndex::Linear);
+        let mut sets = vec![BTreeSet::new(); 12];
+        let mut global_sets = vec![BTreeSet::new(); 12];
+        for line in 0..65_536u64 {
+            let addr = line << 7;
+            sets[map.slice(addr)].insert(tags.set_of(addr));
+            global_sets[map.slice(addr)].insert(global.set_of(addr));
+        }
+        assert!(sets.iter().all(|s| s.len() == 32), "{sets:?}");
+        assert!(global_sets.iter().all(|s| s.len() == 8));
     }
 }

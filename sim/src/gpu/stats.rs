@@ -81,8 +81,11 @@ pub struct DramCounts {
     pub writes: u64,
     /// Bursts to a row an earlier burst had already opened (row-buffer hits).
     pub row_hits: u64,
-    /// Bytes moved.
+    /// Bytes of data moved (a burst that reads a sector smaller than itself counts the
+    /// sector: the useful bytes).
     pub bytes: u64,
+    /// The reads' share of `bytes`.
+    pub read_bytes: u64,
     /// DRAM command-clock cycles the data buses were busy (summed over channels).
     pub busy_cycles: u64,
 }
@@ -91,6 +94,7 @@ counters_sub!(DramCounts {
     writes,
     row_hits,
     bytes,
+    read_bytes,
     busy_cycles
 });
 
@@ -186,4 +190,12 @@ pub struct SmCounts {
     pub busy_cycles: u64,
     /// Transactions that entered the NewCAR queue.
     pub newcar_enqueued: u64,
+}
+
+/// The fraction of the run's DRAM command-clock cycles during which the data buses were busy,
+/// averaged over the channels of `cfg` (0 to 1; a run of `c.cycles` core cycles lasts
+/// `c.cycles * dram.clock_mhz / sm.core_clock_mhz` DRAM cycles).
+pub fn dram_bus_busy(cfg: &crate::config::GpuConfig, c: &Counters) -> f64 {
+    let dram_cycles = c.cycles as f64 * cfg.dram.clock_mhz / cfg.sm.core_clock_mhz;
+    c.dram.busy_cycles as f64 / (dram_cycles * cfg.dram.channels as f64).max(1.0)
 }

@@ -15,6 +15,16 @@ pub enum SetIndex {
     Linear,
     /// GPGPU-Sim's Fermi L1 hash (only 32 or 64 sets of 128 B lines).
     FermiHash,
+    /// A memory sub-partition's L2 (GPGPU-Sim's `l2_cache_config::set_index`, linear on the
+    /// partition address): `((addr >> chunk_log2) / channels) mod sets`. The address bits
+    /// that choose the channel and the sub-partition are left out, so every set is used;
+    /// indexing the global address would see bits that are fixed within one slice.
+    Partition {
+        /// log2 of the bytes of one channel's chunk (line bytes x sub-partitions).
+        chunk_log2: u32,
+        /// Channels the chunks rotate over.
+        channels: u32,
+    },
 }
 
 /// A tag array with true LRU replacement and allocate-on-miss reservations.
@@ -86,6 +96,10 @@ impl TagArray {
     pub fn set_of(&self, addr: u64) -> u32 {
         match self.index {
             SetIndex::Linear => ((addr >> self.line_log2) & (self.sets as u64 - 1)) as u32,
+            SetIndex::Partition {
+                chunk_log2,
+                channels,
+            } => (((addr >> chunk_log2) / channels as u64) & (self.sets as u64 - 1)) as u32,
             SetIndex::FermiHash => {
                 let lower = (addr >> self.line_log2) & 0x1f;
                 let upper =

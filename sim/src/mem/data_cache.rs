@@ -385,6 +385,7 @@ mod tests {
             mshr_merge: merge,
             miss_queue: mq,
             latency: 1,
+            sector_bytes: 0,
         };
         DataCache::new(&cfg, SetIndex::Linear)
     }
@@ -509,6 +510,7 @@ mod tests {
             mshr_merge: 4,
             miss_queue: 2,
             latency: 1,
+            sector_bytes: 0,
         };
         let mut c: DataCache<u32> =
             DataCache::with_policy(&cfg, SetIndex::Linear, WritePolicy::WriteBack);
@@ -608,6 +610,7 @@ mod tests {
                 mshr_merge: 2,
                 miss_queue: 3,
                 latency: 1,
+                sector_bytes: 0,
             };
             let policy = if wb { WritePolicy::WriteBack } else { WritePolicy::WriteThrough };
             let mut c: DataCache<u32> = DataCache::with_policy(&cfg, SetIndex::Linear, policy);
