@@ -28,7 +28,7 @@ use clap::{Args, Parser};
 use indicatif::{ProgressBar, ProgressStyle};
 use serde::Serialize;
 use std::collections::BTreeMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 /// Arguments of `gpusched calibrate`.
@@ -38,9 +38,13 @@ pub struct CalibrateArgs {
     /// ../shared/reference/accelsim).
     #[arg(long, value_name = "DIR")]
     reference: PathBuf,
-    /// Our GPU configuration (as `sim --config`).
-    #[arg(long, default_value = "gtx480")]
-    config: String,
+    /// Our GPU configuration (as `sim --config`). Default: the configuration the reference
+    /// simulator ran, `DIR/config/gpgpusim.config` followed by `DIR/config/trace.config`, or
+    /// by Accel-Sim's trace-mode defaults when there is none
+    /// (`configs/accelsim-trace-defaults.config`); `gtx480` when `DIR/config` has no
+    /// `gpgpusim.config`.
+    #[arg(long)]
+    config: Option<String>,
     /// Only the traces whose name (`<workload>-<size>`) contains this.
     #[arg(long, value_name = "NAME")]
     only: Option<String>,
@@ -183,13 +187,49 @@ fn row(r: &Record, ours: &serde_json::Value) -> Result<CalRow> {
         ),
         l2_read_misses: pair(
             num("/l2/misses"),
-            l2("GLOBAL_ACC_R.MISS").zip(l2("INST_ACC_R.MISS")).map(|(g, i)| g + i),
+            l2("GLOBAL_ACC_R.MISS")
+                .zip(l2("INST_ACC_R.MISS"))
+                .map(|(g, i)| g + i),
         ),
         dram_read_bytes: pair(
             num("/dram/read_bytes"),
             r.figure("dram_n_rd_sum").map(|x| x * 32.0),
         ),
     })
+}
+
+/// Accel-Sim's trace-mode ALU latencies when a run has no `trace.config`.
+const TRACE_DEFAULTS: &str = include_str!("../../configs/accelsim-trace-defaults.config");
+
+/// The configuration a reference set ran (see [`CalibrateArgs::config`]) as a `--config`
+/// value, and how to name it (the same on every run); Accel-Sim's trace-mode defaults are
+/// written into `tmp` when the set has no `trace.config`.
+fn reference_config(reference: &Path, tmp: &Path) -> Result<(String, String)> {
+    let dir = reference.join("config");
+    let gpgpusim = dir.join("gpgpusim.config");
+    if !gpgpusim.is_file() {
+        return Ok(("gtx480".into(), "gtx480".into()));
+    }
+    let (trace, label) = match dir.join("trace.config") {
+        t if t.is_file() => (t.clone(), t.display().to_string()),
+        _ => {
+            let t = tmp.join("accelsim-trace-defaults.config");
+            std::fs::write(&t, TRACE_DEFAULTS)?;
+            (t, "accelsim-trace-defaults.config".into())
+        }
+    };
+    for p in [&gpgpusim, &trace] {
+        if p.to_string_lossy().contains(',') {
+            bail!(
+                "{}: a path with a comma cannot be part of a configuration list; pass --config",
+                p.display()
+            );
+        }
+    }
+    Ok((
+        format!("{},{}", gpgpusim.display(), trace.display()),
+        format!("{},{label}", gpgpusim.display()),
+    ))
 }
 
 /// Runs `calibrate`.
@@ -203,6 +243,14 @@ pub fn run(a: CalibrateArgs) -> Result<ExitCode> {
         bail!("{}: no run selected", results.display());
     }
     let tmp = tempfile::tempdir()?;
+    let (config, label) = match &a.config {
+        Some(c) => (c.clone(), c.clone()),
+        None => reference_config(&a.reference, tmp.path())?,
+    };
+    // Read once (options not modelled are listed once), then every run reads the result.
+    let effective = tmp.path().join("effective.toml");
+    std::fs::write(&effective, crate::cmd::sim::load_config(&config)?.to_toml())?;
+    let config = effective.display().to_string();
     let bar = ProgressBar::new(records.len() as u64);
     bar.set_style(
         ProgressStyle::with_template("calibrating [{bar:30}] {pos}/{len} runs {msg}")
@@ -223,7 +271,7 @@ pub fn run(a: CalibrateArgs) -> Result<ExitCode> {
         };
         let run = RunParser::try_parse_from([
             "--config",
-            &a.config,
+            &config,
             "--warp-sched",
             &r.gpusched_warp_sched,
         ])
@@ -276,7 +324,7 @@ pub fn run(a: CalibrateArgs) -> Result<ExitCode> {
         .collect();
     let report = CalReport {
         reference: a.reference.clone(),
-        config: a.config.clone(),
+        config: label,
         mean_abs_error: abs.iter().sum::<f64>() / abs.len() as f64,
         median_abs_error: median(abs.clone()),
         median_cycle_ratio: median(
@@ -339,6 +387,7 @@ pub fn run(a: CalibrateArgs) -> Result<ExitCode> {
         );
     }
     outln!();
+    outln!("configuration: {}", report.config);
     outln!(
         "{} runs: mean |error| {:.1}%, median {:.1}%, median reference/ours {:.2}; worst: {}; same fastest scheduler on {} of {} traces where the reference's schedulers differ by more than 3%",
         report.runs.len(),

@@ -109,6 +109,10 @@ pub const RANGES: &[(&str, u64, u64)] = &[
     ("units.sfu_units", 1, 1024),
     ("units.latency", 1, 100_000),
     ("units.initiation", 1, 100_000),
+    ("pipeline.decode_cycles", 0, 1000),
+    ("pipeline.operand_cycles", 0, 1000),
+    ("pipeline.writeback_cycles", 0, 1000),
+    ("pipeline.lsu_queue", 1, 64),
 ];
 
 /// Most lines of one L1 cache (`l1i`, `l1d`): at 26 bytes of model state per line, 128 SMs
@@ -168,6 +172,49 @@ pub struct GpuConfig {
     pub dram: DramConfig,
     /// Functional-unit latencies and initiation intervals.
     pub units: UnitConfig,
+    /// The SM pipeline stages around the units (GPGPU-Sim's when a file leaves it out).
+    #[serde(default)]
+    pub pipeline: PipelineConfig,
+}
+
+/// The SM pipeline stages around the functional units and the L1D, in core cycles. The
+/// defaults are GPGPU-Sim 4's (`shader.cc`, read for the Accel-Sim calibration); all zero and
+/// `l1d_latency_queue = false` is a pipeline with no such stages.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct PipelineConfig {
+    /// Decode stage: a warp's i-buffer filled by a fetch at cycle t issues from
+    /// t + `l1i.latency` + `decode_cycles` (GPGPU-Sim: fetch t, decode t+1, issue t+2: 1).
+    pub decode_cycles: u32,
+    /// Operand collection and dispatch, from issue to the unit or the LSU (GPGPU-Sim:
+    /// collector unit allocated, register banks read, dispatched, issued to the unit: 4).
+    pub operand_cycles: u32,
+    /// From a unit's result to the register file and the scoreboard's release (GPGPU-Sim:
+    /// the unit's last stage to `EX_WB`, then the writeback stage: 2). A dependent
+    /// instruction issues `operand_cycles + latency + writeback_cycles` after its producer.
+    pub writeback_cycles: u32,
+    /// The L1D's latency is a queue before its tag lookup (GPGPU-Sim's `l1_latency_queue`):
+    /// misses and stores, not only hits, leave for the L2 `l1d.latency` cycles after the
+    /// LSU takes them (at most `l1d.latency` of them waiting). False: a miss leaves at once.
+    pub l1d_latency_queue: bool,
+    /// Memory instructions the LSU holds: the one whose transactions it sends and those
+    /// queued in front of it, in issue order (GPGPU-Sim: `ID_OC_MEM` 1, 2 memory collector
+    /// units, `OC_EX_MEM` 1 and the LDST unit's own: 5). 1: a memory instruction issues
+    /// only when the LSU is idle.
+    pub lsu_queue: u32,
+}
+
+impl Default for PipelineConfig {
+    /// GPGPU-Sim 4's stages.
+    fn default() -> Self {
+        Self {
+            decode_cycles: 1,
+            operand_cycles: 4,
+            writeback_cycles: 2,
+            l1d_latency_queue: true,
+            lsu_queue: 5,
+        }
+    }
 }
 
 /// One SM and how many there are.
@@ -518,6 +565,10 @@ impl GpuConfig {
             ("dram.latency", self.dram.latency),
             ("units.sp_units", self.units.sp_units),
             ("units.sfu_units", self.units.sfu_units),
+            ("pipeline.decode_cycles", self.pipeline.decode_cycles),
+            ("pipeline.operand_cycles", self.pipeline.operand_cycles),
+            ("pipeline.writeback_cycles", self.pipeline.writeback_cycles),
+            ("pipeline.lsu_queue", self.pipeline.lsu_queue),
         ]
         .into_iter()
         .map(|(n, x)| (n.to_string(), x as u64))

@@ -4,8 +4,8 @@
 //! it, the value is marked `[assumed]` with the reason.
 
 use super::{
-    CacheConfig, DramConfig, DramTiming, GpuConfig, InterconnectConfig, Latency, SmConfig,
-    UnitConfig,
+    CacheConfig, DramConfig, DramTiming, GpuConfig, InterconnectConfig, Latency, PipelineConfig,
+    SmConfig, UnitConfig,
 };
 
 /// Preset names.
@@ -137,6 +137,7 @@ pub fn gtx480() -> GpuConfig {
             sfu: lat(8, 8),         // GPGPU-Sim defaults (the config sets none)
             shared_mem: lat(26, 1), // GPGPU-Sim -gpgpu_smem_latency
         },
+        pipeline: PipelineConfig::default(), // GPGPU-Sim 4 (shader.cc)
     }
 }
 
@@ -197,6 +198,7 @@ pub fn titanx() -> GpuConfig {
             sfu: lat(20, 4),
             shared_mem: lat(24, 1), // all: GPGPU-Sim SM6_TITANX
         },
+        pipeline: PipelineConfig::default(), // GPGPU-Sim 4 (shader.cc)
     }
 }
 
@@ -252,6 +254,7 @@ pub fn titanv() -> GpuConfig {
             sfu: lat(100, 8),
             shared_mem: lat(20, 1), // all: GPGPU-Sim SM7_TITANV
         },
+        pipeline: PipelineConfig::default(), // GPGPU-Sim 4 (shader.cc)
     }
 }
 
@@ -309,5 +312,6 @@ pub fn gtx980() -> GpuConfig {
             sfu: lat(20, 4),
             shared_mem: lat(24, 1), // [assumed] as the Pascal preset (same SM generation lineage)
         },
+        pipeline: PipelineConfig::default(), // GPGPU-Sim 4 (shader.cc)
     }
 }

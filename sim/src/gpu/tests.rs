@@ -151,7 +151,10 @@ fn memory_bound_and_compute_bound_kernels_behave_as_such() {
     );
     // The streaming kernel keeps the DRAM data buses busy most of the time.
     let busy = crate::gpu::stats::dram_bus_busy(&cfg, &stream.counters);
-    assert!(busy > 0.5 && busy <= 1.0, "stream keeps DRAM {busy:.2} busy");
+    assert!(
+        busy > 0.5 && busy <= 1.0,
+        "stream keeps DRAM {busy:.2} busy"
+    );
     // Peak issue: 2 schedulers x 15 SMs x 32 threads.
     assert!(
         compute.ipc > 0.5 * 960.0 && compute.ipc <= 960.0,
@@ -570,9 +573,12 @@ fn elf_fetch_keeps_a_lone_warp_fed_as_gto_does() {
         );
         cycles.push(c(&gto));
     }
+    // GPGPU-Sim's front end: a fetch at t fills the i-buffer (2 instructions) at t+1, decode
+    // makes them issuable at t+2, the refill is fetched in the cycle the second one issues:
+    // a lone warp issues 2 instructions every 3 cycles.
     assert!(
-        cycles[0] < 420,
-        "one warp issues about one instruction per cycle: {cycles:?}"
+        cycles[0] < 400 * 3 / 2 + 20,
+        "one warp issues about two instructions every three cycles: {cycles:?}"
     );
 }
 

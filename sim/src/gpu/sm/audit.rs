@@ -4,11 +4,12 @@
 //! model lost is reported as a model error and not as a warp deadlock.
 //!
 //! Checked, with `held` the requests the memory system holds for this SM:
-//! - every L1D and L1I MSHR line is in its cache's miss queue or held as a read (fetch);
+//! - every L1D and L1I MSHR line is in its cache's miss queue, the L1D latency queue (L1D)
+//!   or held as a read (fetch);
 //! - every load or atomic in flight waits for exactly as many transactions as are found in
 //!   the L1D MSHRs, the NewCAR queue, the atomics queue and `held`;
-//! - every warp's unacknowledged stores are exactly those in the L1D miss queue, the NewCAR
-//!   queue and `held`;
+//! - every warp's unacknowledged stores are exactly those in the L1D miss queue, the L1D
+//!   latency queue, the NewCAR queue and `held`;
 //! - every warp's count of loads in flight is its number of pending loads, and a warp waiting
 //!   on an instruction-cache miss is among the requests of an L1I MSHR line.
 
@@ -27,6 +28,10 @@ impl Sm<'_> {
                 .l1d
                 .queued_fetches()
                 .any(|f| !f.write && f.line == line)
+                || self
+                    .l1d_queue
+                    .iter()
+                    .any(|(_, r)| r.kind == ReqKind::Read && r.addr == line)
                 || held.count(id, ReqKind::Read, line) > 0;
             if !fetching {
                 out.push(format!(
@@ -81,6 +86,13 @@ impl Sm<'_> {
         let mut stores: HashMap<usize, u32> = HashMap::new();
         for f in self.l1d.queued_fetches().filter(|f| f.write) {
             *stores.entry(f.req.unwrap_or(0) as usize).or_default() += 1;
+        }
+        for (_, r) in self
+            .l1d_queue
+            .iter()
+            .filter(|(_, r)| r.kind == ReqKind::Write)
+        {
+            *stores.entry(r.tag as usize).or_default() += 1;
         }
         for a in &self.atomics {
             *found.entry(a.tag).or_default() += 1;

@@ -41,7 +41,7 @@ impl Sm<'_> {
             Outcome::Hit => {
                 let warp = &mut self.warps[w];
                 warp.next_fetch = (warp.next_fetch + self.timing.fetch).min(warp.len);
-                warp.ibuf_ready_at = now + self.timing.l1i_hit;
+                warp.ibuf_ready_at = now + self.timing.l1i_hit + self.timing.decode;
                 // The next fetch reads the PC of `next_fetch`.
                 let (tb, index, end) = (warp.tb, warp.index, warp.next_fetch + 1);
                 self.tbs[tb].insts.ensure(index, end)?;

@@ -400,23 +400,23 @@ impl Sm<'_> {
                     _ => t.int_alu,
                 };
                 Self::take_pipe(&mut self.sp_busy, now, ii);
-                self.write_dsts(w, &inst, now + l);
+                self.write_dsts(w, &inst, now + l + t.around);
             }
             OpClass::Sfu => {
                 let (l, ii) = t.sfu;
                 Self::take_pipe(&mut self.sfu_busy, now, ii);
-                self.write_dsts(w, &inst, now + l);
+                self.write_dsts(w, &inst, now + l + t.around);
             }
             OpClass::LoadShared | OpClass::StoreShared | OpClass::AtomicShared => {
                 let addrs = self.tbs[tb].insts.addrs(self.warps[w].index, &inst);
                 let c = conflict_cycles(addrs.iter(), inst.width as u32, t.banks) as u64;
                 self.lsu_busy_until = now + c;
-                let ready = now + c + t.shared;
+                let ready = now + c + t.shared + t.around;
                 self.write_dsts(w, &inst, ready);
             }
             OpClass::LoadConst => {
                 self.lsu_busy_until = now + 1;
-                let ready = now + t.l1d_hit;
+                let ready = now + t.l1d_hit + t.around;
                 self.write_dsts(w, &inst, ready);
             }
             OpClass::LoadGlobal
@@ -443,7 +443,7 @@ impl Sm<'_> {
                         all_sent: false,
                     })
                 });
-                self.lsu = Some(LsuOp {
+                self.lsu.push_back(LsuOp {
                     warp: w,
                     token,
                     kind,

@@ -87,9 +87,10 @@ impl Sm<'_> {
             return;
         }
         let warp = &mut self.warps[p.warp];
+        let ready = p.ready_at + self.timing.around;
         for &r in self.tbs[p.tb].insts.dsts(warp.index, &p.inst) {
             if r != RZ {
-                warp.reg_ready[r as usize] = p.ready_at;
+                warp.reg_ready[r as usize] = ready;
             }
         }
         warp.loads -= 1;
@@ -111,7 +112,11 @@ impl Sm<'_> {
     }
 
     pub(super) fn lsu_cycle(&mut self, now: u64) {
-        let Some(op) = &self.lsu else { return };
+        if self.lsu_busy_until > now {
+            // A shared-memory access holds the LSU.
+            return;
+        }
+        let Some(op) = self.lsu.front() else { return };
         if op.next < op.txns.len() && op.failed_at == Some(self.l1d.version()) {
             self.l1d.repeat_fail();
             self.stalls.lsu_blocked += 1;
@@ -120,7 +125,7 @@ impl Sm<'_> {
             let (addr, bytes) = op.txns[op.next];
             let sent = self.access_txn(warp, kind, token, addr, bytes, false, now);
             let version = self.l1d.version();
-            let op = self.lsu.as_mut().expect("present");
+            let op = self.lsu.front_mut().expect("present");
             if sent {
                 op.next += 1;
                 op.failed_at = None;
@@ -134,8 +139,8 @@ impl Sm<'_> {
 
     /// Releases the LSU once every transaction of its instruction has left it.
     pub(super) fn lsu_finish(&mut self) {
-        if self.lsu.as_ref().is_some_and(|op| op.next == op.txns.len()) {
-            let op = self.lsu.take().expect("present");
+        if self.lsu.front().is_some_and(|op| op.next == op.txns.len()) {
+            let op = self.lsu.pop_front().expect("present");
             if let Some(t) = op.token {
                 self.pending[t as usize].all_sent = true;
                 self.try_complete(t);
@@ -202,11 +207,15 @@ impl Sm<'_> {
         }
     }
 
+    /// Whether the LSU can take a memory instruction this cycle: room in its queue
+    /// (`pipeline.lsu_queue`) and no shared-memory access holding it.
     pub(super) fn lsu_free(&self, now: u64) -> bool {
-        self.lsu.is_none() && self.lsu_busy_until <= now
+        self.lsu.len() < self.timing.lsu_queue && self.lsu_busy_until <= now
     }
 
-    pub(super) fn send(&mut self, mem: &mut MemorySystem) {
+    /// Sends this cycle's requests into the crossbar: an L1I fetch, then the L1D's next miss
+    /// or store (through the L1D latency queue when the pipeline has one), then an atomic.
+    pub(super) fn send(&mut self, mem: &mut MemorySystem, now: u64) {
         if let Some(f) = self.l1i.peek_fetch() {
             if mem.can_send(self.id) {
                 self.l1i.pop_fetch();
@@ -219,20 +228,32 @@ impl Sm<'_> {
                 });
             }
         }
-        if let Some(f) = self.l1d.peek_fetch() {
-            if mem.can_send(self.id) {
+        let delay = self.timing.l1d_queue;
+        let room = delay == 0 || (self.l1d_queue.len() as u64) < delay;
+        if let Some(f) = self.l1d.peek_fetch().filter(|_| room) {
+            let req = MemRequest {
+                sm: self.id as u16,
+                kind: if f.write {
+                    ReqKind::Write
+                } else {
+                    ReqKind::Read
+                },
+                addr: f.line,
+                bytes: f.bytes,
+                tag: f.req.unwrap_or(0),
+            };
+            if delay > 0 {
                 self.l1d.pop_fetch();
-                mem.send(MemRequest {
-                    sm: self.id as u16,
-                    kind: if f.write {
-                        ReqKind::Write
-                    } else {
-                        ReqKind::Read
-                    },
-                    addr: f.line,
-                    bytes: f.bytes,
-                    tag: f.req.unwrap_or(0),
-                });
+                self.l1d_queue.push_back((now + delay, req));
+            } else if mem.can_send(self.id) {
+                self.l1d.pop_fetch();
+                mem.send(req);
+            }
+        }
+        if let Some(&(at, req)) = self.l1d_queue.front() {
+            if at <= now && mem.can_send(self.id) {
+                self.l1d_queue.pop_front();
+                mem.send(req);
             }
         }
         if let Some(&a) = self.atomics.front() {

@@ -118,6 +118,15 @@ struct Timing {
     l1i_hit: u64,
     fetch: u32,
     banks: u32,
+    /// `pipeline.decode_cycles`.
+    decode: u64,
+    /// Operand collection plus writeback: what a register result takes beyond its unit or
+    /// its memory access.
+    around: u64,
+    /// Cycles a miss or store waits in the L1D latency queue before it leaves (0: none).
+    l1d_queue: u64,
+    /// `pipeline.lsu_queue` (at least 1).
+    lsu_queue: usize,
 }
 
 /// One SM.
@@ -150,7 +159,8 @@ pub struct Sm<'a> {
     exit: Vec<u64>,
     sp_busy: Vec<u64>,
     sfu_busy: Vec<u64>,
-    lsu: Option<LsuOp>,
+    /// Memory instructions in the LSU, the one it works on first (at most `lsu_queue`).
+    lsu: std::collections::VecDeque<LsuOp>,
     lsu_busy_until: u64,
     pending: Vec<PendingLoad>,
     free_pending: Vec<u32>,
@@ -158,6 +168,9 @@ pub struct Sm<'a> {
     l1i: DataCache<u16>,
     perfect_l1i: bool,
     atomics: std::collections::VecDeque<MemRequest>,
+    /// L1D misses and stores in the L1D latency queue, with the cycle each leaves
+    /// (`pipeline.l1d_latency_queue`).
+    l1d_queue: std::collections::VecDeque<(u64, MemRequest)>,
     exiting: Vec<usize>,
     fetch_last: usize,
     /// Bit `w`: warp `w` wants a fetch.
@@ -250,7 +263,7 @@ impl<'a> Sm<'a> {
             exit: vec![0; schedulers],
             sp_busy: vec![0; u.sp_units as usize],
             sfu_busy: vec![0; u.sfu_units as usize],
-            lsu: None,
+            lsu: Default::default(),
             lsu_busy_until: 0,
             pending: vec![],
             free_pending: vec![],
@@ -258,6 +271,7 @@ impl<'a> Sm<'a> {
             l1i: DataCache::new(&cfg.l1i, SetIndex::Linear),
             perfect_l1i: opts.perfect_l1i,
             atomics: Default::default(),
+            l1d_queue: Default::default(),
             exiting: vec![],
             fetch_last: sm.max_warps as usize - 1,
             fetchable: 0,
@@ -277,6 +291,13 @@ impl<'a> Sm<'a> {
                 l1i_hit: cfg.l1i.latency.max(1) as u64,
                 fetch: sm.fetch_width.min(sm.ibuffer_entries).max(1),
                 banks: sm.shared_mem_banks,
+                decode: cfg.pipeline.decode_cycles as u64,
+                around: (cfg.pipeline.operand_cycles + cfg.pipeline.writeback_cycles) as u64,
+                lsu_queue: cfg.pipeline.lsu_queue.max(1) as usize,
+                l1d_queue: match cfg.pipeline.l1d_latency_queue {
+                    true => cfg.l1d.latency as u64,
+                    false => 0,
+                },
             },
             alloc: blocks.alloc,
             need: [0, 0, 0, 1],
@@ -370,7 +391,7 @@ impl<'a> Sm<'a> {
         self.issue_stage(now, issued)?;
         self.fetch(now)?;
         self.retire();
-        self.send(mem);
+        self.send(mem, now);
         Ok(())
     }
 }

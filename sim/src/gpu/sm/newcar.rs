@@ -69,7 +69,7 @@ impl Sm<'_> {
 
     /// The LSU stage with NewCAR (replaces the baseline LSU stage).
     pub(super) fn newcar_cycle(&mut self, now: u64) -> Result<(), SimError> {
-        let req = self.lsu.as_ref().and_then(|op| {
+        let req = self.lsu.front().and_then(|op| {
             (op.next < op.txns.len()).then(|| Queued {
                 warp: op.warp,
                 kind: op.kind,
@@ -109,7 +109,7 @@ impl Sm<'_> {
             if out.lsu_to_cache {
                 let taken = self.access_txn(r.warp, r.kind, r.token, r.addr, r.bytes, false, now);
                 debug_assert!(taken, "the probe said the cache takes it");
-                self.lsu.as_mut().expect("present").next += 1;
+                self.lsu.front_mut().expect("present").next += 1;
             } else if out.enq_valid {
                 match r.kind {
                     LsuKind::Store => self.warps[r.warp].stores += 1,
@@ -122,7 +122,7 @@ impl Sm<'_> {
                 let unit = self.newcar.as_mut().expect("present");
                 unit.slots[out.enq_slot as usize] = Some(r);
                 unit.probes[out.enq_slot as usize].0 = u64::MAX;
-                self.lsu.as_mut().expect("present").next += 1;
+                self.lsu.front_mut().expect("present").next += 1;
             } else {
                 self.stalls.lsu_blocked += 1;
             }

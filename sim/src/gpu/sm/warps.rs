@@ -234,7 +234,7 @@ impl Sm<'_> {
         let mut i = 0;
         while i < self.exiting.len() {
             let w = self.exiting[i];
-            let in_lsu = self.lsu.as_ref().is_some_and(|op| op.warp == w);
+            let in_lsu = self.lsu.iter().any(|op| op.warp == w);
             if self.warps[w].loads > 0 || self.warps[w].stores > 0 || in_lsu {
                 i += 1;
                 continue;
