@@ -794,7 +794,9 @@ fn calibrate_sets_our_counters_beside_the_reference_in_one_unit() {
             "workload": "nn", "size": "small", "scheduler": sched, "gpusched_warp_sched": sched,
             "accelsim": {"gpu_sim_cycle": cycles, "gpgpu_n_tot_w_icount": 2880,
                 "L2_total_cache_accesses": 4000, "dram_n_rd_sum": 100,
-                "l1_breakdown_nonzero": {"GLOBAL_ACC_R.MISS": 480}},
+                "l1_breakdown_nonzero": {"GLOBAL_ACC_R.MISS": 480},
+                "l2_breakdown_nonzero": {"GLOBAL_ACC_R.MISS": 470, "INST_ACC_R.MISS": 3,
+                    "GLOBAL_ACC_R.SECTOR_MISS": 1410}},
         })
     };
     let records = serde_json::json!([rec("gto", 2000), rec("lrr", 1000)]);
@@ -826,7 +828,17 @@ fn calibrate_sets_our_counters_beside_the_reference_in_one_unit() {
         sim["l2"]["accesses"].as_f64().unwrap()
     );
     assert_eq!(run["dram_read_bytes"]["reference"], 3200.0, "32 B reads");
+    assert_eq!(
+        run["dram_read_bytes"]["ours"],
+        sim["dram"]["read_bytes"].as_f64().unwrap()
+    );
     assert_eq!(run["l1d_read_misses"]["reference"], 480.0);
+    assert_eq!(run["l2_read_misses"]["reference"], 473.0, "line misses");
+    assert_eq!(
+        run["l2_read_misses"]["ours"],
+        sim["l2"]["misses"].as_f64().unwrap()
+    );
+    assert_eq!(v["config"], "gtx480", "no config/ in the reference set");
     // LRR at 1000 reference cycles is the reference's fastest.
     let k = &v["rankings"][0];
     assert_eq!(k["reference"], "L<G", "{k}");
@@ -836,6 +848,44 @@ fn calibrate_sets_our_counters_beside_the_reference_in_one_unit() {
     assert!(md.status.success(), "{}", text(&md));
     says(&md, "| nn-small | gto |");
     says(&md, "same fastest scheduler on");
+    // A reference set with its simulator's configuration runs that configuration: the
+    // GPGPU-Sim file, then its trace.config or else Accel-Sim's trace-mode defaults.
+    let cfg = r.join("config");
+    std::fs::create_dir(&cfg).unwrap();
+    std::fs::write(cfg.join("gpgpusim.config"), "-gpgpu_smem_latency 30\n").unwrap();
+    let v = json(&gpusched(&[
+        "calibrate",
+        "--reference",
+        r.to_str().unwrap(),
+        "--json",
+    ]));
+    let label = v["config"].as_str().unwrap();
+    assert!(
+        label.ends_with("gpgpusim.config,accelsim-trace-defaults.config"),
+        "{label}"
+    );
+    std::fs::write(
+        cfg.join("trace.config"),
+        "-trace_opcode_latency_initiation_sfu 30,30\n",
+    )
+    .unwrap();
+    let with_trace = json(&gpusched(&[
+        "calibrate",
+        "--reference",
+        r.to_str().unwrap(),
+        "--json",
+    ]));
+    assert!(with_trace["config"]
+        .as_str()
+        .unwrap()
+        .ends_with("config/trace.config"));
+    // nn's MUFU waits 30 cycles instead of 4.
+    assert!(
+        with_trace["runs"][0]["cycles"].as_u64() > v["runs"][0]["cycles"].as_u64(),
+        "{} vs {}",
+        with_trace["runs"][0],
+        v["runs"][0]
+    );
     // A record without the reference's cycles is an error naming it.
     let bad = serde_json::json!([{"workload": "nn", "size": "small", "scheduler": "gto",
         "gpusched_warp_sched": "gto", "accelsim": {}}]);
@@ -843,6 +893,50 @@ fn calibrate_sets_our_counters_beside_the_reference_in_one_unit() {
     let o = gpusched(&["calibrate", "--reference", r.to_str().unwrap()]);
     assert!(!o.status.success());
     says(&o, "nn-small gto: no number `accelsim.gpu_sim_cycle`");
+}
+
+/// On the shipped Accel-Sim reference set (its small kernels, 111 runs), with the
+/// configuration Accel-Sim ran: the calibration targets of the README hold.
+#[test]
+fn calibrate_meets_its_targets_on_the_shipped_small_kernels() {
+    let r = gpusim::testing::shared_dir().join("reference/accelsim");
+    if !gpusim::testing::available(
+        "reference",
+        r.join("results.json").is_file(),
+        "no Accel-Sim reference set in ../shared/reference/accelsim",
+    ) {
+        return;
+    }
+    let v = json(&gpusched(&[
+        "calibrate",
+        "--reference",
+        r.to_str().unwrap(),
+        "--only=-small",
+        "--json",
+    ]));
+    let runs = v["runs"].as_array().unwrap();
+    assert_eq!(runs.len(), 111);
+    for run in runs {
+        let w = &run["warp_instructions"];
+        assert_eq!(w["ours"], w["reference"], "{run}");
+        assert!(run["error"].as_f64().unwrap().abs() <= 0.20, "{run}");
+    }
+    let mean = v["mean_abs_error"].as_f64().unwrap();
+    assert!(mean <= 0.08, "mean |error| {mean}");
+    let (agree, compared) = (
+        v["fastest_agree"].as_u64().unwrap(),
+        v["fastest_compared"].as_u64().unwrap(),
+    );
+    assert!(4 * agree >= 3 * compared, "{agree} of {compared}");
+    // L1D read misses within 10% on every run.
+    for run in runs {
+        let p = &run["l1d_read_misses"];
+        let (o, r) = (
+            p["ours"].as_f64().unwrap(),
+            p["reference"].as_f64().unwrap(),
+        );
+        assert!((o - r).abs() <= 0.1 * r, "{run}");
+    }
 }
 
 /// A reference set of one trace and one record: `bench --reference` runs it and sets our

@@ -226,6 +226,9 @@ fn gpgpu_sims_sm2_gtx480_file_is_read() {
     let (cfg, ignored) = GpuConfig::load_with_notes(p.to_str().unwrap()).unwrap();
     assert_eq!((cfg.sm.count, cfg.sm.schedulers), (15, 2));
     assert_eq!((cfg.dram.timing.cl, cfg.dram.timing.rc), (12, 40));
+    // dl2 S:64:128:8: 32 B sectors, 64 KB slices; dl1 ...,S:64:8,8: 64 MSHRs.
+    assert_eq!((cfg.l2.sector_bytes, cfg.l2.size_bytes), (32, 64 * 1024));
+    assert_eq!((cfg.l1d.sector_bytes, cfg.l1d.mshrs), (0, 64));
     assert!(ignored.iter().any(|o| o == "gpgpu_dram_partition_queues"));
 }
 

@@ -10,8 +10,11 @@
 //! ports, used by the stage that owns their site. This file holds the SM's state and the cycle.
 //!
 //! # One core cycle ([`Sm::cycle`]), in order
-//! 1. **LSU**: the instruction in the load/store unit sends at most one coalesced transaction
-//!    to the L1D (GPGPU-Sim's one access per cycle); a refused access is retried next cycle.
+//! 1. **LSU**: the oldest instruction in the load/store unit sends at most one coalesced
+//!    transaction to the L1D (GPGPU-Sim's one access per cycle); a refused access is retried
+//!    next cycle. The LSU holds up to `pipeline.lsu_queue` memory instructions in issue order
+//!    (GPGPU-Sim's memory operand collectors in front of the LDST unit); a shared-memory
+//!    access holds it for its bank-conflict cycles.
 //!    With NewCAR ([`newcar`]) the transaction goes through the re-execution queue instead.
 //! 2. **Issue**. *Sequential* (the default with warp arbiters): scheduler by scheduler (0
 //!    first; later schedulers see the units the earlier ones took), the SM presents `ready`
@@ -27,7 +30,7 @@
 //! 3. **Fetch**: one warp whose i-buffer is empty reads the L1I (round robin after the last
 //!    fetched; with ELF fetch, the warp the ELF block chose from its priorities); on a hit up
 //!    to `min(fetch_width, ibuffer_entries)` instructions are decoded and usable
-//!    `l1i.latency` cycles later; a miss parks the warp until the line returns. With
+//!    `l1i.latency + pipeline.decode_cycles` cycles later; a miss parks the warp until the line returns. With
 //!    I-prefetch, every demand access to line `X` also prefetches line `X + 1` when it is
 //!    neither resident nor pending and fewer than `iprefetch` L1I + L1D MSHRs are occupied
 //!    (spec §1.10).
@@ -35,11 +38,17 @@
 //!    unacknowledged store (GPGPU-Sim's `stores_done`) leaves (its `exit` bit
 //!    goes to the arbiter next cycle); the last warp of a block frees the block's resources.
 //! 5. **Memory requests**: the L1I, then the L1D miss queue, then atomics, into the crossbar.
+//!    With `pipeline.l1d_latency_queue`, an L1D miss or store first waits `l1d.latency`
+//!    cycles in the L1D latency queue (at most that many waiting), as GPGPU-Sim's accesses
+//!    wait before the tag lookup.
 //!
 //! # Scoreboard
-//! Each warp register has the cycle from which it can be read (`reg_ready`); an ALU result
-//! is ready `latency` cycles after issue, a load's destinations when its last transaction
-//! returns (fill at cycle `t`: ready at `t + 1`; L1D hit: `l1d.latency` after the access).
+//! Each warp register has the cycle from which it can be read (`reg_ready`). Every result
+//! also pays the pipeline around its unit, `a = pipeline.operand_cycles +
+//! pipeline.writeback_cycles` (GPGPU-Sim: 4 + 2): an ALU or SFU result is ready `latency + a`
+//! cycles after issue, a shared load `conflict cycles + shared latency + a`, a load's
+//! destinations `a` after its last transaction returns (fill at cycle `t`: `t + 1 + a`; L1D
+//! hit: `l1d.latency + a` after the access).
 //! `R255` (RZ) is never tracked.
 
 mod audit;
