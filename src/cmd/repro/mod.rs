@@ -229,8 +229,10 @@ pub struct Cell {
     pub l1d_fails: u64,
     /// Cycles the LSU could not hand a transaction on (L1D refused, or NewCAR full).
     pub lsu_blocked: u64,
-    /// DRAM bytes per core cycle.
+    /// DRAM bytes per core cycle (data the run used: a 32 B sector read counts 32 B).
     pub dram_bytes_per_cycle: f64,
+    /// DRAM column bursts (reads and writes) per core cycle: the data bus's load.
+    pub dram_bursts_per_cycle: f64,
 }
 
 /// One workload's row.
@@ -238,7 +240,8 @@ pub struct Cell {
 pub struct Row {
     /// Workload name (suite kernel, or trace directory).
     pub workload: String,
-    /// Memory-intensive: under GTO it moves at least a quarter of the DRAM peak.
+    /// Memory-intensive: under GTO its bursts take at least a quarter of the DRAM peak (the
+    /// data bus busy a quarter of the time, whether a burst's bytes are all used or not).
     pub memory_intensive: bool,
     /// One cell per column, in [`columns`] order.
     pub cells: Vec<Cell>,
@@ -322,6 +325,7 @@ fn cell(r: &serde_json::Value) -> Result<Cell> {
         l1d_fails: n("l1d.fails")?,
         lsu_blocked: n("stalls.lsu_blocked")?,
         dram_bytes_per_cycle: n("dram.bytes")? as f64 / cycles.max(1) as f64,
+        dram_bursts_per_cycle: (n("dram.reads")? + n("dram.writes")?) as f64 / cycles.max(1) as f64,
     })
 }
 
@@ -506,6 +510,7 @@ pub fn run(a: ReproArgs) -> Result<ExitCode> {
         .collect::<Result<Vec<_>>>()?;
     // GB/s over MHz: 10^9 B/s / 10^6 cycles/s = 10^3 B per core cycle per (GB/s / MHz).
     let peak = cfg.dram.computed_gbps() * 1e3 / cfg.sm.core_clock_mhz;
+    let burst_bytes = gpusim::mem::dram::Channel::bytes_per_column(&cfg.dram) as f64;
     let mut rows = vec![];
     for ((name, _), mut cells) in workloads.into_iter().zip(table) {
         let base = cells[0].ipc;
@@ -513,7 +518,7 @@ pub fn run(a: ReproArgs) -> Result<ExitCode> {
             c.speedup = if base > 0.0 { c.ipc / base } else { 1.0 };
         }
         rows.push(Row {
-            memory_intensive: cells[0].dram_bytes_per_cycle >= peak / 4.0,
+            memory_intensive: cells[0].dram_bursts_per_cycle * burst_bytes >= peak / 4.0,
             workload: name,
             cells,
         });

@@ -21,7 +21,7 @@ pub fn markdown(r: &Results) -> String {
         s,
         "IPC speedup over GTO (paired issue, round-robin fetch; every column's issue mode, \
          fetch order, ELF recalculation rule and merge boundary are listed below the table). \
-         Memory-intensive (M): GTO moves at least a quarter of the DRAM peak ({:.0} B/cycle).\n",
+         Memory-intensive (M): GTO's DRAM bursts take at least a quarter of the DRAM peak ({:.0} B/cycle; a burst counts whole, also when it reads a smaller sector).\n",
         r.dram_peak_bytes_per_cycle / 4.0
     );
     let _ = write!(s, "| workload | M | GTO IPC |");

@@ -221,7 +221,7 @@ mod on_the_gpu {
 
     /// Type II (spec §1.5): blocks `gridDim.x` apart share a tile; round robin spreads them
     /// over the SMs, locality-aware dispatch gathers them (thesis: +24% at TB level, L513;
-    /// here about 11%: the 768 KB L2 serves most of what round robin's L1s miss).
+    /// here about 12% since the Accel-Sim calibration's sectored DRAM reads, README).
     #[test]
     fn locality_dispatch_gathers_column_sharers() {
         let lrr = run(
