@@ -88,7 +88,12 @@ impl Sm<'_> {
     }
 
     fn issue_sequential(&mut self, now: u64, issued: &mut bool) -> Result<(), SimError> {
-        for s in 0..self.schedulers {
+        // GPGPU-Sim's `shader_core_ctx::issue`: the first scheduler rotates every cycle
+        // (`Issue_Prio`), as the leading scheduler of paired issue does.
+        let n = self.schedulers;
+        let lead = (now % n as u64) as usize;
+        for k in 0..n {
+            let s = (lead + k) % n;
             let scan = self.scan(s, now);
             let ready = scan.ready(self.free_units(now));
             let grant = self.step_arbiter(s, ready, scan.long_stall)?;

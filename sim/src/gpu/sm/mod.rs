@@ -16,8 +16,9 @@
 //!    (GPGPU-Sim's memory operand collectors in front of the LDST unit); a shared-memory
 //!    access holds it for its bank-conflict cycles.
 //!    With NewCAR ([`newcar`]) the transaction goes through the re-execution queue instead.
-//! 2. **Issue**. *Sequential* (the default with warp arbiters): scheduler by scheduler (0
-//!    first; later schedulers see the units the earlier ones took), the SM presents `ready`
+//! 2. **Issue**. *Sequential* (the default with warp arbiters): scheduler by scheduler, from
+//!    scheduler `cycle % schedulers` (GPGPU-Sim's rotating `Issue_Prio`; later schedulers see
+//!    the units the earlier ones took), the SM presents `ready`
 //!    (decoded instruction in the i-buffer, operands and destinations clear on the scoreboard,
 //!    a free unit for its class), `long_stall` (at a barrier, exited, or an operand waits on a
 //!    load), `launch` and `exit` to the arbiter and issues the granted warp's instruction.
