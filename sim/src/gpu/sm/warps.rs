@@ -234,8 +234,9 @@ impl Sm<'_> {
         let mut i = 0;
         while i < self.exiting.len() {
             let w = self.exiting[i];
-            let in_lsu = self.lsu.iter().any(|op| op.warp == w);
-            if self.warps[w].loads > 0 || self.warps[w].stores > 0 || in_lsu {
+            // The LSU queue is looked at only when nothing else keeps the warp.
+            let busy = self.warps[w].loads > 0 || self.warps[w].stores > 0;
+            if busy || self.lsu.iter().any(|op| op.warp == w) {
                 i += 1;
                 continue;
             }
