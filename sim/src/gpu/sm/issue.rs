@@ -4,6 +4,7 @@
 //! an issued instruction (pipelines, shared memory, the LSU's transactions, barriers, exit).
 
 use super::*;
+use std::ops::Range;
 
 pub(super) const UNIT_NONE: u8 = 1;
 /// A streamed block's warp window is trimmed every this many issued instructions.
@@ -87,13 +88,20 @@ impl Sm<'_> {
         r
     }
 
+    /// The scheduler that issues first at `now`: it rotates every cycle, as GPGPU-Sim's
+    /// `shader_core_ctx::issue` rotates `Issue_Prio` (sequential and paired issue alike).
+    fn lead_scheduler(&self, now: u64) -> usize {
+        (now % self.schedulers as u64) as usize
+    }
+
+    /// The schedulers in their issue order at `now`, from [`Sm::lead_scheduler`].
+    fn issue_order(&self, now: u64) -> std::iter::Chain<Range<usize>, Range<usize>> {
+        let (n, lead) = (self.schedulers, self.lead_scheduler(now));
+        (lead..n).chain(0..lead)
+    }
+
     fn issue_sequential(&mut self, now: u64, issued: &mut bool) -> Result<(), SimError> {
-        // GPGPU-Sim's `shader_core_ctx::issue`: the first scheduler rotates every cycle
-        // (`Issue_Prio`), as the leading scheduler of paired issue does.
-        let n = self.schedulers;
-        let lead = (now % n as u64) as usize;
-        for k in 0..n {
-            let s = (lead + k) % n;
+        for s in self.issue_order(now) {
             let scan = self.scan(s, now);
             let ready = scan.ready(self.free_units(now));
             let grant = self.step_arbiter(s, ready, scan.long_stall)?;
@@ -306,18 +314,16 @@ impl Sm<'_> {
     pub(super) fn issue_paired(&mut self, now: u64, issued: &mut bool) -> Result<(), SimError> {
         // Per-scheduler arrays on the stack (this runs every cycle of every SM).
         let n = self.schedulers;
-        let lead = (now % n as u64) as usize;
         let mut scans = [Scan::default(); MAX_SCHEDULERS];
         for (s, scan) in scans.iter_mut().enumerate().take(n) {
             *scan = self.scan(s, now);
         }
         let counts = self.free_unit_counts(now);
         if self.elf.is_some() {
-            return self.issue_elf(&scans, counts, lead, now, issued);
+            return self.issue_elf(&scans, counts, self.lead_scheduler(now), now, issued);
         }
         let mut avail = counts;
-        for k in 0..n {
-            let s = (lead + k) % n;
+        for s in self.issue_order(now) {
             let ready = scans[s].ready(units_with_slots(&avail));
             let grant = self.step_arbiter(s, ready, scans[s].long_stall)?;
             if let Some(local) = grant.filter(|&l| l < self.per_sched) {

@@ -111,12 +111,14 @@ impl Sm<'_> {
         }
     }
 
+    /// The memory instruction whose transactions the LSU sends this cycle: the oldest, unless
+    /// a shared-memory access holds the LSU (for its bank-conflict cycles).
+    pub(super) fn lsu_head(&self, now: u64) -> Option<&LsuOp> {
+        self.lsu.front().filter(|_| self.lsu_busy_until <= now)
+    }
+
     pub(super) fn lsu_cycle(&mut self, now: u64) {
-        if self.lsu_busy_until > now {
-            // A shared-memory access holds the LSU.
-            return;
-        }
-        let Some(op) = self.lsu.front() else { return };
+        let Some(op) = self.lsu_head(now) else { return };
         if op.next < op.txns.len() && op.failed_at == Some(self.l1d.version()) {
             self.l1d.repeat_fail();
             self.stalls.lsu_blocked += 1;

@@ -31,8 +31,8 @@
 //! 3. **Fetch**: one warp whose i-buffer is empty reads the L1I (round robin after the last
 //!    fetched; with ELF fetch, the warp the ELF block chose from its priorities); on a hit up
 //!    to `min(fetch_width, ibuffer_entries)` instructions are decoded and usable
-//!    `l1i.latency + pipeline.decode_cycles` cycles later; a miss parks the warp until the line returns. With
-//!    I-prefetch, every demand access to line `X` also prefetches line `X + 1` when it is
+//!    `l1i.latency + pipeline.decode_cycles` cycles later; a miss parks the warp until the
+//!    line returns. With I-prefetch, every demand access to line `X` also prefetches line `X + 1` when it is
 //!    neither resident nor pending and fewer than `iprefetch` L1I + L1D MSHRs are occupied
 //!    (spec §1.10).
 //! 4. **Retire**: a warp that issued its last instruction and has no load in flight and no

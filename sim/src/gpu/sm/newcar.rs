@@ -69,9 +69,7 @@ impl Sm<'_> {
 
     /// The LSU stage with NewCAR (replaces the baseline LSU stage).
     pub(super) fn newcar_cycle(&mut self, now: u64) -> Result<(), SimError> {
-        // A shared-memory access holding the LSU keeps its queued instructions waiting.
-        let front = self.lsu.front().filter(|_| self.lsu_busy_until <= now);
-        let req = front.and_then(|op| {
+        let req = self.lsu_head(now).and_then(|op| {
             (op.next < op.txns.len()).then(|| Queued {
                 warp: op.warp,
                 kind: op.kind,
