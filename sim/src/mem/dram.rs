@@ -63,6 +63,9 @@ struct Bank {
     next_pre: u64,
     /// No column command has used the open row since its `ACT` (the next one is a row miss).
     fresh: bool,
+    /// Queued requests to the open row (kept as requests come, are served, and rows open and
+    /// close, so the scheduler need not walk its queue to find the banks some request hits).
+    queued_hits: u32,
 }
 
 /// One DRAM channel with its FR-FCFS queue.
@@ -132,6 +135,10 @@ impl Channel {
             return false;
         }
         let (bank, row) = self.map(req.addr);
+        let b = &mut self.banks[bank as usize];
+        if b.open_row == Some(row) {
+            b.queued_hits += 1;
+        }
         self.queue.push_back(Queued { req, bank, row });
         true
     }
@@ -159,6 +166,15 @@ impl Channel {
 
     /// One command-clock cycle; returns the command issued, if any.
     pub fn cycle(&mut self) -> Option<Cmd> {
+        #[cfg(test)]
+        for (i, b) in self.banks.iter().enumerate() {
+            let hits = self
+                .queue
+                .iter()
+                .filter(|q| q.bank as usize == i && b.open_row == Some(q.row))
+                .count();
+            assert_eq!(b.queued_hits as usize, hits, "bank {i}: queued row hits");
+        }
         let cmd = self.schedule();
         self.now += 1;
         cmd
@@ -173,19 +189,23 @@ impl Channel {
         let t = self.t;
         // 1. Oldest row hit whose column command is legal now (none can be while the column
         //    spacing or the data bus forbids every column command).
-        let col_possible = self.next_col_any <= now
-            && now + t.cl.max(t.wl) as u64 >= self.bus_free
-            && self
-                .banks
-                .iter()
-                .any(|b| b.open_row.is_some() && b.next_col <= now);
-        let hit = if col_possible {
+        let (read_ok, write_ok) = (
+            now + t.cl as u64 >= self.bus_free,
+            now + t.wl as u64 >= self.bus_free,
+        );
+        // Banks a queued request hits whose column command is legal now.
+        let mut col_ready = [0u64; MAX_BANKS / 64];
+        if self.next_col_any <= now && (read_ok || write_ok) {
+            for (i, b) in self.banks.iter().enumerate() {
+                let ok = b.queued_hits > 0 && b.next_col <= now;
+                col_ready[i / 64] |= (ok as u64) << (i % 64);
+            }
+        }
+        let hit = if col_ready.iter().any(|&m| m != 0) {
             self.queue.iter().position(|q| {
-                let b = &self.banks[q.bank as usize];
-                b.open_row == Some(q.row) && b.next_col <= now && {
-                    let data_start = now + if q.req.write { t.wl } else { t.cl } as u64;
-                    data_start >= self.bus_free
-                }
+                col_ready[q.bank as usize / 64] >> (q.bank % 64) & 1 == 1
+                    && self.banks[q.bank as usize].open_row == Some(q.row)
+                    && if q.req.write { write_ok } else { read_ok }
             })
         } else {
             None
@@ -193,6 +213,7 @@ impl Channel {
         if let Some(i) = hit {
             let q = self.queue.remove(i).expect("index is valid");
             let b = &mut self.banks[q.bank as usize];
+            b.queued_hits -= 1;
             let lat = if q.req.write { t.wl } else { t.cl } as u64;
             let data_start = now + lat;
             let data_end = data_start + self.burst_cycles;
@@ -235,19 +256,13 @@ impl Channel {
         {
             return None;
         }
-        let mut wanted = [0u64; MAX_BANKS / 64];
-        for q in &self.queue {
-            if self.banks[q.bank as usize].open_row == Some(q.row) {
-                wanted[q.bank as usize / 64] |= 1 << (q.bank % 64);
-            }
-        }
         // Banks that can take their command now: open ones whose row nobody wants and whose
         // precharge is legal, closed ones whose activate is legal. Every queued request to
         // such a bank misses its row (a wanted open row is never actionable), so the oldest
         // request to an actionable bank gets the command.
         let mut actionable = [0u64; MAX_BANKS / 64];
         for (i, b) in self.banks.iter().enumerate() {
-            let wanted = wanted[i / 64] >> (i % 64) & 1 == 1;
+            let wanted = b.queued_hits > 0;
             let ok = match b.open_row {
                 Some(_) => !wanted && b.next_pre <= now,
                 None => act_possible && b.next_act <= now,
@@ -264,10 +279,18 @@ impl Channel {
         let b = &mut self.banks[q.bank as usize];
         if b.open_row.is_some() {
             b.open_row = None;
+            b.queued_hits = 0;
             b.next_act = b.next_act.max(now + t.rp as u64);
             return Some(Cmd::Pre { bank: q.bank });
         }
+        let hits = self
+            .queue
+            .iter()
+            .filter(|r| r.bank == q.bank && r.row == q.row)
+            .count() as u32;
+        let b = &mut self.banks[q.bank as usize];
         b.open_row = Some(q.row);
+        b.queued_hits = hits;
         b.next_col = now + t.rcd as u64;
         b.next_pre = now + t.ras as u64;
         b.next_act = now + t.rc as u64;
