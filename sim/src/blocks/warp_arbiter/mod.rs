@@ -280,16 +280,23 @@ impl Golden {
         if self.last_valid && eligible >> self.last & 1 == 1 {
             return Some(self.last);
         }
-        let mut best: Option<u8> = None;
+        if eligible == 0 {
+            return None;
+        }
+        // The eligible warp with the smallest launch sequence number (live warps' numbers
+        // differ), kept without a data-dependent branch (the simulator runs this every cycle
+        // of every scheduler).
+        let (mut best, mut best_seq) = (0u8, u64::MAX);
         let mut rest = eligible;
         while rest != 0 {
             let w = rest.trailing_zeros() as u8;
             rest &= rest - 1;
-            if best.is_none_or(|b| self.seq[w as usize] < self.seq[b as usize]) {
-                best = Some(w);
-            }
+            let seq = self.seq[w as usize];
+            let older = seq < best_seq;
+            best = if older { w } else { best };
+            best_seq = if older { seq } else { best_seq };
         }
-        best
+        Some(best)
     }
 
     /// Two-level steps 1-4: returns (grant, active mask) and updates the lists.
