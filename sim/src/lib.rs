@@ -19,6 +19,7 @@ pub mod blocks;
 pub mod config;
 pub mod core;
 pub mod gpu;
+mod host;
 pub mod mem;
 pub mod policy;
 pub mod testing;

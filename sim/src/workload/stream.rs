@@ -247,6 +247,22 @@ impl RunBlock {
         }
     }
 
+    /// Asks the host CPU to bring instruction `i` of warp `w` into its cache, when it is held
+    /// (a hint: nothing else changes).
+    pub fn prefetch(&self, w: usize, i: u32) {
+        let held = match self {
+            RunBlock::Whole(b) => b.warps[w].get(i as usize),
+            RunBlock::Streamed(b) => {
+                let ww = &b.warps[w];
+                i.checked_sub(ww.first)
+                    .and_then(|k| ww.insts.get(k as usize))
+            }
+        };
+        if let Some(inst) = held {
+            crate::host::prefetch(inst);
+        }
+    }
+
     /// Instruction `i` of warp `w` (which must exist).
     pub fn inst(&self, w: usize, i: u32) -> WarpInst {
         self.get(w, i).expect("an instruction of the warp")

@@ -44,8 +44,11 @@ impl Sm<'_> {
                 warp.ibuf_ready_at = now + self.timing.l1i_hit + self.timing.decode;
                 // The next fetch reads the PC of `next_fetch`.
                 let (tb, index, end) = (warp.tb, warp.index, warp.next_fetch + 1);
-                self.tbs[tb].insts.ensure(index, end)?;
-                self.refresh_head(w);
+                let insts = &mut self.tbs[tb].insts;
+                insts.ensure(index, end)?;
+                // The warp's next fetch reads that instruction's PC, some cycles from now.
+                insts.prefetch(index, end - 1);
+                self.refresh_head(w, false);
             }
             Outcome::Fail(_) => return Ok(()),
             _ => {

@@ -31,20 +31,124 @@ pub(super) fn units_with_slots(counts: &[u32; 4]) -> u8 {
     (0..4).fold(0, |m, u| if counts[u] > 0 { m | 1 << u } else { m })
 }
 
-/// What [`Sm::scan`] keeps of one scheduler between cycles: the class of each candidate warp
-/// (bit `local` of the masks) and which warps must be classified again.
-#[derive(Clone, Copy, Default)]
+/// Slots of a scheduler's timing wheel ([`ScanState::wheel`]): a warp whose class changes by
+/// time alone fewer than this many cycles ahead waits in a slot, a later one in `far`. Decode
+/// and ALU latencies of the presets are all shorter (two cache lines of slots).
+const WHEEL_SLOTS: u64 = 16;
+
+/// One scheduler's warps as the issue stage sees them, kept between cycles: the masks the other
+/// stages keep ([`Sm::sync_masks`]), the class [`Sm::scan`] gave each candidate warp (bit
+/// `local` of every mask: warp `s + local * schedulers`), which warps must be classified again,
+/// and when the others change class by time alone.
+///
+/// Laid out for the host cache (every SM touches it every cycle): the masks a scan always reads
+/// share the first line, the wheel's bookkeeping the second, and a scan reads one slot line.
+#[derive(Clone, Copy)]
+#[repr(C, align(64))]
 pub(super) struct ScanState {
+    /// The warp is live.
+    pub(super) live: u64,
+    /// The warp is at a barrier or has issued its last instruction.
+    pub(super) stalled: u64,
+    /// The warp has an instruction in its i-buffer.
+    pub(super) head: u64,
+    /// Warps marked changed by an event since the last scan.
+    dirty: u64,
     /// As [`Scan::by_unit`].
     by_unit: [u64; 4],
     /// Candidates whose operands wait on a load.
     on_load: u64,
     /// Candidates with a decoded instruction.
     inst: u64,
-    /// Warps marked changed by an event since the last scan.
-    dirty: u64,
-    /// The first cycle at which a kept warp changes class by time alone.
-    next_change: u64,
+    /// Warps due `WHEEL_SLOTS` cycles or more after they were classified (their cycle is in
+    /// `Sm::change_at`).
+    far: u64,
+    /// The earliest cycle of a `far` warp (`u64::MAX`: none).
+    far_min: u64,
+    /// The last cycle whose wheel slot has been emptied.
+    swept: u64,
+    /// Timing wheel: slot `t % WHEEL_SLOTS` holds the warps whose class changes by time alone
+    /// at cycle `t`, fewer than `WHEEL_SLOTS` cycles after they were classified. A warp
+    /// classified again before its cycle leaves a stale bit, which costs one more
+    /// classification with the same answer.
+    wheel: [u64; WHEEL_SLOTS as usize],
+}
+
+impl Default for ScanState {
+    fn default() -> Self {
+        ScanState {
+            live: 0,
+            stalled: 0,
+            head: 0,
+            dirty: 0,
+            by_unit: [0; 4],
+            on_load: 0,
+            inst: 0,
+            far: 0,
+            far_min: u64::MAX,
+            swept: 0,
+            wheel: [0; WHEEL_SLOTS as usize],
+        }
+    }
+}
+
+impl ScanState {
+    /// The warps a scan classifies: live, not stalled, with an instruction.
+    fn candidates(&self) -> u64 {
+        self.live & !self.stalled & self.head
+    }
+
+    /// The warps due by `now`: empties the wheel slots of the cycles since the last call, and
+    /// moves the `far` warps now due (their cycle, of local warp `l`, is `change_at(l)`) out,
+    /// those now near into their slot, and drops those classified again without a far cycle.
+    #[inline]
+    fn due(&mut self, now: u64, change_at: impl Fn(usize) -> u64) -> u64 {
+        let mut due = 0;
+        if now == self.swept + 1 {
+            due = std::mem::take(&mut self.wheel[(now % WHEEL_SLOTS) as usize]);
+            self.swept = now;
+        } else if now > self.swept {
+            if now - self.swept >= WHEEL_SLOTS {
+                for slot in &mut self.wheel {
+                    due |= std::mem::take(slot);
+                }
+            } else {
+                for t in self.swept + 1..=now {
+                    due |= std::mem::take(&mut self.wheel[(t % WHEEL_SLOTS) as usize]);
+                }
+            }
+            self.swept = now;
+        }
+        if now >= self.far_min {
+            let mut m = std::mem::take(&mut self.far);
+            self.far_min = u64::MAX;
+            while m != 0 {
+                let local = m.trailing_zeros() as usize;
+                m &= m - 1;
+                let at = change_at(local);
+                if at <= now {
+                    due |= 1 << local;
+                } else {
+                    self.file(local, now, at);
+                }
+            }
+        }
+        due
+    }
+
+    /// Files warp `local`, classified at `now`, under the cycle `at` (> `now`) at which its
+    /// class changes by time alone (`u64::MAX`: only by an event, not filed).
+    fn file(&mut self, local: usize, now: u64, at: u64) {
+        if at == u64::MAX {
+            return;
+        }
+        if at - now < WHEEL_SLOTS {
+            self.wheel[(at % WHEEL_SLOTS) as usize] |= 1 << local;
+        } else {
+            self.far |= 1 << local;
+            self.far_min = self.far_min.min(at);
+        }
+    }
 }
 
 /// What one scheduler's warps can do this cycle.
@@ -71,6 +175,49 @@ impl Scan {
     pub(super) fn any_operands(&self) -> bool {
         self.by_unit.iter().any(|&m| m != 0)
     }
+}
+
+/// Classifies candidate warp `w` (local `local`) at `now` into `st`'s masks; returns the
+/// cycle at which its class changes by time alone (`u64::MAX`: only by an event).
+fn classify(
+    warps: &[Warp],
+    tbs: &[TbSlot],
+    w: usize,
+    local: usize,
+    now: u64,
+    st: &mut ScanState,
+) -> u64 {
+    let warp = &warps[w];
+    let Some(inst) = warp.head else {
+        return u64::MAX;
+    };
+    if warp.ibuf_ready_at > now {
+        return warp.ibuf_ready_at;
+    }
+    st.inst |= 1 << local;
+    let (until, on_load) = operands(warp, &tbs[warp.tb], &inst);
+    if until > now {
+        if on_load {
+            st.on_load |= 1 << local;
+            return u64::MAX;
+        }
+        return until;
+    }
+    st.by_unit[unit_bit(inst.class).trailing_zeros() as usize] |= 1 << local;
+    u64::MAX
+}
+
+/// Scoreboard: the first cycle at which every operand and destination of `inst`, an
+/// instruction of `warp` (in block slot `tb`), is ready (`u64::MAX` while one waits on a load),
+/// and whether one waits on a load.
+fn operands(warp: &Warp, tb: &TbSlot, inst: &WarpInst) -> (u64, bool) {
+    let mut until = 0;
+    for &r in tb.insts.operands(warp.index, inst) {
+        if r != RZ {
+            until = until.max(warp.reg_ready[r as usize]);
+        }
+    }
+    (until, until == u64::MAX)
 }
 
 impl Sm<'_> {
@@ -125,20 +272,6 @@ impl Sm<'_> {
         ]
     }
 
-    /// Scoreboard: the first cycle at which every operand and destination of `inst` is ready
-    /// (`u64::MAX` while one waits on a load), and whether one waits on a load.
-    pub(super) fn operands(&self, w: usize, inst: &WarpInst) -> (u64, bool) {
-        let warp = &self.warps[w];
-        let tb = &self.tbs[warp.tb].insts;
-        let mut until = 0;
-        for &r in tb.operands(warp.index, inst) {
-            if r != RZ {
-                until = until.max(warp.reg_ready[r as usize]);
-            }
-        }
-        (until, until == u64::MAX)
-    }
-
     /// Scheduler `s`'s warps this cycle: which pass the scoreboard, for which unit.
     ///
     /// Kept warp by warp ([`ScanState`]): a warp is classified again only when an event marked
@@ -146,23 +279,18 @@ impl Sm<'_> {
     /// class by time alone (its i-buffer or its operands become ready). In test builds every
     /// answer is compared with a fresh scan of every warp.
     pub(super) fn scan(&mut self, s: usize, now: u64) -> Scan {
-        let cand = self.live_mask[s] & !self.stalled_mask[s] & self.head_mask[s];
-        let mut st = self.scan_state[s];
-        if now >= st.next_change {
-            let mut next = u64::MAX;
-            let mut m = cand & !st.dirty;
-            while m != 0 {
-                let local = m.trailing_zeros() as usize;
-                m &= m - 1;
-                let at = self.change_at[s + local * self.schedulers];
-                if at <= now {
-                    st.dirty |= 1 << local;
-                } else {
-                    next = next.min(at);
-                }
-            }
-            st.next_change = next;
-        }
+        let n = self.schedulers;
+        // Disjoint borrows: the state in place (it spans several cache lines), the warps read.
+        let Sm {
+            scan_state,
+            change_at,
+            warps,
+            tbs,
+            ..
+        } = self;
+        let st = &mut scan_state[s];
+        let cand = st.candidates();
+        st.dirty |= st.due(now, |l| change_at[s + l * n]);
         let mut d = st.dirty & cand;
         st.dirty = 0;
         for u in &mut st.by_unit {
@@ -173,15 +301,14 @@ impl Sm<'_> {
         while d != 0 {
             let local = d.trailing_zeros() as usize;
             d &= d - 1;
-            let w = s + local * self.schedulers;
-            let at = self.classify(w, local, now, &mut st);
-            self.change_at[w] = at;
-            st.next_change = st.next_change.min(at);
+            let w = s + local * n;
+            let at = classify(warps, tbs, w, local, now, st);
+            change_at[w] = at;
+            st.file(local, now, at);
         }
-        self.scan_state[s] = st;
         let scan = Scan {
             by_unit: st.by_unit,
-            long_stall: (self.live_mask[s] & self.stalled_mask[s]) | st.on_load,
+            long_stall: (st.live & st.stalled) | st.on_load,
             any_inst: st.inst != 0,
         };
         #[cfg(test)]
@@ -201,38 +328,15 @@ impl Sm<'_> {
         self.scan_state[w % self.schedulers].dirty |= 1 << (w / self.schedulers);
     }
 
-    /// Classifies candidate warp `w` (local `local`) at `now` into `st`'s masks; returns the
-    /// cycle at which its class changes by time alone (`u64::MAX`: only by an event).
-    fn classify(&self, w: usize, local: usize, now: u64, st: &mut ScanState) -> u64 {
-        let warp = &self.warps[w];
-        let Some(inst) = warp.head else {
-            return u64::MAX;
-        };
-        if warp.ibuf_ready_at > now {
-            return warp.ibuf_ready_at;
-        }
-        st.inst |= 1 << local;
-        let (until, on_load) = self.operands(w, &inst);
-        if until > now {
-            if on_load {
-                st.on_load |= 1 << local;
-                return u64::MAX;
-            }
-            return until;
-        }
-        st.by_unit[unit_bit(inst.class).trailing_zeros() as usize] |= 1 << local;
-        u64::MAX
-    }
-
     /// Scans every warp of scheduler `s` at `now`: the definition [`Sm::scan`] keeps
     /// incrementally, compared with it in test builds.
     #[cfg(test)]
     fn scan_now(&self, s: usize, now: u64) -> Scan {
         let mut scan = Scan {
-            long_stall: self.live_mask[s] & self.stalled_mask[s],
+            long_stall: self.scan_state[s].live & self.scan_state[s].stalled,
             ..Default::default()
         };
-        let mut cand = self.live_mask[s] & !self.stalled_mask[s] & self.head_mask[s];
+        let mut cand = self.scan_state[s].candidates();
         while cand != 0 {
             let local = cand.trailing_zeros() as usize;
             cand &= cand - 1;
@@ -242,7 +346,7 @@ impl Sm<'_> {
                 continue;
             };
             scan.any_inst = true;
-            let (until, on_load) = self.operands(w, &inst);
+            let (until, on_load) = operands(warp, &self.tbs[warp.tb], &inst);
             if until > now {
                 scan.long_stall |= (on_load as u64) << local;
                 continue;
@@ -395,7 +499,7 @@ impl Sm<'_> {
         let inst = self.head(w, now).expect("ready warps have an instruction");
         let (tb, active) = (self.warps[w].tb, inst.active() as u64);
         self.warps[w].next_issue += 1;
-        self.refresh_head(w);
+        self.refresh_head(w, true);
         if self.tbs[tb].insts.streamed() && self.warps[w].next_issue.is_multiple_of(TRIM_EVERY) {
             self.trim_window(w);
         }

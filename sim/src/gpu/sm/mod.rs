@@ -185,16 +185,11 @@ pub struct Sm<'a> {
     fetch_last: usize,
     /// Bit `w`: warp `w` wants a fetch.
     fetchable: u64,
-    /// Per scheduler, bit `local` (warp `s + local * schedulers`): the warp is live.
-    live_mask: Vec<u64>,
-    /// Per scheduler: the warp is at a barrier or has issued its last instruction.
-    stalled_mask: Vec<u64>,
-    /// Per scheduler: the warp has an instruction in its i-buffer.
-    head_mask: Vec<u64>,
-    /// Per scheduler: what [`Sm::scan`] keeps between cycles.
+    /// Per scheduler: its warps' masks and what [`Sm::scan`] keeps between cycles.
     scan_state: Vec<issue::ScanState>,
     /// Per warp: the cycle at which its scan class changes by time alone.
     change_at: Vec<u64>,
+
     timing: Timing,
     /// The resource allocator (room for more blocks).
     alloc: Slot<'a, sm_alloc::Kind>,
@@ -285,9 +280,6 @@ impl<'a> Sm<'a> {
             exiting: vec![],
             fetch_last: sm.max_warps as usize - 1,
             fetchable: 0,
-            live_mask: vec![0; schedulers],
-            stalled_mask: vec![0; schedulers],
-            head_mask: vec![0; schedulers],
             scan_state: vec![issue::ScanState::default(); schedulers],
             change_at: vec![u64::MAX; sm.max_warps as usize],
             timing: Timing {

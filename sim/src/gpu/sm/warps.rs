@@ -13,6 +13,9 @@ use super::*;
 pub(super) struct Warp {
     /// Instruction `next_issue` when it is in the i-buffer (a copy, for the scheduler).
     pub(super) head: Option<WarpInst>,
+    /// Instruction `next_issue + 1` when it is in the i-buffer (a copy, the head after the
+    /// next issue).
+    pub(super) ahead: Option<WarpInst>,
     /// The i-buffer's instructions are decoded from this cycle on.
     pub(super) ibuf_ready_at: u64,
     pub(super) live: bool,
@@ -52,6 +55,7 @@ impl Warp {
             loads: 0,
             stores: 0,
             head: None,
+            ahead: None,
             reg_ready: Vec::new(),
         }
     }
@@ -113,6 +117,7 @@ impl Sm<'_> {
             warp.loads = 0;
             warp.stores = 0;
             warp.head = None;
+            warp.ahead = None;
             warp.reg_ready.clear();
             warp.reg_ready.resize(REGS, 0);
             if warp.exit_issued {
@@ -163,11 +168,20 @@ impl Sm<'_> {
         warp.head
     }
 
-    /// Reloads the cached head of warp `w` after its i-buffer changed.
-    pub(super) fn refresh_head(&mut self, w: usize) {
+    /// Reloads the cached head of warp `w` after its i-buffer changed: `issued` when its head
+    /// was just issued (the next one is the copy in `ahead`), otherwise after a fetch.
+    pub(super) fn refresh_head(&mut self, w: usize, issued: bool) {
         let warp = &mut self.warps[w];
-        warp.head = (warp.next_issue < warp.next_fetch)
-            .then(|| self.tbs[warp.tb].insts.inst(warp.index, warp.next_issue));
+        let (i, f) = (warp.next_issue, warp.next_fetch);
+        let insts = &self.tbs[warp.tb].insts;
+        warp.head = match (i < f, issued) {
+            (false, _) => None,
+            (true, true) => warp.ahead,
+            (true, false) => Some(insts.inst(warp.index, i)),
+        };
+        // Copied now, from the lines the fetch just read, so the head after the next issue
+        // is in the warp.
+        warp.ahead = (i + 1 < f).then(|| insts.inst(warp.index, i + 1));
         self.update_fetchable(w);
         self.sync_masks(w);
     }
@@ -184,12 +198,10 @@ impl Sm<'_> {
                 *m &= !bit
             }
         };
-        set(&mut self.live_mask[s], warp.live);
-        set(
-            &mut self.stalled_mask[s],
-            warp.at_barrier || warp.exit_issued,
-        );
-        set(&mut self.head_mask[s], warp.head.is_some());
+        let st = &mut self.scan_state[s];
+        set(&mut st.live, warp.live);
+        set(&mut st.stalled, warp.at_barrier || warp.exit_issued);
+        set(&mut st.head, warp.head.is_some());
         self.mark_for_scan(w);
     }
 
