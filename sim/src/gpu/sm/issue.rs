@@ -56,7 +56,7 @@ pub(super) struct ScanState {
     dirty: u64,
     /// As [`Scan::by_unit`].
     by_unit: [u64; 4],
-    /// Candidates whose operands wait on a load.
+    /// Candidates with a source operand waiting on a load.
     on_load: u64,
     /// Candidates with a decoded instruction.
     inst: u64,
@@ -157,7 +157,7 @@ pub(super) struct Scan {
     /// Per unit (index `unit_bit(..).trailing_zeros()`: none, SP, SFU, LSU): the warps (local
     /// ids) whose next instruction passes the scoreboard and needs that unit.
     pub(super) by_unit: [u64; 4],
-    /// Warps at a barrier, exited, or waiting on a load.
+    /// Warps at a barrier, exited, or whose next instruction reads a register a load will write.
     pub(super) long_stall: u64,
     /// Some warp has a decoded instruction.
     pub(super) any_inst: bool,
@@ -209,15 +209,21 @@ fn classify(
 
 /// Scoreboard: the first cycle at which every operand and destination of `inst`, an
 /// instruction of `warp` (in block slot `tb`), is ready (`u64::MAX` while one waits on a load),
-/// and whether one waits on a load.
+/// and whether a *source* waits on a load: the long-latency stall the arbiters see, as
+/// GPGPU-Sim's two-level scheduler demotes a warp whose next instruction reads a register a
+/// load will write (`shader.cc`, `in[]` checked with `islongop`); a destination still waiting
+/// (a write after a load's write) is an ordinary scoreboard stall.
 fn operands(warp: &Warp, tb: &TbSlot, inst: &WarpInst) -> (u64, bool) {
     let mut until = 0;
-    for &r in tb.insts.operands(warp.index, inst) {
+    let mut src_load = false;
+    for (i, &r) in tb.insts.operands(warp.index, inst).iter().enumerate() {
         if r != RZ {
-            until = until.max(warp.reg_ready[r as usize]);
+            let t = warp.reg_ready[r as usize];
+            until = until.max(t);
+            src_load |= i >= inst.ndst as usize && t == u64::MAX;
         }
     }
-    (until, until == u64::MAX)
+    (until, src_load)
 }
 
 impl Sm<'_> {
@@ -616,5 +622,43 @@ impl Sm<'_> {
             .into_iter()
             .map(|t| (t.addr, t.size))
             .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::workload::kernel::BlockInsts;
+
+    fn slot(insts: BlockInsts) -> TbSlot {
+        TbSlot {
+            active: true,
+            insts: RunBlock::Whole(insts),
+            first_warp: 0,
+            warps: 1,
+            left: 1,
+            arrived: 0,
+            takes: [0; 4],
+        }
+    }
+
+    #[test]
+    fn only_a_source_waiting_on_a_load_is_a_long_stall() {
+        let mut b = BlockInsts::default();
+        // 0: R1 = R2 + R3 (R1 is written by a load in flight: a write after write)
+        b.push(0, 0, !0, OpClass::IntAlu, &[1], &[2, 3], 0, &[]);
+        // 1: R4 = R1 + R2 (reads the load's register)
+        b.push(0, 8, !0, OpClass::IntAlu, &[4], &[1, 2], 0, &[]);
+        // 2: R5 = R2 + R3 (R3 ready at cycle 40)
+        b.push(0, 16, !0, OpClass::IntAlu, &[5], &[2, 3], 0, &[]);
+        let tb = slot(b);
+        let mut warp = Warp::new();
+        warp.reg_ready = vec![0; 8];
+        warp.reg_ready[1] = u64::MAX;
+        warp.reg_ready[3] = 40;
+        let inst = |i: u32| tb.insts.inst(0, i);
+        assert_eq!(operands(&warp, &tb, &inst(0)), (u64::MAX, false));
+        assert_eq!(operands(&warp, &tb, &inst(1)), (u64::MAX, true));
+        assert_eq!(operands(&warp, &tb, &inst(2)), (40, false));
     }
 }

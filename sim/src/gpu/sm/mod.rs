@@ -20,8 +20,9 @@
 //!    scheduler `cycle % schedulers` (GPGPU-Sim's rotating `Issue_Prio`; later schedulers see
 //!    the units the earlier ones took), the SM presents `ready`
 //!    (decoded instruction in the i-buffer, operands and destinations clear on the scoreboard,
-//!    a free unit for its class), `long_stall` (at a barrier, exited, or an operand waits on a
-//!    load), `launch` and `exit` to the arbiter and issues the granted warp's instruction.
+//!    a free unit for its class), `long_stall` (at a barrier, exited, or a source operand waits
+//!    on a load, as GPGPU-Sim's `islongop` test), `launch` and `exit` to the arbiter and
+//!    issues the granted warp's instruction.
 //!    *Paired* (ELF, whose one block grants for every scheduler at once, or `paired_issue`):
 //!    every scheduler's warps are scanned at the start of the cycle, before any grant (a
 //!    barrier released by one scheduler's issue frees the other's warps next cycle); then,
