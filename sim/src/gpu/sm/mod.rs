@@ -33,9 +33,9 @@
 //!    fetched; with ELF fetch, the warp the ELF block chose from its priorities); on a hit up
 //!    to `min(fetch_width, ibuffer_entries)` instructions are decoded and usable
 //!    `l1i.latency + pipeline.decode_cycles` cycles later; a miss parks the warp until the
-//!    line returns. With I-prefetch, every demand access to line `X` also prefetches line `X + 1` when it is
-//!    neither resident nor pending and fewer than `iprefetch` L1I + L1D MSHRs are occupied
-//!    (spec §1.10).
+//!    line returns. With I-prefetch, every demand access to line `X` also prefetches line
+//!    `X + 1` when it is neither resident nor pending and fewer than `iprefetch` L1I + L1D
+//!    MSHRs are occupied (spec §1.10).
 //! 4. **Retire**: a warp that issued its last instruction and has no load in flight and no
 //!    unacknowledged store (GPGPU-Sim's `stores_done`) leaves (its `exit` bit
 //!    goes to the arbiter next cycle); the last warp of a block frees the block's resources.
@@ -190,7 +190,6 @@ pub struct Sm<'a> {
     scan_state: Vec<issue::ScanState>,
     /// Per warp: the cycle at which its scan class changes by time alone.
     change_at: Vec<u64>,
-
     timing: Timing,
     /// The resource allocator (room for more blocks).
     alloc: Slot<'a, sm_alloc::Kind>,
