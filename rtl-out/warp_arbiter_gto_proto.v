@@ -18,7 +18,10 @@ module warp_arbiter_gto_proto(clock,reset,ready,launch,exit,long_stall,grant_val
     input wire  [7:0] ready;
     input wire  [7:0] launch;
     input wire  [7:0] exit;
+    // not used by this module (kept for the block's port contract)
+    // verilator lint_off UNUSEDSIGNAL
     input wire  [7:0] long_stall;
+    // verilator lint_on UNUSEDSIGNAL
     output reg  grant_valid;
     output reg  [2:0] grant_warp;
     output reg  [7:0] active;
@@ -96,7 +99,7 @@ module warp_arbiter_gto_proto(clock,reset,ready,launch,exit,long_stall,grant_val
         last__clock = clock;
         live__d = live__q;
         last__d = last__q;
-        eligible = ready & live__q & ~long_stall;
+        eligible = ready & live__q;
         age__clock = clock;
         age__reset = reset;
         age__insert = launch;

@@ -18,7 +18,10 @@ module warp_arbiter_lrr_proto(clock,reset,ready,launch,exit,long_stall,grant_val
     input wire  [7:0] ready;
     input wire  [7:0] launch;
     input wire  [7:0] exit;
+    // not used by this module (kept for the block's port contract)
+    // verilator lint_off UNUSEDSIGNAL
     input wire  [7:0] long_stall;
+    // verilator lint_on UNUSEDSIGNAL
     output reg  grant_valid;
     output reg  [2:0] grant_warp;
     output reg  [7:0] active;
@@ -74,7 +77,7 @@ module warp_arbiter_lrr_proto(clock,reset,ready,launch,exit,long_stall,grant_val
         live__d = live__q;
         round_robin__clock = clock;
         round_robin__reset = reset;
-        round_robin__req = ready & live__q & ~long_stall;
+        round_robin__req = ready & live__q;
         round_robin__advance = 1'b1;
         grant_valid = round_robin__valid;
         grant_warp = round_robin__index;

@@ -681,7 +681,7 @@ module warp_arbiter_two_level_fermi(clock,reset,ready,launch,exit,long_stall,gra
         pend_16__d = pend_16__q;
         pend_17__clock = clock;
         pend_17__d = pend_17__q;
-        eligible = ready & live__q & ~long_stall;
+        eligible = ready & live__q;
         waiting = long_stall | ~live__q;
         kept_run = one_n;
         demoted_run = one_n;

@@ -369,7 +369,7 @@ module warp_arbiter_two_level_proto(clock,reset,ready,launch,exit,long_stall,gra
         pend_2__d = pend_2__q;
         pend_3__clock = clock;
         pend_3__d = pend_3__q;
-        eligible = ready & live__q & ~long_stall;
+        eligible = ready & live__q;
         waiting = long_stall | ~live__q;
         kept_run = one_n;
         demoted_run = one_n;

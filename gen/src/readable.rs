@@ -29,7 +29,9 @@
 //!      rust-hdl's style of reusing a local within the block: the lockstep tests caught it.)
 //!    - A primitive's output that a module does not use (a round robin's one-hot when only
 //!      the index is needed) is declared between `// verilator lint_off UNUSEDSIGNAL` and
-//!      `lint_on`; the logic behind it is removed by synthesis.
+//!      `lint_on`; the logic behind it is removed by synthesis. So is an input port the module
+//!      never reads (the warp arbiter's `long_stall` under LRR and GTO, which keep the block's
+//!      port contract), with a comment saying so.
 //! 5. **Writes single-bit updates as bit selects.** rust-hdl writes `x.replace_bit(j, c)`
 //!    (one bit of a vector set from a condition, no branch) as
 //!    `x = (x & ~(1 << (j)) | ((c) << (j)));`, which `-Wall` rejects (a 1-bit value shifted
@@ -199,6 +201,12 @@ fn verilator_hints(text: &str, composite: &[&str]) -> String {
             out.push_str("    // verilator lint_off UNOPTFLAT\n");
             out.push_str(line);
             out.push_str("\n    // verilator lint_on UNOPTFLAT\n");
+        } else if decl.starts_with("input ") && uses.get(name) == Some(&2) {
+            // In the port list and declared, never read: a contract port this policy ignores.
+            out.push_str("    // not used by this module (kept for the block's port contract)\n");
+            out.push_str("    // verilator lint_off UNUSEDSIGNAL\n");
+            out.push_str(line);
+            out.push_str("\n    // verilator lint_on UNUSEDSIGNAL\n");
         } else if decl.starts_with("wire ") && uses.get(name) == Some(&2) {
             // Declared and bound to the sub-block's port, never read.
             out.push_str("    // verilator lint_off UNUSEDSIGNAL\n");

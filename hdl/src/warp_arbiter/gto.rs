@@ -24,7 +24,8 @@ pub struct ArbiterGto<const N: usize, const B: usize> {
     pub launch: Signal<In, Bits<N>>,
     /// Warps exiting this cycle.
     pub exit: Signal<In, Bits<N>>,
-    /// Warps waiting on a long-latency operation (never granted).
+    /// Warps on a long stall: not used by this policy (the port keeps the arbiter contract;
+    /// GPGPU-Sim's LRR and GTO never test `islongop`).
     pub long_stall: Signal<In, Bits<N>>,
     /// A warp is granted this cycle.
     pub grant_valid: Signal<Out, Bit>,
@@ -69,7 +70,7 @@ impl<const N: usize, const B: usize> Logic for ArbiterGto<N, B> {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(self, clock, live, last);
-        self.eligible.next = self.ready.val() & self.live.q.val() & !self.long_stall.val();
+        self.eligible.next = self.ready.val() & self.live.q.val();
         self.age.clock.next = self.clock.val();
         self.age.reset.next = self.reset.val();
         self.age.insert.next = self.launch.val();

@@ -22,7 +22,8 @@ pub struct ArbiterLrr<const N: usize, const B: usize> {
     pub launch: Signal<In, Bits<N>>,
     /// Warps exiting this cycle.
     pub exit: Signal<In, Bits<N>>,
-    /// Warps waiting on a long-latency operation (never granted).
+    /// Warps on a long stall: not used by this policy (the port keeps the arbiter contract;
+    /// GPGPU-Sim's LRR and GTO never test `islongop`).
     pub long_stall: Signal<In, Bits<N>>,
     /// A warp is granted this cycle.
     pub grant_valid: Signal<Out, Bit>,
@@ -61,7 +62,7 @@ impl<const N: usize, const B: usize> Logic for ArbiterLrr<N, B> {
         dff_setup!(self, clock, live);
         self.round_robin.clock.next = self.clock.val();
         self.round_robin.reset.next = self.reset.val();
-        self.round_robin.req.next = self.ready.val() & self.live.q.val() & !self.long_stall.val();
+        self.round_robin.req.next = self.ready.val() & self.live.q.val();
         self.round_robin.advance.next = true;
         self.grant_valid.next = self.round_robin.valid.val();
         self.grant_warp.next = self.round_robin.index.val();

@@ -8,7 +8,7 @@
 //! | `ready` | in | N | warps that could issue this cycle |
 //! | `launch` | in | N | warps launched this cycle |
 //! | `exit` | in | N | warps exiting this cycle |
-//! | `long_stall` | in | N | warps waiting on a long-latency op or barrier |
+//! | `long_stall` | in | N | warps at a barrier, exited, or reading a long-op register: two-level demotes them; LRR and GTO leave it unconnected (it never blocks a grant) |
 //! | `grant_valid` | out | 1 | a warp is granted (combinational) |
 //! | `grant_warp` | out | B | granted warp, 0 if none (combinational) |
 //! | `active` | out | N | the set the policy chooses from this cycle |

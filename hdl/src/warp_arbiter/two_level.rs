@@ -28,7 +28,8 @@ pub struct ArbiterTwoLevel<const N: usize, const B: usize, const K: usize, const
     pub launch: Signal<In, Bits<N>>,
     /// Warps exiting this cycle.
     pub exit: Signal<In, Bits<N>>,
-    /// Warps waiting on a long-latency operation: demoted from the active list.
+    /// Warps at a barrier, exited, or reading a long-op register: demoted from the active
+    /// list (never blocks a grant: a warp promoted this cycle can be granted).
     pub long_stall: Signal<In, Bits<N>>,
     /// A warp is granted this cycle.
     pub grant_valid: Signal<Out, Bit>,
@@ -158,7 +159,7 @@ impl<const N: usize, const B: usize, const K: usize, const P: usize> Logic
             self.pend[j].clock.next = self.clock.val();
             self.pend[j].d.next = self.pend[j].q.val();
         }
-        self.eligible.next = self.ready.val() & self.live.q.val() & !self.long_stall.val();
+        self.eligible.next = self.ready.val() & self.live.q.val();
         self.waiting.next = self.long_stall.val() | !self.live.q.val();
         // 1. Which active entries stay; per entry, how many kept / demoted entries come
         // before it, as one-hot counts (a chain of 2:1 muxes per bit, no adder); the kept

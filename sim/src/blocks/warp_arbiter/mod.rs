@@ -7,9 +7,14 @@
 //! of an SM with `n` schedulers is local warp `g / n` of scheduler `g % n`).
 //!
 //! # Cycle semantics (all policies)
-//! * `eligible = ready & live & !long_stall`, where `live` is the arbiter's own record of
-//!   launched, not yet exited warps (state before the edge). A warp launched in cycle `t` can
-//!   be granted from `t + 1`.
+//! * `eligible = ready & live`, where `live` is the arbiter's own record of launched, not yet
+//!   exited warps (state before the edge). A warp launched in cycle `t` can be granted from
+//!   `t + 1`.
+//! * `long_stall` (a barrier, an exit, or a source register carrying GPGPU-Sim's long-op mark)
+//!   never blocks a grant: LRR and GTO ignore it, as GPGPU-Sim's `lrr_scheduler` and
+//!   `gto_scheduler` do; two-level only demotes on it, and a warp promoted in a cycle can be
+//!   granted in that cycle even if it is on `long_stall` (GPGPU-Sim's issue loop checks only
+//!   the scoreboard and `waiting()`, never `islongop`).
 //! * Outputs (Mealy): `grant_valid`/`grant_warp` name the granted warp; `active` is the set the
 //!   policy chooses from this cycle (all live warps for LRR/GTO, the active list for two-level).
 //! * At the edge: `live <= (live & !exit) | launch`; the policy state updates as below.
@@ -393,7 +398,7 @@ impl Block for Golden {
             inp.exit & m,
             inp.long_stall & m,
         );
-        let eligible = ready & self.live & !stall;
+        let eligible = ready & self.live;
         let (grant, active) = match self.params.policy {
             Policy::Lrr => (self.select_lrr(eligible), self.live),
             Policy::Gto => (self.select_gto(eligible), self.live),

@@ -56,8 +56,8 @@ pub(super) struct ScanState {
     dirty: u64,
     /// As [`Scan::by_unit`].
     by_unit: [u64; 4],
-    /// Candidates with a source operand waiting on a load.
-    on_load: u64,
+    /// Candidates whose operands put them on a long stall (the SM's [`LongOpRule`]).
+    long_op: u64,
     /// Candidates with a decoded instruction.
     inst: u64,
     /// Warps due `WHEEL_SLOTS` cycles or more after they were classified (their cycle is in
@@ -82,7 +82,7 @@ impl Default for ScanState {
             head: 0,
             dirty: 0,
             by_unit: [0; 4],
-            on_load: 0,
+            long_op: 0,
             inst: 0,
             far: 0,
             far_min: u64::MAX,
@@ -157,7 +157,8 @@ pub(super) struct Scan {
     /// Per unit (index `unit_bit(..).trailing_zeros()`: none, SP, SFU, LSU): the warps (local
     /// ids) whose next instruction passes the scoreboard and needs that unit.
     pub(super) by_unit: [u64; 4],
-    /// Warps at a barrier, exited, or whose next instruction reads a register a load will write.
+    /// Warps at a barrier, exited, or whose next instruction's sources put them on a long
+    /// stall under the SM's [`LongOpRule`].
     pub(super) long_stall: u64,
     /// Some warp has a decoded instruction.
     pub(super) any_inst: bool,
@@ -177,14 +178,40 @@ impl Scan {
     }
 }
 
-/// Classifies candidate warp `w` (local `local`) at `now` into `st`'s masks; returns the
-/// cycle at which its class changes by time alone (`u64::MAX`: only by an event).
+/// What issuing an instruction does to its destinations' long-op marks
+/// ([`super::warps::Reg::long_op_until`]; GPGPU-Sim's `reserveRegisters` / `releaseRegisters`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Mark {
+    /// A global or local load, or a global atomic: marked for good.
+    Set,
+    /// A non-memory writer: the mark ends at its writeback (the cycle its result is ready).
+    ClearAtWriteback,
+    /// A shared-memory instruction: the mark stays as it was.
+    Keep,
+}
+
+/// Which source registers put a warp on a long stall (the `long_stall` its issue site sees),
+/// chosen by the block at the site.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum LongOpRule {
+    /// GPGPU-Sim's rule, for the warp arbiters (two-level demotes on it; LRR and GTO ignore
+    /// it): a source carries the long-op mark ([`super::warps::Reg::long_op_until`]; `shader.cc`'s
+    /// `order_warps` tests `islongop` on `in[]`), whether or not its value has arrived.
+    Mark,
+    /// The locality-aware scheduler's rule (thesis R1: a global load outstanding): a source
+    /// waits on a load in flight.
+    InFlight,
+}
+
+/// Classifies candidate warp `w` (local `local`) at `now` into `st`'s masks under `rule`;
+/// returns the cycle at which its class changes by time alone (`u64::MAX`: only by an event).
 fn classify(
     warps: &[Warp],
     tbs: &[TbSlot],
     w: usize,
     local: usize,
     now: u64,
+    rule: LongOpRule,
     st: &mut ScanState,
 ) -> u64 {
     let warp = &warps[w];
@@ -195,35 +222,44 @@ fn classify(
         return warp.ibuf_ready_at;
     }
     st.inst |= 1 << local;
-    let (until, on_load) = operands(warp, &tbs[warp.tb], &inst);
+    let (until, long) = operands(warp, &tbs[warp.tb], &inst, rule);
+    // The long stall ends at `long` (a mark cleared by a writeback, which is also when that
+    // register becomes ready, so never after `until`) or by an event (`u64::MAX`).
+    let long = if long > now {
+        st.long_op |= 1 << local;
+        long
+    } else {
+        u64::MAX
+    };
     if until > now {
-        if on_load {
-            st.on_load |= 1 << local;
-            return u64::MAX;
-        }
-        return until;
+        return until.min(long);
     }
     st.by_unit[unit_bit(inst.class).trailing_zeros() as usize] |= 1 << local;
-    u64::MAX
+    long
 }
 
 /// Scoreboard: the first cycle at which every operand and destination of `inst`, an
 /// instruction of `warp` (in block slot `tb`), is ready (`u64::MAX` while one waits on a load),
-/// and whether a *source* waits on a load: the long-latency stall the arbiters see, as
-/// GPGPU-Sim's two-level scheduler demotes a warp whose next instruction reads a register a
-/// load will write (`shader.cc`, `in[]` checked with `islongop`); a destination still waiting
-/// (a write after a load's write) is an ordinary scoreboard stall.
-fn operands(warp: &Warp, tb: &TbSlot, inst: &WarpInst) -> (u64, bool) {
-    let mut until = 0;
-    let mut src_load = false;
+/// and the cycle until which a *source* puts the warp on a long stall under `rule` (at most
+/// `now`: none; `u64::MAX`: until an event). Only sources count, as GPGPU-Sim's two-level
+/// scheduler tests `in[]` with `islongop` (`shader.cc`, `order_warps`); a destination still
+/// waiting on a load (a write after a load's write) is an ordinary scoreboard stall.
+fn operands(warp: &Warp, tb: &TbSlot, inst: &WarpInst, rule: LongOpRule) -> (u64, u64) {
+    let (mut until, mut long) = (0, 0);
     for (i, &r) in tb.insts.operands(warp.index, inst).iter().enumerate() {
         if r != RZ {
-            let t = warp.reg_ready[r as usize];
-            until = until.max(t);
-            src_load |= i >= inst.ndst as usize && t == u64::MAX;
+            let reg = warp.regs[r as usize];
+            until = until.max(reg.ready);
+            if i >= inst.ndst as usize {
+                long = long.max(match rule {
+                    LongOpRule::Mark => reg.long_op_until,
+                    LongOpRule::InFlight if reg.ready == u64::MAX => u64::MAX,
+                    LongOpRule::InFlight => 0,
+                });
+            }
         }
     }
-    (until, src_load)
+    (until, long)
 }
 
 impl Sm<'_> {
@@ -292,6 +328,7 @@ impl Sm<'_> {
             change_at,
             warps,
             tbs,
+            long_ops,
             ..
         } = self;
         let st = &mut scan_state[s];
@@ -302,19 +339,19 @@ impl Sm<'_> {
         for u in &mut st.by_unit {
             *u &= cand & !d;
         }
-        st.on_load &= cand & !d;
+        st.long_op &= cand & !d;
         st.inst &= cand & !d;
         while d != 0 {
             let local = d.trailing_zeros() as usize;
             d &= d - 1;
             let w = s + local * n;
-            let at = classify(warps, tbs, w, local, now, st);
+            let at = classify(warps, tbs, w, local, now, *long_ops, st);
             change_at[w] = at;
             st.file(local, now, at);
         }
         let scan = Scan {
             by_unit: st.by_unit,
-            long_stall: (st.live & st.stalled) | st.on_load,
+            long_stall: (st.live & st.stalled) | st.long_op,
             any_inst: st.inst != 0,
         };
         #[cfg(test)]
@@ -352,9 +389,9 @@ impl Sm<'_> {
                 continue;
             };
             scan.any_inst = true;
-            let (until, on_load) = operands(warp, &self.tbs[warp.tb], &inst);
+            let (until, long) = operands(warp, &self.tbs[warp.tb], &inst, self.long_ops);
+            scan.long_stall |= ((long > now) as u64) << local;
             if until > now {
-                scan.long_stall |= (on_load as u64) << local;
                 continue;
             }
             scan.by_unit[unit_bit(inst.class).trailing_zeros() as usize] |= 1 << local;
@@ -492,11 +529,19 @@ impl Sm<'_> {
         }
     }
 
-    pub(super) fn write_dsts(&mut self, w: usize, inst: &WarpInst, at: u64) {
+    /// Writes `inst`'s destinations (an instruction of warp `w` issued now): readable from
+    /// cycle `at` (`u64::MAX`: when its load completes), long-op marks as `mark` says.
+    pub(super) fn write_dsts(&mut self, w: usize, inst: &WarpInst, at: u64, mark: Mark) {
         let warp = &mut self.warps[w];
         for &r in self.tbs[warp.tb].insts.dsts(warp.index, inst) {
             if r != RZ {
-                warp.reg_ready[r as usize] = at;
+                let reg = &mut warp.regs[r as usize];
+                reg.ready = at;
+                match mark {
+                    Mark::Set => reg.long_op_until = u64::MAX,
+                    Mark::ClearAtWriteback => reg.long_op_until = reg.long_op_until.min(at),
+                    Mark::Keep => {}
+                }
             }
         }
     }
@@ -521,24 +566,25 @@ impl Sm<'_> {
                     _ => t.int_alu,
                 };
                 Self::take_pipe(&mut self.sp_busy, now, ii);
-                self.write_dsts(w, &inst, now + l + t.around);
+                self.write_dsts(w, &inst, now + l + t.around, Mark::ClearAtWriteback);
             }
             OpClass::Sfu => {
                 let (l, ii) = t.sfu;
                 Self::take_pipe(&mut self.sfu_busy, now, ii);
-                self.write_dsts(w, &inst, now + l + t.around);
+                self.write_dsts(w, &inst, now + l + t.around, Mark::ClearAtWriteback);
             }
             OpClass::LoadShared | OpClass::StoreShared | OpClass::AtomicShared => {
                 let addrs = self.tbs[tb].insts.addrs(self.warps[w].index, &inst);
                 let c = conflict_cycles(addrs.iter(), inst.width as u32, t.banks) as u64;
                 self.lsu_busy_until = now + c;
                 let ready = now + c + t.shared + t.around;
-                self.write_dsts(w, &inst, ready);
+                self.write_dsts(w, &inst, ready, Mark::Keep);
             }
             OpClass::LoadConst => {
                 self.lsu_busy_until = now + 1;
                 let ready = now + t.l1d_hit + t.around;
-                self.write_dsts(w, &inst, ready);
+                // GPGPU-Sim: LDC is an ALU op in trace mode; its writeback clears the mark.
+                self.write_dsts(w, &inst, ready, Mark::ClearAtWriteback);
             }
             OpClass::LoadGlobal
             | OpClass::LoadLocal
@@ -553,7 +599,7 @@ impl Sm<'_> {
                 let txns = self.transactions(w, &inst);
                 let token = (kind != LsuKind::Store).then(|| {
                     self.warps[w].loads += 1;
-                    self.write_dsts(w, &inst, u64::MAX);
+                    self.write_dsts(w, &inst, u64::MAX, Mark::Set);
                     self.new_pending(PendingLoad {
                         warp: w,
                         tb,
@@ -642,6 +688,15 @@ mod tests {
         }
     }
 
+    use crate::gpu::sm::warps::Reg;
+
+    fn reg(ready: u64, long_op_until: u64) -> Reg {
+        Reg {
+            ready,
+            long_op_until,
+        }
+    }
+
     #[test]
     fn only_a_source_waiting_on_a_load_is_a_long_stall() {
         let mut b = BlockInsts::default();
@@ -653,12 +708,54 @@ mod tests {
         b.push(0, 16, !0, OpClass::IntAlu, &[5], &[2, 3], 0, &[]);
         let tb = slot(b);
         let mut warp = Warp::new();
-        warp.reg_ready = vec![0; 8];
-        warp.reg_ready[1] = u64::MAX;
-        warp.reg_ready[3] = 40;
+        warp.regs = vec![Reg::default(); 8];
+        warp.regs[1] = reg(u64::MAX, u64::MAX);
+        warp.regs[3] = reg(40, 0);
         let inst = |i: u32| tb.insts.inst(0, i);
-        assert_eq!(operands(&warp, &tb, &inst(0)), (u64::MAX, false));
-        assert_eq!(operands(&warp, &tb, &inst(1)), (u64::MAX, true));
-        assert_eq!(operands(&warp, &tb, &inst(2)), (40, false));
+        for rule in [LongOpRule::Mark, LongOpRule::InFlight] {
+            assert_eq!(
+                operands(&warp, &tb, &inst(0), rule),
+                (u64::MAX, 0),
+                "{rule:?}"
+            );
+            assert_eq!(operands(&warp, &tb, &inst(1), rule), (u64::MAX, u64::MAX));
+            assert_eq!(operands(&warp, &tb, &inst(2), rule), (40, 0), "{rule:?}");
+        }
+    }
+
+    #[test]
+    fn the_long_op_mark_outlives_the_load_and_ends_at_a_non_memory_writeback() {
+        let mut b = BlockInsts::default();
+        // 0: R4 = R1 + R2; R1's load has completed (ready) but it keeps the mark.
+        b.push(0, 0, !0, OpClass::IntAlu, &[4], &[1, 2], 0, &[]);
+        // 1: R4 = R2 + R3; an ALU op wrote R3 (ready at 30), clearing its mark at 30.
+        b.push(0, 8, !0, OpClass::IntAlu, &[4], &[2, 3], 0, &[]);
+        let tb = slot(b);
+        let mut warp = Warp::new();
+        warp.regs = vec![Reg::default(); 8];
+        warp.regs[1] = reg(10, u64::MAX);
+        warp.regs[3] = reg(30, 30);
+        let inst = |i: u32| tb.insts.inst(0, i);
+        assert_eq!(
+            operands(&warp, &tb, &inst(0), LongOpRule::Mark),
+            (10, u64::MAX)
+        );
+        assert_eq!(
+            operands(&warp, &tb, &inst(0), LongOpRule::InFlight),
+            (10, 0)
+        );
+        assert_eq!(operands(&warp, &tb, &inst(1), LongOpRule::Mark), (30, 30));
+        assert_eq!(
+            operands(&warp, &tb, &inst(1), LongOpRule::InFlight),
+            (30, 0)
+        );
+        // At cycle 20 the ready warp of instruction 0 is classified ready *and* on a long
+        // stall; instruction 1's warp waits, on a long stall until 30.
+        let mut st = ScanState::default();
+        warp.head = Some(inst(0));
+        let warps = [warp];
+        let tbs = [tb];
+        let at = classify(&warps, &tbs, 0, 0, 20, LongOpRule::Mark, &mut st);
+        assert_eq!((at, st.long_op, st.by_unit[1]), (u64::MAX, 1, 1));
     }
 }

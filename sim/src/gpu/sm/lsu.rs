@@ -90,7 +90,7 @@ impl Sm<'_> {
         let ready = p.ready_at + self.timing.around;
         for &r in self.tbs[p.tb].insts.dsts(warp.index, &p.inst) {
             if r != RZ {
-                warp.reg_ready[r as usize] = ready;
+                warp.regs[r as usize].ready = ready;
             }
         }
         warp.loads -= 1;

@@ -20,8 +20,9 @@
 //!    scheduler `cycle % schedulers` (GPGPU-Sim's rotating `Issue_Prio`; later schedulers see
 //!    the units the earlier ones took), the SM presents `ready`
 //!    (decoded instruction in the i-buffer, operands and destinations clear on the scoreboard,
-//!    a free unit for its class), `long_stall` (at a barrier, exited, or a source operand waits
-//!    on a load, as GPGPU-Sim's `islongop` test), `launch` and `exit` to the arbiter and
+//!    a free unit for its class), `long_stall` (at a barrier, exited, or a source operand
+//!    carries the long-op mark, as GPGPU-Sim's `islongop` test; for the locality-aware
+//!    scheduler, a source waits on a load in flight), `launch` and `exit` to the arbiter and
 //!    issues the granted warp's instruction.
 //!    *Paired* (ELF, whose one block grants for every scheduler at once, or `paired_issue`):
 //!    every scheduler's warps are scanned at the start of the cycle, before any grant (a
@@ -45,7 +46,9 @@
 //!    wait before the tag lookup.
 //!
 //! # Scoreboard
-//! Each warp register has the cycle from which it can be read (`reg_ready`). Every result
+//! Each warp register has the cycle from which it can be read ([`warps::Reg::ready`]) and
+//! GPGPU-Sim's long-op mark ([`warps::Reg::long_op_until`]: set by a global load's issue, cleared by a
+//! later non-memory writer's writeback, never by the load's completion). Every result
 //! also pays the pipeline around its unit, `a = pipeline.operand_cycles +
 //! pipeline.writeback_cycles` (GPGPU-Sim: 4 + 2): an ALU or SFU result is ready `latency + a`
 //! cycles after issue, a shared load `conflict cycles + shared latency + a`, a load's
@@ -149,6 +152,9 @@ pub struct Sm<'a> {
     per_sched: usize,
     /// Per scheduler: its warp-issue site (empty when ELF issues).
     arbiters: Vec<laws::WarpSelect<'a>>,
+    /// Which sources put a warp on a long stall: GPGPU-Sim's long-op mark for the warp
+    /// arbiters, a load in flight for the locality-aware scheduler.
+    long_ops: issue::LongOpRule,
     /// ELF (issue select, WPT, fetch order) when it replaces the arbiters.
     elf: Option<elf::ElfUnit<'a>>,
     /// The NewCAR queue in front of the L1D.
@@ -221,6 +227,10 @@ impl<'a> Sm<'a> {
     pub fn new(id: usize, cfg: &GpuConfig, blocks: SmBlocks<'a>, opts: &SimOptions) -> Self {
         let sm = &cfg.sm;
         let schedulers = sm.schedulers as usize;
+        let long_ops = match blocks.laws.is_empty() {
+            true => issue::LongOpRule::Mark,
+            false => issue::LongOpRule::InFlight,
+        };
         let u = &cfg.units;
         let l1d_index = if cfg.l1d.line_bytes == 128 && matches!(cfg.l1d.sets(), 32 | 64) {
             SetIndex::FermiHash
@@ -254,6 +264,7 @@ impl<'a> Sm<'a> {
                         .map(|b| laws::WarpSelect::Laws(Box::new(laws::LawsUnit::new(b)))),
                 )
                 .collect(),
+            long_ops,
             paired: opts.paired_issue || blocks.elf.is_some(),
             elf: blocks.elf.map(|b| elf::ElfUnit::new(b, opts.elf_fetch)),
             newcar: blocks

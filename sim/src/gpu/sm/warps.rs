@@ -33,10 +33,25 @@ pub(super) struct Warp {
     /// Thread-block slot and warp index within the block.
     pub(super) tb: usize,
     pub(super) index: usize,
-    /// Per register (`REGS` of them once the warp slot first launches, empty before: most
-    /// slots of a small kernel never do, and their memory is then never touched), the first
-    /// cycle it can be read (`u64::MAX`: a load in flight writes it).
-    pub(super) reg_ready: Vec<u64>,
+    /// Per register, its scoreboard entry (`REGS` of them once the warp slot first launches,
+    /// empty before: most slots of a small kernel never do, and their memory is then never
+    /// touched).
+    pub(super) regs: Vec<Reg>,
+}
+
+/// One warp register's scoreboard entry (16 bytes: both fields a scan reads share a line).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(super) struct Reg {
+    /// The first cycle the register can be read (`u64::MAX`: a load in flight writes it).
+    /// Reset to 0 when a block launches on the warp slot.
+    pub(super) ready: u64,
+    /// GPGPU-Sim's long-op mark (`scoreboard.cc`: `longopregs`): set while the cycle is below
+    /// this one. Issuing a global or local load or a global atomic that writes the register
+    /// sets it for good (`u64::MAX`; L1 hits alike: the load's completion does not clear it);
+    /// a non-memory writer (ALU, SFU, constant load) clears it at its writeback cycle; shared
+    /// memory instructions and stores leave it. Like GPGPU-Sim's scoreboard, which is never
+    /// reset, the mark outlives the block: a block launched on the warp slot inherits it.
+    pub(super) long_op_until: u64,
 }
 
 impl Warp {
@@ -56,7 +71,7 @@ impl Warp {
             stores: 0,
             head: None,
             ahead: None,
-            reg_ready: Vec::new(),
+            regs: Vec::new(),
         }
     }
 }
@@ -118,8 +133,14 @@ impl Sm<'_> {
             warp.stores = 0;
             warp.head = None;
             warp.ahead = None;
-            warp.reg_ready.clear();
-            warp.reg_ready.resize(REGS, 0);
+            if warp.regs.len() == REGS {
+                // Readiness restarts; the long-op marks stay (see [`Reg::long_op_until`]).
+                for r in &mut warp.regs {
+                    r.ready = 0;
+                }
+            } else {
+                warp.regs = vec![Reg::default(); REGS];
+            }
             if warp.exit_issued {
                 self.exiting.push(w);
             }
@@ -300,9 +321,9 @@ impl Sm<'_> {
                     .insts
                     .operands(warp.index, &inst)
                     .iter()
-                    .filter(|&&r| r != RZ && warp.reg_ready[r as usize] > now)
+                    .filter(|&&r| r != RZ && warp.regs[r as usize].ready > now)
                     .map(|r| {
-                        if warp.reg_ready[*r as usize] == u64::MAX {
+                        if warp.regs[*r as usize].ready == u64::MAX {
                             format!("R{r} (load in flight)")
                         } else {
                             format!("R{r}")
