@@ -16,7 +16,8 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Emit the Verilog of every block x policy x preset into rtl-out/ with manifest.json.
+    /// Emit the Verilog of every block x policy x preset into rtl-out/ with manifest.json, and
+    /// each module's FPGA self-test wrapper into rtl-out/fpga/.
     Gen(cmd::gen::GenArgs),
     /// Verilator lint (-Wall) and Yosys synthesis of every module in rtl-out/.
     Lint(cmd::lint::LintArgs),

@@ -42,6 +42,8 @@ pub struct Generated {
     pub manifest: Manifest,
     /// (file name, contents) of every Verilog file, in manifest order.
     pub files: Vec<(String, String)>,
+    /// (path relative to `rtl-out/`, contents) of the FPGA self-test files ([`crate::fpga`]).
+    pub fpga: Vec<(String, String)>,
 }
 
 fn header(entry: &ModuleEntry) -> String {
@@ -205,7 +207,12 @@ pub fn generate_all() -> Result<Generated, GenError> {
         generator: format!("gpusched-gen {}", env!("CARGO_PKG_VERSION")),
         modules,
     };
-    Ok(Generated { manifest, files })
+    let fpga = crate::fpga::generate(&manifest)?;
+    Ok(Generated {
+        manifest,
+        files,
+        fpga,
+    })
 }
 
 fn io_err(path: &Path) -> impl FnOnce(std::io::Error) -> GenError + '_ {
@@ -215,9 +222,20 @@ fn io_err(path: &Path) -> impl FnOnce(std::io::Error) -> GenError + '_ {
     }
 }
 
-/// Writes `gen` into `dir` (created if needed), removing `.v` files that no longer belong.
+/// Writes `gen` into `dir` (created if needed), removing `.v` files that no longer belong, and
+/// `dir/fpga/` (every file there that no longer belongs removed).
 pub fn write_all(gen: &Generated, dir: &Path) -> Result<(), GenError> {
     fs::create_dir_all(dir).map_err(io_err(dir))?;
+    let fpga = dir.join(crate::fpga::DIR);
+    fs::create_dir_all(&fpga).map_err(io_err(&fpga))?;
+    for name in stale_fpga_files(gen, dir) {
+        let path = fpga.join(name);
+        fs::remove_file(&path).map_err(io_err(&path))?;
+    }
+    for (name, text) in &gen.fpga {
+        let path = dir.join(name);
+        fs::write(&path, text).map_err(io_err(&path))?;
+    }
     for entry in fs::read_dir(dir).map_err(io_err(dir))? {
         let path = entry.map_err(io_err(dir))?.path();
         let name = path
@@ -270,10 +288,28 @@ impl std::fmt::Display for CheckReport {
     }
 }
 
+/// Files in `dir/fpga/` the generator does not produce (names inside `fpga/`).
+fn stale_fpga_files(gen: &Generated, dir: &Path) -> Vec<String> {
+    let Ok(entries) = fs::read_dir(dir.join(crate::fpga::DIR)) else {
+        return vec![];
+    };
+    let mut stale: Vec<String> = entries
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().to_string())
+        .filter(|n| {
+            let path = format!("{}/{n}", crate::fpga::DIR);
+            !gen.fpga.iter().any(|(f, _)| *f == path)
+        })
+        .collect();
+    stale.sort();
+    stale
+}
+
 /// Compares `dir` with `gen` without writing anything.
 pub fn check(gen: &Generated, dir: &Path) -> CheckReport {
     let mut report = CheckReport::default();
     let mut expected: Vec<(String, String)> = gen.files.clone();
+    expected.extend(gen.fpga.iter().cloned());
     expected.push((MANIFEST.into(), gen.manifest.to_json()));
     for (name, text) in &expected {
         match fs::read_to_string(dir.join(name)) {
@@ -290,6 +326,11 @@ pub fn check(gen: &Generated, dir: &Path) -> CheckReport {
             }
         }
     }
+    report.extra.extend(
+        stale_fpga_files(gen, dir)
+            .into_iter()
+            .map(|n| format!("{}/{n}", crate::fpga::DIR)),
+    );
     report.extra.sort();
     if let Some(why) = crate::report::stale(gen, dir) {
         report
@@ -372,7 +413,7 @@ mod tests {
         let g = generate_all().unwrap();
         let dir = tempfile::tempdir().unwrap();
         let r = check(&g, dir.path());
-        assert_eq!(r.missing.len(), g.files.len() + 1);
+        assert_eq!(r.missing.len(), g.files.len() + g.fpga.len() + 1);
         assert_eq!(
             r.changed,
             vec!["REPORT.md (REPORT.md is missing)".to_string()]

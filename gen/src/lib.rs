@@ -8,6 +8,7 @@
 //! port bundles: the RTL and the golden model cannot drift apart silently.
 
 pub mod emit;
+pub mod fpga;
 pub mod lint;
 pub mod manifest;
 mod modules;

@@ -46,6 +46,15 @@ pub fn run(a: GenArgs) -> Result<ExitCode> {
         dir.display(),
         g.manifest.modules.len()
     );
+    outln!(
+        "wrote {}/{}/: {} self-test wrappers with their ROMs, {}, {}, {}",
+        dir.display(),
+        gpusched_gen::fpga::DIR,
+        g.manifest.modules.len(),
+        gpusched_gen::fpga::control::FILE,
+        gpusched_gen::fpga::uart::FILE,
+        gpusched_gen::fpga::SUMMARY
+    );
     let report = gpusched_gen::report::REPORT;
     match gpusched_gen::report::stale(&g, &dir) {
         None => outln!("{}/{report} is up to date", dir.display()),

@@ -1,0 +1,197 @@
+//! The self-test wrappers in Verilator: lint-clean, the golden signature reached (PASS on the
+//! UART), and a planted fault (one output bit flipped in one cycle) reported as FAIL.
+
+use super::*;
+use crate::lint::tool_available;
+use std::path::Path;
+use std::process::Command;
+use std::sync::OnceLock;
+
+fn have_verilator() -> bool {
+    gpusim::testing::available(
+        "rtl",
+        tool_available("verilator"),
+        "verilator not installed (apt-get install -y verilator)",
+    )
+}
+
+/// Everything `gen` writes, once per test binary, in a temporary directory.
+fn generated() -> &'static (tempfile::TempDir, crate::Generated) {
+    static G: OnceLock<(tempfile::TempDir, crate::Generated)> = OnceLock::new();
+    G.get_or_init(|| {
+        let g = crate::generate_all().unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        crate::write_all(&g, dir.path()).unwrap();
+        (dir, g)
+    })
+}
+
+fn entry<'g>(g: &'g crate::Generated, module: &str) -> &'g crate::ModuleEntry {
+    g.manifest
+        .modules
+        .iter()
+        .find(|m| m.module == module)
+        .unwrap()
+}
+
+#[test]
+fn every_wrapper_and_the_uart_are_lint_clean() {
+    if !have_verilator() {
+        return;
+    }
+    let (dir, g) = generated();
+    let fpga = dir.path().join(DIR);
+    for m in &g.manifest.modules {
+        let log = Command::new("verilator")
+            .args(["--lint-only", "-Wall", "-Wno-DECLFILENAME", "--top-module"])
+            .arg(format!("{}_selftest", m.module))
+            .arg(fpga.join(format!("{}_selftest.v", m.module)))
+            .arg(dir.path().join(&m.file))
+            .arg(fpga.join(control::FILE))
+            .arg(fpga.join(uart::FILE))
+            .output()
+            .unwrap();
+        let text = String::from_utf8_lossy(&log.stderr);
+        assert!(
+            log.status.success() && !text.contains("%Warning"),
+            "{}: {text}",
+            m.module
+        );
+    }
+    let log = Command::new("verilator")
+        .args([
+            "--lint-only",
+            "-Wall",
+            "-Wno-DECLFILENAME",
+            "--top-module",
+            "gs_uart_rx",
+        ])
+        .arg(fpga.join(uart::FILE))
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&log.stderr);
+    assert!(log.status.success() && !text.contains("%Warning"), "{text}");
+}
+
+/// A simulation top: the wrapper of `module` at 8 clocks per UART bit, its report decoded by
+/// `gs_uart_rx` and printed; `+fault=C` raises `inject_fault` in cycle `C`.
+fn testbench(module: &str, rom: &Path) -> String {
+    format!(
+        r#"module tb;
+    reg clk = 1'b0;
+    always #5 clk = ~clk;
+    reg rst = 1'b1;
+    reg fault = 1'b0;
+    integer cycle = 0;
+    integer fault_at = -1;
+    wire done, pass, tx, valid, frame_error;
+    wire [31:0] signature;
+    wire [7:0] data;
+    {module}_selftest #(.ROM_FILE("{rom}"), .CLKS_PER_BIT(16'd8), .REPORT_EVERY_LOG2(12)) st (
+        .clk(clk), .rst(rst), .inject_fault(fault), .done(done), .pass(pass),
+        .signature(signature), .uart_tx(tx));
+    gs_uart_rx #(.CLKS_PER_BIT(16'd8)) rx (
+        .clk(clk), .rst(rst), .rx(tx), .data(data), .valid(valid), .frame_error(frame_error));
+    initial begin
+        if (!$value$plusargs("fault=%d", fault_at)) fault_at = -1;
+    end
+    always @(posedge clk) begin
+        cycle <= cycle + 1;
+        if (cycle == 3) rst <= 1'b0;
+        fault <= cycle == fault_at;
+        if (valid) $write("%c", data);
+        if (frame_error) begin $display("FRAME ERROR"); $finish; end
+        if (valid && data == 8'h0a) $finish;
+        if (cycle > 100000) begin $display("TIMEOUT"); $finish; end
+    end
+endmodule
+"#,
+        rom = rom.display()
+    )
+}
+
+/// Builds `module`'s wrapper with the testbench; returns the binary.
+fn build(module: &str, work: &Path) -> std::path::PathBuf {
+    let (dir, g) = generated();
+    let fpga = dir.path().join(DIR);
+    let tb = work.join("tb.v");
+    std::fs::write(
+        &tb,
+        testbench(module, &fpga.join(format!("{module}.rom.hex"))),
+    )
+    .unwrap();
+    let out = Command::new("verilator")
+        .args([
+            "--binary",
+            "--timing",
+            "-Wno-fatal",
+            "-Wno-lint",
+            "-Wno-style",
+        ])
+        .args(["--top-module", "tb", "-Mdir"])
+        .arg(work.join("obj"))
+        .arg(&tb)
+        .arg(fpga.join(format!("{module}_selftest.v")))
+        .arg(dir.path().join(&entry(g, module).file))
+        .arg(fpga.join(control::FILE))
+        .arg(fpga.join(uart::FILE))
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{module}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    work.join("obj/Vtb")
+}
+
+/// The report line the binary prints (`fault`: the cycle of the planted fault).
+fn report(bin: &Path, fault: Option<u32>) -> String {
+    let mut c = Command::new(bin);
+    if let Some(f) = fault {
+        c.arg(format!("+fault={f}"));
+    }
+    let out = c.output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    text.lines()
+        .next()
+        .unwrap_or_default()
+        .trim_end()
+        .to_string()
+}
+
+#[test]
+fn wrappers_reach_the_golden_signature_and_a_planted_fault_fails() {
+    if !have_verilator() {
+        return;
+    }
+    let (dir, _) = generated();
+    let summary: Vec<serde_json::Value> =
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join(DIR).join(SUMMARY)).unwrap())
+            .unwrap();
+    // Every module (4-40 s to build each).
+    assert_eq!(summary.len(), generated().1.manifest.modules.len());
+    for e in &summary {
+        let module = e["module"].as_str().unwrap();
+        let sig = e["signature"].as_str().unwrap();
+        let work = tempfile::tempdir().unwrap();
+        let bin = build(module, work.path());
+        let head = format!("GS {module} N={CYCLES} SEED={SEED} SIG=");
+        assert_eq!(
+            report(&bin, None),
+            format!("{head}{sig} EXP={sig} PASS"),
+            "{module}"
+        );
+        // `inject_fault` high for one cycle early in the run (reset falls in cycle 4, rows
+        // from cycle 6): one output bit of one row flipped.
+        let faulty = report(&bin, Some(22));
+        assert!(
+            faulty.starts_with(&head) && faulty.ends_with(&format!(" EXP={sig} FAIL")),
+            "{module}: {faulty}"
+        );
+        assert!(
+            !faulty.contains(&format!("SIG={sig}")),
+            "{module}: {faulty}"
+        );
+    }
+}
