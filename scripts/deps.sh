@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Installs what gpusched needs besides cargo: Verilator (co-simulation, lint), Yosys
 # (synthesis gate), g++ (the Verilated models), tar and xz (the reference set's trace archives,
-# `bench --reference`). Idempotent: does nothing when all are on PATH. Needs root (or sudo) and
-# Debian/Ubuntu's apt-get.
+# `bench --reference`), nextpnr-ice40 and icepack (`gpusched fpga` on the iCEBreaker).
+# Idempotent: does nothing when all are on PATH. Needs root (or sudo) and Debian/Ubuntu's
+# apt-get. (The ULX3S's nextpnr-ecp5 has no Debian 12 package: `gpusched fpga` names the PyPI
+# one when it is missing.)
 set -euo pipefail
 missing=()
 command -v verilator >/dev/null 2>&1 || missing+=(verilator)
@@ -10,6 +12,8 @@ command -v yosys >/dev/null 2>&1 || missing+=(yosys)
 command -v g++ >/dev/null 2>&1 || missing+=(g++)
 command -v tar >/dev/null 2>&1 || missing+=(tar)
 command -v xz >/dev/null 2>&1 || missing+=(xz-utils)
+command -v nextpnr-ice40 >/dev/null 2>&1 || missing+=(nextpnr-ice40)
+command -v icepack >/dev/null 2>&1 || missing+=(fpga-icestorm)
 if [ ${#missing[@]} -eq 0 ]; then
   exit 0
 fi

@@ -19,6 +19,9 @@ enum Command {
     /// Emit the Verilog of every block x policy x preset into rtl-out/ with manifest.json, and
     /// each module's FPGA self-test wrapper into rtl-out/fpga/.
     Gen(cmd::gen::GenArgs),
+    /// A module's FPGA self-test wrapper through synthesis, place and route and bitstream for a
+    /// board (iCEBreaker, ULX3S; Arty: Yosys figures), with utilization, Fmax, critical path.
+    Fpga(cmd::fpga::FpgaArgs),
     /// Verilator lint (-Wall) and Yosys synthesis of every module in rtl-out/.
     Lint(cmd::lint::LintArgs),
     /// Lockstep co-simulation of one block's Verilated RTL against its golden model.
@@ -56,6 +59,7 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Gen(a) => cmd::gen::run(a),
+        Command::Fpga(a) => cmd::fpga::run(a),
         Command::Lint(a) => cmd::lint::run(a),
         Command::Cosim(a) => cmd::cosim::run(a),
         Command::Regress(a) => cmd::regress::run(a),

@@ -1238,6 +1238,28 @@ fn lint_of_an_empty_manifest_is_an_error_not_a_pass() {
     assert!(text(&o).contains("lists no module"), "{}", text(&o));
 }
 
+#[test]
+fn fpga_names_the_boards_and_rejects_an_unknown_module() {
+    let o = gpusched(&["fpga", "--board", "de10", "--module", "x"]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    for b in ["icebreaker", "ulx3s", "arty"] {
+        assert!(text(&o).contains(b), "{}", text(&o));
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().to_str().unwrap();
+    let o = gpusched(&[
+        "fpga",
+        "--board",
+        "icebreaker",
+        "--module",
+        "nope",
+        "--out",
+        out,
+    ]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    assert!(text(&o).contains("no module `nope`"), "{}", text(&o));
+}
+
 /// Runs gpusched with standard output going to `stdout`; returns (exit code, stderr).
 fn gpusched_to(args: &[&str], stdout: std::process::Stdio) -> (Option<i32>, String) {
     let o = Command::new(env!("CARGO_BIN_EXE_gpusched"))

@@ -1,8 +1,9 @@
 //! What the test suites need from outside the repository, and what a test does without it.
 //!
-//! Two things may be missing on a machine: the RTL tools (`rtl`: Verilator, with which the
-//! testbench is built, and Yosys) and the real traces in `../shared/traces` beside the
-//! repository, or in `$GPUSCHED_SHARED/traces` (`traces`). A test that needs one calls [`available`]:
+//! Things that may be missing on a machine: the RTL tools (`rtl`: Verilator, with which the
+//! testbench is built, and Yosys), the iCE40 place-and-route tools (`fpga`: nextpnr-ice40,
+//! icepack) and the real traces in `../shared/traces` beside the repository, or in
+//! `$GPUSCHED_SHARED/traces` (`traces`). A test that needs one calls [`available`]:
 //! * present: the test runs;
 //! * missing, and named in `GPUSCHED_REQUIRE` (comma-separated, e.g. `rtl,traces`, as CI sets
 //!   it): the test fails, naming what is missing;
@@ -15,7 +16,7 @@ use std::path::PathBuf;
 /// The environment variable naming what must be present.
 pub const REQUIRE_ENV: &str = "GPUSCHED_REQUIRE";
 
-/// Whether `what` (`rtl` or `traces`) must be present ([`REQUIRE_ENV`]).
+/// Whether `what` (`rtl`, `fpga`, `traces`, ...) must be present ([`REQUIRE_ENV`]).
 pub fn required(what: &str) -> bool {
     listed(std::env::var(REQUIRE_ENV).ok().as_deref(), what)
 }

