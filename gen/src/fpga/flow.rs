@@ -234,9 +234,14 @@ pub fn fit(board: &Board, cells: &BTreeMap<String, u64>) -> Option<(&'static str
     })
 }
 
-/// A clock net's name without nextpnr's buffer suffixes (`clk$SB_IO_IN_$glb_clk`: `clk`).
+/// A clock net's name without nextpnr's buffer prefixes and suffixes (iCE40
+/// `clk$SB_IO_IN_$glb_clk`, ECP5 `$glbnet$clk$TRELLIS_IO_IN`: `clk`).
 fn clock_name(net: &str) -> String {
-    net.split('$').next().unwrap_or(net).to_string()
+    let name = net.strip_prefix("$glbnet$").unwrap_or(net);
+    match name.split('$').next() {
+        Some(n) if !n.is_empty() => n.to_string(),
+        _ => net.to_string(),
+    }
 }
 
 /// Utilization, clocks and the critical path from nextpnr's `--report` JSON.
@@ -463,6 +468,18 @@ mod tests {
         assert_eq!((p.from.as_str(), p.to.as_str()), ("a", "e"));
         let (u, f, p) = parse_pnr(&json!({}));
         assert!(u.is_empty() && f.is_empty() && p.is_none());
+    }
+
+    #[test]
+    fn clock_names_lose_the_buffer_decorations_of_both_families() {
+        assert_eq!(clock_name("clk$SB_IO_IN_$glb_clk"), "clk");
+        assert_eq!(clock_name("$glbnet$clk$TRELLIS_IO_IN"), "clk");
+        assert_eq!(clock_name("clk"), "clk");
+        assert_eq!(
+            clock_name("$odd"),
+            "$odd",
+            "nothing left: the net's own name"
+        );
     }
 
     #[test]
