@@ -30,7 +30,7 @@ pub enum GateError {
     },
 }
 
-/// Whether `tool --version` runs.
+/// Whether `tool` can be started (it is on `PATH`).
 pub fn tool_available(tool: &str) -> bool {
     Command::new(tool).arg("-V").output().is_ok()
 }
@@ -70,6 +70,12 @@ fn with_module(e: GateError, module: &str) -> GateError {
 /// `verilator --lint-only -Wall -Wno-DECLFILENAME` on `file` with top `module`. Any warning
 /// fails the gate.
 pub fn verilator_lint(file: &Path, module: &str) -> Result<(), GateError> {
+    verilator_lint_files(&[file], module)
+}
+
+/// [`verilator_lint`] on top `module` spread over `files` (a wrapper and what it
+/// instantiates).
+pub fn verilator_lint_files(files: &[&Path], module: &str) -> Result<(), GateError> {
     let log = run(
         "verilator",
         "verilator",
@@ -81,7 +87,7 @@ pub fn verilator_lint(file: &Path, module: &str) -> Result<(), GateError> {
                 "--top-module",
                 module,
             ])
-            .arg(file),
+            .args(files),
     )
     .map_err(|e| with_module(e, module))?;
     if log.contains("%Warning") || log.contains("%Error") {

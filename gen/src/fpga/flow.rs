@@ -9,6 +9,7 @@
 //! [`Status`]); the bitstream of a timing miss is still written (and said to be).
 
 use super::board::{Board, Family};
+use crate::lint::tool_available;
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -168,17 +169,10 @@ fn pnr_tools(family: Family) -> Option<([&'static str; 2], [&'static str; 2], &'
     }
 }
 
-fn on_path(tool: &str) -> bool {
-    Command::new(tool)
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success() || !o.stdout.is_empty() || !o.stderr.is_empty())
-}
-
 fn find(names: [&'static str; 2], install: &'static str) -> Result<&'static str, FlowError> {
     names
         .into_iter()
-        .find(|t| on_path(t))
+        .find(|t| tool_available(t))
         .ok_or(FlowError::MissingTool {
             tool: names[0],
             install,
@@ -519,7 +513,9 @@ mod tests {
     /// them: `GPUSCHED_REQUIRE=fpga`).
     #[test]
     fn the_ice40_flow_writes_a_bitstream_and_a_timing_report() {
-        let have = on_path("yosys") && on_path("nextpnr-ice40") && on_path("icepack");
+        let have = ["yosys", "nextpnr-ice40", "icepack"]
+            .into_iter()
+            .all(tool_available);
         if !gpusim::testing::available(
             "fpga",
             have,

@@ -2,7 +2,7 @@
 //! UART), and a planted fault (one output bit flipped in one cycle) reported as FAIL.
 
 use super::*;
-use crate::lint::tool_available;
+use crate::lint::{tool_available, verilator_lint_files};
 use std::path::Path;
 use std::process::Command;
 use std::sync::OnceLock;
@@ -41,36 +41,15 @@ fn every_wrapper_and_the_uart_are_lint_clean() {
     }
     let (dir, g) = generated();
     let fpga = dir.path().join(DIR);
+    let (control, uart) = (fpga.join(control::FILE), fpga.join(uart::FILE));
     for m in &g.manifest.modules {
-        let log = Command::new("verilator")
-            .args(["--lint-only", "-Wall", "-Wno-DECLFILENAME", "--top-module"])
-            .arg(format!("{}_selftest", m.module))
-            .arg(fpga.join(format!("{}_selftest.v", m.module)))
-            .arg(dir.path().join(&m.file))
-            .arg(fpga.join(control::FILE))
-            .arg(fpga.join(uart::FILE))
-            .output()
-            .unwrap();
-        let text = String::from_utf8_lossy(&log.stderr);
-        assert!(
-            log.status.success() && !text.contains("%Warning"),
-            "{}: {text}",
-            m.module
-        );
+        let wrapper = fpga.join(format!("{}_selftest.v", m.module));
+        let module = dir.path().join(&m.file);
+        let files = [wrapper.as_path(), module.as_path(), &control, &uart];
+        verilator_lint_files(&files, &format!("{}_selftest", m.module))
+            .unwrap_or_else(|e| panic!("{e}"));
     }
-    let log = Command::new("verilator")
-        .args([
-            "--lint-only",
-            "-Wall",
-            "-Wno-DECLFILENAME",
-            "--top-module",
-            "gs_uart_rx",
-        ])
-        .arg(fpga.join(uart::FILE))
-        .output()
-        .unwrap();
-    let text = String::from_utf8_lossy(&log.stderr);
-    assert!(log.status.success() && !text.contains("%Warning"), "{text}");
+    verilator_lint_files(&[&uart], "gs_uart_rx").unwrap_or_else(|e| panic!("{e}"));
 }
 
 /// A simulation top: the wrapper of `module` at 8 clocks per UART bit, its report decoded by
