@@ -14,6 +14,9 @@
 //! flags in every profile (`-O2`, no debug information), so `cargo clippy` (dev) and `cargo
 //! test --release` share one build (the Verilated `fermi` modules take minutes to compile).
 
+#[path = "build/bridges.rs"]
+mod bridges;
+
 use serde::Deserialize;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -21,12 +24,12 @@ use std::process::Command;
 use std::{env, fs};
 
 #[derive(Deserialize)]
-struct Manifest {
+pub(crate) struct Manifest {
     modules: Vec<Module>,
 }
 
 #[derive(Deserialize)]
-struct Module {
+pub(crate) struct Module {
     module: String,
     file: String,
     ports: Vec<Port>,
@@ -76,7 +79,9 @@ fn main() {
                 "cargo:warning={verilator} not found: RTL co-simulation is disabled in this build \
                  (apt-get install -y verilator, then rebuild)"
             );
-            fs::write(out.join("rtl_modules.rs"), rust_table(&[], false)).unwrap();
+            let mut table = rust_table(&[], false);
+            table.push_str(&bridges::rust_table(&[]));
+            fs::write(out.join("rtl_modules.rs"), table).unwrap();
             return;
         }
     };
@@ -88,7 +93,10 @@ fn main() {
         .map(Path::to_path_buf)
         .unwrap_or_else(|| out.clone());
     let cache = target.join("verilated").join(&key);
-    let table = rust_table(&manifest.modules, true);
+    // The bridges' library links first: it uses the Verilator runtime in the modules' one.
+    let bridges = bridges::build(&verilator, &root, &rtl, &manifest, &target);
+    let mut table = rust_table(&manifest.modules, true);
+    table.push_str(&bridges::rust_table(&bridges));
     let link = |dir: &Path| {
         println!("cargo:rustc-link-search=native={}", dir.display());
         println!("cargo:rustc-link-lib=static=gpusched_rtl");
@@ -163,7 +171,7 @@ const LIB: &str = "libgpusched_rtl.a";
 /// Removes the cache entries of earlier Verilog from `dir` (each is tens to hundreds of MB):
 /// all but `keep` and the newest other finished entry; a staging folder only once it is an
 /// hour old (a build that was interrupted, not one running beside this one).
-fn prune(dir: &Path, keep: &Path) {
+pub(crate) fn prune(dir: &Path, keep: &Path) {
     let Ok(entries) = fs::read_dir(dir) else {
         return;
     };

@@ -81,6 +81,47 @@ pub fn port_values(specs: &[PortSpec], words: &[u64]) -> Vec<u128> {
         .collect()
 }
 
+/// Packs one cycle's flattened ports (`words` as [`PortBundle::to_words`] writes them) into
+/// 32-bit chunks, ports end to end from bit 0, each least significant bit first: port `k`
+/// takes bits `off_k .. off_k + width_k` of the vector, chunk `j` holds bits `32j .. 32j + 31`
+/// (the last one zero-padded). The FPGA self-test's ROM rows and signature and the host
+/// bridge's payloads use this layout.
+pub fn pack_bits(specs: &[PortSpec], words: &[u64]) -> Vec<u32> {
+    let total: u32 = specs.iter().map(|s| s.width).sum();
+    let mut chunks = vec![0u32; total.div_ceil(32) as usize];
+    let (mut bit, mut w) = (0usize, 0usize);
+    for s in specs {
+        for i in 0..s.width as usize {
+            if words[w + i / 64] >> (i % 64) & 1 == 1 {
+                chunks[bit / 32] |= 1 << (bit % 32);
+            }
+            bit += 1;
+        }
+        w += s.words();
+    }
+    chunks
+}
+
+/// The inverse of [`pack_bits`]: the port words of `specs` from a packed vector (bits past
+/// the ports' total width are ignored; missing chunks read as zero).
+pub fn unpack_bits(specs: &[PortSpec], chunks: &[u32]) -> Vec<u64> {
+    let mut words = vec![0u64; word_count(specs)];
+    let (mut bit, mut w) = (0usize, 0usize);
+    for s in specs {
+        for i in 0..s.width as usize {
+            if chunks
+                .get(bit / 32)
+                .is_some_and(|c| c >> (bit % 32) & 1 == 1)
+            {
+                words[w + i / 64] |= 1 << (i % 64);
+            }
+            bit += 1;
+        }
+        w += s.words();
+    }
+    words
+}
+
 /// How many ports a field is and how wide each one is (from the width expression of
 /// [`port_bundle!`](crate::port_bundle): an integer for a scalar, `(count, width)` for an array).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -461,6 +502,32 @@ mod tests {
             /// Per-element values.
             pub per: [u32; 4] = |p| (p.1, 20),
         }
+    }
+
+    #[test]
+    fn packed_bits_lay_ports_end_to_end_and_unpack_back() {
+        let p = (13u32, 3usize);
+        let d = Demo {
+            flag: true,
+            bus: 0x1abc,
+            wide: 1u128 << 82 | 5,
+            per: [7, 8, 9, 0],
+        };
+        let specs = Demo::specs(&p);
+        let mut words = vec![0; word_count(&specs)];
+        d.to_words(&p, &mut words);
+        let chunks = pack_bits(&specs, &words);
+        // 1 + 13 + 83 + 3 x 20 = 157 bits: 5 chunks.
+        assert_eq!(chunks.len(), 5);
+        // flag at bit 0, bus at bits 1..14, wide from bit 14 (its bit 82 at bit 96).
+        assert_eq!(chunks[0] & 1, 1);
+        assert_eq!(chunks[0] >> 1 & 0x1fff, 0x1abc);
+        assert_eq!(chunks[0] >> 14 & 0x7, 5);
+        assert_eq!(chunks[3] & 1, 1);
+        // per[0] = 7 from bit 97.
+        assert_eq!(chunks[3] >> 1 & 0xfffff, 7);
+        assert_eq!(unpack_bits(&specs, &chunks), words);
+        assert_eq!(Demo::from_words(&p, &unpack_bits(&specs, &chunks)), d);
     }
 
     #[test]

@@ -3,6 +3,7 @@
 //! * [`analysis`]: compiler-side analyses (ELF program points).
 //! * [`block`]: the block contract every hardware block implements three times (golden model
 //!   here, rust-hdl RTL in `gpusched-hdl`, Verilated RTL in `gpusched-tb`).
+//! * [`bridge`]: the FPGA host bridge's register map (generator and client share it).
 //! * [`blocks`]: the golden models, one module per block (the registry's list), and the
 //!   catalog of blocks, policies and presets that the CLI and the generator derive from it.
 //! * [`config`]: `GpuConfig`, the papers' GPU presets, validation.
@@ -16,6 +17,7 @@
 pub mod analysis;
 pub mod block;
 pub mod blocks;
+pub mod bridge;
 pub mod config;
 pub mod core;
 pub mod gpu;

@@ -1,7 +1,9 @@
-//! `gpusched cosim`: lockstep co-simulation of one block variant on random stimulus.
+//! `gpusched cosim`: lockstep co-simulation of one block variant on random stimulus, against
+//! its Verilated RTL or its FPGA host bridge (Verilated, or on a board over a serial port).
 
 use anyhow::Result;
 use clap::Args;
+use gpusched_tb::bridge::{run_variant_on, Target};
 use gpusched_tb::cosim::{run_variant, CosimOptions, CosimReport, PROGRESS_EVERY};
 use gpusched_tb::lockstep::{LockstepConfig, SNAPSHOT_INTERVAL};
 use indicatif::{ProgressBar, ProgressStyle};
@@ -41,9 +43,28 @@ pub struct CosimArgs {
     #[arg(long, value_name = "CYCLES", default_value_t = SNAPSHOT_INTERVAL,
           value_parser = clap::value_parser!(u64).range(1..=1 << 24))]
     snapshot_interval: u64,
+    /// Where the RTL runs: `verilator` (the Verilated module, in this process), `uart-sim`
+    /// (the module's Verilated FPGA host bridge, driven through its serial pins) or
+    /// `uart:DEVICE[@BAUD]` (a board running the bridge bitstream, e.g. uart:/dev/ttyUSB0;
+    /// 115200 baud by default).
+    #[arg(long, default_value = "verilator", value_name = "TARGET")]
+    target: String,
+    /// Directory of the generated RTL whose manifest names the Verilog hash a bridge must
+    /// report [default: rtl-out/ of the repository].
+    #[arg(long, value_name = "DIR")]
+    rtl: Option<PathBuf>,
     /// Print one JSON object instead of text.
     #[arg(long)]
     json: bool,
+}
+
+/// The first 32 bits of `module`'s Verilog SHA-256 from `rtl/manifest.json`, when the file
+/// lists it.
+pub fn manifest_hash(rtl: &std::path::Path, module: &str) -> Option<u32> {
+    let text = std::fs::read_to_string(rtl.join("manifest.json")).ok()?;
+    let m: gpusched_gen::Manifest = serde_json::from_str(&text).ok()?;
+    let e = m.modules.iter().find(|e| e.module == module)?;
+    gpusim::bridge::hash_word(&e.sha256)
 }
 
 /// A progress bar on stderr for runs of `total` cycles (hidden when stderr is not a terminal).
@@ -97,10 +118,34 @@ pub fn run(a: CosimArgs) -> Result<ExitCode> {
             rtl_threads: 1,
         },
     };
+    let target = Target::parse(&a.target)?;
     let bar = progress_bar(a.cycles, "cosim");
-    let r = run_variant(&a.block, &a.policy, &a.preset, &opts, &mut |c| {
-        bar.set_position(c)
-    })?;
+    let mut progress = |c| bar.set_position(c);
+    let r = match &target {
+        Target::Verilator => run_variant(&a.block, &a.policy, &a.preset, &opts, &mut progress)?,
+        _ => {
+            let info = gpusim::blocks::find_block(&a.block)?;
+            let policy = gpusim::blocks::check_variant(&info, &a.policy, &a.preset)?;
+            let module = info.module_name(policy, &a.preset);
+            let rtl = a.rtl.clone().unwrap_or_else(super::default_rtl_dir);
+            let hash = manifest_hash(&rtl, &module);
+            if hash.is_none() {
+                eprintln!(
+                    "note: {} does not list {module}: the bridge's Verilog hash is not checked",
+                    rtl.join("manifest.json").display()
+                );
+            }
+            run_variant_on(
+                &target,
+                &a.block,
+                &a.policy,
+                &a.preset,
+                hash,
+                &opts,
+                &mut progress,
+            )?
+        }
+    };
     bar.finish_and_clear();
     if a.json {
         outln!(

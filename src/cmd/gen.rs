@@ -47,13 +47,15 @@ pub fn run(a: GenArgs) -> Result<ExitCode> {
         g.manifest.modules.len()
     );
     outln!(
-        "wrote {}/{}/: {} self-test wrappers with their ROMs, {}, {}, {}",
+        "wrote {}/{}/: {n} self-test wrappers with their ROMs, {n} host bridges with their \
+         register maps (.regmap.csv, .regmap.h), {}, {}, {}, {}",
         dir.display(),
         gpusched_gen::fpga::DIR,
-        g.manifest.modules.len(),
         gpusched_gen::fpga::control::FILE,
+        gpusched_gen::fpga::bridge_ctl::FILE,
         gpusched_gen::fpga::uart::FILE,
-        gpusched_gen::fpga::SUMMARY
+        gpusched_gen::fpga::SUMMARY,
+        n = g.manifest.modules.len(),
     );
     let report = gpusched_gen::report::REPORT;
     match gpusched_gen::report::stale(&g, &dir) {

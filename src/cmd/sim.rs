@@ -5,6 +5,7 @@
 
 use anyhow::{anyhow, bail, Result};
 use clap::Args;
+use gpusched_tb::bridge::{run_on_board, BoardSite, Target};
 use gpusched_tb::gpu::{self as tbgpu, BlockMode, GpuRunError, Modes};
 use gpusched_tb::lockstep::{LockstepConfig, SNAPSHOT_INTERVAL};
 use gpusim::analysis::elf::RecalcPolicy;
@@ -139,6 +140,20 @@ pub struct RunArgs {
     /// GPU runs on its own thread.
     #[arg(long, value_name = "N", default_value_t = 0)]
     pub rtl_threads: usize,
+    /// Where the `--lockstep` block's RTL runs: `verilator` (every instance, Verilated), or
+    /// one instance (`--target-site`) on its FPGA host bridge: `uart-sim` (the Verilated
+    /// bridge, driven through its serial pins) or `uart:DEVICE[@BAUD]` (a board), the block's
+    /// other instances golden. A bridge target takes exactly one `--lockstep` block.
+    #[arg(long, value_name = "TARGET", default_value = "verilator")]
+    pub target: String,
+    /// The instance a bridge target checks: a site of the `--lockstep` block (sm0_sched0,
+    /// sm2_elf, tb_dispatch ...) [default: the block's first site].
+    #[arg(long, value_name = "SITE")]
+    pub target_site: Option<String>,
+    /// Directory of the generated RTL whose manifest names the Verilog hash a bridge must
+    /// report [default: rtl-out/ of the repository].
+    #[arg(long, value_name = "DIR")]
+    pub rtl_dir: Option<PathBuf>,
 }
 
 impl RunArgs {
@@ -356,10 +371,46 @@ pub fn simulate(
 ) -> Result<std::result::Result<Report, ExitCode>> {
     let (cfg, opts, modes) = run.resolve()?;
     let lockstep = run.lockstep_config();
+    let target = Target::parse(&run.target)?;
+    if target == Target::Verilator && run.target_site.is_some() {
+        bail!("--target-site needs a bridge --target (uart-sim or uart:DEVICE)");
+    }
+    let board_block = match (&target, run.lockstep.as_slice()) {
+        (Target::Verilator, _) => None,
+        (_, [b]) => Some(b.clone()),
+        _ => bail!(
+            "--target {} takes exactly one --lockstep block (the one whose instance runs on \
+             the bridge); got {}",
+            run.target,
+            run.lockstep.len()
+        ),
+    };
     let mut progress = RunProgress::new(label);
-    let result = tbgpu::run(&cfg, &opts, workload, modes, &lockstep, &mut |p| {
-        progress.update(p)
-    });
+    let result = match board_block {
+        None => tbgpu::run(&cfg, &opts, workload, modes, &lockstep, &mut |p| {
+            progress.update(p)
+        }),
+        Some(block) => {
+            let rtl = run.rtl_dir.clone().unwrap_or_else(super::default_rtl_dir);
+            let hash_of = |module: &str| super::cosim::manifest_hash(&rtl, module);
+            let board = BoardSite {
+                target,
+                block,
+                site: run.target_site.clone(),
+                hash_of: &hash_of,
+            };
+            run_on_board(&cfg, &opts, workload, modes, &lockstep, &board, &mut |p| {
+                progress.update(p)
+            })
+            .map(|(report, on_board)| {
+                eprintln!(
+                    "{} ({}) checked on {}: {} cycles, 0 mismatches",
+                    on_board.site, on_board.module, on_board.link, on_board.cycles
+                );
+                report
+            })
+        }
+    };
     progress.finish();
     match result {
         Ok(r) => Ok(Ok(r)),

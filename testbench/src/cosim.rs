@@ -108,7 +108,11 @@ where
 }
 
 /// A block variant named on the command line: its module name and canonical policy.
-fn resolve(block: &str, policy: &str, preset: &str) -> Result<(String, String), TbError> {
+pub(crate) fn resolve(
+    block: &str,
+    policy: &str,
+    preset: &str,
+) -> Result<(String, String), TbError> {
     let info = find_block(block).map_err(|e| TbError::Config(e.to_string()))?;
     let policy =
         check_variant(&info, policy, preset).map_err(|e| TbError::Config(e.to_string()))?;

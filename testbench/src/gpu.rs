@@ -178,7 +178,7 @@ pub enum GpuRunError {
     Tb(TbError),
 }
 
-fn classify(e: SimError) -> GpuRunError {
+pub(crate) fn classify(e: SimError) -> GpuRunError {
     match e {
         SimError::Block { site, source } => match source.downcast::<StepError>() {
             Ok(step) => classify_step(*step),
@@ -191,7 +191,7 @@ fn classify(e: SimError) -> GpuRunError {
     }
 }
 
-fn classify_step(e: StepError) -> GpuRunError {
+pub(crate) fn classify_step(e: StepError) -> GpuRunError {
     match e {
         StepError::Mismatch(m) => GpuRunError::Mismatch(m),
         StepError::Tb(t) => GpuRunError::Tb(t),

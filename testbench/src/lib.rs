@@ -10,9 +10,12 @@
 //! * [`vcd_out`]: VCD writer for golden models (ports and internal state).
 //! * [`pair`]: a mismatch's two waveforms merged into one file, and a GTKWave save file.
 //! * [`cosim`]: random-stimulus co-simulation runs, as `gpusched cosim` and the regression use.
+//! * [`bridge`]: a block behind its FPGA host bridge, over a serial port or a Verilated
+//!   bridge's pins (`gpusched cosim --target uart:DEV` / `uart-sim`).
 //! * [`gpu`]: RTL in the GPU model's loop (`gpusched sim --rtl` / `--lockstep`).
 
 pub mod batch;
+pub mod bridge;
 pub mod cosim;
 pub mod gpu;
 pub mod lockstep;
@@ -54,6 +57,10 @@ pub enum TbError {
     /// Invalid run configuration.
     #[error("{0}")]
     Config(String),
+    /// The host bridge did not answer as the protocol says (`target`: the serial port or the
+    /// Verilated bridge).
+    #[error("{target}: {reason}")]
+    Bridge { target: String, reason: String },
     /// The pair resumed from a snapshot to describe a mismatch diverged elsewhere than the run.
     #[error("{module}: resuming from the last snapshot did not reproduce the mismatch at cycle {cycle} (replay: {replay}); the model or its snapshot is not deterministic")]
     NotReproduced {

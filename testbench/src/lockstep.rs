@@ -342,56 +342,101 @@ where
         let iw = words(in_specs, &|w| inp.to_words(&self.params, w));
         let ew = words(out_specs, &|w| expected.to_words(&self.params, w));
         let gw = words(out_specs, &|w| got.to_words(&self.params, w));
-        let nout = out_specs.len();
         let (golden_vcd, rtl_vcd) = match self.close_traces()? {
             Some((g, r)) => (Some(g), Some(r)),
             None => (None, None),
         };
-        let k = (0..nout).find(|&k| ew[k] != gw[k]).expect("outputs differ");
-        let names = |specs: &[PortSpec]| specs.iter().map(|s| s.name.clone()).collect::<Vec<_>>();
-        let (outputs, inputs) = (names(out_specs), names(in_specs));
-        let differing: Vec<String> = (0..nout)
-            .filter(|&k| ew[k] != gw[k])
-            .map(|k| out_specs[k].name.clone())
-            .collect();
-        let pair = match (&golden_vcd, &rtl_vcd) {
-            (Some(g), Some(r)) => Some(write_pair(
-                g,
-                r,
-                &PairView {
-                    golden_scope: &self.name,
-                    rtl_scope: &self.module,
-                    cycle: self.cycle,
-                    outputs: &outputs,
-                    inputs: &inputs,
-                    differing: &differing,
-                },
-            )?),
-            _ => None,
-        };
-        Ok(Mismatch {
-            name: self.name.clone(),
+        describe(MismatchData {
+            name: &self.name,
+            rtl_scope: &self.module,
             cycle: self.cycle,
-            port: out_specs[k].name.clone(),
-            expected: ew[k],
-            got: gw[k],
-            outputs: (0..nout)
-                .map(|k| (out_specs[k].name.clone(), ew[k], gw[k]))
-                .collect(),
-            inputs: in_specs
-                .iter()
-                .zip(iw)
-                .map(|(s, v)| (s.name.clone(), v))
-                .collect(),
-            golden_vcd,
-            rtl_vcd,
-            pair,
+            in_specs,
+            out_specs,
+            inputs: iw,
+            expected: ew,
+            got: gw,
+            waveforms: golden_vcd.zip(rtl_vcd),
             resumed_from: self.resumed_from,
         })
     }
 }
 
-fn create_dir(dir: &Path) -> Result<(), TbError> {
+/// What a mismatch report is made of: the cycle's port values and the waveforms written.
+pub(crate) struct MismatchData<'a> {
+    /// The pair's name (the golden waveform's port scope).
+    pub name: &'a str,
+    /// The port scope of the RTL waveform.
+    pub rtl_scope: &'a str,
+    /// Cycle of the divergence.
+    pub cycle: u64,
+    /// Input ports.
+    pub in_specs: &'a [PortSpec],
+    /// Output ports.
+    pub out_specs: &'a [PortSpec],
+    /// Input values of that cycle.
+    pub inputs: Vec<u128>,
+    /// Golden output values.
+    pub expected: Vec<u128>,
+    /// RTL output values.
+    pub got: Vec<u128>,
+    /// (golden, rtl) waveforms, if written: the pair file and the GTKWave save file are made
+    /// from them.
+    pub waveforms: Option<(PathBuf, PathBuf)>,
+    /// The snapshot cycle the pair was resumed from, if it was.
+    pub resumed_from: Option<u64>,
+}
+
+/// The [`Mismatch`] of `d`, with the pair waveform and the GTKWave save file written when both
+/// waveforms are there.
+pub(crate) fn describe(d: MismatchData) -> Result<Mismatch, TbError> {
+    let (ew, gw, out_specs) = (&d.expected, &d.got, d.out_specs);
+    let nout = out_specs.len();
+    let k = (0..nout).find(|&k| ew[k] != gw[k]).expect("outputs differ");
+    let names = |specs: &[PortSpec]| specs.iter().map(|s| s.name.clone()).collect::<Vec<_>>();
+    let (outputs, inputs) = (names(out_specs), names(d.in_specs));
+    let differing: Vec<String> = (0..nout)
+        .filter(|&k| ew[k] != gw[k])
+        .map(|k| out_specs[k].name.clone())
+        .collect();
+    let pair = match &d.waveforms {
+        Some((g, r)) => Some(write_pair(
+            g,
+            r,
+            &PairView {
+                golden_scope: d.name,
+                rtl_scope: d.rtl_scope,
+                cycle: d.cycle,
+                outputs: &outputs,
+                inputs: &inputs,
+                differing: &differing,
+            },
+        )?),
+        None => None,
+    };
+    let (golden_vcd, rtl_vcd) = d.waveforms.clone().unzip();
+    Ok(Mismatch {
+        name: d.name.into(),
+        cycle: d.cycle,
+        port: out_specs[k].name.clone(),
+        expected: ew[k],
+        got: gw[k],
+        outputs: (0..nout)
+            .map(|k| (out_specs[k].name.clone(), ew[k], gw[k]))
+            .collect(),
+        inputs: d
+            .in_specs
+            .iter()
+            .zip(d.inputs)
+            .map(|(s, v)| (s.name.clone(), v))
+            .collect(),
+        golden_vcd,
+        rtl_vcd,
+        pair,
+        resumed_from: d.resumed_from,
+    })
+}
+
+pub(crate) fn create_dir(dir: &Path) -> Result<(), TbError> {
     if dir.exists() && !dir.is_dir() {
         return Err(TbError::Io {
             path: dir.to_path_buf(),

@@ -4,8 +4,9 @@
 //! GTKWave shows one dump file per window, so [`write_pair`] merges `<name>.golden.vcd` and
 //! `<name>.rtl.vcd` into `<name>.pair.vcd`: the golden waveform under the top scope `golden`,
 //! the RTL one under `rtl`, with the time base they share (time `2c`: clock low, cycle `c`'s
-//! inputs and the outputs compared; `2c + 1`: clock high, after the edge). Golden vectors get
-//! the `[msb:0]` range Verilator writes, so a port has the same name under both scopes.
+//! inputs and the outputs compared; `2c + 1`: clock high, after the edge). Vectors without a
+//! range (the golden model's, and the port-level RTL waveform of a board run) get the
+//! `[msb:0]` range Verilator writes, so a port has the same name under both scopes.
 //!
 //! `<name>.gtkw` opens the pair with the clock, then the outputs (those that differ first),
 //! then the inputs, each port as its golden trace above its RTL trace, and the cursor at time
@@ -61,7 +62,7 @@ pub fn write_pair(golden: &Path, rtl: &Path, view: &PairView) -> Result<PairFile
     };
     let mut next = IdCode::FIRST;
     let (g_header, g_events) = read(golden, &mut next, true)?;
-    let (r_header, r_events) = read(rtl, &mut next, false)?;
+    let (r_header, r_events) = read(rtl, &mut next, true)?;
     let widths = port_widths(&g_header, view.golden_scope);
     let io = |path: &Path| {
         let path = path.to_path_buf();

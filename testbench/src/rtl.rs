@@ -27,6 +27,18 @@ pub struct ModuleFns {
     restore: unsafe extern "C" fn(*mut c_void, *const u8, usize),
 }
 
+/// FFI entry points of one Verilated FPGA host bridge (`rtl-out/fpga/<module>_bridge.v`,
+/// Verilated by `build.rs` at [`BRIDGE_CLKS_PER_BIT`] clocks per UART bit; driven by
+/// [`crate::bridge::SimSerial`]).
+pub struct BridgeFns {
+    /// The module behind the bridge.
+    pub module: &'static str,
+    pub(crate) new: unsafe extern "C" fn() -> *mut c_void,
+    pub(crate) free: unsafe extern "C" fn(*mut c_void),
+    /// `n` clocks with `uart_rx` held at `rx`; `uart_tx` after each rising edge into `tx`.
+    pub(crate) run: unsafe extern "C" fn(*mut c_void, i32, usize, *mut u8),
+}
+
 include!(concat!(env!("OUT_DIR"), "/rtl_modules.rs"));
 
 /// Names of the Verilated modules in this build (empty without Verilator).

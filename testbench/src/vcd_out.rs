@@ -21,7 +21,7 @@ pub struct GoldenVcd {
 
 impl GoldenVcd {
     /// Creates `path` with scope `module` holding `ports` (inputs then outputs) and a `state`
-    /// sub-scope holding `state`.
+    /// sub-scope holding `state` (none when `state` is empty).
     pub fn create(
         path: &Path,
         module: &str,
@@ -48,11 +48,13 @@ impl GoldenVcd {
             for p in ports {
                 ids.push((w.add_wire(p.width, &p.name).map_err(io)?, p.width));
             }
-            w.add_module("state").map_err(io)?;
-            for p in state {
-                ids.push((w.add_wire(p.width, &p.name).map_err(io)?, p.width));
+            if !state.is_empty() {
+                w.add_module("state").map_err(io)?;
+                for p in state {
+                    ids.push((w.add_wire(p.width, &p.name).map_err(io)?, p.width));
+                }
+                w.upscope().map_err(io)?;
             }
-            w.upscope().map_err(io)?;
             w.upscope().map_err(io)?;
             w.enddefinitions().map_err(io)?;
         }

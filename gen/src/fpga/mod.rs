@@ -15,6 +15,10 @@
 //! * once: `gs_selftest_ctl.v`, `gs_uart.v`, and `selftest.json`: per module the cycles,
 //!   seed, expected signature, input and output widths and active cycles.
 //!
+//! And the host bridge ([`bridge`], [`bridge_ctl`]): `<m>_bridge.v`, `<m>.regmap.csv` and
+//! `<m>.regmap.h` per module, `gs_bridge_ctl.v` once: a UART register bridge through which a
+//! host writes the module's inputs, steps it and reads its outputs (`gpusched cosim --target`).
+//!
 //! [`board`] and [`flow`] put a wrapper on a board (`gpusched fpga`): the board top, Yosys,
 //! the fit check, nextpnr and the bitstream, with the report.
 //!
@@ -26,6 +30,8 @@
 //! module then keeps running with inputs 0, which the signature no longer sees.
 
 pub mod board;
+pub mod bridge;
+pub mod bridge_ctl;
 pub mod control;
 pub mod flow;
 pub mod signature;
@@ -78,6 +84,10 @@ pub fn generate(manifest: &Manifest) -> Result<Vec<(String, String)>, GenError> 
             format!("{DIR}/{}", control::FILE),
             control::TEXT.to_string(),
         ),
+        (
+            format!("{DIR}/{}", bridge_ctl::FILE),
+            bridge_ctl::TEXT.to_string(),
+        ),
     ];
     let mut entries = vec![];
     for m in &manifest.modules {
@@ -101,6 +111,9 @@ pub fn generate(manifest: &Manifest) -> Result<Vec<(String, String)>, GenError> 
         };
         files.push((format!("{DIR}/{}", entry.rom), rom_hex(&run)));
         files.push((format!("{DIR}/{}.v", entry.wrapper), wrapper(m, &entry)));
+        for (name, text) in bridge::files(m)? {
+            files.push((format!("{DIR}/{name}"), text));
+        }
         entries.push(entry);
     }
     let json = serde_json::to_string_pretty(&entries).expect("plain data") + "\n";

@@ -38,23 +38,7 @@ pub struct SelftestRun {
     pub active_cycles: u64,
 }
 
-/// Packs one cycle's flattened ports (`words` as `PortBundle::to_words` writes them: each port
-/// `ceil(width / 64)` words, least significant first) into 32-bit chunks.
-pub fn pack(specs: &[PortSpec], words: &[u64]) -> Vec<u32> {
-    let total: u32 = specs.iter().map(|s| s.width).sum();
-    let mut chunks = vec![0u32; total.div_ceil(32) as usize];
-    let (mut bit, mut w) = (0usize, 0usize);
-    for s in specs {
-        for i in 0..s.width as usize {
-            if words[w + i / 64] >> (i % 64) & 1 == 1 {
-                chunks[bit / 32] |= 1 << (bit % 32);
-            }
-            bit += 1;
-        }
-        w += s.width.div_ceil(64) as usize;
-    }
-    chunks
-}
+pub use gpusim::block::pack_bits as pack;
 
 /// One word from a cycle's output chunks.
 pub fn fold(chunks: &[u32]) -> u32 {

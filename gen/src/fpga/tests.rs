@@ -35,7 +35,7 @@ fn entry<'g>(g: &'g crate::Generated, module: &str) -> &'g crate::ModuleEntry {
 }
 
 #[test]
-fn every_wrapper_and_the_uart_are_lint_clean() {
+fn every_wrapper_bridge_and_the_uart_are_lint_clean() {
     if !have_verilator() {
         return;
     }
@@ -47,6 +47,11 @@ fn every_wrapper_and_the_uart_are_lint_clean() {
         let module = dir.path().join(&m.file);
         let files = [wrapper.as_path(), module.as_path(), &control, &uart];
         verilator_lint_files(&files, &format!("{}_selftest", m.module))
+            .unwrap_or_else(|e| panic!("{e}"));
+        let bridge = fpga.join(format!("{}_bridge.v", m.module));
+        let ctl = fpga.join(bridge_ctl::FILE);
+        let files = [bridge.as_path(), module.as_path(), &ctl, &uart];
+        verilator_lint_files(&files, &format!("{}_bridge", m.module))
             .unwrap_or_else(|e| panic!("{e}"));
     }
     verilator_lint_files(&[&uart], "gs_uart_rx").unwrap_or_else(|e| panic!("{e}"));
