@@ -1,11 +1,11 @@
-//! `gpusched fpga --board B --module M [--out DIR] [--json]`: a module's self-test wrapper
-//! through synthesis, place and route and bitstream for a board, with the utilization, Fmax
-//! and critical path.
+//! `gpusched fpga --board B --module M [--design selftest|bridge] [--out DIR] [--json]`: a
+//! module's self-test wrapper or host bridge through synthesis, place and route and bitstream
+//! for a board, with the utilization, Fmax and critical path.
 
 use anyhow::Result;
 use clap::Args;
 use gpusched_gen::fpga::board::{board, BOARDS};
-use gpusched_gen::fpga::flow::{run_flow, FlowError, FlowReport, Status};
+use gpusched_gen::fpga::flow::{run_flow, Design, FlowError, FlowReport, Status};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -19,6 +19,12 @@ pub struct FpgaArgs {
     /// Module of rtl-out/ (`gpusched blocks` lists them), e.g. warp_arbiter_two_level_proto.
     #[arg(long)]
     module: String,
+    /// What to build around the module: `selftest` (plays its stimulus ROM, reports PASS or
+    /// FAIL on the LEDs and the UART) or `bridge` (the UART host bridge that `gpusched cosim
+    /// --target uart:DEVICE` drives).
+    #[arg(long, default_value = "selftest",
+          value_parser = clap::builder::PossibleValuesParser::new(Design::NAMES))]
+    design: String,
     /// Working directory for the sources, logs, reports and bitstream
     /// [default: fpga-out/<board>/<module>].
     #[arg(long, value_name = "DIR")]
@@ -35,11 +41,14 @@ pub struct FpgaArgs {
 pub fn run(a: FpgaArgs) -> Result<ExitCode> {
     let b = board(&a.board).expect("clap checked the board");
     let rtl = a.rtl.unwrap_or_else(super::default_rtl_dir);
-    let out = a
-        .out
-        .unwrap_or_else(|| PathBuf::from("fpga-out").join(b.name).join(&a.module));
+    let design = Design::from_name(&a.design).expect("clap checked the design");
+    let out = a.out.unwrap_or_else(|| {
+        PathBuf::from("fpga-out")
+            .join(b.name)
+            .join(format!("{}_{}", a.module, a.design))
+    });
     let mut progress = |step: &str| eprintln!("{step}...");
-    let report = match run_flow(b, &a.module, &rtl, &out, &mut progress) {
+    let report = match run_flow(b, &a.module, design, &rtl, &out, &mut progress) {
         Ok(r) => r,
         // Bad input: exit 2 through the caller.
         Err(e @ (FlowError::UnknownModule(_) | FlowError::Io { .. })) => return Err(e.into()),
@@ -61,7 +70,11 @@ pub fn run(a: FpgaArgs) -> Result<ExitCode> {
 }
 
 fn print(r: &FlowReport, title: &str) -> Result<()> {
-    outln!("{} on {}", r.module, title);
+    let design = match r.design {
+        Design::Selftest => "self-test",
+        Design::Bridge => "host bridge",
+    };
+    outln!("{} ({design}) on {}", r.module, title);
     let cells: Vec<String> = r.cells.iter().map(|(t, n)| format!("{t} {n}")).collect();
     outln!("  synthesis (Yosys cells): {}", cells.join(", "));
     for u in &r.utilization {

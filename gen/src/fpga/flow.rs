@@ -68,6 +68,8 @@ pub struct CriticalPath {
 pub struct FlowReport {
     /// The module under test.
     pub module: String,
+    /// What was built around it: `selftest` or `bridge` ([`Design`]).
+    pub design: Design,
     /// The board.
     pub board: String,
     /// How the run ended.
@@ -84,6 +86,30 @@ pub struct FlowReport {
     pub bitstream: Option<PathBuf>,
     /// Wall time of the whole flow, seconds.
     pub seconds: f64,
+}
+
+/// What `gpusched fpga` builds around a module.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Design {
+    /// `<m>_selftest`: the module plays its stimulus ROM and reports PASS/FAIL.
+    Selftest,
+    /// `<m>_bridge`: the module behind the UART host bridge (`gpusched cosim --target`).
+    Bridge,
+}
+
+impl Design {
+    /// The command-line names.
+    pub const NAMES: [&'static str; 2] = ["selftest", "bridge"];
+
+    /// The design called `name` (one of [`Design::NAMES`]).
+    pub fn from_name(name: &str) -> Option<Self> {
+        match name {
+            "selftest" => Some(Self::Selftest),
+            "bridge" => Some(Self::Bridge),
+            _ => None,
+        }
+    }
 }
 
 /// Why the flow stopped.
@@ -232,7 +258,7 @@ pub fn fit(board: &Board, cells: &BTreeMap<String, u64>) -> Option<(&'static str
 /// `clk$SB_IO_IN_$glb_clk`, ECP5 `$glbnet$clk$TRELLIS_IO_IN`: `clk`).
 fn clock_name(net: &str) -> String {
     let name = net.strip_prefix("$glbnet$").unwrap_or(net);
-    match name.split('$').next() {
+    match name.split('$').next().map(|n| n.trim_end_matches('_')) {
         Some(n) if !n.is_empty() => n.to_string(),
         _ => net.to_string(),
     }
@@ -297,6 +323,7 @@ pub fn parse_pnr(
 pub fn run_flow(
     board: &'static Board,
     module: &str,
+    design: Design,
     rtl_dir: &Path,
     out: &Path,
     progress: &mut dyn FnMut(&str),
@@ -318,16 +345,22 @@ pub fn run_flow(
         .map(|(p, k, install)| Ok::<_, FlowError>((find(p, install)?, find(k, install)?)))
         .transpose()?;
     std::fs::create_dir_all(out).map_err(io(out))?;
-    let wrapper = format!("{module}_selftest");
+    let (wrapper, ctl) = match design {
+        Design::Selftest => (format!("{module}_selftest"), super::control::FILE),
+        Design::Bridge => (format!("{module}_bridge"), super::bridge_ctl::FILE),
+    };
     let rom = format!("{module}.rom.hex");
-    let mut sources = vec!["gs_top.v".to_string()];
-    for (from, name) in [
+    let mut files = vec![
         (fpga.join(format!("{wrapper}.v")), format!("{wrapper}.v")),
         (rtl_dir.join(format!("{module}.v")), format!("{module}.v")),
-        (fpga.join(super::control::FILE), super::control::FILE.into()),
+        (fpga.join(ctl), ctl.into()),
         (fpga.join(super::uart::FILE), super::uart::FILE.into()),
-        (fpga.join(&rom), rom.clone()),
-    ] {
+    ];
+    if design == Design::Selftest {
+        files.push((fpga.join(&rom), rom.clone()));
+    }
+    let mut sources = vec!["gs_top.v".to_string()];
+    for (from, name) in files {
         let to = out.join(&name);
         std::fs::copy(&from, &to).map_err(io(&from))?;
         if name.ends_with(".v") {
@@ -335,7 +368,11 @@ pub fn run_flow(
         }
     }
     let top = out.join("gs_top.v");
-    std::fs::write(&top, board.top(&wrapper, &rom)).map_err(io(&top))?;
+    let text = match design {
+        Design::Selftest => board.top(&wrapper, &rom),
+        Design::Bridge => board.bridge_top(module),
+    };
+    std::fs::write(&top, text).map_err(io(&top))?;
     let cons = out.join(board.constraints);
     std::fs::write(&cons, board.constraints_text).map_err(io(&cons))?;
     let synth = match board.family {
@@ -371,6 +408,7 @@ pub fn run_flow(
     let Some((nextpnr, pack)) = pnr else {
         return Ok(FlowReport {
             module: module.into(),
+            design,
             board: board.name.into(),
             status: Status::SynthOnly,
             cells,
@@ -411,6 +449,7 @@ pub fn run_flow(
     let met = fmax.iter().all(|f| f.achieved_mhz >= f.constraint_mhz);
     Ok(FlowReport {
         module: module.into(),
+        design,
         board: board.name.into(),
         status: if met { Status::Ok } else { Status::TimingMiss },
         cells,
@@ -469,6 +508,7 @@ mod tests {
         assert_eq!(clock_name("clk$SB_IO_IN_$glb_clk"), "clk");
         assert_eq!(clock_name("$glbnet$clk$TRELLIS_IO_IN"), "clk");
         assert_eq!(clock_name("clk"), "clk");
+        assert_eq!(clock_name("bridge.dut_clk_$glb_clk"), "bridge.dut_clk");
         assert_eq!(
             clock_name("$odd"),
             "$odd",
@@ -501,6 +541,7 @@ mod tests {
         let e = run_flow(
             board("icebreaker").unwrap(),
             "nope",
+            Design::Selftest,
             &rtl,
             out.path(),
             &mut |_| {},
@@ -529,6 +570,7 @@ mod tests {
         let r = run_flow(
             b,
             "warp_arbiter_two_level_proto",
+            Design::Selftest,
             &rtl,
             out.path(),
             &mut |_| {},
@@ -547,5 +589,26 @@ mod tests {
         assert!(r.fmax[0].achieved_mhz >= 12.0, "{:?}", r.fmax);
         let p = r.critical_path.as_ref().unwrap();
         assert!(p.delay_ns > 0.0 && p.logic_levels > 0, "{p:?}");
+        // The host bridge of the same module: two clocks (the board's and the module's).
+        let out = tempfile::tempdir().unwrap();
+        let r = run_flow(
+            b,
+            "warp_arbiter_two_level_proto",
+            Design::Bridge,
+            &rtl,
+            out.path(),
+            &mut |_| {},
+        )
+        .unwrap();
+        assert_eq!((r.status, r.design), (Status::Ok, Design::Bridge), "{r:?}");
+        let clocks: Vec<&str> = r.fmax.iter().map(|f| f.clock.as_str()).collect();
+        assert!(
+            clocks.contains(&"clk") && clocks.contains(&"bridge.dut_clk"),
+            "{clocks:?}"
+        );
+        assert!(r.bitstream.is_some_and(|b| b.exists()));
+        assert!(std::fs::read_to_string(out.path().join("gs_top.v"))
+            .unwrap()
+            .contains("warp_arbiter_two_level_proto_bridge #("));
     }
 }
