@@ -1260,6 +1260,91 @@ fn fpga_names_the_boards_and_rejects_an_unknown_module() {
     assert!(text(&o).contains("no module `nope`"), "{}", text(&o));
 }
 
+#[test]
+fn bridge_targets_run_cosim_and_one_gpu_site_and_bad_targets_say_what_is_expected() {
+    let cosim = |target: &str| {
+        gpusched(&[
+            "cosim",
+            "--block",
+            "warp_arbiter",
+            "--policy",
+            "two_level",
+            "--preset",
+            "proto",
+            "--cycles",
+            "500",
+            "--target",
+            target,
+            "--json",
+        ])
+    };
+    for bad in ["tty", "uart:", "uart:/dev/ttyUSB0@fast"] {
+        let o = cosim(bad);
+        assert_eq!(o.status.code(), Some(2), "{bad}: {}", text(&o));
+        assert!(text(&o).contains("uart:DEVICE[@BAUD]"), "{}", text(&o));
+    }
+    let o = cosim("uart:/nonexistent/tty");
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    assert!(text(&o).contains("/nonexistent/tty"), "{}", text(&o));
+    let sim = |extra: &[&str]| {
+        let mut a = vec!["sim", "--workload", "stream", "--size", "small"];
+        a.extend(extra);
+        gpusched(&a)
+    };
+    let o = sim(&["--target-site", "sm0_sched0"]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    assert!(
+        text(&o).contains("--target-site needs a bridge --target"),
+        "{}",
+        text(&o)
+    );
+    let o = sim(&["--target", "uart-sim"]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    assert!(
+        text(&o).contains("exactly one --lockstep block"),
+        "{}",
+        text(&o)
+    );
+    if !verilator_built() {
+        return;
+    }
+    let o = cosim("uart-sim");
+    assert!(o.status.success(), "{}", text(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(
+        (v["cycles"].as_u64(), v["mismatches"].as_u64()),
+        (Some(500), Some(0))
+    );
+    let o = sim(&[
+        "--lockstep",
+        "warp_arbiter",
+        "--target",
+        "uart-sim",
+        "--target-site",
+        "sm2_sched1",
+    ]);
+    assert!(o.status.success(), "{}", text(&o));
+    assert!(
+        text(&o).contains("sm2_sched1 (warp_arbiter_gto_fermi) checked on uart-sim"),
+        "{}",
+        text(&o)
+    );
+    let o = sim(&[
+        "--lockstep",
+        "warp_arbiter",
+        "--target",
+        "uart-sim",
+        "--target-site",
+        "sm99_sched0",
+    ]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    assert!(
+        text(&o).contains("no such warp_arbiter site"),
+        "{}",
+        text(&o)
+    );
+}
+
 /// Runs gpusched with standard output going to `stdout`; returns (exit code, stderr).
 fn gpusched_to(args: &[&str], stdout: std::process::Stdio) -> (Option<i32>, String) {
     let o = Command::new(env!("CARGO_BIN_EXE_gpusched"))
