@@ -1345,6 +1345,78 @@ fn bridge_targets_run_cosim_and_one_gpu_site_and_bad_targets_say_what_is_expecte
     );
 }
 
+/// `fpga --all` on a copy of rtl-out/ whose FPGA row for one module was deleted: only that
+/// row is placed and routed again, the others are kept as they are.
+#[test]
+fn fpga_all_reruns_only_the_rows_that_are_missing() {
+    let have = ["yosys", "nextpnr-ice40", "icepack"]
+        .into_iter()
+        .all(gpusched_gen::lint::tool_available);
+    if !gpusim::testing::available(
+        "fpga",
+        have,
+        "yosys, nextpnr-ice40 or icepack missing (apt-get install -y yosys nextpnr-ice40 fpga-icestorm)",
+    ) {
+        return;
+    }
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("rtl-out");
+    let tmp = tempfile::tempdir().unwrap();
+    let rtl = tmp.path().join("rtl-out");
+    std::fs::create_dir_all(rtl.join("fpga")).unwrap();
+    for sub in ["", "fpga"] {
+        for e in std::fs::read_dir(src.join(sub)).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_file() {
+                std::fs::copy(&p, rtl.join(sub).join(p.file_name().unwrap())).unwrap();
+            }
+        }
+    }
+    let report = std::fs::read_to_string(rtl.join("REPORT.md")).unwrap();
+    let row = |text: &str, m: &str| {
+        text.lines()
+            .find(|l| l.starts_with(&format!("| {m} | icebreaker |")))
+            .map(String::from)
+    };
+    let kept = row(&report, "warp_arbiter_gto_proto").expect("committed row");
+    let gone = row(&report, "warp_arbiter_lrr_proto").expect("committed row");
+    std::fs::write(
+        rtl.join("REPORT.md"),
+        report.replace(&format!("{gone}\n"), ""),
+    )
+    .unwrap();
+    let o = gpusched(&[
+        "fpga",
+        "--all",
+        "--board",
+        "icebreaker",
+        "--rtl",
+        rtl.to_str().unwrap(),
+        "--out",
+        tmp.path().join("work").to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", text(&o));
+    let t = text(&o);
+    assert!(
+        t.contains("warp_arbiter_gto_proto on icebreaker: current"),
+        "{t}"
+    );
+    assert!(
+        t.contains("warp_arbiter_lrr_proto on icebreaker: synthesizing"),
+        "{t}"
+    );
+    let after = std::fs::read_to_string(rtl.join("REPORT.md")).unwrap();
+    assert_eq!(row(&after, "warp_arbiter_gto_proto").unwrap(), kept);
+    let again = row(&after, "warp_arbiter_lrr_proto").expect("row written again");
+    // The same Verilog and the same tools give the same figures.
+    let hash_and_fmax = |l: &str| {
+        let c: Vec<&str> = l.split(" | ").collect();
+        (c[2].to_string(), c[6].to_string())
+    };
+    assert_eq!(hash_and_fmax(&again), hash_and_fmax(&gone));
+    let o = gpusched(&["fpga", "--all", "--module", "x"]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+}
+
 /// Runs gpusched with standard output going to `stdout`; returns (exit code, stderr).
 fn gpusched_to(args: &[&str], stdout: std::process::Stdio) -> (Option<i32>, String) {
     let o = Command::new(env!("CARGO_BIN_EXE_gpusched"))

@@ -423,6 +423,21 @@ mod tests {
         let committed = Path::new(env!("CARGO_MANIFEST_DIR")).join("../rtl-out/REPORT.md");
         fs::copy(committed, dir.path().join("REPORT.md")).unwrap();
         assert!(check(&g, dir.path()).is_clean());
+        // An FPGA row made from other Verilog is stale as well (`gpusched fpga --all`).
+        let report = fs::read_to_string(dir.path().join("REPORT.md")).unwrap();
+        let hash = &crate::fpga::table::rows_in(&report)[0].hash;
+        fs::write(
+            dir.path().join("REPORT.md"),
+            report.replace(hash.as_str(), "0000000000000000"),
+        )
+        .unwrap();
+        let r = check(&g, dir.path());
+        assert!(
+            r.changed.len() == 1 && r.changed[0].contains("describes older Verilog"),
+            "{:?}",
+            r.changed
+        );
+        fs::write(dir.path().join("REPORT.md"), &report).unwrap();
         let f = dir.path().join(&g.files[0].0);
         fs::write(&f, "// edited by hand\n").unwrap();
         fs::write(dir.path().join("old_block.v"), "").unwrap();

@@ -8,9 +8,12 @@
 //! depth in LUT6 levels (generic `synth`, `abc -fast -lut 6`, `ltp -noff`). Every row names the SHA-256 of the Verilog it was
 //! synthesized from, so `gpusched gen --check` can tell, without running Yosys, whether the
 //! report still describes `rtl-out/`, and `gpusched gen` re-synthesizes only the modules whose
-//! Verilog changed (minutes for the ELF `fermi` module and the 80-SM dispatchers).
+//! Verilog changed (minutes for the ELF `fermi` module and the 80-SM dispatchers). Its last
+//! section, place and route of every module's self-test on its board, is written by `gpusched
+//! fpga --all` ([`table`]) and kept here as it is; `gen --check` checks its hashes too.
 
 use crate::emit::Generated;
+use crate::fpga::table;
 use crate::lint::{lut6_depth, synth_xilinx, GateError, XilinxFigures};
 use gpusim::block::preset_of;
 use gpusim::blocks::{elf, la_tb_dispatch as la, locality_degree as laws, newcar};
@@ -95,7 +98,7 @@ impl Row {
 
 /// The figures rows of a report's text (lines of the figures table that parse).
 pub fn rows_in(report: &str) -> Vec<Row> {
-    report
+    crate::fpga::table::before_section(report)
         .lines()
         .filter_map(|l| {
             let cols: Vec<&str> = l.split('|').map(str::trim).collect();
@@ -181,6 +184,9 @@ pub fn stale(gen: &Generated, dir: &Path) -> Option<String> {
             "{REPORT} has a row for {}, which gen no longer emits",
             r.module
         ));
+    }
+    if let Some(why) = table::stale(&text, &fpga_pairs(gen)) {
+        return Some(format!("{REPORT}: {why}"));
     }
     // Every row is current: the rest of the text (the storage sections) renders without Yosys.
     match render(gen, dir, &mut |_| {}) {
@@ -352,7 +358,33 @@ pub fn render(
         (elf_t + elf_x + nc) as f64 / 8.0 / 1024.0
     ));
     s.push_str(&locality_storage(&rows));
+    // The FPGA section as `gpusched fpga --all` left it (place and route is not re-run here).
+    let on_disk = std::fs::read_to_string(dir.join(REPORT)).unwrap_or_default();
+    s.push_str(&table::section(
+        &table::rows_in(&on_disk),
+        &table::expected(&gen.manifest),
+    ));
     Ok(s)
+}
+
+/// (module, board, [`table::pair_hash`]) of every row the FPGA section must have, from what
+/// `gen` produces now.
+fn fpga_pairs(gen: &Generated) -> Vec<(String, &'static str, String)> {
+    let text = |name: &str, list: &[(String, String)]| {
+        list.iter()
+            .find(|(f, _)| f == name)
+            .map(|(_, t)| t.clone())
+            .unwrap_or_default()
+    };
+    table::expected(&gen.manifest)
+        .into_iter()
+        .map(|(m, b, _)| {
+            let module = text(&format!("{m}.v"), &gen.files);
+            let wrapper = text(&format!("{}/{m}_selftest.v", crate::fpga::DIR), &gen.fpga);
+            let hash = table::pair_hash(&module, &wrapper);
+            (m, b.name, hash)
+        })
+        .collect()
 }
 
 /// The storage section of the locality blocks (seed 000, Table 5.2).

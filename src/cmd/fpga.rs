@@ -13,12 +13,25 @@ use std::process::ExitCode;
 #[derive(Args)]
 pub struct FpgaArgs {
     /// Board: icebreaker (iCE40UP5K, 12 MHz), ulx3s (ECP5-85F, 25 MHz), arty (A7-100T,
-    /// Yosys figures only).
-    #[arg(long, value_parser = clap::builder::PossibleValuesParser::new(BOARDS.map(|b| b.name)))]
-    board: String,
+    /// Yosys figures only). With --all: only this board's rows.
+    #[arg(long, required_unless_present = "all",
+          value_parser = clap::builder::PossibleValuesParser::new(BOARDS.map(|b| b.name)))]
+    board: Option<String>,
     /// Module of rtl-out/ (`gpusched blocks` lists them), e.g. warp_arbiter_two_level_proto.
+    #[arg(long, required_unless_present = "all", conflicts_with = "all")]
+    module: Option<String>,
+    /// Every module's self-test on its board (`proto` on the iCEBreaker, `fermi` and `titanv`
+    /// on the ULX3S) into the FPGA section of rtl-out/REPORT.md, each row written as it is
+    /// done; rows already made from the current Verilog are kept.
     #[arg(long)]
-    module: String,
+    all: bool,
+    /// With --all: run every pair again, current rows included.
+    #[arg(long, requires = "all")]
+    force: bool,
+    /// With --all: stop Yosys or nextpnr after this many minutes (the row says so).
+    #[arg(long, value_name = "MIN", default_value_t = 30, requires = "all",
+          value_parser = clap::value_parser!(u64).range(1..))]
+    timeout_min: u64,
     /// What to build around the module: `selftest` (plays its stimulus ROM, reports PASS or
     /// FAIL on the LEDs and the UART) or `bridge` (the UART host bridge that `gpusched cosim
     /// --target uart:DEVICE` drives).
@@ -39,16 +52,20 @@ pub struct FpgaArgs {
 
 /// Runs `fpga`.
 pub fn run(a: FpgaArgs) -> Result<ExitCode> {
-    let b = board(&a.board).expect("clap checked the board");
-    let rtl = a.rtl.unwrap_or_else(super::default_rtl_dir);
+    if a.all {
+        return all(&a);
+    }
+    let b = board(a.board.as_deref().expect("clap requires it")).expect("clap checked it");
+    let module = a.module.clone().expect("clap requires it");
+    let rtl = a.rtl.clone().unwrap_or_else(super::default_rtl_dir);
     let design = Design::from_name(&a.design).expect("clap checked the design");
-    let out = a.out.unwrap_or_else(|| {
+    let out = a.out.clone().unwrap_or_else(|| {
         PathBuf::from("fpga-out")
             .join(b.name)
-            .join(format!("{}_{}", a.module, a.design))
+            .join(format!("{module}_{}", a.design))
     });
     let mut progress = |step: &str| eprintln!("{step}...");
-    let report = match run_flow(b, &a.module, design, &rtl, &out, &mut progress) {
+    let report = match run_flow(b, &module, design, &rtl, &out, None, &mut progress) {
         Ok(r) => r,
         // Bad input: exit 2 through the caller.
         Err(e @ (FlowError::UnknownModule(_) | FlowError::Io { .. })) => return Err(e.into()),
@@ -118,4 +135,191 @@ fn print(r: &FlowReport, title: &str) -> Result<()> {
     }
     outln!("  {:.1} s", r.seconds);
     Ok(())
+}
+
+/// `fpga --all`: every (module, board) pair of the FPGA section whose row is missing or made
+/// from other Verilog (all with `--force`), placed and routed and written into REPORT.md.
+fn all(a: &FpgaArgs) -> Result<ExitCode> {
+    use gpusched_gen::fpga::table::{self, FpgaRow};
+    use gpusched_gen::report::{rows_at, REPORT};
+    if a.design != "selftest" {
+        anyhow::bail!("--all places the self-tests (--design selftest)");
+    }
+    let rtl = a.rtl.clone().unwrap_or_else(super::default_rtl_dir);
+    let out_root = a.out.clone().unwrap_or_else(|| PathBuf::from("fpga-out"));
+    let read = |p: PathBuf| {
+        std::fs::read_to_string(&p).map_err(|e| anyhow::anyhow!("{}: {e}", p.display()))
+    };
+    let manifest: gpusched_gen::Manifest = serde_json::from_str(&read(rtl.join("manifest.json"))?)?;
+    let report_path = rtl.join(REPORT);
+    let xilinx = rows_at(&rtl);
+    let timeout = std::time::Duration::from_secs(60 * a.timeout_min);
+    let pairs: Vec<_> = table::expected(&manifest)
+        .into_iter()
+        .filter(|(_, b, _)| a.board.as_deref().is_none_or(|n| n == b.name))
+        .collect();
+    let n = pairs.len();
+    for (k, (m, b, target)) in pairs.into_iter().enumerate() {
+        let hash = table::pair_hash(
+            &read(rtl.join(format!("{m}.v")))?,
+            &read(rtl.join(format!("fpga/{m}_selftest.v")))?,
+        );
+        let text = read(report_path.clone())?;
+        let mut rows = table::rows_in(&text);
+        let label = format!("[{}/{n}] {m} on {}", k + 1, b.name);
+        if !a.force
+            && rows
+                .iter()
+                .any(|r| r.module == m && r.board == b.name && r.hash == hash)
+        {
+            eprintln!("{label}: current");
+            continue;
+        }
+        let mut row = FpgaRow {
+            module: m.clone(),
+            board: b.name.into(),
+            hash,
+            status: String::new(),
+            logic: "-".into(),
+            ram: "-".into(),
+            fmax: None,
+            target,
+            levels: None,
+            path: "-".into(),
+        };
+        // A LUT6 count above the device's LUT4s cannot fit: skip the long synthesis.
+        let lut4 = b.capacity.first().map_or(u64::MAX, |c| c.2);
+        let estimate = xilinx.iter().find(|r| r.module == m).map(|r| r.xilinx.luts);
+        match estimate.filter(|&l| l > lut4) {
+            Some(luts) => {
+                row.status = "no fit (estimated)".into();
+                row.logic = format!("{luts} LUT6 > {lut4} LUT4");
+            }
+            None => {
+                eprintln!("{label}: synthesizing, placing and routing...");
+                let dir = out_root.join(b.name).join(format!("{m}_selftest"));
+                match run_flow(
+                    b,
+                    &m,
+                    Design::Selftest,
+                    &rtl,
+                    &dir,
+                    Some(timeout),
+                    &mut |_| {},
+                ) {
+                    Ok(r) => fill(&mut row, &r),
+                    Err(FlowError::NoFit {
+                        resource,
+                        used,
+                        available,
+                        pct,
+                        ..
+                    }) => {
+                        row.status = "no fit".into();
+                        row.logic = format!("{resource} {used} of {available} ({pct}%)");
+                    }
+                    Err(FlowError::Timeout { tool, seconds, .. }) => {
+                        row.status = format!("{tool} stopped after {seconds} s");
+                    }
+                    Err(e) => return Err(e.into()),
+                }
+            }
+        }
+        eprintln!(
+            "{label}: {}{}",
+            row.status,
+            row.fmax
+                .map(|f| format!(", {f:.1} MHz"))
+                .unwrap_or_default()
+        );
+        rows.retain(|r| !(r.module == m && r.board == b.name));
+        rows.push(row);
+        let fresh = format!(
+            "{}\n{}",
+            table::before_section(&text),
+            table::section(&rows, &table::expected(&manifest))
+        );
+        std::fs::write(&report_path, fresh)
+            .map_err(|e| anyhow::anyhow!("{}: {e}", report_path.display()))?;
+    }
+    outln!("{}: FPGA section up to date", report_path.display());
+    Ok(ExitCode::SUCCESS)
+}
+
+/// A row's figures from a place-and-route report.
+fn fill(row: &mut gpusched_gen::fpga::table::FpgaRow, r: &FlowReport) {
+    row.status = match r.status {
+        Status::Ok => "ok".into(),
+        Status::TimingMiss => "board clock missed".into(),
+        Status::SynthOnly => "synthesis only".into(),
+    };
+    let logic = ["ICESTORM_LC", "TRELLIS_COMB"];
+    if let Some(u) = r
+        .utilization
+        .iter()
+        .find(|u| logic.contains(&u.resource.as_str()))
+    {
+        row.logic = format!(
+            "{} / {} {} ({}%)",
+            u.used,
+            u.available,
+            if u.resource == "ICESTORM_LC" {
+                "LC"
+            } else {
+                "LUT"
+            },
+            u.used * 100 / u.available.max(1)
+        );
+    }
+    let ram = ["ICESTORM_RAM", "DP16KD"];
+    row.ram = r
+        .utilization
+        .iter()
+        .find(|u| ram.contains(&u.resource.as_str()))
+        .map_or("0".into(), |u| u.used.to_string());
+    row.fmax = r
+        .fmax
+        .iter()
+        .find(|f| f.clock == "clk")
+        .map(|f| f.achieved_mhz);
+    if let Some(p) = &r.critical_path {
+        row.levels = Some(p.logic_levels as u64);
+        row.path = format!(
+            "{:.1} ns: {} -> {}",
+            p.delay_ns,
+            net_of(&p.from),
+            net_of(&p.to)
+        );
+    }
+}
+
+/// The design's net name in a nextpnr cell name (`selftest.dut.pend_new_0_SB_LUT4_O_7_I1_..._LC`:
+/// `selftest.dut.pend_new_0`): the name up to the first suffix nextpnr or Yosys's techmap
+/// appended.
+fn net_of(cell: &str) -> &str {
+    let cut = [
+        "_SB_", "_TRELLIS", "_LUT4", "_CCU2C", "_DFF", "_PFUMX", "_L6MUX", "$",
+    ]
+    .iter()
+    .filter_map(|s| cell.find(s))
+    .filter(|&i| i > 0)
+    .min()
+    .unwrap_or(cell.len());
+    &cell[..cut]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::net_of;
+
+    #[test]
+    fn cell_names_shorten_to_their_nets() {
+        assert_eq!(
+            net_of("selftest.dut.pend_new_0_SB_LUT4_O_7_I1_SB_LUT4_O_LC"),
+            "selftest.dut.pend_new_0"
+        );
+        assert_eq!(net_of("selftest.out_q_SB_DFFSS_Q_DFFLC"), "selftest.out_q");
+        assert_eq!(net_of("selftest.dut.x$abc$123"), "selftest.dut.x");
+        assert_eq!(net_of("plain"), "plain");
+    }
 }

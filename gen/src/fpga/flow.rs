@@ -14,7 +14,7 @@ use serde::Serialize;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 /// How a run ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -142,6 +142,16 @@ pub enum FlowError {
         /// `used / available`, percent.
         pct: u64,
     },
+    /// A tool ran longer than the flow's time limit and was stopped.
+    #[error("{tool} stopped after {seconds} s, the time limit (log: {log})")]
+    Timeout {
+        /// The program.
+        tool: String,
+        /// How long it ran.
+        seconds: u64,
+        /// Its log file.
+        log: PathBuf,
+    },
     /// A tool failed.
     #[error("{tool} failed (log: {log}):\n{tail}")]
     ToolFailed {
@@ -205,17 +215,42 @@ fn find(names: [&'static str; 2], install: &'static str) -> Result<&'static str,
         })
 }
 
-/// Runs `cmd` in `dir`, its output into `log`; a failure carries the log's last lines.
-fn run(tool: &str, cmd: &mut Command, dir: &Path, log: &str) -> Result<String, FlowError> {
+/// Runs `cmd` in `dir`, its output into `log`, for at most `timeout`; a failure carries the
+/// log's last lines.
+fn run(
+    tool: &str,
+    cmd: &mut Command,
+    dir: &Path,
+    log: &str,
+    timeout: Option<Duration>,
+) -> Result<String, FlowError> {
     let log = dir.join(log);
-    let out = cmd.current_dir(dir).output().map_err(io(&log))?;
-    let text = format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    std::fs::write(&log, &text).map_err(io(&log))?;
-    if !out.status.success() {
+    let file = std::fs::File::create(&log).map_err(io(&log))?;
+    let err = file.try_clone().map_err(io(&log))?;
+    let mut child = cmd
+        .current_dir(dir)
+        .stdout(file)
+        .stderr(err)
+        .spawn()
+        .map_err(io(&log))?;
+    let start = Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().map_err(io(&log))? {
+            break status;
+        }
+        if timeout.is_some_and(|t| start.elapsed() > t) {
+            let _ = child.kill();
+            let _ = child.wait();
+            return Err(FlowError::Timeout {
+                tool: tool.into(),
+                seconds: start.elapsed().as_secs(),
+                log,
+            });
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    let text = std::fs::read_to_string(&log).map_err(io(&log))?;
+    if !status.success() {
         let tail: Vec<&str> = text.lines().rev().take(15).collect();
         return Err(FlowError::ToolFailed {
             tool: tool.into(),
@@ -326,6 +361,7 @@ pub fn run_flow(
     design: Design,
     rtl_dir: &Path,
     out: &Path,
+    timeout: Option<Duration>,
     progress: &mut dyn FnMut(&str),
 ) -> Result<FlowReport, FlowError> {
     let start = Instant::now();
@@ -393,6 +429,7 @@ pub fn run_flow(
         Command::new(yosys).args(["-q", "-p", &script]),
         out,
         "synth.log",
+        timeout,
     )?;
     let cells = parse_stat(&read_json(&out.join("stat.json"))?);
     if let Some((resource, used, available)) = fit(board, &cells) {
@@ -438,6 +475,7 @@ pub fn run_flow(
             .args(["--report", "pnr.json", "--seed", "1", "--timing-allow-fail"]),
         out,
         "pnr.log",
+        timeout.map(|t| t.saturating_sub(start.elapsed())),
     )?;
     let (utilization, fmax, critical_path) = parse_pnr(&read_json(&out.join("pnr.json"))?);
     progress(&format!("packing the bitstream with {pack}"));
@@ -445,7 +483,7 @@ pub fn run_flow(
     if board.family == Family::Ecp5 {
         packer.arg("--compress");
     }
-    run(pack, packer.args([placed[1], bit]), out, "pack.log")?;
+    run(pack, packer.args([placed[1], bit]), out, "pack.log", None)?;
     let met = fmax.iter().all(|f| f.achieved_mhz >= f.constraint_mhz);
     Ok(FlowReport {
         module: module.into(),
@@ -544,6 +582,7 @@ mod tests {
             Design::Selftest,
             &rtl,
             out.path(),
+            None,
             &mut |_| {},
         )
         .unwrap_err();
@@ -573,6 +612,7 @@ mod tests {
             Design::Selftest,
             &rtl,
             out.path(),
+            None,
             &mut |_| {},
         )
         .unwrap();
@@ -597,6 +637,7 @@ mod tests {
             Design::Bridge,
             &rtl,
             out.path(),
+            None,
             &mut |_| {},
         )
         .unwrap();

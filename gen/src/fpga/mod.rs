@@ -35,6 +35,7 @@ pub mod bridge_ctl;
 pub mod control;
 pub mod flow;
 pub mod signature;
+pub mod table;
 #[cfg(test)]
 mod tests;
 pub mod uart;

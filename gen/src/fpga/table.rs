@@ -1,0 +1,288 @@
+//! The FPGA section of `rtl-out/REPORT.md`: one row per module and board of [`expected`],
+//! written by `gpusched fpga --all` from the self-test's place and route, kept by `gpusched
+//! gen`, and checked by `gen --check` against the Verilog it was made from (the hash of the
+//! module and its self-test wrapper).
+
+use super::board::{board, Board};
+use crate::manifest::Manifest;
+use crate::report::short_hash;
+use std::fmt::Write;
+
+/// The section's heading (everything from it to the end of the report is the section).
+pub const HEADING: &str = "## FPGA place and route (`gpusched fpga --all`)";
+
+/// Which board each preset goes on, and the Fmax target there (MHz; `None`: no target):
+/// `proto` modules on the iCEBreaker (UP5K) at 50 MHz, `fermi` ones on the ULX3S (ECP5-85F) at
+/// 75 MHz, `titanv` ones on the ULX3S without a target.
+pub fn placement(preset: &str) -> Option<(&'static str, Option<u32>)> {
+    match preset {
+        "proto" => Some(("icebreaker", Some(50))),
+        "fermi" => Some(("ulx3s", Some(75))),
+        "titanv" => Some(("ulx3s", None)),
+        _ => None,
+    }
+}
+
+/// Every (module, board, target) pair of the section, in manifest order.
+pub fn expected(manifest: &Manifest) -> Vec<(String, &'static Board, Option<u32>)> {
+    manifest
+        .modules
+        .iter()
+        .filter_map(|m| {
+            let (b, target) = placement(&m.preset)?;
+            Some((
+                m.module.clone(),
+                board(b).expect("a board of BOARDS"),
+                target,
+            ))
+        })
+        .collect()
+}
+
+/// The hash a row is made from: the module's Verilog and its self-test wrapper's.
+pub fn pair_hash(module_verilog: &str, selftest_verilog: &str) -> String {
+    short_hash(&format!("{module_verilog}\n{selftest_verilog}"))
+}
+
+/// One row: how a module's self-test placed and routed on a board.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FpgaRow {
+    /// The module.
+    pub module: String,
+    /// The board's name.
+    pub board: String,
+    /// [`pair_hash`] of the sources.
+    pub hash: String,
+    /// `ok`, `board clock missed`, `no fit: ...`, `stopped after N s` ...
+    pub status: String,
+    /// Logic used, e.g. `791 / 5280 LC (14%)`.
+    pub logic: String,
+    /// Block RAMs used.
+    pub ram: String,
+    /// Achieved Fmax of the board clock domain, MHz.
+    pub fmax: Option<f64>,
+    /// The Fmax target, MHz.
+    pub target: Option<u32>,
+    /// Logic levels on the critical path.
+    pub levels: Option<u64>,
+    /// The critical path: delay, start and end.
+    pub path: String,
+}
+
+impl FpgaRow {
+    /// Whether the row meets its target (`None`: no target or no Fmax).
+    pub fn meets(&self) -> Option<bool> {
+        Some(self.fmax? >= self.target? as f64)
+    }
+
+    /// The markdown line.
+    pub fn render(&self) -> String {
+        let opt = |v: Option<String>| v.unwrap_or_else(|| "-".into());
+        let target = match (self.target, self.meets()) {
+            (Some(t), Some(true)) => format!("{t}: met"),
+            (Some(t), Some(false)) => format!("{t}: **missed**"),
+            (Some(t), None) => format!("{t}"),
+            (None, _) => "-".into(),
+        };
+        format!(
+            "| {} | {} | `{}` | {} | {} | {} | {} | {} | {} | {} |\n",
+            self.module,
+            self.board,
+            self.hash,
+            self.status,
+            self.logic,
+            self.ram,
+            opt(self.fmax.map(|f| format!("{f:.1}"))),
+            target,
+            opt(self.levels.map(|l| l.to_string())),
+            self.path
+        )
+    }
+
+    /// Parses a line written by [`FpgaRow::render`].
+    pub fn parse(line: &str) -> Option<Self> {
+        let cells: Vec<&str> = line
+            .strip_prefix('|')?
+            .strip_suffix('|')?
+            .split(" | ")
+            .map(str::trim)
+            .collect();
+        let [module, board, hash, status, logic, ram, fmax, target, levels, path] =
+            cells.as_slice()
+        else {
+            return None;
+        };
+        let hash = hash.strip_prefix('`')?.strip_suffix('`')?;
+        if hash.len() != 16 {
+            return None;
+        }
+        Some(Self {
+            module: module.to_string(),
+            board: board.to_string(),
+            hash: hash.into(),
+            status: status.to_string(),
+            logic: logic.to_string(),
+            ram: ram.to_string(),
+            fmax: fmax.parse().ok(),
+            target: target.split(':').next().and_then(|t| t.parse().ok()),
+            levels: levels.parse().ok(),
+            path: path.to_string(),
+        })
+    }
+}
+
+/// The rows of the section in `report` (none when it has no section).
+pub fn rows_in(report: &str) -> Vec<FpgaRow> {
+    match report.find(HEADING) {
+        Some(at) => report[at..].lines().filter_map(FpgaRow::parse).collect(),
+        None => vec![],
+    }
+}
+
+/// `report` without its section (the text before the heading).
+pub fn before_section(report: &str) -> &str {
+    match report.find(HEADING) {
+        Some(at) => report[..at].trim_end_matches('\n'),
+        None => report.trim_end_matches('\n'),
+    }
+}
+
+/// The section: heading, explanation, the targets' tally, and the rows of `rows` that belong
+/// to `order`'s pairs, in that order.
+pub fn section(rows: &[FpgaRow], order: &[(String, &'static Board, Option<u32>)]) -> String {
+    let mut kept: Vec<&FpgaRow> = vec![];
+    for (m, b, _) in order {
+        if let Some(r) = rows.iter().find(|r| r.module == *m && r.board == b.name) {
+            kept.push(r);
+        }
+    }
+    let mut s = format!("\n{HEADING}\n\n");
+    s.push_str(
+        "Each module's self-test wrapper (`rtl-out/fpga/<m>_selftest.v` with the board top \
+         `gs_top`) through Yosys, the fit check and nextpnr (`--seed 1`) on its board: `proto` \
+         modules on the iCEBreaker (iCE40UP5K, target 50 MHz), `fermi` ones on the ULX3S \
+         (ECP5-85F, target 75 MHz), `titanv` ones on the ULX3S (no target). *Logic*: nextpnr's \
+         logic cells (ICESTORM_LC, TRELLIS_COMB) or, for a design that does not fit, the \
+         resource the fit check found short; a design whose `synth_xilinx` LUT6 count above \
+         already exceeds the device's LUT4s is not synthesized again (*estimated*). *Fmax*: the \
+         board clock domain's, achieved. *Levels* and *critical path*: nextpnr's longest path \
+         (logic levels, delay, start and end cells). The hash is the SHA-256 (first 16 hex \
+         digits) of the module's and its wrapper's Verilog; `gpusched gen --check` fails when \
+         a row no longer matches or is missing: run `gpusched fpga --all` (it re-runs only \
+         those).\n\n",
+    );
+    let tally = |preset_target: u32| {
+        let with: Vec<&&FpgaRow> = kept
+            .iter()
+            .filter(|r| r.target == Some(preset_target))
+            .collect();
+        let placed = with.iter().filter(|r| r.fmax.is_some()).count();
+        let met = with.iter().filter(|r| r.meets() == Some(true)).count();
+        (with.len(), placed, met)
+    };
+    let (n50, p50, m50) = tally(50);
+    let (n75, p75, m75) = tally(75);
+    writeln!(
+        s,
+        "Targets: {m50} of {n50} `proto` modules reach 50 MHz on the UP5K ({p50} placed and \
+         routed); {m75} of {p75} `fermi` modules that fit reach 75 MHz on the ECP5-85F ({n75} \
+         modules).\n"
+    )
+    .unwrap();
+    s.push_str(
+        "| module | board | sources sha256 | status | logic | block RAM | Fmax (MHz) | target (MHz) | levels | critical path |\n",
+    );
+    s.push_str("|---|---|---|---|---|---|---:|---|---:|---|\n");
+    for r in kept {
+        s.push_str(&r.render());
+    }
+    s
+}
+
+/// Why the section of `report` does not describe `current` (module, board name, hash), or
+/// `None` when every pair has a row of its current hash.
+pub fn stale(report: &str, current: &[(String, &str, String)]) -> Option<String> {
+    let rows = rows_in(report);
+    for (m, b, h) in current {
+        match rows.iter().find(|r| r.module == *m && r.board == *b) {
+            Some(r) if r.hash == *h => {}
+            Some(_) => return Some(format!(
+                "its FPGA row for {m} on {b} describes older Verilog (run `gpusched fpga --all`)"
+            )),
+            None => {
+                return Some(format!(
+                    "it has no FPGA row for {m} on {b} (run `gpusched fpga --all`)"
+                ))
+            }
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row() -> FpgaRow {
+        FpgaRow {
+            module: "warp_arbiter_gto_proto".into(),
+            board: "icebreaker".into(),
+            hash: "0123456789abcdef".into(),
+            status: "ok".into(),
+            logic: "600 / 5280 LC (11%)".into(),
+            ram: "2".into(),
+            fmax: Some(37.7),
+            target: Some(50),
+            levels: Some(7),
+            path: "12.3 ns: a -> b".into(),
+        }
+    }
+
+    #[test]
+    fn rows_render_and_parse_back_and_count_against_their_target() {
+        let r = row();
+        let line = r.render();
+        assert!(line.contains("50: **missed**"), "{line}");
+        assert_eq!(FpgaRow::parse(line.trim_end()).unwrap(), r);
+        let fast = FpgaRow {
+            fmax: Some(51.0),
+            ..r.clone()
+        };
+        assert_eq!(fast.meets(), Some(true));
+        let no_fit = FpgaRow {
+            fmax: None,
+            levels: None,
+            status: "no fit".into(),
+            ..r.clone()
+        };
+        assert_eq!(FpgaRow::parse(no_fit.render().trim_end()).unwrap(), no_fit);
+        let b = board("icebreaker").unwrap();
+        let order = vec![
+            ("warp_arbiter_gto_proto".to_string(), b, Some(50)),
+            ("x".to_string(), b, Some(50)),
+        ];
+        let text = format!("# report\n{}", section(&[fast.clone()], &order));
+        assert!(
+            text.contains("Targets: 1 of 1 `proto` modules reach 50 MHz"),
+            "{text}"
+        );
+        assert_eq!(rows_in(&text), vec![fast.clone()]);
+        assert_eq!(before_section(&text), "# report");
+        let cur = |h: &str| {
+            vec![(
+                "warp_arbiter_gto_proto".to_string(),
+                "icebreaker",
+                h.to_string(),
+            )]
+        };
+        assert_eq!(stale(&text, &cur("0123456789abcdef")), None);
+        assert!(stale(&text, &cur("ffffffffffffffff"))
+            .unwrap()
+            .contains("older Verilog"));
+        let mut missing = cur("0123456789abcdef");
+        missing.push(("x".into(), "icebreaker", "0".into()));
+        assert!(stale(&text, &missing)
+            .unwrap()
+            .contains("no FPGA row for x"));
+    }
+}
