@@ -206,9 +206,11 @@ pub fn stale(report: &str, current: &[(String, &str, String)]) -> Option<String>
     for (m, b, h) in current {
         match rows.iter().find(|r| r.module == *m && r.board == *b) {
             Some(r) if r.hash == *h => {}
-            Some(_) => return Some(format!(
+            Some(_) => {
+                return Some(format!(
                 "its FPGA row for {m} on {b} describes older Verilog (run `gpusched fpga --all`)"
-            )),
+            ))
+            }
             None => {
                 return Some(format!(
                     "it has no FPGA row for {m} on {b} (run `gpusched fpga --all`)"

@@ -466,7 +466,11 @@ impl MemorySystem {
                     ch.outbox.pop_front();
                 }
                 ch.dram.cycle();
-                for (id, _) in ch.dram.take_done() {
+                // The channel reports a read when its column command issues; the line is
+                // there when its last burst has crossed the bus (`data_end`, DRAM cycles), as
+                // in GPGPU-Sim's dram.cc, whose returns wait for CL and the burst.
+                let dram_now = ch.dram.now();
+                for (id, data_end) in ch.dram.take_done() {
                     if id & 1 == 1 {
                         continue;
                     }
@@ -479,7 +483,10 @@ impl MemorySystem {
                         *n -= 1;
                         if *n == 0 {
                             ch.reading.remove(&line);
-                            ch.returned.push_back((self.now + self.dram_latency, line));
+                            let transfer = (data_end.saturating_sub(dram_now) * self.core_khz)
+                                .div_ceil(self.dram_khz);
+                            ch.returned
+                                .push_back((self.now + transfer + self.dram_latency, line));
                         }
                     }
                 }
@@ -548,5 +555,49 @@ mod tests {
         }
         assert!(sets.iter().all(|s| s.len() == 32), "{sets:?}");
         assert!(global_sets.iter().all(|s| s.len() == 8));
+    }
+
+    /// Core cycles from sending one 128 B read of a cold line until its reply reaches the SM.
+    fn round_trip(cfg: &GpuConfig) -> u64 {
+        let mut mem = MemorySystem::new(cfg);
+        let req = MemRequest {
+            sm: 0,
+            kind: ReqKind::Read,
+            addr: 0x4000,
+            bytes: 128,
+            tag: 7,
+        };
+        assert!(mem.send(req));
+        for t in 1..100_000 {
+            mem.cycle();
+            if let Some(r) = mem.receive(0) {
+                assert_eq!(r, req);
+                return t;
+            }
+        }
+        panic!("no reply");
+    }
+
+    /// A miss's line is back `dram.latency` core cycles after its last burst has crossed the
+    /// bus: CAS latency and burst length count, in DRAM cycles converted to core cycles (the
+    /// fill used to return when the column command issued).
+    #[test]
+    fn a_miss_returns_after_its_cas_latency_and_burst() {
+        let cfg = GpuConfig::preset("gtx480").unwrap();
+        let base = round_trip(&cfg);
+        let ratio = cfg.sm.core_clock_mhz / cfg.dram.clock_mhz;
+        for extra in [8u32, 40] {
+            let mut slow = cfg.clone();
+            slow.dram.timing.cl += extra;
+            let d = round_trip(&slow) - base;
+            let want = extra as f64 * ratio;
+            assert!(
+                (d as f64 - want).abs() <= 1.0,
+                "CL + {extra}: {d} core cycles longer, expected {want:.1}"
+            );
+        }
+        let mut fixed = cfg.clone();
+        fixed.dram.latency += 25;
+        assert_eq!(round_trip(&fixed), base + 25);
     }
 }
