@@ -113,20 +113,8 @@ fn main() {
     let _ = fs::remove_dir_all(&staging);
     fs::create_dir_all(&staging).unwrap();
 
-    let mut build = cc::Build::new();
-    build
-        .out_dir(&staging)
-        .cargo_metadata(false)
-        .debug(false)
-        .cpp(true)
-        .std("c++17")
-        .opt_level(2)
-        .warnings(false)
-        .flag_if_supported("-w")
-        .define("VM_TRACE", "1")
-        .define("VM_TRACE_VCD", "1")
-        .include(root.join("include"))
-        .include(root.join("include/vltstd"));
+    let mut build = cpp_build(&staging, &root);
+    build.define("VM_TRACE", "1").define("VM_TRACE_VCD", "1");
     for rt in [
         "verilated.cpp",
         "verilated_vcd_c.cpp",
@@ -140,16 +128,7 @@ fn main() {
         let class = format!("V{}", m.module);
         let mdir = staging.join("vl").join(&class);
         verilate(&verilator, &rtl.join(&m.file), &m.module, &class, &mdir);
-        build.include(&mdir);
-        let mut cpps: Vec<PathBuf> = fs::read_dir(&mdir)
-            .unwrap()
-            .map(|e| e.unwrap().path())
-            .filter(|p| p.extension().is_some_and(|x| x == "cpp"))
-            .collect();
-        cpps.sort();
-        for c in cpps {
-            build.file(c);
-        }
+        add_model(&mut build, &mdir);
         shim.push_str(&shim_for(m));
     }
     let shim_path = staging.join("gpusched_shim.cpp");
@@ -163,6 +142,39 @@ fn main() {
     prune(&target.join("verilated"), &cache);
     link(&cache);
     fs::write(out.join("rtl_modules.rs"), table).unwrap();
+}
+
+/// Adds a Verilated model's directory (`--cc` output) to `build`: its include path and every
+/// `.cpp` in it, in name order.
+pub(crate) fn add_model(build: &mut cc::Build, mdir: &Path) {
+    build.include(mdir);
+    let mut cpps: Vec<PathBuf> = fs::read_dir(mdir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "cpp"))
+        .collect();
+    cpps.sort();
+    for c in cpps {
+        build.file(c);
+    }
+}
+
+/// A C++ build of Verilated models with the flags every profile shares (`-O2`, no debug
+/// information, Verilator's include paths), into `out`.
+pub(crate) fn cpp_build(out: &Path, root: &Path) -> cc::Build {
+    let mut build = cc::Build::new();
+    build
+        .out_dir(out)
+        .cargo_metadata(false)
+        .debug(false)
+        .cpp(true)
+        .std("c++17")
+        .opt_level(2)
+        .warnings(false)
+        .flag_if_supported("-w")
+        .include(root.join("include"))
+        .include(root.join("include/vltstd"));
+    build
 }
 
 /// The static library `cc` writes.

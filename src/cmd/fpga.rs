@@ -121,8 +121,8 @@ fn print(r: &FlowReport, title: &str) -> Result<()> {
             "  critical path: {:.1} ns, {} logic levels, {} -> {}",
             p.delay_ns,
             p.logic_levels,
-            p.from,
-            p.to
+            net_of(&p.from),
+            net_of(&p.to)
         );
     }
     match (&r.bitstream, r.status) {

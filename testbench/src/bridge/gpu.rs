@@ -133,11 +133,6 @@ pub fn run_on_board(
     board: &BoardSite,
     progress: &mut dyn FnMut(&Progress),
 ) -> Result<(Report, BoardRun), GpuRunError> {
-    let tb = |e: TbError| GpuRunError::Tb(e);
-    let info =
-        gpusim::blocks::find_block(&board.block).map_err(|e| tb(TbError::Config(e.to_string())))?;
-    let mut modes = modes;
-    modes.set(info.name, BlockMode::Golden).map_err(tb)?;
     let link = |target: String| {
         move |e: std::io::Error| TbError::Bridge {
             target,
@@ -145,7 +140,7 @@ pub fn run_on_board(
         }
     };
     match &board.target {
-        Target::Verilator => Err(tb(TbError::Config(
+        Target::Verilator => Err(GpuRunError::Tb(TbError::Config(
             "a GPU run on the Verilator target runs through gpu::run".into(),
         ))),
         Target::UartSim => {
@@ -153,8 +148,8 @@ pub fn run_on_board(
                 let serial = SimSerial::new(module).map_err(link(format!("uart-sim:{module}")))?;
                 BridgeClient::connect(serial)
             });
-            run_site(
-                cfg, opts, workload, modes, lockstep, board, info.name, connect, progress,
+            run_on_board_with(
+                cfg, opts, workload, modes, lockstep, board, connect, progress,
             )
         }
         Target::Uart { path, baud } => {
@@ -163,8 +158,8 @@ pub fn run_on_board(
                     TtySerial::open(path, *baud).map_err(link(path.display().to_string()))?;
                 BridgeClient::connect(serial)
             });
-            run_site(
-                cfg, opts, workload, modes, lockstep, board, info.name, connect, progress,
+            run_on_board_with(
+                cfg, opts, workload, modes, lockstep, board, connect, progress,
             )
         }
     }

@@ -347,8 +347,8 @@ pub fn run_variant_on(
     progress: &mut dyn FnMut(u64),
 ) -> Result<CosimReport, TbError> {
     let (module, policy) = resolve(block, policy, preset)?;
-    struct Run<'r, S: Serial> {
-        client: BridgeClient<S>,
+    /// What the run needs besides the link.
+    struct Args<'r> {
         module: &'r str,
         policy: &'r str,
         preset: &'r str,
@@ -356,21 +356,33 @@ pub fn run_variant_on(
         opts: &'r CosimOptions,
         progress: &'r mut dyn FnMut(u64),
     }
+    struct Run<'r, S: Serial> {
+        client: BridgeClient<S>,
+        a: Args<'r>,
+    }
     impl<S: Serial> KindFn for Run<'_, S> {
         type Output = Result<CosimReport, TbError>;
         fn call<K: BlockKind>(self) -> Self::Output {
-            let p = K::params(self.policy, self.preset);
+            let a = self.a;
+            let p = K::params(a.policy, a.preset);
             board_lockstep::<K, _, _>(
                 K::golden(&p),
                 &p,
-                self.module,
+                a.module,
                 self.client,
-                self.hash,
-                self.opts,
-                self.progress,
+                a.hash,
+                a.opts,
+                a.progress,
             )
             .map(|(report, _)| report)
         }
+    }
+    fn drive<S: Serial>(serial: S, block: &str, a: Args<'_>) -> Result<CosimReport, TbError> {
+        let run = Run {
+            client: BridgeClient::connect(serial)?,
+            a,
+        };
+        with_kind(block, run).map_err(|e| TbError::Config(e.to_string()))?
     }
     let link_error = |target: String| {
         move |e: std::io::Error| TbError::Bridge {
@@ -378,38 +390,29 @@ pub fn run_variant_on(
             reason: e.to_string(),
         }
     };
-    let catalog = |e: gpusim::blocks::CatalogError| TbError::Config(e.to_string());
+    let a = Args {
+        module: &module,
+        policy: &policy,
+        preset,
+        hash: expected_hash,
+        opts,
+        progress,
+    };
     match target {
         Target::Verilator => Err(TbError::Config(
             "the Verilator target runs through cosim::run_variant".into(),
         )),
         Target::UartSim => {
-            let serial =
-                SimSerial::new(&module).map_err(link_error(format!("uart-sim:{module}")))?;
-            let run = Run {
-                client: BridgeClient::connect(serial)?,
-                module: &module,
-                policy: &policy,
-                preset,
-                hash: expected_hash,
-                opts,
-                progress,
-            };
-            with_kind(block, run).map_err(catalog)?
+            let link = format!("uart-sim:{module}");
+            drive(SimSerial::new(&module).map_err(link_error(link))?, block, a)
         }
         Target::Uart { path, baud } => {
-            let serial =
-                TtySerial::open(path, *baud).map_err(link_error(path.display().to_string()))?;
-            let run = Run {
-                client: BridgeClient::connect(serial)?,
-                module: &module,
-                policy: &policy,
-                preset,
-                hash: expected_hash,
-                opts,
-                progress,
-            };
-            with_kind(block, run).map_err(catalog)?
+            let link = path.display().to_string();
+            drive(
+                TtySerial::open(path, *baud).map_err(link_error(link))?,
+                block,
+                a,
+            )
         }
     }
 }
