@@ -52,6 +52,13 @@ pub(crate) fn build(
             None => DEFAULT.contains(&m.as_str()),
         })
         .collect();
+    if let Some(list) = chosen.as_deref().filter(|l| *l != "all") {
+        for want in list.split(',').map(str::trim) {
+            if !manifest.modules.iter().any(|m| m.module == want) {
+                println!("cargo:warning=GPUSCHED_BRIDGE_SIM: no module `{want}` in rtl-out/manifest.json");
+            }
+        }
+    }
     let fpga = rtl.join("fpga");
     let files = |m: &str| -> Vec<PathBuf> {
         vec![
@@ -72,6 +79,8 @@ pub(crate) fn build(
         use sha2::{Digest, Sha256};
         let mut h = Sha256::new();
         h.update(include_str!("bridges.rs"));
+        // The bridges link against the modules' Verilator runtime, built by build.rs.
+        h.update(include_str!("../build.rs"));
         for m in &names {
             h.update(m.as_bytes());
             for f in files(m) {

@@ -484,7 +484,11 @@ pub fn run_flow(
         packer.arg("--compress");
     }
     run(pack, packer.args([placed[1], bit]), out, "pack.log", None)?;
-    let met = fmax.iter().all(|f| f.achieved_mhz >= f.constraint_mhz);
+    // The board clock's domain decides; a bridge's module clock runs far slower than it.
+    let met = fmax
+        .iter()
+        .filter(|f| f.clock == "clk")
+        .all(|f| f.achieved_mhz >= f.constraint_mhz);
     Ok(FlowReport {
         module: module.into(),
         design,

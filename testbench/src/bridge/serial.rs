@@ -13,8 +13,9 @@ use std::process::Command;
 pub trait Serial {
     /// Sends `bytes`, in order.
     fn send(&mut self, bytes: &[u8]) -> io::Result<()>;
-    /// Receives exactly `n` bytes; a `TimedOut` error when the bridge stops answering, an
-    /// `InvalidData` one on a framing error.
+    /// Receives exactly `n` bytes; a `TimedOut` error when the bridge stops answering (the
+    /// link is then out of step with the bridge: open a new one), an `InvalidData` one on a
+    /// framing error where the link can see it (the simulated one; a tty drops such bytes).
     fn recv(&mut self, n: usize) -> io::Result<Vec<u8>>;
     /// What the link is, for messages (`/dev/ttyUSB0`, `uart-sim:<module>`).
     fn describe(&self) -> String;
@@ -69,7 +70,7 @@ impl Serial for TtySerial {
                 0 => {
                     return Err(io::Error::new(
                         io::ErrorKind::TimedOut,
-                        format!("no answer for 2 s ({got} of {n} bytes)"),
+                        format!("no answer for 2 s ({got} of {n} bytes; or the device went away)"),
                     ))
                 }
                 k => got += k,
