@@ -145,13 +145,13 @@ fn board_lockstep_through_the_bridge_passes_and_catches_a_planted_bug_with_wavef
     let p = Kind::params("two_level", "proto");
     let dir = tempfile::tempdir().unwrap();
     let client = BridgeClient::connect(SimSerial::new(module).unwrap()).unwrap();
-    let hash = Some(manifest_hash(module));
+    let hash = manifest_hash(module);
     let (ok, client) = board_lockstep::<Kind, _, _>(
         Golden::new(p),
         &p,
         module,
         client,
-        hash,
+        Some(hash),
         &opts(2_000, 16, dir.path()),
         &mut |_| {},
     )
@@ -164,7 +164,7 @@ fn board_lockstep_through_the_bridge_passes_and_catches_a_planted_bug_with_wavef
         &p,
         module,
         client,
-        hash,
+        Some(hash),
         &opts(2_000, 16, dir.path()),
         &mut |_| {},
     )
@@ -187,7 +187,7 @@ fn board_lockstep_through_the_bridge_passes_and_catches_a_planted_bug_with_wavef
         &p,
         module,
         client,
-        Some(hash.unwrap() ^ 1),
+        Some(hash ^ 1),
         &opts(10, 16, dir.path()),
         &mut |_| {},
     )

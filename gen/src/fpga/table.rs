@@ -318,7 +318,7 @@ mod tests {
             ("warp_arbiter_gto_proto".to_string(), b, Some(50)),
             ("x".to_string(), b, Some(50)),
         ];
-        let text = format!("# report\n{}", section(&[fast.clone()], &order));
+        let text = format!("# report\n{}", section(std::slice::from_ref(&fast), &order));
         assert!(
             text.contains("Targets: 1 of 1 `proto` modules reach 50 MHz"),
             "{text}"
