@@ -115,4 +115,3 @@ fn a_planted_golden_bug_is_caught() {
     });
     assert!(r.is_err_and(|(_, g, r)| g.grant2 != 0 && g.id2 != r.id2));
 }
-
