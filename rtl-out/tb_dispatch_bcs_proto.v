@@ -53,6 +53,7 @@ module tb_dispatch_bcs_proto(clock,reset,start,total,max_per_sm,room,room2,grant
     localparam  step_hi = 32'h10;
     localparam  one8 = 8'h1;
     localparam  zero_n = 4'h0;
+    localparam  zero_m = 8'h0;
     localparam  zero_c = 4'h0;
     localparam  zero_c1 = 5'b0;
     localparam  one_c1 = 5'b1;
@@ -65,93 +66,189 @@ module tb_dispatch_bcs_proto(clock,reset,start,total,max_per_sm,room,room2,grant
     localparam  sh_6 = 8'h40;
     
     // Stub signals
+    // verilator lint_off UNOPTFLAT
     reg  [31:0] next_id__d;
+    // verilator lint_on UNOPTFLAT
     wire  [31:0] next_id__q;
+    // verilator lint_off UNOPTFLAT
     reg  next_id__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [31:0] total_q__d;
+    // verilator lint_on UNOPTFLAT
     wire  [31:0] total_q__q;
+    // verilator lint_off UNOPTFLAT
     reg  total_q__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  pairs__d;
+    // verilator lint_on UNOPTFLAT
     wire  pairs__q;
+    // verilator lint_off UNOPTFLAT
     reg  pairs__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [3:0] after__d;
+    // verilator lint_on UNOPTFLAT
     wire  [3:0] after__q;
+    // verilator lint_off UNOPTFLAT
     reg  after__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [7:0] prefix__bits;
+    // verilator lint_on UNOPTFLAT
+    wire  [3:0] prefix__before_0;
+    wire  [3:0] prefix__before_1;
+    wire  [3:0] prefix__before_2;
+    wire  [3:0] prefix__before_3;
+    wire  [3:0] prefix__before_4;
+    wire  [3:0] prefix__before_5;
+    wire  [3:0] prefix__before_6;
+    wire  [3:0] prefix__before_7;
+    wire  [3:0] prefix__total;
     
     // Local signals
-    reg  [3:0] scan;
-    reg  [3:0] scan_down;
+    // verilator lint_off UNOPTFLAT
+    reg  [7:0] lanes;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [3:0] want;
-    reg  [3:0] lane_a_0;
-    reg  [3:0] lane_a_1;
-    reg  [3:0] lane_a_2;
-    reg  [3:0] lane_a_3;
-    reg  [3:0] lane_a_4;
-    reg  [3:0] lane_b_0;
-    reg  [3:0] lane_b_1;
-    reg  [3:0] lane_b_2;
-    reg  [3:0] lane_b_3;
-    reg  [3:0] lane_b_4;
-    reg  [3:0] sum_a_0;
-    reg  [3:0] sum_a_1;
-    reg  [3:0] sum_a_2;
-    reg  [3:0] sum_a_3;
-    reg  [3:0] sum_a_4;
-    reg  [3:0] sum_b_0;
-    reg  [3:0] sum_b_1;
-    reg  [3:0] sum_b_2;
-    reg  [3:0] sum_b_3;
-    reg  [3:0] sum_b_4;
-    reg  [3:0] prev_a_0;
-    reg  [3:0] prev_a_1;
-    reg  [3:0] prev_a_2;
-    reg  [3:0] prev_a_3;
-    reg  [3:0] prev_a_4;
-    reg  [3:0] prev_b_0;
-    reg  [3:0] prev_b_1;
-    reg  [3:0] prev_b_2;
-    reg  [3:0] prev_b_3;
-    reg  [3:0] prev_b_4;
-    reg  [3:0] total_after;
-    reg  [3:0] total_rest;
-    reg  [3:0] wanting;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [3:0] before_0;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [3:0] before_1;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [3:0] before_2;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [3:0] before_3;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [31:0] left;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  left_big;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [3:0] lsat;
-    reg  [3:0] lsat_m1;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [3:0] quota;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  all;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [3:0] take;
-    reg  [3:0] take2;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [3:0] odd;
-    reg  [3:0] odd_pick;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [3:0] cand_a;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [3:0] cand_b;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [3:0] above_a;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [3:0] above_b;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  odd_any;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [3:0] single;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [3:0] past_all;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [3:0] past;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  in_after;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [3:0] after_wanting;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [3:0] cnt_base;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [3:0] cnt;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [4:0] base_lo;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [31:0] base_hi;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [31:0] base_hi1;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [4:0] ext_0;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [4:0] ext_1;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [4:0] ext_2;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [4:0] ext_3;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [4:0] ext2_0;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [4:0] ext2_1;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [4:0] ext2_2;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [4:0] ext2_3;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [4:0] lo_0;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [4:0] lo_1;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [4:0] lo_2;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [4:0] lo_3;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [4:0] lo2_0;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [4:0] lo2_1;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [4:0] lo2_2;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [4:0] lo2_3;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [4:0] cnt_ext;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [4:0] next_lo;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [31:0] next_val;
-    reg  [3:0] late;
+    // verilator lint_on UNOPTFLAT
     
     // Sub module instances
     tb_dispatch_bcs_proto__next_id next_id(
@@ -174,6 +271,18 @@ module tb_dispatch_bcs_proto(clock,reset,start,total,max_per_sm,room,room2,grant
         .q(after__q),
         .clock(after__clock)
     );
+    tb_dispatch_bcs_proto__prefix prefix(
+        .bits(prefix__bits),
+        .before_0(prefix__before_0),
+        .before_1(prefix__before_1),
+        .before_2(prefix__before_2),
+        .before_3(prefix__before_3),
+        .before_4(prefix__before_4),
+        .before_5(prefix__before_5),
+        .before_6(prefix__before_6),
+        .before_7(prefix__before_7),
+        .total(prefix__total)
+    );
     
     // Update code
     always @(*) begin
@@ -189,174 +298,31 @@ module tb_dispatch_bcs_proto(clock,reset,start,total,max_per_sm,room,room2,grant
         if (pairs__q) begin
             want = room & room2;
         end
-        lane_a_0 = zero_c;
-        lane_b_0 = zero_c;
-        lane_a_1 = zero_c;
-        lane_b_1 = zero_c;
-        if (want[1 - 32'h1] & after__q[1 - 32'h1]) begin
-            lane_a_1 = one_c;
-        end
-        if (want[1 - 32'h1] & ~after__q[1 - 32'h1]) begin
-            lane_b_1 = one_c;
-        end
-        lane_a_2 = zero_c;
-        lane_b_2 = zero_c;
-        if (want[2 - 32'h1] & after__q[2 - 32'h1]) begin
-            lane_a_2 = one_c;
-        end
-        if (want[2 - 32'h1] & ~after__q[2 - 32'h1]) begin
-            lane_b_2 = one_c;
-        end
-        lane_a_3 = zero_c;
-        lane_b_3 = zero_c;
-        if (want[3 - 32'h1] & after__q[3 - 32'h1]) begin
-            lane_a_3 = one_c;
-        end
-        if (want[3 - 32'h1] & ~after__q[3 - 32'h1]) begin
-            lane_b_3 = one_c;
-        end
-        lane_a_4 = zero_c;
-        lane_b_4 = zero_c;
-        if (want[4 - 32'h1] & after__q[4 - 32'h1]) begin
-            lane_a_4 = one_c;
-        end
-        if (want[4 - 32'h1] & ~after__q[4 - 32'h1]) begin
-            lane_b_4 = one_c;
-        end
-        sum_a_0 = lane_a_0;
-        sum_b_0 = lane_b_0;
-        sum_a_1 = lane_a_1;
-        sum_b_1 = lane_b_1;
-        sum_a_2 = lane_a_2;
-        sum_b_2 = lane_b_2;
-        sum_a_3 = lane_a_3;
-        sum_b_3 = lane_b_3;
-        sum_a_4 = lane_a_4;
-        sum_b_4 = lane_b_4;
-        prev_a_0 = sum_a_0;
-        prev_b_0 = sum_b_0;
-        prev_a_1 = sum_a_1;
-        prev_b_1 = sum_b_1;
-        prev_a_2 = sum_a_2;
-        prev_b_2 = sum_b_2;
-        prev_a_3 = sum_a_3;
-        prev_b_3 = sum_b_3;
-        prev_a_4 = sum_a_4;
-        prev_b_4 = sum_b_4;
-        sum_a_1 = prev_a_1 + prev_a_0;
-        sum_b_1 = prev_b_1 + prev_b_0;
-        sum_a_2 = prev_a_2 + prev_a_1;
-        sum_b_2 = prev_b_2 + prev_b_1;
-        sum_a_3 = prev_a_3 + prev_a_2;
-        sum_b_3 = prev_b_3 + prev_b_2;
-        sum_a_4 = prev_a_4 + prev_a_3;
-        sum_b_4 = prev_b_4 + prev_b_3;
-        prev_a_0 = sum_a_0;
-        prev_b_0 = sum_b_0;
-        prev_a_1 = sum_a_1;
-        prev_b_1 = sum_b_1;
-        prev_a_2 = sum_a_2;
-        prev_b_2 = sum_b_2;
-        prev_a_3 = sum_a_3;
-        prev_b_3 = sum_b_3;
-        prev_a_4 = sum_a_4;
-        prev_b_4 = sum_b_4;
-        sum_a_2 = prev_a_2 + prev_a_0;
-        sum_b_2 = prev_b_2 + prev_b_0;
-        sum_a_3 = prev_a_3 + prev_a_1;
-        sum_b_3 = prev_b_3 + prev_b_1;
-        sum_a_4 = prev_a_4 + prev_a_2;
-        sum_b_4 = prev_b_4 + prev_b_2;
-        prev_a_0 = sum_a_0;
-        prev_b_0 = sum_b_0;
-        prev_a_1 = sum_a_1;
-        prev_b_1 = sum_b_1;
-        prev_a_2 = sum_a_2;
-        prev_b_2 = sum_b_2;
-        prev_a_3 = sum_a_3;
-        prev_b_3 = sum_b_3;
-        prev_a_4 = sum_a_4;
-        prev_b_4 = sum_b_4;
-        sum_a_4 = prev_a_4 + prev_a_0;
-        sum_b_4 = prev_b_4 + prev_b_0;
-        prev_a_0 = sum_a_0;
-        prev_b_0 = sum_b_0;
-        prev_a_1 = sum_a_1;
-        prev_b_1 = sum_b_1;
-        prev_a_2 = sum_a_2;
-        prev_b_2 = sum_b_2;
-        prev_a_3 = sum_a_3;
-        prev_b_3 = sum_b_3;
-        prev_a_4 = sum_a_4;
-        prev_b_4 = sum_b_4;
-        prev_a_0 = sum_a_0;
-        prev_b_0 = sum_b_0;
-        prev_a_1 = sum_a_1;
-        prev_b_1 = sum_b_1;
-        prev_a_2 = sum_a_2;
-        prev_b_2 = sum_b_2;
-        prev_a_3 = sum_a_3;
-        prev_b_3 = sum_b_3;
-        prev_a_4 = sum_a_4;
-        prev_b_4 = sum_b_4;
-        prev_a_0 = sum_a_0;
-        prev_b_0 = sum_b_0;
-        prev_a_1 = sum_a_1;
-        prev_b_1 = sum_b_1;
-        prev_a_2 = sum_a_2;
-        prev_b_2 = sum_b_2;
-        prev_a_3 = sum_a_3;
-        prev_b_3 = sum_b_3;
-        prev_a_4 = sum_a_4;
-        prev_b_4 = sum_b_4;
-        prev_a_0 = sum_a_0;
-        prev_b_0 = sum_b_0;
-        prev_a_1 = sum_a_1;
-        prev_b_1 = sum_b_1;
-        prev_a_2 = sum_a_2;
-        prev_b_2 = sum_b_2;
-        prev_a_3 = sum_a_3;
-        prev_b_3 = sum_b_3;
-        prev_a_4 = sum_a_4;
-        prev_b_4 = sum_b_4;
-        total_after = sum_a_4;
-        total_rest = sum_b_4;
-        wanting = total_after + total_rest;
+        lanes = zero_m;
+        lanes[0] = want[0] & after__q[0];
+        lanes[4] = want[0] & ~after__q[0];
+        lanes[1] = want[1] & after__q[1];
+        lanes[5] = want[1] & ~after__q[1];
+        lanes[2] = want[2] & after__q[2];
+        lanes[6] = want[2] & ~after__q[2];
+        lanes[3] = want[3] & after__q[3];
+        lanes[7] = want[3] & ~after__q[3];
+        prefix__bits = lanes;
+        before_0 = prefix__before_4;
         if (after__q[0]) begin
-            before_0 = sum_a_0;
+            before_0 = prefix__before_0;
         end
-        else begin
-            before_0 = total_after + sum_b_0;
-        end
-        if (pairs__q) begin
-            before_0 = before_0 << sh_0;
-        end
+        before_1 = prefix__before_5;
         if (after__q[1]) begin
-            before_1 = sum_a_1;
+            before_1 = prefix__before_1;
         end
-        else begin
-            before_1 = total_after + sum_b_1;
-        end
-        if (pairs__q) begin
-            before_1 = before_1 << sh_0;
-        end
+        before_2 = prefix__before_6;
         if (after__q[2]) begin
-            before_2 = sum_a_2;
+            before_2 = prefix__before_2;
         end
-        else begin
-            before_2 = total_after + sum_b_2;
-        end
-        if (pairs__q) begin
-            before_2 = before_2 << sh_0;
-        end
+        before_3 = prefix__before_7;
         if (after__q[3]) begin
-            before_3 = sum_a_3;
-        end
-        else begin
-            before_3 = total_after + sum_b_3;
-        end
-        if (pairs__q) begin
-            before_3 = before_3 << sh_0;
+            before_3 = prefix__before_3;
         end
         left = total_q__q - next_id__q;
         left_big = left > max_c32;
@@ -364,53 +330,67 @@ module tb_dispatch_bcs_proto(clock,reset,start,total,max_per_sm,room,room2,grant
         if (left_big) begin
             lsat = max_c;
         end
-        lsat_m1 = lsat - one_c;
-        take = zero_n;
-        take2 = zero_n;
-        odd = zero_n;
-        take[0] = before_0 < lsat;
-        take2[0] = (lsat > one_c) & (before_0 < lsat_m1);
-        odd[0] = (lsat != zero_c) & (before_0 == lsat_m1);
-        take[1] = before_1 < lsat;
-        take2[1] = (lsat > one_c) & (before_1 < lsat_m1);
-        odd[1] = (lsat != zero_c) & (before_1 == lsat_m1);
-        take[2] = before_2 < lsat;
-        take2[2] = (lsat > one_c) & (before_2 < lsat_m1);
-        odd[2] = (lsat != zero_c) & (before_2 == lsat_m1);
-        take[3] = before_3 < lsat;
-        take2[3] = (lsat > one_c) & (before_3 < lsat_m1);
-        odd[3] = (lsat != zero_c) & (before_3 == lsat_m1);
-        odd_pick = odd & room & after__q;
-        if (~|odd_pick) begin
-            odd_pick = odd & room & ~after__q;
-        end
-        scan = odd_pick;
-        scan = scan | (scan << sh_0);
-        scan = scan | (scan << sh_1);
-        scan = scan | (scan << sh_2);
-        scan = scan | (scan << sh_3);
-        scan = scan | (scan << sh_4);
-        scan = scan | (scan << sh_5);
-        scan = scan | (scan << sh_6);
-        single = odd_pick & ~(scan << sh_0);
+        quota = lsat;
         if (pairs__q) begin
-            grant = (want & take2) | single;
-            grant2 = want & take2;
-            cnt = wanting << sh_0;
-            if ((lsat >> sh_0) < wanting) begin
-                cnt = (lsat >> sh_0) << sh_0;
-            end
-            if (|odd_pick) begin
-                cnt = cnt | one_c;
-            end
+            quota = lsat >> sh_0;
+        end
+        all = prefix__total <= quota;
+        take = zero_n;
+        odd = zero_n;
+        past_all = zero_n;
+        after_wanting = prefix__before_4;
+        take[0] = before_0 < quota;
+        odd[0] = before_0 == quota;
+        past_all[0] = before_0 >= prefix__total;
+        take[1] = before_1 < quota;
+        odd[1] = before_1 == quota;
+        past_all[1] = before_1 >= prefix__total;
+        take[2] = before_2 < quota;
+        odd[2] = before_2 == quota;
+        past_all[2] = before_2 >= prefix__total;
+        take[3] = before_3 < quota;
+        odd[3] = before_3 == quota;
+        past_all[3] = before_3 >= prefix__total;
+        cand_a = zero_n;
+        cand_b = zero_n;
+        if (pairs__q & lsat[32'h0]) begin
+            cand_a = odd & room & after__q;
+            cand_b = odd & room & ~after__q;
+        end
+        above_a = cand_a << sh_0;
+        above_b = cand_b << sh_0;
+        above_a = above_a | (above_a << sh_0);
+        above_b = above_b | (above_b << sh_0);
+        above_a = above_a | (above_a << sh_1);
+        above_b = above_b | (above_b << sh_1);
+        above_a = above_a | (above_a << sh_2);
+        above_b = above_b | (above_b << sh_2);
+        above_a = above_a | (above_a << sh_3);
+        above_b = above_b | (above_b << sh_3);
+        above_a = above_a | (above_a << sh_4);
+        above_b = above_b | (above_b << sh_4);
+        above_a = above_a | (above_a << sh_5);
+        above_b = above_b | (above_b << sh_5);
+        above_a = above_a | (above_a << sh_6);
+        above_b = above_b | (above_b << sh_6);
+        odd_any = |cand_a | |cand_b;
+        single = cand_b & ~above_b;
+        if (|cand_a) begin
+            single = cand_a & ~above_a;
+        end
+        cnt_base = quota;
+        if (all) begin
+            cnt_base = prefix__total;
+        end
+        cnt = cnt_base;
+        if (pairs__q) begin
+            grant = (want & take) | single;
+            grant2 = want & take;
+            cnt = cnt << sh_0;
         end
         else begin
             grant = want & take;
             grant2 = zero_n;
-            cnt = wanting;
-            if (lsat < wanting) begin
-                cnt = lsat;
-            end
         end
         base_lo = next_id__q[(32'h0)+:(5)] & low_mask1;
         base_hi = next_id__q & ~low_mask32;
@@ -420,6 +400,9 @@ module tb_dispatch_bcs_proto(clock,reset,start,total,max_per_sm,room,room2,grant
         ext_0[1] = before_0[1];
         ext_0[2] = before_0[2];
         ext_0[3] = before_0[3];
+        if (pairs__q) begin
+            ext_0 = ext_0 << sh_0;
+        end
         ext2_0 = ext_0 | one_c1;
         lo_0 = base_lo + ext_0;
         lo2_0 = base_lo + ext2_0;
@@ -450,6 +433,9 @@ module tb_dispatch_bcs_proto(clock,reset,start,total,max_per_sm,room,room2,grant
         ext_1[1] = before_1[1];
         ext_1[2] = before_1[2];
         ext_1[3] = before_1[3];
+        if (pairs__q) begin
+            ext_1 = ext_1 << sh_0;
+        end
         ext2_1 = ext_1 | one_c1;
         lo_1 = base_lo + ext_1;
         lo2_1 = base_lo + ext2_1;
@@ -480,6 +466,9 @@ module tb_dispatch_bcs_proto(clock,reset,start,total,max_per_sm,room,room2,grant
         ext_2[1] = before_2[1];
         ext_2[2] = before_2[2];
         ext_2[3] = before_2[3];
+        if (pairs__q) begin
+            ext_2 = ext_2 << sh_0;
+        end
         ext2_2 = ext_2 | one_c1;
         lo_2 = base_lo + ext_2;
         lo2_2 = base_lo + ext2_2;
@@ -510,6 +499,9 @@ module tb_dispatch_bcs_proto(clock,reset,start,total,max_per_sm,room,room2,grant
         ext_3[1] = before_3[1];
         ext_3[2] = before_3[2];
         ext_3[3] = before_3[3];
+        if (pairs__q) begin
+            ext_3 = ext_3 << sh_0;
+        end
         ext2_3 = ext_3 | one_c1;
         lo_3 = base_lo + ext_3;
         lo2_3 = base_lo + ext2_3;
@@ -535,7 +527,10 @@ module tb_dispatch_bcs_proto(clock,reset,start,total,max_per_sm,room,room2,grant
             id2_3[2] = lo2_3[2];
             id2_3[3] = lo2_3[3];
         end
-        idle = ~left_big & (cnt >= lsat);
+        idle = ~left_big & (prefix__total >= quota);
+        if (pairs__q & lsat[32'h0] & ~odd_any) begin
+            idle = 1'b0;
+        end
         cnt_ext = zero_c1;
         cnt_ext[0] = cnt[0];
         cnt_ext[1] = cnt[1];
@@ -550,31 +545,28 @@ module tb_dispatch_bcs_proto(clock,reset,start,total,max_per_sm,room,room2,grant
         next_val[1] = next_lo[1];
         next_val[2] = next_lo[2];
         next_val[3] = next_lo[3];
+        if (odd_any) begin
+            next_val = total_q__q;
+        end
         next_id__d = next_val;
-        late = grant2 & ~after__q;
-        if (~pairs__q) begin
-            late = grant & ~after__q;
+        past = ~take;
+        in_after = after_wanting >= quota;
+        if (all) begin
+            past = past_all;
+            in_after = after_wanting == prefix__total;
         end
-        if (~|late) begin
-            late = grant2;
-            if (~pairs__q) begin
-                late = grant;
+        after__d = after__q | past;
+        if (in_after) begin
+            after__d = after__q & past;
+        end
+        if (cnt_base == zero_c) begin
+            after__d = after__q;
+        end
+        if (odd_any) begin
+            after__d = above_b;
+            if (|cand_a) begin
+                after__d = above_a;
             end
-        end
-        scan_down = late;
-        scan_down = scan_down | (scan_down >> sh_0);
-        scan_down = scan_down | (scan_down >> sh_1);
-        scan_down = scan_down | (scan_down >> sh_2);
-        scan_down = scan_down | (scan_down >> sh_3);
-        scan_down = scan_down | (scan_down >> sh_4);
-        scan_down = scan_down | (scan_down >> sh_5);
-        scan_down = scan_down | (scan_down >> sh_6);
-        after__d = after__q;
-        if (|late) begin
-            after__d = ~scan_down;
-        end
-        if (pairs__q & |odd_pick) begin
-            after__d = scan << sh_0;
         end
         if (start) begin
             next_id__d = zero32;
@@ -648,6 +640,171 @@ module tb_dispatch_bcs_proto__pairs(d,q,clock);
     end
           
 endmodule // tb_dispatch_bcs_proto__pairs
+
+// tb_dispatch_bcs_proto__prefix: a sub-block, field `prefix` of `tb_dispatch_bcs_proto`; 1 instance.
+module tb_dispatch_bcs_proto__prefix(bits,before_0,before_1,before_2,before_3,before_4,before_5,before_6,before_7,total);
+    
+    // Module arguments
+    input wire  [7:0] bits;
+    output reg  [3:0] before_0;
+    output reg  [3:0] before_1;
+    output reg  [3:0] before_2;
+    output reg  [3:0] before_3;
+    output reg  [3:0] before_4;
+    output reg  [3:0] before_5;
+    output reg  [3:0] before_6;
+    output reg  [3:0] before_7;
+    output reg  [3:0] total;
+    
+    // Constant declarations
+    localparam  one = 4'h1;
+    localparam  zero = 4'h0;
+    
+    // Local signals
+    reg  [3:0] sum_0;
+    reg  [3:0] sum_1;
+    reg  [3:0] sum_2;
+    reg  [3:0] sum_3;
+    reg  [3:0] sum_4;
+    reg  [3:0] sum_5;
+    reg  [3:0] sum_6;
+    reg  [3:0] sum_7;
+    reg  [3:0] prev_0;
+    reg  [3:0] prev_1;
+    reg  [3:0] prev_2;
+    reg  [3:0] prev_3;
+    reg  [3:0] prev_4;
+    reg  [3:0] prev_5;
+    reg  [3:0] prev_6;
+    reg  [3:0] prev_7;
+    
+    // Update code
+    always @(*) begin
+        sum_0 = zero;
+        if (bits[0]) begin
+            sum_0 = one;
+        end
+        prev_0 = sum_0;
+        sum_1 = zero;
+        if (bits[1]) begin
+            sum_1 = one;
+        end
+        prev_1 = sum_1;
+        sum_2 = zero;
+        if (bits[2]) begin
+            sum_2 = one;
+        end
+        prev_2 = sum_2;
+        sum_3 = zero;
+        if (bits[3]) begin
+            sum_3 = one;
+        end
+        prev_3 = sum_3;
+        sum_4 = zero;
+        if (bits[4]) begin
+            sum_4 = one;
+        end
+        prev_4 = sum_4;
+        sum_5 = zero;
+        if (bits[5]) begin
+            sum_5 = one;
+        end
+        prev_5 = sum_5;
+        sum_6 = zero;
+        if (bits[6]) begin
+            sum_6 = one;
+        end
+        prev_6 = sum_6;
+        sum_7 = zero;
+        if (bits[7]) begin
+            sum_7 = one;
+        end
+        prev_7 = sum_7;
+        sum_1 = prev_1 + prev_0;
+        sum_2 = prev_2 + prev_1;
+        sum_3 = prev_3 + prev_2;
+        sum_4 = prev_4 + prev_3;
+        sum_5 = prev_5 + prev_4;
+        sum_6 = prev_6 + prev_5;
+        sum_7 = prev_7 + prev_6;
+        prev_0 = sum_0;
+        prev_1 = sum_1;
+        prev_2 = sum_2;
+        prev_3 = sum_3;
+        prev_4 = sum_4;
+        prev_5 = sum_5;
+        prev_6 = sum_6;
+        prev_7 = sum_7;
+        sum_2 = prev_2 + prev_0;
+        sum_3 = prev_3 + prev_1;
+        sum_4 = prev_4 + prev_2;
+        sum_5 = prev_5 + prev_3;
+        sum_6 = prev_6 + prev_4;
+        sum_7 = prev_7 + prev_5;
+        prev_0 = sum_0;
+        prev_1 = sum_1;
+        prev_2 = sum_2;
+        prev_3 = sum_3;
+        prev_4 = sum_4;
+        prev_5 = sum_5;
+        prev_6 = sum_6;
+        prev_7 = sum_7;
+        sum_4 = prev_4 + prev_0;
+        sum_5 = prev_5 + prev_1;
+        sum_6 = prev_6 + prev_2;
+        sum_7 = prev_7 + prev_3;
+        prev_0 = sum_0;
+        prev_1 = sum_1;
+        prev_2 = sum_2;
+        prev_3 = sum_3;
+        prev_4 = sum_4;
+        prev_5 = sum_5;
+        prev_6 = sum_6;
+        prev_7 = sum_7;
+        prev_0 = sum_0;
+        prev_1 = sum_1;
+        prev_2 = sum_2;
+        prev_3 = sum_3;
+        prev_4 = sum_4;
+        prev_5 = sum_5;
+        prev_6 = sum_6;
+        prev_7 = sum_7;
+        prev_0 = sum_0;
+        prev_1 = sum_1;
+        prev_2 = sum_2;
+        prev_3 = sum_3;
+        prev_4 = sum_4;
+        prev_5 = sum_5;
+        prev_6 = sum_6;
+        prev_7 = sum_7;
+        prev_0 = sum_0;
+        prev_1 = sum_1;
+        prev_2 = sum_2;
+        prev_3 = sum_3;
+        prev_4 = sum_4;
+        prev_5 = sum_5;
+        prev_6 = sum_6;
+        prev_7 = sum_7;
+        prev_0 = sum_0;
+        prev_1 = sum_1;
+        prev_2 = sum_2;
+        prev_3 = sum_3;
+        prev_4 = sum_4;
+        prev_5 = sum_5;
+        prev_6 = sum_6;
+        prev_7 = sum_7;
+        before_0 = zero;
+        before_1 = sum_0;
+        before_2 = sum_1;
+        before_3 = sum_2;
+        before_4 = sum_3;
+        before_5 = sum_4;
+        before_6 = sum_5;
+        before_7 = sum_6;
+        total = sum_7;
+    end
+    
+endmodule // tb_dispatch_bcs_proto__prefix
 
 // tb_dispatch_bcs_proto__total_q: a register (rust-hdl DFF), field `total_q` of `tb_dispatch_bcs_proto`; 1 instance.
 module tb_dispatch_bcs_proto__total_q(d,q,clock);

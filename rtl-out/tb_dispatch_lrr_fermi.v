@@ -97,6 +97,7 @@ module tb_dispatch_lrr_fermi(clock,reset,start,total,max_per_sm,room,room2,grant
     localparam  step_hi = 32'h40;
     localparam  one8 = 8'h1;
     localparam  zero_n = 15'b0;
+    localparam  zero_m = 30'h0;
     localparam  zero_c = 6'b0;
     localparam  zero_c1 = 7'b0;
     localparam  one_c1 = 7'b1;
@@ -109,214 +110,376 @@ module tb_dispatch_lrr_fermi(clock,reset,start,total,max_per_sm,room,room2,grant
     localparam  sh_6 = 8'h40;
     
     // Stub signals
+    // verilator lint_off UNOPTFLAT
     reg  [31:0] next_id__d;
+    // verilator lint_on UNOPTFLAT
     wire  [31:0] next_id__q;
+    // verilator lint_off UNOPTFLAT
     reg  next_id__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [31:0] total_q__d;
+    // verilator lint_on UNOPTFLAT
     wire  [31:0] total_q__q;
+    // verilator lint_off UNOPTFLAT
     reg  total_q__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  pairs__d;
+    // verilator lint_on UNOPTFLAT
     wire  pairs__q;
+    // verilator lint_off UNOPTFLAT
     reg  pairs__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [14:0] after__d;
+    // verilator lint_on UNOPTFLAT
     wire  [14:0] after__q;
+    // verilator lint_off UNOPTFLAT
     reg  after__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [29:0] prefix__bits;
+    // verilator lint_on UNOPTFLAT
+    wire  [5:0] prefix__before_0;
+    wire  [5:0] prefix__before_1;
+    wire  [5:0] prefix__before_2;
+    wire  [5:0] prefix__before_3;
+    wire  [5:0] prefix__before_4;
+    wire  [5:0] prefix__before_5;
+    wire  [5:0] prefix__before_6;
+    wire  [5:0] prefix__before_7;
+    wire  [5:0] prefix__before_8;
+    wire  [5:0] prefix__before_9;
+    wire  [5:0] prefix__before_10;
+    wire  [5:0] prefix__before_11;
+    wire  [5:0] prefix__before_12;
+    wire  [5:0] prefix__before_13;
+    wire  [5:0] prefix__before_14;
+    wire  [5:0] prefix__before_15;
+    wire  [5:0] prefix__before_16;
+    wire  [5:0] prefix__before_17;
+    wire  [5:0] prefix__before_18;
+    wire  [5:0] prefix__before_19;
+    wire  [5:0] prefix__before_20;
+    wire  [5:0] prefix__before_21;
+    wire  [5:0] prefix__before_22;
+    wire  [5:0] prefix__before_23;
+    wire  [5:0] prefix__before_24;
+    wire  [5:0] prefix__before_25;
+    wire  [5:0] prefix__before_26;
+    wire  [5:0] prefix__before_27;
+    wire  [5:0] prefix__before_28;
+    wire  [5:0] prefix__before_29;
+    wire  [5:0] prefix__total;
     
     // Local signals
-    reg  [14:0] scan;
-    reg  [14:0] scan_down;
+    // verilator lint_off UNOPTFLAT
+    reg  [29:0] lanes;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [14:0] want;
-    reg  [5:0] lane_a_0;
-    reg  [5:0] lane_a_1;
-    reg  [5:0] lane_a_2;
-    reg  [5:0] lane_a_3;
-    reg  [5:0] lane_a_4;
-    reg  [5:0] lane_a_5;
-    reg  [5:0] lane_a_6;
-    reg  [5:0] lane_a_7;
-    reg  [5:0] lane_a_8;
-    reg  [5:0] lane_a_9;
-    reg  [5:0] lane_a_10;
-    reg  [5:0] lane_a_11;
-    reg  [5:0] lane_a_12;
-    reg  [5:0] lane_a_13;
-    reg  [5:0] lane_a_14;
-    reg  [5:0] lane_a_15;
-    reg  [5:0] lane_b_0;
-    reg  [5:0] lane_b_1;
-    reg  [5:0] lane_b_2;
-    reg  [5:0] lane_b_3;
-    reg  [5:0] lane_b_4;
-    reg  [5:0] lane_b_5;
-    reg  [5:0] lane_b_6;
-    reg  [5:0] lane_b_7;
-    reg  [5:0] lane_b_8;
-    reg  [5:0] lane_b_9;
-    reg  [5:0] lane_b_10;
-    reg  [5:0] lane_b_11;
-    reg  [5:0] lane_b_12;
-    reg  [5:0] lane_b_13;
-    reg  [5:0] lane_b_14;
-    reg  [5:0] lane_b_15;
-    reg  [5:0] sum_a_0;
-    reg  [5:0] sum_a_1;
-    reg  [5:0] sum_a_2;
-    reg  [5:0] sum_a_3;
-    reg  [5:0] sum_a_4;
-    reg  [5:0] sum_a_5;
-    reg  [5:0] sum_a_6;
-    reg  [5:0] sum_a_7;
-    reg  [5:0] sum_a_8;
-    reg  [5:0] sum_a_9;
-    reg  [5:0] sum_a_10;
-    reg  [5:0] sum_a_11;
-    reg  [5:0] sum_a_12;
-    reg  [5:0] sum_a_13;
-    reg  [5:0] sum_a_14;
-    reg  [5:0] sum_a_15;
-    reg  [5:0] sum_b_0;
-    reg  [5:0] sum_b_1;
-    reg  [5:0] sum_b_2;
-    reg  [5:0] sum_b_3;
-    reg  [5:0] sum_b_4;
-    reg  [5:0] sum_b_5;
-    reg  [5:0] sum_b_6;
-    reg  [5:0] sum_b_7;
-    reg  [5:0] sum_b_8;
-    reg  [5:0] sum_b_9;
-    reg  [5:0] sum_b_10;
-    reg  [5:0] sum_b_11;
-    reg  [5:0] sum_b_12;
-    reg  [5:0] sum_b_13;
-    reg  [5:0] sum_b_14;
-    reg  [5:0] sum_b_15;
-    reg  [5:0] prev_a_0;
-    reg  [5:0] prev_a_1;
-    reg  [5:0] prev_a_2;
-    reg  [5:0] prev_a_3;
-    reg  [5:0] prev_a_4;
-    reg  [5:0] prev_a_5;
-    reg  [5:0] prev_a_6;
-    reg  [5:0] prev_a_7;
-    reg  [5:0] prev_a_8;
-    reg  [5:0] prev_a_9;
-    reg  [5:0] prev_a_10;
-    reg  [5:0] prev_a_11;
-    reg  [5:0] prev_a_12;
-    reg  [5:0] prev_a_13;
-    reg  [5:0] prev_a_14;
-    reg  [5:0] prev_a_15;
-    reg  [5:0] prev_b_0;
-    reg  [5:0] prev_b_1;
-    reg  [5:0] prev_b_2;
-    reg  [5:0] prev_b_3;
-    reg  [5:0] prev_b_4;
-    reg  [5:0] prev_b_5;
-    reg  [5:0] prev_b_6;
-    reg  [5:0] prev_b_7;
-    reg  [5:0] prev_b_8;
-    reg  [5:0] prev_b_9;
-    reg  [5:0] prev_b_10;
-    reg  [5:0] prev_b_11;
-    reg  [5:0] prev_b_12;
-    reg  [5:0] prev_b_13;
-    reg  [5:0] prev_b_14;
-    reg  [5:0] prev_b_15;
-    reg  [5:0] total_after;
-    reg  [5:0] total_rest;
-    reg  [5:0] wanting;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [5:0] before_0;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [5:0] before_1;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [5:0] before_2;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [5:0] before_3;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [5:0] before_4;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [5:0] before_5;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [5:0] before_6;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [5:0] before_7;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [5:0] before_8;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [5:0] before_9;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [5:0] before_10;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [5:0] before_11;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [5:0] before_12;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [5:0] before_13;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [5:0] before_14;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [31:0] left;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  left_big;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [5:0] lsat;
-    reg  [5:0] lsat_m1;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [5:0] quota;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  all;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [14:0] take;
-    reg  [14:0] take2;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [14:0] odd;
-    reg  [14:0] odd_pick;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [14:0] cand_a;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [14:0] cand_b;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [14:0] above_a;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [14:0] above_b;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  odd_any;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [14:0] single;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [14:0] past_all;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [14:0] past;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  in_after;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [5:0] after_wanting;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [5:0] cnt_base;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [5:0] cnt;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [6:0] base_lo;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [31:0] base_hi;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [31:0] base_hi1;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [6:0] ext_0;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [6:0] ext_1;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [6:0] ext_2;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [6:0] ext_3;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [6:0] ext_4;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [6:0] ext_5;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [6:0] ext_6;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [6:0] ext_7;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [6:0] ext_8;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [6:0] ext_9;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [6:0] ext_10;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [6:0] ext_11;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [6:0] ext_12;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [6:0] ext_13;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [6:0] ext_14;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [6:0] ext2_0;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [6:0] ext2_1;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [6:0] ext2_2;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [6:0] ext2_3;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [6:0] ext2_4;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [6:0] ext2_5;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [6:0] ext2_6;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [6:0] ext2_7;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [6:0] ext2_8;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [6:0] ext2_9;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [6:0] ext2_10;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [6:0] ext2_11;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [6:0] ext2_12;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [6:0] ext2_13;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [6:0] ext2_14;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [6:0] lo_0;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [6:0] lo_1;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [6:0] lo_2;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [6:0] lo_3;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [6:0] lo_4;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [6:0] lo_5;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [6:0] lo_6;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [6:0] lo_7;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [6:0] lo_8;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [6:0] lo_9;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [6:0] lo_10;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [6:0] lo_11;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [6:0] lo_12;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [6:0] lo_13;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [6:0] lo_14;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [6:0] lo2_0;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [6:0] lo2_1;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [6:0] lo2_2;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [6:0] lo2_3;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [6:0] lo2_4;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [6:0] lo2_5;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [6:0] lo2_6;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [6:0] lo2_7;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [6:0] lo2_8;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [6:0] lo2_9;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [6:0] lo2_10;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [6:0] lo2_11;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [6:0] lo2_12;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [6:0] lo2_13;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [6:0] lo2_14;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [6:0] cnt_ext;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [6:0] next_lo;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [31:0] next_val;
-    reg  [14:0] late;
+    // verilator lint_on UNOPTFLAT
     
     // Sub module instances
     tb_dispatch_lrr_fermi__next_id next_id(
@@ -339,6 +502,40 @@ module tb_dispatch_lrr_fermi(clock,reset,start,total,max_per_sm,room,room2,grant
         .q(after__q),
         .clock(after__clock)
     );
+    tb_dispatch_lrr_fermi__prefix prefix(
+        .bits(prefix__bits),
+        .before_0(prefix__before_0),
+        .before_1(prefix__before_1),
+        .before_2(prefix__before_2),
+        .before_3(prefix__before_3),
+        .before_4(prefix__before_4),
+        .before_5(prefix__before_5),
+        .before_6(prefix__before_6),
+        .before_7(prefix__before_7),
+        .before_8(prefix__before_8),
+        .before_9(prefix__before_9),
+        .before_10(prefix__before_10),
+        .before_11(prefix__before_11),
+        .before_12(prefix__before_12),
+        .before_13(prefix__before_13),
+        .before_14(prefix__before_14),
+        .before_15(prefix__before_15),
+        .before_16(prefix__before_16),
+        .before_17(prefix__before_17),
+        .before_18(prefix__before_18),
+        .before_19(prefix__before_19),
+        .before_20(prefix__before_20),
+        .before_21(prefix__before_21),
+        .before_22(prefix__before_22),
+        .before_23(prefix__before_23),
+        .before_24(prefix__before_24),
+        .before_25(prefix__before_25),
+        .before_26(prefix__before_26),
+        .before_27(prefix__before_27),
+        .before_28(prefix__before_28),
+        .before_29(prefix__before_29),
+        .total(prefix__total)
+    );
     
     // Update code
     always @(*) begin
@@ -354,619 +551,97 @@ module tb_dispatch_lrr_fermi(clock,reset,start,total,max_per_sm,room,room2,grant
         if (pairs__q) begin
             want = room & room2;
         end
-        lane_a_0 = zero_c;
-        lane_b_0 = zero_c;
-        lane_a_1 = zero_c;
-        lane_b_1 = zero_c;
-        if (want[1 - 32'h1] & after__q[1 - 32'h1]) begin
-            lane_a_1 = one_c;
-        end
-        if (want[1 - 32'h1] & ~after__q[1 - 32'h1]) begin
-            lane_b_1 = one_c;
-        end
-        lane_a_2 = zero_c;
-        lane_b_2 = zero_c;
-        if (want[2 - 32'h1] & after__q[2 - 32'h1]) begin
-            lane_a_2 = one_c;
-        end
-        if (want[2 - 32'h1] & ~after__q[2 - 32'h1]) begin
-            lane_b_2 = one_c;
-        end
-        lane_a_3 = zero_c;
-        lane_b_3 = zero_c;
-        if (want[3 - 32'h1] & after__q[3 - 32'h1]) begin
-            lane_a_3 = one_c;
-        end
-        if (want[3 - 32'h1] & ~after__q[3 - 32'h1]) begin
-            lane_b_3 = one_c;
-        end
-        lane_a_4 = zero_c;
-        lane_b_4 = zero_c;
-        if (want[4 - 32'h1] & after__q[4 - 32'h1]) begin
-            lane_a_4 = one_c;
-        end
-        if (want[4 - 32'h1] & ~after__q[4 - 32'h1]) begin
-            lane_b_4 = one_c;
-        end
-        lane_a_5 = zero_c;
-        lane_b_5 = zero_c;
-        if (want[5 - 32'h1] & after__q[5 - 32'h1]) begin
-            lane_a_5 = one_c;
-        end
-        if (want[5 - 32'h1] & ~after__q[5 - 32'h1]) begin
-            lane_b_5 = one_c;
-        end
-        lane_a_6 = zero_c;
-        lane_b_6 = zero_c;
-        if (want[6 - 32'h1] & after__q[6 - 32'h1]) begin
-            lane_a_6 = one_c;
-        end
-        if (want[6 - 32'h1] & ~after__q[6 - 32'h1]) begin
-            lane_b_6 = one_c;
-        end
-        lane_a_7 = zero_c;
-        lane_b_7 = zero_c;
-        if (want[7 - 32'h1] & after__q[7 - 32'h1]) begin
-            lane_a_7 = one_c;
-        end
-        if (want[7 - 32'h1] & ~after__q[7 - 32'h1]) begin
-            lane_b_7 = one_c;
-        end
-        lane_a_8 = zero_c;
-        lane_b_8 = zero_c;
-        if (want[8 - 32'h1] & after__q[8 - 32'h1]) begin
-            lane_a_8 = one_c;
-        end
-        if (want[8 - 32'h1] & ~after__q[8 - 32'h1]) begin
-            lane_b_8 = one_c;
-        end
-        lane_a_9 = zero_c;
-        lane_b_9 = zero_c;
-        if (want[9 - 32'h1] & after__q[9 - 32'h1]) begin
-            lane_a_9 = one_c;
-        end
-        if (want[9 - 32'h1] & ~after__q[9 - 32'h1]) begin
-            lane_b_9 = one_c;
-        end
-        lane_a_10 = zero_c;
-        lane_b_10 = zero_c;
-        if (want[10 - 32'h1] & after__q[10 - 32'h1]) begin
-            lane_a_10 = one_c;
-        end
-        if (want[10 - 32'h1] & ~after__q[10 - 32'h1]) begin
-            lane_b_10 = one_c;
-        end
-        lane_a_11 = zero_c;
-        lane_b_11 = zero_c;
-        if (want[11 - 32'h1] & after__q[11 - 32'h1]) begin
-            lane_a_11 = one_c;
-        end
-        if (want[11 - 32'h1] & ~after__q[11 - 32'h1]) begin
-            lane_b_11 = one_c;
-        end
-        lane_a_12 = zero_c;
-        lane_b_12 = zero_c;
-        if (want[12 - 32'h1] & after__q[12 - 32'h1]) begin
-            lane_a_12 = one_c;
-        end
-        if (want[12 - 32'h1] & ~after__q[12 - 32'h1]) begin
-            lane_b_12 = one_c;
-        end
-        lane_a_13 = zero_c;
-        lane_b_13 = zero_c;
-        if (want[13 - 32'h1] & after__q[13 - 32'h1]) begin
-            lane_a_13 = one_c;
-        end
-        if (want[13 - 32'h1] & ~after__q[13 - 32'h1]) begin
-            lane_b_13 = one_c;
-        end
-        lane_a_14 = zero_c;
-        lane_b_14 = zero_c;
-        if (want[14 - 32'h1] & after__q[14 - 32'h1]) begin
-            lane_a_14 = one_c;
-        end
-        if (want[14 - 32'h1] & ~after__q[14 - 32'h1]) begin
-            lane_b_14 = one_c;
-        end
-        lane_a_15 = zero_c;
-        lane_b_15 = zero_c;
-        if (want[15 - 32'h1] & after__q[15 - 32'h1]) begin
-            lane_a_15 = one_c;
-        end
-        if (want[15 - 32'h1] & ~after__q[15 - 32'h1]) begin
-            lane_b_15 = one_c;
-        end
-        sum_a_0 = lane_a_0;
-        sum_b_0 = lane_b_0;
-        sum_a_1 = lane_a_1;
-        sum_b_1 = lane_b_1;
-        sum_a_2 = lane_a_2;
-        sum_b_2 = lane_b_2;
-        sum_a_3 = lane_a_3;
-        sum_b_3 = lane_b_3;
-        sum_a_4 = lane_a_4;
-        sum_b_4 = lane_b_4;
-        sum_a_5 = lane_a_5;
-        sum_b_5 = lane_b_5;
-        sum_a_6 = lane_a_6;
-        sum_b_6 = lane_b_6;
-        sum_a_7 = lane_a_7;
-        sum_b_7 = lane_b_7;
-        sum_a_8 = lane_a_8;
-        sum_b_8 = lane_b_8;
-        sum_a_9 = lane_a_9;
-        sum_b_9 = lane_b_9;
-        sum_a_10 = lane_a_10;
-        sum_b_10 = lane_b_10;
-        sum_a_11 = lane_a_11;
-        sum_b_11 = lane_b_11;
-        sum_a_12 = lane_a_12;
-        sum_b_12 = lane_b_12;
-        sum_a_13 = lane_a_13;
-        sum_b_13 = lane_b_13;
-        sum_a_14 = lane_a_14;
-        sum_b_14 = lane_b_14;
-        sum_a_15 = lane_a_15;
-        sum_b_15 = lane_b_15;
-        prev_a_0 = sum_a_0;
-        prev_b_0 = sum_b_0;
-        prev_a_1 = sum_a_1;
-        prev_b_1 = sum_b_1;
-        prev_a_2 = sum_a_2;
-        prev_b_2 = sum_b_2;
-        prev_a_3 = sum_a_3;
-        prev_b_3 = sum_b_3;
-        prev_a_4 = sum_a_4;
-        prev_b_4 = sum_b_4;
-        prev_a_5 = sum_a_5;
-        prev_b_5 = sum_b_5;
-        prev_a_6 = sum_a_6;
-        prev_b_6 = sum_b_6;
-        prev_a_7 = sum_a_7;
-        prev_b_7 = sum_b_7;
-        prev_a_8 = sum_a_8;
-        prev_b_8 = sum_b_8;
-        prev_a_9 = sum_a_9;
-        prev_b_9 = sum_b_9;
-        prev_a_10 = sum_a_10;
-        prev_b_10 = sum_b_10;
-        prev_a_11 = sum_a_11;
-        prev_b_11 = sum_b_11;
-        prev_a_12 = sum_a_12;
-        prev_b_12 = sum_b_12;
-        prev_a_13 = sum_a_13;
-        prev_b_13 = sum_b_13;
-        prev_a_14 = sum_a_14;
-        prev_b_14 = sum_b_14;
-        prev_a_15 = sum_a_15;
-        prev_b_15 = sum_b_15;
-        sum_a_1 = prev_a_1 + prev_a_0;
-        sum_b_1 = prev_b_1 + prev_b_0;
-        sum_a_2 = prev_a_2 + prev_a_1;
-        sum_b_2 = prev_b_2 + prev_b_1;
-        sum_a_3 = prev_a_3 + prev_a_2;
-        sum_b_3 = prev_b_3 + prev_b_2;
-        sum_a_4 = prev_a_4 + prev_a_3;
-        sum_b_4 = prev_b_4 + prev_b_3;
-        sum_a_5 = prev_a_5 + prev_a_4;
-        sum_b_5 = prev_b_5 + prev_b_4;
-        sum_a_6 = prev_a_6 + prev_a_5;
-        sum_b_6 = prev_b_6 + prev_b_5;
-        sum_a_7 = prev_a_7 + prev_a_6;
-        sum_b_7 = prev_b_7 + prev_b_6;
-        sum_a_8 = prev_a_8 + prev_a_7;
-        sum_b_8 = prev_b_8 + prev_b_7;
-        sum_a_9 = prev_a_9 + prev_a_8;
-        sum_b_9 = prev_b_9 + prev_b_8;
-        sum_a_10 = prev_a_10 + prev_a_9;
-        sum_b_10 = prev_b_10 + prev_b_9;
-        sum_a_11 = prev_a_11 + prev_a_10;
-        sum_b_11 = prev_b_11 + prev_b_10;
-        sum_a_12 = prev_a_12 + prev_a_11;
-        sum_b_12 = prev_b_12 + prev_b_11;
-        sum_a_13 = prev_a_13 + prev_a_12;
-        sum_b_13 = prev_b_13 + prev_b_12;
-        sum_a_14 = prev_a_14 + prev_a_13;
-        sum_b_14 = prev_b_14 + prev_b_13;
-        sum_a_15 = prev_a_15 + prev_a_14;
-        sum_b_15 = prev_b_15 + prev_b_14;
-        prev_a_0 = sum_a_0;
-        prev_b_0 = sum_b_0;
-        prev_a_1 = sum_a_1;
-        prev_b_1 = sum_b_1;
-        prev_a_2 = sum_a_2;
-        prev_b_2 = sum_b_2;
-        prev_a_3 = sum_a_3;
-        prev_b_3 = sum_b_3;
-        prev_a_4 = sum_a_4;
-        prev_b_4 = sum_b_4;
-        prev_a_5 = sum_a_5;
-        prev_b_5 = sum_b_5;
-        prev_a_6 = sum_a_6;
-        prev_b_6 = sum_b_6;
-        prev_a_7 = sum_a_7;
-        prev_b_7 = sum_b_7;
-        prev_a_8 = sum_a_8;
-        prev_b_8 = sum_b_8;
-        prev_a_9 = sum_a_9;
-        prev_b_9 = sum_b_9;
-        prev_a_10 = sum_a_10;
-        prev_b_10 = sum_b_10;
-        prev_a_11 = sum_a_11;
-        prev_b_11 = sum_b_11;
-        prev_a_12 = sum_a_12;
-        prev_b_12 = sum_b_12;
-        prev_a_13 = sum_a_13;
-        prev_b_13 = sum_b_13;
-        prev_a_14 = sum_a_14;
-        prev_b_14 = sum_b_14;
-        prev_a_15 = sum_a_15;
-        prev_b_15 = sum_b_15;
-        sum_a_2 = prev_a_2 + prev_a_0;
-        sum_b_2 = prev_b_2 + prev_b_0;
-        sum_a_3 = prev_a_3 + prev_a_1;
-        sum_b_3 = prev_b_3 + prev_b_1;
-        sum_a_4 = prev_a_4 + prev_a_2;
-        sum_b_4 = prev_b_4 + prev_b_2;
-        sum_a_5 = prev_a_5 + prev_a_3;
-        sum_b_5 = prev_b_5 + prev_b_3;
-        sum_a_6 = prev_a_6 + prev_a_4;
-        sum_b_6 = prev_b_6 + prev_b_4;
-        sum_a_7 = prev_a_7 + prev_a_5;
-        sum_b_7 = prev_b_7 + prev_b_5;
-        sum_a_8 = prev_a_8 + prev_a_6;
-        sum_b_8 = prev_b_8 + prev_b_6;
-        sum_a_9 = prev_a_9 + prev_a_7;
-        sum_b_9 = prev_b_9 + prev_b_7;
-        sum_a_10 = prev_a_10 + prev_a_8;
-        sum_b_10 = prev_b_10 + prev_b_8;
-        sum_a_11 = prev_a_11 + prev_a_9;
-        sum_b_11 = prev_b_11 + prev_b_9;
-        sum_a_12 = prev_a_12 + prev_a_10;
-        sum_b_12 = prev_b_12 + prev_b_10;
-        sum_a_13 = prev_a_13 + prev_a_11;
-        sum_b_13 = prev_b_13 + prev_b_11;
-        sum_a_14 = prev_a_14 + prev_a_12;
-        sum_b_14 = prev_b_14 + prev_b_12;
-        sum_a_15 = prev_a_15 + prev_a_13;
-        sum_b_15 = prev_b_15 + prev_b_13;
-        prev_a_0 = sum_a_0;
-        prev_b_0 = sum_b_0;
-        prev_a_1 = sum_a_1;
-        prev_b_1 = sum_b_1;
-        prev_a_2 = sum_a_2;
-        prev_b_2 = sum_b_2;
-        prev_a_3 = sum_a_3;
-        prev_b_3 = sum_b_3;
-        prev_a_4 = sum_a_4;
-        prev_b_4 = sum_b_4;
-        prev_a_5 = sum_a_5;
-        prev_b_5 = sum_b_5;
-        prev_a_6 = sum_a_6;
-        prev_b_6 = sum_b_6;
-        prev_a_7 = sum_a_7;
-        prev_b_7 = sum_b_7;
-        prev_a_8 = sum_a_8;
-        prev_b_8 = sum_b_8;
-        prev_a_9 = sum_a_9;
-        prev_b_9 = sum_b_9;
-        prev_a_10 = sum_a_10;
-        prev_b_10 = sum_b_10;
-        prev_a_11 = sum_a_11;
-        prev_b_11 = sum_b_11;
-        prev_a_12 = sum_a_12;
-        prev_b_12 = sum_b_12;
-        prev_a_13 = sum_a_13;
-        prev_b_13 = sum_b_13;
-        prev_a_14 = sum_a_14;
-        prev_b_14 = sum_b_14;
-        prev_a_15 = sum_a_15;
-        prev_b_15 = sum_b_15;
-        sum_a_4 = prev_a_4 + prev_a_0;
-        sum_b_4 = prev_b_4 + prev_b_0;
-        sum_a_5 = prev_a_5 + prev_a_1;
-        sum_b_5 = prev_b_5 + prev_b_1;
-        sum_a_6 = prev_a_6 + prev_a_2;
-        sum_b_6 = prev_b_6 + prev_b_2;
-        sum_a_7 = prev_a_7 + prev_a_3;
-        sum_b_7 = prev_b_7 + prev_b_3;
-        sum_a_8 = prev_a_8 + prev_a_4;
-        sum_b_8 = prev_b_8 + prev_b_4;
-        sum_a_9 = prev_a_9 + prev_a_5;
-        sum_b_9 = prev_b_9 + prev_b_5;
-        sum_a_10 = prev_a_10 + prev_a_6;
-        sum_b_10 = prev_b_10 + prev_b_6;
-        sum_a_11 = prev_a_11 + prev_a_7;
-        sum_b_11 = prev_b_11 + prev_b_7;
-        sum_a_12 = prev_a_12 + prev_a_8;
-        sum_b_12 = prev_b_12 + prev_b_8;
-        sum_a_13 = prev_a_13 + prev_a_9;
-        sum_b_13 = prev_b_13 + prev_b_9;
-        sum_a_14 = prev_a_14 + prev_a_10;
-        sum_b_14 = prev_b_14 + prev_b_10;
-        sum_a_15 = prev_a_15 + prev_a_11;
-        sum_b_15 = prev_b_15 + prev_b_11;
-        prev_a_0 = sum_a_0;
-        prev_b_0 = sum_b_0;
-        prev_a_1 = sum_a_1;
-        prev_b_1 = sum_b_1;
-        prev_a_2 = sum_a_2;
-        prev_b_2 = sum_b_2;
-        prev_a_3 = sum_a_3;
-        prev_b_3 = sum_b_3;
-        prev_a_4 = sum_a_4;
-        prev_b_4 = sum_b_4;
-        prev_a_5 = sum_a_5;
-        prev_b_5 = sum_b_5;
-        prev_a_6 = sum_a_6;
-        prev_b_6 = sum_b_6;
-        prev_a_7 = sum_a_7;
-        prev_b_7 = sum_b_7;
-        prev_a_8 = sum_a_8;
-        prev_b_8 = sum_b_8;
-        prev_a_9 = sum_a_9;
-        prev_b_9 = sum_b_9;
-        prev_a_10 = sum_a_10;
-        prev_b_10 = sum_b_10;
-        prev_a_11 = sum_a_11;
-        prev_b_11 = sum_b_11;
-        prev_a_12 = sum_a_12;
-        prev_b_12 = sum_b_12;
-        prev_a_13 = sum_a_13;
-        prev_b_13 = sum_b_13;
-        prev_a_14 = sum_a_14;
-        prev_b_14 = sum_b_14;
-        prev_a_15 = sum_a_15;
-        prev_b_15 = sum_b_15;
-        sum_a_8 = prev_a_8 + prev_a_0;
-        sum_b_8 = prev_b_8 + prev_b_0;
-        sum_a_9 = prev_a_9 + prev_a_1;
-        sum_b_9 = prev_b_9 + prev_b_1;
-        sum_a_10 = prev_a_10 + prev_a_2;
-        sum_b_10 = prev_b_10 + prev_b_2;
-        sum_a_11 = prev_a_11 + prev_a_3;
-        sum_b_11 = prev_b_11 + prev_b_3;
-        sum_a_12 = prev_a_12 + prev_a_4;
-        sum_b_12 = prev_b_12 + prev_b_4;
-        sum_a_13 = prev_a_13 + prev_a_5;
-        sum_b_13 = prev_b_13 + prev_b_5;
-        sum_a_14 = prev_a_14 + prev_a_6;
-        sum_b_14 = prev_b_14 + prev_b_6;
-        sum_a_15 = prev_a_15 + prev_a_7;
-        sum_b_15 = prev_b_15 + prev_b_7;
-        prev_a_0 = sum_a_0;
-        prev_b_0 = sum_b_0;
-        prev_a_1 = sum_a_1;
-        prev_b_1 = sum_b_1;
-        prev_a_2 = sum_a_2;
-        prev_b_2 = sum_b_2;
-        prev_a_3 = sum_a_3;
-        prev_b_3 = sum_b_3;
-        prev_a_4 = sum_a_4;
-        prev_b_4 = sum_b_4;
-        prev_a_5 = sum_a_5;
-        prev_b_5 = sum_b_5;
-        prev_a_6 = sum_a_6;
-        prev_b_6 = sum_b_6;
-        prev_a_7 = sum_a_7;
-        prev_b_7 = sum_b_7;
-        prev_a_8 = sum_a_8;
-        prev_b_8 = sum_b_8;
-        prev_a_9 = sum_a_9;
-        prev_b_9 = sum_b_9;
-        prev_a_10 = sum_a_10;
-        prev_b_10 = sum_b_10;
-        prev_a_11 = sum_a_11;
-        prev_b_11 = sum_b_11;
-        prev_a_12 = sum_a_12;
-        prev_b_12 = sum_b_12;
-        prev_a_13 = sum_a_13;
-        prev_b_13 = sum_b_13;
-        prev_a_14 = sum_a_14;
-        prev_b_14 = sum_b_14;
-        prev_a_15 = sum_a_15;
-        prev_b_15 = sum_b_15;
-        prev_a_0 = sum_a_0;
-        prev_b_0 = sum_b_0;
-        prev_a_1 = sum_a_1;
-        prev_b_1 = sum_b_1;
-        prev_a_2 = sum_a_2;
-        prev_b_2 = sum_b_2;
-        prev_a_3 = sum_a_3;
-        prev_b_3 = sum_b_3;
-        prev_a_4 = sum_a_4;
-        prev_b_4 = sum_b_4;
-        prev_a_5 = sum_a_5;
-        prev_b_5 = sum_b_5;
-        prev_a_6 = sum_a_6;
-        prev_b_6 = sum_b_6;
-        prev_a_7 = sum_a_7;
-        prev_b_7 = sum_b_7;
-        prev_a_8 = sum_a_8;
-        prev_b_8 = sum_b_8;
-        prev_a_9 = sum_a_9;
-        prev_b_9 = sum_b_9;
-        prev_a_10 = sum_a_10;
-        prev_b_10 = sum_b_10;
-        prev_a_11 = sum_a_11;
-        prev_b_11 = sum_b_11;
-        prev_a_12 = sum_a_12;
-        prev_b_12 = sum_b_12;
-        prev_a_13 = sum_a_13;
-        prev_b_13 = sum_b_13;
-        prev_a_14 = sum_a_14;
-        prev_b_14 = sum_b_14;
-        prev_a_15 = sum_a_15;
-        prev_b_15 = sum_b_15;
-        prev_a_0 = sum_a_0;
-        prev_b_0 = sum_b_0;
-        prev_a_1 = sum_a_1;
-        prev_b_1 = sum_b_1;
-        prev_a_2 = sum_a_2;
-        prev_b_2 = sum_b_2;
-        prev_a_3 = sum_a_3;
-        prev_b_3 = sum_b_3;
-        prev_a_4 = sum_a_4;
-        prev_b_4 = sum_b_4;
-        prev_a_5 = sum_a_5;
-        prev_b_5 = sum_b_5;
-        prev_a_6 = sum_a_6;
-        prev_b_6 = sum_b_6;
-        prev_a_7 = sum_a_7;
-        prev_b_7 = sum_b_7;
-        prev_a_8 = sum_a_8;
-        prev_b_8 = sum_b_8;
-        prev_a_9 = sum_a_9;
-        prev_b_9 = sum_b_9;
-        prev_a_10 = sum_a_10;
-        prev_b_10 = sum_b_10;
-        prev_a_11 = sum_a_11;
-        prev_b_11 = sum_b_11;
-        prev_a_12 = sum_a_12;
-        prev_b_12 = sum_b_12;
-        prev_a_13 = sum_a_13;
-        prev_b_13 = sum_b_13;
-        prev_a_14 = sum_a_14;
-        prev_b_14 = sum_b_14;
-        prev_a_15 = sum_a_15;
-        prev_b_15 = sum_b_15;
-        total_after = sum_a_15;
-        total_rest = sum_b_15;
-        wanting = total_after + total_rest;
+        lanes = zero_m;
+        lanes[0] = want[0] & after__q[0];
+        lanes[15] = want[0] & ~after__q[0];
+        lanes[1] = want[1] & after__q[1];
+        lanes[16] = want[1] & ~after__q[1];
+        lanes[2] = want[2] & after__q[2];
+        lanes[17] = want[2] & ~after__q[2];
+        lanes[3] = want[3] & after__q[3];
+        lanes[18] = want[3] & ~after__q[3];
+        lanes[4] = want[4] & after__q[4];
+        lanes[19] = want[4] & ~after__q[4];
+        lanes[5] = want[5] & after__q[5];
+        lanes[20] = want[5] & ~after__q[5];
+        lanes[6] = want[6] & after__q[6];
+        lanes[21] = want[6] & ~after__q[6];
+        lanes[7] = want[7] & after__q[7];
+        lanes[22] = want[7] & ~after__q[7];
+        lanes[8] = want[8] & after__q[8];
+        lanes[23] = want[8] & ~after__q[8];
+        lanes[9] = want[9] & after__q[9];
+        lanes[24] = want[9] & ~after__q[9];
+        lanes[10] = want[10] & after__q[10];
+        lanes[25] = want[10] & ~after__q[10];
+        lanes[11] = want[11] & after__q[11];
+        lanes[26] = want[11] & ~after__q[11];
+        lanes[12] = want[12] & after__q[12];
+        lanes[27] = want[12] & ~after__q[12];
+        lanes[13] = want[13] & after__q[13];
+        lanes[28] = want[13] & ~after__q[13];
+        lanes[14] = want[14] & after__q[14];
+        lanes[29] = want[14] & ~after__q[14];
+        prefix__bits = lanes;
+        before_0 = prefix__before_15;
         if (after__q[0]) begin
-            before_0 = sum_a_0;
+            before_0 = prefix__before_0;
         end
-        else begin
-            before_0 = total_after + sum_b_0;
-        end
-        if (pairs__q) begin
-            before_0 = before_0 << sh_0;
-        end
+        before_1 = prefix__before_16;
         if (after__q[1]) begin
-            before_1 = sum_a_1;
+            before_1 = prefix__before_1;
         end
-        else begin
-            before_1 = total_after + sum_b_1;
-        end
-        if (pairs__q) begin
-            before_1 = before_1 << sh_0;
-        end
+        before_2 = prefix__before_17;
         if (after__q[2]) begin
-            before_2 = sum_a_2;
+            before_2 = prefix__before_2;
         end
-        else begin
-            before_2 = total_after + sum_b_2;
-        end
-        if (pairs__q) begin
-            before_2 = before_2 << sh_0;
-        end
+        before_3 = prefix__before_18;
         if (after__q[3]) begin
-            before_3 = sum_a_3;
+            before_3 = prefix__before_3;
         end
-        else begin
-            before_3 = total_after + sum_b_3;
-        end
-        if (pairs__q) begin
-            before_3 = before_3 << sh_0;
-        end
+        before_4 = prefix__before_19;
         if (after__q[4]) begin
-            before_4 = sum_a_4;
+            before_4 = prefix__before_4;
         end
-        else begin
-            before_4 = total_after + sum_b_4;
-        end
-        if (pairs__q) begin
-            before_4 = before_4 << sh_0;
-        end
+        before_5 = prefix__before_20;
         if (after__q[5]) begin
-            before_5 = sum_a_5;
+            before_5 = prefix__before_5;
         end
-        else begin
-            before_5 = total_after + sum_b_5;
-        end
-        if (pairs__q) begin
-            before_5 = before_5 << sh_0;
-        end
+        before_6 = prefix__before_21;
         if (after__q[6]) begin
-            before_6 = sum_a_6;
+            before_6 = prefix__before_6;
         end
-        else begin
-            before_6 = total_after + sum_b_6;
-        end
-        if (pairs__q) begin
-            before_6 = before_6 << sh_0;
-        end
+        before_7 = prefix__before_22;
         if (after__q[7]) begin
-            before_7 = sum_a_7;
+            before_7 = prefix__before_7;
         end
-        else begin
-            before_7 = total_after + sum_b_7;
-        end
-        if (pairs__q) begin
-            before_7 = before_7 << sh_0;
-        end
+        before_8 = prefix__before_23;
         if (after__q[8]) begin
-            before_8 = sum_a_8;
+            before_8 = prefix__before_8;
         end
-        else begin
-            before_8 = total_after + sum_b_8;
-        end
-        if (pairs__q) begin
-            before_8 = before_8 << sh_0;
-        end
+        before_9 = prefix__before_24;
         if (after__q[9]) begin
-            before_9 = sum_a_9;
+            before_9 = prefix__before_9;
         end
-        else begin
-            before_9 = total_after + sum_b_9;
-        end
-        if (pairs__q) begin
-            before_9 = before_9 << sh_0;
-        end
+        before_10 = prefix__before_25;
         if (after__q[10]) begin
-            before_10 = sum_a_10;
+            before_10 = prefix__before_10;
         end
-        else begin
-            before_10 = total_after + sum_b_10;
-        end
-        if (pairs__q) begin
-            before_10 = before_10 << sh_0;
-        end
+        before_11 = prefix__before_26;
         if (after__q[11]) begin
-            before_11 = sum_a_11;
+            before_11 = prefix__before_11;
         end
-        else begin
-            before_11 = total_after + sum_b_11;
-        end
-        if (pairs__q) begin
-            before_11 = before_11 << sh_0;
-        end
+        before_12 = prefix__before_27;
         if (after__q[12]) begin
-            before_12 = sum_a_12;
+            before_12 = prefix__before_12;
         end
-        else begin
-            before_12 = total_after + sum_b_12;
-        end
-        if (pairs__q) begin
-            before_12 = before_12 << sh_0;
-        end
+        before_13 = prefix__before_28;
         if (after__q[13]) begin
-            before_13 = sum_a_13;
+            before_13 = prefix__before_13;
         end
-        else begin
-            before_13 = total_after + sum_b_13;
-        end
-        if (pairs__q) begin
-            before_13 = before_13 << sh_0;
-        end
+        before_14 = prefix__before_29;
         if (after__q[14]) begin
-            before_14 = sum_a_14;
-        end
-        else begin
-            before_14 = total_after + sum_b_14;
-        end
-        if (pairs__q) begin
-            before_14 = before_14 << sh_0;
+            before_14 = prefix__before_14;
         end
         left = total_q__q - next_id__q;
         left_big = left > max_c32;
@@ -974,86 +649,100 @@ module tb_dispatch_lrr_fermi(clock,reset,start,total,max_per_sm,room,room2,grant
         if (left_big) begin
             lsat = max_c;
         end
-        lsat_m1 = lsat - one_c;
-        take = zero_n;
-        take2 = zero_n;
-        odd = zero_n;
-        take[0] = before_0 < lsat;
-        take2[0] = (lsat > one_c) & (before_0 < lsat_m1);
-        odd[0] = (lsat != zero_c) & (before_0 == lsat_m1);
-        take[1] = before_1 < lsat;
-        take2[1] = (lsat > one_c) & (before_1 < lsat_m1);
-        odd[1] = (lsat != zero_c) & (before_1 == lsat_m1);
-        take[2] = before_2 < lsat;
-        take2[2] = (lsat > one_c) & (before_2 < lsat_m1);
-        odd[2] = (lsat != zero_c) & (before_2 == lsat_m1);
-        take[3] = before_3 < lsat;
-        take2[3] = (lsat > one_c) & (before_3 < lsat_m1);
-        odd[3] = (lsat != zero_c) & (before_3 == lsat_m1);
-        take[4] = before_4 < lsat;
-        take2[4] = (lsat > one_c) & (before_4 < lsat_m1);
-        odd[4] = (lsat != zero_c) & (before_4 == lsat_m1);
-        take[5] = before_5 < lsat;
-        take2[5] = (lsat > one_c) & (before_5 < lsat_m1);
-        odd[5] = (lsat != zero_c) & (before_5 == lsat_m1);
-        take[6] = before_6 < lsat;
-        take2[6] = (lsat > one_c) & (before_6 < lsat_m1);
-        odd[6] = (lsat != zero_c) & (before_6 == lsat_m1);
-        take[7] = before_7 < lsat;
-        take2[7] = (lsat > one_c) & (before_7 < lsat_m1);
-        odd[7] = (lsat != zero_c) & (before_7 == lsat_m1);
-        take[8] = before_8 < lsat;
-        take2[8] = (lsat > one_c) & (before_8 < lsat_m1);
-        odd[8] = (lsat != zero_c) & (before_8 == lsat_m1);
-        take[9] = before_9 < lsat;
-        take2[9] = (lsat > one_c) & (before_9 < lsat_m1);
-        odd[9] = (lsat != zero_c) & (before_9 == lsat_m1);
-        take[10] = before_10 < lsat;
-        take2[10] = (lsat > one_c) & (before_10 < lsat_m1);
-        odd[10] = (lsat != zero_c) & (before_10 == lsat_m1);
-        take[11] = before_11 < lsat;
-        take2[11] = (lsat > one_c) & (before_11 < lsat_m1);
-        odd[11] = (lsat != zero_c) & (before_11 == lsat_m1);
-        take[12] = before_12 < lsat;
-        take2[12] = (lsat > one_c) & (before_12 < lsat_m1);
-        odd[12] = (lsat != zero_c) & (before_12 == lsat_m1);
-        take[13] = before_13 < lsat;
-        take2[13] = (lsat > one_c) & (before_13 < lsat_m1);
-        odd[13] = (lsat != zero_c) & (before_13 == lsat_m1);
-        take[14] = before_14 < lsat;
-        take2[14] = (lsat > one_c) & (before_14 < lsat_m1);
-        odd[14] = (lsat != zero_c) & (before_14 == lsat_m1);
-        odd_pick = odd & room & after__q;
-        if (~|odd_pick) begin
-            odd_pick = odd & room & ~after__q;
-        end
-        scan = odd_pick;
-        scan = scan | (scan << sh_0);
-        scan = scan | (scan << sh_1);
-        scan = scan | (scan << sh_2);
-        scan = scan | (scan << sh_3);
-        scan = scan | (scan << sh_4);
-        scan = scan | (scan << sh_5);
-        scan = scan | (scan << sh_6);
-        single = odd_pick & ~(scan << sh_0);
+        quota = lsat;
         if (pairs__q) begin
-            grant = (want & take2) | single;
-            grant2 = want & take2;
-            cnt = wanting << sh_0;
-            if ((lsat >> sh_0) < wanting) begin
-                cnt = (lsat >> sh_0) << sh_0;
-            end
-            if (|odd_pick) begin
-                cnt = cnt | one_c;
-            end
+            quota = lsat >> sh_0;
+        end
+        all = prefix__total <= quota;
+        take = zero_n;
+        odd = zero_n;
+        past_all = zero_n;
+        after_wanting = prefix__before_15;
+        take[0] = before_0 < quota;
+        odd[0] = before_0 == quota;
+        past_all[0] = before_0 >= prefix__total;
+        take[1] = before_1 < quota;
+        odd[1] = before_1 == quota;
+        past_all[1] = before_1 >= prefix__total;
+        take[2] = before_2 < quota;
+        odd[2] = before_2 == quota;
+        past_all[2] = before_2 >= prefix__total;
+        take[3] = before_3 < quota;
+        odd[3] = before_3 == quota;
+        past_all[3] = before_3 >= prefix__total;
+        take[4] = before_4 < quota;
+        odd[4] = before_4 == quota;
+        past_all[4] = before_4 >= prefix__total;
+        take[5] = before_5 < quota;
+        odd[5] = before_5 == quota;
+        past_all[5] = before_5 >= prefix__total;
+        take[6] = before_6 < quota;
+        odd[6] = before_6 == quota;
+        past_all[6] = before_6 >= prefix__total;
+        take[7] = before_7 < quota;
+        odd[7] = before_7 == quota;
+        past_all[7] = before_7 >= prefix__total;
+        take[8] = before_8 < quota;
+        odd[8] = before_8 == quota;
+        past_all[8] = before_8 >= prefix__total;
+        take[9] = before_9 < quota;
+        odd[9] = before_9 == quota;
+        past_all[9] = before_9 >= prefix__total;
+        take[10] = before_10 < quota;
+        odd[10] = before_10 == quota;
+        past_all[10] = before_10 >= prefix__total;
+        take[11] = before_11 < quota;
+        odd[11] = before_11 == quota;
+        past_all[11] = before_11 >= prefix__total;
+        take[12] = before_12 < quota;
+        odd[12] = before_12 == quota;
+        past_all[12] = before_12 >= prefix__total;
+        take[13] = before_13 < quota;
+        odd[13] = before_13 == quota;
+        past_all[13] = before_13 >= prefix__total;
+        take[14] = before_14 < quota;
+        odd[14] = before_14 == quota;
+        past_all[14] = before_14 >= prefix__total;
+        cand_a = zero_n;
+        cand_b = zero_n;
+        if (pairs__q & lsat[32'h0]) begin
+            cand_a = odd & room & after__q;
+            cand_b = odd & room & ~after__q;
+        end
+        above_a = cand_a << sh_0;
+        above_b = cand_b << sh_0;
+        above_a = above_a | (above_a << sh_0);
+        above_b = above_b | (above_b << sh_0);
+        above_a = above_a | (above_a << sh_1);
+        above_b = above_b | (above_b << sh_1);
+        above_a = above_a | (above_a << sh_2);
+        above_b = above_b | (above_b << sh_2);
+        above_a = above_a | (above_a << sh_3);
+        above_b = above_b | (above_b << sh_3);
+        above_a = above_a | (above_a << sh_4);
+        above_b = above_b | (above_b << sh_4);
+        above_a = above_a | (above_a << sh_5);
+        above_b = above_b | (above_b << sh_5);
+        above_a = above_a | (above_a << sh_6);
+        above_b = above_b | (above_b << sh_6);
+        odd_any = |cand_a | |cand_b;
+        single = cand_b & ~above_b;
+        if (|cand_a) begin
+            single = cand_a & ~above_a;
+        end
+        cnt_base = quota;
+        if (all) begin
+            cnt_base = prefix__total;
+        end
+        cnt = cnt_base;
+        if (pairs__q) begin
+            grant = (want & take) | single;
+            grant2 = want & take;
+            cnt = cnt << sh_0;
         end
         else begin
             grant = want & take;
             grant2 = zero_n;
-            cnt = wanting;
-            if (lsat < wanting) begin
-                cnt = lsat;
-            end
         end
         base_lo = next_id__q[(32'h0)+:(7)] & low_mask1;
         base_hi = next_id__q & ~low_mask32;
@@ -1065,6 +754,9 @@ module tb_dispatch_lrr_fermi(clock,reset,start,total,max_per_sm,room,room2,grant
         ext_0[3] = before_0[3];
         ext_0[4] = before_0[4];
         ext_0[5] = before_0[5];
+        if (pairs__q) begin
+            ext_0 = ext_0 << sh_0;
+        end
         ext2_0 = ext_0 | one_c1;
         lo_0 = base_lo + ext_0;
         lo2_0 = base_lo + ext2_0;
@@ -1101,6 +793,9 @@ module tb_dispatch_lrr_fermi(clock,reset,start,total,max_per_sm,room,room2,grant
         ext_1[3] = before_1[3];
         ext_1[4] = before_1[4];
         ext_1[5] = before_1[5];
+        if (pairs__q) begin
+            ext_1 = ext_1 << sh_0;
+        end
         ext2_1 = ext_1 | one_c1;
         lo_1 = base_lo + ext_1;
         lo2_1 = base_lo + ext2_1;
@@ -1137,6 +832,9 @@ module tb_dispatch_lrr_fermi(clock,reset,start,total,max_per_sm,room,room2,grant
         ext_2[3] = before_2[3];
         ext_2[4] = before_2[4];
         ext_2[5] = before_2[5];
+        if (pairs__q) begin
+            ext_2 = ext_2 << sh_0;
+        end
         ext2_2 = ext_2 | one_c1;
         lo_2 = base_lo + ext_2;
         lo2_2 = base_lo + ext2_2;
@@ -1173,6 +871,9 @@ module tb_dispatch_lrr_fermi(clock,reset,start,total,max_per_sm,room,room2,grant
         ext_3[3] = before_3[3];
         ext_3[4] = before_3[4];
         ext_3[5] = before_3[5];
+        if (pairs__q) begin
+            ext_3 = ext_3 << sh_0;
+        end
         ext2_3 = ext_3 | one_c1;
         lo_3 = base_lo + ext_3;
         lo2_3 = base_lo + ext2_3;
@@ -1209,6 +910,9 @@ module tb_dispatch_lrr_fermi(clock,reset,start,total,max_per_sm,room,room2,grant
         ext_4[3] = before_4[3];
         ext_4[4] = before_4[4];
         ext_4[5] = before_4[5];
+        if (pairs__q) begin
+            ext_4 = ext_4 << sh_0;
+        end
         ext2_4 = ext_4 | one_c1;
         lo_4 = base_lo + ext_4;
         lo2_4 = base_lo + ext2_4;
@@ -1245,6 +949,9 @@ module tb_dispatch_lrr_fermi(clock,reset,start,total,max_per_sm,room,room2,grant
         ext_5[3] = before_5[3];
         ext_5[4] = before_5[4];
         ext_5[5] = before_5[5];
+        if (pairs__q) begin
+            ext_5 = ext_5 << sh_0;
+        end
         ext2_5 = ext_5 | one_c1;
         lo_5 = base_lo + ext_5;
         lo2_5 = base_lo + ext2_5;
@@ -1281,6 +988,9 @@ module tb_dispatch_lrr_fermi(clock,reset,start,total,max_per_sm,room,room2,grant
         ext_6[3] = before_6[3];
         ext_6[4] = before_6[4];
         ext_6[5] = before_6[5];
+        if (pairs__q) begin
+            ext_6 = ext_6 << sh_0;
+        end
         ext2_6 = ext_6 | one_c1;
         lo_6 = base_lo + ext_6;
         lo2_6 = base_lo + ext2_6;
@@ -1317,6 +1027,9 @@ module tb_dispatch_lrr_fermi(clock,reset,start,total,max_per_sm,room,room2,grant
         ext_7[3] = before_7[3];
         ext_7[4] = before_7[4];
         ext_7[5] = before_7[5];
+        if (pairs__q) begin
+            ext_7 = ext_7 << sh_0;
+        end
         ext2_7 = ext_7 | one_c1;
         lo_7 = base_lo + ext_7;
         lo2_7 = base_lo + ext2_7;
@@ -1353,6 +1066,9 @@ module tb_dispatch_lrr_fermi(clock,reset,start,total,max_per_sm,room,room2,grant
         ext_8[3] = before_8[3];
         ext_8[4] = before_8[4];
         ext_8[5] = before_8[5];
+        if (pairs__q) begin
+            ext_8 = ext_8 << sh_0;
+        end
         ext2_8 = ext_8 | one_c1;
         lo_8 = base_lo + ext_8;
         lo2_8 = base_lo + ext2_8;
@@ -1389,6 +1105,9 @@ module tb_dispatch_lrr_fermi(clock,reset,start,total,max_per_sm,room,room2,grant
         ext_9[3] = before_9[3];
         ext_9[4] = before_9[4];
         ext_9[5] = before_9[5];
+        if (pairs__q) begin
+            ext_9 = ext_9 << sh_0;
+        end
         ext2_9 = ext_9 | one_c1;
         lo_9 = base_lo + ext_9;
         lo2_9 = base_lo + ext2_9;
@@ -1425,6 +1144,9 @@ module tb_dispatch_lrr_fermi(clock,reset,start,total,max_per_sm,room,room2,grant
         ext_10[3] = before_10[3];
         ext_10[4] = before_10[4];
         ext_10[5] = before_10[5];
+        if (pairs__q) begin
+            ext_10 = ext_10 << sh_0;
+        end
         ext2_10 = ext_10 | one_c1;
         lo_10 = base_lo + ext_10;
         lo2_10 = base_lo + ext2_10;
@@ -1461,6 +1183,9 @@ module tb_dispatch_lrr_fermi(clock,reset,start,total,max_per_sm,room,room2,grant
         ext_11[3] = before_11[3];
         ext_11[4] = before_11[4];
         ext_11[5] = before_11[5];
+        if (pairs__q) begin
+            ext_11 = ext_11 << sh_0;
+        end
         ext2_11 = ext_11 | one_c1;
         lo_11 = base_lo + ext_11;
         lo2_11 = base_lo + ext2_11;
@@ -1497,6 +1222,9 @@ module tb_dispatch_lrr_fermi(clock,reset,start,total,max_per_sm,room,room2,grant
         ext_12[3] = before_12[3];
         ext_12[4] = before_12[4];
         ext_12[5] = before_12[5];
+        if (pairs__q) begin
+            ext_12 = ext_12 << sh_0;
+        end
         ext2_12 = ext_12 | one_c1;
         lo_12 = base_lo + ext_12;
         lo2_12 = base_lo + ext2_12;
@@ -1533,6 +1261,9 @@ module tb_dispatch_lrr_fermi(clock,reset,start,total,max_per_sm,room,room2,grant
         ext_13[3] = before_13[3];
         ext_13[4] = before_13[4];
         ext_13[5] = before_13[5];
+        if (pairs__q) begin
+            ext_13 = ext_13 << sh_0;
+        end
         ext2_13 = ext_13 | one_c1;
         lo_13 = base_lo + ext_13;
         lo2_13 = base_lo + ext2_13;
@@ -1569,6 +1300,9 @@ module tb_dispatch_lrr_fermi(clock,reset,start,total,max_per_sm,room,room2,grant
         ext_14[3] = before_14[3];
         ext_14[4] = before_14[4];
         ext_14[5] = before_14[5];
+        if (pairs__q) begin
+            ext_14 = ext_14 << sh_0;
+        end
         ext2_14 = ext_14 | one_c1;
         lo_14 = base_lo + ext_14;
         lo2_14 = base_lo + ext2_14;
@@ -1598,7 +1332,10 @@ module tb_dispatch_lrr_fermi(clock,reset,start,total,max_per_sm,room,room2,grant
             id2_14[4] = lo2_14[4];
             id2_14[5] = lo2_14[5];
         end
-        idle = ~left_big & (cnt >= lsat);
+        idle = ~left_big & (prefix__total >= quota);
+        if (pairs__q & lsat[32'h0] & ~odd_any) begin
+            idle = 1'b0;
+        end
         cnt_ext = zero_c1;
         cnt_ext[0] = cnt[0];
         cnt_ext[1] = cnt[1];
@@ -1617,31 +1354,28 @@ module tb_dispatch_lrr_fermi(clock,reset,start,total,max_per_sm,room,room2,grant
         next_val[3] = next_lo[3];
         next_val[4] = next_lo[4];
         next_val[5] = next_lo[5];
+        if (odd_any) begin
+            next_val = total_q__q;
+        end
         next_id__d = next_val;
-        late = grant2 & ~after__q;
-        if (~pairs__q) begin
-            late = grant & ~after__q;
+        past = ~take;
+        in_after = after_wanting >= quota;
+        if (all) begin
+            past = past_all;
+            in_after = after_wanting == prefix__total;
         end
-        if (~|late) begin
-            late = grant2;
-            if (~pairs__q) begin
-                late = grant;
+        after__d = after__q | past;
+        if (in_after) begin
+            after__d = after__q & past;
+        end
+        if (cnt_base == zero_c) begin
+            after__d = after__q;
+        end
+        if (odd_any) begin
+            after__d = above_b;
+            if (|cand_a) begin
+                after__d = above_a;
             end
-        end
-        scan_down = late;
-        scan_down = scan_down | (scan_down >> sh_0);
-        scan_down = scan_down | (scan_down >> sh_1);
-        scan_down = scan_down | (scan_down >> sh_2);
-        scan_down = scan_down | (scan_down >> sh_3);
-        scan_down = scan_down | (scan_down >> sh_4);
-        scan_down = scan_down | (scan_down >> sh_5);
-        scan_down = scan_down | (scan_down >> sh_6);
-        after__d = after__q;
-        if (|late) begin
-            after__d = ~scan_down;
-        end
-        if (pairs__q & |odd_pick) begin
-            after__d = scan << sh_0;
         end
         if (start) begin
             next_id__d = zero32;
@@ -1715,6 +1449,625 @@ module tb_dispatch_lrr_fermi__pairs(d,q,clock);
     end
           
 endmodule // tb_dispatch_lrr_fermi__pairs
+
+// tb_dispatch_lrr_fermi__prefix: a sub-block, field `prefix` of `tb_dispatch_lrr_fermi`; 1 instance.
+module tb_dispatch_lrr_fermi__prefix(bits,before_0,before_1,before_2,before_3,before_4,before_5,before_6,before_7,before_8,before_9,before_10,before_11,before_12,before_13,before_14,before_15,before_16,before_17,before_18,before_19,before_20,before_21,before_22,before_23,before_24,before_25,before_26,before_27,before_28,before_29,total);
+    
+    // Module arguments
+    input wire  [29:0] bits;
+    output reg  [5:0] before_0;
+    output reg  [5:0] before_1;
+    output reg  [5:0] before_2;
+    output reg  [5:0] before_3;
+    output reg  [5:0] before_4;
+    output reg  [5:0] before_5;
+    output reg  [5:0] before_6;
+    output reg  [5:0] before_7;
+    output reg  [5:0] before_8;
+    output reg  [5:0] before_9;
+    output reg  [5:0] before_10;
+    output reg  [5:0] before_11;
+    output reg  [5:0] before_12;
+    output reg  [5:0] before_13;
+    output reg  [5:0] before_14;
+    output reg  [5:0] before_15;
+    output reg  [5:0] before_16;
+    output reg  [5:0] before_17;
+    output reg  [5:0] before_18;
+    output reg  [5:0] before_19;
+    output reg  [5:0] before_20;
+    output reg  [5:0] before_21;
+    output reg  [5:0] before_22;
+    output reg  [5:0] before_23;
+    output reg  [5:0] before_24;
+    output reg  [5:0] before_25;
+    output reg  [5:0] before_26;
+    output reg  [5:0] before_27;
+    output reg  [5:0] before_28;
+    output reg  [5:0] before_29;
+    output reg  [5:0] total;
+    
+    // Constant declarations
+    localparam  one = 6'b1;
+    localparam  zero = 6'b0;
+    
+    // Local signals
+    reg  [5:0] sum_0;
+    reg  [5:0] sum_1;
+    reg  [5:0] sum_2;
+    reg  [5:0] sum_3;
+    reg  [5:0] sum_4;
+    reg  [5:0] sum_5;
+    reg  [5:0] sum_6;
+    reg  [5:0] sum_7;
+    reg  [5:0] sum_8;
+    reg  [5:0] sum_9;
+    reg  [5:0] sum_10;
+    reg  [5:0] sum_11;
+    reg  [5:0] sum_12;
+    reg  [5:0] sum_13;
+    reg  [5:0] sum_14;
+    reg  [5:0] sum_15;
+    reg  [5:0] sum_16;
+    reg  [5:0] sum_17;
+    reg  [5:0] sum_18;
+    reg  [5:0] sum_19;
+    reg  [5:0] sum_20;
+    reg  [5:0] sum_21;
+    reg  [5:0] sum_22;
+    reg  [5:0] sum_23;
+    reg  [5:0] sum_24;
+    reg  [5:0] sum_25;
+    reg  [5:0] sum_26;
+    reg  [5:0] sum_27;
+    reg  [5:0] sum_28;
+    reg  [5:0] sum_29;
+    reg  [5:0] prev_0;
+    reg  [5:0] prev_1;
+    reg  [5:0] prev_2;
+    reg  [5:0] prev_3;
+    reg  [5:0] prev_4;
+    reg  [5:0] prev_5;
+    reg  [5:0] prev_6;
+    reg  [5:0] prev_7;
+    reg  [5:0] prev_8;
+    reg  [5:0] prev_9;
+    reg  [5:0] prev_10;
+    reg  [5:0] prev_11;
+    reg  [5:0] prev_12;
+    reg  [5:0] prev_13;
+    reg  [5:0] prev_14;
+    reg  [5:0] prev_15;
+    reg  [5:0] prev_16;
+    reg  [5:0] prev_17;
+    reg  [5:0] prev_18;
+    reg  [5:0] prev_19;
+    reg  [5:0] prev_20;
+    reg  [5:0] prev_21;
+    reg  [5:0] prev_22;
+    reg  [5:0] prev_23;
+    reg  [5:0] prev_24;
+    reg  [5:0] prev_25;
+    reg  [5:0] prev_26;
+    reg  [5:0] prev_27;
+    reg  [5:0] prev_28;
+    reg  [5:0] prev_29;
+    
+    // Update code
+    always @(*) begin
+        sum_0 = zero;
+        if (bits[0]) begin
+            sum_0 = one;
+        end
+        prev_0 = sum_0;
+        sum_1 = zero;
+        if (bits[1]) begin
+            sum_1 = one;
+        end
+        prev_1 = sum_1;
+        sum_2 = zero;
+        if (bits[2]) begin
+            sum_2 = one;
+        end
+        prev_2 = sum_2;
+        sum_3 = zero;
+        if (bits[3]) begin
+            sum_3 = one;
+        end
+        prev_3 = sum_3;
+        sum_4 = zero;
+        if (bits[4]) begin
+            sum_4 = one;
+        end
+        prev_4 = sum_4;
+        sum_5 = zero;
+        if (bits[5]) begin
+            sum_5 = one;
+        end
+        prev_5 = sum_5;
+        sum_6 = zero;
+        if (bits[6]) begin
+            sum_6 = one;
+        end
+        prev_6 = sum_6;
+        sum_7 = zero;
+        if (bits[7]) begin
+            sum_7 = one;
+        end
+        prev_7 = sum_7;
+        sum_8 = zero;
+        if (bits[8]) begin
+            sum_8 = one;
+        end
+        prev_8 = sum_8;
+        sum_9 = zero;
+        if (bits[9]) begin
+            sum_9 = one;
+        end
+        prev_9 = sum_9;
+        sum_10 = zero;
+        if (bits[10]) begin
+            sum_10 = one;
+        end
+        prev_10 = sum_10;
+        sum_11 = zero;
+        if (bits[11]) begin
+            sum_11 = one;
+        end
+        prev_11 = sum_11;
+        sum_12 = zero;
+        if (bits[12]) begin
+            sum_12 = one;
+        end
+        prev_12 = sum_12;
+        sum_13 = zero;
+        if (bits[13]) begin
+            sum_13 = one;
+        end
+        prev_13 = sum_13;
+        sum_14 = zero;
+        if (bits[14]) begin
+            sum_14 = one;
+        end
+        prev_14 = sum_14;
+        sum_15 = zero;
+        if (bits[15]) begin
+            sum_15 = one;
+        end
+        prev_15 = sum_15;
+        sum_16 = zero;
+        if (bits[16]) begin
+            sum_16 = one;
+        end
+        prev_16 = sum_16;
+        sum_17 = zero;
+        if (bits[17]) begin
+            sum_17 = one;
+        end
+        prev_17 = sum_17;
+        sum_18 = zero;
+        if (bits[18]) begin
+            sum_18 = one;
+        end
+        prev_18 = sum_18;
+        sum_19 = zero;
+        if (bits[19]) begin
+            sum_19 = one;
+        end
+        prev_19 = sum_19;
+        sum_20 = zero;
+        if (bits[20]) begin
+            sum_20 = one;
+        end
+        prev_20 = sum_20;
+        sum_21 = zero;
+        if (bits[21]) begin
+            sum_21 = one;
+        end
+        prev_21 = sum_21;
+        sum_22 = zero;
+        if (bits[22]) begin
+            sum_22 = one;
+        end
+        prev_22 = sum_22;
+        sum_23 = zero;
+        if (bits[23]) begin
+            sum_23 = one;
+        end
+        prev_23 = sum_23;
+        sum_24 = zero;
+        if (bits[24]) begin
+            sum_24 = one;
+        end
+        prev_24 = sum_24;
+        sum_25 = zero;
+        if (bits[25]) begin
+            sum_25 = one;
+        end
+        prev_25 = sum_25;
+        sum_26 = zero;
+        if (bits[26]) begin
+            sum_26 = one;
+        end
+        prev_26 = sum_26;
+        sum_27 = zero;
+        if (bits[27]) begin
+            sum_27 = one;
+        end
+        prev_27 = sum_27;
+        sum_28 = zero;
+        if (bits[28]) begin
+            sum_28 = one;
+        end
+        prev_28 = sum_28;
+        sum_29 = zero;
+        if (bits[29]) begin
+            sum_29 = one;
+        end
+        prev_29 = sum_29;
+        sum_1 = prev_1 + prev_0;
+        sum_2 = prev_2 + prev_1;
+        sum_3 = prev_3 + prev_2;
+        sum_4 = prev_4 + prev_3;
+        sum_5 = prev_5 + prev_4;
+        sum_6 = prev_6 + prev_5;
+        sum_7 = prev_7 + prev_6;
+        sum_8 = prev_8 + prev_7;
+        sum_9 = prev_9 + prev_8;
+        sum_10 = prev_10 + prev_9;
+        sum_11 = prev_11 + prev_10;
+        sum_12 = prev_12 + prev_11;
+        sum_13 = prev_13 + prev_12;
+        sum_14 = prev_14 + prev_13;
+        sum_15 = prev_15 + prev_14;
+        sum_16 = prev_16 + prev_15;
+        sum_17 = prev_17 + prev_16;
+        sum_18 = prev_18 + prev_17;
+        sum_19 = prev_19 + prev_18;
+        sum_20 = prev_20 + prev_19;
+        sum_21 = prev_21 + prev_20;
+        sum_22 = prev_22 + prev_21;
+        sum_23 = prev_23 + prev_22;
+        sum_24 = prev_24 + prev_23;
+        sum_25 = prev_25 + prev_24;
+        sum_26 = prev_26 + prev_25;
+        sum_27 = prev_27 + prev_26;
+        sum_28 = prev_28 + prev_27;
+        sum_29 = prev_29 + prev_28;
+        prev_0 = sum_0;
+        prev_1 = sum_1;
+        prev_2 = sum_2;
+        prev_3 = sum_3;
+        prev_4 = sum_4;
+        prev_5 = sum_5;
+        prev_6 = sum_6;
+        prev_7 = sum_7;
+        prev_8 = sum_8;
+        prev_9 = sum_9;
+        prev_10 = sum_10;
+        prev_11 = sum_11;
+        prev_12 = sum_12;
+        prev_13 = sum_13;
+        prev_14 = sum_14;
+        prev_15 = sum_15;
+        prev_16 = sum_16;
+        prev_17 = sum_17;
+        prev_18 = sum_18;
+        prev_19 = sum_19;
+        prev_20 = sum_20;
+        prev_21 = sum_21;
+        prev_22 = sum_22;
+        prev_23 = sum_23;
+        prev_24 = sum_24;
+        prev_25 = sum_25;
+        prev_26 = sum_26;
+        prev_27 = sum_27;
+        prev_28 = sum_28;
+        prev_29 = sum_29;
+        sum_2 = prev_2 + prev_0;
+        sum_3 = prev_3 + prev_1;
+        sum_4 = prev_4 + prev_2;
+        sum_5 = prev_5 + prev_3;
+        sum_6 = prev_6 + prev_4;
+        sum_7 = prev_7 + prev_5;
+        sum_8 = prev_8 + prev_6;
+        sum_9 = prev_9 + prev_7;
+        sum_10 = prev_10 + prev_8;
+        sum_11 = prev_11 + prev_9;
+        sum_12 = prev_12 + prev_10;
+        sum_13 = prev_13 + prev_11;
+        sum_14 = prev_14 + prev_12;
+        sum_15 = prev_15 + prev_13;
+        sum_16 = prev_16 + prev_14;
+        sum_17 = prev_17 + prev_15;
+        sum_18 = prev_18 + prev_16;
+        sum_19 = prev_19 + prev_17;
+        sum_20 = prev_20 + prev_18;
+        sum_21 = prev_21 + prev_19;
+        sum_22 = prev_22 + prev_20;
+        sum_23 = prev_23 + prev_21;
+        sum_24 = prev_24 + prev_22;
+        sum_25 = prev_25 + prev_23;
+        sum_26 = prev_26 + prev_24;
+        sum_27 = prev_27 + prev_25;
+        sum_28 = prev_28 + prev_26;
+        sum_29 = prev_29 + prev_27;
+        prev_0 = sum_0;
+        prev_1 = sum_1;
+        prev_2 = sum_2;
+        prev_3 = sum_3;
+        prev_4 = sum_4;
+        prev_5 = sum_5;
+        prev_6 = sum_6;
+        prev_7 = sum_7;
+        prev_8 = sum_8;
+        prev_9 = sum_9;
+        prev_10 = sum_10;
+        prev_11 = sum_11;
+        prev_12 = sum_12;
+        prev_13 = sum_13;
+        prev_14 = sum_14;
+        prev_15 = sum_15;
+        prev_16 = sum_16;
+        prev_17 = sum_17;
+        prev_18 = sum_18;
+        prev_19 = sum_19;
+        prev_20 = sum_20;
+        prev_21 = sum_21;
+        prev_22 = sum_22;
+        prev_23 = sum_23;
+        prev_24 = sum_24;
+        prev_25 = sum_25;
+        prev_26 = sum_26;
+        prev_27 = sum_27;
+        prev_28 = sum_28;
+        prev_29 = sum_29;
+        sum_4 = prev_4 + prev_0;
+        sum_5 = prev_5 + prev_1;
+        sum_6 = prev_6 + prev_2;
+        sum_7 = prev_7 + prev_3;
+        sum_8 = prev_8 + prev_4;
+        sum_9 = prev_9 + prev_5;
+        sum_10 = prev_10 + prev_6;
+        sum_11 = prev_11 + prev_7;
+        sum_12 = prev_12 + prev_8;
+        sum_13 = prev_13 + prev_9;
+        sum_14 = prev_14 + prev_10;
+        sum_15 = prev_15 + prev_11;
+        sum_16 = prev_16 + prev_12;
+        sum_17 = prev_17 + prev_13;
+        sum_18 = prev_18 + prev_14;
+        sum_19 = prev_19 + prev_15;
+        sum_20 = prev_20 + prev_16;
+        sum_21 = prev_21 + prev_17;
+        sum_22 = prev_22 + prev_18;
+        sum_23 = prev_23 + prev_19;
+        sum_24 = prev_24 + prev_20;
+        sum_25 = prev_25 + prev_21;
+        sum_26 = prev_26 + prev_22;
+        sum_27 = prev_27 + prev_23;
+        sum_28 = prev_28 + prev_24;
+        sum_29 = prev_29 + prev_25;
+        prev_0 = sum_0;
+        prev_1 = sum_1;
+        prev_2 = sum_2;
+        prev_3 = sum_3;
+        prev_4 = sum_4;
+        prev_5 = sum_5;
+        prev_6 = sum_6;
+        prev_7 = sum_7;
+        prev_8 = sum_8;
+        prev_9 = sum_9;
+        prev_10 = sum_10;
+        prev_11 = sum_11;
+        prev_12 = sum_12;
+        prev_13 = sum_13;
+        prev_14 = sum_14;
+        prev_15 = sum_15;
+        prev_16 = sum_16;
+        prev_17 = sum_17;
+        prev_18 = sum_18;
+        prev_19 = sum_19;
+        prev_20 = sum_20;
+        prev_21 = sum_21;
+        prev_22 = sum_22;
+        prev_23 = sum_23;
+        prev_24 = sum_24;
+        prev_25 = sum_25;
+        prev_26 = sum_26;
+        prev_27 = sum_27;
+        prev_28 = sum_28;
+        prev_29 = sum_29;
+        sum_8 = prev_8 + prev_0;
+        sum_9 = prev_9 + prev_1;
+        sum_10 = prev_10 + prev_2;
+        sum_11 = prev_11 + prev_3;
+        sum_12 = prev_12 + prev_4;
+        sum_13 = prev_13 + prev_5;
+        sum_14 = prev_14 + prev_6;
+        sum_15 = prev_15 + prev_7;
+        sum_16 = prev_16 + prev_8;
+        sum_17 = prev_17 + prev_9;
+        sum_18 = prev_18 + prev_10;
+        sum_19 = prev_19 + prev_11;
+        sum_20 = prev_20 + prev_12;
+        sum_21 = prev_21 + prev_13;
+        sum_22 = prev_22 + prev_14;
+        sum_23 = prev_23 + prev_15;
+        sum_24 = prev_24 + prev_16;
+        sum_25 = prev_25 + prev_17;
+        sum_26 = prev_26 + prev_18;
+        sum_27 = prev_27 + prev_19;
+        sum_28 = prev_28 + prev_20;
+        sum_29 = prev_29 + prev_21;
+        prev_0 = sum_0;
+        prev_1 = sum_1;
+        prev_2 = sum_2;
+        prev_3 = sum_3;
+        prev_4 = sum_4;
+        prev_5 = sum_5;
+        prev_6 = sum_6;
+        prev_7 = sum_7;
+        prev_8 = sum_8;
+        prev_9 = sum_9;
+        prev_10 = sum_10;
+        prev_11 = sum_11;
+        prev_12 = sum_12;
+        prev_13 = sum_13;
+        prev_14 = sum_14;
+        prev_15 = sum_15;
+        prev_16 = sum_16;
+        prev_17 = sum_17;
+        prev_18 = sum_18;
+        prev_19 = sum_19;
+        prev_20 = sum_20;
+        prev_21 = sum_21;
+        prev_22 = sum_22;
+        prev_23 = sum_23;
+        prev_24 = sum_24;
+        prev_25 = sum_25;
+        prev_26 = sum_26;
+        prev_27 = sum_27;
+        prev_28 = sum_28;
+        prev_29 = sum_29;
+        sum_16 = prev_16 + prev_0;
+        sum_17 = prev_17 + prev_1;
+        sum_18 = prev_18 + prev_2;
+        sum_19 = prev_19 + prev_3;
+        sum_20 = prev_20 + prev_4;
+        sum_21 = prev_21 + prev_5;
+        sum_22 = prev_22 + prev_6;
+        sum_23 = prev_23 + prev_7;
+        sum_24 = prev_24 + prev_8;
+        sum_25 = prev_25 + prev_9;
+        sum_26 = prev_26 + prev_10;
+        sum_27 = prev_27 + prev_11;
+        sum_28 = prev_28 + prev_12;
+        sum_29 = prev_29 + prev_13;
+        prev_0 = sum_0;
+        prev_1 = sum_1;
+        prev_2 = sum_2;
+        prev_3 = sum_3;
+        prev_4 = sum_4;
+        prev_5 = sum_5;
+        prev_6 = sum_6;
+        prev_7 = sum_7;
+        prev_8 = sum_8;
+        prev_9 = sum_9;
+        prev_10 = sum_10;
+        prev_11 = sum_11;
+        prev_12 = sum_12;
+        prev_13 = sum_13;
+        prev_14 = sum_14;
+        prev_15 = sum_15;
+        prev_16 = sum_16;
+        prev_17 = sum_17;
+        prev_18 = sum_18;
+        prev_19 = sum_19;
+        prev_20 = sum_20;
+        prev_21 = sum_21;
+        prev_22 = sum_22;
+        prev_23 = sum_23;
+        prev_24 = sum_24;
+        prev_25 = sum_25;
+        prev_26 = sum_26;
+        prev_27 = sum_27;
+        prev_28 = sum_28;
+        prev_29 = sum_29;
+        prev_0 = sum_0;
+        prev_1 = sum_1;
+        prev_2 = sum_2;
+        prev_3 = sum_3;
+        prev_4 = sum_4;
+        prev_5 = sum_5;
+        prev_6 = sum_6;
+        prev_7 = sum_7;
+        prev_8 = sum_8;
+        prev_9 = sum_9;
+        prev_10 = sum_10;
+        prev_11 = sum_11;
+        prev_12 = sum_12;
+        prev_13 = sum_13;
+        prev_14 = sum_14;
+        prev_15 = sum_15;
+        prev_16 = sum_16;
+        prev_17 = sum_17;
+        prev_18 = sum_18;
+        prev_19 = sum_19;
+        prev_20 = sum_20;
+        prev_21 = sum_21;
+        prev_22 = sum_22;
+        prev_23 = sum_23;
+        prev_24 = sum_24;
+        prev_25 = sum_25;
+        prev_26 = sum_26;
+        prev_27 = sum_27;
+        prev_28 = sum_28;
+        prev_29 = sum_29;
+        prev_0 = sum_0;
+        prev_1 = sum_1;
+        prev_2 = sum_2;
+        prev_3 = sum_3;
+        prev_4 = sum_4;
+        prev_5 = sum_5;
+        prev_6 = sum_6;
+        prev_7 = sum_7;
+        prev_8 = sum_8;
+        prev_9 = sum_9;
+        prev_10 = sum_10;
+        prev_11 = sum_11;
+        prev_12 = sum_12;
+        prev_13 = sum_13;
+        prev_14 = sum_14;
+        prev_15 = sum_15;
+        prev_16 = sum_16;
+        prev_17 = sum_17;
+        prev_18 = sum_18;
+        prev_19 = sum_19;
+        prev_20 = sum_20;
+        prev_21 = sum_21;
+        prev_22 = sum_22;
+        prev_23 = sum_23;
+        prev_24 = sum_24;
+        prev_25 = sum_25;
+        prev_26 = sum_26;
+        prev_27 = sum_27;
+        prev_28 = sum_28;
+        prev_29 = sum_29;
+        before_0 = zero;
+        before_1 = sum_0;
+        before_2 = sum_1;
+        before_3 = sum_2;
+        before_4 = sum_3;
+        before_5 = sum_4;
+        before_6 = sum_5;
+        before_7 = sum_6;
+        before_8 = sum_7;
+        before_9 = sum_8;
+        before_10 = sum_9;
+        before_11 = sum_10;
+        before_12 = sum_11;
+        before_13 = sum_12;
+        before_14 = sum_13;
+        before_15 = sum_14;
+        before_16 = sum_15;
+        before_17 = sum_16;
+        before_18 = sum_17;
+        before_19 = sum_18;
+        before_20 = sum_19;
+        before_21 = sum_20;
+        before_22 = sum_21;
+        before_23 = sum_22;
+        before_24 = sum_23;
+        before_25 = sum_24;
+        before_26 = sum_25;
+        before_27 = sum_26;
+        before_28 = sum_27;
+        before_29 = sum_28;
+        total = sum_29;
+    end
+    
+endmodule // tb_dispatch_lrr_fermi__prefix
 
 // tb_dispatch_lrr_fermi__total_q: a register (rust-hdl DFF), field `total_q` of `tb_dispatch_lrr_fermi`; 1 instance.
 module tb_dispatch_lrr_fermi__total_q(d,q,clock);

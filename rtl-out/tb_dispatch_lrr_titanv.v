@@ -357,6 +357,7 @@ module tb_dispatch_lrr_titanv(clock,reset,start,total,max_per_sm,room,room2,gran
     localparam  step_hi = 32'h100;
     localparam  one8 = 8'h1;
     localparam  zero_n = 80'h0;
+    localparam  zero_m = 160'h0;
     localparam  zero_c = 8'h0;
     localparam  zero_c1 = 9'b0;
     localparam  one_c1 = 9'b1;
@@ -369,929 +370,1481 @@ module tb_dispatch_lrr_titanv(clock,reset,start,total,max_per_sm,room,room2,gran
     localparam  sh_6 = 8'h40;
     
     // Stub signals
+    // verilator lint_off UNOPTFLAT
     reg  [31:0] next_id__d;
+    // verilator lint_on UNOPTFLAT
     wire  [31:0] next_id__q;
+    // verilator lint_off UNOPTFLAT
     reg  next_id__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [31:0] total_q__d;
+    // verilator lint_on UNOPTFLAT
     wire  [31:0] total_q__q;
+    // verilator lint_off UNOPTFLAT
     reg  total_q__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  pairs__d;
+    // verilator lint_on UNOPTFLAT
     wire  pairs__q;
+    // verilator lint_off UNOPTFLAT
     reg  pairs__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [79:0] after__d;
+    // verilator lint_on UNOPTFLAT
     wire  [79:0] after__q;
+    // verilator lint_off UNOPTFLAT
     reg  after__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [159:0] prefix__bits;
+    // verilator lint_on UNOPTFLAT
+    wire  [7:0] prefix__before_0;
+    wire  [7:0] prefix__before_1;
+    wire  [7:0] prefix__before_2;
+    wire  [7:0] prefix__before_3;
+    wire  [7:0] prefix__before_4;
+    wire  [7:0] prefix__before_5;
+    wire  [7:0] prefix__before_6;
+    wire  [7:0] prefix__before_7;
+    wire  [7:0] prefix__before_8;
+    wire  [7:0] prefix__before_9;
+    wire  [7:0] prefix__before_10;
+    wire  [7:0] prefix__before_11;
+    wire  [7:0] prefix__before_12;
+    wire  [7:0] prefix__before_13;
+    wire  [7:0] prefix__before_14;
+    wire  [7:0] prefix__before_15;
+    wire  [7:0] prefix__before_16;
+    wire  [7:0] prefix__before_17;
+    wire  [7:0] prefix__before_18;
+    wire  [7:0] prefix__before_19;
+    wire  [7:0] prefix__before_20;
+    wire  [7:0] prefix__before_21;
+    wire  [7:0] prefix__before_22;
+    wire  [7:0] prefix__before_23;
+    wire  [7:0] prefix__before_24;
+    wire  [7:0] prefix__before_25;
+    wire  [7:0] prefix__before_26;
+    wire  [7:0] prefix__before_27;
+    wire  [7:0] prefix__before_28;
+    wire  [7:0] prefix__before_29;
+    wire  [7:0] prefix__before_30;
+    wire  [7:0] prefix__before_31;
+    wire  [7:0] prefix__before_32;
+    wire  [7:0] prefix__before_33;
+    wire  [7:0] prefix__before_34;
+    wire  [7:0] prefix__before_35;
+    wire  [7:0] prefix__before_36;
+    wire  [7:0] prefix__before_37;
+    wire  [7:0] prefix__before_38;
+    wire  [7:0] prefix__before_39;
+    wire  [7:0] prefix__before_40;
+    wire  [7:0] prefix__before_41;
+    wire  [7:0] prefix__before_42;
+    wire  [7:0] prefix__before_43;
+    wire  [7:0] prefix__before_44;
+    wire  [7:0] prefix__before_45;
+    wire  [7:0] prefix__before_46;
+    wire  [7:0] prefix__before_47;
+    wire  [7:0] prefix__before_48;
+    wire  [7:0] prefix__before_49;
+    wire  [7:0] prefix__before_50;
+    wire  [7:0] prefix__before_51;
+    wire  [7:0] prefix__before_52;
+    wire  [7:0] prefix__before_53;
+    wire  [7:0] prefix__before_54;
+    wire  [7:0] prefix__before_55;
+    wire  [7:0] prefix__before_56;
+    wire  [7:0] prefix__before_57;
+    wire  [7:0] prefix__before_58;
+    wire  [7:0] prefix__before_59;
+    wire  [7:0] prefix__before_60;
+    wire  [7:0] prefix__before_61;
+    wire  [7:0] prefix__before_62;
+    wire  [7:0] prefix__before_63;
+    wire  [7:0] prefix__before_64;
+    wire  [7:0] prefix__before_65;
+    wire  [7:0] prefix__before_66;
+    wire  [7:0] prefix__before_67;
+    wire  [7:0] prefix__before_68;
+    wire  [7:0] prefix__before_69;
+    wire  [7:0] prefix__before_70;
+    wire  [7:0] prefix__before_71;
+    wire  [7:0] prefix__before_72;
+    wire  [7:0] prefix__before_73;
+    wire  [7:0] prefix__before_74;
+    wire  [7:0] prefix__before_75;
+    wire  [7:0] prefix__before_76;
+    wire  [7:0] prefix__before_77;
+    wire  [7:0] prefix__before_78;
+    wire  [7:0] prefix__before_79;
+    wire  [7:0] prefix__before_80;
+    wire  [7:0] prefix__before_81;
+    wire  [7:0] prefix__before_82;
+    wire  [7:0] prefix__before_83;
+    wire  [7:0] prefix__before_84;
+    wire  [7:0] prefix__before_85;
+    wire  [7:0] prefix__before_86;
+    wire  [7:0] prefix__before_87;
+    wire  [7:0] prefix__before_88;
+    wire  [7:0] prefix__before_89;
+    wire  [7:0] prefix__before_90;
+    wire  [7:0] prefix__before_91;
+    wire  [7:0] prefix__before_92;
+    wire  [7:0] prefix__before_93;
+    wire  [7:0] prefix__before_94;
+    wire  [7:0] prefix__before_95;
+    wire  [7:0] prefix__before_96;
+    wire  [7:0] prefix__before_97;
+    wire  [7:0] prefix__before_98;
+    wire  [7:0] prefix__before_99;
+    wire  [7:0] prefix__before_100;
+    wire  [7:0] prefix__before_101;
+    wire  [7:0] prefix__before_102;
+    wire  [7:0] prefix__before_103;
+    wire  [7:0] prefix__before_104;
+    wire  [7:0] prefix__before_105;
+    wire  [7:0] prefix__before_106;
+    wire  [7:0] prefix__before_107;
+    wire  [7:0] prefix__before_108;
+    wire  [7:0] prefix__before_109;
+    wire  [7:0] prefix__before_110;
+    wire  [7:0] prefix__before_111;
+    wire  [7:0] prefix__before_112;
+    wire  [7:0] prefix__before_113;
+    wire  [7:0] prefix__before_114;
+    wire  [7:0] prefix__before_115;
+    wire  [7:0] prefix__before_116;
+    wire  [7:0] prefix__before_117;
+    wire  [7:0] prefix__before_118;
+    wire  [7:0] prefix__before_119;
+    wire  [7:0] prefix__before_120;
+    wire  [7:0] prefix__before_121;
+    wire  [7:0] prefix__before_122;
+    wire  [7:0] prefix__before_123;
+    wire  [7:0] prefix__before_124;
+    wire  [7:0] prefix__before_125;
+    wire  [7:0] prefix__before_126;
+    wire  [7:0] prefix__before_127;
+    wire  [7:0] prefix__before_128;
+    wire  [7:0] prefix__before_129;
+    wire  [7:0] prefix__before_130;
+    wire  [7:0] prefix__before_131;
+    wire  [7:0] prefix__before_132;
+    wire  [7:0] prefix__before_133;
+    wire  [7:0] prefix__before_134;
+    wire  [7:0] prefix__before_135;
+    wire  [7:0] prefix__before_136;
+    wire  [7:0] prefix__before_137;
+    wire  [7:0] prefix__before_138;
+    wire  [7:0] prefix__before_139;
+    wire  [7:0] prefix__before_140;
+    wire  [7:0] prefix__before_141;
+    wire  [7:0] prefix__before_142;
+    wire  [7:0] prefix__before_143;
+    wire  [7:0] prefix__before_144;
+    wire  [7:0] prefix__before_145;
+    wire  [7:0] prefix__before_146;
+    wire  [7:0] prefix__before_147;
+    wire  [7:0] prefix__before_148;
+    wire  [7:0] prefix__before_149;
+    wire  [7:0] prefix__before_150;
+    wire  [7:0] prefix__before_151;
+    wire  [7:0] prefix__before_152;
+    wire  [7:0] prefix__before_153;
+    wire  [7:0] prefix__before_154;
+    wire  [7:0] prefix__before_155;
+    wire  [7:0] prefix__before_156;
+    wire  [7:0] prefix__before_157;
+    wire  [7:0] prefix__before_158;
+    wire  [7:0] prefix__before_159;
+    wire  [7:0] prefix__total;
     
     // Local signals
-    reg  [79:0] scan;
-    reg  [79:0] scan_down;
+    // verilator lint_off UNOPTFLAT
+    reg  [159:0] lanes;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [79:0] want;
-    reg  [7:0] lane_a_0;
-    reg  [7:0] lane_a_1;
-    reg  [7:0] lane_a_2;
-    reg  [7:0] lane_a_3;
-    reg  [7:0] lane_a_4;
-    reg  [7:0] lane_a_5;
-    reg  [7:0] lane_a_6;
-    reg  [7:0] lane_a_7;
-    reg  [7:0] lane_a_8;
-    reg  [7:0] lane_a_9;
-    reg  [7:0] lane_a_10;
-    reg  [7:0] lane_a_11;
-    reg  [7:0] lane_a_12;
-    reg  [7:0] lane_a_13;
-    reg  [7:0] lane_a_14;
-    reg  [7:0] lane_a_15;
-    reg  [7:0] lane_a_16;
-    reg  [7:0] lane_a_17;
-    reg  [7:0] lane_a_18;
-    reg  [7:0] lane_a_19;
-    reg  [7:0] lane_a_20;
-    reg  [7:0] lane_a_21;
-    reg  [7:0] lane_a_22;
-    reg  [7:0] lane_a_23;
-    reg  [7:0] lane_a_24;
-    reg  [7:0] lane_a_25;
-    reg  [7:0] lane_a_26;
-    reg  [7:0] lane_a_27;
-    reg  [7:0] lane_a_28;
-    reg  [7:0] lane_a_29;
-    reg  [7:0] lane_a_30;
-    reg  [7:0] lane_a_31;
-    reg  [7:0] lane_a_32;
-    reg  [7:0] lane_a_33;
-    reg  [7:0] lane_a_34;
-    reg  [7:0] lane_a_35;
-    reg  [7:0] lane_a_36;
-    reg  [7:0] lane_a_37;
-    reg  [7:0] lane_a_38;
-    reg  [7:0] lane_a_39;
-    reg  [7:0] lane_a_40;
-    reg  [7:0] lane_a_41;
-    reg  [7:0] lane_a_42;
-    reg  [7:0] lane_a_43;
-    reg  [7:0] lane_a_44;
-    reg  [7:0] lane_a_45;
-    reg  [7:0] lane_a_46;
-    reg  [7:0] lane_a_47;
-    reg  [7:0] lane_a_48;
-    reg  [7:0] lane_a_49;
-    reg  [7:0] lane_a_50;
-    reg  [7:0] lane_a_51;
-    reg  [7:0] lane_a_52;
-    reg  [7:0] lane_a_53;
-    reg  [7:0] lane_a_54;
-    reg  [7:0] lane_a_55;
-    reg  [7:0] lane_a_56;
-    reg  [7:0] lane_a_57;
-    reg  [7:0] lane_a_58;
-    reg  [7:0] lane_a_59;
-    reg  [7:0] lane_a_60;
-    reg  [7:0] lane_a_61;
-    reg  [7:0] lane_a_62;
-    reg  [7:0] lane_a_63;
-    reg  [7:0] lane_a_64;
-    reg  [7:0] lane_a_65;
-    reg  [7:0] lane_a_66;
-    reg  [7:0] lane_a_67;
-    reg  [7:0] lane_a_68;
-    reg  [7:0] lane_a_69;
-    reg  [7:0] lane_a_70;
-    reg  [7:0] lane_a_71;
-    reg  [7:0] lane_a_72;
-    reg  [7:0] lane_a_73;
-    reg  [7:0] lane_a_74;
-    reg  [7:0] lane_a_75;
-    reg  [7:0] lane_a_76;
-    reg  [7:0] lane_a_77;
-    reg  [7:0] lane_a_78;
-    reg  [7:0] lane_a_79;
-    reg  [7:0] lane_a_80;
-    reg  [7:0] lane_b_0;
-    reg  [7:0] lane_b_1;
-    reg  [7:0] lane_b_2;
-    reg  [7:0] lane_b_3;
-    reg  [7:0] lane_b_4;
-    reg  [7:0] lane_b_5;
-    reg  [7:0] lane_b_6;
-    reg  [7:0] lane_b_7;
-    reg  [7:0] lane_b_8;
-    reg  [7:0] lane_b_9;
-    reg  [7:0] lane_b_10;
-    reg  [7:0] lane_b_11;
-    reg  [7:0] lane_b_12;
-    reg  [7:0] lane_b_13;
-    reg  [7:0] lane_b_14;
-    reg  [7:0] lane_b_15;
-    reg  [7:0] lane_b_16;
-    reg  [7:0] lane_b_17;
-    reg  [7:0] lane_b_18;
-    reg  [7:0] lane_b_19;
-    reg  [7:0] lane_b_20;
-    reg  [7:0] lane_b_21;
-    reg  [7:0] lane_b_22;
-    reg  [7:0] lane_b_23;
-    reg  [7:0] lane_b_24;
-    reg  [7:0] lane_b_25;
-    reg  [7:0] lane_b_26;
-    reg  [7:0] lane_b_27;
-    reg  [7:0] lane_b_28;
-    reg  [7:0] lane_b_29;
-    reg  [7:0] lane_b_30;
-    reg  [7:0] lane_b_31;
-    reg  [7:0] lane_b_32;
-    reg  [7:0] lane_b_33;
-    reg  [7:0] lane_b_34;
-    reg  [7:0] lane_b_35;
-    reg  [7:0] lane_b_36;
-    reg  [7:0] lane_b_37;
-    reg  [7:0] lane_b_38;
-    reg  [7:0] lane_b_39;
-    reg  [7:0] lane_b_40;
-    reg  [7:0] lane_b_41;
-    reg  [7:0] lane_b_42;
-    reg  [7:0] lane_b_43;
-    reg  [7:0] lane_b_44;
-    reg  [7:0] lane_b_45;
-    reg  [7:0] lane_b_46;
-    reg  [7:0] lane_b_47;
-    reg  [7:0] lane_b_48;
-    reg  [7:0] lane_b_49;
-    reg  [7:0] lane_b_50;
-    reg  [7:0] lane_b_51;
-    reg  [7:0] lane_b_52;
-    reg  [7:0] lane_b_53;
-    reg  [7:0] lane_b_54;
-    reg  [7:0] lane_b_55;
-    reg  [7:0] lane_b_56;
-    reg  [7:0] lane_b_57;
-    reg  [7:0] lane_b_58;
-    reg  [7:0] lane_b_59;
-    reg  [7:0] lane_b_60;
-    reg  [7:0] lane_b_61;
-    reg  [7:0] lane_b_62;
-    reg  [7:0] lane_b_63;
-    reg  [7:0] lane_b_64;
-    reg  [7:0] lane_b_65;
-    reg  [7:0] lane_b_66;
-    reg  [7:0] lane_b_67;
-    reg  [7:0] lane_b_68;
-    reg  [7:0] lane_b_69;
-    reg  [7:0] lane_b_70;
-    reg  [7:0] lane_b_71;
-    reg  [7:0] lane_b_72;
-    reg  [7:0] lane_b_73;
-    reg  [7:0] lane_b_74;
-    reg  [7:0] lane_b_75;
-    reg  [7:0] lane_b_76;
-    reg  [7:0] lane_b_77;
-    reg  [7:0] lane_b_78;
-    reg  [7:0] lane_b_79;
-    reg  [7:0] lane_b_80;
-    reg  [7:0] sum_a_0;
-    reg  [7:0] sum_a_1;
-    reg  [7:0] sum_a_2;
-    reg  [7:0] sum_a_3;
-    reg  [7:0] sum_a_4;
-    reg  [7:0] sum_a_5;
-    reg  [7:0] sum_a_6;
-    reg  [7:0] sum_a_7;
-    reg  [7:0] sum_a_8;
-    reg  [7:0] sum_a_9;
-    reg  [7:0] sum_a_10;
-    reg  [7:0] sum_a_11;
-    reg  [7:0] sum_a_12;
-    reg  [7:0] sum_a_13;
-    reg  [7:0] sum_a_14;
-    reg  [7:0] sum_a_15;
-    reg  [7:0] sum_a_16;
-    reg  [7:0] sum_a_17;
-    reg  [7:0] sum_a_18;
-    reg  [7:0] sum_a_19;
-    reg  [7:0] sum_a_20;
-    reg  [7:0] sum_a_21;
-    reg  [7:0] sum_a_22;
-    reg  [7:0] sum_a_23;
-    reg  [7:0] sum_a_24;
-    reg  [7:0] sum_a_25;
-    reg  [7:0] sum_a_26;
-    reg  [7:0] sum_a_27;
-    reg  [7:0] sum_a_28;
-    reg  [7:0] sum_a_29;
-    reg  [7:0] sum_a_30;
-    reg  [7:0] sum_a_31;
-    reg  [7:0] sum_a_32;
-    reg  [7:0] sum_a_33;
-    reg  [7:0] sum_a_34;
-    reg  [7:0] sum_a_35;
-    reg  [7:0] sum_a_36;
-    reg  [7:0] sum_a_37;
-    reg  [7:0] sum_a_38;
-    reg  [7:0] sum_a_39;
-    reg  [7:0] sum_a_40;
-    reg  [7:0] sum_a_41;
-    reg  [7:0] sum_a_42;
-    reg  [7:0] sum_a_43;
-    reg  [7:0] sum_a_44;
-    reg  [7:0] sum_a_45;
-    reg  [7:0] sum_a_46;
-    reg  [7:0] sum_a_47;
-    reg  [7:0] sum_a_48;
-    reg  [7:0] sum_a_49;
-    reg  [7:0] sum_a_50;
-    reg  [7:0] sum_a_51;
-    reg  [7:0] sum_a_52;
-    reg  [7:0] sum_a_53;
-    reg  [7:0] sum_a_54;
-    reg  [7:0] sum_a_55;
-    reg  [7:0] sum_a_56;
-    reg  [7:0] sum_a_57;
-    reg  [7:0] sum_a_58;
-    reg  [7:0] sum_a_59;
-    reg  [7:0] sum_a_60;
-    reg  [7:0] sum_a_61;
-    reg  [7:0] sum_a_62;
-    reg  [7:0] sum_a_63;
-    reg  [7:0] sum_a_64;
-    reg  [7:0] sum_a_65;
-    reg  [7:0] sum_a_66;
-    reg  [7:0] sum_a_67;
-    reg  [7:0] sum_a_68;
-    reg  [7:0] sum_a_69;
-    reg  [7:0] sum_a_70;
-    reg  [7:0] sum_a_71;
-    reg  [7:0] sum_a_72;
-    reg  [7:0] sum_a_73;
-    reg  [7:0] sum_a_74;
-    reg  [7:0] sum_a_75;
-    reg  [7:0] sum_a_76;
-    reg  [7:0] sum_a_77;
-    reg  [7:0] sum_a_78;
-    reg  [7:0] sum_a_79;
-    reg  [7:0] sum_a_80;
-    reg  [7:0] sum_b_0;
-    reg  [7:0] sum_b_1;
-    reg  [7:0] sum_b_2;
-    reg  [7:0] sum_b_3;
-    reg  [7:0] sum_b_4;
-    reg  [7:0] sum_b_5;
-    reg  [7:0] sum_b_6;
-    reg  [7:0] sum_b_7;
-    reg  [7:0] sum_b_8;
-    reg  [7:0] sum_b_9;
-    reg  [7:0] sum_b_10;
-    reg  [7:0] sum_b_11;
-    reg  [7:0] sum_b_12;
-    reg  [7:0] sum_b_13;
-    reg  [7:0] sum_b_14;
-    reg  [7:0] sum_b_15;
-    reg  [7:0] sum_b_16;
-    reg  [7:0] sum_b_17;
-    reg  [7:0] sum_b_18;
-    reg  [7:0] sum_b_19;
-    reg  [7:0] sum_b_20;
-    reg  [7:0] sum_b_21;
-    reg  [7:0] sum_b_22;
-    reg  [7:0] sum_b_23;
-    reg  [7:0] sum_b_24;
-    reg  [7:0] sum_b_25;
-    reg  [7:0] sum_b_26;
-    reg  [7:0] sum_b_27;
-    reg  [7:0] sum_b_28;
-    reg  [7:0] sum_b_29;
-    reg  [7:0] sum_b_30;
-    reg  [7:0] sum_b_31;
-    reg  [7:0] sum_b_32;
-    reg  [7:0] sum_b_33;
-    reg  [7:0] sum_b_34;
-    reg  [7:0] sum_b_35;
-    reg  [7:0] sum_b_36;
-    reg  [7:0] sum_b_37;
-    reg  [7:0] sum_b_38;
-    reg  [7:0] sum_b_39;
-    reg  [7:0] sum_b_40;
-    reg  [7:0] sum_b_41;
-    reg  [7:0] sum_b_42;
-    reg  [7:0] sum_b_43;
-    reg  [7:0] sum_b_44;
-    reg  [7:0] sum_b_45;
-    reg  [7:0] sum_b_46;
-    reg  [7:0] sum_b_47;
-    reg  [7:0] sum_b_48;
-    reg  [7:0] sum_b_49;
-    reg  [7:0] sum_b_50;
-    reg  [7:0] sum_b_51;
-    reg  [7:0] sum_b_52;
-    reg  [7:0] sum_b_53;
-    reg  [7:0] sum_b_54;
-    reg  [7:0] sum_b_55;
-    reg  [7:0] sum_b_56;
-    reg  [7:0] sum_b_57;
-    reg  [7:0] sum_b_58;
-    reg  [7:0] sum_b_59;
-    reg  [7:0] sum_b_60;
-    reg  [7:0] sum_b_61;
-    reg  [7:0] sum_b_62;
-    reg  [7:0] sum_b_63;
-    reg  [7:0] sum_b_64;
-    reg  [7:0] sum_b_65;
-    reg  [7:0] sum_b_66;
-    reg  [7:0] sum_b_67;
-    reg  [7:0] sum_b_68;
-    reg  [7:0] sum_b_69;
-    reg  [7:0] sum_b_70;
-    reg  [7:0] sum_b_71;
-    reg  [7:0] sum_b_72;
-    reg  [7:0] sum_b_73;
-    reg  [7:0] sum_b_74;
-    reg  [7:0] sum_b_75;
-    reg  [7:0] sum_b_76;
-    reg  [7:0] sum_b_77;
-    reg  [7:0] sum_b_78;
-    reg  [7:0] sum_b_79;
-    reg  [7:0] sum_b_80;
-    reg  [7:0] prev_a_0;
-    reg  [7:0] prev_a_1;
-    reg  [7:0] prev_a_2;
-    reg  [7:0] prev_a_3;
-    reg  [7:0] prev_a_4;
-    reg  [7:0] prev_a_5;
-    reg  [7:0] prev_a_6;
-    reg  [7:0] prev_a_7;
-    reg  [7:0] prev_a_8;
-    reg  [7:0] prev_a_9;
-    reg  [7:0] prev_a_10;
-    reg  [7:0] prev_a_11;
-    reg  [7:0] prev_a_12;
-    reg  [7:0] prev_a_13;
-    reg  [7:0] prev_a_14;
-    reg  [7:0] prev_a_15;
-    reg  [7:0] prev_a_16;
-    reg  [7:0] prev_a_17;
-    reg  [7:0] prev_a_18;
-    reg  [7:0] prev_a_19;
-    reg  [7:0] prev_a_20;
-    reg  [7:0] prev_a_21;
-    reg  [7:0] prev_a_22;
-    reg  [7:0] prev_a_23;
-    reg  [7:0] prev_a_24;
-    reg  [7:0] prev_a_25;
-    reg  [7:0] prev_a_26;
-    reg  [7:0] prev_a_27;
-    reg  [7:0] prev_a_28;
-    reg  [7:0] prev_a_29;
-    reg  [7:0] prev_a_30;
-    reg  [7:0] prev_a_31;
-    reg  [7:0] prev_a_32;
-    reg  [7:0] prev_a_33;
-    reg  [7:0] prev_a_34;
-    reg  [7:0] prev_a_35;
-    reg  [7:0] prev_a_36;
-    reg  [7:0] prev_a_37;
-    reg  [7:0] prev_a_38;
-    reg  [7:0] prev_a_39;
-    reg  [7:0] prev_a_40;
-    reg  [7:0] prev_a_41;
-    reg  [7:0] prev_a_42;
-    reg  [7:0] prev_a_43;
-    reg  [7:0] prev_a_44;
-    reg  [7:0] prev_a_45;
-    reg  [7:0] prev_a_46;
-    reg  [7:0] prev_a_47;
-    reg  [7:0] prev_a_48;
-    reg  [7:0] prev_a_49;
-    reg  [7:0] prev_a_50;
-    reg  [7:0] prev_a_51;
-    reg  [7:0] prev_a_52;
-    reg  [7:0] prev_a_53;
-    reg  [7:0] prev_a_54;
-    reg  [7:0] prev_a_55;
-    reg  [7:0] prev_a_56;
-    reg  [7:0] prev_a_57;
-    reg  [7:0] prev_a_58;
-    reg  [7:0] prev_a_59;
-    reg  [7:0] prev_a_60;
-    reg  [7:0] prev_a_61;
-    reg  [7:0] prev_a_62;
-    reg  [7:0] prev_a_63;
-    reg  [7:0] prev_a_64;
-    reg  [7:0] prev_a_65;
-    reg  [7:0] prev_a_66;
-    reg  [7:0] prev_a_67;
-    reg  [7:0] prev_a_68;
-    reg  [7:0] prev_a_69;
-    reg  [7:0] prev_a_70;
-    reg  [7:0] prev_a_71;
-    reg  [7:0] prev_a_72;
-    reg  [7:0] prev_a_73;
-    reg  [7:0] prev_a_74;
-    reg  [7:0] prev_a_75;
-    reg  [7:0] prev_a_76;
-    reg  [7:0] prev_a_77;
-    reg  [7:0] prev_a_78;
-    reg  [7:0] prev_a_79;
-    reg  [7:0] prev_a_80;
-    reg  [7:0] prev_b_0;
-    reg  [7:0] prev_b_1;
-    reg  [7:0] prev_b_2;
-    reg  [7:0] prev_b_3;
-    reg  [7:0] prev_b_4;
-    reg  [7:0] prev_b_5;
-    reg  [7:0] prev_b_6;
-    reg  [7:0] prev_b_7;
-    reg  [7:0] prev_b_8;
-    reg  [7:0] prev_b_9;
-    reg  [7:0] prev_b_10;
-    reg  [7:0] prev_b_11;
-    reg  [7:0] prev_b_12;
-    reg  [7:0] prev_b_13;
-    reg  [7:0] prev_b_14;
-    reg  [7:0] prev_b_15;
-    reg  [7:0] prev_b_16;
-    reg  [7:0] prev_b_17;
-    reg  [7:0] prev_b_18;
-    reg  [7:0] prev_b_19;
-    reg  [7:0] prev_b_20;
-    reg  [7:0] prev_b_21;
-    reg  [7:0] prev_b_22;
-    reg  [7:0] prev_b_23;
-    reg  [7:0] prev_b_24;
-    reg  [7:0] prev_b_25;
-    reg  [7:0] prev_b_26;
-    reg  [7:0] prev_b_27;
-    reg  [7:0] prev_b_28;
-    reg  [7:0] prev_b_29;
-    reg  [7:0] prev_b_30;
-    reg  [7:0] prev_b_31;
-    reg  [7:0] prev_b_32;
-    reg  [7:0] prev_b_33;
-    reg  [7:0] prev_b_34;
-    reg  [7:0] prev_b_35;
-    reg  [7:0] prev_b_36;
-    reg  [7:0] prev_b_37;
-    reg  [7:0] prev_b_38;
-    reg  [7:0] prev_b_39;
-    reg  [7:0] prev_b_40;
-    reg  [7:0] prev_b_41;
-    reg  [7:0] prev_b_42;
-    reg  [7:0] prev_b_43;
-    reg  [7:0] prev_b_44;
-    reg  [7:0] prev_b_45;
-    reg  [7:0] prev_b_46;
-    reg  [7:0] prev_b_47;
-    reg  [7:0] prev_b_48;
-    reg  [7:0] prev_b_49;
-    reg  [7:0] prev_b_50;
-    reg  [7:0] prev_b_51;
-    reg  [7:0] prev_b_52;
-    reg  [7:0] prev_b_53;
-    reg  [7:0] prev_b_54;
-    reg  [7:0] prev_b_55;
-    reg  [7:0] prev_b_56;
-    reg  [7:0] prev_b_57;
-    reg  [7:0] prev_b_58;
-    reg  [7:0] prev_b_59;
-    reg  [7:0] prev_b_60;
-    reg  [7:0] prev_b_61;
-    reg  [7:0] prev_b_62;
-    reg  [7:0] prev_b_63;
-    reg  [7:0] prev_b_64;
-    reg  [7:0] prev_b_65;
-    reg  [7:0] prev_b_66;
-    reg  [7:0] prev_b_67;
-    reg  [7:0] prev_b_68;
-    reg  [7:0] prev_b_69;
-    reg  [7:0] prev_b_70;
-    reg  [7:0] prev_b_71;
-    reg  [7:0] prev_b_72;
-    reg  [7:0] prev_b_73;
-    reg  [7:0] prev_b_74;
-    reg  [7:0] prev_b_75;
-    reg  [7:0] prev_b_76;
-    reg  [7:0] prev_b_77;
-    reg  [7:0] prev_b_78;
-    reg  [7:0] prev_b_79;
-    reg  [7:0] prev_b_80;
-    reg  [7:0] total_after;
-    reg  [7:0] total_rest;
-    reg  [7:0] wanting;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [7:0] before_0;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [7:0] before_1;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [7:0] before_2;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [7:0] before_3;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [7:0] before_4;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [7:0] before_5;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [7:0] before_6;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [7:0] before_7;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [7:0] before_8;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [7:0] before_9;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [7:0] before_10;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [7:0] before_11;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [7:0] before_12;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [7:0] before_13;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [7:0] before_14;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [7:0] before_15;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [7:0] before_16;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [7:0] before_17;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [7:0] before_18;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [7:0] before_19;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [7:0] before_20;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [7:0] before_21;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [7:0] before_22;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [7:0] before_23;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [7:0] before_24;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [7:0] before_25;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [7:0] before_26;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [7:0] before_27;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [7:0] before_28;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [7:0] before_29;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [7:0] before_30;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [7:0] before_31;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [7:0] before_32;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [7:0] before_33;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [7:0] before_34;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [7:0] before_35;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [7:0] before_36;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [7:0] before_37;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [7:0] before_38;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [7:0] before_39;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [7:0] before_40;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [7:0] before_41;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [7:0] before_42;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [7:0] before_43;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [7:0] before_44;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [7:0] before_45;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [7:0] before_46;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [7:0] before_47;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [7:0] before_48;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [7:0] before_49;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [7:0] before_50;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [7:0] before_51;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [7:0] before_52;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [7:0] before_53;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [7:0] before_54;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [7:0] before_55;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [7:0] before_56;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [7:0] before_57;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [7:0] before_58;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [7:0] before_59;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [7:0] before_60;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [7:0] before_61;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [7:0] before_62;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [7:0] before_63;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [7:0] before_64;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [7:0] before_65;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [7:0] before_66;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [7:0] before_67;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [7:0] before_68;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [7:0] before_69;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [7:0] before_70;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [7:0] before_71;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [7:0] before_72;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [7:0] before_73;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [7:0] before_74;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [7:0] before_75;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [7:0] before_76;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [7:0] before_77;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [7:0] before_78;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [7:0] before_79;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [31:0] left;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  left_big;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [7:0] lsat;
-    reg  [7:0] lsat_m1;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [7:0] quota;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  all;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [79:0] take;
-    reg  [79:0] take2;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [79:0] odd;
-    reg  [79:0] odd_pick;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [79:0] cand_a;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [79:0] cand_b;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [79:0] above_a;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [79:0] above_b;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  odd_any;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [79:0] single;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [79:0] past_all;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [79:0] past;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  in_after;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [7:0] after_wanting;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [7:0] cnt_base;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [7:0] cnt;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] base_lo;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [31:0] base_hi;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [31:0] base_hi1;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] ext_0;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] ext_1;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] ext_2;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] ext_3;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] ext_4;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] ext_5;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] ext_6;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] ext_7;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] ext_8;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] ext_9;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] ext_10;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] ext_11;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] ext_12;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] ext_13;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] ext_14;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] ext_15;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] ext_16;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] ext_17;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] ext_18;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] ext_19;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] ext_20;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] ext_21;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] ext_22;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] ext_23;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] ext_24;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] ext_25;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] ext_26;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] ext_27;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] ext_28;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] ext_29;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] ext_30;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] ext_31;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] ext_32;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] ext_33;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] ext_34;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] ext_35;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] ext_36;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] ext_37;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] ext_38;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] ext_39;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] ext_40;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] ext_41;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] ext_42;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] ext_43;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] ext_44;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] ext_45;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] ext_46;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] ext_47;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] ext_48;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] ext_49;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] ext_50;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] ext_51;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] ext_52;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] ext_53;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] ext_54;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] ext_55;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] ext_56;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] ext_57;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] ext_58;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] ext_59;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] ext_60;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] ext_61;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] ext_62;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] ext_63;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] ext_64;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] ext_65;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] ext_66;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] ext_67;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] ext_68;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] ext_69;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] ext_70;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] ext_71;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] ext_72;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] ext_73;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] ext_74;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] ext_75;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] ext_76;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] ext_77;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] ext_78;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] ext_79;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] ext2_0;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] ext2_1;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] ext2_2;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] ext2_3;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] ext2_4;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] ext2_5;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] ext2_6;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] ext2_7;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] ext2_8;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] ext2_9;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] ext2_10;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] ext2_11;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] ext2_12;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] ext2_13;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] ext2_14;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] ext2_15;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] ext2_16;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] ext2_17;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] ext2_18;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] ext2_19;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] ext2_20;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] ext2_21;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] ext2_22;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] ext2_23;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] ext2_24;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] ext2_25;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] ext2_26;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] ext2_27;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] ext2_28;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] ext2_29;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] ext2_30;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] ext2_31;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] ext2_32;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] ext2_33;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] ext2_34;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] ext2_35;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] ext2_36;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] ext2_37;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] ext2_38;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] ext2_39;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] ext2_40;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] ext2_41;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] ext2_42;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] ext2_43;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] ext2_44;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] ext2_45;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] ext2_46;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] ext2_47;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] ext2_48;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] ext2_49;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] ext2_50;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] ext2_51;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] ext2_52;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] ext2_53;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] ext2_54;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] ext2_55;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] ext2_56;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] ext2_57;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] ext2_58;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] ext2_59;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] ext2_60;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] ext2_61;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] ext2_62;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] ext2_63;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] ext2_64;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] ext2_65;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] ext2_66;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] ext2_67;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] ext2_68;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] ext2_69;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] ext2_70;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] ext2_71;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] ext2_72;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] ext2_73;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] ext2_74;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] ext2_75;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] ext2_76;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] ext2_77;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] ext2_78;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] ext2_79;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] lo_0;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] lo_1;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] lo_2;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] lo_3;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] lo_4;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] lo_5;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] lo_6;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] lo_7;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] lo_8;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] lo_9;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] lo_10;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] lo_11;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] lo_12;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] lo_13;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] lo_14;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] lo_15;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] lo_16;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] lo_17;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] lo_18;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] lo_19;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] lo_20;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] lo_21;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] lo_22;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] lo_23;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] lo_24;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] lo_25;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] lo_26;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] lo_27;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] lo_28;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] lo_29;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] lo_30;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] lo_31;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] lo_32;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] lo_33;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] lo_34;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] lo_35;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] lo_36;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] lo_37;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] lo_38;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] lo_39;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] lo_40;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] lo_41;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] lo_42;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] lo_43;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] lo_44;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] lo_45;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] lo_46;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] lo_47;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] lo_48;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] lo_49;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] lo_50;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] lo_51;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] lo_52;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] lo_53;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] lo_54;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] lo_55;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] lo_56;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] lo_57;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] lo_58;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] lo_59;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] lo_60;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] lo_61;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] lo_62;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] lo_63;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] lo_64;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] lo_65;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] lo_66;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] lo_67;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] lo_68;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] lo_69;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] lo_70;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] lo_71;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] lo_72;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] lo_73;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] lo_74;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] lo_75;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] lo_76;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] lo_77;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] lo_78;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] lo_79;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] lo2_0;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] lo2_1;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] lo2_2;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] lo2_3;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] lo2_4;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] lo2_5;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] lo2_6;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] lo2_7;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] lo2_8;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] lo2_9;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] lo2_10;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] lo2_11;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] lo2_12;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] lo2_13;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] lo2_14;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] lo2_15;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] lo2_16;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] lo2_17;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] lo2_18;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] lo2_19;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] lo2_20;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] lo2_21;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] lo2_22;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] lo2_23;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] lo2_24;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] lo2_25;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] lo2_26;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] lo2_27;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] lo2_28;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] lo2_29;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] lo2_30;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] lo2_31;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] lo2_32;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] lo2_33;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] lo2_34;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] lo2_35;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] lo2_36;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] lo2_37;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] lo2_38;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] lo2_39;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] lo2_40;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] lo2_41;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] lo2_42;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] lo2_43;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] lo2_44;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] lo2_45;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] lo2_46;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] lo2_47;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] lo2_48;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] lo2_49;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] lo2_50;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] lo2_51;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] lo2_52;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] lo2_53;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] lo2_54;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] lo2_55;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] lo2_56;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] lo2_57;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] lo2_58;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] lo2_59;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] lo2_60;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] lo2_61;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] lo2_62;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] lo2_63;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] lo2_64;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] lo2_65;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] lo2_66;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] lo2_67;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] lo2_68;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] lo2_69;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] lo2_70;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] lo2_71;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] lo2_72;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] lo2_73;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] lo2_74;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] lo2_75;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] lo2_76;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] lo2_77;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] lo2_78;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] lo2_79;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] cnt_ext;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [8:0] next_lo;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [31:0] next_val;
-    reg  [79:0] late;
+    // verilator lint_on UNOPTFLAT
     
     // Sub module instances
     tb_dispatch_lrr_titanv__next_id next_id(
@@ -1314,6 +1867,170 @@ module tb_dispatch_lrr_titanv(clock,reset,start,total,max_per_sm,room,room2,gran
         .q(after__q),
         .clock(after__clock)
     );
+    tb_dispatch_lrr_titanv__prefix prefix(
+        .bits(prefix__bits),
+        .before_0(prefix__before_0),
+        .before_1(prefix__before_1),
+        .before_2(prefix__before_2),
+        .before_3(prefix__before_3),
+        .before_4(prefix__before_4),
+        .before_5(prefix__before_5),
+        .before_6(prefix__before_6),
+        .before_7(prefix__before_7),
+        .before_8(prefix__before_8),
+        .before_9(prefix__before_9),
+        .before_10(prefix__before_10),
+        .before_11(prefix__before_11),
+        .before_12(prefix__before_12),
+        .before_13(prefix__before_13),
+        .before_14(prefix__before_14),
+        .before_15(prefix__before_15),
+        .before_16(prefix__before_16),
+        .before_17(prefix__before_17),
+        .before_18(prefix__before_18),
+        .before_19(prefix__before_19),
+        .before_20(prefix__before_20),
+        .before_21(prefix__before_21),
+        .before_22(prefix__before_22),
+        .before_23(prefix__before_23),
+        .before_24(prefix__before_24),
+        .before_25(prefix__before_25),
+        .before_26(prefix__before_26),
+        .before_27(prefix__before_27),
+        .before_28(prefix__before_28),
+        .before_29(prefix__before_29),
+        .before_30(prefix__before_30),
+        .before_31(prefix__before_31),
+        .before_32(prefix__before_32),
+        .before_33(prefix__before_33),
+        .before_34(prefix__before_34),
+        .before_35(prefix__before_35),
+        .before_36(prefix__before_36),
+        .before_37(prefix__before_37),
+        .before_38(prefix__before_38),
+        .before_39(prefix__before_39),
+        .before_40(prefix__before_40),
+        .before_41(prefix__before_41),
+        .before_42(prefix__before_42),
+        .before_43(prefix__before_43),
+        .before_44(prefix__before_44),
+        .before_45(prefix__before_45),
+        .before_46(prefix__before_46),
+        .before_47(prefix__before_47),
+        .before_48(prefix__before_48),
+        .before_49(prefix__before_49),
+        .before_50(prefix__before_50),
+        .before_51(prefix__before_51),
+        .before_52(prefix__before_52),
+        .before_53(prefix__before_53),
+        .before_54(prefix__before_54),
+        .before_55(prefix__before_55),
+        .before_56(prefix__before_56),
+        .before_57(prefix__before_57),
+        .before_58(prefix__before_58),
+        .before_59(prefix__before_59),
+        .before_60(prefix__before_60),
+        .before_61(prefix__before_61),
+        .before_62(prefix__before_62),
+        .before_63(prefix__before_63),
+        .before_64(prefix__before_64),
+        .before_65(prefix__before_65),
+        .before_66(prefix__before_66),
+        .before_67(prefix__before_67),
+        .before_68(prefix__before_68),
+        .before_69(prefix__before_69),
+        .before_70(prefix__before_70),
+        .before_71(prefix__before_71),
+        .before_72(prefix__before_72),
+        .before_73(prefix__before_73),
+        .before_74(prefix__before_74),
+        .before_75(prefix__before_75),
+        .before_76(prefix__before_76),
+        .before_77(prefix__before_77),
+        .before_78(prefix__before_78),
+        .before_79(prefix__before_79),
+        .before_80(prefix__before_80),
+        .before_81(prefix__before_81),
+        .before_82(prefix__before_82),
+        .before_83(prefix__before_83),
+        .before_84(prefix__before_84),
+        .before_85(prefix__before_85),
+        .before_86(prefix__before_86),
+        .before_87(prefix__before_87),
+        .before_88(prefix__before_88),
+        .before_89(prefix__before_89),
+        .before_90(prefix__before_90),
+        .before_91(prefix__before_91),
+        .before_92(prefix__before_92),
+        .before_93(prefix__before_93),
+        .before_94(prefix__before_94),
+        .before_95(prefix__before_95),
+        .before_96(prefix__before_96),
+        .before_97(prefix__before_97),
+        .before_98(prefix__before_98),
+        .before_99(prefix__before_99),
+        .before_100(prefix__before_100),
+        .before_101(prefix__before_101),
+        .before_102(prefix__before_102),
+        .before_103(prefix__before_103),
+        .before_104(prefix__before_104),
+        .before_105(prefix__before_105),
+        .before_106(prefix__before_106),
+        .before_107(prefix__before_107),
+        .before_108(prefix__before_108),
+        .before_109(prefix__before_109),
+        .before_110(prefix__before_110),
+        .before_111(prefix__before_111),
+        .before_112(prefix__before_112),
+        .before_113(prefix__before_113),
+        .before_114(prefix__before_114),
+        .before_115(prefix__before_115),
+        .before_116(prefix__before_116),
+        .before_117(prefix__before_117),
+        .before_118(prefix__before_118),
+        .before_119(prefix__before_119),
+        .before_120(prefix__before_120),
+        .before_121(prefix__before_121),
+        .before_122(prefix__before_122),
+        .before_123(prefix__before_123),
+        .before_124(prefix__before_124),
+        .before_125(prefix__before_125),
+        .before_126(prefix__before_126),
+        .before_127(prefix__before_127),
+        .before_128(prefix__before_128),
+        .before_129(prefix__before_129),
+        .before_130(prefix__before_130),
+        .before_131(prefix__before_131),
+        .before_132(prefix__before_132),
+        .before_133(prefix__before_133),
+        .before_134(prefix__before_134),
+        .before_135(prefix__before_135),
+        .before_136(prefix__before_136),
+        .before_137(prefix__before_137),
+        .before_138(prefix__before_138),
+        .before_139(prefix__before_139),
+        .before_140(prefix__before_140),
+        .before_141(prefix__before_141),
+        .before_142(prefix__before_142),
+        .before_143(prefix__before_143),
+        .before_144(prefix__before_144),
+        .before_145(prefix__before_145),
+        .before_146(prefix__before_146),
+        .before_147(prefix__before_147),
+        .before_148(prefix__before_148),
+        .before_149(prefix__before_149),
+        .before_150(prefix__before_150),
+        .before_151(prefix__before_151),
+        .before_152(prefix__before_152),
+        .before_153(prefix__before_153),
+        .before_154(prefix__before_154),
+        .before_155(prefix__before_155),
+        .before_156(prefix__before_156),
+        .before_157(prefix__before_157),
+        .before_158(prefix__before_158),
+        .before_159(prefix__before_159),
+        .total(prefix__total)
+    );
     
     // Update code
     always @(*) begin
@@ -1329,3546 +2046,487 @@ module tb_dispatch_lrr_titanv(clock,reset,start,total,max_per_sm,room,room2,gran
         if (pairs__q) begin
             want = room & room2;
         end
-        lane_a_0 = zero_c;
-        lane_b_0 = zero_c;
-        lane_a_1 = zero_c;
-        lane_b_1 = zero_c;
-        if (want[1 - 32'h1] & after__q[1 - 32'h1]) begin
-            lane_a_1 = one_c;
-        end
-        if (want[1 - 32'h1] & ~after__q[1 - 32'h1]) begin
-            lane_b_1 = one_c;
-        end
-        lane_a_2 = zero_c;
-        lane_b_2 = zero_c;
-        if (want[2 - 32'h1] & after__q[2 - 32'h1]) begin
-            lane_a_2 = one_c;
-        end
-        if (want[2 - 32'h1] & ~after__q[2 - 32'h1]) begin
-            lane_b_2 = one_c;
-        end
-        lane_a_3 = zero_c;
-        lane_b_3 = zero_c;
-        if (want[3 - 32'h1] & after__q[3 - 32'h1]) begin
-            lane_a_3 = one_c;
-        end
-        if (want[3 - 32'h1] & ~after__q[3 - 32'h1]) begin
-            lane_b_3 = one_c;
-        end
-        lane_a_4 = zero_c;
-        lane_b_4 = zero_c;
-        if (want[4 - 32'h1] & after__q[4 - 32'h1]) begin
-            lane_a_4 = one_c;
-        end
-        if (want[4 - 32'h1] & ~after__q[4 - 32'h1]) begin
-            lane_b_4 = one_c;
-        end
-        lane_a_5 = zero_c;
-        lane_b_5 = zero_c;
-        if (want[5 - 32'h1] & after__q[5 - 32'h1]) begin
-            lane_a_5 = one_c;
-        end
-        if (want[5 - 32'h1] & ~after__q[5 - 32'h1]) begin
-            lane_b_5 = one_c;
-        end
-        lane_a_6 = zero_c;
-        lane_b_6 = zero_c;
-        if (want[6 - 32'h1] & after__q[6 - 32'h1]) begin
-            lane_a_6 = one_c;
-        end
-        if (want[6 - 32'h1] & ~after__q[6 - 32'h1]) begin
-            lane_b_6 = one_c;
-        end
-        lane_a_7 = zero_c;
-        lane_b_7 = zero_c;
-        if (want[7 - 32'h1] & after__q[7 - 32'h1]) begin
-            lane_a_7 = one_c;
-        end
-        if (want[7 - 32'h1] & ~after__q[7 - 32'h1]) begin
-            lane_b_7 = one_c;
-        end
-        lane_a_8 = zero_c;
-        lane_b_8 = zero_c;
-        if (want[8 - 32'h1] & after__q[8 - 32'h1]) begin
-            lane_a_8 = one_c;
-        end
-        if (want[8 - 32'h1] & ~after__q[8 - 32'h1]) begin
-            lane_b_8 = one_c;
-        end
-        lane_a_9 = zero_c;
-        lane_b_9 = zero_c;
-        if (want[9 - 32'h1] & after__q[9 - 32'h1]) begin
-            lane_a_9 = one_c;
-        end
-        if (want[9 - 32'h1] & ~after__q[9 - 32'h1]) begin
-            lane_b_9 = one_c;
-        end
-        lane_a_10 = zero_c;
-        lane_b_10 = zero_c;
-        if (want[10 - 32'h1] & after__q[10 - 32'h1]) begin
-            lane_a_10 = one_c;
-        end
-        if (want[10 - 32'h1] & ~after__q[10 - 32'h1]) begin
-            lane_b_10 = one_c;
-        end
-        lane_a_11 = zero_c;
-        lane_b_11 = zero_c;
-        if (want[11 - 32'h1] & after__q[11 - 32'h1]) begin
-            lane_a_11 = one_c;
-        end
-        if (want[11 - 32'h1] & ~after__q[11 - 32'h1]) begin
-            lane_b_11 = one_c;
-        end
-        lane_a_12 = zero_c;
-        lane_b_12 = zero_c;
-        if (want[12 - 32'h1] & after__q[12 - 32'h1]) begin
-            lane_a_12 = one_c;
-        end
-        if (want[12 - 32'h1] & ~after__q[12 - 32'h1]) begin
-            lane_b_12 = one_c;
-        end
-        lane_a_13 = zero_c;
-        lane_b_13 = zero_c;
-        if (want[13 - 32'h1] & after__q[13 - 32'h1]) begin
-            lane_a_13 = one_c;
-        end
-        if (want[13 - 32'h1] & ~after__q[13 - 32'h1]) begin
-            lane_b_13 = one_c;
-        end
-        lane_a_14 = zero_c;
-        lane_b_14 = zero_c;
-        if (want[14 - 32'h1] & after__q[14 - 32'h1]) begin
-            lane_a_14 = one_c;
-        end
-        if (want[14 - 32'h1] & ~after__q[14 - 32'h1]) begin
-            lane_b_14 = one_c;
-        end
-        lane_a_15 = zero_c;
-        lane_b_15 = zero_c;
-        if (want[15 - 32'h1] & after__q[15 - 32'h1]) begin
-            lane_a_15 = one_c;
-        end
-        if (want[15 - 32'h1] & ~after__q[15 - 32'h1]) begin
-            lane_b_15 = one_c;
-        end
-        lane_a_16 = zero_c;
-        lane_b_16 = zero_c;
-        if (want[16 - 32'h1] & after__q[16 - 32'h1]) begin
-            lane_a_16 = one_c;
-        end
-        if (want[16 - 32'h1] & ~after__q[16 - 32'h1]) begin
-            lane_b_16 = one_c;
-        end
-        lane_a_17 = zero_c;
-        lane_b_17 = zero_c;
-        if (want[17 - 32'h1] & after__q[17 - 32'h1]) begin
-            lane_a_17 = one_c;
-        end
-        if (want[17 - 32'h1] & ~after__q[17 - 32'h1]) begin
-            lane_b_17 = one_c;
-        end
-        lane_a_18 = zero_c;
-        lane_b_18 = zero_c;
-        if (want[18 - 32'h1] & after__q[18 - 32'h1]) begin
-            lane_a_18 = one_c;
-        end
-        if (want[18 - 32'h1] & ~after__q[18 - 32'h1]) begin
-            lane_b_18 = one_c;
-        end
-        lane_a_19 = zero_c;
-        lane_b_19 = zero_c;
-        if (want[19 - 32'h1] & after__q[19 - 32'h1]) begin
-            lane_a_19 = one_c;
-        end
-        if (want[19 - 32'h1] & ~after__q[19 - 32'h1]) begin
-            lane_b_19 = one_c;
-        end
-        lane_a_20 = zero_c;
-        lane_b_20 = zero_c;
-        if (want[20 - 32'h1] & after__q[20 - 32'h1]) begin
-            lane_a_20 = one_c;
-        end
-        if (want[20 - 32'h1] & ~after__q[20 - 32'h1]) begin
-            lane_b_20 = one_c;
-        end
-        lane_a_21 = zero_c;
-        lane_b_21 = zero_c;
-        if (want[21 - 32'h1] & after__q[21 - 32'h1]) begin
-            lane_a_21 = one_c;
-        end
-        if (want[21 - 32'h1] & ~after__q[21 - 32'h1]) begin
-            lane_b_21 = one_c;
-        end
-        lane_a_22 = zero_c;
-        lane_b_22 = zero_c;
-        if (want[22 - 32'h1] & after__q[22 - 32'h1]) begin
-            lane_a_22 = one_c;
-        end
-        if (want[22 - 32'h1] & ~after__q[22 - 32'h1]) begin
-            lane_b_22 = one_c;
-        end
-        lane_a_23 = zero_c;
-        lane_b_23 = zero_c;
-        if (want[23 - 32'h1] & after__q[23 - 32'h1]) begin
-            lane_a_23 = one_c;
-        end
-        if (want[23 - 32'h1] & ~after__q[23 - 32'h1]) begin
-            lane_b_23 = one_c;
-        end
-        lane_a_24 = zero_c;
-        lane_b_24 = zero_c;
-        if (want[24 - 32'h1] & after__q[24 - 32'h1]) begin
-            lane_a_24 = one_c;
-        end
-        if (want[24 - 32'h1] & ~after__q[24 - 32'h1]) begin
-            lane_b_24 = one_c;
-        end
-        lane_a_25 = zero_c;
-        lane_b_25 = zero_c;
-        if (want[25 - 32'h1] & after__q[25 - 32'h1]) begin
-            lane_a_25 = one_c;
-        end
-        if (want[25 - 32'h1] & ~after__q[25 - 32'h1]) begin
-            lane_b_25 = one_c;
-        end
-        lane_a_26 = zero_c;
-        lane_b_26 = zero_c;
-        if (want[26 - 32'h1] & after__q[26 - 32'h1]) begin
-            lane_a_26 = one_c;
-        end
-        if (want[26 - 32'h1] & ~after__q[26 - 32'h1]) begin
-            lane_b_26 = one_c;
-        end
-        lane_a_27 = zero_c;
-        lane_b_27 = zero_c;
-        if (want[27 - 32'h1] & after__q[27 - 32'h1]) begin
-            lane_a_27 = one_c;
-        end
-        if (want[27 - 32'h1] & ~after__q[27 - 32'h1]) begin
-            lane_b_27 = one_c;
-        end
-        lane_a_28 = zero_c;
-        lane_b_28 = zero_c;
-        if (want[28 - 32'h1] & after__q[28 - 32'h1]) begin
-            lane_a_28 = one_c;
-        end
-        if (want[28 - 32'h1] & ~after__q[28 - 32'h1]) begin
-            lane_b_28 = one_c;
-        end
-        lane_a_29 = zero_c;
-        lane_b_29 = zero_c;
-        if (want[29 - 32'h1] & after__q[29 - 32'h1]) begin
-            lane_a_29 = one_c;
-        end
-        if (want[29 - 32'h1] & ~after__q[29 - 32'h1]) begin
-            lane_b_29 = one_c;
-        end
-        lane_a_30 = zero_c;
-        lane_b_30 = zero_c;
-        if (want[30 - 32'h1] & after__q[30 - 32'h1]) begin
-            lane_a_30 = one_c;
-        end
-        if (want[30 - 32'h1] & ~after__q[30 - 32'h1]) begin
-            lane_b_30 = one_c;
-        end
-        lane_a_31 = zero_c;
-        lane_b_31 = zero_c;
-        if (want[31 - 32'h1] & after__q[31 - 32'h1]) begin
-            lane_a_31 = one_c;
-        end
-        if (want[31 - 32'h1] & ~after__q[31 - 32'h1]) begin
-            lane_b_31 = one_c;
-        end
-        lane_a_32 = zero_c;
-        lane_b_32 = zero_c;
-        if (want[32 - 32'h1] & after__q[32 - 32'h1]) begin
-            lane_a_32 = one_c;
-        end
-        if (want[32 - 32'h1] & ~after__q[32 - 32'h1]) begin
-            lane_b_32 = one_c;
-        end
-        lane_a_33 = zero_c;
-        lane_b_33 = zero_c;
-        if (want[33 - 32'h1] & after__q[33 - 32'h1]) begin
-            lane_a_33 = one_c;
-        end
-        if (want[33 - 32'h1] & ~after__q[33 - 32'h1]) begin
-            lane_b_33 = one_c;
-        end
-        lane_a_34 = zero_c;
-        lane_b_34 = zero_c;
-        if (want[34 - 32'h1] & after__q[34 - 32'h1]) begin
-            lane_a_34 = one_c;
-        end
-        if (want[34 - 32'h1] & ~after__q[34 - 32'h1]) begin
-            lane_b_34 = one_c;
-        end
-        lane_a_35 = zero_c;
-        lane_b_35 = zero_c;
-        if (want[35 - 32'h1] & after__q[35 - 32'h1]) begin
-            lane_a_35 = one_c;
-        end
-        if (want[35 - 32'h1] & ~after__q[35 - 32'h1]) begin
-            lane_b_35 = one_c;
-        end
-        lane_a_36 = zero_c;
-        lane_b_36 = zero_c;
-        if (want[36 - 32'h1] & after__q[36 - 32'h1]) begin
-            lane_a_36 = one_c;
-        end
-        if (want[36 - 32'h1] & ~after__q[36 - 32'h1]) begin
-            lane_b_36 = one_c;
-        end
-        lane_a_37 = zero_c;
-        lane_b_37 = zero_c;
-        if (want[37 - 32'h1] & after__q[37 - 32'h1]) begin
-            lane_a_37 = one_c;
-        end
-        if (want[37 - 32'h1] & ~after__q[37 - 32'h1]) begin
-            lane_b_37 = one_c;
-        end
-        lane_a_38 = zero_c;
-        lane_b_38 = zero_c;
-        if (want[38 - 32'h1] & after__q[38 - 32'h1]) begin
-            lane_a_38 = one_c;
-        end
-        if (want[38 - 32'h1] & ~after__q[38 - 32'h1]) begin
-            lane_b_38 = one_c;
-        end
-        lane_a_39 = zero_c;
-        lane_b_39 = zero_c;
-        if (want[39 - 32'h1] & after__q[39 - 32'h1]) begin
-            lane_a_39 = one_c;
-        end
-        if (want[39 - 32'h1] & ~after__q[39 - 32'h1]) begin
-            lane_b_39 = one_c;
-        end
-        lane_a_40 = zero_c;
-        lane_b_40 = zero_c;
-        if (want[40 - 32'h1] & after__q[40 - 32'h1]) begin
-            lane_a_40 = one_c;
-        end
-        if (want[40 - 32'h1] & ~after__q[40 - 32'h1]) begin
-            lane_b_40 = one_c;
-        end
-        lane_a_41 = zero_c;
-        lane_b_41 = zero_c;
-        if (want[41 - 32'h1] & after__q[41 - 32'h1]) begin
-            lane_a_41 = one_c;
-        end
-        if (want[41 - 32'h1] & ~after__q[41 - 32'h1]) begin
-            lane_b_41 = one_c;
-        end
-        lane_a_42 = zero_c;
-        lane_b_42 = zero_c;
-        if (want[42 - 32'h1] & after__q[42 - 32'h1]) begin
-            lane_a_42 = one_c;
-        end
-        if (want[42 - 32'h1] & ~after__q[42 - 32'h1]) begin
-            lane_b_42 = one_c;
-        end
-        lane_a_43 = zero_c;
-        lane_b_43 = zero_c;
-        if (want[43 - 32'h1] & after__q[43 - 32'h1]) begin
-            lane_a_43 = one_c;
-        end
-        if (want[43 - 32'h1] & ~after__q[43 - 32'h1]) begin
-            lane_b_43 = one_c;
-        end
-        lane_a_44 = zero_c;
-        lane_b_44 = zero_c;
-        if (want[44 - 32'h1] & after__q[44 - 32'h1]) begin
-            lane_a_44 = one_c;
-        end
-        if (want[44 - 32'h1] & ~after__q[44 - 32'h1]) begin
-            lane_b_44 = one_c;
-        end
-        lane_a_45 = zero_c;
-        lane_b_45 = zero_c;
-        if (want[45 - 32'h1] & after__q[45 - 32'h1]) begin
-            lane_a_45 = one_c;
-        end
-        if (want[45 - 32'h1] & ~after__q[45 - 32'h1]) begin
-            lane_b_45 = one_c;
-        end
-        lane_a_46 = zero_c;
-        lane_b_46 = zero_c;
-        if (want[46 - 32'h1] & after__q[46 - 32'h1]) begin
-            lane_a_46 = one_c;
-        end
-        if (want[46 - 32'h1] & ~after__q[46 - 32'h1]) begin
-            lane_b_46 = one_c;
-        end
-        lane_a_47 = zero_c;
-        lane_b_47 = zero_c;
-        if (want[47 - 32'h1] & after__q[47 - 32'h1]) begin
-            lane_a_47 = one_c;
-        end
-        if (want[47 - 32'h1] & ~after__q[47 - 32'h1]) begin
-            lane_b_47 = one_c;
-        end
-        lane_a_48 = zero_c;
-        lane_b_48 = zero_c;
-        if (want[48 - 32'h1] & after__q[48 - 32'h1]) begin
-            lane_a_48 = one_c;
-        end
-        if (want[48 - 32'h1] & ~after__q[48 - 32'h1]) begin
-            lane_b_48 = one_c;
-        end
-        lane_a_49 = zero_c;
-        lane_b_49 = zero_c;
-        if (want[49 - 32'h1] & after__q[49 - 32'h1]) begin
-            lane_a_49 = one_c;
-        end
-        if (want[49 - 32'h1] & ~after__q[49 - 32'h1]) begin
-            lane_b_49 = one_c;
-        end
-        lane_a_50 = zero_c;
-        lane_b_50 = zero_c;
-        if (want[50 - 32'h1] & after__q[50 - 32'h1]) begin
-            lane_a_50 = one_c;
-        end
-        if (want[50 - 32'h1] & ~after__q[50 - 32'h1]) begin
-            lane_b_50 = one_c;
-        end
-        lane_a_51 = zero_c;
-        lane_b_51 = zero_c;
-        if (want[51 - 32'h1] & after__q[51 - 32'h1]) begin
-            lane_a_51 = one_c;
-        end
-        if (want[51 - 32'h1] & ~after__q[51 - 32'h1]) begin
-            lane_b_51 = one_c;
-        end
-        lane_a_52 = zero_c;
-        lane_b_52 = zero_c;
-        if (want[52 - 32'h1] & after__q[52 - 32'h1]) begin
-            lane_a_52 = one_c;
-        end
-        if (want[52 - 32'h1] & ~after__q[52 - 32'h1]) begin
-            lane_b_52 = one_c;
-        end
-        lane_a_53 = zero_c;
-        lane_b_53 = zero_c;
-        if (want[53 - 32'h1] & after__q[53 - 32'h1]) begin
-            lane_a_53 = one_c;
-        end
-        if (want[53 - 32'h1] & ~after__q[53 - 32'h1]) begin
-            lane_b_53 = one_c;
-        end
-        lane_a_54 = zero_c;
-        lane_b_54 = zero_c;
-        if (want[54 - 32'h1] & after__q[54 - 32'h1]) begin
-            lane_a_54 = one_c;
-        end
-        if (want[54 - 32'h1] & ~after__q[54 - 32'h1]) begin
-            lane_b_54 = one_c;
-        end
-        lane_a_55 = zero_c;
-        lane_b_55 = zero_c;
-        if (want[55 - 32'h1] & after__q[55 - 32'h1]) begin
-            lane_a_55 = one_c;
-        end
-        if (want[55 - 32'h1] & ~after__q[55 - 32'h1]) begin
-            lane_b_55 = one_c;
-        end
-        lane_a_56 = zero_c;
-        lane_b_56 = zero_c;
-        if (want[56 - 32'h1] & after__q[56 - 32'h1]) begin
-            lane_a_56 = one_c;
-        end
-        if (want[56 - 32'h1] & ~after__q[56 - 32'h1]) begin
-            lane_b_56 = one_c;
-        end
-        lane_a_57 = zero_c;
-        lane_b_57 = zero_c;
-        if (want[57 - 32'h1] & after__q[57 - 32'h1]) begin
-            lane_a_57 = one_c;
-        end
-        if (want[57 - 32'h1] & ~after__q[57 - 32'h1]) begin
-            lane_b_57 = one_c;
-        end
-        lane_a_58 = zero_c;
-        lane_b_58 = zero_c;
-        if (want[58 - 32'h1] & after__q[58 - 32'h1]) begin
-            lane_a_58 = one_c;
-        end
-        if (want[58 - 32'h1] & ~after__q[58 - 32'h1]) begin
-            lane_b_58 = one_c;
-        end
-        lane_a_59 = zero_c;
-        lane_b_59 = zero_c;
-        if (want[59 - 32'h1] & after__q[59 - 32'h1]) begin
-            lane_a_59 = one_c;
-        end
-        if (want[59 - 32'h1] & ~after__q[59 - 32'h1]) begin
-            lane_b_59 = one_c;
-        end
-        lane_a_60 = zero_c;
-        lane_b_60 = zero_c;
-        if (want[60 - 32'h1] & after__q[60 - 32'h1]) begin
-            lane_a_60 = one_c;
-        end
-        if (want[60 - 32'h1] & ~after__q[60 - 32'h1]) begin
-            lane_b_60 = one_c;
-        end
-        lane_a_61 = zero_c;
-        lane_b_61 = zero_c;
-        if (want[61 - 32'h1] & after__q[61 - 32'h1]) begin
-            lane_a_61 = one_c;
-        end
-        if (want[61 - 32'h1] & ~after__q[61 - 32'h1]) begin
-            lane_b_61 = one_c;
-        end
-        lane_a_62 = zero_c;
-        lane_b_62 = zero_c;
-        if (want[62 - 32'h1] & after__q[62 - 32'h1]) begin
-            lane_a_62 = one_c;
-        end
-        if (want[62 - 32'h1] & ~after__q[62 - 32'h1]) begin
-            lane_b_62 = one_c;
-        end
-        lane_a_63 = zero_c;
-        lane_b_63 = zero_c;
-        if (want[63 - 32'h1] & after__q[63 - 32'h1]) begin
-            lane_a_63 = one_c;
-        end
-        if (want[63 - 32'h1] & ~after__q[63 - 32'h1]) begin
-            lane_b_63 = one_c;
-        end
-        lane_a_64 = zero_c;
-        lane_b_64 = zero_c;
-        if (want[64 - 32'h1] & after__q[64 - 32'h1]) begin
-            lane_a_64 = one_c;
-        end
-        if (want[64 - 32'h1] & ~after__q[64 - 32'h1]) begin
-            lane_b_64 = one_c;
-        end
-        lane_a_65 = zero_c;
-        lane_b_65 = zero_c;
-        if (want[65 - 32'h1] & after__q[65 - 32'h1]) begin
-            lane_a_65 = one_c;
-        end
-        if (want[65 - 32'h1] & ~after__q[65 - 32'h1]) begin
-            lane_b_65 = one_c;
-        end
-        lane_a_66 = zero_c;
-        lane_b_66 = zero_c;
-        if (want[66 - 32'h1] & after__q[66 - 32'h1]) begin
-            lane_a_66 = one_c;
-        end
-        if (want[66 - 32'h1] & ~after__q[66 - 32'h1]) begin
-            lane_b_66 = one_c;
-        end
-        lane_a_67 = zero_c;
-        lane_b_67 = zero_c;
-        if (want[67 - 32'h1] & after__q[67 - 32'h1]) begin
-            lane_a_67 = one_c;
-        end
-        if (want[67 - 32'h1] & ~after__q[67 - 32'h1]) begin
-            lane_b_67 = one_c;
-        end
-        lane_a_68 = zero_c;
-        lane_b_68 = zero_c;
-        if (want[68 - 32'h1] & after__q[68 - 32'h1]) begin
-            lane_a_68 = one_c;
-        end
-        if (want[68 - 32'h1] & ~after__q[68 - 32'h1]) begin
-            lane_b_68 = one_c;
-        end
-        lane_a_69 = zero_c;
-        lane_b_69 = zero_c;
-        if (want[69 - 32'h1] & after__q[69 - 32'h1]) begin
-            lane_a_69 = one_c;
-        end
-        if (want[69 - 32'h1] & ~after__q[69 - 32'h1]) begin
-            lane_b_69 = one_c;
-        end
-        lane_a_70 = zero_c;
-        lane_b_70 = zero_c;
-        if (want[70 - 32'h1] & after__q[70 - 32'h1]) begin
-            lane_a_70 = one_c;
-        end
-        if (want[70 - 32'h1] & ~after__q[70 - 32'h1]) begin
-            lane_b_70 = one_c;
-        end
-        lane_a_71 = zero_c;
-        lane_b_71 = zero_c;
-        if (want[71 - 32'h1] & after__q[71 - 32'h1]) begin
-            lane_a_71 = one_c;
-        end
-        if (want[71 - 32'h1] & ~after__q[71 - 32'h1]) begin
-            lane_b_71 = one_c;
-        end
-        lane_a_72 = zero_c;
-        lane_b_72 = zero_c;
-        if (want[72 - 32'h1] & after__q[72 - 32'h1]) begin
-            lane_a_72 = one_c;
-        end
-        if (want[72 - 32'h1] & ~after__q[72 - 32'h1]) begin
-            lane_b_72 = one_c;
-        end
-        lane_a_73 = zero_c;
-        lane_b_73 = zero_c;
-        if (want[73 - 32'h1] & after__q[73 - 32'h1]) begin
-            lane_a_73 = one_c;
-        end
-        if (want[73 - 32'h1] & ~after__q[73 - 32'h1]) begin
-            lane_b_73 = one_c;
-        end
-        lane_a_74 = zero_c;
-        lane_b_74 = zero_c;
-        if (want[74 - 32'h1] & after__q[74 - 32'h1]) begin
-            lane_a_74 = one_c;
-        end
-        if (want[74 - 32'h1] & ~after__q[74 - 32'h1]) begin
-            lane_b_74 = one_c;
-        end
-        lane_a_75 = zero_c;
-        lane_b_75 = zero_c;
-        if (want[75 - 32'h1] & after__q[75 - 32'h1]) begin
-            lane_a_75 = one_c;
-        end
-        if (want[75 - 32'h1] & ~after__q[75 - 32'h1]) begin
-            lane_b_75 = one_c;
-        end
-        lane_a_76 = zero_c;
-        lane_b_76 = zero_c;
-        if (want[76 - 32'h1] & after__q[76 - 32'h1]) begin
-            lane_a_76 = one_c;
-        end
-        if (want[76 - 32'h1] & ~after__q[76 - 32'h1]) begin
-            lane_b_76 = one_c;
-        end
-        lane_a_77 = zero_c;
-        lane_b_77 = zero_c;
-        if (want[77 - 32'h1] & after__q[77 - 32'h1]) begin
-            lane_a_77 = one_c;
-        end
-        if (want[77 - 32'h1] & ~after__q[77 - 32'h1]) begin
-            lane_b_77 = one_c;
-        end
-        lane_a_78 = zero_c;
-        lane_b_78 = zero_c;
-        if (want[78 - 32'h1] & after__q[78 - 32'h1]) begin
-            lane_a_78 = one_c;
-        end
-        if (want[78 - 32'h1] & ~after__q[78 - 32'h1]) begin
-            lane_b_78 = one_c;
-        end
-        lane_a_79 = zero_c;
-        lane_b_79 = zero_c;
-        if (want[79 - 32'h1] & after__q[79 - 32'h1]) begin
-            lane_a_79 = one_c;
-        end
-        if (want[79 - 32'h1] & ~after__q[79 - 32'h1]) begin
-            lane_b_79 = one_c;
-        end
-        lane_a_80 = zero_c;
-        lane_b_80 = zero_c;
-        if (want[80 - 32'h1] & after__q[80 - 32'h1]) begin
-            lane_a_80 = one_c;
-        end
-        if (want[80 - 32'h1] & ~after__q[80 - 32'h1]) begin
-            lane_b_80 = one_c;
-        end
-        sum_a_0 = lane_a_0;
-        sum_b_0 = lane_b_0;
-        sum_a_1 = lane_a_1;
-        sum_b_1 = lane_b_1;
-        sum_a_2 = lane_a_2;
-        sum_b_2 = lane_b_2;
-        sum_a_3 = lane_a_3;
-        sum_b_3 = lane_b_3;
-        sum_a_4 = lane_a_4;
-        sum_b_4 = lane_b_4;
-        sum_a_5 = lane_a_5;
-        sum_b_5 = lane_b_5;
-        sum_a_6 = lane_a_6;
-        sum_b_6 = lane_b_6;
-        sum_a_7 = lane_a_7;
-        sum_b_7 = lane_b_7;
-        sum_a_8 = lane_a_8;
-        sum_b_8 = lane_b_8;
-        sum_a_9 = lane_a_9;
-        sum_b_9 = lane_b_9;
-        sum_a_10 = lane_a_10;
-        sum_b_10 = lane_b_10;
-        sum_a_11 = lane_a_11;
-        sum_b_11 = lane_b_11;
-        sum_a_12 = lane_a_12;
-        sum_b_12 = lane_b_12;
-        sum_a_13 = lane_a_13;
-        sum_b_13 = lane_b_13;
-        sum_a_14 = lane_a_14;
-        sum_b_14 = lane_b_14;
-        sum_a_15 = lane_a_15;
-        sum_b_15 = lane_b_15;
-        sum_a_16 = lane_a_16;
-        sum_b_16 = lane_b_16;
-        sum_a_17 = lane_a_17;
-        sum_b_17 = lane_b_17;
-        sum_a_18 = lane_a_18;
-        sum_b_18 = lane_b_18;
-        sum_a_19 = lane_a_19;
-        sum_b_19 = lane_b_19;
-        sum_a_20 = lane_a_20;
-        sum_b_20 = lane_b_20;
-        sum_a_21 = lane_a_21;
-        sum_b_21 = lane_b_21;
-        sum_a_22 = lane_a_22;
-        sum_b_22 = lane_b_22;
-        sum_a_23 = lane_a_23;
-        sum_b_23 = lane_b_23;
-        sum_a_24 = lane_a_24;
-        sum_b_24 = lane_b_24;
-        sum_a_25 = lane_a_25;
-        sum_b_25 = lane_b_25;
-        sum_a_26 = lane_a_26;
-        sum_b_26 = lane_b_26;
-        sum_a_27 = lane_a_27;
-        sum_b_27 = lane_b_27;
-        sum_a_28 = lane_a_28;
-        sum_b_28 = lane_b_28;
-        sum_a_29 = lane_a_29;
-        sum_b_29 = lane_b_29;
-        sum_a_30 = lane_a_30;
-        sum_b_30 = lane_b_30;
-        sum_a_31 = lane_a_31;
-        sum_b_31 = lane_b_31;
-        sum_a_32 = lane_a_32;
-        sum_b_32 = lane_b_32;
-        sum_a_33 = lane_a_33;
-        sum_b_33 = lane_b_33;
-        sum_a_34 = lane_a_34;
-        sum_b_34 = lane_b_34;
-        sum_a_35 = lane_a_35;
-        sum_b_35 = lane_b_35;
-        sum_a_36 = lane_a_36;
-        sum_b_36 = lane_b_36;
-        sum_a_37 = lane_a_37;
-        sum_b_37 = lane_b_37;
-        sum_a_38 = lane_a_38;
-        sum_b_38 = lane_b_38;
-        sum_a_39 = lane_a_39;
-        sum_b_39 = lane_b_39;
-        sum_a_40 = lane_a_40;
-        sum_b_40 = lane_b_40;
-        sum_a_41 = lane_a_41;
-        sum_b_41 = lane_b_41;
-        sum_a_42 = lane_a_42;
-        sum_b_42 = lane_b_42;
-        sum_a_43 = lane_a_43;
-        sum_b_43 = lane_b_43;
-        sum_a_44 = lane_a_44;
-        sum_b_44 = lane_b_44;
-        sum_a_45 = lane_a_45;
-        sum_b_45 = lane_b_45;
-        sum_a_46 = lane_a_46;
-        sum_b_46 = lane_b_46;
-        sum_a_47 = lane_a_47;
-        sum_b_47 = lane_b_47;
-        sum_a_48 = lane_a_48;
-        sum_b_48 = lane_b_48;
-        sum_a_49 = lane_a_49;
-        sum_b_49 = lane_b_49;
-        sum_a_50 = lane_a_50;
-        sum_b_50 = lane_b_50;
-        sum_a_51 = lane_a_51;
-        sum_b_51 = lane_b_51;
-        sum_a_52 = lane_a_52;
-        sum_b_52 = lane_b_52;
-        sum_a_53 = lane_a_53;
-        sum_b_53 = lane_b_53;
-        sum_a_54 = lane_a_54;
-        sum_b_54 = lane_b_54;
-        sum_a_55 = lane_a_55;
-        sum_b_55 = lane_b_55;
-        sum_a_56 = lane_a_56;
-        sum_b_56 = lane_b_56;
-        sum_a_57 = lane_a_57;
-        sum_b_57 = lane_b_57;
-        sum_a_58 = lane_a_58;
-        sum_b_58 = lane_b_58;
-        sum_a_59 = lane_a_59;
-        sum_b_59 = lane_b_59;
-        sum_a_60 = lane_a_60;
-        sum_b_60 = lane_b_60;
-        sum_a_61 = lane_a_61;
-        sum_b_61 = lane_b_61;
-        sum_a_62 = lane_a_62;
-        sum_b_62 = lane_b_62;
-        sum_a_63 = lane_a_63;
-        sum_b_63 = lane_b_63;
-        sum_a_64 = lane_a_64;
-        sum_b_64 = lane_b_64;
-        sum_a_65 = lane_a_65;
-        sum_b_65 = lane_b_65;
-        sum_a_66 = lane_a_66;
-        sum_b_66 = lane_b_66;
-        sum_a_67 = lane_a_67;
-        sum_b_67 = lane_b_67;
-        sum_a_68 = lane_a_68;
-        sum_b_68 = lane_b_68;
-        sum_a_69 = lane_a_69;
-        sum_b_69 = lane_b_69;
-        sum_a_70 = lane_a_70;
-        sum_b_70 = lane_b_70;
-        sum_a_71 = lane_a_71;
-        sum_b_71 = lane_b_71;
-        sum_a_72 = lane_a_72;
-        sum_b_72 = lane_b_72;
-        sum_a_73 = lane_a_73;
-        sum_b_73 = lane_b_73;
-        sum_a_74 = lane_a_74;
-        sum_b_74 = lane_b_74;
-        sum_a_75 = lane_a_75;
-        sum_b_75 = lane_b_75;
-        sum_a_76 = lane_a_76;
-        sum_b_76 = lane_b_76;
-        sum_a_77 = lane_a_77;
-        sum_b_77 = lane_b_77;
-        sum_a_78 = lane_a_78;
-        sum_b_78 = lane_b_78;
-        sum_a_79 = lane_a_79;
-        sum_b_79 = lane_b_79;
-        sum_a_80 = lane_a_80;
-        sum_b_80 = lane_b_80;
-        prev_a_0 = sum_a_0;
-        prev_b_0 = sum_b_0;
-        prev_a_1 = sum_a_1;
-        prev_b_1 = sum_b_1;
-        prev_a_2 = sum_a_2;
-        prev_b_2 = sum_b_2;
-        prev_a_3 = sum_a_3;
-        prev_b_3 = sum_b_3;
-        prev_a_4 = sum_a_4;
-        prev_b_4 = sum_b_4;
-        prev_a_5 = sum_a_5;
-        prev_b_5 = sum_b_5;
-        prev_a_6 = sum_a_6;
-        prev_b_6 = sum_b_6;
-        prev_a_7 = sum_a_7;
-        prev_b_7 = sum_b_7;
-        prev_a_8 = sum_a_8;
-        prev_b_8 = sum_b_8;
-        prev_a_9 = sum_a_9;
-        prev_b_9 = sum_b_9;
-        prev_a_10 = sum_a_10;
-        prev_b_10 = sum_b_10;
-        prev_a_11 = sum_a_11;
-        prev_b_11 = sum_b_11;
-        prev_a_12 = sum_a_12;
-        prev_b_12 = sum_b_12;
-        prev_a_13 = sum_a_13;
-        prev_b_13 = sum_b_13;
-        prev_a_14 = sum_a_14;
-        prev_b_14 = sum_b_14;
-        prev_a_15 = sum_a_15;
-        prev_b_15 = sum_b_15;
-        prev_a_16 = sum_a_16;
-        prev_b_16 = sum_b_16;
-        prev_a_17 = sum_a_17;
-        prev_b_17 = sum_b_17;
-        prev_a_18 = sum_a_18;
-        prev_b_18 = sum_b_18;
-        prev_a_19 = sum_a_19;
-        prev_b_19 = sum_b_19;
-        prev_a_20 = sum_a_20;
-        prev_b_20 = sum_b_20;
-        prev_a_21 = sum_a_21;
-        prev_b_21 = sum_b_21;
-        prev_a_22 = sum_a_22;
-        prev_b_22 = sum_b_22;
-        prev_a_23 = sum_a_23;
-        prev_b_23 = sum_b_23;
-        prev_a_24 = sum_a_24;
-        prev_b_24 = sum_b_24;
-        prev_a_25 = sum_a_25;
-        prev_b_25 = sum_b_25;
-        prev_a_26 = sum_a_26;
-        prev_b_26 = sum_b_26;
-        prev_a_27 = sum_a_27;
-        prev_b_27 = sum_b_27;
-        prev_a_28 = sum_a_28;
-        prev_b_28 = sum_b_28;
-        prev_a_29 = sum_a_29;
-        prev_b_29 = sum_b_29;
-        prev_a_30 = sum_a_30;
-        prev_b_30 = sum_b_30;
-        prev_a_31 = sum_a_31;
-        prev_b_31 = sum_b_31;
-        prev_a_32 = sum_a_32;
-        prev_b_32 = sum_b_32;
-        prev_a_33 = sum_a_33;
-        prev_b_33 = sum_b_33;
-        prev_a_34 = sum_a_34;
-        prev_b_34 = sum_b_34;
-        prev_a_35 = sum_a_35;
-        prev_b_35 = sum_b_35;
-        prev_a_36 = sum_a_36;
-        prev_b_36 = sum_b_36;
-        prev_a_37 = sum_a_37;
-        prev_b_37 = sum_b_37;
-        prev_a_38 = sum_a_38;
-        prev_b_38 = sum_b_38;
-        prev_a_39 = sum_a_39;
-        prev_b_39 = sum_b_39;
-        prev_a_40 = sum_a_40;
-        prev_b_40 = sum_b_40;
-        prev_a_41 = sum_a_41;
-        prev_b_41 = sum_b_41;
-        prev_a_42 = sum_a_42;
-        prev_b_42 = sum_b_42;
-        prev_a_43 = sum_a_43;
-        prev_b_43 = sum_b_43;
-        prev_a_44 = sum_a_44;
-        prev_b_44 = sum_b_44;
-        prev_a_45 = sum_a_45;
-        prev_b_45 = sum_b_45;
-        prev_a_46 = sum_a_46;
-        prev_b_46 = sum_b_46;
-        prev_a_47 = sum_a_47;
-        prev_b_47 = sum_b_47;
-        prev_a_48 = sum_a_48;
-        prev_b_48 = sum_b_48;
-        prev_a_49 = sum_a_49;
-        prev_b_49 = sum_b_49;
-        prev_a_50 = sum_a_50;
-        prev_b_50 = sum_b_50;
-        prev_a_51 = sum_a_51;
-        prev_b_51 = sum_b_51;
-        prev_a_52 = sum_a_52;
-        prev_b_52 = sum_b_52;
-        prev_a_53 = sum_a_53;
-        prev_b_53 = sum_b_53;
-        prev_a_54 = sum_a_54;
-        prev_b_54 = sum_b_54;
-        prev_a_55 = sum_a_55;
-        prev_b_55 = sum_b_55;
-        prev_a_56 = sum_a_56;
-        prev_b_56 = sum_b_56;
-        prev_a_57 = sum_a_57;
-        prev_b_57 = sum_b_57;
-        prev_a_58 = sum_a_58;
-        prev_b_58 = sum_b_58;
-        prev_a_59 = sum_a_59;
-        prev_b_59 = sum_b_59;
-        prev_a_60 = sum_a_60;
-        prev_b_60 = sum_b_60;
-        prev_a_61 = sum_a_61;
-        prev_b_61 = sum_b_61;
-        prev_a_62 = sum_a_62;
-        prev_b_62 = sum_b_62;
-        prev_a_63 = sum_a_63;
-        prev_b_63 = sum_b_63;
-        prev_a_64 = sum_a_64;
-        prev_b_64 = sum_b_64;
-        prev_a_65 = sum_a_65;
-        prev_b_65 = sum_b_65;
-        prev_a_66 = sum_a_66;
-        prev_b_66 = sum_b_66;
-        prev_a_67 = sum_a_67;
-        prev_b_67 = sum_b_67;
-        prev_a_68 = sum_a_68;
-        prev_b_68 = sum_b_68;
-        prev_a_69 = sum_a_69;
-        prev_b_69 = sum_b_69;
-        prev_a_70 = sum_a_70;
-        prev_b_70 = sum_b_70;
-        prev_a_71 = sum_a_71;
-        prev_b_71 = sum_b_71;
-        prev_a_72 = sum_a_72;
-        prev_b_72 = sum_b_72;
-        prev_a_73 = sum_a_73;
-        prev_b_73 = sum_b_73;
-        prev_a_74 = sum_a_74;
-        prev_b_74 = sum_b_74;
-        prev_a_75 = sum_a_75;
-        prev_b_75 = sum_b_75;
-        prev_a_76 = sum_a_76;
-        prev_b_76 = sum_b_76;
-        prev_a_77 = sum_a_77;
-        prev_b_77 = sum_b_77;
-        prev_a_78 = sum_a_78;
-        prev_b_78 = sum_b_78;
-        prev_a_79 = sum_a_79;
-        prev_b_79 = sum_b_79;
-        prev_a_80 = sum_a_80;
-        prev_b_80 = sum_b_80;
-        sum_a_1 = prev_a_1 + prev_a_0;
-        sum_b_1 = prev_b_1 + prev_b_0;
-        sum_a_2 = prev_a_2 + prev_a_1;
-        sum_b_2 = prev_b_2 + prev_b_1;
-        sum_a_3 = prev_a_3 + prev_a_2;
-        sum_b_3 = prev_b_3 + prev_b_2;
-        sum_a_4 = prev_a_4 + prev_a_3;
-        sum_b_4 = prev_b_4 + prev_b_3;
-        sum_a_5 = prev_a_5 + prev_a_4;
-        sum_b_5 = prev_b_5 + prev_b_4;
-        sum_a_6 = prev_a_6 + prev_a_5;
-        sum_b_6 = prev_b_6 + prev_b_5;
-        sum_a_7 = prev_a_7 + prev_a_6;
-        sum_b_7 = prev_b_7 + prev_b_6;
-        sum_a_8 = prev_a_8 + prev_a_7;
-        sum_b_8 = prev_b_8 + prev_b_7;
-        sum_a_9 = prev_a_9 + prev_a_8;
-        sum_b_9 = prev_b_9 + prev_b_8;
-        sum_a_10 = prev_a_10 + prev_a_9;
-        sum_b_10 = prev_b_10 + prev_b_9;
-        sum_a_11 = prev_a_11 + prev_a_10;
-        sum_b_11 = prev_b_11 + prev_b_10;
-        sum_a_12 = prev_a_12 + prev_a_11;
-        sum_b_12 = prev_b_12 + prev_b_11;
-        sum_a_13 = prev_a_13 + prev_a_12;
-        sum_b_13 = prev_b_13 + prev_b_12;
-        sum_a_14 = prev_a_14 + prev_a_13;
-        sum_b_14 = prev_b_14 + prev_b_13;
-        sum_a_15 = prev_a_15 + prev_a_14;
-        sum_b_15 = prev_b_15 + prev_b_14;
-        sum_a_16 = prev_a_16 + prev_a_15;
-        sum_b_16 = prev_b_16 + prev_b_15;
-        sum_a_17 = prev_a_17 + prev_a_16;
-        sum_b_17 = prev_b_17 + prev_b_16;
-        sum_a_18 = prev_a_18 + prev_a_17;
-        sum_b_18 = prev_b_18 + prev_b_17;
-        sum_a_19 = prev_a_19 + prev_a_18;
-        sum_b_19 = prev_b_19 + prev_b_18;
-        sum_a_20 = prev_a_20 + prev_a_19;
-        sum_b_20 = prev_b_20 + prev_b_19;
-        sum_a_21 = prev_a_21 + prev_a_20;
-        sum_b_21 = prev_b_21 + prev_b_20;
-        sum_a_22 = prev_a_22 + prev_a_21;
-        sum_b_22 = prev_b_22 + prev_b_21;
-        sum_a_23 = prev_a_23 + prev_a_22;
-        sum_b_23 = prev_b_23 + prev_b_22;
-        sum_a_24 = prev_a_24 + prev_a_23;
-        sum_b_24 = prev_b_24 + prev_b_23;
-        sum_a_25 = prev_a_25 + prev_a_24;
-        sum_b_25 = prev_b_25 + prev_b_24;
-        sum_a_26 = prev_a_26 + prev_a_25;
-        sum_b_26 = prev_b_26 + prev_b_25;
-        sum_a_27 = prev_a_27 + prev_a_26;
-        sum_b_27 = prev_b_27 + prev_b_26;
-        sum_a_28 = prev_a_28 + prev_a_27;
-        sum_b_28 = prev_b_28 + prev_b_27;
-        sum_a_29 = prev_a_29 + prev_a_28;
-        sum_b_29 = prev_b_29 + prev_b_28;
-        sum_a_30 = prev_a_30 + prev_a_29;
-        sum_b_30 = prev_b_30 + prev_b_29;
-        sum_a_31 = prev_a_31 + prev_a_30;
-        sum_b_31 = prev_b_31 + prev_b_30;
-        sum_a_32 = prev_a_32 + prev_a_31;
-        sum_b_32 = prev_b_32 + prev_b_31;
-        sum_a_33 = prev_a_33 + prev_a_32;
-        sum_b_33 = prev_b_33 + prev_b_32;
-        sum_a_34 = prev_a_34 + prev_a_33;
-        sum_b_34 = prev_b_34 + prev_b_33;
-        sum_a_35 = prev_a_35 + prev_a_34;
-        sum_b_35 = prev_b_35 + prev_b_34;
-        sum_a_36 = prev_a_36 + prev_a_35;
-        sum_b_36 = prev_b_36 + prev_b_35;
-        sum_a_37 = prev_a_37 + prev_a_36;
-        sum_b_37 = prev_b_37 + prev_b_36;
-        sum_a_38 = prev_a_38 + prev_a_37;
-        sum_b_38 = prev_b_38 + prev_b_37;
-        sum_a_39 = prev_a_39 + prev_a_38;
-        sum_b_39 = prev_b_39 + prev_b_38;
-        sum_a_40 = prev_a_40 + prev_a_39;
-        sum_b_40 = prev_b_40 + prev_b_39;
-        sum_a_41 = prev_a_41 + prev_a_40;
-        sum_b_41 = prev_b_41 + prev_b_40;
-        sum_a_42 = prev_a_42 + prev_a_41;
-        sum_b_42 = prev_b_42 + prev_b_41;
-        sum_a_43 = prev_a_43 + prev_a_42;
-        sum_b_43 = prev_b_43 + prev_b_42;
-        sum_a_44 = prev_a_44 + prev_a_43;
-        sum_b_44 = prev_b_44 + prev_b_43;
-        sum_a_45 = prev_a_45 + prev_a_44;
-        sum_b_45 = prev_b_45 + prev_b_44;
-        sum_a_46 = prev_a_46 + prev_a_45;
-        sum_b_46 = prev_b_46 + prev_b_45;
-        sum_a_47 = prev_a_47 + prev_a_46;
-        sum_b_47 = prev_b_47 + prev_b_46;
-        sum_a_48 = prev_a_48 + prev_a_47;
-        sum_b_48 = prev_b_48 + prev_b_47;
-        sum_a_49 = prev_a_49 + prev_a_48;
-        sum_b_49 = prev_b_49 + prev_b_48;
-        sum_a_50 = prev_a_50 + prev_a_49;
-        sum_b_50 = prev_b_50 + prev_b_49;
-        sum_a_51 = prev_a_51 + prev_a_50;
-        sum_b_51 = prev_b_51 + prev_b_50;
-        sum_a_52 = prev_a_52 + prev_a_51;
-        sum_b_52 = prev_b_52 + prev_b_51;
-        sum_a_53 = prev_a_53 + prev_a_52;
-        sum_b_53 = prev_b_53 + prev_b_52;
-        sum_a_54 = prev_a_54 + prev_a_53;
-        sum_b_54 = prev_b_54 + prev_b_53;
-        sum_a_55 = prev_a_55 + prev_a_54;
-        sum_b_55 = prev_b_55 + prev_b_54;
-        sum_a_56 = prev_a_56 + prev_a_55;
-        sum_b_56 = prev_b_56 + prev_b_55;
-        sum_a_57 = prev_a_57 + prev_a_56;
-        sum_b_57 = prev_b_57 + prev_b_56;
-        sum_a_58 = prev_a_58 + prev_a_57;
-        sum_b_58 = prev_b_58 + prev_b_57;
-        sum_a_59 = prev_a_59 + prev_a_58;
-        sum_b_59 = prev_b_59 + prev_b_58;
-        sum_a_60 = prev_a_60 + prev_a_59;
-        sum_b_60 = prev_b_60 + prev_b_59;
-        sum_a_61 = prev_a_61 + prev_a_60;
-        sum_b_61 = prev_b_61 + prev_b_60;
-        sum_a_62 = prev_a_62 + prev_a_61;
-        sum_b_62 = prev_b_62 + prev_b_61;
-        sum_a_63 = prev_a_63 + prev_a_62;
-        sum_b_63 = prev_b_63 + prev_b_62;
-        sum_a_64 = prev_a_64 + prev_a_63;
-        sum_b_64 = prev_b_64 + prev_b_63;
-        sum_a_65 = prev_a_65 + prev_a_64;
-        sum_b_65 = prev_b_65 + prev_b_64;
-        sum_a_66 = prev_a_66 + prev_a_65;
-        sum_b_66 = prev_b_66 + prev_b_65;
-        sum_a_67 = prev_a_67 + prev_a_66;
-        sum_b_67 = prev_b_67 + prev_b_66;
-        sum_a_68 = prev_a_68 + prev_a_67;
-        sum_b_68 = prev_b_68 + prev_b_67;
-        sum_a_69 = prev_a_69 + prev_a_68;
-        sum_b_69 = prev_b_69 + prev_b_68;
-        sum_a_70 = prev_a_70 + prev_a_69;
-        sum_b_70 = prev_b_70 + prev_b_69;
-        sum_a_71 = prev_a_71 + prev_a_70;
-        sum_b_71 = prev_b_71 + prev_b_70;
-        sum_a_72 = prev_a_72 + prev_a_71;
-        sum_b_72 = prev_b_72 + prev_b_71;
-        sum_a_73 = prev_a_73 + prev_a_72;
-        sum_b_73 = prev_b_73 + prev_b_72;
-        sum_a_74 = prev_a_74 + prev_a_73;
-        sum_b_74 = prev_b_74 + prev_b_73;
-        sum_a_75 = prev_a_75 + prev_a_74;
-        sum_b_75 = prev_b_75 + prev_b_74;
-        sum_a_76 = prev_a_76 + prev_a_75;
-        sum_b_76 = prev_b_76 + prev_b_75;
-        sum_a_77 = prev_a_77 + prev_a_76;
-        sum_b_77 = prev_b_77 + prev_b_76;
-        sum_a_78 = prev_a_78 + prev_a_77;
-        sum_b_78 = prev_b_78 + prev_b_77;
-        sum_a_79 = prev_a_79 + prev_a_78;
-        sum_b_79 = prev_b_79 + prev_b_78;
-        sum_a_80 = prev_a_80 + prev_a_79;
-        sum_b_80 = prev_b_80 + prev_b_79;
-        prev_a_0 = sum_a_0;
-        prev_b_0 = sum_b_0;
-        prev_a_1 = sum_a_1;
-        prev_b_1 = sum_b_1;
-        prev_a_2 = sum_a_2;
-        prev_b_2 = sum_b_2;
-        prev_a_3 = sum_a_3;
-        prev_b_3 = sum_b_3;
-        prev_a_4 = sum_a_4;
-        prev_b_4 = sum_b_4;
-        prev_a_5 = sum_a_5;
-        prev_b_5 = sum_b_5;
-        prev_a_6 = sum_a_6;
-        prev_b_6 = sum_b_6;
-        prev_a_7 = sum_a_7;
-        prev_b_7 = sum_b_7;
-        prev_a_8 = sum_a_8;
-        prev_b_8 = sum_b_8;
-        prev_a_9 = sum_a_9;
-        prev_b_9 = sum_b_9;
-        prev_a_10 = sum_a_10;
-        prev_b_10 = sum_b_10;
-        prev_a_11 = sum_a_11;
-        prev_b_11 = sum_b_11;
-        prev_a_12 = sum_a_12;
-        prev_b_12 = sum_b_12;
-        prev_a_13 = sum_a_13;
-        prev_b_13 = sum_b_13;
-        prev_a_14 = sum_a_14;
-        prev_b_14 = sum_b_14;
-        prev_a_15 = sum_a_15;
-        prev_b_15 = sum_b_15;
-        prev_a_16 = sum_a_16;
-        prev_b_16 = sum_b_16;
-        prev_a_17 = sum_a_17;
-        prev_b_17 = sum_b_17;
-        prev_a_18 = sum_a_18;
-        prev_b_18 = sum_b_18;
-        prev_a_19 = sum_a_19;
-        prev_b_19 = sum_b_19;
-        prev_a_20 = sum_a_20;
-        prev_b_20 = sum_b_20;
-        prev_a_21 = sum_a_21;
-        prev_b_21 = sum_b_21;
-        prev_a_22 = sum_a_22;
-        prev_b_22 = sum_b_22;
-        prev_a_23 = sum_a_23;
-        prev_b_23 = sum_b_23;
-        prev_a_24 = sum_a_24;
-        prev_b_24 = sum_b_24;
-        prev_a_25 = sum_a_25;
-        prev_b_25 = sum_b_25;
-        prev_a_26 = sum_a_26;
-        prev_b_26 = sum_b_26;
-        prev_a_27 = sum_a_27;
-        prev_b_27 = sum_b_27;
-        prev_a_28 = sum_a_28;
-        prev_b_28 = sum_b_28;
-        prev_a_29 = sum_a_29;
-        prev_b_29 = sum_b_29;
-        prev_a_30 = sum_a_30;
-        prev_b_30 = sum_b_30;
-        prev_a_31 = sum_a_31;
-        prev_b_31 = sum_b_31;
-        prev_a_32 = sum_a_32;
-        prev_b_32 = sum_b_32;
-        prev_a_33 = sum_a_33;
-        prev_b_33 = sum_b_33;
-        prev_a_34 = sum_a_34;
-        prev_b_34 = sum_b_34;
-        prev_a_35 = sum_a_35;
-        prev_b_35 = sum_b_35;
-        prev_a_36 = sum_a_36;
-        prev_b_36 = sum_b_36;
-        prev_a_37 = sum_a_37;
-        prev_b_37 = sum_b_37;
-        prev_a_38 = sum_a_38;
-        prev_b_38 = sum_b_38;
-        prev_a_39 = sum_a_39;
-        prev_b_39 = sum_b_39;
-        prev_a_40 = sum_a_40;
-        prev_b_40 = sum_b_40;
-        prev_a_41 = sum_a_41;
-        prev_b_41 = sum_b_41;
-        prev_a_42 = sum_a_42;
-        prev_b_42 = sum_b_42;
-        prev_a_43 = sum_a_43;
-        prev_b_43 = sum_b_43;
-        prev_a_44 = sum_a_44;
-        prev_b_44 = sum_b_44;
-        prev_a_45 = sum_a_45;
-        prev_b_45 = sum_b_45;
-        prev_a_46 = sum_a_46;
-        prev_b_46 = sum_b_46;
-        prev_a_47 = sum_a_47;
-        prev_b_47 = sum_b_47;
-        prev_a_48 = sum_a_48;
-        prev_b_48 = sum_b_48;
-        prev_a_49 = sum_a_49;
-        prev_b_49 = sum_b_49;
-        prev_a_50 = sum_a_50;
-        prev_b_50 = sum_b_50;
-        prev_a_51 = sum_a_51;
-        prev_b_51 = sum_b_51;
-        prev_a_52 = sum_a_52;
-        prev_b_52 = sum_b_52;
-        prev_a_53 = sum_a_53;
-        prev_b_53 = sum_b_53;
-        prev_a_54 = sum_a_54;
-        prev_b_54 = sum_b_54;
-        prev_a_55 = sum_a_55;
-        prev_b_55 = sum_b_55;
-        prev_a_56 = sum_a_56;
-        prev_b_56 = sum_b_56;
-        prev_a_57 = sum_a_57;
-        prev_b_57 = sum_b_57;
-        prev_a_58 = sum_a_58;
-        prev_b_58 = sum_b_58;
-        prev_a_59 = sum_a_59;
-        prev_b_59 = sum_b_59;
-        prev_a_60 = sum_a_60;
-        prev_b_60 = sum_b_60;
-        prev_a_61 = sum_a_61;
-        prev_b_61 = sum_b_61;
-        prev_a_62 = sum_a_62;
-        prev_b_62 = sum_b_62;
-        prev_a_63 = sum_a_63;
-        prev_b_63 = sum_b_63;
-        prev_a_64 = sum_a_64;
-        prev_b_64 = sum_b_64;
-        prev_a_65 = sum_a_65;
-        prev_b_65 = sum_b_65;
-        prev_a_66 = sum_a_66;
-        prev_b_66 = sum_b_66;
-        prev_a_67 = sum_a_67;
-        prev_b_67 = sum_b_67;
-        prev_a_68 = sum_a_68;
-        prev_b_68 = sum_b_68;
-        prev_a_69 = sum_a_69;
-        prev_b_69 = sum_b_69;
-        prev_a_70 = sum_a_70;
-        prev_b_70 = sum_b_70;
-        prev_a_71 = sum_a_71;
-        prev_b_71 = sum_b_71;
-        prev_a_72 = sum_a_72;
-        prev_b_72 = sum_b_72;
-        prev_a_73 = sum_a_73;
-        prev_b_73 = sum_b_73;
-        prev_a_74 = sum_a_74;
-        prev_b_74 = sum_b_74;
-        prev_a_75 = sum_a_75;
-        prev_b_75 = sum_b_75;
-        prev_a_76 = sum_a_76;
-        prev_b_76 = sum_b_76;
-        prev_a_77 = sum_a_77;
-        prev_b_77 = sum_b_77;
-        prev_a_78 = sum_a_78;
-        prev_b_78 = sum_b_78;
-        prev_a_79 = sum_a_79;
-        prev_b_79 = sum_b_79;
-        prev_a_80 = sum_a_80;
-        prev_b_80 = sum_b_80;
-        sum_a_2 = prev_a_2 + prev_a_0;
-        sum_b_2 = prev_b_2 + prev_b_0;
-        sum_a_3 = prev_a_3 + prev_a_1;
-        sum_b_3 = prev_b_3 + prev_b_1;
-        sum_a_4 = prev_a_4 + prev_a_2;
-        sum_b_4 = prev_b_4 + prev_b_2;
-        sum_a_5 = prev_a_5 + prev_a_3;
-        sum_b_5 = prev_b_5 + prev_b_3;
-        sum_a_6 = prev_a_6 + prev_a_4;
-        sum_b_6 = prev_b_6 + prev_b_4;
-        sum_a_7 = prev_a_7 + prev_a_5;
-        sum_b_7 = prev_b_7 + prev_b_5;
-        sum_a_8 = prev_a_8 + prev_a_6;
-        sum_b_8 = prev_b_8 + prev_b_6;
-        sum_a_9 = prev_a_9 + prev_a_7;
-        sum_b_9 = prev_b_9 + prev_b_7;
-        sum_a_10 = prev_a_10 + prev_a_8;
-        sum_b_10 = prev_b_10 + prev_b_8;
-        sum_a_11 = prev_a_11 + prev_a_9;
-        sum_b_11 = prev_b_11 + prev_b_9;
-        sum_a_12 = prev_a_12 + prev_a_10;
-        sum_b_12 = prev_b_12 + prev_b_10;
-        sum_a_13 = prev_a_13 + prev_a_11;
-        sum_b_13 = prev_b_13 + prev_b_11;
-        sum_a_14 = prev_a_14 + prev_a_12;
-        sum_b_14 = prev_b_14 + prev_b_12;
-        sum_a_15 = prev_a_15 + prev_a_13;
-        sum_b_15 = prev_b_15 + prev_b_13;
-        sum_a_16 = prev_a_16 + prev_a_14;
-        sum_b_16 = prev_b_16 + prev_b_14;
-        sum_a_17 = prev_a_17 + prev_a_15;
-        sum_b_17 = prev_b_17 + prev_b_15;
-        sum_a_18 = prev_a_18 + prev_a_16;
-        sum_b_18 = prev_b_18 + prev_b_16;
-        sum_a_19 = prev_a_19 + prev_a_17;
-        sum_b_19 = prev_b_19 + prev_b_17;
-        sum_a_20 = prev_a_20 + prev_a_18;
-        sum_b_20 = prev_b_20 + prev_b_18;
-        sum_a_21 = prev_a_21 + prev_a_19;
-        sum_b_21 = prev_b_21 + prev_b_19;
-        sum_a_22 = prev_a_22 + prev_a_20;
-        sum_b_22 = prev_b_22 + prev_b_20;
-        sum_a_23 = prev_a_23 + prev_a_21;
-        sum_b_23 = prev_b_23 + prev_b_21;
-        sum_a_24 = prev_a_24 + prev_a_22;
-        sum_b_24 = prev_b_24 + prev_b_22;
-        sum_a_25 = prev_a_25 + prev_a_23;
-        sum_b_25 = prev_b_25 + prev_b_23;
-        sum_a_26 = prev_a_26 + prev_a_24;
-        sum_b_26 = prev_b_26 + prev_b_24;
-        sum_a_27 = prev_a_27 + prev_a_25;
-        sum_b_27 = prev_b_27 + prev_b_25;
-        sum_a_28 = prev_a_28 + prev_a_26;
-        sum_b_28 = prev_b_28 + prev_b_26;
-        sum_a_29 = prev_a_29 + prev_a_27;
-        sum_b_29 = prev_b_29 + prev_b_27;
-        sum_a_30 = prev_a_30 + prev_a_28;
-        sum_b_30 = prev_b_30 + prev_b_28;
-        sum_a_31 = prev_a_31 + prev_a_29;
-        sum_b_31 = prev_b_31 + prev_b_29;
-        sum_a_32 = prev_a_32 + prev_a_30;
-        sum_b_32 = prev_b_32 + prev_b_30;
-        sum_a_33 = prev_a_33 + prev_a_31;
-        sum_b_33 = prev_b_33 + prev_b_31;
-        sum_a_34 = prev_a_34 + prev_a_32;
-        sum_b_34 = prev_b_34 + prev_b_32;
-        sum_a_35 = prev_a_35 + prev_a_33;
-        sum_b_35 = prev_b_35 + prev_b_33;
-        sum_a_36 = prev_a_36 + prev_a_34;
-        sum_b_36 = prev_b_36 + prev_b_34;
-        sum_a_37 = prev_a_37 + prev_a_35;
-        sum_b_37 = prev_b_37 + prev_b_35;
-        sum_a_38 = prev_a_38 + prev_a_36;
-        sum_b_38 = prev_b_38 + prev_b_36;
-        sum_a_39 = prev_a_39 + prev_a_37;
-        sum_b_39 = prev_b_39 + prev_b_37;
-        sum_a_40 = prev_a_40 + prev_a_38;
-        sum_b_40 = prev_b_40 + prev_b_38;
-        sum_a_41 = prev_a_41 + prev_a_39;
-        sum_b_41 = prev_b_41 + prev_b_39;
-        sum_a_42 = prev_a_42 + prev_a_40;
-        sum_b_42 = prev_b_42 + prev_b_40;
-        sum_a_43 = prev_a_43 + prev_a_41;
-        sum_b_43 = prev_b_43 + prev_b_41;
-        sum_a_44 = prev_a_44 + prev_a_42;
-        sum_b_44 = prev_b_44 + prev_b_42;
-        sum_a_45 = prev_a_45 + prev_a_43;
-        sum_b_45 = prev_b_45 + prev_b_43;
-        sum_a_46 = prev_a_46 + prev_a_44;
-        sum_b_46 = prev_b_46 + prev_b_44;
-        sum_a_47 = prev_a_47 + prev_a_45;
-        sum_b_47 = prev_b_47 + prev_b_45;
-        sum_a_48 = prev_a_48 + prev_a_46;
-        sum_b_48 = prev_b_48 + prev_b_46;
-        sum_a_49 = prev_a_49 + prev_a_47;
-        sum_b_49 = prev_b_49 + prev_b_47;
-        sum_a_50 = prev_a_50 + prev_a_48;
-        sum_b_50 = prev_b_50 + prev_b_48;
-        sum_a_51 = prev_a_51 + prev_a_49;
-        sum_b_51 = prev_b_51 + prev_b_49;
-        sum_a_52 = prev_a_52 + prev_a_50;
-        sum_b_52 = prev_b_52 + prev_b_50;
-        sum_a_53 = prev_a_53 + prev_a_51;
-        sum_b_53 = prev_b_53 + prev_b_51;
-        sum_a_54 = prev_a_54 + prev_a_52;
-        sum_b_54 = prev_b_54 + prev_b_52;
-        sum_a_55 = prev_a_55 + prev_a_53;
-        sum_b_55 = prev_b_55 + prev_b_53;
-        sum_a_56 = prev_a_56 + prev_a_54;
-        sum_b_56 = prev_b_56 + prev_b_54;
-        sum_a_57 = prev_a_57 + prev_a_55;
-        sum_b_57 = prev_b_57 + prev_b_55;
-        sum_a_58 = prev_a_58 + prev_a_56;
-        sum_b_58 = prev_b_58 + prev_b_56;
-        sum_a_59 = prev_a_59 + prev_a_57;
-        sum_b_59 = prev_b_59 + prev_b_57;
-        sum_a_60 = prev_a_60 + prev_a_58;
-        sum_b_60 = prev_b_60 + prev_b_58;
-        sum_a_61 = prev_a_61 + prev_a_59;
-        sum_b_61 = prev_b_61 + prev_b_59;
-        sum_a_62 = prev_a_62 + prev_a_60;
-        sum_b_62 = prev_b_62 + prev_b_60;
-        sum_a_63 = prev_a_63 + prev_a_61;
-        sum_b_63 = prev_b_63 + prev_b_61;
-        sum_a_64 = prev_a_64 + prev_a_62;
-        sum_b_64 = prev_b_64 + prev_b_62;
-        sum_a_65 = prev_a_65 + prev_a_63;
-        sum_b_65 = prev_b_65 + prev_b_63;
-        sum_a_66 = prev_a_66 + prev_a_64;
-        sum_b_66 = prev_b_66 + prev_b_64;
-        sum_a_67 = prev_a_67 + prev_a_65;
-        sum_b_67 = prev_b_67 + prev_b_65;
-        sum_a_68 = prev_a_68 + prev_a_66;
-        sum_b_68 = prev_b_68 + prev_b_66;
-        sum_a_69 = prev_a_69 + prev_a_67;
-        sum_b_69 = prev_b_69 + prev_b_67;
-        sum_a_70 = prev_a_70 + prev_a_68;
-        sum_b_70 = prev_b_70 + prev_b_68;
-        sum_a_71 = prev_a_71 + prev_a_69;
-        sum_b_71 = prev_b_71 + prev_b_69;
-        sum_a_72 = prev_a_72 + prev_a_70;
-        sum_b_72 = prev_b_72 + prev_b_70;
-        sum_a_73 = prev_a_73 + prev_a_71;
-        sum_b_73 = prev_b_73 + prev_b_71;
-        sum_a_74 = prev_a_74 + prev_a_72;
-        sum_b_74 = prev_b_74 + prev_b_72;
-        sum_a_75 = prev_a_75 + prev_a_73;
-        sum_b_75 = prev_b_75 + prev_b_73;
-        sum_a_76 = prev_a_76 + prev_a_74;
-        sum_b_76 = prev_b_76 + prev_b_74;
-        sum_a_77 = prev_a_77 + prev_a_75;
-        sum_b_77 = prev_b_77 + prev_b_75;
-        sum_a_78 = prev_a_78 + prev_a_76;
-        sum_b_78 = prev_b_78 + prev_b_76;
-        sum_a_79 = prev_a_79 + prev_a_77;
-        sum_b_79 = prev_b_79 + prev_b_77;
-        sum_a_80 = prev_a_80 + prev_a_78;
-        sum_b_80 = prev_b_80 + prev_b_78;
-        prev_a_0 = sum_a_0;
-        prev_b_0 = sum_b_0;
-        prev_a_1 = sum_a_1;
-        prev_b_1 = sum_b_1;
-        prev_a_2 = sum_a_2;
-        prev_b_2 = sum_b_2;
-        prev_a_3 = sum_a_3;
-        prev_b_3 = sum_b_3;
-        prev_a_4 = sum_a_4;
-        prev_b_4 = sum_b_4;
-        prev_a_5 = sum_a_5;
-        prev_b_5 = sum_b_5;
-        prev_a_6 = sum_a_6;
-        prev_b_6 = sum_b_6;
-        prev_a_7 = sum_a_7;
-        prev_b_7 = sum_b_7;
-        prev_a_8 = sum_a_8;
-        prev_b_8 = sum_b_8;
-        prev_a_9 = sum_a_9;
-        prev_b_9 = sum_b_9;
-        prev_a_10 = sum_a_10;
-        prev_b_10 = sum_b_10;
-        prev_a_11 = sum_a_11;
-        prev_b_11 = sum_b_11;
-        prev_a_12 = sum_a_12;
-        prev_b_12 = sum_b_12;
-        prev_a_13 = sum_a_13;
-        prev_b_13 = sum_b_13;
-        prev_a_14 = sum_a_14;
-        prev_b_14 = sum_b_14;
-        prev_a_15 = sum_a_15;
-        prev_b_15 = sum_b_15;
-        prev_a_16 = sum_a_16;
-        prev_b_16 = sum_b_16;
-        prev_a_17 = sum_a_17;
-        prev_b_17 = sum_b_17;
-        prev_a_18 = sum_a_18;
-        prev_b_18 = sum_b_18;
-        prev_a_19 = sum_a_19;
-        prev_b_19 = sum_b_19;
-        prev_a_20 = sum_a_20;
-        prev_b_20 = sum_b_20;
-        prev_a_21 = sum_a_21;
-        prev_b_21 = sum_b_21;
-        prev_a_22 = sum_a_22;
-        prev_b_22 = sum_b_22;
-        prev_a_23 = sum_a_23;
-        prev_b_23 = sum_b_23;
-        prev_a_24 = sum_a_24;
-        prev_b_24 = sum_b_24;
-        prev_a_25 = sum_a_25;
-        prev_b_25 = sum_b_25;
-        prev_a_26 = sum_a_26;
-        prev_b_26 = sum_b_26;
-        prev_a_27 = sum_a_27;
-        prev_b_27 = sum_b_27;
-        prev_a_28 = sum_a_28;
-        prev_b_28 = sum_b_28;
-        prev_a_29 = sum_a_29;
-        prev_b_29 = sum_b_29;
-        prev_a_30 = sum_a_30;
-        prev_b_30 = sum_b_30;
-        prev_a_31 = sum_a_31;
-        prev_b_31 = sum_b_31;
-        prev_a_32 = sum_a_32;
-        prev_b_32 = sum_b_32;
-        prev_a_33 = sum_a_33;
-        prev_b_33 = sum_b_33;
-        prev_a_34 = sum_a_34;
-        prev_b_34 = sum_b_34;
-        prev_a_35 = sum_a_35;
-        prev_b_35 = sum_b_35;
-        prev_a_36 = sum_a_36;
-        prev_b_36 = sum_b_36;
-        prev_a_37 = sum_a_37;
-        prev_b_37 = sum_b_37;
-        prev_a_38 = sum_a_38;
-        prev_b_38 = sum_b_38;
-        prev_a_39 = sum_a_39;
-        prev_b_39 = sum_b_39;
-        prev_a_40 = sum_a_40;
-        prev_b_40 = sum_b_40;
-        prev_a_41 = sum_a_41;
-        prev_b_41 = sum_b_41;
-        prev_a_42 = sum_a_42;
-        prev_b_42 = sum_b_42;
-        prev_a_43 = sum_a_43;
-        prev_b_43 = sum_b_43;
-        prev_a_44 = sum_a_44;
-        prev_b_44 = sum_b_44;
-        prev_a_45 = sum_a_45;
-        prev_b_45 = sum_b_45;
-        prev_a_46 = sum_a_46;
-        prev_b_46 = sum_b_46;
-        prev_a_47 = sum_a_47;
-        prev_b_47 = sum_b_47;
-        prev_a_48 = sum_a_48;
-        prev_b_48 = sum_b_48;
-        prev_a_49 = sum_a_49;
-        prev_b_49 = sum_b_49;
-        prev_a_50 = sum_a_50;
-        prev_b_50 = sum_b_50;
-        prev_a_51 = sum_a_51;
-        prev_b_51 = sum_b_51;
-        prev_a_52 = sum_a_52;
-        prev_b_52 = sum_b_52;
-        prev_a_53 = sum_a_53;
-        prev_b_53 = sum_b_53;
-        prev_a_54 = sum_a_54;
-        prev_b_54 = sum_b_54;
-        prev_a_55 = sum_a_55;
-        prev_b_55 = sum_b_55;
-        prev_a_56 = sum_a_56;
-        prev_b_56 = sum_b_56;
-        prev_a_57 = sum_a_57;
-        prev_b_57 = sum_b_57;
-        prev_a_58 = sum_a_58;
-        prev_b_58 = sum_b_58;
-        prev_a_59 = sum_a_59;
-        prev_b_59 = sum_b_59;
-        prev_a_60 = sum_a_60;
-        prev_b_60 = sum_b_60;
-        prev_a_61 = sum_a_61;
-        prev_b_61 = sum_b_61;
-        prev_a_62 = sum_a_62;
-        prev_b_62 = sum_b_62;
-        prev_a_63 = sum_a_63;
-        prev_b_63 = sum_b_63;
-        prev_a_64 = sum_a_64;
-        prev_b_64 = sum_b_64;
-        prev_a_65 = sum_a_65;
-        prev_b_65 = sum_b_65;
-        prev_a_66 = sum_a_66;
-        prev_b_66 = sum_b_66;
-        prev_a_67 = sum_a_67;
-        prev_b_67 = sum_b_67;
-        prev_a_68 = sum_a_68;
-        prev_b_68 = sum_b_68;
-        prev_a_69 = sum_a_69;
-        prev_b_69 = sum_b_69;
-        prev_a_70 = sum_a_70;
-        prev_b_70 = sum_b_70;
-        prev_a_71 = sum_a_71;
-        prev_b_71 = sum_b_71;
-        prev_a_72 = sum_a_72;
-        prev_b_72 = sum_b_72;
-        prev_a_73 = sum_a_73;
-        prev_b_73 = sum_b_73;
-        prev_a_74 = sum_a_74;
-        prev_b_74 = sum_b_74;
-        prev_a_75 = sum_a_75;
-        prev_b_75 = sum_b_75;
-        prev_a_76 = sum_a_76;
-        prev_b_76 = sum_b_76;
-        prev_a_77 = sum_a_77;
-        prev_b_77 = sum_b_77;
-        prev_a_78 = sum_a_78;
-        prev_b_78 = sum_b_78;
-        prev_a_79 = sum_a_79;
-        prev_b_79 = sum_b_79;
-        prev_a_80 = sum_a_80;
-        prev_b_80 = sum_b_80;
-        sum_a_4 = prev_a_4 + prev_a_0;
-        sum_b_4 = prev_b_4 + prev_b_0;
-        sum_a_5 = prev_a_5 + prev_a_1;
-        sum_b_5 = prev_b_5 + prev_b_1;
-        sum_a_6 = prev_a_6 + prev_a_2;
-        sum_b_6 = prev_b_6 + prev_b_2;
-        sum_a_7 = prev_a_7 + prev_a_3;
-        sum_b_7 = prev_b_7 + prev_b_3;
-        sum_a_8 = prev_a_8 + prev_a_4;
-        sum_b_8 = prev_b_8 + prev_b_4;
-        sum_a_9 = prev_a_9 + prev_a_5;
-        sum_b_9 = prev_b_9 + prev_b_5;
-        sum_a_10 = prev_a_10 + prev_a_6;
-        sum_b_10 = prev_b_10 + prev_b_6;
-        sum_a_11 = prev_a_11 + prev_a_7;
-        sum_b_11 = prev_b_11 + prev_b_7;
-        sum_a_12 = prev_a_12 + prev_a_8;
-        sum_b_12 = prev_b_12 + prev_b_8;
-        sum_a_13 = prev_a_13 + prev_a_9;
-        sum_b_13 = prev_b_13 + prev_b_9;
-        sum_a_14 = prev_a_14 + prev_a_10;
-        sum_b_14 = prev_b_14 + prev_b_10;
-        sum_a_15 = prev_a_15 + prev_a_11;
-        sum_b_15 = prev_b_15 + prev_b_11;
-        sum_a_16 = prev_a_16 + prev_a_12;
-        sum_b_16 = prev_b_16 + prev_b_12;
-        sum_a_17 = prev_a_17 + prev_a_13;
-        sum_b_17 = prev_b_17 + prev_b_13;
-        sum_a_18 = prev_a_18 + prev_a_14;
-        sum_b_18 = prev_b_18 + prev_b_14;
-        sum_a_19 = prev_a_19 + prev_a_15;
-        sum_b_19 = prev_b_19 + prev_b_15;
-        sum_a_20 = prev_a_20 + prev_a_16;
-        sum_b_20 = prev_b_20 + prev_b_16;
-        sum_a_21 = prev_a_21 + prev_a_17;
-        sum_b_21 = prev_b_21 + prev_b_17;
-        sum_a_22 = prev_a_22 + prev_a_18;
-        sum_b_22 = prev_b_22 + prev_b_18;
-        sum_a_23 = prev_a_23 + prev_a_19;
-        sum_b_23 = prev_b_23 + prev_b_19;
-        sum_a_24 = prev_a_24 + prev_a_20;
-        sum_b_24 = prev_b_24 + prev_b_20;
-        sum_a_25 = prev_a_25 + prev_a_21;
-        sum_b_25 = prev_b_25 + prev_b_21;
-        sum_a_26 = prev_a_26 + prev_a_22;
-        sum_b_26 = prev_b_26 + prev_b_22;
-        sum_a_27 = prev_a_27 + prev_a_23;
-        sum_b_27 = prev_b_27 + prev_b_23;
-        sum_a_28 = prev_a_28 + prev_a_24;
-        sum_b_28 = prev_b_28 + prev_b_24;
-        sum_a_29 = prev_a_29 + prev_a_25;
-        sum_b_29 = prev_b_29 + prev_b_25;
-        sum_a_30 = prev_a_30 + prev_a_26;
-        sum_b_30 = prev_b_30 + prev_b_26;
-        sum_a_31 = prev_a_31 + prev_a_27;
-        sum_b_31 = prev_b_31 + prev_b_27;
-        sum_a_32 = prev_a_32 + prev_a_28;
-        sum_b_32 = prev_b_32 + prev_b_28;
-        sum_a_33 = prev_a_33 + prev_a_29;
-        sum_b_33 = prev_b_33 + prev_b_29;
-        sum_a_34 = prev_a_34 + prev_a_30;
-        sum_b_34 = prev_b_34 + prev_b_30;
-        sum_a_35 = prev_a_35 + prev_a_31;
-        sum_b_35 = prev_b_35 + prev_b_31;
-        sum_a_36 = prev_a_36 + prev_a_32;
-        sum_b_36 = prev_b_36 + prev_b_32;
-        sum_a_37 = prev_a_37 + prev_a_33;
-        sum_b_37 = prev_b_37 + prev_b_33;
-        sum_a_38 = prev_a_38 + prev_a_34;
-        sum_b_38 = prev_b_38 + prev_b_34;
-        sum_a_39 = prev_a_39 + prev_a_35;
-        sum_b_39 = prev_b_39 + prev_b_35;
-        sum_a_40 = prev_a_40 + prev_a_36;
-        sum_b_40 = prev_b_40 + prev_b_36;
-        sum_a_41 = prev_a_41 + prev_a_37;
-        sum_b_41 = prev_b_41 + prev_b_37;
-        sum_a_42 = prev_a_42 + prev_a_38;
-        sum_b_42 = prev_b_42 + prev_b_38;
-        sum_a_43 = prev_a_43 + prev_a_39;
-        sum_b_43 = prev_b_43 + prev_b_39;
-        sum_a_44 = prev_a_44 + prev_a_40;
-        sum_b_44 = prev_b_44 + prev_b_40;
-        sum_a_45 = prev_a_45 + prev_a_41;
-        sum_b_45 = prev_b_45 + prev_b_41;
-        sum_a_46 = prev_a_46 + prev_a_42;
-        sum_b_46 = prev_b_46 + prev_b_42;
-        sum_a_47 = prev_a_47 + prev_a_43;
-        sum_b_47 = prev_b_47 + prev_b_43;
-        sum_a_48 = prev_a_48 + prev_a_44;
-        sum_b_48 = prev_b_48 + prev_b_44;
-        sum_a_49 = prev_a_49 + prev_a_45;
-        sum_b_49 = prev_b_49 + prev_b_45;
-        sum_a_50 = prev_a_50 + prev_a_46;
-        sum_b_50 = prev_b_50 + prev_b_46;
-        sum_a_51 = prev_a_51 + prev_a_47;
-        sum_b_51 = prev_b_51 + prev_b_47;
-        sum_a_52 = prev_a_52 + prev_a_48;
-        sum_b_52 = prev_b_52 + prev_b_48;
-        sum_a_53 = prev_a_53 + prev_a_49;
-        sum_b_53 = prev_b_53 + prev_b_49;
-        sum_a_54 = prev_a_54 + prev_a_50;
-        sum_b_54 = prev_b_54 + prev_b_50;
-        sum_a_55 = prev_a_55 + prev_a_51;
-        sum_b_55 = prev_b_55 + prev_b_51;
-        sum_a_56 = prev_a_56 + prev_a_52;
-        sum_b_56 = prev_b_56 + prev_b_52;
-        sum_a_57 = prev_a_57 + prev_a_53;
-        sum_b_57 = prev_b_57 + prev_b_53;
-        sum_a_58 = prev_a_58 + prev_a_54;
-        sum_b_58 = prev_b_58 + prev_b_54;
-        sum_a_59 = prev_a_59 + prev_a_55;
-        sum_b_59 = prev_b_59 + prev_b_55;
-        sum_a_60 = prev_a_60 + prev_a_56;
-        sum_b_60 = prev_b_60 + prev_b_56;
-        sum_a_61 = prev_a_61 + prev_a_57;
-        sum_b_61 = prev_b_61 + prev_b_57;
-        sum_a_62 = prev_a_62 + prev_a_58;
-        sum_b_62 = prev_b_62 + prev_b_58;
-        sum_a_63 = prev_a_63 + prev_a_59;
-        sum_b_63 = prev_b_63 + prev_b_59;
-        sum_a_64 = prev_a_64 + prev_a_60;
-        sum_b_64 = prev_b_64 + prev_b_60;
-        sum_a_65 = prev_a_65 + prev_a_61;
-        sum_b_65 = prev_b_65 + prev_b_61;
-        sum_a_66 = prev_a_66 + prev_a_62;
-        sum_b_66 = prev_b_66 + prev_b_62;
-        sum_a_67 = prev_a_67 + prev_a_63;
-        sum_b_67 = prev_b_67 + prev_b_63;
-        sum_a_68 = prev_a_68 + prev_a_64;
-        sum_b_68 = prev_b_68 + prev_b_64;
-        sum_a_69 = prev_a_69 + prev_a_65;
-        sum_b_69 = prev_b_69 + prev_b_65;
-        sum_a_70 = prev_a_70 + prev_a_66;
-        sum_b_70 = prev_b_70 + prev_b_66;
-        sum_a_71 = prev_a_71 + prev_a_67;
-        sum_b_71 = prev_b_71 + prev_b_67;
-        sum_a_72 = prev_a_72 + prev_a_68;
-        sum_b_72 = prev_b_72 + prev_b_68;
-        sum_a_73 = prev_a_73 + prev_a_69;
-        sum_b_73 = prev_b_73 + prev_b_69;
-        sum_a_74 = prev_a_74 + prev_a_70;
-        sum_b_74 = prev_b_74 + prev_b_70;
-        sum_a_75 = prev_a_75 + prev_a_71;
-        sum_b_75 = prev_b_75 + prev_b_71;
-        sum_a_76 = prev_a_76 + prev_a_72;
-        sum_b_76 = prev_b_76 + prev_b_72;
-        sum_a_77 = prev_a_77 + prev_a_73;
-        sum_b_77 = prev_b_77 + prev_b_73;
-        sum_a_78 = prev_a_78 + prev_a_74;
-        sum_b_78 = prev_b_78 + prev_b_74;
-        sum_a_79 = prev_a_79 + prev_a_75;
-        sum_b_79 = prev_b_79 + prev_b_75;
-        sum_a_80 = prev_a_80 + prev_a_76;
-        sum_b_80 = prev_b_80 + prev_b_76;
-        prev_a_0 = sum_a_0;
-        prev_b_0 = sum_b_0;
-        prev_a_1 = sum_a_1;
-        prev_b_1 = sum_b_1;
-        prev_a_2 = sum_a_2;
-        prev_b_2 = sum_b_2;
-        prev_a_3 = sum_a_3;
-        prev_b_3 = sum_b_3;
-        prev_a_4 = sum_a_4;
-        prev_b_4 = sum_b_4;
-        prev_a_5 = sum_a_5;
-        prev_b_5 = sum_b_5;
-        prev_a_6 = sum_a_6;
-        prev_b_6 = sum_b_6;
-        prev_a_7 = sum_a_7;
-        prev_b_7 = sum_b_7;
-        prev_a_8 = sum_a_8;
-        prev_b_8 = sum_b_8;
-        prev_a_9 = sum_a_9;
-        prev_b_9 = sum_b_9;
-        prev_a_10 = sum_a_10;
-        prev_b_10 = sum_b_10;
-        prev_a_11 = sum_a_11;
-        prev_b_11 = sum_b_11;
-        prev_a_12 = sum_a_12;
-        prev_b_12 = sum_b_12;
-        prev_a_13 = sum_a_13;
-        prev_b_13 = sum_b_13;
-        prev_a_14 = sum_a_14;
-        prev_b_14 = sum_b_14;
-        prev_a_15 = sum_a_15;
-        prev_b_15 = sum_b_15;
-        prev_a_16 = sum_a_16;
-        prev_b_16 = sum_b_16;
-        prev_a_17 = sum_a_17;
-        prev_b_17 = sum_b_17;
-        prev_a_18 = sum_a_18;
-        prev_b_18 = sum_b_18;
-        prev_a_19 = sum_a_19;
-        prev_b_19 = sum_b_19;
-        prev_a_20 = sum_a_20;
-        prev_b_20 = sum_b_20;
-        prev_a_21 = sum_a_21;
-        prev_b_21 = sum_b_21;
-        prev_a_22 = sum_a_22;
-        prev_b_22 = sum_b_22;
-        prev_a_23 = sum_a_23;
-        prev_b_23 = sum_b_23;
-        prev_a_24 = sum_a_24;
-        prev_b_24 = sum_b_24;
-        prev_a_25 = sum_a_25;
-        prev_b_25 = sum_b_25;
-        prev_a_26 = sum_a_26;
-        prev_b_26 = sum_b_26;
-        prev_a_27 = sum_a_27;
-        prev_b_27 = sum_b_27;
-        prev_a_28 = sum_a_28;
-        prev_b_28 = sum_b_28;
-        prev_a_29 = sum_a_29;
-        prev_b_29 = sum_b_29;
-        prev_a_30 = sum_a_30;
-        prev_b_30 = sum_b_30;
-        prev_a_31 = sum_a_31;
-        prev_b_31 = sum_b_31;
-        prev_a_32 = sum_a_32;
-        prev_b_32 = sum_b_32;
-        prev_a_33 = sum_a_33;
-        prev_b_33 = sum_b_33;
-        prev_a_34 = sum_a_34;
-        prev_b_34 = sum_b_34;
-        prev_a_35 = sum_a_35;
-        prev_b_35 = sum_b_35;
-        prev_a_36 = sum_a_36;
-        prev_b_36 = sum_b_36;
-        prev_a_37 = sum_a_37;
-        prev_b_37 = sum_b_37;
-        prev_a_38 = sum_a_38;
-        prev_b_38 = sum_b_38;
-        prev_a_39 = sum_a_39;
-        prev_b_39 = sum_b_39;
-        prev_a_40 = sum_a_40;
-        prev_b_40 = sum_b_40;
-        prev_a_41 = sum_a_41;
-        prev_b_41 = sum_b_41;
-        prev_a_42 = sum_a_42;
-        prev_b_42 = sum_b_42;
-        prev_a_43 = sum_a_43;
-        prev_b_43 = sum_b_43;
-        prev_a_44 = sum_a_44;
-        prev_b_44 = sum_b_44;
-        prev_a_45 = sum_a_45;
-        prev_b_45 = sum_b_45;
-        prev_a_46 = sum_a_46;
-        prev_b_46 = sum_b_46;
-        prev_a_47 = sum_a_47;
-        prev_b_47 = sum_b_47;
-        prev_a_48 = sum_a_48;
-        prev_b_48 = sum_b_48;
-        prev_a_49 = sum_a_49;
-        prev_b_49 = sum_b_49;
-        prev_a_50 = sum_a_50;
-        prev_b_50 = sum_b_50;
-        prev_a_51 = sum_a_51;
-        prev_b_51 = sum_b_51;
-        prev_a_52 = sum_a_52;
-        prev_b_52 = sum_b_52;
-        prev_a_53 = sum_a_53;
-        prev_b_53 = sum_b_53;
-        prev_a_54 = sum_a_54;
-        prev_b_54 = sum_b_54;
-        prev_a_55 = sum_a_55;
-        prev_b_55 = sum_b_55;
-        prev_a_56 = sum_a_56;
-        prev_b_56 = sum_b_56;
-        prev_a_57 = sum_a_57;
-        prev_b_57 = sum_b_57;
-        prev_a_58 = sum_a_58;
-        prev_b_58 = sum_b_58;
-        prev_a_59 = sum_a_59;
-        prev_b_59 = sum_b_59;
-        prev_a_60 = sum_a_60;
-        prev_b_60 = sum_b_60;
-        prev_a_61 = sum_a_61;
-        prev_b_61 = sum_b_61;
-        prev_a_62 = sum_a_62;
-        prev_b_62 = sum_b_62;
-        prev_a_63 = sum_a_63;
-        prev_b_63 = sum_b_63;
-        prev_a_64 = sum_a_64;
-        prev_b_64 = sum_b_64;
-        prev_a_65 = sum_a_65;
-        prev_b_65 = sum_b_65;
-        prev_a_66 = sum_a_66;
-        prev_b_66 = sum_b_66;
-        prev_a_67 = sum_a_67;
-        prev_b_67 = sum_b_67;
-        prev_a_68 = sum_a_68;
-        prev_b_68 = sum_b_68;
-        prev_a_69 = sum_a_69;
-        prev_b_69 = sum_b_69;
-        prev_a_70 = sum_a_70;
-        prev_b_70 = sum_b_70;
-        prev_a_71 = sum_a_71;
-        prev_b_71 = sum_b_71;
-        prev_a_72 = sum_a_72;
-        prev_b_72 = sum_b_72;
-        prev_a_73 = sum_a_73;
-        prev_b_73 = sum_b_73;
-        prev_a_74 = sum_a_74;
-        prev_b_74 = sum_b_74;
-        prev_a_75 = sum_a_75;
-        prev_b_75 = sum_b_75;
-        prev_a_76 = sum_a_76;
-        prev_b_76 = sum_b_76;
-        prev_a_77 = sum_a_77;
-        prev_b_77 = sum_b_77;
-        prev_a_78 = sum_a_78;
-        prev_b_78 = sum_b_78;
-        prev_a_79 = sum_a_79;
-        prev_b_79 = sum_b_79;
-        prev_a_80 = sum_a_80;
-        prev_b_80 = sum_b_80;
-        sum_a_8 = prev_a_8 + prev_a_0;
-        sum_b_8 = prev_b_8 + prev_b_0;
-        sum_a_9 = prev_a_9 + prev_a_1;
-        sum_b_9 = prev_b_9 + prev_b_1;
-        sum_a_10 = prev_a_10 + prev_a_2;
-        sum_b_10 = prev_b_10 + prev_b_2;
-        sum_a_11 = prev_a_11 + prev_a_3;
-        sum_b_11 = prev_b_11 + prev_b_3;
-        sum_a_12 = prev_a_12 + prev_a_4;
-        sum_b_12 = prev_b_12 + prev_b_4;
-        sum_a_13 = prev_a_13 + prev_a_5;
-        sum_b_13 = prev_b_13 + prev_b_5;
-        sum_a_14 = prev_a_14 + prev_a_6;
-        sum_b_14 = prev_b_14 + prev_b_6;
-        sum_a_15 = prev_a_15 + prev_a_7;
-        sum_b_15 = prev_b_15 + prev_b_7;
-        sum_a_16 = prev_a_16 + prev_a_8;
-        sum_b_16 = prev_b_16 + prev_b_8;
-        sum_a_17 = prev_a_17 + prev_a_9;
-        sum_b_17 = prev_b_17 + prev_b_9;
-        sum_a_18 = prev_a_18 + prev_a_10;
-        sum_b_18 = prev_b_18 + prev_b_10;
-        sum_a_19 = prev_a_19 + prev_a_11;
-        sum_b_19 = prev_b_19 + prev_b_11;
-        sum_a_20 = prev_a_20 + prev_a_12;
-        sum_b_20 = prev_b_20 + prev_b_12;
-        sum_a_21 = prev_a_21 + prev_a_13;
-        sum_b_21 = prev_b_21 + prev_b_13;
-        sum_a_22 = prev_a_22 + prev_a_14;
-        sum_b_22 = prev_b_22 + prev_b_14;
-        sum_a_23 = prev_a_23 + prev_a_15;
-        sum_b_23 = prev_b_23 + prev_b_15;
-        sum_a_24 = prev_a_24 + prev_a_16;
-        sum_b_24 = prev_b_24 + prev_b_16;
-        sum_a_25 = prev_a_25 + prev_a_17;
-        sum_b_25 = prev_b_25 + prev_b_17;
-        sum_a_26 = prev_a_26 + prev_a_18;
-        sum_b_26 = prev_b_26 + prev_b_18;
-        sum_a_27 = prev_a_27 + prev_a_19;
-        sum_b_27 = prev_b_27 + prev_b_19;
-        sum_a_28 = prev_a_28 + prev_a_20;
-        sum_b_28 = prev_b_28 + prev_b_20;
-        sum_a_29 = prev_a_29 + prev_a_21;
-        sum_b_29 = prev_b_29 + prev_b_21;
-        sum_a_30 = prev_a_30 + prev_a_22;
-        sum_b_30 = prev_b_30 + prev_b_22;
-        sum_a_31 = prev_a_31 + prev_a_23;
-        sum_b_31 = prev_b_31 + prev_b_23;
-        sum_a_32 = prev_a_32 + prev_a_24;
-        sum_b_32 = prev_b_32 + prev_b_24;
-        sum_a_33 = prev_a_33 + prev_a_25;
-        sum_b_33 = prev_b_33 + prev_b_25;
-        sum_a_34 = prev_a_34 + prev_a_26;
-        sum_b_34 = prev_b_34 + prev_b_26;
-        sum_a_35 = prev_a_35 + prev_a_27;
-        sum_b_35 = prev_b_35 + prev_b_27;
-        sum_a_36 = prev_a_36 + prev_a_28;
-        sum_b_36 = prev_b_36 + prev_b_28;
-        sum_a_37 = prev_a_37 + prev_a_29;
-        sum_b_37 = prev_b_37 + prev_b_29;
-        sum_a_38 = prev_a_38 + prev_a_30;
-        sum_b_38 = prev_b_38 + prev_b_30;
-        sum_a_39 = prev_a_39 + prev_a_31;
-        sum_b_39 = prev_b_39 + prev_b_31;
-        sum_a_40 = prev_a_40 + prev_a_32;
-        sum_b_40 = prev_b_40 + prev_b_32;
-        sum_a_41 = prev_a_41 + prev_a_33;
-        sum_b_41 = prev_b_41 + prev_b_33;
-        sum_a_42 = prev_a_42 + prev_a_34;
-        sum_b_42 = prev_b_42 + prev_b_34;
-        sum_a_43 = prev_a_43 + prev_a_35;
-        sum_b_43 = prev_b_43 + prev_b_35;
-        sum_a_44 = prev_a_44 + prev_a_36;
-        sum_b_44 = prev_b_44 + prev_b_36;
-        sum_a_45 = prev_a_45 + prev_a_37;
-        sum_b_45 = prev_b_45 + prev_b_37;
-        sum_a_46 = prev_a_46 + prev_a_38;
-        sum_b_46 = prev_b_46 + prev_b_38;
-        sum_a_47 = prev_a_47 + prev_a_39;
-        sum_b_47 = prev_b_47 + prev_b_39;
-        sum_a_48 = prev_a_48 + prev_a_40;
-        sum_b_48 = prev_b_48 + prev_b_40;
-        sum_a_49 = prev_a_49 + prev_a_41;
-        sum_b_49 = prev_b_49 + prev_b_41;
-        sum_a_50 = prev_a_50 + prev_a_42;
-        sum_b_50 = prev_b_50 + prev_b_42;
-        sum_a_51 = prev_a_51 + prev_a_43;
-        sum_b_51 = prev_b_51 + prev_b_43;
-        sum_a_52 = prev_a_52 + prev_a_44;
-        sum_b_52 = prev_b_52 + prev_b_44;
-        sum_a_53 = prev_a_53 + prev_a_45;
-        sum_b_53 = prev_b_53 + prev_b_45;
-        sum_a_54 = prev_a_54 + prev_a_46;
-        sum_b_54 = prev_b_54 + prev_b_46;
-        sum_a_55 = prev_a_55 + prev_a_47;
-        sum_b_55 = prev_b_55 + prev_b_47;
-        sum_a_56 = prev_a_56 + prev_a_48;
-        sum_b_56 = prev_b_56 + prev_b_48;
-        sum_a_57 = prev_a_57 + prev_a_49;
-        sum_b_57 = prev_b_57 + prev_b_49;
-        sum_a_58 = prev_a_58 + prev_a_50;
-        sum_b_58 = prev_b_58 + prev_b_50;
-        sum_a_59 = prev_a_59 + prev_a_51;
-        sum_b_59 = prev_b_59 + prev_b_51;
-        sum_a_60 = prev_a_60 + prev_a_52;
-        sum_b_60 = prev_b_60 + prev_b_52;
-        sum_a_61 = prev_a_61 + prev_a_53;
-        sum_b_61 = prev_b_61 + prev_b_53;
-        sum_a_62 = prev_a_62 + prev_a_54;
-        sum_b_62 = prev_b_62 + prev_b_54;
-        sum_a_63 = prev_a_63 + prev_a_55;
-        sum_b_63 = prev_b_63 + prev_b_55;
-        sum_a_64 = prev_a_64 + prev_a_56;
-        sum_b_64 = prev_b_64 + prev_b_56;
-        sum_a_65 = prev_a_65 + prev_a_57;
-        sum_b_65 = prev_b_65 + prev_b_57;
-        sum_a_66 = prev_a_66 + prev_a_58;
-        sum_b_66 = prev_b_66 + prev_b_58;
-        sum_a_67 = prev_a_67 + prev_a_59;
-        sum_b_67 = prev_b_67 + prev_b_59;
-        sum_a_68 = prev_a_68 + prev_a_60;
-        sum_b_68 = prev_b_68 + prev_b_60;
-        sum_a_69 = prev_a_69 + prev_a_61;
-        sum_b_69 = prev_b_69 + prev_b_61;
-        sum_a_70 = prev_a_70 + prev_a_62;
-        sum_b_70 = prev_b_70 + prev_b_62;
-        sum_a_71 = prev_a_71 + prev_a_63;
-        sum_b_71 = prev_b_71 + prev_b_63;
-        sum_a_72 = prev_a_72 + prev_a_64;
-        sum_b_72 = prev_b_72 + prev_b_64;
-        sum_a_73 = prev_a_73 + prev_a_65;
-        sum_b_73 = prev_b_73 + prev_b_65;
-        sum_a_74 = prev_a_74 + prev_a_66;
-        sum_b_74 = prev_b_74 + prev_b_66;
-        sum_a_75 = prev_a_75 + prev_a_67;
-        sum_b_75 = prev_b_75 + prev_b_67;
-        sum_a_76 = prev_a_76 + prev_a_68;
-        sum_b_76 = prev_b_76 + prev_b_68;
-        sum_a_77 = prev_a_77 + prev_a_69;
-        sum_b_77 = prev_b_77 + prev_b_69;
-        sum_a_78 = prev_a_78 + prev_a_70;
-        sum_b_78 = prev_b_78 + prev_b_70;
-        sum_a_79 = prev_a_79 + prev_a_71;
-        sum_b_79 = prev_b_79 + prev_b_71;
-        sum_a_80 = prev_a_80 + prev_a_72;
-        sum_b_80 = prev_b_80 + prev_b_72;
-        prev_a_0 = sum_a_0;
-        prev_b_0 = sum_b_0;
-        prev_a_1 = sum_a_1;
-        prev_b_1 = sum_b_1;
-        prev_a_2 = sum_a_2;
-        prev_b_2 = sum_b_2;
-        prev_a_3 = sum_a_3;
-        prev_b_3 = sum_b_3;
-        prev_a_4 = sum_a_4;
-        prev_b_4 = sum_b_4;
-        prev_a_5 = sum_a_5;
-        prev_b_5 = sum_b_5;
-        prev_a_6 = sum_a_6;
-        prev_b_6 = sum_b_6;
-        prev_a_7 = sum_a_7;
-        prev_b_7 = sum_b_7;
-        prev_a_8 = sum_a_8;
-        prev_b_8 = sum_b_8;
-        prev_a_9 = sum_a_9;
-        prev_b_9 = sum_b_9;
-        prev_a_10 = sum_a_10;
-        prev_b_10 = sum_b_10;
-        prev_a_11 = sum_a_11;
-        prev_b_11 = sum_b_11;
-        prev_a_12 = sum_a_12;
-        prev_b_12 = sum_b_12;
-        prev_a_13 = sum_a_13;
-        prev_b_13 = sum_b_13;
-        prev_a_14 = sum_a_14;
-        prev_b_14 = sum_b_14;
-        prev_a_15 = sum_a_15;
-        prev_b_15 = sum_b_15;
-        prev_a_16 = sum_a_16;
-        prev_b_16 = sum_b_16;
-        prev_a_17 = sum_a_17;
-        prev_b_17 = sum_b_17;
-        prev_a_18 = sum_a_18;
-        prev_b_18 = sum_b_18;
-        prev_a_19 = sum_a_19;
-        prev_b_19 = sum_b_19;
-        prev_a_20 = sum_a_20;
-        prev_b_20 = sum_b_20;
-        prev_a_21 = sum_a_21;
-        prev_b_21 = sum_b_21;
-        prev_a_22 = sum_a_22;
-        prev_b_22 = sum_b_22;
-        prev_a_23 = sum_a_23;
-        prev_b_23 = sum_b_23;
-        prev_a_24 = sum_a_24;
-        prev_b_24 = sum_b_24;
-        prev_a_25 = sum_a_25;
-        prev_b_25 = sum_b_25;
-        prev_a_26 = sum_a_26;
-        prev_b_26 = sum_b_26;
-        prev_a_27 = sum_a_27;
-        prev_b_27 = sum_b_27;
-        prev_a_28 = sum_a_28;
-        prev_b_28 = sum_b_28;
-        prev_a_29 = sum_a_29;
-        prev_b_29 = sum_b_29;
-        prev_a_30 = sum_a_30;
-        prev_b_30 = sum_b_30;
-        prev_a_31 = sum_a_31;
-        prev_b_31 = sum_b_31;
-        prev_a_32 = sum_a_32;
-        prev_b_32 = sum_b_32;
-        prev_a_33 = sum_a_33;
-        prev_b_33 = sum_b_33;
-        prev_a_34 = sum_a_34;
-        prev_b_34 = sum_b_34;
-        prev_a_35 = sum_a_35;
-        prev_b_35 = sum_b_35;
-        prev_a_36 = sum_a_36;
-        prev_b_36 = sum_b_36;
-        prev_a_37 = sum_a_37;
-        prev_b_37 = sum_b_37;
-        prev_a_38 = sum_a_38;
-        prev_b_38 = sum_b_38;
-        prev_a_39 = sum_a_39;
-        prev_b_39 = sum_b_39;
-        prev_a_40 = sum_a_40;
-        prev_b_40 = sum_b_40;
-        prev_a_41 = sum_a_41;
-        prev_b_41 = sum_b_41;
-        prev_a_42 = sum_a_42;
-        prev_b_42 = sum_b_42;
-        prev_a_43 = sum_a_43;
-        prev_b_43 = sum_b_43;
-        prev_a_44 = sum_a_44;
-        prev_b_44 = sum_b_44;
-        prev_a_45 = sum_a_45;
-        prev_b_45 = sum_b_45;
-        prev_a_46 = sum_a_46;
-        prev_b_46 = sum_b_46;
-        prev_a_47 = sum_a_47;
-        prev_b_47 = sum_b_47;
-        prev_a_48 = sum_a_48;
-        prev_b_48 = sum_b_48;
-        prev_a_49 = sum_a_49;
-        prev_b_49 = sum_b_49;
-        prev_a_50 = sum_a_50;
-        prev_b_50 = sum_b_50;
-        prev_a_51 = sum_a_51;
-        prev_b_51 = sum_b_51;
-        prev_a_52 = sum_a_52;
-        prev_b_52 = sum_b_52;
-        prev_a_53 = sum_a_53;
-        prev_b_53 = sum_b_53;
-        prev_a_54 = sum_a_54;
-        prev_b_54 = sum_b_54;
-        prev_a_55 = sum_a_55;
-        prev_b_55 = sum_b_55;
-        prev_a_56 = sum_a_56;
-        prev_b_56 = sum_b_56;
-        prev_a_57 = sum_a_57;
-        prev_b_57 = sum_b_57;
-        prev_a_58 = sum_a_58;
-        prev_b_58 = sum_b_58;
-        prev_a_59 = sum_a_59;
-        prev_b_59 = sum_b_59;
-        prev_a_60 = sum_a_60;
-        prev_b_60 = sum_b_60;
-        prev_a_61 = sum_a_61;
-        prev_b_61 = sum_b_61;
-        prev_a_62 = sum_a_62;
-        prev_b_62 = sum_b_62;
-        prev_a_63 = sum_a_63;
-        prev_b_63 = sum_b_63;
-        prev_a_64 = sum_a_64;
-        prev_b_64 = sum_b_64;
-        prev_a_65 = sum_a_65;
-        prev_b_65 = sum_b_65;
-        prev_a_66 = sum_a_66;
-        prev_b_66 = sum_b_66;
-        prev_a_67 = sum_a_67;
-        prev_b_67 = sum_b_67;
-        prev_a_68 = sum_a_68;
-        prev_b_68 = sum_b_68;
-        prev_a_69 = sum_a_69;
-        prev_b_69 = sum_b_69;
-        prev_a_70 = sum_a_70;
-        prev_b_70 = sum_b_70;
-        prev_a_71 = sum_a_71;
-        prev_b_71 = sum_b_71;
-        prev_a_72 = sum_a_72;
-        prev_b_72 = sum_b_72;
-        prev_a_73 = sum_a_73;
-        prev_b_73 = sum_b_73;
-        prev_a_74 = sum_a_74;
-        prev_b_74 = sum_b_74;
-        prev_a_75 = sum_a_75;
-        prev_b_75 = sum_b_75;
-        prev_a_76 = sum_a_76;
-        prev_b_76 = sum_b_76;
-        prev_a_77 = sum_a_77;
-        prev_b_77 = sum_b_77;
-        prev_a_78 = sum_a_78;
-        prev_b_78 = sum_b_78;
-        prev_a_79 = sum_a_79;
-        prev_b_79 = sum_b_79;
-        prev_a_80 = sum_a_80;
-        prev_b_80 = sum_b_80;
-        sum_a_16 = prev_a_16 + prev_a_0;
-        sum_b_16 = prev_b_16 + prev_b_0;
-        sum_a_17 = prev_a_17 + prev_a_1;
-        sum_b_17 = prev_b_17 + prev_b_1;
-        sum_a_18 = prev_a_18 + prev_a_2;
-        sum_b_18 = prev_b_18 + prev_b_2;
-        sum_a_19 = prev_a_19 + prev_a_3;
-        sum_b_19 = prev_b_19 + prev_b_3;
-        sum_a_20 = prev_a_20 + prev_a_4;
-        sum_b_20 = prev_b_20 + prev_b_4;
-        sum_a_21 = prev_a_21 + prev_a_5;
-        sum_b_21 = prev_b_21 + prev_b_5;
-        sum_a_22 = prev_a_22 + prev_a_6;
-        sum_b_22 = prev_b_22 + prev_b_6;
-        sum_a_23 = prev_a_23 + prev_a_7;
-        sum_b_23 = prev_b_23 + prev_b_7;
-        sum_a_24 = prev_a_24 + prev_a_8;
-        sum_b_24 = prev_b_24 + prev_b_8;
-        sum_a_25 = prev_a_25 + prev_a_9;
-        sum_b_25 = prev_b_25 + prev_b_9;
-        sum_a_26 = prev_a_26 + prev_a_10;
-        sum_b_26 = prev_b_26 + prev_b_10;
-        sum_a_27 = prev_a_27 + prev_a_11;
-        sum_b_27 = prev_b_27 + prev_b_11;
-        sum_a_28 = prev_a_28 + prev_a_12;
-        sum_b_28 = prev_b_28 + prev_b_12;
-        sum_a_29 = prev_a_29 + prev_a_13;
-        sum_b_29 = prev_b_29 + prev_b_13;
-        sum_a_30 = prev_a_30 + prev_a_14;
-        sum_b_30 = prev_b_30 + prev_b_14;
-        sum_a_31 = prev_a_31 + prev_a_15;
-        sum_b_31 = prev_b_31 + prev_b_15;
-        sum_a_32 = prev_a_32 + prev_a_16;
-        sum_b_32 = prev_b_32 + prev_b_16;
-        sum_a_33 = prev_a_33 + prev_a_17;
-        sum_b_33 = prev_b_33 + prev_b_17;
-        sum_a_34 = prev_a_34 + prev_a_18;
-        sum_b_34 = prev_b_34 + prev_b_18;
-        sum_a_35 = prev_a_35 + prev_a_19;
-        sum_b_35 = prev_b_35 + prev_b_19;
-        sum_a_36 = prev_a_36 + prev_a_20;
-        sum_b_36 = prev_b_36 + prev_b_20;
-        sum_a_37 = prev_a_37 + prev_a_21;
-        sum_b_37 = prev_b_37 + prev_b_21;
-        sum_a_38 = prev_a_38 + prev_a_22;
-        sum_b_38 = prev_b_38 + prev_b_22;
-        sum_a_39 = prev_a_39 + prev_a_23;
-        sum_b_39 = prev_b_39 + prev_b_23;
-        sum_a_40 = prev_a_40 + prev_a_24;
-        sum_b_40 = prev_b_40 + prev_b_24;
-        sum_a_41 = prev_a_41 + prev_a_25;
-        sum_b_41 = prev_b_41 + prev_b_25;
-        sum_a_42 = prev_a_42 + prev_a_26;
-        sum_b_42 = prev_b_42 + prev_b_26;
-        sum_a_43 = prev_a_43 + prev_a_27;
-        sum_b_43 = prev_b_43 + prev_b_27;
-        sum_a_44 = prev_a_44 + prev_a_28;
-        sum_b_44 = prev_b_44 + prev_b_28;
-        sum_a_45 = prev_a_45 + prev_a_29;
-        sum_b_45 = prev_b_45 + prev_b_29;
-        sum_a_46 = prev_a_46 + prev_a_30;
-        sum_b_46 = prev_b_46 + prev_b_30;
-        sum_a_47 = prev_a_47 + prev_a_31;
-        sum_b_47 = prev_b_47 + prev_b_31;
-        sum_a_48 = prev_a_48 + prev_a_32;
-        sum_b_48 = prev_b_48 + prev_b_32;
-        sum_a_49 = prev_a_49 + prev_a_33;
-        sum_b_49 = prev_b_49 + prev_b_33;
-        sum_a_50 = prev_a_50 + prev_a_34;
-        sum_b_50 = prev_b_50 + prev_b_34;
-        sum_a_51 = prev_a_51 + prev_a_35;
-        sum_b_51 = prev_b_51 + prev_b_35;
-        sum_a_52 = prev_a_52 + prev_a_36;
-        sum_b_52 = prev_b_52 + prev_b_36;
-        sum_a_53 = prev_a_53 + prev_a_37;
-        sum_b_53 = prev_b_53 + prev_b_37;
-        sum_a_54 = prev_a_54 + prev_a_38;
-        sum_b_54 = prev_b_54 + prev_b_38;
-        sum_a_55 = prev_a_55 + prev_a_39;
-        sum_b_55 = prev_b_55 + prev_b_39;
-        sum_a_56 = prev_a_56 + prev_a_40;
-        sum_b_56 = prev_b_56 + prev_b_40;
-        sum_a_57 = prev_a_57 + prev_a_41;
-        sum_b_57 = prev_b_57 + prev_b_41;
-        sum_a_58 = prev_a_58 + prev_a_42;
-        sum_b_58 = prev_b_58 + prev_b_42;
-        sum_a_59 = prev_a_59 + prev_a_43;
-        sum_b_59 = prev_b_59 + prev_b_43;
-        sum_a_60 = prev_a_60 + prev_a_44;
-        sum_b_60 = prev_b_60 + prev_b_44;
-        sum_a_61 = prev_a_61 + prev_a_45;
-        sum_b_61 = prev_b_61 + prev_b_45;
-        sum_a_62 = prev_a_62 + prev_a_46;
-        sum_b_62 = prev_b_62 + prev_b_46;
-        sum_a_63 = prev_a_63 + prev_a_47;
-        sum_b_63 = prev_b_63 + prev_b_47;
-        sum_a_64 = prev_a_64 + prev_a_48;
-        sum_b_64 = prev_b_64 + prev_b_48;
-        sum_a_65 = prev_a_65 + prev_a_49;
-        sum_b_65 = prev_b_65 + prev_b_49;
-        sum_a_66 = prev_a_66 + prev_a_50;
-        sum_b_66 = prev_b_66 + prev_b_50;
-        sum_a_67 = prev_a_67 + prev_a_51;
-        sum_b_67 = prev_b_67 + prev_b_51;
-        sum_a_68 = prev_a_68 + prev_a_52;
-        sum_b_68 = prev_b_68 + prev_b_52;
-        sum_a_69 = prev_a_69 + prev_a_53;
-        sum_b_69 = prev_b_69 + prev_b_53;
-        sum_a_70 = prev_a_70 + prev_a_54;
-        sum_b_70 = prev_b_70 + prev_b_54;
-        sum_a_71 = prev_a_71 + prev_a_55;
-        sum_b_71 = prev_b_71 + prev_b_55;
-        sum_a_72 = prev_a_72 + prev_a_56;
-        sum_b_72 = prev_b_72 + prev_b_56;
-        sum_a_73 = prev_a_73 + prev_a_57;
-        sum_b_73 = prev_b_73 + prev_b_57;
-        sum_a_74 = prev_a_74 + prev_a_58;
-        sum_b_74 = prev_b_74 + prev_b_58;
-        sum_a_75 = prev_a_75 + prev_a_59;
-        sum_b_75 = prev_b_75 + prev_b_59;
-        sum_a_76 = prev_a_76 + prev_a_60;
-        sum_b_76 = prev_b_76 + prev_b_60;
-        sum_a_77 = prev_a_77 + prev_a_61;
-        sum_b_77 = prev_b_77 + prev_b_61;
-        sum_a_78 = prev_a_78 + prev_a_62;
-        sum_b_78 = prev_b_78 + prev_b_62;
-        sum_a_79 = prev_a_79 + prev_a_63;
-        sum_b_79 = prev_b_79 + prev_b_63;
-        sum_a_80 = prev_a_80 + prev_a_64;
-        sum_b_80 = prev_b_80 + prev_b_64;
-        prev_a_0 = sum_a_0;
-        prev_b_0 = sum_b_0;
-        prev_a_1 = sum_a_1;
-        prev_b_1 = sum_b_1;
-        prev_a_2 = sum_a_2;
-        prev_b_2 = sum_b_2;
-        prev_a_3 = sum_a_3;
-        prev_b_3 = sum_b_3;
-        prev_a_4 = sum_a_4;
-        prev_b_4 = sum_b_4;
-        prev_a_5 = sum_a_5;
-        prev_b_5 = sum_b_5;
-        prev_a_6 = sum_a_6;
-        prev_b_6 = sum_b_6;
-        prev_a_7 = sum_a_7;
-        prev_b_7 = sum_b_7;
-        prev_a_8 = sum_a_8;
-        prev_b_8 = sum_b_8;
-        prev_a_9 = sum_a_9;
-        prev_b_9 = sum_b_9;
-        prev_a_10 = sum_a_10;
-        prev_b_10 = sum_b_10;
-        prev_a_11 = sum_a_11;
-        prev_b_11 = sum_b_11;
-        prev_a_12 = sum_a_12;
-        prev_b_12 = sum_b_12;
-        prev_a_13 = sum_a_13;
-        prev_b_13 = sum_b_13;
-        prev_a_14 = sum_a_14;
-        prev_b_14 = sum_b_14;
-        prev_a_15 = sum_a_15;
-        prev_b_15 = sum_b_15;
-        prev_a_16 = sum_a_16;
-        prev_b_16 = sum_b_16;
-        prev_a_17 = sum_a_17;
-        prev_b_17 = sum_b_17;
-        prev_a_18 = sum_a_18;
-        prev_b_18 = sum_b_18;
-        prev_a_19 = sum_a_19;
-        prev_b_19 = sum_b_19;
-        prev_a_20 = sum_a_20;
-        prev_b_20 = sum_b_20;
-        prev_a_21 = sum_a_21;
-        prev_b_21 = sum_b_21;
-        prev_a_22 = sum_a_22;
-        prev_b_22 = sum_b_22;
-        prev_a_23 = sum_a_23;
-        prev_b_23 = sum_b_23;
-        prev_a_24 = sum_a_24;
-        prev_b_24 = sum_b_24;
-        prev_a_25 = sum_a_25;
-        prev_b_25 = sum_b_25;
-        prev_a_26 = sum_a_26;
-        prev_b_26 = sum_b_26;
-        prev_a_27 = sum_a_27;
-        prev_b_27 = sum_b_27;
-        prev_a_28 = sum_a_28;
-        prev_b_28 = sum_b_28;
-        prev_a_29 = sum_a_29;
-        prev_b_29 = sum_b_29;
-        prev_a_30 = sum_a_30;
-        prev_b_30 = sum_b_30;
-        prev_a_31 = sum_a_31;
-        prev_b_31 = sum_b_31;
-        prev_a_32 = sum_a_32;
-        prev_b_32 = sum_b_32;
-        prev_a_33 = sum_a_33;
-        prev_b_33 = sum_b_33;
-        prev_a_34 = sum_a_34;
-        prev_b_34 = sum_b_34;
-        prev_a_35 = sum_a_35;
-        prev_b_35 = sum_b_35;
-        prev_a_36 = sum_a_36;
-        prev_b_36 = sum_b_36;
-        prev_a_37 = sum_a_37;
-        prev_b_37 = sum_b_37;
-        prev_a_38 = sum_a_38;
-        prev_b_38 = sum_b_38;
-        prev_a_39 = sum_a_39;
-        prev_b_39 = sum_b_39;
-        prev_a_40 = sum_a_40;
-        prev_b_40 = sum_b_40;
-        prev_a_41 = sum_a_41;
-        prev_b_41 = sum_b_41;
-        prev_a_42 = sum_a_42;
-        prev_b_42 = sum_b_42;
-        prev_a_43 = sum_a_43;
-        prev_b_43 = sum_b_43;
-        prev_a_44 = sum_a_44;
-        prev_b_44 = sum_b_44;
-        prev_a_45 = sum_a_45;
-        prev_b_45 = sum_b_45;
-        prev_a_46 = sum_a_46;
-        prev_b_46 = sum_b_46;
-        prev_a_47 = sum_a_47;
-        prev_b_47 = sum_b_47;
-        prev_a_48 = sum_a_48;
-        prev_b_48 = sum_b_48;
-        prev_a_49 = sum_a_49;
-        prev_b_49 = sum_b_49;
-        prev_a_50 = sum_a_50;
-        prev_b_50 = sum_b_50;
-        prev_a_51 = sum_a_51;
-        prev_b_51 = sum_b_51;
-        prev_a_52 = sum_a_52;
-        prev_b_52 = sum_b_52;
-        prev_a_53 = sum_a_53;
-        prev_b_53 = sum_b_53;
-        prev_a_54 = sum_a_54;
-        prev_b_54 = sum_b_54;
-        prev_a_55 = sum_a_55;
-        prev_b_55 = sum_b_55;
-        prev_a_56 = sum_a_56;
-        prev_b_56 = sum_b_56;
-        prev_a_57 = sum_a_57;
-        prev_b_57 = sum_b_57;
-        prev_a_58 = sum_a_58;
-        prev_b_58 = sum_b_58;
-        prev_a_59 = sum_a_59;
-        prev_b_59 = sum_b_59;
-        prev_a_60 = sum_a_60;
-        prev_b_60 = sum_b_60;
-        prev_a_61 = sum_a_61;
-        prev_b_61 = sum_b_61;
-        prev_a_62 = sum_a_62;
-        prev_b_62 = sum_b_62;
-        prev_a_63 = sum_a_63;
-        prev_b_63 = sum_b_63;
-        prev_a_64 = sum_a_64;
-        prev_b_64 = sum_b_64;
-        prev_a_65 = sum_a_65;
-        prev_b_65 = sum_b_65;
-        prev_a_66 = sum_a_66;
-        prev_b_66 = sum_b_66;
-        prev_a_67 = sum_a_67;
-        prev_b_67 = sum_b_67;
-        prev_a_68 = sum_a_68;
-        prev_b_68 = sum_b_68;
-        prev_a_69 = sum_a_69;
-        prev_b_69 = sum_b_69;
-        prev_a_70 = sum_a_70;
-        prev_b_70 = sum_b_70;
-        prev_a_71 = sum_a_71;
-        prev_b_71 = sum_b_71;
-        prev_a_72 = sum_a_72;
-        prev_b_72 = sum_b_72;
-        prev_a_73 = sum_a_73;
-        prev_b_73 = sum_b_73;
-        prev_a_74 = sum_a_74;
-        prev_b_74 = sum_b_74;
-        prev_a_75 = sum_a_75;
-        prev_b_75 = sum_b_75;
-        prev_a_76 = sum_a_76;
-        prev_b_76 = sum_b_76;
-        prev_a_77 = sum_a_77;
-        prev_b_77 = sum_b_77;
-        prev_a_78 = sum_a_78;
-        prev_b_78 = sum_b_78;
-        prev_a_79 = sum_a_79;
-        prev_b_79 = sum_b_79;
-        prev_a_80 = sum_a_80;
-        prev_b_80 = sum_b_80;
-        sum_a_32 = prev_a_32 + prev_a_0;
-        sum_b_32 = prev_b_32 + prev_b_0;
-        sum_a_33 = prev_a_33 + prev_a_1;
-        sum_b_33 = prev_b_33 + prev_b_1;
-        sum_a_34 = prev_a_34 + prev_a_2;
-        sum_b_34 = prev_b_34 + prev_b_2;
-        sum_a_35 = prev_a_35 + prev_a_3;
-        sum_b_35 = prev_b_35 + prev_b_3;
-        sum_a_36 = prev_a_36 + prev_a_4;
-        sum_b_36 = prev_b_36 + prev_b_4;
-        sum_a_37 = prev_a_37 + prev_a_5;
-        sum_b_37 = prev_b_37 + prev_b_5;
-        sum_a_38 = prev_a_38 + prev_a_6;
-        sum_b_38 = prev_b_38 + prev_b_6;
-        sum_a_39 = prev_a_39 + prev_a_7;
-        sum_b_39 = prev_b_39 + prev_b_7;
-        sum_a_40 = prev_a_40 + prev_a_8;
-        sum_b_40 = prev_b_40 + prev_b_8;
-        sum_a_41 = prev_a_41 + prev_a_9;
-        sum_b_41 = prev_b_41 + prev_b_9;
-        sum_a_42 = prev_a_42 + prev_a_10;
-        sum_b_42 = prev_b_42 + prev_b_10;
-        sum_a_43 = prev_a_43 + prev_a_11;
-        sum_b_43 = prev_b_43 + prev_b_11;
-        sum_a_44 = prev_a_44 + prev_a_12;
-        sum_b_44 = prev_b_44 + prev_b_12;
-        sum_a_45 = prev_a_45 + prev_a_13;
-        sum_b_45 = prev_b_45 + prev_b_13;
-        sum_a_46 = prev_a_46 + prev_a_14;
-        sum_b_46 = prev_b_46 + prev_b_14;
-        sum_a_47 = prev_a_47 + prev_a_15;
-        sum_b_47 = prev_b_47 + prev_b_15;
-        sum_a_48 = prev_a_48 + prev_a_16;
-        sum_b_48 = prev_b_48 + prev_b_16;
-        sum_a_49 = prev_a_49 + prev_a_17;
-        sum_b_49 = prev_b_49 + prev_b_17;
-        sum_a_50 = prev_a_50 + prev_a_18;
-        sum_b_50 = prev_b_50 + prev_b_18;
-        sum_a_51 = prev_a_51 + prev_a_19;
-        sum_b_51 = prev_b_51 + prev_b_19;
-        sum_a_52 = prev_a_52 + prev_a_20;
-        sum_b_52 = prev_b_52 + prev_b_20;
-        sum_a_53 = prev_a_53 + prev_a_21;
-        sum_b_53 = prev_b_53 + prev_b_21;
-        sum_a_54 = prev_a_54 + prev_a_22;
-        sum_b_54 = prev_b_54 + prev_b_22;
-        sum_a_55 = prev_a_55 + prev_a_23;
-        sum_b_55 = prev_b_55 + prev_b_23;
-        sum_a_56 = prev_a_56 + prev_a_24;
-        sum_b_56 = prev_b_56 + prev_b_24;
-        sum_a_57 = prev_a_57 + prev_a_25;
-        sum_b_57 = prev_b_57 + prev_b_25;
-        sum_a_58 = prev_a_58 + prev_a_26;
-        sum_b_58 = prev_b_58 + prev_b_26;
-        sum_a_59 = prev_a_59 + prev_a_27;
-        sum_b_59 = prev_b_59 + prev_b_27;
-        sum_a_60 = prev_a_60 + prev_a_28;
-        sum_b_60 = prev_b_60 + prev_b_28;
-        sum_a_61 = prev_a_61 + prev_a_29;
-        sum_b_61 = prev_b_61 + prev_b_29;
-        sum_a_62 = prev_a_62 + prev_a_30;
-        sum_b_62 = prev_b_62 + prev_b_30;
-        sum_a_63 = prev_a_63 + prev_a_31;
-        sum_b_63 = prev_b_63 + prev_b_31;
-        sum_a_64 = prev_a_64 + prev_a_32;
-        sum_b_64 = prev_b_64 + prev_b_32;
-        sum_a_65 = prev_a_65 + prev_a_33;
-        sum_b_65 = prev_b_65 + prev_b_33;
-        sum_a_66 = prev_a_66 + prev_a_34;
-        sum_b_66 = prev_b_66 + prev_b_34;
-        sum_a_67 = prev_a_67 + prev_a_35;
-        sum_b_67 = prev_b_67 + prev_b_35;
-        sum_a_68 = prev_a_68 + prev_a_36;
-        sum_b_68 = prev_b_68 + prev_b_36;
-        sum_a_69 = prev_a_69 + prev_a_37;
-        sum_b_69 = prev_b_69 + prev_b_37;
-        sum_a_70 = prev_a_70 + prev_a_38;
-        sum_b_70 = prev_b_70 + prev_b_38;
-        sum_a_71 = prev_a_71 + prev_a_39;
-        sum_b_71 = prev_b_71 + prev_b_39;
-        sum_a_72 = prev_a_72 + prev_a_40;
-        sum_b_72 = prev_b_72 + prev_b_40;
-        sum_a_73 = prev_a_73 + prev_a_41;
-        sum_b_73 = prev_b_73 + prev_b_41;
-        sum_a_74 = prev_a_74 + prev_a_42;
-        sum_b_74 = prev_b_74 + prev_b_42;
-        sum_a_75 = prev_a_75 + prev_a_43;
-        sum_b_75 = prev_b_75 + prev_b_43;
-        sum_a_76 = prev_a_76 + prev_a_44;
-        sum_b_76 = prev_b_76 + prev_b_44;
-        sum_a_77 = prev_a_77 + prev_a_45;
-        sum_b_77 = prev_b_77 + prev_b_45;
-        sum_a_78 = prev_a_78 + prev_a_46;
-        sum_b_78 = prev_b_78 + prev_b_46;
-        sum_a_79 = prev_a_79 + prev_a_47;
-        sum_b_79 = prev_b_79 + prev_b_47;
-        sum_a_80 = prev_a_80 + prev_a_48;
-        sum_b_80 = prev_b_80 + prev_b_48;
-        prev_a_0 = sum_a_0;
-        prev_b_0 = sum_b_0;
-        prev_a_1 = sum_a_1;
-        prev_b_1 = sum_b_1;
-        prev_a_2 = sum_a_2;
-        prev_b_2 = sum_b_2;
-        prev_a_3 = sum_a_3;
-        prev_b_3 = sum_b_3;
-        prev_a_4 = sum_a_4;
-        prev_b_4 = sum_b_4;
-        prev_a_5 = sum_a_5;
-        prev_b_5 = sum_b_5;
-        prev_a_6 = sum_a_6;
-        prev_b_6 = sum_b_6;
-        prev_a_7 = sum_a_7;
-        prev_b_7 = sum_b_7;
-        prev_a_8 = sum_a_8;
-        prev_b_8 = sum_b_8;
-        prev_a_9 = sum_a_9;
-        prev_b_9 = sum_b_9;
-        prev_a_10 = sum_a_10;
-        prev_b_10 = sum_b_10;
-        prev_a_11 = sum_a_11;
-        prev_b_11 = sum_b_11;
-        prev_a_12 = sum_a_12;
-        prev_b_12 = sum_b_12;
-        prev_a_13 = sum_a_13;
-        prev_b_13 = sum_b_13;
-        prev_a_14 = sum_a_14;
-        prev_b_14 = sum_b_14;
-        prev_a_15 = sum_a_15;
-        prev_b_15 = sum_b_15;
-        prev_a_16 = sum_a_16;
-        prev_b_16 = sum_b_16;
-        prev_a_17 = sum_a_17;
-        prev_b_17 = sum_b_17;
-        prev_a_18 = sum_a_18;
-        prev_b_18 = sum_b_18;
-        prev_a_19 = sum_a_19;
-        prev_b_19 = sum_b_19;
-        prev_a_20 = sum_a_20;
-        prev_b_20 = sum_b_20;
-        prev_a_21 = sum_a_21;
-        prev_b_21 = sum_b_21;
-        prev_a_22 = sum_a_22;
-        prev_b_22 = sum_b_22;
-        prev_a_23 = sum_a_23;
-        prev_b_23 = sum_b_23;
-        prev_a_24 = sum_a_24;
-        prev_b_24 = sum_b_24;
-        prev_a_25 = sum_a_25;
-        prev_b_25 = sum_b_25;
-        prev_a_26 = sum_a_26;
-        prev_b_26 = sum_b_26;
-        prev_a_27 = sum_a_27;
-        prev_b_27 = sum_b_27;
-        prev_a_28 = sum_a_28;
-        prev_b_28 = sum_b_28;
-        prev_a_29 = sum_a_29;
-        prev_b_29 = sum_b_29;
-        prev_a_30 = sum_a_30;
-        prev_b_30 = sum_b_30;
-        prev_a_31 = sum_a_31;
-        prev_b_31 = sum_b_31;
-        prev_a_32 = sum_a_32;
-        prev_b_32 = sum_b_32;
-        prev_a_33 = sum_a_33;
-        prev_b_33 = sum_b_33;
-        prev_a_34 = sum_a_34;
-        prev_b_34 = sum_b_34;
-        prev_a_35 = sum_a_35;
-        prev_b_35 = sum_b_35;
-        prev_a_36 = sum_a_36;
-        prev_b_36 = sum_b_36;
-        prev_a_37 = sum_a_37;
-        prev_b_37 = sum_b_37;
-        prev_a_38 = sum_a_38;
-        prev_b_38 = sum_b_38;
-        prev_a_39 = sum_a_39;
-        prev_b_39 = sum_b_39;
-        prev_a_40 = sum_a_40;
-        prev_b_40 = sum_b_40;
-        prev_a_41 = sum_a_41;
-        prev_b_41 = sum_b_41;
-        prev_a_42 = sum_a_42;
-        prev_b_42 = sum_b_42;
-        prev_a_43 = sum_a_43;
-        prev_b_43 = sum_b_43;
-        prev_a_44 = sum_a_44;
-        prev_b_44 = sum_b_44;
-        prev_a_45 = sum_a_45;
-        prev_b_45 = sum_b_45;
-        prev_a_46 = sum_a_46;
-        prev_b_46 = sum_b_46;
-        prev_a_47 = sum_a_47;
-        prev_b_47 = sum_b_47;
-        prev_a_48 = sum_a_48;
-        prev_b_48 = sum_b_48;
-        prev_a_49 = sum_a_49;
-        prev_b_49 = sum_b_49;
-        prev_a_50 = sum_a_50;
-        prev_b_50 = sum_b_50;
-        prev_a_51 = sum_a_51;
-        prev_b_51 = sum_b_51;
-        prev_a_52 = sum_a_52;
-        prev_b_52 = sum_b_52;
-        prev_a_53 = sum_a_53;
-        prev_b_53 = sum_b_53;
-        prev_a_54 = sum_a_54;
-        prev_b_54 = sum_b_54;
-        prev_a_55 = sum_a_55;
-        prev_b_55 = sum_b_55;
-        prev_a_56 = sum_a_56;
-        prev_b_56 = sum_b_56;
-        prev_a_57 = sum_a_57;
-        prev_b_57 = sum_b_57;
-        prev_a_58 = sum_a_58;
-        prev_b_58 = sum_b_58;
-        prev_a_59 = sum_a_59;
-        prev_b_59 = sum_b_59;
-        prev_a_60 = sum_a_60;
-        prev_b_60 = sum_b_60;
-        prev_a_61 = sum_a_61;
-        prev_b_61 = sum_b_61;
-        prev_a_62 = sum_a_62;
-        prev_b_62 = sum_b_62;
-        prev_a_63 = sum_a_63;
-        prev_b_63 = sum_b_63;
-        prev_a_64 = sum_a_64;
-        prev_b_64 = sum_b_64;
-        prev_a_65 = sum_a_65;
-        prev_b_65 = sum_b_65;
-        prev_a_66 = sum_a_66;
-        prev_b_66 = sum_b_66;
-        prev_a_67 = sum_a_67;
-        prev_b_67 = sum_b_67;
-        prev_a_68 = sum_a_68;
-        prev_b_68 = sum_b_68;
-        prev_a_69 = sum_a_69;
-        prev_b_69 = sum_b_69;
-        prev_a_70 = sum_a_70;
-        prev_b_70 = sum_b_70;
-        prev_a_71 = sum_a_71;
-        prev_b_71 = sum_b_71;
-        prev_a_72 = sum_a_72;
-        prev_b_72 = sum_b_72;
-        prev_a_73 = sum_a_73;
-        prev_b_73 = sum_b_73;
-        prev_a_74 = sum_a_74;
-        prev_b_74 = sum_b_74;
-        prev_a_75 = sum_a_75;
-        prev_b_75 = sum_b_75;
-        prev_a_76 = sum_a_76;
-        prev_b_76 = sum_b_76;
-        prev_a_77 = sum_a_77;
-        prev_b_77 = sum_b_77;
-        prev_a_78 = sum_a_78;
-        prev_b_78 = sum_b_78;
-        prev_a_79 = sum_a_79;
-        prev_b_79 = sum_b_79;
-        prev_a_80 = sum_a_80;
-        prev_b_80 = sum_b_80;
-        sum_a_64 = prev_a_64 + prev_a_0;
-        sum_b_64 = prev_b_64 + prev_b_0;
-        sum_a_65 = prev_a_65 + prev_a_1;
-        sum_b_65 = prev_b_65 + prev_b_1;
-        sum_a_66 = prev_a_66 + prev_a_2;
-        sum_b_66 = prev_b_66 + prev_b_2;
-        sum_a_67 = prev_a_67 + prev_a_3;
-        sum_b_67 = prev_b_67 + prev_b_3;
-        sum_a_68 = prev_a_68 + prev_a_4;
-        sum_b_68 = prev_b_68 + prev_b_4;
-        sum_a_69 = prev_a_69 + prev_a_5;
-        sum_b_69 = prev_b_69 + prev_b_5;
-        sum_a_70 = prev_a_70 + prev_a_6;
-        sum_b_70 = prev_b_70 + prev_b_6;
-        sum_a_71 = prev_a_71 + prev_a_7;
-        sum_b_71 = prev_b_71 + prev_b_7;
-        sum_a_72 = prev_a_72 + prev_a_8;
-        sum_b_72 = prev_b_72 + prev_b_8;
-        sum_a_73 = prev_a_73 + prev_a_9;
-        sum_b_73 = prev_b_73 + prev_b_9;
-        sum_a_74 = prev_a_74 + prev_a_10;
-        sum_b_74 = prev_b_74 + prev_b_10;
-        sum_a_75 = prev_a_75 + prev_a_11;
-        sum_b_75 = prev_b_75 + prev_b_11;
-        sum_a_76 = prev_a_76 + prev_a_12;
-        sum_b_76 = prev_b_76 + prev_b_12;
-        sum_a_77 = prev_a_77 + prev_a_13;
-        sum_b_77 = prev_b_77 + prev_b_13;
-        sum_a_78 = prev_a_78 + prev_a_14;
-        sum_b_78 = prev_b_78 + prev_b_14;
-        sum_a_79 = prev_a_79 + prev_a_15;
-        sum_b_79 = prev_b_79 + prev_b_15;
-        sum_a_80 = prev_a_80 + prev_a_16;
-        sum_b_80 = prev_b_80 + prev_b_16;
-        total_after = sum_a_80;
-        total_rest = sum_b_80;
-        wanting = total_after + total_rest;
+        lanes = zero_m;
+        lanes[0] = want[0] & after__q[0];
+        lanes[80] = want[0] & ~after__q[0];
+        lanes[1] = want[1] & after__q[1];
+        lanes[81] = want[1] & ~after__q[1];
+        lanes[2] = want[2] & after__q[2];
+        lanes[82] = want[2] & ~after__q[2];
+        lanes[3] = want[3] & after__q[3];
+        lanes[83] = want[3] & ~after__q[3];
+        lanes[4] = want[4] & after__q[4];
+        lanes[84] = want[4] & ~after__q[4];
+        lanes[5] = want[5] & after__q[5];
+        lanes[85] = want[5] & ~after__q[5];
+        lanes[6] = want[6] & after__q[6];
+        lanes[86] = want[6] & ~after__q[6];
+        lanes[7] = want[7] & after__q[7];
+        lanes[87] = want[7] & ~after__q[7];
+        lanes[8] = want[8] & after__q[8];
+        lanes[88] = want[8] & ~after__q[8];
+        lanes[9] = want[9] & after__q[9];
+        lanes[89] = want[9] & ~after__q[9];
+        lanes[10] = want[10] & after__q[10];
+        lanes[90] = want[10] & ~after__q[10];
+        lanes[11] = want[11] & after__q[11];
+        lanes[91] = want[11] & ~after__q[11];
+        lanes[12] = want[12] & after__q[12];
+        lanes[92] = want[12] & ~after__q[12];
+        lanes[13] = want[13] & after__q[13];
+        lanes[93] = want[13] & ~after__q[13];
+        lanes[14] = want[14] & after__q[14];
+        lanes[94] = want[14] & ~after__q[14];
+        lanes[15] = want[15] & after__q[15];
+        lanes[95] = want[15] & ~after__q[15];
+        lanes[16] = want[16] & after__q[16];
+        lanes[96] = want[16] & ~after__q[16];
+        lanes[17] = want[17] & after__q[17];
+        lanes[97] = want[17] & ~after__q[17];
+        lanes[18] = want[18] & after__q[18];
+        lanes[98] = want[18] & ~after__q[18];
+        lanes[19] = want[19] & after__q[19];
+        lanes[99] = want[19] & ~after__q[19];
+        lanes[20] = want[20] & after__q[20];
+        lanes[100] = want[20] & ~after__q[20];
+        lanes[21] = want[21] & after__q[21];
+        lanes[101] = want[21] & ~after__q[21];
+        lanes[22] = want[22] & after__q[22];
+        lanes[102] = want[22] & ~after__q[22];
+        lanes[23] = want[23] & after__q[23];
+        lanes[103] = want[23] & ~after__q[23];
+        lanes[24] = want[24] & after__q[24];
+        lanes[104] = want[24] & ~after__q[24];
+        lanes[25] = want[25] & after__q[25];
+        lanes[105] = want[25] & ~after__q[25];
+        lanes[26] = want[26] & after__q[26];
+        lanes[106] = want[26] & ~after__q[26];
+        lanes[27] = want[27] & after__q[27];
+        lanes[107] = want[27] & ~after__q[27];
+        lanes[28] = want[28] & after__q[28];
+        lanes[108] = want[28] & ~after__q[28];
+        lanes[29] = want[29] & after__q[29];
+        lanes[109] = want[29] & ~after__q[29];
+        lanes[30] = want[30] & after__q[30];
+        lanes[110] = want[30] & ~after__q[30];
+        lanes[31] = want[31] & after__q[31];
+        lanes[111] = want[31] & ~after__q[31];
+        lanes[32] = want[32] & after__q[32];
+        lanes[112] = want[32] & ~after__q[32];
+        lanes[33] = want[33] & after__q[33];
+        lanes[113] = want[33] & ~after__q[33];
+        lanes[34] = want[34] & after__q[34];
+        lanes[114] = want[34] & ~after__q[34];
+        lanes[35] = want[35] & after__q[35];
+        lanes[115] = want[35] & ~after__q[35];
+        lanes[36] = want[36] & after__q[36];
+        lanes[116] = want[36] & ~after__q[36];
+        lanes[37] = want[37] & after__q[37];
+        lanes[117] = want[37] & ~after__q[37];
+        lanes[38] = want[38] & after__q[38];
+        lanes[118] = want[38] & ~after__q[38];
+        lanes[39] = want[39] & after__q[39];
+        lanes[119] = want[39] & ~after__q[39];
+        lanes[40] = want[40] & after__q[40];
+        lanes[120] = want[40] & ~after__q[40];
+        lanes[41] = want[41] & after__q[41];
+        lanes[121] = want[41] & ~after__q[41];
+        lanes[42] = want[42] & after__q[42];
+        lanes[122] = want[42] & ~after__q[42];
+        lanes[43] = want[43] & after__q[43];
+        lanes[123] = want[43] & ~after__q[43];
+        lanes[44] = want[44] & after__q[44];
+        lanes[124] = want[44] & ~after__q[44];
+        lanes[45] = want[45] & after__q[45];
+        lanes[125] = want[45] & ~after__q[45];
+        lanes[46] = want[46] & after__q[46];
+        lanes[126] = want[46] & ~after__q[46];
+        lanes[47] = want[47] & after__q[47];
+        lanes[127] = want[47] & ~after__q[47];
+        lanes[48] = want[48] & after__q[48];
+        lanes[128] = want[48] & ~after__q[48];
+        lanes[49] = want[49] & after__q[49];
+        lanes[129] = want[49] & ~after__q[49];
+        lanes[50] = want[50] & after__q[50];
+        lanes[130] = want[50] & ~after__q[50];
+        lanes[51] = want[51] & after__q[51];
+        lanes[131] = want[51] & ~after__q[51];
+        lanes[52] = want[52] & after__q[52];
+        lanes[132] = want[52] & ~after__q[52];
+        lanes[53] = want[53] & after__q[53];
+        lanes[133] = want[53] & ~after__q[53];
+        lanes[54] = want[54] & after__q[54];
+        lanes[134] = want[54] & ~after__q[54];
+        lanes[55] = want[55] & after__q[55];
+        lanes[135] = want[55] & ~after__q[55];
+        lanes[56] = want[56] & after__q[56];
+        lanes[136] = want[56] & ~after__q[56];
+        lanes[57] = want[57] & after__q[57];
+        lanes[137] = want[57] & ~after__q[57];
+        lanes[58] = want[58] & after__q[58];
+        lanes[138] = want[58] & ~after__q[58];
+        lanes[59] = want[59] & after__q[59];
+        lanes[139] = want[59] & ~after__q[59];
+        lanes[60] = want[60] & after__q[60];
+        lanes[140] = want[60] & ~after__q[60];
+        lanes[61] = want[61] & after__q[61];
+        lanes[141] = want[61] & ~after__q[61];
+        lanes[62] = want[62] & after__q[62];
+        lanes[142] = want[62] & ~after__q[62];
+        lanes[63] = want[63] & after__q[63];
+        lanes[143] = want[63] & ~after__q[63];
+        lanes[64] = want[64] & after__q[64];
+        lanes[144] = want[64] & ~after__q[64];
+        lanes[65] = want[65] & after__q[65];
+        lanes[145] = want[65] & ~after__q[65];
+        lanes[66] = want[66] & after__q[66];
+        lanes[146] = want[66] & ~after__q[66];
+        lanes[67] = want[67] & after__q[67];
+        lanes[147] = want[67] & ~after__q[67];
+        lanes[68] = want[68] & after__q[68];
+        lanes[148] = want[68] & ~after__q[68];
+        lanes[69] = want[69] & after__q[69];
+        lanes[149] = want[69] & ~after__q[69];
+        lanes[70] = want[70] & after__q[70];
+        lanes[150] = want[70] & ~after__q[70];
+        lanes[71] = want[71] & after__q[71];
+        lanes[151] = want[71] & ~after__q[71];
+        lanes[72] = want[72] & after__q[72];
+        lanes[152] = want[72] & ~after__q[72];
+        lanes[73] = want[73] & after__q[73];
+        lanes[153] = want[73] & ~after__q[73];
+        lanes[74] = want[74] & after__q[74];
+        lanes[154] = want[74] & ~after__q[74];
+        lanes[75] = want[75] & after__q[75];
+        lanes[155] = want[75] & ~after__q[75];
+        lanes[76] = want[76] & after__q[76];
+        lanes[156] = want[76] & ~after__q[76];
+        lanes[77] = want[77] & after__q[77];
+        lanes[157] = want[77] & ~after__q[77];
+        lanes[78] = want[78] & after__q[78];
+        lanes[158] = want[78] & ~after__q[78];
+        lanes[79] = want[79] & after__q[79];
+        lanes[159] = want[79] & ~after__q[79];
+        prefix__bits = lanes;
+        before_0 = prefix__before_80;
         if (after__q[0]) begin
-            before_0 = sum_a_0;
+            before_0 = prefix__before_0;
         end
-        else begin
-            before_0 = total_after + sum_b_0;
-        end
-        if (pairs__q) begin
-            before_0 = before_0 << sh_0;
-        end
+        before_1 = prefix__before_81;
         if (after__q[1]) begin
-            before_1 = sum_a_1;
+            before_1 = prefix__before_1;
         end
-        else begin
-            before_1 = total_after + sum_b_1;
-        end
-        if (pairs__q) begin
-            before_1 = before_1 << sh_0;
-        end
+        before_2 = prefix__before_82;
         if (after__q[2]) begin
-            before_2 = sum_a_2;
+            before_2 = prefix__before_2;
         end
-        else begin
-            before_2 = total_after + sum_b_2;
-        end
-        if (pairs__q) begin
-            before_2 = before_2 << sh_0;
-        end
+        before_3 = prefix__before_83;
         if (after__q[3]) begin
-            before_3 = sum_a_3;
+            before_3 = prefix__before_3;
         end
-        else begin
-            before_3 = total_after + sum_b_3;
-        end
-        if (pairs__q) begin
-            before_3 = before_3 << sh_0;
-        end
+        before_4 = prefix__before_84;
         if (after__q[4]) begin
-            before_4 = sum_a_4;
+            before_4 = prefix__before_4;
         end
-        else begin
-            before_4 = total_after + sum_b_4;
-        end
-        if (pairs__q) begin
-            before_4 = before_4 << sh_0;
-        end
+        before_5 = prefix__before_85;
         if (after__q[5]) begin
-            before_5 = sum_a_5;
+            before_5 = prefix__before_5;
         end
-        else begin
-            before_5 = total_after + sum_b_5;
-        end
-        if (pairs__q) begin
-            before_5 = before_5 << sh_0;
-        end
+        before_6 = prefix__before_86;
         if (after__q[6]) begin
-            before_6 = sum_a_6;
+            before_6 = prefix__before_6;
         end
-        else begin
-            before_6 = total_after + sum_b_6;
-        end
-        if (pairs__q) begin
-            before_6 = before_6 << sh_0;
-        end
+        before_7 = prefix__before_87;
         if (after__q[7]) begin
-            before_7 = sum_a_7;
+            before_7 = prefix__before_7;
         end
-        else begin
-            before_7 = total_after + sum_b_7;
-        end
-        if (pairs__q) begin
-            before_7 = before_7 << sh_0;
-        end
+        before_8 = prefix__before_88;
         if (after__q[8]) begin
-            before_8 = sum_a_8;
+            before_8 = prefix__before_8;
         end
-        else begin
-            before_8 = total_after + sum_b_8;
-        end
-        if (pairs__q) begin
-            before_8 = before_8 << sh_0;
-        end
+        before_9 = prefix__before_89;
         if (after__q[9]) begin
-            before_9 = sum_a_9;
+            before_9 = prefix__before_9;
         end
-        else begin
-            before_9 = total_after + sum_b_9;
-        end
-        if (pairs__q) begin
-            before_9 = before_9 << sh_0;
-        end
+        before_10 = prefix__before_90;
         if (after__q[10]) begin
-            before_10 = sum_a_10;
+            before_10 = prefix__before_10;
         end
-        else begin
-            before_10 = total_after + sum_b_10;
-        end
-        if (pairs__q) begin
-            before_10 = before_10 << sh_0;
-        end
+        before_11 = prefix__before_91;
         if (after__q[11]) begin
-            before_11 = sum_a_11;
+            before_11 = prefix__before_11;
         end
-        else begin
-            before_11 = total_after + sum_b_11;
-        end
-        if (pairs__q) begin
-            before_11 = before_11 << sh_0;
-        end
+        before_12 = prefix__before_92;
         if (after__q[12]) begin
-            before_12 = sum_a_12;
+            before_12 = prefix__before_12;
         end
-        else begin
-            before_12 = total_after + sum_b_12;
-        end
-        if (pairs__q) begin
-            before_12 = before_12 << sh_0;
-        end
+        before_13 = prefix__before_93;
         if (after__q[13]) begin
-            before_13 = sum_a_13;
+            before_13 = prefix__before_13;
         end
-        else begin
-            before_13 = total_after + sum_b_13;
-        end
-        if (pairs__q) begin
-            before_13 = before_13 << sh_0;
-        end
+        before_14 = prefix__before_94;
         if (after__q[14]) begin
-            before_14 = sum_a_14;
+            before_14 = prefix__before_14;
         end
-        else begin
-            before_14 = total_after + sum_b_14;
-        end
-        if (pairs__q) begin
-            before_14 = before_14 << sh_0;
-        end
+        before_15 = prefix__before_95;
         if (after__q[15]) begin
-            before_15 = sum_a_15;
+            before_15 = prefix__before_15;
         end
-        else begin
-            before_15 = total_after + sum_b_15;
-        end
-        if (pairs__q) begin
-            before_15 = before_15 << sh_0;
-        end
+        before_16 = prefix__before_96;
         if (after__q[16]) begin
-            before_16 = sum_a_16;
+            before_16 = prefix__before_16;
         end
-        else begin
-            before_16 = total_after + sum_b_16;
-        end
-        if (pairs__q) begin
-            before_16 = before_16 << sh_0;
-        end
+        before_17 = prefix__before_97;
         if (after__q[17]) begin
-            before_17 = sum_a_17;
+            before_17 = prefix__before_17;
         end
-        else begin
-            before_17 = total_after + sum_b_17;
-        end
-        if (pairs__q) begin
-            before_17 = before_17 << sh_0;
-        end
+        before_18 = prefix__before_98;
         if (after__q[18]) begin
-            before_18 = sum_a_18;
+            before_18 = prefix__before_18;
         end
-        else begin
-            before_18 = total_after + sum_b_18;
-        end
-        if (pairs__q) begin
-            before_18 = before_18 << sh_0;
-        end
+        before_19 = prefix__before_99;
         if (after__q[19]) begin
-            before_19 = sum_a_19;
+            before_19 = prefix__before_19;
         end
-        else begin
-            before_19 = total_after + sum_b_19;
-        end
-        if (pairs__q) begin
-            before_19 = before_19 << sh_0;
-        end
+        before_20 = prefix__before_100;
         if (after__q[20]) begin
-            before_20 = sum_a_20;
+            before_20 = prefix__before_20;
         end
-        else begin
-            before_20 = total_after + sum_b_20;
-        end
-        if (pairs__q) begin
-            before_20 = before_20 << sh_0;
-        end
+        before_21 = prefix__before_101;
         if (after__q[21]) begin
-            before_21 = sum_a_21;
+            before_21 = prefix__before_21;
         end
-        else begin
-            before_21 = total_after + sum_b_21;
-        end
-        if (pairs__q) begin
-            before_21 = before_21 << sh_0;
-        end
+        before_22 = prefix__before_102;
         if (after__q[22]) begin
-            before_22 = sum_a_22;
+            before_22 = prefix__before_22;
         end
-        else begin
-            before_22 = total_after + sum_b_22;
-        end
-        if (pairs__q) begin
-            before_22 = before_22 << sh_0;
-        end
+        before_23 = prefix__before_103;
         if (after__q[23]) begin
-            before_23 = sum_a_23;
+            before_23 = prefix__before_23;
         end
-        else begin
-            before_23 = total_after + sum_b_23;
-        end
-        if (pairs__q) begin
-            before_23 = before_23 << sh_0;
-        end
+        before_24 = prefix__before_104;
         if (after__q[24]) begin
-            before_24 = sum_a_24;
+            before_24 = prefix__before_24;
         end
-        else begin
-            before_24 = total_after + sum_b_24;
-        end
-        if (pairs__q) begin
-            before_24 = before_24 << sh_0;
-        end
+        before_25 = prefix__before_105;
         if (after__q[25]) begin
-            before_25 = sum_a_25;
+            before_25 = prefix__before_25;
         end
-        else begin
-            before_25 = total_after + sum_b_25;
-        end
-        if (pairs__q) begin
-            before_25 = before_25 << sh_0;
-        end
+        before_26 = prefix__before_106;
         if (after__q[26]) begin
-            before_26 = sum_a_26;
+            before_26 = prefix__before_26;
         end
-        else begin
-            before_26 = total_after + sum_b_26;
-        end
-        if (pairs__q) begin
-            before_26 = before_26 << sh_0;
-        end
+        before_27 = prefix__before_107;
         if (after__q[27]) begin
-            before_27 = sum_a_27;
+            before_27 = prefix__before_27;
         end
-        else begin
-            before_27 = total_after + sum_b_27;
-        end
-        if (pairs__q) begin
-            before_27 = before_27 << sh_0;
-        end
+        before_28 = prefix__before_108;
         if (after__q[28]) begin
-            before_28 = sum_a_28;
+            before_28 = prefix__before_28;
         end
-        else begin
-            before_28 = total_after + sum_b_28;
-        end
-        if (pairs__q) begin
-            before_28 = before_28 << sh_0;
-        end
+        before_29 = prefix__before_109;
         if (after__q[29]) begin
-            before_29 = sum_a_29;
+            before_29 = prefix__before_29;
         end
-        else begin
-            before_29 = total_after + sum_b_29;
-        end
-        if (pairs__q) begin
-            before_29 = before_29 << sh_0;
-        end
+        before_30 = prefix__before_110;
         if (after__q[30]) begin
-            before_30 = sum_a_30;
+            before_30 = prefix__before_30;
         end
-        else begin
-            before_30 = total_after + sum_b_30;
-        end
-        if (pairs__q) begin
-            before_30 = before_30 << sh_0;
-        end
+        before_31 = prefix__before_111;
         if (after__q[31]) begin
-            before_31 = sum_a_31;
+            before_31 = prefix__before_31;
         end
-        else begin
-            before_31 = total_after + sum_b_31;
-        end
-        if (pairs__q) begin
-            before_31 = before_31 << sh_0;
-        end
+        before_32 = prefix__before_112;
         if (after__q[32]) begin
-            before_32 = sum_a_32;
+            before_32 = prefix__before_32;
         end
-        else begin
-            before_32 = total_after + sum_b_32;
-        end
-        if (pairs__q) begin
-            before_32 = before_32 << sh_0;
-        end
+        before_33 = prefix__before_113;
         if (after__q[33]) begin
-            before_33 = sum_a_33;
+            before_33 = prefix__before_33;
         end
-        else begin
-            before_33 = total_after + sum_b_33;
-        end
-        if (pairs__q) begin
-            before_33 = before_33 << sh_0;
-        end
+        before_34 = prefix__before_114;
         if (after__q[34]) begin
-            before_34 = sum_a_34;
+            before_34 = prefix__before_34;
         end
-        else begin
-            before_34 = total_after + sum_b_34;
-        end
-        if (pairs__q) begin
-            before_34 = before_34 << sh_0;
-        end
+        before_35 = prefix__before_115;
         if (after__q[35]) begin
-            before_35 = sum_a_35;
+            before_35 = prefix__before_35;
         end
-        else begin
-            before_35 = total_after + sum_b_35;
-        end
-        if (pairs__q) begin
-            before_35 = before_35 << sh_0;
-        end
+        before_36 = prefix__before_116;
         if (after__q[36]) begin
-            before_36 = sum_a_36;
+            before_36 = prefix__before_36;
         end
-        else begin
-            before_36 = total_after + sum_b_36;
-        end
-        if (pairs__q) begin
-            before_36 = before_36 << sh_0;
-        end
+        before_37 = prefix__before_117;
         if (after__q[37]) begin
-            before_37 = sum_a_37;
+            before_37 = prefix__before_37;
         end
-        else begin
-            before_37 = total_after + sum_b_37;
-        end
-        if (pairs__q) begin
-            before_37 = before_37 << sh_0;
-        end
+        before_38 = prefix__before_118;
         if (after__q[38]) begin
-            before_38 = sum_a_38;
+            before_38 = prefix__before_38;
         end
-        else begin
-            before_38 = total_after + sum_b_38;
-        end
-        if (pairs__q) begin
-            before_38 = before_38 << sh_0;
-        end
+        before_39 = prefix__before_119;
         if (after__q[39]) begin
-            before_39 = sum_a_39;
+            before_39 = prefix__before_39;
         end
-        else begin
-            before_39 = total_after + sum_b_39;
-        end
-        if (pairs__q) begin
-            before_39 = before_39 << sh_0;
-        end
+        before_40 = prefix__before_120;
         if (after__q[40]) begin
-            before_40 = sum_a_40;
+            before_40 = prefix__before_40;
         end
-        else begin
-            before_40 = total_after + sum_b_40;
-        end
-        if (pairs__q) begin
-            before_40 = before_40 << sh_0;
-        end
+        before_41 = prefix__before_121;
         if (after__q[41]) begin
-            before_41 = sum_a_41;
+            before_41 = prefix__before_41;
         end
-        else begin
-            before_41 = total_after + sum_b_41;
-        end
-        if (pairs__q) begin
-            before_41 = before_41 << sh_0;
-        end
+        before_42 = prefix__before_122;
         if (after__q[42]) begin
-            before_42 = sum_a_42;
+            before_42 = prefix__before_42;
         end
-        else begin
-            before_42 = total_after + sum_b_42;
-        end
-        if (pairs__q) begin
-            before_42 = before_42 << sh_0;
-        end
+        before_43 = prefix__before_123;
         if (after__q[43]) begin
-            before_43 = sum_a_43;
+            before_43 = prefix__before_43;
         end
-        else begin
-            before_43 = total_after + sum_b_43;
-        end
-        if (pairs__q) begin
-            before_43 = before_43 << sh_0;
-        end
+        before_44 = prefix__before_124;
         if (after__q[44]) begin
-            before_44 = sum_a_44;
+            before_44 = prefix__before_44;
         end
-        else begin
-            before_44 = total_after + sum_b_44;
-        end
-        if (pairs__q) begin
-            before_44 = before_44 << sh_0;
-        end
+        before_45 = prefix__before_125;
         if (after__q[45]) begin
-            before_45 = sum_a_45;
+            before_45 = prefix__before_45;
         end
-        else begin
-            before_45 = total_after + sum_b_45;
-        end
-        if (pairs__q) begin
-            before_45 = before_45 << sh_0;
-        end
+        before_46 = prefix__before_126;
         if (after__q[46]) begin
-            before_46 = sum_a_46;
+            before_46 = prefix__before_46;
         end
-        else begin
-            before_46 = total_after + sum_b_46;
-        end
-        if (pairs__q) begin
-            before_46 = before_46 << sh_0;
-        end
+        before_47 = prefix__before_127;
         if (after__q[47]) begin
-            before_47 = sum_a_47;
+            before_47 = prefix__before_47;
         end
-        else begin
-            before_47 = total_after + sum_b_47;
-        end
-        if (pairs__q) begin
-            before_47 = before_47 << sh_0;
-        end
+        before_48 = prefix__before_128;
         if (after__q[48]) begin
-            before_48 = sum_a_48;
+            before_48 = prefix__before_48;
         end
-        else begin
-            before_48 = total_after + sum_b_48;
-        end
-        if (pairs__q) begin
-            before_48 = before_48 << sh_0;
-        end
+        before_49 = prefix__before_129;
         if (after__q[49]) begin
-            before_49 = sum_a_49;
+            before_49 = prefix__before_49;
         end
-        else begin
-            before_49 = total_after + sum_b_49;
-        end
-        if (pairs__q) begin
-            before_49 = before_49 << sh_0;
-        end
+        before_50 = prefix__before_130;
         if (after__q[50]) begin
-            before_50 = sum_a_50;
+            before_50 = prefix__before_50;
         end
-        else begin
-            before_50 = total_after + sum_b_50;
-        end
-        if (pairs__q) begin
-            before_50 = before_50 << sh_0;
-        end
+        before_51 = prefix__before_131;
         if (after__q[51]) begin
-            before_51 = sum_a_51;
+            before_51 = prefix__before_51;
         end
-        else begin
-            before_51 = total_after + sum_b_51;
-        end
-        if (pairs__q) begin
-            before_51 = before_51 << sh_0;
-        end
+        before_52 = prefix__before_132;
         if (after__q[52]) begin
-            before_52 = sum_a_52;
+            before_52 = prefix__before_52;
         end
-        else begin
-            before_52 = total_after + sum_b_52;
-        end
-        if (pairs__q) begin
-            before_52 = before_52 << sh_0;
-        end
+        before_53 = prefix__before_133;
         if (after__q[53]) begin
-            before_53 = sum_a_53;
+            before_53 = prefix__before_53;
         end
-        else begin
-            before_53 = total_after + sum_b_53;
-        end
-        if (pairs__q) begin
-            before_53 = before_53 << sh_0;
-        end
+        before_54 = prefix__before_134;
         if (after__q[54]) begin
-            before_54 = sum_a_54;
+            before_54 = prefix__before_54;
         end
-        else begin
-            before_54 = total_after + sum_b_54;
-        end
-        if (pairs__q) begin
-            before_54 = before_54 << sh_0;
-        end
+        before_55 = prefix__before_135;
         if (after__q[55]) begin
-            before_55 = sum_a_55;
+            before_55 = prefix__before_55;
         end
-        else begin
-            before_55 = total_after + sum_b_55;
-        end
-        if (pairs__q) begin
-            before_55 = before_55 << sh_0;
-        end
+        before_56 = prefix__before_136;
         if (after__q[56]) begin
-            before_56 = sum_a_56;
+            before_56 = prefix__before_56;
         end
-        else begin
-            before_56 = total_after + sum_b_56;
-        end
-        if (pairs__q) begin
-            before_56 = before_56 << sh_0;
-        end
+        before_57 = prefix__before_137;
         if (after__q[57]) begin
-            before_57 = sum_a_57;
+            before_57 = prefix__before_57;
         end
-        else begin
-            before_57 = total_after + sum_b_57;
-        end
-        if (pairs__q) begin
-            before_57 = before_57 << sh_0;
-        end
+        before_58 = prefix__before_138;
         if (after__q[58]) begin
-            before_58 = sum_a_58;
+            before_58 = prefix__before_58;
         end
-        else begin
-            before_58 = total_after + sum_b_58;
-        end
-        if (pairs__q) begin
-            before_58 = before_58 << sh_0;
-        end
+        before_59 = prefix__before_139;
         if (after__q[59]) begin
-            before_59 = sum_a_59;
+            before_59 = prefix__before_59;
         end
-        else begin
-            before_59 = total_after + sum_b_59;
-        end
-        if (pairs__q) begin
-            before_59 = before_59 << sh_0;
-        end
+        before_60 = prefix__before_140;
         if (after__q[60]) begin
-            before_60 = sum_a_60;
+            before_60 = prefix__before_60;
         end
-        else begin
-            before_60 = total_after + sum_b_60;
-        end
-        if (pairs__q) begin
-            before_60 = before_60 << sh_0;
-        end
+        before_61 = prefix__before_141;
         if (after__q[61]) begin
-            before_61 = sum_a_61;
+            before_61 = prefix__before_61;
         end
-        else begin
-            before_61 = total_after + sum_b_61;
-        end
-        if (pairs__q) begin
-            before_61 = before_61 << sh_0;
-        end
+        before_62 = prefix__before_142;
         if (after__q[62]) begin
-            before_62 = sum_a_62;
+            before_62 = prefix__before_62;
         end
-        else begin
-            before_62 = total_after + sum_b_62;
-        end
-        if (pairs__q) begin
-            before_62 = before_62 << sh_0;
-        end
+        before_63 = prefix__before_143;
         if (after__q[63]) begin
-            before_63 = sum_a_63;
+            before_63 = prefix__before_63;
         end
-        else begin
-            before_63 = total_after + sum_b_63;
-        end
-        if (pairs__q) begin
-            before_63 = before_63 << sh_0;
-        end
+        before_64 = prefix__before_144;
         if (after__q[64]) begin
-            before_64 = sum_a_64;
+            before_64 = prefix__before_64;
         end
-        else begin
-            before_64 = total_after + sum_b_64;
-        end
-        if (pairs__q) begin
-            before_64 = before_64 << sh_0;
-        end
+        before_65 = prefix__before_145;
         if (after__q[65]) begin
-            before_65 = sum_a_65;
+            before_65 = prefix__before_65;
         end
-        else begin
-            before_65 = total_after + sum_b_65;
-        end
-        if (pairs__q) begin
-            before_65 = before_65 << sh_0;
-        end
+        before_66 = prefix__before_146;
         if (after__q[66]) begin
-            before_66 = sum_a_66;
+            before_66 = prefix__before_66;
         end
-        else begin
-            before_66 = total_after + sum_b_66;
-        end
-        if (pairs__q) begin
-            before_66 = before_66 << sh_0;
-        end
+        before_67 = prefix__before_147;
         if (after__q[67]) begin
-            before_67 = sum_a_67;
+            before_67 = prefix__before_67;
         end
-        else begin
-            before_67 = total_after + sum_b_67;
-        end
-        if (pairs__q) begin
-            before_67 = before_67 << sh_0;
-        end
+        before_68 = prefix__before_148;
         if (after__q[68]) begin
-            before_68 = sum_a_68;
+            before_68 = prefix__before_68;
         end
-        else begin
-            before_68 = total_after + sum_b_68;
-        end
-        if (pairs__q) begin
-            before_68 = before_68 << sh_0;
-        end
+        before_69 = prefix__before_149;
         if (after__q[69]) begin
-            before_69 = sum_a_69;
+            before_69 = prefix__before_69;
         end
-        else begin
-            before_69 = total_after + sum_b_69;
-        end
-        if (pairs__q) begin
-            before_69 = before_69 << sh_0;
-        end
+        before_70 = prefix__before_150;
         if (after__q[70]) begin
-            before_70 = sum_a_70;
+            before_70 = prefix__before_70;
         end
-        else begin
-            before_70 = total_after + sum_b_70;
-        end
-        if (pairs__q) begin
-            before_70 = before_70 << sh_0;
-        end
+        before_71 = prefix__before_151;
         if (after__q[71]) begin
-            before_71 = sum_a_71;
+            before_71 = prefix__before_71;
         end
-        else begin
-            before_71 = total_after + sum_b_71;
-        end
-        if (pairs__q) begin
-            before_71 = before_71 << sh_0;
-        end
+        before_72 = prefix__before_152;
         if (after__q[72]) begin
-            before_72 = sum_a_72;
+            before_72 = prefix__before_72;
         end
-        else begin
-            before_72 = total_after + sum_b_72;
-        end
-        if (pairs__q) begin
-            before_72 = before_72 << sh_0;
-        end
+        before_73 = prefix__before_153;
         if (after__q[73]) begin
-            before_73 = sum_a_73;
+            before_73 = prefix__before_73;
         end
-        else begin
-            before_73 = total_after + sum_b_73;
-        end
-        if (pairs__q) begin
-            before_73 = before_73 << sh_0;
-        end
+        before_74 = prefix__before_154;
         if (after__q[74]) begin
-            before_74 = sum_a_74;
+            before_74 = prefix__before_74;
         end
-        else begin
-            before_74 = total_after + sum_b_74;
-        end
-        if (pairs__q) begin
-            before_74 = before_74 << sh_0;
-        end
+        before_75 = prefix__before_155;
         if (after__q[75]) begin
-            before_75 = sum_a_75;
+            before_75 = prefix__before_75;
         end
-        else begin
-            before_75 = total_after + sum_b_75;
-        end
-        if (pairs__q) begin
-            before_75 = before_75 << sh_0;
-        end
+        before_76 = prefix__before_156;
         if (after__q[76]) begin
-            before_76 = sum_a_76;
+            before_76 = prefix__before_76;
         end
-        else begin
-            before_76 = total_after + sum_b_76;
-        end
-        if (pairs__q) begin
-            before_76 = before_76 << sh_0;
-        end
+        before_77 = prefix__before_157;
         if (after__q[77]) begin
-            before_77 = sum_a_77;
+            before_77 = prefix__before_77;
         end
-        else begin
-            before_77 = total_after + sum_b_77;
-        end
-        if (pairs__q) begin
-            before_77 = before_77 << sh_0;
-        end
+        before_78 = prefix__before_158;
         if (after__q[78]) begin
-            before_78 = sum_a_78;
+            before_78 = prefix__before_78;
         end
-        else begin
-            before_78 = total_after + sum_b_78;
-        end
-        if (pairs__q) begin
-            before_78 = before_78 << sh_0;
-        end
+        before_79 = prefix__before_159;
         if (after__q[79]) begin
-            before_79 = sum_a_79;
-        end
-        else begin
-            before_79 = total_after + sum_b_79;
-        end
-        if (pairs__q) begin
-            before_79 = before_79 << sh_0;
+            before_79 = prefix__before_79;
         end
         left = total_q__q - next_id__q;
         left_big = left > max_c32;
@@ -4876,281 +2534,295 @@ module tb_dispatch_lrr_titanv(clock,reset,start,total,max_per_sm,room,room2,gran
         if (left_big) begin
             lsat = max_c;
         end
-        lsat_m1 = lsat - one_c;
-        take = zero_n;
-        take2 = zero_n;
-        odd = zero_n;
-        take[0] = before_0 < lsat;
-        take2[0] = (lsat > one_c) & (before_0 < lsat_m1);
-        odd[0] = (lsat != zero_c) & (before_0 == lsat_m1);
-        take[1] = before_1 < lsat;
-        take2[1] = (lsat > one_c) & (before_1 < lsat_m1);
-        odd[1] = (lsat != zero_c) & (before_1 == lsat_m1);
-        take[2] = before_2 < lsat;
-        take2[2] = (lsat > one_c) & (before_2 < lsat_m1);
-        odd[2] = (lsat != zero_c) & (before_2 == lsat_m1);
-        take[3] = before_3 < lsat;
-        take2[3] = (lsat > one_c) & (before_3 < lsat_m1);
-        odd[3] = (lsat != zero_c) & (before_3 == lsat_m1);
-        take[4] = before_4 < lsat;
-        take2[4] = (lsat > one_c) & (before_4 < lsat_m1);
-        odd[4] = (lsat != zero_c) & (before_4 == lsat_m1);
-        take[5] = before_5 < lsat;
-        take2[5] = (lsat > one_c) & (before_5 < lsat_m1);
-        odd[5] = (lsat != zero_c) & (before_5 == lsat_m1);
-        take[6] = before_6 < lsat;
-        take2[6] = (lsat > one_c) & (before_6 < lsat_m1);
-        odd[6] = (lsat != zero_c) & (before_6 == lsat_m1);
-        take[7] = before_7 < lsat;
-        take2[7] = (lsat > one_c) & (before_7 < lsat_m1);
-        odd[7] = (lsat != zero_c) & (before_7 == lsat_m1);
-        take[8] = before_8 < lsat;
-        take2[8] = (lsat > one_c) & (before_8 < lsat_m1);
-        odd[8] = (lsat != zero_c) & (before_8 == lsat_m1);
-        take[9] = before_9 < lsat;
-        take2[9] = (lsat > one_c) & (before_9 < lsat_m1);
-        odd[9] = (lsat != zero_c) & (before_9 == lsat_m1);
-        take[10] = before_10 < lsat;
-        take2[10] = (lsat > one_c) & (before_10 < lsat_m1);
-        odd[10] = (lsat != zero_c) & (before_10 == lsat_m1);
-        take[11] = before_11 < lsat;
-        take2[11] = (lsat > one_c) & (before_11 < lsat_m1);
-        odd[11] = (lsat != zero_c) & (before_11 == lsat_m1);
-        take[12] = before_12 < lsat;
-        take2[12] = (lsat > one_c) & (before_12 < lsat_m1);
-        odd[12] = (lsat != zero_c) & (before_12 == lsat_m1);
-        take[13] = before_13 < lsat;
-        take2[13] = (lsat > one_c) & (before_13 < lsat_m1);
-        odd[13] = (lsat != zero_c) & (before_13 == lsat_m1);
-        take[14] = before_14 < lsat;
-        take2[14] = (lsat > one_c) & (before_14 < lsat_m1);
-        odd[14] = (lsat != zero_c) & (before_14 == lsat_m1);
-        take[15] = before_15 < lsat;
-        take2[15] = (lsat > one_c) & (before_15 < lsat_m1);
-        odd[15] = (lsat != zero_c) & (before_15 == lsat_m1);
-        take[16] = before_16 < lsat;
-        take2[16] = (lsat > one_c) & (before_16 < lsat_m1);
-        odd[16] = (lsat != zero_c) & (before_16 == lsat_m1);
-        take[17] = before_17 < lsat;
-        take2[17] = (lsat > one_c) & (before_17 < lsat_m1);
-        odd[17] = (lsat != zero_c) & (before_17 == lsat_m1);
-        take[18] = before_18 < lsat;
-        take2[18] = (lsat > one_c) & (before_18 < lsat_m1);
-        odd[18] = (lsat != zero_c) & (before_18 == lsat_m1);
-        take[19] = before_19 < lsat;
-        take2[19] = (lsat > one_c) & (before_19 < lsat_m1);
-        odd[19] = (lsat != zero_c) & (before_19 == lsat_m1);
-        take[20] = before_20 < lsat;
-        take2[20] = (lsat > one_c) & (before_20 < lsat_m1);
-        odd[20] = (lsat != zero_c) & (before_20 == lsat_m1);
-        take[21] = before_21 < lsat;
-        take2[21] = (lsat > one_c) & (before_21 < lsat_m1);
-        odd[21] = (lsat != zero_c) & (before_21 == lsat_m1);
-        take[22] = before_22 < lsat;
-        take2[22] = (lsat > one_c) & (before_22 < lsat_m1);
-        odd[22] = (lsat != zero_c) & (before_22 == lsat_m1);
-        take[23] = before_23 < lsat;
-        take2[23] = (lsat > one_c) & (before_23 < lsat_m1);
-        odd[23] = (lsat != zero_c) & (before_23 == lsat_m1);
-        take[24] = before_24 < lsat;
-        take2[24] = (lsat > one_c) & (before_24 < lsat_m1);
-        odd[24] = (lsat != zero_c) & (before_24 == lsat_m1);
-        take[25] = before_25 < lsat;
-        take2[25] = (lsat > one_c) & (before_25 < lsat_m1);
-        odd[25] = (lsat != zero_c) & (before_25 == lsat_m1);
-        take[26] = before_26 < lsat;
-        take2[26] = (lsat > one_c) & (before_26 < lsat_m1);
-        odd[26] = (lsat != zero_c) & (before_26 == lsat_m1);
-        take[27] = before_27 < lsat;
-        take2[27] = (lsat > one_c) & (before_27 < lsat_m1);
-        odd[27] = (lsat != zero_c) & (before_27 == lsat_m1);
-        take[28] = before_28 < lsat;
-        take2[28] = (lsat > one_c) & (before_28 < lsat_m1);
-        odd[28] = (lsat != zero_c) & (before_28 == lsat_m1);
-        take[29] = before_29 < lsat;
-        take2[29] = (lsat > one_c) & (before_29 < lsat_m1);
-        odd[29] = (lsat != zero_c) & (before_29 == lsat_m1);
-        take[30] = before_30 < lsat;
-        take2[30] = (lsat > one_c) & (before_30 < lsat_m1);
-        odd[30] = (lsat != zero_c) & (before_30 == lsat_m1);
-        take[31] = before_31 < lsat;
-        take2[31] = (lsat > one_c) & (before_31 < lsat_m1);
-        odd[31] = (lsat != zero_c) & (before_31 == lsat_m1);
-        take[32] = before_32 < lsat;
-        take2[32] = (lsat > one_c) & (before_32 < lsat_m1);
-        odd[32] = (lsat != zero_c) & (before_32 == lsat_m1);
-        take[33] = before_33 < lsat;
-        take2[33] = (lsat > one_c) & (before_33 < lsat_m1);
-        odd[33] = (lsat != zero_c) & (before_33 == lsat_m1);
-        take[34] = before_34 < lsat;
-        take2[34] = (lsat > one_c) & (before_34 < lsat_m1);
-        odd[34] = (lsat != zero_c) & (before_34 == lsat_m1);
-        take[35] = before_35 < lsat;
-        take2[35] = (lsat > one_c) & (before_35 < lsat_m1);
-        odd[35] = (lsat != zero_c) & (before_35 == lsat_m1);
-        take[36] = before_36 < lsat;
-        take2[36] = (lsat > one_c) & (before_36 < lsat_m1);
-        odd[36] = (lsat != zero_c) & (before_36 == lsat_m1);
-        take[37] = before_37 < lsat;
-        take2[37] = (lsat > one_c) & (before_37 < lsat_m1);
-        odd[37] = (lsat != zero_c) & (before_37 == lsat_m1);
-        take[38] = before_38 < lsat;
-        take2[38] = (lsat > one_c) & (before_38 < lsat_m1);
-        odd[38] = (lsat != zero_c) & (before_38 == lsat_m1);
-        take[39] = before_39 < lsat;
-        take2[39] = (lsat > one_c) & (before_39 < lsat_m1);
-        odd[39] = (lsat != zero_c) & (before_39 == lsat_m1);
-        take[40] = before_40 < lsat;
-        take2[40] = (lsat > one_c) & (before_40 < lsat_m1);
-        odd[40] = (lsat != zero_c) & (before_40 == lsat_m1);
-        take[41] = before_41 < lsat;
-        take2[41] = (lsat > one_c) & (before_41 < lsat_m1);
-        odd[41] = (lsat != zero_c) & (before_41 == lsat_m1);
-        take[42] = before_42 < lsat;
-        take2[42] = (lsat > one_c) & (before_42 < lsat_m1);
-        odd[42] = (lsat != zero_c) & (before_42 == lsat_m1);
-        take[43] = before_43 < lsat;
-        take2[43] = (lsat > one_c) & (before_43 < lsat_m1);
-        odd[43] = (lsat != zero_c) & (before_43 == lsat_m1);
-        take[44] = before_44 < lsat;
-        take2[44] = (lsat > one_c) & (before_44 < lsat_m1);
-        odd[44] = (lsat != zero_c) & (before_44 == lsat_m1);
-        take[45] = before_45 < lsat;
-        take2[45] = (lsat > one_c) & (before_45 < lsat_m1);
-        odd[45] = (lsat != zero_c) & (before_45 == lsat_m1);
-        take[46] = before_46 < lsat;
-        take2[46] = (lsat > one_c) & (before_46 < lsat_m1);
-        odd[46] = (lsat != zero_c) & (before_46 == lsat_m1);
-        take[47] = before_47 < lsat;
-        take2[47] = (lsat > one_c) & (before_47 < lsat_m1);
-        odd[47] = (lsat != zero_c) & (before_47 == lsat_m1);
-        take[48] = before_48 < lsat;
-        take2[48] = (lsat > one_c) & (before_48 < lsat_m1);
-        odd[48] = (lsat != zero_c) & (before_48 == lsat_m1);
-        take[49] = before_49 < lsat;
-        take2[49] = (lsat > one_c) & (before_49 < lsat_m1);
-        odd[49] = (lsat != zero_c) & (before_49 == lsat_m1);
-        take[50] = before_50 < lsat;
-        take2[50] = (lsat > one_c) & (before_50 < lsat_m1);
-        odd[50] = (lsat != zero_c) & (before_50 == lsat_m1);
-        take[51] = before_51 < lsat;
-        take2[51] = (lsat > one_c) & (before_51 < lsat_m1);
-        odd[51] = (lsat != zero_c) & (before_51 == lsat_m1);
-        take[52] = before_52 < lsat;
-        take2[52] = (lsat > one_c) & (before_52 < lsat_m1);
-        odd[52] = (lsat != zero_c) & (before_52 == lsat_m1);
-        take[53] = before_53 < lsat;
-        take2[53] = (lsat > one_c) & (before_53 < lsat_m1);
-        odd[53] = (lsat != zero_c) & (before_53 == lsat_m1);
-        take[54] = before_54 < lsat;
-        take2[54] = (lsat > one_c) & (before_54 < lsat_m1);
-        odd[54] = (lsat != zero_c) & (before_54 == lsat_m1);
-        take[55] = before_55 < lsat;
-        take2[55] = (lsat > one_c) & (before_55 < lsat_m1);
-        odd[55] = (lsat != zero_c) & (before_55 == lsat_m1);
-        take[56] = before_56 < lsat;
-        take2[56] = (lsat > one_c) & (before_56 < lsat_m1);
-        odd[56] = (lsat != zero_c) & (before_56 == lsat_m1);
-        take[57] = before_57 < lsat;
-        take2[57] = (lsat > one_c) & (before_57 < lsat_m1);
-        odd[57] = (lsat != zero_c) & (before_57 == lsat_m1);
-        take[58] = before_58 < lsat;
-        take2[58] = (lsat > one_c) & (before_58 < lsat_m1);
-        odd[58] = (lsat != zero_c) & (before_58 == lsat_m1);
-        take[59] = before_59 < lsat;
-        take2[59] = (lsat > one_c) & (before_59 < lsat_m1);
-        odd[59] = (lsat != zero_c) & (before_59 == lsat_m1);
-        take[60] = before_60 < lsat;
-        take2[60] = (lsat > one_c) & (before_60 < lsat_m1);
-        odd[60] = (lsat != zero_c) & (before_60 == lsat_m1);
-        take[61] = before_61 < lsat;
-        take2[61] = (lsat > one_c) & (before_61 < lsat_m1);
-        odd[61] = (lsat != zero_c) & (before_61 == lsat_m1);
-        take[62] = before_62 < lsat;
-        take2[62] = (lsat > one_c) & (before_62 < lsat_m1);
-        odd[62] = (lsat != zero_c) & (before_62 == lsat_m1);
-        take[63] = before_63 < lsat;
-        take2[63] = (lsat > one_c) & (before_63 < lsat_m1);
-        odd[63] = (lsat != zero_c) & (before_63 == lsat_m1);
-        take[64] = before_64 < lsat;
-        take2[64] = (lsat > one_c) & (before_64 < lsat_m1);
-        odd[64] = (lsat != zero_c) & (before_64 == lsat_m1);
-        take[65] = before_65 < lsat;
-        take2[65] = (lsat > one_c) & (before_65 < lsat_m1);
-        odd[65] = (lsat != zero_c) & (before_65 == lsat_m1);
-        take[66] = before_66 < lsat;
-        take2[66] = (lsat > one_c) & (before_66 < lsat_m1);
-        odd[66] = (lsat != zero_c) & (before_66 == lsat_m1);
-        take[67] = before_67 < lsat;
-        take2[67] = (lsat > one_c) & (before_67 < lsat_m1);
-        odd[67] = (lsat != zero_c) & (before_67 == lsat_m1);
-        take[68] = before_68 < lsat;
-        take2[68] = (lsat > one_c) & (before_68 < lsat_m1);
-        odd[68] = (lsat != zero_c) & (before_68 == lsat_m1);
-        take[69] = before_69 < lsat;
-        take2[69] = (lsat > one_c) & (before_69 < lsat_m1);
-        odd[69] = (lsat != zero_c) & (before_69 == lsat_m1);
-        take[70] = before_70 < lsat;
-        take2[70] = (lsat > one_c) & (before_70 < lsat_m1);
-        odd[70] = (lsat != zero_c) & (before_70 == lsat_m1);
-        take[71] = before_71 < lsat;
-        take2[71] = (lsat > one_c) & (before_71 < lsat_m1);
-        odd[71] = (lsat != zero_c) & (before_71 == lsat_m1);
-        take[72] = before_72 < lsat;
-        take2[72] = (lsat > one_c) & (before_72 < lsat_m1);
-        odd[72] = (lsat != zero_c) & (before_72 == lsat_m1);
-        take[73] = before_73 < lsat;
-        take2[73] = (lsat > one_c) & (before_73 < lsat_m1);
-        odd[73] = (lsat != zero_c) & (before_73 == lsat_m1);
-        take[74] = before_74 < lsat;
-        take2[74] = (lsat > one_c) & (before_74 < lsat_m1);
-        odd[74] = (lsat != zero_c) & (before_74 == lsat_m1);
-        take[75] = before_75 < lsat;
-        take2[75] = (lsat > one_c) & (before_75 < lsat_m1);
-        odd[75] = (lsat != zero_c) & (before_75 == lsat_m1);
-        take[76] = before_76 < lsat;
-        take2[76] = (lsat > one_c) & (before_76 < lsat_m1);
-        odd[76] = (lsat != zero_c) & (before_76 == lsat_m1);
-        take[77] = before_77 < lsat;
-        take2[77] = (lsat > one_c) & (before_77 < lsat_m1);
-        odd[77] = (lsat != zero_c) & (before_77 == lsat_m1);
-        take[78] = before_78 < lsat;
-        take2[78] = (lsat > one_c) & (before_78 < lsat_m1);
-        odd[78] = (lsat != zero_c) & (before_78 == lsat_m1);
-        take[79] = before_79 < lsat;
-        take2[79] = (lsat > one_c) & (before_79 < lsat_m1);
-        odd[79] = (lsat != zero_c) & (before_79 == lsat_m1);
-        odd_pick = odd & room & after__q;
-        if (~|odd_pick) begin
-            odd_pick = odd & room & ~after__q;
-        end
-        scan = odd_pick;
-        scan = scan | (scan << sh_0);
-        scan = scan | (scan << sh_1);
-        scan = scan | (scan << sh_2);
-        scan = scan | (scan << sh_3);
-        scan = scan | (scan << sh_4);
-        scan = scan | (scan << sh_5);
-        scan = scan | (scan << sh_6);
-        single = odd_pick & ~(scan << sh_0);
+        quota = lsat;
         if (pairs__q) begin
-            grant = (want & take2) | single;
-            grant2 = want & take2;
-            cnt = wanting << sh_0;
-            if ((lsat >> sh_0) < wanting) begin
-                cnt = (lsat >> sh_0) << sh_0;
-            end
-            if (|odd_pick) begin
-                cnt = cnt | one_c;
-            end
+            quota = lsat >> sh_0;
+        end
+        all = prefix__total <= quota;
+        take = zero_n;
+        odd = zero_n;
+        past_all = zero_n;
+        after_wanting = prefix__before_80;
+        take[0] = before_0 < quota;
+        odd[0] = before_0 == quota;
+        past_all[0] = before_0 >= prefix__total;
+        take[1] = before_1 < quota;
+        odd[1] = before_1 == quota;
+        past_all[1] = before_1 >= prefix__total;
+        take[2] = before_2 < quota;
+        odd[2] = before_2 == quota;
+        past_all[2] = before_2 >= prefix__total;
+        take[3] = before_3 < quota;
+        odd[3] = before_3 == quota;
+        past_all[3] = before_3 >= prefix__total;
+        take[4] = before_4 < quota;
+        odd[4] = before_4 == quota;
+        past_all[4] = before_4 >= prefix__total;
+        take[5] = before_5 < quota;
+        odd[5] = before_5 == quota;
+        past_all[5] = before_5 >= prefix__total;
+        take[6] = before_6 < quota;
+        odd[6] = before_6 == quota;
+        past_all[6] = before_6 >= prefix__total;
+        take[7] = before_7 < quota;
+        odd[7] = before_7 == quota;
+        past_all[7] = before_7 >= prefix__total;
+        take[8] = before_8 < quota;
+        odd[8] = before_8 == quota;
+        past_all[8] = before_8 >= prefix__total;
+        take[9] = before_9 < quota;
+        odd[9] = before_9 == quota;
+        past_all[9] = before_9 >= prefix__total;
+        take[10] = before_10 < quota;
+        odd[10] = before_10 == quota;
+        past_all[10] = before_10 >= prefix__total;
+        take[11] = before_11 < quota;
+        odd[11] = before_11 == quota;
+        past_all[11] = before_11 >= prefix__total;
+        take[12] = before_12 < quota;
+        odd[12] = before_12 == quota;
+        past_all[12] = before_12 >= prefix__total;
+        take[13] = before_13 < quota;
+        odd[13] = before_13 == quota;
+        past_all[13] = before_13 >= prefix__total;
+        take[14] = before_14 < quota;
+        odd[14] = before_14 == quota;
+        past_all[14] = before_14 >= prefix__total;
+        take[15] = before_15 < quota;
+        odd[15] = before_15 == quota;
+        past_all[15] = before_15 >= prefix__total;
+        take[16] = before_16 < quota;
+        odd[16] = before_16 == quota;
+        past_all[16] = before_16 >= prefix__total;
+        take[17] = before_17 < quota;
+        odd[17] = before_17 == quota;
+        past_all[17] = before_17 >= prefix__total;
+        take[18] = before_18 < quota;
+        odd[18] = before_18 == quota;
+        past_all[18] = before_18 >= prefix__total;
+        take[19] = before_19 < quota;
+        odd[19] = before_19 == quota;
+        past_all[19] = before_19 >= prefix__total;
+        take[20] = before_20 < quota;
+        odd[20] = before_20 == quota;
+        past_all[20] = before_20 >= prefix__total;
+        take[21] = before_21 < quota;
+        odd[21] = before_21 == quota;
+        past_all[21] = before_21 >= prefix__total;
+        take[22] = before_22 < quota;
+        odd[22] = before_22 == quota;
+        past_all[22] = before_22 >= prefix__total;
+        take[23] = before_23 < quota;
+        odd[23] = before_23 == quota;
+        past_all[23] = before_23 >= prefix__total;
+        take[24] = before_24 < quota;
+        odd[24] = before_24 == quota;
+        past_all[24] = before_24 >= prefix__total;
+        take[25] = before_25 < quota;
+        odd[25] = before_25 == quota;
+        past_all[25] = before_25 >= prefix__total;
+        take[26] = before_26 < quota;
+        odd[26] = before_26 == quota;
+        past_all[26] = before_26 >= prefix__total;
+        take[27] = before_27 < quota;
+        odd[27] = before_27 == quota;
+        past_all[27] = before_27 >= prefix__total;
+        take[28] = before_28 < quota;
+        odd[28] = before_28 == quota;
+        past_all[28] = before_28 >= prefix__total;
+        take[29] = before_29 < quota;
+        odd[29] = before_29 == quota;
+        past_all[29] = before_29 >= prefix__total;
+        take[30] = before_30 < quota;
+        odd[30] = before_30 == quota;
+        past_all[30] = before_30 >= prefix__total;
+        take[31] = before_31 < quota;
+        odd[31] = before_31 == quota;
+        past_all[31] = before_31 >= prefix__total;
+        take[32] = before_32 < quota;
+        odd[32] = before_32 == quota;
+        past_all[32] = before_32 >= prefix__total;
+        take[33] = before_33 < quota;
+        odd[33] = before_33 == quota;
+        past_all[33] = before_33 >= prefix__total;
+        take[34] = before_34 < quota;
+        odd[34] = before_34 == quota;
+        past_all[34] = before_34 >= prefix__total;
+        take[35] = before_35 < quota;
+        odd[35] = before_35 == quota;
+        past_all[35] = before_35 >= prefix__total;
+        take[36] = before_36 < quota;
+        odd[36] = before_36 == quota;
+        past_all[36] = before_36 >= prefix__total;
+        take[37] = before_37 < quota;
+        odd[37] = before_37 == quota;
+        past_all[37] = before_37 >= prefix__total;
+        take[38] = before_38 < quota;
+        odd[38] = before_38 == quota;
+        past_all[38] = before_38 >= prefix__total;
+        take[39] = before_39 < quota;
+        odd[39] = before_39 == quota;
+        past_all[39] = before_39 >= prefix__total;
+        take[40] = before_40 < quota;
+        odd[40] = before_40 == quota;
+        past_all[40] = before_40 >= prefix__total;
+        take[41] = before_41 < quota;
+        odd[41] = before_41 == quota;
+        past_all[41] = before_41 >= prefix__total;
+        take[42] = before_42 < quota;
+        odd[42] = before_42 == quota;
+        past_all[42] = before_42 >= prefix__total;
+        take[43] = before_43 < quota;
+        odd[43] = before_43 == quota;
+        past_all[43] = before_43 >= prefix__total;
+        take[44] = before_44 < quota;
+        odd[44] = before_44 == quota;
+        past_all[44] = before_44 >= prefix__total;
+        take[45] = before_45 < quota;
+        odd[45] = before_45 == quota;
+        past_all[45] = before_45 >= prefix__total;
+        take[46] = before_46 < quota;
+        odd[46] = before_46 == quota;
+        past_all[46] = before_46 >= prefix__total;
+        take[47] = before_47 < quota;
+        odd[47] = before_47 == quota;
+        past_all[47] = before_47 >= prefix__total;
+        take[48] = before_48 < quota;
+        odd[48] = before_48 == quota;
+        past_all[48] = before_48 >= prefix__total;
+        take[49] = before_49 < quota;
+        odd[49] = before_49 == quota;
+        past_all[49] = before_49 >= prefix__total;
+        take[50] = before_50 < quota;
+        odd[50] = before_50 == quota;
+        past_all[50] = before_50 >= prefix__total;
+        take[51] = before_51 < quota;
+        odd[51] = before_51 == quota;
+        past_all[51] = before_51 >= prefix__total;
+        take[52] = before_52 < quota;
+        odd[52] = before_52 == quota;
+        past_all[52] = before_52 >= prefix__total;
+        take[53] = before_53 < quota;
+        odd[53] = before_53 == quota;
+        past_all[53] = before_53 >= prefix__total;
+        take[54] = before_54 < quota;
+        odd[54] = before_54 == quota;
+        past_all[54] = before_54 >= prefix__total;
+        take[55] = before_55 < quota;
+        odd[55] = before_55 == quota;
+        past_all[55] = before_55 >= prefix__total;
+        take[56] = before_56 < quota;
+        odd[56] = before_56 == quota;
+        past_all[56] = before_56 >= prefix__total;
+        take[57] = before_57 < quota;
+        odd[57] = before_57 == quota;
+        past_all[57] = before_57 >= prefix__total;
+        take[58] = before_58 < quota;
+        odd[58] = before_58 == quota;
+        past_all[58] = before_58 >= prefix__total;
+        take[59] = before_59 < quota;
+        odd[59] = before_59 == quota;
+        past_all[59] = before_59 >= prefix__total;
+        take[60] = before_60 < quota;
+        odd[60] = before_60 == quota;
+        past_all[60] = before_60 >= prefix__total;
+        take[61] = before_61 < quota;
+        odd[61] = before_61 == quota;
+        past_all[61] = before_61 >= prefix__total;
+        take[62] = before_62 < quota;
+        odd[62] = before_62 == quota;
+        past_all[62] = before_62 >= prefix__total;
+        take[63] = before_63 < quota;
+        odd[63] = before_63 == quota;
+        past_all[63] = before_63 >= prefix__total;
+        take[64] = before_64 < quota;
+        odd[64] = before_64 == quota;
+        past_all[64] = before_64 >= prefix__total;
+        take[65] = before_65 < quota;
+        odd[65] = before_65 == quota;
+        past_all[65] = before_65 >= prefix__total;
+        take[66] = before_66 < quota;
+        odd[66] = before_66 == quota;
+        past_all[66] = before_66 >= prefix__total;
+        take[67] = before_67 < quota;
+        odd[67] = before_67 == quota;
+        past_all[67] = before_67 >= prefix__total;
+        take[68] = before_68 < quota;
+        odd[68] = before_68 == quota;
+        past_all[68] = before_68 >= prefix__total;
+        take[69] = before_69 < quota;
+        odd[69] = before_69 == quota;
+        past_all[69] = before_69 >= prefix__total;
+        take[70] = before_70 < quota;
+        odd[70] = before_70 == quota;
+        past_all[70] = before_70 >= prefix__total;
+        take[71] = before_71 < quota;
+        odd[71] = before_71 == quota;
+        past_all[71] = before_71 >= prefix__total;
+        take[72] = before_72 < quota;
+        odd[72] = before_72 == quota;
+        past_all[72] = before_72 >= prefix__total;
+        take[73] = before_73 < quota;
+        odd[73] = before_73 == quota;
+        past_all[73] = before_73 >= prefix__total;
+        take[74] = before_74 < quota;
+        odd[74] = before_74 == quota;
+        past_all[74] = before_74 >= prefix__total;
+        take[75] = before_75 < quota;
+        odd[75] = before_75 == quota;
+        past_all[75] = before_75 >= prefix__total;
+        take[76] = before_76 < quota;
+        odd[76] = before_76 == quota;
+        past_all[76] = before_76 >= prefix__total;
+        take[77] = before_77 < quota;
+        odd[77] = before_77 == quota;
+        past_all[77] = before_77 >= prefix__total;
+        take[78] = before_78 < quota;
+        odd[78] = before_78 == quota;
+        past_all[78] = before_78 >= prefix__total;
+        take[79] = before_79 < quota;
+        odd[79] = before_79 == quota;
+        past_all[79] = before_79 >= prefix__total;
+        cand_a = zero_n;
+        cand_b = zero_n;
+        if (pairs__q & lsat[32'h0]) begin
+            cand_a = odd & room & after__q;
+            cand_b = odd & room & ~after__q;
+        end
+        above_a = cand_a << sh_0;
+        above_b = cand_b << sh_0;
+        above_a = above_a | (above_a << sh_0);
+        above_b = above_b | (above_b << sh_0);
+        above_a = above_a | (above_a << sh_1);
+        above_b = above_b | (above_b << sh_1);
+        above_a = above_a | (above_a << sh_2);
+        above_b = above_b | (above_b << sh_2);
+        above_a = above_a | (above_a << sh_3);
+        above_b = above_b | (above_b << sh_3);
+        above_a = above_a | (above_a << sh_4);
+        above_b = above_b | (above_b << sh_4);
+        above_a = above_a | (above_a << sh_5);
+        above_b = above_b | (above_b << sh_5);
+        above_a = above_a | (above_a << sh_6);
+        above_b = above_b | (above_b << sh_6);
+        odd_any = |cand_a | |cand_b;
+        single = cand_b & ~above_b;
+        if (|cand_a) begin
+            single = cand_a & ~above_a;
+        end
+        cnt_base = quota;
+        if (all) begin
+            cnt_base = prefix__total;
+        end
+        cnt = cnt_base;
+        if (pairs__q) begin
+            grant = (want & take) | single;
+            grant2 = want & take;
+            cnt = cnt << sh_0;
         end
         else begin
             grant = want & take;
             grant2 = zero_n;
-            cnt = wanting;
-            if (lsat < wanting) begin
-                cnt = lsat;
-            end
         end
         base_lo = next_id__q[(32'h0)+:(9)] & low_mask1;
         base_hi = next_id__q & ~low_mask32;
@@ -5164,6 +2836,9 @@ module tb_dispatch_lrr_titanv(clock,reset,start,total,max_per_sm,room,room2,gran
         ext_0[5] = before_0[5];
         ext_0[6] = before_0[6];
         ext_0[7] = before_0[7];
+        if (pairs__q) begin
+            ext_0 = ext_0 << sh_0;
+        end
         ext2_0 = ext_0 | one_c1;
         lo_0 = base_lo + ext_0;
         lo2_0 = base_lo + ext2_0;
@@ -5206,6 +2881,9 @@ module tb_dispatch_lrr_titanv(clock,reset,start,total,max_per_sm,room,room2,gran
         ext_1[5] = before_1[5];
         ext_1[6] = before_1[6];
         ext_1[7] = before_1[7];
+        if (pairs__q) begin
+            ext_1 = ext_1 << sh_0;
+        end
         ext2_1 = ext_1 | one_c1;
         lo_1 = base_lo + ext_1;
         lo2_1 = base_lo + ext2_1;
@@ -5248,6 +2926,9 @@ module tb_dispatch_lrr_titanv(clock,reset,start,total,max_per_sm,room,room2,gran
         ext_2[5] = before_2[5];
         ext_2[6] = before_2[6];
         ext_2[7] = before_2[7];
+        if (pairs__q) begin
+            ext_2 = ext_2 << sh_0;
+        end
         ext2_2 = ext_2 | one_c1;
         lo_2 = base_lo + ext_2;
         lo2_2 = base_lo + ext2_2;
@@ -5290,6 +2971,9 @@ module tb_dispatch_lrr_titanv(clock,reset,start,total,max_per_sm,room,room2,gran
         ext_3[5] = before_3[5];
         ext_3[6] = before_3[6];
         ext_3[7] = before_3[7];
+        if (pairs__q) begin
+            ext_3 = ext_3 << sh_0;
+        end
         ext2_3 = ext_3 | one_c1;
         lo_3 = base_lo + ext_3;
         lo2_3 = base_lo + ext2_3;
@@ -5332,6 +3016,9 @@ module tb_dispatch_lrr_titanv(clock,reset,start,total,max_per_sm,room,room2,gran
         ext_4[5] = before_4[5];
         ext_4[6] = before_4[6];
         ext_4[7] = before_4[7];
+        if (pairs__q) begin
+            ext_4 = ext_4 << sh_0;
+        end
         ext2_4 = ext_4 | one_c1;
         lo_4 = base_lo + ext_4;
         lo2_4 = base_lo + ext2_4;
@@ -5374,6 +3061,9 @@ module tb_dispatch_lrr_titanv(clock,reset,start,total,max_per_sm,room,room2,gran
         ext_5[5] = before_5[5];
         ext_5[6] = before_5[6];
         ext_5[7] = before_5[7];
+        if (pairs__q) begin
+            ext_5 = ext_5 << sh_0;
+        end
         ext2_5 = ext_5 | one_c1;
         lo_5 = base_lo + ext_5;
         lo2_5 = base_lo + ext2_5;
@@ -5416,6 +3106,9 @@ module tb_dispatch_lrr_titanv(clock,reset,start,total,max_per_sm,room,room2,gran
         ext_6[5] = before_6[5];
         ext_6[6] = before_6[6];
         ext_6[7] = before_6[7];
+        if (pairs__q) begin
+            ext_6 = ext_6 << sh_0;
+        end
         ext2_6 = ext_6 | one_c1;
         lo_6 = base_lo + ext_6;
         lo2_6 = base_lo + ext2_6;
@@ -5458,6 +3151,9 @@ module tb_dispatch_lrr_titanv(clock,reset,start,total,max_per_sm,room,room2,gran
         ext_7[5] = before_7[5];
         ext_7[6] = before_7[6];
         ext_7[7] = before_7[7];
+        if (pairs__q) begin
+            ext_7 = ext_7 << sh_0;
+        end
         ext2_7 = ext_7 | one_c1;
         lo_7 = base_lo + ext_7;
         lo2_7 = base_lo + ext2_7;
@@ -5500,6 +3196,9 @@ module tb_dispatch_lrr_titanv(clock,reset,start,total,max_per_sm,room,room2,gran
         ext_8[5] = before_8[5];
         ext_8[6] = before_8[6];
         ext_8[7] = before_8[7];
+        if (pairs__q) begin
+            ext_8 = ext_8 << sh_0;
+        end
         ext2_8 = ext_8 | one_c1;
         lo_8 = base_lo + ext_8;
         lo2_8 = base_lo + ext2_8;
@@ -5542,6 +3241,9 @@ module tb_dispatch_lrr_titanv(clock,reset,start,total,max_per_sm,room,room2,gran
         ext_9[5] = before_9[5];
         ext_9[6] = before_9[6];
         ext_9[7] = before_9[7];
+        if (pairs__q) begin
+            ext_9 = ext_9 << sh_0;
+        end
         ext2_9 = ext_9 | one_c1;
         lo_9 = base_lo + ext_9;
         lo2_9 = base_lo + ext2_9;
@@ -5584,6 +3286,9 @@ module tb_dispatch_lrr_titanv(clock,reset,start,total,max_per_sm,room,room2,gran
         ext_10[5] = before_10[5];
         ext_10[6] = before_10[6];
         ext_10[7] = before_10[7];
+        if (pairs__q) begin
+            ext_10 = ext_10 << sh_0;
+        end
         ext2_10 = ext_10 | one_c1;
         lo_10 = base_lo + ext_10;
         lo2_10 = base_lo + ext2_10;
@@ -5626,6 +3331,9 @@ module tb_dispatch_lrr_titanv(clock,reset,start,total,max_per_sm,room,room2,gran
         ext_11[5] = before_11[5];
         ext_11[6] = before_11[6];
         ext_11[7] = before_11[7];
+        if (pairs__q) begin
+            ext_11 = ext_11 << sh_0;
+        end
         ext2_11 = ext_11 | one_c1;
         lo_11 = base_lo + ext_11;
         lo2_11 = base_lo + ext2_11;
@@ -5668,6 +3376,9 @@ module tb_dispatch_lrr_titanv(clock,reset,start,total,max_per_sm,room,room2,gran
         ext_12[5] = before_12[5];
         ext_12[6] = before_12[6];
         ext_12[7] = before_12[7];
+        if (pairs__q) begin
+            ext_12 = ext_12 << sh_0;
+        end
         ext2_12 = ext_12 | one_c1;
         lo_12 = base_lo + ext_12;
         lo2_12 = base_lo + ext2_12;
@@ -5710,6 +3421,9 @@ module tb_dispatch_lrr_titanv(clock,reset,start,total,max_per_sm,room,room2,gran
         ext_13[5] = before_13[5];
         ext_13[6] = before_13[6];
         ext_13[7] = before_13[7];
+        if (pairs__q) begin
+            ext_13 = ext_13 << sh_0;
+        end
         ext2_13 = ext_13 | one_c1;
         lo_13 = base_lo + ext_13;
         lo2_13 = base_lo + ext2_13;
@@ -5752,6 +3466,9 @@ module tb_dispatch_lrr_titanv(clock,reset,start,total,max_per_sm,room,room2,gran
         ext_14[5] = before_14[5];
         ext_14[6] = before_14[6];
         ext_14[7] = before_14[7];
+        if (pairs__q) begin
+            ext_14 = ext_14 << sh_0;
+        end
         ext2_14 = ext_14 | one_c1;
         lo_14 = base_lo + ext_14;
         lo2_14 = base_lo + ext2_14;
@@ -5794,6 +3511,9 @@ module tb_dispatch_lrr_titanv(clock,reset,start,total,max_per_sm,room,room2,gran
         ext_15[5] = before_15[5];
         ext_15[6] = before_15[6];
         ext_15[7] = before_15[7];
+        if (pairs__q) begin
+            ext_15 = ext_15 << sh_0;
+        end
         ext2_15 = ext_15 | one_c1;
         lo_15 = base_lo + ext_15;
         lo2_15 = base_lo + ext2_15;
@@ -5836,6 +3556,9 @@ module tb_dispatch_lrr_titanv(clock,reset,start,total,max_per_sm,room,room2,gran
         ext_16[5] = before_16[5];
         ext_16[6] = before_16[6];
         ext_16[7] = before_16[7];
+        if (pairs__q) begin
+            ext_16 = ext_16 << sh_0;
+        end
         ext2_16 = ext_16 | one_c1;
         lo_16 = base_lo + ext_16;
         lo2_16 = base_lo + ext2_16;
@@ -5878,6 +3601,9 @@ module tb_dispatch_lrr_titanv(clock,reset,start,total,max_per_sm,room,room2,gran
         ext_17[5] = before_17[5];
         ext_17[6] = before_17[6];
         ext_17[7] = before_17[7];
+        if (pairs__q) begin
+            ext_17 = ext_17 << sh_0;
+        end
         ext2_17 = ext_17 | one_c1;
         lo_17 = base_lo + ext_17;
         lo2_17 = base_lo + ext2_17;
@@ -5920,6 +3646,9 @@ module tb_dispatch_lrr_titanv(clock,reset,start,total,max_per_sm,room,room2,gran
         ext_18[5] = before_18[5];
         ext_18[6] = before_18[6];
         ext_18[7] = before_18[7];
+        if (pairs__q) begin
+            ext_18 = ext_18 << sh_0;
+        end
         ext2_18 = ext_18 | one_c1;
         lo_18 = base_lo + ext_18;
         lo2_18 = base_lo + ext2_18;
@@ -5962,6 +3691,9 @@ module tb_dispatch_lrr_titanv(clock,reset,start,total,max_per_sm,room,room2,gran
         ext_19[5] = before_19[5];
         ext_19[6] = before_19[6];
         ext_19[7] = before_19[7];
+        if (pairs__q) begin
+            ext_19 = ext_19 << sh_0;
+        end
         ext2_19 = ext_19 | one_c1;
         lo_19 = base_lo + ext_19;
         lo2_19 = base_lo + ext2_19;
@@ -6004,6 +3736,9 @@ module tb_dispatch_lrr_titanv(clock,reset,start,total,max_per_sm,room,room2,gran
         ext_20[5] = before_20[5];
         ext_20[6] = before_20[6];
         ext_20[7] = before_20[7];
+        if (pairs__q) begin
+            ext_20 = ext_20 << sh_0;
+        end
         ext2_20 = ext_20 | one_c1;
         lo_20 = base_lo + ext_20;
         lo2_20 = base_lo + ext2_20;
@@ -6046,6 +3781,9 @@ module tb_dispatch_lrr_titanv(clock,reset,start,total,max_per_sm,room,room2,gran
         ext_21[5] = before_21[5];
         ext_21[6] = before_21[6];
         ext_21[7] = before_21[7];
+        if (pairs__q) begin
+            ext_21 = ext_21 << sh_0;
+        end
         ext2_21 = ext_21 | one_c1;
         lo_21 = base_lo + ext_21;
         lo2_21 = base_lo + ext2_21;
@@ -6088,6 +3826,9 @@ module tb_dispatch_lrr_titanv(clock,reset,start,total,max_per_sm,room,room2,gran
         ext_22[5] = before_22[5];
         ext_22[6] = before_22[6];
         ext_22[7] = before_22[7];
+        if (pairs__q) begin
+            ext_22 = ext_22 << sh_0;
+        end
         ext2_22 = ext_22 | one_c1;
         lo_22 = base_lo + ext_22;
         lo2_22 = base_lo + ext2_22;
@@ -6130,6 +3871,9 @@ module tb_dispatch_lrr_titanv(clock,reset,start,total,max_per_sm,room,room2,gran
         ext_23[5] = before_23[5];
         ext_23[6] = before_23[6];
         ext_23[7] = before_23[7];
+        if (pairs__q) begin
+            ext_23 = ext_23 << sh_0;
+        end
         ext2_23 = ext_23 | one_c1;
         lo_23 = base_lo + ext_23;
         lo2_23 = base_lo + ext2_23;
@@ -6172,6 +3916,9 @@ module tb_dispatch_lrr_titanv(clock,reset,start,total,max_per_sm,room,room2,gran
         ext_24[5] = before_24[5];
         ext_24[6] = before_24[6];
         ext_24[7] = before_24[7];
+        if (pairs__q) begin
+            ext_24 = ext_24 << sh_0;
+        end
         ext2_24 = ext_24 | one_c1;
         lo_24 = base_lo + ext_24;
         lo2_24 = base_lo + ext2_24;
@@ -6214,6 +3961,9 @@ module tb_dispatch_lrr_titanv(clock,reset,start,total,max_per_sm,room,room2,gran
         ext_25[5] = before_25[5];
         ext_25[6] = before_25[6];
         ext_25[7] = before_25[7];
+        if (pairs__q) begin
+            ext_25 = ext_25 << sh_0;
+        end
         ext2_25 = ext_25 | one_c1;
         lo_25 = base_lo + ext_25;
         lo2_25 = base_lo + ext2_25;
@@ -6256,6 +4006,9 @@ module tb_dispatch_lrr_titanv(clock,reset,start,total,max_per_sm,room,room2,gran
         ext_26[5] = before_26[5];
         ext_26[6] = before_26[6];
         ext_26[7] = before_26[7];
+        if (pairs__q) begin
+            ext_26 = ext_26 << sh_0;
+        end
         ext2_26 = ext_26 | one_c1;
         lo_26 = base_lo + ext_26;
         lo2_26 = base_lo + ext2_26;
@@ -6298,6 +4051,9 @@ module tb_dispatch_lrr_titanv(clock,reset,start,total,max_per_sm,room,room2,gran
         ext_27[5] = before_27[5];
         ext_27[6] = before_27[6];
         ext_27[7] = before_27[7];
+        if (pairs__q) begin
+            ext_27 = ext_27 << sh_0;
+        end
         ext2_27 = ext_27 | one_c1;
         lo_27 = base_lo + ext_27;
         lo2_27 = base_lo + ext2_27;
@@ -6340,6 +4096,9 @@ module tb_dispatch_lrr_titanv(clock,reset,start,total,max_per_sm,room,room2,gran
         ext_28[5] = before_28[5];
         ext_28[6] = before_28[6];
         ext_28[7] = before_28[7];
+        if (pairs__q) begin
+            ext_28 = ext_28 << sh_0;
+        end
         ext2_28 = ext_28 | one_c1;
         lo_28 = base_lo + ext_28;
         lo2_28 = base_lo + ext2_28;
@@ -6382,6 +4141,9 @@ module tb_dispatch_lrr_titanv(clock,reset,start,total,max_per_sm,room,room2,gran
         ext_29[5] = before_29[5];
         ext_29[6] = before_29[6];
         ext_29[7] = before_29[7];
+        if (pairs__q) begin
+            ext_29 = ext_29 << sh_0;
+        end
         ext2_29 = ext_29 | one_c1;
         lo_29 = base_lo + ext_29;
         lo2_29 = base_lo + ext2_29;
@@ -6424,6 +4186,9 @@ module tb_dispatch_lrr_titanv(clock,reset,start,total,max_per_sm,room,room2,gran
         ext_30[5] = before_30[5];
         ext_30[6] = before_30[6];
         ext_30[7] = before_30[7];
+        if (pairs__q) begin
+            ext_30 = ext_30 << sh_0;
+        end
         ext2_30 = ext_30 | one_c1;
         lo_30 = base_lo + ext_30;
         lo2_30 = base_lo + ext2_30;
@@ -6466,6 +4231,9 @@ module tb_dispatch_lrr_titanv(clock,reset,start,total,max_per_sm,room,room2,gran
         ext_31[5] = before_31[5];
         ext_31[6] = before_31[6];
         ext_31[7] = before_31[7];
+        if (pairs__q) begin
+            ext_31 = ext_31 << sh_0;
+        end
         ext2_31 = ext_31 | one_c1;
         lo_31 = base_lo + ext_31;
         lo2_31 = base_lo + ext2_31;
@@ -6508,6 +4276,9 @@ module tb_dispatch_lrr_titanv(clock,reset,start,total,max_per_sm,room,room2,gran
         ext_32[5] = before_32[5];
         ext_32[6] = before_32[6];
         ext_32[7] = before_32[7];
+        if (pairs__q) begin
+            ext_32 = ext_32 << sh_0;
+        end
         ext2_32 = ext_32 | one_c1;
         lo_32 = base_lo + ext_32;
         lo2_32 = base_lo + ext2_32;
@@ -6550,6 +4321,9 @@ module tb_dispatch_lrr_titanv(clock,reset,start,total,max_per_sm,room,room2,gran
         ext_33[5] = before_33[5];
         ext_33[6] = before_33[6];
         ext_33[7] = before_33[7];
+        if (pairs__q) begin
+            ext_33 = ext_33 << sh_0;
+        end
         ext2_33 = ext_33 | one_c1;
         lo_33 = base_lo + ext_33;
         lo2_33 = base_lo + ext2_33;
@@ -6592,6 +4366,9 @@ module tb_dispatch_lrr_titanv(clock,reset,start,total,max_per_sm,room,room2,gran
         ext_34[5] = before_34[5];
         ext_34[6] = before_34[6];
         ext_34[7] = before_34[7];
+        if (pairs__q) begin
+            ext_34 = ext_34 << sh_0;
+        end
         ext2_34 = ext_34 | one_c1;
         lo_34 = base_lo + ext_34;
         lo2_34 = base_lo + ext2_34;
@@ -6634,6 +4411,9 @@ module tb_dispatch_lrr_titanv(clock,reset,start,total,max_per_sm,room,room2,gran
         ext_35[5] = before_35[5];
         ext_35[6] = before_35[6];
         ext_35[7] = before_35[7];
+        if (pairs__q) begin
+            ext_35 = ext_35 << sh_0;
+        end
         ext2_35 = ext_35 | one_c1;
         lo_35 = base_lo + ext_35;
         lo2_35 = base_lo + ext2_35;
@@ -6676,6 +4456,9 @@ module tb_dispatch_lrr_titanv(clock,reset,start,total,max_per_sm,room,room2,gran
         ext_36[5] = before_36[5];
         ext_36[6] = before_36[6];
         ext_36[7] = before_36[7];
+        if (pairs__q) begin
+            ext_36 = ext_36 << sh_0;
+        end
         ext2_36 = ext_36 | one_c1;
         lo_36 = base_lo + ext_36;
         lo2_36 = base_lo + ext2_36;
@@ -6718,6 +4501,9 @@ module tb_dispatch_lrr_titanv(clock,reset,start,total,max_per_sm,room,room2,gran
         ext_37[5] = before_37[5];
         ext_37[6] = before_37[6];
         ext_37[7] = before_37[7];
+        if (pairs__q) begin
+            ext_37 = ext_37 << sh_0;
+        end
         ext2_37 = ext_37 | one_c1;
         lo_37 = base_lo + ext_37;
         lo2_37 = base_lo + ext2_37;
@@ -6760,6 +4546,9 @@ module tb_dispatch_lrr_titanv(clock,reset,start,total,max_per_sm,room,room2,gran
         ext_38[5] = before_38[5];
         ext_38[6] = before_38[6];
         ext_38[7] = before_38[7];
+        if (pairs__q) begin
+            ext_38 = ext_38 << sh_0;
+        end
         ext2_38 = ext_38 | one_c1;
         lo_38 = base_lo + ext_38;
         lo2_38 = base_lo + ext2_38;
@@ -6802,6 +4591,9 @@ module tb_dispatch_lrr_titanv(clock,reset,start,total,max_per_sm,room,room2,gran
         ext_39[5] = before_39[5];
         ext_39[6] = before_39[6];
         ext_39[7] = before_39[7];
+        if (pairs__q) begin
+            ext_39 = ext_39 << sh_0;
+        end
         ext2_39 = ext_39 | one_c1;
         lo_39 = base_lo + ext_39;
         lo2_39 = base_lo + ext2_39;
@@ -6844,6 +4636,9 @@ module tb_dispatch_lrr_titanv(clock,reset,start,total,max_per_sm,room,room2,gran
         ext_40[5] = before_40[5];
         ext_40[6] = before_40[6];
         ext_40[7] = before_40[7];
+        if (pairs__q) begin
+            ext_40 = ext_40 << sh_0;
+        end
         ext2_40 = ext_40 | one_c1;
         lo_40 = base_lo + ext_40;
         lo2_40 = base_lo + ext2_40;
@@ -6886,6 +4681,9 @@ module tb_dispatch_lrr_titanv(clock,reset,start,total,max_per_sm,room,room2,gran
         ext_41[5] = before_41[5];
         ext_41[6] = before_41[6];
         ext_41[7] = before_41[7];
+        if (pairs__q) begin
+            ext_41 = ext_41 << sh_0;
+        end
         ext2_41 = ext_41 | one_c1;
         lo_41 = base_lo + ext_41;
         lo2_41 = base_lo + ext2_41;
@@ -6928,6 +4726,9 @@ module tb_dispatch_lrr_titanv(clock,reset,start,total,max_per_sm,room,room2,gran
         ext_42[5] = before_42[5];
         ext_42[6] = before_42[6];
         ext_42[7] = before_42[7];
+        if (pairs__q) begin
+            ext_42 = ext_42 << sh_0;
+        end
         ext2_42 = ext_42 | one_c1;
         lo_42 = base_lo + ext_42;
         lo2_42 = base_lo + ext2_42;
@@ -6970,6 +4771,9 @@ module tb_dispatch_lrr_titanv(clock,reset,start,total,max_per_sm,room,room2,gran
         ext_43[5] = before_43[5];
         ext_43[6] = before_43[6];
         ext_43[7] = before_43[7];
+        if (pairs__q) begin
+            ext_43 = ext_43 << sh_0;
+        end
         ext2_43 = ext_43 | one_c1;
         lo_43 = base_lo + ext_43;
         lo2_43 = base_lo + ext2_43;
@@ -7012,6 +4816,9 @@ module tb_dispatch_lrr_titanv(clock,reset,start,total,max_per_sm,room,room2,gran
         ext_44[5] = before_44[5];
         ext_44[6] = before_44[6];
         ext_44[7] = before_44[7];
+        if (pairs__q) begin
+            ext_44 = ext_44 << sh_0;
+        end
         ext2_44 = ext_44 | one_c1;
         lo_44 = base_lo + ext_44;
         lo2_44 = base_lo + ext2_44;
@@ -7054,6 +4861,9 @@ module tb_dispatch_lrr_titanv(clock,reset,start,total,max_per_sm,room,room2,gran
         ext_45[5] = before_45[5];
         ext_45[6] = before_45[6];
         ext_45[7] = before_45[7];
+        if (pairs__q) begin
+            ext_45 = ext_45 << sh_0;
+        end
         ext2_45 = ext_45 | one_c1;
         lo_45 = base_lo + ext_45;
         lo2_45 = base_lo + ext2_45;
@@ -7096,6 +4906,9 @@ module tb_dispatch_lrr_titanv(clock,reset,start,total,max_per_sm,room,room2,gran
         ext_46[5] = before_46[5];
         ext_46[6] = before_46[6];
         ext_46[7] = before_46[7];
+        if (pairs__q) begin
+            ext_46 = ext_46 << sh_0;
+        end
         ext2_46 = ext_46 | one_c1;
         lo_46 = base_lo + ext_46;
         lo2_46 = base_lo + ext2_46;
@@ -7138,6 +4951,9 @@ module tb_dispatch_lrr_titanv(clock,reset,start,total,max_per_sm,room,room2,gran
         ext_47[5] = before_47[5];
         ext_47[6] = before_47[6];
         ext_47[7] = before_47[7];
+        if (pairs__q) begin
+            ext_47 = ext_47 << sh_0;
+        end
         ext2_47 = ext_47 | one_c1;
         lo_47 = base_lo + ext_47;
         lo2_47 = base_lo + ext2_47;
@@ -7180,6 +4996,9 @@ module tb_dispatch_lrr_titanv(clock,reset,start,total,max_per_sm,room,room2,gran
         ext_48[5] = before_48[5];
         ext_48[6] = before_48[6];
         ext_48[7] = before_48[7];
+        if (pairs__q) begin
+            ext_48 = ext_48 << sh_0;
+        end
         ext2_48 = ext_48 | one_c1;
         lo_48 = base_lo + ext_48;
         lo2_48 = base_lo + ext2_48;
@@ -7222,6 +5041,9 @@ module tb_dispatch_lrr_titanv(clock,reset,start,total,max_per_sm,room,room2,gran
         ext_49[5] = before_49[5];
         ext_49[6] = before_49[6];
         ext_49[7] = before_49[7];
+        if (pairs__q) begin
+            ext_49 = ext_49 << sh_0;
+        end
         ext2_49 = ext_49 | one_c1;
         lo_49 = base_lo + ext_49;
         lo2_49 = base_lo + ext2_49;
@@ -7264,6 +5086,9 @@ module tb_dispatch_lrr_titanv(clock,reset,start,total,max_per_sm,room,room2,gran
         ext_50[5] = before_50[5];
         ext_50[6] = before_50[6];
         ext_50[7] = before_50[7];
+        if (pairs__q) begin
+            ext_50 = ext_50 << sh_0;
+        end
         ext2_50 = ext_50 | one_c1;
         lo_50 = base_lo + ext_50;
         lo2_50 = base_lo + ext2_50;
@@ -7306,6 +5131,9 @@ module tb_dispatch_lrr_titanv(clock,reset,start,total,max_per_sm,room,room2,gran
         ext_51[5] = before_51[5];
         ext_51[6] = before_51[6];
         ext_51[7] = before_51[7];
+        if (pairs__q) begin
+            ext_51 = ext_51 << sh_0;
+        end
         ext2_51 = ext_51 | one_c1;
         lo_51 = base_lo + ext_51;
         lo2_51 = base_lo + ext2_51;
@@ -7348,6 +5176,9 @@ module tb_dispatch_lrr_titanv(clock,reset,start,total,max_per_sm,room,room2,gran
         ext_52[5] = before_52[5];
         ext_52[6] = before_52[6];
         ext_52[7] = before_52[7];
+        if (pairs__q) begin
+            ext_52 = ext_52 << sh_0;
+        end
         ext2_52 = ext_52 | one_c1;
         lo_52 = base_lo + ext_52;
         lo2_52 = base_lo + ext2_52;
@@ -7390,6 +5221,9 @@ module tb_dispatch_lrr_titanv(clock,reset,start,total,max_per_sm,room,room2,gran
         ext_53[5] = before_53[5];
         ext_53[6] = before_53[6];
         ext_53[7] = before_53[7];
+        if (pairs__q) begin
+            ext_53 = ext_53 << sh_0;
+        end
         ext2_53 = ext_53 | one_c1;
         lo_53 = base_lo + ext_53;
         lo2_53 = base_lo + ext2_53;
@@ -7432,6 +5266,9 @@ module tb_dispatch_lrr_titanv(clock,reset,start,total,max_per_sm,room,room2,gran
         ext_54[5] = before_54[5];
         ext_54[6] = before_54[6];
         ext_54[7] = before_54[7];
+        if (pairs__q) begin
+            ext_54 = ext_54 << sh_0;
+        end
         ext2_54 = ext_54 | one_c1;
         lo_54 = base_lo + ext_54;
         lo2_54 = base_lo + ext2_54;
@@ -7474,6 +5311,9 @@ module tb_dispatch_lrr_titanv(clock,reset,start,total,max_per_sm,room,room2,gran
         ext_55[5] = before_55[5];
         ext_55[6] = before_55[6];
         ext_55[7] = before_55[7];
+        if (pairs__q) begin
+            ext_55 = ext_55 << sh_0;
+        end
         ext2_55 = ext_55 | one_c1;
         lo_55 = base_lo + ext_55;
         lo2_55 = base_lo + ext2_55;
@@ -7516,6 +5356,9 @@ module tb_dispatch_lrr_titanv(clock,reset,start,total,max_per_sm,room,room2,gran
         ext_56[5] = before_56[5];
         ext_56[6] = before_56[6];
         ext_56[7] = before_56[7];
+        if (pairs__q) begin
+            ext_56 = ext_56 << sh_0;
+        end
         ext2_56 = ext_56 | one_c1;
         lo_56 = base_lo + ext_56;
         lo2_56 = base_lo + ext2_56;
@@ -7558,6 +5401,9 @@ module tb_dispatch_lrr_titanv(clock,reset,start,total,max_per_sm,room,room2,gran
         ext_57[5] = before_57[5];
         ext_57[6] = before_57[6];
         ext_57[7] = before_57[7];
+        if (pairs__q) begin
+            ext_57 = ext_57 << sh_0;
+        end
         ext2_57 = ext_57 | one_c1;
         lo_57 = base_lo + ext_57;
         lo2_57 = base_lo + ext2_57;
@@ -7600,6 +5446,9 @@ module tb_dispatch_lrr_titanv(clock,reset,start,total,max_per_sm,room,room2,gran
         ext_58[5] = before_58[5];
         ext_58[6] = before_58[6];
         ext_58[7] = before_58[7];
+        if (pairs__q) begin
+            ext_58 = ext_58 << sh_0;
+        end
         ext2_58 = ext_58 | one_c1;
         lo_58 = base_lo + ext_58;
         lo2_58 = base_lo + ext2_58;
@@ -7642,6 +5491,9 @@ module tb_dispatch_lrr_titanv(clock,reset,start,total,max_per_sm,room,room2,gran
         ext_59[5] = before_59[5];
         ext_59[6] = before_59[6];
         ext_59[7] = before_59[7];
+        if (pairs__q) begin
+            ext_59 = ext_59 << sh_0;
+        end
         ext2_59 = ext_59 | one_c1;
         lo_59 = base_lo + ext_59;
         lo2_59 = base_lo + ext2_59;
@@ -7684,6 +5536,9 @@ module tb_dispatch_lrr_titanv(clock,reset,start,total,max_per_sm,room,room2,gran
         ext_60[5] = before_60[5];
         ext_60[6] = before_60[6];
         ext_60[7] = before_60[7];
+        if (pairs__q) begin
+            ext_60 = ext_60 << sh_0;
+        end
         ext2_60 = ext_60 | one_c1;
         lo_60 = base_lo + ext_60;
         lo2_60 = base_lo + ext2_60;
@@ -7726,6 +5581,9 @@ module tb_dispatch_lrr_titanv(clock,reset,start,total,max_per_sm,room,room2,gran
         ext_61[5] = before_61[5];
         ext_61[6] = before_61[6];
         ext_61[7] = before_61[7];
+        if (pairs__q) begin
+            ext_61 = ext_61 << sh_0;
+        end
         ext2_61 = ext_61 | one_c1;
         lo_61 = base_lo + ext_61;
         lo2_61 = base_lo + ext2_61;
@@ -7768,6 +5626,9 @@ module tb_dispatch_lrr_titanv(clock,reset,start,total,max_per_sm,room,room2,gran
         ext_62[5] = before_62[5];
         ext_62[6] = before_62[6];
         ext_62[7] = before_62[7];
+        if (pairs__q) begin
+            ext_62 = ext_62 << sh_0;
+        end
         ext2_62 = ext_62 | one_c1;
         lo_62 = base_lo + ext_62;
         lo2_62 = base_lo + ext2_62;
@@ -7810,6 +5671,9 @@ module tb_dispatch_lrr_titanv(clock,reset,start,total,max_per_sm,room,room2,gran
         ext_63[5] = before_63[5];
         ext_63[6] = before_63[6];
         ext_63[7] = before_63[7];
+        if (pairs__q) begin
+            ext_63 = ext_63 << sh_0;
+        end
         ext2_63 = ext_63 | one_c1;
         lo_63 = base_lo + ext_63;
         lo2_63 = base_lo + ext2_63;
@@ -7852,6 +5716,9 @@ module tb_dispatch_lrr_titanv(clock,reset,start,total,max_per_sm,room,room2,gran
         ext_64[5] = before_64[5];
         ext_64[6] = before_64[6];
         ext_64[7] = before_64[7];
+        if (pairs__q) begin
+            ext_64 = ext_64 << sh_0;
+        end
         ext2_64 = ext_64 | one_c1;
         lo_64 = base_lo + ext_64;
         lo2_64 = base_lo + ext2_64;
@@ -7894,6 +5761,9 @@ module tb_dispatch_lrr_titanv(clock,reset,start,total,max_per_sm,room,room2,gran
         ext_65[5] = before_65[5];
         ext_65[6] = before_65[6];
         ext_65[7] = before_65[7];
+        if (pairs__q) begin
+            ext_65 = ext_65 << sh_0;
+        end
         ext2_65 = ext_65 | one_c1;
         lo_65 = base_lo + ext_65;
         lo2_65 = base_lo + ext2_65;
@@ -7936,6 +5806,9 @@ module tb_dispatch_lrr_titanv(clock,reset,start,total,max_per_sm,room,room2,gran
         ext_66[5] = before_66[5];
         ext_66[6] = before_66[6];
         ext_66[7] = before_66[7];
+        if (pairs__q) begin
+            ext_66 = ext_66 << sh_0;
+        end
         ext2_66 = ext_66 | one_c1;
         lo_66 = base_lo + ext_66;
         lo2_66 = base_lo + ext2_66;
@@ -7978,6 +5851,9 @@ module tb_dispatch_lrr_titanv(clock,reset,start,total,max_per_sm,room,room2,gran
         ext_67[5] = before_67[5];
         ext_67[6] = before_67[6];
         ext_67[7] = before_67[7];
+        if (pairs__q) begin
+            ext_67 = ext_67 << sh_0;
+        end
         ext2_67 = ext_67 | one_c1;
         lo_67 = base_lo + ext_67;
         lo2_67 = base_lo + ext2_67;
@@ -8020,6 +5896,9 @@ module tb_dispatch_lrr_titanv(clock,reset,start,total,max_per_sm,room,room2,gran
         ext_68[5] = before_68[5];
         ext_68[6] = before_68[6];
         ext_68[7] = before_68[7];
+        if (pairs__q) begin
+            ext_68 = ext_68 << sh_0;
+        end
         ext2_68 = ext_68 | one_c1;
         lo_68 = base_lo + ext_68;
         lo2_68 = base_lo + ext2_68;
@@ -8062,6 +5941,9 @@ module tb_dispatch_lrr_titanv(clock,reset,start,total,max_per_sm,room,room2,gran
         ext_69[5] = before_69[5];
         ext_69[6] = before_69[6];
         ext_69[7] = before_69[7];
+        if (pairs__q) begin
+            ext_69 = ext_69 << sh_0;
+        end
         ext2_69 = ext_69 | one_c1;
         lo_69 = base_lo + ext_69;
         lo2_69 = base_lo + ext2_69;
@@ -8104,6 +5986,9 @@ module tb_dispatch_lrr_titanv(clock,reset,start,total,max_per_sm,room,room2,gran
         ext_70[5] = before_70[5];
         ext_70[6] = before_70[6];
         ext_70[7] = before_70[7];
+        if (pairs__q) begin
+            ext_70 = ext_70 << sh_0;
+        end
         ext2_70 = ext_70 | one_c1;
         lo_70 = base_lo + ext_70;
         lo2_70 = base_lo + ext2_70;
@@ -8146,6 +6031,9 @@ module tb_dispatch_lrr_titanv(clock,reset,start,total,max_per_sm,room,room2,gran
         ext_71[5] = before_71[5];
         ext_71[6] = before_71[6];
         ext_71[7] = before_71[7];
+        if (pairs__q) begin
+            ext_71 = ext_71 << sh_0;
+        end
         ext2_71 = ext_71 | one_c1;
         lo_71 = base_lo + ext_71;
         lo2_71 = base_lo + ext2_71;
@@ -8188,6 +6076,9 @@ module tb_dispatch_lrr_titanv(clock,reset,start,total,max_per_sm,room,room2,gran
         ext_72[5] = before_72[5];
         ext_72[6] = before_72[6];
         ext_72[7] = before_72[7];
+        if (pairs__q) begin
+            ext_72 = ext_72 << sh_0;
+        end
         ext2_72 = ext_72 | one_c1;
         lo_72 = base_lo + ext_72;
         lo2_72 = base_lo + ext2_72;
@@ -8230,6 +6121,9 @@ module tb_dispatch_lrr_titanv(clock,reset,start,total,max_per_sm,room,room2,gran
         ext_73[5] = before_73[5];
         ext_73[6] = before_73[6];
         ext_73[7] = before_73[7];
+        if (pairs__q) begin
+            ext_73 = ext_73 << sh_0;
+        end
         ext2_73 = ext_73 | one_c1;
         lo_73 = base_lo + ext_73;
         lo2_73 = base_lo + ext2_73;
@@ -8272,6 +6166,9 @@ module tb_dispatch_lrr_titanv(clock,reset,start,total,max_per_sm,room,room2,gran
         ext_74[5] = before_74[5];
         ext_74[6] = before_74[6];
         ext_74[7] = before_74[7];
+        if (pairs__q) begin
+            ext_74 = ext_74 << sh_0;
+        end
         ext2_74 = ext_74 | one_c1;
         lo_74 = base_lo + ext_74;
         lo2_74 = base_lo + ext2_74;
@@ -8314,6 +6211,9 @@ module tb_dispatch_lrr_titanv(clock,reset,start,total,max_per_sm,room,room2,gran
         ext_75[5] = before_75[5];
         ext_75[6] = before_75[6];
         ext_75[7] = before_75[7];
+        if (pairs__q) begin
+            ext_75 = ext_75 << sh_0;
+        end
         ext2_75 = ext_75 | one_c1;
         lo_75 = base_lo + ext_75;
         lo2_75 = base_lo + ext2_75;
@@ -8356,6 +6256,9 @@ module tb_dispatch_lrr_titanv(clock,reset,start,total,max_per_sm,room,room2,gran
         ext_76[5] = before_76[5];
         ext_76[6] = before_76[6];
         ext_76[7] = before_76[7];
+        if (pairs__q) begin
+            ext_76 = ext_76 << sh_0;
+        end
         ext2_76 = ext_76 | one_c1;
         lo_76 = base_lo + ext_76;
         lo2_76 = base_lo + ext2_76;
@@ -8398,6 +6301,9 @@ module tb_dispatch_lrr_titanv(clock,reset,start,total,max_per_sm,room,room2,gran
         ext_77[5] = before_77[5];
         ext_77[6] = before_77[6];
         ext_77[7] = before_77[7];
+        if (pairs__q) begin
+            ext_77 = ext_77 << sh_0;
+        end
         ext2_77 = ext_77 | one_c1;
         lo_77 = base_lo + ext_77;
         lo2_77 = base_lo + ext2_77;
@@ -8440,6 +6346,9 @@ module tb_dispatch_lrr_titanv(clock,reset,start,total,max_per_sm,room,room2,gran
         ext_78[5] = before_78[5];
         ext_78[6] = before_78[6];
         ext_78[7] = before_78[7];
+        if (pairs__q) begin
+            ext_78 = ext_78 << sh_0;
+        end
         ext2_78 = ext_78 | one_c1;
         lo_78 = base_lo + ext_78;
         lo2_78 = base_lo + ext2_78;
@@ -8482,6 +6391,9 @@ module tb_dispatch_lrr_titanv(clock,reset,start,total,max_per_sm,room,room2,gran
         ext_79[5] = before_79[5];
         ext_79[6] = before_79[6];
         ext_79[7] = before_79[7];
+        if (pairs__q) begin
+            ext_79 = ext_79 << sh_0;
+        end
         ext2_79 = ext_79 | one_c1;
         lo_79 = base_lo + ext_79;
         lo2_79 = base_lo + ext2_79;
@@ -8515,7 +6427,10 @@ module tb_dispatch_lrr_titanv(clock,reset,start,total,max_per_sm,room,room2,gran
             id2_79[6] = lo2_79[6];
             id2_79[7] = lo2_79[7];
         end
-        idle = ~left_big & (cnt >= lsat);
+        idle = ~left_big & (prefix__total >= quota);
+        if (pairs__q & lsat[32'h0] & ~odd_any) begin
+            idle = 1'b0;
+        end
         cnt_ext = zero_c1;
         cnt_ext[0] = cnt[0];
         cnt_ext[1] = cnt[1];
@@ -8538,31 +6453,28 @@ module tb_dispatch_lrr_titanv(clock,reset,start,total,max_per_sm,room,room2,gran
         next_val[5] = next_lo[5];
         next_val[6] = next_lo[6];
         next_val[7] = next_lo[7];
+        if (odd_any) begin
+            next_val = total_q__q;
+        end
         next_id__d = next_val;
-        late = grant2 & ~after__q;
-        if (~pairs__q) begin
-            late = grant & ~after__q;
+        past = ~take;
+        in_after = after_wanting >= quota;
+        if (all) begin
+            past = past_all;
+            in_after = after_wanting == prefix__total;
         end
-        if (~|late) begin
-            late = grant2;
-            if (~pairs__q) begin
-                late = grant;
+        after__d = after__q | past;
+        if (in_after) begin
+            after__d = after__q & past;
+        end
+        if (cnt_base == zero_c) begin
+            after__d = after__q;
+        end
+        if (odd_any) begin
+            after__d = above_b;
+            if (|cand_a) begin
+                after__d = above_a;
             end
-        end
-        scan_down = late;
-        scan_down = scan_down | (scan_down >> sh_0);
-        scan_down = scan_down | (scan_down >> sh_1);
-        scan_down = scan_down | (scan_down >> sh_2);
-        scan_down = scan_down | (scan_down >> sh_3);
-        scan_down = scan_down | (scan_down >> sh_4);
-        scan_down = scan_down | (scan_down >> sh_5);
-        scan_down = scan_down | (scan_down >> sh_6);
-        after__d = after__q;
-        if (|late) begin
-            after__d = ~scan_down;
-        end
-        if (pairs__q & |odd_pick) begin
-            after__d = scan << sh_0;
         end
         if (start) begin
             next_id__d = zero32;
@@ -8636,6 +6548,3611 @@ module tb_dispatch_lrr_titanv__pairs(d,q,clock);
     end
           
 endmodule // tb_dispatch_lrr_titanv__pairs
+
+// tb_dispatch_lrr_titanv__prefix: a sub-block, field `prefix` of `tb_dispatch_lrr_titanv`; 1 instance.
+module tb_dispatch_lrr_titanv__prefix(bits,before_0,before_1,before_2,before_3,before_4,before_5,before_6,before_7,before_8,before_9,before_10,before_11,before_12,before_13,before_14,before_15,before_16,before_17,before_18,before_19,before_20,before_21,before_22,before_23,before_24,before_25,before_26,before_27,before_28,before_29,before_30,before_31,before_32,before_33,before_34,before_35,before_36,before_37,before_38,before_39,before_40,before_41,before_42,before_43,before_44,before_45,before_46,before_47,before_48,before_49,before_50,before_51,before_52,before_53,before_54,before_55,before_56,before_57,before_58,before_59,before_60,before_61,before_62,before_63,before_64,before_65,before_66,before_67,before_68,before_69,before_70,before_71,before_72,before_73,before_74,before_75,before_76,before_77,before_78,before_79,before_80,before_81,before_82,before_83,before_84,before_85,before_86,before_87,before_88,before_89,before_90,before_91,before_92,before_93,before_94,before_95,before_96,before_97,before_98,before_99,before_100,before_101,before_102,before_103,before_104,before_105,before_106,before_107,before_108,before_109,before_110,before_111,before_112,before_113,before_114,before_115,before_116,before_117,before_118,before_119,before_120,before_121,before_122,before_123,before_124,before_125,before_126,before_127,before_128,before_129,before_130,before_131,before_132,before_133,before_134,before_135,before_136,before_137,before_138,before_139,before_140,before_141,before_142,before_143,before_144,before_145,before_146,before_147,before_148,before_149,before_150,before_151,before_152,before_153,before_154,before_155,before_156,before_157,before_158,before_159,total);
+    
+    // Module arguments
+    input wire  [159:0] bits;
+    output reg  [7:0] before_0;
+    output reg  [7:0] before_1;
+    output reg  [7:0] before_2;
+    output reg  [7:0] before_3;
+    output reg  [7:0] before_4;
+    output reg  [7:0] before_5;
+    output reg  [7:0] before_6;
+    output reg  [7:0] before_7;
+    output reg  [7:0] before_8;
+    output reg  [7:0] before_9;
+    output reg  [7:0] before_10;
+    output reg  [7:0] before_11;
+    output reg  [7:0] before_12;
+    output reg  [7:0] before_13;
+    output reg  [7:0] before_14;
+    output reg  [7:0] before_15;
+    output reg  [7:0] before_16;
+    output reg  [7:0] before_17;
+    output reg  [7:0] before_18;
+    output reg  [7:0] before_19;
+    output reg  [7:0] before_20;
+    output reg  [7:0] before_21;
+    output reg  [7:0] before_22;
+    output reg  [7:0] before_23;
+    output reg  [7:0] before_24;
+    output reg  [7:0] before_25;
+    output reg  [7:0] before_26;
+    output reg  [7:0] before_27;
+    output reg  [7:0] before_28;
+    output reg  [7:0] before_29;
+    output reg  [7:0] before_30;
+    output reg  [7:0] before_31;
+    output reg  [7:0] before_32;
+    output reg  [7:0] before_33;
+    output reg  [7:0] before_34;
+    output reg  [7:0] before_35;
+    output reg  [7:0] before_36;
+    output reg  [7:0] before_37;
+    output reg  [7:0] before_38;
+    output reg  [7:0] before_39;
+    output reg  [7:0] before_40;
+    output reg  [7:0] before_41;
+    output reg  [7:0] before_42;
+    output reg  [7:0] before_43;
+    output reg  [7:0] before_44;
+    output reg  [7:0] before_45;
+    output reg  [7:0] before_46;
+    output reg  [7:0] before_47;
+    output reg  [7:0] before_48;
+    output reg  [7:0] before_49;
+    output reg  [7:0] before_50;
+    output reg  [7:0] before_51;
+    output reg  [7:0] before_52;
+    output reg  [7:0] before_53;
+    output reg  [7:0] before_54;
+    output reg  [7:0] before_55;
+    output reg  [7:0] before_56;
+    output reg  [7:0] before_57;
+    output reg  [7:0] before_58;
+    output reg  [7:0] before_59;
+    output reg  [7:0] before_60;
+    output reg  [7:0] before_61;
+    output reg  [7:0] before_62;
+    output reg  [7:0] before_63;
+    output reg  [7:0] before_64;
+    output reg  [7:0] before_65;
+    output reg  [7:0] before_66;
+    output reg  [7:0] before_67;
+    output reg  [7:0] before_68;
+    output reg  [7:0] before_69;
+    output reg  [7:0] before_70;
+    output reg  [7:0] before_71;
+    output reg  [7:0] before_72;
+    output reg  [7:0] before_73;
+    output reg  [7:0] before_74;
+    output reg  [7:0] before_75;
+    output reg  [7:0] before_76;
+    output reg  [7:0] before_77;
+    output reg  [7:0] before_78;
+    output reg  [7:0] before_79;
+    output reg  [7:0] before_80;
+    output reg  [7:0] before_81;
+    output reg  [7:0] before_82;
+    output reg  [7:0] before_83;
+    output reg  [7:0] before_84;
+    output reg  [7:0] before_85;
+    output reg  [7:0] before_86;
+    output reg  [7:0] before_87;
+    output reg  [7:0] before_88;
+    output reg  [7:0] before_89;
+    output reg  [7:0] before_90;
+    output reg  [7:0] before_91;
+    output reg  [7:0] before_92;
+    output reg  [7:0] before_93;
+    output reg  [7:0] before_94;
+    output reg  [7:0] before_95;
+    output reg  [7:0] before_96;
+    output reg  [7:0] before_97;
+    output reg  [7:0] before_98;
+    output reg  [7:0] before_99;
+    output reg  [7:0] before_100;
+    output reg  [7:0] before_101;
+    output reg  [7:0] before_102;
+    output reg  [7:0] before_103;
+    output reg  [7:0] before_104;
+    output reg  [7:0] before_105;
+    output reg  [7:0] before_106;
+    output reg  [7:0] before_107;
+    output reg  [7:0] before_108;
+    output reg  [7:0] before_109;
+    output reg  [7:0] before_110;
+    output reg  [7:0] before_111;
+    output reg  [7:0] before_112;
+    output reg  [7:0] before_113;
+    output reg  [7:0] before_114;
+    output reg  [7:0] before_115;
+    output reg  [7:0] before_116;
+    output reg  [7:0] before_117;
+    output reg  [7:0] before_118;
+    output reg  [7:0] before_119;
+    output reg  [7:0] before_120;
+    output reg  [7:0] before_121;
+    output reg  [7:0] before_122;
+    output reg  [7:0] before_123;
+    output reg  [7:0] before_124;
+    output reg  [7:0] before_125;
+    output reg  [7:0] before_126;
+    output reg  [7:0] before_127;
+    output reg  [7:0] before_128;
+    output reg  [7:0] before_129;
+    output reg  [7:0] before_130;
+    output reg  [7:0] before_131;
+    output reg  [7:0] before_132;
+    output reg  [7:0] before_133;
+    output reg  [7:0] before_134;
+    output reg  [7:0] before_135;
+    output reg  [7:0] before_136;
+    output reg  [7:0] before_137;
+    output reg  [7:0] before_138;
+    output reg  [7:0] before_139;
+    output reg  [7:0] before_140;
+    output reg  [7:0] before_141;
+    output reg  [7:0] before_142;
+    output reg  [7:0] before_143;
+    output reg  [7:0] before_144;
+    output reg  [7:0] before_145;
+    output reg  [7:0] before_146;
+    output reg  [7:0] before_147;
+    output reg  [7:0] before_148;
+    output reg  [7:0] before_149;
+    output reg  [7:0] before_150;
+    output reg  [7:0] before_151;
+    output reg  [7:0] before_152;
+    output reg  [7:0] before_153;
+    output reg  [7:0] before_154;
+    output reg  [7:0] before_155;
+    output reg  [7:0] before_156;
+    output reg  [7:0] before_157;
+    output reg  [7:0] before_158;
+    output reg  [7:0] before_159;
+    output reg  [7:0] total;
+    
+    // Constant declarations
+    localparam  one = 8'h1;
+    localparam  zero = 8'h0;
+    
+    // Local signals
+    reg  [7:0] sum_0;
+    reg  [7:0] sum_1;
+    reg  [7:0] sum_2;
+    reg  [7:0] sum_3;
+    reg  [7:0] sum_4;
+    reg  [7:0] sum_5;
+    reg  [7:0] sum_6;
+    reg  [7:0] sum_7;
+    reg  [7:0] sum_8;
+    reg  [7:0] sum_9;
+    reg  [7:0] sum_10;
+    reg  [7:0] sum_11;
+    reg  [7:0] sum_12;
+    reg  [7:0] sum_13;
+    reg  [7:0] sum_14;
+    reg  [7:0] sum_15;
+    reg  [7:0] sum_16;
+    reg  [7:0] sum_17;
+    reg  [7:0] sum_18;
+    reg  [7:0] sum_19;
+    reg  [7:0] sum_20;
+    reg  [7:0] sum_21;
+    reg  [7:0] sum_22;
+    reg  [7:0] sum_23;
+    reg  [7:0] sum_24;
+    reg  [7:0] sum_25;
+    reg  [7:0] sum_26;
+    reg  [7:0] sum_27;
+    reg  [7:0] sum_28;
+    reg  [7:0] sum_29;
+    reg  [7:0] sum_30;
+    reg  [7:0] sum_31;
+    reg  [7:0] sum_32;
+    reg  [7:0] sum_33;
+    reg  [7:0] sum_34;
+    reg  [7:0] sum_35;
+    reg  [7:0] sum_36;
+    reg  [7:0] sum_37;
+    reg  [7:0] sum_38;
+    reg  [7:0] sum_39;
+    reg  [7:0] sum_40;
+    reg  [7:0] sum_41;
+    reg  [7:0] sum_42;
+    reg  [7:0] sum_43;
+    reg  [7:0] sum_44;
+    reg  [7:0] sum_45;
+    reg  [7:0] sum_46;
+    reg  [7:0] sum_47;
+    reg  [7:0] sum_48;
+    reg  [7:0] sum_49;
+    reg  [7:0] sum_50;
+    reg  [7:0] sum_51;
+    reg  [7:0] sum_52;
+    reg  [7:0] sum_53;
+    reg  [7:0] sum_54;
+    reg  [7:0] sum_55;
+    reg  [7:0] sum_56;
+    reg  [7:0] sum_57;
+    reg  [7:0] sum_58;
+    reg  [7:0] sum_59;
+    reg  [7:0] sum_60;
+    reg  [7:0] sum_61;
+    reg  [7:0] sum_62;
+    reg  [7:0] sum_63;
+    reg  [7:0] sum_64;
+    reg  [7:0] sum_65;
+    reg  [7:0] sum_66;
+    reg  [7:0] sum_67;
+    reg  [7:0] sum_68;
+    reg  [7:0] sum_69;
+    reg  [7:0] sum_70;
+    reg  [7:0] sum_71;
+    reg  [7:0] sum_72;
+    reg  [7:0] sum_73;
+    reg  [7:0] sum_74;
+    reg  [7:0] sum_75;
+    reg  [7:0] sum_76;
+    reg  [7:0] sum_77;
+    reg  [7:0] sum_78;
+    reg  [7:0] sum_79;
+    reg  [7:0] sum_80;
+    reg  [7:0] sum_81;
+    reg  [7:0] sum_82;
+    reg  [7:0] sum_83;
+    reg  [7:0] sum_84;
+    reg  [7:0] sum_85;
+    reg  [7:0] sum_86;
+    reg  [7:0] sum_87;
+    reg  [7:0] sum_88;
+    reg  [7:0] sum_89;
+    reg  [7:0] sum_90;
+    reg  [7:0] sum_91;
+    reg  [7:0] sum_92;
+    reg  [7:0] sum_93;
+    reg  [7:0] sum_94;
+    reg  [7:0] sum_95;
+    reg  [7:0] sum_96;
+    reg  [7:0] sum_97;
+    reg  [7:0] sum_98;
+    reg  [7:0] sum_99;
+    reg  [7:0] sum_100;
+    reg  [7:0] sum_101;
+    reg  [7:0] sum_102;
+    reg  [7:0] sum_103;
+    reg  [7:0] sum_104;
+    reg  [7:0] sum_105;
+    reg  [7:0] sum_106;
+    reg  [7:0] sum_107;
+    reg  [7:0] sum_108;
+    reg  [7:0] sum_109;
+    reg  [7:0] sum_110;
+    reg  [7:0] sum_111;
+    reg  [7:0] sum_112;
+    reg  [7:0] sum_113;
+    reg  [7:0] sum_114;
+    reg  [7:0] sum_115;
+    reg  [7:0] sum_116;
+    reg  [7:0] sum_117;
+    reg  [7:0] sum_118;
+    reg  [7:0] sum_119;
+    reg  [7:0] sum_120;
+    reg  [7:0] sum_121;
+    reg  [7:0] sum_122;
+    reg  [7:0] sum_123;
+    reg  [7:0] sum_124;
+    reg  [7:0] sum_125;
+    reg  [7:0] sum_126;
+    reg  [7:0] sum_127;
+    reg  [7:0] sum_128;
+    reg  [7:0] sum_129;
+    reg  [7:0] sum_130;
+    reg  [7:0] sum_131;
+    reg  [7:0] sum_132;
+    reg  [7:0] sum_133;
+    reg  [7:0] sum_134;
+    reg  [7:0] sum_135;
+    reg  [7:0] sum_136;
+    reg  [7:0] sum_137;
+    reg  [7:0] sum_138;
+    reg  [7:0] sum_139;
+    reg  [7:0] sum_140;
+    reg  [7:0] sum_141;
+    reg  [7:0] sum_142;
+    reg  [7:0] sum_143;
+    reg  [7:0] sum_144;
+    reg  [7:0] sum_145;
+    reg  [7:0] sum_146;
+    reg  [7:0] sum_147;
+    reg  [7:0] sum_148;
+    reg  [7:0] sum_149;
+    reg  [7:0] sum_150;
+    reg  [7:0] sum_151;
+    reg  [7:0] sum_152;
+    reg  [7:0] sum_153;
+    reg  [7:0] sum_154;
+    reg  [7:0] sum_155;
+    reg  [7:0] sum_156;
+    reg  [7:0] sum_157;
+    reg  [7:0] sum_158;
+    reg  [7:0] sum_159;
+    reg  [7:0] prev_0;
+    reg  [7:0] prev_1;
+    reg  [7:0] prev_2;
+    reg  [7:0] prev_3;
+    reg  [7:0] prev_4;
+    reg  [7:0] prev_5;
+    reg  [7:0] prev_6;
+    reg  [7:0] prev_7;
+    reg  [7:0] prev_8;
+    reg  [7:0] prev_9;
+    reg  [7:0] prev_10;
+    reg  [7:0] prev_11;
+    reg  [7:0] prev_12;
+    reg  [7:0] prev_13;
+    reg  [7:0] prev_14;
+    reg  [7:0] prev_15;
+    reg  [7:0] prev_16;
+    reg  [7:0] prev_17;
+    reg  [7:0] prev_18;
+    reg  [7:0] prev_19;
+    reg  [7:0] prev_20;
+    reg  [7:0] prev_21;
+    reg  [7:0] prev_22;
+    reg  [7:0] prev_23;
+    reg  [7:0] prev_24;
+    reg  [7:0] prev_25;
+    reg  [7:0] prev_26;
+    reg  [7:0] prev_27;
+    reg  [7:0] prev_28;
+    reg  [7:0] prev_29;
+    reg  [7:0] prev_30;
+    reg  [7:0] prev_31;
+    reg  [7:0] prev_32;
+    reg  [7:0] prev_33;
+    reg  [7:0] prev_34;
+    reg  [7:0] prev_35;
+    reg  [7:0] prev_36;
+    reg  [7:0] prev_37;
+    reg  [7:0] prev_38;
+    reg  [7:0] prev_39;
+    reg  [7:0] prev_40;
+    reg  [7:0] prev_41;
+    reg  [7:0] prev_42;
+    reg  [7:0] prev_43;
+    reg  [7:0] prev_44;
+    reg  [7:0] prev_45;
+    reg  [7:0] prev_46;
+    reg  [7:0] prev_47;
+    reg  [7:0] prev_48;
+    reg  [7:0] prev_49;
+    reg  [7:0] prev_50;
+    reg  [7:0] prev_51;
+    reg  [7:0] prev_52;
+    reg  [7:0] prev_53;
+    reg  [7:0] prev_54;
+    reg  [7:0] prev_55;
+    reg  [7:0] prev_56;
+    reg  [7:0] prev_57;
+    reg  [7:0] prev_58;
+    reg  [7:0] prev_59;
+    reg  [7:0] prev_60;
+    reg  [7:0] prev_61;
+    reg  [7:0] prev_62;
+    reg  [7:0] prev_63;
+    reg  [7:0] prev_64;
+    reg  [7:0] prev_65;
+    reg  [7:0] prev_66;
+    reg  [7:0] prev_67;
+    reg  [7:0] prev_68;
+    reg  [7:0] prev_69;
+    reg  [7:0] prev_70;
+    reg  [7:0] prev_71;
+    reg  [7:0] prev_72;
+    reg  [7:0] prev_73;
+    reg  [7:0] prev_74;
+    reg  [7:0] prev_75;
+    reg  [7:0] prev_76;
+    reg  [7:0] prev_77;
+    reg  [7:0] prev_78;
+    reg  [7:0] prev_79;
+    reg  [7:0] prev_80;
+    reg  [7:0] prev_81;
+    reg  [7:0] prev_82;
+    reg  [7:0] prev_83;
+    reg  [7:0] prev_84;
+    reg  [7:0] prev_85;
+    reg  [7:0] prev_86;
+    reg  [7:0] prev_87;
+    reg  [7:0] prev_88;
+    reg  [7:0] prev_89;
+    reg  [7:0] prev_90;
+    reg  [7:0] prev_91;
+    reg  [7:0] prev_92;
+    reg  [7:0] prev_93;
+    reg  [7:0] prev_94;
+    reg  [7:0] prev_95;
+    reg  [7:0] prev_96;
+    reg  [7:0] prev_97;
+    reg  [7:0] prev_98;
+    reg  [7:0] prev_99;
+    reg  [7:0] prev_100;
+    reg  [7:0] prev_101;
+    reg  [7:0] prev_102;
+    reg  [7:0] prev_103;
+    reg  [7:0] prev_104;
+    reg  [7:0] prev_105;
+    reg  [7:0] prev_106;
+    reg  [7:0] prev_107;
+    reg  [7:0] prev_108;
+    reg  [7:0] prev_109;
+    reg  [7:0] prev_110;
+    reg  [7:0] prev_111;
+    reg  [7:0] prev_112;
+    reg  [7:0] prev_113;
+    reg  [7:0] prev_114;
+    reg  [7:0] prev_115;
+    reg  [7:0] prev_116;
+    reg  [7:0] prev_117;
+    reg  [7:0] prev_118;
+    reg  [7:0] prev_119;
+    reg  [7:0] prev_120;
+    reg  [7:0] prev_121;
+    reg  [7:0] prev_122;
+    reg  [7:0] prev_123;
+    reg  [7:0] prev_124;
+    reg  [7:0] prev_125;
+    reg  [7:0] prev_126;
+    reg  [7:0] prev_127;
+    reg  [7:0] prev_128;
+    reg  [7:0] prev_129;
+    reg  [7:0] prev_130;
+    reg  [7:0] prev_131;
+    reg  [7:0] prev_132;
+    reg  [7:0] prev_133;
+    reg  [7:0] prev_134;
+    reg  [7:0] prev_135;
+    reg  [7:0] prev_136;
+    reg  [7:0] prev_137;
+    reg  [7:0] prev_138;
+    reg  [7:0] prev_139;
+    reg  [7:0] prev_140;
+    reg  [7:0] prev_141;
+    reg  [7:0] prev_142;
+    reg  [7:0] prev_143;
+    reg  [7:0] prev_144;
+    reg  [7:0] prev_145;
+    reg  [7:0] prev_146;
+    reg  [7:0] prev_147;
+    reg  [7:0] prev_148;
+    reg  [7:0] prev_149;
+    reg  [7:0] prev_150;
+    reg  [7:0] prev_151;
+    reg  [7:0] prev_152;
+    reg  [7:0] prev_153;
+    reg  [7:0] prev_154;
+    reg  [7:0] prev_155;
+    reg  [7:0] prev_156;
+    reg  [7:0] prev_157;
+    reg  [7:0] prev_158;
+    reg  [7:0] prev_159;
+    
+    // Update code
+    always @(*) begin
+        sum_0 = zero;
+        if (bits[0]) begin
+            sum_0 = one;
+        end
+        prev_0 = sum_0;
+        sum_1 = zero;
+        if (bits[1]) begin
+            sum_1 = one;
+        end
+        prev_1 = sum_1;
+        sum_2 = zero;
+        if (bits[2]) begin
+            sum_2 = one;
+        end
+        prev_2 = sum_2;
+        sum_3 = zero;
+        if (bits[3]) begin
+            sum_3 = one;
+        end
+        prev_3 = sum_3;
+        sum_4 = zero;
+        if (bits[4]) begin
+            sum_4 = one;
+        end
+        prev_4 = sum_4;
+        sum_5 = zero;
+        if (bits[5]) begin
+            sum_5 = one;
+        end
+        prev_5 = sum_5;
+        sum_6 = zero;
+        if (bits[6]) begin
+            sum_6 = one;
+        end
+        prev_6 = sum_6;
+        sum_7 = zero;
+        if (bits[7]) begin
+            sum_7 = one;
+        end
+        prev_7 = sum_7;
+        sum_8 = zero;
+        if (bits[8]) begin
+            sum_8 = one;
+        end
+        prev_8 = sum_8;
+        sum_9 = zero;
+        if (bits[9]) begin
+            sum_9 = one;
+        end
+        prev_9 = sum_9;
+        sum_10 = zero;
+        if (bits[10]) begin
+            sum_10 = one;
+        end
+        prev_10 = sum_10;
+        sum_11 = zero;
+        if (bits[11]) begin
+            sum_11 = one;
+        end
+        prev_11 = sum_11;
+        sum_12 = zero;
+        if (bits[12]) begin
+            sum_12 = one;
+        end
+        prev_12 = sum_12;
+        sum_13 = zero;
+        if (bits[13]) begin
+            sum_13 = one;
+        end
+        prev_13 = sum_13;
+        sum_14 = zero;
+        if (bits[14]) begin
+            sum_14 = one;
+        end
+        prev_14 = sum_14;
+        sum_15 = zero;
+        if (bits[15]) begin
+            sum_15 = one;
+        end
+        prev_15 = sum_15;
+        sum_16 = zero;
+        if (bits[16]) begin
+            sum_16 = one;
+        end
+        prev_16 = sum_16;
+        sum_17 = zero;
+        if (bits[17]) begin
+            sum_17 = one;
+        end
+        prev_17 = sum_17;
+        sum_18 = zero;
+        if (bits[18]) begin
+            sum_18 = one;
+        end
+        prev_18 = sum_18;
+        sum_19 = zero;
+        if (bits[19]) begin
+            sum_19 = one;
+        end
+        prev_19 = sum_19;
+        sum_20 = zero;
+        if (bits[20]) begin
+            sum_20 = one;
+        end
+        prev_20 = sum_20;
+        sum_21 = zero;
+        if (bits[21]) begin
+            sum_21 = one;
+        end
+        prev_21 = sum_21;
+        sum_22 = zero;
+        if (bits[22]) begin
+            sum_22 = one;
+        end
+        prev_22 = sum_22;
+        sum_23 = zero;
+        if (bits[23]) begin
+            sum_23 = one;
+        end
+        prev_23 = sum_23;
+        sum_24 = zero;
+        if (bits[24]) begin
+            sum_24 = one;
+        end
+        prev_24 = sum_24;
+        sum_25 = zero;
+        if (bits[25]) begin
+            sum_25 = one;
+        end
+        prev_25 = sum_25;
+        sum_26 = zero;
+        if (bits[26]) begin
+            sum_26 = one;
+        end
+        prev_26 = sum_26;
+        sum_27 = zero;
+        if (bits[27]) begin
+            sum_27 = one;
+        end
+        prev_27 = sum_27;
+        sum_28 = zero;
+        if (bits[28]) begin
+            sum_28 = one;
+        end
+        prev_28 = sum_28;
+        sum_29 = zero;
+        if (bits[29]) begin
+            sum_29 = one;
+        end
+        prev_29 = sum_29;
+        sum_30 = zero;
+        if (bits[30]) begin
+            sum_30 = one;
+        end
+        prev_30 = sum_30;
+        sum_31 = zero;
+        if (bits[31]) begin
+            sum_31 = one;
+        end
+        prev_31 = sum_31;
+        sum_32 = zero;
+        if (bits[32]) begin
+            sum_32 = one;
+        end
+        prev_32 = sum_32;
+        sum_33 = zero;
+        if (bits[33]) begin
+            sum_33 = one;
+        end
+        prev_33 = sum_33;
+        sum_34 = zero;
+        if (bits[34]) begin
+            sum_34 = one;
+        end
+        prev_34 = sum_34;
+        sum_35 = zero;
+        if (bits[35]) begin
+            sum_35 = one;
+        end
+        prev_35 = sum_35;
+        sum_36 = zero;
+        if (bits[36]) begin
+            sum_36 = one;
+        end
+        prev_36 = sum_36;
+        sum_37 = zero;
+        if (bits[37]) begin
+            sum_37 = one;
+        end
+        prev_37 = sum_37;
+        sum_38 = zero;
+        if (bits[38]) begin
+            sum_38 = one;
+        end
+        prev_38 = sum_38;
+        sum_39 = zero;
+        if (bits[39]) begin
+            sum_39 = one;
+        end
+        prev_39 = sum_39;
+        sum_40 = zero;
+        if (bits[40]) begin
+            sum_40 = one;
+        end
+        prev_40 = sum_40;
+        sum_41 = zero;
+        if (bits[41]) begin
+            sum_41 = one;
+        end
+        prev_41 = sum_41;
+        sum_42 = zero;
+        if (bits[42]) begin
+            sum_42 = one;
+        end
+        prev_42 = sum_42;
+        sum_43 = zero;
+        if (bits[43]) begin
+            sum_43 = one;
+        end
+        prev_43 = sum_43;
+        sum_44 = zero;
+        if (bits[44]) begin
+            sum_44 = one;
+        end
+        prev_44 = sum_44;
+        sum_45 = zero;
+        if (bits[45]) begin
+            sum_45 = one;
+        end
+        prev_45 = sum_45;
+        sum_46 = zero;
+        if (bits[46]) begin
+            sum_46 = one;
+        end
+        prev_46 = sum_46;
+        sum_47 = zero;
+        if (bits[47]) begin
+            sum_47 = one;
+        end
+        prev_47 = sum_47;
+        sum_48 = zero;
+        if (bits[48]) begin
+            sum_48 = one;
+        end
+        prev_48 = sum_48;
+        sum_49 = zero;
+        if (bits[49]) begin
+            sum_49 = one;
+        end
+        prev_49 = sum_49;
+        sum_50 = zero;
+        if (bits[50]) begin
+            sum_50 = one;
+        end
+        prev_50 = sum_50;
+        sum_51 = zero;
+        if (bits[51]) begin
+            sum_51 = one;
+        end
+        prev_51 = sum_51;
+        sum_52 = zero;
+        if (bits[52]) begin
+            sum_52 = one;
+        end
+        prev_52 = sum_52;
+        sum_53 = zero;
+        if (bits[53]) begin
+            sum_53 = one;
+        end
+        prev_53 = sum_53;
+        sum_54 = zero;
+        if (bits[54]) begin
+            sum_54 = one;
+        end
+        prev_54 = sum_54;
+        sum_55 = zero;
+        if (bits[55]) begin
+            sum_55 = one;
+        end
+        prev_55 = sum_55;
+        sum_56 = zero;
+        if (bits[56]) begin
+            sum_56 = one;
+        end
+        prev_56 = sum_56;
+        sum_57 = zero;
+        if (bits[57]) begin
+            sum_57 = one;
+        end
+        prev_57 = sum_57;
+        sum_58 = zero;
+        if (bits[58]) begin
+            sum_58 = one;
+        end
+        prev_58 = sum_58;
+        sum_59 = zero;
+        if (bits[59]) begin
+            sum_59 = one;
+        end
+        prev_59 = sum_59;
+        sum_60 = zero;
+        if (bits[60]) begin
+            sum_60 = one;
+        end
+        prev_60 = sum_60;
+        sum_61 = zero;
+        if (bits[61]) begin
+            sum_61 = one;
+        end
+        prev_61 = sum_61;
+        sum_62 = zero;
+        if (bits[62]) begin
+            sum_62 = one;
+        end
+        prev_62 = sum_62;
+        sum_63 = zero;
+        if (bits[63]) begin
+            sum_63 = one;
+        end
+        prev_63 = sum_63;
+        sum_64 = zero;
+        if (bits[64]) begin
+            sum_64 = one;
+        end
+        prev_64 = sum_64;
+        sum_65 = zero;
+        if (bits[65]) begin
+            sum_65 = one;
+        end
+        prev_65 = sum_65;
+        sum_66 = zero;
+        if (bits[66]) begin
+            sum_66 = one;
+        end
+        prev_66 = sum_66;
+        sum_67 = zero;
+        if (bits[67]) begin
+            sum_67 = one;
+        end
+        prev_67 = sum_67;
+        sum_68 = zero;
+        if (bits[68]) begin
+            sum_68 = one;
+        end
+        prev_68 = sum_68;
+        sum_69 = zero;
+        if (bits[69]) begin
+            sum_69 = one;
+        end
+        prev_69 = sum_69;
+        sum_70 = zero;
+        if (bits[70]) begin
+            sum_70 = one;
+        end
+        prev_70 = sum_70;
+        sum_71 = zero;
+        if (bits[71]) begin
+            sum_71 = one;
+        end
+        prev_71 = sum_71;
+        sum_72 = zero;
+        if (bits[72]) begin
+            sum_72 = one;
+        end
+        prev_72 = sum_72;
+        sum_73 = zero;
+        if (bits[73]) begin
+            sum_73 = one;
+        end
+        prev_73 = sum_73;
+        sum_74 = zero;
+        if (bits[74]) begin
+            sum_74 = one;
+        end
+        prev_74 = sum_74;
+        sum_75 = zero;
+        if (bits[75]) begin
+            sum_75 = one;
+        end
+        prev_75 = sum_75;
+        sum_76 = zero;
+        if (bits[76]) begin
+            sum_76 = one;
+        end
+        prev_76 = sum_76;
+        sum_77 = zero;
+        if (bits[77]) begin
+            sum_77 = one;
+        end
+        prev_77 = sum_77;
+        sum_78 = zero;
+        if (bits[78]) begin
+            sum_78 = one;
+        end
+        prev_78 = sum_78;
+        sum_79 = zero;
+        if (bits[79]) begin
+            sum_79 = one;
+        end
+        prev_79 = sum_79;
+        sum_80 = zero;
+        if (bits[80]) begin
+            sum_80 = one;
+        end
+        prev_80 = sum_80;
+        sum_81 = zero;
+        if (bits[81]) begin
+            sum_81 = one;
+        end
+        prev_81 = sum_81;
+        sum_82 = zero;
+        if (bits[82]) begin
+            sum_82 = one;
+        end
+        prev_82 = sum_82;
+        sum_83 = zero;
+        if (bits[83]) begin
+            sum_83 = one;
+        end
+        prev_83 = sum_83;
+        sum_84 = zero;
+        if (bits[84]) begin
+            sum_84 = one;
+        end
+        prev_84 = sum_84;
+        sum_85 = zero;
+        if (bits[85]) begin
+            sum_85 = one;
+        end
+        prev_85 = sum_85;
+        sum_86 = zero;
+        if (bits[86]) begin
+            sum_86 = one;
+        end
+        prev_86 = sum_86;
+        sum_87 = zero;
+        if (bits[87]) begin
+            sum_87 = one;
+        end
+        prev_87 = sum_87;
+        sum_88 = zero;
+        if (bits[88]) begin
+            sum_88 = one;
+        end
+        prev_88 = sum_88;
+        sum_89 = zero;
+        if (bits[89]) begin
+            sum_89 = one;
+        end
+        prev_89 = sum_89;
+        sum_90 = zero;
+        if (bits[90]) begin
+            sum_90 = one;
+        end
+        prev_90 = sum_90;
+        sum_91 = zero;
+        if (bits[91]) begin
+            sum_91 = one;
+        end
+        prev_91 = sum_91;
+        sum_92 = zero;
+        if (bits[92]) begin
+            sum_92 = one;
+        end
+        prev_92 = sum_92;
+        sum_93 = zero;
+        if (bits[93]) begin
+            sum_93 = one;
+        end
+        prev_93 = sum_93;
+        sum_94 = zero;
+        if (bits[94]) begin
+            sum_94 = one;
+        end
+        prev_94 = sum_94;
+        sum_95 = zero;
+        if (bits[95]) begin
+            sum_95 = one;
+        end
+        prev_95 = sum_95;
+        sum_96 = zero;
+        if (bits[96]) begin
+            sum_96 = one;
+        end
+        prev_96 = sum_96;
+        sum_97 = zero;
+        if (bits[97]) begin
+            sum_97 = one;
+        end
+        prev_97 = sum_97;
+        sum_98 = zero;
+        if (bits[98]) begin
+            sum_98 = one;
+        end
+        prev_98 = sum_98;
+        sum_99 = zero;
+        if (bits[99]) begin
+            sum_99 = one;
+        end
+        prev_99 = sum_99;
+        sum_100 = zero;
+        if (bits[100]) begin
+            sum_100 = one;
+        end
+        prev_100 = sum_100;
+        sum_101 = zero;
+        if (bits[101]) begin
+            sum_101 = one;
+        end
+        prev_101 = sum_101;
+        sum_102 = zero;
+        if (bits[102]) begin
+            sum_102 = one;
+        end
+        prev_102 = sum_102;
+        sum_103 = zero;
+        if (bits[103]) begin
+            sum_103 = one;
+        end
+        prev_103 = sum_103;
+        sum_104 = zero;
+        if (bits[104]) begin
+            sum_104 = one;
+        end
+        prev_104 = sum_104;
+        sum_105 = zero;
+        if (bits[105]) begin
+            sum_105 = one;
+        end
+        prev_105 = sum_105;
+        sum_106 = zero;
+        if (bits[106]) begin
+            sum_106 = one;
+        end
+        prev_106 = sum_106;
+        sum_107 = zero;
+        if (bits[107]) begin
+            sum_107 = one;
+        end
+        prev_107 = sum_107;
+        sum_108 = zero;
+        if (bits[108]) begin
+            sum_108 = one;
+        end
+        prev_108 = sum_108;
+        sum_109 = zero;
+        if (bits[109]) begin
+            sum_109 = one;
+        end
+        prev_109 = sum_109;
+        sum_110 = zero;
+        if (bits[110]) begin
+            sum_110 = one;
+        end
+        prev_110 = sum_110;
+        sum_111 = zero;
+        if (bits[111]) begin
+            sum_111 = one;
+        end
+        prev_111 = sum_111;
+        sum_112 = zero;
+        if (bits[112]) begin
+            sum_112 = one;
+        end
+        prev_112 = sum_112;
+        sum_113 = zero;
+        if (bits[113]) begin
+            sum_113 = one;
+        end
+        prev_113 = sum_113;
+        sum_114 = zero;
+        if (bits[114]) begin
+            sum_114 = one;
+        end
+        prev_114 = sum_114;
+        sum_115 = zero;
+        if (bits[115]) begin
+            sum_115 = one;
+        end
+        prev_115 = sum_115;
+        sum_116 = zero;
+        if (bits[116]) begin
+            sum_116 = one;
+        end
+        prev_116 = sum_116;
+        sum_117 = zero;
+        if (bits[117]) begin
+            sum_117 = one;
+        end
+        prev_117 = sum_117;
+        sum_118 = zero;
+        if (bits[118]) begin
+            sum_118 = one;
+        end
+        prev_118 = sum_118;
+        sum_119 = zero;
+        if (bits[119]) begin
+            sum_119 = one;
+        end
+        prev_119 = sum_119;
+        sum_120 = zero;
+        if (bits[120]) begin
+            sum_120 = one;
+        end
+        prev_120 = sum_120;
+        sum_121 = zero;
+        if (bits[121]) begin
+            sum_121 = one;
+        end
+        prev_121 = sum_121;
+        sum_122 = zero;
+        if (bits[122]) begin
+            sum_122 = one;
+        end
+        prev_122 = sum_122;
+        sum_123 = zero;
+        if (bits[123]) begin
+            sum_123 = one;
+        end
+        prev_123 = sum_123;
+        sum_124 = zero;
+        if (bits[124]) begin
+            sum_124 = one;
+        end
+        prev_124 = sum_124;
+        sum_125 = zero;
+        if (bits[125]) begin
+            sum_125 = one;
+        end
+        prev_125 = sum_125;
+        sum_126 = zero;
+        if (bits[126]) begin
+            sum_126 = one;
+        end
+        prev_126 = sum_126;
+        sum_127 = zero;
+        if (bits[127]) begin
+            sum_127 = one;
+        end
+        prev_127 = sum_127;
+        sum_128 = zero;
+        if (bits[128]) begin
+            sum_128 = one;
+        end
+        prev_128 = sum_128;
+        sum_129 = zero;
+        if (bits[129]) begin
+            sum_129 = one;
+        end
+        prev_129 = sum_129;
+        sum_130 = zero;
+        if (bits[130]) begin
+            sum_130 = one;
+        end
+        prev_130 = sum_130;
+        sum_131 = zero;
+        if (bits[131]) begin
+            sum_131 = one;
+        end
+        prev_131 = sum_131;
+        sum_132 = zero;
+        if (bits[132]) begin
+            sum_132 = one;
+        end
+        prev_132 = sum_132;
+        sum_133 = zero;
+        if (bits[133]) begin
+            sum_133 = one;
+        end
+        prev_133 = sum_133;
+        sum_134 = zero;
+        if (bits[134]) begin
+            sum_134 = one;
+        end
+        prev_134 = sum_134;
+        sum_135 = zero;
+        if (bits[135]) begin
+            sum_135 = one;
+        end
+        prev_135 = sum_135;
+        sum_136 = zero;
+        if (bits[136]) begin
+            sum_136 = one;
+        end
+        prev_136 = sum_136;
+        sum_137 = zero;
+        if (bits[137]) begin
+            sum_137 = one;
+        end
+        prev_137 = sum_137;
+        sum_138 = zero;
+        if (bits[138]) begin
+            sum_138 = one;
+        end
+        prev_138 = sum_138;
+        sum_139 = zero;
+        if (bits[139]) begin
+            sum_139 = one;
+        end
+        prev_139 = sum_139;
+        sum_140 = zero;
+        if (bits[140]) begin
+            sum_140 = one;
+        end
+        prev_140 = sum_140;
+        sum_141 = zero;
+        if (bits[141]) begin
+            sum_141 = one;
+        end
+        prev_141 = sum_141;
+        sum_142 = zero;
+        if (bits[142]) begin
+            sum_142 = one;
+        end
+        prev_142 = sum_142;
+        sum_143 = zero;
+        if (bits[143]) begin
+            sum_143 = one;
+        end
+        prev_143 = sum_143;
+        sum_144 = zero;
+        if (bits[144]) begin
+            sum_144 = one;
+        end
+        prev_144 = sum_144;
+        sum_145 = zero;
+        if (bits[145]) begin
+            sum_145 = one;
+        end
+        prev_145 = sum_145;
+        sum_146 = zero;
+        if (bits[146]) begin
+            sum_146 = one;
+        end
+        prev_146 = sum_146;
+        sum_147 = zero;
+        if (bits[147]) begin
+            sum_147 = one;
+        end
+        prev_147 = sum_147;
+        sum_148 = zero;
+        if (bits[148]) begin
+            sum_148 = one;
+        end
+        prev_148 = sum_148;
+        sum_149 = zero;
+        if (bits[149]) begin
+            sum_149 = one;
+        end
+        prev_149 = sum_149;
+        sum_150 = zero;
+        if (bits[150]) begin
+            sum_150 = one;
+        end
+        prev_150 = sum_150;
+        sum_151 = zero;
+        if (bits[151]) begin
+            sum_151 = one;
+        end
+        prev_151 = sum_151;
+        sum_152 = zero;
+        if (bits[152]) begin
+            sum_152 = one;
+        end
+        prev_152 = sum_152;
+        sum_153 = zero;
+        if (bits[153]) begin
+            sum_153 = one;
+        end
+        prev_153 = sum_153;
+        sum_154 = zero;
+        if (bits[154]) begin
+            sum_154 = one;
+        end
+        prev_154 = sum_154;
+        sum_155 = zero;
+        if (bits[155]) begin
+            sum_155 = one;
+        end
+        prev_155 = sum_155;
+        sum_156 = zero;
+        if (bits[156]) begin
+            sum_156 = one;
+        end
+        prev_156 = sum_156;
+        sum_157 = zero;
+        if (bits[157]) begin
+            sum_157 = one;
+        end
+        prev_157 = sum_157;
+        sum_158 = zero;
+        if (bits[158]) begin
+            sum_158 = one;
+        end
+        prev_158 = sum_158;
+        sum_159 = zero;
+        if (bits[159]) begin
+            sum_159 = one;
+        end
+        prev_159 = sum_159;
+        sum_1 = prev_1 + prev_0;
+        sum_2 = prev_2 + prev_1;
+        sum_3 = prev_3 + prev_2;
+        sum_4 = prev_4 + prev_3;
+        sum_5 = prev_5 + prev_4;
+        sum_6 = prev_6 + prev_5;
+        sum_7 = prev_7 + prev_6;
+        sum_8 = prev_8 + prev_7;
+        sum_9 = prev_9 + prev_8;
+        sum_10 = prev_10 + prev_9;
+        sum_11 = prev_11 + prev_10;
+        sum_12 = prev_12 + prev_11;
+        sum_13 = prev_13 + prev_12;
+        sum_14 = prev_14 + prev_13;
+        sum_15 = prev_15 + prev_14;
+        sum_16 = prev_16 + prev_15;
+        sum_17 = prev_17 + prev_16;
+        sum_18 = prev_18 + prev_17;
+        sum_19 = prev_19 + prev_18;
+        sum_20 = prev_20 + prev_19;
+        sum_21 = prev_21 + prev_20;
+        sum_22 = prev_22 + prev_21;
+        sum_23 = prev_23 + prev_22;
+        sum_24 = prev_24 + prev_23;
+        sum_25 = prev_25 + prev_24;
+        sum_26 = prev_26 + prev_25;
+        sum_27 = prev_27 + prev_26;
+        sum_28 = prev_28 + prev_27;
+        sum_29 = prev_29 + prev_28;
+        sum_30 = prev_30 + prev_29;
+        sum_31 = prev_31 + prev_30;
+        sum_32 = prev_32 + prev_31;
+        sum_33 = prev_33 + prev_32;
+        sum_34 = prev_34 + prev_33;
+        sum_35 = prev_35 + prev_34;
+        sum_36 = prev_36 + prev_35;
+        sum_37 = prev_37 + prev_36;
+        sum_38 = prev_38 + prev_37;
+        sum_39 = prev_39 + prev_38;
+        sum_40 = prev_40 + prev_39;
+        sum_41 = prev_41 + prev_40;
+        sum_42 = prev_42 + prev_41;
+        sum_43 = prev_43 + prev_42;
+        sum_44 = prev_44 + prev_43;
+        sum_45 = prev_45 + prev_44;
+        sum_46 = prev_46 + prev_45;
+        sum_47 = prev_47 + prev_46;
+        sum_48 = prev_48 + prev_47;
+        sum_49 = prev_49 + prev_48;
+        sum_50 = prev_50 + prev_49;
+        sum_51 = prev_51 + prev_50;
+        sum_52 = prev_52 + prev_51;
+        sum_53 = prev_53 + prev_52;
+        sum_54 = prev_54 + prev_53;
+        sum_55 = prev_55 + prev_54;
+        sum_56 = prev_56 + prev_55;
+        sum_57 = prev_57 + prev_56;
+        sum_58 = prev_58 + prev_57;
+        sum_59 = prev_59 + prev_58;
+        sum_60 = prev_60 + prev_59;
+        sum_61 = prev_61 + prev_60;
+        sum_62 = prev_62 + prev_61;
+        sum_63 = prev_63 + prev_62;
+        sum_64 = prev_64 + prev_63;
+        sum_65 = prev_65 + prev_64;
+        sum_66 = prev_66 + prev_65;
+        sum_67 = prev_67 + prev_66;
+        sum_68 = prev_68 + prev_67;
+        sum_69 = prev_69 + prev_68;
+        sum_70 = prev_70 + prev_69;
+        sum_71 = prev_71 + prev_70;
+        sum_72 = prev_72 + prev_71;
+        sum_73 = prev_73 + prev_72;
+        sum_74 = prev_74 + prev_73;
+        sum_75 = prev_75 + prev_74;
+        sum_76 = prev_76 + prev_75;
+        sum_77 = prev_77 + prev_76;
+        sum_78 = prev_78 + prev_77;
+        sum_79 = prev_79 + prev_78;
+        sum_80 = prev_80 + prev_79;
+        sum_81 = prev_81 + prev_80;
+        sum_82 = prev_82 + prev_81;
+        sum_83 = prev_83 + prev_82;
+        sum_84 = prev_84 + prev_83;
+        sum_85 = prev_85 + prev_84;
+        sum_86 = prev_86 + prev_85;
+        sum_87 = prev_87 + prev_86;
+        sum_88 = prev_88 + prev_87;
+        sum_89 = prev_89 + prev_88;
+        sum_90 = prev_90 + prev_89;
+        sum_91 = prev_91 + prev_90;
+        sum_92 = prev_92 + prev_91;
+        sum_93 = prev_93 + prev_92;
+        sum_94 = prev_94 + prev_93;
+        sum_95 = prev_95 + prev_94;
+        sum_96 = prev_96 + prev_95;
+        sum_97 = prev_97 + prev_96;
+        sum_98 = prev_98 + prev_97;
+        sum_99 = prev_99 + prev_98;
+        sum_100 = prev_100 + prev_99;
+        sum_101 = prev_101 + prev_100;
+        sum_102 = prev_102 + prev_101;
+        sum_103 = prev_103 + prev_102;
+        sum_104 = prev_104 + prev_103;
+        sum_105 = prev_105 + prev_104;
+        sum_106 = prev_106 + prev_105;
+        sum_107 = prev_107 + prev_106;
+        sum_108 = prev_108 + prev_107;
+        sum_109 = prev_109 + prev_108;
+        sum_110 = prev_110 + prev_109;
+        sum_111 = prev_111 + prev_110;
+        sum_112 = prev_112 + prev_111;
+        sum_113 = prev_113 + prev_112;
+        sum_114 = prev_114 + prev_113;
+        sum_115 = prev_115 + prev_114;
+        sum_116 = prev_116 + prev_115;
+        sum_117 = prev_117 + prev_116;
+        sum_118 = prev_118 + prev_117;
+        sum_119 = prev_119 + prev_118;
+        sum_120 = prev_120 + prev_119;
+        sum_121 = prev_121 + prev_120;
+        sum_122 = prev_122 + prev_121;
+        sum_123 = prev_123 + prev_122;
+        sum_124 = prev_124 + prev_123;
+        sum_125 = prev_125 + prev_124;
+        sum_126 = prev_126 + prev_125;
+        sum_127 = prev_127 + prev_126;
+        sum_128 = prev_128 + prev_127;
+        sum_129 = prev_129 + prev_128;
+        sum_130 = prev_130 + prev_129;
+        sum_131 = prev_131 + prev_130;
+        sum_132 = prev_132 + prev_131;
+        sum_133 = prev_133 + prev_132;
+        sum_134 = prev_134 + prev_133;
+        sum_135 = prev_135 + prev_134;
+        sum_136 = prev_136 + prev_135;
+        sum_137 = prev_137 + prev_136;
+        sum_138 = prev_138 + prev_137;
+        sum_139 = prev_139 + prev_138;
+        sum_140 = prev_140 + prev_139;
+        sum_141 = prev_141 + prev_140;
+        sum_142 = prev_142 + prev_141;
+        sum_143 = prev_143 + prev_142;
+        sum_144 = prev_144 + prev_143;
+        sum_145 = prev_145 + prev_144;
+        sum_146 = prev_146 + prev_145;
+        sum_147 = prev_147 + prev_146;
+        sum_148 = prev_148 + prev_147;
+        sum_149 = prev_149 + prev_148;
+        sum_150 = prev_150 + prev_149;
+        sum_151 = prev_151 + prev_150;
+        sum_152 = prev_152 + prev_151;
+        sum_153 = prev_153 + prev_152;
+        sum_154 = prev_154 + prev_153;
+        sum_155 = prev_155 + prev_154;
+        sum_156 = prev_156 + prev_155;
+        sum_157 = prev_157 + prev_156;
+        sum_158 = prev_158 + prev_157;
+        sum_159 = prev_159 + prev_158;
+        prev_0 = sum_0;
+        prev_1 = sum_1;
+        prev_2 = sum_2;
+        prev_3 = sum_3;
+        prev_4 = sum_4;
+        prev_5 = sum_5;
+        prev_6 = sum_6;
+        prev_7 = sum_7;
+        prev_8 = sum_8;
+        prev_9 = sum_9;
+        prev_10 = sum_10;
+        prev_11 = sum_11;
+        prev_12 = sum_12;
+        prev_13 = sum_13;
+        prev_14 = sum_14;
+        prev_15 = sum_15;
+        prev_16 = sum_16;
+        prev_17 = sum_17;
+        prev_18 = sum_18;
+        prev_19 = sum_19;
+        prev_20 = sum_20;
+        prev_21 = sum_21;
+        prev_22 = sum_22;
+        prev_23 = sum_23;
+        prev_24 = sum_24;
+        prev_25 = sum_25;
+        prev_26 = sum_26;
+        prev_27 = sum_27;
+        prev_28 = sum_28;
+        prev_29 = sum_29;
+        prev_30 = sum_30;
+        prev_31 = sum_31;
+        prev_32 = sum_32;
+        prev_33 = sum_33;
+        prev_34 = sum_34;
+        prev_35 = sum_35;
+        prev_36 = sum_36;
+        prev_37 = sum_37;
+        prev_38 = sum_38;
+        prev_39 = sum_39;
+        prev_40 = sum_40;
+        prev_41 = sum_41;
+        prev_42 = sum_42;
+        prev_43 = sum_43;
+        prev_44 = sum_44;
+        prev_45 = sum_45;
+        prev_46 = sum_46;
+        prev_47 = sum_47;
+        prev_48 = sum_48;
+        prev_49 = sum_49;
+        prev_50 = sum_50;
+        prev_51 = sum_51;
+        prev_52 = sum_52;
+        prev_53 = sum_53;
+        prev_54 = sum_54;
+        prev_55 = sum_55;
+        prev_56 = sum_56;
+        prev_57 = sum_57;
+        prev_58 = sum_58;
+        prev_59 = sum_59;
+        prev_60 = sum_60;
+        prev_61 = sum_61;
+        prev_62 = sum_62;
+        prev_63 = sum_63;
+        prev_64 = sum_64;
+        prev_65 = sum_65;
+        prev_66 = sum_66;
+        prev_67 = sum_67;
+        prev_68 = sum_68;
+        prev_69 = sum_69;
+        prev_70 = sum_70;
+        prev_71 = sum_71;
+        prev_72 = sum_72;
+        prev_73 = sum_73;
+        prev_74 = sum_74;
+        prev_75 = sum_75;
+        prev_76 = sum_76;
+        prev_77 = sum_77;
+        prev_78 = sum_78;
+        prev_79 = sum_79;
+        prev_80 = sum_80;
+        prev_81 = sum_81;
+        prev_82 = sum_82;
+        prev_83 = sum_83;
+        prev_84 = sum_84;
+        prev_85 = sum_85;
+        prev_86 = sum_86;
+        prev_87 = sum_87;
+        prev_88 = sum_88;
+        prev_89 = sum_89;
+        prev_90 = sum_90;
+        prev_91 = sum_91;
+        prev_92 = sum_92;
+        prev_93 = sum_93;
+        prev_94 = sum_94;
+        prev_95 = sum_95;
+        prev_96 = sum_96;
+        prev_97 = sum_97;
+        prev_98 = sum_98;
+        prev_99 = sum_99;
+        prev_100 = sum_100;
+        prev_101 = sum_101;
+        prev_102 = sum_102;
+        prev_103 = sum_103;
+        prev_104 = sum_104;
+        prev_105 = sum_105;
+        prev_106 = sum_106;
+        prev_107 = sum_107;
+        prev_108 = sum_108;
+        prev_109 = sum_109;
+        prev_110 = sum_110;
+        prev_111 = sum_111;
+        prev_112 = sum_112;
+        prev_113 = sum_113;
+        prev_114 = sum_114;
+        prev_115 = sum_115;
+        prev_116 = sum_116;
+        prev_117 = sum_117;
+        prev_118 = sum_118;
+        prev_119 = sum_119;
+        prev_120 = sum_120;
+        prev_121 = sum_121;
+        prev_122 = sum_122;
+        prev_123 = sum_123;
+        prev_124 = sum_124;
+        prev_125 = sum_125;
+        prev_126 = sum_126;
+        prev_127 = sum_127;
+        prev_128 = sum_128;
+        prev_129 = sum_129;
+        prev_130 = sum_130;
+        prev_131 = sum_131;
+        prev_132 = sum_132;
+        prev_133 = sum_133;
+        prev_134 = sum_134;
+        prev_135 = sum_135;
+        prev_136 = sum_136;
+        prev_137 = sum_137;
+        prev_138 = sum_138;
+        prev_139 = sum_139;
+        prev_140 = sum_140;
+        prev_141 = sum_141;
+        prev_142 = sum_142;
+        prev_143 = sum_143;
+        prev_144 = sum_144;
+        prev_145 = sum_145;
+        prev_146 = sum_146;
+        prev_147 = sum_147;
+        prev_148 = sum_148;
+        prev_149 = sum_149;
+        prev_150 = sum_150;
+        prev_151 = sum_151;
+        prev_152 = sum_152;
+        prev_153 = sum_153;
+        prev_154 = sum_154;
+        prev_155 = sum_155;
+        prev_156 = sum_156;
+        prev_157 = sum_157;
+        prev_158 = sum_158;
+        prev_159 = sum_159;
+        sum_2 = prev_2 + prev_0;
+        sum_3 = prev_3 + prev_1;
+        sum_4 = prev_4 + prev_2;
+        sum_5 = prev_5 + prev_3;
+        sum_6 = prev_6 + prev_4;
+        sum_7 = prev_7 + prev_5;
+        sum_8 = prev_8 + prev_6;
+        sum_9 = prev_9 + prev_7;
+        sum_10 = prev_10 + prev_8;
+        sum_11 = prev_11 + prev_9;
+        sum_12 = prev_12 + prev_10;
+        sum_13 = prev_13 + prev_11;
+        sum_14 = prev_14 + prev_12;
+        sum_15 = prev_15 + prev_13;
+        sum_16 = prev_16 + prev_14;
+        sum_17 = prev_17 + prev_15;
+        sum_18 = prev_18 + prev_16;
+        sum_19 = prev_19 + prev_17;
+        sum_20 = prev_20 + prev_18;
+        sum_21 = prev_21 + prev_19;
+        sum_22 = prev_22 + prev_20;
+        sum_23 = prev_23 + prev_21;
+        sum_24 = prev_24 + prev_22;
+        sum_25 = prev_25 + prev_23;
+        sum_26 = prev_26 + prev_24;
+        sum_27 = prev_27 + prev_25;
+        sum_28 = prev_28 + prev_26;
+        sum_29 = prev_29 + prev_27;
+        sum_30 = prev_30 + prev_28;
+        sum_31 = prev_31 + prev_29;
+        sum_32 = prev_32 + prev_30;
+        sum_33 = prev_33 + prev_31;
+        sum_34 = prev_34 + prev_32;
+        sum_35 = prev_35 + prev_33;
+        sum_36 = prev_36 + prev_34;
+        sum_37 = prev_37 + prev_35;
+        sum_38 = prev_38 + prev_36;
+        sum_39 = prev_39 + prev_37;
+        sum_40 = prev_40 + prev_38;
+        sum_41 = prev_41 + prev_39;
+        sum_42 = prev_42 + prev_40;
+        sum_43 = prev_43 + prev_41;
+        sum_44 = prev_44 + prev_42;
+        sum_45 = prev_45 + prev_43;
+        sum_46 = prev_46 + prev_44;
+        sum_47 = prev_47 + prev_45;
+        sum_48 = prev_48 + prev_46;
+        sum_49 = prev_49 + prev_47;
+        sum_50 = prev_50 + prev_48;
+        sum_51 = prev_51 + prev_49;
+        sum_52 = prev_52 + prev_50;
+        sum_53 = prev_53 + prev_51;
+        sum_54 = prev_54 + prev_52;
+        sum_55 = prev_55 + prev_53;
+        sum_56 = prev_56 + prev_54;
+        sum_57 = prev_57 + prev_55;
+        sum_58 = prev_58 + prev_56;
+        sum_59 = prev_59 + prev_57;
+        sum_60 = prev_60 + prev_58;
+        sum_61 = prev_61 + prev_59;
+        sum_62 = prev_62 + prev_60;
+        sum_63 = prev_63 + prev_61;
+        sum_64 = prev_64 + prev_62;
+        sum_65 = prev_65 + prev_63;
+        sum_66 = prev_66 + prev_64;
+        sum_67 = prev_67 + prev_65;
+        sum_68 = prev_68 + prev_66;
+        sum_69 = prev_69 + prev_67;
+        sum_70 = prev_70 + prev_68;
+        sum_71 = prev_71 + prev_69;
+        sum_72 = prev_72 + prev_70;
+        sum_73 = prev_73 + prev_71;
+        sum_74 = prev_74 + prev_72;
+        sum_75 = prev_75 + prev_73;
+        sum_76 = prev_76 + prev_74;
+        sum_77 = prev_77 + prev_75;
+        sum_78 = prev_78 + prev_76;
+        sum_79 = prev_79 + prev_77;
+        sum_80 = prev_80 + prev_78;
+        sum_81 = prev_81 + prev_79;
+        sum_82 = prev_82 + prev_80;
+        sum_83 = prev_83 + prev_81;
+        sum_84 = prev_84 + prev_82;
+        sum_85 = prev_85 + prev_83;
+        sum_86 = prev_86 + prev_84;
+        sum_87 = prev_87 + prev_85;
+        sum_88 = prev_88 + prev_86;
+        sum_89 = prev_89 + prev_87;
+        sum_90 = prev_90 + prev_88;
+        sum_91 = prev_91 + prev_89;
+        sum_92 = prev_92 + prev_90;
+        sum_93 = prev_93 + prev_91;
+        sum_94 = prev_94 + prev_92;
+        sum_95 = prev_95 + prev_93;
+        sum_96 = prev_96 + prev_94;
+        sum_97 = prev_97 + prev_95;
+        sum_98 = prev_98 + prev_96;
+        sum_99 = prev_99 + prev_97;
+        sum_100 = prev_100 + prev_98;
+        sum_101 = prev_101 + prev_99;
+        sum_102 = prev_102 + prev_100;
+        sum_103 = prev_103 + prev_101;
+        sum_104 = prev_104 + prev_102;
+        sum_105 = prev_105 + prev_103;
+        sum_106 = prev_106 + prev_104;
+        sum_107 = prev_107 + prev_105;
+        sum_108 = prev_108 + prev_106;
+        sum_109 = prev_109 + prev_107;
+        sum_110 = prev_110 + prev_108;
+        sum_111 = prev_111 + prev_109;
+        sum_112 = prev_112 + prev_110;
+        sum_113 = prev_113 + prev_111;
+        sum_114 = prev_114 + prev_112;
+        sum_115 = prev_115 + prev_113;
+        sum_116 = prev_116 + prev_114;
+        sum_117 = prev_117 + prev_115;
+        sum_118 = prev_118 + prev_116;
+        sum_119 = prev_119 + prev_117;
+        sum_120 = prev_120 + prev_118;
+        sum_121 = prev_121 + prev_119;
+        sum_122 = prev_122 + prev_120;
+        sum_123 = prev_123 + prev_121;
+        sum_124 = prev_124 + prev_122;
+        sum_125 = prev_125 + prev_123;
+        sum_126 = prev_126 + prev_124;
+        sum_127 = prev_127 + prev_125;
+        sum_128 = prev_128 + prev_126;
+        sum_129 = prev_129 + prev_127;
+        sum_130 = prev_130 + prev_128;
+        sum_131 = prev_131 + prev_129;
+        sum_132 = prev_132 + prev_130;
+        sum_133 = prev_133 + prev_131;
+        sum_134 = prev_134 + prev_132;
+        sum_135 = prev_135 + prev_133;
+        sum_136 = prev_136 + prev_134;
+        sum_137 = prev_137 + prev_135;
+        sum_138 = prev_138 + prev_136;
+        sum_139 = prev_139 + prev_137;
+        sum_140 = prev_140 + prev_138;
+        sum_141 = prev_141 + prev_139;
+        sum_142 = prev_142 + prev_140;
+        sum_143 = prev_143 + prev_141;
+        sum_144 = prev_144 + prev_142;
+        sum_145 = prev_145 + prev_143;
+        sum_146 = prev_146 + prev_144;
+        sum_147 = prev_147 + prev_145;
+        sum_148 = prev_148 + prev_146;
+        sum_149 = prev_149 + prev_147;
+        sum_150 = prev_150 + prev_148;
+        sum_151 = prev_151 + prev_149;
+        sum_152 = prev_152 + prev_150;
+        sum_153 = prev_153 + prev_151;
+        sum_154 = prev_154 + prev_152;
+        sum_155 = prev_155 + prev_153;
+        sum_156 = prev_156 + prev_154;
+        sum_157 = prev_157 + prev_155;
+        sum_158 = prev_158 + prev_156;
+        sum_159 = prev_159 + prev_157;
+        prev_0 = sum_0;
+        prev_1 = sum_1;
+        prev_2 = sum_2;
+        prev_3 = sum_3;
+        prev_4 = sum_4;
+        prev_5 = sum_5;
+        prev_6 = sum_6;
+        prev_7 = sum_7;
+        prev_8 = sum_8;
+        prev_9 = sum_9;
+        prev_10 = sum_10;
+        prev_11 = sum_11;
+        prev_12 = sum_12;
+        prev_13 = sum_13;
+        prev_14 = sum_14;
+        prev_15 = sum_15;
+        prev_16 = sum_16;
+        prev_17 = sum_17;
+        prev_18 = sum_18;
+        prev_19 = sum_19;
+        prev_20 = sum_20;
+        prev_21 = sum_21;
+        prev_22 = sum_22;
+        prev_23 = sum_23;
+        prev_24 = sum_24;
+        prev_25 = sum_25;
+        prev_26 = sum_26;
+        prev_27 = sum_27;
+        prev_28 = sum_28;
+        prev_29 = sum_29;
+        prev_30 = sum_30;
+        prev_31 = sum_31;
+        prev_32 = sum_32;
+        prev_33 = sum_33;
+        prev_34 = sum_34;
+        prev_35 = sum_35;
+        prev_36 = sum_36;
+        prev_37 = sum_37;
+        prev_38 = sum_38;
+        prev_39 = sum_39;
+        prev_40 = sum_40;
+        prev_41 = sum_41;
+        prev_42 = sum_42;
+        prev_43 = sum_43;
+        prev_44 = sum_44;
+        prev_45 = sum_45;
+        prev_46 = sum_46;
+        prev_47 = sum_47;
+        prev_48 = sum_48;
+        prev_49 = sum_49;
+        prev_50 = sum_50;
+        prev_51 = sum_51;
+        prev_52 = sum_52;
+        prev_53 = sum_53;
+        prev_54 = sum_54;
+        prev_55 = sum_55;
+        prev_56 = sum_56;
+        prev_57 = sum_57;
+        prev_58 = sum_58;
+        prev_59 = sum_59;
+        prev_60 = sum_60;
+        prev_61 = sum_61;
+        prev_62 = sum_62;
+        prev_63 = sum_63;
+        prev_64 = sum_64;
+        prev_65 = sum_65;
+        prev_66 = sum_66;
+        prev_67 = sum_67;
+        prev_68 = sum_68;
+        prev_69 = sum_69;
+        prev_70 = sum_70;
+        prev_71 = sum_71;
+        prev_72 = sum_72;
+        prev_73 = sum_73;
+        prev_74 = sum_74;
+        prev_75 = sum_75;
+        prev_76 = sum_76;
+        prev_77 = sum_77;
+        prev_78 = sum_78;
+        prev_79 = sum_79;
+        prev_80 = sum_80;
+        prev_81 = sum_81;
+        prev_82 = sum_82;
+        prev_83 = sum_83;
+        prev_84 = sum_84;
+        prev_85 = sum_85;
+        prev_86 = sum_86;
+        prev_87 = sum_87;
+        prev_88 = sum_88;
+        prev_89 = sum_89;
+        prev_90 = sum_90;
+        prev_91 = sum_91;
+        prev_92 = sum_92;
+        prev_93 = sum_93;
+        prev_94 = sum_94;
+        prev_95 = sum_95;
+        prev_96 = sum_96;
+        prev_97 = sum_97;
+        prev_98 = sum_98;
+        prev_99 = sum_99;
+        prev_100 = sum_100;
+        prev_101 = sum_101;
+        prev_102 = sum_102;
+        prev_103 = sum_103;
+        prev_104 = sum_104;
+        prev_105 = sum_105;
+        prev_106 = sum_106;
+        prev_107 = sum_107;
+        prev_108 = sum_108;
+        prev_109 = sum_109;
+        prev_110 = sum_110;
+        prev_111 = sum_111;
+        prev_112 = sum_112;
+        prev_113 = sum_113;
+        prev_114 = sum_114;
+        prev_115 = sum_115;
+        prev_116 = sum_116;
+        prev_117 = sum_117;
+        prev_118 = sum_118;
+        prev_119 = sum_119;
+        prev_120 = sum_120;
+        prev_121 = sum_121;
+        prev_122 = sum_122;
+        prev_123 = sum_123;
+        prev_124 = sum_124;
+        prev_125 = sum_125;
+        prev_126 = sum_126;
+        prev_127 = sum_127;
+        prev_128 = sum_128;
+        prev_129 = sum_129;
+        prev_130 = sum_130;
+        prev_131 = sum_131;
+        prev_132 = sum_132;
+        prev_133 = sum_133;
+        prev_134 = sum_134;
+        prev_135 = sum_135;
+        prev_136 = sum_136;
+        prev_137 = sum_137;
+        prev_138 = sum_138;
+        prev_139 = sum_139;
+        prev_140 = sum_140;
+        prev_141 = sum_141;
+        prev_142 = sum_142;
+        prev_143 = sum_143;
+        prev_144 = sum_144;
+        prev_145 = sum_145;
+        prev_146 = sum_146;
+        prev_147 = sum_147;
+        prev_148 = sum_148;
+        prev_149 = sum_149;
+        prev_150 = sum_150;
+        prev_151 = sum_151;
+        prev_152 = sum_152;
+        prev_153 = sum_153;
+        prev_154 = sum_154;
+        prev_155 = sum_155;
+        prev_156 = sum_156;
+        prev_157 = sum_157;
+        prev_158 = sum_158;
+        prev_159 = sum_159;
+        sum_4 = prev_4 + prev_0;
+        sum_5 = prev_5 + prev_1;
+        sum_6 = prev_6 + prev_2;
+        sum_7 = prev_7 + prev_3;
+        sum_8 = prev_8 + prev_4;
+        sum_9 = prev_9 + prev_5;
+        sum_10 = prev_10 + prev_6;
+        sum_11 = prev_11 + prev_7;
+        sum_12 = prev_12 + prev_8;
+        sum_13 = prev_13 + prev_9;
+        sum_14 = prev_14 + prev_10;
+        sum_15 = prev_15 + prev_11;
+        sum_16 = prev_16 + prev_12;
+        sum_17 = prev_17 + prev_13;
+        sum_18 = prev_18 + prev_14;
+        sum_19 = prev_19 + prev_15;
+        sum_20 = prev_20 + prev_16;
+        sum_21 = prev_21 + prev_17;
+        sum_22 = prev_22 + prev_18;
+        sum_23 = prev_23 + prev_19;
+        sum_24 = prev_24 + prev_20;
+        sum_25 = prev_25 + prev_21;
+        sum_26 = prev_26 + prev_22;
+        sum_27 = prev_27 + prev_23;
+        sum_28 = prev_28 + prev_24;
+        sum_29 = prev_29 + prev_25;
+        sum_30 = prev_30 + prev_26;
+        sum_31 = prev_31 + prev_27;
+        sum_32 = prev_32 + prev_28;
+        sum_33 = prev_33 + prev_29;
+        sum_34 = prev_34 + prev_30;
+        sum_35 = prev_35 + prev_31;
+        sum_36 = prev_36 + prev_32;
+        sum_37 = prev_37 + prev_33;
+        sum_38 = prev_38 + prev_34;
+        sum_39 = prev_39 + prev_35;
+        sum_40 = prev_40 + prev_36;
+        sum_41 = prev_41 + prev_37;
+        sum_42 = prev_42 + prev_38;
+        sum_43 = prev_43 + prev_39;
+        sum_44 = prev_44 + prev_40;
+        sum_45 = prev_45 + prev_41;
+        sum_46 = prev_46 + prev_42;
+        sum_47 = prev_47 + prev_43;
+        sum_48 = prev_48 + prev_44;
+        sum_49 = prev_49 + prev_45;
+        sum_50 = prev_50 + prev_46;
+        sum_51 = prev_51 + prev_47;
+        sum_52 = prev_52 + prev_48;
+        sum_53 = prev_53 + prev_49;
+        sum_54 = prev_54 + prev_50;
+        sum_55 = prev_55 + prev_51;
+        sum_56 = prev_56 + prev_52;
+        sum_57 = prev_57 + prev_53;
+        sum_58 = prev_58 + prev_54;
+        sum_59 = prev_59 + prev_55;
+        sum_60 = prev_60 + prev_56;
+        sum_61 = prev_61 + prev_57;
+        sum_62 = prev_62 + prev_58;
+        sum_63 = prev_63 + prev_59;
+        sum_64 = prev_64 + prev_60;
+        sum_65 = prev_65 + prev_61;
+        sum_66 = prev_66 + prev_62;
+        sum_67 = prev_67 + prev_63;
+        sum_68 = prev_68 + prev_64;
+        sum_69 = prev_69 + prev_65;
+        sum_70 = prev_70 + prev_66;
+        sum_71 = prev_71 + prev_67;
+        sum_72 = prev_72 + prev_68;
+        sum_73 = prev_73 + prev_69;
+        sum_74 = prev_74 + prev_70;
+        sum_75 = prev_75 + prev_71;
+        sum_76 = prev_76 + prev_72;
+        sum_77 = prev_77 + prev_73;
+        sum_78 = prev_78 + prev_74;
+        sum_79 = prev_79 + prev_75;
+        sum_80 = prev_80 + prev_76;
+        sum_81 = prev_81 + prev_77;
+        sum_82 = prev_82 + prev_78;
+        sum_83 = prev_83 + prev_79;
+        sum_84 = prev_84 + prev_80;
+        sum_85 = prev_85 + prev_81;
+        sum_86 = prev_86 + prev_82;
+        sum_87 = prev_87 + prev_83;
+        sum_88 = prev_88 + prev_84;
+        sum_89 = prev_89 + prev_85;
+        sum_90 = prev_90 + prev_86;
+        sum_91 = prev_91 + prev_87;
+        sum_92 = prev_92 + prev_88;
+        sum_93 = prev_93 + prev_89;
+        sum_94 = prev_94 + prev_90;
+        sum_95 = prev_95 + prev_91;
+        sum_96 = prev_96 + prev_92;
+        sum_97 = prev_97 + prev_93;
+        sum_98 = prev_98 + prev_94;
+        sum_99 = prev_99 + prev_95;
+        sum_100 = prev_100 + prev_96;
+        sum_101 = prev_101 + prev_97;
+        sum_102 = prev_102 + prev_98;
+        sum_103 = prev_103 + prev_99;
+        sum_104 = prev_104 + prev_100;
+        sum_105 = prev_105 + prev_101;
+        sum_106 = prev_106 + prev_102;
+        sum_107 = prev_107 + prev_103;
+        sum_108 = prev_108 + prev_104;
+        sum_109 = prev_109 + prev_105;
+        sum_110 = prev_110 + prev_106;
+        sum_111 = prev_111 + prev_107;
+        sum_112 = prev_112 + prev_108;
+        sum_113 = prev_113 + prev_109;
+        sum_114 = prev_114 + prev_110;
+        sum_115 = prev_115 + prev_111;
+        sum_116 = prev_116 + prev_112;
+        sum_117 = prev_117 + prev_113;
+        sum_118 = prev_118 + prev_114;
+        sum_119 = prev_119 + prev_115;
+        sum_120 = prev_120 + prev_116;
+        sum_121 = prev_121 + prev_117;
+        sum_122 = prev_122 + prev_118;
+        sum_123 = prev_123 + prev_119;
+        sum_124 = prev_124 + prev_120;
+        sum_125 = prev_125 + prev_121;
+        sum_126 = prev_126 + prev_122;
+        sum_127 = prev_127 + prev_123;
+        sum_128 = prev_128 + prev_124;
+        sum_129 = prev_129 + prev_125;
+        sum_130 = prev_130 + prev_126;
+        sum_131 = prev_131 + prev_127;
+        sum_132 = prev_132 + prev_128;
+        sum_133 = prev_133 + prev_129;
+        sum_134 = prev_134 + prev_130;
+        sum_135 = prev_135 + prev_131;
+        sum_136 = prev_136 + prev_132;
+        sum_137 = prev_137 + prev_133;
+        sum_138 = prev_138 + prev_134;
+        sum_139 = prev_139 + prev_135;
+        sum_140 = prev_140 + prev_136;
+        sum_141 = prev_141 + prev_137;
+        sum_142 = prev_142 + prev_138;
+        sum_143 = prev_143 + prev_139;
+        sum_144 = prev_144 + prev_140;
+        sum_145 = prev_145 + prev_141;
+        sum_146 = prev_146 + prev_142;
+        sum_147 = prev_147 + prev_143;
+        sum_148 = prev_148 + prev_144;
+        sum_149 = prev_149 + prev_145;
+        sum_150 = prev_150 + prev_146;
+        sum_151 = prev_151 + prev_147;
+        sum_152 = prev_152 + prev_148;
+        sum_153 = prev_153 + prev_149;
+        sum_154 = prev_154 + prev_150;
+        sum_155 = prev_155 + prev_151;
+        sum_156 = prev_156 + prev_152;
+        sum_157 = prev_157 + prev_153;
+        sum_158 = prev_158 + prev_154;
+        sum_159 = prev_159 + prev_155;
+        prev_0 = sum_0;
+        prev_1 = sum_1;
+        prev_2 = sum_2;
+        prev_3 = sum_3;
+        prev_4 = sum_4;
+        prev_5 = sum_5;
+        prev_6 = sum_6;
+        prev_7 = sum_7;
+        prev_8 = sum_8;
+        prev_9 = sum_9;
+        prev_10 = sum_10;
+        prev_11 = sum_11;
+        prev_12 = sum_12;
+        prev_13 = sum_13;
+        prev_14 = sum_14;
+        prev_15 = sum_15;
+        prev_16 = sum_16;
+        prev_17 = sum_17;
+        prev_18 = sum_18;
+        prev_19 = sum_19;
+        prev_20 = sum_20;
+        prev_21 = sum_21;
+        prev_22 = sum_22;
+        prev_23 = sum_23;
+        prev_24 = sum_24;
+        prev_25 = sum_25;
+        prev_26 = sum_26;
+        prev_27 = sum_27;
+        prev_28 = sum_28;
+        prev_29 = sum_29;
+        prev_30 = sum_30;
+        prev_31 = sum_31;
+        prev_32 = sum_32;
+        prev_33 = sum_33;
+        prev_34 = sum_34;
+        prev_35 = sum_35;
+        prev_36 = sum_36;
+        prev_37 = sum_37;
+        prev_38 = sum_38;
+        prev_39 = sum_39;
+        prev_40 = sum_40;
+        prev_41 = sum_41;
+        prev_42 = sum_42;
+        prev_43 = sum_43;
+        prev_44 = sum_44;
+        prev_45 = sum_45;
+        prev_46 = sum_46;
+        prev_47 = sum_47;
+        prev_48 = sum_48;
+        prev_49 = sum_49;
+        prev_50 = sum_50;
+        prev_51 = sum_51;
+        prev_52 = sum_52;
+        prev_53 = sum_53;
+        prev_54 = sum_54;
+        prev_55 = sum_55;
+        prev_56 = sum_56;
+        prev_57 = sum_57;
+        prev_58 = sum_58;
+        prev_59 = sum_59;
+        prev_60 = sum_60;
+        prev_61 = sum_61;
+        prev_62 = sum_62;
+        prev_63 = sum_63;
+        prev_64 = sum_64;
+        prev_65 = sum_65;
+        prev_66 = sum_66;
+        prev_67 = sum_67;
+        prev_68 = sum_68;
+        prev_69 = sum_69;
+        prev_70 = sum_70;
+        prev_71 = sum_71;
+        prev_72 = sum_72;
+        prev_73 = sum_73;
+        prev_74 = sum_74;
+        prev_75 = sum_75;
+        prev_76 = sum_76;
+        prev_77 = sum_77;
+        prev_78 = sum_78;
+        prev_79 = sum_79;
+        prev_80 = sum_80;
+        prev_81 = sum_81;
+        prev_82 = sum_82;
+        prev_83 = sum_83;
+        prev_84 = sum_84;
+        prev_85 = sum_85;
+        prev_86 = sum_86;
+        prev_87 = sum_87;
+        prev_88 = sum_88;
+        prev_89 = sum_89;
+        prev_90 = sum_90;
+        prev_91 = sum_91;
+        prev_92 = sum_92;
+        prev_93 = sum_93;
+        prev_94 = sum_94;
+        prev_95 = sum_95;
+        prev_96 = sum_96;
+        prev_97 = sum_97;
+        prev_98 = sum_98;
+        prev_99 = sum_99;
+        prev_100 = sum_100;
+        prev_101 = sum_101;
+        prev_102 = sum_102;
+        prev_103 = sum_103;
+        prev_104 = sum_104;
+        prev_105 = sum_105;
+        prev_106 = sum_106;
+        prev_107 = sum_107;
+        prev_108 = sum_108;
+        prev_109 = sum_109;
+        prev_110 = sum_110;
+        prev_111 = sum_111;
+        prev_112 = sum_112;
+        prev_113 = sum_113;
+        prev_114 = sum_114;
+        prev_115 = sum_115;
+        prev_116 = sum_116;
+        prev_117 = sum_117;
+        prev_118 = sum_118;
+        prev_119 = sum_119;
+        prev_120 = sum_120;
+        prev_121 = sum_121;
+        prev_122 = sum_122;
+        prev_123 = sum_123;
+        prev_124 = sum_124;
+        prev_125 = sum_125;
+        prev_126 = sum_126;
+        prev_127 = sum_127;
+        prev_128 = sum_128;
+        prev_129 = sum_129;
+        prev_130 = sum_130;
+        prev_131 = sum_131;
+        prev_132 = sum_132;
+        prev_133 = sum_133;
+        prev_134 = sum_134;
+        prev_135 = sum_135;
+        prev_136 = sum_136;
+        prev_137 = sum_137;
+        prev_138 = sum_138;
+        prev_139 = sum_139;
+        prev_140 = sum_140;
+        prev_141 = sum_141;
+        prev_142 = sum_142;
+        prev_143 = sum_143;
+        prev_144 = sum_144;
+        prev_145 = sum_145;
+        prev_146 = sum_146;
+        prev_147 = sum_147;
+        prev_148 = sum_148;
+        prev_149 = sum_149;
+        prev_150 = sum_150;
+        prev_151 = sum_151;
+        prev_152 = sum_152;
+        prev_153 = sum_153;
+        prev_154 = sum_154;
+        prev_155 = sum_155;
+        prev_156 = sum_156;
+        prev_157 = sum_157;
+        prev_158 = sum_158;
+        prev_159 = sum_159;
+        sum_8 = prev_8 + prev_0;
+        sum_9 = prev_9 + prev_1;
+        sum_10 = prev_10 + prev_2;
+        sum_11 = prev_11 + prev_3;
+        sum_12 = prev_12 + prev_4;
+        sum_13 = prev_13 + prev_5;
+        sum_14 = prev_14 + prev_6;
+        sum_15 = prev_15 + prev_7;
+        sum_16 = prev_16 + prev_8;
+        sum_17 = prev_17 + prev_9;
+        sum_18 = prev_18 + prev_10;
+        sum_19 = prev_19 + prev_11;
+        sum_20 = prev_20 + prev_12;
+        sum_21 = prev_21 + prev_13;
+        sum_22 = prev_22 + prev_14;
+        sum_23 = prev_23 + prev_15;
+        sum_24 = prev_24 + prev_16;
+        sum_25 = prev_25 + prev_17;
+        sum_26 = prev_26 + prev_18;
+        sum_27 = prev_27 + prev_19;
+        sum_28 = prev_28 + prev_20;
+        sum_29 = prev_29 + prev_21;
+        sum_30 = prev_30 + prev_22;
+        sum_31 = prev_31 + prev_23;
+        sum_32 = prev_32 + prev_24;
+        sum_33 = prev_33 + prev_25;
+        sum_34 = prev_34 + prev_26;
+        sum_35 = prev_35 + prev_27;
+        sum_36 = prev_36 + prev_28;
+        sum_37 = prev_37 + prev_29;
+        sum_38 = prev_38 + prev_30;
+        sum_39 = prev_39 + prev_31;
+        sum_40 = prev_40 + prev_32;
+        sum_41 = prev_41 + prev_33;
+        sum_42 = prev_42 + prev_34;
+        sum_43 = prev_43 + prev_35;
+        sum_44 = prev_44 + prev_36;
+        sum_45 = prev_45 + prev_37;
+        sum_46 = prev_46 + prev_38;
+        sum_47 = prev_47 + prev_39;
+        sum_48 = prev_48 + prev_40;
+        sum_49 = prev_49 + prev_41;
+        sum_50 = prev_50 + prev_42;
+        sum_51 = prev_51 + prev_43;
+        sum_52 = prev_52 + prev_44;
+        sum_53 = prev_53 + prev_45;
+        sum_54 = prev_54 + prev_46;
+        sum_55 = prev_55 + prev_47;
+        sum_56 = prev_56 + prev_48;
+        sum_57 = prev_57 + prev_49;
+        sum_58 = prev_58 + prev_50;
+        sum_59 = prev_59 + prev_51;
+        sum_60 = prev_60 + prev_52;
+        sum_61 = prev_61 + prev_53;
+        sum_62 = prev_62 + prev_54;
+        sum_63 = prev_63 + prev_55;
+        sum_64 = prev_64 + prev_56;
+        sum_65 = prev_65 + prev_57;
+        sum_66 = prev_66 + prev_58;
+        sum_67 = prev_67 + prev_59;
+        sum_68 = prev_68 + prev_60;
+        sum_69 = prev_69 + prev_61;
+        sum_70 = prev_70 + prev_62;
+        sum_71 = prev_71 + prev_63;
+        sum_72 = prev_72 + prev_64;
+        sum_73 = prev_73 + prev_65;
+        sum_74 = prev_74 + prev_66;
+        sum_75 = prev_75 + prev_67;
+        sum_76 = prev_76 + prev_68;
+        sum_77 = prev_77 + prev_69;
+        sum_78 = prev_78 + prev_70;
+        sum_79 = prev_79 + prev_71;
+        sum_80 = prev_80 + prev_72;
+        sum_81 = prev_81 + prev_73;
+        sum_82 = prev_82 + prev_74;
+        sum_83 = prev_83 + prev_75;
+        sum_84 = prev_84 + prev_76;
+        sum_85 = prev_85 + prev_77;
+        sum_86 = prev_86 + prev_78;
+        sum_87 = prev_87 + prev_79;
+        sum_88 = prev_88 + prev_80;
+        sum_89 = prev_89 + prev_81;
+        sum_90 = prev_90 + prev_82;
+        sum_91 = prev_91 + prev_83;
+        sum_92 = prev_92 + prev_84;
+        sum_93 = prev_93 + prev_85;
+        sum_94 = prev_94 + prev_86;
+        sum_95 = prev_95 + prev_87;
+        sum_96 = prev_96 + prev_88;
+        sum_97 = prev_97 + prev_89;
+        sum_98 = prev_98 + prev_90;
+        sum_99 = prev_99 + prev_91;
+        sum_100 = prev_100 + prev_92;
+        sum_101 = prev_101 + prev_93;
+        sum_102 = prev_102 + prev_94;
+        sum_103 = prev_103 + prev_95;
+        sum_104 = prev_104 + prev_96;
+        sum_105 = prev_105 + prev_97;
+        sum_106 = prev_106 + prev_98;
+        sum_107 = prev_107 + prev_99;
+        sum_108 = prev_108 + prev_100;
+        sum_109 = prev_109 + prev_101;
+        sum_110 = prev_110 + prev_102;
+        sum_111 = prev_111 + prev_103;
+        sum_112 = prev_112 + prev_104;
+        sum_113 = prev_113 + prev_105;
+        sum_114 = prev_114 + prev_106;
+        sum_115 = prev_115 + prev_107;
+        sum_116 = prev_116 + prev_108;
+        sum_117 = prev_117 + prev_109;
+        sum_118 = prev_118 + prev_110;
+        sum_119 = prev_119 + prev_111;
+        sum_120 = prev_120 + prev_112;
+        sum_121 = prev_121 + prev_113;
+        sum_122 = prev_122 + prev_114;
+        sum_123 = prev_123 + prev_115;
+        sum_124 = prev_124 + prev_116;
+        sum_125 = prev_125 + prev_117;
+        sum_126 = prev_126 + prev_118;
+        sum_127 = prev_127 + prev_119;
+        sum_128 = prev_128 + prev_120;
+        sum_129 = prev_129 + prev_121;
+        sum_130 = prev_130 + prev_122;
+        sum_131 = prev_131 + prev_123;
+        sum_132 = prev_132 + prev_124;
+        sum_133 = prev_133 + prev_125;
+        sum_134 = prev_134 + prev_126;
+        sum_135 = prev_135 + prev_127;
+        sum_136 = prev_136 + prev_128;
+        sum_137 = prev_137 + prev_129;
+        sum_138 = prev_138 + prev_130;
+        sum_139 = prev_139 + prev_131;
+        sum_140 = prev_140 + prev_132;
+        sum_141 = prev_141 + prev_133;
+        sum_142 = prev_142 + prev_134;
+        sum_143 = prev_143 + prev_135;
+        sum_144 = prev_144 + prev_136;
+        sum_145 = prev_145 + prev_137;
+        sum_146 = prev_146 + prev_138;
+        sum_147 = prev_147 + prev_139;
+        sum_148 = prev_148 + prev_140;
+        sum_149 = prev_149 + prev_141;
+        sum_150 = prev_150 + prev_142;
+        sum_151 = prev_151 + prev_143;
+        sum_152 = prev_152 + prev_144;
+        sum_153 = prev_153 + prev_145;
+        sum_154 = prev_154 + prev_146;
+        sum_155 = prev_155 + prev_147;
+        sum_156 = prev_156 + prev_148;
+        sum_157 = prev_157 + prev_149;
+        sum_158 = prev_158 + prev_150;
+        sum_159 = prev_159 + prev_151;
+        prev_0 = sum_0;
+        prev_1 = sum_1;
+        prev_2 = sum_2;
+        prev_3 = sum_3;
+        prev_4 = sum_4;
+        prev_5 = sum_5;
+        prev_6 = sum_6;
+        prev_7 = sum_7;
+        prev_8 = sum_8;
+        prev_9 = sum_9;
+        prev_10 = sum_10;
+        prev_11 = sum_11;
+        prev_12 = sum_12;
+        prev_13 = sum_13;
+        prev_14 = sum_14;
+        prev_15 = sum_15;
+        prev_16 = sum_16;
+        prev_17 = sum_17;
+        prev_18 = sum_18;
+        prev_19 = sum_19;
+        prev_20 = sum_20;
+        prev_21 = sum_21;
+        prev_22 = sum_22;
+        prev_23 = sum_23;
+        prev_24 = sum_24;
+        prev_25 = sum_25;
+        prev_26 = sum_26;
+        prev_27 = sum_27;
+        prev_28 = sum_28;
+        prev_29 = sum_29;
+        prev_30 = sum_30;
+        prev_31 = sum_31;
+        prev_32 = sum_32;
+        prev_33 = sum_33;
+        prev_34 = sum_34;
+        prev_35 = sum_35;
+        prev_36 = sum_36;
+        prev_37 = sum_37;
+        prev_38 = sum_38;
+        prev_39 = sum_39;
+        prev_40 = sum_40;
+        prev_41 = sum_41;
+        prev_42 = sum_42;
+        prev_43 = sum_43;
+        prev_44 = sum_44;
+        prev_45 = sum_45;
+        prev_46 = sum_46;
+        prev_47 = sum_47;
+        prev_48 = sum_48;
+        prev_49 = sum_49;
+        prev_50 = sum_50;
+        prev_51 = sum_51;
+        prev_52 = sum_52;
+        prev_53 = sum_53;
+        prev_54 = sum_54;
+        prev_55 = sum_55;
+        prev_56 = sum_56;
+        prev_57 = sum_57;
+        prev_58 = sum_58;
+        prev_59 = sum_59;
+        prev_60 = sum_60;
+        prev_61 = sum_61;
+        prev_62 = sum_62;
+        prev_63 = sum_63;
+        prev_64 = sum_64;
+        prev_65 = sum_65;
+        prev_66 = sum_66;
+        prev_67 = sum_67;
+        prev_68 = sum_68;
+        prev_69 = sum_69;
+        prev_70 = sum_70;
+        prev_71 = sum_71;
+        prev_72 = sum_72;
+        prev_73 = sum_73;
+        prev_74 = sum_74;
+        prev_75 = sum_75;
+        prev_76 = sum_76;
+        prev_77 = sum_77;
+        prev_78 = sum_78;
+        prev_79 = sum_79;
+        prev_80 = sum_80;
+        prev_81 = sum_81;
+        prev_82 = sum_82;
+        prev_83 = sum_83;
+        prev_84 = sum_84;
+        prev_85 = sum_85;
+        prev_86 = sum_86;
+        prev_87 = sum_87;
+        prev_88 = sum_88;
+        prev_89 = sum_89;
+        prev_90 = sum_90;
+        prev_91 = sum_91;
+        prev_92 = sum_92;
+        prev_93 = sum_93;
+        prev_94 = sum_94;
+        prev_95 = sum_95;
+        prev_96 = sum_96;
+        prev_97 = sum_97;
+        prev_98 = sum_98;
+        prev_99 = sum_99;
+        prev_100 = sum_100;
+        prev_101 = sum_101;
+        prev_102 = sum_102;
+        prev_103 = sum_103;
+        prev_104 = sum_104;
+        prev_105 = sum_105;
+        prev_106 = sum_106;
+        prev_107 = sum_107;
+        prev_108 = sum_108;
+        prev_109 = sum_109;
+        prev_110 = sum_110;
+        prev_111 = sum_111;
+        prev_112 = sum_112;
+        prev_113 = sum_113;
+        prev_114 = sum_114;
+        prev_115 = sum_115;
+        prev_116 = sum_116;
+        prev_117 = sum_117;
+        prev_118 = sum_118;
+        prev_119 = sum_119;
+        prev_120 = sum_120;
+        prev_121 = sum_121;
+        prev_122 = sum_122;
+        prev_123 = sum_123;
+        prev_124 = sum_124;
+        prev_125 = sum_125;
+        prev_126 = sum_126;
+        prev_127 = sum_127;
+        prev_128 = sum_128;
+        prev_129 = sum_129;
+        prev_130 = sum_130;
+        prev_131 = sum_131;
+        prev_132 = sum_132;
+        prev_133 = sum_133;
+        prev_134 = sum_134;
+        prev_135 = sum_135;
+        prev_136 = sum_136;
+        prev_137 = sum_137;
+        prev_138 = sum_138;
+        prev_139 = sum_139;
+        prev_140 = sum_140;
+        prev_141 = sum_141;
+        prev_142 = sum_142;
+        prev_143 = sum_143;
+        prev_144 = sum_144;
+        prev_145 = sum_145;
+        prev_146 = sum_146;
+        prev_147 = sum_147;
+        prev_148 = sum_148;
+        prev_149 = sum_149;
+        prev_150 = sum_150;
+        prev_151 = sum_151;
+        prev_152 = sum_152;
+        prev_153 = sum_153;
+        prev_154 = sum_154;
+        prev_155 = sum_155;
+        prev_156 = sum_156;
+        prev_157 = sum_157;
+        prev_158 = sum_158;
+        prev_159 = sum_159;
+        sum_16 = prev_16 + prev_0;
+        sum_17 = prev_17 + prev_1;
+        sum_18 = prev_18 + prev_2;
+        sum_19 = prev_19 + prev_3;
+        sum_20 = prev_20 + prev_4;
+        sum_21 = prev_21 + prev_5;
+        sum_22 = prev_22 + prev_6;
+        sum_23 = prev_23 + prev_7;
+        sum_24 = prev_24 + prev_8;
+        sum_25 = prev_25 + prev_9;
+        sum_26 = prev_26 + prev_10;
+        sum_27 = prev_27 + prev_11;
+        sum_28 = prev_28 + prev_12;
+        sum_29 = prev_29 + prev_13;
+        sum_30 = prev_30 + prev_14;
+        sum_31 = prev_31 + prev_15;
+        sum_32 = prev_32 + prev_16;
+        sum_33 = prev_33 + prev_17;
+        sum_34 = prev_34 + prev_18;
+        sum_35 = prev_35 + prev_19;
+        sum_36 = prev_36 + prev_20;
+        sum_37 = prev_37 + prev_21;
+        sum_38 = prev_38 + prev_22;
+        sum_39 = prev_39 + prev_23;
+        sum_40 = prev_40 + prev_24;
+        sum_41 = prev_41 + prev_25;
+        sum_42 = prev_42 + prev_26;
+        sum_43 = prev_43 + prev_27;
+        sum_44 = prev_44 + prev_28;
+        sum_45 = prev_45 + prev_29;
+        sum_46 = prev_46 + prev_30;
+        sum_47 = prev_47 + prev_31;
+        sum_48 = prev_48 + prev_32;
+        sum_49 = prev_49 + prev_33;
+        sum_50 = prev_50 + prev_34;
+        sum_51 = prev_51 + prev_35;
+        sum_52 = prev_52 + prev_36;
+        sum_53 = prev_53 + prev_37;
+        sum_54 = prev_54 + prev_38;
+        sum_55 = prev_55 + prev_39;
+        sum_56 = prev_56 + prev_40;
+        sum_57 = prev_57 + prev_41;
+        sum_58 = prev_58 + prev_42;
+        sum_59 = prev_59 + prev_43;
+        sum_60 = prev_60 + prev_44;
+        sum_61 = prev_61 + prev_45;
+        sum_62 = prev_62 + prev_46;
+        sum_63 = prev_63 + prev_47;
+        sum_64 = prev_64 + prev_48;
+        sum_65 = prev_65 + prev_49;
+        sum_66 = prev_66 + prev_50;
+        sum_67 = prev_67 + prev_51;
+        sum_68 = prev_68 + prev_52;
+        sum_69 = prev_69 + prev_53;
+        sum_70 = prev_70 + prev_54;
+        sum_71 = prev_71 + prev_55;
+        sum_72 = prev_72 + prev_56;
+        sum_73 = prev_73 + prev_57;
+        sum_74 = prev_74 + prev_58;
+        sum_75 = prev_75 + prev_59;
+        sum_76 = prev_76 + prev_60;
+        sum_77 = prev_77 + prev_61;
+        sum_78 = prev_78 + prev_62;
+        sum_79 = prev_79 + prev_63;
+        sum_80 = prev_80 + prev_64;
+        sum_81 = prev_81 + prev_65;
+        sum_82 = prev_82 + prev_66;
+        sum_83 = prev_83 + prev_67;
+        sum_84 = prev_84 + prev_68;
+        sum_85 = prev_85 + prev_69;
+        sum_86 = prev_86 + prev_70;
+        sum_87 = prev_87 + prev_71;
+        sum_88 = prev_88 + prev_72;
+        sum_89 = prev_89 + prev_73;
+        sum_90 = prev_90 + prev_74;
+        sum_91 = prev_91 + prev_75;
+        sum_92 = prev_92 + prev_76;
+        sum_93 = prev_93 + prev_77;
+        sum_94 = prev_94 + prev_78;
+        sum_95 = prev_95 + prev_79;
+        sum_96 = prev_96 + prev_80;
+        sum_97 = prev_97 + prev_81;
+        sum_98 = prev_98 + prev_82;
+        sum_99 = prev_99 + prev_83;
+        sum_100 = prev_100 + prev_84;
+        sum_101 = prev_101 + prev_85;
+        sum_102 = prev_102 + prev_86;
+        sum_103 = prev_103 + prev_87;
+        sum_104 = prev_104 + prev_88;
+        sum_105 = prev_105 + prev_89;
+        sum_106 = prev_106 + prev_90;
+        sum_107 = prev_107 + prev_91;
+        sum_108 = prev_108 + prev_92;
+        sum_109 = prev_109 + prev_93;
+        sum_110 = prev_110 + prev_94;
+        sum_111 = prev_111 + prev_95;
+        sum_112 = prev_112 + prev_96;
+        sum_113 = prev_113 + prev_97;
+        sum_114 = prev_114 + prev_98;
+        sum_115 = prev_115 + prev_99;
+        sum_116 = prev_116 + prev_100;
+        sum_117 = prev_117 + prev_101;
+        sum_118 = prev_118 + prev_102;
+        sum_119 = prev_119 + prev_103;
+        sum_120 = prev_120 + prev_104;
+        sum_121 = prev_121 + prev_105;
+        sum_122 = prev_122 + prev_106;
+        sum_123 = prev_123 + prev_107;
+        sum_124 = prev_124 + prev_108;
+        sum_125 = prev_125 + prev_109;
+        sum_126 = prev_126 + prev_110;
+        sum_127 = prev_127 + prev_111;
+        sum_128 = prev_128 + prev_112;
+        sum_129 = prev_129 + prev_113;
+        sum_130 = prev_130 + prev_114;
+        sum_131 = prev_131 + prev_115;
+        sum_132 = prev_132 + prev_116;
+        sum_133 = prev_133 + prev_117;
+        sum_134 = prev_134 + prev_118;
+        sum_135 = prev_135 + prev_119;
+        sum_136 = prev_136 + prev_120;
+        sum_137 = prev_137 + prev_121;
+        sum_138 = prev_138 + prev_122;
+        sum_139 = prev_139 + prev_123;
+        sum_140 = prev_140 + prev_124;
+        sum_141 = prev_141 + prev_125;
+        sum_142 = prev_142 + prev_126;
+        sum_143 = prev_143 + prev_127;
+        sum_144 = prev_144 + prev_128;
+        sum_145 = prev_145 + prev_129;
+        sum_146 = prev_146 + prev_130;
+        sum_147 = prev_147 + prev_131;
+        sum_148 = prev_148 + prev_132;
+        sum_149 = prev_149 + prev_133;
+        sum_150 = prev_150 + prev_134;
+        sum_151 = prev_151 + prev_135;
+        sum_152 = prev_152 + prev_136;
+        sum_153 = prev_153 + prev_137;
+        sum_154 = prev_154 + prev_138;
+        sum_155 = prev_155 + prev_139;
+        sum_156 = prev_156 + prev_140;
+        sum_157 = prev_157 + prev_141;
+        sum_158 = prev_158 + prev_142;
+        sum_159 = prev_159 + prev_143;
+        prev_0 = sum_0;
+        prev_1 = sum_1;
+        prev_2 = sum_2;
+        prev_3 = sum_3;
+        prev_4 = sum_4;
+        prev_5 = sum_5;
+        prev_6 = sum_6;
+        prev_7 = sum_7;
+        prev_8 = sum_8;
+        prev_9 = sum_9;
+        prev_10 = sum_10;
+        prev_11 = sum_11;
+        prev_12 = sum_12;
+        prev_13 = sum_13;
+        prev_14 = sum_14;
+        prev_15 = sum_15;
+        prev_16 = sum_16;
+        prev_17 = sum_17;
+        prev_18 = sum_18;
+        prev_19 = sum_19;
+        prev_20 = sum_20;
+        prev_21 = sum_21;
+        prev_22 = sum_22;
+        prev_23 = sum_23;
+        prev_24 = sum_24;
+        prev_25 = sum_25;
+        prev_26 = sum_26;
+        prev_27 = sum_27;
+        prev_28 = sum_28;
+        prev_29 = sum_29;
+        prev_30 = sum_30;
+        prev_31 = sum_31;
+        prev_32 = sum_32;
+        prev_33 = sum_33;
+        prev_34 = sum_34;
+        prev_35 = sum_35;
+        prev_36 = sum_36;
+        prev_37 = sum_37;
+        prev_38 = sum_38;
+        prev_39 = sum_39;
+        prev_40 = sum_40;
+        prev_41 = sum_41;
+        prev_42 = sum_42;
+        prev_43 = sum_43;
+        prev_44 = sum_44;
+        prev_45 = sum_45;
+        prev_46 = sum_46;
+        prev_47 = sum_47;
+        prev_48 = sum_48;
+        prev_49 = sum_49;
+        prev_50 = sum_50;
+        prev_51 = sum_51;
+        prev_52 = sum_52;
+        prev_53 = sum_53;
+        prev_54 = sum_54;
+        prev_55 = sum_55;
+        prev_56 = sum_56;
+        prev_57 = sum_57;
+        prev_58 = sum_58;
+        prev_59 = sum_59;
+        prev_60 = sum_60;
+        prev_61 = sum_61;
+        prev_62 = sum_62;
+        prev_63 = sum_63;
+        prev_64 = sum_64;
+        prev_65 = sum_65;
+        prev_66 = sum_66;
+        prev_67 = sum_67;
+        prev_68 = sum_68;
+        prev_69 = sum_69;
+        prev_70 = sum_70;
+        prev_71 = sum_71;
+        prev_72 = sum_72;
+        prev_73 = sum_73;
+        prev_74 = sum_74;
+        prev_75 = sum_75;
+        prev_76 = sum_76;
+        prev_77 = sum_77;
+        prev_78 = sum_78;
+        prev_79 = sum_79;
+        prev_80 = sum_80;
+        prev_81 = sum_81;
+        prev_82 = sum_82;
+        prev_83 = sum_83;
+        prev_84 = sum_84;
+        prev_85 = sum_85;
+        prev_86 = sum_86;
+        prev_87 = sum_87;
+        prev_88 = sum_88;
+        prev_89 = sum_89;
+        prev_90 = sum_90;
+        prev_91 = sum_91;
+        prev_92 = sum_92;
+        prev_93 = sum_93;
+        prev_94 = sum_94;
+        prev_95 = sum_95;
+        prev_96 = sum_96;
+        prev_97 = sum_97;
+        prev_98 = sum_98;
+        prev_99 = sum_99;
+        prev_100 = sum_100;
+        prev_101 = sum_101;
+        prev_102 = sum_102;
+        prev_103 = sum_103;
+        prev_104 = sum_104;
+        prev_105 = sum_105;
+        prev_106 = sum_106;
+        prev_107 = sum_107;
+        prev_108 = sum_108;
+        prev_109 = sum_109;
+        prev_110 = sum_110;
+        prev_111 = sum_111;
+        prev_112 = sum_112;
+        prev_113 = sum_113;
+        prev_114 = sum_114;
+        prev_115 = sum_115;
+        prev_116 = sum_116;
+        prev_117 = sum_117;
+        prev_118 = sum_118;
+        prev_119 = sum_119;
+        prev_120 = sum_120;
+        prev_121 = sum_121;
+        prev_122 = sum_122;
+        prev_123 = sum_123;
+        prev_124 = sum_124;
+        prev_125 = sum_125;
+        prev_126 = sum_126;
+        prev_127 = sum_127;
+        prev_128 = sum_128;
+        prev_129 = sum_129;
+        prev_130 = sum_130;
+        prev_131 = sum_131;
+        prev_132 = sum_132;
+        prev_133 = sum_133;
+        prev_134 = sum_134;
+        prev_135 = sum_135;
+        prev_136 = sum_136;
+        prev_137 = sum_137;
+        prev_138 = sum_138;
+        prev_139 = sum_139;
+        prev_140 = sum_140;
+        prev_141 = sum_141;
+        prev_142 = sum_142;
+        prev_143 = sum_143;
+        prev_144 = sum_144;
+        prev_145 = sum_145;
+        prev_146 = sum_146;
+        prev_147 = sum_147;
+        prev_148 = sum_148;
+        prev_149 = sum_149;
+        prev_150 = sum_150;
+        prev_151 = sum_151;
+        prev_152 = sum_152;
+        prev_153 = sum_153;
+        prev_154 = sum_154;
+        prev_155 = sum_155;
+        prev_156 = sum_156;
+        prev_157 = sum_157;
+        prev_158 = sum_158;
+        prev_159 = sum_159;
+        sum_32 = prev_32 + prev_0;
+        sum_33 = prev_33 + prev_1;
+        sum_34 = prev_34 + prev_2;
+        sum_35 = prev_35 + prev_3;
+        sum_36 = prev_36 + prev_4;
+        sum_37 = prev_37 + prev_5;
+        sum_38 = prev_38 + prev_6;
+        sum_39 = prev_39 + prev_7;
+        sum_40 = prev_40 + prev_8;
+        sum_41 = prev_41 + prev_9;
+        sum_42 = prev_42 + prev_10;
+        sum_43 = prev_43 + prev_11;
+        sum_44 = prev_44 + prev_12;
+        sum_45 = prev_45 + prev_13;
+        sum_46 = prev_46 + prev_14;
+        sum_47 = prev_47 + prev_15;
+        sum_48 = prev_48 + prev_16;
+        sum_49 = prev_49 + prev_17;
+        sum_50 = prev_50 + prev_18;
+        sum_51 = prev_51 + prev_19;
+        sum_52 = prev_52 + prev_20;
+        sum_53 = prev_53 + prev_21;
+        sum_54 = prev_54 + prev_22;
+        sum_55 = prev_55 + prev_23;
+        sum_56 = prev_56 + prev_24;
+        sum_57 = prev_57 + prev_25;
+        sum_58 = prev_58 + prev_26;
+        sum_59 = prev_59 + prev_27;
+        sum_60 = prev_60 + prev_28;
+        sum_61 = prev_61 + prev_29;
+        sum_62 = prev_62 + prev_30;
+        sum_63 = prev_63 + prev_31;
+        sum_64 = prev_64 + prev_32;
+        sum_65 = prev_65 + prev_33;
+        sum_66 = prev_66 + prev_34;
+        sum_67 = prev_67 + prev_35;
+        sum_68 = prev_68 + prev_36;
+        sum_69 = prev_69 + prev_37;
+        sum_70 = prev_70 + prev_38;
+        sum_71 = prev_71 + prev_39;
+        sum_72 = prev_72 + prev_40;
+        sum_73 = prev_73 + prev_41;
+        sum_74 = prev_74 + prev_42;
+        sum_75 = prev_75 + prev_43;
+        sum_76 = prev_76 + prev_44;
+        sum_77 = prev_77 + prev_45;
+        sum_78 = prev_78 + prev_46;
+        sum_79 = prev_79 + prev_47;
+        sum_80 = prev_80 + prev_48;
+        sum_81 = prev_81 + prev_49;
+        sum_82 = prev_82 + prev_50;
+        sum_83 = prev_83 + prev_51;
+        sum_84 = prev_84 + prev_52;
+        sum_85 = prev_85 + prev_53;
+        sum_86 = prev_86 + prev_54;
+        sum_87 = prev_87 + prev_55;
+        sum_88 = prev_88 + prev_56;
+        sum_89 = prev_89 + prev_57;
+        sum_90 = prev_90 + prev_58;
+        sum_91 = prev_91 + prev_59;
+        sum_92 = prev_92 + prev_60;
+        sum_93 = prev_93 + prev_61;
+        sum_94 = prev_94 + prev_62;
+        sum_95 = prev_95 + prev_63;
+        sum_96 = prev_96 + prev_64;
+        sum_97 = prev_97 + prev_65;
+        sum_98 = prev_98 + prev_66;
+        sum_99 = prev_99 + prev_67;
+        sum_100 = prev_100 + prev_68;
+        sum_101 = prev_101 + prev_69;
+        sum_102 = prev_102 + prev_70;
+        sum_103 = prev_103 + prev_71;
+        sum_104 = prev_104 + prev_72;
+        sum_105 = prev_105 + prev_73;
+        sum_106 = prev_106 + prev_74;
+        sum_107 = prev_107 + prev_75;
+        sum_108 = prev_108 + prev_76;
+        sum_109 = prev_109 + prev_77;
+        sum_110 = prev_110 + prev_78;
+        sum_111 = prev_111 + prev_79;
+        sum_112 = prev_112 + prev_80;
+        sum_113 = prev_113 + prev_81;
+        sum_114 = prev_114 + prev_82;
+        sum_115 = prev_115 + prev_83;
+        sum_116 = prev_116 + prev_84;
+        sum_117 = prev_117 + prev_85;
+        sum_118 = prev_118 + prev_86;
+        sum_119 = prev_119 + prev_87;
+        sum_120 = prev_120 + prev_88;
+        sum_121 = prev_121 + prev_89;
+        sum_122 = prev_122 + prev_90;
+        sum_123 = prev_123 + prev_91;
+        sum_124 = prev_124 + prev_92;
+        sum_125 = prev_125 + prev_93;
+        sum_126 = prev_126 + prev_94;
+        sum_127 = prev_127 + prev_95;
+        sum_128 = prev_128 + prev_96;
+        sum_129 = prev_129 + prev_97;
+        sum_130 = prev_130 + prev_98;
+        sum_131 = prev_131 + prev_99;
+        sum_132 = prev_132 + prev_100;
+        sum_133 = prev_133 + prev_101;
+        sum_134 = prev_134 + prev_102;
+        sum_135 = prev_135 + prev_103;
+        sum_136 = prev_136 + prev_104;
+        sum_137 = prev_137 + prev_105;
+        sum_138 = prev_138 + prev_106;
+        sum_139 = prev_139 + prev_107;
+        sum_140 = prev_140 + prev_108;
+        sum_141 = prev_141 + prev_109;
+        sum_142 = prev_142 + prev_110;
+        sum_143 = prev_143 + prev_111;
+        sum_144 = prev_144 + prev_112;
+        sum_145 = prev_145 + prev_113;
+        sum_146 = prev_146 + prev_114;
+        sum_147 = prev_147 + prev_115;
+        sum_148 = prev_148 + prev_116;
+        sum_149 = prev_149 + prev_117;
+        sum_150 = prev_150 + prev_118;
+        sum_151 = prev_151 + prev_119;
+        sum_152 = prev_152 + prev_120;
+        sum_153 = prev_153 + prev_121;
+        sum_154 = prev_154 + prev_122;
+        sum_155 = prev_155 + prev_123;
+        sum_156 = prev_156 + prev_124;
+        sum_157 = prev_157 + prev_125;
+        sum_158 = prev_158 + prev_126;
+        sum_159 = prev_159 + prev_127;
+        prev_0 = sum_0;
+        prev_1 = sum_1;
+        prev_2 = sum_2;
+        prev_3 = sum_3;
+        prev_4 = sum_4;
+        prev_5 = sum_5;
+        prev_6 = sum_6;
+        prev_7 = sum_7;
+        prev_8 = sum_8;
+        prev_9 = sum_9;
+        prev_10 = sum_10;
+        prev_11 = sum_11;
+        prev_12 = sum_12;
+        prev_13 = sum_13;
+        prev_14 = sum_14;
+        prev_15 = sum_15;
+        prev_16 = sum_16;
+        prev_17 = sum_17;
+        prev_18 = sum_18;
+        prev_19 = sum_19;
+        prev_20 = sum_20;
+        prev_21 = sum_21;
+        prev_22 = sum_22;
+        prev_23 = sum_23;
+        prev_24 = sum_24;
+        prev_25 = sum_25;
+        prev_26 = sum_26;
+        prev_27 = sum_27;
+        prev_28 = sum_28;
+        prev_29 = sum_29;
+        prev_30 = sum_30;
+        prev_31 = sum_31;
+        prev_32 = sum_32;
+        prev_33 = sum_33;
+        prev_34 = sum_34;
+        prev_35 = sum_35;
+        prev_36 = sum_36;
+        prev_37 = sum_37;
+        prev_38 = sum_38;
+        prev_39 = sum_39;
+        prev_40 = sum_40;
+        prev_41 = sum_41;
+        prev_42 = sum_42;
+        prev_43 = sum_43;
+        prev_44 = sum_44;
+        prev_45 = sum_45;
+        prev_46 = sum_46;
+        prev_47 = sum_47;
+        prev_48 = sum_48;
+        prev_49 = sum_49;
+        prev_50 = sum_50;
+        prev_51 = sum_51;
+        prev_52 = sum_52;
+        prev_53 = sum_53;
+        prev_54 = sum_54;
+        prev_55 = sum_55;
+        prev_56 = sum_56;
+        prev_57 = sum_57;
+        prev_58 = sum_58;
+        prev_59 = sum_59;
+        prev_60 = sum_60;
+        prev_61 = sum_61;
+        prev_62 = sum_62;
+        prev_63 = sum_63;
+        prev_64 = sum_64;
+        prev_65 = sum_65;
+        prev_66 = sum_66;
+        prev_67 = sum_67;
+        prev_68 = sum_68;
+        prev_69 = sum_69;
+        prev_70 = sum_70;
+        prev_71 = sum_71;
+        prev_72 = sum_72;
+        prev_73 = sum_73;
+        prev_74 = sum_74;
+        prev_75 = sum_75;
+        prev_76 = sum_76;
+        prev_77 = sum_77;
+        prev_78 = sum_78;
+        prev_79 = sum_79;
+        prev_80 = sum_80;
+        prev_81 = sum_81;
+        prev_82 = sum_82;
+        prev_83 = sum_83;
+        prev_84 = sum_84;
+        prev_85 = sum_85;
+        prev_86 = sum_86;
+        prev_87 = sum_87;
+        prev_88 = sum_88;
+        prev_89 = sum_89;
+        prev_90 = sum_90;
+        prev_91 = sum_91;
+        prev_92 = sum_92;
+        prev_93 = sum_93;
+        prev_94 = sum_94;
+        prev_95 = sum_95;
+        prev_96 = sum_96;
+        prev_97 = sum_97;
+        prev_98 = sum_98;
+        prev_99 = sum_99;
+        prev_100 = sum_100;
+        prev_101 = sum_101;
+        prev_102 = sum_102;
+        prev_103 = sum_103;
+        prev_104 = sum_104;
+        prev_105 = sum_105;
+        prev_106 = sum_106;
+        prev_107 = sum_107;
+        prev_108 = sum_108;
+        prev_109 = sum_109;
+        prev_110 = sum_110;
+        prev_111 = sum_111;
+        prev_112 = sum_112;
+        prev_113 = sum_113;
+        prev_114 = sum_114;
+        prev_115 = sum_115;
+        prev_116 = sum_116;
+        prev_117 = sum_117;
+        prev_118 = sum_118;
+        prev_119 = sum_119;
+        prev_120 = sum_120;
+        prev_121 = sum_121;
+        prev_122 = sum_122;
+        prev_123 = sum_123;
+        prev_124 = sum_124;
+        prev_125 = sum_125;
+        prev_126 = sum_126;
+        prev_127 = sum_127;
+        prev_128 = sum_128;
+        prev_129 = sum_129;
+        prev_130 = sum_130;
+        prev_131 = sum_131;
+        prev_132 = sum_132;
+        prev_133 = sum_133;
+        prev_134 = sum_134;
+        prev_135 = sum_135;
+        prev_136 = sum_136;
+        prev_137 = sum_137;
+        prev_138 = sum_138;
+        prev_139 = sum_139;
+        prev_140 = sum_140;
+        prev_141 = sum_141;
+        prev_142 = sum_142;
+        prev_143 = sum_143;
+        prev_144 = sum_144;
+        prev_145 = sum_145;
+        prev_146 = sum_146;
+        prev_147 = sum_147;
+        prev_148 = sum_148;
+        prev_149 = sum_149;
+        prev_150 = sum_150;
+        prev_151 = sum_151;
+        prev_152 = sum_152;
+        prev_153 = sum_153;
+        prev_154 = sum_154;
+        prev_155 = sum_155;
+        prev_156 = sum_156;
+        prev_157 = sum_157;
+        prev_158 = sum_158;
+        prev_159 = sum_159;
+        sum_64 = prev_64 + prev_0;
+        sum_65 = prev_65 + prev_1;
+        sum_66 = prev_66 + prev_2;
+        sum_67 = prev_67 + prev_3;
+        sum_68 = prev_68 + prev_4;
+        sum_69 = prev_69 + prev_5;
+        sum_70 = prev_70 + prev_6;
+        sum_71 = prev_71 + prev_7;
+        sum_72 = prev_72 + prev_8;
+        sum_73 = prev_73 + prev_9;
+        sum_74 = prev_74 + prev_10;
+        sum_75 = prev_75 + prev_11;
+        sum_76 = prev_76 + prev_12;
+        sum_77 = prev_77 + prev_13;
+        sum_78 = prev_78 + prev_14;
+        sum_79 = prev_79 + prev_15;
+        sum_80 = prev_80 + prev_16;
+        sum_81 = prev_81 + prev_17;
+        sum_82 = prev_82 + prev_18;
+        sum_83 = prev_83 + prev_19;
+        sum_84 = prev_84 + prev_20;
+        sum_85 = prev_85 + prev_21;
+        sum_86 = prev_86 + prev_22;
+        sum_87 = prev_87 + prev_23;
+        sum_88 = prev_88 + prev_24;
+        sum_89 = prev_89 + prev_25;
+        sum_90 = prev_90 + prev_26;
+        sum_91 = prev_91 + prev_27;
+        sum_92 = prev_92 + prev_28;
+        sum_93 = prev_93 + prev_29;
+        sum_94 = prev_94 + prev_30;
+        sum_95 = prev_95 + prev_31;
+        sum_96 = prev_96 + prev_32;
+        sum_97 = prev_97 + prev_33;
+        sum_98 = prev_98 + prev_34;
+        sum_99 = prev_99 + prev_35;
+        sum_100 = prev_100 + prev_36;
+        sum_101 = prev_101 + prev_37;
+        sum_102 = prev_102 + prev_38;
+        sum_103 = prev_103 + prev_39;
+        sum_104 = prev_104 + prev_40;
+        sum_105 = prev_105 + prev_41;
+        sum_106 = prev_106 + prev_42;
+        sum_107 = prev_107 + prev_43;
+        sum_108 = prev_108 + prev_44;
+        sum_109 = prev_109 + prev_45;
+        sum_110 = prev_110 + prev_46;
+        sum_111 = prev_111 + prev_47;
+        sum_112 = prev_112 + prev_48;
+        sum_113 = prev_113 + prev_49;
+        sum_114 = prev_114 + prev_50;
+        sum_115 = prev_115 + prev_51;
+        sum_116 = prev_116 + prev_52;
+        sum_117 = prev_117 + prev_53;
+        sum_118 = prev_118 + prev_54;
+        sum_119 = prev_119 + prev_55;
+        sum_120 = prev_120 + prev_56;
+        sum_121 = prev_121 + prev_57;
+        sum_122 = prev_122 + prev_58;
+        sum_123 = prev_123 + prev_59;
+        sum_124 = prev_124 + prev_60;
+        sum_125 = prev_125 + prev_61;
+        sum_126 = prev_126 + prev_62;
+        sum_127 = prev_127 + prev_63;
+        sum_128 = prev_128 + prev_64;
+        sum_129 = prev_129 + prev_65;
+        sum_130 = prev_130 + prev_66;
+        sum_131 = prev_131 + prev_67;
+        sum_132 = prev_132 + prev_68;
+        sum_133 = prev_133 + prev_69;
+        sum_134 = prev_134 + prev_70;
+        sum_135 = prev_135 + prev_71;
+        sum_136 = prev_136 + prev_72;
+        sum_137 = prev_137 + prev_73;
+        sum_138 = prev_138 + prev_74;
+        sum_139 = prev_139 + prev_75;
+        sum_140 = prev_140 + prev_76;
+        sum_141 = prev_141 + prev_77;
+        sum_142 = prev_142 + prev_78;
+        sum_143 = prev_143 + prev_79;
+        sum_144 = prev_144 + prev_80;
+        sum_145 = prev_145 + prev_81;
+        sum_146 = prev_146 + prev_82;
+        sum_147 = prev_147 + prev_83;
+        sum_148 = prev_148 + prev_84;
+        sum_149 = prev_149 + prev_85;
+        sum_150 = prev_150 + prev_86;
+        sum_151 = prev_151 + prev_87;
+        sum_152 = prev_152 + prev_88;
+        sum_153 = prev_153 + prev_89;
+        sum_154 = prev_154 + prev_90;
+        sum_155 = prev_155 + prev_91;
+        sum_156 = prev_156 + prev_92;
+        sum_157 = prev_157 + prev_93;
+        sum_158 = prev_158 + prev_94;
+        sum_159 = prev_159 + prev_95;
+        prev_0 = sum_0;
+        prev_1 = sum_1;
+        prev_2 = sum_2;
+        prev_3 = sum_3;
+        prev_4 = sum_4;
+        prev_5 = sum_5;
+        prev_6 = sum_6;
+        prev_7 = sum_7;
+        prev_8 = sum_8;
+        prev_9 = sum_9;
+        prev_10 = sum_10;
+        prev_11 = sum_11;
+        prev_12 = sum_12;
+        prev_13 = sum_13;
+        prev_14 = sum_14;
+        prev_15 = sum_15;
+        prev_16 = sum_16;
+        prev_17 = sum_17;
+        prev_18 = sum_18;
+        prev_19 = sum_19;
+        prev_20 = sum_20;
+        prev_21 = sum_21;
+        prev_22 = sum_22;
+        prev_23 = sum_23;
+        prev_24 = sum_24;
+        prev_25 = sum_25;
+        prev_26 = sum_26;
+        prev_27 = sum_27;
+        prev_28 = sum_28;
+        prev_29 = sum_29;
+        prev_30 = sum_30;
+        prev_31 = sum_31;
+        prev_32 = sum_32;
+        prev_33 = sum_33;
+        prev_34 = sum_34;
+        prev_35 = sum_35;
+        prev_36 = sum_36;
+        prev_37 = sum_37;
+        prev_38 = sum_38;
+        prev_39 = sum_39;
+        prev_40 = sum_40;
+        prev_41 = sum_41;
+        prev_42 = sum_42;
+        prev_43 = sum_43;
+        prev_44 = sum_44;
+        prev_45 = sum_45;
+        prev_46 = sum_46;
+        prev_47 = sum_47;
+        prev_48 = sum_48;
+        prev_49 = sum_49;
+        prev_50 = sum_50;
+        prev_51 = sum_51;
+        prev_52 = sum_52;
+        prev_53 = sum_53;
+        prev_54 = sum_54;
+        prev_55 = sum_55;
+        prev_56 = sum_56;
+        prev_57 = sum_57;
+        prev_58 = sum_58;
+        prev_59 = sum_59;
+        prev_60 = sum_60;
+        prev_61 = sum_61;
+        prev_62 = sum_62;
+        prev_63 = sum_63;
+        prev_64 = sum_64;
+        prev_65 = sum_65;
+        prev_66 = sum_66;
+        prev_67 = sum_67;
+        prev_68 = sum_68;
+        prev_69 = sum_69;
+        prev_70 = sum_70;
+        prev_71 = sum_71;
+        prev_72 = sum_72;
+        prev_73 = sum_73;
+        prev_74 = sum_74;
+        prev_75 = sum_75;
+        prev_76 = sum_76;
+        prev_77 = sum_77;
+        prev_78 = sum_78;
+        prev_79 = sum_79;
+        prev_80 = sum_80;
+        prev_81 = sum_81;
+        prev_82 = sum_82;
+        prev_83 = sum_83;
+        prev_84 = sum_84;
+        prev_85 = sum_85;
+        prev_86 = sum_86;
+        prev_87 = sum_87;
+        prev_88 = sum_88;
+        prev_89 = sum_89;
+        prev_90 = sum_90;
+        prev_91 = sum_91;
+        prev_92 = sum_92;
+        prev_93 = sum_93;
+        prev_94 = sum_94;
+        prev_95 = sum_95;
+        prev_96 = sum_96;
+        prev_97 = sum_97;
+        prev_98 = sum_98;
+        prev_99 = sum_99;
+        prev_100 = sum_100;
+        prev_101 = sum_101;
+        prev_102 = sum_102;
+        prev_103 = sum_103;
+        prev_104 = sum_104;
+        prev_105 = sum_105;
+        prev_106 = sum_106;
+        prev_107 = sum_107;
+        prev_108 = sum_108;
+        prev_109 = sum_109;
+        prev_110 = sum_110;
+        prev_111 = sum_111;
+        prev_112 = sum_112;
+        prev_113 = sum_113;
+        prev_114 = sum_114;
+        prev_115 = sum_115;
+        prev_116 = sum_116;
+        prev_117 = sum_117;
+        prev_118 = sum_118;
+        prev_119 = sum_119;
+        prev_120 = sum_120;
+        prev_121 = sum_121;
+        prev_122 = sum_122;
+        prev_123 = sum_123;
+        prev_124 = sum_124;
+        prev_125 = sum_125;
+        prev_126 = sum_126;
+        prev_127 = sum_127;
+        prev_128 = sum_128;
+        prev_129 = sum_129;
+        prev_130 = sum_130;
+        prev_131 = sum_131;
+        prev_132 = sum_132;
+        prev_133 = sum_133;
+        prev_134 = sum_134;
+        prev_135 = sum_135;
+        prev_136 = sum_136;
+        prev_137 = sum_137;
+        prev_138 = sum_138;
+        prev_139 = sum_139;
+        prev_140 = sum_140;
+        prev_141 = sum_141;
+        prev_142 = sum_142;
+        prev_143 = sum_143;
+        prev_144 = sum_144;
+        prev_145 = sum_145;
+        prev_146 = sum_146;
+        prev_147 = sum_147;
+        prev_148 = sum_148;
+        prev_149 = sum_149;
+        prev_150 = sum_150;
+        prev_151 = sum_151;
+        prev_152 = sum_152;
+        prev_153 = sum_153;
+        prev_154 = sum_154;
+        prev_155 = sum_155;
+        prev_156 = sum_156;
+        prev_157 = sum_157;
+        prev_158 = sum_158;
+        prev_159 = sum_159;
+        sum_128 = prev_128 + prev_0;
+        sum_129 = prev_129 + prev_1;
+        sum_130 = prev_130 + prev_2;
+        sum_131 = prev_131 + prev_3;
+        sum_132 = prev_132 + prev_4;
+        sum_133 = prev_133 + prev_5;
+        sum_134 = prev_134 + prev_6;
+        sum_135 = prev_135 + prev_7;
+        sum_136 = prev_136 + prev_8;
+        sum_137 = prev_137 + prev_9;
+        sum_138 = prev_138 + prev_10;
+        sum_139 = prev_139 + prev_11;
+        sum_140 = prev_140 + prev_12;
+        sum_141 = prev_141 + prev_13;
+        sum_142 = prev_142 + prev_14;
+        sum_143 = prev_143 + prev_15;
+        sum_144 = prev_144 + prev_16;
+        sum_145 = prev_145 + prev_17;
+        sum_146 = prev_146 + prev_18;
+        sum_147 = prev_147 + prev_19;
+        sum_148 = prev_148 + prev_20;
+        sum_149 = prev_149 + prev_21;
+        sum_150 = prev_150 + prev_22;
+        sum_151 = prev_151 + prev_23;
+        sum_152 = prev_152 + prev_24;
+        sum_153 = prev_153 + prev_25;
+        sum_154 = prev_154 + prev_26;
+        sum_155 = prev_155 + prev_27;
+        sum_156 = prev_156 + prev_28;
+        sum_157 = prev_157 + prev_29;
+        sum_158 = prev_158 + prev_30;
+        sum_159 = prev_159 + prev_31;
+        before_0 = zero;
+        before_1 = sum_0;
+        before_2 = sum_1;
+        before_3 = sum_2;
+        before_4 = sum_3;
+        before_5 = sum_4;
+        before_6 = sum_5;
+        before_7 = sum_6;
+        before_8 = sum_7;
+        before_9 = sum_8;
+        before_10 = sum_9;
+        before_11 = sum_10;
+        before_12 = sum_11;
+        before_13 = sum_12;
+        before_14 = sum_13;
+        before_15 = sum_14;
+        before_16 = sum_15;
+        before_17 = sum_16;
+        before_18 = sum_17;
+        before_19 = sum_18;
+        before_20 = sum_19;
+        before_21 = sum_20;
+        before_22 = sum_21;
+        before_23 = sum_22;
+        before_24 = sum_23;
+        before_25 = sum_24;
+        before_26 = sum_25;
+        before_27 = sum_26;
+        before_28 = sum_27;
+        before_29 = sum_28;
+        before_30 = sum_29;
+        before_31 = sum_30;
+        before_32 = sum_31;
+        before_33 = sum_32;
+        before_34 = sum_33;
+        before_35 = sum_34;
+        before_36 = sum_35;
+        before_37 = sum_36;
+        before_38 = sum_37;
+        before_39 = sum_38;
+        before_40 = sum_39;
+        before_41 = sum_40;
+        before_42 = sum_41;
+        before_43 = sum_42;
+        before_44 = sum_43;
+        before_45 = sum_44;
+        before_46 = sum_45;
+        before_47 = sum_46;
+        before_48 = sum_47;
+        before_49 = sum_48;
+        before_50 = sum_49;
+        before_51 = sum_50;
+        before_52 = sum_51;
+        before_53 = sum_52;
+        before_54 = sum_53;
+        before_55 = sum_54;
+        before_56 = sum_55;
+        before_57 = sum_56;
+        before_58 = sum_57;
+        before_59 = sum_58;
+        before_60 = sum_59;
+        before_61 = sum_60;
+        before_62 = sum_61;
+        before_63 = sum_62;
+        before_64 = sum_63;
+        before_65 = sum_64;
+        before_66 = sum_65;
+        before_67 = sum_66;
+        before_68 = sum_67;
+        before_69 = sum_68;
+        before_70 = sum_69;
+        before_71 = sum_70;
+        before_72 = sum_71;
+        before_73 = sum_72;
+        before_74 = sum_73;
+        before_75 = sum_74;
+        before_76 = sum_75;
+        before_77 = sum_76;
+        before_78 = sum_77;
+        before_79 = sum_78;
+        before_80 = sum_79;
+        before_81 = sum_80;
+        before_82 = sum_81;
+        before_83 = sum_82;
+        before_84 = sum_83;
+        before_85 = sum_84;
+        before_86 = sum_85;
+        before_87 = sum_86;
+        before_88 = sum_87;
+        before_89 = sum_88;
+        before_90 = sum_89;
+        before_91 = sum_90;
+        before_92 = sum_91;
+        before_93 = sum_92;
+        before_94 = sum_93;
+        before_95 = sum_94;
+        before_96 = sum_95;
+        before_97 = sum_96;
+        before_98 = sum_97;
+        before_99 = sum_98;
+        before_100 = sum_99;
+        before_101 = sum_100;
+        before_102 = sum_101;
+        before_103 = sum_102;
+        before_104 = sum_103;
+        before_105 = sum_104;
+        before_106 = sum_105;
+        before_107 = sum_106;
+        before_108 = sum_107;
+        before_109 = sum_108;
+        before_110 = sum_109;
+        before_111 = sum_110;
+        before_112 = sum_111;
+        before_113 = sum_112;
+        before_114 = sum_113;
+        before_115 = sum_114;
+        before_116 = sum_115;
+        before_117 = sum_116;
+        before_118 = sum_117;
+        before_119 = sum_118;
+        before_120 = sum_119;
+        before_121 = sum_120;
+        before_122 = sum_121;
+        before_123 = sum_122;
+        before_124 = sum_123;
+        before_125 = sum_124;
+        before_126 = sum_125;
+        before_127 = sum_126;
+        before_128 = sum_127;
+        before_129 = sum_128;
+        before_130 = sum_129;
+        before_131 = sum_130;
+        before_132 = sum_131;
+        before_133 = sum_132;
+        before_134 = sum_133;
+        before_135 = sum_134;
+        before_136 = sum_135;
+        before_137 = sum_136;
+        before_138 = sum_137;
+        before_139 = sum_138;
+        before_140 = sum_139;
+        before_141 = sum_140;
+        before_142 = sum_141;
+        before_143 = sum_142;
+        before_144 = sum_143;
+        before_145 = sum_144;
+        before_146 = sum_145;
+        before_147 = sum_146;
+        before_148 = sum_147;
+        before_149 = sum_148;
+        before_150 = sum_149;
+        before_151 = sum_150;
+        before_152 = sum_151;
+        before_153 = sum_152;
+        before_154 = sum_153;
+        before_155 = sum_154;
+        before_156 = sum_155;
+        before_157 = sum_156;
+        before_158 = sum_157;
+        before_159 = sum_158;
+        total = sum_159;
+    end
+    
+endmodule // tb_dispatch_lrr_titanv__prefix
 
 // tb_dispatch_lrr_titanv__total_q: a register (rust-hdl DFF), field `total_q` of `tb_dispatch_lrr_titanv`; 1 instance.
 module tb_dispatch_lrr_titanv__total_q(d,q,clock);

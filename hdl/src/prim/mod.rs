@@ -13,6 +13,7 @@
 //! | [`OneHotIndex`] | one-hot to index | OR tree per index bit |
 //! | [`OneHotMux`] | AND-OR mux of N words by a one-hot select | AND, then OR tree per bit |
 //! | [`PopCount`] | number of set bits | adder tree, log2 N adders |
+//! | [`PrefixCount`] | per position, set bits below it | Kogge-Stone, log2 N adders |
 //! | [`ArgMin`] | smallest key among valid inputs, lowest index on ties | comparison tree, log2 N |
 //! | [`RrArbiter`] | round robin: first request after the last grant | two [`FindFirst`]s and a mux |
 //! | [`AgeMatrix`] | oldest requesting entry | N x N matrix, AND-OR per row |
@@ -24,6 +25,7 @@ mod fifo;
 mod find_first;
 mod onehot;
 mod popcount;
+mod prefix_count;
 mod rr_arbiter;
 
 pub use age_matrix::{age_matrix_golden, AgeMatrix, AgeMatrixGolden};
@@ -32,6 +34,7 @@ pub use fifo::{Fifo, FifoGolden};
 pub use find_first::{find_first_golden, FindFirst};
 pub use onehot::{onehot_index_golden, onehot_mux_golden, OneHotIndex, OneHotMux};
 pub use popcount::{popcount_golden, PopCount};
+pub use prefix_count::{prefix_count_golden, PrefixCount};
 pub use rr_arbiter::{RrArbiter, RrArbiterGolden};
 
 /// The Verilog of one instance of every primitive at a few sizes: (module name, Verilog).
@@ -58,6 +61,10 @@ pub fn samples() -> Vec<(String, Result<String, String>)> {
         v(
             "prim_popcount_32",
             verilog_of::<PopCount<32, 6>>("prim_popcount_32"),
+        ),
+        v(
+            "prim_prefix_count_30",
+            verilog_of::<PrefixCount<30, 6>>("prim_prefix_count_30"),
         ),
         v(
             "prim_arg_min_32x8",

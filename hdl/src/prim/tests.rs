@@ -38,6 +38,34 @@ fn find_first_mismatch<const N: usize, const B: usize>(
     None
 }
 
+/// First input (its first `N` bits) where `PrefixCount<N, B>` differs from the golden function:
+/// (input, golden `before` and total, RTL's).
+#[allow(clippy::type_complexity)]
+fn prefix_count_mismatch<const N: usize, const B: usize>(
+    vecs: &[Vec<bool>],
+) -> Option<(Vec<bool>, (Vec<u32>, u32), (Vec<u32>, u32))> {
+    let mut uut = PrefixCount::<N, B>::default();
+    start_comb(&mut uut);
+    for v in vecs {
+        let v = &v[..N];
+        let mut bits = Bits::<N>::default();
+        for (i, &b) in v.iter().enumerate() {
+            bits = bits.replace_bit(i, b);
+        }
+        uut.bits.next = bits;
+        settle_comb(&mut uut);
+        let rtl = (
+            uut.before.iter().map(|b| b.val().to_u64() as u32).collect(),
+            uut.total.val().to_u64() as u32,
+        );
+        let want = prefix_count_golden(v);
+        if rtl != want {
+            return Some((v.to_vec(), want, rtl));
+        }
+    }
+    None
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(64))]
 
@@ -97,6 +125,14 @@ proptest! {
             prop_assert_eq!(p64.count.val().to_u64() as u32, popcount_golden(w));
             prop_assert_eq!(p2.count.val().to_u64() as u32, popcount_golden(w & 3));
         }
+    }
+
+    #[test]
+    fn prefix_count_matches_golden(vecs in prop::collection::vec(prop::collection::vec(any::<bool>(), 160), 1..12)) {
+        prop_assert_eq!(prefix_count_mismatch::<1, 1>(&vecs), None);
+        prop_assert_eq!(prefix_count_mismatch::<8, 4>(&vecs), None);
+        prop_assert_eq!(prefix_count_mismatch::<30, 5>(&vecs), None);
+        prop_assert_eq!(prefix_count_mismatch::<160, 8>(&vecs), None);
     }
 
     #[test]

@@ -17,29 +17,33 @@
 //! the SMs in `after`, then the others. No signal walks the SMs one after another; every step
 //! is a tree or a parallel prefix of depth `log2(N)`, and nothing 32 bits wide follows one:
 //! * `want`: the SMs that would take a block (LRR: `room`) or a pair (BCS: `room & room2`);
-//! * `before_s`: how many wanting SMs come before SM `s` in visit order: Kogge-Stone
-//!   *exclusive* prefix sums in index order of two lanes (the wanting SMs in `after`, the
-//!   others) over `N + 1` positions, so that position `N` holds each lane's total; combined as
-//!   `after_s ? a_s : total_a + b_s` (one adder after the prefix);
-//! * `left = total - next_id`, saturated to `C` bits (`lsat`), and `lsat - 1` come from
-//!   registers only, beside the prefix: SM `s` takes a block when `before_s < lsat` (LRR), a
-//!   pair when `2 before_s < lsat - 1` (BCS); BCS's odd last block goes to the first SM in
-//!   visit order with room and `2 before_s == lsat - 1` (isolated with a prefix OR);
-//! * `id_s = next_id + before_s` and the new `next_id` add a `C`-bit count to the 32-bit
-//!   register in two parts: a `C + 1`-bit sum of the low bits, whose carry picks the high part
-//!   or the high part plus one (both from registers);
-//! * `idle` = every block granted = the blocks granted now are at least `left` (`C` bits);
-//! * the new `after`: the SMs above the last granted one in visit order: above BCS's odd block
-//!   when there is one (the upward prefix OR that isolated it, shifted by one), else a prefix OR
-//!   downwards of the granted SMs not in `after`, or of all granted SMs when there are none
-//!   (beside the first prefix OR, not after it).
+//! * `before_s`: how many wanting SMs come before SM `s` in visit order, from one
+//!   [`PrefixCount`] over `2N` positions laid out in visit order (position `s`: SM `s` wanting
+//!   and in `after`; position `N + s`: wanting and not), so `before_s` is position `s` or
+//!   `N + s`'s count (a mux, no adder) and the prefix's total is `W`, the wanting SMs;
+//! * from registers only, beside the prefix: `left = total - next_id` saturated to `C` bits
+//!   (`lsat`), and the quota `q` of grants in this cycle's visit: `lsat` blocks (LRR) or
+//!   `lsat / 2` pairs (BCS); SM `s` takes when `before_s < q`; BCS's odd last block goes to the
+//!   first SM in visit order with room and `before_s == q` (isolated with a prefix OR);
+//! * `id_s = next_id + before_s` (pairs: `+ 2 before_s`) and the new `next_id` add a `C`-bit
+//!   count to the 32-bit register in two parts: a `C + 1`-bit sum of the low bits, whose carry
+//!   picks the high part or the high part plus one (both from registers);
+//! * `idle` = every block granted = the blocks granted now (`min(W, q)`, doubled for pairs,
+//!   plus the odd block) are at least `left`: `W >= q`, and the odd block when one is due;
+//! * the new `after`, the SMs above the last grant in visit order, without waiting for the
+//!   grants: the last grant is the `r`-th wanting SM in visit order (`r = min(W, q)`), so the
+//!   SMs after it in visit order are those with `before_s >= r` (`!take`, or `before_s >= W`
+//!   when every wanting SM takes, beside it), and by index, the SMs of `after` among them if
+//!   it is in `after` (at least `r` wanting SMs there), else all of `after` and them; BCS's odd
+//!   block, when there is one, is last (the ORs that isolated it).
 
 use crate::consts::constant;
+use crate::prim::PrefixCount;
 use crate::sim::Clocked;
 use rust_hdl::prelude::*;
 
 /// The dispatcher for `N` SMs (`B = clog2(N)` bits of SM index; `C` bits of block counts with
-/// `2^C >= 2N + 3`; `M = N + 1` prefix positions; `C1 = C + 1`); `BCS` = 1 for BCS, 0 for LRR.
+/// `2^C >= 2N + 3`; `M = 2N` prefix positions; `C1 = C + 1`); `BCS` = 1 for BCS, 0 for LRR.
 #[derive(LogicBlock)]
 pub struct TbDispatch<
     const N: usize,
@@ -79,40 +83,46 @@ pub struct TbDispatch<
     pairs: DFF<Bit>,
     /// The SMs above the last SM that received a block.
     after: DFF<Bits<N>>,
-    /// Upward prefix OR of `odd_pick` (every SM at or above its lowest bit).
-    scan: Signal<Local, Bits<N>>,
-    /// Downward prefix OR of `late` (every SM at or below its highest bit).
-    scan_down: Signal<Local, Bits<N>>,
+    /// Wanting SMs counted in visit order (positions `0..N` in `after`, `N..2N` not).
+    prefix: PrefixCount<M, C>,
+    lanes: Signal<Local, Bits<M>>,
     want: Signal<Local, Bits<N>>,
-    /// Per prefix position `p`: SM `p - 1` wanting and in `after` (lane a), wanting and not
-    /// (lane b); position 0 is 0.
-    lane_a: [Signal<Local, Bits<C>>; M],
-    lane_b: [Signal<Local, Bits<C>>; M],
-    /// Their inclusive prefix sums = the lanes' exclusive sums per SM (Kogge-Stone).
-    sum_a: [Signal<Local, Bits<C>>; M],
-    sum_b: [Signal<Local, Bits<C>>; M],
-    prev_a: [Signal<Local, Bits<C>>; M],
-    prev_b: [Signal<Local, Bits<C>>; M],
-    total_after: Signal<Local, Bits<C>>,
-    total_rest: Signal<Local, Bits<C>>,
-    wanting: Signal<Local, Bits<C>>,
-    /// Per SM: blocks granted before it in visit order (if every earlier wanting SM took).
+    /// Per SM: wanting SMs before it in visit order.
     before: [Signal<Local, Bits<C>>; N],
     left: Signal<Local, Bits<32>>,
     left_big: Signal<Local, Bit>,
     lsat: Signal<Local, Bits<C>>,
-    lsat_m1: Signal<Local, Bits<C>>,
+    /// This visit's quota of grants (blocks, or pairs).
+    quota: Signal<Local, Bits<C>>,
+    /// Every wanting SM takes (`W <= quota`).
+    all: Signal<Local, Bit>,
     take: Signal<Local, Bits<N>>,
-    take2: Signal<Local, Bits<N>>,
     odd: Signal<Local, Bits<N>>,
-    odd_pick: Signal<Local, Bits<N>>,
+    /// Candidates for BCS's odd block in `after` and not; per SM, a candidate lies below it.
+    cand_a: Signal<Local, Bits<N>>,
+    cand_b: Signal<Local, Bits<N>>,
+    above_a: Signal<Local, Bits<N>>,
+    above_b: Signal<Local, Bits<N>>,
+    /// The odd block is granted.
+    odd_any: Signal<Local, Bit>,
     single: Signal<Local, Bits<N>>,
+    /// The SMs after the last wanting one in visit order (`before_s >= W`).
+    past_all: Signal<Local, Bits<N>>,
+    /// The SMs after the last grant in visit order; the last grant is in `after`.
+    past: Signal<Local, Bits<N>>,
+    in_after: Signal<Local, Bit>,
+    /// Wanting SMs in `after`.
+    after_wanting: Signal<Local, Bits<C>>,
+    /// Grants (blocks, or pairs) in this visit, `min(W, quota)`; the blocks they grant (the
+    /// odd block not counted: it is the kernel's last).
+    cnt_base: Signal<Local, Bits<C>>,
     cnt: Signal<Local, Bits<C>>,
     /// `next_id` split: low `C` bits (as `C + 1` bits), high part, high part + `2^C`.
     base_lo: Signal<Local, Bits<C1>>,
     base_hi: Signal<Local, Bits<32>>,
     base_hi1: Signal<Local, Bits<32>>,
-    /// Per SM: `before` (and `before + 1`) as `C + 1` bits, and `base_lo` plus it.
+    /// Per SM: its first block's offset from `next_id` (`before`, doubled in pairs) as `C + 1`
+    /// bits, the second's, and `base_lo` plus them.
     ext: [Signal<Local, Bits<C1>>; N],
     ext2: [Signal<Local, Bits<C1>>; N],
     lo: [Signal<Local, Bits<C1>>; N],
@@ -121,7 +131,6 @@ pub struct TbDispatch<
     next_lo: Signal<Local, Bits<C1>>,
     /// `next_id` plus the blocks granted now.
     next_val: Signal<Local, Bits<32>>,
-    late: Signal<Local, Bits<N>>,
     bcs: Constant<Bit>,
     zero32: Constant<Bits<32>>,
     one_c: Constant<Bits<C>>,
@@ -134,6 +143,7 @@ pub struct TbDispatch<
     step_hi: Constant<Bits<32>>,
     one8: Constant<Bits<8>>,
     zero_n: Constant<Bits<N>>,
+    zero_m: Constant<Bits<M>>,
     zero_c: Constant<Bits<C>>,
     zero_c1: Constant<Bits<C1>>,
     one_c1: Constant<Bits<C1>>,
@@ -151,7 +161,7 @@ impl<
 {
     fn default() -> Self {
         assert!((1..=127).contains(&N) && (1usize << B) >= N && BCS <= 1);
-        assert!((1usize << C) > 2 * N + 2 && C < 32 && M == N + 1 && C1 == C + 1);
+        assert!((1usize << C) > 2 * N + 2 && C < 32 && M == 2 * N && C1 == C + 1);
         Self {
             clock: Default::default(),
             reset: Default::default(),
@@ -169,28 +179,28 @@ impl<
             total_q: Default::default(),
             pairs: Default::default(),
             after: Default::default(),
-            scan: Default::default(),
-            scan_down: Default::default(),
+            prefix: Default::default(),
+            lanes: Default::default(),
             want: Default::default(),
-            lane_a: array_init::array_init(|_| Default::default()),
-            lane_b: array_init::array_init(|_| Default::default()),
-            sum_a: array_init::array_init(|_| Default::default()),
-            sum_b: array_init::array_init(|_| Default::default()),
-            prev_a: array_init::array_init(|_| Default::default()),
-            prev_b: array_init::array_init(|_| Default::default()),
-            total_after: Default::default(),
-            total_rest: Default::default(),
-            wanting: Default::default(),
             before: array_init::array_init(|_| Default::default()),
             left: Default::default(),
             left_big: Default::default(),
             lsat: Default::default(),
-            lsat_m1: Default::default(),
+            quota: Default::default(),
+            all: Default::default(),
             take: Default::default(),
-            take2: Default::default(),
             odd: Default::default(),
-            odd_pick: Default::default(),
+            cand_a: Default::default(),
+            cand_b: Default::default(),
+            above_a: Default::default(),
+            above_b: Default::default(),
+            odd_any: Default::default(),
             single: Default::default(),
+            past_all: Default::default(),
+            past: Default::default(),
+            in_after: Default::default(),
+            after_wanting: Default::default(),
+            cnt_base: Default::default(),
             cnt: Default::default(),
             base_lo: Default::default(),
             base_hi: Default::default(),
@@ -202,7 +212,6 @@ impl<
             cnt_ext: Default::default(),
             next_lo: Default::default(),
             next_val: Default::default(),
-            late: Default::default(),
             bcs: Constant::new(BCS == 1),
             zero32: constant(0),
             one_c: constant(1),
@@ -214,6 +223,7 @@ impl<
             step_hi: constant(1 << C),
             one8: constant(1),
             zero_n: constant(0),
+            zero_m: constant(0),
             zero_c: constant(0),
             zero_c1: constant(0),
             one_c1: constant(1),
@@ -238,151 +248,92 @@ impl<
         if self.pairs.q.val() {
             self.want.next = self.room.val() & self.room2.val();
         }
-        // Two count lanes, shifted one position up, and their inclusive prefix sums
-        // (Kogge-Stone, 7 levels: up to 128 positions; a level whose distance is M or more is
-        // a copy): per SM the exclusive sums, at position N the totals.
-        self.lane_a[0].next = self.zero_c.val();
-        self.lane_b[0].next = self.zero_c.val();
-        for s in 1..M {
-            self.lane_a[s].next = self.zero_c.val();
-            self.lane_b[s].next = self.zero_c.val();
-            if self.want.val().get_bit(s - 1) & self.after.q.val().get_bit(s - 1) {
-                self.lane_a[s].next = self.one_c.val();
-            }
-            if self.want.val().get_bit(s - 1) & !self.after.q.val().get_bit(s - 1) {
-                self.lane_b[s].next = self.one_c.val();
-            }
-        }
-        for s in 0..M {
-            self.sum_a[s].next = self.lane_a[s].val();
-            self.sum_b[s].next = self.lane_b[s].val();
-        }
-        for s in 0..M {
-            self.prev_a[s].next = self.sum_a[s].val();
-            self.prev_b[s].next = self.sum_b[s].val();
-        }
-        for s in 1..M {
-            self.sum_a[s].next = self.prev_a[s].val() + self.prev_a[s - 1].val();
-            self.sum_b[s].next = self.prev_b[s].val() + self.prev_b[s - 1].val();
-        }
-        for s in 0..M {
-            self.prev_a[s].next = self.sum_a[s].val();
-            self.prev_b[s].next = self.sum_b[s].val();
-        }
-        for s in 2..M {
-            self.sum_a[s].next = self.prev_a[s].val() + self.prev_a[s - 2].val();
-            self.sum_b[s].next = self.prev_b[s].val() + self.prev_b[s - 2].val();
-        }
-        for s in 0..M {
-            self.prev_a[s].next = self.sum_a[s].val();
-            self.prev_b[s].next = self.sum_b[s].val();
-        }
-        for s in 4..M {
-            self.sum_a[s].next = self.prev_a[s].val() + self.prev_a[s - 4].val();
-            self.sum_b[s].next = self.prev_b[s].val() + self.prev_b[s - 4].val();
-        }
-        for s in 0..M {
-            self.prev_a[s].next = self.sum_a[s].val();
-            self.prev_b[s].next = self.sum_b[s].val();
-        }
-        for s in 8..M {
-            self.sum_a[s].next = self.prev_a[s].val() + self.prev_a[s - 8].val();
-            self.sum_b[s].next = self.prev_b[s].val() + self.prev_b[s - 8].val();
-        }
-        for s in 0..M {
-            self.prev_a[s].next = self.sum_a[s].val();
-            self.prev_b[s].next = self.sum_b[s].val();
-        }
-        for s in 16..M {
-            self.sum_a[s].next = self.prev_a[s].val() + self.prev_a[s - 16].val();
-            self.sum_b[s].next = self.prev_b[s].val() + self.prev_b[s - 16].val();
-        }
-        for s in 0..M {
-            self.prev_a[s].next = self.sum_a[s].val();
-            self.prev_b[s].next = self.sum_b[s].val();
-        }
-        for s in 32..M {
-            self.sum_a[s].next = self.prev_a[s].val() + self.prev_a[s - 32].val();
-            self.sum_b[s].next = self.prev_b[s].val() + self.prev_b[s - 32].val();
-        }
-        for s in 0..M {
-            self.prev_a[s].next = self.sum_a[s].val();
-            self.prev_b[s].next = self.sum_b[s].val();
-        }
-        for s in 64..M {
-            self.sum_a[s].next = self.prev_a[s].val() + self.prev_a[s - 64].val();
-            self.sum_b[s].next = self.prev_b[s].val() + self.prev_b[s - 64].val();
-        }
-        for s in N..M {
-            self.total_after.next = self.sum_a[s].val();
-            self.total_rest.next = self.sum_b[s].val();
-        }
-        self.wanting.next = self.total_after.val() + self.total_rest.val();
-        for s in 0..N {
-            if self.after.q.val().get_bit(s) {
-                self.before[s].next = self.sum_a[s].val();
-            } else {
-                self.before[s].next = self.total_after.val() + self.sum_b[s].val();
-            }
-            if self.pairs.q.val() {
-                self.before[s].next = self.before[s].val() << self.sh[0].val();
+        // The wanting SMs in visit order: position s for SMs in `after`, N + s for the others.
+        self.lanes.next = self.zero_m.val();
+        for n in N..(N + 1) {
+            for s in 0..N {
+                self.lanes.next = self.lanes.val().replace_bit(
+                    s,
+                    self.want.val().get_bit(s) & self.after.q.val().get_bit(s),
+                );
+                self.lanes.next = self.lanes.val().replace_bit(
+                    n + s,
+                    self.want.val().get_bit(s) & !self.after.q.val().get_bit(s),
+                );
             }
         }
-        // Blocks left, saturated, and one less: from registers only, beside the prefix sums.
+        self.prefix.bits.next = self.lanes.val();
+        for n in N..(N + 1) {
+            for s in 0..N {
+                self.before[s].next = self.prefix.before[n + s].val();
+                if self.after.q.val().get_bit(s) {
+                    self.before[s].next = self.prefix.before[s].val();
+                }
+            }
+        }
+        // Blocks left, saturated; this visit's quota: from registers only, beside the prefix.
         self.left.next = self.total_q.q.val() - self.next_id.q.val();
         self.left_big.next = self.left.val() > self.max_c32.val();
         self.lsat.next = self.left.val().get_bits::<C>(0);
         if self.left_big.val() {
             self.lsat.next = self.max_c.val();
         }
-        self.lsat_m1.next = self.lsat.val() - self.one_c.val();
-        self.take.next = self.zero_n.val();
-        self.take2.next = self.zero_n.val();
-        self.odd.next = self.zero_n.val();
-        for s in 0..N {
-            // before + 2 <= lsat, and before + 1 == lsat, without an adder after `before`.
-            self.take.next = self
-                .take
-                .val()
-                .replace_bit(s, self.before[s].val() < self.lsat.val());
-            self.take2.next = self.take2.val().replace_bit(
-                s,
-                (self.lsat.val() > self.one_c.val()) & (self.before[s].val() < self.lsat_m1.val()),
-            );
-            self.odd.next = self.odd.val().replace_bit(
-                s,
-                (self.lsat.val() != self.zero_c.val())
-                    & (self.before[s].val() == self.lsat_m1.val()),
-            );
-        }
-        // BCS's odd last block: the first SM in visit order with room where one block is left.
-        self.odd_pick.next = self.odd.val() & self.room.val() & self.after.q.val();
-        if !self.odd_pick.val().any() {
-            self.odd_pick.next = self.odd.val() & self.room.val() & !self.after.q.val();
-        }
-        self.scan.next = self.odd_pick.val();
-        for k in 0..7 {
-            self.scan.next = self.scan.val() | (self.scan.val() << self.sh[k].val());
-        }
-        self.single.next = self.odd_pick.val() & !(self.scan.val() << self.sh[0].val());
+        self.quota.next = self.lsat.val();
         if self.pairs.q.val() {
-            self.grant.next = (self.want.val() & self.take2.val()) | self.single.val();
-            self.grant2.next = self.want.val() & self.take2.val();
-            self.cnt.next = self.wanting.val() << self.sh[0].val();
-            if (self.lsat.val() >> self.sh[0].val()) < self.wanting.val() {
-                self.cnt.next = (self.lsat.val() >> self.sh[0].val()) << self.sh[0].val();
-            }
-            // `single` has a bit exactly when `odd_pick` has (it keeps the first one).
-            if self.odd_pick.val().any() {
-                self.cnt.next = self.cnt.val() | self.one_c.val();
-            }
+            self.quota.next = self.lsat.val() >> self.sh[0].val();
+        }
+                self.all.next = self.prefix.total.val() <= self.quota.val();
+        self.take.next = self.zero_n.val();
+        self.odd.next = self.zero_n.val();
+        self.past_all.next = self.zero_n.val();
+        for n in N..(N + 1) {
+            self.after_wanting.next = self.prefix.before[n].val();
+        }
+        for s in 0..N {
+            self.take
+                .next = self.take.val().replace_bit(s, self.before[s].val() < self.quota.val());
+            self.odd
+                .next = self.odd.val().replace_bit(s, self.before[s].val() == self.quota.val());
+            self.past_all.next = self
+                .past_all
+                .val()
+                .replace_bit(s, self.before[s].val() >= self.prefix.total.val());
+        }
+        // BCS's odd last block (an odd number left): the first SM in visit order with room
+        // once every pair of the quota is granted, i.e. with `before_s == quota`: the lowest
+        // such SM in `after` if any, else the lowest of the others. `above_*[s]`: some
+        // candidate lies below SM `s` (a Kogge-Stone prefix OR, log depth), which both
+        // isolates the lowest candidate and, by index, gives the SMs above it.
+        self.cand_a.next = self.zero_n.val();
+        self.cand_b.next = self.zero_n.val();
+        if self.pairs.q.val() & self.lsat.val().get_bit(0) {
+            self.cand_a.next = self.odd.val() & self.room.val() & self.after.q.val();
+            self.cand_b.next = self.odd.val() & self.room.val() & !self.after.q.val();
+        }
+        self.above_a.next = self.cand_a.val() << self.sh[0].val();
+        self.above_b.next = self.cand_b.val() << self.sh[0].val();
+        for k in 0..7 {
+            self.above_a.next = self.above_a.val() | (self.above_a.val() << self.sh[k].val());
+            self.above_b.next = self.above_b.val() | (self.above_b.val() << self.sh[k].val());
+        }
+        self.odd_any.next = self.cand_a.val().any() | self.cand_b.val().any();
+        self.single.next = self.cand_b.val() & !self.above_b.val();
+        if self.cand_a.val().any() {
+            self.single.next = self.cand_a.val() & !self.above_a.val();
+        }
+        self.cnt_base.next = self.quota.val();
+        if self.all.val() {
+            self.cnt_base.next = self.prefix.total.val();
+        }
+        self.cnt.next = self.cnt_base.val();
+        if self.pairs.q.val() {
+            self.grant.next = (self.want.val() & self.take.val()) | self.single.val();
+            self.grant2.next = self.want.val() & self.take.val();
+            self.cnt.next = self.cnt.val() << self.sh[0].val();
+            // The odd block is not counted: it is the last (`next_id` becomes `total`).
         } else {
             self.grant.next = self.want.val() & self.take.val();
             self.grant2.next = self.zero_n.val();
-            self.cnt.next = self.wanting.val();
-            if self.lsat.val() < self.wanting.val() {
-                self.cnt.next = self.lsat.val();
-            }
         }
         // next_id + a C-bit count: the low C bits plus the count in C + 1 bits; their carry
         // picks the high part or the high part + 2^C (both from the register).
@@ -394,7 +345,10 @@ impl<
             for k in 0..C {
                 self.ext[s].next = self.ext[s].val().replace_bit(k, self.before[s].val().get_bit(k));
             }
-            // In pairs `before` is even: its second block is `before | 1`.
+            // In pairs the first block is `2 before` (even): the second is `2 before | 1`.
+            if self.pairs.q.val() {
+                self.ext[s].next = self.ext[s].val() << self.sh[0].val();
+            }
             self.ext2[s].next = self.ext[s].val() | self.one_c1.val();
             self.lo[s].next = self.base_lo.val() + self.ext[s].val();
             self.lo2[s].next = self.base_lo.val() + self.ext2[s].val();
@@ -421,7 +375,12 @@ impl<
             }
         }
         // Every block granted: the blocks granted now cover what was left.
-        self.idle.next = !self.left_big.val() & (self.cnt.val() >= self.lsat.val());
+        // (`cnt >= lsat` without waiting for `cnt`: at least `quota` grants, and in pairs with
+        // an odd number left the odd block too.)
+        self.idle.next = !self.left_big.val() & (self.prefix.total.val() >= self.quota.val());
+        if self.pairs.q.val() & self.lsat.val().get_bit(0) & !self.odd_any.val() {
+            self.idle.next = false;
+        }
         self.cnt_ext.next = self.zero_c1.val();
         for k in 0..C {
             self.cnt_ext.next = self.cnt_ext.val().replace_bit(k, self.cnt.val().get_bit(k));
@@ -437,32 +396,36 @@ impl<
                 .val()
                 .replace_bit(k, self.next_lo.val().get_bit(k));
         }
+        // BCS's odd block is the kernel's last: then every block is granted.
+        if self.odd_any.val() {
+            self.next_val.next = self.total_q.q.val();
+        }
         self.next_id.d.next = self.next_val.val();
-        // The SMs above the last granted one in visit order. BCS's odd block, when there is
-        // one, is the last grant: the SMs above it are `scan << 1` (the upward prefix OR of
-        // `odd_pick` already computed). Otherwise: above the highest granted SM not in `after`
-        // if any, else above the highest granted SM (a downward prefix OR of the grants
-        // without the odd block, beside the first one).
-        self.late.next = self.grant2.val() & !self.after.q.val();
-        if !self.pairs.q.val() {
-            self.late.next = self.grant.val() & !self.after.q.val();
+        // The SMs above the last grant: the `r`-th wanting SM in visit order, `r` = `min(W,
+        // quota)` grants (pairs). In visit order the SMs after it are those with `before_s >=
+        // r`. By index: when it is in `after` (at least `r` wanting SMs there), the SMs above
+        // it are those of `after` with `before_s >= r`; otherwise every SM of `after` and the
+        // others with `before_s >= r`. `before_s >= r` is `!take` or, when every wanting SM
+        // takes, `before_s >= W`, computed beside it. BCS's odd block, when there is one, is
+        // the last grant: above it is `above_a` (or `above_b`).
+        self.past.next = !self.take.val();
+        self.in_after.next = self.after_wanting.val() >= self.quota.val();
+        if self.all.val() {
+            self.past.next = self.past_all.val();
+            self.in_after.next = self.after_wanting.val() == self.prefix.total.val();
         }
-        if !self.late.val().any() {
-            self.late.next = self.grant2.val();
-            if !self.pairs.q.val() {
-                self.late.next = self.grant.val();
+        self.after.d.next = self.after.q.val() | self.past.val();
+        if self.in_after.val() {
+            self.after.d.next = self.after.q.val() & self.past.val();
+        }
+        if self.cnt_base.val() == self.zero_c.val() {
+            self.after.d.next = self.after.q.val();
+        }
+        if self.odd_any.val() {
+            self.after.d.next = self.above_b.val();
+            if self.cand_a.val().any() {
+                self.after.d.next = self.above_a.val();
             }
-        }
-        self.scan_down.next = self.late.val();
-        for k in 0..7 {
-            self.scan_down.next = self.scan_down.val() | (self.scan_down.val() >> self.sh[k].val());
-        }
-        self.after.d.next = self.after.q.val();
-        if self.late.val().any() {
-            self.after.d.next = !self.scan_down.val();
-        }
-        if self.pairs.q.val() & self.odd_pick.val().any() {
-            self.after.d.next = self.scan.val() << self.sh[0].val();
         }
         if self.start.val() {
             self.next_id.d.next = self.zero32.val();
@@ -494,17 +457,17 @@ impl<
 }
 
 /// LRR over the 15 SMs of a GTX 480 (`fermi`).
-pub type LrrFermi = TbDispatch<15, 4, 6, 0, 16, 7>;
+pub type LrrFermi = TbDispatch<15, 4, 6, 0, 30, 7>;
 /// BCS, `fermi`.
-pub type BcsFermi = TbDispatch<15, 4, 6, 1, 16, 7>;
+pub type BcsFermi = TbDispatch<15, 4, 6, 1, 30, 7>;
 /// LRR over the 80 SMs of a Titan V (`titanv`).
-pub type LrrTitanv = TbDispatch<80, 7, 8, 0, 81, 9>;
+pub type LrrTitanv = TbDispatch<80, 7, 8, 0, 160, 9>;
 /// BCS, `titanv`.
-pub type BcsTitanv = TbDispatch<80, 7, 8, 1, 81, 9>;
+pub type BcsTitanv = TbDispatch<80, 7, 8, 1, 160, 9>;
 /// LRR over 4 SMs (`proto`).
-pub type LrrProto = TbDispatch<4, 2, 4, 0, 5, 5>;
+pub type LrrProto = TbDispatch<4, 2, 4, 0, 8, 5>;
 /// BCS, `proto`.
-pub type BcsProto = TbDispatch<4, 2, 4, 1, 5, 5>;
+pub type BcsProto = TbDispatch<4, 2, 4, 1, 8, 5>;
 
 /// The dispatcher's RTL per policy and preset.
 pub struct Rtl;

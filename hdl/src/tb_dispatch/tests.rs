@@ -115,3 +115,4 @@ fn a_planted_golden_bug_is_caught() {
     });
     assert!(r.is_err_and(|(_, g, r)| g.grant2 != 0 && g.id2 != r.id2));
 }
+
