@@ -282,7 +282,7 @@ impl<
         if self.pairs.q.val() {
             self.quota.next = self.lsat.val() >> self.sh[0].val();
         }
-                self.all.next = self.prefix.total.val() <= self.quota.val();
+        self.all.next = self.prefix.total.val() <= self.quota.val();
         self.take.next = self.zero_n.val();
         self.odd.next = self.zero_n.val();
         self.past_all.next = self.zero_n.val();
@@ -290,10 +290,14 @@ impl<
             self.after_wanting.next = self.prefix.before[n].val();
         }
         for s in 0..N {
-            self.take
-                .next = self.take.val().replace_bit(s, self.before[s].val() < self.quota.val());
-            self.odd
-                .next = self.odd.val().replace_bit(s, self.before[s].val() == self.quota.val());
+            self.take.next = self
+                .take
+                .val()
+                .replace_bit(s, self.before[s].val() < self.quota.val());
+            self.odd.next = self
+                .odd
+                .val()
+                .replace_bit(s, self.before[s].val() == self.quota.val());
             self.past_all.next = self
                 .past_all
                 .val()
