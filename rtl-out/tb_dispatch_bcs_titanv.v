@@ -348,7 +348,6 @@ module tb_dispatch_bcs_titanv(clock,reset,start,total,max_per_sm,room,room2,gran
     // Constant declarations
     localparam  bcs = 1'b1;
     localparam  zero32 = 32'h0;
-    localparam  one_c = 8'h1;
     localparam  max_c = 8'hff;
     localparam  max_c32 = 32'hff;
     localparam  low_mask32 = 32'hff;
@@ -368,6 +367,7 @@ module tb_dispatch_bcs_titanv(clock,reset,start,total,max_per_sm,room,room2,gran
     localparam  sh_4 = 8'h10;
     localparam  sh_5 = 8'h20;
     localparam  sh_6 = 8'h40;
+    localparam  sh_7 = 8'h80;
     
     // Stub signals
     // verilator lint_off UNOPTFLAT
@@ -832,22 +832,40 @@ module tb_dispatch_bcs_titanv(clock,reset,start,total,max_per_sm,room,room2,gran
     reg  [79:0] odd;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [79:0] cand_a;
+    reg  [159:0] lanes_room;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [79:0] cand_b;
+    reg  [159:0] scan_v;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [79:0] above_a;
+    reg  [159:0] scan_w;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [79:0] above_b;
+    reg  [79:0] prev_v;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [79:0] prev_w;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [79:0] single;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
     reg  odd_any;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [79:0] single;
+    reg  odd_in_after;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  last_v;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  last_w;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  after_last_nw;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [79:0] past_odd;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
     reg  [79:0] past_all;
@@ -2047,166 +2065,327 @@ module tb_dispatch_bcs_titanv(clock,reset,start,total,max_per_sm,room,room2,gran
             want = room & room2;
         end
         lanes = zero_m;
+        lanes_room = zero_m;
         lanes[0] = want[0] & after__q[0];
         lanes[80] = want[0] & ~after__q[0];
+        lanes_room[0] = room[0] & after__q[0];
+        lanes_room[80] = room[0] & ~after__q[0];
         lanes[1] = want[1] & after__q[1];
         lanes[81] = want[1] & ~after__q[1];
+        lanes_room[1] = room[1] & after__q[1];
+        lanes_room[81] = room[1] & ~after__q[1];
         lanes[2] = want[2] & after__q[2];
         lanes[82] = want[2] & ~after__q[2];
+        lanes_room[2] = room[2] & after__q[2];
+        lanes_room[82] = room[2] & ~after__q[2];
         lanes[3] = want[3] & after__q[3];
         lanes[83] = want[3] & ~after__q[3];
+        lanes_room[3] = room[3] & after__q[3];
+        lanes_room[83] = room[3] & ~after__q[3];
         lanes[4] = want[4] & after__q[4];
         lanes[84] = want[4] & ~after__q[4];
+        lanes_room[4] = room[4] & after__q[4];
+        lanes_room[84] = room[4] & ~after__q[4];
         lanes[5] = want[5] & after__q[5];
         lanes[85] = want[5] & ~after__q[5];
+        lanes_room[5] = room[5] & after__q[5];
+        lanes_room[85] = room[5] & ~after__q[5];
         lanes[6] = want[6] & after__q[6];
         lanes[86] = want[6] & ~after__q[6];
+        lanes_room[6] = room[6] & after__q[6];
+        lanes_room[86] = room[6] & ~after__q[6];
         lanes[7] = want[7] & after__q[7];
         lanes[87] = want[7] & ~after__q[7];
+        lanes_room[7] = room[7] & after__q[7];
+        lanes_room[87] = room[7] & ~after__q[7];
         lanes[8] = want[8] & after__q[8];
         lanes[88] = want[8] & ~after__q[8];
+        lanes_room[8] = room[8] & after__q[8];
+        lanes_room[88] = room[8] & ~after__q[8];
         lanes[9] = want[9] & after__q[9];
         lanes[89] = want[9] & ~after__q[9];
+        lanes_room[9] = room[9] & after__q[9];
+        lanes_room[89] = room[9] & ~after__q[9];
         lanes[10] = want[10] & after__q[10];
         lanes[90] = want[10] & ~after__q[10];
+        lanes_room[10] = room[10] & after__q[10];
+        lanes_room[90] = room[10] & ~after__q[10];
         lanes[11] = want[11] & after__q[11];
         lanes[91] = want[11] & ~after__q[11];
+        lanes_room[11] = room[11] & after__q[11];
+        lanes_room[91] = room[11] & ~after__q[11];
         lanes[12] = want[12] & after__q[12];
         lanes[92] = want[12] & ~after__q[12];
+        lanes_room[12] = room[12] & after__q[12];
+        lanes_room[92] = room[12] & ~after__q[12];
         lanes[13] = want[13] & after__q[13];
         lanes[93] = want[13] & ~after__q[13];
+        lanes_room[13] = room[13] & after__q[13];
+        lanes_room[93] = room[13] & ~after__q[13];
         lanes[14] = want[14] & after__q[14];
         lanes[94] = want[14] & ~after__q[14];
+        lanes_room[14] = room[14] & after__q[14];
+        lanes_room[94] = room[14] & ~after__q[14];
         lanes[15] = want[15] & after__q[15];
         lanes[95] = want[15] & ~after__q[15];
+        lanes_room[15] = room[15] & after__q[15];
+        lanes_room[95] = room[15] & ~after__q[15];
         lanes[16] = want[16] & after__q[16];
         lanes[96] = want[16] & ~after__q[16];
+        lanes_room[16] = room[16] & after__q[16];
+        lanes_room[96] = room[16] & ~after__q[16];
         lanes[17] = want[17] & after__q[17];
         lanes[97] = want[17] & ~after__q[17];
+        lanes_room[17] = room[17] & after__q[17];
+        lanes_room[97] = room[17] & ~after__q[17];
         lanes[18] = want[18] & after__q[18];
         lanes[98] = want[18] & ~after__q[18];
+        lanes_room[18] = room[18] & after__q[18];
+        lanes_room[98] = room[18] & ~after__q[18];
         lanes[19] = want[19] & after__q[19];
         lanes[99] = want[19] & ~after__q[19];
+        lanes_room[19] = room[19] & after__q[19];
+        lanes_room[99] = room[19] & ~after__q[19];
         lanes[20] = want[20] & after__q[20];
         lanes[100] = want[20] & ~after__q[20];
+        lanes_room[20] = room[20] & after__q[20];
+        lanes_room[100] = room[20] & ~after__q[20];
         lanes[21] = want[21] & after__q[21];
         lanes[101] = want[21] & ~after__q[21];
+        lanes_room[21] = room[21] & after__q[21];
+        lanes_room[101] = room[21] & ~after__q[21];
         lanes[22] = want[22] & after__q[22];
         lanes[102] = want[22] & ~after__q[22];
+        lanes_room[22] = room[22] & after__q[22];
+        lanes_room[102] = room[22] & ~after__q[22];
         lanes[23] = want[23] & after__q[23];
         lanes[103] = want[23] & ~after__q[23];
+        lanes_room[23] = room[23] & after__q[23];
+        lanes_room[103] = room[23] & ~after__q[23];
         lanes[24] = want[24] & after__q[24];
         lanes[104] = want[24] & ~after__q[24];
+        lanes_room[24] = room[24] & after__q[24];
+        lanes_room[104] = room[24] & ~after__q[24];
         lanes[25] = want[25] & after__q[25];
         lanes[105] = want[25] & ~after__q[25];
+        lanes_room[25] = room[25] & after__q[25];
+        lanes_room[105] = room[25] & ~after__q[25];
         lanes[26] = want[26] & after__q[26];
         lanes[106] = want[26] & ~after__q[26];
+        lanes_room[26] = room[26] & after__q[26];
+        lanes_room[106] = room[26] & ~after__q[26];
         lanes[27] = want[27] & after__q[27];
         lanes[107] = want[27] & ~after__q[27];
+        lanes_room[27] = room[27] & after__q[27];
+        lanes_room[107] = room[27] & ~after__q[27];
         lanes[28] = want[28] & after__q[28];
         lanes[108] = want[28] & ~after__q[28];
+        lanes_room[28] = room[28] & after__q[28];
+        lanes_room[108] = room[28] & ~after__q[28];
         lanes[29] = want[29] & after__q[29];
         lanes[109] = want[29] & ~after__q[29];
+        lanes_room[29] = room[29] & after__q[29];
+        lanes_room[109] = room[29] & ~after__q[29];
         lanes[30] = want[30] & after__q[30];
         lanes[110] = want[30] & ~after__q[30];
+        lanes_room[30] = room[30] & after__q[30];
+        lanes_room[110] = room[30] & ~after__q[30];
         lanes[31] = want[31] & after__q[31];
         lanes[111] = want[31] & ~after__q[31];
+        lanes_room[31] = room[31] & after__q[31];
+        lanes_room[111] = room[31] & ~after__q[31];
         lanes[32] = want[32] & after__q[32];
         lanes[112] = want[32] & ~after__q[32];
+        lanes_room[32] = room[32] & after__q[32];
+        lanes_room[112] = room[32] & ~after__q[32];
         lanes[33] = want[33] & after__q[33];
         lanes[113] = want[33] & ~after__q[33];
+        lanes_room[33] = room[33] & after__q[33];
+        lanes_room[113] = room[33] & ~after__q[33];
         lanes[34] = want[34] & after__q[34];
         lanes[114] = want[34] & ~after__q[34];
+        lanes_room[34] = room[34] & after__q[34];
+        lanes_room[114] = room[34] & ~after__q[34];
         lanes[35] = want[35] & after__q[35];
         lanes[115] = want[35] & ~after__q[35];
+        lanes_room[35] = room[35] & after__q[35];
+        lanes_room[115] = room[35] & ~after__q[35];
         lanes[36] = want[36] & after__q[36];
         lanes[116] = want[36] & ~after__q[36];
+        lanes_room[36] = room[36] & after__q[36];
+        lanes_room[116] = room[36] & ~after__q[36];
         lanes[37] = want[37] & after__q[37];
         lanes[117] = want[37] & ~after__q[37];
+        lanes_room[37] = room[37] & after__q[37];
+        lanes_room[117] = room[37] & ~after__q[37];
         lanes[38] = want[38] & after__q[38];
         lanes[118] = want[38] & ~after__q[38];
+        lanes_room[38] = room[38] & after__q[38];
+        lanes_room[118] = room[38] & ~after__q[38];
         lanes[39] = want[39] & after__q[39];
         lanes[119] = want[39] & ~after__q[39];
+        lanes_room[39] = room[39] & after__q[39];
+        lanes_room[119] = room[39] & ~after__q[39];
         lanes[40] = want[40] & after__q[40];
         lanes[120] = want[40] & ~after__q[40];
+        lanes_room[40] = room[40] & after__q[40];
+        lanes_room[120] = room[40] & ~after__q[40];
         lanes[41] = want[41] & after__q[41];
         lanes[121] = want[41] & ~after__q[41];
+        lanes_room[41] = room[41] & after__q[41];
+        lanes_room[121] = room[41] & ~after__q[41];
         lanes[42] = want[42] & after__q[42];
         lanes[122] = want[42] & ~after__q[42];
+        lanes_room[42] = room[42] & after__q[42];
+        lanes_room[122] = room[42] & ~after__q[42];
         lanes[43] = want[43] & after__q[43];
         lanes[123] = want[43] & ~after__q[43];
+        lanes_room[43] = room[43] & after__q[43];
+        lanes_room[123] = room[43] & ~after__q[43];
         lanes[44] = want[44] & after__q[44];
         lanes[124] = want[44] & ~after__q[44];
+        lanes_room[44] = room[44] & after__q[44];
+        lanes_room[124] = room[44] & ~after__q[44];
         lanes[45] = want[45] & after__q[45];
         lanes[125] = want[45] & ~after__q[45];
+        lanes_room[45] = room[45] & after__q[45];
+        lanes_room[125] = room[45] & ~after__q[45];
         lanes[46] = want[46] & after__q[46];
         lanes[126] = want[46] & ~after__q[46];
+        lanes_room[46] = room[46] & after__q[46];
+        lanes_room[126] = room[46] & ~after__q[46];
         lanes[47] = want[47] & after__q[47];
         lanes[127] = want[47] & ~after__q[47];
+        lanes_room[47] = room[47] & after__q[47];
+        lanes_room[127] = room[47] & ~after__q[47];
         lanes[48] = want[48] & after__q[48];
         lanes[128] = want[48] & ~after__q[48];
+        lanes_room[48] = room[48] & after__q[48];
+        lanes_room[128] = room[48] & ~after__q[48];
         lanes[49] = want[49] & after__q[49];
         lanes[129] = want[49] & ~after__q[49];
+        lanes_room[49] = room[49] & after__q[49];
+        lanes_room[129] = room[49] & ~after__q[49];
         lanes[50] = want[50] & after__q[50];
         lanes[130] = want[50] & ~after__q[50];
+        lanes_room[50] = room[50] & after__q[50];
+        lanes_room[130] = room[50] & ~after__q[50];
         lanes[51] = want[51] & after__q[51];
         lanes[131] = want[51] & ~after__q[51];
+        lanes_room[51] = room[51] & after__q[51];
+        lanes_room[131] = room[51] & ~after__q[51];
         lanes[52] = want[52] & after__q[52];
         lanes[132] = want[52] & ~after__q[52];
+        lanes_room[52] = room[52] & after__q[52];
+        lanes_room[132] = room[52] & ~after__q[52];
         lanes[53] = want[53] & after__q[53];
         lanes[133] = want[53] & ~after__q[53];
+        lanes_room[53] = room[53] & after__q[53];
+        lanes_room[133] = room[53] & ~after__q[53];
         lanes[54] = want[54] & after__q[54];
         lanes[134] = want[54] & ~after__q[54];
+        lanes_room[54] = room[54] & after__q[54];
+        lanes_room[134] = room[54] & ~after__q[54];
         lanes[55] = want[55] & after__q[55];
         lanes[135] = want[55] & ~after__q[55];
+        lanes_room[55] = room[55] & after__q[55];
+        lanes_room[135] = room[55] & ~after__q[55];
         lanes[56] = want[56] & after__q[56];
         lanes[136] = want[56] & ~after__q[56];
+        lanes_room[56] = room[56] & after__q[56];
+        lanes_room[136] = room[56] & ~after__q[56];
         lanes[57] = want[57] & after__q[57];
         lanes[137] = want[57] & ~after__q[57];
+        lanes_room[57] = room[57] & after__q[57];
+        lanes_room[137] = room[57] & ~after__q[57];
         lanes[58] = want[58] & after__q[58];
         lanes[138] = want[58] & ~after__q[58];
+        lanes_room[58] = room[58] & after__q[58];
+        lanes_room[138] = room[58] & ~after__q[58];
         lanes[59] = want[59] & after__q[59];
         lanes[139] = want[59] & ~after__q[59];
+        lanes_room[59] = room[59] & after__q[59];
+        lanes_room[139] = room[59] & ~after__q[59];
         lanes[60] = want[60] & after__q[60];
         lanes[140] = want[60] & ~after__q[60];
+        lanes_room[60] = room[60] & after__q[60];
+        lanes_room[140] = room[60] & ~after__q[60];
         lanes[61] = want[61] & after__q[61];
         lanes[141] = want[61] & ~after__q[61];
+        lanes_room[61] = room[61] & after__q[61];
+        lanes_room[141] = room[61] & ~after__q[61];
         lanes[62] = want[62] & after__q[62];
         lanes[142] = want[62] & ~after__q[62];
+        lanes_room[62] = room[62] & after__q[62];
+        lanes_room[142] = room[62] & ~after__q[62];
         lanes[63] = want[63] & after__q[63];
         lanes[143] = want[63] & ~after__q[63];
+        lanes_room[63] = room[63] & after__q[63];
+        lanes_room[143] = room[63] & ~after__q[63];
         lanes[64] = want[64] & after__q[64];
         lanes[144] = want[64] & ~after__q[64];
+        lanes_room[64] = room[64] & after__q[64];
+        lanes_room[144] = room[64] & ~after__q[64];
         lanes[65] = want[65] & after__q[65];
         lanes[145] = want[65] & ~after__q[65];
+        lanes_room[65] = room[65] & after__q[65];
+        lanes_room[145] = room[65] & ~after__q[65];
         lanes[66] = want[66] & after__q[66];
         lanes[146] = want[66] & ~after__q[66];
+        lanes_room[66] = room[66] & after__q[66];
+        lanes_room[146] = room[66] & ~after__q[66];
         lanes[67] = want[67] & after__q[67];
         lanes[147] = want[67] & ~after__q[67];
+        lanes_room[67] = room[67] & after__q[67];
+        lanes_room[147] = room[67] & ~after__q[67];
         lanes[68] = want[68] & after__q[68];
         lanes[148] = want[68] & ~after__q[68];
+        lanes_room[68] = room[68] & after__q[68];
+        lanes_room[148] = room[68] & ~after__q[68];
         lanes[69] = want[69] & after__q[69];
         lanes[149] = want[69] & ~after__q[69];
+        lanes_room[69] = room[69] & after__q[69];
+        lanes_room[149] = room[69] & ~after__q[69];
         lanes[70] = want[70] & after__q[70];
         lanes[150] = want[70] & ~after__q[70];
+        lanes_room[70] = room[70] & after__q[70];
+        lanes_room[150] = room[70] & ~after__q[70];
         lanes[71] = want[71] & after__q[71];
         lanes[151] = want[71] & ~after__q[71];
+        lanes_room[71] = room[71] & after__q[71];
+        lanes_room[151] = room[71] & ~after__q[71];
         lanes[72] = want[72] & after__q[72];
         lanes[152] = want[72] & ~after__q[72];
+        lanes_room[72] = room[72] & after__q[72];
+        lanes_room[152] = room[72] & ~after__q[72];
         lanes[73] = want[73] & after__q[73];
         lanes[153] = want[73] & ~after__q[73];
+        lanes_room[73] = room[73] & after__q[73];
+        lanes_room[153] = room[73] & ~after__q[73];
         lanes[74] = want[74] & after__q[74];
         lanes[154] = want[74] & ~after__q[74];
+        lanes_room[74] = room[74] & after__q[74];
+        lanes_room[154] = room[74] & ~after__q[74];
         lanes[75] = want[75] & after__q[75];
         lanes[155] = want[75] & ~after__q[75];
+        lanes_room[75] = room[75] & after__q[75];
+        lanes_room[155] = room[75] & ~after__q[75];
         lanes[76] = want[76] & after__q[76];
         lanes[156] = want[76] & ~after__q[76];
+        lanes_room[76] = room[76] & after__q[76];
+        lanes_room[156] = room[76] & ~after__q[76];
         lanes[77] = want[77] & after__q[77];
         lanes[157] = want[77] & ~after__q[77];
+        lanes_room[77] = room[77] & after__q[77];
+        lanes_room[157] = room[77] & ~after__q[77];
         lanes[78] = want[78] & after__q[78];
         lanes[158] = want[78] & ~after__q[78];
+        lanes_room[78] = room[78] & after__q[78];
+        lanes_room[158] = room[78] & ~after__q[78];
         lanes[79] = want[79] & after__q[79];
         lanes[159] = want[79] & ~after__q[79];
+        lanes_room[79] = room[79] & after__q[79];
+        lanes_room[159] = room[79] & ~after__q[79];
         prefix__bits = lanes;
         before_0 = prefix__before_80;
         if (after__q[0]) begin
@@ -2783,33 +2962,523 @@ module tb_dispatch_bcs_titanv(clock,reset,start,total,max_per_sm,room,room2,gran
         take[79] = before_79 < quota;
         odd[79] = before_79 == quota;
         past_all[79] = before_79 >= prefix__total;
-        cand_a = zero_n;
-        cand_b = zero_n;
+        scan_v = lanes_room << sh_0;
+        scan_w = lanes << sh_0;
+        scan_w = (scan_v & scan_w) | (~scan_v & (scan_w << sh_0));
+        scan_v = scan_v | (scan_v << sh_0);
+        scan_w = (scan_v & scan_w) | (~scan_v & (scan_w << sh_1));
+        scan_v = scan_v | (scan_v << sh_1);
+        scan_w = (scan_v & scan_w) | (~scan_v & (scan_w << sh_2));
+        scan_v = scan_v | (scan_v << sh_2);
+        scan_w = (scan_v & scan_w) | (~scan_v & (scan_w << sh_3));
+        scan_v = scan_v | (scan_v << sh_3);
+        scan_w = (scan_v & scan_w) | (~scan_v & (scan_w << sh_4));
+        scan_v = scan_v | (scan_v << sh_4);
+        scan_w = (scan_v & scan_w) | (~scan_v & (scan_w << sh_5));
+        scan_v = scan_v | (scan_v << sh_5);
+        scan_w = (scan_v & scan_w) | (~scan_v & (scan_w << sh_6));
+        scan_v = scan_v | (scan_v << sh_6);
+        scan_w = (scan_v & scan_w) | (~scan_v & (scan_w << sh_7));
+        scan_v = scan_v | (scan_v << sh_7);
+        prev_v = zero_n;
+        prev_w = zero_n;
+        prev_v[0] = scan_v[80 + 0];
+        prev_w[0] = scan_w[80 + 0];
+        if (after__q[0]) begin
+            prev_v[0] = scan_v[0];
+            prev_w[0] = scan_w[0];
+        end
+        prev_v[1] = scan_v[80 + 1];
+        prev_w[1] = scan_w[80 + 1];
+        if (after__q[1]) begin
+            prev_v[1] = scan_v[1];
+            prev_w[1] = scan_w[1];
+        end
+        prev_v[2] = scan_v[80 + 2];
+        prev_w[2] = scan_w[80 + 2];
+        if (after__q[2]) begin
+            prev_v[2] = scan_v[2];
+            prev_w[2] = scan_w[2];
+        end
+        prev_v[3] = scan_v[80 + 3];
+        prev_w[3] = scan_w[80 + 3];
+        if (after__q[3]) begin
+            prev_v[3] = scan_v[3];
+            prev_w[3] = scan_w[3];
+        end
+        prev_v[4] = scan_v[80 + 4];
+        prev_w[4] = scan_w[80 + 4];
+        if (after__q[4]) begin
+            prev_v[4] = scan_v[4];
+            prev_w[4] = scan_w[4];
+        end
+        prev_v[5] = scan_v[80 + 5];
+        prev_w[5] = scan_w[80 + 5];
+        if (after__q[5]) begin
+            prev_v[5] = scan_v[5];
+            prev_w[5] = scan_w[5];
+        end
+        prev_v[6] = scan_v[80 + 6];
+        prev_w[6] = scan_w[80 + 6];
+        if (after__q[6]) begin
+            prev_v[6] = scan_v[6];
+            prev_w[6] = scan_w[6];
+        end
+        prev_v[7] = scan_v[80 + 7];
+        prev_w[7] = scan_w[80 + 7];
+        if (after__q[7]) begin
+            prev_v[7] = scan_v[7];
+            prev_w[7] = scan_w[7];
+        end
+        prev_v[8] = scan_v[80 + 8];
+        prev_w[8] = scan_w[80 + 8];
+        if (after__q[8]) begin
+            prev_v[8] = scan_v[8];
+            prev_w[8] = scan_w[8];
+        end
+        prev_v[9] = scan_v[80 + 9];
+        prev_w[9] = scan_w[80 + 9];
+        if (after__q[9]) begin
+            prev_v[9] = scan_v[9];
+            prev_w[9] = scan_w[9];
+        end
+        prev_v[10] = scan_v[80 + 10];
+        prev_w[10] = scan_w[80 + 10];
+        if (after__q[10]) begin
+            prev_v[10] = scan_v[10];
+            prev_w[10] = scan_w[10];
+        end
+        prev_v[11] = scan_v[80 + 11];
+        prev_w[11] = scan_w[80 + 11];
+        if (after__q[11]) begin
+            prev_v[11] = scan_v[11];
+            prev_w[11] = scan_w[11];
+        end
+        prev_v[12] = scan_v[80 + 12];
+        prev_w[12] = scan_w[80 + 12];
+        if (after__q[12]) begin
+            prev_v[12] = scan_v[12];
+            prev_w[12] = scan_w[12];
+        end
+        prev_v[13] = scan_v[80 + 13];
+        prev_w[13] = scan_w[80 + 13];
+        if (after__q[13]) begin
+            prev_v[13] = scan_v[13];
+            prev_w[13] = scan_w[13];
+        end
+        prev_v[14] = scan_v[80 + 14];
+        prev_w[14] = scan_w[80 + 14];
+        if (after__q[14]) begin
+            prev_v[14] = scan_v[14];
+            prev_w[14] = scan_w[14];
+        end
+        prev_v[15] = scan_v[80 + 15];
+        prev_w[15] = scan_w[80 + 15];
+        if (after__q[15]) begin
+            prev_v[15] = scan_v[15];
+            prev_w[15] = scan_w[15];
+        end
+        prev_v[16] = scan_v[80 + 16];
+        prev_w[16] = scan_w[80 + 16];
+        if (after__q[16]) begin
+            prev_v[16] = scan_v[16];
+            prev_w[16] = scan_w[16];
+        end
+        prev_v[17] = scan_v[80 + 17];
+        prev_w[17] = scan_w[80 + 17];
+        if (after__q[17]) begin
+            prev_v[17] = scan_v[17];
+            prev_w[17] = scan_w[17];
+        end
+        prev_v[18] = scan_v[80 + 18];
+        prev_w[18] = scan_w[80 + 18];
+        if (after__q[18]) begin
+            prev_v[18] = scan_v[18];
+            prev_w[18] = scan_w[18];
+        end
+        prev_v[19] = scan_v[80 + 19];
+        prev_w[19] = scan_w[80 + 19];
+        if (after__q[19]) begin
+            prev_v[19] = scan_v[19];
+            prev_w[19] = scan_w[19];
+        end
+        prev_v[20] = scan_v[80 + 20];
+        prev_w[20] = scan_w[80 + 20];
+        if (after__q[20]) begin
+            prev_v[20] = scan_v[20];
+            prev_w[20] = scan_w[20];
+        end
+        prev_v[21] = scan_v[80 + 21];
+        prev_w[21] = scan_w[80 + 21];
+        if (after__q[21]) begin
+            prev_v[21] = scan_v[21];
+            prev_w[21] = scan_w[21];
+        end
+        prev_v[22] = scan_v[80 + 22];
+        prev_w[22] = scan_w[80 + 22];
+        if (after__q[22]) begin
+            prev_v[22] = scan_v[22];
+            prev_w[22] = scan_w[22];
+        end
+        prev_v[23] = scan_v[80 + 23];
+        prev_w[23] = scan_w[80 + 23];
+        if (after__q[23]) begin
+            prev_v[23] = scan_v[23];
+            prev_w[23] = scan_w[23];
+        end
+        prev_v[24] = scan_v[80 + 24];
+        prev_w[24] = scan_w[80 + 24];
+        if (after__q[24]) begin
+            prev_v[24] = scan_v[24];
+            prev_w[24] = scan_w[24];
+        end
+        prev_v[25] = scan_v[80 + 25];
+        prev_w[25] = scan_w[80 + 25];
+        if (after__q[25]) begin
+            prev_v[25] = scan_v[25];
+            prev_w[25] = scan_w[25];
+        end
+        prev_v[26] = scan_v[80 + 26];
+        prev_w[26] = scan_w[80 + 26];
+        if (after__q[26]) begin
+            prev_v[26] = scan_v[26];
+            prev_w[26] = scan_w[26];
+        end
+        prev_v[27] = scan_v[80 + 27];
+        prev_w[27] = scan_w[80 + 27];
+        if (after__q[27]) begin
+            prev_v[27] = scan_v[27];
+            prev_w[27] = scan_w[27];
+        end
+        prev_v[28] = scan_v[80 + 28];
+        prev_w[28] = scan_w[80 + 28];
+        if (after__q[28]) begin
+            prev_v[28] = scan_v[28];
+            prev_w[28] = scan_w[28];
+        end
+        prev_v[29] = scan_v[80 + 29];
+        prev_w[29] = scan_w[80 + 29];
+        if (after__q[29]) begin
+            prev_v[29] = scan_v[29];
+            prev_w[29] = scan_w[29];
+        end
+        prev_v[30] = scan_v[80 + 30];
+        prev_w[30] = scan_w[80 + 30];
+        if (after__q[30]) begin
+            prev_v[30] = scan_v[30];
+            prev_w[30] = scan_w[30];
+        end
+        prev_v[31] = scan_v[80 + 31];
+        prev_w[31] = scan_w[80 + 31];
+        if (after__q[31]) begin
+            prev_v[31] = scan_v[31];
+            prev_w[31] = scan_w[31];
+        end
+        prev_v[32] = scan_v[80 + 32];
+        prev_w[32] = scan_w[80 + 32];
+        if (after__q[32]) begin
+            prev_v[32] = scan_v[32];
+            prev_w[32] = scan_w[32];
+        end
+        prev_v[33] = scan_v[80 + 33];
+        prev_w[33] = scan_w[80 + 33];
+        if (after__q[33]) begin
+            prev_v[33] = scan_v[33];
+            prev_w[33] = scan_w[33];
+        end
+        prev_v[34] = scan_v[80 + 34];
+        prev_w[34] = scan_w[80 + 34];
+        if (after__q[34]) begin
+            prev_v[34] = scan_v[34];
+            prev_w[34] = scan_w[34];
+        end
+        prev_v[35] = scan_v[80 + 35];
+        prev_w[35] = scan_w[80 + 35];
+        if (after__q[35]) begin
+            prev_v[35] = scan_v[35];
+            prev_w[35] = scan_w[35];
+        end
+        prev_v[36] = scan_v[80 + 36];
+        prev_w[36] = scan_w[80 + 36];
+        if (after__q[36]) begin
+            prev_v[36] = scan_v[36];
+            prev_w[36] = scan_w[36];
+        end
+        prev_v[37] = scan_v[80 + 37];
+        prev_w[37] = scan_w[80 + 37];
+        if (after__q[37]) begin
+            prev_v[37] = scan_v[37];
+            prev_w[37] = scan_w[37];
+        end
+        prev_v[38] = scan_v[80 + 38];
+        prev_w[38] = scan_w[80 + 38];
+        if (after__q[38]) begin
+            prev_v[38] = scan_v[38];
+            prev_w[38] = scan_w[38];
+        end
+        prev_v[39] = scan_v[80 + 39];
+        prev_w[39] = scan_w[80 + 39];
+        if (after__q[39]) begin
+            prev_v[39] = scan_v[39];
+            prev_w[39] = scan_w[39];
+        end
+        prev_v[40] = scan_v[80 + 40];
+        prev_w[40] = scan_w[80 + 40];
+        if (after__q[40]) begin
+            prev_v[40] = scan_v[40];
+            prev_w[40] = scan_w[40];
+        end
+        prev_v[41] = scan_v[80 + 41];
+        prev_w[41] = scan_w[80 + 41];
+        if (after__q[41]) begin
+            prev_v[41] = scan_v[41];
+            prev_w[41] = scan_w[41];
+        end
+        prev_v[42] = scan_v[80 + 42];
+        prev_w[42] = scan_w[80 + 42];
+        if (after__q[42]) begin
+            prev_v[42] = scan_v[42];
+            prev_w[42] = scan_w[42];
+        end
+        prev_v[43] = scan_v[80 + 43];
+        prev_w[43] = scan_w[80 + 43];
+        if (after__q[43]) begin
+            prev_v[43] = scan_v[43];
+            prev_w[43] = scan_w[43];
+        end
+        prev_v[44] = scan_v[80 + 44];
+        prev_w[44] = scan_w[80 + 44];
+        if (after__q[44]) begin
+            prev_v[44] = scan_v[44];
+            prev_w[44] = scan_w[44];
+        end
+        prev_v[45] = scan_v[80 + 45];
+        prev_w[45] = scan_w[80 + 45];
+        if (after__q[45]) begin
+            prev_v[45] = scan_v[45];
+            prev_w[45] = scan_w[45];
+        end
+        prev_v[46] = scan_v[80 + 46];
+        prev_w[46] = scan_w[80 + 46];
+        if (after__q[46]) begin
+            prev_v[46] = scan_v[46];
+            prev_w[46] = scan_w[46];
+        end
+        prev_v[47] = scan_v[80 + 47];
+        prev_w[47] = scan_w[80 + 47];
+        if (after__q[47]) begin
+            prev_v[47] = scan_v[47];
+            prev_w[47] = scan_w[47];
+        end
+        prev_v[48] = scan_v[80 + 48];
+        prev_w[48] = scan_w[80 + 48];
+        if (after__q[48]) begin
+            prev_v[48] = scan_v[48];
+            prev_w[48] = scan_w[48];
+        end
+        prev_v[49] = scan_v[80 + 49];
+        prev_w[49] = scan_w[80 + 49];
+        if (after__q[49]) begin
+            prev_v[49] = scan_v[49];
+            prev_w[49] = scan_w[49];
+        end
+        prev_v[50] = scan_v[80 + 50];
+        prev_w[50] = scan_w[80 + 50];
+        if (after__q[50]) begin
+            prev_v[50] = scan_v[50];
+            prev_w[50] = scan_w[50];
+        end
+        prev_v[51] = scan_v[80 + 51];
+        prev_w[51] = scan_w[80 + 51];
+        if (after__q[51]) begin
+            prev_v[51] = scan_v[51];
+            prev_w[51] = scan_w[51];
+        end
+        prev_v[52] = scan_v[80 + 52];
+        prev_w[52] = scan_w[80 + 52];
+        if (after__q[52]) begin
+            prev_v[52] = scan_v[52];
+            prev_w[52] = scan_w[52];
+        end
+        prev_v[53] = scan_v[80 + 53];
+        prev_w[53] = scan_w[80 + 53];
+        if (after__q[53]) begin
+            prev_v[53] = scan_v[53];
+            prev_w[53] = scan_w[53];
+        end
+        prev_v[54] = scan_v[80 + 54];
+        prev_w[54] = scan_w[80 + 54];
+        if (after__q[54]) begin
+            prev_v[54] = scan_v[54];
+            prev_w[54] = scan_w[54];
+        end
+        prev_v[55] = scan_v[80 + 55];
+        prev_w[55] = scan_w[80 + 55];
+        if (after__q[55]) begin
+            prev_v[55] = scan_v[55];
+            prev_w[55] = scan_w[55];
+        end
+        prev_v[56] = scan_v[80 + 56];
+        prev_w[56] = scan_w[80 + 56];
+        if (after__q[56]) begin
+            prev_v[56] = scan_v[56];
+            prev_w[56] = scan_w[56];
+        end
+        prev_v[57] = scan_v[80 + 57];
+        prev_w[57] = scan_w[80 + 57];
+        if (after__q[57]) begin
+            prev_v[57] = scan_v[57];
+            prev_w[57] = scan_w[57];
+        end
+        prev_v[58] = scan_v[80 + 58];
+        prev_w[58] = scan_w[80 + 58];
+        if (after__q[58]) begin
+            prev_v[58] = scan_v[58];
+            prev_w[58] = scan_w[58];
+        end
+        prev_v[59] = scan_v[80 + 59];
+        prev_w[59] = scan_w[80 + 59];
+        if (after__q[59]) begin
+            prev_v[59] = scan_v[59];
+            prev_w[59] = scan_w[59];
+        end
+        prev_v[60] = scan_v[80 + 60];
+        prev_w[60] = scan_w[80 + 60];
+        if (after__q[60]) begin
+            prev_v[60] = scan_v[60];
+            prev_w[60] = scan_w[60];
+        end
+        prev_v[61] = scan_v[80 + 61];
+        prev_w[61] = scan_w[80 + 61];
+        if (after__q[61]) begin
+            prev_v[61] = scan_v[61];
+            prev_w[61] = scan_w[61];
+        end
+        prev_v[62] = scan_v[80 + 62];
+        prev_w[62] = scan_w[80 + 62];
+        if (after__q[62]) begin
+            prev_v[62] = scan_v[62];
+            prev_w[62] = scan_w[62];
+        end
+        prev_v[63] = scan_v[80 + 63];
+        prev_w[63] = scan_w[80 + 63];
+        if (after__q[63]) begin
+            prev_v[63] = scan_v[63];
+            prev_w[63] = scan_w[63];
+        end
+        prev_v[64] = scan_v[80 + 64];
+        prev_w[64] = scan_w[80 + 64];
+        if (after__q[64]) begin
+            prev_v[64] = scan_v[64];
+            prev_w[64] = scan_w[64];
+        end
+        prev_v[65] = scan_v[80 + 65];
+        prev_w[65] = scan_w[80 + 65];
+        if (after__q[65]) begin
+            prev_v[65] = scan_v[65];
+            prev_w[65] = scan_w[65];
+        end
+        prev_v[66] = scan_v[80 + 66];
+        prev_w[66] = scan_w[80 + 66];
+        if (after__q[66]) begin
+            prev_v[66] = scan_v[66];
+            prev_w[66] = scan_w[66];
+        end
+        prev_v[67] = scan_v[80 + 67];
+        prev_w[67] = scan_w[80 + 67];
+        if (after__q[67]) begin
+            prev_v[67] = scan_v[67];
+            prev_w[67] = scan_w[67];
+        end
+        prev_v[68] = scan_v[80 + 68];
+        prev_w[68] = scan_w[80 + 68];
+        if (after__q[68]) begin
+            prev_v[68] = scan_v[68];
+            prev_w[68] = scan_w[68];
+        end
+        prev_v[69] = scan_v[80 + 69];
+        prev_w[69] = scan_w[80 + 69];
+        if (after__q[69]) begin
+            prev_v[69] = scan_v[69];
+            prev_w[69] = scan_w[69];
+        end
+        prev_v[70] = scan_v[80 + 70];
+        prev_w[70] = scan_w[80 + 70];
+        if (after__q[70]) begin
+            prev_v[70] = scan_v[70];
+            prev_w[70] = scan_w[70];
+        end
+        prev_v[71] = scan_v[80 + 71];
+        prev_w[71] = scan_w[80 + 71];
+        if (after__q[71]) begin
+            prev_v[71] = scan_v[71];
+            prev_w[71] = scan_w[71];
+        end
+        prev_v[72] = scan_v[80 + 72];
+        prev_w[72] = scan_w[80 + 72];
+        if (after__q[72]) begin
+            prev_v[72] = scan_v[72];
+            prev_w[72] = scan_w[72];
+        end
+        prev_v[73] = scan_v[80 + 73];
+        prev_w[73] = scan_w[80 + 73];
+        if (after__q[73]) begin
+            prev_v[73] = scan_v[73];
+            prev_w[73] = scan_w[73];
+        end
+        prev_v[74] = scan_v[80 + 74];
+        prev_w[74] = scan_w[80 + 74];
+        if (after__q[74]) begin
+            prev_v[74] = scan_v[74];
+            prev_w[74] = scan_w[74];
+        end
+        prev_v[75] = scan_v[80 + 75];
+        prev_w[75] = scan_w[80 + 75];
+        if (after__q[75]) begin
+            prev_v[75] = scan_v[75];
+            prev_w[75] = scan_w[75];
+        end
+        prev_v[76] = scan_v[80 + 76];
+        prev_w[76] = scan_w[80 + 76];
+        if (after__q[76]) begin
+            prev_v[76] = scan_v[76];
+            prev_w[76] = scan_w[76];
+        end
+        prev_v[77] = scan_v[80 + 77];
+        prev_w[77] = scan_w[80 + 77];
+        if (after__q[77]) begin
+            prev_v[77] = scan_v[77];
+            prev_w[77] = scan_w[77];
+        end
+        prev_v[78] = scan_v[80 + 78];
+        prev_w[78] = scan_w[80 + 78];
+        if (after__q[78]) begin
+            prev_v[78] = scan_v[78];
+            prev_w[78] = scan_w[78];
+        end
+        prev_v[79] = scan_v[80 + 79];
+        prev_w[79] = scan_w[80 + 79];
+        if (after__q[79]) begin
+            prev_v[79] = scan_v[79];
+            prev_w[79] = scan_w[79];
+        end
+        single = zero_n;
         if (pairs__q & lsat[32'h0]) begin
-            cand_a = odd & room & after__q;
-            cand_b = odd & room & ~after__q;
+            single = room & odd & (~prev_v | prev_w);
         end
-        above_a = cand_a << sh_0;
-        above_b = cand_b << sh_0;
-        above_a = above_a | (above_a << sh_0);
-        above_b = above_b | (above_b << sh_0);
-        above_a = above_a | (above_a << sh_1);
-        above_b = above_b | (above_b << sh_1);
-        above_a = above_a | (above_a << sh_2);
-        above_b = above_b | (above_b << sh_2);
-        above_a = above_a | (above_a << sh_3);
-        above_b = above_b | (above_b << sh_3);
-        above_a = above_a | (above_a << sh_4);
-        above_b = above_b | (above_b << sh_4);
-        above_a = above_a | (above_a << sh_5);
-        above_b = above_b | (above_b << sh_5);
-        above_a = above_a | (above_a << sh_6);
-        above_b = above_b | (above_b << sh_6);
-        odd_any = |cand_a | |cand_b;
-        single = cand_b & ~above_b;
-        if (|cand_a) begin
-            single = cand_a & ~above_a;
+        last_v = scan_v[160 - 32'h1];
+        last_w = scan_w[160 - 32'h1];
+        if (lanes_room[160 - 32'h1]) begin
+            last_v = 1'b1;
+            last_w = lanes[160 - 32'h1];
         end
+        after_last_nw = scan_v[80] & ~scan_w[80];
+        odd_any = 1'b0;
+        if (pairs__q & lsat[32'h0]) begin
+            odd_any = (prefix__total > quota) | ((prefix__total == quota) & last_v & ~last_w);
+        end
+        odd_in_after = (after_wanting > quota) | ((after_wanting == quota) & after_last_nw);
+        past_odd = (~take & ~odd) | (odd & prev_v & ~prev_w);
         cnt_base = quota;
         if (all) begin
             cnt_base = prefix__total;
@@ -6471,9 +7140,9 @@ module tb_dispatch_bcs_titanv(clock,reset,start,total,max_per_sm,room,room2,gran
             after__d = after__q;
         end
         if (odd_any) begin
-            after__d = above_b;
-            if (|cand_a) begin
-                after__d = above_a;
+            after__d = after__q | past_odd;
+            if (odd_in_after) begin
+                after__d = after__q & past_odd;
             end
         end
         if (start) begin

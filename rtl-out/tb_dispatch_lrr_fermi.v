@@ -88,7 +88,6 @@ module tb_dispatch_lrr_fermi(clock,reset,start,total,max_per_sm,room,room2,grant
     // Constant declarations
     localparam  bcs = 1'b0;
     localparam  zero32 = 32'h0;
-    localparam  one_c = 6'b1;
     localparam  max_c = 6'b111111;
     localparam  max_c32 = 32'h3f;
     localparam  low_mask32 = 32'h3f;
@@ -108,6 +107,7 @@ module tb_dispatch_lrr_fermi(clock,reset,start,total,max_per_sm,room,room2,grant
     localparam  sh_4 = 8'h10;
     localparam  sh_5 = 8'h20;
     localparam  sh_6 = 8'h40;
+    localparam  sh_7 = 8'h80;
     
     // Stub signals
     // verilator lint_off UNOPTFLAT
@@ -247,22 +247,40 @@ module tb_dispatch_lrr_fermi(clock,reset,start,total,max_per_sm,room,room2,grant
     reg  [14:0] odd;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [14:0] cand_a;
+    reg  [29:0] lanes_room;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [14:0] cand_b;
+    reg  [29:0] scan_v;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [14:0] above_a;
+    reg  [29:0] scan_w;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [14:0] above_b;
+    reg  [14:0] prev_v;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [14:0] prev_w;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [14:0] single;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
     reg  odd_any;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [14:0] single;
+    reg  odd_in_after;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  last_v;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  last_w;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  after_last_nw;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [14:0] past_odd;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
     reg  [14:0] past_all;
@@ -552,36 +570,67 @@ module tb_dispatch_lrr_fermi(clock,reset,start,total,max_per_sm,room,room2,grant
             want = room & room2;
         end
         lanes = zero_m;
+        lanes_room = zero_m;
         lanes[0] = want[0] & after__q[0];
         lanes[15] = want[0] & ~after__q[0];
+        lanes_room[0] = room[0] & after__q[0];
+        lanes_room[15] = room[0] & ~after__q[0];
         lanes[1] = want[1] & after__q[1];
         lanes[16] = want[1] & ~after__q[1];
+        lanes_room[1] = room[1] & after__q[1];
+        lanes_room[16] = room[1] & ~after__q[1];
         lanes[2] = want[2] & after__q[2];
         lanes[17] = want[2] & ~after__q[2];
+        lanes_room[2] = room[2] & after__q[2];
+        lanes_room[17] = room[2] & ~after__q[2];
         lanes[3] = want[3] & after__q[3];
         lanes[18] = want[3] & ~after__q[3];
+        lanes_room[3] = room[3] & after__q[3];
+        lanes_room[18] = room[3] & ~after__q[3];
         lanes[4] = want[4] & after__q[4];
         lanes[19] = want[4] & ~after__q[4];
+        lanes_room[4] = room[4] & after__q[4];
+        lanes_room[19] = room[4] & ~after__q[4];
         lanes[5] = want[5] & after__q[5];
         lanes[20] = want[5] & ~after__q[5];
+        lanes_room[5] = room[5] & after__q[5];
+        lanes_room[20] = room[5] & ~after__q[5];
         lanes[6] = want[6] & after__q[6];
         lanes[21] = want[6] & ~after__q[6];
+        lanes_room[6] = room[6] & after__q[6];
+        lanes_room[21] = room[6] & ~after__q[6];
         lanes[7] = want[7] & after__q[7];
         lanes[22] = want[7] & ~after__q[7];
+        lanes_room[7] = room[7] & after__q[7];
+        lanes_room[22] = room[7] & ~after__q[7];
         lanes[8] = want[8] & after__q[8];
         lanes[23] = want[8] & ~after__q[8];
+        lanes_room[8] = room[8] & after__q[8];
+        lanes_room[23] = room[8] & ~after__q[8];
         lanes[9] = want[9] & after__q[9];
         lanes[24] = want[9] & ~after__q[9];
+        lanes_room[9] = room[9] & after__q[9];
+        lanes_room[24] = room[9] & ~after__q[9];
         lanes[10] = want[10] & after__q[10];
         lanes[25] = want[10] & ~after__q[10];
+        lanes_room[10] = room[10] & after__q[10];
+        lanes_room[25] = room[10] & ~after__q[10];
         lanes[11] = want[11] & after__q[11];
         lanes[26] = want[11] & ~after__q[11];
+        lanes_room[11] = room[11] & after__q[11];
+        lanes_room[26] = room[11] & ~after__q[11];
         lanes[12] = want[12] & after__q[12];
         lanes[27] = want[12] & ~after__q[12];
+        lanes_room[12] = room[12] & after__q[12];
+        lanes_room[27] = room[12] & ~after__q[12];
         lanes[13] = want[13] & after__q[13];
         lanes[28] = want[13] & ~after__q[13];
+        lanes_room[13] = room[13] & after__q[13];
+        lanes_room[28] = room[13] & ~after__q[13];
         lanes[14] = want[14] & after__q[14];
         lanes[29] = want[14] & ~after__q[14];
+        lanes_room[14] = room[14] & after__q[14];
+        lanes_room[29] = room[14] & ~after__q[14];
         prefix__bits = lanes;
         before_0 = prefix__before_15;
         if (after__q[0]) begin
@@ -703,33 +752,133 @@ module tb_dispatch_lrr_fermi(clock,reset,start,total,max_per_sm,room,room2,grant
         take[14] = before_14 < quota;
         odd[14] = before_14 == quota;
         past_all[14] = before_14 >= prefix__total;
-        cand_a = zero_n;
-        cand_b = zero_n;
+        scan_v = lanes_room << sh_0;
+        scan_w = lanes << sh_0;
+        scan_w = (scan_v & scan_w) | (~scan_v & (scan_w << sh_0));
+        scan_v = scan_v | (scan_v << sh_0);
+        scan_w = (scan_v & scan_w) | (~scan_v & (scan_w << sh_1));
+        scan_v = scan_v | (scan_v << sh_1);
+        scan_w = (scan_v & scan_w) | (~scan_v & (scan_w << sh_2));
+        scan_v = scan_v | (scan_v << sh_2);
+        scan_w = (scan_v & scan_w) | (~scan_v & (scan_w << sh_3));
+        scan_v = scan_v | (scan_v << sh_3);
+        scan_w = (scan_v & scan_w) | (~scan_v & (scan_w << sh_4));
+        scan_v = scan_v | (scan_v << sh_4);
+        scan_w = (scan_v & scan_w) | (~scan_v & (scan_w << sh_5));
+        scan_v = scan_v | (scan_v << sh_5);
+        scan_w = (scan_v & scan_w) | (~scan_v & (scan_w << sh_6));
+        scan_v = scan_v | (scan_v << sh_6);
+        scan_w = (scan_v & scan_w) | (~scan_v & (scan_w << sh_7));
+        scan_v = scan_v | (scan_v << sh_7);
+        prev_v = zero_n;
+        prev_w = zero_n;
+        prev_v[0] = scan_v[15 + 0];
+        prev_w[0] = scan_w[15 + 0];
+        if (after__q[0]) begin
+            prev_v[0] = scan_v[0];
+            prev_w[0] = scan_w[0];
+        end
+        prev_v[1] = scan_v[15 + 1];
+        prev_w[1] = scan_w[15 + 1];
+        if (after__q[1]) begin
+            prev_v[1] = scan_v[1];
+            prev_w[1] = scan_w[1];
+        end
+        prev_v[2] = scan_v[15 + 2];
+        prev_w[2] = scan_w[15 + 2];
+        if (after__q[2]) begin
+            prev_v[2] = scan_v[2];
+            prev_w[2] = scan_w[2];
+        end
+        prev_v[3] = scan_v[15 + 3];
+        prev_w[3] = scan_w[15 + 3];
+        if (after__q[3]) begin
+            prev_v[3] = scan_v[3];
+            prev_w[3] = scan_w[3];
+        end
+        prev_v[4] = scan_v[15 + 4];
+        prev_w[4] = scan_w[15 + 4];
+        if (after__q[4]) begin
+            prev_v[4] = scan_v[4];
+            prev_w[4] = scan_w[4];
+        end
+        prev_v[5] = scan_v[15 + 5];
+        prev_w[5] = scan_w[15 + 5];
+        if (after__q[5]) begin
+            prev_v[5] = scan_v[5];
+            prev_w[5] = scan_w[5];
+        end
+        prev_v[6] = scan_v[15 + 6];
+        prev_w[6] = scan_w[15 + 6];
+        if (after__q[6]) begin
+            prev_v[6] = scan_v[6];
+            prev_w[6] = scan_w[6];
+        end
+        prev_v[7] = scan_v[15 + 7];
+        prev_w[7] = scan_w[15 + 7];
+        if (after__q[7]) begin
+            prev_v[7] = scan_v[7];
+            prev_w[7] = scan_w[7];
+        end
+        prev_v[8] = scan_v[15 + 8];
+        prev_w[8] = scan_w[15 + 8];
+        if (after__q[8]) begin
+            prev_v[8] = scan_v[8];
+            prev_w[8] = scan_w[8];
+        end
+        prev_v[9] = scan_v[15 + 9];
+        prev_w[9] = scan_w[15 + 9];
+        if (after__q[9]) begin
+            prev_v[9] = scan_v[9];
+            prev_w[9] = scan_w[9];
+        end
+        prev_v[10] = scan_v[15 + 10];
+        prev_w[10] = scan_w[15 + 10];
+        if (after__q[10]) begin
+            prev_v[10] = scan_v[10];
+            prev_w[10] = scan_w[10];
+        end
+        prev_v[11] = scan_v[15 + 11];
+        prev_w[11] = scan_w[15 + 11];
+        if (after__q[11]) begin
+            prev_v[11] = scan_v[11];
+            prev_w[11] = scan_w[11];
+        end
+        prev_v[12] = scan_v[15 + 12];
+        prev_w[12] = scan_w[15 + 12];
+        if (after__q[12]) begin
+            prev_v[12] = scan_v[12];
+            prev_w[12] = scan_w[12];
+        end
+        prev_v[13] = scan_v[15 + 13];
+        prev_w[13] = scan_w[15 + 13];
+        if (after__q[13]) begin
+            prev_v[13] = scan_v[13];
+            prev_w[13] = scan_w[13];
+        end
+        prev_v[14] = scan_v[15 + 14];
+        prev_w[14] = scan_w[15 + 14];
+        if (after__q[14]) begin
+            prev_v[14] = scan_v[14];
+            prev_w[14] = scan_w[14];
+        end
+        single = zero_n;
         if (pairs__q & lsat[32'h0]) begin
-            cand_a = odd & room & after__q;
-            cand_b = odd & room & ~after__q;
+            single = room & odd & (~prev_v | prev_w);
         end
-        above_a = cand_a << sh_0;
-        above_b = cand_b << sh_0;
-        above_a = above_a | (above_a << sh_0);
-        above_b = above_b | (above_b << sh_0);
-        above_a = above_a | (above_a << sh_1);
-        above_b = above_b | (above_b << sh_1);
-        above_a = above_a | (above_a << sh_2);
-        above_b = above_b | (above_b << sh_2);
-        above_a = above_a | (above_a << sh_3);
-        above_b = above_b | (above_b << sh_3);
-        above_a = above_a | (above_a << sh_4);
-        above_b = above_b | (above_b << sh_4);
-        above_a = above_a | (above_a << sh_5);
-        above_b = above_b | (above_b << sh_5);
-        above_a = above_a | (above_a << sh_6);
-        above_b = above_b | (above_b << sh_6);
-        odd_any = |cand_a | |cand_b;
-        single = cand_b & ~above_b;
-        if (|cand_a) begin
-            single = cand_a & ~above_a;
+        last_v = scan_v[30 - 32'h1];
+        last_w = scan_w[30 - 32'h1];
+        if (lanes_room[30 - 32'h1]) begin
+            last_v = 1'b1;
+            last_w = lanes[30 - 32'h1];
         end
+        after_last_nw = scan_v[15] & ~scan_w[15];
+        odd_any = 1'b0;
+        if (pairs__q & lsat[32'h0]) begin
+            odd_any = (prefix__total > quota) | ((prefix__total == quota) & last_v & ~last_w);
+        end
+        odd_in_after = (after_wanting > quota) | ((after_wanting == quota) & after_last_nw);
+        past_odd = (~take & ~odd) | (odd & prev_v & ~prev_w);
         cnt_base = quota;
         if (all) begin
             cnt_base = prefix__total;
@@ -1372,9 +1521,9 @@ module tb_dispatch_lrr_fermi(clock,reset,start,total,max_per_sm,room,room2,grant
             after__d = after__q;
         end
         if (odd_any) begin
-            after__d = above_b;
-            if (|cand_a) begin
-                after__d = above_a;
+            after__d = after__q | past_odd;
+            if (odd_in_after) begin
+                after__d = after__q & past_odd;
             end
         end
         if (start) begin

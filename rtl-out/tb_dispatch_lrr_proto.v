@@ -44,7 +44,6 @@ module tb_dispatch_lrr_proto(clock,reset,start,total,max_per_sm,room,room2,grant
     // Constant declarations
     localparam  bcs = 1'b0;
     localparam  zero32 = 32'h0;
-    localparam  one_c = 4'h1;
     localparam  max_c = 4'hf;
     localparam  max_c32 = 32'hf;
     localparam  low_mask32 = 32'hf;
@@ -64,6 +63,7 @@ module tb_dispatch_lrr_proto(clock,reset,start,total,max_per_sm,room,room2,grant
     localparam  sh_4 = 8'h10;
     localparam  sh_5 = 8'h20;
     localparam  sh_6 = 8'h40;
+    localparam  sh_7 = 8'h80;
     
     // Stub signals
     // verilator lint_off UNOPTFLAT
@@ -148,22 +148,40 @@ module tb_dispatch_lrr_proto(clock,reset,start,total,max_per_sm,room,room2,grant
     reg  [3:0] odd;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [3:0] cand_a;
+    reg  [7:0] lanes_room;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [3:0] cand_b;
+    reg  [7:0] scan_v;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [3:0] above_a;
+    reg  [7:0] scan_w;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [3:0] above_b;
+    reg  [3:0] prev_v;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [3:0] prev_w;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [3:0] single;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
     reg  odd_any;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [3:0] single;
+    reg  odd_in_after;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  last_v;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  last_w;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  after_last_nw;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [3:0] past_odd;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
     reg  [3:0] past_all;
@@ -299,14 +317,23 @@ module tb_dispatch_lrr_proto(clock,reset,start,total,max_per_sm,room,room2,grant
             want = room & room2;
         end
         lanes = zero_m;
+        lanes_room = zero_m;
         lanes[0] = want[0] & after__q[0];
         lanes[4] = want[0] & ~after__q[0];
+        lanes_room[0] = room[0] & after__q[0];
+        lanes_room[4] = room[0] & ~after__q[0];
         lanes[1] = want[1] & after__q[1];
         lanes[5] = want[1] & ~after__q[1];
+        lanes_room[1] = room[1] & after__q[1];
+        lanes_room[5] = room[1] & ~after__q[1];
         lanes[2] = want[2] & after__q[2];
         lanes[6] = want[2] & ~after__q[2];
+        lanes_room[2] = room[2] & after__q[2];
+        lanes_room[6] = room[2] & ~after__q[2];
         lanes[3] = want[3] & after__q[3];
         lanes[7] = want[3] & ~after__q[3];
+        lanes_room[3] = room[3] & after__q[3];
+        lanes_room[7] = room[3] & ~after__q[3];
         prefix__bits = lanes;
         before_0 = prefix__before_4;
         if (after__q[0]) begin
@@ -351,33 +378,67 @@ module tb_dispatch_lrr_proto(clock,reset,start,total,max_per_sm,room,room2,grant
         take[3] = before_3 < quota;
         odd[3] = before_3 == quota;
         past_all[3] = before_3 >= prefix__total;
-        cand_a = zero_n;
-        cand_b = zero_n;
+        scan_v = lanes_room << sh_0;
+        scan_w = lanes << sh_0;
+        scan_w = (scan_v & scan_w) | (~scan_v & (scan_w << sh_0));
+        scan_v = scan_v | (scan_v << sh_0);
+        scan_w = (scan_v & scan_w) | (~scan_v & (scan_w << sh_1));
+        scan_v = scan_v | (scan_v << sh_1);
+        scan_w = (scan_v & scan_w) | (~scan_v & (scan_w << sh_2));
+        scan_v = scan_v | (scan_v << sh_2);
+        scan_w = (scan_v & scan_w) | (~scan_v & (scan_w << sh_3));
+        scan_v = scan_v | (scan_v << sh_3);
+        scan_w = (scan_v & scan_w) | (~scan_v & (scan_w << sh_4));
+        scan_v = scan_v | (scan_v << sh_4);
+        scan_w = (scan_v & scan_w) | (~scan_v & (scan_w << sh_5));
+        scan_v = scan_v | (scan_v << sh_5);
+        scan_w = (scan_v & scan_w) | (~scan_v & (scan_w << sh_6));
+        scan_v = scan_v | (scan_v << sh_6);
+        scan_w = (scan_v & scan_w) | (~scan_v & (scan_w << sh_7));
+        scan_v = scan_v | (scan_v << sh_7);
+        prev_v = zero_n;
+        prev_w = zero_n;
+        prev_v[0] = scan_v[4 + 0];
+        prev_w[0] = scan_w[4 + 0];
+        if (after__q[0]) begin
+            prev_v[0] = scan_v[0];
+            prev_w[0] = scan_w[0];
+        end
+        prev_v[1] = scan_v[4 + 1];
+        prev_w[1] = scan_w[4 + 1];
+        if (after__q[1]) begin
+            prev_v[1] = scan_v[1];
+            prev_w[1] = scan_w[1];
+        end
+        prev_v[2] = scan_v[4 + 2];
+        prev_w[2] = scan_w[4 + 2];
+        if (after__q[2]) begin
+            prev_v[2] = scan_v[2];
+            prev_w[2] = scan_w[2];
+        end
+        prev_v[3] = scan_v[4 + 3];
+        prev_w[3] = scan_w[4 + 3];
+        if (after__q[3]) begin
+            prev_v[3] = scan_v[3];
+            prev_w[3] = scan_w[3];
+        end
+        single = zero_n;
         if (pairs__q & lsat[32'h0]) begin
-            cand_a = odd & room & after__q;
-            cand_b = odd & room & ~after__q;
+            single = room & odd & (~prev_v | prev_w);
         end
-        above_a = cand_a << sh_0;
-        above_b = cand_b << sh_0;
-        above_a = above_a | (above_a << sh_0);
-        above_b = above_b | (above_b << sh_0);
-        above_a = above_a | (above_a << sh_1);
-        above_b = above_b | (above_b << sh_1);
-        above_a = above_a | (above_a << sh_2);
-        above_b = above_b | (above_b << sh_2);
-        above_a = above_a | (above_a << sh_3);
-        above_b = above_b | (above_b << sh_3);
-        above_a = above_a | (above_a << sh_4);
-        above_b = above_b | (above_b << sh_4);
-        above_a = above_a | (above_a << sh_5);
-        above_b = above_b | (above_b << sh_5);
-        above_a = above_a | (above_a << sh_6);
-        above_b = above_b | (above_b << sh_6);
-        odd_any = |cand_a | |cand_b;
-        single = cand_b & ~above_b;
-        if (|cand_a) begin
-            single = cand_a & ~above_a;
+        last_v = scan_v[8 - 32'h1];
+        last_w = scan_w[8 - 32'h1];
+        if (lanes_room[8 - 32'h1]) begin
+            last_v = 1'b1;
+            last_w = lanes[8 - 32'h1];
         end
+        after_last_nw = scan_v[4] & ~scan_w[4];
+        odd_any = 1'b0;
+        if (pairs__q & lsat[32'h0]) begin
+            odd_any = (prefix__total > quota) | ((prefix__total == quota) & last_v & ~last_w);
+        end
+        odd_in_after = (after_wanting > quota) | ((after_wanting == quota) & after_last_nw);
+        past_odd = (~take & ~odd) | (odd & prev_v & ~prev_w);
         cnt_base = quota;
         if (all) begin
             cnt_base = prefix__total;
@@ -563,9 +624,9 @@ module tb_dispatch_lrr_proto(clock,reset,start,total,max_per_sm,room,room2,grant
             after__d = after__q;
         end
         if (odd_any) begin
-            after__d = above_b;
-            if (|cand_a) begin
-                after__d = above_a;
+            after__d = after__q | past_odd;
+            if (odd_in_after) begin
+                after__d = after__q & past_odd;
             end
         end
         if (start) begin

@@ -135,7 +135,7 @@ module tb_dispatch_bcs_fermi_bridge #(
     always @(*) begin
         case (reg_addr)
             16'h0000: reg_rdata = 32'h31425347; // GSB1
-            16'h0001: reg_rdata = 32'hc56cce36; // Verilog SHA-256, first 32 bits
+            16'h0001: reg_rdata = 32'h3f170c95; // Verilog SHA-256, first 32 bits
             16'h0002: reg_rdata = {16'd991, 16'd71};
             16'h0003: reg_rdata = cycles;
             16'h0004: reg_rdata = {29'd0, status};

@@ -91,7 +91,7 @@ module tb_dispatch_bcs_proto_bridge #(
     always @(*) begin
         case (reg_addr)
             16'h0000: reg_rdata = 32'h31425347; // GSB1
-            16'h0001: reg_rdata = 32'ha23f301c; // Verilog SHA-256, first 32 bits
+            16'h0001: reg_rdata = 32'ha78499e8; // Verilog SHA-256, first 32 bits
             16'h0002: reg_rdata = {16'd265, 16'd49};
             16'h0003: reg_rdata = cycles;
             16'h0004: reg_rdata = {29'd0, status};

@@ -399,7 +399,7 @@ module tb_dispatch_lrr_titanv_bridge #(
     always @(*) begin
         case (reg_addr)
             16'h0000: reg_rdata = 32'h31425347; // GSB1
-            16'h0001: reg_rdata = 32'h6e00bcd3; // Verilog SHA-256, first 32 bits
+            16'h0001: reg_rdata = 32'h63a9b302; // Verilog SHA-256, first 32 bits
             16'h0002: reg_rdata = {16'd5281, 16'd201};
             16'h0003: reg_rdata = cycles;
             16'h0004: reg_rdata = {29'd0, status};

@@ -24,7 +24,8 @@
 //! * from registers only, beside the prefix: `left = total - next_id` saturated to `C` bits
 //!   (`lsat`), and the quota `q` of grants in this cycle's visit: `lsat` blocks (LRR) or
 //!   `lsat / 2` pairs (BCS); SM `s` takes when `before_s < q`; BCS's odd last block goes to the
-//!   first SM in visit order with room and `before_s == q` (isolated with a prefix OR);
+//!   first SM in visit order with room and `before_s == q`: the one whose nearest SM with room
+//!   before it in visit order wants (or has none), from a scan beside the prefix count;
 //! * `id_s = next_id + before_s` (pairs: `+ 2 before_s`) and the new `next_id` add a `C`-bit
 //!   count to the 32-bit register in two parts: a `C + 1`-bit sum of the low bits, whose carry
 //!   picks the high part or the high part plus one (both from registers);
@@ -35,7 +36,7 @@
 //!   SMs after it in visit order are those with `before_s >= r` (`!take`, or `before_s >= W`
 //!   when every wanting SM takes, beside it), and by index, the SMs of `after` among them if
 //!   it is in `after` (at least `r` wanting SMs there), else all of `after` and them; BCS's odd
-//!   block, when there is one, is last (the ORs that isolated it).
+//!   block, when there is one, is last, and the SMs after it come from the same scan.
 
 use crate::consts::constant;
 use crate::prim::PrefixCount;
@@ -97,15 +98,27 @@ pub struct TbDispatch<
     /// Every wanting SM takes (`W <= quota`).
     all: Signal<Local, Bit>,
     take: Signal<Local, Bits<N>>,
+    /// Per SM: `before_s == quota`.
     odd: Signal<Local, Bits<N>>,
-    /// Candidates for BCS's odd block in `after` and not; per SM, a candidate lies below it.
-    cand_a: Signal<Local, Bits<N>>,
-    cand_b: Signal<Local, Bits<N>>,
-    above_a: Signal<Local, Bits<N>>,
-    above_b: Signal<Local, Bits<N>>,
-    /// The odd block is granted.
-    odd_any: Signal<Local, Bit>,
+    /// SMs with room in visit order (positions as `lanes`).
+    lanes_room: Signal<Local, Bits<M>>,
+    /// Exclusive scan in visit order: some position before has room (`scan_v`); the nearest
+    /// such position wants (`scan_w`). Kogge-Stone, `log2(2N)` levels of a 2:1 mux.
+    scan_v: Signal<Local, Bits<M>>,
+    scan_w: Signal<Local, Bits<M>>,
+    /// Per SM: some SM before it in visit order has room; the nearest one wants.
+    prev_v: Signal<Local, Bits<N>>,
+    prev_w: Signal<Local, Bits<N>>,
+    /// BCS's odd block: the SM receiving it (one-hot or none), whether it is in `after`, and
+    /// the SMs after it in visit order.
     single: Signal<Local, Bits<N>>,
+    odd_any: Signal<Local, Bit>,
+    odd_in_after: Signal<Local, Bit>,
+    /// Some SM has room; the last one in visit order wants; the last one in `after` does not.
+    last_v: Signal<Local, Bit>,
+    last_w: Signal<Local, Bit>,
+    after_last_nw: Signal<Local, Bit>,
+    past_odd: Signal<Local, Bits<N>>,
     /// The SMs after the last wanting one in visit order (`before_s >= W`).
     past_all: Signal<Local, Bits<N>>,
     /// The SMs after the last grant in visit order; the last grant is in `after`.
@@ -146,7 +159,7 @@ pub struct TbDispatch<
     zero_c: Constant<Bits<C>>,
     zero_c1: Constant<Bits<C1>>,
     one_c1: Constant<Bits<C1>>,
-    sh: [Constant<Bits<8>>; 7],
+    sh: [Constant<Bits<8>>; 8],
 }
 
 impl<
@@ -189,12 +202,18 @@ impl<
             all: Default::default(),
             take: Default::default(),
             odd: Default::default(),
-            cand_a: Default::default(),
-            cand_b: Default::default(),
-            above_a: Default::default(),
-            above_b: Default::default(),
-            odd_any: Default::default(),
+            lanes_room: Default::default(),
+            scan_v: Default::default(),
+            scan_w: Default::default(),
+            prev_v: Default::default(),
+            prev_w: Default::default(),
             single: Default::default(),
+            odd_any: Default::default(),
+            odd_in_after: Default::default(),
+            last_v: Default::default(),
+            last_w: Default::default(),
+            after_last_nw: Default::default(),
+            past_odd: Default::default(),
             past_all: Default::default(),
             past: Default::default(),
             in_after: Default::default(),
@@ -248,6 +267,7 @@ impl<
         }
         // The wanting SMs in visit order: position s for SMs in `after`, N + s for the others.
         self.lanes.next = self.zero_m.val();
+        self.lanes_room.next = self.zero_m.val();
         for n in N..(N + 1) {
             for s in 0..N {
                 self.lanes.next = self.lanes.val().replace_bit(
@@ -257,6 +277,14 @@ impl<
                 self.lanes.next = self.lanes.val().replace_bit(
                     n + s,
                     self.want.val().get_bit(s) & !self.after.q.val().get_bit(s),
+                );
+                self.lanes_room.next = self.lanes_room.val().replace_bit(
+                    s,
+                    self.room.val().get_bit(s) & self.after.q.val().get_bit(s),
+                );
+                self.lanes_room.next = self.lanes_room.val().replace_bit(
+                    n + s,
+                    self.room.val().get_bit(s) & !self.after.q.val().get_bit(s),
                 );
             }
         }
@@ -302,27 +330,70 @@ impl<
                 .replace_bit(s, self.before[s].val() >= self.prefix.total.val());
         }
         // BCS's odd last block (an odd number left): the first SM in visit order with room
-        // once every pair of the quota is granted, i.e. with `before_s == quota`: the lowest
-        // such SM in `after` if any, else the lowest of the others. `above_*[s]`: some
-        // candidate lies below SM `s` (a Kogge-Stone prefix OR, log depth), which both
-        // isolates the lowest candidate and, by index, gives the SMs above it.
-        self.cand_a.next = self.zero_n.val();
-        self.cand_b.next = self.zero_n.val();
+        // once every pair of the quota is granted. The wanting SMs have room, so it is the
+        // first SM with room after the `quota`-th wanting one: the SM with room, `before_s ==
+        // quota`, and, as the nearest SM with room before it in visit order, a wanting SM (the
+        // `quota`-th) or none (`quota == 0`). That neighbour comes from a scan of `room` and
+        // `want` beside the prefix count, so no prefix OR follows the count.
+        self.scan_v.next = self.lanes_room.val() << self.sh[0].val();
+        self.scan_w.next = self.lanes.val() << self.sh[0].val();
+        for k in 0..8 {
+            self.scan_w.next = (self.scan_v.val() & self.scan_w.val())
+                | (!self.scan_v.val() & (self.scan_w.val() << self.sh[k].val()));
+            self.scan_v.next = self.scan_v.val() | (self.scan_v.val() << self.sh[k].val());
+        }
+        self.prev_v.next = self.zero_n.val();
+        self.prev_w.next = self.zero_n.val();
+        for n in N..(N + 1) {
+            for s in 0..N {
+                self.prev_v.next = self
+                    .prev_v
+                    .val()
+                    .replace_bit(s, self.scan_v.val().get_bit(n + s));
+                self.prev_w.next = self
+                    .prev_w
+                    .val()
+                    .replace_bit(s, self.scan_w.val().get_bit(n + s));
+                if self.after.q.val().get_bit(s) {
+                    self.prev_v.next = self.prev_v.val().replace_bit(s, self.scan_v.val().get_bit(s));
+                    self.prev_w.next = self.prev_w.val().replace_bit(s, self.scan_w.val().get_bit(s));
+                }
+            }
+        }
+        self.single.next = self.zero_n.val();
         if self.pairs.q.val() & self.lsat.val().get_bit(0) {
-            self.cand_a.next = self.odd.val() & self.room.val() & self.after.q.val();
-            self.cand_b.next = self.odd.val() & self.room.val() & !self.after.q.val();
+            self.single.next =
+                self.room.val() & self.odd.val() & (!self.prev_v.val() | self.prev_w.val());
         }
-        self.above_a.next = self.cand_a.val() << self.sh[0].val();
-        self.above_b.next = self.cand_b.val() << self.sh[0].val();
-        for k in 0..7 {
-            self.above_a.next = self.above_a.val() | (self.above_a.val() << self.sh[k].val());
-            self.above_b.next = self.above_b.val() | (self.above_b.val() << self.sh[k].val());
+        // Whether there is one and whether it is in `after`, by count instead of by an OR over
+        // `single`: with `W > quota` the `quota + 1`-th wanting SM qualifies; with `W ==
+        // quota`, an SM with room after the last wanting one, i.e. the last SM with room in
+        // visit order does not want. It is in `after` when more than `quota` wanting SMs are
+        // there, or exactly `quota` and the last SM with room in `after` does not want.
+        for n in N..(N + 1) {
+            for m in M..(M + 1) {
+                self.last_v.next = self.scan_v.val().get_bit(m - 1);
+                self.last_w.next = self.scan_w.val().get_bit(m - 1);
+                if self.lanes_room.val().get_bit(m - 1) {
+                    self.last_v.next = true;
+                    self.last_w.next = self.lanes.val().get_bit(m - 1);
+                }
+            }
+            self.after_last_nw.next = self.scan_v.val().get_bit(n) & !self.scan_w.val().get_bit(n);
         }
-        self.odd_any.next = self.cand_a.val().any() | self.cand_b.val().any();
-        self.single.next = self.cand_b.val() & !self.above_b.val();
-        if self.cand_a.val().any() {
-            self.single.next = self.cand_a.val() & !self.above_a.val();
+        self.odd_any.next = false;
+        if self.pairs.q.val() & self.lsat.val().get_bit(0) {
+            self.odd_any.next = (self.prefix.total.val() > self.quota.val())
+                | ((self.prefix.total.val() == self.quota.val())
+                    & self.last_v.val()
+                    & !self.last_w.val());
         }
+        self.odd_in_after.next = (self.after_wanting.val() > self.quota.val())
+            | ((self.after_wanting.val() == self.quota.val()) & self.after_last_nw.val());
+        // After the odd block in visit order: `before_s > quota`, or `before_s == quota` with
+        // an SM with room before it that does not want (the odd block's SM or one after it).
+        self.past_odd.next = (!self.take.val() & !self.odd.val())
+            | (self.odd.val() & self.prev_v.val() & !self.prev_w.val());
         self.cnt_base.next = self.quota.val();
         if self.all.val() {
             self.cnt_base.next = self.prefix.total.val();
@@ -424,9 +495,9 @@ impl<
             self.after.d.next = self.after.q.val();
         }
         if self.odd_any.val() {
-            self.after.d.next = self.above_b.val();
-            if self.cand_a.val().any() {
-                self.after.d.next = self.above_a.val();
+            self.after.d.next = self.after.q.val() | self.past_odd.val();
+            if self.odd_in_after.val() {
+                self.after.d.next = self.after.q.val() & self.past_odd.val();
             }
         }
         if self.start.val() {
