@@ -69,6 +69,15 @@ enum Mismatch {
     After(u128, u128),
 }
 
+impl std::fmt::Display for Mismatch {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::Ports(g, r) => write!(f, "golden {g:?} rtl {r:?}"),
+            Self::After(g, r) => write!(f, "after: golden {g:#x} rtl {r:#x}"),
+        }
+    }
+}
+
 /// Mismatch: (cycle, what).
 type Diff = (usize, Mismatch);
 
@@ -165,7 +174,7 @@ fn rtl_matches_golden_for_every_policy_and_preset() {
         compare::<BcsTitanv>("bcs", "titanv", 6, 1000, same),
     ];
     for r in runs {
-        let granted = r.unwrap_or_else(|(c, m)| panic!("cycle {c}: {m:?}"));
+        let granted = r.unwrap_or_else(|(c, m)| panic!("cycle {c}: {m}"));
         assert!(granted > 100, "the stimulus keeps the dispatcher busy: {granted} grants");
     }
 }
@@ -178,7 +187,7 @@ fn bcs_kernel_tails_match_golden() {
         compare_with::<BcsTitanv>(Kind::params("bcs", "titanv"), 1000, tails(80, 9), |o| o),
     ];
     for r in runs {
-        let granted = r.unwrap_or_else(|(c, m)| panic!("cycle {c}: {m:?}"));
+        let granted = r.unwrap_or_else(|(c, m)| panic!("cycle {c}: {m}"));
         assert!(granted > 500, "the kernels end often: {granted} grants");
     }
 }
