@@ -351,7 +351,9 @@ mod tests {
             std::fs::write(&f, v).unwrap();
             verilator_lint(&f, &name).unwrap_or_else(|e| panic!("{e}"));
             let s = yosys_synth(&f, &name).unwrap_or_else(|e| panic!("{e}"));
-            assert!(s.cells > 0, "{name}: no cells");
+            // Strided lanes are a bit permutation: wiring, no cell; the others compute.
+            let wiring = name.starts_with("prim_deal") || name.starts_with("prim_gather");
+            assert_eq!(s.cells == 0, wiring, "{name}: {} cells", s.cells);
         }
         for (name, _) in gpusched_hdl::locality::samples().iter().take(nunits) {
             let f = dir.path().join(format!("{name}.v"));

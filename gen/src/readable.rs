@@ -38,6 +38,11 @@
 //!    in a wider context) and a reader has to decode; with `j` a constant (digits, `+`, `*`
 //!    and parentheses: rust-hdl leaves `l * n + s` of a loop as `0 * 2 + 1`), the statement
 //!    is rewritten `x[j] = c;` with `j` evaluated, which means the same.
+//! 6. **Writes widenings as concatenations.** rust-hdl writes `bit_cast::<W, w>(y)` (a
+//!    `w`-bit signal zero-extended to `W` bits) as `x = ((y) & W'hff..f);`, which `-Wall`
+//!    rejects (a `w`-bit operand of a `W`-bit AND). When `y` is a signal declared in the module
+//!    with fewer than `W` bits and the mask is `W` ones, the statement is rewritten
+//!    `x = {(W - w)'d0, y};`, which means the same.
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 
@@ -102,7 +107,9 @@ pub fn readable(verilog: &str, top: &str) -> Result<String, ReadableError> {
         if m.name != top {
             out.push_str(&comment(m, top, &renames));
         }
-        out.push_str(&bit_selects(&verilator_hints(text, &composite)));
+        out.push_str(&zero_extensions(&bit_selects(&verilator_hints(
+            text, &composite,
+        ))));
         out.push('\n');
     }
     Ok(out)
@@ -114,6 +121,41 @@ fn bit_selects(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     for line in text.lines() {
         out.push_str(&bit_select(line).unwrap_or_else(|| line.to_string()));
+        out.push('\n');
+    }
+    out
+}
+
+/// Step 6 (module documentation): `x = ((y) & W'hf..f);` with `y` declared narrower than `W`
+/// bits in `text` (one module) becomes `x = {(W - w)'d0, y};`; every other line is kept.
+fn zero_extensions(text: &str) -> String {
+    // Widths of the signals declared as `... [h:0] name;`.
+    let widths: HashMap<&str, u64> = text
+        .lines()
+        .filter_map(|l| {
+            let (range, name) = l.trim().strip_suffix(';')?.rsplit_once(' ')?;
+            let (_, range) = range.trim_end().rsplit_once('[')?;
+            let high: u64 = range.strip_suffix(":0]")?.parse().ok()?;
+            Some((name, high + 1))
+        })
+        .collect();
+    let widen = |line: &str| -> Option<String> {
+        let indent = &line[..line.len() - line.trim_start().len()];
+        let (target, rest) = line.trim_start().split_once(" = ((")?;
+        let (source, mask) = rest.strip_suffix(");")?.split_once(") & ")?;
+        let (wide, ones) = mask.split_once("'h")?;
+        let wide: u64 = wide.parse().ok()?;
+        let narrow = *widths.get(source)?;
+        let all_ones = ones.len() as u64 == wide.div_ceil(4)
+            && ones.bytes().skip(1).all(|b| b == b'f')
+            && u64::from_str_radix(&ones[..1], 16).ok()? + 1
+                == 1 << (wide - 4 * (wide.div_ceil(4) - 1));
+        (all_ones && narrow < wide)
+            .then(|| format!("{indent}{target} = {{{}'d0, {source}}};", wide - narrow))
+    };
+    let mut out = String::with_capacity(text.len());
+    for line in text.lines() {
+        out.push_str(&widen(line).unwrap_or_else(|| line.to_string()));
         out.push('\n');
     }
     out
@@ -462,6 +504,20 @@ mod tests {
         input wire clock;\n    always @(posedge clock) q <= d;\nendmodule // top$r$0\n\
         module top$r$1(d,q,clock);\n    input wire [3:0] d;\n    output reg [3:0] q;\n    \
         input wire clock;\n    always @(posedge clock) q <= d;\nendmodule // top$r$1\n";
+
+    #[test]
+    fn a_widening_becomes_a_concatenation() {
+        let text =
+            "    reg  [23:0] lane;\n    reg  [47:0] x;\n    x = ((lane) & 48'hffffffffffff);\n    \
+            x = ((x) & 48'hffffffffffff);\n    x = ((lane) & 48'h7fffffffffff);\n    \
+            y = ((lane) & 6'h3f);\n";
+        let out = zero_extensions(text);
+        assert!(out.contains("    x = {24'd0, lane};\n"), "{out}");
+        // Not narrower than the mask, or the mask not all ones: kept.
+        assert!(out.contains("x = ((x) & 48'hffffffffffff);"), "{out}");
+        assert!(out.contains("x = ((lane) & 48'h7fffffffffff);"), "{out}");
+        assert!(out.contains("y = ((lane) & 6'h3f);"), "{out}");
+    }
 
     #[test]
     fn identical_array_modules_merge_and_no_dollar_is_left() {

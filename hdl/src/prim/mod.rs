@@ -18,6 +18,8 @@
 //! | [`RrArbiter`] | round robin: first request after the last grant | two [`FindFirst`]s and a mux |
 //! | [`AgeMatrix`] | oldest requesting entry | N x N matrix, AND-OR per row |
 //! | [`Fifo`] | first in, first out, `D` entries | one-hot pointers, [`OneHotMux`] read |
+//! | [`Deal`] / [`Gather`] | a word as interleaved lanes (per-warp bits by scheduler) and back | wiring |
+//! | [`Decode2`] | 2-bit codes to one mask per value | one gate |
 
 mod age_matrix;
 mod arg_min;
@@ -27,6 +29,7 @@ mod onehot;
 mod popcount;
 mod prefix_count;
 mod rr_arbiter;
+mod stride;
 
 pub use age_matrix::{age_matrix_golden, AgeMatrix, AgeMatrixGolden};
 pub use arg_min::{arg_min_golden, ArgMin};
@@ -36,6 +39,7 @@ pub use onehot::{onehot_index_golden, onehot_mux_golden, OneHotIndex, OneHotMux}
 pub use popcount::{popcount_golden, PopCount};
 pub use prefix_count::{prefix_count_golden, PrefixCount};
 pub use rr_arbiter::{RrArbiter, RrArbiterGolden};
+pub use stride::{deal_golden, decode2_golden, gather_golden, Deal, Decode2, Gather};
 
 /// The Verilog of one instance of every primitive at a few sizes: (module name, Verilog).
 pub fn samples() -> Vec<(String, Result<String, String>)> {
@@ -81,6 +85,22 @@ pub fn samples() -> Vec<(String, Result<String, String>)> {
         v(
             "prim_fifo_8x12",
             verilog_of::<Fifo<12, 8, 4>>("prim_fifo_8x12"),
+        ),
+        v(
+            "prim_deal_48x2",
+            verilog_of::<Deal<48, 24, 2>>("prim_deal_48x2"),
+        ),
+        v(
+            "prim_gather_48x2",
+            verilog_of::<Gather<48, 24, 2>>("prim_gather_48x2"),
+        ),
+        v(
+            "prim_decode2_24",
+            verilog_of::<Decode2<48, 24>>("prim_decode2_24"),
+        ),
+        v(
+            "prim_deal_12x4",
+            verilog_of::<Deal<12, 3, 4>>("prim_deal_12x4"),
         ),
     ]
 }

@@ -242,8 +242,69 @@ fn rr_mismatch<const N: usize, const B: usize>(
     None
 }
 
+/// First word where `Deal<N, L, S>` or `Gather<N, L, S>` (fed `Deal`'s lanes) differs from the
+/// golden functions: (word, golden lanes, RTL lanes, gathered word).
+#[allow(clippy::type_complexity)]
+fn stride_mismatch<const N: usize, const L: usize, const S: usize>(
+    words: &[u64],
+    deal: impl Fn(u64, usize, usize, usize) -> u64,
+) -> Option<(u64, Vec<u64>, Vec<u64>, u64)> {
+    let mut d = Deal::<N, L, S>::default();
+    let mut g = Gather::<N, L, S>::default();
+    start_comb(&mut d);
+    start_comb(&mut g);
+    for &w in words {
+        let w = w & mask(N);
+        d.word.next = w.to_bits();
+        settle_comb(&mut d);
+        let rtl: Vec<u64> = d.lanes.iter().map(|l| l.val().to_u64()).collect();
+        let want: Vec<u64> = (0..S).map(|s| deal(w, S, L, s)).collect();
+        for (s, &lane) in want.iter().enumerate() {
+            g.lanes[s].next = lane.to_bits();
+        }
+        settle_comb(&mut g);
+        let back = g.word.val().to_u64();
+        if rtl != want || back != gather_golden(&want, L) || back != w {
+            return Some((w, want, rtl, back));
+        }
+    }
+    None
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    #[test]
+    fn deal_and_gather_match_golden(words in prop::collection::vec(any::<u64>(), 1..40)) {
+        prop_assert_eq!(stride_mismatch::<48, 24, 2>(&words, deal_golden), None);
+        prop_assert_eq!(stride_mismatch::<8, 4, 2>(&words, deal_golden), None);
+        prop_assert_eq!(stride_mismatch::<16, 4, 4>(&words, deal_golden), None);
+        prop_assert_eq!(stride_mismatch::<12, 3, 4>(&words, deal_golden), None);
+        prop_assert_eq!(stride_mismatch::<64, 32, 2>(&words, deal_golden), None);
+        prop_assert_eq!(stride_mismatch::<64, 16, 4>(&words, deal_golden), None);
+        prop_assert_eq!(stride_mismatch::<6, 2, 3>(&words, deal_golden), None);
+    }
+
+    #[test]
+    fn decode2_matches_golden(words in prop::collection::vec(any::<u64>(), 1..40)) {
+        let mut uut = Decode2::<48, 24>::default();
+        start_comb(&mut uut);
+        for &w in &words {
+            let w = w & mask(48);
+            uut.word.next = w.to_bits();
+            settle_comb(&mut uut);
+            let rtl = [&uut.is0, &uut.is1, &uut.is2, &uut.is3].map(|o| o.val().to_u64());
+            let want = [0, 1, 2, 3].map(|v| decode2_golden(w, 24, v));
+            prop_assert_eq!(rtl, want);
+        }
+    }
+}
+
 #[test]
 fn a_planted_golden_bug_is_caught() {
+    // Lanes taken in blocks instead of interleaved.
+    let blocks = |w: u64, _: usize, l: usize, lane: usize| w >> (lane * l) & mask(l);
+    assert!(stride_mismatch::<8, 4, 2>(&[0b1100_0011], blocks).is_some());
     // The highest set bit instead of the lowest.
     let last = |r: u128| (r != 0).then(|| 127 - r.leading_zeros() as usize);
     assert!(find_first_mismatch::<24, 5>(&[0b1010, 0b110], last).is_some());
