@@ -83,8 +83,6 @@ module elf_base_fermi(clock,reset,tw_clear,tw_en,tw_slot,tw_valid,tw_branch,tw_p
     
     // Constant declarations
     localparam  zero_l = 24'h0;
-    localparam  zero_n = 48'h0;
-    localparam  zero_nb = 6'b0;
     localparam  zero_lb = 5'b0;
     localparam  zero_fb = 2'b0;
     localparam  one_fb = 2'b1;
@@ -96,12 +94,6 @@ module elf_base_fermi(clock,reset,tw_clear,tw_en,tw_slot,tw_valid,tw_branch,tw_p
     localparam  bit_lb_2 = 5'b100;
     localparam  bit_lb_3 = 5'b1000;
     localparam  bit_lb_4 = 5'b10000;
-    localparam  bit_nb_0 = 6'b1;
-    localparam  bit_nb_1 = 6'b10;
-    localparam  bit_nb_2 = 6'b100;
-    localparam  bit_nb_3 = 6'b1000;
-    localparam  bit_nb_4 = 6'b10000;
-    localparam  bit_nb_5 = 6'b100000;
     localparam  bit_hi_0 = 6'b10;
     localparam  bit_hi_1 = 6'b100;
     localparam  bit_hi_2 = 6'b1000;
@@ -112,12 +104,6 @@ module elf_base_fermi(clock,reset,tw_clear,tw_en,tw_slot,tw_valid,tw_branch,tw_p
     localparam  local_id_bit_2 = 24'hf0f0f0;
     localparam  local_id_bit_3 = 24'hff00;
     localparam  local_id_bit_4 = 24'hff0000;
-    localparam  global_id_bit_0 = 48'haaaaaaaaaaaa;
-    localparam  global_id_bit_1 = 48'hcccccccccccc;
-    localparam  global_id_bit_2 = 48'hf0f0f0f0f0f0;
-    localparam  global_id_bit_3 = 48'hff00ff00ff00;
-    localparam  global_id_bit_4 = 48'hffff0000;
-    localparam  global_id_bit_5 = 48'hffff00000000;
     localparam  sched_ids_0 = 1'b0;
     localparam  sched_ids_1 = 1'b1;
     localparam  sched_gid_0 = 6'b0;
@@ -170,54 +156,6 @@ module elf_base_fermi(clock,reset,tw_clear,tw_en,tw_slot,tw_valid,tw_branch,tw_p
     localparam  below_l_21 = 24'h1fffff;
     localparam  below_l_22 = 24'h3fffff;
     localparam  below_l_23 = 24'h7fffff;
-    localparam  below_n_0 = 48'h0;
-    localparam  below_n_1 = 48'h1;
-    localparam  below_n_2 = 48'h3;
-    localparam  below_n_3 = 48'h7;
-    localparam  below_n_4 = 48'hf;
-    localparam  below_n_5 = 48'h1f;
-    localparam  below_n_6 = 48'h3f;
-    localparam  below_n_7 = 48'h7f;
-    localparam  below_n_8 = 48'hff;
-    localparam  below_n_9 = 48'h1ff;
-    localparam  below_n_10 = 48'h3ff;
-    localparam  below_n_11 = 48'h7ff;
-    localparam  below_n_12 = 48'hfff;
-    localparam  below_n_13 = 48'h1fff;
-    localparam  below_n_14 = 48'h3fff;
-    localparam  below_n_15 = 48'h7fff;
-    localparam  below_n_16 = 48'hffff;
-    localparam  below_n_17 = 48'h1ffff;
-    localparam  below_n_18 = 48'h3ffff;
-    localparam  below_n_19 = 48'h7ffff;
-    localparam  below_n_20 = 48'hfffff;
-    localparam  below_n_21 = 48'h1fffff;
-    localparam  below_n_22 = 48'h3fffff;
-    localparam  below_n_23 = 48'h7fffff;
-    localparam  below_n_24 = 48'hffffff;
-    localparam  below_n_25 = 48'h1ffffff;
-    localparam  below_n_26 = 48'h3ffffff;
-    localparam  below_n_27 = 48'h7ffffff;
-    localparam  below_n_28 = 48'hfffffff;
-    localparam  below_n_29 = 48'h1fffffff;
-    localparam  below_n_30 = 48'h3fffffff;
-    localparam  below_n_31 = 48'h7fffffff;
-    localparam  below_n_32 = 48'hffffffff;
-    localparam  below_n_33 = 48'h1ffffffff;
-    localparam  below_n_34 = 48'h3ffffffff;
-    localparam  below_n_35 = 48'h7ffffffff;
-    localparam  below_n_36 = 48'hfffffffff;
-    localparam  below_n_37 = 48'h1fffffffff;
-    localparam  below_n_38 = 48'h3fffffffff;
-    localparam  below_n_39 = 48'h7fffffffff;
-    localparam  below_n_40 = 48'hffffffffff;
-    localparam  below_n_41 = 48'h1ffffffffff;
-    localparam  below_n_42 = 48'h3ffffffffff;
-    localparam  below_n_43 = 48'h7ffffffffff;
-    localparam  below_n_44 = 48'hfffffffffff;
-    localparam  below_n_45 = 48'h1fffffffffff;
-    localparam  below_n_46 = 48'h3fffffffffff;
-    localparam  below_n_47 = 48'h7fffffffffff;
     
     // Stub signals
     // verilator lint_off UNOPTFLAT
@@ -272,340 +210,116 @@ module elf_base_fermi(clock,reset,tw_clear,tw_en,tw_slot,tw_valid,tw_branch,tw_p
     wire  [7:0] pp_table__prio_1;
     wire  [7:0] pp_table__prio_2;
     // verilator lint_off UNOPTFLAT
-    reg  [7:0] wpt_0__d;
+    reg  [23:0] wpt_0__d;
     // verilator lint_on UNOPTFLAT
-    wire  [7:0] wpt_0__q;
+    wire  [23:0] wpt_0__q;
     // verilator lint_off UNOPTFLAT
     reg  wpt_0__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [7:0] wpt_1__d;
+    reg  [23:0] wpt_1__d;
     // verilator lint_on UNOPTFLAT
-    wire  [7:0] wpt_1__q;
+    wire  [23:0] wpt_1__q;
     // verilator lint_off UNOPTFLAT
     reg  wpt_1__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [7:0] wpt_2__d;
+    reg  [23:0] wpt_2__d;
     // verilator lint_on UNOPTFLAT
-    wire  [7:0] wpt_2__q;
+    wire  [23:0] wpt_2__q;
     // verilator lint_off UNOPTFLAT
     reg  wpt_2__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [7:0] wpt_3__d;
+    reg  [23:0] wpt_3__d;
     // verilator lint_on UNOPTFLAT
-    wire  [7:0] wpt_3__q;
+    wire  [23:0] wpt_3__q;
     // verilator lint_off UNOPTFLAT
     reg  wpt_3__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [7:0] wpt_4__d;
+    reg  [23:0] wpt_4__d;
     // verilator lint_on UNOPTFLAT
-    wire  [7:0] wpt_4__q;
+    wire  [23:0] wpt_4__q;
     // verilator lint_off UNOPTFLAT
     reg  wpt_4__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [7:0] wpt_5__d;
+    reg  [23:0] wpt_5__d;
     // verilator lint_on UNOPTFLAT
-    wire  [7:0] wpt_5__q;
+    wire  [23:0] wpt_5__q;
     // verilator lint_off UNOPTFLAT
     reg  wpt_5__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [7:0] wpt_6__d;
+    reg  [23:0] wpt_6__d;
     // verilator lint_on UNOPTFLAT
-    wire  [7:0] wpt_6__q;
+    wire  [23:0] wpt_6__q;
     // verilator lint_off UNOPTFLAT
     reg  wpt_6__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [7:0] wpt_7__d;
+    reg  [23:0] wpt_7__d;
     // verilator lint_on UNOPTFLAT
-    wire  [7:0] wpt_7__q;
+    wire  [23:0] wpt_7__q;
     // verilator lint_off UNOPTFLAT
     reg  wpt_7__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [7:0] wpt_8__d;
+    reg  [23:0] wpt_8__d;
     // verilator lint_on UNOPTFLAT
-    wire  [7:0] wpt_8__q;
+    wire  [23:0] wpt_8__q;
     // verilator lint_off UNOPTFLAT
     reg  wpt_8__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [7:0] wpt_9__d;
+    reg  [23:0] wpt_9__d;
     // verilator lint_on UNOPTFLAT
-    wire  [7:0] wpt_9__q;
+    wire  [23:0] wpt_9__q;
     // verilator lint_off UNOPTFLAT
     reg  wpt_9__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [7:0] wpt_10__d;
+    reg  [23:0] wpt_10__d;
     // verilator lint_on UNOPTFLAT
-    wire  [7:0] wpt_10__q;
+    wire  [23:0] wpt_10__q;
     // verilator lint_off UNOPTFLAT
     reg  wpt_10__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [7:0] wpt_11__d;
+    reg  [23:0] wpt_11__d;
     // verilator lint_on UNOPTFLAT
-    wire  [7:0] wpt_11__q;
+    wire  [23:0] wpt_11__q;
     // verilator lint_off UNOPTFLAT
     reg  wpt_11__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [7:0] wpt_12__d;
+    reg  [23:0] wpt_12__d;
     // verilator lint_on UNOPTFLAT
-    wire  [7:0] wpt_12__q;
+    wire  [23:0] wpt_12__q;
     // verilator lint_off UNOPTFLAT
     reg  wpt_12__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [7:0] wpt_13__d;
+    reg  [23:0] wpt_13__d;
     // verilator lint_on UNOPTFLAT
-    wire  [7:0] wpt_13__q;
+    wire  [23:0] wpt_13__q;
     // verilator lint_off UNOPTFLAT
     reg  wpt_13__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [7:0] wpt_14__d;
+    reg  [23:0] wpt_14__d;
     // verilator lint_on UNOPTFLAT
-    wire  [7:0] wpt_14__q;
+    wire  [23:0] wpt_14__q;
     // verilator lint_off UNOPTFLAT
     reg  wpt_14__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [7:0] wpt_15__d;
+    reg  [23:0] wpt_15__d;
     // verilator lint_on UNOPTFLAT
-    wire  [7:0] wpt_15__q;
+    wire  [23:0] wpt_15__q;
     // verilator lint_off UNOPTFLAT
     reg  wpt_15__clock;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [7:0] wpt_16__d;
-    // verilator lint_on UNOPTFLAT
-    wire  [7:0] wpt_16__q;
-    // verilator lint_off UNOPTFLAT
-    reg  wpt_16__clock;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [7:0] wpt_17__d;
-    // verilator lint_on UNOPTFLAT
-    wire  [7:0] wpt_17__q;
-    // verilator lint_off UNOPTFLAT
-    reg  wpt_17__clock;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [7:0] wpt_18__d;
-    // verilator lint_on UNOPTFLAT
-    wire  [7:0] wpt_18__q;
-    // verilator lint_off UNOPTFLAT
-    reg  wpt_18__clock;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [7:0] wpt_19__d;
-    // verilator lint_on UNOPTFLAT
-    wire  [7:0] wpt_19__q;
-    // verilator lint_off UNOPTFLAT
-    reg  wpt_19__clock;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [7:0] wpt_20__d;
-    // verilator lint_on UNOPTFLAT
-    wire  [7:0] wpt_20__q;
-    // verilator lint_off UNOPTFLAT
-    reg  wpt_20__clock;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [7:0] wpt_21__d;
-    // verilator lint_on UNOPTFLAT
-    wire  [7:0] wpt_21__q;
-    // verilator lint_off UNOPTFLAT
-    reg  wpt_21__clock;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [7:0] wpt_22__d;
-    // verilator lint_on UNOPTFLAT
-    wire  [7:0] wpt_22__q;
-    // verilator lint_off UNOPTFLAT
-    reg  wpt_22__clock;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [7:0] wpt_23__d;
-    // verilator lint_on UNOPTFLAT
-    wire  [7:0] wpt_23__q;
-    // verilator lint_off UNOPTFLAT
-    reg  wpt_23__clock;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [7:0] wpt_24__d;
-    // verilator lint_on UNOPTFLAT
-    wire  [7:0] wpt_24__q;
-    // verilator lint_off UNOPTFLAT
-    reg  wpt_24__clock;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [7:0] wpt_25__d;
-    // verilator lint_on UNOPTFLAT
-    wire  [7:0] wpt_25__q;
-    // verilator lint_off UNOPTFLAT
-    reg  wpt_25__clock;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [7:0] wpt_26__d;
-    // verilator lint_on UNOPTFLAT
-    wire  [7:0] wpt_26__q;
-    // verilator lint_off UNOPTFLAT
-    reg  wpt_26__clock;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [7:0] wpt_27__d;
-    // verilator lint_on UNOPTFLAT
-    wire  [7:0] wpt_27__q;
-    // verilator lint_off UNOPTFLAT
-    reg  wpt_27__clock;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [7:0] wpt_28__d;
-    // verilator lint_on UNOPTFLAT
-    wire  [7:0] wpt_28__q;
-    // verilator lint_off UNOPTFLAT
-    reg  wpt_28__clock;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [7:0] wpt_29__d;
-    // verilator lint_on UNOPTFLAT
-    wire  [7:0] wpt_29__q;
-    // verilator lint_off UNOPTFLAT
-    reg  wpt_29__clock;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [7:0] wpt_30__d;
-    // verilator lint_on UNOPTFLAT
-    wire  [7:0] wpt_30__q;
-    // verilator lint_off UNOPTFLAT
-    reg  wpt_30__clock;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [7:0] wpt_31__d;
-    // verilator lint_on UNOPTFLAT
-    wire  [7:0] wpt_31__q;
-    // verilator lint_off UNOPTFLAT
-    reg  wpt_31__clock;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [7:0] wpt_32__d;
-    // verilator lint_on UNOPTFLAT
-    wire  [7:0] wpt_32__q;
-    // verilator lint_off UNOPTFLAT
-    reg  wpt_32__clock;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [7:0] wpt_33__d;
-    // verilator lint_on UNOPTFLAT
-    wire  [7:0] wpt_33__q;
-    // verilator lint_off UNOPTFLAT
-    reg  wpt_33__clock;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [7:0] wpt_34__d;
-    // verilator lint_on UNOPTFLAT
-    wire  [7:0] wpt_34__q;
-    // verilator lint_off UNOPTFLAT
-    reg  wpt_34__clock;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [7:0] wpt_35__d;
-    // verilator lint_on UNOPTFLAT
-    wire  [7:0] wpt_35__q;
-    // verilator lint_off UNOPTFLAT
-    reg  wpt_35__clock;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [7:0] wpt_36__d;
-    // verilator lint_on UNOPTFLAT
-    wire  [7:0] wpt_36__q;
-    // verilator lint_off UNOPTFLAT
-    reg  wpt_36__clock;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [7:0] wpt_37__d;
-    // verilator lint_on UNOPTFLAT
-    wire  [7:0] wpt_37__q;
-    // verilator lint_off UNOPTFLAT
-    reg  wpt_37__clock;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [7:0] wpt_38__d;
-    // verilator lint_on UNOPTFLAT
-    wire  [7:0] wpt_38__q;
-    // verilator lint_off UNOPTFLAT
-    reg  wpt_38__clock;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [7:0] wpt_39__d;
-    // verilator lint_on UNOPTFLAT
-    wire  [7:0] wpt_39__q;
-    // verilator lint_off UNOPTFLAT
-    reg  wpt_39__clock;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [7:0] wpt_40__d;
-    // verilator lint_on UNOPTFLAT
-    wire  [7:0] wpt_40__q;
-    // verilator lint_off UNOPTFLAT
-    reg  wpt_40__clock;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [7:0] wpt_41__d;
-    // verilator lint_on UNOPTFLAT
-    wire  [7:0] wpt_41__q;
-    // verilator lint_off UNOPTFLAT
-    reg  wpt_41__clock;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [7:0] wpt_42__d;
-    // verilator lint_on UNOPTFLAT
-    wire  [7:0] wpt_42__q;
-    // verilator lint_off UNOPTFLAT
-    reg  wpt_42__clock;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [7:0] wpt_43__d;
-    // verilator lint_on UNOPTFLAT
-    wire  [7:0] wpt_43__q;
-    // verilator lint_off UNOPTFLAT
-    reg  wpt_43__clock;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [7:0] wpt_44__d;
-    // verilator lint_on UNOPTFLAT
-    wire  [7:0] wpt_44__q;
-    // verilator lint_off UNOPTFLAT
-    reg  wpt_44__clock;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [7:0] wpt_45__d;
-    // verilator lint_on UNOPTFLAT
-    wire  [7:0] wpt_45__q;
-    // verilator lint_off UNOPTFLAT
-    reg  wpt_45__clock;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [7:0] wpt_46__d;
-    // verilator lint_on UNOPTFLAT
-    wire  [7:0] wpt_46__q;
-    // verilator lint_off UNOPTFLAT
-    reg  wpt_46__clock;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [7:0] wpt_47__d;
-    // verilator lint_on UNOPTFLAT
-    wire  [7:0] wpt_47__q;
-    // verilator lint_off UNOPTFLAT
-    reg  wpt_47__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
     reg  [23:0] older_0__d;
@@ -1657,6 +1371,55 @@ module elf_base_fermi(clock,reset,tw_clear,tw_en,tw_slot,tw_valid,tw_branch,tw_p
     // verilator lint_off UNOPTFLAT
     reg  pend_1__clock;
     // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [47:0] launch_deal__word;
+    // verilator lint_on UNOPTFLAT
+    wire  [23:0] launch_deal__lanes_0;
+    wire  [23:0] launch_deal__lanes_1;
+    // verilator lint_off UNOPTFLAT
+    reg  [47:0] exit_deal__word;
+    // verilator lint_on UNOPTFLAT
+    wire  [23:0] exit_deal__lanes_0;
+    wire  [23:0] exit_deal__lanes_1;
+    // verilator lint_off UNOPTFLAT
+    reg  [47:0] elig_deal__word;
+    // verilator lint_on UNOPTFLAT
+    wire  [23:0] elig_deal__lanes_0;
+    wire  [23:0] elig_deal__lanes_1;
+    // verilator lint_off UNOPTFLAT
+    reg  [47:0] on_grant_deal__word;
+    // verilator lint_on UNOPTFLAT
+    wire  [23:0] on_grant_deal__lanes_0;
+    wire  [23:0] on_grant_deal__lanes_1;
+    // verilator lint_off UNOPTFLAT
+    reg  [47:0] unit_codes_0__word;
+    // verilator lint_on UNOPTFLAT
+    wire  [23:0] unit_codes_0__is0;
+    wire  [23:0] unit_codes_0__is1;
+    wire  [23:0] unit_codes_0__is2;
+    wire  [23:0] unit_codes_0__is3;
+    // verilator lint_off UNOPTFLAT
+    reg  [47:0] unit_codes_1__word;
+    // verilator lint_on UNOPTFLAT
+    wire  [23:0] unit_codes_1__is0;
+    wire  [23:0] unit_codes_1__is1;
+    wire  [23:0] unit_codes_1__is2;
+    wire  [23:0] unit_codes_1__is3;
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] live_gather__lanes_0;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] live_gather__lanes_1;
+    // verilator lint_on UNOPTFLAT
+    wire  [47:0] live_gather__word;
+    // verilator lint_off UNOPTFLAT
+    reg  [47:0] fresh_first__req;
+    // verilator lint_on UNOPTFLAT
+    wire  fresh_first__valid;
+    // verilator lint_off UNUSEDSIGNAL
+    wire  [47:0] fresh_first__onehot;
+    // verilator lint_on UNUSEDSIGNAL
+    wire  [5:0] fresh_first__index;
     
     // Local signals
     // verilator lint_off UNOPTFLAT
@@ -1696,148 +1459,52 @@ module elf_base_fermi(clock,reset,tw_clear,tw_en,tw_slot,tw_valid,tw_branch,tw_p
     reg  [23:0] unit_lsu_1;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [7:0] wcur_0;
+    reg  [23:0] wcur_0;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [7:0] wcur_1;
+    reg  [23:0] wcur_1;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [7:0] wcur_2;
+    reg  [23:0] wcur_2;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [7:0] wcur_3;
+    reg  [23:0] wcur_3;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [7:0] wcur_4;
+    reg  [23:0] wcur_4;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [7:0] wcur_5;
+    reg  [23:0] wcur_5;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [7:0] wcur_6;
+    reg  [23:0] wcur_6;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [7:0] wcur_7;
+    reg  [23:0] wcur_7;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [7:0] wcur_8;
+    reg  [23:0] wcur_8;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [7:0] wcur_9;
+    reg  [23:0] wcur_9;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [7:0] wcur_10;
+    reg  [23:0] wcur_10;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [7:0] wcur_11;
+    reg  [23:0] wcur_11;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [7:0] wcur_12;
+    reg  [23:0] wcur_12;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [7:0] wcur_13;
+    reg  [23:0] wcur_13;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [7:0] wcur_14;
+    reg  [23:0] wcur_14;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [7:0] wcur_15;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [7:0] wcur_16;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [7:0] wcur_17;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [7:0] wcur_18;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [7:0] wcur_19;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [7:0] wcur_20;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [7:0] wcur_21;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [7:0] wcur_22;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [7:0] wcur_23;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [7:0] wcur_24;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [7:0] wcur_25;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [7:0] wcur_26;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [7:0] wcur_27;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [7:0] wcur_28;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [7:0] wcur_29;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [7:0] wcur_30;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [7:0] wcur_31;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [7:0] wcur_32;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [7:0] wcur_33;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [7:0] wcur_34;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [7:0] wcur_35;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [7:0] wcur_36;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [7:0] wcur_37;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [7:0] wcur_38;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [7:0] wcur_39;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [7:0] wcur_40;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [7:0] wcur_41;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [7:0] wcur_42;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [7:0] wcur_43;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [7:0] wcur_44;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [7:0] wcur_45;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [7:0] wcur_46;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [7:0] wcur_47;
+    reg  [23:0] wcur_15;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
     reg  [23:0] pend_mask_0;
@@ -1874,6 +1541,54 @@ module elf_base_fermi(clock,reset,tw_clear,tw_en,tw_slot,tw_valid,tw_branch,tw_p
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
     reg  [23:0] pend_eq_1;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] cmp_lt_0;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] cmp_lt_1;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] cmp_lt_2;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] cmp_lt_3;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] cmp_lt_4;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] cmp_lt_5;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] cmp_lt_6;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] cmp_lt_7;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] cmp_gt_0;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] cmp_gt_1;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] cmp_gt_2;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] cmp_gt_3;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] cmp_gt_4;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] cmp_gt_5;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] cmp_gt_6;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [23:0] cmp_gt_7;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
     reg  [23:0] cur_lt_0;
@@ -2634,12 +2349,6 @@ module elf_base_fermi(clock,reset,tw_clear,tw_en,tw_slot,tw_valid,tw_branch,tw_p
     // verilator lint_off UNOPTFLAT
     reg  [47:0] fresh;
     // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [47:0] fresh_low;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [5:0] fresh_id;
-    // verilator lint_on UNOPTFLAT
     
     // Sub module instances
     elf_base_fermi__pp_table pp_table(
@@ -2742,166 +2451,6 @@ module elf_base_fermi(clock,reset,tw_clear,tw_en,tw_slot,tw_valid,tw_branch,tw_p
         .d(wpt_15__d),
         .q(wpt_15__q),
         .clock(wpt_15__clock)
-    );
-    elf_base_fermi__wpt wpt_16(
-        .d(wpt_16__d),
-        .q(wpt_16__q),
-        .clock(wpt_16__clock)
-    );
-    elf_base_fermi__wpt wpt_17(
-        .d(wpt_17__d),
-        .q(wpt_17__q),
-        .clock(wpt_17__clock)
-    );
-    elf_base_fermi__wpt wpt_18(
-        .d(wpt_18__d),
-        .q(wpt_18__q),
-        .clock(wpt_18__clock)
-    );
-    elf_base_fermi__wpt wpt_19(
-        .d(wpt_19__d),
-        .q(wpt_19__q),
-        .clock(wpt_19__clock)
-    );
-    elf_base_fermi__wpt wpt_20(
-        .d(wpt_20__d),
-        .q(wpt_20__q),
-        .clock(wpt_20__clock)
-    );
-    elf_base_fermi__wpt wpt_21(
-        .d(wpt_21__d),
-        .q(wpt_21__q),
-        .clock(wpt_21__clock)
-    );
-    elf_base_fermi__wpt wpt_22(
-        .d(wpt_22__d),
-        .q(wpt_22__q),
-        .clock(wpt_22__clock)
-    );
-    elf_base_fermi__wpt wpt_23(
-        .d(wpt_23__d),
-        .q(wpt_23__q),
-        .clock(wpt_23__clock)
-    );
-    elf_base_fermi__wpt wpt_24(
-        .d(wpt_24__d),
-        .q(wpt_24__q),
-        .clock(wpt_24__clock)
-    );
-    elf_base_fermi__wpt wpt_25(
-        .d(wpt_25__d),
-        .q(wpt_25__q),
-        .clock(wpt_25__clock)
-    );
-    elf_base_fermi__wpt wpt_26(
-        .d(wpt_26__d),
-        .q(wpt_26__q),
-        .clock(wpt_26__clock)
-    );
-    elf_base_fermi__wpt wpt_27(
-        .d(wpt_27__d),
-        .q(wpt_27__q),
-        .clock(wpt_27__clock)
-    );
-    elf_base_fermi__wpt wpt_28(
-        .d(wpt_28__d),
-        .q(wpt_28__q),
-        .clock(wpt_28__clock)
-    );
-    elf_base_fermi__wpt wpt_29(
-        .d(wpt_29__d),
-        .q(wpt_29__q),
-        .clock(wpt_29__clock)
-    );
-    elf_base_fermi__wpt wpt_30(
-        .d(wpt_30__d),
-        .q(wpt_30__q),
-        .clock(wpt_30__clock)
-    );
-    elf_base_fermi__wpt wpt_31(
-        .d(wpt_31__d),
-        .q(wpt_31__q),
-        .clock(wpt_31__clock)
-    );
-    elf_base_fermi__wpt wpt_32(
-        .d(wpt_32__d),
-        .q(wpt_32__q),
-        .clock(wpt_32__clock)
-    );
-    elf_base_fermi__wpt wpt_33(
-        .d(wpt_33__d),
-        .q(wpt_33__q),
-        .clock(wpt_33__clock)
-    );
-    elf_base_fermi__wpt wpt_34(
-        .d(wpt_34__d),
-        .q(wpt_34__q),
-        .clock(wpt_34__clock)
-    );
-    elf_base_fermi__wpt wpt_35(
-        .d(wpt_35__d),
-        .q(wpt_35__q),
-        .clock(wpt_35__clock)
-    );
-    elf_base_fermi__wpt wpt_36(
-        .d(wpt_36__d),
-        .q(wpt_36__q),
-        .clock(wpt_36__clock)
-    );
-    elf_base_fermi__wpt wpt_37(
-        .d(wpt_37__d),
-        .q(wpt_37__q),
-        .clock(wpt_37__clock)
-    );
-    elf_base_fermi__wpt wpt_38(
-        .d(wpt_38__d),
-        .q(wpt_38__q),
-        .clock(wpt_38__clock)
-    );
-    elf_base_fermi__wpt wpt_39(
-        .d(wpt_39__d),
-        .q(wpt_39__q),
-        .clock(wpt_39__clock)
-    );
-    elf_base_fermi__wpt wpt_40(
-        .d(wpt_40__d),
-        .q(wpt_40__q),
-        .clock(wpt_40__clock)
-    );
-    elf_base_fermi__wpt wpt_41(
-        .d(wpt_41__d),
-        .q(wpt_41__q),
-        .clock(wpt_41__clock)
-    );
-    elf_base_fermi__wpt wpt_42(
-        .d(wpt_42__d),
-        .q(wpt_42__q),
-        .clock(wpt_42__clock)
-    );
-    elf_base_fermi__wpt wpt_43(
-        .d(wpt_43__d),
-        .q(wpt_43__q),
-        .clock(wpt_43__clock)
-    );
-    elf_base_fermi__wpt wpt_44(
-        .d(wpt_44__d),
-        .q(wpt_44__q),
-        .clock(wpt_44__clock)
-    );
-    elf_base_fermi__wpt wpt_45(
-        .d(wpt_45__d),
-        .q(wpt_45__q),
-        .clock(wpt_45__clock)
-    );
-    elf_base_fermi__wpt wpt_46(
-        .d(wpt_46__d),
-        .q(wpt_46__q),
-        .clock(wpt_46__clock)
-    );
-    elf_base_fermi__wpt wpt_47(
-        .d(wpt_47__d),
-        .q(wpt_47__q),
-        .clock(wpt_47__clock)
     );
     elf_base_fermi__older older_0(
         .d(older_0__d),
@@ -3653,293 +3202,258 @@ module elf_base_fermi(clock,reset,tw_clear,tw_en,tw_slot,tw_valid,tw_branch,tw_p
         .q(pend_1__q),
         .clock(pend_1__clock)
     );
+    elf_base_fermi__launch_deal launch_deal(
+        .word(launch_deal__word),
+        .lanes_0(launch_deal__lanes_0),
+        .lanes_1(launch_deal__lanes_1)
+    );
+    elf_base_fermi__exit_deal exit_deal(
+        .word(exit_deal__word),
+        .lanes_0(exit_deal__lanes_0),
+        .lanes_1(exit_deal__lanes_1)
+    );
+    elf_base_fermi__elig_deal elig_deal(
+        .word(elig_deal__word),
+        .lanes_0(elig_deal__lanes_0),
+        .lanes_1(elig_deal__lanes_1)
+    );
+    elf_base_fermi__on_grant_deal on_grant_deal(
+        .word(on_grant_deal__word),
+        .lanes_0(on_grant_deal__lanes_0),
+        .lanes_1(on_grant_deal__lanes_1)
+    );
+    elf_base_fermi__unit_codes unit_codes_0(
+        .word(unit_codes_0__word),
+        .is0(unit_codes_0__is0),
+        .is1(unit_codes_0__is1),
+        .is2(unit_codes_0__is2),
+        .is3(unit_codes_0__is3)
+    );
+    elf_base_fermi__unit_codes unit_codes_1(
+        .word(unit_codes_1__word),
+        .is0(unit_codes_1__is0),
+        .is1(unit_codes_1__is1),
+        .is2(unit_codes_1__is2),
+        .is3(unit_codes_1__is3)
+    );
+    elf_base_fermi__live_gather live_gather(
+        .lanes_0(live_gather__lanes_0),
+        .lanes_1(live_gather__lanes_1),
+        .word(live_gather__word)
+    );
+    elf_base_fermi__fresh_first fresh_first(
+        .req(fresh_first__req),
+        .valid(fresh_first__valid),
+        .onehot(fresh_first__onehot),
+        .index(fresh_first__index)
+    );
     
     // Update code
     always @(*) begin
         wpt_0__clock = clock;
-        wpt_0__d = wpt_0__q;
+        wpt_1__clock = clock;
+        wpt_2__clock = clock;
+        wpt_3__clock = clock;
+        wpt_4__clock = clock;
+        wpt_5__clock = clock;
+        wpt_6__clock = clock;
+        wpt_7__clock = clock;
+        wpt_8__clock = clock;
+        wpt_9__clock = clock;
+        wpt_10__clock = clock;
+        wpt_11__clock = clock;
+        wpt_12__clock = clock;
+        wpt_13__clock = clock;
+        wpt_14__clock = clock;
+        wpt_15__clock = clock;
         older_0__clock = clock;
         older_0__d = older_0__q;
         rel_lt_0__clock = clock;
         rel_eq_0__clock = clock;
-        wpt_1__clock = clock;
-        wpt_1__d = wpt_1__q;
         older_1__clock = clock;
         older_1__d = older_1__q;
         rel_lt_1__clock = clock;
         rel_eq_1__clock = clock;
-        wpt_2__clock = clock;
-        wpt_2__d = wpt_2__q;
         older_2__clock = clock;
         older_2__d = older_2__q;
         rel_lt_2__clock = clock;
         rel_eq_2__clock = clock;
-        wpt_3__clock = clock;
-        wpt_3__d = wpt_3__q;
         older_3__clock = clock;
         older_3__d = older_3__q;
         rel_lt_3__clock = clock;
         rel_eq_3__clock = clock;
-        wpt_4__clock = clock;
-        wpt_4__d = wpt_4__q;
         older_4__clock = clock;
         older_4__d = older_4__q;
         rel_lt_4__clock = clock;
         rel_eq_4__clock = clock;
-        wpt_5__clock = clock;
-        wpt_5__d = wpt_5__q;
         older_5__clock = clock;
         older_5__d = older_5__q;
         rel_lt_5__clock = clock;
         rel_eq_5__clock = clock;
-        wpt_6__clock = clock;
-        wpt_6__d = wpt_6__q;
         older_6__clock = clock;
         older_6__d = older_6__q;
         rel_lt_6__clock = clock;
         rel_eq_6__clock = clock;
-        wpt_7__clock = clock;
-        wpt_7__d = wpt_7__q;
         older_7__clock = clock;
         older_7__d = older_7__q;
         rel_lt_7__clock = clock;
         rel_eq_7__clock = clock;
-        wpt_8__clock = clock;
-        wpt_8__d = wpt_8__q;
         older_8__clock = clock;
         older_8__d = older_8__q;
         rel_lt_8__clock = clock;
         rel_eq_8__clock = clock;
-        wpt_9__clock = clock;
-        wpt_9__d = wpt_9__q;
         older_9__clock = clock;
         older_9__d = older_9__q;
         rel_lt_9__clock = clock;
         rel_eq_9__clock = clock;
-        wpt_10__clock = clock;
-        wpt_10__d = wpt_10__q;
         older_10__clock = clock;
         older_10__d = older_10__q;
         rel_lt_10__clock = clock;
         rel_eq_10__clock = clock;
-        wpt_11__clock = clock;
-        wpt_11__d = wpt_11__q;
         older_11__clock = clock;
         older_11__d = older_11__q;
         rel_lt_11__clock = clock;
         rel_eq_11__clock = clock;
-        wpt_12__clock = clock;
-        wpt_12__d = wpt_12__q;
         older_12__clock = clock;
         older_12__d = older_12__q;
         rel_lt_12__clock = clock;
         rel_eq_12__clock = clock;
-        wpt_13__clock = clock;
-        wpt_13__d = wpt_13__q;
         older_13__clock = clock;
         older_13__d = older_13__q;
         rel_lt_13__clock = clock;
         rel_eq_13__clock = clock;
-        wpt_14__clock = clock;
-        wpt_14__d = wpt_14__q;
         older_14__clock = clock;
         older_14__d = older_14__q;
         rel_lt_14__clock = clock;
         rel_eq_14__clock = clock;
-        wpt_15__clock = clock;
-        wpt_15__d = wpt_15__q;
         older_15__clock = clock;
         older_15__d = older_15__q;
         rel_lt_15__clock = clock;
         rel_eq_15__clock = clock;
-        wpt_16__clock = clock;
-        wpt_16__d = wpt_16__q;
         older_16__clock = clock;
         older_16__d = older_16__q;
         rel_lt_16__clock = clock;
         rel_eq_16__clock = clock;
-        wpt_17__clock = clock;
-        wpt_17__d = wpt_17__q;
         older_17__clock = clock;
         older_17__d = older_17__q;
         rel_lt_17__clock = clock;
         rel_eq_17__clock = clock;
-        wpt_18__clock = clock;
-        wpt_18__d = wpt_18__q;
         older_18__clock = clock;
         older_18__d = older_18__q;
         rel_lt_18__clock = clock;
         rel_eq_18__clock = clock;
-        wpt_19__clock = clock;
-        wpt_19__d = wpt_19__q;
         older_19__clock = clock;
         older_19__d = older_19__q;
         rel_lt_19__clock = clock;
         rel_eq_19__clock = clock;
-        wpt_20__clock = clock;
-        wpt_20__d = wpt_20__q;
         older_20__clock = clock;
         older_20__d = older_20__q;
         rel_lt_20__clock = clock;
         rel_eq_20__clock = clock;
-        wpt_21__clock = clock;
-        wpt_21__d = wpt_21__q;
         older_21__clock = clock;
         older_21__d = older_21__q;
         rel_lt_21__clock = clock;
         rel_eq_21__clock = clock;
-        wpt_22__clock = clock;
-        wpt_22__d = wpt_22__q;
         older_22__clock = clock;
         older_22__d = older_22__q;
         rel_lt_22__clock = clock;
         rel_eq_22__clock = clock;
-        wpt_23__clock = clock;
-        wpt_23__d = wpt_23__q;
         older_23__clock = clock;
         older_23__d = older_23__q;
         rel_lt_23__clock = clock;
         rel_eq_23__clock = clock;
-        wpt_24__clock = clock;
-        wpt_24__d = wpt_24__q;
         older_24__clock = clock;
         older_24__d = older_24__q;
         rel_lt_24__clock = clock;
         rel_eq_24__clock = clock;
-        wpt_25__clock = clock;
-        wpt_25__d = wpt_25__q;
         older_25__clock = clock;
         older_25__d = older_25__q;
         rel_lt_25__clock = clock;
         rel_eq_25__clock = clock;
-        wpt_26__clock = clock;
-        wpt_26__d = wpt_26__q;
         older_26__clock = clock;
         older_26__d = older_26__q;
         rel_lt_26__clock = clock;
         rel_eq_26__clock = clock;
-        wpt_27__clock = clock;
-        wpt_27__d = wpt_27__q;
         older_27__clock = clock;
         older_27__d = older_27__q;
         rel_lt_27__clock = clock;
         rel_eq_27__clock = clock;
-        wpt_28__clock = clock;
-        wpt_28__d = wpt_28__q;
         older_28__clock = clock;
         older_28__d = older_28__q;
         rel_lt_28__clock = clock;
         rel_eq_28__clock = clock;
-        wpt_29__clock = clock;
-        wpt_29__d = wpt_29__q;
         older_29__clock = clock;
         older_29__d = older_29__q;
         rel_lt_29__clock = clock;
         rel_eq_29__clock = clock;
-        wpt_30__clock = clock;
-        wpt_30__d = wpt_30__q;
         older_30__clock = clock;
         older_30__d = older_30__q;
         rel_lt_30__clock = clock;
         rel_eq_30__clock = clock;
-        wpt_31__clock = clock;
-        wpt_31__d = wpt_31__q;
         older_31__clock = clock;
         older_31__d = older_31__q;
         rel_lt_31__clock = clock;
         rel_eq_31__clock = clock;
-        wpt_32__clock = clock;
-        wpt_32__d = wpt_32__q;
         older_32__clock = clock;
         older_32__d = older_32__q;
         rel_lt_32__clock = clock;
         rel_eq_32__clock = clock;
-        wpt_33__clock = clock;
-        wpt_33__d = wpt_33__q;
         older_33__clock = clock;
         older_33__d = older_33__q;
         rel_lt_33__clock = clock;
         rel_eq_33__clock = clock;
-        wpt_34__clock = clock;
-        wpt_34__d = wpt_34__q;
         older_34__clock = clock;
         older_34__d = older_34__q;
         rel_lt_34__clock = clock;
         rel_eq_34__clock = clock;
-        wpt_35__clock = clock;
-        wpt_35__d = wpt_35__q;
         older_35__clock = clock;
         older_35__d = older_35__q;
         rel_lt_35__clock = clock;
         rel_eq_35__clock = clock;
-        wpt_36__clock = clock;
-        wpt_36__d = wpt_36__q;
         older_36__clock = clock;
         older_36__d = older_36__q;
         rel_lt_36__clock = clock;
         rel_eq_36__clock = clock;
-        wpt_37__clock = clock;
-        wpt_37__d = wpt_37__q;
         older_37__clock = clock;
         older_37__d = older_37__q;
         rel_lt_37__clock = clock;
         rel_eq_37__clock = clock;
-        wpt_38__clock = clock;
-        wpt_38__d = wpt_38__q;
         older_38__clock = clock;
         older_38__d = older_38__q;
         rel_lt_38__clock = clock;
         rel_eq_38__clock = clock;
-        wpt_39__clock = clock;
-        wpt_39__d = wpt_39__q;
         older_39__clock = clock;
         older_39__d = older_39__q;
         rel_lt_39__clock = clock;
         rel_eq_39__clock = clock;
-        wpt_40__clock = clock;
-        wpt_40__d = wpt_40__q;
         older_40__clock = clock;
         older_40__d = older_40__q;
         rel_lt_40__clock = clock;
         rel_eq_40__clock = clock;
-        wpt_41__clock = clock;
-        wpt_41__d = wpt_41__q;
         older_41__clock = clock;
         older_41__d = older_41__q;
         rel_lt_41__clock = clock;
         rel_eq_41__clock = clock;
-        wpt_42__clock = clock;
-        wpt_42__d = wpt_42__q;
         older_42__clock = clock;
         older_42__d = older_42__q;
         rel_lt_42__clock = clock;
         rel_eq_42__clock = clock;
-        wpt_43__clock = clock;
-        wpt_43__d = wpt_43__q;
         older_43__clock = clock;
         older_43__d = older_43__q;
         rel_lt_43__clock = clock;
         rel_eq_43__clock = clock;
-        wpt_44__clock = clock;
-        wpt_44__d = wpt_44__q;
         older_44__clock = clock;
         older_44__d = older_44__q;
         rel_lt_44__clock = clock;
         rel_eq_44__clock = clock;
-        wpt_45__clock = clock;
-        wpt_45__d = wpt_45__q;
         older_45__clock = clock;
         older_45__d = older_45__q;
         rel_lt_45__clock = clock;
         rel_eq_45__clock = clock;
-        wpt_46__clock = clock;
-        wpt_46__d = wpt_46__q;
         older_46__clock = clock;
         older_46__d = older_46__q;
         rel_lt_46__clock = clock;
         rel_eq_46__clock = clock;
-        wpt_47__clock = clock;
-        wpt_47__d = wpt_47__q;
         older_47__clock = clock;
         older_47__d = older_47__q;
         rel_lt_47__clock = clock;
@@ -3968,383 +3482,35 @@ module elf_base_fermi(clock,reset,tw_clear,tw_en,tw_slot,tw_valid,tw_branch,tw_p
         pp_table__en_1 = upd_valid_1 & upd_trig_1;
         pp_table__pc_2 = launch_pc;
         pp_table__en_2 = |launch;
-        launch_s_0 = zero_l;
-        exit_s_0 = zero_l;
-        unit_none_0 = zero_l;
-        unit_sp_0 = zero_l;
-        unit_sfu_0 = zero_l;
-        unit_lsu_0 = zero_l;
-        launch_s_0[0] = launch[0 * 2 + 0];
-        exit_s_0[0] = exit[0 * 2 + 0];
-        unit_none_0[0] = ~unit_0[32'h2 * 0] & ~unit_0[32'h2 * 0 + 32'h1];
-        unit_sp_0[0] = unit_0[32'h2 * 0] & ~unit_0[32'h2 * 0 + 32'h1];
-        unit_sfu_0[0] = ~unit_0[32'h2 * 0] & unit_0[32'h2 * 0 + 32'h1];
-        unit_lsu_0[0] = unit_0[32'h2 * 0] & unit_0[32'h2 * 0 + 32'h1];
-        launch_s_0[1] = launch[1 * 2 + 0];
-        exit_s_0[1] = exit[1 * 2 + 0];
-        unit_none_0[1] = ~unit_0[32'h2 * 1] & ~unit_0[32'h2 * 1 + 32'h1];
-        unit_sp_0[1] = unit_0[32'h2 * 1] & ~unit_0[32'h2 * 1 + 32'h1];
-        unit_sfu_0[1] = ~unit_0[32'h2 * 1] & unit_0[32'h2 * 1 + 32'h1];
-        unit_lsu_0[1] = unit_0[32'h2 * 1] & unit_0[32'h2 * 1 + 32'h1];
-        launch_s_0[2] = launch[2 * 2 + 0];
-        exit_s_0[2] = exit[2 * 2 + 0];
-        unit_none_0[2] = ~unit_0[32'h2 * 2] & ~unit_0[32'h2 * 2 + 32'h1];
-        unit_sp_0[2] = unit_0[32'h2 * 2] & ~unit_0[32'h2 * 2 + 32'h1];
-        unit_sfu_0[2] = ~unit_0[32'h2 * 2] & unit_0[32'h2 * 2 + 32'h1];
-        unit_lsu_0[2] = unit_0[32'h2 * 2] & unit_0[32'h2 * 2 + 32'h1];
-        launch_s_0[3] = launch[3 * 2 + 0];
-        exit_s_0[3] = exit[3 * 2 + 0];
-        unit_none_0[3] = ~unit_0[32'h2 * 3] & ~unit_0[32'h2 * 3 + 32'h1];
-        unit_sp_0[3] = unit_0[32'h2 * 3] & ~unit_0[32'h2 * 3 + 32'h1];
-        unit_sfu_0[3] = ~unit_0[32'h2 * 3] & unit_0[32'h2 * 3 + 32'h1];
-        unit_lsu_0[3] = unit_0[32'h2 * 3] & unit_0[32'h2 * 3 + 32'h1];
-        launch_s_0[4] = launch[4 * 2 + 0];
-        exit_s_0[4] = exit[4 * 2 + 0];
-        unit_none_0[4] = ~unit_0[32'h2 * 4] & ~unit_0[32'h2 * 4 + 32'h1];
-        unit_sp_0[4] = unit_0[32'h2 * 4] & ~unit_0[32'h2 * 4 + 32'h1];
-        unit_sfu_0[4] = ~unit_0[32'h2 * 4] & unit_0[32'h2 * 4 + 32'h1];
-        unit_lsu_0[4] = unit_0[32'h2 * 4] & unit_0[32'h2 * 4 + 32'h1];
-        launch_s_0[5] = launch[5 * 2 + 0];
-        exit_s_0[5] = exit[5 * 2 + 0];
-        unit_none_0[5] = ~unit_0[32'h2 * 5] & ~unit_0[32'h2 * 5 + 32'h1];
-        unit_sp_0[5] = unit_0[32'h2 * 5] & ~unit_0[32'h2 * 5 + 32'h1];
-        unit_sfu_0[5] = ~unit_0[32'h2 * 5] & unit_0[32'h2 * 5 + 32'h1];
-        unit_lsu_0[5] = unit_0[32'h2 * 5] & unit_0[32'h2 * 5 + 32'h1];
-        launch_s_0[6] = launch[6 * 2 + 0];
-        exit_s_0[6] = exit[6 * 2 + 0];
-        unit_none_0[6] = ~unit_0[32'h2 * 6] & ~unit_0[32'h2 * 6 + 32'h1];
-        unit_sp_0[6] = unit_0[32'h2 * 6] & ~unit_0[32'h2 * 6 + 32'h1];
-        unit_sfu_0[6] = ~unit_0[32'h2 * 6] & unit_0[32'h2 * 6 + 32'h1];
-        unit_lsu_0[6] = unit_0[32'h2 * 6] & unit_0[32'h2 * 6 + 32'h1];
-        launch_s_0[7] = launch[7 * 2 + 0];
-        exit_s_0[7] = exit[7 * 2 + 0];
-        unit_none_0[7] = ~unit_0[32'h2 * 7] & ~unit_0[32'h2 * 7 + 32'h1];
-        unit_sp_0[7] = unit_0[32'h2 * 7] & ~unit_0[32'h2 * 7 + 32'h1];
-        unit_sfu_0[7] = ~unit_0[32'h2 * 7] & unit_0[32'h2 * 7 + 32'h1];
-        unit_lsu_0[7] = unit_0[32'h2 * 7] & unit_0[32'h2 * 7 + 32'h1];
-        launch_s_0[8] = launch[8 * 2 + 0];
-        exit_s_0[8] = exit[8 * 2 + 0];
-        unit_none_0[8] = ~unit_0[32'h2 * 8] & ~unit_0[32'h2 * 8 + 32'h1];
-        unit_sp_0[8] = unit_0[32'h2 * 8] & ~unit_0[32'h2 * 8 + 32'h1];
-        unit_sfu_0[8] = ~unit_0[32'h2 * 8] & unit_0[32'h2 * 8 + 32'h1];
-        unit_lsu_0[8] = unit_0[32'h2 * 8] & unit_0[32'h2 * 8 + 32'h1];
-        launch_s_0[9] = launch[9 * 2 + 0];
-        exit_s_0[9] = exit[9 * 2 + 0];
-        unit_none_0[9] = ~unit_0[32'h2 * 9] & ~unit_0[32'h2 * 9 + 32'h1];
-        unit_sp_0[9] = unit_0[32'h2 * 9] & ~unit_0[32'h2 * 9 + 32'h1];
-        unit_sfu_0[9] = ~unit_0[32'h2 * 9] & unit_0[32'h2 * 9 + 32'h1];
-        unit_lsu_0[9] = unit_0[32'h2 * 9] & unit_0[32'h2 * 9 + 32'h1];
-        launch_s_0[10] = launch[10 * 2 + 0];
-        exit_s_0[10] = exit[10 * 2 + 0];
-        unit_none_0[10] = ~unit_0[32'h2 * 10] & ~unit_0[32'h2 * 10 + 32'h1];
-        unit_sp_0[10] = unit_0[32'h2 * 10] & ~unit_0[32'h2 * 10 + 32'h1];
-        unit_sfu_0[10] = ~unit_0[32'h2 * 10] & unit_0[32'h2 * 10 + 32'h1];
-        unit_lsu_0[10] = unit_0[32'h2 * 10] & unit_0[32'h2 * 10 + 32'h1];
-        launch_s_0[11] = launch[11 * 2 + 0];
-        exit_s_0[11] = exit[11 * 2 + 0];
-        unit_none_0[11] = ~unit_0[32'h2 * 11] & ~unit_0[32'h2 * 11 + 32'h1];
-        unit_sp_0[11] = unit_0[32'h2 * 11] & ~unit_0[32'h2 * 11 + 32'h1];
-        unit_sfu_0[11] = ~unit_0[32'h2 * 11] & unit_0[32'h2 * 11 + 32'h1];
-        unit_lsu_0[11] = unit_0[32'h2 * 11] & unit_0[32'h2 * 11 + 32'h1];
-        launch_s_0[12] = launch[12 * 2 + 0];
-        exit_s_0[12] = exit[12 * 2 + 0];
-        unit_none_0[12] = ~unit_0[32'h2 * 12] & ~unit_0[32'h2 * 12 + 32'h1];
-        unit_sp_0[12] = unit_0[32'h2 * 12] & ~unit_0[32'h2 * 12 + 32'h1];
-        unit_sfu_0[12] = ~unit_0[32'h2 * 12] & unit_0[32'h2 * 12 + 32'h1];
-        unit_lsu_0[12] = unit_0[32'h2 * 12] & unit_0[32'h2 * 12 + 32'h1];
-        launch_s_0[13] = launch[13 * 2 + 0];
-        exit_s_0[13] = exit[13 * 2 + 0];
-        unit_none_0[13] = ~unit_0[32'h2 * 13] & ~unit_0[32'h2 * 13 + 32'h1];
-        unit_sp_0[13] = unit_0[32'h2 * 13] & ~unit_0[32'h2 * 13 + 32'h1];
-        unit_sfu_0[13] = ~unit_0[32'h2 * 13] & unit_0[32'h2 * 13 + 32'h1];
-        unit_lsu_0[13] = unit_0[32'h2 * 13] & unit_0[32'h2 * 13 + 32'h1];
-        launch_s_0[14] = launch[14 * 2 + 0];
-        exit_s_0[14] = exit[14 * 2 + 0];
-        unit_none_0[14] = ~unit_0[32'h2 * 14] & ~unit_0[32'h2 * 14 + 32'h1];
-        unit_sp_0[14] = unit_0[32'h2 * 14] & ~unit_0[32'h2 * 14 + 32'h1];
-        unit_sfu_0[14] = ~unit_0[32'h2 * 14] & unit_0[32'h2 * 14 + 32'h1];
-        unit_lsu_0[14] = unit_0[32'h2 * 14] & unit_0[32'h2 * 14 + 32'h1];
-        launch_s_0[15] = launch[15 * 2 + 0];
-        exit_s_0[15] = exit[15 * 2 + 0];
-        unit_none_0[15] = ~unit_0[32'h2 * 15] & ~unit_0[32'h2 * 15 + 32'h1];
-        unit_sp_0[15] = unit_0[32'h2 * 15] & ~unit_0[32'h2 * 15 + 32'h1];
-        unit_sfu_0[15] = ~unit_0[32'h2 * 15] & unit_0[32'h2 * 15 + 32'h1];
-        unit_lsu_0[15] = unit_0[32'h2 * 15] & unit_0[32'h2 * 15 + 32'h1];
-        launch_s_0[16] = launch[16 * 2 + 0];
-        exit_s_0[16] = exit[16 * 2 + 0];
-        unit_none_0[16] = ~unit_0[32'h2 * 16] & ~unit_0[32'h2 * 16 + 32'h1];
-        unit_sp_0[16] = unit_0[32'h2 * 16] & ~unit_0[32'h2 * 16 + 32'h1];
-        unit_sfu_0[16] = ~unit_0[32'h2 * 16] & unit_0[32'h2 * 16 + 32'h1];
-        unit_lsu_0[16] = unit_0[32'h2 * 16] & unit_0[32'h2 * 16 + 32'h1];
-        launch_s_0[17] = launch[17 * 2 + 0];
-        exit_s_0[17] = exit[17 * 2 + 0];
-        unit_none_0[17] = ~unit_0[32'h2 * 17] & ~unit_0[32'h2 * 17 + 32'h1];
-        unit_sp_0[17] = unit_0[32'h2 * 17] & ~unit_0[32'h2 * 17 + 32'h1];
-        unit_sfu_0[17] = ~unit_0[32'h2 * 17] & unit_0[32'h2 * 17 + 32'h1];
-        unit_lsu_0[17] = unit_0[32'h2 * 17] & unit_0[32'h2 * 17 + 32'h1];
-        launch_s_0[18] = launch[18 * 2 + 0];
-        exit_s_0[18] = exit[18 * 2 + 0];
-        unit_none_0[18] = ~unit_0[32'h2 * 18] & ~unit_0[32'h2 * 18 + 32'h1];
-        unit_sp_0[18] = unit_0[32'h2 * 18] & ~unit_0[32'h2 * 18 + 32'h1];
-        unit_sfu_0[18] = ~unit_0[32'h2 * 18] & unit_0[32'h2 * 18 + 32'h1];
-        unit_lsu_0[18] = unit_0[32'h2 * 18] & unit_0[32'h2 * 18 + 32'h1];
-        launch_s_0[19] = launch[19 * 2 + 0];
-        exit_s_0[19] = exit[19 * 2 + 0];
-        unit_none_0[19] = ~unit_0[32'h2 * 19] & ~unit_0[32'h2 * 19 + 32'h1];
-        unit_sp_0[19] = unit_0[32'h2 * 19] & ~unit_0[32'h2 * 19 + 32'h1];
-        unit_sfu_0[19] = ~unit_0[32'h2 * 19] & unit_0[32'h2 * 19 + 32'h1];
-        unit_lsu_0[19] = unit_0[32'h2 * 19] & unit_0[32'h2 * 19 + 32'h1];
-        launch_s_0[20] = launch[20 * 2 + 0];
-        exit_s_0[20] = exit[20 * 2 + 0];
-        unit_none_0[20] = ~unit_0[32'h2 * 20] & ~unit_0[32'h2 * 20 + 32'h1];
-        unit_sp_0[20] = unit_0[32'h2 * 20] & ~unit_0[32'h2 * 20 + 32'h1];
-        unit_sfu_0[20] = ~unit_0[32'h2 * 20] & unit_0[32'h2 * 20 + 32'h1];
-        unit_lsu_0[20] = unit_0[32'h2 * 20] & unit_0[32'h2 * 20 + 32'h1];
-        launch_s_0[21] = launch[21 * 2 + 0];
-        exit_s_0[21] = exit[21 * 2 + 0];
-        unit_none_0[21] = ~unit_0[32'h2 * 21] & ~unit_0[32'h2 * 21 + 32'h1];
-        unit_sp_0[21] = unit_0[32'h2 * 21] & ~unit_0[32'h2 * 21 + 32'h1];
-        unit_sfu_0[21] = ~unit_0[32'h2 * 21] & unit_0[32'h2 * 21 + 32'h1];
-        unit_lsu_0[21] = unit_0[32'h2 * 21] & unit_0[32'h2 * 21 + 32'h1];
-        launch_s_0[22] = launch[22 * 2 + 0];
-        exit_s_0[22] = exit[22 * 2 + 0];
-        unit_none_0[22] = ~unit_0[32'h2 * 22] & ~unit_0[32'h2 * 22 + 32'h1];
-        unit_sp_0[22] = unit_0[32'h2 * 22] & ~unit_0[32'h2 * 22 + 32'h1];
-        unit_sfu_0[22] = ~unit_0[32'h2 * 22] & unit_0[32'h2 * 22 + 32'h1];
-        unit_lsu_0[22] = unit_0[32'h2 * 22] & unit_0[32'h2 * 22 + 32'h1];
-        launch_s_0[23] = launch[23 * 2 + 0];
-        exit_s_0[23] = exit[23 * 2 + 0];
-        unit_none_0[23] = ~unit_0[32'h2 * 23] & ~unit_0[32'h2 * 23 + 32'h1];
-        unit_sp_0[23] = unit_0[32'h2 * 23] & ~unit_0[32'h2 * 23 + 32'h1];
-        unit_sfu_0[23] = ~unit_0[32'h2 * 23] & unit_0[32'h2 * 23 + 32'h1];
-        unit_lsu_0[23] = unit_0[32'h2 * 23] & unit_0[32'h2 * 23 + 32'h1];
-        launch_s_1 = zero_l;
-        exit_s_1 = zero_l;
-        unit_none_1 = zero_l;
-        unit_sp_1 = zero_l;
-        unit_sfu_1 = zero_l;
-        unit_lsu_1 = zero_l;
-        launch_s_1[0] = launch[0 * 2 + 1];
-        exit_s_1[0] = exit[0 * 2 + 1];
-        unit_none_1[0] = ~unit_1[32'h2 * 0] & ~unit_1[32'h2 * 0 + 32'h1];
-        unit_sp_1[0] = unit_1[32'h2 * 0] & ~unit_1[32'h2 * 0 + 32'h1];
-        unit_sfu_1[0] = ~unit_1[32'h2 * 0] & unit_1[32'h2 * 0 + 32'h1];
-        unit_lsu_1[0] = unit_1[32'h2 * 0] & unit_1[32'h2 * 0 + 32'h1];
-        launch_s_1[1] = launch[1 * 2 + 1];
-        exit_s_1[1] = exit[1 * 2 + 1];
-        unit_none_1[1] = ~unit_1[32'h2 * 1] & ~unit_1[32'h2 * 1 + 32'h1];
-        unit_sp_1[1] = unit_1[32'h2 * 1] & ~unit_1[32'h2 * 1 + 32'h1];
-        unit_sfu_1[1] = ~unit_1[32'h2 * 1] & unit_1[32'h2 * 1 + 32'h1];
-        unit_lsu_1[1] = unit_1[32'h2 * 1] & unit_1[32'h2 * 1 + 32'h1];
-        launch_s_1[2] = launch[2 * 2 + 1];
-        exit_s_1[2] = exit[2 * 2 + 1];
-        unit_none_1[2] = ~unit_1[32'h2 * 2] & ~unit_1[32'h2 * 2 + 32'h1];
-        unit_sp_1[2] = unit_1[32'h2 * 2] & ~unit_1[32'h2 * 2 + 32'h1];
-        unit_sfu_1[2] = ~unit_1[32'h2 * 2] & unit_1[32'h2 * 2 + 32'h1];
-        unit_lsu_1[2] = unit_1[32'h2 * 2] & unit_1[32'h2 * 2 + 32'h1];
-        launch_s_1[3] = launch[3 * 2 + 1];
-        exit_s_1[3] = exit[3 * 2 + 1];
-        unit_none_1[3] = ~unit_1[32'h2 * 3] & ~unit_1[32'h2 * 3 + 32'h1];
-        unit_sp_1[3] = unit_1[32'h2 * 3] & ~unit_1[32'h2 * 3 + 32'h1];
-        unit_sfu_1[3] = ~unit_1[32'h2 * 3] & unit_1[32'h2 * 3 + 32'h1];
-        unit_lsu_1[3] = unit_1[32'h2 * 3] & unit_1[32'h2 * 3 + 32'h1];
-        launch_s_1[4] = launch[4 * 2 + 1];
-        exit_s_1[4] = exit[4 * 2 + 1];
-        unit_none_1[4] = ~unit_1[32'h2 * 4] & ~unit_1[32'h2 * 4 + 32'h1];
-        unit_sp_1[4] = unit_1[32'h2 * 4] & ~unit_1[32'h2 * 4 + 32'h1];
-        unit_sfu_1[4] = ~unit_1[32'h2 * 4] & unit_1[32'h2 * 4 + 32'h1];
-        unit_lsu_1[4] = unit_1[32'h2 * 4] & unit_1[32'h2 * 4 + 32'h1];
-        launch_s_1[5] = launch[5 * 2 + 1];
-        exit_s_1[5] = exit[5 * 2 + 1];
-        unit_none_1[5] = ~unit_1[32'h2 * 5] & ~unit_1[32'h2 * 5 + 32'h1];
-        unit_sp_1[5] = unit_1[32'h2 * 5] & ~unit_1[32'h2 * 5 + 32'h1];
-        unit_sfu_1[5] = ~unit_1[32'h2 * 5] & unit_1[32'h2 * 5 + 32'h1];
-        unit_lsu_1[5] = unit_1[32'h2 * 5] & unit_1[32'h2 * 5 + 32'h1];
-        launch_s_1[6] = launch[6 * 2 + 1];
-        exit_s_1[6] = exit[6 * 2 + 1];
-        unit_none_1[6] = ~unit_1[32'h2 * 6] & ~unit_1[32'h2 * 6 + 32'h1];
-        unit_sp_1[6] = unit_1[32'h2 * 6] & ~unit_1[32'h2 * 6 + 32'h1];
-        unit_sfu_1[6] = ~unit_1[32'h2 * 6] & unit_1[32'h2 * 6 + 32'h1];
-        unit_lsu_1[6] = unit_1[32'h2 * 6] & unit_1[32'h2 * 6 + 32'h1];
-        launch_s_1[7] = launch[7 * 2 + 1];
-        exit_s_1[7] = exit[7 * 2 + 1];
-        unit_none_1[7] = ~unit_1[32'h2 * 7] & ~unit_1[32'h2 * 7 + 32'h1];
-        unit_sp_1[7] = unit_1[32'h2 * 7] & ~unit_1[32'h2 * 7 + 32'h1];
-        unit_sfu_1[7] = ~unit_1[32'h2 * 7] & unit_1[32'h2 * 7 + 32'h1];
-        unit_lsu_1[7] = unit_1[32'h2 * 7] & unit_1[32'h2 * 7 + 32'h1];
-        launch_s_1[8] = launch[8 * 2 + 1];
-        exit_s_1[8] = exit[8 * 2 + 1];
-        unit_none_1[8] = ~unit_1[32'h2 * 8] & ~unit_1[32'h2 * 8 + 32'h1];
-        unit_sp_1[8] = unit_1[32'h2 * 8] & ~unit_1[32'h2 * 8 + 32'h1];
-        unit_sfu_1[8] = ~unit_1[32'h2 * 8] & unit_1[32'h2 * 8 + 32'h1];
-        unit_lsu_1[8] = unit_1[32'h2 * 8] & unit_1[32'h2 * 8 + 32'h1];
-        launch_s_1[9] = launch[9 * 2 + 1];
-        exit_s_1[9] = exit[9 * 2 + 1];
-        unit_none_1[9] = ~unit_1[32'h2 * 9] & ~unit_1[32'h2 * 9 + 32'h1];
-        unit_sp_1[9] = unit_1[32'h2 * 9] & ~unit_1[32'h2 * 9 + 32'h1];
-        unit_sfu_1[9] = ~unit_1[32'h2 * 9] & unit_1[32'h2 * 9 + 32'h1];
-        unit_lsu_1[9] = unit_1[32'h2 * 9] & unit_1[32'h2 * 9 + 32'h1];
-        launch_s_1[10] = launch[10 * 2 + 1];
-        exit_s_1[10] = exit[10 * 2 + 1];
-        unit_none_1[10] = ~unit_1[32'h2 * 10] & ~unit_1[32'h2 * 10 + 32'h1];
-        unit_sp_1[10] = unit_1[32'h2 * 10] & ~unit_1[32'h2 * 10 + 32'h1];
-        unit_sfu_1[10] = ~unit_1[32'h2 * 10] & unit_1[32'h2 * 10 + 32'h1];
-        unit_lsu_1[10] = unit_1[32'h2 * 10] & unit_1[32'h2 * 10 + 32'h1];
-        launch_s_1[11] = launch[11 * 2 + 1];
-        exit_s_1[11] = exit[11 * 2 + 1];
-        unit_none_1[11] = ~unit_1[32'h2 * 11] & ~unit_1[32'h2 * 11 + 32'h1];
-        unit_sp_1[11] = unit_1[32'h2 * 11] & ~unit_1[32'h2 * 11 + 32'h1];
-        unit_sfu_1[11] = ~unit_1[32'h2 * 11] & unit_1[32'h2 * 11 + 32'h1];
-        unit_lsu_1[11] = unit_1[32'h2 * 11] & unit_1[32'h2 * 11 + 32'h1];
-        launch_s_1[12] = launch[12 * 2 + 1];
-        exit_s_1[12] = exit[12 * 2 + 1];
-        unit_none_1[12] = ~unit_1[32'h2 * 12] & ~unit_1[32'h2 * 12 + 32'h1];
-        unit_sp_1[12] = unit_1[32'h2 * 12] & ~unit_1[32'h2 * 12 + 32'h1];
-        unit_sfu_1[12] = ~unit_1[32'h2 * 12] & unit_1[32'h2 * 12 + 32'h1];
-        unit_lsu_1[12] = unit_1[32'h2 * 12] & unit_1[32'h2 * 12 + 32'h1];
-        launch_s_1[13] = launch[13 * 2 + 1];
-        exit_s_1[13] = exit[13 * 2 + 1];
-        unit_none_1[13] = ~unit_1[32'h2 * 13] & ~unit_1[32'h2 * 13 + 32'h1];
-        unit_sp_1[13] = unit_1[32'h2 * 13] & ~unit_1[32'h2 * 13 + 32'h1];
-        unit_sfu_1[13] = ~unit_1[32'h2 * 13] & unit_1[32'h2 * 13 + 32'h1];
-        unit_lsu_1[13] = unit_1[32'h2 * 13] & unit_1[32'h2 * 13 + 32'h1];
-        launch_s_1[14] = launch[14 * 2 + 1];
-        exit_s_1[14] = exit[14 * 2 + 1];
-        unit_none_1[14] = ~unit_1[32'h2 * 14] & ~unit_1[32'h2 * 14 + 32'h1];
-        unit_sp_1[14] = unit_1[32'h2 * 14] & ~unit_1[32'h2 * 14 + 32'h1];
-        unit_sfu_1[14] = ~unit_1[32'h2 * 14] & unit_1[32'h2 * 14 + 32'h1];
-        unit_lsu_1[14] = unit_1[32'h2 * 14] & unit_1[32'h2 * 14 + 32'h1];
-        launch_s_1[15] = launch[15 * 2 + 1];
-        exit_s_1[15] = exit[15 * 2 + 1];
-        unit_none_1[15] = ~unit_1[32'h2 * 15] & ~unit_1[32'h2 * 15 + 32'h1];
-        unit_sp_1[15] = unit_1[32'h2 * 15] & ~unit_1[32'h2 * 15 + 32'h1];
-        unit_sfu_1[15] = ~unit_1[32'h2 * 15] & unit_1[32'h2 * 15 + 32'h1];
-        unit_lsu_1[15] = unit_1[32'h2 * 15] & unit_1[32'h2 * 15 + 32'h1];
-        launch_s_1[16] = launch[16 * 2 + 1];
-        exit_s_1[16] = exit[16 * 2 + 1];
-        unit_none_1[16] = ~unit_1[32'h2 * 16] & ~unit_1[32'h2 * 16 + 32'h1];
-        unit_sp_1[16] = unit_1[32'h2 * 16] & ~unit_1[32'h2 * 16 + 32'h1];
-        unit_sfu_1[16] = ~unit_1[32'h2 * 16] & unit_1[32'h2 * 16 + 32'h1];
-        unit_lsu_1[16] = unit_1[32'h2 * 16] & unit_1[32'h2 * 16 + 32'h1];
-        launch_s_1[17] = launch[17 * 2 + 1];
-        exit_s_1[17] = exit[17 * 2 + 1];
-        unit_none_1[17] = ~unit_1[32'h2 * 17] & ~unit_1[32'h2 * 17 + 32'h1];
-        unit_sp_1[17] = unit_1[32'h2 * 17] & ~unit_1[32'h2 * 17 + 32'h1];
-        unit_sfu_1[17] = ~unit_1[32'h2 * 17] & unit_1[32'h2 * 17 + 32'h1];
-        unit_lsu_1[17] = unit_1[32'h2 * 17] & unit_1[32'h2 * 17 + 32'h1];
-        launch_s_1[18] = launch[18 * 2 + 1];
-        exit_s_1[18] = exit[18 * 2 + 1];
-        unit_none_1[18] = ~unit_1[32'h2 * 18] & ~unit_1[32'h2 * 18 + 32'h1];
-        unit_sp_1[18] = unit_1[32'h2 * 18] & ~unit_1[32'h2 * 18 + 32'h1];
-        unit_sfu_1[18] = ~unit_1[32'h2 * 18] & unit_1[32'h2 * 18 + 32'h1];
-        unit_lsu_1[18] = unit_1[32'h2 * 18] & unit_1[32'h2 * 18 + 32'h1];
-        launch_s_1[19] = launch[19 * 2 + 1];
-        exit_s_1[19] = exit[19 * 2 + 1];
-        unit_none_1[19] = ~unit_1[32'h2 * 19] & ~unit_1[32'h2 * 19 + 32'h1];
-        unit_sp_1[19] = unit_1[32'h2 * 19] & ~unit_1[32'h2 * 19 + 32'h1];
-        unit_sfu_1[19] = ~unit_1[32'h2 * 19] & unit_1[32'h2 * 19 + 32'h1];
-        unit_lsu_1[19] = unit_1[32'h2 * 19] & unit_1[32'h2 * 19 + 32'h1];
-        launch_s_1[20] = launch[20 * 2 + 1];
-        exit_s_1[20] = exit[20 * 2 + 1];
-        unit_none_1[20] = ~unit_1[32'h2 * 20] & ~unit_1[32'h2 * 20 + 32'h1];
-        unit_sp_1[20] = unit_1[32'h2 * 20] & ~unit_1[32'h2 * 20 + 32'h1];
-        unit_sfu_1[20] = ~unit_1[32'h2 * 20] & unit_1[32'h2 * 20 + 32'h1];
-        unit_lsu_1[20] = unit_1[32'h2 * 20] & unit_1[32'h2 * 20 + 32'h1];
-        launch_s_1[21] = launch[21 * 2 + 1];
-        exit_s_1[21] = exit[21 * 2 + 1];
-        unit_none_1[21] = ~unit_1[32'h2 * 21] & ~unit_1[32'h2 * 21 + 32'h1];
-        unit_sp_1[21] = unit_1[32'h2 * 21] & ~unit_1[32'h2 * 21 + 32'h1];
-        unit_sfu_1[21] = ~unit_1[32'h2 * 21] & unit_1[32'h2 * 21 + 32'h1];
-        unit_lsu_1[21] = unit_1[32'h2 * 21] & unit_1[32'h2 * 21 + 32'h1];
-        launch_s_1[22] = launch[22 * 2 + 1];
-        exit_s_1[22] = exit[22 * 2 + 1];
-        unit_none_1[22] = ~unit_1[32'h2 * 22] & ~unit_1[32'h2 * 22 + 32'h1];
-        unit_sp_1[22] = unit_1[32'h2 * 22] & ~unit_1[32'h2 * 22 + 32'h1];
-        unit_sfu_1[22] = ~unit_1[32'h2 * 22] & unit_1[32'h2 * 22 + 32'h1];
-        unit_lsu_1[22] = unit_1[32'h2 * 22] & unit_1[32'h2 * 22 + 32'h1];
-        launch_s_1[23] = launch[23 * 2 + 1];
-        exit_s_1[23] = exit[23 * 2 + 1];
-        unit_none_1[23] = ~unit_1[32'h2 * 23] & ~unit_1[32'h2 * 23 + 32'h1];
-        unit_sp_1[23] = unit_1[32'h2 * 23] & ~unit_1[32'h2 * 23 + 32'h1];
-        unit_sfu_1[23] = ~unit_1[32'h2 * 23] & unit_1[32'h2 * 23 + 32'h1];
-        unit_lsu_1[23] = unit_1[32'h2 * 23] & unit_1[32'h2 * 23 + 32'h1];
+        launch_deal__word = launch;
+        exit_deal__word = exit;
+        launch_s_0 = launch_deal__lanes_0;
+        exit_s_0 = exit_deal__lanes_0;
+        unit_codes_0__word = unit_0;
+        unit_none_0 = unit_codes_0__is0;
+        unit_sp_0 = unit_codes_0__is1;
+        unit_sfu_0 = unit_codes_0__is2;
+        unit_lsu_0 = unit_codes_0__is3;
+        launch_s_1 = launch_deal__lanes_1;
+        exit_s_1 = exit_deal__lanes_1;
+        unit_codes_1__word = unit_1;
+        unit_none_1 = unit_codes_1__is0;
+        unit_sp_1 = unit_codes_1__is1;
+        unit_sfu_1 = unit_codes_1__is2;
+        unit_lsu_1 = unit_codes_1__is3;
         pend_mask_0 = zero_l;
         if (upd_valid_0) begin
             pend_mask_0 = pend_0__q;
         end
         pend_old_0 = zero8;
-        if (pend_0__q[0]) begin
-            pend_old_0 = pend_old_0 | wpt_0__q;
-        end
-        if (pend_0__q[1]) begin
-            pend_old_0 = pend_old_0 | wpt_2__q;
-        end
-        if (pend_0__q[2]) begin
-            pend_old_0 = pend_old_0 | wpt_4__q;
-        end
-        if (pend_0__q[3]) begin
-            pend_old_0 = pend_old_0 | wpt_6__q;
-        end
-        if (pend_0__q[4]) begin
-            pend_old_0 = pend_old_0 | wpt_8__q;
-        end
-        if (pend_0__q[5]) begin
-            pend_old_0 = pend_old_0 | wpt_10__q;
-        end
-        if (pend_0__q[6]) begin
-            pend_old_0 = pend_old_0 | wpt_12__q;
-        end
-        if (pend_0__q[7]) begin
-            pend_old_0 = pend_old_0 | wpt_14__q;
-        end
-        if (pend_0__q[8]) begin
-            pend_old_0 = pend_old_0 | wpt_16__q;
-        end
-        if (pend_0__q[9]) begin
-            pend_old_0 = pend_old_0 | wpt_18__q;
-        end
-        if (pend_0__q[10]) begin
-            pend_old_0 = pend_old_0 | wpt_20__q;
-        end
-        if (pend_0__q[11]) begin
-            pend_old_0 = pend_old_0 | wpt_22__q;
-        end
-        if (pend_0__q[12]) begin
-            pend_old_0 = pend_old_0 | wpt_24__q;
-        end
-        if (pend_0__q[13]) begin
-            pend_old_0 = pend_old_0 | wpt_26__q;
-        end
-        if (pend_0__q[14]) begin
-            pend_old_0 = pend_old_0 | wpt_28__q;
-        end
-        if (pend_0__q[15]) begin
-            pend_old_0 = pend_old_0 | wpt_30__q;
-        end
-        if (pend_0__q[16]) begin
-            pend_old_0 = pend_old_0 | wpt_32__q;
-        end
-        if (pend_0__q[17]) begin
-            pend_old_0 = pend_old_0 | wpt_34__q;
-        end
-        if (pend_0__q[18]) begin
-            pend_old_0 = pend_old_0 | wpt_36__q;
-        end
-        if (pend_0__q[19]) begin
-            pend_old_0 = pend_old_0 | wpt_38__q;
-        end
-        if (pend_0__q[20]) begin
-            pend_old_0 = pend_old_0 | wpt_40__q;
-        end
-        if (pend_0__q[21]) begin
-            pend_old_0 = pend_old_0 | wpt_42__q;
-        end
-        if (pend_0__q[22]) begin
-            pend_old_0 = pend_old_0 | wpt_44__q;
-        end
-        if (pend_0__q[23]) begin
-            pend_old_0 = pend_old_0 | wpt_46__q;
-        end
+        pend_old_0[0] = |(wpt_0__q & pend_0__q);
+        pend_old_0[1] = |(wpt_1__q & pend_0__q);
+        pend_old_0[2] = |(wpt_2__q & pend_0__q);
+        pend_old_0[3] = |(wpt_3__q & pend_0__q);
+        pend_old_0[4] = |(wpt_4__q & pend_0__q);
+        pend_old_0[5] = |(wpt_5__q & pend_0__q);
+        pend_old_0[6] = |(wpt_6__q & pend_0__q);
+        pend_old_0[7] = |(wpt_7__q & pend_0__q);
         pend_new_0 = pend_old_0;
         if (upd_trig_0) begin
             pend_new_0 = pp_table__prio_0;
@@ -4352,136 +3518,84 @@ module elf_base_fermi(clock,reset,tw_clear,tw_en,tw_slot,tw_valid,tw_branch,tw_p
         else if ((pend_old_0 != max8) & (pend_old_0 != zero8)) begin
             pend_new_0 = pend_old_0 - one8;
         end
-        pend_lt_0 = zero_l;
-        pend_gt_0 = zero_l;
-        pend_lt_0[0] = pend_new_0 < wpt_0__q;
-        pend_gt_0[0] = pend_new_0 > wpt_0__q;
-        pend_lt_0[1] = pend_new_0 < wpt_2__q;
-        pend_gt_0[1] = pend_new_0 > wpt_2__q;
-        pend_lt_0[2] = pend_new_0 < wpt_4__q;
-        pend_gt_0[2] = pend_new_0 > wpt_4__q;
-        pend_lt_0[3] = pend_new_0 < wpt_6__q;
-        pend_gt_0[3] = pend_new_0 > wpt_6__q;
-        pend_lt_0[4] = pend_new_0 < wpt_8__q;
-        pend_gt_0[4] = pend_new_0 > wpt_8__q;
-        pend_lt_0[5] = pend_new_0 < wpt_10__q;
-        pend_gt_0[5] = pend_new_0 > wpt_10__q;
-        pend_lt_0[6] = pend_new_0 < wpt_12__q;
-        pend_gt_0[6] = pend_new_0 > wpt_12__q;
-        pend_lt_0[7] = pend_new_0 < wpt_14__q;
-        pend_gt_0[7] = pend_new_0 > wpt_14__q;
-        pend_lt_0[8] = pend_new_0 < wpt_16__q;
-        pend_gt_0[8] = pend_new_0 > wpt_16__q;
-        pend_lt_0[9] = pend_new_0 < wpt_18__q;
-        pend_gt_0[9] = pend_new_0 > wpt_18__q;
-        pend_lt_0[10] = pend_new_0 < wpt_20__q;
-        pend_gt_0[10] = pend_new_0 > wpt_20__q;
-        pend_lt_0[11] = pend_new_0 < wpt_22__q;
-        pend_gt_0[11] = pend_new_0 > wpt_22__q;
-        pend_lt_0[12] = pend_new_0 < wpt_24__q;
-        pend_gt_0[12] = pend_new_0 > wpt_24__q;
-        pend_lt_0[13] = pend_new_0 < wpt_26__q;
-        pend_gt_0[13] = pend_new_0 > wpt_26__q;
-        pend_lt_0[14] = pend_new_0 < wpt_28__q;
-        pend_gt_0[14] = pend_new_0 > wpt_28__q;
-        pend_lt_0[15] = pend_new_0 < wpt_30__q;
-        pend_gt_0[15] = pend_new_0 > wpt_30__q;
-        pend_lt_0[16] = pend_new_0 < wpt_32__q;
-        pend_gt_0[16] = pend_new_0 > wpt_32__q;
-        pend_lt_0[17] = pend_new_0 < wpt_34__q;
-        pend_gt_0[17] = pend_new_0 > wpt_34__q;
-        pend_lt_0[18] = pend_new_0 < wpt_36__q;
-        pend_gt_0[18] = pend_new_0 > wpt_36__q;
-        pend_lt_0[19] = pend_new_0 < wpt_38__q;
-        pend_gt_0[19] = pend_new_0 > wpt_38__q;
-        pend_lt_0[20] = pend_new_0 < wpt_40__q;
-        pend_gt_0[20] = pend_new_0 > wpt_40__q;
-        pend_lt_0[21] = pend_new_0 < wpt_42__q;
-        pend_gt_0[21] = pend_new_0 > wpt_42__q;
-        pend_lt_0[22] = pend_new_0 < wpt_44__q;
-        pend_gt_0[22] = pend_new_0 > wpt_44__q;
-        pend_lt_0[23] = pend_new_0 < wpt_46__q;
-        pend_gt_0[23] = pend_new_0 > wpt_46__q;
-        pend_lt_0 = pend_lt_0 & ~pend_mask_0;
-        pend_gt_0 = pend_gt_0 & ~pend_mask_0;
+        cmp_lt_0 = zero_l;
+        cmp_gt_0 = ~wpt_0__q;
+        if (~pend_new_0[0]) begin
+            cmp_lt_0 = wpt_0__q;
+            cmp_gt_0 = zero_l;
+        end
+        cmp_lt_1 = zero_l;
+        cmp_gt_1 = ~wpt_1__q;
+        if (~pend_new_0[1]) begin
+            cmp_lt_1 = wpt_1__q;
+            cmp_gt_1 = zero_l;
+        end
+        cmp_lt_2 = zero_l;
+        cmp_gt_2 = ~wpt_2__q;
+        if (~pend_new_0[2]) begin
+            cmp_lt_2 = wpt_2__q;
+            cmp_gt_2 = zero_l;
+        end
+        cmp_lt_3 = zero_l;
+        cmp_gt_3 = ~wpt_3__q;
+        if (~pend_new_0[3]) begin
+            cmp_lt_3 = wpt_3__q;
+            cmp_gt_3 = zero_l;
+        end
+        cmp_lt_4 = zero_l;
+        cmp_gt_4 = ~wpt_4__q;
+        if (~pend_new_0[4]) begin
+            cmp_lt_4 = wpt_4__q;
+            cmp_gt_4 = zero_l;
+        end
+        cmp_lt_5 = zero_l;
+        cmp_gt_5 = ~wpt_5__q;
+        if (~pend_new_0[5]) begin
+            cmp_lt_5 = wpt_5__q;
+            cmp_gt_5 = zero_l;
+        end
+        cmp_lt_6 = zero_l;
+        cmp_gt_6 = ~wpt_6__q;
+        if (~pend_new_0[6]) begin
+            cmp_lt_6 = wpt_6__q;
+            cmp_gt_6 = zero_l;
+        end
+        cmp_lt_7 = zero_l;
+        cmp_gt_7 = ~wpt_7__q;
+        if (~pend_new_0[7]) begin
+            cmp_lt_7 = wpt_7__q;
+            cmp_gt_7 = zero_l;
+        end
+        cmp_lt_0 = cmp_lt_1 | (~cmp_gt_1 & cmp_lt_0);
+        cmp_gt_0 = cmp_gt_1 | (~cmp_lt_1 & cmp_gt_0);
+        cmp_lt_1 = cmp_lt_3 | (~cmp_gt_3 & cmp_lt_2);
+        cmp_gt_1 = cmp_gt_3 | (~cmp_lt_3 & cmp_gt_2);
+        cmp_lt_2 = cmp_lt_5 | (~cmp_gt_5 & cmp_lt_4);
+        cmp_gt_2 = cmp_gt_5 | (~cmp_lt_5 & cmp_gt_4);
+        cmp_lt_3 = cmp_lt_7 | (~cmp_gt_7 & cmp_lt_6);
+        cmp_gt_3 = cmp_gt_7 | (~cmp_lt_7 & cmp_gt_6);
+        cmp_lt_0 = cmp_lt_1 | (~cmp_gt_1 & cmp_lt_0);
+        cmp_gt_0 = cmp_gt_1 | (~cmp_lt_1 & cmp_gt_0);
+        cmp_lt_1 = cmp_lt_3 | (~cmp_gt_3 & cmp_lt_2);
+        cmp_gt_1 = cmp_gt_3 | (~cmp_lt_3 & cmp_gt_2);
+        cmp_lt_0 = cmp_lt_1 | (~cmp_gt_1 & cmp_lt_0);
+        cmp_gt_0 = cmp_gt_1 | (~cmp_lt_1 & cmp_gt_0);
+        pend_lt_0 = cmp_lt_0 & ~pend_mask_0;
+        pend_gt_0 = cmp_gt_0 & ~pend_mask_0;
         pend_eq_0 = ~(pend_lt_0 | pend_gt_0);
         pend_mask_1 = zero_l;
         if (upd_valid_1) begin
             pend_mask_1 = pend_1__q;
         end
         pend_old_1 = zero8;
-        if (pend_1__q[0]) begin
-            pend_old_1 = pend_old_1 | wpt_1__q;
-        end
-        if (pend_1__q[1]) begin
-            pend_old_1 = pend_old_1 | wpt_3__q;
-        end
-        if (pend_1__q[2]) begin
-            pend_old_1 = pend_old_1 | wpt_5__q;
-        end
-        if (pend_1__q[3]) begin
-            pend_old_1 = pend_old_1 | wpt_7__q;
-        end
-        if (pend_1__q[4]) begin
-            pend_old_1 = pend_old_1 | wpt_9__q;
-        end
-        if (pend_1__q[5]) begin
-            pend_old_1 = pend_old_1 | wpt_11__q;
-        end
-        if (pend_1__q[6]) begin
-            pend_old_1 = pend_old_1 | wpt_13__q;
-        end
-        if (pend_1__q[7]) begin
-            pend_old_1 = pend_old_1 | wpt_15__q;
-        end
-        if (pend_1__q[8]) begin
-            pend_old_1 = pend_old_1 | wpt_17__q;
-        end
-        if (pend_1__q[9]) begin
-            pend_old_1 = pend_old_1 | wpt_19__q;
-        end
-        if (pend_1__q[10]) begin
-            pend_old_1 = pend_old_1 | wpt_21__q;
-        end
-        if (pend_1__q[11]) begin
-            pend_old_1 = pend_old_1 | wpt_23__q;
-        end
-        if (pend_1__q[12]) begin
-            pend_old_1 = pend_old_1 | wpt_25__q;
-        end
-        if (pend_1__q[13]) begin
-            pend_old_1 = pend_old_1 | wpt_27__q;
-        end
-        if (pend_1__q[14]) begin
-            pend_old_1 = pend_old_1 | wpt_29__q;
-        end
-        if (pend_1__q[15]) begin
-            pend_old_1 = pend_old_1 | wpt_31__q;
-        end
-        if (pend_1__q[16]) begin
-            pend_old_1 = pend_old_1 | wpt_33__q;
-        end
-        if (pend_1__q[17]) begin
-            pend_old_1 = pend_old_1 | wpt_35__q;
-        end
-        if (pend_1__q[18]) begin
-            pend_old_1 = pend_old_1 | wpt_37__q;
-        end
-        if (pend_1__q[19]) begin
-            pend_old_1 = pend_old_1 | wpt_39__q;
-        end
-        if (pend_1__q[20]) begin
-            pend_old_1 = pend_old_1 | wpt_41__q;
-        end
-        if (pend_1__q[21]) begin
-            pend_old_1 = pend_old_1 | wpt_43__q;
-        end
-        if (pend_1__q[22]) begin
-            pend_old_1 = pend_old_1 | wpt_45__q;
-        end
-        if (pend_1__q[23]) begin
-            pend_old_1 = pend_old_1 | wpt_47__q;
-        end
+        pend_old_1[0] = |(wpt_8__q & pend_1__q);
+        pend_old_1[1] = |(wpt_9__q & pend_1__q);
+        pend_old_1[2] = |(wpt_10__q & pend_1__q);
+        pend_old_1[3] = |(wpt_11__q & pend_1__q);
+        pend_old_1[4] = |(wpt_12__q & pend_1__q);
+        pend_old_1[5] = |(wpt_13__q & pend_1__q);
+        pend_old_1[6] = |(wpt_14__q & pend_1__q);
+        pend_old_1[7] = |(wpt_15__q & pend_1__q);
         pend_new_1 = pend_old_1;
         if (upd_trig_1) begin
             pend_new_1 = pp_table__prio_1;
@@ -4489,58 +3603,70 @@ module elf_base_fermi(clock,reset,tw_clear,tw_en,tw_slot,tw_valid,tw_branch,tw_p
         else if ((pend_old_1 != max8) & (pend_old_1 != zero8)) begin
             pend_new_1 = pend_old_1 - one8;
         end
-        pend_lt_1 = zero_l;
-        pend_gt_1 = zero_l;
-        pend_lt_1[0] = pend_new_1 < wpt_1__q;
-        pend_gt_1[0] = pend_new_1 > wpt_1__q;
-        pend_lt_1[1] = pend_new_1 < wpt_3__q;
-        pend_gt_1[1] = pend_new_1 > wpt_3__q;
-        pend_lt_1[2] = pend_new_1 < wpt_5__q;
-        pend_gt_1[2] = pend_new_1 > wpt_5__q;
-        pend_lt_1[3] = pend_new_1 < wpt_7__q;
-        pend_gt_1[3] = pend_new_1 > wpt_7__q;
-        pend_lt_1[4] = pend_new_1 < wpt_9__q;
-        pend_gt_1[4] = pend_new_1 > wpt_9__q;
-        pend_lt_1[5] = pend_new_1 < wpt_11__q;
-        pend_gt_1[5] = pend_new_1 > wpt_11__q;
-        pend_lt_1[6] = pend_new_1 < wpt_13__q;
-        pend_gt_1[6] = pend_new_1 > wpt_13__q;
-        pend_lt_1[7] = pend_new_1 < wpt_15__q;
-        pend_gt_1[7] = pend_new_1 > wpt_15__q;
-        pend_lt_1[8] = pend_new_1 < wpt_17__q;
-        pend_gt_1[8] = pend_new_1 > wpt_17__q;
-        pend_lt_1[9] = pend_new_1 < wpt_19__q;
-        pend_gt_1[9] = pend_new_1 > wpt_19__q;
-        pend_lt_1[10] = pend_new_1 < wpt_21__q;
-        pend_gt_1[10] = pend_new_1 > wpt_21__q;
-        pend_lt_1[11] = pend_new_1 < wpt_23__q;
-        pend_gt_1[11] = pend_new_1 > wpt_23__q;
-        pend_lt_1[12] = pend_new_1 < wpt_25__q;
-        pend_gt_1[12] = pend_new_1 > wpt_25__q;
-        pend_lt_1[13] = pend_new_1 < wpt_27__q;
-        pend_gt_1[13] = pend_new_1 > wpt_27__q;
-        pend_lt_1[14] = pend_new_1 < wpt_29__q;
-        pend_gt_1[14] = pend_new_1 > wpt_29__q;
-        pend_lt_1[15] = pend_new_1 < wpt_31__q;
-        pend_gt_1[15] = pend_new_1 > wpt_31__q;
-        pend_lt_1[16] = pend_new_1 < wpt_33__q;
-        pend_gt_1[16] = pend_new_1 > wpt_33__q;
-        pend_lt_1[17] = pend_new_1 < wpt_35__q;
-        pend_gt_1[17] = pend_new_1 > wpt_35__q;
-        pend_lt_1[18] = pend_new_1 < wpt_37__q;
-        pend_gt_1[18] = pend_new_1 > wpt_37__q;
-        pend_lt_1[19] = pend_new_1 < wpt_39__q;
-        pend_gt_1[19] = pend_new_1 > wpt_39__q;
-        pend_lt_1[20] = pend_new_1 < wpt_41__q;
-        pend_gt_1[20] = pend_new_1 > wpt_41__q;
-        pend_lt_1[21] = pend_new_1 < wpt_43__q;
-        pend_gt_1[21] = pend_new_1 > wpt_43__q;
-        pend_lt_1[22] = pend_new_1 < wpt_45__q;
-        pend_gt_1[22] = pend_new_1 > wpt_45__q;
-        pend_lt_1[23] = pend_new_1 < wpt_47__q;
-        pend_gt_1[23] = pend_new_1 > wpt_47__q;
-        pend_lt_1 = pend_lt_1 & ~pend_mask_1;
-        pend_gt_1 = pend_gt_1 & ~pend_mask_1;
+        cmp_lt_0 = zero_l;
+        cmp_gt_0 = ~wpt_8__q;
+        if (~pend_new_1[0]) begin
+            cmp_lt_0 = wpt_8__q;
+            cmp_gt_0 = zero_l;
+        end
+        cmp_lt_1 = zero_l;
+        cmp_gt_1 = ~wpt_9__q;
+        if (~pend_new_1[1]) begin
+            cmp_lt_1 = wpt_9__q;
+            cmp_gt_1 = zero_l;
+        end
+        cmp_lt_2 = zero_l;
+        cmp_gt_2 = ~wpt_10__q;
+        if (~pend_new_1[2]) begin
+            cmp_lt_2 = wpt_10__q;
+            cmp_gt_2 = zero_l;
+        end
+        cmp_lt_3 = zero_l;
+        cmp_gt_3 = ~wpt_11__q;
+        if (~pend_new_1[3]) begin
+            cmp_lt_3 = wpt_11__q;
+            cmp_gt_3 = zero_l;
+        end
+        cmp_lt_4 = zero_l;
+        cmp_gt_4 = ~wpt_12__q;
+        if (~pend_new_1[4]) begin
+            cmp_lt_4 = wpt_12__q;
+            cmp_gt_4 = zero_l;
+        end
+        cmp_lt_5 = zero_l;
+        cmp_gt_5 = ~wpt_13__q;
+        if (~pend_new_1[5]) begin
+            cmp_lt_5 = wpt_13__q;
+            cmp_gt_5 = zero_l;
+        end
+        cmp_lt_6 = zero_l;
+        cmp_gt_6 = ~wpt_14__q;
+        if (~pend_new_1[6]) begin
+            cmp_lt_6 = wpt_14__q;
+            cmp_gt_6 = zero_l;
+        end
+        cmp_lt_7 = zero_l;
+        cmp_gt_7 = ~wpt_15__q;
+        if (~pend_new_1[7]) begin
+            cmp_lt_7 = wpt_15__q;
+            cmp_gt_7 = zero_l;
+        end
+        cmp_lt_0 = cmp_lt_1 | (~cmp_gt_1 & cmp_lt_0);
+        cmp_gt_0 = cmp_gt_1 | (~cmp_lt_1 & cmp_gt_0);
+        cmp_lt_1 = cmp_lt_3 | (~cmp_gt_3 & cmp_lt_2);
+        cmp_gt_1 = cmp_gt_3 | (~cmp_lt_3 & cmp_gt_2);
+        cmp_lt_2 = cmp_lt_5 | (~cmp_gt_5 & cmp_lt_4);
+        cmp_gt_2 = cmp_gt_5 | (~cmp_lt_5 & cmp_gt_4);
+        cmp_lt_3 = cmp_lt_7 | (~cmp_gt_7 & cmp_lt_6);
+        cmp_gt_3 = cmp_gt_7 | (~cmp_lt_7 & cmp_gt_6);
+        cmp_lt_0 = cmp_lt_1 | (~cmp_gt_1 & cmp_lt_0);
+        cmp_gt_0 = cmp_gt_1 | (~cmp_lt_1 & cmp_gt_0);
+        cmp_lt_1 = cmp_lt_3 | (~cmp_gt_3 & cmp_lt_2);
+        cmp_gt_1 = cmp_gt_3 | (~cmp_lt_3 & cmp_gt_2);
+        cmp_lt_0 = cmp_lt_1 | (~cmp_gt_1 & cmp_lt_0);
+        cmp_gt_0 = cmp_gt_1 | (~cmp_lt_1 & cmp_gt_0);
+        pend_lt_1 = cmp_lt_0 & ~pend_mask_1;
+        pend_gt_1 = cmp_gt_0 & ~pend_mask_1;
         pend_eq_1 = ~(pend_lt_1 | pend_gt_1);
         if (pend_mask_0[0]) begin
             cur_lt_0 = pend_lt_0;
@@ -5550,197 +4676,69 @@ module elf_base_fermi(clock,reset,tw_clear,tw_en,tw_slot,tw_valid,tw_branch,tw_p
             tie = ~last_1__q & ~older_47__q & ~onehot_l_23;
         end
         beats_47 = cur_lt_47 | (cur_eq_47 & tie);
-        wcur_0 = wpt_0__q;
-        if (pend_mask_0[0]) begin
-            wcur_0 = pend_new_0;
+        wcur_0 = wpt_0__q & ~pend_mask_0;
+        if (pend_new_0[0]) begin
+            wcur_0 = wcur_0 | pend_mask_0;
         end
-        wcur_2 = wpt_2__q;
-        if (pend_mask_0[1]) begin
-            wcur_2 = pend_new_0;
+        wcur_1 = wpt_1__q & ~pend_mask_0;
+        if (pend_new_0[1]) begin
+            wcur_1 = wcur_1 | pend_mask_0;
         end
-        wcur_4 = wpt_4__q;
-        if (pend_mask_0[2]) begin
-            wcur_4 = pend_new_0;
+        wcur_2 = wpt_2__q & ~pend_mask_0;
+        if (pend_new_0[2]) begin
+            wcur_2 = wcur_2 | pend_mask_0;
         end
-        wcur_6 = wpt_6__q;
-        if (pend_mask_0[3]) begin
-            wcur_6 = pend_new_0;
+        wcur_3 = wpt_3__q & ~pend_mask_0;
+        if (pend_new_0[3]) begin
+            wcur_3 = wcur_3 | pend_mask_0;
         end
-        wcur_8 = wpt_8__q;
-        if (pend_mask_0[4]) begin
-            wcur_8 = pend_new_0;
+        wcur_4 = wpt_4__q & ~pend_mask_0;
+        if (pend_new_0[4]) begin
+            wcur_4 = wcur_4 | pend_mask_0;
         end
-        wcur_10 = wpt_10__q;
-        if (pend_mask_0[5]) begin
-            wcur_10 = pend_new_0;
+        wcur_5 = wpt_5__q & ~pend_mask_0;
+        if (pend_new_0[5]) begin
+            wcur_5 = wcur_5 | pend_mask_0;
         end
-        wcur_12 = wpt_12__q;
-        if (pend_mask_0[6]) begin
-            wcur_12 = pend_new_0;
+        wcur_6 = wpt_6__q & ~pend_mask_0;
+        if (pend_new_0[6]) begin
+            wcur_6 = wcur_6 | pend_mask_0;
         end
-        wcur_14 = wpt_14__q;
-        if (pend_mask_0[7]) begin
-            wcur_14 = pend_new_0;
+        wcur_7 = wpt_7__q & ~pend_mask_0;
+        if (pend_new_0[7]) begin
+            wcur_7 = wcur_7 | pend_mask_0;
         end
-        wcur_16 = wpt_16__q;
-        if (pend_mask_0[8]) begin
-            wcur_16 = pend_new_0;
+        wcur_8 = wpt_8__q & ~pend_mask_1;
+        if (pend_new_1[0]) begin
+            wcur_8 = wcur_8 | pend_mask_1;
         end
-        wcur_18 = wpt_18__q;
-        if (pend_mask_0[9]) begin
-            wcur_18 = pend_new_0;
+        wcur_9 = wpt_9__q & ~pend_mask_1;
+        if (pend_new_1[1]) begin
+            wcur_9 = wcur_9 | pend_mask_1;
         end
-        wcur_20 = wpt_20__q;
-        if (pend_mask_0[10]) begin
-            wcur_20 = pend_new_0;
+        wcur_10 = wpt_10__q & ~pend_mask_1;
+        if (pend_new_1[2]) begin
+            wcur_10 = wcur_10 | pend_mask_1;
         end
-        wcur_22 = wpt_22__q;
-        if (pend_mask_0[11]) begin
-            wcur_22 = pend_new_0;
+        wcur_11 = wpt_11__q & ~pend_mask_1;
+        if (pend_new_1[3]) begin
+            wcur_11 = wcur_11 | pend_mask_1;
         end
-        wcur_24 = wpt_24__q;
-        if (pend_mask_0[12]) begin
-            wcur_24 = pend_new_0;
+        wcur_12 = wpt_12__q & ~pend_mask_1;
+        if (pend_new_1[4]) begin
+            wcur_12 = wcur_12 | pend_mask_1;
         end
-        wcur_26 = wpt_26__q;
-        if (pend_mask_0[13]) begin
-            wcur_26 = pend_new_0;
+        wcur_13 = wpt_13__q & ~pend_mask_1;
+        if (pend_new_1[5]) begin
+            wcur_13 = wcur_13 | pend_mask_1;
         end
-        wcur_28 = wpt_28__q;
-        if (pend_mask_0[14]) begin
-            wcur_28 = pend_new_0;
+        wcur_14 = wpt_14__q & ~pend_mask_1;
+        if (pend_new_1[6]) begin
+            wcur_14 = wcur_14 | pend_mask_1;
         end
-        wcur_30 = wpt_30__q;
-        if (pend_mask_0[15]) begin
-            wcur_30 = pend_new_0;
-        end
-        wcur_32 = wpt_32__q;
-        if (pend_mask_0[16]) begin
-            wcur_32 = pend_new_0;
-        end
-        wcur_34 = wpt_34__q;
-        if (pend_mask_0[17]) begin
-            wcur_34 = pend_new_0;
-        end
-        wcur_36 = wpt_36__q;
-        if (pend_mask_0[18]) begin
-            wcur_36 = pend_new_0;
-        end
-        wcur_38 = wpt_38__q;
-        if (pend_mask_0[19]) begin
-            wcur_38 = pend_new_0;
-        end
-        wcur_40 = wpt_40__q;
-        if (pend_mask_0[20]) begin
-            wcur_40 = pend_new_0;
-        end
-        wcur_42 = wpt_42__q;
-        if (pend_mask_0[21]) begin
-            wcur_42 = pend_new_0;
-        end
-        wcur_44 = wpt_44__q;
-        if (pend_mask_0[22]) begin
-            wcur_44 = pend_new_0;
-        end
-        wcur_46 = wpt_46__q;
-        if (pend_mask_0[23]) begin
-            wcur_46 = pend_new_0;
-        end
-        wcur_1 = wpt_1__q;
-        if (pend_mask_1[0]) begin
-            wcur_1 = pend_new_1;
-        end
-        wcur_3 = wpt_3__q;
-        if (pend_mask_1[1]) begin
-            wcur_3 = pend_new_1;
-        end
-        wcur_5 = wpt_5__q;
-        if (pend_mask_1[2]) begin
-            wcur_5 = pend_new_1;
-        end
-        wcur_7 = wpt_7__q;
-        if (pend_mask_1[3]) begin
-            wcur_7 = pend_new_1;
-        end
-        wcur_9 = wpt_9__q;
-        if (pend_mask_1[4]) begin
-            wcur_9 = pend_new_1;
-        end
-        wcur_11 = wpt_11__q;
-        if (pend_mask_1[5]) begin
-            wcur_11 = pend_new_1;
-        end
-        wcur_13 = wpt_13__q;
-        if (pend_mask_1[6]) begin
-            wcur_13 = pend_new_1;
-        end
-        wcur_15 = wpt_15__q;
-        if (pend_mask_1[7]) begin
-            wcur_15 = pend_new_1;
-        end
-        wcur_17 = wpt_17__q;
-        if (pend_mask_1[8]) begin
-            wcur_17 = pend_new_1;
-        end
-        wcur_19 = wpt_19__q;
-        if (pend_mask_1[9]) begin
-            wcur_19 = pend_new_1;
-        end
-        wcur_21 = wpt_21__q;
-        if (pend_mask_1[10]) begin
-            wcur_21 = pend_new_1;
-        end
-        wcur_23 = wpt_23__q;
-        if (pend_mask_1[11]) begin
-            wcur_23 = pend_new_1;
-        end
-        wcur_25 = wpt_25__q;
-        if (pend_mask_1[12]) begin
-            wcur_25 = pend_new_1;
-        end
-        wcur_27 = wpt_27__q;
-        if (pend_mask_1[13]) begin
-            wcur_27 = pend_new_1;
-        end
-        wcur_29 = wpt_29__q;
-        if (pend_mask_1[14]) begin
-            wcur_29 = pend_new_1;
-        end
-        wcur_31 = wpt_31__q;
-        if (pend_mask_1[15]) begin
-            wcur_31 = pend_new_1;
-        end
-        wcur_33 = wpt_33__q;
-        if (pend_mask_1[16]) begin
-            wcur_33 = pend_new_1;
-        end
-        wcur_35 = wpt_35__q;
-        if (pend_mask_1[17]) begin
-            wcur_35 = pend_new_1;
-        end
-        wcur_37 = wpt_37__q;
-        if (pend_mask_1[18]) begin
-            wcur_37 = pend_new_1;
-        end
-        wcur_39 = wpt_39__q;
-        if (pend_mask_1[19]) begin
-            wcur_39 = pend_new_1;
-        end
-        wcur_41 = wpt_41__q;
-        if (pend_mask_1[20]) begin
-            wcur_41 = pend_new_1;
-        end
-        wcur_43 = wpt_43__q;
-        if (pend_mask_1[21]) begin
-            wcur_43 = pend_new_1;
-        end
-        wcur_45 = wpt_45__q;
-        if (pend_mask_1[22]) begin
-            wcur_45 = pend_new_1;
-        end
-        wcur_47 = wpt_47__q;
-        if (pend_mask_1[23]) begin
-            wcur_47 = pend_new_1;
+        wcur_15 = wpt_15__q & ~pend_mask_1;
+        if (pend_new_1[7]) begin
+            wcur_15 = wcur_15 | pend_mask_1;
         end
         run_sp_0 = zero_fb;
         run_sfu_0 = zero_fb;
@@ -5988,78 +4986,14 @@ module elf_base_fermi(clock,reset,tw_clear,tw_en,tw_slot,tw_valid,tw_branch,tw_p
             grant_id_0 = grant_id_0 | bit_lb_4;
         end
         grant_prio_0 = zero8;
-        if (grant_0[0]) begin
-            grant_prio_0 = grant_prio_0 | wcur_0;
-        end
-        if (grant_0[1]) begin
-            grant_prio_0 = grant_prio_0 | wcur_2;
-        end
-        if (grant_0[2]) begin
-            grant_prio_0 = grant_prio_0 | wcur_4;
-        end
-        if (grant_0[3]) begin
-            grant_prio_0 = grant_prio_0 | wcur_6;
-        end
-        if (grant_0[4]) begin
-            grant_prio_0 = grant_prio_0 | wcur_8;
-        end
-        if (grant_0[5]) begin
-            grant_prio_0 = grant_prio_0 | wcur_10;
-        end
-        if (grant_0[6]) begin
-            grant_prio_0 = grant_prio_0 | wcur_12;
-        end
-        if (grant_0[7]) begin
-            grant_prio_0 = grant_prio_0 | wcur_14;
-        end
-        if (grant_0[8]) begin
-            grant_prio_0 = grant_prio_0 | wcur_16;
-        end
-        if (grant_0[9]) begin
-            grant_prio_0 = grant_prio_0 | wcur_18;
-        end
-        if (grant_0[10]) begin
-            grant_prio_0 = grant_prio_0 | wcur_20;
-        end
-        if (grant_0[11]) begin
-            grant_prio_0 = grant_prio_0 | wcur_22;
-        end
-        if (grant_0[12]) begin
-            grant_prio_0 = grant_prio_0 | wcur_24;
-        end
-        if (grant_0[13]) begin
-            grant_prio_0 = grant_prio_0 | wcur_26;
-        end
-        if (grant_0[14]) begin
-            grant_prio_0 = grant_prio_0 | wcur_28;
-        end
-        if (grant_0[15]) begin
-            grant_prio_0 = grant_prio_0 | wcur_30;
-        end
-        if (grant_0[16]) begin
-            grant_prio_0 = grant_prio_0 | wcur_32;
-        end
-        if (grant_0[17]) begin
-            grant_prio_0 = grant_prio_0 | wcur_34;
-        end
-        if (grant_0[18]) begin
-            grant_prio_0 = grant_prio_0 | wcur_36;
-        end
-        if (grant_0[19]) begin
-            grant_prio_0 = grant_prio_0 | wcur_38;
-        end
-        if (grant_0[20]) begin
-            grant_prio_0 = grant_prio_0 | wcur_40;
-        end
-        if (grant_0[21]) begin
-            grant_prio_0 = grant_prio_0 | wcur_42;
-        end
-        if (grant_0[22]) begin
-            grant_prio_0 = grant_prio_0 | wcur_44;
-        end
-        if (grant_0[23]) begin
-            grant_prio_0 = grant_prio_0 | wcur_46;
-        end
+        grant_prio_0[0] = |(wcur_0 & grant_0);
+        grant_prio_0[1] = |(wcur_1 & grant_0);
+        grant_prio_0[2] = |(wcur_2 & grant_0);
+        grant_prio_0[3] = |(wcur_3 & grant_0);
+        grant_prio_0[4] = |(wcur_4 & grant_0);
+        grant_prio_0[5] = |(wcur_5 & grant_0);
+        grant_prio_0[6] = |(wcur_6 & grant_0);
+        grant_prio_0[7] = |(wcur_7 & grant_0);
         grant_1 = zero_l;
         if (issue_lead == sched_ids_1) begin
             grant_1 = pick_win_2;
@@ -6084,104 +5018,17 @@ module elf_base_fermi(clock,reset,tw_clear,tw_en,tw_slot,tw_valid,tw_branch,tw_p
             grant_id_1 = grant_id_1 | bit_lb_4;
         end
         grant_prio_1 = zero8;
-        if (grant_1[0]) begin
-            grant_prio_1 = grant_prio_1 | wcur_1;
-        end
-        if (grant_1[1]) begin
-            grant_prio_1 = grant_prio_1 | wcur_3;
-        end
-        if (grant_1[2]) begin
-            grant_prio_1 = grant_prio_1 | wcur_5;
-        end
-        if (grant_1[3]) begin
-            grant_prio_1 = grant_prio_1 | wcur_7;
-        end
-        if (grant_1[4]) begin
-            grant_prio_1 = grant_prio_1 | wcur_9;
-        end
-        if (grant_1[5]) begin
-            grant_prio_1 = grant_prio_1 | wcur_11;
-        end
-        if (grant_1[6]) begin
-            grant_prio_1 = grant_prio_1 | wcur_13;
-        end
-        if (grant_1[7]) begin
-            grant_prio_1 = grant_prio_1 | wcur_15;
-        end
-        if (grant_1[8]) begin
-            grant_prio_1 = grant_prio_1 | wcur_17;
-        end
-        if (grant_1[9]) begin
-            grant_prio_1 = grant_prio_1 | wcur_19;
-        end
-        if (grant_1[10]) begin
-            grant_prio_1 = grant_prio_1 | wcur_21;
-        end
-        if (grant_1[11]) begin
-            grant_prio_1 = grant_prio_1 | wcur_23;
-        end
-        if (grant_1[12]) begin
-            grant_prio_1 = grant_prio_1 | wcur_25;
-        end
-        if (grant_1[13]) begin
-            grant_prio_1 = grant_prio_1 | wcur_27;
-        end
-        if (grant_1[14]) begin
-            grant_prio_1 = grant_prio_1 | wcur_29;
-        end
-        if (grant_1[15]) begin
-            grant_prio_1 = grant_prio_1 | wcur_31;
-        end
-        if (grant_1[16]) begin
-            grant_prio_1 = grant_prio_1 | wcur_33;
-        end
-        if (grant_1[17]) begin
-            grant_prio_1 = grant_prio_1 | wcur_35;
-        end
-        if (grant_1[18]) begin
-            grant_prio_1 = grant_prio_1 | wcur_37;
-        end
-        if (grant_1[19]) begin
-            grant_prio_1 = grant_prio_1 | wcur_39;
-        end
-        if (grant_1[20]) begin
-            grant_prio_1 = grant_prio_1 | wcur_41;
-        end
-        if (grant_1[21]) begin
-            grant_prio_1 = grant_prio_1 | wcur_43;
-        end
-        if (grant_1[22]) begin
-            grant_prio_1 = grant_prio_1 | wcur_45;
-        end
-        if (grant_1[23]) begin
-            grant_prio_1 = grant_prio_1 | wcur_47;
-        end
-        felig_0 = zero_l;
-        felig_0[0] = fetch_elig[0 * 2 + 0] | (fetch_on_grant[0 * 2 + 0] & grant_0[0]);
-        felig_0[1] = fetch_elig[1 * 2 + 0] | (fetch_on_grant[1 * 2 + 0] & grant_0[1]);
-        felig_0[2] = fetch_elig[2 * 2 + 0] | (fetch_on_grant[2 * 2 + 0] & grant_0[2]);
-        felig_0[3] = fetch_elig[3 * 2 + 0] | (fetch_on_grant[3 * 2 + 0] & grant_0[3]);
-        felig_0[4] = fetch_elig[4 * 2 + 0] | (fetch_on_grant[4 * 2 + 0] & grant_0[4]);
-        felig_0[5] = fetch_elig[5 * 2 + 0] | (fetch_on_grant[5 * 2 + 0] & grant_0[5]);
-        felig_0[6] = fetch_elig[6 * 2 + 0] | (fetch_on_grant[6 * 2 + 0] & grant_0[6]);
-        felig_0[7] = fetch_elig[7 * 2 + 0] | (fetch_on_grant[7 * 2 + 0] & grant_0[7]);
-        felig_0[8] = fetch_elig[8 * 2 + 0] | (fetch_on_grant[8 * 2 + 0] & grant_0[8]);
-        felig_0[9] = fetch_elig[9 * 2 + 0] | (fetch_on_grant[9 * 2 + 0] & grant_0[9]);
-        felig_0[10] = fetch_elig[10 * 2 + 0] | (fetch_on_grant[10 * 2 + 0] & grant_0[10]);
-        felig_0[11] = fetch_elig[11 * 2 + 0] | (fetch_on_grant[11 * 2 + 0] & grant_0[11]);
-        felig_0[12] = fetch_elig[12 * 2 + 0] | (fetch_on_grant[12 * 2 + 0] & grant_0[12]);
-        felig_0[13] = fetch_elig[13 * 2 + 0] | (fetch_on_grant[13 * 2 + 0] & grant_0[13]);
-        felig_0[14] = fetch_elig[14 * 2 + 0] | (fetch_on_grant[14 * 2 + 0] & grant_0[14]);
-        felig_0[15] = fetch_elig[15 * 2 + 0] | (fetch_on_grant[15 * 2 + 0] & grant_0[15]);
-        felig_0[16] = fetch_elig[16 * 2 + 0] | (fetch_on_grant[16 * 2 + 0] & grant_0[16]);
-        felig_0[17] = fetch_elig[17 * 2 + 0] | (fetch_on_grant[17 * 2 + 0] & grant_0[17]);
-        felig_0[18] = fetch_elig[18 * 2 + 0] | (fetch_on_grant[18 * 2 + 0] & grant_0[18]);
-        felig_0[19] = fetch_elig[19 * 2 + 0] | (fetch_on_grant[19 * 2 + 0] & grant_0[19]);
-        felig_0[20] = fetch_elig[20 * 2 + 0] | (fetch_on_grant[20 * 2 + 0] & grant_0[20]);
-        felig_0[21] = fetch_elig[21 * 2 + 0] | (fetch_on_grant[21 * 2 + 0] & grant_0[21]);
-        felig_0[22] = fetch_elig[22 * 2 + 0] | (fetch_on_grant[22 * 2 + 0] & grant_0[22]);
-        felig_0[23] = fetch_elig[23 * 2 + 0] | (fetch_on_grant[23 * 2 + 0] & grant_0[23]);
-        felig_0 = felig_0 & live_0__q;
+        grant_prio_1[0] = |(wcur_8 & grant_1);
+        grant_prio_1[1] = |(wcur_9 & grant_1);
+        grant_prio_1[2] = |(wcur_10 & grant_1);
+        grant_prio_1[3] = |(wcur_11 & grant_1);
+        grant_prio_1[4] = |(wcur_12 & grant_1);
+        grant_prio_1[5] = |(wcur_13 & grant_1);
+        grant_prio_1[6] = |(wcur_14 & grant_1);
+        grant_prio_1[7] = |(wcur_15 & grant_1);
+        elig_deal__word = fetch_elig;
+        on_grant_deal__word = fetch_on_grant;
+        felig_0 = (elig_deal__lanes_0 | (on_grant_deal__lanes_0 & grant_0)) & live_0__q;
         fwin_0 = zero_l;
         fwin_0[0] = felig_0[0] & &(beats_0 | ~felig_0 | onehot_l_0);
         fwin_0[1] = felig_0[1] & &(beats_2 | ~felig_0 | onehot_l_1);
@@ -6418,32 +5265,7 @@ module elf_base_fermi(clock,reset,tw_clear,tw_en,tw_slot,tw_valid,tw_branch,tw_p
         if (|(fwin_0 & local_id_bit_4)) begin
             fid_0 = fid_0 | bit_hi_4;
         end
-        felig_1 = zero_l;
-        felig_1[0] = fetch_elig[0 * 2 + 1] | (fetch_on_grant[0 * 2 + 1] & grant_1[0]);
-        felig_1[1] = fetch_elig[1 * 2 + 1] | (fetch_on_grant[1 * 2 + 1] & grant_1[1]);
-        felig_1[2] = fetch_elig[2 * 2 + 1] | (fetch_on_grant[2 * 2 + 1] & grant_1[2]);
-        felig_1[3] = fetch_elig[3 * 2 + 1] | (fetch_on_grant[3 * 2 + 1] & grant_1[3]);
-        felig_1[4] = fetch_elig[4 * 2 + 1] | (fetch_on_grant[4 * 2 + 1] & grant_1[4]);
-        felig_1[5] = fetch_elig[5 * 2 + 1] | (fetch_on_grant[5 * 2 + 1] & grant_1[5]);
-        felig_1[6] = fetch_elig[6 * 2 + 1] | (fetch_on_grant[6 * 2 + 1] & grant_1[6]);
-        felig_1[7] = fetch_elig[7 * 2 + 1] | (fetch_on_grant[7 * 2 + 1] & grant_1[7]);
-        felig_1[8] = fetch_elig[8 * 2 + 1] | (fetch_on_grant[8 * 2 + 1] & grant_1[8]);
-        felig_1[9] = fetch_elig[9 * 2 + 1] | (fetch_on_grant[9 * 2 + 1] & grant_1[9]);
-        felig_1[10] = fetch_elig[10 * 2 + 1] | (fetch_on_grant[10 * 2 + 1] & grant_1[10]);
-        felig_1[11] = fetch_elig[11 * 2 + 1] | (fetch_on_grant[11 * 2 + 1] & grant_1[11]);
-        felig_1[12] = fetch_elig[12 * 2 + 1] | (fetch_on_grant[12 * 2 + 1] & grant_1[12]);
-        felig_1[13] = fetch_elig[13 * 2 + 1] | (fetch_on_grant[13 * 2 + 1] & grant_1[13]);
-        felig_1[14] = fetch_elig[14 * 2 + 1] | (fetch_on_grant[14 * 2 + 1] & grant_1[14]);
-        felig_1[15] = fetch_elig[15 * 2 + 1] | (fetch_on_grant[15 * 2 + 1] & grant_1[15]);
-        felig_1[16] = fetch_elig[16 * 2 + 1] | (fetch_on_grant[16 * 2 + 1] & grant_1[16]);
-        felig_1[17] = fetch_elig[17 * 2 + 1] | (fetch_on_grant[17 * 2 + 1] & grant_1[17]);
-        felig_1[18] = fetch_elig[18 * 2 + 1] | (fetch_on_grant[18 * 2 + 1] & grant_1[18]);
-        felig_1[19] = fetch_elig[19 * 2 + 1] | (fetch_on_grant[19 * 2 + 1] & grant_1[19]);
-        felig_1[20] = fetch_elig[20 * 2 + 1] | (fetch_on_grant[20 * 2 + 1] & grant_1[20]);
-        felig_1[21] = fetch_elig[21 * 2 + 1] | (fetch_on_grant[21 * 2 + 1] & grant_1[21]);
-        felig_1[22] = fetch_elig[22 * 2 + 1] | (fetch_on_grant[22 * 2 + 1] & grant_1[22]);
-        felig_1[23] = fetch_elig[23 * 2 + 1] | (fetch_on_grant[23 * 2 + 1] & grant_1[23]);
-        felig_1 = felig_1 & live_1__q;
+        felig_1 = (elig_deal__lanes_1 | (on_grant_deal__lanes_1 & grant_1)) & live_1__q;
         fwin_1 = zero_l;
         fwin_1[0] = felig_1[0] & &(beats_1 | ~felig_1 | onehot_l_0);
         fwin_1[1] = felig_1[1] & &(beats_3 | ~felig_1 | onehot_l_1);
@@ -6680,55 +5502,9 @@ module elf_base_fermi(clock,reset,tw_clear,tw_en,tw_slot,tw_valid,tw_branch,tw_p
         if (|(fwin_1 & local_id_bit_4)) begin
             fid_1 = fid_1 | bit_hi_4;
         end
-        live_all = zero_n;
-        live_all[0] = live_0__q[0];
-        live_all[2] = live_0__q[1];
-        live_all[4] = live_0__q[2];
-        live_all[6] = live_0__q[3];
-        live_all[8] = live_0__q[4];
-        live_all[10] = live_0__q[5];
-        live_all[12] = live_0__q[6];
-        live_all[14] = live_0__q[7];
-        live_all[16] = live_0__q[8];
-        live_all[18] = live_0__q[9];
-        live_all[20] = live_0__q[10];
-        live_all[22] = live_0__q[11];
-        live_all[24] = live_0__q[12];
-        live_all[26] = live_0__q[13];
-        live_all[28] = live_0__q[14];
-        live_all[30] = live_0__q[15];
-        live_all[32] = live_0__q[16];
-        live_all[34] = live_0__q[17];
-        live_all[36] = live_0__q[18];
-        live_all[38] = live_0__q[19];
-        live_all[40] = live_0__q[20];
-        live_all[42] = live_0__q[21];
-        live_all[44] = live_0__q[22];
-        live_all[46] = live_0__q[23];
-        live_all[1] = live_1__q[0];
-        live_all[3] = live_1__q[1];
-        live_all[5] = live_1__q[2];
-        live_all[7] = live_1__q[3];
-        live_all[9] = live_1__q[4];
-        live_all[11] = live_1__q[5];
-        live_all[13] = live_1__q[6];
-        live_all[15] = live_1__q[7];
-        live_all[17] = live_1__q[8];
-        live_all[19] = live_1__q[9];
-        live_all[21] = live_1__q[10];
-        live_all[23] = live_1__q[11];
-        live_all[25] = live_1__q[12];
-        live_all[27] = live_1__q[13];
-        live_all[29] = live_1__q[14];
-        live_all[31] = live_1__q[15];
-        live_all[33] = live_1__q[16];
-        live_all[35] = live_1__q[17];
-        live_all[37] = live_1__q[18];
-        live_all[39] = live_1__q[19];
-        live_all[41] = live_1__q[20];
-        live_all[43] = live_1__q[21];
-        live_all[45] = live_1__q[22];
-        live_all[47] = live_1__q[23];
+        live_gather__lanes_0 = live_0__q;
+        live_gather__lanes_1 = live_1__q;
+        live_all = live_gather__word;
         fetch_any = 1'b0;
         fbest_0 = |fwin_0;
         fetch_any = fetch_any | |fwin_0;
@@ -6747,76 +5523,9 @@ module elf_base_fermi(clock,reset,tw_clear,tw_en,tw_slot,tw_valid,tw_branch,tw_p
             fbest_1 = 1'b0;
         end
         fresh = fetch_elig & launch & ~live_all;
-        fresh_low = zero_n;
-        fresh_low[0] = fresh[0] & ~|(fresh & below_n_0);
-        fresh_low[1] = fresh[1] & ~|(fresh & below_n_1);
-        fresh_low[2] = fresh[2] & ~|(fresh & below_n_2);
-        fresh_low[3] = fresh[3] & ~|(fresh & below_n_3);
-        fresh_low[4] = fresh[4] & ~|(fresh & below_n_4);
-        fresh_low[5] = fresh[5] & ~|(fresh & below_n_5);
-        fresh_low[6] = fresh[6] & ~|(fresh & below_n_6);
-        fresh_low[7] = fresh[7] & ~|(fresh & below_n_7);
-        fresh_low[8] = fresh[8] & ~|(fresh & below_n_8);
-        fresh_low[9] = fresh[9] & ~|(fresh & below_n_9);
-        fresh_low[10] = fresh[10] & ~|(fresh & below_n_10);
-        fresh_low[11] = fresh[11] & ~|(fresh & below_n_11);
-        fresh_low[12] = fresh[12] & ~|(fresh & below_n_12);
-        fresh_low[13] = fresh[13] & ~|(fresh & below_n_13);
-        fresh_low[14] = fresh[14] & ~|(fresh & below_n_14);
-        fresh_low[15] = fresh[15] & ~|(fresh & below_n_15);
-        fresh_low[16] = fresh[16] & ~|(fresh & below_n_16);
-        fresh_low[17] = fresh[17] & ~|(fresh & below_n_17);
-        fresh_low[18] = fresh[18] & ~|(fresh & below_n_18);
-        fresh_low[19] = fresh[19] & ~|(fresh & below_n_19);
-        fresh_low[20] = fresh[20] & ~|(fresh & below_n_20);
-        fresh_low[21] = fresh[21] & ~|(fresh & below_n_21);
-        fresh_low[22] = fresh[22] & ~|(fresh & below_n_22);
-        fresh_low[23] = fresh[23] & ~|(fresh & below_n_23);
-        fresh_low[24] = fresh[24] & ~|(fresh & below_n_24);
-        fresh_low[25] = fresh[25] & ~|(fresh & below_n_25);
-        fresh_low[26] = fresh[26] & ~|(fresh & below_n_26);
-        fresh_low[27] = fresh[27] & ~|(fresh & below_n_27);
-        fresh_low[28] = fresh[28] & ~|(fresh & below_n_28);
-        fresh_low[29] = fresh[29] & ~|(fresh & below_n_29);
-        fresh_low[30] = fresh[30] & ~|(fresh & below_n_30);
-        fresh_low[31] = fresh[31] & ~|(fresh & below_n_31);
-        fresh_low[32] = fresh[32] & ~|(fresh & below_n_32);
-        fresh_low[33] = fresh[33] & ~|(fresh & below_n_33);
-        fresh_low[34] = fresh[34] & ~|(fresh & below_n_34);
-        fresh_low[35] = fresh[35] & ~|(fresh & below_n_35);
-        fresh_low[36] = fresh[36] & ~|(fresh & below_n_36);
-        fresh_low[37] = fresh[37] & ~|(fresh & below_n_37);
-        fresh_low[38] = fresh[38] & ~|(fresh & below_n_38);
-        fresh_low[39] = fresh[39] & ~|(fresh & below_n_39);
-        fresh_low[40] = fresh[40] & ~|(fresh & below_n_40);
-        fresh_low[41] = fresh[41] & ~|(fresh & below_n_41);
-        fresh_low[42] = fresh[42] & ~|(fresh & below_n_42);
-        fresh_low[43] = fresh[43] & ~|(fresh & below_n_43);
-        fresh_low[44] = fresh[44] & ~|(fresh & below_n_44);
-        fresh_low[45] = fresh[45] & ~|(fresh & below_n_45);
-        fresh_low[46] = fresh[46] & ~|(fresh & below_n_46);
-        fresh_low[47] = fresh[47] & ~|(fresh & below_n_47);
-        fresh_id = zero_nb;
-        if (|(fresh_low & global_id_bit_0)) begin
-            fresh_id = fresh_id | bit_nb_0;
-        end
-        if (|(fresh_low & global_id_bit_1)) begin
-            fresh_id = fresh_id | bit_nb_1;
-        end
-        if (|(fresh_low & global_id_bit_2)) begin
-            fresh_id = fresh_id | bit_nb_2;
-        end
-        if (|(fresh_low & global_id_bit_3)) begin
-            fresh_id = fresh_id | bit_nb_3;
-        end
-        if (|(fresh_low & global_id_bit_4)) begin
-            fresh_id = fresh_id | bit_nb_4;
-        end
-        if (|(fresh_low & global_id_bit_5)) begin
-            fresh_id = fresh_id | bit_nb_5;
-        end
-        fetch_valid = fetch_any | |fresh;
-        fetch_warp = fresh_id;
+        fresh_first__req = fresh;
+        fetch_valid = fetch_any | fresh_first__valid;
+        fetch_warp = fresh_first__index;
         if (fbest_0) begin
             fetch_warp = fid_0;
         end
@@ -6829,56 +5538,70 @@ module elf_base_fermi(clock,reset,tw_clear,tw_en,tw_slot,tw_valid,tw_branch,tw_p
         grant_valid_1 = |grant_1;
         grant_warp_1 = grant_id_1;
         prio_1 = grant_prio_1;
-        launch_lt_0 = zero_l;
-        launch_gt_0 = zero_l;
-        launch_lt_0[0] = pp_table__prio_2 < wcur_0;
-        launch_gt_0[0] = pp_table__prio_2 > wcur_0;
-        launch_lt_0[1] = pp_table__prio_2 < wcur_2;
-        launch_gt_0[1] = pp_table__prio_2 > wcur_2;
-        launch_lt_0[2] = pp_table__prio_2 < wcur_4;
-        launch_gt_0[2] = pp_table__prio_2 > wcur_4;
-        launch_lt_0[3] = pp_table__prio_2 < wcur_6;
-        launch_gt_0[3] = pp_table__prio_2 > wcur_6;
-        launch_lt_0[4] = pp_table__prio_2 < wcur_8;
-        launch_gt_0[4] = pp_table__prio_2 > wcur_8;
-        launch_lt_0[5] = pp_table__prio_2 < wcur_10;
-        launch_gt_0[5] = pp_table__prio_2 > wcur_10;
-        launch_lt_0[6] = pp_table__prio_2 < wcur_12;
-        launch_gt_0[6] = pp_table__prio_2 > wcur_12;
-        launch_lt_0[7] = pp_table__prio_2 < wcur_14;
-        launch_gt_0[7] = pp_table__prio_2 > wcur_14;
-        launch_lt_0[8] = pp_table__prio_2 < wcur_16;
-        launch_gt_0[8] = pp_table__prio_2 > wcur_16;
-        launch_lt_0[9] = pp_table__prio_2 < wcur_18;
-        launch_gt_0[9] = pp_table__prio_2 > wcur_18;
-        launch_lt_0[10] = pp_table__prio_2 < wcur_20;
-        launch_gt_0[10] = pp_table__prio_2 > wcur_20;
-        launch_lt_0[11] = pp_table__prio_2 < wcur_22;
-        launch_gt_0[11] = pp_table__prio_2 > wcur_22;
-        launch_lt_0[12] = pp_table__prio_2 < wcur_24;
-        launch_gt_0[12] = pp_table__prio_2 > wcur_24;
-        launch_lt_0[13] = pp_table__prio_2 < wcur_26;
-        launch_gt_0[13] = pp_table__prio_2 > wcur_26;
-        launch_lt_0[14] = pp_table__prio_2 < wcur_28;
-        launch_gt_0[14] = pp_table__prio_2 > wcur_28;
-        launch_lt_0[15] = pp_table__prio_2 < wcur_30;
-        launch_gt_0[15] = pp_table__prio_2 > wcur_30;
-        launch_lt_0[16] = pp_table__prio_2 < wcur_32;
-        launch_gt_0[16] = pp_table__prio_2 > wcur_32;
-        launch_lt_0[17] = pp_table__prio_2 < wcur_34;
-        launch_gt_0[17] = pp_table__prio_2 > wcur_34;
-        launch_lt_0[18] = pp_table__prio_2 < wcur_36;
-        launch_gt_0[18] = pp_table__prio_2 > wcur_36;
-        launch_lt_0[19] = pp_table__prio_2 < wcur_38;
-        launch_gt_0[19] = pp_table__prio_2 > wcur_38;
-        launch_lt_0[20] = pp_table__prio_2 < wcur_40;
-        launch_gt_0[20] = pp_table__prio_2 > wcur_40;
-        launch_lt_0[21] = pp_table__prio_2 < wcur_42;
-        launch_gt_0[21] = pp_table__prio_2 > wcur_42;
-        launch_lt_0[22] = pp_table__prio_2 < wcur_44;
-        launch_gt_0[22] = pp_table__prio_2 > wcur_44;
-        launch_lt_0[23] = pp_table__prio_2 < wcur_46;
-        launch_gt_0[23] = pp_table__prio_2 > wcur_46;
+        cmp_lt_0 = zero_l;
+        cmp_gt_0 = ~wcur_0;
+        if (~pp_table__prio_2[0]) begin
+            cmp_lt_0 = wcur_0;
+            cmp_gt_0 = zero_l;
+        end
+        cmp_lt_1 = zero_l;
+        cmp_gt_1 = ~wcur_1;
+        if (~pp_table__prio_2[1]) begin
+            cmp_lt_1 = wcur_1;
+            cmp_gt_1 = zero_l;
+        end
+        cmp_lt_2 = zero_l;
+        cmp_gt_2 = ~wcur_2;
+        if (~pp_table__prio_2[2]) begin
+            cmp_lt_2 = wcur_2;
+            cmp_gt_2 = zero_l;
+        end
+        cmp_lt_3 = zero_l;
+        cmp_gt_3 = ~wcur_3;
+        if (~pp_table__prio_2[3]) begin
+            cmp_lt_3 = wcur_3;
+            cmp_gt_3 = zero_l;
+        end
+        cmp_lt_4 = zero_l;
+        cmp_gt_4 = ~wcur_4;
+        if (~pp_table__prio_2[4]) begin
+            cmp_lt_4 = wcur_4;
+            cmp_gt_4 = zero_l;
+        end
+        cmp_lt_5 = zero_l;
+        cmp_gt_5 = ~wcur_5;
+        if (~pp_table__prio_2[5]) begin
+            cmp_lt_5 = wcur_5;
+            cmp_gt_5 = zero_l;
+        end
+        cmp_lt_6 = zero_l;
+        cmp_gt_6 = ~wcur_6;
+        if (~pp_table__prio_2[6]) begin
+            cmp_lt_6 = wcur_6;
+            cmp_gt_6 = zero_l;
+        end
+        cmp_lt_7 = zero_l;
+        cmp_gt_7 = ~wcur_7;
+        if (~pp_table__prio_2[7]) begin
+            cmp_lt_7 = wcur_7;
+            cmp_gt_7 = zero_l;
+        end
+        cmp_lt_0 = cmp_lt_1 | (~cmp_gt_1 & cmp_lt_0);
+        cmp_gt_0 = cmp_gt_1 | (~cmp_lt_1 & cmp_gt_0);
+        cmp_lt_1 = cmp_lt_3 | (~cmp_gt_3 & cmp_lt_2);
+        cmp_gt_1 = cmp_gt_3 | (~cmp_lt_3 & cmp_gt_2);
+        cmp_lt_2 = cmp_lt_5 | (~cmp_gt_5 & cmp_lt_4);
+        cmp_gt_2 = cmp_gt_5 | (~cmp_lt_5 & cmp_gt_4);
+        cmp_lt_3 = cmp_lt_7 | (~cmp_gt_7 & cmp_lt_6);
+        cmp_gt_3 = cmp_gt_7 | (~cmp_lt_7 & cmp_gt_6);
+        cmp_lt_0 = cmp_lt_1 | (~cmp_gt_1 & cmp_lt_0);
+        cmp_gt_0 = cmp_gt_1 | (~cmp_lt_1 & cmp_gt_0);
+        cmp_lt_1 = cmp_lt_3 | (~cmp_gt_3 & cmp_lt_2);
+        cmp_gt_1 = cmp_gt_3 | (~cmp_lt_3 & cmp_gt_2);
+        cmp_lt_0 = cmp_lt_1 | (~cmp_gt_1 & cmp_lt_0);
+        cmp_gt_0 = cmp_gt_1 | (~cmp_lt_1 & cmp_gt_0);
+        launch_lt_0 = cmp_lt_0;
+        launch_gt_0 = cmp_gt_0;
         launch_eq_0 = ~(launch_lt_0 | launch_gt_0);
         if (launch_s_0[0]) begin
             rel_lt_0__d = launch_lt_0 & ~launch_s_0;
@@ -7312,56 +6035,70 @@ module elf_base_fermi(clock,reset,tw_clear,tw_en,tw_slot,tw_valid,tw_branch,tw_p
             rel_lt_46__d = zero_l;
             rel_eq_46__d = ~zero_l;
         end
-        launch_lt_1 = zero_l;
-        launch_gt_1 = zero_l;
-        launch_lt_1[0] = pp_table__prio_2 < wcur_1;
-        launch_gt_1[0] = pp_table__prio_2 > wcur_1;
-        launch_lt_1[1] = pp_table__prio_2 < wcur_3;
-        launch_gt_1[1] = pp_table__prio_2 > wcur_3;
-        launch_lt_1[2] = pp_table__prio_2 < wcur_5;
-        launch_gt_1[2] = pp_table__prio_2 > wcur_5;
-        launch_lt_1[3] = pp_table__prio_2 < wcur_7;
-        launch_gt_1[3] = pp_table__prio_2 > wcur_7;
-        launch_lt_1[4] = pp_table__prio_2 < wcur_9;
-        launch_gt_1[4] = pp_table__prio_2 > wcur_9;
-        launch_lt_1[5] = pp_table__prio_2 < wcur_11;
-        launch_gt_1[5] = pp_table__prio_2 > wcur_11;
-        launch_lt_1[6] = pp_table__prio_2 < wcur_13;
-        launch_gt_1[6] = pp_table__prio_2 > wcur_13;
-        launch_lt_1[7] = pp_table__prio_2 < wcur_15;
-        launch_gt_1[7] = pp_table__prio_2 > wcur_15;
-        launch_lt_1[8] = pp_table__prio_2 < wcur_17;
-        launch_gt_1[8] = pp_table__prio_2 > wcur_17;
-        launch_lt_1[9] = pp_table__prio_2 < wcur_19;
-        launch_gt_1[9] = pp_table__prio_2 > wcur_19;
-        launch_lt_1[10] = pp_table__prio_2 < wcur_21;
-        launch_gt_1[10] = pp_table__prio_2 > wcur_21;
-        launch_lt_1[11] = pp_table__prio_2 < wcur_23;
-        launch_gt_1[11] = pp_table__prio_2 > wcur_23;
-        launch_lt_1[12] = pp_table__prio_2 < wcur_25;
-        launch_gt_1[12] = pp_table__prio_2 > wcur_25;
-        launch_lt_1[13] = pp_table__prio_2 < wcur_27;
-        launch_gt_1[13] = pp_table__prio_2 > wcur_27;
-        launch_lt_1[14] = pp_table__prio_2 < wcur_29;
-        launch_gt_1[14] = pp_table__prio_2 > wcur_29;
-        launch_lt_1[15] = pp_table__prio_2 < wcur_31;
-        launch_gt_1[15] = pp_table__prio_2 > wcur_31;
-        launch_lt_1[16] = pp_table__prio_2 < wcur_33;
-        launch_gt_1[16] = pp_table__prio_2 > wcur_33;
-        launch_lt_1[17] = pp_table__prio_2 < wcur_35;
-        launch_gt_1[17] = pp_table__prio_2 > wcur_35;
-        launch_lt_1[18] = pp_table__prio_2 < wcur_37;
-        launch_gt_1[18] = pp_table__prio_2 > wcur_37;
-        launch_lt_1[19] = pp_table__prio_2 < wcur_39;
-        launch_gt_1[19] = pp_table__prio_2 > wcur_39;
-        launch_lt_1[20] = pp_table__prio_2 < wcur_41;
-        launch_gt_1[20] = pp_table__prio_2 > wcur_41;
-        launch_lt_1[21] = pp_table__prio_2 < wcur_43;
-        launch_gt_1[21] = pp_table__prio_2 > wcur_43;
-        launch_lt_1[22] = pp_table__prio_2 < wcur_45;
-        launch_gt_1[22] = pp_table__prio_2 > wcur_45;
-        launch_lt_1[23] = pp_table__prio_2 < wcur_47;
-        launch_gt_1[23] = pp_table__prio_2 > wcur_47;
+        cmp_lt_0 = zero_l;
+        cmp_gt_0 = ~wcur_8;
+        if (~pp_table__prio_2[0]) begin
+            cmp_lt_0 = wcur_8;
+            cmp_gt_0 = zero_l;
+        end
+        cmp_lt_1 = zero_l;
+        cmp_gt_1 = ~wcur_9;
+        if (~pp_table__prio_2[1]) begin
+            cmp_lt_1 = wcur_9;
+            cmp_gt_1 = zero_l;
+        end
+        cmp_lt_2 = zero_l;
+        cmp_gt_2 = ~wcur_10;
+        if (~pp_table__prio_2[2]) begin
+            cmp_lt_2 = wcur_10;
+            cmp_gt_2 = zero_l;
+        end
+        cmp_lt_3 = zero_l;
+        cmp_gt_3 = ~wcur_11;
+        if (~pp_table__prio_2[3]) begin
+            cmp_lt_3 = wcur_11;
+            cmp_gt_3 = zero_l;
+        end
+        cmp_lt_4 = zero_l;
+        cmp_gt_4 = ~wcur_12;
+        if (~pp_table__prio_2[4]) begin
+            cmp_lt_4 = wcur_12;
+            cmp_gt_4 = zero_l;
+        end
+        cmp_lt_5 = zero_l;
+        cmp_gt_5 = ~wcur_13;
+        if (~pp_table__prio_2[5]) begin
+            cmp_lt_5 = wcur_13;
+            cmp_gt_5 = zero_l;
+        end
+        cmp_lt_6 = zero_l;
+        cmp_gt_6 = ~wcur_14;
+        if (~pp_table__prio_2[6]) begin
+            cmp_lt_6 = wcur_14;
+            cmp_gt_6 = zero_l;
+        end
+        cmp_lt_7 = zero_l;
+        cmp_gt_7 = ~wcur_15;
+        if (~pp_table__prio_2[7]) begin
+            cmp_lt_7 = wcur_15;
+            cmp_gt_7 = zero_l;
+        end
+        cmp_lt_0 = cmp_lt_1 | (~cmp_gt_1 & cmp_lt_0);
+        cmp_gt_0 = cmp_gt_1 | (~cmp_lt_1 & cmp_gt_0);
+        cmp_lt_1 = cmp_lt_3 | (~cmp_gt_3 & cmp_lt_2);
+        cmp_gt_1 = cmp_gt_3 | (~cmp_lt_3 & cmp_gt_2);
+        cmp_lt_2 = cmp_lt_5 | (~cmp_gt_5 & cmp_lt_4);
+        cmp_gt_2 = cmp_gt_5 | (~cmp_lt_5 & cmp_gt_4);
+        cmp_lt_3 = cmp_lt_7 | (~cmp_gt_7 & cmp_lt_6);
+        cmp_gt_3 = cmp_gt_7 | (~cmp_lt_7 & cmp_gt_6);
+        cmp_lt_0 = cmp_lt_1 | (~cmp_gt_1 & cmp_lt_0);
+        cmp_gt_0 = cmp_gt_1 | (~cmp_lt_1 & cmp_gt_0);
+        cmp_lt_1 = cmp_lt_3 | (~cmp_gt_3 & cmp_lt_2);
+        cmp_gt_1 = cmp_gt_3 | (~cmp_lt_3 & cmp_gt_2);
+        cmp_lt_0 = cmp_lt_1 | (~cmp_gt_1 & cmp_lt_0);
+        cmp_gt_0 = cmp_gt_1 | (~cmp_lt_1 & cmp_gt_0);
+        launch_lt_1 = cmp_lt_0;
+        launch_gt_1 = cmp_gt_0;
         launch_eq_1 = ~(launch_lt_1 | launch_gt_1);
         if (launch_s_1[0]) begin
             rel_lt_1__d = launch_lt_1 & ~launch_s_1;
@@ -7795,580 +6532,580 @@ module elf_base_fermi(clock,reset,tw_clear,tw_en,tw_slot,tw_valid,tw_branch,tw_p
             rel_lt_47__d = zero_l;
             rel_eq_47__d = ~zero_l;
         end
-        wpt_0__d = wcur_0;
+        if (pp_table__prio_2[0]) begin
+            wpt_0__d = wcur_0 | launch_s_0;
+        end
+        else begin
+            wpt_0__d = wcur_0 & ~launch_s_0;
+        end
+        if (reset) begin
+            wpt_0__d = ~zero_l;
+        end
+        if (pp_table__prio_2[1]) begin
+            wpt_1__d = wcur_1 | launch_s_0;
+        end
+        else begin
+            wpt_1__d = wcur_1 & ~launch_s_0;
+        end
+        if (reset) begin
+            wpt_1__d = ~zero_l;
+        end
+        if (pp_table__prio_2[2]) begin
+            wpt_2__d = wcur_2 | launch_s_0;
+        end
+        else begin
+            wpt_2__d = wcur_2 & ~launch_s_0;
+        end
+        if (reset) begin
+            wpt_2__d = ~zero_l;
+        end
+        if (pp_table__prio_2[3]) begin
+            wpt_3__d = wcur_3 | launch_s_0;
+        end
+        else begin
+            wpt_3__d = wcur_3 & ~launch_s_0;
+        end
+        if (reset) begin
+            wpt_3__d = ~zero_l;
+        end
+        if (pp_table__prio_2[4]) begin
+            wpt_4__d = wcur_4 | launch_s_0;
+        end
+        else begin
+            wpt_4__d = wcur_4 & ~launch_s_0;
+        end
+        if (reset) begin
+            wpt_4__d = ~zero_l;
+        end
+        if (pp_table__prio_2[5]) begin
+            wpt_5__d = wcur_5 | launch_s_0;
+        end
+        else begin
+            wpt_5__d = wcur_5 & ~launch_s_0;
+        end
+        if (reset) begin
+            wpt_5__d = ~zero_l;
+        end
+        if (pp_table__prio_2[6]) begin
+            wpt_6__d = wcur_6 | launch_s_0;
+        end
+        else begin
+            wpt_6__d = wcur_6 & ~launch_s_0;
+        end
+        if (reset) begin
+            wpt_6__d = ~zero_l;
+        end
+        if (pp_table__prio_2[7]) begin
+            wpt_7__d = wcur_7 | launch_s_0;
+        end
+        else begin
+            wpt_7__d = wcur_7 & ~launch_s_0;
+        end
+        if (reset) begin
+            wpt_7__d = ~zero_l;
+        end
         if (launch_s_0[0]) begin
-            wpt_0__d = pp_table__prio_2;
             older_0__d = ~launch_s_0 | (launch_s_0 & below_l_0);
         end
         else begin
             older_0__d = older_0__q & ~launch_s_0;
         end
         if (reset) begin
-            wpt_0__d = max8;
             older_0__d = below_l_0;
         end
-        wpt_2__d = wcur_2;
         if (launch_s_0[1]) begin
-            wpt_2__d = pp_table__prio_2;
             older_2__d = ~launch_s_0 | (launch_s_0 & below_l_1);
         end
         else begin
             older_2__d = older_2__q & ~launch_s_0;
         end
         if (reset) begin
-            wpt_2__d = max8;
             older_2__d = below_l_1;
         end
-        wpt_4__d = wcur_4;
         if (launch_s_0[2]) begin
-            wpt_4__d = pp_table__prio_2;
             older_4__d = ~launch_s_0 | (launch_s_0 & below_l_2);
         end
         else begin
             older_4__d = older_4__q & ~launch_s_0;
         end
         if (reset) begin
-            wpt_4__d = max8;
             older_4__d = below_l_2;
         end
-        wpt_6__d = wcur_6;
         if (launch_s_0[3]) begin
-            wpt_6__d = pp_table__prio_2;
             older_6__d = ~launch_s_0 | (launch_s_0 & below_l_3);
         end
         else begin
             older_6__d = older_6__q & ~launch_s_0;
         end
         if (reset) begin
-            wpt_6__d = max8;
             older_6__d = below_l_3;
         end
-        wpt_8__d = wcur_8;
         if (launch_s_0[4]) begin
-            wpt_8__d = pp_table__prio_2;
             older_8__d = ~launch_s_0 | (launch_s_0 & below_l_4);
         end
         else begin
             older_8__d = older_8__q & ~launch_s_0;
         end
         if (reset) begin
-            wpt_8__d = max8;
             older_8__d = below_l_4;
         end
-        wpt_10__d = wcur_10;
         if (launch_s_0[5]) begin
-            wpt_10__d = pp_table__prio_2;
             older_10__d = ~launch_s_0 | (launch_s_0 & below_l_5);
         end
         else begin
             older_10__d = older_10__q & ~launch_s_0;
         end
         if (reset) begin
-            wpt_10__d = max8;
             older_10__d = below_l_5;
         end
-        wpt_12__d = wcur_12;
         if (launch_s_0[6]) begin
-            wpt_12__d = pp_table__prio_2;
             older_12__d = ~launch_s_0 | (launch_s_0 & below_l_6);
         end
         else begin
             older_12__d = older_12__q & ~launch_s_0;
         end
         if (reset) begin
-            wpt_12__d = max8;
             older_12__d = below_l_6;
         end
-        wpt_14__d = wcur_14;
         if (launch_s_0[7]) begin
-            wpt_14__d = pp_table__prio_2;
             older_14__d = ~launch_s_0 | (launch_s_0 & below_l_7);
         end
         else begin
             older_14__d = older_14__q & ~launch_s_0;
         end
         if (reset) begin
-            wpt_14__d = max8;
             older_14__d = below_l_7;
         end
-        wpt_16__d = wcur_16;
         if (launch_s_0[8]) begin
-            wpt_16__d = pp_table__prio_2;
             older_16__d = ~launch_s_0 | (launch_s_0 & below_l_8);
         end
         else begin
             older_16__d = older_16__q & ~launch_s_0;
         end
         if (reset) begin
-            wpt_16__d = max8;
             older_16__d = below_l_8;
         end
-        wpt_18__d = wcur_18;
         if (launch_s_0[9]) begin
-            wpt_18__d = pp_table__prio_2;
             older_18__d = ~launch_s_0 | (launch_s_0 & below_l_9);
         end
         else begin
             older_18__d = older_18__q & ~launch_s_0;
         end
         if (reset) begin
-            wpt_18__d = max8;
             older_18__d = below_l_9;
         end
-        wpt_20__d = wcur_20;
         if (launch_s_0[10]) begin
-            wpt_20__d = pp_table__prio_2;
             older_20__d = ~launch_s_0 | (launch_s_0 & below_l_10);
         end
         else begin
             older_20__d = older_20__q & ~launch_s_0;
         end
         if (reset) begin
-            wpt_20__d = max8;
             older_20__d = below_l_10;
         end
-        wpt_22__d = wcur_22;
         if (launch_s_0[11]) begin
-            wpt_22__d = pp_table__prio_2;
             older_22__d = ~launch_s_0 | (launch_s_0 & below_l_11);
         end
         else begin
             older_22__d = older_22__q & ~launch_s_0;
         end
         if (reset) begin
-            wpt_22__d = max8;
             older_22__d = below_l_11;
         end
-        wpt_24__d = wcur_24;
         if (launch_s_0[12]) begin
-            wpt_24__d = pp_table__prio_2;
             older_24__d = ~launch_s_0 | (launch_s_0 & below_l_12);
         end
         else begin
             older_24__d = older_24__q & ~launch_s_0;
         end
         if (reset) begin
-            wpt_24__d = max8;
             older_24__d = below_l_12;
         end
-        wpt_26__d = wcur_26;
         if (launch_s_0[13]) begin
-            wpt_26__d = pp_table__prio_2;
             older_26__d = ~launch_s_0 | (launch_s_0 & below_l_13);
         end
         else begin
             older_26__d = older_26__q & ~launch_s_0;
         end
         if (reset) begin
-            wpt_26__d = max8;
             older_26__d = below_l_13;
         end
-        wpt_28__d = wcur_28;
         if (launch_s_0[14]) begin
-            wpt_28__d = pp_table__prio_2;
             older_28__d = ~launch_s_0 | (launch_s_0 & below_l_14);
         end
         else begin
             older_28__d = older_28__q & ~launch_s_0;
         end
         if (reset) begin
-            wpt_28__d = max8;
             older_28__d = below_l_14;
         end
-        wpt_30__d = wcur_30;
         if (launch_s_0[15]) begin
-            wpt_30__d = pp_table__prio_2;
             older_30__d = ~launch_s_0 | (launch_s_0 & below_l_15);
         end
         else begin
             older_30__d = older_30__q & ~launch_s_0;
         end
         if (reset) begin
-            wpt_30__d = max8;
             older_30__d = below_l_15;
         end
-        wpt_32__d = wcur_32;
         if (launch_s_0[16]) begin
-            wpt_32__d = pp_table__prio_2;
             older_32__d = ~launch_s_0 | (launch_s_0 & below_l_16);
         end
         else begin
             older_32__d = older_32__q & ~launch_s_0;
         end
         if (reset) begin
-            wpt_32__d = max8;
             older_32__d = below_l_16;
         end
-        wpt_34__d = wcur_34;
         if (launch_s_0[17]) begin
-            wpt_34__d = pp_table__prio_2;
             older_34__d = ~launch_s_0 | (launch_s_0 & below_l_17);
         end
         else begin
             older_34__d = older_34__q & ~launch_s_0;
         end
         if (reset) begin
-            wpt_34__d = max8;
             older_34__d = below_l_17;
         end
-        wpt_36__d = wcur_36;
         if (launch_s_0[18]) begin
-            wpt_36__d = pp_table__prio_2;
             older_36__d = ~launch_s_0 | (launch_s_0 & below_l_18);
         end
         else begin
             older_36__d = older_36__q & ~launch_s_0;
         end
         if (reset) begin
-            wpt_36__d = max8;
             older_36__d = below_l_18;
         end
-        wpt_38__d = wcur_38;
         if (launch_s_0[19]) begin
-            wpt_38__d = pp_table__prio_2;
             older_38__d = ~launch_s_0 | (launch_s_0 & below_l_19);
         end
         else begin
             older_38__d = older_38__q & ~launch_s_0;
         end
         if (reset) begin
-            wpt_38__d = max8;
             older_38__d = below_l_19;
         end
-        wpt_40__d = wcur_40;
         if (launch_s_0[20]) begin
-            wpt_40__d = pp_table__prio_2;
             older_40__d = ~launch_s_0 | (launch_s_0 & below_l_20);
         end
         else begin
             older_40__d = older_40__q & ~launch_s_0;
         end
         if (reset) begin
-            wpt_40__d = max8;
             older_40__d = below_l_20;
         end
-        wpt_42__d = wcur_42;
         if (launch_s_0[21]) begin
-            wpt_42__d = pp_table__prio_2;
             older_42__d = ~launch_s_0 | (launch_s_0 & below_l_21);
         end
         else begin
             older_42__d = older_42__q & ~launch_s_0;
         end
         if (reset) begin
-            wpt_42__d = max8;
             older_42__d = below_l_21;
         end
-        wpt_44__d = wcur_44;
         if (launch_s_0[22]) begin
-            wpt_44__d = pp_table__prio_2;
             older_44__d = ~launch_s_0 | (launch_s_0 & below_l_22);
         end
         else begin
             older_44__d = older_44__q & ~launch_s_0;
         end
         if (reset) begin
-            wpt_44__d = max8;
             older_44__d = below_l_22;
         end
-        wpt_46__d = wcur_46;
         if (launch_s_0[23]) begin
-            wpt_46__d = pp_table__prio_2;
             older_46__d = ~launch_s_0 | (launch_s_0 & below_l_23);
         end
         else begin
             older_46__d = older_46__q & ~launch_s_0;
         end
         if (reset) begin
-            wpt_46__d = max8;
             older_46__d = below_l_23;
         end
-        wpt_1__d = wcur_1;
+        if (pp_table__prio_2[0]) begin
+            wpt_8__d = wcur_8 | launch_s_1;
+        end
+        else begin
+            wpt_8__d = wcur_8 & ~launch_s_1;
+        end
+        if (reset) begin
+            wpt_8__d = ~zero_l;
+        end
+        if (pp_table__prio_2[1]) begin
+            wpt_9__d = wcur_9 | launch_s_1;
+        end
+        else begin
+            wpt_9__d = wcur_9 & ~launch_s_1;
+        end
+        if (reset) begin
+            wpt_9__d = ~zero_l;
+        end
+        if (pp_table__prio_2[2]) begin
+            wpt_10__d = wcur_10 | launch_s_1;
+        end
+        else begin
+            wpt_10__d = wcur_10 & ~launch_s_1;
+        end
+        if (reset) begin
+            wpt_10__d = ~zero_l;
+        end
+        if (pp_table__prio_2[3]) begin
+            wpt_11__d = wcur_11 | launch_s_1;
+        end
+        else begin
+            wpt_11__d = wcur_11 & ~launch_s_1;
+        end
+        if (reset) begin
+            wpt_11__d = ~zero_l;
+        end
+        if (pp_table__prio_2[4]) begin
+            wpt_12__d = wcur_12 | launch_s_1;
+        end
+        else begin
+            wpt_12__d = wcur_12 & ~launch_s_1;
+        end
+        if (reset) begin
+            wpt_12__d = ~zero_l;
+        end
+        if (pp_table__prio_2[5]) begin
+            wpt_13__d = wcur_13 | launch_s_1;
+        end
+        else begin
+            wpt_13__d = wcur_13 & ~launch_s_1;
+        end
+        if (reset) begin
+            wpt_13__d = ~zero_l;
+        end
+        if (pp_table__prio_2[6]) begin
+            wpt_14__d = wcur_14 | launch_s_1;
+        end
+        else begin
+            wpt_14__d = wcur_14 & ~launch_s_1;
+        end
+        if (reset) begin
+            wpt_14__d = ~zero_l;
+        end
+        if (pp_table__prio_2[7]) begin
+            wpt_15__d = wcur_15 | launch_s_1;
+        end
+        else begin
+            wpt_15__d = wcur_15 & ~launch_s_1;
+        end
+        if (reset) begin
+            wpt_15__d = ~zero_l;
+        end
         if (launch_s_1[0]) begin
-            wpt_1__d = pp_table__prio_2;
             older_1__d = ~launch_s_1 | (launch_s_1 & below_l_0);
         end
         else begin
             older_1__d = older_1__q & ~launch_s_1;
         end
         if (reset) begin
-            wpt_1__d = max8;
             older_1__d = below_l_0;
         end
-        wpt_3__d = wcur_3;
         if (launch_s_1[1]) begin
-            wpt_3__d = pp_table__prio_2;
             older_3__d = ~launch_s_1 | (launch_s_1 & below_l_1);
         end
         else begin
             older_3__d = older_3__q & ~launch_s_1;
         end
         if (reset) begin
-            wpt_3__d = max8;
             older_3__d = below_l_1;
         end
-        wpt_5__d = wcur_5;
         if (launch_s_1[2]) begin
-            wpt_5__d = pp_table__prio_2;
             older_5__d = ~launch_s_1 | (launch_s_1 & below_l_2);
         end
         else begin
             older_5__d = older_5__q & ~launch_s_1;
         end
         if (reset) begin
-            wpt_5__d = max8;
             older_5__d = below_l_2;
         end
-        wpt_7__d = wcur_7;
         if (launch_s_1[3]) begin
-            wpt_7__d = pp_table__prio_2;
             older_7__d = ~launch_s_1 | (launch_s_1 & below_l_3);
         end
         else begin
             older_7__d = older_7__q & ~launch_s_1;
         end
         if (reset) begin
-            wpt_7__d = max8;
             older_7__d = below_l_3;
         end
-        wpt_9__d = wcur_9;
         if (launch_s_1[4]) begin
-            wpt_9__d = pp_table__prio_2;
             older_9__d = ~launch_s_1 | (launch_s_1 & below_l_4);
         end
         else begin
             older_9__d = older_9__q & ~launch_s_1;
         end
         if (reset) begin
-            wpt_9__d = max8;
             older_9__d = below_l_4;
         end
-        wpt_11__d = wcur_11;
         if (launch_s_1[5]) begin
-            wpt_11__d = pp_table__prio_2;
             older_11__d = ~launch_s_1 | (launch_s_1 & below_l_5);
         end
         else begin
             older_11__d = older_11__q & ~launch_s_1;
         end
         if (reset) begin
-            wpt_11__d = max8;
             older_11__d = below_l_5;
         end
-        wpt_13__d = wcur_13;
         if (launch_s_1[6]) begin
-            wpt_13__d = pp_table__prio_2;
             older_13__d = ~launch_s_1 | (launch_s_1 & below_l_6);
         end
         else begin
             older_13__d = older_13__q & ~launch_s_1;
         end
         if (reset) begin
-            wpt_13__d = max8;
             older_13__d = below_l_6;
         end
-        wpt_15__d = wcur_15;
         if (launch_s_1[7]) begin
-            wpt_15__d = pp_table__prio_2;
             older_15__d = ~launch_s_1 | (launch_s_1 & below_l_7);
         end
         else begin
             older_15__d = older_15__q & ~launch_s_1;
         end
         if (reset) begin
-            wpt_15__d = max8;
             older_15__d = below_l_7;
         end
-        wpt_17__d = wcur_17;
         if (launch_s_1[8]) begin
-            wpt_17__d = pp_table__prio_2;
             older_17__d = ~launch_s_1 | (launch_s_1 & below_l_8);
         end
         else begin
             older_17__d = older_17__q & ~launch_s_1;
         end
         if (reset) begin
-            wpt_17__d = max8;
             older_17__d = below_l_8;
         end
-        wpt_19__d = wcur_19;
         if (launch_s_1[9]) begin
-            wpt_19__d = pp_table__prio_2;
             older_19__d = ~launch_s_1 | (launch_s_1 & below_l_9);
         end
         else begin
             older_19__d = older_19__q & ~launch_s_1;
         end
         if (reset) begin
-            wpt_19__d = max8;
             older_19__d = below_l_9;
         end
-        wpt_21__d = wcur_21;
         if (launch_s_1[10]) begin
-            wpt_21__d = pp_table__prio_2;
             older_21__d = ~launch_s_1 | (launch_s_1 & below_l_10);
         end
         else begin
             older_21__d = older_21__q & ~launch_s_1;
         end
         if (reset) begin
-            wpt_21__d = max8;
             older_21__d = below_l_10;
         end
-        wpt_23__d = wcur_23;
         if (launch_s_1[11]) begin
-            wpt_23__d = pp_table__prio_2;
             older_23__d = ~launch_s_1 | (launch_s_1 & below_l_11);
         end
         else begin
             older_23__d = older_23__q & ~launch_s_1;
         end
         if (reset) begin
-            wpt_23__d = max8;
             older_23__d = below_l_11;
         end
-        wpt_25__d = wcur_25;
         if (launch_s_1[12]) begin
-            wpt_25__d = pp_table__prio_2;
             older_25__d = ~launch_s_1 | (launch_s_1 & below_l_12);
         end
         else begin
             older_25__d = older_25__q & ~launch_s_1;
         end
         if (reset) begin
-            wpt_25__d = max8;
             older_25__d = below_l_12;
         end
-        wpt_27__d = wcur_27;
         if (launch_s_1[13]) begin
-            wpt_27__d = pp_table__prio_2;
             older_27__d = ~launch_s_1 | (launch_s_1 & below_l_13);
         end
         else begin
             older_27__d = older_27__q & ~launch_s_1;
         end
         if (reset) begin
-            wpt_27__d = max8;
             older_27__d = below_l_13;
         end
-        wpt_29__d = wcur_29;
         if (launch_s_1[14]) begin
-            wpt_29__d = pp_table__prio_2;
             older_29__d = ~launch_s_1 | (launch_s_1 & below_l_14);
         end
         else begin
             older_29__d = older_29__q & ~launch_s_1;
         end
         if (reset) begin
-            wpt_29__d = max8;
             older_29__d = below_l_14;
         end
-        wpt_31__d = wcur_31;
         if (launch_s_1[15]) begin
-            wpt_31__d = pp_table__prio_2;
             older_31__d = ~launch_s_1 | (launch_s_1 & below_l_15);
         end
         else begin
             older_31__d = older_31__q & ~launch_s_1;
         end
         if (reset) begin
-            wpt_31__d = max8;
             older_31__d = below_l_15;
         end
-        wpt_33__d = wcur_33;
         if (launch_s_1[16]) begin
-            wpt_33__d = pp_table__prio_2;
             older_33__d = ~launch_s_1 | (launch_s_1 & below_l_16);
         end
         else begin
             older_33__d = older_33__q & ~launch_s_1;
         end
         if (reset) begin
-            wpt_33__d = max8;
             older_33__d = below_l_16;
         end
-        wpt_35__d = wcur_35;
         if (launch_s_1[17]) begin
-            wpt_35__d = pp_table__prio_2;
             older_35__d = ~launch_s_1 | (launch_s_1 & below_l_17);
         end
         else begin
             older_35__d = older_35__q & ~launch_s_1;
         end
         if (reset) begin
-            wpt_35__d = max8;
             older_35__d = below_l_17;
         end
-        wpt_37__d = wcur_37;
         if (launch_s_1[18]) begin
-            wpt_37__d = pp_table__prio_2;
             older_37__d = ~launch_s_1 | (launch_s_1 & below_l_18);
         end
         else begin
             older_37__d = older_37__q & ~launch_s_1;
         end
         if (reset) begin
-            wpt_37__d = max8;
             older_37__d = below_l_18;
         end
-        wpt_39__d = wcur_39;
         if (launch_s_1[19]) begin
-            wpt_39__d = pp_table__prio_2;
             older_39__d = ~launch_s_1 | (launch_s_1 & below_l_19);
         end
         else begin
             older_39__d = older_39__q & ~launch_s_1;
         end
         if (reset) begin
-            wpt_39__d = max8;
             older_39__d = below_l_19;
         end
-        wpt_41__d = wcur_41;
         if (launch_s_1[20]) begin
-            wpt_41__d = pp_table__prio_2;
             older_41__d = ~launch_s_1 | (launch_s_1 & below_l_20);
         end
         else begin
             older_41__d = older_41__q & ~launch_s_1;
         end
         if (reset) begin
-            wpt_41__d = max8;
             older_41__d = below_l_20;
         end
-        wpt_43__d = wcur_43;
         if (launch_s_1[21]) begin
-            wpt_43__d = pp_table__prio_2;
             older_43__d = ~launch_s_1 | (launch_s_1 & below_l_21);
         end
         else begin
             older_43__d = older_43__q & ~launch_s_1;
         end
         if (reset) begin
-            wpt_43__d = max8;
             older_43__d = below_l_21;
         end
-        wpt_45__d = wcur_45;
         if (launch_s_1[22]) begin
-            wpt_45__d = pp_table__prio_2;
             older_45__d = ~launch_s_1 | (launch_s_1 & below_l_22);
         end
         else begin
             older_45__d = older_45__q & ~launch_s_1;
         end
         if (reset) begin
-            wpt_45__d = max8;
             older_45__d = below_l_22;
         end
-        wpt_47__d = wcur_47;
         if (launch_s_1[23]) begin
-            wpt_47__d = pp_table__prio_2;
             older_47__d = ~launch_s_1 | (launch_s_1 & below_l_23);
         end
         else begin
             older_47__d = older_47__q & ~launch_s_1;
         end
         if (reset) begin
-            wpt_47__d = max8;
             older_47__d = below_l_23;
         end
         live_0__d = (live_0__q & ~exit_s_0) | launch_s_0;
@@ -8395,6 +7132,165 @@ module elf_base_fermi(clock,reset,tw_clear,tw_en,tw_slot,tw_valid,tw_branch,tw_p
     
 endmodule // elf_base_fermi
 
+// elf_base_fermi__elig_deal: a sub-block, field `elig_deal` of `elf_base_fermi`; 1 instance.
+module elf_base_fermi__elig_deal(word,lanes_0,lanes_1);
+    
+    // Module arguments
+    input wire  [47:0] word;
+    output reg  [23:0] lanes_0;
+    output reg  [23:0] lanes_1;
+    
+    // Constant declarations
+    localparam  lane_shift_0 = 8'h0;
+    localparam  lane_shift_1 = 8'h1;
+    localparam  shift_0 = 8'h1;
+    localparam  shift_1 = 8'h2;
+    localparam  shift_2 = 8'h4;
+    localparam  shift_3 = 8'h8;
+    localparam  shift_4 = 8'h10;
+    localparam  mask_0 = 48'h555555555555;
+    localparam  mask_1 = 48'h333333333333;
+    localparam  mask_2 = 48'hf0f0f0f0f0f;
+    localparam  mask_3 = 48'hff00ff00ff;
+    localparam  mask_4 = 48'hffff0000ffff;
+    localparam  mask_5 = 48'hffffffff;
+    
+    // Local signals
+    reg  [47:0] x;
+    
+    // Update code
+    always @(*) begin
+        x = (word >> lane_shift_0) & mask_0;
+        x = (x | (x >> shift_0)) & mask_1;
+        x = (x | (x >> shift_1)) & mask_2;
+        x = (x | (x >> shift_2)) & mask_3;
+        x = (x | (x >> shift_3)) & mask_4;
+        x = (x | (x >> shift_4)) & mask_5;
+        lanes_0 = x[(32'h0)+:(24)];
+        x = (word >> lane_shift_1) & mask_0;
+        x = (x | (x >> shift_0)) & mask_1;
+        x = (x | (x >> shift_1)) & mask_2;
+        x = (x | (x >> shift_2)) & mask_3;
+        x = (x | (x >> shift_3)) & mask_4;
+        x = (x | (x >> shift_4)) & mask_5;
+        lanes_1 = x[(32'h0)+:(24)];
+    end
+    
+endmodule // elf_base_fermi__elig_deal
+
+// elf_base_fermi__exit_deal: a sub-block, field `exit_deal` of `elf_base_fermi`; 1 instance.
+module elf_base_fermi__exit_deal(word,lanes_0,lanes_1);
+    
+    // Module arguments
+    input wire  [47:0] word;
+    output reg  [23:0] lanes_0;
+    output reg  [23:0] lanes_1;
+    
+    // Constant declarations
+    localparam  lane_shift_0 = 8'h0;
+    localparam  lane_shift_1 = 8'h1;
+    localparam  shift_0 = 8'h1;
+    localparam  shift_1 = 8'h2;
+    localparam  shift_2 = 8'h4;
+    localparam  shift_3 = 8'h8;
+    localparam  shift_4 = 8'h10;
+    localparam  mask_0 = 48'h555555555555;
+    localparam  mask_1 = 48'h333333333333;
+    localparam  mask_2 = 48'hf0f0f0f0f0f;
+    localparam  mask_3 = 48'hff00ff00ff;
+    localparam  mask_4 = 48'hffff0000ffff;
+    localparam  mask_5 = 48'hffffffff;
+    
+    // Local signals
+    reg  [47:0] x;
+    
+    // Update code
+    always @(*) begin
+        x = (word >> lane_shift_0) & mask_0;
+        x = (x | (x >> shift_0)) & mask_1;
+        x = (x | (x >> shift_1)) & mask_2;
+        x = (x | (x >> shift_2)) & mask_3;
+        x = (x | (x >> shift_3)) & mask_4;
+        x = (x | (x >> shift_4)) & mask_5;
+        lanes_0 = x[(32'h0)+:(24)];
+        x = (word >> lane_shift_1) & mask_0;
+        x = (x | (x >> shift_0)) & mask_1;
+        x = (x | (x >> shift_1)) & mask_2;
+        x = (x | (x >> shift_2)) & mask_3;
+        x = (x | (x >> shift_3)) & mask_4;
+        x = (x | (x >> shift_4)) & mask_5;
+        lanes_1 = x[(32'h0)+:(24)];
+    end
+    
+endmodule // elf_base_fermi__exit_deal
+
+// elf_base_fermi__fresh_first: a sub-block, field `fresh_first` of `elf_base_fermi`; 1 instance.
+module elf_base_fermi__fresh_first(req,valid,onehot,index);
+    
+    // Module arguments
+    input wire  [47:0] req;
+    output reg  valid;
+    output reg  [47:0] onehot;
+    output reg  [5:0] index;
+    
+    // Constant declarations
+    localparam  shift_0 = 8'h1;
+    localparam  shift_1 = 8'h2;
+    localparam  shift_2 = 8'h4;
+    localparam  shift_3 = 8'h8;
+    localparam  shift_4 = 8'h10;
+    localparam  shift_5 = 8'h20;
+    localparam  index_bits_0 = 48'haaaaaaaaaaaa;
+    localparam  index_bits_1 = 48'hcccccccccccc;
+    localparam  index_bits_2 = 48'hf0f0f0f0f0f0;
+    localparam  index_bits_3 = 48'hff00ff00ff00;
+    localparam  index_bits_4 = 48'hffff0000;
+    localparam  index_bits_5 = 48'hffff00000000;
+    localparam  bit_b_0 = 6'b1;
+    localparam  bit_b_1 = 6'b10;
+    localparam  bit_b_2 = 6'b100;
+    localparam  bit_b_3 = 6'b1000;
+    localparam  bit_b_4 = 6'b10000;
+    localparam  bit_b_5 = 6'b100000;
+    localparam  zero_b = 6'b0;
+    
+    // Local signals
+    reg  [47:0] scan;
+    
+    // Update code
+    always @(*) begin
+        scan = req;
+        scan = scan | (scan << shift_0);
+        scan = scan | (scan << shift_1);
+        scan = scan | (scan << shift_2);
+        scan = scan | (scan << shift_3);
+        scan = scan | (scan << shift_4);
+        scan = scan | (scan << shift_5);
+        onehot = req & ~(scan << shift_0);
+        valid = |req;
+        index = zero_b;
+        if (|(onehot & index_bits_0)) begin
+            index = index | bit_b_0;
+        end
+        if (|(onehot & index_bits_1)) begin
+            index = index | bit_b_1;
+        end
+        if (|(onehot & index_bits_2)) begin
+            index = index | bit_b_2;
+        end
+        if (|(onehot & index_bits_3)) begin
+            index = index | bit_b_3;
+        end
+        if (|(onehot & index_bits_4)) begin
+            index = index | bit_b_4;
+        end
+        if (|(onehot & index_bits_5)) begin
+            index = index | bit_b_5;
+        end
+    end
+    
+endmodule // elf_base_fermi__fresh_first
+
 // elf_base_fermi__last: a register (rust-hdl DFF), field `last` of `elf_base_fermi`; 2 instances (one per array element).
 module elf_base_fermi__last(d,q,clock);
     
@@ -8413,6 +7309,52 @@ module elf_base_fermi__last(d,q,clock);
     end
           
 endmodule // elf_base_fermi__last
+
+// elf_base_fermi__launch_deal: a sub-block, field `launch_deal` of `elf_base_fermi`; 1 instance.
+module elf_base_fermi__launch_deal(word,lanes_0,lanes_1);
+    
+    // Module arguments
+    input wire  [47:0] word;
+    output reg  [23:0] lanes_0;
+    output reg  [23:0] lanes_1;
+    
+    // Constant declarations
+    localparam  lane_shift_0 = 8'h0;
+    localparam  lane_shift_1 = 8'h1;
+    localparam  shift_0 = 8'h1;
+    localparam  shift_1 = 8'h2;
+    localparam  shift_2 = 8'h4;
+    localparam  shift_3 = 8'h8;
+    localparam  shift_4 = 8'h10;
+    localparam  mask_0 = 48'h555555555555;
+    localparam  mask_1 = 48'h333333333333;
+    localparam  mask_2 = 48'hf0f0f0f0f0f;
+    localparam  mask_3 = 48'hff00ff00ff;
+    localparam  mask_4 = 48'hffff0000ffff;
+    localparam  mask_5 = 48'hffffffff;
+    
+    // Local signals
+    reg  [47:0] x;
+    
+    // Update code
+    always @(*) begin
+        x = (word >> lane_shift_0) & mask_0;
+        x = (x | (x >> shift_0)) & mask_1;
+        x = (x | (x >> shift_1)) & mask_2;
+        x = (x | (x >> shift_2)) & mask_3;
+        x = (x | (x >> shift_3)) & mask_4;
+        x = (x | (x >> shift_4)) & mask_5;
+        lanes_0 = x[(32'h0)+:(24)];
+        x = (word >> lane_shift_1) & mask_0;
+        x = (x | (x >> shift_0)) & mask_1;
+        x = (x | (x >> shift_1)) & mask_2;
+        x = (x | (x >> shift_2)) & mask_3;
+        x = (x | (x >> shift_3)) & mask_4;
+        x = (x | (x >> shift_4)) & mask_5;
+        lanes_1 = x[(32'h0)+:(24)];
+    end
+    
+endmodule // elf_base_fermi__launch_deal
 
 // elf_base_fermi__live: a register (rust-hdl DFF), field `live` of `elf_base_fermi`; 2 instances (one per array element).
 module elf_base_fermi__live(d,q,clock);
@@ -8433,6 +7375,56 @@ module elf_base_fermi__live(d,q,clock);
           
 endmodule // elf_base_fermi__live
 
+// elf_base_fermi__live_gather: a sub-block, field `live_gather` of `elf_base_fermi`; 1 instance.
+module elf_base_fermi__live_gather(lanes_0,lanes_1,word);
+    
+    // Module arguments
+    input wire  [23:0] lanes_0;
+    input wire  [23:0] lanes_1;
+    output reg  [47:0] word;
+    
+    // Constant declarations
+    localparam  lane_shift_0 = 8'h0;
+    localparam  lane_shift_1 = 8'h1;
+    localparam  shift_0 = 8'h10;
+    localparam  shift_1 = 8'h8;
+    localparam  shift_2 = 8'h4;
+    localparam  shift_3 = 8'h2;
+    localparam  shift_4 = 8'h1;
+    localparam  mask_0 = 48'hffff0000ffff;
+    localparam  mask_1 = 48'hff00ff00ff;
+    localparam  mask_2 = 48'hf0f0f0f0f0f;
+    localparam  mask_3 = 48'h333333333333;
+    localparam  mask_4 = 48'h555555555555;
+    localparam  zero = 48'h0;
+    
+    // Local signals
+    reg  [23:0] lane;
+    reg  [47:0] x;
+    
+    // Update code
+    always @(*) begin
+        word = zero;
+        lane = lanes_0;
+        x = {24'd0, lane};
+        x = (x | (x << shift_0)) & mask_0;
+        x = (x | (x << shift_1)) & mask_1;
+        x = (x | (x << shift_2)) & mask_2;
+        x = (x | (x << shift_3)) & mask_3;
+        x = (x | (x << shift_4)) & mask_4;
+        word = word | (x << lane_shift_0);
+        lane = lanes_1;
+        x = {24'd0, lane};
+        x = (x | (x << shift_0)) & mask_0;
+        x = (x | (x << shift_1)) & mask_1;
+        x = (x | (x << shift_2)) & mask_2;
+        x = (x | (x << shift_3)) & mask_3;
+        x = (x | (x << shift_4)) & mask_4;
+        word = word | (x << lane_shift_1);
+    end
+    
+endmodule // elf_base_fermi__live_gather
+
 // elf_base_fermi__older: a register (rust-hdl DFF), field `older` of `elf_base_fermi`; 48 instances (one per array element).
 module elf_base_fermi__older(d,q,clock);
     
@@ -8451,6 +7443,52 @@ module elf_base_fermi__older(d,q,clock);
     end
           
 endmodule // elf_base_fermi__older
+
+// elf_base_fermi__on_grant_deal: a sub-block, field `on_grant_deal` of `elf_base_fermi`; 1 instance.
+module elf_base_fermi__on_grant_deal(word,lanes_0,lanes_1);
+    
+    // Module arguments
+    input wire  [47:0] word;
+    output reg  [23:0] lanes_0;
+    output reg  [23:0] lanes_1;
+    
+    // Constant declarations
+    localparam  lane_shift_0 = 8'h0;
+    localparam  lane_shift_1 = 8'h1;
+    localparam  shift_0 = 8'h1;
+    localparam  shift_1 = 8'h2;
+    localparam  shift_2 = 8'h4;
+    localparam  shift_3 = 8'h8;
+    localparam  shift_4 = 8'h10;
+    localparam  mask_0 = 48'h555555555555;
+    localparam  mask_1 = 48'h333333333333;
+    localparam  mask_2 = 48'hf0f0f0f0f0f;
+    localparam  mask_3 = 48'hff00ff00ff;
+    localparam  mask_4 = 48'hffff0000ffff;
+    localparam  mask_5 = 48'hffffffff;
+    
+    // Local signals
+    reg  [47:0] x;
+    
+    // Update code
+    always @(*) begin
+        x = (word >> lane_shift_0) & mask_0;
+        x = (x | (x >> shift_0)) & mask_1;
+        x = (x | (x >> shift_1)) & mask_2;
+        x = (x | (x >> shift_2)) & mask_3;
+        x = (x | (x >> shift_3)) & mask_4;
+        x = (x | (x >> shift_4)) & mask_5;
+        lanes_0 = x[(32'h0)+:(24)];
+        x = (word >> lane_shift_1) & mask_0;
+        x = (x | (x >> shift_0)) & mask_1;
+        x = (x | (x >> shift_1)) & mask_2;
+        x = (x | (x >> shift_2)) & mask_3;
+        x = (x | (x >> shift_3)) & mask_4;
+        x = (x | (x >> shift_4)) & mask_5;
+        lanes_1 = x[(32'h0)+:(24)];
+    end
+    
+endmodule // elf_base_fermi__on_grant_deal
 
 // elf_base_fermi__pend: a register (rust-hdl DFF), field `pend` of `elf_base_fermi`; 2 instances (one per array element).
 module elf_base_fermi__pend(d,q,clock);
@@ -10837,389 +9875,391 @@ module elf_base_fermi__pp_table(clock,reset,tw_clear,tw_en,tw_slot,tw_valid,tw_b
             valid_new = zero_p;
             branch_new = zero_p;
         end
-        if (tw_en & (tw_slot == slot_ids_0)) begin
-            valid_new = valid_new & ~slot_onehot_0;
-            branch_new = branch_new & ~slot_onehot_0;
-            if (tw_valid) begin
-                valid_new = valid_new | slot_onehot_0;
-            end
-            if (tw_branch) begin
-                branch_new = branch_new | slot_onehot_0;
-            end
-            slot_pc_0__d = tw_pc;
-            slot_score_0__d = tw_score;
-        end
-        if (tw_en & (tw_slot == slot_ids_1)) begin
-            valid_new = valid_new & ~slot_onehot_1;
-            branch_new = branch_new & ~slot_onehot_1;
-            if (tw_valid) begin
-                valid_new = valid_new | slot_onehot_1;
-            end
-            if (tw_branch) begin
-                branch_new = branch_new | slot_onehot_1;
-            end
-            slot_pc_1__d = tw_pc;
-            slot_score_1__d = tw_score;
-        end
-        if (tw_en & (tw_slot == slot_ids_2)) begin
-            valid_new = valid_new & ~slot_onehot_2;
-            branch_new = branch_new & ~slot_onehot_2;
-            if (tw_valid) begin
-                valid_new = valid_new | slot_onehot_2;
-            end
-            if (tw_branch) begin
-                branch_new = branch_new | slot_onehot_2;
-            end
-            slot_pc_2__d = tw_pc;
-            slot_score_2__d = tw_score;
-        end
-        if (tw_en & (tw_slot == slot_ids_3)) begin
-            valid_new = valid_new & ~slot_onehot_3;
-            branch_new = branch_new & ~slot_onehot_3;
-            if (tw_valid) begin
-                valid_new = valid_new | slot_onehot_3;
-            end
-            if (tw_branch) begin
-                branch_new = branch_new | slot_onehot_3;
-            end
-            slot_pc_3__d = tw_pc;
-            slot_score_3__d = tw_score;
-        end
-        if (tw_en & (tw_slot == slot_ids_4)) begin
-            valid_new = valid_new & ~slot_onehot_4;
-            branch_new = branch_new & ~slot_onehot_4;
-            if (tw_valid) begin
-                valid_new = valid_new | slot_onehot_4;
-            end
-            if (tw_branch) begin
-                branch_new = branch_new | slot_onehot_4;
-            end
-            slot_pc_4__d = tw_pc;
-            slot_score_4__d = tw_score;
-        end
-        if (tw_en & (tw_slot == slot_ids_5)) begin
-            valid_new = valid_new & ~slot_onehot_5;
-            branch_new = branch_new & ~slot_onehot_5;
-            if (tw_valid) begin
-                valid_new = valid_new | slot_onehot_5;
-            end
-            if (tw_branch) begin
-                branch_new = branch_new | slot_onehot_5;
-            end
-            slot_pc_5__d = tw_pc;
-            slot_score_5__d = tw_score;
-        end
-        if (tw_en & (tw_slot == slot_ids_6)) begin
-            valid_new = valid_new & ~slot_onehot_6;
-            branch_new = branch_new & ~slot_onehot_6;
-            if (tw_valid) begin
-                valid_new = valid_new | slot_onehot_6;
-            end
-            if (tw_branch) begin
-                branch_new = branch_new | slot_onehot_6;
-            end
-            slot_pc_6__d = tw_pc;
-            slot_score_6__d = tw_score;
-        end
-        if (tw_en & (tw_slot == slot_ids_7)) begin
-            valid_new = valid_new & ~slot_onehot_7;
-            branch_new = branch_new & ~slot_onehot_7;
-            if (tw_valid) begin
-                valid_new = valid_new | slot_onehot_7;
-            end
-            if (tw_branch) begin
-                branch_new = branch_new | slot_onehot_7;
-            end
-            slot_pc_7__d = tw_pc;
-            slot_score_7__d = tw_score;
-        end
-        if (tw_en & (tw_slot == slot_ids_8)) begin
-            valid_new = valid_new & ~slot_onehot_8;
-            branch_new = branch_new & ~slot_onehot_8;
-            if (tw_valid) begin
-                valid_new = valid_new | slot_onehot_8;
-            end
-            if (tw_branch) begin
-                branch_new = branch_new | slot_onehot_8;
-            end
-            slot_pc_8__d = tw_pc;
-            slot_score_8__d = tw_score;
-        end
-        if (tw_en & (tw_slot == slot_ids_9)) begin
-            valid_new = valid_new & ~slot_onehot_9;
-            branch_new = branch_new & ~slot_onehot_9;
-            if (tw_valid) begin
-                valid_new = valid_new | slot_onehot_9;
-            end
-            if (tw_branch) begin
-                branch_new = branch_new | slot_onehot_9;
-            end
-            slot_pc_9__d = tw_pc;
-            slot_score_9__d = tw_score;
-        end
-        if (tw_en & (tw_slot == slot_ids_10)) begin
-            valid_new = valid_new & ~slot_onehot_10;
-            branch_new = branch_new & ~slot_onehot_10;
-            if (tw_valid) begin
-                valid_new = valid_new | slot_onehot_10;
-            end
-            if (tw_branch) begin
-                branch_new = branch_new | slot_onehot_10;
-            end
-            slot_pc_10__d = tw_pc;
-            slot_score_10__d = tw_score;
-        end
-        if (tw_en & (tw_slot == slot_ids_11)) begin
-            valid_new = valid_new & ~slot_onehot_11;
-            branch_new = branch_new & ~slot_onehot_11;
-            if (tw_valid) begin
-                valid_new = valid_new | slot_onehot_11;
-            end
-            if (tw_branch) begin
-                branch_new = branch_new | slot_onehot_11;
-            end
-            slot_pc_11__d = tw_pc;
-            slot_score_11__d = tw_score;
-        end
-        if (tw_en & (tw_slot == slot_ids_12)) begin
-            valid_new = valid_new & ~slot_onehot_12;
-            branch_new = branch_new & ~slot_onehot_12;
-            if (tw_valid) begin
-                valid_new = valid_new | slot_onehot_12;
-            end
-            if (tw_branch) begin
-                branch_new = branch_new | slot_onehot_12;
-            end
-            slot_pc_12__d = tw_pc;
-            slot_score_12__d = tw_score;
-        end
-        if (tw_en & (tw_slot == slot_ids_13)) begin
-            valid_new = valid_new & ~slot_onehot_13;
-            branch_new = branch_new & ~slot_onehot_13;
-            if (tw_valid) begin
-                valid_new = valid_new | slot_onehot_13;
-            end
-            if (tw_branch) begin
-                branch_new = branch_new | slot_onehot_13;
-            end
-            slot_pc_13__d = tw_pc;
-            slot_score_13__d = tw_score;
-        end
-        if (tw_en & (tw_slot == slot_ids_14)) begin
-            valid_new = valid_new & ~slot_onehot_14;
-            branch_new = branch_new & ~slot_onehot_14;
-            if (tw_valid) begin
-                valid_new = valid_new | slot_onehot_14;
-            end
-            if (tw_branch) begin
-                branch_new = branch_new | slot_onehot_14;
-            end
-            slot_pc_14__d = tw_pc;
-            slot_score_14__d = tw_score;
-        end
-        if (tw_en & (tw_slot == slot_ids_15)) begin
-            valid_new = valid_new & ~slot_onehot_15;
-            branch_new = branch_new & ~slot_onehot_15;
-            if (tw_valid) begin
-                valid_new = valid_new | slot_onehot_15;
-            end
-            if (tw_branch) begin
-                branch_new = branch_new | slot_onehot_15;
-            end
-            slot_pc_15__d = tw_pc;
-            slot_score_15__d = tw_score;
-        end
-        if (tw_en & (tw_slot == slot_ids_16)) begin
-            valid_new = valid_new & ~slot_onehot_16;
-            branch_new = branch_new & ~slot_onehot_16;
-            if (tw_valid) begin
-                valid_new = valid_new | slot_onehot_16;
-            end
-            if (tw_branch) begin
-                branch_new = branch_new | slot_onehot_16;
-            end
-            slot_pc_16__d = tw_pc;
-            slot_score_16__d = tw_score;
-        end
-        if (tw_en & (tw_slot == slot_ids_17)) begin
-            valid_new = valid_new & ~slot_onehot_17;
-            branch_new = branch_new & ~slot_onehot_17;
-            if (tw_valid) begin
-                valid_new = valid_new | slot_onehot_17;
-            end
-            if (tw_branch) begin
-                branch_new = branch_new | slot_onehot_17;
-            end
-            slot_pc_17__d = tw_pc;
-            slot_score_17__d = tw_score;
-        end
-        if (tw_en & (tw_slot == slot_ids_18)) begin
-            valid_new = valid_new & ~slot_onehot_18;
-            branch_new = branch_new & ~slot_onehot_18;
-            if (tw_valid) begin
-                valid_new = valid_new | slot_onehot_18;
-            end
-            if (tw_branch) begin
-                branch_new = branch_new | slot_onehot_18;
-            end
-            slot_pc_18__d = tw_pc;
-            slot_score_18__d = tw_score;
-        end
-        if (tw_en & (tw_slot == slot_ids_19)) begin
-            valid_new = valid_new & ~slot_onehot_19;
-            branch_new = branch_new & ~slot_onehot_19;
-            if (tw_valid) begin
-                valid_new = valid_new | slot_onehot_19;
-            end
-            if (tw_branch) begin
-                branch_new = branch_new | slot_onehot_19;
-            end
-            slot_pc_19__d = tw_pc;
-            slot_score_19__d = tw_score;
-        end
-        if (tw_en & (tw_slot == slot_ids_20)) begin
-            valid_new = valid_new & ~slot_onehot_20;
-            branch_new = branch_new & ~slot_onehot_20;
-            if (tw_valid) begin
-                valid_new = valid_new | slot_onehot_20;
-            end
-            if (tw_branch) begin
-                branch_new = branch_new | slot_onehot_20;
-            end
-            slot_pc_20__d = tw_pc;
-            slot_score_20__d = tw_score;
-        end
-        if (tw_en & (tw_slot == slot_ids_21)) begin
-            valid_new = valid_new & ~slot_onehot_21;
-            branch_new = branch_new & ~slot_onehot_21;
-            if (tw_valid) begin
-                valid_new = valid_new | slot_onehot_21;
-            end
-            if (tw_branch) begin
-                branch_new = branch_new | slot_onehot_21;
-            end
-            slot_pc_21__d = tw_pc;
-            slot_score_21__d = tw_score;
-        end
-        if (tw_en & (tw_slot == slot_ids_22)) begin
-            valid_new = valid_new & ~slot_onehot_22;
-            branch_new = branch_new & ~slot_onehot_22;
-            if (tw_valid) begin
-                valid_new = valid_new | slot_onehot_22;
-            end
-            if (tw_branch) begin
-                branch_new = branch_new | slot_onehot_22;
-            end
-            slot_pc_22__d = tw_pc;
-            slot_score_22__d = tw_score;
-        end
-        if (tw_en & (tw_slot == slot_ids_23)) begin
-            valid_new = valid_new & ~slot_onehot_23;
-            branch_new = branch_new & ~slot_onehot_23;
-            if (tw_valid) begin
-                valid_new = valid_new | slot_onehot_23;
-            end
-            if (tw_branch) begin
-                branch_new = branch_new | slot_onehot_23;
-            end
-            slot_pc_23__d = tw_pc;
-            slot_score_23__d = tw_score;
-        end
-        if (tw_en & (tw_slot == slot_ids_24)) begin
-            valid_new = valid_new & ~slot_onehot_24;
-            branch_new = branch_new & ~slot_onehot_24;
-            if (tw_valid) begin
-                valid_new = valid_new | slot_onehot_24;
-            end
-            if (tw_branch) begin
-                branch_new = branch_new | slot_onehot_24;
-            end
-            slot_pc_24__d = tw_pc;
-            slot_score_24__d = tw_score;
-        end
-        if (tw_en & (tw_slot == slot_ids_25)) begin
-            valid_new = valid_new & ~slot_onehot_25;
-            branch_new = branch_new & ~slot_onehot_25;
-            if (tw_valid) begin
-                valid_new = valid_new | slot_onehot_25;
-            end
-            if (tw_branch) begin
-                branch_new = branch_new | slot_onehot_25;
-            end
-            slot_pc_25__d = tw_pc;
-            slot_score_25__d = tw_score;
-        end
-        if (tw_en & (tw_slot == slot_ids_26)) begin
-            valid_new = valid_new & ~slot_onehot_26;
-            branch_new = branch_new & ~slot_onehot_26;
-            if (tw_valid) begin
-                valid_new = valid_new | slot_onehot_26;
-            end
-            if (tw_branch) begin
-                branch_new = branch_new | slot_onehot_26;
-            end
-            slot_pc_26__d = tw_pc;
-            slot_score_26__d = tw_score;
-        end
-        if (tw_en & (tw_slot == slot_ids_27)) begin
-            valid_new = valid_new & ~slot_onehot_27;
-            branch_new = branch_new & ~slot_onehot_27;
-            if (tw_valid) begin
-                valid_new = valid_new | slot_onehot_27;
-            end
-            if (tw_branch) begin
-                branch_new = branch_new | slot_onehot_27;
-            end
-            slot_pc_27__d = tw_pc;
-            slot_score_27__d = tw_score;
-        end
-        if (tw_en & (tw_slot == slot_ids_28)) begin
-            valid_new = valid_new & ~slot_onehot_28;
-            branch_new = branch_new & ~slot_onehot_28;
-            if (tw_valid) begin
-                valid_new = valid_new | slot_onehot_28;
-            end
-            if (tw_branch) begin
-                branch_new = branch_new | slot_onehot_28;
-            end
-            slot_pc_28__d = tw_pc;
-            slot_score_28__d = tw_score;
-        end
-        if (tw_en & (tw_slot == slot_ids_29)) begin
-            valid_new = valid_new & ~slot_onehot_29;
-            branch_new = branch_new & ~slot_onehot_29;
-            if (tw_valid) begin
-                valid_new = valid_new | slot_onehot_29;
-            end
-            if (tw_branch) begin
-                branch_new = branch_new | slot_onehot_29;
-            end
-            slot_pc_29__d = tw_pc;
-            slot_score_29__d = tw_score;
-        end
-        if (tw_en & (tw_slot == slot_ids_30)) begin
-            valid_new = valid_new & ~slot_onehot_30;
-            branch_new = branch_new & ~slot_onehot_30;
-            if (tw_valid) begin
-                valid_new = valid_new | slot_onehot_30;
-            end
-            if (tw_branch) begin
-                branch_new = branch_new | slot_onehot_30;
-            end
-            slot_pc_30__d = tw_pc;
-            slot_score_30__d = tw_score;
-        end
-        if (tw_en & (tw_slot == slot_ids_31)) begin
-            valid_new = valid_new & ~slot_onehot_31;
-            branch_new = branch_new & ~slot_onehot_31;
-            if (tw_valid) begin
-                valid_new = valid_new | slot_onehot_31;
-            end
-            if (tw_branch) begin
-                branch_new = branch_new | slot_onehot_31;
-            end
-            slot_pc_31__d = tw_pc;
-            slot_score_31__d = tw_score;
+        if (tw_en) begin
+            if (tw_slot == slot_ids_0) begin
+                valid_new = valid_new & ~slot_onehot_0;
+                branch_new = branch_new & ~slot_onehot_0;
+                if (tw_valid) begin
+                    valid_new = valid_new | slot_onehot_0;
+                end
+                if (tw_branch) begin
+                    branch_new = branch_new | slot_onehot_0;
+                end
+                slot_pc_0__d = tw_pc;
+                slot_score_0__d = tw_score;
+            end
+            if (tw_slot == slot_ids_1) begin
+                valid_new = valid_new & ~slot_onehot_1;
+                branch_new = branch_new & ~slot_onehot_1;
+                if (tw_valid) begin
+                    valid_new = valid_new | slot_onehot_1;
+                end
+                if (tw_branch) begin
+                    branch_new = branch_new | slot_onehot_1;
+                end
+                slot_pc_1__d = tw_pc;
+                slot_score_1__d = tw_score;
+            end
+            if (tw_slot == slot_ids_2) begin
+                valid_new = valid_new & ~slot_onehot_2;
+                branch_new = branch_new & ~slot_onehot_2;
+                if (tw_valid) begin
+                    valid_new = valid_new | slot_onehot_2;
+                end
+                if (tw_branch) begin
+                    branch_new = branch_new | slot_onehot_2;
+                end
+                slot_pc_2__d = tw_pc;
+                slot_score_2__d = tw_score;
+            end
+            if (tw_slot == slot_ids_3) begin
+                valid_new = valid_new & ~slot_onehot_3;
+                branch_new = branch_new & ~slot_onehot_3;
+                if (tw_valid) begin
+                    valid_new = valid_new | slot_onehot_3;
+                end
+                if (tw_branch) begin
+                    branch_new = branch_new | slot_onehot_3;
+                end
+                slot_pc_3__d = tw_pc;
+                slot_score_3__d = tw_score;
+            end
+            if (tw_slot == slot_ids_4) begin
+                valid_new = valid_new & ~slot_onehot_4;
+                branch_new = branch_new & ~slot_onehot_4;
+                if (tw_valid) begin
+                    valid_new = valid_new | slot_onehot_4;
+                end
+                if (tw_branch) begin
+                    branch_new = branch_new | slot_onehot_4;
+                end
+                slot_pc_4__d = tw_pc;
+                slot_score_4__d = tw_score;
+            end
+            if (tw_slot == slot_ids_5) begin
+                valid_new = valid_new & ~slot_onehot_5;
+                branch_new = branch_new & ~slot_onehot_5;
+                if (tw_valid) begin
+                    valid_new = valid_new | slot_onehot_5;
+                end
+                if (tw_branch) begin
+                    branch_new = branch_new | slot_onehot_5;
+                end
+                slot_pc_5__d = tw_pc;
+                slot_score_5__d = tw_score;
+            end
+            if (tw_slot == slot_ids_6) begin
+                valid_new = valid_new & ~slot_onehot_6;
+                branch_new = branch_new & ~slot_onehot_6;
+                if (tw_valid) begin
+                    valid_new = valid_new | slot_onehot_6;
+                end
+                if (tw_branch) begin
+                    branch_new = branch_new | slot_onehot_6;
+                end
+                slot_pc_6__d = tw_pc;
+                slot_score_6__d = tw_score;
+            end
+            if (tw_slot == slot_ids_7) begin
+                valid_new = valid_new & ~slot_onehot_7;
+                branch_new = branch_new & ~slot_onehot_7;
+                if (tw_valid) begin
+                    valid_new = valid_new | slot_onehot_7;
+                end
+                if (tw_branch) begin
+                    branch_new = branch_new | slot_onehot_7;
+                end
+                slot_pc_7__d = tw_pc;
+                slot_score_7__d = tw_score;
+            end
+            if (tw_slot == slot_ids_8) begin
+                valid_new = valid_new & ~slot_onehot_8;
+                branch_new = branch_new & ~slot_onehot_8;
+                if (tw_valid) begin
+                    valid_new = valid_new | slot_onehot_8;
+                end
+                if (tw_branch) begin
+                    branch_new = branch_new | slot_onehot_8;
+                end
+                slot_pc_8__d = tw_pc;
+                slot_score_8__d = tw_score;
+            end
+            if (tw_slot == slot_ids_9) begin
+                valid_new = valid_new & ~slot_onehot_9;
+                branch_new = branch_new & ~slot_onehot_9;
+                if (tw_valid) begin
+                    valid_new = valid_new | slot_onehot_9;
+                end
+                if (tw_branch) begin
+                    branch_new = branch_new | slot_onehot_9;
+                end
+                slot_pc_9__d = tw_pc;
+                slot_score_9__d = tw_score;
+            end
+            if (tw_slot == slot_ids_10) begin
+                valid_new = valid_new & ~slot_onehot_10;
+                branch_new = branch_new & ~slot_onehot_10;
+                if (tw_valid) begin
+                    valid_new = valid_new | slot_onehot_10;
+                end
+                if (tw_branch) begin
+                    branch_new = branch_new | slot_onehot_10;
+                end
+                slot_pc_10__d = tw_pc;
+                slot_score_10__d = tw_score;
+            end
+            if (tw_slot == slot_ids_11) begin
+                valid_new = valid_new & ~slot_onehot_11;
+                branch_new = branch_new & ~slot_onehot_11;
+                if (tw_valid) begin
+                    valid_new = valid_new | slot_onehot_11;
+                end
+                if (tw_branch) begin
+                    branch_new = branch_new | slot_onehot_11;
+                end
+                slot_pc_11__d = tw_pc;
+                slot_score_11__d = tw_score;
+            end
+            if (tw_slot == slot_ids_12) begin
+                valid_new = valid_new & ~slot_onehot_12;
+                branch_new = branch_new & ~slot_onehot_12;
+                if (tw_valid) begin
+                    valid_new = valid_new | slot_onehot_12;
+                end
+                if (tw_branch) begin
+                    branch_new = branch_new | slot_onehot_12;
+                end
+                slot_pc_12__d = tw_pc;
+                slot_score_12__d = tw_score;
+            end
+            if (tw_slot == slot_ids_13) begin
+                valid_new = valid_new & ~slot_onehot_13;
+                branch_new = branch_new & ~slot_onehot_13;
+                if (tw_valid) begin
+                    valid_new = valid_new | slot_onehot_13;
+                end
+                if (tw_branch) begin
+                    branch_new = branch_new | slot_onehot_13;
+                end
+                slot_pc_13__d = tw_pc;
+                slot_score_13__d = tw_score;
+            end
+            if (tw_slot == slot_ids_14) begin
+                valid_new = valid_new & ~slot_onehot_14;
+                branch_new = branch_new & ~slot_onehot_14;
+                if (tw_valid) begin
+                    valid_new = valid_new | slot_onehot_14;
+                end
+                if (tw_branch) begin
+                    branch_new = branch_new | slot_onehot_14;
+                end
+                slot_pc_14__d = tw_pc;
+                slot_score_14__d = tw_score;
+            end
+            if (tw_slot == slot_ids_15) begin
+                valid_new = valid_new & ~slot_onehot_15;
+                branch_new = branch_new & ~slot_onehot_15;
+                if (tw_valid) begin
+                    valid_new = valid_new | slot_onehot_15;
+                end
+                if (tw_branch) begin
+                    branch_new = branch_new | slot_onehot_15;
+                end
+                slot_pc_15__d = tw_pc;
+                slot_score_15__d = tw_score;
+            end
+            if (tw_slot == slot_ids_16) begin
+                valid_new = valid_new & ~slot_onehot_16;
+                branch_new = branch_new & ~slot_onehot_16;
+                if (tw_valid) begin
+                    valid_new = valid_new | slot_onehot_16;
+                end
+                if (tw_branch) begin
+                    branch_new = branch_new | slot_onehot_16;
+                end
+                slot_pc_16__d = tw_pc;
+                slot_score_16__d = tw_score;
+            end
+            if (tw_slot == slot_ids_17) begin
+                valid_new = valid_new & ~slot_onehot_17;
+                branch_new = branch_new & ~slot_onehot_17;
+                if (tw_valid) begin
+                    valid_new = valid_new | slot_onehot_17;
+                end
+                if (tw_branch) begin
+                    branch_new = branch_new | slot_onehot_17;
+                end
+                slot_pc_17__d = tw_pc;
+                slot_score_17__d = tw_score;
+            end
+            if (tw_slot == slot_ids_18) begin
+                valid_new = valid_new & ~slot_onehot_18;
+                branch_new = branch_new & ~slot_onehot_18;
+                if (tw_valid) begin
+                    valid_new = valid_new | slot_onehot_18;
+                end
+                if (tw_branch) begin
+                    branch_new = branch_new | slot_onehot_18;
+                end
+                slot_pc_18__d = tw_pc;
+                slot_score_18__d = tw_score;
+            end
+            if (tw_slot == slot_ids_19) begin
+                valid_new = valid_new & ~slot_onehot_19;
+                branch_new = branch_new & ~slot_onehot_19;
+                if (tw_valid) begin
+                    valid_new = valid_new | slot_onehot_19;
+                end
+                if (tw_branch) begin
+                    branch_new = branch_new | slot_onehot_19;
+                end
+                slot_pc_19__d = tw_pc;
+                slot_score_19__d = tw_score;
+            end
+            if (tw_slot == slot_ids_20) begin
+                valid_new = valid_new & ~slot_onehot_20;
+                branch_new = branch_new & ~slot_onehot_20;
+                if (tw_valid) begin
+                    valid_new = valid_new | slot_onehot_20;
+                end
+                if (tw_branch) begin
+                    branch_new = branch_new | slot_onehot_20;
+                end
+                slot_pc_20__d = tw_pc;
+                slot_score_20__d = tw_score;
+            end
+            if (tw_slot == slot_ids_21) begin
+                valid_new = valid_new & ~slot_onehot_21;
+                branch_new = branch_new & ~slot_onehot_21;
+                if (tw_valid) begin
+                    valid_new = valid_new | slot_onehot_21;
+                end
+                if (tw_branch) begin
+                    branch_new = branch_new | slot_onehot_21;
+                end
+                slot_pc_21__d = tw_pc;
+                slot_score_21__d = tw_score;
+            end
+            if (tw_slot == slot_ids_22) begin
+                valid_new = valid_new & ~slot_onehot_22;
+                branch_new = branch_new & ~slot_onehot_22;
+                if (tw_valid) begin
+                    valid_new = valid_new | slot_onehot_22;
+                end
+                if (tw_branch) begin
+                    branch_new = branch_new | slot_onehot_22;
+                end
+                slot_pc_22__d = tw_pc;
+                slot_score_22__d = tw_score;
+            end
+            if (tw_slot == slot_ids_23) begin
+                valid_new = valid_new & ~slot_onehot_23;
+                branch_new = branch_new & ~slot_onehot_23;
+                if (tw_valid) begin
+                    valid_new = valid_new | slot_onehot_23;
+                end
+                if (tw_branch) begin
+                    branch_new = branch_new | slot_onehot_23;
+                end
+                slot_pc_23__d = tw_pc;
+                slot_score_23__d = tw_score;
+            end
+            if (tw_slot == slot_ids_24) begin
+                valid_new = valid_new & ~slot_onehot_24;
+                branch_new = branch_new & ~slot_onehot_24;
+                if (tw_valid) begin
+                    valid_new = valid_new | slot_onehot_24;
+                end
+                if (tw_branch) begin
+                    branch_new = branch_new | slot_onehot_24;
+                end
+                slot_pc_24__d = tw_pc;
+                slot_score_24__d = tw_score;
+            end
+            if (tw_slot == slot_ids_25) begin
+                valid_new = valid_new & ~slot_onehot_25;
+                branch_new = branch_new & ~slot_onehot_25;
+                if (tw_valid) begin
+                    valid_new = valid_new | slot_onehot_25;
+                end
+                if (tw_branch) begin
+                    branch_new = branch_new | slot_onehot_25;
+                end
+                slot_pc_25__d = tw_pc;
+                slot_score_25__d = tw_score;
+            end
+            if (tw_slot == slot_ids_26) begin
+                valid_new = valid_new & ~slot_onehot_26;
+                branch_new = branch_new & ~slot_onehot_26;
+                if (tw_valid) begin
+                    valid_new = valid_new | slot_onehot_26;
+                end
+                if (tw_branch) begin
+                    branch_new = branch_new | slot_onehot_26;
+                end
+                slot_pc_26__d = tw_pc;
+                slot_score_26__d = tw_score;
+            end
+            if (tw_slot == slot_ids_27) begin
+                valid_new = valid_new & ~slot_onehot_27;
+                branch_new = branch_new & ~slot_onehot_27;
+                if (tw_valid) begin
+                    valid_new = valid_new | slot_onehot_27;
+                end
+                if (tw_branch) begin
+                    branch_new = branch_new | slot_onehot_27;
+                end
+                slot_pc_27__d = tw_pc;
+                slot_score_27__d = tw_score;
+            end
+            if (tw_slot == slot_ids_28) begin
+                valid_new = valid_new & ~slot_onehot_28;
+                branch_new = branch_new & ~slot_onehot_28;
+                if (tw_valid) begin
+                    valid_new = valid_new | slot_onehot_28;
+                end
+                if (tw_branch) begin
+                    branch_new = branch_new | slot_onehot_28;
+                end
+                slot_pc_28__d = tw_pc;
+                slot_score_28__d = tw_score;
+            end
+            if (tw_slot == slot_ids_29) begin
+                valid_new = valid_new & ~slot_onehot_29;
+                branch_new = branch_new & ~slot_onehot_29;
+                if (tw_valid) begin
+                    valid_new = valid_new | slot_onehot_29;
+                end
+                if (tw_branch) begin
+                    branch_new = branch_new | slot_onehot_29;
+                end
+                slot_pc_29__d = tw_pc;
+                slot_score_29__d = tw_score;
+            end
+            if (tw_slot == slot_ids_30) begin
+                valid_new = valid_new & ~slot_onehot_30;
+                branch_new = branch_new & ~slot_onehot_30;
+                if (tw_valid) begin
+                    valid_new = valid_new | slot_onehot_30;
+                end
+                if (tw_branch) begin
+                    branch_new = branch_new | slot_onehot_30;
+                end
+                slot_pc_30__d = tw_pc;
+                slot_score_30__d = tw_score;
+            end
+            if (tw_slot == slot_ids_31) begin
+                valid_new = valid_new & ~slot_onehot_31;
+                branch_new = branch_new & ~slot_onehot_31;
+                if (tw_valid) begin
+                    valid_new = valid_new | slot_onehot_31;
+                end
+                if (tw_branch) begin
+                    branch_new = branch_new | slot_onehot_31;
+                end
+                slot_pc_31__d = tw_pc;
+                slot_score_31__d = tw_score;
+            end
         end
         valid__d = valid_new;
         branch__d = branch_new;
@@ -11345,17 +10385,98 @@ module elf_base_fermi__rel_lt(d,q,clock);
           
 endmodule // elf_base_fermi__rel_lt
 
-// elf_base_fermi__wpt: a register (rust-hdl DFF), field `wpt` of `elf_base_fermi`; 48 instances (one per array element).
+// elf_base_fermi__unit_codes: a sub-block, field `unit_codes` of `elf_base_fermi`; 2 instances (one per array element).
+module elf_base_fermi__unit_codes(word,is0,is1,is2,is3);
+    
+    // Module arguments
+    input wire  [47:0] word;
+    output reg  [23:0] is0;
+    output reg  [23:0] is1;
+    output reg  [23:0] is2;
+    output reg  [23:0] is3;
+    
+    // Stub signals
+    // verilator lint_off UNOPTFLAT
+    reg  [47:0] bits__word;
+    // verilator lint_on UNOPTFLAT
+    wire  [23:0] bits__lanes_0;
+    wire  [23:0] bits__lanes_1;
+    
+    // Sub module instances
+    elf_base_fermi__unit_codes__bits bits(
+        .word(bits__word),
+        .lanes_0(bits__lanes_0),
+        .lanes_1(bits__lanes_1)
+    );
+    
+    // Update code
+    always @(*) begin
+        bits__word = word;
+        is0 = ~bits__lanes_0 & ~bits__lanes_1;
+        is1 = bits__lanes_0 & ~bits__lanes_1;
+        is2 = ~bits__lanes_0 & bits__lanes_1;
+        is3 = bits__lanes_0 & bits__lanes_1;
+    end
+    
+endmodule // elf_base_fermi__unit_codes
+
+// elf_base_fermi__unit_codes__bits: a sub-block, field `unit_codes.bits` of `elf_base_fermi`; 2 instances (one per array element).
+module elf_base_fermi__unit_codes__bits(word,lanes_0,lanes_1);
+    
+    // Module arguments
+    input wire  [47:0] word;
+    output reg  [23:0] lanes_0;
+    output reg  [23:0] lanes_1;
+    
+    // Constant declarations
+    localparam  lane_shift_0 = 8'h0;
+    localparam  lane_shift_1 = 8'h1;
+    localparam  shift_0 = 8'h1;
+    localparam  shift_1 = 8'h2;
+    localparam  shift_2 = 8'h4;
+    localparam  shift_3 = 8'h8;
+    localparam  shift_4 = 8'h10;
+    localparam  mask_0 = 48'h555555555555;
+    localparam  mask_1 = 48'h333333333333;
+    localparam  mask_2 = 48'hf0f0f0f0f0f;
+    localparam  mask_3 = 48'hff00ff00ff;
+    localparam  mask_4 = 48'hffff0000ffff;
+    localparam  mask_5 = 48'hffffffff;
+    
+    // Local signals
+    reg  [47:0] x;
+    
+    // Update code
+    always @(*) begin
+        x = (word >> lane_shift_0) & mask_0;
+        x = (x | (x >> shift_0)) & mask_1;
+        x = (x | (x >> shift_1)) & mask_2;
+        x = (x | (x >> shift_2)) & mask_3;
+        x = (x | (x >> shift_3)) & mask_4;
+        x = (x | (x >> shift_4)) & mask_5;
+        lanes_0 = x[(32'h0)+:(24)];
+        x = (word >> lane_shift_1) & mask_0;
+        x = (x | (x >> shift_0)) & mask_1;
+        x = (x | (x >> shift_1)) & mask_2;
+        x = (x | (x >> shift_2)) & mask_3;
+        x = (x | (x >> shift_3)) & mask_4;
+        x = (x | (x >> shift_4)) & mask_5;
+        lanes_1 = x[(32'h0)+:(24)];
+    end
+    
+endmodule // elf_base_fermi__unit_codes__bits
+
+// elf_base_fermi__wpt: a register (rust-hdl DFF), field `wpt` of `elf_base_fermi`; 16 instances (one per array element).
 module elf_base_fermi__wpt(d,q,clock);
     
     // Module arguments
-    input wire  [7:0] d;
-    output reg  [7:0] q;
+    input wire  [23:0] d;
+    output reg  [23:0] q;
     input wire  clock;
     
     // Update code (custom)
     initial begin
-       q = 8'h0;
+       q = 24'h0;
     end
     
     always @(posedge clock) begin

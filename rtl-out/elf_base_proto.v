@@ -83,8 +83,6 @@ module elf_base_proto(clock,reset,tw_clear,tw_en,tw_slot,tw_valid,tw_branch,tw_p
     
     // Constant declarations
     localparam  zero_l = 4'h0;
-    localparam  zero_n = 8'h0;
-    localparam  zero_nb = 3'b0;
     localparam  zero_lb = 2'b0;
     localparam  zero_fb = 2'b0;
     localparam  one_fb = 2'b1;
@@ -93,16 +91,10 @@ module elf_base_proto(clock,reset,tw_clear,tw_en,tw_slot,tw_valid,tw_branch,tw_p
     localparam  max8 = 8'hff;
     localparam  bit_lb_0 = 2'b1;
     localparam  bit_lb_1 = 2'b10;
-    localparam  bit_nb_0 = 3'b1;
-    localparam  bit_nb_1 = 3'b10;
-    localparam  bit_nb_2 = 3'b100;
     localparam  bit_hi_0 = 3'b10;
     localparam  bit_hi_1 = 3'b100;
     localparam  local_id_bit_0 = 4'ha;
     localparam  local_id_bit_1 = 4'hc;
-    localparam  global_id_bit_0 = 8'haa;
-    localparam  global_id_bit_1 = 8'hcc;
-    localparam  global_id_bit_2 = 8'hf0;
     localparam  sched_ids_0 = 1'b0;
     localparam  sched_ids_1 = 1'b1;
     localparam  sched_gid_0 = 3'b0;
@@ -115,14 +107,6 @@ module elf_base_proto(clock,reset,tw_clear,tw_en,tw_slot,tw_valid,tw_branch,tw_p
     localparam  below_l_1 = 4'h1;
     localparam  below_l_2 = 4'h3;
     localparam  below_l_3 = 4'h7;
-    localparam  below_n_0 = 8'h0;
-    localparam  below_n_1 = 8'h1;
-    localparam  below_n_2 = 8'h3;
-    localparam  below_n_3 = 8'h7;
-    localparam  below_n_4 = 8'hf;
-    localparam  below_n_5 = 8'h1f;
-    localparam  below_n_6 = 8'h3f;
-    localparam  below_n_7 = 8'h7f;
     
     // Stub signals
     // verilator lint_off UNOPTFLAT
@@ -177,60 +161,116 @@ module elf_base_proto(clock,reset,tw_clear,tw_en,tw_slot,tw_valid,tw_branch,tw_p
     wire  [7:0] pp_table__prio_1;
     wire  [7:0] pp_table__prio_2;
     // verilator lint_off UNOPTFLAT
-    reg  [7:0] wpt_0__d;
+    reg  [3:0] wpt_0__d;
     // verilator lint_on UNOPTFLAT
-    wire  [7:0] wpt_0__q;
+    wire  [3:0] wpt_0__q;
     // verilator lint_off UNOPTFLAT
     reg  wpt_0__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [7:0] wpt_1__d;
+    reg  [3:0] wpt_1__d;
     // verilator lint_on UNOPTFLAT
-    wire  [7:0] wpt_1__q;
+    wire  [3:0] wpt_1__q;
     // verilator lint_off UNOPTFLAT
     reg  wpt_1__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [7:0] wpt_2__d;
+    reg  [3:0] wpt_2__d;
     // verilator lint_on UNOPTFLAT
-    wire  [7:0] wpt_2__q;
+    wire  [3:0] wpt_2__q;
     // verilator lint_off UNOPTFLAT
     reg  wpt_2__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [7:0] wpt_3__d;
+    reg  [3:0] wpt_3__d;
     // verilator lint_on UNOPTFLAT
-    wire  [7:0] wpt_3__q;
+    wire  [3:0] wpt_3__q;
     // verilator lint_off UNOPTFLAT
     reg  wpt_3__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [7:0] wpt_4__d;
+    reg  [3:0] wpt_4__d;
     // verilator lint_on UNOPTFLAT
-    wire  [7:0] wpt_4__q;
+    wire  [3:0] wpt_4__q;
     // verilator lint_off UNOPTFLAT
     reg  wpt_4__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [7:0] wpt_5__d;
+    reg  [3:0] wpt_5__d;
     // verilator lint_on UNOPTFLAT
-    wire  [7:0] wpt_5__q;
+    wire  [3:0] wpt_5__q;
     // verilator lint_off UNOPTFLAT
     reg  wpt_5__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [7:0] wpt_6__d;
+    reg  [3:0] wpt_6__d;
     // verilator lint_on UNOPTFLAT
-    wire  [7:0] wpt_6__q;
+    wire  [3:0] wpt_6__q;
     // verilator lint_off UNOPTFLAT
     reg  wpt_6__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [7:0] wpt_7__d;
+    reg  [3:0] wpt_7__d;
     // verilator lint_on UNOPTFLAT
-    wire  [7:0] wpt_7__q;
+    wire  [3:0] wpt_7__q;
     // verilator lint_off UNOPTFLAT
     reg  wpt_7__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [3:0] wpt_8__d;
+    // verilator lint_on UNOPTFLAT
+    wire  [3:0] wpt_8__q;
+    // verilator lint_off UNOPTFLAT
+    reg  wpt_8__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [3:0] wpt_9__d;
+    // verilator lint_on UNOPTFLAT
+    wire  [3:0] wpt_9__q;
+    // verilator lint_off UNOPTFLAT
+    reg  wpt_9__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [3:0] wpt_10__d;
+    // verilator lint_on UNOPTFLAT
+    wire  [3:0] wpt_10__q;
+    // verilator lint_off UNOPTFLAT
+    reg  wpt_10__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [3:0] wpt_11__d;
+    // verilator lint_on UNOPTFLAT
+    wire  [3:0] wpt_11__q;
+    // verilator lint_off UNOPTFLAT
+    reg  wpt_11__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [3:0] wpt_12__d;
+    // verilator lint_on UNOPTFLAT
+    wire  [3:0] wpt_12__q;
+    // verilator lint_off UNOPTFLAT
+    reg  wpt_12__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [3:0] wpt_13__d;
+    // verilator lint_on UNOPTFLAT
+    wire  [3:0] wpt_13__q;
+    // verilator lint_off UNOPTFLAT
+    reg  wpt_13__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [3:0] wpt_14__d;
+    // verilator lint_on UNOPTFLAT
+    wire  [3:0] wpt_14__q;
+    // verilator lint_off UNOPTFLAT
+    reg  wpt_14__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [3:0] wpt_15__d;
+    // verilator lint_on UNOPTFLAT
+    wire  [3:0] wpt_15__q;
+    // verilator lint_off UNOPTFLAT
+    reg  wpt_15__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
     reg  [3:0] older_0__d;
@@ -442,6 +482,55 @@ module elf_base_proto(clock,reset,tw_clear,tw_en,tw_slot,tw_valid,tw_branch,tw_p
     // verilator lint_off UNOPTFLAT
     reg  pend_1__clock;
     // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [7:0] launch_deal__word;
+    // verilator lint_on UNOPTFLAT
+    wire  [3:0] launch_deal__lanes_0;
+    wire  [3:0] launch_deal__lanes_1;
+    // verilator lint_off UNOPTFLAT
+    reg  [7:0] exit_deal__word;
+    // verilator lint_on UNOPTFLAT
+    wire  [3:0] exit_deal__lanes_0;
+    wire  [3:0] exit_deal__lanes_1;
+    // verilator lint_off UNOPTFLAT
+    reg  [7:0] elig_deal__word;
+    // verilator lint_on UNOPTFLAT
+    wire  [3:0] elig_deal__lanes_0;
+    wire  [3:0] elig_deal__lanes_1;
+    // verilator lint_off UNOPTFLAT
+    reg  [7:0] on_grant_deal__word;
+    // verilator lint_on UNOPTFLAT
+    wire  [3:0] on_grant_deal__lanes_0;
+    wire  [3:0] on_grant_deal__lanes_1;
+    // verilator lint_off UNOPTFLAT
+    reg  [7:0] unit_codes_0__word;
+    // verilator lint_on UNOPTFLAT
+    wire  [3:0] unit_codes_0__is0;
+    wire  [3:0] unit_codes_0__is1;
+    wire  [3:0] unit_codes_0__is2;
+    wire  [3:0] unit_codes_0__is3;
+    // verilator lint_off UNOPTFLAT
+    reg  [7:0] unit_codes_1__word;
+    // verilator lint_on UNOPTFLAT
+    wire  [3:0] unit_codes_1__is0;
+    wire  [3:0] unit_codes_1__is1;
+    wire  [3:0] unit_codes_1__is2;
+    wire  [3:0] unit_codes_1__is3;
+    // verilator lint_off UNOPTFLAT
+    reg  [3:0] live_gather__lanes_0;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [3:0] live_gather__lanes_1;
+    // verilator lint_on UNOPTFLAT
+    wire  [7:0] live_gather__word;
+    // verilator lint_off UNOPTFLAT
+    reg  [7:0] fresh_first__req;
+    // verilator lint_on UNOPTFLAT
+    wire  fresh_first__valid;
+    // verilator lint_off UNUSEDSIGNAL
+    wire  [7:0] fresh_first__onehot;
+    // verilator lint_on UNUSEDSIGNAL
+    wire  [2:0] fresh_first__index;
     
     // Local signals
     // verilator lint_off UNOPTFLAT
@@ -481,28 +570,52 @@ module elf_base_proto(clock,reset,tw_clear,tw_en,tw_slot,tw_valid,tw_branch,tw_p
     reg  [3:0] unit_lsu_1;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [7:0] wcur_0;
+    reg  [3:0] wcur_0;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [7:0] wcur_1;
+    reg  [3:0] wcur_1;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [7:0] wcur_2;
+    reg  [3:0] wcur_2;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [7:0] wcur_3;
+    reg  [3:0] wcur_3;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [7:0] wcur_4;
+    reg  [3:0] wcur_4;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [7:0] wcur_5;
+    reg  [3:0] wcur_5;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [7:0] wcur_6;
+    reg  [3:0] wcur_6;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [7:0] wcur_7;
+    reg  [3:0] wcur_7;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [3:0] wcur_8;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [3:0] wcur_9;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [3:0] wcur_10;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [3:0] wcur_11;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [3:0] wcur_12;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [3:0] wcur_13;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [3:0] wcur_14;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [3:0] wcur_15;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
     reg  [3:0] pend_mask_0;
@@ -539,6 +652,54 @@ module elf_base_proto(clock,reset,tw_clear,tw_en,tw_slot,tw_valid,tw_branch,tw_p
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
     reg  [3:0] pend_eq_1;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [3:0] cmp_lt_0;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [3:0] cmp_lt_1;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [3:0] cmp_lt_2;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [3:0] cmp_lt_3;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [3:0] cmp_lt_4;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [3:0] cmp_lt_5;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [3:0] cmp_lt_6;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [3:0] cmp_lt_7;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [3:0] cmp_gt_0;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [3:0] cmp_gt_1;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [3:0] cmp_gt_2;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [3:0] cmp_gt_3;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [3:0] cmp_gt_4;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [3:0] cmp_gt_5;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [3:0] cmp_gt_6;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [3:0] cmp_gt_7;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
     reg  [3:0] cur_lt_0;
@@ -819,12 +980,6 @@ module elf_base_proto(clock,reset,tw_clear,tw_en,tw_slot,tw_valid,tw_branch,tw_p
     // verilator lint_off UNOPTFLAT
     reg  [7:0] fresh;
     // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [7:0] fresh_low;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [2:0] fresh_id;
-    // verilator lint_on UNOPTFLAT
     
     // Sub module instances
     elf_base_proto__pp_table pp_table(
@@ -887,6 +1042,46 @@ module elf_base_proto(clock,reset,tw_clear,tw_en,tw_slot,tw_valid,tw_branch,tw_p
         .d(wpt_7__d),
         .q(wpt_7__q),
         .clock(wpt_7__clock)
+    );
+    elf_base_proto__wpt wpt_8(
+        .d(wpt_8__d),
+        .q(wpt_8__q),
+        .clock(wpt_8__clock)
+    );
+    elf_base_proto__wpt wpt_9(
+        .d(wpt_9__d),
+        .q(wpt_9__q),
+        .clock(wpt_9__clock)
+    );
+    elf_base_proto__wpt wpt_10(
+        .d(wpt_10__d),
+        .q(wpt_10__q),
+        .clock(wpt_10__clock)
+    );
+    elf_base_proto__wpt wpt_11(
+        .d(wpt_11__d),
+        .q(wpt_11__q),
+        .clock(wpt_11__clock)
+    );
+    elf_base_proto__wpt wpt_12(
+        .d(wpt_12__d),
+        .q(wpt_12__q),
+        .clock(wpt_12__clock)
+    );
+    elf_base_proto__wpt wpt_13(
+        .d(wpt_13__d),
+        .q(wpt_13__q),
+        .clock(wpt_13__clock)
+    );
+    elf_base_proto__wpt wpt_14(
+        .d(wpt_14__d),
+        .q(wpt_14__q),
+        .clock(wpt_14__clock)
+    );
+    elf_base_proto__wpt wpt_15(
+        .d(wpt_15__d),
+        .q(wpt_15__q),
+        .clock(wpt_15__clock)
     );
     elf_base_proto__older older_0(
         .d(older_0__d),
@@ -1038,53 +1233,98 @@ module elf_base_proto(clock,reset,tw_clear,tw_en,tw_slot,tw_valid,tw_branch,tw_p
         .q(pend_1__q),
         .clock(pend_1__clock)
     );
+    elf_base_proto__launch_deal launch_deal(
+        .word(launch_deal__word),
+        .lanes_0(launch_deal__lanes_0),
+        .lanes_1(launch_deal__lanes_1)
+    );
+    elf_base_proto__exit_deal exit_deal(
+        .word(exit_deal__word),
+        .lanes_0(exit_deal__lanes_0),
+        .lanes_1(exit_deal__lanes_1)
+    );
+    elf_base_proto__elig_deal elig_deal(
+        .word(elig_deal__word),
+        .lanes_0(elig_deal__lanes_0),
+        .lanes_1(elig_deal__lanes_1)
+    );
+    elf_base_proto__on_grant_deal on_grant_deal(
+        .word(on_grant_deal__word),
+        .lanes_0(on_grant_deal__lanes_0),
+        .lanes_1(on_grant_deal__lanes_1)
+    );
+    elf_base_proto__unit_codes unit_codes_0(
+        .word(unit_codes_0__word),
+        .is0(unit_codes_0__is0),
+        .is1(unit_codes_0__is1),
+        .is2(unit_codes_0__is2),
+        .is3(unit_codes_0__is3)
+    );
+    elf_base_proto__unit_codes unit_codes_1(
+        .word(unit_codes_1__word),
+        .is0(unit_codes_1__is0),
+        .is1(unit_codes_1__is1),
+        .is2(unit_codes_1__is2),
+        .is3(unit_codes_1__is3)
+    );
+    elf_base_proto__live_gather live_gather(
+        .lanes_0(live_gather__lanes_0),
+        .lanes_1(live_gather__lanes_1),
+        .word(live_gather__word)
+    );
+    elf_base_proto__fresh_first fresh_first(
+        .req(fresh_first__req),
+        .valid(fresh_first__valid),
+        .onehot(fresh_first__onehot),
+        .index(fresh_first__index)
+    );
     
     // Update code
     always @(*) begin
         wpt_0__clock = clock;
-        wpt_0__d = wpt_0__q;
+        wpt_1__clock = clock;
+        wpt_2__clock = clock;
+        wpt_3__clock = clock;
+        wpt_4__clock = clock;
+        wpt_5__clock = clock;
+        wpt_6__clock = clock;
+        wpt_7__clock = clock;
+        wpt_8__clock = clock;
+        wpt_9__clock = clock;
+        wpt_10__clock = clock;
+        wpt_11__clock = clock;
+        wpt_12__clock = clock;
+        wpt_13__clock = clock;
+        wpt_14__clock = clock;
+        wpt_15__clock = clock;
         older_0__clock = clock;
         older_0__d = older_0__q;
         rel_lt_0__clock = clock;
         rel_eq_0__clock = clock;
-        wpt_1__clock = clock;
-        wpt_1__d = wpt_1__q;
         older_1__clock = clock;
         older_1__d = older_1__q;
         rel_lt_1__clock = clock;
         rel_eq_1__clock = clock;
-        wpt_2__clock = clock;
-        wpt_2__d = wpt_2__q;
         older_2__clock = clock;
         older_2__d = older_2__q;
         rel_lt_2__clock = clock;
         rel_eq_2__clock = clock;
-        wpt_3__clock = clock;
-        wpt_3__d = wpt_3__q;
         older_3__clock = clock;
         older_3__d = older_3__q;
         rel_lt_3__clock = clock;
         rel_eq_3__clock = clock;
-        wpt_4__clock = clock;
-        wpt_4__d = wpt_4__q;
         older_4__clock = clock;
         older_4__d = older_4__q;
         rel_lt_4__clock = clock;
         rel_eq_4__clock = clock;
-        wpt_5__clock = clock;
-        wpt_5__d = wpt_5__q;
         older_5__clock = clock;
         older_5__d = older_5__q;
         rel_lt_5__clock = clock;
         rel_eq_5__clock = clock;
-        wpt_6__clock = clock;
-        wpt_6__d = wpt_6__q;
         older_6__clock = clock;
         older_6__d = older_6__q;
         rel_lt_6__clock = clock;
         rel_eq_6__clock = clock;
-        wpt_7__clock = clock;
-        wpt_7__d = wpt_7__q;
         older_7__clock = clock;
         older_7__d = older_7__q;
         rel_lt_7__clock = clock;
@@ -1113,83 +1353,35 @@ module elf_base_proto(clock,reset,tw_clear,tw_en,tw_slot,tw_valid,tw_branch,tw_p
         pp_table__en_1 = upd_valid_1 & upd_trig_1;
         pp_table__pc_2 = launch_pc;
         pp_table__en_2 = |launch;
-        launch_s_0 = zero_l;
-        exit_s_0 = zero_l;
-        unit_none_0 = zero_l;
-        unit_sp_0 = zero_l;
-        unit_sfu_0 = zero_l;
-        unit_lsu_0 = zero_l;
-        launch_s_0[0] = launch[0 * 2 + 0];
-        exit_s_0[0] = exit[0 * 2 + 0];
-        unit_none_0[0] = ~unit_0[32'h2 * 0] & ~unit_0[32'h2 * 0 + 32'h1];
-        unit_sp_0[0] = unit_0[32'h2 * 0] & ~unit_0[32'h2 * 0 + 32'h1];
-        unit_sfu_0[0] = ~unit_0[32'h2 * 0] & unit_0[32'h2 * 0 + 32'h1];
-        unit_lsu_0[0] = unit_0[32'h2 * 0] & unit_0[32'h2 * 0 + 32'h1];
-        launch_s_0[1] = launch[1 * 2 + 0];
-        exit_s_0[1] = exit[1 * 2 + 0];
-        unit_none_0[1] = ~unit_0[32'h2 * 1] & ~unit_0[32'h2 * 1 + 32'h1];
-        unit_sp_0[1] = unit_0[32'h2 * 1] & ~unit_0[32'h2 * 1 + 32'h1];
-        unit_sfu_0[1] = ~unit_0[32'h2 * 1] & unit_0[32'h2 * 1 + 32'h1];
-        unit_lsu_0[1] = unit_0[32'h2 * 1] & unit_0[32'h2 * 1 + 32'h1];
-        launch_s_0[2] = launch[2 * 2 + 0];
-        exit_s_0[2] = exit[2 * 2 + 0];
-        unit_none_0[2] = ~unit_0[32'h2 * 2] & ~unit_0[32'h2 * 2 + 32'h1];
-        unit_sp_0[2] = unit_0[32'h2 * 2] & ~unit_0[32'h2 * 2 + 32'h1];
-        unit_sfu_0[2] = ~unit_0[32'h2 * 2] & unit_0[32'h2 * 2 + 32'h1];
-        unit_lsu_0[2] = unit_0[32'h2 * 2] & unit_0[32'h2 * 2 + 32'h1];
-        launch_s_0[3] = launch[3 * 2 + 0];
-        exit_s_0[3] = exit[3 * 2 + 0];
-        unit_none_0[3] = ~unit_0[32'h2 * 3] & ~unit_0[32'h2 * 3 + 32'h1];
-        unit_sp_0[3] = unit_0[32'h2 * 3] & ~unit_0[32'h2 * 3 + 32'h1];
-        unit_sfu_0[3] = ~unit_0[32'h2 * 3] & unit_0[32'h2 * 3 + 32'h1];
-        unit_lsu_0[3] = unit_0[32'h2 * 3] & unit_0[32'h2 * 3 + 32'h1];
-        launch_s_1 = zero_l;
-        exit_s_1 = zero_l;
-        unit_none_1 = zero_l;
-        unit_sp_1 = zero_l;
-        unit_sfu_1 = zero_l;
-        unit_lsu_1 = zero_l;
-        launch_s_1[0] = launch[0 * 2 + 1];
-        exit_s_1[0] = exit[0 * 2 + 1];
-        unit_none_1[0] = ~unit_1[32'h2 * 0] & ~unit_1[32'h2 * 0 + 32'h1];
-        unit_sp_1[0] = unit_1[32'h2 * 0] & ~unit_1[32'h2 * 0 + 32'h1];
-        unit_sfu_1[0] = ~unit_1[32'h2 * 0] & unit_1[32'h2 * 0 + 32'h1];
-        unit_lsu_1[0] = unit_1[32'h2 * 0] & unit_1[32'h2 * 0 + 32'h1];
-        launch_s_1[1] = launch[1 * 2 + 1];
-        exit_s_1[1] = exit[1 * 2 + 1];
-        unit_none_1[1] = ~unit_1[32'h2 * 1] & ~unit_1[32'h2 * 1 + 32'h1];
-        unit_sp_1[1] = unit_1[32'h2 * 1] & ~unit_1[32'h2 * 1 + 32'h1];
-        unit_sfu_1[1] = ~unit_1[32'h2 * 1] & unit_1[32'h2 * 1 + 32'h1];
-        unit_lsu_1[1] = unit_1[32'h2 * 1] & unit_1[32'h2 * 1 + 32'h1];
-        launch_s_1[2] = launch[2 * 2 + 1];
-        exit_s_1[2] = exit[2 * 2 + 1];
-        unit_none_1[2] = ~unit_1[32'h2 * 2] & ~unit_1[32'h2 * 2 + 32'h1];
-        unit_sp_1[2] = unit_1[32'h2 * 2] & ~unit_1[32'h2 * 2 + 32'h1];
-        unit_sfu_1[2] = ~unit_1[32'h2 * 2] & unit_1[32'h2 * 2 + 32'h1];
-        unit_lsu_1[2] = unit_1[32'h2 * 2] & unit_1[32'h2 * 2 + 32'h1];
-        launch_s_1[3] = launch[3 * 2 + 1];
-        exit_s_1[3] = exit[3 * 2 + 1];
-        unit_none_1[3] = ~unit_1[32'h2 * 3] & ~unit_1[32'h2 * 3 + 32'h1];
-        unit_sp_1[3] = unit_1[32'h2 * 3] & ~unit_1[32'h2 * 3 + 32'h1];
-        unit_sfu_1[3] = ~unit_1[32'h2 * 3] & unit_1[32'h2 * 3 + 32'h1];
-        unit_lsu_1[3] = unit_1[32'h2 * 3] & unit_1[32'h2 * 3 + 32'h1];
+        launch_deal__word = launch;
+        exit_deal__word = exit;
+        launch_s_0 = launch_deal__lanes_0;
+        exit_s_0 = exit_deal__lanes_0;
+        unit_codes_0__word = unit_0;
+        unit_none_0 = unit_codes_0__is0;
+        unit_sp_0 = unit_codes_0__is1;
+        unit_sfu_0 = unit_codes_0__is2;
+        unit_lsu_0 = unit_codes_0__is3;
+        launch_s_1 = launch_deal__lanes_1;
+        exit_s_1 = exit_deal__lanes_1;
+        unit_codes_1__word = unit_1;
+        unit_none_1 = unit_codes_1__is0;
+        unit_sp_1 = unit_codes_1__is1;
+        unit_sfu_1 = unit_codes_1__is2;
+        unit_lsu_1 = unit_codes_1__is3;
         pend_mask_0 = zero_l;
         if (upd_valid_0) begin
             pend_mask_0 = pend_0__q;
         end
         pend_old_0 = zero8;
-        if (pend_0__q[0]) begin
-            pend_old_0 = pend_old_0 | wpt_0__q;
-        end
-        if (pend_0__q[1]) begin
-            pend_old_0 = pend_old_0 | wpt_2__q;
-        end
-        if (pend_0__q[2]) begin
-            pend_old_0 = pend_old_0 | wpt_4__q;
-        end
-        if (pend_0__q[3]) begin
-            pend_old_0 = pend_old_0 | wpt_6__q;
-        end
+        pend_old_0[0] = |(wpt_0__q & pend_0__q);
+        pend_old_0[1] = |(wpt_1__q & pend_0__q);
+        pend_old_0[2] = |(wpt_2__q & pend_0__q);
+        pend_old_0[3] = |(wpt_3__q & pend_0__q);
+        pend_old_0[4] = |(wpt_4__q & pend_0__q);
+        pend_old_0[5] = |(wpt_5__q & pend_0__q);
+        pend_old_0[6] = |(wpt_6__q & pend_0__q);
+        pend_old_0[7] = |(wpt_7__q & pend_0__q);
         pend_new_0 = pend_old_0;
         if (upd_trig_0) begin
             pend_new_0 = pp_table__prio_0;
@@ -1197,36 +1389,84 @@ module elf_base_proto(clock,reset,tw_clear,tw_en,tw_slot,tw_valid,tw_branch,tw_p
         else if ((pend_old_0 != max8) & (pend_old_0 != zero8)) begin
             pend_new_0 = pend_old_0 - one8;
         end
-        pend_lt_0 = zero_l;
-        pend_gt_0 = zero_l;
-        pend_lt_0[0] = pend_new_0 < wpt_0__q;
-        pend_gt_0[0] = pend_new_0 > wpt_0__q;
-        pend_lt_0[1] = pend_new_0 < wpt_2__q;
-        pend_gt_0[1] = pend_new_0 > wpt_2__q;
-        pend_lt_0[2] = pend_new_0 < wpt_4__q;
-        pend_gt_0[2] = pend_new_0 > wpt_4__q;
-        pend_lt_0[3] = pend_new_0 < wpt_6__q;
-        pend_gt_0[3] = pend_new_0 > wpt_6__q;
-        pend_lt_0 = pend_lt_0 & ~pend_mask_0;
-        pend_gt_0 = pend_gt_0 & ~pend_mask_0;
+        cmp_lt_0 = zero_l;
+        cmp_gt_0 = ~wpt_0__q;
+        if (~pend_new_0[0]) begin
+            cmp_lt_0 = wpt_0__q;
+            cmp_gt_0 = zero_l;
+        end
+        cmp_lt_1 = zero_l;
+        cmp_gt_1 = ~wpt_1__q;
+        if (~pend_new_0[1]) begin
+            cmp_lt_1 = wpt_1__q;
+            cmp_gt_1 = zero_l;
+        end
+        cmp_lt_2 = zero_l;
+        cmp_gt_2 = ~wpt_2__q;
+        if (~pend_new_0[2]) begin
+            cmp_lt_2 = wpt_2__q;
+            cmp_gt_2 = zero_l;
+        end
+        cmp_lt_3 = zero_l;
+        cmp_gt_3 = ~wpt_3__q;
+        if (~pend_new_0[3]) begin
+            cmp_lt_3 = wpt_3__q;
+            cmp_gt_3 = zero_l;
+        end
+        cmp_lt_4 = zero_l;
+        cmp_gt_4 = ~wpt_4__q;
+        if (~pend_new_0[4]) begin
+            cmp_lt_4 = wpt_4__q;
+            cmp_gt_4 = zero_l;
+        end
+        cmp_lt_5 = zero_l;
+        cmp_gt_5 = ~wpt_5__q;
+        if (~pend_new_0[5]) begin
+            cmp_lt_5 = wpt_5__q;
+            cmp_gt_5 = zero_l;
+        end
+        cmp_lt_6 = zero_l;
+        cmp_gt_6 = ~wpt_6__q;
+        if (~pend_new_0[6]) begin
+            cmp_lt_6 = wpt_6__q;
+            cmp_gt_6 = zero_l;
+        end
+        cmp_lt_7 = zero_l;
+        cmp_gt_7 = ~wpt_7__q;
+        if (~pend_new_0[7]) begin
+            cmp_lt_7 = wpt_7__q;
+            cmp_gt_7 = zero_l;
+        end
+        cmp_lt_0 = cmp_lt_1 | (~cmp_gt_1 & cmp_lt_0);
+        cmp_gt_0 = cmp_gt_1 | (~cmp_lt_1 & cmp_gt_0);
+        cmp_lt_1 = cmp_lt_3 | (~cmp_gt_3 & cmp_lt_2);
+        cmp_gt_1 = cmp_gt_3 | (~cmp_lt_3 & cmp_gt_2);
+        cmp_lt_2 = cmp_lt_5 | (~cmp_gt_5 & cmp_lt_4);
+        cmp_gt_2 = cmp_gt_5 | (~cmp_lt_5 & cmp_gt_4);
+        cmp_lt_3 = cmp_lt_7 | (~cmp_gt_7 & cmp_lt_6);
+        cmp_gt_3 = cmp_gt_7 | (~cmp_lt_7 & cmp_gt_6);
+        cmp_lt_0 = cmp_lt_1 | (~cmp_gt_1 & cmp_lt_0);
+        cmp_gt_0 = cmp_gt_1 | (~cmp_lt_1 & cmp_gt_0);
+        cmp_lt_1 = cmp_lt_3 | (~cmp_gt_3 & cmp_lt_2);
+        cmp_gt_1 = cmp_gt_3 | (~cmp_lt_3 & cmp_gt_2);
+        cmp_lt_0 = cmp_lt_1 | (~cmp_gt_1 & cmp_lt_0);
+        cmp_gt_0 = cmp_gt_1 | (~cmp_lt_1 & cmp_gt_0);
+        pend_lt_0 = cmp_lt_0 & ~pend_mask_0;
+        pend_gt_0 = cmp_gt_0 & ~pend_mask_0;
         pend_eq_0 = ~(pend_lt_0 | pend_gt_0);
         pend_mask_1 = zero_l;
         if (upd_valid_1) begin
             pend_mask_1 = pend_1__q;
         end
         pend_old_1 = zero8;
-        if (pend_1__q[0]) begin
-            pend_old_1 = pend_old_1 | wpt_1__q;
-        end
-        if (pend_1__q[1]) begin
-            pend_old_1 = pend_old_1 | wpt_3__q;
-        end
-        if (pend_1__q[2]) begin
-            pend_old_1 = pend_old_1 | wpt_5__q;
-        end
-        if (pend_1__q[3]) begin
-            pend_old_1 = pend_old_1 | wpt_7__q;
-        end
+        pend_old_1[0] = |(wpt_8__q & pend_1__q);
+        pend_old_1[1] = |(wpt_9__q & pend_1__q);
+        pend_old_1[2] = |(wpt_10__q & pend_1__q);
+        pend_old_1[3] = |(wpt_11__q & pend_1__q);
+        pend_old_1[4] = |(wpt_12__q & pend_1__q);
+        pend_old_1[5] = |(wpt_13__q & pend_1__q);
+        pend_old_1[6] = |(wpt_14__q & pend_1__q);
+        pend_old_1[7] = |(wpt_15__q & pend_1__q);
         pend_new_1 = pend_old_1;
         if (upd_trig_1) begin
             pend_new_1 = pp_table__prio_1;
@@ -1234,18 +1474,70 @@ module elf_base_proto(clock,reset,tw_clear,tw_en,tw_slot,tw_valid,tw_branch,tw_p
         else if ((pend_old_1 != max8) & (pend_old_1 != zero8)) begin
             pend_new_1 = pend_old_1 - one8;
         end
-        pend_lt_1 = zero_l;
-        pend_gt_1 = zero_l;
-        pend_lt_1[0] = pend_new_1 < wpt_1__q;
-        pend_gt_1[0] = pend_new_1 > wpt_1__q;
-        pend_lt_1[1] = pend_new_1 < wpt_3__q;
-        pend_gt_1[1] = pend_new_1 > wpt_3__q;
-        pend_lt_1[2] = pend_new_1 < wpt_5__q;
-        pend_gt_1[2] = pend_new_1 > wpt_5__q;
-        pend_lt_1[3] = pend_new_1 < wpt_7__q;
-        pend_gt_1[3] = pend_new_1 > wpt_7__q;
-        pend_lt_1 = pend_lt_1 & ~pend_mask_1;
-        pend_gt_1 = pend_gt_1 & ~pend_mask_1;
+        cmp_lt_0 = zero_l;
+        cmp_gt_0 = ~wpt_8__q;
+        if (~pend_new_1[0]) begin
+            cmp_lt_0 = wpt_8__q;
+            cmp_gt_0 = zero_l;
+        end
+        cmp_lt_1 = zero_l;
+        cmp_gt_1 = ~wpt_9__q;
+        if (~pend_new_1[1]) begin
+            cmp_lt_1 = wpt_9__q;
+            cmp_gt_1 = zero_l;
+        end
+        cmp_lt_2 = zero_l;
+        cmp_gt_2 = ~wpt_10__q;
+        if (~pend_new_1[2]) begin
+            cmp_lt_2 = wpt_10__q;
+            cmp_gt_2 = zero_l;
+        end
+        cmp_lt_3 = zero_l;
+        cmp_gt_3 = ~wpt_11__q;
+        if (~pend_new_1[3]) begin
+            cmp_lt_3 = wpt_11__q;
+            cmp_gt_3 = zero_l;
+        end
+        cmp_lt_4 = zero_l;
+        cmp_gt_4 = ~wpt_12__q;
+        if (~pend_new_1[4]) begin
+            cmp_lt_4 = wpt_12__q;
+            cmp_gt_4 = zero_l;
+        end
+        cmp_lt_5 = zero_l;
+        cmp_gt_5 = ~wpt_13__q;
+        if (~pend_new_1[5]) begin
+            cmp_lt_5 = wpt_13__q;
+            cmp_gt_5 = zero_l;
+        end
+        cmp_lt_6 = zero_l;
+        cmp_gt_6 = ~wpt_14__q;
+        if (~pend_new_1[6]) begin
+            cmp_lt_6 = wpt_14__q;
+            cmp_gt_6 = zero_l;
+        end
+        cmp_lt_7 = zero_l;
+        cmp_gt_7 = ~wpt_15__q;
+        if (~pend_new_1[7]) begin
+            cmp_lt_7 = wpt_15__q;
+            cmp_gt_7 = zero_l;
+        end
+        cmp_lt_0 = cmp_lt_1 | (~cmp_gt_1 & cmp_lt_0);
+        cmp_gt_0 = cmp_gt_1 | (~cmp_lt_1 & cmp_gt_0);
+        cmp_lt_1 = cmp_lt_3 | (~cmp_gt_3 & cmp_lt_2);
+        cmp_gt_1 = cmp_gt_3 | (~cmp_lt_3 & cmp_gt_2);
+        cmp_lt_2 = cmp_lt_5 | (~cmp_gt_5 & cmp_lt_4);
+        cmp_gt_2 = cmp_gt_5 | (~cmp_lt_5 & cmp_gt_4);
+        cmp_lt_3 = cmp_lt_7 | (~cmp_gt_7 & cmp_lt_6);
+        cmp_gt_3 = cmp_gt_7 | (~cmp_lt_7 & cmp_gt_6);
+        cmp_lt_0 = cmp_lt_1 | (~cmp_gt_1 & cmp_lt_0);
+        cmp_gt_0 = cmp_gt_1 | (~cmp_lt_1 & cmp_gt_0);
+        cmp_lt_1 = cmp_lt_3 | (~cmp_gt_3 & cmp_lt_2);
+        cmp_gt_1 = cmp_gt_3 | (~cmp_lt_3 & cmp_gt_2);
+        cmp_lt_0 = cmp_lt_1 | (~cmp_gt_1 & cmp_lt_0);
+        cmp_gt_0 = cmp_gt_1 | (~cmp_lt_1 & cmp_gt_0);
+        pend_lt_1 = cmp_lt_0 & ~pend_mask_1;
+        pend_gt_1 = cmp_gt_0 & ~pend_mask_1;
         pend_eq_1 = ~(pend_lt_1 | pend_gt_1);
         if (pend_mask_0[0]) begin
             cur_lt_0 = pend_lt_0;
@@ -1415,37 +1707,69 @@ module elf_base_proto(clock,reset,tw_clear,tw_en,tw_slot,tw_valid,tw_branch,tw_p
             tie = ~last_1__q & ~older_7__q & ~onehot_l_3;
         end
         beats_7 = cur_lt_7 | (cur_eq_7 & tie);
-        wcur_0 = wpt_0__q;
-        if (pend_mask_0[0]) begin
-            wcur_0 = pend_new_0;
+        wcur_0 = wpt_0__q & ~pend_mask_0;
+        if (pend_new_0[0]) begin
+            wcur_0 = wcur_0 | pend_mask_0;
         end
-        wcur_2 = wpt_2__q;
-        if (pend_mask_0[1]) begin
-            wcur_2 = pend_new_0;
+        wcur_1 = wpt_1__q & ~pend_mask_0;
+        if (pend_new_0[1]) begin
+            wcur_1 = wcur_1 | pend_mask_0;
         end
-        wcur_4 = wpt_4__q;
-        if (pend_mask_0[2]) begin
-            wcur_4 = pend_new_0;
+        wcur_2 = wpt_2__q & ~pend_mask_0;
+        if (pend_new_0[2]) begin
+            wcur_2 = wcur_2 | pend_mask_0;
         end
-        wcur_6 = wpt_6__q;
-        if (pend_mask_0[3]) begin
-            wcur_6 = pend_new_0;
+        wcur_3 = wpt_3__q & ~pend_mask_0;
+        if (pend_new_0[3]) begin
+            wcur_3 = wcur_3 | pend_mask_0;
         end
-        wcur_1 = wpt_1__q;
-        if (pend_mask_1[0]) begin
-            wcur_1 = pend_new_1;
+        wcur_4 = wpt_4__q & ~pend_mask_0;
+        if (pend_new_0[4]) begin
+            wcur_4 = wcur_4 | pend_mask_0;
         end
-        wcur_3 = wpt_3__q;
-        if (pend_mask_1[1]) begin
-            wcur_3 = pend_new_1;
+        wcur_5 = wpt_5__q & ~pend_mask_0;
+        if (pend_new_0[5]) begin
+            wcur_5 = wcur_5 | pend_mask_0;
         end
-        wcur_5 = wpt_5__q;
-        if (pend_mask_1[2]) begin
-            wcur_5 = pend_new_1;
+        wcur_6 = wpt_6__q & ~pend_mask_0;
+        if (pend_new_0[6]) begin
+            wcur_6 = wcur_6 | pend_mask_0;
         end
-        wcur_7 = wpt_7__q;
-        if (pend_mask_1[3]) begin
-            wcur_7 = pend_new_1;
+        wcur_7 = wpt_7__q & ~pend_mask_0;
+        if (pend_new_0[7]) begin
+            wcur_7 = wcur_7 | pend_mask_0;
+        end
+        wcur_8 = wpt_8__q & ~pend_mask_1;
+        if (pend_new_1[0]) begin
+            wcur_8 = wcur_8 | pend_mask_1;
+        end
+        wcur_9 = wpt_9__q & ~pend_mask_1;
+        if (pend_new_1[1]) begin
+            wcur_9 = wcur_9 | pend_mask_1;
+        end
+        wcur_10 = wpt_10__q & ~pend_mask_1;
+        if (pend_new_1[2]) begin
+            wcur_10 = wcur_10 | pend_mask_1;
+        end
+        wcur_11 = wpt_11__q & ~pend_mask_1;
+        if (pend_new_1[3]) begin
+            wcur_11 = wcur_11 | pend_mask_1;
+        end
+        wcur_12 = wpt_12__q & ~pend_mask_1;
+        if (pend_new_1[4]) begin
+            wcur_12 = wcur_12 | pend_mask_1;
+        end
+        wcur_13 = wpt_13__q & ~pend_mask_1;
+        if (pend_new_1[5]) begin
+            wcur_13 = wcur_13 | pend_mask_1;
+        end
+        wcur_14 = wpt_14__q & ~pend_mask_1;
+        if (pend_new_1[6]) begin
+            wcur_14 = wcur_14 | pend_mask_1;
+        end
+        wcur_15 = wpt_15__q & ~pend_mask_1;
+        if (pend_new_1[7]) begin
+            wcur_15 = wcur_15 | pend_mask_1;
         end
         run_sp_0 = zero_fb;
         run_sfu_0 = zero_fb;
@@ -1604,18 +1928,14 @@ module elf_base_proto(clock,reset,tw_clear,tw_en,tw_slot,tw_valid,tw_branch,tw_p
             grant_id_0 = grant_id_0 | bit_lb_1;
         end
         grant_prio_0 = zero8;
-        if (grant_0[0]) begin
-            grant_prio_0 = grant_prio_0 | wcur_0;
-        end
-        if (grant_0[1]) begin
-            grant_prio_0 = grant_prio_0 | wcur_2;
-        end
-        if (grant_0[2]) begin
-            grant_prio_0 = grant_prio_0 | wcur_4;
-        end
-        if (grant_0[3]) begin
-            grant_prio_0 = grant_prio_0 | wcur_6;
-        end
+        grant_prio_0[0] = |(wcur_0 & grant_0);
+        grant_prio_0[1] = |(wcur_1 & grant_0);
+        grant_prio_0[2] = |(wcur_2 & grant_0);
+        grant_prio_0[3] = |(wcur_3 & grant_0);
+        grant_prio_0[4] = |(wcur_4 & grant_0);
+        grant_prio_0[5] = |(wcur_5 & grant_0);
+        grant_prio_0[6] = |(wcur_6 & grant_0);
+        grant_prio_0[7] = |(wcur_7 & grant_0);
         grant_1 = zero_l;
         if (issue_lead == sched_ids_1) begin
             grant_1 = pick_win_2;
@@ -1631,24 +1951,17 @@ module elf_base_proto(clock,reset,tw_clear,tw_en,tw_slot,tw_valid,tw_branch,tw_p
             grant_id_1 = grant_id_1 | bit_lb_1;
         end
         grant_prio_1 = zero8;
-        if (grant_1[0]) begin
-            grant_prio_1 = grant_prio_1 | wcur_1;
-        end
-        if (grant_1[1]) begin
-            grant_prio_1 = grant_prio_1 | wcur_3;
-        end
-        if (grant_1[2]) begin
-            grant_prio_1 = grant_prio_1 | wcur_5;
-        end
-        if (grant_1[3]) begin
-            grant_prio_1 = grant_prio_1 | wcur_7;
-        end
-        felig_0 = zero_l;
-        felig_0[0] = fetch_elig[0 * 2 + 0] | (fetch_on_grant[0 * 2 + 0] & grant_0[0]);
-        felig_0[1] = fetch_elig[1 * 2 + 0] | (fetch_on_grant[1 * 2 + 0] & grant_0[1]);
-        felig_0[2] = fetch_elig[2 * 2 + 0] | (fetch_on_grant[2 * 2 + 0] & grant_0[2]);
-        felig_0[3] = fetch_elig[3 * 2 + 0] | (fetch_on_grant[3 * 2 + 0] & grant_0[3]);
-        felig_0 = felig_0 & live_0__q;
+        grant_prio_1[0] = |(wcur_8 & grant_1);
+        grant_prio_1[1] = |(wcur_9 & grant_1);
+        grant_prio_1[2] = |(wcur_10 & grant_1);
+        grant_prio_1[3] = |(wcur_11 & grant_1);
+        grant_prio_1[4] = |(wcur_12 & grant_1);
+        grant_prio_1[5] = |(wcur_13 & grant_1);
+        grant_prio_1[6] = |(wcur_14 & grant_1);
+        grant_prio_1[7] = |(wcur_15 & grant_1);
+        elig_deal__word = fetch_elig;
+        on_grant_deal__word = fetch_on_grant;
+        felig_0 = (elig_deal__lanes_0 | (on_grant_deal__lanes_0 & grant_0)) & live_0__q;
         fwin_0 = zero_l;
         fwin_0[0] = felig_0[0] & &(beats_0 | ~felig_0 | onehot_l_0);
         fwin_0[1] = felig_0[1] & &(beats_2 | ~felig_0 | onehot_l_1);
@@ -1696,12 +2009,7 @@ module elf_base_proto(clock,reset,tw_clear,tw_en,tw_slot,tw_valid,tw_branch,tw_p
         if (|(fwin_0 & local_id_bit_1)) begin
             fid_0 = fid_0 | bit_hi_1;
         end
-        felig_1 = zero_l;
-        felig_1[0] = fetch_elig[0 * 2 + 1] | (fetch_on_grant[0 * 2 + 1] & grant_1[0]);
-        felig_1[1] = fetch_elig[1 * 2 + 1] | (fetch_on_grant[1 * 2 + 1] & grant_1[1]);
-        felig_1[2] = fetch_elig[2 * 2 + 1] | (fetch_on_grant[2 * 2 + 1] & grant_1[2]);
-        felig_1[3] = fetch_elig[3 * 2 + 1] | (fetch_on_grant[3 * 2 + 1] & grant_1[3]);
-        felig_1 = felig_1 & live_1__q;
+        felig_1 = (elig_deal__lanes_1 | (on_grant_deal__lanes_1 & grant_1)) & live_1__q;
         fwin_1 = zero_l;
         fwin_1[0] = felig_1[0] & &(beats_1 | ~felig_1 | onehot_l_0);
         fwin_1[1] = felig_1[1] & &(beats_3 | ~felig_1 | onehot_l_1);
@@ -1749,15 +2057,9 @@ module elf_base_proto(clock,reset,tw_clear,tw_en,tw_slot,tw_valid,tw_branch,tw_p
         if (|(fwin_1 & local_id_bit_1)) begin
             fid_1 = fid_1 | bit_hi_1;
         end
-        live_all = zero_n;
-        live_all[0] = live_0__q[0];
-        live_all[2] = live_0__q[1];
-        live_all[4] = live_0__q[2];
-        live_all[6] = live_0__q[3];
-        live_all[1] = live_1__q[0];
-        live_all[3] = live_1__q[1];
-        live_all[5] = live_1__q[2];
-        live_all[7] = live_1__q[3];
+        live_gather__lanes_0 = live_0__q;
+        live_gather__lanes_1 = live_1__q;
+        live_all = live_gather__word;
         fetch_any = 1'b0;
         fbest_0 = |fwin_0;
         fetch_any = fetch_any | |fwin_0;
@@ -1776,27 +2078,9 @@ module elf_base_proto(clock,reset,tw_clear,tw_en,tw_slot,tw_valid,tw_branch,tw_p
             fbest_1 = 1'b0;
         end
         fresh = fetch_elig & launch & ~live_all;
-        fresh_low = zero_n;
-        fresh_low[0] = fresh[0] & ~|(fresh & below_n_0);
-        fresh_low[1] = fresh[1] & ~|(fresh & below_n_1);
-        fresh_low[2] = fresh[2] & ~|(fresh & below_n_2);
-        fresh_low[3] = fresh[3] & ~|(fresh & below_n_3);
-        fresh_low[4] = fresh[4] & ~|(fresh & below_n_4);
-        fresh_low[5] = fresh[5] & ~|(fresh & below_n_5);
-        fresh_low[6] = fresh[6] & ~|(fresh & below_n_6);
-        fresh_low[7] = fresh[7] & ~|(fresh & below_n_7);
-        fresh_id = zero_nb;
-        if (|(fresh_low & global_id_bit_0)) begin
-            fresh_id = fresh_id | bit_nb_0;
-        end
-        if (|(fresh_low & global_id_bit_1)) begin
-            fresh_id = fresh_id | bit_nb_1;
-        end
-        if (|(fresh_low & global_id_bit_2)) begin
-            fresh_id = fresh_id | bit_nb_2;
-        end
-        fetch_valid = fetch_any | |fresh;
-        fetch_warp = fresh_id;
+        fresh_first__req = fresh;
+        fetch_valid = fetch_any | fresh_first__valid;
+        fetch_warp = fresh_first__index;
         if (fbest_0) begin
             fetch_warp = fid_0;
         end
@@ -1809,16 +2093,70 @@ module elf_base_proto(clock,reset,tw_clear,tw_en,tw_slot,tw_valid,tw_branch,tw_p
         grant_valid_1 = |grant_1;
         grant_warp_1 = grant_id_1;
         prio_1 = grant_prio_1;
-        launch_lt_0 = zero_l;
-        launch_gt_0 = zero_l;
-        launch_lt_0[0] = pp_table__prio_2 < wcur_0;
-        launch_gt_0[0] = pp_table__prio_2 > wcur_0;
-        launch_lt_0[1] = pp_table__prio_2 < wcur_2;
-        launch_gt_0[1] = pp_table__prio_2 > wcur_2;
-        launch_lt_0[2] = pp_table__prio_2 < wcur_4;
-        launch_gt_0[2] = pp_table__prio_2 > wcur_4;
-        launch_lt_0[3] = pp_table__prio_2 < wcur_6;
-        launch_gt_0[3] = pp_table__prio_2 > wcur_6;
+        cmp_lt_0 = zero_l;
+        cmp_gt_0 = ~wcur_0;
+        if (~pp_table__prio_2[0]) begin
+            cmp_lt_0 = wcur_0;
+            cmp_gt_0 = zero_l;
+        end
+        cmp_lt_1 = zero_l;
+        cmp_gt_1 = ~wcur_1;
+        if (~pp_table__prio_2[1]) begin
+            cmp_lt_1 = wcur_1;
+            cmp_gt_1 = zero_l;
+        end
+        cmp_lt_2 = zero_l;
+        cmp_gt_2 = ~wcur_2;
+        if (~pp_table__prio_2[2]) begin
+            cmp_lt_2 = wcur_2;
+            cmp_gt_2 = zero_l;
+        end
+        cmp_lt_3 = zero_l;
+        cmp_gt_3 = ~wcur_3;
+        if (~pp_table__prio_2[3]) begin
+            cmp_lt_3 = wcur_3;
+            cmp_gt_3 = zero_l;
+        end
+        cmp_lt_4 = zero_l;
+        cmp_gt_4 = ~wcur_4;
+        if (~pp_table__prio_2[4]) begin
+            cmp_lt_4 = wcur_4;
+            cmp_gt_4 = zero_l;
+        end
+        cmp_lt_5 = zero_l;
+        cmp_gt_5 = ~wcur_5;
+        if (~pp_table__prio_2[5]) begin
+            cmp_lt_5 = wcur_5;
+            cmp_gt_5 = zero_l;
+        end
+        cmp_lt_6 = zero_l;
+        cmp_gt_6 = ~wcur_6;
+        if (~pp_table__prio_2[6]) begin
+            cmp_lt_6 = wcur_6;
+            cmp_gt_6 = zero_l;
+        end
+        cmp_lt_7 = zero_l;
+        cmp_gt_7 = ~wcur_7;
+        if (~pp_table__prio_2[7]) begin
+            cmp_lt_7 = wcur_7;
+            cmp_gt_7 = zero_l;
+        end
+        cmp_lt_0 = cmp_lt_1 | (~cmp_gt_1 & cmp_lt_0);
+        cmp_gt_0 = cmp_gt_1 | (~cmp_lt_1 & cmp_gt_0);
+        cmp_lt_1 = cmp_lt_3 | (~cmp_gt_3 & cmp_lt_2);
+        cmp_gt_1 = cmp_gt_3 | (~cmp_lt_3 & cmp_gt_2);
+        cmp_lt_2 = cmp_lt_5 | (~cmp_gt_5 & cmp_lt_4);
+        cmp_gt_2 = cmp_gt_5 | (~cmp_lt_5 & cmp_gt_4);
+        cmp_lt_3 = cmp_lt_7 | (~cmp_gt_7 & cmp_lt_6);
+        cmp_gt_3 = cmp_gt_7 | (~cmp_lt_7 & cmp_gt_6);
+        cmp_lt_0 = cmp_lt_1 | (~cmp_gt_1 & cmp_lt_0);
+        cmp_gt_0 = cmp_gt_1 | (~cmp_lt_1 & cmp_gt_0);
+        cmp_lt_1 = cmp_lt_3 | (~cmp_gt_3 & cmp_lt_2);
+        cmp_gt_1 = cmp_gt_3 | (~cmp_lt_3 & cmp_gt_2);
+        cmp_lt_0 = cmp_lt_1 | (~cmp_gt_1 & cmp_lt_0);
+        cmp_gt_0 = cmp_gt_1 | (~cmp_lt_1 & cmp_gt_0);
+        launch_lt_0 = cmp_lt_0;
+        launch_gt_0 = cmp_gt_0;
         launch_eq_0 = ~(launch_lt_0 | launch_gt_0);
         if (launch_s_0[0]) begin
             rel_lt_0__d = launch_lt_0 & ~launch_s_0;
@@ -1892,16 +2230,70 @@ module elf_base_proto(clock,reset,tw_clear,tw_en,tw_slot,tw_valid,tw_branch,tw_p
             rel_lt_6__d = zero_l;
             rel_eq_6__d = ~zero_l;
         end
-        launch_lt_1 = zero_l;
-        launch_gt_1 = zero_l;
-        launch_lt_1[0] = pp_table__prio_2 < wcur_1;
-        launch_gt_1[0] = pp_table__prio_2 > wcur_1;
-        launch_lt_1[1] = pp_table__prio_2 < wcur_3;
-        launch_gt_1[1] = pp_table__prio_2 > wcur_3;
-        launch_lt_1[2] = pp_table__prio_2 < wcur_5;
-        launch_gt_1[2] = pp_table__prio_2 > wcur_5;
-        launch_lt_1[3] = pp_table__prio_2 < wcur_7;
-        launch_gt_1[3] = pp_table__prio_2 > wcur_7;
+        cmp_lt_0 = zero_l;
+        cmp_gt_0 = ~wcur_8;
+        if (~pp_table__prio_2[0]) begin
+            cmp_lt_0 = wcur_8;
+            cmp_gt_0 = zero_l;
+        end
+        cmp_lt_1 = zero_l;
+        cmp_gt_1 = ~wcur_9;
+        if (~pp_table__prio_2[1]) begin
+            cmp_lt_1 = wcur_9;
+            cmp_gt_1 = zero_l;
+        end
+        cmp_lt_2 = zero_l;
+        cmp_gt_2 = ~wcur_10;
+        if (~pp_table__prio_2[2]) begin
+            cmp_lt_2 = wcur_10;
+            cmp_gt_2 = zero_l;
+        end
+        cmp_lt_3 = zero_l;
+        cmp_gt_3 = ~wcur_11;
+        if (~pp_table__prio_2[3]) begin
+            cmp_lt_3 = wcur_11;
+            cmp_gt_3 = zero_l;
+        end
+        cmp_lt_4 = zero_l;
+        cmp_gt_4 = ~wcur_12;
+        if (~pp_table__prio_2[4]) begin
+            cmp_lt_4 = wcur_12;
+            cmp_gt_4 = zero_l;
+        end
+        cmp_lt_5 = zero_l;
+        cmp_gt_5 = ~wcur_13;
+        if (~pp_table__prio_2[5]) begin
+            cmp_lt_5 = wcur_13;
+            cmp_gt_5 = zero_l;
+        end
+        cmp_lt_6 = zero_l;
+        cmp_gt_6 = ~wcur_14;
+        if (~pp_table__prio_2[6]) begin
+            cmp_lt_6 = wcur_14;
+            cmp_gt_6 = zero_l;
+        end
+        cmp_lt_7 = zero_l;
+        cmp_gt_7 = ~wcur_15;
+        if (~pp_table__prio_2[7]) begin
+            cmp_lt_7 = wcur_15;
+            cmp_gt_7 = zero_l;
+        end
+        cmp_lt_0 = cmp_lt_1 | (~cmp_gt_1 & cmp_lt_0);
+        cmp_gt_0 = cmp_gt_1 | (~cmp_lt_1 & cmp_gt_0);
+        cmp_lt_1 = cmp_lt_3 | (~cmp_gt_3 & cmp_lt_2);
+        cmp_gt_1 = cmp_gt_3 | (~cmp_lt_3 & cmp_gt_2);
+        cmp_lt_2 = cmp_lt_5 | (~cmp_gt_5 & cmp_lt_4);
+        cmp_gt_2 = cmp_gt_5 | (~cmp_lt_5 & cmp_gt_4);
+        cmp_lt_3 = cmp_lt_7 | (~cmp_gt_7 & cmp_lt_6);
+        cmp_gt_3 = cmp_gt_7 | (~cmp_lt_7 & cmp_gt_6);
+        cmp_lt_0 = cmp_lt_1 | (~cmp_gt_1 & cmp_lt_0);
+        cmp_gt_0 = cmp_gt_1 | (~cmp_lt_1 & cmp_gt_0);
+        cmp_lt_1 = cmp_lt_3 | (~cmp_gt_3 & cmp_lt_2);
+        cmp_gt_1 = cmp_gt_3 | (~cmp_lt_3 & cmp_gt_2);
+        cmp_lt_0 = cmp_lt_1 | (~cmp_gt_1 & cmp_lt_0);
+        cmp_gt_0 = cmp_gt_1 | (~cmp_lt_1 & cmp_gt_0);
+        launch_lt_1 = cmp_lt_0;
+        launch_gt_1 = cmp_gt_0;
         launch_eq_1 = ~(launch_lt_1 | launch_gt_1);
         if (launch_s_1[0]) begin
             rel_lt_1__d = launch_lt_1 & ~launch_s_1;
@@ -1975,100 +2367,220 @@ module elf_base_proto(clock,reset,tw_clear,tw_en,tw_slot,tw_valid,tw_branch,tw_p
             rel_lt_7__d = zero_l;
             rel_eq_7__d = ~zero_l;
         end
-        wpt_0__d = wcur_0;
+        if (pp_table__prio_2[0]) begin
+            wpt_0__d = wcur_0 | launch_s_0;
+        end
+        else begin
+            wpt_0__d = wcur_0 & ~launch_s_0;
+        end
+        if (reset) begin
+            wpt_0__d = ~zero_l;
+        end
+        if (pp_table__prio_2[1]) begin
+            wpt_1__d = wcur_1 | launch_s_0;
+        end
+        else begin
+            wpt_1__d = wcur_1 & ~launch_s_0;
+        end
+        if (reset) begin
+            wpt_1__d = ~zero_l;
+        end
+        if (pp_table__prio_2[2]) begin
+            wpt_2__d = wcur_2 | launch_s_0;
+        end
+        else begin
+            wpt_2__d = wcur_2 & ~launch_s_0;
+        end
+        if (reset) begin
+            wpt_2__d = ~zero_l;
+        end
+        if (pp_table__prio_2[3]) begin
+            wpt_3__d = wcur_3 | launch_s_0;
+        end
+        else begin
+            wpt_3__d = wcur_3 & ~launch_s_0;
+        end
+        if (reset) begin
+            wpt_3__d = ~zero_l;
+        end
+        if (pp_table__prio_2[4]) begin
+            wpt_4__d = wcur_4 | launch_s_0;
+        end
+        else begin
+            wpt_4__d = wcur_4 & ~launch_s_0;
+        end
+        if (reset) begin
+            wpt_4__d = ~zero_l;
+        end
+        if (pp_table__prio_2[5]) begin
+            wpt_5__d = wcur_5 | launch_s_0;
+        end
+        else begin
+            wpt_5__d = wcur_5 & ~launch_s_0;
+        end
+        if (reset) begin
+            wpt_5__d = ~zero_l;
+        end
+        if (pp_table__prio_2[6]) begin
+            wpt_6__d = wcur_6 | launch_s_0;
+        end
+        else begin
+            wpt_6__d = wcur_6 & ~launch_s_0;
+        end
+        if (reset) begin
+            wpt_6__d = ~zero_l;
+        end
+        if (pp_table__prio_2[7]) begin
+            wpt_7__d = wcur_7 | launch_s_0;
+        end
+        else begin
+            wpt_7__d = wcur_7 & ~launch_s_0;
+        end
+        if (reset) begin
+            wpt_7__d = ~zero_l;
+        end
         if (launch_s_0[0]) begin
-            wpt_0__d = pp_table__prio_2;
             older_0__d = ~launch_s_0 | (launch_s_0 & below_l_0);
         end
         else begin
             older_0__d = older_0__q & ~launch_s_0;
         end
         if (reset) begin
-            wpt_0__d = max8;
             older_0__d = below_l_0;
         end
-        wpt_2__d = wcur_2;
         if (launch_s_0[1]) begin
-            wpt_2__d = pp_table__prio_2;
             older_2__d = ~launch_s_0 | (launch_s_0 & below_l_1);
         end
         else begin
             older_2__d = older_2__q & ~launch_s_0;
         end
         if (reset) begin
-            wpt_2__d = max8;
             older_2__d = below_l_1;
         end
-        wpt_4__d = wcur_4;
         if (launch_s_0[2]) begin
-            wpt_4__d = pp_table__prio_2;
             older_4__d = ~launch_s_0 | (launch_s_0 & below_l_2);
         end
         else begin
             older_4__d = older_4__q & ~launch_s_0;
         end
         if (reset) begin
-            wpt_4__d = max8;
             older_4__d = below_l_2;
         end
-        wpt_6__d = wcur_6;
         if (launch_s_0[3]) begin
-            wpt_6__d = pp_table__prio_2;
             older_6__d = ~launch_s_0 | (launch_s_0 & below_l_3);
         end
         else begin
             older_6__d = older_6__q & ~launch_s_0;
         end
         if (reset) begin
-            wpt_6__d = max8;
             older_6__d = below_l_3;
         end
-        wpt_1__d = wcur_1;
+        if (pp_table__prio_2[0]) begin
+            wpt_8__d = wcur_8 | launch_s_1;
+        end
+        else begin
+            wpt_8__d = wcur_8 & ~launch_s_1;
+        end
+        if (reset) begin
+            wpt_8__d = ~zero_l;
+        end
+        if (pp_table__prio_2[1]) begin
+            wpt_9__d = wcur_9 | launch_s_1;
+        end
+        else begin
+            wpt_9__d = wcur_9 & ~launch_s_1;
+        end
+        if (reset) begin
+            wpt_9__d = ~zero_l;
+        end
+        if (pp_table__prio_2[2]) begin
+            wpt_10__d = wcur_10 | launch_s_1;
+        end
+        else begin
+            wpt_10__d = wcur_10 & ~launch_s_1;
+        end
+        if (reset) begin
+            wpt_10__d = ~zero_l;
+        end
+        if (pp_table__prio_2[3]) begin
+            wpt_11__d = wcur_11 | launch_s_1;
+        end
+        else begin
+            wpt_11__d = wcur_11 & ~launch_s_1;
+        end
+        if (reset) begin
+            wpt_11__d = ~zero_l;
+        end
+        if (pp_table__prio_2[4]) begin
+            wpt_12__d = wcur_12 | launch_s_1;
+        end
+        else begin
+            wpt_12__d = wcur_12 & ~launch_s_1;
+        end
+        if (reset) begin
+            wpt_12__d = ~zero_l;
+        end
+        if (pp_table__prio_2[5]) begin
+            wpt_13__d = wcur_13 | launch_s_1;
+        end
+        else begin
+            wpt_13__d = wcur_13 & ~launch_s_1;
+        end
+        if (reset) begin
+            wpt_13__d = ~zero_l;
+        end
+        if (pp_table__prio_2[6]) begin
+            wpt_14__d = wcur_14 | launch_s_1;
+        end
+        else begin
+            wpt_14__d = wcur_14 & ~launch_s_1;
+        end
+        if (reset) begin
+            wpt_14__d = ~zero_l;
+        end
+        if (pp_table__prio_2[7]) begin
+            wpt_15__d = wcur_15 | launch_s_1;
+        end
+        else begin
+            wpt_15__d = wcur_15 & ~launch_s_1;
+        end
+        if (reset) begin
+            wpt_15__d = ~zero_l;
+        end
         if (launch_s_1[0]) begin
-            wpt_1__d = pp_table__prio_2;
             older_1__d = ~launch_s_1 | (launch_s_1 & below_l_0);
         end
         else begin
             older_1__d = older_1__q & ~launch_s_1;
         end
         if (reset) begin
-            wpt_1__d = max8;
             older_1__d = below_l_0;
         end
-        wpt_3__d = wcur_3;
         if (launch_s_1[1]) begin
-            wpt_3__d = pp_table__prio_2;
             older_3__d = ~launch_s_1 | (launch_s_1 & below_l_1);
         end
         else begin
             older_3__d = older_3__q & ~launch_s_1;
         end
         if (reset) begin
-            wpt_3__d = max8;
             older_3__d = below_l_1;
         end
-        wpt_5__d = wcur_5;
         if (launch_s_1[2]) begin
-            wpt_5__d = pp_table__prio_2;
             older_5__d = ~launch_s_1 | (launch_s_1 & below_l_2);
         end
         else begin
             older_5__d = older_5__q & ~launch_s_1;
         end
         if (reset) begin
-            wpt_5__d = max8;
             older_5__d = below_l_2;
         end
-        wpt_7__d = wcur_7;
         if (launch_s_1[3]) begin
-            wpt_7__d = pp_table__prio_2;
             older_7__d = ~launch_s_1 | (launch_s_1 & below_l_3);
         end
         else begin
             older_7__d = older_7__q & ~launch_s_1;
         end
         if (reset) begin
-            wpt_7__d = max8;
             older_7__d = below_l_3;
         end
         live_0__d = (live_0__q & ~exit_s_0) | launch_s_0;
@@ -2095,6 +2607,144 @@ module elf_base_proto(clock,reset,tw_clear,tw_en,tw_slot,tw_valid,tw_branch,tw_p
     
 endmodule // elf_base_proto
 
+// elf_base_proto__elig_deal: a sub-block, field `elig_deal` of `elf_base_proto`; 1 instance.
+module elf_base_proto__elig_deal(word,lanes_0,lanes_1);
+    
+    // Module arguments
+    input wire  [7:0] word;
+    output reg  [3:0] lanes_0;
+    output reg  [3:0] lanes_1;
+    
+    // Constant declarations
+    localparam  lane_shift_0 = 8'h0;
+    localparam  lane_shift_1 = 8'h1;
+    localparam  shift_0 = 8'h1;
+    localparam  shift_1 = 8'h2;
+    localparam  shift_2 = 8'h4;
+    localparam  shift_3 = 8'h8;
+    localparam  shift_4 = 8'h10;
+    localparam  mask_0 = 8'h55;
+    localparam  mask_1 = 8'h33;
+    localparam  mask_2 = 8'hf;
+    localparam  mask_3 = 8'hff;
+    localparam  mask_4 = 8'hff;
+    localparam  mask_5 = 8'hff;
+    
+    // Local signals
+    reg  [7:0] x;
+    
+    // Update code
+    always @(*) begin
+        x = (word >> lane_shift_0) & mask_0;
+        x = (x | (x >> shift_0)) & mask_1;
+        x = (x | (x >> shift_1)) & mask_2;
+        x = (x | (x >> shift_2)) & mask_3;
+        x = (x | (x >> shift_3)) & mask_4;
+        x = (x | (x >> shift_4)) & mask_5;
+        lanes_0 = x[(32'h0)+:(4)];
+        x = (word >> lane_shift_1) & mask_0;
+        x = (x | (x >> shift_0)) & mask_1;
+        x = (x | (x >> shift_1)) & mask_2;
+        x = (x | (x >> shift_2)) & mask_3;
+        x = (x | (x >> shift_3)) & mask_4;
+        x = (x | (x >> shift_4)) & mask_5;
+        lanes_1 = x[(32'h0)+:(4)];
+    end
+    
+endmodule // elf_base_proto__elig_deal
+
+// elf_base_proto__exit_deal: a sub-block, field `exit_deal` of `elf_base_proto`; 1 instance.
+module elf_base_proto__exit_deal(word,lanes_0,lanes_1);
+    
+    // Module arguments
+    input wire  [7:0] word;
+    output reg  [3:0] lanes_0;
+    output reg  [3:0] lanes_1;
+    
+    // Constant declarations
+    localparam  lane_shift_0 = 8'h0;
+    localparam  lane_shift_1 = 8'h1;
+    localparam  shift_0 = 8'h1;
+    localparam  shift_1 = 8'h2;
+    localparam  shift_2 = 8'h4;
+    localparam  shift_3 = 8'h8;
+    localparam  shift_4 = 8'h10;
+    localparam  mask_0 = 8'h55;
+    localparam  mask_1 = 8'h33;
+    localparam  mask_2 = 8'hf;
+    localparam  mask_3 = 8'hff;
+    localparam  mask_4 = 8'hff;
+    localparam  mask_5 = 8'hff;
+    
+    // Local signals
+    reg  [7:0] x;
+    
+    // Update code
+    always @(*) begin
+        x = (word >> lane_shift_0) & mask_0;
+        x = (x | (x >> shift_0)) & mask_1;
+        x = (x | (x >> shift_1)) & mask_2;
+        x = (x | (x >> shift_2)) & mask_3;
+        x = (x | (x >> shift_3)) & mask_4;
+        x = (x | (x >> shift_4)) & mask_5;
+        lanes_0 = x[(32'h0)+:(4)];
+        x = (word >> lane_shift_1) & mask_0;
+        x = (x | (x >> shift_0)) & mask_1;
+        x = (x | (x >> shift_1)) & mask_2;
+        x = (x | (x >> shift_2)) & mask_3;
+        x = (x | (x >> shift_3)) & mask_4;
+        x = (x | (x >> shift_4)) & mask_5;
+        lanes_1 = x[(32'h0)+:(4)];
+    end
+    
+endmodule // elf_base_proto__exit_deal
+
+// elf_base_proto__fresh_first: a sub-block, field `fresh_first` of `elf_base_proto`; 1 instance.
+module elf_base_proto__fresh_first(req,valid,onehot,index);
+    
+    // Module arguments
+    input wire  [7:0] req;
+    output reg  valid;
+    output reg  [7:0] onehot;
+    output reg  [2:0] index;
+    
+    // Constant declarations
+    localparam  shift_0 = 8'h1;
+    localparam  shift_1 = 8'h2;
+    localparam  shift_2 = 8'h4;
+    localparam  index_bits_0 = 8'haa;
+    localparam  index_bits_1 = 8'hcc;
+    localparam  index_bits_2 = 8'hf0;
+    localparam  bit_b_0 = 3'b1;
+    localparam  bit_b_1 = 3'b10;
+    localparam  bit_b_2 = 3'b100;
+    localparam  zero_b = 3'b0;
+    
+    // Local signals
+    reg  [7:0] scan;
+    
+    // Update code
+    always @(*) begin
+        scan = req;
+        scan = scan | (scan << shift_0);
+        scan = scan | (scan << shift_1);
+        scan = scan | (scan << shift_2);
+        onehot = req & ~(scan << shift_0);
+        valid = |req;
+        index = zero_b;
+        if (|(onehot & index_bits_0)) begin
+            index = index | bit_b_0;
+        end
+        if (|(onehot & index_bits_1)) begin
+            index = index | bit_b_1;
+        end
+        if (|(onehot & index_bits_2)) begin
+            index = index | bit_b_2;
+        end
+    end
+    
+endmodule // elf_base_proto__fresh_first
+
 // elf_base_proto__last: a register (rust-hdl DFF), field `last` of `elf_base_proto`; 2 instances (one per array element).
 module elf_base_proto__last(d,q,clock);
     
@@ -2113,6 +2763,52 @@ module elf_base_proto__last(d,q,clock);
     end
           
 endmodule // elf_base_proto__last
+
+// elf_base_proto__launch_deal: a sub-block, field `launch_deal` of `elf_base_proto`; 1 instance.
+module elf_base_proto__launch_deal(word,lanes_0,lanes_1);
+    
+    // Module arguments
+    input wire  [7:0] word;
+    output reg  [3:0] lanes_0;
+    output reg  [3:0] lanes_1;
+    
+    // Constant declarations
+    localparam  lane_shift_0 = 8'h0;
+    localparam  lane_shift_1 = 8'h1;
+    localparam  shift_0 = 8'h1;
+    localparam  shift_1 = 8'h2;
+    localparam  shift_2 = 8'h4;
+    localparam  shift_3 = 8'h8;
+    localparam  shift_4 = 8'h10;
+    localparam  mask_0 = 8'h55;
+    localparam  mask_1 = 8'h33;
+    localparam  mask_2 = 8'hf;
+    localparam  mask_3 = 8'hff;
+    localparam  mask_4 = 8'hff;
+    localparam  mask_5 = 8'hff;
+    
+    // Local signals
+    reg  [7:0] x;
+    
+    // Update code
+    always @(*) begin
+        x = (word >> lane_shift_0) & mask_0;
+        x = (x | (x >> shift_0)) & mask_1;
+        x = (x | (x >> shift_1)) & mask_2;
+        x = (x | (x >> shift_2)) & mask_3;
+        x = (x | (x >> shift_3)) & mask_4;
+        x = (x | (x >> shift_4)) & mask_5;
+        lanes_0 = x[(32'h0)+:(4)];
+        x = (word >> lane_shift_1) & mask_0;
+        x = (x | (x >> shift_0)) & mask_1;
+        x = (x | (x >> shift_1)) & mask_2;
+        x = (x | (x >> shift_2)) & mask_3;
+        x = (x | (x >> shift_3)) & mask_4;
+        x = (x | (x >> shift_4)) & mask_5;
+        lanes_1 = x[(32'h0)+:(4)];
+    end
+    
+endmodule // elf_base_proto__launch_deal
 
 // elf_base_proto__live: a register (rust-hdl DFF), field `live` of `elf_base_proto`; 2 instances (one per array element).
 module elf_base_proto__live(d,q,clock);
@@ -2133,6 +2829,56 @@ module elf_base_proto__live(d,q,clock);
           
 endmodule // elf_base_proto__live
 
+// elf_base_proto__live_gather: a sub-block, field `live_gather` of `elf_base_proto`; 1 instance.
+module elf_base_proto__live_gather(lanes_0,lanes_1,word);
+    
+    // Module arguments
+    input wire  [3:0] lanes_0;
+    input wire  [3:0] lanes_1;
+    output reg  [7:0] word;
+    
+    // Constant declarations
+    localparam  lane_shift_0 = 8'h0;
+    localparam  lane_shift_1 = 8'h1;
+    localparam  shift_0 = 8'h10;
+    localparam  shift_1 = 8'h8;
+    localparam  shift_2 = 8'h4;
+    localparam  shift_3 = 8'h2;
+    localparam  shift_4 = 8'h1;
+    localparam  mask_0 = 8'hff;
+    localparam  mask_1 = 8'hff;
+    localparam  mask_2 = 8'hf;
+    localparam  mask_3 = 8'h33;
+    localparam  mask_4 = 8'h55;
+    localparam  zero = 8'h0;
+    
+    // Local signals
+    reg  [3:0] lane;
+    reg  [7:0] x;
+    
+    // Update code
+    always @(*) begin
+        word = zero;
+        lane = lanes_0;
+        x = {4'd0, lane};
+        x = (x | (x << shift_0)) & mask_0;
+        x = (x | (x << shift_1)) & mask_1;
+        x = (x | (x << shift_2)) & mask_2;
+        x = (x | (x << shift_3)) & mask_3;
+        x = (x | (x << shift_4)) & mask_4;
+        word = word | (x << lane_shift_0);
+        lane = lanes_1;
+        x = {4'd0, lane};
+        x = (x | (x << shift_0)) & mask_0;
+        x = (x | (x << shift_1)) & mask_1;
+        x = (x | (x << shift_2)) & mask_2;
+        x = (x | (x << shift_3)) & mask_3;
+        x = (x | (x << shift_4)) & mask_4;
+        word = word | (x << lane_shift_1);
+    end
+    
+endmodule // elf_base_proto__live_gather
+
 // elf_base_proto__older: a register (rust-hdl DFF), field `older` of `elf_base_proto`; 8 instances (one per array element).
 module elf_base_proto__older(d,q,clock);
     
@@ -2151,6 +2897,52 @@ module elf_base_proto__older(d,q,clock);
     end
           
 endmodule // elf_base_proto__older
+
+// elf_base_proto__on_grant_deal: a sub-block, field `on_grant_deal` of `elf_base_proto`; 1 instance.
+module elf_base_proto__on_grant_deal(word,lanes_0,lanes_1);
+    
+    // Module arguments
+    input wire  [7:0] word;
+    output reg  [3:0] lanes_0;
+    output reg  [3:0] lanes_1;
+    
+    // Constant declarations
+    localparam  lane_shift_0 = 8'h0;
+    localparam  lane_shift_1 = 8'h1;
+    localparam  shift_0 = 8'h1;
+    localparam  shift_1 = 8'h2;
+    localparam  shift_2 = 8'h4;
+    localparam  shift_3 = 8'h8;
+    localparam  shift_4 = 8'h10;
+    localparam  mask_0 = 8'h55;
+    localparam  mask_1 = 8'h33;
+    localparam  mask_2 = 8'hf;
+    localparam  mask_3 = 8'hff;
+    localparam  mask_4 = 8'hff;
+    localparam  mask_5 = 8'hff;
+    
+    // Local signals
+    reg  [7:0] x;
+    
+    // Update code
+    always @(*) begin
+        x = (word >> lane_shift_0) & mask_0;
+        x = (x | (x >> shift_0)) & mask_1;
+        x = (x | (x >> shift_1)) & mask_2;
+        x = (x | (x >> shift_2)) & mask_3;
+        x = (x | (x >> shift_3)) & mask_4;
+        x = (x | (x >> shift_4)) & mask_5;
+        lanes_0 = x[(32'h0)+:(4)];
+        x = (word >> lane_shift_1) & mask_0;
+        x = (x | (x >> shift_0)) & mask_1;
+        x = (x | (x >> shift_1)) & mask_2;
+        x = (x | (x >> shift_2)) & mask_3;
+        x = (x | (x >> shift_3)) & mask_4;
+        x = (x | (x >> shift_4)) & mask_5;
+        lanes_1 = x[(32'h0)+:(4)];
+    end
+    
+endmodule // elf_base_proto__on_grant_deal
 
 // elf_base_proto__pend: a register (rust-hdl DFF), field `pend` of `elf_base_proto`; 2 instances (one per array element).
 module elf_base_proto__pend(d,q,clock);
@@ -2881,101 +3673,103 @@ module elf_base_proto__pp_table(clock,reset,tw_clear,tw_en,tw_slot,tw_valid,tw_b
             valid_new = zero_p;
             branch_new = zero_p;
         end
-        if (tw_en & (tw_slot == slot_ids_0)) begin
-            valid_new = valid_new & ~slot_onehot_0;
-            branch_new = branch_new & ~slot_onehot_0;
-            if (tw_valid) begin
-                valid_new = valid_new | slot_onehot_0;
+        if (tw_en) begin
+            if (tw_slot == slot_ids_0) begin
+                valid_new = valid_new & ~slot_onehot_0;
+                branch_new = branch_new & ~slot_onehot_0;
+                if (tw_valid) begin
+                    valid_new = valid_new | slot_onehot_0;
+                end
+                if (tw_branch) begin
+                    branch_new = branch_new | slot_onehot_0;
+                end
+                slot_pc_0__d = tw_pc;
+                slot_score_0__d = tw_score;
             end
-            if (tw_branch) begin
-                branch_new = branch_new | slot_onehot_0;
+            if (tw_slot == slot_ids_1) begin
+                valid_new = valid_new & ~slot_onehot_1;
+                branch_new = branch_new & ~slot_onehot_1;
+                if (tw_valid) begin
+                    valid_new = valid_new | slot_onehot_1;
+                end
+                if (tw_branch) begin
+                    branch_new = branch_new | slot_onehot_1;
+                end
+                slot_pc_1__d = tw_pc;
+                slot_score_1__d = tw_score;
             end
-            slot_pc_0__d = tw_pc;
-            slot_score_0__d = tw_score;
-        end
-        if (tw_en & (tw_slot == slot_ids_1)) begin
-            valid_new = valid_new & ~slot_onehot_1;
-            branch_new = branch_new & ~slot_onehot_1;
-            if (tw_valid) begin
-                valid_new = valid_new | slot_onehot_1;
+            if (tw_slot == slot_ids_2) begin
+                valid_new = valid_new & ~slot_onehot_2;
+                branch_new = branch_new & ~slot_onehot_2;
+                if (tw_valid) begin
+                    valid_new = valid_new | slot_onehot_2;
+                end
+                if (tw_branch) begin
+                    branch_new = branch_new | slot_onehot_2;
+                end
+                slot_pc_2__d = tw_pc;
+                slot_score_2__d = tw_score;
             end
-            if (tw_branch) begin
-                branch_new = branch_new | slot_onehot_1;
+            if (tw_slot == slot_ids_3) begin
+                valid_new = valid_new & ~slot_onehot_3;
+                branch_new = branch_new & ~slot_onehot_3;
+                if (tw_valid) begin
+                    valid_new = valid_new | slot_onehot_3;
+                end
+                if (tw_branch) begin
+                    branch_new = branch_new | slot_onehot_3;
+                end
+                slot_pc_3__d = tw_pc;
+                slot_score_3__d = tw_score;
             end
-            slot_pc_1__d = tw_pc;
-            slot_score_1__d = tw_score;
-        end
-        if (tw_en & (tw_slot == slot_ids_2)) begin
-            valid_new = valid_new & ~slot_onehot_2;
-            branch_new = branch_new & ~slot_onehot_2;
-            if (tw_valid) begin
-                valid_new = valid_new | slot_onehot_2;
+            if (tw_slot == slot_ids_4) begin
+                valid_new = valid_new & ~slot_onehot_4;
+                branch_new = branch_new & ~slot_onehot_4;
+                if (tw_valid) begin
+                    valid_new = valid_new | slot_onehot_4;
+                end
+                if (tw_branch) begin
+                    branch_new = branch_new | slot_onehot_4;
+                end
+                slot_pc_4__d = tw_pc;
+                slot_score_4__d = tw_score;
             end
-            if (tw_branch) begin
-                branch_new = branch_new | slot_onehot_2;
+            if (tw_slot == slot_ids_5) begin
+                valid_new = valid_new & ~slot_onehot_5;
+                branch_new = branch_new & ~slot_onehot_5;
+                if (tw_valid) begin
+                    valid_new = valid_new | slot_onehot_5;
+                end
+                if (tw_branch) begin
+                    branch_new = branch_new | slot_onehot_5;
+                end
+                slot_pc_5__d = tw_pc;
+                slot_score_5__d = tw_score;
             end
-            slot_pc_2__d = tw_pc;
-            slot_score_2__d = tw_score;
-        end
-        if (tw_en & (tw_slot == slot_ids_3)) begin
-            valid_new = valid_new & ~slot_onehot_3;
-            branch_new = branch_new & ~slot_onehot_3;
-            if (tw_valid) begin
-                valid_new = valid_new | slot_onehot_3;
+            if (tw_slot == slot_ids_6) begin
+                valid_new = valid_new & ~slot_onehot_6;
+                branch_new = branch_new & ~slot_onehot_6;
+                if (tw_valid) begin
+                    valid_new = valid_new | slot_onehot_6;
+                end
+                if (tw_branch) begin
+                    branch_new = branch_new | slot_onehot_6;
+                end
+                slot_pc_6__d = tw_pc;
+                slot_score_6__d = tw_score;
             end
-            if (tw_branch) begin
-                branch_new = branch_new | slot_onehot_3;
+            if (tw_slot == slot_ids_7) begin
+                valid_new = valid_new & ~slot_onehot_7;
+                branch_new = branch_new & ~slot_onehot_7;
+                if (tw_valid) begin
+                    valid_new = valid_new | slot_onehot_7;
+                end
+                if (tw_branch) begin
+                    branch_new = branch_new | slot_onehot_7;
+                end
+                slot_pc_7__d = tw_pc;
+                slot_score_7__d = tw_score;
             end
-            slot_pc_3__d = tw_pc;
-            slot_score_3__d = tw_score;
-        end
-        if (tw_en & (tw_slot == slot_ids_4)) begin
-            valid_new = valid_new & ~slot_onehot_4;
-            branch_new = branch_new & ~slot_onehot_4;
-            if (tw_valid) begin
-                valid_new = valid_new | slot_onehot_4;
-            end
-            if (tw_branch) begin
-                branch_new = branch_new | slot_onehot_4;
-            end
-            slot_pc_4__d = tw_pc;
-            slot_score_4__d = tw_score;
-        end
-        if (tw_en & (tw_slot == slot_ids_5)) begin
-            valid_new = valid_new & ~slot_onehot_5;
-            branch_new = branch_new & ~slot_onehot_5;
-            if (tw_valid) begin
-                valid_new = valid_new | slot_onehot_5;
-            end
-            if (tw_branch) begin
-                branch_new = branch_new | slot_onehot_5;
-            end
-            slot_pc_5__d = tw_pc;
-            slot_score_5__d = tw_score;
-        end
-        if (tw_en & (tw_slot == slot_ids_6)) begin
-            valid_new = valid_new & ~slot_onehot_6;
-            branch_new = branch_new & ~slot_onehot_6;
-            if (tw_valid) begin
-                valid_new = valid_new | slot_onehot_6;
-            end
-            if (tw_branch) begin
-                branch_new = branch_new | slot_onehot_6;
-            end
-            slot_pc_6__d = tw_pc;
-            slot_score_6__d = tw_score;
-        end
-        if (tw_en & (tw_slot == slot_ids_7)) begin
-            valid_new = valid_new & ~slot_onehot_7;
-            branch_new = branch_new & ~slot_onehot_7;
-            if (tw_valid) begin
-                valid_new = valid_new | slot_onehot_7;
-            end
-            if (tw_branch) begin
-                branch_new = branch_new | slot_onehot_7;
-            end
-            slot_pc_7__d = tw_pc;
-            slot_score_7__d = tw_score;
         end
         valid__d = valid_new;
         branch__d = branch_new;
@@ -3101,17 +3895,98 @@ module elf_base_proto__rel_lt(d,q,clock);
           
 endmodule // elf_base_proto__rel_lt
 
-// elf_base_proto__wpt: a register (rust-hdl DFF), field `wpt` of `elf_base_proto`; 8 instances (one per array element).
+// elf_base_proto__unit_codes: a sub-block, field `unit_codes` of `elf_base_proto`; 2 instances (one per array element).
+module elf_base_proto__unit_codes(word,is0,is1,is2,is3);
+    
+    // Module arguments
+    input wire  [7:0] word;
+    output reg  [3:0] is0;
+    output reg  [3:0] is1;
+    output reg  [3:0] is2;
+    output reg  [3:0] is3;
+    
+    // Stub signals
+    // verilator lint_off UNOPTFLAT
+    reg  [7:0] bits__word;
+    // verilator lint_on UNOPTFLAT
+    wire  [3:0] bits__lanes_0;
+    wire  [3:0] bits__lanes_1;
+    
+    // Sub module instances
+    elf_base_proto__unit_codes__bits bits(
+        .word(bits__word),
+        .lanes_0(bits__lanes_0),
+        .lanes_1(bits__lanes_1)
+    );
+    
+    // Update code
+    always @(*) begin
+        bits__word = word;
+        is0 = ~bits__lanes_0 & ~bits__lanes_1;
+        is1 = bits__lanes_0 & ~bits__lanes_1;
+        is2 = ~bits__lanes_0 & bits__lanes_1;
+        is3 = bits__lanes_0 & bits__lanes_1;
+    end
+    
+endmodule // elf_base_proto__unit_codes
+
+// elf_base_proto__unit_codes__bits: a sub-block, field `unit_codes.bits` of `elf_base_proto`; 2 instances (one per array element).
+module elf_base_proto__unit_codes__bits(word,lanes_0,lanes_1);
+    
+    // Module arguments
+    input wire  [7:0] word;
+    output reg  [3:0] lanes_0;
+    output reg  [3:0] lanes_1;
+    
+    // Constant declarations
+    localparam  lane_shift_0 = 8'h0;
+    localparam  lane_shift_1 = 8'h1;
+    localparam  shift_0 = 8'h1;
+    localparam  shift_1 = 8'h2;
+    localparam  shift_2 = 8'h4;
+    localparam  shift_3 = 8'h8;
+    localparam  shift_4 = 8'h10;
+    localparam  mask_0 = 8'h55;
+    localparam  mask_1 = 8'h33;
+    localparam  mask_2 = 8'hf;
+    localparam  mask_3 = 8'hff;
+    localparam  mask_4 = 8'hff;
+    localparam  mask_5 = 8'hff;
+    
+    // Local signals
+    reg  [7:0] x;
+    
+    // Update code
+    always @(*) begin
+        x = (word >> lane_shift_0) & mask_0;
+        x = (x | (x >> shift_0)) & mask_1;
+        x = (x | (x >> shift_1)) & mask_2;
+        x = (x | (x >> shift_2)) & mask_3;
+        x = (x | (x >> shift_3)) & mask_4;
+        x = (x | (x >> shift_4)) & mask_5;
+        lanes_0 = x[(32'h0)+:(4)];
+        x = (word >> lane_shift_1) & mask_0;
+        x = (x | (x >> shift_0)) & mask_1;
+        x = (x | (x >> shift_1)) & mask_2;
+        x = (x | (x >> shift_2)) & mask_3;
+        x = (x | (x >> shift_3)) & mask_4;
+        x = (x | (x >> shift_4)) & mask_5;
+        lanes_1 = x[(32'h0)+:(4)];
+    end
+    
+endmodule // elf_base_proto__unit_codes__bits
+
+// elf_base_proto__wpt: a register (rust-hdl DFF), field `wpt` of `elf_base_proto`; 16 instances (one per array element).
 module elf_base_proto__wpt(d,q,clock);
     
     // Module arguments
-    input wire  [7:0] d;
-    output reg  [7:0] q;
+    input wire  [3:0] d;
+    output reg  [3:0] q;
     input wire  clock;
     
     // Update code (custom)
     initial begin
-       q = 8'h0;
+       q = 4'h0;
     end
     
     always @(posedge clock) begin

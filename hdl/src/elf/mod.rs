@@ -8,12 +8,17 @@
 //! warps per scheduler (local ids of `LB` bits; `NB = LB + SCB`), `P` program-point slots
 //! (`PB` bits). Derived ones, which rust-hdl cannot compute from the others: `SQ = SC * SC`
 //! issue picks, `K = SC + 1` table lookups, `U = 2 * L` (the unit port's width and the rank
-//! adder tree's nodes), `FB = clog2(SC + 1)` bits per free-slot count.
+//! adder tree's nodes), `FB = clog2(SC + 1)` bits per free-slot count, `WP = 8 * SC` WPT bit
+//! planes.
 //!
-//! Warp `w` is local warp `w / SC` of scheduler `w % SC`; per-warp state (WPT entry, age
-//! row, relation rows) is indexed by global id, per-scheduler state (live mask, last and
-//! pending grant, both one-hot) by scheduler. Structure, each stage a reduction tree rather
-//! than a chain:
+//! Warp `w` is local warp `w / SC` of scheduler `w % SC`; per-warp rows (age row, relation
+//! rows) are indexed by global id, per-scheduler state (live mask, last and pending grant, both
+//! one-hot) by scheduler, and the WPT is stored as bit planes per scheduler (`wpt[s * 8 + b]`:
+//! bit `b` of each local warp's value), so comparing one value with every warp of a scheduler,
+//! reading the value of a one-hot warp or writing a value into a set of warps is 8 word
+//! operations (in a Verilated model as in the netlist) rather than one per warp. The global
+//! ports are split into schedulers' lanes by [`Deal`] and joined by [`Gather`] (wiring).
+//! Structure, each stage a reduction tree rather than a chain:
 //! * WPT relations: `rel_lt[w]` / `rel_eq[w]` hold which warps of its scheduler warp `w`'s
 //!   stored WPT value is below / equal to. Only the pending grant's value (its update port)
 //!   and launched warps' values change in a cycle, so only their rows and columns are
@@ -41,6 +46,7 @@ mod table;
 pub use table::PpTable;
 
 use crate::consts::{below_table, constant, index_table, onehot_table};
+use crate::prim::{Deal, Decode2, FindFirst, Gather};
 use crate::sim::Clocked;
 use rust_hdl::prelude::*;
 
@@ -59,6 +65,7 @@ pub struct Elf<
     const FB: usize,
     const P: usize,
     const PB: usize,
+    const WP: usize,
 > {
     /// Rising-edge clock.
     pub clock: Signal<In, Clock>,
@@ -118,8 +125,10 @@ pub struct Elf<
     pub fetch_warp: Signal<Out, Bits<NB>>,
     /// The program-point table; lookups `0..SC` serve the update ports, `SC` launches.
     pp_table: PpTable<P, PB, K>,
-    /// Warp priority table, by global warp id.
-    wpt: [DFF<Bits<8>>; N],
+    /// Warp priority table as bit planes: `wpt[s * 8 + b]` holds bit `b` of the WPT value of
+    /// every local warp of scheduler `s` (so a value is compared with all of a scheduler's
+    /// warps, or read by a one-hot select, a plane at a time).
+    wpt: [DFF<Bits<L>>; WP],
     /// Age rows, by global warp id: bit `j` set when local warp `j` of the same scheduler
     /// is older.
     older: [DFF<Bits<L>>; N],
@@ -135,6 +144,17 @@ pub struct Elf<
     last: [DFF<Bits<L>>; SC],
     /// Per scheduler: this cycle's grant, whose update port reports next cycle (one-hot).
     pend: [DFF<Bits<L>>; SC],
+    /// Launch, exit and fetch masks split by scheduler (global ids to local ones).
+    launch_deal: Deal<N, L, SC>,
+    exit_deal: Deal<N, L, SC>,
+    elig_deal: Deal<N, L, SC>,
+    on_grant_deal: Deal<N, L, SC>,
+    /// Per scheduler: its unit codes decoded, one mask per unit.
+    unit_codes: [Decode2<U, L>; SC],
+    /// Live warps by scheduler joined into global ids.
+    live_gather: Gather<N, L, SC>,
+    /// The lowest launching warp that wants a fetch.
+    fresh_first: FindFirst<N, NB>,
     /// Per scheduler: launch and exit masks (local ids).
     launch_s: [Signal<Local, Bits<L>>; SC],
     exit_s: [Signal<Local, Bits<L>>; SC],
@@ -143,8 +163,8 @@ pub struct Elf<
     unit_sp: [Signal<Local, Bits<L>>; SC],
     unit_sfu: [Signal<Local, Bits<L>>; SC],
     unit_lsu: [Signal<Local, Bits<L>>; SC],
-    /// The WPT as this cycle's selects see it (last cycle's grants updated), by global id.
-    wcur: [Signal<Local, Bits<8>>; N],
+    /// The WPT planes as this cycle's selects see them (last cycle's grants updated).
+    wcur: [Signal<Local, Bits<L>>; WP],
     /// Per scheduler: the pending grant (one-hot) if its update port reports this cycle, its
     /// stored and new WPT value, and the warps whose stored value the new one is below,
     /// above, equal to (the pending warp itself left out of the first two).
@@ -154,6 +174,11 @@ pub struct Elf<
     pend_lt: [Signal<Local, Bits<L>>; SC],
     pend_gt: [Signal<Local, Bits<L>>; SC],
     pend_eq: [Signal<Local, Bits<L>>; SC],
+    /// Reused: a value compared with a scheduler's WPT planes, per bit then by a tree over the
+    /// bits (level by level in place; entry 0 ends as the whole compare): the warps whose
+    /// value it is below (`cmp_lt`) or above (`cmp_gt`).
+    cmp_lt: [Signal<Local, Bits<L>>; 8],
+    cmp_gt: [Signal<Local, Bits<L>>; 8],
     /// By global id: this cycle's relations (the pending grant's row and column updated).
     cur_lt: [Signal<Local, Bits<L>>; N],
     cur_eq: [Signal<Local, Bits<L>>; N],
@@ -199,11 +224,7 @@ pub struct Elf<
     /// Warps launching now (not yet live) that want a fetch; the lowest of them.
     live_all: Signal<Local, Bits<N>>,
     fresh: Signal<Local, Bits<N>>,
-    fresh_low: Signal<Local, Bits<N>>,
-    fresh_id: Signal<Local, Bits<NB>>,
     zero_l: Constant<Bits<L>>,
-    zero_n: Constant<Bits<N>>,
-    zero_nb: Constant<Bits<NB>>,
     zero_lb: Constant<Bits<LB>>,
     zero_fb: Constant<Bits<FB>>,
     one_fb: Constant<Bits<FB>>,
@@ -211,19 +232,15 @@ pub struct Elf<
     one8: Constant<Bits<8>>,
     max8: Constant<Bits<8>>,
     bit_lb: [Constant<Bits<LB>>; LB],
-    /// Bit `b` of a global id.
-    bit_nb: [Constant<Bits<NB>>; NB],
     /// Bit `b` of a local id placed in a global id (bit `b + SCB`).
     bit_hi: [Constant<Bits<NB>>; LB],
     /// Per id bit: the local ids / global ids that have it.
     local_id_bit: [Constant<Bits<L>>; LB],
-    global_id_bit: [Constant<Bits<N>>; NB],
     sched_ids: [Constant<Bits<SCB>>; SC],
     /// Scheduler `s` as the low bits of a global id.
     sched_gid: [Constant<Bits<NB>>; SC],
     onehot_l: [Constant<Bits<L>>; L],
     below_l: [Constant<Bits<L>>; L],
-    below_n: [Constant<Bits<N>>; N],
 }
 
 impl<
@@ -239,12 +256,13 @@ impl<
         const FB: usize,
         const P: usize,
         const PB: usize,
-    > Default for Elf<N, NB, SC, SCB, SQ, K, L, LB, U, FB, P, PB>
+        const WP: usize,
+    > Default for Elf<N, NB, SC, SCB, SQ, K, L, LB, U, FB, P, PB, WP>
 {
     fn default() -> Self {
         assert!(SC >= 2 && SC.is_power_of_two() && (1usize << SCB) == SC);
         assert!(N == SC * L && L <= 32 && (1usize << LB) >= L && NB == LB + SCB);
-        assert!(SQ == SC * SC && K == SC + 1 && U == 2 * L);
+        assert!(SQ == SC * SC && K == SC + 1 && U == 2 * L && WP == 8 * SC);
         assert!((1usize << FB) > SC && (1usize << (FB - 1)) <= SC);
         Self {
             clock: Default::default(),
@@ -283,6 +301,13 @@ impl<
             live: array_init::array_init(|_| Default::default()),
             last: array_init::array_init(|_| Default::default()),
             pend: array_init::array_init(|_| Default::default()),
+            launch_deal: Default::default(),
+            exit_deal: Default::default(),
+            elig_deal: Default::default(),
+            on_grant_deal: Default::default(),
+            unit_codes: array_init::array_init(|_| Default::default()),
+            live_gather: Default::default(),
+            fresh_first: Default::default(),
             launch_s: array_init::array_init(|_| Default::default()),
             exit_s: array_init::array_init(|_| Default::default()),
             unit_none: array_init::array_init(|_| Default::default()),
@@ -296,6 +321,8 @@ impl<
             pend_lt: array_init::array_init(|_| Default::default()),
             pend_gt: array_init::array_init(|_| Default::default()),
             pend_eq: array_init::array_init(|_| Default::default()),
+            cmp_lt: array_init::array_init(|_| Default::default()),
+            cmp_gt: array_init::array_init(|_| Default::default()),
             cur_lt: array_init::array_init(|_| Default::default()),
             cur_eq: array_init::array_init(|_| Default::default()),
             tie: Default::default(),
@@ -328,11 +355,7 @@ impl<
             fid: array_init::array_init(|_| Default::default()),
             live_all: Default::default(),
             fresh: Default::default(),
-            fresh_low: Default::default(),
-            fresh_id: Default::default(),
             zero_l: constant(0),
-            zero_n: constant(0),
-            zero_nb: constant(0),
             zero_lb: constant(0),
             zero_fb: constant(0),
             one_fb: constant(1),
@@ -340,19 +363,14 @@ impl<
             one8: constant(1),
             max8: constant(255),
             bit_lb: array_init::array_init(|b| constant(1 << b)),
-            bit_nb: array_init::array_init(|b| constant(1 << b)),
             bit_hi: array_init::array_init(|b| constant(1 << (b + SCB))),
             local_id_bit: array_init::array_init(|b| {
                 constant((0..L).filter(|l| l >> b & 1 == 1).fold(0, |m, l| m | 1 << l))
-            }),
-            global_id_bit: array_init::array_init(|b| {
-                constant((0..N).filter(|w| w >> b & 1 == 1).fold(0, |m, w| m | 1 << w))
             }),
             sched_ids: index_table(),
             sched_gid: index_table(),
             onehot_l: onehot_table(),
             below_l: below_table(),
-            below_n: below_table(),
         }
     }
 }
@@ -370,13 +388,15 @@ impl<
         const FB: usize,
         const P: usize,
         const PB: usize,
-    > Logic for Elf<N, NB, SC, SCB, SQ, K, L, LB, U, FB, P, PB>
+        const WP: usize,
+    > Logic for Elf<N, NB, SC, SCB, SQ, K, L, LB, U, FB, P, PB, WP>
 {
     #[hdl_gen]
     fn update(&mut self) {
+        for p in 0..WP {
+            self.wpt[p].clock.next = self.clock.val();
+        }
         for w in 0..N {
-            self.wpt[w].clock.next = self.clock.val();
-            self.wpt[w].d.next = self.wpt[w].q.val();
             self.older[w].clock.next = self.clock.val();
             self.older[w].d.next = self.older[w].q.val();
             self.rel_lt[w].clock.next = self.clock.val();
@@ -407,21 +427,16 @@ impl<
             self.pp_table.pc[n].next = self.launch_pc.val();
             self.pp_table.en[n].next = self.launch.val().any();
             // Per scheduler: launch, exit and unit masks over its local warps.
+            self.launch_deal.word.next = self.launch.val();
+            self.exit_deal.word.next = self.exit.val();
             for s in 0..SC {
-                self.launch_s[s].next = self.zero_l.val();
-                self.exit_s[s].next = self.zero_l.val();
-                self.unit_none[s].next = self.zero_l.val();
-                self.unit_sp[s].next = self.zero_l.val();
-                self.unit_sfu[s].next = self.zero_l.val();
-                self.unit_lsu[s].next = self.zero_l.val();
-                for l in 0..L {
-                    self.launch_s[s].next = self.launch_s[s].val().replace_bit(l, self.launch.val().get_bit(l * n + s));
-                    self.exit_s[s].next = self.exit_s[s].val().replace_bit(l, self.exit.val().get_bit(l * n + s));
-                    self.unit_none[s].next = self.unit_none[s].val().replace_bit(l, !self.unit[s].val().get_bit(2 * l) & !self.unit[s].val().get_bit(2 * l + 1));
-                    self.unit_sp[s].next = self.unit_sp[s].val().replace_bit(l, self.unit[s].val().get_bit(2 * l) & !self.unit[s].val().get_bit(2 * l + 1));
-                    self.unit_sfu[s].next = self.unit_sfu[s].val().replace_bit(l, !self.unit[s].val().get_bit(2 * l) & self.unit[s].val().get_bit(2 * l + 1));
-                    self.unit_lsu[s].next = self.unit_lsu[s].val().replace_bit(l, self.unit[s].val().get_bit(2 * l) & self.unit[s].val().get_bit(2 * l + 1));
-                }
+                self.launch_s[s].next = self.launch_deal.lanes[s].val();
+                self.exit_s[s].next = self.exit_deal.lanes[s].val();
+                self.unit_codes[s].word.next = self.unit[s].val();
+                self.unit_none[s].next = self.unit_codes[s].is0.val();
+                self.unit_sp[s].next = self.unit_codes[s].is1.val();
+                self.unit_sfu[s].next = self.unit_codes[s].is2.val();
+                self.unit_lsu[s].next = self.unit_codes[s].is3.val();
             }
             // The pending grant's new WPT value (its table lookup, or the decrement), and
             // how it compares with every other warp's stored value.
@@ -431,11 +446,10 @@ impl<
                     self.pend_mask[s].next = self.pend[s].q.val();
                 }
                 self.pend_old[s].next = self.zero8.val();
-                for l in 0..L {
-                    if self.pend[s].q.val().get_bit(l) {
-                        self.pend_old[s].next =
-                            self.pend_old[s].val() | self.wpt[l * n + s].q.val();
-                    }
+                for b in 0..8 {
+                    self.pend_old[s].next = self.pend_old[s]
+                        .val()
+                        .replace_bit(b, (self.wpt[s * 8 + b].q.val() & self.pend[s].q.val()).any());
                 }
                 self.pend_new[s].next = self.pend_old[s].val();
                 if self.upd_trig[s].val() {
@@ -445,18 +459,36 @@ impl<
                 {
                     self.pend_new[s].next = self.pend_old[s].val() - self.one8.val();
                 }
-                self.pend_lt[s].next = self.zero_l.val();
-                self.pend_gt[s].next = self.zero_l.val();
-                for j in 0..L {
-                    self.pend_lt[s].next = self.pend_lt[s]
-                        .val()
-                        .replace_bit(j, self.pend_new[s].val() < self.wpt[j * n + s].q.val());
-                    self.pend_gt[s].next = self.pend_gt[s]
-                        .val()
-                        .replace_bit(j, self.pend_new[s].val() > self.wpt[j * n + s].q.val());
+                // Compared with every stored value a plane at a time: per bit, where the value
+                // is below / above; then a tree from the top bit down (`cmp_lt`, `cmp_gt`).
+                for b in 0..8 {
+                    self.cmp_lt[b].next = self.zero_l.val();
+                    self.cmp_gt[b].next = !self.wpt[s * 8 + b].q.val();
+                    if !self.pend_new[s].val().get_bit(b) {
+                        self.cmp_lt[b].next = self.wpt[s * 8 + b].q.val();
+                        self.cmp_gt[b].next = self.zero_l.val();
+                    }
                 }
-                self.pend_lt[s].next = self.pend_lt[s].val() & !self.pend_mask[s].val();
-                self.pend_gt[s].next = self.pend_gt[s].val() & !self.pend_mask[s].val();
+                for i in 0..4 {
+                    self.cmp_lt[i].next = self.cmp_lt[2 * i + 1].val()
+                        | (!self.cmp_gt[2 * i + 1].val() & self.cmp_lt[2 * i].val());
+                    self.cmp_gt[i].next = self.cmp_gt[2 * i + 1].val()
+                        | (!self.cmp_lt[2 * i + 1].val() & self.cmp_gt[2 * i].val());
+                }
+                for i in 0..2 {
+                    self.cmp_lt[i].next = self.cmp_lt[2 * i + 1].val()
+                        | (!self.cmp_gt[2 * i + 1].val() & self.cmp_lt[2 * i].val());
+                    self.cmp_gt[i].next = self.cmp_gt[2 * i + 1].val()
+                        | (!self.cmp_lt[2 * i + 1].val() & self.cmp_gt[2 * i].val());
+                }
+                for i in 0..1 {
+                    self.cmp_lt[i].next = self.cmp_lt[2 * i + 1].val()
+                        | (!self.cmp_gt[2 * i + 1].val() & self.cmp_lt[2 * i].val());
+                    self.cmp_gt[i].next = self.cmp_gt[2 * i + 1].val()
+                        | (!self.cmp_lt[2 * i + 1].val() & self.cmp_gt[2 * i].val());
+                }
+                self.pend_lt[s].next = self.cmp_lt[0].val() & !self.pend_mask[s].val();
+                self.pend_gt[s].next = self.cmp_gt[0].val() & !self.pend_mask[s].val();
                 self.pend_eq[s].next = !(self.pend_lt[s].val() | self.pend_gt[s].val());
             }
             // This cycle's WPT relations: the stored ones with the pending grant's row and
@@ -495,10 +527,10 @@ impl<
             }
             // Last cycle's grants report back: the WPT as this cycle's selects see it.
             for s in 0..SC {
-                for l in 0..L {
-                    self.wcur[l * n + s].next = self.wpt[l * n + s].q.val();
-                    if self.pend_mask[s].val().get_bit(l) {
-                        self.wcur[l * n + s].next = self.pend_new[s].val();
+                for b in 0..8 {
+                    self.wcur[s * 8 + b].next = self.wpt[s * 8 + b].q.val() & !self.pend_mask[s].val();
+                    if self.pend_new[s].val().get_bit(b) {
+                        self.wcur[s * 8 + b].next = self.wcur[s * 8 + b].val() | self.pend_mask[s].val();
                     }
                 }
             }
@@ -578,21 +610,20 @@ impl<
                     }
                 }
                 self.grant_prio[s].next = self.zero8.val();
-                for l in 0..L {
-                    if self.grant[s].val().get_bit(l) {
-                        self.grant_prio[s].next =
-                            self.grant_prio[s].val() | self.wcur[l * n + s].val();
-                    }
+                for b in 0..8 {
+                    self.grant_prio[s].next = self.grant_prio[s]
+                        .val()
+                        .replace_bit(b, (self.wcur[s * 8 + b].val() & self.grant[s].val()).any());
                 }
             }
             // Fetch: each scheduler's best fetch-eligible live warp (granted warps whose
             // i-buffer the grant empties included) and its rank.
+            self.elig_deal.word.next = self.fetch_elig.val();
+            self.on_grant_deal.word.next = self.fetch_on_grant.val();
             for s in 0..SC {
-                self.felig[s].next = self.zero_l.val();
-                for l in 0..L {
-                    self.felig[s].next = self.felig[s].val().replace_bit(l, self.fetch_elig.val().get_bit(l * n + s) | (self.fetch_on_grant.val().get_bit(l * n + s) & self.grant[s].val().get_bit(l)));
-                }
-                self.felig[s].next = self.felig[s].val() & self.live[s].q.val();
+                self.felig[s].next = (self.elig_deal.lanes[s].val()
+                    | (self.on_grant_deal.lanes[s].val() & self.grant[s].val()))
+                    & self.live[s].q.val();
                 self.fwin[s].next = self.zero_l.val();
                 for i in 0..L {
                     self.fwin[s].next = self.fwin[s].val().replace_bit(
@@ -635,14 +666,12 @@ impl<
                     }
                 }
             }
-            // Live warps (global ids); warps launching now that want a fetch, the lowest.
-            self.live_all.next = self.zero_n.val();
-            for s in 0..SC {
-                for l in 0..L {
-                    self.live_all.next = self.live_all.val().replace_bit(l * n + s, self.live[s].q.val().get_bit(l));
-                }
-            }
         }
+        // Live warps (global ids); warps launching now that want a fetch, the lowest.
+        for s in 0..SC {
+            self.live_gather.lanes[s].next = self.live[s].q.val();
+        }
+        self.live_all.next = self.live_gather.word.val();
         // The fetch: the smallest (rank, position from the fetch lead) wins.
         self.fetch_any.next = false;
         for s in 0..SC {
@@ -660,18 +689,9 @@ impl<
             }
         }
         self.fresh.next = self.fetch_elig.val() & self.launch.val() & !self.live_all.val();
-        self.fresh_low.next = self.zero_n.val();
-        for w in 0..N {
-            self.fresh_low.next = self.fresh_low.val().replace_bit(w, self.fresh.val().get_bit(w) & !(self.fresh.val() & self.below_n[w].val()).any());
-        }
-        self.fresh_id.next = self.zero_nb.val();
-        for b in 0..NB {
-            if (self.fresh_low.val() & self.global_id_bit[b].val()).any() {
-                self.fresh_id.next = self.fresh_id.val() | self.bit_nb[b].val();
-            }
-        }
-        self.fetch_valid.next = self.fetch_any.val() | self.fresh.val().any();
-        self.fetch_warp.next = self.fresh_id.val();
+        self.fresh_first.req.next = self.fresh.val();
+        self.fetch_valid.next = self.fetch_any.val() | self.fresh_first.valid.val();
+        self.fetch_warp.next = self.fresh_first.index.val();
         for s in 0..SC {
             if self.fbest[s].val() {
                 self.fetch_warp.next = self.fid[s].val();
@@ -685,18 +705,34 @@ impl<
             // Launched warps all take the launch lookup's value: compare it with every
             // warp's value after this cycle's update.
             for s in 0..SC {
-                self.launch_lt[s].next = self.zero_l.val();
-                self.launch_gt[s].next = self.zero_l.val();
-                for j in 0..L {
-                    self.launch_lt[s].next = self.launch_lt[s].val().replace_bit(
-                        j,
-                        self.pp_table.prio[n].val() < self.wcur[j * n + s].val(),
-                    );
-                    self.launch_gt[s].next = self.launch_gt[s].val().replace_bit(
-                        j,
-                        self.pp_table.prio[n].val() > self.wcur[j * n + s].val(),
-                    );
+                for b in 0..8 {
+                    self.cmp_lt[b].next = self.zero_l.val();
+                    self.cmp_gt[b].next = !self.wcur[s * 8 + b].val();
+                    if !self.pp_table.prio[n].val().get_bit(b) {
+                        self.cmp_lt[b].next = self.wcur[s * 8 + b].val();
+                        self.cmp_gt[b].next = self.zero_l.val();
+                    }
                 }
+                for i in 0..4 {
+                    self.cmp_lt[i].next = self.cmp_lt[2 * i + 1].val()
+                        | (!self.cmp_gt[2 * i + 1].val() & self.cmp_lt[2 * i].val());
+                    self.cmp_gt[i].next = self.cmp_gt[2 * i + 1].val()
+                        | (!self.cmp_lt[2 * i + 1].val() & self.cmp_gt[2 * i].val());
+                }
+                for i in 0..2 {
+                    self.cmp_lt[i].next = self.cmp_lt[2 * i + 1].val()
+                        | (!self.cmp_gt[2 * i + 1].val() & self.cmp_lt[2 * i].val());
+                    self.cmp_gt[i].next = self.cmp_gt[2 * i + 1].val()
+                        | (!self.cmp_lt[2 * i + 1].val() & self.cmp_gt[2 * i].val());
+                }
+                for i in 0..1 {
+                    self.cmp_lt[i].next = self.cmp_lt[2 * i + 1].val()
+                        | (!self.cmp_gt[2 * i + 1].val() & self.cmp_lt[2 * i].val());
+                    self.cmp_gt[i].next = self.cmp_gt[2 * i + 1].val()
+                        | (!self.cmp_lt[2 * i + 1].val() & self.cmp_gt[2 * i].val());
+                }
+                self.launch_lt[s].next = self.cmp_lt[0].val();
+                self.launch_gt[s].next = self.cmp_gt[0].val();
                 self.launch_eq[s].next = !(self.launch_lt[s].val() | self.launch_gt[s].val());
                 for i in 0..L {
                     if self.launch_s[s].val().get_bit(i) {
@@ -725,10 +761,20 @@ impl<
                 }
             }
             for s in 0..SC {
+                for b in 0..8 {
+                    if self.pp_table.prio[n].val().get_bit(b) {
+                        self.wpt[s * 8 + b].d.next =
+                            self.wcur[s * 8 + b].val() | self.launch_s[s].val();
+                    } else {
+                        self.wpt[s * 8 + b].d.next =
+                            self.wcur[s * 8 + b].val() & !self.launch_s[s].val();
+                    }
+                    if self.reset.val() {
+                        self.wpt[s * 8 + b].d.next = !self.zero_l.val();
+                    }
+                }
                 for l in 0..L {
-                    self.wpt[l * n + s].d.next = self.wcur[l * n + s].val();
                     if self.launch_s[s].val().get_bit(l) {
-                        self.wpt[l * n + s].d.next = self.pp_table.prio[n].val();
                         self.older[l * n + s].d.next = !self.launch_s[s].val()
                             | (self.launch_s[s].val() & self.below_l[l].val());
                     } else {
@@ -736,7 +782,6 @@ impl<
                             self.older[l * n + s].q.val() & !self.launch_s[s].val();
                     }
                     if self.reset.val() {
-                        self.wpt[l * n + s].d.next = self.max8.val();
                         self.older[l * n + s].d.next = self.below_l[l].val();
                     }
                 }
@@ -771,7 +816,8 @@ impl<
         const FB: usize,
         const P: usize,
         const PB: usize,
-    > Clocked for Elf<N, NB, SC, SCB, SQ, K, L, LB, U, FB, P, PB>
+        const WP: usize,
+    > Clocked for Elf<N, NB, SC, SCB, SQ, K, L, LB, U, FB, P, PB, WP>
 {
     fn clock_signal(&mut self) -> &mut Signal<In, Clock> {
         &mut self.clock
@@ -782,11 +828,11 @@ impl<
 mod tests;
 
 /// `fermi` preset: 48 warps (two schedulers of 24), 32 program points.
-pub type ElfFermi = Elf<48, 6, 2, 1, 4, 3, 24, 5, 48, 2, 32, 5>;
+pub type ElfFermi = Elf<48, 6, 2, 1, 4, 3, 24, 5, 48, 2, 32, 5, 16>;
 /// `proto` preset: 8 warps (two schedulers of 4), 8 program points.
-pub type ElfProto = Elf<8, 3, 2, 1, 4, 3, 4, 2, 8, 2, 8, 3>;
+pub type ElfProto = Elf<8, 3, 2, 1, 4, 3, 4, 2, 8, 2, 8, 3, 16>;
 /// Four schedulers of 4 warps, 8 program points (tests the scheduler-count generics).
-pub type ElfQuad = Elf<16, 4, 4, 2, 16, 5, 4, 2, 8, 3, 8, 3>;
+pub type ElfQuad = Elf<16, 4, 4, 2, 16, 5, 4, 2, 8, 3, 8, 3, 32>;
 
 /// The ELF block's RTL per preset.
 pub struct Rtl;

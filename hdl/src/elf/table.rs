@@ -216,18 +216,22 @@ impl<const P: usize, const PB: usize, const K: usize> Logic for PpTable<P, PB, K
             self.valid_new.next = self.zero_p.val();
             self.branch_new.next = self.zero_p.val();
         }
-        for i in 0..P {
-            if self.tw_en.val() & (self.tw_slot.val() == self.slot_ids[i].val()) {
-                self.valid_new.next = self.valid_new.val() & !self.slot_onehot[i].val();
-                self.branch_new.next = self.branch_new.val() & !self.slot_onehot[i].val();
-                if self.tw_valid.val() {
-                    self.valid_new.next = self.valid_new.val() | self.slot_onehot[i].val();
+        // (The slot loop under `tw_en`: the same logic, skipped by Verilator when nothing is
+        // written.)
+        if self.tw_en.val() {
+            for i in 0..P {
+                if self.tw_slot.val() == self.slot_ids[i].val() {
+                    self.valid_new.next = self.valid_new.val() & !self.slot_onehot[i].val();
+                    self.branch_new.next = self.branch_new.val() & !self.slot_onehot[i].val();
+                    if self.tw_valid.val() {
+                        self.valid_new.next = self.valid_new.val() | self.slot_onehot[i].val();
+                    }
+                    if self.tw_branch.val() {
+                        self.branch_new.next = self.branch_new.val() | self.slot_onehot[i].val();
+                    }
+                    self.slot_pc[i].d.next = self.tw_pc.val();
+                    self.slot_score[i].d.next = self.tw_score.val();
                 }
-                if self.tw_branch.val() {
-                    self.branch_new.next = self.branch_new.val() | self.slot_onehot[i].val();
-                }
-                self.slot_pc[i].d.next = self.tw_pc.val();
-                self.slot_score[i].d.next = self.tw_score.val();
             }
         }
         self.valid.d.next = self.valid_new.val();
