@@ -127,7 +127,7 @@ fn main() {
     for m in &manifest.modules {
         let class = format!("V{}", m.module);
         let mdir = staging.join("vl").join(&class);
-        verilate(&verilator, &rtl.join(&m.file), &m.module, &class, &mdir);
+        verilate(&verilator, &rtl.join(&m.file), m, &class, &mdir);
         add_model(&mut build, &mdir);
         shim.push_str(&shim_for(m));
     }
@@ -304,14 +304,69 @@ public:
 }
 "#;
 
-fn verilate(verilator: &str, file: &Path, module: &str, class: &str, mdir: &Path) {
+/// The Verilated top around module `m`: the same ports, every input (reset included) through
+/// a register clocked with the module, the module as instance `dut`.
+///
+/// Why: a block's outputs are Mealy, so a plain model needs two evaluations per cycle, one after
+/// the inputs change (outputs valid) and one after the clock edge, and Verilator evaluates the
+/// block's combinational logic in both, the second time with the old inputs, for nothing.
+/// Here the shim applies cycle `c`'s inputs and the rising edge in one evaluation: the module's
+/// registers take the values computed from cycle `c - 1`'s inputs (held in the input registers
+/// until the edge) while the input registers take cycle `c`'s, and the logic is evaluated once,
+/// with both. Seen from the module nothing changes (its inputs change right after each edge, as
+/// from any testbench); `elf_base_fermi` runs about 3.5x faster. `reset`'s register starts at 1,
+/// so the edge that precedes the first step resets the module instead of clocking its initial
+/// state with zero inputs.
+fn wrapper_for(m: &Module) -> String {
+    let range = |w: u32| {
+        if w > 1 {
+            format!("[{}:0] ", w - 1)
+        } else {
+            String::new()
+        }
+    };
+    let names: Vec<&str> = m.ports.iter().map(|p| p.name.as_str()).collect();
+    let mut v = format!(
+        "// The simulation top of {name} (testbench/build.rs): registered inputs, see wrapper_for.\n\
+         module {name}__tb({ports});\n",
+        name = m.module,
+        ports = names.join(",")
+    );
+    let mut regs = String::new();
+    let mut conn = vec![];
+    for p in &m.ports {
+        writeln!(v, "    {} wire {}{};", p.dir, range(p.width), p.name).unwrap();
+        if p.dir == "input" && p.name != "clock" {
+            let init = if p.name == "reset" { " = 1'b1" } else { "" };
+            writeln!(v, "    reg {}{}__q{init};", range(p.width), p.name).unwrap();
+            writeln!(regs, "        {0}__q <= {0};", p.name).unwrap();
+            conn.push(format!(".{0}({0}__q)", p.name));
+        } else {
+            conn.push(format!(".{0}({0})", p.name));
+        }
+    }
+    write!(
+        v,
+        "    always @(posedge clock) begin\n{regs}    end\n    {name} dut({conn});\nendmodule\n",
+        name = m.module,
+        conn = conn.join(", ")
+    )
+    .unwrap();
+    v
+}
+
+fn verilate(verilator: &str, file: &Path, m: &Module, class: &str, mdir: &Path) {
     let _ = fs::remove_dir_all(mdir);
     fs::create_dir_all(mdir).expect("create the Verilator output directory");
+    let top = format!("{}__tb", m.module);
+    let wrapper = mdir.join(format!("{top}.v"));
+    fs::write(&wrapper, wrapper_for(m)).expect("write the Verilator top");
     let mut cmd = Command::new(verilator);
     cmd.args(["--cc", "-O3", "--x-assign", "fast", "--x-initial", "fast"])
         .args(["--trace", "--savable"]);
-    cmd.args(["--prefix", class, "--top-module", module, "-Mdir"])
+    cmd.args(["--prefix", class, "--top-module", &top, "-Mdir"])
         .arg(mdir)
+        .arg(&wrapper)
         .arg(file);
     let status = cmd.status().expect("verilator runs");
     assert!(status.success(), "verilator failed on {}", file.display());
@@ -400,18 +455,19 @@ extern "C" void gs_{name}_free(void* p) {{
     delete h->ctx;
     delete h;
 }}
-// One cycle: inputs with the clock low, settle, read the (Mealy) outputs, rising edge.
-// Waveform times: 2*cycle (clock low, outputs valid) and 2*cycle+1 (after the edge).
+// One cycle: the inputs and the rising edge in one evaluation (the registers take what the
+// previous cycle's inputs gave, the input registers this cycle's: wrapper_for in build.rs),
+// read the (Mealy) outputs, clock low. Waveform times: 2*cycle-1 (the rising edge: the
+// cycle's inputs applied, registers updated) and 2*cycle (clock low, the outputs compared).
 extern "C" void gs_{name}_step(void* p, const uint64_t* in, uint64_t* out, int reset, uint64_t cycle) {{
     H_{name}* h = (H_{name}*)p;
-    (void)cycle;
-    h->top->clock = 0;
     h->top->reset = reset ? 1 : 0;
-{set_inputs}    h->top->eval();
-{get_outputs}    if (h->tfp) h->tfp->dump(2 * cycle);
-    h->top->clock = 1;
+{set_inputs}    h->top->clock = 1;
     h->top->eval();
-    if (h->tfp) h->tfp->dump(2 * cycle + 1);
+{get_outputs}    if (h->tfp && cycle > 0) h->tfp->dump(2 * cycle - 1);
+    h->top->clock = 0;
+    h->top->eval();
+    if (h->tfp) h->tfp->dump(2 * cycle);
 }}
 extern "C" int gs_{name}_trace_open(void* p, const char* path) {{
     H_{name}* h = (H_{name}*)p;

@@ -3,8 +3,9 @@
 //!
 //! GTKWave shows one dump file per window, so [`write_pair`] merges `<name>.golden.vcd` and
 //! `<name>.rtl.vcd` into `<name>.pair.vcd`: the golden waveform under the top scope `golden`,
-//! the RTL one under `rtl`, with the time base they share (time `2c`: clock low, cycle `c`'s
-//! inputs and the outputs compared; `2c + 1`: clock high, after the edge). Vectors without a
+//! the RTL one under `rtl`, with the time base they share (time `2c - 1`: the rising edge that
+//! starts cycle `c`, its inputs applied and registers updated; `2c`: clock low, cycle `c`'s
+//! inputs and the outputs compared). Vectors without a
 //! range (the golden model's, and the port-level RTL waveform of a board run) get the
 //! `[msb:0]` range Verilator writes, so a port has the same name under both scopes.
 //!

@@ -130,8 +130,8 @@ where
 
 impl<I: PortBundle, O: PortBundle<Params = I::Params>> RtlBlock<I, O> {
     /// Starts writing a VCD of every signal of the module to `path`, from the next cycle on.
-    /// Times are `2*cycle` (clock low, outputs valid) and `2*cycle+1` (after the rising edge),
-    /// counted from the last reset.
+    /// Times are `2*cycle - 1` (the rising edge that starts the cycle: its inputs applied,
+    /// registers updated) and `2*cycle` (clock low, outputs valid), counted from the last reset.
     pub fn trace_open(&mut self, path: &Path) -> Result<(), TbError> {
         let io = |msg: &str| TbError::Io {
             path: path.to_path_buf(),

@@ -1,7 +1,7 @@
 //! VCD writer for a golden model: clock, reset, the input and output ports, and the model's
 //! internal state (`state.*` scope), with the same time base as the Verilator traces
-//! (`2*cycle` clock low with the cycle's inputs, outputs and state before the edge;
-//! `2*cycle+1` clock high).
+//! (`2*cycle-1`: the rising edge that starts the cycle, its inputs, outputs and state;
+//! `2*cycle`: clock low, the same values).
 
 use crate::TbError;
 use gpusim::block::PortSpec;
@@ -77,8 +77,12 @@ impl GoldenVcd {
     }
 
     fn write_cycle(&mut self, cycle: u64, values: &[u128]) -> std::io::Result<()> {
-        self.w.timestamp(2 * cycle)?;
-        self.w.change_scalar(self.clock, Value::V0)?;
+        if cycle > 0 {
+            self.w.timestamp(2 * cycle - 1)?;
+            self.w.change_scalar(self.clock, Value::V1)?;
+        } else {
+            self.w.timestamp(0)?;
+        }
         for (k, (&(id, width), &v)) in self.ids.iter().zip(values).enumerate() {
             if self.last[k] == Some(v) {
                 continue;
@@ -98,8 +102,10 @@ impl GoldenVcd {
                 self.w.change_vector(id, bits)?;
             }
         }
-        self.w.timestamp(2 * cycle + 1)?;
-        self.w.change_scalar(self.clock, Value::V1)
+        if cycle > 0 {
+            self.w.timestamp(2 * cycle)?;
+        }
+        self.w.change_scalar(self.clock, Value::V0)
     }
 
     /// Flushes the file.

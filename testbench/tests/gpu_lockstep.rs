@@ -217,8 +217,9 @@ fn a_planted_bug_in_one_scheduler_stops_the_gpu_at_the_predicted_cycle_with_wave
     let t = 2 * expected_cycle;
     for (path, want) in [(&gpath, m.expected), (&rpath, m.got)] {
         let (values, times) = parse_vcd(path);
-        assert_eq!(*times.iter().min().unwrap(), 2 * (expected_cycle + 1 - 40));
-        assert_eq!(*times.iter().max().unwrap(), t + 1);
+        // From the rising edge of the window's first cycle to the mismatching cycle's `2c`.
+        assert_eq!(*times.iter().min().unwrap(), 2 * (expected_cycle + 1 - 40) - 1);
+        assert_eq!(*times.iter().max().unwrap(), t);
         assert_eq!(
             value_at(&values, "grant_warp", t),
             want,

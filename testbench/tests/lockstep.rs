@@ -150,7 +150,7 @@ fn planted_bug_case(from: u64, window: usize) {
         "{save}"
     );
     let (_, pair_times) = parse_vcd(&pair.vcd);
-    assert_eq!(*pair_times.iter().max().unwrap(), 2 * expected_cycle + 1);
+    assert_eq!(*pair_times.iter().max().unwrap(), 2 * expected_cycle);
     assert!(report.contains("gtkwave"), "{report}");
 
     let gpath = m.golden_vcd.expect("golden waveform written");
@@ -158,7 +158,8 @@ fn planted_bug_case(from: u64, window: usize) {
     assert_eq!(gpath, dir.path().join("warp_arbiter_gto_fermi.golden.vcd"));
     assert_eq!(rpath, dir.path().join("warp_arbiter_gto_fermi.rtl.vcd"));
     let t_mis = 2 * expected_cycle;
-    let first = 2 * (expected_cycle + 1).saturating_sub(window as u64);
+    // The rising edge of the window's first cycle (time 0 for cycle 0).
+    let first = (2 * (expected_cycle + 1).saturating_sub(window as u64)).saturating_sub(1);
     for (path, got_there) in [(&gpath, m.expected), (&rpath, m.got)] {
         let (values, times) = parse_vcd(path);
         assert_eq!(
@@ -169,7 +170,7 @@ fn planted_bug_case(from: u64, window: usize) {
         );
         assert_eq!(
             *times.iter().max().unwrap(),
-            t_mis + 1,
+            t_mis,
             "{}: ends at the mismatch",
             path.display()
         );
@@ -221,7 +222,7 @@ fn whole_run_waveforms_are_written_with_vcd_dir() {
     let (g, rt) = r.waveforms.expect("whole-run waveforms");
     for path in [g, rt] {
         let (values, times) = parse_vcd(&path);
-        assert_eq!(*times.iter().max().unwrap(), 999, "{}", path.display());
+        assert_eq!(*times.iter().max().unwrap(), 998, "{}", path.display());
         assert!(values.contains_key("active"), "{}", path.display());
     }
 }
@@ -300,10 +301,10 @@ fn a_saved_rtl_state_restores_the_model_exactly_and_can_be_traced_from_there() {
     let (_, times) = parse_vcd(&path);
     assert_eq!(
         *times.iter().min().unwrap(),
-        2000,
-        "traced from the restored cycle"
+        1999,
+        "traced from the restored cycle's rising edge"
     );
-    assert_eq!(*times.iter().max().unwrap(), 5999);
+    assert_eq!(*times.iter().max().unwrap(), 5998);
 }
 
 /// A golden model that misbehaves from cycle 100, but whose clones (the snapshots a mismatch
