@@ -218,7 +218,10 @@ fn a_planted_bug_in_one_scheduler_stops_the_gpu_at_the_predicted_cycle_with_wave
     for (path, want) in [(&gpath, m.expected), (&rpath, m.got)] {
         let (values, times) = parse_vcd(path);
         // From the rising edge of the window's first cycle to the mismatching cycle's `2c`.
-        assert_eq!(*times.iter().min().unwrap(), 2 * (expected_cycle + 1 - 40) - 1);
+        assert_eq!(
+            *times.iter().min().unwrap(),
+            2 * (expected_cycle + 1 - 40) - 1
+        );
         assert_eq!(*times.iter().max().unwrap(), t);
         assert_eq!(
             value_at(&values, "grant_warp", t),
