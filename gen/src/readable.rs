@@ -146,10 +146,8 @@ fn zero_extensions(text: &str) -> String {
         let (wide, ones) = mask.split_once("'h")?;
         let wide: u64 = wide.parse().ok()?;
         let narrow = *widths.get(source)?;
-        let all_ones = ones.len() as u64 == wide.div_ceil(4)
-            && ones.bytes().skip(1).all(|b| b == b'f')
-            && u64::from_str_radix(&ones[..1], 16).ok()? + 1
-                == 1 << (wide - 4 * (wide.div_ceil(4) - 1));
+        let all_ones = (1..=128).contains(&wide)
+            && u128::from_str_radix(ones, 16).ok()? == u128::MAX >> (128 - wide);
         (all_ones && narrow < wide)
             .then(|| format!("{indent}{target} = {{{}'d0, {source}}};", wide - narrow))
     };
