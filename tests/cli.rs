@@ -391,6 +391,24 @@ fn sim_rejects_bad_input_with_clear_errors() {
             "--elf-recalc needs --warp-sched elf",
         ),
         (
+            vec!["sim", "--workload", "stream", "--elf-wpt", "registered"],
+            "--elf-wpt needs --warp-sched elf",
+        ),
+        (
+            vec![
+                "sim",
+                "--workload",
+                "stream",
+                "--warp-sched",
+                "elf",
+                "--elf-wpt",
+                "registered",
+                "--lockstep",
+                "elf",
+            ],
+            "no elf RTL for 48 warps, 2 schedulers, 32 program points, registered WPT updates",
+        ),
+        (
             vec![
                 "sim",
                 "--workload",

@@ -10,6 +10,7 @@ use gpusched_tb::gpu::{self as tbgpu, BlockMode, GpuRunError, Modes};
 use gpusched_tb::lockstep::{LockstepConfig, SNAPSHOT_INTERVAL};
 use gpusim::analysis::elf::RecalcPolicy;
 use gpusim::analysis::locality::RectMode;
+use gpusim::blocks::elf::WptUpdate;
 use gpusim::blocks::warp_arbiter;
 use gpusim::config::GpuConfig;
 use gpusim::gpu::{Progress, Report, SimError, SimOptions, DEFAULT_WATCHDOG, IPREFETCH_THRESHOLD};
@@ -80,6 +81,13 @@ pub struct RunArgs {
     #[arg(long, value_name = "BOUNDARY", default_value = "gt",
           value_parser = clap::builder::PossibleValuesParser::new(["gt", "ge"]))]
     pub elf_merge: String,
+    /// With --warp-sched elf/elf++: when a grant's WPT update reaches the issue and fetch
+    /// selects: bypass, in the cycle the SM reports it (spec §1.6, the RTL's timing);
+    /// registered, one cycle later (the lookup off the select path, as a pipelined RTL would
+    /// do; golden model only).
+    #[arg(long, value_name = "TIMING", default_value = "bypass",
+          value_parser = clap::builder::PossibleValuesParser::new(WptUpdate::NAMES))]
+    pub elf_wpt: String,
     /// With warp arbiters: form every scheduler's ready mask before any grant, as ELF does
     /// (default: scheduler by scheduler).
     #[arg(long)]
@@ -190,6 +198,10 @@ impl RunArgs {
             bail!("--elf-recalc needs --warp-sched elf or elf++");
         }
         let elf_merge_ge = self.elf_merge == "ge";
+        let elf_wpt = WptUpdate::from_name(&self.elf_wpt).expect("clap checked the value");
+        if elf_wpt != WptUpdate::default() && !elf {
+            bail!("--elf-wpt needs --warp-sched elf or elf++");
+        }
         if elf_merge_ge && !elf {
             bail!("--elf-merge needs --warp-sched elf or elf++");
         }
@@ -233,6 +245,7 @@ impl RunArgs {
             elf_fetch: !self.rr_fetch,
             elf_recalc,
             elf_merge_ge,
+            elf_wpt,
             newcar: self.newcar || plus,
             iprefetch: self
                 .iprefetch

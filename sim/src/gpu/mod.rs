@@ -79,6 +79,9 @@ pub struct SimOptions {
     /// With ELF: the calculator subtracts a merged load's score when `d >= score` (spec A-6)
     /// instead of the thesis's `d > score` (the default).
     pub elf_merge_ge: bool,
+    /// With ELF: when a grant's WPT update reaches the selects (the spec's bypass, or
+    /// registered: one cycle later, as a pipelined RTL would).
+    pub elf_wpt: elf_block::WptUpdate,
     /// A NewCAR queue (`newcar` block) between every LSU and its L1D.
     pub newcar: bool,
     /// I-prefetch threshold on occupied L1I + L1D MSHRs (spec §1.10; 0: no prefetch).
@@ -107,6 +110,7 @@ impl SimOptions {
 
     /// Short name of the scheduling configuration: `gto`, `two_level+newcar`, `elf`, `elf++`,
     /// `elf(rr-fetch)+iprefetch16`, `elf++(recalc=consistent)`, `elf++(merge=ge)`,
+    /// `elf++(wpt=registered)`,
     /// `gto(paired)`...
     pub fn label(&self) -> String {
         let mut l = if self.elf {
@@ -119,6 +123,9 @@ impl SimOptions {
             }
             if self.elf_merge_ge {
                 notes.push("merge=ge".to_string());
+            }
+            if self.elf_wpt != elf_block::WptUpdate::default() {
+                notes.push(format!("wpt={}", self.elf_wpt.name()));
             }
             let notes = if notes.is_empty() {
                 String::new()
@@ -166,6 +173,7 @@ impl Default for SimOptions {
             elf_fetch: true,
             elf_recalc: RecalcPolicy::Literal,
             elf_merge_ge: false,
+            elf_wpt: elf_block::WptUpdate::Bypass,
             newcar: false,
             iprefetch: 0,
             paired_issue: false,

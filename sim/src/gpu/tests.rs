@@ -406,6 +406,10 @@ fn elf_newcar_and_iprefetch_complete_every_suite_kernel_with_exact_counts() {
     let configs = [
         SimOptions::elf_plus_plus(),
         SimOptions {
+            elf_wpt: elf_block::WptUpdate::Registered,
+            ..SimOptions::elf_plus_plus()
+        },
+        SimOptions {
             newcar: true,
             ..Default::default()
         },
@@ -504,6 +508,26 @@ fn elf_serves_any_scheduler_count_up_to_its_port_arrays() {
         e.to_string().contains("ELF needs 1 to 4 warp schedulers"),
         "{e}"
     );
+}
+
+#[test]
+fn registered_wpt_updates_change_elfs_timing_and_label() {
+    // `--elf-wpt registered`: the same work (counts checked over the whole suite above),
+    // another schedule on kernels with program points (priorities change at every load).
+    let reg = SimOptions {
+        elf_wpt: elf_block::WptUpdate::Registered,
+        ..SimOptions::elf_plus_plus()
+    };
+    assert_eq!(reg.label(), "elf++(wpt=registered)");
+    let mut differ = 0;
+    for name in ["lud_perimeter", "htw", "heartwall", "bfs"] {
+        let open = || crate::workload::open_named(name, "small").unwrap();
+        let a = run(&mut *open(), SimOptions::elf_plus_plus());
+        let b = run(&mut *open(), reg.clone());
+        assert_eq!(a.counters.warp_instructions, b.counters.warp_instructions);
+        differ += (a.counters.cycles != b.counters.cycles) as usize;
+    }
+    assert!(differ >= 2, "{differ}");
 }
 
 #[test]

@@ -99,7 +99,10 @@ impl Plan {
     pub fn new(cfg: &GpuConfig, opts: &SimOptions) -> Result<Self, SimError> {
         Ok(Self {
             warp_issue: if opts.elf {
-                WarpIssue::Elf(elf_params(cfg)?)
+                WarpIssue::Elf(elf::Params {
+                    wpt_update: opts.elf_wpt,
+                    ..elf_params(cfg)?
+                })
             } else if opts.laws {
                 WarpIssue::Laws(laws_params(cfg, opts.la_active)?)
             } else {

@@ -22,7 +22,8 @@
 //!   written at the edge: an instruction granted at cycle `t` has its priority effect in the
 //!   select of `t + 1` (spec §1.6 [REC]), so a warp that issued its load at `t` hands over at
 //!   `t + 1` (L337). With an empty table every entry stays 255 and ELF issues exactly as GTO
-//!   (SCH-4).
+//!   (SCH-4). [`Params::wpt_update`] = [`WptUpdate::Registered`] (golden model only) writes
+//!   the new value at the edge instead, so the selects see it one cycle later (`t + 2`).
 //! * **Issue select**, per scheduler `s` of `S` (warp `w` belongs to scheduler `w % S`, local
 //!   index `w / S`), scheduler by scheduler from `issue_lead` (the SM's paired issue, which
 //!   the warp arbiters also use; ELF changes only the priority order, L391, L512): among
@@ -158,6 +159,43 @@ pub enum Preset {
     Proto,
 }
 
+/// When a grant's WPT update (the `upd_*` ports) reaches the issue and fetch selects.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum WptUpdate {
+    /// In the cycle the update port reports it: the calculator's output bypasses the WPT
+    /// register, so an instruction granted at `t` has its priority effect in the select of
+    /// `t + 1` (spec §1.6 [REC]). The RTL (`elf_base_*`) does this.
+    #[default]
+    Bypass,
+    /// One cycle later: the new value is written at the edge and the selects read it from
+    /// the register, so the table lookup is off the select path (what a pipelined RTL would
+    /// do); a grant at `t` has its effect in the select of `t + 2`, and `prio` reports the
+    /// stored value. Golden model only: no RTL module yet.
+    Registered,
+}
+
+impl WptUpdate {
+    /// Names, as `gpusched sim --elf-wpt` takes them.
+    pub const NAMES: [&'static str; 2] = ["bypass", "registered"];
+
+    /// Parses a name of [`Self::NAMES`].
+    pub fn from_name(s: &str) -> Option<Self> {
+        match s {
+            "bypass" => Some(Self::Bypass),
+            "registered" => Some(Self::Registered),
+            _ => None,
+        }
+    }
+
+    /// The name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Bypass => "bypass",
+            Self::Registered => "registered",
+        }
+    }
+}
+
 /// Block parameters.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Params {
@@ -169,6 +207,8 @@ pub struct Params {
     pub slots: usize,
     /// PC bits per instruction step (3: 8-byte instructions).
     pub inst_shift: u32,
+    /// When the update ports' new WPT values reach the selects.
+    pub wpt_update: WptUpdate,
 }
 
 impl Params {
@@ -183,6 +223,7 @@ impl Params {
             schedulers: 2,
             slots,
             inst_shift: 3,
+            wpt_update: WptUpdate::Bypass,
         }
     }
 
@@ -357,8 +398,9 @@ impl Golden {
         best.map(|(_, w)| w)
     }
 
-    /// Last cycle's grants report back (`upd_*`): their new WPT values, which this cycle's
-    /// selects see. They read the table as it is during the cycle.
+    /// Last cycle's grants report back (`upd_*`): their new WPT values (written into the WPT
+    /// before this cycle's selects with [`WptUpdate::Bypass`], at the edge with
+    /// [`WptUpdate::Registered`]). They read the table as it is during the cycle.
     fn apply_updates(&mut self, inp: &ElfIn) {
         for s in 0..self.params.schedulers {
             if let (true, Some(w)) = (inp.upd_valid[s], self.pending[s]) {
@@ -430,7 +472,10 @@ impl Block for Golden {
     fn step(&mut self, inp: &ElfIn) -> ElfOut {
         let sch = self.params.schedulers;
         let wmask = low_bits(self.params.warps);
-        self.apply_updates(inp);
+        let registered = self.params.wpt_update == WptUpdate::Registered;
+        if !registered {
+            self.apply_updates(inp);
+        }
         // Issue, scheduler by scheduler from `issue_lead`: each sees the unit slots the
         // schedulers before it took (the SM's paired issue).
         let mut grants = [None; MAX_SCHEDULERS];
@@ -472,7 +517,11 @@ impl Block for Golden {
             out.grant_warp[s] = g.map_or(0, |w| (w / sch) as u8);
             out.prio[s] = g.map_or(0, |w| self.wpt[w]);
         }
-        // Edge: launches (reading the table as it is during the cycle), grants, table writes.
+        // Edge: registered updates, launches (reading the table as it is during the cycle),
+        // grants, table writes.
+        if registered {
+            self.apply_updates(inp);
+        }
         let mut l = inp.launch & wmask;
         while l != 0 {
             let w = l.trailing_zeros() as usize;
@@ -562,8 +611,14 @@ impl crate::block::BlockKind for Kind {
     }
     fn describe(p: &Params) -> String {
         format!(
-            "{} warps, {} schedulers, {} program points",
-            p.warps, p.schedulers, p.slots
+            "{} warps, {} schedulers, {} program points{}",
+            p.warps,
+            p.schedulers,
+            p.slots,
+            match p.wpt_update {
+                WptUpdate::Bypass => "",
+                WptUpdate::Registered => ", registered WPT updates",
+            }
         )
     }
 }

@@ -473,3 +473,45 @@ fn a_load_hands_the_scheduler_over_in_the_next_cycle() {
     assert_eq!((t1.grant_warp[0], t1.prio[0]), (1, 1), "B at t + 1");
     assert_eq!(g.wpt(0), 255);
 }
+
+#[test]
+fn a_registered_wpt_update_hands_over_one_cycle_later() {
+    // The same load as above with `WptUpdate::Registered`: at t + 1 the select still reads
+    // A's stored 0 (A, greedy, is granted again and reports 0), the new 255 is written at
+    // that edge, and B takes over at t + 2.
+    let mut g = Golden::new(Params {
+        wpt_update: WptUpdate::Registered,
+        ..Params::preset(Preset::Proto)
+    });
+    load_table(&mut g, &[entry(40, false, 0)]);
+    for (launch, launch_pc) in [(0b001, 40), (0b100, 32)] {
+        g.step(&ElfIn {
+            launch,
+            launch_pc,
+            ..Default::default()
+        });
+    }
+    let t = g.step(&ElfIn {
+        ready: at0(0b11),
+        ..Default::default()
+    });
+    assert_eq!((t.grant_warp[0], t.prio[0]), (0, 0), "A issues its load at t");
+    let t1 = g.step(&ElfIn {
+        ready: at0(0b11),
+        upd_valid: at0(true),
+        upd_trig: at0(true),
+        upd_pc: at0(48),
+        ..Default::default()
+    });
+    assert_eq!((t1.grant_warp[0], t1.prio[0]), (0, 0), "A again at t + 1");
+    assert_eq!(g.wpt(0), 255, "written at the edge of t + 1");
+    // A's second grant reports a decrement (255 stays 255); B wins at t + 2.
+    let t2 = g.step(&ElfIn {
+        ready: at0(0b11),
+        upd_valid: at0(true),
+        upd_pc: at0(56),
+        ..Default::default()
+    });
+    assert_eq!((t2.grant_warp[0], t2.prio[0]), (1, 1), "B at t + 2");
+    assert_eq!(g.wpt(0), 255);
+}
