@@ -257,6 +257,9 @@ fn fill(row: &mut gpusched_gen::fpga::table::FpgaRow, r: &FlowReport) {
         Status::TimingMiss => "board clock missed".into(),
         Status::SynthOnly => "synthesis only".into(),
     };
+    if !r.pnr_args.is_empty() {
+        row.status = format!("{} (`{}`)", row.status, r.pnr_args.join(" "));
+    }
     let logic = ["ICESTORM_LC", "TRELLIS_COMB"];
     if let Some(u) = r
         .utilization

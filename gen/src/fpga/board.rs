@@ -23,6 +23,11 @@ pub struct Board {
     pub family: Family,
     /// nextpnr's device and package options.
     pub device_args: &'static [&'static str],
+    /// nextpnr's options for a large design: `(cell type, count above which a design is
+    /// large, options)`. On the ECP5, router2 above 20,000 LUT4s: router1 (the default, the
+    /// better Fmax on the smaller modules) ran for over an hour on ELF's 62,000 without
+    /// finishing, router2 routed it in 5 minutes.
+    pub large_pnr: Option<(&'static str, u64, &'static [&'static str])>,
     /// Board oscillator, MHz (the top runs the self-test at this clock).
     pub clock_mhz: u32,
     /// Constraint file inside `constraints/<name>/`, and its text.
@@ -45,6 +50,7 @@ pub const BOARDS: [Board; 3] = [
         title: "iCEBreaker (iCE40UP5K-SG48, 12 MHz)",
         family: Family::Ice40,
         device_args: &["--up5k", "--package", "sg48"],
+        large_pnr: None,
         clock_mhz: 12,
         constraints: "icebreaker.pcf",
         constraints_text: include_str!("../../../constraints/icebreaker/icebreaker.pcf"),
@@ -61,6 +67,7 @@ pub const BOARDS: [Board; 3] = [
         title: "ULX3S (ECP5 LFE5U-85F-6BG381C, 25 MHz)",
         family: Family::Ecp5,
         device_args: &["--85k", "--package", "CABGA381"],
+        large_pnr: Some(("LUT4", 20_000, &["--router", "router2"])),
         clock_mhz: 25,
         constraints: "ulx3s.lpf",
         constraints_text: include_str!("../../../constraints/ulx3s/ulx3s.lpf"),
@@ -78,6 +85,7 @@ pub const BOARDS: [Board; 3] = [
         title: "Arty A7-100T (xc7a100tcsg324-1, 100 MHz; Yosys figures only)",
         family: Family::Xilinx7,
         device_args: &[],
+        large_pnr: None,
         clock_mhz: 100,
         constraints: "arty.xdc",
         constraints_text: include_str!("../../../constraints/arty/arty.xdc"),

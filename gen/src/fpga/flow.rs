@@ -86,6 +86,9 @@ pub struct FlowReport {
     pub bitstream: Option<PathBuf>,
     /// Wall time of the whole flow, seconds.
     pub seconds: f64,
+    /// nextpnr options added for a large design ([`Board::large_pnr`]), e.g. `--router
+    /// router2`; empty otherwise.
+    pub pnr_args: Vec<String>,
 }
 
 /// What `gpusched fpga` builds around a module.
@@ -281,6 +284,16 @@ pub fn parse_stat(stat: &serde_json::Value) -> BTreeMap<String, u64> {
         .unwrap_or_default()
 }
 
+/// The nextpnr options `board` adds for a design of `cells` ([`Board::large_pnr`]).
+pub fn large_pnr_args(board: &Board, cells: &BTreeMap<String, u64>) -> Vec<String> {
+    match board.large_pnr {
+        Some((cell, above, args)) if cells.get(cell).copied().unwrap_or(0) > above => {
+            args.iter().map(|a| a.to_string()).collect()
+        }
+        _ => vec![],
+    }
+}
+
 /// The first resource of `board` that `cells` need more of than the device has.
 pub fn fit(board: &Board, cells: &BTreeMap<String, u64>) -> Option<(&'static str, u64, u64)> {
     board.capacity.iter().find_map(|&(what, types, available)| {
@@ -454,8 +467,10 @@ pub fn run_flow(
             critical_path: None,
             bitstream: None,
             seconds: start.elapsed().as_secs_f64(),
+            pnr_args: vec![],
         });
     };
+    let large_args = large_pnr_args(board, &cells);
     let (cons_flag, placed, bit) = match board.family {
         Family::Ice40 => ("--pcf", ["--asc", "placed.asc"], "gs_top.bin"),
         _ => ("--lpf", ["--textcfg", "placed.config"], "gs_top.bit"),
@@ -469,6 +484,7 @@ pub fn run_flow(
         nextpnr,
         Command::new(nextpnr)
             .args(board.device_args)
+            .args(&large_args)
             .args(["--json", "synth.json", cons_flag, board.constraints])
             .args(["--freq", &board.clock_mhz.to_string()])
             .args(placed)
@@ -500,6 +516,7 @@ pub fn run_flow(
         critical_path,
         bitstream: Some(out.join(bit)),
         seconds: start.elapsed().as_secs_f64(),
+        pnr_args: large_args,
     })
 }
 
@@ -508,6 +525,18 @@ mod tests {
     use super::*;
     use crate::fpga::board::board;
     use serde_json::json;
+
+    #[test]
+    fn router2_only_for_large_ecp5_designs() {
+        let cells = |n: u64| BTreeMap::from([("LUT4".to_string(), n), ("SB_LUT4".to_string(), n)]);
+        let ulx3s = board("ulx3s").unwrap();
+        assert!(large_pnr_args(ulx3s, &cells(20_000)).is_empty());
+        assert_eq!(
+            large_pnr_args(ulx3s, &cells(61_845)),
+            ["--router", "router2"]
+        );
+        assert!(large_pnr_args(board("icebreaker").unwrap(), &cells(61_845)).is_empty());
+    }
 
     #[test]
     fn reports_parse_into_utilization_clocks_and_the_critical_path() {
