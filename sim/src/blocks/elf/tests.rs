@@ -439,24 +439,22 @@ fn fetch_select_is_the_first_eligible_warp_of_the_interleaved_orders() {
     }
 }
 
-#[test]
-fn a_load_hands_the_scheduler_over_in_the_next_cycle() {
-    // Issue 18 item 4 (spec §1.6, L337): warp A (priority 0, at its load) issues the load at
-    // t; at t + 1 its update (recalculate past the only load: 255) is what the select sees,
-    // so warp B (priority 1) is granted although A has a ready instruction and is greedy.
-    let mut g = Golden::new(Params::preset(Preset::Proto));
+/// Warp A (warp 0, local 0 of scheduler 0) at its load (priority 0) and warp B (warp 2, local
+/// 1) one instruction before it (priority 1); A, greedy, issues its load at `t` and its update
+/// (recalculate past the only load: 255) reports at `t + 1`. The outputs of `t + 1`.
+fn load_issued_then_reported(wpt_update: WptUpdate) -> (Golden, ElfOut) {
+    let mut g = Golden::new(Params {
+        wpt_update,
+        ..Params::preset(Preset::Proto)
+    });
     load_table(&mut g, &[entry(40, false, 0)]);
-    // Warp 0 (A, local 0 of scheduler 0) at pc 40, then warp 2 (B, local 1) at pc 32.
-    g.step(&ElfIn {
-        launch: 0b001,
-        launch_pc: 40,
-        ..Default::default()
-    });
-    g.step(&ElfIn {
-        launch: 0b100,
-        launch_pc: 32,
-        ..Default::default()
-    });
+    for (launch, launch_pc) in [(0b001, 40), (0b100, 32)] {
+        g.step(&ElfIn {
+            launch,
+            launch_pc,
+            ..Default::default()
+        });
+    }
     assert_eq!((g.wpt(0), g.wpt(2)), (0, 1));
     let t = g.step(&ElfIn {
         ready: at0(0b11),
@@ -470,39 +468,23 @@ fn a_load_hands_the_scheduler_over_in_the_next_cycle() {
         upd_pc: at0(48),
         ..Default::default()
     });
+    (g, t1)
+}
+
+#[test]
+fn a_load_hands_the_scheduler_over_in_the_next_cycle() {
+    // Issue 18 item 4 (spec §1.6, L337): at t + 1 A's update is what the select sees, so B
+    // is granted although A has a ready instruction and is greedy.
+    let (g, t1) = load_issued_then_reported(WptUpdate::Bypass);
     assert_eq!((t1.grant_warp[0], t1.prio[0]), (1, 1), "B at t + 1");
     assert_eq!(g.wpt(0), 255);
 }
 
 #[test]
 fn a_registered_wpt_update_hands_over_one_cycle_later() {
-    // The same load as above with `WptUpdate::Registered`: at t + 1 the select still reads
-    // A's stored 0 (A, greedy, is granted again and reports 0), the new 255 is written at
-    // that edge, and B takes over at t + 2.
-    let mut g = Golden::new(Params {
-        wpt_update: WptUpdate::Registered,
-        ..Params::preset(Preset::Proto)
-    });
-    load_table(&mut g, &[entry(40, false, 0)]);
-    for (launch, launch_pc) in [(0b001, 40), (0b100, 32)] {
-        g.step(&ElfIn {
-            launch,
-            launch_pc,
-            ..Default::default()
-        });
-    }
-    let t = g.step(&ElfIn {
-        ready: at0(0b11),
-        ..Default::default()
-    });
-    assert_eq!((t.grant_warp[0], t.prio[0]), (0, 0), "A issues its load at t");
-    let t1 = g.step(&ElfIn {
-        ready: at0(0b11),
-        upd_valid: at0(true),
-        upd_trig: at0(true),
-        upd_pc: at0(48),
-        ..Default::default()
-    });
+    // `WptUpdate::Registered`: at t + 1 the select still reads A's stored 0 (A is granted
+    // again and reports 0), the new 255 is written at that edge, and B takes over at t + 2.
+    let (mut g, t1) = load_issued_then_reported(WptUpdate::Registered);
     assert_eq!((t1.grant_warp[0], t1.prio[0]), (0, 0), "A again at t + 1");
     assert_eq!(g.wpt(0), 255, "written at the edge of t + 1");
     // A's second grant reports a decrement (255 stays 255); B wins at t + 2.
