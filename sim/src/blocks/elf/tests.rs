@@ -439,9 +439,9 @@ fn fetch_select_is_the_first_eligible_warp_of_the_interleaved_orders() {
     }
 }
 
-/// Warp A (warp 0, local 0 of scheduler 0) at its load (priority 0) and warp B (warp 2, local
-/// 1) one instruction before it (priority 1); A, greedy, issues its load at `t` and its update
-/// (recalculate past the only load: 255) reports at `t + 1`. The outputs of `t + 1`.
+/// Warp A (warp 0: scheduler 0, local 0) at its load (priority 0) and warp B (warp 2: local
+/// warp 1) one instruction before it (priority 1); A, greedy, issues its load at `t` and its
+/// update (recalculate past the only load: 255) reports at `t + 1`. The outputs of `t + 1`.
 fn load_issued_then_reported(wpt_update: WptUpdate) -> (Golden, ElfOut) {
     let mut g = Golden::new(Params {
         wpt_update,
