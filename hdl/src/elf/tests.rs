@@ -118,3 +118,47 @@ fn a_planted_golden_bug_is_caught() {
     );
     assert!(r.is_some_and(|(_, g, r)| g.prio[0] != r.prio[0]));
 }
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(48))]
+
+    /// The table's lookup against the golden calculator, PCs within 6 KB of a 64 KB boundary
+    /// (or of the top of the address space): hits, distances and clipping across the halves.
+    #[test]
+    fn table_lookups_near_64k_boundaries_match_golden(
+        boundary in proptest::sample::select(vec![0x1_0000u64, 0x7_0000, 0x8000_0000, 0xffff_0000, 0x1_0000_0000]),
+        slots in proptest::collection::vec((proptest::prelude::any::<bool>(), proptest::prelude::any::<bool>(), -6000i64..6000, proptest::prelude::any::<u8>()), 8),
+        pcs in proptest::collection::vec(-6000i64..6000, 1..24),
+        merge_ge in proptest::prelude::any::<bool>(),
+    ) {
+        use gpusim::blocks::elf::{calc, PpEntry};
+        let at = |off: i64| (boundary as i64 + off).clamp(0, u32::MAX as i64) as u32;
+        let table: Vec<PpEntry> = slots
+            .iter()
+            .map(|&(valid, branch, off, score)| PpEntry { valid, branch, pc: at(off), score })
+            .collect();
+        let mut u = PpTable::<8, 3, 1>::default();
+        start(&mut u);
+        u.reset.next = false;
+        u.merge_ge.next = merge_ge;
+        u.en[0].next = true;
+        for (k, e) in table.iter().enumerate() {
+            u.tw_en.next = true;
+            u.tw_slot.next = (k as u64).to_bits();
+            u.tw_valid.next = e.valid;
+            u.tw_branch.next = e.branch;
+            u.tw_pc.next = (e.pc as u64).to_bits();
+            u.tw_score.next = (e.score as u64).to_bits();
+            settle(&mut u);
+            clock_edge(&mut u);
+        }
+        u.tw_en.next = false;
+        for &off in &pcs {
+            let pc = at(off);
+            u.pc[0].next = (pc as u64).to_bits();
+            settle(&mut u);
+            let want = calc(&table, pc, 3, merge_ge).prio;
+            proptest::prop_assert_eq!(u.prio[0].val().to_u64() as u8, want, "pc {:#x}", pc);
+        }
+    }
+}

@@ -410,6 +410,10 @@ fn elf_newcar_and_iprefetch_complete_every_suite_kernel_with_exact_counts() {
             ..SimOptions::elf_plus_plus()
         },
         SimOptions {
+            elf_wpt: elf_block::WptUpdate::Pipelined,
+            ..SimOptions::elf_plus_plus()
+        },
+        SimOptions {
             newcar: true,
             ..Default::default()
         },
@@ -511,23 +515,29 @@ fn elf_serves_any_scheduler_count_up_to_its_port_arrays() {
 }
 
 #[test]
-fn registered_wpt_updates_change_elfs_timing_and_label() {
-    // `--elf-wpt registered`: the same work (counts checked over the whole suite above),
-    // another schedule on kernels with program points (priorities change at every load).
-    let reg = SimOptions {
-        elf_wpt: elf_block::WptUpdate::Registered,
-        ..SimOptions::elf_plus_plus()
-    };
-    assert_eq!(reg.label(), "elf++(wpt=registered)");
-    let mut differ = 0;
-    for name in ["lud_perimeter", "htw", "heartwall", "bfs"] {
-        let open = || crate::workload::open_named(name, "small").unwrap();
-        let a = run(&mut *open(), SimOptions::elf_plus_plus());
-        let b = run(&mut *open(), reg.clone());
-        assert_eq!(a.counters.warp_instructions, b.counters.warp_instructions);
-        differ += (a.counters.cycles != b.counters.cycles) as usize;
+fn registered_and_pipelined_wpt_updates_change_elfs_timing_and_label() {
+    // `--elf-wpt registered|pipelined`: the same work (counts checked over the whole suite
+    // above), another schedule on kernels with program points (priorities change at every
+    // load).
+    for (timing, label) in [
+        (elf_block::WptUpdate::Registered, "elf++(wpt=registered)"),
+        (elf_block::WptUpdate::Pipelined, "elf++(wpt=pipelined)"),
+    ] {
+        let opts = SimOptions {
+            elf_wpt: timing,
+            ..SimOptions::elf_plus_plus()
+        };
+        assert_eq!(opts.label(), label);
+        let mut differ = 0;
+        for name in ["lud_perimeter", "htw", "heartwall", "bfs"] {
+            let open = || crate::workload::open_named(name, "small").unwrap();
+            let a = run(&mut *open(), SimOptions::elf_plus_plus());
+            let b = run(&mut *open(), opts.clone());
+            assert_eq!(a.counters.warp_instructions, b.counters.warp_instructions);
+            differ += (a.counters.cycles != b.counters.cycles) as usize;
+        }
+        assert!(differ >= 2, "{label}: {differ}");
     }
-    assert!(differ >= 2, "{differ}");
 }
 
 #[test]

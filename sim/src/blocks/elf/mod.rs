@@ -23,7 +23,10 @@
 //!   select of `t + 1` (spec §1.6 [REC]), so a warp that issued its load at `t` hands over at
 //!   `t + 1` (L337). With an empty table every entry stays 255 and ELF issues exactly as GTO
 //!   (SCH-4). [`Params::wpt_update`] = [`WptUpdate::Registered`] (golden model only) writes
-//!   the new value at the edge instead, so the selects see it one cycle later (`t + 2`).
+//!   the new value at the edge instead, so the selects see it one cycle later (`t + 2`);
+//!   [`WptUpdate::Pipelined`] (golden model only) registers the calculator's result first and
+//!   writes it at the next edge (`t + 3`); a launched warp has WPT 255 until its launch
+//!   lookup's value lands, one edge later.
 //! * **Issue select**, per scheduler `s` of `S` (warp `w` belongs to scheduler `w % S`, local
 //!   index `w / S`), scheduler by scheduler from `issue_lead` (the SM's paired issue, which
 //!   the warp arbiters also use; ELF changes only the priority order, L391, L512): among
@@ -172,17 +175,28 @@ pub enum WptUpdate {
     /// do); a grant at `t` has its effect in the select of `t + 2`, and `prio` reports the
     /// stored value. Golden model only: no RTL module yet.
     Registered,
+    /// Two cycles later: the calculator's result is registered at the edge of the cycle the
+    /// update port reports it and written into the WPT at the next edge, so neither the table
+    /// lookup nor the comparison of its result with the other warps' values shares a cycle
+    /// with the selects (a grant at `t` has its effect in the select of `t + 3`; a decrement
+    /// reads the warp's latest value, the one in flight included). A warp launched at `t`
+    /// becomes live with its age at that edge, as with the other timings, but with WPT 255
+    /// (below every other priority); the launch lookup's value lands at the edge of `t + 1`,
+    /// after that cycle's update. `prio` reports the stored value. Golden model only: no RTL
+    /// module yet.
+    Pipelined,
 }
 
 impl WptUpdate {
     /// Names, as `gpusched sim --elf-wpt` takes them.
-    pub const NAMES: [&'static str; 2] = ["bypass", "registered"];
+    pub const NAMES: [&'static str; 3] = ["bypass", "registered", "pipelined"];
 
     /// Parses a name of [`Self::NAMES`].
     pub fn from_name(s: &str) -> Option<Self> {
         match s {
             "bypass" => Some(Self::Bypass),
             "registered" => Some(Self::Registered),
+            "pipelined" => Some(Self::Pipelined),
             _ => None,
         }
     }
@@ -192,6 +206,7 @@ impl WptUpdate {
         match self {
             Self::Bypass => "bypass",
             Self::Registered => "registered",
+            Self::Pipelined => "pipelined",
         }
     }
 }
@@ -320,6 +335,12 @@ pub struct Golden {
     pending: [Option<usize>; MAX_SCHEDULERS],
     /// Per scheduler: the global-id mask of its warps (`w % schedulers == s`).
     sched_masks: [u64; MAX_SCHEDULERS],
+    /// [`WptUpdate::Pipelined`]: per scheduler, the warp and new WPT value computed at the
+    /// last edge, written at the next one.
+    upd_inflight: [Option<(usize, u8)>; MAX_SCHEDULERS],
+    /// [`WptUpdate::Pipelined`]: the warps launched in the last cycle and their WPT value
+    /// (the launch lookup's), written at the next edge.
+    launch_inflight: (u64, u8),
     /// Calculator invocations (spec WPT-6).
     pub calcs: u64,
 }
@@ -346,6 +367,8 @@ impl Golden {
             last: [None; MAX_SCHEDULERS],
             pending: [None; MAX_SCHEDULERS],
             sched_masks,
+            upd_inflight: [None; MAX_SCHEDULERS],
+            launch_inflight: (0, MAX_PRIO),
             calcs: 0,
         };
         g.reset();
@@ -400,18 +423,62 @@ impl Golden {
 
     /// Last cycle's grants report back (`upd_*`): their new WPT values (written into the WPT
     /// before this cycle's selects with [`WptUpdate::Bypass`], at the edge with
-    /// [`WptUpdate::Registered`]). They read the table as it is during the cycle.
+    /// [`WptUpdate::Registered`], at the next edge with [`WptUpdate::Pipelined`]). They read
+    /// the table as it is during the cycle.
     fn apply_updates(&mut self, inp: &ElfIn) {
         for s in 0..self.params.schedulers {
+            self.upd_inflight[s] = None;
             if let (true, Some(w)) = (inp.upd_valid[s], self.pending[s]) {
-                self.wpt[w] = if inp.upd_trig[s] {
+                let new = if inp.upd_trig[s] {
                     self.lookup(inp.upd_pc[s], inp.merge_ge)
                 } else if self.wpt[w] == MAX_PRIO {
                     MAX_PRIO
                 } else {
                     self.wpt[w].saturating_sub(1)
                 };
+                match self.params.wpt_update {
+                    WptUpdate::Pipelined => self.upd_inflight[s] = Some((w, new)),
+                    _ => self.wpt[w] = new,
+                }
             }
+        }
+    }
+
+    /// [`WptUpdate::Pipelined`], at the edge: the updates and launch lookup computed at the
+    /// last edge land (updates first, then the launched warps' value).
+    fn land_inflight(&mut self) {
+        for s in 0..self.params.schedulers {
+            if let Some((w, v)) = self.upd_inflight[s] {
+                self.wpt[w] = v;
+            }
+        }
+        let (mut launched, value) = self.launch_inflight;
+        while launched != 0 {
+            let w = launched.trailing_zeros() as usize;
+            launched &= launched - 1;
+            self.wpt[w] = value;
+        }
+    }
+
+    /// The WPT value of the warps `launched` this cycle: one lookup of `launch_pc`, counted
+    /// in [`Self::calcs`] once per warp (255 when none is launched).
+    fn launch_lookup(&mut self, launched: u64, inp: &ElfIn) -> u8 {
+        if launched == 0 {
+            return MAX_PRIO;
+        }
+        self.calcs += launched.count_ones() as u64 - 1;
+        self.lookup(inp.launch_pc, inp.merge_ge)
+    }
+
+    /// Warps `launched` take WPT value `value` and the next ages (lowest id oldest).
+    fn launch_warps(&mut self, launched: u64, value: u8) {
+        let mut l = launched;
+        while l != 0 {
+            let w = l.trailing_zeros() as usize;
+            l &= l - 1;
+            self.wpt[w] = value;
+            self.age[w] = self.next_age;
+            self.next_age += 1;
         }
     }
 
@@ -466,6 +533,8 @@ impl Block for Golden {
         self.next_age = 0;
         self.last = [None; MAX_SCHEDULERS];
         self.pending = [None; MAX_SCHEDULERS];
+        self.upd_inflight = [None; MAX_SCHEDULERS];
+        self.launch_inflight = (0, MAX_PRIO);
         self.calcs = 0;
     }
 
@@ -473,7 +542,7 @@ impl Block for Golden {
         let sch = self.params.schedulers;
         let wmask = low_bits(self.params.warps);
         let registered = self.params.wpt_update == WptUpdate::Registered;
-        if !registered {
+        if self.params.wpt_update == WptUpdate::Bypass {
             self.apply_updates(inp);
         }
         // Issue, scheduler by scheduler from `issue_lead`: each sees the unit slots the
@@ -518,19 +587,23 @@ impl Block for Golden {
             out.prio[s] = g.map_or(0, |w| self.wpt[w]);
         }
         // Edge: registered updates, launches (reading the table as it is during the cycle),
-        // grants, table writes.
-        if registered {
+        // grants, table writes; pipelined: last cycle's updates and launches land first, then
+        // this cycle's are computed (a decrement sees the landed value).
+        let launched = inp.launch & wmask;
+        if self.params.wpt_update == WptUpdate::Pipelined {
+            self.land_inflight();
             self.apply_updates(inp);
+            self.launch_inflight = (launched, self.launch_lookup(launched, inp));
+            self.launch_warps(launched, MAX_PRIO);
+            self.live = (self.live & !(inp.exit & wmask)) | launched;
+        } else {
+            if registered {
+                self.apply_updates(inp);
+            }
+            let value = self.launch_lookup(launched, inp);
+            self.launch_warps(launched, value);
+            self.live = (self.live & !(inp.exit & wmask)) | launched;
         }
-        let mut l = inp.launch & wmask;
-        while l != 0 {
-            let w = l.trailing_zeros() as usize;
-            l &= l - 1;
-            self.wpt[w] = self.lookup(inp.launch_pc, inp.merge_ge);
-            self.age[w] = self.next_age;
-            self.next_age += 1;
-        }
-        self.live = (self.live & !(inp.exit & wmask)) | (inp.launch & wmask);
         for (s, g) in grants.into_iter().enumerate().take(sch) {
             if g.is_some() {
                 self.last[s] = g;
@@ -618,6 +691,7 @@ impl crate::block::BlockKind for Kind {
             match p.wpt_update {
                 WptUpdate::Bypass => "",
                 WptUpdate::Registered => ", registered WPT updates",
+                WptUpdate::Pipelined => ", pipelined WPT updates",
             }
         )
     }

@@ -455,6 +455,10 @@ fn load_issued_then_reported(wpt_update: WptUpdate) -> (Golden, ElfOut) {
             ..Default::default()
         });
     }
+    if wpt_update == WptUpdate::Pipelined {
+        // The launches land one edge later.
+        g.step(&ElfIn::default());
+    }
     assert_eq!((g.wpt(0), g.wpt(2)), (0, 1));
     let t = g.step(&ElfIn {
         ready: at0(0b11),
@@ -496,4 +500,61 @@ fn a_registered_wpt_update_hands_over_one_cycle_later() {
     });
     assert_eq!((t2.grant_warp[0], t2.prio[0]), (1, 1), "B at t + 2");
     assert_eq!(g.wpt(0), 255);
+}
+
+#[test]
+fn a_pipelined_wpt_update_hands_over_two_cycles_later() {
+    // `WptUpdate::Pipelined`: the new 255 is computed at t + 1, registered at that edge and
+    // written at the edge of t + 2; A keeps the scheduler at t + 1 and t + 2, B takes over at
+    // t + 3.
+    let (mut g, t1) = load_issued_then_reported(WptUpdate::Pipelined);
+    assert_eq!((t1.grant_warp[0], t1.prio[0]), (0, 0), "A again at t + 1");
+    assert_eq!(g.wpt(0), 0, "in flight after the edge of t + 1");
+    // A's grant at t + 1 reports a decrement at t + 2: it reads the value landing at that
+    // edge (255, which stays 255), not the stored 0 (which would give 0).
+    let t2 = g.step(&ElfIn {
+        ready: at0(0b11),
+        upd_valid: at0(true),
+        upd_pc: at0(56),
+        ..Default::default()
+    });
+    assert_eq!((t2.grant_warp[0], t2.prio[0]), (0, 0), "A again at t + 2");
+    assert_eq!(g.wpt(0), 255, "landed at the edge of t + 2");
+    let t3 = g.step(&ElfIn {
+        ready: at0(0b11),
+        upd_valid: at0(true),
+        upd_pc: at0(64),
+        ..Default::default()
+    });
+    assert_eq!((t3.grant_warp[0], t3.prio[0]), (1, 1), "B at t + 3");
+    assert_eq!(g.wpt(0), 255, "the decrement of A's t + 1 grant kept 255");
+}
+
+#[test]
+fn a_pipelined_launch_has_255_until_its_lookup_lands() {
+    let mut g = Golden::new(Params {
+        wpt_update: WptUpdate::Pipelined,
+        ..Params::preset(Preset::Proto)
+    });
+    load_table(&mut g, &[entry(40, false, 0)]);
+    // Warp 0 launched at 32 (priority 1) while warp 2 is live at 255 and older.
+    for (launch, launch_pc) in [(0b100, 48), (0b001, 32)] {
+        g.step(&ElfIn {
+            launch,
+            launch_pc,
+            ..Default::default()
+        });
+    }
+    assert_eq!((g.wpt(0), g.wpt(2)), (255, 255), "warp 0 live at 255 after its launch edge");
+    let t1 = g.step(&ElfIn {
+        ready: at0(0b11),
+        ..Default::default()
+    });
+    assert_eq!((t1.grant_warp[0], t1.prio[0]), (1, 255), "the older warp 2 wins the tie");
+    assert_eq!(g.wpt(0), 1, "the launch lookup landed at that edge");
+    let t2 = g.step(&ElfIn {
+        ready: at0(0b11),
+        ..Default::default()
+    });
+    assert_eq!((t2.grant_warp[0], t2.prio[0]), (0, 1), "warp 0 at its priority");
 }
