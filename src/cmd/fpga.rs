@@ -46,9 +46,24 @@ pub struct FpgaArgs {
     /// Directory holding the modules and fpga/ [default: rtl-out/ of the repository].
     #[arg(long, value_name = "DIR")]
     rtl: Option<PathBuf>,
+    /// Extra nextpnr arguments, after the flow's own, e.g. "--placer-heap-beta 0.6" (a
+    /// lower placement density for a design whose routing does not converge); a report row
+    /// made with them shows them in its status.
+    #[arg(long, value_name = "ARGS", allow_hyphen_values = true)]
+    pnr_args: Option<String>,
     /// Print one JSON object instead of the report.
     #[arg(long)]
     json: bool,
+}
+
+impl FpgaArgs {
+    /// `--pnr-args`, split at white space.
+    fn extra_pnr(&self) -> Vec<String> {
+        self.pnr_args
+            .as_deref()
+            .map(|a| a.split_whitespace().map(String::from).collect())
+            .unwrap_or_default()
+    }
 }
 
 /// Runs `fpga`.
@@ -66,7 +81,8 @@ pub fn run(a: FpgaArgs) -> Result<ExitCode> {
             .join(format!("{module}_{}", a.design))
     });
     let mut progress = |step: &str| eprintln!("{step}...");
-    let report = match run_flow(b, &module, design, &rtl, &out, None, &mut progress) {
+    let extra = a.extra_pnr();
+    let report = match run_flow(b, &module, design, &rtl, &out, None, &extra, &mut progress) {
         Ok(r) => r,
         // Bad input: exit 2 through the caller.
         Err(e @ (FlowError::UnknownModule(_) | FlowError::Io { .. })) => return Err(e.into()),
@@ -209,6 +225,7 @@ fn all(a: &FpgaArgs) -> Result<ExitCode> {
                     &rtl,
                     &dir,
                     Some(timeout),
+                    &a.extra_pnr(),
                     &mut |_| {},
                 ) {
                     Ok(r) => fill(&mut row, &r),

@@ -87,7 +87,7 @@ pub struct FlowReport {
     /// Wall time of the whole flow, seconds.
     pub seconds: f64,
     /// nextpnr options added for a large design ([`Board::large_pnr`]), e.g. `--router
-    /// router2`; empty otherwise.
+    /// router2`, then the user's (`--pnr-args`); empty otherwise.
     pub pnr_args: Vec<String>,
 }
 
@@ -284,6 +284,14 @@ pub fn parse_stat(stat: &serde_json::Value) -> BTreeMap<String, u64> {
         .unwrap_or_default()
 }
 
+/// nextpnr's arguments beyond the board's and the design's files: [`large_pnr_args`], then
+/// the user's `extra` (`gpusched fpga --pnr-args`), in that order (a later option wins).
+pub fn pnr_args(board: &Board, cells: &BTreeMap<String, u64>, extra: &[String]) -> Vec<String> {
+    let mut args = large_pnr_args(board, cells);
+    args.extend(extra.iter().cloned());
+    args
+}
+
 /// The nextpnr options `board` adds for a design of `cells` ([`Board::large_pnr`]).
 pub fn large_pnr_args(board: &Board, cells: &BTreeMap<String, u64>) -> Vec<String> {
     match board.large_pnr {
@@ -375,6 +383,7 @@ pub fn run_flow(
     rtl_dir: &Path,
     out: &Path,
     timeout: Option<Duration>,
+    extra_pnr: &[String],
     progress: &mut dyn FnMut(&str),
 ) -> Result<FlowReport, FlowError> {
     let start = Instant::now();
@@ -470,7 +479,7 @@ pub fn run_flow(
             pnr_args: vec![],
         });
     };
-    let large_args = large_pnr_args(board, &cells);
+    let large_args = pnr_args(board, &cells, extra_pnr);
     let (cons_flag, placed, bit) = match board.family {
         Family::Ice40 => ("--pcf", ["--asc", "placed.asc"], "gs_top.bin"),
         _ => ("--lpf", ["--textcfg", "placed.config"], "gs_top.bit"),
@@ -536,6 +545,13 @@ mod tests {
             ["--router", "router2"]
         );
         assert!(large_pnr_args(board("icebreaker").unwrap(), &cells(61_845)).is_empty());
+        // The user's arguments come after the flow's own.
+        let extra = ["--placer-heap-beta".to_string(), "0.6".to_string()];
+        assert_eq!(
+            pnr_args(ulx3s, &cells(61_845), &extra),
+            ["--router", "router2", "--placer-heap-beta", "0.6"]
+        );
+        assert_eq!(pnr_args(ulx3s, &cells(100), &extra), extra);
     }
 
     #[test]
@@ -616,6 +632,7 @@ mod tests {
             &rtl,
             out.path(),
             None,
+            &[],
             &mut |_| {},
         )
         .unwrap_err();
@@ -646,6 +663,7 @@ mod tests {
             &rtl,
             out.path(),
             None,
+            &[],
             &mut |_| {},
         )
         .unwrap();
@@ -671,6 +689,7 @@ mod tests {
             &rtl,
             out.path(),
             None,
+            &[],
             &mut |_| {},
         )
         .unwrap();
