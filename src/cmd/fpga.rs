@@ -5,7 +5,7 @@
 use anyhow::Result;
 use clap::Args;
 use gpusched_gen::fpga::board::{board, BOARDS};
-use gpusched_gen::fpga::flow::{run_flow, Design, FlowError, FlowReport, Status};
+use gpusched_gen::fpga::flow::{run_flow, Design, FlowError, FlowReport, RunOptions, Status};
 use gpusched_gen::fpga::table::net_of;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -81,8 +81,11 @@ pub fn run(a: FpgaArgs) -> Result<ExitCode> {
             .join(format!("{module}_{}", a.design))
     });
     let mut progress = |step: &str| eprintln!("{step}...");
-    let extra = a.extra_pnr();
-    let report = match run_flow(b, &module, design, &rtl, &out, None, &extra, &mut progress) {
+    let opts = RunOptions {
+        timeout: None,
+        extra_pnr: a.extra_pnr(),
+    };
+    let report = match run_flow(b, &module, design, &rtl, &out, &opts, &mut progress) {
         Ok(r) => r,
         // Bad input: exit 2 through the caller.
         Err(e @ (FlowError::UnknownModule(_) | FlowError::Io { .. })) => return Err(e.into()),
@@ -224,8 +227,10 @@ fn all(a: &FpgaArgs) -> Result<ExitCode> {
                     Design::Selftest,
                     &rtl,
                     &dir,
-                    Some(timeout),
-                    &a.extra_pnr(),
+                    &RunOptions {
+                        timeout: Some(timeout),
+                        extra_pnr: a.extra_pnr(),
+                    },
                     &mut |_| {},
                 ) {
                     Ok(r) => fill(&mut row, &r),

@@ -374,6 +374,15 @@ pub fn parse_pnr(
     (util, fmax, path)
 }
 
+/// How [`run_flow`] runs the tools.
+#[derive(Clone, Debug, Default)]
+pub struct RunOptions {
+    /// Stop Yosys or nextpnr after this long (the whole flow's budget).
+    pub timeout: Option<Duration>,
+    /// More nextpnr arguments, after the flow's own (`gpusched fpga --pnr-args`).
+    pub extra_pnr: Vec<String>,
+}
+
 /// Runs the flow for `module` (its wrapper in `rtl_dir/fpga/`) on `board` in `out`, calling
 /// `progress` with each step as it starts (synthesis of the largest modules takes minutes).
 pub fn run_flow(
@@ -382,10 +391,10 @@ pub fn run_flow(
     design: Design,
     rtl_dir: &Path,
     out: &Path,
-    timeout: Option<Duration>,
-    extra_pnr: &[String],
+    opts: &RunOptions,
     progress: &mut dyn FnMut(&str),
 ) -> Result<FlowReport, FlowError> {
+    let timeout = opts.timeout;
     let start = Instant::now();
     let fpga = rtl_dir.join(super::DIR);
     let summary = read_json(&fpga.join(super::SUMMARY))?;
@@ -479,7 +488,7 @@ pub fn run_flow(
             pnr_args: vec![],
         });
     };
-    let large_args = pnr_args(board, &cells, extra_pnr);
+    let large_args = pnr_args(board, &cells, &opts.extra_pnr);
     let (cons_flag, placed, bit) = match board.family {
         Family::Ice40 => ("--pcf", ["--asc", "placed.asc"], "gs_top.bin"),
         _ => ("--lpf", ["--textcfg", "placed.config"], "gs_top.bit"),
@@ -631,8 +640,7 @@ mod tests {
             Design::Selftest,
             &rtl,
             out.path(),
-            None,
-            &[],
+            &RunOptions::default(),
             &mut |_| {},
         )
         .unwrap_err();
@@ -662,8 +670,7 @@ mod tests {
             Design::Selftest,
             &rtl,
             out.path(),
-            None,
-            &[],
+            &RunOptions::default(),
             &mut |_| {},
         )
         .unwrap();
@@ -688,8 +695,7 @@ mod tests {
             Design::Bridge,
             &rtl,
             out.path(),
-            None,
-            &[],
+            &RunOptions::default(),
             &mut |_| {},
         )
         .unwrap();
