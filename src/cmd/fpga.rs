@@ -46,9 +46,9 @@ pub struct FpgaArgs {
     /// Directory holding the modules and fpga/ [default: rtl-out/ of the repository].
     #[arg(long, value_name = "DIR")]
     rtl: Option<PathBuf>,
-    /// Extra nextpnr arguments, after the flow's own, e.g. "--placer-heap-beta 0.6" (a
-    /// lower placement density for a design whose routing does not converge); a report row
-    /// made with them shows them in its status.
+    /// Extra nextpnr arguments, after the flow's own (not the device, files, --freq, --seed or
+    /// --report, which it sets), e.g. "--router2-alt-weights"; a report row made with them
+    /// shows them in its status.
     #[arg(long, value_name = "ARGS", allow_hyphen_values = true)]
     pnr_args: Option<String>,
     /// Print one JSON object instead of the report.
