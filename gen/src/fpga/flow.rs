@@ -488,7 +488,7 @@ pub fn run_flow(
             pnr_args: vec![],
         });
     };
-    let large_args = pnr_args(board, &cells, &opts.extra_pnr);
+    let pnr_extra = pnr_args(board, &cells, &opts.extra_pnr);
     let (cons_flag, placed, bit) = match board.family {
         Family::Ice40 => ("--pcf", ["--asc", "placed.asc"], "gs_top.bin"),
         _ => ("--lpf", ["--textcfg", "placed.config"], "gs_top.bit"),
@@ -502,7 +502,7 @@ pub fn run_flow(
         nextpnr,
         Command::new(nextpnr)
             .args(board.device_args)
-            .args(&large_args)
+            .args(&pnr_extra)
             .args(["--json", "synth.json", cons_flag, board.constraints])
             .args(["--freq", &board.clock_mhz.to_string()])
             .args(placed)
@@ -534,7 +534,7 @@ pub fn run_flow(
         critical_path,
         bitstream: Some(out.join(bit)),
         seconds: start.elapsed().as_secs_f64(),
-        pnr_args: large_args,
+        pnr_args: pnr_extra,
     })
 }
 

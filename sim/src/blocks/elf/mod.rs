@@ -541,7 +541,6 @@ impl Block for Golden {
     fn step(&mut self, inp: &ElfIn) -> ElfOut {
         let sch = self.params.schedulers;
         let wmask = low_bits(self.params.warps);
-        let registered = self.params.wpt_update == WptUpdate::Registered;
         if self.params.wpt_update == WptUpdate::Bypass {
             self.apply_updates(inp);
         }
@@ -589,21 +588,23 @@ impl Block for Golden {
         // Edge: registered updates, launches (reading the table as it is during the cycle),
         // grants, table writes; pipelined: last cycle's updates and launches land first, then
         // this cycle's are computed (a decrement sees the landed value).
-        let launched = inp.launch & wmask;
-        if self.params.wpt_update == WptUpdate::Pipelined {
-            self.land_inflight();
-            self.apply_updates(inp);
-            self.launch_inflight = (launched, self.launch_lookup(launched, inp));
-            self.launch_warps(launched, MAX_PRIO);
-            self.live = (self.live & !(inp.exit & wmask)) | launched;
-        } else {
-            if registered {
+        match self.params.wpt_update {
+            WptUpdate::Bypass => {}
+            WptUpdate::Registered => self.apply_updates(inp),
+            WptUpdate::Pipelined => {
+                self.land_inflight();
                 self.apply_updates(inp);
             }
-            let value = self.launch_lookup(launched, inp);
-            self.launch_warps(launched, value);
-            self.live = (self.live & !(inp.exit & wmask)) | launched;
         }
+        let launched = inp.launch & wmask;
+        let mut value = self.launch_lookup(launched, inp);
+        if self.params.wpt_update == WptUpdate::Pipelined {
+            // The lookup's value lands at the next edge; 255 until then.
+            self.launch_inflight = (launched, value);
+            value = MAX_PRIO;
+        }
+        self.launch_warps(launched, value);
+        self.live = (self.live & !(inp.exit & wmask)) | launched;
         for (s, g) in grants.into_iter().enumerate().take(sch) {
             if g.is_some() {
                 self.last[s] = g;
