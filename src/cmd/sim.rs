@@ -82,11 +82,11 @@ pub struct RunArgs {
           value_parser = clap::builder::PossibleValuesParser::new(["gt", "ge"]))]
     pub elf_merge: String,
     /// With --warp-sched elf/elf++: when a grant's WPT update reaches the issue and fetch
-    /// selects: bypass, in the cycle the SM reports it (spec §1.6, the RTL's timing);
-    /// registered, one cycle later (the lookup off the select path, as a pipelined RTL would
-    /// do; golden model only); pipelined, two cycles later, the lookup's result registered
-    /// before it is compared with the other warps' values, a launched warp at 255 until its
-    /// lookup lands one cycle later (golden model only).
+    /// selects: bypass, in the cycle the SM reports it (spec §1.6; RTL `elf_base_*`);
+    /// registered, one cycle later (the lookup off the select path; golden model only);
+    /// pipelined, two cycles later, the lookup's result registered before it is compared with
+    /// the other warps' values, a launched warp at 255 until its lookup lands one cycle later
+    /// (RTL `elf_pipelined_*`, whose logic depth meets the project's bound).
     #[arg(long, value_name = "TIMING", default_value = "bypass",
           value_parser = clap::builder::PossibleValuesParser::new(WptUpdate::NAMES))]
     pub elf_wpt: String,

@@ -408,23 +408,26 @@ fn configurations_without_a_matching_rtl_module_are_refused() {
         tbgpu::module_for::<wa::Kind>(&Params::new(Policy::TwoLevel, 24, 6).unwrap()).unwrap(),
         "warp_arbiter_two_level_fermi"
     );
-    // ELF with registered or pipelined WPT updates is golden only (no RTL module yet).
-    for (timing, name) in [
-        (elf::WptUpdate::Registered, "registered"),
-        (elf::WptUpdate::Pipelined, "pipelined"),
-    ] {
-        let p = elf::Params {
-            wpt_update: timing,
-            ..elf::Params::preset(elf::Preset::Fermi)
-        };
-        let e = tbgpu::module_for::<elf::Kind>(&p).unwrap_err().to_string();
-        assert!(
-            e.contains(&format!(
-                "no elf RTL for 48 warps, 2 schedulers, 32 program points, {name} WPT updates"
-            )),
-            "{e}"
-        );
-    }
+    // ELF with registered WPT updates is golden only (no RTL module); pipelined has one.
+    let p = elf::Params {
+        wpt_update: elf::WptUpdate::Registered,
+        ..elf::Params::preset(elf::Preset::Fermi)
+    };
+    let e = tbgpu::module_for::<elf::Kind>(&p).unwrap_err().to_string();
+    assert!(
+        e.contains(
+            "no elf RTL for 48 warps, 2 schedulers, 32 program points, registered WPT updates"
+        ) && e.contains("fermi (48 warps, 2 schedulers, 32 program points, pipelined WPT updates)"),
+        "{e}"
+    );
+    let p = elf::Params {
+        wpt_update: elf::WptUpdate::Pipelined,
+        ..elf::Params::preset(elf::Preset::Fermi)
+    };
+    assert_eq!(
+        tbgpu::module_for::<elf::Kind>(&p).unwrap(),
+        "elf_pipelined_fermi"
+    );
     assert_eq!(
         tbgpu::module_for::<elf::Kind>(&elf::Params::preset(elf::Preset::Fermi)).unwrap(),
         "elf_base_fermi"

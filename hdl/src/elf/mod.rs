@@ -41,9 +41,13 @@
 //! rust-hdl evaluates array indices from loop variables only, so loops that index by
 //! `l * SC + s` bind `n = SC` with a one-iteration loop (`for n in SC..SC + 1`).
 
+mod pipelined;
 mod table;
+mod table_slotwise;
 
+pub use pipelined::{ElfPipelined, ElfPipelinedFermi, ElfPipelinedProto};
 pub use table::PpTable;
+pub use table_slotwise::PpTableSlotwise;
 
 use crate::consts::{below_table, constant, index_table, onehot_table};
 use crate::prim::{Deal, Decode2, FindFirst, Gather};
@@ -843,6 +847,8 @@ impl crate::RtlKind for Rtl {
         match (policy, preset) {
             ("base", "fermi") => crate::verilog_of::<ElfFermi>(module),
             ("base", "proto") => crate::verilog_of::<ElfProto>(module),
+            ("pipelined", "fermi") => crate::verilog_of::<ElfPipelinedFermi>(module),
+            ("pipelined", "proto") => crate::verilog_of::<ElfPipelinedProto>(module),
             _ => Err(crate::no_variant(Self::NAME, policy, preset)),
         }
     }

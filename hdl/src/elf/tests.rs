@@ -105,6 +105,32 @@ fn rtl_matches_golden_for_both_presets_and_four_schedulers() {
 }
 
 #[test]
+fn pipelined_rtl_matches_golden_for_both_presets() {
+    use gpusim::blocks::elf::WptUpdate;
+    let id = |o: ElfOut| o;
+    let pip = |p: Params| Params {
+        wpt_update: WptUpdate::Pipelined,
+        ..p
+    };
+    let r = compare!(
+        super::ElfPipelinedProto,
+        pip(Params::preset(Preset::Proto)),
+        5,
+        20_000,
+        id
+    );
+    assert_eq!(r, None);
+    let r = compare!(
+        super::ElfPipelinedFermi,
+        pip(Params::preset(Preset::Fermi)),
+        6,
+        3_000,
+        id
+    );
+    assert_eq!(r, None);
+}
+
+#[test]
 fn a_planted_golden_bug_is_caught() {
     let r = compare!(
         Proto,
@@ -137,28 +163,41 @@ proptest::proptest! {
             .iter()
             .map(|&(valid, branch, off, score)| PpEntry { valid, branch, pc: at(off), score })
             .collect();
-        let mut u = PpTable::<8, 3, 1>::default();
-        start(&mut u);
-        u.reset.next = false;
-        u.merge_ge.next = merge_ge;
-        u.en[0].next = true;
-        for (k, e) in table.iter().enumerate() {
-            u.tw_en.next = true;
-            u.tw_slot.next = (k as u64).to_bits();
-            u.tw_valid.next = e.valid;
-            u.tw_branch.next = e.branch;
-            u.tw_pc.next = (e.pc as u64).to_bits();
-            u.tw_score.next = (e.score as u64).to_bits();
-            settle(&mut u);
-            clock_edge(&mut u);
+        // Both tables: the base one and the pipelined block's slot-wise one.
+        macro_rules! check {
+            ($ty:ty) => {{
+                let mut u = <$ty>::default();
+                start(&mut u);
+                u.reset.next = false;
+                u.merge_ge.next = merge_ge;
+                u.en[0].next = true;
+                for (k, e) in table.iter().enumerate() {
+                    u.tw_en.next = true;
+                    u.tw_slot.next = (k as u64).to_bits();
+                    u.tw_valid.next = e.valid;
+                    u.tw_branch.next = e.branch;
+                    u.tw_pc.next = (e.pc as u64).to_bits();
+                    u.tw_score.next = (e.score as u64).to_bits();
+                    settle(&mut u);
+                    clock_edge(&mut u);
+                }
+                u.tw_en.next = false;
+                for &off in &pcs {
+                    let pc = at(off);
+                    u.pc[0].next = (pc as u64).to_bits();
+                    settle(&mut u);
+                    let want = calc(&table, pc, 3, merge_ge).prio;
+                    proptest::prop_assert_eq!(
+                        u.prio[0].val().to_u64() as u8,
+                        want,
+                        "{} pc {:#x}",
+                        stringify!($ty),
+                        pc
+                    );
+                }
+            }};
         }
-        u.tw_en.next = false;
-        for &off in &pcs {
-            let pc = at(off);
-            u.pc[0].next = (pc as u64).to_bits();
-            settle(&mut u);
-            let want = calc(&table, pc, 3, merge_ge).prio;
-            proptest::prop_assert_eq!(u.prio[0].val().to_u64() as u8, want, "pc {:#x}", pc);
-        }
+        check!(PpTable::<8, 3, 1>);
+        check!(PpTableSlotwise::<8, 3, 1>);
     }
 }

@@ -4,9 +4,10 @@ use crate::consts::constant;
 use rust_hdl::prelude::*;
 
 /// The number of set bits of `bits`, combinational, as a binary adder tree: the `N` bits are
-/// `B`-bit numbers, added in pairs level by level (log2 `N` levels of `B`-bit adders, in place:
-/// level `k` writes `sum[i] = sum[2i] + sum[2i+1]` for `i < N >> k`). `N` is a power of two up
-/// to 64 (pad a narrower vector with zeros); `B` = log2(`N`) + 1.
+/// `B`-bit numbers, added in pairs level by level (ceil(log2 `N`) levels of `B`-bit adders, in
+/// place: level `k` writes `sum[i] = sum[2i] + sum[2i+1]` for the `c_k / 2` pairs of its
+/// `c_k = ceil(N / 2^k)` inputs, and moves an odd last one up). `N` up to 64; `B` bits hold
+/// `N` (`N < 2^B`).
 #[derive(LogicBlock)]
 pub struct PopCount<const N: usize, const B: usize> {
     /// Input vector.
@@ -20,8 +21,8 @@ pub struct PopCount<const N: usize, const B: usize> {
 
 impl<const N: usize, const B: usize> Default for PopCount<N, B> {
     fn default() -> Self {
-        assert!(N.is_power_of_two() && N <= 64, "N a power of two <= 64");
-        assert!(1usize << (B - 1) == N, "B = log2(N) + 1");
+        assert!((1..=64).contains(&N), "1 <= N <= 64");
+        assert!(B <= 8 && N < (1usize << B), "B bits hold N");
         Self {
             bits: Default::default(),
             count: Default::default(),
@@ -41,23 +42,40 @@ impl<const N: usize, const B: usize> Logic for PopCount<N, B> {
                 self.sum[i].next = self.one.val();
             }
         }
-        // Six levels cover N <= 64; a level over zero pairs is empty.
+        // Six levels cover N <= 64; a level over zero pairs is empty, and so is the odd
+        // element's move for an even count or a count of one (`- 1 / c`: the level's input
+        // count `c` is already the total); so a power of two N has no moves at all.
         for i in 0..(N / 2) {
             self.sum[i].next = self.sum[2 * i].val() + self.sum[2 * i + 1].val();
         }
-        for i in 0..(N / 4) {
+        for i in (N / 2)..((N + 1) / 2 - 1 / N) {
+            self.sum[i].next = self.sum[2 * i].val();
+        }
+        for i in 0..((N + 1) / 4) {
             self.sum[i].next = self.sum[2 * i].val() + self.sum[2 * i + 1].val();
         }
-        for i in 0..(N / 8) {
+        for i in ((N + 1) / 4)..((N + 3) / 4 - 1 / ((N + 1) / 2)) {
+            self.sum[i].next = self.sum[2 * i].val();
+        }
+        for i in 0..((N + 3) / 8) {
             self.sum[i].next = self.sum[2 * i].val() + self.sum[2 * i + 1].val();
         }
-        for i in 0..(N / 16) {
+        for i in ((N + 3) / 8)..((N + 7) / 8 - 1 / ((N + 3) / 4)) {
+            self.sum[i].next = self.sum[2 * i].val();
+        }
+        for i in 0..((N + 7) / 16) {
             self.sum[i].next = self.sum[2 * i].val() + self.sum[2 * i + 1].val();
         }
-        for i in 0..(N / 32) {
+        for i in ((N + 7) / 16)..((N + 15) / 16 - 1 / ((N + 7) / 8)) {
+            self.sum[i].next = self.sum[2 * i].val();
+        }
+        for i in 0..((N + 15) / 32) {
             self.sum[i].next = self.sum[2 * i].val() + self.sum[2 * i + 1].val();
         }
-        for i in 0..(N / 64) {
+        for i in ((N + 15) / 32)..((N + 31) / 32 - 1 / ((N + 15) / 16)) {
+            self.sum[i].next = self.sum[2 * i].val();
+        }
+        for i in 0..((N + 31) / 64) {
             self.sum[i].next = self.sum[2 * i].val() + self.sum[2 * i + 1].val();
         }
         self.count.next = self.sum[0].val();

@@ -111,16 +111,32 @@ proptest! {
         let mut p32 = PopCount::<32, 6>::default();
         let mut p64 = PopCount::<64, 7>::default();
         let mut p2 = PopCount::<2, 2>::default();
+        // Counts that are not powers of two (odd elements moved up a level), wider sums.
+        let mut p24 = PopCount::<24, 5>::default();
+        let mut p7 = PopCount::<7, 6>::default();
+        let mut p1 = PopCount::<1, 1>::default();
         start_comb(&mut p32);
         start_comb(&mut p64);
         start_comb(&mut p2);
+        start_comb(&mut p24);
+        start_comb(&mut p7);
+        start_comb(&mut p1);
         for &w in &words {
             p32.bits.next = (w & mask(32)).to_bits();
             p64.bits.next = w.to_bits();
             p2.bits.next = (w & 3).to_bits();
+            p24.bits.next = (w & mask(24)).to_bits();
+            p7.bits.next = (w & mask(7)).to_bits();
+            p1.bits.next = (w & 1).to_bits();
             settle_comb(&mut p32);
             settle_comb(&mut p64);
             settle_comb(&mut p2);
+            settle_comb(&mut p24);
+            settle_comb(&mut p7);
+            settle_comb(&mut p1);
+            prop_assert_eq!(p24.count.val().to_u64() as u32, popcount_golden(w & mask(24)));
+            prop_assert_eq!(p7.count.val().to_u64() as u32, popcount_golden(w & mask(7)));
+            prop_assert_eq!(p1.count.val().to_u64() as u32, popcount_golden(w & 1));
             prop_assert_eq!(p32.count.val().to_u64() as u32, popcount_golden(w & mask(32)));
             prop_assert_eq!(p64.count.val().to_u64() as u32, popcount_golden(w));
             prop_assert_eq!(p2.count.val().to_u64() as u32, popcount_golden(w & 3));

@@ -24,7 +24,7 @@
 //!   `t + 1` (L337). With an empty table every entry stays 255 and ELF issues exactly as GTO
 //!   (SCH-4). [`Params::wpt_update`] = [`WptUpdate::Registered`] (golden model only) writes
 //!   the new value at the edge instead, so the selects see it one cycle later (`t + 2`);
-//!   [`WptUpdate::Pipelined`] (golden model only) registers the calculator's result first and
+//!   [`WptUpdate::Pipelined`] (RTL: policy `pipelined`) registers the calculator's result first and
 //!   writes it at the next edge (`t + 3`); a launched warp has WPT 255 until its launch
 //!   lookup's value lands, one edge later.
 //! * **Issue select**, per scheduler `s` of `S` (warp `w` belongs to scheduler `w % S`, local
@@ -651,7 +651,7 @@ pub struct Kind;
 impl crate::block::BlockKind for Kind {
     const NAME: &'static str = "elf";
     const SUMMARY: &'static str = "ELF program-point table, priority calculators, warp priority table and issue select (seed 003 ch. III)";
-    const POLICIES: &'static [&'static str] = &["base"];
+    const POLICIES: &'static [&'static str] = &["base", "pipelined"];
     const PRESETS: &'static [&'static str] = &["fermi", "proto"];
     type Params = Params;
     type In = ElfIn;
@@ -659,12 +659,22 @@ impl crate::block::BlockKind for Kind {
     type Golden = Golden;
     type Stim = stimulus::Stimulus;
 
-    fn params(_policy: &str, preset: &str) -> Params {
-        Params::preset(match preset {
+    fn params(policy: &str, preset: &str) -> Params {
+        let p = Params::preset(match preset {
             "fermi" => Preset::Fermi,
             "proto" => Preset::Proto,
             other => unreachable!("not a preset of elf: {other}"),
-        })
+        });
+        match policy {
+            // The spec's timing: an update is in the next cycle's select.
+            "base" => p,
+            // Lookups registered before the WPT write (`WptUpdate::Pipelined`).
+            "pipelined" => Params {
+                wpt_update: WptUpdate::Pipelined,
+                ..p
+            },
+            other => unreachable!("not a policy of elf: {other}"),
+        }
     }
     fn golden(params: &Params) -> Golden {
         Golden::new(*params)
@@ -673,12 +683,19 @@ impl crate::block::BlockKind for Kind {
         stimulus::Stimulus::new(*params, seed)
     }
     fn manifest_params(p: &Params) -> Vec<(&'static str, u64)> {
-        vec![
+        let mut v = vec![
             ("warps", p.warps as u64),
             ("schedulers", p.schedulers as u64),
             ("slots", p.slots as u64),
             ("inst_shift", p.inst_shift as u64),
-        ]
+        ];
+        // A timing other than the spec's: 1 registered, 2 pipelined (the policy names it too).
+        match p.wpt_update {
+            WptUpdate::Bypass => {}
+            WptUpdate::Registered => v.push(("wpt_update", 1)),
+            WptUpdate::Pipelined => v.push(("wpt_update", 2)),
+        }
+        v
     }
     fn busy(out: &ElfOut) -> bool {
         out.grant_valid.iter().any(|&g| g)

@@ -1,0 +1,297 @@
+//! ELF's program-point table with `K` priority calculators, each calculator's arithmetic
+//! done per slot (for the pipelined ELF, [`super::ElfPipelined`]): the same slots, write port,
+//! lookup ports and results as [`super::PpTable`], but every slot's priority (distance from
+//! the PC clipped to 9 bits, score added or subtracted, saturated at 255) is computed in
+//! parallel with the comparators and the find-first, and the first hit's 8-bit priority is
+//! taken by an AND-OR mux over bit planes, so a lookup is the deeper of the two, then one mux:
+//! no arithmetic after the find-first. Lookups read the table as it is during the cycle
+//! (writes land at the edge); they are combinational.
+
+use crate::consts::{below_table, constant, onehot_table};
+use crate::sim::Clocked;
+use rust_hdl::prelude::*;
+
+/// The table and its slot-wise calculators: `P` slots (`PB` = log2 `P` bits of slot index), `K`
+/// lookups.
+#[derive(LogicBlock)]
+pub struct PpTableSlotwise<const P: usize, const PB: usize, const K: usize> {
+    /// Rising-edge clock.
+    pub clock: Signal<In, Clock>,
+    /// Synchronous reset, active high: every slot invalid.
+    pub reset: Signal<In, Bit>,
+    /// Invalidate every slot (before this cycle's write).
+    pub tw_clear: Signal<In, Bit>,
+    /// Write slot `tw_slot` at the edge.
+    pub tw_en: Signal<In, Bit>,
+    /// Slot written.
+    pub tw_slot: Signal<In, Bits<PB>>,
+    /// Written valid bit.
+    pub tw_valid: Signal<In, Bit>,
+    /// Written branch bit.
+    pub tw_branch: Signal<In, Bit>,
+    /// Written PC (bytes).
+    pub tw_pc: Signal<In, Bits<32>>,
+    /// Written score.
+    pub tw_score: Signal<In, Bits<8>>,
+    /// Merged-load boundary (spec A-6): subtract a load's score when `d >= score` (1) or, as
+    /// the thesis states it, `d > score` (0).
+    pub merge_ge: Signal<In, Bit>,
+    /// Per lookup: the warp's next PC (bytes).
+    pub pc: [Signal<In, Bits<32>>; K],
+    /// Per lookup: its result is used this cycle. When low, `prio` is 255 and the lookup's
+    /// logic is skipped in simulation (an `if` around it in the Verilog; in hardware one
+    /// gate on the output).
+    pub en: [Signal<In, Bit>; K],
+    /// Per lookup: its priority, 0..=255, in the same cycle.
+    pub prio: [Signal<Out, Bits<8>>; K],
+    valid: DFF<Bits<P>>,
+    branch: DFF<Bits<P>>,
+    slot_pc: [DFF<Bits<32>>; P],
+    slot_score: [DFF<Bits<8>>; P],
+    valid_new: Signal<Local, Bits<P>>,
+    branch_new: Signal<Local, Bits<P>>,
+    /// Per lookup, reused: the valid slots at or after the PC, and the first of them.
+    hit: Signal<Local, Bits<P>>,
+    first: Signal<Local, Bits<P>>,
+    /// Per lookup and slot, reused: the low 12 bits of the slot's PC minus the PC's, in
+    /// instructions (bits 3..12 minus bits 3..12 minus the borrow of bits 0..3), with the borrow
+    /// in bit 9 (the distance when it is below 4096 bytes, 512 instructions); the
+    /// upper 20 bits equal, or the slot's one above the PC's (no carry chain: bit `j` of
+    /// `pc + 1` flips where every bit below it is set); the distance in instructions clipped
+    /// at 511 in 10 bits (enough for `d + score` and `d - score` to saturate exactly as the
+    /// unclipped value does, scores being at most 255, and for the sum not to overflow); the
+    /// clipped distance with the score added or subtracted.
+    low: Signal<Local, Bits<10>>,
+    /// Reused: the slot's and the PC's bits 3..12, zero-extended to 10; the borrow of bits
+    /// 0..3 (1 or 0, 10 bits).
+    slot_mid: Signal<Local, Bits<10>>,
+    pc_mid: Signal<Local, Bits<10>>,
+    borrow3: Signal<Local, Bits<10>>,
+    hi_eq: Signal<Local, Bit>,
+    hi_plus1: Signal<Local, Bit>,
+    near: Signal<Local, Bits<10>>,
+    value: Signal<Local, Bits<10>>,
+    /// Per slot: its score, zero-extended to 10 bits.
+    score: [Signal<Local, Bits<10>>; P],
+    /// Per lookup, reused: bit `b` of every slot's priority (saturated at 255), set slot by
+    /// slot; the first hit's priority.
+    prio_plane: [Signal<Local, Bits<P>>; 8],
+    sel_prio: Signal<Local, Bits<8>>,
+    zero_p: Constant<Bits<P>>,
+    one10: Constant<Bits<10>>,
+    one32: Constant<Bits<32>>,
+    clip: Constant<Bits<10>>,
+    /// Bits 3..12 of a PC once shifted down by 3; a PC's bits 12..32, 13..32 and bit 12.
+    mask9: Constant<Bits<10>>,
+    hi20: Constant<Bits<32>>,
+    above12: Constant<Bits<32>>,
+    bit12: Constant<Bits<32>>,
+    /// The bits above 255 (a value to saturate).
+    above_max8: Constant<Bits<10>>,
+    zero10: Constant<Bits<10>>,
+    max8: Constant<Bits<8>>,
+    slot_ids: [Constant<Bits<PB>>; P],
+    slot_onehot: [Constant<Bits<P>>; P],
+    slot_below: [Constant<Bits<P>>; P],
+}
+
+impl<const P: usize, const PB: usize, const K: usize> Default for PpTableSlotwise<P, PB, K> {
+    fn default() -> Self {
+        assert!((1usize << PB) == P && P <= 64 && K >= 1);
+        Self {
+            clock: Default::default(),
+            reset: Default::default(),
+            tw_clear: Default::default(),
+            tw_en: Default::default(),
+            tw_slot: Default::default(),
+            tw_valid: Default::default(),
+            tw_branch: Default::default(),
+            tw_pc: Default::default(),
+            tw_score: Default::default(),
+            merge_ge: Default::default(),
+            pc: array_init::array_init(|_| Default::default()),
+            en: array_init::array_init(|_| Default::default()),
+            prio: array_init::array_init(|_| Default::default()),
+            valid: Default::default(),
+            branch: Default::default(),
+            slot_pc: array_init::array_init(|_| Default::default()),
+            slot_score: array_init::array_init(|_| Default::default()),
+            valid_new: Default::default(),
+            branch_new: Default::default(),
+            hit: Default::default(),
+            first: Default::default(),
+            low: Default::default(),
+            slot_mid: Default::default(),
+            pc_mid: Default::default(),
+            borrow3: Default::default(),
+            hi_eq: Default::default(),
+            hi_plus1: Default::default(),
+            near: Default::default(),
+            score: array_init::array_init(|_| Default::default()),
+            value: Default::default(),
+            prio_plane: array_init::array_init(|_| Default::default()),
+            sel_prio: Default::default(),
+            zero_p: constant(0),
+            one10: constant(1),
+            one32: constant(1),
+            clip: constant(511),
+            mask9: constant(0x1ff),
+            hi20: constant(0xffff_f000),
+            above12: constant(0xffff_e000),
+            bit12: constant(0x1000),
+            above_max8: constant(0x300),
+            zero10: constant(0),
+            max8: constant(255),
+            slot_ids: crate::consts::index_table(),
+            slot_onehot: onehot_table(),
+            slot_below: below_table(),
+        }
+    }
+}
+
+impl<const P: usize, const PB: usize, const K: usize> Logic for PpTableSlotwise<P, PB, K> {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(self, clock, valid, branch);
+        for i in 0..P {
+            self.slot_pc[i].clock.next = self.clock.val();
+            self.slot_pc[i].d.next = self.slot_pc[i].q.val();
+            self.slot_score[i].clock.next = self.clock.val();
+            self.slot_score[i].d.next = self.slot_score[i].q.val();
+        }
+        // Every slot's score, zero-extended for the distance arithmetic.
+        for i in 0..P {
+            self.score[i].next = self.zero10.val();
+            for b in 0..8 {
+                self.score[i].next = self.score[i]
+                    .val()
+                    .replace_bit(b, self.slot_score[i].q.val().get_bit(b));
+            }
+        }
+        // The lookups' scratch values start at zero (no latch when every lookup is off).
+        self.hit.next = self.zero_p.val();
+        self.first.next = self.zero_p.val();
+        self.low.next = self.zero10.val();
+        self.slot_mid.next = self.zero10.val();
+        self.pc_mid.next = self.zero10.val();
+        self.borrow3.next = self.zero10.val();
+        self.hi_eq.next = false;
+        self.hi_plus1.next = false;
+        self.near.next = self.zero10.val();
+        self.value.next = self.zero10.val();
+        for b in 0..8 {
+            self.prio_plane[b].next = self.zero_p.val();
+        }
+        self.sel_prio.next = self.max8.val();
+        for c in 0..K {
+            self.prio[c].next = self.max8.val();
+            if self.en[c].val() {
+                // The valid slots at or after the PC; the first of them (none lower is a hit).
+                self.hit.next = self.zero_p.val();
+                self.first.next = self.zero_p.val();
+                for i in 0..P {
+                    self.hit.next = self.hit.val().replace_bit(
+                        i,
+                        self.valid.q.val().get_bit(i) & (self.slot_pc[i].q.val() >= self.pc[c].val()),
+                    );
+                }
+                for i in 0..P {
+                    self.first.next = self.first.val().replace_bit(
+                        i,
+                        self.hit.val().get_bit(i) & !(self.hit.val() & self.slot_below[i].val()).any(),
+                    );
+                }
+                // Every slot's priority as if it were the first hit, in parallel with the
+                // find-first: the distance from the PC clipped, the score added (branch) or
+                // subtracted (load, down to zero at the boundary), saturated at 255.
+                for i in 0..P {
+                    // The distance from the halves: the low 12 bits' difference is the whole
+                    // one when the upper bits are equal, or one apart with a borrow (for a
+                    // hit; a slot below the PC is never selected); else it is clipped.
+                    self.slot_mid.next = self.slot_pc[i].q.val().get_bits::<10>(3) & self.mask9.val();
+                    self.pc_mid.next = self.pc[c].val().get_bits::<10>(3) & self.mask9.val();
+                    self.borrow3.next = self.zero10.val();
+                    if self.slot_pc[i].q.val().get_bits::<3>(0) < self.pc[c].val().get_bits::<3>(0) {
+                        self.borrow3.next = self.one10.val();
+                    }
+                    self.low.next = self.slot_mid.val() - self.pc_mid.val() - self.borrow3.val();
+                    self.hi_eq.next =
+                        !((self.slot_pc[i].q.val() ^ self.pc[c].val()) & self.hi20.val()).any();
+                    self.hi_plus1.next = !((self.slot_pc[i].q.val()
+                        ^ self.pc[c].val()
+                        ^ (((self.pc[c].val() & !self.slot_pc[i].q.val()) << self.one32.val())
+                            & self.above12.val())
+                        ^ self.bit12.val())
+                        & self.hi20.val())
+                    .any();
+                    self.near.next = self.clip.val();
+                    if self.hi_eq.val() | (self.hi_plus1.val() & self.low.val().get_bit(9)) {
+                        self.near.next = self.low.val() & self.clip.val();
+                    }
+                    if self.branch.q.val().get_bit(i) {
+                        self.value.next = self.near.val() + self.score[i].val();
+                    } else if (self.near.val() > self.score[i].val())
+                        | (self.merge_ge.val() & (self.near.val() == self.score[i].val()))
+                    {
+                        self.value.next = self.near.val() - self.score[i].val();
+                    } else {
+                        self.value.next = self.near.val();
+                    }
+                    for b in 0..8 {
+                        self.prio_plane[b].next = self.prio_plane[b]
+                            .val()
+                            .replace_bit(i, self.value.val().get_bit(b) | (self.value.val() & self.above_max8.val()).any());
+                    }
+                }
+                // The first hit's priority by an AND-OR mux; 255 when no slot is a hit.
+                self.sel_prio.next = self.max8.val();
+                if self.hit.val().any() {
+                    for b in 0..8 {
+                        self.sel_prio.next = self
+                            .sel_prio
+                            .val()
+                            .replace_bit(b, (self.prio_plane[b].val() & self.first.val()).any());
+                    }
+                }
+                self.prio[c].next = self.sel_prio.val();
+            }
+        }
+        // Write port: clear, then write one slot.
+        self.valid_new.next = self.valid.q.val();
+        self.branch_new.next = self.branch.q.val();
+        if self.tw_clear.val() {
+            self.valid_new.next = self.zero_p.val();
+            self.branch_new.next = self.zero_p.val();
+        }
+        // (The slot loop under `tw_en`: the same logic, skipped by Verilator when nothing is
+        // written.)
+        if self.tw_en.val() {
+            for i in 0..P {
+                if self.tw_slot.val() == self.slot_ids[i].val() {
+                    self.valid_new.next = self.valid_new.val() & !self.slot_onehot[i].val();
+                    self.branch_new.next = self.branch_new.val() & !self.slot_onehot[i].val();
+                    if self.tw_valid.val() {
+                        self.valid_new.next = self.valid_new.val() | self.slot_onehot[i].val();
+                    }
+                    if self.tw_branch.val() {
+                        self.branch_new.next = self.branch_new.val() | self.slot_onehot[i].val();
+                    }
+                    self.slot_pc[i].d.next = self.tw_pc.val();
+                    self.slot_score[i].d.next = self.tw_score.val();
+                }
+            }
+        }
+        self.valid.d.next = self.valid_new.val();
+        self.branch.d.next = self.branch_new.val();
+        if self.reset.val() {
+            self.valid.d.next = self.zero_p.val();
+            self.branch.d.next = self.zero_p.val();
+        }
+    }
+}
+
+impl<const P: usize, const PB: usize, const K: usize> Clocked for PpTableSlotwise<P, PB, K> {
+    fn clock_signal(&mut self) -> &mut Signal<In, Clock> {
+        &mut self.clock
+    }
+}
