@@ -310,6 +310,30 @@ pub fn fit(board: &Board, cells: &BTreeMap<String, u64>) -> Option<(&'static str
     })
 }
 
+/// The first resource of nextpnr's "Device utilisation" (a log line `NAME: used/ available
+/// pct%`) that the packed design needs more of than the device has: its description, used,
+/// available.
+pub fn packed_overflow(log: &str) -> Option<(&'static str, u64, u64)> {
+    log.lines().find_map(|line| {
+        let (name, rest) = line.trim_start_matches("Info:").trim().split_once(':')?;
+        let (used, rest) = rest.split_once('/')?;
+        let available = rest.split_whitespace().next()?;
+        let (used, available) = (
+            used.trim().parse::<u64>().ok()?,
+            available.parse::<u64>().ok()?,
+        );
+        (used > available).then(|| {
+            let what = match name.trim() {
+                "ICESTORM_LC" => "logic cells (ICESTORM_LC, after packing)",
+                "TRELLIS_COMB" => "logic cells (TRELLIS_COMB, after packing)",
+                "ICESTORM_RAM" | "DP16KD" => "block RAMs (after packing)",
+                _ => "a resource of nextpnr's utilisation (after packing)",
+            };
+            (what, used, available)
+        })
+    })
+}
+
 /// A clock net's name without nextpnr's buffer prefixes and suffixes (iCE40
 /// `clk$SB_IO_IN_$glb_clk`, ECP5 `$glbnet$clk$TRELLIS_IO_IN`: `clk`).
 fn clock_name(net: &str) -> String {
@@ -498,7 +522,7 @@ pub fn run_flow(
         board.clock_mhz,
         out.join("pnr.log").display()
     ));
-    run(
+    let placed_and_routed = run(
         nextpnr,
         Command::new(nextpnr)
             .args(board.device_args)
@@ -510,7 +534,23 @@ pub fn run_flow(
         out,
         "pnr.log",
         timeout.map(|t| t.saturating_sub(start.elapsed())),
-    )?;
+    );
+    // Packing can need more cells than synthesis counted (an iCE40 logic cell holds one LUT
+    // and one flip-flop): nextpnr's utilisation then names the resource, and its placer fails.
+    if let Err(FlowError::ToolFailed { log, .. }) = &placed_and_routed {
+        let text = std::fs::read_to_string(log).map_err(io(log))?;
+        if let Some((resource, used, available)) = packed_overflow(&text) {
+            return Err(FlowError::NoFit {
+                module: module.into(),
+                board: board.title,
+                resource,
+                used,
+                available,
+                pct: used * 100 / available.max(1),
+            });
+        }
+    }
+    placed_and_routed?;
     let (utilization, fmax, critical_path) = parse_pnr(&read_json(&out.join("pnr.json"))?);
     progress(&format!("packing the bitstream with {pack}"));
     let mut packer = Command::new(pack);
@@ -628,6 +668,20 @@ mod tests {
             "LUT6": 40000, "LUT5": 30000
         }}}));
         assert_eq!(fit(arty, &luts), Some(("LUTs", 70000, 63_400)));
+    }
+
+    #[test]
+    fn a_design_that_packs_into_more_cells_than_the_device_has_is_named() {
+        // nextpnr-ice40's log for a design whose 4,258 LUTs pack into 5,910 logic cells.
+        let log = "Info: Device utilisation:\nInfo: \t         ICESTORM_LC:  5910/ 5280   111%\n\
+                   Info: \t        ICESTORM_RAM:     2/   30     6%\n\
+                   ERROR: Failed to expand region (0, 0) |_> (25, 31) of 5910 ICESTORM_LCs\n";
+        assert_eq!(
+            packed_overflow(log),
+            Some(("logic cells (ICESTORM_LC, after packing)", 5910, 5280))
+        );
+        let fits = "Info: \t         ICESTORM_LC:   799/ 5280    15%\nInfo: Placed 5 cells\n";
+        assert_eq!(packed_overflow(fits), None);
     }
 
     #[test]

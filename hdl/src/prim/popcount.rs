@@ -48,31 +48,31 @@ impl<const N: usize, const B: usize> Logic for PopCount<N, B> {
         for i in 0..(N / 2) {
             self.sum[i].next = self.sum[2 * i].val() + self.sum[2 * i + 1].val();
         }
-        for i in (N / 2)..((N + 1) / 2 - 1 / N) {
+        for i in (N / 2)..(N.div_ceil(2) - 1 / N) {
             self.sum[i].next = self.sum[2 * i].val();
         }
         for i in 0..((N + 1) / 4) {
             self.sum[i].next = self.sum[2 * i].val() + self.sum[2 * i + 1].val();
         }
-        for i in ((N + 1) / 4)..((N + 3) / 4 - 1 / ((N + 1) / 2)) {
+        for i in ((N + 1) / 4)..(N.div_ceil(4) - 1 / N.div_ceil(2)) {
             self.sum[i].next = self.sum[2 * i].val();
         }
         for i in 0..((N + 3) / 8) {
             self.sum[i].next = self.sum[2 * i].val() + self.sum[2 * i + 1].val();
         }
-        for i in ((N + 3) / 8)..((N + 7) / 8 - 1 / ((N + 3) / 4)) {
+        for i in ((N + 3) / 8)..(N.div_ceil(8) - 1 / N.div_ceil(4)) {
             self.sum[i].next = self.sum[2 * i].val();
         }
         for i in 0..((N + 7) / 16) {
             self.sum[i].next = self.sum[2 * i].val() + self.sum[2 * i + 1].val();
         }
-        for i in ((N + 7) / 16)..((N + 15) / 16 - 1 / ((N + 7) / 8)) {
+        for i in ((N + 7) / 16)..(N.div_ceil(16) - 1 / N.div_ceil(8)) {
             self.sum[i].next = self.sum[2 * i].val();
         }
         for i in 0..((N + 15) / 32) {
             self.sum[i].next = self.sum[2 * i].val() + self.sum[2 * i + 1].val();
         }
-        for i in ((N + 15) / 32)..((N + 31) / 32 - 1 / ((N + 15) / 16)) {
+        for i in ((N + 15) / 32)..(N.div_ceil(32) - 1 / N.div_ceil(16)) {
             self.sum[i].next = self.sum[2 * i].val();
         }
         for i in 0..((N + 31) / 64) {
