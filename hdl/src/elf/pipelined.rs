@@ -130,17 +130,17 @@ pub struct ElfPipelined<
     last: [DFF<Bits<L>>; SC],
     /// Per scheduler: this cycle's grant, whose update port reports next cycle (one-hot).
     pend: [DFF<Bits<L>>; SC],
-    /// Pipelined updates (`RW = 2`; `SQP = SC`, else 0: the arrays are empty): per scheduler
-    /// what the update port and the launch computed in the previous cycle: the warp updated
+    /// The stage registers: per scheduler what the update port and the launch computed in the
+    /// previous cycle: the warp updated
     /// (one-hot, zero for none) and its new value, the warps launched (local ids) and their
     /// value (the launch lookup's, kept per scheduler).
     stage_mask: [DFF<Bits<L>>; SC],
     stage_val: [DFF<Bits<8>>; SC],
     stage_launch: [DFF<Bits<L>>; SC],
     stage_lval: [DFF<Bits<8>>; SC],
-    /// What the WPT and its relations take at this edge: per scheduler the warp updated
-    /// (one-hot) and its value, the warps launched (local ids) and their value (this cycle's
-    /// with `RW < 2`, the stage's with `RW = 2`).
+    /// What the WPT and its relations take at this edge (the stage registers' values): per
+    /// scheduler the warp updated (one-hot) and its value, the warps launched (local ids) and
+    /// their value.
     st_mask: [Signal<Local, Bits<L>>; SC],
     st_new: [Signal<Local, Bits<8>>; SC],
     st_launch: [Signal<Local, Bits<L>>; SC],
@@ -216,7 +216,7 @@ pub struct ElfPipelined<
     cand_rank: [Signal<Local, Bits<6>>; 8],
     cand_id: [Signal<Local, Bits<LB>>; 8],
     cand_prio: [Signal<Local, Bits<8>>; 8],
-    /// Per scheduler: its grant (one-hot) at its position this cycle, its id and WPT value.
+    /// Per scheduler: its grant this cycle (one-hot), its local id and WPT value.
     grant: [Signal<Local, Bits<L>>; SC],
     grant_id: [Signal<Local, Bits<LB>>; SC],
     grant_prio: [Signal<Local, Bits<8>>; SC],
@@ -227,7 +227,6 @@ pub struct ElfPipelined<
     a_win: [Signal<Local, Bits<L>>; SC],
     a_rank: [Signal<Local, Bits<6>>; SC],
     a_id: [Signal<Local, Bits<NB>>; SC],
-    /// Per warp: its rank (live warps of its scheduler that beat it), in parallel.
     /// Per warp: its rank as the selects use it, from the registered rank parts.
     wcount: [Signal<Local, Bits<6>>; N],
     /// Pipelined, per warp: registered rank parts (the live warps with a lower WPT value;
