@@ -8,7 +8,7 @@
 //! launched at `t` is live from its edge with WPT 255 until its lookup's value lands. The
 //! selects read the WPT and its relations from the registers.
 //!
-//! Sizes as [`super::Elf`]'s (`N`, `NB`, `SC`, `SCB`, `SQ = SC * SC`, `K = SC + 1`, `L`, `LB`,
+//! Sizes as [`super::Elf`]'s (`N`, `NB`, `SC`, `SCB`, `K = SC + 1`, `L`, `LB`,
 //! `U = 2 * L`, `FB`, `P`, `PB`, `WP = 8 * SC`), for two schedulers (`SC = 2`, the presets'
 //! SM). Structure, every stage a tree (logic depth 25 at `proto`, 29 at `fermi` in
 //! `rtl-out/REPORT.md`):
@@ -43,7 +43,6 @@ pub struct ElfPipelined<
     const NB: usize,
     const SC: usize,
     const SCB: usize,
-    const SQ: usize,
     const K: usize,
     const L: usize,
     const LB: usize,
@@ -285,8 +284,7 @@ impl<
         const NB: usize,
         const SC: usize,
         const SCB: usize,
-        const SQ: usize,
-        const K: usize,
+            const K: usize,
         const L: usize,
         const LB: usize,
         const U: usize,
@@ -294,14 +292,14 @@ impl<
         const P: usize,
         const PB: usize,
         const WP: usize,
-    > Default for ElfPipelined<N, NB, SC, SCB, SQ, K, L, LB, U, FB, P, PB, WP>
+    > Default for ElfPipelined<N, NB, SC, SCB, K, L, LB, U, FB, P, PB, WP>
 {
     fn default() -> Self {
         // Two schedulers (the presets' SM): the issue picks are written for a lead and one
         // scheduler after it.
         assert!(SC == 2 && SCB == 1);
         assert!(N == SC * L && L <= 32 && (1usize << LB) >= L && NB == LB + SCB);
-        assert!(SQ == SC * SC && K == SC + 1 && U == 2 * L && WP == 8 * SC);
+        assert!(K == SC + 1 && U == 2 * L && WP == 8 * SC);
         assert!((1usize << FB) > SC && (1usize << (FB - 1)) <= SC);
         Self {
             clock: Default::default(),
@@ -448,8 +446,7 @@ impl<
         const NB: usize,
         const SC: usize,
         const SCB: usize,
-        const SQ: usize,
-        const K: usize,
+            const K: usize,
         const L: usize,
         const LB: usize,
         const U: usize,
@@ -457,7 +454,7 @@ impl<
         const P: usize,
         const PB: usize,
         const WP: usize,
-    > Logic for ElfPipelined<N, NB, SC, SCB, SQ, K, L, LB, U, FB, P, PB, WP>
+    > Logic for ElfPipelined<N, NB, SC, SCB, K, L, LB, U, FB, P, PB, WP>
 {
     #[hdl_gen]
     fn update(&mut self) {
@@ -1050,8 +1047,7 @@ impl<
         const NB: usize,
         const SC: usize,
         const SCB: usize,
-        const SQ: usize,
-        const K: usize,
+            const K: usize,
         const L: usize,
         const LB: usize,
         const U: usize,
@@ -1059,7 +1055,7 @@ impl<
         const P: usize,
         const PB: usize,
         const WP: usize,
-    > Clocked for ElfPipelined<N, NB, SC, SCB, SQ, K, L, LB, U, FB, P, PB, WP>
+    > Clocked for ElfPipelined<N, NB, SC, SCB, K, L, LB, U, FB, P, PB, WP>
 {
     fn clock_signal(&mut self) -> &mut Signal<In, Clock> {
         &mut self.clock
@@ -1067,6 +1063,6 @@ impl<
 }
 
 /// `fermi` preset, pipelined WPT updates: 48 warps (two schedulers of 24), 32 program points.
-pub type ElfPipelinedFermi = ElfPipelined<48, 6, 2, 1, 4, 3, 24, 5, 48, 2, 32, 5, 16>;
+pub type ElfPipelinedFermi = ElfPipelined<48, 6, 2, 1, 3, 24, 5, 48, 2, 32, 5, 16>;
 /// `proto` preset, pipelined WPT updates: 8 warps (two schedulers of 4), 8 program points.
-pub type ElfPipelinedProto = ElfPipelined<8, 3, 2, 1, 4, 3, 4, 2, 8, 2, 8, 3, 16>;
+pub type ElfPipelinedProto = ElfPipelined<8, 3, 2, 1, 3, 4, 2, 8, 2, 8, 3, 16>;
