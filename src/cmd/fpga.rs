@@ -21,8 +21,8 @@ pub struct FpgaArgs {
     /// Module of rtl-out/ (`gpusched blocks` lists them), e.g. warp_arbiter_two_level_proto.
     #[arg(long, required_unless_present = "all", conflicts_with = "all")]
     module: Option<String>,
-    /// Every module's self-test on its board (`proto` on the iCEBreaker, `fermi` and `titanv`
-    /// on the ULX3S) into the FPGA section of rtl-out/REPORT.md, each row written as it is
+    /// Every module's self-test on its boards (`proto` on the iCEBreaker and the ULX3S, `fermi`
+    /// and `titanv` on the ULX3S) into the FPGA section of rtl-out/REPORT.md, each row written as it is
     /// done; rows already made from the current Verilog are kept.
     #[arg(long)]
     all: bool,

@@ -11,30 +11,33 @@ use std::fmt::Write;
 /// The section's heading (everything from it to the end of the report is the section).
 pub const HEADING: &str = "## FPGA place and route (`gpusched fpga --all`)";
 
-/// Which board each preset goes on, and the Fmax target there (MHz; `None`: no target):
-/// `proto` modules on the iCEBreaker (UP5K) at 50 MHz, `fermi` ones on the ULX3S (ECP5-85F) at
-/// 75 MHz, `titanv` ones on the ULX3S without a target.
-pub fn placement(preset: &str) -> Option<(&'static str, Option<u32>)> {
+/// Which boards each preset goes on, and the Fmax target on each (MHz; `None`: no target):
+/// `proto` modules on the iCEBreaker (UP5K) at 50 MHz and on the ULX3S without a target (their
+/// figures on the larger device, and a bitstream for those the UP5K cannot hold), `fermi` ones
+/// on the ULX3S (ECP5-85F) at 75 MHz, `titanv` ones on the ULX3S without a target.
+pub fn placement(preset: &str) -> &'static [(&'static str, Option<u32>)] {
     match preset {
-        "proto" => Some(("icebreaker", Some(50))),
-        "fermi" => Some(("ulx3s", Some(75))),
-        "titanv" => Some(("ulx3s", None)),
-        _ => None,
+        "proto" => &[("icebreaker", Some(50)), ("ulx3s", None)],
+        "fermi" => &[("ulx3s", Some(75))],
+        "titanv" => &[("ulx3s", None)],
+        _ => &[],
     }
 }
 
-/// Every (module, board, target) pair of the section, in manifest order.
+/// Every (module, board, target) pair of the section, in manifest order (a module's boards in
+/// [`placement`]'s order).
 pub fn expected(manifest: &Manifest) -> Vec<(String, &'static Board, Option<u32>)> {
     manifest
         .modules
         .iter()
-        .filter_map(|m| {
-            let (b, target) = placement(&m.preset)?;
-            Some((
-                m.module.clone(),
-                board(b).expect("a board of BOARDS"),
-                target,
-            ))
+        .flat_map(|m| {
+            placement(&m.preset).iter().map(|&(b, target)| {
+                (
+                    m.module.clone(),
+                    board(b).expect("a board of BOARDS"),
+                    target,
+                )
+            })
         })
         .collect()
 }
@@ -193,9 +196,11 @@ pub fn section(rows: &[FpgaRow], order: &[(String, &'static Board, Option<u32>)]
         "Each module's self-test wrapper (`rtl-out/fpga/<m>_selftest.v` with the board top \
          `gs_top`) through Yosys, the fit check and nextpnr (`--seed 1`; on the ECP5, \
          designs above 20,000 LUT4s with `--router router2`, as their status says: the \
-         default router1 ran for over an hour on them) on its board: `proto` \
-         modules on the iCEBreaker (iCE40UP5K, target 50 MHz), `fermi` ones on the ULX3S \
-         (ECP5-85F, target 75 MHz), `titanv` ones on the ULX3S (no target). *Logic*: nextpnr's \
+         default router1 ran for over an hour on them) on its boards: `proto` \
+         modules on the iCEBreaker (iCE40UP5K, target 50 MHz) and on the ULX3S (no target: the \
+         same design on the larger device, and a bitstream for those the UP5K cannot hold), \
+         `fermi` ones on the ULX3S (ECP5-85F, target 75 MHz), `titanv` ones on the ULX3S (no \
+         target). *Logic*: nextpnr's \
          logic cells (ICESTORM_LC, TRELLIS_COMB) or, for a design that does not fit, the \
          resource the fit check found short; a design whose `synth_xilinx` LUT6 count above \
          already exceeds the device's LUT4s is not synthesized again (*estimated*). *Fmax*: the \
@@ -289,6 +294,38 @@ mod tests {
         assert_eq!(short_path(p), short);
         assert_eq!(short_path(short), short, "idempotent");
         assert_eq!(short_path("-"), "-");
+    }
+
+    #[test]
+    fn proto_modules_go_on_both_boards_the_others_on_the_ulx3s() {
+        let entry = |preset: &str| crate::manifest::ModuleEntry {
+            module: format!("a_base_{preset}"),
+            file: format!("a_base_{preset}.v"),
+            block: "a".into(),
+            policy: "base".into(),
+            preset: preset.into(),
+            params: Default::default(),
+            ports: vec![],
+            sha256: String::new(),
+        };
+        let m = Manifest {
+            generator: "test".into(),
+            modules: vec![entry("proto"), entry("fermi"), entry("titanv")],
+        };
+        let pairs: Vec<(String, &str, Option<u32>)> = expected(&m)
+            .into_iter()
+            .map(|(m, b, t)| (m, b.name, t))
+            .collect();
+        let p = |m: &str, b: &'static str, t| (m.to_string(), b, t);
+        assert_eq!(
+            pairs,
+            vec![
+                p("a_base_proto", "icebreaker", Some(50)),
+                p("a_base_proto", "ulx3s", None),
+                p("a_base_fermi", "ulx3s", Some(75)),
+                p("a_base_titanv", "ulx3s", None),
+            ]
+        );
     }
 
     #[test]
