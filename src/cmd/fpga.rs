@@ -119,6 +119,9 @@ fn print(r: &FlowReport, title: &str) -> Result<()> {
     outln!("{} ({design}) on {}", r.module, title);
     let cells: Vec<String> = r.cells.iter().map(|(t, n)| format!("{t} {n}")).collect();
     outln!("  synthesis (Yosys cells): {}", cells.join(", "));
+    if !r.pnr_args.is_empty() {
+        outln!("  nextpnr options: {}", r.pnr_args.join(" "));
+    }
     for u in &r.utilization {
         outln!(
             "  {:<16} {:>7} of {:<7} ({}%)",

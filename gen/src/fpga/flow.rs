@@ -151,7 +151,8 @@ pub enum FlowError {
         "{tool} stopped after {seconds} s, the time limit (log: {log}){}",
         if tool.contains("nextpnr") {
             "; if its router2 overuse stopped falling, try `--pnr-args \"--no-tmdriv\"` \
-             (wirelength-driven placement: it routed locality_degree_base_fermi)"
+             (wirelength-driven placement) and another `--seed` (locality_degree_base_fermi \
+             routes with both, seed 2)"
         } else {
             ""
         }

@@ -194,8 +194,9 @@ pub fn section(rows: &[FpgaRow], order: &[(String, &'static Board, Option<u32>)]
     let mut s = format!("\n{HEADING}\n\n");
     s.push_str(
         "Each module's self-test wrapper (`rtl-out/fpga/<m>_selftest.v` with the board top \
-         `gs_top`) through Yosys, the fit check and nextpnr (`--seed 1`; on the ECP5, \
-         designs above 20,000 LUT4s with `--router router2`, as their status says: the \
+         `gs_top`) through Yosys, the fit check and nextpnr (`--seed 1` unless the status \
+         names another; on the ECP5, designs above 20,000 LUT4s with `--router router2`, as \
+         their status says: the \
          default router1 ran for over an hour on them) on its boards: `proto` \
          modules on the iCEBreaker (iCE40UP5K, target 50 MHz) and on the ULX3S (no target: the \
          same design on the larger device, and a bitstream for those the UP5K cannot hold), \
