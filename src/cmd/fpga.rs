@@ -4,9 +4,11 @@
 
 use anyhow::Result;
 use clap::Args;
-use gpusched_gen::fpga::board::{board, BOARDS};
-use gpusched_gen::fpga::flow::{run_flow, Design, FlowError, FlowReport, RunOptions, Status};
-use gpusched_gen::fpga::table::net_of;
+use gpusched_gen::fpga::board::{board, Board, BOARDS};
+use gpusched_gen::fpga::flow::{
+    run_flow, Design, FlowError, FlowReport, RunOptions, Status, DEFAULT_SEED,
+};
+use gpusched_gen::fpga::table::{self, net_of, FpgaRow};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -19,7 +21,8 @@ pub struct FpgaArgs {
           value_parser = clap::builder::PossibleValuesParser::new(BOARDS.map(|b| b.name)))]
     board: Option<String>,
     /// Module of rtl-out/ (`gpusched blocks` lists them), e.g. warp_arbiter_two_level_proto.
-    #[arg(long, required_unless_present = "all", conflicts_with = "all")]
+    /// With --all: only this module's rows.
+    #[arg(long, required_unless_present = "all")]
     module: Option<String>,
     /// Every module's self-test on its boards (`proto` on the iCEBreaker and the ULX3S, `fermi`
     /// and `titanv` on the ULX3S) into the FPGA section of rtl-out/REPORT.md, each row written as it is
@@ -52,22 +55,53 @@ pub struct FpgaArgs {
     #[arg(long, value_name = "ARGS", allow_hyphen_values = true)]
     pnr_args: Option<String>,
     /// nextpnr's placement seed; a report row made with another than 1 shows it in its status
-    /// (another placement can route a congested design that seed 1 does not).
-    #[arg(long, default_value_t = gpusched_gen::fpga::flow::DEFAULT_SEED)]
-    seed: u64,
+    /// (another placement can route a congested design that seed 1 does not) [default: 1].
+    /// Without --seed and --pnr-args, a self-test whose REPORT.md row names the options it was
+    /// made with (e.g. `--no-tmdriv --seed 2`) is placed with those again.
+    #[arg(long)]
+    seed: Option<u64>,
     /// Print one JSON object instead of the report.
     #[arg(long)]
     json: bool,
 }
 
 impl FpgaArgs {
-    /// `--pnr-args`, split at white space.
-    fn extra_pnr(&self) -> Vec<String> {
-        self.pnr_args
-            .as_deref()
-            .map(|a| a.split_whitespace().map(String::from).collect())
-            .unwrap_or_default()
+    /// The nextpnr options for `board`'s self-test of a module whose REPORT.md row (of any
+    /// Verilog) is `previous`: `--pnr-args` and `--seed` when either is given, else the
+    /// options the row names, else none and seed 1. Prints where they came from.
+    fn options(&self, board: &Board, previous: Option<&FpgaRow>, label: &str) -> RunOptions {
+        let mut opts = RunOptions::default();
+        if self.seed.is_some() || self.pnr_args.is_some() {
+            opts.extra_pnr = self
+                .pnr_args
+                .as_deref()
+                .map(|a| a.split_whitespace().map(String::from).collect())
+                .unwrap_or_default();
+            opts.seed = self.seed.unwrap_or(DEFAULT_SEED);
+            return opts;
+        }
+        let flow_own = board.large_pnr.map_or(&[][..], |(_, _, args)| args);
+        if let Some((extra, seed)) = previous.map(|r| r.recorded_options(flow_own)) {
+            if !extra.is_empty() || seed.is_some() {
+                opts.extra_pnr = extra;
+                opts.seed = seed.unwrap_or(DEFAULT_SEED);
+                let named = [&opts.extra_pnr[..], &["--seed".into(), opts.seed.to_string()]];
+                eprintln!(
+                    "{label}: nextpnr options of its REPORT.md row: {} \
+                     (--seed or --pnr-args to choose others)",
+                    named.concat().join(" ")
+                );
+            }
+        }
+        opts
     }
+}
+
+/// The FPGA section's rows in `rtl`'s REPORT.md (none when it has no report).
+fn committed_rows(rtl: &std::path::Path) -> Vec<FpgaRow> {
+    std::fs::read_to_string(rtl.join(gpusched_gen::report::REPORT))
+        .map(|t| table::rows_in(&t))
+        .unwrap_or_default()
 }
 
 /// Runs `fpga`.
@@ -85,11 +119,13 @@ pub fn run(a: FpgaArgs) -> Result<ExitCode> {
             .join(format!("{module}_{}", a.design))
     });
     let mut progress = |step: &str| eprintln!("{step}...");
-    let opts = RunOptions {
-        timeout: None,
-        extra_pnr: a.extra_pnr(),
-        seed: a.seed,
+    let previous = match design {
+        Design::Selftest => committed_rows(&rtl)
+            .into_iter()
+            .find(|r| r.module == module && r.board == b.name),
+        Design::Bridge => None,
     };
+    let opts = a.options(b, previous.as_ref(), &format!("{module} on {}", b.name));
     let report = match run_flow(b, &module, design, &rtl, &out, &opts, &mut progress) {
         Ok(r) => r,
         // Bad input: exit 2 through the caller.
@@ -168,7 +204,6 @@ fn print(r: &FlowReport, title: &str) -> Result<()> {
 /// `fpga --all`: every (module, board) pair of the FPGA section whose row is missing or made
 /// from other Verilog (all with `--force`), placed and routed and written into REPORT.md.
 fn all(a: &FpgaArgs) -> Result<ExitCode> {
-    use gpusched_gen::fpga::table::{self, FpgaRow};
     use gpusched_gen::report::{rows_at, REPORT};
     if a.design != "selftest" {
         anyhow::bail!("--all places the self-tests (--design selftest)");
@@ -185,15 +220,23 @@ fn all(a: &FpgaArgs) -> Result<ExitCode> {
     let pairs: Vec<_> = table::expected(&manifest)
         .into_iter()
         .filter(|(_, b, _)| a.board.as_deref().is_none_or(|n| n == b.name))
+        .filter(|(m, _, _)| a.module.as_deref().is_none_or(|n| n == m))
         .collect();
+    if pairs.is_empty() {
+        anyhow::bail!(
+            "the FPGA section has no row for{}{} (`gpusched fpga --help` says which boards a \
+             module goes on)",
+            a.module.as_deref().map(|m| format!(" module {m}")).unwrap_or_default(),
+            a.board.as_deref().map(|b| format!(" on board {b}")).unwrap_or_default()
+        );
+    }
     let n = pairs.len();
     for (k, (m, b, target)) in pairs.into_iter().enumerate() {
         let hash = table::pair_hash(
             &read(rtl.join(format!("{m}.v")))?,
             &read(rtl.join(format!("fpga/{m}_selftest.v")))?,
         );
-        let text = read(report_path.clone())?;
-        let mut rows = table::rows_in(&text);
+        let rows = table::rows_in(&read(report_path.clone())?);
         let label = format!("[{}/{n}] {m} on {}", k + 1, b.name);
         let current = rows
             .iter()
@@ -227,21 +270,14 @@ fn all(a: &FpgaArgs) -> Result<ExitCode> {
                 row.logic = format!("{luts} LUT6 > {lut4} LUT4");
             }
             None => {
+                let previous = rows.iter().find(|r| r.module == m && r.board == b.name);
+                let opts = RunOptions {
+                    timeout: Some(timeout),
+                    ..a.options(b, previous, &label)
+                };
                 eprintln!("{label}: synthesizing, placing and routing...");
                 let dir = out_root.join(b.name).join(format!("{m}_selftest"));
-                match run_flow(
-                    b,
-                    &m,
-                    Design::Selftest,
-                    &rtl,
-                    &dir,
-                    &RunOptions {
-                        timeout: Some(timeout),
-                        extra_pnr: a.extra_pnr(),
-                        seed: a.seed,
-                    },
-                    &mut |_| {},
-                ) {
+                match run_flow(b, &m, Design::Selftest, &rtl, &dir, &opts, &mut |_| {}) {
                     Ok(r) => fill(&mut row, &r),
                     Err(FlowError::NoFit {
                         resource,
@@ -267,6 +303,9 @@ fn all(a: &FpgaArgs) -> Result<ExitCode> {
                 .map(|f| format!(", {f:.1} MHz"))
                 .unwrap_or_default()
         );
+        // Read again: another `fpga --all` (another board) may have written rows meanwhile.
+        let text = read(report_path.clone())?;
+        let mut rows = table::rows_in(&text);
         rows.retain(|r| !(r.module == m && r.board == b.name));
         rows.push(row);
         let fresh = format!(
@@ -282,7 +321,7 @@ fn all(a: &FpgaArgs) -> Result<ExitCode> {
 }
 
 /// A row's figures from a place-and-route report.
-fn fill(row: &mut gpusched_gen::fpga::table::FpgaRow, r: &FlowReport) {
+fn fill(row: &mut FpgaRow, r: &FlowReport) {
     row.status = match r.status {
         Status::Ok => "ok".into(),
         Status::TimingMiss => "board clock missed".into(),

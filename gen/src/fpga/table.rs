@@ -105,6 +105,26 @@ impl FpgaRow {
         rest.split(' ').next()?.parse().ok()
     }
 
+    /// The nextpnr options the row was made with, as its status names them in backticks
+    /// (`board clock missed (`--router router2 --no-tmdriv --seed 2`)`): the placement seed
+    /// (`None`: the default) and the other options, without the leading ones in `flow_own`
+    /// (what the flow adds by itself for a large design, [`super::board::Board::large_pnr`]).
+    pub fn recorded_options(&self, flow_own: &[&str]) -> (Vec<String>, Option<u64>) {
+        let Some(quoted) = self.status.split('`').nth(1) else {
+            return (vec![], None);
+        };
+        let mut words: Vec<String> = quoted.split_whitespace().map(String::from).collect();
+        if words.starts_with(&flow_own.iter().map(|w| w.to_string()).collect::<Vec<_>>()) {
+            words.drain(..flow_own.len());
+        }
+        let mut seed = None;
+        if let Some(at) = words.iter().position(|w| w == "--seed") {
+            seed = words.get(at + 1).and_then(|n| n.parse().ok());
+            words.drain(at..(at + 2).min(words.len()));
+        }
+        (words, seed)
+    }
+
     /// Whether the row meets its target (`None`: no target or no Fmax).
     pub fn meets(&self) -> Option<bool> {
         Some(self.fmax? >= self.target? as f64)
@@ -327,6 +347,22 @@ mod tests {
                 p("a_base_titanv", "ulx3s", None),
             ]
         );
+    }
+
+    #[test]
+    fn a_row_names_the_options_it_was_made_with() {
+        let mut r = row();
+        let router2 = ["--router", "router2"];
+        assert_eq!(r.recorded_options(&router2), (vec![], None));
+        r.status = "board clock missed (`--router router2 --no-tmdriv --seed 2`)".into();
+        assert_eq!(
+            r.recorded_options(&router2),
+            (vec!["--no-tmdriv".to_string()], Some(2))
+        );
+        r.status = "ok (`--router router2`)".into();
+        assert_eq!(r.recorded_options(&router2), (vec![], None));
+        r.status = "ok (`--seed 3`)".into();
+        assert_eq!(r.recorded_options(&router2), (vec![], Some(3)));
     }
 
     #[test]
