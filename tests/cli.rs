@@ -1364,9 +1364,10 @@ fn bridge_targets_run_cosim_and_one_gpu_site_and_bad_targets_say_what_is_expecte
 }
 
 /// `fpga --all` on a copy of rtl-out/ whose FPGA row for one module was deleted: only that
-/// row is placed and routed again, the others are kept as they are.
+/// row is placed and routed again, the others are kept as they are; a stale row made with
+/// another seed is made again with it.
 #[test]
-fn fpga_all_reruns_only_the_rows_that_are_missing() {
+fn fpga_all_reruns_only_the_rows_that_are_missing_or_stale_with_their_options() {
     let have = ["yosys", "nextpnr-ice40", "icepack"]
         .into_iter()
         .all(gpusched_gen::lint::tool_available);
@@ -1431,8 +1432,39 @@ fn fpga_all_reruns_only_the_rows_that_are_missing() {
         (c[2].to_string(), c[6].to_string())
     };
     assert_eq!(hash_and_fmax(&again), hash_and_fmax(&gone));
+    // A stale row that names the options it was made with is made again with them, and
+    // `--module` limits `--all` to that module's rows.
+    let cells: Vec<&str> = again.split(" | ").collect();
+    let planted = again
+        .replace(cells[2], "`0000000000000000`")
+        .replace(&format!(" | {} | ", cells[3]), " | ok (`--seed 2`) | ");
+    std::fs::write(rtl.join("REPORT.md"), after.replace(&again, &planted)).unwrap();
+    let o = gpusched(&[
+        "fpga",
+        "--all",
+        "--board",
+        "icebreaker",
+        "--module",
+        "warp_arbiter_lrr_proto",
+        "--rtl",
+        rtl.to_str().unwrap(),
+        "--out",
+        tmp.path().join("work").to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", text(&o));
+    let t = text(&o);
+    assert!(
+        t.contains("nextpnr options of its REPORT.md row: --seed 2"),
+        "{t}"
+    );
+    assert!(!t.contains("warp_arbiter_gto_proto"), "{t}");
+    let reseeded = std::fs::read_to_string(rtl.join("REPORT.md")).unwrap();
+    let reseeded = row(&reseeded, "warp_arbiter_lrr_proto").unwrap();
+    assert!(reseeded.contains(cells[2]), "{reseeded}");
+    assert!(reseeded.contains("(`--seed 2`)"), "{reseeded}");
     let o = gpusched(&["fpga", "--all", "--module", "x"]);
     assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    assert!(text(&o).contains("no row for module x"), "{}", text(&o));
 }
 
 /// Runs gpusched with standard output going to `stdout`; returns (exit code, stderr).

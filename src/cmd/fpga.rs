@@ -85,7 +85,10 @@ impl FpgaArgs {
             if !extra.is_empty() || seed.is_some() {
                 opts.extra_pnr = extra;
                 opts.seed = seed.unwrap_or(DEFAULT_SEED);
-                let named = [&opts.extra_pnr[..], &["--seed".into(), opts.seed.to_string()]];
+                let named = [
+                    &opts.extra_pnr[..],
+                    &["--seed".into(), opts.seed.to_string()],
+                ];
                 eprintln!(
                     "{label}: nextpnr options of its REPORT.md row: {} \
                      (--seed or --pnr-args to choose others)",
@@ -226,8 +229,14 @@ fn all(a: &FpgaArgs) -> Result<ExitCode> {
         anyhow::bail!(
             "the FPGA section has no row for{}{} (`gpusched fpga --help` says which boards a \
              module goes on)",
-            a.module.as_deref().map(|m| format!(" module {m}")).unwrap_or_default(),
-            a.board.as_deref().map(|b| format!(" on board {b}")).unwrap_or_default()
+            a.module
+                .as_deref()
+                .map(|m| format!(" module {m}"))
+                .unwrap_or_default(),
+            a.board
+                .as_deref()
+                .map(|b| format!(" on board {b}"))
+                .unwrap_or_default()
         );
     }
     let n = pairs.len();
