@@ -1403,16 +1403,20 @@ fn fpga_all_reruns_only_the_rows_that_are_missing_or_stale_with_their_options() 
         report.replace(&format!("{gone}\n"), ""),
     )
     .unwrap();
-    let o = gpusched(&[
-        "fpga",
-        "--all",
-        "--board",
-        "icebreaker",
-        "--rtl",
-        rtl.to_str().unwrap(),
-        "--out",
-        tmp.path().join("work").to_str().unwrap(),
-    ]);
+    // `fpga --all --board icebreaker` on the copy, with `more` arguments.
+    let all_on_copy = |more: &[&str]| {
+        let work = tmp.path().join("work");
+        let mut args = vec!["fpga", "--all", "--board", "icebreaker"];
+        args.extend(more);
+        args.extend([
+            "--rtl",
+            rtl.to_str().unwrap(),
+            "--out",
+            work.to_str().unwrap(),
+        ]);
+        gpusched(&args)
+    };
+    let o = all_on_copy(&[]);
     assert!(o.status.success(), "{}", text(&o));
     let t = text(&o);
     assert!(
@@ -1439,18 +1443,7 @@ fn fpga_all_reruns_only_the_rows_that_are_missing_or_stale_with_their_options() 
         .replace(cells[2], "`0000000000000000`")
         .replace(&format!(" | {} | ", cells[3]), " | ok (`--seed 2`) | ");
     std::fs::write(rtl.join("REPORT.md"), after.replace(&again, &planted)).unwrap();
-    let o = gpusched(&[
-        "fpga",
-        "--all",
-        "--board",
-        "icebreaker",
-        "--module",
-        "warp_arbiter_lrr_proto",
-        "--rtl",
-        rtl.to_str().unwrap(),
-        "--out",
-        tmp.path().join("work").to_str().unwrap(),
-    ]);
+    let o = all_on_copy(&["--module", "warp_arbiter_lrr_proto"]);
     assert!(o.status.success(), "{}", text(&o));
     let t = text(&o);
     assert!(
