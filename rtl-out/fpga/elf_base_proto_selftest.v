@@ -23,7 +23,9 @@ module elf_base_proto_selftest #(
     wire        run;
     wire        dut_reset;
     always @(posedge clk) row <= rom[addr];
-    wire [211:0] din = run ? row : 212'd0;
+    // The module's inputs, registered: its input paths start at a flip-flop.
+    reg  [211:0] din;
+    always @(posedge clk) din <= run ? row : 212'd0;
     wire [0:0] o_grant_valid_0;
     wire [0:0] o_grant_valid_1;
     wire [1:0] o_grant_warp_0;

@@ -23,7 +23,9 @@ module la_tb_dispatch_base_fermi_selftest #(
     wire        run;
     wire        dut_reset;
     always @(posedge clk) row <= rom[addr];
-    wire [453:0] din = run ? row : 454'd0;
+    // The module's inputs, registered: its input paths start at a flip-flop.
+    reg  [453:0] din;
+    always @(posedge clk) din <= run ? row : 454'd0;
     wire [0:0] o_fill_taken;
     wire [0:0] o_grant;
     wire [3:0] o_grant_sm;

@@ -23,7 +23,9 @@ module la_tb_dispatch_base_proto_selftest #(
     wire        run;
     wire        dut_reset;
     always @(posedge clk) row <= rom[addr];
-    wire [282:0] din = run ? row : 283'd0;
+    // The module's inputs, registered: its input paths start at a flip-flop.
+    reg  [282:0] din;
+    always @(posedge clk) din <= run ? row : 283'd0;
     wire [1:0] o_fill_taken;
     wire [0:0] o_grant;
     wire [1:0] o_grant_sm;

@@ -23,7 +23,9 @@ module locality_degree_base_fermi_selftest #(
     wire        run;
     wire        dut_reset;
     always @(posedge clk) row <= rom[addr];
-    wire [3369:0] din = run ? row : 3370'd0;
+    // The module's inputs, registered: its input paths start at a flip-flop.
+    reg  [3369:0] din;
+    always @(posedge clk) din <= run ? row : 3370'd0;
     wire [0:0] o_grant_valid;
     wire [4:0] o_grant_warp;
     wire [23:0] o_active;

@@ -23,7 +23,9 @@ module newcar_base_proto_selftest #(
     wire        run;
     wire        dut_reset;
     always @(posedge clk) row <= rom[addr];
-    wire [13:0] din = run ? row : 14'd0;
+    // The module's inputs, registered: its input paths start at a flip-flop.
+    reg  [13:0] din;
+    always @(posedge clk) din <= run ? row : 14'd0;
     wire [0:0] o_lsu_ready;
     wire [0:0] o_lsu_to_cache;
     wire [0:0] o_enq_valid;

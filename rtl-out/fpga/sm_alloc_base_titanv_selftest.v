@@ -23,7 +23,9 @@ module sm_alloc_base_titanv_selftest #(
     wire        run;
     wire        dut_reset;
     always @(posedge clk) row <= rom[addr];
-    wire [149:0] din = run ? row : 150'd0;
+    // The module's inputs, registered: its input paths start at a flip-flop.
+    reg  [149:0] din;
+    always @(posedge clk) din <= run ? row : 150'd0;
     wire [0:0] o_room;
     wire [0:0] o_room2;
     sm_alloc_base_titanv dut (

@@ -23,7 +23,9 @@ module tb_dispatch_lrr_titanv_selftest #(
     wire        run;
     wire        dut_reset;
     always @(posedge clk) row <= rom[addr];
-    wire [200:0] din = run ? row : 201'd0;
+    // The module's inputs, registered: its input paths start at a flip-flop.
+    reg  [200:0] din;
+    always @(posedge clk) din <= run ? row : 201'd0;
     wire [79:0] o_grant;
     wire [79:0] o_grant2;
     wire [31:0] o_id_0;

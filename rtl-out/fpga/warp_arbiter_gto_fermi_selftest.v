@@ -23,7 +23,9 @@ module warp_arbiter_gto_fermi_selftest #(
     wire        run;
     wire        dut_reset;
     always @(posedge clk) row <= rom[addr];
-    wire [95:0] din = run ? row : 96'd0;
+    // The module's inputs, registered: its input paths start at a flip-flop.
+    reg  [95:0] din;
+    always @(posedge clk) din <= run ? row : 96'd0;
     wire [0:0] o_grant_valid;
     wire [4:0] o_grant_warp;
     wire [23:0] o_active;

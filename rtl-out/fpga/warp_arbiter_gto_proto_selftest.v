@@ -23,7 +23,9 @@ module warp_arbiter_gto_proto_selftest #(
     wire        run;
     wire        dut_reset;
     always @(posedge clk) row <= rom[addr];
-    wire [31:0] din = run ? row : 32'd0;
+    // The module's inputs, registered: its input paths start at a flip-flop.
+    reg  [31:0] din;
+    always @(posedge clk) din <= run ? row : 32'd0;
     wire [0:0] o_grant_valid;
     wire [2:0] o_grant_warp;
     wire [7:0] o_active;

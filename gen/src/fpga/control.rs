@@ -19,9 +19,12 @@ pub const TEXT: &str = r#"// gs_selftest_ctl.v: sequencing, signature and report
 //
 // While `rst` is high, `dut_reset` is high and `run` low (the wrapper feeds the module zeros).
 // The cycle after `rst` falls the module stays in reset and the ROM's row 0 is read at `addr`
-// 0; then `run` is high for 2^ADDR_BITS cycles, row t in cycle t. The wrapper registers the
-// module's outputs every cycle and presents them folded to 32 bits (`fold`); each `run`
-// cycle's fold is absorbed the cycle after:
+// 0; then `run` is high for 2^ADDR_BITS cycles, row t in cycle t. The wrapper registers each
+// row before the module (block RAM, then a flip-flop: the module's input paths start at a
+// flip-flop, as they would in a design), so the module sees row t one cycle later, in the
+// cycles `feeding` is high; `dut_reset` falls with them. The wrapper registers the module's
+// outputs every cycle and presents them folded to 32 bits (`fold`); each `feeding` cycle's
+// fold is absorbed the cycle after:
 //   signature <= {signature[30:0], 1'b0} ^ (signature[31] ? 32'h04c11db7 : 0) ^ fold,
 // from 32'hffffffff. `done` rises after the last one, `pass` (signature == EXPECTED) a cycle
 // later. Then the report line goes out over `uart_tx` (8N1, CLKS_PER_BIT clocks per bit), and
@@ -51,6 +54,7 @@ module gs_selftest_ctl #(
     localparam [ADDR_BITS-1:0] ONE = {{(ADDR_BITS-1){1'b0}}, 1'b1};
     localparam [ADDR_BITS-1:0] LAST_ROW = {ADDR_BITS{1'b1}};
     reg [1:0]           phase;
+    reg                 feeding;
     reg                 sampled;
     reg                 checked;
     reg [ADDR_BITS-1:0] absorbed;
@@ -59,6 +63,7 @@ module gs_selftest_ctl #(
             phase     <= 2'd0;
             run       <= 1'b0;
             dut_reset <= 1'b1;
+            feeding   <= 1'b0;
             sampled   <= 1'b0;
             checked   <= 1'b0;
             addr      <= {ADDR_BITS{1'b0}};
@@ -67,7 +72,9 @@ module gs_selftest_ctl #(
             done      <= 1'b0;
             pass      <= 1'b0;
         end else begin
-            sampled <= run;
+            feeding <= run;
+            sampled <= feeding;
+            if (run) dut_reset <= 1'b0;
             if (sampled) begin
                 signature <= {signature[30:0], 1'b0} ^ (signature[31] ? 32'h04c11db7 : 32'h0) ^ fold;
                 absorbed  <= absorbed + ONE;
@@ -80,10 +87,9 @@ module gs_selftest_ctl #(
             case (phase)
                 2'd0: phase <= 2'd1;
                 2'd1: begin
-                    phase     <= 2'd2;
-                    dut_reset <= 1'b0;
-                    run       <= 1'b1;
-                    addr      <= addr + ONE;
+                    phase <= 2'd2;
+                    run   <= 1'b1;
+                    addr  <= addr + ONE;
                 end
                 2'd2: begin
                     if (addr == {ADDR_BITS{1'b0}}) begin

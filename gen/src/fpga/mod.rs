@@ -23,11 +23,13 @@
 //! the fit check, nextpnr and the bitstream, with the report.
 //!
 //! # Timing of `<m>_selftest`
-//! While `rst` is high the module is in reset with its inputs at 0. The cycle after `rst`
-//! falls it stays in reset (the ROM's row 0 is read); then rows `0 .. CYCLES-1` are applied
-//! in consecutive cycles, each cycle's outputs registered at its edge and absorbed the cycle
-//! after. `done` rises `CYCLES + 2` cycles after `rst` falls, `pass` one cycle later; the
-//! module then keeps running with inputs 0, which the signature no longer sees.
+//! While `rst` is high the module is in reset with its inputs at 0. For two cycles after `rst`
+//! falls it stays in reset (the ROM's row 0 is read into the block RAM's output, then into
+//! the input register `din`: every input of the module comes from a flip-flop, so a timing
+//! report measures the module, not the block RAM's clock-to-out); then rows `0 .. CYCLES-1`
+//! are applied in consecutive cycles, each cycle's outputs registered at its edge and absorbed
+//! the cycle after. `done` rises `CYCLES + 3` cycles after `rst` falls, `pass` one cycle
+//! later; the module then keeps running with inputs 0, which the signature no longer sees.
 
 pub mod board;
 pub mod bridge;
@@ -182,7 +184,7 @@ fn wrapper(m: &ModuleEntry, e: &SelftestEntry) -> String {
     .unwrap();
     writeln!(
         w,
-        "    reg  [{hi}:0] rom [0:{last}];\n    initial $readmemh(ROM_FILE, rom);\n    reg  [{hi}:0] row;\n    wire [{a}:0] addr;\n    wire        run;\n    wire        dut_reset;\n    always @(posedge clk) row <= rom[addr];\n    wire [{hi}:0] din = run ? row : {wi}'d0;",
+        "    reg  [{hi}:0] rom [0:{last}];\n    initial $readmemh(ROM_FILE, rom);\n    reg  [{hi}:0] row;\n    wire [{a}:0] addr;\n    wire        run;\n    wire        dut_reset;\n    always @(posedge clk) row <= rom[addr];\n    // The module's inputs, registered: its input paths start at a flip-flop.\n    reg  [{hi}:0] din;\n    always @(posedge clk) din <= run ? row : {wi}'d0;",
         a = abits - 1,
         hi = wi - 1,
         last = CYCLES - 1,

@@ -167,7 +167,7 @@ fn wrappers_reach_the_golden_signature_and_a_planted_fault_fails() {
             "{module}"
         );
         // `inject_fault` high for one cycle early in the run (reset falls in cycle 4, rows
-        // from cycle 6): one output bit of one row flipped.
+        // from cycle 7): one output bit of one row flipped.
         let faulty = report(&bin, Some(22));
         assert!(
             faulty.starts_with(&head) && faulty.ends_with(&format!(" EXP={sig} FAIL")),
