@@ -6,7 +6,8 @@
 module elf_pipelined_fermi_selftest #(
     parameter ROM_FILE = "elf_pipelined_fermi.rom.hex",
     parameter [15:0] CLKS_PER_BIT = 16'd104,
-    parameter integer REPORT_EVERY_LOG2 = 24
+    parameter integer REPORT_EVERY_LOG2 = 24,
+    parameter integer INPUT_REG = 1
 ) (
     input  wire        clk,
     input  wire        rst,
@@ -23,9 +24,11 @@ module elf_pipelined_fermi_selftest #(
     wire        run;
     wire        dut_reset;
     always @(posedge clk) row <= rom[addr];
-    // The module's inputs, registered: its input paths start at a flip-flop.
-    reg  [493:0] din;
-    always @(posedge clk) din <= run ? row : 494'd0;
+    // The module's inputs: with INPUT_REG registered once more after the ROM (its input
+    // paths then start at a fabric flip-flop), else straight from the ROM's read register.
+    reg  [493:0] din_q;
+    always @(posedge clk) din_q <= run ? row : 494'd0;
+    wire [493:0] din = INPUT_REG != 0 ? din_q : run ? row : 494'd0;
     wire [0:0] o_grant_valid_0;
     wire [0:0] o_grant_valid_1;
     wire [4:0] o_grant_warp_0;
@@ -163,7 +166,8 @@ module elf_pipelined_fermi_selftest #(
         .EXPECTED(32'he565cea0),
         .LINE_LAST(8'd67),
         .CLKS_PER_BIT(CLKS_PER_BIT),
-        .REPORT_EVERY_LOG2(REPORT_EVERY_LOG2)
+        .REPORT_EVERY_LOG2(REPORT_EVERY_LOG2),
+        .INPUT_REG(INPUT_REG)
     ) ctl (
         .clk(clk),
         .rst(rst),

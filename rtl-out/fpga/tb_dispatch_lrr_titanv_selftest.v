@@ -6,7 +6,8 @@
 module tb_dispatch_lrr_titanv_selftest #(
     parameter ROM_FILE = "tb_dispatch_lrr_titanv.rom.hex",
     parameter [15:0] CLKS_PER_BIT = 16'd104,
-    parameter integer REPORT_EVERY_LOG2 = 24
+    parameter integer REPORT_EVERY_LOG2 = 24,
+    parameter integer INPUT_REG = 1
 ) (
     input  wire        clk,
     input  wire        rst,
@@ -23,9 +24,11 @@ module tb_dispatch_lrr_titanv_selftest #(
     wire        run;
     wire        dut_reset;
     always @(posedge clk) row <= rom[addr];
-    // The module's inputs, registered: its input paths start at a flip-flop.
-    reg  [200:0] din;
-    always @(posedge clk) din <= run ? row : 201'd0;
+    // The module's inputs: with INPUT_REG registered once more after the ROM (its input
+    // paths then start at a fabric flip-flop), else straight from the ROM's read register.
+    reg  [200:0] din_q;
+    always @(posedge clk) din_q <= run ? row : 201'd0;
+    wire [200:0] din = INPUT_REG != 0 ? din_q : run ? row : 201'd0;
     wire [79:0] o_grant;
     wire [79:0] o_grant2;
     wire [31:0] o_id_0;
@@ -617,7 +620,8 @@ module tb_dispatch_lrr_titanv_selftest #(
         .EXPECTED(32'h60be6521),
         .LINE_LAST(8'd70),
         .CLKS_PER_BIT(CLKS_PER_BIT),
-        .REPORT_EVERY_LOG2(REPORT_EVERY_LOG2)
+        .REPORT_EVERY_LOG2(REPORT_EVERY_LOG2),
+        .INPUT_REG(INPUT_REG)
     ) ctl (
         .clk(clk),
         .rst(rst),

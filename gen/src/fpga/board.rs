@@ -38,6 +38,12 @@ pub struct Board {
     pub leds_active_low: bool,
     /// The board has the `btn_n` button (active low) that re-runs the test.
     pub button: bool,
+    /// The self-test registers the module's inputs in fabric flip-flops after the stimulus
+    /// ROM (the wrapper's `INPUT_REG`). On the ECP5 the block RAM's clock-to-out otherwise
+    /// starts most critical paths (`warp_arbiter_gto_fermi`: 65.0 MHz without, 97.6 with);
+    /// on the iCE40 no critical path started at the ROM, and the flip-flops cost logic cells
+    /// (`locality_degree_base_proto`'s 1,130 input bits: 104% of the UP5K with them).
+    pub register_inputs: bool,
     /// Per synthesized cell type (Yosys `stat`), how many the device has; checked before
     /// place and route, which takes minutes to fail on a design that cannot fit.
     pub capacity: &'static [(&'static str, &'static [&'static str], u64)],
@@ -56,6 +62,7 @@ pub const BOARDS: [Board; 3] = [
         constraints_text: include_str!("../../../constraints/icebreaker/icebreaker.pcf"),
         leds_active_low: true,
         button: true,
+        register_inputs: false,
         capacity: &[
             ("logic cells (LUT4)", &["SB_LUT4"], 5280),
             ("block RAMs (4 kbit)", &["SB_RAM40_4K"], 30),
@@ -73,6 +80,7 @@ pub const BOARDS: [Board; 3] = [
         constraints_text: include_str!("../../../constraints/ulx3s/ulx3s.lpf"),
         leds_active_low: false,
         button: false,
+        register_inputs: true,
         capacity: &[
             ("LUT4s", &["LUT4"], 83_640),
             ("flip-flops", &["TRELLIS_FF"], 83_640),
@@ -91,6 +99,7 @@ pub const BOARDS: [Board; 3] = [
         constraints_text: include_str!("../../../constraints/arty/arty.xdc"),
         leds_active_low: false,
         button: false,
+        register_inputs: true,
         capacity: &[
             (
                 "LUTs",
@@ -132,7 +141,8 @@ impl Board {
                  \x20   {wrapper} #(\n\
                  \x20       .ROM_FILE(\"{rom}\"),\n\
                  \x20       .CLKS_PER_BIT(16'd{clks}),\n\
-                 \x20       .REPORT_EVERY_LOG2(24)\n\
+                 \x20       .REPORT_EVERY_LOG2(24),\n\
+                 \x20       .INPUT_REG({input_reg})\n\
                  \x20   ) selftest (\n\
                  \x20       .clk(clk),\n\
                  \x20       .rst(!por[3]),\n\
@@ -145,6 +155,7 @@ impl Board {
                  \x20   assign led_pass = {on}(done && pass);\n\
                  \x20   assign led_fail = {on}(done && !pass);\n",
                 clks = self.clks_per_bit(),
+                input_reg = self.register_inputs as u8,
             ),
         )
     }

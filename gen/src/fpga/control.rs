@@ -19,12 +19,12 @@ pub const TEXT: &str = r#"// gs_selftest_ctl.v: sequencing, signature and report
 //
 // While `rst` is high, `dut_reset` is high and `run` low (the wrapper feeds the module zeros).
 // The cycle after `rst` falls the module stays in reset and the ROM's row 0 is read at `addr`
-// 0; then `run` is high for 2^ADDR_BITS cycles, row t in cycle t. The wrapper registers each
-// row before the module (block RAM, then a flip-flop: the module's input paths start at a
-// flip-flop, as they would in a design), so the module sees row t one cycle later, in the
-// cycles `feeding` is high; `dut_reset` falls with them. The wrapper registers the module's
-// outputs every cycle and presents them folded to 32 bits (`fold`); each `feeding` cycle's
-// fold is absorbed the cycle after:
+// 0; then `run` is high for 2^ADDR_BITS cycles, row t in cycle t. With INPUT_REG the wrapper
+// registers each row once more before the module (block RAM, then a flip-flop: the module's
+// input paths start at a flip-flop), so the module sees row t one cycle later; `fed` is high
+// in the cycles the module sees a row, and `dut_reset` falls as it rises. The wrapper
+// registers the module's outputs every cycle and presents them folded to 32 bits (`fold`);
+// each `fed` cycle's fold is absorbed the cycle after:
 //   signature <= {signature[30:0], 1'b0} ^ (signature[31] ? 32'h04c11db7 : 0) ^ fold,
 // from 32'hffffffff. `done` rises after the last one, `pass` (signature == EXPECTED) a cycle
 // later. Then the report line goes out over `uart_tx` (8N1, CLKS_PER_BIT clocks per bit), and
@@ -36,7 +36,8 @@ module gs_selftest_ctl #(
     parameter [31:0] EXPECTED = 32'h0,
     parameter [7:0] LINE_LAST = 8'd0,
     parameter [15:0] CLKS_PER_BIT = 16'd104,
-    parameter integer REPORT_EVERY_LOG2 = 24
+    parameter integer REPORT_EVERY_LOG2 = 24,
+    parameter integer INPUT_REG = 1
 ) (
     input  wire                 clk,
     input  wire                 rst,
@@ -55,6 +56,7 @@ module gs_selftest_ctl #(
     localparam [ADDR_BITS-1:0] LAST_ROW = {ADDR_BITS{1'b1}};
     reg [1:0]           phase;
     reg                 feeding;
+    wire                fed = INPUT_REG != 0 ? feeding : run;
     reg                 sampled;
     reg                 checked;
     reg [ADDR_BITS-1:0] absorbed;
@@ -73,8 +75,8 @@ module gs_selftest_ctl #(
             pass      <= 1'b0;
         end else begin
             feeding <= run;
-            sampled <= feeding;
-            if (run) dut_reset <= 1'b0;
+            sampled <= fed;
+            if (INPUT_REG != 0 ? run : phase == 2'd1) dut_reset <= 1'b0;
             if (sampled) begin
                 signature <= {signature[30:0], 1'b0} ^ (signature[31] ? 32'h04c11db7 : 32'h0) ^ fold;
                 absorbed  <= absorbed + ONE;

@@ -23,13 +23,16 @@
 //! the fit check, nextpnr and the bitstream, with the report.
 //!
 //! # Timing of `<m>_selftest`
-//! While `rst` is high the module is in reset with its inputs at 0. For two cycles after `rst`
-//! falls it stays in reset (the ROM's row 0 is read into the block RAM's output, then into
-//! the input register `din`: every input of the module comes from a flip-flop, so a timing
-//! report measures the module, not the block RAM's clock-to-out); then rows `0 .. CYCLES-1`
-//! are applied in consecutive cycles, each cycle's outputs registered at its edge and absorbed
-//! the cycle after. `done` rises `CYCLES + 3` cycles after `rst` falls, `pass` one cycle
-//! later; the module then keeps running with inputs 0, which the signature no longer sees.
+//! While `rst` is high the module is in reset with its inputs at 0. The cycle after `rst`
+//! falls it stays in reset (the ROM's row 0 is read into the block RAM's read register); with
+//! the parameter `INPUT_REG` (1, the default) one cycle more, while the row goes into the
+//! input register `din_q`: every input of the module then comes from a fabric flip-flop, so a
+//! timing report measures the module, not the block RAM's clock-to-out (the ECP5 boards; on
+//! the iCE40 the board top sets 0, [`board::Board::register_inputs`]). Then rows
+//! `0 .. CYCLES-1` are applied in consecutive cycles, each cycle's outputs registered at its
+//! edge and absorbed the cycle after. `done` rises `CYCLES + 2 + INPUT_REG` cycles after `rst`
+//! falls, `pass` one cycle later; the module then keeps running with inputs 0, which the
+//! signature no longer sees.
 
 pub mod board;
 pub mod bridge;
@@ -177,14 +180,14 @@ fn wrapper(m: &ModuleEntry, e: &SelftestEntry) -> String {
          // Plays {} cycles of the block's constrained-random stimulus (seed {}, ROM_FILE) into the\n\
          // module and checks its outputs against the golden signature {}; sequencing, signature\n\
          // and UART report in gs_selftest_ctl.v. `inject_fault` flips output bit 0 while high.\n\
-         module {} #(\n    parameter ROM_FILE = \"{}\",\n    parameter [15:0] CLKS_PER_BIT = 16'd104,\n    parameter integer REPORT_EVERY_LOG2 = 24\n) (\n    input  wire        clk,\n    input  wire        rst,\n    input  wire        inject_fault,\n    output wire        done,\n    output wire        pass,\n    output wire [31:0] signature,\n    output wire        uart_tx\n);",
+         module {} #(\n    parameter ROM_FILE = \"{}\",\n    parameter [15:0] CLKS_PER_BIT = 16'd104,\n    parameter integer REPORT_EVERY_LOG2 = 24,\n    parameter integer INPUT_REG = 1\n) (\n    input  wire        clk,\n    input  wire        rst,\n    input  wire        inject_fault,\n    output wire        done,\n    output wire        pass,\n    output wire [31:0] signature,\n    output wire        uart_tx\n);",
         e.wrapper, m.module, m.block, m.policy, m.preset, e.cycles, e.seed, e.signature,
         e.wrapper, e.rom
     )
     .unwrap();
     writeln!(
         w,
-        "    reg  [{hi}:0] rom [0:{last}];\n    initial $readmemh(ROM_FILE, rom);\n    reg  [{hi}:0] row;\n    wire [{a}:0] addr;\n    wire        run;\n    wire        dut_reset;\n    always @(posedge clk) row <= rom[addr];\n    // The module's inputs, registered: its input paths start at a flip-flop.\n    reg  [{hi}:0] din;\n    always @(posedge clk) din <= run ? row : {wi}'d0;",
+        "    reg  [{hi}:0] rom [0:{last}];\n    initial $readmemh(ROM_FILE, rom);\n    reg  [{hi}:0] row;\n    wire [{a}:0] addr;\n    wire        run;\n    wire        dut_reset;\n    always @(posedge clk) row <= rom[addr];\n    // The module's inputs: with INPUT_REG registered once more after the ROM (its input\n    // paths then start at a fabric flip-flop), else straight from the ROM's read register.\n    reg  [{hi}:0] din_q;\n    always @(posedge clk) din_q <= run ? row : {wi}'d0;\n    wire [{hi}:0] din = INPUT_REG != 0 ? din_q : run ? row : {wi}'d0;",
         a = abits - 1,
         hi = wi - 1,
         last = CYCLES - 1,
@@ -272,7 +275,7 @@ fn wrapper(m: &ModuleEntry, e: &SelftestEntry) -> String {
     }
     writeln!(
         w,
-        "            default: template = 8'h20;\n        endcase\n    end\n    gs_selftest_ctl #(\n        .ADDR_BITS({abits}),\n        .EXPECTED(32'h{}),\n        .LINE_LAST(8'd{}),\n        .CLKS_PER_BIT(CLKS_PER_BIT),\n        .REPORT_EVERY_LOG2(REPORT_EVERY_LOG2)\n    ) ctl (\n        .clk(clk),\n        .rst(rst),\n        .fold(fold),\n        .template(template),\n        .addr(addr),\n        .run(run),\n        .dut_reset(dut_reset),\n        .done(done),\n        .pass(pass),\n        .signature(signature),\n        .report_index(report_index),\n        .uart_tx(uart_tx)\n    );\nendmodule",
+        "            default: template = 8'h20;\n        endcase\n    end\n    gs_selftest_ctl #(\n        .ADDR_BITS({abits}),\n        .EXPECTED(32'h{}),\n        .LINE_LAST(8'd{}),\n        .CLKS_PER_BIT(CLKS_PER_BIT),\n        .REPORT_EVERY_LOG2(REPORT_EVERY_LOG2),\n        .INPUT_REG(INPUT_REG)\n    ) ctl (\n        .clk(clk),\n        .rst(rst),\n        .fold(fold),\n        .template(template),\n        .addr(addr),\n        .run(run),\n        .dut_reset(dut_reset),\n        .done(done),\n        .pass(pass),\n        .signature(signature),\n        .report_index(report_index),\n        .uart_tx(uart_tx)\n    );\nendmodule",
         e.signature,
         line.len() - 1
     )

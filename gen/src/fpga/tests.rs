@@ -57,9 +57,10 @@ fn every_wrapper_bridge_and_the_uart_are_lint_clean() {
     verilator_lint_files(&[&uart], "gs_uart_rx").unwrap_or_else(|e| panic!("{e}"));
 }
 
-/// A simulation top: the wrapper of `module` at 8 clocks per UART bit, its report decoded by
-/// `gs_uart_rx` and printed; `+fault=C` raises `inject_fault` in cycle `C`.
-fn testbench(module: &str, rom: &Path) -> String {
+/// A simulation top: the wrapper of `module` at 8 clocks per UART bit with `INPUT_REG` set to
+/// `input_reg`, its report decoded by `gs_uart_rx` and printed; `+fault=C` raises
+/// `inject_fault` in cycle `C`.
+fn testbench(module: &str, rom: &Path, input_reg: u8) -> String {
     format!(
         r#"module tb;
     reg clk = 1'b0;
@@ -71,7 +72,8 @@ fn testbench(module: &str, rom: &Path) -> String {
     wire done, pass, tx, valid, frame_error;
     wire [31:0] signature;
     wire [7:0] data;
-    {module}_selftest #(.ROM_FILE("{rom}"), .CLKS_PER_BIT(16'd8), .REPORT_EVERY_LOG2(12)) st (
+    {module}_selftest #(.ROM_FILE("{rom}"), .CLKS_PER_BIT(16'd8), .REPORT_EVERY_LOG2(12),
+        .INPUT_REG({input_reg})) st (
         .clk(clk), .rst(rst), .inject_fault(fault), .done(done), .pass(pass),
         .signature(signature), .uart_tx(tx));
     gs_uart_rx #(.CLKS_PER_BIT(16'd8)) rx (
@@ -94,14 +96,15 @@ endmodule
     )
 }
 
-/// Builds `module`'s wrapper with the testbench; returns the binary.
-fn build(module: &str, work: &Path) -> std::path::PathBuf {
+/// Builds `module`'s wrapper (`INPUT_REG` = `input_reg`) with the testbench; returns the
+/// binary.
+fn build(module: &str, work: &Path, input_reg: u8) -> std::path::PathBuf {
     let (dir, g) = generated();
     let fpga = dir.path().join(DIR);
     let tb = work.join("tb.v");
     std::fs::write(
         &tb,
-        testbench(module, &fpga.join(format!("{module}.rom.hex"))),
+        testbench(module, &fpga.join(format!("{module}.rom.hex")), input_reg),
     )
     .unwrap();
     let out = Command::new("verilator")
@@ -144,6 +147,30 @@ fn report(bin: &Path, fault: Option<u32>) -> String {
         .to_string()
 }
 
+/// `module`'s wrapper with `INPUT_REG` = `input_reg` reaches `signature` (its report says
+/// PASS), and a planted fault (one output bit of one row flipped) makes it report FAIL.
+fn check_wrapper(module: &str, signature: &str, input_reg: u8) {
+    let work = tempfile::tempdir().unwrap();
+    let bin = build(module, work.path(), input_reg);
+    let head = format!("GS {module} N={CYCLES} SEED={SEED} SIG=");
+    assert_eq!(
+        report(&bin, None),
+        format!("{head}{signature} EXP={signature} PASS"),
+        "{module}, INPUT_REG {input_reg}"
+    );
+    // `inject_fault` high for one cycle early in the run (reset falls in cycle 4, rows from
+    // cycle 6, or 7 with the input register).
+    let faulty = report(&bin, Some(22));
+    assert!(
+        faulty.starts_with(&head) && faulty.ends_with(&format!(" EXP={signature} FAIL")),
+        "{module}, INPUT_REG {input_reg}: {faulty}"
+    );
+    assert!(
+        !faulty.contains(&format!("SIG={signature}")),
+        "{module}, INPUT_REG {input_reg}: {faulty}"
+    );
+}
+
 #[test]
 fn wrappers_reach_the_golden_signature_and_a_planted_fault_fails() {
     if !have_verilator() {
@@ -153,29 +180,18 @@ fn wrappers_reach_the_golden_signature_and_a_planted_fault_fails() {
     let summary: Vec<serde_json::Value> =
         serde_json::from_str(&std::fs::read_to_string(dir.path().join(DIR).join(SUMMARY)).unwrap())
             .unwrap();
-    // Every module (4-40 s to build each).
+    // Every module with its inputs registered (the ECP5 boards; 4-40 s to build each), and
+    // a few small ones straight from the ROM (the iCE40 board top's INPUT_REG 0).
     assert_eq!(summary.len(), generated().1.manifest.modules.len());
+    let direct = ["warp_arbiter_lrr_proto", "newcar_base_proto", "tb_dispatch_bcs_proto"];
+    let named = |e: &&serde_json::Value| direct.contains(&e["module"].as_str().unwrap());
+    assert_eq!(summary.iter().filter(named).count(), direct.len());
     for e in &summary {
         let module = e["module"].as_str().unwrap();
         let sig = e["signature"].as_str().unwrap();
-        let work = tempfile::tempdir().unwrap();
-        let bin = build(module, work.path());
-        let head = format!("GS {module} N={CYCLES} SEED={SEED} SIG=");
-        assert_eq!(
-            report(&bin, None),
-            format!("{head}{sig} EXP={sig} PASS"),
-            "{module}"
-        );
-        // `inject_fault` high for one cycle early in the run (reset falls in cycle 4, rows
-        // from cycle 7): one output bit of one row flipped.
-        let faulty = report(&bin, Some(22));
-        assert!(
-            faulty.starts_with(&head) && faulty.ends_with(&format!(" EXP={sig} FAIL")),
-            "{module}: {faulty}"
-        );
-        assert!(
-            !faulty.contains(&format!("SIG={sig}")),
-            "{module}: {faulty}"
-        );
+        check_wrapper(module, sig, 1);
+        if direct.contains(&module) {
+            check_wrapper(module, sig, 0);
+        }
     }
 }
