@@ -39,9 +39,10 @@ pub struct Board {
     /// The board has the `btn_n` button (active low) that re-runs the test.
     pub button: bool,
     /// The self-test registers the module's inputs in fabric flip-flops after the stimulus
-    /// ROM (the wrapper's `INPUT_REG`). On the ECP5 the block RAM's clock-to-out otherwise
-    /// starts most critical paths (`warp_arbiter_gto_fermi`: 65.0 MHz without, 97.6 with);
-    /// on the iCE40 no critical path started at the ROM, and the flip-flops cost logic cells
+    /// ROM (the wrapper's `INPUT_REG`; up to [`MAX_REGISTERED_INPUT_BITS`], see
+    /// [`Board::input_reg`]). On the ECP5 the block RAM's clock-to-out otherwise starts most
+    /// critical paths (`warp_arbiter_gto_fermi`: 65.0 MHz without, 97.0 with); on the iCE40
+    /// no critical path started at the ROM, and the flip-flops cost logic cells
     /// (`locality_degree_base_proto`'s 1,130 input bits: 104% of the UP5K with them).
     pub register_inputs: bool,
     /// Per synthesized cell type (Yosys `stat`), how many the device has; checked before
@@ -117,6 +118,14 @@ pub fn board(name: &str) -> Option<&'static Board> {
     BOARDS.iter().find(|b| b.name == name)
 }
 
+/// The widest module input (bits per cycle) a board top registers after the ROM: wider ones
+/// are fed straight from the ROM's read register. `locality_degree_base_fermi`'s 3,370
+/// input flip-flops crowd the middle of the ECP5 where its adder trees are already congested:
+/// with them router2's overuse stayed near 8,000 wires (`--no-tmdriv --seed 2`, 15
+/// iterations, 36 minutes), without them the same options route it; its critical path is
+/// inside the module either way.
+pub const MAX_REGISTERED_INPUT_BITS: u32 = 2048;
+
 /// The UART's baud rate on every board.
 pub const BAUD: u32 = 115_200;
 
@@ -126,10 +135,18 @@ impl Board {
         (self.clock_mhz * 1_000_000 + BAUD / 2) / BAUD
     }
 
+    /// Whether this board's top registers the inputs of a module with `in_bits` input bits
+    /// per cycle (the wrapper's `INPUT_REG`): [`Board::register_inputs`] and no wider than
+    /// [`MAX_REGISTERED_INPUT_BITS`].
+    pub fn input_reg(&self, in_bits: u32) -> bool {
+        self.register_inputs && in_bits <= MAX_REGISTERED_INPUT_BITS
+    }
+
     /// The board top `gs_top` around `wrapper` (a `<m>_selftest`) reading `rom` (a path
-    /// relative to where the tools run): a power-on reset (and the button, if any, re-runs
-    /// the test), the UART at [`BAUD`], a PASS and a FAIL LED lit once the verdict is known.
-    pub fn top(&self, wrapper: &str, rom: &str) -> String {
+    /// relative to where the tools run), with the wrapper's `INPUT_REG` set to `input_reg`
+    /// ([`Board::input_reg`]): a power-on reset (and the button, if any, re-runs the test),
+    /// the UART at [`BAUD`], a PASS and a FAIL LED lit once the verdict is known.
+    pub fn top(&self, wrapper: &str, rom: &str, input_reg: bool) -> String {
         let on = if self.leds_active_low { "!" } else { "" };
         self.frame(
             &format!("the self-test `{wrapper}`"),
@@ -155,7 +172,7 @@ impl Board {
                  \x20   assign led_pass = {on}(done && pass);\n\
                  \x20   assign led_fail = {on}(done && !pass);\n",
                 clks = self.clks_per_bit(),
-                input_reg = self.register_inputs as u8,
+                input_reg = input_reg as u8,
             ),
         )
     }
@@ -237,9 +254,23 @@ mod tests {
     use super::*;
 
     #[test]
+    fn the_ecp5_tops_register_inputs_up_to_the_limit_the_ice40_top_never() {
+        let (ulx3s, ice) = (board("ulx3s").unwrap(), board("icebreaker").unwrap());
+        assert!(ulx3s.input_reg(96) && ulx3s.input_reg(MAX_REGISTERED_INPUT_BITS));
+        assert!(!ulx3s.input_reg(3370));
+        assert!(!ice.input_reg(32));
+        assert!(ulx3s
+            .top("m_selftest", "m.rom.hex", true)
+            .contains(".INPUT_REG(1)"));
+        assert!(ulx3s
+            .top("m_selftest", "m.rom.hex", false)
+            .contains(".INPUT_REG(0)"));
+    }
+
+    #[test]
     fn every_board_has_its_constraints_and_pins_for_the_top() {
         for b in &BOARDS {
-            let top = b.top("x_selftest", "x.rom.hex");
+            let top = b.top("x_selftest", "x.rom.hex", b.input_reg(32));
             for port in ["clk", "uart_tx", "led_pass", "led_fail"] {
                 assert!(b.constraints_text.contains(port), "{}: {port}", b.name);
                 assert!(top.contains(&format!("wire {port}")), "{}: {port}", b.name);

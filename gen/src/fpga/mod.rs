@@ -27,8 +27,9 @@
 //! falls it stays in reset (the ROM's row 0 is read into the block RAM's read register); with
 //! the parameter `INPUT_REG` (1, the default) one cycle more, while the row goes into the
 //! input register `din_q`: every input of the module then comes from a fabric flip-flop, so a
-//! timing report measures the module, not the block RAM's clock-to-out (the ECP5 boards; on
-//! the iCE40 the board top sets 0, [`board::Board::register_inputs`]). Then rows
+//! timing report measures the module, not the block RAM's clock-to-out (the ECP5 boards, up
+//! to [`board::MAX_REGISTERED_INPUT_BITS`] input bits; on the iCE40 the board top sets 0:
+//! [`board::Board::input_reg`]). Then rows
 //! `0 .. CYCLES-1` are applied in consecutive cycles, each cycle's outputs registered at its
 //! edge and absorbed the cycle after. `done` rises `CYCLES + 2 + INPUT_REG` cycles after `rst`
 //! falls, `pass` one cycle later; the module then keeps running with inputs 0, which the

@@ -183,7 +183,11 @@ fn wrappers_reach_the_golden_signature_and_a_planted_fault_fails() {
     // Every module with its inputs registered (the ECP5 boards; 4-40 s to build each), and
     // a few small ones straight from the ROM (the iCE40 board top's INPUT_REG 0).
     assert_eq!(summary.len(), generated().1.manifest.modules.len());
-    let direct = ["warp_arbiter_lrr_proto", "newcar_base_proto", "tb_dispatch_bcs_proto"];
+    let direct = [
+        "warp_arbiter_lrr_proto",
+        "newcar_base_proto",
+        "tb_dispatch_bcs_proto",
+    ];
     let named = |e: &&serde_json::Value| direct.contains(&e["module"].as_str().unwrap());
     assert_eq!(summary.iter().filter(named).count(), direct.len());
     for e in &summary {
