@@ -27,7 +27,12 @@ pub enum SetIndex {
     },
 }
 
-/// A tag array with true LRU replacement and allocate-on-miss reservations.
+/// A tag array with LRU replacement and allocate-on-miss reservations.
+///
+/// Recency follows GPGPU-Sim's `tag_array` (`gpu-cache.cc`): a line's last use is set when its
+/// way is allocated (the miss, or a write that allocates) and on every hit, a hit on a line
+/// still being fetched included; the fill that makes a reserved line valid leaves it alone, so
+/// a line is as old as its miss, not its data.
 #[derive(Clone, Debug)]
 pub struct TagArray {
     sets: u32,
@@ -143,10 +148,11 @@ impl TagArray {
         }
     }
 
-    /// Looks `addr` up and, on a hit, makes the line most recently used.
+    /// Looks `addr` up and, on a hit (on a valid line or on one still being fetched), makes
+    /// the line most recently used.
     pub fn access(&mut self, addr: u64) -> Lookup {
         let r = self.probe(addr);
-        if let Lookup::Hit { set, way } = r {
+        if let Lookup::Hit { set, way } | Lookup::HitReserved { set, way } = r {
             self.touch(set, way);
         }
         r
@@ -192,13 +198,17 @@ impl TagArray {
         self.dirty[(set * self.ways + way) as usize]
     }
 
-    /// Installs the line of `addr` (most recently used), returning the evicted line, if any.
-    /// A reserved line becomes valid; a present line is only refreshed; with every way of the
-    /// set reserved nothing is installed.
+    /// Installs the line of `addr`, returning the evicted line, if any. A reserved line becomes
+    /// valid and keeps the recency of its miss (GPGPU-Sim's `cache_block_t::fill` sets no
+    /// access time); a valid line is refreshed; an absent one is installed most recently used;
+    /// with every way of the set reserved nothing is installed.
     pub fn fill(&mut self, addr: u64) -> Option<u64> {
         match self.probe(addr) {
-            Lookup::Hit { set, way } | Lookup::HitReserved { set, way } => {
+            Lookup::HitReserved { set, way } => {
                 self.reserved[(set * self.ways + way) as usize] = false;
+                None
+            }
+            Lookup::Hit { set, way } => {
                 self.touch(set, way);
                 None
             }
@@ -329,6 +339,40 @@ mod tests {
             matches!(t.probe(0x300), Lookup::Miss { victim: None, .. }),
             "the freed way is reused first"
         );
+    }
+
+    #[test]
+    fn a_filled_line_is_as_old_as_its_miss() {
+        // 1 set x 2 ways. 0x000 misses first, 0x080 misses later; 0x000's data arrives last.
+        let mut t = TagArray::new(1, 2, 128, SetIndex::Linear);
+        t.reserve(0x000);
+        t.reserve(0x080);
+        t.fill(0x080);
+        t.fill(0x000);
+        assert!(
+            matches!(
+                t.probe(0x100),
+                Lookup::Miss {
+                    victim: Some(0x000),
+                    ..
+                }
+            ),
+            "the older miss is the victim, though its fill came last"
+        );
+        // A hit on a line still being fetched refreshes it (GPGPU-Sim's HIT_RESERVED).
+        let mut t = TagArray::new(1, 2, 128, SetIndex::Linear);
+        t.reserve(0x000);
+        t.reserve(0x080);
+        assert!(matches!(t.access(0x000), Lookup::HitReserved { .. }));
+        t.fill(0x000);
+        t.fill(0x080);
+        assert!(matches!(
+            t.probe(0x100),
+            Lookup::Miss {
+                victim: Some(0x080),
+                ..
+            }
+        ));
     }
 
     #[test]

@@ -262,7 +262,8 @@ impl<R> DataCache<R> {
                 self.stats.hits += 1;
                 Outcome::Hit
             }
-            Some(Lookup::HitReserved { .. }) => {
+            Some(Lookup::HitReserved { set, way }) => {
+                self.tags.touch(set, way);
                 self.mshrs.add(line, req).expect("checked");
                 self.stats.reads += 1;
                 self.stats.hit_reserved += 1;
@@ -423,6 +424,29 @@ mod tests {
                 ..CacheStats::default()
             }
         );
+    }
+
+    #[test]
+    fn a_pending_hit_refreshes_the_line_and_a_fill_does_not() {
+        // 1 set x 2 ways: 0x000 misses before 0x080; which one the next miss evicts depends
+        // only on the misses and the hits (GPGPU-Sim's LRU), never on the order of the fills.
+        for pending_hit in [false, true] {
+            let mut c = cache(1, 2, 4, 4, 4);
+            c.access(0x000, false, 1);
+            c.access(0x080, false, 2);
+            if pending_hit {
+                assert_eq!(c.access(0x000, false, 3), Outcome::HitReserved);
+            }
+            c.fill(0x080);
+            c.fill(0x000);
+            c.access(0x100, false, 4);
+            let kept = if pending_hit { 0x000 } else { 0x080 };
+            assert_eq!(
+                c.access(kept, false, 5),
+                Outcome::Hit,
+                "pending hit: {pending_hit}"
+            );
+        }
     }
 
     #[test]
