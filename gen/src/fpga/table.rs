@@ -114,7 +114,7 @@ impl FpgaRow {
             return (vec![], None);
         };
         let mut words: Vec<String> = quoted.split_whitespace().map(String::from).collect();
-        if words.starts_with(&flow_own.iter().map(|w| w.to_string()).collect::<Vec<_>>()) {
+        if words.len() >= flow_own.len() && words.iter().zip(flow_own).all(|(w, f)| w == f) {
             words.drain(..flow_own.len());
         }
         let mut seed = None;
