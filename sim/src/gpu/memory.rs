@@ -133,6 +133,9 @@ struct DramChannel {
     reading: HashMap<u64, u32>,
     /// Lines whose data is back, with the core cycle they reach the L2.
     returned: VecDeque<(u64, u64)>,
+    /// The channel's sub-partition (0 .. `sub_partitions`) whose miss entered its outbox
+    /// last: the next one starts after it (GPGPU-Sim's `arbitration_metadata::last_borrower`).
+    last_sub: usize,
 }
 
 /// Crossbars, L2 slices and DRAM channels.
@@ -239,6 +242,7 @@ impl MemorySystem {
                 outbox: VecDeque::new(),
                 reading: HashMap::new(),
                 returned: VecDeque::new(),
+                last_sub: cfg.dram.sub_partitions as usize - 1,
             })
             .collect();
         Self {
@@ -417,21 +421,28 @@ impl MemorySystem {
         self.now += 1;
     }
 
+    /// Moves L2 misses and write-backs into their channel's outbox while it holds fewer than
+    /// two lines' bursts, one at a time, taking the channel's sub-partitions in round robin
+    /// from the one after the last served (GPGPU-Sim's `memory_partition_unit::dram_cycle`:
+    /// the sub-partitions of a channel take turns, so neither can starve the other).
     fn drain_miss_queues(&mut self) {
         let write_bursts = (self.line_bytes / self.burst_bytes).max(1);
         let most = 2 * write_bursts.max(self.read_bursts);
-        for s in &mut self.slices {
-            // A channel's outbox holds at most two lines' bursts; the rest wait in the L2's
-            // miss queue (which then refuses new misses: backpressure).
-            while let Some(f) = s.l2.peek_fetch() {
-                let ch = &mut self.channels[self.map.channel(f.line)];
-                if ch.outbox.len() as u64 >= most {
+        let subs = self.map.subs as usize;
+        for (c, ch) in self.channels.iter_mut().enumerate() {
+            let slices = &mut self.slices[c * subs..(c + 1) * subs];
+            while (ch.outbox.len() as u64) < most {
+                let Some(sp) = (1..=subs)
+                    .map(|k| (ch.last_sub + k) % subs)
+                    .find(|&sp| slices[sp].l2.peek_fetch().is_some())
+                else {
                     break;
-                }
-                s.l2.pop_fetch();
+                };
+                ch.last_sub = sp;
+                let f = slices[sp].l2.pop_fetch().expect("peeked");
                 // The id is the line with the write flag in bit 0 (a line is aligned to at
                 // least 4 bytes): every bit of the address survives.
-                debug_assert!(self.line_bytes >= 4 && f.line % self.line_bytes == 0);
+                debug_assert!(self.line_bytes >= 4 && f.line.is_multiple_of(self.line_bytes));
                 let (bursts, step) = match f.write {
                     true => (write_bursts, self.burst_bytes),
                     false => (self.read_bursts, self.line_bytes / self.read_bursts),
@@ -599,5 +610,64 @@ mod tests {
         let mut fixed = cfg.clone();
         fixed.dram.latency += 25;
         assert_eq!(round_trip(&fixed), base + 25);
+    }
+
+    /// The two sub-partitions of a channel take turns at its DRAM: with misses waiting in both,
+    /// the first half of the replies holds both about equally (the first sub-partition used to
+    /// be served while it had misses, so the second waited for all of them).
+    #[test]
+    fn a_channels_sub_partitions_take_turns_at_its_dram() {
+        let cfg = GpuConfig::preset("gtx480").unwrap();
+        assert_eq!((cfg.dram.channels, cfg.dram.sub_partitions), (6, 2));
+        let sms = cfg.sm.count as usize;
+        let mut mem = MemorySystem::new(&cfg);
+        // Channel 0's chunks are every sixth 256 B chunk; address bit 7 picks the slice. The
+        // lines share one DRAM bank and row, so FR-FCFS keeps their arrival order. Each SM
+        // sends its reads to one slice, so both slices fill up at once.
+        let n = 64u64;
+        let mut queues: Vec<Vec<MemRequest>> = vec![vec![]; sms];
+        for i in 0..n {
+            let sm = (i % 2) as usize + 2 * ((i / 2) as usize % (sms / 2));
+            queues[sm].push(MemRequest {
+                sm: sm as u16,
+                kind: ReqKind::Read,
+                addr: (6 * (i / 2)) << 8 | (i % 2) << 7,
+                bytes: 128,
+                tag: i as u32,
+            });
+        }
+        for q in &mut queues {
+            q.reverse();
+        }
+        let mut order = vec![];
+        for _ in 0..100_000 {
+            for q in &mut queues {
+                while let Some(&r) = q.last() {
+                    assert_eq!(
+                        (mem.map.channel(r.addr), mem.map.slice(r.addr)),
+                        (0, (r.tag % 2) as usize)
+                    );
+                    if !mem.send(r) {
+                        break;
+                    }
+                    q.pop();
+                }
+            }
+            mem.cycle();
+            for sm in 0..sms {
+                while let Some(r) = mem.receive(sm) {
+                    order.push(mem.map.slice(r.addr));
+                }
+            }
+            if order.len() == n as usize {
+                break;
+            }
+        }
+        assert_eq!(order.len(), n as usize, "every read answered");
+        let second = order[..n as usize / 2].iter().filter(|&&s| s == 1).count();
+        assert!(
+            (n as usize / 4 - 4..=n as usize / 4 + 4).contains(&second),
+            "reply order by slice: {order:?}"
+        );
     }
 }
