@@ -8,7 +8,8 @@
 //! 2. each slice sends at most one request from the ROP queue head into the L2: a read hit
 //!    answers at once, a miss goes to the MSHRs and the miss queue, a write is kept
 //!    (write-back, write-allocate) and acknowledged, a refused access is retried next cycle;
-//! 3. L2 misses and write-backs become DRAM column bursts in their channel's FR-FCFS queue;
+//! 3. L2 misses and write-backs become DRAM column bursts in their channel's FR-FCFS queue,
+//!    the channel's sub-partitions taking turns (GPGPU-Sim's `memory_partition_unit::dram_cycle`);
 //!    a line fill returns `dram.latency` core cycles after its last burst
 //!    (GPGPU-Sim's `-dram_latency`). A sectored L2 (`l2.sector_bytes`) reads each sector
 //!    with its own bursts, a whole burst even for a sector smaller than one (GPGPU-Sim: a
@@ -424,7 +425,8 @@ impl MemorySystem {
     /// Moves L2 misses and write-backs into their channel's outbox while it holds fewer than
     /// two lines' bursts, one at a time, taking the channel's sub-partitions in round robin
     /// from the one after the last served (GPGPU-Sim's `memory_partition_unit::dram_cycle`:
-    /// the sub-partitions of a channel take turns, so neither can starve the other).
+    /// the sub-partitions of a channel take turns, so neither can starve the other). The rest
+    /// wait in their L2's miss queue, which then refuses new misses (backpressure).
     fn drain_miss_queues(&mut self) {
         let write_bursts = (self.line_bytes / self.burst_bytes).max(1);
         let most = 2 * write_bursts.max(self.read_bursts);
