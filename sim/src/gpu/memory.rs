@@ -102,9 +102,14 @@ impl AddressMap {
     }
 
     fn slice(&self, addr: u64) -> usize {
-        let chunk = addr >> self.chunk_log2();
-        let ch = chunk % self.channels;
-        (ch * self.subs + ((addr >> self.line_log2) & (self.subs - 1))) as usize
+        let sub = (addr >> self.line_log2) & (self.subs - 1);
+        self.channel_slices(self.channel(addr)).start + sub as usize
+    }
+
+    /// The slices (sub-partitions) of channel `ch`: consecutive, `subs` of them.
+    fn channel_slices(&self, ch: usize) -> std::ops::Range<usize> {
+        let subs = self.subs as usize;
+        ch * subs..(ch + 1) * subs
     }
 
     fn channel(&self, addr: u64) -> usize {
@@ -430,9 +435,9 @@ impl MemorySystem {
     fn drain_miss_queues(&mut self) {
         let write_bursts = (self.line_bytes / self.burst_bytes).max(1);
         let most = 2 * write_bursts.max(self.read_bursts);
-        let subs = self.map.subs as usize;
         for (c, ch) in self.channels.iter_mut().enumerate() {
-            let slices = &mut self.slices[c * subs..(c + 1) * subs];
+            let slices = &mut self.slices[self.map.channel_slices(c)];
+            let subs = slices.len();
             while (ch.outbox.len() as u64) < most {
                 let Some(sp) = (1..=subs)
                     .map(|k| (ch.last_sub + k) % subs)
