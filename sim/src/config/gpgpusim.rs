@@ -27,6 +27,8 @@
 //! | `-gpgpu_clock_domains <core>:<icnt>:<l2>:<dram>` | `sm.core_clock_mhz`, `dram.clock_mhz` |
 //! | `-gpgpu_num_sp_units`, `-gpgpu_num_sfu_units`, `-icnt_flit_size` | `units.sp_units`, `units.sfu_units`, `interconnect.flit_bytes` |
 //! | `-ptx_opcode_latency_{int,fp,dp,sfu}`, `-ptx_opcode_initiation_{int,fp,dp,sfu}` | `units.*` (int: ADD and MAD; fp: MAD; dp: ADD) |
+//! | `-gpgpu_num_reg_banks`, `-gpgpu_operand_collector_num_units_{sp,sfu,mem}` | `pipeline.operand_collector.register_banks`, `.units` (the sizes of the collector model, used when `.enabled`) |
+//! | `-gpgpu_pipeline_widths <ID_OC_SP>,<ID_OC_DP>,<ID_OC_INT>,<ID_OC_SFU>,<ID_OC_MEM>,<OC_EX_SP>,<OC_EX_DP>,<OC_EX_INT>,<OC_EX_SFU>,<OC_EX_MEM>,<EX_WB>` | `pipeline.operand_collector.issue_widths`, `.dispatch_widths` (SP, SFU, MEM), `.writeback_width` (the DP and INT sets are not modelled: GPGPU-Sim without DP and INT units) |
 //! | Accel-Sim's `trace.config`: `-trace_opcode_latency_initiation_{int,sp,dp,sfu} <latency>,<initiation>` | `units.int_alu` and `units.int_mul`, `units.fp`, `units.dp`, `units.sfu` (`_tensor` and `-specialized_unit_*` are not modelled: listed as ignored) |
 //!
 //! Several files apply in order, each over the configuration the previous ones made
@@ -232,6 +234,11 @@ pub fn parse_over(text: &str, path: &Path, base: &GpuConfig) -> Result<Parsed, C
     parse_layer(text, path, base, false)
 }
 
+/// The operand collector's sizes in `cfg` (used when `enabled`).
+fn collector(cfg: &mut GpuConfig) -> &mut super::OperandCollectorConfig {
+    &mut cfg.pipeline.operand_collector
+}
+
 fn parse_layer(
     text: &str,
     path: &Path,
@@ -312,8 +319,22 @@ fn parse_layer(
                 cfg.sm.core_clock_mhz = v[0];
                 cfg.dram.clock_mhz = v[3];
             }
-            "gpgpu_num_sp_units" => u.sp_units = c.u32()?,
-            "gpgpu_num_sfu_units" => u.sfu_units = c.u32()?,
+            "gpgpu_num_reg_banks" => collector(&mut cfg).register_banks = c.u32()?,
+            "gpgpu_operand_collector_num_units_sp" => collector(&mut cfg).units.sp = c.u32()?,
+            "gpgpu_operand_collector_num_units_sfu" => collector(&mut cfg).units.sfu = c.u32()?,
+            "gpgpu_operand_collector_num_units_mem" => collector(&mut cfg).units.mem = c.u32()?,
+            "gpgpu_pipeline_widths" => {
+                const FORM: &str = "<ID_OC_SP>,<ID_OC_DP>,<ID_OC_INT>,<ID_OC_SFU>,<ID_OC_MEM>,\
+                    <OC_EX_SP>,<OC_EX_DP>,<OC_EX_INT>,<OC_EX_SFU>,<OC_EX_MEM>,<EX_WB>";
+                let v = c.list(',', 11, FORM)?;
+                let oc = collector(&mut cfg);
+                let per_path = |sp, sfu, mem| super::PerPath { sp, sfu, mem };
+                oc.issue_widths = per_path(v[0], v[3], v[4]);
+                oc.dispatch_widths = per_path(v[5], v[8], v[9]);
+                oc.writeback_width = v[10];
+            }
+            "gpgpu_num_sp_units" => cfg.units.sp_units = c.u32()?,
+            "gpgpu_num_sfu_units" => cfg.units.sfu_units = c.u32()?,
             "icnt_flit_size" => cfg.interconnect.flit_bytes = c.u32()?,
             "ptx_opcode_latency_int" | "ptx_opcode_initiation_int" => {
                 let v = c.list(',', 4, "<add>,<max>,<mul>,<mad>[,<div>]")?;

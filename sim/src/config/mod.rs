@@ -113,6 +113,11 @@ pub const RANGES: &[(&str, u64, u64)] = &[
     ("pipeline.operand_cycles", 0, 1000),
     ("pipeline.writeback_cycles", 0, 1000),
     ("pipeline.lsu_queue", 1, 64),
+    ("pipeline.operand_collector.register_banks", 1, 64),
+    ("pipeline.operand_collector.units", 1, 32),
+    ("pipeline.operand_collector.issue_widths", 1, 16),
+    ("pipeline.operand_collector.dispatch_widths", 1, 16),
+    ("pipeline.operand_collector.writeback_width", 1, 16),
 ];
 
 /// Most lines of one L1 cache (`l1i`, `l1d`): at 26 bytes of model state per line, 128 SMs
@@ -136,6 +141,7 @@ pub fn range_of(field: &str) -> Option<(u64, u64)> {
         ["l1i" | "l1d" | "l2", k] => format!("cache.{k}"),
         ["dram", "timing", _] => "dram.timing".into(),
         ["units", _, k] => format!("units.{k}"),
+        ["pipeline", "operand_collector", k, _] => format!("pipeline.operand_collector.{k}"),
         _ => field.to_string(),
     };
     RANGES
@@ -202,6 +208,80 @@ pub struct PipelineConfig {
     /// units, `OC_EX_MEM` 1 and the LDST unit's own: 5). 1: a memory instruction issues
     /// only when the LSU is idle.
     pub lsu_queue: u32,
+    /// GPGPU-Sim's operand collector (`[pipeline.operand_collector]`): modelled cycle by cycle
+    /// when `enabled`, otherwise `operand_cycles` stands for it.
+    pub operand_collector: OperandCollectorConfig,
+}
+
+/// GPGPU-Sim's operand collector and the pipeline register sets around it (`shader.cc`), per
+/// path: SP (ALU, FP, branches, barriers, exits), SFU (transcendentals and double precision)
+/// and MEM (memory instructions). Sizes default to GPGPU-Sim's `SM2_GTX480` (a GPGPU-Sim file
+/// sets them); the model is off unless `enabled`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct OperandCollectorConfig {
+    /// Model the collector cycle by cycle in place of `operand_cycles`. The LSU then holds
+    /// one instruction (`lsu_queue` is not used), a load's result pays `writeback_cycles`
+    /// after its access, and the L1D latency queue (`l1d_latency_queue`) sits in front of the
+    /// tag lookup, as GPGPU-Sim's, unless a NewCAR queue is there.
+    pub enabled: bool,
+    /// Register-file banks (`-gpgpu_num_reg_banks`); a warp's register `r` (SASS numbering)
+    /// is in bank `(r + 1 + warp slot) % banks`; one read or write per bank per cycle.
+    pub register_banks: u32,
+    /// Collector units per path (`-gpgpu_operand_collector_num_units_*`).
+    pub units: PerPath,
+    /// Issue register set (`ID_OC`) slots per path (`-gpgpu_pipeline_widths`); SP also has
+    /// this many allocation ports.
+    pub issue_widths: PerPath,
+    /// Execute register set (`OC_EX`) slots per path; SP also has this many dispatch units.
+    pub dispatch_widths: PerPath,
+    /// `EX_WB` slots, the results that can reach writeback in one cycle (the result buses).
+    pub writeback_width: u32,
+}
+
+/// One number per operand-collector path.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PerPath {
+    /// SP path: ALU, FP, branches, barriers, exits.
+    pub sp: u32,
+    /// SFU path: transcendentals and double precision.
+    pub sfu: u32,
+    /// MEM path: memory instructions.
+    pub mem: u32,
+}
+
+impl PerPath {
+    /// The three numbers, SP, SFU, MEM.
+    pub fn array(self) -> [u32; 3] {
+        [self.sp, self.sfu, self.mem]
+    }
+}
+
+impl Default for OperandCollectorConfig {
+    /// GPGPU-Sim's `SM2_GTX480` values.
+    fn default() -> Self {
+        Self {
+            enabled: false,
+            register_banks: 16,
+            units: PerPath {
+                sp: 6,
+                sfu: 8,
+                mem: 2,
+            },
+            issue_widths: PerPath {
+                sp: 2,
+                sfu: 1,
+                mem: 1,
+            },
+            dispatch_widths: PerPath {
+                sp: 2,
+                sfu: 1,
+                mem: 1,
+            },
+            writeback_width: 2,
+        }
+    }
 }
 
 impl Default for PipelineConfig {
@@ -213,6 +293,7 @@ impl Default for PipelineConfig {
             writeback_cycles: 2,
             l1d_latency_queue: true,
             lsu_queue: 5,
+            operand_collector: OperandCollectorConfig::default(),
         }
     }
 }
@@ -573,6 +654,24 @@ impl GpuConfig {
         .into_iter()
         .map(|(n, x)| (n.to_string(), x as u64))
         .collect();
+        {
+            let oc = &self.pipeline.operand_collector;
+            let prefix = "pipeline.operand_collector";
+            v.push((format!("{prefix}.register_banks"), oc.register_banks as u64));
+            v.push((
+                format!("{prefix}.writeback_width"),
+                oc.writeback_width as u64,
+            ));
+            for (k, a) in [
+                ("units", oc.units),
+                ("issue_widths", oc.issue_widths),
+                ("dispatch_widths", oc.dispatch_widths),
+            ] {
+                for (path, x) in ["sp", "sfu", "mem"].iter().zip(a.array()) {
+                    v.push((format!("{prefix}.{k}.{path}"), x as u64));
+                }
+            }
+        }
         for (name, c) in [("l1i", &self.l1i), ("l1d", &self.l1d), ("l2", &self.l2)] {
             for (k, x) in [
                 ("size_bytes", c.size_bytes),

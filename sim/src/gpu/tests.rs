@@ -401,6 +401,22 @@ fn elf_with_an_empty_table_runs_exactly_as_gto_with_paired_issue() {
     assert!(differ_with_tables >= 4, "{differ_with_tables}");
 }
 
+/// `r` completed and ran the instructions, blocks and stores of `base` (`what` names the run).
+fn assert_same_work(r: &Report, base: &Report, what: &str) {
+    let (c, b) = (&r.counters, &base.counters);
+    assert!(!r.truncated, "{what}");
+    assert_eq!(
+        (c.warp_instructions, c.thread_instructions, c.blocks),
+        (b.warp_instructions, b.thread_instructions, b.blocks),
+        "{what}"
+    );
+    assert_eq!(
+        (c.l1d.writes, c.l2.writes),
+        (b.l1d.writes, b.l2.writes),
+        "{what}: every store reaches the L1D and the L2 once"
+    );
+}
+
 #[test]
 fn elf_newcar_and_iprefetch_complete_every_suite_kernel_with_exact_counts() {
     let configs = [
@@ -428,31 +444,59 @@ fn elf_newcar_and_iprefetch_complete_every_suite_kernel_with_exact_counts() {
         let base = run(&mut *open(), SimOptions::default());
         for opts in &configs {
             let r = run(&mut *open(), opts.clone());
-            assert!(!r.truncated);
-            assert_eq!(
-                (
-                    r.counters.warp_instructions,
-                    r.counters.thread_instructions,
-                    r.counters.blocks
-                ),
-                (
-                    base.counters.warp_instructions,
-                    base.counters.thread_instructions,
-                    base.counters.blocks
-                ),
-                "{name} under {}",
-                opts.label()
-            );
-            assert_eq!(
-                (r.counters.l1d.writes, r.counters.l2.writes),
-                (base.counters.l1d.writes, base.counters.l2.writes),
-                "{name}: every store reaches the L1D and the L2 once"
-            );
+            assert_same_work(&r, &base, &format!("{name} under {}", opts.label()));
             queued += r.counters.newcar_enqueued;
             prefetched += r.counters.l1i.prefetches;
         }
     }
     assert!(queued > 1000 && prefetched > 100, "{queued} {prefetched}");
+}
+
+#[test]
+fn every_issue_site_runs_through_the_operand_collector_with_exact_counts() {
+    // GPGPU-Sim's operand collector in place of the fixed operand delay: every warp
+    // scheduler, ELF++ and NewCAR complete the suite's kernels with the instructions and
+    // stores of the analytic pipeline, and every request in flight stays accounted for.
+    let mut oc = gtx480();
+    oc.pipeline.operand_collector.enabled = true;
+    let configs = [
+        SimOptions::default(),
+        SimOptions {
+            warp_sched: warp_arbiter::Policy::Gto,
+            ..Default::default()
+        },
+        SimOptions {
+            warp_sched: warp_arbiter::Policy::TwoLevel,
+            ..Default::default()
+        },
+        SimOptions {
+            laws: true,
+            tb_sched: TbSched::Locality,
+            ..Default::default()
+        },
+        SimOptions::elf_plus_plus(),
+        SimOptions {
+            newcar: true,
+            ..Default::default()
+        },
+    ];
+    for name in ["mm", "spmv", "bfs", "hs", "lud", "compute"] {
+        let open = || crate::workload::open_named(name, "small").unwrap();
+        let base = run(&mut *open(), SimOptions::default());
+        for opts in &configs {
+            let opts = SimOptions {
+                audit_interval: 256,
+                ..opts.clone()
+            };
+            let r = run_on(&oc, &mut *open(), opts.clone());
+            assert_same_work(&r, &base, &format!("{name} under {}", opts.label()));
+            let c = &r.counters;
+            assert_ne!(
+                c.cycles, base.counters.cycles,
+                "{name}: the collector times it"
+            );
+        }
+    }
 }
 
 #[test]

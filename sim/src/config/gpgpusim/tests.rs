@@ -294,3 +294,45 @@ fn a_trace_config_applies_over_a_gpgpusim_config() {
         .to_string();
     assert!(e.contains("an empty item"), "{e}");
 }
+
+#[test]
+fn operand_collector_options_set_its_sizes() {
+    let text = "-gpgpu_num_reg_banks 32\n-gpgpu_operand_collector_num_units_sp 4\n\
+                -gpgpu_operand_collector_num_units_mem 3\n\
+                -gpgpu_pipeline_widths 4,0,0,2,1,3,0,0,2,1,4\n";
+    let p = parse(text, Path::new("x.config"), &presets::gtx480()).unwrap();
+    let oc = p.config.pipeline.operand_collector;
+    assert!(!oc.enabled, "the sizes alone do not turn the model on");
+    assert_eq!(oc.register_banks, 32);
+    assert_eq!(oc.units.array(), [4, 8, 3]);
+    assert_eq!(
+        (oc.issue_widths.array(), oc.dispatch_widths.array()),
+        ([4, 2, 1], [3, 2, 1])
+    );
+    assert_eq!(oc.writeback_width, 4);
+    // A file with none of them keeps SM2_GTX480's sizes.
+    let p = parse(
+        "-gpgpu_shader_cta 8\n",
+        Path::new("y.config"),
+        &presets::gtx480(),
+    )
+    .unwrap();
+    assert_eq!(p.config.pipeline.operand_collector, Default::default());
+    // Too few widths, and a width out of range, name the file and line.
+    let e = parse(
+        "\n-gpgpu_pipeline_widths 2,0,0,1,1\n",
+        Path::new("z.config"),
+        &presets::gtx480(),
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(e.starts_with("z.config:2:") && e.contains("<EX_WB>"), "{e}");
+    let e = parse(
+        "-gpgpu_num_reg_banks 65\n",
+        Path::new("z.config"),
+        &presets::gtx480(),
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(e.contains("register_banks") && e.contains("1..=64"), "{e}");
+}

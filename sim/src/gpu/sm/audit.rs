@@ -67,9 +67,9 @@ impl Sm<'_> {
                     warp.loads
                 ));
             }
-            if warp.imiss && !imiss.contains_key(&w) {
+            if warp.imiss && !imiss.contains_key(&w) && !self.ifill.contains(&w) {
                 out.push(format!(
-                    "sm {id} warp {w}: waits on an instruction-cache miss no L1I MSHR holds"
+                    "sm {id} warp {w}: waits on an instruction-cache miss no L1I MSHR or returned line holds"
                 ));
             }
         }
@@ -96,6 +96,12 @@ impl Sm<'_> {
         }
         for a in &self.atomics {
             *found.entry(a.tag).or_default() += 1;
+        }
+        for e in &self.l1d_pipe {
+            match e.kind {
+                LsuKind::Store => *stores.entry(e.warp).or_default() += 1,
+                LsuKind::Load | LsuKind::Atomic => *found.entry(e.token).or_default() += 1,
+            }
         }
         if let Some(unit) = &self.newcar {
             for (warp, kind, token) in unit.queued() {

@@ -1,25 +1,40 @@
 //! The fetch stage of the SM: one warp whose i-buffer is empty reads the L1I per cycle (round
-//! robin after the last fetched, or the ELF block's choice), with next-line I-prefetch.
+//! robin after the last fetched, or the ELF block's choice), with next-line I-prefetch. A
+//! returned L1I line serves the warps that missed on it first, one per cycle in the order
+//! they missed, as GPGPU-Sim's `shader_core_ctx::fetch` takes `m_L1I->next_access()` before
+//! any new access (without moving the round robin).
 
 use super::*;
 
 impl Sm<'_> {
+    /// The fetch stage at `now`; sets [`Sm::reclaim`], the warps its round robin passed.
     pub(super) fn fetch(&mut self, now: u64) -> Result<(), SimError> {
         let elf_choice = self.elf.as_mut().and_then(|e| e.take_fetch());
+        let n = self.warps.len();
+        self.reclaim = None;
+        if let Some(w) = self.ifill.pop_front() {
+            return self.fill_ibuffer(w, now);
+        }
+        let start = (self.fetch_last + 1) % n;
+        let all = Some((start, (start + n - 1) % n));
         if self.fetchable == 0 {
+            self.reclaim = all;
             return Ok(());
         }
         let w = match elf_choice {
-            Some(choice) => match choice {
-                Some(w) if self.fetchable >> w & 1 == 1 => w,
-                _ => return Ok(()),
-            },
+            Some(choice) => {
+                self.reclaim = all;
+                match choice {
+                    Some(w) if self.fetchable >> w & 1 == 1 => w,
+                    _ => return Ok(()),
+                }
+            }
             None => {
                 // Round robin: the first fetchable warp after the last one fetched.
-                let n = self.warps.len();
-                let start = (self.fetch_last + 1) % n;
                 let after = self.fetchable & !low_bits(start);
-                if after != 0 { after } else { self.fetchable }.trailing_zeros() as usize
+                let w = if after != 0 { after } else { self.fetchable }.trailing_zeros() as usize;
+                self.reclaim = Some((start, w));
+                w
             }
         };
         let warp = &self.warps[w];
@@ -38,25 +53,33 @@ impl Sm<'_> {
             }
         }
         match outcome {
-            Outcome::Hit => {
-                let warp = &mut self.warps[w];
-                warp.next_fetch = (warp.next_fetch + self.timing.fetch).min(warp.len);
-                warp.ibuf_ready_at = now + self.timing.l1i_hit + self.timing.decode;
-                // The next fetch reads the PC of `next_fetch`.
-                let (tb, index, end) = (warp.tb, warp.index, warp.next_fetch + 1);
-                let insts = &mut self.tbs[tb].insts;
-                insts.ensure(index, end)?;
-                // The warp's next fetch reads that instruction's PC, some cycles from now.
-                insts.prefetch(index, end - 1);
-                self.refresh_head(w, false);
-            }
-            Outcome::Fail(_) => return Ok(()),
+            Outcome::Hit => self.fill_ibuffer(w, now)?,
+            // A refused access (no MSHR, or the line's MSHR merges no more) still moves the
+            // round robin on, as GPGPU-Sim's `RESERVATION_FAIL`.
+            Outcome::Fail(_) => {}
             _ => {
                 self.warps[w].imiss = true;
                 self.update_fetchable(w);
             }
         }
         self.fetch_last = w;
+        Ok(())
+    }
+
+    /// Fills warp `w`'s i-buffer from the L1I at `now` (a hit, or its missed line returned):
+    /// `fetch_width` instructions, decoded `l1i.latency + decode_cycles` cycles later.
+    fn fill_ibuffer(&mut self, w: usize, now: u64) -> Result<(), SimError> {
+        let warp = &mut self.warps[w];
+        warp.imiss = false;
+        warp.next_fetch = (warp.next_fetch + self.timing.fetch).min(warp.len);
+        warp.ibuf_ready_at = now + self.timing.l1i_hit + self.timing.decode;
+        // The next fetch reads the PC of `next_fetch`.
+        let (tb, index, end) = (warp.tb, warp.index, warp.next_fetch + 1);
+        let insts = &mut self.tbs[tb].insts;
+        insts.ensure(index, end)?;
+        // The warp's next fetch reads that instruction's PC, some cycles from now.
+        insts.prefetch(index, end - 1);
+        self.refresh_head(w, false);
         Ok(())
     }
 }

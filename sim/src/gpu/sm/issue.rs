@@ -3,6 +3,7 @@
 //! scheduler, sequential or paired, or the SM's ELF block, paired), and the execution of
 //! an issued instruction (pipelines, shared memory, the LSU's transactions, barriers, exit).
 
+use super::collector::{AtLsu, Path};
 use super::*;
 use std::ops::Range;
 
@@ -16,12 +17,16 @@ pub(super) const UNIT_SFU: u8 = 4;
 
 pub(super) const UNIT_LSU: u8 = 8;
 
-/// The unit an instruction class needs (`UNIT_NONE`: none: barriers, exits, no-ops).
-pub(super) fn unit_bit(class: OpClass) -> u8 {
+/// The unit an instruction class needs (`UNIT_NONE`: none: barriers, exits, no-ops). With the
+/// operand collector (`collector`), as GPGPU-Sim without DP units: barriers, exits and no-ops
+/// need an SP slot, double precision an SFU slot.
+pub(super) fn unit_bit(class: OpClass, collector: bool) -> u8 {
     match class {
+        OpClass::Dp if collector => UNIT_SFU,
         OpClass::IntAlu | OpClass::IntMul | OpClass::Fp | OpClass::Dp | OpClass::Branch => UNIT_SP,
         OpClass::Sfu => UNIT_SFU,
         c if c.is_memory() => UNIT_LSU,
+        _ if collector => UNIT_SP,
         _ => UNIT_NONE,
     }
 }
@@ -93,6 +98,11 @@ impl Default for ScanState {
 }
 
 impl ScanState {
+    /// Marks local warp `local` for the next scan (its registers or masks changed).
+    pub(super) fn dirty_warp(&mut self, local: usize) {
+        self.dirty |= 1 << local;
+    }
+
     /// The warps a scan classifies: live, not stalled, with an instruction.
     fn candidates(&self) -> u64 {
         self.live & !self.stalled & self.head
@@ -137,9 +147,10 @@ impl ScanState {
     }
 
     /// Files warp `local`, classified at `now`, under the cycle `at` (> `now`) at which its
-    /// class changes by time alone (`u64::MAX`: only by an event, not filed).
+    /// class changes by time alone (`u64::MAX` or [`super::warps::IN_PIPELINE`]: only by an
+    /// event, not filed).
     fn file(&mut self, local: usize, now: u64, at: u64) {
-        if at == u64::MAX {
+        if at >= super::warps::IN_PIPELINE {
             return;
         }
         if at - now < WHEEL_SLOTS {
@@ -203,8 +214,10 @@ pub(super) enum LongOpRule {
     InFlight,
 }
 
-/// Classifies candidate warp `w` (local `local`) at `now` into `st`'s masks under `rule`;
-/// returns the cycle at which its class changes by time alone (`u64::MAX`: only by an event).
+/// Classifies candidate warp `w` (local `local`) at `now` into `st`'s masks under `rule`
+/// (units as [`unit_bit`] with `collector`); returns the cycle at which its class changes by
+/// time alone (`u64::MAX`, or [`warps::IN_PIPELINE`]: only by an event).
+#[allow(clippy::too_many_arguments)]
 fn classify(
     warps: &[Warp],
     tbs: &[TbSlot],
@@ -212,6 +225,7 @@ fn classify(
     local: usize,
     now: u64,
     rule: LongOpRule,
+    collector: bool,
     st: &mut ScanState,
 ) -> u64 {
     let warp = &warps[w];
@@ -234,7 +248,7 @@ fn classify(
     if until > now {
         return until.min(long);
     }
-    st.by_unit[unit_bit(inst.class).trailing_zeros() as usize] |= 1 << local;
+    st.by_unit[unit_bit(inst.class, collector).trailing_zeros() as usize] |= 1 << local;
     long
 }
 
@@ -262,6 +276,21 @@ fn operands(warp: &Warp, tb: &TbSlot, inst: &WarpInst, rule: LongOpRule) -> (u64
     (until, long)
 }
 
+/// Writes registers `regs` of `warp`: readable from cycle `at`, long-op marks as `mark` says.
+pub(super) fn set_regs(warp: &mut Warp, regs: &[u16], at: u64, mark: Mark) {
+    for &r in regs {
+        if r != RZ {
+            let reg = &mut warp.regs[r as usize];
+            reg.ready = at;
+            match mark {
+                Mark::Set => reg.long_op_until = u64::MAX,
+                Mark::ClearAtWriteback => reg.long_op_until = reg.long_op_until.min(at),
+                Mark::Keep => {}
+            }
+        }
+    }
+}
+
 impl Sm<'_> {
     /// The issue stage: every scheduler issues at most one warp through its warp-issue site;
     /// `issued` is set when one did.
@@ -277,10 +306,11 @@ impl Sm<'_> {
         r
     }
 
-    /// The scheduler that issues first at `now`: it rotates every cycle, as GPGPU-Sim's
-    /// `shader_core_ctx::issue` rotates `Issue_Prio` (sequential and paired issue alike).
-    fn lead_scheduler(&self, now: u64) -> usize {
-        (now % self.schedulers as u64) as usize
+    /// The scheduler that issues first: it rotates every cycle the SM has a block, as
+    /// GPGPU-Sim's `shader_core_ctx::issue` rotates `Issue_Prio` in every active cycle
+    /// (sequential and paired issue alike).
+    fn lead_scheduler(&self, _now: u64) -> usize {
+        (self.active_cycles % self.schedulers as u64) as usize
     }
 
     /// The schedulers in their issue order at `now`, from [`Sm::lead_scheduler`].
@@ -306,6 +336,15 @@ impl Sm<'_> {
 
     /// Free slots per unit this cycle (index as in [`Scan::by_unit`]; "none" is unlimited).
     pub(super) fn free_unit_counts(&self, now: u64) -> [u32; 4] {
+        if let Some(c) = &self.collector {
+            use collector::Path;
+            return [
+                u32::MAX,
+                c.free_slots(Path::Sp),
+                c.free_slots(Path::Sfu),
+                c.free_slots(Path::Mem),
+            ];
+        }
         [
             u32::MAX,
             self.sp_busy.iter().filter(|&&b| b <= now).count() as u32,
@@ -329,8 +368,10 @@ impl Sm<'_> {
             warps,
             tbs,
             long_ops,
+            collector,
             ..
         } = self;
+        let oc = collector.is_some();
         let st = &mut scan_state[s];
         let cand = st.candidates();
         st.dirty |= st.due(now, |l| change_at[s + l * n]);
@@ -345,7 +386,7 @@ impl Sm<'_> {
             let local = d.trailing_zeros() as usize;
             d &= d - 1;
             let w = s + local * n;
-            let at = classify(warps, tbs, w, local, now, *long_ops, st);
+            let at = classify(warps, tbs, w, local, now, *long_ops, oc, st);
             change_at[w] = at;
             st.file(local, now, at);
         }
@@ -394,7 +435,8 @@ impl Sm<'_> {
             if until > now {
                 continue;
             }
-            scan.by_unit[unit_bit(inst.class).trailing_zeros() as usize] |= 1 << local;
+            let unit = unit_bit(inst.class, self.collector.is_some());
+            scan.by_unit[unit.trailing_zeros() as usize] |= 1 << local;
         }
         scan
     }
@@ -533,17 +575,12 @@ impl Sm<'_> {
     /// cycle `at` (`u64::MAX`: when its load completes), long-op marks as `mark` says.
     pub(super) fn write_dsts(&mut self, w: usize, inst: &WarpInst, at: u64, mark: Mark) {
         let warp = &mut self.warps[w];
-        for &r in self.tbs[warp.tb].insts.dsts(warp.index, inst) {
-            if r != RZ {
-                let reg = &mut warp.regs[r as usize];
-                reg.ready = at;
-                match mark {
-                    Mark::Set => reg.long_op_until = u64::MAX,
-                    Mark::ClearAtWriteback => reg.long_op_until = reg.long_op_until.min(at),
-                    Mark::Keep => {}
-                }
-            }
-        }
+        set_regs(
+            warp,
+            self.tbs[warp.tb].insts.dsts(warp.index, inst),
+            at,
+            mark,
+        );
     }
 
     pub(super) fn issue(&mut self, w: usize, now: u64) {
@@ -557,6 +594,7 @@ impl Sm<'_> {
         let t = &self.timing;
         self.counts.warp_instructions += 1;
         self.counts.thread_instructions += active;
+        let oc = self.collector.is_some();
         match inst.class {
             OpClass::IntAlu | OpClass::Branch | OpClass::IntMul | OpClass::Fp | OpClass::Dp => {
                 let (l, ii) = match inst.class {
@@ -565,26 +603,52 @@ impl Sm<'_> {
                     OpClass::Dp => t.dp,
                     _ => t.int_alu,
                 };
-                Self::take_pipe(&mut self.sp_busy, now, ii);
-                self.write_dsts(w, &inst, now + l + t.around, Mark::ClearAtWriteback);
+                if oc {
+                    let path = match inst.class {
+                        OpClass::Dp => Path::Sfu,
+                        _ => Path::Sp,
+                    };
+                    self.collect(w, &inst, path, (l, ii), None);
+                } else {
+                    Self::take_pipe(&mut self.sp_busy, now, ii);
+                    self.write_dsts(w, &inst, now + l + t.around, Mark::ClearAtWriteback);
+                }
             }
             OpClass::Sfu => {
                 let (l, ii) = t.sfu;
-                Self::take_pipe(&mut self.sfu_busy, now, ii);
-                self.write_dsts(w, &inst, now + l + t.around, Mark::ClearAtWriteback);
+                if oc {
+                    self.collect(w, &inst, Path::Sfu, (l, ii), None);
+                } else {
+                    Self::take_pipe(&mut self.sfu_busy, now, ii);
+                    self.write_dsts(w, &inst, now + l + t.around, Mark::ClearAtWriteback);
+                }
             }
             OpClass::LoadShared | OpClass::StoreShared | OpClass::AtomicShared => {
                 let addrs = self.tbs[tb].insts.addrs(self.warps[w].index, &inst);
                 let c = conflict_cycles(addrs.iter(), inst.width as u32, t.banks) as u64;
-                self.lsu_busy_until = now + c;
-                let ready = now + c + t.shared + t.around;
-                self.write_dsts(w, &inst, ready, Mark::Keep);
+                if oc {
+                    self.collect(
+                        w,
+                        &inst,
+                        Path::Mem,
+                        (1, 1),
+                        Some(AtLsu::Shared { conflict: c }),
+                    );
+                } else {
+                    self.lsu_busy_until = now + c;
+                    let ready = now + c + t.shared + t.around;
+                    self.write_dsts(w, &inst, ready, Mark::Keep);
+                }
             }
             OpClass::LoadConst => {
-                self.lsu_busy_until = now + 1;
-                let ready = now + t.l1d_hit + t.around;
-                // GPGPU-Sim: LDC is an ALU op in trace mode; its writeback clears the mark.
-                self.write_dsts(w, &inst, ready, Mark::ClearAtWriteback);
+                if oc {
+                    self.collect(w, &inst, Path::Mem, (1, 1), Some(AtLsu::Const));
+                } else {
+                    self.lsu_busy_until = now + 1;
+                    let ready = now + t.l1d_hit + t.around;
+                    // GPGPU-Sim: LDC is an ALU op in trace mode; its writeback clears the mark.
+                    self.write_dsts(w, &inst, ready, Mark::ClearAtWriteback);
+                }
             }
             OpClass::LoadGlobal
             | OpClass::LoadLocal
@@ -597,6 +661,7 @@ impl Sm<'_> {
                     _ => LsuKind::Load,
                 };
                 let txns = self.transactions(w, &inst);
+                let first_ready = now + 1 + t.around;
                 let token = (kind != LsuKind::Store).then(|| {
                     self.warps[w].loads += 1;
                     self.write_dsts(w, &inst, u64::MAX, Mark::Set);
@@ -606,25 +671,31 @@ impl Sm<'_> {
                         inst,
                         index: self.warps[w].next_issue - 1,
                         outstanding: 0,
-                        ready_at: now + 1,
+                        ready_at: first_ready,
                         all_sent: false,
                     })
                 });
-                self.lsu.push_back(LsuOp {
+                let op = LsuOp {
                     warp: w,
                     token,
                     kind,
                     txns,
                     next: 0,
                     failed_at: None,
-                });
+                };
+                if oc {
+                    self.collect(w, &inst, Path::Mem, (1, 1), Some(AtLsu::Access(op)));
+                } else {
+                    self.lsu.push_back(op);
+                }
             }
-            OpClass::Barrier => {
-                self.warps[w].at_barrier = true;
-                self.sync_masks(w);
-                self.tbs[tb].arrived += 1;
-                self.check_barrier(tb);
+            OpClass::Barrier | OpClass::Exit | OpClass::MemBarrier | OpClass::Nop if oc => {
+                self.collect(w, &inst, Path::Sp, (1, 1), None);
+                if inst.class == OpClass::Barrier {
+                    self.arrive_at_barrier(w, tb);
+                }
             }
+            OpClass::Barrier => self.arrive_at_barrier(w, tb),
             // A trace lists an `EXIT` for every group of lanes that leaves; the warp is done
             // when its last instruction issues (below), whatever that instruction is.
             OpClass::Exit | OpClass::MemBarrier | OpClass::Nop => {}
@@ -636,6 +707,14 @@ impl Sm<'_> {
             self.exiting.push(w);
             self.check_barrier(tb);
         }
+    }
+
+    /// Warp `w` of block slot `tb` arrives at its block's barrier.
+    fn arrive_at_barrier(&mut self, w: usize, tb: usize) {
+        self.warps[w].at_barrier = true;
+        self.sync_masks(w);
+        self.tbs[tb].arrived += 1;
+        self.check_barrier(tb);
     }
 
     /// Lets a streamed block drop warp `w`'s instructions that nothing uses any more: those
@@ -755,7 +834,7 @@ mod tests {
         warp.head = Some(inst(0));
         let warps = [warp];
         let tbs = [tb];
-        let at = classify(&warps, &tbs, 0, 0, 20, LongOpRule::Mark, &mut st);
+        let at = classify(&warps, &tbs, 0, 0, 20, LongOpRule::Mark, false, &mut st);
         assert_eq!((at, st.long_op, st.by_unit[1]), (u64::MAX, 1, 1));
     }
 }

@@ -32,6 +32,26 @@ pub(super) struct LsuOp {
     pub(super) failed_at: Option<u64>,
 }
 
+/// A transaction in the L1D latency queue in front of the tag lookup (GPGPU-Sim's
+/// `l1_latency_queue` of `l1d.latency` slots: each cycle the head slot is looked up, a refused
+/// lookup keeps it there, and every other entry moves one slot down while the slot below is
+/// free). An entry put in at cycle `p` reaches the lookup at `p + latency` unless the entries
+/// before it are still there, and the queue takes a new entry while it holds fewer than
+/// `latency`: so a FIFO of entry cycles is the whole queue.
+#[derive(Clone, Copy)]
+pub(super) struct PipeTxn {
+    /// The cycle it entered the queue.
+    pub(super) entered: u64,
+    pub(super) warp: usize,
+    pub(super) kind: LsuKind,
+    /// The pending load it belongs to (loads).
+    pub(super) token: u32,
+    pub(super) addr: u64,
+    pub(super) bytes: u32,
+    /// The L1D version at which its lookup last failed.
+    failed_at: Option<u64>,
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) enum LsuKind {
     Load,
@@ -55,25 +75,24 @@ impl Sm<'_> {
         while let Some(r) = mem.receive(self.id) {
             match r.kind {
                 ReqKind::Read => {
+                    let ready = now + 1 + self.timing.around;
                     for t in self.l1d.fill(r.addr) {
-                        self.load_part_done(t, now + 1);
+                        self.load_part_done(t, ready);
                     }
                 }
-                ReqKind::Atomic => self.load_part_done(r.tag, now + 1),
+                ReqKind::Atomic => self.load_part_done(r.tag, now + 1 + self.timing.around),
                 ReqKind::InstFetch => {
-                    for w in self.l1i.fill(r.addr) {
-                        if w == PREFETCH {
-                            continue;
-                        }
-                        self.warps[w as usize].imiss = false;
-                        self.update_fetchable(w as usize);
-                    }
+                    let waiting = self.l1i.fill(r.addr);
+                    let waiting = waiting.into_iter().filter(|&w| w != PREFETCH);
+                    self.ifill.extend(waiting.map(usize::from));
                 }
                 ReqKind::Write => self.warps[r.tag as usize].stores -= 1,
             }
         }
     }
 
+    /// A part of load `token` arrived: its registers can be read from cycle `ready` (the
+    /// load completes with its last part).
     pub(super) fn load_part_done(&mut self, token: u32, ready: u64) {
         let p = &mut self.pending[token as usize];
         p.outstanding -= 1;
@@ -87,7 +106,7 @@ impl Sm<'_> {
             return;
         }
         let warp = &mut self.warps[p.warp];
-        let ready = p.ready_at + self.timing.around;
+        let ready = p.ready_at;
         for &r in self.tbs[p.tb].insts.dsts(warp.index, &p.inst) {
             if r != RZ {
                 warp.regs[r as usize].ready = ready;
@@ -118,6 +137,10 @@ impl Sm<'_> {
     }
 
     pub(super) fn lsu_cycle(&mut self, now: u64) {
+        if self.timing.l1d_pipe > 0 {
+            self.l1d_pipe_cycle(now);
+            return;
+        }
         let Some(op) = self.lsu_head(now) else { return };
         if op.next < op.txns.len() && op.failed_at == Some(self.l1d.version()) {
             self.l1d.repeat_fail();
@@ -136,6 +159,65 @@ impl Sm<'_> {
                 self.stalls.lsu_blocked += 1;
             }
         }
+        self.lsu_finish();
+    }
+
+    /// The LSU stage with the L1D latency queue in front of the tag lookup (GPGPU-Sim's
+    /// `L1_latency_queue_cycle`, then `memory_cycle`; see [`PipeTxn`]): the head, once it has
+    /// waited `l1d.latency` cycles, is looked up in the L1D (a refused one stays and blocks
+    /// the queue); then the LSU puts its next transaction in if the queue has room (atomics go
+    /// to the atomics queue directly). An instruction leaves the LSU once its last transaction
+    /// is in the queue.
+    fn l1d_pipe_cycle(&mut self, now: u64) {
+        let latency = self.timing.l1d_pipe as u64;
+        if let Some(head) = self.l1d_pipe.front().copied() {
+            if head.entered + latency > now {
+                // Still moving down the queue.
+            } else if head.failed_at == Some(self.l1d.version()) {
+                self.l1d.repeat_fail();
+                self.stalls.lsu_blocked += 1;
+            } else {
+                let (w, kind, token) = (head.warp, head.kind, head.token);
+                if self.access_txn(w, kind, token, head.addr, head.bytes, true, now) {
+                    self.l1d_pipe.pop_front();
+                } else {
+                    let version = self.l1d.version();
+                    self.l1d_pipe.front_mut().expect("present").failed_at = Some(version);
+                    self.stalls.lsu_blocked += 1;
+                }
+            }
+        }
+        if self.l1d_pipe.len() >= self.timing.l1d_pipe {
+            return;
+        }
+        let Some(op) = self.lsu_head(now).filter(|op| op.next < op.txns.len()) else {
+            return;
+        };
+        let (warp, kind, token) = (op.warp, op.kind, op.token.unwrap_or(u32::MAX));
+        let (addr, bytes) = op.txns[op.next];
+        let txn = PipeTxn {
+            entered: now,
+            warp,
+            kind,
+            token,
+            addr,
+            bytes,
+            failed_at: None,
+        };
+        match kind {
+            LsuKind::Atomic => {
+                self.access_txn(warp, kind, token, addr, bytes, false, now);
+            }
+            LsuKind::Store => {
+                self.warps[warp].stores += 1;
+                self.l1d_pipe.push_back(txn);
+            }
+            LsuKind::Load => {
+                self.pending[token as usize].outstanding += 1;
+                self.l1d_pipe.push_back(txn);
+            }
+        }
+        self.lsu.front_mut().expect("present").next += 1;
         self.lsu_finish();
     }
 
@@ -189,13 +271,23 @@ impl Sm<'_> {
                 taken
             }
             LsuKind::Load => match self.l1d.access_sized(addr, bytes, false, token) {
+                // Out of the L1D latency queue in front of the tag lookup, a hit has paid the
+                // L1D's latency and releases its registers at once (GPGPU-Sim's
+                // `L1_latency_queue_cycle`); out of the NewCAR queue, or straight from the
+                // LSU, it pays the latency and the writeback now.
+                Outcome::Hit if queued && self.timing.l1d_pipe > 0 => {
+                    self.load_part_done(token, now);
+                    true
+                }
                 Outcome::Hit if queued => {
-                    self.load_part_done(token, now + self.timing.l1d_hit);
+                    self.load_part_done(token, now + self.timing.l1d_hit + self.timing.around);
                     true
                 }
                 Outcome::Hit => {
                     let p = &mut self.pending[token as usize];
-                    p.ready_at = p.ready_at.max(now + self.timing.l1d_hit);
+                    p.ready_at = p
+                        .ready_at
+                        .max(now + self.timing.l1d_hit + self.timing.around);
                     true
                 }
                 Outcome::Fail(_) => false,

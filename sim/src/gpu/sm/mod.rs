@@ -5,11 +5,15 @@
 //!
 //! The SM is split by stage, one file each (and `audit.rs`, the check that what it waits for
 //! from memory is in flight): `lsu.rs` (the LSU, loads in flight, replies and
-//! requests), `issue.rs` (scoreboard, the warp-issue site, execution), `fetch.rs` and
+//! requests), `issue.rs` (scoreboard, the warp-issue site, execution), `collector.rs` (GPGPU-Sim's operand
+//! collector, pipelines and writeback, when enabled), `fetch.rs` and
 //! `warps.rs` (launch, barriers, retirement); [`elf`] and [`newcar`] are the SM's side of those blocks'
 //! ports, used by the stage that owns their site. This file holds the SM's state and the cycle.
 //!
 //! # One core cycle ([`Sm::cycle`]), in order
+//! 0. With `pipeline.operand_collector.enabled`, the collector's writeback first (`collector.rs`;
+//!    its execute and operand-read stages run after the LSU, before issue; the LSU then holds
+//!    one instruction and its L1D latency queue sits in front of the tag lookup).
 //! 1. **LSU**: the oldest instruction in the load/store unit sends at most one coalesced
 //!    transaction to the L1D (GPGPU-Sim's one access per cycle); a refused access is retried
 //!    next cycle. The LSU holds up to `pipeline.lsu_queue` memory instructions in issue order
@@ -17,8 +21,9 @@
 //!    access holds it for its bank-conflict cycles.
 //!    With NewCAR ([`newcar`]) the transaction goes through the re-execution queue instead.
 //! 2. **Issue**. *Sequential* (the default with warp arbiters): scheduler by scheduler, from
-//!    scheduler `cycle % schedulers` (GPGPU-Sim's rotating `Issue_Prio`; later schedulers see
-//!    the units the earlier ones took), the SM presents `ready`
+//!    scheduler `active cycles % schedulers` (GPGPU-Sim's `Issue_Prio`, rotating in every cycle
+//!    the SM has a block; later schedulers see the units the earlier ones took), the SM
+//!    presents `ready`
 //!    (decoded instruction in the i-buffer, operands and destinations clear on the scoreboard,
 //!    a free unit for its class), `long_stall` (at a barrier, exited, or a source operand
 //!    carries the long-op mark, as GPGPU-Sim's `islongop` test; for the locality-aware
@@ -27,18 +32,23 @@
 //!    *Paired* (ELF, whose one block grants for every scheduler at once, or `paired_issue`):
 //!    every scheduler's warps are scanned at the start of the cycle, before any grant (a
 //!    barrier released by one scheduler's issue frees the other's warps next cycle); then,
-//!    from the leading scheduler (`cycle % schedulers`, rotating like GPGPU-Sim's
+//!    from the leading scheduler (`active cycles % schedulers`, rotating like GPGPU-Sim's
 //!    `Issue_Prio`), each scheduler is offered its warps whose unit still has a free slot and
 //!    takes a slot only for the warp it grants. Grants are issued in that order ([`elf`]).
-//! 3. **Fetch**: one warp whose i-buffer is empty reads the L1I (round robin after the last
-//!    fetched; with ELF fetch, the warp the ELF block chose from its priorities); on a hit up
+//! 3. **Fetch**: a returned L1I line first fills the i-buffers of the warps that missed on
+//!    it, one per cycle in the order they missed; otherwise one warp whose i-buffer is empty
+//!    reads the L1I (round robin after the last fetched, from warp 1 at the start, moving on
+//!    past a refused access as GPGPU-Sim's `RESERVATION_FAIL`; with ELF fetch, the warp the
+//!    ELF block chose from its priorities); on a hit up
 //!    to `min(fetch_width, ibuffer_entries)` instructions are decoded and usable
 //!    `l1i.latency + pipeline.decode_cycles` cycles later; a miss parks the warp until the
 //!    line returns. With I-prefetch, every demand access to line `X` also prefetches line
 //!    `X + 1` when it is neither resident nor pending and fewer than `iprefetch` L1I + L1D
 //!    MSHRs are occupied (spec §1.10).
-//! 4. **Retire**: a warp that issued its last instruction and has no load in flight and no
-//!    unacknowledged store (GPGPU-Sim's `stores_done`) leaves (its `exit` bit
+//! 4. **Retire**: a warp that issued its last instruction and has no instruction in the
+//!    operand collector, no load in flight and no unacknowledged store (GPGPU-Sim's
+//!    `stores_done`) leaves when the fetch stage's round robin passes it this cycle
+//!    (GPGPU-Sim reclaims finished warps inside its fetch loop) (its `exit` bit
 //!    goes to the arbiter next cycle); the last warp of a block frees the block's resources.
 //! 5. **Memory requests**: the L1I, then the L1D miss queue, then atomics, into the crossbar.
 //!    With `pipeline.l1d_latency_queue`, an L1D miss or store first waits `l1d.latency`
@@ -51,12 +61,15 @@
 //! later non-memory writer's writeback, never by the load's completion). Every result
 //! also pays the pipeline around its unit, `a = pipeline.operand_cycles +
 //! pipeline.writeback_cycles` (GPGPU-Sim: 4 + 2): an ALU or SFU result is ready `latency + a`
-//! cycles after issue, a shared load `conflict cycles + shared latency + a`, a load's
+//! cycles after issue (with `pipeline.operand_collector.enabled`, `collector.rs` times operand
+//! collection, the pipelines and writeback instead, the registers wait for the writeback as
+//! an event, and `a` is `writeback_cycles` alone), a shared load `conflict cycles + shared latency + a`, a load's
 //! destinations `a` after its last transaction returns (fill at cycle `t`: `t + 1 + a`; L1D
 //! hit: `l1d.latency + a` after the access).
 //! `R255` (RZ) is never tracked.
 
 mod audit;
+mod collector;
 pub mod elf;
 mod fetch;
 mod issue;
@@ -134,13 +147,16 @@ struct Timing {
     banks: u32,
     /// `pipeline.decode_cycles`.
     decode: u64,
-    /// Operand collection plus writeback: what a register result takes beyond its unit or
-    /// its memory access.
+    /// What a register result takes beyond its unit or its memory access: operand
+    /// collection plus writeback, or writeback alone with the operand collector (which
+    /// times the rest itself).
     around: u64,
     /// Cycles a miss or store waits in the L1D latency queue before it leaves (0: none).
     l1d_queue: u64,
     /// `pipeline.lsu_queue` (at least 1).
     lsu_queue: usize,
+    /// Slots of the L1D latency queue in front of the tag lookup (0: none).
+    l1d_pipe: usize,
 }
 
 /// One SM.
@@ -174,6 +190,11 @@ pub struct Sm<'a> {
     /// The running kernel's access ranges (locality-aware dispatch and LAWS).
     footprints: Option<Arc<Footprints>>,
     exit: Vec<u64>,
+    /// GPGPU-Sim's operand collector and pipelines (`pipeline.operand_collector`); without
+    /// it, `sp_busy` and `sfu_busy` hold each pipeline's next free cycle.
+    collector: Option<collector::Collector>,
+    /// The collector's results of this cycle (kept to reuse its allocation).
+    wb_buffer: Vec<collector::Id>,
     sp_busy: Vec<u64>,
     sfu_busy: Vec<u64>,
     /// Memory instructions in the LSU, the one it works on first (at most `lsu_queue`).
@@ -188,7 +209,17 @@ pub struct Sm<'a> {
     /// L1D misses and stores in the L1D latency queue, with the cycle each leaves
     /// (`pipeline.l1d_latency_queue`).
     l1d_queue: std::collections::VecDeque<(u64, MemRequest)>,
+    /// Transactions in the L1D latency queue in front of the tag lookup, head first.
+    l1d_pipe: std::collections::VecDeque<lsu::PipeTxn>,
     exiting: Vec<usize>,
+    /// Warps whose missed L1I line returned, in the order they missed: served before any
+    /// new fetch, one per cycle.
+    ifill: std::collections::VecDeque<usize>,
+    /// The warps the fetch stage's round robin passed this cycle, `from..=to` cyclically
+    /// (`None`: none): only those of them that finished retire, as GPGPU-Sim reclaims a
+    /// finished warp when its fetch loop passes it.
+    reclaim: Option<(usize, usize)>,
+    /// The last warp fetched (round robin; GPGPU-Sim starts at 0, so warp 1 fetches first).
     fetch_last: usize,
     /// Bit `w`: warp `w` wants a fetch.
     fetchable: u64,
@@ -211,6 +242,8 @@ pub struct Sm<'a> {
     resident: u32,
     warps_per_tb: usize,
     code_base: u64,
+    /// Cycles before this one in which the SM had a block (the issue priority's rotation).
+    active_cycles: u64,
     /// Counters of this SM.
     pub counts: SmCounts,
     /// Scheduler outcomes of this SM.
@@ -232,6 +265,10 @@ impl<'a> Sm<'a> {
             false => issue::LongOpRule::InFlight,
         };
         let u = &cfg.units;
+        // With the operand collector (and no NewCAR queue in front of the L1D), the L1D
+        // latency queue sits in front of the tag lookup, as GPGPU-Sim's.
+        let oc = Some(&cfg.pipeline.operand_collector).filter(|oc| oc.enabled);
+        let pipe = oc.is_some() && blocks.newcar.is_none();
         let l1d_index = if cfg.l1d.line_bytes == 128 && matches!(cfg.l1d.sets(), 32 | 64) {
             SetIndex::FermiHash
         } else {
@@ -277,6 +314,19 @@ impl<'a> Sm<'a> {
             starve_after: 16,
             footprints: None,
             exit: vec![0; schedulers],
+            collector: oc.map(|oc| {
+                let shape = collector::CollectorShape {
+                    banks: oc.register_banks,
+                    units: oc.units.array().map(|n| n as usize),
+                    issue_widths: oc.issue_widths.array().map(|n| n as usize),
+                    dispatch_widths: oc.dispatch_widths.array().map(|n| n as usize),
+                    sp_units: u.sp_units as usize,
+                    sfu_units: u.sfu_units as usize,
+                    writeback: oc.writeback_width as usize,
+                };
+                collector::Collector::new(shape, sm.max_warps as usize)
+            }),
+            wb_buffer: vec![],
             sp_busy: vec![0; u.sp_units as usize],
             sfu_busy: vec![0; u.sfu_units as usize],
             lsu: Default::default(),
@@ -288,8 +338,11 @@ impl<'a> Sm<'a> {
             perfect_l1i: opts.perfect_l1i,
             atomics: Default::default(),
             l1d_queue: Default::default(),
+            l1d_pipe: Default::default(),
             exiting: vec![],
-            fetch_last: sm.max_warps as usize - 1,
+            ifill: Default::default(),
+            reclaim: None,
+            fetch_last: 0,
             fetchable: 0,
             scan_state: vec![issue::ScanState::default(); schedulers],
             change_at: vec![u64::MAX; sm.max_warps as usize],
@@ -305,10 +358,20 @@ impl<'a> Sm<'a> {
                 fetch: sm.fetch_width.min(sm.ibuffer_entries).max(1),
                 banks: sm.shared_mem_banks,
                 decode: cfg.pipeline.decode_cycles as u64,
-                around: (cfg.pipeline.operand_cycles + cfg.pipeline.writeback_cycles) as u64,
-                lsu_queue: cfg.pipeline.lsu_queue.max(1) as usize,
-                l1d_queue: match cfg.pipeline.l1d_latency_queue {
+                around: match oc {
+                    Some(_) => cfg.pipeline.writeback_cycles as u64,
+                    None => (cfg.pipeline.operand_cycles + cfg.pipeline.writeback_cycles) as u64,
+                },
+                lsu_queue: match oc {
+                    Some(_) => 1,
+                    None => cfg.pipeline.lsu_queue.max(1) as usize,
+                },
+                l1d_queue: match cfg.pipeline.l1d_latency_queue && !pipe {
                     true => cfg.l1d.latency as u64,
+                    false => 0,
+                },
+                l1d_pipe: match cfg.pipeline.l1d_latency_queue && pipe {
+                    true => cfg.l1d.latency.max(1) as usize,
                     false => 0,
                 },
             },
@@ -320,6 +383,7 @@ impl<'a> Sm<'a> {
             resident: 0,
             warps_per_tb: 1,
             code_base: CODE_BASE,
+            active_cycles: 0,
             counts: SmCounts::default(),
             stalls: StallCounts::default(),
         }
@@ -400,11 +464,16 @@ impl<'a> Sm<'a> {
         if self.resident > 0 {
             self.counts.busy_cycles += 1;
         }
+        self.collector_writeback(now);
         self.lsu_stage(now)?;
+        self.collector_cycle(now);
         self.issue_stage(now, issued)?;
         self.fetch(now)?;
         self.retire();
         self.send(mem, now);
+        if self.resident > 0 {
+            self.active_cycles += 1;
+        }
         Ok(())
     }
 }

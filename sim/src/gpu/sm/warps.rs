@@ -1,7 +1,8 @@
 //! The warps stage of the SM: thread-block slots and warp slots, block launch, the i-buffer
 //! head and the per-scheduler masks the other stages read, barriers, retirement (a warp leaves
-//! once its last instruction issued and no load or store of it is in flight; the last warp of
-//! a block frees the block), and the watchdog's description of stuck warps.
+//! once its last instruction issued, no instruction, load or store of it is in flight, and the
+//! fetch stage's round robin passes it; the last warp of a block frees the block), and the
+//! watchdog's description of stuck warps.
 
 use super::*;
 
@@ -39,10 +40,15 @@ pub(super) struct Warp {
     pub(super) regs: Vec<Reg>,
 }
 
+/// [`Reg::ready`] of a register an instruction in the operand collector or a pipeline writes:
+/// its writeback releases it (an event, not a known cycle).
+pub(super) const IN_PIPELINE: u64 = u64::MAX - 1;
+
 /// One warp register's scoreboard entry (16 bytes: both fields a scan reads share a line).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub(super) struct Reg {
-    /// The first cycle the register can be read (`u64::MAX`: a load in flight writes it).
+    /// The first cycle the register can be read (`u64::MAX`: a load in flight writes it;
+    /// [`IN_PIPELINE`]: an instruction in the operand collector or a pipeline does).
     /// Reset to 0 when a block launches on the warp slot.
     pub(super) ready: u64,
     /// GPGPU-Sim's long-op mark (`scoreboard.cc`: `longopregs`): set while the cycle is below
@@ -263,12 +269,27 @@ impl Sm<'_> {
         }
     }
 
+    /// Retires the finished warps the fetch stage's round robin passed this cycle
+    /// ([`Sm::reclaim`]).
     pub(super) fn retire(&mut self) {
+        let Some((from, to)) = self.reclaim else {
+            return;
+        };
         let mut i = 0;
         while i < self.exiting.len() {
             let w = self.exiting[i];
+            let visited = match from <= to {
+                true => (from..=to).contains(&w),
+                false => w >= from || w <= to,
+            };
+            if !visited {
+                i += 1;
+                continue;
+            }
             // The LSU queue is looked at only when nothing else keeps the warp.
-            let busy = self.warps[w].loads > 0 || self.warps[w].stores > 0;
+            let busy = self.warps[w].loads > 0
+                || self.warps[w].stores > 0
+                || self.collector.as_ref().is_some_and(|c| c.per_warp[w] > 0);
             if busy || self.lsu.iter().any(|op| op.warp == w) {
                 i += 1;
                 continue;
@@ -322,17 +343,16 @@ impl Sm<'_> {
                     .operands(warp.index, &inst)
                     .iter()
                     .filter(|&&r| r != RZ && warp.regs[r as usize].ready > now)
-                    .map(|r| {
-                        if warp.regs[*r as usize].ready == u64::MAX {
-                            format!("R{r} (load in flight)")
-                        } else {
-                            format!("R{r}")
-                        }
+                    .map(|r| match warp.regs[*r as usize].ready {
+                        u64::MAX => format!("R{r} (load in flight)"),
+                        IN_PIPELINE => format!("R{r} (in the operand collector or a pipeline)"),
+                        _ => format!("R{r}"),
                     })
                     .collect();
                 if !regs.is_empty() {
                     format!("scoreboard: {}", regs.join(", "))
-                } else if self.free_units(now) & unit_bit(inst.class) == 0 {
+                } else if self.free_units(now) & unit_bit(inst.class, self.collector.is_some()) == 0
+                {
                     format!("{:?} unit busy", inst.class)
                 } else {
                     "nothing: ready, but the warp arbiter does not grant it".into()
