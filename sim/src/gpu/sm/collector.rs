@@ -1,7 +1,8 @@
 //! The SM's operand collector, as GPGPU-Sim's (`shader.cc`: `opndcoll_rfu_t`, the pipeline
-//! register sets, `pipelined_simd_unit`, `writeback`), when `pipeline.operand_collector` is
-//! on; otherwise the SM charges `pipeline.operand_cycles` and `writeback_cycles` as fixed
-//! delays.
+//! register sets, `pipelined_simd_unit`, `writeback`), when `pipeline.operand_collector.enabled`;
+//! otherwise the SM charges `pipeline.operand_cycles` and `writeback_cycles` as fixed delays.
+//! The sizes below are the defaults (GPGPU-Sim's `SM2_GTX480`), each set by
+//! `pipeline.operand_collector`.
 //!
 //! An issued instruction goes into its class's issue register set (`ID_OC`: SP 2 slots, SFU 1,
 //! MEM 1; barriers, exits and no-ops go through SP, double precision through SFU as GPGPU-Sim
