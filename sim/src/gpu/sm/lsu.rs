@@ -187,37 +187,38 @@ impl Sm<'_> {
                 }
             }
         }
-        if self.l1d_pipe.len() >= self.timing.l1d_pipe {
-            return;
+        let room = self.l1d_pipe.len() < self.timing.l1d_pipe;
+        if let Some(op) = self
+            .lsu_head(now)
+            .filter(|op| room && op.next < op.txns.len())
+        {
+            let (warp, kind, token) = (op.warp, op.kind, op.token.unwrap_or(u32::MAX));
+            let (addr, bytes) = op.txns[op.next];
+            let txn = PipeTxn {
+                entered: now,
+                warp,
+                kind,
+                token,
+                addr,
+                bytes,
+                failed_at: None,
+            };
+            match kind {
+                LsuKind::Atomic => {
+                    self.access_txn(warp, kind, token, addr, bytes, false, now);
+                }
+                LsuKind::Store => {
+                    self.warps[warp].stores += 1;
+                    self.l1d_pipe.push_back(txn);
+                }
+                LsuKind::Load => {
+                    self.pending[token as usize].outstanding += 1;
+                    self.l1d_pipe.push_back(txn);
+                }
+            }
+            self.lsu.front_mut().expect("present").next += 1;
         }
-        let Some(op) = self.lsu_head(now).filter(|op| op.next < op.txns.len()) else {
-            return;
-        };
-        let (warp, kind, token) = (op.warp, op.kind, op.token.unwrap_or(u32::MAX));
-        let (addr, bytes) = op.txns[op.next];
-        let txn = PipeTxn {
-            entered: now,
-            warp,
-            kind,
-            token,
-            addr,
-            bytes,
-            failed_at: None,
-        };
-        match kind {
-            LsuKind::Atomic => {
-                self.access_txn(warp, kind, token, addr, bytes, false, now);
-            }
-            LsuKind::Store => {
-                self.warps[warp].stores += 1;
-                self.l1d_pipe.push_back(txn);
-            }
-            LsuKind::Load => {
-                self.pending[token as usize].outstanding += 1;
-                self.l1d_pipe.push_back(txn);
-            }
-        }
-        self.lsu.front_mut().expect("present").next += 1;
+        // Also releases an instruction without transactions (no active lane).
         self.lsu_finish();
     }
 
