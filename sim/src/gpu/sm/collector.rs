@@ -30,6 +30,7 @@
 
 use super::lsu::LsuOp;
 use super::RZ;
+use crate::config::OperandCollectorConfig;
 use std::collections::VecDeque;
 
 /// An instruction's entry in the collector.
@@ -81,7 +82,6 @@ pub(super) struct OcInst {
 impl OcInst {
     /// An instruction of warp slot `warp` with these destination and source registers (at most
     /// [`MAX_OPERANDS`] of each are kept).
-    #[allow(clippy::too_many_arguments)]
     pub(super) fn new(
         uid: u64,
         warp: usize,
@@ -119,25 +119,6 @@ impl OcInst {
     }
 }
 
-/// The sizes of the collector (from `pipeline.operand_collector` and `units`).
-#[derive(Clone, Copy, Debug)]
-pub(super) struct CollectorShape {
-    /// Register banks (at most 64).
-    pub(super) banks: u32,
-    /// Collector units per path (SP, SFU, MEM; 1 to 32).
-    pub(super) units: [usize; 3],
-    /// `ID_OC` slots per path; SP also has this many allocation ports.
-    pub(super) issue_widths: [usize; 3],
-    /// `OC_EX` slots per path; SP also has this many dispatch units.
-    pub(super) dispatch_widths: [usize; 3],
-    /// SP pipelines.
-    pub(super) sp_units: usize,
-    /// SFU pipelines.
-    pub(super) sfu_units: usize,
-    /// `EX_WB` slots and result buses: results arriving per cycle.
-    pub(super) writeback: usize,
-}
-
 /// One collector unit: the instruction whose operands it gathers.
 #[derive(Default)]
 struct Unit {
@@ -146,17 +127,13 @@ struct Unit {
     not_ready: u16,
 }
 
-/// One SP or SFU pipeline.
-#[derive(Clone, Copy, Default)]
-struct Pipe {
-    /// Its input register is free from this cycle (`initiation` after it took one).
-    free_at: u64,
-}
-
 /// GPGPU-Sim's operand collector, execute register sets, SP/SFU pipelines and `EX_WB` for one
 /// SM (module documentation).
 pub(super) struct Collector {
-    shape: CollectorShape,
+    /// Its sizes (`pipeline.operand_collector`).
+    sizes: OperandCollectorConfig,
+    /// SP pipelines: the first of `pipe_free_at`, the SFU pipelines after them.
+    sp_pipes: usize,
     /// The instructions in the collector and pipelines (the sets below hold their ids).
     slab: Vec<OcInst>,
     /// Free entries of `slab`.
@@ -179,8 +156,9 @@ pub(super) struct Collector {
     writing: u64,
     /// `OC_EX` per path (any order; the oldest is taken first).
     oc_ex: [Vec<Id>; 3],
-    /// SP pipelines then SFU pipelines.
-    pipes: Vec<Pipe>,
+    /// Per SP then SFU pipeline: its input register is free from this cycle (`initiation`
+    /// after it took an instruction).
+    pipe_free_at: Vec<u64>,
     /// Instructions in the pipelines: (cycle it enters `EX_WB`, pipeline, instruction).
     in_pipes: Vec<(u64, usize, Id)>,
     /// Results written back this cycle.
@@ -194,30 +172,39 @@ pub(super) struct Collector {
 }
 
 impl Collector {
-    /// An empty collector of `shape` for an SM of `warps` warp slots.
-    pub(super) fn new(shape: CollectorShape, warps: usize) -> Self {
-        assert!((1..=64).contains(&shape.banks), "1..=64 register banks");
+    /// An empty collector of `sizes` (validated: 1 to 64 banks, 1 to 32 units per path) in
+    /// front of `sp_pipes` SP and `sfu_pipes` SFU pipelines, for an SM of `warps` warp slots.
+    pub(super) fn new(
+        sizes: &OperandCollectorConfig,
+        sp_pipes: usize,
+        sfu_pipes: usize,
+        warps: usize,
+    ) -> Self {
+        let units = sizes.units.array();
         assert!(
-            shape.units.iter().all(|&n| (1..=32).contains(&n)),
+            (1..=64).contains(&sizes.register_banks),
+            "1..=64 register banks"
+        );
+        assert!(
+            units.iter().all(|&n| (1..=32).contains(&n)),
             "1..=32 collector units per path"
         );
-        let dispatchers = shape.dispatch_widths[0] + 2;
+        let dispatchers = sizes.dispatch_widths.sp as usize + 2;
         Self {
-            shape,
+            sizes: sizes.clone(),
+            sp_pipes,
             slab: vec![],
             free: vec![],
             id_oc: Default::default(),
-            units: shape
-                .units
-                .map(|n| (0..n).map(|_| Unit::default()).collect()),
+            units: units.map(|n| (0..n).map(|_| Unit::default()).collect()),
             busy: [0; 3],
             ready: [0; 3],
             last_dispatched: vec![0; dispatchers],
-            reads: (0..shape.banks).map(|_| VecDeque::new()).collect(),
+            reads: (0..sizes.register_banks).map(|_| VecDeque::new()).collect(),
             waiting: 0,
             writing: 0,
             oc_ex: Default::default(),
-            pipes: vec![Pipe::default(); shape.sp_units + shape.sfu_units],
+            pipe_free_at: vec![0; sp_pipes + sfu_pipes],
             in_pipes: vec![],
             ex_wb: vec![],
             per_warp: vec![0; warps],
@@ -229,7 +216,8 @@ impl Collector {
     /// Free `ID_OC` slots of `path`: instructions of that path the schedulers can issue now.
     pub(super) fn free_slots(&self, path: Path) -> u32 {
         let p = path as usize;
-        self.shape.issue_widths[p].saturating_sub(self.id_oc[p].len()) as u32
+        let width = self.sizes.issue_widths.array()[p] as usize;
+        width.saturating_sub(self.id_oc[p].len()) as u32
     }
 
     /// The next issue order number.
@@ -277,7 +265,7 @@ impl Collector {
     }
 
     fn bank(&self, reg: u16, warp: usize) -> usize {
-        (reg as usize + 1 + warp) % self.shape.banks as usize
+        (reg as usize + 1 + warp) % self.sizes.register_banks as usize
     }
 
     /// Writeback, at the start of a cycle: the results in `EX_WB`, oldest first, take their
@@ -327,9 +315,9 @@ impl Collector {
                 i += 1;
             }
         }
-        for p in 0..self.pipes.len() {
-            let path = if p < self.shape.sp_units { 0 } else { 1 };
-            if self.pipes[p].free_at > now {
+        for p in 0..self.pipe_free_at.len() {
+            let path = if p < self.sp_pipes { 0 } else { 1 };
+            if self.pipe_free_at[p] > now {
                 continue;
             }
             let Some(k) = self.oldest(&self.oc_ex[path]) else {
@@ -342,10 +330,10 @@ impl Collector {
                 same_pipe |= e.1 == p;
                 buses += 1;
             }
-            if same_pipe || buses >= self.shape.writeback {
+            if same_pipe || buses >= self.sizes.writeback_width as usize {
                 continue;
             }
-            self.pipes[p].free_at = now + inst.initiation;
+            self.pipe_free_at[p] = now + inst.initiation;
             let id = self.oc_ex[path].swap_remove(k);
             self.in_pipes.push((arrives, p, id));
         }
@@ -384,14 +372,15 @@ impl Collector {
     /// Each dispatch unit moves at most one ready collector unit of its path into `OC_EX`,
     /// scanning from the unit after the last it dispatched.
     fn dispatch(&mut self) {
-        let sp = self.shape.dispatch_widths[0];
+        let widths = self.sizes.dispatch_widths.array().map(|n| n as usize);
+        let sp = widths[0];
         for d in 0..self.last_dispatched.len() {
             let p = match d {
                 d if d < sp => 0,
                 d if d == sp => 1,
                 _ => 2,
             };
-            if self.ready[p] == 0 || self.oc_ex[p].len() >= self.shape.dispatch_widths[p] {
+            if self.ready[p] == 0 || self.oc_ex[p].len() >= widths[p] {
                 continue;
             }
             // The first ready unit after `last`, cyclically.
@@ -415,7 +404,7 @@ impl Collector {
     fn allocate(&mut self) {
         for p in 0..3 {
             let ports = if p == 0 {
-                self.shape.issue_widths[0]
+                self.sizes.issue_widths.sp as usize
             } else {
                 1
             };
@@ -514,8 +503,8 @@ impl super::Sm<'_> {
         c.read_operands();
         let Some(id) = taken else { return };
         let at_lsu = c.take_lsu(id);
-        let (w, dsts) = (c.get(id).warp, c.get(id).dsts);
-        let ndst = c.get(id).ndst as usize;
+        let inst = c.get(id);
+        let (w, dsts, ndst) = (inst.warp, inst.dsts, inst.ndst as usize);
         c.retired(id);
         let t = &self.timing;
         let (ready, mark) = match at_lsu {
@@ -552,18 +541,9 @@ impl super::Sm<'_> {
 mod tests {
     use super::*;
 
-    /// GPGPU-Sim's SM2_GTX480 collector.
+    /// GPGPU-Sim's SM2_GTX480 collector (2 SP pipelines, 1 SFU).
     fn gtx480() -> Collector {
-        let shape = CollectorShape {
-            banks: 16,
-            units: [6, 8, 2],
-            issue_widths: [2, 1, 1],
-            dispatch_widths: [2, 1, 1],
-            sp_units: 2,
-            sfu_units: 1,
-            writeback: 2,
-        };
-        Collector::new(shape, 48)
+        Collector::new(&OperandCollectorConfig::default(), 2, 1, 48)
     }
 
     /// An instruction of `warp` on `path` (latency 4, initiation 1) writing `dst`, reading `srcs`.
@@ -659,9 +639,11 @@ mod tests {
         let out = run(&mut c, 0, 20, vec![(0, a), (0, b), (0, m)]);
         assert_eq!(out, [(1, 10), (2, 10), (3, 11)]);
         // With three buses the MUFU keeps pace.
-        let mut shape = gtx480().shape;
-        shape.writeback = 3;
-        let mut c = Collector::new(shape, 48);
+        let sizes = OperandCollectorConfig {
+            writeback_width: 3,
+            ..Default::default()
+        };
+        let mut c = Collector::new(&sizes, 2, 1, 48);
         let a = inst(&mut c, 0, Path::Sp, 1, &[2]);
         let b = inst(&mut c, 1, Path::Sp, 1, &[5]);
         let m = inst(&mut c, 2, Path::Sfu, 1, &[9]);

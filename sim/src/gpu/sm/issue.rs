@@ -409,7 +409,7 @@ impl Sm<'_> {
     /// changed (every such change calls this, through [`Sm::sync_masks`] or a load's
     /// completion).
     pub(super) fn mark_for_scan(&mut self, w: usize) {
-        self.scan_state[w % self.schedulers].dirty |= 1 << (w / self.schedulers);
+        self.scan_state[w % self.schedulers].dirty_warp(w / self.schedulers);
     }
 
     /// Scans every warp of scheduler `s` at `now`: the definition [`Sm::scan`] keeps

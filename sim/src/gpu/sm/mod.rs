@@ -315,16 +315,8 @@ impl<'a> Sm<'a> {
             footprints: None,
             exit: vec![0; schedulers],
             collector: oc.map(|oc| {
-                let shape = collector::CollectorShape {
-                    banks: oc.register_banks,
-                    units: oc.units.array().map(|n| n as usize),
-                    issue_widths: oc.issue_widths.array().map(|n| n as usize),
-                    dispatch_widths: oc.dispatch_widths.array().map(|n| n as usize),
-                    sp_units: u.sp_units as usize,
-                    sfu_units: u.sfu_units as usize,
-                    writeback: oc.writeback_width as usize,
-                };
-                collector::Collector::new(shape, sm.max_warps as usize)
+                let (sp, sfu) = (u.sp_units as usize, u.sfu_units as usize);
+                collector::Collector::new(oc, sp, sfu, sm.max_warps as usize)
             }),
             wb_buffer: vec![],
             sp_busy: vec![0; u.sp_units as usize],
