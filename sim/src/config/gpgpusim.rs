@@ -27,7 +27,7 @@
 //! | `-gpgpu_clock_domains <core>:<icnt>:<l2>:<dram>` | `sm.core_clock_mhz`, `dram.clock_mhz` |
 //! | `-gpgpu_num_sp_units`, `-gpgpu_num_sfu_units`, `-icnt_flit_size` | `units.sp_units`, `units.sfu_units`, `interconnect.flit_bytes` |
 //! | `-ptx_opcode_latency_{int,fp,dp,sfu}`, `-ptx_opcode_initiation_{int,fp,dp,sfu}` | `units.*` (int: ADD and MAD; fp: MAD; dp: ADD) |
-//! | `-gpgpu_num_reg_banks`, `-gpgpu_operand_collector_num_units_{sp,sfu,mem}` | `pipeline.operand_collector.register_banks`, `.units` (the sizes of the collector model, used when `.enabled`) |
+//! | `-gpgpu_num_reg_banks`, `-gpgpu_operand_collector_num_units_{sp,sfu,mem}` | `pipeline.operand_collector.register_banks`, `.units`; any of these options, or `-gpgpu_pipeline_widths`, also sets `.enabled` (the file describes GPGPU-Sim's collector, so the collector model runs) |
 //! | `-gpgpu_pipeline_widths <ID_OC_SP>,<ID_OC_DP>,<ID_OC_INT>,<ID_OC_SFU>,<ID_OC_MEM>,<OC_EX_SP>,<OC_EX_DP>,<OC_EX_INT>,<OC_EX_SFU>,<OC_EX_MEM>,<EX_WB>` | `pipeline.operand_collector.issue_widths`, `.dispatch_widths` (SP, SFU, MEM), `.writeback_width` (the DP and INT sets are not modelled: GPGPU-Sim without DP and INT units) |
 //! | Accel-Sim's `trace.config`: `-trace_opcode_latency_initiation_{int,sp,dp,sfu} <latency>,<initiation>` | `units.int_alu` and `units.int_mul`, `units.fp`, `units.dp`, `units.sfu` (`_tensor` and `-specialized_unit_*` are not modelled: listed as ignored) |
 //!
@@ -234,9 +234,12 @@ pub fn parse_over(text: &str, path: &Path, base: &GpuConfig) -> Result<Parsed, C
     parse_layer(text, path, base, false)
 }
 
-/// The operand collector's sizes in `cfg` (used when `enabled`).
+/// The operand collector of `cfg`, turned on: a file that sizes GPGPU-Sim's operand
+/// collector describes a pipeline that has one, so the collector model runs it.
 fn collector(cfg: &mut GpuConfig) -> &mut super::OperandCollectorConfig {
-    &mut cfg.pipeline.operand_collector
+    let oc = &mut cfg.pipeline.operand_collector;
+    oc.enabled = true;
+    oc
 }
 
 fn parse_layer(

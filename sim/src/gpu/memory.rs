@@ -122,6 +122,18 @@ impl AddressMap {
     }
 }
 
+/// Sectors of `sector` bytes that `bytes` bytes from `addr` touch (at least 1); 1 when the
+/// cache is not sectored (`sector` 0).
+fn sectors_touched(addr: u64, bytes: u32, sector: u64) -> u64 {
+    match sector {
+        0 => 1,
+        s => {
+            let end = addr + (bytes as u64).max(1);
+            (end.div_ceil(s) - addr / s).max(1)
+        }
+    }
+}
+
 struct Slice {
     rop: VecDeque<(u64, MemRequest)>,
     l2: DataCache<MemRequest>,
@@ -129,6 +141,9 @@ struct Slice {
     /// The L2 version at which the ROP head's access last failed (it fails again until the
     /// L2 changes).
     failed_at: Option<u64>,
+    /// The first cycle the L2 takes another access: a sectored L2 looks up one sector per
+    /// cycle, so a request holds it one cycle per sector it touches.
+    free_at: u64,
 }
 
 struct DramChannel {
@@ -152,6 +167,8 @@ pub struct MemorySystem {
     channels: Vec<DramChannel>,
     map: AddressMap,
     rop_latency: u64,
+    /// `l2.sector_bytes` (0: the L2 is not sectored; a request takes one cycle).
+    sector_bytes: u64,
     dram_latency: u64,
     line_bytes: u64,
     burst_bytes: u64,
@@ -234,6 +251,7 @@ impl MemorySystem {
                 l2: DataCache::with_policy(&cfg.l2, index, WritePolicy::WriteBack),
                 replies: VecDeque::new(),
                 failed_at: None,
+                free_at: 0,
             })
             .collect();
         let line_bytes = cfg.l2.line_bytes as u64;
@@ -258,6 +276,7 @@ impl MemorySystem {
             channels,
             map,
             rop_latency: cfg.l2.latency as u64,
+            sector_bytes: cfg.l2.sector_bytes as u64,
             dram_latency: cfg.dram.latency as u64,
             line_bytes,
             burst_bytes,
@@ -381,13 +400,17 @@ impl MemorySystem {
                     None => break,
                 }
             }
-            if let Some(&(ready, req)) = s.rop.front() {
+            if let Some(&(ready, req)) = s.rop.front().filter(|_| s.free_at <= now) {
                 if ready <= now && s.failed_at == Some(s.l2.version()) {
                     s.l2.repeat_fail();
                 } else if ready <= now {
                     let write = req.kind == ReqKind::Write;
                     s.failed_at = None;
-                    match s.l2.access_sized(req.addr, req.bytes, write, req) {
+                    let o = s.l2.access_sized(req.addr, req.bytes, write, req);
+                    if !matches!(o, Outcome::Fail(_)) {
+                        s.free_at = now + sectors_touched(req.addr, req.bytes, self.sector_bytes);
+                    }
+                    match o {
                         Outcome::Fail(_) => s.failed_at = Some(s.l2.version()),
                         Outcome::Hit | Outcome::WriteBack { .. } => {
                             s.replies.push_back(req);
@@ -573,6 +596,51 @@ mod tests {
         }
         assert!(sets.iter().all(|s| s.len() == 32), "{sets:?}");
         assert!(global_sets.iter().all(|s| s.len() == 8));
+    }
+
+    /// Cycles at which slice 0's L2 takes each of four cold 128 B reads sent together by four
+    /// SMs (they all miss), on a configuration with `sector_bytes` L2 sectors.
+    fn l2_take_cycles(sector_bytes: u32) -> Vec<u64> {
+        let mut cfg = GpuConfig::preset("gtx480").unwrap();
+        cfg.l2.sector_bytes = sector_bytes;
+        let mut mem = MemorySystem::new(&cfg);
+        // Slice 0 holds the first line of every sixth 256 B chunk.
+        for i in 0..4u64 {
+            let req = MemRequest {
+                sm: i as u16,
+                kind: ReqKind::Read,
+                addr: (6 * i) << 8,
+                bytes: 128,
+                tag: i as u32,
+            };
+            assert_eq!(mem.map.slice(req.addr), 0);
+            assert!(mem.send(req));
+        }
+        let mut taken = vec![];
+        for t in 1..1_000 {
+            mem.cycle();
+            let misses = mem.slices[0].l2.stats.misses as usize;
+            if misses > taken.len() {
+                assert_eq!(misses, taken.len() + 1, "one access per cycle at most");
+                taken.push(t);
+            }
+        }
+        assert_eq!(taken.len(), 4, "every read reached the L2");
+        taken
+    }
+
+    /// A sectored L2 looks up one 32 B sector per cycle (GPGPU-Sim splits a line request into
+    /// its sectors and its L2 takes one per cycle from `m_icnt_L2_queue`): a 128 B read holds
+    /// the slice for four cycles; an L2 without sectors takes a request per cycle.
+    #[test]
+    fn a_sectored_l2_takes_one_sector_per_cycle() {
+        let gaps = |t: Vec<u64>| t.windows(2).map(|w| w[1] - w[0]).collect::<Vec<_>>();
+        assert_eq!(gaps(l2_take_cycles(32)), [4, 4, 4]);
+        assert_eq!(gaps(l2_take_cycles(0)), [1, 1, 1]);
+        assert_eq!(sectors_touched(0x1010, 8, 32), 1);
+        assert_eq!(sectors_touched(0x101c, 8, 32), 2, "a straddling write");
+        assert_eq!(sectors_touched(0x1000, 128, 32), 4);
+        assert_eq!(sectors_touched(0x1000, 128, 0), 1);
     }
 
     /// Core cycles from sending one 128 B read of a cold line until its reply reaches the SM.

@@ -230,6 +230,10 @@ fn gpgpu_sims_sm2_gtx480_file_is_read() {
     assert_eq!((cfg.l2.sector_bytes, cfg.l2.size_bytes), (32, 64 * 1024));
     assert_eq!((cfg.l1d.sector_bytes, cfg.l1d.mshrs), (0, 64));
     assert!(ignored.iter().any(|o| o == "gpgpu_dram_partition_queues"));
+    // It sizes the operand collector, which is then modelled.
+    let oc = &cfg.pipeline.operand_collector;
+    assert!(oc.enabled);
+    assert_eq!((oc.units.array(), oc.register_banks), ([6, 8, 2], 16));
 }
 
 /// Accel-Sim's `trace.config` over a `gpgpusim.config` (a comma-separated list, each file over
@@ -302,7 +306,10 @@ fn operand_collector_options_set_its_sizes() {
                 -gpgpu_pipeline_widths 4,0,0,2,1,3,0,0,2,1,4\n";
     let p = parse(text, Path::new("x.config"), &presets::gtx480()).unwrap();
     let oc = p.config.pipeline.operand_collector;
-    assert!(!oc.enabled, "the sizes alone do not turn the model on");
+    assert!(
+        oc.enabled,
+        "a file that sizes the collector turns the model on"
+    );
     assert_eq!(oc.register_banks, 32);
     assert_eq!(oc.units.array(), [4, 8, 3]);
     assert_eq!(
