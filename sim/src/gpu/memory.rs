@@ -134,6 +134,20 @@ fn sectors_touched(addr: u64, bytes: u32, sector: u64) -> u64 {
     }
 }
 
+/// The packets a reply crosses the down crossbar in, and the bytes of each: a sectored L2
+/// answers a line read (L1D or L1I) with one packet per sector, header and sector data (GPGPU-Sim
+/// returns each sector request of a line on its own); any other reply is one packet.
+fn reply_pieces(r: &MemRequest, sector: u64) -> (u32, u32) {
+    let line_read = matches!(r.kind, ReqKind::Read | ReqKind::InstFetch);
+    match sector {
+        s if s > 0 && line_read && u64::from(r.bytes) > s => (
+            sectors_touched(r.addr, r.bytes, s) as u32,
+            HEADER_BYTES + s as u32,
+        ),
+        _ => (1, r.reply_bytes()),
+    }
+}
+
 struct Slice {
     rop: VecDeque<(u64, MemRequest)>,
     l2: DataCache<MemRequest>,
@@ -144,6 +158,8 @@ struct Slice {
     /// The first cycle the L2 takes another access: a sectored L2 looks up one sector per
     /// cycle, so a request holds it one cycle per sector it touches.
     free_at: u64,
+    /// Pieces of the head reply already in the down crossbar.
+    reply_sent: u32,
 }
 
 struct DramChannel {
@@ -162,7 +178,9 @@ struct DramChannel {
 /// Crossbars, L2 slices and DRAM channels.
 pub struct MemorySystem {
     up: Crossbar<MemRequest>,
-    down: Crossbar<MemRequest>,
+    /// Replies, each as its pieces (a sectored L2 answers a line read sector by sector); the
+    /// flag marks a reply's last piece, which delivers it.
+    down: Crossbar<(MemRequest, bool)>,
     slices: Vec<Slice>,
     channels: Vec<DramChannel>,
     map: AddressMap,
@@ -252,6 +270,7 @@ impl MemorySystem {
                 replies: VecDeque::new(),
                 failed_at: None,
                 free_at: 0,
+                reply_sent: 0,
             })
             .collect();
         let line_bytes = cfg.l2.line_bytes as u64;
@@ -310,7 +329,12 @@ impl MemorySystem {
 
     /// Takes the next reply that has reached SM `sm`.
     pub fn receive(&mut self, sm: usize) -> Option<MemRequest> {
-        let r = self.down.pop(sm)?;
+        let r = loop {
+            match self.down.pop(sm)? {
+                (r, true) => break r,
+                (_, false) => continue,
+            }
+        };
         #[cfg(test)]
         if self.fault == Some(Fault::DropReply(self.delivered.iter().sum())) {
             self.fault = None;
@@ -334,7 +358,10 @@ impl MemorySystem {
             }
             s.replies.iter().for_each(|r| h.add(r));
         }
-        self.down.payloads().for_each(|r| h.add(r));
+        self.down
+            .payloads()
+            .filter(|(_, last)| *last)
+            .for_each(|(r, _)| h.add(r));
         h
     }
 
@@ -439,11 +466,17 @@ impl MemorySystem {
             }
         }
         for (p, s) in self.slices.iter_mut().enumerate() {
-            while let Some(r) = s.replies.front() {
-                if !self.down.push(p, r.sm as usize, r.reply_bytes(), *r) {
+            while let Some(&r) = s.replies.front() {
+                let (pieces, bytes) = reply_pieces(&r, self.sector_bytes);
+                let last = s.reply_sent + 1 == pieces;
+                if !self.down.push(p, r.sm as usize, bytes, (r, last)) {
                     break;
                 }
-                s.replies.pop_front();
+                s.reply_sent += 1;
+                if last {
+                    s.reply_sent = 0;
+                    s.replies.pop_front();
+                }
             }
         }
         self.down.cycle();
@@ -641,6 +674,49 @@ mod tests {
         assert_eq!(sectors_touched(0x101c, 8, 32), 2, "a straddling write");
         assert_eq!(sectors_touched(0x1000, 128, 32), 4);
         assert_eq!(sectors_touched(0x1000, 128, 0), 1);
+    }
+
+    /// A sectored L2 answers a 128 B read with four packets of one sector each (GPGPU-Sim
+    /// returns a line's sector requests one by one, each 32 B + header: one 40 B flit); the SM
+    /// gets the reply once, with the last piece, and the memory system counts it as held
+    /// until then. Without sectors the reply is one packet of 136 B.
+    #[test]
+    fn a_sectored_l2_answers_a_line_read_sector_by_sector() {
+        for (sector, packets) in [(32, 4), (0, 1)] {
+            let mut cfg = GpuConfig::preset("gtx480").unwrap();
+            cfg.l2.sector_bytes = sector;
+            let mut mem = MemorySystem::new(&cfg);
+            let req = MemRequest {
+                sm: 3,
+                kind: ReqKind::Read,
+                addr: 0x8000,
+                bytes: 128,
+                tag: 1,
+            };
+            assert!(mem.send(req));
+            let mut got = vec![];
+            for _ in 0..10_000 {
+                mem.cycle();
+                while let Some(r) = mem.receive(3) {
+                    got.push(r);
+                }
+                let held = mem.held().total(3);
+                assert_eq!(held, 1 - got.len() as u64, "held once until delivered");
+            }
+            assert_eq!(got, [req], "sector {sector}: delivered once");
+            assert_eq!(mem.down.stats.packets, packets, "sector {sector}");
+            let mut problems = vec![];
+            mem.audit(&mem.held(), &mut problems);
+            assert!(problems.is_empty(), "{problems:?}");
+        }
+        let atomic = MemRequest {
+            sm: 0,
+            kind: ReqKind::Atomic,
+            addr: 0x100,
+            bytes: 128,
+            tag: 0,
+        };
+        assert_eq!(reply_pieces(&atomic, 32), (1, atomic.reply_bytes()));
     }
 
     /// Core cycles from sending one 128 B read of a cold line until its reply reaches the SM.
