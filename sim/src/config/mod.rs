@@ -216,7 +216,8 @@ pub struct PipelineConfig {
 /// GPGPU-Sim's operand collector and the pipeline register sets around it (`shader.cc`), per
 /// path: SP (ALU, FP, branches, barriers, exits), SFU (transcendentals and double precision)
 /// and MEM (memory instructions). Sizes default to GPGPU-Sim's `SM2_GTX480` (a GPGPU-Sim file
-/// sets them); the model is off unless `enabled`.
+/// sets them); the model is off unless `enabled`, which a GPGPU-Sim file that sizes the
+/// collector sets (the presets leave it off).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct OperandCollectorConfig {
