@@ -35,12 +35,14 @@ enum Command {
     Repro(cmd::repro::ReproArgs),
     /// List the blocks, policies and presets.
     Blocks(cmd::blocks::BlocksArgs),
+    /// List the scheduling policies at each site of the GPU, their blocks and options.
+    Policies(cmd::policies::PoliciesArgs),
     /// GPU configurations of the golden model: list the presets, show one.
     Config(cmd::config::ConfigArgs),
     /// Accel-Sim traces: summarize one, or export a workload as one.
     Trace(cmd::trace::TraceArgs),
-    /// Run a workload (Accel-Sim trace or built-in kernel) on the golden GPU model, optionally
-    /// with the Verilated warp arbiter in the loop; prints statistics.
+    /// Run a workload (Accel-Sim trace or built-in kernel) on the golden GPU model under the
+    /// chosen policies, optionally with Verilated blocks in the loop; prints statistics.
     Sim(Box<cmd::sim::SimArgs>),
     /// Experiment sweeps (workloads x configs x policies) that resume, cache their points,
     /// and shard across machines.
@@ -65,6 +67,7 @@ fn main() -> ExitCode {
         Command::Regress(a) => cmd::regress::run(a),
         Command::Repro(a) => cmd::repro::run(a),
         Command::Blocks(a) => cmd::blocks::run(a),
+        Command::Policies(a) => cmd::policies::run(a),
         Command::Config(a) => cmd::config::run(a),
         Command::Trace(a) => cmd::trace::run(a),
         Command::Sim(a) => cmd::sim::run(*a),

@@ -364,7 +364,7 @@ fn sim_rejects_bad_input_with_clear_errors() {
         ),
         (
             vec!["sim", "--workload", "stream", "--rtl", "elf"],
-            "this run has no elf block (use --warp-sched elf)",
+            "this run has no elf block (policies that use it: --warp-sched elf, --warp-sched elf++)",
         ),
         (
             vec![
@@ -376,7 +376,7 @@ fn sim_rejects_bad_input_with_clear_errors() {
                 "--lockstep",
                 "warp_arbiter",
             ],
-            "ELF replaces the warp arbiters",
+            "this run has no warp_arbiter block (policies that use it: --warp-sched lrr",
         ),
         (
             vec!["sim", "--workload", "stream", "--rtl", "fpu"],
@@ -522,10 +522,10 @@ fn sim_runs_the_elf_configurations() {
         (Some("paired"), Some("elf"))
     );
     assert_eq!(
-        (plus["newcar"].as_bool(), plus["iprefetch"].as_u64()),
-        (Some(true), Some(16))
+        (plus["lsu_queue"].as_str(), plus["iprefetch"].as_u64()),
+        (Some("newcar"), Some(16))
     );
-    assert!(plus["newcar_enqueued"].as_u64().unwrap() > 0);
+    assert!(plus["lsu_queue_enqueued"].as_u64().unwrap() > 0);
     assert!(plus["kernels"][0]["elf_points"][1].as_u64().unwrap() > 0);
     assert_eq!(plus["thread_instructions"], gto["thread_instructions"]);
     assert!(
@@ -1706,4 +1706,29 @@ fn sweep_slurm_writes_a_job_array_script() {
     let r = gpusched(&bad);
     assert_eq!(r.status.code(), Some(2));
     says(&r, "--time `1:00 #x`: expected one word");
+}
+
+#[test]
+fn policies_lists_every_site_and_its_options() {
+    let o = gpusched(&["policies", "--json"]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    let v = json(&o);
+    let rows = v.as_array().unwrap();
+    let find = |name: &str| {
+        rows.iter()
+            .find(|r| r["name"] == name)
+            .unwrap_or_else(|| panic!("{name}"))
+    };
+    assert_eq!(find("laws")["option"], "--warp-sched");
+    assert_eq!(find("laws")["options"][0]["name"], "la-active");
+    assert_eq!(find("newcar")["flag"], "--newcar");
+    assert_eq!(find("elf++")["implies"][0], "--lsu-queue newcar");
+    assert_eq!(find("occupancy")["blocks"][0], "sm_alloc");
+    assert!(rows.iter().filter(|r| r["default"] == true).count() >= 4);
+    let o = gpusched(&["policies"]);
+    assert!(
+        text(&o).contains("thread-block scheduler (--tb-sched):"),
+        "{}",
+        text(&o)
+    );
 }

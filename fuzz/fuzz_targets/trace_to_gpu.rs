@@ -7,7 +7,6 @@
 
 use gpusim::config::GpuConfig;
 use gpusim::gpu::{Gpu, SimOptions};
-use gpusim::policy::TbSched;
 use gpusim::workload::kernel::TraceWorkload;
 use libfuzzer_sys::fuzz_target;
 use std::path::PathBuf;
@@ -36,16 +35,15 @@ fuzz_target!(|data: &[u8]| {
     // Odd-length inputs also run the locality-aware dispatcher and warp scheduler, whose
     // address pre-computation reads the whole trace first.
     let locality = data.len() % 2 == 1;
+    let policies = if locality {
+        "--tb-sched locality --warp-sched laws"
+    } else {
+        ""
+    };
     let opts = SimOptions {
         max_cycles: Some(3_000),
         watchdog: 1_000,
-        tb_sched: if locality {
-            TbSched::Locality
-        } else {
-            TbSched::LRR
-        },
-        laws: locality,
-        ..Default::default()
+        ..SimOptions::parse(policies).unwrap()
     };
     let mut gpu = Gpu::golden(&cfg, opts).unwrap();
     let _ = gpu.run(&mut w, &mut |_| {});

@@ -26,6 +26,8 @@ pub mod cosim;
 pub mod fpga;
 pub mod gen;
 pub mod lint;
+pub mod policies;
+pub mod policy_args;
 pub mod refset;
 pub mod regress;
 pub mod repro;

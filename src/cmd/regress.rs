@@ -19,10 +19,9 @@ use clap::Args;
 use gpusched_tb::cosim::{golden_only, run_variant, CosimOptions};
 use gpusched_tb::gpu::{self, BlockMode, GpuRunError, Modes};
 use gpusched_tb::lockstep::LockstepConfig;
-use gpusim::blocks::{catalog, warp_arbiter};
+use gpusim::blocks::catalog;
 use gpusim::config::GpuConfig;
 use gpusim::gpu::SimOptions;
-use gpusim::policy::TbSched;
 use gpusim::workload::builtin;
 use serde_json::json;
 use std::path::PathBuf;
@@ -92,38 +91,31 @@ fn gpu_lockstep(a: &RegressArgs, rtl: bool) -> Result<Vec<GpuRow>> {
     } else {
         BlockMode::Golden
     });
-    let mut runs: Vec<SimOptions> = warp_arbiter::Policy::ALL
-        .into_iter()
-        .map(|policy| SimOptions {
-            warp_sched: policy,
-            ..Default::default()
-        })
-        .collect();
-    runs.push(SimOptions::elf_plus_plus());
-    runs.push(SimOptions {
-        laws: true,
-        ..Default::default()
-    });
-    // The locality-aware dispatcher with the `fermi` module's window.
-    runs.push(SimOptions {
-        tb_sched: TbSched::Locality,
-        la_window: 32,
-        ..Default::default()
-    });
+    // (row label, options, real traces only). LAWS and LA-TB on the real traces only: their
+    // Verilated `fermi` modules run about 0.01 M (30 of them) and 0.02 M cycles/s, minutes on
+    // the built-in kernels (issue 12). The locality-aware dispatcher runs with the `fermi`
+    // module's window.
+    let runs: Vec<(String, SimOptions, bool)> = [
+        ("", "--warp-sched lrr", false),
+        ("", "--warp-sched gto", false),
+        ("", "--warp-sched two-level", false),
+        ("", "--warp-sched elf++", false),
+        ("", "--warp-sched laws", true),
+        ("+la_tb32", "--tb-sched locality --la-window 32", true),
+    ]
+    .into_iter()
+    .map(|(suffix, args, traces_only)| {
+        let opts = SimOptions::parse(args).expect("the regression's options parse");
+        (format!("{}{suffix}", opts.label()), opts, traces_only)
+    })
+    .collect();
     let mut rows = vec![];
     for (name, dir) in &names {
-        for opts in &runs {
-            // LAWS and LA-TB on the real traces only: their Verilated `fermi` modules run
-            // about 0.01 M (30 of them) and 0.02 M cycles/s, minutes on the built-in kernels
-            // (issue 12).
-            let locality = opts.tb_sched == TbSched::Locality;
-            if (opts.laws || locality) && dir.is_none() {
+        for (policy, opts, traces_only) in &runs {
+            if *traces_only && dir.is_none() {
                 continue;
             }
-            let mut policy = opts.label();
-            if locality {
-                policy.push_str(&format!("+la_tb{}", opts.la_window));
-            }
+            let policy = policy.clone();
             let kernel = name.split('_').next().unwrap_or_default();
             let mut open = || open_workload(dir.as_ref(), Some(kernel), &a.gpu_size);
             let mut progress = RunProgress::new(&format!("{name} {policy}"));

@@ -3,18 +3,15 @@
 //! optionally with Verilated blocks in place of their golden models (`--rtl`) or in lockstep
 //! with them (`--lockstep`).
 
-use anyhow::{anyhow, bail, Result};
+use super::policy_args::PolicyArgs;
+use anyhow::{bail, Result};
 use clap::Args;
 use gpusched_tb::bridge::{run_on_board, BoardSite, Target};
 use gpusched_tb::gpu::{self as tbgpu, BlockMode, GpuRunError, Modes};
 use gpusched_tb::lockstep::{LockstepConfig, SNAPSHOT_INTERVAL};
-use gpusim::analysis::elf::RecalcPolicy;
-use gpusim::analysis::locality::RectMode;
-use gpusim::blocks::elf::WptUpdate;
-use gpusim::blocks::warp_arbiter;
 use gpusim::config::GpuConfig;
-use gpusim::gpu::{Progress, Report, SimError, SimOptions, DEFAULT_WATCHDOG, IPREFETCH_THRESHOLD};
-use gpusim::policy::TbSched;
+use gpusim::gpu::{Progress, Report, SimError, SimOptions, DEFAULT_WATCHDOG};
+use gpusim::policy::SiteKind;
 use gpusim::workload::kernel::{TraceWorkload, WorkloadSource};
 use indicatif::{ProgressBar, ProgressStyle};
 use std::path::PathBuf;
@@ -54,64 +51,9 @@ pub struct RunArgs {
     /// -config files).
     #[arg(long, default_value = "gtx480")]
     pub config: String,
-    /// Warp-scheduler policy: lrr, gto, two-level, laws (seed 000's locality-aware two-level
-    /// scheduler), elf (the ELF block issues and orders fetch), elf++ (elf with --newcar and
-    /// --iprefetch 16). Default: the configuration's.
-    #[arg(long, value_name = "POLICY")]
-    pub warp_sched: Option<String>,
-    /// Put a NewCAR re-execution queue (32 entries) between every LSU and its L1D.
-    #[arg(long)]
-    pub newcar: bool,
-    /// Next-line L1I prefetch while fewer than N L1I + L1D MSHRs are occupied (N defaults to
-    /// 16, the thesis's threshold; 0 turns it off).
-    #[arg(long, value_name = "N", num_args = 0..=1, default_missing_value = "16")]
-    pub iprefetch: Option<u32>,
-    /// With --warp-sched elf: keep round-robin fetch (ELF orders issue only).
-    #[arg(long)]
-    pub rr_fetch: bool,
-    /// With --warp-sched elf/elf++: how the compiler sets branches' recalculation bits
-    /// (literal: the thesis's rule, L508; consistent: recalculate on the path the score did
-    /// not assume; always: on every branch).
-    #[arg(long, value_name = "RULE", default_value = "literal",
-          value_parser = clap::builder::PossibleValuesParser::new(RecalcPolicy::NAMES))]
-    pub elf_recalc: String,
-    /// With --warp-sched elf/elf++: when the priority calculator subtracts a merged load's
-    /// score (spec A-6): gt, the thesis's "larger than" (distance > score); ge, distance >=
-    /// score (exact for merged loads).
-    #[arg(long, value_name = "BOUNDARY", default_value = "gt",
-          value_parser = clap::builder::PossibleValuesParser::new(["gt", "ge"]))]
-    pub elf_merge: String,
-    /// With --warp-sched elf/elf++: when a grant's WPT update reaches the issue and fetch
-    /// selects: bypass, in the cycle the SM reports it (spec §1.6; RTL `elf_base_*`);
-    /// registered, one cycle later (the lookup off the select path; golden model only);
-    /// pipelined, two cycles later, the lookup's result registered before it is compared with
-    /// the other warps' values, a launched warp at 255 until its lookup lands one cycle later
-    /// (RTL `elf_pipelined_*`, whose logic depth meets the project's bound).
-    #[arg(long, value_name = "TIMING", default_value = "bypass",
-          value_parser = clap::builder::PossibleValuesParser::new(WptUpdate::NAMES))]
-    pub elf_wpt: String,
-    /// With warp arbiters: form every scheduler's ready mask before any grant, as ELF does
-    /// (default: scheduler by scheduler).
-    #[arg(long)]
-    pub paired_issue: bool,
-    /// Thread-block dispatch policy: lrr, bcs, locality (seed 000: the candidate whose access
-    /// rectangles overlap most with the SM's blocks).
-    #[arg(long, value_name = "POLICY", default_value = "lrr")]
-    pub tb_sched: String,
-    /// With --warp-sched laws: warps in each scheduler's active group (0: the configuration's
-    /// two-level active count, 6 on gtx480).
-    #[arg(long, value_name = "K", default_value_t = 0)]
-    pub la_active: usize,
-    /// With --tb-sched locality: candidates the dispatcher compares, blocks (0: every block not
-    /// yet dispatched, as the thesis, each decision scanning them all, so grids of many
-    /// thousands of blocks run slowly; a finite window is the RTL's cost-bounded variant).
-    #[arg(long, value_name = "BLOCKS", default_value_t = 0)]
-    pub la_window: usize,
-    /// With --tb-sched locality: how a block's rectangle is found (first_last: from its first
-    /// and last thread, the thesis; bbox: the bounding box of every line it loads).
-    #[arg(long, value_name = "MODE", default_value = "first_last",
-          value_parser = clap::builder::PossibleValuesParser::new(RectMode::NAMES))]
-    pub la_rect: String,
+    /// The scheduling policies at the GPU's sites and their options (`gpusched policies`).
+    #[command(flatten)]
+    pub policies: PolicyArgs,
     /// Stop after N cycles, N >= 1 (the report is marked truncated).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
     pub max_cycles: Option<u64>,
@@ -123,9 +65,6 @@ pub struct RunArgs {
     /// self-check, for debugging the simulator; 0: only when the watchdog fires).
     #[arg(long, value_name = "N", default_value_t = 0)]
     pub audit_every: u64,
-    /// Every instruction fetch hits in the L1I.
-    #[arg(long)]
-    pub perfect_l1i: bool,
     /// Run these blocks as Verilated RTL in place of their golden models (comma-separated
     /// names of `gpusched blocks`: warp_arbiter, elf, newcar, tb_dispatch, sm_alloc).
     #[arg(long, value_name = "BLOCKS", value_delimiter = ',')]
@@ -170,57 +109,16 @@ impl RunArgs {
     /// The configuration, the options and the block modes these arguments ask for.
     pub fn resolve(&self) -> Result<(GpuConfig, SimOptions, Modes)> {
         let cfg = load_config(&self.config)?;
-        let ws = self
-            .warp_sched
-            .clone()
-            .unwrap_or_else(|| cfg.sm.warp_scheduler.clone());
-        let (elf, plus) = match ws.as_str() {
-            "elf" => (true, false),
-            "elf++" => (true, true),
-            _ => (false, false),
+        let mut values = self.policies.values.clone();
+        if values.given(SiteKind::WarpIssue.flag()).is_none() {
+            values.set(SiteKind::WarpIssue.flag(), &cfg.sm.warp_scheduler);
+        }
+        let opts = SimOptions {
+            max_cycles: self.max_cycles,
+            watchdog: self.watchdog,
+            audit_interval: self.audit_every,
+            ..SimOptions::from_values(&values)?
         };
-        let laws = ws == "laws";
-        if self.la_active != 0 && !laws {
-            bail!("--la-active needs --warp-sched laws");
-        }
-        let warp_sched = if elf || laws {
-            warp_arbiter::Policy::Gto
-        } else {
-            warp_arbiter::Policy::from_name(&ws).ok_or_else(|| {
-                anyhow!(
-                    "unknown warp scheduler `{ws}`; choose lrr, gto, two-level, laws, elf or elf++"
-                )
-            })?
-        };
-        if self.rr_fetch && !elf {
-            bail!("--rr-fetch needs --warp-sched elf (other policies fetch round robin)");
-        }
-        let elf_recalc = RecalcPolicy::from_name(&self.elf_recalc).expect("clap checked the value");
-        if elf_recalc != RecalcPolicy::default() && !elf {
-            bail!("--elf-recalc needs --warp-sched elf or elf++");
-        }
-        let elf_merge_ge = self.elf_merge == "ge";
-        let elf_wpt = WptUpdate::from_name(&self.elf_wpt).expect("clap checked the value");
-        if elf_wpt != WptUpdate::default() && !elf {
-            bail!("--elf-wpt needs --warp-sched elf or elf++");
-        }
-        if elf_merge_ge && !elf {
-            bail!("--elf-merge needs --warp-sched elf or elf++");
-        }
-        if self.paired_issue && elf {
-            bail!("--paired-issue is for warp arbiters; ELF always issues paired");
-        }
-        let tb_sched = TbSched::from_name(&self.tb_sched).ok_or_else(|| {
-            anyhow!(
-                "unknown thread-block scheduler `{}`; choose lrr, bcs or locality",
-                self.tb_sched
-            )
-        })?;
-        let la_rect = RectMode::from_name(&self.la_rect).expect("clap checked the value");
-        if tb_sched != TbSched::Locality && (self.la_window != 0 || la_rect != RectMode::FirstLast)
-        {
-            bail!("--la-window and --la-rect need --tb-sched locality");
-        }
         let mut modes = Modes::default();
         for (list, mode) in [
             (&self.rtl, BlockMode::Rtl),
@@ -233,39 +131,21 @@ impl RunArgs {
                 modes.set(b, mode)?;
             }
         }
-        let opts = SimOptions {
-            warp_sched,
-            tb_sched,
-            laws,
-            la_active: self.la_active,
-            la_window: self.la_window,
-            la_rect,
-            max_cycles: self.max_cycles,
-            watchdog: self.watchdog,
-            perfect_l1i: self.perfect_l1i,
-            elf,
-            elf_fetch: !self.rr_fetch,
-            elf_recalc,
-            elf_merge_ge,
-            elf_wpt,
-            newcar: self.newcar || plus,
-            iprefetch: self
-                .iprefetch
-                .unwrap_or(if plus { IPREFETCH_THRESHOLD } else { 0 }),
-            paired_issue: self.paired_issue,
-            audit_interval: self.audit_every,
-        };
         // A block given to --rtl/--lockstep must sit somewhere in this run.
-        let used = gpusim::policy::Plan::new(&cfg, &opts)?.blocks();
+        let used = opts.plan.blocks();
         for (name, _) in modes.non_golden() {
             if !used.contains(&name) {
+                let users: Vec<String> = gpusim::policy::registry()
+                    .into_iter()
+                    .filter(|e| e.blocks.contains(&name))
+                    .map(|e| format!("--{} {}", e.site.flag(), e.name))
+                    .collect();
                 bail!(
                     "--rtl/--lockstep {name}: this run has no {name} block ({})",
-                    match name {
-                        "elf" => "use --warp-sched elf",
-                        "newcar" => "add --newcar",
-                        "warp_arbiter" => "ELF replaces the warp arbiters",
-                        _ => "no site of this run uses it",
+                    if users.is_empty() {
+                        "no policy uses it".to_string()
+                    } else {
+                        format!("policies that use it: {}", users.join(", "))
                     }
                 );
             }
@@ -539,10 +419,11 @@ pub fn print_report(r: &Report, mode: &str) -> anyhow::Result<()> {
         pct(s.structural, all),
         s.lsu_blocked
     );
-    if r.newcar || c.l1i.prefetches > 0 {
+    if r.lsu_queue != SiteKind::LsuQueue.default_policy() || c.l1i.prefetches > 0 {
         outln!(
-            "  NewCAR: {} transactions queued; I-prefetch: {} lines",
-            c.newcar_enqueued,
+            "  LSU queue ({}): {} transactions queued; I-prefetch: {} lines",
+            r.lsu_queue,
+            c.lsu_queue_enqueued,
             c.l1i.prefetches
         );
     }

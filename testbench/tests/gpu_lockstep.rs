@@ -62,10 +62,7 @@ fn run(
 }
 
 fn policy(p: Policy) -> SimOptions {
-    SimOptions {
-        warp_sched: p,
-        ..Default::default()
-    }
+    SimOptions::parse(&format!("--warp-sched {}", p.name())).unwrap()
 }
 
 #[test]
@@ -322,17 +319,18 @@ fn verilated_elf_and_newcar_agree_with_golden_inside_the_gpu_under_elf_plus_plus
     }
     let mut runs: Vec<_> = all
         .into_iter()
-        .map(|(name, open)| (name, open, SimOptions::elf_plus_plus()))
+        .map(|(name, open)| (name, open, SimOptions::parse("--warp-sched elf++").unwrap()))
         .collect();
     // A merged table (heartwall: 94 program points into 32) under both merge boundaries.
     for merge_ge in [false, true] {
         runs.push((
             format!("heartwall (merge_ge = {merge_ge})"),
             Box::new(|| gpusim::workload::open_named("heartwall", "small").unwrap()),
-            SimOptions {
-                elf_merge_ge: merge_ge,
-                ..SimOptions::elf_plus_plus()
-            },
+            SimOptions::parse(&format!(
+                "--warp-sched elf++ --elf-merge {}",
+                if merge_ge { "ge" } else { "gt" }
+            ))
+            .unwrap(),
         ));
     }
     let mut queued = 0;
@@ -344,7 +342,7 @@ fn verilated_elf_and_newcar_agree_with_golden_inside_the_gpu_under_elf_plus_plus
         let json = |r: &Report| serde_json::to_string(r).unwrap();
         assert_eq!(json(&lockstep), json(&golden), "{name}: lockstep");
         assert_eq!(json(&rtl), json(&golden), "{name}: RTL alone");
-        queued += golden.counters.newcar_enqueued;
+        queued += golden.counters.lsu_queue_enqueued;
         eprintln!(
             "{name} elf++: {} cycles x 15 ELF + 15 NewCAR blocks in lockstep, 0 mismatches",
             golden.counters.cycles
@@ -360,7 +358,7 @@ fn a_planted_bug_in_one_elf_block_stops_the_gpu_with_waveforms() {
         return;
     }
     let gpu = GpuConfig::preset("gtx480").unwrap();
-    let opts = SimOptions::elf_plus_plus();
+    let opts = SimOptions::parse("--warp-sched elf++").unwrap();
     let victim = Site::Sm {
         sm: 5,
         block: "elf",
@@ -564,10 +562,7 @@ fn verilated_laws_schedulers_agree_with_golden_inside_the_gpu() {
             Box::new(move || gpusim::workload::open_named(k, "small").unwrap()),
         ));
     }
-    let opts = SimOptions {
-        laws: true,
-        ..Default::default()
-    };
+    let opts = SimOptions::parse("--warp-sched laws").unwrap();
     for (name, open) in all {
         let golden = same_in_every_mode(&name, &open, &opts, &cfg);
         eprintln!(
@@ -585,10 +580,7 @@ fn a_planted_bug_in_one_laws_scheduler_stops_the_gpu_with_waveforms() {
     }
     use gpusim::blocks::locality_degree::{self as ld, LawsOut};
     let gpu = GpuConfig::preset("gtx480").unwrap();
-    let opts = SimOptions {
-        laws: true,
-        ..Default::default()
-    };
+    let opts = SimOptions::parse("--warp-sched laws").unwrap();
     let dir = tempfile::tempdir().unwrap();
     let cfg = LockstepConfig {
         window: 24,
@@ -629,12 +621,8 @@ fn a_planted_bug_in_one_laws_scheduler_stops_the_gpu_with_waveforms() {
 /// Locality-aware dispatch with the RTL's window of 32 (the `fermi` module's parameters on
 /// `gtx480`).
 fn la_tb(laws: bool) -> SimOptions {
-    SimOptions {
-        tb_sched: gpusim::policy::TbSched::Locality,
-        la_window: 32,
-        laws,
-        ..Default::default()
-    }
+    let warp = if laws { " --warp-sched laws" } else { "" };
+    SimOptions::parse(&format!("--tb-sched locality --la-window 32{warp}")).unwrap()
 }
 
 #[test]

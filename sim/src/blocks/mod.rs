@@ -18,6 +18,44 @@ macro_rules! declare_blocks {
             $( v.visit::<$b::Kind>(); )*
         }
 
+        /// [`crate::gpu::sites::Provider`] as a trait object: one method per block kind (named
+        /// after it), so that a policy can take its blocks from any provider through
+        /// `&mut dyn DynProvider` ([`provide`]).
+        pub trait DynProvider<'a> {
+            $(
+                #[doc = concat!("The `", stringify!($b), "` block of `site` with `params`.")]
+                fn $b(
+                    &mut self,
+                    site: crate::gpu::sites::Site,
+                    params: &<$b::Kind as BlockKind>::Params,
+                ) -> Result<crate::gpu::sites::SitePort<'a, $b::Kind>, crate::gpu::sites::BlockFault>;
+            )*
+        }
+
+        impl<'a, P: crate::gpu::sites::Provider<'a>> DynProvider<'a> for P {
+            $(
+                fn $b(
+                    &mut self,
+                    site: crate::gpu::sites::Site,
+                    params: &<$b::Kind as BlockKind>::Params,
+                ) -> Result<crate::gpu::sites::SitePort<'a, $b::Kind>, crate::gpu::sites::BlockFault> {
+                    self.block::<$b::Kind>(site, params)
+                }
+            )*
+        }
+
+        $(
+            impl Provided for $b::Kind {
+                fn provide<'a>(
+                    provider: &mut dyn DynProvider<'a>,
+                    site: crate::gpu::sites::Site,
+                    params: &Self::Params,
+                ) -> Result<crate::gpu::sites::SitePort<'a, Self>, crate::gpu::sites::BlockFault> {
+                    provider.$b(site, params)
+                }
+            }
+        )*
+
         /// Calls `f.call::<K>()` with the kind named `name`.
         pub fn with_kind<F: KindFn>(name: &str, f: F) -> Result<F::Output, CatalogError> {
             match name {
@@ -31,6 +69,25 @@ macro_rules! declare_blocks {
     };
 }
 gpusched_registry::blocks!(declare_blocks);
+
+/// A block kind a [`DynProvider`] can hand out (every kind of the registry).
+pub trait Provided: BlockKind {
+    /// The block of this kind for `site` with `params`, from `provider`.
+    fn provide<'a>(
+        provider: &mut dyn DynProvider<'a>,
+        site: crate::gpu::sites::Site,
+        params: &Self::Params,
+    ) -> Result<crate::gpu::sites::SitePort<'a, Self>, crate::gpu::sites::BlockFault>;
+}
+
+/// The block of kind `K` for `site` with `params`, from `provider`.
+pub fn provide<'a, K: Provided>(
+    provider: &mut dyn DynProvider<'a>,
+    site: crate::gpu::sites::Site,
+    params: &K::Params,
+) -> Result<crate::gpu::sites::SitePort<'a, K>, crate::gpu::sites::BlockFault> {
+    K::provide(provider, site, params)
+}
 
 /// Something done with one block kind chosen by name ([`with_kind`]).
 pub trait KindFn {

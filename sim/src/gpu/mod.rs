@@ -1,5 +1,6 @@
-//! The golden GPU model: SMs ([`sm`]), the memory system ([`memory`]), the thread-block
-//! dispatcher block, and the run loop with statistics ([`stats`]) and a deadlock watchdog.
+//! The golden GPU model: SMs ([`sm`]), the memory system ([`memory`]), the units at the
+//! sites ([`sites`]) that the run's policies build ([`crate::policy`]), the kernels it runs
+//! ([`kernel`]), and the run loop with statistics ([`stats`]) and a deadlock watchdog.
 //!
 //! # One GPU cycle (core clock)
 //! 1. replies that reached the SMs are handled (L1D/L1I fills wake loads and fetches);
@@ -14,35 +15,27 @@
 //! Kernels of a workload run one after the other; a kernel ends when all its blocks have been
 //! issued and have completed. Everything is deterministic: same inputs, same statistics.
 
-mod dispatch;
+pub mod kernel;
 pub mod memory;
 pub mod sites;
 pub mod sm;
 pub mod stats;
 
-use crate::analysis::elf::RecalcPolicy;
-use crate::analysis::locality::RectMode;
-use crate::block::BlockKind;
-use crate::blocks::warp_arbiter;
-use crate::blocks::{elf as elf_block, newcar as newcar_block, sm_alloc};
 use crate::config::GpuConfig;
-use crate::core::occupancy::{occupancy, DoesNotFit, Footprint, Occupancy};
-use crate::policy::{Plan, TbSched, WarpIssue, ELF_SLOTS};
-use crate::workload::kernel::{
-    BlockIdSet, KernelInfo, KernelSource, WorkloadError, WorkloadSource,
-};
+use crate::core::occupancy::{DoesNotFit, Occupancy};
+use crate::policy::{OptError, OptValues, Plan};
+use crate::workload::kernel::{BlockIdSet, KernelSource, WorkloadError, WorkloadSource};
 use crate::workload::Dim3;
+use kernel::KernelCtx;
 use memory::MemorySystem;
 use serde::Serialize;
-use sites::{BlockFault, Provider, Site, Slot};
-use sm::elf::ElfProgram;
-use sm::{Sm, SmBlocks, CODE_BASE, CODE_STRIDE};
+use sites::dispatch::{DispatchIn, DispatchUnit};
+use sites::{BlockFault, Provider};
+use sm::{Sm, SmBlocks};
 use stats::{Counters, SmCounts};
+use std::collections::BTreeMap;
 use std::sync::Arc;
 use thiserror::Error;
-
-/// The thesis's I-prefetch threshold (spec §1.10: 16 occupied L1I + L1D MSHRs).
-pub const IPREFETCH_THRESHOLD: u32 = 16;
 
 /// Default deadlock watchdog: cycles without any issue before a run is declared stuck.
 pub const DEFAULT_WATCHDOG: u64 = 100_000;
@@ -50,47 +43,16 @@ pub const DEFAULT_WATCHDOG: u64 = 100_000;
 /// How a run is configured beyond the GPU itself.
 #[derive(Clone, Debug)]
 pub struct SimOptions {
-    /// Warp-scheduler policy of every scheduler.
-    pub warp_sched: warp_arbiter::Policy,
-    /// Thread-block dispatch policy.
-    pub tb_sched: TbSched,
-    /// LAWS issues: one `locality_degree` block per scheduler replaces the warp arbiter
-    /// (`warp_sched` is then unused).
-    pub laws: bool,
-    /// LAWS: active group size (0: the configuration's two-level active count).
-    pub la_active: usize,
-    /// Locality-aware dispatch: candidate window, blocks (0: the whole queue, the thesis).
-    pub la_window: usize,
-    /// Locality-aware dispatch: how blocks' rectangles are found.
-    pub la_rect: RectMode,
+    /// The policy at every site.
+    pub plan: Plan,
+    /// I-prefetch threshold on occupied L1I + L1D MSHRs (spec §1.10; 0: no prefetch).
+    pub iprefetch: u32,
+    /// Every instruction fetch hits.
+    pub perfect_l1i: bool,
     /// Stop after this many cycles (the report says it was cut short).
     pub max_cycles: Option<u64>,
     /// Cycles without any instruction issued anywhere before the run fails as deadlocked.
     pub watchdog: u64,
-    /// Every instruction fetch hits.
-    pub perfect_l1i: bool,
-    /// ELF issues: one `elf` block per SM replaces the warp arbiters (`warp_sched` is then
-    /// unused; at most four schedulers per SM).
-    pub elf: bool,
-    /// With ELF: fetch in ELF's priority order (spec §1.9); else round robin.
-    pub elf_fetch: bool,
-    /// With ELF: how the compiler sets branches' recalculation bits (spec A-2).
-    pub elf_recalc: RecalcPolicy,
-    /// With ELF: the calculator subtracts a merged load's score when `d >= score` (spec A-6)
-    /// instead of the thesis's `d > score` (the default).
-    pub elf_merge_ge: bool,
-    /// With ELF: when a grant's WPT update reaches the selects (the spec's bypass, or
-    /// registered: one cycle later, as a pipelined RTL would).
-    pub elf_wpt: elf_block::WptUpdate,
-    /// A NewCAR queue (`newcar` block) between every LSU and its L1D.
-    pub newcar: bool,
-    /// I-prefetch threshold on occupied L1I + L1D MSHRs (spec §1.10; 0: no prefetch).
-    pub iprefetch: u32,
-    /// Paired issue with warp arbiters (see [`sm`]): every scheduler's warps scanned before any
-    /// grant, unit slots taken in grant order from the leading scheduler; ELF always issues
-    /// paired, warp arbiters by default sequentially (later schedulers see the earlier ones'
-    /// issues, GPGPU-Sim's order).
-    pub paired_issue: bool,
     /// Cycles between audits that every request in flight can still complete (0: only when
     /// the watchdog fires). A failed audit ends the run with [`SimError::Lost`], a model
     /// error; tests audit often to show the audit holds on healthy runs.
@@ -98,87 +60,50 @@ pub struct SimOptions {
 }
 
 impl SimOptions {
-    /// The thesis's ELF++: ELF issue and fetch, NewCAR and I-prefetch at threshold 16.
-    pub fn elf_plus_plus() -> Self {
-        Self {
-            elf: true,
-            newcar: true,
-            iprefetch: IPREFETCH_THRESHOLD,
-            ..Self::default()
+    /// The options `values` give (policies by site and their options, `iprefetch`,
+    /// `perfect-l1i`); an option no chosen policy takes is an error naming what would.
+    pub fn from_values(values: &OptValues) -> Result<Self, OptError> {
+        let mut values = values.clone();
+        let (plan, used) = Plan::parse(&mut values)?;
+        for name in values.names() {
+            let core = crate::policy::CORE_OPTIONS.iter().any(|o| o.name == name);
+            if core || used.contains(&name) {
+                continue;
+            }
+            return Err(match crate::policy::option_spec(name) {
+                None => OptError::Unknown(name.to_string()),
+                Some(_) => OptError::Unused {
+                    name: name.to_string(),
+                    needs: crate::policy::needs(name),
+                },
+            });
         }
+        Ok(Self {
+            plan,
+            iprefetch: values.number(&crate::policy::IPREFETCH, 0..=u32::MAX)?,
+            perfect_l1i: values.flag(&crate::policy::PERFECT_L1I)?,
+            max_cycles: None,
+            watchdog: DEFAULT_WATCHDOG,
+            audit_interval: 0,
+        })
+    }
+
+    /// The options of the command-line style `args` (`--warp-sched elf++ --iprefetch 8`):
+    /// sites' policies, their options and the core options.
+    pub fn parse(args: &str) -> Result<Self, OptError> {
+        Self::from_values(&OptValues::parse_args(args, &crate::policy::option_spec)?)
     }
 
     /// Short name of the scheduling configuration: `gto`, `two_level+newcar`, `elf`, `elf++`,
-    /// `elf(rr-fetch)+iprefetch16`, `elf++(recalc=consistent)`, `elf++(merge=ge)`,
-    /// `elf++(wpt=registered)`,
-    /// `gto(paired)`...
+    /// `elf(rr-fetch)+iprefetch16`, `elf++(recalc=consistent)`, `gto(paired)`...
     pub fn label(&self) -> String {
-        let mut l = if self.elf {
-            let mut notes = vec![];
-            if !self.elf_fetch {
-                notes.push("rr-fetch".to_string());
-            }
-            if self.elf_recalc != RecalcPolicy::default() {
-                notes.push(format!("recalc={}", self.elf_recalc.name()));
-            }
-            if self.elf_merge_ge {
-                notes.push("merge=ge".to_string());
-            }
-            if self.elf_wpt != elf_block::WptUpdate::default() {
-                notes.push(format!("wpt={}", self.elf_wpt.name()));
-            }
-            let notes = if notes.is_empty() {
-                String::new()
-            } else {
-                format!("({})", notes.join(","))
-            };
-            if self.elf_fetch && self.newcar && self.iprefetch == IPREFETCH_THRESHOLD {
-                return format!("elf++{notes}");
-            }
-            format!("elf{notes}")
-        } else if self.laws {
-            if self.paired_issue {
-                "laws(paired)".to_string()
-            } else {
-                "laws".to_string()
-            }
-        } else if self.paired_issue {
-            format!("{}(paired)", self.warp_sched.name())
-        } else {
-            self.warp_sched.name().to_string()
-        };
-        if self.newcar {
-            l.push_str("+newcar");
-        }
-        if self.iprefetch > 0 {
-            l.push_str(&format!("+iprefetch{}", self.iprefetch));
-        }
-        l
+        self.plan.label(self.iprefetch)
     }
 }
 
 impl Default for SimOptions {
     fn default() -> Self {
-        Self {
-            warp_sched: warp_arbiter::Policy::Gto,
-            tb_sched: TbSched::LRR,
-            laws: false,
-            la_active: 0,
-            la_window: 0,
-            la_rect: RectMode::FirstLast,
-            max_cycles: None,
-            watchdog: DEFAULT_WATCHDOG,
-            perfect_l1i: false,
-            elf: false,
-            elf_fetch: true,
-            elf_recalc: RecalcPolicy::Literal,
-            elf_merge_ge: false,
-            elf_wpt: elf_block::WptUpdate::Bypass,
-            newcar: false,
-            iprefetch: 0,
-            paired_issue: false,
-            audit_interval: 0,
-        }
+        Self::parse("").expect("the default policies parse")
     }
 }
 
@@ -262,12 +187,11 @@ pub struct KernelReport {
     pub start_cycle: u64,
     /// Thread instructions per cycle over the kernel.
     pub ipc: f64,
-    /// With ELF: program points found (Algorithm 1) and loaded into the table (after
-    /// Algorithm 2's merges).
-    pub elf_points: Option<(usize, usize)>,
-    /// With locality-aware dispatch: what the address pre-computation did not track, and why.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub locality_notes: Vec<String>,
+    /// What the policies report of their preparation (`elf_points`: ELF's program points
+    /// found by Algorithm 1 and loaded after Algorithm 2's merges; `locality_notes`: what the
+    /// address pre-computation did not track, and why).
+    #[serde(flatten)]
+    pub prepared: BTreeMap<String, serde_json::Value>,
     /// Counters over the kernel.
     #[serde(flatten)]
     pub counters: Counters,
@@ -280,7 +204,7 @@ pub struct Report {
     pub workload: String,
     /// Configuration name.
     pub config: String,
-    /// Warp-scheduler policy (`elf` when ELF issues).
+    /// Warp-scheduler policy (`elf` for `elf++` too).
     pub warp_sched: String,
     /// The whole scheduling configuration ([`SimOptions::label`]).
     pub policy: String,
@@ -288,12 +212,14 @@ pub struct Report {
     pub issue: String,
     /// Fetch order: `round_robin` or `elf`.
     pub fetch: String,
-    /// NewCAR queues in the LSUs.
-    pub newcar: bool,
+    /// The LSU-queue policy (`none`, `newcar`).
+    pub lsu_queue: String,
     /// I-prefetch threshold (0: off).
     pub iprefetch: u32,
     /// Thread-block dispatch policy.
     pub tb_sched: String,
+    /// SM resource-allocation policy.
+    pub sm_alloc: String,
     /// The run stopped at `--max-cycles` before the workload finished.
     pub truncated: bool,
     /// Thread instructions per cycle.
@@ -315,7 +241,7 @@ pub struct Gpu<'a> {
     opts: SimOptions,
     sms: Vec<Sm<'a>>,
     mem: MemorySystem,
-    dispatcher: dispatch::Dispatcher<'a>,
+    dispatcher: Box<dyn DispatchUnit<'a> + 'a>,
     now: u64,
     last_issue: u64,
 }
@@ -326,8 +252,9 @@ impl<'a> Gpu<'a> {
         Self::new(cfg, opts, &mut sites::GoldenBlocks)
     }
 
-    /// A GPU of `cfg` running `opts`, whose blocks come from `blocks` (one call per site:
-    /// per scheduler for the warp arbiters, per SM for ELF and NewCAR, one dispatcher).
+    /// A GPU of `cfg` running `opts`, whose blocks come from `blocks` (each policy asks for the
+    /// blocks of its units: per SM, the warp issue's, the LSU queue's and the allocator's, then
+    /// the dispatcher's).
     pub fn new<P: Provider<'a>>(
         cfg: &GpuConfig,
         opts: SimOptions,
@@ -335,58 +262,19 @@ impl<'a> Gpu<'a> {
     ) -> Result<Self, SimError> {
         cfg.validate()
             .map_err(|e| SimError::Config(e.to_string()))?;
-        let plan = Plan::new(cfg, &opts)?;
+        let plan = &opts.plan;
+        plan.check(cfg)?;
+        let provider: &mut dyn crate::blocks::DynProvider<'a> = blocks;
         let mut sms = Vec::with_capacity(cfg.sm.count as usize);
         for id in 0..cfg.sm.count as usize {
-            let mut arbiters = Vec::with_capacity(cfg.sm.schedulers as usize);
-            let mut laws = vec![];
-            let mut elf = None;
-            match &plan.warp_issue {
-                WarpIssue::Arbiters(p) => {
-                    for scheduler in 0..cfg.sm.schedulers as usize {
-                        let site = Site::Scheduler { sm: id, scheduler };
-                        arbiters.push(Slot::new(blocks, site, p)?);
-                    }
-                }
-                WarpIssue::Laws(p) => {
-                    for scheduler in 0..cfg.sm.schedulers as usize {
-                        let site = Site::Scheduler { sm: id, scheduler };
-                        laws.push(Slot::new(blocks, site, p)?);
-                    }
-                }
-                WarpIssue::Elf(p) => {
-                    let site = Site::Sm {
-                        sm: id,
-                        block: elf_block::Kind::NAME,
-                    };
-                    elf = Some(Slot::new(blocks, site, p)?);
-                }
-            }
-            let site = Site::Sm {
-                sm: id,
-                block: newcar_block::Kind::NAME,
+            let units = SmBlocks {
+                issue: plan.warp_issue.build(cfg, provider, id)?,
+                lsu_queue: plan.lsu_queue.build(cfg, provider, id)?,
+                alloc: plan.sm_alloc.build(cfg, provider, id)?,
             };
-            let newcar = plan
-                .lsu_queue
-                .as_ref()
-                .map(|p| Slot::new(blocks, site, p))
-                .transpose()?;
-            let site = Site::Sm {
-                sm: id,
-                block: sm_alloc::Kind::NAME,
-            };
-            let alloc = Slot::new(blocks, site, &plan.sm_alloc)?;
-            let blocks = SmBlocks {
-                arbiters,
-                laws,
-                elf,
-                newcar,
-                alloc,
-            };
-            sms.push(Sm::new(id, cfg, blocks, &opts));
+            sms.push(Sm::new(id, cfg, units, &opts));
         }
-        let dispatcher =
-            dispatch::Dispatcher::new(blocks, &plan.tb_dispatch, cfg.sm.max_blocks as usize)?;
+        let dispatcher = plan.tb_dispatch.build(cfg, provider)?;
         Ok(Self {
             dispatcher,
             mem: MemorySystem::new(cfg),
@@ -413,7 +301,7 @@ impl<'a> Gpu<'a> {
             let (l1i, l1d) = sm.l1_stats();
             c.l1i.add(l1i);
             c.l1d.add(l1d);
-            c.newcar_enqueued += sm.counts.newcar_enqueued;
+            c.lsu_queue_enqueued += sm.counts.lsu_queue_enqueued;
             let s = &sm.stalls;
             c.stalls.issued += s.issued;
             c.stalls.idle += s.idle;
@@ -422,18 +310,6 @@ impl<'a> Gpu<'a> {
             c.stalls.lsu_blocked += s.lsu_blocked;
         }
         c
-    }
-
-    fn policy_names(&self) -> (String, String) {
-        let tb = self.opts.tb_sched.name();
-        let warp = if self.opts.elf {
-            "elf"
-        } else if self.opts.laws {
-            "laws"
-        } else {
-            self.opts.warp_sched.name()
-        };
-        (warp.to_string(), tb.to_string())
     }
 
     /// Runs every kernel of `workload` to completion (or to `max_cycles`), calling `progress`
@@ -462,26 +338,17 @@ impl<'a> Gpu<'a> {
             }
         }
         let counters = self.counters();
-        let (warp_sched, tb_sched) = self.policy_names();
+        let plan = &self.opts.plan;
         Ok(Report {
             workload: workload.name().to_string(),
             config: self.cfg.name.clone(),
-            warp_sched,
-            tb_sched,
+            warp_sched: plan.warp_issue.report_name().into(),
+            tb_sched: plan.tb_dispatch.entry().name.into(),
             policy: self.opts.label(),
-            issue: if self.opts.elf || self.opts.paired_issue {
-                "paired"
-            } else {
-                "sequential"
-            }
-            .into(),
-            fetch: if self.opts.elf && self.opts.elf_fetch {
-                "elf"
-            } else {
-                "round_robin"
-            }
-            .into(),
-            newcar: self.opts.newcar,
+            issue: plan.warp_issue.mode().name().into(),
+            fetch: plan.warp_issue.fetch_order().into(),
+            lsu_queue: plan.lsu_queue.entry().name.into(),
+            sm_alloc: plan.sm_alloc.entry().name.into(),
             iprefetch: self.opts.iprefetch,
             truncated,
             ipc: counters.ipc(),
@@ -498,66 +365,11 @@ impl<'a> Gpu<'a> {
         index: usize,
         progress: &mut dyn FnMut(&Progress),
     ) -> Result<(KernelReport, bool), SimError> {
-        let info: KernelInfo = kernel.info().clone();
-        let fp = Footprint {
-            threads: info.block_threads(),
-            regs_per_thread: info.regs_per_thread,
-            shmem_bytes: info.shmem_bytes,
-        };
-        let occ = occupancy(&self.cfg.sm, &fp).map_err(|source| SimError::DoesNotFit {
-            kernel: info.name.clone(),
-            source,
-        })?;
-        let total = info.blocks();
-        if total > u32::MAX as u64 {
-            return Err(SimError::Config(format!(
-                "kernel `{}`: {total} thread blocks exceed the dispatcher's 32-bit block id",
-                info.name
-            )));
-        }
-        let warps_per_tb = info.block_threads().div_ceil(self.cfg.sm.warp_size) as usize;
-        let code_base = CODE_BASE + index as u64 * CODE_STRIDE;
-        let program = if self.opts.elf {
-            let code = kernel.static_code()?.unwrap_or_default();
-            Some(Arc::new(ElfProgram::compile(
-                &code,
-                ELF_SLOTS,
-                self.opts.elf_recalc,
-                self.opts.elf_merge_ge,
-            )))
-        } else {
-            None
-        };
-        let elf_points = program.as_ref().map(|p| (p.points_found, p.table.len()));
-        let locality = self.opts.tb_sched == TbSched::Locality || self.opts.laws;
-        if locality && total > crate::analysis::locality::MAX_BLOCKS {
-            return Err(SimError::Config(format!(
-                "kernel `{}`: locality-aware scheduling pre-computes every thread block's \
-                 rectangles and holds them while the kernel runs; this kernel has {total} \
-                 blocks, at most {} are supported",
-                info.name,
-                crate::analysis::locality::MAX_BLOCKS
-            )));
-        }
-        let (footprints, locality_notes) = if locality {
-            let (f, notes) = dispatch::precompute(kernel, self.opts.la_rect)?;
-            (Some(f), notes)
-        } else {
-            (None, vec![])
-        };
-        self.dispatcher
-            .start_kernel(total as u32, footprints.clone());
-        let demand = fp.demand(self.cfg.sm.warp_size);
-        for sm in &mut self.sms {
-            sm.start_kernel(
-                &demand,
-                warps_per_tb,
-                code_base,
-                program.clone(),
-                footprints.clone(),
-                occ.blocks,
-            );
-        }
+        let mut ctx = KernelCtx::new(&self.cfg, kernel.info(), index)?;
+        self.opts.plan.prepare(kernel, &mut ctx.prepared)?;
+        let ctx = Arc::new(ctx);
+        let total = ctx.total() as u64;
+        self.dispatcher.start_kernel(&ctx);
         let start = self.counters();
         let start_blocks = start.blocks;
         let mut issued_blocks: u64 = 0;
@@ -574,7 +386,7 @@ impl<'a> Gpu<'a> {
             }
             let (mut room, mut room2) = (0u128, 0u128);
             for (i, sm) in self.sms.iter_mut().enumerate() {
-                let (one, two) = sm.room()?;
+                let (one, two) = sm.room(&ctx)?;
                 room |= (one as u128) << i;
                 room2 |= (two as u128) << i;
             }
@@ -583,11 +395,14 @@ impl<'a> Gpu<'a> {
                 f.append(&mut sm.finished);
             }
             self.dispatcher.step(
-                first,
-                total as u32,
-                occ.blocks.min(255) as u8,
-                (room, room2),
-                &finished,
+                &DispatchIn {
+                    start: first,
+                    total: total as u32,
+                    max_per_sm: ctx.occupancy.blocks.min(255) as u8,
+                    room,
+                    room2,
+                    finished: &finished,
+                },
                 &mut grants,
             )?;
             first = false;
@@ -620,7 +435,7 @@ impl<'a> Gpu<'a> {
                 taken2 |= taken & 1 << s;
                 taken |= 1 << s;
                 let block = kernel.run_block(id as u64)?;
-                let sm_slot = self.sms[s].launch(id as u64, block)?;
+                let sm_slot = self.sms[s].launch(&ctx, id as u64, block)?;
                 self.dispatcher.launched(g, sm_slot);
                 issued_blocks += 1;
             }
@@ -674,14 +489,13 @@ impl<'a> Gpu<'a> {
         let counters = self.counters().since(&start);
         Ok((
             KernelReport {
-                name: info.name.clone(),
-                grid: info.grid,
-                block: info.block,
-                occupancy: occ,
+                name: ctx.info.name.clone(),
+                grid: ctx.info.grid,
+                block: ctx.info.block,
+                occupancy: ctx.occupancy,
                 start_cycle: start.cycles,
                 ipc: counters.ipc(),
-                elf_points,
-                locality_notes,
+                prepared: ctx.prepared.reported().clone(),
                 counters,
             },
             cut,

@@ -148,8 +148,8 @@ pub struct Counters {
     pub icnt_up_flits: u64,
     /// Flits through the memory-to-SM crossbar.
     pub icnt_down_flits: u64,
-    /// Transactions that entered a NewCAR queue.
-    pub newcar_enqueued: u64,
+    /// Transactions that entered the LSU queue (NewCAR).
+    pub lsu_queue_enqueued: u64,
 }
 counters_sub!(Counters {
     cycles,
@@ -163,7 +163,7 @@ counters_sub!(Counters {
     stalls,
     icnt_up_flits,
     icnt_down_flits,
-    newcar_enqueued
+    lsu_queue_enqueued
 });
 
 impl Counters {
@@ -188,8 +188,8 @@ pub struct SmCounts {
     pub blocks: u64,
     /// Cycles with at least one resident thread block.
     pub busy_cycles: u64,
-    /// Transactions that entered the NewCAR queue.
-    pub newcar_enqueued: u64,
+    /// Transactions that entered the LSU queue (NewCAR).
+    pub lsu_queue_enqueued: u64,
 }
 
 /// The fraction of the run's DRAM command-clock cycles during which the data buses were busy,

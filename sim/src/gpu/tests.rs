@@ -1,6 +1,6 @@
 use super::sites::{BlockFault, GoldenBlocks, Override, Port, SitePort};
 use super::*;
-use crate::blocks::warp_arbiter::{ArbiterIn, ArbiterOut};
+use crate::blocks::warp_arbiter::{self as arbiter, ArbiterIn, ArbiterOut};
 use crate::config::GpuConfig;
 use crate::workload::builtin::{self, Builtin};
 use crate::workload::kernel::SingleKernel;
@@ -20,6 +20,11 @@ fn run(workload: &mut dyn WorkloadSource, opts: SimOptions) -> Report {
     run_on(&gtx480(), workload, opts)
 }
 
+/// The options of `args` (as `gpusched sim` takes them).
+fn opts(args: &str) -> SimOptions {
+    SimOptions::parse(args).unwrap_or_else(|e| panic!("{args}: {e}"))
+}
+
 fn builtin(name: &str, size: &str) -> SingleKernel {
     builtin::workload(name, size).unwrap()
 }
@@ -33,21 +38,19 @@ fn real_traces_complete_with_exact_instruction_counts_under_every_policy() {
         let Some(dir) = shared_trace(name) else {
             return;
         };
-        for policy in warp_arbiter::Policy::ALL {
-            for (tb, laws) in [
-                (TbSched::LRR, false),
-                (TbSched::BCS, false),
-                (TbSched::Locality, false),
-                (TbSched::Locality, true),
+        for policy in ["lrr", "gto", "two-level"] {
+            for tb in [
+                "--tb-sched lrr",
+                "--tb-sched bcs",
+                "--tb-sched locality",
+                "--tb-sched locality --warp-sched laws",
             ] {
                 let mut w = TraceWorkload::open(&dir).unwrap();
-                let opts = SimOptions {
-                    warp_sched: policy,
-                    tb_sched: tb,
-                    laws,
-                    ..Default::default()
+                let (policy, tb) = match tb.contains("laws") {
+                    true => ("", tb.to_string()),
+                    false => (policy, format!("{tb} --warp-sched {policy}")),
                 };
-                let r = run(&mut w, opts);
+                let r = run(&mut w, opts(&tb));
                 let c = &r.counters;
                 assert_eq!(
                     (c.warp_instructions, c.thread_instructions, c.blocks),
@@ -86,27 +89,17 @@ fn every_preset_runs_a_trace_to_completion() {
 
 #[test]
 fn two_runs_give_identical_reports() {
-    let json = |w: &mut dyn WorkloadSource, policy| {
-        let opts = SimOptions {
-            warp_sched: policy,
-            ..Default::default()
-        };
-        serde_json::to_string(&run(w, opts)).unwrap()
+    let json = |w: &mut dyn WorkloadSource, policy: &str| {
+        serde_json::to_string(&run(w, opts(&format!("--warp-sched {policy}")))).unwrap()
     };
-    for policy in warp_arbiter::Policy::ALL {
+    for policy in ["lrr", "gto", "two-level"] {
         let a = json(&mut builtin("stream", "small"), policy);
         let b = json(&mut builtin("stream", "small"), policy);
         assert_eq!(a, b, "{policy:?}");
     }
     if let Some(dir) = shared_trace("matrixmul-32-32") {
-        let a = json(
-            &mut TraceWorkload::open(&dir).unwrap(),
-            warp_arbiter::Policy::Gto,
-        );
-        let b = json(
-            &mut TraceWorkload::open(&dir).unwrap(),
-            warp_arbiter::Policy::Gto,
-        );
+        let a = json(&mut TraceWorkload::open(&dir).unwrap(), "gto");
+        let b = json(&mut TraceWorkload::open(&dir).unwrap(), "gto");
         assert_eq!(a, b);
     }
 }
@@ -245,8 +238,8 @@ fn the_watchdog_reports_what_every_stuck_warp_waits_on() {
         watchdog: 2_000,
         ..Default::default()
     };
-    let mut f = Override::<_, warp_arbiter::Kind, _>::new(GoldenBlocks, |_, _| {
-        Ok(Box::new(NeverGrants) as SitePort<'_, warp_arbiter::Kind>)
+    let mut f = Override::<_, arbiter::Kind, _>::new(GoldenBlocks, |_, _| {
+        Ok(Box::new(NeverGrants) as SitePort<'_, arbiter::Kind>)
     });
     let mut gpu = Gpu::new(&cfg, opts, &mut f).unwrap();
     let e = gpu
@@ -276,8 +269,8 @@ fn the_watchdog_reports_what_every_stuck_warp_waits_on() {
 #[test]
 fn a_grant_of_a_warp_that_is_not_ready_is_a_protocol_error() {
     let cfg = gtx480();
-    let mut f = Override::<_, warp_arbiter::Kind, _>::new(GoldenBlocks, |_, _| {
-        Ok(Box::new(AlwaysWarp0) as SitePort<'_, warp_arbiter::Kind>)
+    let mut f = Override::<_, arbiter::Kind, _>::new(GoldenBlocks, |_, _| {
+        Ok(Box::new(AlwaysWarp0) as SitePort<'_, arbiter::Kind>)
     });
     let mut gpu = Gpu::new(&cfg, SimOptions::default(), &mut f).unwrap();
     let e = gpu
@@ -293,11 +286,9 @@ fn a_grant_of_a_warp_that_is_not_ready_is_a_protocol_error() {
 fn blocks_that_do_not_fit_and_bad_arbiter_shapes_are_errors() {
     let mut cfg = gtx480();
     cfg.sm.two_level_max_active = 20;
-    let opts = SimOptions {
-        warp_sched: warp_arbiter::Policy::TwoLevel,
-        ..Default::default()
-    };
-    let e = Gpu::golden(&cfg, opts).err().unwrap();
+    let e = Gpu::golden(&cfg, opts("--warp-sched two-level"))
+        .err()
+        .unwrap();
     assert!(e.to_string().contains("max_active"), "{e}");
     let mut cfg = gtx480();
     cfg.sm.registers = 1024; // 256 threads x 16 registers do not fit
@@ -347,7 +338,7 @@ fn counters_json(r: &Report) -> serde_json::Value {
         v[k] = serde_json::Value::Null;
     }
     for k in v["kernels"].as_array_mut().unwrap() {
-        k["elf_points"] = serde_json::Value::Null;
+        k.as_object_mut().unwrap().remove("elf_points");
     }
     v
 }
@@ -379,21 +370,17 @@ fn suite_and_traces(size: &str) -> Vec<(String, Opener)> {
 fn elf_with_an_empty_table_runs_exactly_as_gto_with_paired_issue() {
     // SCH-4 inside the GPU: every WPT entry stays 255, so ELF's select is GTO's; with
     // round-robin fetch the whole run (every counter, every cycle count) must be identical.
-    let elf = SimOptions {
-        elf: true,
-        elf_fetch: false,
-        ..Default::default()
-    };
-    let gto = SimOptions {
-        paired_issue: true,
-        ..Default::default()
-    };
+    let elf = opts("--warp-sched elf --rr-fetch");
+    let gto = opts("--warp-sched gto --paired-issue");
     let mut differ_with_tables = 0;
     for (name, open) in suite_and_traces("small") {
         let a = run(&mut HideCode(open()), elf.clone());
         let b = run(&mut *open(), gto.clone());
         assert_eq!(counters_json(&a), counters_json(&b), "{name}");
-        assert!(a.kernels.iter().all(|k| k.elf_points == Some((0, 0))));
+        assert!(a
+            .kernels
+            .iter()
+            .all(|k| k.prepared["elf_points"] == serde_json::json!([0, 0])));
         // With the compiled table the same run differs (the check can fail).
         let c = run(&mut *open(), elf.clone());
         differ_with_tables += (c.counters.cycles != b.counters.cycles) as u32;
@@ -420,23 +407,11 @@ fn assert_same_work(r: &Report, base: &Report, what: &str) {
 #[test]
 fn elf_newcar_and_iprefetch_complete_every_suite_kernel_with_exact_counts() {
     let configs = [
-        SimOptions::elf_plus_plus(),
-        SimOptions {
-            elf_wpt: elf_block::WptUpdate::Registered,
-            ..SimOptions::elf_plus_plus()
-        },
-        SimOptions {
-            elf_wpt: elf_block::WptUpdate::Pipelined,
-            ..SimOptions::elf_plus_plus()
-        },
-        SimOptions {
-            newcar: true,
-            ..Default::default()
-        },
-        SimOptions {
-            elf: true,
-            ..Default::default()
-        },
+        opts("--warp-sched elf++"),
+        opts("--warp-sched elf++ --elf-wpt registered"),
+        opts("--warp-sched elf++ --elf-wpt pipelined"),
+        opts("--newcar"),
+        opts("--warp-sched elf"),
     ];
     let (mut queued, mut prefetched) = (0, 0);
     for name in crate::workload::names() {
@@ -445,7 +420,7 @@ fn elf_newcar_and_iprefetch_complete_every_suite_kernel_with_exact_counts() {
         for opts in &configs {
             let r = run(&mut *open(), opts.clone());
             assert_same_work(&r, &base, &format!("{name} under {}", opts.label()));
-            queued += r.counters.newcar_enqueued;
+            queued += r.counters.lsu_queue_enqueued;
             prefetched += r.counters.l1i.prefetches;
         }
     }
@@ -461,24 +436,11 @@ fn every_issue_site_runs_through_the_operand_collector_with_exact_counts() {
     oc.pipeline.operand_collector.enabled = true;
     let configs = [
         SimOptions::default(),
-        SimOptions {
-            warp_sched: warp_arbiter::Policy::Gto,
-            ..Default::default()
-        },
-        SimOptions {
-            warp_sched: warp_arbiter::Policy::TwoLevel,
-            ..Default::default()
-        },
-        SimOptions {
-            laws: true,
-            tb_sched: TbSched::Locality,
-            ..Default::default()
-        },
-        SimOptions::elf_plus_plus(),
-        SimOptions {
-            newcar: true,
-            ..Default::default()
-        },
+        opts("--warp-sched lrr"),
+        opts("--warp-sched two-level"),
+        opts("--warp-sched laws --tb-sched locality"),
+        opts("--warp-sched elf++"),
+        opts("--newcar"),
     ];
     for name in ["mm", "spmv", "bfs", "hs", "lud", "compute"] {
         let open = || crate::workload::open_named(name, "small").unwrap();
@@ -530,20 +492,13 @@ fn elf_serves_any_scheduler_count_up_to_its_port_arrays() {
     // tables it runs every suite kernel to completion.
     let mut cfg = gtx480();
     cfg.sm.schedulers = 4;
-    let elf = SimOptions {
-        elf: true,
-        elf_fetch: false,
-        ..Default::default()
-    };
-    let gto = SimOptions {
-        paired_issue: true,
-        ..Default::default()
-    };
+    let elf = opts("--warp-sched elf --rr-fetch");
+    let gto = opts("--warp-sched gto --paired-issue");
     for (name, open) in suite_and_traces("small") {
         let a = run_on(&cfg, &mut HideCode(open()), elf.clone());
         let b = run_on(&cfg, &mut *open(), gto.clone());
         assert_eq!(counters_json(&a), counters_json(&b), "{name}");
-        let c = run_on(&cfg, &mut *open(), SimOptions::elf_plus_plus());
+        let c = run_on(&cfg, &mut *open(), opts("--warp-sched elf++"));
         assert_eq!(
             c.counters.thread_instructions, b.counters.thread_instructions,
             "{name}"
@@ -564,19 +519,16 @@ fn registered_and_pipelined_wpt_updates_change_elfs_timing_and_label() {
     // above), another schedule on kernels with program points (priorities change at every
     // load).
     for (timing, label) in [
-        (elf_block::WptUpdate::Registered, "elf++(wpt=registered)"),
-        (elf_block::WptUpdate::Pipelined, "elf++(wpt=pipelined)"),
+        ("registered", "elf++(wpt=registered)"),
+        ("pipelined", "elf++(wpt=pipelined)"),
     ] {
-        let opts = SimOptions {
-            elf_wpt: timing,
-            ..SimOptions::elf_plus_plus()
-        };
-        assert_eq!(opts.label(), label);
+        let timed = opts(&format!("--warp-sched elf++ --elf-wpt {timing}"));
+        assert_eq!(timed.label(), label);
         let mut differ = 0;
         for name in ["lud_perimeter", "htw", "heartwall", "bfs"] {
             let open = || crate::workload::open_named(name, "small").unwrap();
-            let a = run(&mut *open(), SimOptions::elf_plus_plus());
-            let b = run(&mut *open(), opts.clone());
+            let a = run(&mut *open(), opts("--warp-sched elf++"));
+            let b = run(&mut *open(), timed.clone());
             assert_eq!(a.counters.warp_instructions, b.counters.warp_instructions);
             differ += (a.counters.cycles != b.counters.cycles) as usize;
         }
@@ -586,8 +538,8 @@ fn registered_and_pipelined_wpt_updates_change_elfs_timing_and_label() {
 
 #[test]
 fn elf_plus_plus_runs_are_deterministic() {
-    let a = run(&mut builtin("stream", "small"), SimOptions::elf_plus_plus());
-    let b = run(&mut builtin("stream", "small"), SimOptions::elf_plus_plus());
+    let a = run(&mut builtin("stream", "small"), opts("--warp-sched elf++"));
+    let b = run(&mut builtin("stream", "small"), opts("--warp-sched elf++"));
     assert_eq!(
         serde_json::to_string(&a).unwrap(),
         serde_json::to_string(&b).unwrap()
@@ -633,11 +585,12 @@ fn elf_fetch_keeps_a_lone_warp_fed_as_gto_does() {
     // straight-line code is refilled in the cycle it issues, as round-robin fetch does.
     let mut cycles = vec![];
     for (warps, blocks) in [(1, 1), (2, 1), (1, 2)] {
-        let opts = |elf: bool, elf_fetch: bool| SimOptions {
-            elf,
-            elf_fetch,
-            perfect_l1i: true,
-            ..Default::default()
+        let opts = |elf: bool, elf_fetch: bool| {
+            opts(match (elf, elf_fetch) {
+                (false, _) => "--perfect-l1i",
+                (true, false) => "--perfect-l1i --warp-sched elf --rr-fetch",
+                (true, true) => "--perfect-l1i --warp-sched elf",
+            })
         };
         let run = |o: SimOptions| run(&mut straight_line(400, blocks, 32 * warps), o);
         let gto = run(opts(false, true));
@@ -697,7 +650,7 @@ fn loads_and_stores_anywhere_in_the_64_bit_address_space_complete() {
 #[test]
 fn the_lost_request_audit_holds_on_every_healthy_run() {
     for name in crate::workload::names() {
-        for base in [SimOptions::default(), SimOptions::elf_plus_plus()] {
+        for base in [SimOptions::default(), opts("--warp-sched elf++")] {
             let plain = run(
                 &mut *crate::workload::open_named(name, "small").unwrap(),
                 base.clone(),
@@ -791,11 +744,7 @@ fn reading_ahead_changes_nothing() {
     let body: String = parts.iter().map(|p| format!("#BEGIN_TB{p}")).collect();
     std::fs::write(rev.join("kernel-1.traceg"), format!("{header}{body}")).unwrap();
     dirs.push(rev);
-    let locality = SimOptions {
-        tb_sched: TbSched::Locality,
-        la_window: 4,
-        ..SimOptions::default()
-    };
+    let locality = opts("--tb-sched locality --la-window 4");
     for d in &dirs {
         for opts in [SimOptions::default(), locality.clone()] {
             for stream in [false, true] {
@@ -865,7 +814,7 @@ fn streamed_blocks_run_exactly_as_whole_ones() {
         dirs.push(d);
     }
     for d in &dirs {
-        for opts in [SimOptions::default(), SimOptions::elf_plus_plus()] {
+        for opts in [SimOptions::default(), opts("--warp-sched elf++")] {
             let whole = run(&mut TraceWorkload::open(d).unwrap(), opts.clone());
             let audited = SimOptions {
                 audit_interval: 5,

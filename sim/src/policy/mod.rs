@@ -1,280 +1,518 @@
-//! Scheduling policies: which block sits at which site of the GPU ([`crate::gpu::sites`]) for a
-//! run's options, with the block parameters the GPU configuration implies. The policy adds no
-//! behaviour of its own: everything a scheduler decides, its block decides.
+//! Scheduling policies and their registry: which unit, built from which blocks, sits at each
+//! site of the GPU ([`crate::gpu::sites`]) for a run's options.
 //!
-//! | site | per | blocks |
-//! |---|---|---|
-//! | warp issue | scheduler | `warp_arbiter` (LRR, GTO, two-level) |
-//! | warp issue | scheduler | `locality_degree` (LAWS, `--warp-sched laws`) |
-//! | warp issue | SM | `elf` (every scheduler's issue select and the fetch order) |
-//! | LSU queue | SM | `newcar` (with `--newcar`) |
-//! | thread-block dispatch | GPU | `tb_dispatch` (LRR, BCS), `la_tb_dispatch` (locality-aware) |
-//! | resource allocation | SM | `sm_alloc` (GPGPU-Sim's occupancy rule) |
+//! A policy is a type in its own file, registered by one line in [`declare_policies!`]'s list
+//! below. Its [`PolicyEntry`] declares the site, the name, the options it takes ([`OptSpec`],
+//! read into its own config by its `parse`), the blocks it uses and a summary; the command line
+//! (`--warp-sched`, `--help`, `gpusched policies`), the run's label and report, and the checks
+//! that `--rtl`/`--lockstep` name a block the run uses all come from these entries. Nothing
+//! outside a policy's files names it.
+//!
+//! | site | per | selected by | policies |
+//! |---|---|---|---|
+//! | warp issue | SM | `--warp-sched` | `lrr`, `gto`, `two_level` (`warp_arbiter`), `laws` (`locality_degree`), `elf`, `elf++` (`elf`) |
+//! | LSU queue | SM | `--lsu-queue` | `none`, `newcar` (`newcar`) |
+//! | thread-block dispatch | kernel | `--tb-sched` | `lrr`, `bcs` (`tb_dispatch`), `locality` (`la_tb_dispatch`) |
+//! | resource allocation | SM | `--sm-alloc` | `occupancy` (`sm_alloc`) |
 
-use crate::block::BlockKind;
-use crate::blocks::{
-    elf, la_tb_dispatch, locality_degree, newcar, sm_alloc, tb_dispatch, warp_arbiter,
-};
+pub mod options;
+
+use crate::blocks::DynProvider;
 use crate::config::GpuConfig;
-use crate::gpu::{SimError, SimOptions};
+use crate::gpu::kernel::Prepared;
+use crate::gpu::sites::alloc::AllocUnit;
+use crate::gpu::sites::dispatch::DispatchUnit;
+use crate::gpu::sites::issue::{IssueMode, IssueUnit};
+use crate::gpu::sites::lsu_queue::LsuQueueUnit;
+use crate::gpu::SimError;
+use crate::workload::kernel::KernelSource;
+pub use options::{OptError, OptSpec, OptValues};
+use std::fmt::Debug;
+use std::sync::Arc;
 
-/// NewCAR queue entries (spec §2.1: 32, as Mascar's CAR).
-pub const NEWCAR_ENTRIES: usize = 32;
-/// ELF program-point slots (spec §3.2: 32).
-pub const ELF_SLOTS: usize = 32;
+macro_rules! declare_policies {
+    ($($m:ident)*) => {
+        $(pub mod $m;)*
 
-/// What issues warps.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum WarpIssue {
-    /// One warp arbiter per scheduler.
-    Arbiters(warp_arbiter::Params),
-    /// One ELF block per SM, granting for every scheduler.
-    Elf(elf::Params),
-    /// One locality-aware two-level scheduler per scheduler.
-    Laws(locality_degree::Params),
-}
-
-/// Thread-block dispatch policy (`--tb-sched`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum TbSched {
-    /// A policy of the `tb_dispatch` block (LRR, BCS).
-    Base(tb_dispatch::Policy),
-    /// Locality-aware (`la_tb_dispatch`, seed 000).
-    Locality,
-}
-
-impl TbSched {
-    /// LRR.
-    pub const LRR: Self = Self::Base(tb_dispatch::Policy::Lrr);
-    /// BCS.
-    pub const BCS: Self = Self::Base(tb_dispatch::Policy::Bcs);
-
-    /// Parses a policy name: one of `tb_dispatch`'s, or `locality`.
-    pub fn from_name(s: &str) -> Option<Self> {
-        match s {
-            "locality" => Some(Self::Locality),
-            _ => tb_dispatch::Policy::from_name(s).map(Self::Base),
+        /// Every policy, in registry order.
+        pub fn registry() -> Vec<&'static PolicyEntry> {
+            let mut v: Vec<&'static PolicyEntry> = vec![];
+            $( v.extend_from_slice($m::ENTRIES); )*
+            v
         }
-    }
+    };
+}
 
-    /// The policy's name.
-    pub fn name(self) -> &'static str {
+// The one list of policies: a module each (its `ENTRIES`), in the order `--help` lists them.
+declare_policies! {
+    arbiters
+    laws
+    elf
+    no_lsu_queue
+    newcar
+    tb_round_robin
+    tb_locality
+    occupancy_alloc
+}
+
+/// The sites a policy can sit at.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum SiteKind {
+    /// Warp issue (per SM).
+    WarpIssue,
+    /// The queue between the load/store unit and the L1D (per SM).
+    LsuQueue,
+    /// Thread-block dispatch (per kernel).
+    TbDispatch,
+    /// SM resource allocation (per SM).
+    SmAlloc,
+}
+
+impl SiteKind {
+    /// Every site, in the order reports list them.
+    pub const ALL: [SiteKind; 4] = [
+        SiteKind::WarpIssue,
+        SiteKind::LsuQueue,
+        SiteKind::TbDispatch,
+        SiteKind::SmAlloc,
+    ];
+
+    /// The option that selects the site's policy (`warp-sched`).
+    pub fn flag(self) -> &'static str {
         match self {
-            Self::Base(p) => p.name(),
-            Self::Locality => "locality",
+            SiteKind::WarpIssue => "warp-sched",
+            SiteKind::LsuQueue => "lsu-queue",
+            SiteKind::TbDispatch => "tb-sched",
+            SiteKind::SmAlloc => "sm-alloc",
+        }
+    }
+
+    /// What sits there, in words (`warp scheduler`).
+    pub fn title(self) -> &'static str {
+        match self {
+            SiteKind::WarpIssue => "warp scheduler",
+            SiteKind::LsuQueue => "LSU queue",
+            SiteKind::TbDispatch => "thread-block scheduler",
+            SiteKind::SmAlloc => "SM resource allocator",
+        }
+    }
+
+    /// Short name (`warp_issue`), the key of JSON listings.
+    pub fn key(self) -> &'static str {
+        match self {
+            SiteKind::WarpIssue => "warp_issue",
+            SiteKind::LsuQueue => "lsu_queue",
+            SiteKind::TbDispatch => "tb_dispatch",
+            SiteKind::SmAlloc => "sm_alloc",
+        }
+    }
+
+    /// The policy when none is chosen.
+    pub fn default_policy(self) -> &'static str {
+        match self {
+            SiteKind::WarpIssue => "gto",
+            SiteKind::LsuQueue => "none",
+            SiteKind::TbDispatch => "lrr",
+            SiteKind::SmAlloc => "occupancy",
         }
     }
 }
 
-impl From<tb_dispatch::Policy> for TbSched {
-    fn from(p: tb_dispatch::Policy) -> Self {
-        Self::Base(p)
+/// A policy as the registry lists it.
+pub struct PolicyEntry {
+    /// Its site.
+    pub site: SiteKind,
+    /// Its name (the value of the site's option; `-` in a name given is read as `_`).
+    pub name: &'static str,
+    /// One-line description.
+    pub summary: &'static str,
+    /// The blocks its units are built from.
+    pub blocks: &'static [&'static str],
+    /// The options it takes.
+    pub options: &'static [OptSpec],
+    /// A flag that selects it at its site (`--newcar` for `--lsu-queue newcar`).
+    pub flag: Option<OptSpec>,
+    /// Option defaults it implies for other sites and settings when they are not given
+    /// (`elf++`: `lsu-queue newcar`, `iprefetch 16`).
+    pub implies: &'static [(&'static str, &'static str)],
+    /// Reads its options into the policy.
+    pub parse: fn(&OptValues) -> Result<SitePolicy, OptError>,
+}
+
+impl Debug for PolicyEntry {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}:{}", self.site.flag(), self.name)
     }
 }
 
-/// What dispatches thread blocks.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Dispatch {
-    /// LRR or BCS.
-    RoundRobin(tb_dispatch::Params),
-    /// Locality-aware.
-    Locality(la_tb_dispatch::Params),
+/// A policy read from its options, at its site.
+#[derive(Clone, Debug)]
+pub enum SitePolicy {
+    /// At the warp-issue site.
+    WarpIssue(Arc<dyn WarpIssuePolicy>),
+    /// At the LSU-queue site.
+    LsuQueue(Arc<dyn LsuQueuePolicy>),
+    /// At the thread-block dispatch site.
+    TbDispatch(Arc<dyn TbDispatchPolicy>),
+    /// At the resource-allocation site.
+    SmAlloc(Arc<dyn SmAllocPolicy>),
 }
 
-/// The block of every site of a run.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// What the warp-issue policy's label sees of the rest of the run.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LabelCtx {
+    /// The LSU-queue policy's name.
+    pub lsu_queue: &'static str,
+    /// The LSU queue's part of the label (`+newcar`, or empty).
+    pub lsu_suffix: String,
+    /// The I-prefetch threshold (0: off).
+    pub iprefetch: u32,
+}
+
+impl LabelCtx {
+    /// What follows the warp-issue policy's own label: the LSU queue's part, `+iprefetchN`.
+    pub fn suffix(&self) -> String {
+        let mut s = self.lsu_suffix.clone();
+        if self.iprefetch > 0 {
+            s.push_str(&format!("+iprefetch{}", self.iprefetch));
+        }
+        s
+    }
+}
+
+/// A policy at the warp-issue site.
+pub trait WarpIssuePolicy: Debug + Send + Sync {
+    /// Its registry entry.
+    fn entry(&self) -> &'static PolicyEntry;
+    /// How its units take the SM's warps.
+    fn mode(&self) -> IssueMode;
+    /// The run's label (`gto`, `elf++(recalc=consistent)`, `gto(paired)+newcar`...).
+    fn label(&self, ctx: &LabelCtx) -> String {
+        format!("{}{}", self.entry().name, ctx.suffix())
+    }
+    /// The name the run's report gives it (`warp_sched`).
+    fn report_name(&self) -> &'static str {
+        self.entry().name
+    }
+    /// The fetch order its units impose (`round_robin` when they do not).
+    fn fetch_order(&self) -> &'static str {
+        "round_robin"
+    }
+    /// Whether it can serve `cfg` (the parameters its blocks would get).
+    fn check(&self, cfg: &GpuConfig) -> Result<(), SimError>;
+    /// What it needs of a kernel before the kernel's first block, into `prepared`.
+    fn prepare(&self, kernel: &dyn KernelSource, prepared: &mut Prepared) -> Result<(), SimError> {
+        let _ = (kernel, prepared);
+        Ok(())
+    }
+    /// The unit of SM `sm`, its blocks from `provider`.
+    fn build<'a>(
+        &self,
+        cfg: &GpuConfig,
+        provider: &mut dyn DynProvider<'a>,
+        sm: usize,
+    ) -> Result<Box<dyn IssueUnit<'a> + 'a>, SimError>;
+}
+
+/// A policy at the LSU-queue site.
+pub trait LsuQueuePolicy: Debug + Send + Sync {
+    /// Its registry entry.
+    fn entry(&self) -> &'static PolicyEntry;
+    /// Its part of the run's label (`+newcar`; empty without a queue).
+    fn label_suffix(&self) -> String {
+        format!("+{}", self.entry().name)
+    }
+    /// Whether it can serve `cfg`.
+    fn check(&self, cfg: &GpuConfig) -> Result<(), SimError>;
+    /// The unit of SM `sm` (`None`: the LSU talks to the L1D directly).
+    fn build<'a>(
+        &self,
+        cfg: &GpuConfig,
+        provider: &mut dyn DynProvider<'a>,
+        sm: usize,
+    ) -> Result<Option<Box<dyn LsuQueueUnit<'a> + 'a>>, SimError>;
+}
+
+/// A policy at the thread-block dispatch site.
+pub trait TbDispatchPolicy: Debug + Send + Sync {
+    /// Its registry entry.
+    fn entry(&self) -> &'static PolicyEntry;
+    /// Whether it can serve `cfg`.
+    fn check(&self, cfg: &GpuConfig) -> Result<(), SimError>;
+    /// What it needs of a kernel before the kernel's first block, into `prepared`.
+    fn prepare(&self, kernel: &dyn KernelSource, prepared: &mut Prepared) -> Result<(), SimError> {
+        let _ = (kernel, prepared);
+        Ok(())
+    }
+    /// The dispatcher, its blocks from `provider`.
+    fn build<'a>(
+        &self,
+        cfg: &GpuConfig,
+        provider: &mut dyn DynProvider<'a>,
+    ) -> Result<Box<dyn DispatchUnit<'a> + 'a>, SimError>;
+}
+
+/// A policy at the resource-allocation site.
+pub trait SmAllocPolicy: Debug + Send + Sync {
+    /// Its registry entry.
+    fn entry(&self) -> &'static PolicyEntry;
+    /// Whether it can serve `cfg`.
+    fn check(&self, cfg: &GpuConfig) -> Result<(), SimError>;
+    /// The allocator of SM `sm`, its blocks from `provider`.
+    fn build<'a>(
+        &self,
+        cfg: &GpuConfig,
+        provider: &mut dyn DynProvider<'a>,
+        sm: usize,
+    ) -> Result<Box<dyn AllocUnit<'a> + 'a>, SimError>;
+}
+
+/// The options every run takes besides the policies' (the SM's fetch stage).
+pub const CORE_OPTIONS: &[OptSpec] = &[IPREFETCH, PERFECT_L1I];
+
+/// `--iprefetch [N]`: next-line L1I prefetch while fewer than N L1I + L1D MSHRs are occupied.
+pub const IPREFETCH: OptSpec = OptSpec::value(
+    "iprefetch",
+    "N",
+    "0",
+    "Next-line L1I prefetch while fewer than N L1I + L1D MSHRs are occupied (N defaults to \
+     16, the ELF thesis's threshold; 0 turns it off)",
+)
+.bare("16");
+
+/// `--perfect-l1i`: every instruction fetch hits.
+pub const PERFECT_L1I: OptSpec =
+    OptSpec::flag("perfect-l1i", "Every instruction fetch hits in the L1I");
+
+/// The policy of every site of a run.
+#[derive(Clone, Debug)]
 pub struct Plan {
     /// Warp issue.
-    pub warp_issue: WarpIssue,
-    /// The LSU's re-execution queue, if any.
-    pub lsu_queue: Option<newcar::Params>,
+    pub warp_issue: Arc<dyn WarpIssuePolicy>,
+    /// The LSU's queue.
+    pub lsu_queue: Arc<dyn LsuQueuePolicy>,
     /// Thread-block dispatch.
-    pub tb_dispatch: Dispatch,
-    /// Each SM's resource allocator.
-    pub sm_alloc: sm_alloc::Params,
+    pub tb_dispatch: Arc<dyn TbDispatchPolicy>,
+    /// Resource allocation.
+    pub sm_alloc: Arc<dyn SmAllocPolicy>,
+}
+
+/// The entry named `name` (`-` read as `_`) at `site`.
+pub fn find(site: SiteKind, name: &str) -> Option<&'static PolicyEntry> {
+    let canon = name.replace('-', "_");
+    registry()
+        .into_iter()
+        .find(|e| e.site == site && e.name.replace('-', "_") == canon)
+}
+
+/// The declaration of option `name`: a site's selector, a policy's option or selecting flag,
+/// or a core option.
+pub fn option_spec(name: &str) -> Option<OptSpec> {
+    if let Some(site) = SiteKind::ALL.into_iter().find(|s| s.flag() == name) {
+        return Some(OptSpec::value(
+            site.flag(),
+            "POLICY",
+            site.default_policy(),
+            site.title(),
+        ));
+    }
+    CORE_OPTIONS
+        .iter()
+        .copied()
+        .chain(
+            registry()
+                .into_iter()
+                .flat_map(|e| e.options.iter().copied().chain(e.flag)),
+        )
+        .find(|s| s.name == name)
+}
+
+/// Every option of the registry and the core, each once (the first declaration of a name), in
+/// registry order, with the entries that take it.
+pub fn all_options() -> Vec<(OptSpec, Vec<&'static PolicyEntry>)> {
+    let mut v: Vec<(OptSpec, Vec<&'static PolicyEntry>)> =
+        CORE_OPTIONS.iter().map(|s| (*s, vec![])).collect();
+    for e in registry() {
+        for s in e.options.iter().chain(e.flag.as_ref()) {
+            match v.iter_mut().find(|(o, _)| o.name == s.name) {
+                Some((_, takers)) => takers.push(e),
+                None => v.push((*s, vec![e])),
+            }
+        }
+    }
+    v
 }
 
 impl Plan {
-    /// The plan of `opts` on `cfg` (errors: a block that cannot serve this configuration).
-    pub fn new(cfg: &GpuConfig, opts: &SimOptions) -> Result<Self, SimError> {
-        Ok(Self {
-            warp_issue: if opts.elf {
-                WarpIssue::Elf(elf::Params {
-                    wpt_update: opts.elf_wpt,
-                    ..elf_params(cfg)?
-                })
-            } else if opts.laws {
-                WarpIssue::Laws(laws_params(cfg, opts.la_active)?)
-            } else {
-                WarpIssue::Arbiters(arbiter_params(cfg, opts.warp_sched)?)
-            },
-            lsu_queue: opts.newcar.then(|| newcar_params(cfg)).transpose()?,
-            tb_dispatch: match opts.tb_sched {
-                TbSched::Base(p) => Dispatch::RoundRobin(tb_dispatch_params(cfg, p)?),
-                TbSched::Locality => Dispatch::Locality(la_dispatch_params(cfg, opts.la_window)?),
-            },
-            sm_alloc: sm_alloc_params(cfg),
-        })
+    /// The plan `values` ask for; returns it with the names of the options it read (site
+    /// selectors, the chosen policies' options and selecting flags). A selecting flag and the
+    /// values the chosen policies imply are written into `values`.
+    pub fn parse(values: &mut OptValues) -> Result<(Self, Vec<&'static str>), OptError> {
+        let mut used: Vec<&'static str> = vec![];
+        // A policy's selecting flag stands for its site's option.
+        for e in registry() {
+            if let Some(f) = e.flag {
+                if values.given(f.name) == Some("true") {
+                    if let Some(other) = values
+                        .given(e.site.flag())
+                        .filter(|o| find(e.site, o).is_none_or(|x| !std::ptr::eq(x, e)))
+                    {
+                        return Err(OptError::Other(format!(
+                            "--{} selects {} {}, but --{} {other} was given",
+                            f.name,
+                            e.site.flag(),
+                            e.name,
+                            e.site.flag()
+                        )));
+                    }
+                    values.set(e.site.flag(), e.name);
+                    used.push(f.name);
+                }
+            }
+        }
+        let mut chosen: Vec<SitePolicy> = vec![];
+        for site in SiteKind::ALL {
+            let name = values.given(site.flag()).unwrap_or(site.default_policy());
+            let entry = find(site, name).ok_or_else(|| {
+                OptError::Other(format!(
+                    "unknown {} `{name}`; choose {}",
+                    site.title(),
+                    names_at(site).join(", ")
+                ))
+            })?;
+            for (k, v) in entry.implies {
+                if values.given(k).is_none() {
+                    values.set(k, v);
+                }
+            }
+            used.push(site.flag());
+            used.extend(entry.options.iter().map(|o| o.name));
+            chosen.push((entry.parse)(values)?);
+        }
+        let (mut warp_issue, mut lsu_queue, mut tb_dispatch, mut sm_alloc) =
+            (None, None, None, None);
+        for (site, c) in SiteKind::ALL.into_iter().zip(chosen) {
+            let ok = match c {
+                SitePolicy::WarpIssue(p) if site == SiteKind::WarpIssue => {
+                    warp_issue.replace(p).is_none()
+                }
+                SitePolicy::LsuQueue(p) if site == SiteKind::LsuQueue => {
+                    lsu_queue.replace(p).is_none()
+                }
+                SitePolicy::TbDispatch(p) if site == SiteKind::TbDispatch => {
+                    tb_dispatch.replace(p).is_none()
+                }
+                SitePolicy::SmAlloc(p) if site == SiteKind::SmAlloc => {
+                    sm_alloc.replace(p).is_none()
+                }
+                other => panic!("a policy of {} parsed into {other:?}", site.flag()),
+            };
+            debug_assert!(ok);
+        }
+        let plan = Plan {
+            warp_issue: warp_issue.expect("every site is parsed"),
+            lsu_queue: lsu_queue.expect("every site is parsed"),
+            tb_dispatch: tb_dispatch.expect("every site is parsed"),
+            sm_alloc: sm_alloc.expect("every site is parsed"),
+        };
+        Ok((plan, used))
+    }
+
+    /// The names of the policies, per site.
+    pub fn names(&self) -> [(SiteKind, &'static str); 4] {
+        [
+            (SiteKind::WarpIssue, self.warp_issue.entry().name),
+            (SiteKind::LsuQueue, self.lsu_queue.entry().name),
+            (SiteKind::TbDispatch, self.tb_dispatch.entry().name),
+            (SiteKind::SmAlloc, self.sm_alloc.entry().name),
+        ]
     }
 
     /// Names of the block kinds this plan uses.
     pub fn blocks(&self) -> Vec<&'static str> {
-        let mut v = vec![match self.warp_issue {
-            WarpIssue::Arbiters(_) => warp_arbiter::Kind::NAME,
-            WarpIssue::Elf(_) => elf::Kind::NAME,
-            WarpIssue::Laws(_) => locality_degree::Kind::NAME,
-        }];
-        if self.lsu_queue.is_some() {
-            v.push(newcar::Kind::NAME);
+        let mut v: Vec<&'static str> = vec![];
+        for e in [
+            self.warp_issue.entry(),
+            self.lsu_queue.entry(),
+            self.tb_dispatch.entry(),
+            self.sm_alloc.entry(),
+        ] {
+            for b in e.blocks {
+                if !v.contains(b) {
+                    v.push(b);
+                }
+            }
         }
-        v.push(match self.tb_dispatch {
-            Dispatch::RoundRobin(_) => tb_dispatch::Kind::NAME,
-            Dispatch::Locality(_) => la_tb_dispatch::Kind::NAME,
-        });
-        v.push(sm_alloc::Kind::NAME);
         v
     }
+
+    /// Whether every policy can serve `cfg`.
+    pub fn check(&self, cfg: &GpuConfig) -> Result<(), SimError> {
+        self.warp_issue.check(cfg)?;
+        self.lsu_queue.check(cfg)?;
+        self.tb_dispatch.check(cfg)?;
+        self.sm_alloc.check(cfg)
+    }
+
+    /// The label of the run's scheduling configuration with I-prefetch threshold `iprefetch`.
+    pub fn label(&self, iprefetch: u32) -> String {
+        self.warp_issue.label(&LabelCtx {
+            lsu_queue: self.lsu_queue.entry().name,
+            lsu_suffix: self.lsu_queue.label_suffix(),
+            iprefetch,
+        })
+    }
+
+    /// What every kernel needs before its first block: the dispatcher's preparation first (a
+    /// shared analysis then takes its settings), then the warp issue's.
+    pub fn prepare(
+        &self,
+        kernel: &dyn KernelSource,
+        prepared: &mut Prepared,
+    ) -> Result<(), SimError> {
+        self.tb_dispatch.prepare(kernel, prepared)?;
+        self.warp_issue.prepare(kernel, prepared)
+    }
 }
 
-/// The locality-aware scheduler's parameters for `cfg`: its warps per scheduler (at most
-/// [`locality_degree::MAX_WARPS`]) and an active group of `active` warps (0: the
-/// configuration's two-level active count, GPGPU-Sim's 6 on the GTX 480; R9).
-pub fn laws_params(cfg: &GpuConfig, active: usize) -> Result<locality_degree::Params, SimError> {
-    let (warps, scheds) = (cfg.sm.max_warps as usize, cfg.sm.schedulers as usize);
-    let per = warps / scheds.max(1);
-    if scheds == 0 || warps % scheds != 0 || !(2..=locality_degree::MAX_WARPS).contains(&per) {
-        return Err(SimError::Config(format!(
-            "LAWS needs 2 to {} warps per scheduler; `{}` has {warps} warps over {scheds} \
-             schedulers",
-            locality_degree::MAX_WARPS,
-            cfg.name
-        )));
+/// The names of the policies at `site`.
+pub fn names_at(site: SiteKind) -> Vec<&'static str> {
+    registry()
+        .into_iter()
+        .filter(|e| e.site == site)
+        .map(|e| e.name)
+        .collect()
+}
+
+/// What `--name` needs when the chosen policies do not take it: the site options and
+/// policies that do (`--warp-sched elf or elf++`).
+pub fn needs(name: &str) -> String {
+    let takers: Vec<&PolicyEntry> = registry()
+        .into_iter()
+        .filter(|e| e.options.iter().any(|o| o.name == name))
+        .collect();
+    let mut parts = vec![];
+    for site in SiteKind::ALL {
+        let here: Vec<&str> = takers
+            .iter()
+            .filter(|e| e.site == site)
+            .map(|e| e.name)
+            .collect();
+        if here.is_empty() {
+            continue;
+        }
+        let list = match here.len() {
+            1 => here[0].to_string(),
+            n => format!("{} or {}", here[..n - 1].join(", "), here[n - 1]),
+        };
+        parts.push(format!("--{} {list}", site.flag()));
     }
-    let active = if active == 0 {
-        cfg.sm.two_level_max_active as usize
+    if parts.is_empty() {
+        "a policy that takes it".into()
     } else {
-        active
-    };
-    if !(1..=per).contains(&active) {
-        return Err(SimError::Config(format!(
-            "LAWS's active group must hold 1 to {per} warps (the scheduler's); got {active}"
-        )));
+        parts.join(" or ")
     }
-    Ok(locality_degree::Params { warps: per, active })
 }
 
-/// The warp-arbiter parameters every scheduler of `cfg` uses under `policy`.
-pub fn arbiter_params(
-    cfg: &GpuConfig,
-    policy: warp_arbiter::Policy,
-) -> Result<warp_arbiter::Params, SimError> {
-    let (warps, scheds) = (cfg.sm.max_warps, cfg.sm.schedulers);
-    if scheds == 0 || warps % scheds != 0 {
-        return Err(SimError::Config(format!(
-            "sm.max_warps ({warps}) must be a multiple of sm.schedulers ({scheds})"
-        )));
-    }
-    warp_arbiter::Params::new(
-        policy,
-        (warps / scheds) as usize,
-        cfg.sm.two_level_max_active as usize,
-    )
-    .map_err(|e| SimError::Config(format!("warp arbiter of `{}`: {e}", cfg.name)))
-}
-
-/// The ELF block's parameters for `cfg` (its schedulers, at most
-/// [`elf::MAX_SCHEDULERS`]; at most 64 warps per SM, a multiple of the schedulers;
-/// [`ELF_SLOTS`] program points).
-pub fn elf_params(cfg: &GpuConfig) -> Result<elf::Params, SimError> {
-    let (warps, scheds) = (cfg.sm.max_warps as usize, cfg.sm.schedulers as usize);
-    if !(1..=elf::MAX_SCHEDULERS).contains(&scheds) || warps > 64 || warps % scheds != 0 {
-        return Err(SimError::Config(format!(
-            "ELF needs 1 to {} warp schedulers and at most 64 warps per SM, a multiple of the \
-             schedulers; `{}` has {scheds} and {warps}",
-            elf::MAX_SCHEDULERS,
-            cfg.name
-        )));
-    }
-    Ok(elf::Params {
-        warps,
-        schedulers: scheds,
-        slots: ELF_SLOTS,
-        ..elf::Params::preset(elf::Preset::Fermi)
-    })
-}
-
-/// The NewCAR queue's parameters for `cfg` ([`NEWCAR_ENTRIES`] entries, at most 64 warps per
-/// SM).
-pub fn newcar_params(cfg: &GpuConfig) -> Result<newcar::Params, SimError> {
-    let warps = cfg.sm.max_warps as usize;
-    if !(1..=64).contains(&warps) {
-        return Err(SimError::Config(format!(
-            "NewCAR needs at most 64 warps per SM; `{}` has {warps}",
-            cfg.name
-        )));
-    }
-    Ok(newcar::Params {
-        entries: NEWCAR_ENTRIES,
-        warps,
-    })
-}
-
-/// The dispatcher's parameters for `cfg` (at most [`tb_dispatch::MAX_SMS`] SMs).
-pub fn tb_dispatch_params(
-    cfg: &GpuConfig,
-    policy: tb_dispatch::Policy,
-) -> Result<tb_dispatch::Params, SimError> {
-    let sms = cfg.sm.count as usize;
-    if !(1..=tb_dispatch::MAX_SMS).contains(&sms) {
-        return Err(SimError::Config(format!(
-            "the thread-block dispatcher serves 1 to {} SMs; `{}` has {sms}",
-            tb_dispatch::MAX_SMS,
-            cfg.name
-        )));
-    }
-    Ok(tb_dispatch::Params::new(policy, sms))
-}
-
-/// The locality-aware dispatcher's parameters for `cfg` (at most
-/// [`la_tb_dispatch::MAX_SMS`] SMs and [`la_tb_dispatch::MAX_SLOTS`] blocks per SM) with a
-/// candidate window of `window` blocks (0: the whole queue).
-pub fn la_dispatch_params(
-    cfg: &GpuConfig,
-    window: usize,
-) -> Result<la_tb_dispatch::Params, SimError> {
-    let (sms, slots) = (cfg.sm.count as usize, cfg.sm.max_blocks as usize);
-    if !(1..=la_tb_dispatch::MAX_SMS).contains(&sms)
-        || !(1..=la_tb_dispatch::MAX_SLOTS).contains(&slots)
-    {
-        return Err(SimError::Config(format!(
-            "locality-aware dispatch serves 1 to {} SMs of at most {} blocks each; `{}` has {sms} \
-             SMs of {slots}",
-            la_tb_dispatch::MAX_SMS,
-            la_tb_dispatch::MAX_SLOTS,
-            cfg.name
-        )));
-    }
-    Ok(la_tb_dispatch::Params {
-        sms,
-        slots,
-        window,
-        arrays: crate::analysis::locality::MAX_ARRAYS,
-        // The whole queue loads 16 blocks per cycle (the thesis computes it at launch); a
-        // window loads one per cycle, as its RTL does.
-        fill: if window == 0 {
-            la_tb_dispatch::MAX_FILL
-        } else {
-            1
-        },
-    })
-}
-
-/// The resource allocator's parameters for `cfg`: its SM's capacities.
-pub fn sm_alloc_params(cfg: &GpuConfig) -> sm_alloc::Params {
-    sm_alloc::Params {
-        threads: cfg.sm.max_threads,
-        registers: cfg.sm.registers,
-        shared_mem: cfg.sm.shared_mem_bytes,
-        blocks: cfg.sm.max_blocks,
-    }
-}
+#[cfg(test)]
+mod tests;

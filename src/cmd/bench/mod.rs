@@ -369,7 +369,7 @@ fn run_lockstep(a: &BenchArgs) -> Result<ExitCode> {
         ("gto", SimOptions::default(), &["warp_arbiter"], 1.25),
         (
             "elf++",
-            SimOptions::elf_plus_plus(),
+            SimOptions::parse("--warp-sched elf++")?,
             &["elf", "newcar"],
             1.5,
         ),

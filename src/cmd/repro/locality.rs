@@ -167,8 +167,10 @@ fn ratio(rows: &[&Row], a: usize, b: usize) -> f64 {
 /// Runs the experiment.
 pub fn run(a: &ReproArgs, size: &str, out: &Path, jobs: usize) -> Result<ExitCode> {
     let cfg = load_config(&a.config)?;
-    gpusim::policy::la_dispatch_params(&cfg, 0).context("repro locality")?;
-    gpusim::policy::laws_params(&cfg, 16).context("repro locality (K up to 16)")?;
+    let check =
+        |args: &str| -> Result<()> { Ok(gpusim::gpu::SimOptions::parse(args)?.plan.check(&cfg)?) };
+    check("--tb-sched locality").context("repro locality")?;
+    check("--warp-sched laws --la-active 16").context("repro locality (K up to 16)")?;
     let mut workloads: Vec<(String, Option<PathBuf>)> = TYPES
         .iter()
         .flat_map(|(_, ws)| ws.iter().map(|w| (w.to_string(), None)))
@@ -469,12 +471,17 @@ mod tests {
             let opts = super::super::resolve_column(c.name, c.args);
             let la = c.name.starts_with("la");
             assert_eq!(
-                opts.tb_sched == gpusim::policy::TbSched::Locality,
+                opts.plan.tb_dispatch.entry().name == "locality",
                 la,
                 "{}",
                 c.name
             );
-            assert_eq!(opts.laws, c.name.contains("laws"), "{}", c.name);
+            assert_eq!(
+                opts.plan.warp_issue.entry().name == "laws",
+                c.name.contains("laws"),
+                "{}",
+                c.name
+            );
         }
     }
 

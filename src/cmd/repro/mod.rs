@@ -17,9 +17,7 @@ use super::sweep::spec::Spec;
 use super::sweep::{results as sweep_results, run_spec};
 use anyhow::{bail, Context, Result};
 use clap::{Args, ValueEnum};
-use gpusim::analysis::elf::RecalcPolicy;
-use gpusim::blocks::warp_arbiter::Policy;
-use gpusim::gpu::{SimOptions, IPREFETCH_THRESHOLD};
+use gpusim::gpu::SimOptions;
 use serde::Serialize;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -84,47 +82,26 @@ pub struct Column {
     /// in the JSON, which stays as it was before the sweep engine ran the experiment).
     #[serde(skip)]
     pub args: &'static str,
-    /// The options `args` must resolve to (the unit tests compare them).
-    #[serde(skip)]
-    #[allow(dead_code)]
-    opts: SimOptions,
 }
 
 /// The experiment's configurations, baseline (GTO) first.
 pub fn columns() -> Vec<Column> {
     // Every column issues paired (ELF's mode: the schedulers' warps scanned before any grant,
     // unit slots taken in grant order), so ELF is compared like for like; GTO with GPGPU-Sim's
-    // sequential issue is the last column, for reference.
-    let gto = SimOptions {
-        paired_issue: true,
-        ..SimOptions::default()
-    };
-    let col = |name, label, thesis, args, opts: SimOptions| Column {
-        name,
-        label,
-        thesis,
-        args,
-        issue: if opts.elf || opts.paired_issue {
-            "paired"
-        } else {
-            "sequential"
-        },
-        fetch: if opts.elf && opts.elf_fetch {
-            "elf"
-        } else {
-            "round_robin"
-        },
-        recalc: if opts.elf {
-            opts.elf_recalc.name()
-        } else {
-            "-"
-        },
-        merge: match (opts.elf, opts.elf_merge_ge) {
-            (false, _) => "-",
-            (true, false) => ">",
-            (true, true) => ">=",
-        },
-        opts,
+    // sequential issue is the last column, for reference. `recalc` and `merge` name ELF's
+    // compiler rule and merge boundary (`-` without ELF).
+    let col = |name, label, thesis, args, recalc, merge| {
+        let opts = SimOptions::parse(args).expect("the columns' options parse");
+        Column {
+            name,
+            label,
+            thesis,
+            args,
+            issue: opts.plan.warp_issue.mode().name(),
+            fetch: opts.plan.warp_issue.fetch_order(),
+            recalc,
+            merge,
+        }
     };
     vec![
         col(
@@ -132,81 +109,65 @@ pub fn columns() -> Vec<Column> {
             "GTO (baseline)",
             Some(0.0),
             "--warp-sched gto --paired-issue",
-            gto.clone(),
+            "-",
+            "-",
         ),
         col(
             "two_level",
             "2-LV",
             Some(-3.2),
             "--warp-sched two-level --paired-issue",
-            SimOptions {
-                warp_sched: Policy::TwoLevel,
-                ..gto.clone()
-            },
+            "-",
+            "-",
         ),
         col(
             "newcar",
             "NewCAR",
             Some(2.5),
             "--warp-sched gto --paired-issue --newcar",
-            SimOptions {
-                newcar: true,
-                ..gto.clone()
-            },
+            "-",
+            "-",
         ),
         col(
             "iprefetch",
             "I-prefetch",
             Some(4.9),
             "--warp-sched gto --paired-issue --iprefetch 16",
-            SimOptions {
-                iprefetch: IPREFETCH_THRESHOLD,
-                ..gto.clone()
-            },
+            "-",
+            "-",
         ),
-        col(
-            "elf",
-            "ELF",
-            Some(4.1),
-            "--warp-sched elf",
-            SimOptions {
-                elf: true,
-                ..SimOptions::default()
-            },
-        ),
+        col("elf", "ELF", Some(4.1), "--warp-sched elf", "literal", ">"),
         col(
             "elf++",
             "ELF++",
             Some(11.9),
             "--warp-sched elf++",
-            SimOptions::elf_plus_plus(),
+            "literal",
+            ">",
         ),
         col(
             "elf++_consistent",
             "ELF++, consistent recalc (spec A-2)",
             None,
             "--warp-sched elf++ --elf-recalc consistent",
-            SimOptions {
-                elf_recalc: RecalcPolicy::Consistent,
-                ..SimOptions::elf_plus_plus()
-            },
+            "consistent",
+            ">",
         ),
         col(
             "elf++_merge_ge",
             "ELF++, merge boundary >= (spec A-6)",
             None,
             "--warp-sched elf++ --elf-merge ge",
-            SimOptions {
-                elf_merge_ge: true,
-                ..SimOptions::elf_plus_plus()
-            },
+            "literal",
+            ">=",
         ),
         col(
             "gto_sequential",
             "GTO, sequential issue (GPGPU-Sim's)",
             None,
             "--warp-sched gto",
-            SimOptions::default(),
+            "-",
+            "-",
         ),
     ]
 }
@@ -486,7 +447,10 @@ pub fn run(a: ReproArgs) -> Result<ExitCode> {
         return locality::run(&a, &size, &out, jobs);
     }
     let cfg = load_config(&a.config)?;
-    gpusim::policy::elf_params(&cfg).context("repro elf")?;
+    SimOptions::parse("--warp-sched elf")?
+        .plan
+        .check(&cfg)
+        .context("repro elf")?;
     let mut workloads: Vec<(String, Option<PathBuf>)> = gpusim::workload::names()
         .into_iter()
         .map(|n| (n.to_string(), None))
@@ -591,12 +555,31 @@ fn resolve_column(name: &str, args: &str) -> SimOptions {
 mod tests {
     use super::*;
 
-    /// Every column's sweep options resolve to exactly the options it stands for.
+    /// Every column's sweep options resolve (through the sweep engine's parser) to the
+    /// configuration the column names: its label, issue mode, fetch order, ELF rule and merge
+    /// boundary.
     #[test]
     fn each_column_args_resolve_to_its_options() {
         for c in columns() {
             let opts = resolve_column(c.name, c.args);
-            assert_eq!(format!("{opts:?}"), format!("{:?}", c.opts), "{}", c.name);
+            let label = opts.label();
+            assert_eq!(
+                label,
+                SimOptions::parse(c.args).unwrap().label(),
+                "{}",
+                c.name
+            );
+            assert_eq!(opts.plan.warp_issue.mode().name(), c.issue, "{}", c.name);
+            assert_eq!(opts.plan.warp_issue.fetch_order(), c.fetch, "{}", c.name);
+            let elf = label.starts_with("elf");
+            assert_eq!(elf, c.recalc != "-" && c.merge != "-", "{}", c.name);
+            assert_eq!(
+                label.contains("recalc="),
+                elf && c.recalc != "literal",
+                "{}",
+                c.name
+            );
+            assert_eq!(label.contains("merge=ge"), c.merge == ">=", "{}", c.name);
         }
     }
 }

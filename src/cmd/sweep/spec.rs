@@ -367,8 +367,8 @@ args = "--warp-sched lrr --tb-sched bcs"
         assert_eq!(s.points[3].index, 3);
         let run = s.points[1].run_args().unwrap();
         assert_eq!(
-            (run.tb_sched.as_str(), run.config.as_str()),
-            ("bcs", "gtx480")
+            (run.policies.values.given("tb-sched"), run.config.as_str()),
+            (Some("bcs"), "gtx480")
         );
     }
 

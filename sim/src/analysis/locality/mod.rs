@@ -640,3 +640,50 @@ impl Accumulator {
         }
     }
 }
+
+/// The pre-computation of `kernel`, kept in `prepared` once per kernel: the first policy to
+/// ask fixes its rectangle mode (the dispatcher prepares before the warp scheduler, so LAWS
+/// shares locality-aware dispatch's rectangles), and its notes go into the kernel's report
+/// (`locality_notes`). A kernel that cannot be visited has no rectangles (every locality is
+/// 0: blocks go out in id order, ties by age); one of more than [`MAX_BLOCKS`] blocks is an
+/// error.
+pub fn prepare(
+    kernel: &dyn KernelSource,
+    rect_mode: RectMode,
+    prepared: &mut crate::gpu::kernel::Prepared,
+) -> Result<std::sync::Arc<Footprints>, crate::gpu::SimError> {
+    prepared.get_or_make(|prepared| {
+        let info = kernel.info();
+        if info.blocks() > MAX_BLOCKS {
+            return Err(crate::gpu::SimError::Config(format!(
+                "kernel `{}`: locality-aware scheduling pre-computes every thread block's \
+                 rectangles and holds them while the kernel runs; this kernel has {} \
+                 blocks, at most {MAX_BLOCKS} are supported",
+                info.name,
+                info.blocks()
+            )));
+        }
+        let params = Params {
+            rect_mode,
+            ..Params::default()
+        };
+        let (fp, notes) = match analyze(kernel, &params)? {
+            Some(fp) => {
+                let notes: Vec<String> = fp.notes.iter().map(|n| n.to_string()).collect();
+                (fp, notes)
+            }
+            None => (
+                Footprints::default(),
+                vec![format!(
+                    "kernel `{}` cannot be visited for its addresses: no rectangles or \
+                     vectors, every locality is 0",
+                    info.name
+                )],
+            ),
+        };
+        if !notes.is_empty() {
+            prepared.report("locality_notes", notes.into());
+        }
+        Ok(fp)
+    })
+}

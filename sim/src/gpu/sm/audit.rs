@@ -7,9 +7,9 @@
 //! - every L1D and L1I MSHR line is in its cache's miss queue, the L1D latency queue (L1D)
 //!   or held as a read (fetch);
 //! - every load or atomic in flight waits for exactly as many transactions as are found in
-//!   the L1D MSHRs, the NewCAR queue, the atomics queue and `held`;
+//!   the L1D MSHRs, the LSU queue, the atomics queue and `held`;
 //! - every warp's unacknowledged stores are exactly those in the L1D miss queue, the L1D
-//!   latency queue, the NewCAR queue and `held`;
+//!   latency queue, the LSU queue and `held`;
 //! - every warp's count of loads in flight is its number of pending loads, and a warp waiting
 //!   on an instruction-cache miss is among the requests of an L1I MSHR line.
 
@@ -103,7 +103,7 @@ impl Sm<'_> {
                 LsuKind::Load | LsuKind::Atomic => *found.entry(e.token).or_default() += 1,
             }
         }
-        if let Some(unit) = &self.newcar {
+        if let Some(unit) = &self.lsu_queue {
             for (warp, kind, token) in unit.queued() {
                 match kind {
                     LsuKind::Store => *stores.entry(warp).or_default() += 1,

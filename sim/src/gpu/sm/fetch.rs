@@ -1,5 +1,6 @@
 //! The fetch stage of the SM: one warp whose i-buffer is empty reads the L1I per cycle (round
-//! robin after the last fetched, or the ELF block's choice), with next-line I-prefetch. A
+//! robin after the last fetched, or the choice of a warp-issue unit that orders fetch), with
+//! next-line I-prefetch. A
 //! returned L1I line serves the warps that missed on it first, one per cycle in the order
 //! they missed, as GPGPU-Sim's `shader_core_ctx::fetch` takes `m_L1I->next_access()` before
 //! any new access (without moving the round robin).
@@ -9,7 +10,7 @@ use super::*;
 impl Sm<'_> {
     /// The fetch stage at `now`; sets [`Sm::reclaim`], the warps its round robin passed.
     pub(super) fn fetch(&mut self, now: u64) -> Result<(), SimError> {
-        let elf_choice = self.elf.as_mut().and_then(|e| e.take_fetch());
+        let unit_choice = self.fetch_choice.take();
         let n = self.warps.len();
         self.reclaim = None;
         if let Some(w) = self.ifill.pop_front() {
@@ -21,7 +22,7 @@ impl Sm<'_> {
             self.reclaim = all;
             return Ok(());
         }
-        let w = match elf_choice {
+        let w = match unit_choice {
             Some(choice) => {
                 self.reclaim = all;
                 match choice {
@@ -38,8 +39,9 @@ impl Sm<'_> {
             }
         };
         let warp = &self.warps[w];
-        let pc = self.tbs[warp.tb].insts.inst(warp.index, warp.next_fetch).pc;
-        let addr = self.code_base + pc as u64;
+        let tb = &self.tbs[warp.tb];
+        let pc = tb.insts.inst(warp.index, warp.next_fetch).pc;
+        let addr = tb.kernel.as_ref().expect("a live warp's block").code_base + pc as u64;
         let outcome = if self.perfect_l1i {
             Outcome::Hit
         } else {

@@ -1,10 +1,12 @@
 //! The issue stage of the SM: the scoreboard, each scheduler's scan of its warps (which pass the
-//! scoreboard, for which unit), the free units, the warp-issue site (one warp arbiter per
-//! scheduler, sequential or paired, or the SM's ELF block, paired), and the execution of
-//! an issued instruction (pipelines, shared memory, the LSU's transactions, barriers, exit).
+//! scoreboard, for which unit), the free units, the warp-issue site (its unit selects per
+//! scheduler, sequentially or paired, or for the whole SM at once; [`IssueMode`]), and the
+//! execution of an issued instruction (pipelines, shared memory, the LSU's transactions,
+//! barriers, exit).
 
 use super::collector::{AtLsu, Path};
 use super::*;
+use crate::gpu::sites::issue::{SchedIn, SmIn};
 use std::ops::Range;
 
 pub(super) const UNIT_NONE: u8 = 1;
@@ -201,19 +203,6 @@ pub(super) enum Mark {
     Keep,
 }
 
-/// Which source registers put a warp on a long stall (the `long_stall` its issue site sees),
-/// chosen by the block at the site.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) enum LongOpRule {
-    /// GPGPU-Sim's rule, for the warp arbiters (two-level demotes on it; LRR and GTO ignore
-    /// it): a source carries the long-op mark ([`super::warps::Reg::long_op_until`]; `shader.cc`'s
-    /// `order_warps` tests `islongop` on `in[]`), whether or not its value has arrived.
-    Mark,
-    /// The locality-aware scheduler's rule (thesis R1: a global load outstanding): a source
-    /// waits on a load in flight.
-    InFlight,
-}
-
 /// Classifies candidate warp `w` (local `local`) at `now` into `st`'s masks under `rule`
 /// (units as [`unit_bit`] with `collector`); returns the cycle at which its class changes by
 /// time alone (`u64::MAX`, or [`warps::IN_PIPELINE`]: only by an event).
@@ -295,10 +284,9 @@ impl Sm<'_> {
     /// The issue stage: every scheduler issues at most one warp through its warp-issue site;
     /// `issued` is set when one did.
     pub(super) fn issue_stage(&mut self, now: u64, issued: &mut bool) -> Result<(), SimError> {
-        let r = if self.paired {
-            self.issue_paired(now, issued)
-        } else {
-            self.issue_sequential(now, issued)
+        let r = match self.mode {
+            IssueMode::Sequential => self.issue_sequential(now, issued),
+            IssueMode::Paired | IssueMode::SmWide => self.issue_paired(now, issued),
         };
         // This cycle's launches have been reported (to whichever block issues).
         self.tbs_launched = 0;
@@ -441,25 +429,24 @@ impl Sm<'_> {
         scan
     }
 
-    /// Steps scheduler `s`'s warp arbiter; returns the granted local warp.
+    /// Scheduler `s`'s select at the warp-issue site; returns the granted local warp.
     pub(super) fn step_arbiter(
         &mut self,
         s: usize,
         ready: u64,
         long_stall: u64,
     ) -> Result<Option<usize>, SimError> {
-        let inp = super::laws::SiteIn {
+        let inp = SchedIn {
             ready,
             launch: self.launch[s],
             launch2: self.launch2[s],
             tbs_launched: self.tbs_launched,
             exit: self.exit[s],
             long_stall,
-            starve_after: self.starve_after,
         };
         self.launch[s] = 0;
         self.exit[s] = 0;
-        self.arbiters[s].step(&inp)
+        self.issue.select(s, &inp)
     }
 
     /// Issues scheduler `s`'s grant (checked against the `ready` mask it was given) or counts
@@ -478,7 +465,7 @@ impl Sm<'_> {
                 return Err(SimError::Protocol(format!(
                     "sm{}_sched{s}: the {} granted warp {local}, which is not ready (ready mask {ready:#x}) at cycle {now}",
                     self.id,
-                    if self.elf.is_some() { "ELF block" } else { "arbiter" }
+                    self.issue.what()
                 )));
             }
             let w = s + local * self.schedulers;
@@ -499,7 +486,7 @@ impl Sm<'_> {
 
     /// Paired issue (module documentation): every scheduler's warps scanned at the start of
     /// the cycle, then the schedulers from the leading one (`cycle % schedulers`) each take a
-    /// unit slot only for the warp they grant; the ELF block does the same inside one step.
+    /// unit slot only for the warp they grant; an SM-wide unit does the same inside one select.
     pub(super) fn issue_paired(&mut self, now: u64, issued: &mut bool) -> Result<(), SimError> {
         // Per-scheduler arrays on the stack (this runs every cycle of every SM).
         let n = self.schedulers;
@@ -508,8 +495,8 @@ impl Sm<'_> {
             *scan = self.scan(s, now);
         }
         let counts = self.free_unit_counts(now);
-        if self.elf.is_some() {
-            return self.issue_elf(&scans, counts, self.lead_scheduler(now), now, issued);
+        if self.mode == IssueMode::SmWide {
+            return self.issue_sm_wide(&scans, counts, self.lead_scheduler(now), now, issued);
         }
         let mut avail = counts;
         for s in self.issue_order(now) {
@@ -525,12 +512,12 @@ impl Sm<'_> {
         Ok(())
     }
 
-    /// Paired issue through the ELF block: one step with every scheduler's ready mask (the
+    /// Paired issue through an SM-wide unit: one select with every scheduler's ready mask (the
     /// units free at the start of the cycle counted), the unit each warp needs, the free slots
-    /// (saturated at the scheduler count) and the leading scheduler; the block grants scheduler
+    /// (saturated at the scheduler count) and the leading scheduler; the unit grants scheduler
     /// by scheduler from the lead, each seeing the slots the ones before it took. The grants
-    /// are issued in that order.
-    fn issue_elf(
+    /// are issued in that order, each reported back with the PC its warp continues at.
+    fn issue_sm_wide(
         &mut self,
         scans: &[Scan; MAX_SCHEDULERS],
         counts: [u32; 4],
@@ -540,29 +527,94 @@ impl Sm<'_> {
     ) -> Result<(), SimError> {
         let n = self.schedulers;
         let units = units_with_slots(&counts);
-        let mut ready = [0u64; MAX_SCHEDULERS];
-        let mut unit = [0u64; MAX_SCHEDULERS];
-        for s in 0..n {
-            ready[s] = scans[s].ready(units);
-            for (u, &warps) in scans[s].by_unit.iter().enumerate().skip(1) {
+        let mut inp = SmIn {
+            schedulers: n,
+            free: [1, 2, 3].map(|u| counts[u].min(n as u32) as u8),
+            issue_lead: lead,
+            fetch_lead: lead,
+            ..Default::default()
+        };
+        for (s, scan) in scans.iter().enumerate().take(n) {
+            inp.ready[s] = scan.ready(units);
+            for (u, &warps) in scan.by_unit.iter().enumerate().skip(1) {
                 let mut m = warps;
                 while m != 0 {
                     let l = m.trailing_zeros();
                     m &= m - 1;
-                    unit[s] |= (u as u64) << (2 * l);
+                    inp.unit[s] |= (u as u64) << (2 * l);
                 }
             }
         }
-        let free = [1, 2, 3].map(|u| counts[u].min(n as u32) as u8);
-        let grants = self.step_elf(&ready[..n], &unit[..n], free, lead, lead)?;
+        (inp.launch, inp.exit) = (self.spread(true), self.spread(false));
+        if self.orders_fetch {
+            inp.fetch_elig = self.fetchable;
+            inp.fetch_on_grant = self.fetch_on_grant(&inp.ready[..n]);
+        }
+        let out = self.issue.select_all(&inp)?;
+        if self.orders_fetch {
+            self.fetch_choice = Some(out.fetch);
+        }
         for k in 0..n {
             let s = (lead + k) % n;
-            let w = self.take_grant(s, grants[s], ready[s], &scans[s], now, issued)?;
+            let w = self.take_grant(s, out.grants[s], inp.ready[s], &scans[s], now, issued)?;
             if let Some(w) = w {
-                self.elf_issued(s, w);
+                let warp = &self.warps[w];
+                let block = &self.tbs[warp.tb].insts;
+                let inst = block.inst(warp.index, warp.next_issue - 1);
+                let next_pc = block
+                    .get(warp.index, warp.next_issue)
+                    .map_or(inst.pc + 8, |i| i.pc);
+                self.issue.issued(s, &inst, next_pc);
             }
         }
         Ok(())
+    }
+
+    /// The per-scheduler launch (`launch`) or exit masks since the last select as one mask
+    /// over all warps (local bit `l` of scheduler `s`: warp `n l + s`), cleared.
+    fn spread(&mut self, launch: bool) -> u64 {
+        let n = self.schedulers;
+        let masks = if launch {
+            &mut self.launch
+        } else {
+            &mut self.exit
+        };
+        let mut g = 0;
+        for (s, m) in masks.iter_mut().enumerate() {
+            let mut local = std::mem::take(m);
+            while local != 0 {
+                let l = local.trailing_zeros() as usize;
+                local &= local - 1;
+                g |= 1 << (n * l + s);
+            }
+        }
+        g
+    }
+
+    /// Of the `ready` warps (per scheduler, local ids), those that become fetch-eligible when
+    /// they issue now: the head of their i-buffer is its last decoded instruction and more are
+    /// to be fetched (what [`Sm::update_fetchable`] says after the issue). Only ready warps can
+    /// be granted, so only they are looked at.
+    fn fetch_on_grant(&self, ready: &[u64]) -> u64 {
+        let n = self.schedulers;
+        let mut m = 0u64;
+        for (s, &r) in ready.iter().enumerate() {
+            let mut local = r;
+            while local != 0 {
+                let w = s + n * local.trailing_zeros() as usize;
+                local &= local - 1;
+                let warp = &self.warps[w];
+                if warp.live
+                    && !warp.imiss
+                    && !warp.exit_issued
+                    && warp.next_issue + 1 == warp.next_fetch
+                    && warp.next_fetch < warp.len
+                {
+                    m |= 1 << w;
+                }
+            }
+        }
+        m
     }
 
     pub(super) fn take_pipe(busy: &mut [u64], now: u64, initiation: u64) {
@@ -764,6 +816,7 @@ mod tests {
             left: 1,
             arrived: 0,
             takes: [0; 4],
+            kernel: None,
         }
     }
 

@@ -1,5 +1,5 @@
 //! The load/store stage of the SM: the LSU's transactions to the L1D (one per cycle; a refused
-//! one is retried), through the NewCAR queue when the LSU-queue site has one ([`super::newcar`]),
+//! one is retried), through the queue at the LSU-queue site when there is one ([`super::lsu_queue`]),
 //! loads in flight and their completion, replies from the memory system, and the SM's requests
 //! into the crossbar (L1I, then the L1D miss queue, then atomics).
 
@@ -60,11 +60,11 @@ pub(super) enum LsuKind {
 }
 
 impl Sm<'_> {
-    /// The LSU stage: the LSU's next transaction goes to the L1D, or through the NewCAR queue
-    /// when the SM has one.
+    /// The LSU stage: the LSU's next transaction goes to the L1D, or through the queue at the
+    /// LSU-queue site when the SM has one.
     pub(super) fn lsu_stage(&mut self, now: u64) -> Result<(), SimError> {
-        if self.newcar.is_some() {
-            return self.newcar_cycle(now);
+        if self.lsu_queue.is_some() {
+            return self.lsu_queue_cycle(now);
         }
         self.lsu_cycle(now);
         Ok(())
@@ -234,7 +234,7 @@ impl Sm<'_> {
     }
 
     /// One transaction of warp `warp` to the L1D (loads and stores) or the atomics queue;
-    /// returns whether it was taken. `queued`: it comes out of the NewCAR queue, which counted
+    /// returns whether it was taken. `queued`: it comes out of the LSU queue, which counted
     /// it as outstanding (loads, atomics) or unacknowledged (stores) when it went in.
     #[allow(clippy::too_many_arguments)]
     pub(super) fn access_txn(
@@ -274,7 +274,7 @@ impl Sm<'_> {
             LsuKind::Load => match self.l1d.access_sized(addr, bytes, false, token) {
                 // Out of the L1D latency queue in front of the tag lookup, a hit has paid the
                 // L1D's latency and releases its registers at once (GPGPU-Sim's
-                // `L1_latency_queue_cycle`); out of the NewCAR queue, or straight from the
+                // `L1_latency_queue_cycle`); out of the LSU queue, or straight from the
                 // LSU, it pays the latency and the writeback now.
                 Outcome::Hit if queued && self.timing.l1d_pipe > 0 => {
                     self.load_part_done(token, now);

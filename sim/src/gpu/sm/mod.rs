@@ -7,8 +7,10 @@
 //! from memory is in flight): `lsu.rs` (the LSU, loads in flight, replies and
 //! requests), `issue.rs` (scoreboard, the warp-issue site, execution), `collector.rs` (GPGPU-Sim's operand
 //! collector, pipelines and writeback, when enabled), `fetch.rs` and
-//! `warps.rs` (launch, barriers, retirement); [`elf`] and [`newcar`] are the SM's side of those blocks'
-//! ports, used by the stage that owns their site. This file holds the SM's state and the cycle.
+//! `warps.rs` (launch, barriers, retirement), `lsu_queue.rs` (the SM's side of the LSU-queue
+//! site). The units at the SM's sites come from the run's policies ([`crate::policy`]); the
+//! stages talk to them through the sites' protocols ([`crate::gpu::sites`]). This file holds the
+//! SM's state and the cycle.
 //!
 //! # One core cycle ([`Sm::cycle`]), in order
 //! 0. With `pipeline.operand_collector.enabled`, the collector's writeback first (`collector.rs`;
@@ -19,7 +21,7 @@
 //!    next cycle. The LSU holds up to `pipeline.lsu_queue` memory instructions in issue order
 //!    (GPGPU-Sim's memory operand collectors in front of the LDST unit); a shared-memory
 //!    access holds it for its bank-conflict cycles.
-//!    With NewCAR ([`newcar`]) the transaction goes through the re-execution queue instead.
+//!    With a queue at the LSU-queue site (NewCAR) the transaction goes through it instead.
 //! 2. **Issue**. *Sequential* (the default with warp arbiters): scheduler by scheduler, from
 //!    scheduler `active cycles % schedulers` (GPGPU-Sim's `Issue_Prio`, rotating in every cycle
 //!    the SM has a block; later schedulers see the units the earlier ones took), the SM
@@ -29,17 +31,18 @@
 //!    carries the long-op mark, as GPGPU-Sim's `islongop` test; for the locality-aware
 //!    scheduler, a source waits on a load in flight), `launch` and `exit` to the arbiter and
 //!    issues the granted warp's instruction.
-//!    *Paired* (ELF, whose one block grants for every scheduler at once, or `paired_issue`):
+//!    *Paired* (an SM-wide unit such as ELF's, which grants for every scheduler at once, or
+//!    `--paired-issue`):
 //!    every scheduler's warps are scanned at the start of the cycle, before any grant (a
 //!    barrier released by one scheduler's issue frees the other's warps next cycle); then,
 //!    from the leading scheduler (`active cycles % schedulers`, rotating like GPGPU-Sim's
 //!    `Issue_Prio`), each scheduler is offered its warps whose unit still has a free slot and
-//!    takes a slot only for the warp it grants. Grants are issued in that order ([`elf`]).
+//!    takes a slot only for the warp it grants. Grants are issued in that order.
 //! 3. **Fetch**: a returned L1I line first fills the i-buffers of the warps that missed on
 //!    it, one per cycle in the order they missed; otherwise one warp whose i-buffer is empty
 //!    reads the L1I (round robin after the last fetched, from warp 1 at the start, moving on
-//!    past a refused access as GPGPU-Sim's `RESERVATION_FAIL`; with ELF fetch, the warp the
-//!    ELF block chose from its priorities); on a hit up
+//!    past a refused access as GPGPU-Sim's `RESERVATION_FAIL`; with a warp-issue unit that
+//!    orders fetch, such as ELF's, the warp it chose); on a hit up
 //!    to `min(fetch_width, ibuffer_entries)` instructions are decoded and usable
 //!    `l1i.latency + pipeline.decode_cycles` cycles later; a miss parks the warp until the
 //!    line returns. With I-prefetch, every demand access to line `X` also prefetches line
@@ -70,30 +73,25 @@
 
 mod audit;
 mod collector;
-pub mod elf;
 mod fetch;
 mod issue;
-mod laws;
 mod lsu;
-pub mod newcar;
+mod lsu_queue;
 mod warps;
 
 use issue::unit_bit;
 use lsu::{LsuKind, LsuOp, PendingLoad};
 use warps::{TbSlot, Warp};
 
+use super::kernel::KernelCtx;
 use super::memory::{MemRequest, MemorySystem, ReqKind};
-use super::sites::Slot;
+use super::sites::alloc::AllocUnit;
+use super::sites::issue::{IssueMode, IssueUnit, LaunchedWarp, LongOpRule, MAX_SCHEDULERS};
+use super::sites::lsu_queue::LsuQueueUnit;
 use super::stats::{SmCounts, StallCounts};
 use super::{SimError, SimOptions};
-use crate::analysis::locality::Footprints;
 use crate::block::low_bits;
-use crate::blocks::locality_degree;
-use crate::blocks::sm_alloc::{self, AllocIn};
-use crate::blocks::warp_arbiter;
-use crate::blocks::{elf as elf_block, newcar as newcar_block};
 use crate::config::GpuConfig;
-use crate::core::occupancy::Demand;
 use crate::mem::cache::SetIndex;
 use crate::mem::coalescer::coalesce;
 use crate::mem::data_cache::{DataCache, Outcome};
@@ -107,30 +105,17 @@ use std::sync::Arc;
 pub const RZ: u16 = 255;
 /// Registers tracked per warp.
 const REGS: usize = 256;
-/// Start of kernel code in the address space (GPGPU-Sim's `PROGRAM_MEM_START`); kernel `k`
-/// of a run has its code at `CODE_BASE + k * CODE_STRIDE`.
-pub const CODE_BASE: u64 = 0xF000_0000;
-/// Address-space distance between the code of consecutive kernels.
-pub const CODE_STRIDE: u64 = 0x0100_0000;
-
-/// Most warp schedulers per SM (the configuration's limit).
-const MAX_SCHEDULERS: usize = crate::config::MAX_SCHEDULERS as usize;
-
 /// L1I request id of a prefetch (no warp waits on it).
 const PREFETCH: u16 = u16::MAX;
 
-/// The hardware blocks of one SM, at their sites.
+/// The units at one SM's sites, built by the run's policies.
 pub struct SmBlocks<'a> {
-    /// One warp arbiter per scheduler (empty when ELF or LAWS issues).
-    pub arbiters: Vec<Slot<'a, warp_arbiter::Kind>>,
-    /// One locality-aware scheduler per scheduler (`--warp-sched laws`).
-    pub laws: Vec<Slot<'a, locality_degree::Kind>>,
-    /// The ELF block (`--warp-sched elf`).
-    pub elf: Option<Slot<'a, elf_block::Kind>>,
-    /// The NewCAR queue (`--newcar`).
-    pub newcar: Option<Slot<'a, newcar_block::Kind>>,
+    /// Warp issue.
+    pub issue: Box<dyn IssueUnit<'a> + 'a>,
+    /// The queue between the LSU and the L1D, if any.
+    pub lsu_queue: Option<Box<dyn LsuQueueUnit<'a> + 'a>>,
     /// The resource allocator.
-    pub alloc: Slot<'a, sm_alloc::Kind>,
+    pub alloc: Box<dyn AllocUnit<'a> + 'a>,
 }
 
 /// Latencies and widths the SM needs, from the configuration.
@@ -166,17 +151,19 @@ pub struct Sm<'a> {
     tbs: Vec<TbSlot>,
     schedulers: usize,
     per_sched: usize,
-    /// Per scheduler: its warp-issue site (empty when ELF issues).
-    arbiters: Vec<laws::WarpSelect<'a>>,
-    /// Which sources put a warp on a long stall: GPGPU-Sim's long-op mark for the warp
-    /// arbiters, a load in flight for the locality-aware scheduler.
-    long_ops: issue::LongOpRule,
-    /// ELF (issue select, WPT, fetch order) when it replaces the arbiters.
-    elf: Option<elf::ElfUnit<'a>>,
-    /// The NewCAR queue in front of the L1D.
-    newcar: Option<newcar::NewcarUnit<'a>>,
-    /// Issue mode: paired (every ready mask before any grant) or sequential.
-    paired: bool,
+    /// The unit at the warp-issue site.
+    issue: Box<dyn IssueUnit<'a> + 'a>,
+    /// How the SM presents its warps to it (the unit's [`IssueUnit::mode`]).
+    mode: IssueMode,
+    /// Which sources put a warp on a long stall (the unit's rule).
+    long_ops: LongOpRule,
+    /// The unit chooses the warp to fetch for ([`IssueUnit::orders_fetch`]).
+    orders_fetch: bool,
+    /// This cycle's fetch choice of such a unit (set by the issue stage, taken by the fetch
+    /// stage): `None` when fetch goes round robin.
+    fetch_choice: Option<Option<usize>>,
+    /// The queue between the LSU and the L1D, with its slots' payloads.
+    lsu_queue: Option<lsu_queue::QueueState<'a>>,
     /// I-prefetch threshold on occupied L1I + L1D MSHRs (0: off).
     iprefetch: u32,
     /// Arbiter inputs accumulated for this cycle (launch and exit bits).
@@ -185,10 +172,6 @@ pub struct Sm<'a> {
     launch2: Vec<u64>,
     /// Blocks launched on the SM this cycle (before its issue stage).
     tbs_launched: u8,
-    /// LAWS's starvation threshold: twice the kernel's blocks per SM (R5).
-    starve_after: u8,
-    /// The running kernel's access ranges (locality-aware dispatch and LAWS).
-    footprints: Option<Arc<Footprints>>,
     exit: Vec<u64>,
     /// GPGPU-Sim's operand collector and pipelines (`pipeline.operand_collector`); without
     /// it, `sp_busy` and `sfu_busy` hold each pipeline's next free cycle.
@@ -229,9 +212,7 @@ pub struct Sm<'a> {
     change_at: Vec<u64>,
     timing: Timing,
     /// The resource allocator (room for more blocks).
-    alloc: Slot<'a, sm_alloc::Kind>,
-    /// What one block of the running kernel takes: threads, registers, shared memory, 1 slot.
-    need: [u32; 4],
+    alloc: Box<dyn AllocUnit<'a> + 'a>,
     /// Block slots whose blocks completed since the GPU last took them (the locality-aware
     /// dispatcher's `done`).
     pub finished: Vec<usize>,
@@ -240,8 +221,6 @@ pub struct Sm<'a> {
     released: [u32; 4],
     /// Resident blocks.
     resident: u32,
-    warps_per_tb: usize,
-    code_base: u64,
     /// Cycles before this one in which the SM had a block (the issue priority's rotation).
     active_cycles: u64,
     /// Counters of this SM.
@@ -255,20 +234,16 @@ fn lat(l: crate::config::Latency) -> (u64, u64) {
 }
 
 impl<'a> Sm<'a> {
-    /// SM `id` of `cfg` with `blocks` (`arbiters[s]` serves scheduler `s`) and the SM options
-    /// of `opts` (`perfect_l1i`, `paired_issue`, `iprefetch`, `elf_fetch`).
+    /// SM `id` of `cfg` with the units `blocks` and the SM options of `opts` (`perfect_l1i`,
+    /// `iprefetch`).
     pub fn new(id: usize, cfg: &GpuConfig, blocks: SmBlocks<'a>, opts: &SimOptions) -> Self {
         let sm = &cfg.sm;
         let schedulers = sm.schedulers as usize;
-        let long_ops = match blocks.laws.is_empty() {
-            true => issue::LongOpRule::Mark,
-            false => issue::LongOpRule::InFlight,
-        };
         let u = &cfg.units;
-        // With the operand collector (and no NewCAR queue in front of the L1D), the L1D
+        // With the operand collector (and no LSU queue in front of the L1D), the L1D
         // latency queue sits in front of the tag lookup, as GPGPU-Sim's.
         let oc = Some(&cfg.pipeline.operand_collector).filter(|oc| oc.enabled);
-        let pipe = oc.is_some() && blocks.newcar.is_none();
+        let pipe = oc.is_some() && blocks.lsu_queue.is_none();
         let l1d_index = if cfg.l1d.line_bytes == 128 && matches!(cfg.l1d.sets(), 32 | 64) {
             SetIndex::FermiHash
         } else {
@@ -286,33 +261,21 @@ impl<'a> Sm<'a> {
                     left: 0,
                     arrived: 0,
                     takes: [0; 4],
+                    kernel: None,
                 })
                 .collect(),
             schedulers,
             per_sched: sm.max_warps as usize / schedulers,
-            arbiters: blocks
-                .arbiters
-                .into_iter()
-                .map(laws::WarpSelect::Arbiter)
-                .chain(
-                    blocks
-                        .laws
-                        .into_iter()
-                        .map(|b| laws::WarpSelect::Laws(Box::new(laws::LawsUnit::new(b)))),
-                )
-                .collect(),
-            long_ops,
-            paired: opts.paired_issue || blocks.elf.is_some(),
-            elf: blocks.elf.map(|b| elf::ElfUnit::new(b, opts.elf_fetch)),
-            newcar: blocks
-                .newcar
-                .map(|b| newcar::NewcarUnit::new(b, crate::policy::NEWCAR_ENTRIES)),
+            mode: blocks.issue.mode(),
+            long_ops: blocks.issue.long_op_rule(),
+            orders_fetch: blocks.issue.orders_fetch(),
+            fetch_choice: None,
+            issue: blocks.issue,
+            lsu_queue: blocks.lsu_queue.map(lsu_queue::QueueState::new),
             iprefetch: opts.iprefetch,
             launch: vec![0; schedulers],
             launch2: vec![0; schedulers],
             tbs_launched: 0,
-            starve_after: 16,
-            footprints: None,
             exit: vec![0; schedulers],
             collector: oc.map(|oc| {
                 let (sp, sfu) = (u.sp_units as usize, u.sfu_units as usize);
@@ -368,67 +331,29 @@ impl<'a> Sm<'a> {
                 },
             },
             alloc: blocks.alloc,
-            need: [0, 0, 0, 1],
             allocated: [0; 4],
             released: [0; 4],
             finished: vec![],
             resident: 0,
-            warps_per_tb: 1,
-            code_base: CODE_BASE,
             active_cycles: 0,
             counts: SmCounts::default(),
             stalls: StallCounts::default(),
         }
     }
 
-    /// Prepares for a kernel whose blocks take `demand` each (the kernel fits: its registers
-    /// are at most the SM's) and have `warps_per_tb` warps, code at `code_base`; with ELF,
-    /// `program` is written into the program-point table first (one slot per cycle; no block
-    /// launches meanwhile).
-    pub fn start_kernel(
-        &mut self,
-        demand: &Demand,
-        warps_per_tb: usize,
-        code_base: u64,
-        program: Option<Arc<elf::ElfProgram>>,
-        footprints: Option<Arc<Footprints>>,
-        blocks_per_sm: u32,
-    ) {
-        self.footprints = footprints;
-        self.starve_after = (2 * blocks_per_sm).min(255) as u8;
-        let registers = u32::try_from(demand.registers).expect("a kernel that fits the SM");
-        self.need = [demand.threads, registers, demand.shmem_bytes, 1];
-        self.warps_per_tb = warps_per_tb.max(1);
-        self.code_base = code_base;
-        if let (Some(e), Some(p)) = (&mut self.elf, program) {
-            e.load(p);
-        }
-    }
-
-    /// Steps the resource allocator with the blocks made resident and released since its
-    /// last step (once per core cycle, before the dispatcher): room for one more block of the
-    /// running kernel, and for two. With ELF, no room while its program table loads.
-    pub fn room(&mut self) -> Result<(bool, bool), SimError> {
-        let (a, r, n) = (
+    /// Offers the SM blocks of `kernel` this cycle: steps the resource allocator with what one
+    /// of them takes and the blocks made resident and released since its last step (once per
+    /// core cycle, before the dispatcher); returns whether one more block fits, and two. The
+    /// unit at the warp-issue site may hold the kernel off (ELF, while it loads the kernel's
+    /// program table).
+    pub fn room(&mut self, kernel: &KernelCtx) -> Result<(bool, bool), SimError> {
+        let ready = self.issue.prepare(kernel, self.resident == 0);
+        let (a, r) = (
             std::mem::take(&mut self.allocated),
             std::mem::take(&mut self.released),
-            self.need,
         );
-        let out = self.alloc.step(&AllocIn {
-            need_threads: n[0],
-            need_regs: n[1],
-            need_smem: n[2],
-            alloc_threads: a[0],
-            alloc_regs: a[1],
-            alloc_smem: a[2],
-            alloc_blocks: a[3],
-            free_threads: r[0],
-            free_regs: r[1],
-            free_smem: r[2],
-            free_blocks: r[3],
-        })?;
-        let ready = self.elf.as_ref().is_none_or(|e| e.loaded());
-        Ok((out.room && ready, out.room2 && ready))
+        let (one, two) = self.alloc.step(kernel.need, a, r)?;
+        Ok((one && ready, two && ready))
     }
 
     /// No resident block.

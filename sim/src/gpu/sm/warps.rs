@@ -94,6 +94,8 @@ pub(super) struct TbSlot {
     pub(super) arrived: usize,
     /// Its resources (threads, registers, shared memory, 1 slot), released when it completes.
     pub(super) takes: [u32; 4],
+    /// Its kernel (`None` while the slot is free).
+    pub(super) kernel: Option<Arc<KernelCtx>>,
 }
 
 /// `into += what`, per resource (the allocator's ports count modulo their widths).
@@ -104,16 +106,21 @@ fn add(into: &mut [u32; 4], what: [u32; 4]) {
 }
 
 impl Sm<'_> {
-    /// Makes block `id` (`insts`) resident; its warps are launched this cycle. Returns the
-    /// block slot it takes (reported in [`Sm::finished`] when it completes). Fails if a
-    /// streamed block's first instructions cannot be read.
-    pub fn launch(&mut self, id: u64, mut insts: RunBlock) -> Result<usize, SimError> {
+    /// Makes block `id` (`insts`) of `kernel` resident; its warps are launched this cycle.
+    /// Returns the block slot it takes (reported in [`Sm::finished`] when it completes). Fails
+    /// if a streamed block's first instructions cannot be read.
+    pub fn launch(
+        &mut self,
+        kernel: &Arc<KernelCtx>,
+        id: u64,
+        mut insts: RunBlock,
+    ) -> Result<usize, SimError> {
         let slot = self
             .tbs
             .iter()
             .position(|t| !t.active)
             .expect("the dispatcher only issues to SMs with room");
-        let wpt = self.warps_per_tb;
+        let wpt = kernel.warps_per_tb;
         let first = (0..self.warps.len() / wpt)
             .map(|k| k * wpt)
             .find(|&f| self.warps[f..f + wpt].iter().all(|w| !w.live))
@@ -157,12 +164,14 @@ impl Sm<'_> {
             if self.tbs_launched > 0 {
                 self.launch2[s] |= 1 << local;
             }
-            if let (Some(fp), Some(site)) = (&self.footprints, self.arbiters.get_mut(s)) {
-                site.set_vector(local, &fp.warp(id, i));
-            }
-            if let Some(e) = &mut self.elf {
-                e.set_launch_pc(insts.get(i, 0).map_or(0, |x| x.pc));
-            }
+            self.issue.launched(&LaunchedWarp {
+                sched: s,
+                local,
+                kernel,
+                block: id,
+                index: i,
+                pc: insts.get(i, 0).map_or(0, |x| x.pc),
+            });
         }
         self.tbs_launched = self.tbs_launched.saturating_add(1);
         self.tbs[slot] = TbSlot {
@@ -172,14 +181,16 @@ impl Sm<'_> {
             warps: n,
             left: n,
             arrived: 0,
-            takes: self.need,
+            takes: kernel.need,
+            kernel: Some(kernel.clone()),
         };
         self.resident += 1;
-        add(&mut self.allocated, self.need);
+        add(&mut self.allocated, kernel.need);
         if n == 0 {
             self.tbs[slot].active = false;
+            self.tbs[slot].kernel = None;
             self.resident -= 1;
-            add(&mut self.released, self.need);
+            add(&mut self.released, kernel.need);
             self.counts.blocks += 1;
             self.finished.push(slot);
         }
@@ -304,6 +315,7 @@ impl Sm<'_> {
             if slot.left == 0 {
                 slot.active = false;
                 slot.insts = RunBlock::default();
+                slot.kernel = None;
                 let takes = slot.takes;
                 add(&mut self.released, takes);
                 self.resident -= 1;

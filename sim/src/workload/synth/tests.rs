@@ -153,17 +153,13 @@ mod on_the_gpu {
     use crate::blocks::{tb_dispatch, warp_arbiter};
     use crate::config::GpuConfig;
     use crate::gpu::{Gpu, Report, SimOptions};
-    use crate::policy::TbSched;
     use crate::workload::kernel::count;
     use crate::workload::open_named;
 
     fn run(name: &str, size: &str, warp: warp_arbiter::Policy, tb: tb_dispatch::Policy) -> Report {
         let cfg = GpuConfig::preset("gtx480").unwrap();
-        let opts = SimOptions {
-            warp_sched: warp,
-            tb_sched: tb.into(),
-            ..Default::default()
-        };
+        let opts = format!("--warp-sched {} --tb-sched {}", warp.name(), tb.name());
+        let opts = SimOptions::parse(&opts).unwrap();
         let mut gpu = Gpu::golden(&cfg, opts).unwrap();
         gpu.run(&mut *open_named(name, size).unwrap(), &mut |_| {})
             .unwrap_or_else(|e| panic!("{name}: {e}"))
@@ -175,13 +171,12 @@ mod on_the_gpu {
 
     fn run_la(name: &str, size: &str, window: usize, rect: RectMode, laws: bool) -> Report {
         let cfg = GpuConfig::preset("gtx480").unwrap();
-        let opts = SimOptions {
-            tb_sched: TbSched::Locality,
-            la_window: window,
-            la_rect: rect,
-            laws,
-            ..Default::default()
-        };
+        let opts = format!(
+            "--tb-sched locality --la-window {window} --la-rect {}{}",
+            rect.name(),
+            if laws { " --warp-sched laws" } else { "" }
+        );
+        let opts = SimOptions::parse(&opts).unwrap();
         let mut gpu = Gpu::golden(&cfg, opts).unwrap();
         gpu.run(&mut *open_named(name, size).unwrap(), &mut |_| {})
             .unwrap_or_else(|e| panic!("{name}: {e}"))
@@ -249,12 +244,8 @@ mod on_the_gpu {
         let mut def = build("nn", "small").unwrap();
         def.grid.x = (crate::analysis::locality::MAX_BLOCKS + 1) as u32;
         let cfg = GpuConfig::preset("gtx480").unwrap();
-        for (tb, laws) in [(TbSched::Locality, false), (TbSched::LRR, true)] {
-            let opts = SimOptions {
-                tb_sched: tb,
-                laws,
-                ..Default::default()
-            };
+        for args in ["--tb-sched locality", "--warp-sched laws"] {
+            let opts = SimOptions::parse(args).unwrap();
             let mut gpu = Gpu::golden(&cfg, opts).unwrap();
             let mut w = super::super::workload(def.clone());
             let err = gpu.run(&mut w, &mut |_| {}).unwrap_err().to_string();
@@ -266,8 +257,12 @@ mod on_the_gpu {
     #[test]
     fn a_gather_kernel_reports_its_untracked_array() {
         let r = run_locality("bfs", "small", 0, RectMode::FirstLast);
-        let notes = &r.kernels[0].locality_notes;
-        assert!(notes.iter().any(|n| n.contains("gather")), "{notes:?}");
+        let notes = &r.kernels[0].prepared["locality_notes"];
+        let notes = notes.as_array().unwrap();
+        assert!(
+            notes.iter().any(|n| n.as_str().unwrap().contains("gather")),
+            "{notes:?}"
+        );
     }
 
     #[test]

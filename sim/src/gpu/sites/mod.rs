@@ -6,8 +6,18 @@
 //! then talks to it through its ports only ([`Port`]), every cycle. So the golden model, the
 //! Verilated RTL or a lockstep pair of both can sit at any site (`gpusched sim --rtl` /
 //! `--lockstep`); which block goes to which site is the policy's choice ([`crate::policy`]).
+//!
+//! Each site has a protocol, the trait of the unit that sits there, built by the policy from
+//! its blocks: [`issue`] (per SM), [`lsu_queue`] (per SM), [`alloc`] (per SM), [`dispatch`]
+//! (per kernel).
+
+pub mod alloc;
+pub mod dispatch;
+pub mod issue;
+pub mod lsu_queue;
 
 use crate::block::{Block, BlockKind};
+use crate::blocks::{DynProvider, Provided};
 use crate::gpu::SimError;
 use std::any::TypeId;
 
@@ -139,22 +149,24 @@ pub struct Slot<'a, K: BlockKind> {
     port: SitePort<'a, K>,
 }
 
-impl<'a, K: BlockKind> Slot<'a, K> {
+impl<'a, K: Provided> Slot<'a, K> {
     /// The block of kind `K` for `site`, from `provider`.
-    pub fn new<P: Provider<'a>>(
-        provider: &mut P,
+    pub fn new(
+        provider: &mut dyn DynProvider<'a>,
         site: Site,
         params: &K::Params,
     ) -> Result<Self, SimError> {
-        let port = provider
-            .block::<K>(site, params)
-            .map_err(|source| SimError::Block {
+        let port = crate::blocks::provide::<K>(provider, site, params).map_err(|source| {
+            SimError::Block {
                 site: site.to_string(),
                 source,
-            })?;
+            }
+        })?;
         Ok(Self { site, port })
     }
+}
 
+impl<K: BlockKind> Slot<'_, K> {
     /// One cycle of the block.
     #[inline]
     pub fn step(&mut self, inp: &K::In) -> Result<K::Out, SimError> {

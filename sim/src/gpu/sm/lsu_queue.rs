@@ -1,9 +1,10 @@
-//! NewCAR in the SM (spec §2): the load/store unit's transactions reach the L1D (or, for
-//! atomics, the atomics queue) through the `newcar` block. Each cycle the SM presents the
-//! LSU's next transaction, probes without side effects whether the cache would take it and
-//! each queued one ([`crate::mem::data_cache::DataCache::check`]), steps the block and makes
-//! exactly the access it chose: the LSU's transaction (to the cache, or into a queue slot,
-//! whose payload the SM keeps) and/or the queued transaction it tried.
+//! The SM's side of the LSU-queue site ([`crate::gpu::sites::lsu_queue`]; NewCAR, spec §2):
+//! the load/store unit's transactions reach the L1D (or, for atomics, the atomics queue)
+//! through the queue's unit. Each cycle the SM presents the LSU's next transaction, probes
+//! without side effects whether the cache would take it and each queued one
+//! ([`crate::mem::data_cache::DataCache::check`]), steps the unit and makes exactly the
+//! access it chose: the LSU's transaction (to the cache, or into a queue slot, whose payload
+//! the SM keeps) and/or the queued transaction it tried.
 //!
 //! Accounting: a transaction that enters the queue counts at once as outstanding (loads,
 //! atomics) or unacknowledged (stores), so its instruction and warp cannot complete or retire
@@ -11,9 +12,7 @@
 //! A probe the cache refuses counts as an L1D reservation failure, as the access would.
 
 use super::{LsuKind, Sm};
-use crate::blocks::newcar::Kind as NewcarKind;
-use crate::blocks::newcar::NewcarIn;
-use crate::gpu::sites::Slot;
+use crate::gpu::sites::lsu_queue::{LsuQueueUnit, QueueIn};
 use crate::gpu::SimError;
 
 /// A transaction waiting in a queue slot.
@@ -26,27 +25,26 @@ struct Queued {
     bytes: u32,
 }
 
-/// The SM's state around its NewCAR block: the payload of each slot.
-pub struct NewcarUnit<'a> {
-    block: Slot<'a, NewcarKind>,
+/// The SM's state around its LSU queue's unit: the payload of each slot.
+pub(super) struct QueueState<'a> {
+    unit: Box<dyn LsuQueueUnit<'a> + 'a>,
     slots: Vec<Option<Queued>>,
     /// Per slot: the L1D version at which its probe was made, and the verdict (a probe gives
     /// the same answer while the cache is unchanged; see `DataCache::version`).
     probes: Vec<(u64, bool)>,
 }
 
-impl<'a> NewcarUnit<'a> {
-    /// The unit around `block`, a queue of `entries` slots.
-    pub fn new(block: Slot<'a, NewcarKind>, entries: usize) -> Self {
+impl<'a> QueueState<'a> {
+    /// The state around `unit`.
+    pub(super) fn new(unit: Box<dyn LsuQueueUnit<'a> + 'a>) -> Self {
+        let entries = unit.entries();
         Self {
-            block,
+            unit,
             slots: vec![None; entries],
             probes: vec![(u64::MAX, false); entries],
         }
     }
-}
 
-impl NewcarUnit<'_> {
     /// The transactions waiting in the queue: (warp, kind, token).
     pub(super) fn queued(&self) -> impl Iterator<Item = (usize, LsuKind, u32)> + '_ {
         self.slots
@@ -67,8 +65,8 @@ impl Sm<'_> {
         }
     }
 
-    /// The LSU stage with NewCAR (replaces the baseline LSU stage).
-    pub(super) fn newcar_cycle(&mut self, now: u64) -> Result<(), SimError> {
+    /// The LSU stage through the queue (replaces the baseline LSU stage).
+    pub(super) fn lsu_queue_cycle(&mut self, now: u64) -> Result<(), SimError> {
         let req = self.lsu_head(now).and_then(|op| {
             (op.next < op.txns.len()).then(|| Queued {
                 warp: op.warp,
@@ -78,14 +76,14 @@ impl Sm<'_> {
                 bytes: op.txns[op.next].1,
             })
         });
-        let unit = self.newcar.as_ref().expect("NewCAR present");
+        let unit = self.lsu_queue.as_ref().expect("a queue present");
         let full = unit.slots.iter().all(|s| s.is_some());
         let lsu_accept = req.is_some_and(|r| self.accepts(r.kind, r.addr));
         let mut q_accept = 0u64;
         if req.is_none() || full {
             let version = self.l1d.version();
-            let mut probes = std::mem::take(&mut self.newcar.as_mut().expect("present").probes);
-            let unit = self.newcar.as_ref().expect("present");
+            let mut probes = std::mem::take(&mut self.lsu_queue.as_mut().expect("present").probes);
+            let unit = self.lsu_queue.as_ref().expect("present");
             for (i, q) in unit.slots.iter().enumerate() {
                 if let Some(q) = q {
                     if probes[i].0 != version {
@@ -94,17 +92,17 @@ impl Sm<'_> {
                     q_accept |= (probes[i].1 as u64) << i;
                 }
             }
-            self.newcar.as_mut().expect("present").probes = probes;
+            self.lsu_queue.as_mut().expect("present").probes = probes;
         }
-        let inp = NewcarIn {
+        let inp = QueueIn {
             lsu_valid: req.is_some(),
             lsu_warp: req.map_or(0, |r| r.warp as u8),
             lsu_store: req.is_some_and(|r| r.kind != LsuKind::Load),
             lsu_accept,
             q_accept,
         };
-        let unit = self.newcar.as_mut().expect("NewCAR present");
-        let out = unit.block.step(&inp)?;
+        let unit = self.lsu_queue.as_mut().expect("a queue present");
+        let out = unit.unit.step(&inp)?;
         if let Some(r) = req {
             if out.lsu_to_cache {
                 let taken = self.access_txn(r.warp, r.kind, r.token, r.addr, r.bytes, false, now);
@@ -118,8 +116,8 @@ impl Sm<'_> {
                 if !lsu_accept {
                     self.l1d.repeat_fail();
                 }
-                self.counts.newcar_enqueued += 1;
-                let unit = self.newcar.as_mut().expect("present");
+                self.counts.lsu_queue_enqueued += 1;
+                let unit = self.lsu_queue.as_mut().expect("present");
                 unit.slots[out.enq_slot as usize] = Some(r);
                 unit.probes[out.enq_slot as usize].0 = u64::MAX;
                 self.lsu.front_mut().expect("present").next += 1;
@@ -130,7 +128,7 @@ impl Sm<'_> {
         if out.try_valid {
             let slot = out.try_slot as usize;
             if out.deq_valid {
-                let unit = self.newcar.as_mut().expect("present");
+                let unit = self.lsu_queue.as_mut().expect("present");
                 let q = unit.slots[slot]
                     .take()
                     .expect("the block dequeues a full slot");

@@ -1,0 +1,116 @@
+//! What the GPU knows about a kernel it runs ([`KernelCtx`]): its launch parameters, what one
+//! of its thread blocks takes of an SM, where its code sits, and what the policies prepared
+//! for it before its first block ([`Prepared`]: an ELF program, the locality pre-computation,
+//! each kept under its type, with the lines they add to the kernel's report).
+
+use crate::config::GpuConfig;
+use crate::core::occupancy::{occupancy, Footprint, Occupancy};
+use crate::gpu::SimError;
+use crate::workload::kernel::KernelInfo;
+use std::any::{Any, TypeId};
+use std::collections::{BTreeMap, HashMap};
+use std::sync::Arc;
+
+/// Start of kernel code in the address space (GPGPU-Sim's `PROGRAM_MEM_START`); the kernel of
+/// launch `k` of a run has its code at `CODE_BASE + k * CODE_STRIDE`.
+pub const CODE_BASE: u64 = 0xF000_0000;
+/// Address-space distance between the code of consecutive kernels.
+pub const CODE_STRIDE: u64 = 0x0100_0000;
+
+/// Per-kernel data prepared by the policies, one value per type, and what they report.
+#[derive(Default)]
+pub struct Prepared {
+    data: HashMap<TypeId, Arc<dyn Any + Send + Sync>>,
+    report: BTreeMap<String, serde_json::Value>,
+}
+
+impl Prepared {
+    /// The value of type `T`, if a policy prepared one.
+    pub fn get<T: Any + Send + Sync>(&self) -> Option<Arc<T>> {
+        self.data
+            .get(&TypeId::of::<T>())
+            .map(|a| Arc::clone(a).downcast::<T>().expect("keyed by its type"))
+    }
+
+    /// The value of type `T`, made by `make` if no policy prepared one yet (policies that
+    /// share an analysis compute it once).
+    pub fn get_or_make<T: Any + Send + Sync>(
+        &mut self,
+        make: impl FnOnce(&mut Self) -> Result<T, SimError>,
+    ) -> Result<Arc<T>, SimError> {
+        if let Some(v) = self.get::<T>() {
+            return Ok(v);
+        }
+        let v = Arc::new(make(self)?);
+        self.data.insert(TypeId::of::<T>(), v.clone());
+        Ok(v)
+    }
+
+    /// Adds `key: value` to the kernel's report (`sim --json`, `kernels[]`).
+    pub fn report(&mut self, key: &str, value: serde_json::Value) {
+        self.report.insert(key.to_string(), value);
+    }
+
+    /// What the policies reported.
+    pub fn reported(&self) -> &BTreeMap<String, serde_json::Value> {
+        &self.report
+    }
+}
+
+/// A kernel the GPU runs.
+pub struct KernelCtx {
+    /// Its launch index in the run (0-based), which also places its code.
+    pub launch: usize,
+    /// Launch parameters.
+    pub info: KernelInfo,
+    /// What one block takes: threads (padded to warps), registers, shared memory bytes, one
+    /// block slot.
+    pub need: [u32; 4],
+    /// Warps per block.
+    pub warps_per_tb: usize,
+    /// Where its code starts.
+    pub code_base: u64,
+    /// Resident blocks per SM.
+    pub occupancy: Occupancy,
+    /// What the policies prepared.
+    pub prepared: Prepared,
+}
+
+impl KernelCtx {
+    /// The context of `info`, launch `launch` of a run on `cfg` (an error when its blocks do
+    /// not fit an SM or its grid exceeds the dispatcher's 32-bit block ids).
+    pub fn new(cfg: &GpuConfig, info: &KernelInfo, launch: usize) -> Result<Self, SimError> {
+        let fp = Footprint {
+            threads: info.block_threads(),
+            regs_per_thread: info.regs_per_thread,
+            shmem_bytes: info.shmem_bytes,
+        };
+        let occ = occupancy(&cfg.sm, &fp).map_err(|source| SimError::DoesNotFit {
+            kernel: info.name.clone(),
+            source,
+        })?;
+        let total = info.blocks();
+        if total > u32::MAX as u64 {
+            return Err(SimError::Config(format!(
+                "kernel `{}`: {total} thread blocks exceed the dispatcher's 32-bit block id",
+                info.name
+            )));
+        }
+        let demand = fp.demand(cfg.sm.warp_size);
+        let registers = u32::try_from(demand.registers).expect("a kernel that fits the SM");
+        Ok(Self {
+            launch,
+            need: [demand.threads, registers, demand.shmem_bytes, 1],
+            warps_per_tb: (info.block_threads().div_ceil(cfg.sm.warp_size) as usize).max(1),
+            code_base: CODE_BASE + launch as u64 * CODE_STRIDE,
+            occupancy: occ,
+            info: info.clone(),
+            prepared: Prepared::default(),
+        })
+    }
+
+    /// Thread blocks of the grid.
+    pub fn total(&self) -> u32 {
+        self.info.blocks() as u32
+    }
+}

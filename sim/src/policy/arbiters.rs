@@ -1,0 +1,158 @@
+//! The baseline warp schedulers (`--warp-sched lrr|gto|two-level`): one `warp_arbiter` block
+//! per scheduler, GPGPU-Sim's LRR, GTO and two-level active policies, issuing scheduler by
+//! scheduler (GPGPU-Sim's order) or paired (`--paired-issue`: every scheduler's warps scanned
+//! before any grant, as ELF issues).
+
+use super::{OptError, OptSpec, OptValues, PolicyEntry, SiteKind, SitePolicy, WarpIssuePolicy};
+use crate::blocks::warp_arbiter::{self, ArbiterIn, Policy};
+use crate::block::BlockKind;
+use crate::blocks::DynProvider;
+use crate::config::GpuConfig;
+use crate::gpu::sites::issue::{IssueMode, IssueUnit, SchedIn};
+use crate::gpu::sites::{Site, Slot};
+use crate::gpu::SimError;
+use std::sync::Arc;
+
+/// `--paired-issue`, taken by every per-scheduler warp scheduler.
+pub const PAIRED_ISSUE: OptSpec = OptSpec::flag(
+    "paired-issue",
+    "Form every scheduler's ready mask before any grant, as ELF does (default: scheduler by \
+     scheduler, GPGPU-Sim's order)",
+);
+
+/// Every arbiter policy.
+pub const ENTRIES: &[&PolicyEntry] = &[&LRR, &GTO, &TWO_LEVEL];
+
+const fn entry(
+    name: &'static str,
+    summary: &'static str,
+    parse: fn(&OptValues) -> Result<SitePolicy, OptError>,
+) -> PolicyEntry {
+    PolicyEntry {
+        site: SiteKind::WarpIssue,
+        name,
+        summary,
+        blocks: &[<warp_arbiter::Kind as BlockKind>::NAME],
+        options: &[PAIRED_ISSUE],
+        flag: None,
+        implies: &[],
+        parse,
+    }
+}
+
+static LRR: PolicyEntry = entry(
+    "lrr",
+    "loose round robin from the warp after the last granted (GPGPU-Sim's lrr)",
+    |v| parse(v, Policy::Lrr, &LRR),
+);
+static GTO: PolicyEntry = entry(
+    "gto",
+    "greedy then oldest (GPGPU-Sim's gto)",
+    |v| parse(v, Policy::Gto, &GTO),
+);
+static TWO_LEVEL: PolicyEntry = entry(
+    "two_level",
+    "two-level active scheduling, inner LRR, outer FIFO (GPGPU-Sim's two_level_active)",
+    |v| parse(v, Policy::TwoLevel, &TWO_LEVEL),
+);
+
+fn parse(
+    v: &OptValues,
+    policy: Policy,
+    entry: &'static PolicyEntry,
+) -> Result<SitePolicy, OptError> {
+    Ok(SitePolicy::WarpIssue(Arc::new(Arbiters {
+        entry,
+        policy,
+        paired: v.flag(&PAIRED_ISSUE)?,
+    })))
+}
+
+/// A warp arbiter in every scheduler.
+#[derive(Debug)]
+struct Arbiters {
+    entry: &'static PolicyEntry,
+    policy: Policy,
+    paired: bool,
+}
+
+/// The warp-arbiter parameters every scheduler of `cfg` uses under `policy`.
+pub fn arbiter_params(cfg: &GpuConfig, policy: Policy) -> Result<warp_arbiter::Params, SimError> {
+    let (warps, scheds) = (cfg.sm.max_warps, cfg.sm.schedulers);
+    if scheds == 0 || warps % scheds != 0 {
+        return Err(SimError::Config(format!(
+            "sm.max_warps ({warps}) must be a multiple of sm.schedulers ({scheds})"
+        )));
+    }
+    warp_arbiter::Params::new(
+        policy,
+        (warps / scheds) as usize,
+        cfg.sm.two_level_max_active as usize,
+    )
+    .map_err(|e| SimError::Config(format!("warp arbiter of `{}`: {e}", cfg.name)))
+}
+
+impl WarpIssuePolicy for Arbiters {
+    fn entry(&self) -> &'static PolicyEntry {
+        self.entry
+    }
+
+    fn mode(&self) -> IssueMode {
+        if self.paired {
+            IssueMode::Paired
+        } else {
+            IssueMode::Sequential
+        }
+    }
+
+    fn label(&self, ctx: &super::LabelCtx) -> String {
+        let paired = if self.paired { "(paired)" } else { "" };
+        format!("{}{paired}{}", self.entry.name, ctx.suffix())
+    }
+
+    fn check(&self, cfg: &GpuConfig) -> Result<(), SimError> {
+        arbiter_params(cfg, self.policy).map(|_| ())
+    }
+
+    fn build<'a>(
+        &self,
+        cfg: &GpuConfig,
+        provider: &mut dyn DynProvider<'a>,
+        sm: usize,
+    ) -> Result<Box<dyn IssueUnit<'a> + 'a>, SimError> {
+        let p = arbiter_params(cfg, self.policy)?;
+        let slots = (0..cfg.sm.schedulers as usize)
+            .map(|scheduler| Slot::new(provider, Site::Scheduler { sm, scheduler }, &p))
+            .collect::<Result<_, _>>()?;
+        Ok(Box::new(ArbiterUnit {
+            slots,
+            mode: self.mode(),
+        }))
+    }
+}
+
+/// One warp arbiter per scheduler.
+struct ArbiterUnit<'a> {
+    slots: Vec<Slot<'a, warp_arbiter::Kind>>,
+    mode: IssueMode,
+}
+
+impl<'a> IssueUnit<'a> for ArbiterUnit<'a> {
+    fn mode(&self) -> IssueMode {
+        self.mode
+    }
+
+    fn what(&self) -> &'static str {
+        "arbiter"
+    }
+
+    fn select(&mut self, s: usize, inp: &SchedIn) -> Result<Option<usize>, SimError> {
+        let out = self.slots[s].step(&ArbiterIn {
+            ready: inp.ready,
+            launch: inp.launch,
+            exit: inp.exit,
+            long_stall: inp.long_stall,
+        })?;
+        Ok(out.grant_valid.then_some(out.grant_warp as usize))
+    }
+}
