@@ -6,13 +6,15 @@
 use crate::config::GpuConfig;
 use crate::core::occupancy::{occupancy, Footprint, Occupancy};
 use crate::gpu::SimError;
-use crate::workload::kernel::KernelInfo;
+use crate::workload::kernel::{KernelInfo, WarpInst};
+use crate::workload::sass::OpClass;
 use std::any::{Any, TypeId};
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 
 /// Start of kernel code in the address space (GPGPU-Sim's `PROGRAM_MEM_START`); the kernel of
-/// launch `k` of a run has its code at `CODE_BASE + k * CODE_STRIDE`.
+/// the workload's launch `k` has its code at `CODE_BASE + k * CODE_STRIDE` (every instance of a
+/// periodic launch runs the same code).
 pub const CODE_BASE: u64 = 0xF000_0000;
 /// Address-space distance between the code of consecutive kernels.
 pub const CODE_STRIDE: u64 = 0x0100_0000;
@@ -59,7 +61,7 @@ impl Prepared {
 
 /// A kernel the GPU runs.
 pub struct KernelCtx {
-    /// Its launch index in the run (0-based), which also places its code.
+    /// Its launch index in the run (0-based; each instance of a periodic launch has its own).
     pub launch: usize,
     /// Launch parameters.
     pub info: KernelInfo,
@@ -74,12 +76,21 @@ pub struct KernelCtx {
     pub occupancy: Occupancy,
     /// What the policies prepared.
     pub prepared: Prepared,
+    /// The PCs of the global stores and atomics that end a block's idempotence (`None`:
+    /// every one; [`crate::workload::kernel::KernelSource::overwriting_pcs`]).
+    pub overwriting_pcs: Option<Vec<u32>>,
 }
 
 impl KernelCtx {
-    /// The context of `info`, launch `launch` of a run on `cfg` (an error when its blocks do
-    /// not fit an SM or its grid exceeds the dispatcher's 32-bit block ids).
-    pub fn new(cfg: &GpuConfig, info: &KernelInfo, launch: usize) -> Result<Self, SimError> {
+    /// The context of `info`, launch `launch` of a run on `cfg`, instance of the workload's
+    /// launch `code` (which places its code); an error when its blocks do not fit an SM or its
+    /// grid exceeds the dispatcher's 32-bit block ids.
+    pub fn new(
+        cfg: &GpuConfig,
+        info: &KernelInfo,
+        launch: usize,
+        code: usize,
+    ) -> Result<Self, SimError> {
         let fp = Footprint {
             threads: info.block_threads(),
             regs_per_thread: info.regs_per_thread,
@@ -102,11 +113,28 @@ impl KernelCtx {
             launch,
             need: [demand.threads, registers, demand.shmem_bytes, 1],
             warps_per_tb: (info.block_threads().div_ceil(cfg.sm.warp_size) as usize).max(1),
-            code_base: CODE_BASE + launch as u64 * CODE_STRIDE,
+            code_base: CODE_BASE + code as u64 * CODE_STRIDE,
             occupancy: occ,
             info: info.clone(),
             prepared: Prepared::default(),
+            overwriting_pcs: None,
         })
+    }
+
+    /// Whether issuing `inst` ends its block's idempotence (after it, the block cannot be
+    /// flushed and restarted).
+    pub fn breaks_idempotence(&self, inst: &WarpInst) -> bool {
+        matches!(inst.class, OpClass::StoreGlobal | OpClass::AtomicGlobal)
+            && self
+                .overwriting_pcs
+                .as_ref()
+                .is_none_or(|pcs| pcs.contains(&inst.pc))
+    }
+
+    /// Bytes of one block's context: its registers (4 bytes each, as allocated) and its
+    /// shared memory.
+    pub fn context_bytes(&self) -> u64 {
+        4 * self.need[1] as u64 + self.need[2] as u64
     }
 
     /// Thread blocks of the grid.

@@ -28,6 +28,7 @@ use crate::mem::cache::SetIndex;
 use crate::mem::crossbar::Crossbar;
 use crate::mem::data_cache::{DataCache, Outcome, WritePolicy};
 use crate::mem::dram::{Channel, Request};
+use crate::mem::per_kernel::PerKernel;
 use std::collections::{HashMap, VecDeque};
 
 use super::stats::{CacheCounts, DramCounts};
@@ -68,6 +69,9 @@ pub struct MemRequest {
     pub bytes: u32,
     /// Requester's tag (atomics: the pending load; writes: the warp; fetches: unused).
     pub tag: u32,
+    /// The kernel (launch index) whose access sent it: the L2 and DRAM count its events under
+    /// that kernel.
+    pub kernel: u32,
 }
 
 impl MemRequest {
@@ -200,6 +204,8 @@ pub struct MemorySystem {
     now: u64,
     dram_reads: u64,
     dram_writes: u64,
+    /// Per kernel: its DRAM read and write bursts.
+    dram_by_kernel: PerKernel<(u64, u64)>,
     /// Per SM: requests the up crossbar took, and replies the SM took (their difference is
     /// what the memory system must hold for that SM; see [`MemorySystem::held`]).
     accepted: Vec<u64>,
@@ -307,6 +313,7 @@ impl MemorySystem {
             now: 0,
             dram_reads: 0,
             dram_writes: 0,
+            dram_by_kernel: PerKernel::default(),
             accepted: vec![0; sms],
             delivered: vec![0; sms],
             #[cfg(test)]
@@ -428,6 +435,7 @@ impl MemorySystem {
                 }
             }
             if let Some(&(ready, req)) = s.rop.front().filter(|_| s.free_at <= now) {
+                s.l2.set_owner(req.kernel);
                 if ready <= now && s.failed_at == Some(s.l2.version()) {
                     s.l2.repeat_fail();
                 } else if ready <= now {
@@ -516,12 +524,16 @@ impl MemorySystem {
                         id: f.line | f.write as u64,
                         addr: self.map.local(addr),
                         write: f.write,
+                        kernel: f.owner,
                     });
                 }
+                let mine = self.dram_by_kernel.at(f.owner);
                 if f.write {
                     self.dram_writes += bursts;
+                    mine.1 += bursts;
                 } else {
                     self.dram_reads += bursts;
+                    mine.0 += bursts;
                     ch.reading.insert(f.line, bursts as u32);
                 }
             }
@@ -593,6 +605,33 @@ impl MemorySystem {
         d
     }
 
+    /// Kernel `k`'s L2 counters summed over slices.
+    pub fn l2_counts_of(&self, k: u32) -> CacheCounts {
+        let mut c = CacheCounts::default();
+        for s in &self.slices {
+            c.add(&s.l2.by_kernel.get(k));
+        }
+        c
+    }
+
+    /// Kernel `k`'s DRAM counters summed over channels.
+    pub fn dram_counts_of(&self, k: u32) -> DramCounts {
+        let (reads, writes) = self.dram_by_kernel.get(k);
+        let mut d = DramCounts {
+            reads,
+            writes,
+            bytes: reads * self.read_burst_bytes + writes * self.burst_bytes,
+            read_bytes: reads * self.read_burst_bytes,
+            ..Default::default()
+        };
+        for c in &self.channels {
+            let (hits, busy) = c.dram.by_kernel.get(k);
+            d.row_hits += hits;
+            d.busy_cycles += busy;
+        }
+        d
+    }
+
     /// Flits moved (up, down).
     pub fn flits(&self) -> (u64, u64) {
         (self.up.stats.flits, self.down.stats.flits)
@@ -645,6 +684,7 @@ mod tests {
                 addr: (6 * i) << 8,
                 bytes: 128,
                 tag: i as u32,
+                kernel: 0,
             };
             assert_eq!(mem.map.slice(req.addr), 0);
             assert!(mem.send(req));
@@ -692,6 +732,7 @@ mod tests {
                 addr: 0x8000,
                 bytes: 128,
                 tag: 1,
+                kernel: 0,
             };
             assert!(mem.send(req));
             let mut got = vec![];
@@ -715,6 +756,7 @@ mod tests {
             addr: 0x100,
             bytes: 128,
             tag: 0,
+            kernel: 0,
         };
         assert_eq!(reply_pieces(&atomic, 32), (1, atomic.reply_bytes()));
     }
@@ -728,6 +770,7 @@ mod tests {
             addr: 0x4000,
             bytes: 128,
             tag: 7,
+            kernel: 0,
         };
         assert!(mem.send(req));
         for t in 1..100_000 {
@@ -785,6 +828,7 @@ mod tests {
                 addr: (6 * (i / 2)) << 8 | (i % 2) << 7,
                 bytes: 128,
                 tag: i as u32,
+                kernel: 0,
             });
         }
         for q in &mut queues {

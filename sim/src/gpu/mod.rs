@@ -16,7 +16,9 @@
 //! issued and have completed. Everything is deterministic: same inputs, same statistics.
 
 pub mod kernel;
+mod kernels;
 pub mod memory;
+mod run;
 pub mod sites;
 pub mod sm;
 pub mod stats;
@@ -24,17 +26,16 @@ pub mod stats;
 use crate::config::GpuConfig;
 use crate::core::occupancy::{DoesNotFit, Occupancy};
 use crate::policy::{OptError, OptValues, Plan};
-use crate::workload::kernel::{BlockIdSet, KernelSource, WorkloadError, WorkloadSource};
+use crate::workload::kernel::WorkloadError;
 use crate::workload::Dim3;
-use kernel::KernelCtx;
 use memory::MemorySystem;
 use serde::Serialize;
-use sites::dispatch::{DispatchIn, DispatchUnit};
+use sites::dispatch::DispatchUnit;
+use sites::kernel_sched::{KernelSchedUnit, SmView};
 use sites::{BlockFault, Provider};
 use sm::{Sm, SmBlocks};
-use stats::{Counters, SmCounts};
+use stats::{Counters, KernelCounters, PreemptionCounts, SmCounts};
 use std::collections::BTreeMap;
-use std::sync::Arc;
 use thiserror::Error;
 
 /// Default deadlock watchdog: cycles without any issue before a run is declared stuck.
@@ -164,11 +165,13 @@ pub struct Progress {
     pub cycle: u64,
     /// Thread instructions so far.
     pub thread_instructions: u64,
-    /// Kernel running (0-based).
+    /// The oldest kernel running (its launch index, 0-based).
     pub kernel: usize,
-    /// Blocks of that kernel completed, and its total.
+    /// Kernels finished, and launched in all (so far, with periodic ones).
+    pub kernels_done: usize,
+    /// Blocks of the running kernels completed.
     pub blocks_done: u64,
-    /// Blocks of the kernel.
+    /// Blocks of the running kernels.
     pub blocks_total: u64,
 }
 
@@ -177,14 +180,36 @@ pub struct Progress {
 pub struct KernelReport {
     /// Kernel name.
     pub name: String,
+    /// Its launch index in the run (periodic instances each have their own).
+    pub launch: usize,
+    /// Its CUDA stream.
+    pub stream: u32,
+    /// Its priority (0 the lowest).
+    pub priority: u8,
     /// Grid dimensions.
     pub grid: Dim3,
     /// Block dimensions.
     pub block: Dim3,
     /// Resident blocks per SM and what limits them.
     pub occupancy: Occupancy,
-    /// Cycle the kernel started.
+    /// The cycle it arrived (its arrival time had come and its stream's kernel before it had
+    /// finished).
+    pub arrival: u64,
+    /// Cycle the kernel started (took a kernel slot).
     pub start_cycle: u64,
+    /// Cycle it finished (or the run ended).
+    pub end_cycle: u64,
+    /// Cycles from its arrival to its end.
+    pub turnaround: u64,
+    /// It should have finished within this many cycles of its arrival.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub deadline: Option<u64>,
+    /// Whether it did.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub deadline_met: Option<bool>,
+    /// The run ended before the kernel finished.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub truncated: bool,
     /// Thread instructions per cycle over the kernel.
     pub ipc: f64,
     /// What the policies report of their preparation (`elf_points`: ELF's program points
@@ -192,9 +217,28 @@ pub struct KernelReport {
     /// address pre-computation did not track, and why).
     #[serde(flatten)]
     pub prepared: BTreeMap<String, serde_json::Value>,
-    /// Counters over the kernel.
+    /// Its counters: its instructions and blocks, and the events its requests caused.
     #[serde(flatten)]
-    pub counters: Counters,
+    pub counters: KernelCounters,
+    /// Its blocks taken off SMs, by technique.
+    pub preemptions: PreemptionCounts,
+}
+
+/// One stream's part of a run.
+#[derive(Clone, Debug, Serialize)]
+pub struct StreamReport {
+    /// The stream id.
+    pub stream: u32,
+    /// Kernels it ran.
+    pub kernels: usize,
+    /// The first arrival of its kernels.
+    pub first_arrival: u64,
+    /// The last end of its kernels.
+    pub last_end: u64,
+    /// Warp instructions of its kernels.
+    pub warp_instructions: u64,
+    /// Thread instructions of its kernels.
+    pub thread_instructions: u64,
 }
 
 /// The result of a run.
@@ -220,6 +264,8 @@ pub struct Report {
     pub tb_sched: String,
     /// SM resource-allocation policy.
     pub sm_alloc: String,
+    /// Kernel-scheduler policy.
+    pub kernel_sched: String,
     /// The run stopped at `--max-cycles` before the workload finished.
     pub truncated: bool,
     /// Thread instructions per cycle.
@@ -229,6 +275,8 @@ pub struct Report {
     pub counters: Counters,
     /// Per kernel, in launch order.
     pub kernels: Vec<KernelReport>,
+    /// Per stream, by id.
+    pub streams: Vec<StreamReport>,
     /// Per SM.
     pub sms: Vec<SmCounts>,
     /// Opcodes the SASS table did not know (run as integer ALU).
@@ -241,7 +289,12 @@ pub struct Gpu<'a> {
     opts: SimOptions,
     sms: Vec<Sm<'a>>,
     mem: MemorySystem,
-    dispatcher: Box<dyn DispatchUnit<'a> + 'a>,
+    /// The kernel scheduler.
+    ksched: Box<dyn KernelSchedUnit>,
+    /// Per kernel slot: its thread-block dispatcher.
+    dispatchers: Vec<Box<dyn DispatchUnit<'a> + 'a>>,
+    /// Per SM, per kernel slot: resident blocks, and of them, those being preempted.
+    resident: Vec<SmView>,
     now: u64,
     last_issue: u64,
 }
@@ -254,7 +307,7 @@ impl<'a> Gpu<'a> {
 
     /// A GPU of `cfg` running `opts`, whose blocks come from `blocks` (each policy asks for the
     /// blocks of its units: per SM, the warp issue's, the LSU queue's and the allocator's, then
-    /// the dispatcher's).
+    /// one dispatcher per kernel slot).
     pub fn new<P: Provider<'a>>(
         cfg: &GpuConfig,
         opts: SimOptions,
@@ -274,9 +327,21 @@ impl<'a> Gpu<'a> {
             };
             sms.push(Sm::new(id, cfg, units, &opts));
         }
-        let dispatcher = plan.tb_dispatch.build(cfg, provider)?;
+        let ksched = plan.kernel_sched.build(cfg)?;
+        let slots = ksched.slots();
+        let dispatchers = (0..slots)
+            .map(|slot| plan.tb_dispatch.build(cfg, provider, slot))
+            .collect::<Result<_, _>>()?;
         Ok(Self {
-            dispatcher,
+            dispatchers,
+            ksched,
+            resident: vec![
+                SmView {
+                    blocks: vec![0; slots],
+                    preempting: vec![0; slots],
+                };
+                cfg.sm.count as usize
+            ],
             mem: MemorySystem::new(cfg),
             cfg: cfg.clone(),
             opts,
@@ -308,198 +373,30 @@ impl<'a> Gpu<'a> {
             c.stalls.raw += s.raw;
             c.stalls.structural += s.structural;
             c.stalls.lsu_blocked += s.lsu_blocked;
+            c.stalls.preempted += s.preempted;
         }
         c
     }
 
-    /// Runs every kernel of `workload` to completion (or to `max_cycles`), calling `progress`
-    /// about every 16k cycles.
-    pub fn run(
-        &mut self,
-        workload: &mut dyn WorkloadSource,
-        progress: &mut dyn FnMut(&Progress),
-    ) -> Result<Report, SimError> {
-        let mut kernels = vec![];
-        let mut unknown: Vec<String> = vec![];
-        let mut truncated = false;
-        let mut index = 0;
-        while let Some(mut kernel) = workload.next_kernel()? {
-            let (report, cut) = self.run_kernel(kernel.as_mut(), index, progress)?;
-            for op in kernel.unknown_opcodes() {
-                if !unknown.contains(&op) {
-                    unknown.push(op);
-                }
-            }
-            kernels.push(report);
-            index += 1;
-            if cut {
-                truncated = true;
-                break;
-            }
+    /// Kernel `launch`'s counters from every SM and the memory system, over `cycles`.
+    fn kernel_counters(&self, launch: usize, cycles: u64, blocks: u64) -> KernelCounters {
+        let k = launch as u32;
+        let mut c = KernelCounters {
+            cycles,
+            blocks,
+            l2: self.mem.l2_counts_of(k),
+            dram: self.mem.dram_counts_of(k),
+            ..Default::default()
+        };
+        for sm in &self.sms {
+            let (warp, thread) = sm.by_kernel.get(k);
+            c.warp_instructions += warp;
+            c.thread_instructions += thread;
+            let (l1i, l1d) = sm.l1_stats_of(k);
+            c.l1i.add(&l1i);
+            c.l1d.add(&l1d);
         }
-        let counters = self.counters();
-        let plan = &self.opts.plan;
-        Ok(Report {
-            workload: workload.name().to_string(),
-            config: self.cfg.name.clone(),
-            warp_sched: plan.warp_issue.report_name().into(),
-            tb_sched: plan.tb_dispatch.entry().name.into(),
-            policy: self.opts.label(),
-            issue: plan.warp_issue.mode().name().into(),
-            fetch: plan.warp_issue.fetch_order().into(),
-            lsu_queue: plan.lsu_queue.entry().name.into(),
-            sm_alloc: plan.sm_alloc.entry().name.into(),
-            iprefetch: self.opts.iprefetch,
-            truncated,
-            ipc: counters.ipc(),
-            counters,
-            kernels,
-            sms: self.sms.iter().map(|s| s.counts).collect(),
-            unknown_opcodes: unknown,
-        })
-    }
-
-    fn run_kernel(
-        &mut self,
-        kernel: &mut dyn KernelSource,
-        index: usize,
-        progress: &mut dyn FnMut(&Progress),
-    ) -> Result<(KernelReport, bool), SimError> {
-        let mut ctx = KernelCtx::new(&self.cfg, kernel.info(), index)?;
-        self.opts.plan.prepare(kernel, &mut ctx.prepared)?;
-        let ctx = Arc::new(ctx);
-        let total = ctx.total() as u64;
-        self.dispatcher.start_kernel(&ctx);
-        let start = self.counters();
-        let start_blocks = start.blocks;
-        let mut issued_blocks: u64 = 0;
-        let mut granted = BlockIdSet::default();
-        let mut grants = Vec::new();
-        let mut finished: Vec<Vec<usize>> = vec![vec![]; self.sms.len()];
-        let mut first = true;
-        let mut cut = false;
-        self.last_issue = self.now;
-        loop {
-            let now = self.now;
-            for sm in &mut self.sms {
-                sm.receive(&mut self.mem, now);
-            }
-            let (mut room, mut room2) = (0u128, 0u128);
-            for (i, sm) in self.sms.iter_mut().enumerate() {
-                let (one, two) = sm.room(&ctx)?;
-                room |= (one as u128) << i;
-                room2 |= (two as u128) << i;
-            }
-            for (f, sm) in finished.iter_mut().zip(&mut self.sms) {
-                f.clear();
-                f.append(&mut sm.finished);
-            }
-            self.dispatcher.step(
-                &DispatchIn {
-                    start: first,
-                    total: total as u32,
-                    max_per_sm: ctx.occupancy.blocks.min(255) as u8,
-                    room,
-                    room2,
-                    finished: &finished,
-                },
-                &mut grants,
-            )?;
-            first = false;
-            // Blocks are taken in id order (a trace streams when they come in order).
-            grants.sort_by_key(|g| g.id);
-            let (mut taken, mut taken2) = (0u128, 0u128);
-            for g in &grants {
-                let (s, id) = (g.sm, g.id);
-                if id as u64 >= total || !granted.insert(id as u64) {
-                    return Err(SimError::Protocol(format!(
-                        "tb_dispatch: granted thread block {id} {} at cycle {now}",
-                        if id as u64 >= total {
-                            format!("of a kernel of {total}")
-                        } else {
-                            "a second time".into()
-                        }
-                    )));
-                }
-                // The first grant to an SM needs `room`, a second one `room2`.
-                let fits = if taken >> s & 1 == 0 {
-                    room
-                } else {
-                    room2 & !taken2
-                };
-                if fits >> s & 1 == 0 {
-                    return Err(SimError::Protocol(format!(
-                        "tb_dispatch: granted thread block {id} to SM {s}, which has no room for it, at cycle {now}"
-                    )));
-                }
-                taken2 |= taken & 1 << s;
-                taken |= 1 << s;
-                let block = kernel.run_block(id as u64)?;
-                let sm_slot = self.sms[s].launch(&ctx, id as u64, block)?;
-                self.dispatcher.launched(g, sm_slot);
-                issued_blocks += 1;
-            }
-            let mut issued = false;
-            for sm in &mut self.sms {
-                sm.cycle(now, &mut self.mem, &mut issued)?;
-            }
-            self.mem.cycle();
-            self.now += 1;
-            if issued {
-                self.last_issue = self.now;
-            }
-            let done_blocks = self.sms.iter().map(|s| s.counts.blocks).sum::<u64>() - start_blocks;
-            if issued_blocks == total && done_blocks == total {
-                break;
-            }
-            let watchdog = self.now - self.last_issue > self.opts.watchdog;
-            let interval = self.opts.audit_interval;
-            if watchdog || (interval > 0 && self.now.is_multiple_of(interval)) {
-                self.audit()?;
-            }
-            if watchdog {
-                let mut warps = vec![];
-                for sm in &self.sms {
-                    sm.describe_stuck(self.now, &mut warps);
-                }
-                return Err(SimError::Deadlock {
-                    cycle: self.now,
-                    idle: self.now - self.last_issue,
-                    warps,
-                });
-            }
-            if self.now & 0x3fff == 0 {
-                progress(&Progress {
-                    cycle: self.now,
-                    thread_instructions: self
-                        .sms
-                        .iter()
-                        .map(|s| s.counts.thread_instructions)
-                        .sum(),
-                    kernel: index,
-                    blocks_done: done_blocks,
-                    blocks_total: total,
-                });
-            }
-            if self.opts.max_cycles.is_some_and(|m| self.now >= m) {
-                cut = true;
-                break;
-            }
-        }
-        let counters = self.counters().since(&start);
-        Ok((
-            KernelReport {
-                name: ctx.info.name.clone(),
-                grid: ctx.info.grid,
-                block: ctx.info.block,
-                occupancy: ctx.occupancy,
-                start_cycle: start.cycles,
-                ipc: counters.ipc(),
-                prepared: ctx.prepared.reported().clone(),
-                counters,
-            },
-            cut,
-        ))
+        c
     }
 }
 

@@ -1,5 +1,6 @@
-//! Statistics of a GPU run: event counters (summed over the GPU, per kernel as the difference
-//! of the counters at its start and end, per SM) and the report built from them.
+//! Statistics of a GPU run: event counters summed over the GPU, per SM, and per kernel (each
+//! event under the kernel whose request caused it: [`KernelCounters`]), and each kernel's
+//! preemptions ([`PreemptionCounts`]).
 
 use serde::Serialize;
 
@@ -114,14 +115,24 @@ pub struct StallCounts {
     /// Cycles the load/store unit could not send an access because the L1D refused it
     /// (MSHRs, miss queue, merge limit, reserved set): the memory-side structural stall.
     pub lsu_blocked: u64,
+    /// No instruction issued while some warp of the scheduler was stopped by a preemption
+    /// (its block being switched out, restored or flushed); counted instead of the three
+    /// above. Absent from reports without preemption.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub preempted: u64,
 }
 counters_sub!(StallCounts {
     issued,
     idle,
     raw,
     structural,
-    lsu_blocked
+    lsu_blocked,
+    preempted
 });
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
+}
 
 /// Every counter of the GPU at one instant.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
@@ -174,6 +185,85 @@ impl Counters {
         } else {
             self.thread_instructions as f64 / self.cycles as f64
         }
+    }
+}
+
+/// One kernel's counters: its own instructions and blocks, and the cache and DRAM events its
+/// requests caused (a write-back counts under the kernel whose access evicted the line).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct KernelCounters {
+    /// Core cycles from its start to its end.
+    pub cycles: u64,
+    /// Warp instructions issued (re-executed ones of flushed blocks included).
+    pub warp_instructions: u64,
+    /// Thread instructions issued.
+    pub thread_instructions: u64,
+    /// Thread blocks completed.
+    pub blocks: u64,
+    /// L1 instruction caches.
+    pub l1i: CacheCounts,
+    /// L1 data caches.
+    pub l1d: CacheCounts,
+    /// L2 slices.
+    pub l2: CacheCounts,
+    /// DRAM channels.
+    pub dram: DramCounts,
+}
+
+impl KernelCounters {
+    /// Thread instructions per cycle.
+    pub fn ipc(&self) -> f64 {
+        if self.cycles == 0 {
+            0.0
+        } else {
+            self.thread_instructions as f64 / self.cycles as f64
+        }
+    }
+}
+
+/// Preemptions of one technique.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct TechniqueCounts {
+    /// Blocks taken off their SMs.
+    pub blocks: u64,
+    /// Cycles from each request until the block's slot was free, summed.
+    pub cycles: u64,
+    /// Context bytes moved to and from memory (saved and restored).
+    pub bytes: u64,
+}
+
+/// One kernel's preemptions, by technique.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct PreemptionCounts {
+    /// Context switches.
+    pub switch: TechniqueCounts,
+    /// Drains.
+    pub drain: TechniqueCounts,
+    /// Flushes.
+    pub flush: TechniqueCounts,
+    /// Blocks restored after a switch.
+    pub restored: u64,
+    /// Warp instructions flushed blocks had issued, executed again when they restarted.
+    pub reexecuted_warp_instructions: u64,
+}
+
+impl PreemptionCounts {
+    /// Counts a block taken off its SM by `technique` in `cycles`, moving `bytes`.
+    pub fn add(
+        &mut self,
+        technique: super::sites::kernel_sched::Technique,
+        cycles: u64,
+        bytes: u64,
+    ) {
+        use super::sites::kernel_sched::Technique;
+        let t = match technique {
+            Technique::Switch => &mut self.switch,
+            Technique::Drain => &mut self.drain,
+            Technique::Flush => &mut self.flush,
+        };
+        t.blocks += 1;
+        t.cycles += cycles;
+        t.bytes += bytes;
     }
 }
 

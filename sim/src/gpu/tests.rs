@@ -4,7 +4,7 @@ use crate::blocks::warp_arbiter::{self as arbiter, ArbiterIn, ArbiterOut};
 use crate::config::GpuConfig;
 use crate::workload::builtin::{self, Builtin};
 use crate::workload::kernel::SingleKernel;
-use crate::workload::kernel::{KernelSource, TraceWorkload};
+use crate::workload::kernel::{KernelSource, TraceWorkload, WorkloadError, WorkloadSource};
 use crate::workload::shared_trace;
 
 fn gtx480() -> GpuConfig {

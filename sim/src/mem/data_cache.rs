@@ -19,6 +19,7 @@
 //! a write-back of the victim ahead of the fetch.
 
 use super::cache::{Lookup, MshrFull, MshrTable, SetIndex, TagArray};
+use super::per_kernel::PerKernel;
 use crate::config::CacheConfig;
 use serde::Serialize;
 use std::collections::VecDeque;
@@ -83,6 +84,9 @@ pub struct Fetch<R> {
     /// The request a write-through carries (so its acknowledgement can find the writer);
     /// `None` for fetches and write-backs (fetches wake their requests through the MSHRs).
     pub req: Option<R>,
+    /// The kernel whose access caused it (the cache's owner then; see
+    /// [`DataCache::set_owner`]).
+    pub owner: u32,
 }
 
 /// Access counters.
@@ -120,6 +124,11 @@ pub struct DataCache<R> {
     version: u64,
     /// Counters.
     pub stats: CacheStats,
+    /// The same counters per kernel, each event under the owner of the cache when it
+    /// happened.
+    pub by_kernel: PerKernel<CacheStats>,
+    /// The kernel whose accesses the cache serves now.
+    owner: u32,
 }
 
 impl<R> DataCache<R> {
@@ -139,7 +148,23 @@ impl<R> DataCache<R> {
             policy,
             version: 0,
             stats: CacheStats::default(),
+            by_kernel: PerKernel::default(),
+            owner: 0,
         }
+    }
+
+    /// The kernel (launch index) whose accesses follow: their counters and the requests they
+    /// queue for the next level are its own.
+    #[inline]
+    pub fn set_owner(&mut self, kernel: u32) {
+        self.owner = kernel;
+    }
+
+    /// Counts an event in the totals and under the owner.
+    #[inline]
+    fn count(&mut self, f: impl Fn(&mut CacheStats)) {
+        f(&mut self.stats);
+        f(self.by_kernel.at(self.owner));
     }
 
     /// Queue entries a miss needs: the fetch, plus a write-back if the victim is dirty.
@@ -156,8 +181,9 @@ impl<R> DataCache<R> {
                     write: true,
                     bytes: self.line_bytes,
                     req: None,
+                    owner: self.owner,
                 });
-                self.stats.writebacks += 1;
+                self.count(|s| s.writebacks += 1);
             }
         }
     }
@@ -213,7 +239,7 @@ impl<R> DataCache<R> {
     }
 
     fn fail(&mut self, why: Fail) -> Outcome {
-        self.stats.fails += 1;
+        self.count(|s| s.fails += 1);
         Outcome::Fail(why)
     }
 
@@ -238,41 +264,42 @@ impl<R> DataCache<R> {
                     write: true,
                     bytes,
                     req: Some(req),
+                    owner: self.owner,
                 });
-                self.stats.writes += 1;
+                self.count(|s| s.writes += 1);
                 Outcome::WriteThrough { evicted }
             }
             Some(Lookup::Hit { set, way } | Lookup::HitReserved { set, way }) if write => {
                 self.tags.touch(set, way);
                 self.tags.mark_dirty(set, way);
-                self.stats.writes += 1;
+                self.count(|s| s.writes += 1);
                 Outcome::WriteBack { allocated: false }
             }
             Some(Lookup::Miss { set, way, victim }) if write => {
                 self.write_back_victim(set, way, victim);
                 self.tags.install_at(addr, set, way);
                 self.tags.mark_dirty(set, way);
-                self.stats.writes += 1;
-                self.stats.write_misses += 1;
+                self.count(|s| s.writes += 1);
+                self.count(|s| s.write_misses += 1);
                 Outcome::WriteBack { allocated: true }
             }
             Some(Lookup::Hit { set, way }) => {
                 self.tags.touch(set, way);
-                self.stats.reads += 1;
-                self.stats.hits += 1;
+                self.count(|s| s.reads += 1);
+                self.count(|s| s.hits += 1);
                 Outcome::Hit
             }
             Some(Lookup::HitReserved { set, way }) => {
                 self.tags.touch(set, way);
                 self.mshrs.add(line, req).expect("checked");
-                self.stats.reads += 1;
-                self.stats.hit_reserved += 1;
+                self.count(|s| s.reads += 1);
+                self.count(|s| s.hit_reserved += 1);
                 Outcome::HitReserved
             }
             Some(Lookup::Miss { set, way, victim }) => {
                 self.fetch_line(addr, set, way, victim, req);
-                self.stats.reads += 1;
-                self.stats.misses += 1;
+                self.count(|s| s.reads += 1);
+                self.count(|s| s.misses += 1);
                 Outcome::Miss
             }
             Some(Lookup::AllReserved { .. }) => unreachable!("check refuses it"),
@@ -289,7 +316,7 @@ impl<R> DataCache<R> {
         };
         self.version += 1;
         self.fetch_line(addr, set, way, victim, req);
-        self.stats.prefetches += 1;
+        self.count(|s| s.prefetches += 1);
         true
     }
 
@@ -305,6 +332,7 @@ impl<R> DataCache<R> {
             write: false,
             bytes: self.line_bytes,
             req: None,
+            owner: self.owner,
         });
     }
 
@@ -322,7 +350,7 @@ impl<R> DataCache<R> {
     /// Counts a retry of an access that failed when the cache had the current
     /// [`DataCache::version`] (the retry would fail the same way; callers skip it).
     pub fn repeat_fail(&mut self) {
-        self.stats.fails += 1;
+        self.count(|s| s.fails += 1);
     }
 
     /// The oldest request for the next level, if any, left in the queue.
@@ -406,7 +434,8 @@ mod tests {
                 line: 0x1000,
                 write: false,
                 bytes: 128,
-                req: None
+                req: None,
+                owner: 0
             })
         );
         assert_eq!(c.pop_fetch(), None, "one fetch for the merged pair");
@@ -491,7 +520,8 @@ mod tests {
                 line: 0x200,
                 write: true,
                 bytes: 128,
-                req: Some(3)
+                req: Some(3),
+                owner: 0
             })
         );
         assert_eq!(
@@ -560,7 +590,8 @@ mod tests {
                 line: 0x000,
                 write: true,
                 bytes: 128,
-                req: None
+                req: None,
+                owner: 0
             })
         );
         assert_eq!(
@@ -569,7 +600,8 @@ mod tests {
                 line: 0x080,
                 write: false,
                 bytes: 128,
-                req: None
+                req: None,
+                owner: 0
             })
         );
         assert_eq!(c.fill(0x080), vec![4]);

@@ -17,6 +17,7 @@
 //! chunks go to consecutive banks, so a stream walks all banks before reusing one; `row` is the
 //! chunk index divided by the number of banks.
 
+use super::per_kernel::PerKernel;
 use crate::config::{DramConfig, DramTiming};
 use std::collections::VecDeque;
 
@@ -45,6 +46,8 @@ pub struct Request {
     pub addr: u64,
     /// Write (true) or read.
     pub write: bool,
+    /// The kernel (launch index) it serves, which its row hits and bus cycles count under.
+    pub kernel: u32,
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -87,6 +90,8 @@ pub struct Channel {
     pub busy_cycles: u64,
     /// Column commands to a row that an earlier column command already used (row hits).
     pub row_hits: u64,
+    /// Per kernel: its row hits and its data-bus cycles.
+    pub by_kernel: PerKernel<(u64, u64)>,
     /// Column commands issued.
     pub columns: u64,
 }
@@ -108,6 +113,7 @@ impl Channel {
             done: vec![],
             busy_cycles: 0,
             row_hits: 0,
+            by_kernel: PerKernel::default(),
             columns: 0,
         }
     }
@@ -219,6 +225,7 @@ impl Channel {
             let data_end = data_start + self.burst_cycles;
             self.bus_free = data_end;
             self.busy_cycles += self.burst_cycles;
+            self.by_kernel.at(q.req.kernel).1 += self.burst_cycles;
             self.next_col_any = now + t.ccd as u64;
             // A precharge must wait for the data (reads) or write recovery (writes).
             let pre_after = if q.req.write {
@@ -230,6 +237,7 @@ impl Channel {
             self.columns += 1;
             if !std::mem::take(&mut b.fresh) {
                 self.row_hits += 1;
+                self.by_kernel.at(q.req.kernel).0 += 1;
             }
             self.done.push((q.req.id, data_end));
             return Some(if q.req.write {

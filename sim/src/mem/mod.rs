@@ -5,6 +5,7 @@
 //! * [`crossbar`]: SM-to-memory crossbar: flits, per-port bandwidth, round robin, latency.
 //! * [`data_cache`]: a data cache's access path (Fermi L1D policies), on top of [`cache`].
 //! * [`dram`]: one DRAM channel: banks, row buffers, timing constraints, FR-FCFS.
+//! * [`per_kernel`]: counters kept per kernel beside their totals.
 //! * [`shared_mem`]: shared-memory bank conflicts.
 
 pub mod cache;
@@ -12,4 +13,5 @@ pub mod coalescer;
 pub mod crossbar;
 pub mod data_cache;
 pub mod dram;
+pub mod per_kernel;
 pub mod shared_mem;

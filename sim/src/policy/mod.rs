@@ -14,6 +14,7 @@
 //! | LSU queue | SM | `--lsu-queue` | `none`, `newcar` (`newcar`) |
 //! | thread-block dispatch | kernel | `--tb-sched` | `lrr`, `bcs` (`tb_dispatch`), `locality` (`la_tb_dispatch`) |
 //! | resource allocation | SM | `--sm-alloc` | `occupancy` (`sm_alloc`) |
+//! | kernel scheduler | GPU | `--kernel-sched` | `serial`, `fcfs`, `even`, `smk`, `timeslice` (golden: the OS's or command processor's software) |
 
 pub mod options;
 
@@ -23,6 +24,7 @@ use crate::gpu::kernel::Prepared;
 use crate::gpu::sites::alloc::AllocUnit;
 use crate::gpu::sites::dispatch::DispatchUnit;
 use crate::gpu::sites::issue::{IssueMode, IssueUnit};
+use crate::gpu::sites::kernel_sched::KernelSchedUnit;
 use crate::gpu::sites::lsu_queue::LsuQueueUnit;
 use crate::gpu::SimError;
 use crate::workload::kernel::KernelSource;
@@ -53,6 +55,7 @@ declare_policies! {
     tb_round_robin
     tb_locality
     occupancy_alloc
+    serial
 }
 
 /// The sites a policy can sit at.
@@ -66,15 +69,18 @@ pub enum SiteKind {
     TbDispatch,
     /// SM resource allocation (per SM).
     SmAlloc,
+    /// Which kernels dispatch to which SMs, and preemption (per GPU).
+    KernelSched,
 }
 
 impl SiteKind {
     /// Every site, in the order reports list them.
-    pub const ALL: [SiteKind; 4] = [
+    pub const ALL: [SiteKind; 5] = [
         SiteKind::WarpIssue,
         SiteKind::LsuQueue,
         SiteKind::TbDispatch,
         SiteKind::SmAlloc,
+        SiteKind::KernelSched,
     ];
 
     /// The option that selects the site's policy (`warp-sched`).
@@ -84,6 +90,7 @@ impl SiteKind {
             SiteKind::LsuQueue => "lsu-queue",
             SiteKind::TbDispatch => "tb-sched",
             SiteKind::SmAlloc => "sm-alloc",
+            SiteKind::KernelSched => "kernel-sched",
         }
     }
 
@@ -94,6 +101,7 @@ impl SiteKind {
             SiteKind::LsuQueue => "LSU queue",
             SiteKind::TbDispatch => "thread-block scheduler",
             SiteKind::SmAlloc => "SM resource allocator",
+            SiteKind::KernelSched => "kernel scheduler",
         }
     }
 
@@ -104,6 +112,7 @@ impl SiteKind {
             SiteKind::LsuQueue => "lsu_queue",
             SiteKind::TbDispatch => "tb_dispatch",
             SiteKind::SmAlloc => "sm_alloc",
+            SiteKind::KernelSched => "kernel_sched",
         }
     }
 
@@ -114,6 +123,7 @@ impl SiteKind {
             SiteKind::LsuQueue => "none",
             SiteKind::TbDispatch => "lrr",
             SiteKind::SmAlloc => "occupancy",
+            SiteKind::KernelSched => "serial",
         }
     }
 }
@@ -156,6 +166,8 @@ pub enum SitePolicy {
     TbDispatch(Arc<dyn TbDispatchPolicy>),
     /// At the resource-allocation site.
     SmAlloc(Arc<dyn SmAllocPolicy>),
+    /// At the kernel-scheduler site.
+    KernelSched(Arc<dyn KernelSchedPolicy>),
 }
 
 /// What the warp-issue policy's label sees of the rest of the run.
@@ -244,11 +256,12 @@ pub trait TbDispatchPolicy: Debug + Send + Sync {
         let _ = (kernel, prepared);
         Ok(())
     }
-    /// The dispatcher, its blocks from `provider`.
+    /// The dispatcher of kernel slot `slot`, its blocks from `provider`.
     fn build<'a>(
         &self,
         cfg: &GpuConfig,
         provider: &mut dyn DynProvider<'a>,
+        slot: usize,
     ) -> Result<Box<dyn DispatchUnit<'a> + 'a>, SimError>;
 }
 
@@ -266,6 +279,47 @@ pub trait SmAllocPolicy: Debug + Send + Sync {
         sm: usize,
     ) -> Result<Box<dyn AllocUnit<'a> + 'a>, SimError>;
 }
+
+/// A policy at the kernel-scheduler site (golden-only: the thesis places these decisions in
+/// the OS's kernel scheduler or the command processor's software).
+pub trait KernelSchedPolicy: Debug + Send + Sync {
+    /// Its registry entry.
+    fn entry(&self) -> &'static PolicyEntry;
+    /// Kernel slots: kernels the GPU holds at once (each with its own dispatcher).
+    fn slots(&self) -> usize;
+    /// Whether it can serve `cfg` with the warp-issue policy `warp` (an SM-wide unit that
+    /// holds one kernel's program cannot share an SM between kernels).
+    fn check(&self, cfg: &GpuConfig, plan: &Plan) -> Result<(), SimError> {
+        let _ = (cfg, plan);
+        Ok(())
+    }
+    /// Its label suffix (`+fcfs`; empty for the default).
+    fn label_suffix(&self) -> String {
+        format!("+{}", self.entry().name)
+    }
+    /// The unit.
+    fn build(&self, cfg: &GpuConfig) -> Result<Box<dyn KernelSchedUnit>, SimError>;
+}
+
+/// `--kernel-slots N`, taken by every kernel scheduler that holds several kernels.
+pub const KERNEL_SLOTS: OptSpec = OptSpec::value(
+    "kernel-slots",
+    "N",
+    "16",
+    "Kernels the GPU holds at once, each with its own thread-block dispatcher (Fermi's \
+     hardware: 16; GPGPU-Sim's -gpgpu_max_concurrent_kernel defaults to 32)",
+);
+
+/// `--preempt TECHNIQUE`, taken by the kernel schedulers that preempt.
+pub const PREEMPT: OptSpec = OptSpec::value(
+    "preempt",
+    "TECHNIQUE",
+    "switch",
+    "How blocks leave an SM given to another kernel: switch (save the context through the \
+     memory system, restore it later on any SM), drain (let them finish), flush (drop them \
+     and restart them later; a block past its idempotent point is drained instead)",
+)
+.one_of(crate::gpu::sites::kernel_sched::Technique::NAMES);
 
 /// The options every run takes besides the policies' (the SM's fetch stage).
 pub const CORE_OPTIONS: &[OptSpec] = &[IPREFETCH, PERFECT_L1I];
@@ -295,6 +349,8 @@ pub struct Plan {
     pub tb_dispatch: Arc<dyn TbDispatchPolicy>,
     /// Resource allocation.
     pub sm_alloc: Arc<dyn SmAllocPolicy>,
+    /// The kernel scheduler.
+    pub kernel_sched: Arc<dyn KernelSchedPolicy>,
 }
 
 /// The entry named `name` (`-` read as `_`) at `site`.
@@ -389,8 +445,8 @@ impl Plan {
             used.extend(entry.options.iter().map(|o| o.name));
             chosen.push((entry.parse)(values)?);
         }
-        let (mut warp_issue, mut lsu_queue, mut tb_dispatch, mut sm_alloc) =
-            (None, None, None, None);
+        let (mut warp_issue, mut lsu_queue, mut tb_dispatch, mut sm_alloc, mut kernel_sched) =
+            (None, None, None, None, None);
         for (site, c) in SiteKind::ALL.into_iter().zip(chosen) {
             let ok = match c {
                 SitePolicy::WarpIssue(p) if site == SiteKind::WarpIssue => {
@@ -405,6 +461,9 @@ impl Plan {
                 SitePolicy::SmAlloc(p) if site == SiteKind::SmAlloc => {
                     sm_alloc.replace(p).is_none()
                 }
+                SitePolicy::KernelSched(p) if site == SiteKind::KernelSched => {
+                    kernel_sched.replace(p).is_none()
+                }
                 other => panic!("a policy of {} parsed into {other:?}", site.flag()),
             };
             debug_assert!(ok);
@@ -414,17 +473,19 @@ impl Plan {
             lsu_queue: lsu_queue.expect("every site is parsed"),
             tb_dispatch: tb_dispatch.expect("every site is parsed"),
             sm_alloc: sm_alloc.expect("every site is parsed"),
+            kernel_sched: kernel_sched.expect("every site is parsed"),
         };
         Ok((plan, used))
     }
 
     /// The names of the policies, per site.
-    pub fn names(&self) -> [(SiteKind, &'static str); 4] {
+    pub fn names(&self) -> [(SiteKind, &'static str); 5] {
         [
             (SiteKind::WarpIssue, self.warp_issue.entry().name),
             (SiteKind::LsuQueue, self.lsu_queue.entry().name),
             (SiteKind::TbDispatch, self.tb_dispatch.entry().name),
             (SiteKind::SmAlloc, self.sm_alloc.entry().name),
+            (SiteKind::KernelSched, self.kernel_sched.entry().name),
         ]
     }
 
@@ -436,6 +497,7 @@ impl Plan {
             self.lsu_queue.entry(),
             self.tb_dispatch.entry(),
             self.sm_alloc.entry(),
+            self.kernel_sched.entry(),
         ] {
             for b in e.blocks {
                 if !v.contains(b) {
@@ -451,16 +513,20 @@ impl Plan {
         self.warp_issue.check(cfg)?;
         self.lsu_queue.check(cfg)?;
         self.tb_dispatch.check(cfg)?;
-        self.sm_alloc.check(cfg)
+        self.sm_alloc.check(cfg)?;
+        self.kernel_sched.check(cfg, self)
     }
 
-    /// The label of the run's scheduling configuration with I-prefetch threshold `iprefetch`.
+    /// The label of the run's scheduling configuration with I-prefetch threshold `iprefetch`
+    /// (the kernel scheduler's part last, none for the default).
     pub fn label(&self, iprefetch: u32) -> String {
-        self.warp_issue.label(&LabelCtx {
+        let mut l = self.warp_issue.label(&LabelCtx {
             lsu_queue: self.lsu_queue.entry().name,
             lsu_suffix: self.lsu_queue.label_suffix(),
             iprefetch,
-        })
+        });
+        l.push_str(&self.kernel_sched.label_suffix());
+        l
     }
 
     /// What every kernel needs before its first block: the dispatcher's preparation first (a

@@ -115,11 +115,10 @@ impl TbDispatchPolicy for Locality {
         &self,
         cfg: &GpuConfig,
         provider: &mut dyn DynProvider<'a>,
+        slot: usize,
     ) -> Result<Box<dyn DispatchUnit<'a> + 'a>, SimError> {
         let params = la_dispatch_params(cfg, self.window)?;
-        let site = Site::Gpu {
-            block: <la_tb_dispatch::Kind as BlockKind>::NAME,
-        };
+        let site = Site::dispatch(slot, <la_tb_dispatch::Kind as BlockKind>::NAME);
         Ok(Box::new(LocalityUnit {
             slot: Slot::new(provider, site, &params)?,
             params,

@@ -74,10 +74,9 @@ impl TbDispatchPolicy for RoundRobin {
         &self,
         cfg: &GpuConfig,
         provider: &mut dyn DynProvider<'a>,
+        slot: usize,
     ) -> Result<Box<dyn DispatchUnit<'a> + 'a>, SimError> {
-        let site = Site::Gpu {
-            block: <tb_dispatch::Kind as BlockKind>::NAME,
-        };
+        let site = Site::dispatch(slot, <tb_dispatch::Kind as BlockKind>::NAME);
         let p = tb_dispatch_params(cfg, self.policy)?;
         Ok(Box::new(RoundRobinUnit {
             slot: Slot::new(provider, site, &p)?,

@@ -16,6 +16,7 @@ fn every_policy_parses_its_defaults_into_its_own_site_and_names_real_blocks() {
             SitePolicy::LsuQueue(p) => (SiteKind::LsuQueue, p.entry().name),
             SitePolicy::TbDispatch(p) => (SiteKind::TbDispatch, p.entry().name),
             SitePolicy::SmAlloc(p) => (SiteKind::SmAlloc, p.entry().name),
+            SitePolicy::KernelSched(p) => (SiteKind::KernelSched, p.entry().name),
         };
         assert_eq!(site, (e.site, e.name), "{e:?}");
         for b in e.blocks {
@@ -102,6 +103,7 @@ fn options_the_chosen_policies_do_not_take_are_errors_naming_who_takes_them() {
             (SiteKind::LsuQueue, "newcar"),
             (SiteKind::TbDispatch, "lrr"),
             (SiteKind::SmAlloc, "occupancy"),
+            (SiteKind::KernelSched, "serial"),
         ]
     );
     assert_eq!(o.iprefetch, 4);

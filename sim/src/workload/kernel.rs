@@ -407,6 +407,13 @@ pub trait KernelSource {
     fn array_decls(&self) -> Vec<ArrayDecl> {
         vec![]
     }
+    /// The PCs of the global stores and atomics that end a block's idempotence (Chimera's
+    /// strict idempotence: they overwrite what the kernel reads), when the kernel's code says
+    /// which (synthetic kernels); `None`: every global store and atomic does (traces, whose
+    /// arrays are not known).
+    fn overwriting_pcs(&self) -> Option<Vec<u32>> {
+        None
+    }
 }
 
 /// One executed memory instruction of one warp ([`KernelSource::visit_memory`]).
@@ -435,12 +442,89 @@ pub struct ArrayDecl {
     pub pitch: u64,
 }
 
-/// A sequence of kernels run one after the other.
+/// When a kernel launch arrives at the GPU. Whatever it says, a launch also waits for the
+/// launches before it in its stream to finish (kernels of one stream run in order).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Arrival {
+    /// When the launch before it in its stream has finished (at once for the first).
+    AfterPrevious,
+    /// At this core cycle (or when the launch before it in its stream has finished, if that
+    /// is later).
+    At(u64),
+}
+
+/// Opens a launch's kernel (once per instance: a periodic launch opens a fresh kernel for
+/// each).
+pub type KernelOpener = Box<dyn FnMut() -> Result<Box<dyn KernelSource>, WorkloadError>>;
+
+/// Highest kernel priority (priorities are `0..=MAX_PRIORITY`, 0 the lowest: 4 bits).
+pub const MAX_PRIORITY: u8 = 15;
+
+/// One kernel launch of a workload: which kernel, on which stream, when, how urgent.
+pub struct Launch {
+    /// The kernel's name (for reports and errors before it is opened).
+    pub name: String,
+    /// Where it comes from, for errors (`mix.toml:12`, a trace directory).
+    pub origin: String,
+    /// Its CUDA stream.
+    pub stream: u32,
+    /// When it arrives.
+    pub arrival: Arrival,
+    /// Priority, `0..=MAX_PRIORITY` (0 the lowest); policies that look at priorities use it.
+    pub priority: u8,
+    /// With a period: a new instance arrives every `period` cycles after the first (each its
+    /// own launch in the report, on the same stream).
+    pub period: Option<u64>,
+    /// Instances of a periodic launch (`None`: one every period while another launch of the
+    /// workload has not finished).
+    pub count: Option<u32>,
+    /// Each instance should finish within this many cycles of its arrival (reported as met or
+    /// missed).
+    pub deadline: Option<u64>,
+    /// Opens its kernel.
+    pub open: KernelOpener,
+}
+
+impl Launch {
+    /// `kernel` on stream 0, after the launch before it: the launches of a workload that runs
+    /// its kernels one after the other.
+    pub fn in_order(kernel: Box<dyn KernelSource>) -> Self {
+        let name = kernel.info().name.clone();
+        let mut kernel = Some(kernel);
+        Self {
+            origin: name.clone(),
+            name,
+            stream: 0,
+            arrival: Arrival::AfterPrevious,
+            priority: 0,
+            period: None,
+            count: None,
+            deadline: None,
+            open: Box::new(move || {
+                kernel.take().ok_or_else(|| {
+                    WorkloadError::Invalid("a kernel of this workload runs only once".into())
+                })
+            }),
+        }
+    }
+}
+
+/// The kernels a run executes: in launch order, each with its stream and arrival.
 pub trait WorkloadSource {
     /// A short name for reports.
     fn name(&self) -> &str;
     /// The next kernel, or `None` after the last one.
     fn next_kernel(&mut self) -> Result<Option<Box<dyn KernelSource>>, WorkloadError>;
+    /// Every launch, in launch order (read before the run starts; kernels are opened when
+    /// they start). By default each kernel of [`WorkloadSource::next_kernel`] in order on one
+    /// stream.
+    fn launches(&mut self) -> Result<Vec<Launch>, WorkloadError> {
+        let mut v = vec![];
+        while let Some(k) = self.next_kernel()? {
+            v.push(Launch::in_order(k));
+        }
+        Ok(v)
+    }
 }
 
 /// A workload of one kernel (built-in and synthetic kernels).

@@ -4,7 +4,7 @@
 
 use super::accelsim::{self, KernelTrace};
 use super::kernel::{
-    BlockInsts, KernelInfo, KernelSource, MemAccess, WorkloadError, WorkloadSource,
+    Arrival, BlockInsts, KernelInfo, KernelSource, Launch, MemAccess, WorkloadError, WorkloadSource,
 };
 use super::read_ahead::{Ahead, ReadAhead};
 use super::sass::{OpClass, OpcodeTable};
@@ -374,16 +374,53 @@ impl WorkloadSource for TraceWorkload {
 
     fn next_kernel(&mut self) -> Result<Option<Box<dyn KernelSource>>, WorkloadError> {
         match self.kernels.next() {
-            Some(p) => {
-                let k = TraceKernel::open(&p)?.with_read_ahead(self.read_ahead);
-                Ok(Some(Box::new(match self.streaming {
-                    Some((keep, chunk)) => k.with_streaming(keep, chunk),
-                    None => k,
-                })))
-            }
+            Some(p) => Ok(Some(self.open_kernel(&p)?)),
             None => Ok(None),
         }
     }
+
+    /// Every kernel of `kernelslist.g` on its `-cuda stream id` (read from its header now; the
+    /// kernel is opened when it starts): kernels of one stream run in order, kernels of
+    /// different streams may overlap, as Accel-Sim with `-gpgpu_concurrent_kernel_sm`.
+    fn launches(&mut self) -> Result<Vec<Launch>, WorkloadError> {
+        let mut v = vec![];
+        for path in self.kernels.by_ref() {
+            let header = KernelTrace::open_with_buffer(&path, 16 << 10)?.header;
+            let (streaming, read_ahead) = (self.streaming, self.read_ahead);
+            let p = path.clone();
+            v.push(Launch {
+                name: header.name.clone(),
+                origin: path.display().to_string(),
+                stream: header.stream,
+                arrival: Arrival::AfterPrevious,
+                priority: 0,
+                period: None,
+                count: None,
+                deadline: None,
+                open: Box::new(move || open_trace_kernel(&p, streaming, read_ahead)),
+            });
+        }
+        Ok(v)
+    }
+}
+
+impl TraceWorkload {
+    fn open_kernel(&self, path: &Path) -> Result<Box<dyn KernelSource>, WorkloadError> {
+        open_trace_kernel(path, self.streaming, self.read_ahead)
+    }
+}
+
+/// The kernel trace at `path`, streamed and read ahead as asked.
+fn open_trace_kernel(
+    path: &Path,
+    streaming: Option<(u64, usize)>,
+    read_ahead: Option<bool>,
+) -> Result<Box<dyn KernelSource>, WorkloadError> {
+    let k = TraceKernel::open(path)?.with_read_ahead(read_ahead);
+    Ok(Box::new(match streaming {
+        Some((keep, chunk)) => k.with_streaming(keep, chunk),
+        None => k,
+    }))
 }
 
 #[cfg(test)]

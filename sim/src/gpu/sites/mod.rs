@@ -9,11 +9,12 @@
 //!
 //! Each site has a protocol, the trait of the unit that sits there, built by the policy from
 //! its blocks: [`issue`] (per SM), [`lsu_queue`] (per SM), [`alloc`] (per SM), [`dispatch`]
-//! (per kernel).
+//! (per kernel), [`kernel_sched`] (per GPU).
 
 pub mod alloc;
 pub mod dispatch;
 pub mod issue;
+pub mod kernel_sched;
 pub mod lsu_queue;
 
 use crate::block::{Block, BlockKind};
@@ -55,11 +56,28 @@ pub enum Site {
         /// The block's name.
         block: &'static str,
     },
-    /// A per-GPU site (`<block>`): the thread-block dispatcher.
+    /// A per-GPU site (`<block>`): the thread-block dispatcher of the first kernel slot.
     Gpu {
         /// The block's name.
         block: &'static str,
     },
+    /// The site of kernel slot `slot` > 0 (`k<slot>_<block>`): its thread-block dispatcher.
+    Kernel {
+        /// Kernel slot.
+        slot: usize,
+        /// The block's name.
+        block: &'static str,
+    },
+}
+
+impl Site {
+    /// The dispatcher site of kernel slot `slot` (slot 0 is the GPU's `<block>`).
+    pub fn dispatch(slot: usize, block: &'static str) -> Self {
+        match slot {
+            0 => Site::Gpu { block },
+            slot => Site::Kernel { slot, block },
+        }
+    }
 }
 
 impl std::fmt::Display for Site {
@@ -68,6 +86,7 @@ impl std::fmt::Display for Site {
             Site::Scheduler { sm, scheduler } => write!(f, "sm{sm}_sched{scheduler}"),
             Site::Sm { sm, block } => write!(f, "sm{sm}_{block}"),
             Site::Gpu { block } => write!(f, "{block}"),
+            Site::Kernel { slot, block } => write!(f, "k{slot}_{block}"),
         }
     }
 }

@@ -42,6 +42,7 @@ impl Sm<'_> {
         let tb = &self.tbs[warp.tb];
         let pc = tb.insts.inst(warp.index, warp.next_fetch).pc;
         let addr = tb.kernel.as_ref().expect("a live warp's block").code_base + pc as u64;
+        self.l1i.set_owner(warp.kernel);
         let outcome = if self.perfect_l1i {
             Outcome::Hit
         } else {

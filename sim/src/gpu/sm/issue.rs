@@ -55,8 +55,11 @@ const WHEEL_SLOTS: u64 = 16;
 pub(super) struct ScanState {
     /// The warp is live.
     pub(super) live: u64,
-    /// The warp is at a barrier or has issued its last instruction.
+    /// The warp is at a barrier, has issued its last instruction, or is stopped by a
+    /// preemption.
     pub(super) stalled: u64,
+    /// The warp is stopped by a preemption of its block.
+    pub(super) stopped: u64,
     /// The warp has an instruction in its i-buffer.
     pub(super) head: u64,
     /// Warps marked changed by an event since the last scan.
@@ -86,6 +89,7 @@ impl Default for ScanState {
         ScanState {
             live: 0,
             stalled: 0,
+            stopped: 0,
             head: 0,
             dirty: 0,
             by_unit: [0; 4],
@@ -474,7 +478,10 @@ impl Sm<'_> {
             *issued = true;
             return Ok(Some(w));
         }
-        if scan.any_operands() {
+        let st = &self.scan_state[s];
+        if st.live & st.stopped != 0 {
+            self.stalls.preempted += 1;
+        } else if scan.any_operands() {
             self.stalls.structural += 1;
         } else if scan.any_inst {
             self.stalls.raw += 1;
@@ -638,6 +645,12 @@ impl Sm<'_> {
     pub(super) fn issue(&mut self, w: usize, now: u64) {
         let inst = self.head(w, now).expect("ready warps have an instruction");
         let (tb, active) = (self.warps[w].tb, inst.active() as u64);
+        let slot = &mut self.tbs[tb];
+        slot.issued += 1;
+        if !slot.non_idempotent && inst.class.is_memory() {
+            let k = slot.kernel.as_ref().expect("a live warp's block");
+            slot.non_idempotent = k.breaks_idempotence(&inst);
+        }
         self.warps[w].next_issue += 1;
         self.refresh_head(w, true);
         if self.tbs[tb].insts.streamed() && self.warps[w].next_issue.is_multiple_of(TRIM_EVERY) {
@@ -646,6 +659,9 @@ impl Sm<'_> {
         let t = &self.timing;
         self.counts.warp_instructions += 1;
         self.counts.thread_instructions += active;
+        let mine = self.by_kernel.at(self.warps[w].kernel);
+        mine.0 += 1;
+        mine.1 += active;
         let oc = self.collector.is_some();
         match inst.class {
             OpClass::IntAlu | OpClass::Branch | OpClass::IntMul | OpClass::Fp | OpClass::Dp => {
@@ -725,6 +741,7 @@ impl Sm<'_> {
                         outstanding: 0,
                         ready_at: first_ready,
                         all_sent: false,
+                        context: false,
                     })
                 });
                 let op = LsuOp {
@@ -811,12 +828,9 @@ mod tests {
         TbSlot {
             active: true,
             insts: RunBlock::Whole(insts),
-            first_warp: 0,
             warps: 1,
             left: 1,
-            arrived: 0,
-            takes: [0; 4],
-            kernel: None,
+            ..TbSlot::free()
         }
     }
 

@@ -16,6 +16,8 @@ pub(super) struct PendingLoad {
     pub(super) outstanding: u32,
     pub(super) ready_at: u64,
     pub(super) all_sent: bool,
+    /// A restored block's context load (no registers: its completion lets the block run).
+    pub(super) context: bool,
 }
 
 /// What the load/store unit is doing.
@@ -105,6 +107,12 @@ impl Sm<'_> {
         if !p.all_sent || p.outstanding > 0 {
             return;
         }
+        if p.context {
+            self.warps[p.warp].loads -= 1;
+            self.free_pending.push(token);
+            self.restored(p.tb);
+            return;
+        }
         let warp = &mut self.warps[p.warp];
         let ready = p.ready_at;
         for &r in self.tbs[p.tb].insts.dsts(warp.index, &p.inst) {
@@ -143,7 +151,8 @@ impl Sm<'_> {
         }
         let Some(op) = self.lsu_head(now) else { return };
         if op.next < op.txns.len() && op.failed_at == Some(self.l1d.version()) {
-            self.l1d.repeat_fail();
+            let w = op.warp;
+            self.l1d_for(w).repeat_fail();
             self.stalls.lsu_blocked += 1;
         } else if op.next < op.txns.len() {
             let (warp, kind, token) = (op.warp, op.kind, op.token.unwrap_or(u32::MAX));
@@ -174,7 +183,7 @@ impl Sm<'_> {
             if head.entered + latency > now {
                 // Still moving down the queue.
             } else if head.failed_at == Some(self.l1d.version()) {
-                self.l1d.repeat_fail();
+                self.l1d_for(head.warp).repeat_fail();
                 self.stalls.lsu_blocked += 1;
             } else {
                 let (w, kind, token) = (head.warp, head.kind, head.token);
@@ -247,6 +256,7 @@ impl Sm<'_> {
         queued: bool,
         now: u64,
     ) -> bool {
+        self.l1d.set_owner(self.warps[warp].kernel);
         match kind {
             LsuKind::Atomic => {
                 self.atomics.push_back(MemRequest {
@@ -255,6 +265,7 @@ impl Sm<'_> {
                     addr,
                     bytes,
                     tag: token,
+                    kernel: self.warps[warp].kernel,
                 });
                 if !queued {
                     self.pending[token as usize].outstanding += 1;
@@ -320,6 +331,7 @@ impl Sm<'_> {
                     addr: f.line,
                     bytes: f.bytes,
                     tag: 0,
+                    kernel: f.owner,
                 });
             }
         }
@@ -336,6 +348,7 @@ impl Sm<'_> {
                 addr: f.line,
                 bytes: f.bytes,
                 tag: f.req.unwrap_or(0),
+                kernel: f.owner,
             };
             if delay > 0 {
                 self.l1d.pop_fetch();

@@ -114,7 +114,7 @@ impl Sm<'_> {
                     _ => self.pending[r.token as usize].outstanding += 1,
                 }
                 if !lsu_accept {
-                    self.l1d.repeat_fail();
+                    self.l1d_for(r.warp).repeat_fail();
                 }
                 self.counts.lsu_queue_enqueued += 1;
                 let unit = self.lsu_queue.as_mut().expect("present");
@@ -135,7 +135,9 @@ impl Sm<'_> {
                 let taken = self.access_txn(q.warp, q.kind, q.token, q.addr, q.bytes, true, now);
                 debug_assert!(taken, "the probe said the cache takes it");
             } else {
-                self.l1d.repeat_fail();
+                let unit = self.lsu_queue.as_ref().expect("present");
+                let w = unit.slots[slot].expect("the block tries a full slot").warp;
+                self.l1d_for(w).repeat_fail();
             }
         }
         self.lsu_finish();

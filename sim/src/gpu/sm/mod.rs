@@ -77,7 +77,11 @@ mod fetch;
 mod issue;
 mod lsu;
 mod lsu_queue;
+mod preempt;
 mod warps;
+
+pub use preempt::{Preempted, Released, SavedBlock, SavedWarp, CONTEXT_BASE};
+pub use warps::Finished;
 
 use issue::unit_bit;
 use lsu::{LsuKind, LsuOp, PendingLoad};
@@ -95,6 +99,7 @@ use crate::config::GpuConfig;
 use crate::mem::cache::SetIndex;
 use crate::mem::coalescer::coalesce;
 use crate::mem::data_cache::{DataCache, Outcome};
+use crate::mem::per_kernel::PerKernel;
 use crate::mem::shared_mem::conflict_cycles;
 use crate::workload::kernel::WarpInst;
 use crate::workload::sass::OpClass;
@@ -213,9 +218,13 @@ pub struct Sm<'a> {
     timing: Timing,
     /// The resource allocator (room for more blocks).
     alloc: Box<dyn AllocUnit<'a> + 'a>,
-    /// Block slots whose blocks completed since the GPU last took them (the locality-aware
-    /// dispatcher's `done`).
-    pub finished: Vec<usize>,
+    /// What one block of the kernel last offered takes.
+    last_need: [u32; 4],
+    /// Blocks that completed since the GPU last took them (the locality-aware dispatcher's
+    /// `done`).
+    pub finished: Vec<Finished>,
+    /// Blocks switched out or flushed since the GPU last took them.
+    pub taken_off: Vec<Released>,
     /// Resources of the blocks made resident and released since the allocator's last step.
     allocated: [u32; 4],
     released: [u32; 4],
@@ -225,6 +234,8 @@ pub struct Sm<'a> {
     active_cycles: u64,
     /// Counters of this SM.
     pub counts: SmCounts,
+    /// Per kernel: its warp and thread instructions issued here.
+    pub by_kernel: PerKernel<(u64, u64)>,
     /// Scheduler outcomes of this SM.
     pub stalls: StallCounts,
 }
@@ -252,18 +263,7 @@ impl<'a> Sm<'a> {
         Self {
             id,
             warps: (0..sm.max_warps).map(|_| Warp::new()).collect(),
-            tbs: (0..sm.max_blocks)
-                .map(|_| TbSlot {
-                    active: false,
-                    insts: RunBlock::default(),
-                    first_warp: 0,
-                    warps: 0,
-                    left: 0,
-                    arrived: 0,
-                    takes: [0; 4],
-                    kernel: None,
-                })
-                .collect(),
+            tbs: (0..sm.max_blocks).map(|_| TbSlot::free()).collect(),
             schedulers,
             per_sched: sm.max_warps as usize / schedulers,
             mode: blocks.issue.mode(),
@@ -331,12 +331,15 @@ impl<'a> Sm<'a> {
                 },
             },
             alloc: blocks.alloc,
+            last_need: [0, 0, 0, 1],
             allocated: [0; 4],
             released: [0; 4],
             finished: vec![],
+            taken_off: vec![],
             resident: 0,
             active_cycles: 0,
             counts: SmCounts::default(),
+            by_kernel: PerKernel::default(),
             stalls: StallCounts::default(),
         }
     }
@@ -348,17 +351,58 @@ impl<'a> Sm<'a> {
     /// program table).
     pub fn room(&mut self, kernel: &KernelCtx) -> Result<(bool, bool), SimError> {
         let ready = self.issue.prepare(kernel, self.resident == 0);
+        self.last_need = kernel.need;
+        let (one, two) = self.step_alloc()?;
+        // Blocks of another kernel may leave no aligned range of warp slots for this one's
+        // (GPGPU-Sim's `find_available_hwtid`); one kernel's blocks always find one.
+        let fits = !(one && self.holds_other_kernel(kernel.launch))
+            || self.free_warp_range(kernel.warps_per_tb).is_some();
+        Ok((one && ready && fits, two && ready && fits))
+    }
+
+    /// Steps the resource allocator in a cycle no kernel is offered to the SM (with the last
+    /// offered kernel's need; the answer is not used).
+    pub fn step_alloc_idle(&mut self) -> Result<(), SimError> {
+        self.step_alloc().map(|_| ())
+    }
+
+    fn step_alloc(&mut self) -> Result<(bool, bool), SimError> {
         let (a, r) = (
             std::mem::take(&mut self.allocated),
             std::mem::take(&mut self.released),
         );
-        let (one, two) = self.alloc.step(kernel.need, a, r)?;
-        Ok((one && ready, two && ready))
+        self.alloc.step(self.last_need, a, r)
+    }
+
+    /// Some resident block belongs to a kernel other than launch `launch`.
+    fn holds_other_kernel(&self, launch: usize) -> bool {
+        self.resident > 0
+            && self
+                .tbs
+                .iter()
+                .any(|t| t.kernel.as_ref().is_some_and(|k| k.launch != launch))
     }
 
     /// No resident block.
     pub fn is_empty(&self) -> bool {
         self.resident == 0
+    }
+
+    /// Kernel `k`'s L1 counters (instruction, data).
+    pub fn l1_stats_of(
+        &self,
+        k: u32,
+    ) -> (
+        crate::mem::data_cache::CacheStats,
+        crate::mem::data_cache::CacheStats,
+    ) {
+        (self.l1i.by_kernel.get(k), self.l1d.by_kernel.get(k))
+    }
+
+    /// The L1D, serving warp `w`'s kernel.
+    fn l1d_for(&mut self, w: usize) -> &mut DataCache<u32> {
+        self.l1d.set_owner(self.warps[w].kernel);
+        &mut self.l1d
     }
 
     /// L1 counters (instruction, data).
@@ -387,6 +431,7 @@ impl<'a> Sm<'a> {
         self.issue_stage(now, issued)?;
         self.fetch(now)?;
         self.retire();
+        self.preempt_stage(now);
         self.send(mem, now);
         if self.resident > 0 {
             self.active_cycles += 1;

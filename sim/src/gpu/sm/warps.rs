@@ -20,6 +20,11 @@ pub(super) struct Warp {
     /// The i-buffer's instructions are decoded from this cycle on.
     pub(super) ibuf_ready_at: u64,
     pub(super) live: bool,
+    /// Stopped by a preemption of its block: it issues and fetches nothing.
+    pub(super) stopped: bool,
+    /// Its slot belongs to a resident block (live or retired), so no other block's warp range
+    /// may take it.
+    pub(super) held: bool,
     pub(super) imiss: bool,
     pub(super) at_barrier: bool,
     pub(super) exit_issued: bool,
@@ -34,6 +39,8 @@ pub(super) struct Warp {
     /// Thread-block slot and warp index within the block.
     pub(super) tb: usize,
     pub(super) index: usize,
+    /// Its kernel's launch index (the kernel its cache accesses and requests count under).
+    pub(super) kernel: u32,
     /// Per register, its scoreboard entry (`REGS` of them once the warp slot first launches,
     /// empty before: most slots of a small kernel never do, and their memory is then never
     /// touched).
@@ -64,8 +71,11 @@ impl Warp {
     pub(super) fn new() -> Self {
         Self {
             live: false,
+            stopped: false,
+            held: false,
             tb: 0,
             index: 0,
+            kernel: 0,
             len: 0,
             next_issue: 0,
             next_fetch: 0,
@@ -85,6 +95,8 @@ impl Warp {
 /// A thread-block slot.
 pub(super) struct TbSlot {
     pub(super) active: bool,
+    /// The block's linear id in its kernel's grid.
+    pub(super) id: u32,
     pub(super) insts: RunBlock,
     pub(super) first_warp: usize,
     pub(super) warps: usize,
@@ -96,24 +108,71 @@ pub(super) struct TbSlot {
     pub(super) takes: [u32; 4],
     /// Its kernel (`None` while the slot is free).
     pub(super) kernel: Option<Arc<KernelCtx>>,
+    /// Warp instructions it has issued.
+    pub(super) issued: u64,
+    /// It has issued an instruction that ends its idempotence (a global store into an array
+    /// the kernel reads, or a global atomic): it can no longer be flushed.
+    pub(super) non_idempotent: bool,
+    /// Its dispatcher placed it (its end is reported to the dispatcher); a block placed from
+    /// its kernel's preempted queue was not.
+    pub(super) dispatched: bool,
+    /// Its preemption, once started.
+    pub(super) preempt: Option<super::preempt::Preemption>,
+}
+
+impl TbSlot {
+    /// A free slot.
+    pub(super) fn free() -> Self {
+        TbSlot {
+            active: false,
+            id: 0,
+            insts: RunBlock::default(),
+            first_warp: 0,
+            warps: 0,
+            left: 0,
+            arrived: 0,
+            takes: [0; 4],
+            kernel: None,
+            issued: 0,
+            non_idempotent: false,
+            dispatched: false,
+            preempt: None,
+        }
+    }
+}
+
+/// A block that left its SM by completing.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Finished {
+    /// Its block slot on the SM.
+    pub slot: usize,
+    /// Its kernel's launch index.
+    pub kernel: u32,
+    /// Its dispatcher placed it (so it is told of the end).
+    pub dispatched: bool,
+    /// It was being preempted (drained, or it completed while being switched out or flushed)
+    /// since this cycle.
+    pub preempted_since: Option<u64>,
 }
 
 /// `into += what`, per resource (the allocator's ports count modulo their widths).
-fn add(into: &mut [u32; 4], what: [u32; 4]) {
+pub(super) fn add(into: &mut [u32; 4], what: [u32; 4]) {
     for (i, w) in into.iter_mut().zip(what) {
         *i = i.wrapping_add(w);
     }
 }
 
 impl Sm<'_> {
-    /// Makes block `id` (`insts`) of `kernel` resident; its warps are launched this cycle.
-    /// Returns the block slot it takes (reported in [`Sm::finished`] when it completes). Fails
-    /// if a streamed block's first instructions cannot be read.
+    /// Makes block `id` (`insts`) of `kernel` resident; its warps are launched this cycle
+    /// (`dispatched`: its dispatcher placed it, and is told when it ends). Returns the block
+    /// slot it takes (reported in [`Sm::finished`] when it completes). Fails if a streamed
+    /// block's first instructions cannot be read.
     pub fn launch(
         &mut self,
         kernel: &Arc<KernelCtx>,
         id: u64,
         mut insts: RunBlock,
+        dispatched: bool,
     ) -> Result<usize, SimError> {
         let slot = self
             .tbs
@@ -121,20 +180,22 @@ impl Sm<'_> {
             .position(|t| !t.active)
             .expect("the dispatcher only issues to SMs with room");
         let wpt = kernel.warps_per_tb;
-        let first = (0..self.warps.len() / wpt)
-            .map(|k| k * wpt)
-            .find(|&f| self.warps[f..f + wpt].iter().all(|w| !w.live))
-            .expect("occupancy leaves a free warp range");
+        let first = self
+            .free_warp_range(wpt)
+            .expect("the SM's room left a free warp range");
         let n = insts.warps().min(wpt);
         for i in 0..n {
             insts.ensure(i, 1)?;
         }
+        self.hold(first, wpt, true);
         for i in 0..n {
             let w = first + i;
             let warp = &mut self.warps[w];
             warp.live = true;
+            warp.stopped = false;
             warp.tb = slot;
             warp.index = i;
+            warp.kernel = kernel.launch as u32;
             warp.len = insts.len(i);
             warp.next_issue = 0;
             warp.next_fetch = 0;
@@ -176,6 +237,7 @@ impl Sm<'_> {
         self.tbs_launched = self.tbs_launched.saturating_add(1);
         self.tbs[slot] = TbSlot {
             active: true,
+            id: id as u32,
             insts,
             first_warp: first,
             warps: n,
@@ -183,18 +245,52 @@ impl Sm<'_> {
             arrived: 0,
             takes: kernel.need,
             kernel: Some(kernel.clone()),
+            dispatched,
+            ..TbSlot::free()
         };
         self.resident += 1;
         add(&mut self.allocated, kernel.need);
         if n == 0 {
-            self.tbs[slot].active = false;
-            self.tbs[slot].kernel = None;
-            self.resident -= 1;
-            add(&mut self.released, kernel.need);
-            self.counts.blocks += 1;
-            self.finished.push(slot);
+            self.complete(slot);
         }
         Ok(slot)
+    }
+
+    /// The first warp of a free range of `wpt` warp slots aligned to `wpt` (GPGPU-Sim's
+    /// `find_available_hwtid`), if any.
+    pub(super) fn free_warp_range(&self, wpt: usize) -> Option<usize> {
+        (0..self.warps.len() / wpt)
+            .map(|k| k * wpt)
+            .find(|&f| self.warps[f..f + wpt].iter().all(|w| !w.held))
+    }
+
+    /// Marks warp slots `first..first + wpt` as held by a resident block (or free).
+    pub(super) fn hold(&mut self, first: usize, wpt: usize, held: bool) {
+        for w in &mut self.warps[first..first + wpt] {
+            w.held = held;
+        }
+    }
+
+    /// Block slot `tb` completed: its resources and warp range are free, its end is reported.
+    pub(super) fn complete(&mut self, tb: usize) {
+        let slot = std::mem::replace(&mut self.tbs[tb], TbSlot::free());
+        let kernel = slot
+            .kernel
+            .as_ref()
+            .expect("an active block has its kernel");
+        self.hold(slot.first_warp, kernel.warps_per_tb, false);
+        add(&mut self.released, slot.takes);
+        self.resident -= 1;
+        self.counts.blocks += 1;
+        self.finished.push(Finished {
+            slot: tb,
+            kernel: kernel.launch as u32,
+            dispatched: slot.dispatched,
+            preempted_since: slot
+                .preempt
+                .filter(|p| !matches!(p.phase, super::preempt::Phase::Restoring { .. }))
+                .map(|p| p.since),
+        });
     }
 
     /// The instruction at the head of warp `w`'s i-buffer, if decoded by `now`.
@@ -238,7 +334,11 @@ impl Sm<'_> {
         };
         let st = &mut self.scan_state[s];
         set(&mut st.live, warp.live);
-        set(&mut st.stalled, warp.at_barrier || warp.exit_issued);
+        set(
+            &mut st.stalled,
+            warp.at_barrier || warp.exit_issued || warp.stopped,
+        );
+        set(&mut st.stopped, warp.stopped);
         set(&mut st.head, warp.head.is_some());
         self.mark_for_scan(w);
     }
@@ -248,6 +348,7 @@ impl Sm<'_> {
     pub(super) fn update_fetchable(&mut self, w: usize) {
         let warp = &self.warps[w];
         let wants = warp.live
+            && !warp.stopped
             && !warp.imiss
             && !warp.exit_issued
             && warp.next_issue == warp.next_fetch
@@ -313,14 +414,7 @@ impl Sm<'_> {
             let slot = &mut self.tbs[tb];
             slot.left -= 1;
             if slot.left == 0 {
-                slot.active = false;
-                slot.insts = RunBlock::default();
-                slot.kernel = None;
-                let takes = slot.takes;
-                add(&mut self.released, takes);
-                self.resident -= 1;
-                self.counts.blocks += 1;
-                self.finished.push(tb);
+                self.complete(tb);
             } else {
                 self.check_barrier(tb);
             }
@@ -340,7 +434,9 @@ impl Sm<'_> {
                 .get(warp.index, warp.next_issue)
                 .map(|i| format!("{:#06x}", i.pc))
                 .unwrap_or_else(|| "end".into());
-            let why = if warp.exit_issued {
+            let why = if warp.stopped {
+                "the preemption of its block (stopped)".to_string()
+            } else if warp.exit_issued {
                 format!(
                     "exit: {} load(s) and {} store(s) still in flight",
                     warp.loads, warp.stores

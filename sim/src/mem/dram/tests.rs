@@ -173,6 +173,7 @@ fn requests(spec: &[(u64, u8, u8, bool)]) -> (VecDeque<(u64, Request)>, Rows) {
             id: id as u64,
             addr,
             write,
+            kernel: 0,
         };
         let (b, row) = ch.map(addr);
         rows.insert(r.id, (b, row, write));
@@ -237,6 +238,7 @@ fn row_hits_go_before_older_row_misses() {
                     id,
                     addr,
                     write: false,
+                    kernel: 0,
                 },
             )
         })
@@ -273,6 +275,7 @@ fn streaming_reads_reach_peak_bandwidth() {
                     id: i,
                     addr: i * per_col,
                     write: false,
+                    kernel: 0,
                 },
             )
         })

@@ -321,6 +321,10 @@ impl KernelSource for SynthKernel {
         self.def.arrays.clone()
     }
 
+    fn overwriting_pcs(&self) -> Option<Vec<u32>> {
+        Some(super::overwriting_pcs(&self.def))
+    }
+
     fn static_code(
         &self,
     ) -> Result<Option<crate::workload::static_code::KernelCode>, WorkloadError> {

@@ -55,8 +55,9 @@ pub struct Idempotence {
     pub region_before_overwrite: Option<f64>,
 }
 
-/// The idempotence of `def` (see [`Idempotence`]).
-pub fn idempotence(def: &SynthDef) -> Result<Idempotence, WorkloadError> {
+/// The PCs of `def`'s instructions that end a block's idempotence: global atomics, and global
+/// stores into an array the kernel also loads from (arrays told apart by their base address).
+pub fn overwriting_pcs(def: &SynthDef) -> Vec<u32> {
     let loaded: Vec<u64> = def
         .program
         .insts
@@ -80,14 +81,18 @@ pub fn idempotence(def: &SynthDef) -> Result<Idempotence, WorkloadError> {
         } => loaded.contains(&addr.base),
         _ => false,
     };
-    let first: Vec<usize> = def
-        .program
+    def.program
         .insts
         .iter()
         .enumerate()
         .filter(|(_, i)| overwrites(i))
-        .map(|(k, _)| 8 * k)
-        .collect();
+        .map(|(k, _)| 8 * k as u32)
+        .collect()
+}
+
+/// The idempotence of `def` (see [`Idempotence`]).
+pub fn idempotence(def: &SynthDef) -> Result<Idempotence, WorkloadError> {
+    let first = overwriting_pcs(def);
     if first.is_empty() {
         return Ok(Idempotence {
             idempotent: true,
@@ -98,7 +103,7 @@ pub fn idempotence(def: &SynthDef) -> Result<Idempotence, WorkloadError> {
     let w = &b.warps[0];
     let at = w
         .iter()
-        .position(|i| first.contains(&(i.pc as usize)))
+        .position(|i| first.contains(&i.pc))
         .unwrap_or(w.len());
     Ok(Idempotence {
         idempotent: false,

@@ -1,0 +1,158 @@
+//! The kernel-scheduler site's protocol (one unit per GPU): which of the kernels the GPU holds
+//! may dispatch thread blocks to which SM, and which resident blocks to preempt, and how.
+//!
+//! The GPU holds kernels in *kernel slots* (the hardware's kernel table, [`KernelSchedUnit::slots`]
+//! entries). A launch that has arrived (its arrival cycle has come and the kernel before it in
+//! its stream has finished) takes a free slot when the unit admits it, in arrival order. Every
+//! cycle, before the SMs' resource allocators, the unit sees each slot's kernel and each SM's
+//! resident blocks per slot, and says for every SM which slot's kernel is offered to it
+//! ([`KernelSchedOut::offer`]: that kernel's dispatcher sees the SM's room) and which blocks to
+//! preempt ([`Preempt`]); the GPU carries preemptions out with the SM's mechanisms (context
+//! switch, drain, flush) and puts every block taken off an SM in its kernel's preempted queue,
+//! which that kernel's dispatch serves first.
+
+/// How a resident thread block is taken off its SM.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Technique {
+    /// Stop issue, let the block's issued instructions complete, write its registers and
+    /// shared memory to global memory through the memory system and free its slot; it is later
+    /// restored (read back) on any SM and resumes where it stopped.
+    Switch,
+    /// Let the block finish; nothing new is dispatched to it meanwhile (the kernel scheduler
+    /// offers the SM to another kernel).
+    Drain,
+    /// Drop the block's warps at once (their in-flight replies are absorbed) and restart it
+    /// from its first instruction later; only while it is idempotent (no global store or
+    /// atomic that overwrites its input has issued).
+    Flush,
+}
+
+impl Technique {
+    /// Every technique, in report order.
+    pub const ALL: [Technique; 3] = [Technique::Switch, Technique::Drain, Technique::Flush];
+    /// Names (`--preempt`).
+    pub const NAMES: &'static [&'static str] = &["switch", "drain", "flush"];
+
+    /// The technique's name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Technique::Switch => "switch",
+            Technique::Drain => "drain",
+            Technique::Flush => "flush",
+        }
+    }
+
+    /// Parses a name of [`Technique::NAMES`].
+    pub fn from_name(s: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|t| t.name() == s)
+    }
+}
+
+/// A kernel in a slot, as the unit sees it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct KernelView {
+    /// Its launch index in the run.
+    pub launch: usize,
+    /// Its stream.
+    pub stream: u32,
+    /// Its priority (0 lowest).
+    pub priority: u8,
+    /// The cycle it arrived.
+    pub arrival: u64,
+    /// The cycle it took its slot.
+    pub admitted: u64,
+    /// Blocks waiting to be dispatched: never dispatched yet, or preempted and queued.
+    pub waiting: u64,
+    /// Blocks resident on SMs (being preempted included).
+    pub resident: u64,
+}
+
+impl KernelView {
+    /// Some block of it waits to be dispatched.
+    pub fn has_waiting(&self) -> bool {
+        self.waiting > 0
+    }
+}
+
+/// One SM, as the unit sees it.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct SmView {
+    /// Per kernel slot: its blocks resident on the SM (being preempted included).
+    pub blocks: Vec<u32>,
+    /// Of those, per slot: the blocks being preempted (switched out, drained or flushed).
+    pub preempting: Vec<u32>,
+}
+
+impl SmView {
+    /// No block of any kernel is resident.
+    pub fn is_empty(&self) -> bool {
+        self.blocks.iter().all(|&b| b == 0)
+    }
+
+    /// Blocks resident of kernels other than slot `k`.
+    pub fn others(&self, k: usize) -> u32 {
+        self.blocks
+            .iter()
+            .enumerate()
+            .filter(|&(s, _)| s != k)
+            .map(|(_, &b)| b)
+            .sum()
+    }
+}
+
+/// What the unit sees in one cycle.
+#[derive(Clone, Copy, Debug)]
+pub struct KernelSchedIn<'a> {
+    /// The cycle.
+    pub now: u64,
+    /// Per slot: its kernel, if any.
+    pub kernels: &'a [Option<KernelView>],
+    /// Per SM.
+    pub sms: &'a [SmView],
+}
+
+impl KernelSchedIn<'_> {
+    /// The occupied slots, oldest admission first (ties: lower slot).
+    pub fn by_admission(&self) -> Vec<usize> {
+        let mut v: Vec<usize> = (0..self.kernels.len())
+            .filter(|&k| self.kernels[k].is_some())
+            .collect();
+        v.sort_by_key(|&k| (self.kernels[k].map_or(0, |x| x.admitted), k));
+        v
+    }
+}
+
+/// A preemption the unit asks for: the blocks of slot `slot`'s kernel on SM `sm` (those not
+/// already being preempted) leave it by `technique`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Preempt {
+    /// The SM.
+    pub sm: usize,
+    /// The kernel slot whose blocks leave.
+    pub slot: usize,
+    /// How.
+    pub technique: Technique,
+}
+
+/// What the unit decided in one cycle.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct KernelSchedOut {
+    /// Per SM: the slot whose kernel may dispatch to it this cycle.
+    pub offer: Vec<Option<usize>>,
+    /// Preemptions to start.
+    pub preempt: Vec<Preempt>,
+}
+
+/// The unit at the kernel-scheduler site.
+pub trait KernelSchedUnit {
+    /// Kernel slots (kernels held at once).
+    fn slots(&self) -> usize;
+    /// Whether the oldest arrived kernel may take a free slot now (there is one).
+    fn admit(&mut self, inp: &KernelSchedIn) -> bool {
+        let _ = inp;
+        true
+    }
+    /// One cycle: fills `out` (its `offer` has one entry per SM, all `None`, and `preempt`
+    /// is empty when it is called).
+    fn step(&mut self, inp: &KernelSchedIn, out: &mut KernelSchedOut);
+}

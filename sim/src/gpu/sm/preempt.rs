@@ -1,0 +1,537 @@
+//! Preemption, the SM's operations that take a resident thread block off it (and put a
+//! switched-out one back), each paying what it costs in the model:
+//!
+//! * **Context switch** ([`Technique::Switch`]): the block's warps stop issuing and fetching;
+//!   once everything they issued has completed (loads back, stores acknowledged, the LSU and the
+//!   operand collector empty of them, no fetch miss outstanding), the block's context — its
+//!   allocated registers (4 bytes each) and its shared memory — is written to global memory as
+//!   128-byte stores through the LSU, the L1D, the crossbar, the L2 and DRAM (a save area per
+//!   kernel and block at [`CONTEXT_BASE`]); when the last store is acknowledged the block's
+//!   slot, warps and resources are free and the GPU queues it for its kernel. Restored on any
+//!   SM with room ([`Sm::restore`]), its warps are live but stopped while the context is read
+//!   back as 128-byte loads the same way; then each resumes at the instruction it had reached
+//!   (i-buffers refill from the L1I, every register ready, barrier arrivals kept).
+//! * **Drain** ([`Technique::Drain`]): nothing changes in the SM; the block finishes while its
+//!   kernel is offered no new SM (the kernel scheduler's part).
+//! * **Flush** ([`Technique::Flush`]), only while the block is idempotent (no instruction that
+//!   overwrites the kernel's input has issued; else it is drained): its warps stop at once,
+//!   their instructions not yet sent to the L1D are dropped from the LSU, and the slot is free
+//!   once the replies still in flight have come back (absorbed: nothing is lost or answered
+//!   twice, and the lost-request audit holds); the block restarts later from its first
+//!   instruction. The warp instructions it had issued are counted as re-executed.
+//!
+//! A block being preempted that completes meanwhile (its last warps had nothing left but to
+//! retire) leaves as a completed block.
+
+use super::lsu::{LsuKind, LsuOp, PendingLoad};
+use super::warps::{TbSlot, Warp};
+use super::{Sm, REGS};
+use crate::gpu::kernel::KernelCtx;
+use crate::gpu::sites::issue::LaunchedWarp;
+use crate::gpu::sites::kernel_sched::Technique;
+use crate::gpu::SimError;
+use crate::workload::kernel::WarpInst;
+use crate::workload::sass::OpClass;
+use crate::workload::stream::RunBlock;
+use std::sync::Arc;
+
+/// Start of the context save area in the address space: kernel `k`'s block `b` saves at
+/// `CONTEXT_BASE + (k << 36) + b * context bytes rounded up to 128`.
+pub const CONTEXT_BASE: u64 = 0xC000_0000_0000;
+
+/// Bytes a context store or load moves (one L1D line).
+const CONTEXT_LINE: u64 = 128;
+
+/// A block's preemption in progress.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Preemption {
+    /// How.
+    pub technique: Technique,
+    /// The cycle it was asked for.
+    pub since: u64,
+    /// Where it stands.
+    pub phase: Phase,
+}
+
+/// Where a preemption stands.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Phase {
+    /// Drain: the block runs to its end.
+    Draining,
+    /// Switch: waiting for what the stopped warps issued to complete.
+    Stopping,
+    /// Switch: the context stores are in (or waiting for) the LSU.
+    Saving {
+        /// The store instruction entered the LSU.
+        sent: bool,
+    },
+    /// Flush: waiting for the replies in flight.
+    Flushing,
+    /// A restored block: the context loads are in (or waiting for) the LSU.
+    Restoring {
+        /// The load instruction entered the LSU.
+        sent: bool,
+    },
+}
+
+/// One warp of a switched-out block, as it stopped.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SavedWarp {
+    /// Instructions it has issued (where it resumes).
+    pub next_issue: u32,
+    /// Its instructions in all.
+    pub len: u32,
+    /// It waits at the block's barrier.
+    pub at_barrier: bool,
+    /// It had issued its last instruction (it retires when restored).
+    pub finished: bool,
+    /// It had already retired (its slot stays empty).
+    pub retired: bool,
+}
+
+/// A switched-out block's state as the GPU keeps it while its context is in memory.
+pub struct SavedBlock {
+    /// Its id.
+    pub id: u32,
+    /// Its instructions (a streamed block keeps its windows).
+    pub insts: RunBlock,
+    /// Per warp of the block.
+    pub warps: Vec<SavedWarp>,
+    /// Warps waiting at the barrier.
+    pub arrived: usize,
+    /// Warp instructions it had issued.
+    pub issued: u64,
+    /// It had issued an instruction that ends its idempotence.
+    pub non_idempotent: bool,
+}
+
+/// A block taken off its SM, waiting in its kernel's queue to be placed again.
+pub enum Preempted {
+    /// Flushed: it restarts from its first instruction.
+    Restart {
+        /// Its id.
+        id: u32,
+    },
+    /// Switched out: it resumes where it stopped.
+    Saved(Box<SavedBlock>),
+}
+
+/// A block an SM switched out or flushed.
+pub struct Released {
+    /// Its kernel's launch index.
+    pub kernel: u32,
+    /// Its block slot on the SM, and whether its dispatcher placed it (so it is told the slot
+    /// is free).
+    pub slot: usize,
+    /// See `slot`.
+    pub dispatched: bool,
+    /// How it left.
+    pub technique: Technique,
+    /// The cycle its preemption was asked for.
+    pub since: u64,
+    /// Context bytes saved.
+    pub bytes: u64,
+    /// Warp instructions it had issued.
+    pub issued: u64,
+    /// What its kernel keeps of it.
+    pub block: Preempted,
+}
+
+/// The 128-byte lines of kernel `k`'s block `id`'s context save area.
+fn context_lines(kernel: &KernelCtx, id: u32) -> Vec<(u64, u32)> {
+    let bytes = kernel.context_bytes().div_ceil(CONTEXT_LINE) * CONTEXT_LINE;
+    let base = CONTEXT_BASE + ((kernel.launch as u64) << 36) + id as u64 * bytes;
+    (0..bytes / CONTEXT_LINE)
+        .map(|i| (base + i * CONTEXT_LINE, CONTEXT_LINE as u32))
+        .collect()
+}
+
+/// The context load's instruction: a global load without destinations.
+fn context_inst() -> WarpInst {
+    WarpInst {
+        pc: 0,
+        mask: u32::MAX,
+        class: OpClass::LoadGlobal,
+        width: 4,
+        ndst: 0,
+        nsrc: 0,
+        reg_start: 0,
+        addr_start: 0,
+        strided: false,
+    }
+}
+
+impl Sm<'_> {
+    /// Starts preempting the blocks of kernel `launch` that are not being preempted yet, by
+    /// `technique` (a flush of a block that is no longer idempotent drains it); returns how
+    /// many started.
+    pub fn preempt(&mut self, launch: usize, technique: Technique, now: u64) -> u32 {
+        let mut started = 0;
+        for tb in 0..self.tbs.len() {
+            let slot = &self.tbs[tb];
+            let mine = slot.active
+                && slot.preempt.is_none()
+                && slot.kernel.as_ref().is_some_and(|k| k.launch == launch);
+            if !mine {
+                continue;
+            }
+            let technique = match technique {
+                Technique::Flush if slot.non_idempotent => Technique::Drain,
+                t => t,
+            };
+            let phase = match technique {
+                Technique::Drain => Phase::Draining,
+                Technique::Switch => Phase::Stopping,
+                Technique::Flush => Phase::Flushing,
+            };
+            self.tbs[tb].preempt = Some(Preemption {
+                technique,
+                since: now,
+                phase,
+            });
+            if technique != Technique::Drain {
+                self.stop_block(tb, technique == Technique::Flush);
+            }
+            started += 1;
+        }
+        started
+    }
+
+    /// Stops block slot `tb`'s live warps (`flush`: their i-buffers and their instructions
+    /// not yet sent to the L1D are dropped too).
+    fn stop_block(&mut self, tb: usize, flush: bool) {
+        let (first, n) = (self.tbs[tb].first_warp, self.tbs[tb].warps);
+        for w in first..first + n {
+            if !self.warps[w].live {
+                continue;
+            }
+            let warp = &mut self.warps[w];
+            warp.stopped = true;
+            if flush {
+                warp.head = None;
+                warp.ahead = None;
+            }
+            self.update_fetchable(w);
+            self.sync_masks(w);
+        }
+        if flush {
+            self.drop_unsent(tb);
+        }
+    }
+
+    /// Drops the LSU's instructions of block slot `tb`'s warps (flush): their transactions
+    /// already sent stay in flight, their loads complete when those come back.
+    fn drop_unsent(&mut self, tb: usize) {
+        let (first, n) = (self.tbs[tb].first_warp, self.tbs[tb].warps);
+        let mut tokens = vec![];
+        self.lsu.retain(|op| {
+            let theirs = (first..first + n).contains(&op.warp);
+            if theirs {
+                tokens.extend(op.token);
+            }
+            !theirs
+        });
+        for t in tokens {
+            self.pending[t as usize].all_sent = true;
+            self.try_complete(t);
+        }
+    }
+
+    /// Whether everything block slot `tb`'s warps issued has completed (`unsent_ok`: their
+    /// instructions still in the LSU do not count, a flush drops them).
+    fn quiet(&self, tb: usize) -> bool {
+        let (first, n) = (self.tbs[tb].first_warp, self.tbs[tb].warps);
+        (first..first + n).all(|w| {
+            let warp = &self.warps[w];
+            warp.loads == 0
+                && warp.stores == 0
+                && !warp.imiss
+                && !self.ifill.contains(&w)
+                && self.collector.as_ref().is_none_or(|c| c.per_warp[w] == 0)
+                && !self.lsu.iter().any(|op| op.warp == w)
+        })
+    }
+
+    /// The first live warp of block slot `tb` (the one the context traffic is issued for).
+    fn carrier(&self, tb: usize) -> Option<usize> {
+        let (first, n) = (self.tbs[tb].first_warp, self.tbs[tb].warps);
+        (first..first + n).find(|&w| self.warps[w].live)
+    }
+
+    /// Moves every preemption on: a switch whose block is quiet sends its context stores,
+    /// one whose stores are acknowledged releases the block; a flush whose replies are back
+    /// releases it; a restore sends its context loads.
+    pub(super) fn preempt_stage(&mut self, now: u64) {
+        for tb in 0..self.tbs.len() {
+            let Some(p) = self.tbs[tb].preempt else {
+                continue;
+            };
+            match p.phase {
+                Phase::Draining => {}
+                Phase::Stopping if self.quiet(tb) => {
+                    self.set_phase(tb, Phase::Saving { sent: false })
+                }
+                Phase::Stopping => {}
+                Phase::Saving { sent: false } => {
+                    if self.send_context(tb, LsuKind::Store) {
+                        self.set_phase(tb, Phase::Saving { sent: true });
+                    }
+                }
+                Phase::Saving { sent: true } if self.quiet(tb) => self.release(tb, now),
+                Phase::Saving { sent: true } => {}
+                Phase::Flushing => {
+                    // Instructions the operand collector hands the LSU later are dropped too.
+                    self.drop_unsent(tb);
+                    if self.quiet(tb) {
+                        self.release(tb, now);
+                    }
+                }
+                Phase::Restoring { sent: false } => {
+                    if self.send_context(tb, LsuKind::Load) {
+                        self.set_phase(tb, Phase::Restoring { sent: true });
+                    }
+                }
+                Phase::Restoring { sent: true } => {}
+            }
+        }
+    }
+
+    fn set_phase(&mut self, tb: usize, phase: Phase) {
+        if let Some(p) = &mut self.tbs[tb].preempt {
+            p.phase = phase;
+        }
+    }
+
+    /// Puts block slot `tb`'s context stores or loads into the LSU if it has room; whether
+    /// it did.
+    fn send_context(&mut self, tb: usize, kind: LsuKind) -> bool {
+        if self.lsu.len() >= self.timing.lsu_queue {
+            return false;
+        }
+        let Some(w) = self.carrier(tb) else {
+            return false;
+        };
+        let slot = &self.tbs[tb];
+        let kernel = slot.kernel.as_ref().expect("an active block");
+        let txns = context_lines(kernel, slot.id);
+        let token = (kind == LsuKind::Load).then(|| {
+            self.warps[w].loads += 1;
+            self.new_pending(PendingLoad {
+                warp: w,
+                tb,
+                inst: context_inst(),
+                index: 0,
+                outstanding: 0,
+                ready_at: 0,
+                all_sent: false,
+                context: true,
+            })
+        });
+        self.lsu.push_back(LsuOp {
+            warp: w,
+            token,
+            kind,
+            txns,
+            next: 0,
+            failed_at: None,
+        });
+        true
+    }
+
+    /// Takes block slot `tb` off the SM (switched out or flushed): its warps leave (their exit
+    /// bits go to the warp-issue site), its resources and warp range are free, and the GPU
+    /// gets what its kernel keeps of it.
+    fn release(&mut self, tb: usize, now: u64) {
+        let _ = now;
+        let slot = std::mem::replace(&mut self.tbs[tb], TbSlot::free());
+        let p = slot.preempt.expect("a block being preempted");
+        let kernel = slot.kernel.clone().expect("an active block");
+        let id = slot.id;
+        let mut warps = vec![];
+        for i in 0..slot.warps {
+            let w = slot.first_warp + i;
+            let warp = &self.warps[w];
+            warps.push(SavedWarp {
+                next_issue: warp.next_issue,
+                len: warp.len,
+                at_barrier: warp.at_barrier,
+                finished: warp.exit_issued,
+                retired: !warp.live,
+            });
+            if warp.live {
+                self.kill(w);
+            }
+        }
+        self.hold(slot.first_warp, kernel.warps_per_tb, false);
+        super::warps::add(&mut self.released, slot.takes);
+        self.resident -= 1;
+        let (block, bytes) = match p.technique {
+            Technique::Flush => (Preempted::Restart { id }, 0),
+            _ => (
+                Preempted::Saved(Box::new(SavedBlock {
+                    id,
+                    insts: slot.insts,
+                    warps,
+                    arrived: slot.arrived,
+                    issued: slot.issued,
+                    non_idempotent: slot.non_idempotent,
+                })),
+                kernel.context_bytes(),
+            ),
+        };
+        self.taken_off.push(Released {
+            kernel: kernel.launch as u32,
+            slot: tb,
+            dispatched: slot.dispatched,
+            technique: p.technique,
+            since: p.since,
+            bytes,
+            issued: slot.issued,
+            block,
+        });
+    }
+
+    /// Warp `w` leaves the SM without retiring (its block was taken off).
+    fn kill(&mut self, w: usize) {
+        self.exiting.retain(|&x| x != w);
+        let warp = &mut self.warps[w];
+        warp.live = false;
+        warp.stopped = false;
+        warp.head = None;
+        warp.ahead = None;
+        self.update_fetchable(w);
+        self.sync_masks(w);
+        self.exit[w % self.schedulers] |= 1 << (w / self.schedulers);
+    }
+
+    /// Puts switched-out block `saved` of `kernel` back on this SM: its warps are live but
+    /// stopped until its context is read back, then resume where they stopped. Returns its
+    /// block slot.
+    pub fn restore(
+        &mut self,
+        kernel: &Arc<KernelCtx>,
+        saved: SavedBlock,
+        now: u64,
+    ) -> Result<usize, SimError> {
+        let slot = self
+            .tbs
+            .iter()
+            .position(|t| !t.active)
+            .expect("the SM's room left a block slot");
+        let wpt = kernel.warps_per_tb;
+        let first = self
+            .free_warp_range(wpt)
+            .expect("the SM's room left a free warp range");
+        let SavedBlock {
+            id,
+            mut insts,
+            warps,
+            arrived,
+            issued,
+            non_idempotent,
+        } = saved;
+        let mut left = 0;
+        for (i, sw) in warps.iter().enumerate() {
+            if !sw.retired && sw.next_issue < sw.len {
+                insts.ensure(i, sw.next_issue + 1)?;
+            }
+        }
+        self.hold(first, wpt, true);
+        for (i, sw) in warps.iter().enumerate() {
+            let w = first + i;
+            if sw.retired {
+                continue;
+            }
+            left += 1;
+            let pc = insts.get(i, sw.next_issue).map_or(0, |x| x.pc);
+            self.revive(w, slot, i, kernel.launch as u32, sw);
+            if sw.finished {
+                self.exiting.push(w);
+            }
+            let (s, local) = (w % self.schedulers, w / self.schedulers);
+            self.launch[s] |= 1 << local;
+            if self.tbs_launched > 0 {
+                self.launch2[s] |= 1 << local;
+            }
+            self.issue.launched(&LaunchedWarp {
+                sched: s,
+                local,
+                kernel,
+                block: id as u64,
+                index: i,
+                pc,
+            });
+        }
+        self.tbs_launched = self.tbs_launched.saturating_add(1);
+        self.tbs[slot] = TbSlot {
+            active: true,
+            id,
+            insts,
+            first_warp: first,
+            warps: warps.len(),
+            left,
+            arrived,
+            takes: kernel.need,
+            kernel: Some(kernel.clone()),
+            issued,
+            non_idempotent,
+            dispatched: false,
+            preempt: Some(Preemption {
+                technique: Technique::Switch,
+                since: now,
+                phase: Phase::Restoring { sent: false },
+            }),
+        };
+        self.resident += 1;
+        super::warps::add(&mut self.allocated, kernel.need);
+        if left == 0 {
+            self.complete(slot);
+        }
+        Ok(slot)
+    }
+
+    /// Warp slot `w` takes warp `index` of block slot `tb` (kernel `kernel`) as it stopped:
+    /// live, stopped until the context is back, its i-buffer empty, every register ready.
+    fn revive(&mut self, w: usize, tb: usize, index: usize, kernel: u32, sw: &SavedWarp) {
+        let warp: &mut Warp = &mut self.warps[w];
+        warp.live = true;
+        warp.stopped = true;
+        warp.tb = tb;
+        warp.index = index;
+        warp.kernel = kernel;
+        warp.len = sw.len;
+        warp.next_issue = sw.next_issue;
+        warp.next_fetch = sw.next_issue;
+        warp.ibuf_ready_at = 0;
+        warp.imiss = false;
+        warp.at_barrier = sw.at_barrier;
+        warp.exit_issued = sw.finished;
+        warp.loads = 0;
+        warp.stores = 0;
+        warp.head = None;
+        warp.ahead = None;
+        if warp.regs.len() == REGS {
+            for r in &mut warp.regs {
+                r.ready = 0;
+            }
+        } else {
+            warp.regs = vec![Default::default(); REGS];
+        }
+        self.update_fetchable(w);
+        self.sync_masks(w);
+    }
+
+    /// Block slot `tb`'s context is back: its warps resume.
+    pub(super) fn restored(&mut self, tb: usize) {
+        self.tbs[tb].preempt = None;
+        let (first, n) = (self.tbs[tb].first_warp, self.tbs[tb].warps);
+        for w in first..first + n {
+            if self.warps[w].live {
+                self.warps[w].stopped = false;
+                self.update_fetchable(w);
+                self.sync_masks(w);
+            }
+        }
+        self.check_barrier(tb);
+    }
+}

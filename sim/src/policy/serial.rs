@@ -1,0 +1,63 @@
+//! One kernel at a time (`--kernel-sched serial`, the default): the GPU holds one kernel, which
+//! every SM serves, and the next one starts when it has finished, whatever their streams (what
+//! Accel-Sim does without `-gpgpu_concurrent_kernel_sm`).
+
+use super::{KernelSchedPolicy, OptError, OptValues, PolicyEntry, SiteKind, SitePolicy};
+use crate::config::GpuConfig;
+use crate::gpu::sites::kernel_sched::{KernelSchedIn, KernelSchedOut, KernelSchedUnit};
+use crate::gpu::SimError;
+use std::sync::Arc;
+
+/// `serial`.
+pub const ENTRIES: &[&PolicyEntry] = &[&SERIAL];
+
+static SERIAL: PolicyEntry = PolicyEntry {
+    site: SiteKind::KernelSched,
+    name: "serial",
+    summary: "one kernel at a time, on every SM, in arrival order (Accel-Sim's default)",
+    blocks: &[],
+    options: &[],
+    flag: None,
+    implies: &[],
+    parse,
+};
+
+fn parse(_: &OptValues) -> Result<SitePolicy, OptError> {
+    Ok(SitePolicy::KernelSched(Arc::new(Serial)))
+}
+
+#[derive(Debug)]
+struct Serial;
+
+impl KernelSchedPolicy for Serial {
+    fn entry(&self) -> &'static PolicyEntry {
+        &SERIAL
+    }
+
+    fn slots(&self) -> usize {
+        1
+    }
+
+    fn label_suffix(&self) -> String {
+        String::new()
+    }
+
+    fn build(&self, _: &GpuConfig) -> Result<Box<dyn KernelSchedUnit>, SimError> {
+        Ok(Box::new(SerialUnit))
+    }
+}
+
+/// Every SM serves the one kernel.
+struct SerialUnit;
+
+impl KernelSchedUnit for SerialUnit {
+    fn slots(&self) -> usize {
+        1
+    }
+
+    fn step(&mut self, inp: &KernelSchedIn, out: &mut KernelSchedOut) {
+        if inp.kernels[0].is_some() {
+            out.offer.fill(Some(0));
+        }
+    }
+}
