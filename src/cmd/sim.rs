@@ -13,6 +13,7 @@ use gpusim::config::GpuConfig;
 use gpusim::gpu::{Progress, Report, SimError, SimOptions, DEFAULT_WATCHDOG};
 use gpusim::policy::SiteKind;
 use gpusim::workload::kernel::{TraceWorkload, WorkloadSource};
+use gpusim::workload::mix::Mix;
 use indicatif::{ProgressBar, ProgressStyle};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -21,17 +22,21 @@ use std::time::{Duration, Instant};
 /// Arguments of `gpusched sim`.
 #[derive(Args)]
 pub struct SimArgs {
-    /// Accel-Sim trace directory (with kernelslist.g).
+    /// Accel-Sim trace directory (with kernelslist.g; each kernel on its `-cuda stream id`).
     #[arg(
         long,
         value_name = "DIR",
-        conflicts_with = "workload",
-        required_unless_present = "workload"
+        conflicts_with_all = ["workload", "mix"],
+        required_unless_present_any = ["workload", "mix"]
     )]
     trace: Option<PathBuf>,
     /// Workload: a built-in kernel (stream, compute) or a suite kernel (`gpusched workloads`).
-    #[arg(long, value_name = "NAME")]
+    #[arg(long, value_name = "NAME", conflicts_with = "mix")]
     workload: Option<String>,
+    /// A mix file (TOML): kernel launches with their streams, arrivals, priorities, periods and
+    /// deadlines (`mixes/two_streams.toml`; run them together with `--kernel-sched`).
+    #[arg(long, value_name = "FILE")]
+    mix: Option<PathBuf>,
     /// Size of a built-in workload: small, medium, large.
     #[arg(long, default_value = "small")]
     size: String,
@@ -326,11 +331,18 @@ pub fn run(a: SimArgs) -> Result<ExitCode> {
     let label = a
         .trace
         .as_ref()
+        .or(a.mix.as_ref())
         .map(|t| t.display().to_string())
         .or(a.workload.clone())
         .unwrap_or_default();
     let (trace, name, size) = (a.trace.clone(), a.workload.clone(), a.size.clone());
-    let mut open = || open_workload(trace.as_ref(), name.as_deref(), &size);
+    let mix = a.mix.clone();
+    let mut open = || -> Result<Box<dyn WorkloadSource>, SimError> {
+        match &mix {
+            Some(m) => Ok(Box::new(Mix::open(m)?)),
+            None => open_workload(trace.as_ref(), name.as_deref(), &size),
+        }
+    };
     let r = match simulate(&a.run, &mut open, &label)? {
         Ok(r) => r,
         Err(code) => return Ok(code),

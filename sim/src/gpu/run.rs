@@ -55,6 +55,15 @@ impl<'a> Gpu<'a> {
         progress: &mut dyn FnMut(&Progress),
     ) -> Result<Report, SimError> {
         let launches = workload.launches()?;
+        // A kernel that can never run is an error before anything runs.
+        for (i, l) in launches.iter().enumerate() {
+            KernelCtx::new(&self.cfg, &l.info, i, i).map_err(|e| match e {
+                SimError::DoesNotFit { kernel, source } if l.origin != kernel => {
+                    SimError::Config(format!("{}: kernel `{kernel}`: {source}", l.origin))
+                }
+                e => e,
+            })?;
+        }
         let slots = self.dispatchers.len();
         let n = self.sms.len();
         let mut ks = Kernels::new(launches, slots);
@@ -290,9 +299,10 @@ impl<'a> Gpu<'a> {
         now: u64,
     ) -> Result<(), SimError> {
         match block {
-            Preempted::Restart { id } => {
+            Preempted::Restart { id, flushes } => {
                 let insts = r.source.run_block(id as u64)?;
-                self.sms[s].launch(&r.ctx, id as u64, insts, false)?;
+                let tb = self.sms[s].launch(&r.ctx, id as u64, insts, false)?;
+                self.sms[s].restarted(tb, flushes);
             }
             Preempted::Saved(saved) => {
                 r.preemptions.restored += 1;

@@ -56,6 +56,10 @@ declare_policies! {
     tb_locality
     occupancy_alloc
     serial
+    fcfs
+    even
+    smk
+    timeslice
 }
 
 /// The sites a policy can sit at.
@@ -210,6 +214,11 @@ pub trait WarpIssuePolicy: Debug + Send + Sync {
     fn fetch_order(&self) -> &'static str {
         "round_robin"
     }
+    /// Why its units cannot take a block that resumes where it stopped (a context switch's
+    /// restore), if they cannot.
+    fn resume_limit(&self) -> Option<&'static str> {
+        None
+    }
     /// Whether it can serve `cfg` (the parameters its blocks would get).
     fn check(&self, cfg: &GpuConfig) -> Result<(), SimError>;
     /// What it needs of a kernel before the kernel's first block, into `prepared`.
@@ -320,6 +329,23 @@ pub const PREEMPT: OptSpec = OptSpec::value(
      and restart them later; a block past its idempotent point is drained instead)",
 )
 .one_of(crate::gpu::sites::kernel_sched::Technique::NAMES);
+
+/// Whether the warp-issue policy of `plan` can take blocks that resume mid-kernel, as
+/// `technique` needs for a switch (an error naming why not).
+pub fn check_resume(
+    plan: &Plan,
+    technique: crate::gpu::sites::kernel_sched::Technique,
+) -> Result<(), SimError> {
+    use crate::gpu::sites::kernel_sched::Technique;
+    match (technique, plan.warp_issue.resume_limit()) {
+        (Technique::Switch, Some(why)) => Err(SimError::Config(format!(
+            "--preempt switch: --warp-sched {} cannot resume a block where it stopped ({why}); \
+             use --preempt drain or flush",
+            plan.warp_issue.entry().name
+        ))),
+        _ => Ok(()),
+    }
+}
 
 /// The options every run takes besides the policies' (the SM's fetch stage).
 pub const CORE_OPTIONS: &[OptSpec] = &[IPREFETCH, PERFECT_L1I];

@@ -462,8 +462,9 @@ pub const MAX_PRIORITY: u8 = 15;
 
 /// One kernel launch of a workload: which kernel, on which stream, when, how urgent.
 pub struct Launch {
-    /// The kernel's name (for reports and errors before it is opened).
-    pub name: String,
+    /// The kernel's launch parameters (known before it is opened: its trace header, its
+    /// definition).
+    pub info: KernelInfo,
     /// Where it comes from, for errors (`mix.toml:12`, a trace directory).
     pub origin: String,
     /// Its CUDA stream.
@@ -489,11 +490,11 @@ impl Launch {
     /// `kernel` on stream 0, after the launch before it: the launches of a workload that runs
     /// its kernels one after the other.
     pub fn in_order(kernel: Box<dyn KernelSource>) -> Self {
-        let name = kernel.info().name.clone();
+        let info = kernel.info().clone();
         let mut kernel = Some(kernel);
         Self {
-            origin: name.clone(),
-            name,
+            origin: info.name.clone(),
+            info,
             stream: 0,
             arrival: Arrival::AfterPrevious,
             priority: 0,

@@ -8,6 +8,8 @@
 //!   on a second thread ahead of the simulation.
 //! * [`builtin`]: built-in synthetic kernels (memory-bound `stream`, compute-bound `compute`).
 //! * [`export`]: any workload written as an Accel-Sim trace directory.
+//! * [`mix`]: mix files, kernels launched on streams with arrivals, priorities, periods and
+//!   deadlines.
 //! * [`synth`]: synthetic kernels (IR, interpreter) and the suite that mirrors the papers'
 //!   benchmarks.
 //! * [`sass`], [`static_code`], [`summary`]: opcode classes, static code, trace summaries.
@@ -16,6 +18,7 @@ pub mod accelsim;
 pub mod builtin;
 pub mod export;
 pub mod kernel;
+pub mod mix;
 mod read_ahead;
 pub mod sass;
 pub mod static_code;

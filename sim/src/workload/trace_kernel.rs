@@ -389,7 +389,14 @@ impl WorkloadSource for TraceWorkload {
             let (streaming, read_ahead) = (self.streaming, self.read_ahead);
             let p = path.clone();
             v.push(Launch {
-                name: header.name.clone(),
+                info: KernelInfo {
+                    name: header.name.clone(),
+                    grid: header.grid,
+                    block: header.block,
+                    regs_per_thread: header.nregs,
+                    shmem_bytes: header.shmem_bytes,
+                    binary_version: header.binary_version,
+                },
                 origin: path.display().to_string(),
                 stream: header.stream,
                 arrival: Arrival::AfterPrevious,

@@ -18,7 +18,9 @@
 //!   their instructions not yet sent to the L1D are dropped from the LSU, and the slot is free
 //!   once the replies still in flight have come back (absorbed: nothing is lost or answered
 //!   twice, and the lost-request audit holds); the block restarts later from its first
-//!   instruction. The warp instructions it had issued are counted as re-executed.
+//!   instruction. The warp instructions it had issued are counted as re-executed. A block
+//!   flushed [`MAX_FLUSHES`] times is drained instead (a policy that keeps flushing it, as
+//!   time slices shorter than the block would, cannot starve its kernel).
 //!
 //! A block being preempted that completes meanwhile (its last warps had nothing left but to
 //! retire) leaves as a completed block.
@@ -41,6 +43,10 @@ pub const CONTEXT_BASE: u64 = 0xC000_0000_0000;
 
 /// Bytes a context store or load moves (one L1D line).
 const CONTEXT_LINE: u64 = 128;
+
+/// Flushes a block may take: a block flushed this many times is drained instead, so a policy
+/// that keeps flushing (time slices shorter than a block) cannot keep a kernel from finishing.
+pub const MAX_FLUSHES: u32 = 3;
 
 /// A block's preemption in progress.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -111,6 +117,8 @@ pub enum Preempted {
     Restart {
         /// Its id.
         id: u32,
+        /// Times it has been flushed.
+        flushes: u32,
     },
     /// Switched out: it resumes where it stopped.
     Saved(Box<SavedBlock>),
@@ -163,8 +171,8 @@ fn context_inst() -> WarpInst {
 
 impl Sm<'_> {
     /// Starts preempting the blocks of kernel `launch` that are not being preempted yet, by
-    /// `technique` (a flush of a block that is no longer idempotent drains it); returns how
-    /// many started.
+    /// `technique` (a flush of a block that is no longer idempotent, or that was flushed
+    /// [`MAX_FLUSHES`] times, drains it); returns how many started.
     pub fn preempt(&mut self, launch: usize, technique: Technique, now: u64) -> u32 {
         let mut started = 0;
         for tb in 0..self.tbs.len() {
@@ -176,7 +184,9 @@ impl Sm<'_> {
                 continue;
             }
             let technique = match technique {
-                Technique::Flush if slot.non_idempotent => Technique::Drain,
+                Technique::Flush if slot.non_idempotent || slot.flushes >= MAX_FLUSHES => {
+                    Technique::Drain
+                }
                 t => t,
             };
             let phase = match technique {
@@ -366,7 +376,13 @@ impl Sm<'_> {
         super::warps::add(&mut self.released, slot.takes);
         self.resident -= 1;
         let (block, bytes) = match p.technique {
-            Technique::Flush => (Preempted::Restart { id }, 0),
+            Technique::Flush => (
+                Preempted::Restart {
+                    id,
+                    flushes: slot.flushes + 1,
+                },
+                0,
+            ),
             _ => (
                 Preempted::Saved(Box::new(SavedBlock {
                     id,
@@ -476,6 +492,7 @@ impl Sm<'_> {
             issued,
             non_idempotent,
             dispatched: false,
+            flushes: 0,
             preempt: Some(Preemption {
                 technique: Technique::Switch,
                 since: now,
@@ -519,6 +536,11 @@ impl Sm<'_> {
         }
         self.update_fetchable(w);
         self.sync_masks(w);
+    }
+
+    /// Block slot `tb` (just launched) restarts after `flushes` flushes.
+    pub fn restarted(&mut self, tb: usize, flushes: u32) {
+        self.tbs[tb].flushes = flushes;
     }
 
     /// Block slot `tb`'s context is back: its warps resume.

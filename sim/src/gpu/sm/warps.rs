@@ -116,6 +116,8 @@ pub(super) struct TbSlot {
     /// Its dispatcher placed it (its end is reported to the dispatcher); a block placed from
     /// its kernel's preempted queue was not.
     pub(super) dispatched: bool,
+    /// Times it has been flushed and restarted.
+    pub(super) flushes: u32,
     /// Its preemption, once started.
     pub(super) preempt: Option<super::preempt::Preemption>,
 }
@@ -136,6 +138,7 @@ impl TbSlot {
             issued: 0,
             non_idempotent: false,
             dispatched: false,
+            flushes: 0,
             preempt: None,
         }
     }

@@ -176,6 +176,10 @@ impl WarpIssuePolicy for Elf {
         format!("elf{notes}{}", ctx.suffix())
     }
 
+    fn resume_limit(&self) -> Option<&'static str> {
+        Some("the ELF block's launch port takes one start PC per cycle for every warp launched")
+    }
+
     fn fetch_order(&self) -> &'static str {
         if self.fetch {
             "elf"
