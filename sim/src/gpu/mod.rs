@@ -33,6 +33,7 @@ use serde::Serialize;
 use sites::dispatch::DispatchUnit;
 use sites::kernel_sched::{KernelSchedUnit, SmView};
 use sites::{BlockFault, Provider};
+pub use sm::StoreEvent;
 use sm::{Sm, SmBlocks};
 use stats::{Counters, KernelCounters, PreemptionCounts, SmCounts};
 use std::collections::BTreeMap;
@@ -58,6 +59,9 @@ pub struct SimOptions {
     /// the watchdog fires). A failed audit ends the run with [`SimError::Lost`], a model
     /// error; tests audit often to show the audit holds on healthy runs.
     pub audit_interval: u64,
+    /// Record every global store and atomic as it issues ([`Gpu::stores`]): what the
+    /// preemption checks compare, since the model carries addresses, not data.
+    pub record_stores: bool,
 }
 
 impl SimOptions {
@@ -86,6 +90,7 @@ impl SimOptions {
             max_cycles: None,
             watchdog: DEFAULT_WATCHDOG,
             audit_interval: 0,
+            record_stores: false,
         })
     }
 
@@ -378,6 +383,18 @@ impl<'a> Gpu<'a> {
         c
     }
 
+    /// Every global store and atomic issued so far, sorted (with
+    /// [`SimOptions::record_stores`]; empty otherwise).
+    pub fn stores(&self) -> Vec<StoreEvent> {
+        let mut v: Vec<StoreEvent> = self
+            .sms
+            .iter()
+            .flat_map(|s| s.stores.iter().flatten().copied())
+            .collect();
+        v.sort_unstable();
+        v
+    }
+
     /// Kernel `launch`'s counters from every SM and the memory system, over `cycles`.
     fn kernel_counters(&self, launch: usize, cycles: u64, blocks: u64) -> KernelCounters {
         let k = launch as u32;
@@ -421,5 +438,24 @@ impl Gpu<'_> {
     }
 }
 
+#[cfg(test)]
+impl Gpu<'_> {
+    /// Replaces the kernel scheduler (tests drive preemptions directly; it must have as many
+    /// slots).
+    pub(crate) fn set_kernel_sched(&mut self, unit: Box<dyn KernelSchedUnit>) {
+        assert_eq!(unit.slots(), self.dispatchers.len());
+        self.ksched = unit;
+    }
+
+    /// Plants `fault` in every SM.
+    pub(crate) fn plant(&mut self, fault: sm::PreemptFault) {
+        for sm in &mut self.sms {
+            sm.fault = Some(fault);
+        }
+    }
+}
+
+#[cfg(test)]
+mod preempt_tests;
 #[cfg(test)]
 mod tests;

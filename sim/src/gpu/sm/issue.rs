@@ -651,6 +651,9 @@ impl Sm<'_> {
             let k = slot.kernel.as_ref().expect("a live warp's block");
             slot.non_idempotent = k.breaks_idempotence(&inst);
         }
+        if self.stores.is_some() {
+            self.record_store(w, &inst);
+        }
         self.warps[w].next_issue += 1;
         self.refresh_head(w, true);
         if self.tbs[tb].insts.streamed() && self.warps[w].next_issue.is_multiple_of(TRIM_EVERY) {
@@ -776,6 +779,41 @@ impl Sm<'_> {
             self.exiting.push(w);
             self.check_barrier(tb);
         }
+    }
+
+    /// Records `inst`'s stores or atomics, an instruction of warp `w` (with
+    /// [`crate::gpu::SimOptions::record_stores`]).
+    fn record_store(&mut self, w: usize, inst: &WarpInst) {
+        let atomic = match inst.class {
+            OpClass::StoreGlobal => false,
+            OpClass::AtomicGlobal => true,
+            _ => return,
+        };
+        let warp = &self.warps[w];
+        let slot = &self.tbs[warp.tb];
+        let overwrite = slot
+            .kernel
+            .as_ref()
+            .is_some_and(|k| k.breaks_idempotence(inst));
+        let addrs = slot.insts.addrs(warp.index, inst);
+        let mut m = inst.mask;
+        let events: Vec<StoreEvent> = addrs
+            .iter()
+            .map(|addr| {
+                let lane = m.trailing_zeros() as u8;
+                m &= m.wrapping_sub(1);
+                StoreEvent {
+                    kernel: warp.kernel,
+                    block: slot.id,
+                    warp: warp.index as u16,
+                    lane,
+                    addr,
+                    atomic,
+                    overwrite,
+                }
+            })
+            .collect();
+        self.stores.as_mut().expect("recording").extend(events);
     }
 
     /// Warp `w` of block slot `tb` arrives at its block's barrier.

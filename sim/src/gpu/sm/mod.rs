@@ -80,7 +80,9 @@ mod lsu_queue;
 mod preempt;
 mod warps;
 
-pub use preempt::{Preempted, Released, SavedBlock, SavedWarp, CONTEXT_BASE};
+#[cfg(test)]
+pub(crate) use preempt::PreemptFault;
+pub use preempt::{Preempted, Released, SavedBlock, SavedWarp, CONTEXT_BASE, MAX_FLUSHES};
 pub use warps::Finished;
 
 use issue::unit_bit;
@@ -112,6 +114,25 @@ pub const RZ: u16 = 255;
 const REGS: usize = 256;
 /// L1I request id of a prefetch (no warp waits on it).
 const PREFETCH: u16 = u16::MAX;
+
+/// One thread's global store or atomic, as it issued: what a run's stores are compared by.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct StoreEvent {
+    /// The kernel's launch index.
+    pub kernel: u32,
+    /// The block's linear id.
+    pub block: u32,
+    /// The warp's index in its block.
+    pub warp: u16,
+    /// The thread's lane.
+    pub lane: u8,
+    /// The byte address.
+    pub addr: u64,
+    /// An atomic (else a store).
+    pub atomic: bool,
+    /// It ends its block's idempotence (an atomic, or a store into what the kernel reads).
+    pub overwrite: bool,
+}
 
 /// The units at one SM's sites, built by the run's policies.
 pub struct SmBlocks<'a> {
@@ -236,6 +257,12 @@ pub struct Sm<'a> {
     pub counts: SmCounts,
     /// Per kernel: its warp and thread instructions issued here.
     pub by_kernel: PerKernel<(u64, u64)>,
+    /// Every global store and atomic issued here, when recorded
+    /// ([`crate::gpu::SimOptions::record_stores`]).
+    pub stores: Option<Vec<StoreEvent>>,
+    /// A preemption bug planted by a test.
+    #[cfg(test)]
+    pub(crate) fault: Option<preempt::PreemptFault>,
     /// Scheduler outcomes of this SM.
     pub stalls: StallCounts,
 }
@@ -340,6 +367,9 @@ impl<'a> Sm<'a> {
             active_cycles: 0,
             counts: SmCounts::default(),
             by_kernel: PerKernel::default(),
+            stores: opts.record_stores.then(Vec::new),
+            #[cfg(test)]
+            fault: None,
             stalls: StallCounts::default(),
         }
     }

@@ -48,6 +48,17 @@ const CONTEXT_LINE: u64 = 128;
 /// that keeps flushing (time slices shorter than a block) cannot keep a kernel from finishing.
 pub const MAX_FLUSHES: u32 = 3;
 
+/// A preemption bug planted by a test, to show the checks catch it.
+#[cfg(test)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum PreemptFault {
+    /// A restored warp resumes one instruction after the one it had reached.
+    ResumeLate,
+    /// A flushed block's slot is freed at once, while replies to it are still in flight (they
+    /// then reach whatever takes its warps and pending loads).
+    ReleaseFlushEarly,
+}
+
 /// A block's preemption in progress.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Preemption {
@@ -292,7 +303,11 @@ impl Sm<'_> {
                 Phase::Flushing => {
                     // Instructions the operand collector hands the LSU later are dropped too.
                     self.drop_unsent(tb);
-                    if self.quiet(tb) {
+                    #[cfg(test)]
+                    let early = self.fault == Some(PreemptFault::ReleaseFlushEarly);
+                    #[cfg(not(test))]
+                    let early = false;
+                    if early || self.quiet(tb) {
                         self.release(tb, now);
                     }
                 }
@@ -510,6 +525,14 @@ impl Sm<'_> {
     /// Warp slot `w` takes warp `index` of block slot `tb` (kernel `kernel`) as it stopped:
     /// live, stopped until the context is back, its i-buffer empty, every register ready.
     fn revive(&mut self, w: usize, tb: usize, index: usize, kernel: u32, sw: &SavedWarp) {
+        #[cfg(test)]
+        let sw = &match self.fault {
+            Some(PreemptFault::ResumeLate) if sw.next_issue + 1 < sw.len => SavedWarp {
+                next_issue: sw.next_issue + 1,
+                ..*sw
+            },
+            _ => *sw,
+        };
         let warp: &mut Warp = &mut self.warps[w];
         warp.live = true;
         warp.stopped = true;
