@@ -1732,3 +1732,135 @@ fn policies_lists_every_site_and_its_options() {
         text(&o)
     );
 }
+
+#[test]
+fn sim_runs_the_shipped_mix_under_every_kernel_scheduler() {
+    let mix = Path::new(env!("CARGO_MANIFEST_DIR")).join("mixes/two_streams.toml");
+    let mix = mix.to_str().unwrap();
+    let run = |extra: &[&str]| {
+        let mut args = vec!["sim", "--mix", mix, "--json"];
+        args.extend_from_slice(extra);
+        json(&gpusched(&args))
+    };
+    let serial = run(&[]);
+    let k = serial["kernels"].as_array().unwrap();
+    assert_eq!(k.len(), 2);
+    assert_eq!(
+        (k[0]["stream"].as_u64(), k[1]["stream"].as_u64()),
+        (Some(0), Some(1))
+    );
+    assert_eq!(k[1]["arrival"], 3000);
+    assert!(k[1]["start_cycle"].as_u64() >= k[0]["end_cycle"].as_u64());
+    assert_eq!(serial["streams"].as_array().unwrap().len(), 2);
+    assert_eq!(serial["kernel_sched"], "serial");
+    for sched in [
+        vec!["--kernel-sched", "fcfs"],
+        vec!["--kernel-sched", "smk"],
+        vec!["--kernel-sched", "even", "--preempt", "switch"],
+        vec!["--kernel-sched", "even", "--preempt", "drain"],
+        vec!["--kernel-sched", "even", "--preempt", "flush"],
+        vec![
+            "--kernel-sched",
+            "timeslice",
+            "--quantum",
+            "4000",
+            "--preempt",
+            "switch",
+        ],
+    ] {
+        let v = run(&sched);
+        let k = v["kernels"].as_array().unwrap();
+        assert!(
+            k[1]["start_cycle"].as_u64() < k[0]["end_cycle"].as_u64(),
+            "{sched:?}: overlapped"
+        );
+        assert_eq!(
+            k[0]["thread_instructions"].as_u64().unwrap()
+                + k[1]["thread_instructions"].as_u64().unwrap(),
+            v["thread_instructions"].as_u64().unwrap(),
+            "{sched:?}"
+        );
+    }
+    let switched = run(&["--kernel-sched", "even", "--preempt", "switch"]);
+    let p = &switched["kernels"][0]["preemptions"];
+    assert!(p["switch"]["blocks"].as_u64().unwrap() > 0, "{p}");
+    assert_eq!(p["switch"]["blocks"], p["restored"]);
+    assert!(switched["stalls"]["preempted"].as_u64().unwrap() > 0);
+    assert_eq!(switched["warp_instructions"], serial["warp_instructions"]);
+    // ANTT and STP against each kernel alone, the isolated runs cached.
+    let cache = tempfile::tempdir().unwrap();
+    let c = cache.path().to_str().unwrap();
+    let v = run(&["--kernel-sched", "smk", "--isolated", c]);
+    let iso = &v["isolated"];
+    let antt = iso["antt"].as_f64().unwrap();
+    let stp = iso["stp"].as_f64().unwrap();
+    assert!(
+        antt >= 1.0 && antt < 3.0 && stp > 0.5 && stp <= 2.0,
+        "{iso}"
+    );
+    assert_eq!(
+        iso["kernels"][0]["isolated_cycles"],
+        serial["kernels"][0]["cycles"]
+    );
+    let again = run(&["--kernel-sched", "smk", "--isolated", c]);
+    assert_eq!(again["isolated"], v["isolated"], "from the cache, the same");
+}
+
+#[test]
+fn bad_mixes_and_kernel_scheduler_options_are_clear_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    let write = |name: &str, text: &str| {
+        let p = dir.path().join(name);
+        std::fs::write(&p, text).unwrap();
+        p.to_str().unwrap().to_string()
+    };
+    let bad = write(
+        "bad.toml",
+        "[[kernel]]\nworkload = \"mm\"\n\n[[kernel]]\nworkload = \"nbody\"\n",
+    );
+    let o = gpusched(&["sim", "--mix", &bad]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    says(&o, "bad.toml:5: workload: unknown workload `nbody`");
+    // A kernel that never fits an SM of the configuration: an error before anything runs.
+    let cfg = gpusched(&["config", "show", "gtx480", "--json"]);
+    let mut c: serde_json::Value = serde_json::from_slice(&cfg.stdout).unwrap();
+    c["name"] = "small_smem".into();
+    c["sm"]["shared_mem_bytes"] = (16 * 1024).into();
+    let cfg = write("small.json", &c.to_string());
+    let big = write(
+        "big.toml",
+        "[[kernel]]\nworkload = \"mm\"\n\n[[kernel]]\nworkload = \"chimera_imgvf\"\nstream = 1\n",
+    );
+    let o = gpusched(&["sim", "--mix", &big, "--config", &cfg]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    says(
+        &o,
+        "big.toml:4 (chimera_imgvf small): kernel `chimera_imgvf_small`",
+    );
+    says(&o, "does not fit on one SM");
+    for (args, want) in [
+        (
+            vec!["--kernel-sched", "timeslice", "--quantum", "0"],
+            "invalid value `0` for --quantum",
+        ),
+        (
+            vec!["--preempt", "flush"],
+            "--preempt needs --kernel-sched even or timeslice",
+        ),
+        (
+            vec!["--kernel-sched", "lifo"],
+            "unknown kernel scheduler `lifo`",
+        ),
+        (
+            vec!["--kernel-sched", "even", "--warp-sched", "elf"],
+            "--preempt switch: --warp-sched elf cannot resume a block where it stopped",
+        ),
+        (vec!["--isolated"], "--mix"),
+    ] {
+        let mut a = vec!["sim", "--workload", "mm"];
+        a.extend_from_slice(&args);
+        let o = gpusched(&a);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {}", text(&o));
+        says(&o, want);
+    }
+}

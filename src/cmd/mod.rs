@@ -25,6 +25,7 @@ pub mod config;
 pub mod cosim;
 pub mod fpga;
 pub mod gen;
+pub mod isolated;
 pub mod lint;
 pub mod policies;
 pub mod policy_args;

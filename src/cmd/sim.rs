@@ -37,6 +37,10 @@ pub struct SimArgs {
     /// deadlines (`mixes/two_streams.toml`; run them together with `--kernel-sched`).
     #[arg(long, value_name = "FILE")]
     mix: Option<PathBuf>,
+    /// With --mix: also run each of its kernels alone (same GPU and policies, cached in DIR by
+    /// the sweep engine) and report each kernel's normalized turnaround, ANTT and STP.
+    #[arg(long, value_name = "DIR", num_args = 0..=1, default_missing_value = "isolated-runs")]
+    isolated: Option<PathBuf>,
     /// Size of a built-in workload: small, medium, large.
     #[arg(long, default_value = "small")]
     size: String,
@@ -328,6 +332,9 @@ pub fn simulate(
 
 /// Runs `sim`.
 pub fn run(a: SimArgs) -> Result<ExitCode> {
+    if a.isolated.is_some() && a.mix.is_none() {
+        bail!("--isolated needs --mix (the kernels of a mix run alone)");
+    }
     let label = a
         .trace
         .as_ref()
@@ -348,12 +355,40 @@ pub fn run(a: SimArgs) -> Result<ExitCode> {
         Err(code) => return Ok(code),
     };
     let mode = a.run.modes_label();
+    let isolated = match (&a.mix, &a.isolated) {
+        (Some(mix), Some(cache)) => {
+            let jobs = std::thread::available_parallelism().map_or(1, |n| n.get());
+            Some(super::isolated::measure(mix, &a.run, &r, cache, jobs)?)
+        }
+        _ => None,
+    };
     if a.json {
         let mut v = serde_json::to_value(&r)?;
         v["blocks"] = mode.clone().into();
+        if let Some(i) = &isolated {
+            v["isolated"] = serde_json::to_value(i)?;
+        }
         outln!("{}", serde_json::to_string_pretty(&v)?);
     } else {
         print_report(&r, &mode)?;
+        if let Some(i) = &isolated {
+            outln!(
+                "  against each kernel alone (cached in {}): ANTT {:.3}, STP {:.3}",
+                i.cache.display(),
+                i.antt,
+                i.stp
+            );
+            for k in &i.kernels {
+                outln!(
+                    "    {:<3} {:<28} {:>10} cycles alone, turnaround {:>10}, NTT {:.3}",
+                    k.launch,
+                    k.name.chars().take(28).collect::<String>(),
+                    k.isolated_cycles,
+                    k.turnaround,
+                    k.ntt
+                );
+            }
+        }
     }
     if r.truncated {
         eprintln!(
@@ -376,13 +411,14 @@ fn pct(part: u64, whole: u64) -> String {
 pub fn print_report(r: &Report, mode: &str) -> anyhow::Result<()> {
     let c = &r.counters;
     outln!(
-        "{} on {}: {} ({} issue, {} fetch; blocks {mode}), thread-block dispatch {}{}",
+        "{} on {}: {} ({} issue, {} fetch; blocks {mode}), thread-block dispatch {}, kernel scheduler {}{}",
         r.workload,
         r.config,
         r.policy,
         r.issue,
         r.fetch.replace('_', "-"),
         r.tb_sched,
+        r.kernel_sched,
         if r.truncated { " [TRUNCATED]" } else { "" }
     );
     outln!("  cycles               {:>14}", c.cycles);
@@ -422,13 +458,18 @@ pub fn print_report(r: &Report, mode: &str) -> anyhow::Result<()> {
         d.bytes
     );
     let s = &c.stalls;
-    let all = s.issued + s.idle + s.raw + s.structural;
+    let all = s.issued + s.idle + s.raw + s.structural + s.preempted;
     outln!(
-        "  scheduler cycles: issued {}, idle/control {}, RAW {}, structural {}; LSU blocked {} cycles",
+        "  scheduler cycles: issued {}, idle/control {}, RAW {}, structural {}{}; LSU blocked {} cycles",
         pct(s.issued, all),
         pct(s.idle, all),
         pct(s.raw, all),
         pct(s.structural, all),
+        if s.preempted > 0 {
+            format!(", preempted {}", pct(s.preempted, all))
+        } else {
+            String::new()
+        },
         s.lsu_blocked
     );
     if r.lsu_queue != SiteKind::LsuQueue.default_policy() || c.l1i.prefetches > 0 {
@@ -445,24 +486,60 @@ pub fn print_report(r: &Report, mode: &str) -> anyhow::Result<()> {
             .is_some_and(|k| k.counters.cycles != c.cycles)
     {
         outln!(
-            "  {:<3} {:<32} {:>10} {:>12} {:>8} {:>9}",
+            "  {:<3} {:<24} {:>6} {:>9} {:>9} {:>9} {:>9} {:>12} {:>8} {:>4}",
             "#",
             "kernel",
+            "stream",
+            "arrival",
+            "start",
+            "end",
             "cycles",
             "thread insts",
             "IPC",
-            "occupancy"
+            "occ"
         );
-        for (i, k) in r.kernels.iter().enumerate() {
+        for k in &r.kernels {
             outln!(
-                "  {:<3} {:<32} {:>10} {:>12} {:>8.2} {:>9}",
-                i + 1,
-                k.name.chars().take(32).collect::<String>(),
+                "  {:<3} {:<24} {:>6} {:>9} {:>9} {:>9} {:>9} {:>12} {:>8.2} {:>4}{}",
+                k.launch,
+                k.name.chars().take(24).collect::<String>(),
+                k.stream,
+                k.arrival,
+                k.start_cycle,
+                k.end_cycle,
                 k.counters.cycles,
                 k.counters.thread_instructions,
                 k.ipc,
-                k.occupancy.blocks
+                k.occupancy.blocks,
+                match k.deadline_met {
+                    Some(true) => "  deadline met",
+                    Some(false) => "  deadline MISSED",
+                    None => "",
+                }
             );
+            let p = &k.preemptions;
+            let moved = [
+                ("switch", &p.switch),
+                ("drain", &p.drain),
+                ("flush", &p.flush),
+            ]
+            .iter()
+            .filter(|(_, t)| t.blocks > 0)
+            .map(|(n, t)| {
+                format!(
+                    "{n} {} blocks, {} cycles, {} bytes",
+                    t.blocks, t.cycles, t.bytes
+                )
+            })
+            .collect::<Vec<_>>();
+            if !moved.is_empty() {
+                outln!(
+                    "      preempted: {}; {} restored, {} warp instructions re-executed",
+                    moved.join("; "),
+                    p.restored,
+                    p.reexecuted_warp_instructions
+                );
+            }
         }
     } else if let Some(k) = r.kernels.first() {
         outln!(

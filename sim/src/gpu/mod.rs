@@ -187,6 +187,9 @@ pub struct KernelReport {
     pub name: String,
     /// Its launch index in the run (periodic instances each have their own).
     pub launch: usize,
+    /// The workload's launch it instantiates (its position in the mix file's or the trace's
+    /// list of kernels).
+    pub spec: usize,
     /// Its CUDA stream.
     pub stream: u32,
     /// Its priority (0 the lowest).

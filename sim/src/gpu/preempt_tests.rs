@@ -410,14 +410,35 @@ fn two_stream_trace(dir: &std::path::Path, second: u32) {
         crate::workload::export::export(&mut *w, &d, &mut |_| {}).unwrap();
         let t = std::fs::read_to_string(d.join("kernel-1.traceg")).unwrap();
         let stream = if k == 0 { 0 } else { second };
-        let t = t.replace(
-            "-cuda stream id = 0",
-            &format!("-cuda stream id = {stream}"),
-        );
+        let t = t
+            .replace(
+                "-cuda stream id = 0",
+                &format!("-cuda stream id = {stream}"),
+            )
+            .replace("-kernel id = 1", &format!("-kernel id = {}", k + 1));
         std::fs::write(dir.join(format!("kernel-{}.traceg", k + 1)), t).unwrap();
         text.push_str(&format!("kernel-{}.traceg\n", k + 1));
     }
     std::fs::write(dir.join("kernelslist.g"), text).unwrap();
+}
+
+#[test]
+fn a_stream_listed_out_of_launch_order_is_an_error() {
+    let tmp = tempfile::tempdir().unwrap();
+    two_stream_trace(tmp.path(), 0);
+    let list = tmp.path().join("kernelslist.g");
+    std::fs::write(&list, "kernel-2.traceg\nkernel-1.traceg\n").unwrap();
+    let e = TraceWorkload::open(tmp.path())
+        .unwrap()
+        .launches()
+        .err()
+        .unwrap()
+        .to_string();
+    assert!(
+        e.contains("kernel-1.traceg: kernel id 1 on stream 0 is listed after")
+            && e.contains("kernel-2.traceg (kernel id 2)"),
+        "{e}"
+    );
 }
 
 #[test]

@@ -445,6 +445,7 @@ impl<'a> Gpu<'a> {
 
     /// The report of a run whose kernels left `ks`.
     fn report(&self, workload: &str, ks: Kernels, unknown: Vec<String>, truncated: bool) -> Report {
+        let spec_of = ks.spec_of;
         let mut left = ks.left;
         left.sort_by_key(|l| l.resident.ctx.launch);
         let kernels: Vec<KernelReport> = left
@@ -456,6 +457,7 @@ impl<'a> Gpu<'a> {
                 KernelReport {
                     name: r.ctx.info.name.clone(),
                     launch: r.ctx.launch,
+                    spec: spec_of[r.ctx.launch],
                     stream: r.stream,
                     priority: r.priority,
                     grid: r.ctx.info.grid,

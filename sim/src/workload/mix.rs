@@ -60,10 +60,31 @@ struct MixFile {
     kernel: Vec<Spanned<Entry>>,
 }
 
+/// Where a mix's launch runs alone (for its isolated run, the base of ANTT and STP).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Alone {
+    /// A suite or built-in kernel at a size.
+    Named {
+        /// Its name.
+        name: String,
+        /// Its size.
+        size: String,
+    },
+    /// Kernel `kernel` (0-based) of a trace directory, run with the trace's others in order.
+    Trace {
+        /// The directory.
+        dir: PathBuf,
+        /// The kernel's position in its `kernelslist.g`.
+        kernel: usize,
+    },
+}
+
 /// A mix file's launches, read and checked.
 pub struct Mix {
     name: String,
     launches: Vec<Launch>,
+    /// Per launch: where it runs alone.
+    alone: Vec<Alone>,
 }
 
 /// `path`'s line of byte offset `at` (1-based).
@@ -97,6 +118,7 @@ impl Mix {
         }
         let dir = path.parent().unwrap_or(Path::new(".")).to_path_buf();
         let mut launches = vec![];
+        let mut alone = vec![];
         // Per stream: the last explicit arrival and where it was written.
         let mut last_at: BTreeMap<u32, (u64, usize)> = BTreeMap::new();
         for entry in &mix.kernel {
@@ -108,7 +130,9 @@ impl Mix {
                 at,
                 err: &err,
             };
-            for l in ctx.entry(e, &dir)? {
+            let (entry_launches, entry_alone) = ctx.entry(e, &dir)?;
+            alone.extend(entry_alone);
+            for l in entry_launches {
                 if let Arrival::At(c) = l.arrival {
                     if let Some(&(prev, line)) = last_at.get(&l.stream) {
                         if c < prev {
@@ -145,7 +169,16 @@ impl Mix {
             .file_stem()
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_else(|| file.clone());
-        Ok(Self { name, launches })
+        Ok(Self {
+            name,
+            launches,
+            alone,
+        })
+    }
+
+    /// Per launch of the file (a periodic one once): where it runs alone.
+    pub fn alone(&self) -> &[Alone] {
+        &self.alone
     }
 }
 
@@ -179,8 +212,8 @@ impl<E: Fn(usize, String) -> WorkloadError> Ctx<'_, E> {
         Ok(Some(v as u64))
     }
 
-    /// The launches of entry `e`, its traces relative to `dir`.
-    fn entry(&self, e: &Entry, dir: &Path) -> Result<Vec<Launch>, WorkloadError> {
+    /// The launches of entry `e` (its traces relative to `dir`) and where each runs alone.
+    fn entry(&self, e: &Entry, dir: &Path) -> Result<(Vec<Launch>, Vec<Alone>), WorkloadError> {
         let stream = self
             .number(&e.stream, "stream", 0..=u32::MAX as i64, "0 to 4294967295")?
             .map(|s| s as u32);
@@ -233,6 +266,7 @@ impl<E: Fn(usize, String) -> WorkloadError> Ctx<'_, E> {
             ));
         }
         let origin = |what: &str| format!("{}:{} ({what})", self.file, line_at(self.text, self.at));
+        let mut alone = vec![];
         let mut launches: Vec<Launch> = match (&e.workload, &e.trace) {
             (Some(w), None) => {
                 let size = e
@@ -254,6 +288,10 @@ impl<E: Fn(usize, String) -> WorkloadError> Ctx<'_, E> {
                     .ok_or_else(|| (self.err)(at, format!("workload: `{name}` has no kernel")))?;
                 let info = first.info().clone();
                 let mut first = Some(first);
+                alone.push(Alone::Named {
+                    name: name.clone(),
+                    size: size.clone(),
+                });
                 vec![Launch {
                     info,
                     origin: origin(&format!("{name} {size}")),
@@ -286,7 +324,11 @@ impl<E: Fn(usize, String) -> WorkloadError> Ctx<'_, E> {
                 let mut v = w
                     .launches()
                     .map_err(|err| (self.err)(t.span().start, format!("trace: {err}")))?;
-                for l in &mut v {
+                for (k, l) in v.iter_mut().enumerate() {
+                    alone.push(Alone::Trace {
+                        dir: d.clone(),
+                        kernel: k,
+                    });
                     l.origin = origin(&l.origin);
                     l.arrival = arrival;
                     l.priority = priority;
@@ -316,7 +358,7 @@ impl<E: Fn(usize, String) -> WorkloadError> Ctx<'_, E> {
                 l.stream = s;
             }
         }
-        Ok(launches)
+        Ok((launches, alone))
     }
 }
 

@@ -384,8 +384,22 @@ impl WorkloadSource for TraceWorkload {
     /// different streams may overlap, as Accel-Sim with `-gpgpu_concurrent_kernel_sm`.
     fn launches(&mut self) -> Result<Vec<Launch>, WorkloadError> {
         let mut v = vec![];
+        // Per stream: the last kernel's launch id and file (ids grow in launch order).
+        let mut last: HashMap<u32, (u32, PathBuf)> = HashMap::new();
         for path in self.kernels.by_ref() {
             let header = KernelTrace::open_with_buffer(&path, 16 << 10)?.header;
+            if let Some((id, prev)) = last.get(&header.stream) {
+                if header.id <= *id {
+                    return Err(WorkloadError::Invalid(format!(
+                        "{}: kernel id {} on stream {} is listed after {} (kernel id {id}) in                          kernelslist.g: a stream's kernels must be listed in launch order",
+                        path.display(),
+                        header.id,
+                        header.stream,
+                        prev.display()
+                    )));
+                }
+            }
+            last.insert(header.stream, (header.id, path.clone()));
             let (streaming, read_ahead) = (self.streaming, self.read_ahead);
             let p = path.clone();
             v.push(Launch {

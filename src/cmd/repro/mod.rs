@@ -357,7 +357,7 @@ fn spec_text(
 /// run simulates nothing), `jobs` simulations at a time: per workload, one report
 /// (`gpusched sim --json`) per policy. Deterministic: the same inputs give the same results
 /// whatever `jobs` is.
-fn run_reports(
+pub(crate) fn run_reports(
     name: &str,
     policies: &[(&str, &str)],
     config: &str,
