@@ -1795,7 +1795,7 @@ fn sim_runs_the_shipped_mix_under_every_kernel_scheduler() {
     let antt = iso["antt"].as_f64().unwrap();
     let stp = iso["stp"].as_f64().unwrap();
     assert!(
-        antt >= 1.0 && antt < 3.0 && stp > 0.5 && stp <= 2.0,
+        (1.0..3.0).contains(&antt) && stp > 0.5 && stp <= 2.0,
         "{iso}"
     );
     assert_eq!(
