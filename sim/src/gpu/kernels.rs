@@ -111,6 +111,8 @@ pub(super) struct Kernels {
     /// Per stream: the cycle its last launch finished, and whether one is in a slot.
     stream_state: BTreeMap<u32, (u64, bool)>,
     periodic: Vec<Periodic>,
+    /// Launches in the stream queues.
+    queued: usize,
     next_launch: usize,
     /// Non-periodic launches not finished.
     pub open_work: usize,
@@ -129,6 +131,7 @@ impl Kernels {
             streams: BTreeMap::new(),
             stream_state: BTreeMap::new(),
             periodic: vec![],
+            queued: 0,
             next_launch: 0,
             open_work: 0,
             slots: (0..slots).map(|_| None).collect(),
@@ -160,6 +163,7 @@ impl Kernels {
     fn push(&mut self, spec: usize, stream: u32, arrival: Arrival) {
         let launch = self.next_launch;
         self.next_launch += 1;
+        self.queued += 1;
         self.spec_of.push(spec);
         self.streams.entry(stream).or_default().push_back(Pending {
             launch,
@@ -219,6 +223,7 @@ impl Kernels {
     /// Takes the head launch of `stream` for a slot.
     pub fn take(&mut self, stream: u32) -> Pending {
         self.stream_state.entry(stream).or_default().1 = true;
+        self.queued -= 1;
         self.streams
             .get_mut(&stream)
             .and_then(VecDeque::pop_front)
@@ -238,6 +243,12 @@ impl Kernels {
             end,
             cut,
         });
+    }
+
+    /// Some launch waits to arrive or to take a slot, or a periodic one will release an
+    /// instance.
+    pub fn waiting(&self) -> bool {
+        self.queued > 0 || !self.periodic.is_empty()
     }
 
     /// Every launch has finished and none will be released.

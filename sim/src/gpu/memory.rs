@@ -527,13 +527,19 @@ impl MemorySystem {
                         kernel: f.owner,
                     });
                 }
-                let mine = self.dram_by_kernel.at(f.owner);
+                self.dram_by_kernel
+                    .set_owner(f.owner, &(self.dram_reads, self.dram_writes));
+                let mine = self.dram_by_kernel.owner_mut();
                 if f.write {
                     self.dram_writes += bursts;
-                    mine.1 += bursts;
+                    if let Some(m) = mine {
+                        m.1 += bursts;
+                    }
                 } else {
                     self.dram_reads += bursts;
-                    mine.0 += bursts;
+                    if let Some(m) = mine {
+                        m.0 += bursts;
+                    }
                     ch.reading.insert(f.line, bursts as u32);
                 }
             }
@@ -609,14 +615,16 @@ impl MemorySystem {
     pub fn l2_counts_of(&self, k: u32) -> CacheCounts {
         let mut c = CacheCounts::default();
         for s in &self.slices {
-            c.add(&s.l2.by_kernel.get(k));
+            c.add(&s.l2.stats_of(k));
         }
         c
     }
 
     /// Kernel `k`'s DRAM counters summed over channels.
     pub fn dram_counts_of(&self, k: u32) -> DramCounts {
-        let (reads, writes) = self.dram_by_kernel.get(k);
+        let (reads, writes) = self
+            .dram_by_kernel
+            .get(k, &(self.dram_reads, self.dram_writes));
         let mut d = DramCounts {
             reads,
             writes,
@@ -625,7 +633,7 @@ impl MemorySystem {
             ..Default::default()
         };
         for c in &self.channels {
-            let (hits, busy) = c.dram.by_kernel.get(k);
+            let (hits, busy) = c.dram.counts_of(k);
             d.row_hits += hits;
             d.busy_cycles += busy;
         }

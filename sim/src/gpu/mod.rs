@@ -409,7 +409,7 @@ impl<'a> Gpu<'a> {
             ..Default::default()
         };
         for sm in &self.sms {
-            let (warp, thread) = sm.by_kernel.get(k);
+            let (warp, thread) = sm.kernel_instructions(k);
             c.warp_instructions += warp;
             c.thread_instructions += thread;
             let (l1i, l1d) = sm.l1_stats_of(k);

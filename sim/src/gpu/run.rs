@@ -106,8 +106,10 @@ impl<'a> Gpu<'a> {
     /// One GPU cycle (module documentation).
     fn cycle(&mut self, ks: &mut Kernels, lp: &mut Loop) -> Result<(), SimError> {
         let now = self.now;
-        ks.release(now);
-        self.admit(ks, now)?;
+        if ks.waiting() {
+            ks.release(now);
+            self.admit(ks, now)?;
+        }
         for sm in &mut self.sms {
             sm.receive(&mut self.mem, now);
         }
@@ -336,13 +338,13 @@ impl<'a> Gpu<'a> {
                 .expect("a block's kernel holds a slot")
         };
         for i in 0..self.sms.len() {
-            for f in std::mem::take(&mut self.sms[i].finished) {
+            for j in 0..self.sms[i].finished.len() {
                 let Finished {
                     slot: sm_slot,
                     kernel: launch,
                     dispatched,
                     preempted_since,
-                } = f;
+                } = self.sms[i].finished[j];
                 let k = slot_of(ks, launch);
                 if dispatched {
                     lp.finished[k][i].push(sm_slot);
@@ -357,6 +359,10 @@ impl<'a> Gpu<'a> {
                     self.resident[i].preempting[k] -= 1;
                     r.preemptions.add(Technique::Drain, now + 1 - since, 0);
                 }
+            }
+            self.sms[i].finished.clear();
+            if self.sms[i].taken_off.is_empty() {
+                continue;
             }
             for rel in std::mem::take(&mut self.sms[i].taken_off) {
                 let Released {

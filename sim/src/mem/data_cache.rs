@@ -125,8 +125,8 @@ pub struct DataCache<R> {
     /// Counters.
     pub stats: CacheStats,
     /// The same counters per kernel, each event under the owner of the cache when it
-    /// happened.
-    pub by_kernel: PerKernel<CacheStats>,
+    /// happened ([`DataCache::stats_of`]).
+    by_kernel: PerKernel<CacheStats>,
     /// The kernel whose accesses the cache serves now.
     owner: u32,
 }
@@ -158,13 +158,21 @@ impl<R> DataCache<R> {
     #[inline]
     pub fn set_owner(&mut self, kernel: u32) {
         self.owner = kernel;
+        self.by_kernel.set_owner(kernel, &self.stats);
     }
 
     /// Counts an event in the totals and under the owner.
     #[inline]
     fn count(&mut self, f: impl Fn(&mut CacheStats)) {
         f(&mut self.stats);
-        f(self.by_kernel.at(self.owner));
+        if let Some(o) = self.by_kernel.owner_mut() {
+            f(o);
+        }
+    }
+
+    /// Kernel `k`'s counters.
+    pub fn stats_of(&self, k: u32) -> CacheStats {
+        self.by_kernel.get(k, &self.stats)
     }
 
     /// Queue entries a miss needs: the fetch, plus a write-back if the victim is dirty.

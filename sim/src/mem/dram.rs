@@ -90,8 +90,8 @@ pub struct Channel {
     pub busy_cycles: u64,
     /// Column commands to a row that an earlier column command already used (row hits).
     pub row_hits: u64,
-    /// Per kernel: its row hits and its data-bus cycles.
-    pub by_kernel: PerKernel<(u64, u64)>,
+    /// Per kernel: its row hits and its data-bus cycles ([`Channel::counts_of`]).
+    by_kernel: PerKernel<(u64, u64)>,
     /// Column commands issued.
     pub columns: u64,
 }
@@ -133,6 +133,11 @@ impl Channel {
     /// Whether the scheduler queue has room.
     pub fn can_accept(&self) -> bool {
         self.queue.len() < self.capacity
+    }
+
+    /// Kernel `k`'s row hits and data-bus cycles.
+    pub fn counts_of(&self, k: u32) -> (u64, u64) {
+        self.by_kernel.get(k, &(self.row_hits, self.busy_cycles))
     }
 
     /// Queues a request; false (and nothing queued) when the queue is full.
@@ -224,8 +229,12 @@ impl Channel {
             let data_start = now + lat;
             let data_end = data_start + self.burst_cycles;
             self.bus_free = data_end;
+            self.by_kernel
+                .set_owner(q.req.kernel, &(self.row_hits, self.busy_cycles));
             self.busy_cycles += self.burst_cycles;
-            self.by_kernel.at(q.req.kernel).1 += self.burst_cycles;
+            if let Some(o) = self.by_kernel.owner_mut() {
+                o.1 += self.burst_cycles;
+            }
             self.next_col_any = now + t.ccd as u64;
             // A precharge must wait for the data (reads) or write recovery (writes).
             let pre_after = if q.req.write {
@@ -237,7 +246,9 @@ impl Channel {
             self.columns += 1;
             if !std::mem::take(&mut b.fresh) {
                 self.row_hits += 1;
-                self.by_kernel.at(q.req.kernel).0 += 1;
+                if let Some(o) = self.by_kernel.owner_mut() {
+                    o.0 += 1;
+                }
             }
             self.done.push((q.req.id, data_end));
             return Some(if q.req.write {

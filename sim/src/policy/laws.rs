@@ -156,6 +156,10 @@ impl<'a> IssueUnit<'a> for LawsUnit<'a> {
         "arbiter"
     }
 
+    fn needs_prepare(&self) -> bool {
+        true
+    }
+
     fn prepare(&mut self, kernel: &KernelCtx, _empty: bool) -> bool {
         self.starve_after = (2 * kernel.occupancy.blocks).min(255) as u8;
         true

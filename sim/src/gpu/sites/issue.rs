@@ -128,6 +128,11 @@ pub trait IssueUnit<'a> {
     }
     /// What the unit is, for protocol errors (`arbiter`, `ELF block`).
     fn what(&self) -> &'static str;
+    /// Whether the unit wants [`IssueUnit::prepare`] called (a unit with per-kernel state);
+    /// asked once, when the SM is built.
+    fn needs_prepare(&self) -> bool {
+        false
+    }
     /// Blocks of `kernel` are offered to the SM this cycle (`empty`: it holds no block):
     /// whether they may launch now. A unit that keeps per-kernel state (a program table) loads
     /// it here and says no until it is loaded. Called every cycle the kernel is offered, before

@@ -39,9 +39,8 @@ impl Sm<'_> {
             }
         };
         let warp = &self.warps[w];
-        let tb = &self.tbs[warp.tb];
-        let pc = tb.insts.inst(warp.index, warp.next_fetch).pc;
-        let addr = tb.kernel.as_ref().expect("a live warp's block").code_base + pc as u64;
+        let pc = self.tbs[warp.tb].insts.inst(warp.index, warp.next_fetch).pc;
+        let addr = warp.code_base + pc as u64;
         self.l1i.set_owner(warp.kernel);
         let outcome = if self.perfect_l1i {
             Outcome::Hit

@@ -58,8 +58,6 @@ pub(super) struct ScanState {
     /// The warp is at a barrier, has issued its last instruction, or is stopped by a
     /// preemption.
     pub(super) stalled: u64,
-    /// The warp is stopped by a preemption of its block.
-    pub(super) stopped: u64,
     /// The warp has an instruction in its i-buffer.
     pub(super) head: u64,
     /// Warps marked changed by an event since the last scan.
@@ -89,7 +87,6 @@ impl Default for ScanState {
         ScanState {
             live: 0,
             stalled: 0,
-            stopped: 0,
             head: 0,
             dirty: 0,
             by_unit: [0; 4],
@@ -211,6 +208,7 @@ pub(super) enum Mark {
 /// (units as [`unit_bit`] with `collector`); returns the cycle at which its class changes by
 /// time alone (`u64::MAX`, or [`warps::IN_PIPELINE`]: only by an event).
 #[allow(clippy::too_many_arguments)]
+#[inline]
 fn classify(
     warps: &[Warp],
     tbs: &[TbSlot],
@@ -478,8 +476,7 @@ impl Sm<'_> {
             *issued = true;
             return Ok(Some(w));
         }
-        let st = &self.scan_state[s];
-        if st.live & st.stopped != 0 {
+        if self.preempting > 0 && self.has_stopped_warp(s) {
             self.stalls.preempted += 1;
         } else if scan.any_operands() {
             self.stalls.structural += 1;
@@ -489,6 +486,13 @@ impl Sm<'_> {
             self.stalls.idle += 1;
         }
         Ok(None)
+    }
+
+    /// Whether a live warp of scheduler `s` is stopped by a preemption.
+    fn has_stopped_warp(&self, s: usize) -> bool {
+        (s..self.warps.len())
+            .step_by(self.schedulers)
+            .any(|w| self.warps[w].live && self.warps[w].stopped)
     }
 
     /// Paired issue (module documentation): every scheduler's warps scanned at the start of
@@ -647,6 +651,7 @@ impl Sm<'_> {
         let (tb, active) = (self.warps[w].tb, inst.active() as u64);
         let slot = &mut self.tbs[tb];
         slot.issued += 1;
+        slot.threads += active;
         if !slot.non_idempotent && inst.class.is_memory() {
             let k = slot.kernel.as_ref().expect("a live warp's block");
             slot.non_idempotent = k.breaks_idempotence(&inst);
@@ -662,9 +667,6 @@ impl Sm<'_> {
         let t = &self.timing;
         self.counts.warp_instructions += 1;
         self.counts.thread_instructions += active;
-        let mine = self.by_kernel.at(self.warps[w].kernel);
-        mine.0 += 1;
-        mine.1 += active;
         let oc = self.collector.is_some();
         match inst.class {
             OpClass::IntAlu | OpClass::Branch | OpClass::IntMul | OpClass::Fp | OpClass::Dp => {

@@ -101,7 +101,6 @@ use crate::config::GpuConfig;
 use crate::mem::cache::SetIndex;
 use crate::mem::coalescer::coalesce;
 use crate::mem::data_cache::{DataCache, Outcome};
-use crate::mem::per_kernel::PerKernel;
 use crate::mem::shared_mem::conflict_cycles;
 use crate::workload::kernel::WarpInst;
 use crate::workload::sass::OpClass;
@@ -251,12 +250,19 @@ pub struct Sm<'a> {
     released: [u32; 4],
     /// Resident blocks.
     resident: u32,
+    /// The kernels with resident blocks here, with their block counts.
+    kernels_here: Vec<(usize, u32)>,
+    /// Blocks being preempted or restored.
+    preempting: u32,
+    /// The warp-issue unit wants [`IssueUnit::prepare`] every cycle a kernel is offered.
+    prepares: bool,
     /// Cycles before this one in which the SM had a block (the issue priority's rotation).
     active_cycles: u64,
     /// Counters of this SM.
     pub counts: SmCounts,
-    /// Per kernel: its warp and thread instructions issued here.
-    pub by_kernel: PerKernel<(u64, u64)>,
+    /// Per kernel (launch index): the warp and thread instructions its blocks issued here,
+    /// counted when they leave ([`Sm::kernel_instructions`] adds the resident ones).
+    by_kernel: Vec<(u64, u64)>,
     /// Every global store and atomic issued here, when recorded
     /// ([`crate::gpu::SimOptions::record_stores`]).
     pub stores: Option<Vec<StoreEvent>>,
@@ -294,6 +300,7 @@ impl<'a> Sm<'a> {
             schedulers,
             per_sched: sm.max_warps as usize / schedulers,
             mode: blocks.issue.mode(),
+            prepares: blocks.issue.needs_prepare(),
             long_ops: blocks.issue.long_op_rule(),
             orders_fetch: blocks.issue.orders_fetch(),
             fetch_choice: None,
@@ -364,9 +371,11 @@ impl<'a> Sm<'a> {
             finished: vec![],
             taken_off: vec![],
             resident: 0,
+            kernels_here: vec![],
+            preempting: 0,
             active_cycles: 0,
             counts: SmCounts::default(),
-            by_kernel: PerKernel::default(),
+            by_kernel: vec![],
             stores: opts.record_stores.then(Vec::new),
             #[cfg(test)]
             fault: None,
@@ -380,7 +389,7 @@ impl<'a> Sm<'a> {
     /// unit at the warp-issue site may hold the kernel off (ELF, while it loads the kernel's
     /// program table).
     pub fn room(&mut self, kernel: &KernelCtx) -> Result<(bool, bool), SimError> {
-        let ready = self.issue.prepare(kernel, self.resident == 0);
+        let ready = !self.prepares || self.issue.prepare(kernel, self.resident == 0);
         self.last_need = kernel.need;
         let (one, two) = self.step_alloc()?;
         // Blocks of another kernel may leave no aligned range of warp slots for this one's
@@ -406,11 +415,7 @@ impl<'a> Sm<'a> {
 
     /// Some resident block belongs to a kernel other than launch `launch`.
     fn holds_other_kernel(&self, launch: usize) -> bool {
-        self.resident > 0
-            && self
-                .tbs
-                .iter()
-                .any(|t| t.kernel.as_ref().is_some_and(|k| k.launch != launch))
+        self.kernels_here.iter().any(|&(l, _)| l != launch)
     }
 
     /// No resident block.
@@ -426,7 +431,7 @@ impl<'a> Sm<'a> {
         crate::mem::data_cache::CacheStats,
         crate::mem::data_cache::CacheStats,
     ) {
-        (self.l1i.by_kernel.get(k), self.l1d.by_kernel.get(k))
+        (self.l1i.stats_of(k), self.l1d.stats_of(k))
     }
 
     /// The L1D, serving warp `w`'s kernel.
@@ -461,7 +466,9 @@ impl<'a> Sm<'a> {
         self.issue_stage(now, issued)?;
         self.fetch(now)?;
         self.retire();
-        self.preempt_stage(now);
+        if self.preempting > 0 {
+            self.preempt_stage(now);
+        }
         self.send(mem, now);
         if self.resident > 0 {
             self.active_cycles += 1;

@@ -150,7 +150,7 @@ pub struct Released {
     pub since: u64,
     /// Context bytes saved.
     pub bytes: u64,
-    /// Warp instructions it had issued.
+    /// Warp instructions it had issued since it started (on every SM it ran on).
     pub issued: u64,
     /// What its kernel keeps of it.
     pub block: Preempted,
@@ -210,6 +210,7 @@ impl Sm<'_> {
                 since: now,
                 phase,
             });
+            self.preempting += 1;
             if technique != Technique::Drain {
                 self.stop_block(tb, technique == Technique::Flush);
             }
@@ -258,8 +259,8 @@ impl Sm<'_> {
         }
     }
 
-    /// Whether everything block slot `tb`'s warps issued has completed (`unsent_ok`: their
-    /// instructions still in the LSU do not count, a flush drops them).
+    /// Whether everything block slot `tb`'s warps issued has completed: loads back, stores
+    /// acknowledged, nothing of theirs in the LSU, the operand collector or a fetch.
     fn quiet(&self, tb: usize) -> bool {
         let (first, n) = (self.tbs[tb].first_warp, self.tbs[tb].warps);
         (first..first + n).all(|w| {
@@ -369,6 +370,8 @@ impl Sm<'_> {
     fn release(&mut self, tb: usize, now: u64) {
         let _ = now;
         let slot = std::mem::replace(&mut self.tbs[tb], TbSlot::free());
+        self.count_instructions(&slot);
+        self.leaves(&slot);
         let p = slot.preempt.expect("a block being preempted");
         let kernel = slot.kernel.clone().expect("an active block");
         let id = slot.id;
@@ -404,7 +407,7 @@ impl Sm<'_> {
                     insts: slot.insts,
                     warps,
                     arrived: slot.arrived,
-                    issued: slot.issued,
+                    issued: slot.issued_before + slot.issued,
                     non_idempotent: slot.non_idempotent,
                 })),
                 kernel.context_bytes(),
@@ -417,7 +420,7 @@ impl Sm<'_> {
             technique: p.technique,
             since: p.since,
             bytes,
-            issued: slot.issued,
+            issued: slot.issued_before + slot.issued,
             block,
         });
     }
@@ -475,7 +478,7 @@ impl Sm<'_> {
             }
             left += 1;
             let pc = insts.get(i, sw.next_issue).map_or(0, |x| x.pc);
-            self.revive(w, slot, i, kernel.launch as u32, sw);
+            self.revive(w, slot, i, kernel, sw);
             if sw.finished {
                 self.exiting.push(w);
             }
@@ -504,10 +507,12 @@ impl Sm<'_> {
             arrived,
             takes: kernel.need,
             kernel: Some(kernel.clone()),
-            issued,
+            issued_before: issued,
             non_idempotent,
             dispatched: false,
             flushes: 0,
+            issued: 0,
+            threads: 0,
             preempt: Some(Preemption {
                 technique: Technique::Switch,
                 since: now,
@@ -515,6 +520,8 @@ impl Sm<'_> {
             }),
         };
         self.resident += 1;
+        self.preempting += 1;
+        self.arrives(kernel.launch);
         super::warps::add(&mut self.allocated, kernel.need);
         if left == 0 {
             self.complete(slot);
@@ -522,9 +529,9 @@ impl Sm<'_> {
         Ok(slot)
     }
 
-    /// Warp slot `w` takes warp `index` of block slot `tb` (kernel `kernel`) as it stopped:
+    /// Warp slot `w` takes warp `index` of block slot `tb` (of `kernel`) as it stopped:
     /// live, stopped until the context is back, its i-buffer empty, every register ready.
-    fn revive(&mut self, w: usize, tb: usize, index: usize, kernel: u32, sw: &SavedWarp) {
+    fn revive(&mut self, w: usize, tb: usize, index: usize, kernel: &KernelCtx, sw: &SavedWarp) {
         #[cfg(test)]
         let sw = &match self.fault {
             Some(PreemptFault::ResumeLate) if sw.next_issue + 1 < sw.len => SavedWarp {
@@ -538,7 +545,8 @@ impl Sm<'_> {
         warp.stopped = true;
         warp.tb = tb;
         warp.index = index;
-        warp.kernel = kernel;
+        warp.kernel = kernel.launch as u32;
+        warp.code_base = kernel.code_base;
         warp.len = sw.len;
         warp.next_issue = sw.next_issue;
         warp.next_fetch = sw.next_issue;
@@ -569,6 +577,7 @@ impl Sm<'_> {
     /// Block slot `tb`'s context is back: its warps resume.
     pub(super) fn restored(&mut self, tb: usize) {
         self.tbs[tb].preempt = None;
+        self.preempting -= 1;
         let (first, n) = (self.tbs[tb].first_warp, self.tbs[tb].warps);
         for w in first..first + n {
             if self.warps[w].live {

@@ -41,6 +41,8 @@ pub(super) struct Warp {
     pub(super) index: usize,
     /// Its kernel's launch index (the kernel its cache accesses and requests count under).
     pub(super) kernel: u32,
+    /// Where its kernel's code starts.
+    pub(super) code_base: u64,
     /// Per register, its scoreboard entry (`REGS` of them once the warp slot first launches,
     /// empty before: most slots of a small kernel never do, and their memory is then never
     /// touched).
@@ -76,6 +78,7 @@ impl Warp {
             tb: 0,
             index: 0,
             kernel: 0,
+            code_base: 0,
             len: 0,
             next_issue: 0,
             next_fetch: 0,
@@ -108,8 +111,12 @@ pub(super) struct TbSlot {
     pub(super) takes: [u32; 4],
     /// Its kernel (`None` while the slot is free).
     pub(super) kernel: Option<Arc<KernelCtx>>,
-    /// Warp instructions it has issued.
+    /// Warp instructions it has issued on this SM.
     pub(super) issued: u64,
+    /// Thread instructions it has issued on this SM.
+    pub(super) threads: u64,
+    /// Warp instructions it had issued before it was switched out (on other SMs).
+    pub(super) issued_before: u64,
     /// It has issued an instruction that ends its idempotence (a global store into an array
     /// the kernel reads, or a global atomic): it can no longer be flushed.
     pub(super) non_idempotent: bool,
@@ -136,6 +143,8 @@ impl TbSlot {
             takes: [0; 4],
             kernel: None,
             issued: 0,
+            threads: 0,
+            issued_before: 0,
             non_idempotent: false,
             dispatched: false,
             flushes: 0,
@@ -199,6 +208,7 @@ impl Sm<'_> {
             warp.tb = slot;
             warp.index = i;
             warp.kernel = kernel.launch as u32;
+            warp.code_base = kernel.code_base;
             warp.len = insts.len(i);
             warp.next_issue = 0;
             warp.next_fetch = 0;
@@ -252,6 +262,7 @@ impl Sm<'_> {
             ..TbSlot::free()
         };
         self.resident += 1;
+        self.arrives(kernel.launch);
         add(&mut self.allocated, kernel.need);
         if n == 0 {
             self.complete(slot);
@@ -267,6 +278,53 @@ impl Sm<'_> {
             .find(|&f| self.warps[f..f + wpt].iter().all(|w| !w.held))
     }
 
+    /// A block of kernel `launch` became resident.
+    pub(super) fn arrives(&mut self, launch: usize) {
+        match self.kernels_here.iter_mut().find(|(l, _)| *l == launch) {
+            Some((_, n)) => *n += 1,
+            None => self.kernels_here.push((launch, 1)),
+        }
+    }
+
+    /// Block `slot` (just taken out of its slot) leaves the SM.
+    pub(super) fn leaves(&mut self, slot: &TbSlot) {
+        if slot.preempt.is_some() {
+            self.preempting -= 1;
+        }
+        let launch = slot.kernel.as_ref().expect("an active block").launch;
+        if let Some(i) = self.kernels_here.iter().position(|(l, _)| *l == launch) {
+            self.kernels_here[i].1 -= 1;
+            if self.kernels_here[i].1 == 0 {
+                self.kernels_here.swap_remove(i);
+            }
+        }
+    }
+
+    /// Adds block `slot`'s instructions to its kernel's (it leaves the SM).
+    pub(super) fn count_instructions(&mut self, slot: &TbSlot) {
+        if let Some(k) = &slot.kernel {
+            if k.launch >= self.by_kernel.len() {
+                self.by_kernel.resize(k.launch + 1, (0, 0));
+            }
+            let mine = &mut self.by_kernel[k.launch];
+            mine.0 += slot.issued;
+            mine.1 += slot.threads;
+        }
+    }
+
+    /// Kernel `k`'s warp and thread instructions issued on this SM (its blocks still resident
+    /// included).
+    pub fn kernel_instructions(&self, k: u32) -> (u64, u64) {
+        let (mut warp, mut thread) = self.by_kernel.get(k as usize).copied().unwrap_or((0, 0));
+        for t in self.tbs.iter().filter(|t| t.active) {
+            if t.kernel.as_ref().is_some_and(|x| x.launch as u32 == k) {
+                warp += t.issued;
+                thread += t.threads;
+            }
+        }
+        (warp, thread)
+    }
+
     /// Marks warp slots `first..first + wpt` as held by a resident block (or free).
     pub(super) fn hold(&mut self, first: usize, wpt: usize, held: bool) {
         for w in &mut self.warps[first..first + wpt] {
@@ -277,6 +335,8 @@ impl Sm<'_> {
     /// Block slot `tb` completed: its resources and warp range are free, its end is reported.
     pub(super) fn complete(&mut self, tb: usize) {
         let slot = std::mem::replace(&mut self.tbs[tb], TbSlot::free());
+        self.count_instructions(&slot);
+        self.leaves(&slot);
         let kernel = slot
             .kernel
             .as_ref()
@@ -341,7 +401,6 @@ impl Sm<'_> {
             &mut st.stalled,
             warp.at_barrier || warp.exit_issued || warp.stopped,
         );
-        set(&mut st.stopped, warp.stopped);
         set(&mut st.head, warp.head.is_some());
         self.mark_for_scan(w);
     }

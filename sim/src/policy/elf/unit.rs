@@ -65,6 +65,10 @@ impl<'a> IssueUnit<'a> for ElfUnit<'a> {
         "ELF block"
     }
 
+    fn needs_prepare(&self) -> bool {
+        true
+    }
+
     fn prepare(&mut self, kernel: &KernelCtx, empty: bool) -> bool {
         let program = kernel
             .prepared
