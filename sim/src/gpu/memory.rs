@@ -435,10 +435,11 @@ impl MemorySystem {
                 }
             }
             if let Some(&(ready, req)) = s.rop.front().filter(|_| s.free_at <= now) {
-                s.l2.set_owner(req.kernel);
                 if ready <= now && s.failed_at == Some(s.l2.version()) {
+                    s.l2.set_owner(req.kernel);
                     s.l2.repeat_fail();
                 } else if ready <= now {
+                    s.l2.set_owner(req.kernel);
                     let write = req.kind == ReqKind::Write;
                     s.failed_at = None;
                     let o = s.l2.access_sized(req.addr, req.bytes, write, req);

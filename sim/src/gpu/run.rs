@@ -38,6 +38,8 @@ struct Loop {
     /// Per slot, per SM: block slots of that slot's kernel that completed (its dispatcher's
     /// `finished` at its next step).
     finished: Vec<Vec<Vec<usize>>>,
+    /// Per slot: some entry of `finished` is not empty.
+    any_finished: Vec<bool>,
     grants: Vec<Grant>,
     views: Vec<Option<super::sites::kernel_sched::KernelView>>,
     out: KernelSchedOut,
@@ -69,6 +71,7 @@ impl<'a> Gpu<'a> {
         let mut ks = Kernels::new(launches, slots);
         let mut lp = Loop {
             finished: vec![vec![vec![]; n]; slots],
+            any_finished: vec![false; slots],
             grants: vec![],
             views: vec![],
             out: KernelSchedOut {
@@ -114,8 +117,6 @@ impl<'a> Gpu<'a> {
             sm.receive(&mut self.mem, now);
         }
         ks.views(&mut lp.views);
-        lp.out.offer.fill(None);
-        lp.out.preempt.clear();
         self.ksched.step(
             &KernelSchedIn {
                 now,
@@ -124,8 +125,10 @@ impl<'a> Gpu<'a> {
             },
             &mut lp.out,
         );
-        for p in std::mem::take(&mut lp.out.preempt) {
-            self.preempt(ks, p, now);
+        if !lp.out.preempt.is_empty() {
+            for p in std::mem::take(&mut lp.out.preempt) {
+                self.preempt(ks, p, now);
+            }
         }
         self.offer(ks, lp)?;
         for slot in 0..ks.slots.len() {
@@ -249,8 +252,10 @@ impl<'a> Gpu<'a> {
             &mut lp.grants,
         )?;
         r.first = false;
-        for f in &mut lp.finished[slot] {
-            f.clear();
+        if std::mem::take(&mut lp.any_finished[slot]) {
+            for f in &mut lp.finished[slot] {
+                f.clear();
+            }
         }
         // Blocks are taken in id order (a trace streams when they come in order).
         lp.grants.sort_by_key(|g| g.id);
@@ -338,6 +343,9 @@ impl<'a> Gpu<'a> {
                 .expect("a block's kernel holds a slot")
         };
         for i in 0..self.sms.len() {
+            if self.sms[i].finished.is_empty() && self.sms[i].taken_off.is_empty() {
+                continue;
+            }
             for j in 0..self.sms[i].finished.len() {
                 let Finished {
                     slot: sm_slot,
@@ -348,6 +356,7 @@ impl<'a> Gpu<'a> {
                 let k = slot_of(ks, launch);
                 if dispatched {
                     lp.finished[k][i].push(sm_slot);
+                    lp.any_finished[k] = true;
                 }
                 let r = ks.slots[k].as_mut().expect("found");
                 r.done += 1;
@@ -379,6 +388,7 @@ impl<'a> Gpu<'a> {
                 // The dispatcher that placed it sees its slot free.
                 if dispatched {
                     lp.finished[k][i].push(sm_slot);
+                    lp.any_finished[k] = true;
                 }
                 let r = ks.slots[k].as_mut().expect("found");
                 r.resident -= 1;

@@ -157,8 +157,10 @@ impl<R> DataCache<R> {
     /// queue for the next level are its own.
     #[inline]
     pub fn set_owner(&mut self, kernel: u32) {
-        self.owner = kernel;
-        self.by_kernel.set_owner(kernel, &self.stats);
+        if self.owner != kernel {
+            self.owner = kernel;
+            self.by_kernel.set_owner(kernel, &self.stats);
+        }
     }
 
     /// Counts an event in the totals and under the owner.

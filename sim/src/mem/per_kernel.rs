@@ -20,6 +20,9 @@ impl<T: Default + Clone> PerKernel<T> {
     /// other kernel has counted yet).
     #[inline]
     pub fn set_owner(&mut self, k: u32, totals: &T) {
+        if self.owner == k {
+            return;
+        }
         self.owner = k;
         if k == 0 && self.by_kernel.is_empty() {
             return;

@@ -147,9 +147,12 @@ impl<'a> IssueUnit<'a> for ArbiterUnit<'a> {
     }
 
     fn select(&mut self, s: usize, inp: &SchedIn) -> Result<Option<usize>, SimError> {
+        // Field by field: the SM has just written `inp` one field at a time, and a wider copy
+        // of two of them stalls the host on store forwarding.
+        use std::hint::black_box;
         let out = self.slots[s].step(&ArbiterIn {
-            ready: inp.ready,
-            launch: inp.launch,
+            ready: black_box(inp.ready),
+            launch: black_box(inp.launch),
             exit: inp.exit,
             long_stall: inp.long_stall,
         })?;

@@ -82,6 +82,7 @@ impl KernelSchedUnit for EvenUnit {
     fn step(&mut self, inp: &KernelSchedIn, out: &mut KernelSchedOut) {
         let held = inp.by_admission();
         if held.is_empty() {
+            out.offer.fill(None);
             return;
         }
         let n = inp.sms.len();
@@ -112,7 +113,5 @@ pub fn hand_over(
         }
     }
     let ready = view.others(owner) == 0;
-    if ready && inp.kernels[owner].is_some_and(|v| v.has_waiting()) {
-        out.offer[sm] = Some(owner);
-    }
+    out.offer[sm] = (ready && inp.kernels[owner].is_some_and(|v| v.has_waiting())).then_some(owner);
 }

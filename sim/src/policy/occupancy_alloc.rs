@@ -7,7 +7,7 @@ use crate::block::BlockKind;
 use crate::blocks::sm_alloc::{self, AllocIn};
 use crate::blocks::DynProvider;
 use crate::config::GpuConfig;
-use crate::gpu::sites::alloc::{AllocUnit, Resources};
+use crate::gpu::sites::alloc::{AllocRequest, AllocUnit};
 use crate::gpu::sites::{Site, Slot};
 use crate::gpu::SimError;
 use std::sync::Arc;
@@ -62,25 +62,25 @@ impl SmAllocPolicy for Occupancy {
             sm,
             block: <sm_alloc::Kind as BlockKind>::NAME,
         };
-        Ok(Box::new(OccupancyUnit(Slot::new(
-            provider,
-            site,
-            &sm_alloc_params(cfg),
-        )?)))
+        Ok(Box::new(OccupancyUnit {
+            block: Slot::new(provider, site, &sm_alloc_params(cfg))?,
+            inp: AllocIn::default(),
+        }))
     }
 }
 
 /// The `sm_alloc` block at an SM's resource-allocation site.
-struct OccupancyUnit<'a>(Slot<'a, sm_alloc::Kind>);
+struct OccupancyUnit<'a> {
+    block: Slot<'a, sm_alloc::Kind>,
+    /// The block's inputs, rewritten only in the cycles they change (most cycles the block
+    /// reads inputs stored long before: no store-forwarding stall on the host).
+    inp: AllocIn,
+}
 
 impl<'a> AllocUnit<'a> for OccupancyUnit<'a> {
-    fn step(
-        &mut self,
-        n: Resources,
-        a: Resources,
-        r: Resources,
-    ) -> Result<(bool, bool), SimError> {
-        let out = self.0.step(&AllocIn {
+    fn step(&mut self, req: &AllocRequest) -> Result<(bool, bool), SimError> {
+        let (n, a, r) = (&req.need, &req.allocated, &req.released);
+        let inp = AllocIn {
             need_threads: n[0],
             need_regs: n[1],
             need_smem: n[2],
@@ -92,7 +92,16 @@ impl<'a> AllocUnit<'a> for OccupancyUnit<'a> {
             free_regs: r[1],
             free_smem: r[2],
             free_blocks: r[3],
-        })?;
-        Ok((out.room, out.room2))
+        };
+        if inp != self.inp {
+            self.inp = inp;
+        }
+        let out = self.block.step(&self.inp)?;
+        // The block writes its two outputs as two bytes: read them one by one (a two-byte
+        // load of both stalls the host on store forwarding).
+        Ok((
+            std::hint::black_box(out.room),
+            std::hint::black_box(out.room2),
+        ))
     }
 }

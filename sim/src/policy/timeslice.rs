@@ -99,6 +99,7 @@ impl KernelSchedUnit for TimesliceUnit {
         let held = inp.by_admission();
         if held.is_empty() {
             self.owner = None;
+            out.offer.fill(None);
             return;
         }
         let pos = self.owner.and_then(|(k, launch)| {

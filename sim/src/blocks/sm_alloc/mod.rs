@@ -170,20 +170,17 @@ impl Block for Golden {
 
     fn step(&mut self, inp: &AllocIn) -> AllocOut {
         let (caps, masks) = (self.caps, self.masks);
-        let mut out = AllocOut {
-            room: true,
-            room2: true,
-        };
+        let (mut room, mut room2) = (true, true);
         for (r, (need, alloc, free)) in inp.by_resource().into_iter().enumerate() {
             let mask = masks[r];
             let now = (self.used[r] as u64 + (alloc as u64 & mask)).wrapping_sub(free as u64 & mask)
                 & mask;
             let need = need as u64 & mask;
-            out.room &= now + need <= caps[r];
-            out.room2 &= now + 2 * need <= caps[r];
+            room &= now + need <= caps[r];
+            room2 &= now + 2 * need <= caps[r];
             self.used[r] = now as u32;
         }
-        out
+        AllocOut { room, room2 }
     }
 }
 

@@ -8,14 +8,20 @@ use crate::gpu::SimError;
 /// Threads, registers, shared-memory bytes and block slots (`sm_alloc`'s port order).
 pub type Resources = [u32; 4];
 
+/// What the SM tells its allocator in one cycle. The SM keeps it and updates it in place (the
+/// unit reads it by reference: no copy per cycle).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct AllocRequest {
+    /// What one more block of the offered kernel takes.
+    pub need: Resources,
+    /// Totals of the blocks made resident since the last step (modulo the port widths).
+    pub allocated: Resources,
+    /// Totals of the blocks released since the last step (modulo the port widths).
+    pub released: Resources,
+}
+
 /// The unit at an SM's resource-allocation site.
 pub trait AllocUnit<'a> {
-    /// One cycle: `need` of one more block, `allocated` and `released` since the last step
-    /// (each counted modulo the port widths). Room for one block, and for two.
-    fn step(
-        &mut self,
-        need: Resources,
-        allocated: Resources,
-        released: Resources,
-    ) -> Result<(bool, bool), SimError>;
+    /// One cycle: room for one more block, and for two.
+    fn step(&mut self, req: &AllocRequest) -> Result<(bool, bool), SimError>;
 }

@@ -152,7 +152,7 @@ pub trait KernelSchedUnit {
         let _ = inp;
         true
     }
-    /// One cycle: fills `out` (its `offer` has one entry per SM, all `None`, and `preempt`
-    /// is empty when it is called).
+    /// One cycle: fills `out`: every entry of its `offer` (one per SM, holding the last
+    /// cycle's), and its `preempt` (empty when it is called).
     fn step(&mut self, inp: &KernelSchedIn, out: &mut KernelSchedOut);
 }

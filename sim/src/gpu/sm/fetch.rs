@@ -10,7 +10,10 @@ use super::*;
 impl Sm<'_> {
     /// The fetch stage at `now`; sets [`Sm::reclaim`], the warps its round robin passed.
     pub(super) fn fetch(&mut self, now: u64) -> Result<(), SimError> {
-        let unit_choice = self.fetch_choice.take();
+        let unit_choice = match self.orders_fetch {
+            true => self.fetch_choice.take(),
+            false => None,
+        };
         let n = self.warps.len();
         self.reclaim = None;
         if let Some(w) = self.ifill.pop_front() {

@@ -649,12 +649,12 @@ impl Sm<'_> {
     pub(super) fn issue(&mut self, w: usize, now: u64) {
         let inst = self.head(w, now).expect("ready warps have an instruction");
         let (tb, active) = (self.warps[w].tb, inst.active() as u64);
-        let slot = &mut self.tbs[tb];
-        slot.issued += 1;
-        slot.threads += active;
-        if !slot.non_idempotent && inst.class.is_memory() {
-            let k = slot.kernel.as_ref().expect("a live warp's block");
-            slot.non_idempotent = k.breaks_idempotence(&inst);
+        let warp = &mut self.warps[w];
+        warp.issued_here += 1;
+        warp.threads += active;
+        if !warp.overwrote && matches!(inst.class, OpClass::StoreGlobal | OpClass::AtomicGlobal) {
+            let k = self.tbs[tb].kernel.as_ref().expect("a live warp's block");
+            warp.overwrote = k.breaks_idempotence(&inst);
         }
         if self.stores.is_some() {
             self.record_store(w, &inst);

@@ -91,7 +91,7 @@ use warps::{TbSlot, Warp};
 
 use super::kernel::KernelCtx;
 use super::memory::{MemRequest, MemorySystem, ReqKind};
-use super::sites::alloc::AllocUnit;
+use super::sites::alloc::{AllocRequest, AllocUnit};
 use super::sites::issue::{IssueMode, IssueUnit, LaunchedWarp, LongOpRule, MAX_SCHEDULERS};
 use super::sites::lsu_queue::LsuQueueUnit;
 use super::stats::{SmCounts, StallCounts};
@@ -169,108 +169,109 @@ struct Timing {
     l1d_pipe: usize,
 }
 
-/// One SM.
+/// One SM, laid out in declaration order (`repr(C)`): the state every cycle touches first,
+/// so that it shares few cache lines; the caches, the operand collector and the state used
+/// rarely after it.
+#[repr(C)]
 pub struct Sm<'a> {
-    id: usize,
-    warps: Vec<Warp>,
-    tbs: Vec<TbSlot>,
-    schedulers: usize,
-    per_sched: usize,
     /// The unit at the warp-issue site.
     issue: Box<dyn IssueUnit<'a> + 'a>,
+    /// The resource allocator (room for more blocks).
+    alloc: Box<dyn AllocUnit<'a> + 'a>,
+    warps: Vec<Warp>,
+    tbs: Vec<TbSlot>,
+    /// Per scheduler: its warps' masks and what [`Sm::scan`] keeps between cycles.
+    scan_state: Vec<issue::ScanState>,
+    /// Per warp: the cycle at which its scan class changes by time alone.
+    change_at: Vec<u64>,
+    /// Memory instructions in the LSU, the one it works on first (at most `lsu_queue`).
+    lsu: std::collections::VecDeque<LsuOp>,
+    pending: Vec<PendingLoad>,
+    free_pending: Vec<u32>,
+    exiting: Vec<usize>,
+    /// Arbiter inputs accumulated for this cycle (launch and exit bits).
+    launch: Vec<u64>,
+    /// Of `launch`, the warps of a second block launched in the same cycle.
+    launch2: Vec<u64>,
+    exit: Vec<u64>,
+    sp_busy: Vec<u64>,
+    sfu_busy: Vec<u64>,
+    /// Blocks that completed since the GPU last took them (the locality-aware dispatcher's
+    /// `done`).
+    pub finished: Vec<Finished>,
+    /// Blocks switched out or flushed since the GPU last took them.
+    pub taken_off: Vec<Released>,
+    /// Warps whose missed L1I line returned, in the order they missed: served before any
+    /// new fetch, one per cycle.
+    ifill: std::collections::VecDeque<usize>,
+    schedulers: usize,
+    per_sched: usize,
+    /// The last warp fetched (round robin; GPGPU-Sim starts at 0, so warp 1 fetches first).
+    fetch_last: usize,
+    /// Bit `w`: warp `w` wants a fetch.
+    fetchable: u64,
+    lsu_busy_until: u64,
+    /// Cycles before this one in which the SM had a block (the issue priority's rotation).
+    active_cycles: u64,
+    /// The warps the fetch stage's round robin passed this cycle, `from..=to` cyclically
+    /// (`None`: none): only those of them that finished retire, as GPGPU-Sim reclaims a
+    /// finished warp when its fetch loop passes it.
+    reclaim: Option<(usize, usize)>,
+    /// This cycle's fetch choice of such a unit (set by the issue stage, taken by the fetch
+    /// stage): `None` when fetch goes round robin.
+    fetch_choice: Option<Option<usize>>,
+    /// The allocator's request: the offered kernel's need, the resources of the blocks made
+    /// resident and released since its last step.
+    alloc_req: AllocRequest,
+    /// Resident blocks.
+    resident: u32,
+    /// Blocks being preempted or restored.
+    preempting: u32,
+    /// I-prefetch threshold on occupied L1I + L1D MSHRs (0: off).
+    iprefetch: u32,
+    /// Blocks launched on the SM this cycle (before its issue stage).
+    tbs_launched: u8,
     /// How the SM presents its warps to it (the unit's [`IssueUnit::mode`]).
     mode: IssueMode,
     /// Which sources put a warp on a long stall (the unit's rule).
     long_ops: LongOpRule,
     /// The unit chooses the warp to fetch for ([`IssueUnit::orders_fetch`]).
     orders_fetch: bool,
-    /// This cycle's fetch choice of such a unit (set by the issue stage, taken by the fetch
-    /// stage): `None` when fetch goes round robin.
-    fetch_choice: Option<Option<usize>>,
+    /// The warp-issue unit wants [`IssueUnit::prepare`] every cycle a kernel is offered.
+    prepares: bool,
+    perfect_l1i: bool,
+    /// Counters of this SM.
+    pub counts: SmCounts,
+    /// A preemption bug planted by a test.
+    #[cfg(test)]
+    pub(crate) fault: Option<preempt::PreemptFault>,
+    /// Scheduler outcomes of this SM.
+    pub stalls: StallCounts,
+    timing: Timing,
+    id: usize,
     /// The queue between the LSU and the L1D, with its slots' payloads.
     lsu_queue: Option<lsu_queue::QueueState<'a>>,
-    /// I-prefetch threshold on occupied L1I + L1D MSHRs (0: off).
-    iprefetch: u32,
-    /// Arbiter inputs accumulated for this cycle (launch and exit bits).
-    launch: Vec<u64>,
-    /// Of `launch`, the warps of a second block launched in the same cycle.
-    launch2: Vec<u64>,
-    /// Blocks launched on the SM this cycle (before its issue stage).
-    tbs_launched: u8,
-    exit: Vec<u64>,
     /// GPGPU-Sim's operand collector and pipelines (`pipeline.operand_collector`); without
     /// it, `sp_busy` and `sfu_busy` hold each pipeline's next free cycle.
     collector: Option<collector::Collector>,
     /// The collector's results of this cycle (kept to reuse its allocation).
     wb_buffer: Vec<collector::Id>,
-    sp_busy: Vec<u64>,
-    sfu_busy: Vec<u64>,
-    /// Memory instructions in the LSU, the one it works on first (at most `lsu_queue`).
-    lsu: std::collections::VecDeque<LsuOp>,
-    lsu_busy_until: u64,
-    pending: Vec<PendingLoad>,
-    free_pending: Vec<u32>,
     l1d: DataCache<u32>,
     l1i: DataCache<u16>,
-    perfect_l1i: bool,
     atomics: std::collections::VecDeque<MemRequest>,
     /// L1D misses and stores in the L1D latency queue, with the cycle each leaves
     /// (`pipeline.l1d_latency_queue`).
     l1d_queue: std::collections::VecDeque<(u64, MemRequest)>,
     /// Transactions in the L1D latency queue in front of the tag lookup, head first.
     l1d_pipe: std::collections::VecDeque<lsu::PipeTxn>,
-    exiting: Vec<usize>,
-    /// Warps whose missed L1I line returned, in the order they missed: served before any
-    /// new fetch, one per cycle.
-    ifill: std::collections::VecDeque<usize>,
-    /// The warps the fetch stage's round robin passed this cycle, `from..=to` cyclically
-    /// (`None`: none): only those of them that finished retire, as GPGPU-Sim reclaims a
-    /// finished warp when its fetch loop passes it.
-    reclaim: Option<(usize, usize)>,
-    /// The last warp fetched (round robin; GPGPU-Sim starts at 0, so warp 1 fetches first).
-    fetch_last: usize,
-    /// Bit `w`: warp `w` wants a fetch.
-    fetchable: u64,
-    /// Per scheduler: its warps' masks and what [`Sm::scan`] keeps between cycles.
-    scan_state: Vec<issue::ScanState>,
-    /// Per warp: the cycle at which its scan class changes by time alone.
-    change_at: Vec<u64>,
-    timing: Timing,
-    /// The resource allocator (room for more blocks).
-    alloc: Box<dyn AllocUnit<'a> + 'a>,
-    /// What one block of the kernel last offered takes.
-    last_need: [u32; 4],
-    /// Blocks that completed since the GPU last took them (the locality-aware dispatcher's
-    /// `done`).
-    pub finished: Vec<Finished>,
-    /// Blocks switched out or flushed since the GPU last took them.
-    pub taken_off: Vec<Released>,
-    /// Resources of the blocks made resident and released since the allocator's last step.
-    allocated: [u32; 4],
-    released: [u32; 4],
-    /// Resident blocks.
-    resident: u32,
     /// The kernels with resident blocks here, with their block counts.
     kernels_here: Vec<(usize, u32)>,
-    /// Blocks being preempted or restored.
-    preempting: u32,
-    /// The warp-issue unit wants [`IssueUnit::prepare`] every cycle a kernel is offered.
-    prepares: bool,
-    /// Cycles before this one in which the SM had a block (the issue priority's rotation).
-    active_cycles: u64,
-    /// Counters of this SM.
-    pub counts: SmCounts,
     /// Per kernel (launch index): the warp and thread instructions its blocks issued here,
     /// counted when they leave ([`Sm::kernel_instructions`] adds the resident ones).
     by_kernel: Vec<(u64, u64)>,
     /// Every global store and atomic issued here, when recorded
     /// ([`crate::gpu::SimOptions::record_stores`]).
     pub stores: Option<Vec<StoreEvent>>,
-    /// A preemption bug planted by a test.
-    #[cfg(test)]
-    pub(crate) fault: Option<preempt::PreemptFault>,
-    /// Scheduler outcomes of this SM.
-    pub stalls: StallCounts,
 }
 
 fn lat(l: crate::config::Latency) -> (u64, u64) {
@@ -365,9 +366,7 @@ impl<'a> Sm<'a> {
                 },
             },
             alloc: blocks.alloc,
-            last_need: [0, 0, 0, 1],
-            allocated: [0; 4],
-            released: [0; 4],
+            alloc_req: AllocRequest::default(),
             finished: vec![],
             taken_off: vec![],
             resident: 0,
@@ -390,8 +389,7 @@ impl<'a> Sm<'a> {
     /// program table).
     pub fn room(&mut self, kernel: &KernelCtx) -> Result<(bool, bool), SimError> {
         let ready = !self.prepares || self.issue.prepare(kernel, self.resident == 0);
-        self.last_need = kernel.need;
-        let (one, two) = self.step_alloc()?;
+        let (one, two) = self.step_alloc(kernel.need)?;
         // Blocks of another kernel may leave no aligned range of warp slots for this one's
         // (GPGPU-Sim's `find_available_hwtid`); one kernel's blocks always find one.
         let fits = !(one && self.holds_other_kernel(kernel.launch))
@@ -399,18 +397,18 @@ impl<'a> Sm<'a> {
         Ok((one && ready && fits, two && ready && fits))
     }
 
-    /// Steps the resource allocator in a cycle no kernel is offered to the SM (with the last
-    /// offered kernel's need; the answer is not used).
+    /// Steps the resource allocator in a cycle no kernel is offered to the SM (the need of a
+    /// block slot alone; the answer is not used).
     pub fn step_alloc_idle(&mut self) -> Result<(), SimError> {
-        self.step_alloc().map(|_| ())
+        self.step_alloc([0, 0, 0, 1]).map(|_| ())
     }
 
-    fn step_alloc(&mut self) -> Result<(bool, bool), SimError> {
-        let (a, r) = (
-            std::mem::take(&mut self.allocated),
-            std::mem::take(&mut self.released),
-        );
-        self.alloc.step(self.last_need, a, r)
+    fn step_alloc(&mut self, need: [u32; 4]) -> Result<(bool, bool), SimError> {
+        self.alloc_req.need = need;
+        let room = self.alloc.step(&self.alloc_req);
+        self.alloc_req.allocated = [0; 4];
+        self.alloc_req.released = [0; 4];
+        room
     }
 
     /// Some resident block belongs to a kernel other than launch `launch`.

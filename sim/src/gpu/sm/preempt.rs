@@ -195,7 +195,7 @@ impl Sm<'_> {
                 continue;
             }
             let technique = match technique {
-                Technique::Flush if slot.non_idempotent || slot.flushes >= MAX_FLUSHES => {
+                Technique::Flush if slot.flushes >= MAX_FLUSHES || self.overwrote(tb) => {
                     Technique::Drain
                 }
                 t => t,
@@ -369,6 +369,7 @@ impl Sm<'_> {
     /// gets what its kernel keeps of it.
     fn release(&mut self, tb: usize, now: u64) {
         let _ = now;
+        let (issued, overwrote) = (self.issued_since_start(tb), self.overwrote(tb));
         let slot = std::mem::replace(&mut self.tbs[tb], TbSlot::free());
         self.count_instructions(&slot);
         self.leaves(&slot);
@@ -391,7 +392,7 @@ impl Sm<'_> {
             }
         }
         self.hold(slot.first_warp, kernel.warps_per_tb, false);
-        super::warps::add(&mut self.released, slot.takes);
+        super::warps::add(&mut self.alloc_req.released, slot.takes);
         self.resident -= 1;
         let (block, bytes) = match p.technique {
             Technique::Flush => (
@@ -407,8 +408,8 @@ impl Sm<'_> {
                     insts: slot.insts,
                     warps,
                     arrived: slot.arrived,
-                    issued: slot.issued_before + slot.issued,
-                    non_idempotent: slot.non_idempotent,
+                    issued,
+                    non_idempotent: overwrote,
                 })),
                 kernel.context_bytes(),
             ),
@@ -420,7 +421,7 @@ impl Sm<'_> {
             technique: p.technique,
             since: p.since,
             bytes,
-            issued: slot.issued_before + slot.issued,
+            issued,
             block,
         });
     }
@@ -461,7 +462,7 @@ impl Sm<'_> {
             mut insts,
             warps,
             arrived,
-            issued,
+            issued: _,
             non_idempotent,
         } = saved;
         let mut left = 0;
@@ -474,6 +475,10 @@ impl Sm<'_> {
         for (i, sw) in warps.iter().enumerate() {
             let w = first + i;
             if sw.retired {
+                // Its slot stays empty; what it issued was counted where it ran.
+                let warp = &mut self.warps[w];
+                (warp.issued_here, warp.threads, warp.overwrote) = (0, 0, false);
+                warp.next_issue = sw.next_issue;
                 continue;
             }
             left += 1;
@@ -507,12 +512,9 @@ impl Sm<'_> {
             arrived,
             takes: kernel.need,
             kernel: Some(kernel.clone()),
-            issued_before: issued,
             non_idempotent,
             dispatched: false,
             flushes: 0,
-            issued: 0,
-            threads: 0,
             preempt: Some(Preemption {
                 technique: Technique::Switch,
                 since: now,
@@ -522,7 +524,7 @@ impl Sm<'_> {
         self.resident += 1;
         self.preempting += 1;
         self.arrives(kernel.launch);
-        super::warps::add(&mut self.allocated, kernel.need);
+        super::warps::add(&mut self.alloc_req.allocated, kernel.need);
         if left == 0 {
             self.complete(slot);
         }
@@ -554,6 +556,9 @@ impl Sm<'_> {
         warp.imiss = false;
         warp.at_barrier = sw.at_barrier;
         warp.exit_issued = sw.finished;
+        warp.issued_here = 0;
+        warp.threads = 0;
+        warp.overwrote = false;
         warp.loads = 0;
         warp.stores = 0;
         warp.head = None;

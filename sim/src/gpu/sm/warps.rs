@@ -32,6 +32,13 @@ pub(super) struct Warp {
     /// Instructions `next_issue..next_fetch` are in the i-buffer.
     pub(super) next_issue: u32,
     pub(super) next_fetch: u32,
+    /// Instructions it issued on this SM, and their active lanes (its kernel's counts, added
+    /// when its block leaves).
+    pub(super) issued_here: u32,
+    /// See `issued_here`.
+    pub(super) threads: u64,
+    /// It issued an instruction that ends its block's idempotence.
+    pub(super) overwrote: bool,
     /// Load instructions in flight.
     pub(super) loads: u32,
     /// Store transactions not yet acknowledged by the L2.
@@ -86,6 +93,9 @@ impl Warp {
             imiss: false,
             at_barrier: false,
             exit_issued: false,
+            issued_here: 0,
+            threads: 0,
+            overwrote: false,
             loads: 0,
             stores: 0,
             head: None,
@@ -111,14 +121,9 @@ pub(super) struct TbSlot {
     pub(super) takes: [u32; 4],
     /// Its kernel (`None` while the slot is free).
     pub(super) kernel: Option<Arc<KernelCtx>>,
-    /// Warp instructions it has issued on this SM.
-    pub(super) issued: u64,
-    /// Thread instructions it has issued on this SM.
-    pub(super) threads: u64,
-    /// Warp instructions it had issued before it was switched out (on other SMs).
-    pub(super) issued_before: u64,
-    /// It has issued an instruction that ends its idempotence (a global store into an array
-    /// the kernel reads, or a global atomic): it can no longer be flushed.
+    /// It had issued an instruction that ends its idempotence (a global store into an array
+    /// the kernel reads, or a global atomic) before it was switched out; its warps' marks
+    /// ([`Warp::overwrote`]) tell what it issued since.
     pub(super) non_idempotent: bool,
     /// Its dispatcher placed it (its end is reported to the dispatcher); a block placed from
     /// its kernel's preempted queue was not.
@@ -142,9 +147,6 @@ impl TbSlot {
             arrived: 0,
             takes: [0; 4],
             kernel: None,
-            issued: 0,
-            threads: 0,
-            issued_before: 0,
             non_idempotent: false,
             dispatched: false,
             flushes: 0,
@@ -216,6 +218,9 @@ impl Sm<'_> {
             warp.imiss = false;
             warp.at_barrier = false;
             warp.exit_issued = warp.len == 0;
+            warp.issued_here = 0;
+            warp.threads = 0;
+            warp.overwrote = false;
             warp.loads = 0;
             warp.stores = 0;
             warp.head = None;
@@ -263,7 +268,7 @@ impl Sm<'_> {
         };
         self.resident += 1;
         self.arrives(kernel.launch);
-        add(&mut self.allocated, kernel.need);
+        add(&mut self.alloc_req.allocated, kernel.need);
         if n == 0 {
             self.complete(slot);
         }
@@ -300,15 +305,44 @@ impl Sm<'_> {
         }
     }
 
+    /// The warp and thread instructions block `slot`'s warps issued on this SM.
+    fn issued_here(&self, slot: &TbSlot) -> (u64, u64) {
+        self.warps[slot.first_warp..slot.first_warp + slot.warps]
+            .iter()
+            .fold((0, 0), |(w, t), x| {
+                (w + x.issued_here as u64, t + x.threads)
+            })
+    }
+
+    /// Warp instructions block slot `tb` has issued since it started (on every SM it ran on:
+    /// a restored warp resumes at its count).
+    pub(super) fn issued_since_start(&self, tb: usize) -> u64 {
+        let slot = &self.tbs[tb];
+        self.warps[slot.first_warp..slot.first_warp + slot.warps]
+            .iter()
+            .map(|w| w.next_issue as u64)
+            .sum()
+    }
+
+    /// Whether block slot `tb` has issued an instruction that ends its idempotence.
+    pub(super) fn overwrote(&self, tb: usize) -> bool {
+        let slot = &self.tbs[tb];
+        slot.non_idempotent
+            || self.warps[slot.first_warp..slot.first_warp + slot.warps]
+                .iter()
+                .any(|w| w.overwrote)
+    }
+
     /// Adds block `slot`'s instructions to its kernel's (it leaves the SM).
     pub(super) fn count_instructions(&mut self, slot: &TbSlot) {
         if let Some(k) = &slot.kernel {
+            let (warp, thread) = self.issued_here(slot);
             if k.launch >= self.by_kernel.len() {
                 self.by_kernel.resize(k.launch + 1, (0, 0));
             }
             let mine = &mut self.by_kernel[k.launch];
-            mine.0 += slot.issued;
-            mine.1 += slot.threads;
+            mine.0 += warp;
+            mine.1 += thread;
         }
     }
 
@@ -318,8 +352,9 @@ impl Sm<'_> {
         let (mut warp, mut thread) = self.by_kernel.get(k as usize).copied().unwrap_or((0, 0));
         for t in self.tbs.iter().filter(|t| t.active) {
             if t.kernel.as_ref().is_some_and(|x| x.launch as u32 == k) {
-                warp += t.issued;
-                thread += t.threads;
+                let (w, th) = self.issued_here(t);
+                warp += w;
+                thread += th;
             }
         }
         (warp, thread)
@@ -342,7 +377,7 @@ impl Sm<'_> {
             .as_ref()
             .expect("an active block has its kernel");
         self.hold(slot.first_warp, kernel.warps_per_tb, false);
-        add(&mut self.released, slot.takes);
+        add(&mut self.alloc_req.released, slot.takes);
         self.resident -= 1;
         self.counts.blocks += 1;
         self.finished.push(Finished {
