@@ -732,6 +732,42 @@ fn bench_prints_the_documented_figures() {
     );
 }
 
+/// `bench --mix`: the mix under smk and serial and each kernel alone; the mix's thread
+/// instructions are its kernels' together, and its ratio is its rate over theirs.
+#[test]
+fn bench_mix_sets_the_mix_beside_its_kernels_alone() {
+    let v = json(&gpusched(&[
+        "bench",
+        "--mix",
+        "mixes/two_streams.toml",
+        "--repeat",
+        "1",
+        "--json",
+    ]));
+    let runs = v["runs"].as_array().unwrap();
+    let names: Vec<&str> = runs.iter().map(|r| r["run"].as_str().unwrap()).collect();
+    assert_eq!(
+        names,
+        [
+            "mix (smk)",
+            "mix (serial)",
+            "mm small alone",
+            "chimera_bs small alone"
+        ],
+        "{v}"
+    );
+    let insts = |r: &serde_json::Value| r["thread_instructions"].as_u64().unwrap();
+    assert_eq!(insts(&runs[0]), insts(&runs[2]) + insts(&runs[3]), "{v}");
+    assert_eq!(insts(&runs[1]), insts(&runs[0]), "{v}");
+    let alone = v["alone_thread_instructions_per_s"].as_f64().unwrap();
+    let ratio = v["ratio"][0][1].as_f64().unwrap();
+    let rate = runs[0]["thread_instructions_per_s"].as_f64().unwrap();
+    assert!((ratio - rate / alone).abs() < 1e-9, "{v}");
+    let o = gpusched(&["bench", "--mix", "/no/such/mix.toml"]);
+    assert!(!o.status.success());
+    says(&o, "/no/such/mix.toml");
+}
+
 /// `nn` small exported as a trace into `t`; returns `t`.
 fn export_nn_small(t: &Path) -> std::path::PathBuf {
     let o = gpusched(&[

@@ -82,6 +82,9 @@ impl KernelSchedUnit for FcfsUnit {
     }
 
     fn step(&mut self, inp: &KernelSchedIn, out: &mut KernelSchedOut) {
+        // `select_kernel` answers every SM of a cycle alike (after the first call `last` holds
+        // its answer): asked once, when an SM first needs it.
+        let mut selected = None;
         for (sm, cur) in self.cur.iter_mut().enumerate() {
             // The SM's kernel, if it is still in its slot.
             let mine = cur.filter(|&(k, launch)| {
@@ -89,8 +92,10 @@ impl KernelSchedUnit for FcfsUnit {
             });
             let more = mine.is_some_and(|(k, _)| inp.kernels[k].is_some_and(|v| v.has_waiting()));
             if !more && inp.sms[sm].is_empty() {
-                *cur = select_kernel(inp, &mut self.last)
-                    .map(|k| (k, inp.kernels[k].expect("selected").launch));
+                let last = &mut self.last;
+                *cur = *selected.get_or_insert_with(|| {
+                    select_kernel(inp, last).map(|k| (k, inp.kernels[k].expect("selected").launch))
+                });
             } else {
                 *cur = mine;
             }

@@ -68,8 +68,7 @@ impl KernelSchedUnit for SmkUnit {
     }
 
     fn step(&mut self, inp: &KernelSchedIn, out: &mut KernelSchedOut) {
-        for offer in out.offer.iter_mut() {
-            *offer = select_kernel(inp, &mut self.last);
-        }
+        // Every SM asks in turn; after the first, `last` holds the answer: one call is all.
+        out.offer.fill(select_kernel(inp, &mut self.last));
     }
 }

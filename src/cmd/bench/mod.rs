@@ -11,6 +11,8 @@
 //! large exported trace (`mm` medium, about 400 MB) or `--trace DIR`: MB/s and warp
 //! instructions/s.
 //!
+//! `gpusched bench --mix FILE`: a mix run beside its kernels alone ([`mix`]).
+//!
 //! `gpusched bench --reference DIR`: wall time and peak memory of whole `gpusched sim` runs
 //! beside Accel-Sim's, run by run ([`reference`]).
 //!
@@ -19,13 +21,14 @@
 //! 15 ELF and 15 NewCAR blocks, each against the golden run (median wall times, their ratio,
 //! and whether every statistic is identical).
 
+mod mix;
 mod reference;
 
 use crate::cmd::median;
 use anyhow::{Context, Result};
 use clap::Args;
 use gpusim::config::GpuConfig;
-use gpusim::gpu::{Gpu, SimOptions};
+use gpusim::gpu::{Gpu, Report, SimOptions};
 use gpusim::workload::accelsim::{read_kernelslist, BlockRead, Command, KernelTrace};
 use gpusim::workload::builtin;
 use gpusim::workload::kernel::{TraceWorkload, WorkloadSource, KEEP_BLOCK_BYTES};
@@ -60,6 +63,10 @@ pub struct BenchArgs {
     /// With `--reference`: only the traces whose name (`<workload>-<size>`) contains this.
     #[arg(long, value_name = "NAME", requires = "reference")]
     only: Option<String>,
+    /// Measure a mix instead (a mix file): the mix under `--kernel-sched smk` and `serial`
+    /// beside each of its kernels alone, thread instructions/s.
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["lockstep", "reference", "parse"])]
+    mix: Option<PathBuf>,
     /// Measure the lockstep overhead instead (needs a build with Verilator).
     #[arg(long)]
     lockstep: bool,
@@ -265,6 +272,27 @@ fn run_parse(a: &BenchArgs) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
+/// Median wall time of `repeat` golden runs of the workload `open` opens (opened before each
+/// run starts its clock), with the last run's report.
+fn timed_run(
+    cfg: &GpuConfig,
+    opts: &SimOptions,
+    open: &dyn Fn() -> Result<Box<dyn WorkloadSource>>,
+    repeat: usize,
+) -> Result<(f64, Report)> {
+    let mut times = vec![];
+    let mut last = None;
+    for _ in 0..repeat.max(1) {
+        let mut source = open()?;
+        let mut gpu = Gpu::golden(cfg, opts.clone())?;
+        let start = Instant::now();
+        let r = gpu.run(source.as_mut(), &mut |_| {})?;
+        times.push(start.elapsed().as_secs_f64());
+        last = Some(r);
+    }
+    Ok((median(times), last.expect("repeat >= 1")))
+}
+
 /// Runs `bench`.
 pub fn run(a: BenchArgs) -> Result<ExitCode> {
     if a.lockstep {
@@ -276,25 +304,17 @@ pub fn run(a: BenchArgs) -> Result<ExitCode> {
     if let Some(r) = &a.reference {
         return reference::run(r, a.repeat, a.json, a.only.as_deref());
     }
+    if let Some(m) = &a.mix {
+        return mix::run(m, a.repeat, a.json);
+    }
     let cfg = GpuConfig::preset("gtx480")?;
     let repeat = a.repeat.max(1);
     let tmp = tempfile::tempdir()?;
     let mut rows = vec![];
     for w in workloads(&a.traces, tmp.path())? {
-        let mut times = vec![];
-        let mut last = None;
         reset_peak_rss();
-        for _ in 0..repeat {
-            let mut source = (w.open)()?;
-            let mut gpu = Gpu::golden(&cfg, SimOptions::default())?;
-            let start = Instant::now();
-            let r = gpu.run(source.as_mut(), &mut |_| {})?;
-            times.push(start.elapsed().as_secs_f64());
-            last = Some(r);
-        }
+        let (seconds, r) = timed_run(&cfg, &SimOptions::default(), &*w.open, repeat)?;
         let peak = peak_rss_mb();
-        let r = last.expect("repeat >= 1");
-        let seconds = median(times);
         let parse_seconds = match &w.trace {
             Some(d) => Some(time_read(d, repeat)?.0),
             None => None,
