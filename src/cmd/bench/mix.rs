@@ -4,7 +4,7 @@
 //! Thread instructions per second of each (median wall time of `--repeat` runs), and the mix's
 //! rate against the kernels' together (their thread instructions over their summed times).
 
-use super::timed_run;
+use super::{timed_run, Opener};
 use anyhow::Result;
 use gpusim::config::GpuConfig;
 use gpusim::gpu::SimOptions;
@@ -74,17 +74,16 @@ pub fn run(path: &Path, repeat: usize, json: bool) -> Result<ExitCode> {
         row(format!("mix ({sched})"), &open, opts)?;
     }
     for alone in Mix::open(path)?.alone() {
-        let (label, open): (String, Box<dyn Fn() -> Result<Box<dyn WorkloadSource>>>) =
-            match alone.clone() {
-                Alone::Named { name, size } => (
-                    format!("{name} {size} alone"),
-                    Box::new(move || Ok(gpusim::workload::open_named(&name, &size)?)),
-                ),
-                Alone::Trace { dir, .. } => (
-                    format!("{} alone", dir.display()),
-                    Box::new(move || Ok(Box::new(TraceWorkload::open(&dir)?) as _)),
-                ),
-            };
+        let (label, open): (String, Opener) = match alone.clone() {
+            Alone::Named { name, size } => (
+                format!("{name} {size} alone"),
+                Box::new(move || Ok(gpusim::workload::open_named(&name, &size)?)),
+            ),
+            Alone::Trace { dir, .. } => (
+                format!("{} alone", dir.display()),
+                Box::new(move || Ok(Box::new(TraceWorkload::open(&dir)?) as _)),
+            ),
+        };
         row(label, &*open, SimOptions::default())?;
     }
     let alone = &runs[scheds.len()..];
