@@ -177,14 +177,19 @@ counters_sub!(Counters {
     lsu_queue_enqueued
 });
 
+/// Thread instructions per cycle (0 over no cycles).
+fn ipc(thread_instructions: u64, cycles: u64) -> f64 {
+    if cycles == 0 {
+        0.0
+    } else {
+        thread_instructions as f64 / cycles as f64
+    }
+}
+
 impl Counters {
     /// Thread instructions per cycle (GPGPU-Sim's `gpu_ipc`).
     pub fn ipc(&self) -> f64 {
-        if self.cycles == 0 {
-            0.0
-        } else {
-            self.thread_instructions as f64 / self.cycles as f64
-        }
+        ipc(self.thread_instructions, self.cycles)
     }
 }
 
@@ -213,11 +218,7 @@ pub struct KernelCounters {
 impl KernelCounters {
     /// Thread instructions per cycle.
     pub fn ipc(&self) -> f64 {
-        if self.cycles == 0 {
-            0.0
-        } else {
-            self.thread_instructions as f64 / self.cycles as f64
-        }
+        ipc(self.thread_instructions, self.cycles)
     }
 }
 

@@ -26,8 +26,8 @@
 //! retire) leaves as a completed block.
 
 use super::lsu::{LsuKind, LsuOp, PendingLoad};
-use super::warps::{TbSlot, Warp};
-use super::{Sm, REGS};
+use super::warps::{TbSlot, WarpStart};
+use super::Sm;
 use crate::gpu::kernel::KernelCtx;
 use crate::gpu::sites::issue::LaunchedWarp;
 use crate::gpu::sites::kernel_sched::Technique;
@@ -542,34 +542,18 @@ impl Sm<'_> {
             },
             _ => *sw,
         };
-        let warp: &mut Warp = &mut self.warps[w];
-        warp.live = true;
-        warp.stopped = true;
-        warp.tb = tb;
-        warp.index = index;
-        warp.kernel = kernel.launch as u32;
-        warp.code_base = kernel.code_base;
-        warp.len = sw.len;
-        warp.next_issue = sw.next_issue;
-        warp.next_fetch = sw.next_issue;
-        warp.ibuf_ready_at = 0;
-        warp.imiss = false;
-        warp.at_barrier = sw.at_barrier;
-        warp.exit_issued = sw.finished;
-        warp.issued_here = 0;
-        warp.threads = 0;
-        warp.overwrote = false;
-        warp.loads = 0;
-        warp.stores = 0;
-        warp.head = None;
-        warp.ahead = None;
-        if warp.regs.len() == REGS {
-            for r in &mut warp.regs {
-                r.ready = 0;
-            }
-        } else {
-            warp.regs = vec![Default::default(); REGS];
-        }
+        self.warps[w].start(
+            kernel,
+            WarpStart {
+                tb,
+                index,
+                len: sw.len,
+                next: sw.next_issue,
+                at_barrier: sw.at_barrier,
+                exit_issued: sw.finished,
+                stopped: true,
+            },
+        );
         self.update_fetchable(w);
         self.sync_masks(w);
     }

@@ -56,6 +56,55 @@ pub(super) struct Warp {
     pub(super) regs: Vec<Reg>,
 }
 
+/// Where a warp (re)starts in its warp slot: a launch (from its first instruction) or a
+/// restore (where it stopped).
+pub(super) struct WarpStart {
+    /// Its block slot, and its index in the block.
+    pub(super) tb: usize,
+    pub(super) index: usize,
+    /// Its instruction count, the instruction it issues next.
+    pub(super) len: u32,
+    pub(super) next: u32,
+    pub(super) at_barrier: bool,
+    pub(super) exit_issued: bool,
+    /// Stopped until its context is back (a restore).
+    pub(super) stopped: bool,
+}
+
+impl Warp {
+    /// The warp slot takes warp `s` of `kernel`: live, its i-buffer empty, its counts zero,
+    /// every register ready (the long-op marks stay, see [`Reg::long_op_until`]).
+    pub(super) fn start(&mut self, kernel: &KernelCtx, s: WarpStart) {
+        self.live = true;
+        self.stopped = s.stopped;
+        self.tb = s.tb;
+        self.index = s.index;
+        self.kernel = kernel.launch as u32;
+        self.code_base = kernel.code_base;
+        self.len = s.len;
+        self.next_issue = s.next;
+        self.next_fetch = s.next;
+        self.ibuf_ready_at = 0;
+        self.imiss = false;
+        self.at_barrier = s.at_barrier;
+        self.exit_issued = s.exit_issued;
+        self.issued_here = 0;
+        self.threads = 0;
+        self.overwrote = false;
+        self.loads = 0;
+        self.stores = 0;
+        self.head = None;
+        self.ahead = None;
+        if self.regs.len() == REGS {
+            for r in &mut self.regs {
+                r.ready = 0;
+            }
+        } else {
+            self.regs = vec![Reg::default(); REGS];
+        }
+    }
+}
+
 /// [`Reg::ready`] of a register an instruction in the operand collector or a pipeline writes:
 /// its writeback releases it (an event, not a known cycle).
 pub(super) const IN_PIPELINE: u64 = u64::MAX - 1;
@@ -205,34 +254,19 @@ impl Sm<'_> {
         for i in 0..n {
             let w = first + i;
             let warp = &mut self.warps[w];
-            warp.live = true;
-            warp.stopped = false;
-            warp.tb = slot;
-            warp.index = i;
-            warp.kernel = kernel.launch as u32;
-            warp.code_base = kernel.code_base;
-            warp.len = insts.len(i);
-            warp.next_issue = 0;
-            warp.next_fetch = 0;
-            warp.ibuf_ready_at = 0;
-            warp.imiss = false;
-            warp.at_barrier = false;
-            warp.exit_issued = warp.len == 0;
-            warp.issued_here = 0;
-            warp.threads = 0;
-            warp.overwrote = false;
-            warp.loads = 0;
-            warp.stores = 0;
-            warp.head = None;
-            warp.ahead = None;
-            if warp.regs.len() == REGS {
-                // Readiness restarts; the long-op marks stay (see [`Reg::long_op_until`]).
-                for r in &mut warp.regs {
-                    r.ready = 0;
-                }
-            } else {
-                warp.regs = vec![Reg::default(); REGS];
-            }
+            let len = insts.len(i);
+            warp.start(
+                kernel,
+                WarpStart {
+                    tb: slot,
+                    index: i,
+                    len,
+                    next: 0,
+                    at_barrier: false,
+                    exit_issued: len == 0,
+                    stopped: false,
+                },
+            );
             if warp.exit_issued {
                 self.exiting.push(w);
             }
