@@ -13,12 +13,12 @@ if ! cargo fuzz --version >/dev/null 2>&1; then
 fi
 export RUSTC_BOOTSTRAP=1 CARGO_BUILD_JOBS=${CARGO_BUILD_JOBS:-2}
 [ -x target/release/gpusched ] || cargo build --release -j2 -p gpusched --bin gpusched
-if [ -z "$(ls -A fuzz/corpus/trace_to_gpu 2>/dev/null)" ]; then
+if [ -z "$(ls -A fuzz/corpus/trace_to_gpu 2>/dev/null)" ] || [ -z "$(ls -A fuzz/corpus/mix_to_gpu 2>/dev/null)" ]; then
   bash fuzz/seed.sh >/dev/null
 fi
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
-for t in trace_to_gpu config_to_gpu; do
+for t in trace_to_gpu config_to_gpu mix_to_gpu; do
   echo "fuzz $t for ${secs}s" >&2
   rc=0
   (cd fuzz && cargo fuzz run -O -s none "$t" -- -max_len=65536 -max_total_time="$secs" \

@@ -1,0 +1,46 @@
+//! Mix-file text -> parser -> a GPU run of at most 3,000 cycles under the kernel scheduler and
+//! preemption technique the first byte picks (serial, fcfs, smk; even and a 500-cycle time
+//! slice with switch, drain or flush).
+//!
+//! Any error is an answer; a panic, an abort or an allocation failure is a crash.
+#![no_main]
+
+use gpusim::config::GpuConfig;
+use gpusim::gpu::{Gpu, SimOptions};
+use gpusim::workload::mix::Mix;
+use libfuzzer_sys::fuzz_target;
+use std::path::Path;
+
+const SCHEDULERS: [&str; 9] = [
+    "serial",
+    "fcfs",
+    "smk",
+    "even --preempt switch",
+    "even --preempt drain",
+    "even --preempt flush",
+    "timeslice --quantum 500 --preempt switch",
+    "timeslice --quantum 500 --preempt drain",
+    "timeslice --quantum 500 --preempt flush",
+];
+
+fuzz_target!(|data: &[u8]| {
+    let Some((&kind, text)) = data.split_first() else {
+        return;
+    };
+    let Ok(text) = std::str::from_utf8(text) else {
+        return;
+    };
+    // Traces it names resolve against a directory that does not exist: an error, no I/O.
+    let Ok(mut mix) = Mix::parse(text, Path::new("/nonexistent/fuzz.toml")) else {
+        return;
+    };
+    let sched = SCHEDULERS[kind as usize % SCHEDULERS.len()];
+    let mut opts = SimOptions::parse(&format!("--kernel-sched {sched}")).unwrap();
+    opts.max_cycles = Some(3_000);
+    opts.watchdog = 1_000;
+    let cfg = GpuConfig::preset("gtx480").unwrap();
+    let Ok(mut gpu) = Gpu::golden(&cfg, opts) else {
+        return;
+    };
+    let _ = gpu.run(&mut mix, &mut |_| {});
+});
