@@ -8,13 +8,15 @@
 //! that `--rtl`/`--lockstep` name a block the run uses all come from these entries. Nothing
 //! outside a policy's files names it.
 //!
-//! | site | per | selected by | policies |
-//! |---|---|---|---|
-//! | warp issue | SM | `--warp-sched` | `lrr`, `gto`, `two_level` (`warp_arbiter`), `laws` (`locality_degree`), `elf`, `elf++` (`elf`) |
-//! | LSU queue | SM | `--lsu-queue` | `none`, `newcar` (`newcar`) |
-//! | thread-block dispatch | kernel | `--tb-sched` | `lrr`, `bcs` (`tb_dispatch`), `locality` (`la_tb_dispatch`) |
-//! | resource allocation | SM | `--sm-alloc` | `occupancy` (`sm_alloc`) |
-//! | kernel scheduler | GPU | `--kernel-sched` | `serial`, `fcfs`, `even`, `smk`, `timeslice` (golden: the OS's or command processor's software) |
+//! | site | per | selected by |
+//! |---|---|---|
+//! | warp issue | SM | `--warp-sched` |
+//! | LSU queue | SM | `--lsu-queue` |
+//! | thread-block dispatch | kernel slot | `--tb-sched` |
+//! | resource allocation | SM | `--sm-alloc` |
+//! | kernel scheduler | GPU | `--kernel-sched` (golden only: the OS's or the command processor's software) |
+//!
+//! The policies at each, their blocks and options: `gpusched policies`.
 
 pub mod options;
 
