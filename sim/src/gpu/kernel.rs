@@ -131,6 +131,13 @@ impl KernelCtx {
                 .is_none_or(|pcs| pcs.contains(&inst.pc))
     }
 
+    /// No instruction of it ends a block's idempotence (Chimera's strict idempotence): its
+    /// code lists no overwriting store or atomic (a trace, whose arrays are not known, never
+    /// is).
+    pub fn strictly_idempotent(&self) -> bool {
+        self.overwriting_pcs.as_ref().is_some_and(Vec::is_empty)
+    }
+
     /// Bytes of one block's context: its registers (4 bytes each, as allocated) and its
     /// shared memory.
     pub fn context_bytes(&self) -> u64 {

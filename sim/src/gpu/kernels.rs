@@ -52,6 +52,11 @@ pub(super) struct Resident {
     pub resident: u64,
     /// Blocks completed.
     pub done: u64,
+    /// Of the completed blocks: warp instructions and cycles resident since each last started
+    /// ([`KernelView::done_issued`]).
+    pub done_issued: u64,
+    /// See `done_issued`.
+    pub done_cycles: u64,
     /// Blocks taken off SMs, dispatched again before any new one.
     pub queue: VecDeque<Preempted>,
     /// Its preemptions.
@@ -79,6 +84,12 @@ impl Resident {
             admitted: self.start,
             waiting: self.waiting(),
             resident: self.resident,
+            done: self.done,
+            done_issued: self.done_issued,
+            done_cycles: self.done_cycles,
+            context_bytes: self.ctx.context_bytes(),
+            blocks_per_sm: self.ctx.occupancy.blocks,
+            idempotent: self.ctx.strictly_idempotent(),
         }
     }
 }

@@ -274,6 +274,9 @@ pub struct Report {
     pub sm_alloc: String,
     /// Kernel-scheduler policy.
     pub kernel_sched: String,
+    /// What the kernel scheduler reports of its decisions (Chimera's preemption requests).
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub kernel_sched_stats: BTreeMap<String, serde_json::Value>,
     /// The run stopped at `--max-cycles` before the workload finished.
     pub truncated: bool,
     /// Thread instructions per cycle.
@@ -459,6 +462,6 @@ impl Gpu<'_> {
 }
 
 #[cfg(test)]
-mod preempt_tests;
+pub(crate) mod preempt_tests;
 #[cfg(test)]
 mod tests;

@@ -42,6 +42,7 @@ impl KernelSchedUnit for PreemptAt {
                 sm: self.sm,
                 slot: 0,
                 technique: self.technique,
+                block: None,
             });
         }
     }
@@ -110,7 +111,7 @@ fn run(
 /// none added), every atomic and every store that overwrites what the kernel reads exactly as
 /// often; a flushed block that restarts writes its write-only output again, the same values
 /// to the same addresses (that is what makes it idempotent).
-fn same_stores(a: &[StoreEvent], b: &[StoreEvent]) -> bool {
+pub(crate) fn same_stores(a: &[StoreEvent], b: &[StoreEvent]) -> bool {
     let once = |v: &[StoreEvent]| {
         let mut v = v.to_vec();
         v.dedup();

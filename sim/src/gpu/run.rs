@@ -26,7 +26,9 @@
 use super::kernel::KernelCtx;
 use super::kernels::{Kernels, Resident};
 use super::sites::dispatch::{DispatchIn, Grant};
-use super::sites::kernel_sched::{KernelSchedIn, KernelSchedOut, Preempt, Technique};
+use super::sites::kernel_sched::{
+    BlockView, KernelSchedIn, KernelSchedOut, KernelView, Preempt, Technique,
+};
 use super::sm::{Finished, Preempted, Released};
 use super::{Gpu, KernelReport, Progress, Report, SimError, StreamReport};
 use crate::workload::kernel::{BlockIdSet, WorkloadSource};
@@ -41,7 +43,9 @@ struct Loop {
     /// Per slot: some entry of `finished` is not empty.
     any_finished: Vec<bool>,
     grants: Vec<Grant>,
-    views: Vec<Option<super::sites::kernel_sched::KernelView>>,
+    views: Vec<Option<KernelView>>,
+    /// Per SM: its resident blocks, for a kernel scheduler that reads them.
+    blocks: Vec<Vec<BlockView>>,
     out: KernelSchedOut,
     /// Per slot: SMs that can take one more block of its kernel, and two.
     room: Vec<(u128, u128)>,
@@ -74,6 +78,7 @@ impl<'a> Gpu<'a> {
             any_finished: vec![false; slots],
             grants: vec![],
             views: vec![],
+            blocks: vec![vec![]; if self.ksched.wants_blocks() { n } else { 0 }],
             out: KernelSchedOut {
                 offer: vec![None; n],
                 preempt: vec![],
@@ -117,11 +122,15 @@ impl<'a> Gpu<'a> {
             sm.receive(&mut self.mem, now);
         }
         ks.views(&mut lp.views);
+        if !lp.blocks.is_empty() {
+            self.block_views(ks, &mut lp.blocks, now);
+        }
         self.ksched.step(
             &KernelSchedIn {
                 now,
                 kernels: &lp.views,
                 sms: &self.resident,
+                blocks: &lp.blocks,
             },
             &mut lp.out,
         );
@@ -155,6 +164,19 @@ impl<'a> Gpu<'a> {
         Ok(())
     }
 
+    /// Every SM's resident blocks as the kernel scheduler sees them.
+    fn block_views(&self, ks: &Kernels, out: &mut [Vec<BlockView>], now: u64) {
+        let slot_of = |launch: usize| {
+            ks.slots
+                .iter()
+                .position(|r| r.as_ref().is_some_and(|r| r.ctx.launch == launch))
+                .expect("a resident block's kernel holds a slot")
+        };
+        for (sm, v) in self.sms.iter().zip(out) {
+            sm.block_views(&slot_of, now, v);
+        }
+    }
+
     /// Arrived launches take free slots, in arrival order, while the kernel scheduler admits
     /// them.
     fn admit(&mut self, ks: &mut Kernels, now: u64) -> Result<(), SimError> {
@@ -171,6 +193,7 @@ impl<'a> Gpu<'a> {
                 now,
                 kernels: &views,
                 sms: &self.resident,
+                blocks: &[],
             };
             if !self.ksched.admit(&inp) {
                 return Ok(());
@@ -196,6 +219,8 @@ impl<'a> Gpu<'a> {
                 dispatched: 0,
                 resident: 0,
                 done: 0,
+                done_issued: 0,
+                done_cycles: 0,
                 queue: Default::default(),
                 preemptions: Default::default(),
             });
@@ -286,7 +311,7 @@ impl<'a> Gpu<'a> {
             taken2 |= taken & 1 << s;
             taken |= 1 << s;
             let block = r.source.run_block(id as u64)?;
-            let sm_slot = self.sms[s].launch(&r.ctx, id as u64, block, true)?;
+            let sm_slot = self.sms[s].launch(&r.ctx, id as u64, block, true, now)?;
             self.dispatchers[slot].launched(g, sm_slot);
             r.dispatched += 1;
             r.resident += 1;
@@ -308,7 +333,7 @@ impl<'a> Gpu<'a> {
         match block {
             Preempted::Restart { id, flushes } => {
                 let insts = r.source.run_block(id as u64)?;
-                let tb = self.sms[s].launch(&r.ctx, id as u64, insts, false)?;
+                let tb = self.sms[s].launch(&r.ctx, id as u64, insts, false, now)?;
                 self.sms[s].restarted(tb, flushes);
             }
             Preempted::Saved(saved) => {
@@ -323,13 +348,13 @@ impl<'a> Gpu<'a> {
     }
 
     /// Starts preemption `p`: the blocks of its slot's kernel on its SM that are not being
-    /// preempted yet leave by its technique (a flush of a block past its idempotent point
+    /// preempted yet (or its one block) leave by its technique (a flush of a block past its idempotent point
     /// drains it instead).
     fn preempt(&mut self, ks: &mut Kernels, p: Preempt, now: u64) {
         let Some(r) = ks.slots.get(p.slot).and_then(Option::as_ref) else {
             return;
         };
-        let started = self.sms[p.sm].preempt(r.ctx.launch, p.technique, now);
+        let started = self.sms[p.sm].preempt(r.ctx.launch, p.technique, p.block, now);
         self.resident[p.sm].preempting[p.slot] += started;
     }
 
@@ -352,6 +377,8 @@ impl<'a> Gpu<'a> {
                     kernel: launch,
                     dispatched,
                     preempted_since,
+                    issued,
+                    started,
                 } = self.sms[i].finished[j];
                 let k = slot_of(ks, launch);
                 if dispatched {
@@ -360,6 +387,8 @@ impl<'a> Gpu<'a> {
                 }
                 let r = ks.slots[k].as_mut().expect("found");
                 r.done += 1;
+                r.done_issued += issued;
+                r.done_cycles += now + 1 - started;
                 r.resident -= 1;
                 self.resident[i].blocks[k] -= 1;
                 if let Some(since) = preempted_since {
@@ -522,6 +551,7 @@ impl<'a> Gpu<'a> {
             lsu_queue: plan.lsu_queue.entry().name.into(),
             sm_alloc: plan.sm_alloc.entry().name.into(),
             kernel_sched: plan.kernel_sched.entry().name.into(),
+            kernel_sched_stats: self.ksched.report(),
             iprefetch: self.opts.iprefetch,
             truncated,
             ipc: counters.ipc(),

@@ -109,6 +109,7 @@ pub fn hand_over(
                 sm,
                 slot: k,
                 technique,
+                block: None,
             });
         }
     }

@@ -65,6 +65,21 @@ pub struct KernelView {
     pub waiting: u64,
     /// Blocks resident on SMs (being preempted included).
     pub resident: u64,
+    /// Blocks completed.
+    pub done: u64,
+    /// Of the completed blocks: their warp instructions (each block's count since it last
+    /// started: a flushed run's are not in it) and their cycles resident (each block's
+    /// [`BlockView::cycles`] when it completed).
+    pub done_issued: u64,
+    /// See `done_issued`.
+    pub done_cycles: u64,
+    /// Bytes of one block's context (its registers, 4 bytes each, and its shared memory).
+    pub context_bytes: u64,
+    /// Blocks of it that fit an SM at once.
+    pub blocks_per_sm: u32,
+    /// No instruction of it ends a block's idempotence (Chimera's strict idempotence: no
+    /// global atomic, no global store into an array it reads).
+    pub idempotent: bool,
 }
 
 impl KernelView {
@@ -100,6 +115,26 @@ impl SmView {
     }
 }
 
+/// A resident thread block, as the unit sees it (the SM status table's entry of a block slot).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct BlockView {
+    /// Its block slot on the SM ([`Preempt::block`]).
+    pub tb: usize,
+    /// Its kernel's slot.
+    pub slot: usize,
+    /// Its id in its kernel's grid.
+    pub id: u32,
+    /// Warp instructions it has issued since it started (a restored block keeps its count;
+    /// a flushed one restarts from 0).
+    pub issued: u64,
+    /// Cycles it has been resident since it started (a restored block keeps its count).
+    pub cycles: u64,
+    /// It has issued an instruction that ends its idempotence (it can no longer be flushed).
+    pub non_idempotent: bool,
+    /// It is being preempted (or restored).
+    pub preempting: bool,
+}
+
 /// What the unit sees in one cycle.
 #[derive(Clone, Copy, Debug)]
 pub struct KernelSchedIn<'a> {
@@ -109,6 +144,9 @@ pub struct KernelSchedIn<'a> {
     pub kernels: &'a [Option<KernelView>],
     /// Per SM.
     pub sms: &'a [SmView],
+    /// Per SM: its resident blocks in block-slot order, filled for [`KernelSchedUnit::step`]
+    /// of a unit whose [`KernelSchedUnit::wants_blocks`] says so (empty otherwise).
+    pub blocks: &'a [Vec<BlockView>],
 }
 
 impl KernelSchedIn<'_> {
@@ -123,7 +161,7 @@ impl KernelSchedIn<'_> {
 }
 
 /// A preemption the unit asks for: the blocks of slot `slot`'s kernel on SM `sm` (those not
-/// already being preempted) leave it by `technique`.
+/// already being preempted; with `block`, only that one) leave it by `technique`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Preempt {
     /// The SM.
@@ -132,6 +170,8 @@ pub struct Preempt {
     pub slot: usize,
     /// How.
     pub technique: Technique,
+    /// Only the block in this block slot of the SM (`None`: all of them).
+    pub block: Option<usize>,
 }
 
 /// What the unit decided in one cycle.
@@ -151,6 +191,16 @@ pub trait KernelSchedUnit {
     fn admit(&mut self, inp: &KernelSchedIn) -> bool {
         let _ = inp;
         true
+    }
+    /// Whether the unit reads [`KernelSchedIn::blocks`] (building them costs a pass over every
+    /// SM's blocks each cycle).
+    fn wants_blocks(&self) -> bool {
+        false
+    }
+    /// What it reports of its decisions at the run's end (the run report's
+    /// `kernel_sched_stats`; nothing by default).
+    fn report(&self) -> std::collections::BTreeMap<String, serde_json::Value> {
+        Default::default()
     }
     /// One cycle: fills `out`: every entry of its `offer` (one per SM, holding the last
     /// cycle's), and its `preempt` (empty when it is called).

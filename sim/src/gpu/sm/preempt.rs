@@ -120,6 +120,8 @@ pub struct SavedBlock {
     pub issued: u64,
     /// It had issued an instruction that ends its idempotence.
     pub non_idempotent: bool,
+    /// Cycles it had been resident since it started.
+    pub cycles: u64,
 }
 
 /// A block taken off its SM, waiting in its kernel's queue to be placed again.
@@ -181,14 +183,21 @@ fn context_inst() -> WarpInst {
 }
 
 impl Sm<'_> {
-    /// Starts preempting the blocks of kernel `launch` that are not being preempted yet, by
-    /// `technique` (a flush of a block that is no longer idempotent, or that was flushed
+    /// Starts preempting the blocks of kernel `launch` that are not being preempted yet (with
+    /// `only`, just the block in that block slot), by `technique` (a flush of a block that is no longer idempotent, or that was flushed
     /// [`MAX_FLUSHES`] times, drains it); returns how many started.
-    pub fn preempt(&mut self, launch: usize, technique: Technique, now: u64) -> u32 {
+    pub fn preempt(
+        &mut self,
+        launch: usize,
+        technique: Technique,
+        only: Option<usize>,
+        now: u64,
+    ) -> u32 {
         let mut started = 0;
         for tb in 0..self.tbs.len() {
             let slot = &self.tbs[tb];
-            let mine = slot.active
+            let mine = only.is_none_or(|o| o == tb)
+                && slot.active
                 && slot.preempt.is_none()
                 && slot.kernel.as_ref().is_some_and(|k| k.launch == launch);
             if !mine {
@@ -368,7 +377,7 @@ impl Sm<'_> {
     /// bits go to the warp-issue site), its resources and warp range are free, and the GPU
     /// gets what its kernel keeps of it.
     fn release(&mut self, tb: usize, now: u64) {
-        let _ = now;
+        let cycles = now - self.tbs[tb].started;
         let (issued, overwrote) = (self.issued_since_start(tb), self.overwrote(tb));
         let slot = std::mem::replace(&mut self.tbs[tb], TbSlot::free());
         self.count_instructions(&slot);
@@ -410,6 +419,7 @@ impl Sm<'_> {
                     arrived: slot.arrived,
                     issued,
                     non_idempotent: overwrote,
+                    cycles,
                 })),
                 kernel.context_bytes(),
             ),
@@ -464,6 +474,7 @@ impl Sm<'_> {
             arrived,
             issued: _,
             non_idempotent,
+            cycles,
         } = saved;
         let mut left = 0;
         for (i, sw) in warps.iter().enumerate() {
@@ -520,6 +531,7 @@ impl Sm<'_> {
                 since: now,
                 phase: Phase::Restoring { sent: false },
             }),
+            started: now - cycles,
         };
         self.resident += 1;
         self.preempting += 1;

@@ -5,6 +5,7 @@
 //! watchdog's description of stuck warps.
 
 use super::*;
+use crate::gpu::sites::kernel_sched::BlockView;
 
 /// A warp slot.
 ///
@@ -181,6 +182,9 @@ pub(super) struct TbSlot {
     pub(super) flushes: u32,
     /// Its preemption, once started.
     pub(super) preempt: Option<super::preempt::Preemption>,
+    /// The cycle it started, less the cycles it was resident elsewhere before it was switched
+    /// out (its cycles resident are `now - started`).
+    pub(super) started: u64,
 }
 
 impl TbSlot {
@@ -200,6 +204,7 @@ impl TbSlot {
             dispatched: false,
             flushes: 0,
             preempt: None,
+            started: 0,
         }
     }
 }
@@ -213,6 +218,10 @@ pub struct Finished {
     pub kernel: u32,
     /// Its dispatcher placed it (so it is told of the end).
     pub dispatched: bool,
+    /// Warp instructions it issued since it started ([`BlockView::issued`]).
+    pub issued: u64,
+    /// The cycle it started ([`BlockView::cycles`]: it was resident `now + 1 - started` cycles).
+    pub started: u64,
     /// It was being preempted (drained, or it completed while being switched out or flushed)
     /// since this cycle.
     pub preempted_since: Option<u64>,
@@ -226,8 +235,8 @@ pub(super) fn add(into: &mut [u32; 4], what: [u32; 4]) {
 }
 
 impl Sm<'_> {
-    /// Makes block `id` (`insts`) of `kernel` resident; its warps are launched this cycle
-    /// (`dispatched`: its dispatcher placed it, and is told when it ends). Returns the block
+    /// Makes block `id` (`insts`) of `kernel` resident; its warps are launched this cycle,
+    /// `now` (`dispatched`: its dispatcher placed it, and is told when it ends). Returns the block
     /// slot it takes (reported in [`Sm::finished`] when it completes). Fails if a streamed
     /// block's first instructions cannot be read.
     pub fn launch(
@@ -236,6 +245,7 @@ impl Sm<'_> {
         id: u64,
         mut insts: RunBlock,
         dispatched: bool,
+        now: u64,
     ) -> Result<usize, SimError> {
         let slot = self
             .tbs
@@ -298,6 +308,7 @@ impl Sm<'_> {
             takes: kernel.need,
             kernel: Some(kernel.clone()),
             dispatched,
+            started: now,
             ..TbSlot::free()
         };
         self.resident += 1;
@@ -358,6 +369,29 @@ impl Sm<'_> {
             .sum()
     }
 
+    /// Its resident blocks, in block-slot order, as the kernel scheduler sees them
+    /// (`slot_of`: a kernel's slot from its launch index).
+    pub fn block_views(
+        &self,
+        slot_of: &dyn Fn(usize) -> usize,
+        now: u64,
+        out: &mut Vec<BlockView>,
+    ) {
+        out.clear();
+        for (tb, t) in self.tbs.iter().enumerate().filter(|(_, t)| t.active) {
+            let kernel = t.kernel.as_ref().expect("an active block has its kernel");
+            out.push(BlockView {
+                tb,
+                slot: slot_of(kernel.launch),
+                id: t.id,
+                issued: self.issued_since_start(tb),
+                cycles: now - t.started,
+                non_idempotent: self.overwrote(tb),
+                preempting: t.preempt.is_some(),
+            });
+        }
+    }
+
     /// Whether block slot `tb` has issued an instruction that ends its idempotence.
     pub(super) fn overwrote(&self, tb: usize) -> bool {
         let slot = &self.tbs[tb];
@@ -403,6 +437,7 @@ impl Sm<'_> {
 
     /// Block slot `tb` completed: its resources and warp range are free, its end is reported.
     pub(super) fn complete(&mut self, tb: usize) {
+        let issued = self.issued_since_start(tb);
         let slot = std::mem::replace(&mut self.tbs[tb], TbSlot::free());
         self.count_instructions(&slot);
         self.leaves(&slot);
@@ -418,6 +453,8 @@ impl Sm<'_> {
             slot: tb,
             kernel: kernel.launch as u32,
             dispatched: slot.dispatched,
+            issued,
+            started: slot.started,
             preempted_since: slot
                 .preempt
                 .filter(|p| !matches!(p.phase, super::preempt::Phase::Restoring { .. }))
