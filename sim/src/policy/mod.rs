@@ -62,6 +62,7 @@ declare_policies! {
     even
     smk
     timeslice
+    chimera
 }
 
 /// The sites a policy can sit at.

@@ -1101,6 +1101,37 @@ fn chimera_imgvf(s: usize) -> SynthDef {
     footprint("chimera_imgvf", s, 320, 32, 47 * 1024, 64, true)
 }
 
+/// Chimera's periodic high-priority task (seed 003 L953, spec §6 C-R2): 7 blocks (half of the
+/// `gtx480`'s 15 SMs) of 1,536 threads, one per SM, each a dependent FMA loop of about 28,000 /
+/// 140,000 / 280,000 cycles at small / medium / large (the thesis's 200 us at 1.4 GHz).
+fn chimera_task(s: usize) -> SynthDef {
+    let threads = 1536;
+    let mut p = Program::new();
+    prologue(&mut p);
+    p.begin_loop(0);
+    ffma(&mut p, 4, 11, 3);
+    p.end_loop(Expr::c(pick(s, [165, 827, 1653])));
+    p.store(
+        Space::Global,
+        11,
+        3,
+        global(
+            ARRAY[1],
+            v(Var::Block).times(threads as i64).plus(1, Var::Thread),
+        ),
+    );
+    p.exit();
+    def(
+        "chimera_task",
+        s,
+        dim(7, 1),
+        dim(threads as u32, 1),
+        16,
+        0,
+        p,
+    )
+}
+
 /// The suite, in catalog order.
 pub const SUITE: &[Entry] = &[
     Entry {
@@ -1330,6 +1361,12 @@ pub const SUITE: &[Entry] = &[
         mirrors: "Leukocyte IMGVF_kernel in Chimera Table 4.2: 87 kB context/TB, 1 TB/SM, very long",
         pattern: "320 threads x 32 registers + 47 kB shared, very long loop, overwrites its input",
         build: chimera_imgvf,
+    },
+    Entry {
+        name: "chimera_task",
+        mirrors: "the periodic high-priority task of Chimera's evaluation (seed 003 L953): half of the gtx480's SMs, 1 TB/SM, idempotent",
+        pattern: "1536 threads x 16 registers, a dependent FMA loop (28k / 140k / 280k cycles), one store of its own output",
+        build: chimera_task,
     },
 ];
 
