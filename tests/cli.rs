@@ -616,6 +616,49 @@ fn repro_locality_writes_the_comparisons_and_the_tables() {
 }
 
 #[test]
+fn repro_chimera_measures_violations_overheads_and_pairs() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().to_str().unwrap();
+    let o = gpusched(&[
+        "repro",
+        "chimera",
+        "--only",
+        "chimera_imgvf,bp",
+        "--out",
+        out,
+        "--json",
+    ]);
+    assert!(o.status.success(), "{}", text(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let cols: Vec<&str> = v["columns"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(cols, ["switch_only", "drain_only", "flush_only", "chimera"]);
+    assert_eq!(v["lat_limit"], 21000);
+    let rows = v["task_rows"].as_array().unwrap();
+    assert_eq!(rows.len(), 2);
+    // imgvf's blocks run about 26,000 cycles: every technique is asked for, draining them
+    // takes longer than the limit at least once, and Chimera never violates it.
+    let imgvf = &rows[0];
+    assert_eq!(imgvf["benchmark"], "chimera_imgvf");
+    let cells = imgvf["cells"].as_array().unwrap();
+    for c in cells {
+        assert!(c["requests"].as_u64().unwrap() >= 3, "{c}");
+        assert!(c["effective"].as_u64().unwrap() < imgvf["ideal"].as_u64().unwrap());
+    }
+    assert!(cells[1]["violated"].as_u64().unwrap() >= 1, "{}", cells[1]);
+    assert_eq!(cells[3]["violated"], 0, "{}", cells[3]);
+    assert_eq!(v["pairs"].as_array().unwrap().len(), 1);
+    assert_eq!(v["antt_improvement"].as_array().unwrap().len(), 4);
+    for f in ["chimera.md", "chimera.json", "chimera.svg"] {
+        assert!(dir.path().join(f).is_file(), "{f}");
+    }
+}
+
+#[test]
 fn repro_elf_writes_the_table_the_json_and_the_chart() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().to_str().unwrap();

@@ -51,6 +51,8 @@ pub struct SimOptions {
     pub iprefetch: u32,
     /// Every instruction fetch hits.
     pub perfect_l1i: bool,
+    /// A context switch saves and restores no data ([`crate::policy::FREE_SWITCH`]).
+    pub free_switch: bool,
     /// Stop after this many cycles (the report says it was cut short).
     pub max_cycles: Option<u64>,
     /// Cycles without any instruction issued anywhere before the run fails as deadlocked.
@@ -87,6 +89,7 @@ impl SimOptions {
             plan,
             iprefetch: values.number(&crate::policy::IPREFETCH, 0..=u32::MAX)?,
             perfect_l1i: values.flag(&crate::policy::PERFECT_L1I)?,
+            free_switch: values.flag(&crate::policy::FREE_SWITCH)?,
             max_cycles: None,
             watchdog: DEFAULT_WATCHDOG,
             audit_interval: 0,
@@ -103,7 +106,11 @@ impl SimOptions {
     /// Short name of the scheduling configuration: `gto`, `two_level+newcar`, `elf`, `elf++`,
     /// `elf(rr-fetch)+iprefetch16`, `elf++(recalc=consistent)`, `gto(paired)`...
     pub fn label(&self) -> String {
-        self.plan.label(self.iprefetch)
+        let mut l = self.plan.label(self.iprefetch);
+        if self.free_switch {
+            l.push_str("+free-switch");
+        }
+        l
     }
 }
 

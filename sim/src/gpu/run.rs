@@ -338,7 +338,9 @@ impl<'a> Gpu<'a> {
             }
             Preempted::Saved(saved) => {
                 r.preemptions.restored += 1;
-                r.preemptions.switch.bytes += r.ctx.context_bytes();
+                if !self.opts.free_switch {
+                    r.preemptions.switch.bytes += r.ctx.context_bytes();
+                }
                 self.sms[s].restore(&r.ctx, *saved, now)?;
             }
         }

@@ -351,7 +351,7 @@ pub fn check_resume(
 }
 
 /// The options every run takes besides the policies' (the SM's fetch stage).
-pub const CORE_OPTIONS: &[OptSpec] = &[IPREFETCH, PERFECT_L1I];
+pub const CORE_OPTIONS: &[OptSpec] = &[IPREFETCH, PERFECT_L1I, FREE_SWITCH];
 
 /// `--iprefetch [N]`: next-line L1I prefetch while fewer than N L1I + L1D MSHRs are occupied.
 pub const IPREFETCH: OptSpec = OptSpec::value(
@@ -366,6 +366,15 @@ pub const IPREFETCH: OptSpec = OptSpec::value(
 /// `--perfect-l1i`: every instruction fetch hits.
 pub const PERFECT_L1I: OptSpec =
     OptSpec::flag("perfect-l1i", "Every instruction fetch hits in the L1I");
+
+/// `--free-switch`: a context switch moves no data (the ideal preemption Chimera's throughput
+/// overhead is measured against).
+pub const FREE_SWITCH: OptSpec = OptSpec::flag(
+    "free-switch",
+    "A context switch moves no data: a block leaves once what it issued has completed and \
+     resumes at once where it is placed (ideal preemption, the reference of Chimera's \
+     throughput overhead)",
+);
 
 /// The policy of every site of a run.
 #[derive(Clone, Debug)]

@@ -133,3 +133,60 @@ pub fn svg(r: &Results) -> Result<String> {
     }
     Ok(out)
 }
+
+/// A bar chart of `items` (label, the thesis's value, ours): per item the thesis's bar (grey)
+/// beside ours (blue), on one axis `y_desc`.
+pub fn thesis_beside_ours(
+    title: &str,
+    y_desc: &str,
+    items: &[(String, f64, f64)],
+) -> Result<String> {
+    let mut svg = String::new();
+    {
+        let root = SVGBackend::with_string(&mut svg, (900, 420)).into_drawing_area();
+        root.fill(&WHITE).map_err(|e| anyhow!("{e}"))?;
+        let n = items.len();
+        let vals: Vec<f64> = items.iter().flat_map(|c| [c.1, c.2]).collect();
+        let lo = vals.iter().cloned().fold(-5.0f64, f64::min).floor();
+        let hi = vals.iter().cloned().fold(5.0f64, f64::max).ceil();
+        let mut chart = ChartBuilder::on(&root)
+            .caption(title, ("sans-serif", 18))
+            .margin(10)
+            .x_label_area_size(60)
+            .y_label_area_size(50)
+            .build_cartesian_2d(0f64..n as f64, lo..hi)
+            .map_err(|e| anyhow!("{e}"))?;
+        let labels: Vec<String> = items.iter().map(|c| c.0.clone()).collect();
+        chart
+            .configure_mesh()
+            .disable_x_mesh()
+            .y_desc(y_desc)
+            .x_labels(n)
+            .x_label_formatter(&|x| labels.get(x.floor() as usize).cloned().unwrap_or_default())
+            .draw()
+            .map_err(|e| anyhow!("{e}"))?;
+        for (k, (colour, name)) in [(RGBColor(150, 150, 150), "thesis"), (BLUE, "ours")]
+            .into_iter()
+            .enumerate()
+        {
+            chart
+                .draw_series(items.iter().enumerate().map(|(i, c)| {
+                    let v = [c.1, c.2][k];
+                    let x0 = i as f64 + 0.15 + 0.35 * k as f64;
+                    Rectangle::new([(x0, 0.0), (x0 + 0.33, v)], colour.filled())
+                }))
+                .map_err(|e| anyhow!("{e}"))?
+                .label(name)
+                .legend(move |(x, y)| {
+                    Rectangle::new([(x, y - 5), (x + 10, y + 5)], colour.filled())
+                });
+        }
+        chart
+            .configure_series_labels()
+            .border_style(BLACK)
+            .draw()
+            .map_err(|e| anyhow!("{e}"))?;
+        root.present().map_err(|e| anyhow!("{e}"))?;
+    }
+    Ok(svg)
+}

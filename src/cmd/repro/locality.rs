@@ -8,7 +8,7 @@
 
 use super::{geomean, keep_only, run_reports, ReproArgs};
 use crate::cmd::sim::load_config;
-use anyhow::{anyhow, Context, Result};
+use anyhow::{Context, Result};
 use serde::Serialize;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -401,63 +401,22 @@ pub fn markdown(r: &Results) -> String {
 
 /// The comparisons as an SVG bar chart: per comparison, the thesis's bar beside ours.
 pub fn chart(r: &Results) -> Result<String> {
-    use plotters::prelude::*;
-    let mut svg = String::new();
-    {
-        let root = SVGBackend::with_string(&mut svg, (900, 420)).into_drawing_area();
-        root.fill(&WHITE).map_err(|e| anyhow!("{e}"))?;
-        let n = r.comparisons.len();
-        let vals: Vec<f64> = r
-            .comparisons
-            .iter()
-            .flat_map(|c| [c.thesis, c.ours])
-            .map(|x| 100.0 * (x - 1.0))
-            .collect();
-        let lo = vals.iter().cloned().fold(-5.0f64, f64::min).floor();
-        let hi = vals.iter().cloned().fold(5.0f64, f64::max).ceil();
-        let mut chart = ChartBuilder::on(&root)
-            .caption(
-                format!("seed 000 on {} ({}): thesis vs ours", r.config, r.size),
-                ("sans-serif", 18),
+    let items: Vec<(String, f64, f64)> = r
+        .comparisons
+        .iter()
+        .map(|c| {
+            (
+                c.what.to_string(),
+                100.0 * (c.thesis - 1.0),
+                100.0 * (c.ours - 1.0),
             )
-            .margin(10)
-            .x_label_area_size(60)
-            .y_label_area_size(50)
-            .build_cartesian_2d(0f64..n as f64, lo..hi)
-            .map_err(|e| anyhow!("{e}"))?;
-        let labels: Vec<String> = r.comparisons.iter().map(|c| c.what.to_string()).collect();
-        chart
-            .configure_mesh()
-            .disable_x_mesh()
-            .y_desc("speedup, %")
-            .x_labels(n)
-            .x_label_formatter(&|x| labels.get(x.floor() as usize).cloned().unwrap_or_default())
-            .draw()
-            .map_err(|e| anyhow!("{e}"))?;
-        for (k, (colour, name)) in [(RGBColor(150, 150, 150), "thesis"), (BLUE, "ours")]
-            .into_iter()
-            .enumerate()
-        {
-            chart
-                .draw_series(r.comparisons.iter().enumerate().map(|(i, c)| {
-                    let v = 100.0 * ([c.thesis, c.ours][k] - 1.0);
-                    let x0 = i as f64 + 0.15 + 0.35 * k as f64;
-                    Rectangle::new([(x0, 0.0), (x0 + 0.33, v)], colour.filled())
-                }))
-                .map_err(|e| anyhow!("{e}"))?
-                .label(name)
-                .legend(move |(x, y)| {
-                    Rectangle::new([(x, y - 5), (x + 10, y + 5)], colour.filled())
-                });
-        }
-        chart
-            .configure_series_labels()
-            .border_style(BLACK)
-            .draw()
-            .map_err(|e| anyhow!("{e}"))?;
-        root.present().map_err(|e| anyhow!("{e}"))?;
-    }
-    Ok(svg)
+        })
+        .collect();
+    super::chart::thesis_beside_ours(
+        &format!("seed 000 on {} ({}): thesis vs ours", r.config, r.size),
+        "speedup, %",
+        &items,
+    )
 }
 
 #[cfg(test)]

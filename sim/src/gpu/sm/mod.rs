@@ -240,6 +240,8 @@ pub struct Sm<'a> {
     /// The warp-issue unit wants [`IssueUnit::prepare`] every cycle a kernel is offered.
     prepares: bool,
     perfect_l1i: bool,
+    /// A context switch moves no data (`--free-switch`).
+    free_switch: bool,
     /// Counters of this SM.
     pub counts: SmCounts,
     /// A preemption bug planted by a test.
@@ -326,6 +328,7 @@ impl<'a> Sm<'a> {
             l1d: DataCache::new(&cfg.l1d, l1d_index),
             l1i: DataCache::new(&cfg.l1i, SetIndex::Linear),
             perfect_l1i: opts.perfect_l1i,
+            free_switch: opts.free_switch,
             atomics: Default::default(),
             l1d_queue: Default::default(),
             l1d_pipe: Default::default(),

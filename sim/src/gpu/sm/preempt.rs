@@ -10,7 +10,8 @@
 //!   slot, warps and resources are free and the GPU queues it for its kernel. Restored on any
 //!   SM with room ([`Sm::restore`]), its warps are live but stopped while the context is read
 //!   back as 128-byte loads the same way; then each resumes at the instruction it had reached
-//!   (i-buffers refill from the L1I, every register ready, barrier arrivals kept).
+//!   (i-buffers refill from the L1I, every register ready, barrier arrivals kept). With
+//!   `--free-switch` no context moves: the block leaves once quiet and resumes once placed.
 //! * **Drain** ([`Technique::Drain`]): nothing changes in the SM; the block finishes while its
 //!   kernel is offered no new SM (the kernel scheduler's part).
 //! * **Flush** ([`Technique::Flush`]), only while the block is idempotent (no instruction that
@@ -299,6 +300,7 @@ impl Sm<'_> {
             };
             match p.phase {
                 Phase::Draining => {}
+                Phase::Stopping if self.quiet(tb) && self.free_switch => self.release(tb, now),
                 Phase::Stopping if self.quiet(tb) => {
                     self.set_phase(tb, Phase::Saving { sent: false })
                 }
@@ -321,6 +323,7 @@ impl Sm<'_> {
                         self.release(tb, now);
                     }
                 }
+                Phase::Restoring { sent: false } if self.free_switch => self.restored(tb),
                 Phase::Restoring { sent: false } => {
                     if self.send_context(tb, LsuKind::Load) {
                         self.set_phase(tb, Phase::Restoring { sent: true });
@@ -421,7 +424,11 @@ impl Sm<'_> {
                     non_idempotent: overwrote,
                     cycles,
                 })),
-                kernel.context_bytes(),
+                if self.free_switch {
+                    0
+                } else {
+                    kernel.context_bytes()
+                },
             ),
         };
         self.taken_off.push(Released {
