@@ -632,3 +632,22 @@ fn la_tb_dispatch_lockstep_passes_and_catches_a_planted_bug() {
         "grant_sm",
     );
 }
+
+#[test]
+fn chimera_tb_lockstep_passes_and_catches_a_planted_bug() {
+    if !verilator_built() {
+        return;
+    }
+    // From cycle 2500 the golden model reports every plan that is late as meeting the limit.
+    base_lockstep_passes_and_catches::<gpusim::blocks::chimera_tb::Kind>(
+        300_000,
+        9,
+        2_500,
+        |o| {
+            if o.done {
+                o.ok = true;
+            }
+        },
+        "ok",
+    );
+}

@@ -70,9 +70,6 @@ macro_rules! declare_blocks {
 }
 gpusched_registry::blocks!(declare_blocks);
 
-// Golden model only until its RTL lands; then this line moves into the registry.
-pub mod chimera_tb;
-
 /// A block kind a [`DynProvider`] can hand out (every kind of the registry).
 pub trait Provided: BlockKind {
     /// The block of this kind for `site` with `params`, from `provider`.
