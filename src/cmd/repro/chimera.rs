@@ -14,7 +14,7 @@
 //!   after the first; ANTT and STP against each kernel alone, for non-preemptive FCFS and the
 //!   four preemptive schedulers; the improvement over FCFS as the geometric mean over pairs.
 
-use super::ReproArgs;
+use super::{write_outputs, ReproArgs};
 use crate::cmd::sim::load_config;
 use anyhow::{anyhow, bail, Context, Result};
 use gpusim::config::GpuConfig;
@@ -476,23 +476,7 @@ pub fn run(a: &ReproArgs, size: &str, out: &Path, jobs: usize) -> Result<ExitCod
     let md = markdown(&results);
     let json = serde_json::to_string_pretty(&results)?;
     let svg = chart(&results)?;
-    for (file, text) in [
-        ("chimera.md", &md),
-        ("chimera.json", &json),
-        ("chimera.svg", &svg),
-    ] {
-        let p = out.join(file);
-        std::fs::write(&p, text).with_context(|| format!("writing {}", p.display()))?;
-    }
-    if a.json {
-        outln!("{json}");
-    } else {
-        out!("{md}");
-        outln!(
-            "\nwrote {}/chimera.md, chimera.json, chimera.svg",
-            out.display()
-        );
-    }
+    write_outputs(out, "chimera", (&md, &json, &svg), a.json)?;
     Ok(ExitCode::SUCCESS)
 }
 

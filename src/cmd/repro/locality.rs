@@ -6,7 +6,7 @@
 //! figures beside ours. The rectangle mode, the candidate window and the active-group size
 //! are further columns (the experiment's sweep axes).
 
-use super::{geomean, keep_only, run_reports, ReproArgs};
+use super::{geomean, keep_only, run_reports, write_outputs, ReproArgs};
 use crate::cmd::sim::load_config;
 use anyhow::{Context, Result};
 use serde::Serialize;
@@ -204,23 +204,7 @@ pub fn run(a: &ReproArgs, size: &str, out: &Path, jobs: usize) -> Result<ExitCod
     let md = markdown(&results);
     let json = serde_json::to_string_pretty(&results)?;
     let svg = chart(&results)?;
-    for (file, text) in [
-        ("locality.md", &md),
-        ("locality.json", &json),
-        ("locality.svg", &svg),
-    ] {
-        let p = out.join(file);
-        std::fs::write(&p, text).with_context(|| format!("writing {}", p.display()))?;
-    }
-    if a.json {
-        outln!("{json}");
-    } else {
-        out!("{md}");
-        outln!(
-            "\nwrote {}/locality.md, locality.json, locality.svg",
-            out.display()
-        );
-    }
+    write_outputs(out, "locality", (&md, &json, &svg), a.json)?;
     Ok(ExitCode::SUCCESS)
 }
 

@@ -538,17 +538,32 @@ pub fn run(a: ReproArgs) -> Result<ExitCode> {
     let md = table::markdown(&results);
     let json = serde_json::to_string_pretty(&results)?;
     let svg = chart::svg(&results)?;
-    for (file, text) in [("elf.md", &md), ("elf.json", &json), ("elf.svg", &svg)] {
-        let p = out.join(file);
+    write_outputs(&out, "elf", (&md, &json, &svg), a.json)?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Writes experiment `name`'s Markdown, JSON and SVG into `out` (`<name>.md`, `.json`, `.svg`)
+/// and prints the JSON (`json`) or the Markdown with where they went.
+pub(crate) fn write_outputs(
+    out: &std::path::Path,
+    name: &str,
+    (md, json_text, svg): (&str, &str, &str),
+    json: bool,
+) -> Result<()> {
+    for (ext, text) in [("md", md), ("json", json_text), ("svg", svg)] {
+        let p = out.join(format!("{name}.{ext}"));
         std::fs::write(&p, text).with_context(|| format!("writing {}", p.display()))?;
     }
-    if a.json {
-        outln!("{json}");
+    if json {
+        outln!("{json_text}");
     } else {
         out!("{md}");
-        outln!("\nwrote {}/elf.md, elf.json, elf.svg", out.display());
+        outln!(
+            "\nwrote {}/{name}.md, {name}.json, {name}.svg",
+            out.display()
+        );
     }
-    Ok(ExitCode::SUCCESS)
+    Ok(())
 }
 
 /// The options a column's `gpusched sim` arguments resolve to on `gtx480`, as the sweep engine
