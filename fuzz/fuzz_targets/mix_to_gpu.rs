@@ -1,6 +1,7 @@
 //! Mix-file text -> parser -> a GPU run of at most 3,000 cycles under the kernel scheduler and
 //! preemption technique the first byte picks (serial, fcfs, smk; even and a 500-cycle time
-//! slice with switch, drain or flush).
+//! slice with switch, drain or flush; Chimera and its single-technique baselines with a tight
+//! latency limit and each idempotence scope).
 //!
 //! Any error is an answer; a panic, an abort or an allocation failure is a crash.
 #![no_main]
@@ -11,7 +12,7 @@ use gpusim::workload::mix::Mix;
 use libfuzzer_sys::fuzz_target;
 use std::path::Path;
 
-const SCHEDULERS: [&str; 9] = [
+const SCHEDULERS: [&str; 15] = [
     "serial",
     "fcfs",
     "smk",
@@ -21,6 +22,12 @@ const SCHEDULERS: [&str; 9] = [
     "timeslice --quantum 500 --preempt switch",
     "timeslice --quantum 500 --preempt drain",
     "timeslice --quantum 500 --preempt flush",
+    "chimera --lat-limit 300",
+    "chimera --lat-limit 300 --idempotence sm --lat-margin 100",
+    "chimera --idempotence kernel --sm-need packed",
+    "switch-only --free-switch",
+    "drain-only",
+    "flush-only --lat-limit 1",
 ];
 
 fuzz_target!(|data: &[u8]| {
