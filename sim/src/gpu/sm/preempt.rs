@@ -39,7 +39,8 @@ use crate::workload::stream::RunBlock;
 use std::sync::Arc;
 
 /// Start of the context save area in the address space: kernel `k`'s block `b` saves at
-/// `CONTEXT_BASE + (k << 36) + b * context bytes rounded up to 128`.
+/// `CONTEXT_BASE + (k << 36) + b * context bytes rounded up to 128` (see `context_lines` for a
+/// grid or a launch index too large for that).
 pub const CONTEXT_BASE: u64 = 0xC000_0000_0000;
 
 /// Bytes a context store or load moves (one L1D line).
@@ -159,10 +160,20 @@ pub struct Released {
     pub block: Preempted,
 }
 
-/// The 128-byte lines of kernel `k`'s block `id`'s context save area.
+/// Bytes of one kernel's context save area (`1 << 36`, 64 GiB).
+const SAVE_AREA: u64 = 1 << 36;
+
+/// The 128-byte lines of kernel `k`'s block `id`'s context save area. A kernel's area holds
+/// `64 GiB / context` block slots: a grid with more blocks than that (over a million blocks of
+/// 64 KB) reuses them, block `id` taking slot `id mod slots`, and kernel launches 65,536 apart
+/// share an area: two blocks that could be saved at the same time never share one (far fewer
+/// blocks are ever resident at once). The model carries addresses, not data: only the caches
+/// and DRAM see the addresses.
 fn context_lines(kernel: &KernelCtx, id: u32) -> Vec<(u64, u32)> {
     let bytes = kernel.context_bytes().div_ceil(CONTEXT_LINE) * CONTEXT_LINE;
-    let base = CONTEXT_BASE + ((kernel.launch as u64) << 36) + id as u64 * bytes;
+    let slot = id as u64 % (SAVE_AREA / bytes.max(CONTEXT_LINE));
+    let area = (kernel.launch as u64 % (1 << 16)) * SAVE_AREA;
+    let base = CONTEXT_BASE + area + slot * bytes;
     (0..bytes / CONTEXT_LINE)
         .map(|i| (base + i * CONTEXT_LINE, CONTEXT_LINE as u32))
         .collect()
@@ -595,5 +606,39 @@ impl Sm<'_> {
             }
         }
         self.check_barrier(tb);
+    }
+}
+
+#[cfg(test)]
+mod save_area_tests {
+    use super::*;
+    use crate::config::GpuConfig;
+
+    fn kernel(launch: usize) -> KernelCtx {
+        let cfg = GpuConfig::preset("gtx480").unwrap();
+        let mut src = crate::workload::open_named("mm", "small").unwrap();
+        let info = src.launches().unwrap().remove(0).info;
+        KernelCtx::new(&cfg, &info, launch, 0).unwrap()
+    }
+
+    #[test]
+    fn save_areas_stay_inside_their_kernel_s_64_gib_whatever_the_grid_and_launch() {
+        let k = kernel(3);
+        let bytes = k.context_bytes().div_ceil(CONTEXT_LINE) * CONTEXT_LINE;
+        let lines = context_lines(&k, 0);
+        assert_eq!(lines.len() as u64, bytes / CONTEXT_LINE);
+        assert_eq!(lines[0].0, CONTEXT_BASE + 3 * SAVE_AREA);
+        // Block ids past the area's slots wrap inside it (a grid of 2^32 blocks).
+        for id in [1, 1 << 20, u32::MAX] {
+            let l = context_lines(&k, id);
+            let (first, last) = (l[0].0, l.last().unwrap().0 + CONTEXT_LINE);
+            assert!(first >= CONTEXT_BASE + 3 * SAVE_AREA && last <= CONTEXT_BASE + 4 * SAVE_AREA);
+        }
+        // A launch index far past the slots of a GPU shares an area, without overflow.
+        let far = kernel(usize::MAX);
+        let l = context_lines(&far, u32::MAX);
+        assert!(
+            l[0].0 >= CONTEXT_BASE && l.last().unwrap().0 < CONTEXT_BASE + (1 << 16) * SAVE_AREA
+        );
     }
 }
