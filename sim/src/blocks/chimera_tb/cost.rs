@@ -63,8 +63,6 @@ pub struct KernelStats {
     /// Cycles to save one block's context at one SM's share of the DRAM bandwidth
     /// (`ceil(context bytes / bytes per cycle per SM)`, 24 bits, precomputed at launch).
     pub sw_cyc_tb: u32,
-    /// Strictly idempotent (no instruction of it can end a block's idempotence).
-    pub idempotent: bool,
 }
 
 /// The ratios the estimator uses, derived from [`KernelStats`] (S4).

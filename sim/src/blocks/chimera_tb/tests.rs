@@ -49,7 +49,6 @@ fn derived_ratios_are_truncating_q16_and_max_when_unknown() {
         instrs: 5,
         sm_cycles: 3,
         sw_cyc_tb: 10,
-        idempotent: false,
     }
     .derive();
     assert_eq!(k.avg_i, 333);

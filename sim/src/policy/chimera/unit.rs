@@ -152,7 +152,6 @@ impl ChimeraUnit {
             instrs: v.done_issued + resident,
             sm_cycles: self.sm_cycles[k].1,
             sw_cyc_tb: self.sw_cyc_tb(v.context_bytes),
-            idempotent: v.idempotent,
         }
     }
 
