@@ -308,7 +308,7 @@ pub struct Gpu<'a> {
     sms: Vec<Sm<'a>>,
     mem: MemorySystem,
     /// The kernel scheduler.
-    ksched: Box<dyn KernelSchedUnit>,
+    ksched: Box<dyn KernelSchedUnit + 'a>,
     /// Per kernel slot: its thread-block dispatcher.
     dispatchers: Vec<Box<dyn DispatchUnit<'a> + 'a>>,
     /// Per SM, per kernel slot: resident blocks, and of them, those being preempted.
@@ -345,7 +345,7 @@ impl<'a> Gpu<'a> {
             };
             sms.push(Sm::new(id, cfg, units, &opts));
         }
-        let ksched = plan.kernel_sched.build(cfg)?;
+        let ksched = plan.kernel_sched.build(cfg, provider)?;
         let slots = ksched.slots();
         let dispatchers = (0..slots)
             .map(|slot| plan.tb_dispatch.build(cfg, provider, slot))
@@ -452,10 +452,10 @@ impl Gpu<'_> {
 }
 
 #[cfg(test)]
-impl Gpu<'_> {
+impl<'a> Gpu<'a> {
     /// Replaces the kernel scheduler (tests drive preemptions directly; it must have as many
     /// slots).
-    pub(crate) fn set_kernel_sched(&mut self, unit: Box<dyn KernelSchedUnit>) {
+    pub(crate) fn set_kernel_sched(&mut self, unit: Box<dyn KernelSchedUnit + 'a>) {
         assert_eq!(unit.slots(), self.dispatchers.len());
         self.ksched = unit;
     }

@@ -28,9 +28,9 @@ impl KernelSchedUnit for PreemptAt {
         1
     }
 
-    fn step(&mut self, inp: &KernelSchedIn, out: &mut KernelSchedOut) {
+    fn step(&mut self, inp: &KernelSchedIn, out: &mut KernelSchedOut) -> Result<(), SimError> {
         if inp.kernels[0].is_none() {
-            return;
+            return Ok(());
         }
         for (s, o) in out.offer.iter_mut().enumerate() {
             if inp.now < self.at || s != self.sm {
@@ -45,6 +45,7 @@ impl KernelSchedUnit for PreemptAt {
                 block: None,
             });
         }
+        Ok(())
     }
 }
 

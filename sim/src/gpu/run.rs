@@ -133,7 +133,7 @@ impl<'a> Gpu<'a> {
                 blocks: &lp.blocks,
             },
             &mut lp.out,
-        );
+        )?;
         if !lp.out.preempt.is_empty() {
             for p in std::mem::take(&mut lp.out.preempt) {
                 self.preempt(ks, p, now);

@@ -5,6 +5,7 @@
 //! `--preempt` (switched out, drained or flushed); the SM takes its new kernel's blocks once
 //! they are gone.
 
+use crate::blocks::DynProvider;
 use super::{
     KernelSchedPolicy, OptError, OptValues, PolicyEntry, SiteKind, SitePolicy, KERNEL_SLOTS,
     PREEMPT,
@@ -61,7 +62,11 @@ impl KernelSchedPolicy for Even {
         super::check_resume(plan, self.technique)
     }
 
-    fn build(&self, _: &GpuConfig) -> Result<Box<dyn KernelSchedUnit>, SimError> {
+    fn build<'a>(
+        &self,
+        _: &GpuConfig,
+        _: &mut dyn DynProvider<'a>,
+    ) -> Result<Box<dyn KernelSchedUnit + 'a>, SimError> {
         Ok(Box::new(EvenUnit {
             slots: self.slots,
             technique: self.technique,
@@ -79,17 +84,18 @@ impl KernelSchedUnit for EvenUnit {
         self.slots
     }
 
-    fn step(&mut self, inp: &KernelSchedIn, out: &mut KernelSchedOut) {
+    fn step(&mut self, inp: &KernelSchedIn, out: &mut KernelSchedOut) -> Result<(), SimError> {
         let held = inp.by_admission();
         if held.is_empty() {
             out.offer.fill(None);
-            return;
+            return Ok(());
         }
         let n = inp.sms.len();
         for sm in 0..n {
             let owner = held[sm * held.len() / n];
             hand_over(sm, owner, inp, out, self.technique);
         }
+        Ok(())
     }
 }
 

@@ -4,6 +4,7 @@
 //! kernel takes SMs as the previous one drains (`simt_core_cluster::issue_block2core`). The
 //! kernel an SM takes is [`select_kernel`]'s.
 
+use crate::blocks::DynProvider;
 use super::{
     KernelSchedPolicy, OptError, OptValues, PolicyEntry, SiteKind, SitePolicy, KERNEL_SLOTS,
 };
@@ -47,7 +48,11 @@ impl KernelSchedPolicy for Fcfs {
         self.slots
     }
 
-    fn build(&self, cfg: &GpuConfig) -> Result<Box<dyn KernelSchedUnit>, SimError> {
+    fn build<'a>(
+        &self,
+        cfg: &GpuConfig,
+        _: &mut dyn DynProvider<'a>,
+    ) -> Result<Box<dyn KernelSchedUnit + 'a>, SimError> {
         Ok(Box::new(FcfsUnit {
             slots: self.slots,
             cur: vec![None; cfg.sm.count as usize],
@@ -81,7 +86,7 @@ impl KernelSchedUnit for FcfsUnit {
         self.slots
     }
 
-    fn step(&mut self, inp: &KernelSchedIn, out: &mut KernelSchedOut) {
+    fn step(&mut self, inp: &KernelSchedIn, out: &mut KernelSchedOut) -> Result<(), SimError> {
         // `select_kernel` answers every SM of a cycle alike (after the first call `last` holds
         // its answer): asked once, when an SM first needs it.
         let mut selected = None;
@@ -103,5 +108,6 @@ impl KernelSchedUnit for FcfsUnit {
                 .map(|(k, _)| k)
                 .filter(|&k| inp.kernels[k].is_some_and(|v| v.has_waiting()));
         }
+        Ok(())
     }
 }

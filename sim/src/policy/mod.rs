@@ -292,8 +292,9 @@ pub trait SmAllocPolicy: Debug + Send + Sync {
     ) -> Result<Box<dyn AllocUnit<'a> + 'a>, SimError>;
 }
 
-/// A policy at the kernel-scheduler site (golden-only: the thesis places these decisions in
-/// the OS's kernel scheduler or the command processor's software).
+/// A policy at the kernel-scheduler site (its decisions are the OS's kernel scheduler's or the
+/// command processor's software, as the thesis places them; the hardware it reads, such as
+/// Chimera's per-SM status tables, are blocks it takes from the provider).
 pub trait KernelSchedPolicy: Debug + Send + Sync {
     /// Its registry entry.
     fn entry(&self) -> &'static PolicyEntry;
@@ -309,8 +310,12 @@ pub trait KernelSchedPolicy: Debug + Send + Sync {
     fn label_suffix(&self) -> String {
         format!("+{}", self.entry().name)
     }
-    /// The unit.
-    fn build(&self, cfg: &GpuConfig) -> Result<Box<dyn KernelSchedUnit>, SimError>;
+    /// The unit, its blocks from `provider`.
+    fn build<'a>(
+        &self,
+        cfg: &GpuConfig,
+        provider: &mut dyn DynProvider<'a>,
+    ) -> Result<Box<dyn KernelSchedUnit + 'a>, SimError>;
 }
 
 /// `--kernel-slots N`, taken by every kernel scheduler that holds several kernels.

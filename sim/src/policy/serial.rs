@@ -2,6 +2,7 @@
 //! every SM serves, and the next one starts when it has finished, whatever their streams (what
 //! Accel-Sim does without `-gpgpu_concurrent_kernel_sm`).
 
+use crate::blocks::DynProvider;
 use super::{KernelSchedPolicy, OptError, OptValues, PolicyEntry, SiteKind, SitePolicy};
 use crate::config::GpuConfig;
 use crate::gpu::sites::kernel_sched::{KernelSchedIn, KernelSchedOut, KernelSchedUnit};
@@ -42,7 +43,11 @@ impl KernelSchedPolicy for Serial {
         String::new()
     }
 
-    fn build(&self, _: &GpuConfig) -> Result<Box<dyn KernelSchedUnit>, SimError> {
+    fn build<'a>(
+        &self,
+        _: &GpuConfig,
+        _: &mut dyn DynProvider<'a>,
+    ) -> Result<Box<dyn KernelSchedUnit + 'a>, SimError> {
         Ok(Box::new(SerialUnit))
     }
 }
@@ -55,10 +60,11 @@ impl KernelSchedUnit for SerialUnit {
         1
     }
 
-    fn step(&mut self, inp: &KernelSchedIn, out: &mut KernelSchedOut) {
+    fn step(&mut self, inp: &KernelSchedIn, out: &mut KernelSchedOut) -> Result<(), SimError> {
         let k = inp.kernels[0].map(|_| 0);
         if out.offer.first() != Some(&k) {
             out.offer.fill(k);
         }
+        Ok(())
     }
 }

@@ -4,6 +4,7 @@
 //! of the kernels already resident (intra-SM sharing): a kernel gets SMs only once the kernel
 //! before it has dispatched every block.
 
+use crate::blocks::DynProvider;
 use super::fcfs::select_kernel;
 use super::{
     KernelSchedPolicy, OptError, OptValues, PolicyEntry, SiteKind, SitePolicy, KERNEL_SLOTS,
@@ -48,7 +49,11 @@ impl KernelSchedPolicy for Smk {
         self.slots
     }
 
-    fn build(&self, _: &GpuConfig) -> Result<Box<dyn KernelSchedUnit>, SimError> {
+    fn build<'a>(
+        &self,
+        _: &GpuConfig,
+        _: &mut dyn DynProvider<'a>,
+    ) -> Result<Box<dyn KernelSchedUnit + 'a>, SimError> {
         Ok(Box::new(SmkUnit {
             slots: self.slots,
             last: 0,
@@ -67,8 +72,9 @@ impl KernelSchedUnit for SmkUnit {
         self.slots
     }
 
-    fn step(&mut self, inp: &KernelSchedIn, out: &mut KernelSchedOut) {
+    fn step(&mut self, inp: &KernelSchedIn, out: &mut KernelSchedOut) -> Result<(), SimError> {
         // Every SM asks in turn; after the first, `last` holds the answer: one call is all.
         out.offer.fill(select_kernel(inp, &mut self.last));
+        Ok(())
     }
 }

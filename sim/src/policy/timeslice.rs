@@ -5,6 +5,7 @@
 //! by `--preempt` and the next kernel takes each SM once they are gone (the time-slicing
 //! Accel-Sim lacks, accel-sim #292).
 
+use crate::blocks::DynProvider;
 use super::even::hand_over;
 use super::{
     KernelSchedPolicy, OptError, OptSpec, OptValues, PolicyEntry, SiteKind, SitePolicy,
@@ -69,7 +70,11 @@ impl KernelSchedPolicy for Timeslice {
         super::check_resume(plan, self.technique)
     }
 
-    fn build(&self, _: &GpuConfig) -> Result<Box<dyn KernelSchedUnit>, SimError> {
+    fn build<'a>(
+        &self,
+        _: &GpuConfig,
+        _: &mut dyn DynProvider<'a>,
+    ) -> Result<Box<dyn KernelSchedUnit + 'a>, SimError> {
         Ok(Box::new(TimesliceUnit {
             slots: self.slots,
             technique: self.technique,
@@ -95,12 +100,12 @@ impl KernelSchedUnit for TimesliceUnit {
         self.slots
     }
 
-    fn step(&mut self, inp: &KernelSchedIn, out: &mut KernelSchedOut) {
+    fn step(&mut self, inp: &KernelSchedIn, out: &mut KernelSchedOut) -> Result<(), SimError> {
         let held = inp.by_admission();
         if held.is_empty() {
             self.owner = None;
             out.offer.fill(None);
-            return;
+            return Ok(());
         }
         let pos = self.owner.and_then(|(k, launch)| {
             held.iter()
@@ -125,5 +130,6 @@ impl KernelSchedUnit for TimesliceUnit {
         for sm in 0..inp.sms.len() {
             hand_over(sm, owner, inp, out, self.technique);
         }
+        Ok(())
     }
 }

@@ -203,6 +203,11 @@ pub trait KernelSchedUnit {
         Default::default()
     }
     /// One cycle: fills `out`: every entry of its `offer` (one per SM, holding the last
-    /// cycle's), and its `preempt` (empty when it is called).
-    fn step(&mut self, inp: &KernelSchedIn, out: &mut KernelSchedOut);
+    /// cycle's), and its `preempt` (empty when it is called). Fails when one of its blocks does
+    /// (a lockstep mismatch).
+    fn step(
+        &mut self,
+        inp: &KernelSchedIn,
+        out: &mut KernelSchedOut,
+    ) -> Result<(), crate::gpu::SimError>;
 }

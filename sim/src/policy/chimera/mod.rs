@@ -6,9 +6,12 @@
 //! [`crate::blocks::chimera_tb`]). Each preemption request is reported with its measured
 //! handover latency against the limit (`kernel_sched_stats`).
 
+mod feed;
 mod partition;
+mod tables;
 mod unit;
 
+use crate::blocks::DynProvider;
 use super::{
     KernelSchedPolicy, OptError, OptSpec, OptValues, PolicyEntry, SiteKind, SitePolicy,
     KERNEL_SLOTS,
@@ -19,7 +22,8 @@ use crate::gpu::sites::kernel_sched::{KernelSchedUnit, Technique};
 use crate::gpu::SimError;
 use std::sync::Arc;
 use partition::Need;
-pub use unit::Idempotence;
+pub use unit::{Idempotence, Selector};
+use unit::Settings;
 
 /// `chimera`, `switch-only`, `drain-only`, `flush-only`.
 pub const ENTRIES: &[&PolicyEntry] = &[&CHIMERA, &SWITCH_ONLY, &DRAIN_ONLY, &FLUSH_ONLY];
@@ -59,7 +63,24 @@ const SM_NEED: OptSpec = OptSpec::value(
 )
 .one_of(&["spread", "packed"]);
 
-const OPTIONS: &[OptSpec] = &[KERNEL_SLOTS, LAT_LIMIT, LAT_MARGIN, IDEMPOTENCE, SM_NEED];
+const SELECTOR: OptSpec = OptSpec::value(
+    "selector",
+    "FROM",
+    "block",
+    "Where the SMs' preemption plans come from: block (each SM's chimera_tb, a pass of \
+     67 + 37 x block-slot cycles after the request, during which the candidate SMs take no \
+     new block), software (the same functions of the SMs' state at once)",
+)
+.one_of(&["block", "software"]);
+
+const OPTIONS: &[OptSpec] = &[
+    KERNEL_SLOTS,
+    LAT_LIMIT,
+    LAT_MARGIN,
+    IDEMPOTENCE,
+    SM_NEED,
+    SELECTOR,
+];
 
 static CHIMERA: PolicyEntry = entry(
     "chimera",
@@ -92,7 +113,7 @@ const fn entry(
         site: SiteKind::KernelSched,
         name,
         summary,
-        blocks: &[],
+        blocks: &["chimera_tb"],
         options: OPTIONS,
         flag: None,
         implies: &[],
@@ -107,6 +128,7 @@ fn parse(
 ) -> Result<SitePolicy, OptError> {
     Ok(SitePolicy::KernelSched(Arc::new(Chimera {
         entry,
+        settings: Settings {
         mode,
         slots: v.number(&KERNEL_SLOTS, 1..=64)?,
         limit: Limit {
@@ -122,17 +144,18 @@ fn parse(
             "packed" => Need::Packed,
             _ => Need::Spread,
         },
+        selector: match v.raw(&SELECTOR)? {
+            "software" => Selector::Software,
+            _ => Selector::Block,
+        },
+        },
     })))
 }
 
 #[derive(Debug)]
 struct Chimera {
     entry: &'static PolicyEntry,
-    mode: Mode,
-    slots: usize,
-    limit: Limit,
-    idempotence: Idempotence,
-    need: Need,
+    settings: Settings,
 }
 
 impl KernelSchedPolicy for Chimera {
@@ -141,29 +164,38 @@ impl KernelSchedPolicy for Chimera {
     }
 
     fn slots(&self) -> usize {
-        self.slots
+        self.settings.slots
     }
 
     fn label_suffix(&self) -> String {
-        format!("+{}({})", self.entry.name, self.limit.cycles)
+        let s = &self.settings;
+        match s.selector {
+            Selector::Block => format!("+{}({})", self.entry.name, s.limit.cycles),
+            Selector::Software => format!("+{}({},software)", self.entry.name, s.limit.cycles),
+        }
     }
 
-    fn check(&self, _: &GpuConfig, plan: &super::Plan) -> Result<(), SimError> {
-        match self.mode {
+    fn check(&self, cfg: &GpuConfig, plan: &super::Plan) -> Result<(), SimError> {
+        if self.settings.selector == Selector::Block {
+            tables::params(cfg)
+                .map_err(|e| SimError::Config(format!("--selector block: {e}")))?;
+        }
+        match self.settings.mode {
             Mode::Only(t) => super::check_resume(plan, t),
             Mode::Chimera => super::check_resume(plan, Technique::Switch),
         }
     }
 
-    fn build(&self, cfg: &GpuConfig) -> Result<Box<dyn KernelSchedUnit>, SimError> {
-        Ok(Box::new(unit::ChimeraUnit::new(
-            cfg,
-            self.slots,
-            self.mode,
-            self.limit,
-            self.idempotence,
-            self.need,
-        )))
+    fn build<'a>(
+        &self,
+        cfg: &GpuConfig,
+        provider: &mut dyn DynProvider<'a>,
+    ) -> Result<Box<dyn KernelSchedUnit + 'a>, SimError> {
+        let tables = match tables::params(cfg) {
+            Ok(_) => Some(tables::Tables::new(cfg, provider)?),
+            Err(_) => None,
+        };
+        Ok(Box::new(unit::ChimeraUnit::new(cfg, self.settings, tables)))
     }
 }
 

@@ -48,6 +48,7 @@ fn every_mode_preempts_with_the_effects_of_a_serial_run() {
     let (base, base_stores) = run("");
     for (args, allowed) in [
         ("--kernel-sched chimera", &["switch", "drain", "flush"][..]),
+        ("--kernel-sched chimera --selector software", &["switch", "drain", "flush"]),
         ("--kernel-sched chimera --idempotence sm", &["switch", "drain", "flush"]),
         ("--kernel-sched chimera --idempotence kernel", &["switch", "drain"]),
         ("--kernel-sched chimera --lat-limit 1", &["switch", "drain", "flush"]),
@@ -131,4 +132,142 @@ priority = 1
     assert_eq!(stat(&r, "requests_handed_over"), stat(&r, "requests"));
     // Both late kernels start in their arrival cycle, on SMs taken from the first.
     assert!(r.kernels[1..].iter().all(|k| k.start_cycle == 2000), "{:?}", r.kernels);
+}
+
+#[test]
+fn the_blocks_plan_what_the_software_plans_one_pass_later() {
+    // The same requests are made (the task's two arrivals), from the same SMs' state a pass
+    // apart: every request under the blocks starts at its arrival and hands over at least the
+    // pass (364 cycles on gtx480) after it.
+    let (hw, _) = run("--kernel-sched chimera");
+    let (sw, _) = run("--kernel-sched chimera --selector software");
+    let log = |r: &Report| r.kernel_sched_stats["request_log"].as_array().unwrap().clone();
+    let (hw, sw) = (log(&hw), log(&sw));
+    assert_eq!(hw.len(), sw.len());
+    let pass = crate::blocks::chimera_tb::block::pass_cycles(8) + 1;
+    for (h, s) in hw.iter().zip(&sw) {
+        assert_eq!(h["cycle"], s["cycle"]);
+        assert!(h["latency"].as_u64().unwrap() >= pass, "{h}");
+        assert_eq!(h["sms"].as_array().unwrap().len(), s["sms"].as_array().unwrap().len());
+    }
+}
+
+mod feed {
+    //! The feed keeps a `chimera_tb`'s status table equal to the SM's blocks: every cycle when
+    //! the SM's events fit the block's ports, and again once a burst that does not has passed.
+
+    use super::super::feed::Feed;
+    use crate::block::Block;
+    use crate::blocks::chimera_tb::block::{ChimeraIn, Golden, Params};
+    use crate::gpu::sites::kernel_sched::BlockView;
+    use proptest::prelude::*;
+
+    /// One cycle of a model SM: which slots end their block, start one, and issue how many.
+    #[derive(Clone, Debug)]
+    struct Cycle {
+        leave: Vec<usize>,
+        launch: Vec<(usize, u32, bool)>,
+        issue: Vec<(usize, bool)>,
+    }
+
+    fn cycle(t: usize, p: usize, bursts: bool) -> impl Strategy<Value = Cycle> {
+        let n = if bursts { 3 } else { 1 };
+        (
+            prop::collection::vec(0..t, 0..=n),
+            prop::collection::vec((0..t, 0u32..500, any::<bool>()), 0..=n),
+            prop::collection::vec((0..t, prop::bool::weighted(0.05)), 0..=(p + n - 1)),
+        )
+            .prop_map(|(leave, launch, issue)| Cycle {
+                leave,
+                launch,
+                issue,
+            })
+    }
+
+    /// Runs `cycles` on a model SM of `t` slots, feeding the block; `check(i)` says whether
+    /// table and views must agree after cycle `i`.
+    fn run(t: usize, p: usize, cycles: &[Cycle], check: impl Fn(usize) -> bool) {
+        let params = Params {
+            slots: t as u32,
+            issue: p as u32,
+        };
+        let mut block = Golden::new(params);
+        let mut feed = Feed::new(t, p);
+        let mut sm: Vec<Option<BlockView>> = vec![None; t];
+        let mut next_id = 0;
+        for (i, c) in cycles.iter().enumerate() {
+            // The SM's cycle: blocks leave, start, issue (at most one launch and leave per
+            // slot), then every resident block has one more cycle.
+            for &k in &c.leave {
+                sm[k] = None;
+            }
+            for &(k, issued, ni) in &c.launch {
+                if sm[k].is_none() {
+                    next_id += 1;
+                    sm[k] = Some(BlockView {
+                        tb: k,
+                        id: next_id,
+                        issued: issued as u64,
+                        non_idempotent: ni,
+                        ..Default::default()
+                    });
+                }
+            }
+            for &(k, ni) in &c.issue {
+                if let Some(b) = sm[k].as_mut().filter(|b| b.cycles > 0) {
+                    b.issued += 1;
+                    b.non_idempotent |= ni;
+                }
+            }
+            let views: Vec<BlockView> = sm.iter().flatten().copied().collect();
+            let mut inp = ChimeraIn::default();
+            feed.events(&views, &mut inp);
+            block.step(&inp);
+            for b in sm.iter_mut().flatten() {
+                b.cycles += 1;
+            }
+            if check(i) {
+                let mut state = vec![];
+                crate::block::Inspect::state_values(&block, &mut state);
+                for k in 0..t {
+                    let want = sm[k].map(|b| (b.issued as u32, b.cycles as u32 - 1));
+                    assert_eq!(feed.counters(k), want, "cycle {i} slot {k}");
+                    let valid = state[0] >> k & 1 == 1;
+                    assert_eq!(valid, want.is_some(), "cycle {i} slot {k}: valid");
+                    if let Some((issued, cycles)) = want {
+                        let ni = state[1] >> k & 1 == 1;
+                        assert_eq!(ni, sm[k].unwrap().non_idempotent, "cycle {i} slot {k}: NI");
+                        let got = (state[3 + 2 * k] as u32, state[4 + 2 * k] as u32);
+                        assert_eq!(got, (issued, cycles), "cycle {i} slot {k}: counters");
+                    }
+                }
+            }
+        }
+    }
+
+    proptest! {
+        #[test]
+        fn the_table_equals_the_sm_every_cycle_when_the_events_fit_the_ports(
+            cycles in prop::collection::vec(cycle(8, 2, false), 1..300)
+        ) {
+            // At most one launch and one leave, and at most P issues a cycle: the table is
+            // equal to the SM after every cycle.
+            let fits = cycles.iter().all(|c| c.issue.len() <= 2);
+            prop_assume!(fits);
+            run(8, 2, &cycles, |_| true);
+        }
+
+        #[test]
+        fn the_table_catches_up_after_bursts(
+            burst in prop::collection::vec(cycle(4, 1, true), 1..100),
+        ) {
+            // Bursts of several launches, leaves and issues a cycle, then quiet cycles: equal
+            // once the ports have caught up.
+            let quiet = Cycle { leave: vec![], launch: vec![], issue: vec![] };
+            let mut cycles = burst.clone();
+            cycles.extend(std::iter::repeat_n(quiet, 4 * burst.len() * 3 + 8));
+            let end = cycles.len() - 1;
+            run(4, 1, &cycles, |i| i == end);
+        }
+    }
 }

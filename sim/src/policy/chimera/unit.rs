@@ -13,15 +13,28 @@
 //!    kernel's blocks, then SMs the selector picks among that kernel's SMs that have nothing
 //!    being preempted: their blocks of it leave, each by its chosen technique (a request,
 //!    reported with its handover latency);
-//! 5. an SM is offered to its kernel once no other kernel's block is on it.
+//! 5. every SM's `chimera_tb` block steps: its status table takes the SM's launch, issue and
+//!    leave events ([`super::feed`]); a pass finished in all the SMs of a request's selection
+//!    completes it (step 4's choice);
+//! 6. an SM is offered to its kernel once no other kernel's block is on it and no selection
+//!    runs on it.
+//!
+//! # Selectors
+//! With `--selector block` (the default) the plans are the blocks': step 4 starts a pass in the
+//! `chimera_tb` of every candidate SM (which takes no new block meanwhile) and the request is
+//! made from their plans when the passes end, `pass_cycles(T) + 1` cycles later (364 on
+//! `gtx480`); one selection runs at a time. With `--selector software` step 4 computes the same
+//! plans from the block views at once ([`plan_sm`], the thesis's OS software): no pass delay.
 
 use super::partition::{targets, Demand, Need};
-use crate::blocks::chimera_tb::cost::{sat, KernelStats, TbCounters};
+use super::tables::{Ask, Tables};
+use crate::blocks::chimera_tb::cost::{sat, Derived, KernelStats, TbCounters};
 use crate::blocks::chimera_tb::select::{plan_sm, select, Limit, Mode, SmPlan};
 use crate::config::GpuConfig;
 use crate::gpu::sites::kernel_sched::{
     BlockView, KernelSchedIn, KernelSchedOut, KernelSchedUnit, Preempt, Technique,
 };
+use crate::gpu::SimError;
 use serde::Serialize;
 use std::collections::BTreeMap;
 
@@ -34,6 +47,30 @@ pub enum Idempotence {
     Sm,
     /// Its kernel has no such instruction (strict).
     Kernel,
+}
+
+/// Where the SMs' plans come from (module documentation).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Selector {
+    /// The SMs' `chimera_tb` blocks, a pass after the request.
+    Block,
+    /// The same functions of the block views, at once.
+    Software,
+}
+
+/// An SM's plan and, per block of the victim on it, its block slot and technique.
+type Offer = (SmPlan, Vec<(usize, Technique)>);
+
+/// A selection running in the blocks of `sms`: slot `needy` takes up to `want` of them from
+/// slot `victim` (each with the launch it held then).
+#[derive(Clone, Debug)]
+struct Pending {
+    needy: (usize, usize),
+    victim: (usize, usize),
+    want: usize,
+    sms: Vec<usize>,
+    /// The cycle the passes started (the request's cycle).
+    cycle: u64,
 }
 
 /// Widest `SW_CYC_TB` (24 bits, spec §1.2).
@@ -61,8 +98,9 @@ pub struct Request {
 }
 
 /// The unit.
-pub struct ChimeraUnit {
+pub struct ChimeraUnit<'a> {
     slots: usize,
+    selector: Selector,
     mode: Mode,
     limit: Limit,
     idempotence: Idempotence,
@@ -74,18 +112,42 @@ pub struct ChimeraUnit {
     /// Per slot: the launch it counts for, and its SM-cycles with a block resident.
     sm_cycles: Vec<(usize, u64)>,
     requests: Vec<Request>,
+    /// Per slot: its target this cycle.
+    target: Vec<usize>,
+    /// Every SM's `chimera_tb` (absent under the software selector when the SM is too large
+    /// for the block).
+    tables: Option<Tables<'a>>,
+    pending: Option<Pending>,
 }
 
-impl ChimeraUnit {
-    /// The unit for `cfg`.
-    pub fn new(
-        cfg: &GpuConfig,
-        slots: usize,
-        mode: Mode,
-        limit: Limit,
-        idempotence: Idempotence,
-        need: Need,
-    ) -> Self {
+/// What a [`ChimeraUnit`] is asked to do (the policy's options).
+#[derive(Clone, Copy, Debug)]
+pub struct Settings {
+    /// Kernel slots.
+    pub slots: usize,
+    /// The selector's mode and limit.
+    pub mode: Mode,
+    /// See `mode`.
+    pub limit: Limit,
+    /// When a block may be flushed.
+    pub idempotence: Idempotence,
+    /// SMs a kernel needs.
+    pub need: Need,
+    /// Where the plans come from.
+    pub selector: Selector,
+}
+
+impl<'a> ChimeraUnit<'a> {
+    /// The unit for `cfg` with the SMs' blocks `tables`.
+    pub fn new(cfg: &GpuConfig, s: Settings, tables: Option<Tables<'a>>) -> Self {
+        let Settings {
+            slots,
+            mode,
+            limit,
+            idempotence,
+            need,
+            selector,
+        } = s;
         let n = cfg.sm.count as usize;
         let per_sm = cfg.dram.peak_gbps * 1e3 / cfg.sm.core_clock_mhz / n as f64;
         Self {
@@ -98,6 +160,10 @@ impl ChimeraUnit {
             owner: vec![None; n],
             sm_cycles: vec![(usize::MAX, 0); slots],
             requests: vec![],
+            target: vec![0; slots],
+            tables,
+            pending: None,
+            selector,
         }
     }
 
@@ -179,8 +245,8 @@ impl ChimeraUnit {
             .collect()
     }
 
-    /// Step 4 for slot `needy`, short of `want` SMs: what it takes from slot `victim`, which
-    /// has `surplus` SMs over its target. Returns the SMs taken.
+    /// Step 4 for slot `needy`, short of `want` SMs: what it takes from slot `victim`.
+    /// Returns the SMs taken now (a selection started in the blocks takes its SMs later).
     fn take_from(
         &mut self,
         inp: &KernelSchedIn,
@@ -200,7 +266,7 @@ impl ChimeraUnit {
                 taken += 1;
             }
         }
-        if taken == want {
+        if taken == want || self.pending.is_some() {
             return taken;
         }
         let candidates: Vec<usize> = (0..self.owner.len())
@@ -213,23 +279,71 @@ impl ChimeraUnit {
             return taken;
         }
         let k = self.stats(inp, victim).derive();
-        let blocks: Vec<Vec<(BlockView, TbCounters)>> = candidates
+        match (self.selector, self.tables.as_mut()) {
+            (Selector::Block, Some(tables)) => {
+                let ask = Ask {
+                    kernel: k,
+                    victim,
+                    idempotent: inp.kernels[victim].is_some_and(|v| v.idempotent),
+                    mode: self.mode,
+                    limit: self.limit,
+                    scope: self.idempotence as u8,
+                };
+                for &sm in &candidates {
+                    tables.start(sm, &inp.blocks[sm], &ask);
+                }
+                self.pending = Some(Pending {
+                    needy: (needy, launch(needy)),
+                    victim: (victim, launch(victim)),
+                    want: want - taken,
+                    sms: candidates,
+                    cycle: inp.now,
+                });
+            }
+            _ => {
+                let offers: Vec<Offer> = candidates
+                    .iter()
+                    .map(|&sm| self.software_plan(inp, sm, victim, &k))
+                    .collect();
+                taken += self.commit(inp, out, (needy, victim), &offers, want - taken, inp.now);
+            }
+        }
+        taken
+    }
+
+    /// SM `sm`'s plan for slot `victim`'s blocks computed at once from the views.
+    fn software_plan(&self, inp: &KernelSchedIn, sm: usize, victim: usize, k: &Derived) -> Offer {
+        let b = self.counters(inp, sm, victim);
+        let tbs: Vec<TbCounters> = b.iter().map(|x| x.1).collect();
+        let plan = plan_sm(sm, k, &tbs, self.mode, self.limit);
+        let blocks = plan
+            .choices
             .iter()
-            .map(|&sm| self.counters(inp, sm, victim))
+            .zip(&b)
+            .map(|(c, (view, _))| (view.tb, c.technique))
             .collect();
-        let plans: Vec<SmPlan> = candidates
-            .iter()
-            .zip(&blocks)
-            .map(|(&sm, b)| {
-                let tbs: Vec<TbCounters> = b.iter().map(|x| x.1).collect();
-                plan_sm(sm, &k, &tbs, self.mode, self.limit)
-            })
-            .collect();
-        let sel = select(&plans, want - taken);
+        (plan, blocks)
+    }
+
+    /// Makes the request of slot `needy` taking up to `want` of the SMs `offers` from slot
+    /// `victim` (the selector's choice among their plans), made at cycle `cycle`. Returns the
+    /// SMs taken.
+    fn commit(
+        &mut self,
+        inp: &KernelSchedIn,
+        out: &mut KernelSchedOut,
+        (needy, victim): (usize, usize),
+        offers: &[Offer],
+        want: usize,
+        cycle: u64,
+    ) -> usize {
+        let launch = |k: usize| inp.kernels[k].expect("held").launch;
+        let plans: Vec<SmPlan> = offers.iter().map(|o| o.0.clone()).collect();
+        let sel = select(&plans, want);
         let mut req = Request {
             kernel: launch(needy),
             victim: launch(victim),
-            cycle: inp.now,
+            cycle,
             sms: vec![],
             estimate: 0,
             predicted_violation: sel.predicted_violation,
@@ -237,26 +351,56 @@ impl ChimeraUnit {
             latency: None,
         };
         for &i in &sel.plans {
-            let (plan, b) = (&plans[i], &blocks[i]);
+            let (plan, blocks) = &offers[i];
             self.owner[plan.sm] = Some((needy, launch(needy)));
             req.sms.push((plan.sm, None));
             req.estimate = req.estimate.max(plan.lat);
-            for (c, (view, _)) in plan.choices.iter().zip(b) {
-                req.techniques[Technique::ALL
-                    .iter()
-                    .position(|&t| t == c.technique)
-                    .expect("a technique")] += 1;
+            for &(tb, technique) in blocks {
+                let t = Technique::ALL.iter().position(|&t| t == technique);
+                req.techniques[t.expect("a technique")] += 1;
                 out.preempt.push(Preempt {
                     sm: plan.sm,
                     slot: victim,
-                    technique: c.technique,
-                    block: Some(view.tb),
+                    technique,
+                    block: Some(tb),
                 });
             }
         }
-        taken += sel.plans.len();
         self.requests.push(req);
-        taken
+        sel.plans.len()
+    }
+
+    /// Step 5's end of a selection running in the blocks: once their passes are done, the
+    /// request from their plans, for what the needy kernel still lacks (none if either kernel
+    /// has left its slot).
+    fn complete(&mut self, inp: &KernelSchedIn, out: &mut KernelSchedOut) {
+        let (Some(p), Some(tables)) = (&self.pending, &self.tables) else {
+            return;
+        };
+        if !p.sms.iter().all(|&sm| tables.done(sm)) {
+            return;
+        }
+        let p = self.pending.take().expect("pending");
+        let tables = self.tables.as_ref().expect("tables");
+        let held = |(k, launch): (usize, usize)| inp.kernels[k].is_some_and(|v| v.launch == launch);
+        if !held(p.needy) || !held(p.victim) {
+            return;
+        }
+        let (needy, victim) = (p.needy.0, p.victim.0);
+        let count = |k: usize| self.owner.iter().filter(|o| o.is_some_and(|(x, _)| x == k)).count();
+        let want = p
+            .want
+            .min(self.target[needy].saturating_sub(count(needy)))
+            .min(count(victim).saturating_sub(self.target[victim]));
+        let offers: Vec<Offer> = p
+            .sms
+            .iter()
+            .filter(|&&sm| self.owner[sm].is_some_and(|(k, _)| k == victim))
+            .map(|&sm| tables.plan(sm, &inp.blocks[sm], victim))
+            .collect();
+        if want > 0 && !offers.is_empty() {
+            self.commit(inp, out, (needy, victim), &offers, want, p.cycle);
+        }
     }
 
     /// Step 3 and 4 of the cycle.
@@ -277,6 +421,7 @@ impl ChimeraUnit {
         for (&k, t) in held.iter().zip(targets(&demands, n, self.need)) {
             target[k] = t;
         }
+        self.target.clone_from(&target);
         let count = |owner: &[Option<(usize, usize)>], k: usize| {
             owner.iter().filter(|o| o.is_some_and(|(x, _)| x == k)).count()
         };
@@ -340,7 +485,7 @@ impl ChimeraUnit {
     }
 }
 
-impl KernelSchedUnit for ChimeraUnit {
+impl KernelSchedUnit for ChimeraUnit<'_> {
     fn slots(&self) -> usize {
         self.slots
     }
@@ -349,16 +494,27 @@ impl KernelSchedUnit for ChimeraUnit {
         true
     }
 
-    fn step(&mut self, inp: &KernelSchedIn, out: &mut KernelSchedOut) {
+    fn step(&mut self, inp: &KernelSchedIn, out: &mut KernelSchedOut) -> Result<(), SimError> {
         self.count_sm_cycles(inp);
         self.handovers(inp);
         self.release(inp);
+        if let Some(t) = self.tables.as_mut() {
+            t.feed(inp.blocks);
+        }
         self.repartition(inp, out);
+        if let Some(t) = self.tables.as_mut() {
+            t.step()?;
+        }
+        self.complete(inp, out);
+        let selecting = self.pending.as_ref().map_or(&[][..], |p| &p.sms[..]);
         for (sm, o) in out.offer.iter_mut().enumerate() {
             *o = self.owner[sm].map(|(k, _)| k).filter(|&k| {
-                inp.kernels[k].is_some_and(|v| v.has_waiting()) && inp.sms[sm].others(k) == 0
+                inp.kernels[k].is_some_and(|v| v.has_waiting())
+                    && inp.sms[sm].others(k) == 0
+                    && !selecting.contains(&sm)
             });
         }
+        Ok(())
     }
 
     fn report(&self) -> BTreeMap<String, serde_json::Value> {
