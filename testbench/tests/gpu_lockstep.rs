@@ -18,6 +18,7 @@ use gpusim::gpu::sites::{BlockFault, GoldenBlocks, Override, Port, Provider, Sit
 use gpusim::gpu::{Report, SimError, SimOptions};
 use gpusim::workload::builtin;
 use gpusim::workload::kernel::{TraceWorkload, WorkloadSource};
+use gpusim::workload::mix::Mix;
 use std::cell::RefCell;
 use std::rc::Rc;
 
@@ -708,5 +709,117 @@ fn a_planted_bug_in_the_locality_dispatcher_stops_the_gpu_with_waveforms() {
             "{}",
             path.display()
         );
+    }
+}
+
+/// Chimera's mixes: `mixes/two_streams.toml` (`mm` preempted at cycle 3,000 by `chimera_bs`)
+/// and `chimera_imgvf` (whose blocks overwrite their input) preempted twice by the periodic
+/// task (both `small`).
+fn chimera_mixes() -> Vec<(String, Opener)> {
+    let imgvf = r#"
+[[kernel]]
+workload = "chimera_imgvf"
+stream = 0
+
+[[kernel]]
+workload = "chimera_task"
+stream = 1
+arrival = 2000
+period = 30000
+count = 2
+priority = 1
+"#;
+    let two = concat!(env!("CARGO_MANIFEST_DIR"), "/../mixes/two_streams.toml");
+    let text = std::fs::read_to_string(two).unwrap();
+    let open = |text: String, name: &'static str| -> Opener {
+        Box::new(move || Box::new(Mix::parse(&text, std::path::Path::new(name)).unwrap()))
+    };
+    vec![
+        ("two_streams".into(), open(text, "two_streams.toml")),
+        ("imgvf+task".into(), open(imgvf.into(), "imgvf.toml")),
+    ]
+}
+
+#[test]
+fn verilated_chimera_tb_agrees_with_golden_inside_the_gpu_on_the_chimera_mixes() {
+    if !verilator_built() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = LockstepConfig {
+        window: 64,
+        mismatch_dir: dir.path().to_path_buf(),
+        vcd_dir: None,
+        ..Default::default()
+    };
+    for (name, open) in chimera_mixes() {
+        for sched in ["chimera", "switch-only", "drain-only", "flush-only"] {
+            let opts = SimOptions::parse(&format!("--kernel-sched {sched}")).unwrap();
+            let r = same_in_every_mode(&name, &open, &opts, &cfg);
+            let requests = r.kernel_sched_stats["requests"].as_u64().unwrap();
+            assert!(requests >= 1, "{name} {sched}: a request planned by the blocks");
+            eprintln!(
+                "{name} {sched}: {} cycles x 15 chimera_tb in lockstep, {requests} requests, \
+                 0 mismatches",
+                r.counters.cycles
+            );
+        }
+    }
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0, "no waveforms");
+}
+
+#[test]
+fn a_planted_bug_in_one_chimera_tb_stops_the_gpu_at_its_plan_with_waveforms() {
+    if !verilator_built() {
+        return;
+    }
+    use gpusim::blocks::chimera_tb::{self as ctb, block::ChimeraOut};
+    let gpu = GpuConfig::preset("gtx480").unwrap();
+    let opts = SimOptions::parse("--kernel-sched chimera").unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = LockstepConfig {
+        window: 32,
+        mismatch_dir: dir.path().to_path_buf(),
+        vcd_dir: None,
+        ..Default::default()
+    };
+    let victim = Site::Sm {
+        sm: 6,
+        block: "chimera_tb",
+    };
+    // SM 6's faulty golden block reports every plan it publishes as missing the limit. The
+    // request of cycle 3,000 starts a pass of 67 + 37 x 8 = 363 cycles: the plan shows at 3,364.
+    let make = |threads: &RtlThreads| {
+        let (cfg, threads) = (&cfg, threads.clone());
+        let base = TbBlocks::new(Modes::default(), cfg, &threads);
+        Override::<_, ctb::Kind, _>::new(base, move |site, p: &ctb::block::Params| {
+            if site != victim {
+                return Ok(Box::new(ctb::block::Golden::new(*p)) as SitePort<'_, ctb::Kind>);
+            }
+            let buggy = Faulty::new(ctb::block::Golden::new(*p), 0, |o: &mut ChimeraOut| {
+                if o.done {
+                    o.ok = !o.ok
+                }
+            });
+            tbgpu::instance::<ctb::Kind, _>(BlockMode::Lockstep, buggy, p, site, cfg, &threads)
+        })
+    };
+    let (_, open) = chimera_mixes().remove(0);
+    let err = tbgpu::run_with(&gpu, &opts, &mut || Ok(open()), (&make, 2), &mut |_| {})
+        .unwrap_err();
+    let GpuRunError::Mismatch(m) = err else {
+        panic!("expected a mismatch, got {err}")
+    };
+    assert_eq!(
+        (m.name.as_str(), m.cycle, m.port.as_str()),
+        ("sm6_chimera_tb", 3364, "ok")
+    );
+    assert_eq!((m.expected, m.got), (0, 1));
+    for (path, want) in [(&m.golden_vcd, 0), (&m.rtl_vcd, 1)] {
+        let path = path.as_ref().expect("waveform written");
+        let (values, times) = parse_vcd(path);
+        let last = *times.last().unwrap();
+        assert_eq!(value_at(&values, "ok", last), want, "{}", path.display());
+        assert_eq!(value_at(&values, "done", last), 1, "{}", path.display());
     }
 }
