@@ -1132,8 +1132,26 @@ fn regress_runs_the_gpu_lockstep_stage() {
         kernels, 8,
         "two kernels x (three arbiter policies + elf++): {v}"
     );
-    let workloads: std::collections::BTreeSet<_> =
-        rows.iter().map(|r| r["workload"].as_str()).collect();
+    let chimera: Vec<_> = rows
+        .iter()
+        .filter(|r| r["workload"] == "two_streams")
+        .map(|r| r["warp_sched"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        chimera,
+        [
+            "gto+chimera(21000)",
+            "gto+switch_only(21000)",
+            "gto+drain_only(21000)",
+            "gto+flush_only(21000)"
+        ],
+        "the example mix under Chimera's schedulers, chimera_tb in every SM: {v}"
+    );
+    let workloads: std::collections::BTreeSet<_> = rows
+        .iter()
+        .map(|r| r["workload"].as_str())
+        .filter(|w| *w != Some("two_streams"))
+        .collect();
     let count = |p: &str| rows.iter().filter(|r| r["warp_sched"] == p).count();
     assert_eq!(
         count("elf++"),

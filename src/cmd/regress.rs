@@ -5,8 +5,9 @@
 //! compute-bound kernels with the Verilated warp arbiter in lockstep in every scheduler under
 //! every baseline policy, with the Verilated ELF and NewCAR blocks in lockstep in every SM
 //! under ELF++, and (real traces only) with the Verilated locality blocks: LAWS in every
-//! scheduler, the locality-aware dispatcher in place of the baseline one; ends with pass/fail
-//! tables (or one JSON object).
+//! scheduler, the locality-aware dispatcher in place of the baseline one), and the example mix
+//! under Chimera's kernel schedulers with the Verilated `chimera_tb` of every SM in lockstep;
+//! ends with pass/fail tables (or one JSON object).
 //!
 //! Without Verilator, the lockstep rows run the golden model alone and are marked `golden-only`;
 //! without Yosys or Verilator the gate rows are `skipped`. Both say which package to install.
@@ -21,10 +22,12 @@ use gpusched_tb::gpu::{self, BlockMode, GpuRunError, Modes};
 use gpusched_tb::lockstep::LockstepConfig;
 use gpusim::blocks::catalog;
 use gpusim::config::GpuConfig;
-use gpusim::gpu::SimOptions;
+use gpusim::gpu::{SimError, SimOptions};
 use gpusim::workload::builtin;
+use gpusim::workload::kernel::WorkloadSource;
+use gpusim::workload::mix::Mix;
 use serde_json::json;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Instant;
 
@@ -115,38 +118,57 @@ fn gpu_lockstep(a: &RegressArgs, rtl: bool) -> Result<Vec<GpuRow>> {
             if *traces_only && dir.is_none() {
                 continue;
             }
-            let policy = policy.clone();
             let kernel = name.split('_').next().unwrap_or_default();
             let mut open = || open_workload(dir.as_ref(), Some(kernel), &a.gpu_size);
-            let mut progress = RunProgress::new(&format!("{name} {policy}"));
-            let start = Instant::now();
-            let r = gpu::run(&cfg, opts, &mut open, modes.clone(), &lockstep, &mut |p| {
-                progress.update(p)
-            });
-            progress.finish();
-            let secs = start.elapsed().as_secs_f64();
-            let row = match r {
-                Ok(r) => {
-                    let v = if rtl { "pass" } else { "golden-only" };
-                    (
-                        name.clone(),
-                        policy.clone(),
-                        v,
-                        r.counters.cycles,
-                        r.ipc,
-                        secs,
-                    )
-                }
-                Err(GpuRunError::Mismatch(m)) => {
-                    eprint!("{m}");
-                    (name.clone(), policy.clone(), "FAIL", m.cycle, 0.0, secs)
-                }
-                Err(e) => return Err(e.into()),
-            };
-            rows.push(row);
+            let run = (name.as_str(), policy.as_str(), opts);
+            rows.push(gpu_row(&cfg, run, &mut open, &modes, &lockstep, rtl)?);
         }
     }
+    // Chimera's kernel schedulers, the SMs' chimera_tb planning each preemption, on the
+    // example mix (`mm` preempted by `chimera_bs` at cycle 3,000).
+    for sched in ["chimera", "switch-only", "drain-only", "flush-only"] {
+        let opts = SimOptions::parse(&format!("--kernel-sched {sched}"))?;
+        let mut open = || -> Result<Box<dyn WorkloadSource>, SimError> {
+            let path = Path::new("mixes/two_streams.toml");
+            Ok(Box::new(Mix::parse(TWO_STREAMS, path)?))
+        };
+        let run = ("two_streams", &opts.label()[..], &opts);
+        rows.push(gpu_row(&cfg, run, &mut open, &modes, &lockstep, rtl)?);
+    }
     Ok(rows)
+}
+
+/// The example mix, as in `mixes/`.
+const TWO_STREAMS: &str = include_str!("../../mixes/two_streams.toml");
+
+/// One GPU-lockstep row: `(name, policy, opts)` run on `open()`'s workload.
+fn gpu_row(
+    cfg: &GpuConfig,
+    (name, policy, opts): (&str, &str, &SimOptions),
+    open: &mut dyn FnMut() -> Result<Box<dyn WorkloadSource>, SimError>,
+    modes: &Modes,
+    lockstep: &LockstepConfig,
+    rtl: bool,
+) -> Result<GpuRow> {
+    let mut progress = RunProgress::new(&format!("{name} {policy}"));
+    let start = Instant::now();
+    let r = gpu::run(cfg, opts, open, modes.clone(), lockstep, &mut |p| {
+        progress.update(p)
+    });
+    progress.finish();
+    let secs = start.elapsed().as_secs_f64();
+    let (name, policy) = (name.to_string(), policy.to_string());
+    Ok(match r {
+        Ok(r) => {
+            let v = if rtl { "pass" } else { "golden-only" };
+            (name, policy, v, r.counters.cycles, r.ipc, secs)
+        }
+        Err(GpuRunError::Mismatch(m)) => {
+            eprint!("{m}");
+            (name, policy, "FAIL", m.cycle, 0.0, secs)
+        }
+        Err(e) => return Err(e.into()),
+    })
 }
 
 /// Runs `regress`.

@@ -757,7 +757,10 @@ fn verilated_chimera_tb_agrees_with_golden_inside_the_gpu_on_the_chimera_mixes()
             let opts = SimOptions::parse(&format!("--kernel-sched {sched}")).unwrap();
             let r = same_in_every_mode(&name, &open, &opts, &cfg);
             let requests = r.kernel_sched_stats["requests"].as_u64().unwrap();
-            assert!(requests >= 1, "{name} {sched}: a request planned by the blocks");
+            assert!(
+                requests >= 1,
+                "{name} {sched}: a request planned by the blocks"
+            );
             eprintln!(
                 "{name} {sched}: {} cycles x 15 chimera_tb in lockstep, {requests} requests, \
                  0 mismatches",
@@ -765,7 +768,11 @@ fn verilated_chimera_tb_agrees_with_golden_inside_the_gpu_on_the_chimera_mixes()
             );
         }
     }
-    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0, "no waveforms");
+    assert_eq!(
+        std::fs::read_dir(dir.path()).unwrap().count(),
+        0,
+        "no waveforms"
+    );
 }
 
 #[test]
@@ -805,8 +812,8 @@ fn a_planted_bug_in_one_chimera_tb_stops_the_gpu_at_its_plan_with_waveforms() {
         })
     };
     let (_, open) = chimera_mixes().remove(0);
-    let err = tbgpu::run_with(&gpu, &opts, &mut || Ok(open()), (&make, 2), &mut |_| {})
-        .unwrap_err();
+    let err =
+        tbgpu::run_with(&gpu, &opts, &mut || Ok(open()), (&make, 2), &mut |_| {}).unwrap_err();
     let GpuRunError::Mismatch(m) = err else {
         panic!("expected a mismatch, got {err}")
     };
