@@ -155,6 +155,8 @@ pub struct Results {
     pub lat_limit: u32,
     /// The latency limit of the pairs, cycles.
     pub pair_lat_limit: u32,
+    /// Where the plans came from (`--selector`).
+    pub selector: String,
     /// The task's cycles alone, its period and the window (cycles).
     pub task_cycles: u64,
     /// See `task_cycles`.
@@ -338,13 +340,16 @@ pub fn run(a: &ReproArgs, size: &str, out: &Path, jobs: usize) -> Result<ExitCod
         ),
     );
     let schedulers: Vec<String> = std::iter::once(format!(
-        "--kernel-sched switch-only --free-switch --lat-limit {lat_limit}"
+        "--kernel-sched switch-only --free-switch --lat-limit {lat_limit} --selector {}",
+        a.selector
     ))
-    .chain(
-        COLUMNS
-            .iter()
-            .map(|c| format!("--kernel-sched {} --lat-limit {lat_limit}", c.name)),
-    )
+    .chain(COLUMNS.iter().map(|c| {
+        let sel = &a.selector;
+        format!(
+            "--kernel-sched {} --lat-limit {lat_limit} --selector {sel}",
+            c.name
+        )
+    }))
     .collect();
     let mut task_jobs = vec![];
     let mut repeats = vec![];
@@ -410,11 +415,10 @@ pub fn run(a: &ReproArgs, size: &str, out: &Path, jobs: usize) -> Result<ExitCod
     let chimera_shares = chimera_blocks.map(|n| 100.0 * n as f64 / total);
     // Pairs.
     let pair_scheds: Vec<String> = std::iter::once("--kernel-sched fcfs".to_string())
-        .chain(
-            COLUMNS
-                .iter()
-                .map(|c| format!("--kernel-sched {} --lat-limit {pair_lat_limit}", c.name)),
-        )
+        .chain(COLUMNS.iter().map(|c| {
+            let (n, sel) = (c.name, &a.selector);
+            format!("--kernel-sched {n} --lat-limit {pair_lat_limit} --selector {sel}")
+        }))
         .collect();
     let mut pair_names = vec![];
     let mut pair_jobs = vec![];
@@ -461,6 +465,7 @@ pub fn run(a: &ReproArgs, size: &str, out: &Path, jobs: usize) -> Result<ExitCod
         size: size.to_string(),
         lat_limit,
         pair_lat_limit,
+        selector: a.selector.clone(),
         task_cycles,
         period,
         window,
@@ -511,8 +516,17 @@ pub fn markdown(r: &Results) -> String {
     let names: Vec<&str> = r.columns.iter().map(|c| c.name).collect();
     let _ = writeln!(
         s,
-        "# Chimera (seed 003 ch. IV) on `{}`, size `{}`\n\nPeriodic task: `chimera_task` ({} cycles alone, half of the SMs) every {} cycles, {ARRIVALS} arrivals in a window of {} cycles; latency limit {} cycles.\n",
-        r.config, r.size, r.task_cycles, r.period, r.window, r.lat_limit
+        "# Chimera (seed 003 ch. IV) on `{}`, size `{}`\n\nPeriodic task: `chimera_task` ({} cycles alone, half of the SMs) every {} cycles, {ARRIVALS} arrivals in a window of {} cycles; latency limit {} cycles; plans from the {}.\n",
+        r.config,
+        r.size,
+        r.task_cycles,
+        r.period,
+        r.window,
+        r.lat_limit,
+        match r.selector.as_str() {
+            "software" => "SMs' state at once (`--selector software`)",
+            _ => "SMs' chimera_tb blocks, a pass after each request",
+        }
     );
     let _ = writeln!(s, "| | {} |", names.join(" | "));
     let _ = writeln!(s, "|---|{}", "---:|".repeat(names.len()));

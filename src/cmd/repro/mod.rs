@@ -67,6 +67,10 @@ pub struct ReproArgs {
     /// thesis's 15 us at 1.4 GHz; the pairs take twice it, the thesis's 30 us).
     #[arg(long, value_name = "CYCLES", value_parser = clap::value_parser!(u32).range(1..))]
     lat_limit: Option<u32>,
+    /// Chimera: where the preemption plans come from (`--selector` of Chimera's schedulers:
+    /// block, each SM's chimera_tb a pass after the request; software, at once).
+    #[arg(long, value_name = "FROM", value_parser = ["block", "software"], default_value = "block")]
+    selector: String,
 }
 
 /// One scheduling configuration of the experiment.

@@ -85,7 +85,9 @@ pub struct Request {
     pub victim: usize,
     /// The cycle it was made.
     pub cycle: u64,
-    /// The SMs, each with the cycle it was handed over (`None` until it is).
+    /// The SMs, each with the cycle it was handed over (`None` until it is); none when the
+    /// SMs were no longer needed by the time the blocks' passes ended (the latency is then
+    /// the passes').
     pub sms: Vec<(usize, Option<u64>)>,
     /// The selector's estimate of its latency (the largest chosen SM latency), cycles.
     pub estimate: u32,
@@ -371,8 +373,8 @@ impl<'a> ChimeraUnit<'a> {
     }
 
     /// Step 5's end of a selection running in the blocks: once their passes are done, the
-    /// request from their plans, for what the needy kernel still lacks (none if either kernel
-    /// has left its slot).
+    /// request from their plans, for what the needy kernel still lacks (nothing once the victim
+    /// has left its slot; no request once the needy kernel has).
     fn complete(&mut self, inp: &KernelSchedIn, out: &mut KernelSchedOut) {
         let (Some(p), Some(tables)) = (&self.pending, &self.tables) else {
             return;
@@ -383,15 +385,18 @@ impl<'a> ChimeraUnit<'a> {
         let p = self.pending.take().expect("pending");
         let tables = self.tables.as_ref().expect("tables");
         let held = |(k, launch): (usize, usize)| inp.kernels[k].is_some_and(|v| v.launch == launch);
-        if !held(p.needy) || !held(p.victim) {
+        if !held(p.needy) {
             return;
         }
         let (needy, victim) = (p.needy.0, p.victim.0);
         let count = |k: usize| self.owner.iter().filter(|o| o.is_some_and(|(x, _)| x == k)).count();
-        let want = p
-            .want
-            .min(self.target[needy].saturating_sub(count(needy)))
-            .min(count(victim).saturating_sub(self.target[victim]));
+        let want = match held(p.victim) {
+            true => p
+                .want
+                .min(self.target[needy].saturating_sub(count(needy)))
+                .min(count(victim).saturating_sub(self.target[victim])),
+            false => 0,
+        };
         let offers: Vec<Offer> = p
             .sms
             .iter()
@@ -400,6 +405,18 @@ impl<'a> ChimeraUnit<'a> {
             .collect();
         if want > 0 && !offers.is_empty() {
             self.commit(inp, out, (needy, victim), &offers, want, p.cycle);
+        } else {
+            // Nothing left to take (blocks ended, SMs fell idle): the request took the passes.
+            self.requests.push(Request {
+                kernel: p.needy.1,
+                victim: p.victim.1,
+                cycle: p.cycle,
+                sms: vec![],
+                estimate: 0,
+                predicted_violation: false,
+                techniques: [0; 3],
+                latency: Some(inp.now - p.cycle),
+            });
         }
     }
 
