@@ -271,3 +271,17 @@ mod feed {
         }
     }
 }
+
+#[test]
+fn an_sm_too_large_for_the_block_is_refused_by_the_block_selector_only() {
+    let mut cfg = GpuConfig::preset("gtx480").unwrap();
+    cfg.sm.max_blocks = 32;
+    let opts = SimOptions::parse("--kernel-sched chimera").unwrap();
+    let e = Gpu::golden(&cfg, opts).err().expect("refused").to_string();
+    assert!(e.contains("--selector block") && e.contains("32 block slots (max_blocks)"), "{e}");
+    let opts = SimOptions::parse("--kernel-sched chimera --selector software").unwrap();
+    let mut gpu = Gpu::golden(&cfg, opts).unwrap();
+    let mut mix = Mix::parse(MIX, Path::new("m.toml")).unwrap();
+    let r = gpu.run(&mut mix, &mut |_| {}).unwrap();
+    assert!(stat(&r, "requests") >= 1);
+}
