@@ -713,31 +713,17 @@ fn a_planted_bug_in_the_locality_dispatcher_stops_the_gpu_with_waveforms() {
 }
 
 /// Chimera's mixes: `mixes/two_streams.toml` (`mm` preempted at cycle 3,000 by `chimera_bs`)
-/// and `chimera_imgvf` (whose blocks overwrite their input) preempted twice by the periodic
-/// task (both `small`).
+/// and `mixes/periodic_task.toml` (`chimera_imgvf`, whose blocks overwrite their input,
+/// preempted twice by the periodic task).
 fn chimera_mixes() -> Vec<(String, Opener)> {
-    let imgvf = r#"
-[[kernel]]
-workload = "chimera_imgvf"
-stream = 0
-
-[[kernel]]
-workload = "chimera_task"
-stream = 1
-arrival = 2000
-period = 30000
-count = 2
-priority = 1
-"#;
-    let two = concat!(env!("CARGO_MANIFEST_DIR"), "/../mixes/two_streams.toml");
-    let text = std::fs::read_to_string(two).unwrap();
-    let open = |text: String, name: &'static str| -> Opener {
-        Box::new(move || Box::new(Mix::parse(&text, std::path::Path::new(name)).unwrap()))
+    let open = |name: &'static str| -> (String, Opener) {
+        let path = format!("{}/../mixes/{name}.toml", env!("CARGO_MANIFEST_DIR"));
+        let text = std::fs::read_to_string(&path).unwrap();
+        let opener: Opener =
+            Box::new(move || Box::new(Mix::parse(&text, std::path::Path::new(&path)).unwrap()));
+        (name.into(), opener)
     };
-    vec![
-        ("two_streams".into(), open(text, "two_streams.toml")),
-        ("imgvf+task".into(), open(imgvf.into(), "imgvf.toml")),
-    ]
+    vec![open("two_streams"), open("periodic_task")]
 }
 
 #[test]

@@ -12,19 +12,7 @@ use std::path::Path;
 /// `chimera_imgvf` (not idempotent: it overwrites its input at its end; 30 blocks of about
 /// 26,000 cycles, one per SM) with the task (28,600 cycles on 7 SMs) arriving twice, 30,000
 /// cycles apart, from cycle 2,000.
-const MIX: &str = r#"
-[[kernel]]
-workload = "chimera_imgvf"
-stream = 0
-
-[[kernel]]
-workload = "chimera_task"
-stream = 1
-arrival = 2000
-period = 30000
-count = 2
-priority = 1
-"#;
+const MIX: &str = include_str!("../../../../mixes/periodic_task.toml");
 
 fn run(args: &str) -> (Report, Vec<StoreEvent>) {
     let cfg = GpuConfig::preset("gtx480").unwrap();
