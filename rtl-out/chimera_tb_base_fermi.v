@@ -27,6 +27,7 @@
 //   input  mode               2 bits
 //   input  scope              2 bits
 //   input  idempotent         1 bit
+//   input  dr_min             1 bit
 //   output busy               1 bit
 //   output done               1 bit
 //   output ok                 1 bit
@@ -43,7 +44,7 @@
 //   output tech_7             2 bits
 //   output leave_issued      32 bits
 //   output leave_cycles      32 bits
-module chimera_tb_base_fermi(clock,reset,launch,launch_slot,launch_issued,launch_cycles,launch_ni,issue_valid_0,issue_valid_1,issue_slot_0,issue_slot_1,issue_overwrite_0,issue_overwrite_1,leave,leave_slot,start,victims,avg_i,cpi_q,ipc_q,sw_cyc,lat_limit,margin,mode,scope,idempotent,busy,done,ok,sm_ovh,sm_lat,fallback,tech_0,tech_1,tech_2,tech_3,tech_4,tech_5,tech_6,tech_7,leave_issued,leave_cycles);
+module chimera_tb_base_fermi(clock,reset,launch,launch_slot,launch_issued,launch_cycles,launch_ni,issue_valid_0,issue_valid_1,issue_slot_0,issue_slot_1,issue_overwrite_0,issue_overwrite_1,leave,leave_slot,start,victims,avg_i,cpi_q,ipc_q,sw_cyc,lat_limit,margin,mode,scope,idempotent,dr_min,busy,done,ok,sm_ovh,sm_lat,fallback,tech_0,tech_1,tech_2,tech_3,tech_4,tech_5,tech_6,tech_7,leave_issued,leave_cycles);
     
     // Module arguments
     input wire  clock;
@@ -72,6 +73,7 @@ module chimera_tb_base_fermi(clock,reset,launch,launch_slot,launch_issued,launch
     input wire  [1:0] mode;
     input wire  [1:0] scope;
     input wire  idempotent;
+    input wire  dr_min;
     output reg  busy;
     output reg  done;
     output reg  ok;
@@ -438,6 +440,13 @@ module chimera_tb_base_fermi(clock,reset,launch,launch_slot,launch_issued,launch
     reg  k_mode__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
+    reg  k_dr__d;
+    // verilator lint_on UNOPTFLAT
+    wire  k_dr__q;
+    // verilator lint_off UNOPTFLAT
+    reg  k_dr__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [3:0] phase__d;
     // verilator lint_on UNOPTFLAT
     wire  [3:0] phase__q;
@@ -499,6 +508,20 @@ module chimera_tb_base_fermi(clock,reset,launch,launch_slot,launch_issued,launch
     wire  [31:0] i_max__q;
     // verilator lint_off UNOPTFLAT
     reg  i_max__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [31:0] i_min__d;
+    // verilator lint_on UNOPTFLAT
+    wire  [31:0] i_min__q;
+    // verilator lint_off UNOPTFLAT
+    reg  i_min__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [31:0] dr_ovh__d;
+    // verilator lint_on UNOPTFLAT
+    wire  [31:0] dr_ovh__q;
+    // verilator lint_off UNOPTFLAT
+    reg  dr_ovh__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
     reg  [31:0] sum__d;
@@ -1076,6 +1099,11 @@ module chimera_tb_base_fermi(clock,reset,launch,launch_slot,launch_issued,launch
         .q(k_mode__q),
         .clock(k_mode__clock)
     );
+    chimera_tb_base_fermi__k_dr k_dr(
+        .d(k_dr__d),
+        .q(k_dr__q),
+        .clock(k_dr__clock)
+    );
     chimera_tb_base_fermi__phase phase(
         .d(phase__d),
         .q(phase__q),
@@ -1120,6 +1148,16 @@ module chimera_tb_base_fermi(clock,reset,launch,launch_slot,launch_issued,launch
         .d(i_max__d),
         .q(i_max__q),
         .clock(i_max__clock)
+    );
+    chimera_tb_base_fermi__i_min i_min(
+        .d(i_min__d),
+        .q(i_min__q),
+        .clock(i_min__clock)
+    );
+    chimera_tb_base_fermi__dr_ovh dr_ovh(
+        .d(dr_ovh__d),
+        .q(dr_ovh__q),
+        .clock(dr_ovh__clock)
     );
     chimera_tb_base_fermi__sum sum(
         .d(sum__d),
@@ -1311,6 +1349,7 @@ module chimera_tb_base_fermi(clock,reset,launch,launch_slot,launch_issued,launch
         k_margin__clock = clock;
         k_sw__clock = clock;
         k_mode__clock = clock;
+        k_dr__clock = clock;
         phase__clock = clock;
         step__clock = clock;
         sel__clock = clock;
@@ -1320,6 +1359,8 @@ module chimera_tb_base_fermi(clock,reset,launch,launch_slot,launch_issued,launch
         ovh_sw__clock = clock;
         lat_sw__clock = clock;
         i_max__clock = clock;
+        i_min__clock = clock;
+        dr_ovh__clock = clock;
         sum__clock = clock;
         lat_max__clock = clock;
         cur_i__clock = clock;
@@ -1347,6 +1388,7 @@ module chimera_tb_base_fermi(clock,reset,launch,launch_slot,launch_issued,launch
         k_margin__d = k_margin__q;
         k_sw__d = k_sw__q;
         k_mode__d = k_mode__q;
+        k_dr__d = k_dr__q;
         phase__d = phase__q;
         step__d = step__q;
         sel__d = sel__q;
@@ -1356,6 +1398,8 @@ module chimera_tb_base_fermi(clock,reset,launch,launch_slot,launch_issued,launch
         ovh_sw__d = ovh_sw__q;
         lat_sw__d = lat_sw__q;
         i_max__d = i_max__q;
+        i_min__d = i_min__q;
+        dr_ovh__d = dr_ovh__q;
         sum__d = sum__q;
         lat_max__d = lat_max__q;
         cur_i__d = cur_i__q;
@@ -2174,9 +2218,15 @@ module chimera_tb_base_fermi(clock,reset,launch,launch_slot,launch_issued,launch
             ovh_0 = cur_i__q;
         end
         lat_1 = lat_dr__q;
-        ovh_1 = zero32;
-        if (i_max__q > cur_i__q) begin
-            ovh_1 = i_max__q - cur_i__q;
+        ovh_1 = dr_ovh__q;
+        dr_ovh__d = zero32;
+        if (k_dr__q) begin
+            if (cur_i__q > i_min__q) begin
+                dr_ovh__d = cur_i__q - i_min__q;
+            end
+        end
+        else if (i_max__q > cur_i__q) begin
+            dr_ovh__d = i_max__q - cur_i__q;
         end
         lat_2 = lat_sw__q;
         ovh_2 = ovh_sw__q;
@@ -2231,6 +2281,7 @@ module chimera_tb_base_fermi(clock,reset,launch,launch_slot,launch_issued,launch
                 k_margin__d = margin;
                 k_sw__d = sw_cyc;
                 k_mode__d = mode;
+                k_dr__d = dr_min;
                 mul_a__d = ext_a;
                 mul_b__d = ext_b;
                 acc__d = zero64;
@@ -2259,6 +2310,7 @@ module chimera_tb_base_fermi(clock,reset,launch,launch_slot,launch_issued,launch
                 lat_sw__d = prod_f;
                 sel__d = onehot_0;
                 i_max__d = zero32;
+                i_min__d = max32;
                 sum__d = zero32;
                 lat_max__d = zero32;
                 fb_i__d = zero_t;
@@ -2275,6 +2327,9 @@ module chimera_tb_base_fermi(clock,reset,launch,launch_slot,launch_issued,launch
         else if (phase__q == p_max) begin
             if (sel_c & (mux__out > i_max__q)) begin
                 i_max__d = mux__out;
+            end
+            if (sel_c & (mux__out < i_min__q)) begin
+                i_min__d = mux__out;
             end
             sel__d = sel__q << sh1_t;
             if (|(sel__q & last_t)) begin
@@ -2661,6 +2716,25 @@ module chimera_tb_base_fermi__cycles(d,q,clock);
           
 endmodule // chimera_tb_base_fermi__cycles
 
+// chimera_tb_base_fermi__dr_ovh: a register (rust-hdl DFF), field `dr_ovh` of `chimera_tb_base_fermi`; 1 instance.
+module chimera_tb_base_fermi__dr_ovh(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // chimera_tb_base_fermi__dr_ovh
+
 // chimera_tb_base_fermi__fb_i: a register (rust-hdl DFF), field `fb_i` of `chimera_tb_base_fermi`; 1 instance.
 module chimera_tb_base_fermi__fb_i(d,q,clock);
     
@@ -2718,6 +2792,25 @@ module chimera_tb_base_fermi__i_max(d,q,clock);
           
 endmodule // chimera_tb_base_fermi__i_max
 
+// chimera_tb_base_fermi__i_min: a register (rust-hdl DFF), field `i_min` of `chimera_tb_base_fermi`; 1 instance.
+module chimera_tb_base_fermi__i_min(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // chimera_tb_base_fermi__i_min
+
 // chimera_tb_base_fermi__issued: a register (rust-hdl DFF), field `issued` of `chimera_tb_base_fermi`; 8 instances (one per array element).
 module chimera_tb_base_fermi__issued(d,q,clock);
     
@@ -2774,6 +2867,25 @@ module chimera_tb_base_fermi__k_cpi(d,q,clock);
     end
           
 endmodule // chimera_tb_base_fermi__k_cpi
+
+// chimera_tb_base_fermi__k_dr: a register (rust-hdl DFF), field `k_dr` of `chimera_tb_base_fermi`; 1 instance.
+module chimera_tb_base_fermi__k_dr(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // chimera_tb_base_fermi__k_dr
 
 // chimera_tb_base_fermi__k_ipc: a register (rust-hdl DFF), field `k_ipc` of `chimera_tb_base_fermi`; 1 instance.
 module chimera_tb_base_fermi__k_ipc(d,q,clock);

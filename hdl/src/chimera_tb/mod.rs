@@ -10,7 +10,7 @@
 //! | `leave`, `leave_slot` | in | 1, `TB` | a block leaves its slot |
 //! | `start`, `victims` | in | 1, `T` | ask for the SM's plan over the victim slots |
 //! | `avg_i`, `cpi_q`, `ipc_q`, `sw_cyc` | in | 32, 32, 32, 24 | the victim kernel's statistics |
-//! | `lat_limit`, `margin`, `mode`, `scope`, `idempotent` | in | 32, 32, 2, 2, 1 | the request |
+//! | `lat_limit`, `margin`, `mode`, `scope`, `idempotent`, `dr_min` | in | 32, 32, 2, 2, 1, 1 | the request |
 //! | `busy`, `done`, `ok` | out | 1 | a pass runs; it ended; the plan meets the limit |
 //! | `sm_ovh`, `sm_lat`, `fallback`, `tech_t` | out | 32, 32, `T`, 2 | the plan |
 //! | `leave_issued`, `leave_cycles` | out | 32 | the leaving slot's counters |
@@ -19,8 +19,8 @@
 //! bits (the SMST); the pass's snapshot of the instruction counters, its latched request, one
 //! 32 x 32 shift-add multiplier (a 64-bit accumulator, one partial product per cycle), and the
 //! phase register of a serial schedule: the switch overhead and latency products, a pass over
-//! the slots for the most advanced victim, then per slot (a one-hot pointer) the drain-latency
-//! product, the 3-way choice (the three pairwise (overhead, latency) compares and the limit
+//! the slots for the most and the least advanced victims, then per slot (a one-hot pointer) the
+//! drain-latency product, the 3-way choice (the three pairwise (overhead, latency) compares and the limit
 //! tests in parallel) and the accumulation. Logic depth: a 64-bit add (the multiplier), or a
 //! 32-bit add and compare (the limit test) beside a 32-bit compare.
 
@@ -79,6 +79,8 @@ pub struct ChimeraTb<const T: usize, const TB: usize, const NB: usize, const P: 
     pub scope: Signal<In, Bits<2>>,
     /// The victim kernel is strictly idempotent.
     pub idempotent: Signal<In, Bit>,
+    /// Drain overheads from the least advanced victim (`I_t - I_min`), not the most advanced.
+    pub dr_min: Signal<In, Bit>,
     /// A pass is running.
     pub busy: Signal<Out, Bit>,
     /// The pass ended.
@@ -113,6 +115,7 @@ pub struct ChimeraTb<const T: usize, const TB: usize, const NB: usize, const P: 
     k_margin: DFF<Bits<32>>,
     k_sw: DFF<Bits<24>>,
     k_mode: DFF<Bits<2>>,
+    k_dr: DFF<Bit>,
     // The schedule.
     phase: DFF<Bits<4>>,
     step: DFF<Bits<6>>,
@@ -125,6 +128,8 @@ pub struct ChimeraTb<const T: usize, const TB: usize, const NB: usize, const P: 
     ovh_sw: DFF<Bits<32>>,
     lat_sw: DFF<Bits<32>>,
     i_max: DFF<Bits<32>>,
+    i_min: DFF<Bits<32>>,
+    dr_ovh: DFF<Bits<32>>,
     sum: DFF<Bits<32>>,
     lat_max: DFF<Bits<32>>,
     cur_i: DFF<Bits<32>>,
@@ -235,6 +240,7 @@ impl<const T: usize, const TB: usize, const NB: usize, const P: usize> Default
             mode: Default::default(),
             scope: Default::default(),
             idempotent: Default::default(),
+            dr_min: Default::default(),
             busy: Default::default(),
             done: Default::default(),
             ok: Default::default(),
@@ -258,6 +264,7 @@ impl<const T: usize, const TB: usize, const NB: usize, const P: usize> Default
             k_margin: Default::default(),
             k_sw: Default::default(),
             k_mode: Default::default(),
+            k_dr: Default::default(),
             phase: Default::default(),
             step: Default::default(),
             sel: Default::default(),
@@ -267,6 +274,8 @@ impl<const T: usize, const TB: usize, const NB: usize, const P: usize> Default
             ovh_sw: Default::default(),
             lat_sw: Default::default(),
             i_max: Default::default(),
+            i_min: Default::default(),
+            dr_ovh: Default::default(),
             sum: Default::default(),
             lat_max: Default::default(),
             cur_i: Default::default(),
@@ -349,7 +358,8 @@ impl<const T: usize, const TB: usize, const NB: usize, const P: usize> Logic
     fn update(&mut self) {
         dff_setup!(
             self, clock, valid, ni, cand, fok, k_avg, k_cpi, k_ipc, k_limit, k_margin, k_sw,
-            k_mode, phase, step, sel, mul_a, mul_b, acc, ovh_sw, lat_sw, i_max, sum, lat_max,
+            k_mode, k_dr, phase, step, sel, mul_a, mul_b, acc, ovh_sw, lat_sw, i_max, i_min,
+            dr_ovh, sum, lat_max,
             cur_i, cur_c, cur_f, lat_dr, ch_t, ch_lat, ch_ovh, ch_fb, fb_i, o_ok, o_ovh, o_lat,
             o_fb, o_done
         );
@@ -492,9 +502,16 @@ impl<const T: usize, const TB: usize, const NB: usize, const P: usize> Logic
             self.ovh[0].next = self.cur_i.q.val();
         }
         self.lat[1].next = self.lat_dr.q.val();
-        self.ovh[1].next = self.zero32.val();
-        if self.i_max.q.val() > self.cur_i.q.val() {
-            self.ovh[1].next = self.i_max.q.val() - self.cur_i.q.val();
+        self.ovh[1].next = self.dr_ovh.q.val();
+        // The current victim's drain overhead, registered: `cur_i` holds still through the
+        // drain-latency multiplication before it is read.
+        self.dr_ovh.d.next = self.zero32.val();
+        if self.k_dr.q.val() {
+            if self.cur_i.q.val() > self.i_min.q.val() {
+                self.dr_ovh.d.next = self.cur_i.q.val() - self.i_min.q.val();
+            }
+        } else if self.i_max.q.val() > self.cur_i.q.val() {
+            self.dr_ovh.d.next = self.i_max.q.val() - self.cur_i.q.val();
         }
         self.lat[2].next = self.lat_sw.q.val();
         self.ovh[2].next = self.ovh_sw.q.val();
@@ -552,6 +569,7 @@ impl<const T: usize, const TB: usize, const NB: usize, const P: usize> Logic
                 self.k_margin.d.next = self.margin.val();
                 self.k_sw.d.next = self.sw_cyc.val();
                 self.k_mode.d.next = self.mode.val();
+                self.k_dr.d.next = self.dr_min.val();
                 self.mul_a.d.next = self.ext_a.val();
                 self.mul_b.d.next = self.ext_b.val();
                 self.acc.d.next = self.zero64.val();
@@ -580,6 +598,7 @@ impl<const T: usize, const TB: usize, const NB: usize, const P: usize> Logic
                 self.lat_sw.d.next = self.prod_f.val();
                 self.sel.d.next = self.onehot[0].val();
                 self.i_max.d.next = self.zero32.val();
+                self.i_min.d.next = self.max32.val();
                 self.sum.d.next = self.zero32.val();
                 self.lat_max.d.next = self.zero32.val();
                 self.fb_i.d.next = self.zero_t.val();
@@ -595,6 +614,9 @@ impl<const T: usize, const TB: usize, const NB: usize, const P: usize> Logic
         } else if self.phase.q.val() == self.p_max.val() {
             if self.sel_c.val() & (self.mux.out.val() > self.i_max.q.val()) {
                 self.i_max.d.next = self.mux.out.val();
+            }
+            if self.sel_c.val() & (self.mux.out.val() < self.i_min.q.val()) {
+                self.i_min.d.next = self.mux.out.val();
             }
             self.sel.d.next = self.sel.q.val() << self.sh1_t.val();
             if (self.sel.q.val() & self.last_t.val()).any() {

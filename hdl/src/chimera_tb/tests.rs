@@ -38,6 +38,7 @@ fn drive<const T: usize, const TB: usize, const NB: usize, const P: usize>(
     u.mode.next = (i.mode as u64).to_bits();
     u.scope.next = (i.scope as u64).to_bits();
     u.idempotent.next = i.idempotent;
+    u.dr_min.next = i.dr_min;
 }
 
 fn outputs<const T: usize, const TB: usize, const NB: usize, const P: usize>(

@@ -157,6 +157,8 @@ pub struct Results {
     pub pair_lat_limit: u32,
     /// Where the plans came from (`--selector`).
     pub selector: String,
+    /// The drain overhead's formula (`--drain-overhead`).
+    pub drain_overhead: String,
     /// The task's cycles alone, its period and the window (cycles).
     pub task_cycles: u64,
     /// See `task_cycles`.
@@ -288,6 +290,14 @@ fn antt_stp(r: &Report, alone: &dyn Fn(&str) -> u64) -> (f64, f64) {
     (antt, stp)
 }
 
+/// The options every Chimera scheduler of the run takes (`--selector`, `--drain-overhead`).
+fn chimera_opts(a: &ReproArgs) -> String {
+    format!(
+        " --selector {} --drain-overhead {}",
+        a.selector, a.drain_overhead
+    )
+}
+
 /// Runs the experiment.
 pub fn run(a: &ReproArgs, size: &str, out: &Path, jobs: usize) -> Result<ExitCode> {
     let cfg = load_config(&a.config)?;
@@ -340,15 +350,12 @@ pub fn run(a: &ReproArgs, size: &str, out: &Path, jobs: usize) -> Result<ExitCod
         ),
     );
     let schedulers: Vec<String> = std::iter::once(format!(
-        "--kernel-sched switch-only --free-switch --lat-limit {lat_limit} --selector {}",
-        a.selector
+        "--kernel-sched switch-only --free-switch --lat-limit {lat_limit}{}",
+        chimera_opts(a)
     ))
     .chain(COLUMNS.iter().map(|c| {
-        let sel = &a.selector;
-        format!(
-            "--kernel-sched {} --lat-limit {lat_limit} --selector {sel}",
-            c.name
-        )
+        let opts = chimera_opts(a);
+        format!("--kernel-sched {} --lat-limit {lat_limit}{opts}", c.name)
     }))
     .collect();
     let mut task_jobs = vec![];
@@ -416,8 +423,8 @@ pub fn run(a: &ReproArgs, size: &str, out: &Path, jobs: usize) -> Result<ExitCod
     // Pairs.
     let pair_scheds: Vec<String> = std::iter::once("--kernel-sched fcfs".to_string())
         .chain(COLUMNS.iter().map(|c| {
-            let (n, sel) = (c.name, &a.selector);
-            format!("--kernel-sched {n} --lat-limit {pair_lat_limit} --selector {sel}")
+            let (n, opts) = (c.name, chimera_opts(a));
+            format!("--kernel-sched {n} --lat-limit {pair_lat_limit}{opts}")
         }))
         .collect();
     let mut pair_names = vec![];
@@ -466,6 +473,7 @@ pub fn run(a: &ReproArgs, size: &str, out: &Path, jobs: usize) -> Result<ExitCod
         lat_limit,
         pair_lat_limit,
         selector: a.selector.clone(),
+        drain_overhead: a.drain_overhead.clone(),
         task_cycles,
         period,
         window,
@@ -516,7 +524,7 @@ pub fn markdown(r: &Results) -> String {
     let names: Vec<&str> = r.columns.iter().map(|c| c.name).collect();
     let _ = writeln!(
         s,
-        "# Chimera (seed 003 ch. IV) on `{}`, size `{}`\n\nPeriodic task: `chimera_task` ({} cycles alone, half of the SMs) every {} cycles, {ARRIVALS} arrivals in a window of {} cycles; latency limit {} cycles; plans from the {}.\n",
+        "# Chimera (seed 003 ch. IV) on `{}`, size `{}`\n\nPeriodic task: `chimera_task` ({} cycles alone, half of the SMs) every {} cycles, {ARRIVALS} arrivals in a window of {} cycles; latency limit {} cycles; plans from the {}; drain overhead {}.\n",
         r.config,
         r.size,
         r.task_cycles,
@@ -526,6 +534,10 @@ pub fn markdown(r: &Results) -> String {
         match r.selector.as_str() {
             "software" => "SMs' state at once (`--selector software`)",
             _ => "SMs' chimera_tb blocks, a pass after each request",
+        },
+        match r.drain_overhead.as_str() {
+            "slot-idle" => "I_t - I_min (`--drain-overhead slot-idle`)",
+            _ => "I_max - I_t (the thesis's)",
         }
     );
     let _ = writeln!(s, "| | {} |", names.join(" | "));

@@ -71,6 +71,10 @@ pub struct ReproArgs {
     /// block, each SM's chimera_tb a pass after the request; software, at once).
     #[arg(long, value_name = "FROM", value_parser = ["block", "software"], default_value = "block")]
     selector: String,
+    /// Chimera: a drained block's estimated overhead (`--drain-overhead` of Chimera's
+    /// schedulers: literal, I_max - I_t; slot-idle, I_t - I_min).
+    #[arg(long, value_name = "FORMULA", value_parser = ["literal", "slot-idle"], default_value = "literal")]
+    drain_overhead: String,
 }
 
 /// One scheduling configuration of the experiment.

@@ -8,7 +8,7 @@
 //! follows spec §5 A5-A6: ties by (overhead, latency, FLUSH < DRAIN < SWITCH, block) and
 //! (overhead, latency, SM); a short selection is filled with the least late SMs and flagged.
 
-use super::cost::{costs, sat_add, Derived, TbCounters, ORDER};
+use super::cost::{costs, sat_add, Derived, DrainOvh, TbCounters, Victims, ORDER};
 use super::select::Limit;
 use crate::gpu::sites::kernel_sched::Technique;
 
@@ -21,18 +21,17 @@ pub type SmPreemption = (usize, Vec<Technique>);
 pub fn algorithm3(
     k: &Derived,
     sms: &[(usize, Vec<TbCounters>)],
-    limit: Limit,
+    (limit, drain): (Limit, DrainOvh),
     num: usize,
 ) -> (Vec<SmPreemption>, bool) {
     // (SM, Σ overhead, max latency, techniques)
     let mut sm_costs: Vec<(usize, u32, u32, Vec<Technique>)> = vec![];
     for (sm, tbs) in sms {
-        let n = tbs.len() as u32;
-        let i_max = tbs.iter().map(|t| t.issued).max().unwrap_or(0);
+        let victims = Victims::of(tbs);
         // L2-L6: every (TB, technique) pair with its estimates.
         let mut tb_costs = vec![];
         for (t, &tb) in tbs.iter().enumerate() {
-            let c = costs(k, n, i_max, tb);
+            let c = costs(k, &victims, drain, tb);
             for p in 0..3 {
                 tb_costs.push((c.ovh[p], c.lat[p], p, t));
             }
@@ -56,7 +55,7 @@ pub fn algorithm3(
         let mut techniques = vec![];
         for (t, s) in single.iter().enumerate() {
             let (p, lat, ovh) = s.unwrap_or_else(|| {
-                let c = costs(k, n, i_max, tbs[t]);
+                let c = costs(k, &victims, drain, tbs[t]);
                 (switch, c.lat[switch], c.ovh[switch])
             });
             ovh_sum = sat_add(ovh_sum, ovh);

@@ -14,8 +14,9 @@
 //! * `start` with `victims` (a `T`-bit mask: the slots holding the victim kernel's blocks) and
 //!   the kernel's statistics (`avg_i`, `cpi_q`, `ipc_q` Q16.16, `sw_cyc` 24 bits, all-ones =
 //!   unknown), the limit (`lat_limit`, `margin`), `mode` (0 Chimera, 1 switch-only, 2
-//!   drain-only, 3 flush-only) and `scope` (0 block, 1 SM, 2-3 kernel: `idempotent`): ask for
-//!   the SM's plan. Ignored while `busy`.
+//!   drain-only, 3 flush-only), `scope` (0 block, 1 SM, 2-3 kernel: `idempotent`) and `dr_min`
+//!   (the drain overhead's formula, [`DrainOvh`]): ask for the SM's plan. Ignored while
+//!   `busy`.
 //!
 //! At the edge the counters update (cycles +1 for every valid slot, instructions +1 per issue
 //! port, saturating at 2^32 - 1; a launch overrides the rest for its slot); a `start` snapshots
@@ -32,8 +33,8 @@
 //! per slot a set-up cycle, a multiplication (the drain latency) with its result cycle, the
 //! 3-way choice and the SM's sum and maximum, and a final cycle that publishes the plan.
 
-use super::cost::{Derived, TbCounters};
-use super::select::{plan_sm, Limit, Mode};
+use super::cost::{Derived, DrainOvh, TbCounters};
+use super::select::{plan_sm, Limit, Mode, Rules};
 use crate::block::{clog2, Block, Inspect, PortSpec};
 use crate::gpu::sites::kernel_sched::Technique;
 use crate::port_bundle;
@@ -105,6 +106,9 @@ port_bundle! {
         pub scope: u8 = |_p| 2,
         /// The victim kernel is strictly idempotent.
         pub idempotent: bool = |_p| 1,
+        /// Drain overheads from the least advanced victim (`I_t - I_min`, spec §5 A3) instead
+        /// of the most advanced (`I_max - I_t`).
+        pub dr_min: bool = |_p| 1,
     }
 }
 
@@ -254,7 +258,15 @@ impl Golden {
             cycles: inp.lat_limit,
             margin: inp.margin,
         };
-        let p = plan_sm(0, &k, &tbs, mode_of(inp.mode), limit);
+        let rules = Rules {
+            mode: mode_of(inp.mode),
+            limit,
+            drain: match inp.dr_min {
+                true => DrainOvh::SlotIdle,
+                false => DrainOvh::Literal,
+            },
+        };
+        let p = plan_sm(0, &k, &tbs, rules);
         let mut plan = Plan {
             ok: p.ok,
             ovh: p.ovh,

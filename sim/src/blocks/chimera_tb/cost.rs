@@ -117,15 +117,51 @@ impl Costs {
     }
 }
 
-/// The costs of preempting block `tb` on an SM holding `n` blocks of the kernel, the most
-/// advanced of which has issued `i_max` warp instructions (spec §1.5, REC per-TB form):
+/// Which per-block drain overhead the estimator uses (spec §5 A3: the thesis gives the SM's
+/// sum only, L827).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum DrainOvh {
+    /// `I_max - I_t`: how far the block is behind the most advanced victim (the literal
+    /// reading: the sum is the thesis's `sum(I_max - I_t)`).
+    #[default]
+    Literal,
+    /// `I_t - I_min`: how long the block's slot idles while the least advanced victim
+    /// finishes (the slot-idle reading of §5 A3).
+    SlotIdle,
+}
+
+/// The victim kernel's blocks on one SM, as each block's costs see them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Victims {
+    /// How many there are (`n`).
+    pub n: u32,
+    /// The most and the least warp instructions any of them has issued (0 and [`MAX`] when
+    /// there are none).
+    pub i_max: u32,
+    /// See `i_max`.
+    pub i_min: u32,
+}
+
+impl Victims {
+    /// The figures of `tbs`.
+    pub fn of(tbs: &[TbCounters]) -> Self {
+        Self {
+            n: tbs.len() as u32,
+            i_max: tbs.iter().map(|t| t.issued).max().unwrap_or(0),
+            i_min: tbs.iter().map(|t| t.issued).min().unwrap_or(MAX),
+        }
+    }
+}
+
+/// The costs of preempting block `tb`, one of the victims `sm` of an SM, with the drain
+/// overhead `drain` (spec §1.5, REC per-TB form):
 ///
 /// | | latency | overhead |
 /// |---|---|---|
 /// | flush | 0 (MAX if not flushable) | `I_t` (MAX if not flushable) |
-/// | drain | `(avgI - I_t)+ * CPI` | `I_max - I_t` |
+/// | drain | `(avgI - I_t)+ * CPI` | `I_max - I_t` (literal) or `I_t - I_min` (slot-idle) |
 /// | switch | `n * SW_CYC_TB` (the whole SM's save, C-R1) | `2 * SW_CYC_TB * IPC1SM` |
-pub fn costs(k: &Derived, n: u32, i_max: u32, tb: TbCounters) -> Costs {
+pub fn costs(k: &Derived, sm: &Victims, drain: DrainOvh, tb: TbCounters) -> Costs {
     let (lat_fl, ovh_fl) = if tb.flushable {
         (0, tb.issued)
     } else {
@@ -136,8 +172,11 @@ pub fn costs(k: &Derived, n: u32, i_max: u32, tb: TbCounters) -> Costs {
     } else {
         mul_q(k.avg_i.saturating_sub(tb.issued), k.cpi_q)
     };
-    let ovh_dr = i_max.saturating_sub(tb.issued);
-    let lat_sw = sat(n as u64 * k.sw_cyc_tb as u64);
+    let ovh_dr = match drain {
+        DrainOvh::Literal => sm.i_max.saturating_sub(tb.issued),
+        DrainOvh::SlotIdle => tb.issued.saturating_sub(sm.i_min),
+    };
+    let lat_sw = sat(sm.n as u64 * k.sw_cyc_tb as u64);
     let ovh_sw = mul_q(sat(2 * k.sw_cyc_tb as u64), k.ipc_q);
     Costs {
         lat: [lat_fl, lat_dr, lat_sw],

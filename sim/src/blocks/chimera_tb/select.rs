@@ -6,7 +6,7 @@
 //! [`super::algorithm3`] is the thesis's listing taken literally (a sort of every (block,
 //! technique) pair and a greedy pass); the tests show the two choose the same.
 
-use super::cost::{costs, sat_add, Costs, Derived, TbCounters, MAX, ORDER};
+use super::cost::{costs, sat_add, Costs, Derived, DrainOvh, TbCounters, Victims, MAX, ORDER};
 use crate::gpu::sites::kernel_sched::Technique;
 
 /// Which techniques the selector chooses from (C-R3).
@@ -33,6 +33,18 @@ impl Limit {
     pub fn meets(&self, lat: u32) -> bool {
         lat != MAX && sat_add(lat, self.margin) <= self.cycles
     }
+}
+
+/// What the selector is asked to meet and how it estimates: its mode, the limit and the drain
+/// overhead's formula.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Rules {
+    /// The techniques it chooses from.
+    pub mode: Mode,
+    /// The latency limit.
+    pub limit: Limit,
+    /// The per-block drain overhead.
+    pub drain: DrainOvh,
 }
 
 /// One block's technique.
@@ -90,13 +102,19 @@ pub struct SmPlan {
     pub ok: bool,
 }
 
-/// The plan for SM `sm` holding `tbs` of a kernel with statistics `k`.
-pub fn plan_sm(sm: usize, k: &Derived, tbs: &[TbCounters], mode: Mode, limit: Limit) -> SmPlan {
-    let n = tbs.len() as u32;
-    let i_max = tbs.iter().map(|t| t.issued).max().unwrap_or(0);
+/// The plan for SM `sm` holding `tbs` of a kernel with statistics `k`, drain overheads by
+/// `drain`.
+pub fn plan_sm(
+    sm: usize,
+    k: &Derived,
+    tbs: &[TbCounters],
+    rules: Rules,
+) -> SmPlan {
+    let Rules { mode, limit, drain } = rules;
+    let victims = Victims::of(tbs);
     let choices: Vec<Choice> = tbs
         .iter()
-        .map(|&t| choose(&costs(k, n, i_max, t), mode, limit))
+        .map(|&t| choose(&costs(k, &victims, drain, t), mode, limit))
         .collect();
     let ovh = choices.iter().fold(0, |a, c| sat_add(a, c.ovh));
     let lat = choices.iter().map(|c| c.lat).max().unwrap_or(0);

@@ -119,6 +119,7 @@ impl crate::block::Stimulus<ChimeraIn, ChimeraOut> for Stimulus {
             i.mode = self.rng.gen_range(0..4);
             i.scope = self.rng.gen_range(0..4);
             i.idempotent = self.rng.gen_bool(0.5);
+            i.dr_min = self.rng.gen_bool(0.5);
         }
         i
     }

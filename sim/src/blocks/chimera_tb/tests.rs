@@ -1,8 +1,10 @@
 //! Properties of the estimator and the selector (spec §4.2 E1-E5, §4.3 A1-A9).
 
 use super::algorithm3::algorithm3;
-use super::cost::{costs, div_q, mul_q, Derived, KernelStats, TbCounters, MAX, ORDER};
-use super::select::{choose, plan_sm, select, Limit, Mode, SmPlan};
+use super::cost::{
+    costs, div_q, mul_q, Derived, DrainOvh, KernelStats, TbCounters, Victims, MAX, ORDER,
+};
+use super::select::{choose, plan_sm, select, Limit, Mode, Rules, SmPlan};
 use crate::gpu::sites::kernel_sched::Technique;
 use proptest::prelude::*;
 
@@ -69,26 +71,35 @@ fn costs_follow_the_formulas() {
         ipc_q: 1 << 15,
         sw_cyc_tb: 100,
     };
-    let c = costs(
-        &k,
-        4,
-        900,
-        TbCounters {
-            issued: 600,
-            flushable: true,
-        },
-    );
+    let sm = Victims {
+        n: 4,
+        i_max: 900,
+        i_min: 250,
+    };
+    let tb = TbCounters {
+        issued: 600,
+        flushable: true,
+    };
+    let c = costs(&k, &sm, DrainOvh::Literal, tb);
     // flush, drain, switch
     assert_eq!(c.lat, [0, 400 * 3, 400]);
     assert_eq!(c.ovh, [600, 300, 100]);
+    let c = costs(&k, &sm, DrainOvh::SlotIdle, tb);
+    assert_eq!(c.lat, [0, 400 * 3, 400]);
+    assert_eq!(c.ovh, [600, 350, 100]);
 }
 
 proptest! {
     /// E1-E3: the formulas, E4 monotonicity, E5 determinism.
     #[test]
-    fn estimator(k in derived(), n in 1u32..=8, a in tb(), b in 0u32..300_000) {
+    fn estimator(k in derived(), n in 1u32..=8, a in tb(), b in 0u32..300_000, lo in 0u32..300_000) {
         let i_max = a.issued.max(b);
-        let c = costs(&k, n, i_max, a);
+        let i_min = a.issued.min(lo);
+        let sm = Victims { n, i_max, i_min };
+        let c = costs(&k, &sm, DrainOvh::Literal, a);
+        let idle = costs(&k, &sm, DrainOvh::SlotIdle, a);
+        prop_assert_eq!(idle.of(Technique::Drain).1, a.issued - i_min);
+        prop_assert_eq!((idle.lat, idle.ovh[0], idle.ovh[2]), (c.lat, c.ovh[0], c.ovh[2]));
         let (lf, of) = c.of(Technique::Flush);
         prop_assert_eq!(lf == 0, a.flushable);
         prop_assert_eq!(of, if a.flushable { a.issued } else { MAX });
@@ -101,18 +112,19 @@ proptest! {
         prop_assert_eq!(os, mul_q(2 * k.sw_cyc_tb, k.ipc_q));
         // E4: more progress, no longer drain, no cheaper flush.
         if a.issued < i_max {
-            let later = costs(&k, n, i_max, TbCounters { issued: a.issued + 1, ..a });
+            let later = costs(&k, &sm, DrainOvh::Literal, TbCounters { issued: a.issued + 1, ..a });
             prop_assert!(later.of(Technique::Drain).0 <= ld);
             prop_assert!(later.of(Technique::Flush).1 >= of);
         }
-        prop_assert_eq!(costs(&k, n, i_max, a), c);
+        prop_assert_eq!(costs(&k, &sm, DrainOvh::Literal, a), c);
     }
 
     /// A1-A4, A9: the choice meets the limit when anything does, is the cheapest that does,
     /// falls back to a switch, never flushes what cannot be flushed.
     #[test]
     fn chooser(k in derived(), n in 1u32..=8, a in tb(), lim in limit()) {
-        let c = costs(&k, n, a.issued, a);
+        let sm = Victims { n, i_max: a.issued, i_min: a.issued };
+        let c = costs(&k, &sm, DrainOvh::Literal, a);
         let ch = choose(&c, Mode::Chimera, lim);
         let meeting: Vec<usize> = (0..3).filter(|&i| lim.meets(c.lat[i])).collect();
         if meeting.is_empty() {
@@ -137,13 +149,17 @@ proptest! {
 
     /// A5: the hardware form equals Algorithm 3 taken literally; A6-A8 on the SM selection.
     #[test]
-    fn selector_equals_algorithm3(k in derived(), sms in sms(), lim in limit(), num in 1usize..=9) {
+    fn selector_equals_algorithm3(
+        k in derived(), sms in sms(), lim in limit(), num in 1usize..=9, slot_idle in any::<bool>()
+    ) {
+        let drain = if slot_idle { DrainOvh::SlotIdle } else { DrainOvh::Literal };
+        let rules = Rules { mode: Mode::Chimera, limit: lim, drain };
         let plans: Vec<SmPlan> = sms
             .iter()
-            .map(|(s, tbs)| plan_sm(*s, &k, tbs, Mode::Chimera, lim))
+            .map(|(s, tbs)| plan_sm(*s, &k, tbs, rules))
             .collect();
         let sel = select(&plans, num);
-        let (lit, short) = algorithm3(&k, &sms, lim, num);
+        let (lit, short) = algorithm3(&k, &sms, (lim, drain), num);
         let ours: Vec<(usize, Vec<Technique>)> = sel
             .plans
             .iter()
@@ -193,8 +209,8 @@ fn the_equivalence_check_catches_a_planted_tie_break_bug() {
         cycles: 5000,
         margin: 0,
     };
-    let (lit, _) = algorithm3(&k, &[(0, tbs.clone())], lim, 1);
-    let c = costs(&k, 1, 0, tbs[0]);
+    let (lit, _) = algorithm3(&k, &[(0, tbs.clone())], (lim, DrainOvh::Literal), 1);
+    let c = costs(&k, &Victims::of(&tbs), DrainOvh::Literal, tbs[0]);
     assert_eq!(lit[0].1, vec![choose(&c, Mode::Chimera, lim).technique]);
     let buggy = (0..3)
         .filter(|&i| lim.meets(c.lat[i]))

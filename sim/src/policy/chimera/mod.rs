@@ -16,6 +16,7 @@ use super::{
     KernelSchedPolicy, OptError, OptSpec, OptValues, PolicyEntry, SiteKind, SitePolicy,
     KERNEL_SLOTS,
 };
+use crate::blocks::chimera_tb::cost::DrainOvh;
 use crate::blocks::chimera_tb::select::{Limit, Mode};
 use crate::config::GpuConfig;
 use crate::gpu::sites::kernel_sched::{KernelSchedUnit, Technique};
@@ -73,6 +74,16 @@ const SELECTOR: OptSpec = OptSpec::value(
 )
 .one_of(&["block", "software"]);
 
+const DRAIN_OVH: OptSpec = OptSpec::value(
+    "drain-overhead",
+    "FORMULA",
+    "literal",
+    "A drained block's estimated overhead: literal, I_max - I_t (how far it is behind the most \
+     advanced block of its kernel on the SM; the sum is the thesis's formula), slot-idle, \
+     I_t - I_min (how long its slot idles while the least advanced one finishes; spec A3)",
+)
+.one_of(&["literal", "slot-idle"]);
+
 const OPTIONS: &[OptSpec] = &[
     KERNEL_SLOTS,
     LAT_LIMIT,
@@ -80,6 +91,7 @@ const OPTIONS: &[OptSpec] = &[
     IDEMPOTENCE,
     SM_NEED,
     SELECTOR,
+    DRAIN_OVH,
 ];
 
 static CHIMERA: PolicyEntry = entry(
@@ -147,6 +159,10 @@ fn parse(
         selector: match v.raw(&SELECTOR)? {
             "software" => Selector::Software,
             _ => Selector::Block,
+        },
+        drain: match v.raw(&DRAIN_OVH)? {
+            "slot-idle" => DrainOvh::SlotIdle,
+            _ => DrainOvh::Literal,
         },
         },
     })))

@@ -4,8 +4,8 @@
 
 use super::feed::Feed;
 use crate::blocks::chimera_tb::block::{mode_of, tech_code, ChimeraIn, ChimeraOut};
-use crate::blocks::chimera_tb::cost::Derived;
-use crate::blocks::chimera_tb::select::{Limit, Mode, SmPlan};
+use crate::blocks::chimera_tb::cost::{Derived, DrainOvh};
+use crate::blocks::chimera_tb::select::{Mode, Rules, SmPlan};
 use crate::blocks::chimera_tb::{self as ctb};
 use crate::blocks::DynProvider;
 use crate::config::GpuConfig;
@@ -22,10 +22,8 @@ pub struct Ask {
     pub victim: usize,
     /// It is strictly idempotent.
     pub idempotent: bool,
-    /// The selector's mode and limit.
-    pub mode: Mode,
-    /// See `mode`.
-    pub limit: Limit,
+    /// The selector's mode, limit and drain overhead.
+    pub rules: Rules,
     /// When a block may be flushed (the block's `scope` code: 0 block, 1 SM, 2 kernel).
     pub scope: u8,
 }
@@ -94,12 +92,14 @@ impl<'a> Tables<'a> {
             .fold(0, |m, b| m | 1 << b.tb);
         (i.avg_i, i.cpi_q, i.ipc_q) = (ask.kernel.avg_i, ask.kernel.cpi_q, ask.kernel.ipc_q);
         i.sw_cyc = ask.kernel.sw_cyc_tb;
-        (i.lat_limit, i.margin) = (ask.limit.cycles, ask.limit.margin);
-        i.mode = match ask.mode {
+        let r = &ask.rules;
+        (i.lat_limit, i.margin) = (r.limit.cycles, r.limit.margin);
+        i.mode = match r.mode {
             Mode::Chimera => 0,
             Mode::Only(t) => tech_code(t),
         };
-        debug_assert_eq!(mode_of(i.mode), ask.mode);
+        debug_assert_eq!(mode_of(i.mode), r.mode);
+        i.dr_min = r.drain == DrainOvh::SlotIdle;
         i.scope = ask.scope;
         i.idempotent = ask.idempotent;
     }

@@ -37,6 +37,7 @@ fn every_mode_preempts_with_the_effects_of_a_serial_run() {
     for (args, allowed) in [
         ("--kernel-sched chimera", &["switch", "drain", "flush"][..]),
         ("--kernel-sched chimera --selector software", &["switch", "drain", "flush"]),
+        ("--kernel-sched chimera --drain-overhead slot-idle", &["switch", "drain", "flush"]),
         ("--kernel-sched chimera --idempotence sm", &["switch", "drain", "flush"]),
         ("--kernel-sched chimera --idempotence kernel", &["switch", "drain"]),
         ("--kernel-sched chimera --lat-limit 1", &["switch", "drain", "flush"]),

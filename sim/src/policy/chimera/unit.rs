@@ -28,8 +28,8 @@
 
 use super::partition::{targets, Demand, Need};
 use super::tables::{Ask, Tables};
-use crate::blocks::chimera_tb::cost::{sat, Derived, KernelStats, TbCounters};
-use crate::blocks::chimera_tb::select::{plan_sm, select, Limit, Mode, SmPlan};
+use crate::blocks::chimera_tb::cost::{sat, Derived, DrainOvh, KernelStats, TbCounters};
+use crate::blocks::chimera_tb::select::{plan_sm, select, Limit, Mode, Rules, SmPlan};
 use crate::config::GpuConfig;
 use crate::gpu::sites::kernel_sched::{
     BlockView, KernelSchedIn, KernelSchedOut, KernelSchedUnit, Preempt, Technique,
@@ -103,6 +103,7 @@ pub struct Request {
 pub struct ChimeraUnit<'a> {
     slots: usize,
     selector: Selector,
+    drain: DrainOvh,
     mode: Mode,
     limit: Limit,
     idempotence: Idempotence,
@@ -137,6 +138,8 @@ pub struct Settings {
     pub need: Need,
     /// Where the plans come from.
     pub selector: Selector,
+    /// The per-block drain overhead's formula.
+    pub drain: DrainOvh,
 }
 
 impl<'a> ChimeraUnit<'a> {
@@ -149,6 +152,7 @@ impl<'a> ChimeraUnit<'a> {
             idempotence,
             need,
             selector,
+            drain,
         } = s;
         let n = cfg.sm.count as usize;
         let per_sm = cfg.dram.peak_gbps * 1e3 / cfg.sm.core_clock_mhz / n as f64;
@@ -166,6 +170,16 @@ impl<'a> ChimeraUnit<'a> {
             tables,
             pending: None,
             selector,
+            drain,
+        }
+    }
+
+    /// The selector's rules.
+    fn rules(&self) -> Rules {
+        Rules {
+            mode: self.mode,
+            limit: self.limit,
+            drain: self.drain,
         }
     }
 
@@ -281,14 +295,14 @@ impl<'a> ChimeraUnit<'a> {
             return taken;
         }
         let k = self.stats(inp, victim).derive();
+        let rules = self.rules();
         match (self.selector, self.tables.as_mut()) {
             (Selector::Block, Some(tables)) => {
                 let ask = Ask {
                     kernel: k,
                     victim,
                     idempotent: inp.kernels[victim].is_some_and(|v| v.idempotent),
-                    mode: self.mode,
-                    limit: self.limit,
+                    rules,
                     scope: self.idempotence as u8,
                 };
                 for &sm in &candidates {
@@ -317,7 +331,7 @@ impl<'a> ChimeraUnit<'a> {
     fn software_plan(&self, inp: &KernelSchedIn, sm: usize, victim: usize, k: &Derived) -> Offer {
         let b = self.counters(inp, sm, victim);
         let tbs: Vec<TbCounters> = b.iter().map(|x| x.1).collect();
-        let plan = plan_sm(sm, k, &tbs, self.mode, self.limit);
+        let plan = plan_sm(sm, k, &tbs, self.rules());
         let blocks = plan
             .choices
             .iter()
