@@ -1,7 +1,7 @@
 //! Mix-file text -> parser -> a GPU run of at most 3,000 cycles under the kernel scheduler and
 //! preemption technique the first byte picks (serial, fcfs, smk; even and a 500-cycle time
 //! slice with switch, drain or flush; Chimera and its single-technique baselines with a tight
-//! latency limit and each idempotence scope).
+//! latency limit, each idempotence scope, both selectors and both drain-overhead formulas).
 //!
 //! Any error is an answer; a panic, an abort or an allocation failure is a crash.
 #![no_main]
@@ -12,7 +12,7 @@ use gpusim::workload::mix::Mix;
 use libfuzzer_sys::fuzz_target;
 use std::path::Path;
 
-const SCHEDULERS: [&str; 15] = [
+const SCHEDULERS: [&str; 16] = [
     "serial",
     "fcfs",
     "smk",
@@ -24,7 +24,8 @@ const SCHEDULERS: [&str; 15] = [
     "timeslice --quantum 500 --preempt flush",
     "chimera --lat-limit 300",
     "chimera --lat-limit 300 --idempotence sm --lat-margin 100",
-    "chimera --idempotence kernel --sm-need packed",
+    "chimera --idempotence kernel --sm-need packed --drain-overhead slot-idle",
+    "chimera --selector software --lat-limit 300",
     "switch-only --free-switch",
     "drain-only",
     "flush-only --lat-limit 1",
