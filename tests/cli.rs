@@ -1961,3 +1961,22 @@ fn bad_mixes_and_kernel_scheduler_options_are_clear_errors() {
         says(&o, want);
     }
 }
+
+/// `--rtl-threads` far above the machine (a thread pool that could not be made) or at
+/// `u64::MAX` is refused before anything runs, with the range (issue 61).
+#[test]
+fn rtl_threads_beyond_four_per_core_are_refused() {
+    for n in ["100000", "18446744073709551615", "two"] {
+        for cmd in [
+            &["sim", "--workload", "compute", "--lockstep", "warp_arbiter"][..],
+            &["bench", "--lockstep"][..],
+        ] {
+            let mut args = cmd.to_vec();
+            args.extend(["--rtl-threads", n]);
+            let o = gpusched(&args);
+            assert_eq!(o.status.code(), Some(2), "{args:?}: {}", text(&o));
+            says(&o, "expected 0 (one per core) to");
+            assert!(!text(&o).contains("panicked"), "{}", text(&o));
+        }
+    }
+}

@@ -96,7 +96,8 @@ pub struct RunArgs {
     pub snapshot_interval: u64,
     /// Threads that run the Verilated blocks of `--lockstep` (0: one per core); the golden
     /// GPU runs on its own thread.
-    #[arg(long, value_name = "N", default_value_t = 0)]
+    #[arg(long, value_name = "N", default_value_t = 0,
+          value_parser = gpusched_tb::batch::parse_rtl_threads)]
     pub rtl_threads: usize,
     /// Where the `--lockstep` block's RTL runs: `verilator` (every instance, Verilated), or
     /// one instance (`--target-site`) on its FPGA host bridge: `uart-sim` (the Verilated

@@ -109,6 +109,18 @@ struct Worker {
     pairs: u64,
 }
 
+/// Parses an `--rtl-threads` value: 0 (one per core) up to 4 per core.
+pub fn parse_rtl_threads(s: &str) -> Result<usize, String> {
+    let cores = thread_count(0);
+    let most = 4 * cores;
+    match s.parse::<usize>() {
+        Ok(n) if n <= most => Ok(n),
+        _ => Err(format!(
+            "expected 0 (one per core) to {most} (4 per core on this machine's {cores} cores)"
+        )),
+    }
+}
+
 /// The number of RTL threads `requested` (0) means: one per core.
 pub fn thread_count(requested: usize) -> usize {
     match requested {

@@ -511,6 +511,15 @@ fn elf_serves_any_scheduler_count_up_to_its_port_arrays() {
         e.to_string().contains("ELF needs 1 to 4 warp schedulers"),
         "{e}"
     );
+    // Fermi's 48 warps on one scheduler: more than a scheduler's 32-bit masks hold (a panic
+    // in the block before).
+    cfg.sm.schedulers = 1;
+    let e = Gpu::golden(&cfg, opts("--warp-sched elf")).err().unwrap();
+    assert!(
+        e.to_string().contains("at most 32 per scheduler")
+            && e.to_string().contains("1 (schedulers) and 48 (max_warps)"),
+        "{e}"
+    );
 }
 
 #[test]

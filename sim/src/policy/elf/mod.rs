@@ -118,10 +118,15 @@ struct Elf {
 /// [`ELF_SLOTS`] program points).
 pub fn elf_params(cfg: &GpuConfig) -> Result<elf_block::Params, SimError> {
     let (warps, scheds) = (cfg.sm.max_warps as usize, cfg.sm.schedulers as usize);
-    if !(1..=elf_block::MAX_SCHEDULERS).contains(&scheds) || warps > 64 || warps % scheds != 0 {
+    if !(1..=elf_block::MAX_SCHEDULERS).contains(&scheds)
+        || !(scheds..=64).contains(&warps)
+        || warps % scheds != 0
+        || warps / scheds > 32
+    {
         return Err(SimError::Config(format!(
-            "ELF needs 1 to {} warp schedulers and at most 64 warps per SM, a multiple of the \
-             schedulers; `{}` has {scheds} and {warps}",
+            "ELF needs 1 to {} warp schedulers, at most 64 warps per SM (a multiple of the \
+             schedulers) and at most 32 per scheduler; `{}` has {scheds} (schedulers) and \
+             {warps} (max_warps)",
             elf_block::MAX_SCHEDULERS,
             cfg.name
         )));
