@@ -1980,3 +1980,40 @@ fn rtl_threads_beyond_four_per_core_are_refused() {
         }
     }
 }
+
+/// A FIFO in place of a trace, a kernel list, a mix, a configuration or a sweep spec is refused
+/// at once (opening it for reading would wait for a writer for ever), naming it (issue 61).
+#[cfg(unix)]
+#[test]
+fn fifos_in_place_of_input_files_are_refused_not_waited_on() {
+    let dir = tempfile::tempdir().unwrap();
+    let fifo = |name: &str| {
+        let p = dir.path().join(name);
+        let made = std::process::Command::new("mkfifo").arg(&p).status();
+        assert!(made.is_ok_and(|s| s.success()), "mkfifo {}", p.display());
+        p.to_str().unwrap().to_string()
+    };
+    let traces = dir.path().join("trace");
+    std::fs::create_dir(&traces).unwrap();
+    std::fs::write(traces.join("kernelslist.g"), "kernel-1.traceg\n").unwrap();
+    let kernel = traces.join("kernel-1.traceg");
+    assert!(std::process::Command::new("mkfifo")
+        .arg(&kernel)
+        .status()
+        .unwrap()
+        .success());
+    let t = traces.to_str().unwrap();
+    let (mix, cfg, spec, list) = (fifo("m.toml"), fifo("c.toml"), fifo("s.toml"), fifo("k.g"));
+    for args in [
+        vec!["sim", "--trace", t],
+        vec!["trace", "info", t],
+        vec!["sim", "--trace", &list],
+        vec!["sim", "--mix", &mix],
+        vec!["sim", "--workload", "compute", "--config", &cfg],
+        vec!["sweep", "run", &spec],
+    ] {
+        let o = gpusched(&args);
+        assert!(!o.status.success(), "{args:?}");
+        says(&o, "not a regular file (a FIFO, a socket or a device");
+    }
+}

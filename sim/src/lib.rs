@@ -9,6 +9,7 @@
 //! * [`config`]: `GpuConfig`, the papers' GPU presets, validation.
 //! * [`core`]: the SM side of the GPU model (occupancy).
 //! * [`gpu`]: the golden GPU model: SMs, memory system, dispatcher, run loop and statistics.
+//! * [`input`]: opening user files (regular files only, bounded sizes).
 //! * [`mem`]: memory-system components (coalescer, caches, crossbar, DRAM, shared memory).
 //! * [`policy`]: which block sits at which site of the GPU for a run's options.
 //! * [`testing`]: what tests need from outside the repository (`GPUSCHED_REQUIRE`).
@@ -22,6 +23,7 @@ pub mod config;
 pub mod core;
 pub mod gpu;
 mod host;
+pub mod input;
 pub mod mem;
 pub mod policy;
 pub mod testing;

@@ -47,7 +47,7 @@ impl Record {
 /// `DIR/results.json` and its records.
 pub fn records(reference: &Path) -> Result<(PathBuf, Vec<Record>)> {
     let results = reference.join("results.json");
-    let text = std::fs::read_to_string(&results)
+    let text = gpusim::input::read_text(&results)
         .with_context(|| format!("{}: cannot read", results.display()))?;
     let records: Vec<Record> = serde_json::from_str(&text)
         .with_context(|| format!("{}: not a list of reference records", results.display()))?;

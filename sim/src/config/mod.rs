@@ -556,7 +556,7 @@ impl GpuConfig {
                     path: path.display().to_string(),
                     message,
                 };
-                let text = std::fs::read_to_string(path).map_err(|e| err(e.to_string()))?;
+                let text = crate::input::read_text(path).map_err(|e| err(e.to_string()))?;
                 if !gpgpusim::looks_like(&text) {
                     return Err(err(
                         "a later file of a comma-separated --config list must be a GPGPU-Sim \
@@ -590,7 +590,7 @@ impl GpuConfig {
             path: path.display().to_string(),
             message,
         };
-        let text = std::fs::read_to_string(path).map_err(|e| err(e.to_string()))?;
+        let text = crate::input::read_text(path).map_err(|e| err(e.to_string()))?;
         let cfg: GpuConfig = match path.extension().and_then(|e| e.to_str()) {
             Some("json") => serde_json::from_str(&text).map_err(|e| err(e.to_string()))?,
             Some("toml") => toml::from_str(&text).map_err(|e| err(e.to_string()))?,

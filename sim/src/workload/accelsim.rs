@@ -32,7 +32,6 @@ use super::sass::{OpClass, OpcodeTable};
 use super::{Dim3, WARP_SIZE};
 use lines::Lines;
 use std::collections::HashMap;
-use std::fs::File;
 use std::path::{Path, PathBuf};
 use thiserror::Error;
 
@@ -93,7 +92,7 @@ pub fn read_kernelslist(path: &Path) -> Result<Vec<Command>, TraceError> {
         path.to_path_buf()
     };
     let dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
-    let text = std::fs::read_to_string(&path).map_err(|e| TraceError::Io {
+    let text = crate::input::read_text(&path).map_err(|e| TraceError::Io {
         file: path.clone(),
         message: e.to_string(),
     })?;
@@ -386,7 +385,7 @@ impl KernelTrace {
     /// [`Self::open`], reading `buffer` bytes at a time (0: the default, 256 KiB; a reader
     /// that seeks to read a little, as a streamed warp's refill, wants less).
     pub fn open_with_buffer(path: &Path, buffer: usize) -> Result<Self, TraceError> {
-        let f = File::open(path).map_err(|e| TraceError::Io {
+        let f = crate::input::open_regular(path).map_err(|e| TraceError::Io {
             file: path.to_path_buf(),
             message: e.to_string(),
         })?;

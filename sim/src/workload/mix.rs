@@ -95,7 +95,7 @@ fn line_at(text: &str, at: usize) -> usize {
 impl Mix {
     /// Reads the mix file at `path` (its traces relative to its directory).
     pub fn open(path: &Path) -> Result<Self, WorkloadError> {
-        let text = std::fs::read_to_string(path)
+        let text = crate::input::read_text(path)
             .map_err(|e| WorkloadError::Invalid(format!("{}: {e}", path.display())))?;
         Self::parse(&text, path)
     }

@@ -182,8 +182,8 @@ impl Spec {
     /// Reads and checks the spec at `path`: every workload, size, configuration and policy
     /// must be valid (an error names the spec's file and line and the valid choices).
     pub fn load(path: &Path) -> Result<Spec> {
-        let text =
-            std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
+        let text = gpusim::input::read_text(path)
+            .with_context(|| format!("reading {}", path.display()))?;
         Self::parse(&text, path)
     }
 

@@ -22,7 +22,8 @@ pub fn sha256_hex(bytes: &[u8]) -> String {
 
 /// Hex SHA-256 of the file at `path`, read in 1 MiB pieces.
 pub fn file_sha256(path: &Path) -> Result<String> {
-    let mut f = std::fs::File::open(path).with_context(|| format!("reading {}", path.display()))?;
+    let mut f =
+        gpusim::input::open_regular(path).with_context(|| format!("reading {}", path.display()))?;
     let mut h = Sha256::new();
     let mut buf = vec![0u8; 1 << 20];
     loop {

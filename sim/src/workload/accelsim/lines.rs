@@ -6,7 +6,10 @@ use std::fs::File;
 use std::io::{self, Read, Seek, SeekFrom};
 use std::ops::Range;
 
-/// Bytes read from the file at a time (the buffer grows only for a longer line).
+use crate::input::MAX_LINE_BYTES;
+
+/// Bytes read from the file at a time (the buffer grows only for a longer line, up to
+/// [`MAX_LINE_BYTES`]).
 const READ_BYTES: usize = 256 << 10;
 
 /// A trace file read line by line.
@@ -101,7 +104,18 @@ impl Lines {
             self.last = None;
         }
         if self.len == self.buf.len() {
-            self.buf.resize(self.buf.len() * 2, 0);
+            // `buf[..len]` is one line without its end (`next_raw` found none in it).
+            if self.len >= MAX_LINE_BYTES {
+                return Err(io::Error::new(
+                    io::ErrorKind::InvalidData,
+                    format!(
+                        "line {}: longer than {MAX_LINE_BYTES} bytes without a line end (a \
+                         trace line holds one instruction)",
+                        self.line_no + 1
+                    ),
+                ));
+            }
+            self.buf.resize((self.buf.len() * 2).min(MAX_LINE_BYTES), 0);
         }
         let n = loop {
             match self.file.read(&mut self.buf[self.len..]) {
@@ -210,5 +224,20 @@ mod tests {
         l.unread();
         let r = l.next_line().unwrap().unwrap();
         assert_eq!((l.text(r), l.line_no(), l.offset()), (&b"first"[..], 1, 6));
+    }
+
+    #[test]
+    fn a_line_that_never_ends_is_an_error_naming_it_not_an_allocation() {
+        // A line of exactly the limit is read; one byte more without a line end is refused
+        // (a link to a device that never sends a newline would grow the buffer without end).
+        let most = "y".repeat(MAX_LINE_BYTES - 1);
+        let (_d, mut l) = lines_of(format!("a\n{most}\nb\n").as_bytes());
+        assert_eq!(all(&mut l).len(), 3);
+        let endless = "z".repeat(MAX_LINE_BYTES + 1);
+        let (_d, mut l) = lines_of(format!("a\nb\n{endless}").as_bytes());
+        assert!(l.next_line().unwrap().is_some());
+        assert!(l.next_line().unwrap().is_some());
+        let e = l.next_line().unwrap_err().to_string();
+        assert!(e.contains("line 3: longer than 1048576 bytes"), "{e}");
     }
 }

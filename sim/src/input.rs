@@ -1,0 +1,75 @@
+//! Opening what users give the tools (traces, kernel lists, mixes, configurations): one path
+//! for every reader, so that each refuses alike what would hang or exhaust memory.
+//!
+//! Only regular files are read (a FIFO or a device can block forever or never end), and a text
+//! file is read whole only up to [`MAX_TEXT_BYTES`]; traces are read line by line, each line
+//! at most [`MAX_LINE_BYTES`].
+
+use std::fs::File;
+use std::io::{self, Read};
+use std::path::Path;
+
+/// Largest text file read whole (a kernel list, a mix, a configuration): 64 MiB.
+pub const MAX_TEXT_BYTES: u64 = 64 << 20;
+
+/// Longest trace line: 1 MiB (an instruction line with 32 addresses is under 1 KiB).
+pub const MAX_LINE_BYTES: usize = 1 << 20;
+
+/// Opens `path` for reading if it is a regular file (after links), or says what it is.
+pub fn open_regular(path: &Path) -> io::Result<File> {
+    // Asked before opening: opening a FIFO for reading waits for a writer.
+    let t = std::fs::metadata(path)?.file_type();
+    if t.is_file() {
+        return File::open(path);
+    }
+    let what = if t.is_dir() {
+        "a directory"
+    } else {
+        "not a regular file (a FIFO, a socket or a device: it may never end)"
+    };
+    Err(io::Error::new(io::ErrorKind::InvalidInput, what))
+}
+
+/// The text of the regular file `path`, at most [`MAX_TEXT_BYTES`], as UTF-8.
+pub fn read_text(path: &Path) -> io::Result<String> {
+    let f = open_regular(path)?;
+    let mut text = String::new();
+    f.take(MAX_TEXT_BYTES + 1).read_to_string(&mut text)?;
+    if text.len() as u64 > MAX_TEXT_BYTES {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidData,
+            format!("larger than {} MiB: not a text input", MAX_TEXT_BYTES >> 20),
+        ));
+    }
+    Ok(text)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_regular_files_of_bounded_size_are_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let e = read_text(dir.path()).unwrap_err().to_string();
+        assert!(e.contains("directory"), "{e}");
+        #[cfg(unix)]
+        {
+            let fifo = dir.path().join("fifo");
+            let ok = std::process::Command::new("mkfifo").arg(&fifo).status();
+            if ok.is_ok_and(|s| s.success()) {
+                // No writer ever comes: opening it would wait for ever.
+                let e = read_text(&fifo).unwrap_err().to_string();
+                assert!(e.contains("not a regular file"), "{e}");
+            }
+        }
+        let big = dir.path().join("big");
+        let f = File::create(&big).unwrap();
+        f.set_len(MAX_TEXT_BYTES + 1).unwrap();
+        let e = read_text(&big).unwrap_err().to_string();
+        assert!(e.contains("larger than 64 MiB"), "{e}");
+        let small = dir.path().join("small");
+        std::fs::write(&small, "kernel-1.traceg\n").unwrap();
+        assert_eq!(read_text(&small).unwrap(), "kernel-1.traceg\n");
+    }
+}
