@@ -58,7 +58,18 @@ enum Command {
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    // Under `--json` an error is also a JSON object on standard output (a script reading the
+    // output gets an answer it can parse).
+    let json = std::env::args_os().skip(1).any(|a| a == "--json");
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            if json && e.use_stderr() {
+                json_error(e.render().to_string().trim(), e.exit_code());
+            }
+            e.exit()
+        }
+    };
     let result = match cli.command {
         Command::Gen(a) => cmd::gen::run(a),
         Command::Fpga(a) => cmd::fpga::run(a),
@@ -88,10 +99,21 @@ fn main() -> ExitCode {
         // tools do.
         Err(e) if is_broken_pipe(&e) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("error: {}", error_text(&e));
+            let text = error_text(&e);
+            eprintln!("error: {text}");
+            if json {
+                json_error(&text, 2);
+            }
             ExitCode::from(2)
         }
     }
+}
+
+/// Prints `{"error": text, "exit_code": code}` on standard output (nothing if it is closed).
+fn json_error(text: &str, code: i32) {
+    let text = text.strip_prefix("error: ").unwrap_or(text);
+    let v = serde_json::json!({ "error": text, "exit_code": code });
+    println!("{v}");
 }
 
 /// Whether `e` comes from writing to standard output when its reader has closed the pipe

@@ -2017,3 +2017,37 @@ fn fifos_in_place_of_input_files_are_refused_not_waited_on() {
         says(&o, "not a regular file (a FIFO, a socket or a device");
     }
 }
+
+/// Under `--json` an error is a JSON object on standard output too (exit code inside), for a
+/// command's own error and for a usage error; without it, standard output stays empty
+/// (issue 61).
+#[test]
+fn errors_under_json_are_json_objects_on_stdout() {
+    for (args, want) in [
+        (
+            &["sim", "--workload", "nosuch", "--json"][..],
+            "unknown workload `nosuch`",
+        ),
+        (
+            &["sim", "--json", "--bogus"][..],
+            "unexpected argument '--bogus'",
+        ),
+        (
+            &["trace", "info", "/no/such/trace", "--json"][..],
+            "/no/such/trace",
+        ),
+    ] {
+        let o = gpusched(args);
+        assert_eq!(o.status.code(), Some(2), "{args:?}");
+        let v: serde_json::Value = serde_json::from_slice(&o.stdout)
+            .unwrap_or_else(|e| panic!("{args:?}: {e}: {}", text(&o)));
+        assert!(v["error"].as_str().unwrap().contains(want), "{args:?}: {v}");
+        assert_eq!(v["exit_code"], 2, "{v}");
+        assert!(
+            String::from_utf8_lossy(&o.stderr).contains(want),
+            "{args:?}"
+        );
+    }
+    let o = gpusched(&["sim", "--workload", "nosuch"]);
+    assert!(o.stdout.is_empty());
+}
