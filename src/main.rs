@@ -109,11 +109,14 @@ fn main() -> ExitCode {
     }
 }
 
-/// Prints `{"error": text, "exit_code": code}` on standard output (nothing if it is closed).
+/// Prints `{"error": text, "exit_code": code}` on standard output, if it can be written.
 fn json_error(text: &str, code: i32) {
     let text = text.strip_prefix("error: ").unwrap_or(text);
     let v = serde_json::json!({ "error": text, "exit_code": code });
-    println!("{v}");
+    // Standard output may be what failed (a full disk): the text on stderr is the answer then.
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    let _ = writeln!(out, "{v}").and_then(|()| out.flush());
 }
 
 /// Whether `e` comes from writing to standard output when its reader has closed the pipe

@@ -61,12 +61,17 @@ pub(super) struct Resident {
     pub queue: VecDeque<Preempted>,
     /// Its preemptions.
     pub preemptions: PreemptionCounts,
+    /// The kernel scheduler killed it.
+    pub killed: bool,
 }
 
 impl Resident {
     /// Blocks waiting to be dispatched.
     pub fn waiting(&self) -> u64 {
-        self.ctx.total() as u64 - self.dispatched + self.queue.len() as u64
+        match self.killed {
+            true => 0,
+            false => self.ctx.total() as u64 - self.dispatched + self.queue.len() as u64,
+        }
     }
 
     /// Every block has completed.
@@ -90,6 +95,7 @@ impl Resident {
             context_bytes: self.ctx.context_bytes(),
             blocks_per_sm: self.ctx.occupancy.blocks,
             idempotent: self.ctx.strictly_idempotent(),
+            deadline: self.deadline,
         }
     }
 }

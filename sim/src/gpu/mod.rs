@@ -225,6 +225,9 @@ pub struct KernelReport {
     /// The run ended before the kernel finished.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub truncated: bool,
+    /// The kernel scheduler killed it (its blocks dropped, the rest never dispatched).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub killed: bool,
     /// Thread instructions per cycle over the kernel.
     pub ipc: f64,
     /// What the policies report of their preparation (`elf_points`: ELF's program points

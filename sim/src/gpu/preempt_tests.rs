@@ -475,3 +475,73 @@ fn a_traces_streams_overlap_under_fcfs_and_smk_and_run_in_order_under_serial() {
         }
     }
 }
+
+/// Offers every SM to the oldest kernel with blocks waiting; at cycle `switch_at` context
+/// switches SM 0's blocks of slot 0, and at cycle `kill_at` kills slot 0's kernel.
+struct KillAt {
+    switch_at: u64,
+    kill_at: u64,
+}
+
+impl KernelSchedUnit for KillAt {
+    fn slots(&self) -> usize {
+        2
+    }
+
+    fn step(&mut self, inp: &KernelSchedIn, out: &mut KernelSchedOut) -> Result<(), SimError> {
+        let first = inp
+            .by_admission()
+            .into_iter()
+            .find(|&k| inp.kernels[k].is_some_and(|v| v.has_waiting()));
+        out.offer.fill(first);
+        if inp.now == self.switch_at && inp.kernels[0].is_some() {
+            out.preempt.push(Preempt {
+                sm: 0,
+                slot: 0,
+                technique: Technique::Switch,
+                block: None,
+            });
+        }
+        if inp.now == self.kill_at {
+            out.kill.push(0);
+        }
+        Ok(())
+    }
+}
+
+#[test]
+fn a_killed_kernel_leaves_at_once_and_the_next_runs_in_full() {
+    // `mm` (36 blocks, 5 per SM) killed at cycle 2,000 while SM 0's blocks are being switched
+    // out (from cycle 1,990); `chimera_bs` arrives with it and then has the GPU.
+    let mix = "[[kernel]]\nworkload = \"mm\"\nstream = 0\n\n[[kernel]]\nworkload = \"chimera_bs\"\nstream = 1\n";
+    let cfg = GpuConfig::preset("gtx480").unwrap();
+    let opts = SimOptions {
+        audit_interval: 64,
+        watchdog: 20_000,
+        ..SimOptions::parse("--kernel-sched fcfs --kernel-slots 2").unwrap()
+    };
+    let run = |kill_at| {
+        let mut gpu = Gpu::golden(&cfg, opts.clone()).unwrap();
+        gpu.set_kernel_sched(Box::new(KillAt {
+            switch_at: 1990,
+            kill_at,
+        }));
+        let mut m = crate::workload::mix::Mix::parse(mix, std::path::Path::new("m.toml")).unwrap();
+        gpu.run(&mut m, &mut |_| {}).unwrap()
+    };
+    let base = run(u64::MAX);
+    let r = run(2000);
+    let (mm, bs) = (&r.kernels[0], &r.kernels[1]);
+    assert!(mm.killed && !mm.truncated && mm.deadline_met.is_none());
+    assert!(
+        mm.counters.blocks < base.kernels[0].counters.blocks,
+        "{:?}",
+        mm.counters
+    );
+    // It leaves within a flush of the kill (its in-flight replies), not at its end.
+    assert!(mm.end_cycle < 2000 + 3000, "{}", mm.end_cycle);
+    assert!(!bs.killed);
+    assert_eq!(bs.counters.blocks, base.kernels[1].counters.blocks);
+    assert!(bs.end_cycle < base.kernels[1].end_cycle);
+    assert!(!base.kernels[0].killed);
+}

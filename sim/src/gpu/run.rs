@@ -82,6 +82,7 @@ impl<'a> Gpu<'a> {
             out: KernelSchedOut {
                 offer: vec![None; n],
                 preempt: vec![],
+                kill: vec![],
             },
             room: vec![(0, 0); slots],
             unknown: vec![],
@@ -139,6 +140,18 @@ impl<'a> Gpu<'a> {
                 self.preempt(ks, p, now);
             }
         }
+        for slot in std::mem::take(&mut lp.out.kill) {
+            self.kill(ks, slot, now);
+        }
+        // A killed kernel's block that was being restored is flushed once it runs.
+        for slot in 0..ks.slots.len() {
+            if ks.slots[slot]
+                .as_ref()
+                .is_some_and(|r| r.killed && r.resident > 0)
+            {
+                self.kill(ks, slot, now);
+            }
+        }
         self.offer(ks, lp)?;
         for slot in 0..ks.slots.len() {
             self.dispatch(ks, lp, slot, now)?;
@@ -154,9 +167,9 @@ impl<'a> Gpu<'a> {
             self.last_issue = self.now;
         }
         for slot in 0..ks.slots.len() {
-            let done = ks.slots[slot]
-                .as_ref()
-                .is_some_and(|r| r.finished() && r.resident == 0 && r.queue.is_empty());
+            let done = ks.slots[slot].as_ref().is_some_and(|r| {
+                r.resident == 0 && (r.killed || (r.finished() && r.queue.is_empty()))
+            });
             if done {
                 self.leave(ks, lp, slot, false);
             }
@@ -223,6 +236,7 @@ impl<'a> Gpu<'a> {
                 done_cycles: 0,
                 queue: Default::default(),
                 preemptions: Default::default(),
+                killed: false,
             });
         }
     }
@@ -256,7 +270,8 @@ impl<'a> Gpu<'a> {
         let Some(r) = ks.slots[slot].as_mut() else {
             return Ok(());
         };
-        let (mut room, mut room2) = lp.room[slot];
+        // A killed kernel's dispatcher still steps (it sees its slots freed), granting nothing.
+        let (mut room, mut room2) = if r.killed { (0, 0) } else { lp.room[slot] };
         while room != 0 && !r.queue.is_empty() {
             let s = room.trailing_zeros() as usize;
             room &= !(1 << s);
@@ -360,6 +375,19 @@ impl<'a> Gpu<'a> {
         self.resident[p.sm].preempting[p.slot] += started;
     }
 
+    /// Kills the kernel in `slot` (if any): nothing more of it is dispatched and every block
+    /// of it on an SM is dropped (flushed whatever its idempotence, not queued).
+    fn kill(&mut self, ks: &mut Kernels, slot: usize, now: u64) {
+        let Some(r) = ks.slots.get_mut(slot).and_then(Option::as_mut) else {
+            return;
+        };
+        r.killed = true;
+        r.queue.clear();
+        for (s, sm) in self.sms.iter_mut().enumerate() {
+            self.resident[s].preempting[slot] += sm.kill_kernel(r.ctx.launch, now);
+        }
+    }
+
     /// Takes what the SMs did this cycle: completed blocks (for their kernels and
     /// dispatchers), and blocks switched out or flushed (into their kernels' queues).
     fn collect(&mut self, ks: &mut Kernels, lp: &mut Loop, now: u64) {
@@ -429,7 +457,9 @@ impl<'a> Gpu<'a> {
                 if technique == Technique::Flush {
                     r.preemptions.reexecuted_warp_instructions += issued;
                 }
-                r.queue.push_back(block);
+                if !r.killed {
+                    r.queue.push_back(block);
+                }
             }
         }
     }
@@ -515,8 +545,9 @@ impl<'a> Gpu<'a> {
                     end_cycle: l.end,
                     turnaround,
                     deadline: r.deadline,
-                    deadline_met: r.deadline.map(|d| !l.cut && turnaround <= d),
+                    deadline_met: r.deadline.map(|d| !l.cut && !r.killed && turnaround <= d),
                     truncated: l.cut,
+                    killed: r.killed,
                     ipc: c.ipc(),
                     prepared: r.ctx.prepared.reported().clone(),
                     counters: c,

@@ -80,6 +80,8 @@ pub struct KernelView {
     /// No instruction of it ends a block's idempotence (Chimera's strict idempotence: no
     /// global atomic, no global store into an array it reads).
     pub idempotent: bool,
+    /// Cycles after its arrival it should finish within (the mix's `deadline`).
+    pub deadline: Option<u64>,
 }
 
 impl KernelView {
@@ -181,6 +183,11 @@ pub struct KernelSchedOut {
     pub offer: Vec<Option<usize>>,
     /// Preemptions to start.
     pub preempt: Vec<Preempt>,
+    /// Slots whose kernels to kill: nothing more of them is dispatched, their blocks are
+    /// dropped at once (flushed whatever their idempotence, not queued; one already being
+    /// switched out or flushed finishes that first), and they leave their slots, reported
+    /// `killed`.
+    pub kill: Vec<usize>,
 }
 
 /// The unit at the kernel-scheduler site.

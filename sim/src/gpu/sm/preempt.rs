@@ -242,6 +242,33 @@ impl Sm<'_> {
 
     /// Stops block slot `tb`'s live warps (`flush`: their i-buffers and their instructions
     /// not yet sent to the L1D are dropped too).
+    /// Kills kernel `launch`'s blocks on the SM: each that runs or drains is flushed now,
+    /// whatever its idempotence (its kernel is dropped, nothing of it restarts); one being
+    /// switched out, flushed or restored keeps on (called again, a restored one is then
+    /// flushed). Returns the blocks whose preemption this started (a drained one had).
+    pub fn kill_kernel(&mut self, launch: usize, now: u64) -> u32 {
+        let mut started = 0;
+        for tb in 0..self.tbs.len() {
+            let slot = &self.tbs[tb];
+            let mine = slot.active && slot.kernel.as_ref().is_some_and(|k| k.launch == launch);
+            let phase = slot.preempt.as_ref().map(|p| p.phase);
+            if !mine || !matches!(phase, None | Some(Phase::Draining)) {
+                continue;
+            }
+            if phase.is_none() {
+                self.preempting += 1;
+                started += 1;
+            }
+            self.tbs[tb].preempt = Some(Preemption {
+                technique: Technique::Flush,
+                since: now,
+                phase: Phase::Flushing,
+            });
+            self.stop_block(tb, true);
+        }
+        started
+    }
+
     fn stop_block(&mut self, tb: usize, flush: bool) {
         let (first, n) = (self.tbs[tb].first_warp, self.tbs[tb].warps);
         for w in first..first + n {
