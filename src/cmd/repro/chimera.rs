@@ -108,7 +108,11 @@ pub struct TaskCell {
     pub max_latency: u64,
     /// Blocks preempted by switch, drain and flush.
     pub blocks: [u64; 3],
-    /// The benchmark's effective warp instructions in the window.
+    /// Task instances killed (late at their deadline plus the limit, C-R2).
+    pub killed: u64,
+    /// Warp instructions the benchmark issued on SMs it withheld past the limit.
+    pub withheld: u64,
+    /// The benchmark's effective warp instructions in the window (those withheld excluded).
     pub effective: u64,
     /// 1 - effective / the ideal's, %.
     pub overhead: f64,
@@ -241,13 +245,17 @@ fn stat(r: &Report, key: &str) -> u64 {
         .unwrap_or(0)
 }
 
-/// The benchmark's effective warp instructions in a periodic-task run (stream 0).
+/// The benchmark's effective warp instructions in a periodic-task run (stream 0): those it
+/// issued, less the ones re-executed after a flush and those issued on SMs it withheld from
+/// the task past the limit (C-R2).
 fn effective(r: &Report) -> u64 {
-    r.kernels
+    let issued: u64 = r
+        .kernels
         .iter()
         .filter(|k| k.stream == 0)
         .map(|k| k.counters.warp_instructions - k.preemptions.reexecuted_warp_instructions)
-        .sum()
+        .sum();
+    issued.saturating_sub(stat(r, "withheld_warp_instructions"))
 }
 
 fn task_cell(r: &Report, lat_limit: u32) -> TaskCell {
@@ -273,6 +281,8 @@ fn task_cell(r: &Report, lat_limit: u32) -> TaskCell {
         predicted: stat(r, "requests_predicted_violation"),
         max_latency: log.iter().filter_map(latency).max().unwrap_or(0),
         blocks: ["switch", "drain", "flush"].map(|t| by[t].as_u64().unwrap_or(0)),
+        killed: stat(r, "kernels_killed"),
+        withheld: stat(r, "withheld_warp_instructions"),
         effective: effective(r),
         overhead: 0.0,
     }
@@ -293,7 +303,7 @@ fn antt_stp(r: &Report, alone: &dyn Fn(&str) -> u64) -> (f64, f64) {
 /// The options every Chimera scheduler of the run takes (`--selector`, `--drain-overhead`).
 fn chimera_opts(a: &ReproArgs) -> String {
     format!(
-        " --selector {} --drain-overhead {}",
+        " --selector {} --drain-overhead {} --kill-late",
         a.selector, a.drain_overhead
     )
 }
@@ -345,7 +355,8 @@ pub fn run(a: &ReproArgs, size: &str, out: &Path, jobs: usize) -> Result<ExitCod
         size,
         1,
         &format!(
-            "arrival = {}\nperiod = {period}\ncount = {ARRIVALS}\npriority = 1",
+            "arrival = {}\nperiod = {period}\ncount = {ARRIVALS}\npriority = 1\n\
+             deadline = {task_cycles}",
             period / 2
         ),
     );
@@ -558,6 +569,17 @@ pub fn markdown(r: &Results) -> String {
     row(&mut s, "throughput overhead, % (thesis)", &|i| {
         format!("{:.1}", r.columns[i].overhead)
     });
+    let total = |i: usize, f: fn(&TaskCell) -> u64| -> u64 {
+        r.task_rows.iter().map(|t| f(&t.cells[i])).sum()
+    };
+    row(&mut s, "task instances killed (late, C-R2)", &|i| {
+        total(i, |c| c.killed).to_string()
+    });
+    row(
+        &mut s,
+        "benchmark warp instructions on withheld SMs",
+        &|i| total(i, |c| c.withheld).to_string(),
+    );
     let _ = writeln!(
         s,
         "\nChimera's blocks: {:.1}% switched, {:.1}% drained, {:.1}% flushed (thesis: about 19% drained, L978).\n",

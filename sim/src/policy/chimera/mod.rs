@@ -7,6 +7,7 @@
 //! handover latency against the limit (`kernel_sched_stats`).
 
 mod feed;
+mod late;
 mod partition;
 mod tables;
 mod unit;
@@ -84,6 +85,12 @@ const DRAIN_OVH: OptSpec = OptSpec::value(
 )
 .one_of(&["literal", "slot-idle"]);
 
+const KILL_LATE: OptSpec = OptSpec::flag(
+    "kill-late",
+    "Kill a kernel whose preemption request missed the latency limit at its deadline (the \
+     mix's `deadline` after its arrival) plus the limit, as the thesis's periodic task is",
+);
+
 const OPTIONS: &[OptSpec] = &[
     KERNEL_SLOTS,
     LAT_LIMIT,
@@ -92,6 +99,7 @@ const OPTIONS: &[OptSpec] = &[
     SM_NEED,
     SELECTOR,
     DRAIN_OVH,
+    KILL_LATE,
 ];
 
 static CHIMERA: PolicyEntry = entry(
@@ -164,6 +172,7 @@ fn parse(
             "slot-idle" => DrainOvh::SlotIdle,
             _ => DrainOvh::Literal,
         },
+        kill_late: v.flag(&KILL_LATE)?,
         },
     })))
 }

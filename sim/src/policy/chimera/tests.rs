@@ -274,3 +274,34 @@ fn an_sm_too_large_for_the_block_is_refused_by_the_block_selector_only() {
     let r = gpu.run(&mut mix, &mut |_| {}).unwrap();
     assert!(stat(&r, "requests") >= 1);
 }
+
+#[test]
+fn a_late_request_counts_what_its_sms_ran_and_kills_the_late_kernel_with_kill_late() {
+    // The task must be handed its SMs within 1 cycle: every request is late. The victim's
+    // instructions on those SMs after that cycle are counted; with --kill-late the task is
+    // killed 1,000 + 1 cycles after its arrival (its deadline plus the limit).
+    let mix = MIX.replace("priority = 1", "priority = 1\ndeadline = 1000");
+    let cfg = GpuConfig::preset("gtx480").unwrap();
+    let run = |args: &str| {
+        let mut gpu = Gpu::golden(&cfg, SimOptions::parse(args).unwrap()).unwrap();
+        let mut m = Mix::parse(&mix, Path::new("m.toml")).unwrap();
+        gpu.run(&mut m, &mut |_| {}).unwrap()
+    };
+    let kept = run("--kernel-sched drain-only --lat-limit 1");
+    assert_eq!(stat(&kept, "kernels_killed"), 0);
+    assert!(stat(&kept, "withheld_warp_instructions") > 0);
+    assert!(kept.kernels.iter().all(|k| !k.killed));
+    let r = run("--kernel-sched drain-only --lat-limit 1 --kill-late");
+    assert!(stat(&r, "kernels_killed") >= 1);
+    let task = r.kernels.iter().find(|k| k.killed).expect("a killed task");
+    assert_eq!(task.name, "chimera_task_small");
+    assert_eq!(task.deadline_met, Some(false));
+    // Killed at arrival + deadline + limit; it leaves once its flushed blocks' replies are in.
+    assert!(task.end_cycle >= task.arrival + 1001, "{task:?}");
+    assert!(task.end_cycle < task.arrival + 1001 + 2000, "{}", task.end_cycle);
+    assert!(task.counters.blocks < 7);
+    // The benchmark still completes every block.
+    let bench = &r.kernels[0];
+    assert!(!bench.killed && !bench.truncated);
+    assert_eq!(bench.counters.blocks, kept.kernels[0].counters.blocks);
+}

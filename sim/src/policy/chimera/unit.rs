@@ -27,6 +27,7 @@
 //! plans from the block views at once ([`plan_sm`], the thesis's OS software): no pass delay.
 
 use super::partition::{targets, Demand, Need};
+use super::late::Late;
 use super::tables::{Ask, Tables};
 use crate::blocks::chimera_tb::cost::{sat, Derived, DrainOvh, KernelStats, TbCounters};
 use crate::blocks::chimera_tb::select::{plan_sm, select, Limit, Mode, Rules, SmPlan};
@@ -97,6 +98,9 @@ pub struct Request {
     pub techniques: [u32; 3],
     /// Measured latency: the last handover less `cycle` (once every SM is handed over).
     pub latency: Option<u64>,
+    /// Warp instructions the victim issued on the SMs past the limit, before handing each
+    /// over ([`super::late`]).
+    pub withheld: u64,
 }
 
 /// The unit.
@@ -121,6 +125,7 @@ pub struct ChimeraUnit<'a> {
     /// for the block).
     tables: Option<Tables<'a>>,
     pending: Option<Pending>,
+    late: Late,
 }
 
 /// What a [`ChimeraUnit`] is asked to do (the policy's options).
@@ -140,6 +145,8 @@ pub struct Settings {
     pub selector: Selector,
     /// The per-block drain overhead's formula.
     pub drain: DrainOvh,
+    /// Kill a kernel whose request missed the limit at its deadline plus the limit.
+    pub kill_late: bool,
 }
 
 impl<'a> ChimeraUnit<'a> {
@@ -153,6 +160,7 @@ impl<'a> ChimeraUnit<'a> {
             need,
             selector,
             drain,
+            kill_late,
         } = s;
         let n = cfg.sm.count as usize;
         let per_sm = cfg.dram.peak_gbps * 1e3 / cfg.sm.core_clock_mhz / n as f64;
@@ -171,6 +179,7 @@ impl<'a> ChimeraUnit<'a> {
             pending: None,
             selector,
             drain,
+            late: Late::new(n, limit.cycles, kill_late),
         }
     }
 
@@ -365,6 +374,7 @@ impl<'a> ChimeraUnit<'a> {
             predicted_violation: sel.predicted_violation,
             techniques: [0; 3],
             latency: None,
+            withheld: 0,
         };
         for &i in &sel.plans {
             let (plan, blocks) = &offers[i];
@@ -430,6 +440,7 @@ impl<'a> ChimeraUnit<'a> {
                 predicted_violation: false,
                 techniques: [0; 3],
                 latency: Some(inp.now - p.cycle),
+                withheld: 0,
             });
         }
     }
@@ -527,6 +538,7 @@ impl KernelSchedUnit for ChimeraUnit<'_> {
 
     fn step(&mut self, inp: &KernelSchedIn, out: &mut KernelSchedOut) -> Result<(), SimError> {
         self.count_sm_cycles(inp);
+        self.late.step(inp, &mut self.requests, out);
         self.handovers(inp);
         self.release(inp);
         if let Some(t) = self.tables.as_mut() {
@@ -566,6 +578,11 @@ impl KernelSchedUnit for ChimeraUnit<'_> {
         };
         put("lat_limit", self.limit.cycles.into());
         put("requests", self.requests.len().into());
+        put("kernels_killed", self.late.killed().into());
+        put(
+            "withheld_warp_instructions",
+            self.requests.iter().map(|r| r.withheld).sum::<u64>().into(),
+        );
         put("requests_handed_over", done.len().into());
         put("requests_violated", violated.into());
         put(
