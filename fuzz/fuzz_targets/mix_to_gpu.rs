@@ -1,7 +1,8 @@
 //! Mix-file text -> parser -> a GPU run of at most 3,000 cycles under the kernel scheduler and
 //! preemption technique the first byte picks (serial, fcfs, smk; even and a 500-cycle time
 //! slice with switch, drain or flush; Chimera and its single-technique baselines with a tight
-//! latency limit, each idempotence scope, both selectors and both drain-overhead formulas).
+//! latency limit, each idempotence scope, both selectors, both drain-overhead formulas and the kill of
+//! late kernels).
 //!
 //! Any error is an answer; a panic, an abort or an allocation failure is a crash.
 #![no_main]
@@ -12,7 +13,7 @@ use gpusim::workload::mix::Mix;
 use libfuzzer_sys::fuzz_target;
 use std::path::Path;
 
-const SCHEDULERS: [&str; 16] = [
+const SCHEDULERS: [&str; 17] = [
     "serial",
     "fcfs",
     "smk",
@@ -28,6 +29,7 @@ const SCHEDULERS: [&str; 16] = [
     "chimera --selector software --lat-limit 300",
     "switch-only --free-switch",
     "drain-only",
+    "drain-only --lat-limit 1 --kill-late",
     "flush-only --lat-limit 1",
 ];
 
