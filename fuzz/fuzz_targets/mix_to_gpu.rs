@@ -1,8 +1,8 @@
 //! Mix-file text -> parser -> a GPU run of at most 3,000 cycles under the kernel scheduler and
 //! preemption technique the first byte picks (serial, fcfs, smk; even and a 500-cycle time
 //! slice with switch, drain or flush; Chimera and its single-technique baselines with a tight
-//! latency limit, each idempotence scope, both selectors, both drain-overhead formulas and the kill of
-//! late kernels).
+//! latency limit, each idempotence scope, both selectors, both drain-overhead formulas and
+//! the kill of late kernels).
 //!
 //! Any error is an answer; a panic, an abort or an allocation failure is a crash.
 #![no_main]
