@@ -2051,3 +2051,48 @@ fn errors_under_json_are_json_objects_on_stdout() {
     let o = gpusched(&["sim", "--workload", "nosuch"]);
     assert!(o.stdout.is_empty());
 }
+
+/// A sweep point cut short by `--max-cycles` says so: `truncated` in `collect`, counted in
+/// `status`, not `ok` (issue 61).
+#[test]
+fn a_truncated_sweep_point_is_not_ok() {
+    let dir = tempfile::tempdir().unwrap();
+    let spec = dir.path().join("t.toml");
+    let spec_text = r#"[sweep]
+name = "cut"
+workloads = ["compute"]
+sizes = ["small"]
+configs = ["gtx480"]
+
+[[policy]]
+name = "short"
+args = "--warp-sched gto --max-cycles 500"
+
+[[policy]]
+name = "full"
+args = "--warp-sched gto"
+"#;
+    std::fs::write(&spec, spec_text).unwrap();
+    let out = dir.path().join("o");
+    let (s, o_s) = (spec.to_str().unwrap(), out.to_str().unwrap());
+    let o = gpusched(&["sweep", "run", s, "--out", o_s]);
+    assert!(o.status.success(), "{}", text(&o));
+    let o = gpusched(&["sweep", "collect", o_s, "--json"]);
+    let rows: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let status: Vec<&str> = rows
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["status"].as_str().unwrap())
+        .collect();
+    assert_eq!(status, ["truncated", "ok"]);
+    let v = json(&gpusched(&["sweep", "status", o_s, "--json"]));
+    assert_eq!(
+        (v["done"].as_u64(), v["truncated"].as_u64()),
+        (Some(2), Some(1))
+    );
+    says(
+        &gpusched(&["sweep", "status", o_s]),
+        "2 points: 2 done, 0 failed, 0 missing (1 of the done truncated at --max-cycles)",
+    );
+}

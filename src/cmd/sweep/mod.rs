@@ -338,16 +338,21 @@ fn status(a: StatusArgs) -> Result<ExitCode> {
     let (m, rs) = results(&a.dir)?;
     let done = rs.iter().flatten().filter(|r| r.error.is_none()).count();
     let failed = rs.iter().flatten().filter(|r| r.error.is_some()).count();
+    let truncated = rs.iter().flatten().filter(|r| r.truncated()).count();
     let missing = rs.iter().filter(|r| r.is_none()).count();
     if a.json {
         let v = serde_json::json!({
             "name": m.name, "points": m.points.len(), "done": done, "failed": failed,
-            "missing": missing,
+            "truncated": truncated, "missing": missing,
         });
         outln!("{}", serde_json::to_string_pretty(&v)?);
     } else {
+        let cut = match truncated {
+            0 => String::new(),
+            n => format!(" ({n} of the done truncated at --max-cycles)"),
+        };
         outln!(
-            "sweep {}: {} points: {done} done, {failed} failed, {missing} missing",
+            "sweep {}: {} points: {done} done, {failed} failed, {missing} missing{cut}",
             m.name,
             m.points.len()
         );
@@ -410,7 +415,7 @@ fn collect(a: CollectArgs) -> Result<ExitCode> {
                 row.push(serde_json::Value::Null);
             }
             Some(r) => {
-                row.push(if r.error.is_some() { "failed" } else { "ok" }.into());
+                row.push(r.status().into());
                 for name in &m.metrics {
                     row.push(
                         r.report

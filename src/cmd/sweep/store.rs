@@ -166,6 +166,23 @@ pub struct PointResult {
 }
 
 impl PointResult {
+    /// The run stopped at its `--max-cycles` before its workload finished (its figures
+    /// describe part of the workload).
+    pub fn truncated(&self) -> bool {
+        self.report
+            .as_ref()
+            .is_some_and(|r| r.get("truncated").and_then(|t| t.as_bool()) == Some(true))
+    }
+
+    /// `failed`, `truncated` or `ok`.
+    pub fn status(&self) -> &'static str {
+        match (self.error.is_some(), self.truncated()) {
+            (true, _) => "failed",
+            (false, true) => "truncated",
+            (false, false) => "ok",
+        }
+    }
+
     /// The result of `point` (key `key`): `report` or `error`, digested.
     pub fn new(
         key: String,
