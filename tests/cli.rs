@@ -2096,3 +2096,27 @@ args = "--warp-sched gto"
         "2 points: 2 done, 0 failed, 0 missing (1 of the done truncated at --max-cycles)",
     );
 }
+
+/// `lint --dir` refuses Verilog whose SHA-256 is not the manifest's (a file edited after
+/// `gpusched gen` would otherwise pass under the manifest's name) (issue 61).
+#[test]
+fn lint_refuses_verilog_that_is_not_the_manifests() {
+    let rtl = Path::new(env!("CARGO_MANIFEST_DIR")).join("rtl-out");
+    let mut m: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(rtl.join("manifest.json")).unwrap()).unwrap();
+    let modules = m["modules"].as_array_mut().unwrap();
+    modules.retain(|e| e["module"] == "warp_arbiter_lrr_proto");
+    assert_eq!(modules.len(), 1);
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("manifest.json"), m.to_string()).unwrap();
+    let v = std::fs::read_to_string(rtl.join("warp_arbiter_lrr_proto.v")).unwrap();
+    std::fs::write(
+        dir.path().join("warp_arbiter_lrr_proto.v"),
+        v + "// edited\n",
+    )
+    .unwrap();
+    let o = gpusched(&["lint", "--dir", dir.path().to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    says(&o, "warp_arbiter_lrr_proto.v: its SHA-256");
+    says(&o, "the Verilog was changed after `gpusched gen`");
+}

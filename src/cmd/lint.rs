@@ -5,6 +5,7 @@ use clap::Args;
 use gpusched_gen::lint::{verilator_lint, yosys_synth, GateError};
 use gpusched_gen::report;
 use gpusched_gen::Manifest;
+use sha2::{Digest, Sha256};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -68,6 +69,17 @@ pub fn lint_all(dir: &Path, trust_report: bool) -> Result<Vec<LintRow>> {
             let f = dir.join(&e.file);
             let text = std::fs::read_to_string(&f)
                 .with_context(|| format!("{}: cannot read", f.display()))?;
+            let sha = format!("{:x}", Sha256::digest(text.as_bytes()));
+            if sha != e.sha256 {
+                anyhow::bail!(
+                    "{}: its SHA-256 ({}...) is not the one {} lists ({}...): the Verilog was \
+                     changed after `gpusched gen` (run it again, or restore the file)",
+                    f.display(),
+                    &sha[..16],
+                    dir.join("manifest.json").display(),
+                    e.sha256.get(..16).unwrap_or(&e.sha256)
+                );
+            }
             let reported = report::row_for(&rows, &e.module, &report::short_hash(&text)).is_some();
             Ok(LintRow {
                 module: e.module.clone(),
