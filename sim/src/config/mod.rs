@@ -716,6 +716,39 @@ impl GpuConfig {
         v
     }
 
+    /// The longest wait the configuration allows an instruction without anything being wrong
+    /// (cycles), and what it is: a load's round trip to DRAM (the L1D, the crossbar both ways,
+    /// the L2 and the DRAM latencies) or the slowest functional unit, whichever is longer.
+    pub fn longest_wait(&self) -> (u64, String) {
+        let trip = [
+            ("l1d.latency", self.l1d.latency as u64),
+            (
+                "2 x interconnect.latency",
+                2 * self.interconnect.latency as u64,
+            ),
+            ("l2.latency", self.l2.latency as u64),
+            ("dram.latency", self.dram.latency as u64),
+        ];
+        let round: u64 = trip.iter().map(|t| t.1).sum();
+        let u = &self.units;
+        let slowest = [
+            ("units.int_alu.latency", u.int_alu.latency),
+            ("units.int_mul.latency", u.int_mul.latency),
+            ("units.fp.latency", u.fp.latency),
+            ("units.dp.latency", u.dp.latency),
+            ("units.sfu.latency", u.sfu.latency),
+            ("units.shared_mem.latency", u.shared_mem.latency),
+        ]
+        .into_iter()
+        .max_by_key(|t| t.1)
+        .expect("six units");
+        if slowest.1 as u64 > round {
+            return (slowest.1 as u64, format!("{} {}", slowest.0, slowest.1));
+        }
+        let parts: Vec<String> = trip.iter().map(|(n, v)| format!("{n} {v}")).collect();
+        (round, format!("a load's round trip: {}", parts.join(" + ")))
+    }
+
     /// Checks every field; the error names the first bad one.
     pub fn validate(&self) -> Result<(), ConfigError> {
         for (name, v) in self.integer_fields() {

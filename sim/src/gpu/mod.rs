@@ -39,7 +39,9 @@ use stats::{Counters, KernelCounters, PreemptionCounts, SmCounts};
 use std::collections::BTreeMap;
 use thiserror::Error;
 
-/// Default deadlock watchdog: cycles without any issue before a run is declared stuck.
+/// Default deadlock watchdog: cycles without any issue before a run is declared stuck (raised
+/// to 4x the configuration's longest legal wait, [`GpuConfig::longest_wait`], when that is
+/// longer).
 pub const DEFAULT_WATCHDOG: u64 = 100_000;
 
 /// How a run is configured beyond the GPU itself.
@@ -138,12 +140,15 @@ pub enum SimError {
         source: DoesNotFit,
     },
     /// No instruction issued anywhere for `idle` cycles.
-    #[error("deadlock: no instruction issued for {idle} cycles (cycle {cycle}); stuck warps:\n  {}", warps.join("\n  "))]
+    #[error("deadlock: no instruction issued for {idle} cycles (cycle {cycle}){note}; stuck warps:\n  {}", warps.join("\n  "))]
     Deadlock {
         /// Cycle of detection.
         cycle: u64,
         /// Cycles without issue.
         idle: u64,
+        /// Empty, or why this may be no deadlock (the watchdog is not longer than a wait the
+        /// configuration allows, named).
+        note: String,
         /// One line per stuck warp: where it is and what it waits on.
         warps: Vec<String>,
     },
@@ -331,11 +336,15 @@ impl<'a> Gpu<'a> {
     /// one dispatcher per kernel slot).
     pub fn new<P: Provider<'a>>(
         cfg: &GpuConfig,
-        opts: SimOptions,
+        mut opts: SimOptions,
         blocks: &mut P,
     ) -> Result<Self, SimError> {
         cfg.validate()
             .map_err(|e| SimError::Config(e.to_string()))?;
+        // The default watchdog stays 4x longer than any wait the configuration allows.
+        if opts.watchdog == DEFAULT_WATCHDOG {
+            opts.watchdog = DEFAULT_WATCHDOG.max(4 * cfg.longest_wait().0);
+        }
         let plan = &opts.plan;
         plan.check(cfg)?;
         let provider: &mut dyn crate::blocks::DynProvider<'a> = blocks;

@@ -501,9 +501,19 @@ impl<'a> Gpu<'a> {
                 ));
             }
         }
+        let (wait, what) = self.cfg.longest_wait();
+        let note = match self.opts.watchdog <= wait {
+            true => format!(
+                ", but the watchdog ({} cycles) is not longer than a wait this configuration \
+                 allows ({wait} cycles, {what}): raise --watchdog above it to tell a deadlock",
+                self.opts.watchdog
+            ),
+            false => String::new(),
+        };
         Err(SimError::Deadlock {
             cycle: self.now,
             idle: self.now - self.last_issue,
+            note,
             warps,
         })
     }

@@ -245,10 +245,20 @@ fn the_watchdog_reports_what_every_stuck_warp_waits_on() {
     let e = gpu
         .run(&mut builtin("compute", "small"), &mut |_| {})
         .unwrap_err();
-    let SimError::Deadlock { cycle, idle, warps } = &e else {
+    let SimError::Deadlock {
+        cycle,
+        idle,
+        warps,
+        note,
+    } = &e
+    else {
         panic!("{e}")
     };
     assert_eq!((*cycle, *idle), (2_001, 2_001));
+    assert_eq!(
+        note, "",
+        "2,000 cycles is longer than any wait gtx480 allows"
+    );
     // 30 blocks of 8 warps, two blocks on each of the 15 SMs, all stuck before issuing.
     assert_eq!(warps.len(), 240, "{e}");
     assert!(
@@ -264,6 +274,40 @@ fn the_watchdog_reports_what_every_stuck_warp_waits_on() {
     assert!(e
         .to_string()
         .contains("deadlock: no instruction issued for 2001 cycles"));
+}
+
+#[test]
+fn a_long_legal_latency_is_no_deadlock_and_a_short_watchdog_says_so() {
+    // DRAM at its longest legal latency: every load waits about 100,000 cycles.
+    let mut cfg = gtx480();
+    cfg.dram.latency = 100_000;
+    let (wait, what) = cfg.longest_wait();
+    assert!(
+        wait > 100_000 && what.contains("dram.latency 100000"),
+        "{what}"
+    );
+    // The default watchdog grows with it: the run completes.
+    let mut gpu = Gpu::golden(&cfg, SimOptions::default()).unwrap();
+    let r = gpu
+        .run(&mut builtin("stream", "small"), &mut |_| {})
+        .unwrap();
+    assert!(r.counters.cycles > 100_000);
+    // A watchdog shorter than the wait fires, and says it cannot tell.
+    let opts = SimOptions {
+        watchdog: 50_000,
+        ..Default::default()
+    };
+    let e = Gpu::golden(&cfg, opts)
+        .unwrap()
+        .run(&mut builtin("stream", "small"), &mut |_| {})
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains(
+            "but the watchdog (50000 cycles) is not longer than a wait this configuration allows"
+        ) && e.contains("dram.latency 100000"),
+        "{e}"
+    );
 }
 
 #[test]
