@@ -2120,3 +2120,20 @@ fn lint_refuses_verilog_that_is_not_the_manifests() {
     says(&o, "warp_arbiter_lrr_proto.v: its SHA-256");
     says(&o, "the Verilog was changed after `gpusched gen`");
 }
+
+/// A long or binary token in a malformed trace is quoted short and escaped in the error, not
+/// printed whole (issue 61).
+#[test]
+fn a_huge_or_binary_token_is_quoted_short_and_escaped() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("kernelslist.g"), "kernel-1.traceg\n").unwrap();
+    let grid = format!("-grid dim = ({}\u{1},1,1)\n", "9".repeat(300_000));
+    let trace = format!("-kernel name = k\n-kernel id = 1\n{grid}-block dim = (32,1,1)\n");
+    std::fs::write(dir.path().join("kernel-1.traceg"), trace).unwrap();
+    let o = gpusched(&["trace", "info", dir.path().to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.len() < 400, "{} bytes", err.len());
+    says(&o, "kernel-1.traceg:3: expected `-grid dim");
+    says(&o, "bytes in all)");
+}

@@ -44,9 +44,38 @@ pub fn read_text(path: &Path) -> io::Result<String> {
     Ok(text)
 }
 
+/// Longest piece of user text an error message quotes, in characters.
+pub const MAX_QUOTE_CHARS: usize = 80;
+
+/// `text` as an error message quotes it: control characters escaped (`\u{1}`, `\n`), at
+/// most [`MAX_QUOTE_CHARS`] characters, a longer one cut with its length in bytes.
+pub fn quote(text: &str) -> String {
+    let mut out = String::new();
+    for (n, c) in text.chars().enumerate() {
+        if n == MAX_QUOTE_CHARS {
+            out.push_str(&format!("... ({} bytes in all)", text.len()));
+            break;
+        }
+        if c.is_control() {
+            out.extend(c.escape_debug());
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn quotes_are_short_and_printable() {
+        assert_eq!(quote("(1,1,1)"), "(1,1,1)");
+        assert_eq!(quote("a\u{1}b\n"), "a\\u{1}b\\n");
+        let long = quote(&"9".repeat(300_000));
+        assert_eq!(long, format!("{}... (300000 bytes in all)", "9".repeat(80)));
+    }
 
     #[test]
     fn only_regular_files_of_bounded_size_are_read() {

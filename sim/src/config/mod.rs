@@ -25,7 +25,7 @@ pub enum ConfigError {
     #[error("{path}: {message}")]
     File { path: String, message: String },
     /// A line of a GPGPU-Sim config file that does not follow the option's form.
-    #[error("{path}:{line}: expected {expected}, found {found}")]
+    #[error("{path}:{line}: expected {expected}, found {}", crate::input::quote(.found))]
     Syntax {
         path: String,
         line: usize,

@@ -51,7 +51,7 @@ pub enum TraceError {
     #[error("{file}: {message}")]
     Io { file: PathBuf, message: String },
     /// The content does not follow the format.
-    #[error("{file}:{line}: expected {expected}, found {found}")]
+    #[error("{file}:{line}: expected {expected}, found {}", crate::input::quote(.found))]
     Syntax {
         file: PathBuf,
         line: usize,
