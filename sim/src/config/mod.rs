@@ -730,20 +730,14 @@ impl GpuConfig {
             ("dram.latency", self.dram.latency as u64),
         ];
         let round: u64 = trip.iter().map(|t| t.1).sum();
-        let u = &self.units;
-        let slowest = [
-            ("units.int_alu.latency", u.int_alu.latency),
-            ("units.int_mul.latency", u.int_mul.latency),
-            ("units.fp.latency", u.fp.latency),
-            ("units.dp.latency", u.dp.latency),
-            ("units.sfu.latency", u.sfu.latency),
-            ("units.shared_mem.latency", u.shared_mem.latency),
-        ]
-        .into_iter()
-        .max_by_key(|t| t.1)
-        .expect("six units");
-        if slowest.1 as u64 > round {
-            return (slowest.1 as u64, format!("{} {}", slowest.0, slowest.1));
+        let slowest = self
+            .integer_fields()
+            .into_iter()
+            .filter(|(n, _)| n.starts_with("units.") && n.ends_with(".latency"))
+            .max_by_key(|t| t.1)
+            .expect("the units have latencies");
+        if slowest.1 > round {
+            return (slowest.1, format!("{} {}", slowest.0, slowest.1));
         }
         let parts: Vec<String> = trip.iter().map(|(n, v)| format!("{n} {v}")).collect();
         (round, format!("a load's round trip: {}", parts.join(" + ")))

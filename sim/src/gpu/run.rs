@@ -141,15 +141,18 @@ impl<'a> Gpu<'a> {
             }
         }
         for slot in std::mem::take(&mut lp.out.kill) {
-            self.kill(ks, slot, now);
+            if let Some(r) = ks.slots.get_mut(slot).and_then(Option::as_mut) {
+                r.killed = true;
+                r.queue.clear();
+            }
         }
-        // A killed kernel's block that was being restored is flushed once it runs.
+        // A killed kernel's blocks are flushed; one being saved or restored once it runs.
         for slot in 0..ks.slots.len() {
             if ks.slots[slot]
                 .as_ref()
                 .is_some_and(|r| r.killed && r.resident > 0)
             {
-                self.kill(ks, slot, now);
+                self.flush_killed(ks, slot, now);
             }
         }
         self.offer(ks, lp)?;
@@ -375,16 +378,12 @@ impl<'a> Gpu<'a> {
         self.resident[p.sm].preempting[p.slot] += started;
     }
 
-    /// Kills the kernel in `slot` (if any): nothing more of it is dispatched and every block
-    /// of it on an SM is dropped (flushed whatever its idempotence, not queued).
-    fn kill(&mut self, ks: &mut Kernels, slot: usize, now: u64) {
-        let Some(r) = ks.slots.get_mut(slot).and_then(Option::as_mut) else {
-            return;
-        };
-        r.killed = true;
-        r.queue.clear();
+    /// Flushes the blocks of the killed kernel in `slot` that run or drain, whatever their
+    /// idempotence (`collect` drops them instead of queueing them).
+    fn flush_killed(&mut self, ks: &Kernels, slot: usize, now: u64) {
+        let launch = ks.slots[slot].as_ref().expect("a killed kernel").ctx.launch;
         for (s, sm) in self.sms.iter_mut().enumerate() {
-            self.resident[s].preempting[slot] += sm.kill_kernel(r.ctx.launch, now);
+            self.resident[s].preempting[slot] += sm.kill_kernel(launch, now);
         }
     }
 

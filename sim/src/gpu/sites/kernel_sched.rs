@@ -152,6 +152,13 @@ pub struct KernelSchedIn<'a> {
 }
 
 impl KernelSchedIn<'_> {
+    /// The slot holding launch `launch`, if it holds a slot.
+    pub fn slot_of(&self, launch: usize) -> Option<usize> {
+        self.kernels
+            .iter()
+            .position(|v| v.is_some_and(|v| v.launch == launch))
+    }
+
     /// The occupied slots, oldest admission first (ties: lower slot).
     pub fn by_admission(&self) -> Vec<usize> {
         let mut v: Vec<usize> = (0..self.kernels.len())

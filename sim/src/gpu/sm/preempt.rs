@@ -240,8 +240,6 @@ impl Sm<'_> {
         started
     }
 
-    /// Stops block slot `tb`'s live warps (`flush`: their i-buffers and their instructions
-    /// not yet sent to the L1D are dropped too).
     /// Kills kernel `launch`'s blocks on the SM: each that runs or drains is flushed now,
     /// whatever its idempotence (its kernel is dropped, nothing of it restarts); one being
     /// switched out, flushed or restored keeps on (called again, a restored one is then
@@ -269,6 +267,8 @@ impl Sm<'_> {
         started
     }
 
+    /// Stops block slot `tb`'s live warps (`flush`: their i-buffers and their instructions
+    /// not yet sent to the L1D are dropped too).
     fn stop_block(&mut self, tb: usize, flush: bool) {
         let (first, n) = (self.tbs[tb].first_warp, self.tbs[tb].warps);
         for w in first..first + n {

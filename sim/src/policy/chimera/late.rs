@@ -36,17 +36,12 @@ impl Late {
     /// One cycle: counts what the victims of the open requests issue on the SMs they still
     /// hold past the limit, and kills the late kernels whose time has come.
     pub fn step(&mut self, inp: &KernelSchedIn, requests: &mut [Request], out: &mut KernelSchedOut) {
-        let slot_of = |launch: usize| {
-            inp.kernels
-                .iter()
-                .position(|v| v.is_some_and(|v| v.launch == launch))
-        };
         for r in requests.iter_mut().filter(|r| r.latency.is_none()) {
             let late = inp.now > r.cycle + self.limit;
             if late && !self.doomed.iter().any(|d| d.0 == r.kernel) {
                 self.doomed.push((r.kernel, false));
             }
-            let Some(victim) = slot_of(r.victim) else {
+            let Some(victim) = inp.slot_of(r.victim) else {
                 continue;
             };
             for &(sm, _) in r.sms.iter().filter(|(_, at)| at.is_none()) {
@@ -69,7 +64,9 @@ impl Late {
         }
         if self.kill {
             for (launch, killed) in self.doomed.iter_mut().filter(|d| !d.1) {
-                let Some(k) = slot_of(*launch) else { continue };
+                let Some(k) = inp.slot_of(*launch) else {
+                    continue;
+                };
                 let v = inp.kernels[k].expect("found");
                 if v.deadline.is_some_and(|d| inp.now >= v.arrival + d + self.limit) {
                     out.kill.push(k);

@@ -503,13 +503,8 @@ impl<'a> ChimeraUnit<'a> {
     /// Handovers of the open requests: an SM is handed over once no block of another kernel
     /// than its new one is on it.
     fn handovers(&mut self, inp: &KernelSchedIn) {
-        let slot_of = |launch: usize| {
-            inp.kernels
-                .iter()
-                .position(|v| v.is_some_and(|v| v.launch == launch))
-        };
         for r in self.requests.iter_mut().filter(|r| r.latency.is_none()) {
-            let mine = slot_of(r.kernel);
+            let mine = inp.slot_of(r.kernel);
             for (sm, at) in &mut r.sms {
                 let clear = match mine {
                     Some(k) => inp.sms[*sm].others(k) == 0,
