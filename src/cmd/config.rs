@@ -1,4 +1,4 @@
-//! `gpusched config list | show <preset|file> [--json]`.
+//! `gpusched config list | show <preset|file> [--json] | check <file> [--json]`.
 
 use anyhow::Result;
 use clap::{Args, Subcommand};
@@ -22,6 +22,16 @@ enum Action {
         /// gpgpusim.config file.
         config: String,
         /// Print JSON instead of TOML.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Read a config (GPGPU-Sim files above all) and list, one per line, each option or field
+    /// it sets that changes nothing in the model, with the file, the line and what the model
+    /// does instead; then the options without effect on timing. Exit 0 when the file reads.
+    Check {
+        /// As for `show`; a comma-separated list reads GPGPU-Sim option files over the first.
+        config: String,
+        /// Print the notes as a JSON object (`unmodelled`, `inert`).
         #[arg(long)]
         json: bool,
     },
@@ -52,6 +62,29 @@ pub fn run(a: ConfigArgs) -> Result<ExitCode> {
                 out!("{}", c.to_toml());
             }
         }
+        Action::Check { config, json } => check(&config, json)?,
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// `config check`: the notes of `config`, whole.
+fn check(config: &str, json: bool) -> Result<()> {
+    let (_, notes) = GpuConfig::load_with_notes(config)?;
+    if json {
+        outln!("{}", serde_json::to_string_pretty(&notes)?);
+        return Ok(());
+    }
+    for u in &notes.unmodelled {
+        outln!("{u}");
+    }
+    if !notes.inert.is_empty() {
+        outln!(
+            "without effect on timing (power, statistics, PTX, debugging): {}",
+            notes.inert.join(", ")
+        );
+    }
+    if notes.is_empty() {
+        outln!("{config}: every option is modelled");
+    }
+    Ok(())
 }

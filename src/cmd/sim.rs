@@ -186,15 +186,13 @@ impl RunArgs {
     }
 }
 
-/// Loads a preset, a TOML/JSON file or a GPGPU-Sim config file; GPGPU-Sim options the model
-/// does not use are listed once on stderr.
+/// Loads a preset, a TOML/JSON file or a GPGPU-Sim config file; what a GPGPU-Sim file sets
+/// that changes nothing in the model is summed up in one note on stderr
+/// (`gpusched config check` lists it).
 pub fn load_config(name: &str) -> Result<GpuConfig> {
-    let (cfg, ignored) = GpuConfig::load_with_notes(name)?;
-    if !ignored.is_empty() {
-        eprintln!(
-            "note: {name}: GPGPU-Sim options not modelled, ignored: {}",
-            ignored.join(", ")
-        );
+    let (cfg, notes) = GpuConfig::load_with_notes(name)?;
+    if let Some(summary) = notes.summary() {
+        eprintln!("note: {name}: {summary} (`gpusched config check {name}` lists them)");
     }
     Ok(cfg)
 }

@@ -32,6 +32,18 @@ pub enum ConfigError {
         expected: String,
         found: String,
     },
+    /// An option neither GPGPU-Sim nor Accel-Sim registers (GPGPU-Sim stops with "Unknown
+    /// Option"); `nearest` is the known option it is likely a misspelling of.
+    #[error(
+        "{path}:{line}: unknown GPGPU-Sim option `-{name}` (GPGPU-Sim stops with \"Unknown Option\"){}",
+        nearest.as_ref().map(|n| format!("; did you mean `-{n}`?")).unwrap_or_default()
+    )]
+    UnknownOption {
+        path: String,
+        line: usize,
+        name: String,
+        nearest: Option<String>,
+    },
     /// No preset of that name.
     #[error("unknown config preset `{0}`; valid presets: {names}", names = presets::NAMES.join(", "))]
     UnknownPreset(String),
@@ -537,13 +549,13 @@ impl GpuConfig {
     /// `gtx480` preset; see [`gpgpusim`]), or a comma-separated list whose first item is any of
     /// these and whose further items are GPGPU-Sim option files, each read over the
     /// configuration before it (`gpgpusim.config,trace.config`, as Accel-Sim takes two
-    /// `-config` files); returns the GPGPU-Sim options that were ignored.
-    pub fn load_with_notes(preset_or_path: &str) -> Result<(Self, Vec<String>), ConfigError> {
+    /// `-config` files); returns what the GPGPU-Sim files set that changes nothing here.
+    pub fn load_with_notes(preset_or_path: &str) -> Result<(Self, gpgpusim::Notes), ConfigError> {
         let list = preset_or_path
             .split_once(',')
             .filter(|_| !Path::new(preset_or_path).exists());
         if let Some((first, rest)) = list {
-            let (mut cfg, mut ignored) = Self::load_with_notes(first)?;
+            let (mut cfg, mut notes) = Self::load_with_notes(first)?;
             for item in rest.split(',') {
                 if item.is_empty() {
                     return Err(ConfigError::File {
@@ -568,16 +580,12 @@ impl GpuConfig {
                 let p = gpgpusim::parse_over(&text, path, &cfg)?;
                 cfg = p.config;
                 cfg.name = format!("{name}+{}", cfg.name);
-                for o in p.ignored {
-                    if !ignored.contains(&o) {
-                        ignored.push(o);
-                    }
-                }
+                notes.extend(p.notes);
             }
-            return Ok((cfg, ignored));
+            return Ok((cfg, notes));
         }
         if presets::NAMES.contains(&preset_or_path) {
-            return Ok((Self::preset(preset_or_path)?, vec![]));
+            return Ok((Self::preset(preset_or_path)?, Default::default()));
         }
         let path = Path::new(preset_or_path);
         // A bare name that is no file is a mistyped preset; anything with a directory or an
@@ -596,7 +604,7 @@ impl GpuConfig {
             Some("toml") => toml::from_str(&text).map_err(|e| err(e.to_string()))?,
             _ if gpgpusim::looks_like(&text) => {
                 let p = gpgpusim::parse(&text, path, &presets::gtx480())?;
-                return Ok((p.config, p.ignored));
+                return Ok((p.config, p.notes));
             }
             _ => {
                 return Err(err(
@@ -609,7 +617,7 @@ impl GpuConfig {
             let line = e.field().and_then(|f| locate_key(&text, f));
             e.at(path, line)
         })?;
-        Ok((cfg, vec![]))
+        Ok((cfg, Default::default()))
     }
 
     /// The configuration as TOML.

@@ -2,24 +2,36 @@ use super::{looks_like, parse};
 use crate::config::{presets, ConfigError, GpuConfig};
 use std::path::{Path, PathBuf};
 
+/// The options and fields noted as not modelled, in order.
+fn unmodelled(notes: &super::Notes) -> Vec<&str> {
+    notes.unmodelled.iter().map(|u| u.option.as_str()).collect()
+}
+
 fn sample() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../configs/gtx480.gpgpusim.config")
 }
 
 #[test]
 fn the_sample_gtx480_file_gives_the_gtx480_preset() {
-    let (cfg, ignored) = GpuConfig::load_with_notes(sample().to_str().unwrap()).unwrap();
+    let (cfg, notes) = GpuConfig::load_with_notes(sample().to_str().unwrap()).unwrap();
     let mut want = presets::gtx480();
     want.name = "gtx480.gpgpusim".into();
     assert_eq!(cfg, want);
     assert_eq!(
-        ignored,
+        unmodelled(&notes),
+        [
+            "-gpgpu_coalesce_arch",
+            "-gpgpu_cache:dl2 data port",
+            "-network_mode",
+            "-gpgpu_mem_addr_mapping",
+            "-gpgpu_dram_timing_opt CDLR"
+        ]
+    );
+    assert_eq!(
+        notes.inert,
         [
             "gpgpu_ptx_force_max_capability",
             "gpgpu_ptx_sim_mode",
-            "gpgpu_coalesce_arch",
-            "network_mode",
-            "gpgpu_mem_addr_mapping",
             "visualizer_enabled"
         ]
     );
@@ -49,7 +61,7 @@ fn options_change_their_fields_and_later_lines_win() {
         c.dram.peak_gbps,
         (c.dram.computed_gbps() * 10.0).round() / 10.0
     );
-    assert!(p.ignored.is_empty());
+    assert!(p.notes.is_empty(), "{:?}", p.notes);
 }
 
 #[test]
@@ -68,7 +80,7 @@ fn malformed_values_name_file_line_and_form() {
         (
             "-gpgpu_clock_domains 700:700\n",
             1,
-            "<core MHz>:<icnt MHz>:<l2 MHz>:<dram MHz>",
+            "<core MHz>:<interconnect MHz>:<L2 MHz>:<DRAM MHz>",
         ),
         ("-gpgpu_scheduler fifo\n", 1, "lrr|gto|two_level_active"),
         (
@@ -163,6 +175,10 @@ proptest! {
                 prop_assert!(line >= 1 && line <= mutated.lines().count());
             }
             Err(ConfigError::Field { .. }) => {}
+            Err(ConfigError::UnknownOption { path, line, .. }) => {
+                prop_assert_eq!(path, "fuzz.config");
+                prop_assert!(line >= 1 && line <= mutated.lines().count());
+            }
             Err(ConfigError::At { path, line, source }) => {
                 prop_assert_eq!(path, "fuzz.config");
                 prop_assert!(line >= 1 && line <= mutated.lines().count());
@@ -192,7 +208,16 @@ fn options_are_read_as_gpgpu_sims_parser_reads_them() {
     );
     assert_eq!((c.sm.max_blocks, c.dram.channels), (12, 8));
     assert_eq!(c.sm.warp_scheduler, "gto");
-    assert_eq!(p.ignored, ["gpgpu_perf_sim_memcpy"]);
+    assert_eq!(
+        unmodelled(&p.notes),
+        [
+            "-gpgpu_dram_timing_opt CDLR",
+            "-gpgpu_dram_timing_opt nbkgrp",
+            "-gpgpu_dram_timing_opt CCDL",
+            "-gpgpu_dram_timing_opt RTPL",
+            "-gpgpu_perf_sim_memcpy"
+        ]
+    );
     // An unterminated quote names the line where it opens.
     let e = parse(
         "-gpgpu_n_mem 6\n-gpgpu_dram_timing_opt \"nbk=16:\n-gpgpu_n_mem 8\n",
@@ -223,13 +248,13 @@ fn gpgpu_sims_sm2_gtx480_file_is_read() {
     if !crate::testing::available("reference", p.is_file(), "no reference config") {
         return;
     }
-    let (cfg, ignored) = GpuConfig::load_with_notes(p.to_str().unwrap()).unwrap();
+    let (cfg, notes) = GpuConfig::load_with_notes(p.to_str().unwrap()).unwrap();
     assert_eq!((cfg.sm.count, cfg.sm.schedulers), (15, 2));
     assert_eq!((cfg.dram.timing.cl, cfg.dram.timing.rc), (12, 40));
     // dl2 S:64:128:8: 32 B sectors, 64 KB slices; dl1 ...,S:64:8,8: 64 MSHRs.
     assert_eq!((cfg.l2.sector_bytes, cfg.l2.size_bytes), (32, 64 * 1024));
     assert_eq!((cfg.l1d.sector_bytes, cfg.l1d.mshrs), (0, 64));
-    assert!(ignored.iter().any(|o| o == "gpgpu_dram_partition_queues"));
+    assert!(unmodelled(&notes).contains(&"-gpgpu_dram_partition_queues"));
     // It sizes the operand collector, which is then modelled.
     let oc = &cfg.pipeline.operand_collector;
     assert!(oc.enabled);
@@ -251,7 +276,7 @@ fn a_trace_config_applies_over_a_gpgpusim_config() {
     )
     .unwrap();
     let list = format!("{},{}", sample().display(), trace.display());
-    let (cfg, ignored) = GpuConfig::load_with_notes(&list).unwrap();
+    let (cfg, notes) = GpuConfig::load_with_notes(&list).unwrap();
     let u = &cfg.units;
     assert_eq!((u.int_alu.latency, u.int_alu.initiation), (4, 2));
     assert_eq!((u.int_mul.latency, u.int_mul.initiation), (4, 2));
@@ -266,12 +291,13 @@ fn a_trace_config_applies_over_a_gpgpusim_config() {
         presets::gtx480().sm.count,
         "the first file's values stay"
     );
+    let names = unmodelled(&notes);
     for o in [
-        "trace_opcode_latency_initiation_tensor",
-        "specialized_unit_1",
-        "network_mode",
+        "-trace_opcode_latency_initiation_tensor",
+        "-specialized_unit_1",
+        "-network_mode",
     ] {
-        assert!(ignored.iter().any(|x| x == o), "{o} in {ignored:?}");
+        assert!(names.contains(&o), "{o} in {names:?}");
     }
     // A malformed value names the second file and its line; a later file must be GPGPU-Sim's.
     std::fs::write(&trace, "\n-trace_opcode_latency_initiation_sp 4\n").unwrap();

@@ -1,0 +1,268 @@
+//! The reader is as strict as GPGPU-Sim: unknown names, malformed structured fields and
+//! values of the wrong kind are errors naming the file and line; what is read but not
+//! modelled is noted.
+
+use super::{known, parse, Role};
+use crate::config::{presets, ConfigError};
+use std::path::Path;
+
+fn read(text: &str) -> Result<super::Parsed, ConfigError> {
+    parse(text, Path::new("user.config"), &presets::gtx480())
+}
+
+fn err(text: &str) -> String {
+    read(text).unwrap_err().to_string()
+}
+
+fn noted(text: &str) -> Vec<(String, String, Option<String>)> {
+    let p = read(text).unwrap();
+    p.notes
+        .unmodelled
+        .into_iter()
+        .map(|u| (u.option, u.value, u.model))
+        .collect()
+}
+
+#[test]
+fn an_unknown_option_is_an_error_naming_the_nearest_known_one() {
+    // A misspelled SM-count factor used to make a silent 1-SM GPU.
+    let e = err("-gpgpu_n_mem 6\n-gpgpu_n_clustres 15\n");
+    assert_eq!(
+        e,
+        "user.config:2: unknown GPGPU-Sim option `-gpgpu_n_clustres` (GPGPU-Sim stops with \
+         \"Unknown Option\"); did you mean `-gpgpu_n_clusters`?"
+    );
+    let e = err("-no_such_thing_at_all 1\n");
+    assert!(
+        e.ends_with("(GPGPU-Sim stops with \"Unknown Option\")"),
+        "{e}"
+    );
+    // Options of earlier GPGPU-Sim releases and Accel-Sim's trace options are known.
+    let p = read("-gpuwattch_xml_file x.xml\n-gpgpu_dram_sched_queue_size 0\n-trace k.g\n");
+    assert!(p.is_ok(), "{p:?}");
+}
+
+#[test]
+fn values_of_options_not_read_are_checked_against_their_kind() {
+    for (text, want) in [
+        (
+            "-gpgpu_coalesce_arch fermi\n",
+            "`-gpgpu_coalesce_arch <integer>`",
+        ),
+        (
+            "-gpgpu_flush_l1_cache 2\n",
+            "`-gpgpu_flush_l1_cache 0|1` (a flag: 0, 1 or no value)",
+        ),
+        ("-gpgpu_max_cycle 1e9\n", "`-gpgpu_max_cycle <integer>`"),
+        ("-icnt_in_buffer_limit -1\n", "<unsigned integer>"),
+        ("-inter_config_file\n", "`-inter_config_file <value>`"),
+        ("-visualizer_zlevel 99999999999\n", "<integer>"),
+    ] {
+        let e = err(text);
+        assert!(
+            e.starts_with("user.config:1: expected") && e.contains(want),
+            "{text:?}: {e}"
+        );
+    }
+    // GPGPU-Sim's integer forms; a flag without a value.
+    assert!(
+        read("-gpgpu_coalesce_arch 0x14\n-gpgpu_flush_l1_cache\n-gpgpu_shmem_warp_parts 02\n")
+            .is_ok()
+    );
+}
+
+#[test]
+fn cache_fields_are_parsed_and_checked_as_gpgpu_sim_checks_them() {
+    let ok = [
+        "-gpgpu_cache:dl1 N:32:128:4,L:L:m:N:H,S:64:8,8\n",
+        "-gpgpu_cache:dl1 32:128:4,L:L:m:N:H,A:32:8,8\n",
+        // GPGPU-Sim 3.x: no cache type, four policy letters.
+        "-gpgpu_cache:dl1 32:128:4,L:L:m:N,A:32:8,8\n",
+        "-gpgpu_cache:dl2 S:32:128:16,L:B:m:L:L,A:32:4,4:0,32\n",
+    ];
+    for text in ok {
+        assert!(read(text).is_ok(), "{text}: {:?}", read(text));
+    }
+    for (text, want) in [
+        (
+            "-gpgpu_cache:dl1 Q:32:128:4,L:L:m:N:H,A:32:8,8\n",
+            "the cache type is `N`",
+        ),
+        (
+            "-gpgpu_cache:dl1 32:128:4,Z:L:m:N:H,A:32:8,8\n",
+            "the replacement is one of L (LRU), F (FIFO)",
+        ),
+        (
+            "-gpgpu_cache:dl1 32:128:4,L:Q:m:N:H,A:32:8,8\n",
+            "the write policy is one of",
+        ),
+        (
+            "-gpgpu_cache:dl1 32:128:4,L:L:x:N:H,A:32:8,8\n",
+            "the allocation is one of",
+        ),
+        (
+            "-gpgpu_cache:dl1 32:128:4,L:L:m:q:H,A:32:8,8\n",
+            "the write allocation is one of",
+        ),
+        (
+            "-gpgpu_cache:dl1 32:128:4,L:L:m:N:Z,A:32:8,8\n",
+            "the set index is one of",
+        ),
+        (
+            "-gpgpu_cache:dl1 32:128:4,L:L:m:N:H,Q:32:8,8\n",
+            "the mshr type is one of",
+        ),
+        (
+            "-gpgpu_cache:dl1 32:128:4,L:L:m:N:H,F:32:8,8\n",
+            "a FIFO MSHR `F` needs",
+        ),
+        (
+            "-gpgpu_cache:dl2 32:128:16,L:B:f:N:L,A:32:4,4\n",
+            "write-back cache that allocates on fill",
+        ),
+        (
+            "-gpgpu_cache:dl1 32:128:4,L:T:f:F:L,A:32:4,4\n",
+            "fetch-on-write",
+        ),
+        (
+            "-gpgpu_cache:dl1 S:32:64:4,L:L:m:N:L,A:32:8,8\n",
+            "128 B lines",
+        ),
+        (
+            "-gpgpu_cache:dl1 32:128:4,L:L:m:N:H,A:32:8,8,48\n",
+            "divides the line size",
+        ),
+        (
+            "-gpgpu_cache:dl1 32:128:4,L:L:m:N:H:L,A:32:8,8\n",
+            "<write allocation>[:<set index>]",
+        ),
+        (
+            "-gpgpu_cache:dl1 32:128:4,L:L:m:N:H,A:32:8,8,128,9\n",
+            "<data port bytes>",
+        ),
+    ] {
+        let e = err(text);
+        assert!(
+            e.starts_with("user.config:1: expected `-gpgpu_cache:"),
+            "{text}: {e}"
+        );
+        assert!(e.contains(want), "{text}: {e}");
+    }
+    // Policies the model does not have are noted with what it does instead; a later line
+    // with the model's letter takes the note back.
+    let n = noted("-gpgpu_cache:dl1 32:128:4,F:L:m:W:H,A:32:8,8\n");
+    assert_eq!(
+        n,
+        [
+            (
+                "-gpgpu_cache:dl1 replacement".into(),
+                "F".into(),
+                Some("LRU".into())
+            ),
+            (
+                "-gpgpu_cache:dl1 write allocation".into(),
+                "W".into(),
+                Some("no write-allocate".into())
+            ),
+        ]
+    );
+    assert!(noted("-gpgpu_cache:dl1 32:128:4,F:L:m:N:H,A:32:8,8\n-gpgpu_cache:dl1 32:128:4,L:L:m:N:H,A:32:8,8\n").is_empty());
+}
+
+#[test]
+fn dram_timing_keys_are_checked_and_the_legacy_list_is_read() {
+    let e = err("-gpgpu_dram_timing_opt \"nbk=16:CCD=2:RCDD=12\"\n");
+    assert!(e.contains("`RCDD` is no GPGPU-Sim DRAM timing key"), "{e}");
+    let e = err("-gpgpu_dram_timing_opt \"nbk=16:ccd=2\"\n");
+    assert!(e.contains("did you mean `CCD`?"), "{e}");
+    let e = err("-gpgpu_dram_timing_opt \"nbk=16:nbkgrp=0\"\n");
+    assert!(e.contains("Number of bank groups cannot be zero"), "{e}");
+    // `;` separates too; the legacy positional form (GPGPU-Sim 3.x).
+    let p = read("-gpgpu_dram_timing_opt nbk=8;RC=50\n").unwrap();
+    assert_eq!((p.config.dram.banks, p.config.dram.timing.rc), (8, 50));
+    let p = read("-gpgpu_dram_timing_opt 4:2:8:12:21:13:34:9:4:5:13:1:0:0\n").unwrap();
+    let t = &p.config.dram.timing;
+    assert_eq!(
+        (p.config.dram.banks, t.ccd, t.rc, t.cl, t.wr),
+        (4, 2, 34, 9, 13)
+    );
+    assert!(err("-gpgpu_dram_timing_opt 4:2:8\n").contains("legacy positional list"));
+    // Bank groups are not modelled: noted unless they are the model's (one group).
+    let n = noted("-gpgpu_dram_timing_opt \"nbkgrp=4:CCDL=0\"\n");
+    assert_eq!(
+        n,
+        [(
+            "-gpgpu_dram_timing_opt nbkgrp".into(),
+            "4".into(),
+            Some("behaves as nbkgrp=1".into())
+        )]
+    );
+}
+
+#[test]
+fn clock_domains_and_schedulers_are_checked() {
+    let e = err("-gpgpu_clock_domains 700:700:700:-924\n");
+    assert!(e.contains("four clocks, each > 0"), "{e}");
+    let n = noted("-gpgpu_clock_domains 700.0:1400.0:700.0:924.0\n");
+    assert_eq!(n.len(), 1);
+    assert_eq!(n[0].0, "-gpgpu_clock_domains interconnect");
+    for (text, want) in [
+        (
+            "-gpgpu_scheduler rrr\n",
+            "GPGPU-Sim's `rrr` scheduler is not modelled",
+        ),
+        (
+            "-gpgpu_scheduler warp_limiting:2:4\n",
+            "`warp_limiting` scheduler is not modelled",
+        ),
+        (
+            "-gpgpu_scheduler two_level_active:6\n",
+            "two_level_active:<active warps>:<inner>:<outer>",
+        ),
+        (
+            "-gpgpu_scheduler two_level_active:6:x:1\n",
+            "two_level_active:<active warps>",
+        ),
+        ("-gpgpu_scheduler gtox\n", "lrr|gto"),
+    ] {
+        let e = err(text);
+        assert!(e.contains(want), "{text}: {e}");
+    }
+    let n = noted("-gpgpu_scheduler two_level_active:6:2:1\n");
+    assert_eq!(
+        n,
+        [(
+            "-gpgpu_scheduler inner".into(),
+            "2".into(),
+            Some("behaves as 0".into())
+        )]
+    );
+}
+
+#[test]
+fn every_option_read_is_read_and_refuses_a_malformed_value() {
+    for o in known::OPTIONS.iter().filter(|o| o.role == Role::Read) {
+        let text = format!("-{} x!\n", o.name);
+        let e = read(&text).expect_err(o.name);
+        assert!(e.to_string().starts_with("user.config:1: expected"), "{e}");
+    }
+}
+
+#[test]
+fn options_without_timing_effect_are_counted_not_listed() {
+    let p = read("-power_simulation_enabled 1\n-visualizer_enabled 0\n-gpgpu_coalesce_arch 13\n")
+        .unwrap();
+    assert_eq!(
+        p.notes.inert,
+        ["power_simulation_enabled", "visualizer_enabled"]
+    );
+    let s = p.notes.summary().unwrap();
+    assert!(
+        s.starts_with("1 GPGPU-Sim timing setting is not modelled, changing nothing here: -gpgpu_coalesce_arch;"),
+        "{s}"
+    );
+    assert!(
+        s.ends_with("2 options without effect on timing (power, statistics, PTX, debugging)"),
+        "{s}"
+    );
+}

@@ -1,0 +1,436 @@
+//! GPGPU-Sim's structured options, every field parsed and checked as GPGPU-Sim checks it:
+//! cache geometry and policy letters (`cache_config::init`), DRAM timing (named keys or the
+//! legacy positional list, `memory_config::init`), clock domains and scheduler strings.
+//! A field the model does not have is noted ([`Notes`]) unless its value is what the model
+//! does.
+
+use super::notes::Notes;
+use super::Ctx;
+use crate::config::{CacheConfig, ConfigError, GpuConfig};
+
+const CACHE_FORM: &str = "[<N|S>:]<sets>:<line bytes>:<ways>,<replacement>:<write>:<allocation>:\
+                          <write allocation>[:<set index>],<mshr type>:<entries>:<merge>,\
+                          <miss queue>[:<result fifo>][,<data port bytes>]";
+
+/// One policy letter of a cache: GPGPU-Sim's letters with their meaning, and the ones this
+/// model behaves as for the cache at hand.
+struct Letter {
+    field: &'static str,
+    letters: &'static [(char, &'static str)],
+}
+
+const REPLACEMENT: Letter = Letter {
+    field: "replacement",
+    letters: &[('L', "LRU"), ('F', "FIFO")],
+};
+const WRITE: Letter = Letter {
+    field: "write policy",
+    letters: &[
+        ('R', "read-only"),
+        ('B', "write-back"),
+        ('T', "write-through"),
+        ('E', "write-evict"),
+        ('L', "local write-back, global write-through"),
+    ],
+};
+const ALLOCATION: Letter = Letter {
+    field: "allocation",
+    letters: &[('m', "on miss"), ('f', "on fill"), ('s', "streaming")],
+};
+const WRITE_ALLOCATION: Letter = Letter {
+    field: "write allocation",
+    letters: &[
+        ('N', "no write-allocate"),
+        ('W', "write-allocate"),
+        ('F', "fetch on write"),
+        ('L', "lazy fetch on read"),
+    ],
+};
+const SET_INDEX: Letter = Letter {
+    field: "set index",
+    letters: &[
+        ('H', "Fermi hash"),
+        ('P', "IPOLY hash"),
+        ('C', "custom"),
+        ('L', "linear"),
+        ('X', "bitwise XOR"),
+    ],
+};
+const MSHR: Letter = Letter {
+    field: "mshr type",
+    letters: &[
+        ('F', "texture FIFO"),
+        ('T', "sectored texture FIFO"),
+        ('A', "associative"),
+        ('S', "sectored associative"),
+    ],
+};
+
+/// The cache a `-gpgpu_cache:*` option describes, with the policies the model gives it (in
+/// GPGPU-Sim's letters: a file with another letter is noted).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Which {
+    /// `-gpgpu_cache:il1`.
+    Il1,
+    /// `-gpgpu_cache:dl1`.
+    Dl1,
+    /// `-gpgpu_cache:dl2`.
+    Dl2,
+}
+
+impl Which {
+    /// The letters the model behaves as, per policy field (replacement, write, allocation,
+    /// write allocation, set index): `mem/cache.rs` (LRU, allocate on miss) and
+    /// `mem/data_cache.rs` (write-through no-allocate L1D, write-back L2 that allocates
+    /// a written line without fetching it); the L1D's index is the Fermi hash when its
+    /// geometry has one (32 or 64 sets of 128 B), the L2's is linear within a partition.
+    fn modelled(self) -> [&'static str; 5] {
+        match self {
+            Which::Il1 => ["L", "R", "mf", "N", "L"],
+            Which::Dl1 => ["L", "LTE", "m", "N", "HL"],
+            Which::Dl2 => ["L", "B", "m", "L", "L"],
+        }
+    }
+}
+
+/// Reads a `-gpgpu_cache:*` value into `into`.
+pub(super) fn cache(
+    c: &Ctx<'_>,
+    which: Which,
+    into: &mut CacheConfig,
+    notes: &mut Notes,
+) -> Result<(), ConfigError> {
+    if c.value == "none" {
+        return Err(c.err("<cache geometry> (a disabled cache is not modelled)"));
+    }
+    let parts: Vec<&str> = c.value.split(',').collect();
+    if !(4..=5).contains(&parts.len()) {
+        return Err(c.err(CACHE_FORM));
+    }
+    let num = |s: &str| s.trim().parse::<u32>().map_err(|_| c.err(CACHE_FORM));
+    let (sector_bytes, geo) = cache_type(c, parts[0])?;
+    if geo.len() != 3 {
+        return Err(c.err(CACHE_FORM));
+    }
+    let (sets, line, ways) = (num(geo[0])?, num(geo[1])?, num(geo[2])?);
+    let policy: Vec<&str> = parts[1].split(':').collect();
+    if !(4..=5).contains(&policy.len()) {
+        return Err(c.err(CACHE_FORM));
+    }
+    let fields = [REPLACEMENT, WRITE, ALLOCATION, WRITE_ALLOCATION, SET_INDEX];
+    let mut chosen = ['L'; 5];
+    for (i, (t, f)) in policy.iter().zip(&fields).enumerate() {
+        chosen[i] = letter(c, f, t)?;
+    }
+    combinations(c, chosen)?;
+    let mshr: Vec<&str> = parts[2].split(':').collect();
+    if mshr.len() != 3 {
+        return Err(c.err(CACHE_FORM));
+    }
+    let mshr_type = letter(c, &MSHR, mshr[0])?;
+    let (entries, merge) = (num(mshr[1])?, num(mshr[2])?);
+    let queue: Vec<&str> = parts[3].split(':').collect();
+    if queue.len() > 2 || (matches!(mshr_type, 'F' | 'T') && queue.len() != 2) {
+        return Err(c.err_because(
+            CACHE_FORM,
+            &format!("a FIFO MSHR `{mshr_type}` needs `<miss queue>:<result fifo>`"),
+        ));
+    }
+    let miss_queue = num(queue[0])?;
+    for q in &queue[1..] {
+        num(q)?;
+    }
+    if sector_bytes != 0 && line != 128 {
+        return Err(c.err_because(
+            CACHE_FORM,
+            "a sectored cache has 4 sectors of 32 B: 128 B lines",
+        ));
+    }
+    if let Some(port) = parts.get(4) {
+        let port = num(port)?;
+        if port == 0 || line % port != 0 {
+            return Err(c.err_because(CACHE_FORM, "the data port width divides the line size"));
+        }
+        if port != line {
+            note_field(
+                c,
+                notes,
+                "data port",
+                &port.to_string(),
+                "a whole line a cycle",
+            );
+        }
+    }
+    for (i, f) in fields.iter().enumerate() {
+        let modelled = which.modelled()[i];
+        let given = policy.get(i).is_some();
+        if given && !modelled.contains(chosen[i]) {
+            let want = modelled.chars().next().unwrap_or('L');
+            note_field(c, notes, f.field, &chosen[i].to_string(), meaning(f, want));
+        } else {
+            notes.forget(&format!("-{} {}", c.option, f.field));
+        }
+    }
+    if matches!(mshr_type, 'F' | 'T') {
+        note_field(c, notes, MSHR.field, &mshr_type.to_string(), "associative");
+    } else {
+        notes.forget(&format!("-{} {}", c.option, MSHR.field));
+    }
+    into.size_bytes = sets
+        .checked_mul(line)
+        .and_then(|x| x.checked_mul(ways))
+        .ok_or_else(|| c.err(CACHE_FORM))?;
+    into.line_bytes = line;
+    into.ways = ways;
+    into.mshrs = entries;
+    into.mshr_merge = merge;
+    into.miss_queue = miss_queue;
+    into.sector_bytes = sector_bytes;
+    Ok(())
+}
+
+/// The cache type before the geometry: `N` (normal), `S` (sectored, GPGPU-Sim's 32 B
+/// sectors) or none (GPGPU-Sim 3.x and 4.0 files); returns the sector size and the
+/// geometry's three fields.
+fn cache_type<'v>(c: &Ctx<'_>, geometry: &'v str) -> Result<(u32, Vec<&'v str>), ConfigError> {
+    let mut geo: Vec<&str> = geometry.split(':').collect();
+    let typed = geo
+        .first()
+        .is_some_and(|t| t.chars().any(|ch| ch.is_ascii_alphabetic()));
+    if !typed {
+        return Ok((0, geo));
+    }
+    let sector = match geo.remove(0).trim() {
+        "N" => 0,
+        "S" => 32,
+        _ => {
+            return Err(c.err_because(
+                CACHE_FORM,
+                "the cache type is `N` (normal) or `S` (sectored)",
+            ))
+        }
+    };
+    Ok((sector, geo))
+}
+
+/// A policy letter of `f`'s set.
+fn letter(c: &Ctx<'_>, f: &Letter, token: &str) -> Result<char, ConfigError> {
+    let mut chars = token.trim().chars();
+    match (chars.next(), chars.next()) {
+        (Some(ch), None) if f.letters.iter().any(|&(l, _)| l == ch) => Ok(ch),
+        _ => {
+            let set: Vec<String> = f
+                .letters
+                .iter()
+                .map(|(l, m)| format!("{l} ({m})"))
+                .collect();
+            Err(c.err_because(
+                CACHE_FORM,
+                &format!("the {} is one of {}", f.field, set.join(", ")),
+            ))
+        }
+    }
+}
+
+/// The meaning of letter `l` of `f`.
+fn meaning(f: &Letter, l: char) -> &'static str {
+    f.letters
+        .iter()
+        .find(|&&(x, _)| x == l)
+        .map_or("", |&(_, m)| m)
+}
+
+/// GPGPU-Sim's refusals of policy combinations (its `cache_config::init` asserts).
+fn combinations(
+    c: &Ctx<'_>,
+    [_, write, alloc, write_alloc, _]: [char; 5],
+) -> Result<(), ConfigError> {
+    let fill = matches!(alloc, 'f' | 's');
+    if fill && write == 'B' {
+        return Err(c.err_because(
+            CACHE_FORM,
+            "GPGPU-Sim refuses a write-back cache that allocates on fill: it can deadlock",
+        ));
+    }
+    if alloc == 'f' && matches!(write_alloc, 'F' | 'L') {
+        return Err(c.err_because(
+            CACHE_FORM,
+            "GPGPU-Sim refuses fetch-on-write or lazy-fetch-on-read with allocation on fill",
+        ));
+    }
+    Ok(())
+}
+
+/// Notes field `field` of the option at `c` as not modelled.
+fn note_field(c: &Ctx<'_>, notes: &mut Notes, field: &str, value: &str, model: &str) {
+    notes.unmodelled(c.unmodelled(&format!("-{} {field}", c.option), value, Some(model)));
+}
+
+/// GPGPU-Sim's DRAM timing keys (`memory_config::init`), in the legacy positional order.
+const DRAM_KEYS: [&str; 14] = [
+    "nbk", "CCD", "RRD", "RCD", "RAS", "RP", "RC", "CL", "WL", "CDLR", "WR", "nbkgrp", "CCDL",
+    "RTPL",
+];
+
+/// The DRAM timing keys the model does not have, with the value it behaves as (`None`: no
+/// such value).
+const DRAM_UNMODELLED: [(&str, Option<&str>); 4] = [
+    ("CDLR", None),
+    ("nbkgrp", Some("1")),
+    ("CCDL", Some("0")),
+    ("RTPL", Some("0")),
+];
+
+/// Reads `-gpgpu_dram_timing_opt`: `key=value` pairs separated by `:` or `;` (any order), or
+/// GPGPU-Sim's legacy positional list `nbk:CCD:RRD:RCD:RAS:RP:RC:CL:WL:CDLR:WR[:nbkgrp:CCDL:RTPL]`.
+pub(super) fn dram_timing(
+    c: &Ctx<'_>,
+    cfg: &mut GpuConfig,
+    notes: &mut Notes,
+) -> Result<(), ConfigError> {
+    const FORM: &str = "\"nbk=<n>:CCD=<n>:RRD=<n>:RCD=<n>:RAS=<n>:RP=<n>:RC=<n>:CL=<n>:WL=<n>:\
+                        CDLR=<n>:WR=<n>[:nbkgrp=<n>:CCDL=<n>:RTPL=<n>]\" (or the legacy \
+                        positional list of these values)";
+    let pairs: Vec<(&str, &str)> = if c.value.contains('=') {
+        c.value
+            .split([':', ';'])
+            .filter(|kv| !kv.trim().is_empty())
+            .map(|kv| kv.split_once('=').ok_or_else(|| c.err(FORM)))
+            .collect::<Result<_, _>>()?
+    } else {
+        let v: Vec<&str> = c.value.split(':').collect();
+        if !(11..=14).contains(&v.len()) {
+            return Err(c.err(FORM));
+        }
+        DRAM_KEYS.iter().copied().zip(v).collect()
+    };
+    let t = &mut cfg.dram.timing;
+    for (k, v) in pairs {
+        let k = k.trim();
+        let v: u32 = v.trim().parse().map_err(|_| c.err(FORM))?;
+        let field = match k {
+            "nbk" => &mut cfg.dram.banks,
+            "CCD" => &mut t.ccd,
+            "RRD" => &mut t.rrd,
+            "RCD" => &mut t.rcd,
+            "RAS" => &mut t.ras,
+            "RP" => &mut t.rp,
+            "RC" => &mut t.rc,
+            "CL" => &mut t.cl,
+            "WL" => &mut t.wl,
+            "WR" => &mut t.wr,
+            _ => {
+                unmodelled_dram_key(c, k, v, notes)?;
+                continue;
+            }
+        };
+        *field = v;
+    }
+    Ok(())
+}
+
+/// A DRAM timing key the model does not have (noted unless it has the model's value), or an
+/// unknown key (an error naming the nearest key, as GPGPU-Sim's "Unknown Option").
+fn unmodelled_dram_key(c: &Ctx<'_>, k: &str, v: u32, notes: &mut Notes) -> Result<(), ConfigError> {
+    let Some(&(key, model)) = DRAM_UNMODELLED.iter().find(|(x, _)| *x == k) else {
+        let near = DRAM_KEYS
+            .iter()
+            .find(|x| x.eq_ignore_ascii_case(k))
+            .map(|x| format!("; did you mean `{x}`?"))
+            .unwrap_or_default();
+        return Err(c.err_because(
+            "<timing>",
+            &format!(
+                "`{k}` is no GPGPU-Sim DRAM timing key; keys: {}{near}",
+                DRAM_KEYS.join(", ")
+            ),
+        ));
+    };
+    if key == "nbkgrp" && v == 0 {
+        return Err(c.err_because(
+            "<timing>",
+            "GPGPU-Sim: \"Number of bank groups cannot be zero\"",
+        ));
+    }
+    let option = format!("-{} {key}", c.option);
+    if model == Some(v.to_string().as_str()) {
+        notes.forget(&option);
+    } else {
+        let model = model.map(|m| format!("behaves as {key}={m}"));
+        notes.unmodelled(c.unmodelled(&option, &v.to_string(), model.as_deref()));
+    }
+    Ok(())
+}
+
+/// Reads `-gpgpu_clock_domains <core>:<interconnect>:<L2>:<DRAM>` (MHz, each positive): the
+/// model runs its interconnect and L2 at the core clock, so other clocks for them are noted.
+pub(super) fn clock_domains(
+    c: &Ctx<'_>,
+    cfg: &mut GpuConfig,
+    notes: &mut Notes,
+) -> Result<(), ConfigError> {
+    const FORM: &str = "<core MHz>:<interconnect MHz>:<L2 MHz>:<DRAM MHz>";
+    let v: Vec<f64> = c
+        .value
+        .split(':')
+        .map(|t| t.trim().parse::<f64>())
+        .collect::<Result<_, _>>()
+        .map_err(|_| c.err(FORM))?;
+    if v.len() != 4 || v.iter().any(|x| !x.is_finite() || *x <= 0.0) {
+        return Err(c.err_because(FORM, "four clocks, each > 0"));
+    }
+    cfg.sm.core_clock_mhz = v[0];
+    cfg.dram.clock_mhz = v[3];
+    for (i, name) in [(1, "interconnect"), (2, "L2")] {
+        let option = format!("-{} {name}", c.option);
+        if v[i] == v[0] {
+            notes.forget(&option);
+        } else {
+            let model = format!("runs at the core clock, {} MHz", v[0]);
+            notes.unmodelled(c.unmodelled(&option, &format!("{} MHz", v[i]), Some(&model)));
+        }
+    }
+    Ok(())
+}
+
+/// Reads `-gpgpu_scheduler`: `lrr`, `gto` or `two_level_active:<active>:<inner>:<outer>`.
+/// GPGPU-Sim's `rrr`, `old` and `warp_limiting` are refused (not modelled: running another
+/// scheduler would answer silently wrong); the two-level inner and outer orders the model
+/// does not have (it has LRR inside, 0, and round-robin promotion outside, 1) are noted.
+pub(super) fn scheduler(
+    c: &Ctx<'_>,
+    cfg: &mut GpuConfig,
+    notes: &mut Notes,
+) -> Result<(), ConfigError> {
+    const FORM: &str = "lrr|gto|two_level_active:<active warps>:<inner>:<outer>";
+    let sm = &mut cfg.sm;
+    match c.value.split(':').collect::<Vec<_>>().as_slice() {
+        ["lrr"] | ["gto"] => sm.warp_scheduler = c.value.into(),
+        ["two_level_active", n, inner, outer] => {
+            let int = |s: &str| s.trim().parse::<u32>().map_err(|_| c.err(FORM));
+            let (n, inner, outer) = (int(n)?, int(inner)?, int(outer)?);
+            sm.warp_scheduler = "two_level".into();
+            sm.two_level_max_active = n;
+            for (name, v, model) in [("inner", inner, 0), ("outer", outer, 1)] {
+                let option = format!("-{} {name}", c.option);
+                if v == model {
+                    notes.forget(&option);
+                } else {
+                    let m = format!("behaves as {model}");
+                    notes.unmodelled(c.unmodelled(&option, &v.to_string(), Some(&m)));
+                }
+            }
+        }
+        [name, ..] if matches!(*name, "rrr" | "old" | "warp_limiting") => {
+            return Err(c.err_because(
+                FORM,
+                &format!(
+                    "GPGPU-Sim's `{name}` scheduler is not modelled; `gpusched policies` \
+                     lists the model's"
+                ),
+            ))
+        }
+        _ => return Err(c.err(FORM)),
+    }
+    Ok(())
+}
