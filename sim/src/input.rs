@@ -30,7 +30,8 @@ pub fn open_regular(path: &Path) -> io::Result<File> {
     Err(io::Error::new(io::ErrorKind::InvalidInput, what))
 }
 
-/// The text of the regular file `path`, at most [`MAX_TEXT_BYTES`], as UTF-8.
+/// The text of the regular file `path`, at most [`MAX_TEXT_BYTES`], as UTF-8; a UTF-8
+/// byte-order mark at its start (as some Windows editors write) is dropped.
 pub fn read_text(path: &Path) -> io::Result<String> {
     let f = open_regular(path)?;
     let mut text = String::new();
@@ -41,8 +42,14 @@ pub fn read_text(path: &Path) -> io::Result<String> {
             format!("larger than {} MiB: not a text input", MAX_TEXT_BYTES >> 20),
         ));
     }
+    if let Some(rest) = text.strip_prefix(BOM) {
+        text = rest.to_string();
+    }
     Ok(text)
 }
+
+/// The UTF-8 byte-order mark.
+pub const BOM: char = '\u{feff}';
 
 /// Longest piece of user text an error message quotes, in characters.
 pub const MAX_QUOTE_CHARS: usize = 80;
@@ -99,5 +106,8 @@ mod tests {
         let small = dir.path().join("small");
         std::fs::write(&small, "kernel-1.traceg\n").unwrap();
         assert_eq!(read_text(&small).unwrap(), "kernel-1.traceg\n");
+        // A byte-order mark is dropped, so a TOML, a mix or a GPGPU-Sim file with one reads.
+        std::fs::write(&small, "\u{feff}-gpgpu_n_mem 6\n").unwrap();
+        assert_eq!(read_text(&small).unwrap(), "-gpgpu_n_mem 6\n");
     }
 }

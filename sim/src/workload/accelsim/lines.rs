@@ -12,6 +12,9 @@ use crate::input::MAX_LINE_BYTES;
 /// [`MAX_LINE_BYTES`]).
 const READ_BYTES: usize = 256 << 10;
 
+/// The UTF-8 byte-order mark, dropped from the start of a file.
+const UTF8_BOM: &[u8] = b"\xef\xbb\xbf";
+
 /// A trace file read line by line.
 pub(super) struct Lines {
     file: File,
@@ -157,9 +160,13 @@ impl Lines {
         start..end
     }
 
-    /// The next line that is not blank, trimmed of ASCII white space; `None` at end of file.
+    /// The next line that is not blank, trimmed of ASCII white space (and the first line of
+    /// a UTF-8 byte-order mark); `None` at end of file.
     pub(super) fn next_line(&mut self) -> io::Result<Option<Range<usize>>> {
-        while let Some(r) = self.next_raw()? {
+        while let Some(mut r) = self.next_raw()? {
+            if self.line_start == 0 && self.buf[r.clone()].starts_with(UTF8_BOM) {
+                r.start += UTF8_BOM.len();
+            }
             let t = self.buf[r.clone()].trim_ascii();
             if !t.is_empty() {
                 let start = r.start + (t.as_ptr() as usize - self.buf[r.start..].as_ptr() as usize);
@@ -189,6 +196,14 @@ mod tests {
             v.push((t, l.line_no(), l.line_start()));
         }
         v
+    }
+
+    #[test]
+    fn a_byte_order_mark_at_the_start_is_dropped() {
+        let (_d, mut l) = lines_of(b"\xef\xbb\xbf-kernel name = k\n\xef\xbb\xbfx\n");
+        let v = all(&mut l);
+        assert_eq!(v[0].0, "-kernel name = k");
+        assert_eq!(v[1].0.as_bytes(), b"\xef\xbb\xbfx", "only at the file's start");
     }
 
     #[test]
