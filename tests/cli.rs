@@ -351,11 +351,27 @@ fn sim_rejects_bad_input_with_clear_errors() {
             "invalid value '0' for '--max-cycles <N>': 0 is not in 1..",
         ),
         (
-            vec!["sim", "--workload", "stream", "--window", "1000000000"],
+            vec![
+                "sim",
+                "--workload",
+                "stream",
+                "--lockstep",
+                "warp_arbiter",
+                "--window",
+                "1000000000",
+            ],
             "invalid value '1000000000' for '--window <WINDOW>': 1000000000 is not in 0..=1048576",
         ),
         (
-            vec!["sim", "--workload", "stream", "--snapshot-interval", "0"],
+            vec![
+                "sim",
+                "--workload",
+                "stream",
+                "--lockstep",
+                "warp_arbiter",
+                "--snapshot-interval",
+                "0",
+            ],
             "invalid value '0' for '--snapshot-interval <CYCLES>': 0 is not in 1..=16777216",
         ),
         (
@@ -1312,13 +1328,39 @@ fn a_gpgpusim_config_file_runs_and_lists_what_it_ignores() {
         a["cycles"], b["cycles"],
         "same machine as the gtx480 preset"
     );
+    // One short note; `config check` lists each setting with its line and what the model does.
     let o = gpusched(&["config", "show", cfg.to_str().unwrap()]);
-    assert!(
-        text(&o).contains("ignored: gpgpu_ptx_force_max_capability"),
-        "{}",
-        text(&o)
+    says(
+        &o,
+        "7 GPGPU-Sim timing settings are not modelled, changing nothing here: \
+         -gpgpu_coalesce_arch, -gpgpu_cache:il1 allocation, -gpgpu_cache:dl1 write policy, \
+         -gpgpu_cache:dl2 data port, -network_mode, -gpgpu_mem_addr_mapping and 1 more; 3 options",
     );
+    let o = gpusched(&["config", "check", cfg.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", text(&o));
+    says(
+        &o,
+        "gtx480.gpgpusim.config:18: -gpgpu_coalesce_arch 20: not modelled (behaves as 13)",
+    );
+    let v = json(&gpusched(&[
+        "config",
+        "check",
+        cfg.to_str().unwrap(),
+        "--json",
+    ]));
+    assert_eq!(v["unmodelled"][0]["line"], 18, "{v}");
+    assert_eq!(v["inert"][0], "gpgpu_ptx_force_max_capability", "{v}");
+    // A misspelled option is GPGPU-Sim's "Unknown Option", with the nearest name.
     let dir = tempfile::tempdir().unwrap();
+    let typo = dir.path().join("typo.config");
+    std::fs::write(&typo, "-gpgpu_n_clustres 15\n").unwrap();
+    let o = gpusched(&["config", "check", typo.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2));
+    says(
+        &o,
+        "typo.config:1: unknown GPGPU-Sim option `-gpgpu_n_clustres`",
+    );
+    says(&o, "did you mean `-gpgpu_n_clusters`?");
     let bad = dir.path().join("bad.config");
     std::fs::write(&bad, "-gpgpu_n_mem 6\n-gpgpu_shader_cta lots\n").unwrap();
     let o = gpusched(&["sim", "--workload", "hs", "--config", bad.to_str().unwrap()]);
@@ -1408,14 +1450,19 @@ fn bridge_targets_run_cosim_and_one_gpu_site_and_bad_targets_say_what_is_expecte
         a.extend(extra);
         gpusched(&a)
     };
-    let o = sim(&["--target-site", "sm0_sched0"]);
+    let o = sim(&["--lockstep", "warp_arbiter", "--target-site", "sm0_sched0"]);
     assert_eq!(o.status.code(), Some(2), "{}", text(&o));
     assert!(
         text(&o).contains("--target-site needs a bridge --target"),
         "{}",
         text(&o)
     );
-    let o = sim(&["--target", "uart-sim"]);
+    let o = sim(&[
+        "--lockstep",
+        "warp_arbiter,tb_dispatch",
+        "--target",
+        "uart-sim",
+    ]);
     assert_eq!(o.status.code(), Some(2), "{}", text(&o));
     assert!(
         text(&o).contains("exactly one --lockstep block"),
@@ -1978,6 +2025,27 @@ fn rtl_threads_beyond_four_per_core_are_refused() {
             says(&o, "expected 0 (one per core) to");
             assert!(!text(&o).contains("panicked"), "{}", text(&o));
         }
+    }
+}
+
+/// Options that only mean something with `--lockstep` are errors without it (they used to be
+/// taken and do nothing), before anything runs (issue 61).
+#[test]
+fn lockstep_only_options_need_lockstep() {
+    for opt in [
+        &["--window", "8"][..],
+        &["--mismatch-dir", "m"],
+        &["--snapshot-interval", "64"],
+        &["--rtl-threads", "1"],
+        &["--target", "uart-sim"],
+        &["--target-site", "sm0_sched0"],
+        &["--rtl-dir", "rtl-out"],
+    ] {
+        let mut args = vec!["sim", "--workload", "compute", "--size", "small"];
+        args.extend(opt);
+        let o = gpusched(&args);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {}", text(&o));
+        says(&o, "--lockstep <BLOCKS>");
     }
 }
 

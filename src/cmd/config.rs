@@ -79,7 +79,8 @@ fn check(config: &str, json: bool) -> Result<()> {
     }
     if !notes.inert.is_empty() {
         outln!(
-            "without effect on timing (power, statistics, PTX, debugging): {}",
+            "without effect on a trace-driven run (power, statistics, PTX mode, debugging, \
+             units no trace reaches): {}",
             notes.inert.join(", ")
         );
     }

@@ -83,35 +83,46 @@ pub struct RunArgs {
     #[arg(long, value_name = "BLOCKS", value_delimiter = ',')]
     pub lockstep: Vec<String>,
     /// Cycles of history in the waveforms written on a mismatch (0: none; at most 2^20).
-    #[arg(long, default_value_t = 64, value_parser = clap::value_parser!(u64).range(0..=1 << 20))]
+    #[arg(long, default_value_t = 64, requires = "lockstep",
+          value_parser = clap::value_parser!(u64).range(0..=1 << 20))]
     pub window: u64,
     /// Where the waveforms of a mismatch go.
-    #[arg(long, value_name = "DIR", default_value = "mismatch")]
+    #[arg(
+        long,
+        value_name = "DIR",
+        default_value = "mismatch",
+        requires = "lockstep"
+    )]
     pub mismatch_dir: PathBuf,
     /// Cycles between two lockstep snapshots of a block: a mismatch's waveforms replay at most
     /// this many cycles plus the window (memory per block: two snapshots and the inputs since
     /// the older one).
-    #[arg(long, value_name = "CYCLES", default_value_t = SNAPSHOT_INTERVAL,
+    #[arg(long, value_name = "CYCLES", default_value_t = SNAPSHOT_INTERVAL, requires = "lockstep",
           value_parser = clap::value_parser!(u64).range(1..=1 << 24))]
     pub snapshot_interval: u64,
     /// Threads that run the Verilated blocks of `--lockstep` (0: one per core); the golden
     /// GPU runs on its own thread.
-    #[arg(long, value_name = "N", default_value_t = 0,
+    #[arg(long, value_name = "N", default_value_t = 0, requires = "lockstep",
           value_parser = gpusched_tb::batch::parse_rtl_threads)]
     pub rtl_threads: usize,
     /// Where the `--lockstep` block's RTL runs: `verilator` (every instance, Verilated), or
     /// one instance (`--target-site`) on its FPGA host bridge: `uart-sim` (the Verilated
     /// bridge, driven through its serial pins) or `uart:DEVICE[@BAUD]` (a board), the block's
     /// other instances golden. A bridge target takes exactly one `--lockstep` block.
-    #[arg(long, value_name = "TARGET", default_value = "verilator")]
+    #[arg(
+        long,
+        value_name = "TARGET",
+        default_value = "verilator",
+        requires = "lockstep"
+    )]
     pub target: String,
     /// The instance a bridge target checks: a site of the `--lockstep` block (sm0_sched0,
     /// sm2_elf, tb_dispatch ...) [default: the block's first site].
-    #[arg(long, value_name = "SITE")]
+    #[arg(long, value_name = "SITE", requires = "lockstep")]
     pub target_site: Option<String>,
     /// Directory of the generated RTL whose manifest names the Verilog hash a bridge must
     /// report [default: rtl-out/ of the repository].
-    #[arg(long, value_name = "DIR")]
+    #[arg(long, value_name = "DIR", requires = "lockstep")]
     pub rtl_dir: Option<PathBuf>,
 }
 

@@ -302,10 +302,14 @@ fn unknown_option(c: &Ctx<'_>) -> ConfigError {
     }
 }
 
-/// Whether `value` is `model` as an option of `kind` reads them (`0x10` is `16`).
+/// Whether `value` is `model` as an option of `kind` reads them (`0x10` is `16`; a text
+/// `model` ending in `*` takes any value with that start).
 fn same_value(model: &str, value: &str, kind: Kind) -> bool {
     match kind {
-        Kind::Text | Kind::Char => model == value.trim(),
+        Kind::Text | Kind::Char => match model.strip_suffix('*') {
+            Some(prefix) => value.trim().starts_with(prefix),
+            None => model == value.trim(),
+        },
         Kind::Flag => (model == "1") == matches!(value.trim(), "" | "1"),
         Kind::Float => model.parse::<f64>().ok() == value.trim().parse::<f64>().ok(),
         _ => integer(model).is_some() && integer(model) == integer(value.trim()),

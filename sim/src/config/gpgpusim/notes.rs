@@ -35,8 +35,8 @@ impl std::fmt::Display for Unmodelled {
 pub struct Notes {
     /// Timing options and fields the model does not have, in order of appearance.
     pub unmodelled: Vec<Unmodelled>,
-    /// Options without effect on a trace-driven timing run (power, statistics, PTX
-    /// functional simulation, debugging), once each, in order of appearance.
+    /// Options without effect on a trace-driven timing run (power, statistics, PTX-mode
+    /// options, debugging, units no trace reaches), once each, in order of appearance.
     pub inert: Vec<String>,
 }
 
@@ -104,7 +104,8 @@ impl Notes {
         }
         if !self.inert.is_empty() {
             parts.push(format!(
-                "{} option{} without effect on timing (power, statistics, PTX, debugging)",
+                "{} option{} without effect on a trace-driven run (power, statistics, PTX mode, \
+                 debugging, units no trace reaches)",
                 self.inert.len(),
                 if self.inert.len() == 1 { "" } else { "s" }
             ));
@@ -148,7 +149,11 @@ mod tests {
             "{s}"
         );
         assert!(
-            s.ends_with("1 option without effect on timing (power, statistics, PTX, debugging)")
+            s.ends_with(
+                "1 option without effect on a trace-driven run (power, statistics, PTX mode, \
+                 debugging, units no trace reaches)"
+            ),
+            "{s}"
         );
         n.forget("-o0");
         assert_eq!(n.unmodelled.len(), 8);

@@ -27,7 +27,7 @@ pub(super) fn apply(
         "gpgpu_shmem_num_banks" => cfg.sm.shared_mem_banks = c.u32()?,
         "gpgpu_smem_latency" => u.shared_mem.latency = c.u32()?,
         "gpgpu_num_sched_per_core" => cfg.sm.schedulers = c.u32()?,
-        "gpgpu_scheduler" => structured::scheduler(c, cfg, notes)?,
+        "gpgpu_scheduler" => structured::scheduler(c, cfg)?,
         "gpgpu_cache:il1" => structured::cache(c, Which::Il1, &mut cfg.l1i, notes)?,
         "gpgpu_cache:dl1" => structured::cache(c, Which::Dl1, &mut cfg.l1d, notes)?,
         "gpgpu_cache:dl2" => structured::cache(c, Which::Dl2, &mut cfg.l2, notes)?,

@@ -150,7 +150,7 @@ fn cache_fields_are_parsed_and_checked_as_gpgpu_sim_checks_them() {
     }
     // Policies the model does not have are noted with what it does instead; a later line
     // with the model's letter takes the note back.
-    let n = noted("-gpgpu_cache:dl1 32:128:4,F:L:m:W:H,A:32:8,8\n");
+    let n = noted("-gpgpu_cache:dl1 32:128:4,F:E:m:W:H,A:32:8,8\n");
     assert_eq!(
         n,
         [
@@ -166,7 +166,7 @@ fn cache_fields_are_parsed_and_checked_as_gpgpu_sim_checks_them() {
             ),
         ]
     );
-    assert!(noted("-gpgpu_cache:dl1 32:128:4,F:L:m:N:H,A:32:8,8\n-gpgpu_cache:dl1 32:128:4,L:L:m:N:H,A:32:8,8\n").is_empty());
+    assert!(noted("-gpgpu_cache:dl1 32:128:4,F:E:m:N:H,A:32:8,8\n-gpgpu_cache:dl1 32:128:4,L:E:m:N:H,A:32:8,8\n").is_empty());
 }
 
 #[test]
@@ -228,14 +228,11 @@ fn clock_domains_and_schedulers_are_checked() {
         let e = err(text);
         assert!(e.contains(want), "{text}: {e}");
     }
-    let n = noted("-gpgpu_scheduler two_level_active:6:2:1\n");
-    assert_eq!(
-        n,
-        [(
-            "-gpgpu_scheduler inner".into(),
-            "2".into(),
-            Some("behaves as 0".into())
-        )]
+    // GPGPU-Sim aborts on any order but inner LRR (0) and outer SRR (1).
+    let e = err("-gpgpu_scheduler two_level_active:6:2:1\n");
+    assert!(
+        e.contains("GPGPU-Sim implements only inner 0 (LRR) and outer 1 (SRR)"),
+        "{e}"
     );
 }
 
@@ -250,7 +247,7 @@ fn every_option_read_is_read_and_refuses_a_malformed_value() {
 
 #[test]
 fn options_without_timing_effect_are_counted_not_listed() {
-    let p = read("-power_simulation_enabled 1\n-visualizer_enabled 0\n-gpgpu_coalesce_arch 13\n")
+    let p = read("-power_simulation_enabled 1\n-visualizer_enabled 0\n-gpgpu_coalesce_arch 20\n")
         .unwrap();
     assert_eq!(
         p.notes.inert,
@@ -262,7 +259,10 @@ fn options_without_timing_effect_are_counted_not_listed() {
         "{s}"
     );
     assert!(
-        s.ends_with("2 options without effect on timing (power, statistics, PTX, debugging)"),
+        s.ends_with(
+            "2 options without effect on a trace-driven run (power, statistics, PTX mode, \
+             debugging, units no trace reaches)"
+        ),
         "{s}"
     );
 }

@@ -80,14 +80,16 @@ pub(super) enum Which {
 
 impl Which {
     /// The letters the model behaves as, per policy field (replacement, write, allocation,
-    /// write allocation, set index): `mem/cache.rs` (LRU, allocate on miss) and
-    /// `mem/data_cache.rs` (write-through no-allocate L1D, write-back L2 that allocates
-    /// a written line without fetching it); the L1D's index is the Fermi hash when its
-    /// geometry has one (32 or 64 sets of 128 B), the L2's is linear within a partition.
+    /// write allocation, set index): LRU with ages set at the miss and on hits
+    /// (`mem/cache.rs`); every cache reserves a way on a miss; the L1D writes every store
+    /// through and evicts a valid copy (`E`: GPGPU-Sim's `L` differs for local-store hits);
+    /// the L2 writes back and allocates a written line without fetching it (`L` for
+    /// whole-line writes); the L1D index is the Fermi hash when its geometry has one (32 or
+    /// 64 sets of 128 B), whatever the letter; other indexes are linear.
     fn modelled(self) -> [&'static str; 5] {
         match self {
-            Which::Il1 => ["L", "R", "mf", "N", "L"],
-            Which::Dl1 => ["L", "LTE", "m", "N", "HL"],
+            Which::Il1 => ["L", "R", "m", "N", "L"],
+            Which::Dl1 => ["L", "E", "m", "N", "HL"],
             Which::Dl2 => ["L", "B", "m", "L", "L"],
         }
     }
@@ -160,6 +162,17 @@ pub(super) fn cache(
                 "a whole line a cycle",
             );
         }
+    }
+    if sector_bytes != 0 && which != Which::Dl2 {
+        note_field(
+            c,
+            notes,
+            "type",
+            "S",
+            "whole lines: only the L2 has sectors",
+        );
+    } else {
+        notes.forget(&format!("-{} type", c.option));
     }
     for (i, f) in fields.iter().enumerate() {
         let modelled = which.modelled()[i];
@@ -393,15 +406,11 @@ pub(super) fn clock_domains(
     Ok(())
 }
 
-/// Reads `-gpgpu_scheduler`: `lrr`, `gto` or `two_level_active:<active>:<inner>:<outer>`.
+/// Reads `-gpgpu_scheduler`: `lrr`, `gto` or `two_level_active:<active>:0:1` (GPGPU-Sim
+/// aborts on any two-level order but inner LRR, 0, and outer SRR, 1: the model's).
 /// GPGPU-Sim's `rrr`, `old` and `warp_limiting` are refused (not modelled: running another
-/// scheduler would answer silently wrong); the two-level inner and outer orders the model
-/// does not have (it has LRR inside, 0, and round-robin promotion outside, 1) are noted.
-pub(super) fn scheduler(
-    c: &Ctx<'_>,
-    cfg: &mut GpuConfig,
-    notes: &mut Notes,
-) -> Result<(), ConfigError> {
+/// scheduler would answer silently wrong).
+pub(super) fn scheduler(c: &Ctx<'_>, cfg: &mut GpuConfig) -> Result<(), ConfigError> {
     const FORM: &str = "lrr|gto|two_level_active:<active warps>:<inner>:<outer>";
     let sm = &mut cfg.sm;
     match c.value.split(':').collect::<Vec<_>>().as_slice() {
@@ -409,17 +418,15 @@ pub(super) fn scheduler(
         ["two_level_active", n, inner, outer] => {
             let int = |s: &str| s.trim().parse::<u32>().map_err(|_| c.err(FORM));
             let (n, inner, outer) = (int(n)?, int(inner)?, int(outer)?);
+            if (inner, outer) != (0, 1) {
+                return Err(c.err_because(
+                    FORM,
+                    "GPGPU-Sim implements only inner 0 (LRR) and outer 1 (SRR); it aborts on \
+                     others",
+                ));
+            }
             sm.warp_scheduler = "two_level".into();
             sm.two_level_max_active = n;
-            for (name, v, model) in [("inner", inner, 0), ("outer", outer, 1)] {
-                let option = format!("-{} {name}", c.option);
-                if v == model {
-                    notes.forget(&option);
-                } else {
-                    let m = format!("behaves as {model}");
-                    notes.unmodelled(c.unmodelled(&option, &v.to_string(), Some(&m)));
-                }
-            }
         }
         [name, ..] if matches!(*name, "rrr" | "old" | "warp_limiting") => {
             return Err(c.err_because(

@@ -21,6 +21,8 @@ fn the_sample_gtx480_file_gives_the_gtx480_preset() {
         unmodelled(&notes),
         [
             "-gpgpu_coalesce_arch",
+            "-gpgpu_cache:il1 allocation",
+            "-gpgpu_cache:dl1 write policy",
             "-gpgpu_cache:dl2 data port",
             "-network_mode",
             "-gpgpu_mem_addr_mapping",
@@ -41,7 +43,7 @@ fn the_sample_gtx480_file_gives_the_gtx480_preset() {
 fn options_change_their_fields_and_later_lines_win() {
     let text = "# comment\n-gpgpu_n_clusters 8\n-gpgpu_n_cores_per_cluster 2 # inline\n\
                 -gpgpu_scheduler two_level_active:4:0:1\n-gpgpu_shader_cta 16\n\
-                -gpgpu_cache:dl1 N:64:128:6,L:L:m:N:H,A:128:8,8\n-gpgpu_shader_cta 12\n\
+                -gpgpu_cache:dl1 N:64:128:6,L:E:m:N:H,A:128:8,8\n-gpgpu_shader_cta 12\n\
                 -gpgpu_clock_domains 1000.0:1000.0:1000.0:1500.0\n-gpgpu_n_mem 8\n";
     let p = parse(text, Path::new("x.config"), &presets::gtx480()).unwrap();
     let c = &p.config;
@@ -291,14 +293,22 @@ fn a_trace_config_applies_over_a_gpgpusim_config() {
         presets::gtx480().sm.count,
         "the first file's values stay"
     );
-    let names = unmodelled(&notes);
-    for o in [
-        "-trace_opcode_latency_initiation_tensor",
-        "-specialized_unit_1",
-        "-network_mode",
-    ] {
-        assert!(names.contains(&o), "{o} in {names:?}");
-    }
+    // No trace reaches a tensor unit; a disabled specialized unit (first field 0) is the
+    // model's; the first file's network stays noted.
+    assert!(unmodelled(&notes).contains(&"-network_mode"), "{notes:?}");
+    assert!(notes
+        .inert
+        .contains(&"trace_opcode_latency_initiation_tensor".to_string()));
+    assert!(
+        !unmodelled(&notes).contains(&"-specialized_unit_1"),
+        "{notes:?}"
+    );
+    std::fs::write(&trace, "-specialized_unit_1 1,4,4,4,4,BRA\n").unwrap();
+    let (_, notes) = GpuConfig::load_with_notes(&list).unwrap();
+    assert!(
+        unmodelled(&notes).contains(&"-specialized_unit_1"),
+        "{notes:?}"
+    );
     // A malformed value names the second file and its line; a later file must be GPGPU-Sim's.
     std::fs::write(&trace, "\n-trace_opcode_latency_initiation_sp 4\n").unwrap();
     let e = GpuConfig::load_with_notes(&list).unwrap_err().to_string();

@@ -203,7 +203,11 @@ mod tests {
         let (_d, mut l) = lines_of(b"\xef\xbb\xbf-kernel name = k\n\xef\xbb\xbfx\n");
         let v = all(&mut l);
         assert_eq!(v[0].0, "-kernel name = k");
-        assert_eq!(v[1].0.as_bytes(), b"\xef\xbb\xbfx", "only at the file's start");
+        assert_eq!(
+            v[1].0.as_bytes(),
+            b"\xef\xbb\xbfx",
+            "only at the file's start"
+        );
     }
 
     #[test]
