@@ -47,6 +47,13 @@ pub enum ConfigError {
     /// No preset of that name.
     #[error("unknown config preset `{0}`; valid presets: {names}", names = presets::NAMES.join(", "))]
     UnknownPreset(String),
+    /// A field error of a file, when no line of the file set the field (the value came from
+    /// the preset under it, or from a combination of fields).
+    #[error("{path}: {source}")]
+    InFile {
+        path: String,
+        source: Box<ConfigError>,
+    },
     /// A field error located in the file that set the field.
     #[error("{path}:{line}: {source}")]
     At {
@@ -61,17 +68,23 @@ impl ConfigError {
     pub fn field(&self) -> Option<&str> {
         match self {
             ConfigError::Field { field, .. } => Some(field),
-            ConfigError::At { source, .. } => source.field(),
+            ConfigError::At { source, .. } | ConfigError::InFile { source, .. } => source.field(),
             _ => None,
         }
     }
 
-    /// This error located at `path:line`, if it is a field error and `line` is known.
+    /// This error located at `path:line` if it is a field error (at `path` alone when
+    /// `line` is not known): an error always names the user's file.
     pub fn at(self, path: &Path, line: Option<usize>) -> Self {
+        let path = path.display().to_string();
         match (&self, line) {
             (ConfigError::Field { .. }, Some(line)) => ConfigError::At {
-                path: path.display().to_string(),
+                path,
                 line,
+                source: Box::new(self),
+            },
+            (ConfigError::Field { .. }, None) => ConfigError::InFile {
+                path,
                 source: Box::new(self),
             },
             _ => self,

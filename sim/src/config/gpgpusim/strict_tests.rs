@@ -266,3 +266,16 @@ fn options_without_timing_effect_are_counted_not_listed() {
         "{s}"
     );
 }
+
+#[test]
+fn an_invalid_field_the_file_did_not_set_still_names_the_file() {
+    // The peak bandwidth is computed from four lines; no one line set it.
+    let e = err(
+        "-gpgpu_n_mem 64\n-gpgpu_n_mem_per_ctrlr 64\n-gpgpu_dram_buswidth 64\n\
+                 -dram_data_command_freq_ratio 16\n",
+    );
+    assert!(
+        e.starts_with("user.config: config field `dram.peak_gbps`"),
+        "{e}"
+    );
+}

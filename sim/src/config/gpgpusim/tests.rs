@@ -177,6 +177,7 @@ proptest! {
                 prop_assert!(line >= 1 && line <= mutated.lines().count());
             }
             Err(ConfigError::Field { .. }) => {}
+            Err(ConfigError::InFile { path, .. }) => prop_assert_eq!(path, "fuzz.config"),
             Err(ConfigError::UnknownOption { path, line, .. }) => {
                 prop_assert_eq!(path, "fuzz.config");
                 prop_assert!(line >= 1 && line <= mutated.lines().count());
