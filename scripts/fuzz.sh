@@ -13,16 +13,21 @@ if ! cargo fuzz --version >/dev/null 2>&1; then
 fi
 export RUSTC_BOOTSTRAP=1 CARGO_BUILD_JOBS=${CARGO_BUILD_JOBS:-2}
 [ -x target/release/gpusched ] || cargo build --release -j2 -p gpusched --bin gpusched
-if [ -z "$(ls -A fuzz/corpus/trace_to_gpu 2>/dev/null)" ] || [ -z "$(ls -A fuzz/corpus/mix_to_gpu 2>/dev/null)" ]; then
-  bash fuzz/seed.sh >/dev/null
-fi
+for t in trace_to_gpu mix_to_gpu gpgpusim_options sweep_spec; do
+  if [ -z "$(ls -A "fuzz/corpus/$t" 2>/dev/null)" ]; then
+    bash fuzz/seed.sh >/dev/null
+    break
+  fi
+done
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
-for t in trace_to_gpu config_to_gpu mix_to_gpu; do
+for t in trace_to_gpu config_to_gpu mix_to_gpu gpgpusim_options sweep_spec; do
   echo "fuzz $t for ${secs}s" >&2
+  dict=()
+  [ -f "fuzz/dict/$t.dict" ] && dict=("-dict=dict/$t.dict")
   rc=0
   (cd fuzz && cargo fuzz run -O -s none "$t" -- -max_len=65536 -max_total_time="$secs" \
-    -print_final_stats=1) >"$log" 2>&1 || rc=$?
+    "${dict[@]}" -print_final_stats=1) >"$log" 2>&1 || rc=$?
   grep -E "^stat::(number_of_executed_units|peak_rss_mb)|^#[0-9]+ +DONE" "$log" >&2 || true
   if [ "$rc" != 0 ]; then
     tail -40 "$log" >&2

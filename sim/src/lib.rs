@@ -26,6 +26,7 @@ mod host;
 pub mod input;
 pub mod mem;
 pub mod policy;
+pub mod sweep_spec;
 pub mod testing;
 pub mod workload;
 

@@ -1,23 +1,6 @@
-//! Sweep specs: a TOML file naming the axes of an experiment (workloads, sizes, GPU
-//! configurations, scheduling policies) and the metrics to collect; every combination is a
-//! point.
-//!
-//! ```toml
-//! [sweep]
-//! name = "elf-small"
-//! workloads = ["bfs", "km", "trace:../shared/traces/vectoradd-100-32"]
-//! sizes = ["small"]                # built-in and suite kernels only
-//! configs = ["gtx480"]             # presets or files (relative to the spec)
-//! metrics = ["cycles", "ipc", "l1d.misses"]
-//!
-//! [[policy]]
-//! name = "gto"
-//! args = "--warp-sched gto --paired-issue"   # any `gpusched sim` scheduling options
-//!
-//! [[policy]]
-//! name = "elf++"
-//! args = "--warp-sched elf++"
-//! ```
+//! Sweep specs: the text read by [`gpusim::sweep_spec`] (its form, names, axes), then each
+//! configuration loaded and each policy's options checked as `gpusched sim` takes them; every
+//! combination is a point.
 //!
 //! The golden model has no random state: a point's result depends only on the point, so the
 //! spec has no seed axis.
@@ -26,84 +9,10 @@ use crate::cmd::sim::RunArgs;
 use anyhow::{anyhow, bail, Context, Result};
 use clap::Parser;
 use serde::{Deserialize, Serialize};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-/// The `[sweep]` table.
-#[derive(Clone, Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct SweepTable {
-    name: String,
-    workloads: Vec<String>,
-    #[serde(default = "default_sizes")]
-    sizes: Vec<String>,
-    #[serde(default = "default_configs")]
-    configs: Vec<String>,
-    #[serde(default)]
-    metrics: Vec<String>,
-}
-
-fn default_sizes() -> Vec<String> {
-    vec!["small".into()]
-}
-
-fn default_configs() -> Vec<String> {
-    vec!["gtx480".into()]
-}
-
-/// One `[[policy]]`.
-#[derive(Clone, Debug, Deserialize, Serialize, PartialEq, Eq)]
-#[serde(deny_unknown_fields)]
-pub struct Policy {
-    /// Its name in the results.
-    pub name: String,
-    /// `gpusched sim` scheduling options (split at whitespace).
-    #[serde(default)]
-    pub args: String,
-}
-
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct SpecFile {
-    sweep: SweepTable,
-    policy: Vec<Policy>,
-}
-
-/// A workload of a point.
-#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
-#[serde(tag = "kind", rename_all = "snake_case")]
-pub enum Workload {
-    /// A built-in or suite kernel at a size.
-    Named {
-        /// Its name (`gpusched workloads`).
-        name: String,
-        /// small, medium or large.
-        size: String,
-    },
-    /// An Accel-Sim trace directory.
-    Trace {
-        /// Its name in the results (the directory's name).
-        name: String,
-        /// The directory.
-        dir: PathBuf,
-    },
-}
-
-impl Workload {
-    /// Name in the results (`bfs`, `vectoradd-100-32`).
-    pub fn name(&self) -> &str {
-        match self {
-            Workload::Named { name, .. } | Workload::Trace { name, .. } => name,
-        }
-    }
-
-    /// Size (`-` for a trace).
-    pub fn size(&self) -> &str {
-        match self {
-            Workload::Named { size, .. } => size,
-            Workload::Trace { .. } => "-",
-        }
-    }
-}
+use gpusim::sweep_spec::line_of;
+pub use gpusim::sweep_spec::{Policy, Workload};
 
 /// One point of a sweep: a workload on a configuration under a policy.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
@@ -163,21 +72,6 @@ pub fn policy_args(policy: &Policy, config: &str) -> Result<RunArgs> {
     Ok(run)
 }
 
-/// The line of `text` holding the first occurrence of `needle` (quoted when possible) after
-/// the first occurrence of `key` (the key it is a value of), for error messages; the key's
-/// line, or 1, when it is not found.
-fn line_of(text: &str, key: &str, needle: &str) -> usize {
-    let from = text.find(key).unwrap_or(0);
-    let rest = &text[from..];
-    let quoted = format!("\"{needle}\"");
-    let at = from
-        + rest
-            .find(&quoted)
-            .or_else(|| rest.find(needle))
-            .unwrap_or(0);
-    text[..at].matches('\n').count() + 1
-}
-
 impl Spec {
     /// Reads and checks the spec at `path`: every workload, size, configuration and policy
     /// must be valid (an error names the spec's file and line and the valid choices).
@@ -191,91 +85,10 @@ impl Spec {
     pub fn parse(text: &str, path: &Path) -> Result<Spec> {
         let at_in =
             |key: &str, needle: &str| format!("{}:{}", path.display(), line_of(text, key, needle));
-        let file: SpecFile = toml::from_str(text).map_err(|e| {
-            let line = e.span().map_or(1, |s| {
-                text[..s.start.min(text.len())].matches('\n').count() + 1
-            });
-            anyhow!("{}:{line}: {}", path.display(), e.message())
-        })?;
+        let file = gpusim::sweep_spec::parse(text, path)?;
         let base = path.parent().unwrap_or(Path::new("."));
-        let t = &file.sweep;
-        // The name becomes a directory and a Slurm job name: one plain word.
-        let plain = |c: char| c.is_ascii_alphanumeric() || "._+-".contains(c);
-        if t.name.is_empty() || !t.name.chars().all(plain) {
-            bail!(
-                "{}: name `{}`: expected letters, digits, `.`, `_`, `+` or `-`",
-                at_in("name", &t.name),
-                t.name.escape_debug()
-            );
-        }
-        for (what, list) in [
-            ("workloads", &t.workloads),
-            ("sizes", &t.sizes),
-            ("configs", &t.configs),
-            ("metrics", &t.metrics),
-        ] {
-            let mut seen = std::collections::HashSet::new();
-            if let Some(d) = list.iter().find(|x| !seen.insert(x.as_str())) {
-                bail!("{}: `{what}` lists `{d}` twice", at_in(what, d));
-            }
-        }
-        for (what, list) in [
-            ("workloads", &t.workloads),
-            ("sizes", &t.sizes),
-            ("configs", &t.configs),
-        ] {
-            if list.is_empty() {
-                bail!("{}: `{what}` is empty", at_in(what, what));
-            }
-        }
-        if file.policy.is_empty() {
-            bail!("{}: no [[policy]]", path.display());
-        }
-        for s in &t.sizes {
-            if !["small", "medium", "large"].contains(&s.as_str()) {
-                bail!(
-                    "{}: unknown size `{s}`; choose small, medium, large",
-                    at_in("sizes", s)
-                );
-            }
-        }
-        let known = gpusim::workload::names();
-        let mut workloads = vec![];
-        for w in &t.workloads {
-            if let Some(dir) = w.strip_prefix("trace:") {
-                let dir = base.join(dir);
-                if !dir.join("kernelslist.g").is_file() {
-                    bail!(
-                        "{}: `{w}`: {} is not an Accel-Sim trace directory (no kernelslist.g)",
-                        at_in("workloads", w),
-                        dir.display()
-                    );
-                }
-                let name = dir
-                    .file_name()
-                    .map(|n| n.to_string_lossy().into_owned())
-                    .unwrap_or_else(|| w.clone());
-                workloads.push(vec![Workload::Trace { name, dir }]);
-            } else if known.contains(&w.as_str()) {
-                workloads.push(
-                    t.sizes
-                        .iter()
-                        .map(|size| Workload::Named {
-                            name: w.clone(),
-                            size: size.clone(),
-                        })
-                        .collect(),
-                );
-            } else {
-                bail!(
-                    "{}: unknown workload `{w}`; known: {} (or trace:DIR)",
-                    at_in("workloads", w),
-                    known.join(", ")
-                );
-            }
-        }
         let mut configs = vec![];
-        for c in &t.configs {
+        for c in &file.configs {
             let resolved = if gpusim::config::GpuConfig::preset(c).is_ok() {
                 c.clone()
             } else {
@@ -284,30 +97,15 @@ impl Spec {
             crate::cmd::sim::load_config(&resolved).with_context(|| at_in("configs", c))?;
             configs.push(resolved);
         }
-        let mut names = std::collections::HashSet::new();
-        for p in &file.policy {
-            if !names.insert(p.name.as_str()) {
-                let line = text[..text.rfind(&format!("\"{}\"", p.name)).unwrap_or(0)]
-                    .matches('\n')
-                    .count()
-                    + 1;
-                bail!(
-                    "{}:{line}: policy `{}` is named twice",
-                    path.display(),
-                    p.name
-                );
-            }
-            let run = policy_args(p, &configs[0]).with_context(|| {
-                format!("{}: policy `{}`", at_in("[[policy]]", &p.args), p.name)
-            })?;
-            run.resolve().with_context(|| {
-                format!("{}: policy `{}`", at_in("[[policy]]", &p.args), p.name)
-            })?;
+        for p in &file.policies {
+            let at = || format!("{}: policy `{}`", at_in("[[policy]]", &p.args), p.name);
+            let run = policy_args(p, &configs[0]).with_context(at)?;
+            run.resolve().with_context(at)?;
         }
         let mut points = vec![];
-        for w in workloads.into_iter().flatten() {
+        for w in &file.workloads {
             for c in &configs {
-                for p in &file.policy {
+                for p in &file.policies {
                     points.push(Point {
                         index: points.len(),
                         workload: w.clone(),
@@ -318,8 +116,8 @@ impl Spec {
             }
         }
         Ok(Spec {
-            name: t.name.clone(),
-            metrics: t.metrics.clone(),
+            name: file.name,
+            metrics: file.metrics,
             points,
             text: text.to_string(),
         })

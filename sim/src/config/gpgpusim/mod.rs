@@ -38,7 +38,6 @@
 //! `dram.peak_gbps` is computed from the DRAM geometry and clock (to 0.1 GB/s).
 
 use super::{ConfigError, GpuConfig};
-use std::collections::HashMap;
 use std::path::Path;
 
 mod known;
@@ -192,8 +191,9 @@ fn parse_layer(
         .unwrap_or_else(|| "gpgpusim".into());
     let mut notes = Notes::default();
     let (mut clusters, mut per_cluster) = (None, None);
-    // The last line that changed each field, to locate validation errors.
-    let mut origin: HashMap<String, usize> = HashMap::new();
+    // The options read into fields (but the SM-count factors), to find the line that set a
+    // field validation refuses.
+    let mut applied: Vec<(usize, String, String)> = vec![];
     let mut count_line = None;
     for (line, option, value) in tokens::options(text, path)? {
         let c = Ctx {
@@ -205,11 +205,13 @@ fn parse_layer(
         let Some(known) = known::find(c.option) else {
             return Err(unknown_option(&c));
         };
-        let before = flat(&cfg);
         match (known.role, c.option) {
             (Role::Read, "gpgpu_n_clusters") => clusters = Some(c.u32()?),
             (Role::Read, "gpgpu_n_cores_per_cluster") => per_cluster = Some(c.u32()?),
-            (Role::Read, _) => read::apply(&c, &mut cfg, &mut notes)?,
+            (Role::Read, _) => {
+                read::apply(&c, &mut cfg, &mut notes)?;
+                applied.push((line, option.clone(), value.clone()));
+            }
             (Role::Timing(model), _) => {
                 c.check_kind(known.kind)?;
                 let name = format!("-{}", c.option);
@@ -227,11 +229,6 @@ fn parse_layer(
         }
         if matches!(c.option, "gpgpu_n_clusters" | "gpgpu_n_cores_per_cluster") {
             count_line = Some(line);
-        }
-        for ((name, old), (_, new)) in before.into_iter().zip(flat(&cfg)) {
-            if old != new {
-                origin.insert(name, line);
-            }
         }
     }
     if !first && clusters.is_some() != per_cluster.is_some() {
@@ -253,19 +250,48 @@ fn parse_layer(
             .at(path, count_line)
         })?;
     }
-    if let Some(line) = count_line {
-        origin.insert("sm.count".into(), line);
-    }
     cfg.dram.peak_gbps = (cfg.dram.computed_gbps() * 10.0).round() / 10.0;
     cfg.validate().map_err(|e| {
-        let line = e.field().and_then(|f| origin.get(f).copied());
+        let line = match e.field() {
+            Some("sm.count") => count_line,
+            Some(f) => line_that_set(f, path, base, &applied),
+            None => None,
+        };
         e.at(path, line)
     })?;
     Ok(Parsed { config: cfg, notes })
 }
 
-/// Every field of `cfg` by its dotted name, in a fixed order (to see which ones a line
-/// changed).
+/// The line of the last option in `applied` that changed field `field` (a dotted name),
+/// found by reading them again over `base`: only done for an error, so reading a file keeps
+/// no per-line copies of the configuration.
+fn line_that_set(
+    field: &str,
+    path: &Path,
+    base: &GpuConfig,
+    applied: &[(usize, String, String)],
+) -> Option<usize> {
+    let value = |cfg: &GpuConfig| flat(cfg).into_iter().find(|(n, _)| n == field);
+    let mut cfg = base.clone();
+    let (mut before, mut last) = (value(&cfg), None);
+    for (line, option, value_text) in applied {
+        let c = Ctx {
+            path,
+            line: *line,
+            option,
+            value: value_text,
+        };
+        // Each option was read once already: it reads again.
+        read::apply(&c, &mut cfg, &mut Notes::default()).ok()?;
+        let now = value(&cfg);
+        if now != before {
+            (before, last) = (now, Some(*line));
+        }
+    }
+    last
+}
+
+/// Every field of `cfg` by its dotted name, in a fixed order.
 fn flat(cfg: &GpuConfig) -> Vec<(String, serde_json::Value)> {
     fn walk(prefix: &str, v: serde_json::Value, out: &mut Vec<(String, serde_json::Value)>) {
         match v {
