@@ -545,28 +545,37 @@ pub fn nearest(name: &str) -> Option<&'static str> {
     let limit = (name.chars().count() / 3).max(1);
     OPTIONS
         .iter()
-        .map(|o| (edit_distance(name, o.name), o.name))
-        .filter(|&(d, _)| d <= limit)
+        .filter_map(|o| edit_distance_within(name, o.name, limit).map(|d| (d, o.name)))
         .min()
         .map(|(_, n)| n)
 }
 
-/// Levenshtein distance between `a` and `b`, in characters.
-fn edit_distance(a: &str, b: &str) -> usize {
+/// Levenshtein distance between `a` and `b` in characters, if it is at most `limit` (the
+/// search stops once every entry of a row exceeds it).
+fn edit_distance_within(a: &str, b: &str, limit: usize) -> Option<usize> {
+    let (na, nb) = (a.chars().count(), b.chars().count());
+    if na.abs_diff(nb) > limit {
+        return None;
+    }
     let b: Vec<char> = b.chars().collect();
-    let mut row: Vec<usize> = (0..=b.len()).collect();
+    let mut row: Vec<usize> = (0..=nb).collect();
     for (i, ca) in a.chars().enumerate() {
         let mut diag = row[0];
         row[0] = i + 1;
+        let mut least = row[0];
         for (j, &cb) in b.iter().enumerate() {
             let next = (diag + usize::from(ca != cb))
                 .min(row[j] + 1)
                 .min(row[j + 1] + 1);
             diag = row[j + 1];
             row[j + 1] = next;
+            least = least.min(next);
+        }
+        if least > limit {
+            return None;
         }
     }
-    row[b.len()]
+    Some(row[nb]).filter(|&d| d <= limit)
 }
 
 #[cfg(test)]
@@ -583,6 +592,7 @@ mod tests {
         assert_eq!(nearest("gpgpu_n_clustres"), Some("gpgpu_n_clusters"));
         assert_eq!(nearest("gpgpu_n_cluster"), Some("gpgpu_n_clusters"));
         assert_eq!(nearest("completely_unrelated_name"), None);
-        assert_eq!(edit_distance("kitten", "sitting"), 3);
+        assert_eq!(edit_distance_within("kitten", "sitting", 3), Some(3));
+        assert_eq!(edit_distance_within("kitten", "sitting", 2), None);
     }
 }
