@@ -232,9 +232,12 @@ fn reference_config(reference: &Path, tmp: &Path) -> Result<(String, String)> {
     ))
 }
 
+/// The reference's figures every record must have.
+const REQUIRED: [&str; 2] = ["gpu_sim_cycle", "gpgpu_n_tot_w_icount"];
+
 /// Runs `calibrate`.
 pub fn run(a: CalibrateArgs) -> Result<ExitCode> {
-    let (results, records) = refset::records(&a.reference)?;
+    let (results, records) = refset::records(&a.reference, &REQUIRED)?;
     let records: Vec<&Record> = records
         .iter()
         .filter(|r| a.only.as_deref().is_none_or(|o| r.trace().contains(o)))
@@ -256,30 +259,26 @@ pub fn run(a: CalibrateArgs) -> Result<ExitCode> {
         ProgressStyle::with_template("calibrating [{bar:30}] {pos}/{len} runs {msg}")
             .expect("valid template"),
     );
-    let mut dirs: BTreeMap<String, PathBuf> = BTreeMap::new();
+    // Every trace unpacked and checked against its records before the first run.
+    let dirs = refset::unpack_all(&a.reference, &records, tmp.path(), &mut |name| {
+        bar.set_message(format!("checking {name}"))
+    })?;
     let mut rows = vec![];
     for r in &records {
         let name = r.trace();
         bar.set_message(format!("{name} {}", r.gpusched_warp_sched));
-        let dir = match dirs.get(&name) {
-            Some(d) => d.clone(),
-            None => {
-                let d = refset::unpack(&a.reference, &name, tmp.path())?;
-                dirs.insert(name.clone(), d.clone());
-                d
-            }
-        };
+        let dir = dirs[&name].clone();
         let run = RunParser::try_parse_from([
             "--config",
             &config,
             "--warp-sched",
             &r.gpusched_warp_sched,
         ])
-        .map_err(|e| anyhow::anyhow!("{name}: {}", e.render().to_string().trim_end()))?
+        .map_err(|e| r.error(e.render().to_string().trim_end()))?
         .run;
         let report = match simulate(&run, &mut || open_workload(Some(&dir), None, ""), &name)? {
             Ok(rep) => rep,
-            Err(_) => bail!("{name} {}: the run failed", r.gpusched_warp_sched),
+            Err(_) => bail!(r.error("the run failed")),
         };
         rows.push(row(r, &serde_json::to_value(&report)?)?);
         bar.inc(1);

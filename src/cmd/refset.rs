@@ -3,8 +3,10 @@
 //! `traces/<workload>-<size>.tar.xz`, each trace as both simulators ran it. Read by
 //! `gpusched bench --reference` (speed) and `gpusched calibrate` (cycles and counters).
 
-use anyhow::{bail, Context, Result};
+use anyhow::{anyhow, bail, Context, Result};
 use serde::Deserialize;
+use serde_json::Value;
+use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -18,8 +20,28 @@ pub struct Record {
     pub scheduler: String,
     pub gpusched_warp_sched: String,
     /// The reference simulator's figures.
-    pub accelsim: serde_json::Value,
+    pub accelsim: Value,
+    /// Where the record is: `<results.json>:<line of its opening brace>`.
+    #[serde(skip)]
+    pub at: String,
 }
+
+/// Figures that are measures, not counts (any non-negative number).
+const MEASURES: [&str; 3] = ["gpu_ipc", "wall_s", "max_rss_mb"];
+/// Figures that are positive in any run that completed.
+const POSITIVE: [&str; 8] = [
+    "gpu_sim_cycle",
+    "gpu_tot_sim_cycle",
+    "gpu_sim_insn",
+    "gpu_tot_sim_insn",
+    "gpgpu_n_tot_w_icount",
+    "gpgpu_n_tot_thrd_icount",
+    "wall_s",
+    "max_rss_mb",
+];
+/// The largest count taken as real: 2^53, the largest whole number a JSON reader keeps
+/// exactly (a run of that many cycles would take Accel-Sim millennia).
+const MAX_COUNT: f64 = (1u64 << 53) as f64;
 
 impl Record {
     /// `<workload>-<size>`, the trace's name.
@@ -29,32 +51,198 @@ impl Record {
 
     /// A number of the reference's figures (`None` when absent).
     pub fn figure(&self, key: &str) -> Option<f64> {
-        self.accelsim.get(key).and_then(serde_json::Value::as_f64)
+        self.accelsim.get(key).and_then(Value::as_f64)
+    }
+
+    /// The error `message` about this record, naming its file, line, trace and scheduler.
+    pub fn error(&self, message: impl std::fmt::Display) -> anyhow::Error {
+        anyhow!(
+            "{}: {} {}: {message}",
+            self.at,
+            self.trace(),
+            self.scheduler
+        )
     }
 
     /// A number of the reference's figures, or an error naming the record.
     pub fn need(&self, key: &str) -> Result<f64> {
-        self.figure(key).with_context(|| {
-            format!(
-                "{} {}: no number `accelsim.{key}` in the reference record",
-                self.trace(),
-                self.scheduler
-            )
+        self.figure(key).ok_or_else(|| {
+            self.error(format_args!(
+                "no number `accelsim.{key}` in the reference record"
+            ))
         })
+    }
+
+    /// Checks the record: names that make a file name, every figure a count or measure that
+    /// can be (not negative, a whole number below [`MAX_COUNT`] for a count, positive where a
+    /// completed run's is), a run that completed, and the `required` figures present.
+    fn check(&self, required: &[&str]) -> Result<()> {
+        for (what, name) in [("workload", &self.workload), ("size", &self.size)] {
+            if name.is_empty() || name.starts_with('.') || name.contains(['/', '\\']) {
+                bail!(self.error(format_args!(
+                    "`{what}` = {name:?} is not a trace name (traces/<workload>-<size>.tar.xz)"
+                )));
+            }
+        }
+        if self.scheduler.is_empty() || self.gpusched_warp_sched.is_empty() {
+            bail!(self.error("empty `scheduler` or `gpusched_warp_sched`"));
+        }
+        let Some(figures) = self.accelsim.as_object() else {
+            bail!(self.error("`accelsim` is not an object of statistics"));
+        };
+        for (key, v) in figures {
+            self.check_figure(key, v)?;
+        }
+        for key in required {
+            self.need(key)?;
+        }
+        Ok(())
+    }
+
+    /// Checks figure `accelsim.<key>` (see [`Self::check`]).
+    fn check_figure(&self, key: &str, v: &Value) -> Result<()> {
+        match v {
+            Value::Number(_) => self.check_number(key, v),
+            Value::Bool(false) if key == "completed" => {
+                Err(self
+                    .error("the reference run did not complete (`accelsim.completed` is false)"))
+            }
+            Value::Bool(_) => Ok(()),
+            // A breakdown by access type and outcome: counts.
+            Value::Object(parts) => parts
+                .iter()
+                .try_for_each(|(k, v)| self.check_number(&format!("{key}.{k}"), v)),
+            _ => Err(self.error(format_args!("`accelsim.{key}` = {v}: expected a number"))),
+        }
+    }
+
+    /// Checks the number `accelsim.<key>` (see [`Self::check`]).
+    fn check_number(&self, key: &str, v: &Value) -> Result<()> {
+        let bad = |why: &str| Err(self.error(format_args!("`accelsim.{key}` = {v}{why}")));
+        let Some(x) = v.as_f64().filter(|x| x.is_finite()) else {
+            return bad(" is not a number");
+        };
+        if x < 0.0 {
+            return bad(" is negative: no count or measure of a run is");
+        }
+        if x == 0.0 && POSITIVE.contains(&key) {
+            return bad(", but a run that completed has a positive one");
+        }
+        if !MEASURES.contains(&key) && (x.fract() != 0.0 || x > MAX_COUNT) {
+            return bad(" is not a count (a whole number up to 2^53)");
+        }
+        if key == "exit_status" && x != 0.0 {
+            return bad(": the reference run failed");
+        }
+        Ok(())
     }
 }
 
-/// `DIR/results.json` and its records.
-pub fn records(reference: &Path) -> Result<(PathBuf, Vec<Record>)> {
+/// The line of the opening brace of each object of the top-level array in JSON `text`.
+fn record_lines(text: &str) -> Vec<usize> {
+    let (mut lines, mut line, mut depth) = (vec![], 1, 0usize);
+    let (mut in_string, mut escaped) = (false, false);
+    for c in text.chars() {
+        match c {
+            '\n' => line += 1,
+            _ if in_string => {
+                in_string = c != '"' || escaped;
+                escaped = c == '\\' && !escaped;
+                continue;
+            }
+            '"' => in_string = true,
+            '[' | '{' => {
+                if c == '{' && depth == 1 {
+                    lines.push(line);
+                }
+                depth += 1;
+            }
+            ']' | '}' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+        escaped = false;
+    }
+    lines
+}
+
+/// No two records of one trace name the same scheduler, theirs or ours.
+fn check_unique(records: &[Record]) -> Result<()> {
+    let mut seen: HashMap<(String, bool, &str), &str> = HashMap::new();
+    for r in records {
+        for (ours, sched) in [(false, &r.scheduler), (true, &r.gpusched_warp_sched)] {
+            if let Some(first) = seen.insert((r.trace(), ours, sched), &r.at) {
+                bail!(r.error(format_args!(
+                    "the same trace and scheduler `{sched}` as the record at {first}"
+                )));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// `DIR/results.json` and its records, each checked ([`Record::check`], with the figures
+/// `required`) and each trace and scheduler once: an error names the record.
+pub fn records(reference: &Path, required: &[&str]) -> Result<(PathBuf, Vec<Record>)> {
     let results = reference.join("results.json");
     let text = gpusim::input::read_text(&results)
         .with_context(|| format!("{}: cannot read", results.display()))?;
-    let records: Vec<Record> = serde_json::from_str(&text)
+    let mut records: Vec<Record> = serde_json::from_str(&text)
         .with_context(|| format!("{}: not a list of reference records", results.display()))?;
     if records.is_empty() {
         bail!("{}: no record", results.display());
     }
+    for (r, line) in records.iter_mut().zip(record_lines(&text)) {
+        r.at = format!("{}:{line}", results.display());
+    }
+    for r in &records {
+        r.check(required)?;
+    }
+    check_unique(&records)?;
     Ok((results, records))
+}
+
+/// Reads the unpacked trace `dir` of the archive `archive` as every reader does (`trace
+/// info`'s pass: each line, each block once, the kernel list's sums), and checks that it
+/// holds the warp instructions each of `records` says the reference ran.
+fn check_trace(dir: &Path, archive: &Path, records: &[&Record]) -> Result<()> {
+    let s = gpusim::workload::summary::summarize(dir, &mut |_, _| {})
+        .with_context(|| format!("{}: a malformed trace", archive.display()))?;
+    let warps: u64 = s.kernels.iter().map(|k| k.warp_instructions).sum();
+    for r in records {
+        match r.figure("gpgpu_n_tot_w_icount") {
+            Some(n) if n != warps as f64 => bail!(r.error(format_args!(
+                "`accelsim.gpgpu_n_tot_w_icount` = {n}, but {} holds {warps} warp instructions: \
+                 the reference ran another trace",
+                archive.display()
+            ))),
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
+/// Unpacks ([`unpack`]) and checks ([`check_trace`]) the trace of every one of `records`,
+/// once each, into `into`, before anything runs; `progress` is told each trace's name.
+/// Returns each trace's directory by name.
+pub fn unpack_all(
+    reference: &Path,
+    records: &[&Record],
+    into: &Path,
+    progress: &mut dyn FnMut(&str),
+) -> Result<BTreeMap<String, PathBuf>> {
+    let mut by_trace: BTreeMap<String, Vec<&Record>> = BTreeMap::new();
+    for r in records {
+        by_trace.entry(r.trace()).or_default().push(r);
+    }
+    let mut dirs = BTreeMap::new();
+    for (name, rs) in by_trace {
+        progress(&name);
+        let dir = unpack(reference, &name, into)?;
+        let archive = reference.join("traces").join(format!("{name}.tar.xz"));
+        check_trace(&dir, &archive, &rs)?;
+        dirs.insert(name, dir);
+    }
+    Ok(dirs)
 }
 
 /// Unpacks `traces/<name>.tar.xz` of the reference into `into/<name>` (once).
@@ -90,4 +278,15 @@ pub fn unpack(reference: &Path, name: &str, into: &Path) -> Result<PathBuf> {
         bail!("{}: no kernelslist.g inside", tar.display());
     }
     Ok(dir)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn record_lines_are_those_of_the_top_level_objects() {
+        let text = "[\n {\"workload\": \"a{\\\"[\",\n  \"accelsim\": {\"x\": [1, {}]}},\n{}, {\"b\": \"}\"}\n]";
+        assert_eq!(record_lines(text), [2, 4, 4]);
+    }
 }

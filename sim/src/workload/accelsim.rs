@@ -24,8 +24,11 @@
 //! [`KernelTrace`] reads one thread block at a time; every malformed input is an error naming
 //! the file, the line and what was expected.
 
+mod blocks;
 mod lines;
 mod parse;
+
+pub use blocks::BlockSet;
 
 use super::kernel::BlockInsts;
 use super::sass::{OpClass, OpcodeTable};
@@ -97,6 +100,8 @@ pub fn read_kernelslist(path: &Path) -> Result<Vec<Command>, TraceError> {
         message: e.to_string(),
     })?;
     let mut out = vec![];
+    // Bytes copied by the lines so far (checked: a sum past 2^64-1 is an error, not wrapped).
+    let mut copied = 0u64;
     for (i, raw) in text.lines().enumerate() {
         let line = raw.trim();
         let syntax = |expected: &str| TraceError::Syntax {
@@ -109,10 +114,13 @@ pub fn read_kernelslist(path: &Path) -> Result<Vec<Command>, TraceError> {
             continue;
         }
         if let Some(rest) = line.strip_prefix("MemcpyHtoD,") {
-            let form = "`MemcpyHtoD,<hex address>,<bytes>`";
-            let (a, b) = rest.split_once(',').ok_or_else(|| syntax(form))?;
-            let addr = parse_hex(a.trim()).ok_or_else(|| syntax(form))?;
-            let bytes = b.trim().parse().map_err(|_| syntax(form))?;
+            let form = "`MemcpyHtoD,<hex address>,<bytes>` (numbers below 2^64)";
+            let (addr, bytes) = parse_memcpy(rest).ok_or_else(|| syntax(form))?;
+            copied = check_memcpy(addr, bytes, copied).map_err(|message| TraceError::Invalid {
+                file: path.clone(),
+                line: i + 1,
+                message,
+            })?;
             out.push(Command::MemcpyHtoD { addr, bytes });
         } else if line.ends_with(".traceg") && !line.contains(',') {
             out.push(Command::Kernel {
@@ -132,6 +140,37 @@ pub fn read_kernelslist(path: &Path) -> Result<Vec<Command>, TraceError> {
         });
     }
     Ok(out)
+}
+
+/// `<hex address>,<bytes>` of a `MemcpyHtoD,` line.
+fn parse_memcpy(rest: &str) -> Option<(u64, u64)> {
+    let (a, b) = rest.split_once(',')?;
+    Some((parse_hex(a.trim())?, b.trim().parse().ok()?))
+}
+
+/// The bytes copied by the list with a copy of `bytes` to `addr` after `copied` bytes; an
+/// error (the message) if the copy runs past the 64-bit address space or the sum past 2^64-1.
+fn check_memcpy(addr: u64, bytes: u64, copied: u64) -> Result<u64, String> {
+    if bytes > 0 && addr.checked_add(bytes - 1).is_none() {
+        return Err(format!(
+            "a copy of {bytes} bytes to {addr:#x} runs past the end of the 64-bit address space"
+        ));
+    }
+    copied.checked_add(bytes).ok_or_else(|| {
+        format!("the copies add up to more than 2^64-1 bytes ({copied} before these {bytes})")
+    })
+}
+
+/// The total of the host-to-device copies of a kernel list (as [`read_kernelslist`] checked
+/// it, so it does not overflow).
+pub fn memcpy_bytes(commands: &[Command]) -> u64 {
+    commands
+        .iter()
+        .map(|c| match c {
+            Command::MemcpyHtoD { bytes, .. } => *bytes,
+            Command::Kernel { .. } => 0,
+        })
+        .fold(0u64, u64::saturating_add)
 }
 
 /// The header of a kernel trace.
@@ -741,6 +780,25 @@ impl KernelTrace {
                 warps: extents,
             })
         }))
+    }
+
+    /// Reads every thread block of a trace just opened, to the end of the file, as
+    /// [`Self::next_block_bounded`] with `keep_bytes` and `visit`, passing each block to
+    /// `block`; checks with a [`BlockSet`] that every block of the grid is listed exactly once. The one pass of every reader that goes through a whole kernel (`trace
+    /// info`, the analyses, `bench --parse`); returns the blocks read.
+    pub fn read_every_block(
+        &mut self,
+        keep_bytes: u64,
+        visit: &mut dyn FnMut(Dim3, usize, usize, &TraceInst),
+        block: &mut dyn FnMut(&BlockRead),
+    ) -> Result<u64, TraceError> {
+        let mut blocks = BlockSet::new(&self.file, self.header.grid);
+        while let Some(b) = self.next_block_bounded(keep_bytes, visit)? {
+            blocks.add(b.id(), b.line())?;
+            block(&b);
+        }
+        blocks.finish(self.lines.line_no())?;
+        Ok(blocks.len())
     }
 
     /// Parses instruction `k` (0-based) of the `n` of warp `w` from the next line into

@@ -398,12 +398,14 @@ mod tests {
         std::fs::write(&file, format!("{head}{dup}")).unwrap();
         let line =
             head.lines().count() + dup[..dup.rfind("#BEGIN_TB").unwrap()].lines().count() + 1;
+        let first = head.lines().count() + 1;
         let mut k = super::super::kernel::TraceKernel::open(&file).unwrap();
         let last = blocks.len() as u64 - 1;
         let e = k.block(last).unwrap_err().to_string();
         assert!(
             e.ends_with(&format!(
-                "kernel-1.traceg:{line}: thread block (0,0,0) appears twice in the trace"
+                "kernel-1.traceg:{line}: thread block (0,0,0) appears twice in the trace \
+                 (first at line {first})"
             )),
             "{e}"
         );

@@ -2,7 +2,7 @@
 //! on a second thread ahead of the simulation ([`super::read_ahead`]), found again by seeking
 //! when asked for out of file order, and streamed per warp when too large to hold.
 
-use super::accelsim::{self, KernelTrace};
+use super::accelsim::{self, BlockSet, KernelTrace};
 use super::kernel::{
     Arrival, BlockInsts, KernelInfo, KernelSource, Launch, MemAccess, WorkloadError, WorkloadSource,
 };
@@ -46,6 +46,9 @@ pub struct TraceKernel {
     ahead_opcodes: OpcodeTable,
     /// Grid index -> (byte offset, lines before it) of every block read so far.
     index: HashMap<u64, (u64, usize)>,
+    /// The blocks read so far: each once, all of the grid by the end (the checks of every
+    /// reader, [`KernelTrace::read_every_block`]).
+    blocks: BlockSet,
     /// How far the trace has been read: the position after the last block read.
     frontier: (u64, usize),
     /// The reading thread (started at the first block read ahead), whether to start it, and
@@ -92,6 +95,7 @@ impl TraceKernel {
         };
         Ok(Self {
             path: path.to_path_buf(),
+            blocks: BlockSet::new(path, h.grid),
             frontier: trace.position(),
             trace,
             info,
@@ -127,14 +131,29 @@ impl TraceKernel {
         self
     }
 
-    /// The error for a block the trace does not hold.
+    /// The error for a block the trace does not hold (read to its end).
     fn missing(&self, id: u64) -> WorkloadError {
-        WorkloadError::Invalid(format!(
-            "{}: thread block {} of the grid {} is not in the trace",
-            self.path.display(),
-            self.info.grid.unlinear(id),
-            self.info.grid
-        ))
+        self.blocks.missing(id, self.trace.position().1).into()
+    }
+
+    /// Takes the block read at `at` (its `#BEGIN_TB` at `line`) into the index; once the
+    /// whole grid is, reads the rest of the file, where any block is listed twice and
+    /// anything else is malformed.
+    fn take(
+        &mut self,
+        id: super::Dim3,
+        line: usize,
+        at: (u64, usize),
+    ) -> Result<(), WorkloadError> {
+        self.blocks.add(id, line)?;
+        self.index.insert(self.info.grid.linear(id), at);
+        if self.blocks.complete() {
+            while let Some((read, _, next)) = self.read_next()? {
+                self.frontier = next;
+                self.blocks.add(read.id(), read.line())?;
+            }
+        }
+        Ok(())
     }
 
     /// Reads the block at `pos` again, keeping its instructions up to `keep` bytes decoded.
@@ -220,14 +239,7 @@ impl TraceKernel {
             };
             self.frontier = next;
             let linear = self.info.grid.linear(read.id());
-            if self.index.insert(linear, at).is_some() {
-                return Err(WorkloadError::Invalid(format!(
-                    "{}:{}: thread block {} appears twice in the trace",
-                    self.path.display(),
-                    read.line(),
-                    read.id(),
-                )));
-            }
+            self.take(read.id(), read.line(), at)?;
             if linear == id {
                 return if fits(&read) {
                     Ok(read)
@@ -281,24 +293,20 @@ impl KernelSource for TraceKernel {
     ) -> Result<Option<Vec<OpClass>>, WorkloadError> {
         let mut trace = KernelTrace::open(&self.path)?;
         let grid = trace.header.grid;
-        loop {
-            let read = trace.next_block_bounded(0, &mut |id, w, _, inst| {
-                if inst.mem_width == 0 {
-                    return;
-                }
-                visit(&MemAccess {
-                    block: grid.linear(id),
-                    warp: w,
-                    pc: inst.pc,
-                    key: inst.opcode,
-                    mask: inst.mask,
-                    addrs: &inst.addrs,
-                });
-            })?;
-            if read.is_none() {
-                break;
+        let mut each = |id, w, _, inst: &accelsim::TraceInst| {
+            if inst.mem_width == 0 {
+                return;
             }
-        }
+            visit(&MemAccess {
+                block: grid.linear(id),
+                warp: w,
+                pc: inst.pc,
+                key: inst.opcode,
+                mask: inst.mask,
+                addrs: &inst.addrs,
+            });
+        };
+        trace.read_every_block(0, &mut each, &mut |_| {})?;
         let opcodes = trace.opcode_table();
         Ok(Some(
             (0..trace.opcodes().len() as u16)
@@ -311,10 +319,11 @@ impl KernelSource for TraceKernel {
         let mut trace = KernelTrace::open(&self.path)?;
         let mut code = super::static_code::StaticCode::new(trace.header.binary_version);
         // Instruction by instruction: memory stays bounded whatever the blocks' size.
-        while trace
-            .next_block_bounded(0, &mut |_, _, k, inst| code.observe_inst(k, inst))?
-            .is_some()
-        {}
+        trace.read_every_block(
+            0,
+            &mut |_, _, k, inst| code.observe_inst(k, inst),
+            &mut |_| {},
+        )?;
         Ok(Some(KernelCode::of_trace(&code, trace.opcode_table())))
     }
 }

@@ -209,7 +209,8 @@ fn workloads(traces: &Path, exported: &Path) -> Result<Vec<Workload>> {
 }
 
 /// Reads every block of every kernel of the trace `dir` as a run reads them (decoded, large
-/// blocks indexed), without simulating: (bytes of trace text, warp instructions).
+/// blocks indexed, with the checks of every reader), without simulating: (bytes of trace
+/// text, warp instructions).
 fn read_trace(dir: &Path) -> Result<(u64, u64)> {
     let (mut bytes, mut insts) = (0, 0);
     for c in read_kernelslist(dir)? {
@@ -221,9 +222,9 @@ fn read_trace(dir: &Path) -> Result<(u64, u64)> {
             .len();
         let mut k = KernelTrace::open(&path)?;
         let mut count = |_, _, _, _: &_| insts += 1;
-        while let Some(b) = k.next_block_bounded(KEEP_BLOCK_BYTES, &mut count)? {
+        k.read_every_block(KEEP_BLOCK_BYTES, &mut count, &mut |b| {
             std::hint::black_box(matches!(b, BlockRead::Whole(_)));
-        }
+        })?;
     }
     Ok((bytes, insts))
 }

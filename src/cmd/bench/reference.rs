@@ -11,7 +11,6 @@
 use crate::cmd::{median, refset};
 use anyhow::{bail, Context, Result};
 use serde::Serialize;
-use std::collections::BTreeMap;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode, Stdio};
@@ -102,27 +101,28 @@ fn measure(cmd: &mut Command) -> Result<(f64, f64, Vec<u8>)> {
     Ok((wall, usage.ru_maxrss as f64 / 1024.0, out))
 }
 
+/// The reference's figures every record must have.
+const REQUIRED: [&str; 3] = ["wall_s", "max_rss_mb", "gpu_sim_cycle"];
+
 /// Runs `bench --reference`. `only`: run only the traces whose name contains it.
 pub fn run(reference: &Path, repeat: usize, json: bool, only: Option<&str>) -> Result<ExitCode> {
-    let (results, records) = refset::records(reference)?;
+    let (results, records) = refset::records(reference, &REQUIRED)?;
+    let records: Vec<&refset::Record> = records
+        .iter()
+        .filter(|r| only.is_none_or(|o| r.trace().contains(o)))
+        .collect();
+    if records.is_empty() {
+        bail!("{}: no run selected", results.display());
+    }
     let exe = std::env::current_exe().context("cannot find this program's path")?;
     let tmp = tempfile::tempdir()?;
     let repeat = repeat.max(1);
-    let mut dirs: BTreeMap<String, PathBuf> = BTreeMap::new();
+    // Every trace unpacked and checked against its records before the first run.
+    let dirs = refset::unpack_all(reference, &records, tmp.path(), &mut |_| {})?;
     let mut rows = vec![];
-    for r in &records {
+    for r in records {
         let name = r.trace();
-        if only.is_some_and(|o| !name.contains(o)) {
-            continue;
-        }
-        let dir = match dirs.get(&name) {
-            Some(d) => d.clone(),
-            None => {
-                let d = refset::unpack(reference, &name, tmp.path())?;
-                dirs.insert(name.clone(), d.clone());
-                d
-            }
-        };
+        let dir = &dirs[&name];
         let (mut walls, mut rss, mut cycles) = (vec![], 0f64, None);
         for _ in 0..repeat {
             let (wall, peak, out) = measure(
@@ -130,13 +130,13 @@ pub fn run(reference: &Path, repeat: usize, json: bool, only: Option<&str>) -> R
                     .args(["sim", "--config", "gtx480", "--json", "--warp-sched"])
                     .arg(&r.gpusched_warp_sched)
                     .arg("--trace")
-                    .arg(&dir),
+                    .arg(dir),
             )?;
             let v: serde_json::Value = serde_json::from_slice(&out)
-                .with_context(|| format!("{name} {}: sim printed no JSON", r.scheduler))?;
+                .map_err(|e| r.error(format_args!("sim printed no JSON: {e}")))?;
             let c = v["cycles"].as_u64().context("no `cycles` in sim's JSON")?;
             if cycles.is_some_and(|k| k != c) {
-                bail!("{name} {}: cycles differ between repeats", r.scheduler);
+                bail!(r.error("cycles differ between repeats"));
             }
             cycles = Some(c);
             walls.push(wall);
@@ -172,9 +172,6 @@ pub fn run(reference: &Path, repeat: usize, json: bool, only: Option<&str>) -> R
             );
         }
         rows.push(row);
-    }
-    if rows.is_empty() {
-        bail!("{}: no run selected", results.display());
     }
     let speeds: Vec<f64> = rows.iter().map(|r| r.speed_ratio).collect();
     let report = RefReport {

@@ -61,7 +61,10 @@ impl Want {
             Want::RegCount(k) => {
                 format!("the number of {} registers (0..={MAX_REGS})", k.name())
             }
-            Want::Reg(k) => format!("a {} register", k.name()),
+            Want::Reg(k) => format!(
+                "a {} register (R<n>, RZ, UR0..UR63, URZ, P0..P7, PT, UP0..UP7, UPT or SR_<name>)",
+                k.name()
+            ),
             Want::RegInRange(k) => {
                 format!("a {} register R0..R{MAX_REG} (R{MAX_REG} is RZ)", k.name())
             }
@@ -271,8 +274,33 @@ pub(super) fn signed(t: &[u8]) -> Option<i64> {
     }
 }
 
+/// `digits` is a decimal number of at most `max`.
+fn number_at_most(digits: &[u8], max: u64) -> bool {
+    digits.iter().all(u8::is_ascii_digit) && dec(digits).is_some_and(|n| n <= max)
+}
+
+/// `t` names a register that is not a general-purpose one: the zero registers `RZ` and
+/// `URZ`, a uniform register `UR0`..`UR63`, a predicate `P0`..`P7`, `PT`, `UP0`..`UP7`,
+/// `UPT`, or a special register `SR_<name>` (letters, digits, `_` and `.`).
+fn other_register(t: &[u8]) -> bool {
+    match t {
+        b"RZ" | b"URZ" | b"PT" | b"UPT" => true,
+        _ if t.starts_with(b"SR_") => {
+            t.len() > 3
+                && t[3..]
+                    .iter()
+                    .all(|c| c.is_ascii_alphanumeric() || *c == b'_' || *c == b'.')
+        }
+        _ if t.starts_with(b"UR") => t.len() > 2 && number_at_most(&t[2..], 63),
+        _ if t.starts_with(b"UP") => t.len() > 2 && number_at_most(&t[2..], 7),
+        _ if t.starts_with(b"P") => t.len() > 1 && number_at_most(&t[1..], 7),
+        _ => false,
+    }
+}
+
 /// Reads a register list (count, then registers) into `out`; general-purpose registers are
-/// kept, predicate, uniform and special registers (P0, UR4, SR_TID...) consumed but not listed.
+/// kept, the other kinds ([`other_register`]: P0, UR4, SR_TID.X...) consumed but not listed,
+/// and anything else (`R9999x`, `Q3`) is an error.
 fn regs<'a>(tok: &mut Tokens<'a>, kind: RegKind, out: &mut Vec<u16>) -> Result<(), Bad<'a>> {
     let t = tok.want(Want::RegCount(kind))?;
     let n = dec(t).filter(|n| *n <= MAX_REGS as u64).ok_or(Bad {
@@ -281,13 +309,20 @@ fn regs<'a>(tok: &mut Tokens<'a>, kind: RegKind, out: &mut Vec<u16>) -> Result<(
     })?;
     for _ in 0..n {
         let t = tok.want(Want::Reg(kind))?;
-        if let Some(digits) = t.strip_prefix(b"R").filter(|d| !d.is_empty()) {
-            if digits.iter().all(u8::is_ascii_digit) {
+        match t.strip_prefix(b"R") {
+            Some(digits) if !digits.is_empty() && digits.iter().all(u8::is_ascii_digit) => {
                 let r = dec(digits).filter(|r| *r <= MAX_REG as u64).ok_or(Bad {
                     want: Want::RegInRange(kind),
                     found: t,
                 })?;
                 out.push(r as u16);
+            }
+            _ if other_register(t) => {}
+            _ => {
+                return Err(Bad {
+                    want: Want::Reg(kind),
+                    found: t,
+                })
             }
         }
     }

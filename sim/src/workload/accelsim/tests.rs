@@ -257,6 +257,77 @@ fn malformed_traces_are_rejected_with_file_line_and_expectation() {
 }
 
 #[test]
+fn register_names_that_are_not_registers_are_rejected() {
+    let inst = HEADER.lines().count() + 5;
+    for (line, bad, kind) in [
+        ("0010 ffffffff 1 R9999x MOV 0 0", "R9999x", "destination"),
+        ("0010 ffffffff 0 MOV 2 R1 Q3 0", "Q3", "source"),
+        ("0010 ffffffff 0 MOV 1 UR64 0", "UR64", "source"),
+        ("0010 ffffffff 0 MOV 1 P8 0", "P8", "source"),
+        ("0010 ffffffff 0 MOV 1 SR_ 0", "SR_", "source"),
+        ("0010 ffffffff 0 MOV 1 R 0", "R", "source"),
+        ("0010 ffffffff 0 MOV 1 r4 0", "r4", "source"),
+    ] {
+        let want = format!(
+            "expected a {kind} register (R<n>, RZ, UR0..UR63, URZ, P0..P7, PT, UP0..UP7, UPT \
+             or SR_<name>), found `{bad}`"
+        );
+        rejects(&block(line), inst, &want);
+    }
+    // The other kinds are read and not listed; R<n> are.
+    let (_d, p) = trace_file(&block(
+        "0010 ffffffff 2 R1 P0 ISETP 8 R2 RZ UR4 URZ PT UP1 UPT SR_TID.X 0",
+    ));
+    let i = &read_all(&p).unwrap()[0].warps[1][0];
+    assert_eq!(
+        (i.dsts.as_slice(), i.srcs.as_slice()),
+        (&[1u16][..], &[2u16][..])
+    );
+}
+
+#[test]
+fn memcpy_sizes_that_overflow_are_errors_naming_the_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("kernelslist.g");
+    let max = u64::MAX;
+    for (list, line, what) in [
+        (
+            format!("MemcpyHtoD,0x100,{max}\nMemcpyHtoD,0x0,2\nkernel-1.traceg\n"),
+            1,
+            "runs past the end of the 64-bit address space",
+        ),
+        (
+            format!(
+                "MemcpyHtoD,0x0,{}\nMemcpyHtoD,0x0,{}\nkernel-1.traceg\n",
+                max / 2 + 1,
+                max / 2 + 1
+            ),
+            2,
+            "the copies add up to more than 2^64-1 bytes",
+        ),
+        (
+            "MemcpyHtoD,0x0,18446744073709551616\nkernel-1.traceg\n".into(),
+            1,
+            "(numbers below 2^64)",
+        ),
+    ] {
+        std::fs::write(&p, &list).unwrap();
+        let e = read_kernelslist(&p).unwrap_err().to_string();
+        assert!(
+            e.contains(&format!("kernelslist.g:{line}: ")) && e.contains(what),
+            "{list}: {e}"
+        );
+    }
+    // Up to the limits exactly is read, and summed without overflow.
+    std::fs::write(
+        &p,
+        format!("MemcpyHtoD,0x0,{max}\nMemcpyHtoD,0x1,0\nkernel-1.traceg\n"),
+    )
+    .unwrap();
+    assert_eq!(memcpy_bytes(&read_kernelslist(&p).unwrap()), max);
+}
+
+#[test]
 fn bad_headers_are_rejected() {
     let cases = [
         (
