@@ -2028,6 +2028,107 @@ fn rtl_threads_beyond_four_per_core_are_refused() {
     }
 }
 
+/// Waveforms on a full disk: `cosim --vcd` into a directory whose VCD files are /dev/full
+/// (every write fails with ENOSPC) ends with an error naming the file, instead of hanging in
+/// Verilator's flush (issue 61).
+#[cfg(target_os = "linux")]
+#[test]
+fn waveforms_on_a_full_disk_are_an_error_not_a_hang() {
+    if !verilator_built() {
+        return;
+    }
+    for full in ["rtl", "golden"] {
+        let dir = tempfile::tempdir().unwrap();
+        let name = format!("warp_arbiter_gto_fermi.{full}.vcd");
+        std::os::unix::fs::symlink("/dev/full", dir.path().join(&name)).unwrap();
+        let o = gpusched(&[
+            "cosim",
+            "--policy",
+            "gto",
+            "--cycles",
+            "20000",
+            "--vcd",
+            dir.path().to_str().unwrap(),
+        ]);
+        assert_eq!(o.status.code(), Some(2), "{full}: {}", text(&o));
+        says(&o, &name);
+        says(&o, "No space left on device");
+    }
+}
+
+/// A lockstep's setup never panics: each of its options, odd values included, either runs or
+/// is an error that says what is wrong (issue 61).
+#[test]
+fn lockstep_setup_options_run_or_say_what_is_wrong() {
+    if !verilator_built() {
+        return;
+    }
+    let cases: [(&[&str], Option<&str>); 9] = [
+        (&["--lockstep", "warp_arbiter", "--window", "0"], None),
+        (
+            &["--lockstep", "warp_arbiter", "--snapshot-interval", "1024"],
+            None,
+        ),
+        (
+            &[
+                "--lockstep",
+                "warp_arbiter",
+                "--mismatch-dir",
+                "/proc/none/x",
+            ],
+            None,
+        ),
+        (&["--lockstep", "warp_arbiter", "--rtl-threads", "1"], None),
+        (&["--lockstep", "nosuch"], Some("nosuch")),
+        (&["--lockstep", "elf"], Some("this run has no elf block")),
+        (
+            &["--rtl", "warp_arbiter", "--lockstep", "warp_arbiter"],
+            Some("both --rtl and --lockstep"),
+        ),
+        (
+            &[
+                "--lockstep",
+                "warp_arbiter",
+                "--target",
+                "uart-sim",
+                "--target-site",
+                "bogus",
+            ],
+            Some("bogus"),
+        ),
+        (
+            &[
+                "--lockstep",
+                "warp_arbiter",
+                "--target",
+                "uart:/nonexistent/tty",
+            ],
+            Some("/nonexistent/tty"),
+        ),
+    ];
+    for (opts, err) in cases {
+        let mut args = vec![
+            "sim",
+            "--workload",
+            "compute",
+            "--size",
+            "small",
+            "--max-cycles",
+            "2000",
+        ];
+        args.extend(opts);
+        let o = gpusched(&args);
+        assert!(!text(&o).contains("panicked"), "{args:?}: {}", text(&o));
+        match err {
+            None => assert_eq!(o.status.code(), Some(0), "{args:?}: {}", text(&o)),
+            Some(want) => {
+                assert_eq!(o.status.code(), Some(2), "{args:?}: {}", text(&o));
+                says(&o, want);
+            }
+        }
+    }
+}
+
 /// Options that only mean something with `--lockstep` are errors without it (they used to be
 /// taken and do nothing), before anything runs (issue 61).
 #[test]
@@ -2047,6 +2148,9 @@ fn lockstep_only_options_need_lockstep() {
         assert_eq!(o.status.code(), Some(2), "{args:?}: {}", text(&o));
         says(&o, "--lockstep <BLOCKS>");
     }
+    let o = gpusched(&["bench", "--rtl-threads", "1"]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    says(&o, "--lockstep");
 }
 
 /// A FIFO in place of a trace, a kernel list, a mix, a configuration or a sweep spec is refused

@@ -277,12 +277,12 @@ where
 
     /// Closes both waveforms, if open, and returns their paths (golden, rtl).
     fn close_traces(&mut self) -> Result<Option<(PathBuf, PathBuf)>, TbError> {
-        self.rtl.trace_close();
+        // Both close, whichever fails.
+        let rtl_closed = self.rtl.trace_close();
+        let golden = self.golden_vcd.take().map(|w| w.finish()).transpose()?;
+        rtl_closed?;
         let rtl = self.trace_dir().join(format!("{}.rtl.vcd", self.name));
-        match self.golden_vcd.take() {
-            Some(w) => Ok(Some((w.finish()?, rtl))),
-            None => Ok(None),
-        }
+        Ok(golden.map(|g| (g, rtl)))
     }
 
     /// Cycles compared so far.

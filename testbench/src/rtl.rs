@@ -4,7 +4,7 @@ use crate::TbError;
 use gpusim::block::{word_count, Block, PortBundle, PortSpec};
 use std::ffi::{c_char, c_void, CString};
 use std::marker::PhantomData;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// Receives the pieces of a saved model state, in order (`ctx` is the `Vec<u8>` they go to).
 pub type SaveSink = unsafe extern "C" fn(ctx: *mut c_void, data: *const u8, len: usize);
@@ -22,7 +22,7 @@ pub struct ModuleFns {
     free: unsafe extern "C" fn(*mut c_void),
     step: unsafe extern "C" fn(*mut c_void, *const u64, *mut u64, i32, u64),
     trace_open: unsafe extern "C" fn(*mut c_void, *const c_char) -> i32,
-    trace_close: unsafe extern "C" fn(*mut c_void),
+    trace_close: unsafe extern "C" fn(*mut c_void) -> i32,
     save: unsafe extern "C" fn(*mut c_void, *mut c_void, SaveSink),
     restore: unsafe extern "C" fn(*mut c_void, *const u8, usize),
 }
@@ -62,6 +62,8 @@ pub struct RtlBlock<I: PortBundle, O: PortBundle> {
     input_words: usize,
     out: Vec<u64>,
     cycle: u64,
+    /// The VCD being written, if one is open.
+    trace: Option<PathBuf>,
     _ports: PhantomData<(I, O)>,
 }
 
@@ -121,6 +123,7 @@ where
             input_words: nin,
             out: vec![0; nout],
             cycle: 0,
+            trace: None,
             _ports: PhantomData,
         };
         b.reset();
@@ -140,16 +143,27 @@ impl<I: PortBundle, O: PortBundle<Params = I::Params>> RtlBlock<I, O> {
         let c = CString::new(path.to_string_lossy().as_bytes()).map_err(|_| io("NUL in path"))?;
         // SAFETY: valid handle; `c` outlives the call (Verilator copies the file name).
         match unsafe { (self.fns.trace_open)(self.handle, c.as_ptr()) } {
-            0 => Ok(()),
+            0 => {
+                self.trace = Some(path.to_path_buf());
+                Ok(())
+            }
             1 => Err(io("a trace is already open")),
             _ => Err(io("cannot open the VCD file")),
         }
     }
 
-    /// Flushes and closes the VCD, if one is open.
-    pub fn trace_close(&mut self) {
+    /// Flushes and closes the VCD, if one is open; an error if a write to it failed (a full
+    /// disk: what followed the failed write was dropped, so the run went on to its end).
+    pub fn trace_close(&mut self) -> Result<(), TbError> {
         // SAFETY: valid handle.
-        unsafe { (self.fns.trace_close)(self.handle) }
+        let errno = unsafe { (self.fns.trace_close)(self.handle) };
+        match (self.trace.take(), errno) {
+            (Some(path), e) if e != 0 => Err(TbError::Io {
+                path,
+                source: std::io::Error::from_raw_os_error(e),
+            }),
+            _ => Ok(()),
+        }
     }
 
     /// Cycles stepped since the last reset.

@@ -297,7 +297,7 @@ fn a_saved_rtl_state_restores_the_model_exactly_and_can_be_traced_from_there() {
         assert_eq!(b.step(i), later[k], "restored model, cycle {}", 1000 + k);
         assert_eq!(a.step(i), later[k], "rewound model, cycle {}", 1000 + k);
     }
-    b.trace_close();
+    b.trace_close().unwrap();
     let (_, times) = parse_vcd(&path);
     assert_eq!(
         *times.iter().min().unwrap(),
@@ -305,6 +305,23 @@ fn a_saved_rtl_state_restores_the_model_exactly_and_can_be_traced_from_there() {
         "traced from the restored cycle's rising edge"
     );
     assert_eq!(*times.iter().max().unwrap(), 5998);
+    // A VCD on a full disk (/dev/full: every write fails with ENOSPC) is an error at close,
+    // naming the file; the run does not hang in Verilator's flush (issue 61).
+    #[cfg(target_os = "linux")]
+    {
+        let full = dir.path().join("full.vcd");
+        std::os::unix::fs::symlink("/dev/full", &full).unwrap();
+        b.trace_open(&full).unwrap();
+        for i in &inputs {
+            b.step(i);
+        }
+        let e = b.trace_close().unwrap_err().to_string();
+        assert!(
+            e.contains("full.vcd") && e.contains("No space left on device"),
+            "{e}"
+        );
+        b.trace_close().unwrap();
+    }
 }
 
 /// A golden model that misbehaves from cycle 100, but whose clones (the snapshots a mismatch

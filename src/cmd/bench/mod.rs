@@ -71,7 +71,7 @@ pub struct BenchArgs {
     #[arg(long)]
     lockstep: bool,
     /// RTL threads of the lockstep runs (0: one per core).
-    #[arg(long, value_name = "N", default_value_t = 0,
+    #[arg(long, value_name = "N", default_value_t = 0, requires = "lockstep",
           value_parser = gpusched_tb::batch::parse_rtl_threads)]
     rtl_threads: usize,
 }
