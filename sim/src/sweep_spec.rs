@@ -168,10 +168,14 @@ pub fn line_of(text: &str, key: &str, needle: &str) -> usize {
 pub fn parse(text: &str, path: &Path) -> Result<SpecText, SpecError> {
     let place = Place { path, text };
     let file: SpecFile = toml::from_str(text).map_err(|e| {
+        // An error at the very end (an unclosed array) is on the last line, not after it.
         let line = e.span().map_or(1, |s| {
             text[..s.start.min(text.len())].matches('\n').count() + 1
         });
-        place.err_at(line, e.message().to_string())
+        place.err_at(
+            line.min(text.lines().count().max(1)),
+            e.message().to_string(),
+        )
     })?;
     let t = &file.sweep;
     check_name(&place, &t.name)?;
@@ -341,6 +345,9 @@ mod tests {
             let e = parse(&text, Path::new("s.toml")).unwrap_err().to_string();
             assert!(e.contains(want), "{from} -> {to}: {e}");
         }
+        // An error at the end of the text names its last line.
+        let e = parse("[sweep]\nname = [\"t\"\n", Path::new("s.toml")).unwrap_err();
+        assert_eq!(e.line, 2, "{e}");
         let long = SPEC.replacen("\"compute\"", &format!("\"{}\"", "x".repeat(100_000)), 1);
         let e = parse(&long, Path::new("s.toml")).unwrap_err().to_string();
         assert!(e.len() < 2_000, "a long token is cut: {} bytes", e.len());
