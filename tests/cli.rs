@@ -1,14 +1,10 @@
 //! The `gpusched` binary as users run it.
 
+mod common;
+
+use common::{gpusched, json, says, text};
 use std::path::Path;
 use std::process::{Command, Output};
-
-fn gpusched(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_gpusched"))
-        .args(args)
-        .output()
-        .expect("gpusched runs")
-}
 
 /// Whether this build has Verilated modules (else SKIP, or a failure under
 /// `GPUSCHED_REQUIRE=rtl`).
@@ -19,21 +15,6 @@ fn verilator_built() -> bool {
         gpusched_tb::rtl::VERILATOR_BUILT,
         "built without Verilator (apt-get install -y verilator, then rebuild)",
     )
-}
-
-fn text(o: &Output) -> String {
-    format!(
-        "{}{}",
-        String::from_utf8_lossy(&o.stdout),
-        String::from_utf8_lossy(&o.stderr)
-    )
-}
-
-/// Asserts that `o`'s output (stdout and stderr) contains `want`, showing it otherwise.
-#[track_caller]
-fn says(o: &Output, want: &str) {
-    let t = text(o);
-    assert!(t.contains(want), "{want:?} not in:\n{t}");
 }
 
 #[test]
@@ -232,11 +213,6 @@ fn trace_info_summarizes_the_real_traces() {
     let o = gpusched(&["trace", "info", "/no/such/trace"]);
     assert_eq!(o.status.code(), Some(2));
     assert!(text(&o).contains("/no/such/trace"), "{}", text(&o));
-}
-
-fn json(o: &Output) -> serde_json::Value {
-    assert!(o.status.success(), "{}", text(o));
-    serde_json::from_slice(&o.stdout).expect("stdout is one JSON object")
 }
 
 #[test]

@@ -3,23 +3,11 @@
 //! records by `calibrate` and `bench --reference`, each error naming the file, the line or
 //! record, and what was expected.
 
+mod common;
+
+use common::{gpusched, json, text};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
-
-fn gpusched(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_gpusched"))
-        .args(args)
-        .output()
-        .expect("gpusched runs")
-}
-
-fn text(o: &Output) -> String {
-    format!(
-        "{}{}",
-        String::from_utf8_lossy(&o.stdout),
-        String::from_utf8_lossy(&o.stderr)
-    )
-}
 
 /// Asserts that `o` failed with exit status 2 and an output (stdout and stderr) that contains
 /// `want`, without a panic.
@@ -29,11 +17,6 @@ fn refuses(o: &Output, want: &str) {
     assert_eq!(o.status.code(), Some(2), "{t}");
     assert!(t.contains(want), "{want:?} not in:\n{t}");
     assert!(!t.contains("panicked"), "{t}");
-}
-
-fn json(o: &Output) -> serde_json::Value {
-    assert!(o.status.success(), "{}", text(o));
-    serde_json::from_slice(&o.stdout).expect("stdout is one JSON object")
 }
 
 /// A trace in `dir` of one kernel of `grid` one-warp blocks: `list` as its kernelslist.g, and

@@ -113,7 +113,7 @@ fn bad_values_name_the_field() {
         ("l2.ways", Box::new(|c| c.l2.ways = 0)),
         ("l1i.mshrs", Box::new(|c| c.l1i.mshrs = 0)),
         ("dram.channels", Box::new(|c| c.dram.channels = 0)),
-        ("dram.timing.rc", Box::new(|c| c.dram.timing.rc = 20)),
+        ("dram.timing.rc", Box::new(|c| c.dram.timing.rc = 100_001)),
         ("dram.peak_gbps", Box::new(|c| c.dram.peak_gbps = 300.0)),
         ("dram.row_bytes", Box::new(|c| c.dram.row_bytes = 3000)),
     ];

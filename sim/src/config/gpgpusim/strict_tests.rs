@@ -279,3 +279,26 @@ fn an_invalid_field_the_file_did_not_set_still_names_the_file() {
         "{e}"
     );
 }
+
+/// GPGPU-Sim's Kepler to Ampere files: tRC one below tRAS + tRP (a constraint of its own, as
+/// the model applies it), and Turing's 512-way streaming L1D (issue 60).
+#[test]
+fn later_gpus_timings_and_wide_caches_read() {
+    let p = read("-gpgpu_dram_timing_opt \"nbk=16:RAS=28:RP=12:RC=39\"\n").unwrap();
+    assert_eq!(p.config.dram.timing.rc, 39);
+    let p = read("-gpgpu_cache:dl1 S:1:128:512,L:L:s:N:L,A:256:8,16:0,32\n").unwrap();
+    assert_eq!(
+        (p.config.l1d.ways, p.config.l1d.size_bytes),
+        (512, 64 * 1024)
+    );
+    let noted: Vec<String> = p
+        .notes
+        .unmodelled
+        .iter()
+        .map(|u| u.option.clone())
+        .collect();
+    assert!(
+        noted.contains(&"-gpgpu_cache:dl1 allocation".to_string()),
+        "{noted:?}"
+    );
+}
