@@ -4,7 +4,7 @@ mod common;
 
 use common::{gpusched, json, says, text};
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Command;
 
 /// Whether this build has Verilated modules (else SKIP, or a failure under
 /// `GPUSCHED_REQUIRE=rtl`).
