@@ -393,11 +393,15 @@ impl<'a> Sm<'a> {
     pub fn room(&mut self, kernel: &KernelCtx) -> Result<(bool, bool), SimError> {
         let ready = !self.prepares || self.issue.prepare(kernel, self.resident == 0);
         let (one, two) = self.step_alloc(kernel.need)?;
-        // Blocks of another kernel may leave no aligned range of warp slots for this one's
-        // (GPGPU-Sim's `find_available_hwtid`); one kernel's blocks always find one.
-        let fits = !(one && self.holds_other_kernel(kernel.launch))
-            || self.free_warp_range(kernel.warps_per_tb).is_some();
-        Ok((one && ready && fits, two && ready && fits))
+        // Blocks of another kernel may leave fewer aligned ranges of warp slots for this one's
+        // than its resources promise (GPGPU-Sim's `find_available_hwtid`); one kernel's blocks
+        // always find theirs. Room for two needs two ranges: the second grant takes one.
+        let ranges = if one && self.holds_other_kernel(kernel.launch) {
+            self.free_warp_ranges(kernel.warps_per_tb, 2)
+        } else {
+            2
+        };
+        Ok((one && ready && ranges >= 1, two && ready && ranges >= 2))
     }
 
     /// Steps the resource allocator in a cycle no kernel is offered to the SM (the need of a

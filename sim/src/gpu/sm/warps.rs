@@ -325,7 +325,20 @@ impl Sm<'_> {
     pub(super) fn free_warp_range(&self, wpt: usize) -> Option<usize> {
         (0..self.warps.len() / wpt)
             .map(|k| k * wpt)
-            .find(|&f| self.warps[f..f + wpt].iter().all(|w| !w.held))
+            .find(|&f| self.range_is_free(f, wpt))
+    }
+
+    /// How many aligned ranges of `wpt` warp slots are free, counting up to `most`.
+    pub(super) fn free_warp_ranges(&self, wpt: usize, most: usize) -> usize {
+        (0..self.warps.len() / wpt)
+            .filter(|&k| self.range_is_free(k * wpt, wpt))
+            .take(most)
+            .count()
+    }
+
+    /// No warp slot of `first..first + wpt` is held.
+    fn range_is_free(&self, first: usize, wpt: usize) -> bool {
+        self.warps[first..first + wpt].iter().all(|w| !w.held)
     }
 
     /// A block of kernel `launch` became resident.
