@@ -2,7 +2,7 @@
 
 mod common;
 
-use common::{gpusched, json, says, text};
+use common::{export_nn_small, gpusched, json, says, text};
 use std::path::Path;
 use std::process::Command;
 
@@ -801,22 +801,6 @@ fn bench_mix_sets_the_mix_beside_its_kernels_alone() {
     let o = gpusched(&["bench", "--mix", "/no/such/mix.toml"]);
     assert!(!o.status.success());
     says(&o, "/no/such/mix.toml");
-}
-
-/// `nn` small exported as a trace into `t`; returns `t`.
-fn export_nn_small(t: &Path) -> std::path::PathBuf {
-    let o = gpusched(&[
-        "trace",
-        "export",
-        "--workload",
-        "nn",
-        "--size",
-        "small",
-        "--out",
-        t.to_str().unwrap(),
-    ]);
-    assert!(o.status.success(), "{}", text(&o));
-    t.to_path_buf()
 }
 
 #[test]

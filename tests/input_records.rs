@@ -5,8 +5,8 @@
 
 mod common;
 
-use common::{gpusched, json, text};
-use std::path::{Path, PathBuf};
+use common::{export_nn_small, gpusched, json, text};
+use std::path::Path;
 use std::process::{Command, Output};
 
 /// Asserts that `o` failed with exit status 2 and an output (stdout and stderr) that contains
@@ -167,22 +167,6 @@ fn every_command_refuses_a_malformed_trace_alike() {
     assert_eq!(v["kernels"][0]["warp_instructions"], 4, "{v}");
     let v = json(&gpusched(&["sim", "--trace", t, "--json"]));
     assert_eq!(v["warp_instructions"], 4, "{v}");
-}
-
-/// `nn` small exported as a trace into `t`; returns `t`.
-fn export_nn_small(t: &Path) -> PathBuf {
-    let o = gpusched(&[
-        "trace",
-        "export",
-        "--workload",
-        "nn",
-        "--size",
-        "small",
-        "--out",
-        t.to_str().unwrap(),
-    ]);
-    assert!(o.status.success(), "{}", text(&o));
-    t.to_path_buf()
 }
 
 /// Packs the trace `t` as the reference packs its traces, as `reference/traces/<name>.tar.xz`.

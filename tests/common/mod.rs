@@ -2,6 +2,7 @@
 // Each test crate uses its own part of these.
 #![allow(dead_code)]
 
+use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 /// Runs the binary with `args`, capturing its output.
@@ -33,4 +34,20 @@ pub fn says(o: &Output, want: &str) {
 pub fn json(o: &Output) -> serde_json::Value {
     assert!(o.status.success(), "{}", text(o));
     serde_json::from_slice(&o.stdout).expect("stdout is one JSON object")
+}
+
+/// `nn` small exported as a trace into `t`; returns `t`.
+pub fn export_nn_small(t: &Path) -> PathBuf {
+    let o = gpusched(&[
+        "trace",
+        "export",
+        "--workload",
+        "nn",
+        "--size",
+        "small",
+        "--out",
+        t.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", text(&o));
+    t.to_path_buf()
 }
