@@ -478,8 +478,17 @@ impl<'a> Gpu<'a> {
             sm.fault = Some(fault);
         }
     }
+
+    /// Steps every SM's resource allocator once with no kernel offered (a test reads what the
+    /// allocators were told in the run's last cycle).
+    #[cfg(test)]
+    pub(crate) fn step_allocators_idle(&mut self) -> Result<(), SimError> {
+        self.sms.iter_mut().try_for_each(|sm| sm.step_alloc_idle())
+    }
 }
 
+#[cfg(test)]
+mod place_tests;
 #[cfg(test)]
 pub(crate) mod preempt_tests;
 #[cfg(test)]

@@ -135,6 +135,9 @@ pub struct BlockView {
     pub non_idempotent: bool,
     /// It is being preempted (or restored).
     pub preempting: bool,
+    /// Where a positional allocator put it (`None` from a counting one): the boundary block of
+    /// an end is its highest slot.
+    pub place: Option<super::alloc::Place>,
 }
 
 /// What the unit sees in one cycle.

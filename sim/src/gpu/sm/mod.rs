@@ -91,7 +91,7 @@ use warps::{TbSlot, Warp};
 
 use super::kernel::KernelCtx;
 use super::memory::{MemRequest, MemorySystem, ReqKind};
-use super::sites::alloc::{AllocRequest, AllocUnit};
+use super::sites::alloc::{AllocRequest, AllocUnit, Place};
 use super::sites::issue::{IssueMode, IssueUnit, LaunchedWarp, LongOpRule, MAX_SCHEDULERS};
 use super::sites::lsu_queue::LsuQueueUnit;
 use super::stats::{SmCounts, StallCounts};
@@ -223,6 +223,8 @@ pub struct Sm<'a> {
     /// The allocator's request: the offered kernel's need, the resources of the blocks made
     /// resident and released since its last step.
     alloc_req: AllocRequest,
+    /// Blocks given a place since the allocator's last step (the next one takes place `n`).
+    placed_now: u8,
     /// Resident blocks.
     resident: u32,
     /// Blocks being preempted or restored.
@@ -370,6 +372,7 @@ impl<'a> Sm<'a> {
             },
             alloc: blocks.alloc,
             alloc_req: AllocRequest::default(),
+            placed_now: 0,
             finished: vec![],
             taken_off: vec![],
             resident: 0,
@@ -392,7 +395,7 @@ impl<'a> Sm<'a> {
     /// program table).
     pub fn room(&mut self, kernel: &KernelCtx) -> Result<(bool, bool), SimError> {
         let ready = !self.prepares || self.issue.prepare(kernel, self.resident == 0);
-        let (one, two) = self.step_alloc(kernel.need)?;
+        let (one, two) = self.step_alloc(Some(kernel.launch as u32), kernel.need)?;
         // Blocks of another kernel may leave fewer aligned ranges of warp slots for this one's
         // than its resources promise (GPGPU-Sim's `find_available_hwtid`); one kernel's blocks
         // always find theirs. Room for two needs two ranges: the second grant takes one.
@@ -407,15 +410,38 @@ impl<'a> Sm<'a> {
     /// Steps the resource allocator in a cycle no kernel is offered to the SM (the need of a
     /// block slot alone; the answer is not used).
     pub fn step_alloc_idle(&mut self) -> Result<(), SimError> {
-        self.step_alloc([0, 0, 0, 1]).map(|_| ())
+        self.step_alloc(None, [0, 0, 0, 1]).map(|_| ())
     }
 
-    fn step_alloc(&mut self, need: [u32; 4]) -> Result<(bool, bool), SimError> {
+    fn step_alloc(
+        &mut self,
+        kernel: Option<u32>,
+        need: [u32; 4],
+    ) -> Result<(bool, bool), SimError> {
+        self.alloc_req.kernel = kernel;
         self.alloc_req.need = need;
         let room = self.alloc.step(&self.alloc_req);
-        self.alloc_req.allocated = [0; 4];
-        self.alloc_req.released = [0; 4];
+        let req = &mut self.alloc_req;
+        (req.allocated, req.released) = ([0; 4], [0; 4]);
+        (req.placed, req.freed) = ([0; 2], [0; 2]);
+        self.placed_now = 0;
         room
+    }
+
+    /// The place the allocator gives the block made resident now (`None` from a counting
+    /// allocator); reported to it at its next step.
+    pub(super) fn take_place(&mut self) -> Option<Place> {
+        let place = self.alloc.place(self.placed_now as usize)?;
+        self.placed_now += 1;
+        self.alloc_req.placed[place.end as usize] |= 1 << place.slot;
+        Some(place)
+    }
+
+    /// Gives the place of a block leaving the SM back to the allocator (at its next step).
+    pub(super) fn give_back(&mut self, place: Option<Place>) {
+        if let Some(p) = place {
+            self.alloc_req.freed[p.end as usize] |= 1 << p.slot;
+        }
     }
 
     /// Some resident block belongs to a kernel other than launch `launch`.

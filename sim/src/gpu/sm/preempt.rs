@@ -59,6 +59,8 @@ pub(crate) enum PreemptFault {
     /// A flushed block's slot is freed at once, while replies to it are still in flight (they
     /// then reach whatever takes its warps and pending loads).
     ReleaseFlushEarly,
+    /// A block taken off its SM keeps its allocator place (it is not given back).
+    KeepPlace,
 }
 
 /// A block's preemption in progress.
@@ -443,6 +445,14 @@ impl Sm<'_> {
         }
         self.hold(slot.first_warp, kernel.warps_per_tb, false);
         super::warps::add(&mut self.alloc_req.released, slot.takes);
+        #[cfg(test)]
+        let slot = TbSlot {
+            place: slot
+                .place
+                .filter(|_| self.fault != Some(PreemptFault::KeepPlace)),
+            ..slot
+        };
+        self.give_back(slot.place);
         self.resident -= 1;
         let (block, bytes) = match p.technique {
             Technique::Flush => (
@@ -577,6 +587,7 @@ impl Sm<'_> {
                 phase: Phase::Restoring { sent: false },
             }),
             started: now - cycles,
+            place: self.take_place(),
         };
         self.resident += 1;
         self.preempting += 1;

@@ -185,6 +185,8 @@ pub(super) struct TbSlot {
     /// The cycle it started, less the cycles it was resident elsewhere before it was switched
     /// out (its cycles resident are `now - started`).
     pub(super) started: u64,
+    /// Where a positional allocator put it (`None` from a counting one).
+    pub(super) place: Option<crate::gpu::sites::alloc::Place>,
 }
 
 impl TbSlot {
@@ -205,6 +207,7 @@ impl TbSlot {
             flushes: 0,
             preempt: None,
             started: 0,
+            place: None,
         }
     }
 }
@@ -309,6 +312,7 @@ impl Sm<'_> {
             kernel: Some(kernel.clone()),
             dispatched,
             started: now,
+            place: self.take_place(),
             ..TbSlot::free()
         };
         self.resident += 1;
@@ -401,6 +405,7 @@ impl Sm<'_> {
                 cycles: now - t.started,
                 non_idempotent: self.overwrote(tb),
                 preempting: t.preempt.is_some(),
+                place: t.place,
             });
         }
     }
@@ -460,6 +465,7 @@ impl Sm<'_> {
             .expect("an active block has its kernel");
         self.hold(slot.first_warp, kernel.warps_per_tb, false);
         add(&mut self.alloc_req.released, slot.takes);
+        self.give_back(slot.place);
         self.resident -= 1;
         self.counts.blocks += 1;
         self.finished.push(Finished {
