@@ -492,4 +492,6 @@ mod place_tests;
 #[cfg(test)]
 pub(crate) mod preempt_tests;
 #[cfg(test)]
+mod quota_tests;
+#[cfg(test)]
 mod tests;

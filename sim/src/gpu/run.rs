@@ -81,6 +81,7 @@ impl<'a> Gpu<'a> {
             blocks: vec![vec![]; if self.ksched.wants_blocks() { n } else { 0 }],
             out: KernelSchedOut {
                 offer: vec![None; n],
+                quota: vec![vec![None; slots]; n],
                 preempt: vec![],
                 kill: vec![],
             },
@@ -251,7 +252,7 @@ impl<'a> Gpu<'a> {
             let offered = lp.out.offer[i].and_then(|k| Some((k, ks.slots.get(k)?.as_ref()?)));
             match offered {
                 Some((k, r)) => {
-                    let (one, two) = sm.room(&r.ctx)?;
+                    let (one, two) = sm.room(&r.ctx, lp.out.quota[i][k])?;
                     lp.room[k].0 |= (one as u128) << i;
                     lp.room[k].1 |= (two as u128) << i;
                 }
@@ -473,6 +474,9 @@ impl<'a> Gpu<'a> {
             }
         }
         ks.leave(slot, self.now, cut);
+        for q in &mut lp.out.quota {
+            q[slot] = None;
+        }
     }
 
     /// The watchdog and the periodic audit.

@@ -44,6 +44,10 @@ pub struct AllocRequest {
     /// The offered kernel's launch index in the run (a positional allocator gives each kernel
     /// an end); `None` in a cycle no kernel is offered to the SM.
     pub kernel: Option<u32>,
+    /// The most blocks of the offered kernel the SM may hold (the kernel scheduler's quota;
+    /// `None`: as many as fit). The SM already refuses a block above it; a positional allocator
+    /// also keeps the kernel's blocks below slot `quota` (GPU Maestro's quota by position).
+    pub quota: Option<u32>,
     /// Per end, the slots of the blocks made resident since the last step at the places the
     /// unit gave (bit `j`: slot `j`).
     pub placed: [u64; 2],

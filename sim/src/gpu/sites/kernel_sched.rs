@@ -191,6 +191,11 @@ pub struct Preempt {
 pub struct KernelSchedOut {
     /// Per SM: the slot whose kernel may dispatch to it this cycle.
     pub offer: Vec<Option<usize>>,
+    /// Per SM, per slot: the most blocks of that slot's kernel the SM may hold (`None`: as many
+    /// as fit), told to its resource allocator with the offer. Held across cycles; a slot's
+    /// entries clear when its kernel leaves. Blocks above a lowered quota stay until the unit
+    /// preempts them (a positional allocator's boundary blocks: [`BlockView::place`]).
+    pub quota: Vec<Vec<Option<u32>>>,
     /// Preemptions to start.
     pub preempt: Vec<Preempt>,
     /// Slots whose kernels to kill: nothing more of them is dispatched, their blocks are

@@ -389,13 +389,26 @@ impl<'a> Sm<'a> {
     }
 
     /// Offers the SM blocks of `kernel` this cycle: steps the resource allocator with what one
-    /// of them takes and the blocks made resident and released since its last step (once per
-    /// core cycle, before the dispatcher); returns whether one more block fits, and two. The
+    /// of them takes, the kernel scheduler's `quota` of its blocks on the SM and the blocks made
+    /// resident and released since its last step (once per core cycle, before the
+    /// dispatcher); returns whether one more block fits, and two, within the quota. The
     /// unit at the warp-issue site may hold the kernel off (ELF, while it loads the kernel's
     /// program table).
-    pub fn room(&mut self, kernel: &KernelCtx) -> Result<(bool, bool), SimError> {
+    pub fn room(
+        &mut self,
+        kernel: &KernelCtx,
+        quota: Option<u32>,
+    ) -> Result<(bool, bool), SimError> {
         let ready = !self.prepares || self.issue.prepare(kernel, self.resident == 0);
+        self.alloc_req.quota = quota;
         let (one, two) = self.step_alloc(Some(kernel.launch as u32), kernel.need)?;
+        let (one, two) = match quota {
+            Some(q) => {
+                let here = self.blocks_of(kernel.launch);
+                (one && here < q, two && here + 1 < q)
+            }
+            None => (one, two),
+        };
         // Blocks of another kernel may leave fewer aligned ranges of warp slots for this one's
         // than its resources promise (GPGPU-Sim's `find_available_hwtid`); one kernel's blocks
         // always find theirs. Room for two needs two ranges: the second grant takes one.
@@ -410,6 +423,7 @@ impl<'a> Sm<'a> {
     /// Steps the resource allocator in a cycle no kernel is offered to the SM (the need of a
     /// block slot alone; the answer is not used).
     pub fn step_alloc_idle(&mut self) -> Result<(), SimError> {
+        self.alloc_req.quota = None;
         self.step_alloc(None, [0, 0, 0, 1]).map(|_| ())
     }
 
@@ -442,6 +456,14 @@ impl<'a> Sm<'a> {
         if let Some(p) = place {
             self.alloc_req.freed[p.end as usize] |= 1 << p.slot;
         }
+    }
+
+    /// Resident blocks of launch `launch` (being preempted included).
+    fn blocks_of(&self, launch: usize) -> u32 {
+        self.kernels_here
+            .iter()
+            .find(|&&(l, _)| l == launch)
+            .map_or(0, |&(_, n)| n)
     }
 
     /// Some resident block belongs to a kernel other than launch `launch`.

@@ -1,0 +1,133 @@
+//! The kernel scheduler's per-SM block quotas ([`KernelSchedOut::quota`]): an SM takes no
+//! block of a kernel at or above its quota, a lowered quota stops new blocks without taking
+//! resident ones off, and a slot's quotas leave with its kernel.
+
+use super::sites::kernel_sched::{KernelSchedIn, KernelSchedOut, KernelSchedUnit};
+use super::*;
+
+/// Offers every SM to slot 0's kernel; gives launch 0 the quota `first` on every SM, and from
+/// cycle `at` the quota `then` (told to the GPU only with `apply`). Records the most blocks of
+/// each launch an SM held, and any cycle an SM's count of launch 0 rose above its quota.
+struct Quotas {
+    apply: bool,
+    first: Option<u32>,
+    then: Option<(u64, u32)>,
+    most: Vec<u32>,
+    rose_above: Vec<String>,
+    last: Vec<u32>,
+}
+
+impl KernelSchedUnit for Quotas {
+    fn slots(&self) -> usize {
+        1
+    }
+
+    fn step(&mut self, inp: &KernelSchedIn, out: &mut KernelSchedOut) -> Result<(), SimError> {
+        let Some(k) = inp.kernels[0] else {
+            return Ok(());
+        };
+        let quota = match self.then {
+            Some((at, q)) if inp.now >= at => Some(q),
+            _ => self.first,
+        };
+        self.last.resize(inp.sms.len(), 0);
+        self.most.resize(k.launch + 1, 0);
+        for (s, sm) in inp.sms.iter().enumerate() {
+            let n = sm.blocks[0];
+            let q = quota.filter(|_| k.launch == 0);
+            if q.is_some_and(|q| n > self.last[s] && n > q) {
+                self.rose_above
+                    .push(format!("SM {s} at {}: {n} > {q:?}", inp.now));
+            }
+            self.last[s] = n;
+            self.most[k.launch] = self.most[k.launch].max(n);
+            out.offer[s] = Some(0);
+            if k.launch == 0 && self.apply {
+                out.quota[s][0] = quota;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Two medium `mm` launches one after the other (169 blocks each, 5 fit an SM) under `unit`.
+fn run(unit: Quotas) -> (Quotas, u64) {
+    let text = "[[kernel]]\nworkload = \"mm\"\nsize = \"medium\"\nstream = 0\n\n[[kernel]]\nworkload = \"mm\"\nsize = \"medium\"\nstream = 0\n";
+    let mut mix = crate::workload::mix::Mix::parse(text, std::path::Path::new("m.toml")).unwrap();
+    let cfg = GpuConfig::preset("gtx480").unwrap();
+    let mut gpu = Gpu::golden(&cfg, SimOptions::default()).unwrap();
+    let probe = std::rc::Rc::new(std::cell::RefCell::new(None));
+    gpu.set_kernel_sched(Box::new(Probe(probe.clone(), Some(unit))));
+    let r = gpu.run(&mut mix, &mut |_| {}).unwrap();
+    drop(gpu);
+    let unit = probe.borrow_mut().take().expect("the unit handed back");
+    (unit, r.counters.blocks)
+}
+
+/// Runs `Quotas` and hands it back when dropped (the GPU owns its unit).
+struct Probe(
+    std::rc::Rc<std::cell::RefCell<Option<Quotas>>>,
+    Option<Quotas>,
+);
+
+impl Drop for Probe {
+    fn drop(&mut self) {
+        *self.0.borrow_mut() = self.1.take();
+    }
+}
+
+impl KernelSchedUnit for Probe {
+    fn slots(&self) -> usize {
+        1
+    }
+
+    fn step(&mut self, inp: &KernelSchedIn, out: &mut KernelSchedOut) -> Result<(), SimError> {
+        self.1.as_mut().expect("a unit").step(inp, out)
+    }
+}
+
+fn quotas(first: Option<u32>, then: Option<(u64, u32)>) -> Quotas {
+    Quotas {
+        apply: true,
+        first,
+        then,
+        most: vec![],
+        rose_above: vec![],
+        last: vec![],
+    }
+}
+
+#[test]
+fn an_sm_holds_no_more_blocks_of_a_kernel_than_its_quota() {
+    let (free, blocks) = run(quotas(None, None));
+    assert_eq!(free.most, [5, 5], "occupancy alone: 5 blocks per SM");
+    for q in [1, 2, 4] {
+        let (u, b) = run(quotas(Some(q), None));
+        assert_eq!(b, blocks, "quota {q}: every block ran");
+        assert_eq!(
+            u.most,
+            [q, 5],
+            "quota {q}: launch 0 held to it, launch 1 (no quota) not"
+        );
+        assert_eq!(u.rose_above, Vec::<String>::new());
+    }
+}
+
+#[test]
+fn a_lowered_quota_stops_new_blocks_and_leaves_resident_ones() {
+    let (u, blocks) = run(quotas(Some(5), Some((3_000, 1))));
+    assert_eq!(u.most[0], 5, "full before the change");
+    assert_eq!(u.rose_above, Vec::<String>::new());
+    let (free, b) = run(quotas(None, None));
+    assert_eq!(b, blocks, "every block ran");
+    assert_eq!(free.rose_above, Vec::<String>::new());
+    // The check catches a GPU that ignores the lowered quota.
+    let (ignored, _) = run(Quotas {
+        apply: false,
+        ..quotas(Some(5), Some((3_000, 1)))
+    });
+    assert!(
+        !ignored.rose_above.is_empty(),
+        "a quota not applied is seen"
+    );
+}
