@@ -63,12 +63,13 @@ impl<'a> Gpu<'a> {
         let launches = workload.launches()?;
         // A kernel that can never run is an error before anything runs.
         for (i, l) in launches.iter().enumerate() {
-            KernelCtx::new(&self.cfg, &l.info, i, i).map_err(|e| match e {
+            let ctx = KernelCtx::new(&self.cfg, &l.info, i, i).map_err(|e| match e {
                 SimError::DoesNotFit { kernel, source } if l.origin != kernel => {
                     SimError::Config(format!("{}: kernel `{kernel}`: {source}", l.origin))
                 }
                 e => e,
             })?;
+            self.opts.plan.sm_alloc.check_kernel(&self.cfg, &ctx)?;
         }
         let slots = self.dispatchers.len();
         let n = self.sms.len();

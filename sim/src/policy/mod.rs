@@ -22,7 +22,7 @@ pub mod options;
 
 use crate::blocks::DynProvider;
 use crate::config::GpuConfig;
-use crate::gpu::kernel::Prepared;
+use crate::gpu::kernel::{KernelCtx, Prepared};
 use crate::gpu::sites::alloc::AllocUnit;
 use crate::gpu::sites::dispatch::DispatchUnit;
 use crate::gpu::sites::issue::{IssueMode, IssueUnit};
@@ -57,6 +57,7 @@ declare_policies! {
     tb_round_robin
     tb_locality
     occupancy_alloc
+    twoway_alloc
     serial
     fcfs
     even
@@ -283,6 +284,11 @@ pub trait SmAllocPolicy: Debug + Send + Sync {
     fn entry(&self) -> &'static PolicyEntry;
     /// Whether it can serve `cfg`.
     fn check(&self, cfg: &GpuConfig) -> Result<(), SimError>;
+    /// Whether it can serve `kernel` (asked for every launch before the run).
+    fn check_kernel(&self, cfg: &GpuConfig, kernel: &KernelCtx) -> Result<(), SimError> {
+        let _ = (cfg, kernel);
+        Ok(())
+    }
     /// The allocator of SM `sm`, its blocks from `provider`.
     fn build<'a>(
         &self,

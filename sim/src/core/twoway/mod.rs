@@ -95,6 +95,18 @@ impl Need {
     }
 }
 
+impl Need {
+    /// The need of a block that takes `res` of the SM as the GPU model counts it (threads
+    /// padded to warps, registers rounded as GPGPU-Sim rounds them, shared-memory bytes, one
+    /// block slot): registers in whole warp-register rows, shared memory rounded up to units.
+    pub fn of_resources(res: [u32; 4]) -> Self {
+        Self {
+            threads: res[0],
+            units: [res[1].div_ceil(REG_UNIT), res[2].div_ceil(SMEM_UNIT)],
+        }
+    }
+}
+
 /// A slot granted to a block, with its bases (the SBR and the first warp's RBR).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Grant {
@@ -186,6 +198,22 @@ impl TwoWay {
         Ok(end)
     }
 
+    /// The end `kernel` holds, else one it may take (spec B11): the low end of an SM without
+    /// blocks, else an end whose kernel has no block left on the SM (its previous owner gives
+    /// it up). `Full` while both ends hold blocks of other kernels.
+    pub fn claim(&mut self, kernel: u32, need: Need) -> Result<End, AttachError> {
+        if let Some(e) = self.end_of(kernel) {
+            return Ok(e);
+        }
+        let empty = End::BOTH.map(|e| self.live(e) == 0);
+        if empty == [true; 2] {
+            self.ends = [EndState::default(); 2];
+        } else if let Some(e) = End::BOTH.into_iter().find(|e| empty[e.index()]) {
+            self.detach(e);
+        }
+        self.attach(kernel, need)
+    }
+
     /// Frees `end` for another kernel; refused (false) while it has blocks on the SM.
     pub fn detach(&mut self, end: End) -> bool {
         let e = &mut self.ends[end.index()];
@@ -272,17 +300,38 @@ impl TwoWay {
     /// Makes a block of `end`'s kernel resident in [`Self::next_slot`], if there is one.
     pub fn allocate(&mut self, end: End) -> Option<Grant> {
         let slot = self.next_slot(end)?;
-        let need = self.ends[end.index()].need?;
-        let e = &mut self.ends[end.index()];
-        e.occupied |= 1 << slot;
-        e.hwm = e.hwm.max(slot + 1);
-        self.threads += need.threads;
-        self.blocks += 1;
+        self.occupy(end, slot);
         Some(Grant {
             end,
             slot,
             base: self.base(end, slot),
         })
+    }
+
+    /// The next two blocks of `end`'s kernel would go to these slots (the second assuming the
+    /// first was taken).
+    pub fn next_two(&self, end: End) -> [Option<Grant>; 2] {
+        let mut after = self.clone();
+        let first = after.allocate(end);
+        [first, first.and_then(|_| after.allocate(end))]
+    }
+
+    /// Marks slot `slot` of `end` taken by a block of its kernel (a slot [`Self::next_slot`]
+    /// gave); false if it is taken already or out of range, or the end has no kernel.
+    pub fn occupy(&mut self, end: End, slot: u32) -> bool {
+        let e = &self.ends[end.index()];
+        let Some(need) = e
+            .need
+            .filter(|_| slot < MAX_SLOTS && !self.occupied(end, slot))
+        else {
+            return false;
+        };
+        let e = &mut self.ends[end.index()];
+        e.occupied |= 1 << slot;
+        e.hwm = e.hwm.max(slot + 1);
+        self.threads += need.threads;
+        self.blocks += 1;
+        true
     }
 
     /// Releases slot `slot` of `end` (a block completed, or was flushed or switched out);
