@@ -94,6 +94,7 @@ impl Resident {
             done_cycles: self.done_cycles,
             context_bytes: self.ctx.context_bytes(),
             blocks_per_sm: self.ctx.occupancy.blocks,
+            need: self.ctx.need,
             idempotent: self.ctx.strictly_idempotent(),
             deadline: self.deadline,
         }

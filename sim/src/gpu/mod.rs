@@ -488,10 +488,10 @@ impl<'a> Gpu<'a> {
 }
 
 #[cfg(test)]
+mod ksched_io_tests;
+#[cfg(test)]
 mod place_tests;
 #[cfg(test)]
 pub(crate) mod preempt_tests;
-#[cfg(test)]
-mod quota_tests;
 #[cfg(test)]
 mod tests;

@@ -47,6 +47,8 @@ struct Loop {
     /// Per SM: its resident blocks, for a kernel scheduler that reads them.
     blocks: Vec<Vec<BlockView>>,
     out: KernelSchedOut,
+    /// Per SM, per slot: warp instructions issued there (filled when the unit samples).
+    issued: Vec<Vec<u64>>,
     /// Per slot: SMs that can take one more block of its kernel, and two.
     room: Vec<(u128, u128)>,
     unknown: Vec<String>,
@@ -83,10 +85,12 @@ impl<'a> Gpu<'a> {
             out: KernelSchedOut {
                 offer: vec![None; n],
                 quota: vec![vec![None; slots]; n],
+                sample: false,
                 preempt: vec![],
                 kill: vec![],
             },
             room: vec![(0, 0); slots],
+            issued: vec![],
             unknown: vec![],
         };
         let mut truncated = false;
@@ -128,12 +132,18 @@ impl<'a> Gpu<'a> {
         if !lp.blocks.is_empty() {
             self.block_views(ks, &mut lp.blocks, now);
         }
+        if std::mem::take(&mut lp.out.sample) {
+            self.sample_issued(ks, &mut lp.issued);
+        } else {
+            lp.issued.clear();
+        }
         self.ksched.step(
             &KernelSchedIn {
                 now,
                 kernels: &lp.views,
                 sms: &self.resident,
                 blocks: &lp.blocks,
+                issued: &lp.issued,
             },
             &mut lp.out,
         )?;
@@ -182,6 +192,18 @@ impl<'a> Gpu<'a> {
         Ok(())
     }
 
+    /// Every SM's warp instructions per kernel slot (0 for an empty slot).
+    fn sample_issued(&self, ks: &Kernels, out: &mut Vec<Vec<u64>>) {
+        out.resize(self.sms.len(), vec![]);
+        for (sm, row) in self.sms.iter().zip(out.iter_mut()) {
+            row.clear();
+            row.extend(ks.slots.iter().map(|r| {
+                r.as_ref()
+                    .map_or(0, |r| sm.kernel_instructions(r.ctx.launch as u32).0)
+            }));
+        }
+    }
+
     /// Every SM's resident blocks as the kernel scheduler sees them.
     fn block_views(&self, ks: &Kernels, out: &mut [Vec<BlockView>], now: u64) {
         let slot_of = |launch: usize| {
@@ -212,6 +234,7 @@ impl<'a> Gpu<'a> {
                 kernels: &views,
                 sms: &self.resident,
                 blocks: &[],
+                issued: &[],
             };
             if !self.ksched.admit(&inp) {
                 return Ok(());

@@ -77,6 +77,9 @@ pub struct KernelView {
     pub context_bytes: u64,
     /// Blocks of it that fit an SM at once.
     pub blocks_per_sm: u32,
+    /// What one block takes of an SM: threads (padded to warps), registers (rounded as
+    /// GPGPU-Sim rounds them), shared-memory bytes, one block slot.
+    pub need: [u32; 4],
     /// No instruction of it ends a block's idempotence (Chimera's strict idempotence: no
     /// global atomic, no global store into an array it reads).
     pub idempotent: bool,
@@ -152,6 +155,11 @@ pub struct KernelSchedIn<'a> {
     /// Per SM: its resident blocks in block-slot order, filled for [`KernelSchedUnit::step`]
     /// of a unit whose [`KernelSchedUnit::wants_blocks`] says so (empty otherwise).
     pub blocks: &'a [Vec<BlockView>],
+    /// Per SM, per slot: the warp instructions that slot's kernel has issued on the SM since it
+    /// took the slot (its resident blocks' included), filled in the cycle after the unit asked
+    /// with [`KernelSchedOut::sample`] (empty otherwise): per-SM performance counters read at
+    /// an epoch's end.
+    pub issued: &'a [Vec<u64>],
 }
 
 impl KernelSchedIn<'_> {
@@ -203,6 +211,9 @@ pub struct KernelSchedOut {
     /// switched out or flushed finishes that first), and they leave their slots, reported
     /// `killed`.
     pub kill: Vec<usize>,
+    /// Read every SM's per-kernel instruction counters for the next cycle's
+    /// [`KernelSchedIn::issued`] (cleared when read).
+    pub sample: bool,
 }
 
 /// The unit at the kernel-scheduler site.

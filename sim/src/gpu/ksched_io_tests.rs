@@ -1,6 +1,7 @@
-//! The kernel scheduler's per-SM block quotas ([`KernelSchedOut::quota`]): an SM takes no
-//! block of a kernel at or above its quota, a lowered quota stops new blocks without taking
-//! resident ones off, and a slot's quotas leave with its kernel.
+//! What the kernel scheduler sets and reads besides offers and preemptions: per-SM block
+//! quotas ([`KernelSchedOut::quota`]: an SM takes no block of a kernel at or above its quota,
+//! a lowered quota stops new blocks without taking resident ones off, a slot's quotas leave
+//! with its kernel) and sampled per-SM instruction counters ([`KernelSchedIn::issued`]).
 
 use super::sites::kernel_sched::{KernelSchedIn, KernelSchedOut, KernelSchedUnit};
 use super::*;
@@ -130,4 +131,66 @@ fn a_lowered_quota_stops_new_blocks_and_leaves_resident_ones() {
         !ignored.rose_above.is_empty(),
         "a quota not applied is seen"
     );
+}
+
+/// Per sample: the cycle it was read, and per SM, per slot, the counter.
+type Samples = Vec<(u64, Vec<Vec<u64>>)>;
+
+/// Offers every SM to slot 0 and samples the counters every `every` cycles; keeps the samples.
+struct Sampler {
+    every: u64,
+    samples: Samples,
+}
+
+impl KernelSchedUnit for Sampler {
+    fn slots(&self) -> usize {
+        1
+    }
+
+    fn step(&mut self, inp: &KernelSchedIn, out: &mut KernelSchedOut) -> Result<(), SimError> {
+        if !inp.issued.is_empty() {
+            self.samples.push((inp.now, inp.issued.to_vec()));
+        }
+        out.offer.fill(Some(0));
+        out.sample = inp.kernels[0].is_some() && inp.now % self.every == self.every - 1;
+        Ok(())
+    }
+}
+
+#[test]
+fn sampled_counters_add_up_to_the_kernels_instructions() {
+    let text = "[[kernel]]\nworkload = \"mm\"\n";
+    let mut mix = crate::workload::mix::Mix::parse(text, std::path::Path::new("m.toml")).unwrap();
+    let cfg = GpuConfig::preset("gtx480").unwrap();
+    let mut gpu = Gpu::golden(&cfg, SimOptions::default()).unwrap();
+    let samples = std::rc::Rc::new(std::cell::RefCell::new(vec![]));
+    struct Keep(Sampler, std::rc::Rc<std::cell::RefCell<Samples>>);
+    impl KernelSchedUnit for Keep {
+        fn slots(&self) -> usize {
+            1
+        }
+        fn step(&mut self, inp: &KernelSchedIn, out: &mut KernelSchedOut) -> Result<(), SimError> {
+            self.0.step(inp, out)?;
+            *self.1.borrow_mut() = self.0.samples.clone();
+            Ok(())
+        }
+    }
+    let unit = Sampler {
+        every: 1000,
+        samples: vec![],
+    };
+    gpu.set_kernel_sched(Box::new(Keep(unit, samples.clone())));
+    let r = gpu.run(&mut mix, &mut |_| {}).unwrap();
+    drop(gpu);
+    let samples = samples.borrow();
+    assert!(samples.len() >= 5, "{} samples", samples.len());
+    let mut last = 0;
+    for (now, per_sm) in samples.iter() {
+        assert_eq!(now % 1000, 0, "read the cycle after it was asked for");
+        assert_eq!(per_sm.len(), 15);
+        let total: u64 = per_sm.iter().map(|v| v[0]).sum();
+        assert!(total >= last, "cumulative");
+        last = total;
+    }
+    assert!(last > 0 && last <= r.counters.warp_instructions);
 }
