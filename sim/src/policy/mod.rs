@@ -64,6 +64,7 @@ declare_policies! {
     smk
     timeslice
     chimera
+    maestro
 }
 
 /// The sites a policy can sit at.

@@ -1,0 +1,106 @@
+//! GPU Maestro's dynamic resource partitioning (`--kernel-sched maestro`; thesis ch. V §5.4.1,
+//! spec `chimera_maestro.md` §2.2, §4.7, B1-B8, M-R2-M-R4): the two oldest kernels share every
+//! SM (simultaneous multikernel) by per-SM quotas of thread blocks. Every epoch (50k cycles of
+//! running time, held while a repartition's preemptions complete) two dedicated SMs measure
+//! each kernel alone, two trial SMs run the trial kernel (the one fewer of whose blocks fit an
+//! SM) with one block more and one fewer than the followers, and the partition of least ANTT
+//! (or spatial multitasking, one SM pair at a time) becomes the followers' next. The decision
+//! is the command processor's software (L1228); the quotas reach each SM's allocator, whose
+//! boundary blocks leave first under the 2-way allocator (`--sm-alloc twoway`, implied).
+//!
+//! Preemption uses `--preempt` (switch by default); the thesis preempts through Chimera
+//! (M-R1), which is not yet wired in here. A third kernel waits until one of the pair leaves
+//! (pair-groups of more kernels, B9, are not modelled).
+
+mod epoch;
+mod partition;
+mod unit;
+
+use super::{
+    KernelSchedPolicy, OptError, OptSpec, OptValues, PolicyEntry, SiteKind, SitePolicy,
+    KERNEL_SLOTS, PREEMPT,
+};
+use crate::blocks::DynProvider;
+use crate::config::GpuConfig;
+use crate::core::twoway::Caps;
+use crate::gpu::sites::kernel_sched::{KernelSchedUnit, Technique};
+use crate::gpu::SimError;
+use std::sync::Arc;
+
+/// `maestro`.
+pub const ENTRIES: &[&PolicyEntry] = &[&MAESTRO];
+
+/// `--epoch CYCLES`.
+const EPOCH: OptSpec = OptSpec::value(
+    "epoch",
+    "CYCLES",
+    "50000",
+    "Cycles of an epoch between two repartitioning decisions (the thesis's 50,000; >= 1)",
+);
+
+static MAESTRO: PolicyEntry = PolicyEntry {
+    site: SiteKind::KernelSched,
+    name: "maestro",
+    summary: "GPU Maestro: two kernels share every SM by per-SM block quotas, repartitioned \
+              every epoch from dedicated, trial and follower SMs' ANTT",
+    blocks: &[],
+    options: &[KERNEL_SLOTS, PREEMPT, EPOCH],
+    flag: None,
+    implies: &[("sm-alloc", "twoway")],
+    parse,
+};
+
+fn parse(v: &OptValues) -> Result<SitePolicy, OptError> {
+    Ok(SitePolicy::KernelSched(Arc::new(Maestro {
+        slots: v.number(&KERNEL_SLOTS, 1..=64)?,
+        technique: Technique::from_name(v.raw(&PREEMPT)?).expect("one of its names"),
+        epoch: v.number(&EPOCH, 1..=u64::MAX)?,
+    })))
+}
+
+#[derive(Debug)]
+struct Maestro {
+    slots: usize,
+    technique: Technique,
+    epoch: u64,
+}
+
+impl KernelSchedPolicy for Maestro {
+    fn entry(&self) -> &'static PolicyEntry {
+        &MAESTRO
+    }
+
+    fn slots(&self) -> usize {
+        self.slots
+    }
+
+    fn label_suffix(&self) -> String {
+        format!("+maestro({})", self.technique.name())
+    }
+
+    fn check(&self, _: &GpuConfig, plan: &super::Plan) -> Result<(), SimError> {
+        super::check_resume(plan, self.technique)
+    }
+
+    fn build<'a>(
+        &self,
+        cfg: &GpuConfig,
+        _: &mut dyn DynProvider<'a>,
+    ) -> Result<Box<dyn KernelSchedUnit + 'a>, SimError> {
+        Ok(Box::new(unit::MaestroUnit::new(
+            self.slots,
+            self.technique,
+            self.epoch,
+            caps_of(cfg),
+        )))
+    }
+}
+
+/// The SM of `cfg` as the 2-way layout counts it.
+fn caps_of(cfg: &GpuConfig) -> Caps {
+    let sm = &cfg.sm;
+    Caps::of_sm(sm.max_threads, sm.max_blocks, sm.registers, sm.shared_mem_bytes)
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,167 @@
+//! Maestro in the GPU: one kernel runs as alone, a pair runs every instruction with
+//! repartitions epoch after epoch, the blocks taken off are the boundary blocks (W2-5) and
+//! every epoch starts with each SM within its quotas (M7, M1).
+
+use super::unit::{Fault, MaestroUnit};
+use super::*;
+use crate::gpu::sites::kernel_sched::{KernelSchedIn, KernelSchedOut};
+use crate::gpu::{Gpu, Report, SimOptions};
+use std::cell::RefCell;
+use std::rc::Rc;
+
+fn gtx480() -> GpuConfig {
+    GpuConfig::preset("gtx480").unwrap()
+}
+
+fn mix(kernels: &[(&str, u64)]) -> crate::workload::mix::Mix {
+    let text: String = kernels
+        .iter()
+        .enumerate()
+        .map(|(i, (w, at))| {
+            format!("[[kernel]]\nworkload = \"{w}\"\nsize = \"medium\"\nstream = {i}\narrival = {at}\n\n")
+        })
+        .collect();
+    crate::workload::mix::Mix::parse(&text, std::path::Path::new("m.toml")).unwrap()
+}
+
+fn run(args: &str, kernels: &[(&str, u64)]) -> Report {
+    Gpu::golden(&gtx480(), SimOptions::parse(args).unwrap())
+        .unwrap()
+        .run(&mut mix(kernels), &mut |_| {})
+        .unwrap()
+}
+
+#[test]
+fn one_kernel_runs_as_it_does_alone() {
+    let alone = run("", &[("mm", 0)]);
+    let maestro = run("--kernel-sched maestro --epoch 2000", &[("mm", 0)]);
+    assert_eq!(maestro.counters, alone.counters);
+}
+
+/// What the checking wrapper saw.
+#[derive(Debug, Default)]
+struct Seen {
+    /// Preemptions of blocks that were not their end's boundary (or within quota).
+    not_boundary: Vec<String>,
+    /// Epoch starts with an SM above a quota.
+    above_quota: Vec<String>,
+    preempted: u64,
+    starts: u64,
+}
+
+/// Runs the Maestro unit and checks each cycle's preemptions and epoch starts.
+struct Checked {
+    unit: MaestroUnit,
+    seen: Rc<RefCell<Seen>>,
+}
+
+impl KernelSchedUnit for Checked {
+    fn slots(&self) -> usize {
+        self.unit.slots()
+    }
+
+    fn wants_blocks(&self) -> bool {
+        true
+    }
+
+    fn step(&mut self, inp: &KernelSchedIn, out: &mut KernelSchedOut) -> Result<(), SimError> {
+        self.unit.step(inp, out)?;
+        let mut seen = self.seen.borrow_mut();
+        for p in &out.preempt {
+            seen.preempted += 1;
+            let q = out.quota[p.sm][p.slot].unwrap_or(u32::MAX);
+            let blocks = &inp.blocks[p.sm];
+            let b = blocks.iter().find(|b| Some(b.tb) == p.block).expect("a resident block");
+            let Some(place) = b.place else { continue };
+            // Every block of its kernel above it on the SM is leaving too.
+            let above_stays = blocks.iter().any(|o| {
+                o.slot == p.slot
+                    && o.place.is_some_and(|x| x.slot > place.slot)
+                    && !o.preempting
+                    && !out.preempt.iter().any(|x| x.sm == p.sm && x.block == Some(o.tb))
+            });
+            if u32::from(place.slot) < q || above_stays {
+                let at = inp.now;
+                seen.not_boundary.push(format!("cycle {at}: SM {} slot {}", p.sm, place.slot));
+            }
+        }
+        if self.unit.starting() {
+            seen.starts += 1;
+            for (s, view) in inp.sms.iter().enumerate() {
+                for (k, &n) in view.blocks.iter().enumerate() {
+                    if out.quota[s][k].is_some_and(|q| n > q) {
+                        seen.above_quota.push(format!("cycle {}: SM {s} kernel slot {k}", inp.now));
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+fn checked(
+    alloc: &str,
+    epoch: u64,
+    kernels: &[(&str, u64)],
+    fault: Option<Fault>,
+) -> (Report, Seen) {
+    let cfg = gtx480();
+    let opts = SimOptions {
+        audit_interval: 499,
+        ..SimOptions::parse(&format!("--kernel-sched maestro --sm-alloc {alloc}")).unwrap()
+    };
+    let mut gpu = Gpu::golden(&cfg, opts).unwrap();
+    let mut unit = MaestroUnit::new(16, Technique::Switch, epoch, caps_of(&cfg));
+    unit.fault = fault;
+    let seen = Rc::new(RefCell::new(Seen::default()));
+    gpu.set_kernel_sched(Box::new(Checked {
+        unit,
+        seen: seen.clone(),
+    }));
+    let r = gpu.run(&mut mix(kernels), &mut |_| {}).unwrap();
+    drop(gpu);
+    let seen = Rc::try_unwrap(seen).unwrap().into_inner();
+    (r, seen)
+}
+
+#[test]
+fn a_pair_repartitions_every_epoch_and_preempts_only_boundary_blocks() {
+    let pair = [("mm", 0), ("chimera_bs", 500)];
+    let smk = run("--kernel-sched smk", &pair);
+    for alloc in ["twoway", "occupancy"] {
+        let (r, seen) = checked(alloc, 4000, &pair, None);
+        for (k, o) in r.kernels.iter().zip(&smk.kernels) {
+            let c = (k.counters.warp_instructions, k.counters.blocks);
+            assert_eq!(c, (o.counters.warp_instructions, o.counters.blocks), "{alloc}");
+        }
+        assert_eq!(seen.not_boundary, Vec::<String>::new(), "{alloc}");
+        assert_eq!(seen.above_quota, Vec::<String>::new(), "{alloc}");
+        assert!(seen.starts >= 4, "{alloc}: {} epochs started", seen.starts);
+        assert!(seen.preempted > 0, "{alloc}: quotas took blocks off");
+    }
+}
+
+#[test]
+fn decisions_are_an_epoch_apart_and_runs_repeat_bit_for_bit() {
+    let pair = [("mm", 0), ("chimera_bs", 500)];
+    let args = "--kernel-sched maestro --epoch 4000";
+    let r = run(args, &pair);
+    let decisions = r.kernel_sched_stats["decisions"].as_array().unwrap().clone();
+    assert!(decisions.len() >= 3, "{decisions:?}");
+    let cycles: Vec<u64> = decisions.iter().map(|d| d["cycle"].as_u64().unwrap()).collect();
+    assert!(cycles.windows(2).all(|w| w[1] - w[0] >= 4000), "{cycles:?}");
+    let again = run(args, &pair);
+    assert_eq!(
+        serde_json::to_string(&r).unwrap(),
+        serde_json::to_string(&again).unwrap()
+    );
+}
+
+#[test]
+fn planted_bugs_are_caught() {
+    let pair = [("mm", 0), ("chimera_bs", 500)];
+    let (_, seen) = checked("twoway", 4000, &pair, Some(Fault::LowestVictims));
+    assert!(!seen.not_boundary.is_empty(), "blocks below the boundary taken off");
+    let (_, seen) = checked("twoway", 4000, &pair, Some(Fault::NoSettling));
+    assert!(!seen.above_quota.is_empty(), "an epoch started above a quota");
+}
