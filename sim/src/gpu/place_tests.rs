@@ -91,6 +91,7 @@ impl<'a> AllocUnit<'a> for PlacingUnit<'a> {
         let place = |slot: u32| Place {
             end: end as u8,
             slot: slot as u8,
+            stacked: false,
             base: [slot, slot],
         };
         self.grants = [one.then(|| place(first)), two.then(|| place(second))];

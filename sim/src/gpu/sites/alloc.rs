@@ -25,6 +25,11 @@ pub struct Place {
     pub end: u8,
     /// The block's slot within its end (below [`MAX_PLACE_SLOTS`]).
     pub slot: u8,
+    /// Slots count from the kernel's own end (the 2-way layout): a block at slot `j` has its
+    /// kernel's slots `0..j` between it and its end, so the highest is the boundary block and
+    /// a quota holds by position. False for slot numbers shared by every kernel on the SM
+    /// (first fit).
+    pub stacked: bool,
     /// The first allocation unit of its registers (warp-register rows: the register base of
     /// its first warp) and of its shared memory (the shared-memory base register, in the
     /// allocator's units).

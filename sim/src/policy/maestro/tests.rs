@@ -72,7 +72,9 @@ impl KernelSchedUnit for Checked {
             let q = out.quota[p.sm][p.slot].unwrap_or(u32::MAX);
             let blocks = &inp.blocks[p.sm];
             let b = blocks.iter().find(|b| Some(b.tb) == p.block).expect("a resident block");
-            let Some(place) = b.place else { continue };
+            let Some(place) = b.place.filter(|p| p.stacked) else {
+                continue;
+            };
             // Every block of its kernel above it on the SM is leaving too.
             let above_stays = blocks.iter().any(|o| {
                 o.slot == p.slot
@@ -128,7 +130,7 @@ fn checked(
 fn a_pair_repartitions_every_epoch_and_preempts_only_boundary_blocks() {
     let pair = [("mm", 0), ("chimera_bs", 500)];
     let smk = run("--kernel-sched smk", &pair);
-    for alloc in ["twoway", "occupancy"] {
+    for alloc in ["twoway", "occupancy", "first_fit"] {
         let (r, seen) = checked(alloc, 4000, &pair, None);
         for (k, o) in r.kernels.iter().zip(&smk.kernels) {
             let c = (k.counters.warp_instructions, k.counters.blocks);

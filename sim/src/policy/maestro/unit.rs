@@ -178,29 +178,38 @@ impl MaestroUnit {
     }
 }
 
-/// Whether the SM's blocks of kernel `k` (slot `slot`) are within `quota`: by position for a
-/// positional allocator (no block at a slot at or above it: M-R2), else by count.
+/// Whether the kernel's blocks on the SM sit at stacked places (the 2-way allocator's).
+fn stacked(blocks: &[BlockView], slot: usize) -> bool {
+    blocks
+        .iter()
+        .find(|b| b.slot == slot)
+        .and_then(|b| b.place)
+        .is_some_and(|p| p.stacked)
+}
+
+/// Whether the SM's blocks of kernel `k` (slot `slot`) are within `quota`: by position under
+/// the 2-way allocator (no block at a slot at or above it: M-R2), else by count.
 fn within(blocks: &[BlockView], slot: usize, count: u32, quota: Option<u32>) -> bool {
     let Some(q) = quota else { return true };
-    match blocks.iter().find(|b| b.slot == slot).and_then(|b| b.place) {
-        Some(_) => blocks
+    match stacked(blocks, slot) {
+        true => blocks
             .iter()
             .filter(|b| b.slot == slot)
             .all(|b| b.place.is_some_and(|p| u32::from(p.slot) < q)),
-        None => count <= q,
+        false => count <= q,
     }
 }
 
-/// The blocks of slot `slot` on an SM to take off for `quota`: with places, those at a slot at
-/// or above it, highest first (the boundary block: W2-5); else the most recently placed
-/// (highest block slot) beyond the count. Blocks already leaving are not chosen again.
+/// The blocks of slot `slot` on an SM to take off for `quota`: at stacked places, those at a
+/// slot at or above it, highest first (the boundary block: W2-5); else those beyond the count,
+/// highest block slot first. Blocks already leaving are not chosen again.
 fn victims(blocks: &[BlockView], slot: usize, count: u32, leaving: u32, quota: u32, out: &mut Vec<usize>) {
     out.clear();
     let mut mine: Vec<&BlockView> = blocks
         .iter()
         .filter(|b| b.slot == slot && !b.preempting)
         .collect();
-    if mine.iter().any(|b| b.place.is_some()) {
+    if stacked(blocks, slot) {
         mine.retain(|b| b.place.is_some_and(|p| u32::from(p.slot) >= quota));
         mine.sort_by_key(|b| std::cmp::Reverse(b.place.map(|p| p.slot)));
         out.extend(mine.iter().map(|b| b.tb));

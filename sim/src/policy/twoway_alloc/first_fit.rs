@@ -72,6 +72,7 @@ impl<'a> AllocUnit<'a> for FirstFitUnit {
             *g = Some(Place {
                 end: 0,
                 slot: slot as u8,
+                stacked: false,
                 base,
             });
         }

@@ -179,6 +179,7 @@ impl<'a> AllocUnit<'a> for TwoWayUnit {
         let place = |g: crate::core::twoway::Grant| Place {
             end: g.end as u8,
             slot: g.slot as u8,
+            stacked: true,
             base: g.base,
         };
         self.grants = self.layout.next_two(end).map(|g| g.map(place));
