@@ -194,3 +194,78 @@ fn sampled_counters_add_up_to_the_kernels_instructions() {
     }
     assert!(last > 0 && last <= r.counters.warp_instructions);
 }
+
+/// Lowers slot 0's quota on every SM to `quotas[i].1` at cycle `quotas[i].0` and switches out
+/// the blocks above it (highest block slot first; blocks already leaving are not asked again).
+struct Squeeze {
+    quotas: Vec<(u64, u32)>,
+}
+
+impl KernelSchedUnit for Squeeze {
+    fn slots(&self) -> usize {
+        1
+    }
+
+    fn wants_blocks(&self) -> bool {
+        true
+    }
+
+    fn step(&mut self, inp: &KernelSchedIn, out: &mut KernelSchedOut) -> Result<(), SimError> {
+        let Some(k) = inp.kernels[0] else {
+            return Ok(());
+        };
+        let q = self
+            .quotas
+            .iter()
+            .rev()
+            .find(|(at, _)| inp.now >= *at)
+            .map(|x| x.1);
+        for (s, view) in inp.sms.iter().enumerate() {
+            out.offer[s] = Some(0);
+            out.quota[s][0] = q.filter(|_| k.launch == 0);
+            let Some(q) = out.quota[s][0] else { continue };
+            let excess = (view.blocks[0] - view.preempting[0]).saturating_sub(q) as usize;
+            let mut mine: Vec<_> = inp.blocks[s].iter().filter(|b| !b.preempting).collect();
+            mine.sort_by_key(|b| std::cmp::Reverse(b.tb));
+            for b in mine.into_iter().take(excess) {
+                out.preempt.push(super::sites::kernel_sched::Preempt {
+                    sm: s,
+                    slot: 0,
+                    technique: super::sites::kernel_sched::Technique::Switch,
+                    block: Some(b.tb),
+                });
+            }
+        }
+        Ok(())
+    }
+}
+
+#[test]
+fn a_quota_lowered_again_while_its_victims_switch_out() {
+    let cfg = GpuConfig::preset("gtx480").unwrap();
+    let run = |quotas: Vec<(u64, u32)>| {
+        let text = "[[kernel]]\nworkload = \"mm\"\nsize = \"medium\"\n";
+        let mut mix =
+            crate::workload::mix::Mix::parse(text, std::path::Path::new("m.toml")).unwrap();
+        let opts = SimOptions {
+            audit_interval: 97,
+            ..SimOptions::default()
+        };
+        let mut gpu = Gpu::golden(&cfg, opts).unwrap();
+        gpu.set_kernel_sched(Box::new(Squeeze { quotas }));
+        gpu.run(&mut mix, &mut |_| {}).unwrap()
+    };
+    let free = run(vec![]);
+    // 5 -> 3 at cycle 3,000, then 1 fifty cycles later, while the first victims still save
+    // their contexts; then back to 5.
+    let r = run(vec![(0, 5), (3_000, 3), (3_050, 1), (20_000, 5)]);
+    assert_eq!(
+        r.counters.warp_instructions,
+        free.counters.warp_instructions
+    );
+    assert_eq!(r.counters.blocks, free.counters.blocks);
+    let switched: u64 = r.kernels.iter().map(|k| k.preemptions.switch.blocks).sum();
+    let restored: u64 = r.kernels.iter().map(|k| k.preemptions.restored).sum();
+    assert!(switched >= 15 * 4, "{switched} switched: 4 per SM");
+    assert_eq!(switched, restored, "each restored once");
+}

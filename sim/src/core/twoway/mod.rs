@@ -178,10 +178,7 @@ impl TwoWay {
         if let Some(e) = self.end_of(kernel) {
             return Ok(e);
         }
-        let fits = (0..2).all(|r| need.units[r] <= self.caps.units[r])
-            && need.threads <= self.caps.threads
-            && self.caps.blocks > 0;
-        if !fits {
+        if !self.fits(need) {
             return Err(AttachError::TooBig);
         }
         let end = End::BOTH
@@ -200,10 +197,18 @@ impl TwoWay {
 
     /// The end `kernel` holds, else one it may take (spec B11): the low end of an SM without
     /// blocks, else an end whose kernel has no block left on the SM (its previous owner gives
-    /// it up). `Full` while both ends hold blocks of other kernels.
+    /// it up). `Full` while both ends hold blocks of other kernels; `TooBig` (nothing changed)
+    /// when one block needs more than the SM has. An end the kernel holds without blocks
+    /// takes `need` again (a kernel id reused by another kernel brings its own).
     pub fn claim(&mut self, kernel: u32, need: Need) -> Result<End, AttachError> {
         if let Some(e) = self.end_of(kernel) {
+            if self.live(e) == 0 {
+                self.ends[e.index()].need = Some(need);
+            }
             return Ok(e);
+        }
+        if !self.fits(need) {
+            return Err(AttachError::TooBig);
         }
         let empty = End::BOTH.map(|e| self.live(e) == 0);
         if empty == [true; 2] {
@@ -212,6 +217,13 @@ impl TwoWay {
             self.detach(e);
         }
         self.attach(kernel, need)
+    }
+
+    /// One block of `need` fits the empty SM.
+    fn fits(&self, need: Need) -> bool {
+        (0..2).all(|r| need.units[r] <= self.caps.units[r])
+            && need.threads <= self.caps.threads
+            && self.caps.blocks > 0
     }
 
     /// Frees `end` for another kernel; refused (false) while it has blocks on the SM.

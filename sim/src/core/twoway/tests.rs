@@ -262,3 +262,34 @@ fn figure_5_4_first_fit_fragments_and_two_way_does_not() {
         "kernel 0's space joins the middle: a third block"
     );
 }
+
+/// B11: the first kernel on an SM without blocks takes the low end; a kernel takes an end whose
+/// kernel has no block left; an end held without blocks takes the holder's need again; a block
+/// too big for the SM changes nothing.
+#[test]
+fn claims_take_free_ends_and_too_big_changes_nothing() {
+    let (a, b) = (Need::of_block(256, 16, 4096), Need::of_block(128, 8, 0));
+    let mut t = TwoWay::new(gtx980());
+    assert_eq!(t.claim(1, a), Ok(End::Low));
+    assert_eq!(
+        t.claim(2, b),
+        Ok(End::Low),
+        "no block on the SM: the low end, 1's no more"
+    );
+    assert_eq!(t.end_of(1), None);
+    let g = t.allocate(End::Low).unwrap();
+    assert_eq!(t.claim(1, a), Ok(End::High));
+    assert_eq!(t.claim(3, a), Ok(End::High), "1 has no block: its end goes");
+    assert!(t.allocate(End::High).is_some());
+    assert_eq!(t.claim(4, a), Err(AttachError::Full));
+    let before = t.clone();
+    let huge = Need::of_block(256, 16, 200 * 1024);
+    assert_eq!(t.claim(5, huge), Err(AttachError::TooBig));
+    assert_eq!(t, before, "nothing changed");
+    // 2's end, emptied, with another need under the same id (an id reused).
+    assert!(t.release(End::Low, g.slot));
+    assert_eq!(t.claim(2, a), Ok(End::Low));
+    let g = t.allocate(End::Low).unwrap();
+    assert_eq!(g.base, [0, 0]);
+    assert_eq!(t.base(End::Low, 1)[1], 16, "4 kB: the new need's 16 units");
+}

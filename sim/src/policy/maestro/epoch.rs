@@ -85,6 +85,16 @@ impl Partition {
         }
     }
 
+    /// Spatial multitasking on every SM (alternate SMs to each kernel), for a pair no SM can
+    /// hold a block of each of at once.
+    pub fn spatial(sms: usize) -> Self {
+        Self {
+            nf: 0,
+            roles: (0..sms).map(|s| Role::Spatial(s % 2)).collect(),
+            spatial_pairs: (sms / 2) as u32,
+        }
+    }
+
     /// Whether dedicated SMs are measuring.
     pub fn has_dedicated(&self) -> bool {
         self.roles.iter().any(|r| matches!(r, Role::Dedicated(_)))

@@ -10,7 +10,8 @@
 //!
 //! Preemption uses `--preempt` (switch by default); the thesis preempts through Chimera
 //! (M-R1), which is not yet wired in here. A third kernel waits until one of the pair leaves
-//! (pair-groups of more kernels, B9, are not modelled).
+//! (pair-groups of more kernels, B9, are not modelled). Two kernels no SM can hold a block of
+//! each of at once run spatially (alternate SMs), without epochs.
 
 mod epoch;
 mod partition;

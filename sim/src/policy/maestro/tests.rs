@@ -167,3 +167,39 @@ fn planted_bugs_are_caught() {
     let (_, seen) = checked("twoway", 4000, &pair, Some(Fault::NoSettling));
     assert!(!seen.above_quota.is_empty(), "an epoch started above a quota");
 }
+
+#[test]
+fn a_pair_no_sm_can_hold_together_runs_spatially() {
+    // 10,240 registers: one block of mm (6,144) or of chimera_bs (6,144) per SM, never both.
+    let mut cfg = gtx480();
+    cfg.sm.registers = 10_240;
+    let pair = [("mm", 0), ("chimera_bs", 500)];
+    let go = |args: &str| {
+        Gpu::golden(&cfg, SimOptions::parse(args).unwrap())
+            .unwrap()
+            .run(&mut mix(&pair), &mut |_| {})
+            .unwrap()
+    };
+    let smk = go("--kernel-sched smk");
+    let r = go("--kernel-sched maestro --epoch 2000");
+    for (k, o) in r.kernels.iter().zip(&smk.kernels) {
+        assert_eq!(k.counters.warp_instructions, o.counters.warp_instructions);
+    }
+    assert_eq!(r.kernel_sched_stats["epochs"], 0, "no epochs");
+    assert!(r.kernels[1].start_cycle < r.kernels[0].end_cycle, "side by side");
+}
+
+#[test]
+fn epochs_shorter_than_a_switch_wait_for_the_partition() {
+    // Epochs of 300 cycles: a repartition's switches take thousands; the timer waits for them
+    // (M1), so every epoch still starts within the quotas.
+    let pair = [("mm", 0), ("chimera_bs", 500)];
+    let smk = run("--kernel-sched smk", &pair);
+    let (r, seen) = checked("twoway", 300, &pair, None);
+    for (k, o) in r.kernels.iter().zip(&smk.kernels) {
+        assert_eq!(k.counters.warp_instructions, o.counters.warp_instructions);
+    }
+    assert!(seen.starts >= 4, "{} epochs", seen.starts);
+    assert_eq!(seen.not_boundary, Vec::<String>::new());
+    assert_eq!(seen.above_quota, Vec::<String>::new());
+}

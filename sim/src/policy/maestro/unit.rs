@@ -61,7 +61,11 @@ struct PairState {
 
 impl PairState {
     fn new(slots: [usize; 2], launches: [usize; 2], pair: Pair, sms: usize) -> Self {
-        let part = Partition::measuring(sms, pair.even());
+        // No SM holds a block of each at once: spatial multitasking, no epochs.
+        let part = match pair.n_max() {
+            0 => Partition::spatial(sms),
+            _ => Partition::measuring(sms, pair.even()),
+        };
         let mut s = Self {
             slots,
             launches,
@@ -353,6 +357,7 @@ impl MaestroUnit {
                 .collect()
         };
         match p.phase {
+            _ if p.pair.n_max() == 0 => {}
             Phase::Settling if met => {
                 out.sample = true;
                 p.phase = Phase::Starting;
