@@ -289,6 +289,10 @@ pub struct Report {
     pub sm_alloc: String,
     /// Kernel-scheduler policy.
     pub kernel_sched: String,
+    /// The resource allocators' counters, summed over the SMs (the 2-way and first-fit
+    /// allocators' offers, refusals and fragmentation).
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub sm_alloc_stats: BTreeMap<String, u64>,
     /// What the kernel scheduler reports of its decisions (Chimera's preemption requests).
     #[serde(skip_serializing_if = "BTreeMap::is_empty")]
     pub kernel_sched_stats: BTreeMap<String, serde_json::Value>,

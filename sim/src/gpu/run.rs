@@ -621,6 +621,12 @@ impl<'a> Gpu<'a> {
             lsu_queue: plan.lsu_queue.entry().name.into(),
             sm_alloc: plan.sm_alloc.entry().name.into(),
             kernel_sched: plan.kernel_sched.entry().name.into(),
+            sm_alloc_stats: self.sms.iter().fold(BTreeMap::new(), |mut m, sm| {
+                for (k, v) in sm.alloc_report() {
+                    *m.entry(k.to_string()).or_insert(0) += v;
+                }
+                m
+            }),
             kernel_sched_stats: self.ksched.report(),
             iprefetch: self.opts.iprefetch,
             truncated,

@@ -476,6 +476,17 @@ impl Plan {
                 }
             }
         }
+        // A policy's implications first, latest site first, so that one may set the policy
+        // of a site parsed before its own (`--kernel-sched maestro` implies `--sm-alloc
+        // twoway`).
+        for site in SiteKind::ALL.into_iter().rev() {
+            let name = values.given(site.flag()).unwrap_or(site.default_policy());
+            for (k, v) in find(site, name).map_or(&[][..], |e| e.implies) {
+                if values.given(k).is_none() {
+                    values.set(k, v);
+                }
+            }
+        }
         let mut chosen: Vec<SitePolicy> = vec![];
         for site in SiteKind::ALL {
             let name = values.given(site.flag()).unwrap_or(site.default_policy());

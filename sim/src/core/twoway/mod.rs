@@ -262,6 +262,23 @@ impl TwoWay {
         self.ends[end.index()].occupied.count_ones()
     }
 
+    /// Whether one more block of `need` would fit if the SM's free threads, block slots and
+    /// units of each resource were one piece each (an allocator that never fragments).
+    pub fn fits_in_total(&self, need: Need) -> bool {
+        let used = |r: usize| -> u64 {
+            End::BOTH
+                .into_iter()
+                .map(|e| {
+                    let size = self.ends[e.index()].need.map_or(0, |n| n.units[r]);
+                    u64::from(self.live(e)) * u64::from(size)
+                })
+                .sum()
+        };
+        self.threads + need.threads <= self.caps.threads
+            && self.blocks < self.caps.blocks
+            && (0..2).all(|r| used(r) + u64::from(need.units[r]) <= u64::from(self.caps.units[r]))
+    }
+
     /// Units of resource `r` below `end`'s high-water mark (its region).
     fn region(&self, end: End, r: usize) -> u64 {
         let e = &self.ends[end.index()];
@@ -428,6 +445,15 @@ impl FirstFit {
         self.threads += need.threads;
         self.blocks += 1;
         Some((id, base))
+    }
+
+    /// Whether one more block of `need` would fit if the free space of each resource were one
+    /// piece.
+    pub fn fits_in_total(&self, need: Need) -> bool {
+        let used = |r: usize| -> u32 { self.used[r].iter().map(|&(_, len, _)| len).sum() };
+        self.threads + need.threads <= self.caps.threads
+            && self.blocks < self.caps.blocks
+            && (0..2).all(|r| used(r) + need.units[r] <= self.caps.units[r])
     }
 
     /// Frees block `id` (needing `need`); false if it is not resident.

@@ -73,4 +73,10 @@ pub trait AllocUnit<'a> {
         let _ = nth;
         None
     }
+
+    /// Counters for the run's report (`sim --json`, `sm_alloc_stats`, summed over the SMs;
+    /// nothing by default).
+    fn report(&self) -> std::collections::BTreeMap<&'static str, u64> {
+        Default::default()
+    }
 }

@@ -466,6 +466,11 @@ impl<'a> Sm<'a> {
             .map_or(0, |&(_, n)| n)
     }
 
+    /// The resource allocator's counters ([`AllocUnit::report`]).
+    pub fn alloc_report(&self) -> std::collections::BTreeMap<&'static str, u64> {
+        self.alloc.report()
+    }
+
     /// Some resident block belongs to a kernel other than launch `launch`.
     fn holds_other_kernel(&self, launch: usize) -> bool {
         self.kernels_here.iter().any(|&(l, _)| l != launch)

@@ -32,6 +32,15 @@ fn run(args: &str, kernels: &[(&str, u64)]) -> Report {
 }
 
 #[test]
+fn maestro_brings_the_two_way_allocator_unless_told_otherwise() {
+    let plan = |args: &str| SimOptions::parse(args).unwrap().plan;
+    assert_eq!(plan("--kernel-sched maestro").sm_alloc.entry().name, "twoway");
+    let other = plan("--kernel-sched maestro --sm-alloc first_fit");
+    assert_eq!(other.sm_alloc.entry().name, "first_fit");
+    assert_eq!(plan("--kernel-sched smk").sm_alloc.entry().name, "occupancy");
+}
+
+#[test]
 fn one_kernel_runs_as_it_does_alone() {
     let alone = run("", &[("mm", 0)]);
     let maestro = run("--kernel-sched maestro --epoch 2000", &[("mm", 0)]);

@@ -3,7 +3,7 @@
 //! the space blocks free can be left in pieces no block of the other kernel fits. Any number
 //! of kernels may share an SM. Blocks take the SM's lowest free slot numbers (end 0).
 
-use super::{bits, caps, protocol};
+use super::{bits, caps, protocol, Counts};
 use crate::config::GpuConfig;
 use crate::core::twoway::{FirstFit, Need};
 use crate::gpu::sites::alloc::{AllocRequest, AllocUnit, Place, MAX_PLACE_SLOTS};
@@ -17,6 +17,7 @@ pub(super) struct FirstFitUnit {
     /// What the last step's grants were for.
     granted: Need,
     grants: [Option<Place>; 2],
+    counts: Counts,
 }
 
 impl FirstFitUnit {
@@ -27,6 +28,7 @@ impl FirstFitUnit {
             held: vec![None; MAX_PLACE_SLOTS as usize],
             granted: Need::of_resources([0; 4]),
             grants: [None; 2],
+            counts: Counts::default(),
         }
     }
 
@@ -77,10 +79,17 @@ impl<'a> AllocUnit<'a> for FirstFitUnit {
             });
         }
         self.grants = grants;
-        Ok((grants[0].is_some(), grants[1].is_some()))
+        let room = grants[0].is_some();
+        let whole = self.layout.fits_in_total(self.granted);
+        self.counts.count(room, whole, false);
+        Ok((room, grants[1].is_some()))
     }
 
     fn place(&self, nth: usize) -> Option<Place> {
         self.grants[nth]
+    }
+
+    fn report(&self) -> std::collections::BTreeMap<&'static str, u64> {
+        self.counts.report()
     }
 }

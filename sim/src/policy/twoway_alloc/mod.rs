@@ -107,6 +107,7 @@ impl SmAllocPolicy for TwoWayAlloc {
         Ok(Box::new(TwoWayUnit {
             layout: TwoWay::new(caps(cfg)),
             grants: [None; 2],
+            counts: Counts::default(),
         }))
     }
 }
@@ -120,11 +121,46 @@ fn alone(caps: Caps, need: Need) -> u32 {
     std::iter::from_fn(|| sm.allocate(End::Low)).count() as u32
 }
 
+/// An allocator's counters over a run (cycles, summed over the SMs in the report).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct Counts {
+    /// A kernel was offered.
+    offered: u64,
+    /// ... and not even one block had room.
+    refused: u64,
+    /// ... although the free space, were it one piece, held one within the kernel's quota:
+    /// refused by fragmentation.
+    fragmented: u64,
+    /// ... because both ends held other kernels (the 2-way allocator's two-kernel limit).
+    no_end: u64,
+}
+
+impl Counts {
+    fn report(&self) -> std::collections::BTreeMap<&'static str, u64> {
+        [
+            ("offered_cycles", self.offered),
+            ("refused_cycles", self.refused),
+            ("fragmented_cycles", self.fragmented),
+            ("no_end_cycles", self.no_end),
+        ]
+        .into()
+    }
+
+    /// One cycle's offer: refused or not, and whether by fragmentation or for want of an end.
+    fn count(&mut self, room: bool, fragmented: bool, no_end: bool) {
+        self.offered += 1;
+        self.refused += u64::from(!room);
+        self.fragmented += u64::from(!room && fragmented);
+        self.no_end += u64::from(!room && no_end);
+    }
+}
+
 /// One SM's 2-way allocator.
 struct TwoWayUnit {
     layout: TwoWay,
     /// Where the first and second block made resident after the last step go.
     grants: [Option<Place>; 2],
+    counts: Counts,
 }
 
 impl TwoWayUnit {
@@ -171,7 +207,9 @@ impl<'a> AllocUnit<'a> for TwoWayUnit {
         let Some(kernel) = req.kernel else {
             return Ok((false, false));
         };
-        let Ok(end) = self.layout.claim(kernel, Need::of_resources(req.need)) else {
+        let need = Need::of_resources(req.need);
+        let Ok(end) = self.layout.claim(kernel, need) else {
+            self.counts.count(false, false, true);
             return Ok((false, false));
         };
         let quota = req.quota.unwrap_or(u32::MAX);
@@ -183,11 +221,18 @@ impl<'a> AllocUnit<'a> for TwoWayUnit {
             base: g.base,
         };
         self.grants = self.layout.next_two(end).map(|g| g.map(place));
-        Ok((self.grants[0].is_some(), self.grants[1].is_some()))
+        let room = self.grants[0].is_some();
+        let whole = self.layout.fits_in_total(need) && self.layout.live(end) < quota;
+        self.counts.count(room, whole, false);
+        Ok((room, self.grants[1].is_some()))
     }
 
     fn place(&self, nth: usize) -> Option<Place> {
         self.grants[nth]
+    }
+
+    fn report(&self) -> std::collections::BTreeMap<&'static str, u64> {
+        self.counts.report()
     }
 }
 

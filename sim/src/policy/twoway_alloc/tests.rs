@@ -14,6 +14,7 @@ fn unit(cfg: &GpuConfig) -> TwoWayUnit {
     TwoWayUnit {
         layout: TwoWay::new(caps(cfg)),
         grants: [None; 2],
+        counts: Counts::default(),
     }
 }
 
@@ -187,4 +188,30 @@ fn first_fit_places_at_the_lowest_free_addresses_and_checks_reports() {
     assert_eq!((g.slot, g.base), (0, [0, 0]));
     let err = u.step(&offer(1, 0, [0, 1], [0; 2])).unwrap_err().to_string();
     assert!(err.contains("end 1"), "{err}");
+}
+
+#[test]
+fn refusals_by_fragmentation_and_for_want_of_an_end_are_counted() {
+    let cfg = gtx480();
+    let mut u = unit(&cfg);
+    // Kernel 0: 4 blocks of 128 rows (slots 0..3), then slots 0 and 1 leave: 256 rows in use,
+    // but its region reaches row 512.
+    u.step(&offer(0, 0, [0; 2], [0; 2])).unwrap();
+    u.step(&offer(0, 0, [0b11, 0], [0; 2])).unwrap();
+    u.step(&offer(0, 0, [0b1100, 0], [0; 2])).unwrap();
+    let big = |placed, freed| AllocRequest {
+        need: [320, 320 * 64, 0, 1],
+        ..offer(1, 0, placed, freed)
+    };
+    // Kernel 1's block needs 640 rows: 768 are free, 512 of them in the middle.
+    assert_eq!(u.step(&big([0; 2], [0b11, 0])).unwrap(), (false, false));
+    assert_eq!(u.report()["fragmented_cycles"], 1);
+    // A third kernel while both ends hold blocks.
+    let mut v = unit(&cfg);
+    v.step(&offer(0, 0, [0; 2], [0; 2])).unwrap();
+    v.step(&offer(1, 0, [1, 0], [0; 2])).unwrap();
+    assert_eq!(v.step(&offer(2, 0, [0, 1], [0; 2])).unwrap(), (false, false));
+    let r = v.report();
+    assert_eq!((r["offered_cycles"], r["refused_cycles"]), (3, 1));
+    assert_eq!((r["no_end_cycles"], r["fragmented_cycles"]), (1, 0));
 }
