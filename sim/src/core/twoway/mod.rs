@@ -393,6 +393,15 @@ impl TwoWay {
     }
 }
 
+/// Blocks of `need` that fit an empty SM of `caps` alone (`maxFit(need, full SM)`).
+pub fn alone(caps: Caps, need: Need) -> u32 {
+    let mut sm = TwoWay::new(caps);
+    if sm.claim(0, need).is_err() {
+        return 0;
+    }
+    std::iter::from_fn(|| sm.allocate(End::Low)).count() as u32
+}
+
 /// A first-fit layout of the same resources, for comparison: each block takes, per resource,
 /// the lowest free interval it fits in (registers and shared memory independently), so freed
 /// space can be left in pieces no block fits (Fig. 5.4).

@@ -109,9 +109,8 @@ impl Partition {
 /// What the SMs measured over an epoch: per SM, each kernel's warp instructions per cycle.
 pub type Measured = [Vec<f64>; 2];
 
-/// Each kernel's mean IPC per SM over the SMs of `role`, if it has any.
-fn mean_ipc(p: &Partition, ipc: &Measured, sms: &[usize]) -> Option<[f64; 2]> {
-    let _ = p;
+/// Each kernel's mean IPC per SM over `sms`, if there are any.
+fn mean_ipc(ipc: &Measured, sms: &[usize]) -> Option<[f64; 2]> {
     (!sms.is_empty()).then(|| {
         [0, 1].map(|k| sms.iter().map(|&s| ipc[k][s]).sum::<f64>() / sms.len() as f64)
     })
@@ -144,14 +143,14 @@ pub fn scores(
     ];
     for (c, role, skip) in groups {
         let sms: Vec<usize> = p.sms_of(role).collect();
-        if let Some(m) = mean_ipc(p, ipc, &sms).filter(|_| !skip) {
+        if let Some(m) = mean_ipc(ipc, &sms).filter(|_| !skip) {
             v.push((c, antt(norm(m))));
         }
     }
     let spatial = [0, 1].map(|k| p.sms_of(Role::Spatial(k)).collect::<Vec<_>>());
     let np = match spatial.iter().all(|s| !s.is_empty()) {
         true => {
-            let m = [0, 1].map(|k| mean_ipc(p, ipc, &spatial[k]).map_or(0.0, |m| m[k]));
+            let m = [0, 1].map(|k| mean_ipc(ipc, &spatial[k]).map_or(0.0, |m| m[k]));
             [m[0] / single[0] / 2.0, m[1] / single[1] / 2.0]
         }
         false => [0.5, 0.5],
@@ -173,7 +172,7 @@ pub fn best(scores: &[(Candidate, f64)]) -> Candidate {
 pub fn dedicated_ipc(p: &Partition, ipc: &Measured) -> [Option<f64>; 2] {
     [0, 1].map(|k| {
         let sms: Vec<usize> = p.sms_of(Role::Dedicated(k)).collect();
-        mean_ipc(p, ipc, &sms).map(|m| m[k])
+        mean_ipc(ipc, &sms).map(|m| m[k])
     })
 }
 

@@ -2,6 +2,7 @@
 //! counted on the 2-way layout itself ([`crate::core::twoway`]): the trial kernel at the low
 //! end, the other filling what is left from the high end.
 
+pub use crate::core::twoway::alone;
 use crate::core::twoway::{Caps, End, Need, TwoWay};
 
 /// One SM's resources and the two kernels' block needs.
@@ -25,15 +26,6 @@ fn fill_beside(caps: Caps, first: Need, n: u32, need: Need) -> u32 {
         return 0;
     };
     std::iter::from_fn(|| sm.allocate(end)).count() as u32
-}
-
-/// `maxFit(need, full SM)`: blocks of `need` alone on an SM of `caps`.
-pub fn alone(caps: Caps, need: Need) -> u32 {
-    let nothing = Need {
-        threads: 0,
-        units: [0; 2],
-    };
-    fill_beside(caps, nothing, 0, need)
 }
 
 impl Pair {

@@ -13,7 +13,7 @@
 use super::{OptError, OptValues, PolicyEntry, SiteKind, SitePolicy, SmAllocPolicy};
 use crate::blocks::DynProvider;
 use crate::config::GpuConfig;
-use crate::core::twoway::{Caps, End, Need, TwoWay, SMEM_UNIT};
+use crate::core::twoway::{alone, Caps, End, Need, TwoWay, SMEM_UNIT};
 use crate::gpu::kernel::KernelCtx;
 use crate::gpu::sites::alloc::{AllocRequest, AllocUnit, Place, MAX_PLACE_SLOTS};
 use crate::gpu::SimError;
@@ -110,15 +110,6 @@ impl SmAllocPolicy for TwoWayAlloc {
             counts: Counts::default(),
         }))
     }
-}
-
-/// Blocks of `need` that fit an empty SM of `caps` alone.
-fn alone(caps: Caps, need: Need) -> u32 {
-    let mut sm = TwoWay::new(caps);
-    if sm.claim(0, need).is_err() {
-        return 0;
-    }
-    std::iter::from_fn(|| sm.allocate(End::Low)).count() as u32
 }
 
 /// An allocator's counters over a run (cycles, summed over the SMs in the report).
