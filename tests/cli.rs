@@ -1949,7 +1949,7 @@ fn bad_mixes_and_kernel_scheduler_options_are_clear_errors() {
         ),
         (
             vec!["--preempt", "flush"],
-            "--preempt needs --kernel-sched even or timeslice",
+            "--preempt needs --kernel-sched even, timeslice or maestro",
         ),
         (
             vec!["--kernel-sched", "lifo"],
