@@ -23,8 +23,7 @@
 //! x size per grant and resource), each compared once with a constant capacity.
 
 use crate::consts::{constant, onehot_table, shift_table};
-use crate::prim::find_first::FindFirst;
-use crate::prim::popcount::PopCount;
+use crate::prim::{FindFirst, PopCount};
 use crate::sim::Clocked;
 use rust_hdl::prelude::*;
 

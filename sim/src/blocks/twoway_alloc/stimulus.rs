@@ -4,8 +4,9 @@
 //! (sometimes lowered below its resident blocks, which then stay until they finish). When the
 //! allocator reports room the SM often places one block at the slot it was given, or two with
 //! `room2`; blocks stay a random number of cycles. A cycle's placements and releases reach the
-//! allocator in the next cycle's reports. About one cycle in 300 the reports carry random bits
-//! (slots never granted, free slots released). Deterministic for a seed.
+//! allocator in the next cycle's reports. About one cycle in 1,000 the reports carry a slot
+//! never granted (a block that leaves later) and random free slots released. Deterministic for
+//! a seed.
 
 use super::{Params, TwoWayIn, TwoWayOut};
 use rand::{Rng, SeedableRng};
@@ -95,7 +96,7 @@ impl crate::block::Stimulus<TwoWayIn, TwoWayOut> for Stimulus {
             };
             for slot in [o.slot0, o.slot1].into_iter().take(n) {
                 placed[o.end as usize] |= 1 << slot;
-                let life = self.rng.gen_range(1..80);
+                let life = self.rng.gen_range(1..40);
                 self.resident.push((life, o.end, slot));
             }
         }
@@ -109,9 +110,15 @@ impl crate::block::Stimulus<TwoWayIn, TwoWayOut> for Stimulus {
                 i += 1;
             }
         }
-        if self.rng.gen_ratio(1, 300) {
+        if self.rng.gen_ratio(1, 1000) {
+            // Reports the protocol never makes: a slot placed that was not granted (it stays
+            // as a block and leaves later), free slots released.
             let e = self.rng.gen_range(0..2);
-            placed[e] |= self.rng.gen::<u64>() & mask;
+            let j = self.rng.gen_range(0..t);
+            if placed[e] >> j & 1 == 0 {
+                placed[e] |= 1 << j;
+                self.resident.push((self.rng.gen_range(1..40), e == 1, j));
+            }
             freed[1 - e] |= self.rng.gen::<u64>() & mask;
         }
         // Kernels come and go; quotas change.
