@@ -680,7 +680,7 @@ fn twoway_alloc_lockstep_passes_and_catches_a_planted_bug() {
         11,
         3_000,
         |o| {
-            if o.room && o.end {
+            if o.room && o.high {
                 o.slot0 += 1;
             }
         },

@@ -8,7 +8,7 @@
 //! | `need_threads`, `need_rows`, `need_units` | in | 16 | one block's threads, register rows, shared-memory units |
 //! | `quota` | in | 16 | its blocks take slots `< quota` only |
 //! | `placed_lo`, `placed_hi`, `freed_lo`, `freed_hi` | in | `T` | slots placed / released last cycle, per end |
-//! | `room`, `room2`, `end` | out | 1 | one / two more blocks fit; the kernel's end is the high one |
+//! | `room`, `room2`, `high` | out | 1 | one / two more blocks fit; the kernel's end is the high one |
 //! | `slot0`, `slot1` | out | 16 | their slots |
 //! | `base0_rows`, `base0_units`, `base1_rows`, `base1_units` | out | 32 | their bases |
 //!
@@ -67,7 +67,7 @@ pub struct TwoWayAlloc<
     /// Two more fit.
     pub room2: Signal<Out, Bit>,
     /// The offered kernel's end is the high one.
-    pub end: Signal<Out, Bit>,
+    pub high: Signal<Out, Bit>,
     /// The first block's slot.
     pub slot0: Signal<Out, Bits<16>>,
     /// The second block's slot.
@@ -197,7 +197,7 @@ impl<const T: usize, const SB: usize, const PB: usize, const CT: usize, const CR
             freed_hi: Default::default(),
             room: Default::default(),
             room2: Default::default(),
-            end: Default::default(),
+            high: Default::default(),
             slot0: Default::default(),
             slot1: Default::default(),
             base0_rows: Default::default(),
@@ -470,7 +470,7 @@ impl<const T: usize, const SB: usize, const PB: usize, const CT: usize, const CR
         }
         self.room.next = self.sel.val() & self.scal0.val() & self.ok0.val();
         self.room2.next = self.sel.val() & self.scal0.val() & self.ok0.val() & self.scal1.val() & self.ok1.val();
-        self.end.next = self.sel.val() & self.sel_hi.val();
+        self.high.next = self.sel.val() & self.sel_hi.val();
         self.held.next = self.sel.val();
         self.fragmented.next = self.sel.val()
             & !(self.scal0.val() & self.ok0.val())

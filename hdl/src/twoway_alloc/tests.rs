@@ -32,7 +32,7 @@ fn outputs<const T: usize, const SB: usize, const PB: usize, const CT: usize, co
     TwoWayOut {
         room: u.room.val(),
         room2: u.room2.val(),
-        end: u.end.val(),
+        high: u.high.val(),
         slot0: v(u.slot0.val().to_u64()),
         slot1: v(u.slot1.val().to_u64()),
         base0_rows: v(u.base0_rows.val().to_u64()),
@@ -92,7 +92,7 @@ fn rtl_matches_golden_for_every_preset() {
 fn a_planted_golden_bug_is_caught() {
     // Pretend the golden model gives a high-end block a base one unit lower.
     let r = compare::<8, 3, 4, 1536, 1024, 192>("fermi", 4, 20_000, |mut o| {
-        if o.room && o.end && o.base0_units > 0 {
+        if o.room && o.high && o.base0_units > 0 {
             o.base0_units -= 1;
         }
         o

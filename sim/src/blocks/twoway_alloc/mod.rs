@@ -19,7 +19,7 @@
 //!   lowest free slot of `E` below its high-water mark, else the high-water mark when both
 //!   regions still fit, within the quota, with threads and a block slot to spare; `room2`/
 //!   `slot1`/`base1_*`: the same after taking the first. Bases in units: low end `j·size`, high
-//!   end `cap − (j+1)·size`. `end`: 1 for the high end. Everything 0 when not valid. `held`:
+//!   end `cap − (j+1)·size`. `high`: the kernel's end is the high one. Everything 0 when not valid. `held`:
 //!   the kernel has an end; `fragmented`: it has one and no room, though the free threads,
 //!   slots and units of each resource, each taken as one piece, would hold a block of its end's
 //!   need, and its live blocks are below the quota.
@@ -120,8 +120,8 @@ port_bundle! {
         pub room: bool = |_p| 1,
         /// Two more fit.
         pub room2: bool = |_p| 1,
-        /// The offered kernel's end is the high one.
-        pub end: bool = |_p| 1,
+        /// The offered kernel's end is the high one (`end` is a Verilog keyword).
+        pub high: bool = |_p| 1,
         /// The first block's slot.
         pub slot0: u32 = |_p| 16,
         /// The second block's slot.
@@ -213,7 +213,7 @@ impl Block for Golden {
         TwoWayOut {
             room: g0.is_some(),
             room2: g1.is_some(),
-            end: end == End::High,
+            high: end == End::High,
             slot0,
             slot1,
             base0_rows,

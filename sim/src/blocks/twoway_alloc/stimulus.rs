@@ -95,9 +95,9 @@ impl crate::block::Stimulus<TwoWayIn, TwoWayOut> for Stimulus {
                 _ => 0,
             };
             for slot in [o.slot0, o.slot1].into_iter().take(n) {
-                placed[o.end as usize] |= 1 << slot;
+                placed[o.high as usize] |= 1 << slot;
                 let life = self.rng.gen_range(1..40);
-                self.resident.push((life, o.end, slot));
+                self.resident.push((life, o.high, slot));
             }
         }
         let mut i = 0;

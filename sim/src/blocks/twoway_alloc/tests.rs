@@ -28,11 +28,11 @@ fn two_kernels_from_opposite_ends_with_holes_refilled() {
     let mut g = Golden::new(fermi());
     let a = [256, 128, 32];
     let o = g.step(&offer(7, a, [0; 2], [0; 2]));
-    assert_eq!((o.room, o.room2, o.end, o.slot0, o.slot1), (true, true, false, 0, 1));
+    assert_eq!((o.room, o.room2, o.high, o.slot0, o.slot1), (true, true, false, 0, 1));
     assert_eq!((o.base1_rows, o.base1_units), (128, 32));
     let b = [128, 64, 16];
     let o = g.step(&offer(9, b, [0b11, 0], [0; 2]));
-    assert!(o.room && o.end);
+    assert!(o.room && o.high);
     assert_eq!((o.base0_rows, o.base0_units), (1024 - 64, 192 - 16));
     // Kernel 7's slot 0 leaves: its hole is refilled first.
     let o = g.step(&offer(7, a, [0, 1], [1, 0]));
@@ -67,8 +67,8 @@ fn the_stimulus_reaches_every_case() {
         for _ in 0..50_000 {
             let i = s.next(prev.as_ref());
             let o = g.step(&i);
-            seen[0] += u32::from(o.room && !o.end);
-            seen[1] += u32::from(o.room && o.end);
+            seen[0] += u32::from(o.room && !o.high);
+            seen[1] += u32::from(o.room && o.high);
             seen[2] += u32::from(o.room2);
             seen[3] += u32::from(i.offer && !o.room);
             seen[4] += u32::from(o.room && o.slot0 > 0);

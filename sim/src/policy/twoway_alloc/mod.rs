@@ -234,7 +234,7 @@ impl<'a> AllocUnit<'a> for TwoWayUnit<'a> {
         };
         let out = self.block.step(&inp)?;
         let place = |slot: u32, rows: u32, units: u32| Place {
-            end: u8::from(out.end),
+            end: u8::from(out.high),
             slot: slot as u8,
             stacked: true,
             base: [rows, units],
