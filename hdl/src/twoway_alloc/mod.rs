@@ -22,7 +22,7 @@
 //! mark x size and live blocks x size per end and resource, live blocks x threads per end, slot
 //! x size per grant and resource), each compared once with a constant capacity.
 
-use crate::consts::{constant, onehot_table, shift_table};
+use crate::consts::{constant, shift_table};
 use crate::prim::{FindFirst, PopCount};
 use crate::sim::Clocked;
 use rust_hdl::prelude::*;
@@ -161,8 +161,8 @@ pub struct TwoWayAlloc<
     p1_units: Signal<Local, Bits<32>>,
     // Constants.
     shift: [Constant<Bits<8>>; SB],
-    bit16: [Constant<Bits<16>>; 16],
-    bit32: [Constant<Bits<32>>; 32],
+    bit16: [Constant<Bits<16>>; PB],
+    bit32: [Constant<Bits<32>>; 16],
     cap_threads16: Constant<Bits<16>>,
     cap_rows16: Constant<Bits<16>>,
     cap_units16: Constant<Bits<16>>,
@@ -277,8 +277,8 @@ impl<const T: usize, const SB: usize, const PB: usize, const CT: usize, const CR
             p1_rows: Default::default(),
             p1_units: Default::default(),
             shift: shift_table(),
-            bit16: onehot_table(),
-            bit32: onehot_table(),
+            bit16: array_init::array_init(|k| constant(1 << k)),
+            bit32: array_init::array_init(|k| constant(1 << k)),
             cap_threads16: constant(CT as u64),
             cap_rows16: constant(CR as u64),
             cap_units16: constant(CU as u64),
