@@ -52,27 +52,6 @@ module twoway_alloc_base_gtx980(clock,reset,offer,kernel,need_threads,need_rows,
     output reg  fragmented;
     
     // Constant declarations
-    localparam  shift_0 = 8'h1;
-    localparam  shift_1 = 8'h2;
-    localparam  shift_2 = 8'h4;
-    localparam  shift_3 = 8'h8;
-    localparam  shift_4 = 8'h10;
-    localparam  bit16_0 = 16'h1;
-    localparam  bit16_1 = 16'h2;
-    localparam  bit16_2 = 16'h4;
-    localparam  bit16_3 = 16'h8;
-    localparam  bit16_4 = 16'h10;
-    localparam  bit16_5 = 16'h20;
-    localparam  bit16_6 = 16'h40;
-    localparam  bit16_7 = 16'h80;
-    localparam  bit16_8 = 16'h100;
-    localparam  bit16_9 = 16'h200;
-    localparam  bit16_10 = 16'h400;
-    localparam  bit16_11 = 16'h800;
-    localparam  bit16_12 = 16'h1000;
-    localparam  bit16_13 = 16'h2000;
-    localparam  bit16_14 = 16'h4000;
-    localparam  bit16_15 = 16'h8000;
     localparam  bit32_0 = 32'h1;
     localparam  bit32_1 = 32'h2;
     localparam  bit32_2 = 32'h4;
@@ -89,22 +68,6 @@ module twoway_alloc_base_gtx980(clock,reset,offer,kernel,need_threads,need_rows,
     localparam  bit32_13 = 32'h2000;
     localparam  bit32_14 = 32'h4000;
     localparam  bit32_15 = 32'h8000;
-    localparam  bit32_16 = 32'h10000;
-    localparam  bit32_17 = 32'h20000;
-    localparam  bit32_18 = 32'h40000;
-    localparam  bit32_19 = 32'h80000;
-    localparam  bit32_20 = 32'h100000;
-    localparam  bit32_21 = 32'h200000;
-    localparam  bit32_22 = 32'h400000;
-    localparam  bit32_23 = 32'h800000;
-    localparam  bit32_24 = 32'h1000000;
-    localparam  bit32_25 = 32'h2000000;
-    localparam  bit32_26 = 32'h4000000;
-    localparam  bit32_27 = 32'h8000000;
-    localparam  bit32_28 = 32'h10000000;
-    localparam  bit32_29 = 32'h20000000;
-    localparam  bit32_30 = 32'h40000000;
-    localparam  bit32_31 = 32'h80000000;
     localparam  cap_threads16 = 16'h800;
     localparam  cap_rows16 = 16'h800;
     localparam  cap_units16 = 16'h180;
@@ -112,10 +75,9 @@ module twoway_alloc_base_gtx980(clock,reset,offer,kernel,need_threads,need_rows,
     localparam  cap_rows = 32'h800;
     localparam  cap_units = 32'h180;
     localparam  slots = 16'h20;
-    localparam  one16 = 16'h1;
+    localparam  slots_less1 = 16'h1f;
     localparam  zero16 = 16'h0;
     localparam  zero32 = 32'h0;
-    localparam  zero_t = 32'h0;
     
     // Stub signals
     // verilator lint_off UNOPTFLAT
@@ -189,75 +151,55 @@ module twoway_alloc_base_gtx980(clock,reset,offer,kernel,need_threads,need_rows,
     reg  units_hi__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [31:0] occ_lo__d;
-    // verilator lint_on UNOPTFLAT
-    wire  [31:0] occ_lo__q;
-    // verilator lint_off UNOPTFLAT
-    reg  occ_lo__clock;
+    reg  lo__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [31:0] occ_hi__d;
-    // verilator lint_on UNOPTFLAT
-    wire  [31:0] occ_hi__q;
-    // verilator lint_off UNOPTFLAT
-    reg  occ_hi__clock;
+    reg  lo__reset;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [31:0] live_lo__bits;
+    reg  lo__valid;
     // verilator lint_on UNOPTFLAT
-    wire  [5:0] live_lo__count;
     // verilator lint_off UNOPTFLAT
-    reg  [31:0] live_hi__bits;
+    reg  [31:0] lo__placed;
     // verilator lint_on UNOPTFLAT
-    wire  [5:0] live_hi__count;
     // verilator lint_off UNOPTFLAT
-    reg  [31:0] mark_lo__bits;
+    reg  [31:0] lo__freed;
     // verilator lint_on UNOPTFLAT
-    wire  [5:0] mark_lo__count;
+    wire  lo__empty;
+    wire  [15:0] lo__live;
+    wire  [15:0] lo__hwm;
+    wire  lo__free0_valid;
+    wire  [15:0] lo__free0;
+    wire  lo__hole0;
+    wire  lo__free1_valid;
+    wire  [15:0] lo__free1;
+    wire  lo__hole1;
     // verilator lint_off UNOPTFLAT
-    reg  [31:0] mark_hi__bits;
+    reg  hi__clock;
     // verilator lint_on UNOPTFLAT
-    wire  [5:0] mark_hi__count;
     // verilator lint_off UNOPTFLAT
-    reg  [31:0] hole0__req;
+    reg  hi__reset;
     // verilator lint_on UNOPTFLAT
-    wire  hole0__valid;
-    wire  [31:0] hole0__onehot;
-    wire  [4:0] hole0__index;
     // verilator lint_off UNOPTFLAT
-    reg  [31:0] hole1__req;
+    reg  hi__valid;
     // verilator lint_on UNOPTFLAT
-    wire  hole1__valid;
-    // verilator lint_off UNUSEDSIGNAL
-    wire  [31:0] hole1__onehot;
-    // verilator lint_on UNUSEDSIGNAL
-    wire  [4:0] hole1__index;
+    // verilator lint_off UNOPTFLAT
+    reg  [31:0] hi__placed;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [31:0] hi__freed;
+    // verilator lint_on UNOPTFLAT
+    wire  hi__empty;
+    wire  [15:0] hi__live;
+    wire  [15:0] hi__hwm;
+    wire  hi__free0_valid;
+    wire  [15:0] hi__free0;
+    wire  hi__hole0;
+    wire  hi__free1_valid;
+    wire  [15:0] hi__free1;
+    wire  hi__hole1;
     
     // Local signals
-    // verilator lint_off UNOPTFLAT
-    reg  [31:0] now_lo;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [31:0] now_hi;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [31:0] scan_lo;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [31:0] scan_hi;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [15:0] live16_lo;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [15:0] live16_hi;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [15:0] hwm_lo;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [15:0] hwm_hi;
-    // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
     reg  fits;
     // verilator lint_on UNOPTFLAT
@@ -307,13 +249,19 @@ module twoway_alloc_base_gtx980(clock,reset,offer,kernel,need_threads,need_rows,
     reg  [31:0] s_units32;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [31:0] e_occ;
+    reg  [31:0] s_thr2;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [31:0] e_scan;
+    reg  [31:0] s_rows2;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [15:0] e_hwm;
+    reg  [31:0] s_units2;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [31:0] top_rows;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [31:0] top_units;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
     reg  [31:0] reg_rows_lo;
@@ -349,10 +297,22 @@ module twoway_alloc_base_gtx980(clock,reset,offer,kernel,need_threads,need_rows,
     reg  [15:0] e_live;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [15:0] h0;
+    reg  [15:0] f0;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [15:0] h1;
+    reg  [15:0] f1;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  f0_ok;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  f1_ok;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  hole0;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  hole1;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
     reg  grow0;
@@ -365,12 +325,6 @@ module twoway_alloc_base_gtx980(clock,reset,offer,kernel,need_threads,need_rows,
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
     reg  scal1;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [15:0] j0;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [15:0] j1;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
     reg  ok0;
@@ -442,43 +396,37 @@ module twoway_alloc_base_gtx980(clock,reset,offer,kernel,need_threads,need_rows,
         .q(units_hi__q),
         .clock(units_hi__clock)
     );
-    twoway_alloc_base_gtx980__occ_lo occ_lo(
-        .d(occ_lo__d),
-        .q(occ_lo__q),
-        .clock(occ_lo__clock)
+    twoway_alloc_base_gtx980__lo lo(
+        .clock(lo__clock),
+        .reset(lo__reset),
+        .valid(lo__valid),
+        .placed(lo__placed),
+        .freed(lo__freed),
+        .empty(lo__empty),
+        .live(lo__live),
+        .hwm(lo__hwm),
+        .free0_valid(lo__free0_valid),
+        .free0(lo__free0),
+        .hole0(lo__hole0),
+        .free1_valid(lo__free1_valid),
+        .free1(lo__free1),
+        .hole1(lo__hole1)
     );
-    twoway_alloc_base_gtx980__occ_hi occ_hi(
-        .d(occ_hi__d),
-        .q(occ_hi__q),
-        .clock(occ_hi__clock)
-    );
-    twoway_alloc_base_gtx980__live_lo live_lo(
-        .bits(live_lo__bits),
-        .count(live_lo__count)
-    );
-    twoway_alloc_base_gtx980__live_hi live_hi(
-        .bits(live_hi__bits),
-        .count(live_hi__count)
-    );
-    twoway_alloc_base_gtx980__mark_lo mark_lo(
-        .bits(mark_lo__bits),
-        .count(mark_lo__count)
-    );
-    twoway_alloc_base_gtx980__mark_hi mark_hi(
-        .bits(mark_hi__bits),
-        .count(mark_hi__count)
-    );
-    twoway_alloc_base_gtx980__hole0 hole0(
-        .req(hole0__req),
-        .valid(hole0__valid),
-        .onehot(hole0__onehot),
-        .index(hole0__index)
-    );
-    twoway_alloc_base_gtx980__hole1 hole1(
-        .req(hole1__req),
-        .valid(hole1__valid),
-        .onehot(hole1__onehot),
-        .index(hole1__index)
+    twoway_alloc_base_gtx980__hi hi(
+        .clock(hi__clock),
+        .reset(hi__reset),
+        .valid(hi__valid),
+        .placed(hi__placed),
+        .freed(hi__freed),
+        .empty(hi__empty),
+        .live(hi__live),
+        .hwm(hi__hwm),
+        .free0_valid(hi__free0_valid),
+        .free0(hi__free0),
+        .hole0(hi__hole0),
+        .free1_valid(hi__free1_valid),
+        .free1(hi__free1),
+        .hole1(hi__hole1)
     );
     
     // Update code
@@ -493,8 +441,6 @@ module twoway_alloc_base_gtx980(clock,reset,offer,kernel,need_threads,need_rows,
         rows_hi__clock = clock;
         units_lo__clock = clock;
         units_hi__clock = clock;
-        occ_lo__clock = clock;
-        occ_hi__clock = clock;
         valid_lo__d = valid_lo__q;
         valid_hi__d = valid_hi__q;
         owner_lo__d = owner_lo__q;
@@ -505,108 +451,16 @@ module twoway_alloc_base_gtx980(clock,reset,offer,kernel,need_threads,need_rows,
         rows_hi__d = rows_hi__q;
         units_lo__d = units_lo__q;
         units_hi__d = units_hi__q;
-        occ_lo__d = occ_lo__q;
-        occ_hi__d = occ_hi__q;
-        now_lo = occ_lo__q & ~freed_lo;
-        if (valid_lo__q) begin
-            now_lo = (occ_lo__q | placed_lo) & ~freed_lo;
-        end
-        now_hi = occ_hi__q & ~freed_hi;
-        if (valid_hi__q) begin
-            now_hi = (occ_hi__q | placed_hi) & ~freed_hi;
-        end
-        scan_lo = now_lo;
-        scan_hi = now_hi;
-        scan_lo = scan_lo | (scan_lo >> shift_0);
-        scan_hi = scan_hi | (scan_hi >> shift_0);
-        scan_lo = scan_lo | (scan_lo >> shift_1);
-        scan_hi = scan_hi | (scan_hi >> shift_1);
-        scan_lo = scan_lo | (scan_lo >> shift_2);
-        scan_hi = scan_hi | (scan_hi >> shift_2);
-        scan_lo = scan_lo | (scan_lo >> shift_3);
-        scan_hi = scan_hi | (scan_hi >> shift_3);
-        scan_lo = scan_lo | (scan_lo >> shift_4);
-        scan_hi = scan_hi | (scan_hi >> shift_4);
-        live_lo__bits = now_lo;
-        live_hi__bits = now_hi;
-        mark_lo__bits = scan_lo;
-        mark_hi__bits = scan_hi;
-        live16_lo = zero16;
-        live16_hi = zero16;
-        hwm_lo = zero16;
-        hwm_hi = zero16;
-        if (live_lo__count[0]) begin
-            live16_lo = live16_lo | bit16_0;
-        end
-        if (live_hi__count[0]) begin
-            live16_hi = live16_hi | bit16_0;
-        end
-        if (mark_lo__count[0]) begin
-            hwm_lo = hwm_lo | bit16_0;
-        end
-        if (mark_hi__count[0]) begin
-            hwm_hi = hwm_hi | bit16_0;
-        end
-        if (live_lo__count[1]) begin
-            live16_lo = live16_lo | bit16_1;
-        end
-        if (live_hi__count[1]) begin
-            live16_hi = live16_hi | bit16_1;
-        end
-        if (mark_lo__count[1]) begin
-            hwm_lo = hwm_lo | bit16_1;
-        end
-        if (mark_hi__count[1]) begin
-            hwm_hi = hwm_hi | bit16_1;
-        end
-        if (live_lo__count[2]) begin
-            live16_lo = live16_lo | bit16_2;
-        end
-        if (live_hi__count[2]) begin
-            live16_hi = live16_hi | bit16_2;
-        end
-        if (mark_lo__count[2]) begin
-            hwm_lo = hwm_lo | bit16_2;
-        end
-        if (mark_hi__count[2]) begin
-            hwm_hi = hwm_hi | bit16_2;
-        end
-        if (live_lo__count[3]) begin
-            live16_lo = live16_lo | bit16_3;
-        end
-        if (live_hi__count[3]) begin
-            live16_hi = live16_hi | bit16_3;
-        end
-        if (mark_lo__count[3]) begin
-            hwm_lo = hwm_lo | bit16_3;
-        end
-        if (mark_hi__count[3]) begin
-            hwm_hi = hwm_hi | bit16_3;
-        end
-        if (live_lo__count[4]) begin
-            live16_lo = live16_lo | bit16_4;
-        end
-        if (live_hi__count[4]) begin
-            live16_hi = live16_hi | bit16_4;
-        end
-        if (mark_lo__count[4]) begin
-            hwm_lo = hwm_lo | bit16_4;
-        end
-        if (mark_hi__count[4]) begin
-            hwm_hi = hwm_hi | bit16_4;
-        end
-        if (live_lo__count[5]) begin
-            live16_lo = live16_lo | bit16_5;
-        end
-        if (live_hi__count[5]) begin
-            live16_hi = live16_hi | bit16_5;
-        end
-        if (mark_lo__count[5]) begin
-            hwm_lo = hwm_lo | bit16_5;
-        end
-        if (mark_hi__count[5]) begin
-            hwm_hi = hwm_hi | bit16_5;
-        end
+        lo__clock = clock;
+        hi__clock = clock;
+        lo__reset = reset;
+        hi__reset = reset;
+        lo__valid = valid_lo__q;
+        hi__valid = valid_hi__q;
+        lo__placed = placed_lo;
+        hi__placed = placed_hi;
+        lo__freed = freed_lo;
+        hi__freed = freed_hi;
         fits = (need_threads <= cap_threads16) & (need_rows <= cap_rows16) & (need_units <= cap_units16);
         match_lo = offer & valid_lo__q & (owner_lo__q == kernel);
         match_hi = offer & valid_hi__q & (owner_hi__q == kernel);
@@ -622,33 +476,39 @@ module twoway_alloc_base_gtx980(clock,reset,offer,kernel,need_threads,need_rows,
             sel = 1'b1;
             sel_hi = 1'b1;
         end
-        else if (offer & fits & ~|now_lo) begin
+        else if (offer & fits & lo__empty) begin
             sel = 1'b1;
             take_lo = 1'b1;
-            drop_hi = ~|now_hi;
+            drop_hi = hi__empty;
         end
-        else if (offer & fits & ~|now_hi) begin
+        else if (offer & fits & hi__empty) begin
             sel = 1'b1;
             sel_hi = 1'b1;
             take_hi = 1'b1;
         end
-        latch_lo = take_lo | (match_lo & ~|now_lo);
-        latch_hi = take_hi | (~match_lo & match_hi & ~|now_hi);
+        latch_lo = take_lo | (match_lo & lo__empty);
+        latch_hi = take_hi | (~match_lo & match_hi & hi__empty);
         s_thr = thr_lo__q;
         s_rows = rows_lo__q;
         s_units = units_lo__q;
-        e_occ = now_lo;
-        e_scan = scan_lo;
-        e_hwm = hwm_lo;
-        e_live = live16_lo;
+        e_live = lo__live;
+        f0 = lo__free0;
+        f1 = lo__free1;
+        f0_ok = lo__free0_valid;
+        f1_ok = lo__free1_valid;
+        hole0 = lo__hole0;
+        hole1 = lo__hole1;
         if (sel_hi) begin
-            e_live = live16_hi;
             s_thr = thr_hi__q;
             s_rows = rows_hi__q;
             s_units = units_hi__q;
-            e_occ = now_hi;
-            e_scan = scan_hi;
-            e_hwm = hwm_hi;
+            e_live = hi__live;
+            f0 = hi__free0;
+            f1 = hi__free1;
+            f0_ok = hi__free0_valid;
+            f1_ok = hi__free1_valid;
+            hole0 = hi__hole0;
+            hole1 = hi__hole1;
         end
         if (latch_lo | latch_hi) begin
             s_thr = need_threads;
@@ -802,77 +662,36 @@ module twoway_alloc_base_gtx980(clock,reset,offer,kernel,need_threads,need_rows,
         if (s_units[15]) begin
             s_units32 = s_units32 | bit32_15;
         end
-        reg_rows_lo = hwm_lo * rows_lo__q;
-        reg_rows_hi = hwm_hi * rows_hi__q;
-        reg_units_lo = hwm_lo * units_lo__q;
-        reg_units_hi = hwm_hi * units_hi__q;
+        s_thr2 = s_thr32 + s_thr32;
+        s_rows2 = s_rows32 + s_rows32;
+        s_units2 = s_units32 + s_units32;
+        top_rows = cap_rows - s_rows32;
+        top_units = cap_units - s_units32;
+        reg_rows_lo = lo__hwm * rows_lo__q;
+        reg_rows_hi = hi__hwm * rows_hi__q;
+        reg_units_lo = lo__hwm * units_lo__q;
+        reg_units_hi = hi__hwm * units_hi__q;
         both_rows = reg_rows_lo + reg_rows_hi;
         both_units = reg_units_lo + reg_units_hi;
-        threads_used = (live16_lo * thr_lo__q) + (live16_hi * thr_hi__q);
-        blocks_used = live16_lo + live16_hi;
-        used_rows = (live16_lo * rows_lo__q) + (live16_hi * rows_hi__q);
-        used_units = (live16_lo * units_lo__q) + (live16_hi * units_hi__q);
-        hole0__req = e_scan & ~e_occ;
-        hole1__req = e_scan & ~e_occ & ~hole0__onehot;
-        h0 = zero16;
-        h1 = zero16;
-        if (hole0__index[0]) begin
-            h0 = h0 | bit16_0;
-        end
-        if (hole1__index[0]) begin
-            h1 = h1 | bit16_0;
-        end
-        if (hole0__index[1]) begin
-            h0 = h0 | bit16_1;
-        end
-        if (hole1__index[1]) begin
-            h1 = h1 | bit16_1;
-        end
-        if (hole0__index[2]) begin
-            h0 = h0 | bit16_2;
-        end
-        if (hole1__index[2]) begin
-            h1 = h1 | bit16_2;
-        end
-        if (hole0__index[3]) begin
-            h0 = h0 | bit16_3;
-        end
-        if (hole1__index[3]) begin
-            h1 = h1 | bit16_3;
-        end
-        if (hole0__index[4]) begin
-            h0 = h0 | bit16_4;
-        end
-        if (hole1__index[4]) begin
-            h1 = h1 | bit16_4;
-        end
+        threads_used = (lo__live * thr_lo__q) + (hi__live * thr_hi__q);
+        blocks_used = lo__live + hi__live;
+        used_rows = (lo__live * rows_lo__q) + (hi__live * rows_hi__q);
+        used_units = (lo__live * units_lo__q) + (hi__live * units_hi__q);
         grow0 = (both_rows + s_rows32 <= cap_rows) & (both_units + s_units32 <= cap_units);
-        grow1 = (both_rows + s_rows32 + s_rows32 <= cap_rows) & (both_units + s_units32 + s_units32 <= cap_units);
+        grow1 = (both_rows + s_rows2 <= cap_rows) & (both_units + s_units2 <= cap_units);
         scal0 = (threads_used + s_thr32 <= cap_threads) & (blocks_used < slots);
-        scal1 = (threads_used + s_thr32 + s_thr32 <= cap_threads) & (blocks_used + one16 < slots);
-        j0 = e_hwm;
-        ok0 = grow0 & (e_hwm < quota) & (e_hwm < slots);
-        j1 = e_hwm + one16;
-        ok1 = grow1 & (e_hwm + one16 < quota) & (e_hwm + one16 < slots);
-        if (hole0__valid) begin
-            j0 = h0;
-            ok0 = h0 < quota;
-            j1 = e_hwm;
-            ok1 = grow0 & (e_hwm < quota) & (e_hwm < slots);
-            if (hole1__valid) begin
-                j1 = h1;
-                ok1 = h1 < quota;
-            end
-        end
+        scal1 = (threads_used + s_thr2 <= cap_threads) & (blocks_used < slots_less1);
+        ok0 = f0_ok & (f0 < quota) & (hole0 | grow0);
+        ok1 = f1_ok & (f1 < quota) & (hole1 | (hole0 & grow0) | grow1);
         room = sel & scal0 & ok0;
         room2 = sel & scal0 & ok0 & scal1 & ok1;
         high = sel & sel_hi;
         held = sel;
         fragmented = sel & ~(scal0 & ok0) & scal0 & (used_rows + s_rows32 <= cap_rows) & (used_units + s_units32 <= cap_units) & (e_live < quota);
-        p0_rows = j0 * s_rows;
-        p0_units = j0 * s_units;
-        p1_rows = j1 * s_rows;
-        p1_units = j1 * s_units;
+        p0_rows = f0 * s_rows;
+        p0_units = f0 * s_units;
+        p1_rows = f1 * s_rows;
+        p1_units = f1 * s_units;
         slot0 = zero16;
         slot1 = zero16;
         base0_rows = zero32;
@@ -880,25 +699,23 @@ module twoway_alloc_base_gtx980(clock,reset,offer,kernel,need_threads,need_rows,
         base1_rows = zero32;
         base1_units = zero32;
         if (room) begin
-            slot0 = j0;
+            slot0 = f0;
             base0_rows = p0_rows;
             base0_units = p0_units;
             if (sel_hi) begin
-                base0_rows = cap_rows - p0_rows - s_rows32;
-                base0_units = cap_units - p0_units - s_units32;
+                base0_rows = top_rows - p0_rows;
+                base0_units = top_units - p0_units;
             end
         end
         if (room2) begin
-            slot1 = j1;
+            slot1 = f1;
             base1_rows = p1_rows;
             base1_units = p1_units;
             if (sel_hi) begin
-                base1_rows = cap_rows - p1_rows - s_rows32;
-                base1_units = cap_units - p1_units - s_units32;
+                base1_rows = top_rows - p1_rows;
+                base1_units = top_units - p1_units;
             end
         end
-        occ_lo__d = now_lo;
-        occ_hi__d = now_hi;
         if (latch_lo) begin
             thr_lo__d = need_threads;
             rows_lo__d = need_rows;
@@ -935,15 +752,433 @@ module twoway_alloc_base_gtx980(clock,reset,offer,kernel,need_threads,need_rows,
             rows_hi__d = zero16;
             units_lo__d = zero16;
             units_hi__d = zero16;
-            occ_lo__d = zero_t;
-            occ_hi__d = zero_t;
         end
     end
     
 endmodule // twoway_alloc_base_gtx980
 
-// twoway_alloc_base_gtx980__hole0: a sub-block, field `hole0` of `twoway_alloc_base_gtx980`; 1 instance.
-module twoway_alloc_base_gtx980__hole0(req,valid,onehot,index);
+// twoway_alloc_base_gtx980__hi: a sub-block, field `hi` of `twoway_alloc_base_gtx980`; 1 instance.
+module twoway_alloc_base_gtx980__hi(clock,reset,valid,placed,freed,empty,live,hwm,free0_valid,free0,hole0,free1_valid,free1,hole1);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  reset;
+    input wire  valid;
+    input wire  [31:0] placed;
+    input wire  [31:0] freed;
+    output reg  empty;
+    output reg  [15:0] live;
+    output reg  [15:0] hwm;
+    output reg  free0_valid;
+    output reg  [15:0] free0;
+    output reg  hole0;
+    output reg  free1_valid;
+    output reg  [15:0] free1;
+    output reg  hole1;
+    
+    // Constant declarations
+    localparam  shift_0 = 8'h1;
+    localparam  shift_1 = 8'h2;
+    localparam  shift_2 = 8'h4;
+    localparam  shift_3 = 8'h8;
+    localparam  shift_4 = 8'h10;
+    localparam  bit16_0 = 16'h1;
+    localparam  bit16_1 = 16'h2;
+    localparam  bit16_2 = 16'h4;
+    localparam  bit16_3 = 16'h8;
+    localparam  bit16_4 = 16'h10;
+    localparam  bit16_5 = 16'h20;
+    localparam  zero16 = 16'h0;
+    localparam  slots = 16'h20;
+    localparam  bit_t0 = 32'h1;
+    localparam  bit_last = 32'h80000000;
+    
+    // Stub signals
+    // verilator lint_off UNOPTFLAT
+    reg  slots_reg__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  slots_reg__reset;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  slots_reg__valid;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [31:0] slots_reg__placed;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [31:0] slots_reg__freed;
+    // verilator lint_on UNOPTFLAT
+    wire  [31:0] slots_reg__now;
+    // verilator lint_off UNOPTFLAT
+    reg  [31:0] blocks__bits;
+    // verilator lint_on UNOPTFLAT
+    wire  [5:0] blocks__count;
+    // verilator lint_off UNOPTFLAT
+    reg  [31:0] mark__onehot;
+    // verilator lint_on UNOPTFLAT
+    wire  [4:0] mark__index;
+    // verilator lint_off UNOPTFLAT
+    reg  [31:0] clear0__req;
+    // verilator lint_on UNOPTFLAT
+    wire  clear0__valid;
+    wire  [31:0] clear0__onehot;
+    wire  [4:0] clear0__index;
+    // verilator lint_off UNOPTFLAT
+    reg  [31:0] clear1__req;
+    // verilator lint_on UNOPTFLAT
+    wire  clear1__valid;
+    wire  [31:0] clear1__onehot;
+    wire  [4:0] clear1__index;
+    
+    // Local signals
+    // verilator lint_off UNOPTFLAT
+    reg  [31:0] scan;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [15:0] mark16;
+    // verilator lint_on UNOPTFLAT
+    
+    // Sub module instances
+    twoway_alloc_base_gtx980__hi__slots_reg slots_reg(
+        .clock(slots_reg__clock),
+        .reset(slots_reg__reset),
+        .valid(slots_reg__valid),
+        .placed(slots_reg__placed),
+        .freed(slots_reg__freed),
+        .now(slots_reg__now)
+    );
+    twoway_alloc_base_gtx980__hi__blocks blocks(
+        .bits(blocks__bits),
+        .count(blocks__count)
+    );
+    twoway_alloc_base_gtx980__hi__mark mark(
+        .onehot(mark__onehot),
+        .index(mark__index)
+    );
+    twoway_alloc_base_gtx980__hi__clear0 clear0(
+        .req(clear0__req),
+        .valid(clear0__valid),
+        .onehot(clear0__onehot),
+        .index(clear0__index)
+    );
+    twoway_alloc_base_gtx980__hi__clear1 clear1(
+        .req(clear1__req),
+        .valid(clear1__valid),
+        .onehot(clear1__onehot),
+        .index(clear1__index)
+    );
+    
+    // Update code
+    always @(*) begin
+        slots_reg__clock = clock;
+        slots_reg__reset = reset;
+        slots_reg__valid = valid;
+        slots_reg__placed = placed;
+        slots_reg__freed = freed;
+        scan = slots_reg__now;
+        scan = scan | (scan >> shift_0);
+        scan = scan | (scan >> shift_1);
+        scan = scan | (scan >> shift_2);
+        scan = scan | (scan >> shift_3);
+        scan = scan | (scan >> shift_4);
+        mark__onehot = ~scan & ((scan << shift_0) | bit_t0);
+        blocks__bits = slots_reg__now;
+        clear0__req = ~slots_reg__now;
+        clear1__req = ~slots_reg__now & ~clear0__onehot;
+        empty = ~|slots_reg__now;
+        hole0 = |(clear0__onehot & scan);
+        hole1 = |(clear1__onehot & scan);
+        free0_valid = clear0__valid;
+        free1_valid = clear1__valid;
+        live = zero16;
+        free0 = zero16;
+        free1 = zero16;
+        if (blocks__count[0]) begin
+            live = live | bit16_0;
+        end
+        if (blocks__count[1]) begin
+            live = live | bit16_1;
+        end
+        if (blocks__count[2]) begin
+            live = live | bit16_2;
+        end
+        if (blocks__count[3]) begin
+            live = live | bit16_3;
+        end
+        if (blocks__count[4]) begin
+            live = live | bit16_4;
+        end
+        if (blocks__count[5]) begin
+            live = live | bit16_5;
+        end
+        mark16 = zero16;
+        if (mark__index[0]) begin
+            mark16 = mark16 | bit16_0;
+        end
+        if (clear0__index[0]) begin
+            free0 = free0 | bit16_0;
+        end
+        if (clear1__index[0]) begin
+            free1 = free1 | bit16_0;
+        end
+        if (mark__index[1]) begin
+            mark16 = mark16 | bit16_1;
+        end
+        if (clear0__index[1]) begin
+            free0 = free0 | bit16_1;
+        end
+        if (clear1__index[1]) begin
+            free1 = free1 | bit16_1;
+        end
+        if (mark__index[2]) begin
+            mark16 = mark16 | bit16_2;
+        end
+        if (clear0__index[2]) begin
+            free0 = free0 | bit16_2;
+        end
+        if (clear1__index[2]) begin
+            free1 = free1 | bit16_2;
+        end
+        if (mark__index[3]) begin
+            mark16 = mark16 | bit16_3;
+        end
+        if (clear0__index[3]) begin
+            free0 = free0 | bit16_3;
+        end
+        if (clear1__index[3]) begin
+            free1 = free1 | bit16_3;
+        end
+        if (mark__index[4]) begin
+            mark16 = mark16 | bit16_4;
+        end
+        if (clear0__index[4]) begin
+            free0 = free0 | bit16_4;
+        end
+        if (clear1__index[4]) begin
+            free1 = free1 | bit16_4;
+        end
+        hwm = mark16;
+        if (|(slots_reg__now & bit_last)) begin
+            hwm = slots;
+        end
+    end
+    
+endmodule // twoway_alloc_base_gtx980__hi
+
+// twoway_alloc_base_gtx980__hi__blocks: a sub-block, field `hi.blocks` of `twoway_alloc_base_gtx980`; 1 instance.
+module twoway_alloc_base_gtx980__hi__blocks(bits,count);
+    
+    // Module arguments
+    input wire  [31:0] bits;
+    output reg  [5:0] count;
+    
+    // Constant declarations
+    localparam  one = 6'b1;
+    localparam  zero = 6'b0;
+    
+    // Local signals
+    reg  [5:0] sum_0;
+    reg  [5:0] sum_1;
+    reg  [5:0] sum_2;
+    reg  [5:0] sum_3;
+    reg  [5:0] sum_4;
+    reg  [5:0] sum_5;
+    reg  [5:0] sum_6;
+    reg  [5:0] sum_7;
+    reg  [5:0] sum_8;
+    reg  [5:0] sum_9;
+    reg  [5:0] sum_10;
+    reg  [5:0] sum_11;
+    reg  [5:0] sum_12;
+    reg  [5:0] sum_13;
+    reg  [5:0] sum_14;
+    reg  [5:0] sum_15;
+    reg  [5:0] sum_16;
+    reg  [5:0] sum_17;
+    reg  [5:0] sum_18;
+    reg  [5:0] sum_19;
+    reg  [5:0] sum_20;
+    reg  [5:0] sum_21;
+    reg  [5:0] sum_22;
+    reg  [5:0] sum_23;
+    reg  [5:0] sum_24;
+    reg  [5:0] sum_25;
+    reg  [5:0] sum_26;
+    reg  [5:0] sum_27;
+    reg  [5:0] sum_28;
+    reg  [5:0] sum_29;
+    reg  [5:0] sum_30;
+    reg  [5:0] sum_31;
+    
+    // Update code
+    always @(*) begin
+        sum_0 = zero;
+        if (bits[0]) begin
+            sum_0 = one;
+        end
+        sum_1 = zero;
+        if (bits[1]) begin
+            sum_1 = one;
+        end
+        sum_2 = zero;
+        if (bits[2]) begin
+            sum_2 = one;
+        end
+        sum_3 = zero;
+        if (bits[3]) begin
+            sum_3 = one;
+        end
+        sum_4 = zero;
+        if (bits[4]) begin
+            sum_4 = one;
+        end
+        sum_5 = zero;
+        if (bits[5]) begin
+            sum_5 = one;
+        end
+        sum_6 = zero;
+        if (bits[6]) begin
+            sum_6 = one;
+        end
+        sum_7 = zero;
+        if (bits[7]) begin
+            sum_7 = one;
+        end
+        sum_8 = zero;
+        if (bits[8]) begin
+            sum_8 = one;
+        end
+        sum_9 = zero;
+        if (bits[9]) begin
+            sum_9 = one;
+        end
+        sum_10 = zero;
+        if (bits[10]) begin
+            sum_10 = one;
+        end
+        sum_11 = zero;
+        if (bits[11]) begin
+            sum_11 = one;
+        end
+        sum_12 = zero;
+        if (bits[12]) begin
+            sum_12 = one;
+        end
+        sum_13 = zero;
+        if (bits[13]) begin
+            sum_13 = one;
+        end
+        sum_14 = zero;
+        if (bits[14]) begin
+            sum_14 = one;
+        end
+        sum_15 = zero;
+        if (bits[15]) begin
+            sum_15 = one;
+        end
+        sum_16 = zero;
+        if (bits[16]) begin
+            sum_16 = one;
+        end
+        sum_17 = zero;
+        if (bits[17]) begin
+            sum_17 = one;
+        end
+        sum_18 = zero;
+        if (bits[18]) begin
+            sum_18 = one;
+        end
+        sum_19 = zero;
+        if (bits[19]) begin
+            sum_19 = one;
+        end
+        sum_20 = zero;
+        if (bits[20]) begin
+            sum_20 = one;
+        end
+        sum_21 = zero;
+        if (bits[21]) begin
+            sum_21 = one;
+        end
+        sum_22 = zero;
+        if (bits[22]) begin
+            sum_22 = one;
+        end
+        sum_23 = zero;
+        if (bits[23]) begin
+            sum_23 = one;
+        end
+        sum_24 = zero;
+        if (bits[24]) begin
+            sum_24 = one;
+        end
+        sum_25 = zero;
+        if (bits[25]) begin
+            sum_25 = one;
+        end
+        sum_26 = zero;
+        if (bits[26]) begin
+            sum_26 = one;
+        end
+        sum_27 = zero;
+        if (bits[27]) begin
+            sum_27 = one;
+        end
+        sum_28 = zero;
+        if (bits[28]) begin
+            sum_28 = one;
+        end
+        sum_29 = zero;
+        if (bits[29]) begin
+            sum_29 = one;
+        end
+        sum_30 = zero;
+        if (bits[30]) begin
+            sum_30 = one;
+        end
+        sum_31 = zero;
+        if (bits[31]) begin
+            sum_31 = one;
+        end
+        sum_0 = sum_0 + sum_1;
+        sum_1 = sum_2 + sum_3;
+        sum_2 = sum_4 + sum_5;
+        sum_3 = sum_6 + sum_7;
+        sum_4 = sum_8 + sum_9;
+        sum_5 = sum_10 + sum_11;
+        sum_6 = sum_12 + sum_13;
+        sum_7 = sum_14 + sum_15;
+        sum_8 = sum_16 + sum_17;
+        sum_9 = sum_18 + sum_19;
+        sum_10 = sum_20 + sum_21;
+        sum_11 = sum_22 + sum_23;
+        sum_12 = sum_24 + sum_25;
+        sum_13 = sum_26 + sum_27;
+        sum_14 = sum_28 + sum_29;
+        sum_15 = sum_30 + sum_31;
+        sum_0 = sum_0 + sum_1;
+        sum_1 = sum_2 + sum_3;
+        sum_2 = sum_4 + sum_5;
+        sum_3 = sum_6 + sum_7;
+        sum_4 = sum_8 + sum_9;
+        sum_5 = sum_10 + sum_11;
+        sum_6 = sum_12 + sum_13;
+        sum_7 = sum_14 + sum_15;
+        sum_0 = sum_0 + sum_1;
+        sum_1 = sum_2 + sum_3;
+        sum_2 = sum_4 + sum_5;
+        sum_3 = sum_6 + sum_7;
+        sum_0 = sum_0 + sum_1;
+        sum_1 = sum_2 + sum_3;
+        sum_0 = sum_0 + sum_1;
+        count = sum_0;
+    end
+    
+endmodule // twoway_alloc_base_gtx980__hi__blocks
+
+// twoway_alloc_base_gtx980__hi__clear0: a sub-block, field `hi.clear0` of `twoway_alloc_base_gtx980`; 1 instance.
+module twoway_alloc_base_gtx980__hi__clear0(req,valid,onehot,index);
     
     // Module arguments
     input wire  [31:0] req;
@@ -1000,10 +1235,10 @@ module twoway_alloc_base_gtx980__hole0(req,valid,onehot,index);
         end
     end
     
-endmodule // twoway_alloc_base_gtx980__hole0
+endmodule // twoway_alloc_base_gtx980__hi__clear0
 
-// twoway_alloc_base_gtx980__hole1: a sub-block, field `hole1` of `twoway_alloc_base_gtx980`; 1 instance.
-module twoway_alloc_base_gtx980__hole1(req,valid,onehot,index);
+// twoway_alloc_base_gtx980__hi__clear1: a sub-block, field `hi.clear1` of `twoway_alloc_base_gtx980`; 1 instance.
+module twoway_alloc_base_gtx980__hi__clear1(req,valid,onehot,index);
     
     // Module arguments
     input wire  [31:0] req;
@@ -1060,854 +1295,94 @@ module twoway_alloc_base_gtx980__hole1(req,valid,onehot,index);
         end
     end
     
-endmodule // twoway_alloc_base_gtx980__hole1
+endmodule // twoway_alloc_base_gtx980__hi__clear1
 
-// twoway_alloc_base_gtx980__live_hi: a sub-block, field `live_hi` of `twoway_alloc_base_gtx980`; 1 instance.
-module twoway_alloc_base_gtx980__live_hi(bits,count);
+// twoway_alloc_base_gtx980__hi__mark: a sub-block, field `hi.mark` of `twoway_alloc_base_gtx980`; 1 instance.
+module twoway_alloc_base_gtx980__hi__mark(onehot,index);
     
     // Module arguments
-    input wire  [31:0] bits;
-    output reg  [5:0] count;
+    input wire  [31:0] onehot;
+    output reg  [4:0] index;
     
     // Constant declarations
-    localparam  one = 6'b1;
-    localparam  zero = 6'b0;
-    
-    // Local signals
-    reg  [5:0] sum_0;
-    reg  [5:0] sum_1;
-    reg  [5:0] sum_2;
-    reg  [5:0] sum_3;
-    reg  [5:0] sum_4;
-    reg  [5:0] sum_5;
-    reg  [5:0] sum_6;
-    reg  [5:0] sum_7;
-    reg  [5:0] sum_8;
-    reg  [5:0] sum_9;
-    reg  [5:0] sum_10;
-    reg  [5:0] sum_11;
-    reg  [5:0] sum_12;
-    reg  [5:0] sum_13;
-    reg  [5:0] sum_14;
-    reg  [5:0] sum_15;
-    reg  [5:0] sum_16;
-    reg  [5:0] sum_17;
-    reg  [5:0] sum_18;
-    reg  [5:0] sum_19;
-    reg  [5:0] sum_20;
-    reg  [5:0] sum_21;
-    reg  [5:0] sum_22;
-    reg  [5:0] sum_23;
-    reg  [5:0] sum_24;
-    reg  [5:0] sum_25;
-    reg  [5:0] sum_26;
-    reg  [5:0] sum_27;
-    reg  [5:0] sum_28;
-    reg  [5:0] sum_29;
-    reg  [5:0] sum_30;
-    reg  [5:0] sum_31;
+    localparam  index_bits_0 = 32'haaaaaaaa;
+    localparam  index_bits_1 = 32'hcccccccc;
+    localparam  index_bits_2 = 32'hf0f0f0f0;
+    localparam  index_bits_3 = 32'hff00ff00;
+    localparam  index_bits_4 = 32'hffff0000;
+    localparam  bit_b_0 = 5'b1;
+    localparam  bit_b_1 = 5'b10;
+    localparam  bit_b_2 = 5'b100;
+    localparam  bit_b_3 = 5'b1000;
+    localparam  bit_b_4 = 5'b10000;
+    localparam  zero_b = 5'b0;
     
     // Update code
     always @(*) begin
-        sum_0 = zero;
-        if (bits[0]) begin
-            sum_0 = one;
+        index = zero_b;
+        if (|(onehot & index_bits_0)) begin
+            index = index | bit_b_0;
         end
-        sum_1 = zero;
-        if (bits[1]) begin
-            sum_1 = one;
+        if (|(onehot & index_bits_1)) begin
+            index = index | bit_b_1;
         end
-        sum_2 = zero;
-        if (bits[2]) begin
-            sum_2 = one;
+        if (|(onehot & index_bits_2)) begin
+            index = index | bit_b_2;
         end
-        sum_3 = zero;
-        if (bits[3]) begin
-            sum_3 = one;
+        if (|(onehot & index_bits_3)) begin
+            index = index | bit_b_3;
         end
-        sum_4 = zero;
-        if (bits[4]) begin
-            sum_4 = one;
+        if (|(onehot & index_bits_4)) begin
+            index = index | bit_b_4;
         end
-        sum_5 = zero;
-        if (bits[5]) begin
-            sum_5 = one;
-        end
-        sum_6 = zero;
-        if (bits[6]) begin
-            sum_6 = one;
-        end
-        sum_7 = zero;
-        if (bits[7]) begin
-            sum_7 = one;
-        end
-        sum_8 = zero;
-        if (bits[8]) begin
-            sum_8 = one;
-        end
-        sum_9 = zero;
-        if (bits[9]) begin
-            sum_9 = one;
-        end
-        sum_10 = zero;
-        if (bits[10]) begin
-            sum_10 = one;
-        end
-        sum_11 = zero;
-        if (bits[11]) begin
-            sum_11 = one;
-        end
-        sum_12 = zero;
-        if (bits[12]) begin
-            sum_12 = one;
-        end
-        sum_13 = zero;
-        if (bits[13]) begin
-            sum_13 = one;
-        end
-        sum_14 = zero;
-        if (bits[14]) begin
-            sum_14 = one;
-        end
-        sum_15 = zero;
-        if (bits[15]) begin
-            sum_15 = one;
-        end
-        sum_16 = zero;
-        if (bits[16]) begin
-            sum_16 = one;
-        end
-        sum_17 = zero;
-        if (bits[17]) begin
-            sum_17 = one;
-        end
-        sum_18 = zero;
-        if (bits[18]) begin
-            sum_18 = one;
-        end
-        sum_19 = zero;
-        if (bits[19]) begin
-            sum_19 = one;
-        end
-        sum_20 = zero;
-        if (bits[20]) begin
-            sum_20 = one;
-        end
-        sum_21 = zero;
-        if (bits[21]) begin
-            sum_21 = one;
-        end
-        sum_22 = zero;
-        if (bits[22]) begin
-            sum_22 = one;
-        end
-        sum_23 = zero;
-        if (bits[23]) begin
-            sum_23 = one;
-        end
-        sum_24 = zero;
-        if (bits[24]) begin
-            sum_24 = one;
-        end
-        sum_25 = zero;
-        if (bits[25]) begin
-            sum_25 = one;
-        end
-        sum_26 = zero;
-        if (bits[26]) begin
-            sum_26 = one;
-        end
-        sum_27 = zero;
-        if (bits[27]) begin
-            sum_27 = one;
-        end
-        sum_28 = zero;
-        if (bits[28]) begin
-            sum_28 = one;
-        end
-        sum_29 = zero;
-        if (bits[29]) begin
-            sum_29 = one;
-        end
-        sum_30 = zero;
-        if (bits[30]) begin
-            sum_30 = one;
-        end
-        sum_31 = zero;
-        if (bits[31]) begin
-            sum_31 = one;
-        end
-        sum_0 = sum_0 + sum_1;
-        sum_1 = sum_2 + sum_3;
-        sum_2 = sum_4 + sum_5;
-        sum_3 = sum_6 + sum_7;
-        sum_4 = sum_8 + sum_9;
-        sum_5 = sum_10 + sum_11;
-        sum_6 = sum_12 + sum_13;
-        sum_7 = sum_14 + sum_15;
-        sum_8 = sum_16 + sum_17;
-        sum_9 = sum_18 + sum_19;
-        sum_10 = sum_20 + sum_21;
-        sum_11 = sum_22 + sum_23;
-        sum_12 = sum_24 + sum_25;
-        sum_13 = sum_26 + sum_27;
-        sum_14 = sum_28 + sum_29;
-        sum_15 = sum_30 + sum_31;
-        sum_0 = sum_0 + sum_1;
-        sum_1 = sum_2 + sum_3;
-        sum_2 = sum_4 + sum_5;
-        sum_3 = sum_6 + sum_7;
-        sum_4 = sum_8 + sum_9;
-        sum_5 = sum_10 + sum_11;
-        sum_6 = sum_12 + sum_13;
-        sum_7 = sum_14 + sum_15;
-        sum_0 = sum_0 + sum_1;
-        sum_1 = sum_2 + sum_3;
-        sum_2 = sum_4 + sum_5;
-        sum_3 = sum_6 + sum_7;
-        sum_0 = sum_0 + sum_1;
-        sum_1 = sum_2 + sum_3;
-        sum_0 = sum_0 + sum_1;
-        count = sum_0;
     end
     
-endmodule // twoway_alloc_base_gtx980__live_hi
+endmodule // twoway_alloc_base_gtx980__hi__mark
 
-// twoway_alloc_base_gtx980__live_lo: a sub-block, field `live_lo` of `twoway_alloc_base_gtx980`; 1 instance.
-module twoway_alloc_base_gtx980__live_lo(bits,count);
+// twoway_alloc_base_gtx980__hi__slots_reg: a sub-block, field `hi.slots_reg` of `twoway_alloc_base_gtx980`; 1 instance.
+module twoway_alloc_base_gtx980__hi__slots_reg(clock,reset,valid,placed,freed,now);
     
     // Module arguments
-    input wire  [31:0] bits;
-    output reg  [5:0] count;
+    input wire  clock;
+    input wire  reset;
+    input wire  valid;
+    input wire  [31:0] placed;
+    input wire  [31:0] freed;
+    output reg  [31:0] now;
     
     // Constant declarations
-    localparam  one = 6'b1;
-    localparam  zero = 6'b0;
+    localparam  zero_t = 32'h0;
     
-    // Local signals
-    reg  [5:0] sum_0;
-    reg  [5:0] sum_1;
-    reg  [5:0] sum_2;
-    reg  [5:0] sum_3;
-    reg  [5:0] sum_4;
-    reg  [5:0] sum_5;
-    reg  [5:0] sum_6;
-    reg  [5:0] sum_7;
-    reg  [5:0] sum_8;
-    reg  [5:0] sum_9;
-    reg  [5:0] sum_10;
-    reg  [5:0] sum_11;
-    reg  [5:0] sum_12;
-    reg  [5:0] sum_13;
-    reg  [5:0] sum_14;
-    reg  [5:0] sum_15;
-    reg  [5:0] sum_16;
-    reg  [5:0] sum_17;
-    reg  [5:0] sum_18;
-    reg  [5:0] sum_19;
-    reg  [5:0] sum_20;
-    reg  [5:0] sum_21;
-    reg  [5:0] sum_22;
-    reg  [5:0] sum_23;
-    reg  [5:0] sum_24;
-    reg  [5:0] sum_25;
-    reg  [5:0] sum_26;
-    reg  [5:0] sum_27;
-    reg  [5:0] sum_28;
-    reg  [5:0] sum_29;
-    reg  [5:0] sum_30;
-    reg  [5:0] sum_31;
+    // Stub signals
+    reg  [31:0] occ__d;
+    wire  [31:0] occ__q;
+    reg  occ__clock;
+    
+    // Sub module instances
+    twoway_alloc_base_gtx980__hi__slots_reg__occ occ(
+        .d(occ__d),
+        .q(occ__q),
+        .clock(occ__clock)
+    );
     
     // Update code
     always @(*) begin
-        sum_0 = zero;
-        if (bits[0]) begin
-            sum_0 = one;
+        occ__clock = clock;
+        occ__d = occ__q;
+        now = occ__q & ~freed;
+        if (valid) begin
+            now = (occ__q | placed) & ~freed;
         end
-        sum_1 = zero;
-        if (bits[1]) begin
-            sum_1 = one;
+        occ__d = now;
+        if (reset) begin
+            occ__d = zero_t;
         end
-        sum_2 = zero;
-        if (bits[2]) begin
-            sum_2 = one;
-        end
-        sum_3 = zero;
-        if (bits[3]) begin
-            sum_3 = one;
-        end
-        sum_4 = zero;
-        if (bits[4]) begin
-            sum_4 = one;
-        end
-        sum_5 = zero;
-        if (bits[5]) begin
-            sum_5 = one;
-        end
-        sum_6 = zero;
-        if (bits[6]) begin
-            sum_6 = one;
-        end
-        sum_7 = zero;
-        if (bits[7]) begin
-            sum_7 = one;
-        end
-        sum_8 = zero;
-        if (bits[8]) begin
-            sum_8 = one;
-        end
-        sum_9 = zero;
-        if (bits[9]) begin
-            sum_9 = one;
-        end
-        sum_10 = zero;
-        if (bits[10]) begin
-            sum_10 = one;
-        end
-        sum_11 = zero;
-        if (bits[11]) begin
-            sum_11 = one;
-        end
-        sum_12 = zero;
-        if (bits[12]) begin
-            sum_12 = one;
-        end
-        sum_13 = zero;
-        if (bits[13]) begin
-            sum_13 = one;
-        end
-        sum_14 = zero;
-        if (bits[14]) begin
-            sum_14 = one;
-        end
-        sum_15 = zero;
-        if (bits[15]) begin
-            sum_15 = one;
-        end
-        sum_16 = zero;
-        if (bits[16]) begin
-            sum_16 = one;
-        end
-        sum_17 = zero;
-        if (bits[17]) begin
-            sum_17 = one;
-        end
-        sum_18 = zero;
-        if (bits[18]) begin
-            sum_18 = one;
-        end
-        sum_19 = zero;
-        if (bits[19]) begin
-            sum_19 = one;
-        end
-        sum_20 = zero;
-        if (bits[20]) begin
-            sum_20 = one;
-        end
-        sum_21 = zero;
-        if (bits[21]) begin
-            sum_21 = one;
-        end
-        sum_22 = zero;
-        if (bits[22]) begin
-            sum_22 = one;
-        end
-        sum_23 = zero;
-        if (bits[23]) begin
-            sum_23 = one;
-        end
-        sum_24 = zero;
-        if (bits[24]) begin
-            sum_24 = one;
-        end
-        sum_25 = zero;
-        if (bits[25]) begin
-            sum_25 = one;
-        end
-        sum_26 = zero;
-        if (bits[26]) begin
-            sum_26 = one;
-        end
-        sum_27 = zero;
-        if (bits[27]) begin
-            sum_27 = one;
-        end
-        sum_28 = zero;
-        if (bits[28]) begin
-            sum_28 = one;
-        end
-        sum_29 = zero;
-        if (bits[29]) begin
-            sum_29 = one;
-        end
-        sum_30 = zero;
-        if (bits[30]) begin
-            sum_30 = one;
-        end
-        sum_31 = zero;
-        if (bits[31]) begin
-            sum_31 = one;
-        end
-        sum_0 = sum_0 + sum_1;
-        sum_1 = sum_2 + sum_3;
-        sum_2 = sum_4 + sum_5;
-        sum_3 = sum_6 + sum_7;
-        sum_4 = sum_8 + sum_9;
-        sum_5 = sum_10 + sum_11;
-        sum_6 = sum_12 + sum_13;
-        sum_7 = sum_14 + sum_15;
-        sum_8 = sum_16 + sum_17;
-        sum_9 = sum_18 + sum_19;
-        sum_10 = sum_20 + sum_21;
-        sum_11 = sum_22 + sum_23;
-        sum_12 = sum_24 + sum_25;
-        sum_13 = sum_26 + sum_27;
-        sum_14 = sum_28 + sum_29;
-        sum_15 = sum_30 + sum_31;
-        sum_0 = sum_0 + sum_1;
-        sum_1 = sum_2 + sum_3;
-        sum_2 = sum_4 + sum_5;
-        sum_3 = sum_6 + sum_7;
-        sum_4 = sum_8 + sum_9;
-        sum_5 = sum_10 + sum_11;
-        sum_6 = sum_12 + sum_13;
-        sum_7 = sum_14 + sum_15;
-        sum_0 = sum_0 + sum_1;
-        sum_1 = sum_2 + sum_3;
-        sum_2 = sum_4 + sum_5;
-        sum_3 = sum_6 + sum_7;
-        sum_0 = sum_0 + sum_1;
-        sum_1 = sum_2 + sum_3;
-        sum_0 = sum_0 + sum_1;
-        count = sum_0;
     end
     
-endmodule // twoway_alloc_base_gtx980__live_lo
+endmodule // twoway_alloc_base_gtx980__hi__slots_reg
 
-// twoway_alloc_base_gtx980__mark_hi: a sub-block, field `mark_hi` of `twoway_alloc_base_gtx980`; 1 instance.
-module twoway_alloc_base_gtx980__mark_hi(bits,count);
-    
-    // Module arguments
-    input wire  [31:0] bits;
-    output reg  [5:0] count;
-    
-    // Constant declarations
-    localparam  one = 6'b1;
-    localparam  zero = 6'b0;
-    
-    // Local signals
-    reg  [5:0] sum_0;
-    reg  [5:0] sum_1;
-    reg  [5:0] sum_2;
-    reg  [5:0] sum_3;
-    reg  [5:0] sum_4;
-    reg  [5:0] sum_5;
-    reg  [5:0] sum_6;
-    reg  [5:0] sum_7;
-    reg  [5:0] sum_8;
-    reg  [5:0] sum_9;
-    reg  [5:0] sum_10;
-    reg  [5:0] sum_11;
-    reg  [5:0] sum_12;
-    reg  [5:0] sum_13;
-    reg  [5:0] sum_14;
-    reg  [5:0] sum_15;
-    reg  [5:0] sum_16;
-    reg  [5:0] sum_17;
-    reg  [5:0] sum_18;
-    reg  [5:0] sum_19;
-    reg  [5:0] sum_20;
-    reg  [5:0] sum_21;
-    reg  [5:0] sum_22;
-    reg  [5:0] sum_23;
-    reg  [5:0] sum_24;
-    reg  [5:0] sum_25;
-    reg  [5:0] sum_26;
-    reg  [5:0] sum_27;
-    reg  [5:0] sum_28;
-    reg  [5:0] sum_29;
-    reg  [5:0] sum_30;
-    reg  [5:0] sum_31;
-    
-    // Update code
-    always @(*) begin
-        sum_0 = zero;
-        if (bits[0]) begin
-            sum_0 = one;
-        end
-        sum_1 = zero;
-        if (bits[1]) begin
-            sum_1 = one;
-        end
-        sum_2 = zero;
-        if (bits[2]) begin
-            sum_2 = one;
-        end
-        sum_3 = zero;
-        if (bits[3]) begin
-            sum_3 = one;
-        end
-        sum_4 = zero;
-        if (bits[4]) begin
-            sum_4 = one;
-        end
-        sum_5 = zero;
-        if (bits[5]) begin
-            sum_5 = one;
-        end
-        sum_6 = zero;
-        if (bits[6]) begin
-            sum_6 = one;
-        end
-        sum_7 = zero;
-        if (bits[7]) begin
-            sum_7 = one;
-        end
-        sum_8 = zero;
-        if (bits[8]) begin
-            sum_8 = one;
-        end
-        sum_9 = zero;
-        if (bits[9]) begin
-            sum_9 = one;
-        end
-        sum_10 = zero;
-        if (bits[10]) begin
-            sum_10 = one;
-        end
-        sum_11 = zero;
-        if (bits[11]) begin
-            sum_11 = one;
-        end
-        sum_12 = zero;
-        if (bits[12]) begin
-            sum_12 = one;
-        end
-        sum_13 = zero;
-        if (bits[13]) begin
-            sum_13 = one;
-        end
-        sum_14 = zero;
-        if (bits[14]) begin
-            sum_14 = one;
-        end
-        sum_15 = zero;
-        if (bits[15]) begin
-            sum_15 = one;
-        end
-        sum_16 = zero;
-        if (bits[16]) begin
-            sum_16 = one;
-        end
-        sum_17 = zero;
-        if (bits[17]) begin
-            sum_17 = one;
-        end
-        sum_18 = zero;
-        if (bits[18]) begin
-            sum_18 = one;
-        end
-        sum_19 = zero;
-        if (bits[19]) begin
-            sum_19 = one;
-        end
-        sum_20 = zero;
-        if (bits[20]) begin
-            sum_20 = one;
-        end
-        sum_21 = zero;
-        if (bits[21]) begin
-            sum_21 = one;
-        end
-        sum_22 = zero;
-        if (bits[22]) begin
-            sum_22 = one;
-        end
-        sum_23 = zero;
-        if (bits[23]) begin
-            sum_23 = one;
-        end
-        sum_24 = zero;
-        if (bits[24]) begin
-            sum_24 = one;
-        end
-        sum_25 = zero;
-        if (bits[25]) begin
-            sum_25 = one;
-        end
-        sum_26 = zero;
-        if (bits[26]) begin
-            sum_26 = one;
-        end
-        sum_27 = zero;
-        if (bits[27]) begin
-            sum_27 = one;
-        end
-        sum_28 = zero;
-        if (bits[28]) begin
-            sum_28 = one;
-        end
-        sum_29 = zero;
-        if (bits[29]) begin
-            sum_29 = one;
-        end
-        sum_30 = zero;
-        if (bits[30]) begin
-            sum_30 = one;
-        end
-        sum_31 = zero;
-        if (bits[31]) begin
-            sum_31 = one;
-        end
-        sum_0 = sum_0 + sum_1;
-        sum_1 = sum_2 + sum_3;
-        sum_2 = sum_4 + sum_5;
-        sum_3 = sum_6 + sum_7;
-        sum_4 = sum_8 + sum_9;
-        sum_5 = sum_10 + sum_11;
-        sum_6 = sum_12 + sum_13;
-        sum_7 = sum_14 + sum_15;
-        sum_8 = sum_16 + sum_17;
-        sum_9 = sum_18 + sum_19;
-        sum_10 = sum_20 + sum_21;
-        sum_11 = sum_22 + sum_23;
-        sum_12 = sum_24 + sum_25;
-        sum_13 = sum_26 + sum_27;
-        sum_14 = sum_28 + sum_29;
-        sum_15 = sum_30 + sum_31;
-        sum_0 = sum_0 + sum_1;
-        sum_1 = sum_2 + sum_3;
-        sum_2 = sum_4 + sum_5;
-        sum_3 = sum_6 + sum_7;
-        sum_4 = sum_8 + sum_9;
-        sum_5 = sum_10 + sum_11;
-        sum_6 = sum_12 + sum_13;
-        sum_7 = sum_14 + sum_15;
-        sum_0 = sum_0 + sum_1;
-        sum_1 = sum_2 + sum_3;
-        sum_2 = sum_4 + sum_5;
-        sum_3 = sum_6 + sum_7;
-        sum_0 = sum_0 + sum_1;
-        sum_1 = sum_2 + sum_3;
-        sum_0 = sum_0 + sum_1;
-        count = sum_0;
-    end
-    
-endmodule // twoway_alloc_base_gtx980__mark_hi
-
-// twoway_alloc_base_gtx980__mark_lo: a sub-block, field `mark_lo` of `twoway_alloc_base_gtx980`; 1 instance.
-module twoway_alloc_base_gtx980__mark_lo(bits,count);
-    
-    // Module arguments
-    input wire  [31:0] bits;
-    output reg  [5:0] count;
-    
-    // Constant declarations
-    localparam  one = 6'b1;
-    localparam  zero = 6'b0;
-    
-    // Local signals
-    reg  [5:0] sum_0;
-    reg  [5:0] sum_1;
-    reg  [5:0] sum_2;
-    reg  [5:0] sum_3;
-    reg  [5:0] sum_4;
-    reg  [5:0] sum_5;
-    reg  [5:0] sum_6;
-    reg  [5:0] sum_7;
-    reg  [5:0] sum_8;
-    reg  [5:0] sum_9;
-    reg  [5:0] sum_10;
-    reg  [5:0] sum_11;
-    reg  [5:0] sum_12;
-    reg  [5:0] sum_13;
-    reg  [5:0] sum_14;
-    reg  [5:0] sum_15;
-    reg  [5:0] sum_16;
-    reg  [5:0] sum_17;
-    reg  [5:0] sum_18;
-    reg  [5:0] sum_19;
-    reg  [5:0] sum_20;
-    reg  [5:0] sum_21;
-    reg  [5:0] sum_22;
-    reg  [5:0] sum_23;
-    reg  [5:0] sum_24;
-    reg  [5:0] sum_25;
-    reg  [5:0] sum_26;
-    reg  [5:0] sum_27;
-    reg  [5:0] sum_28;
-    reg  [5:0] sum_29;
-    reg  [5:0] sum_30;
-    reg  [5:0] sum_31;
-    
-    // Update code
-    always @(*) begin
-        sum_0 = zero;
-        if (bits[0]) begin
-            sum_0 = one;
-        end
-        sum_1 = zero;
-        if (bits[1]) begin
-            sum_1 = one;
-        end
-        sum_2 = zero;
-        if (bits[2]) begin
-            sum_2 = one;
-        end
-        sum_3 = zero;
-        if (bits[3]) begin
-            sum_3 = one;
-        end
-        sum_4 = zero;
-        if (bits[4]) begin
-            sum_4 = one;
-        end
-        sum_5 = zero;
-        if (bits[5]) begin
-            sum_5 = one;
-        end
-        sum_6 = zero;
-        if (bits[6]) begin
-            sum_6 = one;
-        end
-        sum_7 = zero;
-        if (bits[7]) begin
-            sum_7 = one;
-        end
-        sum_8 = zero;
-        if (bits[8]) begin
-            sum_8 = one;
-        end
-        sum_9 = zero;
-        if (bits[9]) begin
-            sum_9 = one;
-        end
-        sum_10 = zero;
-        if (bits[10]) begin
-            sum_10 = one;
-        end
-        sum_11 = zero;
-        if (bits[11]) begin
-            sum_11 = one;
-        end
-        sum_12 = zero;
-        if (bits[12]) begin
-            sum_12 = one;
-        end
-        sum_13 = zero;
-        if (bits[13]) begin
-            sum_13 = one;
-        end
-        sum_14 = zero;
-        if (bits[14]) begin
-            sum_14 = one;
-        end
-        sum_15 = zero;
-        if (bits[15]) begin
-            sum_15 = one;
-        end
-        sum_16 = zero;
-        if (bits[16]) begin
-            sum_16 = one;
-        end
-        sum_17 = zero;
-        if (bits[17]) begin
-            sum_17 = one;
-        end
-        sum_18 = zero;
-        if (bits[18]) begin
-            sum_18 = one;
-        end
-        sum_19 = zero;
-        if (bits[19]) begin
-            sum_19 = one;
-        end
-        sum_20 = zero;
-        if (bits[20]) begin
-            sum_20 = one;
-        end
-        sum_21 = zero;
-        if (bits[21]) begin
-            sum_21 = one;
-        end
-        sum_22 = zero;
-        if (bits[22]) begin
-            sum_22 = one;
-        end
-        sum_23 = zero;
-        if (bits[23]) begin
-            sum_23 = one;
-        end
-        sum_24 = zero;
-        if (bits[24]) begin
-            sum_24 = one;
-        end
-        sum_25 = zero;
-        if (bits[25]) begin
-            sum_25 = one;
-        end
-        sum_26 = zero;
-        if (bits[26]) begin
-            sum_26 = one;
-        end
-        sum_27 = zero;
-        if (bits[27]) begin
-            sum_27 = one;
-        end
-        sum_28 = zero;
-        if (bits[28]) begin
-            sum_28 = one;
-        end
-        sum_29 = zero;
-        if (bits[29]) begin
-            sum_29 = one;
-        end
-        sum_30 = zero;
-        if (bits[30]) begin
-            sum_30 = one;
-        end
-        sum_31 = zero;
-        if (bits[31]) begin
-            sum_31 = one;
-        end
-        sum_0 = sum_0 + sum_1;
-        sum_1 = sum_2 + sum_3;
-        sum_2 = sum_4 + sum_5;
-        sum_3 = sum_6 + sum_7;
-        sum_4 = sum_8 + sum_9;
-        sum_5 = sum_10 + sum_11;
-        sum_6 = sum_12 + sum_13;
-        sum_7 = sum_14 + sum_15;
-        sum_8 = sum_16 + sum_17;
-        sum_9 = sum_18 + sum_19;
-        sum_10 = sum_20 + sum_21;
-        sum_11 = sum_22 + sum_23;
-        sum_12 = sum_24 + sum_25;
-        sum_13 = sum_26 + sum_27;
-        sum_14 = sum_28 + sum_29;
-        sum_15 = sum_30 + sum_31;
-        sum_0 = sum_0 + sum_1;
-        sum_1 = sum_2 + sum_3;
-        sum_2 = sum_4 + sum_5;
-        sum_3 = sum_6 + sum_7;
-        sum_4 = sum_8 + sum_9;
-        sum_5 = sum_10 + sum_11;
-        sum_6 = sum_12 + sum_13;
-        sum_7 = sum_14 + sum_15;
-        sum_0 = sum_0 + sum_1;
-        sum_1 = sum_2 + sum_3;
-        sum_2 = sum_4 + sum_5;
-        sum_3 = sum_6 + sum_7;
-        sum_0 = sum_0 + sum_1;
-        sum_1 = sum_2 + sum_3;
-        sum_0 = sum_0 + sum_1;
-        count = sum_0;
-    end
-    
-endmodule // twoway_alloc_base_gtx980__mark_lo
-
-// twoway_alloc_base_gtx980__occ_hi: a register (rust-hdl DFF), field `occ_hi` of `twoway_alloc_base_gtx980`; 1 instance.
-module twoway_alloc_base_gtx980__occ_hi(d,q,clock);
+// twoway_alloc_base_gtx980__hi__slots_reg__occ: a register (rust-hdl DFF), field `hi.slots_reg.occ` of `twoway_alloc_base_gtx980`; 1 instance.
+module twoway_alloc_base_gtx980__hi__slots_reg__occ(d,q,clock);
     
     // Module arguments
     input wire  [31:0] d;
@@ -1923,10 +1398,634 @@ module twoway_alloc_base_gtx980__occ_hi(d,q,clock);
        q <= d;
     end
           
-endmodule // twoway_alloc_base_gtx980__occ_hi
+endmodule // twoway_alloc_base_gtx980__hi__slots_reg__occ
 
-// twoway_alloc_base_gtx980__occ_lo: a register (rust-hdl DFF), field `occ_lo` of `twoway_alloc_base_gtx980`; 1 instance.
-module twoway_alloc_base_gtx980__occ_lo(d,q,clock);
+// twoway_alloc_base_gtx980__lo: a sub-block, field `lo` of `twoway_alloc_base_gtx980`; 1 instance.
+module twoway_alloc_base_gtx980__lo(clock,reset,valid,placed,freed,empty,live,hwm,free0_valid,free0,hole0,free1_valid,free1,hole1);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  reset;
+    input wire  valid;
+    input wire  [31:0] placed;
+    input wire  [31:0] freed;
+    output reg  empty;
+    output reg  [15:0] live;
+    output reg  [15:0] hwm;
+    output reg  free0_valid;
+    output reg  [15:0] free0;
+    output reg  hole0;
+    output reg  free1_valid;
+    output reg  [15:0] free1;
+    output reg  hole1;
+    
+    // Constant declarations
+    localparam  shift_0 = 8'h1;
+    localparam  shift_1 = 8'h2;
+    localparam  shift_2 = 8'h4;
+    localparam  shift_3 = 8'h8;
+    localparam  shift_4 = 8'h10;
+    localparam  bit16_0 = 16'h1;
+    localparam  bit16_1 = 16'h2;
+    localparam  bit16_2 = 16'h4;
+    localparam  bit16_3 = 16'h8;
+    localparam  bit16_4 = 16'h10;
+    localparam  bit16_5 = 16'h20;
+    localparam  zero16 = 16'h0;
+    localparam  slots = 16'h20;
+    localparam  bit_t0 = 32'h1;
+    localparam  bit_last = 32'h80000000;
+    
+    // Stub signals
+    // verilator lint_off UNOPTFLAT
+    reg  slots_reg__clock;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  slots_reg__reset;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  slots_reg__valid;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [31:0] slots_reg__placed;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [31:0] slots_reg__freed;
+    // verilator lint_on UNOPTFLAT
+    wire  [31:0] slots_reg__now;
+    // verilator lint_off UNOPTFLAT
+    reg  [31:0] blocks__bits;
+    // verilator lint_on UNOPTFLAT
+    wire  [5:0] blocks__count;
+    // verilator lint_off UNOPTFLAT
+    reg  [31:0] mark__onehot;
+    // verilator lint_on UNOPTFLAT
+    wire  [4:0] mark__index;
+    // verilator lint_off UNOPTFLAT
+    reg  [31:0] clear0__req;
+    // verilator lint_on UNOPTFLAT
+    wire  clear0__valid;
+    wire  [31:0] clear0__onehot;
+    wire  [4:0] clear0__index;
+    // verilator lint_off UNOPTFLAT
+    reg  [31:0] clear1__req;
+    // verilator lint_on UNOPTFLAT
+    wire  clear1__valid;
+    wire  [31:0] clear1__onehot;
+    wire  [4:0] clear1__index;
+    
+    // Local signals
+    // verilator lint_off UNOPTFLAT
+    reg  [31:0] scan;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [15:0] mark16;
+    // verilator lint_on UNOPTFLAT
+    
+    // Sub module instances
+    twoway_alloc_base_gtx980__lo__slots_reg slots_reg(
+        .clock(slots_reg__clock),
+        .reset(slots_reg__reset),
+        .valid(slots_reg__valid),
+        .placed(slots_reg__placed),
+        .freed(slots_reg__freed),
+        .now(slots_reg__now)
+    );
+    twoway_alloc_base_gtx980__lo__blocks blocks(
+        .bits(blocks__bits),
+        .count(blocks__count)
+    );
+    twoway_alloc_base_gtx980__lo__mark mark(
+        .onehot(mark__onehot),
+        .index(mark__index)
+    );
+    twoway_alloc_base_gtx980__lo__clear0 clear0(
+        .req(clear0__req),
+        .valid(clear0__valid),
+        .onehot(clear0__onehot),
+        .index(clear0__index)
+    );
+    twoway_alloc_base_gtx980__lo__clear1 clear1(
+        .req(clear1__req),
+        .valid(clear1__valid),
+        .onehot(clear1__onehot),
+        .index(clear1__index)
+    );
+    
+    // Update code
+    always @(*) begin
+        slots_reg__clock = clock;
+        slots_reg__reset = reset;
+        slots_reg__valid = valid;
+        slots_reg__placed = placed;
+        slots_reg__freed = freed;
+        scan = slots_reg__now;
+        scan = scan | (scan >> shift_0);
+        scan = scan | (scan >> shift_1);
+        scan = scan | (scan >> shift_2);
+        scan = scan | (scan >> shift_3);
+        scan = scan | (scan >> shift_4);
+        mark__onehot = ~scan & ((scan << shift_0) | bit_t0);
+        blocks__bits = slots_reg__now;
+        clear0__req = ~slots_reg__now;
+        clear1__req = ~slots_reg__now & ~clear0__onehot;
+        empty = ~|slots_reg__now;
+        hole0 = |(clear0__onehot & scan);
+        hole1 = |(clear1__onehot & scan);
+        free0_valid = clear0__valid;
+        free1_valid = clear1__valid;
+        live = zero16;
+        free0 = zero16;
+        free1 = zero16;
+        if (blocks__count[0]) begin
+            live = live | bit16_0;
+        end
+        if (blocks__count[1]) begin
+            live = live | bit16_1;
+        end
+        if (blocks__count[2]) begin
+            live = live | bit16_2;
+        end
+        if (blocks__count[3]) begin
+            live = live | bit16_3;
+        end
+        if (blocks__count[4]) begin
+            live = live | bit16_4;
+        end
+        if (blocks__count[5]) begin
+            live = live | bit16_5;
+        end
+        mark16 = zero16;
+        if (mark__index[0]) begin
+            mark16 = mark16 | bit16_0;
+        end
+        if (clear0__index[0]) begin
+            free0 = free0 | bit16_0;
+        end
+        if (clear1__index[0]) begin
+            free1 = free1 | bit16_0;
+        end
+        if (mark__index[1]) begin
+            mark16 = mark16 | bit16_1;
+        end
+        if (clear0__index[1]) begin
+            free0 = free0 | bit16_1;
+        end
+        if (clear1__index[1]) begin
+            free1 = free1 | bit16_1;
+        end
+        if (mark__index[2]) begin
+            mark16 = mark16 | bit16_2;
+        end
+        if (clear0__index[2]) begin
+            free0 = free0 | bit16_2;
+        end
+        if (clear1__index[2]) begin
+            free1 = free1 | bit16_2;
+        end
+        if (mark__index[3]) begin
+            mark16 = mark16 | bit16_3;
+        end
+        if (clear0__index[3]) begin
+            free0 = free0 | bit16_3;
+        end
+        if (clear1__index[3]) begin
+            free1 = free1 | bit16_3;
+        end
+        if (mark__index[4]) begin
+            mark16 = mark16 | bit16_4;
+        end
+        if (clear0__index[4]) begin
+            free0 = free0 | bit16_4;
+        end
+        if (clear1__index[4]) begin
+            free1 = free1 | bit16_4;
+        end
+        hwm = mark16;
+        if (|(slots_reg__now & bit_last)) begin
+            hwm = slots;
+        end
+    end
+    
+endmodule // twoway_alloc_base_gtx980__lo
+
+// twoway_alloc_base_gtx980__lo__blocks: a sub-block, field `lo.blocks` of `twoway_alloc_base_gtx980`; 1 instance.
+module twoway_alloc_base_gtx980__lo__blocks(bits,count);
+    
+    // Module arguments
+    input wire  [31:0] bits;
+    output reg  [5:0] count;
+    
+    // Constant declarations
+    localparam  one = 6'b1;
+    localparam  zero = 6'b0;
+    
+    // Local signals
+    reg  [5:0] sum_0;
+    reg  [5:0] sum_1;
+    reg  [5:0] sum_2;
+    reg  [5:0] sum_3;
+    reg  [5:0] sum_4;
+    reg  [5:0] sum_5;
+    reg  [5:0] sum_6;
+    reg  [5:0] sum_7;
+    reg  [5:0] sum_8;
+    reg  [5:0] sum_9;
+    reg  [5:0] sum_10;
+    reg  [5:0] sum_11;
+    reg  [5:0] sum_12;
+    reg  [5:0] sum_13;
+    reg  [5:0] sum_14;
+    reg  [5:0] sum_15;
+    reg  [5:0] sum_16;
+    reg  [5:0] sum_17;
+    reg  [5:0] sum_18;
+    reg  [5:0] sum_19;
+    reg  [5:0] sum_20;
+    reg  [5:0] sum_21;
+    reg  [5:0] sum_22;
+    reg  [5:0] sum_23;
+    reg  [5:0] sum_24;
+    reg  [5:0] sum_25;
+    reg  [5:0] sum_26;
+    reg  [5:0] sum_27;
+    reg  [5:0] sum_28;
+    reg  [5:0] sum_29;
+    reg  [5:0] sum_30;
+    reg  [5:0] sum_31;
+    
+    // Update code
+    always @(*) begin
+        sum_0 = zero;
+        if (bits[0]) begin
+            sum_0 = one;
+        end
+        sum_1 = zero;
+        if (bits[1]) begin
+            sum_1 = one;
+        end
+        sum_2 = zero;
+        if (bits[2]) begin
+            sum_2 = one;
+        end
+        sum_3 = zero;
+        if (bits[3]) begin
+            sum_3 = one;
+        end
+        sum_4 = zero;
+        if (bits[4]) begin
+            sum_4 = one;
+        end
+        sum_5 = zero;
+        if (bits[5]) begin
+            sum_5 = one;
+        end
+        sum_6 = zero;
+        if (bits[6]) begin
+            sum_6 = one;
+        end
+        sum_7 = zero;
+        if (bits[7]) begin
+            sum_7 = one;
+        end
+        sum_8 = zero;
+        if (bits[8]) begin
+            sum_8 = one;
+        end
+        sum_9 = zero;
+        if (bits[9]) begin
+            sum_9 = one;
+        end
+        sum_10 = zero;
+        if (bits[10]) begin
+            sum_10 = one;
+        end
+        sum_11 = zero;
+        if (bits[11]) begin
+            sum_11 = one;
+        end
+        sum_12 = zero;
+        if (bits[12]) begin
+            sum_12 = one;
+        end
+        sum_13 = zero;
+        if (bits[13]) begin
+            sum_13 = one;
+        end
+        sum_14 = zero;
+        if (bits[14]) begin
+            sum_14 = one;
+        end
+        sum_15 = zero;
+        if (bits[15]) begin
+            sum_15 = one;
+        end
+        sum_16 = zero;
+        if (bits[16]) begin
+            sum_16 = one;
+        end
+        sum_17 = zero;
+        if (bits[17]) begin
+            sum_17 = one;
+        end
+        sum_18 = zero;
+        if (bits[18]) begin
+            sum_18 = one;
+        end
+        sum_19 = zero;
+        if (bits[19]) begin
+            sum_19 = one;
+        end
+        sum_20 = zero;
+        if (bits[20]) begin
+            sum_20 = one;
+        end
+        sum_21 = zero;
+        if (bits[21]) begin
+            sum_21 = one;
+        end
+        sum_22 = zero;
+        if (bits[22]) begin
+            sum_22 = one;
+        end
+        sum_23 = zero;
+        if (bits[23]) begin
+            sum_23 = one;
+        end
+        sum_24 = zero;
+        if (bits[24]) begin
+            sum_24 = one;
+        end
+        sum_25 = zero;
+        if (bits[25]) begin
+            sum_25 = one;
+        end
+        sum_26 = zero;
+        if (bits[26]) begin
+            sum_26 = one;
+        end
+        sum_27 = zero;
+        if (bits[27]) begin
+            sum_27 = one;
+        end
+        sum_28 = zero;
+        if (bits[28]) begin
+            sum_28 = one;
+        end
+        sum_29 = zero;
+        if (bits[29]) begin
+            sum_29 = one;
+        end
+        sum_30 = zero;
+        if (bits[30]) begin
+            sum_30 = one;
+        end
+        sum_31 = zero;
+        if (bits[31]) begin
+            sum_31 = one;
+        end
+        sum_0 = sum_0 + sum_1;
+        sum_1 = sum_2 + sum_3;
+        sum_2 = sum_4 + sum_5;
+        sum_3 = sum_6 + sum_7;
+        sum_4 = sum_8 + sum_9;
+        sum_5 = sum_10 + sum_11;
+        sum_6 = sum_12 + sum_13;
+        sum_7 = sum_14 + sum_15;
+        sum_8 = sum_16 + sum_17;
+        sum_9 = sum_18 + sum_19;
+        sum_10 = sum_20 + sum_21;
+        sum_11 = sum_22 + sum_23;
+        sum_12 = sum_24 + sum_25;
+        sum_13 = sum_26 + sum_27;
+        sum_14 = sum_28 + sum_29;
+        sum_15 = sum_30 + sum_31;
+        sum_0 = sum_0 + sum_1;
+        sum_1 = sum_2 + sum_3;
+        sum_2 = sum_4 + sum_5;
+        sum_3 = sum_6 + sum_7;
+        sum_4 = sum_8 + sum_9;
+        sum_5 = sum_10 + sum_11;
+        sum_6 = sum_12 + sum_13;
+        sum_7 = sum_14 + sum_15;
+        sum_0 = sum_0 + sum_1;
+        sum_1 = sum_2 + sum_3;
+        sum_2 = sum_4 + sum_5;
+        sum_3 = sum_6 + sum_7;
+        sum_0 = sum_0 + sum_1;
+        sum_1 = sum_2 + sum_3;
+        sum_0 = sum_0 + sum_1;
+        count = sum_0;
+    end
+    
+endmodule // twoway_alloc_base_gtx980__lo__blocks
+
+// twoway_alloc_base_gtx980__lo__clear0: a sub-block, field `lo.clear0` of `twoway_alloc_base_gtx980`; 1 instance.
+module twoway_alloc_base_gtx980__lo__clear0(req,valid,onehot,index);
+    
+    // Module arguments
+    input wire  [31:0] req;
+    output reg  valid;
+    output reg  [31:0] onehot;
+    output reg  [4:0] index;
+    
+    // Constant declarations
+    localparam  shift_0 = 8'h1;
+    localparam  shift_1 = 8'h2;
+    localparam  shift_2 = 8'h4;
+    localparam  shift_3 = 8'h8;
+    localparam  shift_4 = 8'h10;
+    localparam  index_bits_0 = 32'haaaaaaaa;
+    localparam  index_bits_1 = 32'hcccccccc;
+    localparam  index_bits_2 = 32'hf0f0f0f0;
+    localparam  index_bits_3 = 32'hff00ff00;
+    localparam  index_bits_4 = 32'hffff0000;
+    localparam  bit_b_0 = 5'b1;
+    localparam  bit_b_1 = 5'b10;
+    localparam  bit_b_2 = 5'b100;
+    localparam  bit_b_3 = 5'b1000;
+    localparam  bit_b_4 = 5'b10000;
+    localparam  zero_b = 5'b0;
+    
+    // Local signals
+    reg  [31:0] scan;
+    
+    // Update code
+    always @(*) begin
+        scan = req;
+        scan = scan | (scan << shift_0);
+        scan = scan | (scan << shift_1);
+        scan = scan | (scan << shift_2);
+        scan = scan | (scan << shift_3);
+        scan = scan | (scan << shift_4);
+        onehot = req & ~(scan << shift_0);
+        valid = |req;
+        index = zero_b;
+        if (|(onehot & index_bits_0)) begin
+            index = index | bit_b_0;
+        end
+        if (|(onehot & index_bits_1)) begin
+            index = index | bit_b_1;
+        end
+        if (|(onehot & index_bits_2)) begin
+            index = index | bit_b_2;
+        end
+        if (|(onehot & index_bits_3)) begin
+            index = index | bit_b_3;
+        end
+        if (|(onehot & index_bits_4)) begin
+            index = index | bit_b_4;
+        end
+    end
+    
+endmodule // twoway_alloc_base_gtx980__lo__clear0
+
+// twoway_alloc_base_gtx980__lo__clear1: a sub-block, field `lo.clear1` of `twoway_alloc_base_gtx980`; 1 instance.
+module twoway_alloc_base_gtx980__lo__clear1(req,valid,onehot,index);
+    
+    // Module arguments
+    input wire  [31:0] req;
+    output reg  valid;
+    output reg  [31:0] onehot;
+    output reg  [4:0] index;
+    
+    // Constant declarations
+    localparam  shift_0 = 8'h1;
+    localparam  shift_1 = 8'h2;
+    localparam  shift_2 = 8'h4;
+    localparam  shift_3 = 8'h8;
+    localparam  shift_4 = 8'h10;
+    localparam  index_bits_0 = 32'haaaaaaaa;
+    localparam  index_bits_1 = 32'hcccccccc;
+    localparam  index_bits_2 = 32'hf0f0f0f0;
+    localparam  index_bits_3 = 32'hff00ff00;
+    localparam  index_bits_4 = 32'hffff0000;
+    localparam  bit_b_0 = 5'b1;
+    localparam  bit_b_1 = 5'b10;
+    localparam  bit_b_2 = 5'b100;
+    localparam  bit_b_3 = 5'b1000;
+    localparam  bit_b_4 = 5'b10000;
+    localparam  zero_b = 5'b0;
+    
+    // Local signals
+    reg  [31:0] scan;
+    
+    // Update code
+    always @(*) begin
+        scan = req;
+        scan = scan | (scan << shift_0);
+        scan = scan | (scan << shift_1);
+        scan = scan | (scan << shift_2);
+        scan = scan | (scan << shift_3);
+        scan = scan | (scan << shift_4);
+        onehot = req & ~(scan << shift_0);
+        valid = |req;
+        index = zero_b;
+        if (|(onehot & index_bits_0)) begin
+            index = index | bit_b_0;
+        end
+        if (|(onehot & index_bits_1)) begin
+            index = index | bit_b_1;
+        end
+        if (|(onehot & index_bits_2)) begin
+            index = index | bit_b_2;
+        end
+        if (|(onehot & index_bits_3)) begin
+            index = index | bit_b_3;
+        end
+        if (|(onehot & index_bits_4)) begin
+            index = index | bit_b_4;
+        end
+    end
+    
+endmodule // twoway_alloc_base_gtx980__lo__clear1
+
+// twoway_alloc_base_gtx980__lo__mark: a sub-block, field `lo.mark` of `twoway_alloc_base_gtx980`; 1 instance.
+module twoway_alloc_base_gtx980__lo__mark(onehot,index);
+    
+    // Module arguments
+    input wire  [31:0] onehot;
+    output reg  [4:0] index;
+    
+    // Constant declarations
+    localparam  index_bits_0 = 32'haaaaaaaa;
+    localparam  index_bits_1 = 32'hcccccccc;
+    localparam  index_bits_2 = 32'hf0f0f0f0;
+    localparam  index_bits_3 = 32'hff00ff00;
+    localparam  index_bits_4 = 32'hffff0000;
+    localparam  bit_b_0 = 5'b1;
+    localparam  bit_b_1 = 5'b10;
+    localparam  bit_b_2 = 5'b100;
+    localparam  bit_b_3 = 5'b1000;
+    localparam  bit_b_4 = 5'b10000;
+    localparam  zero_b = 5'b0;
+    
+    // Update code
+    always @(*) begin
+        index = zero_b;
+        if (|(onehot & index_bits_0)) begin
+            index = index | bit_b_0;
+        end
+        if (|(onehot & index_bits_1)) begin
+            index = index | bit_b_1;
+        end
+        if (|(onehot & index_bits_2)) begin
+            index = index | bit_b_2;
+        end
+        if (|(onehot & index_bits_3)) begin
+            index = index | bit_b_3;
+        end
+        if (|(onehot & index_bits_4)) begin
+            index = index | bit_b_4;
+        end
+    end
+    
+endmodule // twoway_alloc_base_gtx980__lo__mark
+
+// twoway_alloc_base_gtx980__lo__slots_reg: a sub-block, field `lo.slots_reg` of `twoway_alloc_base_gtx980`; 1 instance.
+module twoway_alloc_base_gtx980__lo__slots_reg(clock,reset,valid,placed,freed,now);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  reset;
+    input wire  valid;
+    input wire  [31:0] placed;
+    input wire  [31:0] freed;
+    output reg  [31:0] now;
+    
+    // Constant declarations
+    localparam  zero_t = 32'h0;
+    
+    // Stub signals
+    reg  [31:0] occ__d;
+    wire  [31:0] occ__q;
+    reg  occ__clock;
+    
+    // Sub module instances
+    twoway_alloc_base_gtx980__lo__slots_reg__occ occ(
+        .d(occ__d),
+        .q(occ__q),
+        .clock(occ__clock)
+    );
+    
+    // Update code
+    always @(*) begin
+        occ__clock = clock;
+        occ__d = occ__q;
+        now = occ__q & ~freed;
+        if (valid) begin
+            now = (occ__q | placed) & ~freed;
+        end
+        occ__d = now;
+        if (reset) begin
+            occ__d = zero_t;
+        end
+    end
+    
+endmodule // twoway_alloc_base_gtx980__lo__slots_reg
+
+// twoway_alloc_base_gtx980__lo__slots_reg__occ: a register (rust-hdl DFF), field `lo.slots_reg.occ` of `twoway_alloc_base_gtx980`; 1 instance.
+module twoway_alloc_base_gtx980__lo__slots_reg__occ(d,q,clock);
     
     // Module arguments
     input wire  [31:0] d;
@@ -1942,7 +2041,7 @@ module twoway_alloc_base_gtx980__occ_lo(d,q,clock);
        q <= d;
     end
           
-endmodule // twoway_alloc_base_gtx980__occ_lo
+endmodule // twoway_alloc_base_gtx980__lo__slots_reg__occ
 
 // twoway_alloc_base_gtx980__owner_hi: a register (rust-hdl DFF), field `owner_hi` of `twoway_alloc_base_gtx980`; 1 instance.
 module twoway_alloc_base_gtx980__owner_hi(d,q,clock);

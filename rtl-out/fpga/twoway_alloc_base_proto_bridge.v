@@ -101,7 +101,7 @@ module twoway_alloc_base_proto_bridge #(
     always @(*) begin
         case (reg_addr)
             16'h0000: reg_rdata = 32'h31425347; // GSB1
-            16'h0001: reg_rdata = 32'h01c16388; // Verilog SHA-256, first 32 bits
+            16'h0001: reg_rdata = 32'hb1cd0439; // Verilog SHA-256, first 32 bits
             16'h0002: reg_rdata = {16'd165, 16'd97};
             16'h0003: reg_rdata = cycles;
             16'h0004: reg_rdata = {29'd0, status};

@@ -13,19 +13,29 @@
 //! | `base0_rows`, `base0_units`, `base1_rows`, `base1_units` | out | 32 | their bases |
 //!
 //! Per end: an owner register (valid, 16-bit id), the need latched when the end was taken (three
-//! 16-bit registers) and a `T`-bit slot bitmap. Each cycle: the bitmaps take the reports; a
-//! downward prefix OR of each bitmap marks the slots at or below its highest block, whose
-//! popcount is the high-water mark (`T` bits, log2 `T` OR levels); a second popcount the live
-//! blocks. The offered kernel's end is chosen by two 16-bit compares and the empty flags. The
-//! lowest hole below the high-water mark and the next one come from two find-first-set units;
-//! regions, use and bases from fourteen 16 x 16 multipliers (DSP slices on an FPGA: high-water
-//! mark x size and live blocks x size per end and resource, live blocks x threads per end, slot
-//! x size per grant and resource), each compared once with a constant capacity.
+//! 16-bit registers) and an [`EndBitmap`]: the `T`-bit slot bitmap with the cycle's reports
+//! applied, its blocks (a popcount), its high-water mark (a downward prefix OR, `log2 T` OR
+//! levels, whose lowest clear bit is the mark: a one-hot to index) and its two lowest clear slots
+//! (two find-first-set units; a clear slot under the prefix OR is a hole). The offered kernel's
+//! end is chosen by two 16-bit compares and the empty flags; the first grant is the end's lowest
+//! clear slot (its lowest hole, else its mark) and the second the next one. Regions, use and
+//! bases come from fourteen 16 x 16 multipliers (DSP slices on an FPGA: mark x size and live
+//! blocks x size per end and resource, live blocks x threads per end, slot x size per grant and
+//! resource), each sum compared once with a constant capacity; one and two blocks' sizes and
+//! the high end's first base are computed beside the counts, off the longest path.
+//!
+//! Every sub-block input is driven from a register, a port or another sub-block's output, never
+//! from a value this module's logic computes: rust-hdl emits one `always` process per module,
+//! Verilator splits it only where statements share no computed value, and a process that both
+//! feeds a sub-block and reads it back is a combinational loop to it (`UNOPTFLAT`), even when
+//! the bits themselves do not loop.
 
-use crate::consts::{constant, shift_table};
-use crate::prim::{FindFirst, PopCount};
+use crate::consts::constant;
 use crate::sim::Clocked;
 use rust_hdl::prelude::*;
+
+mod end_bitmap;
+pub use end_bitmap::{EndBitmap, Reported};
 
 /// The allocator: `T` slots per end (`SB` = clog2 `T` bits index one, `PB` bits hold `T`),
 /// capacities `CT` threads, `CR` register rows, `CU` shared-memory units.
@@ -95,21 +105,9 @@ pub struct TwoWayAlloc<
     rows_hi: DFF<Bits<16>>,
     units_lo: DFF<Bits<16>>,
     units_hi: DFF<Bits<16>>,
-    occ_lo: DFF<Bits<T>>,
-    occ_hi: DFF<Bits<T>>,
-    // The bitmaps after the reports, their downward prefix ORs, counts.
-    now_lo: Signal<Local, Bits<T>>,
-    now_hi: Signal<Local, Bits<T>>,
-    scan_lo: Signal<Local, Bits<T>>,
-    scan_hi: Signal<Local, Bits<T>>,
-    live_lo: PopCount<T, PB>,
-    live_hi: PopCount<T, PB>,
-    mark_lo: PopCount<T, PB>,
-    mark_hi: PopCount<T, PB>,
-    live16_lo: Signal<Local, Bits<16>>,
-    live16_hi: Signal<Local, Bits<16>>,
-    hwm_lo: Signal<Local, Bits<16>>,
-    hwm_hi: Signal<Local, Bits<16>>,
+    // The ends' bitmaps.
+    lo: EndBitmap<T, SB, PB>,
+    hi: EndBitmap<T, SB, PB>,
     // The claim.
     fits: Signal<Local, Bit>,
     match_lo: Signal<Local, Bit>,
@@ -128,9 +126,11 @@ pub struct TwoWayAlloc<
     s_thr32: Signal<Local, Bits<32>>,
     s_rows32: Signal<Local, Bits<32>>,
     s_units32: Signal<Local, Bits<32>>,
-    e_occ: Signal<Local, Bits<T>>,
-    e_scan: Signal<Local, Bits<T>>,
-    e_hwm: Signal<Local, Bits<16>>,
+    s_thr2: Signal<Local, Bits<32>>,
+    s_rows2: Signal<Local, Bits<32>>,
+    s_units2: Signal<Local, Bits<32>>,
+    top_rows: Signal<Local, Bits<32>>,
+    top_units: Signal<Local, Bits<32>>,
     reg_rows_lo: Signal<Local, Bits<32>>,
     reg_rows_hi: Signal<Local, Bits<32>>,
     reg_units_lo: Signal<Local, Bits<32>>,
@@ -142,17 +142,17 @@ pub struct TwoWayAlloc<
     used_rows: Signal<Local, Bits<32>>,
     used_units: Signal<Local, Bits<32>>,
     e_live: Signal<Local, Bits<16>>,
-    // The grants.
-    hole0: FindFirst<T, SB>,
-    hole1: FindFirst<T, SB>,
-    h0: Signal<Local, Bits<16>>,
-    h1: Signal<Local, Bits<16>>,
+    // The grants: the end's two lowest clear slots, holes if below its mark.
+    f0: Signal<Local, Bits<16>>,
+    f1: Signal<Local, Bits<16>>,
+    f0_ok: Signal<Local, Bit>,
+    f1_ok: Signal<Local, Bit>,
+    hole0: Signal<Local, Bit>,
+    hole1: Signal<Local, Bit>,
     grow0: Signal<Local, Bit>,
     grow1: Signal<Local, Bit>,
     scal0: Signal<Local, Bit>,
     scal1: Signal<Local, Bit>,
-    j0: Signal<Local, Bits<16>>,
-    j1: Signal<Local, Bits<16>>,
     ok0: Signal<Local, Bit>,
     ok1: Signal<Local, Bit>,
     p0_rows: Signal<Local, Bits<32>>,
@@ -160,8 +160,6 @@ pub struct TwoWayAlloc<
     p1_rows: Signal<Local, Bits<32>>,
     p1_units: Signal<Local, Bits<32>>,
     // Constants.
-    shift: [Constant<Bits<8>>; SB],
-    bit16: [Constant<Bits<16>>; PB],
     bit32: [Constant<Bits<32>>; 16],
     cap_threads16: Constant<Bits<16>>,
     cap_rows16: Constant<Bits<16>>,
@@ -170,10 +168,9 @@ pub struct TwoWayAlloc<
     cap_rows: Constant<Bits<32>>,
     cap_units: Constant<Bits<32>>,
     slots: Constant<Bits<16>>,
-    one16: Constant<Bits<16>>,
+    slots_less1: Constant<Bits<16>>,
     zero16: Constant<Bits<16>>,
     zero32: Constant<Bits<32>>,
-    zero_t: Constant<Bits<T>>,
 }
 
 impl<const T: usize, const SB: usize, const PB: usize, const CT: usize, const CR: usize, const CU: usize>
@@ -216,20 +213,8 @@ impl<const T: usize, const SB: usize, const PB: usize, const CT: usize, const CR
             rows_hi: Default::default(),
             units_lo: Default::default(),
             units_hi: Default::default(),
-            occ_lo: Default::default(),
-            occ_hi: Default::default(),
-            now_lo: Default::default(),
-            now_hi: Default::default(),
-            scan_lo: Default::default(),
-            scan_hi: Default::default(),
-            live_lo: Default::default(),
-            live_hi: Default::default(),
-            mark_lo: Default::default(),
-            mark_hi: Default::default(),
-            live16_lo: Default::default(),
-            live16_hi: Default::default(),
-            hwm_lo: Default::default(),
-            hwm_hi: Default::default(),
+            lo: Default::default(),
+            hi: Default::default(),
             fits: Default::default(),
             match_lo: Default::default(),
             match_hi: Default::default(),
@@ -246,9 +231,11 @@ impl<const T: usize, const SB: usize, const PB: usize, const CT: usize, const CR
             s_thr32: Default::default(),
             s_rows32: Default::default(),
             s_units32: Default::default(),
-            e_occ: Default::default(),
-            e_scan: Default::default(),
-            e_hwm: Default::default(),
+            s_thr2: Default::default(),
+            s_rows2: Default::default(),
+            s_units2: Default::default(),
+            top_rows: Default::default(),
+            top_units: Default::default(),
             reg_rows_lo: Default::default(),
             reg_rows_hi: Default::default(),
             reg_units_lo: Default::default(),
@@ -260,24 +247,22 @@ impl<const T: usize, const SB: usize, const PB: usize, const CT: usize, const CR
             used_rows: Default::default(),
             used_units: Default::default(),
             e_live: Default::default(),
+            f0: Default::default(),
+            f1: Default::default(),
+            f0_ok: Default::default(),
+            f1_ok: Default::default(),
             hole0: Default::default(),
             hole1: Default::default(),
-            h0: Default::default(),
-            h1: Default::default(),
             grow0: Default::default(),
             grow1: Default::default(),
             scal0: Default::default(),
             scal1: Default::default(),
-            j0: Default::default(),
-            j1: Default::default(),
             ok0: Default::default(),
             ok1: Default::default(),
             p0_rows: Default::default(),
             p0_units: Default::default(),
             p1_rows: Default::default(),
             p1_units: Default::default(),
-            shift: shift_table(),
-            bit16: array_init::array_init(|k| constant(1 << k)),
             bit32: array_init::array_init(|k| constant(1 << k)),
             cap_threads16: constant(CT as u64),
             cap_rows16: constant(CR as u64),
@@ -286,10 +271,9 @@ impl<const T: usize, const SB: usize, const PB: usize, const CT: usize, const CR
             cap_rows: constant(CR as u64),
             cap_units: constant(CU as u64),
             slots: constant(T as u64),
-            one16: constant(1),
+            slots_less1: constant(T as u64 - 1),
             zero16: constant(0),
             zero32: constant(0),
-            zero_t: constant(0),
         }
     }
 }
@@ -301,46 +285,19 @@ impl<const T: usize, const SB: usize, const PB: usize, const CT: usize, const CR
     fn update(&mut self) {
         dff_setup!(
             self, clock, valid_lo, valid_hi, owner_lo, owner_hi, thr_lo, thr_hi, rows_lo,
-            rows_hi, units_lo, units_hi, occ_lo, occ_hi
+            rows_hi, units_lo, units_hi
         );
-        // The reports: placed first (only at an end with a kernel), then released.
-        self.now_lo.next = self.occ_lo.q.val() & !self.freed_lo.val();
-        if self.valid_lo.q.val() {
-            self.now_lo.next = (self.occ_lo.q.val() | self.placed_lo.val()) & !self.freed_lo.val();
-        }
-        self.now_hi.next = self.occ_hi.q.val() & !self.freed_hi.val();
-        if self.valid_hi.q.val() {
-            self.now_hi.next = (self.occ_hi.q.val() | self.placed_hi.val()) & !self.freed_hi.val();
-        }
-        // Downward prefix ORs: the slots at or below each end's highest block.
-        self.scan_lo.next = self.now_lo.val();
-        self.scan_hi.next = self.now_hi.val();
-        for k in 0..SB {
-            self.scan_lo.next = self.scan_lo.val() | (self.scan_lo.val() >> self.shift[k].val());
-            self.scan_hi.next = self.scan_hi.val() | (self.scan_hi.val() >> self.shift[k].val());
-        }
-        self.live_lo.bits.next = self.now_lo.val();
-        self.live_hi.bits.next = self.now_hi.val();
-        self.mark_lo.bits.next = self.scan_lo.val();
-        self.mark_hi.bits.next = self.scan_hi.val();
-        self.live16_lo.next = self.zero16.val();
-        self.live16_hi.next = self.zero16.val();
-        self.hwm_lo.next = self.zero16.val();
-        self.hwm_hi.next = self.zero16.val();
-        for k in 0..PB {
-            if self.live_lo.count.val().get_bit(k) {
-                self.live16_lo.next = self.live16_lo.val() | self.bit16[k].val();
-            }
-            if self.live_hi.count.val().get_bit(k) {
-                self.live16_hi.next = self.live16_hi.val() | self.bit16[k].val();
-            }
-            if self.mark_lo.count.val().get_bit(k) {
-                self.hwm_lo.next = self.hwm_lo.val() | self.bit16[k].val();
-            }
-            if self.mark_hi.count.val().get_bit(k) {
-                self.hwm_hi.next = self.hwm_hi.val() | self.bit16[k].val();
-            }
-        }
+        // The ends: the reports applied, counts, marks, clear slots.
+        self.lo.clock.next = self.clock.val();
+        self.hi.clock.next = self.clock.val();
+        self.lo.reset.next = self.reset.val();
+        self.hi.reset.next = self.reset.val();
+        self.lo.valid.next = self.valid_lo.q.val();
+        self.hi.valid.next = self.valid_hi.q.val();
+        self.lo.placed.next = self.placed_lo.val();
+        self.hi.placed.next = self.placed_hi.val();
+        self.lo.freed.next = self.freed_lo.val();
+        self.hi.freed.next = self.freed_hi.val();
         // The claim: the end the kernel holds, else the low end of an SM without blocks (the
         // high end given up too), else an end without blocks; only if a block fits at all.
         self.fits.next = (self.need_threads.val() <= self.cap_threads16.val())
@@ -360,34 +317,40 @@ impl<const T: usize, const SB: usize, const PB: usize, const CT: usize, const CR
         } else if self.match_hi.val() {
             self.sel.next = true;
             self.sel_hi.next = true;
-        } else if self.offer.val() & self.fits.val() & !self.now_lo.val().any() {
+        } else if self.offer.val() & self.fits.val() & self.lo.empty.val() {
             self.sel.next = true;
             self.take_lo.next = true;
-            self.drop_hi.next = !self.now_hi.val().any();
-        } else if self.offer.val() & self.fits.val() & !self.now_hi.val().any() {
+            self.drop_hi.next = self.hi.empty.val();
+        } else if self.offer.val() & self.fits.val() & self.hi.empty.val() {
             self.sel.next = true;
             self.sel_hi.next = true;
             self.take_hi.next = true;
         }
-        self.latch_lo.next = self.take_lo.val() | (self.match_lo.val() & !self.now_lo.val().any());
+        self.latch_lo.next = self.take_lo.val() | (self.match_lo.val() & self.lo.empty.val());
         self.latch_hi.next = self.take_hi.val()
-            | (!self.match_lo.val() & self.match_hi.val() & !self.now_hi.val().any());
+            | (!self.match_lo.val() & self.match_hi.val() & self.hi.empty.val());
         // The offered end's sizes (the need when it latches it), bitmaps and mark.
         self.s_thr.next = self.thr_lo.q.val();
         self.s_rows.next = self.rows_lo.q.val();
         self.s_units.next = self.units_lo.q.val();
-        self.e_occ.next = self.now_lo.val();
-        self.e_scan.next = self.scan_lo.val();
-        self.e_hwm.next = self.hwm_lo.val();
-        self.e_live.next = self.live16_lo.val();
+        self.e_live.next = self.lo.live.val();
+        self.f0.next = self.lo.free0.val();
+        self.f1.next = self.lo.free1.val();
+        self.f0_ok.next = self.lo.free0_valid.val();
+        self.f1_ok.next = self.lo.free1_valid.val();
+        self.hole0.next = self.lo.hole0.val();
+        self.hole1.next = self.lo.hole1.val();
         if self.sel_hi.val() {
-            self.e_live.next = self.live16_hi.val();
             self.s_thr.next = self.thr_hi.q.val();
             self.s_rows.next = self.rows_hi.q.val();
             self.s_units.next = self.units_hi.q.val();
-            self.e_occ.next = self.now_hi.val();
-            self.e_scan.next = self.scan_hi.val();
-            self.e_hwm.next = self.hwm_hi.val();
+            self.e_live.next = self.hi.live.val();
+            self.f0.next = self.hi.free0.val();
+            self.f1.next = self.hi.free1.val();
+            self.f0_ok.next = self.hi.free0_valid.val();
+            self.f1_ok.next = self.hi.free1_valid.val();
+            self.hole0.next = self.hi.hole0.val();
+            self.hole1.next = self.hi.hole1.val();
         }
         if self.latch_lo.val() | self.latch_hi.val() {
             self.s_thr.next = self.need_threads.val();
@@ -408,66 +371,47 @@ impl<const T: usize, const SB: usize, const PB: usize, const CT: usize, const CR
                 self.s_units32.next = self.s_units32.val() | self.bit32[k].val();
             }
         }
+        // Two blocks' sizes, and the high end's first base, beside the counts' paths.
+        self.s_thr2.next = self.s_thr32.val() + self.s_thr32.val();
+        self.s_rows2.next = self.s_rows32.val() + self.s_rows32.val();
+        self.s_units2.next = self.s_units32.val() + self.s_units32.val();
+        self.top_rows.next = self.cap_rows.val() - self.s_rows32.val();
+        self.top_units.next = self.cap_units.val() - self.s_units32.val();
         // Regions (an empty end's is 0 whatever its stored sizes), threads and blocks in use.
-        self.reg_rows_lo.next = self.hwm_lo.val() * self.rows_lo.q.val();
-        self.reg_rows_hi.next = self.hwm_hi.val() * self.rows_hi.q.val();
-        self.reg_units_lo.next = self.hwm_lo.val() * self.units_lo.q.val();
-        self.reg_units_hi.next = self.hwm_hi.val() * self.units_hi.q.val();
+        self.reg_rows_lo.next = self.lo.hwm.val() * self.rows_lo.q.val();
+        self.reg_rows_hi.next = self.hi.hwm.val() * self.rows_hi.q.val();
+        self.reg_units_lo.next = self.lo.hwm.val() * self.units_lo.q.val();
+        self.reg_units_hi.next = self.hi.hwm.val() * self.units_hi.q.val();
         self.both_rows.next = self.reg_rows_lo.val() + self.reg_rows_hi.val();
         self.both_units.next = self.reg_units_lo.val() + self.reg_units_hi.val();
-        self.threads_used.next = (self.live16_lo.val() * self.thr_lo.q.val())
-            + (self.live16_hi.val() * self.thr_hi.q.val());
-        self.blocks_used.next = self.live16_lo.val() + self.live16_hi.val();
-        self.used_rows.next = (self.live16_lo.val() * self.rows_lo.q.val())
-            + (self.live16_hi.val() * self.rows_hi.q.val());
-        self.used_units.next = (self.live16_lo.val() * self.units_lo.q.val())
-            + (self.live16_hi.val() * self.units_hi.q.val());
-        // Holes of the offered end below its mark; the first and the next.
-        self.hole0.req.next = self.e_scan.val() & !self.e_occ.val();
-        self.hole1.req.next = self.e_scan.val() & !self.e_occ.val() & !self.hole0.onehot.val();
-        self.h0.next = self.zero16.val();
-        self.h1.next = self.zero16.val();
-        for k in 0..SB {
-            if self.hole0.index.val().get_bit(k) {
-                self.h0.next = self.h0.val() | self.bit16[k].val();
-            }
-            if self.hole1.index.val().get_bit(k) {
-                self.h1.next = self.h1.val() | self.bit16[k].val();
-            }
-        }
+        self.threads_used.next = (self.lo.live.val() * self.thr_lo.q.val())
+            + (self.hi.live.val() * self.thr_hi.q.val());
+        self.blocks_used.next = self.lo.live.val() + self.hi.live.val();
+        self.used_rows.next = (self.lo.live.val() * self.rows_lo.q.val())
+            + (self.hi.live.val() * self.rows_hi.q.val());
+        self.used_units.next = (self.lo.live.val() * self.units_lo.q.val())
+            + (self.hi.live.val() * self.units_hi.q.val());
         // Growth at the mark: one more block (grow0), two more (grow1); scalars.
         self.grow0.next = (self.both_rows.val() + self.s_rows32.val() <= self.cap_rows.val())
             & (self.both_units.val() + self.s_units32.val() <= self.cap_units.val());
-        self.grow1.next = (self.both_rows.val() + self.s_rows32.val() + self.s_rows32.val()
+        self.grow1.next = (self.both_rows.val() + self.s_rows2.val()
             <= self.cap_rows.val())
-            & (self.both_units.val() + self.s_units32.val() + self.s_units32.val()
+            & (self.both_units.val() + self.s_units2.val()
                 <= self.cap_units.val());
         self.scal0.next = (self.threads_used.val() + self.s_thr32.val() <= self.cap_threads.val())
             & (self.blocks_used.val() < self.slots.val());
-        self.scal1.next = (self.threads_used.val() + self.s_thr32.val() + self.s_thr32.val()
+        self.scal1.next = (self.threads_used.val() + self.s_thr2.val()
             <= self.cap_threads.val())
-            & (self.blocks_used.val() + self.one16.val() < self.slots.val());
-        // The slots: a hole, else the mark (within the quota and the slots).
-        self.j0.next = self.e_hwm.val();
-        self.ok0.next = self.grow0.val()
-            & (self.e_hwm.val() < self.quota.val())
-            & (self.e_hwm.val() < self.slots.val());
-        self.j1.next = self.e_hwm.val() + self.one16.val();
-        self.ok1.next = self.grow1.val()
-            & (self.e_hwm.val() + self.one16.val() < self.quota.val())
-            & (self.e_hwm.val() + self.one16.val() < self.slots.val());
-        if self.hole0.valid.val() {
-            self.j0.next = self.h0.val();
-            self.ok0.next = self.h0.val() < self.quota.val();
-            self.j1.next = self.e_hwm.val();
-            self.ok1.next = self.grow0.val()
-                & (self.e_hwm.val() < self.quota.val())
-                & (self.e_hwm.val() < self.slots.val());
-            if self.hole1.valid.val() {
-                self.j1.next = self.h1.val();
-                self.ok1.next = self.h1.val() < self.quota.val();
-            }
-        }
+            & (self.blocks_used.val() < self.slots_less1.val());
+        // The slots: the end's lowest clear slot is its lowest hole, else its mark; the next
+        // clear slot likewise. A hole only needs the quota; the mark needs the regions to grow
+        // by one block (by two when the first grant is the mark too).
+        self.ok0.next = self.f0_ok.val()
+            & (self.f0.val() < self.quota.val())
+            & (self.hole0.val() | self.grow0.val());
+        self.ok1.next = self.f1_ok.val()
+            & (self.f1.val() < self.quota.val())
+            & (self.hole1.val() | (self.hole0.val() & self.grow0.val()) | self.grow1.val());
         self.room.next = self.sel.val() & self.scal0.val() & self.ok0.val();
         self.room2.next = self.sel.val() & self.scal0.val() & self.ok0.val() & self.scal1.val() & self.ok1.val();
         self.high.next = self.sel.val() & self.sel_hi.val();
@@ -479,10 +423,10 @@ impl<const T: usize, const SB: usize, const PB: usize, const CT: usize, const CR
             & (self.used_units.val() + self.s_units32.val() <= self.cap_units.val())
             & (self.e_live.val() < self.quota.val());
         // Bases: low end j x size, high end cap - j x size - size.
-        self.p0_rows.next = self.j0.val() * self.s_rows.val();
-        self.p0_units.next = self.j0.val() * self.s_units.val();
-        self.p1_rows.next = self.j1.val() * self.s_rows.val();
-        self.p1_units.next = self.j1.val() * self.s_units.val();
+        self.p0_rows.next = self.f0.val() * self.s_rows.val();
+        self.p0_units.next = self.f0.val() * self.s_units.val();
+        self.p1_rows.next = self.f1.val() * self.s_rows.val();
+        self.p1_units.next = self.f1.val() * self.s_units.val();
         self.slot0.next = self.zero16.val();
         self.slot1.next = self.zero16.val();
         self.base0_rows.next = self.zero32.val();
@@ -490,28 +434,26 @@ impl<const T: usize, const SB: usize, const PB: usize, const CT: usize, const CR
         self.base1_rows.next = self.zero32.val();
         self.base1_units.next = self.zero32.val();
         if self.room.val() {
-            self.slot0.next = self.j0.val();
+            self.slot0.next = self.f0.val();
             self.base0_rows.next = self.p0_rows.val();
             self.base0_units.next = self.p0_units.val();
             if self.sel_hi.val() {
-                self.base0_rows.next = self.cap_rows.val() - self.p0_rows.val() - self.s_rows32.val();
+                self.base0_rows.next = self.top_rows.val() - self.p0_rows.val();
                 self.base0_units.next =
-                    self.cap_units.val() - self.p0_units.val() - self.s_units32.val();
+                    self.top_units.val() - self.p0_units.val();
             }
         }
         if self.room2.val() {
-            self.slot1.next = self.j1.val();
+            self.slot1.next = self.f1.val();
             self.base1_rows.next = self.p1_rows.val();
             self.base1_units.next = self.p1_units.val();
             if self.sel_hi.val() {
-                self.base1_rows.next = self.cap_rows.val() - self.p1_rows.val() - self.s_rows32.val();
+                self.base1_rows.next = self.top_rows.val() - self.p1_rows.val();
                 self.base1_units.next =
-                    self.cap_units.val() - self.p1_units.val() - self.s_units32.val();
+                    self.top_units.val() - self.p1_units.val();
             }
         }
         // Next state.
-        self.occ_lo.d.next = self.now_lo.val();
-        self.occ_hi.d.next = self.now_hi.val();
         if self.latch_lo.val() {
             self.thr_lo.d.next = self.need_threads.val();
             self.rows_lo.d.next = self.need_rows.val();
@@ -548,8 +490,6 @@ impl<const T: usize, const SB: usize, const PB: usize, const CT: usize, const CR
             self.rows_hi.d.next = self.zero16.val();
             self.units_lo.d.next = self.zero16.val();
             self.units_hi.d.next = self.zero16.val();
-            self.occ_lo.d.next = self.zero_t.val();
-            self.occ_hi.d.next = self.zero_t.val();
         }
     }
 }
