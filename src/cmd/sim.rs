@@ -75,7 +75,7 @@ pub struct RunArgs {
     #[arg(long, value_name = "N", default_value_t = 0)]
     pub audit_every: u64,
     /// Run these blocks as Verilated RTL in place of their golden models (comma-separated
-    /// names of `gpusched blocks`: warp_arbiter, elf, newcar, tb_dispatch, sm_alloc).
+    /// names of `gpusched blocks`, e.g. `warp_arbiter,twoway_alloc`).
     #[arg(long, value_name = "BLOCKS", value_delimiter = ',')]
     pub rtl: Vec<String>,
     /// Run these blocks' golden models and RTL in lockstep, stopping at the first mismatch

@@ -668,3 +668,22 @@ fn chimera_tb_lockstep_passes_and_catches_a_planted_bug() {
         "ok",
     );
 }
+
+#[test]
+fn twoway_alloc_lockstep_passes_and_catches_a_planted_bug() {
+    if !verilator_built() {
+        return;
+    }
+    // From cycle 3000 the golden model gives every high-end first block the slot above.
+    base_lockstep_passes_and_catches::<gpusim::blocks::twoway_alloc::Kind>(
+        300_000,
+        11,
+        3_000,
+        |o| {
+            if o.room && o.high {
+                o.slot0 += 1;
+            }
+        },
+        "slot0",
+    );
+}

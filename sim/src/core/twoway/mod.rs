@@ -242,6 +242,12 @@ impl TwoWay {
         self.ends[end.index()].quota = quota.min(self.caps.blocks);
     }
 
+    /// `end`'s kernel, its blocks' need, and its occupied slots (bit `j`: slot `j`).
+    pub fn state(&self, end: End) -> (Option<u32>, Option<Need>, u64) {
+        let e = &self.ends[end.index()];
+        (e.owner, e.need, e.occupied)
+    }
+
     /// `end`'s quota.
     pub fn quota(&self, end: End) -> u32 {
         self.ends[end.index()].quota

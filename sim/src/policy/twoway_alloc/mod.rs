@@ -5,15 +5,19 @@
 //! slot and bases the allocator gives ([`crate::gpu::sites::alloc::Place`]) and a quota keeps
 //! a kernel's blocks below a slot. A third kernel waits until an end's kernel has left the SM.
 //!
-//! The unit is the golden model of the allocator ([`crate::core::twoway`]); registers count in
-//! warp-register rows, shared memory in 256 B units. A kernel whose shared memory the units
+//! The unit is the `twoway_alloc` block at each SM (golden: [`crate::core::twoway`] behind
+//! ports; `--rtl`/`--lockstep twoway_alloc`); registers count in warp-register rows, shared
+//! memory in 256 B units. A kernel whose shared memory the units
 //! would round to fewer blocks per SM than the byte-exact rule is refused before the run
 //! (M-R5).
 
 use super::{OptError, OptValues, PolicyEntry, SiteKind, SitePolicy, SmAllocPolicy};
 use crate::blocks::DynProvider;
 use crate::config::GpuConfig;
-use crate::core::twoway::{alone, Caps, End, Need, TwoWay, SMEM_UNIT};
+use crate::block::BlockKind;
+use crate::blocks::twoway_alloc::{self, TwoWayIn};
+use crate::core::twoway::{alone, Caps, Need, SMEM_UNIT};
+use crate::gpu::sites::{Site, Slot};
 use crate::gpu::kernel::KernelCtx;
 use crate::gpu::sites::alloc::{AllocRequest, AllocUnit, Place, MAX_PLACE_SLOTS};
 use crate::gpu::SimError;
@@ -28,7 +32,7 @@ static TWOWAY: PolicyEntry = PolicyEntry {
     site: SiteKind::SmAlloc,
     name: "twoway",
     summary: "GPU Maestro's 2-way allocator: two kernels take registers and shared memory from opposite ends of each SM",
-    blocks: &[],
+    blocks: &[<twoway_alloc::Kind as BlockKind>::NAME],
     options: &[],
     flag: None,
     implies: &[],
@@ -98,14 +102,19 @@ impl SmAllocPolicy for TwoWayAlloc {
     fn build<'a>(
         &self,
         cfg: &GpuConfig,
-        _: &mut dyn DynProvider<'a>,
-        _: usize,
+        provider: &mut dyn DynProvider<'a>,
+        sm: usize,
     ) -> Result<Box<dyn AllocUnit<'a> + 'a>, SimError> {
         if self.first_fit {
             return Ok(Box::new(first_fit::FirstFitUnit::new(cfg)));
         }
+        let site = Site::Sm {
+            sm,
+            block: <twoway_alloc::Kind as BlockKind>::NAME,
+        };
         Ok(Box::new(TwoWayUnit {
-            layout: TwoWay::new(caps(cfg)),
+            block: Slot::new(provider, site, &block_params(cfg))?,
+            taken: [0; 2],
             grants: [None; 2],
             counts: Counts::default(),
         }))
@@ -146,33 +155,40 @@ impl Counts {
     }
 }
 
-/// One SM's 2-way allocator.
-struct TwoWayUnit {
-    layout: TwoWay,
+/// The `twoway_alloc` block's parameters for `cfg`: its SM's capacities in the block's units.
+pub fn block_params(cfg: &GpuConfig) -> twoway_alloc::Params {
+    let c = caps(cfg);
+    twoway_alloc::Params {
+        threads: c.threads,
+        blocks: c.blocks,
+        rows: c.units[0],
+        units: c.units[1],
+    }
+}
+
+/// One SM's 2-way allocator: the `twoway_alloc` block.
+struct TwoWayUnit<'a> {
+    block: Slot<'a, twoway_alloc::Kind>,
+    /// Per end, the slots the SM holds (to check its reports).
+    taken: [u64; 2],
     /// Where the first and second block made resident after the last step go.
     grants: [Option<Place>; 2],
     counts: Counts,
 }
 
-impl TwoWayUnit {
-    /// Takes the SM's reports of the slots taken and freed since the last step.
+impl TwoWayUnit<'_> {
+    /// Checks the SM's reports of the slots taken and freed since the last step.
     fn take_reports(&mut self, req: &AllocRequest) -> Result<(), SimError> {
-        for (end, placed, freed) in End::BOTH
-            .into_iter()
-            .zip(req.placed)
-            .zip(req.freed)
-            .map(|((e, p), f)| (e, p, f))
-        {
-            for slot in bits(placed) {
-                if !self.layout.occupy(end, slot) {
-                    return Err(protocol(format!("a block placed in taken slot {slot} of end {end:?}")));
-                }
+        for (e, taken) in self.taken.iter_mut().enumerate() {
+            let (placed, freed) = (req.placed[e], req.freed[e]);
+            if let Some(slot) = bits(placed & *taken).next() {
+                return Err(protocol(format!("a block placed in taken slot {slot} of end {e}")));
             }
-            for slot in bits(freed) {
-                if !self.layout.release(end, slot) {
-                    return Err(protocol(format!("free slot {slot} of end {end:?} given back")));
-                }
+            *taken |= placed;
+            if let Some(slot) = bits(freed & !*taken).next() {
+                return Err(protocol(format!("free slot {slot} of end {e} given back")));
             }
+            *taken &= !freed;
         }
         Ok(())
     }
@@ -191,31 +207,39 @@ fn bits(mut mask: u64) -> impl Iterator<Item = u32> {
     })
 }
 
-impl<'a> AllocUnit<'a> for TwoWayUnit {
+impl<'a> AllocUnit<'a> for TwoWayUnit<'a> {
     fn step(&mut self, req: &AllocRequest) -> Result<(bool, bool), SimError> {
         self.take_reports(req)?;
-        self.grants = [None; 2];
-        let Some(kernel) = req.kernel else {
-            return Ok((false, false));
-        };
         let need = Need::of_resources(req.need);
-        let Ok(end) = self.layout.claim(kernel, need) else {
-            self.counts.count(false, false, true);
-            return Ok((false, false));
+        let inp = TwoWayIn {
+            offer: req.kernel.is_some(),
+            kernel: req.kernel.unwrap_or(0) & 0xffff,
+            need_threads: need.threads,
+            need_rows: need.units[0],
+            need_units: need.units[1],
+            quota: req.quota.map_or(0xffff, |q| q.min(0xffff)),
+            placed_lo: req.placed[0],
+            placed_hi: req.placed[1],
+            freed_lo: req.freed[0],
+            freed_hi: req.freed[1],
         };
-        let quota = req.quota.unwrap_or(u32::MAX);
-        self.layout.set_quota(end, quota);
-        let place = |g: crate::core::twoway::Grant| Place {
-            end: g.end as u8,
-            slot: g.slot as u8,
+        let out = self.block.step(&inp)?;
+        let place = |slot: u32, rows: u32, units: u32| Place {
+            end: u8::from(out.high),
+            slot: slot as u8,
             stacked: true,
-            base: g.base,
+            base: [rows, units],
         };
-        self.grants = self.layout.next_two(end).map(|g| g.map(place));
-        let room = self.grants[0].is_some();
-        let whole = self.layout.fits_in_total(need) && self.layout.live(end) < quota;
-        self.counts.count(room, whole, false);
-        Ok((room, self.grants[1].is_some()))
+        self.grants = [
+            out.room
+                .then(|| place(out.slot0, out.base0_rows, out.base0_units)),
+            out.room2
+                .then(|| place(out.slot1, out.base1_rows, out.base1_units)),
+        ];
+        if inp.offer {
+            self.counts.count(out.room, out.fragmented, !out.held);
+        }
+        Ok((out.room, out.room2))
     }
 
     fn place(&self, nth: usize) -> Option<Place> {

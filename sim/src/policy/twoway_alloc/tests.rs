@@ -10,12 +10,11 @@ fn gtx480() -> GpuConfig {
     GpuConfig::preset("gtx480").unwrap()
 }
 
-fn unit(cfg: &GpuConfig) -> TwoWayUnit {
-    TwoWayUnit {
-        layout: TwoWay::new(caps(cfg)),
-        grants: [None; 2],
-        counts: Counts::default(),
-    }
+/// The `twoway_alloc` block's golden model at SM 0's allocation site.
+fn unit(cfg: &GpuConfig) -> Box<dyn AllocUnit<'static>> {
+    TwoWayAlloc { first_fit: false }
+        .build(cfg, &mut crate::gpu::sites::GoldenBlocks, 0)
+        .unwrap()
 }
 
 /// A request offering launch `kernel` (blocks of 256 threads, 16 registers per thread and
@@ -36,20 +35,20 @@ fn two_kernels_grow_from_opposite_ends_and_a_third_waits() {
     let mut u = unit(&cfg);
     // Kernel 0 on the empty SM: the low end, slots 0 and 1 at the bottom.
     assert_eq!(u.step(&offer(0, 8192, [0; 2], [0; 2])).unwrap(), (true, true));
-    let g = u.grants.map(Option::unwrap);
+    let g = [0, 1].map(|n| u.place(n).unwrap());
     assert_eq!((g[0].end, g[0].slot, g[0].base), (0, 0, [0, 0]));
     assert_eq!((g[1].end, g[1].slot, g[1].base), (0, 1, [128, 32]));
     // Both taken; kernel 1 takes the high end: its first slot at the top.
     assert_eq!(u.step(&offer(1, 4096, [0b11, 0], [0; 2])).unwrap(), (true, true));
-    let h = u.grants[0].unwrap();
+    let h = u.place(0).unwrap();
     assert_eq!((h.end, h.slot), (1, 0));
     assert_eq!(h.base, [1024 - 128, 192 - 16], "the top of 1024 rows and 192 units");
     // A third kernel finds both ends held.
     assert_eq!(u.step(&offer(2, 0, [0, 1], [0; 2])).unwrap(), (false, false));
-    assert_eq!(u.grants, [None; 2]);
+    assert_eq!([u.place(0), u.place(1)], [None; 2]);
     // Kernel 0's blocks leave: its end goes to kernel 2.
     assert_eq!(u.step(&offer(2, 0, [0; 2], [0b11, 0])).unwrap(), (true, true));
-    assert_eq!(u.grants[0].unwrap().end, 0);
+    assert_eq!(u.place(0).unwrap().end, 0);
 }
 
 #[test]
