@@ -1119,9 +1119,12 @@ fn regress_runs_the_gpu_lockstep_stage() {
             "gto+chimera(21000)",
             "gto+switch_only(21000)",
             "gto+drain_only(21000)",
-            "gto+flush_only(21000)"
+            "gto+flush_only(21000)",
+            "gto+smk+twoway",
+            "gto+maestro(switch)(epoch=10000)"
         ],
-        "the example mix under Chimera's schedulers, chimera_tb in every SM: {v}"
+        "the example mix under Chimera's schedulers, chimera_tb in every SM, and GPU \
+         Maestro's allocator, twoway_alloc in every SM: {v}"
     );
     let workloads: std::collections::BTreeSet<_> = rows
         .iter()

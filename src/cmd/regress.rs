@@ -124,15 +124,28 @@ fn gpu_lockstep(a: &RegressArgs, rtl: bool) -> Result<Vec<GpuRow>> {
             rows.push(gpu_row(&cfg, run, &mut open, &modes, &lockstep, rtl)?);
         }
     }
-    // Chimera's kernel schedulers, the SMs' chimera_tb planning each preemption, on the
-    // example mix (`mm` preempted by `chimera_bs` at cycle 3,000).
-    for sched in ["chimera", "switch-only", "drain-only", "flush-only"] {
-        let opts = SimOptions::parse(&format!("--kernel-sched {sched}"))?;
+    // On the example mix (`mm`, then `chimera_bs` at cycle 3,000): Chimera's kernel
+    // schedulers, the SMs' chimera_tb planning each preemption; GPU Maestro's 2-way
+    // allocator (twoway_alloc in every SM) under SMK and under Maestro's partitioning.
+    // (row label suffix: what the label does not say, options)
+    for (suffix, args) in [
+        ("", "--kernel-sched chimera"),
+        ("", "--kernel-sched switch-only"),
+        ("", "--kernel-sched drain-only"),
+        ("", "--kernel-sched flush-only"),
+        ("+twoway", "--kernel-sched smk --sm-alloc twoway"),
+        (
+            "(epoch=10000)",
+            "--kernel-sched maestro --epoch 10000 --preempt switch",
+        ),
+    ] {
+        let opts = SimOptions::parse(args)?;
         let mut open = || -> Result<Box<dyn WorkloadSource>, SimError> {
             let path = Path::new("mixes/two_streams.toml");
             Ok(Box::new(Mix::parse(TWO_STREAMS, path)?))
         };
-        let run = ("two_streams", &opts.label()[..], &opts);
+        let label = format!("{}{suffix}", opts.label());
+        let run = ("two_streams", &label[..], &opts);
         rows.push(gpu_row(&cfg, run, &mut open, &modes, &lockstep, rtl)?);
     }
     Ok(rows)
@@ -305,10 +318,16 @@ pub fn run(a: RegressArgs) -> Result<ExitCode> {
             outln!("{m:<32} {v:>11} {c:>12} {mm:>10} {:>14.2}", cps / 1e6);
         }
         outln!(
-            "\n== GPU lockstep: gtx480; lrr/gto/two_level: Verilated warp_arbiter in all 30 schedulers; elf++: Verilated elf and newcar in all 15 SMs; laws (real traces only): Verilated locality_degree in all 30 schedulers; gto+la_tb32 (real traces only): Verilated la_tb_dispatch (window 32) in place of tb_dispatch; Verilated tb_dispatch and 15 sm_alloc in every other run"
+            "\n== GPU lockstep: gtx480; lrr/gto/two_level: Verilated warp_arbiter in all 30 schedulers; elf++: Verilated elf and newcar in all 15 SMs; laws (real traces only): Verilated locality_degree in all 30 schedulers; gto+la_tb32 (real traces only): Verilated la_tb_dispatch (window 32) in place of tb_dispatch; two_streams: chimera_tb in all 15 SMs under the chimera rows, twoway_alloc in all 15 SMs (in place of sm_alloc) under +twoway and maestro; Verilated tb_dispatch and 15 sm_alloc in every other run"
         );
+        let pw = gpu_rows
+            .iter()
+            .map(|r| r.1.len())
+            .max()
+            .unwrap_or(0)
+            .max(12);
         outln!(
-            "{:<20} {:<12} {:>11} {:>10} {:>8} {:>8}",
+            "{:<20} {:<pw$} {:>11} {:>10} {:>8} {:>8}",
             "workload",
             "policy",
             "verdict",
@@ -317,7 +336,7 @@ pub fn run(a: RegressArgs) -> Result<ExitCode> {
             "seconds"
         );
         for (w, p, v, c, ipc, s) in &gpu_rows {
-            outln!("{w:<20} {p:<12} {v:>11} {c:>10} {ipc:>8.2} {s:>8.2}");
+            outln!("{w:<20} {p:<pw$} {v:>11} {c:>10} {ipc:>8.2} {s:>8.2}");
         }
         let scope = if rtl {
             ""
