@@ -285,23 +285,7 @@ impl Golden {
         if self.last_valid && eligible >> self.last & 1 == 1 {
             return Some(self.last);
         }
-        if eligible == 0 {
-            return None;
-        }
-        // The eligible warp with the smallest launch sequence number (live warps' numbers
-        // differ), kept without a data-dependent branch (the simulator runs this every cycle
-        // of every scheduler).
-        let (mut best, mut best_seq) = (0u8, u64::MAX);
-        let mut rest = eligible;
-        while rest != 0 {
-            let w = rest.trailing_zeros() as u8;
-            rest &= rest - 1;
-            let seq = self.seq[w as usize];
-            let older = seq < best_seq;
-            best = if older { w } else { best };
-            best_seq = if older { seq } else { best_seq };
-        }
-        Some(best)
+        oldest(&self.seq, eligible)
     }
 
     /// Two-level steps 1-4: returns (grant, active mask) and updates the lists.
@@ -365,6 +349,39 @@ impl Golden {
     }
 }
 
+/// GTO's oldest: the warp of `eligible` with the smallest launch sequence number in `seq`
+/// (live warps' numbers differ); `None` when `eligible` is empty.
+pub(crate) fn oldest(seq: &[u64; 64], eligible: u64) -> Option<u8> {
+    if eligible == 0 {
+        return None;
+    }
+    // Kept without a data-dependent branch (the simulator runs this every cycle of every
+    // scheduler).
+    let (mut best, mut best_seq) = (0u8, u64::MAX);
+    let mut rest = eligible;
+    while rest != 0 {
+        let w = rest.trailing_zeros() as u8;
+        rest &= rest - 1;
+        let seq = seq[w as usize];
+        let older = seq < best_seq;
+        best = if older { w } else { best };
+        best_seq = if older { seq } else { best_seq };
+    }
+    Some(best)
+}
+
+/// Gives the warps of `launch` the next launch sequence numbers: younger than every warp
+/// launched before, and among themselves in index order.
+pub(crate) fn stamp_launches(seq: &mut [u64; 64], next_seq: &mut u64, launch: u64) {
+    let mut rest = launch;
+    while rest != 0 {
+        let w = rest.trailing_zeros() as usize;
+        rest &= rest - 1;
+        seq[w] = *next_seq;
+        *next_seq += 1;
+    }
+}
+
 impl Block for Golden {
     type In = ArbiterIn;
     type Out = ArbiterOut;
@@ -408,14 +425,7 @@ impl Block for Golden {
             self.last = w;
             self.last_valid = true;
         }
-        // Launch order: warps launched together are ordered by index.
-        let mut rest = launch;
-        while rest != 0 {
-            let w = rest.trailing_zeros() as usize;
-            rest &= rest - 1;
-            self.seq[w] = self.next_seq;
-            self.next_seq += 1;
-        }
+        stamp_launches(&mut self.seq, &mut self.next_seq, launch);
         self.live = (self.live & !exit) | launch;
         ArbiterOut {
             grant_valid: grant.is_some(),
