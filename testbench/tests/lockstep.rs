@@ -687,3 +687,23 @@ fn twoway_alloc_lockstep_passes_and_catches_a_planted_bug() {
         "slot0",
     );
 }
+
+#[test]
+fn kernel_lrr_lockstep_passes_and_catches_a_planted_bug() {
+    if !verilator_built() {
+        return;
+    }
+    // From cycle 3000 the golden model grants the second kernel's boundary warps as if they
+    // were any eligible warp's tier.
+    base_lockstep_passes_and_catches::<gpusim::blocks::kernel_lrr::Kind>(
+        300_000,
+        13,
+        3_000,
+        |o| {
+            if o.tier == 2 {
+                o.tier = 3;
+            }
+        },
+        "tier",
+    );
+}
