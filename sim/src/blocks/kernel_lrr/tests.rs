@@ -39,7 +39,11 @@ impl Checker {
     fn check(&mut self, i: &KernelLrrIn, o: &KernelLrrOut, prio_after: bool) -> Result<(), String> {
         let eligible = i.ready & self.live & self.m;
         let of = |mask: u64, k: bool| mask & if k { i.kernel } else { !i.kernel };
-        let in_tail = of(self.m, false) * u64::from(i.tail & 1) | of(self.m, true) * u64::from(i.tail >> 1 & 1);
+        let tail = |k: bool| i.tail >> (k as u8) & 1 == 1;
+        let in_tail = [false, true]
+            .into_iter()
+            .filter(|&k| tail(k))
+            .fold(0, |acc, k| acc | of(self.m, k));
         let (cand, tier) = match (eligible & i.drain, eligible & i.boundary & in_tail) {
             (d, _) if d != 0 => (d, 1),
             (_, b) if b != 0 => (b, 2),
