@@ -1121,7 +1121,8 @@ fn regress_runs_the_gpu_lockstep_stage() {
             "gto+drain_only(21000)",
             "gto+flush_only(21000)",
             "gto+smk+twoway",
-            "gto+maestro(switch)(epoch=10000)"
+            "gto+maestro(switch)(epoch=10000)",
+            "kernel_lrr+maestro(drain)(epoch=10000)"
         ],
         "the example mix under Chimera's schedulers, chimera_tb in every SM, and GPU \
          Maestro's allocator, twoway_alloc in every SM: {v}"

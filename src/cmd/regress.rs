@@ -126,7 +126,8 @@ fn gpu_lockstep(a: &RegressArgs, rtl: bool) -> Result<Vec<GpuRow>> {
     }
     // On the example mix (`mm`, then `chimera_bs` at cycle 3,000): Chimera's kernel
     // schedulers, the SMs' chimera_tb planning each preemption; GPU Maestro's 2-way
-    // allocator (twoway_alloc in every SM) under SMK and under Maestro's partitioning.
+    // allocator (twoway_alloc in every SM) under SMK and under Maestro's partitioning, with
+    // its kernel-aware warp scheduler (kernel_lrr in every scheduler) in the last row.
     // (row label suffix: what the label does not say, options)
     for (suffix, args) in [
         ("", "--kernel-sched chimera"),
@@ -137,6 +138,10 @@ fn gpu_lockstep(a: &RegressArgs, rtl: bool) -> Result<Vec<GpuRow>> {
         (
             "(epoch=10000)",
             "--kernel-sched maestro --epoch 10000 --preempt switch",
+        ),
+        (
+            "(epoch=10000)",
+            "--warp-sched kernel_lrr --kernel-sched maestro --epoch 10000 --preempt drain",
         ),
     ] {
         let opts = SimOptions::parse(args)?;
@@ -318,7 +323,7 @@ pub fn run(a: RegressArgs) -> Result<ExitCode> {
             outln!("{m:<32} {v:>11} {c:>12} {mm:>10} {:>14.2}", cps / 1e6);
         }
         outln!(
-            "\n== GPU lockstep: gtx480; lrr/gto/two_level: Verilated warp_arbiter in all 30 schedulers; elf++: Verilated elf and newcar in all 15 SMs; laws (real traces only): Verilated locality_degree in all 30 schedulers; gto+la_tb32 (real traces only): Verilated la_tb_dispatch (window 32) in place of tb_dispatch; two_streams: chimera_tb in all 15 SMs under the chimera rows, twoway_alloc in all 15 SMs (in place of sm_alloc) under +twoway and maestro; Verilated tb_dispatch and 15 sm_alloc in every other run"
+            "\n== GPU lockstep: gtx480; lrr/gto/two_level: Verilated warp_arbiter in all 30 schedulers; elf++: Verilated elf and newcar in all 15 SMs; laws (real traces only): Verilated locality_degree in all 30 schedulers; gto+la_tb32 (real traces only): Verilated la_tb_dispatch (window 32) in place of tb_dispatch; two_streams: chimera_tb in all 15 SMs under the chimera rows, twoway_alloc in all 15 SMs (in place of sm_alloc) under +twoway and maestro, kernel_lrr in all 30 schedulers under kernel_lrr; Verilated tb_dispatch and 15 sm_alloc in every other run"
         );
         let pw = gpu_rows
             .iter()

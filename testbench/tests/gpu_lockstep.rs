@@ -928,3 +928,75 @@ fn a_planted_bug_in_one_twoway_alloc_stops_the_gpu_with_waveforms() {
         assert_eq!(value_at(&values, "slot1", 2), want, "{}", path.display());
     }
 }
+
+#[test]
+fn verilated_kernel_lrr_agrees_with_golden_inside_the_gpu_under_maestro() {
+    if !verilator_built() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = LockstepConfig {
+        window: 64,
+        mismatch_dir: dir.path().to_path_buf(),
+        vcd_dir: None,
+        ..Default::default()
+    };
+    let (name, open) = maestro_pair();
+    for args in [
+        "--warp-sched kernel_lrr --kernel-sched maestro --epoch 10000 --preempt drain",
+        "--warp-sched kernel_lrr --kernel-sched smk --sm-alloc twoway",
+    ] {
+        let opts = SimOptions::parse(args).unwrap();
+        let r = same_in_every_mode(&name, &open, &opts, &cfg);
+        eprintln!(
+            "{name} {args}: {} cycles x 30 kernel_lrr (and 15 twoway_alloc) in lockstep, 0 mismatches",
+            r.counters.cycles
+        );
+    }
+    assert_eq!(
+        std::fs::read_dir(dir.path()).unwrap().count(),
+        0,
+        "no waveforms"
+    );
+}
+
+#[test]
+fn a_planted_bug_in_one_kernel_lrr_stops_the_gpu_with_waveforms() {
+    if !verilator_built() {
+        return;
+    }
+    use gpusim::blocks::kernel_lrr::{self as kl, KernelLrrOut};
+    let gpu = GpuConfig::preset("gtx480").unwrap();
+    let opts = SimOptions::parse("--warp-sched kernel_lrr").unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = LockstepConfig {
+        window: 24,
+        mismatch_dir: dir.path().to_path_buf(),
+        vcd_dir: None,
+        ..Default::default()
+    };
+    let victim = Site::Scheduler {
+        sm: 2,
+        scheduler: 1,
+    };
+    // From cycle 1 the faulty golden block of SM 2's second scheduler reports no tier.
+    let make = |threads: &RtlThreads| {
+        let (cfg, threads) = (&cfg, threads.clone());
+        Override::<_, kl::Kind, _>::new(GoldenBlocks, move |site, p: &kl::Params| {
+            if site != victim {
+                return Ok(Box::new(kl::Golden::new(*p)) as SitePort<'_, kl::Kind>);
+            }
+            let buggy = Faulty::new(kl::Golden::new(*p), 1, |o: &mut KernelLrrOut| o.tier = 0);
+            tbgpu::instance::<kl::Kind, _>(BlockMode::Lockstep, buggy, p, site, cfg, &threads)
+        })
+    };
+    let m = planted_mismatch(&gpu, &opts, &make);
+    assert_eq!(m.name.as_str(), "sm2_sched1");
+    assert_eq!((m.port.as_str(), m.expected), ("tier", 0));
+    for (path, want) in [(&m.golden_vcd, 0), (&m.rtl_vcd, m.got)] {
+        let path = path.as_ref().expect("waveform written");
+        let (values, times) = parse_vcd(path);
+        let last = *times.last().unwrap();
+        assert_eq!(value_at(&values, "tier", last), want, "{}", path.display());
+    }
+}

@@ -51,6 +51,9 @@ struct Loop {
     issued: Vec<Vec<u64>>,
     /// Per slot: SMs that can take one more block of its kernel, and two.
     room: Vec<(u128, u128)>,
+    /// Launches in their tail (none left to dispatch while another has some), for warp-issue
+    /// units with marks (`None`: the unit has none).
+    tails: Option<Vec<usize>>,
     unknown: Vec<String>,
 }
 
@@ -91,6 +94,11 @@ impl<'a> Gpu<'a> {
             },
             room: vec![(0, 0); slots],
             issued: vec![],
+            tails: self
+                .sms
+                .first()
+                .filter(|sm| sm.wants_marks())
+                .map(|_| vec![]),
             unknown: vec![],
         };
         let mut truncated = false;
@@ -170,6 +178,12 @@ impl<'a> Gpu<'a> {
         self.offer(ks, lp)?;
         for slot in 0..ks.slots.len() {
             self.dispatch(ks, lp, slot, now)?;
+        }
+        if let Some(tails) = lp.tails.as_mut() {
+            in_tail(ks, tails);
+            for sm in &mut self.sms {
+                sm.set_tails(tails);
+            }
         }
         let mut issued = false;
         for sm in &mut self.sms {
@@ -637,5 +651,18 @@ impl<'a> Gpu<'a> {
             sms: self.sms.iter().map(|s| s.counts).collect(),
             unknown_opcodes: unknown,
         }
+    }
+}
+
+/// The launches with no blocks left to dispatch, when another launch has some, into `out`.
+fn in_tail(ks: &Kernels, out: &mut Vec<usize>) {
+    out.clear();
+    let resident = || ks.slots.iter().flatten();
+    if resident().any(|r| r.waiting() > 0) {
+        out.extend(
+            resident()
+                .filter(|r| r.waiting() == 0 && !r.finished())
+                .map(|r| r.ctx.launch),
+        );
     }
 }

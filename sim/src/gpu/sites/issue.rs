@@ -62,6 +62,18 @@ pub struct SchedIn {
     pub exit: u64,
     /// Warps at a barrier, finished, or whose sources put them on a long stall.
     pub long_stall: u64,
+    /// Kernel-aware units only ([`IssueUnit::wants_marks`]; 0 for the others): the warps of
+    /// the SM's second kernel (the high end's under a 2-way allocator, else the later launch).
+    pub kernel: u64,
+    /// Kernel-aware units: the warps of their kernel's boundary block (under a 2-way allocator
+    /// the block on its end's highest slot, whose leaving gives the other end room; 0 under a
+    /// counting allocator).
+    pub boundary: u64,
+    /// Kernel-aware units: the warps of blocks being drained.
+    pub drain: u64,
+    /// Kernel-aware units: bit `k` = kernel `k` (0 first, 1 second) has no blocks left to
+    /// dispatch while another kernel has some.
+    pub tail: u8,
 }
 
 /// Every scheduler's warps for one cycle, for a [`IssueMode::SmWide`] unit.
@@ -140,6 +152,12 @@ pub trait IssueUnit<'a> {
     fn prepare(&mut self, kernel: &KernelCtx, empty: bool) -> bool {
         let _ = (kernel, empty);
         true
+    }
+    /// Whether the unit wants the marks of [`SchedIn`] (`kernel`, `boundary`, `drain`,
+    /// `tail`); asked once, when the SM is built. They describe the SM at this cycle's issue
+    /// stage: blocks launched this cycle counted, blocks that left before it not.
+    fn wants_marks(&self) -> bool {
+        false
     }
     /// Warp `w` launches this cycle (before the issue stage).
     fn launched(&mut self, w: &LaunchedWarp) {

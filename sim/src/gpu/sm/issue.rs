@@ -286,6 +286,7 @@ impl Sm<'_> {
     /// The issue stage: every scheduler issues at most one warp through its warp-issue site;
     /// `issued` is set when one did.
     pub(super) fn issue_stage(&mut self, now: u64, issued: &mut bool) -> Result<(), SimError> {
+        self.update_marks();
         let r = match self.mode {
             IssueMode::Sequential => self.issue_sequential(now, issued),
             IssueMode::Paired | IssueMode::SmWide => self.issue_paired(now, issued),
@@ -438,6 +439,7 @@ impl Sm<'_> {
         ready: u64,
         long_stall: u64,
     ) -> Result<Option<usize>, SimError> {
+        let [kernel, boundary, drain] = self.marks.as_ref().map_or([0; 3], |m| m.per_sched[s]);
         let inp = SchedIn {
             ready,
             launch: self.launch[s],
@@ -445,6 +447,10 @@ impl Sm<'_> {
             tbs_launched: self.tbs_launched,
             exit: self.exit[s],
             long_stall,
+            kernel,
+            boundary,
+            drain,
+            tail: self.marks.as_ref().map_or(0, |m| m.tail),
         };
         self.launch[s] = 0;
         self.exit[s] = 0;

@@ -77,6 +77,7 @@ mod fetch;
 mod issue;
 mod lsu;
 mod lsu_queue;
+mod marks;
 mod preempt;
 mod warps;
 
@@ -241,6 +242,8 @@ pub struct Sm<'a> {
     orders_fetch: bool,
     /// The warp-issue unit wants [`IssueUnit::prepare`] every cycle a kernel is offered.
     prepares: bool,
+    /// The warps' kernel, boundary and drain marks, for a unit that wants them.
+    marks: Option<marks::Marks>,
     perfect_l1i: bool,
     /// A context switch moves no data (`--free-switch`).
     free_switch: bool,
@@ -306,6 +309,10 @@ impl<'a> Sm<'a> {
             per_sched: sm.max_warps as usize / schedulers,
             mode: blocks.issue.mode(),
             prepares: blocks.issue.needs_prepare(),
+            marks: blocks.issue.wants_marks().then(|| marks::Marks {
+                per_sched: vec![[0; 3]; schedulers],
+                ..Default::default()
+            }),
             long_ops: blocks.issue.long_op_rule(),
             orders_fetch: blocks.issue.orders_fetch(),
             fetch_choice: None,
