@@ -20,6 +20,33 @@ pub const PAIRED_ISSUE: OptSpec = OptSpec::flag(
      scheduler, GPGPU-Sim's order)",
 );
 
+/// The issue mode of a per-scheduler policy: paired with `--paired-issue`, else sequential.
+pub fn per_scheduler_mode(paired: bool) -> IssueMode {
+    if paired {
+        IssueMode::Paired
+    } else {
+        IssueMode::Sequential
+    }
+}
+
+/// A per-scheduler policy's label: its name, `(paired)` with `--paired-issue`, the suffix.
+pub fn per_scheduler_label(name: &str, paired: bool, ctx: &super::LabelCtx) -> String {
+    let paired = if paired { "(paired)" } else { "" };
+    format!("{name}{paired}{}", ctx.suffix())
+}
+
+/// One block of kind `K` with `params` at every scheduler of SM `sm`.
+pub fn scheduler_slots<'a, K: crate::blocks::Provided>(
+    cfg: &GpuConfig,
+    provider: &mut dyn DynProvider<'a>,
+    sm: usize,
+    params: &K::Params,
+) -> Result<Vec<Slot<'a, K>>, SimError> {
+    (0..cfg.sm.schedulers as usize)
+        .map(|scheduler| Slot::new(provider, Site::Scheduler { sm, scheduler }, params))
+        .collect()
+}
+
 /// Every arbiter policy.
 pub const ENTRIES: &[&PolicyEntry] = &[&LRR, &GTO, &TWO_LEVEL];
 
@@ -98,16 +125,11 @@ impl WarpIssuePolicy for Arbiters {
     }
 
     fn mode(&self) -> IssueMode {
-        if self.paired {
-            IssueMode::Paired
-        } else {
-            IssueMode::Sequential
-        }
+        per_scheduler_mode(self.paired)
     }
 
     fn label(&self, ctx: &super::LabelCtx) -> String {
-        let paired = if self.paired { "(paired)" } else { "" };
-        format!("{}{paired}{}", self.entry.name, ctx.suffix())
+        per_scheduler_label(self.entry.name, self.paired, ctx)
     }
 
     fn check(&self, cfg: &GpuConfig) -> Result<(), SimError> {
@@ -121,11 +143,8 @@ impl WarpIssuePolicy for Arbiters {
         sm: usize,
     ) -> Result<Box<dyn IssueUnit<'a> + 'a>, SimError> {
         let p = arbiter_params(cfg, self.policy)?;
-        let slots = (0..cfg.sm.schedulers as usize)
-            .map(|scheduler| Slot::new(provider, Site::Scheduler { sm, scheduler }, &p))
-            .collect::<Result<_, _>>()?;
         Ok(Box::new(ArbiterUnit {
-            slots,
+            slots: scheduler_slots(cfg, provider, sm, &p)?,
             mode: self.mode(),
         }))
     }

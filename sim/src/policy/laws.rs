@@ -5,7 +5,7 @@
 //! blocks per SM, R5). A warp is on a long stall while a source waits on a load in flight
 //! (thesis R1).
 
-use super::arbiters::PAIRED_ISSUE;
+use super::arbiters::{per_scheduler_label, per_scheduler_mode, scheduler_slots, PAIRED_ISSUE};
 use super::{OptError, OptSpec, OptValues, PolicyEntry, SiteKind, SitePolicy, WarpIssuePolicy};
 use crate::analysis::locality::{self, Footprints, RectMode};
 use crate::block::BlockKind;
@@ -14,7 +14,7 @@ use crate::blocks::DynProvider;
 use crate::config::GpuConfig;
 use crate::gpu::kernel::{KernelCtx, Prepared};
 use crate::gpu::sites::issue::{IssueMode, IssueUnit, LaunchedWarp, LongOpRule, SchedIn};
-use crate::gpu::sites::{Site, Slot};
+use crate::gpu::sites::Slot;
 use crate::gpu::SimError;
 use crate::workload::kernel::KernelSource;
 use std::sync::Arc;
@@ -91,16 +91,11 @@ impl WarpIssuePolicy for Laws {
     }
 
     fn mode(&self) -> IssueMode {
-        if self.paired {
-            IssueMode::Paired
-        } else {
-            IssueMode::Sequential
-        }
+        per_scheduler_mode(self.paired)
     }
 
     fn label(&self, ctx: &super::LabelCtx) -> String {
-        let paired = if self.paired { "(paired)" } else { "" };
-        format!("laws{paired}{}", ctx.suffix())
+        per_scheduler_label("laws", self.paired, ctx)
     }
 
     fn check(&self, cfg: &GpuConfig) -> Result<(), SimError> {
@@ -118,14 +113,10 @@ impl WarpIssuePolicy for Laws {
         sm: usize,
     ) -> Result<Box<dyn IssueUnit<'a> + 'a>, SimError> {
         let p = laws_params(cfg, self.active)?;
-        let slots = (0..cfg.sm.schedulers as usize)
-            .map(|scheduler| {
-                Ok((
-                    Slot::new(provider, Site::Scheduler { sm, scheduler }, &p)?,
-                    LawsIn::default(),
-                ))
-            })
-            .collect::<Result<_, SimError>>()?;
+        let slots = scheduler_slots(cfg, provider, sm, &p)?
+            .into_iter()
+            .map(|slot| (slot, LawsIn::default()))
+            .collect();
         Ok(Box::new(LawsUnit {
             slots,
             mode: self.mode(),

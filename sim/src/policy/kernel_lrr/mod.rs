@@ -4,14 +4,14 @@
 //! it each warp's kernel, boundary and drain marks ([`SchedIn`]). With one kernel it issues
 //! as `--warp-sched gto` does.
 
-use super::arbiters::PAIRED_ISSUE;
+use super::arbiters::{per_scheduler_label, per_scheduler_mode, scheduler_slots, PAIRED_ISSUE};
 use super::{OptError, OptValues, PolicyEntry, SiteKind, SitePolicy, WarpIssuePolicy};
 use crate::block::BlockKind;
 use crate::blocks::kernel_lrr::{self, KernelLrrIn};
 use crate::blocks::DynProvider;
 use crate::config::GpuConfig;
 use crate::gpu::sites::issue::{IssueMode, IssueUnit, SchedIn};
-use crate::gpu::sites::{Site, Slot};
+use crate::gpu::sites::Slot;
 use crate::gpu::SimError;
 use std::sync::Arc;
 
@@ -64,16 +64,11 @@ impl WarpIssuePolicy for KernelLrr {
     }
 
     fn mode(&self) -> IssueMode {
-        if self.paired {
-            IssueMode::Paired
-        } else {
-            IssueMode::Sequential
-        }
+        per_scheduler_mode(self.paired)
     }
 
     fn label(&self, ctx: &super::LabelCtx) -> String {
-        let paired = if self.paired { "(paired)" } else { "" };
-        format!("{}{paired}{}", KERNEL_LRR.name, ctx.suffix())
+        per_scheduler_label(KERNEL_LRR.name, self.paired, ctx)
     }
 
     fn check(&self, cfg: &GpuConfig) -> Result<(), SimError> {
@@ -87,11 +82,8 @@ impl WarpIssuePolicy for KernelLrr {
         sm: usize,
     ) -> Result<Box<dyn IssueUnit<'a> + 'a>, SimError> {
         let p = params(cfg)?;
-        let slots = (0..cfg.sm.schedulers as usize)
-            .map(|scheduler| Slot::new(provider, Site::Scheduler { sm, scheduler }, &p))
-            .collect::<Result<_, _>>()?;
         Ok(Box::new(KernelLrrUnit {
-            slots,
+            slots: scheduler_slots(cfg, provider, sm, &p)?,
             mode: self.mode(),
         }))
     }
