@@ -35,7 +35,7 @@ static EVEN: PolicyEntry = PolicyEntry {
 fn parse(v: &OptValues) -> Result<SitePolicy, OptError> {
     Ok(SitePolicy::KernelSched(Arc::new(Even {
         slots: v.number(&KERNEL_SLOTS, 1..=64)?,
-        technique: Technique::from_name(v.raw(&PREEMPT)?).expect("one of its names"),
+        technique: super::fixed_technique(v)?,
     })))
 }
 

@@ -342,9 +342,26 @@ pub const PREEMPT: OptSpec = OptSpec::value(
     "switch",
     "How blocks leave an SM given to another kernel: switch (save the context through the \
      memory system, restore it later on any SM), drain (let them finish), flush (drop them \
-     and restart them later; a block past its idempotent point is drained instead)",
+     and restart them later; a block past its idempotent point is drained instead), chimera \
+     (per block the cheapest of the three that meets --lat-limit; maestro only, and its \
+     default)",
 )
-.one_of(crate::gpu::sites::kernel_sched::Technique::NAMES);
+.one_of(&["switch", "drain", "flush", "chimera"]);
+
+/// The one technique `--preempt` names for a kernel scheduler that preempts every block the
+/// same way (`chimera`, a per-block choice, is an error naming who takes it).
+pub fn fixed_technique(
+    v: &OptValues,
+) -> Result<crate::gpu::sites::kernel_sched::Technique, OptError> {
+    let name = v.raw(&PREEMPT)?;
+    crate::gpu::sites::kernel_sched::Technique::from_name(name).ok_or_else(|| OptError::Invalid {
+        name: PREEMPT.name.into(),
+        value: name.into(),
+        why: "a per-block choice is taken by --kernel-sched maestro (and chimera's policies \
+              always choose per block); this kernel scheduler takes switch, drain or flush"
+            .into(),
+    })
+}
 
 /// Whether the warp-issue policy of `plan` can take blocks that resume mid-kernel, as
 /// `technique` needs for a switch (an error naming why not).

@@ -41,7 +41,7 @@ static TIMESLICE: PolicyEntry = PolicyEntry {
 fn parse(v: &OptValues) -> Result<SitePolicy, OptError> {
     Ok(SitePolicy::KernelSched(Arc::new(Timeslice {
         slots: v.number(&KERNEL_SLOTS, 1..=64)?,
-        technique: Technique::from_name(v.raw(&PREEMPT)?).expect("one of its names"),
+        technique: super::fixed_technique(v)?,
         quantum: v.number(&QUANTUM, 1..=u64::MAX)?,
     })))
 }

@@ -6,6 +6,7 @@
 //! [`crate::blocks::chimera_tb`]). Each preemption request is reported with its measured
 //! handover latency against the limit (`kernel_sched_stats`).
 
+mod estimator;
 mod feed;
 mod late;
 mod partition;
@@ -24,18 +25,20 @@ use crate::gpu::sites::kernel_sched::{KernelSchedUnit, Technique};
 use crate::gpu::SimError;
 use std::sync::Arc;
 use partition::Need;
+pub use estimator::Estimator;
 pub use unit::{Idempotence, Selector};
 use unit::Settings;
 
 /// `chimera`, `switch-only`, `drain-only`, `flush-only`.
 pub const ENTRIES: &[&PolicyEntry] = &[&CHIMERA, &SWITCH_ONLY, &DRAIN_ONLY, &FLUSH_ONLY];
 
-const LAT_LIMIT: OptSpec = OptSpec::value(
+pub(super) const LAT_LIMIT: OptSpec = OptSpec::value(
     "lat-limit",
     "CYCLES",
     "21000",
     "Preemption latency limit: cycles from a request to the handover of every SM it takes \
-     (the thesis's 15 us at 1.4 GHz)",
+     (the thesis's 15 us at 1.4 GHz; under maestro the largest whole-SM switch time of the \
+     GPU when not given, spec M-R1)",
 );
 
 const LAT_MARGIN: OptSpec = OptSpec::value(

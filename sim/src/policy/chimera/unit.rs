@@ -28,12 +28,13 @@
 
 use super::partition::{targets, Demand, Need};
 use super::late::Late;
+use super::estimator::{Estimator, Offer};
 use super::tables::{Ask, Tables};
-use crate::blocks::chimera_tb::cost::{sat, Derived, DrainOvh, KernelStats, TbCounters};
-use crate::blocks::chimera_tb::select::{plan_sm, select, Limit, Mode, Rules, SmPlan};
+use crate::blocks::chimera_tb::cost::DrainOvh;
+use crate::blocks::chimera_tb::select::{select, Limit, Mode, Rules, SmPlan};
 use crate::config::GpuConfig;
 use crate::gpu::sites::kernel_sched::{
-    BlockView, KernelSchedIn, KernelSchedOut, KernelSchedUnit, Preempt, Technique,
+    KernelSchedIn, KernelSchedOut, KernelSchedUnit, Preempt, Technique,
 };
 use crate::gpu::SimError;
 use serde::Serialize;
@@ -59,9 +60,6 @@ pub enum Selector {
     Software,
 }
 
-/// An SM's plan and, per block of the victim on it, its block slot and technique.
-type Offer = (SmPlan, Vec<(usize, Technique)>);
-
 /// A selection running in the blocks of `sms`: slot `needy` takes up to `want` of them from
 /// slot `victim` (each with the launch it held then).
 #[derive(Clone, Debug)]
@@ -73,9 +71,6 @@ struct Pending {
     /// The cycle the passes started (the request's cycle).
     cycle: u64,
 }
-
-/// Widest `SW_CYC_TB` (24 bits, spec §1.2).
-const SW_CYC_MAX: u64 = (1 << 24) - 1;
 
 /// A preemption request: kernel `kernel` took SMs from `victim`.
 #[derive(Clone, Debug, Serialize)]
@@ -107,17 +102,13 @@ pub struct Request {
 pub struct ChimeraUnit<'a> {
     slots: usize,
     selector: Selector,
-    drain: DrainOvh,
-    mode: Mode,
-    limit: Limit,
+    /// The kernels' statistics and the selector's rules.
+    est: Estimator,
+    /// Scope of flushing, as the blocks take it.
     idempotence: Idempotence,
     need: Need,
-    /// One SM's share of the DRAM bandwidth, bytes per core cycle, Q16.16.
-    bw_q: u64,
     /// Per SM: the slot and launch of the kernel it serves.
     owner: Vec<Option<(usize, usize)>>,
-    /// Per slot: the launch it counts for, and its SM-cycles with a block resident.
-    sm_cycles: Vec<(usize, u64)>,
     requests: Vec<Request>,
     /// Per slot: its target this cycle.
     target: Vec<usize>,
@@ -163,54 +154,19 @@ impl<'a> ChimeraUnit<'a> {
             kill_late,
         } = s;
         let n = cfg.sm.count as usize;
-        let per_sm = cfg.dram.peak_gbps * 1e3 / cfg.sm.core_clock_mhz / n as f64;
+        let rules = Rules { mode, limit, drain };
         Self {
             slots,
-            mode,
-            limit,
+            est: Estimator::new(cfg, slots, rules, idempotence),
             idempotence,
             need,
-            bw_q: ((per_sm * 65536.0) as u64).max(1),
             owner: vec![None; n],
-            sm_cycles: vec![(usize::MAX, 0); slots],
             requests: vec![],
             target: vec![0; slots],
             tables,
             pending: None,
             selector,
-            drain,
             late: Late::new(n, limit.cycles, kill_late),
-        }
-    }
-
-    /// The selector's rules.
-    fn rules(&self) -> Rules {
-        Rules {
-            mode: self.mode,
-            limit: self.limit,
-            drain: self.drain,
-        }
-    }
-
-    /// Cycles to save one block of `context_bytes` at one SM's bandwidth share.
-    fn sw_cyc_tb(&self, context_bytes: u64) -> u32 {
-        ((context_bytes << 16).div_ceil(self.bw_q)).min(SW_CYC_MAX) as u32
-    }
-
-    /// Step 1 of the cycle.
-    fn count_sm_cycles(&mut self, inp: &KernelSchedIn) {
-        for (k, acc) in self.sm_cycles.iter_mut().enumerate() {
-            match inp.kernels[k] {
-                Some(v) if v.launch != acc.0 => *acc = (v.launch, 0),
-                _ => {}
-            }
-        }
-        for view in inp.sms {
-            for (k, &b) in view.blocks.iter().enumerate() {
-                if b > 0 {
-                    self.sm_cycles[k].1 += 1;
-                }
-            }
         }
     }
 
@@ -224,50 +180,6 @@ impl<'a> ChimeraUnit<'a> {
                 *o = None;
             }
         }
-    }
-
-    /// What the selector knows of slot `k`'s kernel.
-    fn stats(&self, inp: &KernelSchedIn, k: usize) -> KernelStats {
-        let v = inp.kernels[k].expect("a held kernel");
-        let resident: u64 = inp
-            .blocks
-            .iter()
-            .flatten()
-            .filter(|b| b.slot == k)
-            .map(|b| b.issued)
-            .sum();
-        KernelStats {
-            done_tbs: v.done,
-            done_instr: v.done_issued,
-            done_cycles: v.done_cycles,
-            instrs: v.done_issued + resident,
-            sm_cycles: self.sm_cycles[k].1,
-            sw_cyc_tb: self.sw_cyc_tb(v.context_bytes),
-        }
-    }
-
-    /// Slot `victim`'s blocks on SM `sm` as the selector reads them.
-    fn counters(&self, inp: &KernelSchedIn, sm: usize, victim: usize) -> Vec<(BlockView, TbCounters)> {
-        let on = &inp.blocks[sm];
-        let sm_clean = on.iter().all(|b| !b.non_idempotent);
-        let kernel_clean = inp.kernels[victim].is_some_and(|v| v.idempotent);
-        on.iter()
-            .filter(|b| b.slot == victim)
-            .map(|&b| {
-                let flushable = match self.idempotence {
-                    Idempotence::Block => !b.non_idempotent,
-                    Idempotence::Sm => sm_clean,
-                    Idempotence::Kernel => kernel_clean,
-                };
-                (
-                    b,
-                    TbCounters {
-                        issued: sat(b.issued),
-                        flushable,
-                    },
-                )
-            })
-            .collect()
     }
 
     /// Step 4 for slot `needy`, short of `want` SMs: what it takes from slot `victim`.
@@ -303,8 +215,8 @@ impl<'a> ChimeraUnit<'a> {
         if candidates.is_empty() {
             return taken;
         }
-        let k = self.stats(inp, victim).derive();
-        let rules = self.rules();
+        let k = self.est.stats(inp, victim).derive();
+        let rules = self.est.rules;
         match (self.selector, self.tables.as_mut()) {
             (Selector::Block, Some(tables)) => {
                 let ask = Ask {
@@ -328,26 +240,12 @@ impl<'a> ChimeraUnit<'a> {
             _ => {
                 let offers: Vec<Offer> = candidates
                     .iter()
-                    .map(|&sm| self.software_plan(inp, sm, victim, &k))
+                    .map(|&sm| self.est.plan(inp, (sm, victim), &k, |_| true))
                     .collect();
                 taken += self.commit(inp, out, (needy, victim), &offers, want - taken, inp.now);
             }
         }
         taken
-    }
-
-    /// SM `sm`'s plan for slot `victim`'s blocks computed at once from the views.
-    fn software_plan(&self, inp: &KernelSchedIn, sm: usize, victim: usize, k: &Derived) -> Offer {
-        let b = self.counters(inp, sm, victim);
-        let tbs: Vec<TbCounters> = b.iter().map(|x| x.1).collect();
-        let plan = plan_sm(sm, k, &tbs, self.rules());
-        let blocks = plan
-            .choices
-            .iter()
-            .zip(&b)
-            .map(|(c, (view, _))| (view.tb, c.technique))
-            .collect();
-        (plan, blocks)
     }
 
     /// Makes the request of slot `needy` taking up to `want` of the SMs `offers` from slot
@@ -532,7 +430,7 @@ impl KernelSchedUnit for ChimeraUnit<'_> {
     }
 
     fn step(&mut self, inp: &KernelSchedIn, out: &mut KernelSchedOut) -> Result<(), SimError> {
-        self.count_sm_cycles(inp);
+        self.est.count_sm_cycles(inp);
         self.late.step(inp, &mut self.requests, out);
         self.handovers(inp);
         self.release(inp);
@@ -559,7 +457,7 @@ impl KernelSchedUnit for ChimeraUnit<'_> {
         let done: Vec<&Request> = self.requests.iter().filter(|r| r.latency.is_some()).collect();
         let violated = done
             .iter()
-            .filter(|r| r.latency.is_some_and(|l| l > self.limit.cycles as u64))
+            .filter(|r| r.latency.is_some_and(|l| l > self.est.rules.limit.cycles as u64))
             .count();
         let mut techniques = [0u64; 3];
         for r in &self.requests {
@@ -571,7 +469,7 @@ impl KernelSchedUnit for ChimeraUnit<'_> {
         let mut put = |k: &str, v: serde_json::Value| {
             m.insert(k.to_string(), v);
         };
-        put("lat_limit", self.limit.cycles.into());
+        put("lat_limit", self.est.rules.limit.cycles.into());
         put("requests", self.requests.len().into());
         put("kernels_killed", self.late.killed().into());
         put(

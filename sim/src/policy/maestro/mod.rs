@@ -8,20 +8,23 @@
 //! is the command processor's software (L1228); the quotas reach each SM's allocator, whose
 //! boundary blocks leave first under the 2-way allocator (`--sm-alloc twoway`, implied).
 //!
-//! Preemption uses `--preempt` (switch by default); the thesis preempts through Chimera
-//! (M-R1), which is not yet wired in here. A third kernel waits until one of the pair leaves
+//! The victims leave through Chimera's per-block choice (M-R1, [`preempt`]), or by the one
+//! technique `--preempt` names. A third kernel waits until one of the pair leaves
 //! (pair-groups of more kernels, B9, are not modelled). Two kernels no SM can hold a block of
 //! each of at once run spatially (alternate SMs), without epochs.
 
 mod epoch;
 mod partition;
+mod preempt;
 mod unit;
 
 use super::{
     KernelSchedPolicy, OptError, OptSpec, OptValues, PolicyEntry, SiteKind, SitePolicy,
     KERNEL_SLOTS, PREEMPT,
 };
+use super::chimera::LAT_LIMIT;
 use crate::blocks::DynProvider;
+use preempt::{How, Preemption};
 use crate::config::GpuConfig;
 use crate::core::twoway::Caps;
 use crate::gpu::sites::kernel_sched::{KernelSchedUnit, Technique};
@@ -45,16 +48,30 @@ static MAESTRO: PolicyEntry = PolicyEntry {
     summary: "GPU Maestro: two kernels share every SM by per-SM block quotas, repartitioned \
               every epoch from dedicated, trial and follower SMs' ANTT",
     blocks: &[],
-    options: &[KERNEL_SLOTS, PREEMPT, EPOCH],
+    options: &[KERNEL_SLOTS, PREEMPT, LAT_LIMIT, EPOCH],
     flag: None,
     implies: &[("sm-alloc", "twoway")],
     parse,
 };
 
 fn parse(v: &OptValues) -> Result<SitePolicy, OptError> {
+    let limit = match v.given(LAT_LIMIT.name) {
+        Some(_) => Some(v.number(&LAT_LIMIT, 1..=u32::MAX - 1)?),
+        None => None,
+    };
+    let how = match v.given(PREEMPT.name) {
+        None | Some("chimera") => How::Chimera(limit),
+        Some(_) if limit.is_some() => {
+            return Err(OptError::Other(
+                "--lat-limit needs --preempt chimera (a fixed technique has no limit to meet)"
+                    .into(),
+            ))
+        }
+        Some(_) => How::Fixed(super::fixed_technique(v)?),
+    };
     Ok(SitePolicy::KernelSched(Arc::new(Maestro {
         slots: v.number(&KERNEL_SLOTS, 1..=64)?,
-        technique: Technique::from_name(v.raw(&PREEMPT)?).expect("one of its names"),
+        how,
         epoch: v.number(&EPOCH, 1..=u64::MAX)?,
     })))
 }
@@ -62,7 +79,7 @@ fn parse(v: &OptValues) -> Result<SitePolicy, OptError> {
 #[derive(Debug)]
 struct Maestro {
     slots: usize,
-    technique: Technique,
+    how: How,
     epoch: u64,
 }
 
@@ -76,11 +93,18 @@ impl KernelSchedPolicy for Maestro {
     }
 
     fn label_suffix(&self) -> String {
-        format!("+maestro({})", self.technique.name())
+        match self.how {
+            How::Chimera(Some(limit)) => format!("+maestro(chimera,{limit})"),
+            how => format!("+maestro({})", how.name()),
+        }
     }
 
     fn check(&self, _: &GpuConfig, plan: &super::Plan) -> Result<(), SimError> {
-        super::check_resume(plan, self.technique)
+        let t = match self.how {
+            How::Fixed(t) => t,
+            How::Chimera(_) => Technique::Switch,
+        };
+        super::check_resume(plan, t)
     }
 
     fn build<'a>(
@@ -90,7 +114,7 @@ impl KernelSchedPolicy for Maestro {
     ) -> Result<Box<dyn KernelSchedUnit + 'a>, SimError> {
         Ok(Box::new(unit::MaestroUnit::new(
             self.slots,
-            self.technique,
+            Preemption::new(self.how, cfg, self.slots),
             self.epoch,
             caps_of(cfg),
         )))

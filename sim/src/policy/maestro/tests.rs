@@ -24,6 +24,12 @@ fn mix(kernels: &[(&str, u64)]) -> crate::workload::mix::Mix {
     crate::workload::mix::Mix::parse(&text, std::path::Path::new("m.toml")).unwrap()
 }
 
+/// A kernel's warp instructions and blocks, less what flushed blocks executed again.
+fn work(k: &crate::gpu::KernelReport) -> (u64, u64) {
+    let c = &k.counters;
+    (c.warp_instructions - k.preemptions.reexecuted_warp_instructions, c.blocks)
+}
+
 fn run(args: &str, kernels: &[(&str, u64)]) -> Report {
     Gpu::golden(&gtx480(), SimOptions::parse(args).unwrap())
         .unwrap()
@@ -122,7 +128,8 @@ fn checked(
         ..SimOptions::parse(&format!("--kernel-sched maestro --sm-alloc {alloc}")).unwrap()
     };
     let mut gpu = Gpu::golden(&cfg, opts).unwrap();
-    let mut unit = MaestroUnit::new(16, Technique::Switch, epoch, caps_of(&cfg));
+    let preempt = Preemption::new(How::Chimera(None), &cfg, 16);
+    let mut unit = MaestroUnit::new(16, preempt, epoch, caps_of(&cfg));
     unit.fault = fault;
     let seen = Rc::new(RefCell::new(Seen::default()));
     gpu.set_kernel_sched(Box::new(Checked {
@@ -142,8 +149,7 @@ fn a_pair_repartitions_every_epoch_and_preempts_only_boundary_blocks() {
     for alloc in ["twoway", "occupancy", "first_fit"] {
         let (r, seen) = checked(alloc, 4000, &pair, None);
         for (k, o) in r.kernels.iter().zip(&smk.kernels) {
-            let c = (k.counters.warp_instructions, k.counters.blocks);
-            assert_eq!(c, (o.counters.warp_instructions, o.counters.blocks), "{alloc}");
+            assert_eq!(work(k), work(o), "{alloc}");
         }
         assert_eq!(seen.not_boundary, Vec::<String>::new(), "{alloc}");
         assert_eq!(seen.above_quota, Vec::<String>::new(), "{alloc}");
@@ -192,7 +198,7 @@ fn a_pair_no_sm_can_hold_together_runs_spatially() {
     let smk = go("--kernel-sched smk");
     let r = go("--kernel-sched maestro --epoch 2000");
     for (k, o) in r.kernels.iter().zip(&smk.kernels) {
-        assert_eq!(k.counters.warp_instructions, o.counters.warp_instructions);
+        assert_eq!(work(k), work(o));
     }
     assert_eq!(r.kernel_sched_stats["epochs"], 0, "no epochs");
     assert!(r.kernels[1].start_cycle < r.kernels[0].end_cycle, "side by side");
@@ -206,9 +212,76 @@ fn epochs_shorter_than_a_switch_wait_for_the_partition() {
     let smk = run("--kernel-sched smk", &pair);
     let (r, seen) = checked("twoway", 300, &pair, None);
     for (k, o) in r.kernels.iter().zip(&smk.kernels) {
-        assert_eq!(k.counters.warp_instructions, o.counters.warp_instructions);
+        assert_eq!(work(k), work(o));
     }
     assert!(seen.starts >= 4, "{} epochs", seen.starts);
     assert_eq!(seen.not_boundary, Vec::<String>::new());
     assert_eq!(seen.above_quota, Vec::<String>::new());
+}
+
+/// Blocks a report's kernels had taken off, by technique (switch, drain, flush).
+fn taken_off(r: &Report) -> [u64; 3] {
+    let mut n = [0; 3];
+    for k in &r.kernels {
+        let p = &k.preemptions;
+        for (n, t) in n.iter_mut().zip([&p.switch, &p.drain, &p.flush]) {
+            *n += t.blocks;
+        }
+    }
+    n
+}
+
+#[test]
+fn chimera_chooses_per_block_within_a_whole_sm_switch_by_default() {
+    // M-R1 on the thesis's GPU: 256 KiB of registers and 96 KiB of shared memory at one SM's
+    // share of 224 GB/s at 1,126 MHz (12.43 B per cycle): about 29,000 cycles.
+    let gtx980 = GpuConfig::preset("gtx980").unwrap();
+    let est = |cfg: &GpuConfig| {
+        let rules = crate::blocks::chimera_tb::select::Rules {
+            mode: crate::blocks::chimera_tb::select::Mode::Chimera,
+            limit: crate::blocks::chimera_tb::select::Limit { cycles: 0, margin: 0 },
+            drain: Default::default(),
+        };
+        crate::policy::chimera::Estimator::new(cfg, 2, rules, crate::policy::chimera::Idempotence::Block)
+    };
+    let limit = preempt::whole_sm_switch(&gtx980, &est(&gtx980));
+    assert!((28_000..=30_000).contains(&limit), "{limit}");
+    let pair = [("mm", 0), ("chimera_bs", 500)];
+    let r = run("--kernel-sched maestro --epoch 4000", &pair);
+    assert_eq!(r.policy, run("--kernel-sched maestro --epoch 4000 --preempt chimera", &pair).policy);
+    assert!(r.policy.contains("+maestro(chimera)"), "{}", r.policy);
+    let ks = &r.kernel_sched_stats;
+    let want = preempt::whole_sm_switch(&gtx480(), &est(&gtx480()));
+    assert_eq!(ks["lat_limit"], want);
+    let chosen = ["switch", "drain", "flush"].map(|t| ks["blocks_by_technique"][t].as_u64().unwrap());
+    let taken = taken_off(&r);
+    // A block asked to switch may end before its save starts (counted as drained).
+    assert_eq!(chosen.iter().sum::<u64>(), taken.iter().sum::<u64>());
+    assert!(chosen[2] > 0, "mm's blocks are flushable early: {chosen:?}");
+    assert_eq!(ks["blocks_over_limit"], 0);
+}
+
+#[test]
+fn a_limit_no_switch_meets_leaves_switches_to_the_blocks_nothing_else_fits() {
+    let pair = [("mm", 0), ("chimera_bs", 500)];
+    let r = run("--kernel-sched maestro --epoch 4000 --lat-limit 1", &pair);
+    let ks = &r.kernel_sched_stats;
+    assert!(r.policy.contains("+maestro(chimera,1)"), "{}", r.policy);
+    assert_eq!(ks["lat_limit"], 1);
+    // Every switch is a fallback: a switch takes thousands of cycles.
+    assert_eq!(ks["blocks_by_technique"]["switch"], ks["blocks_over_limit"]);
+    let fixed = run("--kernel-sched maestro --epoch 4000 --preempt drain", &pair);
+    assert_eq!(taken_off(&fixed)[0] + taken_off(&fixed)[2], 0, "drain only");
+    assert!(fixed.kernel_sched_stats["lat_limit"].is_null());
+}
+
+#[test]
+fn chimera_preemption_is_maestros_and_a_limit_needs_it() {
+    let err = |args: &str| SimOptions::parse(args).unwrap_err().to_string();
+    let e = err("--kernel-sched even --preempt chimera");
+    assert!(e.contains("--preempt") && e.contains("maestro"), "{e}");
+    let e = err("--kernel-sched maestro --preempt switch --lat-limit 5");
+    assert!(e.contains("--lat-limit needs --preempt chimera"), "{e}");
+    let e = err("--kernel-sched maestro --lat-limit 0");
+    assert!(e.contains("--lat-limit"), "{e}");
 }

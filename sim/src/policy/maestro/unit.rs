@@ -4,9 +4,10 @@
 
 use super::epoch::{self, Candidate, Partition, Role};
 use super::partition::{alone, Pair};
+use super::preempt::Preemption;
 use crate::core::twoway::{Caps, Need};
 use crate::gpu::sites::kernel_sched::{
-    BlockView, KernelSchedIn, KernelSchedOut, KernelSchedUnit, Preempt, Technique,
+    BlockView, KernelSchedIn, KernelSchedOut, KernelSchedUnit,
 };
 use crate::gpu::SimError;
 use std::collections::BTreeMap;
@@ -127,7 +128,7 @@ pub(super) struct MaestroUnit {
     #[cfg(test)]
     pub(super) fault: Option<Fault>,
     slots: usize,
-    technique: Technique,
+    preempt: Preemption,
     epoch: u64,
     caps: Caps,
     pair: Option<PairState>,
@@ -137,12 +138,12 @@ pub(super) struct MaestroUnit {
 }
 
 impl MaestroUnit {
-    pub(super) fn new(slots: usize, technique: Technique, epoch: u64, caps: Caps) -> Self {
+    pub(super) fn new(slots: usize, preempt: Preemption, epoch: u64, caps: Caps) -> Self {
         Self {
             #[cfg(test)]
             fault: None,
             slots,
-            technique,
+            preempt,
             epoch,
             caps,
             pair: None,
@@ -274,11 +275,13 @@ impl KernelSchedUnit for MaestroUnit {
             })
             .collect();
         r.insert("decisions".into(), list.into());
+        self.preempt.report(&mut r);
         r
     }
 
     fn step(&mut self, inp: &KernelSchedIn, out: &mut KernelSchedOut) -> Result<(), SimError> {
         let held = inp.by_admission();
+        self.preempt.step(inp);
         self.track_pair(inp, &held);
         let waiting = |k: usize| inp.kernels[k].is_some_and(|v| v.has_waiting());
         // The partition matters while both kernels have blocks to place: with one kernel (or
@@ -313,14 +316,7 @@ impl KernelSchedUnit for MaestroUnit {
                     if self.fault == Some(Fault::LowestVictims) {
                         plant_lowest(blocks, slot, &mut self.victims);
                     }
-                    for &tb in &self.victims {
-                        out.preempt.push(Preempt {
-                            sm: s,
-                            slot,
-                            technique: self.technique,
-                            block: Some(tb),
-                        });
-                    }
+                    self.preempt.push(inp, (s, slot), &self.victims, out);
                 }
                 let room = q.is_none_or(|q| count < q);
                 *wants = room && inp.kernels[slot].is_some_and(|v| v.has_waiting());
