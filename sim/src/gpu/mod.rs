@@ -19,6 +19,7 @@ pub mod kernel;
 mod kernels;
 pub mod memory;
 mod run;
+pub mod timeline;
 pub mod sites;
 pub mod sm;
 pub mod stats;
@@ -293,6 +294,9 @@ pub struct Report {
     /// allocators' offers, refusals and fragmentation).
     #[serde(skip_serializing_if = "BTreeMap::is_empty")]
     pub sm_alloc_stats: BTreeMap<String, u64>,
+    /// The same counters over time ([`timeline`]).
+    #[serde(skip_serializing_if = "timeline::AllocTimeline::is_empty")]
+    pub sm_alloc_timeline: timeline::AllocTimeline,
     /// What the kernel scheduler reports of its decisions (Chimera's preemption requests).
     #[serde(skip_serializing_if = "BTreeMap::is_empty")]
     pub kernel_sched_stats: BTreeMap<String, serde_json::Value>,
@@ -327,6 +331,8 @@ pub struct Gpu<'a> {
     resident: Vec<SmView>,
     now: u64,
     last_issue: u64,
+    /// The allocators' counters over time.
+    alloc_timeline: timeline::AllocTimeline,
 }
 
 impl<'a> Gpu<'a> {
@@ -382,6 +388,7 @@ impl<'a> Gpu<'a> {
             sms,
             now: 0,
             last_issue: 0,
+            alloc_timeline: timeline::AllocTimeline::new(),
         })
     }
 

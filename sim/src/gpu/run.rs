@@ -113,6 +113,9 @@ impl<'a> Gpu<'a> {
             if self.now & 0x3fff == 0 {
                 progress(&self.progress(&ks));
             }
+            if self.now % super::timeline::SAMPLE == 0 {
+                self.sample_alloc();
+            }
             if self.opts.max_cycles.is_some_and(|m| self.now >= m) {
                 truncated = !ks.all_done();
                 break;
@@ -123,7 +126,26 @@ impl<'a> Gpu<'a> {
                 self.leave(&mut ks, &mut lp, slot, true);
             }
         }
+        self.sample_alloc();
         Ok(self.report(workload.name(), ks, lp.unknown, truncated))
+    }
+
+    /// The allocators' counters, summed over the SMs.
+    fn alloc_totals(&self) -> BTreeMap<String, u64> {
+        self.sms.iter().fold(BTreeMap::new(), |mut m, sm| {
+            for (k, v) in sm.alloc_report() {
+                *m.entry(k.to_string()).or_insert(0) += v;
+            }
+            m
+        })
+    }
+
+    /// A sample of the allocators' counters for the timeline.
+    fn sample_alloc(&mut self) {
+        let totals = self.alloc_totals();
+        if !totals.is_empty() && self.now > 0 {
+            self.alloc_timeline.sample(self.now, totals);
+        }
     }
 
     /// One GPU cycle (module documentation).
@@ -635,12 +657,8 @@ impl<'a> Gpu<'a> {
             lsu_queue: plan.lsu_queue.entry().name.into(),
             sm_alloc: plan.sm_alloc.entry().name.into(),
             kernel_sched: plan.kernel_sched.entry().name.into(),
-            sm_alloc_stats: self.sms.iter().fold(BTreeMap::new(), |mut m, sm| {
-                for (k, v) in sm.alloc_report() {
-                    *m.entry(k.to_string()).or_insert(0) += v;
-                }
-                m
-            }),
+            sm_alloc_stats: self.alloc_totals(),
+            sm_alloc_timeline: self.alloc_timeline.clone(),
             kernel_sched_stats: self.ksched.report(),
             iprefetch: self.opts.iprefetch,
             truncated,

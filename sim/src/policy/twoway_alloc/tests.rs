@@ -214,3 +214,17 @@ fn refusals_by_fragmentation_and_for_want_of_an_end_are_counted() {
     assert_eq!((r["offered_cycles"], r["refused_cycles"]), (3, 1));
     assert_eq!((r["no_end_cycles"], r["fragmented_cycles"]), (1, 0));
 }
+
+#[test]
+fn the_report_keeps_the_counters_over_time() {
+    let r = sim("--kernel-sched smk --sm-alloc twoway", &pair("mm", "chimera_bs"));
+    let t = &r.sm_alloc_timeline;
+    assert_eq!(t.window, crate::gpu::timeline::SAMPLE);
+    for (k, total) in &r.sm_alloc_stats {
+        assert_eq!(t.series[k].iter().sum::<u64>(), *total, "{k}");
+    }
+    let points = r.counters.cycles.div_ceil(t.window) as usize;
+    assert_eq!(t.series["offered_cycles"].len(), points);
+    let alone = sim("", "[[kernel]]\nworkload = \"mm\"\n");
+    assert!(alone.sm_alloc_timeline.is_empty(), "a counting allocator reports none");
+}
