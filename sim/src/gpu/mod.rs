@@ -19,10 +19,10 @@ pub mod kernel;
 mod kernels;
 pub mod memory;
 mod run;
-pub mod timeline;
 pub mod sites;
 pub mod sm;
 pub mod stats;
+pub mod timeline;
 
 use crate::config::GpuConfig;
 use crate::core::occupancy::{DoesNotFit, Occupancy};

@@ -85,6 +85,15 @@ impl Partition {
         }
     }
 
+    /// Every SM a follower at `nf` (a fixed partition: no measurement).
+    pub fn even(sms: usize, nf: u32) -> Self {
+        Self {
+            nf,
+            roles: vec![Role::Follower; sms],
+            spatial_pairs: 0,
+        }
+    }
+
     /// Spatial multitasking on every SM (alternate SMs to each kernel), for a pair no SM can
     /// hold a block of each of at once.
     pub fn spatial(sms: usize) -> Self {

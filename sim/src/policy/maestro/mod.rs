@@ -8,6 +8,8 @@
 //! is the command processor's software (L1228); the quotas reach each SM's allocator, whose
 //! boundary blocks leave first under the 2-way allocator (`--sm-alloc twoway`, implied).
 //!
+//! `--partition even|spatial` fixes the thesis's baselines instead (SMK: every SM the even
+//! split; Spatial: alternate SMs), with the same quotas, allocator and preemption.
 //! The victims leave through Chimera's per-block choice (M-R1, [`preempt`]), or by the one
 //! technique `--preempt` names. A third kernel waits until one of the pair leaves
 //! (pair-groups of more kernels, B9, are not modelled). Two kernels no SM can hold a block of
@@ -25,6 +27,7 @@ use super::{
 use super::chimera::LAT_LIMIT;
 use crate::blocks::DynProvider;
 use preempt::{How, Preemption};
+use unit::Partitioning;
 use crate::config::GpuConfig;
 use crate::core::twoway::Caps;
 use crate::gpu::sites::kernel_sched::{KernelSchedUnit, Technique};
@@ -42,13 +45,24 @@ const EPOCH: OptSpec = OptSpec::value(
     "Cycles of an epoch between two repartitioning decisions (the thesis's 50,000; >= 1)",
 );
 
+/// `--partition dynamic|even|spatial`.
+const PARTITION: OptSpec = OptSpec::value(
+    "partition",
+    "HOW",
+    "dynamic",
+    "How the SMs are split between the pair: dynamic (Maestro's epochs), even (every SM takes \
+     what fits in half of every resource of each: the thesis's SMK baseline), spatial \
+     (alternate SMs to each kernel: its Spatial baseline); the fixed ones run no epochs",
+)
+.one_of(&["dynamic", "even", "spatial"]);
+
 static MAESTRO: PolicyEntry = PolicyEntry {
     site: SiteKind::KernelSched,
     name: "maestro",
     summary: "GPU Maestro: two kernels share every SM by per-SM block quotas, repartitioned \
               every epoch from dedicated, trial and follower SMs' ANTT",
     blocks: &[],
-    options: &[KERNEL_SLOTS, PREEMPT, LAT_LIMIT, EPOCH],
+    options: &[KERNEL_SLOTS, PREEMPT, LAT_LIMIT, EPOCH, PARTITION],
     flag: None,
     implies: &[("sm-alloc", "twoway")],
     parse,
@@ -73,6 +87,11 @@ fn parse(v: &OptValues) -> Result<SitePolicy, OptError> {
         slots: v.number(&KERNEL_SLOTS, 1..=64)?,
         how,
         epoch: v.number(&EPOCH, 1..=u64::MAX)?,
+        partitioning: match v.raw(&PARTITION)? {
+            "even" => Partitioning::Even,
+            "spatial" => Partitioning::Spatial,
+            _ => Partitioning::Dynamic,
+        },
     })))
 }
 
@@ -81,6 +100,7 @@ struct Maestro {
     slots: usize,
     how: How,
     epoch: u64,
+    partitioning: Partitioning,
 }
 
 impl KernelSchedPolicy for Maestro {
@@ -93,10 +113,16 @@ impl KernelSchedPolicy for Maestro {
     }
 
     fn label_suffix(&self) -> String {
-        match self.how {
-            How::Chimera(Some(limit)) => format!("+maestro(chimera,{limit})"),
-            how => format!("+maestro({})", how.name()),
+        let mut parts = vec![self.how.name().to_string()];
+        if let How::Chimera(Some(limit)) = self.how {
+            parts.push(limit.to_string());
         }
+        match self.partitioning {
+            Partitioning::Dynamic => {}
+            Partitioning::Even => parts.push("partition=even".into()),
+            Partitioning::Spatial => parts.push("partition=spatial".into()),
+        }
+        format!("+maestro({})", parts.join(","))
     }
 
     fn check(&self, _: &GpuConfig, plan: &super::Plan) -> Result<(), SimError> {
@@ -115,7 +141,7 @@ impl KernelSchedPolicy for Maestro {
         Ok(Box::new(unit::MaestroUnit::new(
             self.slots,
             Preemption::new(self.how, cfg, self.slots),
-            self.epoch,
+            (self.partitioning, self.epoch),
             caps_of(cfg),
         )))
     }

@@ -129,7 +129,7 @@ fn checked(
     };
     let mut gpu = Gpu::golden(&cfg, opts).unwrap();
     let preempt = Preemption::new(How::Chimera(None), &cfg, 16);
-    let mut unit = MaestroUnit::new(16, preempt, epoch, caps_of(&cfg));
+    let mut unit = MaestroUnit::new(16, preempt, (Partitioning::Dynamic, epoch), caps_of(&cfg));
     unit.fault = fault;
     let seen = Rc::new(RefCell::new(Seen::default()));
     gpu.set_kernel_sched(Box::new(Checked {
@@ -284,4 +284,23 @@ fn chimera_preemption_is_maestros_and_a_limit_needs_it() {
     assert!(e.contains("--lat-limit needs --preempt chimera"), "{e}");
     let e = err("--kernel-sched maestro --lat-limit 0");
     assert!(e.contains("--lat-limit"), "{e}");
+}
+
+#[test]
+fn the_fixed_partitions_run_no_epochs_and_every_instruction() {
+    let pair = [("mm", 0), ("chimera_bs", 500)];
+    let smk = run("--kernel-sched smk", &pair);
+    let mut cycles = vec![];
+    for how in ["even", "spatial"] {
+        let r = run(&format!("--kernel-sched maestro --epoch 2000 --partition {how}"), &pair);
+        assert!(r.policy.contains(&format!("partition={how}")), "{}", r.policy);
+        assert_eq!(r.kernel_sched_stats["epochs"], 0, "{how}");
+        for (k, o) in r.kernels.iter().zip(&smk.kernels) {
+            assert_eq!(work(k), work(o), "{how}");
+        }
+        cycles.push(r.counters.cycles);
+    }
+    let dynamic = run("--kernel-sched maestro --epoch 2000", &pair);
+    assert!(dynamic.kernel_sched_stats["epochs"].as_u64().unwrap() > 0);
+    assert_ne!(cycles[0], cycles[1], "the two partitions differ");
 }

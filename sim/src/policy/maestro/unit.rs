@@ -28,6 +28,18 @@ enum Phase {
     Ending,
 }
 
+/// How the SMs are partitioned between a pair (`--partition`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Partitioning {
+    /// Maestro's: measured and repartitioned every epoch.
+    Dynamic,
+    /// The thesis's SMK baseline: every SM takes the `even` split (what fits in half of every
+    /// resource), no epochs.
+    Even,
+    /// The thesis's Spatial baseline: alternate SMs to each kernel, no epochs.
+    Spatial,
+}
+
 /// One decision, for the report.
 #[derive(Clone, Debug, PartialEq)]
 struct Decision {
@@ -61,11 +73,17 @@ struct PairState {
 }
 
 impl PairState {
-    fn new(slots: [usize; 2], launches: [usize; 2], pair: Pair, sms: usize) -> Self {
+    fn new(
+        slots: [usize; 2],
+        launches: [usize; 2],
+        pair: Pair,
+        (sms, how): (usize, Partitioning),
+    ) -> Self {
         // No SM holds a block of each at once: spatial multitasking, no epochs.
-        let part = match pair.n_max() {
-            0 => Partition::spatial(sms),
-            _ => Partition::measuring(sms, pair.even()),
+        let part = match (pair.n_max(), how) {
+            (0, _) | (_, Partitioning::Spatial) => Partition::spatial(sms),
+            (_, Partitioning::Even) => Partition::even(sms, pair.even()),
+            (_, Partitioning::Dynamic) => Partition::measuring(sms, pair.even()),
         };
         let mut s = Self {
             slots,
@@ -129,6 +147,7 @@ pub(super) struct MaestroUnit {
     pub(super) fault: Option<Fault>,
     slots: usize,
     preempt: Preemption,
+    partitioning: Partitioning,
     epoch: u64,
     caps: Caps,
     pair: Option<PairState>,
@@ -138,12 +157,18 @@ pub(super) struct MaestroUnit {
 }
 
 impl MaestroUnit {
-    pub(super) fn new(slots: usize, preempt: Preemption, epoch: u64, caps: Caps) -> Self {
+    pub(super) fn new(
+        slots: usize,
+        preempt: Preemption,
+        (partitioning, epoch): (Partitioning, u64),
+        caps: Caps,
+    ) -> Self {
         Self {
             #[cfg(test)]
             fault: None,
             slots,
             preempt,
+            partitioning,
             epoch,
             caps,
             pair: None,
@@ -179,7 +204,8 @@ impl MaestroUnit {
             other: need(o),
         };
         let launches = [view(t).launch, view(o).launch];
-        self.pair = Some(PairState::new([t, o], launches, pair, inp.sms.len()));
+        let sms = (inp.sms.len(), self.partitioning);
+        self.pair = Some(PairState::new([t, o], launches, pair, sms));
     }
 }
 
@@ -345,6 +371,7 @@ impl MaestroUnit {
     /// counter samples, then the decision.
     fn advance_epoch(&mut self, inp: &KernelSchedIn, out: &mut KernelSchedOut, met: bool) {
         let epoch = self.epoch;
+        let fixed = self.partitioning != Partitioning::Dynamic;
         let p = self.pair.as_mut().expect("a pair");
         let read = |p: &PairState| -> Vec<[u64; 2]> {
             inp.issued
@@ -353,7 +380,7 @@ impl MaestroUnit {
                 .collect()
         };
         match p.phase {
-            _ if p.pair.n_max() == 0 => {}
+            _ if fixed || p.pair.n_max() == 0 => {}
             Phase::Settling if met => {
                 out.sample = true;
                 p.phase = Phase::Starting;
