@@ -190,3 +190,52 @@ pub fn thesis_beside_ours(
     }
     Ok(svg)
 }
+
+/// A line chart of `series` (name, points `(x, y)`), axes described by `desc` (x, y).
+pub fn lines(
+    title: &str,
+    desc: (&str, &str),
+    series: &[(String, Vec<(f64, f64)>)],
+) -> Result<String> {
+    let mut svg = String::new();
+    {
+        let root = SVGBackend::with_string(&mut svg, (900, 420)).into_drawing_area();
+        root.fill(&WHITE).map_err(|e| anyhow!("{e}"))?;
+        let pts = || series.iter().flat_map(|s| s.1.iter());
+        let x_hi = pts().map(|p| p.0).fold(1.0f64, f64::max);
+        let y_hi = pts().map(|p| p.1).fold(1.0f64, f64::max) * 1.1;
+        let mut chart = ChartBuilder::on(&root)
+            .caption(title, ("sans-serif", 18))
+            .margin(10)
+            .x_label_area_size(40)
+            .y_label_area_size(50)
+            .build_cartesian_2d(0f64..x_hi, 0f64..y_hi)
+            .map_err(|e| anyhow!("{e}"))?;
+        chart
+            .configure_mesh()
+            .x_desc(desc.0)
+            .y_desc(desc.1)
+            .draw()
+            .map_err(|e| anyhow!("{e}"))?;
+        let colours = [RGBColor(200, 60, 40), BLUE, RGBColor(40, 150, 60), BLACK];
+        for (i, (name, points)) in series.iter().enumerate() {
+            let colour = colours[i % colours.len()];
+            chart
+                .draw_series(LineSeries::new(
+                    points.iter().copied(),
+                    colour.stroke_width(2),
+                ))
+                .map_err(|e| anyhow!("{e}"))?
+                .label(name.as_str())
+                .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 15, y)], colour));
+        }
+        chart
+            .configure_series_labels()
+            .border_style(BLACK)
+            .background_style(WHITE)
+            .draw()
+            .map_err(|e| anyhow!("{e}"))?;
+        root.present().map_err(|e| anyhow!("{e}"))?;
+    }
+    Ok(svg)
+}

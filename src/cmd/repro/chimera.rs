@@ -14,19 +14,15 @@
 //!   after the first; ANTT and STP against each kernel alone, for non-preemptive FCFS and the
 //!   four preemptive schedulers; the improvement over FCFS as the geometric mean over pairs.
 
+use super::mixes::{antt_stp, kernel, run_all, Job};
 use super::{write_outputs, ReproArgs};
 use crate::cmd::sim::load_config;
-use anyhow::{anyhow, bail, Context, Result};
-use gpusim::config::GpuConfig;
-use gpusim::gpu::{Gpu, Report, SimOptions};
-use gpusim::workload::mix::Mix;
-use indicatif::{ProgressBar, ProgressStyle};
+use anyhow::{bail, Context, Result};
+use gpusim::gpu::Report;
 use serde::Serialize;
 use std::fmt::Write as _;
 use std::path::Path;
 use std::process::ExitCode;
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Mutex;
 
 /// The suite's mirrors of Table 4.2's benchmarks.
 pub const BENCHMARKS: &[&str] = &[
@@ -187,57 +183,6 @@ pub struct Results {
     pub stp_improvement: Vec<f64>,
 }
 
-/// One simulation: a mix under `args`, cut at `max_cycles`.
-struct Job {
-    mix: String,
-    args: String,
-    max_cycles: Option<u64>,
-}
-
-fn simulate(cfg: &GpuConfig, job: &Job) -> Result<Report> {
-    let mut opts = SimOptions::parse(&job.args)?;
-    opts.max_cycles = job.max_cycles;
-    let mut mix = Mix::parse(&job.mix, Path::new("repro-chimera.toml"))?;
-    let mut gpu = Gpu::golden(cfg, opts)?;
-    Ok(gpu.run(&mut mix, &mut |_| {})?)
-}
-
-/// Runs `jobs` (`par` at a time, with a progress bar), results in order.
-fn run_all(cfg: &GpuConfig, what: &str, jobs: &[Job], par: usize) -> Result<Vec<Report>> {
-    let bar = ProgressBar::new(jobs.len() as u64);
-    bar.set_style(
-        ProgressStyle::with_template("repro chimera {prefix} [{bar:30}] {pos}/{len}, {elapsed}")
-            .expect("valid template")
-            .progress_chars("=> "),
-    );
-    bar.set_prefix(what.to_string());
-    let next = AtomicUsize::new(0);
-    let out: Mutex<Vec<Option<Result<Report>>>> =
-        Mutex::new((0..jobs.len()).map(|_| None).collect());
-    std::thread::scope(|s| {
-        for _ in 0..par.max(1).min(jobs.len().max(1)) {
-            s.spawn(|| loop {
-                let i = next.fetch_add(1, Ordering::Relaxed);
-                let Some(job) = jobs.get(i) else { break };
-                let r = simulate(cfg, job)
-                    .with_context(|| format!("{} under `{}`", job.mix.trim(), job.args));
-                out.lock().expect("no panics")[i] = Some(r);
-                bar.inc(1);
-            });
-        }
-    });
-    bar.finish_and_clear();
-    out.into_inner()
-        .expect("no panics")
-        .into_iter()
-        .map(|r| r.unwrap_or_else(|| Err(anyhow!("not run"))))
-        .collect()
-}
-
-fn kernel(name: &str, size: &str, stream: u32, extra: &str) -> String {
-    format!("[[kernel]]\nworkload = \"{name}\"\nsize = \"{size}\"\nstream = {stream}\n{extra}\n")
-}
-
 fn stat(r: &Report, key: &str) -> u64 {
     r.kernel_sched_stats
         .get(key)
@@ -288,18 +233,6 @@ fn task_cell(r: &Report, lat_limit: u32) -> TaskCell {
     }
 }
 
-/// ANTT and STP of a pair run against the kernels alone (`alone`: cycles by kernel name).
-fn antt_stp(r: &Report, alone: &dyn Fn(&str) -> u64) -> (f64, f64) {
-    let ntt: Vec<f64> = r
-        .kernels
-        .iter()
-        .map(|k| k.turnaround as f64 / alone(&k.name).max(1) as f64)
-        .collect();
-    let antt = ntt.iter().sum::<f64>() / ntt.len().max(1) as f64;
-    let stp = ntt.iter().map(|x| 1.0 / x).sum();
-    (antt, stp)
-}
-
 /// The options every Chimera scheduler of the run takes (`--selector`, `--drain-overhead`).
 fn chimera_opts(a: &ReproArgs) -> String {
     format!(
@@ -310,7 +243,7 @@ fn chimera_opts(a: &ReproArgs) -> String {
 
 /// Runs the experiment.
 pub fn run(a: &ReproArgs, size: &str, out: &Path, jobs: usize) -> Result<ExitCode> {
-    let cfg = load_config(&a.config)?;
+    let cfg = load_config(a.config())?;
     let lat_limit = a.lat_limit.unwrap_or(21_000);
     let pair_lat_limit = a.lat_limit.map_or(42_000, |l| 2 * l);
     let mut benchmarks: Vec<&str> = BENCHMARKS.to_vec();
@@ -331,13 +264,9 @@ pub fn run(a: &ReproArgs, size: &str, out: &Path, jobs: usize) -> Result<ExitCod
     alone_names.push("chimera_task");
     let alone_jobs: Vec<Job> = alone_names
         .iter()
-        .map(|b| Job {
-            mix: kernel(b, size, 0, ""),
-            args: String::new(),
-            max_cycles: None,
-        })
+        .map(|b| Job::new(kernel(b, size, 0, ""), ""))
         .collect();
-    let alone_reports = run_all(&cfg, "alone", &alone_jobs, jobs)?;
+    let alone_reports = run_all(&cfg, ("chimera", "alone"), &alone_jobs, jobs)?;
     let alone_cycles: Vec<u64> = alone_reports.iter().map(|r| r.counters.cycles).collect();
     let alone = |name: &str| -> u64 {
         alone_reports
@@ -379,13 +308,12 @@ pub fn run(a: &ReproArgs, size: &str, out: &Path, jobs: usize) -> Result<ExitCod
         let mix = kernel(b, size, 0, &format!("arrival = 0\nperiod = 1\ncount = {r}")) + &task;
         for args in &schedulers {
             task_jobs.push(Job {
-                mix: mix.clone(),
-                args: args.clone(),
                 max_cycles: Some(window),
+                ..Job::new(mix.clone(), args.clone())
             });
         }
     }
-    let task_reports = run_all(&cfg, "periodic task", &task_jobs, jobs)?;
+    let task_reports = run_all(&cfg, ("chimera", "periodic task"), &task_jobs, jobs)?;
     let ns = schedulers.len();
     let mut task_rows = vec![];
     for (i, b) in benchmarks.iter().enumerate() {
@@ -445,15 +373,11 @@ pub fn run(a: &ReproArgs, size: &str, out: &Path, jobs: usize) -> Result<ExitCod
             pair_names.push((x.to_string(), y.to_string()));
             let mix = kernel(x, size, 0, "") + &kernel(y, size, 1, "arrival = 1000");
             for args in &pair_scheds {
-                pair_jobs.push(Job {
-                    mix: mix.clone(),
-                    args: args.clone(),
-                    max_cycles: None,
-                });
+                pair_jobs.push(Job::new(mix.clone(), args.clone()));
             }
         }
     }
-    let pair_reports = run_all(&cfg, "pairs", &pair_jobs, jobs)?;
+    let pair_reports = run_all(&cfg, ("chimera", "pairs"), &pair_jobs, jobs)?;
     let np = pair_scheds.len();
     let pairs: Vec<PairRow> = pair_names
         .into_iter()

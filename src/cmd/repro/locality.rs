@@ -166,7 +166,7 @@ fn ratio(rows: &[&Row], a: usize, b: usize) -> f64 {
 
 /// Runs the experiment.
 pub fn run(a: &ReproArgs, size: &str, out: &Path, jobs: usize) -> Result<ExitCode> {
-    let cfg = load_config(&a.config)?;
+    let cfg = load_config(a.config())?;
     let check =
         |args: &str| -> Result<()> { Ok(gpusim::gpu::SimOptions::parse(args)?.plan.check(&cfg)?) };
     check("--tb-sched locality").context("repro locality")?;
@@ -180,7 +180,13 @@ pub fn run(a: &ReproArgs, size: &str, out: &Path, jobs: usize) -> Result<ExitCod
     let cols = columns();
     let policies: Vec<(&str, &str)> = cols.iter().map(|c| (c.name, c.args)).collect();
     let reports = run_reports(
-        "locality", &policies, &a.config, &workloads, size, jobs, out,
+        "locality",
+        &policies,
+        a.config(),
+        &workloads,
+        size,
+        jobs,
+        out,
     )?;
     let mut rows = vec![];
     for ((name, _), reps) in workloads.iter().zip(reports) {

@@ -11,6 +11,8 @@
 mod chart;
 mod chimera;
 mod locality;
+mod maestro;
+mod mixes;
 mod table;
 
 use super::sim::load_config;
@@ -33,6 +35,10 @@ pub enum Experiment {
     /// Chimera's preemption vs switch-only, drain-only and flush-only under a periodic
     /// high-priority task, and over pairs of kernels (seed 003, chapter IV).
     Chimera,
+    /// GPU Maestro's partitioning, 2-way allocation and kernel-aware warp scheduling vs the
+    /// Spatial and SMK baselines over pairs of kernels, and fragmentation over time (seed 003,
+    /// chapter V).
+    Maestro,
 }
 
 /// Arguments of `gpusched repro`.
@@ -42,12 +48,14 @@ pub struct ReproArgs {
     #[arg(value_enum)]
     experiment: Experiment,
     /// Size of the suite kernels: small, medium, large (default: medium for elf; large for
-    /// locality, whose effects need several waves of thread blocks; small for chimera).
+    /// locality and maestro, whose effects need several waves of thread blocks; small for
+    /// chimera).
     #[arg(long)]
     size: Option<String>,
-    /// GPU configuration (preset or file; ELF serves at most 4 schedulers per SM).
-    #[arg(long, default_value = "gtx480")]
-    config: String,
+    /// GPU configuration, preset or file (default: gtx980 for maestro, the thesis's GPU;
+    /// gtx480 otherwise; ELF serves at most 4 schedulers per SM).
+    #[arg(long)]
+    config: Option<String>,
     /// Directory for <experiment>.md, .json and .svg (default: repro-<experiment>).
     #[arg(long, value_name = "DIR")]
     out: Option<PathBuf>,
@@ -75,6 +83,17 @@ pub struct ReproArgs {
     /// schedulers: literal, I_max - I_t; slot-idle, I_t - I_min).
     #[arg(long, value_name = "FORMULA", value_parser = ["literal", "slot-idle"], default_value = "literal")]
     drain_overhead: String,
+}
+
+impl ReproArgs {
+    /// The GPU configuration named (the experiment's default when none is).
+    fn config(&self) -> &str {
+        match (&self.config, self.experiment) {
+            (Some(c), _) => c,
+            (None, Experiment::Maestro) => "gtx980",
+            (None, _) => "gtx480",
+        }
+    }
 }
 
 /// One scheduling configuration of the experiment.
@@ -442,6 +461,7 @@ pub fn run(a: ReproArgs) -> Result<ExitCode> {
             Experiment::Elf => "medium",
             Experiment::Locality => "large",
             Experiment::Chimera => "small",
+            Experiment::Maestro => "large",
         }
         .to_string()
     });
@@ -450,6 +470,7 @@ pub fn run(a: ReproArgs) -> Result<ExitCode> {
             Experiment::Elf => "repro-elf",
             Experiment::Locality => "repro-locality",
             Experiment::Chimera => "repro-chimera",
+            Experiment::Maestro => "repro-maestro",
         })
     });
     if out.exists() && !out.is_dir() {
@@ -464,9 +485,10 @@ pub fn run(a: ReproArgs) -> Result<ExitCode> {
     match a.experiment {
         Experiment::Locality => return locality::run(&a, &size, &out, jobs),
         Experiment::Chimera => return chimera::run(&a, &size, &out, jobs),
+        Experiment::Maestro => return maestro::run(&a, &size, &out, jobs),
         Experiment::Elf => {}
     }
-    let cfg = load_config(&a.config)?;
+    let cfg = load_config(a.config())?;
     SimOptions::parse("--warp-sched elf")?
         .plan
         .check(&cfg)
@@ -487,7 +509,7 @@ pub fn run(a: ReproArgs) -> Result<ExitCode> {
     std::fs::create_dir_all(&out).with_context(|| format!("creating {}", out.display()))?;
     let cols = columns();
     let policies: Vec<(&str, &str)> = cols.iter().map(|c| (c.name, c.args)).collect();
-    let reports = run_reports("elf", &policies, &a.config, &workloads, &size, jobs, &out)?;
+    let reports = run_reports("elf", &policies, a.config(), &workloads, &size, jobs, &out)?;
     let table = reports
         .iter()
         .map(|row| row.iter().map(cell).collect::<Result<Vec<_>>>())

@@ -46,6 +46,8 @@ struct Decision {
     cycle: u64,
     choice: Candidate,
     nf: u32,
+    /// The even split's `nf` (the thesis's SMK:Even decisions keep it).
+    even: u32,
     spatial_pairs: u32,
     scores: Vec<(Candidate, f64)>,
 }
@@ -293,6 +295,7 @@ impl KernelSchedUnit for MaestroUnit {
                     "cycle": d.cycle,
                     "choice": format!("{:?}", d.choice).to_lowercase(),
                     "nf": d.nf,
+                    "even_nf": d.even,
                     "spatial_pairs": d.spatial_pairs,
                     "antt": d.scores.iter().map(|(c, a)| {
                         (format!("{c:?}").to_lowercase(), serde_json::json!(a))
@@ -462,6 +465,7 @@ fn decide(p: &mut PairState, ipc: &epoch::Measured, now: u64) -> Decision {
         cycle: now,
         choice,
         nf: next.nf,
+        even: p.pair.even(),
         spatial_pairs: next.spatial_pairs,
         scores,
     };
