@@ -651,6 +651,99 @@ fn repro_chimera_measures_violations_overheads_and_pairs() {
 }
 
 #[test]
+fn repro_maestro_compares_the_baselines_over_pairs_with_the_thesis_beside() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().to_str().unwrap();
+    let o = gpusched(&[
+        "repro",
+        "maestro",
+        "--size",
+        "small",
+        "--only",
+        "bp,lud,nw",
+        "--out",
+        out,
+        "--json",
+    ]);
+    assert!(o.status.success(), "{}", text(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["config"], "gtx980", "the thesis's GPU by default");
+    let cols: Vec<&str> = v["columns"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        cols,
+        [
+            "spatial",
+            "smk",
+            "smk_lrr",
+            "smk_kernel_lrr",
+            "maestro_gto",
+            "maestro"
+        ]
+    );
+    assert_eq!(v["pairs"].as_array().unwrap().len(), 3);
+    let aggregates = v["aggregates"].as_array().unwrap();
+    let cats: Vec<&str> = aggregates
+        .iter()
+        .map(|a| a["category"].as_str().unwrap())
+        .collect();
+    assert_eq!(cats, ["all", "COM/MEM", "MEM/MEM"]);
+    for p in v["pairs"].as_array().unwrap() {
+        for (a, s) in p["antt"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .zip(p["stp"].as_array().unwrap())
+        {
+            let (a, s) = (a.as_f64().unwrap(), s.as_f64().unwrap());
+            // Each kernel at most as fast as alone; two kernels give at most 2.
+            assert!(a >= 0.99 && s <= 2.01 && s > 0.0, "{p}");
+        }
+    }
+    let frag = v["fragmentation"].as_array().unwrap();
+    assert_eq!(frag.len(), 2);
+    for f in frag {
+        let series: f64 = f["series"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|x| x.as_f64().unwrap())
+            .sum();
+        assert!(series >= 0.0 && f["cycles"].as_u64().unwrap() > 0, "{f}");
+    }
+    for f in [
+        "maestro.md",
+        "maestro.json",
+        "maestro.svg",
+        "maestro-fragmentation.svg",
+    ] {
+        let text = std::fs::read_to_string(dir.path().join(f)).unwrap();
+        assert!(!text.is_empty(), "{f}");
+    }
+    let md = std::fs::read_to_string(dir.path().join("maestro.md")).unwrap();
+    assert!(
+        md.contains("| thesis (231) | STP improvement, % | 20.7 | 27.3 |"),
+        "{md}"
+    );
+    let e = gpusched(&["repro", "maestro", "--only", "bp", "--out", out]);
+    assert!(
+        !e.status.success() && text(&e).contains("a pair needs two benchmarks"),
+        "{}",
+        text(&e)
+    );
+    let e = gpusched(&["repro", "maestro", "--only", "bp,nope", "--out", out]);
+    assert!(
+        text(&e).contains("unknown benchmark `nope`"),
+        "{}",
+        text(&e)
+    );
+}
+
+#[test]
 fn repro_elf_writes_the_table_the_json_and_the_chart() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().to_str().unwrap();

@@ -60,6 +60,8 @@ struct Seen {
     not_boundary: Vec<String>,
     /// Epoch starts with an SM above a quota.
     above_quota: Vec<String>,
+    /// Quota changes (one bound to another) on an SM with blocks still leaving.
+    mid_preemption: Vec<String>,
     preempted: u64,
     starts: u64,
 }
@@ -68,6 +70,8 @@ struct Seen {
 struct Checked {
     unit: MaestroUnit,
     seen: Rc<RefCell<Seen>>,
+    /// Last cycle's quotas.
+    last: Vec<Vec<Option<u32>>>,
 }
 
 impl KernelSchedUnit for Checked {
@@ -82,6 +86,16 @@ impl KernelSchedUnit for Checked {
     fn step(&mut self, inp: &KernelSchedIn, out: &mut KernelSchedOut) -> Result<(), SimError> {
         self.unit.step(inp, out)?;
         let mut seen = self.seen.borrow_mut();
+        for (s, (now, last)) in out.quota.iter().zip(&self.last).enumerate() {
+            let leaving = inp.sms[s].preempting.iter().any(|&n| n > 0);
+            for (k, (q, l)) in now.iter().zip(last).enumerate() {
+                if leaving && q.is_some() && l.is_some() && q != l {
+                    let at = inp.now;
+                    seen.mid_preemption.push(format!("cycle {at}: SM {s} slot {k}: {l:?} -> {q:?}"));
+                }
+            }
+        }
+        self.last.clone_from(&out.quota);
         for p in &out.preempt {
             seen.preempted += 1;
             let q = out.quota[p.sm][p.slot].unwrap_or(u32::MAX);
@@ -135,6 +149,7 @@ fn checked(
     gpu.set_kernel_sched(Box::new(Checked {
         unit,
         seen: seen.clone(),
+        last: vec![],
     }));
     let r = gpu.run(&mut mix(kernels), &mut |_| {}).unwrap();
     drop(gpu);
@@ -153,6 +168,7 @@ fn a_pair_repartitions_every_epoch_and_preempts_only_boundary_blocks() {
         }
         assert_eq!(seen.not_boundary, Vec::<String>::new(), "{alloc}");
         assert_eq!(seen.above_quota, Vec::<String>::new(), "{alloc}");
+        assert_eq!(seen.mid_preemption, Vec::<String>::new(), "{alloc}");
         assert!(seen.starts >= 4, "{alloc}: {} epochs started", seen.starts);
         assert!(seen.preempted > 0, "{alloc}: quotas took blocks off");
     }
@@ -181,6 +197,11 @@ fn planted_bugs_are_caught() {
     assert!(!seen.not_boundary.is_empty(), "blocks below the boundary taken off");
     let (_, seen) = checked("twoway", 4000, &pair, Some(Fault::NoSettling));
     assert!(!seen.above_quota.is_empty(), "an epoch started above a quota");
+    // Bad input of the issue: a quota change while a victim is mid-preemption. Maestro holds
+    // the epoch until every victim has left, so it never asks for one; without the wait it
+    // does, and the check sees it.
+    let (_, seen) = checked("twoway", 300, &pair, Some(Fault::NoSettling));
+    assert!(!seen.mid_preemption.is_empty(), "a quota changed under a leaving block");
 }
 
 #[test]
@@ -217,6 +238,7 @@ fn epochs_shorter_than_a_switch_wait_for_the_partition() {
     assert!(seen.starts >= 4, "{} epochs", seen.starts);
     assert_eq!(seen.not_boundary, Vec::<String>::new());
     assert_eq!(seen.above_quota, Vec::<String>::new());
+    assert_eq!(seen.mid_preemption, Vec::<String>::new(), "quotas wait for the victims");
 }
 
 /// Blocks a report's kernels had taken off, by technique (switch, drain, flush).
@@ -303,4 +325,50 @@ fn the_fixed_partitions_run_no_epochs_and_every_instruction() {
     let dynamic = run("--kernel-sched maestro --epoch 2000", &pair);
     assert!(dynamic.kernel_sched_stats["epochs"].as_u64().unwrap() > 0);
     assert_ne!(cycles[0], cycles[1], "the two partitions differ");
+}
+
+#[test]
+fn kernels_without_registers_or_shared_memory_share_by_threads_and_slots() {
+    use crate::core::twoway::Need;
+    // Bad input of the issue: a kernel of zero registers and zero shared memory takes no
+    // region; the pair is bounded by threads (1,536) and block slots (8) alone.
+    let caps = caps_of(&gtx480());
+    let none = Need {
+        threads: 256,
+        units: [0, 0],
+    };
+    let pair = super::partition::Pair {
+        caps,
+        trial: none,
+        other: none,
+    };
+    assert_eq!(super::partition::alone(caps, none), 6);
+    assert_eq!((pair.even(), pair.fill(3)), (3, 3));
+    assert_eq!((pair.n_max(), pair.fill(5)), (5, 1));
+    // Against a kernel with registers only: its region alone bounds it.
+    let regs = Need {
+        threads: 128,
+        units: [caps.units[0] / 4, 0],
+    };
+    let mixed = super::partition::Pair {
+        caps,
+        trial: regs,
+        other: none,
+    };
+    // Four of it take every register; the other still fits by threads (1,024 left, 4 x 256)
+    // and slots (4 left).
+    assert_eq!((super::partition::alone(caps, regs), mixed.fill(4)), (4, 4));
+}
+
+#[test]
+fn a_kernel_without_shared_memory_pairs_with_one_that_has_some() {
+    // fdtd3d takes no shared memory: its end holds no shared-memory region, and the pair
+    // runs every instruction under Maestro as under SMK.
+    let pair = [("fdtd3d", 0), ("lud", 0)];
+    let smk = run("--kernel-sched smk", &pair);
+    let (r, seen) = checked("twoway", 2000, &pair, None);
+    for (k, o) in r.kernels.iter().zip(&smk.kernels) {
+        assert_eq!(work(k), work(o));
+    }
+    assert_eq!(seen.above_quota, Vec::<String>::new());
 }
