@@ -1,7 +1,8 @@
 //! `rtl-out/REPORT.md`: FPGA figures of every module `gen` emits (every block of the registry x
 //! policy x preset, in manifest order), the storage of the ELF and NewCAR blocks against the
-//! thesis's 1.39 kB budget (spec elf.md §3.1) and that of the locality blocks against seed 000's
-//! Table 5.2 (spec locality_bypass_paws.md §1.2).
+//! thesis's 1.39 kB budget (spec elf.md §3.1), that of the locality blocks against seed 000's
+//! Table 5.2 (spec locality_bypass_paws.md §1.2) and that of the GPU Maestro blocks against
+//! seed 003 §5.4.
 //!
 //! Per module: Yosys `synth_xilinx` (7-series cells: LUTs, flip-flops, CARRY4, MUXF7/8, and the
 //! cells on the longest path between flip-flops and ports, see [`synth_xilinx`]) and the logic
@@ -16,7 +17,9 @@ use crate::emit::Generated;
 use crate::fpga::table;
 use crate::lint::{lut6_depth, synth_xilinx, GateError, XilinxFigures};
 use gpusim::block::preset_of;
-use gpusim::blocks::{elf, la_tb_dispatch as la, locality_degree as laws, newcar};
+use gpusim::blocks::{
+    elf, kernel_lrr, la_tb_dispatch as la, locality_degree as laws, newcar, twoway_alloc,
+};
 use sha2::{Digest, Sha256};
 use std::path::Path;
 
@@ -358,6 +361,7 @@ pub fn render(
         (elf_t + elf_x + nc) as f64 / 8.0 / 1024.0
     ));
     s.push_str(&locality_storage(&rows));
+    s.push_str(&maestro_storage(&rows));
     // The FPGA section as `gpusched fpga --all` left it (place and route is not re-run here).
     let on_disk = std::fs::read_to_string(dir.join(REPORT)).unwrap_or_default();
     s.push_str(&table::section(
@@ -446,9 +450,72 @@ fn locality_storage(rows: &[Row]) -> String {
     s
 }
 
+/// The state of the GPU Maestro blocks against the thesis's accounting (§5.4.1-§5.4.3, spec
+/// §3.3 "Hardware cost"): per `twoway_alloc` (thesis-style bits, extra bits), per `kernel_lrr`
+/// the same against GTO's state for as many warps.
+fn maestro_bits(module: &str) -> Option<(u32, u32)> {
+    let preset = module.rsplit('_').next().unwrap_or_default();
+    if module.starts_with("twoway_alloc") {
+        let p = preset_of(twoway_alloc::PRESETS, preset);
+        // Per end: the slot bitmap and whether the end is taken (which kernel owns it);
+        // ours adds the owner's 16-bit kernel id and the latched 16-bit threads, register rows
+        // and shared-memory units of one block (the high-water mark and the bases are
+        // combinational from the bitmap).
+        return Some((2 * (p.blocks + 1), 2 * (16 + 3 * 16)));
+    }
+    if module.starts_with("kernel_lrr") {
+        let n = preset_of(kernel_lrr::PRESETS, preset).warps as u32;
+        // GTO's live mask, last grant and age matrix (n x n), plus the thesis's priority bit;
+        // ours keeps a second kernel's last grant (one greedy warp per kernel, REC).
+        return Some((n + n + n * n + 1, n));
+    }
+    None
+}
+
+/// The storage section of the GPU Maestro blocks.
+fn maestro_storage(rows: &[Row]) -> String {
+    let mut s = String::from(
+        "\n## Storage of the GPU Maestro blocks against the thesis's budget (seed 003 §5.4)\n\n\
+         The thesis gives the partitioning 2 bits per SM for the role (dedicated, trial, \
+         follower, spatial), held by the command processor's software (our golden model: 32 \
+         bits for the GTX 980's 16 SMs; the epoch decision is software, L1228), the 2-way \
+         allocator its slot bitmaps and high-water marks per end, and the kernel-aware LRR one \
+         ready bit per kernel (an input: whether a kernel has an eligible warp) and one priority \
+         bit on top of GTO. *Thesis-style bits*: per `twoway_alloc` two slot bitmaps and two \
+         end-taken bits (our high-water marks and bases are combinational from the bitmaps); \
+         per `kernel_lrr` GTO's state for as many warps (live mask, last grant, age matrix) \
+         and the priority bit. *Extra*: the owner's 16-bit kernel id and the latched \
+         16-bit need (threads, register rows, shared-memory units) per end; the second \
+         kernel's last grant (one greedy warp per kernel, a resolution of ours).\n\n\
+         | block, preset | thesis-style bits | extra state bits | flip-flops after synthesis |\n\
+         |---|---:|---:|---:|\n",
+    );
+    for r in rows {
+        if let Some((t, x)) = maestro_bits(&r.module) {
+            s.push_str(&format!(
+                "| {} | {t} | {x} | {} |\n",
+                r.module, r.xilinx.ffs
+            ));
+        }
+    }
+    s
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn maestro_state_counts_every_flip_flop() {
+        // The synthesized flip-flops of rtl-out/REPORT.md: twoway_alloc 146 (fermi) and 194
+        // (gtx980), kernel_lrr 649 (fermi) = GTO's 624 + 24 + 1.
+        let sum = |m: &str| maestro_bits(m).map(|(t, x)| t + x);
+        assert_eq!(sum("twoway_alloc_base_fermi"), Some(146));
+        assert_eq!(sum("twoway_alloc_base_gtx980"), Some(194));
+        assert_eq!(sum("kernel_lrr_base_fermi"), Some(649));
+        assert_eq!(sum("kernel_lrr_base_proto"), Some(89));
+        assert_eq!(sum("elf_base_fermi"), None);
+    }
 
     #[test]
     fn the_thesis_budget_counts_as_table_3_3() {
