@@ -113,7 +113,7 @@ impl<'a> Gpu<'a> {
             if self.now & 0x3fff == 0 {
                 progress(&self.progress(&ks));
             }
-            if self.now % super::timeline::SAMPLE == 0 {
+            if self.now.is_multiple_of(super::timeline::SAMPLE) {
                 self.sample_alloc();
             }
             if self.opts.max_cycles.is_some_and(|m| self.now >= m) {

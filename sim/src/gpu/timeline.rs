@@ -92,6 +92,7 @@ mod tests {
         assert!(s.len() <= MAX_POINTS, "{}", s.len());
         assert_eq!(t.window, 4 * SAMPLE);
         assert_eq!(s.iter().sum::<u64>(), total);
-        assert_eq!(s[0], 7 + 3 + 4 % 5);
+        // Window 0 of 4,000 cycles: the first three samples (7, 0, 3) and the fourth (4 % 5).
+        assert_eq!(s[0], 7 + 3 + 4);
     }
 }
