@@ -668,14 +668,8 @@ fn repro_maestro_compares_the_baselines_over_pairs_with_the_thesis_beside() {
     assert!(o.status.success(), "{}", text(&o));
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(v["config"], "gtx980", "the thesis's GPU by default");
-    let cols: Vec<&str> = v["columns"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|c| c["name"].as_str().unwrap())
-        .collect();
     assert_eq!(
-        cols,
+        column_names(&v),
         [
             "spatial",
             "smk",
