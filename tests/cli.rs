@@ -699,7 +699,7 @@ fn repro_maestro_compares_the_baselines_over_pairs_with_the_thesis_beside() {
         }
     }
     let frag = v["fragmentation"].as_array().unwrap();
-    assert_eq!(frag.len(), 2);
+    assert_eq!(frag.len(), 3);
     for f in frag {
         let series: f64 = f["series"]
             .as_array()

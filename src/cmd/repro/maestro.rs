@@ -17,8 +17,9 @@
 //! * **Decisions** (L1328): Maestro's repartitioning decisions as Spatial, SMK:Even (the even
 //!   split kept) and SMK:Other.
 //! * **Fragmentation over time** (Fig. 5.5, L1183): the FDTD/LUD pair under the even SMK split
-//!   with first fit and with the 2-way allocator, the share of SM-cycles an SM refused a block
-//!   that its free space, were it one piece, would hold (`sm_alloc_timeline`).
+//!   with first fit and with the 2-way allocator (GTO), and the 2-way allocator with the
+//!   kernel-aware LRR, the share of SM-cycles an SM refused a block that its free space, were
+//!   it one piece, would hold (`sm_alloc_timeline`).
 
 use super::mixes::{antt_stp, kernel, run_all, Job};
 use super::{geomean, write_outputs, ReproArgs};
@@ -74,6 +75,15 @@ const COM_SCALING: f64 = 12.0;
 
 /// The fragmentation pair (the thesis's FDTD/LUD, L1183).
 const FRAGMENTATION_PAIR: [&str; 2] = ["fdtd3d", "lud"];
+
+/// The allocator and warp scheduler of each fragmentation run: first fit and the 2-way
+/// allocator under GTO, and the 2-way allocator under the kernel-aware LRR (whose boundary
+/// override frees a finishing kernel's region sooner, §5.4.3).
+const FRAGMENTATION_SETUPS: [(&str, &str); 3] = [
+    ("first_fit", "gto"),
+    ("twoway", "gto"),
+    ("twoway", "kernel_lrr"),
+];
 
 /// One scheduling configuration and the thesis's figures for it (L1294, L1317).
 #[derive(Clone, Copy, Debug, Serialize)]
@@ -190,7 +200,7 @@ pub struct Aggregate {
 /// One allocator's fragmentation over time.
 #[derive(Clone, Debug, Serialize)]
 pub struct Fragmentation {
-    /// `--sm-alloc`.
+    /// `--sm-alloc` and `--warp-sched` (`twoway, gto`).
     pub allocator: String,
     /// The pair's cycles.
     pub cycles: u64,
@@ -365,20 +375,21 @@ pub fn run(a: &ReproArgs, size: &str, out: &Path, jobs: usize) -> Result<ExitCod
     // Fragmentation over time.
     let frag_mix =
         kernel(FRAGMENTATION_PAIR[0], size, 0, "") + &kernel(FRAGMENTATION_PAIR[1], size, 1, "");
-    let allocators = ["first_fit", "twoway"];
-    let frag_jobs: Vec<Job> = allocators
+    let frag_jobs: Vec<Job> = FRAGMENTATION_SETUPS
         .iter()
-        .map(|al| {
-            let args = format!("--kernel-sched maestro --partition even --sm-alloc {al}");
+        .map(|(al, ws)| {
+            let args = format!(
+                "--kernel-sched maestro --partition even --sm-alloc {al} --warp-sched {ws}"
+            );
             Job::new(frag_mix.clone(), args)
         })
         .collect();
     let frag_reports = run_all(&cfg, (exp, "fragmentation"), &frag_jobs, jobs)?;
     let window = frag_reports[0].sm_alloc_timeline.window;
-    let fragmentation = allocators
+    let fragmentation = FRAGMENTATION_SETUPS
         .iter()
         .zip(&frag_reports)
-        .map(|(al, r)| fragmentation(al, r, cfg.sm.count))
+        .map(|((al, ws), r)| fragmentation(&format!("{al}, {ws}"), r, cfg.sm.count))
         .collect();
     let results = Results {
         experiment: exp,
@@ -580,7 +591,7 @@ pub fn markdown(r: &Results) -> String {
     );
     let _ = writeln!(
         s,
-        "Fragmentation, {} + {} under the even SMK split (`maestro-fragmentation.svg`, windows of {} cycles):\n\n| allocator | cycles | SM-cycles refused by fragmentation | % of offered | worst window, % of SM-cycles |\n|---|---:|---:|---:|---:|",
+        "Fragmentation, {} + {} under the even SMK split (`maestro-fragmentation.svg`, windows of {} cycles):\n\n| allocator, warp scheduler | cycles | SM-cycles refused by fragmentation | % of offered | worst window, % of SM-cycles |\n|---|---:|---:|---:|---:|",
         r.fragmentation_pair[0], r.fragmentation_pair[1], r.window
     );
     for f in &r.fragmentation {
