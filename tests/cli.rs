@@ -1427,8 +1427,11 @@ fn a_gpgpusim_config_file_runs_and_lists_what_it_ignores() {
 
 #[test]
 fn the_readme_lists_every_configuration_range() {
-    let readme =
-        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
+    let readme = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/docs/src/configuration-ranges.md"
+    ))
+    .unwrap();
     for (field, lo, hi) in gpusim::config::RANGES {
         let row = format!("| `{field}` | {lo}..={hi} |");
         assert!(readme.contains(&row), "README lacks {row}");

@@ -1,0 +1,146 @@
+//! The documentation's internal links: every relative link of `README.md` and `docs/src/*.md`
+//! names a file of the repository, and every `#anchor` a heading of the page it points to
+//! (GitHub's and mdBook's anchor rule). Links into `../shared/` (beside the repository) and to
+//! web addresses are not checked.
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+/// A heading's anchor: lower case, only letters, digits, `_`, `-` and spaces, spaces as `-`.
+fn anchor(heading: &str) -> String {
+    heading
+        .trim()
+        .to_lowercase()
+        .chars()
+        .filter(|c| c.is_alphanumeric() || matches!(c, '_' | '-' | ' '))
+        .map(|c| if c == ' ' { '-' } else { c })
+        .collect()
+}
+
+/// The lines of `text` outside fenced code blocks, numbered from 1.
+fn prose(text: &str) -> Vec<(usize, &str)> {
+    let mut fence = false;
+    let mut out = vec![];
+    for (i, line) in text.lines().enumerate() {
+        if line.starts_with("```") {
+            fence = !fence;
+        } else if !fence {
+            out.push((i + 1, line));
+        }
+    }
+    out
+}
+
+/// The anchors of the headings of `text`.
+fn anchors(text: &str) -> BTreeSet<String> {
+    prose(text)
+        .into_iter()
+        .filter_map(|(_, l)| {
+            let rest = l.trim_start_matches('#');
+            (l.starts_with('#') && rest.starts_with(' ')).then(|| anchor(rest))
+        })
+        .collect()
+}
+
+/// The targets of the Markdown links `[label](target)` on `line`.
+fn targets(line: &str) -> Vec<&str> {
+    let mut out = vec![];
+    let mut rest = line;
+    while let Some(i) = rest.find("](") {
+        let after = &rest[i + 2..];
+        let Some(end) = after.find(')') else { break };
+        let t = &after[..end];
+        if !t.contains(char::is_whitespace) {
+            out.push(t);
+        }
+        rest = &after[end..];
+    }
+    out
+}
+
+/// The broken internal links of page `page` (text `text`): `file:line: target`.
+fn broken(page: &Path, text: &str) -> Vec<String> {
+    let dir = page.parent().expect("a page in a directory");
+    let mut out = vec![];
+    for (n, line) in prose(text) {
+        for t in targets(line) {
+            if t.starts_with("http") || t.starts_with("mailto:") || t.contains("/shared/") {
+                continue;
+            }
+            let (path, frag) = t.split_once('#').unwrap_or((t, ""));
+            let ok = if path.is_empty() {
+                anchors(text).contains(frag)
+            } else {
+                let file = dir.join(path);
+                match std::fs::read_to_string(&file) {
+                    Ok(target) if !frag.is_empty() && path.ends_with(".md") => {
+                        anchors(&target).contains(frag)
+                    }
+                    _ => file.exists(),
+                }
+            };
+            if !ok {
+                out.push(format!("{}:{n}: {t}", page.display()));
+            }
+        }
+    }
+    out
+}
+
+fn pages() -> Vec<PathBuf> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut v = vec![root.join("README.md")];
+    let docs = std::fs::read_dir(root.join("docs/src")).expect("docs/src");
+    let mut md: Vec<PathBuf> = docs
+        .map(|e| e.expect("an entry").path())
+        .filter(|p| p.extension().is_some_and(|x| x == "md"))
+        .collect();
+    md.sort();
+    v.extend(md);
+    v
+}
+
+#[test]
+fn every_internal_link_of_the_documentation_resolves() {
+    let mut bad = vec![];
+    for p in pages() {
+        let text = std::fs::read_to_string(&p).unwrap();
+        bad.extend(broken(&p, &text));
+    }
+    assert_eq!(bad, Vec::<String>::new());
+}
+
+#[test]
+fn the_checker_finds_a_missing_file_and_a_missing_anchor() {
+    let page = Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/src/x.md");
+    let text = "# Here\n\n[a](../../README.md#quick-start) [b](nope.md) [c](#here) [d](#gone)\n\
+                [e](../../README.md#no-such-heading)\n```\n[f](ignored.md)\n```\n";
+    assert_eq!(
+        broken(&page, text),
+        [
+            format!("{}:3: nope.md", page.display()),
+            format!("{}:3: #gone", page.display()),
+            format!("{}:4: ../../README.md#no-such-heading", page.display()),
+        ]
+    );
+}
+
+#[test]
+fn the_summary_lists_every_page_and_the_readme_stays_short() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let summary = std::fs::read_to_string(root.join("docs/src/SUMMARY.md")).unwrap();
+    for p in pages().iter().skip(1) {
+        let name = p.file_name().unwrap().to_str().unwrap();
+        if name != "SUMMARY.md" {
+            assert!(
+                summary.contains(&format!("({name})")),
+                "SUMMARY.md lacks {name}"
+            );
+        }
+    }
+    let readme = std::fs::metadata(root.join("README.md")).unwrap().len();
+    assert!(
+        readme <= 10 * 1024,
+        "README.md is {readme} bytes (at most 10 KB)"
+    );
+}
