@@ -2,7 +2,7 @@
 
 mod cmd;
 
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, Parser, Subcommand};
 use std::process::ExitCode;
 
 /// GPU scheduler hardware from published research: Verilog generation, lint and synthesis
@@ -31,7 +31,8 @@ enum Command {
     Regress(cmd::regress::RegressArgs),
     /// Reproduce a paper's experiment on the golden GPU model (`elf`: ELF, NewCAR, I-prefetch
     /// vs GTO and two-level over the workload suite; `locality`: locality-aware dispatch and
-    /// warp scheduling vs RR and BCS); Markdown, JSON and SVG.
+    /// warp scheduling vs RR and BCS; `chimera`: Chimera's preemption; `maestro`: GPU Maestro
+    /// vs Spatial and SMK); Markdown, JSON and SVG with the paper's figures beside ours.
     Repro(cmd::repro::ReproArgs),
     /// List the blocks, policies and presets.
     Blocks(cmd::blocks::BlocksArgs),
@@ -55,6 +56,9 @@ enum Command {
     Calibrate(cmd::calibrate::CalibrateArgs),
     /// The built-in kernels and the workload suite (what each mirrors, its pattern, sizes).
     Workloads(cmd::workloads::WorkloadsArgs),
+    /// Write the command-line reference (docs/src/cli.md, man pages in docs/man/) from this
+    /// binary's own help; `--check` fails when the committed files are stale.
+    Docs(cmd::docs::DocsArgs),
 }
 
 fn main() -> ExitCode {
@@ -86,6 +90,7 @@ fn main() -> ExitCode {
         Command::Bench(a) => cmd::bench::run(a),
         Command::Calibrate(a) => cmd::calibrate::run(a),
         Command::Workloads(a) => cmd::workloads::run(a),
+        Command::Docs(a) => cmd::docs::run(a, Cli::command()),
     };
     // What is still buffered for standard output must reach it, or be an error.
     let result = result.and_then(|code| {

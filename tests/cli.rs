@@ -1426,6 +1426,26 @@ fn a_gpgpusim_config_file_runs_and_lists_what_it_ignores() {
 }
 
 #[test]
+fn the_command_line_reference_is_current_and_a_stale_one_is_named() {
+    let docs = concat!(env!("CARGO_MANIFEST_DIR"), "/docs");
+    let o = gpusched(&["docs", "--check", "--dir", docs]);
+    assert!(o.status.success(), "{}", text(&o));
+    // A copy with one page edited and one page too many: both named.
+    let dir = tempfile::tempdir().unwrap();
+    let copy = dir.path().to_str().unwrap();
+    assert!(gpusched(&["docs", "--dir", copy]).status.success());
+    let sim = dir.path().join("man/gpusched-sim.1");
+    std::fs::write(&sim, "stale").unwrap();
+    std::fs::write(dir.path().join("man/gpusched-gone.1"), "").unwrap();
+    let o = gpusched(&["docs", "--check", "--dir", copy]);
+    assert!(!o.status.success());
+    says(&o, "gpusched-sim.1");
+    says(&o, "gpusched-gone.1");
+    let o = gpusched(&["docs", "--dir", copy]);
+    assert!(o.status.success() && !dir.path().join("man/gpusched-gone.1").exists());
+}
+
+#[test]
 fn the_readme_lists_every_configuration_range() {
     let readme = std::fs::read_to_string(concat!(
         env!("CARGO_MANIFEST_DIR"),

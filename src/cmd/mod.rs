@@ -23,6 +23,7 @@ pub mod blocks;
 pub mod calibrate;
 pub mod config;
 pub mod cosim;
+pub mod docs;
 pub mod fpga;
 pub mod gen;
 pub mod isolated;
