@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what gpusched needs besides cargo: Verilator (co-simulation, lint), Yosys
 # (synthesis gate), g++ (the Verilated models), tar and xz (the reference set's trace archives,
-# `bench --reference`), nextpnr-ice40 and icepack (`gpusched fpga` on the iCEBreaker).
+# `bench --reference`), nextpnr-ice40 and icepack (`gpusched fpga` on the iCEBreaker), OpenSSL's
+# headers and pkg-config (to build mdbook-linkcheck, `scripts/docs.sh`).
 # Idempotent: does nothing when all are on PATH. Needs root (or sudo) and Debian/Ubuntu's
 # apt-get. (The ULX3S's nextpnr-ecp5 has no Debian 12 package: `gpusched fpga` names the PyPI
 # one when it is missing.)
@@ -14,6 +15,8 @@ command -v tar >/dev/null 2>&1 || missing+=(tar)
 command -v xz >/dev/null 2>&1 || missing+=(xz-utils)
 command -v nextpnr-ice40 >/dev/null 2>&1 || missing+=(nextpnr-ice40)
 command -v icepack >/dev/null 2>&1 || missing+=(fpga-icestorm)
+command -v pkg-config >/dev/null 2>&1 || missing+=(pkg-config)
+pkg-config --exists openssl 2>/dev/null || missing+=(libssl-dev)
 if [ ${#missing[@]} -eq 0 ]; then
   exit 0
 fi

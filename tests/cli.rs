@@ -1426,7 +1426,7 @@ fn a_gpgpusim_config_file_runs_and_lists_what_it_ignores() {
 }
 
 #[test]
-fn the_command_line_reference_is_current_and_a_stale_one_is_named() {
+fn the_generated_documentation_is_current_and_a_stale_page_is_named() {
     let docs = concat!(env!("CARGO_MANIFEST_DIR"), "/docs");
     let o = gpusched(&["docs", "--check", "--dir", docs]);
     assert!(o.status.success(), "{}", text(&o));
@@ -1437,12 +1437,26 @@ fn the_command_line_reference_is_current_and_a_stale_one_is_named() {
     let sim = dir.path().join("man/gpusched-sim.1");
     std::fs::write(&sim, "stale").unwrap();
     std::fs::write(dir.path().join("man/gpusched-gone.1"), "").unwrap();
+    // A block page edited and one of a block that is gone.
+    let elf = dir.path().join("src/blocks/elf.md");
+    let page = std::fs::read_to_string(&elf).unwrap();
+    assert!(page.contains("| `elf_base_fermi` |"), "{page}");
+    std::fs::write(&elf, page.replace("elf_base_fermi", "elf_base_ferm1")).unwrap();
+    std::fs::write(dir.path().join("src/blocks/gone.md"), "").unwrap();
     let o = gpusched(&["docs", "--check", "--dir", copy]);
     assert!(!o.status.success());
-    says(&o, "gpusched-sim.1");
-    says(&o, "gpusched-gone.1");
+    for name in [
+        "gpusched-sim.1",
+        "gpusched-gone.1",
+        "blocks/elf.md",
+        "blocks/gone.md",
+    ] {
+        says(&o, name);
+    }
     let o = gpusched(&["docs", "--dir", copy]);
     assert!(o.status.success() && !dir.path().join("man/gpusched-gone.1").exists());
+    assert!(!dir.path().join("src/blocks/gone.md").exists());
+    assert_eq!(std::fs::read_to_string(&elf).unwrap(), page);
 }
 
 #[test]
@@ -2382,4 +2396,51 @@ fn a_huge_or_binary_token_is_quoted_short_and_escaped() {
     assert!(err.len() < 400, "{} bytes", err.len());
     says(&o, "kernel-1.traceg:3: expected `-grid dim");
     says(&o, "bytes in all)");
+}
+
+/// The README's "first simulation" shows what the command prints: every line it shows (but
+/// `...`) is a line of that command's output now.
+#[test]
+fn the_readmes_first_simulation_prints_what_the_readme_shows() {
+    let traces = gpusim::testing::shared_dir().join("traces");
+    if !gpusim::testing::available(
+        "traces",
+        traces.join("matrixmul-32-32").is_dir(),
+        "no ../shared/traces/matrixmul-32-32",
+    ) {
+        return;
+    }
+    let readme =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
+    let section = &readme[readme.find("## Your first simulation").unwrap()..];
+    let command = section
+        .lines()
+        .find(|l| l.contains("sim --trace"))
+        .expect("the README runs a trace");
+    let args: Vec<String> = command
+        .split('#')
+        .next()
+        .unwrap()
+        .split_whitespace()
+        .skip(1)
+        .map(|a| a.replace("../shared/traces", traces.to_str().unwrap()))
+        .collect();
+    let shown: Vec<&str> = section
+        .split("```")
+        .nth(3)
+        .expect("the README shows the output")
+        .lines()
+        .filter(|l| !l.trim().is_empty() && l.trim() != "...")
+        .collect();
+    assert!(shown.len() >= 4, "{shown:?}");
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let o = gpusched(&args);
+    assert!(o.status.success(), "{}", text(&o));
+    let out = String::from_utf8_lossy(&o.stdout).to_string();
+    for line in shown {
+        assert!(
+            out.lines().any(|l| l == line),
+            "README shows `{line}`, the command prints:\n{out}"
+        );
+    }
 }
