@@ -93,6 +93,20 @@ fn line_at(text: &str, at: usize) -> usize {
 }
 
 impl Mix {
+    /// Test mixes: suite kernel `kernels[i].0` at size medium on stream `i`, arriving at cycle
+    /// `kernels[i].1`.
+    #[cfg(test)]
+    pub(crate) fn medium(kernels: &[(&str, u64)]) -> Self {
+        let text: String = kernels
+            .iter()
+            .enumerate()
+            .map(|(i, (w, at))| {
+                format!("[[kernel]]\nworkload = \"{w}\"\nsize = \"medium\"\nstream = {i}\narrival = {at}\n\n")
+            })
+            .collect();
+        Self::parse(&text, Path::new("m.toml")).expect("a test mix parses")
+    }
+
     /// Reads the mix file at `path` (its traces relative to its directory).
     pub fn open(path: &Path) -> Result<Self, WorkloadError> {
         let text = crate::input::read_text(path)

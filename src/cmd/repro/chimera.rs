@@ -17,7 +17,7 @@
 use super::mixes::{antt_stp, kernel, run_all, Job};
 use super::{write_outputs, ReproArgs};
 use crate::cmd::sim::load_config;
-use anyhow::{bail, Context, Result};
+use anyhow::{Context, Result};
 use gpusim::gpu::Report;
 use serde::Serialize;
 use std::fmt::Write as _;
@@ -246,18 +246,7 @@ pub fn run(a: &ReproArgs, size: &str, out: &Path, jobs: usize) -> Result<ExitCod
     let cfg = load_config(a.config())?;
     let lat_limit = a.lat_limit.unwrap_or(21_000);
     let pair_lat_limit = a.lat_limit.map_or(42_000, |l| 2 * l);
-    let mut benchmarks: Vec<&str> = BENCHMARKS.to_vec();
-    if !a.only.is_empty() {
-        for o in &a.only {
-            if !BENCHMARKS.contains(&o.as_str()) {
-                bail!(
-                    "--only: unknown benchmark `{o}`; known: {}",
-                    BENCHMARKS.join(", ")
-                );
-            }
-        }
-        benchmarks.retain(|b| a.only.iter().any(|o| o == b));
-    }
+    let benchmarks = super::mixes::only(BENCHMARKS, |b| *b, &a.only)?;
     std::fs::create_dir_all(out).with_context(|| format!("creating {}", out.display()))?;
     // Every kernel alone.
     let mut alone_names: Vec<&str> = benchmarks.clone();

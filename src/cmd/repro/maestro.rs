@@ -244,24 +244,6 @@ pub struct Results {
     pub fragmentation: Vec<Fragmentation>,
 }
 
-/// The benchmarks `--only` keeps (all by default).
-fn chosen(only: &[String]) -> Result<Vec<(&'static str, &'static str, Category)>> {
-    for o in only {
-        if !BENCHMARKS.iter().any(|b| b.0 == o) {
-            let known: Vec<&str> = BENCHMARKS.iter().map(|b| b.0).collect();
-            bail!(
-                "--only: unknown benchmark `{o}`; known: {}",
-                known.join(", ")
-            );
-        }
-    }
-    Ok(BENCHMARKS
-        .iter()
-        .copied()
-        .filter(|b| only.is_empty() || only.iter().any(|o| o == b.0))
-        .collect())
-}
-
 /// A pair's category name.
 fn pair_category(a: Category, b: Category) -> String {
     let (x, y) = match (a, b) {
@@ -292,7 +274,7 @@ fn decision_counts(r: &Report) -> [u64; 3] {
 /// Runs the experiment.
 pub fn run(a: &ReproArgs, size: &str, out: &Path, jobs: usize) -> Result<ExitCode> {
     let cfg = load_config(a.config())?;
-    let benchmarks = chosen(&a.only)?;
+    let benchmarks = super::mixes::only(BENCHMARKS, |b| b.0, &a.only)?;
     if benchmarks.len() < 2 {
         bail!("--only: a pair needs two benchmarks");
     }

@@ -85,7 +85,7 @@ impl Estimator {
     }
 
     /// Slot `victim`'s blocks on SM `sm` that `pick` accepts, as the selector reads them.
-    pub fn counters(
+    pub(super) fn counters(
         &self,
         inp: &KernelSchedIn,
         sm: usize,

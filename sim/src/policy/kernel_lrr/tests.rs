@@ -8,22 +8,11 @@ use crate::gpu::sites::{BlockFault, GoldenBlocks, Override, Port, SitePort};
 use std::cell::RefCell;
 use std::rc::Rc;
 
-fn mix(kernels: &[(&str, u64)]) -> crate::workload::mix::Mix {
-    let text: String = kernels
-        .iter()
-        .enumerate()
-        .map(|(i, (w, at))| {
-            format!("[[kernel]]\nworkload = \"{w}\"\nsize = \"medium\"\nstream = {i}\narrival = {at}\n\n")
-        })
-        .collect();
-    crate::workload::mix::Mix::parse(&text, std::path::Path::new("m.toml")).unwrap()
-}
-
 fn run(args: &str, kernels: &[(&str, u64)]) -> Report {
     let cfg = GpuConfig::preset("gtx480").unwrap();
     Gpu::golden(&cfg, SimOptions::parse(args).unwrap())
         .unwrap()
-        .run(&mut mix(kernels), &mut |_| {})
+        .run(&mut crate::workload::mix::Mix::medium(kernels), &mut |_| {})
         .unwrap()
 }
 
@@ -80,7 +69,7 @@ fn a_maestro_pair_hands_every_mark_and_runs_to_its_end() {
     let opts = SimOptions::parse(&format!("--warp-sched kernel_lrr {args}")).unwrap();
     let r = Gpu::new(&cfg, opts, &mut blocks)
         .unwrap()
-        .run(&mut mix(&pair), &mut |_| {})
+        .run(&mut crate::workload::mix::Mix::medium(&pair), &mut |_| {})
         .unwrap();
     let gto = run(&format!("--warp-sched gto {args}"), &pair);
     for (k, o) in r.kernels.iter().zip(&gto.kernels) {

@@ -13,17 +13,6 @@ fn gtx480() -> GpuConfig {
     GpuConfig::preset("gtx480").unwrap()
 }
 
-fn mix(kernels: &[(&str, u64)]) -> crate::workload::mix::Mix {
-    let text: String = kernels
-        .iter()
-        .enumerate()
-        .map(|(i, (w, at))| {
-            format!("[[kernel]]\nworkload = \"{w}\"\nsize = \"medium\"\nstream = {i}\narrival = {at}\n\n")
-        })
-        .collect();
-    crate::workload::mix::Mix::parse(&text, std::path::Path::new("m.toml")).unwrap()
-}
-
 /// A kernel's warp instructions and blocks, less what flushed blocks executed again.
 fn work(k: &crate::gpu::KernelReport) -> (u64, u64) {
     let c = &k.counters;
@@ -33,7 +22,7 @@ fn work(k: &crate::gpu::KernelReport) -> (u64, u64) {
 fn run(args: &str, kernels: &[(&str, u64)]) -> Report {
     Gpu::golden(&gtx480(), SimOptions::parse(args).unwrap())
         .unwrap()
-        .run(&mut mix(kernels), &mut |_| {})
+        .run(&mut crate::workload::mix::Mix::medium(kernels), &mut |_| {})
         .unwrap()
 }
 
@@ -151,7 +140,7 @@ fn checked(
         seen: seen.clone(),
         last: vec![],
     }));
-    let r = gpu.run(&mut mix(kernels), &mut |_| {}).unwrap();
+    let r = gpu.run(&mut crate::workload::mix::Mix::medium(kernels), &mut |_| {}).unwrap();
     drop(gpu);
     let seen = Rc::try_unwrap(seen).unwrap().into_inner();
     (r, seen)
@@ -213,7 +202,7 @@ fn a_pair_no_sm_can_hold_together_runs_spatially() {
     let go = |args: &str| {
         Gpu::golden(&cfg, SimOptions::parse(args).unwrap())
             .unwrap()
-            .run(&mut mix(&pair), &mut |_| {})
+            .run(&mut crate::workload::mix::Mix::medium(&pair), &mut |_| {})
             .unwrap()
     };
     let smk = go("--kernel-sched smk");
