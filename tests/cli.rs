@@ -1058,10 +1058,10 @@ fn calibrate_sets_our_counters_beside_the_reference_in_one_unit() {
     says(&o, "nn-small gto: no number `accelsim.gpu_sim_cycle`");
 }
 
-/// On the shipped Accel-Sim reference set (its small kernels, 111 runs), with the
-/// configuration Accel-Sim ran: the calibration targets of the README hold.
+/// On the shipped Accel-Sim reference set (150 runs), with the configuration Accel-Sim ran:
+/// the calibration targets hold, and the calibration page states the figures measured now.
 #[test]
-fn calibrate_meets_its_targets_on_the_shipped_small_kernels() {
+fn calibrate_meets_its_targets_on_the_shipped_reference_set() {
     let r = gpusim::testing::shared_dir().join("reference/accelsim");
     if !gpusim::testing::available(
         "reference",
@@ -1074,11 +1074,10 @@ fn calibrate_meets_its_targets_on_the_shipped_small_kernels() {
         "calibrate",
         "--reference",
         r.to_str().unwrap(),
-        "--only=-small",
         "--json",
     ]));
     let runs = v["runs"].as_array().unwrap();
-    assert_eq!(runs.len(), 111);
+    assert_eq!(runs.len(), 150);
     for run in runs {
         let w = &run["warp_instructions"];
         assert_eq!(w["ours"], w["reference"], "{run}");
@@ -1101,6 +1100,73 @@ fn calibrate_meets_its_targets_on_the_shipped_small_kernels() {
             );
             assert!((o - r).abs() <= 0.1 * r, "{counter}: {run}");
         }
+    }
+    check_the_calibration_page(&v);
+}
+
+/// Checks that the calibration page's "now" column states what `calibrate --json` (`v`, the
+/// whole shipped reference set) measured: mean and median error, worst run, fastest-scheduler
+/// agreement, the counters within 10% with their mean and worst relative error.
+fn check_the_calibration_page(v: &serde_json::Value) {
+    let page = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/docs/src/calibration-against-accel-sim.md"
+    ))
+    .unwrap();
+    let runs = v["runs"].as_array().unwrap();
+    let pct = |x: f64| format!("{:.1}%", 100.0 * x);
+    let worst = runs
+        .iter()
+        .map(|r| r["error"].as_f64().unwrap().abs())
+        .fold(0.0, f64::max);
+    let mut stated = vec![
+        format!(
+            "**{}** (median {})",
+            pct(v["mean_abs_error"].as_f64().unwrap()),
+            pct(v["median_abs_error"].as_f64().unwrap())
+        ),
+        format!("| worst run | <= 20% | **{}**", pct(worst)),
+        format!(
+            "**{} of {}** traces",
+            v["fastest_agree"], v["fastest_compared"]
+        ),
+    ];
+    // Relative error of a counter per run (runs whose reference lacks it are left out).
+    let errors = |k: &str| -> Vec<f64> {
+        runs.iter()
+            .filter_map(|r| {
+                let (o, f) = (r[k]["ours"].as_f64()?, r[k]["reference"].as_f64()?);
+                Some(if f == 0.0 { 0.0 } else { (o - f).abs() / f })
+            })
+            .collect()
+    };
+    let l1d = errors("l1d_read_misses");
+    let within = |e: &[f64]| e.iter().filter(|x| **x <= 0.1).count();
+    stated.push(format!(
+        "**{} of {}** (mean {}, worst {}",
+        within(&l1d),
+        runs.len(),
+        pct(l1d.iter().sum::<f64>() / l1d.len() as f64),
+        pct(l1d.iter().copied().fold(0.0, f64::max))
+    ));
+    let (l2, dram) = (errors("l2_read_misses"), errors("dram_read_bytes"));
+    let both = l2
+        .iter()
+        .zip(&dram)
+        .filter(|(a, b)| **a <= 0.1 && **b <= 0.1)
+        .count();
+    let worst_l2_dram = l2.iter().chain(&dram).copied().fold(0.0, f64::max);
+    stated.push(format!(
+        "| L2 read misses, DRAM bytes read within 10% | all | **{both} of {}** (mean {}, worst {}",
+        runs.len(),
+        pct(l2.iter().chain(&dram).sum::<f64>() / (l2.len() + dram.len()) as f64),
+        pct(worst_l2_dram)
+    ));
+    for s in stated {
+        assert!(
+            page.contains(&s),
+            "calibration-against-accel-sim.md does not say `{s}` (what calibrate measures now)"
+        );
     }
 }
 
@@ -2443,4 +2509,73 @@ fn the_readmes_first_simulation_prints_what_the_readme_shows() {
             "README shows `{line}`, the command prints:\n{out}"
         );
     }
+}
+
+/// The rows starting with one of `prefixes` that `gpusched repro <experiment> <args>` writes now
+/// and `docs/src/results/<experiment>.md` does not hold (each prefix must start a row).
+fn rows_not_on_the_results_page(experiment: &str, args: &[&str], prefixes: &[&str]) -> Vec<String> {
+    let page = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("docs/src/results/{experiment}.md")),
+    )
+    .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let none = dir.path().join("none");
+    let mut all = vec!["repro", experiment, "--traces", none.to_str().unwrap()];
+    all.extend(["--out", dir.path().to_str().unwrap()]);
+    all.extend(args);
+    let o = gpusched(&all);
+    assert!(o.status.success(), "{experiment}: {}", text(&o));
+    let fresh = std::fs::read_to_string(dir.path().join(format!("{experiment}.md"))).unwrap();
+    for prefix in prefixes {
+        assert!(
+            fresh.lines().any(|l| l.starts_with(prefix)),
+            "{experiment}: no `{prefix}` row in\n{fresh}"
+        );
+    }
+    fresh
+        .lines()
+        .filter(|l| prefixes.iter().any(|p| l.starts_with(p)))
+        .filter(|r| !page.lines().any(|l| l == *r))
+        .map(String::from)
+        .collect()
+}
+
+/// The experiments' result pages (`docs/src/results/<experiment>.md`, `gpusched repro`'s
+/// Markdown committed as it was written) hold what `repro` writes now: one cheap workload of
+/// each, run again, gives exactly the page's rows for it. A run the page was not made from
+/// (`locality` at another size) is caught.
+#[test]
+fn the_result_pages_hold_what_repro_writes_now() {
+    let samples: [(&str, &str, &[&str]); 4] = [
+        ("locality", "tran", &["| tran |"]),
+        ("elf", "nw", &["| nw |"]),
+        ("chimera", "chimera_lud", &["| chimera_lud |"]),
+        // One pair, and the fragmentation runs (fdtd3d + lud), which run whatever `--only`.
+        (
+            "maestro",
+            "bp,nw",
+            &[
+                "| bp + nw |",
+                "| `bp` |",
+                "| `nw` |",
+                "| `first_fit, gto` |",
+                "| `twoway, ",
+            ],
+        ),
+    ];
+    for (experiment, only, prefixes) in samples {
+        let stale = rows_not_on_the_results_page(experiment, &["--only", only], prefixes);
+        assert!(
+            stale.is_empty(),
+            "docs/src/results/{experiment}.md is stale (docs/src/results/experiments.md says \
+             how to write it again): `repro {experiment} --only {only}` writes\n{}",
+            stale.join("\n")
+        );
+    }
+    let planted = rows_not_on_the_results_page(
+        "locality",
+        &["--only", "tran", "--size", "medium"],
+        &["| tran |"],
+    );
+    assert!(!planted.is_empty());
 }

@@ -153,3 +153,59 @@ fn the_summary_lists_every_page_and_the_readme_stays_short() {
         "README.md is {readme} bytes (at most 10 KB)"
     );
 }
+
+/// The numbers of a status-table cell (`9.7 (pipelined 24.3)` -> 9.7, 24.3), sorted.
+fn numbers(cell: &str) -> Vec<String> {
+    let mut v: Vec<String> = cell
+        .split(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .filter(|t| t.contains('.') && t.parse::<f64>().is_ok())
+        .map(String::from)
+        .collect();
+    v.sort();
+    v
+}
+
+/// The Fmax figures (MHz, as `REPORT.md` prints them) of the `REPORT.md` FPGA rows on `board`
+/// of the modules `<block>_<policy>_<preset>`, sorted.
+fn report_fmax(report: &str, block: &str, preset: &str, board: &str) -> Vec<String> {
+    let mut v: Vec<String> = report
+        .lines()
+        .filter_map(|l| {
+            let cells: Vec<&str> = l.split(" | ").map(|c| c.trim_matches('|').trim()).collect();
+            // `| module | board | hash | status | logic | RAM | Fmax | target | levels | path |`
+            let m = cells.first()?;
+            m.strip_prefix(&format!("{block}_"))?
+                .strip_suffix(&format!("_{preset}"))?;
+            (cells.len() == 10 && cells[1] == board).then(|| cells[6].to_string())
+        })
+        .filter(|f| f.parse::<f64>().is_ok())
+        .collect();
+    v.sort();
+    v
+}
+
+/// The README's status table gives each block's Fmax as `rtl-out/REPORT.md` has it: the
+/// `fermi` modules on the ULX3S, the `proto` ones on the iCEBreaker.
+#[test]
+fn the_readme_status_table_has_the_reports_fmax() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
+    let report = std::fs::read_to_string(root.join("rtl-out/REPORT.md")).unwrap();
+    let mut rows = 0;
+    for line in readme.lines().filter(|l| l.starts_with("| [`")) {
+        let cells: Vec<&str> = line.split(" | ").collect();
+        let block = cells[0].split('`').nth(1).unwrap();
+        for (cell, preset, board) in [
+            (cells[4], "fermi", "ulx3s"),
+            (cells[5], "proto", "icebreaker"),
+        ] {
+            assert_eq!(
+                numbers(cell),
+                report_fmax(&report, block, preset, board),
+                "README status row of `{block}`, {preset} on the {board}: `{cell}`"
+            );
+        }
+        rows += 1;
+    }
+    assert_eq!(rows, 10, "status rows");
+}
