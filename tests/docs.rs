@@ -209,3 +209,78 @@ fn the_readme_status_table_has_the_reports_fmax() {
     }
     assert_eq!(rows, 10, "status rows");
 }
+
+/// The experiment chapters quote the results pages (`docs/src/results/`, what `repro` writes,
+/// checked against a rerun by `tests/cli.rs`): every signed percentage a chapter gives
+/// (`+5.8%`) is on its results page, and every table row of the chapter whose first cell
+/// starts a row of the results page is that row. So results written again with other figures
+/// fail here until the chapter says them.
+#[test]
+fn the_experiment_chapters_quote_their_results_pages() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/src");
+    for (chapter, results) in [
+        ("the-elf-experiment.md", "elf.md"),
+        (
+            "locality-aware-dispatch-and-warp-scheduling-seed-000.md",
+            "locality.md",
+        ),
+        ("chimera-seed-003-ch-iv.md", "chimera.md"),
+        ("gpu-maestro-seed-003-ch-v.md", "maestro.md"),
+    ] {
+        let text = std::fs::read_to_string(src.join(chapter)).unwrap();
+        let page = std::fs::read_to_string(src.join("results").join(results)).unwrap();
+        let unquoted = unquoted_figures(&text, &page);
+        assert!(
+            unquoted.is_empty(),
+            "{chapter} gives figures that results/{results} does not have: {unquoted:?}"
+        );
+    }
+    // A chapter with a figure the page lacks, and a table row that differs from the page's.
+    let page = "| all (2) | ANTT | 1.5 |\nspeedup +5.8%\n";
+    assert_eq!(
+        unquoted_figures(
+            "ELF gains +5.8% and +6.1%.\n\n| all (2) | ANTT | 1.4 |\n",
+            page
+        ),
+        ["+6.1%", "| all (2) | ANTT | 1.4 |"]
+    );
+}
+
+/// The signed percentages of `chapter` (outside code) that `page` does not contain, then the
+/// table rows of `chapter` whose first cell starts a row of `page` but that are not rows of it.
+fn unquoted_figures(chapter: &str, page: &str) -> Vec<String> {
+    let mut out = vec![];
+    for (_, line) in prose(chapter) {
+        let bytes = line.as_bytes();
+        for (i, c) in line.char_indices() {
+            if (c == '+' || c == '-') && bytes.get(i + 1).is_some_and(u8::is_ascii_digit) {
+                let rest = &line[i + 1..];
+                let end = rest
+                    .find(|ch: char| !(ch.is_ascii_digit() || ch == '.'))
+                    .unwrap_or(rest.len());
+                let figure = format!("{c}{}%", &rest[..end]);
+                if rest[end..].starts_with('%')
+                    && rest[..end].contains('.')
+                    && !page.contains(&figure)
+                {
+                    out.push(figure);
+                }
+            }
+        }
+    }
+    let rows: Vec<&str> = page.lines().filter(|l| l.starts_with("| ")).collect();
+    for (_, line) in prose(chapter)
+        .into_iter()
+        .filter(|(_, l)| l.trim_start().starts_with("| "))
+    {
+        let line = line.trim_start();
+        let first = line.split(" | ").next().unwrap_or_default();
+        let same_first = rows
+            .iter()
+            .any(|r| r.split(" | ").next() == Some(first) && first.len() > 2);
+        if same_first && !rows.contains(&line) {
+            out.push(line.to_string());
+        }
+    }
+    out
+}
