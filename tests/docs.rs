@@ -168,17 +168,15 @@ fn numbers(cell: &str) -> Vec<String> {
 /// The Fmax figures (MHz, as `REPORT.md` prints them) of the `REPORT.md` FPGA rows on `board`
 /// of the modules `<block>_<policy>_<preset>`, sorted.
 fn report_fmax(report: &str, block: &str, preset: &str, board: &str) -> Vec<String> {
-    let mut v: Vec<String> = report
-        .lines()
-        .filter_map(|l| {
-            let cells: Vec<&str> = l.split(" | ").map(|c| c.trim_matches('|').trim()).collect();
-            // `| module | board | hash | status | logic | RAM | Fmax | target | levels | path |`
-            let m = cells.first()?;
-            m.strip_prefix(&format!("{block}_"))?
-                .strip_suffix(&format!("_{preset}"))?;
-            (cells.len() == 10 && cells[1] == board).then(|| cells[6].to_string())
+    let mut v: Vec<String> = gpusched_gen::fpga::table::rows_in(report)
+        .into_iter()
+        .filter(|r| r.board == board)
+        .filter(|r| {
+            r.module
+                .strip_prefix(&format!("{block}_"))
+                .is_some_and(|m| m.ends_with(&format!("_{preset}")))
         })
-        .filter(|f| f.parse::<f64>().is_ok())
+        .filter_map(|r| r.fmax.map(|f| format!("{f:.1}")))
         .collect();
     v.sort();
     v

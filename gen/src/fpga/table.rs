@@ -130,15 +130,20 @@ impl FpgaRow {
         Some(self.fmax? >= self.target? as f64)
     }
 
-    /// The markdown line.
-    pub fn render(&self) -> String {
-        let opt = |v: Option<String>| v.unwrap_or_else(|| "-".into());
-        let target = match (self.target, self.meets()) {
+    /// The target column: `75: met`, `75: **missed**`, `75` (no Fmax) or `-` (no target).
+    pub fn target_cell(&self) -> String {
+        match (self.target, self.meets()) {
             (Some(t), Some(true)) => format!("{t}: met"),
             (Some(t), Some(false)) => format!("{t}: **missed**"),
             (Some(t), None) => format!("{t}"),
             (None, _) => "-".into(),
-        };
+        }
+    }
+
+    /// The markdown line.
+    pub fn render(&self) -> String {
+        let opt = |v: Option<String>| v.unwrap_or_else(|| "-".into());
+        let target = self.target_cell();
         format!(
             "| {} | {} | `{}` | {} | {} | {} | {} | {} | {} | {} |\n",
             self.module,

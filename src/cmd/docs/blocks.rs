@@ -40,6 +40,10 @@ pub fn pages(src: &Path, rtl: &Path) -> Result<Vec<(String, String)>> {
     let report_text = std::fs::read_to_string(&report_path)
         .with_context(|| format!("reading {}", report_path.display()))?;
     let guides = guides(src)?;
+    let (rows, fpga) = (
+        report::rows_in(&report_text),
+        fpga_table::rows_in(&report_text),
+    );
     Ok(catalog()
         .iter()
         .map(|b| {
@@ -52,6 +56,8 @@ pub fn pages(src: &Path, rtl: &Path) -> Result<Vec<(String, String)>> {
                 block: b,
                 modules: &modules,
                 report: &report_text,
+                rows: &rows,
+                fpga: &fpga,
                 guides: &guides,
             };
             (format!("{}.md", b.name), page.render())
@@ -91,7 +97,10 @@ fn guides(src: &Path) -> Result<Vec<(String, String, String)>> {
 struct Page<'a> {
     block: &'a BlockInfo,
     modules: &'a [&'a ModuleEntry],
+    /// `REPORT.md`'s text, its synthesis rows and its FPGA rows.
     report: &'a str,
+    rows: &'a [report::Row],
+    fpga: &'a [fpga_table::FpgaRow],
     guides: &'a [(String, String, String)],
 }
 
@@ -199,9 +208,8 @@ impl Page<'_> {
              measured). Yosys `synth_xilinx`:\n\n| module | LUTs | flip-flops | CARRY4 | MUXF7/8 \
              | 7-series depth | LUT6 depth |\n|---|---:|---:|---:|---:|---:|---:|\n",
         );
-        let rows = report::rows_in(self.report);
         for m in self.modules {
-            if let Some(r) = rows.iter().find(|r| r.module == m.module) {
+            if let Some(r) = self.rows.iter().find(|r| r.module == m.module) {
                 let f = &r.xilinx;
                 s.push_str(&format!(
                     "| `{}` | {} | {} | {} | {} | {} | {} |\n",
@@ -214,16 +222,10 @@ impl Page<'_> {
              | board | status | logic | block RAM | Fmax (MHz) | target (MHz) |\n|---|---|---|---|\
              ---:|---:|---|\n",
         );
-        for r in fpga_table::rows_in(self.report) {
+        for r in self.fpga {
             if !self.modules.iter().any(|m| m.module == r.module) {
                 continue;
             }
-            let target = match (r.target, r.meets()) {
-                (Some(t), Some(true)) => format!("{t}: met"),
-                (Some(t), Some(false)) => format!("{t}: missed"),
-                (Some(t), None) => t.to_string(),
-                (None, _) => "-".into(),
-            };
             s.push_str(&format!(
                 "| `{}` | {} | {} | {} | {} | {} | {} |\n",
                 r.module,
@@ -232,7 +234,7 @@ impl Page<'_> {
                 r.logic,
                 r.ram,
                 r.fmax.map_or("-".into(), |f| format!("{f:.1}")),
-                target
+                r.target_cell()
             ));
         }
         s
@@ -356,7 +358,7 @@ fn golden_source(block: &str) -> &'static str {
 
 /// The `//!` documentation of a Rust source as Markdown for the page: headings two levels
 /// down (under the page's `## Behaviour`), rustdoc's intra-doc links as plain code spans.
-pub fn module_doc(source: &str) -> String {
+fn module_doc(source: &str) -> String {
     let mut out = String::new();
     let mut fence = false;
     for line in source.lines() {

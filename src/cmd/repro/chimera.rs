@@ -246,7 +246,8 @@ pub fn run(a: &ReproArgs, size: &str, out: &Path, jobs: usize) -> Result<ExitCod
     let cfg = load_config(a.config())?;
     let lat_limit = a.lat_limit.unwrap_or(21_000);
     let pair_lat_limit = a.lat_limit.map_or(42_000, |l| 2 * l);
-    let benchmarks = super::mixes::only(BENCHMARKS, |b| *b, &a.only)?;
+    let mut benchmarks = BENCHMARKS.to_vec();
+    super::keep_only(&mut benchmarks, |b| *b, &a.only, "benchmark")?;
     std::fs::create_dir_all(out).with_context(|| format!("creating {}", out.display()))?;
     // Every kernel alone.
     let mut alone_names: Vec<&str> = benchmarks.clone();

@@ -175,7 +175,7 @@ pub fn run(a: &ReproArgs, size: &str, out: &Path, jobs: usize) -> Result<ExitCod
         .iter()
         .flat_map(|(_, ws)| ws.iter().map(|w| (w.to_string(), None)))
         .collect();
-    keep_only(&mut workloads, &a.only)?;
+    keep_only(&mut workloads, |w| &w.0, &a.only, "workload")?;
     std::fs::create_dir_all(out).with_context(|| format!("creating {}", out.display()))?;
     let cols = columns();
     let policies: Vec<(&str, &str)> = cols.iter().map(|c| (c.name, c.args)).collect();

@@ -274,7 +274,8 @@ fn decision_counts(r: &Report) -> [u64; 3] {
 /// Runs the experiment.
 pub fn run(a: &ReproArgs, size: &str, out: &Path, jobs: usize) -> Result<ExitCode> {
     let cfg = load_config(a.config())?;
-    let benchmarks = super::mixes::only(BENCHMARKS, |b| b.0, &a.only)?;
+    let mut benchmarks = BENCHMARKS.to_vec();
+    super::keep_only(&mut benchmarks, |b| b.0, &a.only, "benchmark")?;
     if benchmarks.len() < 2 {
         bail!("--only: a pair needs two benchmarks");
     }

@@ -2,7 +2,7 @@
 //! a mix's text under `gpusched sim` options, many at once with a progress bar, and the
 //! multiprogram metrics of a run against each kernel alone.
 
-use anyhow::{anyhow, bail, Context, Result};
+use anyhow::{anyhow, Context, Result};
 use gpusim::config::GpuConfig;
 use gpusim::gpu::{Gpu, Report, SimOptions};
 use gpusim::workload::mix::Mix;
@@ -98,23 +98,4 @@ pub fn antt_stp(r: &Report, alone: &dyn Fn(&str) -> u64) -> (f64, f64) {
     let antt = ntt.iter().sum::<f64>() / ntt.len().max(1) as f64;
     let stp = ntt.iter().map(|x| 1.0 / x).sum();
     (antt, stp)
-}
-
-/// The items of `all` whose name (`name_of`) `--only` keeps, in `all`'s order (all of them when
-/// `only` is empty); an unknown name is an error that lists the known ones.
-pub fn only<T: Copy>(all: &[T], name_of: fn(&T) -> &str, only: &[String]) -> Result<Vec<T>> {
-    for o in only {
-        if !all.iter().any(|b| name_of(b) == o) {
-            let known: Vec<&str> = all.iter().map(name_of).collect();
-            bail!(
-                "--only: unknown benchmark `{o}`; known: {}",
-                known.join(", ")
-            );
-        }
-    }
-    Ok(all
-        .iter()
-        .copied()
-        .filter(|b| only.is_empty() || only.iter().any(|o| o == name_of(b)))
-        .collect())
 }

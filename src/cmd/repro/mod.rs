@@ -432,25 +432,25 @@ pub(crate) fn run_reports(
     Ok(table)
 }
 
-/// Keeps the workloads named in `only` (all when empty); an unknown name is an error listing
-/// the known ones.
-fn keep_only(workloads: &mut Vec<(String, Option<PathBuf>)>, only: &[String]) -> Result<()> {
+/// Keeps the items of `items` whose name (`name_of`) `--only` names (all when `only` is
+/// empty), in their order; an unknown name is an error naming `what` it should be (`workload`,
+/// `benchmark`) and listing the known ones.
+pub(crate) fn keep_only<T>(
+    items: &mut Vec<T>,
+    name_of: fn(&T) -> &str,
+    only: &[String],
+    what: &str,
+) -> Result<()> {
     if only.is_empty() {
         return Ok(());
     }
     for o in only {
-        if !workloads.iter().any(|(n, _)| n == o) {
-            bail!(
-                "--only: unknown workload `{o}`; known: {}",
-                workloads
-                    .iter()
-                    .map(|w| w.0.as_str())
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            );
+        if !items.iter().any(|i| name_of(i) == o) {
+            let known: Vec<&str> = items.iter().map(name_of).collect();
+            bail!("--only: unknown {what} `{o}`; known: {}", known.join(", "));
         }
     }
-    workloads.retain(|(n, _)| only.contains(n));
+    items.retain(|i| only.iter().any(|o| o == name_of(i)));
     Ok(())
 }
 
@@ -505,7 +505,7 @@ pub fn run(a: ReproArgs) -> Result<ExitCode> {
             eprintln!("note: {} not found; the traces are skipped", d.display());
         }
     }
-    keep_only(&mut workloads, &a.only)?;
+    keep_only(&mut workloads, |w| &w.0, &a.only, "workload")?;
     std::fs::create_dir_all(&out).with_context(|| format!("creating {}", out.display()))?;
     let cols = columns();
     let policies: Vec<(&str, &str)> = cols.iter().map(|c| (c.name, c.args)).collect();
