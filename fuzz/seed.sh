@@ -13,6 +13,9 @@ mkdir -p "$here/corpus/trace_to_gpu" "$here/corpus/config_to_gpu" "$here/corpus/
 for k in "$traces"/*/kernel-*.traceg; do
     name=$(basename "$(dirname "$k")")
     head -c 60000 "$k" | sed '$d' > "$here/corpus/trace_to_gpu/$name"
+    # The same as an xz stream (the tracer's output since 2025), whole and cut short.
+    xz -c -1 "$here/corpus/trace_to_gpu/$name" > "$here/corpus/trace_to_gpu/$name.xz"
+    head -c 2000 "$here/corpus/trace_to_gpu/$name.xz" > "$here/corpus/trace_to_gpu/$name.cut.xz"
 done
 # Configs: a selector byte (0 TOML, 1 JSON, 2 GPGPU-Sim), then the text.
 for p in gtx480 titanx titanv gtx980; do

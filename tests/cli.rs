@@ -902,6 +902,7 @@ fn bench_parse_reads_a_trace_and_counts_its_instructions() {
         t.to_str().unwrap(),
         "--repeat",
         "1",
+        "--xz",
         "--json",
     ]));
     assert_eq!(
@@ -909,6 +910,10 @@ fn bench_parse_reads_a_trace_and_counts_its_instructions() {
         "{v}\n{info}"
     );
     assert!(v["mb_per_s"].as_f64().unwrap() > 0.0, "{v}");
+    // The xz copy holds the same text and instructions.
+    assert_eq!(v["xz"]["bytes"], v["bytes"], "{v}");
+    assert_eq!(v["xz"]["warp_instructions"], v["warp_instructions"], "{v}");
+    assert!(v["xz_seconds_over_plain"].as_f64().unwrap() > 0.0, "{v}");
     let o = gpusched(&["bench", "--parse", "--trace", "/no/such/trace"]);
     assert!(!o.status.success());
     says(&o, "/no/such/trace");
@@ -1427,6 +1432,41 @@ fn an_exported_trace_simulates_like_the_workload_itself() {
     ]);
     assert_eq!(o.status.code(), Some(2));
     says(&o, "binary version 70 is not one the export writes");
+    // As Accel-Sim's tracer writes since 2025: xz, listed as such, simulated alike.
+    let xz = dir.path().join("spmv-xz");
+    let o = gpusched(&[
+        "trace",
+        "export",
+        "--workload",
+        "spmv",
+        "--xz",
+        "--out",
+        xz.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", text(&o));
+    says(&o, "MB as xz");
+    let list = std::fs::read_to_string(xz.join("kernelslist.g")).unwrap();
+    assert_eq!(list, "kernel-1.traceg.xz\n");
+    let mut x = json(&gpusched(&[
+        "sim",
+        "--trace",
+        xz.to_str().unwrap(),
+        "--json",
+    ]));
+    x["workload"] = serde_json::Value::Null;
+    assert_eq!(x, traced);
+    let o = gpusched(&[
+        "trace",
+        "export",
+        "--workload",
+        "spmv",
+        "--xz",
+        "10",
+        "--out",
+        xz.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    says(&o, "10 is not in 0..=9");
 }
 
 #[test]

@@ -1,14 +1,19 @@
 //! Trace text -> reader -> GPU model (gtx480, golden blocks) for at most 3,000 cycles; blocks
 //! above 4 KB decoded run streamed.
 //!
-//! The input is one `kernel-1.traceg`; any error (syntax, invalid value, deadlock) is an
-//! answer, a panic or an abort is a crash.
+//! The input is one `kernel-1.traceg`, plain or xz (the reader detects it from its bytes: the
+//! xz seeds cover corrupt and truncated streams); an input whose length is 2 modulo 3 is
+//! compressed with xz first, so the decoder also feeds the reader fuzzed text. Any error
+//! (syntax, invalid value, corrupt stream, deadlock) is an answer, a panic or an abort is a
+//! crash.
 #![no_main]
 
 use gpusim::config::GpuConfig;
 use gpusim::gpu::{Gpu, SimOptions};
 use gpusim::workload::kernel::TraceWorkload;
+use gpusim::workload::compressed::TraceWriter;
 use libfuzzer_sys::fuzz_target;
+use std::io::Write;
 use std::path::PathBuf;
 use std::sync::OnceLock;
 
@@ -25,7 +30,14 @@ fn dir() -> &'static PathBuf {
 
 fuzz_target!(|data: &[u8]| {
     let d = dir();
-    std::fs::write(d.join("kernel-1.traceg"), data).unwrap();
+    let file = d.join("kernel-1.traceg");
+    if data.len() % 3 == 2 {
+        let mut w = TraceWriter::create(&file, Some(0)).unwrap();
+        w.write_all(data).unwrap();
+        w.finish().unwrap();
+    } else {
+        std::fs::write(&file, data).unwrap();
+    }
     // Blocks of more than 4 KB decoded stream, 16 instructions per warp at a time: both paths.
     let Ok(w) = TraceWorkload::open(d) else {
         return;

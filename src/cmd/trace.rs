@@ -1,6 +1,6 @@
 //! `gpusched trace info DIR [--config PRESET|FILE] [--json]`: what an Accel-Sim trace holds.
-//! `gpusched trace export --workload NAME [--size S] --out DIR [--binary-version V]`: a workload
-//! written as one.
+//! `gpusched trace export --workload NAME [--size S] --out DIR [--binary-version V] [--xz]`: a
+//! workload written as one (plain or xz).
 
 use anyhow::Result;
 use clap::{Args, Subcommand};
@@ -49,22 +49,45 @@ enum Action {
         /// Accel-Sim accepts them and maps every exported opcode).
         #[arg(long, value_name = "V", default_value_t = 20)]
         binary_version: u32,
+        /// Write each kernel as `kernel-N.traceg.xz`, as Accel-Sim's tracer does since 2025,
+        /// with xz preset LEVEL (0 fastest to 9 smallest; `--xz` alone: 6).
+        #[arg(long, value_name = "LEVEL", num_args = 0..=1, default_missing_value = "6",
+              value_parser = clap::value_parser!(u32).range(0..=9))]
+        xz: Option<u32>,
     },
 }
 
-fn export(workload: &str, size: &str, out: &std::path::Path, version: u32) -> Result<ExitCode> {
+fn export(
+    workload: &str,
+    size: &str,
+    out: &std::path::Path,
+    version: u32,
+    xz: Option<u32>,
+) -> Result<ExitCode> {
     let mut w = gpusim::workload::open_named(workload, size)?;
     let bar = ProgressBar::new_spinner();
     bar.set_style(
         ProgressStyle::with_template("exporting {pos} blocks ({per_sec})").expect("valid template"),
     );
     let start = std::time::Instant::now();
-    let s = gpusim::workload::export::export_as(w.as_mut(), out, Some(version), &mut |b| {
+    let s = gpusim::workload::export::export_with(w.as_mut(), out, Some(version), xz, &mut |b| {
         if start.elapsed().as_secs() >= 1 {
             bar.set_position(b)
         }
     })?;
     bar.finish_and_clear();
+    let on_disk = match xz {
+        Some(_) => {
+            let bytes: u64 = s
+                .files
+                .iter()
+                .filter_map(|f| f.metadata().ok())
+                .map(|m| m.len())
+                .sum();
+            format!(" ({:.1} MB as xz)", bytes as f64 / 1e6)
+        }
+        None => String::new(),
+    };
     if version == 20 {
         eprintln!(
             "note: binary version 20 (Fermi's layout); Accel-Sim accepts only 35, 60, 61, 70, 75, \
@@ -73,7 +96,7 @@ fn export(workload: &str, size: &str, out: &std::path::Path, version: u32) -> Re
         );
     }
     outln!(
-        "{}: {} thread blocks, {} warp instructions, {:.1} MB in {}",
+        "{}: {} thread blocks, {} warp instructions, {:.1} MB of text{on_disk} in {}",
         w.name(),
         s.blocks,
         s.warp_instructions,
@@ -96,7 +119,8 @@ pub fn run(a: TraceArgs) -> Result<ExitCode> {
             size,
             out,
             binary_version,
-        } => return export(&workload, &size, &out, binary_version),
+            xz,
+        } => return export(&workload, &size, &out, binary_version, xz),
     };
     let cfg = GpuConfig::load(&config)?;
     let bar = ProgressBar::new(0);

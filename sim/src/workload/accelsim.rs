@@ -30,12 +30,14 @@ mod parse;
 
 pub use blocks::BlockSet;
 
+use super::compressed::PlainTrace;
 use super::kernel::BlockInsts;
 use super::sass::{OpClass, OpcodeTable};
 use super::{Dim3, WARP_SIZE};
 use lines::Lines;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use thiserror::Error;
 
 /// Most destination or source registers one instruction line may list.
@@ -122,13 +124,14 @@ pub fn read_kernelslist(path: &Path) -> Result<Vec<Command>, TraceError> {
                 message,
             })?;
             out.push(Command::MemcpyHtoD { addr, bytes });
-        } else if line.ends_with(".traceg") && !line.contains(',') {
+        } else if (line.ends_with(".traceg") || line.ends_with(".traceg.xz")) && !line.contains(',')
+        {
             out.push(Command::Kernel {
                 path: dir.join(line),
             });
         } else {
             return Err(syntax(
-                "`MemcpyHtoD,<hex address>,<bytes>` or `kernel-<N>.traceg`",
+                "`MemcpyHtoD,<hex address>,<bytes>` or `kernel-<N>.traceg[.xz]`",
             ));
         }
     }
@@ -136,7 +139,7 @@ pub fn read_kernelslist(path: &Path) -> Result<Vec<Command>, TraceError> {
         return Err(TraceError::Invalid {
             file: path,
             line: text.lines().count().max(1),
-            message: "no kernel: a trace lists at least one `kernel-<N>.traceg`".into(),
+            message: "no kernel: a trace lists at least one `kernel-<N>.traceg[.xz]`".into(),
         });
     }
     Ok(out)
@@ -379,6 +382,8 @@ pub struct KernelTrace {
     /// The header.
     pub header: KernelHeader,
     file: PathBuf,
+    /// The text read (the file, or its decoded copy, kept while this reader lives).
+    plain: Arc<PlainTrace>,
     lines: Lines,
     opcodes: Opcodes,
     /// The instruction being parsed (its lists are reused from line to line).
@@ -416,7 +421,7 @@ fn syntax_error(file: &Path, line: usize, expected: String, found: &[u8]) -> Tra
 }
 
 impl KernelTrace {
-    /// Opens a kernel trace and reads its header.
+    /// Opens a kernel trace (plain or xz, see [`super::compressed`]) and reads its header.
     pub fn open(path: &Path) -> Result<Self, TraceError> {
         Self::open_with_buffer(path, 0)
     }
@@ -424,13 +429,27 @@ impl KernelTrace {
     /// [`Self::open`], reading `buffer` bytes at a time (0: the default, 256 KiB; a reader
     /// that seeks to read a little, as a streamed warp's refill, wants less).
     pub fn open_with_buffer(path: &Path, buffer: usize) -> Result<Self, TraceError> {
-        let f = crate::input::open_regular(path).map_err(|e| TraceError::Io {
-            file: path.to_path_buf(),
+        Self::open_plain(&PlainTrace::open(path)?, buffer)
+    }
+
+    /// The header of the kernel trace `path` (a compressed one is decoded only a little way
+    /// past it: its decoder stops when the reader is dropped).
+    pub fn read_header_only(path: &Path) -> Result<KernelHeader, TraceError> {
+        Ok(Self::open_with_buffer(path, 16 << 10)?.header)
+    }
+
+    /// A reader of the trace text `plain` (as [`Self::plain`] of another reader gives it: a
+    /// compressed trace is not decoded again), reading `buffer` bytes at a time (0: 256 KiB).
+    pub fn open_plain(plain: &Arc<PlainTrace>, buffer: usize) -> Result<Self, TraceError> {
+        let file = plain.name().to_path_buf();
+        let f = plain.open_text().map_err(|e| TraceError::Io {
+            file: file.clone(),
             message: e.to_string(),
         })?;
         let mut k = Self {
             header: KernelHeader::default(),
-            file: path.to_path_buf(),
+            file,
+            plain: plain.clone(),
             lines: if buffer == 0 {
                 Lines::new(f)
             } else {
@@ -450,6 +469,11 @@ impl KernelTrace {
         };
         k.read_header()?;
         Ok(k)
+    }
+
+    /// The text this reader reads, to open more readers of it with [`Self::open_plain`].
+    pub fn plain(&self) -> &Arc<PlainTrace> {
+        &self.plain
     }
 
     /// Name of opcode `id` (as written in the trace, e.g. `LDG.E.CG`).

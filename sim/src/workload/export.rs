@@ -1,16 +1,16 @@
 //! Writes any workload as an Accel-Sim trace directory: `kernelslist.g` and one
-//! `kernel-N.traceg` per kernel, tracer version 4 text, SASS-like opcode names (one per unit
+//! `kernel-N.traceg` per kernel (or `kernel-N.traceg.xz`, [`export_with`]), tracer version 4 text, SASS-like opcode names (one per unit
 //! class, so reading the trace back classifies every instruction as it was).
 //!
 //! Addresses use `base_stride` compression (mode 1) when the active lanes are evenly spaced
 //! and `list_all` (mode 0) otherwise. Reading the files back with
 //! [`crate::workload::kernel::TraceWorkload`] gives the same instruction streams.
 
+use super::compressed::TraceWriter;
 use super::kernel::{BlockInsts, KernelInfo, WorkloadError, WorkloadSource};
 use super::sass::{pc_of_slot, slot_of_pc, OpClass};
 use std::fmt::Write as _;
-use std::fs::File;
-use std::io::{BufWriter, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 
 /// The opcode written for an instruction class (its class when read back is the same).
@@ -47,7 +47,7 @@ pub struct ExportSummary {
     pub blocks: u64,
     /// Warp instructions written.
     pub warp_instructions: u64,
-    /// Bytes written.
+    /// Bytes of trace text written (before any compression).
     pub bytes: u64,
 }
 
@@ -150,6 +150,23 @@ pub fn export_as(
     version: Option<u32>,
     progress: &mut dyn FnMut(u64),
 ) -> Result<ExportSummary, WorkloadError> {
+    export_with(workload, dir, version, None, progress)
+}
+
+/// As [`export_as`], writing each kernel as `kernel-N.traceg.xz` (xz preset `xz_level`, 0-9)
+/// when `xz_level` is given, as Accel-Sim's tracer does since 2025.
+pub fn export_with(
+    workload: &mut dyn WorkloadSource,
+    dir: &Path,
+    version: Option<u32>,
+    xz_level: Option<u32>,
+    progress: &mut dyn FnMut(u64),
+) -> Result<ExportSummary, WorkloadError> {
+    if let Some(l) = xz_level.filter(|&l| l > 9) {
+        return Err(WorkloadError::Invalid(format!(
+            "xz level {l}: the presets are 0 (fastest) to 9 (smallest)"
+        )));
+    }
     if let Some(v) = version.filter(|v| !BINARY_VERSIONS.contains(v)) {
         return Err(WorkloadError::Invalid(format!(
             "binary version {v} is not one the export writes ({BINARY_VERSIONS:?}: 20 is Fermi's \
@@ -162,10 +179,10 @@ pub fn export_as(
     let mut id = 0;
     while let Some(mut k) = workload.next_kernel()? {
         id += 1;
-        let name = format!("kernel-{id}.traceg");
+        let xz = if xz_level.is_some() { ".xz" } else { "" };
+        let name = format!("kernel-{id}.traceg{xz}");
         let path = dir.join(&name);
-        let f = File::create(&path).map_err(|e| io(&path, e))?;
-        let mut w = BufWriter::new(f);
+        let mut w = TraceWriter::create(&path, xz_level).map_err(|e| io(&path, e))?;
         let from = k.info().binary_version;
         let to = version.unwrap_or(from);
         let mut info = k.info().clone();
@@ -203,7 +220,7 @@ pub fn export_as(
         }
         s.bytes += text.len() as u64;
         w.write_all(text.as_bytes()).map_err(|e| io(&path, e))?;
-        w.flush().map_err(|e| io(&path, e))?;
+        w.finish().map_err(|e| io(&path, e))?;
         let _ = writeln!(list, "{name}");
         s.files.push(path);
     }

@@ -2,7 +2,7 @@
 //!
 //! * [`accelsim`]: the Accel-Sim trace format (`kernelslist.g` + `kernel-N.traceg`, tracer
 //!   versions 3 and 4), read as a stream of thread blocks so a multi-gigabyte trace never has
-//!   to fit in memory.
+//!   to fit in memory; [`compressed`]: xz traces (`kernel-N.traceg.xz`).
 //! * [`kernel`]: the decoded instruction streams the GPU model runs ([`kernel::KernelSource`],
 //!   [`kernel::WorkloadSource`]); [`trace_kernel`]: the Accel-Sim adapter, which reads a trace
 //!   on a second thread ahead of the simulation.
@@ -16,6 +16,7 @@
 
 pub mod accelsim;
 pub mod builtin;
+pub mod compressed;
 pub mod export;
 pub mod kernel;
 pub mod mix;

@@ -9,9 +9,11 @@
 //! (so any number of streamed blocks can be resident).
 
 use super::accelsim::{BlockIndex, KernelTrace, TraceInst};
+use super::compressed::PlainTrace;
 use super::kernel::{Addrs, BlockInsts, WarpInst, WorkloadError};
 use super::Dim3;
-use std::path::{Path, PathBuf};
+use std::path::Path;
+use std::sync::Arc;
 
 /// Instructions read at a time per warp (default).
 pub const CHUNK: usize = 1024;
@@ -39,7 +41,7 @@ struct WarpWindow {
 /// A thread block whose warps stream from their trace (see the module documentation).
 pub struct StreamedBlock {
     id: Dim3,
-    path: PathBuf,
+    plain: Arc<PlainTrace>,
     warps: Vec<WarpWindow>,
     /// Instructions read at a time per warp.
     chunk: u32,
@@ -62,9 +64,14 @@ fn too_long(path: &Path, w: usize) -> WorkloadError {
 }
 
 impl StreamedBlock {
-    /// The block of `index` in the trace file `path`, read `chunk` instructions (at least 1)
+    /// The block of `index` in the trace text `plain`, read `chunk` instructions (at least 1)
     /// at a time per warp.
-    pub fn open(path: &Path, index: &BlockIndex, chunk: usize) -> Result<Self, WorkloadError> {
+    pub fn open(
+        plain: &Arc<PlainTrace>,
+        index: &BlockIndex,
+        chunk: usize,
+    ) -> Result<Self, WorkloadError> {
+        let path = plain.name();
         let warps = index
             .warps
             .iter()
@@ -85,7 +92,7 @@ impl StreamedBlock {
             .collect::<Result<_, WorkloadError>>()?;
         Ok(Self {
             id: index.id,
-            path: path.to_path_buf(),
+            plain: plain.clone(),
             warps,
             chunk: chunk.clamp(1, u32::MAX as usize) as u32,
         })
@@ -145,7 +152,7 @@ impl StreamedBlock {
             return Ok(());
         }
         // A refill reads one chunk of lines after a seek: a small buffer.
-        let mut trace = KernelTrace::open_with_buffer(&self.path, 16 << 10)?;
+        let mut trace = KernelTrace::open_plain(&self.plain, 16 << 10)?;
         while self.warps[w].read < end.min(self.warps[w].len) {
             let ww = &mut self.warps[w];
             let count = (ww.len - ww.read).min(self.chunk) as usize;

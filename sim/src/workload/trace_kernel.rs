@@ -3,6 +3,7 @@
 //! when asked for out of file order, and streamed per warp when too large to hold.
 
 use super::accelsim::{self, BlockSet, KernelTrace};
+use super::compressed::PlainTrace;
 use super::kernel::{
     Arrival, BlockInsts, KernelInfo, KernelSource, Launch, MemAccess, WorkloadError, WorkloadSource,
 };
@@ -12,6 +13,7 @@ use super::static_code::KernelCode;
 use super::stream::{RunBlock, StreamedBlock};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 /// Blocks whose decoded instructions ([`BlockInsts::bytes`]) would take more than this run
 /// streamed, a warp chunk at a time ([`KernelSource::run_block`]; bytes). Smaller blocks are
@@ -37,7 +39,8 @@ pub const PARKED_BYTES: u64 = 16 << 20;
 /// larger than [`KEEP_BLOCK_BYTES`] decoded are read for [`KernelSource::run_block`] without
 /// keeping their instructions, then streamed per warp.
 pub struct TraceKernel {
-    path: PathBuf,
+    /// The trace text (a compressed trace's decoded copy lives as long as this).
+    plain: Arc<PlainTrace>,
     /// Reads the blocks asked for again (by seeking), and reads ahead without the thread.
     trace: KernelTrace,
     info: KernelInfo,
@@ -81,9 +84,10 @@ fn parked_size(read: &accelsim::BlockRead) -> u64 {
 }
 
 impl TraceKernel {
-    /// Opens `kernel-N.traceg`.
+    /// Opens `kernel-N.traceg` (or its xz form, [`super::compressed`]).
     pub fn open(path: &Path) -> Result<Self, WorkloadError> {
         let trace = KernelTrace::open(path)?;
+        let read_ahead = trace.plain().at_least(READ_AHEAD_MIN_BYTES);
         let h = &trace.header;
         let info = KernelInfo {
             name: h.name.clone(),
@@ -94,7 +98,7 @@ impl TraceKernel {
             binary_version: h.binary_version,
         };
         Ok(Self {
-            path: path.to_path_buf(),
+            plain: trace.plain().clone(),
             blocks: BlockSet::new(path, h.grid),
             frontier: trace.position(),
             trace,
@@ -103,7 +107,7 @@ impl TraceKernel {
             ahead_opcodes: OpcodeTable::default(),
             index: Default::default(),
             ahead: None,
-            read_ahead: std::fs::metadata(path).is_ok_and(|m| m.len() >= READ_AHEAD_MIN_BYTES),
+            read_ahead,
             ahead_done: false,
             parked: HashMap::new(),
             parked_bytes: 0,
@@ -180,7 +184,7 @@ impl TraceKernel {
     ) -> Result<Option<(accelsim::BlockRead, (u64, usize), (u64, usize))>, WorkloadError> {
         if self.read_ahead && !self.ahead_done {
             if self.ahead.is_none() {
-                let mut t = KernelTrace::open(&self.path)?;
+                let mut t = KernelTrace::open_plain(&self.plain, 0)?;
                 t.seek(self.frontier)?;
                 self.ahead = ReadAhead::start(t, self.keep_bytes);
                 self.ahead_done = self.ahead.is_none();
@@ -272,7 +276,7 @@ impl KernelSource for TraceKernel {
         match self.read_block(id, self.keep_bytes)? {
             accelsim::BlockRead::Whole(tb) => Ok(RunBlock::Whole(tb.insts)),
             accelsim::BlockRead::Indexed(ix) => Ok(RunBlock::Streamed(Box::new(
-                StreamedBlock::open(&self.path, &ix, self.chunk)?,
+                StreamedBlock::open(&self.plain, &ix, self.chunk)?,
             ))),
         }
     }
@@ -291,7 +295,7 @@ impl KernelSource for TraceKernel {
         &self,
         visit: &mut dyn FnMut(&MemAccess),
     ) -> Result<Option<Vec<OpClass>>, WorkloadError> {
-        let mut trace = KernelTrace::open(&self.path)?;
+        let mut trace = KernelTrace::open_plain(&self.plain, 0)?;
         let grid = trace.header.grid;
         let mut each = |id, w, _, inst: &accelsim::TraceInst| {
             if inst.mem_width == 0 {
@@ -316,7 +320,7 @@ impl KernelSource for TraceKernel {
     }
 
     fn static_code(&self) -> Result<Option<KernelCode>, WorkloadError> {
-        let mut trace = KernelTrace::open(&self.path)?;
+        let mut trace = KernelTrace::open_plain(&self.plain, 0)?;
         let mut code = super::static_code::StaticCode::new(trace.header.binary_version);
         // Instruction by instruction: memory stays bounded whatever the blocks' size.
         trace.read_every_block(
@@ -396,7 +400,7 @@ impl WorkloadSource for TraceWorkload {
         // Per stream: the last kernel's launch id and file (ids grow in launch order).
         let mut last: HashMap<u32, (u32, PathBuf)> = HashMap::new();
         for path in self.kernels.by_ref() {
-            let header = KernelTrace::open_with_buffer(&path, 16 << 10)?.header;
+            let header = KernelTrace::read_header_only(&path)?;
             if let Some((id, prev)) = last.get(&header.stream) {
                 if header.id <= *id {
                     return Err(WorkloadError::Invalid(format!(

@@ -8,8 +8,8 @@
 //! traces first.
 //!
 //! `gpusched bench --parse`: the trace reader alone (parse and decode, no simulation) on a
-//! large exported trace (`mm` medium, about 400 MB) or `--trace DIR`: MB/s and warp
-//! instructions/s.
+//! large exported trace (`mm` medium, about 400 MB) or `--trace DIR`: MB/s of trace text and
+//! warp instructions/s; with `--xz`, the same on an xz copy, and the ratio of the times.
 //!
 //! `gpusched bench --mix FILE`: a mix run beside its kernels alone ([`mix`]).
 //!
@@ -29,7 +29,7 @@ use anyhow::{Context, Result};
 use clap::Args;
 use gpusim::config::GpuConfig;
 use gpusim::gpu::{Gpu, Report, SimOptions};
-use gpusim::workload::accelsim::{read_kernelslist, BlockRead, Command, KernelTrace};
+use gpusim::workload::accelsim::{read_kernelslist, Command, KernelTrace};
 use gpusim::workload::builtin;
 use gpusim::workload::kernel::{TraceWorkload, WorkloadSource, KEEP_BLOCK_BYTES};
 use serde::Serialize;
@@ -56,6 +56,10 @@ pub struct BenchArgs {
     /// With `--parse`: the trace directory to read instead of an exported `mm` medium.
     #[arg(long, value_name = "DIR", requires = "parse")]
     trace: Option<PathBuf>,
+    /// With `--parse`: also read an xz copy of the trace (written first, preset 6, as
+    /// Accel-Sim's tracer writes them) and compare the two.
+    #[arg(long, requires = "parse")]
+    xz: bool,
     /// Compare whole `gpusched sim` runs with a reference set (`results.json` and
     /// `traces/*.tar.xz`, e.g. ../shared/reference/accelsim): wall time and peak memory.
     #[arg(long, value_name = "DIR", conflicts_with = "lockstep")]
@@ -209,28 +213,26 @@ fn workloads(traces: &Path, exported: &Path) -> Result<Vec<Workload>> {
 }
 
 /// Reads every block of every kernel of the trace `dir` as a run reads them (decoded, large
-/// blocks indexed, with the checks of every reader), without simulating: (bytes of trace
-/// text, warp instructions).
+/// blocks indexed, with the checks of every reader; an xz kernel decoded first), without
+/// simulating: (bytes of trace text, warp instructions).
 fn read_trace(dir: &Path) -> Result<(u64, u64)> {
     let (mut bytes, mut insts) = (0, 0);
     for c in read_kernelslist(dir)? {
         let Command::Kernel { path } = c else {
             continue;
         };
-        bytes += std::fs::metadata(&path)
-            .with_context(|| format!("{}", path.display()))?
-            .len();
         let mut k = KernelTrace::open(&path)?;
         let mut count = |_, _, _, _: &_| insts += 1;
-        k.read_every_block(KEEP_BLOCK_BYTES, &mut count, &mut |b| {
-            std::hint::black_box(matches!(b, BlockRead::Whole(_)));
+        k.read_every_block(KEEP_BLOCK_BYTES, &mut count, &mut |_| {
+            std::hint::black_box(());
         })?;
+        bytes += k.plain().text_len()?;
     }
     Ok((bytes, insts))
 }
 
 /// Median seconds of `repeat` reads of the trace `dir`, with its bytes and warp instructions.
-fn time_read(dir: &Path, repeat: usize) -> Result<(f64, u64, u64)> {
+fn time_read(dir: &Path, repeat: usize) -> Result<ParseFigures> {
     let mut times = vec![];
     let mut sizes = (0, 0);
     for _ in 0..repeat {
@@ -238,7 +240,67 @@ fn time_read(dir: &Path, repeat: usize) -> Result<(f64, u64, u64)> {
         sizes = read_trace(dir)?;
         times.push(start.elapsed().as_secs_f64());
     }
-    Ok((median(times), sizes.0, sizes.1))
+    let seconds = median(times);
+    Ok(ParseFigures {
+        trace: dir.to_path_buf(),
+        bytes: sizes.0,
+        warp_instructions: sizes.1,
+        seconds,
+        mb_per_s: sizes.0 as f64 / 1e6 / seconds,
+        warp_instructions_per_s: sizes.1 as f64 / seconds,
+    })
+}
+
+/// What `bench --parse` measured on one trace directory (medians).
+#[derive(Serialize)]
+struct ParseFigures {
+    trace: PathBuf,
+    /// Bytes of trace text (decoded, for an xz trace).
+    bytes: u64,
+    warp_instructions: u64,
+    seconds: f64,
+    /// Megabytes of trace text per second.
+    mb_per_s: f64,
+    warp_instructions_per_s: f64,
+}
+
+/// Writes every kernel of the trace `dir` again as xz (preset 6) into `out`.
+fn xz_copy(dir: &Path, out: &Path) -> Result<PathBuf> {
+    std::fs::create_dir_all(out)?;
+    let mut list = String::new();
+    for c in read_kernelslist(dir)? {
+        let Command::Kernel { path } = c else {
+            continue;
+        };
+        let name = format!(
+            "{}.xz",
+            path.file_name()
+                .context("a kernel file")?
+                .to_string_lossy()
+                .trim_end_matches(".xz")
+        );
+        let plain = gpusim::workload::compressed::PlainTrace::open(&path)?;
+        let mut w = gpusim::workload::compressed::TraceWriter::create(&out.join(&name), Some(6))?;
+        std::io::copy(&mut plain.open_text()?, &mut w)?;
+        w.finish()?;
+        list.push_str(&name);
+        list.push('\n');
+    }
+    std::fs::write(out.join("kernelslist.g"), list)?;
+    Ok(out.to_path_buf())
+}
+
+/// One line of `bench --parse`.
+fn parse_line(f: &ParseFigures, repeat: usize) -> String {
+    format!(
+        "{}: {:.1} MB of text, {} warp instructions, median of {repeat}: {:.3} s, {:.0} MB/s, {:.2} M warp instructions/s (reader alone, one thread)",
+        f.trace.display(),
+        f.bytes as f64 / 1e6,
+        f.warp_instructions,
+        f.seconds,
+        f.mb_per_s,
+        f.warp_instructions_per_s / 1e6
+    )
 }
 
 /// Runs `bench --parse`.
@@ -252,24 +314,29 @@ fn run_parse(a: &BenchArgs) -> Result<ExitCode> {
         }
     };
     let repeat = a.repeat.max(1);
-    let (seconds, bytes, insts) = time_read(&dir, repeat)?;
-    let mb_per_s = bytes as f64 / 1e6 / seconds;
-    let insts_per_s = insts as f64 / seconds;
-    if a.json {
-        outln!(
-            "{}",
-            serde_json::to_string_pretty(&serde_json::json!({
-                "trace": dir, "repeat": repeat, "bytes": bytes, "warp_instructions": insts,
-                "seconds": seconds, "mb_per_s": mb_per_s, "warp_instructions_per_s": insts_per_s,
-            }))?
-        );
+    let plain = time_read(&dir, repeat)?;
+    let xz = if a.xz {
+        eprintln!("writing an xz copy of {}...", dir.display());
+        let copy = xz_copy(&dir, &tmp.path().join("xz"))?;
+        Some(time_read(&copy, repeat)?)
     } else {
-        outln!(
-            "{}: {:.1} MB, {insts} warp instructions, median of {repeat}: {seconds:.3} s, {mb_per_s:.0} MB/s, {:.2} M warp instructions/s (reader alone, one thread)",
-            dir.display(),
-            bytes as f64 / 1e6,
-            insts_per_s / 1e6
-        );
+        None
+    };
+    let ratio = xz.as_ref().map(|x| x.seconds / plain.seconds);
+    if a.json {
+        let mut v = serde_json::to_value(&plain)?;
+        v["repeat"] = repeat.into();
+        if let (Some(x), Some(r)) = (&xz, ratio) {
+            v["xz"] = serde_json::to_value(x)?;
+            v["xz_seconds_over_plain"] = r.into();
+        }
+        outln!("{}", serde_json::to_string_pretty(&v)?);
+    } else {
+        outln!("{}", parse_line(&plain, repeat));
+        if let (Some(x), Some(r)) = (&xz, ratio) {
+            outln!("{}", parse_line(x, repeat));
+            outln!("xz / plain: {r:.2}x the time (the xz stream decoded on a second thread into a temporary file the reader follows)");
+        }
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -318,7 +385,7 @@ pub fn run(a: BenchArgs) -> Result<ExitCode> {
         let (seconds, r) = timed_run(&cfg, &SimOptions::default(), &*w.open, repeat)?;
         let peak = peak_rss_mb();
         let parse_seconds = match &w.trace {
-            Some(d) => Some(time_read(d, repeat)?.0),
+            Some(d) => Some(time_read(d, repeat)?.seconds),
             None => None,
         };
         let c = &r.counters;

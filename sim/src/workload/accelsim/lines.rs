@@ -2,7 +2,7 @@
 //! newline found with `memchr`, and the byte offset and number of every line kept for error
 //! messages and for seeking back to a thread block or a warp.
 
-use std::fs::File;
+use crate::workload::compressed::TextFile;
 use std::io::{self, Read, Seek, SeekFrom};
 use std::ops::Range;
 
@@ -17,7 +17,7 @@ const UTF8_BOM: &[u8] = b"\xef\xbb\xbf";
 
 /// A trace file read line by line.
 pub(super) struct Lines {
-    file: File,
+    file: TextFile,
     /// `buf[pos..len]` is read from the file and not consumed yet.
     buf: Vec<u8>,
     pos: usize,
@@ -36,12 +36,12 @@ pub(super) struct Lines {
 
 impl Lines {
     /// Reads `file` from its start, [`READ_BYTES`] at a time.
-    pub(super) fn new(file: File) -> Self {
+    pub(super) fn new(file: TextFile) -> Self {
         Self::with_buffer(file, READ_BYTES)
     }
 
     /// Reads `file` from its start, `bytes` (at least 1) at a time.
-    pub(super) fn with_buffer(file: File, bytes: usize) -> Self {
+    pub(super) fn with_buffer(file: TextFile, bytes: usize) -> Self {
         Self {
             file,
             buf: vec![0; bytes.max(1)],
@@ -185,8 +185,8 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let p = dir.path().join("t");
         std::fs::write(&p, text).unwrap();
-        let f = File::open(&p).unwrap();
-        (dir, Lines::new(f))
+        let f = std::fs::File::open(&p).unwrap();
+        (dir, Lines::new(TextFile::plain(f)))
     }
 
     fn all(l: &mut Lines) -> Vec<(String, usize, u64)> {
