@@ -2619,3 +2619,56 @@ fn the_result_pages_hold_what_repro_writes_now() {
     );
     assert!(!planted.is_empty());
 }
+
+/// The rows of `now` (`bench --markdown` output) whose first `cells` cells (the workload and
+/// its exact counts; the times are the machine's) no row of `page` starts with.
+fn rows_not_on_the_speed_page(now: &str, page: &str, cells: usize) -> Vec<String> {
+    let key = |row: &str| row.split(" | ").take(cells).collect::<Vec<_>>().join(" | ");
+    let on_page: std::collections::HashSet<String> = page
+        .lines()
+        .filter(|l| l.starts_with("| "))
+        .map(key)
+        .collect();
+    now.lines()
+        .filter(|l| l.starts_with("| ") && !on_page.contains(&key(l)))
+        .map(str::to_string)
+        .collect()
+}
+
+/// The speed page (`docs/src/results/speed.md`, `bench --markdown` committed as written) holds
+/// every workload `bench` runs now with its instruction and cycle counts, and the reader's
+/// table holds the exported trace's size and instructions; a page from another model (one
+/// cycle count changed) is caught.
+#[test]
+fn the_speed_page_holds_what_bench_runs_now() {
+    let page = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/src/results/speed.md"),
+    )
+    .unwrap();
+    let o = gpusched(&["bench", "--markdown", "--repeat", "1"]);
+    assert!(o.status.success(), "{}", text(&o));
+    let now = String::from_utf8_lossy(&o.stdout).into_owned();
+    assert!(
+        now.lines().filter(|l| l.starts_with("| ")).count() >= 10,
+        "{now}"
+    );
+    let stale = rows_not_on_the_speed_page(&now, &page, 3);
+    assert!(
+        stale.is_empty(),
+        "docs/src/results/speed.md is stale (docs/src/results/experiments.md says how to write \
+         it again): `bench --markdown` runs\n{}",
+        stale.join("\n")
+    );
+    let planted = page.replacen("| 253874 |", "| 253875 |", 1);
+    assert_ne!(planted, page);
+    assert!(!rows_not_on_the_speed_page(&now, &planted, 3).is_empty());
+    let o = gpusched(&["bench", "--parse", "--markdown", "--repeat", "1"]);
+    assert!(o.status.success(), "{}", text(&o));
+    let now = String::from_utf8_lossy(&o.stdout).into_owned();
+    let stale = rows_not_on_the_speed_page(&now, &page, 3);
+    assert!(
+        stale.is_empty(),
+        "the reader's table is stale: {}",
+        stale.join("\n")
+    );
+}

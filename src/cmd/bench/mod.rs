@@ -21,6 +21,7 @@
 //! 15 ELF and 15 NewCAR blocks, each against the golden run (median wall times, their ratio,
 //! and whether every statistic is identical).
 
+mod markdown;
 mod mix;
 mod reference;
 
@@ -50,6 +51,10 @@ pub struct BenchArgs {
     /// Print one JSON object instead of a table.
     #[arg(long)]
     json: bool,
+    /// Print Markdown tables (the suite, or `--parse`), as docs/src/results/speed.md holds
+    /// them.
+    #[arg(long, conflicts_with_all = ["json", "lockstep", "reference", "mix"])]
+    markdown: bool,
     /// Measure the trace reader alone instead, on an exported `mm` medium trace or `--trace`.
     #[arg(long, conflicts_with_all = ["lockstep", "reference"])]
     parse: bool,
@@ -323,7 +328,13 @@ fn run_parse(a: &BenchArgs) -> Result<ExitCode> {
         None
     };
     let ratio = xz.as_ref().map(|x| x.seconds / plain.seconds);
-    if a.json {
+    if a.markdown {
+        let name = match &a.trace {
+            Some(d) => d.display().to_string(),
+            None => "mm-medium (exported)".into(),
+        };
+        outln!("{}", markdown::parse(&name, &plain, xz.as_ref(), repeat));
+    } else if a.json {
         let mut v = serde_json::to_value(&plain)?;
         v["repeat"] = repeat.into();
         if let (Some(x), Some(r)) = (&xz, ratio) {
@@ -400,7 +411,7 @@ pub fn run(a: BenchArgs) -> Result<ExitCode> {
             parse_seconds,
             parse_share: parse_seconds.map(|p| p / seconds),
         };
-        if !a.json {
+        if !a.json && !a.markdown {
             eprintln!(
                 "{:<22} {:>10} thread insts {:>7} cycles {:>7.3} s {:>7.2} M thread-insts/s {:>6.0} k cycles/s {:>6.1} MB{}",
                 row.workload,
@@ -430,6 +441,8 @@ pub fn run(a: BenchArgs) -> Result<ExitCode> {
     };
     if a.json {
         outln!("{}", serde_json::to_string_pretty(&report)?);
+    } else if a.markdown {
+        outln!("{}", markdown::suite(&report));
     } else {
         outln!(
             "gtx480, median of {repeat}: {:.2} M thread-instructions/s, {:.0} k cycles/s, peak RSS {:.1} MB",
