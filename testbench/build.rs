@@ -73,8 +73,15 @@ fn main() {
     {
         Ok(o) if o.status.success() => PathBuf::from(String::from_utf8(o.stdout).unwrap().trim()),
         _ => {
-            // Re-run when Verilator appears (a missing path always counts as changed).
-            println!("cargo:rerun-if-changed=/usr/bin/verilator");
+            // Re-run when Verilator appears: installing it changes the modification time of
+            // the directory it lands in (the binary itself keeps its package's older time,
+            // which cargo would not count as a change).
+            println!("cargo:rerun-if-env-changed=PATH");
+            for dir in env::split_paths(&env::var_os("PATH").unwrap_or_default()) {
+                if dir.is_dir() {
+                    println!("cargo:rerun-if-changed={}", dir.display());
+                }
+            }
             println!(
                 "cargo:warning={verilator} not found: RTL co-simulation is disabled in this build \
                  (apt-get install -y verilator, then rebuild)"

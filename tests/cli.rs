@@ -1360,51 +1360,38 @@ fn workloads_json_lists_the_suite_with_sizes() {
     assert_eq!(imgvf["idempotent"], false);
 }
 
+/// `gpusched trace export --workload WORKLOAD --out OUT` with `extra` arguments.
+fn export_trace(workload: &str, out: &Path, extra: &[&str]) -> std::process::Output {
+    let mut args = vec!["trace", "export", "--workload", workload, "--out"];
+    args.push(out.to_str().unwrap());
+    args.extend_from_slice(extra);
+    gpusched(&args)
+}
+
+/// `gpusched sim --json` of the trace `dir` (or of `--workload NAME` when `workload`), without
+/// the workload's name.
+fn sim_json(what: &str, workload: bool) -> serde_json::Value {
+    let flag = if workload { "--workload" } else { "--trace" };
+    let mut v = json(&gpusched(&["sim", flag, what, "--json"]));
+    v["workload"] = serde_json::Value::Null;
+    v
+}
+
 #[test]
 fn an_exported_trace_simulates_like_the_workload_itself() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("spmv");
-    let o = gpusched(&[
-        "trace",
-        "export",
-        "--workload",
-        "spmv",
-        "--out",
-        out.to_str().unwrap(),
-    ]);
+    let o = export_trace("spmv", &out, &[]);
     assert!(o.status.success(), "{}", text(&o));
-    let mut direct = json(&gpusched(&["sim", "--workload", "spmv", "--json"]));
-    let mut traced = json(&gpusched(&[
-        "sim",
-        "--trace",
-        out.to_str().unwrap(),
-        "--json",
-    ]));
-    direct["workload"] = serde_json::Value::Null;
-    traced["workload"] = serde_json::Value::Null;
+    let direct = sim_json("spmv", true);
+    let traced = sim_json(out.to_str().unwrap(), false);
     assert_eq!(direct, traced);
-    let o = gpusched(&[
-        "trace",
-        "export",
-        "--workload",
-        "nope",
-        "--out",
-        out.to_str().unwrap(),
-    ]);
+    let o = export_trace("nope", &out, &[]);
     assert_eq!(o.status.code(), Some(2));
     assert!(text(&o).contains("unknown workload `nope`"), "{}", text(&o));
     // For Accel-Sim: Pascal's binary version, the same instruction count.
     let pascal = dir.path().join("spmv61");
-    let o = gpusched(&[
-        "trace",
-        "export",
-        "--workload",
-        "spmv",
-        "--binary-version",
-        "61",
-        "--out",
-        pascal.to_str().unwrap(),
-    ]);
+    let o = export_trace("spmv", &pascal, &["--binary-version", "61"]);
     assert!(o.status.success(), "{}", text(&o));
     assert!(
         !text(&o).contains("note: binary version 20"),
@@ -1413,58 +1400,20 @@ fn an_exported_trace_simulates_like_the_workload_itself() {
     );
     let header = std::fs::read_to_string(pascal.join("kernel-1.traceg")).unwrap();
     assert!(header.contains("\n-binary version = 61\n"));
-    let p = json(&gpusched(&[
-        "sim",
-        "--trace",
-        pascal.to_str().unwrap(),
-        "--json",
-    ]));
+    let p = sim_json(pascal.to_str().unwrap(), false);
     assert_eq!(p["warp_instructions"], direct["warp_instructions"], "{p}");
-    let o = gpusched(&[
-        "trace",
-        "export",
-        "--workload",
-        "spmv",
-        "--binary-version",
-        "70",
-        "--out",
-        pascal.to_str().unwrap(),
-    ]);
+    let o = export_trace("spmv", &pascal, &["--binary-version", "70"]);
     assert_eq!(o.status.code(), Some(2));
     says(&o, "binary version 70 is not one the export writes");
     // As Accel-Sim's tracer writes since 2025: xz, listed as such, simulated alike.
     let xz = dir.path().join("spmv-xz");
-    let o = gpusched(&[
-        "trace",
-        "export",
-        "--workload",
-        "spmv",
-        "--xz",
-        "--out",
-        xz.to_str().unwrap(),
-    ]);
+    let o = export_trace("spmv", &xz, &["--xz"]);
     assert!(o.status.success(), "{}", text(&o));
     says(&o, "MB as xz");
     let list = std::fs::read_to_string(xz.join("kernelslist.g")).unwrap();
     assert_eq!(list, "kernel-1.traceg.xz\n");
-    let mut x = json(&gpusched(&[
-        "sim",
-        "--trace",
-        xz.to_str().unwrap(),
-        "--json",
-    ]));
-    x["workload"] = serde_json::Value::Null;
-    assert_eq!(x, traced);
-    let o = gpusched(&[
-        "trace",
-        "export",
-        "--workload",
-        "spmv",
-        "--xz",
-        "10",
-        "--out",
-        xz.to_str().unwrap(),
-    ]);
+    assert_eq!(sim_json(xz.to_str().unwrap(), false), traced);
+    let o = export_trace("spmv", &xz, &["--xz", "10"]);
     assert_eq!(o.status.code(), Some(2));
     says(&o, "10 is not in 0..=9");
 }
@@ -2671,4 +2620,49 @@ fn the_speed_page_holds_what_bench_runs_now() {
         "the reader's table is stale: {}",
         stale.join("\n")
     );
+    // The co-simulation table: every module of every block, no mismatch; the lockstep table:
+    // identical statistics.
+    let cosim = speed_page_section(&page, "## Verilated blocks in co-simulation");
+    let listed: Vec<&str> = cosim.iter().map(|r| r[0].as_str()).collect();
+    assert_eq!(listed, block_modules(), "the co-simulation table's modules");
+    assert!(cosim.iter().all(|r| r[2] == "0"), "{cosim:?}");
+    let lockstep = speed_page_section(&page, "## Lockstep inside the GPU");
+    assert_eq!(lockstep.len(), 2, "{lockstep:?}");
+    assert!(lockstep.iter().all(|r| r[6] == "identical"), "{lockstep:?}");
+}
+
+/// Every Verilog module of every block (`<block>_<policy>_<preset>`), as `gpusched blocks`
+/// lists them.
+fn block_modules() -> Vec<String> {
+    let blocks = json(&gpusched(&["blocks", "--json"]));
+    let mut modules = vec![];
+    for b in blocks.as_array().unwrap() {
+        for p in b["policies"].as_array().unwrap() {
+            for s in b["presets"].as_array().unwrap() {
+                let (b, p, s) = (b["name"].as_str(), p.as_str(), s.as_str());
+                modules.push(format!("{}_{}_{}", b.unwrap(), p.unwrap(), s.unwrap()));
+            }
+        }
+    }
+    modules
+}
+
+/// The cells of the table rows (header and separator left out) under `title` in `page`, up to
+/// the next section.
+fn speed_page_section(page: &str, title: &str) -> Vec<Vec<String>> {
+    let start = page
+        .find(title)
+        .unwrap_or_else(|| panic!("no `{title}` in the speed page"));
+    let rest = &page[start + title.len()..];
+    let rest = &rest[..rest.find("\n## ").unwrap_or(rest.len())];
+    rest.lines()
+        .filter(|l| l.starts_with("| ") && !l.starts_with("|---"))
+        .skip(1)
+        .map(|l| {
+            l.trim_matches('|')
+                .split(" | ")
+                .map(|c| c.trim().to_string())
+                .collect()
+        })
+        .collect()
 }

@@ -63,3 +63,48 @@ pub fn parse(name: &str, plain: &ParseFigures, xz: Option<&ParseFigures>, repeat
     }
     out
 }
+
+/// The header of the co-simulation table.
+pub const COSIM_HEADER: &str =
+    "| module | cycles run | mismatches | M cycles/s |\n|---|---:|---:|---:|";
+
+/// Every Verilated module's co-simulation speed.
+pub fn cosim(rows: &[super::cosim::CosimRow], repeat: usize) -> String {
+    let mut out = format!("{COSIM_HEADER}\n");
+    for r in rows {
+        out.push_str(&format!(
+            "| {} | {} | {} | {:.2} |\n",
+            r.module,
+            r.cycles,
+            r.mismatches,
+            r.cycles_per_s / 1e6
+        ));
+    }
+    out.push_str(&format!(
+        "\nMedian of {repeat}, random stimulus (seed 1), one thread.\n"
+    ));
+    out
+}
+
+/// The header of the lockstep table.
+pub const LOCKSTEP_HEADER: &str = "| stream large, gtx480 | cycles | golden (s) | lockstep (s) | ratio | target | statistics |\n|---|---:|---:|---:|---:|---:|---|";
+
+/// The cost of the blocks in lockstep inside the GPU.
+pub fn lockstep(rows: &[super::LockstepRow], repeat: usize, threads: usize) -> String {
+    let mut out = format!("{LOCKSTEP_HEADER}\n");
+    for r in rows {
+        out.push_str(&format!(
+            "| {} ({}) | {} | {:.3} | {:.3} | {:.2}x | <= {:.2}x | {} |\n",
+            r.case,
+            r.blocks,
+            r.cycles,
+            r.golden_seconds,
+            r.lockstep_seconds,
+            r.ratio,
+            r.target,
+            if r.identical { "identical" } else { "DIFFER" }
+        ));
+    }
+    out.push_str(&format!("\nMedian of {repeat}, {threads} RTL thread(s).\n"));
+    out
+}

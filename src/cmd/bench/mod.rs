@@ -16,11 +16,17 @@
 //! `gpusched bench --reference DIR`: wall time and peak memory of whole `gpusched sim` runs
 //! beside Accel-Sim's, run by run ([`reference`]).
 //!
+//! `gpusched bench --cosim`: every Verilated module's co-simulation speed ([`cosim`]).
+//!
+//! `--markdown` prints the suite's, `--parse`'s, `--cosim`'s and `--lockstep`'s figures as the
+//! tables of docs/src/results/speed.md.
+//!
 //! `gpusched bench --lockstep`: the cost of checking the Verilated blocks in lockstep inside
 //! the GPU, on `stream` (large) on `gtx480`: GTO with its 30 warp arbiters, and ELF++ with its
 //! 15 ELF and 15 NewCAR blocks, each against the golden run (median wall times, their ratio,
 //! and whether every statistic is identical).
 
+mod cosim;
 mod markdown;
 mod mix;
 mod reference;
@@ -51,10 +57,18 @@ pub struct BenchArgs {
     /// Print one JSON object instead of a table.
     #[arg(long)]
     json: bool,
-    /// Print Markdown tables (the suite, or `--parse`), as docs/src/results/speed.md holds
-    /// them.
-    #[arg(long, conflicts_with_all = ["json", "lockstep", "reference", "mix"])]
+    /// Print Markdown tables (the suite, `--parse`, `--cosim` or `--lockstep`), as
+    /// docs/src/results/speed.md holds them.
+    #[arg(long, conflicts_with_all = ["json", "reference", "mix"])]
     markdown: bool,
+    /// Measure every Verilated module in co-simulation instead (random stimulus against its
+    /// golden model, as `gpusched cosim`; needs a build with Verilator): M cycles/s each.
+    #[arg(long, conflicts_with_all = ["lockstep", "reference", "parse", "mix"])]
+    cosim: bool,
+    /// With `--cosim`: cycles per module (at most the block's own regression length).
+    #[arg(long, value_name = "N", default_value_t = 3_000_000, requires = "cosim",
+          value_parser = clap::value_parser!(u64).range(1..))]
+    cycles: u64,
     /// Measure the trace reader alone instead, on an exported `mm` medium trace or `--trace`.
     #[arg(long, conflicts_with_all = ["lockstep", "reference"])]
     parse: bool,
@@ -378,6 +392,9 @@ pub fn run(a: BenchArgs) -> Result<ExitCode> {
     if a.lockstep {
         return run_lockstep(&a);
     }
+    if a.cosim {
+        return cosim::run(a.cycles, a.repeat, a.json, a.markdown);
+    }
     if a.parse {
         return run_parse(&a);
     }
@@ -477,7 +494,7 @@ fn run_lockstep(a: &BenchArgs) -> Result<ExitCode> {
         ),
     ];
     let threads = gpusched_tb::batch::thread_count(a.rtl_threads);
-    if !a.json {
+    if !a.json && !a.markdown {
         eprintln!("gtx480, stream large, median of {repeat}, {threads} RTL thread(s)");
     }
     let mut rows = vec![];
@@ -518,7 +535,7 @@ fn run_lockstep(a: &BenchArgs) -> Result<ExitCode> {
             identical: golden == checked,
             cycles,
         };
-        if !a.json {
+        if !a.json && !a.markdown {
             eprintln!(
                 "{:<6} lockstep {:<17} {:>9} cycles  golden {:>7.3} s  lockstep {:>7.3} s  {:>5.2}x (target <= {:.2}x){}",
                 row.case,
@@ -541,6 +558,8 @@ fn run_lockstep(a: &BenchArgs) -> Result<ExitCode> {
                 "rtl_threads": threads, "cases": rows,
             }))?
         );
+    } else if a.markdown {
+        outln!("{}", markdown::lockstep(&rows, repeat, threads));
     }
     Ok(if rows.iter().all(|r| r.identical) {
         ExitCode::SUCCESS
