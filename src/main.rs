@@ -42,6 +42,9 @@ enum Command {
     Config(cmd::config::ConfigArgs),
     /// Accel-Sim traces: summarize one, or export a workload as one.
     Trace(cmd::trace::TraceArgs),
+    /// PAVER's JIT analysis: a kernel's locality graph (statistics beside the paper's Table 2;
+    /// dot, METIS or JSON), and the thread-block groups MST-TS, kway-TS or RB-TS make of it.
+    Paver(cmd::paver::PaverArgs),
     /// Run a workload (Accel-Sim trace or built-in kernel) on the golden GPU model under the
     /// chosen policies, optionally with Verilated blocks in the loop; prints statistics.
     Sim(Box<cmd::sim::SimArgs>),
@@ -85,6 +88,7 @@ fn main() -> ExitCode {
         Command::Policies(a) => cmd::policies::run(a),
         Command::Config(a) => cmd::config::run(a),
         Command::Trace(a) => cmd::trace::run(a),
+        Command::Paver(a) => cmd::paver::run(a),
         Command::Sim(a) => cmd::sim::run(*a),
         Command::Sweep(a) => cmd::sweep::run(a),
         Command::Bench(a) => cmd::bench::run(a),

@@ -2666,3 +2666,74 @@ fn speed_page_section(page: &str, title: &str) -> Vec<Vec<String>> {
         })
         .collect()
 }
+
+#[test]
+fn paver_graph_and_groups_print_ours_beside_the_paper() {
+    // The suite's MM at large is the paper's 13x13 grid: Table 2's SpScore exactly.
+    let o = gpusched(&[
+        "paver",
+        "graph",
+        "--workload",
+        "mm",
+        "--size",
+        "large",
+        "--json",
+    ]);
+    assert!(o.status.success(), "{}", text(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let st = &v["kernels"][0]["stats"];
+    assert_eq!(
+        (st["vertices"].as_u64(), st["nonzeros"].as_u64()),
+        (Some(169), Some(4056))
+    );
+    assert_eq!(
+        format!("{:.9}", st["sparsity"].as_f64().unwrap()),
+        "0.857988166"
+    );
+    assert_eq!(v["paper"]["benchmark"], "MM");
+    // The METIS file: a header with the counts, one line per vertex.
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("mm.graph");
+    let args = [
+        "paver",
+        "graph",
+        "--workload",
+        "pf",
+        "--out",
+        file.to_str().unwrap(),
+    ];
+    let o = gpusched(&[&args[..], &["--format", "metis"]].concat());
+    assert!(o.status.success(), "{}", text(&o));
+    let written = std::fs::read_to_string(&file).unwrap();
+    let mut lines = written.lines().filter(|l| !l.starts_with('%'));
+    assert_eq!(lines.next(), Some("30 60 001"));
+    assert_eq!(lines.count(), 30);
+    // RB-TS's groups: a permutation of the blocks in leaves smaller than x.
+    let o = gpusched(&[
+        "paver",
+        "groups",
+        "--workload",
+        "mm",
+        "--scheme",
+        "rb",
+        "--json",
+    ]);
+    assert!(o.status.success(), "{}", text(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let k = &v["kernels"][0];
+    let mut order: Vec<u64> = serde_json::from_value(k["order"].clone()).unwrap();
+    order.sort_unstable();
+    assert_eq!(order, (0..36).collect::<Vec<_>>());
+    let gstart: Vec<u64> = serde_json::from_value(k["gstart"].clone()).unwrap();
+    let x = k["blocks_per_sm"].as_u64().unwrap();
+    assert!(gstart
+        .windows(2)
+        .all(|w| w[0] < w[1] && w[1] - w[0] < x.max(2)));
+    assert!(k["intra_weight"].as_u64().unwrap() > 0);
+    // Bad input: a kernel that is not there, --out over several kernels' worth.
+    let o = gpusched(&["paver", "graph", "--workload", "mm", "--kernel", "2"]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    assert!(text(&o).contains("there is no kernel 2"), "{}", text(&o));
+    let o = gpusched(&["paver", "graph", "--workload", "mm", "--out", "x.dot"]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+}

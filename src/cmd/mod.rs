@@ -28,6 +28,7 @@ pub mod fpga;
 pub mod gen;
 pub mod isolated;
 pub mod lint;
+pub mod paver;
 pub mod policies;
 pub mod policy_args;
 pub mod refset;

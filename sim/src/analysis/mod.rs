@@ -4,6 +4,8 @@
 //! * [`elf`]: ELF's program points, scores and recalculation bits (seed 003 ch. III).
 //! * [`locality`]: thread-block rectangles and warp access vectors for locality-aware
 //!   dispatch and warp scheduling (seed 000 ch. III).
+//! * [`paver`]: PAVER's locality graph and thread-block groups (seed 004 §3-§4).
 
 pub mod elf;
 pub mod locality;
+pub mod paver;

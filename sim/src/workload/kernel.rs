@@ -401,6 +401,12 @@ pub trait KernelSource {
         let _ = visit;
         Ok(None)
     }
+    /// The classes [`Self::visit_memory`] would return, when they are known without a visit
+    /// (synthetic kernels: every key is its class; a trace's keys are its opcodes in the order
+    /// it meets them, known only once it has been read).
+    fn memory_classes(&self) -> Option<Vec<OpClass>> {
+        None
+    }
     /// Row pitches of the kernel's 2-D arrays, as its compiler knows them from their
     /// declarations (synthetic kernels); arrays not listed, and every array of a trace, are
     /// treated as 1-D.
@@ -431,6 +437,8 @@ pub struct MemAccess<'a> {
     pub mask: u32,
     /// Byte addresses of the active lanes, in lane order.
     pub addrs: &'a [u64],
+    /// Bytes each lane accesses (4: a 32-bit scalar; 16: a 128-bit vector load).
+    pub width: u32,
 }
 
 /// A 2-D array as its declaration gives it: the base address and the row pitch, bytes.

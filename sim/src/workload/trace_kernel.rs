@@ -308,6 +308,7 @@ impl KernelSource for TraceKernel {
                 key: inst.opcode,
                 mask: inst.mask,
                 addrs: &inst.addrs,
+                width: inst.mem_width,
             });
         };
         trace.read_every_block(0, &mut each, &mut |_| {})?;

@@ -310,11 +310,16 @@ impl KernelSource for SynthKernel {
                         key: inst.class as u16,
                         mask: inst.mask,
                         addrs: &addrs,
+                        width: inst.width as u32,
                     });
                 }
             }
         }
-        Ok(Some(OpClass::ALL.to_vec()))
+        Ok(self.memory_classes())
+    }
+
+    fn memory_classes(&self) -> Option<Vec<OpClass>> {
+        Some(OpClass::ALL.to_vec())
     }
 
     fn array_decls(&self) -> Vec<crate::workload::kernel::ArrayDecl> {
