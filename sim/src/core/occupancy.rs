@@ -24,6 +24,17 @@ pub struct Footprint {
     pub shmem_bytes: u32,
 }
 
+impl Footprint {
+    /// One block of the kernel `info` describes.
+    pub fn of_kernel(info: &crate::workload::kernel::KernelInfo) -> Self {
+        Self {
+            threads: info.block_threads(),
+            regs_per_thread: info.regs_per_thread,
+            shmem_bytes: info.shmem_bytes,
+        }
+    }
+}
+
 /// What one block of a [`Footprint`] takes of an SM's resources, as GPGPU-Sim counts them.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Demand {

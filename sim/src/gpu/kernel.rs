@@ -91,11 +91,7 @@ impl KernelCtx {
         launch: usize,
         code: usize,
     ) -> Result<Self, SimError> {
-        let fp = Footprint {
-            threads: info.block_threads(),
-            regs_per_thread: info.regs_per_thread,
-            shmem_bytes: info.shmem_bytes,
-        };
+        let fp = Footprint::of_kernel(info);
         let occ = occupancy(&cfg.sm, &fp).map_err(|source| SimError::DoesNotFit {
             kernel: info.name.clone(),
             source,

@@ -36,14 +36,9 @@ pub fn params_for(
     info: &KernelInfo,
     leaf: LeafRule,
 ) -> Result<PartitionParams, DoesNotFit> {
-    let fp = Footprint {
-        threads: info.block_threads(),
-        regs_per_thread: info.regs_per_thread,
-        shmem_bytes: info.shmem_bytes,
-    };
     Ok(PartitionParams {
         sms: cfg.sm.count,
-        per_sm: occupancy(&cfg.sm, &fp)?.blocks,
+        per_sm: occupancy(&cfg.sm, &Footprint::of_kernel(info))?.blocks,
         leaf,
         seed: METIS_SEED,
     })

@@ -18,6 +18,16 @@ fn graph_of(n: u32, linked: impl Fn(u32, u32) -> bool) -> LocalityGraph {
     LocalityGraph::from_sets(&sets)
 }
 
+/// The partitioners' parameters for `sms` SMs of `per_sm` blocks (RB's paper leaf rule, seed 1).
+fn params(sms: u32, per_sm: u32) -> PartitionParams {
+    PartitionParams {
+        sms,
+        per_sm,
+        leaf: LeafRule::Below,
+        seed: 1,
+    }
+}
+
 fn nine_places(x: f64) -> f64 {
     (x * 1e9).round() / 1e9
 }
@@ -95,12 +105,7 @@ fn mst_ts_reproduces_the_papers_example() {
         }
     }
     let g = LocalityGraph::from_sets(&sets);
-    let p = PartitionParams {
-        sms: 2,
-        per_sm: 2,
-        leaf: LeafRule::Below,
-        seed: 1,
-    };
+    let p = params(2, 2);
     let groups = partition(&g, Scheme::Mst, &p);
     assert_eq!(groups.order, vec![0, 4, 1, 5, 2, 3, 7, 6]);
     assert_eq!(groups.gstart, vec![0, 2, 4, 5, 6, 7, 8]);
@@ -249,12 +254,7 @@ proptest! {
 #[test]
 fn metis_groups_keep_mms_sharing() {
     let g = graph_of(169, |a, b| a / 13 == b / 13 || a % 13 == b % 13);
-    let p = PartitionParams {
-        sms: 13,
-        per_sm: 8,
-        leaf: LeafRule::Below,
-        seed: 1,
-    };
+    let p = params(13, 8);
     let kway = partition(&g, Scheme::Kway, &p);
     assert_eq!(kway.len(), 13);
     assert!(kway.notes.is_empty(), "{:?}", kway.notes);
@@ -316,12 +316,7 @@ fn too_many_blocks_is_an_error() {
         z: 1,
     };
     let k = crate::workload::synth::SynthKernel::new(def);
-    let p = PartitionParams {
-        sms: 15,
-        per_sm: 8,
-        leaf: LeafRule::Below,
-        seed: 1,
-    };
+    let p = params(15, 8);
     let err = schedule(&k, Scheme::Rb, Granularity::Word, &p)
         .unwrap_err()
         .to_string();
@@ -334,12 +329,7 @@ fn too_many_blocks_is_an_error() {
 /// No blocks, one block, fewer blocks than SMs: every scheme ends with valid groups.
 #[test]
 fn degenerate_graphs_get_valid_groups() {
-    let p = PartitionParams {
-        sms: 15,
-        per_sm: 8,
-        leaf: LeafRule::Below,
-        seed: 1,
-    };
+    let p = params(15, 8);
     for n in [0usize, 1, 2, 14] {
         let g = LocalityGraph::from_sets(&vec![vec![7u64]; n]);
         for scheme in [Scheme::Mst, Scheme::Kway, Scheme::Rb] {
@@ -357,12 +347,7 @@ fn degenerate_graphs_get_valid_groups() {
 #[test]
 fn a_kernel_without_sharing_is_scheduled_in_id_order_and_noted() {
     let k = suite("chimera_bs", 0);
-    let p = PartitionParams {
-        sms: 15,
-        per_sm: 4,
-        leaf: LeafRule::Below,
-        seed: 1,
-    };
+    let p = params(15, 4);
     for scheme in [Scheme::Mst, Scheme::Kway, Scheme::Rb] {
         let s = schedule(&k, scheme, Granularity::Word, &p).unwrap();
         let stats = s.stats.as_ref().unwrap();
