@@ -197,7 +197,6 @@ impl LocalityGraph {
 }
 
 /// The element-to-readers index a graph is built from (see the module's documentation).
-#[derive(Default)]
 pub(super) struct SharingIndex {
     /// Trie nodes of reader lists: `(parent, last reader)`; node 0 is the empty list.
     nodes: Vec<(u32, u32)>,
@@ -207,13 +206,21 @@ pub(super) struct SharingIndex {
     element: FastMap<u64, u32>,
 }
 
+impl Default for SharingIndex {
+    /// An empty index: the trie's root, the empty reader list, is node 0.
+    fn default() -> Self {
+        Self {
+            nodes: vec![(u32::MAX, u32::MAX)],
+            children: FastMap::default(),
+            element: FastMap::default(),
+        }
+    }
+}
+
 impl SharingIndex {
     /// Block `tb` reads `element`. A block's reads must come together (every visit is block
     /// by block).
     pub(super) fn observe(&mut self, tb: u32, element: u64) {
-        if self.nodes.is_empty() {
-            self.nodes.push((u32::MAX, u32::MAX));
-        }
         let node = self.element.entry(element).or_insert(0);
         if *node != 0 && self.nodes[*node as usize].1 == tb {
             return;
