@@ -1,0 +1,487 @@
+//! PAVER's thread-block scheduler (seed 004 §5, Fig. 8-9, Algorithm 2; spec `paver.md` §1.8-
+//! §1.11 with the revisions of §6): per SM the `next` and `tail` indices of the group it works
+//! through and the `nextTB` register, the global group-queue head, and the task stealer.
+//!
+//! # The group tables live outside the block (V-R6)
+//! The JIT pass's tables ([`crate::analysis::paver::Groups`]: `order[]`, a permutation of the
+//! blocks, and `gstart[]`, where each group starts) sit in global memory (L246). Each SM has a
+//! read port: `req_valid[s]` with `req_group[s]` (1: the descriptor of group `req_addr[s]`,
+//! answered as `gstart[g + 1] << 16 | gstart[g]`; 0: `order[req_addr[s]]`). The environment
+//! answers each read on `rsp_valid[s]`/`rsp_data[s]` one or more cycles later, in order; an SM
+//! has one read outstanding at a time. A response is used in the cycle it arrives (a
+//! synchronous RAM's read data), so with a latency of one cycle an SM issues a block every
+//! cycle. A kernel's `start` forgets outstanding reads: the environment must not deliver their
+//! responses.
+//!
+//! # Cycle semantics (every decision from the state at the start of the cycle, after the
+//! cycle's responses; the updates at the edge)
+//! 1. Responses: a descriptor sets `next`/`tail`; an order entry sets `nextTB` when `next` is
+//!    still below `tail` (a stolen index's entry is dropped).
+//! 2. Issue (Fig. 9 step c): SM s with a valid `nextTB` and `room[s]` is granted block
+//!    `nextTB`; `next` advances.
+//! 3. Assignment (steps a, b, e; V-R5): while the queue holds groups, every exhausted SM
+//!    (`next == tail`, no read outstanding) takes the next group, in round-robin order from
+//!    `grant_ptr + 1`; `grant_ptr` becomes the last SM served. Reset and start set it to
+//!    `sms - 1`, so from an idle launch group g goes to SM g.
+//! 4. The task stealer (Algorithm 2, L265-L291: three adders, one comparator, one divider,
+//!    scanning the SMs one per cycle), once the queue is empty: in `sms` cycles it reads SM k's
+//!    `W = tail - next`, adds it to `sum` and keeps the largest `W` of a busy SM (no `room`;
+//!    lowest index on ties) as `max` and `donor`; in the cycle after it commits. `S = max -
+//!    floor(sum / sms)` (the literal count, V-R1; with [`Steal::Clamp`] at most `max - 1`,
+//!    spec A2). The steal fires when `S >= 1`, a recipient exists (the first exhausted SM with
+//!    `room`, or with no block at all under `recipient_idle`, in round-robin order from
+//!    `grant_ptr + 1`) and the donor is still busy and still waits for at least `S` blocks
+//!    (`S + 1` with the clamp): the donor's `tail` drops by `S`, the recipient takes
+//!    `[tail - S, tail)`, `grant_ptr` becomes the recipient. A donor left with nothing loses its
+//!    `nextTB`. Then the scan starts over.
+//! 5. Reads: an SM assigned a group reads its descriptor; an SM with `next < tail`, no valid
+//!    `nextTB` and no read outstanding reads `order[next]`.
+//! 6. `idle`: the queue is empty and every SM is exhausted (every block granted).
+//!
+//! Widths: block and group indices are 16 bits (at most 65,535 blocks, L251); `W`, `sum`,
+//! `max` and `S` are 16 bits, as the paper's stealer registers (L289).
+
+use crate::block::{clog2, Block, Inspect, PortSpec};
+use crate::port_bundle;
+
+/// Most SMs the scheduler serves.
+pub const MAX_SMS: usize = 128;
+
+/// The task stealer's mode.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Steal {
+    /// No stealing (MST-TS, L285; `--no-steal`).
+    Off,
+    /// Algorithm 2 as printed: `S = max - avg` (V-R1).
+    Literal,
+    /// `S = min(max - avg, max - 1)`: the donor keeps its head block (spec A2).
+    Clamp,
+}
+
+/// Block policies: the stealer's mode and whom it gives to.
+pub const POLICIES: &[&str] = &["literal", "clamp", "idle", "nosteal"];
+
+/// Parameter presets: the SMs of the paper's GPUs (Table 1) and a small prototype.
+pub const PRESETS: &[(&str, usize)] =
+    &[("fermi", 15), ("titanx", 28), ("titanv", 80), ("proto", 4)];
+
+/// Scheduler parameters.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Params {
+    /// SMs, 1..=[`MAX_SMS`].
+    pub sms: usize,
+    /// The stealer's mode.
+    pub steal: Steal,
+    /// A recipient must hold no block at all (V-R2's `recipient_idle`); otherwise room for one
+    /// more is enough.
+    pub recipient_idle: bool,
+}
+
+impl Params {
+    /// The parameters of block policy `policy` over `sms` SMs.
+    pub fn of_policy(policy: &str, sms: usize) -> Self {
+        assert!((1..=MAX_SMS).contains(&sms), "1..={MAX_SMS} SMs");
+        let (steal, recipient_idle) = match policy {
+            "literal" => (Steal::Literal, false),
+            "clamp" => (Steal::Clamp, false),
+            "idle" => (Steal::Literal, true),
+            "nosteal" => (Steal::Off, false),
+            _ => panic!("`{policy}` is not a paver_tb policy"),
+        };
+        Self {
+            sms,
+            steal,
+            recipient_idle,
+        }
+    }
+
+    /// Mask of the `sms` low bits.
+    pub fn sm_mask(&self) -> u128 {
+        if self.sms >= 128 {
+            u128::MAX
+        } else {
+            (1u128 << self.sms) - 1
+        }
+    }
+}
+
+port_bundle! {
+    /// Scheduler inputs for one cycle.
+    pub struct PaverIn for Params {
+        /// A kernel starts (sampled with `groups`); effective at the edge.
+        pub start: bool = |_p| 1,
+        /// Groups in its queue (`G`).
+        pub groups: u16 = |_p| 16,
+        /// SMs that can take one more block of the kernel (bit s: SM s).
+        pub room: u128 = |p| p.sms,
+        /// SMs holding no block of the kernel.
+        pub empty: u128 = |p| p.sms,
+        /// SMs whose outstanding read is answered this cycle.
+        pub rsp_valid: u128 = |p| p.sms,
+        /// Per SM: the answer (an order entry in bits 0-15; a descriptor: start in 0-15, end in
+        /// 16-31).
+        pub rsp_data: [u32; MAX_SMS] = |p| (p.sms, 32),
+    }
+}
+
+port_bundle! {
+    /// Scheduler outputs for one cycle.
+    pub struct PaverOut for Params {
+        /// SMs granted block `id_s` this cycle.
+        pub grant: u128 = |p| p.sms,
+        /// Per SM: the block granted (0 without a grant).
+        pub id: [u16; MAX_SMS] = |p| (p.sms, 16),
+        /// SMs reading the tables this cycle.
+        pub req_valid: u128 = |p| p.sms,
+        /// SMs whose read is a group descriptor (else an order entry).
+        pub req_group: u128 = |p| p.sms,
+        /// Per SM: the group or the order index read (0 without a read).
+        pub req_addr: [u16; MAX_SMS] = |p| (p.sms, 16),
+        /// SMs assigned a group this cycle.
+        pub assigned: u128 = |p| p.sms,
+        /// A steal committed this cycle.
+        pub steal: bool = |_p| 1,
+        /// Its donor SM.
+        pub steal_donor: u8 = |_p| 8,
+        /// Its recipient SM.
+        pub steal_to: u8 = |_p| 8,
+        /// Blocks it moved (`S`).
+        pub steal_count: u16 = |_p| 16,
+        /// Every block of the kernel has been granted (or no kernel runs).
+        pub idle: bool = |_p| 1,
+    }
+}
+
+impl PaverOut {
+    /// The grants of this cycle as `(sm, block id)`, SM by SM.
+    pub fn grants(&self, sms: usize) -> impl Iterator<Item = (usize, u32)> + '_ {
+        (0..sms)
+            .filter(move |&s| self.grant >> s & 1 == 1)
+            .map(move |s| (s, self.id[s] as u32))
+    }
+
+    /// The reads of this cycle as `(sm, is a descriptor, address)`.
+    pub fn reads(&self, sms: usize) -> impl Iterator<Item = (usize, bool, u16)> + '_ {
+        (0..sms)
+            .filter(move |&s| self.req_valid >> s & 1 == 1)
+            .map(move |s| (s, self.req_group >> s & 1 == 1, self.req_addr[s]))
+    }
+}
+
+/// One SM's registers.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SmRegs {
+    /// Index into `order` of the next block to issue.
+    pub next: u16,
+    /// One past the last index of the SM's range.
+    pub tail: u16,
+    /// The next block (`order[next]`) when `ntb_valid`.
+    pub ntb: u16,
+    /// `ntb` holds `order[next]`.
+    pub ntb_valid: bool,
+    /// A read is outstanding.
+    pub pend: bool,
+    /// The outstanding read is a group descriptor (the SM is being assigned a group).
+    pub pend_group: bool,
+}
+
+impl SmRegs {
+    /// Blocks waiting (`tail - next`, 16 bits), the held `ntb` included.
+    pub fn waiting(&self) -> u16 {
+        self.tail.wrapping_sub(self.next)
+    }
+
+    /// Exhausted with no read outstanding: can take a group or stolen blocks.
+    fn free(&self) -> bool {
+        self.next == self.tail && !self.pend
+    }
+}
+
+/// A fault planted in the golden model (tests show the checks catch it).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Fault {
+    /// The stealer takes one block too many from the donor's tail.
+    StealOneMore,
+    /// Assignment skips the round-robin pointer (always from SM 0).
+    AssignFromZero,
+}
+
+/// Golden model of the scheduler.
+#[derive(Clone, Debug)]
+pub struct Golden {
+    params: Params,
+    sm: Vec<SmRegs>,
+    /// Groups handed out.
+    gq_head: u16,
+    /// Groups of the running kernel.
+    groups: u16,
+    /// The last SM that received a group or stolen blocks.
+    grant_ptr: usize,
+    /// The stealer: the SM it reads this cycle (`sms`: it commits).
+    scan: usize,
+    /// Its running sum of `W`.
+    sum: u16,
+    /// The largest `W` of a busy SM so far.
+    max: u16,
+    /// That SM.
+    donor: usize,
+    /// A planted fault.
+    pub fault: Option<Fault>,
+}
+
+impl Golden {
+    /// A scheduler in its reset state (no kernel).
+    pub fn new(params: Params) -> Self {
+        let mut g = Self {
+            params,
+            sm: vec![SmRegs::default(); params.sms],
+            gq_head: 0,
+            groups: 0,
+            grant_ptr: 0,
+            scan: 0,
+            sum: 0,
+            max: 0,
+            donor: 0,
+            fault: None,
+        };
+        g.reset();
+        g
+    }
+
+    /// SM `s`'s registers.
+    pub fn sm(&self, s: usize) -> SmRegs {
+        self.sm[s]
+    }
+
+    /// Groups handed out so far.
+    pub fn gq_head(&self) -> u16 {
+        self.gq_head
+    }
+
+    /// SMs in round-robin order from `grant_ptr + 1`.
+    fn rr_order(&self) -> impl Iterator<Item = usize> {
+        let n = self.params.sms;
+        let from = match self.fault {
+            Some(Fault::AssignFromZero) => 0,
+            _ => (self.grant_ptr + 1) % n,
+        };
+        (0..n).map(move |i| (from + i) % n)
+    }
+
+    /// Step 1: the cycle's responses.
+    fn take_responses(&mut self, inp: &PaverIn) {
+        for (s, r) in self.sm.iter_mut().enumerate() {
+            if inp.rsp_valid >> s & 1 == 0 || !r.pend {
+                continue;
+            }
+            let data = inp.rsp_data[s];
+            if r.pend_group {
+                r.next = data as u16;
+                r.tail = (data >> 16) as u16;
+            } else if r.next != r.tail {
+                r.ntb = data as u16;
+                r.ntb_valid = true;
+            }
+            r.pend = false;
+            r.pend_group = false;
+        }
+    }
+
+    /// Step 4: one cycle of the stealer (a scan step or the commit), on the state after the
+    /// responses (`view`); the commit's changes go into `self.sm`.
+    fn stealer(&mut self, view: &[SmRegs], room: u128, empty: u128, out: &mut PaverOut) {
+        let n = self.params.sms;
+        if self.scan < n {
+            let (w, busy) = (view[self.scan].waiting(), room >> self.scan & 1 == 0);
+            self.sum = self.sum.wrapping_add(w);
+            if busy && w > self.max {
+                (self.max, self.donor) = (w, self.scan);
+            }
+            self.scan += 1;
+            return;
+        }
+        let avg = self.sum / n as u16;
+        let mut s = self.max - avg.min(self.max);
+        if self.params.steal == Steal::Clamp {
+            s = s.min(self.max.saturating_sub(1));
+        }
+        let d = self.donor;
+        let keep = (self.params.steal == Steal::Clamp) as u16;
+        let donor_ok = room >> d & 1 == 0 && view[d].waiting() >= s.saturating_add(keep);
+        let recipient = self.rr_order().find(|&r| {
+            let can = if self.params.recipient_idle {
+                empty
+            } else {
+                room
+            };
+            view[r].free() && can >> r & 1 == 1
+        });
+        if let (true, true, Some(r)) = (s >= 1, donor_ok, recipient) {
+            let s = match self.fault {
+                Some(Fault::StealOneMore) => s.saturating_add(1).min(view[d].waiting()),
+                _ => s,
+            };
+            let tail = view[d].tail;
+            self.sm[d].tail = tail.wrapping_sub(s);
+            if self.sm[d].next == self.sm[d].tail {
+                self.sm[d].ntb_valid = false;
+            }
+            self.sm[r].next = tail.wrapping_sub(s);
+            self.sm[r].tail = tail;
+            self.grant_ptr = r;
+            out.steal = true;
+            (out.steal_donor, out.steal_to, out.steal_count) = (d as u8, r as u8, s);
+        }
+        (self.scan, self.sum, self.max, self.donor) = (0, 0, 0, 0);
+    }
+}
+
+impl Block for Golden {
+    type In = PaverIn;
+    type Out = PaverOut;
+
+    fn reset(&mut self) {
+        self.sm.iter_mut().for_each(|r| *r = SmRegs::default());
+        self.gq_head = 0;
+        self.groups = 0;
+        self.grant_ptr = self.params.sms - 1;
+        (self.scan, self.sum, self.max, self.donor) = (0, 0, 0, 0);
+    }
+
+    fn step(&mut self, inp: &PaverIn) -> PaverOut {
+        let (room, empty) = (
+            inp.room & self.params.sm_mask(),
+            inp.empty & self.params.sm_mask(),
+        );
+        let mut out = PaverOut::default();
+        self.take_responses(inp);
+        let view = self.sm.clone();
+        // 2. Issue.
+        for (s, r) in self.sm.iter_mut().enumerate() {
+            if r.ntb_valid && room >> s & 1 == 1 {
+                out.grant |= 1 << s;
+                out.id[s] = r.ntb;
+                r.next = r.next.wrapping_add(1);
+                r.ntb_valid = false;
+            }
+        }
+        // 3. Assignment, or 4. the stealer once the queue is empty.
+        if self.gq_head < self.groups {
+            let free: Vec<usize> = self.rr_order().filter(|&s| view[s].free()).collect();
+            for s in free {
+                if self.gq_head == self.groups {
+                    break;
+                }
+                out.assigned |= 1 << s;
+                out.req_valid |= 1 << s;
+                out.req_group |= 1 << s;
+                out.req_addr[s] = self.gq_head;
+                self.sm[s].pend = true;
+                self.sm[s].pend_group = true;
+                self.gq_head += 1;
+                self.grant_ptr = s;
+            }
+        } else if self.params.steal != Steal::Off {
+            self.stealer(&view, room, empty, &mut out);
+        }
+        // 5. Order reads.
+        for (s, r) in self.sm.iter_mut().enumerate() {
+            if r.next != r.tail && !r.ntb_valid && !r.pend {
+                out.req_valid |= 1 << s;
+                out.req_addr[s] = r.next;
+                r.pend = true;
+            }
+        }
+        // 6. Idle.
+        out.idle = self.gq_head >= self.groups
+            && self.sm.iter().all(|r| r.next == r.tail && !r.pend_group);
+        if inp.start {
+            self.reset();
+            self.groups = inp.groups;
+        }
+        out
+    }
+}
+
+impl Inspect for Golden {
+    fn state_specs(&self) -> Vec<PortSpec> {
+        let mut v = vec![
+            PortSpec::new("gq_head", 16),
+            PortSpec::new("groups", 16),
+            PortSpec::new("grant_ptr", clog2(self.params.sms)),
+            PortSpec::new("scan", clog2(self.params.sms + 1)),
+            PortSpec::new("sum", 16),
+            PortSpec::new("max", 16),
+            PortSpec::new("donor", clog2(self.params.sms)),
+        ];
+        for s in 0..self.params.sms {
+            v.push(PortSpec::new(format!("next_{s}"), 16));
+            v.push(PortSpec::new(format!("tail_{s}"), 16));
+            v.push(PortSpec::new(format!("ntb_{s}"), 16));
+            v.push(PortSpec::new(format!("flags_{s}"), 3));
+        }
+        v
+    }
+
+    fn state_values(&self, out: &mut Vec<u64>) {
+        out.clear();
+        out.extend([
+            self.gq_head as u64,
+            self.groups as u64,
+            self.grant_ptr as u64,
+            self.scan as u64,
+            self.sum as u64,
+            self.max as u64,
+            self.donor as u64,
+        ]);
+        for r in &self.sm {
+            let flags = r.ntb_valid as u64 | (r.pend as u64) << 1 | (r.pend_group as u64) << 2;
+            out.extend([r.next as u64, r.tail as u64, r.ntb as u64, flags]);
+        }
+    }
+}
+
+/// The scheduler as a registry entry.
+pub struct Kind;
+
+impl crate::block::BlockKind for Kind {
+    const NAME: &'static str = "paver_tb";
+    const SUMMARY: &'static str =
+        "PAVER's thread-block scheduler: per-SM next/tail/nextTB over the \
+                                   JIT pass's group tables in memory, and the task stealer";
+    const POLICIES: &'static [&'static str] = POLICIES;
+    const PRESETS: &'static [&'static str] = &["fermi", "titanx", "titanv", "proto"];
+    type Params = Params;
+    type In = PaverIn;
+    type Out = PaverOut;
+    type Golden = Golden;
+    type Stim = stimulus::Stimulus;
+
+    fn params(policy: &str, preset: &str) -> Params {
+        Params::of_policy(policy, crate::block::preset_of(PRESETS, preset))
+    }
+    fn golden(params: &Params) -> Golden {
+        Golden::new(*params)
+    }
+    fn stimulus(params: &Params, seed: u64) -> stimulus::Stimulus {
+        stimulus::Stimulus::new(*params, seed)
+    }
+    fn manifest_params(p: &Params) -> Vec<(&'static str, u64)> {
+        vec![
+            ("sms", p.sms as u64),
+            ("steal", p.steal as u64),
+            ("recipient_idle", p.recipient_idle as u64),
+        ]
+    }
+    fn busy(out: &PaverOut) -> bool {
+        out.grant != 0
+    }
+    fn describe(p: &Params) -> String {
+        format!("{:?} stealing over {} SMs", p.steal, p.sms)
+    }
+}
+
+pub mod stimulus;
+
+#[cfg(test)]
+mod tests;

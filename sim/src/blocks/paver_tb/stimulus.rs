@@ -1,0 +1,156 @@
+//! Constrained-random stimulus for PAVER's scheduler: kernels of random size whose group tables
+//! (a random permutation cut into random groups) the stimulus holds and reads for the block,
+//! answering each read after 1 to 3 cycles (mostly 1); SMs of a random occupancy hold granted
+//! blocks for a random number of cycles and report `room` and `empty`. A new kernel starts when
+//! the previous one has been granted (now and then earlier). About one cycle in 64 has random
+//! `room`/`empty` masks. Deterministic for a seed.
+
+use super::{Params, PaverIn, PaverOut};
+use rand::seq::SliceRandom;
+use rand::{Rng, SeedableRng};
+use rand_xoshiro::Xoshiro256PlusPlus;
+
+/// A kernel's group tables (`order[]`, `gstart[]`; spec §1.8).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Tables {
+    /// Every block once, group by group.
+    pub order: Vec<u16>,
+    /// Where each group starts, then `order.len()`.
+    pub gstart: Vec<u16>,
+}
+
+impl Tables {
+    /// The answer to a read: a descriptor (`gstart[a + 1] << 16 | gstart[a]`) or `order[a]`;
+    /// 0 outside the tables.
+    pub fn answer(&self, group: bool, a: u16) -> u32 {
+        let a = a as usize;
+        if group {
+            let at = |i: usize| self.gstart.get(i).copied().unwrap_or(0) as u32;
+            at(a + 1) << 16 | at(a)
+        } else {
+            self.order.get(a).copied().unwrap_or(0) as u32
+        }
+    }
+
+    /// Groups.
+    pub fn groups(&self) -> u16 {
+        self.gstart.len().saturating_sub(1) as u16
+    }
+
+    /// Random tables of `total` blocks in groups of 1 to `most` blocks.
+    pub fn random(rng: &mut impl Rng, total: usize, most: usize) -> Self {
+        let mut order: Vec<u16> = (0..total as u16).collect();
+        order.shuffle(rng);
+        let mut gstart = vec![0u16];
+        let mut at = 0;
+        while at < total {
+            at = (at + rng.gen_range(1..=most.max(1))).min(total);
+            gstart.push(at as u16);
+        }
+        Self { order, gstart }
+    }
+}
+
+/// Stimulus generator for one scheduler.
+#[derive(Clone, Debug)]
+pub struct Stimulus {
+    params: Params,
+    rng: Xoshiro256PlusPlus,
+    /// The running kernel's tables.
+    pub tables: Tables,
+    /// Blocks one SM holds (the kernel's occupancy).
+    per_sm: usize,
+    /// Per SM: cycles left of each resident block.
+    resident: Vec<Vec<u16>>,
+    /// Per SM: the outstanding read's answer and the cycles until it arrives.
+    reads: Vec<Option<(u32, u8)>>,
+}
+
+impl Stimulus {
+    /// A generator for `params` seeded with `seed`.
+    pub fn new(params: Params, seed: u64) -> Self {
+        Self {
+            params,
+            rng: Xoshiro256PlusPlus::seed_from_u64(seed),
+            tables: Tables::default(),
+            per_sm: 1,
+            resident: vec![vec![]; params.sms],
+            reads: vec![None; params.sms],
+        }
+    }
+
+    fn start(&mut self, inp: &mut PaverIn) {
+        let n = self.params.sms;
+        self.per_sm = self.rng.gen_range(1..=8);
+        let total = match self.rng.gen_range(0..20) {
+            0 => 1,
+            1 => self.rng.gen_range(1..3000),
+            _ => self.rng.gen_range(1..(3 * n * self.per_sm + 8)),
+        };
+        let most = match self.rng.gen_range(0..4) {
+            0 => 1,
+            1 => 4 * self.per_sm,
+            _ => self.per_sm,
+        };
+        self.tables = Tables::random(&mut self.rng, total, most);
+        self.reads.iter_mut().for_each(|r| *r = None);
+        inp.start = true;
+        inp.groups = self.tables.groups();
+    }
+}
+
+impl crate::block::Stimulus<PaverIn, PaverOut> for Stimulus {
+    fn next(&mut self, prev: Option<&PaverOut>) -> PaverIn {
+        let n = self.params.sms;
+        if let Some(o) = prev {
+            for (s, _) in o.grants(n) {
+                let life = self.rng.gen_range(1..120);
+                self.resident[s].push(life);
+            }
+            for (s, group, a) in o.reads(n) {
+                let delay = if self.rng.gen_ratio(3, 4) {
+                    1
+                } else {
+                    self.rng.gen_range(2..=3)
+                };
+                self.reads[s] = Some((self.tables.answer(group, a), delay));
+            }
+        }
+        for r in &mut self.resident {
+            r.iter_mut().for_each(|c| *c = c.saturating_sub(1));
+            r.retain(|&c| c > 0);
+        }
+        let mut inp = PaverIn::default();
+        for (s, read) in self.reads.iter_mut().enumerate() {
+            match read {
+                Some((data, 1)) => {
+                    inp.rsp_valid |= 1 << s;
+                    inp.rsp_data[s] = *data;
+                    *read = None;
+                }
+                Some((_, d)) => *d -= 1,
+                None => {}
+            }
+        }
+        let idle = prev.is_none_or(|o| o.idle);
+        if (idle && self.rng.gen_bool(0.05)) || self.rng.gen_ratio(1, 20_000) {
+            self.start(&mut inp);
+        }
+        if self.rng.gen_ratio(1, 64) {
+            let mask = self.params.sm_mask();
+            inp.room =
+                ((self.rng.gen::<u64>() as u128) << 64 | self.rng.gen::<u64>() as u128) & mask;
+            inp.empty =
+                ((self.rng.gen::<u64>() as u128) << 64 | self.rng.gen::<u64>() as u128) & mask;
+            return inp;
+        }
+        for (s, r) in self.resident.iter().enumerate() {
+            inp.empty |= (r.is_empty() as u128) << s;
+            // Now and then an SM is busy with something else.
+            if r.len() < self.per_sm && !self.rng.gen_ratio(1, 16) {
+                inp.room |= 1 << s;
+            }
+        }
+        inp
+    }
+}
