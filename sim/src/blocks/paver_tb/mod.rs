@@ -23,23 +23,28 @@
 //!    (`next == tail`, no read outstanding) takes the next group, in round-robin order from
 //!    `grant_ptr + 1`; `grant_ptr` becomes the last SM served. Reset and start set it to
 //!    `sms - 1`, so from an idle launch group g goes to SM g.
-//! 4. The task stealer (Algorithm 2, L265-L291: three adders, one comparator, one divider,
-//!    scanning the SMs one per cycle), once the queue is empty: in `sms` cycles it reads SM k's
+//! 4. The task stealer (Algorithm 2, L265-L291: three adders, one comparator and one divider,
+//!    so one SM per cycle), once the queue is empty. Cycles `0..sms` of a round: it reads SM k's
 //!    `W = tail - next`, adds it to `sum` and keeps the largest `W` of a busy SM (no `room`;
-//!    lowest index on ties) as `max` and `donor`; in the cycle after it commits. `S = max -
-//!    floor(sum / sms)` (the literal count, V-R1; with [`Steal::Clamp`] at most `max - 1`,
-//!    spec A2). The steal fires when `S >= 1`, a recipient exists (the first exhausted SM with
-//!    `room`, or with no block at all under `recipient_idle`, in round-robin order from
-//!    `grant_ptr + 1`) and the donor is still busy and still waits for at least `S` blocks
-//!    (`S + 1` with the clamp): the donor's `tail` drops by `S`, the recipient takes
-//!    `[tail - S, tail)`, `grant_ptr` becomes the recipient. A donor left with nothing loses its
-//!    `nextTB`. Then the scan starts over.
+//!    lowest index on ties) as `max` and `donor`. Cycles `sms..sms + 16`: a serial divider
+//!    (one quotient bit per cycle) turns `sum` into `floor(sum / sms)`. Cycle `sms + 16`: it
+//!    commits. `S = max - floor(sum / sms)` (the literal count, V-R1; with [`Steal::Clamp`] at
+//!    most `max - 1`, spec A2). The steal fires when `S >= 1`, a recipient exists (the first
+//!    exhausted SM with `room`, or with no block at all under `recipient_idle`, in round-robin
+//!    order from `steal_ptr + 1`, the last recipient; the paper does not say) and the donor is
+//!    still busy and still waits for at least `S` blocks (`S + 1` with the clamp): the donor's
+//!    `tail` drops by `S`, the recipient takes `[tail - S, tail)`. A donor left with nothing
+//!    loses its `nextTB`. Then a new round starts. The mode (off, literal, clamp) and
+//!    `recipient_idle` are configuration inputs sampled with `start`.
 //! 5. Reads: an SM assigned a group reads its descriptor; an SM with `next < tail`, no valid
 //!    `nextTB` and no read outstanding reads `order[next]`.
 //! 6. `idle`: the queue is empty and every SM is exhausted (every block granted).
 //!
 //! Widths: block and group indices are 16 bits (at most 65,535 blocks, L251); `W`, `sum`,
 //! `max` and `S` are 16 bits, as the paper's stealer registers (L289).
+//!
+//! Block policy: one (`base`); the stealer's mode is an input, so one module serves MST-TS
+//! (off), kway-TS and RB-TS (literal) and the spec's variants.
 
 use crate::block::{clog2, Block, Inspect, PortSpec};
 use crate::port_bundle;
@@ -47,7 +52,7 @@ use crate::port_bundle;
 /// Most SMs the scheduler serves.
 pub const MAX_SMS: usize = 128;
 
-/// The task stealer's mode.
+/// The task stealer's mode (the `steal_mode` input: 0, 1, 2; 3 reads as off).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Steal {
     /// No stealing (MST-TS, L285; `--no-steal`).
@@ -58,41 +63,47 @@ pub enum Steal {
     Clamp,
 }
 
-/// Block policies: the stealer's mode and whom it gives to.
-pub const POLICIES: &[&str] = &["literal", "clamp", "idle", "nosteal"];
+/// Serial divider cycles (16-bit quotient).
+pub const DIV_CYCLES: usize = 16;
 
 /// Parameter presets: the SMs of the paper's GPUs (Table 1) and a small prototype.
 pub const PRESETS: &[(&str, usize)] =
     &[("fermi", 15), ("titanx", 28), ("titanv", 80), ("proto", 4)];
+
+impl Steal {
+    /// Names (`off`, `literal`, `clamp`).
+    pub const NAMES: &'static [&'static str] = &["off", "literal", "clamp"];
+
+    /// The mode of input value `v`.
+    pub fn from_port(v: u8) -> Self {
+        match v {
+            1 => Self::Literal,
+            2 => Self::Clamp,
+            _ => Self::Off,
+        }
+    }
+
+    /// Parses a name.
+    pub fn from_name(s: &str) -> Option<Self> {
+        Self::NAMES
+            .iter()
+            .position(|n| *n == s)
+            .map(|i| Self::from_port(i as u8))
+    }
+}
 
 /// Scheduler parameters.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Params {
     /// SMs, 1..=[`MAX_SMS`].
     pub sms: usize,
-    /// The stealer's mode.
-    pub steal: Steal,
-    /// A recipient must hold no block at all (V-R2's `recipient_idle`); otherwise room for one
-    /// more is enough.
-    pub recipient_idle: bool,
 }
 
 impl Params {
-    /// The parameters of block policy `policy` over `sms` SMs.
-    pub fn of_policy(policy: &str, sms: usize) -> Self {
+    /// The parameters for `sms` SMs.
+    pub fn new(sms: usize) -> Self {
         assert!((1..=MAX_SMS).contains(&sms), "1..={MAX_SMS} SMs");
-        let (steal, recipient_idle) = match policy {
-            "literal" => (Steal::Literal, false),
-            "clamp" => (Steal::Clamp, false),
-            "idle" => (Steal::Literal, true),
-            "nosteal" => (Steal::Off, false),
-            _ => panic!("`{policy}` is not a paver_tb policy"),
-        };
-        Self {
-            sms,
-            steal,
-            recipient_idle,
-        }
+        Self { sms }
     }
 
     /// Mask of the `sms` low bits.
@@ -108,10 +119,16 @@ impl Params {
 port_bundle! {
     /// Scheduler inputs for one cycle.
     pub struct PaverIn for Params {
-        /// A kernel starts (sampled with `groups`); effective at the edge.
+        /// A kernel starts (sampled with `groups`, `steal_mode`, `recipient_idle`); effective
+        /// at the edge.
         pub start: bool = |_p| 1,
         /// Groups in its queue (`G`).
         pub groups: u16 = |_p| 16,
+        /// The stealer's mode for the kernel: 0 off, 1 literal, 2 clamp ([`Steal`]).
+        pub steal_mode: u8 = |_p| 2,
+        /// A recipient must hold no block at all (V-R2's `recipient_idle`); else room for one
+        /// more is enough.
+        pub recipient_idle: bool = |_p| 1,
         /// SMs that can take one more block of the kernel (bit s: SM s).
         pub room: u128 = |p| p.sms,
         /// SMs holding no block of the kernel.
@@ -215,9 +232,16 @@ pub struct Golden {
     gq_head: u16,
     /// Groups of the running kernel.
     groups: u16,
-    /// The last SM that received a group or stolen blocks.
+    /// The last SM that received a group.
     grant_ptr: usize,
-    /// The stealer: the SM it reads this cycle (`sms`: it commits).
+    /// The last SM that received stolen blocks.
+    steal_ptr: usize,
+    /// The running kernel's stealer mode.
+    steal: Steal,
+    /// Its recipients must be idle.
+    recipient_idle: bool,
+    /// The stealer's cycle in its round: `0..sms` it reads SM `scan`, then it divides, at
+    /// `sms + DIV_CYCLES` it commits.
     scan: usize,
     /// Its running sum of `W`.
     sum: u16,
@@ -238,6 +262,9 @@ impl Golden {
             gq_head: 0,
             groups: 0,
             grant_ptr: 0,
+            steal_ptr: 0,
+            steal: Steal::Off,
+            recipient_idle: false,
             scan: 0,
             sum: 0,
             max: 0,
@@ -258,13 +285,10 @@ impl Golden {
         self.gq_head
     }
 
-    /// SMs in round-robin order from `grant_ptr + 1`.
-    fn rr_order(&self) -> impl Iterator<Item = usize> {
+    /// SMs in round-robin order from `ptr + 1`.
+    fn rr_from(&self, ptr: usize) -> impl Iterator<Item = usize> {
         let n = self.params.sms;
-        let from = match self.fault {
-            Some(Fault::AssignFromZero) => 0,
-            _ => (self.grant_ptr + 1) % n,
-        };
+        let from = (ptr + 1) % n;
         (0..n).map(move |i| (from + i) % n)
     }
 
@@ -300,22 +324,22 @@ impl Golden {
             self.scan += 1;
             return;
         }
+        if self.scan < n + DIV_CYCLES {
+            self.scan += 1;
+            return;
+        }
         let avg = self.sum / n as u16;
         let mut s = self.max - avg.min(self.max);
-        if self.params.steal == Steal::Clamp {
+        if self.steal == Steal::Clamp {
             s = s.min(self.max.saturating_sub(1));
         }
         let d = self.donor;
-        let keep = (self.params.steal == Steal::Clamp) as u16;
+        let keep = (self.steal == Steal::Clamp) as u16;
         let donor_ok = room >> d & 1 == 0 && view[d].waiting() >= s.saturating_add(keep);
-        let recipient = self.rr_order().find(|&r| {
-            let can = if self.params.recipient_idle {
-                empty
-            } else {
-                room
-            };
-            view[r].free() && can >> r & 1 == 1
-        });
+        let can = if self.recipient_idle { empty } else { room };
+        let recipient = self
+            .rr_from(self.steal_ptr)
+            .find(|&r| view[r].free() && can >> r & 1 == 1);
         if let (true, true, Some(r)) = (s >= 1, donor_ok, recipient) {
             let s = match self.fault {
                 Some(Fault::StealOneMore) => s.saturating_add(1).min(view[d].waiting()),
@@ -328,7 +352,7 @@ impl Golden {
             }
             self.sm[r].next = tail.wrapping_sub(s);
             self.sm[r].tail = tail;
-            self.grant_ptr = r;
+            self.steal_ptr = r;
             out.steal = true;
             (out.steal_donor, out.steal_to, out.steal_count) = (d as u8, r as u8, s);
         }
@@ -345,6 +369,9 @@ impl Block for Golden {
         self.gq_head = 0;
         self.groups = 0;
         self.grant_ptr = self.params.sms - 1;
+        self.steal_ptr = self.params.sms - 1;
+        self.steal = Steal::Off;
+        self.recipient_idle = false;
         (self.scan, self.sum, self.max, self.donor) = (0, 0, 0, 0);
     }
 
@@ -367,7 +394,11 @@ impl Block for Golden {
         }
         // 3. Assignment, or 4. the stealer once the queue is empty.
         if self.gq_head < self.groups {
-            let free: Vec<usize> = self.rr_order().filter(|&s| view[s].free()).collect();
+            let ptr = match self.fault {
+                Some(Fault::AssignFromZero) => self.params.sms - 1,
+                _ => self.grant_ptr,
+            };
+            let free: Vec<usize> = self.rr_from(ptr).filter(|&s| view[s].free()).collect();
             for s in free {
                 if self.gq_head == self.groups {
                     break;
@@ -381,7 +412,7 @@ impl Block for Golden {
                 self.gq_head += 1;
                 self.grant_ptr = s;
             }
-        } else if self.params.steal != Steal::Off {
+        } else if self.steal != Steal::Off {
             self.stealer(&view, room, empty, &mut out);
         }
         // 5. Order reads.
@@ -398,6 +429,8 @@ impl Block for Golden {
         if inp.start {
             self.reset();
             self.groups = inp.groups;
+            self.steal = Steal::from_port(inp.steal_mode);
+            self.recipient_idle = inp.recipient_idle;
         }
         out
     }
@@ -409,7 +442,10 @@ impl Inspect for Golden {
             PortSpec::new("gq_head", 16),
             PortSpec::new("groups", 16),
             PortSpec::new("grant_ptr", clog2(self.params.sms)),
-            PortSpec::new("scan", clog2(self.params.sms + 1)),
+            PortSpec::new("steal_ptr", clog2(self.params.sms)),
+            PortSpec::new("steal_mode", 2),
+            PortSpec::new("recipient_idle", 1),
+            PortSpec::new("scan", clog2(self.params.sms + DIV_CYCLES + 1)),
             PortSpec::new("sum", 16),
             PortSpec::new("max", 16),
             PortSpec::new("donor", clog2(self.params.sms)),
@@ -429,6 +465,9 @@ impl Inspect for Golden {
             self.gq_head as u64,
             self.groups as u64,
             self.grant_ptr as u64,
+            self.steal_ptr as u64,
+            self.steal as u64,
+            self.recipient_idle as u64,
             self.scan as u64,
             self.sum as u64,
             self.max as u64,
@@ -449,7 +488,7 @@ impl crate::block::BlockKind for Kind {
     const SUMMARY: &'static str =
         "PAVER's thread-block scheduler: per-SM next/tail/nextTB over the \
                                    JIT pass's group tables in memory, and the task stealer";
-    const POLICIES: &'static [&'static str] = POLICIES;
+    const POLICIES: &'static [&'static str] = &["base"];
     const PRESETS: &'static [&'static str] = &["fermi", "titanx", "titanv", "proto"];
     type Params = Params;
     type In = PaverIn;
@@ -457,8 +496,8 @@ impl crate::block::BlockKind for Kind {
     type Golden = Golden;
     type Stim = stimulus::Stimulus;
 
-    fn params(policy: &str, preset: &str) -> Params {
-        Params::of_policy(policy, crate::block::preset_of(PRESETS, preset))
+    fn params(_policy: &str, preset: &str) -> Params {
+        Params::new(crate::block::preset_of(PRESETS, preset))
     }
     fn golden(params: &Params) -> Golden {
         Golden::new(*params)
@@ -467,17 +506,13 @@ impl crate::block::BlockKind for Kind {
         stimulus::Stimulus::new(*params, seed)
     }
     fn manifest_params(p: &Params) -> Vec<(&'static str, u64)> {
-        vec![
-            ("sms", p.sms as u64),
-            ("steal", p.steal as u64),
-            ("recipient_idle", p.recipient_idle as u64),
-        ]
+        vec![("sms", p.sms as u64), ("div_cycles", DIV_CYCLES as u64)]
     }
     fn busy(out: &PaverOut) -> bool {
         out.grant != 0
     }
     fn describe(p: &Params) -> String {
-        format!("{:?} stealing over {} SMs", p.steal, p.sms)
+        format!("{} SMs", p.sms)
     }
 }
 

@@ -2,7 +2,8 @@
 //! (a random permutation cut into random groups) the stimulus holds and reads for the block,
 //! answering each read after 1 to 3 cycles (mostly 1); SMs of a random occupancy hold granted
 //! blocks for a random number of cycles and report `room` and `empty`. A new kernel starts when
-//! the previous one has been granted (now and then earlier). About one cycle in 64 has random
+//! the previous one has been granted (now and then earlier), with a random stealer mode (or a
+//! fixed one). About one cycle in 64 has random
 //! `room`/`empty` masks. Deterministic for a seed.
 
 use super::{Params, PaverIn, PaverOut};
@@ -64,6 +65,8 @@ pub struct Stimulus {
     resident: Vec<Vec<u16>>,
     /// Per SM: the outstanding read's answer and the cycles until it arrives.
     reads: Vec<Option<(u32, u8)>>,
+    /// Every kernel's `steal_mode` and `recipient_idle` (`None`: random per kernel).
+    pub mode: Option<(u8, bool)>,
 }
 
 impl Stimulus {
@@ -76,6 +79,7 @@ impl Stimulus {
             per_sm: 1,
             resident: vec![vec![]; params.sms],
             reads: vec![None; params.sms],
+            mode: None,
         }
     }
 
@@ -96,6 +100,9 @@ impl Stimulus {
         self.reads.iter_mut().for_each(|r| *r = None);
         inp.start = true;
         inp.groups = self.tables.groups();
+        (inp.steal_mode, inp.recipient_idle) = self
+            .mode
+            .unwrap_or_else(|| (self.rng.gen_range(0..4), self.rng.gen_bool(0.3)));
     }
 }
 

@@ -16,10 +16,18 @@ struct Seen {
 }
 
 /// Runs `cycles` of random stimulus on `p` and checks every cycle; the first violation.
-fn check_random(p: Params, fault: Option<Fault>, seed: u64, cycles: u32) -> Result<Seen, String> {
+fn check_random(
+    p: Params,
+    mode: Option<(Steal, bool)>,
+    fault: Option<Fault>,
+    seed: u64,
+    cycles: u32,
+) -> Result<Seen, String> {
     let mut g = Golden::new(p);
     g.fault = fault;
     let mut stim = Stimulus::new(p, seed);
+    stim.mode = mode.map(|(m, idle)| (m as u8, idle));
+    let mut steal = Steal::Off;
     let mut seen = Seen::default();
     let mut prev: Option<PaverOut> = None;
     // The running kernel: its tables, blocks granted, the groups assigned, its start cycle.
@@ -93,8 +101,8 @@ fn check_random(p: Params, fault: Option<Fault>, seed: u64, cycles: u32) -> Resu
                 out.steal_to as usize,
                 out.steal_count,
             );
-            let keep = (p.steal == Steal::Clamp) as u16;
-            if head_before < tables.groups() || p.steal == Steal::Off {
+            let keep = (steal == Steal::Clamp) as u16;
+            if head_before < tables.groups() || steal == Steal::Off {
                 return fail("a steal while groups are queued or stealing is off".into());
             }
             let w = before[d].waiting();
@@ -138,6 +146,7 @@ fn check_random(p: Params, fault: Option<Fault>, seed: u64, cycles: u32) -> Resu
             return fail("a kernel never finished (P20)".into());
         }
         if inp.start {
+            steal = Steal::from_port(inp.steal_mode);
             tables = stim.tables.clone();
             granted.clear();
             next_group = 0;
@@ -151,23 +160,31 @@ fn check_random(p: Params, fault: Option<Fault>, seed: u64, cycles: u32) -> Resu
 }
 
 #[test]
-fn random_stimulus_keeps_every_property_in_every_policy() {
-    for policy in POLICIES {
+fn random_stimulus_keeps_every_property_in_every_mode() {
+    let modes = [
+        (Steal::Literal, false),
+        (Steal::Clamp, false),
+        (Steal::Literal, true),
+        (Steal::Off, false),
+    ];
+    for (steal, idle) in modes {
         for sms in [1, 2, 4, 15] {
-            let p = Params::of_policy(policy, sms);
-            let seen =
-                check_random(p, None, 11, 60_000).unwrap_or_else(|e| panic!("{policy}/{sms}: {e}"));
+            let p = Params::new(sms);
+            let seen = check_random(p, Some((steal, idle)), None, 11, 60_000)
+                .unwrap_or_else(|e| panic!("{steal:?}/{idle}/{sms}: {e}"));
             assert!(
                 seen.kernels_done >= 20 && seen.grants > 1000,
-                "{policy}/{sms}: {seen:?}"
+                "{steal:?}/{idle}/{sms}: {seen:?}"
             );
             // An idle recipient (no block at all) is rarer than one with room.
-            let want = if p.recipient_idle { 1 } else { 10 };
-            if p.steal != Steal::Off && sms > 1 {
-                assert!(seen.steals >= want, "{policy}/{sms}: {seen:?}");
+            let want = if idle { 1 } else { 10 };
+            if steal != Steal::Off && sms > 1 {
+                assert!(seen.steals >= want, "{steal:?}/{idle}/{sms}: {seen:?}");
             }
         }
     }
+    // Random modes per kernel, as the regression's stimulus runs.
+    check_random(Params::new(15), None, None, 5, 100_000).unwrap();
 }
 
 /// Drives `g` one cycle with `room`, answering the previous cycle's reads from `t` at once.
@@ -175,6 +192,7 @@ fn cycle(g: &mut Golden, t: &Tables, prev: &PaverOut, room: u128, start: bool) -
     let mut inp = PaverIn {
         start,
         groups: t.groups(),
+        steal_mode: Steal::Literal as u8,
         room,
         empty: 0,
         ..Default::default()
@@ -189,7 +207,7 @@ fn cycle(g: &mut Golden, t: &Tables, prev: &PaverOut, room: u128, start: bool) -
 /// The paper's example (L302): a donor with four waiting blocks, two SMs, S = 4 - 4/2 = 2; the
 /// donor keeps TB_0 and TB_1, the recipient takes TB_2 and TB_3.
 fn stealing_example(fault: Option<Fault>) -> (SmRegs, SmRegs) {
-    let p = Params::of_policy("literal", 2);
+    let p = Params::new(2);
     let mut g = Golden::new(p);
     g.fault = fault;
     let t = Tables {
@@ -198,7 +216,7 @@ fn stealing_example(fault: Option<Fault>) -> (SmRegs, SmRegs) {
     };
     // SM 0 is busy (no room) throughout; SM 1 has room.
     let mut out = cycle(&mut g, &t, &PaverOut::default(), 0b10, true);
-    for _ in 0..4 {
+    for _ in 0..(2 + 2 + DIV_CYCLES + 1) {
         out = cycle(&mut g, &t, &out, 0b10, false);
         if out.steal {
             assert_eq!((out.steal_donor, out.steal_to), (0, 1));
@@ -220,7 +238,7 @@ fn the_papers_stealing_example() {
 
 /// P10: from an idle launch with G >= N, group g goes to SM g, all in the first cycle (V-R5).
 fn launch_order() -> Vec<(usize, u16)> {
-    let p = Params::of_policy("literal", 4);
+    let p = Params::new(4);
     let mut g = Golden::new(p);
     let t = Tables {
         order: (0..12).collect(),
@@ -244,7 +262,7 @@ fn an_idle_launch_gives_group_g_to_sm_g_then_round_robin() {
 
 #[test]
 fn planted_faults_fail_the_random_checks() {
-    let p = Params::of_policy("literal", 4);
-    let e = check_random(p, Some(Fault::AssignFromZero), 11, 60_000).unwrap_err();
+    let p = Params::new(4);
+    let e = check_random(p, None, Some(Fault::AssignFromZero), 11, 60_000).unwrap_err();
     assert!(e.contains("round-robin"), "{e}");
 }
