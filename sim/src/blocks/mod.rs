@@ -254,4 +254,3 @@ mod tests {
         visit_all(&mut Check);
     }
 }
-pub mod paver_tb; // TEMP until the RTL lands (registry)

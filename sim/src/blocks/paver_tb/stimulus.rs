@@ -1,7 +1,7 @@
 //! Constrained-random stimulus for PAVER's scheduler: kernels of random size whose group tables
 //! (a random permutation cut into random groups) the stimulus holds and reads for the block,
 //! answering each read after 1 to 3 cycles (mostly 1); SMs of a random occupancy hold granted
-//! blocks for a random number of cycles and report `room` and `empty`. A new kernel starts when
+//! blocks for a random number of cycles (up to 40, 120 or 600, per kernel) and report `room` and `empty`. A new kernel starts when
 //! the previous one has been granted (now and then earlier), with a random stealer mode (or a
 //! fixed one). About one cycle in 64 has random
 //! `room`/`empty` masks. Deterministic for a seed.
@@ -61,6 +61,9 @@ pub struct Stimulus {
     pub tables: Tables,
     /// Blocks one SM holds (the kernel's occupancy).
     per_sm: usize,
+    /// The kernel's longest block, cycles (long enough, now and then, for a stealer round
+    /// over 80 SMs).
+    life: u16,
     /// Per SM: cycles left of each resident block.
     resident: Vec<Vec<u16>>,
     /// Per SM: the outstanding read's answer and the cycles until it arrives.
@@ -77,6 +80,7 @@ impl Stimulus {
             rng: Xoshiro256PlusPlus::seed_from_u64(seed),
             tables: Tables::default(),
             per_sm: 1,
+            life: 120,
             resident: vec![vec![]; params.sms],
             reads: vec![None; params.sms],
             mode: None,
@@ -86,6 +90,7 @@ impl Stimulus {
     fn start(&mut self, inp: &mut PaverIn) {
         let n = self.params.sms;
         self.per_sm = self.rng.gen_range(1..=8);
+        self.life = [40, 120, 120, 600][self.rng.gen_range(0..4)];
         let total = match self.rng.gen_range(0..20) {
             0 => 1,
             1 => self.rng.gen_range(1..3000),
@@ -111,7 +116,7 @@ impl crate::block::Stimulus<PaverIn, PaverOut> for Stimulus {
         let n = self.params.sms;
         if let Some(o) = prev {
             for (s, _) in o.grants(n) {
-                let life = self.rng.gen_range(1..120);
+                let life = self.rng.gen_range(1..self.life);
                 self.resident[s].push(life);
             }
             for (s, group, a) in o.reads(n) {

@@ -142,7 +142,7 @@ fn check_random(
             seen.kernels_done += 1;
             running = false;
         }
-        if running && cycle - started > 200 + total as u32 * (130 + p.sms as u32) {
+        if running && cycle - started > 200 + total as u32 * (610 + p.sms as u32) {
             return fail("a kernel never finished (P20)".into());
         }
         if inp.start {
