@@ -36,6 +36,9 @@ use crate::sim::Clocked;
 use crate::tb_dispatch::TbDispatch;
 use rust_hdl::prelude::*;
 
+/// Serial divider cycles (a 16-bit quotient; the golden model's `DIV_CYCLES`).
+pub const DIV_CYCLES: usize = 16;
+
 /// The scheduler for `N` SMs (`B = clog2(N)`; the group dispatcher's `C`, `M = 2N`, `C1 = C +
 /// 1` as [`TbDispatch`]'s; `RB = B + 1` bits of divider remainder).
 #[derive(LogicBlock)]
@@ -100,6 +103,14 @@ pub struct PaverTb<
     ridle: DFF<Bit>,
     /// The group queue was empty at the end of the last cycle.
     qempty: DFF<Bit>,
+    /// Per SM, at the start of the cycle: exhausted with no read outstanding (can take a
+    /// group or stolen blocks); exhausted with no group read outstanding.
+    free: DFF<Bits<N>>,
+    done: DFF<Bits<N>>,
+    /// The stolen count and what the donor must still hold, registered a cycle before the
+    /// commit.
+    s_reg: DFF<Bits<16>>,
+    need_reg: DFF<Bits<16>>,
     /// The SM the stealer reads (one-hot; 0 once the scan is over).
     scan: DFF<Bits<N>>,
     /// Divider cycles done.
@@ -109,7 +120,7 @@ pub struct PaverTb<
     donor: DFF<Bits<N>>,
     rem: DFF<Bits<RB>>,
     /// The group queue: LRR of group indices over the exhausted SMs.
-    assign: TbDispatch<N, B, C, 0, M, C1>,
+    queue: TbDispatch<N, B, C, 0, M, C1>,
     recipient: RrArbiter<N, B>,
     w_mux: OneHotMux<N, 16>,
     tail_mux: OneHotMux<N, 16>,
@@ -123,10 +134,10 @@ pub struct PaverTb<
     v_ntb_valid: Signal<Local, Bits<N>>,
     v_pend: Signal<Local, Bits<N>>,
     v_pend_group: Signal<Local, Bits<N>>,
-    free: Signal<Local, Bits<N>>,
     issue: Signal<Local, Bits<N>>,
     /// The stealer's phases and figures.
     scanning: Signal<Local, Bit>,
+    prep: Signal<Local, Bit>,
     commit: Signal<Local, Bit>,
     running: Signal<Local, Bit>,
     sel: Signal<Local, Bits<N>>,
@@ -144,7 +155,7 @@ pub struct PaverTb<
     pend1: Signal<Local, Bits<N>>,
     pg1: Signal<Local, Bits<N>>,
     read: Signal<Local, Bits<N>>,
-    done: Signal<Local, Bits<N>>,
+    done_next: Signal<Local, Bits<N>>,
     onehot: [Constant<Bits<N>>; N],
     zero_n: Constant<Bits<N>>,
     one_n: Constant<Bits<N>>,
@@ -159,6 +170,7 @@ pub struct PaverTb<
     zero5: Constant<Bits<5>>,
     one5: Constant<Bits<5>>,
     div_end: Constant<Bits<5>>,
+    div_prep: Constant<Bits<5>>,
     zero_rb: Constant<Bits<RB>>,
     n_rb: Constant<Bits<RB>>,
     one_rb: Constant<Bits<RB>>,
@@ -200,13 +212,17 @@ impl<const N: usize, const B: usize, const C: usize, const M: usize, const C1: u
             mode: Default::default(),
             ridle: Default::default(),
             qempty: Default::default(),
+            free: Default::default(),
+            done: Default::default(),
+            s_reg: Default::default(),
+            need_reg: Default::default(),
             scan: Default::default(),
             div: Default::default(),
             sum: Default::default(),
             max: Default::default(),
             donor: Default::default(),
             rem: Default::default(),
-            assign: Default::default(),
+            queue: Default::default(),
             recipient: Default::default(),
             w_mux: Default::default(),
             tail_mux: Default::default(),
@@ -218,9 +234,9 @@ impl<const N: usize, const B: usize, const C: usize, const M: usize, const C1: u
             v_ntb_valid: Default::default(),
             v_pend: Default::default(),
             v_pend_group: Default::default(),
-            free: Default::default(),
             issue: Default::default(),
             scanning: Default::default(),
+            prep: Default::default(),
             commit: Default::default(),
             running: Default::default(),
             sel: Default::default(),
@@ -237,7 +253,7 @@ impl<const N: usize, const B: usize, const C: usize, const M: usize, const C1: u
             pend1: Default::default(),
             pg1: Default::default(),
             read: Default::default(),
-            done: Default::default(),
+            done_next: Default::default(),
             onehot: onehot_table(),
             zero_n: constant(0),
             one_n: constant(1),
@@ -251,7 +267,8 @@ impl<const N: usize, const B: usize, const C: usize, const M: usize, const C1: u
             clamp: constant(2),
             zero5: constant(0),
             one5: constant(1),
-            div_end: constant(gpusim::blocks::paver_tb::DIV_CYCLES as u64),
+            div_end: constant(DIV_CYCLES as u64 + 1),
+            div_prep: constant(DIV_CYCLES as u64),
             zero_rb: constant(0),
             n_rb: constant(N as u64),
             one_rb: constant(1),
@@ -265,8 +282,8 @@ impl<const N: usize, const B: usize, const C: usize, const M: usize, const C1: u
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, ntb_valid, pend, pend_group, mode, ridle, qempty, scan, div, sum, max,
-            donor, rem
+            self, clock, ntb_valid, pend, pend_group, mode, ridle, qempty, free, done, s_reg,
+            need_reg, scan, div, sum, max, donor, rem
         );
         for s in 0..N {
             self.next[s].clock.next = self.clock.val();
@@ -297,34 +314,33 @@ impl<const N: usize, const B: usize, const C: usize, const M: usize, const C1: u
         // 2. Issue.
         self.issue.next = self.v_ntb_valid.val() & self.room.val();
         self.grant.next = self.issue.val();
-        self.free.next = self.zero_n.val();
         for s in 0..N {
             self.id[s].next = self.zero16.val();
             if self.issue.val().get_bit(s) {
                 self.id[s].next = self.v_ntb[s].val();
             }
-            if (self.v_next[s].val() == self.v_tail[s].val()) & !self.v_pend.val().get_bit(s) {
-                self.free.next = self.free.val() | self.onehot[s].val();
-            }
         }
         // 3. Assignment: LRR of the group indices over the exhausted SMs.
-        self.assign.clock.next = self.clock.val();
-        self.assign.reset.next = self.reset.val();
-        self.assign.start.next = self.start.val();
+        self.queue.clock.next = self.clock.val();
+        self.queue.reset.next = self.reset.val();
+        self.queue.start.next = self.start.val();
         self.groups32.next = self.zero32.val();
         for k in 0..16 {
             self.groups32.next = self.groups32.val().replace_bit(k, self.groups.val().get_bit(k));
         }
-        self.assign.total.next = self.groups32.val();
-        self.assign.max_per_sm.next = self.one8.val();
-        self.assign.room.next = self.free.val();
-        self.assign.room2.next = self.zero_n.val();
-        self.assigned.next = self.assign.grant.val();
+        self.queue.total.next = self.groups32.val();
+        self.queue.max_per_sm.next = self.one8.val();
+        self.queue.room.next = self.free.q.val();
+        self.queue.room2.next = self.zero_n.val();
+        self.assigned.next = self.queue.grant.val();
         // 4. The stealer: scan, divide, commit.
         // Modes 1 (literal) and 2 (clamp) steal; 0 and 3 do not.
         self.running.next =
             self.qempty.q.val() & (self.mode.q.val().get_bit(0) ^ self.mode.q.val().get_bit(1));
         self.scanning.next = self.running.val() & (self.scan.q.val() != self.zero_n.val());
+        self.prep.next = self.running.val()
+            & (self.scan.q.val() == self.zero_n.val())
+            & (self.div.q.val() == self.div_prep.val());
         self.commit.next = self.running.val()
             & (self.scan.q.val() == self.zero_n.val())
             & (self.div.q.val() == self.div_end.val());
@@ -359,17 +375,21 @@ impl<const N: usize, const B: usize, const C: usize, const M: usize, const C1: u
         }
         self.recipient.clock.next = self.clock.val();
         self.recipient.reset.next = self.reset.val() | self.start.val();
-        self.recipient.req.next = self.free.val() & self.room.val();
+        self.recipient.req.next = self.free.q.val() & self.room.val();
         if self.ridle.q.val() {
-            self.recipient.req.next = self.free.val() & self.empty.val();
+            self.recipient.req.next = self.free.q.val() & self.empty.val();
+        }
+        if self.prep.val() {
+            self.s_reg.d.next = self.s_cnt.val();
+            self.need_reg.d.next = self.need.val();
         }
         self.fire.next = self.commit.val()
-            & (self.s_cnt.val() != self.zero16.val())
+            & (self.s_reg.q.val() != self.zero16.val())
             & !(self.room.val() & self.donor.q.val()).any()
-            & (self.w_sel.val() >= self.need.val())
+            & (self.w_sel.val() >= self.need_reg.q.val())
             & self.recipient.valid.val();
         self.recipient.advance.next = self.fire.val();
-        self.cut.next = self.tail_mux.out.val() - self.s_cnt.val();
+        self.cut.next = self.tail_mux.out.val() - self.s_reg.q.val();
         self.donor_index.onehot.next = self.donor.q.val();
         self.steal.next = self.fire.val();
         self.steal_donor.next = self.zero8.val();
@@ -386,7 +406,7 @@ impl<const N: usize, const B: usize, const C: usize, const M: usize, const C1: u
                     .val()
                     .replace_bit(k, self.recipient.index.val().get_bit(k));
             }
-            self.steal_count.next = self.s_cnt.val();
+            self.steal_count.next = self.s_reg.q.val();
         }
         if self.scanning.val() {
             self.sum.d.next = self.sum.q.val() + self.w_sel.val();
@@ -396,7 +416,7 @@ impl<const N: usize, const B: usize, const C: usize, const M: usize, const C1: u
             }
             self.scan.d.next = self.scan.q.val() << self.sh1.val();
         }
-        if self.running.val() & !self.scanning.val() & !self.commit.val() {
+        if self.running.val() & !self.scanning.val() & !self.prep.val() & !self.commit.val() {
             self.div.d.next = self.div.q.val() + self.one5.val();
             self.sum.d.next = self.sum.q.val() << self.sh1.val();
             self.rem.d.next = self.div_t.val();
@@ -404,6 +424,9 @@ impl<const N: usize, const B: usize, const C: usize, const M: usize, const C1: u
                 self.sum.d.next = (self.sum.q.val() << self.sh1.val()) | self.one16.val();
                 self.rem.d.next = self.div_t.val() - self.n_rb.val();
             }
+        }
+        if self.prep.val() {
+            self.div.d.next = self.div.q.val() + self.one5.val();
         }
         if self.commit.val() {
             self.scan.d.next = self.one_n.val();
@@ -415,10 +438,10 @@ impl<const N: usize, const B: usize, const C: usize, const M: usize, const C1: u
         }
         // The state after the cycle: issue, steal, assignment; then 5. the order reads.
         self.ntbv1.next = self.v_ntb_valid.val() & !self.issue.val();
-        self.pend1.next = self.v_pend.val() | self.assign.grant.val();
-        self.pg1.next = self.v_pend_group.val() | self.assign.grant.val();
+        self.pend1.next = self.v_pend.val() | self.queue.grant.val();
+        self.pg1.next = self.v_pend_group.val() | self.queue.grant.val();
         self.read.next = self.zero_n.val();
-        self.done.next = self.zero_n.val();
+        self.done_next.next = self.zero_n.val();
         for s in 0..N {
             self.n1[s].next = self.v_next[s].val();
             if self.issue.val().get_bit(s) {
@@ -444,28 +467,30 @@ impl<const N: usize, const B: usize, const C: usize, const M: usize, const C1: u
             {
                 self.read.next = self.read.val() | self.onehot[s].val();
             }
-            if (self.n1[s].val() == self.t1[s].val()) & !self.pg1.val().get_bit(s) {
-                self.done.next = self.done.val() | self.onehot[s].val();
+            if self.n1[s].val() == self.t1[s].val() {
+                self.done_next.next = self.done_next.val() | self.onehot[s].val();
             }
             self.req_addr[s].next = self.zero16.val();
             if self.read.val().get_bit(s) {
                 self.req_addr[s].next = self.n1[s].val();
             }
-            if self.assign.grant.val().get_bit(s) {
-                self.req_addr[s].next = self.assign.id[s].val().get_bits::<16>(0);
+            if self.queue.grant.val().get_bit(s) {
+                self.req_addr[s].next = self.queue.id[s].val().get_bits::<16>(0);
             }
             self.next[s].d.next = self.n1[s].val();
             self.tail[s].d.next = self.t1[s].val();
             self.ntb[s].d.next = self.v_ntb[s].val();
         }
-        self.req_valid.next = self.assign.grant.val() | self.read.val();
-        self.req_group.next = self.assign.grant.val();
+        self.req_valid.next = self.queue.grant.val() | self.read.val();
+        self.req_group.next = self.queue.grant.val();
         self.ntb_valid.d.next = self.ntbv1.val();
         self.pend.d.next = self.pend1.val() | self.read.val();
         self.pend_group.d.next = self.pg1.val();
-        // 6. Idle: the queue is empty and every SM exhausted.
-        self.idle.next = self.assign.idle.val() & ((!self.done.val()) == self.zero_n.val());
-        self.qempty.d.next = self.assign.idle.val();
+        self.free.d.next = self.done_next.val() & !(self.pend1.val() | self.read.val());
+        self.done.d.next = self.done_next.val() & !self.pg1.val();
+        // 6. Idle: at the start of the cycle the queue was empty and every SM exhausted.
+        self.idle.next = self.qempty.q.val() & ((!self.done.q.val()) == self.zero_n.val());
+        self.qempty.d.next = self.queue.idle.val();
         if self.start.val() | self.reset.val() {
             for s in 0..N {
                 self.next[s].d.next = self.zero16.val();
@@ -484,6 +509,8 @@ impl<const N: usize, const B: usize, const C: usize, const M: usize, const C1: u
             self.mode.d.next = self.zero2.val();
             self.ridle.d.next = false;
             self.qempty.d.next = true;
+            self.free.d.next = !self.zero_n.val();
+            self.done.d.next = !self.zero_n.val();
         }
         if self.start.val() & !self.reset.val() {
             self.mode.d.next = self.steal_mode.val();

@@ -120,6 +120,11 @@ fn rtl_matches_golden_for_every_preset() {
 }
 
 #[test]
+fn the_divider_takes_the_golden_models_cycles() {
+    assert_eq!(DIV_CYCLES, gpusim::blocks::paver_tb::DIV_CYCLES);
+}
+
+#[test]
 fn a_planted_golden_fault_is_caught() {
     let r = compare::<PaverProto>("proto", 1, 20_000, Some(Fault::StealOneMore));
     assert!(r.is_err_and(|(_, g, _)| g.steal));

@@ -280,7 +280,9 @@ impl<'a> Gpu<'a> {
             let source = (spec.open)()?;
             let mut ctx = KernelCtx::new(&self.cfg, source.info(), p.launch, p.spec)?;
             ctx.overwriting_pcs = source.overwriting_pcs();
-            self.opts.plan.prepare(&*source, &mut ctx.prepared)?;
+            self.opts
+                .plan
+                .prepare(&self.cfg, &*source, &mut ctx.prepared)?;
             let ctx = Arc::new(ctx);
             self.dispatchers[slot].start_kernel(&ctx);
             ks.slots[slot] = Some(Resident {

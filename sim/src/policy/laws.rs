@@ -102,7 +102,12 @@ impl WarpIssuePolicy for Laws {
         laws_params(cfg, self.active).map(|_| ())
     }
 
-    fn prepare(&self, kernel: &dyn KernelSource, prepared: &mut Prepared) -> Result<(), SimError> {
+    fn prepare(
+        &self,
+        _cfg: &GpuConfig,
+        kernel: &dyn KernelSource,
+        prepared: &mut Prepared,
+    ) -> Result<(), SimError> {
         locality::prepare(kernel, RectMode::FirstLast, prepared).map(|_| ())
     }
 

@@ -57,6 +57,7 @@ declare_policies! {
     newcar
     tb_round_robin
     tb_locality
+    paver
     occupancy_alloc
     twoway_alloc
     serial
@@ -227,9 +228,14 @@ pub trait WarpIssuePolicy: Debug + Send + Sync {
     }
     /// Whether it can serve `cfg` (the parameters its blocks would get).
     fn check(&self, cfg: &GpuConfig) -> Result<(), SimError>;
-    /// What it needs of a kernel before the kernel's first block, into `prepared`.
-    fn prepare(&self, kernel: &dyn KernelSource, prepared: &mut Prepared) -> Result<(), SimError> {
-        let _ = (kernel, prepared);
+    /// What it needs of a kernel before the kernel's first block on `cfg`, into `prepared`.
+    fn prepare(
+        &self,
+        cfg: &GpuConfig,
+        kernel: &dyn KernelSource,
+        prepared: &mut Prepared,
+    ) -> Result<(), SimError> {
+        let _ = (cfg, kernel, prepared);
         Ok(())
     }
     /// The unit of SM `sm`, its blocks from `provider`.
@@ -266,9 +272,14 @@ pub trait TbDispatchPolicy: Debug + Send + Sync {
     fn entry(&self) -> &'static PolicyEntry;
     /// Whether it can serve `cfg`.
     fn check(&self, cfg: &GpuConfig) -> Result<(), SimError>;
-    /// What it needs of a kernel before the kernel's first block, into `prepared`.
-    fn prepare(&self, kernel: &dyn KernelSource, prepared: &mut Prepared) -> Result<(), SimError> {
-        let _ = (kernel, prepared);
+    /// What it needs of a kernel before the kernel's first block on `cfg`, into `prepared`.
+    fn prepare(
+        &self,
+        cfg: &GpuConfig,
+        kernel: &dyn KernelSource,
+        prepared: &mut Prepared,
+    ) -> Result<(), SimError> {
+        let _ = (cfg, kernel, prepared);
         Ok(())
     }
     /// The dispatcher of kernel slot `slot`, its blocks from `provider`.
@@ -612,11 +623,12 @@ impl Plan {
     /// shared analysis then takes its settings), then the warp issue's.
     pub fn prepare(
         &self,
+        cfg: &GpuConfig,
         kernel: &dyn KernelSource,
         prepared: &mut Prepared,
     ) -> Result<(), SimError> {
-        self.tb_dispatch.prepare(kernel, prepared)?;
-        self.warp_issue.prepare(kernel, prepared)
+        self.tb_dispatch.prepare(cfg, kernel, prepared)?;
+        self.warp_issue.prepare(cfg, kernel, prepared)
     }
 }
 

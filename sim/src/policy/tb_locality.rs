@@ -107,7 +107,12 @@ impl TbDispatchPolicy for Locality {
         la_dispatch_params(cfg, self.window).map(|_| ())
     }
 
-    fn prepare(&self, kernel: &dyn KernelSource, prepared: &mut Prepared) -> Result<(), SimError> {
+    fn prepare(
+        &self,
+        _cfg: &GpuConfig,
+        kernel: &dyn KernelSource,
+        prepared: &mut Prepared,
+    ) -> Result<(), SimError> {
         locality::prepare(kernel, self.rect, prepared).map(|_| ())
     }
 

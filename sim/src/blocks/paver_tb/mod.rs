@@ -20,7 +20,8 @@
 //! 2. Issue (Fig. 9 step c): SM s with a valid `nextTB` and `room[s]` is granted block
 //!    `nextTB`; `next` advances.
 //! 3. Assignment (steps a, b, e; V-R5): while the queue holds groups, every exhausted SM
-//!    (`next == tail`, no read outstanding) takes the next group, in round-robin order from
+//!    (`next == tail`, no read outstanding, at the start of the cycle: a dropped answer frees
+//!    an SM for the next cycle) takes the next group, in round-robin order from
 //!    `grant_ptr + 1`; `grant_ptr` becomes the last SM served. Reset and start set it to
 //!    `sms - 1`, so from an idle launch group g goes to SM g.
 //! 4. The task stealer (Algorithm 2, L265-L291: three adders, one comparator and one divider,
@@ -28,7 +29,7 @@
 //!    `W = tail - next`, adds it to `sum` and keeps the largest `W` of a busy SM (no `room`;
 //!    lowest index on ties) as `max` and `donor`. Cycles `sms..sms + 16`: a serial divider
 //!    (one quotient bit per cycle) turns `sum` into `floor(sum / sms)`. Cycle `sms + 16`: it
-//!    commits. `S = max - floor(sum / sms)` (the literal count, V-R1; with [`Steal::Clamp`] at
+//!    registers the count. Cycle `sms + 17`: it commits. `S = max - floor(sum / sms)` (the literal count, V-R1; with [`Steal::Clamp`] at
 //!    most `max - 1`, spec A2). The steal fires when `S >= 1`, a recipient exists (the first
 //!    exhausted SM with `room`, or with no block at all under `recipient_idle`, in round-robin
 //!    order from `steal_ptr + 1`, the last recipient; the paper does not say) and the donor is
@@ -38,7 +39,8 @@
 //!    `recipient_idle` are configuration inputs sampled with `start`.
 //! 5. Reads: an SM assigned a group reads its descriptor; an SM with `next < tail`, no valid
 //!    `nextTB` and no read outstanding reads `order[next]`.
-//! 6. `idle`: the queue is empty and every SM is exhausted (every block granted).
+//! 6. `idle`: at the start of the cycle the queue was empty and every SM exhausted (every
+//!    block granted).
 //!
 //! Widths: block and group indices are 16 bits (at most 65,535 blocks, L251); `W`, `sum`,
 //! `max` and `S` are 16 bits, as the paper's stealer registers (L289).
@@ -63,7 +65,8 @@ pub enum Steal {
     Clamp,
 }
 
-/// Serial divider cycles (16-bit quotient).
+/// Serial divider cycles (16-bit quotient); one more cycle registers the stolen count, so a
+/// round of the stealer takes `sms + DIV_CYCLES + 2` cycles.
 pub const DIV_CYCLES: usize = 16;
 
 /// Parameter presets: the SMs of the paper's GPUs (Table 1) and a small prototype.
@@ -240,8 +243,8 @@ pub struct Golden {
     steal: Steal,
     /// Its recipients must be idle.
     recipient_idle: bool,
-    /// The stealer's cycle in its round: `0..sms` it reads SM `scan`, then it divides, at
-    /// `sms + DIV_CYCLES` it commits.
+    /// The stealer's cycle in its round: `0..sms` it reads SM `scan`, then it divides, then it
+    /// registers the count, at `sms + DIV_CYCLES + 1` it commits.
     scan: usize,
     /// Its running sum of `W`.
     sum: u16,
@@ -313,7 +316,14 @@ impl Golden {
 
     /// Step 4: one cycle of the stealer (a scan step or the commit), on the state after the
     /// responses (`view`); the commit's changes go into `self.sm`.
-    fn stealer(&mut self, view: &[SmRegs], room: u128, empty: u128, out: &mut PaverOut) {
+    fn stealer(
+        &mut self,
+        view: &[SmRegs],
+        free: &[bool],
+        room: u128,
+        empty: u128,
+        out: &mut PaverOut,
+    ) {
         let n = self.params.sms;
         if self.scan < n {
             let (w, busy) = (view[self.scan].waiting(), room >> self.scan & 1 == 0);
@@ -324,7 +334,7 @@ impl Golden {
             self.scan += 1;
             return;
         }
-        if self.scan < n + DIV_CYCLES {
+        if self.scan < n + DIV_CYCLES + 1 {
             self.scan += 1;
             return;
         }
@@ -339,7 +349,7 @@ impl Golden {
         let can = if self.recipient_idle { empty } else { room };
         let recipient = self
             .rr_from(self.steal_ptr)
-            .find(|&r| view[r].free() && can >> r & 1 == 1);
+            .find(|&r| free[r] && can >> r & 1 == 1);
         if let (true, true, Some(r)) = (s >= 1, donor_ok, recipient) {
             let s = match self.fault {
                 Some(Fault::StealOneMore) => s.saturating_add(1).min(view[d].waiting()),
@@ -381,6 +391,10 @@ impl Block for Golden {
             inp.empty & self.params.sm_mask(),
         );
         let mut out = PaverOut::default();
+        // 6. Idle, and who is free, from the state at the start of the cycle.
+        out.idle = self.gq_head >= self.groups
+            && self.sm.iter().all(|r| r.next == r.tail && !r.pend_group);
+        let free: Vec<bool> = self.sm.iter().map(SmRegs::free).collect();
         self.take_responses(inp);
         let view = self.sm.clone();
         // 2. Issue.
@@ -398,8 +412,8 @@ impl Block for Golden {
                 Some(Fault::AssignFromZero) => self.params.sms - 1,
                 _ => self.grant_ptr,
             };
-            let free: Vec<usize> = self.rr_from(ptr).filter(|&s| view[s].free()).collect();
-            for s in free {
+            let takers: Vec<usize> = self.rr_from(ptr).filter(|&s| free[s]).collect();
+            for s in takers {
                 if self.gq_head == self.groups {
                     break;
                 }
@@ -413,7 +427,7 @@ impl Block for Golden {
                 self.grant_ptr = s;
             }
         } else if self.steal != Steal::Off {
-            self.stealer(&view, room, empty, &mut out);
+            self.stealer(&view, &free, room, empty, &mut out);
         }
         // 5. Order reads.
         for (s, r) in self.sm.iter_mut().enumerate() {
@@ -423,9 +437,6 @@ impl Block for Golden {
                 r.pend = true;
             }
         }
-        // 6. Idle.
-        out.idle = self.gq_head >= self.groups
-            && self.sm.iter().all(|r| r.next == r.tail && !r.pend_group);
         if inp.start {
             self.reset();
             self.groups = inp.groups;
@@ -445,7 +456,7 @@ impl Inspect for Golden {
             PortSpec::new("steal_ptr", clog2(self.params.sms)),
             PortSpec::new("steal_mode", 2),
             PortSpec::new("recipient_idle", 1),
-            PortSpec::new("scan", clog2(self.params.sms + DIV_CYCLES + 1)),
+            PortSpec::new("scan", clog2(self.params.sms + DIV_CYCLES + 2)),
             PortSpec::new("sum", 16),
             PortSpec::new("max", 16),
             PortSpec::new("donor", clog2(self.params.sms)),

@@ -197,7 +197,12 @@ impl WarpIssuePolicy for Elf {
         elf_params(cfg).map(|_| ())
     }
 
-    fn prepare(&self, kernel: &dyn KernelSource, prepared: &mut Prepared) -> Result<(), SimError> {
+    fn prepare(
+        &self,
+        _cfg: &GpuConfig,
+        kernel: &dyn KernelSource,
+        prepared: &mut Prepared,
+    ) -> Result<(), SimError> {
         let code = kernel.static_code()?.unwrap_or_default();
         let program = ElfProgram::compile(&code, ELF_SLOTS, self.recalc, self.merge_ge);
         let points = (program.points_found, program.table.len());
