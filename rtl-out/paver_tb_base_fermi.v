@@ -979,6 +979,9 @@ module paver_tb_base_fermi(clock,reset,start,groups,steal_mode,recipient_idle,ro
     reg  [15:0] need;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
+    reg  can_give;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  fire;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
@@ -1966,8 +1969,9 @@ module paver_tb_base_fermi(clock,reset,start,groups,steal_mode,recipient_idle,ro
             s_reg__d = s_cnt;
             need_reg__d = need;
         end
-        fire = commit & (s_reg__q != zero16) & ~|(room & donor__q) & (w_sel >= need_reg__q) & recipient__valid;
-        recipient__advance = fire;
+        can_give = commit & (s_reg__q != zero16) & ~|(room & donor__q) & (w_sel >= need_reg__q);
+        fire = can_give & recipient__valid;
+        recipient__advance = can_give;
         cut = tail_mux__out - s_reg__q;
         donor_index__onehot = donor__q;
         steal = fire;
@@ -2044,7 +2048,7 @@ module paver_tb_base_fermi(clock,reset,start,groups,steal_mode,recipient_idle,ro
             req_addr_0 = n1_0;
         end
         if (queue__grant[0]) begin
-            req_addr_0 = queue__id_0[(32'h0)+:(16)];
+            req_addr_0 = queue__id_0[(32'h0)+:(16)] | queue__id_0[(32'h10)+:(16)];
         end
         next_0__d = n1_0;
         tail_0__d = t1_0;
@@ -2075,7 +2079,7 @@ module paver_tb_base_fermi(clock,reset,start,groups,steal_mode,recipient_idle,ro
             req_addr_1 = n1_1;
         end
         if (queue__grant[1]) begin
-            req_addr_1 = queue__id_1[(32'h0)+:(16)];
+            req_addr_1 = queue__id_1[(32'h0)+:(16)] | queue__id_1[(32'h10)+:(16)];
         end
         next_1__d = n1_1;
         tail_1__d = t1_1;
@@ -2106,7 +2110,7 @@ module paver_tb_base_fermi(clock,reset,start,groups,steal_mode,recipient_idle,ro
             req_addr_2 = n1_2;
         end
         if (queue__grant[2]) begin
-            req_addr_2 = queue__id_2[(32'h0)+:(16)];
+            req_addr_2 = queue__id_2[(32'h0)+:(16)] | queue__id_2[(32'h10)+:(16)];
         end
         next_2__d = n1_2;
         tail_2__d = t1_2;
@@ -2137,7 +2141,7 @@ module paver_tb_base_fermi(clock,reset,start,groups,steal_mode,recipient_idle,ro
             req_addr_3 = n1_3;
         end
         if (queue__grant[3]) begin
-            req_addr_3 = queue__id_3[(32'h0)+:(16)];
+            req_addr_3 = queue__id_3[(32'h0)+:(16)] | queue__id_3[(32'h10)+:(16)];
         end
         next_3__d = n1_3;
         tail_3__d = t1_3;
@@ -2168,7 +2172,7 @@ module paver_tb_base_fermi(clock,reset,start,groups,steal_mode,recipient_idle,ro
             req_addr_4 = n1_4;
         end
         if (queue__grant[4]) begin
-            req_addr_4 = queue__id_4[(32'h0)+:(16)];
+            req_addr_4 = queue__id_4[(32'h0)+:(16)] | queue__id_4[(32'h10)+:(16)];
         end
         next_4__d = n1_4;
         tail_4__d = t1_4;
@@ -2199,7 +2203,7 @@ module paver_tb_base_fermi(clock,reset,start,groups,steal_mode,recipient_idle,ro
             req_addr_5 = n1_5;
         end
         if (queue__grant[5]) begin
-            req_addr_5 = queue__id_5[(32'h0)+:(16)];
+            req_addr_5 = queue__id_5[(32'h0)+:(16)] | queue__id_5[(32'h10)+:(16)];
         end
         next_5__d = n1_5;
         tail_5__d = t1_5;
@@ -2230,7 +2234,7 @@ module paver_tb_base_fermi(clock,reset,start,groups,steal_mode,recipient_idle,ro
             req_addr_6 = n1_6;
         end
         if (queue__grant[6]) begin
-            req_addr_6 = queue__id_6[(32'h0)+:(16)];
+            req_addr_6 = queue__id_6[(32'h0)+:(16)] | queue__id_6[(32'h10)+:(16)];
         end
         next_6__d = n1_6;
         tail_6__d = t1_6;
@@ -2261,7 +2265,7 @@ module paver_tb_base_fermi(clock,reset,start,groups,steal_mode,recipient_idle,ro
             req_addr_7 = n1_7;
         end
         if (queue__grant[7]) begin
-            req_addr_7 = queue__id_7[(32'h0)+:(16)];
+            req_addr_7 = queue__id_7[(32'h0)+:(16)] | queue__id_7[(32'h10)+:(16)];
         end
         next_7__d = n1_7;
         tail_7__d = t1_7;
@@ -2292,7 +2296,7 @@ module paver_tb_base_fermi(clock,reset,start,groups,steal_mode,recipient_idle,ro
             req_addr_8 = n1_8;
         end
         if (queue__grant[8]) begin
-            req_addr_8 = queue__id_8[(32'h0)+:(16)];
+            req_addr_8 = queue__id_8[(32'h0)+:(16)] | queue__id_8[(32'h10)+:(16)];
         end
         next_8__d = n1_8;
         tail_8__d = t1_8;
@@ -2323,7 +2327,7 @@ module paver_tb_base_fermi(clock,reset,start,groups,steal_mode,recipient_idle,ro
             req_addr_9 = n1_9;
         end
         if (queue__grant[9]) begin
-            req_addr_9 = queue__id_9[(32'h0)+:(16)];
+            req_addr_9 = queue__id_9[(32'h0)+:(16)] | queue__id_9[(32'h10)+:(16)];
         end
         next_9__d = n1_9;
         tail_9__d = t1_9;
@@ -2354,7 +2358,7 @@ module paver_tb_base_fermi(clock,reset,start,groups,steal_mode,recipient_idle,ro
             req_addr_10 = n1_10;
         end
         if (queue__grant[10]) begin
-            req_addr_10 = queue__id_10[(32'h0)+:(16)];
+            req_addr_10 = queue__id_10[(32'h0)+:(16)] | queue__id_10[(32'h10)+:(16)];
         end
         next_10__d = n1_10;
         tail_10__d = t1_10;
@@ -2385,7 +2389,7 @@ module paver_tb_base_fermi(clock,reset,start,groups,steal_mode,recipient_idle,ro
             req_addr_11 = n1_11;
         end
         if (queue__grant[11]) begin
-            req_addr_11 = queue__id_11[(32'h0)+:(16)];
+            req_addr_11 = queue__id_11[(32'h0)+:(16)] | queue__id_11[(32'h10)+:(16)];
         end
         next_11__d = n1_11;
         tail_11__d = t1_11;
@@ -2416,7 +2420,7 @@ module paver_tb_base_fermi(clock,reset,start,groups,steal_mode,recipient_idle,ro
             req_addr_12 = n1_12;
         end
         if (queue__grant[12]) begin
-            req_addr_12 = queue__id_12[(32'h0)+:(16)];
+            req_addr_12 = queue__id_12[(32'h0)+:(16)] | queue__id_12[(32'h10)+:(16)];
         end
         next_12__d = n1_12;
         tail_12__d = t1_12;
@@ -2447,7 +2451,7 @@ module paver_tb_base_fermi(clock,reset,start,groups,steal_mode,recipient_idle,ro
             req_addr_13 = n1_13;
         end
         if (queue__grant[13]) begin
-            req_addr_13 = queue__id_13[(32'h0)+:(16)];
+            req_addr_13 = queue__id_13[(32'h0)+:(16)] | queue__id_13[(32'h10)+:(16)];
         end
         next_13__d = n1_13;
         tail_13__d = t1_13;
@@ -2478,7 +2482,7 @@ module paver_tb_base_fermi(clock,reset,start,groups,steal_mode,recipient_idle,ro
             req_addr_14 = n1_14;
         end
         if (queue__grant[14]) begin
-            req_addr_14 = queue__id_14[(32'h0)+:(16)];
+            req_addr_14 = queue__id_14[(32'h0)+:(16)] | queue__id_14[(32'h10)+:(16)];
         end
         next_14__d = n1_14;
         tail_14__d = t1_14;

@@ -462,6 +462,9 @@ module paver_tb_base_proto(clock,reset,start,groups,steal_mode,recipient_idle,ro
     reg  [15:0] need;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
+    reg  can_give;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  fire;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
@@ -899,8 +902,9 @@ module paver_tb_base_proto(clock,reset,start,groups,steal_mode,recipient_idle,ro
             s_reg__d = s_cnt;
             need_reg__d = need;
         end
-        fire = commit & (s_reg__q != zero16) & ~|(room & donor__q) & (w_sel >= need_reg__q) & recipient__valid;
-        recipient__advance = fire;
+        can_give = commit & (s_reg__q != zero16) & ~|(room & donor__q) & (w_sel >= need_reg__q);
+        fire = can_give & recipient__valid;
+        recipient__advance = can_give;
         cut = tail_mux__out - s_reg__q;
         donor_index__onehot = donor__q;
         steal = fire;
@@ -973,7 +977,7 @@ module paver_tb_base_proto(clock,reset,start,groups,steal_mode,recipient_idle,ro
             req_addr_0 = n1_0;
         end
         if (queue__grant[0]) begin
-            req_addr_0 = queue__id_0[(32'h0)+:(16)];
+            req_addr_0 = queue__id_0[(32'h0)+:(16)] | queue__id_0[(32'h10)+:(16)];
         end
         next_0__d = n1_0;
         tail_0__d = t1_0;
@@ -1004,7 +1008,7 @@ module paver_tb_base_proto(clock,reset,start,groups,steal_mode,recipient_idle,ro
             req_addr_1 = n1_1;
         end
         if (queue__grant[1]) begin
-            req_addr_1 = queue__id_1[(32'h0)+:(16)];
+            req_addr_1 = queue__id_1[(32'h0)+:(16)] | queue__id_1[(32'h10)+:(16)];
         end
         next_1__d = n1_1;
         tail_1__d = t1_1;
@@ -1035,7 +1039,7 @@ module paver_tb_base_proto(clock,reset,start,groups,steal_mode,recipient_idle,ro
             req_addr_2 = n1_2;
         end
         if (queue__grant[2]) begin
-            req_addr_2 = queue__id_2[(32'h0)+:(16)];
+            req_addr_2 = queue__id_2[(32'h0)+:(16)] | queue__id_2[(32'h10)+:(16)];
         end
         next_2__d = n1_2;
         tail_2__d = t1_2;
@@ -1066,7 +1070,7 @@ module paver_tb_base_proto(clock,reset,start,groups,steal_mode,recipient_idle,ro
             req_addr_3 = n1_3;
         end
         if (queue__grant[3]) begin
-            req_addr_3 = queue__id_3[(32'h0)+:(16)];
+            req_addr_3 = queue__id_3[(32'h0)+:(16)] | queue__id_3[(32'h10)+:(16)];
         end
         next_3__d = n1_3;
         tail_3__d = t1_3;

@@ -4034,6 +4034,9 @@ module paver_tb_base_titanv(clock,reset,start,groups,steal_mode,recipient_idle,r
     reg  [15:0] need;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
+    reg  can_give;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  fire;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
@@ -8271,8 +8274,9 @@ module paver_tb_base_titanv(clock,reset,start,groups,steal_mode,recipient_idle,r
             s_reg__d = s_cnt;
             need_reg__d = need;
         end
-        fire = commit & (s_reg__q != zero16) & ~|(room & donor__q) & (w_sel >= need_reg__q) & recipient__valid;
-        recipient__advance = fire;
+        can_give = commit & (s_reg__q != zero16) & ~|(room & donor__q) & (w_sel >= need_reg__q);
+        fire = can_give & recipient__valid;
+        recipient__advance = can_give;
         cut = tail_mux__out - s_reg__q;
         donor_index__onehot = donor__q;
         steal = fire;
@@ -8355,7 +8359,7 @@ module paver_tb_base_titanv(clock,reset,start,groups,steal_mode,recipient_idle,r
             req_addr_0 = n1_0;
         end
         if (queue__grant[0]) begin
-            req_addr_0 = queue__id_0[(32'h0)+:(16)];
+            req_addr_0 = queue__id_0[(32'h0)+:(16)] | queue__id_0[(32'h10)+:(16)];
         end
         next_0__d = n1_0;
         tail_0__d = t1_0;
@@ -8386,7 +8390,7 @@ module paver_tb_base_titanv(clock,reset,start,groups,steal_mode,recipient_idle,r
             req_addr_1 = n1_1;
         end
         if (queue__grant[1]) begin
-            req_addr_1 = queue__id_1[(32'h0)+:(16)];
+            req_addr_1 = queue__id_1[(32'h0)+:(16)] | queue__id_1[(32'h10)+:(16)];
         end
         next_1__d = n1_1;
         tail_1__d = t1_1;
@@ -8417,7 +8421,7 @@ module paver_tb_base_titanv(clock,reset,start,groups,steal_mode,recipient_idle,r
             req_addr_2 = n1_2;
         end
         if (queue__grant[2]) begin
-            req_addr_2 = queue__id_2[(32'h0)+:(16)];
+            req_addr_2 = queue__id_2[(32'h0)+:(16)] | queue__id_2[(32'h10)+:(16)];
         end
         next_2__d = n1_2;
         tail_2__d = t1_2;
@@ -8448,7 +8452,7 @@ module paver_tb_base_titanv(clock,reset,start,groups,steal_mode,recipient_idle,r
             req_addr_3 = n1_3;
         end
         if (queue__grant[3]) begin
-            req_addr_3 = queue__id_3[(32'h0)+:(16)];
+            req_addr_3 = queue__id_3[(32'h0)+:(16)] | queue__id_3[(32'h10)+:(16)];
         end
         next_3__d = n1_3;
         tail_3__d = t1_3;
@@ -8479,7 +8483,7 @@ module paver_tb_base_titanv(clock,reset,start,groups,steal_mode,recipient_idle,r
             req_addr_4 = n1_4;
         end
         if (queue__grant[4]) begin
-            req_addr_4 = queue__id_4[(32'h0)+:(16)];
+            req_addr_4 = queue__id_4[(32'h0)+:(16)] | queue__id_4[(32'h10)+:(16)];
         end
         next_4__d = n1_4;
         tail_4__d = t1_4;
@@ -8510,7 +8514,7 @@ module paver_tb_base_titanv(clock,reset,start,groups,steal_mode,recipient_idle,r
             req_addr_5 = n1_5;
         end
         if (queue__grant[5]) begin
-            req_addr_5 = queue__id_5[(32'h0)+:(16)];
+            req_addr_5 = queue__id_5[(32'h0)+:(16)] | queue__id_5[(32'h10)+:(16)];
         end
         next_5__d = n1_5;
         tail_5__d = t1_5;
@@ -8541,7 +8545,7 @@ module paver_tb_base_titanv(clock,reset,start,groups,steal_mode,recipient_idle,r
             req_addr_6 = n1_6;
         end
         if (queue__grant[6]) begin
-            req_addr_6 = queue__id_6[(32'h0)+:(16)];
+            req_addr_6 = queue__id_6[(32'h0)+:(16)] | queue__id_6[(32'h10)+:(16)];
         end
         next_6__d = n1_6;
         tail_6__d = t1_6;
@@ -8572,7 +8576,7 @@ module paver_tb_base_titanv(clock,reset,start,groups,steal_mode,recipient_idle,r
             req_addr_7 = n1_7;
         end
         if (queue__grant[7]) begin
-            req_addr_7 = queue__id_7[(32'h0)+:(16)];
+            req_addr_7 = queue__id_7[(32'h0)+:(16)] | queue__id_7[(32'h10)+:(16)];
         end
         next_7__d = n1_7;
         tail_7__d = t1_7;
@@ -8603,7 +8607,7 @@ module paver_tb_base_titanv(clock,reset,start,groups,steal_mode,recipient_idle,r
             req_addr_8 = n1_8;
         end
         if (queue__grant[8]) begin
-            req_addr_8 = queue__id_8[(32'h0)+:(16)];
+            req_addr_8 = queue__id_8[(32'h0)+:(16)] | queue__id_8[(32'h10)+:(16)];
         end
         next_8__d = n1_8;
         tail_8__d = t1_8;
@@ -8634,7 +8638,7 @@ module paver_tb_base_titanv(clock,reset,start,groups,steal_mode,recipient_idle,r
             req_addr_9 = n1_9;
         end
         if (queue__grant[9]) begin
-            req_addr_9 = queue__id_9[(32'h0)+:(16)];
+            req_addr_9 = queue__id_9[(32'h0)+:(16)] | queue__id_9[(32'h10)+:(16)];
         end
         next_9__d = n1_9;
         tail_9__d = t1_9;
@@ -8665,7 +8669,7 @@ module paver_tb_base_titanv(clock,reset,start,groups,steal_mode,recipient_idle,r
             req_addr_10 = n1_10;
         end
         if (queue__grant[10]) begin
-            req_addr_10 = queue__id_10[(32'h0)+:(16)];
+            req_addr_10 = queue__id_10[(32'h0)+:(16)] | queue__id_10[(32'h10)+:(16)];
         end
         next_10__d = n1_10;
         tail_10__d = t1_10;
@@ -8696,7 +8700,7 @@ module paver_tb_base_titanv(clock,reset,start,groups,steal_mode,recipient_idle,r
             req_addr_11 = n1_11;
         end
         if (queue__grant[11]) begin
-            req_addr_11 = queue__id_11[(32'h0)+:(16)];
+            req_addr_11 = queue__id_11[(32'h0)+:(16)] | queue__id_11[(32'h10)+:(16)];
         end
         next_11__d = n1_11;
         tail_11__d = t1_11;
@@ -8727,7 +8731,7 @@ module paver_tb_base_titanv(clock,reset,start,groups,steal_mode,recipient_idle,r
             req_addr_12 = n1_12;
         end
         if (queue__grant[12]) begin
-            req_addr_12 = queue__id_12[(32'h0)+:(16)];
+            req_addr_12 = queue__id_12[(32'h0)+:(16)] | queue__id_12[(32'h10)+:(16)];
         end
         next_12__d = n1_12;
         tail_12__d = t1_12;
@@ -8758,7 +8762,7 @@ module paver_tb_base_titanv(clock,reset,start,groups,steal_mode,recipient_idle,r
             req_addr_13 = n1_13;
         end
         if (queue__grant[13]) begin
-            req_addr_13 = queue__id_13[(32'h0)+:(16)];
+            req_addr_13 = queue__id_13[(32'h0)+:(16)] | queue__id_13[(32'h10)+:(16)];
         end
         next_13__d = n1_13;
         tail_13__d = t1_13;
@@ -8789,7 +8793,7 @@ module paver_tb_base_titanv(clock,reset,start,groups,steal_mode,recipient_idle,r
             req_addr_14 = n1_14;
         end
         if (queue__grant[14]) begin
-            req_addr_14 = queue__id_14[(32'h0)+:(16)];
+            req_addr_14 = queue__id_14[(32'h0)+:(16)] | queue__id_14[(32'h10)+:(16)];
         end
         next_14__d = n1_14;
         tail_14__d = t1_14;
@@ -8820,7 +8824,7 @@ module paver_tb_base_titanv(clock,reset,start,groups,steal_mode,recipient_idle,r
             req_addr_15 = n1_15;
         end
         if (queue__grant[15]) begin
-            req_addr_15 = queue__id_15[(32'h0)+:(16)];
+            req_addr_15 = queue__id_15[(32'h0)+:(16)] | queue__id_15[(32'h10)+:(16)];
         end
         next_15__d = n1_15;
         tail_15__d = t1_15;
@@ -8851,7 +8855,7 @@ module paver_tb_base_titanv(clock,reset,start,groups,steal_mode,recipient_idle,r
             req_addr_16 = n1_16;
         end
         if (queue__grant[16]) begin
-            req_addr_16 = queue__id_16[(32'h0)+:(16)];
+            req_addr_16 = queue__id_16[(32'h0)+:(16)] | queue__id_16[(32'h10)+:(16)];
         end
         next_16__d = n1_16;
         tail_16__d = t1_16;
@@ -8882,7 +8886,7 @@ module paver_tb_base_titanv(clock,reset,start,groups,steal_mode,recipient_idle,r
             req_addr_17 = n1_17;
         end
         if (queue__grant[17]) begin
-            req_addr_17 = queue__id_17[(32'h0)+:(16)];
+            req_addr_17 = queue__id_17[(32'h0)+:(16)] | queue__id_17[(32'h10)+:(16)];
         end
         next_17__d = n1_17;
         tail_17__d = t1_17;
@@ -8913,7 +8917,7 @@ module paver_tb_base_titanv(clock,reset,start,groups,steal_mode,recipient_idle,r
             req_addr_18 = n1_18;
         end
         if (queue__grant[18]) begin
-            req_addr_18 = queue__id_18[(32'h0)+:(16)];
+            req_addr_18 = queue__id_18[(32'h0)+:(16)] | queue__id_18[(32'h10)+:(16)];
         end
         next_18__d = n1_18;
         tail_18__d = t1_18;
@@ -8944,7 +8948,7 @@ module paver_tb_base_titanv(clock,reset,start,groups,steal_mode,recipient_idle,r
             req_addr_19 = n1_19;
         end
         if (queue__grant[19]) begin
-            req_addr_19 = queue__id_19[(32'h0)+:(16)];
+            req_addr_19 = queue__id_19[(32'h0)+:(16)] | queue__id_19[(32'h10)+:(16)];
         end
         next_19__d = n1_19;
         tail_19__d = t1_19;
@@ -8975,7 +8979,7 @@ module paver_tb_base_titanv(clock,reset,start,groups,steal_mode,recipient_idle,r
             req_addr_20 = n1_20;
         end
         if (queue__grant[20]) begin
-            req_addr_20 = queue__id_20[(32'h0)+:(16)];
+            req_addr_20 = queue__id_20[(32'h0)+:(16)] | queue__id_20[(32'h10)+:(16)];
         end
         next_20__d = n1_20;
         tail_20__d = t1_20;
@@ -9006,7 +9010,7 @@ module paver_tb_base_titanv(clock,reset,start,groups,steal_mode,recipient_idle,r
             req_addr_21 = n1_21;
         end
         if (queue__grant[21]) begin
-            req_addr_21 = queue__id_21[(32'h0)+:(16)];
+            req_addr_21 = queue__id_21[(32'h0)+:(16)] | queue__id_21[(32'h10)+:(16)];
         end
         next_21__d = n1_21;
         tail_21__d = t1_21;
@@ -9037,7 +9041,7 @@ module paver_tb_base_titanv(clock,reset,start,groups,steal_mode,recipient_idle,r
             req_addr_22 = n1_22;
         end
         if (queue__grant[22]) begin
-            req_addr_22 = queue__id_22[(32'h0)+:(16)];
+            req_addr_22 = queue__id_22[(32'h0)+:(16)] | queue__id_22[(32'h10)+:(16)];
         end
         next_22__d = n1_22;
         tail_22__d = t1_22;
@@ -9068,7 +9072,7 @@ module paver_tb_base_titanv(clock,reset,start,groups,steal_mode,recipient_idle,r
             req_addr_23 = n1_23;
         end
         if (queue__grant[23]) begin
-            req_addr_23 = queue__id_23[(32'h0)+:(16)];
+            req_addr_23 = queue__id_23[(32'h0)+:(16)] | queue__id_23[(32'h10)+:(16)];
         end
         next_23__d = n1_23;
         tail_23__d = t1_23;
@@ -9099,7 +9103,7 @@ module paver_tb_base_titanv(clock,reset,start,groups,steal_mode,recipient_idle,r
             req_addr_24 = n1_24;
         end
         if (queue__grant[24]) begin
-            req_addr_24 = queue__id_24[(32'h0)+:(16)];
+            req_addr_24 = queue__id_24[(32'h0)+:(16)] | queue__id_24[(32'h10)+:(16)];
         end
         next_24__d = n1_24;
         tail_24__d = t1_24;
@@ -9130,7 +9134,7 @@ module paver_tb_base_titanv(clock,reset,start,groups,steal_mode,recipient_idle,r
             req_addr_25 = n1_25;
         end
         if (queue__grant[25]) begin
-            req_addr_25 = queue__id_25[(32'h0)+:(16)];
+            req_addr_25 = queue__id_25[(32'h0)+:(16)] | queue__id_25[(32'h10)+:(16)];
         end
         next_25__d = n1_25;
         tail_25__d = t1_25;
@@ -9161,7 +9165,7 @@ module paver_tb_base_titanv(clock,reset,start,groups,steal_mode,recipient_idle,r
             req_addr_26 = n1_26;
         end
         if (queue__grant[26]) begin
-            req_addr_26 = queue__id_26[(32'h0)+:(16)];
+            req_addr_26 = queue__id_26[(32'h0)+:(16)] | queue__id_26[(32'h10)+:(16)];
         end
         next_26__d = n1_26;
         tail_26__d = t1_26;
@@ -9192,7 +9196,7 @@ module paver_tb_base_titanv(clock,reset,start,groups,steal_mode,recipient_idle,r
             req_addr_27 = n1_27;
         end
         if (queue__grant[27]) begin
-            req_addr_27 = queue__id_27[(32'h0)+:(16)];
+            req_addr_27 = queue__id_27[(32'h0)+:(16)] | queue__id_27[(32'h10)+:(16)];
         end
         next_27__d = n1_27;
         tail_27__d = t1_27;
@@ -9223,7 +9227,7 @@ module paver_tb_base_titanv(clock,reset,start,groups,steal_mode,recipient_idle,r
             req_addr_28 = n1_28;
         end
         if (queue__grant[28]) begin
-            req_addr_28 = queue__id_28[(32'h0)+:(16)];
+            req_addr_28 = queue__id_28[(32'h0)+:(16)] | queue__id_28[(32'h10)+:(16)];
         end
         next_28__d = n1_28;
         tail_28__d = t1_28;
@@ -9254,7 +9258,7 @@ module paver_tb_base_titanv(clock,reset,start,groups,steal_mode,recipient_idle,r
             req_addr_29 = n1_29;
         end
         if (queue__grant[29]) begin
-            req_addr_29 = queue__id_29[(32'h0)+:(16)];
+            req_addr_29 = queue__id_29[(32'h0)+:(16)] | queue__id_29[(32'h10)+:(16)];
         end
         next_29__d = n1_29;
         tail_29__d = t1_29;
@@ -9285,7 +9289,7 @@ module paver_tb_base_titanv(clock,reset,start,groups,steal_mode,recipient_idle,r
             req_addr_30 = n1_30;
         end
         if (queue__grant[30]) begin
-            req_addr_30 = queue__id_30[(32'h0)+:(16)];
+            req_addr_30 = queue__id_30[(32'h0)+:(16)] | queue__id_30[(32'h10)+:(16)];
         end
         next_30__d = n1_30;
         tail_30__d = t1_30;
@@ -9316,7 +9320,7 @@ module paver_tb_base_titanv(clock,reset,start,groups,steal_mode,recipient_idle,r
             req_addr_31 = n1_31;
         end
         if (queue__grant[31]) begin
-            req_addr_31 = queue__id_31[(32'h0)+:(16)];
+            req_addr_31 = queue__id_31[(32'h0)+:(16)] | queue__id_31[(32'h10)+:(16)];
         end
         next_31__d = n1_31;
         tail_31__d = t1_31;
@@ -9347,7 +9351,7 @@ module paver_tb_base_titanv(clock,reset,start,groups,steal_mode,recipient_idle,r
             req_addr_32 = n1_32;
         end
         if (queue__grant[32]) begin
-            req_addr_32 = queue__id_32[(32'h0)+:(16)];
+            req_addr_32 = queue__id_32[(32'h0)+:(16)] | queue__id_32[(32'h10)+:(16)];
         end
         next_32__d = n1_32;
         tail_32__d = t1_32;
@@ -9378,7 +9382,7 @@ module paver_tb_base_titanv(clock,reset,start,groups,steal_mode,recipient_idle,r
             req_addr_33 = n1_33;
         end
         if (queue__grant[33]) begin
-            req_addr_33 = queue__id_33[(32'h0)+:(16)];
+            req_addr_33 = queue__id_33[(32'h0)+:(16)] | queue__id_33[(32'h10)+:(16)];
         end
         next_33__d = n1_33;
         tail_33__d = t1_33;
@@ -9409,7 +9413,7 @@ module paver_tb_base_titanv(clock,reset,start,groups,steal_mode,recipient_idle,r
             req_addr_34 = n1_34;
         end
         if (queue__grant[34]) begin
-            req_addr_34 = queue__id_34[(32'h0)+:(16)];
+            req_addr_34 = queue__id_34[(32'h0)+:(16)] | queue__id_34[(32'h10)+:(16)];
         end
         next_34__d = n1_34;
         tail_34__d = t1_34;
@@ -9440,7 +9444,7 @@ module paver_tb_base_titanv(clock,reset,start,groups,steal_mode,recipient_idle,r
             req_addr_35 = n1_35;
         end
         if (queue__grant[35]) begin
-            req_addr_35 = queue__id_35[(32'h0)+:(16)];
+            req_addr_35 = queue__id_35[(32'h0)+:(16)] | queue__id_35[(32'h10)+:(16)];
         end
         next_35__d = n1_35;
         tail_35__d = t1_35;
@@ -9471,7 +9475,7 @@ module paver_tb_base_titanv(clock,reset,start,groups,steal_mode,recipient_idle,r
             req_addr_36 = n1_36;
         end
         if (queue__grant[36]) begin
-            req_addr_36 = queue__id_36[(32'h0)+:(16)];
+            req_addr_36 = queue__id_36[(32'h0)+:(16)] | queue__id_36[(32'h10)+:(16)];
         end
         next_36__d = n1_36;
         tail_36__d = t1_36;
@@ -9502,7 +9506,7 @@ module paver_tb_base_titanv(clock,reset,start,groups,steal_mode,recipient_idle,r
             req_addr_37 = n1_37;
         end
         if (queue__grant[37]) begin
-            req_addr_37 = queue__id_37[(32'h0)+:(16)];
+            req_addr_37 = queue__id_37[(32'h0)+:(16)] | queue__id_37[(32'h10)+:(16)];
         end
         next_37__d = n1_37;
         tail_37__d = t1_37;
@@ -9533,7 +9537,7 @@ module paver_tb_base_titanv(clock,reset,start,groups,steal_mode,recipient_idle,r
             req_addr_38 = n1_38;
         end
         if (queue__grant[38]) begin
-            req_addr_38 = queue__id_38[(32'h0)+:(16)];
+            req_addr_38 = queue__id_38[(32'h0)+:(16)] | queue__id_38[(32'h10)+:(16)];
         end
         next_38__d = n1_38;
         tail_38__d = t1_38;
@@ -9564,7 +9568,7 @@ module paver_tb_base_titanv(clock,reset,start,groups,steal_mode,recipient_idle,r
             req_addr_39 = n1_39;
         end
         if (queue__grant[39]) begin
-            req_addr_39 = queue__id_39[(32'h0)+:(16)];
+            req_addr_39 = queue__id_39[(32'h0)+:(16)] | queue__id_39[(32'h10)+:(16)];
         end
         next_39__d = n1_39;
         tail_39__d = t1_39;
@@ -9595,7 +9599,7 @@ module paver_tb_base_titanv(clock,reset,start,groups,steal_mode,recipient_idle,r
             req_addr_40 = n1_40;
         end
         if (queue__grant[40]) begin
-            req_addr_40 = queue__id_40[(32'h0)+:(16)];
+            req_addr_40 = queue__id_40[(32'h0)+:(16)] | queue__id_40[(32'h10)+:(16)];
         end
         next_40__d = n1_40;
         tail_40__d = t1_40;
@@ -9626,7 +9630,7 @@ module paver_tb_base_titanv(clock,reset,start,groups,steal_mode,recipient_idle,r
             req_addr_41 = n1_41;
         end
         if (queue__grant[41]) begin
-            req_addr_41 = queue__id_41[(32'h0)+:(16)];
+            req_addr_41 = queue__id_41[(32'h0)+:(16)] | queue__id_41[(32'h10)+:(16)];
         end
         next_41__d = n1_41;
         tail_41__d = t1_41;
@@ -9657,7 +9661,7 @@ module paver_tb_base_titanv(clock,reset,start,groups,steal_mode,recipient_idle,r
             req_addr_42 = n1_42;
         end
         if (queue__grant[42]) begin
-            req_addr_42 = queue__id_42[(32'h0)+:(16)];
+            req_addr_42 = queue__id_42[(32'h0)+:(16)] | queue__id_42[(32'h10)+:(16)];
         end
         next_42__d = n1_42;
         tail_42__d = t1_42;
@@ -9688,7 +9692,7 @@ module paver_tb_base_titanv(clock,reset,start,groups,steal_mode,recipient_idle,r
             req_addr_43 = n1_43;
         end
         if (queue__grant[43]) begin
-            req_addr_43 = queue__id_43[(32'h0)+:(16)];
+            req_addr_43 = queue__id_43[(32'h0)+:(16)] | queue__id_43[(32'h10)+:(16)];
         end
         next_43__d = n1_43;
         tail_43__d = t1_43;
@@ -9719,7 +9723,7 @@ module paver_tb_base_titanv(clock,reset,start,groups,steal_mode,recipient_idle,r
             req_addr_44 = n1_44;
         end
         if (queue__grant[44]) begin
-            req_addr_44 = queue__id_44[(32'h0)+:(16)];
+            req_addr_44 = queue__id_44[(32'h0)+:(16)] | queue__id_44[(32'h10)+:(16)];
         end
         next_44__d = n1_44;
         tail_44__d = t1_44;
@@ -9750,7 +9754,7 @@ module paver_tb_base_titanv(clock,reset,start,groups,steal_mode,recipient_idle,r
             req_addr_45 = n1_45;
         end
         if (queue__grant[45]) begin
-            req_addr_45 = queue__id_45[(32'h0)+:(16)];
+            req_addr_45 = queue__id_45[(32'h0)+:(16)] | queue__id_45[(32'h10)+:(16)];
         end
         next_45__d = n1_45;
         tail_45__d = t1_45;
@@ -9781,7 +9785,7 @@ module paver_tb_base_titanv(clock,reset,start,groups,steal_mode,recipient_idle,r
             req_addr_46 = n1_46;
         end
         if (queue__grant[46]) begin
-            req_addr_46 = queue__id_46[(32'h0)+:(16)];
+            req_addr_46 = queue__id_46[(32'h0)+:(16)] | queue__id_46[(32'h10)+:(16)];
         end
         next_46__d = n1_46;
         tail_46__d = t1_46;
@@ -9812,7 +9816,7 @@ module paver_tb_base_titanv(clock,reset,start,groups,steal_mode,recipient_idle,r
             req_addr_47 = n1_47;
         end
         if (queue__grant[47]) begin
-            req_addr_47 = queue__id_47[(32'h0)+:(16)];
+            req_addr_47 = queue__id_47[(32'h0)+:(16)] | queue__id_47[(32'h10)+:(16)];
         end
         next_47__d = n1_47;
         tail_47__d = t1_47;
@@ -9843,7 +9847,7 @@ module paver_tb_base_titanv(clock,reset,start,groups,steal_mode,recipient_idle,r
             req_addr_48 = n1_48;
         end
         if (queue__grant[48]) begin
-            req_addr_48 = queue__id_48[(32'h0)+:(16)];
+            req_addr_48 = queue__id_48[(32'h0)+:(16)] | queue__id_48[(32'h10)+:(16)];
         end
         next_48__d = n1_48;
         tail_48__d = t1_48;
@@ -9874,7 +9878,7 @@ module paver_tb_base_titanv(clock,reset,start,groups,steal_mode,recipient_idle,r
             req_addr_49 = n1_49;
         end
         if (queue__grant[49]) begin
-            req_addr_49 = queue__id_49[(32'h0)+:(16)];
+            req_addr_49 = queue__id_49[(32'h0)+:(16)] | queue__id_49[(32'h10)+:(16)];
         end
         next_49__d = n1_49;
         tail_49__d = t1_49;
@@ -9905,7 +9909,7 @@ module paver_tb_base_titanv(clock,reset,start,groups,steal_mode,recipient_idle,r
             req_addr_50 = n1_50;
         end
         if (queue__grant[50]) begin
-            req_addr_50 = queue__id_50[(32'h0)+:(16)];
+            req_addr_50 = queue__id_50[(32'h0)+:(16)] | queue__id_50[(32'h10)+:(16)];
         end
         next_50__d = n1_50;
         tail_50__d = t1_50;
@@ -9936,7 +9940,7 @@ module paver_tb_base_titanv(clock,reset,start,groups,steal_mode,recipient_idle,r
             req_addr_51 = n1_51;
         end
         if (queue__grant[51]) begin
-            req_addr_51 = queue__id_51[(32'h0)+:(16)];
+            req_addr_51 = queue__id_51[(32'h0)+:(16)] | queue__id_51[(32'h10)+:(16)];
         end
         next_51__d = n1_51;
         tail_51__d = t1_51;
@@ -9967,7 +9971,7 @@ module paver_tb_base_titanv(clock,reset,start,groups,steal_mode,recipient_idle,r
             req_addr_52 = n1_52;
         end
         if (queue__grant[52]) begin
-            req_addr_52 = queue__id_52[(32'h0)+:(16)];
+            req_addr_52 = queue__id_52[(32'h0)+:(16)] | queue__id_52[(32'h10)+:(16)];
         end
         next_52__d = n1_52;
         tail_52__d = t1_52;
@@ -9998,7 +10002,7 @@ module paver_tb_base_titanv(clock,reset,start,groups,steal_mode,recipient_idle,r
             req_addr_53 = n1_53;
         end
         if (queue__grant[53]) begin
-            req_addr_53 = queue__id_53[(32'h0)+:(16)];
+            req_addr_53 = queue__id_53[(32'h0)+:(16)] | queue__id_53[(32'h10)+:(16)];
         end
         next_53__d = n1_53;
         tail_53__d = t1_53;
@@ -10029,7 +10033,7 @@ module paver_tb_base_titanv(clock,reset,start,groups,steal_mode,recipient_idle,r
             req_addr_54 = n1_54;
         end
         if (queue__grant[54]) begin
-            req_addr_54 = queue__id_54[(32'h0)+:(16)];
+            req_addr_54 = queue__id_54[(32'h0)+:(16)] | queue__id_54[(32'h10)+:(16)];
         end
         next_54__d = n1_54;
         tail_54__d = t1_54;
@@ -10060,7 +10064,7 @@ module paver_tb_base_titanv(clock,reset,start,groups,steal_mode,recipient_idle,r
             req_addr_55 = n1_55;
         end
         if (queue__grant[55]) begin
-            req_addr_55 = queue__id_55[(32'h0)+:(16)];
+            req_addr_55 = queue__id_55[(32'h0)+:(16)] | queue__id_55[(32'h10)+:(16)];
         end
         next_55__d = n1_55;
         tail_55__d = t1_55;
@@ -10091,7 +10095,7 @@ module paver_tb_base_titanv(clock,reset,start,groups,steal_mode,recipient_idle,r
             req_addr_56 = n1_56;
         end
         if (queue__grant[56]) begin
-            req_addr_56 = queue__id_56[(32'h0)+:(16)];
+            req_addr_56 = queue__id_56[(32'h0)+:(16)] | queue__id_56[(32'h10)+:(16)];
         end
         next_56__d = n1_56;
         tail_56__d = t1_56;
@@ -10122,7 +10126,7 @@ module paver_tb_base_titanv(clock,reset,start,groups,steal_mode,recipient_idle,r
             req_addr_57 = n1_57;
         end
         if (queue__grant[57]) begin
-            req_addr_57 = queue__id_57[(32'h0)+:(16)];
+            req_addr_57 = queue__id_57[(32'h0)+:(16)] | queue__id_57[(32'h10)+:(16)];
         end
         next_57__d = n1_57;
         tail_57__d = t1_57;
@@ -10153,7 +10157,7 @@ module paver_tb_base_titanv(clock,reset,start,groups,steal_mode,recipient_idle,r
             req_addr_58 = n1_58;
         end
         if (queue__grant[58]) begin
-            req_addr_58 = queue__id_58[(32'h0)+:(16)];
+            req_addr_58 = queue__id_58[(32'h0)+:(16)] | queue__id_58[(32'h10)+:(16)];
         end
         next_58__d = n1_58;
         tail_58__d = t1_58;
@@ -10184,7 +10188,7 @@ module paver_tb_base_titanv(clock,reset,start,groups,steal_mode,recipient_idle,r
             req_addr_59 = n1_59;
         end
         if (queue__grant[59]) begin
-            req_addr_59 = queue__id_59[(32'h0)+:(16)];
+            req_addr_59 = queue__id_59[(32'h0)+:(16)] | queue__id_59[(32'h10)+:(16)];
         end
         next_59__d = n1_59;
         tail_59__d = t1_59;
@@ -10215,7 +10219,7 @@ module paver_tb_base_titanv(clock,reset,start,groups,steal_mode,recipient_idle,r
             req_addr_60 = n1_60;
         end
         if (queue__grant[60]) begin
-            req_addr_60 = queue__id_60[(32'h0)+:(16)];
+            req_addr_60 = queue__id_60[(32'h0)+:(16)] | queue__id_60[(32'h10)+:(16)];
         end
         next_60__d = n1_60;
         tail_60__d = t1_60;
@@ -10246,7 +10250,7 @@ module paver_tb_base_titanv(clock,reset,start,groups,steal_mode,recipient_idle,r
             req_addr_61 = n1_61;
         end
         if (queue__grant[61]) begin
-            req_addr_61 = queue__id_61[(32'h0)+:(16)];
+            req_addr_61 = queue__id_61[(32'h0)+:(16)] | queue__id_61[(32'h10)+:(16)];
         end
         next_61__d = n1_61;
         tail_61__d = t1_61;
@@ -10277,7 +10281,7 @@ module paver_tb_base_titanv(clock,reset,start,groups,steal_mode,recipient_idle,r
             req_addr_62 = n1_62;
         end
         if (queue__grant[62]) begin
-            req_addr_62 = queue__id_62[(32'h0)+:(16)];
+            req_addr_62 = queue__id_62[(32'h0)+:(16)] | queue__id_62[(32'h10)+:(16)];
         end
         next_62__d = n1_62;
         tail_62__d = t1_62;
@@ -10308,7 +10312,7 @@ module paver_tb_base_titanv(clock,reset,start,groups,steal_mode,recipient_idle,r
             req_addr_63 = n1_63;
         end
         if (queue__grant[63]) begin
-            req_addr_63 = queue__id_63[(32'h0)+:(16)];
+            req_addr_63 = queue__id_63[(32'h0)+:(16)] | queue__id_63[(32'h10)+:(16)];
         end
         next_63__d = n1_63;
         tail_63__d = t1_63;
@@ -10339,7 +10343,7 @@ module paver_tb_base_titanv(clock,reset,start,groups,steal_mode,recipient_idle,r
             req_addr_64 = n1_64;
         end
         if (queue__grant[64]) begin
-            req_addr_64 = queue__id_64[(32'h0)+:(16)];
+            req_addr_64 = queue__id_64[(32'h0)+:(16)] | queue__id_64[(32'h10)+:(16)];
         end
         next_64__d = n1_64;
         tail_64__d = t1_64;
@@ -10370,7 +10374,7 @@ module paver_tb_base_titanv(clock,reset,start,groups,steal_mode,recipient_idle,r
             req_addr_65 = n1_65;
         end
         if (queue__grant[65]) begin
-            req_addr_65 = queue__id_65[(32'h0)+:(16)];
+            req_addr_65 = queue__id_65[(32'h0)+:(16)] | queue__id_65[(32'h10)+:(16)];
         end
         next_65__d = n1_65;
         tail_65__d = t1_65;
@@ -10401,7 +10405,7 @@ module paver_tb_base_titanv(clock,reset,start,groups,steal_mode,recipient_idle,r
             req_addr_66 = n1_66;
         end
         if (queue__grant[66]) begin
-            req_addr_66 = queue__id_66[(32'h0)+:(16)];
+            req_addr_66 = queue__id_66[(32'h0)+:(16)] | queue__id_66[(32'h10)+:(16)];
         end
         next_66__d = n1_66;
         tail_66__d = t1_66;
@@ -10432,7 +10436,7 @@ module paver_tb_base_titanv(clock,reset,start,groups,steal_mode,recipient_idle,r
             req_addr_67 = n1_67;
         end
         if (queue__grant[67]) begin
-            req_addr_67 = queue__id_67[(32'h0)+:(16)];
+            req_addr_67 = queue__id_67[(32'h0)+:(16)] | queue__id_67[(32'h10)+:(16)];
         end
         next_67__d = n1_67;
         tail_67__d = t1_67;
@@ -10463,7 +10467,7 @@ module paver_tb_base_titanv(clock,reset,start,groups,steal_mode,recipient_idle,r
             req_addr_68 = n1_68;
         end
         if (queue__grant[68]) begin
-            req_addr_68 = queue__id_68[(32'h0)+:(16)];
+            req_addr_68 = queue__id_68[(32'h0)+:(16)] | queue__id_68[(32'h10)+:(16)];
         end
         next_68__d = n1_68;
         tail_68__d = t1_68;
@@ -10494,7 +10498,7 @@ module paver_tb_base_titanv(clock,reset,start,groups,steal_mode,recipient_idle,r
             req_addr_69 = n1_69;
         end
         if (queue__grant[69]) begin
-            req_addr_69 = queue__id_69[(32'h0)+:(16)];
+            req_addr_69 = queue__id_69[(32'h0)+:(16)] | queue__id_69[(32'h10)+:(16)];
         end
         next_69__d = n1_69;
         tail_69__d = t1_69;
@@ -10525,7 +10529,7 @@ module paver_tb_base_titanv(clock,reset,start,groups,steal_mode,recipient_idle,r
             req_addr_70 = n1_70;
         end
         if (queue__grant[70]) begin
-            req_addr_70 = queue__id_70[(32'h0)+:(16)];
+            req_addr_70 = queue__id_70[(32'h0)+:(16)] | queue__id_70[(32'h10)+:(16)];
         end
         next_70__d = n1_70;
         tail_70__d = t1_70;
@@ -10556,7 +10560,7 @@ module paver_tb_base_titanv(clock,reset,start,groups,steal_mode,recipient_idle,r
             req_addr_71 = n1_71;
         end
         if (queue__grant[71]) begin
-            req_addr_71 = queue__id_71[(32'h0)+:(16)];
+            req_addr_71 = queue__id_71[(32'h0)+:(16)] | queue__id_71[(32'h10)+:(16)];
         end
         next_71__d = n1_71;
         tail_71__d = t1_71;
@@ -10587,7 +10591,7 @@ module paver_tb_base_titanv(clock,reset,start,groups,steal_mode,recipient_idle,r
             req_addr_72 = n1_72;
         end
         if (queue__grant[72]) begin
-            req_addr_72 = queue__id_72[(32'h0)+:(16)];
+            req_addr_72 = queue__id_72[(32'h0)+:(16)] | queue__id_72[(32'h10)+:(16)];
         end
         next_72__d = n1_72;
         tail_72__d = t1_72;
@@ -10618,7 +10622,7 @@ module paver_tb_base_titanv(clock,reset,start,groups,steal_mode,recipient_idle,r
             req_addr_73 = n1_73;
         end
         if (queue__grant[73]) begin
-            req_addr_73 = queue__id_73[(32'h0)+:(16)];
+            req_addr_73 = queue__id_73[(32'h0)+:(16)] | queue__id_73[(32'h10)+:(16)];
         end
         next_73__d = n1_73;
         tail_73__d = t1_73;
@@ -10649,7 +10653,7 @@ module paver_tb_base_titanv(clock,reset,start,groups,steal_mode,recipient_idle,r
             req_addr_74 = n1_74;
         end
         if (queue__grant[74]) begin
-            req_addr_74 = queue__id_74[(32'h0)+:(16)];
+            req_addr_74 = queue__id_74[(32'h0)+:(16)] | queue__id_74[(32'h10)+:(16)];
         end
         next_74__d = n1_74;
         tail_74__d = t1_74;
@@ -10680,7 +10684,7 @@ module paver_tb_base_titanv(clock,reset,start,groups,steal_mode,recipient_idle,r
             req_addr_75 = n1_75;
         end
         if (queue__grant[75]) begin
-            req_addr_75 = queue__id_75[(32'h0)+:(16)];
+            req_addr_75 = queue__id_75[(32'h0)+:(16)] | queue__id_75[(32'h10)+:(16)];
         end
         next_75__d = n1_75;
         tail_75__d = t1_75;
@@ -10711,7 +10715,7 @@ module paver_tb_base_titanv(clock,reset,start,groups,steal_mode,recipient_idle,r
             req_addr_76 = n1_76;
         end
         if (queue__grant[76]) begin
-            req_addr_76 = queue__id_76[(32'h0)+:(16)];
+            req_addr_76 = queue__id_76[(32'h0)+:(16)] | queue__id_76[(32'h10)+:(16)];
         end
         next_76__d = n1_76;
         tail_76__d = t1_76;
@@ -10742,7 +10746,7 @@ module paver_tb_base_titanv(clock,reset,start,groups,steal_mode,recipient_idle,r
             req_addr_77 = n1_77;
         end
         if (queue__grant[77]) begin
-            req_addr_77 = queue__id_77[(32'h0)+:(16)];
+            req_addr_77 = queue__id_77[(32'h0)+:(16)] | queue__id_77[(32'h10)+:(16)];
         end
         next_77__d = n1_77;
         tail_77__d = t1_77;
@@ -10773,7 +10777,7 @@ module paver_tb_base_titanv(clock,reset,start,groups,steal_mode,recipient_idle,r
             req_addr_78 = n1_78;
         end
         if (queue__grant[78]) begin
-            req_addr_78 = queue__id_78[(32'h0)+:(16)];
+            req_addr_78 = queue__id_78[(32'h0)+:(16)] | queue__id_78[(32'h10)+:(16)];
         end
         next_78__d = n1_78;
         tail_78__d = t1_78;
@@ -10804,7 +10808,7 @@ module paver_tb_base_titanv(clock,reset,start,groups,steal_mode,recipient_idle,r
             req_addr_79 = n1_79;
         end
         if (queue__grant[79]) begin
-            req_addr_79 = queue__id_79[(32'h0)+:(16)];
+            req_addr_79 = queue__id_79[(32'h0)+:(16)] | queue__id_79[(32'h10)+:(16)];
         end
         next_79__d = n1_79;
         tail_79__d = t1_79;

@@ -1590,6 +1590,9 @@ module paver_tb_base_titanx(clock,reset,start,groups,steal_mode,recipient_idle,r
     reg  [15:0] need;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
+    reg  can_give;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  fire;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
@@ -3227,8 +3230,9 @@ module paver_tb_base_titanx(clock,reset,start,groups,steal_mode,recipient_idle,r
             s_reg__d = s_cnt;
             need_reg__d = need;
         end
-        fire = commit & (s_reg__q != zero16) & ~|(room & donor__q) & (w_sel >= need_reg__q) & recipient__valid;
-        recipient__advance = fire;
+        can_give = commit & (s_reg__q != zero16) & ~|(room & donor__q) & (w_sel >= need_reg__q);
+        fire = can_give & recipient__valid;
+        recipient__advance = can_give;
         cut = tail_mux__out - s_reg__q;
         donor_index__onehot = donor__q;
         steal = fire;
@@ -3307,7 +3311,7 @@ module paver_tb_base_titanx(clock,reset,start,groups,steal_mode,recipient_idle,r
             req_addr_0 = n1_0;
         end
         if (queue__grant[0]) begin
-            req_addr_0 = queue__id_0[(32'h0)+:(16)];
+            req_addr_0 = queue__id_0[(32'h0)+:(16)] | queue__id_0[(32'h10)+:(16)];
         end
         next_0__d = n1_0;
         tail_0__d = t1_0;
@@ -3338,7 +3342,7 @@ module paver_tb_base_titanx(clock,reset,start,groups,steal_mode,recipient_idle,r
             req_addr_1 = n1_1;
         end
         if (queue__grant[1]) begin
-            req_addr_1 = queue__id_1[(32'h0)+:(16)];
+            req_addr_1 = queue__id_1[(32'h0)+:(16)] | queue__id_1[(32'h10)+:(16)];
         end
         next_1__d = n1_1;
         tail_1__d = t1_1;
@@ -3369,7 +3373,7 @@ module paver_tb_base_titanx(clock,reset,start,groups,steal_mode,recipient_idle,r
             req_addr_2 = n1_2;
         end
         if (queue__grant[2]) begin
-            req_addr_2 = queue__id_2[(32'h0)+:(16)];
+            req_addr_2 = queue__id_2[(32'h0)+:(16)] | queue__id_2[(32'h10)+:(16)];
         end
         next_2__d = n1_2;
         tail_2__d = t1_2;
@@ -3400,7 +3404,7 @@ module paver_tb_base_titanx(clock,reset,start,groups,steal_mode,recipient_idle,r
             req_addr_3 = n1_3;
         end
         if (queue__grant[3]) begin
-            req_addr_3 = queue__id_3[(32'h0)+:(16)];
+            req_addr_3 = queue__id_3[(32'h0)+:(16)] | queue__id_3[(32'h10)+:(16)];
         end
         next_3__d = n1_3;
         tail_3__d = t1_3;
@@ -3431,7 +3435,7 @@ module paver_tb_base_titanx(clock,reset,start,groups,steal_mode,recipient_idle,r
             req_addr_4 = n1_4;
         end
         if (queue__grant[4]) begin
-            req_addr_4 = queue__id_4[(32'h0)+:(16)];
+            req_addr_4 = queue__id_4[(32'h0)+:(16)] | queue__id_4[(32'h10)+:(16)];
         end
         next_4__d = n1_4;
         tail_4__d = t1_4;
@@ -3462,7 +3466,7 @@ module paver_tb_base_titanx(clock,reset,start,groups,steal_mode,recipient_idle,r
             req_addr_5 = n1_5;
         end
         if (queue__grant[5]) begin
-            req_addr_5 = queue__id_5[(32'h0)+:(16)];
+            req_addr_5 = queue__id_5[(32'h0)+:(16)] | queue__id_5[(32'h10)+:(16)];
         end
         next_5__d = n1_5;
         tail_5__d = t1_5;
@@ -3493,7 +3497,7 @@ module paver_tb_base_titanx(clock,reset,start,groups,steal_mode,recipient_idle,r
             req_addr_6 = n1_6;
         end
         if (queue__grant[6]) begin
-            req_addr_6 = queue__id_6[(32'h0)+:(16)];
+            req_addr_6 = queue__id_6[(32'h0)+:(16)] | queue__id_6[(32'h10)+:(16)];
         end
         next_6__d = n1_6;
         tail_6__d = t1_6;
@@ -3524,7 +3528,7 @@ module paver_tb_base_titanx(clock,reset,start,groups,steal_mode,recipient_idle,r
             req_addr_7 = n1_7;
         end
         if (queue__grant[7]) begin
-            req_addr_7 = queue__id_7[(32'h0)+:(16)];
+            req_addr_7 = queue__id_7[(32'h0)+:(16)] | queue__id_7[(32'h10)+:(16)];
         end
         next_7__d = n1_7;
         tail_7__d = t1_7;
@@ -3555,7 +3559,7 @@ module paver_tb_base_titanx(clock,reset,start,groups,steal_mode,recipient_idle,r
             req_addr_8 = n1_8;
         end
         if (queue__grant[8]) begin
-            req_addr_8 = queue__id_8[(32'h0)+:(16)];
+            req_addr_8 = queue__id_8[(32'h0)+:(16)] | queue__id_8[(32'h10)+:(16)];
         end
         next_8__d = n1_8;
         tail_8__d = t1_8;
@@ -3586,7 +3590,7 @@ module paver_tb_base_titanx(clock,reset,start,groups,steal_mode,recipient_idle,r
             req_addr_9 = n1_9;
         end
         if (queue__grant[9]) begin
-            req_addr_9 = queue__id_9[(32'h0)+:(16)];
+            req_addr_9 = queue__id_9[(32'h0)+:(16)] | queue__id_9[(32'h10)+:(16)];
         end
         next_9__d = n1_9;
         tail_9__d = t1_9;
@@ -3617,7 +3621,7 @@ module paver_tb_base_titanx(clock,reset,start,groups,steal_mode,recipient_idle,r
             req_addr_10 = n1_10;
         end
         if (queue__grant[10]) begin
-            req_addr_10 = queue__id_10[(32'h0)+:(16)];
+            req_addr_10 = queue__id_10[(32'h0)+:(16)] | queue__id_10[(32'h10)+:(16)];
         end
         next_10__d = n1_10;
         tail_10__d = t1_10;
@@ -3648,7 +3652,7 @@ module paver_tb_base_titanx(clock,reset,start,groups,steal_mode,recipient_idle,r
             req_addr_11 = n1_11;
         end
         if (queue__grant[11]) begin
-            req_addr_11 = queue__id_11[(32'h0)+:(16)];
+            req_addr_11 = queue__id_11[(32'h0)+:(16)] | queue__id_11[(32'h10)+:(16)];
         end
         next_11__d = n1_11;
         tail_11__d = t1_11;
@@ -3679,7 +3683,7 @@ module paver_tb_base_titanx(clock,reset,start,groups,steal_mode,recipient_idle,r
             req_addr_12 = n1_12;
         end
         if (queue__grant[12]) begin
-            req_addr_12 = queue__id_12[(32'h0)+:(16)];
+            req_addr_12 = queue__id_12[(32'h0)+:(16)] | queue__id_12[(32'h10)+:(16)];
         end
         next_12__d = n1_12;
         tail_12__d = t1_12;
@@ -3710,7 +3714,7 @@ module paver_tb_base_titanx(clock,reset,start,groups,steal_mode,recipient_idle,r
             req_addr_13 = n1_13;
         end
         if (queue__grant[13]) begin
-            req_addr_13 = queue__id_13[(32'h0)+:(16)];
+            req_addr_13 = queue__id_13[(32'h0)+:(16)] | queue__id_13[(32'h10)+:(16)];
         end
         next_13__d = n1_13;
         tail_13__d = t1_13;
@@ -3741,7 +3745,7 @@ module paver_tb_base_titanx(clock,reset,start,groups,steal_mode,recipient_idle,r
             req_addr_14 = n1_14;
         end
         if (queue__grant[14]) begin
-            req_addr_14 = queue__id_14[(32'h0)+:(16)];
+            req_addr_14 = queue__id_14[(32'h0)+:(16)] | queue__id_14[(32'h10)+:(16)];
         end
         next_14__d = n1_14;
         tail_14__d = t1_14;
@@ -3772,7 +3776,7 @@ module paver_tb_base_titanx(clock,reset,start,groups,steal_mode,recipient_idle,r
             req_addr_15 = n1_15;
         end
         if (queue__grant[15]) begin
-            req_addr_15 = queue__id_15[(32'h0)+:(16)];
+            req_addr_15 = queue__id_15[(32'h0)+:(16)] | queue__id_15[(32'h10)+:(16)];
         end
         next_15__d = n1_15;
         tail_15__d = t1_15;
@@ -3803,7 +3807,7 @@ module paver_tb_base_titanx(clock,reset,start,groups,steal_mode,recipient_idle,r
             req_addr_16 = n1_16;
         end
         if (queue__grant[16]) begin
-            req_addr_16 = queue__id_16[(32'h0)+:(16)];
+            req_addr_16 = queue__id_16[(32'h0)+:(16)] | queue__id_16[(32'h10)+:(16)];
         end
         next_16__d = n1_16;
         tail_16__d = t1_16;
@@ -3834,7 +3838,7 @@ module paver_tb_base_titanx(clock,reset,start,groups,steal_mode,recipient_idle,r
             req_addr_17 = n1_17;
         end
         if (queue__grant[17]) begin
-            req_addr_17 = queue__id_17[(32'h0)+:(16)];
+            req_addr_17 = queue__id_17[(32'h0)+:(16)] | queue__id_17[(32'h10)+:(16)];
         end
         next_17__d = n1_17;
         tail_17__d = t1_17;
@@ -3865,7 +3869,7 @@ module paver_tb_base_titanx(clock,reset,start,groups,steal_mode,recipient_idle,r
             req_addr_18 = n1_18;
         end
         if (queue__grant[18]) begin
-            req_addr_18 = queue__id_18[(32'h0)+:(16)];
+            req_addr_18 = queue__id_18[(32'h0)+:(16)] | queue__id_18[(32'h10)+:(16)];
         end
         next_18__d = n1_18;
         tail_18__d = t1_18;
@@ -3896,7 +3900,7 @@ module paver_tb_base_titanx(clock,reset,start,groups,steal_mode,recipient_idle,r
             req_addr_19 = n1_19;
         end
         if (queue__grant[19]) begin
-            req_addr_19 = queue__id_19[(32'h0)+:(16)];
+            req_addr_19 = queue__id_19[(32'h0)+:(16)] | queue__id_19[(32'h10)+:(16)];
         end
         next_19__d = n1_19;
         tail_19__d = t1_19;
@@ -3927,7 +3931,7 @@ module paver_tb_base_titanx(clock,reset,start,groups,steal_mode,recipient_idle,r
             req_addr_20 = n1_20;
         end
         if (queue__grant[20]) begin
-            req_addr_20 = queue__id_20[(32'h0)+:(16)];
+            req_addr_20 = queue__id_20[(32'h0)+:(16)] | queue__id_20[(32'h10)+:(16)];
         end
         next_20__d = n1_20;
         tail_20__d = t1_20;
@@ -3958,7 +3962,7 @@ module paver_tb_base_titanx(clock,reset,start,groups,steal_mode,recipient_idle,r
             req_addr_21 = n1_21;
         end
         if (queue__grant[21]) begin
-            req_addr_21 = queue__id_21[(32'h0)+:(16)];
+            req_addr_21 = queue__id_21[(32'h0)+:(16)] | queue__id_21[(32'h10)+:(16)];
         end
         next_21__d = n1_21;
         tail_21__d = t1_21;
@@ -3989,7 +3993,7 @@ module paver_tb_base_titanx(clock,reset,start,groups,steal_mode,recipient_idle,r
             req_addr_22 = n1_22;
         end
         if (queue__grant[22]) begin
-            req_addr_22 = queue__id_22[(32'h0)+:(16)];
+            req_addr_22 = queue__id_22[(32'h0)+:(16)] | queue__id_22[(32'h10)+:(16)];
         end
         next_22__d = n1_22;
         tail_22__d = t1_22;
@@ -4020,7 +4024,7 @@ module paver_tb_base_titanx(clock,reset,start,groups,steal_mode,recipient_idle,r
             req_addr_23 = n1_23;
         end
         if (queue__grant[23]) begin
-            req_addr_23 = queue__id_23[(32'h0)+:(16)];
+            req_addr_23 = queue__id_23[(32'h0)+:(16)] | queue__id_23[(32'h10)+:(16)];
         end
         next_23__d = n1_23;
         tail_23__d = t1_23;
@@ -4051,7 +4055,7 @@ module paver_tb_base_titanx(clock,reset,start,groups,steal_mode,recipient_idle,r
             req_addr_24 = n1_24;
         end
         if (queue__grant[24]) begin
-            req_addr_24 = queue__id_24[(32'h0)+:(16)];
+            req_addr_24 = queue__id_24[(32'h0)+:(16)] | queue__id_24[(32'h10)+:(16)];
         end
         next_24__d = n1_24;
         tail_24__d = t1_24;
@@ -4082,7 +4086,7 @@ module paver_tb_base_titanx(clock,reset,start,groups,steal_mode,recipient_idle,r
             req_addr_25 = n1_25;
         end
         if (queue__grant[25]) begin
-            req_addr_25 = queue__id_25[(32'h0)+:(16)];
+            req_addr_25 = queue__id_25[(32'h0)+:(16)] | queue__id_25[(32'h10)+:(16)];
         end
         next_25__d = n1_25;
         tail_25__d = t1_25;
@@ -4113,7 +4117,7 @@ module paver_tb_base_titanx(clock,reset,start,groups,steal_mode,recipient_idle,r
             req_addr_26 = n1_26;
         end
         if (queue__grant[26]) begin
-            req_addr_26 = queue__id_26[(32'h0)+:(16)];
+            req_addr_26 = queue__id_26[(32'h0)+:(16)] | queue__id_26[(32'h10)+:(16)];
         end
         next_26__d = n1_26;
         tail_26__d = t1_26;
@@ -4144,7 +4148,7 @@ module paver_tb_base_titanx(clock,reset,start,groups,steal_mode,recipient_idle,r
             req_addr_27 = n1_27;
         end
         if (queue__grant[27]) begin
-            req_addr_27 = queue__id_27[(32'h0)+:(16)];
+            req_addr_27 = queue__id_27[(32'h0)+:(16)] | queue__id_27[(32'h10)+:(16)];
         end
         next_27__d = n1_27;
         tail_27__d = t1_27;

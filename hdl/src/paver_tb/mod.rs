@@ -146,6 +146,7 @@ pub struct PaverTb<
     s_raw: Signal<Local, Bits<16>>,
     s_cnt: Signal<Local, Bits<16>>,
     need: Signal<Local, Bits<16>>,
+    can_give: Signal<Local, Bit>,
     fire: Signal<Local, Bit>,
     cut: Signal<Local, Bits<16>>,
     /// The state after the cycle's updates.
@@ -245,6 +246,7 @@ impl<const N: usize, const B: usize, const C: usize, const M: usize, const C1: u
             s_raw: Default::default(),
             s_cnt: Default::default(),
             need: Default::default(),
+            can_give: Default::default(),
             fire: Default::default(),
             cut: Default::default(),
             n1: array_init::array_init(|_| Default::default()),
@@ -383,12 +385,14 @@ impl<const N: usize, const B: usize, const C: usize, const M: usize, const C1: u
             self.s_reg.d.next = self.s_cnt.val();
             self.need_reg.d.next = self.need.val();
         }
-        self.fire.next = self.commit.val()
+        // The donor can give (the arbiter moves only when it grants, so its `advance` need not
+        // wait for its `valid`: no combinational loop through it).
+        self.can_give.next = self.commit.val()
             & (self.s_reg.q.val() != self.zero16.val())
             & !(self.room.val() & self.donor.q.val()).any()
-            & (self.w_sel.val() >= self.need_reg.q.val())
-            & self.recipient.valid.val();
-        self.recipient.advance.next = self.fire.val();
+            & (self.w_sel.val() >= self.need_reg.q.val());
+        self.fire.next = self.can_give.val() & self.recipient.valid.val();
+        self.recipient.advance.next = self.can_give.val();
         self.cut.next = self.tail_mux.out.val() - self.s_reg.q.val();
         self.donor_index.onehot.next = self.donor.q.val();
         self.steal.next = self.fire.val();
@@ -474,8 +478,11 @@ impl<const N: usize, const B: usize, const C: usize, const M: usize, const C1: u
             if self.read.val().get_bit(s) {
                 self.req_addr[s].next = self.n1[s].val();
             }
+            // A group index is below `groups` (16 bits): the id's high half is zero, folded in
+            // so that every bit of the dispatcher's id is read.
             if self.queue.grant.val().get_bit(s) {
-                self.req_addr[s].next = self.queue.id[s].val().get_bits::<16>(0);
+                self.req_addr[s].next = self.queue.id[s].val().get_bits::<16>(0)
+                    | self.queue.id[s].val().get_bits::<16>(16);
             }
             self.next[s].d.next = self.n1[s].val();
             self.tail[s].d.next = self.t1[s].val();

@@ -130,3 +130,4 @@ fn a_planted_golden_fault_is_caught() {
     assert!(r.is_err_and(|(_, g, _)| g.steal));
 }
 
+
