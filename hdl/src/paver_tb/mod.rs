@@ -31,7 +31,7 @@
 //!   with `start`) picks the recipient, and one subtractor gives `tail - S`.
 
 use crate::consts::{constant, onehot_table};
-use crate::prim::{OneHotIndex, OneHotMux, RrArbiter};
+use crate::prim::{OneHotIndex, RrArbiter};
 use crate::sim::Clocked;
 use crate::tb_dispatch::TbDispatch;
 use rust_hdl::prelude::*;
@@ -122,8 +122,6 @@ pub struct PaverTb<
     /// The group queue: LRR of group indices over the exhausted SMs.
     queue: TbDispatch<N, B, C, 0, M, C1>,
     recipient: RrArbiter<N, B>,
-    w_mux: OneHotMux<N, 16>,
-    tail_mux: OneHotMux<N, 16>,
     donor_index: OneHotIndex<N, B>,
     /// `groups`, 32 bits wide.
     groups32: Signal<Local, Bits<32>>,
@@ -142,6 +140,7 @@ pub struct PaverTb<
     running: Signal<Local, Bit>,
     sel: Signal<Local, Bits<N>>,
     w_sel: Signal<Local, Bits<16>>,
+    tail_sel: Signal<Local, Bits<16>>,
     div_t: Signal<Local, Bits<RB>>,
     s_raw: Signal<Local, Bits<16>>,
     s_cnt: Signal<Local, Bits<16>>,
@@ -225,8 +224,6 @@ impl<const N: usize, const B: usize, const C: usize, const M: usize, const C1: u
             rem: Default::default(),
             queue: Default::default(),
             recipient: Default::default(),
-            w_mux: Default::default(),
-            tail_mux: Default::default(),
             donor_index: Default::default(),
             groups32: Default::default(),
             v_next: array_init::array_init(|_| Default::default()),
@@ -242,6 +239,7 @@ impl<const N: usize, const B: usize, const C: usize, const M: usize, const C1: u
             running: Default::default(),
             sel: Default::default(),
             w_sel: Default::default(),
+            tail_sel: Default::default(),
             div_t: Default::default(),
             s_raw: Default::default(),
             s_cnt: Default::default(),
@@ -350,13 +348,15 @@ impl<const N: usize, const B: usize, const C: usize, const M: usize, const C1: u
         if self.commit.val() {
             self.sel.next = self.donor.q.val();
         }
-        self.w_mux.sel.next = self.sel.val();
-        self.tail_mux.sel.next = self.sel.val();
+        // The selected SM's `W` and `tail`: AND-OR multiplexers over the one-hot select.
+        self.w_sel.next = self.zero16.val();
+        self.tail_sel.next = self.zero16.val();
         for s in 0..N {
-            self.w_mux.data[s].next = self.v_tail[s].val() - self.v_next[s].val();
-            self.tail_mux.data[s].next = self.v_tail[s].val();
+            if self.sel.val().get_bit(s) {
+                self.w_sel.next = self.w_sel.val() | (self.v_tail[s].val() - self.v_next[s].val());
+                self.tail_sel.next = self.tail_sel.val() | self.v_tail[s].val();
+            }
         }
-        self.w_sel.next = self.w_mux.out.val();
         // Divider step: shift the next dividend bit into the remainder.
         self.div_t.next = (self.rem.q.val() << self.sh1.val()) | self.zero_rb.val();
         if self.sum.q.val().get_bit(15) {
@@ -393,7 +393,7 @@ impl<const N: usize, const B: usize, const C: usize, const M: usize, const C1: u
             & (self.w_sel.val() >= self.need_reg.q.val());
         self.fire.next = self.can_give.val() & self.recipient.valid.val();
         self.recipient.advance.next = self.can_give.val();
-        self.cut.next = self.tail_mux.out.val() - self.s_reg.q.val();
+        self.cut.next = self.tail_sel.val() - self.s_reg.q.val();
         self.donor_index.onehot.next = self.donor.q.val();
         self.steal.next = self.fire.val();
         self.steal_donor.next = self.zero8.val();
@@ -457,7 +457,7 @@ impl<const N: usize, const B: usize, const C: usize, const M: usize, const C1: u
             }
             if self.fire.val() & self.recipient.onehot.val().get_bit(s) {
                 self.n1[s].next = self.cut.val();
-                self.t1[s].next = self.tail_mux.out.val();
+                self.t1[s].next = self.tail_sel.val();
             }
             if self.fire.val()
                 & self.donor.q.val().get_bit(s)

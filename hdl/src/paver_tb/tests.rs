@@ -131,3 +131,4 @@ fn a_planted_golden_fault_is_caught() {
 }
 
 
+
