@@ -695,104 +695,6 @@ module paver_tb_base_fermi(clock,reset,start,groups,steal_mode,recipient_idle,ro
     wire  [14:0] recipient__onehot;
     wire  [3:0] recipient__index;
     // verilator lint_off UNOPTFLAT
-    reg  [14:0] w_mux__sel;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [15:0] w_mux__data_0;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [15:0] w_mux__data_1;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [15:0] w_mux__data_2;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [15:0] w_mux__data_3;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [15:0] w_mux__data_4;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [15:0] w_mux__data_5;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [15:0] w_mux__data_6;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [15:0] w_mux__data_7;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [15:0] w_mux__data_8;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [15:0] w_mux__data_9;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [15:0] w_mux__data_10;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [15:0] w_mux__data_11;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [15:0] w_mux__data_12;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [15:0] w_mux__data_13;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [15:0] w_mux__data_14;
-    // verilator lint_on UNOPTFLAT
-    wire  [15:0] w_mux__out;
-    // verilator lint_off UNOPTFLAT
-    reg  [14:0] tail_mux__sel;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [15:0] tail_mux__data_0;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [15:0] tail_mux__data_1;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [15:0] tail_mux__data_2;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [15:0] tail_mux__data_3;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [15:0] tail_mux__data_4;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [15:0] tail_mux__data_5;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [15:0] tail_mux__data_6;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [15:0] tail_mux__data_7;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [15:0] tail_mux__data_8;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [15:0] tail_mux__data_9;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [15:0] tail_mux__data_10;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [15:0] tail_mux__data_11;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [15:0] tail_mux__data_12;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [15:0] tail_mux__data_13;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [15:0] tail_mux__data_14;
-    // verilator lint_on UNOPTFLAT
-    wire  [15:0] tail_mux__out;
-    // verilator lint_off UNOPTFLAT
     reg  [14:0] donor_index__onehot;
     // verilator lint_on UNOPTFLAT
     wire  [3:0] donor_index__index;
@@ -965,6 +867,9 @@ module paver_tb_base_fermi(clock,reset,start,groups,steal_mode,recipient_idle,ro
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
     reg  [15:0] w_sel;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [15:0] tail_sel;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
     reg  [4:0] div_t;
@@ -1450,44 +1355,6 @@ module paver_tb_base_fermi(clock,reset,start,groups,steal_mode,recipient_idle,ro
         .onehot(recipient__onehot),
         .index(recipient__index)
     );
-    paver_tb_base_fermi__w_mux w_mux(
-        .sel(w_mux__sel),
-        .data_0(w_mux__data_0),
-        .data_1(w_mux__data_1),
-        .data_2(w_mux__data_2),
-        .data_3(w_mux__data_3),
-        .data_4(w_mux__data_4),
-        .data_5(w_mux__data_5),
-        .data_6(w_mux__data_6),
-        .data_7(w_mux__data_7),
-        .data_8(w_mux__data_8),
-        .data_9(w_mux__data_9),
-        .data_10(w_mux__data_10),
-        .data_11(w_mux__data_11),
-        .data_12(w_mux__data_12),
-        .data_13(w_mux__data_13),
-        .data_14(w_mux__data_14),
-        .out(w_mux__out)
-    );
-    paver_tb_base_fermi__tail_mux tail_mux(
-        .sel(tail_mux__sel),
-        .data_0(tail_mux__data_0),
-        .data_1(tail_mux__data_1),
-        .data_2(tail_mux__data_2),
-        .data_3(tail_mux__data_3),
-        .data_4(tail_mux__data_4),
-        .data_5(tail_mux__data_5),
-        .data_6(tail_mux__data_6),
-        .data_7(tail_mux__data_7),
-        .data_8(tail_mux__data_8),
-        .data_9(tail_mux__data_9),
-        .data_10(tail_mux__data_10),
-        .data_11(tail_mux__data_11),
-        .data_12(tail_mux__data_12),
-        .data_13(tail_mux__data_13),
-        .data_14(tail_mux__data_14),
-        .out(tail_mux__out)
-    );
     paver_tb_base_fermi__donor_index donor_index(
         .onehot(donor_index__onehot),
         .index(donor_index__index)
@@ -1910,39 +1777,68 @@ module paver_tb_base_fermi(clock,reset,start,groups,steal_mode,recipient_idle,ro
         if (commit) begin
             sel = donor__q;
         end
-        w_mux__sel = sel;
-        tail_mux__sel = sel;
-        w_mux__data_0 = v_tail_0 - v_next_0;
-        tail_mux__data_0 = v_tail_0;
-        w_mux__data_1 = v_tail_1 - v_next_1;
-        tail_mux__data_1 = v_tail_1;
-        w_mux__data_2 = v_tail_2 - v_next_2;
-        tail_mux__data_2 = v_tail_2;
-        w_mux__data_3 = v_tail_3 - v_next_3;
-        tail_mux__data_3 = v_tail_3;
-        w_mux__data_4 = v_tail_4 - v_next_4;
-        tail_mux__data_4 = v_tail_4;
-        w_mux__data_5 = v_tail_5 - v_next_5;
-        tail_mux__data_5 = v_tail_5;
-        w_mux__data_6 = v_tail_6 - v_next_6;
-        tail_mux__data_6 = v_tail_6;
-        w_mux__data_7 = v_tail_7 - v_next_7;
-        tail_mux__data_7 = v_tail_7;
-        w_mux__data_8 = v_tail_8 - v_next_8;
-        tail_mux__data_8 = v_tail_8;
-        w_mux__data_9 = v_tail_9 - v_next_9;
-        tail_mux__data_9 = v_tail_9;
-        w_mux__data_10 = v_tail_10 - v_next_10;
-        tail_mux__data_10 = v_tail_10;
-        w_mux__data_11 = v_tail_11 - v_next_11;
-        tail_mux__data_11 = v_tail_11;
-        w_mux__data_12 = v_tail_12 - v_next_12;
-        tail_mux__data_12 = v_tail_12;
-        w_mux__data_13 = v_tail_13 - v_next_13;
-        tail_mux__data_13 = v_tail_13;
-        w_mux__data_14 = v_tail_14 - v_next_14;
-        tail_mux__data_14 = v_tail_14;
-        w_sel = w_mux__out;
+        w_sel = zero16;
+        tail_sel = zero16;
+        if (sel[0]) begin
+            w_sel = w_sel | (v_tail_0 - v_next_0);
+            tail_sel = tail_sel | v_tail_0;
+        end
+        if (sel[1]) begin
+            w_sel = w_sel | (v_tail_1 - v_next_1);
+            tail_sel = tail_sel | v_tail_1;
+        end
+        if (sel[2]) begin
+            w_sel = w_sel | (v_tail_2 - v_next_2);
+            tail_sel = tail_sel | v_tail_2;
+        end
+        if (sel[3]) begin
+            w_sel = w_sel | (v_tail_3 - v_next_3);
+            tail_sel = tail_sel | v_tail_3;
+        end
+        if (sel[4]) begin
+            w_sel = w_sel | (v_tail_4 - v_next_4);
+            tail_sel = tail_sel | v_tail_4;
+        end
+        if (sel[5]) begin
+            w_sel = w_sel | (v_tail_5 - v_next_5);
+            tail_sel = tail_sel | v_tail_5;
+        end
+        if (sel[6]) begin
+            w_sel = w_sel | (v_tail_6 - v_next_6);
+            tail_sel = tail_sel | v_tail_6;
+        end
+        if (sel[7]) begin
+            w_sel = w_sel | (v_tail_7 - v_next_7);
+            tail_sel = tail_sel | v_tail_7;
+        end
+        if (sel[8]) begin
+            w_sel = w_sel | (v_tail_8 - v_next_8);
+            tail_sel = tail_sel | v_tail_8;
+        end
+        if (sel[9]) begin
+            w_sel = w_sel | (v_tail_9 - v_next_9);
+            tail_sel = tail_sel | v_tail_9;
+        end
+        if (sel[10]) begin
+            w_sel = w_sel | (v_tail_10 - v_next_10);
+            tail_sel = tail_sel | v_tail_10;
+        end
+        if (sel[11]) begin
+            w_sel = w_sel | (v_tail_11 - v_next_11);
+            tail_sel = tail_sel | v_tail_11;
+        end
+        if (sel[12]) begin
+            w_sel = w_sel | (v_tail_12 - v_next_12);
+            tail_sel = tail_sel | v_tail_12;
+        end
+        if (sel[13]) begin
+            w_sel = w_sel | (v_tail_13 - v_next_13);
+            tail_sel = tail_sel | v_tail_13;
+        end
+        if (sel[14]) begin
+            w_sel = w_sel | (v_tail_14 - v_next_14);
+            tail_sel = tail_sel | v_tail_14;
+        end
         div_t = (rem__q << sh1) | zero_rb;
         if (sum__q[32'hf]) begin
             div_t = (rem__q << sh1) | one_rb;
@@ -1972,7 +1868,7 @@ module paver_tb_base_fermi(clock,reset,start,groups,steal_mode,recipient_idle,ro
         can_give = commit & (s_reg__q != zero16) & ~|(room & donor__q) & (w_sel >= need_reg__q);
         fire = can_give & recipient__valid;
         recipient__advance = can_give;
-        cut = tail_mux__out - s_reg__q;
+        cut = tail_sel - s_reg__q;
         donor_index__onehot = donor__q;
         steal = fire;
         steal_donor = zero8;
@@ -2032,7 +1928,7 @@ module paver_tb_base_fermi(clock,reset,start,groups,steal_mode,recipient_idle,ro
         end
         if (fire & recipient__onehot[0]) begin
             n1_0 = cut;
-            t1_0 = tail_mux__out;
+            t1_0 = tail_sel;
         end
         if (fire & donor__q[0] & (n1_0 == t1_0)) begin
             ntbv1 = ntbv1 & ~onehot_0;
@@ -2063,7 +1959,7 @@ module paver_tb_base_fermi(clock,reset,start,groups,steal_mode,recipient_idle,ro
         end
         if (fire & recipient__onehot[1]) begin
             n1_1 = cut;
-            t1_1 = tail_mux__out;
+            t1_1 = tail_sel;
         end
         if (fire & donor__q[1] & (n1_1 == t1_1)) begin
             ntbv1 = ntbv1 & ~onehot_1;
@@ -2094,7 +1990,7 @@ module paver_tb_base_fermi(clock,reset,start,groups,steal_mode,recipient_idle,ro
         end
         if (fire & recipient__onehot[2]) begin
             n1_2 = cut;
-            t1_2 = tail_mux__out;
+            t1_2 = tail_sel;
         end
         if (fire & donor__q[2] & (n1_2 == t1_2)) begin
             ntbv1 = ntbv1 & ~onehot_2;
@@ -2125,7 +2021,7 @@ module paver_tb_base_fermi(clock,reset,start,groups,steal_mode,recipient_idle,ro
         end
         if (fire & recipient__onehot[3]) begin
             n1_3 = cut;
-            t1_3 = tail_mux__out;
+            t1_3 = tail_sel;
         end
         if (fire & donor__q[3] & (n1_3 == t1_3)) begin
             ntbv1 = ntbv1 & ~onehot_3;
@@ -2156,7 +2052,7 @@ module paver_tb_base_fermi(clock,reset,start,groups,steal_mode,recipient_idle,ro
         end
         if (fire & recipient__onehot[4]) begin
             n1_4 = cut;
-            t1_4 = tail_mux__out;
+            t1_4 = tail_sel;
         end
         if (fire & donor__q[4] & (n1_4 == t1_4)) begin
             ntbv1 = ntbv1 & ~onehot_4;
@@ -2187,7 +2083,7 @@ module paver_tb_base_fermi(clock,reset,start,groups,steal_mode,recipient_idle,ro
         end
         if (fire & recipient__onehot[5]) begin
             n1_5 = cut;
-            t1_5 = tail_mux__out;
+            t1_5 = tail_sel;
         end
         if (fire & donor__q[5] & (n1_5 == t1_5)) begin
             ntbv1 = ntbv1 & ~onehot_5;
@@ -2218,7 +2114,7 @@ module paver_tb_base_fermi(clock,reset,start,groups,steal_mode,recipient_idle,ro
         end
         if (fire & recipient__onehot[6]) begin
             n1_6 = cut;
-            t1_6 = tail_mux__out;
+            t1_6 = tail_sel;
         end
         if (fire & donor__q[6] & (n1_6 == t1_6)) begin
             ntbv1 = ntbv1 & ~onehot_6;
@@ -2249,7 +2145,7 @@ module paver_tb_base_fermi(clock,reset,start,groups,steal_mode,recipient_idle,ro
         end
         if (fire & recipient__onehot[7]) begin
             n1_7 = cut;
-            t1_7 = tail_mux__out;
+            t1_7 = tail_sel;
         end
         if (fire & donor__q[7] & (n1_7 == t1_7)) begin
             ntbv1 = ntbv1 & ~onehot_7;
@@ -2280,7 +2176,7 @@ module paver_tb_base_fermi(clock,reset,start,groups,steal_mode,recipient_idle,ro
         end
         if (fire & recipient__onehot[8]) begin
             n1_8 = cut;
-            t1_8 = tail_mux__out;
+            t1_8 = tail_sel;
         end
         if (fire & donor__q[8] & (n1_8 == t1_8)) begin
             ntbv1 = ntbv1 & ~onehot_8;
@@ -2311,7 +2207,7 @@ module paver_tb_base_fermi(clock,reset,start,groups,steal_mode,recipient_idle,ro
         end
         if (fire & recipient__onehot[9]) begin
             n1_9 = cut;
-            t1_9 = tail_mux__out;
+            t1_9 = tail_sel;
         end
         if (fire & donor__q[9] & (n1_9 == t1_9)) begin
             ntbv1 = ntbv1 & ~onehot_9;
@@ -2342,7 +2238,7 @@ module paver_tb_base_fermi(clock,reset,start,groups,steal_mode,recipient_idle,ro
         end
         if (fire & recipient__onehot[10]) begin
             n1_10 = cut;
-            t1_10 = tail_mux__out;
+            t1_10 = tail_sel;
         end
         if (fire & donor__q[10] & (n1_10 == t1_10)) begin
             ntbv1 = ntbv1 & ~onehot_10;
@@ -2373,7 +2269,7 @@ module paver_tb_base_fermi(clock,reset,start,groups,steal_mode,recipient_idle,ro
         end
         if (fire & recipient__onehot[11]) begin
             n1_11 = cut;
-            t1_11 = tail_mux__out;
+            t1_11 = tail_sel;
         end
         if (fire & donor__q[11] & (n1_11 == t1_11)) begin
             ntbv1 = ntbv1 & ~onehot_11;
@@ -2404,7 +2300,7 @@ module paver_tb_base_fermi(clock,reset,start,groups,steal_mode,recipient_idle,ro
         end
         if (fire & recipient__onehot[12]) begin
             n1_12 = cut;
-            t1_12 = tail_mux__out;
+            t1_12 = tail_sel;
         end
         if (fire & donor__q[12] & (n1_12 == t1_12)) begin
             ntbv1 = ntbv1 & ~onehot_12;
@@ -2435,7 +2331,7 @@ module paver_tb_base_fermi(clock,reset,start,groups,steal_mode,recipient_idle,ro
         end
         if (fire & recipient__onehot[13]) begin
             n1_13 = cut;
-            t1_13 = tail_mux__out;
+            t1_13 = tail_sel;
         end
         if (fire & donor__q[13] & (n1_13 == t1_13)) begin
             ntbv1 = ntbv1 & ~onehot_13;
@@ -2466,7 +2362,7 @@ module paver_tb_base_fermi(clock,reset,start,groups,steal_mode,recipient_idle,ro
         end
         if (fire & recipient__onehot[14]) begin
             n1_14 = cut;
-            t1_14 = tail_mux__out;
+            t1_14 = tail_sel;
         end
         if (fire & donor__q[14] & (n1_14 == t1_14)) begin
             ntbv1 = ntbv1 & ~onehot_14;
@@ -5377,1706 +5273,4 @@ module paver_tb_base_fermi__tail(d,q,clock);
     end
           
 endmodule // paver_tb_base_fermi__tail
-
-// paver_tb_base_fermi__tail_mux: a sub-block, field `tail_mux` of `paver_tb_base_fermi`; 1 instance.
-module paver_tb_base_fermi__tail_mux(sel,data_0,data_1,data_2,data_3,data_4,data_5,data_6,data_7,data_8,data_9,data_10,data_11,data_12,data_13,data_14,out);
-    
-    // Module arguments
-    input wire  [14:0] sel;
-    input wire  [15:0] data_0;
-    input wire  [15:0] data_1;
-    input wire  [15:0] data_2;
-    input wire  [15:0] data_3;
-    input wire  [15:0] data_4;
-    input wire  [15:0] data_5;
-    input wire  [15:0] data_6;
-    input wire  [15:0] data_7;
-    input wire  [15:0] data_8;
-    input wire  [15:0] data_9;
-    input wire  [15:0] data_10;
-    input wire  [15:0] data_11;
-    input wire  [15:0] data_12;
-    input wire  [15:0] data_13;
-    input wire  [15:0] data_14;
-    output reg  [15:0] out;
-    
-    // Constant declarations
-    localparam  onehot_n_0 = 15'b1;
-    localparam  onehot_n_1 = 15'b10;
-    localparam  onehot_n_2 = 15'b100;
-    localparam  onehot_n_3 = 15'b1000;
-    localparam  onehot_n_4 = 15'b10000;
-    localparam  onehot_n_5 = 15'b100000;
-    localparam  onehot_n_6 = 15'b1000000;
-    localparam  onehot_n_7 = 15'b10000000;
-    localparam  onehot_n_8 = 15'b100000000;
-    localparam  onehot_n_9 = 15'b1000000000;
-    localparam  onehot_n_10 = 15'b10000000000;
-    localparam  onehot_n_11 = 15'b100000000000;
-    localparam  onehot_n_12 = 15'b1000000000000;
-    localparam  onehot_n_13 = 15'b10000000000000;
-    localparam  onehot_n_14 = 15'b100000000000000;
-    localparam  bit_w_0 = 16'h1;
-    localparam  bit_w_1 = 16'h2;
-    localparam  bit_w_2 = 16'h4;
-    localparam  bit_w_3 = 16'h8;
-    localparam  bit_w_4 = 16'h10;
-    localparam  bit_w_5 = 16'h20;
-    localparam  bit_w_6 = 16'h40;
-    localparam  bit_w_7 = 16'h80;
-    localparam  bit_w_8 = 16'h100;
-    localparam  bit_w_9 = 16'h200;
-    localparam  bit_w_10 = 16'h400;
-    localparam  bit_w_11 = 16'h800;
-    localparam  bit_w_12 = 16'h1000;
-    localparam  bit_w_13 = 16'h2000;
-    localparam  bit_w_14 = 16'h4000;
-    localparam  bit_w_15 = 16'h8000;
-    localparam  zero_n = 15'b0;
-    localparam  zero_w = 16'h0;
-    
-    // Local signals
-    reg  [14:0] column;
-    
-    // Update code
-    always @(*) begin
-        out = zero_w;
-        column = zero_n;
-        if (data_0[0]) begin
-            column = column | onehot_n_0;
-        end
-        if (data_1[0]) begin
-            column = column | onehot_n_1;
-        end
-        if (data_2[0]) begin
-            column = column | onehot_n_2;
-        end
-        if (data_3[0]) begin
-            column = column | onehot_n_3;
-        end
-        if (data_4[0]) begin
-            column = column | onehot_n_4;
-        end
-        if (data_5[0]) begin
-            column = column | onehot_n_5;
-        end
-        if (data_6[0]) begin
-            column = column | onehot_n_6;
-        end
-        if (data_7[0]) begin
-            column = column | onehot_n_7;
-        end
-        if (data_8[0]) begin
-            column = column | onehot_n_8;
-        end
-        if (data_9[0]) begin
-            column = column | onehot_n_9;
-        end
-        if (data_10[0]) begin
-            column = column | onehot_n_10;
-        end
-        if (data_11[0]) begin
-            column = column | onehot_n_11;
-        end
-        if (data_12[0]) begin
-            column = column | onehot_n_12;
-        end
-        if (data_13[0]) begin
-            column = column | onehot_n_13;
-        end
-        if (data_14[0]) begin
-            column = column | onehot_n_14;
-        end
-        if (|(column & sel)) begin
-            out = out | bit_w_0;
-        end
-        column = zero_n;
-        if (data_0[1]) begin
-            column = column | onehot_n_0;
-        end
-        if (data_1[1]) begin
-            column = column | onehot_n_1;
-        end
-        if (data_2[1]) begin
-            column = column | onehot_n_2;
-        end
-        if (data_3[1]) begin
-            column = column | onehot_n_3;
-        end
-        if (data_4[1]) begin
-            column = column | onehot_n_4;
-        end
-        if (data_5[1]) begin
-            column = column | onehot_n_5;
-        end
-        if (data_6[1]) begin
-            column = column | onehot_n_6;
-        end
-        if (data_7[1]) begin
-            column = column | onehot_n_7;
-        end
-        if (data_8[1]) begin
-            column = column | onehot_n_8;
-        end
-        if (data_9[1]) begin
-            column = column | onehot_n_9;
-        end
-        if (data_10[1]) begin
-            column = column | onehot_n_10;
-        end
-        if (data_11[1]) begin
-            column = column | onehot_n_11;
-        end
-        if (data_12[1]) begin
-            column = column | onehot_n_12;
-        end
-        if (data_13[1]) begin
-            column = column | onehot_n_13;
-        end
-        if (data_14[1]) begin
-            column = column | onehot_n_14;
-        end
-        if (|(column & sel)) begin
-            out = out | bit_w_1;
-        end
-        column = zero_n;
-        if (data_0[2]) begin
-            column = column | onehot_n_0;
-        end
-        if (data_1[2]) begin
-            column = column | onehot_n_1;
-        end
-        if (data_2[2]) begin
-            column = column | onehot_n_2;
-        end
-        if (data_3[2]) begin
-            column = column | onehot_n_3;
-        end
-        if (data_4[2]) begin
-            column = column | onehot_n_4;
-        end
-        if (data_5[2]) begin
-            column = column | onehot_n_5;
-        end
-        if (data_6[2]) begin
-            column = column | onehot_n_6;
-        end
-        if (data_7[2]) begin
-            column = column | onehot_n_7;
-        end
-        if (data_8[2]) begin
-            column = column | onehot_n_8;
-        end
-        if (data_9[2]) begin
-            column = column | onehot_n_9;
-        end
-        if (data_10[2]) begin
-            column = column | onehot_n_10;
-        end
-        if (data_11[2]) begin
-            column = column | onehot_n_11;
-        end
-        if (data_12[2]) begin
-            column = column | onehot_n_12;
-        end
-        if (data_13[2]) begin
-            column = column | onehot_n_13;
-        end
-        if (data_14[2]) begin
-            column = column | onehot_n_14;
-        end
-        if (|(column & sel)) begin
-            out = out | bit_w_2;
-        end
-        column = zero_n;
-        if (data_0[3]) begin
-            column = column | onehot_n_0;
-        end
-        if (data_1[3]) begin
-            column = column | onehot_n_1;
-        end
-        if (data_2[3]) begin
-            column = column | onehot_n_2;
-        end
-        if (data_3[3]) begin
-            column = column | onehot_n_3;
-        end
-        if (data_4[3]) begin
-            column = column | onehot_n_4;
-        end
-        if (data_5[3]) begin
-            column = column | onehot_n_5;
-        end
-        if (data_6[3]) begin
-            column = column | onehot_n_6;
-        end
-        if (data_7[3]) begin
-            column = column | onehot_n_7;
-        end
-        if (data_8[3]) begin
-            column = column | onehot_n_8;
-        end
-        if (data_9[3]) begin
-            column = column | onehot_n_9;
-        end
-        if (data_10[3]) begin
-            column = column | onehot_n_10;
-        end
-        if (data_11[3]) begin
-            column = column | onehot_n_11;
-        end
-        if (data_12[3]) begin
-            column = column | onehot_n_12;
-        end
-        if (data_13[3]) begin
-            column = column | onehot_n_13;
-        end
-        if (data_14[3]) begin
-            column = column | onehot_n_14;
-        end
-        if (|(column & sel)) begin
-            out = out | bit_w_3;
-        end
-        column = zero_n;
-        if (data_0[4]) begin
-            column = column | onehot_n_0;
-        end
-        if (data_1[4]) begin
-            column = column | onehot_n_1;
-        end
-        if (data_2[4]) begin
-            column = column | onehot_n_2;
-        end
-        if (data_3[4]) begin
-            column = column | onehot_n_3;
-        end
-        if (data_4[4]) begin
-            column = column | onehot_n_4;
-        end
-        if (data_5[4]) begin
-            column = column | onehot_n_5;
-        end
-        if (data_6[4]) begin
-            column = column | onehot_n_6;
-        end
-        if (data_7[4]) begin
-            column = column | onehot_n_7;
-        end
-        if (data_8[4]) begin
-            column = column | onehot_n_8;
-        end
-        if (data_9[4]) begin
-            column = column | onehot_n_9;
-        end
-        if (data_10[4]) begin
-            column = column | onehot_n_10;
-        end
-        if (data_11[4]) begin
-            column = column | onehot_n_11;
-        end
-        if (data_12[4]) begin
-            column = column | onehot_n_12;
-        end
-        if (data_13[4]) begin
-            column = column | onehot_n_13;
-        end
-        if (data_14[4]) begin
-            column = column | onehot_n_14;
-        end
-        if (|(column & sel)) begin
-            out = out | bit_w_4;
-        end
-        column = zero_n;
-        if (data_0[5]) begin
-            column = column | onehot_n_0;
-        end
-        if (data_1[5]) begin
-            column = column | onehot_n_1;
-        end
-        if (data_2[5]) begin
-            column = column | onehot_n_2;
-        end
-        if (data_3[5]) begin
-            column = column | onehot_n_3;
-        end
-        if (data_4[5]) begin
-            column = column | onehot_n_4;
-        end
-        if (data_5[5]) begin
-            column = column | onehot_n_5;
-        end
-        if (data_6[5]) begin
-            column = column | onehot_n_6;
-        end
-        if (data_7[5]) begin
-            column = column | onehot_n_7;
-        end
-        if (data_8[5]) begin
-            column = column | onehot_n_8;
-        end
-        if (data_9[5]) begin
-            column = column | onehot_n_9;
-        end
-        if (data_10[5]) begin
-            column = column | onehot_n_10;
-        end
-        if (data_11[5]) begin
-            column = column | onehot_n_11;
-        end
-        if (data_12[5]) begin
-            column = column | onehot_n_12;
-        end
-        if (data_13[5]) begin
-            column = column | onehot_n_13;
-        end
-        if (data_14[5]) begin
-            column = column | onehot_n_14;
-        end
-        if (|(column & sel)) begin
-            out = out | bit_w_5;
-        end
-        column = zero_n;
-        if (data_0[6]) begin
-            column = column | onehot_n_0;
-        end
-        if (data_1[6]) begin
-            column = column | onehot_n_1;
-        end
-        if (data_2[6]) begin
-            column = column | onehot_n_2;
-        end
-        if (data_3[6]) begin
-            column = column | onehot_n_3;
-        end
-        if (data_4[6]) begin
-            column = column | onehot_n_4;
-        end
-        if (data_5[6]) begin
-            column = column | onehot_n_5;
-        end
-        if (data_6[6]) begin
-            column = column | onehot_n_6;
-        end
-        if (data_7[6]) begin
-            column = column | onehot_n_7;
-        end
-        if (data_8[6]) begin
-            column = column | onehot_n_8;
-        end
-        if (data_9[6]) begin
-            column = column | onehot_n_9;
-        end
-        if (data_10[6]) begin
-            column = column | onehot_n_10;
-        end
-        if (data_11[6]) begin
-            column = column | onehot_n_11;
-        end
-        if (data_12[6]) begin
-            column = column | onehot_n_12;
-        end
-        if (data_13[6]) begin
-            column = column | onehot_n_13;
-        end
-        if (data_14[6]) begin
-            column = column | onehot_n_14;
-        end
-        if (|(column & sel)) begin
-            out = out | bit_w_6;
-        end
-        column = zero_n;
-        if (data_0[7]) begin
-            column = column | onehot_n_0;
-        end
-        if (data_1[7]) begin
-            column = column | onehot_n_1;
-        end
-        if (data_2[7]) begin
-            column = column | onehot_n_2;
-        end
-        if (data_3[7]) begin
-            column = column | onehot_n_3;
-        end
-        if (data_4[7]) begin
-            column = column | onehot_n_4;
-        end
-        if (data_5[7]) begin
-            column = column | onehot_n_5;
-        end
-        if (data_6[7]) begin
-            column = column | onehot_n_6;
-        end
-        if (data_7[7]) begin
-            column = column | onehot_n_7;
-        end
-        if (data_8[7]) begin
-            column = column | onehot_n_8;
-        end
-        if (data_9[7]) begin
-            column = column | onehot_n_9;
-        end
-        if (data_10[7]) begin
-            column = column | onehot_n_10;
-        end
-        if (data_11[7]) begin
-            column = column | onehot_n_11;
-        end
-        if (data_12[7]) begin
-            column = column | onehot_n_12;
-        end
-        if (data_13[7]) begin
-            column = column | onehot_n_13;
-        end
-        if (data_14[7]) begin
-            column = column | onehot_n_14;
-        end
-        if (|(column & sel)) begin
-            out = out | bit_w_7;
-        end
-        column = zero_n;
-        if (data_0[8]) begin
-            column = column | onehot_n_0;
-        end
-        if (data_1[8]) begin
-            column = column | onehot_n_1;
-        end
-        if (data_2[8]) begin
-            column = column | onehot_n_2;
-        end
-        if (data_3[8]) begin
-            column = column | onehot_n_3;
-        end
-        if (data_4[8]) begin
-            column = column | onehot_n_4;
-        end
-        if (data_5[8]) begin
-            column = column | onehot_n_5;
-        end
-        if (data_6[8]) begin
-            column = column | onehot_n_6;
-        end
-        if (data_7[8]) begin
-            column = column | onehot_n_7;
-        end
-        if (data_8[8]) begin
-            column = column | onehot_n_8;
-        end
-        if (data_9[8]) begin
-            column = column | onehot_n_9;
-        end
-        if (data_10[8]) begin
-            column = column | onehot_n_10;
-        end
-        if (data_11[8]) begin
-            column = column | onehot_n_11;
-        end
-        if (data_12[8]) begin
-            column = column | onehot_n_12;
-        end
-        if (data_13[8]) begin
-            column = column | onehot_n_13;
-        end
-        if (data_14[8]) begin
-            column = column | onehot_n_14;
-        end
-        if (|(column & sel)) begin
-            out = out | bit_w_8;
-        end
-        column = zero_n;
-        if (data_0[9]) begin
-            column = column | onehot_n_0;
-        end
-        if (data_1[9]) begin
-            column = column | onehot_n_1;
-        end
-        if (data_2[9]) begin
-            column = column | onehot_n_2;
-        end
-        if (data_3[9]) begin
-            column = column | onehot_n_3;
-        end
-        if (data_4[9]) begin
-            column = column | onehot_n_4;
-        end
-        if (data_5[9]) begin
-            column = column | onehot_n_5;
-        end
-        if (data_6[9]) begin
-            column = column | onehot_n_6;
-        end
-        if (data_7[9]) begin
-            column = column | onehot_n_7;
-        end
-        if (data_8[9]) begin
-            column = column | onehot_n_8;
-        end
-        if (data_9[9]) begin
-            column = column | onehot_n_9;
-        end
-        if (data_10[9]) begin
-            column = column | onehot_n_10;
-        end
-        if (data_11[9]) begin
-            column = column | onehot_n_11;
-        end
-        if (data_12[9]) begin
-            column = column | onehot_n_12;
-        end
-        if (data_13[9]) begin
-            column = column | onehot_n_13;
-        end
-        if (data_14[9]) begin
-            column = column | onehot_n_14;
-        end
-        if (|(column & sel)) begin
-            out = out | bit_w_9;
-        end
-        column = zero_n;
-        if (data_0[10]) begin
-            column = column | onehot_n_0;
-        end
-        if (data_1[10]) begin
-            column = column | onehot_n_1;
-        end
-        if (data_2[10]) begin
-            column = column | onehot_n_2;
-        end
-        if (data_3[10]) begin
-            column = column | onehot_n_3;
-        end
-        if (data_4[10]) begin
-            column = column | onehot_n_4;
-        end
-        if (data_5[10]) begin
-            column = column | onehot_n_5;
-        end
-        if (data_6[10]) begin
-            column = column | onehot_n_6;
-        end
-        if (data_7[10]) begin
-            column = column | onehot_n_7;
-        end
-        if (data_8[10]) begin
-            column = column | onehot_n_8;
-        end
-        if (data_9[10]) begin
-            column = column | onehot_n_9;
-        end
-        if (data_10[10]) begin
-            column = column | onehot_n_10;
-        end
-        if (data_11[10]) begin
-            column = column | onehot_n_11;
-        end
-        if (data_12[10]) begin
-            column = column | onehot_n_12;
-        end
-        if (data_13[10]) begin
-            column = column | onehot_n_13;
-        end
-        if (data_14[10]) begin
-            column = column | onehot_n_14;
-        end
-        if (|(column & sel)) begin
-            out = out | bit_w_10;
-        end
-        column = zero_n;
-        if (data_0[11]) begin
-            column = column | onehot_n_0;
-        end
-        if (data_1[11]) begin
-            column = column | onehot_n_1;
-        end
-        if (data_2[11]) begin
-            column = column | onehot_n_2;
-        end
-        if (data_3[11]) begin
-            column = column | onehot_n_3;
-        end
-        if (data_4[11]) begin
-            column = column | onehot_n_4;
-        end
-        if (data_5[11]) begin
-            column = column | onehot_n_5;
-        end
-        if (data_6[11]) begin
-            column = column | onehot_n_6;
-        end
-        if (data_7[11]) begin
-            column = column | onehot_n_7;
-        end
-        if (data_8[11]) begin
-            column = column | onehot_n_8;
-        end
-        if (data_9[11]) begin
-            column = column | onehot_n_9;
-        end
-        if (data_10[11]) begin
-            column = column | onehot_n_10;
-        end
-        if (data_11[11]) begin
-            column = column | onehot_n_11;
-        end
-        if (data_12[11]) begin
-            column = column | onehot_n_12;
-        end
-        if (data_13[11]) begin
-            column = column | onehot_n_13;
-        end
-        if (data_14[11]) begin
-            column = column | onehot_n_14;
-        end
-        if (|(column & sel)) begin
-            out = out | bit_w_11;
-        end
-        column = zero_n;
-        if (data_0[12]) begin
-            column = column | onehot_n_0;
-        end
-        if (data_1[12]) begin
-            column = column | onehot_n_1;
-        end
-        if (data_2[12]) begin
-            column = column | onehot_n_2;
-        end
-        if (data_3[12]) begin
-            column = column | onehot_n_3;
-        end
-        if (data_4[12]) begin
-            column = column | onehot_n_4;
-        end
-        if (data_5[12]) begin
-            column = column | onehot_n_5;
-        end
-        if (data_6[12]) begin
-            column = column | onehot_n_6;
-        end
-        if (data_7[12]) begin
-            column = column | onehot_n_7;
-        end
-        if (data_8[12]) begin
-            column = column | onehot_n_8;
-        end
-        if (data_9[12]) begin
-            column = column | onehot_n_9;
-        end
-        if (data_10[12]) begin
-            column = column | onehot_n_10;
-        end
-        if (data_11[12]) begin
-            column = column | onehot_n_11;
-        end
-        if (data_12[12]) begin
-            column = column | onehot_n_12;
-        end
-        if (data_13[12]) begin
-            column = column | onehot_n_13;
-        end
-        if (data_14[12]) begin
-            column = column | onehot_n_14;
-        end
-        if (|(column & sel)) begin
-            out = out | bit_w_12;
-        end
-        column = zero_n;
-        if (data_0[13]) begin
-            column = column | onehot_n_0;
-        end
-        if (data_1[13]) begin
-            column = column | onehot_n_1;
-        end
-        if (data_2[13]) begin
-            column = column | onehot_n_2;
-        end
-        if (data_3[13]) begin
-            column = column | onehot_n_3;
-        end
-        if (data_4[13]) begin
-            column = column | onehot_n_4;
-        end
-        if (data_5[13]) begin
-            column = column | onehot_n_5;
-        end
-        if (data_6[13]) begin
-            column = column | onehot_n_6;
-        end
-        if (data_7[13]) begin
-            column = column | onehot_n_7;
-        end
-        if (data_8[13]) begin
-            column = column | onehot_n_8;
-        end
-        if (data_9[13]) begin
-            column = column | onehot_n_9;
-        end
-        if (data_10[13]) begin
-            column = column | onehot_n_10;
-        end
-        if (data_11[13]) begin
-            column = column | onehot_n_11;
-        end
-        if (data_12[13]) begin
-            column = column | onehot_n_12;
-        end
-        if (data_13[13]) begin
-            column = column | onehot_n_13;
-        end
-        if (data_14[13]) begin
-            column = column | onehot_n_14;
-        end
-        if (|(column & sel)) begin
-            out = out | bit_w_13;
-        end
-        column = zero_n;
-        if (data_0[14]) begin
-            column = column | onehot_n_0;
-        end
-        if (data_1[14]) begin
-            column = column | onehot_n_1;
-        end
-        if (data_2[14]) begin
-            column = column | onehot_n_2;
-        end
-        if (data_3[14]) begin
-            column = column | onehot_n_3;
-        end
-        if (data_4[14]) begin
-            column = column | onehot_n_4;
-        end
-        if (data_5[14]) begin
-            column = column | onehot_n_5;
-        end
-        if (data_6[14]) begin
-            column = column | onehot_n_6;
-        end
-        if (data_7[14]) begin
-            column = column | onehot_n_7;
-        end
-        if (data_8[14]) begin
-            column = column | onehot_n_8;
-        end
-        if (data_9[14]) begin
-            column = column | onehot_n_9;
-        end
-        if (data_10[14]) begin
-            column = column | onehot_n_10;
-        end
-        if (data_11[14]) begin
-            column = column | onehot_n_11;
-        end
-        if (data_12[14]) begin
-            column = column | onehot_n_12;
-        end
-        if (data_13[14]) begin
-            column = column | onehot_n_13;
-        end
-        if (data_14[14]) begin
-            column = column | onehot_n_14;
-        end
-        if (|(column & sel)) begin
-            out = out | bit_w_14;
-        end
-        column = zero_n;
-        if (data_0[15]) begin
-            column = column | onehot_n_0;
-        end
-        if (data_1[15]) begin
-            column = column | onehot_n_1;
-        end
-        if (data_2[15]) begin
-            column = column | onehot_n_2;
-        end
-        if (data_3[15]) begin
-            column = column | onehot_n_3;
-        end
-        if (data_4[15]) begin
-            column = column | onehot_n_4;
-        end
-        if (data_5[15]) begin
-            column = column | onehot_n_5;
-        end
-        if (data_6[15]) begin
-            column = column | onehot_n_6;
-        end
-        if (data_7[15]) begin
-            column = column | onehot_n_7;
-        end
-        if (data_8[15]) begin
-            column = column | onehot_n_8;
-        end
-        if (data_9[15]) begin
-            column = column | onehot_n_9;
-        end
-        if (data_10[15]) begin
-            column = column | onehot_n_10;
-        end
-        if (data_11[15]) begin
-            column = column | onehot_n_11;
-        end
-        if (data_12[15]) begin
-            column = column | onehot_n_12;
-        end
-        if (data_13[15]) begin
-            column = column | onehot_n_13;
-        end
-        if (data_14[15]) begin
-            column = column | onehot_n_14;
-        end
-        if (|(column & sel)) begin
-            out = out | bit_w_15;
-        end
-    end
-    
-endmodule // paver_tb_base_fermi__tail_mux
-
-// paver_tb_base_fermi__w_mux: a sub-block, field `w_mux` of `paver_tb_base_fermi`; 1 instance.
-module paver_tb_base_fermi__w_mux(sel,data_0,data_1,data_2,data_3,data_4,data_5,data_6,data_7,data_8,data_9,data_10,data_11,data_12,data_13,data_14,out);
-    
-    // Module arguments
-    input wire  [14:0] sel;
-    input wire  [15:0] data_0;
-    input wire  [15:0] data_1;
-    input wire  [15:0] data_2;
-    input wire  [15:0] data_3;
-    input wire  [15:0] data_4;
-    input wire  [15:0] data_5;
-    input wire  [15:0] data_6;
-    input wire  [15:0] data_7;
-    input wire  [15:0] data_8;
-    input wire  [15:0] data_9;
-    input wire  [15:0] data_10;
-    input wire  [15:0] data_11;
-    input wire  [15:0] data_12;
-    input wire  [15:0] data_13;
-    input wire  [15:0] data_14;
-    output reg  [15:0] out;
-    
-    // Constant declarations
-    localparam  onehot_n_0 = 15'b1;
-    localparam  onehot_n_1 = 15'b10;
-    localparam  onehot_n_2 = 15'b100;
-    localparam  onehot_n_3 = 15'b1000;
-    localparam  onehot_n_4 = 15'b10000;
-    localparam  onehot_n_5 = 15'b100000;
-    localparam  onehot_n_6 = 15'b1000000;
-    localparam  onehot_n_7 = 15'b10000000;
-    localparam  onehot_n_8 = 15'b100000000;
-    localparam  onehot_n_9 = 15'b1000000000;
-    localparam  onehot_n_10 = 15'b10000000000;
-    localparam  onehot_n_11 = 15'b100000000000;
-    localparam  onehot_n_12 = 15'b1000000000000;
-    localparam  onehot_n_13 = 15'b10000000000000;
-    localparam  onehot_n_14 = 15'b100000000000000;
-    localparam  bit_w_0 = 16'h1;
-    localparam  bit_w_1 = 16'h2;
-    localparam  bit_w_2 = 16'h4;
-    localparam  bit_w_3 = 16'h8;
-    localparam  bit_w_4 = 16'h10;
-    localparam  bit_w_5 = 16'h20;
-    localparam  bit_w_6 = 16'h40;
-    localparam  bit_w_7 = 16'h80;
-    localparam  bit_w_8 = 16'h100;
-    localparam  bit_w_9 = 16'h200;
-    localparam  bit_w_10 = 16'h400;
-    localparam  bit_w_11 = 16'h800;
-    localparam  bit_w_12 = 16'h1000;
-    localparam  bit_w_13 = 16'h2000;
-    localparam  bit_w_14 = 16'h4000;
-    localparam  bit_w_15 = 16'h8000;
-    localparam  zero_n = 15'b0;
-    localparam  zero_w = 16'h0;
-    
-    // Local signals
-    reg  [14:0] column;
-    
-    // Update code
-    always @(*) begin
-        out = zero_w;
-        column = zero_n;
-        if (data_0[0]) begin
-            column = column | onehot_n_0;
-        end
-        if (data_1[0]) begin
-            column = column | onehot_n_1;
-        end
-        if (data_2[0]) begin
-            column = column | onehot_n_2;
-        end
-        if (data_3[0]) begin
-            column = column | onehot_n_3;
-        end
-        if (data_4[0]) begin
-            column = column | onehot_n_4;
-        end
-        if (data_5[0]) begin
-            column = column | onehot_n_5;
-        end
-        if (data_6[0]) begin
-            column = column | onehot_n_6;
-        end
-        if (data_7[0]) begin
-            column = column | onehot_n_7;
-        end
-        if (data_8[0]) begin
-            column = column | onehot_n_8;
-        end
-        if (data_9[0]) begin
-            column = column | onehot_n_9;
-        end
-        if (data_10[0]) begin
-            column = column | onehot_n_10;
-        end
-        if (data_11[0]) begin
-            column = column | onehot_n_11;
-        end
-        if (data_12[0]) begin
-            column = column | onehot_n_12;
-        end
-        if (data_13[0]) begin
-            column = column | onehot_n_13;
-        end
-        if (data_14[0]) begin
-            column = column | onehot_n_14;
-        end
-        if (|(column & sel)) begin
-            out = out | bit_w_0;
-        end
-        column = zero_n;
-        if (data_0[1]) begin
-            column = column | onehot_n_0;
-        end
-        if (data_1[1]) begin
-            column = column | onehot_n_1;
-        end
-        if (data_2[1]) begin
-            column = column | onehot_n_2;
-        end
-        if (data_3[1]) begin
-            column = column | onehot_n_3;
-        end
-        if (data_4[1]) begin
-            column = column | onehot_n_4;
-        end
-        if (data_5[1]) begin
-            column = column | onehot_n_5;
-        end
-        if (data_6[1]) begin
-            column = column | onehot_n_6;
-        end
-        if (data_7[1]) begin
-            column = column | onehot_n_7;
-        end
-        if (data_8[1]) begin
-            column = column | onehot_n_8;
-        end
-        if (data_9[1]) begin
-            column = column | onehot_n_9;
-        end
-        if (data_10[1]) begin
-            column = column | onehot_n_10;
-        end
-        if (data_11[1]) begin
-            column = column | onehot_n_11;
-        end
-        if (data_12[1]) begin
-            column = column | onehot_n_12;
-        end
-        if (data_13[1]) begin
-            column = column | onehot_n_13;
-        end
-        if (data_14[1]) begin
-            column = column | onehot_n_14;
-        end
-        if (|(column & sel)) begin
-            out = out | bit_w_1;
-        end
-        column = zero_n;
-        if (data_0[2]) begin
-            column = column | onehot_n_0;
-        end
-        if (data_1[2]) begin
-            column = column | onehot_n_1;
-        end
-        if (data_2[2]) begin
-            column = column | onehot_n_2;
-        end
-        if (data_3[2]) begin
-            column = column | onehot_n_3;
-        end
-        if (data_4[2]) begin
-            column = column | onehot_n_4;
-        end
-        if (data_5[2]) begin
-            column = column | onehot_n_5;
-        end
-        if (data_6[2]) begin
-            column = column | onehot_n_6;
-        end
-        if (data_7[2]) begin
-            column = column | onehot_n_7;
-        end
-        if (data_8[2]) begin
-            column = column | onehot_n_8;
-        end
-        if (data_9[2]) begin
-            column = column | onehot_n_9;
-        end
-        if (data_10[2]) begin
-            column = column | onehot_n_10;
-        end
-        if (data_11[2]) begin
-            column = column | onehot_n_11;
-        end
-        if (data_12[2]) begin
-            column = column | onehot_n_12;
-        end
-        if (data_13[2]) begin
-            column = column | onehot_n_13;
-        end
-        if (data_14[2]) begin
-            column = column | onehot_n_14;
-        end
-        if (|(column & sel)) begin
-            out = out | bit_w_2;
-        end
-        column = zero_n;
-        if (data_0[3]) begin
-            column = column | onehot_n_0;
-        end
-        if (data_1[3]) begin
-            column = column | onehot_n_1;
-        end
-        if (data_2[3]) begin
-            column = column | onehot_n_2;
-        end
-        if (data_3[3]) begin
-            column = column | onehot_n_3;
-        end
-        if (data_4[3]) begin
-            column = column | onehot_n_4;
-        end
-        if (data_5[3]) begin
-            column = column | onehot_n_5;
-        end
-        if (data_6[3]) begin
-            column = column | onehot_n_6;
-        end
-        if (data_7[3]) begin
-            column = column | onehot_n_7;
-        end
-        if (data_8[3]) begin
-            column = column | onehot_n_8;
-        end
-        if (data_9[3]) begin
-            column = column | onehot_n_9;
-        end
-        if (data_10[3]) begin
-            column = column | onehot_n_10;
-        end
-        if (data_11[3]) begin
-            column = column | onehot_n_11;
-        end
-        if (data_12[3]) begin
-            column = column | onehot_n_12;
-        end
-        if (data_13[3]) begin
-            column = column | onehot_n_13;
-        end
-        if (data_14[3]) begin
-            column = column | onehot_n_14;
-        end
-        if (|(column & sel)) begin
-            out = out | bit_w_3;
-        end
-        column = zero_n;
-        if (data_0[4]) begin
-            column = column | onehot_n_0;
-        end
-        if (data_1[4]) begin
-            column = column | onehot_n_1;
-        end
-        if (data_2[4]) begin
-            column = column | onehot_n_2;
-        end
-        if (data_3[4]) begin
-            column = column | onehot_n_3;
-        end
-        if (data_4[4]) begin
-            column = column | onehot_n_4;
-        end
-        if (data_5[4]) begin
-            column = column | onehot_n_5;
-        end
-        if (data_6[4]) begin
-            column = column | onehot_n_6;
-        end
-        if (data_7[4]) begin
-            column = column | onehot_n_7;
-        end
-        if (data_8[4]) begin
-            column = column | onehot_n_8;
-        end
-        if (data_9[4]) begin
-            column = column | onehot_n_9;
-        end
-        if (data_10[4]) begin
-            column = column | onehot_n_10;
-        end
-        if (data_11[4]) begin
-            column = column | onehot_n_11;
-        end
-        if (data_12[4]) begin
-            column = column | onehot_n_12;
-        end
-        if (data_13[4]) begin
-            column = column | onehot_n_13;
-        end
-        if (data_14[4]) begin
-            column = column | onehot_n_14;
-        end
-        if (|(column & sel)) begin
-            out = out | bit_w_4;
-        end
-        column = zero_n;
-        if (data_0[5]) begin
-            column = column | onehot_n_0;
-        end
-        if (data_1[5]) begin
-            column = column | onehot_n_1;
-        end
-        if (data_2[5]) begin
-            column = column | onehot_n_2;
-        end
-        if (data_3[5]) begin
-            column = column | onehot_n_3;
-        end
-        if (data_4[5]) begin
-            column = column | onehot_n_4;
-        end
-        if (data_5[5]) begin
-            column = column | onehot_n_5;
-        end
-        if (data_6[5]) begin
-            column = column | onehot_n_6;
-        end
-        if (data_7[5]) begin
-            column = column | onehot_n_7;
-        end
-        if (data_8[5]) begin
-            column = column | onehot_n_8;
-        end
-        if (data_9[5]) begin
-            column = column | onehot_n_9;
-        end
-        if (data_10[5]) begin
-            column = column | onehot_n_10;
-        end
-        if (data_11[5]) begin
-            column = column | onehot_n_11;
-        end
-        if (data_12[5]) begin
-            column = column | onehot_n_12;
-        end
-        if (data_13[5]) begin
-            column = column | onehot_n_13;
-        end
-        if (data_14[5]) begin
-            column = column | onehot_n_14;
-        end
-        if (|(column & sel)) begin
-            out = out | bit_w_5;
-        end
-        column = zero_n;
-        if (data_0[6]) begin
-            column = column | onehot_n_0;
-        end
-        if (data_1[6]) begin
-            column = column | onehot_n_1;
-        end
-        if (data_2[6]) begin
-            column = column | onehot_n_2;
-        end
-        if (data_3[6]) begin
-            column = column | onehot_n_3;
-        end
-        if (data_4[6]) begin
-            column = column | onehot_n_4;
-        end
-        if (data_5[6]) begin
-            column = column | onehot_n_5;
-        end
-        if (data_6[6]) begin
-            column = column | onehot_n_6;
-        end
-        if (data_7[6]) begin
-            column = column | onehot_n_7;
-        end
-        if (data_8[6]) begin
-            column = column | onehot_n_8;
-        end
-        if (data_9[6]) begin
-            column = column | onehot_n_9;
-        end
-        if (data_10[6]) begin
-            column = column | onehot_n_10;
-        end
-        if (data_11[6]) begin
-            column = column | onehot_n_11;
-        end
-        if (data_12[6]) begin
-            column = column | onehot_n_12;
-        end
-        if (data_13[6]) begin
-            column = column | onehot_n_13;
-        end
-        if (data_14[6]) begin
-            column = column | onehot_n_14;
-        end
-        if (|(column & sel)) begin
-            out = out | bit_w_6;
-        end
-        column = zero_n;
-        if (data_0[7]) begin
-            column = column | onehot_n_0;
-        end
-        if (data_1[7]) begin
-            column = column | onehot_n_1;
-        end
-        if (data_2[7]) begin
-            column = column | onehot_n_2;
-        end
-        if (data_3[7]) begin
-            column = column | onehot_n_3;
-        end
-        if (data_4[7]) begin
-            column = column | onehot_n_4;
-        end
-        if (data_5[7]) begin
-            column = column | onehot_n_5;
-        end
-        if (data_6[7]) begin
-            column = column | onehot_n_6;
-        end
-        if (data_7[7]) begin
-            column = column | onehot_n_7;
-        end
-        if (data_8[7]) begin
-            column = column | onehot_n_8;
-        end
-        if (data_9[7]) begin
-            column = column | onehot_n_9;
-        end
-        if (data_10[7]) begin
-            column = column | onehot_n_10;
-        end
-        if (data_11[7]) begin
-            column = column | onehot_n_11;
-        end
-        if (data_12[7]) begin
-            column = column | onehot_n_12;
-        end
-        if (data_13[7]) begin
-            column = column | onehot_n_13;
-        end
-        if (data_14[7]) begin
-            column = column | onehot_n_14;
-        end
-        if (|(column & sel)) begin
-            out = out | bit_w_7;
-        end
-        column = zero_n;
-        if (data_0[8]) begin
-            column = column | onehot_n_0;
-        end
-        if (data_1[8]) begin
-            column = column | onehot_n_1;
-        end
-        if (data_2[8]) begin
-            column = column | onehot_n_2;
-        end
-        if (data_3[8]) begin
-            column = column | onehot_n_3;
-        end
-        if (data_4[8]) begin
-            column = column | onehot_n_4;
-        end
-        if (data_5[8]) begin
-            column = column | onehot_n_5;
-        end
-        if (data_6[8]) begin
-            column = column | onehot_n_6;
-        end
-        if (data_7[8]) begin
-            column = column | onehot_n_7;
-        end
-        if (data_8[8]) begin
-            column = column | onehot_n_8;
-        end
-        if (data_9[8]) begin
-            column = column | onehot_n_9;
-        end
-        if (data_10[8]) begin
-            column = column | onehot_n_10;
-        end
-        if (data_11[8]) begin
-            column = column | onehot_n_11;
-        end
-        if (data_12[8]) begin
-            column = column | onehot_n_12;
-        end
-        if (data_13[8]) begin
-            column = column | onehot_n_13;
-        end
-        if (data_14[8]) begin
-            column = column | onehot_n_14;
-        end
-        if (|(column & sel)) begin
-            out = out | bit_w_8;
-        end
-        column = zero_n;
-        if (data_0[9]) begin
-            column = column | onehot_n_0;
-        end
-        if (data_1[9]) begin
-            column = column | onehot_n_1;
-        end
-        if (data_2[9]) begin
-            column = column | onehot_n_2;
-        end
-        if (data_3[9]) begin
-            column = column | onehot_n_3;
-        end
-        if (data_4[9]) begin
-            column = column | onehot_n_4;
-        end
-        if (data_5[9]) begin
-            column = column | onehot_n_5;
-        end
-        if (data_6[9]) begin
-            column = column | onehot_n_6;
-        end
-        if (data_7[9]) begin
-            column = column | onehot_n_7;
-        end
-        if (data_8[9]) begin
-            column = column | onehot_n_8;
-        end
-        if (data_9[9]) begin
-            column = column | onehot_n_9;
-        end
-        if (data_10[9]) begin
-            column = column | onehot_n_10;
-        end
-        if (data_11[9]) begin
-            column = column | onehot_n_11;
-        end
-        if (data_12[9]) begin
-            column = column | onehot_n_12;
-        end
-        if (data_13[9]) begin
-            column = column | onehot_n_13;
-        end
-        if (data_14[9]) begin
-            column = column | onehot_n_14;
-        end
-        if (|(column & sel)) begin
-            out = out | bit_w_9;
-        end
-        column = zero_n;
-        if (data_0[10]) begin
-            column = column | onehot_n_0;
-        end
-        if (data_1[10]) begin
-            column = column | onehot_n_1;
-        end
-        if (data_2[10]) begin
-            column = column | onehot_n_2;
-        end
-        if (data_3[10]) begin
-            column = column | onehot_n_3;
-        end
-        if (data_4[10]) begin
-            column = column | onehot_n_4;
-        end
-        if (data_5[10]) begin
-            column = column | onehot_n_5;
-        end
-        if (data_6[10]) begin
-            column = column | onehot_n_6;
-        end
-        if (data_7[10]) begin
-            column = column | onehot_n_7;
-        end
-        if (data_8[10]) begin
-            column = column | onehot_n_8;
-        end
-        if (data_9[10]) begin
-            column = column | onehot_n_9;
-        end
-        if (data_10[10]) begin
-            column = column | onehot_n_10;
-        end
-        if (data_11[10]) begin
-            column = column | onehot_n_11;
-        end
-        if (data_12[10]) begin
-            column = column | onehot_n_12;
-        end
-        if (data_13[10]) begin
-            column = column | onehot_n_13;
-        end
-        if (data_14[10]) begin
-            column = column | onehot_n_14;
-        end
-        if (|(column & sel)) begin
-            out = out | bit_w_10;
-        end
-        column = zero_n;
-        if (data_0[11]) begin
-            column = column | onehot_n_0;
-        end
-        if (data_1[11]) begin
-            column = column | onehot_n_1;
-        end
-        if (data_2[11]) begin
-            column = column | onehot_n_2;
-        end
-        if (data_3[11]) begin
-            column = column | onehot_n_3;
-        end
-        if (data_4[11]) begin
-            column = column | onehot_n_4;
-        end
-        if (data_5[11]) begin
-            column = column | onehot_n_5;
-        end
-        if (data_6[11]) begin
-            column = column | onehot_n_6;
-        end
-        if (data_7[11]) begin
-            column = column | onehot_n_7;
-        end
-        if (data_8[11]) begin
-            column = column | onehot_n_8;
-        end
-        if (data_9[11]) begin
-            column = column | onehot_n_9;
-        end
-        if (data_10[11]) begin
-            column = column | onehot_n_10;
-        end
-        if (data_11[11]) begin
-            column = column | onehot_n_11;
-        end
-        if (data_12[11]) begin
-            column = column | onehot_n_12;
-        end
-        if (data_13[11]) begin
-            column = column | onehot_n_13;
-        end
-        if (data_14[11]) begin
-            column = column | onehot_n_14;
-        end
-        if (|(column & sel)) begin
-            out = out | bit_w_11;
-        end
-        column = zero_n;
-        if (data_0[12]) begin
-            column = column | onehot_n_0;
-        end
-        if (data_1[12]) begin
-            column = column | onehot_n_1;
-        end
-        if (data_2[12]) begin
-            column = column | onehot_n_2;
-        end
-        if (data_3[12]) begin
-            column = column | onehot_n_3;
-        end
-        if (data_4[12]) begin
-            column = column | onehot_n_4;
-        end
-        if (data_5[12]) begin
-            column = column | onehot_n_5;
-        end
-        if (data_6[12]) begin
-            column = column | onehot_n_6;
-        end
-        if (data_7[12]) begin
-            column = column | onehot_n_7;
-        end
-        if (data_8[12]) begin
-            column = column | onehot_n_8;
-        end
-        if (data_9[12]) begin
-            column = column | onehot_n_9;
-        end
-        if (data_10[12]) begin
-            column = column | onehot_n_10;
-        end
-        if (data_11[12]) begin
-            column = column | onehot_n_11;
-        end
-        if (data_12[12]) begin
-            column = column | onehot_n_12;
-        end
-        if (data_13[12]) begin
-            column = column | onehot_n_13;
-        end
-        if (data_14[12]) begin
-            column = column | onehot_n_14;
-        end
-        if (|(column & sel)) begin
-            out = out | bit_w_12;
-        end
-        column = zero_n;
-        if (data_0[13]) begin
-            column = column | onehot_n_0;
-        end
-        if (data_1[13]) begin
-            column = column | onehot_n_1;
-        end
-        if (data_2[13]) begin
-            column = column | onehot_n_2;
-        end
-        if (data_3[13]) begin
-            column = column | onehot_n_3;
-        end
-        if (data_4[13]) begin
-            column = column | onehot_n_4;
-        end
-        if (data_5[13]) begin
-            column = column | onehot_n_5;
-        end
-        if (data_6[13]) begin
-            column = column | onehot_n_6;
-        end
-        if (data_7[13]) begin
-            column = column | onehot_n_7;
-        end
-        if (data_8[13]) begin
-            column = column | onehot_n_8;
-        end
-        if (data_9[13]) begin
-            column = column | onehot_n_9;
-        end
-        if (data_10[13]) begin
-            column = column | onehot_n_10;
-        end
-        if (data_11[13]) begin
-            column = column | onehot_n_11;
-        end
-        if (data_12[13]) begin
-            column = column | onehot_n_12;
-        end
-        if (data_13[13]) begin
-            column = column | onehot_n_13;
-        end
-        if (data_14[13]) begin
-            column = column | onehot_n_14;
-        end
-        if (|(column & sel)) begin
-            out = out | bit_w_13;
-        end
-        column = zero_n;
-        if (data_0[14]) begin
-            column = column | onehot_n_0;
-        end
-        if (data_1[14]) begin
-            column = column | onehot_n_1;
-        end
-        if (data_2[14]) begin
-            column = column | onehot_n_2;
-        end
-        if (data_3[14]) begin
-            column = column | onehot_n_3;
-        end
-        if (data_4[14]) begin
-            column = column | onehot_n_4;
-        end
-        if (data_5[14]) begin
-            column = column | onehot_n_5;
-        end
-        if (data_6[14]) begin
-            column = column | onehot_n_6;
-        end
-        if (data_7[14]) begin
-            column = column | onehot_n_7;
-        end
-        if (data_8[14]) begin
-            column = column | onehot_n_8;
-        end
-        if (data_9[14]) begin
-            column = column | onehot_n_9;
-        end
-        if (data_10[14]) begin
-            column = column | onehot_n_10;
-        end
-        if (data_11[14]) begin
-            column = column | onehot_n_11;
-        end
-        if (data_12[14]) begin
-            column = column | onehot_n_12;
-        end
-        if (data_13[14]) begin
-            column = column | onehot_n_13;
-        end
-        if (data_14[14]) begin
-            column = column | onehot_n_14;
-        end
-        if (|(column & sel)) begin
-            out = out | bit_w_14;
-        end
-        column = zero_n;
-        if (data_0[15]) begin
-            column = column | onehot_n_0;
-        end
-        if (data_1[15]) begin
-            column = column | onehot_n_1;
-        end
-        if (data_2[15]) begin
-            column = column | onehot_n_2;
-        end
-        if (data_3[15]) begin
-            column = column | onehot_n_3;
-        end
-        if (data_4[15]) begin
-            column = column | onehot_n_4;
-        end
-        if (data_5[15]) begin
-            column = column | onehot_n_5;
-        end
-        if (data_6[15]) begin
-            column = column | onehot_n_6;
-        end
-        if (data_7[15]) begin
-            column = column | onehot_n_7;
-        end
-        if (data_8[15]) begin
-            column = column | onehot_n_8;
-        end
-        if (data_9[15]) begin
-            column = column | onehot_n_9;
-        end
-        if (data_10[15]) begin
-            column = column | onehot_n_10;
-        end
-        if (data_11[15]) begin
-            column = column | onehot_n_11;
-        end
-        if (data_12[15]) begin
-            column = column | onehot_n_12;
-        end
-        if (data_13[15]) begin
-            column = column | onehot_n_13;
-        end
-        if (data_14[15]) begin
-            column = column | onehot_n_14;
-        end
-        if (|(column & sel)) begin
-            out = out | bit_w_15;
-        end
-    end
-    
-endmodule // paver_tb_base_fermi__w_mux
 

@@ -343,38 +343,6 @@ module paver_tb_base_proto(clock,reset,start,groups,steal_mode,recipient_idle,ro
     wire  [3:0] recipient__onehot;
     wire  [1:0] recipient__index;
     // verilator lint_off UNOPTFLAT
-    reg  [3:0] w_mux__sel;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [15:0] w_mux__data_0;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [15:0] w_mux__data_1;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [15:0] w_mux__data_2;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [15:0] w_mux__data_3;
-    // verilator lint_on UNOPTFLAT
-    wire  [15:0] w_mux__out;
-    // verilator lint_off UNOPTFLAT
-    reg  [3:0] tail_mux__sel;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [15:0] tail_mux__data_0;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [15:0] tail_mux__data_1;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [15:0] tail_mux__data_2;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [15:0] tail_mux__data_3;
-    // verilator lint_on UNOPTFLAT
-    wire  [15:0] tail_mux__out;
-    // verilator lint_off UNOPTFLAT
     reg  [3:0] donor_index__onehot;
     // verilator lint_on UNOPTFLAT
     wire  [1:0] donor_index__index;
@@ -448,6 +416,9 @@ module paver_tb_base_proto(clock,reset,start,groups,steal_mode,recipient_idle,ro
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
     reg  [15:0] w_sel;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [15:0] tail_sel;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
     reg  [2:0] div_t;
@@ -680,22 +651,6 @@ module paver_tb_base_proto(clock,reset,start,groups,steal_mode,recipient_idle,ro
         .onehot(recipient__onehot),
         .index(recipient__index)
     );
-    paver_tb_base_proto__w_mux w_mux(
-        .sel(w_mux__sel),
-        .data_0(w_mux__data_0),
-        .data_1(w_mux__data_1),
-        .data_2(w_mux__data_2),
-        .data_3(w_mux__data_3),
-        .out(w_mux__out)
-    );
-    paver_tb_base_proto__tail_mux tail_mux(
-        .sel(tail_mux__sel),
-        .data_0(tail_mux__data_0),
-        .data_1(tail_mux__data_1),
-        .data_2(tail_mux__data_2),
-        .data_3(tail_mux__data_3),
-        .out(tail_mux__out)
-    );
     paver_tb_base_proto__donor_index donor_index(
         .onehot(donor_index__onehot),
         .index(donor_index__index)
@@ -865,17 +820,24 @@ module paver_tb_base_proto(clock,reset,start,groups,steal_mode,recipient_idle,ro
         if (commit) begin
             sel = donor__q;
         end
-        w_mux__sel = sel;
-        tail_mux__sel = sel;
-        w_mux__data_0 = v_tail_0 - v_next_0;
-        tail_mux__data_0 = v_tail_0;
-        w_mux__data_1 = v_tail_1 - v_next_1;
-        tail_mux__data_1 = v_tail_1;
-        w_mux__data_2 = v_tail_2 - v_next_2;
-        tail_mux__data_2 = v_tail_2;
-        w_mux__data_3 = v_tail_3 - v_next_3;
-        tail_mux__data_3 = v_tail_3;
-        w_sel = w_mux__out;
+        w_sel = zero16;
+        tail_sel = zero16;
+        if (sel[0]) begin
+            w_sel = w_sel | (v_tail_0 - v_next_0);
+            tail_sel = tail_sel | v_tail_0;
+        end
+        if (sel[1]) begin
+            w_sel = w_sel | (v_tail_1 - v_next_1);
+            tail_sel = tail_sel | v_tail_1;
+        end
+        if (sel[2]) begin
+            w_sel = w_sel | (v_tail_2 - v_next_2);
+            tail_sel = tail_sel | v_tail_2;
+        end
+        if (sel[3]) begin
+            w_sel = w_sel | (v_tail_3 - v_next_3);
+            tail_sel = tail_sel | v_tail_3;
+        end
         div_t = (rem__q << sh1) | zero_rb;
         if (sum__q[32'hf]) begin
             div_t = (rem__q << sh1) | one_rb;
@@ -905,7 +867,7 @@ module paver_tb_base_proto(clock,reset,start,groups,steal_mode,recipient_idle,ro
         can_give = commit & (s_reg__q != zero16) & ~|(room & donor__q) & (w_sel >= need_reg__q);
         fire = can_give & recipient__valid;
         recipient__advance = can_give;
-        cut = tail_mux__out - s_reg__q;
+        cut = tail_sel - s_reg__q;
         donor_index__onehot = donor__q;
         steal = fire;
         steal_donor = zero8;
@@ -961,7 +923,7 @@ module paver_tb_base_proto(clock,reset,start,groups,steal_mode,recipient_idle,ro
         end
         if (fire & recipient__onehot[0]) begin
             n1_0 = cut;
-            t1_0 = tail_mux__out;
+            t1_0 = tail_sel;
         end
         if (fire & donor__q[0] & (n1_0 == t1_0)) begin
             ntbv1 = ntbv1 & ~onehot_0;
@@ -992,7 +954,7 @@ module paver_tb_base_proto(clock,reset,start,groups,steal_mode,recipient_idle,ro
         end
         if (fire & recipient__onehot[1]) begin
             n1_1 = cut;
-            t1_1 = tail_mux__out;
+            t1_1 = tail_sel;
         end
         if (fire & donor__q[1] & (n1_1 == t1_1)) begin
             ntbv1 = ntbv1 & ~onehot_1;
@@ -1023,7 +985,7 @@ module paver_tb_base_proto(clock,reset,start,groups,steal_mode,recipient_idle,ro
         end
         if (fire & recipient__onehot[2]) begin
             n1_2 = cut;
-            t1_2 = tail_mux__out;
+            t1_2 = tail_sel;
         end
         if (fire & donor__q[2] & (n1_2 == t1_2)) begin
             ntbv1 = ntbv1 & ~onehot_2;
@@ -1054,7 +1016,7 @@ module paver_tb_base_proto(clock,reset,start,groups,steal_mode,recipient_idle,ro
         end
         if (fire & recipient__onehot[3]) begin
             n1_3 = cut;
-            t1_3 = tail_mux__out;
+            t1_3 = tail_sel;
         end
         if (fire & donor__q[3] & (n1_3 == t1_3)) begin
             ntbv1 = ntbv1 & ~onehot_3;
@@ -2561,606 +2523,4 @@ module paver_tb_base_proto__tail(d,q,clock);
     end
           
 endmodule // paver_tb_base_proto__tail
-
-// paver_tb_base_proto__tail_mux: a sub-block, field `tail_mux` of `paver_tb_base_proto`; 1 instance.
-module paver_tb_base_proto__tail_mux(sel,data_0,data_1,data_2,data_3,out);
-    
-    // Module arguments
-    input wire  [3:0] sel;
-    input wire  [15:0] data_0;
-    input wire  [15:0] data_1;
-    input wire  [15:0] data_2;
-    input wire  [15:0] data_3;
-    output reg  [15:0] out;
-    
-    // Constant declarations
-    localparam  onehot_n_0 = 4'h1;
-    localparam  onehot_n_1 = 4'h2;
-    localparam  onehot_n_2 = 4'h4;
-    localparam  onehot_n_3 = 4'h8;
-    localparam  bit_w_0 = 16'h1;
-    localparam  bit_w_1 = 16'h2;
-    localparam  bit_w_2 = 16'h4;
-    localparam  bit_w_3 = 16'h8;
-    localparam  bit_w_4 = 16'h10;
-    localparam  bit_w_5 = 16'h20;
-    localparam  bit_w_6 = 16'h40;
-    localparam  bit_w_7 = 16'h80;
-    localparam  bit_w_8 = 16'h100;
-    localparam  bit_w_9 = 16'h200;
-    localparam  bit_w_10 = 16'h400;
-    localparam  bit_w_11 = 16'h800;
-    localparam  bit_w_12 = 16'h1000;
-    localparam  bit_w_13 = 16'h2000;
-    localparam  bit_w_14 = 16'h4000;
-    localparam  bit_w_15 = 16'h8000;
-    localparam  zero_n = 4'h0;
-    localparam  zero_w = 16'h0;
-    
-    // Local signals
-    reg  [3:0] column;
-    
-    // Update code
-    always @(*) begin
-        out = zero_w;
-        column = zero_n;
-        if (data_0[0]) begin
-            column = column | onehot_n_0;
-        end
-        if (data_1[0]) begin
-            column = column | onehot_n_1;
-        end
-        if (data_2[0]) begin
-            column = column | onehot_n_2;
-        end
-        if (data_3[0]) begin
-            column = column | onehot_n_3;
-        end
-        if (|(column & sel)) begin
-            out = out | bit_w_0;
-        end
-        column = zero_n;
-        if (data_0[1]) begin
-            column = column | onehot_n_0;
-        end
-        if (data_1[1]) begin
-            column = column | onehot_n_1;
-        end
-        if (data_2[1]) begin
-            column = column | onehot_n_2;
-        end
-        if (data_3[1]) begin
-            column = column | onehot_n_3;
-        end
-        if (|(column & sel)) begin
-            out = out | bit_w_1;
-        end
-        column = zero_n;
-        if (data_0[2]) begin
-            column = column | onehot_n_0;
-        end
-        if (data_1[2]) begin
-            column = column | onehot_n_1;
-        end
-        if (data_2[2]) begin
-            column = column | onehot_n_2;
-        end
-        if (data_3[2]) begin
-            column = column | onehot_n_3;
-        end
-        if (|(column & sel)) begin
-            out = out | bit_w_2;
-        end
-        column = zero_n;
-        if (data_0[3]) begin
-            column = column | onehot_n_0;
-        end
-        if (data_1[3]) begin
-            column = column | onehot_n_1;
-        end
-        if (data_2[3]) begin
-            column = column | onehot_n_2;
-        end
-        if (data_3[3]) begin
-            column = column | onehot_n_3;
-        end
-        if (|(column & sel)) begin
-            out = out | bit_w_3;
-        end
-        column = zero_n;
-        if (data_0[4]) begin
-            column = column | onehot_n_0;
-        end
-        if (data_1[4]) begin
-            column = column | onehot_n_1;
-        end
-        if (data_2[4]) begin
-            column = column | onehot_n_2;
-        end
-        if (data_3[4]) begin
-            column = column | onehot_n_3;
-        end
-        if (|(column & sel)) begin
-            out = out | bit_w_4;
-        end
-        column = zero_n;
-        if (data_0[5]) begin
-            column = column | onehot_n_0;
-        end
-        if (data_1[5]) begin
-            column = column | onehot_n_1;
-        end
-        if (data_2[5]) begin
-            column = column | onehot_n_2;
-        end
-        if (data_3[5]) begin
-            column = column | onehot_n_3;
-        end
-        if (|(column & sel)) begin
-            out = out | bit_w_5;
-        end
-        column = zero_n;
-        if (data_0[6]) begin
-            column = column | onehot_n_0;
-        end
-        if (data_1[6]) begin
-            column = column | onehot_n_1;
-        end
-        if (data_2[6]) begin
-            column = column | onehot_n_2;
-        end
-        if (data_3[6]) begin
-            column = column | onehot_n_3;
-        end
-        if (|(column & sel)) begin
-            out = out | bit_w_6;
-        end
-        column = zero_n;
-        if (data_0[7]) begin
-            column = column | onehot_n_0;
-        end
-        if (data_1[7]) begin
-            column = column | onehot_n_1;
-        end
-        if (data_2[7]) begin
-            column = column | onehot_n_2;
-        end
-        if (data_3[7]) begin
-            column = column | onehot_n_3;
-        end
-        if (|(column & sel)) begin
-            out = out | bit_w_7;
-        end
-        column = zero_n;
-        if (data_0[8]) begin
-            column = column | onehot_n_0;
-        end
-        if (data_1[8]) begin
-            column = column | onehot_n_1;
-        end
-        if (data_2[8]) begin
-            column = column | onehot_n_2;
-        end
-        if (data_3[8]) begin
-            column = column | onehot_n_3;
-        end
-        if (|(column & sel)) begin
-            out = out | bit_w_8;
-        end
-        column = zero_n;
-        if (data_0[9]) begin
-            column = column | onehot_n_0;
-        end
-        if (data_1[9]) begin
-            column = column | onehot_n_1;
-        end
-        if (data_2[9]) begin
-            column = column | onehot_n_2;
-        end
-        if (data_3[9]) begin
-            column = column | onehot_n_3;
-        end
-        if (|(column & sel)) begin
-            out = out | bit_w_9;
-        end
-        column = zero_n;
-        if (data_0[10]) begin
-            column = column | onehot_n_0;
-        end
-        if (data_1[10]) begin
-            column = column | onehot_n_1;
-        end
-        if (data_2[10]) begin
-            column = column | onehot_n_2;
-        end
-        if (data_3[10]) begin
-            column = column | onehot_n_3;
-        end
-        if (|(column & sel)) begin
-            out = out | bit_w_10;
-        end
-        column = zero_n;
-        if (data_0[11]) begin
-            column = column | onehot_n_0;
-        end
-        if (data_1[11]) begin
-            column = column | onehot_n_1;
-        end
-        if (data_2[11]) begin
-            column = column | onehot_n_2;
-        end
-        if (data_3[11]) begin
-            column = column | onehot_n_3;
-        end
-        if (|(column & sel)) begin
-            out = out | bit_w_11;
-        end
-        column = zero_n;
-        if (data_0[12]) begin
-            column = column | onehot_n_0;
-        end
-        if (data_1[12]) begin
-            column = column | onehot_n_1;
-        end
-        if (data_2[12]) begin
-            column = column | onehot_n_2;
-        end
-        if (data_3[12]) begin
-            column = column | onehot_n_3;
-        end
-        if (|(column & sel)) begin
-            out = out | bit_w_12;
-        end
-        column = zero_n;
-        if (data_0[13]) begin
-            column = column | onehot_n_0;
-        end
-        if (data_1[13]) begin
-            column = column | onehot_n_1;
-        end
-        if (data_2[13]) begin
-            column = column | onehot_n_2;
-        end
-        if (data_3[13]) begin
-            column = column | onehot_n_3;
-        end
-        if (|(column & sel)) begin
-            out = out | bit_w_13;
-        end
-        column = zero_n;
-        if (data_0[14]) begin
-            column = column | onehot_n_0;
-        end
-        if (data_1[14]) begin
-            column = column | onehot_n_1;
-        end
-        if (data_2[14]) begin
-            column = column | onehot_n_2;
-        end
-        if (data_3[14]) begin
-            column = column | onehot_n_3;
-        end
-        if (|(column & sel)) begin
-            out = out | bit_w_14;
-        end
-        column = zero_n;
-        if (data_0[15]) begin
-            column = column | onehot_n_0;
-        end
-        if (data_1[15]) begin
-            column = column | onehot_n_1;
-        end
-        if (data_2[15]) begin
-            column = column | onehot_n_2;
-        end
-        if (data_3[15]) begin
-            column = column | onehot_n_3;
-        end
-        if (|(column & sel)) begin
-            out = out | bit_w_15;
-        end
-    end
-    
-endmodule // paver_tb_base_proto__tail_mux
-
-// paver_tb_base_proto__w_mux: a sub-block, field `w_mux` of `paver_tb_base_proto`; 1 instance.
-module paver_tb_base_proto__w_mux(sel,data_0,data_1,data_2,data_3,out);
-    
-    // Module arguments
-    input wire  [3:0] sel;
-    input wire  [15:0] data_0;
-    input wire  [15:0] data_1;
-    input wire  [15:0] data_2;
-    input wire  [15:0] data_3;
-    output reg  [15:0] out;
-    
-    // Constant declarations
-    localparam  onehot_n_0 = 4'h1;
-    localparam  onehot_n_1 = 4'h2;
-    localparam  onehot_n_2 = 4'h4;
-    localparam  onehot_n_3 = 4'h8;
-    localparam  bit_w_0 = 16'h1;
-    localparam  bit_w_1 = 16'h2;
-    localparam  bit_w_2 = 16'h4;
-    localparam  bit_w_3 = 16'h8;
-    localparam  bit_w_4 = 16'h10;
-    localparam  bit_w_5 = 16'h20;
-    localparam  bit_w_6 = 16'h40;
-    localparam  bit_w_7 = 16'h80;
-    localparam  bit_w_8 = 16'h100;
-    localparam  bit_w_9 = 16'h200;
-    localparam  bit_w_10 = 16'h400;
-    localparam  bit_w_11 = 16'h800;
-    localparam  bit_w_12 = 16'h1000;
-    localparam  bit_w_13 = 16'h2000;
-    localparam  bit_w_14 = 16'h4000;
-    localparam  bit_w_15 = 16'h8000;
-    localparam  zero_n = 4'h0;
-    localparam  zero_w = 16'h0;
-    
-    // Local signals
-    reg  [3:0] column;
-    
-    // Update code
-    always @(*) begin
-        out = zero_w;
-        column = zero_n;
-        if (data_0[0]) begin
-            column = column | onehot_n_0;
-        end
-        if (data_1[0]) begin
-            column = column | onehot_n_1;
-        end
-        if (data_2[0]) begin
-            column = column | onehot_n_2;
-        end
-        if (data_3[0]) begin
-            column = column | onehot_n_3;
-        end
-        if (|(column & sel)) begin
-            out = out | bit_w_0;
-        end
-        column = zero_n;
-        if (data_0[1]) begin
-            column = column | onehot_n_0;
-        end
-        if (data_1[1]) begin
-            column = column | onehot_n_1;
-        end
-        if (data_2[1]) begin
-            column = column | onehot_n_2;
-        end
-        if (data_3[1]) begin
-            column = column | onehot_n_3;
-        end
-        if (|(column & sel)) begin
-            out = out | bit_w_1;
-        end
-        column = zero_n;
-        if (data_0[2]) begin
-            column = column | onehot_n_0;
-        end
-        if (data_1[2]) begin
-            column = column | onehot_n_1;
-        end
-        if (data_2[2]) begin
-            column = column | onehot_n_2;
-        end
-        if (data_3[2]) begin
-            column = column | onehot_n_3;
-        end
-        if (|(column & sel)) begin
-            out = out | bit_w_2;
-        end
-        column = zero_n;
-        if (data_0[3]) begin
-            column = column | onehot_n_0;
-        end
-        if (data_1[3]) begin
-            column = column | onehot_n_1;
-        end
-        if (data_2[3]) begin
-            column = column | onehot_n_2;
-        end
-        if (data_3[3]) begin
-            column = column | onehot_n_3;
-        end
-        if (|(column & sel)) begin
-            out = out | bit_w_3;
-        end
-        column = zero_n;
-        if (data_0[4]) begin
-            column = column | onehot_n_0;
-        end
-        if (data_1[4]) begin
-            column = column | onehot_n_1;
-        end
-        if (data_2[4]) begin
-            column = column | onehot_n_2;
-        end
-        if (data_3[4]) begin
-            column = column | onehot_n_3;
-        end
-        if (|(column & sel)) begin
-            out = out | bit_w_4;
-        end
-        column = zero_n;
-        if (data_0[5]) begin
-            column = column | onehot_n_0;
-        end
-        if (data_1[5]) begin
-            column = column | onehot_n_1;
-        end
-        if (data_2[5]) begin
-            column = column | onehot_n_2;
-        end
-        if (data_3[5]) begin
-            column = column | onehot_n_3;
-        end
-        if (|(column & sel)) begin
-            out = out | bit_w_5;
-        end
-        column = zero_n;
-        if (data_0[6]) begin
-            column = column | onehot_n_0;
-        end
-        if (data_1[6]) begin
-            column = column | onehot_n_1;
-        end
-        if (data_2[6]) begin
-            column = column | onehot_n_2;
-        end
-        if (data_3[6]) begin
-            column = column | onehot_n_3;
-        end
-        if (|(column & sel)) begin
-            out = out | bit_w_6;
-        end
-        column = zero_n;
-        if (data_0[7]) begin
-            column = column | onehot_n_0;
-        end
-        if (data_1[7]) begin
-            column = column | onehot_n_1;
-        end
-        if (data_2[7]) begin
-            column = column | onehot_n_2;
-        end
-        if (data_3[7]) begin
-            column = column | onehot_n_3;
-        end
-        if (|(column & sel)) begin
-            out = out | bit_w_7;
-        end
-        column = zero_n;
-        if (data_0[8]) begin
-            column = column | onehot_n_0;
-        end
-        if (data_1[8]) begin
-            column = column | onehot_n_1;
-        end
-        if (data_2[8]) begin
-            column = column | onehot_n_2;
-        end
-        if (data_3[8]) begin
-            column = column | onehot_n_3;
-        end
-        if (|(column & sel)) begin
-            out = out | bit_w_8;
-        end
-        column = zero_n;
-        if (data_0[9]) begin
-            column = column | onehot_n_0;
-        end
-        if (data_1[9]) begin
-            column = column | onehot_n_1;
-        end
-        if (data_2[9]) begin
-            column = column | onehot_n_2;
-        end
-        if (data_3[9]) begin
-            column = column | onehot_n_3;
-        end
-        if (|(column & sel)) begin
-            out = out | bit_w_9;
-        end
-        column = zero_n;
-        if (data_0[10]) begin
-            column = column | onehot_n_0;
-        end
-        if (data_1[10]) begin
-            column = column | onehot_n_1;
-        end
-        if (data_2[10]) begin
-            column = column | onehot_n_2;
-        end
-        if (data_3[10]) begin
-            column = column | onehot_n_3;
-        end
-        if (|(column & sel)) begin
-            out = out | bit_w_10;
-        end
-        column = zero_n;
-        if (data_0[11]) begin
-            column = column | onehot_n_0;
-        end
-        if (data_1[11]) begin
-            column = column | onehot_n_1;
-        end
-        if (data_2[11]) begin
-            column = column | onehot_n_2;
-        end
-        if (data_3[11]) begin
-            column = column | onehot_n_3;
-        end
-        if (|(column & sel)) begin
-            out = out | bit_w_11;
-        end
-        column = zero_n;
-        if (data_0[12]) begin
-            column = column | onehot_n_0;
-        end
-        if (data_1[12]) begin
-            column = column | onehot_n_1;
-        end
-        if (data_2[12]) begin
-            column = column | onehot_n_2;
-        end
-        if (data_3[12]) begin
-            column = column | onehot_n_3;
-        end
-        if (|(column & sel)) begin
-            out = out | bit_w_12;
-        end
-        column = zero_n;
-        if (data_0[13]) begin
-            column = column | onehot_n_0;
-        end
-        if (data_1[13]) begin
-            column = column | onehot_n_1;
-        end
-        if (data_2[13]) begin
-            column = column | onehot_n_2;
-        end
-        if (data_3[13]) begin
-            column = column | onehot_n_3;
-        end
-        if (|(column & sel)) begin
-            out = out | bit_w_13;
-        end
-        column = zero_n;
-        if (data_0[14]) begin
-            column = column | onehot_n_0;
-        end
-        if (data_1[14]) begin
-            column = column | onehot_n_1;
-        end
-        if (data_2[14]) begin
-            column = column | onehot_n_2;
-        end
-        if (data_3[14]) begin
-            column = column | onehot_n_3;
-        end
-        if (|(column & sel)) begin
-            out = out | bit_w_14;
-        end
-        column = zero_n;
-        if (data_0[15]) begin
-            column = column | onehot_n_0;
-        end
-        if (data_1[15]) begin
-            column = column | onehot_n_1;
-        end
-        if (data_2[15]) begin
-            column = column | onehot_n_2;
-        end
-        if (data_3[15]) begin
-            column = column | onehot_n_3;
-        end
-        if (|(column & sel)) begin
-            out = out | bit_w_15;
-        end
-    end
-    
-endmodule // paver_tb_base_proto__w_mux
 

@@ -1111,182 +1111,6 @@ module paver_tb_base_titanx(clock,reset,start,groups,steal_mode,recipient_idle,r
     wire  [27:0] recipient__onehot;
     wire  [4:0] recipient__index;
     // verilator lint_off UNOPTFLAT
-    reg  [27:0] w_mux__sel;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [15:0] w_mux__data_0;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [15:0] w_mux__data_1;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [15:0] w_mux__data_2;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [15:0] w_mux__data_3;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [15:0] w_mux__data_4;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [15:0] w_mux__data_5;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [15:0] w_mux__data_6;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [15:0] w_mux__data_7;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [15:0] w_mux__data_8;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [15:0] w_mux__data_9;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [15:0] w_mux__data_10;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [15:0] w_mux__data_11;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [15:0] w_mux__data_12;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [15:0] w_mux__data_13;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [15:0] w_mux__data_14;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [15:0] w_mux__data_15;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [15:0] w_mux__data_16;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [15:0] w_mux__data_17;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [15:0] w_mux__data_18;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [15:0] w_mux__data_19;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [15:0] w_mux__data_20;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [15:0] w_mux__data_21;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [15:0] w_mux__data_22;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [15:0] w_mux__data_23;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [15:0] w_mux__data_24;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [15:0] w_mux__data_25;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [15:0] w_mux__data_26;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [15:0] w_mux__data_27;
-    // verilator lint_on UNOPTFLAT
-    wire  [15:0] w_mux__out;
-    // verilator lint_off UNOPTFLAT
-    reg  [27:0] tail_mux__sel;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [15:0] tail_mux__data_0;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [15:0] tail_mux__data_1;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [15:0] tail_mux__data_2;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [15:0] tail_mux__data_3;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [15:0] tail_mux__data_4;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [15:0] tail_mux__data_5;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [15:0] tail_mux__data_6;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [15:0] tail_mux__data_7;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [15:0] tail_mux__data_8;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [15:0] tail_mux__data_9;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [15:0] tail_mux__data_10;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [15:0] tail_mux__data_11;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [15:0] tail_mux__data_12;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [15:0] tail_mux__data_13;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [15:0] tail_mux__data_14;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [15:0] tail_mux__data_15;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [15:0] tail_mux__data_16;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [15:0] tail_mux__data_17;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [15:0] tail_mux__data_18;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [15:0] tail_mux__data_19;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [15:0] tail_mux__data_20;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [15:0] tail_mux__data_21;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [15:0] tail_mux__data_22;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [15:0] tail_mux__data_23;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [15:0] tail_mux__data_24;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [15:0] tail_mux__data_25;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [15:0] tail_mux__data_26;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [15:0] tail_mux__data_27;
-    // verilator lint_on UNOPTFLAT
-    wire  [15:0] tail_mux__out;
-    // verilator lint_off UNOPTFLAT
     reg  [27:0] donor_index__onehot;
     // verilator lint_on UNOPTFLAT
     wire  [4:0] donor_index__index;
@@ -1576,6 +1400,9 @@ module paver_tb_base_titanx(clock,reset,start,groups,steal_mode,recipient_idle,r
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
     reg  [15:0] w_sel;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [15:0] tail_sel;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
     reg  [5:0] div_t;
@@ -2360,70 +2187,6 @@ module paver_tb_base_titanx(clock,reset,start,groups,steal_mode,recipient_idle,r
         .onehot(recipient__onehot),
         .index(recipient__index)
     );
-    paver_tb_base_titanx__w_mux w_mux(
-        .sel(w_mux__sel),
-        .data_0(w_mux__data_0),
-        .data_1(w_mux__data_1),
-        .data_2(w_mux__data_2),
-        .data_3(w_mux__data_3),
-        .data_4(w_mux__data_4),
-        .data_5(w_mux__data_5),
-        .data_6(w_mux__data_6),
-        .data_7(w_mux__data_7),
-        .data_8(w_mux__data_8),
-        .data_9(w_mux__data_9),
-        .data_10(w_mux__data_10),
-        .data_11(w_mux__data_11),
-        .data_12(w_mux__data_12),
-        .data_13(w_mux__data_13),
-        .data_14(w_mux__data_14),
-        .data_15(w_mux__data_15),
-        .data_16(w_mux__data_16),
-        .data_17(w_mux__data_17),
-        .data_18(w_mux__data_18),
-        .data_19(w_mux__data_19),
-        .data_20(w_mux__data_20),
-        .data_21(w_mux__data_21),
-        .data_22(w_mux__data_22),
-        .data_23(w_mux__data_23),
-        .data_24(w_mux__data_24),
-        .data_25(w_mux__data_25),
-        .data_26(w_mux__data_26),
-        .data_27(w_mux__data_27),
-        .out(w_mux__out)
-    );
-    paver_tb_base_titanx__tail_mux tail_mux(
-        .sel(tail_mux__sel),
-        .data_0(tail_mux__data_0),
-        .data_1(tail_mux__data_1),
-        .data_2(tail_mux__data_2),
-        .data_3(tail_mux__data_3),
-        .data_4(tail_mux__data_4),
-        .data_5(tail_mux__data_5),
-        .data_6(tail_mux__data_6),
-        .data_7(tail_mux__data_7),
-        .data_8(tail_mux__data_8),
-        .data_9(tail_mux__data_9),
-        .data_10(tail_mux__data_10),
-        .data_11(tail_mux__data_11),
-        .data_12(tail_mux__data_12),
-        .data_13(tail_mux__data_13),
-        .data_14(tail_mux__data_14),
-        .data_15(tail_mux__data_15),
-        .data_16(tail_mux__data_16),
-        .data_17(tail_mux__data_17),
-        .data_18(tail_mux__data_18),
-        .data_19(tail_mux__data_19),
-        .data_20(tail_mux__data_20),
-        .data_21(tail_mux__data_21),
-        .data_22(tail_mux__data_22),
-        .data_23(tail_mux__data_23),
-        .data_24(tail_mux__data_24),
-        .data_25(tail_mux__data_25),
-        .data_26(tail_mux__data_26),
-        .data_27(tail_mux__data_27),
-        .out(tail_mux__out)
-    );
     paver_tb_base_titanx__donor_index donor_index(
         .onehot(donor_index__onehot),
         .index(donor_index__index)
@@ -3145,65 +2908,120 @@ module paver_tb_base_titanx(clock,reset,start,groups,steal_mode,recipient_idle,r
         if (commit) begin
             sel = donor__q;
         end
-        w_mux__sel = sel;
-        tail_mux__sel = sel;
-        w_mux__data_0 = v_tail_0 - v_next_0;
-        tail_mux__data_0 = v_tail_0;
-        w_mux__data_1 = v_tail_1 - v_next_1;
-        tail_mux__data_1 = v_tail_1;
-        w_mux__data_2 = v_tail_2 - v_next_2;
-        tail_mux__data_2 = v_tail_2;
-        w_mux__data_3 = v_tail_3 - v_next_3;
-        tail_mux__data_3 = v_tail_3;
-        w_mux__data_4 = v_tail_4 - v_next_4;
-        tail_mux__data_4 = v_tail_4;
-        w_mux__data_5 = v_tail_5 - v_next_5;
-        tail_mux__data_5 = v_tail_5;
-        w_mux__data_6 = v_tail_6 - v_next_6;
-        tail_mux__data_6 = v_tail_6;
-        w_mux__data_7 = v_tail_7 - v_next_7;
-        tail_mux__data_7 = v_tail_7;
-        w_mux__data_8 = v_tail_8 - v_next_8;
-        tail_mux__data_8 = v_tail_8;
-        w_mux__data_9 = v_tail_9 - v_next_9;
-        tail_mux__data_9 = v_tail_9;
-        w_mux__data_10 = v_tail_10 - v_next_10;
-        tail_mux__data_10 = v_tail_10;
-        w_mux__data_11 = v_tail_11 - v_next_11;
-        tail_mux__data_11 = v_tail_11;
-        w_mux__data_12 = v_tail_12 - v_next_12;
-        tail_mux__data_12 = v_tail_12;
-        w_mux__data_13 = v_tail_13 - v_next_13;
-        tail_mux__data_13 = v_tail_13;
-        w_mux__data_14 = v_tail_14 - v_next_14;
-        tail_mux__data_14 = v_tail_14;
-        w_mux__data_15 = v_tail_15 - v_next_15;
-        tail_mux__data_15 = v_tail_15;
-        w_mux__data_16 = v_tail_16 - v_next_16;
-        tail_mux__data_16 = v_tail_16;
-        w_mux__data_17 = v_tail_17 - v_next_17;
-        tail_mux__data_17 = v_tail_17;
-        w_mux__data_18 = v_tail_18 - v_next_18;
-        tail_mux__data_18 = v_tail_18;
-        w_mux__data_19 = v_tail_19 - v_next_19;
-        tail_mux__data_19 = v_tail_19;
-        w_mux__data_20 = v_tail_20 - v_next_20;
-        tail_mux__data_20 = v_tail_20;
-        w_mux__data_21 = v_tail_21 - v_next_21;
-        tail_mux__data_21 = v_tail_21;
-        w_mux__data_22 = v_tail_22 - v_next_22;
-        tail_mux__data_22 = v_tail_22;
-        w_mux__data_23 = v_tail_23 - v_next_23;
-        tail_mux__data_23 = v_tail_23;
-        w_mux__data_24 = v_tail_24 - v_next_24;
-        tail_mux__data_24 = v_tail_24;
-        w_mux__data_25 = v_tail_25 - v_next_25;
-        tail_mux__data_25 = v_tail_25;
-        w_mux__data_26 = v_tail_26 - v_next_26;
-        tail_mux__data_26 = v_tail_26;
-        w_mux__data_27 = v_tail_27 - v_next_27;
-        tail_mux__data_27 = v_tail_27;
-        w_sel = w_mux__out;
+        w_sel = zero16;
+        tail_sel = zero16;
+        if (sel[0]) begin
+            w_sel = w_sel | (v_tail_0 - v_next_0);
+            tail_sel = tail_sel | v_tail_0;
+        end
+        if (sel[1]) begin
+            w_sel = w_sel | (v_tail_1 - v_next_1);
+            tail_sel = tail_sel | v_tail_1;
+        end
+        if (sel[2]) begin
+            w_sel = w_sel | (v_tail_2 - v_next_2);
+            tail_sel = tail_sel | v_tail_2;
+        end
+        if (sel[3]) begin
+            w_sel = w_sel | (v_tail_3 - v_next_3);
+            tail_sel = tail_sel | v_tail_3;
+        end
+        if (sel[4]) begin
+            w_sel = w_sel | (v_tail_4 - v_next_4);
+            tail_sel = tail_sel | v_tail_4;
+        end
+        if (sel[5]) begin
+            w_sel = w_sel | (v_tail_5 - v_next_5);
+            tail_sel = tail_sel | v_tail_5;
+        end
+        if (sel[6]) begin
+            w_sel = w_sel | (v_tail_6 - v_next_6);
+            tail_sel = tail_sel | v_tail_6;
+        end
+        if (sel[7]) begin
+            w_sel = w_sel | (v_tail_7 - v_next_7);
+            tail_sel = tail_sel | v_tail_7;
+        end
+        if (sel[8]) begin
+            w_sel = w_sel | (v_tail_8 - v_next_8);
+            tail_sel = tail_sel | v_tail_8;
+        end
+        if (sel[9]) begin
+            w_sel = w_sel | (v_tail_9 - v_next_9);
+            tail_sel = tail_sel | v_tail_9;
+        end
+        if (sel[10]) begin
+            w_sel = w_sel | (v_tail_10 - v_next_10);
+            tail_sel = tail_sel | v_tail_10;
+        end
+        if (sel[11]) begin
+            w_sel = w_sel | (v_tail_11 - v_next_11);
+            tail_sel = tail_sel | v_tail_11;
+        end
+        if (sel[12]) begin
+            w_sel = w_sel | (v_tail_12 - v_next_12);
+            tail_sel = tail_sel | v_tail_12;
+        end
+        if (sel[13]) begin
+            w_sel = w_sel | (v_tail_13 - v_next_13);
+            tail_sel = tail_sel | v_tail_13;
+        end
+        if (sel[14]) begin
+            w_sel = w_sel | (v_tail_14 - v_next_14);
+            tail_sel = tail_sel | v_tail_14;
+        end
+        if (sel[15]) begin
+            w_sel = w_sel | (v_tail_15 - v_next_15);
+            tail_sel = tail_sel | v_tail_15;
+        end
+        if (sel[16]) begin
+            w_sel = w_sel | (v_tail_16 - v_next_16);
+            tail_sel = tail_sel | v_tail_16;
+        end
+        if (sel[17]) begin
+            w_sel = w_sel | (v_tail_17 - v_next_17);
+            tail_sel = tail_sel | v_tail_17;
+        end
+        if (sel[18]) begin
+            w_sel = w_sel | (v_tail_18 - v_next_18);
+            tail_sel = tail_sel | v_tail_18;
+        end
+        if (sel[19]) begin
+            w_sel = w_sel | (v_tail_19 - v_next_19);
+            tail_sel = tail_sel | v_tail_19;
+        end
+        if (sel[20]) begin
+            w_sel = w_sel | (v_tail_20 - v_next_20);
+            tail_sel = tail_sel | v_tail_20;
+        end
+        if (sel[21]) begin
+            w_sel = w_sel | (v_tail_21 - v_next_21);
+            tail_sel = tail_sel | v_tail_21;
+        end
+        if (sel[22]) begin
+            w_sel = w_sel | (v_tail_22 - v_next_22);
+            tail_sel = tail_sel | v_tail_22;
+        end
+        if (sel[23]) begin
+            w_sel = w_sel | (v_tail_23 - v_next_23);
+            tail_sel = tail_sel | v_tail_23;
+        end
+        if (sel[24]) begin
+            w_sel = w_sel | (v_tail_24 - v_next_24);
+            tail_sel = tail_sel | v_tail_24;
+        end
+        if (sel[25]) begin
+            w_sel = w_sel | (v_tail_25 - v_next_25);
+            tail_sel = tail_sel | v_tail_25;
+        end
+        if (sel[26]) begin
+            w_sel = w_sel | (v_tail_26 - v_next_26);
+            tail_sel = tail_sel | v_tail_26;
+        end
+        if (sel[27]) begin
+            w_sel = w_sel | (v_tail_27 - v_next_27);
+            tail_sel = tail_sel | v_tail_27;
+        end
         div_t = (rem__q << sh1) | zero_rb;
         if (sum__q[32'hf]) begin
             div_t = (rem__q << sh1) | one_rb;
@@ -3233,7 +3051,7 @@ module paver_tb_base_titanx(clock,reset,start,groups,steal_mode,recipient_idle,r
         can_give = commit & (s_reg__q != zero16) & ~|(room & donor__q) & (w_sel >= need_reg__q);
         fire = can_give & recipient__valid;
         recipient__advance = can_give;
-        cut = tail_mux__out - s_reg__q;
+        cut = tail_sel - s_reg__q;
         donor_index__onehot = donor__q;
         steal = fire;
         steal_donor = zero8;
@@ -3295,7 +3113,7 @@ module paver_tb_base_titanx(clock,reset,start,groups,steal_mode,recipient_idle,r
         end
         if (fire & recipient__onehot[0]) begin
             n1_0 = cut;
-            t1_0 = tail_mux__out;
+            t1_0 = tail_sel;
         end
         if (fire & donor__q[0] & (n1_0 == t1_0)) begin
             ntbv1 = ntbv1 & ~onehot_0;
@@ -3326,7 +3144,7 @@ module paver_tb_base_titanx(clock,reset,start,groups,steal_mode,recipient_idle,r
         end
         if (fire & recipient__onehot[1]) begin
             n1_1 = cut;
-            t1_1 = tail_mux__out;
+            t1_1 = tail_sel;
         end
         if (fire & donor__q[1] & (n1_1 == t1_1)) begin
             ntbv1 = ntbv1 & ~onehot_1;
@@ -3357,7 +3175,7 @@ module paver_tb_base_titanx(clock,reset,start,groups,steal_mode,recipient_idle,r
         end
         if (fire & recipient__onehot[2]) begin
             n1_2 = cut;
-            t1_2 = tail_mux__out;
+            t1_2 = tail_sel;
         end
         if (fire & donor__q[2] & (n1_2 == t1_2)) begin
             ntbv1 = ntbv1 & ~onehot_2;
@@ -3388,7 +3206,7 @@ module paver_tb_base_titanx(clock,reset,start,groups,steal_mode,recipient_idle,r
         end
         if (fire & recipient__onehot[3]) begin
             n1_3 = cut;
-            t1_3 = tail_mux__out;
+            t1_3 = tail_sel;
         end
         if (fire & donor__q[3] & (n1_3 == t1_3)) begin
             ntbv1 = ntbv1 & ~onehot_3;
@@ -3419,7 +3237,7 @@ module paver_tb_base_titanx(clock,reset,start,groups,steal_mode,recipient_idle,r
         end
         if (fire & recipient__onehot[4]) begin
             n1_4 = cut;
-            t1_4 = tail_mux__out;
+            t1_4 = tail_sel;
         end
         if (fire & donor__q[4] & (n1_4 == t1_4)) begin
             ntbv1 = ntbv1 & ~onehot_4;
@@ -3450,7 +3268,7 @@ module paver_tb_base_titanx(clock,reset,start,groups,steal_mode,recipient_idle,r
         end
         if (fire & recipient__onehot[5]) begin
             n1_5 = cut;
-            t1_5 = tail_mux__out;
+            t1_5 = tail_sel;
         end
         if (fire & donor__q[5] & (n1_5 == t1_5)) begin
             ntbv1 = ntbv1 & ~onehot_5;
@@ -3481,7 +3299,7 @@ module paver_tb_base_titanx(clock,reset,start,groups,steal_mode,recipient_idle,r
         end
         if (fire & recipient__onehot[6]) begin
             n1_6 = cut;
-            t1_6 = tail_mux__out;
+            t1_6 = tail_sel;
         end
         if (fire & donor__q[6] & (n1_6 == t1_6)) begin
             ntbv1 = ntbv1 & ~onehot_6;
@@ -3512,7 +3330,7 @@ module paver_tb_base_titanx(clock,reset,start,groups,steal_mode,recipient_idle,r
         end
         if (fire & recipient__onehot[7]) begin
             n1_7 = cut;
-            t1_7 = tail_mux__out;
+            t1_7 = tail_sel;
         end
         if (fire & donor__q[7] & (n1_7 == t1_7)) begin
             ntbv1 = ntbv1 & ~onehot_7;
@@ -3543,7 +3361,7 @@ module paver_tb_base_titanx(clock,reset,start,groups,steal_mode,recipient_idle,r
         end
         if (fire & recipient__onehot[8]) begin
             n1_8 = cut;
-            t1_8 = tail_mux__out;
+            t1_8 = tail_sel;
         end
         if (fire & donor__q[8] & (n1_8 == t1_8)) begin
             ntbv1 = ntbv1 & ~onehot_8;
@@ -3574,7 +3392,7 @@ module paver_tb_base_titanx(clock,reset,start,groups,steal_mode,recipient_idle,r
         end
         if (fire & recipient__onehot[9]) begin
             n1_9 = cut;
-            t1_9 = tail_mux__out;
+            t1_9 = tail_sel;
         end
         if (fire & donor__q[9] & (n1_9 == t1_9)) begin
             ntbv1 = ntbv1 & ~onehot_9;
@@ -3605,7 +3423,7 @@ module paver_tb_base_titanx(clock,reset,start,groups,steal_mode,recipient_idle,r
         end
         if (fire & recipient__onehot[10]) begin
             n1_10 = cut;
-            t1_10 = tail_mux__out;
+            t1_10 = tail_sel;
         end
         if (fire & donor__q[10] & (n1_10 == t1_10)) begin
             ntbv1 = ntbv1 & ~onehot_10;
@@ -3636,7 +3454,7 @@ module paver_tb_base_titanx(clock,reset,start,groups,steal_mode,recipient_idle,r
         end
         if (fire & recipient__onehot[11]) begin
             n1_11 = cut;
-            t1_11 = tail_mux__out;
+            t1_11 = tail_sel;
         end
         if (fire & donor__q[11] & (n1_11 == t1_11)) begin
             ntbv1 = ntbv1 & ~onehot_11;
@@ -3667,7 +3485,7 @@ module paver_tb_base_titanx(clock,reset,start,groups,steal_mode,recipient_idle,r
         end
         if (fire & recipient__onehot[12]) begin
             n1_12 = cut;
-            t1_12 = tail_mux__out;
+            t1_12 = tail_sel;
         end
         if (fire & donor__q[12] & (n1_12 == t1_12)) begin
             ntbv1 = ntbv1 & ~onehot_12;
@@ -3698,7 +3516,7 @@ module paver_tb_base_titanx(clock,reset,start,groups,steal_mode,recipient_idle,r
         end
         if (fire & recipient__onehot[13]) begin
             n1_13 = cut;
-            t1_13 = tail_mux__out;
+            t1_13 = tail_sel;
         end
         if (fire & donor__q[13] & (n1_13 == t1_13)) begin
             ntbv1 = ntbv1 & ~onehot_13;
@@ -3729,7 +3547,7 @@ module paver_tb_base_titanx(clock,reset,start,groups,steal_mode,recipient_idle,r
         end
         if (fire & recipient__onehot[14]) begin
             n1_14 = cut;
-            t1_14 = tail_mux__out;
+            t1_14 = tail_sel;
         end
         if (fire & donor__q[14] & (n1_14 == t1_14)) begin
             ntbv1 = ntbv1 & ~onehot_14;
@@ -3760,7 +3578,7 @@ module paver_tb_base_titanx(clock,reset,start,groups,steal_mode,recipient_idle,r
         end
         if (fire & recipient__onehot[15]) begin
             n1_15 = cut;
-            t1_15 = tail_mux__out;
+            t1_15 = tail_sel;
         end
         if (fire & donor__q[15] & (n1_15 == t1_15)) begin
             ntbv1 = ntbv1 & ~onehot_15;
@@ -3791,7 +3609,7 @@ module paver_tb_base_titanx(clock,reset,start,groups,steal_mode,recipient_idle,r
         end
         if (fire & recipient__onehot[16]) begin
             n1_16 = cut;
-            t1_16 = tail_mux__out;
+            t1_16 = tail_sel;
         end
         if (fire & donor__q[16] & (n1_16 == t1_16)) begin
             ntbv1 = ntbv1 & ~onehot_16;
@@ -3822,7 +3640,7 @@ module paver_tb_base_titanx(clock,reset,start,groups,steal_mode,recipient_idle,r
         end
         if (fire & recipient__onehot[17]) begin
             n1_17 = cut;
-            t1_17 = tail_mux__out;
+            t1_17 = tail_sel;
         end
         if (fire & donor__q[17] & (n1_17 == t1_17)) begin
             ntbv1 = ntbv1 & ~onehot_17;
@@ -3853,7 +3671,7 @@ module paver_tb_base_titanx(clock,reset,start,groups,steal_mode,recipient_idle,r
         end
         if (fire & recipient__onehot[18]) begin
             n1_18 = cut;
-            t1_18 = tail_mux__out;
+            t1_18 = tail_sel;
         end
         if (fire & donor__q[18] & (n1_18 == t1_18)) begin
             ntbv1 = ntbv1 & ~onehot_18;
@@ -3884,7 +3702,7 @@ module paver_tb_base_titanx(clock,reset,start,groups,steal_mode,recipient_idle,r
         end
         if (fire & recipient__onehot[19]) begin
             n1_19 = cut;
-            t1_19 = tail_mux__out;
+            t1_19 = tail_sel;
         end
         if (fire & donor__q[19] & (n1_19 == t1_19)) begin
             ntbv1 = ntbv1 & ~onehot_19;
@@ -3915,7 +3733,7 @@ module paver_tb_base_titanx(clock,reset,start,groups,steal_mode,recipient_idle,r
         end
         if (fire & recipient__onehot[20]) begin
             n1_20 = cut;
-            t1_20 = tail_mux__out;
+            t1_20 = tail_sel;
         end
         if (fire & donor__q[20] & (n1_20 == t1_20)) begin
             ntbv1 = ntbv1 & ~onehot_20;
@@ -3946,7 +3764,7 @@ module paver_tb_base_titanx(clock,reset,start,groups,steal_mode,recipient_idle,r
         end
         if (fire & recipient__onehot[21]) begin
             n1_21 = cut;
-            t1_21 = tail_mux__out;
+            t1_21 = tail_sel;
         end
         if (fire & donor__q[21] & (n1_21 == t1_21)) begin
             ntbv1 = ntbv1 & ~onehot_21;
@@ -3977,7 +3795,7 @@ module paver_tb_base_titanx(clock,reset,start,groups,steal_mode,recipient_idle,r
         end
         if (fire & recipient__onehot[22]) begin
             n1_22 = cut;
-            t1_22 = tail_mux__out;
+            t1_22 = tail_sel;
         end
         if (fire & donor__q[22] & (n1_22 == t1_22)) begin
             ntbv1 = ntbv1 & ~onehot_22;
@@ -4008,7 +3826,7 @@ module paver_tb_base_titanx(clock,reset,start,groups,steal_mode,recipient_idle,r
         end
         if (fire & recipient__onehot[23]) begin
             n1_23 = cut;
-            t1_23 = tail_mux__out;
+            t1_23 = tail_sel;
         end
         if (fire & donor__q[23] & (n1_23 == t1_23)) begin
             ntbv1 = ntbv1 & ~onehot_23;
@@ -4039,7 +3857,7 @@ module paver_tb_base_titanx(clock,reset,start,groups,steal_mode,recipient_idle,r
         end
         if (fire & recipient__onehot[24]) begin
             n1_24 = cut;
-            t1_24 = tail_mux__out;
+            t1_24 = tail_sel;
         end
         if (fire & donor__q[24] & (n1_24 == t1_24)) begin
             ntbv1 = ntbv1 & ~onehot_24;
@@ -4070,7 +3888,7 @@ module paver_tb_base_titanx(clock,reset,start,groups,steal_mode,recipient_idle,r
         end
         if (fire & recipient__onehot[25]) begin
             n1_25 = cut;
-            t1_25 = tail_mux__out;
+            t1_25 = tail_sel;
         end
         if (fire & donor__q[25] & (n1_25 == t1_25)) begin
             ntbv1 = ntbv1 & ~onehot_25;
@@ -4101,7 +3919,7 @@ module paver_tb_base_titanx(clock,reset,start,groups,steal_mode,recipient_idle,r
         end
         if (fire & recipient__onehot[26]) begin
             n1_26 = cut;
-            t1_26 = tail_mux__out;
+            t1_26 = tail_sel;
         end
         if (fire & donor__q[26] & (n1_26 == t1_26)) begin
             ntbv1 = ntbv1 & ~onehot_26;
@@ -4132,7 +3950,7 @@ module paver_tb_base_titanx(clock,reset,start,groups,steal_mode,recipient_idle,r
         end
         if (fire & recipient__onehot[27]) begin
             n1_27 = cut;
-            t1_27 = tail_mux__out;
+            t1_27 = tail_sel;
         end
         if (fire & donor__q[27] & (n1_27 == t1_27)) begin
             ntbv1 = ntbv1 & ~onehot_27;
@@ -8674,3006 +8492,4 @@ module paver_tb_base_titanx__tail(d,q,clock);
     end
           
 endmodule // paver_tb_base_titanx__tail
-
-// paver_tb_base_titanx__tail_mux: a sub-block, field `tail_mux` of `paver_tb_base_titanx`; 1 instance.
-module paver_tb_base_titanx__tail_mux(sel,data_0,data_1,data_2,data_3,data_4,data_5,data_6,data_7,data_8,data_9,data_10,data_11,data_12,data_13,data_14,data_15,data_16,data_17,data_18,data_19,data_20,data_21,data_22,data_23,data_24,data_25,data_26,data_27,out);
-    
-    // Module arguments
-    input wire  [27:0] sel;
-    input wire  [15:0] data_0;
-    input wire  [15:0] data_1;
-    input wire  [15:0] data_2;
-    input wire  [15:0] data_3;
-    input wire  [15:0] data_4;
-    input wire  [15:0] data_5;
-    input wire  [15:0] data_6;
-    input wire  [15:0] data_7;
-    input wire  [15:0] data_8;
-    input wire  [15:0] data_9;
-    input wire  [15:0] data_10;
-    input wire  [15:0] data_11;
-    input wire  [15:0] data_12;
-    input wire  [15:0] data_13;
-    input wire  [15:0] data_14;
-    input wire  [15:0] data_15;
-    input wire  [15:0] data_16;
-    input wire  [15:0] data_17;
-    input wire  [15:0] data_18;
-    input wire  [15:0] data_19;
-    input wire  [15:0] data_20;
-    input wire  [15:0] data_21;
-    input wire  [15:0] data_22;
-    input wire  [15:0] data_23;
-    input wire  [15:0] data_24;
-    input wire  [15:0] data_25;
-    input wire  [15:0] data_26;
-    input wire  [15:0] data_27;
-    output reg  [15:0] out;
-    
-    // Constant declarations
-    localparam  onehot_n_0 = 28'h1;
-    localparam  onehot_n_1 = 28'h2;
-    localparam  onehot_n_2 = 28'h4;
-    localparam  onehot_n_3 = 28'h8;
-    localparam  onehot_n_4 = 28'h10;
-    localparam  onehot_n_5 = 28'h20;
-    localparam  onehot_n_6 = 28'h40;
-    localparam  onehot_n_7 = 28'h80;
-    localparam  onehot_n_8 = 28'h100;
-    localparam  onehot_n_9 = 28'h200;
-    localparam  onehot_n_10 = 28'h400;
-    localparam  onehot_n_11 = 28'h800;
-    localparam  onehot_n_12 = 28'h1000;
-    localparam  onehot_n_13 = 28'h2000;
-    localparam  onehot_n_14 = 28'h4000;
-    localparam  onehot_n_15 = 28'h8000;
-    localparam  onehot_n_16 = 28'h10000;
-    localparam  onehot_n_17 = 28'h20000;
-    localparam  onehot_n_18 = 28'h40000;
-    localparam  onehot_n_19 = 28'h80000;
-    localparam  onehot_n_20 = 28'h100000;
-    localparam  onehot_n_21 = 28'h200000;
-    localparam  onehot_n_22 = 28'h400000;
-    localparam  onehot_n_23 = 28'h800000;
-    localparam  onehot_n_24 = 28'h1000000;
-    localparam  onehot_n_25 = 28'h2000000;
-    localparam  onehot_n_26 = 28'h4000000;
-    localparam  onehot_n_27 = 28'h8000000;
-    localparam  bit_w_0 = 16'h1;
-    localparam  bit_w_1 = 16'h2;
-    localparam  bit_w_2 = 16'h4;
-    localparam  bit_w_3 = 16'h8;
-    localparam  bit_w_4 = 16'h10;
-    localparam  bit_w_5 = 16'h20;
-    localparam  bit_w_6 = 16'h40;
-    localparam  bit_w_7 = 16'h80;
-    localparam  bit_w_8 = 16'h100;
-    localparam  bit_w_9 = 16'h200;
-    localparam  bit_w_10 = 16'h400;
-    localparam  bit_w_11 = 16'h800;
-    localparam  bit_w_12 = 16'h1000;
-    localparam  bit_w_13 = 16'h2000;
-    localparam  bit_w_14 = 16'h4000;
-    localparam  bit_w_15 = 16'h8000;
-    localparam  zero_n = 28'h0;
-    localparam  zero_w = 16'h0;
-    
-    // Local signals
-    reg  [27:0] column;
-    
-    // Update code
-    always @(*) begin
-        out = zero_w;
-        column = zero_n;
-        if (data_0[0]) begin
-            column = column | onehot_n_0;
-        end
-        if (data_1[0]) begin
-            column = column | onehot_n_1;
-        end
-        if (data_2[0]) begin
-            column = column | onehot_n_2;
-        end
-        if (data_3[0]) begin
-            column = column | onehot_n_3;
-        end
-        if (data_4[0]) begin
-            column = column | onehot_n_4;
-        end
-        if (data_5[0]) begin
-            column = column | onehot_n_5;
-        end
-        if (data_6[0]) begin
-            column = column | onehot_n_6;
-        end
-        if (data_7[0]) begin
-            column = column | onehot_n_7;
-        end
-        if (data_8[0]) begin
-            column = column | onehot_n_8;
-        end
-        if (data_9[0]) begin
-            column = column | onehot_n_9;
-        end
-        if (data_10[0]) begin
-            column = column | onehot_n_10;
-        end
-        if (data_11[0]) begin
-            column = column | onehot_n_11;
-        end
-        if (data_12[0]) begin
-            column = column | onehot_n_12;
-        end
-        if (data_13[0]) begin
-            column = column | onehot_n_13;
-        end
-        if (data_14[0]) begin
-            column = column | onehot_n_14;
-        end
-        if (data_15[0]) begin
-            column = column | onehot_n_15;
-        end
-        if (data_16[0]) begin
-            column = column | onehot_n_16;
-        end
-        if (data_17[0]) begin
-            column = column | onehot_n_17;
-        end
-        if (data_18[0]) begin
-            column = column | onehot_n_18;
-        end
-        if (data_19[0]) begin
-            column = column | onehot_n_19;
-        end
-        if (data_20[0]) begin
-            column = column | onehot_n_20;
-        end
-        if (data_21[0]) begin
-            column = column | onehot_n_21;
-        end
-        if (data_22[0]) begin
-            column = column | onehot_n_22;
-        end
-        if (data_23[0]) begin
-            column = column | onehot_n_23;
-        end
-        if (data_24[0]) begin
-            column = column | onehot_n_24;
-        end
-        if (data_25[0]) begin
-            column = column | onehot_n_25;
-        end
-        if (data_26[0]) begin
-            column = column | onehot_n_26;
-        end
-        if (data_27[0]) begin
-            column = column | onehot_n_27;
-        end
-        if (|(column & sel)) begin
-            out = out | bit_w_0;
-        end
-        column = zero_n;
-        if (data_0[1]) begin
-            column = column | onehot_n_0;
-        end
-        if (data_1[1]) begin
-            column = column | onehot_n_1;
-        end
-        if (data_2[1]) begin
-            column = column | onehot_n_2;
-        end
-        if (data_3[1]) begin
-            column = column | onehot_n_3;
-        end
-        if (data_4[1]) begin
-            column = column | onehot_n_4;
-        end
-        if (data_5[1]) begin
-            column = column | onehot_n_5;
-        end
-        if (data_6[1]) begin
-            column = column | onehot_n_6;
-        end
-        if (data_7[1]) begin
-            column = column | onehot_n_7;
-        end
-        if (data_8[1]) begin
-            column = column | onehot_n_8;
-        end
-        if (data_9[1]) begin
-            column = column | onehot_n_9;
-        end
-        if (data_10[1]) begin
-            column = column | onehot_n_10;
-        end
-        if (data_11[1]) begin
-            column = column | onehot_n_11;
-        end
-        if (data_12[1]) begin
-            column = column | onehot_n_12;
-        end
-        if (data_13[1]) begin
-            column = column | onehot_n_13;
-        end
-        if (data_14[1]) begin
-            column = column | onehot_n_14;
-        end
-        if (data_15[1]) begin
-            column = column | onehot_n_15;
-        end
-        if (data_16[1]) begin
-            column = column | onehot_n_16;
-        end
-        if (data_17[1]) begin
-            column = column | onehot_n_17;
-        end
-        if (data_18[1]) begin
-            column = column | onehot_n_18;
-        end
-        if (data_19[1]) begin
-            column = column | onehot_n_19;
-        end
-        if (data_20[1]) begin
-            column = column | onehot_n_20;
-        end
-        if (data_21[1]) begin
-            column = column | onehot_n_21;
-        end
-        if (data_22[1]) begin
-            column = column | onehot_n_22;
-        end
-        if (data_23[1]) begin
-            column = column | onehot_n_23;
-        end
-        if (data_24[1]) begin
-            column = column | onehot_n_24;
-        end
-        if (data_25[1]) begin
-            column = column | onehot_n_25;
-        end
-        if (data_26[1]) begin
-            column = column | onehot_n_26;
-        end
-        if (data_27[1]) begin
-            column = column | onehot_n_27;
-        end
-        if (|(column & sel)) begin
-            out = out | bit_w_1;
-        end
-        column = zero_n;
-        if (data_0[2]) begin
-            column = column | onehot_n_0;
-        end
-        if (data_1[2]) begin
-            column = column | onehot_n_1;
-        end
-        if (data_2[2]) begin
-            column = column | onehot_n_2;
-        end
-        if (data_3[2]) begin
-            column = column | onehot_n_3;
-        end
-        if (data_4[2]) begin
-            column = column | onehot_n_4;
-        end
-        if (data_5[2]) begin
-            column = column | onehot_n_5;
-        end
-        if (data_6[2]) begin
-            column = column | onehot_n_6;
-        end
-        if (data_7[2]) begin
-            column = column | onehot_n_7;
-        end
-        if (data_8[2]) begin
-            column = column | onehot_n_8;
-        end
-        if (data_9[2]) begin
-            column = column | onehot_n_9;
-        end
-        if (data_10[2]) begin
-            column = column | onehot_n_10;
-        end
-        if (data_11[2]) begin
-            column = column | onehot_n_11;
-        end
-        if (data_12[2]) begin
-            column = column | onehot_n_12;
-        end
-        if (data_13[2]) begin
-            column = column | onehot_n_13;
-        end
-        if (data_14[2]) begin
-            column = column | onehot_n_14;
-        end
-        if (data_15[2]) begin
-            column = column | onehot_n_15;
-        end
-        if (data_16[2]) begin
-            column = column | onehot_n_16;
-        end
-        if (data_17[2]) begin
-            column = column | onehot_n_17;
-        end
-        if (data_18[2]) begin
-            column = column | onehot_n_18;
-        end
-        if (data_19[2]) begin
-            column = column | onehot_n_19;
-        end
-        if (data_20[2]) begin
-            column = column | onehot_n_20;
-        end
-        if (data_21[2]) begin
-            column = column | onehot_n_21;
-        end
-        if (data_22[2]) begin
-            column = column | onehot_n_22;
-        end
-        if (data_23[2]) begin
-            column = column | onehot_n_23;
-        end
-        if (data_24[2]) begin
-            column = column | onehot_n_24;
-        end
-        if (data_25[2]) begin
-            column = column | onehot_n_25;
-        end
-        if (data_26[2]) begin
-            column = column | onehot_n_26;
-        end
-        if (data_27[2]) begin
-            column = column | onehot_n_27;
-        end
-        if (|(column & sel)) begin
-            out = out | bit_w_2;
-        end
-        column = zero_n;
-        if (data_0[3]) begin
-            column = column | onehot_n_0;
-        end
-        if (data_1[3]) begin
-            column = column | onehot_n_1;
-        end
-        if (data_2[3]) begin
-            column = column | onehot_n_2;
-        end
-        if (data_3[3]) begin
-            column = column | onehot_n_3;
-        end
-        if (data_4[3]) begin
-            column = column | onehot_n_4;
-        end
-        if (data_5[3]) begin
-            column = column | onehot_n_5;
-        end
-        if (data_6[3]) begin
-            column = column | onehot_n_6;
-        end
-        if (data_7[3]) begin
-            column = column | onehot_n_7;
-        end
-        if (data_8[3]) begin
-            column = column | onehot_n_8;
-        end
-        if (data_9[3]) begin
-            column = column | onehot_n_9;
-        end
-        if (data_10[3]) begin
-            column = column | onehot_n_10;
-        end
-        if (data_11[3]) begin
-            column = column | onehot_n_11;
-        end
-        if (data_12[3]) begin
-            column = column | onehot_n_12;
-        end
-        if (data_13[3]) begin
-            column = column | onehot_n_13;
-        end
-        if (data_14[3]) begin
-            column = column | onehot_n_14;
-        end
-        if (data_15[3]) begin
-            column = column | onehot_n_15;
-        end
-        if (data_16[3]) begin
-            column = column | onehot_n_16;
-        end
-        if (data_17[3]) begin
-            column = column | onehot_n_17;
-        end
-        if (data_18[3]) begin
-            column = column | onehot_n_18;
-        end
-        if (data_19[3]) begin
-            column = column | onehot_n_19;
-        end
-        if (data_20[3]) begin
-            column = column | onehot_n_20;
-        end
-        if (data_21[3]) begin
-            column = column | onehot_n_21;
-        end
-        if (data_22[3]) begin
-            column = column | onehot_n_22;
-        end
-        if (data_23[3]) begin
-            column = column | onehot_n_23;
-        end
-        if (data_24[3]) begin
-            column = column | onehot_n_24;
-        end
-        if (data_25[3]) begin
-            column = column | onehot_n_25;
-        end
-        if (data_26[3]) begin
-            column = column | onehot_n_26;
-        end
-        if (data_27[3]) begin
-            column = column | onehot_n_27;
-        end
-        if (|(column & sel)) begin
-            out = out | bit_w_3;
-        end
-        column = zero_n;
-        if (data_0[4]) begin
-            column = column | onehot_n_0;
-        end
-        if (data_1[4]) begin
-            column = column | onehot_n_1;
-        end
-        if (data_2[4]) begin
-            column = column | onehot_n_2;
-        end
-        if (data_3[4]) begin
-            column = column | onehot_n_3;
-        end
-        if (data_4[4]) begin
-            column = column | onehot_n_4;
-        end
-        if (data_5[4]) begin
-            column = column | onehot_n_5;
-        end
-        if (data_6[4]) begin
-            column = column | onehot_n_6;
-        end
-        if (data_7[4]) begin
-            column = column | onehot_n_7;
-        end
-        if (data_8[4]) begin
-            column = column | onehot_n_8;
-        end
-        if (data_9[4]) begin
-            column = column | onehot_n_9;
-        end
-        if (data_10[4]) begin
-            column = column | onehot_n_10;
-        end
-        if (data_11[4]) begin
-            column = column | onehot_n_11;
-        end
-        if (data_12[4]) begin
-            column = column | onehot_n_12;
-        end
-        if (data_13[4]) begin
-            column = column | onehot_n_13;
-        end
-        if (data_14[4]) begin
-            column = column | onehot_n_14;
-        end
-        if (data_15[4]) begin
-            column = column | onehot_n_15;
-        end
-        if (data_16[4]) begin
-            column = column | onehot_n_16;
-        end
-        if (data_17[4]) begin
-            column = column | onehot_n_17;
-        end
-        if (data_18[4]) begin
-            column = column | onehot_n_18;
-        end
-        if (data_19[4]) begin
-            column = column | onehot_n_19;
-        end
-        if (data_20[4]) begin
-            column = column | onehot_n_20;
-        end
-        if (data_21[4]) begin
-            column = column | onehot_n_21;
-        end
-        if (data_22[4]) begin
-            column = column | onehot_n_22;
-        end
-        if (data_23[4]) begin
-            column = column | onehot_n_23;
-        end
-        if (data_24[4]) begin
-            column = column | onehot_n_24;
-        end
-        if (data_25[4]) begin
-            column = column | onehot_n_25;
-        end
-        if (data_26[4]) begin
-            column = column | onehot_n_26;
-        end
-        if (data_27[4]) begin
-            column = column | onehot_n_27;
-        end
-        if (|(column & sel)) begin
-            out = out | bit_w_4;
-        end
-        column = zero_n;
-        if (data_0[5]) begin
-            column = column | onehot_n_0;
-        end
-        if (data_1[5]) begin
-            column = column | onehot_n_1;
-        end
-        if (data_2[5]) begin
-            column = column | onehot_n_2;
-        end
-        if (data_3[5]) begin
-            column = column | onehot_n_3;
-        end
-        if (data_4[5]) begin
-            column = column | onehot_n_4;
-        end
-        if (data_5[5]) begin
-            column = column | onehot_n_5;
-        end
-        if (data_6[5]) begin
-            column = column | onehot_n_6;
-        end
-        if (data_7[5]) begin
-            column = column | onehot_n_7;
-        end
-        if (data_8[5]) begin
-            column = column | onehot_n_8;
-        end
-        if (data_9[5]) begin
-            column = column | onehot_n_9;
-        end
-        if (data_10[5]) begin
-            column = column | onehot_n_10;
-        end
-        if (data_11[5]) begin
-            column = column | onehot_n_11;
-        end
-        if (data_12[5]) begin
-            column = column | onehot_n_12;
-        end
-        if (data_13[5]) begin
-            column = column | onehot_n_13;
-        end
-        if (data_14[5]) begin
-            column = column | onehot_n_14;
-        end
-        if (data_15[5]) begin
-            column = column | onehot_n_15;
-        end
-        if (data_16[5]) begin
-            column = column | onehot_n_16;
-        end
-        if (data_17[5]) begin
-            column = column | onehot_n_17;
-        end
-        if (data_18[5]) begin
-            column = column | onehot_n_18;
-        end
-        if (data_19[5]) begin
-            column = column | onehot_n_19;
-        end
-        if (data_20[5]) begin
-            column = column | onehot_n_20;
-        end
-        if (data_21[5]) begin
-            column = column | onehot_n_21;
-        end
-        if (data_22[5]) begin
-            column = column | onehot_n_22;
-        end
-        if (data_23[5]) begin
-            column = column | onehot_n_23;
-        end
-        if (data_24[5]) begin
-            column = column | onehot_n_24;
-        end
-        if (data_25[5]) begin
-            column = column | onehot_n_25;
-        end
-        if (data_26[5]) begin
-            column = column | onehot_n_26;
-        end
-        if (data_27[5]) begin
-            column = column | onehot_n_27;
-        end
-        if (|(column & sel)) begin
-            out = out | bit_w_5;
-        end
-        column = zero_n;
-        if (data_0[6]) begin
-            column = column | onehot_n_0;
-        end
-        if (data_1[6]) begin
-            column = column | onehot_n_1;
-        end
-        if (data_2[6]) begin
-            column = column | onehot_n_2;
-        end
-        if (data_3[6]) begin
-            column = column | onehot_n_3;
-        end
-        if (data_4[6]) begin
-            column = column | onehot_n_4;
-        end
-        if (data_5[6]) begin
-            column = column | onehot_n_5;
-        end
-        if (data_6[6]) begin
-            column = column | onehot_n_6;
-        end
-        if (data_7[6]) begin
-            column = column | onehot_n_7;
-        end
-        if (data_8[6]) begin
-            column = column | onehot_n_8;
-        end
-        if (data_9[6]) begin
-            column = column | onehot_n_9;
-        end
-        if (data_10[6]) begin
-            column = column | onehot_n_10;
-        end
-        if (data_11[6]) begin
-            column = column | onehot_n_11;
-        end
-        if (data_12[6]) begin
-            column = column | onehot_n_12;
-        end
-        if (data_13[6]) begin
-            column = column | onehot_n_13;
-        end
-        if (data_14[6]) begin
-            column = column | onehot_n_14;
-        end
-        if (data_15[6]) begin
-            column = column | onehot_n_15;
-        end
-        if (data_16[6]) begin
-            column = column | onehot_n_16;
-        end
-        if (data_17[6]) begin
-            column = column | onehot_n_17;
-        end
-        if (data_18[6]) begin
-            column = column | onehot_n_18;
-        end
-        if (data_19[6]) begin
-            column = column | onehot_n_19;
-        end
-        if (data_20[6]) begin
-            column = column | onehot_n_20;
-        end
-        if (data_21[6]) begin
-            column = column | onehot_n_21;
-        end
-        if (data_22[6]) begin
-            column = column | onehot_n_22;
-        end
-        if (data_23[6]) begin
-            column = column | onehot_n_23;
-        end
-        if (data_24[6]) begin
-            column = column | onehot_n_24;
-        end
-        if (data_25[6]) begin
-            column = column | onehot_n_25;
-        end
-        if (data_26[6]) begin
-            column = column | onehot_n_26;
-        end
-        if (data_27[6]) begin
-            column = column | onehot_n_27;
-        end
-        if (|(column & sel)) begin
-            out = out | bit_w_6;
-        end
-        column = zero_n;
-        if (data_0[7]) begin
-            column = column | onehot_n_0;
-        end
-        if (data_1[7]) begin
-            column = column | onehot_n_1;
-        end
-        if (data_2[7]) begin
-            column = column | onehot_n_2;
-        end
-        if (data_3[7]) begin
-            column = column | onehot_n_3;
-        end
-        if (data_4[7]) begin
-            column = column | onehot_n_4;
-        end
-        if (data_5[7]) begin
-            column = column | onehot_n_5;
-        end
-        if (data_6[7]) begin
-            column = column | onehot_n_6;
-        end
-        if (data_7[7]) begin
-            column = column | onehot_n_7;
-        end
-        if (data_8[7]) begin
-            column = column | onehot_n_8;
-        end
-        if (data_9[7]) begin
-            column = column | onehot_n_9;
-        end
-        if (data_10[7]) begin
-            column = column | onehot_n_10;
-        end
-        if (data_11[7]) begin
-            column = column | onehot_n_11;
-        end
-        if (data_12[7]) begin
-            column = column | onehot_n_12;
-        end
-        if (data_13[7]) begin
-            column = column | onehot_n_13;
-        end
-        if (data_14[7]) begin
-            column = column | onehot_n_14;
-        end
-        if (data_15[7]) begin
-            column = column | onehot_n_15;
-        end
-        if (data_16[7]) begin
-            column = column | onehot_n_16;
-        end
-        if (data_17[7]) begin
-            column = column | onehot_n_17;
-        end
-        if (data_18[7]) begin
-            column = column | onehot_n_18;
-        end
-        if (data_19[7]) begin
-            column = column | onehot_n_19;
-        end
-        if (data_20[7]) begin
-            column = column | onehot_n_20;
-        end
-        if (data_21[7]) begin
-            column = column | onehot_n_21;
-        end
-        if (data_22[7]) begin
-            column = column | onehot_n_22;
-        end
-        if (data_23[7]) begin
-            column = column | onehot_n_23;
-        end
-        if (data_24[7]) begin
-            column = column | onehot_n_24;
-        end
-        if (data_25[7]) begin
-            column = column | onehot_n_25;
-        end
-        if (data_26[7]) begin
-            column = column | onehot_n_26;
-        end
-        if (data_27[7]) begin
-            column = column | onehot_n_27;
-        end
-        if (|(column & sel)) begin
-            out = out | bit_w_7;
-        end
-        column = zero_n;
-        if (data_0[8]) begin
-            column = column | onehot_n_0;
-        end
-        if (data_1[8]) begin
-            column = column | onehot_n_1;
-        end
-        if (data_2[8]) begin
-            column = column | onehot_n_2;
-        end
-        if (data_3[8]) begin
-            column = column | onehot_n_3;
-        end
-        if (data_4[8]) begin
-            column = column | onehot_n_4;
-        end
-        if (data_5[8]) begin
-            column = column | onehot_n_5;
-        end
-        if (data_6[8]) begin
-            column = column | onehot_n_6;
-        end
-        if (data_7[8]) begin
-            column = column | onehot_n_7;
-        end
-        if (data_8[8]) begin
-            column = column | onehot_n_8;
-        end
-        if (data_9[8]) begin
-            column = column | onehot_n_9;
-        end
-        if (data_10[8]) begin
-            column = column | onehot_n_10;
-        end
-        if (data_11[8]) begin
-            column = column | onehot_n_11;
-        end
-        if (data_12[8]) begin
-            column = column | onehot_n_12;
-        end
-        if (data_13[8]) begin
-            column = column | onehot_n_13;
-        end
-        if (data_14[8]) begin
-            column = column | onehot_n_14;
-        end
-        if (data_15[8]) begin
-            column = column | onehot_n_15;
-        end
-        if (data_16[8]) begin
-            column = column | onehot_n_16;
-        end
-        if (data_17[8]) begin
-            column = column | onehot_n_17;
-        end
-        if (data_18[8]) begin
-            column = column | onehot_n_18;
-        end
-        if (data_19[8]) begin
-            column = column | onehot_n_19;
-        end
-        if (data_20[8]) begin
-            column = column | onehot_n_20;
-        end
-        if (data_21[8]) begin
-            column = column | onehot_n_21;
-        end
-        if (data_22[8]) begin
-            column = column | onehot_n_22;
-        end
-        if (data_23[8]) begin
-            column = column | onehot_n_23;
-        end
-        if (data_24[8]) begin
-            column = column | onehot_n_24;
-        end
-        if (data_25[8]) begin
-            column = column | onehot_n_25;
-        end
-        if (data_26[8]) begin
-            column = column | onehot_n_26;
-        end
-        if (data_27[8]) begin
-            column = column | onehot_n_27;
-        end
-        if (|(column & sel)) begin
-            out = out | bit_w_8;
-        end
-        column = zero_n;
-        if (data_0[9]) begin
-            column = column | onehot_n_0;
-        end
-        if (data_1[9]) begin
-            column = column | onehot_n_1;
-        end
-        if (data_2[9]) begin
-            column = column | onehot_n_2;
-        end
-        if (data_3[9]) begin
-            column = column | onehot_n_3;
-        end
-        if (data_4[9]) begin
-            column = column | onehot_n_4;
-        end
-        if (data_5[9]) begin
-            column = column | onehot_n_5;
-        end
-        if (data_6[9]) begin
-            column = column | onehot_n_6;
-        end
-        if (data_7[9]) begin
-            column = column | onehot_n_7;
-        end
-        if (data_8[9]) begin
-            column = column | onehot_n_8;
-        end
-        if (data_9[9]) begin
-            column = column | onehot_n_9;
-        end
-        if (data_10[9]) begin
-            column = column | onehot_n_10;
-        end
-        if (data_11[9]) begin
-            column = column | onehot_n_11;
-        end
-        if (data_12[9]) begin
-            column = column | onehot_n_12;
-        end
-        if (data_13[9]) begin
-            column = column | onehot_n_13;
-        end
-        if (data_14[9]) begin
-            column = column | onehot_n_14;
-        end
-        if (data_15[9]) begin
-            column = column | onehot_n_15;
-        end
-        if (data_16[9]) begin
-            column = column | onehot_n_16;
-        end
-        if (data_17[9]) begin
-            column = column | onehot_n_17;
-        end
-        if (data_18[9]) begin
-            column = column | onehot_n_18;
-        end
-        if (data_19[9]) begin
-            column = column | onehot_n_19;
-        end
-        if (data_20[9]) begin
-            column = column | onehot_n_20;
-        end
-        if (data_21[9]) begin
-            column = column | onehot_n_21;
-        end
-        if (data_22[9]) begin
-            column = column | onehot_n_22;
-        end
-        if (data_23[9]) begin
-            column = column | onehot_n_23;
-        end
-        if (data_24[9]) begin
-            column = column | onehot_n_24;
-        end
-        if (data_25[9]) begin
-            column = column | onehot_n_25;
-        end
-        if (data_26[9]) begin
-            column = column | onehot_n_26;
-        end
-        if (data_27[9]) begin
-            column = column | onehot_n_27;
-        end
-        if (|(column & sel)) begin
-            out = out | bit_w_9;
-        end
-        column = zero_n;
-        if (data_0[10]) begin
-            column = column | onehot_n_0;
-        end
-        if (data_1[10]) begin
-            column = column | onehot_n_1;
-        end
-        if (data_2[10]) begin
-            column = column | onehot_n_2;
-        end
-        if (data_3[10]) begin
-            column = column | onehot_n_3;
-        end
-        if (data_4[10]) begin
-            column = column | onehot_n_4;
-        end
-        if (data_5[10]) begin
-            column = column | onehot_n_5;
-        end
-        if (data_6[10]) begin
-            column = column | onehot_n_6;
-        end
-        if (data_7[10]) begin
-            column = column | onehot_n_7;
-        end
-        if (data_8[10]) begin
-            column = column | onehot_n_8;
-        end
-        if (data_9[10]) begin
-            column = column | onehot_n_9;
-        end
-        if (data_10[10]) begin
-            column = column | onehot_n_10;
-        end
-        if (data_11[10]) begin
-            column = column | onehot_n_11;
-        end
-        if (data_12[10]) begin
-            column = column | onehot_n_12;
-        end
-        if (data_13[10]) begin
-            column = column | onehot_n_13;
-        end
-        if (data_14[10]) begin
-            column = column | onehot_n_14;
-        end
-        if (data_15[10]) begin
-            column = column | onehot_n_15;
-        end
-        if (data_16[10]) begin
-            column = column | onehot_n_16;
-        end
-        if (data_17[10]) begin
-            column = column | onehot_n_17;
-        end
-        if (data_18[10]) begin
-            column = column | onehot_n_18;
-        end
-        if (data_19[10]) begin
-            column = column | onehot_n_19;
-        end
-        if (data_20[10]) begin
-            column = column | onehot_n_20;
-        end
-        if (data_21[10]) begin
-            column = column | onehot_n_21;
-        end
-        if (data_22[10]) begin
-            column = column | onehot_n_22;
-        end
-        if (data_23[10]) begin
-            column = column | onehot_n_23;
-        end
-        if (data_24[10]) begin
-            column = column | onehot_n_24;
-        end
-        if (data_25[10]) begin
-            column = column | onehot_n_25;
-        end
-        if (data_26[10]) begin
-            column = column | onehot_n_26;
-        end
-        if (data_27[10]) begin
-            column = column | onehot_n_27;
-        end
-        if (|(column & sel)) begin
-            out = out | bit_w_10;
-        end
-        column = zero_n;
-        if (data_0[11]) begin
-            column = column | onehot_n_0;
-        end
-        if (data_1[11]) begin
-            column = column | onehot_n_1;
-        end
-        if (data_2[11]) begin
-            column = column | onehot_n_2;
-        end
-        if (data_3[11]) begin
-            column = column | onehot_n_3;
-        end
-        if (data_4[11]) begin
-            column = column | onehot_n_4;
-        end
-        if (data_5[11]) begin
-            column = column | onehot_n_5;
-        end
-        if (data_6[11]) begin
-            column = column | onehot_n_6;
-        end
-        if (data_7[11]) begin
-            column = column | onehot_n_7;
-        end
-        if (data_8[11]) begin
-            column = column | onehot_n_8;
-        end
-        if (data_9[11]) begin
-            column = column | onehot_n_9;
-        end
-        if (data_10[11]) begin
-            column = column | onehot_n_10;
-        end
-        if (data_11[11]) begin
-            column = column | onehot_n_11;
-        end
-        if (data_12[11]) begin
-            column = column | onehot_n_12;
-        end
-        if (data_13[11]) begin
-            column = column | onehot_n_13;
-        end
-        if (data_14[11]) begin
-            column = column | onehot_n_14;
-        end
-        if (data_15[11]) begin
-            column = column | onehot_n_15;
-        end
-        if (data_16[11]) begin
-            column = column | onehot_n_16;
-        end
-        if (data_17[11]) begin
-            column = column | onehot_n_17;
-        end
-        if (data_18[11]) begin
-            column = column | onehot_n_18;
-        end
-        if (data_19[11]) begin
-            column = column | onehot_n_19;
-        end
-        if (data_20[11]) begin
-            column = column | onehot_n_20;
-        end
-        if (data_21[11]) begin
-            column = column | onehot_n_21;
-        end
-        if (data_22[11]) begin
-            column = column | onehot_n_22;
-        end
-        if (data_23[11]) begin
-            column = column | onehot_n_23;
-        end
-        if (data_24[11]) begin
-            column = column | onehot_n_24;
-        end
-        if (data_25[11]) begin
-            column = column | onehot_n_25;
-        end
-        if (data_26[11]) begin
-            column = column | onehot_n_26;
-        end
-        if (data_27[11]) begin
-            column = column | onehot_n_27;
-        end
-        if (|(column & sel)) begin
-            out = out | bit_w_11;
-        end
-        column = zero_n;
-        if (data_0[12]) begin
-            column = column | onehot_n_0;
-        end
-        if (data_1[12]) begin
-            column = column | onehot_n_1;
-        end
-        if (data_2[12]) begin
-            column = column | onehot_n_2;
-        end
-        if (data_3[12]) begin
-            column = column | onehot_n_3;
-        end
-        if (data_4[12]) begin
-            column = column | onehot_n_4;
-        end
-        if (data_5[12]) begin
-            column = column | onehot_n_5;
-        end
-        if (data_6[12]) begin
-            column = column | onehot_n_6;
-        end
-        if (data_7[12]) begin
-            column = column | onehot_n_7;
-        end
-        if (data_8[12]) begin
-            column = column | onehot_n_8;
-        end
-        if (data_9[12]) begin
-            column = column | onehot_n_9;
-        end
-        if (data_10[12]) begin
-            column = column | onehot_n_10;
-        end
-        if (data_11[12]) begin
-            column = column | onehot_n_11;
-        end
-        if (data_12[12]) begin
-            column = column | onehot_n_12;
-        end
-        if (data_13[12]) begin
-            column = column | onehot_n_13;
-        end
-        if (data_14[12]) begin
-            column = column | onehot_n_14;
-        end
-        if (data_15[12]) begin
-            column = column | onehot_n_15;
-        end
-        if (data_16[12]) begin
-            column = column | onehot_n_16;
-        end
-        if (data_17[12]) begin
-            column = column | onehot_n_17;
-        end
-        if (data_18[12]) begin
-            column = column | onehot_n_18;
-        end
-        if (data_19[12]) begin
-            column = column | onehot_n_19;
-        end
-        if (data_20[12]) begin
-            column = column | onehot_n_20;
-        end
-        if (data_21[12]) begin
-            column = column | onehot_n_21;
-        end
-        if (data_22[12]) begin
-            column = column | onehot_n_22;
-        end
-        if (data_23[12]) begin
-            column = column | onehot_n_23;
-        end
-        if (data_24[12]) begin
-            column = column | onehot_n_24;
-        end
-        if (data_25[12]) begin
-            column = column | onehot_n_25;
-        end
-        if (data_26[12]) begin
-            column = column | onehot_n_26;
-        end
-        if (data_27[12]) begin
-            column = column | onehot_n_27;
-        end
-        if (|(column & sel)) begin
-            out = out | bit_w_12;
-        end
-        column = zero_n;
-        if (data_0[13]) begin
-            column = column | onehot_n_0;
-        end
-        if (data_1[13]) begin
-            column = column | onehot_n_1;
-        end
-        if (data_2[13]) begin
-            column = column | onehot_n_2;
-        end
-        if (data_3[13]) begin
-            column = column | onehot_n_3;
-        end
-        if (data_4[13]) begin
-            column = column | onehot_n_4;
-        end
-        if (data_5[13]) begin
-            column = column | onehot_n_5;
-        end
-        if (data_6[13]) begin
-            column = column | onehot_n_6;
-        end
-        if (data_7[13]) begin
-            column = column | onehot_n_7;
-        end
-        if (data_8[13]) begin
-            column = column | onehot_n_8;
-        end
-        if (data_9[13]) begin
-            column = column | onehot_n_9;
-        end
-        if (data_10[13]) begin
-            column = column | onehot_n_10;
-        end
-        if (data_11[13]) begin
-            column = column | onehot_n_11;
-        end
-        if (data_12[13]) begin
-            column = column | onehot_n_12;
-        end
-        if (data_13[13]) begin
-            column = column | onehot_n_13;
-        end
-        if (data_14[13]) begin
-            column = column | onehot_n_14;
-        end
-        if (data_15[13]) begin
-            column = column | onehot_n_15;
-        end
-        if (data_16[13]) begin
-            column = column | onehot_n_16;
-        end
-        if (data_17[13]) begin
-            column = column | onehot_n_17;
-        end
-        if (data_18[13]) begin
-            column = column | onehot_n_18;
-        end
-        if (data_19[13]) begin
-            column = column | onehot_n_19;
-        end
-        if (data_20[13]) begin
-            column = column | onehot_n_20;
-        end
-        if (data_21[13]) begin
-            column = column | onehot_n_21;
-        end
-        if (data_22[13]) begin
-            column = column | onehot_n_22;
-        end
-        if (data_23[13]) begin
-            column = column | onehot_n_23;
-        end
-        if (data_24[13]) begin
-            column = column | onehot_n_24;
-        end
-        if (data_25[13]) begin
-            column = column | onehot_n_25;
-        end
-        if (data_26[13]) begin
-            column = column | onehot_n_26;
-        end
-        if (data_27[13]) begin
-            column = column | onehot_n_27;
-        end
-        if (|(column & sel)) begin
-            out = out | bit_w_13;
-        end
-        column = zero_n;
-        if (data_0[14]) begin
-            column = column | onehot_n_0;
-        end
-        if (data_1[14]) begin
-            column = column | onehot_n_1;
-        end
-        if (data_2[14]) begin
-            column = column | onehot_n_2;
-        end
-        if (data_3[14]) begin
-            column = column | onehot_n_3;
-        end
-        if (data_4[14]) begin
-            column = column | onehot_n_4;
-        end
-        if (data_5[14]) begin
-            column = column | onehot_n_5;
-        end
-        if (data_6[14]) begin
-            column = column | onehot_n_6;
-        end
-        if (data_7[14]) begin
-            column = column | onehot_n_7;
-        end
-        if (data_8[14]) begin
-            column = column | onehot_n_8;
-        end
-        if (data_9[14]) begin
-            column = column | onehot_n_9;
-        end
-        if (data_10[14]) begin
-            column = column | onehot_n_10;
-        end
-        if (data_11[14]) begin
-            column = column | onehot_n_11;
-        end
-        if (data_12[14]) begin
-            column = column | onehot_n_12;
-        end
-        if (data_13[14]) begin
-            column = column | onehot_n_13;
-        end
-        if (data_14[14]) begin
-            column = column | onehot_n_14;
-        end
-        if (data_15[14]) begin
-            column = column | onehot_n_15;
-        end
-        if (data_16[14]) begin
-            column = column | onehot_n_16;
-        end
-        if (data_17[14]) begin
-            column = column | onehot_n_17;
-        end
-        if (data_18[14]) begin
-            column = column | onehot_n_18;
-        end
-        if (data_19[14]) begin
-            column = column | onehot_n_19;
-        end
-        if (data_20[14]) begin
-            column = column | onehot_n_20;
-        end
-        if (data_21[14]) begin
-            column = column | onehot_n_21;
-        end
-        if (data_22[14]) begin
-            column = column | onehot_n_22;
-        end
-        if (data_23[14]) begin
-            column = column | onehot_n_23;
-        end
-        if (data_24[14]) begin
-            column = column | onehot_n_24;
-        end
-        if (data_25[14]) begin
-            column = column | onehot_n_25;
-        end
-        if (data_26[14]) begin
-            column = column | onehot_n_26;
-        end
-        if (data_27[14]) begin
-            column = column | onehot_n_27;
-        end
-        if (|(column & sel)) begin
-            out = out | bit_w_14;
-        end
-        column = zero_n;
-        if (data_0[15]) begin
-            column = column | onehot_n_0;
-        end
-        if (data_1[15]) begin
-            column = column | onehot_n_1;
-        end
-        if (data_2[15]) begin
-            column = column | onehot_n_2;
-        end
-        if (data_3[15]) begin
-            column = column | onehot_n_3;
-        end
-        if (data_4[15]) begin
-            column = column | onehot_n_4;
-        end
-        if (data_5[15]) begin
-            column = column | onehot_n_5;
-        end
-        if (data_6[15]) begin
-            column = column | onehot_n_6;
-        end
-        if (data_7[15]) begin
-            column = column | onehot_n_7;
-        end
-        if (data_8[15]) begin
-            column = column | onehot_n_8;
-        end
-        if (data_9[15]) begin
-            column = column | onehot_n_9;
-        end
-        if (data_10[15]) begin
-            column = column | onehot_n_10;
-        end
-        if (data_11[15]) begin
-            column = column | onehot_n_11;
-        end
-        if (data_12[15]) begin
-            column = column | onehot_n_12;
-        end
-        if (data_13[15]) begin
-            column = column | onehot_n_13;
-        end
-        if (data_14[15]) begin
-            column = column | onehot_n_14;
-        end
-        if (data_15[15]) begin
-            column = column | onehot_n_15;
-        end
-        if (data_16[15]) begin
-            column = column | onehot_n_16;
-        end
-        if (data_17[15]) begin
-            column = column | onehot_n_17;
-        end
-        if (data_18[15]) begin
-            column = column | onehot_n_18;
-        end
-        if (data_19[15]) begin
-            column = column | onehot_n_19;
-        end
-        if (data_20[15]) begin
-            column = column | onehot_n_20;
-        end
-        if (data_21[15]) begin
-            column = column | onehot_n_21;
-        end
-        if (data_22[15]) begin
-            column = column | onehot_n_22;
-        end
-        if (data_23[15]) begin
-            column = column | onehot_n_23;
-        end
-        if (data_24[15]) begin
-            column = column | onehot_n_24;
-        end
-        if (data_25[15]) begin
-            column = column | onehot_n_25;
-        end
-        if (data_26[15]) begin
-            column = column | onehot_n_26;
-        end
-        if (data_27[15]) begin
-            column = column | onehot_n_27;
-        end
-        if (|(column & sel)) begin
-            out = out | bit_w_15;
-        end
-    end
-    
-endmodule // paver_tb_base_titanx__tail_mux
-
-// paver_tb_base_titanx__w_mux: a sub-block, field `w_mux` of `paver_tb_base_titanx`; 1 instance.
-module paver_tb_base_titanx__w_mux(sel,data_0,data_1,data_2,data_3,data_4,data_5,data_6,data_7,data_8,data_9,data_10,data_11,data_12,data_13,data_14,data_15,data_16,data_17,data_18,data_19,data_20,data_21,data_22,data_23,data_24,data_25,data_26,data_27,out);
-    
-    // Module arguments
-    input wire  [27:0] sel;
-    input wire  [15:0] data_0;
-    input wire  [15:0] data_1;
-    input wire  [15:0] data_2;
-    input wire  [15:0] data_3;
-    input wire  [15:0] data_4;
-    input wire  [15:0] data_5;
-    input wire  [15:0] data_6;
-    input wire  [15:0] data_7;
-    input wire  [15:0] data_8;
-    input wire  [15:0] data_9;
-    input wire  [15:0] data_10;
-    input wire  [15:0] data_11;
-    input wire  [15:0] data_12;
-    input wire  [15:0] data_13;
-    input wire  [15:0] data_14;
-    input wire  [15:0] data_15;
-    input wire  [15:0] data_16;
-    input wire  [15:0] data_17;
-    input wire  [15:0] data_18;
-    input wire  [15:0] data_19;
-    input wire  [15:0] data_20;
-    input wire  [15:0] data_21;
-    input wire  [15:0] data_22;
-    input wire  [15:0] data_23;
-    input wire  [15:0] data_24;
-    input wire  [15:0] data_25;
-    input wire  [15:0] data_26;
-    input wire  [15:0] data_27;
-    output reg  [15:0] out;
-    
-    // Constant declarations
-    localparam  onehot_n_0 = 28'h1;
-    localparam  onehot_n_1 = 28'h2;
-    localparam  onehot_n_2 = 28'h4;
-    localparam  onehot_n_3 = 28'h8;
-    localparam  onehot_n_4 = 28'h10;
-    localparam  onehot_n_5 = 28'h20;
-    localparam  onehot_n_6 = 28'h40;
-    localparam  onehot_n_7 = 28'h80;
-    localparam  onehot_n_8 = 28'h100;
-    localparam  onehot_n_9 = 28'h200;
-    localparam  onehot_n_10 = 28'h400;
-    localparam  onehot_n_11 = 28'h800;
-    localparam  onehot_n_12 = 28'h1000;
-    localparam  onehot_n_13 = 28'h2000;
-    localparam  onehot_n_14 = 28'h4000;
-    localparam  onehot_n_15 = 28'h8000;
-    localparam  onehot_n_16 = 28'h10000;
-    localparam  onehot_n_17 = 28'h20000;
-    localparam  onehot_n_18 = 28'h40000;
-    localparam  onehot_n_19 = 28'h80000;
-    localparam  onehot_n_20 = 28'h100000;
-    localparam  onehot_n_21 = 28'h200000;
-    localparam  onehot_n_22 = 28'h400000;
-    localparam  onehot_n_23 = 28'h800000;
-    localparam  onehot_n_24 = 28'h1000000;
-    localparam  onehot_n_25 = 28'h2000000;
-    localparam  onehot_n_26 = 28'h4000000;
-    localparam  onehot_n_27 = 28'h8000000;
-    localparam  bit_w_0 = 16'h1;
-    localparam  bit_w_1 = 16'h2;
-    localparam  bit_w_2 = 16'h4;
-    localparam  bit_w_3 = 16'h8;
-    localparam  bit_w_4 = 16'h10;
-    localparam  bit_w_5 = 16'h20;
-    localparam  bit_w_6 = 16'h40;
-    localparam  bit_w_7 = 16'h80;
-    localparam  bit_w_8 = 16'h100;
-    localparam  bit_w_9 = 16'h200;
-    localparam  bit_w_10 = 16'h400;
-    localparam  bit_w_11 = 16'h800;
-    localparam  bit_w_12 = 16'h1000;
-    localparam  bit_w_13 = 16'h2000;
-    localparam  bit_w_14 = 16'h4000;
-    localparam  bit_w_15 = 16'h8000;
-    localparam  zero_n = 28'h0;
-    localparam  zero_w = 16'h0;
-    
-    // Local signals
-    reg  [27:0] column;
-    
-    // Update code
-    always @(*) begin
-        out = zero_w;
-        column = zero_n;
-        if (data_0[0]) begin
-            column = column | onehot_n_0;
-        end
-        if (data_1[0]) begin
-            column = column | onehot_n_1;
-        end
-        if (data_2[0]) begin
-            column = column | onehot_n_2;
-        end
-        if (data_3[0]) begin
-            column = column | onehot_n_3;
-        end
-        if (data_4[0]) begin
-            column = column | onehot_n_4;
-        end
-        if (data_5[0]) begin
-            column = column | onehot_n_5;
-        end
-        if (data_6[0]) begin
-            column = column | onehot_n_6;
-        end
-        if (data_7[0]) begin
-            column = column | onehot_n_7;
-        end
-        if (data_8[0]) begin
-            column = column | onehot_n_8;
-        end
-        if (data_9[0]) begin
-            column = column | onehot_n_9;
-        end
-        if (data_10[0]) begin
-            column = column | onehot_n_10;
-        end
-        if (data_11[0]) begin
-            column = column | onehot_n_11;
-        end
-        if (data_12[0]) begin
-            column = column | onehot_n_12;
-        end
-        if (data_13[0]) begin
-            column = column | onehot_n_13;
-        end
-        if (data_14[0]) begin
-            column = column | onehot_n_14;
-        end
-        if (data_15[0]) begin
-            column = column | onehot_n_15;
-        end
-        if (data_16[0]) begin
-            column = column | onehot_n_16;
-        end
-        if (data_17[0]) begin
-            column = column | onehot_n_17;
-        end
-        if (data_18[0]) begin
-            column = column | onehot_n_18;
-        end
-        if (data_19[0]) begin
-            column = column | onehot_n_19;
-        end
-        if (data_20[0]) begin
-            column = column | onehot_n_20;
-        end
-        if (data_21[0]) begin
-            column = column | onehot_n_21;
-        end
-        if (data_22[0]) begin
-            column = column | onehot_n_22;
-        end
-        if (data_23[0]) begin
-            column = column | onehot_n_23;
-        end
-        if (data_24[0]) begin
-            column = column | onehot_n_24;
-        end
-        if (data_25[0]) begin
-            column = column | onehot_n_25;
-        end
-        if (data_26[0]) begin
-            column = column | onehot_n_26;
-        end
-        if (data_27[0]) begin
-            column = column | onehot_n_27;
-        end
-        if (|(column & sel)) begin
-            out = out | bit_w_0;
-        end
-        column = zero_n;
-        if (data_0[1]) begin
-            column = column | onehot_n_0;
-        end
-        if (data_1[1]) begin
-            column = column | onehot_n_1;
-        end
-        if (data_2[1]) begin
-            column = column | onehot_n_2;
-        end
-        if (data_3[1]) begin
-            column = column | onehot_n_3;
-        end
-        if (data_4[1]) begin
-            column = column | onehot_n_4;
-        end
-        if (data_5[1]) begin
-            column = column | onehot_n_5;
-        end
-        if (data_6[1]) begin
-            column = column | onehot_n_6;
-        end
-        if (data_7[1]) begin
-            column = column | onehot_n_7;
-        end
-        if (data_8[1]) begin
-            column = column | onehot_n_8;
-        end
-        if (data_9[1]) begin
-            column = column | onehot_n_9;
-        end
-        if (data_10[1]) begin
-            column = column | onehot_n_10;
-        end
-        if (data_11[1]) begin
-            column = column | onehot_n_11;
-        end
-        if (data_12[1]) begin
-            column = column | onehot_n_12;
-        end
-        if (data_13[1]) begin
-            column = column | onehot_n_13;
-        end
-        if (data_14[1]) begin
-            column = column | onehot_n_14;
-        end
-        if (data_15[1]) begin
-            column = column | onehot_n_15;
-        end
-        if (data_16[1]) begin
-            column = column | onehot_n_16;
-        end
-        if (data_17[1]) begin
-            column = column | onehot_n_17;
-        end
-        if (data_18[1]) begin
-            column = column | onehot_n_18;
-        end
-        if (data_19[1]) begin
-            column = column | onehot_n_19;
-        end
-        if (data_20[1]) begin
-            column = column | onehot_n_20;
-        end
-        if (data_21[1]) begin
-            column = column | onehot_n_21;
-        end
-        if (data_22[1]) begin
-            column = column | onehot_n_22;
-        end
-        if (data_23[1]) begin
-            column = column | onehot_n_23;
-        end
-        if (data_24[1]) begin
-            column = column | onehot_n_24;
-        end
-        if (data_25[1]) begin
-            column = column | onehot_n_25;
-        end
-        if (data_26[1]) begin
-            column = column | onehot_n_26;
-        end
-        if (data_27[1]) begin
-            column = column | onehot_n_27;
-        end
-        if (|(column & sel)) begin
-            out = out | bit_w_1;
-        end
-        column = zero_n;
-        if (data_0[2]) begin
-            column = column | onehot_n_0;
-        end
-        if (data_1[2]) begin
-            column = column | onehot_n_1;
-        end
-        if (data_2[2]) begin
-            column = column | onehot_n_2;
-        end
-        if (data_3[2]) begin
-            column = column | onehot_n_3;
-        end
-        if (data_4[2]) begin
-            column = column | onehot_n_4;
-        end
-        if (data_5[2]) begin
-            column = column | onehot_n_5;
-        end
-        if (data_6[2]) begin
-            column = column | onehot_n_6;
-        end
-        if (data_7[2]) begin
-            column = column | onehot_n_7;
-        end
-        if (data_8[2]) begin
-            column = column | onehot_n_8;
-        end
-        if (data_9[2]) begin
-            column = column | onehot_n_9;
-        end
-        if (data_10[2]) begin
-            column = column | onehot_n_10;
-        end
-        if (data_11[2]) begin
-            column = column | onehot_n_11;
-        end
-        if (data_12[2]) begin
-            column = column | onehot_n_12;
-        end
-        if (data_13[2]) begin
-            column = column | onehot_n_13;
-        end
-        if (data_14[2]) begin
-            column = column | onehot_n_14;
-        end
-        if (data_15[2]) begin
-            column = column | onehot_n_15;
-        end
-        if (data_16[2]) begin
-            column = column | onehot_n_16;
-        end
-        if (data_17[2]) begin
-            column = column | onehot_n_17;
-        end
-        if (data_18[2]) begin
-            column = column | onehot_n_18;
-        end
-        if (data_19[2]) begin
-            column = column | onehot_n_19;
-        end
-        if (data_20[2]) begin
-            column = column | onehot_n_20;
-        end
-        if (data_21[2]) begin
-            column = column | onehot_n_21;
-        end
-        if (data_22[2]) begin
-            column = column | onehot_n_22;
-        end
-        if (data_23[2]) begin
-            column = column | onehot_n_23;
-        end
-        if (data_24[2]) begin
-            column = column | onehot_n_24;
-        end
-        if (data_25[2]) begin
-            column = column | onehot_n_25;
-        end
-        if (data_26[2]) begin
-            column = column | onehot_n_26;
-        end
-        if (data_27[2]) begin
-            column = column | onehot_n_27;
-        end
-        if (|(column & sel)) begin
-            out = out | bit_w_2;
-        end
-        column = zero_n;
-        if (data_0[3]) begin
-            column = column | onehot_n_0;
-        end
-        if (data_1[3]) begin
-            column = column | onehot_n_1;
-        end
-        if (data_2[3]) begin
-            column = column | onehot_n_2;
-        end
-        if (data_3[3]) begin
-            column = column | onehot_n_3;
-        end
-        if (data_4[3]) begin
-            column = column | onehot_n_4;
-        end
-        if (data_5[3]) begin
-            column = column | onehot_n_5;
-        end
-        if (data_6[3]) begin
-            column = column | onehot_n_6;
-        end
-        if (data_7[3]) begin
-            column = column | onehot_n_7;
-        end
-        if (data_8[3]) begin
-            column = column | onehot_n_8;
-        end
-        if (data_9[3]) begin
-            column = column | onehot_n_9;
-        end
-        if (data_10[3]) begin
-            column = column | onehot_n_10;
-        end
-        if (data_11[3]) begin
-            column = column | onehot_n_11;
-        end
-        if (data_12[3]) begin
-            column = column | onehot_n_12;
-        end
-        if (data_13[3]) begin
-            column = column | onehot_n_13;
-        end
-        if (data_14[3]) begin
-            column = column | onehot_n_14;
-        end
-        if (data_15[3]) begin
-            column = column | onehot_n_15;
-        end
-        if (data_16[3]) begin
-            column = column | onehot_n_16;
-        end
-        if (data_17[3]) begin
-            column = column | onehot_n_17;
-        end
-        if (data_18[3]) begin
-            column = column | onehot_n_18;
-        end
-        if (data_19[3]) begin
-            column = column | onehot_n_19;
-        end
-        if (data_20[3]) begin
-            column = column | onehot_n_20;
-        end
-        if (data_21[3]) begin
-            column = column | onehot_n_21;
-        end
-        if (data_22[3]) begin
-            column = column | onehot_n_22;
-        end
-        if (data_23[3]) begin
-            column = column | onehot_n_23;
-        end
-        if (data_24[3]) begin
-            column = column | onehot_n_24;
-        end
-        if (data_25[3]) begin
-            column = column | onehot_n_25;
-        end
-        if (data_26[3]) begin
-            column = column | onehot_n_26;
-        end
-        if (data_27[3]) begin
-            column = column | onehot_n_27;
-        end
-        if (|(column & sel)) begin
-            out = out | bit_w_3;
-        end
-        column = zero_n;
-        if (data_0[4]) begin
-            column = column | onehot_n_0;
-        end
-        if (data_1[4]) begin
-            column = column | onehot_n_1;
-        end
-        if (data_2[4]) begin
-            column = column | onehot_n_2;
-        end
-        if (data_3[4]) begin
-            column = column | onehot_n_3;
-        end
-        if (data_4[4]) begin
-            column = column | onehot_n_4;
-        end
-        if (data_5[4]) begin
-            column = column | onehot_n_5;
-        end
-        if (data_6[4]) begin
-            column = column | onehot_n_6;
-        end
-        if (data_7[4]) begin
-            column = column | onehot_n_7;
-        end
-        if (data_8[4]) begin
-            column = column | onehot_n_8;
-        end
-        if (data_9[4]) begin
-            column = column | onehot_n_9;
-        end
-        if (data_10[4]) begin
-            column = column | onehot_n_10;
-        end
-        if (data_11[4]) begin
-            column = column | onehot_n_11;
-        end
-        if (data_12[4]) begin
-            column = column | onehot_n_12;
-        end
-        if (data_13[4]) begin
-            column = column | onehot_n_13;
-        end
-        if (data_14[4]) begin
-            column = column | onehot_n_14;
-        end
-        if (data_15[4]) begin
-            column = column | onehot_n_15;
-        end
-        if (data_16[4]) begin
-            column = column | onehot_n_16;
-        end
-        if (data_17[4]) begin
-            column = column | onehot_n_17;
-        end
-        if (data_18[4]) begin
-            column = column | onehot_n_18;
-        end
-        if (data_19[4]) begin
-            column = column | onehot_n_19;
-        end
-        if (data_20[4]) begin
-            column = column | onehot_n_20;
-        end
-        if (data_21[4]) begin
-            column = column | onehot_n_21;
-        end
-        if (data_22[4]) begin
-            column = column | onehot_n_22;
-        end
-        if (data_23[4]) begin
-            column = column | onehot_n_23;
-        end
-        if (data_24[4]) begin
-            column = column | onehot_n_24;
-        end
-        if (data_25[4]) begin
-            column = column | onehot_n_25;
-        end
-        if (data_26[4]) begin
-            column = column | onehot_n_26;
-        end
-        if (data_27[4]) begin
-            column = column | onehot_n_27;
-        end
-        if (|(column & sel)) begin
-            out = out | bit_w_4;
-        end
-        column = zero_n;
-        if (data_0[5]) begin
-            column = column | onehot_n_0;
-        end
-        if (data_1[5]) begin
-            column = column | onehot_n_1;
-        end
-        if (data_2[5]) begin
-            column = column | onehot_n_2;
-        end
-        if (data_3[5]) begin
-            column = column | onehot_n_3;
-        end
-        if (data_4[5]) begin
-            column = column | onehot_n_4;
-        end
-        if (data_5[5]) begin
-            column = column | onehot_n_5;
-        end
-        if (data_6[5]) begin
-            column = column | onehot_n_6;
-        end
-        if (data_7[5]) begin
-            column = column | onehot_n_7;
-        end
-        if (data_8[5]) begin
-            column = column | onehot_n_8;
-        end
-        if (data_9[5]) begin
-            column = column | onehot_n_9;
-        end
-        if (data_10[5]) begin
-            column = column | onehot_n_10;
-        end
-        if (data_11[5]) begin
-            column = column | onehot_n_11;
-        end
-        if (data_12[5]) begin
-            column = column | onehot_n_12;
-        end
-        if (data_13[5]) begin
-            column = column | onehot_n_13;
-        end
-        if (data_14[5]) begin
-            column = column | onehot_n_14;
-        end
-        if (data_15[5]) begin
-            column = column | onehot_n_15;
-        end
-        if (data_16[5]) begin
-            column = column | onehot_n_16;
-        end
-        if (data_17[5]) begin
-            column = column | onehot_n_17;
-        end
-        if (data_18[5]) begin
-            column = column | onehot_n_18;
-        end
-        if (data_19[5]) begin
-            column = column | onehot_n_19;
-        end
-        if (data_20[5]) begin
-            column = column | onehot_n_20;
-        end
-        if (data_21[5]) begin
-            column = column | onehot_n_21;
-        end
-        if (data_22[5]) begin
-            column = column | onehot_n_22;
-        end
-        if (data_23[5]) begin
-            column = column | onehot_n_23;
-        end
-        if (data_24[5]) begin
-            column = column | onehot_n_24;
-        end
-        if (data_25[5]) begin
-            column = column | onehot_n_25;
-        end
-        if (data_26[5]) begin
-            column = column | onehot_n_26;
-        end
-        if (data_27[5]) begin
-            column = column | onehot_n_27;
-        end
-        if (|(column & sel)) begin
-            out = out | bit_w_5;
-        end
-        column = zero_n;
-        if (data_0[6]) begin
-            column = column | onehot_n_0;
-        end
-        if (data_1[6]) begin
-            column = column | onehot_n_1;
-        end
-        if (data_2[6]) begin
-            column = column | onehot_n_2;
-        end
-        if (data_3[6]) begin
-            column = column | onehot_n_3;
-        end
-        if (data_4[6]) begin
-            column = column | onehot_n_4;
-        end
-        if (data_5[6]) begin
-            column = column | onehot_n_5;
-        end
-        if (data_6[6]) begin
-            column = column | onehot_n_6;
-        end
-        if (data_7[6]) begin
-            column = column | onehot_n_7;
-        end
-        if (data_8[6]) begin
-            column = column | onehot_n_8;
-        end
-        if (data_9[6]) begin
-            column = column | onehot_n_9;
-        end
-        if (data_10[6]) begin
-            column = column | onehot_n_10;
-        end
-        if (data_11[6]) begin
-            column = column | onehot_n_11;
-        end
-        if (data_12[6]) begin
-            column = column | onehot_n_12;
-        end
-        if (data_13[6]) begin
-            column = column | onehot_n_13;
-        end
-        if (data_14[6]) begin
-            column = column | onehot_n_14;
-        end
-        if (data_15[6]) begin
-            column = column | onehot_n_15;
-        end
-        if (data_16[6]) begin
-            column = column | onehot_n_16;
-        end
-        if (data_17[6]) begin
-            column = column | onehot_n_17;
-        end
-        if (data_18[6]) begin
-            column = column | onehot_n_18;
-        end
-        if (data_19[6]) begin
-            column = column | onehot_n_19;
-        end
-        if (data_20[6]) begin
-            column = column | onehot_n_20;
-        end
-        if (data_21[6]) begin
-            column = column | onehot_n_21;
-        end
-        if (data_22[6]) begin
-            column = column | onehot_n_22;
-        end
-        if (data_23[6]) begin
-            column = column | onehot_n_23;
-        end
-        if (data_24[6]) begin
-            column = column | onehot_n_24;
-        end
-        if (data_25[6]) begin
-            column = column | onehot_n_25;
-        end
-        if (data_26[6]) begin
-            column = column | onehot_n_26;
-        end
-        if (data_27[6]) begin
-            column = column | onehot_n_27;
-        end
-        if (|(column & sel)) begin
-            out = out | bit_w_6;
-        end
-        column = zero_n;
-        if (data_0[7]) begin
-            column = column | onehot_n_0;
-        end
-        if (data_1[7]) begin
-            column = column | onehot_n_1;
-        end
-        if (data_2[7]) begin
-            column = column | onehot_n_2;
-        end
-        if (data_3[7]) begin
-            column = column | onehot_n_3;
-        end
-        if (data_4[7]) begin
-            column = column | onehot_n_4;
-        end
-        if (data_5[7]) begin
-            column = column | onehot_n_5;
-        end
-        if (data_6[7]) begin
-            column = column | onehot_n_6;
-        end
-        if (data_7[7]) begin
-            column = column | onehot_n_7;
-        end
-        if (data_8[7]) begin
-            column = column | onehot_n_8;
-        end
-        if (data_9[7]) begin
-            column = column | onehot_n_9;
-        end
-        if (data_10[7]) begin
-            column = column | onehot_n_10;
-        end
-        if (data_11[7]) begin
-            column = column | onehot_n_11;
-        end
-        if (data_12[7]) begin
-            column = column | onehot_n_12;
-        end
-        if (data_13[7]) begin
-            column = column | onehot_n_13;
-        end
-        if (data_14[7]) begin
-            column = column | onehot_n_14;
-        end
-        if (data_15[7]) begin
-            column = column | onehot_n_15;
-        end
-        if (data_16[7]) begin
-            column = column | onehot_n_16;
-        end
-        if (data_17[7]) begin
-            column = column | onehot_n_17;
-        end
-        if (data_18[7]) begin
-            column = column | onehot_n_18;
-        end
-        if (data_19[7]) begin
-            column = column | onehot_n_19;
-        end
-        if (data_20[7]) begin
-            column = column | onehot_n_20;
-        end
-        if (data_21[7]) begin
-            column = column | onehot_n_21;
-        end
-        if (data_22[7]) begin
-            column = column | onehot_n_22;
-        end
-        if (data_23[7]) begin
-            column = column | onehot_n_23;
-        end
-        if (data_24[7]) begin
-            column = column | onehot_n_24;
-        end
-        if (data_25[7]) begin
-            column = column | onehot_n_25;
-        end
-        if (data_26[7]) begin
-            column = column | onehot_n_26;
-        end
-        if (data_27[7]) begin
-            column = column | onehot_n_27;
-        end
-        if (|(column & sel)) begin
-            out = out | bit_w_7;
-        end
-        column = zero_n;
-        if (data_0[8]) begin
-            column = column | onehot_n_0;
-        end
-        if (data_1[8]) begin
-            column = column | onehot_n_1;
-        end
-        if (data_2[8]) begin
-            column = column | onehot_n_2;
-        end
-        if (data_3[8]) begin
-            column = column | onehot_n_3;
-        end
-        if (data_4[8]) begin
-            column = column | onehot_n_4;
-        end
-        if (data_5[8]) begin
-            column = column | onehot_n_5;
-        end
-        if (data_6[8]) begin
-            column = column | onehot_n_6;
-        end
-        if (data_7[8]) begin
-            column = column | onehot_n_7;
-        end
-        if (data_8[8]) begin
-            column = column | onehot_n_8;
-        end
-        if (data_9[8]) begin
-            column = column | onehot_n_9;
-        end
-        if (data_10[8]) begin
-            column = column | onehot_n_10;
-        end
-        if (data_11[8]) begin
-            column = column | onehot_n_11;
-        end
-        if (data_12[8]) begin
-            column = column | onehot_n_12;
-        end
-        if (data_13[8]) begin
-            column = column | onehot_n_13;
-        end
-        if (data_14[8]) begin
-            column = column | onehot_n_14;
-        end
-        if (data_15[8]) begin
-            column = column | onehot_n_15;
-        end
-        if (data_16[8]) begin
-            column = column | onehot_n_16;
-        end
-        if (data_17[8]) begin
-            column = column | onehot_n_17;
-        end
-        if (data_18[8]) begin
-            column = column | onehot_n_18;
-        end
-        if (data_19[8]) begin
-            column = column | onehot_n_19;
-        end
-        if (data_20[8]) begin
-            column = column | onehot_n_20;
-        end
-        if (data_21[8]) begin
-            column = column | onehot_n_21;
-        end
-        if (data_22[8]) begin
-            column = column | onehot_n_22;
-        end
-        if (data_23[8]) begin
-            column = column | onehot_n_23;
-        end
-        if (data_24[8]) begin
-            column = column | onehot_n_24;
-        end
-        if (data_25[8]) begin
-            column = column | onehot_n_25;
-        end
-        if (data_26[8]) begin
-            column = column | onehot_n_26;
-        end
-        if (data_27[8]) begin
-            column = column | onehot_n_27;
-        end
-        if (|(column & sel)) begin
-            out = out | bit_w_8;
-        end
-        column = zero_n;
-        if (data_0[9]) begin
-            column = column | onehot_n_0;
-        end
-        if (data_1[9]) begin
-            column = column | onehot_n_1;
-        end
-        if (data_2[9]) begin
-            column = column | onehot_n_2;
-        end
-        if (data_3[9]) begin
-            column = column | onehot_n_3;
-        end
-        if (data_4[9]) begin
-            column = column | onehot_n_4;
-        end
-        if (data_5[9]) begin
-            column = column | onehot_n_5;
-        end
-        if (data_6[9]) begin
-            column = column | onehot_n_6;
-        end
-        if (data_7[9]) begin
-            column = column | onehot_n_7;
-        end
-        if (data_8[9]) begin
-            column = column | onehot_n_8;
-        end
-        if (data_9[9]) begin
-            column = column | onehot_n_9;
-        end
-        if (data_10[9]) begin
-            column = column | onehot_n_10;
-        end
-        if (data_11[9]) begin
-            column = column | onehot_n_11;
-        end
-        if (data_12[9]) begin
-            column = column | onehot_n_12;
-        end
-        if (data_13[9]) begin
-            column = column | onehot_n_13;
-        end
-        if (data_14[9]) begin
-            column = column | onehot_n_14;
-        end
-        if (data_15[9]) begin
-            column = column | onehot_n_15;
-        end
-        if (data_16[9]) begin
-            column = column | onehot_n_16;
-        end
-        if (data_17[9]) begin
-            column = column | onehot_n_17;
-        end
-        if (data_18[9]) begin
-            column = column | onehot_n_18;
-        end
-        if (data_19[9]) begin
-            column = column | onehot_n_19;
-        end
-        if (data_20[9]) begin
-            column = column | onehot_n_20;
-        end
-        if (data_21[9]) begin
-            column = column | onehot_n_21;
-        end
-        if (data_22[9]) begin
-            column = column | onehot_n_22;
-        end
-        if (data_23[9]) begin
-            column = column | onehot_n_23;
-        end
-        if (data_24[9]) begin
-            column = column | onehot_n_24;
-        end
-        if (data_25[9]) begin
-            column = column | onehot_n_25;
-        end
-        if (data_26[9]) begin
-            column = column | onehot_n_26;
-        end
-        if (data_27[9]) begin
-            column = column | onehot_n_27;
-        end
-        if (|(column & sel)) begin
-            out = out | bit_w_9;
-        end
-        column = zero_n;
-        if (data_0[10]) begin
-            column = column | onehot_n_0;
-        end
-        if (data_1[10]) begin
-            column = column | onehot_n_1;
-        end
-        if (data_2[10]) begin
-            column = column | onehot_n_2;
-        end
-        if (data_3[10]) begin
-            column = column | onehot_n_3;
-        end
-        if (data_4[10]) begin
-            column = column | onehot_n_4;
-        end
-        if (data_5[10]) begin
-            column = column | onehot_n_5;
-        end
-        if (data_6[10]) begin
-            column = column | onehot_n_6;
-        end
-        if (data_7[10]) begin
-            column = column | onehot_n_7;
-        end
-        if (data_8[10]) begin
-            column = column | onehot_n_8;
-        end
-        if (data_9[10]) begin
-            column = column | onehot_n_9;
-        end
-        if (data_10[10]) begin
-            column = column | onehot_n_10;
-        end
-        if (data_11[10]) begin
-            column = column | onehot_n_11;
-        end
-        if (data_12[10]) begin
-            column = column | onehot_n_12;
-        end
-        if (data_13[10]) begin
-            column = column | onehot_n_13;
-        end
-        if (data_14[10]) begin
-            column = column | onehot_n_14;
-        end
-        if (data_15[10]) begin
-            column = column | onehot_n_15;
-        end
-        if (data_16[10]) begin
-            column = column | onehot_n_16;
-        end
-        if (data_17[10]) begin
-            column = column | onehot_n_17;
-        end
-        if (data_18[10]) begin
-            column = column | onehot_n_18;
-        end
-        if (data_19[10]) begin
-            column = column | onehot_n_19;
-        end
-        if (data_20[10]) begin
-            column = column | onehot_n_20;
-        end
-        if (data_21[10]) begin
-            column = column | onehot_n_21;
-        end
-        if (data_22[10]) begin
-            column = column | onehot_n_22;
-        end
-        if (data_23[10]) begin
-            column = column | onehot_n_23;
-        end
-        if (data_24[10]) begin
-            column = column | onehot_n_24;
-        end
-        if (data_25[10]) begin
-            column = column | onehot_n_25;
-        end
-        if (data_26[10]) begin
-            column = column | onehot_n_26;
-        end
-        if (data_27[10]) begin
-            column = column | onehot_n_27;
-        end
-        if (|(column & sel)) begin
-            out = out | bit_w_10;
-        end
-        column = zero_n;
-        if (data_0[11]) begin
-            column = column | onehot_n_0;
-        end
-        if (data_1[11]) begin
-            column = column | onehot_n_1;
-        end
-        if (data_2[11]) begin
-            column = column | onehot_n_2;
-        end
-        if (data_3[11]) begin
-            column = column | onehot_n_3;
-        end
-        if (data_4[11]) begin
-            column = column | onehot_n_4;
-        end
-        if (data_5[11]) begin
-            column = column | onehot_n_5;
-        end
-        if (data_6[11]) begin
-            column = column | onehot_n_6;
-        end
-        if (data_7[11]) begin
-            column = column | onehot_n_7;
-        end
-        if (data_8[11]) begin
-            column = column | onehot_n_8;
-        end
-        if (data_9[11]) begin
-            column = column | onehot_n_9;
-        end
-        if (data_10[11]) begin
-            column = column | onehot_n_10;
-        end
-        if (data_11[11]) begin
-            column = column | onehot_n_11;
-        end
-        if (data_12[11]) begin
-            column = column | onehot_n_12;
-        end
-        if (data_13[11]) begin
-            column = column | onehot_n_13;
-        end
-        if (data_14[11]) begin
-            column = column | onehot_n_14;
-        end
-        if (data_15[11]) begin
-            column = column | onehot_n_15;
-        end
-        if (data_16[11]) begin
-            column = column | onehot_n_16;
-        end
-        if (data_17[11]) begin
-            column = column | onehot_n_17;
-        end
-        if (data_18[11]) begin
-            column = column | onehot_n_18;
-        end
-        if (data_19[11]) begin
-            column = column | onehot_n_19;
-        end
-        if (data_20[11]) begin
-            column = column | onehot_n_20;
-        end
-        if (data_21[11]) begin
-            column = column | onehot_n_21;
-        end
-        if (data_22[11]) begin
-            column = column | onehot_n_22;
-        end
-        if (data_23[11]) begin
-            column = column | onehot_n_23;
-        end
-        if (data_24[11]) begin
-            column = column | onehot_n_24;
-        end
-        if (data_25[11]) begin
-            column = column | onehot_n_25;
-        end
-        if (data_26[11]) begin
-            column = column | onehot_n_26;
-        end
-        if (data_27[11]) begin
-            column = column | onehot_n_27;
-        end
-        if (|(column & sel)) begin
-            out = out | bit_w_11;
-        end
-        column = zero_n;
-        if (data_0[12]) begin
-            column = column | onehot_n_0;
-        end
-        if (data_1[12]) begin
-            column = column | onehot_n_1;
-        end
-        if (data_2[12]) begin
-            column = column | onehot_n_2;
-        end
-        if (data_3[12]) begin
-            column = column | onehot_n_3;
-        end
-        if (data_4[12]) begin
-            column = column | onehot_n_4;
-        end
-        if (data_5[12]) begin
-            column = column | onehot_n_5;
-        end
-        if (data_6[12]) begin
-            column = column | onehot_n_6;
-        end
-        if (data_7[12]) begin
-            column = column | onehot_n_7;
-        end
-        if (data_8[12]) begin
-            column = column | onehot_n_8;
-        end
-        if (data_9[12]) begin
-            column = column | onehot_n_9;
-        end
-        if (data_10[12]) begin
-            column = column | onehot_n_10;
-        end
-        if (data_11[12]) begin
-            column = column | onehot_n_11;
-        end
-        if (data_12[12]) begin
-            column = column | onehot_n_12;
-        end
-        if (data_13[12]) begin
-            column = column | onehot_n_13;
-        end
-        if (data_14[12]) begin
-            column = column | onehot_n_14;
-        end
-        if (data_15[12]) begin
-            column = column | onehot_n_15;
-        end
-        if (data_16[12]) begin
-            column = column | onehot_n_16;
-        end
-        if (data_17[12]) begin
-            column = column | onehot_n_17;
-        end
-        if (data_18[12]) begin
-            column = column | onehot_n_18;
-        end
-        if (data_19[12]) begin
-            column = column | onehot_n_19;
-        end
-        if (data_20[12]) begin
-            column = column | onehot_n_20;
-        end
-        if (data_21[12]) begin
-            column = column | onehot_n_21;
-        end
-        if (data_22[12]) begin
-            column = column | onehot_n_22;
-        end
-        if (data_23[12]) begin
-            column = column | onehot_n_23;
-        end
-        if (data_24[12]) begin
-            column = column | onehot_n_24;
-        end
-        if (data_25[12]) begin
-            column = column | onehot_n_25;
-        end
-        if (data_26[12]) begin
-            column = column | onehot_n_26;
-        end
-        if (data_27[12]) begin
-            column = column | onehot_n_27;
-        end
-        if (|(column & sel)) begin
-            out = out | bit_w_12;
-        end
-        column = zero_n;
-        if (data_0[13]) begin
-            column = column | onehot_n_0;
-        end
-        if (data_1[13]) begin
-            column = column | onehot_n_1;
-        end
-        if (data_2[13]) begin
-            column = column | onehot_n_2;
-        end
-        if (data_3[13]) begin
-            column = column | onehot_n_3;
-        end
-        if (data_4[13]) begin
-            column = column | onehot_n_4;
-        end
-        if (data_5[13]) begin
-            column = column | onehot_n_5;
-        end
-        if (data_6[13]) begin
-            column = column | onehot_n_6;
-        end
-        if (data_7[13]) begin
-            column = column | onehot_n_7;
-        end
-        if (data_8[13]) begin
-            column = column | onehot_n_8;
-        end
-        if (data_9[13]) begin
-            column = column | onehot_n_9;
-        end
-        if (data_10[13]) begin
-            column = column | onehot_n_10;
-        end
-        if (data_11[13]) begin
-            column = column | onehot_n_11;
-        end
-        if (data_12[13]) begin
-            column = column | onehot_n_12;
-        end
-        if (data_13[13]) begin
-            column = column | onehot_n_13;
-        end
-        if (data_14[13]) begin
-            column = column | onehot_n_14;
-        end
-        if (data_15[13]) begin
-            column = column | onehot_n_15;
-        end
-        if (data_16[13]) begin
-            column = column | onehot_n_16;
-        end
-        if (data_17[13]) begin
-            column = column | onehot_n_17;
-        end
-        if (data_18[13]) begin
-            column = column | onehot_n_18;
-        end
-        if (data_19[13]) begin
-            column = column | onehot_n_19;
-        end
-        if (data_20[13]) begin
-            column = column | onehot_n_20;
-        end
-        if (data_21[13]) begin
-            column = column | onehot_n_21;
-        end
-        if (data_22[13]) begin
-            column = column | onehot_n_22;
-        end
-        if (data_23[13]) begin
-            column = column | onehot_n_23;
-        end
-        if (data_24[13]) begin
-            column = column | onehot_n_24;
-        end
-        if (data_25[13]) begin
-            column = column | onehot_n_25;
-        end
-        if (data_26[13]) begin
-            column = column | onehot_n_26;
-        end
-        if (data_27[13]) begin
-            column = column | onehot_n_27;
-        end
-        if (|(column & sel)) begin
-            out = out | bit_w_13;
-        end
-        column = zero_n;
-        if (data_0[14]) begin
-            column = column | onehot_n_0;
-        end
-        if (data_1[14]) begin
-            column = column | onehot_n_1;
-        end
-        if (data_2[14]) begin
-            column = column | onehot_n_2;
-        end
-        if (data_3[14]) begin
-            column = column | onehot_n_3;
-        end
-        if (data_4[14]) begin
-            column = column | onehot_n_4;
-        end
-        if (data_5[14]) begin
-            column = column | onehot_n_5;
-        end
-        if (data_6[14]) begin
-            column = column | onehot_n_6;
-        end
-        if (data_7[14]) begin
-            column = column | onehot_n_7;
-        end
-        if (data_8[14]) begin
-            column = column | onehot_n_8;
-        end
-        if (data_9[14]) begin
-            column = column | onehot_n_9;
-        end
-        if (data_10[14]) begin
-            column = column | onehot_n_10;
-        end
-        if (data_11[14]) begin
-            column = column | onehot_n_11;
-        end
-        if (data_12[14]) begin
-            column = column | onehot_n_12;
-        end
-        if (data_13[14]) begin
-            column = column | onehot_n_13;
-        end
-        if (data_14[14]) begin
-            column = column | onehot_n_14;
-        end
-        if (data_15[14]) begin
-            column = column | onehot_n_15;
-        end
-        if (data_16[14]) begin
-            column = column | onehot_n_16;
-        end
-        if (data_17[14]) begin
-            column = column | onehot_n_17;
-        end
-        if (data_18[14]) begin
-            column = column | onehot_n_18;
-        end
-        if (data_19[14]) begin
-            column = column | onehot_n_19;
-        end
-        if (data_20[14]) begin
-            column = column | onehot_n_20;
-        end
-        if (data_21[14]) begin
-            column = column | onehot_n_21;
-        end
-        if (data_22[14]) begin
-            column = column | onehot_n_22;
-        end
-        if (data_23[14]) begin
-            column = column | onehot_n_23;
-        end
-        if (data_24[14]) begin
-            column = column | onehot_n_24;
-        end
-        if (data_25[14]) begin
-            column = column | onehot_n_25;
-        end
-        if (data_26[14]) begin
-            column = column | onehot_n_26;
-        end
-        if (data_27[14]) begin
-            column = column | onehot_n_27;
-        end
-        if (|(column & sel)) begin
-            out = out | bit_w_14;
-        end
-        column = zero_n;
-        if (data_0[15]) begin
-            column = column | onehot_n_0;
-        end
-        if (data_1[15]) begin
-            column = column | onehot_n_1;
-        end
-        if (data_2[15]) begin
-            column = column | onehot_n_2;
-        end
-        if (data_3[15]) begin
-            column = column | onehot_n_3;
-        end
-        if (data_4[15]) begin
-            column = column | onehot_n_4;
-        end
-        if (data_5[15]) begin
-            column = column | onehot_n_5;
-        end
-        if (data_6[15]) begin
-            column = column | onehot_n_6;
-        end
-        if (data_7[15]) begin
-            column = column | onehot_n_7;
-        end
-        if (data_8[15]) begin
-            column = column | onehot_n_8;
-        end
-        if (data_9[15]) begin
-            column = column | onehot_n_9;
-        end
-        if (data_10[15]) begin
-            column = column | onehot_n_10;
-        end
-        if (data_11[15]) begin
-            column = column | onehot_n_11;
-        end
-        if (data_12[15]) begin
-            column = column | onehot_n_12;
-        end
-        if (data_13[15]) begin
-            column = column | onehot_n_13;
-        end
-        if (data_14[15]) begin
-            column = column | onehot_n_14;
-        end
-        if (data_15[15]) begin
-            column = column | onehot_n_15;
-        end
-        if (data_16[15]) begin
-            column = column | onehot_n_16;
-        end
-        if (data_17[15]) begin
-            column = column | onehot_n_17;
-        end
-        if (data_18[15]) begin
-            column = column | onehot_n_18;
-        end
-        if (data_19[15]) begin
-            column = column | onehot_n_19;
-        end
-        if (data_20[15]) begin
-            column = column | onehot_n_20;
-        end
-        if (data_21[15]) begin
-            column = column | onehot_n_21;
-        end
-        if (data_22[15]) begin
-            column = column | onehot_n_22;
-        end
-        if (data_23[15]) begin
-            column = column | onehot_n_23;
-        end
-        if (data_24[15]) begin
-            column = column | onehot_n_24;
-        end
-        if (data_25[15]) begin
-            column = column | onehot_n_25;
-        end
-        if (data_26[15]) begin
-            column = column | onehot_n_26;
-        end
-        if (data_27[15]) begin
-            column = column | onehot_n_27;
-        end
-        if (|(column & sel)) begin
-            out = out | bit_w_15;
-        end
-    end
-    
-endmodule // paver_tb_base_titanx__w_mux
 
