@@ -872,6 +872,57 @@ module paver_tb_base_fermi(clock,reset,start,groups,steal_mode,recipient_idle,ro
     reg  [15:0] tail_sel;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
+    reg  [15:0] w_of_0;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [15:0] w_of_1;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [15:0] w_of_2;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [15:0] w_of_3;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [15:0] w_of_4;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [15:0] w_of_5;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [15:0] w_of_6;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [15:0] w_of_7;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [15:0] w_of_8;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [15:0] w_of_9;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [15:0] w_of_10;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [15:0] w_of_11;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [15:0] w_of_12;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [15:0] w_of_13;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [15:0] w_of_14;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [14:0] col_w;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [14:0] col_t;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [4:0] div_t;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
@@ -1777,68 +1828,567 @@ module paver_tb_base_fermi(clock,reset,start,groups,steal_mode,recipient_idle,ro
         if (commit) begin
             sel = donor__q;
         end
+        w_of_0 = v_tail_0 - v_next_0;
+        w_of_1 = v_tail_1 - v_next_1;
+        w_of_2 = v_tail_2 - v_next_2;
+        w_of_3 = v_tail_3 - v_next_3;
+        w_of_4 = v_tail_4 - v_next_4;
+        w_of_5 = v_tail_5 - v_next_5;
+        w_of_6 = v_tail_6 - v_next_6;
+        w_of_7 = v_tail_7 - v_next_7;
+        w_of_8 = v_tail_8 - v_next_8;
+        w_of_9 = v_tail_9 - v_next_9;
+        w_of_10 = v_tail_10 - v_next_10;
+        w_of_11 = v_tail_11 - v_next_11;
+        w_of_12 = v_tail_12 - v_next_12;
+        w_of_13 = v_tail_13 - v_next_13;
+        w_of_14 = v_tail_14 - v_next_14;
         w_sel = zero16;
         tail_sel = zero16;
-        if (sel[0]) begin
-            w_sel = w_sel | (v_tail_0 - v_next_0);
-            tail_sel = tail_sel | v_tail_0;
-        end
-        if (sel[1]) begin
-            w_sel = w_sel | (v_tail_1 - v_next_1);
-            tail_sel = tail_sel | v_tail_1;
-        end
-        if (sel[2]) begin
-            w_sel = w_sel | (v_tail_2 - v_next_2);
-            tail_sel = tail_sel | v_tail_2;
-        end
-        if (sel[3]) begin
-            w_sel = w_sel | (v_tail_3 - v_next_3);
-            tail_sel = tail_sel | v_tail_3;
-        end
-        if (sel[4]) begin
-            w_sel = w_sel | (v_tail_4 - v_next_4);
-            tail_sel = tail_sel | v_tail_4;
-        end
-        if (sel[5]) begin
-            w_sel = w_sel | (v_tail_5 - v_next_5);
-            tail_sel = tail_sel | v_tail_5;
-        end
-        if (sel[6]) begin
-            w_sel = w_sel | (v_tail_6 - v_next_6);
-            tail_sel = tail_sel | v_tail_6;
-        end
-        if (sel[7]) begin
-            w_sel = w_sel | (v_tail_7 - v_next_7);
-            tail_sel = tail_sel | v_tail_7;
-        end
-        if (sel[8]) begin
-            w_sel = w_sel | (v_tail_8 - v_next_8);
-            tail_sel = tail_sel | v_tail_8;
-        end
-        if (sel[9]) begin
-            w_sel = w_sel | (v_tail_9 - v_next_9);
-            tail_sel = tail_sel | v_tail_9;
-        end
-        if (sel[10]) begin
-            w_sel = w_sel | (v_tail_10 - v_next_10);
-            tail_sel = tail_sel | v_tail_10;
-        end
-        if (sel[11]) begin
-            w_sel = w_sel | (v_tail_11 - v_next_11);
-            tail_sel = tail_sel | v_tail_11;
-        end
-        if (sel[12]) begin
-            w_sel = w_sel | (v_tail_12 - v_next_12);
-            tail_sel = tail_sel | v_tail_12;
-        end
-        if (sel[13]) begin
-            w_sel = w_sel | (v_tail_13 - v_next_13);
-            tail_sel = tail_sel | v_tail_13;
-        end
-        if (sel[14]) begin
-            w_sel = w_sel | (v_tail_14 - v_next_14);
-            tail_sel = tail_sel | v_tail_14;
-        end
+        col_w = zero_n;
+        col_t = zero_n;
+        col_w[0] = sel[0] & w_of_0[0];
+        col_t[0] = sel[0] & v_tail_0[0];
+        col_w[1] = sel[1] & w_of_1[0];
+        col_t[1] = sel[1] & v_tail_1[0];
+        col_w[2] = sel[2] & w_of_2[0];
+        col_t[2] = sel[2] & v_tail_2[0];
+        col_w[3] = sel[3] & w_of_3[0];
+        col_t[3] = sel[3] & v_tail_3[0];
+        col_w[4] = sel[4] & w_of_4[0];
+        col_t[4] = sel[4] & v_tail_4[0];
+        col_w[5] = sel[5] & w_of_5[0];
+        col_t[5] = sel[5] & v_tail_5[0];
+        col_w[6] = sel[6] & w_of_6[0];
+        col_t[6] = sel[6] & v_tail_6[0];
+        col_w[7] = sel[7] & w_of_7[0];
+        col_t[7] = sel[7] & v_tail_7[0];
+        col_w[8] = sel[8] & w_of_8[0];
+        col_t[8] = sel[8] & v_tail_8[0];
+        col_w[9] = sel[9] & w_of_9[0];
+        col_t[9] = sel[9] & v_tail_9[0];
+        col_w[10] = sel[10] & w_of_10[0];
+        col_t[10] = sel[10] & v_tail_10[0];
+        col_w[11] = sel[11] & w_of_11[0];
+        col_t[11] = sel[11] & v_tail_11[0];
+        col_w[12] = sel[12] & w_of_12[0];
+        col_t[12] = sel[12] & v_tail_12[0];
+        col_w[13] = sel[13] & w_of_13[0];
+        col_t[13] = sel[13] & v_tail_13[0];
+        col_w[14] = sel[14] & w_of_14[0];
+        col_t[14] = sel[14] & v_tail_14[0];
+        w_sel[0] = |col_w;
+        tail_sel[0] = |col_t;
+        col_w = zero_n;
+        col_t = zero_n;
+        col_w[0] = sel[0] & w_of_0[1];
+        col_t[0] = sel[0] & v_tail_0[1];
+        col_w[1] = sel[1] & w_of_1[1];
+        col_t[1] = sel[1] & v_tail_1[1];
+        col_w[2] = sel[2] & w_of_2[1];
+        col_t[2] = sel[2] & v_tail_2[1];
+        col_w[3] = sel[3] & w_of_3[1];
+        col_t[3] = sel[3] & v_tail_3[1];
+        col_w[4] = sel[4] & w_of_4[1];
+        col_t[4] = sel[4] & v_tail_4[1];
+        col_w[5] = sel[5] & w_of_5[1];
+        col_t[5] = sel[5] & v_tail_5[1];
+        col_w[6] = sel[6] & w_of_6[1];
+        col_t[6] = sel[6] & v_tail_6[1];
+        col_w[7] = sel[7] & w_of_7[1];
+        col_t[7] = sel[7] & v_tail_7[1];
+        col_w[8] = sel[8] & w_of_8[1];
+        col_t[8] = sel[8] & v_tail_8[1];
+        col_w[9] = sel[9] & w_of_9[1];
+        col_t[9] = sel[9] & v_tail_9[1];
+        col_w[10] = sel[10] & w_of_10[1];
+        col_t[10] = sel[10] & v_tail_10[1];
+        col_w[11] = sel[11] & w_of_11[1];
+        col_t[11] = sel[11] & v_tail_11[1];
+        col_w[12] = sel[12] & w_of_12[1];
+        col_t[12] = sel[12] & v_tail_12[1];
+        col_w[13] = sel[13] & w_of_13[1];
+        col_t[13] = sel[13] & v_tail_13[1];
+        col_w[14] = sel[14] & w_of_14[1];
+        col_t[14] = sel[14] & v_tail_14[1];
+        w_sel[1] = |col_w;
+        tail_sel[1] = |col_t;
+        col_w = zero_n;
+        col_t = zero_n;
+        col_w[0] = sel[0] & w_of_0[2];
+        col_t[0] = sel[0] & v_tail_0[2];
+        col_w[1] = sel[1] & w_of_1[2];
+        col_t[1] = sel[1] & v_tail_1[2];
+        col_w[2] = sel[2] & w_of_2[2];
+        col_t[2] = sel[2] & v_tail_2[2];
+        col_w[3] = sel[3] & w_of_3[2];
+        col_t[3] = sel[3] & v_tail_3[2];
+        col_w[4] = sel[4] & w_of_4[2];
+        col_t[4] = sel[4] & v_tail_4[2];
+        col_w[5] = sel[5] & w_of_5[2];
+        col_t[5] = sel[5] & v_tail_5[2];
+        col_w[6] = sel[6] & w_of_6[2];
+        col_t[6] = sel[6] & v_tail_6[2];
+        col_w[7] = sel[7] & w_of_7[2];
+        col_t[7] = sel[7] & v_tail_7[2];
+        col_w[8] = sel[8] & w_of_8[2];
+        col_t[8] = sel[8] & v_tail_8[2];
+        col_w[9] = sel[9] & w_of_9[2];
+        col_t[9] = sel[9] & v_tail_9[2];
+        col_w[10] = sel[10] & w_of_10[2];
+        col_t[10] = sel[10] & v_tail_10[2];
+        col_w[11] = sel[11] & w_of_11[2];
+        col_t[11] = sel[11] & v_tail_11[2];
+        col_w[12] = sel[12] & w_of_12[2];
+        col_t[12] = sel[12] & v_tail_12[2];
+        col_w[13] = sel[13] & w_of_13[2];
+        col_t[13] = sel[13] & v_tail_13[2];
+        col_w[14] = sel[14] & w_of_14[2];
+        col_t[14] = sel[14] & v_tail_14[2];
+        w_sel[2] = |col_w;
+        tail_sel[2] = |col_t;
+        col_w = zero_n;
+        col_t = zero_n;
+        col_w[0] = sel[0] & w_of_0[3];
+        col_t[0] = sel[0] & v_tail_0[3];
+        col_w[1] = sel[1] & w_of_1[3];
+        col_t[1] = sel[1] & v_tail_1[3];
+        col_w[2] = sel[2] & w_of_2[3];
+        col_t[2] = sel[2] & v_tail_2[3];
+        col_w[3] = sel[3] & w_of_3[3];
+        col_t[3] = sel[3] & v_tail_3[3];
+        col_w[4] = sel[4] & w_of_4[3];
+        col_t[4] = sel[4] & v_tail_4[3];
+        col_w[5] = sel[5] & w_of_5[3];
+        col_t[5] = sel[5] & v_tail_5[3];
+        col_w[6] = sel[6] & w_of_6[3];
+        col_t[6] = sel[6] & v_tail_6[3];
+        col_w[7] = sel[7] & w_of_7[3];
+        col_t[7] = sel[7] & v_tail_7[3];
+        col_w[8] = sel[8] & w_of_8[3];
+        col_t[8] = sel[8] & v_tail_8[3];
+        col_w[9] = sel[9] & w_of_9[3];
+        col_t[9] = sel[9] & v_tail_9[3];
+        col_w[10] = sel[10] & w_of_10[3];
+        col_t[10] = sel[10] & v_tail_10[3];
+        col_w[11] = sel[11] & w_of_11[3];
+        col_t[11] = sel[11] & v_tail_11[3];
+        col_w[12] = sel[12] & w_of_12[3];
+        col_t[12] = sel[12] & v_tail_12[3];
+        col_w[13] = sel[13] & w_of_13[3];
+        col_t[13] = sel[13] & v_tail_13[3];
+        col_w[14] = sel[14] & w_of_14[3];
+        col_t[14] = sel[14] & v_tail_14[3];
+        w_sel[3] = |col_w;
+        tail_sel[3] = |col_t;
+        col_w = zero_n;
+        col_t = zero_n;
+        col_w[0] = sel[0] & w_of_0[4];
+        col_t[0] = sel[0] & v_tail_0[4];
+        col_w[1] = sel[1] & w_of_1[4];
+        col_t[1] = sel[1] & v_tail_1[4];
+        col_w[2] = sel[2] & w_of_2[4];
+        col_t[2] = sel[2] & v_tail_2[4];
+        col_w[3] = sel[3] & w_of_3[4];
+        col_t[3] = sel[3] & v_tail_3[4];
+        col_w[4] = sel[4] & w_of_4[4];
+        col_t[4] = sel[4] & v_tail_4[4];
+        col_w[5] = sel[5] & w_of_5[4];
+        col_t[5] = sel[5] & v_tail_5[4];
+        col_w[6] = sel[6] & w_of_6[4];
+        col_t[6] = sel[6] & v_tail_6[4];
+        col_w[7] = sel[7] & w_of_7[4];
+        col_t[7] = sel[7] & v_tail_7[4];
+        col_w[8] = sel[8] & w_of_8[4];
+        col_t[8] = sel[8] & v_tail_8[4];
+        col_w[9] = sel[9] & w_of_9[4];
+        col_t[9] = sel[9] & v_tail_9[4];
+        col_w[10] = sel[10] & w_of_10[4];
+        col_t[10] = sel[10] & v_tail_10[4];
+        col_w[11] = sel[11] & w_of_11[4];
+        col_t[11] = sel[11] & v_tail_11[4];
+        col_w[12] = sel[12] & w_of_12[4];
+        col_t[12] = sel[12] & v_tail_12[4];
+        col_w[13] = sel[13] & w_of_13[4];
+        col_t[13] = sel[13] & v_tail_13[4];
+        col_w[14] = sel[14] & w_of_14[4];
+        col_t[14] = sel[14] & v_tail_14[4];
+        w_sel[4] = |col_w;
+        tail_sel[4] = |col_t;
+        col_w = zero_n;
+        col_t = zero_n;
+        col_w[0] = sel[0] & w_of_0[5];
+        col_t[0] = sel[0] & v_tail_0[5];
+        col_w[1] = sel[1] & w_of_1[5];
+        col_t[1] = sel[1] & v_tail_1[5];
+        col_w[2] = sel[2] & w_of_2[5];
+        col_t[2] = sel[2] & v_tail_2[5];
+        col_w[3] = sel[3] & w_of_3[5];
+        col_t[3] = sel[3] & v_tail_3[5];
+        col_w[4] = sel[4] & w_of_4[5];
+        col_t[4] = sel[4] & v_tail_4[5];
+        col_w[5] = sel[5] & w_of_5[5];
+        col_t[5] = sel[5] & v_tail_5[5];
+        col_w[6] = sel[6] & w_of_6[5];
+        col_t[6] = sel[6] & v_tail_6[5];
+        col_w[7] = sel[7] & w_of_7[5];
+        col_t[7] = sel[7] & v_tail_7[5];
+        col_w[8] = sel[8] & w_of_8[5];
+        col_t[8] = sel[8] & v_tail_8[5];
+        col_w[9] = sel[9] & w_of_9[5];
+        col_t[9] = sel[9] & v_tail_9[5];
+        col_w[10] = sel[10] & w_of_10[5];
+        col_t[10] = sel[10] & v_tail_10[5];
+        col_w[11] = sel[11] & w_of_11[5];
+        col_t[11] = sel[11] & v_tail_11[5];
+        col_w[12] = sel[12] & w_of_12[5];
+        col_t[12] = sel[12] & v_tail_12[5];
+        col_w[13] = sel[13] & w_of_13[5];
+        col_t[13] = sel[13] & v_tail_13[5];
+        col_w[14] = sel[14] & w_of_14[5];
+        col_t[14] = sel[14] & v_tail_14[5];
+        w_sel[5] = |col_w;
+        tail_sel[5] = |col_t;
+        col_w = zero_n;
+        col_t = zero_n;
+        col_w[0] = sel[0] & w_of_0[6];
+        col_t[0] = sel[0] & v_tail_0[6];
+        col_w[1] = sel[1] & w_of_1[6];
+        col_t[1] = sel[1] & v_tail_1[6];
+        col_w[2] = sel[2] & w_of_2[6];
+        col_t[2] = sel[2] & v_tail_2[6];
+        col_w[3] = sel[3] & w_of_3[6];
+        col_t[3] = sel[3] & v_tail_3[6];
+        col_w[4] = sel[4] & w_of_4[6];
+        col_t[4] = sel[4] & v_tail_4[6];
+        col_w[5] = sel[5] & w_of_5[6];
+        col_t[5] = sel[5] & v_tail_5[6];
+        col_w[6] = sel[6] & w_of_6[6];
+        col_t[6] = sel[6] & v_tail_6[6];
+        col_w[7] = sel[7] & w_of_7[6];
+        col_t[7] = sel[7] & v_tail_7[6];
+        col_w[8] = sel[8] & w_of_8[6];
+        col_t[8] = sel[8] & v_tail_8[6];
+        col_w[9] = sel[9] & w_of_9[6];
+        col_t[9] = sel[9] & v_tail_9[6];
+        col_w[10] = sel[10] & w_of_10[6];
+        col_t[10] = sel[10] & v_tail_10[6];
+        col_w[11] = sel[11] & w_of_11[6];
+        col_t[11] = sel[11] & v_tail_11[6];
+        col_w[12] = sel[12] & w_of_12[6];
+        col_t[12] = sel[12] & v_tail_12[6];
+        col_w[13] = sel[13] & w_of_13[6];
+        col_t[13] = sel[13] & v_tail_13[6];
+        col_w[14] = sel[14] & w_of_14[6];
+        col_t[14] = sel[14] & v_tail_14[6];
+        w_sel[6] = |col_w;
+        tail_sel[6] = |col_t;
+        col_w = zero_n;
+        col_t = zero_n;
+        col_w[0] = sel[0] & w_of_0[7];
+        col_t[0] = sel[0] & v_tail_0[7];
+        col_w[1] = sel[1] & w_of_1[7];
+        col_t[1] = sel[1] & v_tail_1[7];
+        col_w[2] = sel[2] & w_of_2[7];
+        col_t[2] = sel[2] & v_tail_2[7];
+        col_w[3] = sel[3] & w_of_3[7];
+        col_t[3] = sel[3] & v_tail_3[7];
+        col_w[4] = sel[4] & w_of_4[7];
+        col_t[4] = sel[4] & v_tail_4[7];
+        col_w[5] = sel[5] & w_of_5[7];
+        col_t[5] = sel[5] & v_tail_5[7];
+        col_w[6] = sel[6] & w_of_6[7];
+        col_t[6] = sel[6] & v_tail_6[7];
+        col_w[7] = sel[7] & w_of_7[7];
+        col_t[7] = sel[7] & v_tail_7[7];
+        col_w[8] = sel[8] & w_of_8[7];
+        col_t[8] = sel[8] & v_tail_8[7];
+        col_w[9] = sel[9] & w_of_9[7];
+        col_t[9] = sel[9] & v_tail_9[7];
+        col_w[10] = sel[10] & w_of_10[7];
+        col_t[10] = sel[10] & v_tail_10[7];
+        col_w[11] = sel[11] & w_of_11[7];
+        col_t[11] = sel[11] & v_tail_11[7];
+        col_w[12] = sel[12] & w_of_12[7];
+        col_t[12] = sel[12] & v_tail_12[7];
+        col_w[13] = sel[13] & w_of_13[7];
+        col_t[13] = sel[13] & v_tail_13[7];
+        col_w[14] = sel[14] & w_of_14[7];
+        col_t[14] = sel[14] & v_tail_14[7];
+        w_sel[7] = |col_w;
+        tail_sel[7] = |col_t;
+        col_w = zero_n;
+        col_t = zero_n;
+        col_w[0] = sel[0] & w_of_0[8];
+        col_t[0] = sel[0] & v_tail_0[8];
+        col_w[1] = sel[1] & w_of_1[8];
+        col_t[1] = sel[1] & v_tail_1[8];
+        col_w[2] = sel[2] & w_of_2[8];
+        col_t[2] = sel[2] & v_tail_2[8];
+        col_w[3] = sel[3] & w_of_3[8];
+        col_t[3] = sel[3] & v_tail_3[8];
+        col_w[4] = sel[4] & w_of_4[8];
+        col_t[4] = sel[4] & v_tail_4[8];
+        col_w[5] = sel[5] & w_of_5[8];
+        col_t[5] = sel[5] & v_tail_5[8];
+        col_w[6] = sel[6] & w_of_6[8];
+        col_t[6] = sel[6] & v_tail_6[8];
+        col_w[7] = sel[7] & w_of_7[8];
+        col_t[7] = sel[7] & v_tail_7[8];
+        col_w[8] = sel[8] & w_of_8[8];
+        col_t[8] = sel[8] & v_tail_8[8];
+        col_w[9] = sel[9] & w_of_9[8];
+        col_t[9] = sel[9] & v_tail_9[8];
+        col_w[10] = sel[10] & w_of_10[8];
+        col_t[10] = sel[10] & v_tail_10[8];
+        col_w[11] = sel[11] & w_of_11[8];
+        col_t[11] = sel[11] & v_tail_11[8];
+        col_w[12] = sel[12] & w_of_12[8];
+        col_t[12] = sel[12] & v_tail_12[8];
+        col_w[13] = sel[13] & w_of_13[8];
+        col_t[13] = sel[13] & v_tail_13[8];
+        col_w[14] = sel[14] & w_of_14[8];
+        col_t[14] = sel[14] & v_tail_14[8];
+        w_sel[8] = |col_w;
+        tail_sel[8] = |col_t;
+        col_w = zero_n;
+        col_t = zero_n;
+        col_w[0] = sel[0] & w_of_0[9];
+        col_t[0] = sel[0] & v_tail_0[9];
+        col_w[1] = sel[1] & w_of_1[9];
+        col_t[1] = sel[1] & v_tail_1[9];
+        col_w[2] = sel[2] & w_of_2[9];
+        col_t[2] = sel[2] & v_tail_2[9];
+        col_w[3] = sel[3] & w_of_3[9];
+        col_t[3] = sel[3] & v_tail_3[9];
+        col_w[4] = sel[4] & w_of_4[9];
+        col_t[4] = sel[4] & v_tail_4[9];
+        col_w[5] = sel[5] & w_of_5[9];
+        col_t[5] = sel[5] & v_tail_5[9];
+        col_w[6] = sel[6] & w_of_6[9];
+        col_t[6] = sel[6] & v_tail_6[9];
+        col_w[7] = sel[7] & w_of_7[9];
+        col_t[7] = sel[7] & v_tail_7[9];
+        col_w[8] = sel[8] & w_of_8[9];
+        col_t[8] = sel[8] & v_tail_8[9];
+        col_w[9] = sel[9] & w_of_9[9];
+        col_t[9] = sel[9] & v_tail_9[9];
+        col_w[10] = sel[10] & w_of_10[9];
+        col_t[10] = sel[10] & v_tail_10[9];
+        col_w[11] = sel[11] & w_of_11[9];
+        col_t[11] = sel[11] & v_tail_11[9];
+        col_w[12] = sel[12] & w_of_12[9];
+        col_t[12] = sel[12] & v_tail_12[9];
+        col_w[13] = sel[13] & w_of_13[9];
+        col_t[13] = sel[13] & v_tail_13[9];
+        col_w[14] = sel[14] & w_of_14[9];
+        col_t[14] = sel[14] & v_tail_14[9];
+        w_sel[9] = |col_w;
+        tail_sel[9] = |col_t;
+        col_w = zero_n;
+        col_t = zero_n;
+        col_w[0] = sel[0] & w_of_0[10];
+        col_t[0] = sel[0] & v_tail_0[10];
+        col_w[1] = sel[1] & w_of_1[10];
+        col_t[1] = sel[1] & v_tail_1[10];
+        col_w[2] = sel[2] & w_of_2[10];
+        col_t[2] = sel[2] & v_tail_2[10];
+        col_w[3] = sel[3] & w_of_3[10];
+        col_t[3] = sel[3] & v_tail_3[10];
+        col_w[4] = sel[4] & w_of_4[10];
+        col_t[4] = sel[4] & v_tail_4[10];
+        col_w[5] = sel[5] & w_of_5[10];
+        col_t[5] = sel[5] & v_tail_5[10];
+        col_w[6] = sel[6] & w_of_6[10];
+        col_t[6] = sel[6] & v_tail_6[10];
+        col_w[7] = sel[7] & w_of_7[10];
+        col_t[7] = sel[7] & v_tail_7[10];
+        col_w[8] = sel[8] & w_of_8[10];
+        col_t[8] = sel[8] & v_tail_8[10];
+        col_w[9] = sel[9] & w_of_9[10];
+        col_t[9] = sel[9] & v_tail_9[10];
+        col_w[10] = sel[10] & w_of_10[10];
+        col_t[10] = sel[10] & v_tail_10[10];
+        col_w[11] = sel[11] & w_of_11[10];
+        col_t[11] = sel[11] & v_tail_11[10];
+        col_w[12] = sel[12] & w_of_12[10];
+        col_t[12] = sel[12] & v_tail_12[10];
+        col_w[13] = sel[13] & w_of_13[10];
+        col_t[13] = sel[13] & v_tail_13[10];
+        col_w[14] = sel[14] & w_of_14[10];
+        col_t[14] = sel[14] & v_tail_14[10];
+        w_sel[10] = |col_w;
+        tail_sel[10] = |col_t;
+        col_w = zero_n;
+        col_t = zero_n;
+        col_w[0] = sel[0] & w_of_0[11];
+        col_t[0] = sel[0] & v_tail_0[11];
+        col_w[1] = sel[1] & w_of_1[11];
+        col_t[1] = sel[1] & v_tail_1[11];
+        col_w[2] = sel[2] & w_of_2[11];
+        col_t[2] = sel[2] & v_tail_2[11];
+        col_w[3] = sel[3] & w_of_3[11];
+        col_t[3] = sel[3] & v_tail_3[11];
+        col_w[4] = sel[4] & w_of_4[11];
+        col_t[4] = sel[4] & v_tail_4[11];
+        col_w[5] = sel[5] & w_of_5[11];
+        col_t[5] = sel[5] & v_tail_5[11];
+        col_w[6] = sel[6] & w_of_6[11];
+        col_t[6] = sel[6] & v_tail_6[11];
+        col_w[7] = sel[7] & w_of_7[11];
+        col_t[7] = sel[7] & v_tail_7[11];
+        col_w[8] = sel[8] & w_of_8[11];
+        col_t[8] = sel[8] & v_tail_8[11];
+        col_w[9] = sel[9] & w_of_9[11];
+        col_t[9] = sel[9] & v_tail_9[11];
+        col_w[10] = sel[10] & w_of_10[11];
+        col_t[10] = sel[10] & v_tail_10[11];
+        col_w[11] = sel[11] & w_of_11[11];
+        col_t[11] = sel[11] & v_tail_11[11];
+        col_w[12] = sel[12] & w_of_12[11];
+        col_t[12] = sel[12] & v_tail_12[11];
+        col_w[13] = sel[13] & w_of_13[11];
+        col_t[13] = sel[13] & v_tail_13[11];
+        col_w[14] = sel[14] & w_of_14[11];
+        col_t[14] = sel[14] & v_tail_14[11];
+        w_sel[11] = |col_w;
+        tail_sel[11] = |col_t;
+        col_w = zero_n;
+        col_t = zero_n;
+        col_w[0] = sel[0] & w_of_0[12];
+        col_t[0] = sel[0] & v_tail_0[12];
+        col_w[1] = sel[1] & w_of_1[12];
+        col_t[1] = sel[1] & v_tail_1[12];
+        col_w[2] = sel[2] & w_of_2[12];
+        col_t[2] = sel[2] & v_tail_2[12];
+        col_w[3] = sel[3] & w_of_3[12];
+        col_t[3] = sel[3] & v_tail_3[12];
+        col_w[4] = sel[4] & w_of_4[12];
+        col_t[4] = sel[4] & v_tail_4[12];
+        col_w[5] = sel[5] & w_of_5[12];
+        col_t[5] = sel[5] & v_tail_5[12];
+        col_w[6] = sel[6] & w_of_6[12];
+        col_t[6] = sel[6] & v_tail_6[12];
+        col_w[7] = sel[7] & w_of_7[12];
+        col_t[7] = sel[7] & v_tail_7[12];
+        col_w[8] = sel[8] & w_of_8[12];
+        col_t[8] = sel[8] & v_tail_8[12];
+        col_w[9] = sel[9] & w_of_9[12];
+        col_t[9] = sel[9] & v_tail_9[12];
+        col_w[10] = sel[10] & w_of_10[12];
+        col_t[10] = sel[10] & v_tail_10[12];
+        col_w[11] = sel[11] & w_of_11[12];
+        col_t[11] = sel[11] & v_tail_11[12];
+        col_w[12] = sel[12] & w_of_12[12];
+        col_t[12] = sel[12] & v_tail_12[12];
+        col_w[13] = sel[13] & w_of_13[12];
+        col_t[13] = sel[13] & v_tail_13[12];
+        col_w[14] = sel[14] & w_of_14[12];
+        col_t[14] = sel[14] & v_tail_14[12];
+        w_sel[12] = |col_w;
+        tail_sel[12] = |col_t;
+        col_w = zero_n;
+        col_t = zero_n;
+        col_w[0] = sel[0] & w_of_0[13];
+        col_t[0] = sel[0] & v_tail_0[13];
+        col_w[1] = sel[1] & w_of_1[13];
+        col_t[1] = sel[1] & v_tail_1[13];
+        col_w[2] = sel[2] & w_of_2[13];
+        col_t[2] = sel[2] & v_tail_2[13];
+        col_w[3] = sel[3] & w_of_3[13];
+        col_t[3] = sel[3] & v_tail_3[13];
+        col_w[4] = sel[4] & w_of_4[13];
+        col_t[4] = sel[4] & v_tail_4[13];
+        col_w[5] = sel[5] & w_of_5[13];
+        col_t[5] = sel[5] & v_tail_5[13];
+        col_w[6] = sel[6] & w_of_6[13];
+        col_t[6] = sel[6] & v_tail_6[13];
+        col_w[7] = sel[7] & w_of_7[13];
+        col_t[7] = sel[7] & v_tail_7[13];
+        col_w[8] = sel[8] & w_of_8[13];
+        col_t[8] = sel[8] & v_tail_8[13];
+        col_w[9] = sel[9] & w_of_9[13];
+        col_t[9] = sel[9] & v_tail_9[13];
+        col_w[10] = sel[10] & w_of_10[13];
+        col_t[10] = sel[10] & v_tail_10[13];
+        col_w[11] = sel[11] & w_of_11[13];
+        col_t[11] = sel[11] & v_tail_11[13];
+        col_w[12] = sel[12] & w_of_12[13];
+        col_t[12] = sel[12] & v_tail_12[13];
+        col_w[13] = sel[13] & w_of_13[13];
+        col_t[13] = sel[13] & v_tail_13[13];
+        col_w[14] = sel[14] & w_of_14[13];
+        col_t[14] = sel[14] & v_tail_14[13];
+        w_sel[13] = |col_w;
+        tail_sel[13] = |col_t;
+        col_w = zero_n;
+        col_t = zero_n;
+        col_w[0] = sel[0] & w_of_0[14];
+        col_t[0] = sel[0] & v_tail_0[14];
+        col_w[1] = sel[1] & w_of_1[14];
+        col_t[1] = sel[1] & v_tail_1[14];
+        col_w[2] = sel[2] & w_of_2[14];
+        col_t[2] = sel[2] & v_tail_2[14];
+        col_w[3] = sel[3] & w_of_3[14];
+        col_t[3] = sel[3] & v_tail_3[14];
+        col_w[4] = sel[4] & w_of_4[14];
+        col_t[4] = sel[4] & v_tail_4[14];
+        col_w[5] = sel[5] & w_of_5[14];
+        col_t[5] = sel[5] & v_tail_5[14];
+        col_w[6] = sel[6] & w_of_6[14];
+        col_t[6] = sel[6] & v_tail_6[14];
+        col_w[7] = sel[7] & w_of_7[14];
+        col_t[7] = sel[7] & v_tail_7[14];
+        col_w[8] = sel[8] & w_of_8[14];
+        col_t[8] = sel[8] & v_tail_8[14];
+        col_w[9] = sel[9] & w_of_9[14];
+        col_t[9] = sel[9] & v_tail_9[14];
+        col_w[10] = sel[10] & w_of_10[14];
+        col_t[10] = sel[10] & v_tail_10[14];
+        col_w[11] = sel[11] & w_of_11[14];
+        col_t[11] = sel[11] & v_tail_11[14];
+        col_w[12] = sel[12] & w_of_12[14];
+        col_t[12] = sel[12] & v_tail_12[14];
+        col_w[13] = sel[13] & w_of_13[14];
+        col_t[13] = sel[13] & v_tail_13[14];
+        col_w[14] = sel[14] & w_of_14[14];
+        col_t[14] = sel[14] & v_tail_14[14];
+        w_sel[14] = |col_w;
+        tail_sel[14] = |col_t;
+        col_w = zero_n;
+        col_t = zero_n;
+        col_w[0] = sel[0] & w_of_0[15];
+        col_t[0] = sel[0] & v_tail_0[15];
+        col_w[1] = sel[1] & w_of_1[15];
+        col_t[1] = sel[1] & v_tail_1[15];
+        col_w[2] = sel[2] & w_of_2[15];
+        col_t[2] = sel[2] & v_tail_2[15];
+        col_w[3] = sel[3] & w_of_3[15];
+        col_t[3] = sel[3] & v_tail_3[15];
+        col_w[4] = sel[4] & w_of_4[15];
+        col_t[4] = sel[4] & v_tail_4[15];
+        col_w[5] = sel[5] & w_of_5[15];
+        col_t[5] = sel[5] & v_tail_5[15];
+        col_w[6] = sel[6] & w_of_6[15];
+        col_t[6] = sel[6] & v_tail_6[15];
+        col_w[7] = sel[7] & w_of_7[15];
+        col_t[7] = sel[7] & v_tail_7[15];
+        col_w[8] = sel[8] & w_of_8[15];
+        col_t[8] = sel[8] & v_tail_8[15];
+        col_w[9] = sel[9] & w_of_9[15];
+        col_t[9] = sel[9] & v_tail_9[15];
+        col_w[10] = sel[10] & w_of_10[15];
+        col_t[10] = sel[10] & v_tail_10[15];
+        col_w[11] = sel[11] & w_of_11[15];
+        col_t[11] = sel[11] & v_tail_11[15];
+        col_w[12] = sel[12] & w_of_12[15];
+        col_t[12] = sel[12] & v_tail_12[15];
+        col_w[13] = sel[13] & w_of_13[15];
+        col_t[13] = sel[13] & v_tail_13[15];
+        col_w[14] = sel[14] & w_of_14[15];
+        col_t[14] = sel[14] & v_tail_14[15];
+        w_sel[15] = |col_w;
+        tail_sel[15] = |col_t;
         div_t = (rem__q << sh1) | zero_rb;
         if (sum__q[32'hf]) begin
             div_t = (rem__q << sh1) | one_rb;

@@ -421,6 +421,24 @@ module paver_tb_base_proto(clock,reset,start,groups,steal_mode,recipient_idle,ro
     reg  [15:0] tail_sel;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
+    reg  [15:0] w_of_0;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [15:0] w_of_1;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [15:0] w_of_2;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [15:0] w_of_3;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [3:0] col_w;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [3:0] col_t;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [2:0] div_t;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
@@ -820,24 +838,204 @@ module paver_tb_base_proto(clock,reset,start,groups,steal_mode,recipient_idle,ro
         if (commit) begin
             sel = donor__q;
         end
+        w_of_0 = v_tail_0 - v_next_0;
+        w_of_1 = v_tail_1 - v_next_1;
+        w_of_2 = v_tail_2 - v_next_2;
+        w_of_3 = v_tail_3 - v_next_3;
         w_sel = zero16;
         tail_sel = zero16;
-        if (sel[0]) begin
-            w_sel = w_sel | (v_tail_0 - v_next_0);
-            tail_sel = tail_sel | v_tail_0;
-        end
-        if (sel[1]) begin
-            w_sel = w_sel | (v_tail_1 - v_next_1);
-            tail_sel = tail_sel | v_tail_1;
-        end
-        if (sel[2]) begin
-            w_sel = w_sel | (v_tail_2 - v_next_2);
-            tail_sel = tail_sel | v_tail_2;
-        end
-        if (sel[3]) begin
-            w_sel = w_sel | (v_tail_3 - v_next_3);
-            tail_sel = tail_sel | v_tail_3;
-        end
+        col_w = zero_n;
+        col_t = zero_n;
+        col_w[0] = sel[0] & w_of_0[0];
+        col_t[0] = sel[0] & v_tail_0[0];
+        col_w[1] = sel[1] & w_of_1[0];
+        col_t[1] = sel[1] & v_tail_1[0];
+        col_w[2] = sel[2] & w_of_2[0];
+        col_t[2] = sel[2] & v_tail_2[0];
+        col_w[3] = sel[3] & w_of_3[0];
+        col_t[3] = sel[3] & v_tail_3[0];
+        w_sel[0] = |col_w;
+        tail_sel[0] = |col_t;
+        col_w = zero_n;
+        col_t = zero_n;
+        col_w[0] = sel[0] & w_of_0[1];
+        col_t[0] = sel[0] & v_tail_0[1];
+        col_w[1] = sel[1] & w_of_1[1];
+        col_t[1] = sel[1] & v_tail_1[1];
+        col_w[2] = sel[2] & w_of_2[1];
+        col_t[2] = sel[2] & v_tail_2[1];
+        col_w[3] = sel[3] & w_of_3[1];
+        col_t[3] = sel[3] & v_tail_3[1];
+        w_sel[1] = |col_w;
+        tail_sel[1] = |col_t;
+        col_w = zero_n;
+        col_t = zero_n;
+        col_w[0] = sel[0] & w_of_0[2];
+        col_t[0] = sel[0] & v_tail_0[2];
+        col_w[1] = sel[1] & w_of_1[2];
+        col_t[1] = sel[1] & v_tail_1[2];
+        col_w[2] = sel[2] & w_of_2[2];
+        col_t[2] = sel[2] & v_tail_2[2];
+        col_w[3] = sel[3] & w_of_3[2];
+        col_t[3] = sel[3] & v_tail_3[2];
+        w_sel[2] = |col_w;
+        tail_sel[2] = |col_t;
+        col_w = zero_n;
+        col_t = zero_n;
+        col_w[0] = sel[0] & w_of_0[3];
+        col_t[0] = sel[0] & v_tail_0[3];
+        col_w[1] = sel[1] & w_of_1[3];
+        col_t[1] = sel[1] & v_tail_1[3];
+        col_w[2] = sel[2] & w_of_2[3];
+        col_t[2] = sel[2] & v_tail_2[3];
+        col_w[3] = sel[3] & w_of_3[3];
+        col_t[3] = sel[3] & v_tail_3[3];
+        w_sel[3] = |col_w;
+        tail_sel[3] = |col_t;
+        col_w = zero_n;
+        col_t = zero_n;
+        col_w[0] = sel[0] & w_of_0[4];
+        col_t[0] = sel[0] & v_tail_0[4];
+        col_w[1] = sel[1] & w_of_1[4];
+        col_t[1] = sel[1] & v_tail_1[4];
+        col_w[2] = sel[2] & w_of_2[4];
+        col_t[2] = sel[2] & v_tail_2[4];
+        col_w[3] = sel[3] & w_of_3[4];
+        col_t[3] = sel[3] & v_tail_3[4];
+        w_sel[4] = |col_w;
+        tail_sel[4] = |col_t;
+        col_w = zero_n;
+        col_t = zero_n;
+        col_w[0] = sel[0] & w_of_0[5];
+        col_t[0] = sel[0] & v_tail_0[5];
+        col_w[1] = sel[1] & w_of_1[5];
+        col_t[1] = sel[1] & v_tail_1[5];
+        col_w[2] = sel[2] & w_of_2[5];
+        col_t[2] = sel[2] & v_tail_2[5];
+        col_w[3] = sel[3] & w_of_3[5];
+        col_t[3] = sel[3] & v_tail_3[5];
+        w_sel[5] = |col_w;
+        tail_sel[5] = |col_t;
+        col_w = zero_n;
+        col_t = zero_n;
+        col_w[0] = sel[0] & w_of_0[6];
+        col_t[0] = sel[0] & v_tail_0[6];
+        col_w[1] = sel[1] & w_of_1[6];
+        col_t[1] = sel[1] & v_tail_1[6];
+        col_w[2] = sel[2] & w_of_2[6];
+        col_t[2] = sel[2] & v_tail_2[6];
+        col_w[3] = sel[3] & w_of_3[6];
+        col_t[3] = sel[3] & v_tail_3[6];
+        w_sel[6] = |col_w;
+        tail_sel[6] = |col_t;
+        col_w = zero_n;
+        col_t = zero_n;
+        col_w[0] = sel[0] & w_of_0[7];
+        col_t[0] = sel[0] & v_tail_0[7];
+        col_w[1] = sel[1] & w_of_1[7];
+        col_t[1] = sel[1] & v_tail_1[7];
+        col_w[2] = sel[2] & w_of_2[7];
+        col_t[2] = sel[2] & v_tail_2[7];
+        col_w[3] = sel[3] & w_of_3[7];
+        col_t[3] = sel[3] & v_tail_3[7];
+        w_sel[7] = |col_w;
+        tail_sel[7] = |col_t;
+        col_w = zero_n;
+        col_t = zero_n;
+        col_w[0] = sel[0] & w_of_0[8];
+        col_t[0] = sel[0] & v_tail_0[8];
+        col_w[1] = sel[1] & w_of_1[8];
+        col_t[1] = sel[1] & v_tail_1[8];
+        col_w[2] = sel[2] & w_of_2[8];
+        col_t[2] = sel[2] & v_tail_2[8];
+        col_w[3] = sel[3] & w_of_3[8];
+        col_t[3] = sel[3] & v_tail_3[8];
+        w_sel[8] = |col_w;
+        tail_sel[8] = |col_t;
+        col_w = zero_n;
+        col_t = zero_n;
+        col_w[0] = sel[0] & w_of_0[9];
+        col_t[0] = sel[0] & v_tail_0[9];
+        col_w[1] = sel[1] & w_of_1[9];
+        col_t[1] = sel[1] & v_tail_1[9];
+        col_w[2] = sel[2] & w_of_2[9];
+        col_t[2] = sel[2] & v_tail_2[9];
+        col_w[3] = sel[3] & w_of_3[9];
+        col_t[3] = sel[3] & v_tail_3[9];
+        w_sel[9] = |col_w;
+        tail_sel[9] = |col_t;
+        col_w = zero_n;
+        col_t = zero_n;
+        col_w[0] = sel[0] & w_of_0[10];
+        col_t[0] = sel[0] & v_tail_0[10];
+        col_w[1] = sel[1] & w_of_1[10];
+        col_t[1] = sel[1] & v_tail_1[10];
+        col_w[2] = sel[2] & w_of_2[10];
+        col_t[2] = sel[2] & v_tail_2[10];
+        col_w[3] = sel[3] & w_of_3[10];
+        col_t[3] = sel[3] & v_tail_3[10];
+        w_sel[10] = |col_w;
+        tail_sel[10] = |col_t;
+        col_w = zero_n;
+        col_t = zero_n;
+        col_w[0] = sel[0] & w_of_0[11];
+        col_t[0] = sel[0] & v_tail_0[11];
+        col_w[1] = sel[1] & w_of_1[11];
+        col_t[1] = sel[1] & v_tail_1[11];
+        col_w[2] = sel[2] & w_of_2[11];
+        col_t[2] = sel[2] & v_tail_2[11];
+        col_w[3] = sel[3] & w_of_3[11];
+        col_t[3] = sel[3] & v_tail_3[11];
+        w_sel[11] = |col_w;
+        tail_sel[11] = |col_t;
+        col_w = zero_n;
+        col_t = zero_n;
+        col_w[0] = sel[0] & w_of_0[12];
+        col_t[0] = sel[0] & v_tail_0[12];
+        col_w[1] = sel[1] & w_of_1[12];
+        col_t[1] = sel[1] & v_tail_1[12];
+        col_w[2] = sel[2] & w_of_2[12];
+        col_t[2] = sel[2] & v_tail_2[12];
+        col_w[3] = sel[3] & w_of_3[12];
+        col_t[3] = sel[3] & v_tail_3[12];
+        w_sel[12] = |col_w;
+        tail_sel[12] = |col_t;
+        col_w = zero_n;
+        col_t = zero_n;
+        col_w[0] = sel[0] & w_of_0[13];
+        col_t[0] = sel[0] & v_tail_0[13];
+        col_w[1] = sel[1] & w_of_1[13];
+        col_t[1] = sel[1] & v_tail_1[13];
+        col_w[2] = sel[2] & w_of_2[13];
+        col_t[2] = sel[2] & v_tail_2[13];
+        col_w[3] = sel[3] & w_of_3[13];
+        col_t[3] = sel[3] & v_tail_3[13];
+        w_sel[13] = |col_w;
+        tail_sel[13] = |col_t;
+        col_w = zero_n;
+        col_t = zero_n;
+        col_w[0] = sel[0] & w_of_0[14];
+        col_t[0] = sel[0] & v_tail_0[14];
+        col_w[1] = sel[1] & w_of_1[14];
+        col_t[1] = sel[1] & v_tail_1[14];
+        col_w[2] = sel[2] & w_of_2[14];
+        col_t[2] = sel[2] & v_tail_2[14];
+        col_w[3] = sel[3] & w_of_3[14];
+        col_t[3] = sel[3] & v_tail_3[14];
+        w_sel[14] = |col_w;
+        tail_sel[14] = |col_t;
+        col_w = zero_n;
+        col_t = zero_n;
+        col_w[0] = sel[0] & w_of_0[15];
+        col_t[0] = sel[0] & v_tail_0[15];
+        col_w[1] = sel[1] & w_of_1[15];
+        col_t[1] = sel[1] & v_tail_1[15];
+        col_w[2] = sel[2] & w_of_2[15];
+        col_t[2] = sel[2] & v_tail_2[15];
+        col_w[3] = sel[3] & w_of_3[15];
+        col_t[3] = sel[3] & v_tail_3[15];
+        w_sel[15] = |col_w;
+        tail_sel[15] = |col_t;
         div_t = (rem__q << sh1) | zero_rb;
         if (sum__q[32'hf]) begin
             div_t = (rem__q << sh1) | one_rb;

@@ -3537,6 +3537,252 @@ module paver_tb_base_titanv(clock,reset,start,groups,steal_mode,recipient_idle,r
     reg  [15:0] tail_sel;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
+    reg  [15:0] w_of_0;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [15:0] w_of_1;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [15:0] w_of_2;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [15:0] w_of_3;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [15:0] w_of_4;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [15:0] w_of_5;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [15:0] w_of_6;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [15:0] w_of_7;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [15:0] w_of_8;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [15:0] w_of_9;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [15:0] w_of_10;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [15:0] w_of_11;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [15:0] w_of_12;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [15:0] w_of_13;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [15:0] w_of_14;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [15:0] w_of_15;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [15:0] w_of_16;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [15:0] w_of_17;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [15:0] w_of_18;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [15:0] w_of_19;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [15:0] w_of_20;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [15:0] w_of_21;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [15:0] w_of_22;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [15:0] w_of_23;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [15:0] w_of_24;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [15:0] w_of_25;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [15:0] w_of_26;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [15:0] w_of_27;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [15:0] w_of_28;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [15:0] w_of_29;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [15:0] w_of_30;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [15:0] w_of_31;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [15:0] w_of_32;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [15:0] w_of_33;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [15:0] w_of_34;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [15:0] w_of_35;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [15:0] w_of_36;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [15:0] w_of_37;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [15:0] w_of_38;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [15:0] w_of_39;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [15:0] w_of_40;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [15:0] w_of_41;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [15:0] w_of_42;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [15:0] w_of_43;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [15:0] w_of_44;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [15:0] w_of_45;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [15:0] w_of_46;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [15:0] w_of_47;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [15:0] w_of_48;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [15:0] w_of_49;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [15:0] w_of_50;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [15:0] w_of_51;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [15:0] w_of_52;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [15:0] w_of_53;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [15:0] w_of_54;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [15:0] w_of_55;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [15:0] w_of_56;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [15:0] w_of_57;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [15:0] w_of_58;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [15:0] w_of_59;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [15:0] w_of_60;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [15:0] w_of_61;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [15:0] w_of_62;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [15:0] w_of_63;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [15:0] w_of_64;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [15:0] w_of_65;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [15:0] w_of_66;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [15:0] w_of_67;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [15:0] w_of_68;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [15:0] w_of_69;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [15:0] w_of_70;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [15:0] w_of_71;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [15:0] w_of_72;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [15:0] w_of_73;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [15:0] w_of_74;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [15:0] w_of_75;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [15:0] w_of_76;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [15:0] w_of_77;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [15:0] w_of_78;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [15:0] w_of_79;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [79:0] col_w;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [79:0] col_t;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [7:0] div_t;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
@@ -7432,328 +7678,2712 @@ module paver_tb_base_titanv(clock,reset,start,groups,steal_mode,recipient_idle,r
         if (commit) begin
             sel = donor__q;
         end
+        w_of_0 = v_tail_0 - v_next_0;
+        w_of_1 = v_tail_1 - v_next_1;
+        w_of_2 = v_tail_2 - v_next_2;
+        w_of_3 = v_tail_3 - v_next_3;
+        w_of_4 = v_tail_4 - v_next_4;
+        w_of_5 = v_tail_5 - v_next_5;
+        w_of_6 = v_tail_6 - v_next_6;
+        w_of_7 = v_tail_7 - v_next_7;
+        w_of_8 = v_tail_8 - v_next_8;
+        w_of_9 = v_tail_9 - v_next_9;
+        w_of_10 = v_tail_10 - v_next_10;
+        w_of_11 = v_tail_11 - v_next_11;
+        w_of_12 = v_tail_12 - v_next_12;
+        w_of_13 = v_tail_13 - v_next_13;
+        w_of_14 = v_tail_14 - v_next_14;
+        w_of_15 = v_tail_15 - v_next_15;
+        w_of_16 = v_tail_16 - v_next_16;
+        w_of_17 = v_tail_17 - v_next_17;
+        w_of_18 = v_tail_18 - v_next_18;
+        w_of_19 = v_tail_19 - v_next_19;
+        w_of_20 = v_tail_20 - v_next_20;
+        w_of_21 = v_tail_21 - v_next_21;
+        w_of_22 = v_tail_22 - v_next_22;
+        w_of_23 = v_tail_23 - v_next_23;
+        w_of_24 = v_tail_24 - v_next_24;
+        w_of_25 = v_tail_25 - v_next_25;
+        w_of_26 = v_tail_26 - v_next_26;
+        w_of_27 = v_tail_27 - v_next_27;
+        w_of_28 = v_tail_28 - v_next_28;
+        w_of_29 = v_tail_29 - v_next_29;
+        w_of_30 = v_tail_30 - v_next_30;
+        w_of_31 = v_tail_31 - v_next_31;
+        w_of_32 = v_tail_32 - v_next_32;
+        w_of_33 = v_tail_33 - v_next_33;
+        w_of_34 = v_tail_34 - v_next_34;
+        w_of_35 = v_tail_35 - v_next_35;
+        w_of_36 = v_tail_36 - v_next_36;
+        w_of_37 = v_tail_37 - v_next_37;
+        w_of_38 = v_tail_38 - v_next_38;
+        w_of_39 = v_tail_39 - v_next_39;
+        w_of_40 = v_tail_40 - v_next_40;
+        w_of_41 = v_tail_41 - v_next_41;
+        w_of_42 = v_tail_42 - v_next_42;
+        w_of_43 = v_tail_43 - v_next_43;
+        w_of_44 = v_tail_44 - v_next_44;
+        w_of_45 = v_tail_45 - v_next_45;
+        w_of_46 = v_tail_46 - v_next_46;
+        w_of_47 = v_tail_47 - v_next_47;
+        w_of_48 = v_tail_48 - v_next_48;
+        w_of_49 = v_tail_49 - v_next_49;
+        w_of_50 = v_tail_50 - v_next_50;
+        w_of_51 = v_tail_51 - v_next_51;
+        w_of_52 = v_tail_52 - v_next_52;
+        w_of_53 = v_tail_53 - v_next_53;
+        w_of_54 = v_tail_54 - v_next_54;
+        w_of_55 = v_tail_55 - v_next_55;
+        w_of_56 = v_tail_56 - v_next_56;
+        w_of_57 = v_tail_57 - v_next_57;
+        w_of_58 = v_tail_58 - v_next_58;
+        w_of_59 = v_tail_59 - v_next_59;
+        w_of_60 = v_tail_60 - v_next_60;
+        w_of_61 = v_tail_61 - v_next_61;
+        w_of_62 = v_tail_62 - v_next_62;
+        w_of_63 = v_tail_63 - v_next_63;
+        w_of_64 = v_tail_64 - v_next_64;
+        w_of_65 = v_tail_65 - v_next_65;
+        w_of_66 = v_tail_66 - v_next_66;
+        w_of_67 = v_tail_67 - v_next_67;
+        w_of_68 = v_tail_68 - v_next_68;
+        w_of_69 = v_tail_69 - v_next_69;
+        w_of_70 = v_tail_70 - v_next_70;
+        w_of_71 = v_tail_71 - v_next_71;
+        w_of_72 = v_tail_72 - v_next_72;
+        w_of_73 = v_tail_73 - v_next_73;
+        w_of_74 = v_tail_74 - v_next_74;
+        w_of_75 = v_tail_75 - v_next_75;
+        w_of_76 = v_tail_76 - v_next_76;
+        w_of_77 = v_tail_77 - v_next_77;
+        w_of_78 = v_tail_78 - v_next_78;
+        w_of_79 = v_tail_79 - v_next_79;
         w_sel = zero16;
         tail_sel = zero16;
-        if (sel[0]) begin
-            w_sel = w_sel | (v_tail_0 - v_next_0);
-            tail_sel = tail_sel | v_tail_0;
-        end
-        if (sel[1]) begin
-            w_sel = w_sel | (v_tail_1 - v_next_1);
-            tail_sel = tail_sel | v_tail_1;
-        end
-        if (sel[2]) begin
-            w_sel = w_sel | (v_tail_2 - v_next_2);
-            tail_sel = tail_sel | v_tail_2;
-        end
-        if (sel[3]) begin
-            w_sel = w_sel | (v_tail_3 - v_next_3);
-            tail_sel = tail_sel | v_tail_3;
-        end
-        if (sel[4]) begin
-            w_sel = w_sel | (v_tail_4 - v_next_4);
-            tail_sel = tail_sel | v_tail_4;
-        end
-        if (sel[5]) begin
-            w_sel = w_sel | (v_tail_5 - v_next_5);
-            tail_sel = tail_sel | v_tail_5;
-        end
-        if (sel[6]) begin
-            w_sel = w_sel | (v_tail_6 - v_next_6);
-            tail_sel = tail_sel | v_tail_6;
-        end
-        if (sel[7]) begin
-            w_sel = w_sel | (v_tail_7 - v_next_7);
-            tail_sel = tail_sel | v_tail_7;
-        end
-        if (sel[8]) begin
-            w_sel = w_sel | (v_tail_8 - v_next_8);
-            tail_sel = tail_sel | v_tail_8;
-        end
-        if (sel[9]) begin
-            w_sel = w_sel | (v_tail_9 - v_next_9);
-            tail_sel = tail_sel | v_tail_9;
-        end
-        if (sel[10]) begin
-            w_sel = w_sel | (v_tail_10 - v_next_10);
-            tail_sel = tail_sel | v_tail_10;
-        end
-        if (sel[11]) begin
-            w_sel = w_sel | (v_tail_11 - v_next_11);
-            tail_sel = tail_sel | v_tail_11;
-        end
-        if (sel[12]) begin
-            w_sel = w_sel | (v_tail_12 - v_next_12);
-            tail_sel = tail_sel | v_tail_12;
-        end
-        if (sel[13]) begin
-            w_sel = w_sel | (v_tail_13 - v_next_13);
-            tail_sel = tail_sel | v_tail_13;
-        end
-        if (sel[14]) begin
-            w_sel = w_sel | (v_tail_14 - v_next_14);
-            tail_sel = tail_sel | v_tail_14;
-        end
-        if (sel[15]) begin
-            w_sel = w_sel | (v_tail_15 - v_next_15);
-            tail_sel = tail_sel | v_tail_15;
-        end
-        if (sel[16]) begin
-            w_sel = w_sel | (v_tail_16 - v_next_16);
-            tail_sel = tail_sel | v_tail_16;
-        end
-        if (sel[17]) begin
-            w_sel = w_sel | (v_tail_17 - v_next_17);
-            tail_sel = tail_sel | v_tail_17;
-        end
-        if (sel[18]) begin
-            w_sel = w_sel | (v_tail_18 - v_next_18);
-            tail_sel = tail_sel | v_tail_18;
-        end
-        if (sel[19]) begin
-            w_sel = w_sel | (v_tail_19 - v_next_19);
-            tail_sel = tail_sel | v_tail_19;
-        end
-        if (sel[20]) begin
-            w_sel = w_sel | (v_tail_20 - v_next_20);
-            tail_sel = tail_sel | v_tail_20;
-        end
-        if (sel[21]) begin
-            w_sel = w_sel | (v_tail_21 - v_next_21);
-            tail_sel = tail_sel | v_tail_21;
-        end
-        if (sel[22]) begin
-            w_sel = w_sel | (v_tail_22 - v_next_22);
-            tail_sel = tail_sel | v_tail_22;
-        end
-        if (sel[23]) begin
-            w_sel = w_sel | (v_tail_23 - v_next_23);
-            tail_sel = tail_sel | v_tail_23;
-        end
-        if (sel[24]) begin
-            w_sel = w_sel | (v_tail_24 - v_next_24);
-            tail_sel = tail_sel | v_tail_24;
-        end
-        if (sel[25]) begin
-            w_sel = w_sel | (v_tail_25 - v_next_25);
-            tail_sel = tail_sel | v_tail_25;
-        end
-        if (sel[26]) begin
-            w_sel = w_sel | (v_tail_26 - v_next_26);
-            tail_sel = tail_sel | v_tail_26;
-        end
-        if (sel[27]) begin
-            w_sel = w_sel | (v_tail_27 - v_next_27);
-            tail_sel = tail_sel | v_tail_27;
-        end
-        if (sel[28]) begin
-            w_sel = w_sel | (v_tail_28 - v_next_28);
-            tail_sel = tail_sel | v_tail_28;
-        end
-        if (sel[29]) begin
-            w_sel = w_sel | (v_tail_29 - v_next_29);
-            tail_sel = tail_sel | v_tail_29;
-        end
-        if (sel[30]) begin
-            w_sel = w_sel | (v_tail_30 - v_next_30);
-            tail_sel = tail_sel | v_tail_30;
-        end
-        if (sel[31]) begin
-            w_sel = w_sel | (v_tail_31 - v_next_31);
-            tail_sel = tail_sel | v_tail_31;
-        end
-        if (sel[32]) begin
-            w_sel = w_sel | (v_tail_32 - v_next_32);
-            tail_sel = tail_sel | v_tail_32;
-        end
-        if (sel[33]) begin
-            w_sel = w_sel | (v_tail_33 - v_next_33);
-            tail_sel = tail_sel | v_tail_33;
-        end
-        if (sel[34]) begin
-            w_sel = w_sel | (v_tail_34 - v_next_34);
-            tail_sel = tail_sel | v_tail_34;
-        end
-        if (sel[35]) begin
-            w_sel = w_sel | (v_tail_35 - v_next_35);
-            tail_sel = tail_sel | v_tail_35;
-        end
-        if (sel[36]) begin
-            w_sel = w_sel | (v_tail_36 - v_next_36);
-            tail_sel = tail_sel | v_tail_36;
-        end
-        if (sel[37]) begin
-            w_sel = w_sel | (v_tail_37 - v_next_37);
-            tail_sel = tail_sel | v_tail_37;
-        end
-        if (sel[38]) begin
-            w_sel = w_sel | (v_tail_38 - v_next_38);
-            tail_sel = tail_sel | v_tail_38;
-        end
-        if (sel[39]) begin
-            w_sel = w_sel | (v_tail_39 - v_next_39);
-            tail_sel = tail_sel | v_tail_39;
-        end
-        if (sel[40]) begin
-            w_sel = w_sel | (v_tail_40 - v_next_40);
-            tail_sel = tail_sel | v_tail_40;
-        end
-        if (sel[41]) begin
-            w_sel = w_sel | (v_tail_41 - v_next_41);
-            tail_sel = tail_sel | v_tail_41;
-        end
-        if (sel[42]) begin
-            w_sel = w_sel | (v_tail_42 - v_next_42);
-            tail_sel = tail_sel | v_tail_42;
-        end
-        if (sel[43]) begin
-            w_sel = w_sel | (v_tail_43 - v_next_43);
-            tail_sel = tail_sel | v_tail_43;
-        end
-        if (sel[44]) begin
-            w_sel = w_sel | (v_tail_44 - v_next_44);
-            tail_sel = tail_sel | v_tail_44;
-        end
-        if (sel[45]) begin
-            w_sel = w_sel | (v_tail_45 - v_next_45);
-            tail_sel = tail_sel | v_tail_45;
-        end
-        if (sel[46]) begin
-            w_sel = w_sel | (v_tail_46 - v_next_46);
-            tail_sel = tail_sel | v_tail_46;
-        end
-        if (sel[47]) begin
-            w_sel = w_sel | (v_tail_47 - v_next_47);
-            tail_sel = tail_sel | v_tail_47;
-        end
-        if (sel[48]) begin
-            w_sel = w_sel | (v_tail_48 - v_next_48);
-            tail_sel = tail_sel | v_tail_48;
-        end
-        if (sel[49]) begin
-            w_sel = w_sel | (v_tail_49 - v_next_49);
-            tail_sel = tail_sel | v_tail_49;
-        end
-        if (sel[50]) begin
-            w_sel = w_sel | (v_tail_50 - v_next_50);
-            tail_sel = tail_sel | v_tail_50;
-        end
-        if (sel[51]) begin
-            w_sel = w_sel | (v_tail_51 - v_next_51);
-            tail_sel = tail_sel | v_tail_51;
-        end
-        if (sel[52]) begin
-            w_sel = w_sel | (v_tail_52 - v_next_52);
-            tail_sel = tail_sel | v_tail_52;
-        end
-        if (sel[53]) begin
-            w_sel = w_sel | (v_tail_53 - v_next_53);
-            tail_sel = tail_sel | v_tail_53;
-        end
-        if (sel[54]) begin
-            w_sel = w_sel | (v_tail_54 - v_next_54);
-            tail_sel = tail_sel | v_tail_54;
-        end
-        if (sel[55]) begin
-            w_sel = w_sel | (v_tail_55 - v_next_55);
-            tail_sel = tail_sel | v_tail_55;
-        end
-        if (sel[56]) begin
-            w_sel = w_sel | (v_tail_56 - v_next_56);
-            tail_sel = tail_sel | v_tail_56;
-        end
-        if (sel[57]) begin
-            w_sel = w_sel | (v_tail_57 - v_next_57);
-            tail_sel = tail_sel | v_tail_57;
-        end
-        if (sel[58]) begin
-            w_sel = w_sel | (v_tail_58 - v_next_58);
-            tail_sel = tail_sel | v_tail_58;
-        end
-        if (sel[59]) begin
-            w_sel = w_sel | (v_tail_59 - v_next_59);
-            tail_sel = tail_sel | v_tail_59;
-        end
-        if (sel[60]) begin
-            w_sel = w_sel | (v_tail_60 - v_next_60);
-            tail_sel = tail_sel | v_tail_60;
-        end
-        if (sel[61]) begin
-            w_sel = w_sel | (v_tail_61 - v_next_61);
-            tail_sel = tail_sel | v_tail_61;
-        end
-        if (sel[62]) begin
-            w_sel = w_sel | (v_tail_62 - v_next_62);
-            tail_sel = tail_sel | v_tail_62;
-        end
-        if (sel[63]) begin
-            w_sel = w_sel | (v_tail_63 - v_next_63);
-            tail_sel = tail_sel | v_tail_63;
-        end
-        if (sel[64]) begin
-            w_sel = w_sel | (v_tail_64 - v_next_64);
-            tail_sel = tail_sel | v_tail_64;
-        end
-        if (sel[65]) begin
-            w_sel = w_sel | (v_tail_65 - v_next_65);
-            tail_sel = tail_sel | v_tail_65;
-        end
-        if (sel[66]) begin
-            w_sel = w_sel | (v_tail_66 - v_next_66);
-            tail_sel = tail_sel | v_tail_66;
-        end
-        if (sel[67]) begin
-            w_sel = w_sel | (v_tail_67 - v_next_67);
-            tail_sel = tail_sel | v_tail_67;
-        end
-        if (sel[68]) begin
-            w_sel = w_sel | (v_tail_68 - v_next_68);
-            tail_sel = tail_sel | v_tail_68;
-        end
-        if (sel[69]) begin
-            w_sel = w_sel | (v_tail_69 - v_next_69);
-            tail_sel = tail_sel | v_tail_69;
-        end
-        if (sel[70]) begin
-            w_sel = w_sel | (v_tail_70 - v_next_70);
-            tail_sel = tail_sel | v_tail_70;
-        end
-        if (sel[71]) begin
-            w_sel = w_sel | (v_tail_71 - v_next_71);
-            tail_sel = tail_sel | v_tail_71;
-        end
-        if (sel[72]) begin
-            w_sel = w_sel | (v_tail_72 - v_next_72);
-            tail_sel = tail_sel | v_tail_72;
-        end
-        if (sel[73]) begin
-            w_sel = w_sel | (v_tail_73 - v_next_73);
-            tail_sel = tail_sel | v_tail_73;
-        end
-        if (sel[74]) begin
-            w_sel = w_sel | (v_tail_74 - v_next_74);
-            tail_sel = tail_sel | v_tail_74;
-        end
-        if (sel[75]) begin
-            w_sel = w_sel | (v_tail_75 - v_next_75);
-            tail_sel = tail_sel | v_tail_75;
-        end
-        if (sel[76]) begin
-            w_sel = w_sel | (v_tail_76 - v_next_76);
-            tail_sel = tail_sel | v_tail_76;
-        end
-        if (sel[77]) begin
-            w_sel = w_sel | (v_tail_77 - v_next_77);
-            tail_sel = tail_sel | v_tail_77;
-        end
-        if (sel[78]) begin
-            w_sel = w_sel | (v_tail_78 - v_next_78);
-            tail_sel = tail_sel | v_tail_78;
-        end
-        if (sel[79]) begin
-            w_sel = w_sel | (v_tail_79 - v_next_79);
-            tail_sel = tail_sel | v_tail_79;
-        end
+        col_w = zero_n;
+        col_t = zero_n;
+        col_w[0] = sel[0] & w_of_0[0];
+        col_t[0] = sel[0] & v_tail_0[0];
+        col_w[1] = sel[1] & w_of_1[0];
+        col_t[1] = sel[1] & v_tail_1[0];
+        col_w[2] = sel[2] & w_of_2[0];
+        col_t[2] = sel[2] & v_tail_2[0];
+        col_w[3] = sel[3] & w_of_3[0];
+        col_t[3] = sel[3] & v_tail_3[0];
+        col_w[4] = sel[4] & w_of_4[0];
+        col_t[4] = sel[4] & v_tail_4[0];
+        col_w[5] = sel[5] & w_of_5[0];
+        col_t[5] = sel[5] & v_tail_5[0];
+        col_w[6] = sel[6] & w_of_6[0];
+        col_t[6] = sel[6] & v_tail_6[0];
+        col_w[7] = sel[7] & w_of_7[0];
+        col_t[7] = sel[7] & v_tail_7[0];
+        col_w[8] = sel[8] & w_of_8[0];
+        col_t[8] = sel[8] & v_tail_8[0];
+        col_w[9] = sel[9] & w_of_9[0];
+        col_t[9] = sel[9] & v_tail_9[0];
+        col_w[10] = sel[10] & w_of_10[0];
+        col_t[10] = sel[10] & v_tail_10[0];
+        col_w[11] = sel[11] & w_of_11[0];
+        col_t[11] = sel[11] & v_tail_11[0];
+        col_w[12] = sel[12] & w_of_12[0];
+        col_t[12] = sel[12] & v_tail_12[0];
+        col_w[13] = sel[13] & w_of_13[0];
+        col_t[13] = sel[13] & v_tail_13[0];
+        col_w[14] = sel[14] & w_of_14[0];
+        col_t[14] = sel[14] & v_tail_14[0];
+        col_w[15] = sel[15] & w_of_15[0];
+        col_t[15] = sel[15] & v_tail_15[0];
+        col_w[16] = sel[16] & w_of_16[0];
+        col_t[16] = sel[16] & v_tail_16[0];
+        col_w[17] = sel[17] & w_of_17[0];
+        col_t[17] = sel[17] & v_tail_17[0];
+        col_w[18] = sel[18] & w_of_18[0];
+        col_t[18] = sel[18] & v_tail_18[0];
+        col_w[19] = sel[19] & w_of_19[0];
+        col_t[19] = sel[19] & v_tail_19[0];
+        col_w[20] = sel[20] & w_of_20[0];
+        col_t[20] = sel[20] & v_tail_20[0];
+        col_w[21] = sel[21] & w_of_21[0];
+        col_t[21] = sel[21] & v_tail_21[0];
+        col_w[22] = sel[22] & w_of_22[0];
+        col_t[22] = sel[22] & v_tail_22[0];
+        col_w[23] = sel[23] & w_of_23[0];
+        col_t[23] = sel[23] & v_tail_23[0];
+        col_w[24] = sel[24] & w_of_24[0];
+        col_t[24] = sel[24] & v_tail_24[0];
+        col_w[25] = sel[25] & w_of_25[0];
+        col_t[25] = sel[25] & v_tail_25[0];
+        col_w[26] = sel[26] & w_of_26[0];
+        col_t[26] = sel[26] & v_tail_26[0];
+        col_w[27] = sel[27] & w_of_27[0];
+        col_t[27] = sel[27] & v_tail_27[0];
+        col_w[28] = sel[28] & w_of_28[0];
+        col_t[28] = sel[28] & v_tail_28[0];
+        col_w[29] = sel[29] & w_of_29[0];
+        col_t[29] = sel[29] & v_tail_29[0];
+        col_w[30] = sel[30] & w_of_30[0];
+        col_t[30] = sel[30] & v_tail_30[0];
+        col_w[31] = sel[31] & w_of_31[0];
+        col_t[31] = sel[31] & v_tail_31[0];
+        col_w[32] = sel[32] & w_of_32[0];
+        col_t[32] = sel[32] & v_tail_32[0];
+        col_w[33] = sel[33] & w_of_33[0];
+        col_t[33] = sel[33] & v_tail_33[0];
+        col_w[34] = sel[34] & w_of_34[0];
+        col_t[34] = sel[34] & v_tail_34[0];
+        col_w[35] = sel[35] & w_of_35[0];
+        col_t[35] = sel[35] & v_tail_35[0];
+        col_w[36] = sel[36] & w_of_36[0];
+        col_t[36] = sel[36] & v_tail_36[0];
+        col_w[37] = sel[37] & w_of_37[0];
+        col_t[37] = sel[37] & v_tail_37[0];
+        col_w[38] = sel[38] & w_of_38[0];
+        col_t[38] = sel[38] & v_tail_38[0];
+        col_w[39] = sel[39] & w_of_39[0];
+        col_t[39] = sel[39] & v_tail_39[0];
+        col_w[40] = sel[40] & w_of_40[0];
+        col_t[40] = sel[40] & v_tail_40[0];
+        col_w[41] = sel[41] & w_of_41[0];
+        col_t[41] = sel[41] & v_tail_41[0];
+        col_w[42] = sel[42] & w_of_42[0];
+        col_t[42] = sel[42] & v_tail_42[0];
+        col_w[43] = sel[43] & w_of_43[0];
+        col_t[43] = sel[43] & v_tail_43[0];
+        col_w[44] = sel[44] & w_of_44[0];
+        col_t[44] = sel[44] & v_tail_44[0];
+        col_w[45] = sel[45] & w_of_45[0];
+        col_t[45] = sel[45] & v_tail_45[0];
+        col_w[46] = sel[46] & w_of_46[0];
+        col_t[46] = sel[46] & v_tail_46[0];
+        col_w[47] = sel[47] & w_of_47[0];
+        col_t[47] = sel[47] & v_tail_47[0];
+        col_w[48] = sel[48] & w_of_48[0];
+        col_t[48] = sel[48] & v_tail_48[0];
+        col_w[49] = sel[49] & w_of_49[0];
+        col_t[49] = sel[49] & v_tail_49[0];
+        col_w[50] = sel[50] & w_of_50[0];
+        col_t[50] = sel[50] & v_tail_50[0];
+        col_w[51] = sel[51] & w_of_51[0];
+        col_t[51] = sel[51] & v_tail_51[0];
+        col_w[52] = sel[52] & w_of_52[0];
+        col_t[52] = sel[52] & v_tail_52[0];
+        col_w[53] = sel[53] & w_of_53[0];
+        col_t[53] = sel[53] & v_tail_53[0];
+        col_w[54] = sel[54] & w_of_54[0];
+        col_t[54] = sel[54] & v_tail_54[0];
+        col_w[55] = sel[55] & w_of_55[0];
+        col_t[55] = sel[55] & v_tail_55[0];
+        col_w[56] = sel[56] & w_of_56[0];
+        col_t[56] = sel[56] & v_tail_56[0];
+        col_w[57] = sel[57] & w_of_57[0];
+        col_t[57] = sel[57] & v_tail_57[0];
+        col_w[58] = sel[58] & w_of_58[0];
+        col_t[58] = sel[58] & v_tail_58[0];
+        col_w[59] = sel[59] & w_of_59[0];
+        col_t[59] = sel[59] & v_tail_59[0];
+        col_w[60] = sel[60] & w_of_60[0];
+        col_t[60] = sel[60] & v_tail_60[0];
+        col_w[61] = sel[61] & w_of_61[0];
+        col_t[61] = sel[61] & v_tail_61[0];
+        col_w[62] = sel[62] & w_of_62[0];
+        col_t[62] = sel[62] & v_tail_62[0];
+        col_w[63] = sel[63] & w_of_63[0];
+        col_t[63] = sel[63] & v_tail_63[0];
+        col_w[64] = sel[64] & w_of_64[0];
+        col_t[64] = sel[64] & v_tail_64[0];
+        col_w[65] = sel[65] & w_of_65[0];
+        col_t[65] = sel[65] & v_tail_65[0];
+        col_w[66] = sel[66] & w_of_66[0];
+        col_t[66] = sel[66] & v_tail_66[0];
+        col_w[67] = sel[67] & w_of_67[0];
+        col_t[67] = sel[67] & v_tail_67[0];
+        col_w[68] = sel[68] & w_of_68[0];
+        col_t[68] = sel[68] & v_tail_68[0];
+        col_w[69] = sel[69] & w_of_69[0];
+        col_t[69] = sel[69] & v_tail_69[0];
+        col_w[70] = sel[70] & w_of_70[0];
+        col_t[70] = sel[70] & v_tail_70[0];
+        col_w[71] = sel[71] & w_of_71[0];
+        col_t[71] = sel[71] & v_tail_71[0];
+        col_w[72] = sel[72] & w_of_72[0];
+        col_t[72] = sel[72] & v_tail_72[0];
+        col_w[73] = sel[73] & w_of_73[0];
+        col_t[73] = sel[73] & v_tail_73[0];
+        col_w[74] = sel[74] & w_of_74[0];
+        col_t[74] = sel[74] & v_tail_74[0];
+        col_w[75] = sel[75] & w_of_75[0];
+        col_t[75] = sel[75] & v_tail_75[0];
+        col_w[76] = sel[76] & w_of_76[0];
+        col_t[76] = sel[76] & v_tail_76[0];
+        col_w[77] = sel[77] & w_of_77[0];
+        col_t[77] = sel[77] & v_tail_77[0];
+        col_w[78] = sel[78] & w_of_78[0];
+        col_t[78] = sel[78] & v_tail_78[0];
+        col_w[79] = sel[79] & w_of_79[0];
+        col_t[79] = sel[79] & v_tail_79[0];
+        w_sel[0] = |col_w;
+        tail_sel[0] = |col_t;
+        col_w = zero_n;
+        col_t = zero_n;
+        col_w[0] = sel[0] & w_of_0[1];
+        col_t[0] = sel[0] & v_tail_0[1];
+        col_w[1] = sel[1] & w_of_1[1];
+        col_t[1] = sel[1] & v_tail_1[1];
+        col_w[2] = sel[2] & w_of_2[1];
+        col_t[2] = sel[2] & v_tail_2[1];
+        col_w[3] = sel[3] & w_of_3[1];
+        col_t[3] = sel[3] & v_tail_3[1];
+        col_w[4] = sel[4] & w_of_4[1];
+        col_t[4] = sel[4] & v_tail_4[1];
+        col_w[5] = sel[5] & w_of_5[1];
+        col_t[5] = sel[5] & v_tail_5[1];
+        col_w[6] = sel[6] & w_of_6[1];
+        col_t[6] = sel[6] & v_tail_6[1];
+        col_w[7] = sel[7] & w_of_7[1];
+        col_t[7] = sel[7] & v_tail_7[1];
+        col_w[8] = sel[8] & w_of_8[1];
+        col_t[8] = sel[8] & v_tail_8[1];
+        col_w[9] = sel[9] & w_of_9[1];
+        col_t[9] = sel[9] & v_tail_9[1];
+        col_w[10] = sel[10] & w_of_10[1];
+        col_t[10] = sel[10] & v_tail_10[1];
+        col_w[11] = sel[11] & w_of_11[1];
+        col_t[11] = sel[11] & v_tail_11[1];
+        col_w[12] = sel[12] & w_of_12[1];
+        col_t[12] = sel[12] & v_tail_12[1];
+        col_w[13] = sel[13] & w_of_13[1];
+        col_t[13] = sel[13] & v_tail_13[1];
+        col_w[14] = sel[14] & w_of_14[1];
+        col_t[14] = sel[14] & v_tail_14[1];
+        col_w[15] = sel[15] & w_of_15[1];
+        col_t[15] = sel[15] & v_tail_15[1];
+        col_w[16] = sel[16] & w_of_16[1];
+        col_t[16] = sel[16] & v_tail_16[1];
+        col_w[17] = sel[17] & w_of_17[1];
+        col_t[17] = sel[17] & v_tail_17[1];
+        col_w[18] = sel[18] & w_of_18[1];
+        col_t[18] = sel[18] & v_tail_18[1];
+        col_w[19] = sel[19] & w_of_19[1];
+        col_t[19] = sel[19] & v_tail_19[1];
+        col_w[20] = sel[20] & w_of_20[1];
+        col_t[20] = sel[20] & v_tail_20[1];
+        col_w[21] = sel[21] & w_of_21[1];
+        col_t[21] = sel[21] & v_tail_21[1];
+        col_w[22] = sel[22] & w_of_22[1];
+        col_t[22] = sel[22] & v_tail_22[1];
+        col_w[23] = sel[23] & w_of_23[1];
+        col_t[23] = sel[23] & v_tail_23[1];
+        col_w[24] = sel[24] & w_of_24[1];
+        col_t[24] = sel[24] & v_tail_24[1];
+        col_w[25] = sel[25] & w_of_25[1];
+        col_t[25] = sel[25] & v_tail_25[1];
+        col_w[26] = sel[26] & w_of_26[1];
+        col_t[26] = sel[26] & v_tail_26[1];
+        col_w[27] = sel[27] & w_of_27[1];
+        col_t[27] = sel[27] & v_tail_27[1];
+        col_w[28] = sel[28] & w_of_28[1];
+        col_t[28] = sel[28] & v_tail_28[1];
+        col_w[29] = sel[29] & w_of_29[1];
+        col_t[29] = sel[29] & v_tail_29[1];
+        col_w[30] = sel[30] & w_of_30[1];
+        col_t[30] = sel[30] & v_tail_30[1];
+        col_w[31] = sel[31] & w_of_31[1];
+        col_t[31] = sel[31] & v_tail_31[1];
+        col_w[32] = sel[32] & w_of_32[1];
+        col_t[32] = sel[32] & v_tail_32[1];
+        col_w[33] = sel[33] & w_of_33[1];
+        col_t[33] = sel[33] & v_tail_33[1];
+        col_w[34] = sel[34] & w_of_34[1];
+        col_t[34] = sel[34] & v_tail_34[1];
+        col_w[35] = sel[35] & w_of_35[1];
+        col_t[35] = sel[35] & v_tail_35[1];
+        col_w[36] = sel[36] & w_of_36[1];
+        col_t[36] = sel[36] & v_tail_36[1];
+        col_w[37] = sel[37] & w_of_37[1];
+        col_t[37] = sel[37] & v_tail_37[1];
+        col_w[38] = sel[38] & w_of_38[1];
+        col_t[38] = sel[38] & v_tail_38[1];
+        col_w[39] = sel[39] & w_of_39[1];
+        col_t[39] = sel[39] & v_tail_39[1];
+        col_w[40] = sel[40] & w_of_40[1];
+        col_t[40] = sel[40] & v_tail_40[1];
+        col_w[41] = sel[41] & w_of_41[1];
+        col_t[41] = sel[41] & v_tail_41[1];
+        col_w[42] = sel[42] & w_of_42[1];
+        col_t[42] = sel[42] & v_tail_42[1];
+        col_w[43] = sel[43] & w_of_43[1];
+        col_t[43] = sel[43] & v_tail_43[1];
+        col_w[44] = sel[44] & w_of_44[1];
+        col_t[44] = sel[44] & v_tail_44[1];
+        col_w[45] = sel[45] & w_of_45[1];
+        col_t[45] = sel[45] & v_tail_45[1];
+        col_w[46] = sel[46] & w_of_46[1];
+        col_t[46] = sel[46] & v_tail_46[1];
+        col_w[47] = sel[47] & w_of_47[1];
+        col_t[47] = sel[47] & v_tail_47[1];
+        col_w[48] = sel[48] & w_of_48[1];
+        col_t[48] = sel[48] & v_tail_48[1];
+        col_w[49] = sel[49] & w_of_49[1];
+        col_t[49] = sel[49] & v_tail_49[1];
+        col_w[50] = sel[50] & w_of_50[1];
+        col_t[50] = sel[50] & v_tail_50[1];
+        col_w[51] = sel[51] & w_of_51[1];
+        col_t[51] = sel[51] & v_tail_51[1];
+        col_w[52] = sel[52] & w_of_52[1];
+        col_t[52] = sel[52] & v_tail_52[1];
+        col_w[53] = sel[53] & w_of_53[1];
+        col_t[53] = sel[53] & v_tail_53[1];
+        col_w[54] = sel[54] & w_of_54[1];
+        col_t[54] = sel[54] & v_tail_54[1];
+        col_w[55] = sel[55] & w_of_55[1];
+        col_t[55] = sel[55] & v_tail_55[1];
+        col_w[56] = sel[56] & w_of_56[1];
+        col_t[56] = sel[56] & v_tail_56[1];
+        col_w[57] = sel[57] & w_of_57[1];
+        col_t[57] = sel[57] & v_tail_57[1];
+        col_w[58] = sel[58] & w_of_58[1];
+        col_t[58] = sel[58] & v_tail_58[1];
+        col_w[59] = sel[59] & w_of_59[1];
+        col_t[59] = sel[59] & v_tail_59[1];
+        col_w[60] = sel[60] & w_of_60[1];
+        col_t[60] = sel[60] & v_tail_60[1];
+        col_w[61] = sel[61] & w_of_61[1];
+        col_t[61] = sel[61] & v_tail_61[1];
+        col_w[62] = sel[62] & w_of_62[1];
+        col_t[62] = sel[62] & v_tail_62[1];
+        col_w[63] = sel[63] & w_of_63[1];
+        col_t[63] = sel[63] & v_tail_63[1];
+        col_w[64] = sel[64] & w_of_64[1];
+        col_t[64] = sel[64] & v_tail_64[1];
+        col_w[65] = sel[65] & w_of_65[1];
+        col_t[65] = sel[65] & v_tail_65[1];
+        col_w[66] = sel[66] & w_of_66[1];
+        col_t[66] = sel[66] & v_tail_66[1];
+        col_w[67] = sel[67] & w_of_67[1];
+        col_t[67] = sel[67] & v_tail_67[1];
+        col_w[68] = sel[68] & w_of_68[1];
+        col_t[68] = sel[68] & v_tail_68[1];
+        col_w[69] = sel[69] & w_of_69[1];
+        col_t[69] = sel[69] & v_tail_69[1];
+        col_w[70] = sel[70] & w_of_70[1];
+        col_t[70] = sel[70] & v_tail_70[1];
+        col_w[71] = sel[71] & w_of_71[1];
+        col_t[71] = sel[71] & v_tail_71[1];
+        col_w[72] = sel[72] & w_of_72[1];
+        col_t[72] = sel[72] & v_tail_72[1];
+        col_w[73] = sel[73] & w_of_73[1];
+        col_t[73] = sel[73] & v_tail_73[1];
+        col_w[74] = sel[74] & w_of_74[1];
+        col_t[74] = sel[74] & v_tail_74[1];
+        col_w[75] = sel[75] & w_of_75[1];
+        col_t[75] = sel[75] & v_tail_75[1];
+        col_w[76] = sel[76] & w_of_76[1];
+        col_t[76] = sel[76] & v_tail_76[1];
+        col_w[77] = sel[77] & w_of_77[1];
+        col_t[77] = sel[77] & v_tail_77[1];
+        col_w[78] = sel[78] & w_of_78[1];
+        col_t[78] = sel[78] & v_tail_78[1];
+        col_w[79] = sel[79] & w_of_79[1];
+        col_t[79] = sel[79] & v_tail_79[1];
+        w_sel[1] = |col_w;
+        tail_sel[1] = |col_t;
+        col_w = zero_n;
+        col_t = zero_n;
+        col_w[0] = sel[0] & w_of_0[2];
+        col_t[0] = sel[0] & v_tail_0[2];
+        col_w[1] = sel[1] & w_of_1[2];
+        col_t[1] = sel[1] & v_tail_1[2];
+        col_w[2] = sel[2] & w_of_2[2];
+        col_t[2] = sel[2] & v_tail_2[2];
+        col_w[3] = sel[3] & w_of_3[2];
+        col_t[3] = sel[3] & v_tail_3[2];
+        col_w[4] = sel[4] & w_of_4[2];
+        col_t[4] = sel[4] & v_tail_4[2];
+        col_w[5] = sel[5] & w_of_5[2];
+        col_t[5] = sel[5] & v_tail_5[2];
+        col_w[6] = sel[6] & w_of_6[2];
+        col_t[6] = sel[6] & v_tail_6[2];
+        col_w[7] = sel[7] & w_of_7[2];
+        col_t[7] = sel[7] & v_tail_7[2];
+        col_w[8] = sel[8] & w_of_8[2];
+        col_t[8] = sel[8] & v_tail_8[2];
+        col_w[9] = sel[9] & w_of_9[2];
+        col_t[9] = sel[9] & v_tail_9[2];
+        col_w[10] = sel[10] & w_of_10[2];
+        col_t[10] = sel[10] & v_tail_10[2];
+        col_w[11] = sel[11] & w_of_11[2];
+        col_t[11] = sel[11] & v_tail_11[2];
+        col_w[12] = sel[12] & w_of_12[2];
+        col_t[12] = sel[12] & v_tail_12[2];
+        col_w[13] = sel[13] & w_of_13[2];
+        col_t[13] = sel[13] & v_tail_13[2];
+        col_w[14] = sel[14] & w_of_14[2];
+        col_t[14] = sel[14] & v_tail_14[2];
+        col_w[15] = sel[15] & w_of_15[2];
+        col_t[15] = sel[15] & v_tail_15[2];
+        col_w[16] = sel[16] & w_of_16[2];
+        col_t[16] = sel[16] & v_tail_16[2];
+        col_w[17] = sel[17] & w_of_17[2];
+        col_t[17] = sel[17] & v_tail_17[2];
+        col_w[18] = sel[18] & w_of_18[2];
+        col_t[18] = sel[18] & v_tail_18[2];
+        col_w[19] = sel[19] & w_of_19[2];
+        col_t[19] = sel[19] & v_tail_19[2];
+        col_w[20] = sel[20] & w_of_20[2];
+        col_t[20] = sel[20] & v_tail_20[2];
+        col_w[21] = sel[21] & w_of_21[2];
+        col_t[21] = sel[21] & v_tail_21[2];
+        col_w[22] = sel[22] & w_of_22[2];
+        col_t[22] = sel[22] & v_tail_22[2];
+        col_w[23] = sel[23] & w_of_23[2];
+        col_t[23] = sel[23] & v_tail_23[2];
+        col_w[24] = sel[24] & w_of_24[2];
+        col_t[24] = sel[24] & v_tail_24[2];
+        col_w[25] = sel[25] & w_of_25[2];
+        col_t[25] = sel[25] & v_tail_25[2];
+        col_w[26] = sel[26] & w_of_26[2];
+        col_t[26] = sel[26] & v_tail_26[2];
+        col_w[27] = sel[27] & w_of_27[2];
+        col_t[27] = sel[27] & v_tail_27[2];
+        col_w[28] = sel[28] & w_of_28[2];
+        col_t[28] = sel[28] & v_tail_28[2];
+        col_w[29] = sel[29] & w_of_29[2];
+        col_t[29] = sel[29] & v_tail_29[2];
+        col_w[30] = sel[30] & w_of_30[2];
+        col_t[30] = sel[30] & v_tail_30[2];
+        col_w[31] = sel[31] & w_of_31[2];
+        col_t[31] = sel[31] & v_tail_31[2];
+        col_w[32] = sel[32] & w_of_32[2];
+        col_t[32] = sel[32] & v_tail_32[2];
+        col_w[33] = sel[33] & w_of_33[2];
+        col_t[33] = sel[33] & v_tail_33[2];
+        col_w[34] = sel[34] & w_of_34[2];
+        col_t[34] = sel[34] & v_tail_34[2];
+        col_w[35] = sel[35] & w_of_35[2];
+        col_t[35] = sel[35] & v_tail_35[2];
+        col_w[36] = sel[36] & w_of_36[2];
+        col_t[36] = sel[36] & v_tail_36[2];
+        col_w[37] = sel[37] & w_of_37[2];
+        col_t[37] = sel[37] & v_tail_37[2];
+        col_w[38] = sel[38] & w_of_38[2];
+        col_t[38] = sel[38] & v_tail_38[2];
+        col_w[39] = sel[39] & w_of_39[2];
+        col_t[39] = sel[39] & v_tail_39[2];
+        col_w[40] = sel[40] & w_of_40[2];
+        col_t[40] = sel[40] & v_tail_40[2];
+        col_w[41] = sel[41] & w_of_41[2];
+        col_t[41] = sel[41] & v_tail_41[2];
+        col_w[42] = sel[42] & w_of_42[2];
+        col_t[42] = sel[42] & v_tail_42[2];
+        col_w[43] = sel[43] & w_of_43[2];
+        col_t[43] = sel[43] & v_tail_43[2];
+        col_w[44] = sel[44] & w_of_44[2];
+        col_t[44] = sel[44] & v_tail_44[2];
+        col_w[45] = sel[45] & w_of_45[2];
+        col_t[45] = sel[45] & v_tail_45[2];
+        col_w[46] = sel[46] & w_of_46[2];
+        col_t[46] = sel[46] & v_tail_46[2];
+        col_w[47] = sel[47] & w_of_47[2];
+        col_t[47] = sel[47] & v_tail_47[2];
+        col_w[48] = sel[48] & w_of_48[2];
+        col_t[48] = sel[48] & v_tail_48[2];
+        col_w[49] = sel[49] & w_of_49[2];
+        col_t[49] = sel[49] & v_tail_49[2];
+        col_w[50] = sel[50] & w_of_50[2];
+        col_t[50] = sel[50] & v_tail_50[2];
+        col_w[51] = sel[51] & w_of_51[2];
+        col_t[51] = sel[51] & v_tail_51[2];
+        col_w[52] = sel[52] & w_of_52[2];
+        col_t[52] = sel[52] & v_tail_52[2];
+        col_w[53] = sel[53] & w_of_53[2];
+        col_t[53] = sel[53] & v_tail_53[2];
+        col_w[54] = sel[54] & w_of_54[2];
+        col_t[54] = sel[54] & v_tail_54[2];
+        col_w[55] = sel[55] & w_of_55[2];
+        col_t[55] = sel[55] & v_tail_55[2];
+        col_w[56] = sel[56] & w_of_56[2];
+        col_t[56] = sel[56] & v_tail_56[2];
+        col_w[57] = sel[57] & w_of_57[2];
+        col_t[57] = sel[57] & v_tail_57[2];
+        col_w[58] = sel[58] & w_of_58[2];
+        col_t[58] = sel[58] & v_tail_58[2];
+        col_w[59] = sel[59] & w_of_59[2];
+        col_t[59] = sel[59] & v_tail_59[2];
+        col_w[60] = sel[60] & w_of_60[2];
+        col_t[60] = sel[60] & v_tail_60[2];
+        col_w[61] = sel[61] & w_of_61[2];
+        col_t[61] = sel[61] & v_tail_61[2];
+        col_w[62] = sel[62] & w_of_62[2];
+        col_t[62] = sel[62] & v_tail_62[2];
+        col_w[63] = sel[63] & w_of_63[2];
+        col_t[63] = sel[63] & v_tail_63[2];
+        col_w[64] = sel[64] & w_of_64[2];
+        col_t[64] = sel[64] & v_tail_64[2];
+        col_w[65] = sel[65] & w_of_65[2];
+        col_t[65] = sel[65] & v_tail_65[2];
+        col_w[66] = sel[66] & w_of_66[2];
+        col_t[66] = sel[66] & v_tail_66[2];
+        col_w[67] = sel[67] & w_of_67[2];
+        col_t[67] = sel[67] & v_tail_67[2];
+        col_w[68] = sel[68] & w_of_68[2];
+        col_t[68] = sel[68] & v_tail_68[2];
+        col_w[69] = sel[69] & w_of_69[2];
+        col_t[69] = sel[69] & v_tail_69[2];
+        col_w[70] = sel[70] & w_of_70[2];
+        col_t[70] = sel[70] & v_tail_70[2];
+        col_w[71] = sel[71] & w_of_71[2];
+        col_t[71] = sel[71] & v_tail_71[2];
+        col_w[72] = sel[72] & w_of_72[2];
+        col_t[72] = sel[72] & v_tail_72[2];
+        col_w[73] = sel[73] & w_of_73[2];
+        col_t[73] = sel[73] & v_tail_73[2];
+        col_w[74] = sel[74] & w_of_74[2];
+        col_t[74] = sel[74] & v_tail_74[2];
+        col_w[75] = sel[75] & w_of_75[2];
+        col_t[75] = sel[75] & v_tail_75[2];
+        col_w[76] = sel[76] & w_of_76[2];
+        col_t[76] = sel[76] & v_tail_76[2];
+        col_w[77] = sel[77] & w_of_77[2];
+        col_t[77] = sel[77] & v_tail_77[2];
+        col_w[78] = sel[78] & w_of_78[2];
+        col_t[78] = sel[78] & v_tail_78[2];
+        col_w[79] = sel[79] & w_of_79[2];
+        col_t[79] = sel[79] & v_tail_79[2];
+        w_sel[2] = |col_w;
+        tail_sel[2] = |col_t;
+        col_w = zero_n;
+        col_t = zero_n;
+        col_w[0] = sel[0] & w_of_0[3];
+        col_t[0] = sel[0] & v_tail_0[3];
+        col_w[1] = sel[1] & w_of_1[3];
+        col_t[1] = sel[1] & v_tail_1[3];
+        col_w[2] = sel[2] & w_of_2[3];
+        col_t[2] = sel[2] & v_tail_2[3];
+        col_w[3] = sel[3] & w_of_3[3];
+        col_t[3] = sel[3] & v_tail_3[3];
+        col_w[4] = sel[4] & w_of_4[3];
+        col_t[4] = sel[4] & v_tail_4[3];
+        col_w[5] = sel[5] & w_of_5[3];
+        col_t[5] = sel[5] & v_tail_5[3];
+        col_w[6] = sel[6] & w_of_6[3];
+        col_t[6] = sel[6] & v_tail_6[3];
+        col_w[7] = sel[7] & w_of_7[3];
+        col_t[7] = sel[7] & v_tail_7[3];
+        col_w[8] = sel[8] & w_of_8[3];
+        col_t[8] = sel[8] & v_tail_8[3];
+        col_w[9] = sel[9] & w_of_9[3];
+        col_t[9] = sel[9] & v_tail_9[3];
+        col_w[10] = sel[10] & w_of_10[3];
+        col_t[10] = sel[10] & v_tail_10[3];
+        col_w[11] = sel[11] & w_of_11[3];
+        col_t[11] = sel[11] & v_tail_11[3];
+        col_w[12] = sel[12] & w_of_12[3];
+        col_t[12] = sel[12] & v_tail_12[3];
+        col_w[13] = sel[13] & w_of_13[3];
+        col_t[13] = sel[13] & v_tail_13[3];
+        col_w[14] = sel[14] & w_of_14[3];
+        col_t[14] = sel[14] & v_tail_14[3];
+        col_w[15] = sel[15] & w_of_15[3];
+        col_t[15] = sel[15] & v_tail_15[3];
+        col_w[16] = sel[16] & w_of_16[3];
+        col_t[16] = sel[16] & v_tail_16[3];
+        col_w[17] = sel[17] & w_of_17[3];
+        col_t[17] = sel[17] & v_tail_17[3];
+        col_w[18] = sel[18] & w_of_18[3];
+        col_t[18] = sel[18] & v_tail_18[3];
+        col_w[19] = sel[19] & w_of_19[3];
+        col_t[19] = sel[19] & v_tail_19[3];
+        col_w[20] = sel[20] & w_of_20[3];
+        col_t[20] = sel[20] & v_tail_20[3];
+        col_w[21] = sel[21] & w_of_21[3];
+        col_t[21] = sel[21] & v_tail_21[3];
+        col_w[22] = sel[22] & w_of_22[3];
+        col_t[22] = sel[22] & v_tail_22[3];
+        col_w[23] = sel[23] & w_of_23[3];
+        col_t[23] = sel[23] & v_tail_23[3];
+        col_w[24] = sel[24] & w_of_24[3];
+        col_t[24] = sel[24] & v_tail_24[3];
+        col_w[25] = sel[25] & w_of_25[3];
+        col_t[25] = sel[25] & v_tail_25[3];
+        col_w[26] = sel[26] & w_of_26[3];
+        col_t[26] = sel[26] & v_tail_26[3];
+        col_w[27] = sel[27] & w_of_27[3];
+        col_t[27] = sel[27] & v_tail_27[3];
+        col_w[28] = sel[28] & w_of_28[3];
+        col_t[28] = sel[28] & v_tail_28[3];
+        col_w[29] = sel[29] & w_of_29[3];
+        col_t[29] = sel[29] & v_tail_29[3];
+        col_w[30] = sel[30] & w_of_30[3];
+        col_t[30] = sel[30] & v_tail_30[3];
+        col_w[31] = sel[31] & w_of_31[3];
+        col_t[31] = sel[31] & v_tail_31[3];
+        col_w[32] = sel[32] & w_of_32[3];
+        col_t[32] = sel[32] & v_tail_32[3];
+        col_w[33] = sel[33] & w_of_33[3];
+        col_t[33] = sel[33] & v_tail_33[3];
+        col_w[34] = sel[34] & w_of_34[3];
+        col_t[34] = sel[34] & v_tail_34[3];
+        col_w[35] = sel[35] & w_of_35[3];
+        col_t[35] = sel[35] & v_tail_35[3];
+        col_w[36] = sel[36] & w_of_36[3];
+        col_t[36] = sel[36] & v_tail_36[3];
+        col_w[37] = sel[37] & w_of_37[3];
+        col_t[37] = sel[37] & v_tail_37[3];
+        col_w[38] = sel[38] & w_of_38[3];
+        col_t[38] = sel[38] & v_tail_38[3];
+        col_w[39] = sel[39] & w_of_39[3];
+        col_t[39] = sel[39] & v_tail_39[3];
+        col_w[40] = sel[40] & w_of_40[3];
+        col_t[40] = sel[40] & v_tail_40[3];
+        col_w[41] = sel[41] & w_of_41[3];
+        col_t[41] = sel[41] & v_tail_41[3];
+        col_w[42] = sel[42] & w_of_42[3];
+        col_t[42] = sel[42] & v_tail_42[3];
+        col_w[43] = sel[43] & w_of_43[3];
+        col_t[43] = sel[43] & v_tail_43[3];
+        col_w[44] = sel[44] & w_of_44[3];
+        col_t[44] = sel[44] & v_tail_44[3];
+        col_w[45] = sel[45] & w_of_45[3];
+        col_t[45] = sel[45] & v_tail_45[3];
+        col_w[46] = sel[46] & w_of_46[3];
+        col_t[46] = sel[46] & v_tail_46[3];
+        col_w[47] = sel[47] & w_of_47[3];
+        col_t[47] = sel[47] & v_tail_47[3];
+        col_w[48] = sel[48] & w_of_48[3];
+        col_t[48] = sel[48] & v_tail_48[3];
+        col_w[49] = sel[49] & w_of_49[3];
+        col_t[49] = sel[49] & v_tail_49[3];
+        col_w[50] = sel[50] & w_of_50[3];
+        col_t[50] = sel[50] & v_tail_50[3];
+        col_w[51] = sel[51] & w_of_51[3];
+        col_t[51] = sel[51] & v_tail_51[3];
+        col_w[52] = sel[52] & w_of_52[3];
+        col_t[52] = sel[52] & v_tail_52[3];
+        col_w[53] = sel[53] & w_of_53[3];
+        col_t[53] = sel[53] & v_tail_53[3];
+        col_w[54] = sel[54] & w_of_54[3];
+        col_t[54] = sel[54] & v_tail_54[3];
+        col_w[55] = sel[55] & w_of_55[3];
+        col_t[55] = sel[55] & v_tail_55[3];
+        col_w[56] = sel[56] & w_of_56[3];
+        col_t[56] = sel[56] & v_tail_56[3];
+        col_w[57] = sel[57] & w_of_57[3];
+        col_t[57] = sel[57] & v_tail_57[3];
+        col_w[58] = sel[58] & w_of_58[3];
+        col_t[58] = sel[58] & v_tail_58[3];
+        col_w[59] = sel[59] & w_of_59[3];
+        col_t[59] = sel[59] & v_tail_59[3];
+        col_w[60] = sel[60] & w_of_60[3];
+        col_t[60] = sel[60] & v_tail_60[3];
+        col_w[61] = sel[61] & w_of_61[3];
+        col_t[61] = sel[61] & v_tail_61[3];
+        col_w[62] = sel[62] & w_of_62[3];
+        col_t[62] = sel[62] & v_tail_62[3];
+        col_w[63] = sel[63] & w_of_63[3];
+        col_t[63] = sel[63] & v_tail_63[3];
+        col_w[64] = sel[64] & w_of_64[3];
+        col_t[64] = sel[64] & v_tail_64[3];
+        col_w[65] = sel[65] & w_of_65[3];
+        col_t[65] = sel[65] & v_tail_65[3];
+        col_w[66] = sel[66] & w_of_66[3];
+        col_t[66] = sel[66] & v_tail_66[3];
+        col_w[67] = sel[67] & w_of_67[3];
+        col_t[67] = sel[67] & v_tail_67[3];
+        col_w[68] = sel[68] & w_of_68[3];
+        col_t[68] = sel[68] & v_tail_68[3];
+        col_w[69] = sel[69] & w_of_69[3];
+        col_t[69] = sel[69] & v_tail_69[3];
+        col_w[70] = sel[70] & w_of_70[3];
+        col_t[70] = sel[70] & v_tail_70[3];
+        col_w[71] = sel[71] & w_of_71[3];
+        col_t[71] = sel[71] & v_tail_71[3];
+        col_w[72] = sel[72] & w_of_72[3];
+        col_t[72] = sel[72] & v_tail_72[3];
+        col_w[73] = sel[73] & w_of_73[3];
+        col_t[73] = sel[73] & v_tail_73[3];
+        col_w[74] = sel[74] & w_of_74[3];
+        col_t[74] = sel[74] & v_tail_74[3];
+        col_w[75] = sel[75] & w_of_75[3];
+        col_t[75] = sel[75] & v_tail_75[3];
+        col_w[76] = sel[76] & w_of_76[3];
+        col_t[76] = sel[76] & v_tail_76[3];
+        col_w[77] = sel[77] & w_of_77[3];
+        col_t[77] = sel[77] & v_tail_77[3];
+        col_w[78] = sel[78] & w_of_78[3];
+        col_t[78] = sel[78] & v_tail_78[3];
+        col_w[79] = sel[79] & w_of_79[3];
+        col_t[79] = sel[79] & v_tail_79[3];
+        w_sel[3] = |col_w;
+        tail_sel[3] = |col_t;
+        col_w = zero_n;
+        col_t = zero_n;
+        col_w[0] = sel[0] & w_of_0[4];
+        col_t[0] = sel[0] & v_tail_0[4];
+        col_w[1] = sel[1] & w_of_1[4];
+        col_t[1] = sel[1] & v_tail_1[4];
+        col_w[2] = sel[2] & w_of_2[4];
+        col_t[2] = sel[2] & v_tail_2[4];
+        col_w[3] = sel[3] & w_of_3[4];
+        col_t[3] = sel[3] & v_tail_3[4];
+        col_w[4] = sel[4] & w_of_4[4];
+        col_t[4] = sel[4] & v_tail_4[4];
+        col_w[5] = sel[5] & w_of_5[4];
+        col_t[5] = sel[5] & v_tail_5[4];
+        col_w[6] = sel[6] & w_of_6[4];
+        col_t[6] = sel[6] & v_tail_6[4];
+        col_w[7] = sel[7] & w_of_7[4];
+        col_t[7] = sel[7] & v_tail_7[4];
+        col_w[8] = sel[8] & w_of_8[4];
+        col_t[8] = sel[8] & v_tail_8[4];
+        col_w[9] = sel[9] & w_of_9[4];
+        col_t[9] = sel[9] & v_tail_9[4];
+        col_w[10] = sel[10] & w_of_10[4];
+        col_t[10] = sel[10] & v_tail_10[4];
+        col_w[11] = sel[11] & w_of_11[4];
+        col_t[11] = sel[11] & v_tail_11[4];
+        col_w[12] = sel[12] & w_of_12[4];
+        col_t[12] = sel[12] & v_tail_12[4];
+        col_w[13] = sel[13] & w_of_13[4];
+        col_t[13] = sel[13] & v_tail_13[4];
+        col_w[14] = sel[14] & w_of_14[4];
+        col_t[14] = sel[14] & v_tail_14[4];
+        col_w[15] = sel[15] & w_of_15[4];
+        col_t[15] = sel[15] & v_tail_15[4];
+        col_w[16] = sel[16] & w_of_16[4];
+        col_t[16] = sel[16] & v_tail_16[4];
+        col_w[17] = sel[17] & w_of_17[4];
+        col_t[17] = sel[17] & v_tail_17[4];
+        col_w[18] = sel[18] & w_of_18[4];
+        col_t[18] = sel[18] & v_tail_18[4];
+        col_w[19] = sel[19] & w_of_19[4];
+        col_t[19] = sel[19] & v_tail_19[4];
+        col_w[20] = sel[20] & w_of_20[4];
+        col_t[20] = sel[20] & v_tail_20[4];
+        col_w[21] = sel[21] & w_of_21[4];
+        col_t[21] = sel[21] & v_tail_21[4];
+        col_w[22] = sel[22] & w_of_22[4];
+        col_t[22] = sel[22] & v_tail_22[4];
+        col_w[23] = sel[23] & w_of_23[4];
+        col_t[23] = sel[23] & v_tail_23[4];
+        col_w[24] = sel[24] & w_of_24[4];
+        col_t[24] = sel[24] & v_tail_24[4];
+        col_w[25] = sel[25] & w_of_25[4];
+        col_t[25] = sel[25] & v_tail_25[4];
+        col_w[26] = sel[26] & w_of_26[4];
+        col_t[26] = sel[26] & v_tail_26[4];
+        col_w[27] = sel[27] & w_of_27[4];
+        col_t[27] = sel[27] & v_tail_27[4];
+        col_w[28] = sel[28] & w_of_28[4];
+        col_t[28] = sel[28] & v_tail_28[4];
+        col_w[29] = sel[29] & w_of_29[4];
+        col_t[29] = sel[29] & v_tail_29[4];
+        col_w[30] = sel[30] & w_of_30[4];
+        col_t[30] = sel[30] & v_tail_30[4];
+        col_w[31] = sel[31] & w_of_31[4];
+        col_t[31] = sel[31] & v_tail_31[4];
+        col_w[32] = sel[32] & w_of_32[4];
+        col_t[32] = sel[32] & v_tail_32[4];
+        col_w[33] = sel[33] & w_of_33[4];
+        col_t[33] = sel[33] & v_tail_33[4];
+        col_w[34] = sel[34] & w_of_34[4];
+        col_t[34] = sel[34] & v_tail_34[4];
+        col_w[35] = sel[35] & w_of_35[4];
+        col_t[35] = sel[35] & v_tail_35[4];
+        col_w[36] = sel[36] & w_of_36[4];
+        col_t[36] = sel[36] & v_tail_36[4];
+        col_w[37] = sel[37] & w_of_37[4];
+        col_t[37] = sel[37] & v_tail_37[4];
+        col_w[38] = sel[38] & w_of_38[4];
+        col_t[38] = sel[38] & v_tail_38[4];
+        col_w[39] = sel[39] & w_of_39[4];
+        col_t[39] = sel[39] & v_tail_39[4];
+        col_w[40] = sel[40] & w_of_40[4];
+        col_t[40] = sel[40] & v_tail_40[4];
+        col_w[41] = sel[41] & w_of_41[4];
+        col_t[41] = sel[41] & v_tail_41[4];
+        col_w[42] = sel[42] & w_of_42[4];
+        col_t[42] = sel[42] & v_tail_42[4];
+        col_w[43] = sel[43] & w_of_43[4];
+        col_t[43] = sel[43] & v_tail_43[4];
+        col_w[44] = sel[44] & w_of_44[4];
+        col_t[44] = sel[44] & v_tail_44[4];
+        col_w[45] = sel[45] & w_of_45[4];
+        col_t[45] = sel[45] & v_tail_45[4];
+        col_w[46] = sel[46] & w_of_46[4];
+        col_t[46] = sel[46] & v_tail_46[4];
+        col_w[47] = sel[47] & w_of_47[4];
+        col_t[47] = sel[47] & v_tail_47[4];
+        col_w[48] = sel[48] & w_of_48[4];
+        col_t[48] = sel[48] & v_tail_48[4];
+        col_w[49] = sel[49] & w_of_49[4];
+        col_t[49] = sel[49] & v_tail_49[4];
+        col_w[50] = sel[50] & w_of_50[4];
+        col_t[50] = sel[50] & v_tail_50[4];
+        col_w[51] = sel[51] & w_of_51[4];
+        col_t[51] = sel[51] & v_tail_51[4];
+        col_w[52] = sel[52] & w_of_52[4];
+        col_t[52] = sel[52] & v_tail_52[4];
+        col_w[53] = sel[53] & w_of_53[4];
+        col_t[53] = sel[53] & v_tail_53[4];
+        col_w[54] = sel[54] & w_of_54[4];
+        col_t[54] = sel[54] & v_tail_54[4];
+        col_w[55] = sel[55] & w_of_55[4];
+        col_t[55] = sel[55] & v_tail_55[4];
+        col_w[56] = sel[56] & w_of_56[4];
+        col_t[56] = sel[56] & v_tail_56[4];
+        col_w[57] = sel[57] & w_of_57[4];
+        col_t[57] = sel[57] & v_tail_57[4];
+        col_w[58] = sel[58] & w_of_58[4];
+        col_t[58] = sel[58] & v_tail_58[4];
+        col_w[59] = sel[59] & w_of_59[4];
+        col_t[59] = sel[59] & v_tail_59[4];
+        col_w[60] = sel[60] & w_of_60[4];
+        col_t[60] = sel[60] & v_tail_60[4];
+        col_w[61] = sel[61] & w_of_61[4];
+        col_t[61] = sel[61] & v_tail_61[4];
+        col_w[62] = sel[62] & w_of_62[4];
+        col_t[62] = sel[62] & v_tail_62[4];
+        col_w[63] = sel[63] & w_of_63[4];
+        col_t[63] = sel[63] & v_tail_63[4];
+        col_w[64] = sel[64] & w_of_64[4];
+        col_t[64] = sel[64] & v_tail_64[4];
+        col_w[65] = sel[65] & w_of_65[4];
+        col_t[65] = sel[65] & v_tail_65[4];
+        col_w[66] = sel[66] & w_of_66[4];
+        col_t[66] = sel[66] & v_tail_66[4];
+        col_w[67] = sel[67] & w_of_67[4];
+        col_t[67] = sel[67] & v_tail_67[4];
+        col_w[68] = sel[68] & w_of_68[4];
+        col_t[68] = sel[68] & v_tail_68[4];
+        col_w[69] = sel[69] & w_of_69[4];
+        col_t[69] = sel[69] & v_tail_69[4];
+        col_w[70] = sel[70] & w_of_70[4];
+        col_t[70] = sel[70] & v_tail_70[4];
+        col_w[71] = sel[71] & w_of_71[4];
+        col_t[71] = sel[71] & v_tail_71[4];
+        col_w[72] = sel[72] & w_of_72[4];
+        col_t[72] = sel[72] & v_tail_72[4];
+        col_w[73] = sel[73] & w_of_73[4];
+        col_t[73] = sel[73] & v_tail_73[4];
+        col_w[74] = sel[74] & w_of_74[4];
+        col_t[74] = sel[74] & v_tail_74[4];
+        col_w[75] = sel[75] & w_of_75[4];
+        col_t[75] = sel[75] & v_tail_75[4];
+        col_w[76] = sel[76] & w_of_76[4];
+        col_t[76] = sel[76] & v_tail_76[4];
+        col_w[77] = sel[77] & w_of_77[4];
+        col_t[77] = sel[77] & v_tail_77[4];
+        col_w[78] = sel[78] & w_of_78[4];
+        col_t[78] = sel[78] & v_tail_78[4];
+        col_w[79] = sel[79] & w_of_79[4];
+        col_t[79] = sel[79] & v_tail_79[4];
+        w_sel[4] = |col_w;
+        tail_sel[4] = |col_t;
+        col_w = zero_n;
+        col_t = zero_n;
+        col_w[0] = sel[0] & w_of_0[5];
+        col_t[0] = sel[0] & v_tail_0[5];
+        col_w[1] = sel[1] & w_of_1[5];
+        col_t[1] = sel[1] & v_tail_1[5];
+        col_w[2] = sel[2] & w_of_2[5];
+        col_t[2] = sel[2] & v_tail_2[5];
+        col_w[3] = sel[3] & w_of_3[5];
+        col_t[3] = sel[3] & v_tail_3[5];
+        col_w[4] = sel[4] & w_of_4[5];
+        col_t[4] = sel[4] & v_tail_4[5];
+        col_w[5] = sel[5] & w_of_5[5];
+        col_t[5] = sel[5] & v_tail_5[5];
+        col_w[6] = sel[6] & w_of_6[5];
+        col_t[6] = sel[6] & v_tail_6[5];
+        col_w[7] = sel[7] & w_of_7[5];
+        col_t[7] = sel[7] & v_tail_7[5];
+        col_w[8] = sel[8] & w_of_8[5];
+        col_t[8] = sel[8] & v_tail_8[5];
+        col_w[9] = sel[9] & w_of_9[5];
+        col_t[9] = sel[9] & v_tail_9[5];
+        col_w[10] = sel[10] & w_of_10[5];
+        col_t[10] = sel[10] & v_tail_10[5];
+        col_w[11] = sel[11] & w_of_11[5];
+        col_t[11] = sel[11] & v_tail_11[5];
+        col_w[12] = sel[12] & w_of_12[5];
+        col_t[12] = sel[12] & v_tail_12[5];
+        col_w[13] = sel[13] & w_of_13[5];
+        col_t[13] = sel[13] & v_tail_13[5];
+        col_w[14] = sel[14] & w_of_14[5];
+        col_t[14] = sel[14] & v_tail_14[5];
+        col_w[15] = sel[15] & w_of_15[5];
+        col_t[15] = sel[15] & v_tail_15[5];
+        col_w[16] = sel[16] & w_of_16[5];
+        col_t[16] = sel[16] & v_tail_16[5];
+        col_w[17] = sel[17] & w_of_17[5];
+        col_t[17] = sel[17] & v_tail_17[5];
+        col_w[18] = sel[18] & w_of_18[5];
+        col_t[18] = sel[18] & v_tail_18[5];
+        col_w[19] = sel[19] & w_of_19[5];
+        col_t[19] = sel[19] & v_tail_19[5];
+        col_w[20] = sel[20] & w_of_20[5];
+        col_t[20] = sel[20] & v_tail_20[5];
+        col_w[21] = sel[21] & w_of_21[5];
+        col_t[21] = sel[21] & v_tail_21[5];
+        col_w[22] = sel[22] & w_of_22[5];
+        col_t[22] = sel[22] & v_tail_22[5];
+        col_w[23] = sel[23] & w_of_23[5];
+        col_t[23] = sel[23] & v_tail_23[5];
+        col_w[24] = sel[24] & w_of_24[5];
+        col_t[24] = sel[24] & v_tail_24[5];
+        col_w[25] = sel[25] & w_of_25[5];
+        col_t[25] = sel[25] & v_tail_25[5];
+        col_w[26] = sel[26] & w_of_26[5];
+        col_t[26] = sel[26] & v_tail_26[5];
+        col_w[27] = sel[27] & w_of_27[5];
+        col_t[27] = sel[27] & v_tail_27[5];
+        col_w[28] = sel[28] & w_of_28[5];
+        col_t[28] = sel[28] & v_tail_28[5];
+        col_w[29] = sel[29] & w_of_29[5];
+        col_t[29] = sel[29] & v_tail_29[5];
+        col_w[30] = sel[30] & w_of_30[5];
+        col_t[30] = sel[30] & v_tail_30[5];
+        col_w[31] = sel[31] & w_of_31[5];
+        col_t[31] = sel[31] & v_tail_31[5];
+        col_w[32] = sel[32] & w_of_32[5];
+        col_t[32] = sel[32] & v_tail_32[5];
+        col_w[33] = sel[33] & w_of_33[5];
+        col_t[33] = sel[33] & v_tail_33[5];
+        col_w[34] = sel[34] & w_of_34[5];
+        col_t[34] = sel[34] & v_tail_34[5];
+        col_w[35] = sel[35] & w_of_35[5];
+        col_t[35] = sel[35] & v_tail_35[5];
+        col_w[36] = sel[36] & w_of_36[5];
+        col_t[36] = sel[36] & v_tail_36[5];
+        col_w[37] = sel[37] & w_of_37[5];
+        col_t[37] = sel[37] & v_tail_37[5];
+        col_w[38] = sel[38] & w_of_38[5];
+        col_t[38] = sel[38] & v_tail_38[5];
+        col_w[39] = sel[39] & w_of_39[5];
+        col_t[39] = sel[39] & v_tail_39[5];
+        col_w[40] = sel[40] & w_of_40[5];
+        col_t[40] = sel[40] & v_tail_40[5];
+        col_w[41] = sel[41] & w_of_41[5];
+        col_t[41] = sel[41] & v_tail_41[5];
+        col_w[42] = sel[42] & w_of_42[5];
+        col_t[42] = sel[42] & v_tail_42[5];
+        col_w[43] = sel[43] & w_of_43[5];
+        col_t[43] = sel[43] & v_tail_43[5];
+        col_w[44] = sel[44] & w_of_44[5];
+        col_t[44] = sel[44] & v_tail_44[5];
+        col_w[45] = sel[45] & w_of_45[5];
+        col_t[45] = sel[45] & v_tail_45[5];
+        col_w[46] = sel[46] & w_of_46[5];
+        col_t[46] = sel[46] & v_tail_46[5];
+        col_w[47] = sel[47] & w_of_47[5];
+        col_t[47] = sel[47] & v_tail_47[5];
+        col_w[48] = sel[48] & w_of_48[5];
+        col_t[48] = sel[48] & v_tail_48[5];
+        col_w[49] = sel[49] & w_of_49[5];
+        col_t[49] = sel[49] & v_tail_49[5];
+        col_w[50] = sel[50] & w_of_50[5];
+        col_t[50] = sel[50] & v_tail_50[5];
+        col_w[51] = sel[51] & w_of_51[5];
+        col_t[51] = sel[51] & v_tail_51[5];
+        col_w[52] = sel[52] & w_of_52[5];
+        col_t[52] = sel[52] & v_tail_52[5];
+        col_w[53] = sel[53] & w_of_53[5];
+        col_t[53] = sel[53] & v_tail_53[5];
+        col_w[54] = sel[54] & w_of_54[5];
+        col_t[54] = sel[54] & v_tail_54[5];
+        col_w[55] = sel[55] & w_of_55[5];
+        col_t[55] = sel[55] & v_tail_55[5];
+        col_w[56] = sel[56] & w_of_56[5];
+        col_t[56] = sel[56] & v_tail_56[5];
+        col_w[57] = sel[57] & w_of_57[5];
+        col_t[57] = sel[57] & v_tail_57[5];
+        col_w[58] = sel[58] & w_of_58[5];
+        col_t[58] = sel[58] & v_tail_58[5];
+        col_w[59] = sel[59] & w_of_59[5];
+        col_t[59] = sel[59] & v_tail_59[5];
+        col_w[60] = sel[60] & w_of_60[5];
+        col_t[60] = sel[60] & v_tail_60[5];
+        col_w[61] = sel[61] & w_of_61[5];
+        col_t[61] = sel[61] & v_tail_61[5];
+        col_w[62] = sel[62] & w_of_62[5];
+        col_t[62] = sel[62] & v_tail_62[5];
+        col_w[63] = sel[63] & w_of_63[5];
+        col_t[63] = sel[63] & v_tail_63[5];
+        col_w[64] = sel[64] & w_of_64[5];
+        col_t[64] = sel[64] & v_tail_64[5];
+        col_w[65] = sel[65] & w_of_65[5];
+        col_t[65] = sel[65] & v_tail_65[5];
+        col_w[66] = sel[66] & w_of_66[5];
+        col_t[66] = sel[66] & v_tail_66[5];
+        col_w[67] = sel[67] & w_of_67[5];
+        col_t[67] = sel[67] & v_tail_67[5];
+        col_w[68] = sel[68] & w_of_68[5];
+        col_t[68] = sel[68] & v_tail_68[5];
+        col_w[69] = sel[69] & w_of_69[5];
+        col_t[69] = sel[69] & v_tail_69[5];
+        col_w[70] = sel[70] & w_of_70[5];
+        col_t[70] = sel[70] & v_tail_70[5];
+        col_w[71] = sel[71] & w_of_71[5];
+        col_t[71] = sel[71] & v_tail_71[5];
+        col_w[72] = sel[72] & w_of_72[5];
+        col_t[72] = sel[72] & v_tail_72[5];
+        col_w[73] = sel[73] & w_of_73[5];
+        col_t[73] = sel[73] & v_tail_73[5];
+        col_w[74] = sel[74] & w_of_74[5];
+        col_t[74] = sel[74] & v_tail_74[5];
+        col_w[75] = sel[75] & w_of_75[5];
+        col_t[75] = sel[75] & v_tail_75[5];
+        col_w[76] = sel[76] & w_of_76[5];
+        col_t[76] = sel[76] & v_tail_76[5];
+        col_w[77] = sel[77] & w_of_77[5];
+        col_t[77] = sel[77] & v_tail_77[5];
+        col_w[78] = sel[78] & w_of_78[5];
+        col_t[78] = sel[78] & v_tail_78[5];
+        col_w[79] = sel[79] & w_of_79[5];
+        col_t[79] = sel[79] & v_tail_79[5];
+        w_sel[5] = |col_w;
+        tail_sel[5] = |col_t;
+        col_w = zero_n;
+        col_t = zero_n;
+        col_w[0] = sel[0] & w_of_0[6];
+        col_t[0] = sel[0] & v_tail_0[6];
+        col_w[1] = sel[1] & w_of_1[6];
+        col_t[1] = sel[1] & v_tail_1[6];
+        col_w[2] = sel[2] & w_of_2[6];
+        col_t[2] = sel[2] & v_tail_2[6];
+        col_w[3] = sel[3] & w_of_3[6];
+        col_t[3] = sel[3] & v_tail_3[6];
+        col_w[4] = sel[4] & w_of_4[6];
+        col_t[4] = sel[4] & v_tail_4[6];
+        col_w[5] = sel[5] & w_of_5[6];
+        col_t[5] = sel[5] & v_tail_5[6];
+        col_w[6] = sel[6] & w_of_6[6];
+        col_t[6] = sel[6] & v_tail_6[6];
+        col_w[7] = sel[7] & w_of_7[6];
+        col_t[7] = sel[7] & v_tail_7[6];
+        col_w[8] = sel[8] & w_of_8[6];
+        col_t[8] = sel[8] & v_tail_8[6];
+        col_w[9] = sel[9] & w_of_9[6];
+        col_t[9] = sel[9] & v_tail_9[6];
+        col_w[10] = sel[10] & w_of_10[6];
+        col_t[10] = sel[10] & v_tail_10[6];
+        col_w[11] = sel[11] & w_of_11[6];
+        col_t[11] = sel[11] & v_tail_11[6];
+        col_w[12] = sel[12] & w_of_12[6];
+        col_t[12] = sel[12] & v_tail_12[6];
+        col_w[13] = sel[13] & w_of_13[6];
+        col_t[13] = sel[13] & v_tail_13[6];
+        col_w[14] = sel[14] & w_of_14[6];
+        col_t[14] = sel[14] & v_tail_14[6];
+        col_w[15] = sel[15] & w_of_15[6];
+        col_t[15] = sel[15] & v_tail_15[6];
+        col_w[16] = sel[16] & w_of_16[6];
+        col_t[16] = sel[16] & v_tail_16[6];
+        col_w[17] = sel[17] & w_of_17[6];
+        col_t[17] = sel[17] & v_tail_17[6];
+        col_w[18] = sel[18] & w_of_18[6];
+        col_t[18] = sel[18] & v_tail_18[6];
+        col_w[19] = sel[19] & w_of_19[6];
+        col_t[19] = sel[19] & v_tail_19[6];
+        col_w[20] = sel[20] & w_of_20[6];
+        col_t[20] = sel[20] & v_tail_20[6];
+        col_w[21] = sel[21] & w_of_21[6];
+        col_t[21] = sel[21] & v_tail_21[6];
+        col_w[22] = sel[22] & w_of_22[6];
+        col_t[22] = sel[22] & v_tail_22[6];
+        col_w[23] = sel[23] & w_of_23[6];
+        col_t[23] = sel[23] & v_tail_23[6];
+        col_w[24] = sel[24] & w_of_24[6];
+        col_t[24] = sel[24] & v_tail_24[6];
+        col_w[25] = sel[25] & w_of_25[6];
+        col_t[25] = sel[25] & v_tail_25[6];
+        col_w[26] = sel[26] & w_of_26[6];
+        col_t[26] = sel[26] & v_tail_26[6];
+        col_w[27] = sel[27] & w_of_27[6];
+        col_t[27] = sel[27] & v_tail_27[6];
+        col_w[28] = sel[28] & w_of_28[6];
+        col_t[28] = sel[28] & v_tail_28[6];
+        col_w[29] = sel[29] & w_of_29[6];
+        col_t[29] = sel[29] & v_tail_29[6];
+        col_w[30] = sel[30] & w_of_30[6];
+        col_t[30] = sel[30] & v_tail_30[6];
+        col_w[31] = sel[31] & w_of_31[6];
+        col_t[31] = sel[31] & v_tail_31[6];
+        col_w[32] = sel[32] & w_of_32[6];
+        col_t[32] = sel[32] & v_tail_32[6];
+        col_w[33] = sel[33] & w_of_33[6];
+        col_t[33] = sel[33] & v_tail_33[6];
+        col_w[34] = sel[34] & w_of_34[6];
+        col_t[34] = sel[34] & v_tail_34[6];
+        col_w[35] = sel[35] & w_of_35[6];
+        col_t[35] = sel[35] & v_tail_35[6];
+        col_w[36] = sel[36] & w_of_36[6];
+        col_t[36] = sel[36] & v_tail_36[6];
+        col_w[37] = sel[37] & w_of_37[6];
+        col_t[37] = sel[37] & v_tail_37[6];
+        col_w[38] = sel[38] & w_of_38[6];
+        col_t[38] = sel[38] & v_tail_38[6];
+        col_w[39] = sel[39] & w_of_39[6];
+        col_t[39] = sel[39] & v_tail_39[6];
+        col_w[40] = sel[40] & w_of_40[6];
+        col_t[40] = sel[40] & v_tail_40[6];
+        col_w[41] = sel[41] & w_of_41[6];
+        col_t[41] = sel[41] & v_tail_41[6];
+        col_w[42] = sel[42] & w_of_42[6];
+        col_t[42] = sel[42] & v_tail_42[6];
+        col_w[43] = sel[43] & w_of_43[6];
+        col_t[43] = sel[43] & v_tail_43[6];
+        col_w[44] = sel[44] & w_of_44[6];
+        col_t[44] = sel[44] & v_tail_44[6];
+        col_w[45] = sel[45] & w_of_45[6];
+        col_t[45] = sel[45] & v_tail_45[6];
+        col_w[46] = sel[46] & w_of_46[6];
+        col_t[46] = sel[46] & v_tail_46[6];
+        col_w[47] = sel[47] & w_of_47[6];
+        col_t[47] = sel[47] & v_tail_47[6];
+        col_w[48] = sel[48] & w_of_48[6];
+        col_t[48] = sel[48] & v_tail_48[6];
+        col_w[49] = sel[49] & w_of_49[6];
+        col_t[49] = sel[49] & v_tail_49[6];
+        col_w[50] = sel[50] & w_of_50[6];
+        col_t[50] = sel[50] & v_tail_50[6];
+        col_w[51] = sel[51] & w_of_51[6];
+        col_t[51] = sel[51] & v_tail_51[6];
+        col_w[52] = sel[52] & w_of_52[6];
+        col_t[52] = sel[52] & v_tail_52[6];
+        col_w[53] = sel[53] & w_of_53[6];
+        col_t[53] = sel[53] & v_tail_53[6];
+        col_w[54] = sel[54] & w_of_54[6];
+        col_t[54] = sel[54] & v_tail_54[6];
+        col_w[55] = sel[55] & w_of_55[6];
+        col_t[55] = sel[55] & v_tail_55[6];
+        col_w[56] = sel[56] & w_of_56[6];
+        col_t[56] = sel[56] & v_tail_56[6];
+        col_w[57] = sel[57] & w_of_57[6];
+        col_t[57] = sel[57] & v_tail_57[6];
+        col_w[58] = sel[58] & w_of_58[6];
+        col_t[58] = sel[58] & v_tail_58[6];
+        col_w[59] = sel[59] & w_of_59[6];
+        col_t[59] = sel[59] & v_tail_59[6];
+        col_w[60] = sel[60] & w_of_60[6];
+        col_t[60] = sel[60] & v_tail_60[6];
+        col_w[61] = sel[61] & w_of_61[6];
+        col_t[61] = sel[61] & v_tail_61[6];
+        col_w[62] = sel[62] & w_of_62[6];
+        col_t[62] = sel[62] & v_tail_62[6];
+        col_w[63] = sel[63] & w_of_63[6];
+        col_t[63] = sel[63] & v_tail_63[6];
+        col_w[64] = sel[64] & w_of_64[6];
+        col_t[64] = sel[64] & v_tail_64[6];
+        col_w[65] = sel[65] & w_of_65[6];
+        col_t[65] = sel[65] & v_tail_65[6];
+        col_w[66] = sel[66] & w_of_66[6];
+        col_t[66] = sel[66] & v_tail_66[6];
+        col_w[67] = sel[67] & w_of_67[6];
+        col_t[67] = sel[67] & v_tail_67[6];
+        col_w[68] = sel[68] & w_of_68[6];
+        col_t[68] = sel[68] & v_tail_68[6];
+        col_w[69] = sel[69] & w_of_69[6];
+        col_t[69] = sel[69] & v_tail_69[6];
+        col_w[70] = sel[70] & w_of_70[6];
+        col_t[70] = sel[70] & v_tail_70[6];
+        col_w[71] = sel[71] & w_of_71[6];
+        col_t[71] = sel[71] & v_tail_71[6];
+        col_w[72] = sel[72] & w_of_72[6];
+        col_t[72] = sel[72] & v_tail_72[6];
+        col_w[73] = sel[73] & w_of_73[6];
+        col_t[73] = sel[73] & v_tail_73[6];
+        col_w[74] = sel[74] & w_of_74[6];
+        col_t[74] = sel[74] & v_tail_74[6];
+        col_w[75] = sel[75] & w_of_75[6];
+        col_t[75] = sel[75] & v_tail_75[6];
+        col_w[76] = sel[76] & w_of_76[6];
+        col_t[76] = sel[76] & v_tail_76[6];
+        col_w[77] = sel[77] & w_of_77[6];
+        col_t[77] = sel[77] & v_tail_77[6];
+        col_w[78] = sel[78] & w_of_78[6];
+        col_t[78] = sel[78] & v_tail_78[6];
+        col_w[79] = sel[79] & w_of_79[6];
+        col_t[79] = sel[79] & v_tail_79[6];
+        w_sel[6] = |col_w;
+        tail_sel[6] = |col_t;
+        col_w = zero_n;
+        col_t = zero_n;
+        col_w[0] = sel[0] & w_of_0[7];
+        col_t[0] = sel[0] & v_tail_0[7];
+        col_w[1] = sel[1] & w_of_1[7];
+        col_t[1] = sel[1] & v_tail_1[7];
+        col_w[2] = sel[2] & w_of_2[7];
+        col_t[2] = sel[2] & v_tail_2[7];
+        col_w[3] = sel[3] & w_of_3[7];
+        col_t[3] = sel[3] & v_tail_3[7];
+        col_w[4] = sel[4] & w_of_4[7];
+        col_t[4] = sel[4] & v_tail_4[7];
+        col_w[5] = sel[5] & w_of_5[7];
+        col_t[5] = sel[5] & v_tail_5[7];
+        col_w[6] = sel[6] & w_of_6[7];
+        col_t[6] = sel[6] & v_tail_6[7];
+        col_w[7] = sel[7] & w_of_7[7];
+        col_t[7] = sel[7] & v_tail_7[7];
+        col_w[8] = sel[8] & w_of_8[7];
+        col_t[8] = sel[8] & v_tail_8[7];
+        col_w[9] = sel[9] & w_of_9[7];
+        col_t[9] = sel[9] & v_tail_9[7];
+        col_w[10] = sel[10] & w_of_10[7];
+        col_t[10] = sel[10] & v_tail_10[7];
+        col_w[11] = sel[11] & w_of_11[7];
+        col_t[11] = sel[11] & v_tail_11[7];
+        col_w[12] = sel[12] & w_of_12[7];
+        col_t[12] = sel[12] & v_tail_12[7];
+        col_w[13] = sel[13] & w_of_13[7];
+        col_t[13] = sel[13] & v_tail_13[7];
+        col_w[14] = sel[14] & w_of_14[7];
+        col_t[14] = sel[14] & v_tail_14[7];
+        col_w[15] = sel[15] & w_of_15[7];
+        col_t[15] = sel[15] & v_tail_15[7];
+        col_w[16] = sel[16] & w_of_16[7];
+        col_t[16] = sel[16] & v_tail_16[7];
+        col_w[17] = sel[17] & w_of_17[7];
+        col_t[17] = sel[17] & v_tail_17[7];
+        col_w[18] = sel[18] & w_of_18[7];
+        col_t[18] = sel[18] & v_tail_18[7];
+        col_w[19] = sel[19] & w_of_19[7];
+        col_t[19] = sel[19] & v_tail_19[7];
+        col_w[20] = sel[20] & w_of_20[7];
+        col_t[20] = sel[20] & v_tail_20[7];
+        col_w[21] = sel[21] & w_of_21[7];
+        col_t[21] = sel[21] & v_tail_21[7];
+        col_w[22] = sel[22] & w_of_22[7];
+        col_t[22] = sel[22] & v_tail_22[7];
+        col_w[23] = sel[23] & w_of_23[7];
+        col_t[23] = sel[23] & v_tail_23[7];
+        col_w[24] = sel[24] & w_of_24[7];
+        col_t[24] = sel[24] & v_tail_24[7];
+        col_w[25] = sel[25] & w_of_25[7];
+        col_t[25] = sel[25] & v_tail_25[7];
+        col_w[26] = sel[26] & w_of_26[7];
+        col_t[26] = sel[26] & v_tail_26[7];
+        col_w[27] = sel[27] & w_of_27[7];
+        col_t[27] = sel[27] & v_tail_27[7];
+        col_w[28] = sel[28] & w_of_28[7];
+        col_t[28] = sel[28] & v_tail_28[7];
+        col_w[29] = sel[29] & w_of_29[7];
+        col_t[29] = sel[29] & v_tail_29[7];
+        col_w[30] = sel[30] & w_of_30[7];
+        col_t[30] = sel[30] & v_tail_30[7];
+        col_w[31] = sel[31] & w_of_31[7];
+        col_t[31] = sel[31] & v_tail_31[7];
+        col_w[32] = sel[32] & w_of_32[7];
+        col_t[32] = sel[32] & v_tail_32[7];
+        col_w[33] = sel[33] & w_of_33[7];
+        col_t[33] = sel[33] & v_tail_33[7];
+        col_w[34] = sel[34] & w_of_34[7];
+        col_t[34] = sel[34] & v_tail_34[7];
+        col_w[35] = sel[35] & w_of_35[7];
+        col_t[35] = sel[35] & v_tail_35[7];
+        col_w[36] = sel[36] & w_of_36[7];
+        col_t[36] = sel[36] & v_tail_36[7];
+        col_w[37] = sel[37] & w_of_37[7];
+        col_t[37] = sel[37] & v_tail_37[7];
+        col_w[38] = sel[38] & w_of_38[7];
+        col_t[38] = sel[38] & v_tail_38[7];
+        col_w[39] = sel[39] & w_of_39[7];
+        col_t[39] = sel[39] & v_tail_39[7];
+        col_w[40] = sel[40] & w_of_40[7];
+        col_t[40] = sel[40] & v_tail_40[7];
+        col_w[41] = sel[41] & w_of_41[7];
+        col_t[41] = sel[41] & v_tail_41[7];
+        col_w[42] = sel[42] & w_of_42[7];
+        col_t[42] = sel[42] & v_tail_42[7];
+        col_w[43] = sel[43] & w_of_43[7];
+        col_t[43] = sel[43] & v_tail_43[7];
+        col_w[44] = sel[44] & w_of_44[7];
+        col_t[44] = sel[44] & v_tail_44[7];
+        col_w[45] = sel[45] & w_of_45[7];
+        col_t[45] = sel[45] & v_tail_45[7];
+        col_w[46] = sel[46] & w_of_46[7];
+        col_t[46] = sel[46] & v_tail_46[7];
+        col_w[47] = sel[47] & w_of_47[7];
+        col_t[47] = sel[47] & v_tail_47[7];
+        col_w[48] = sel[48] & w_of_48[7];
+        col_t[48] = sel[48] & v_tail_48[7];
+        col_w[49] = sel[49] & w_of_49[7];
+        col_t[49] = sel[49] & v_tail_49[7];
+        col_w[50] = sel[50] & w_of_50[7];
+        col_t[50] = sel[50] & v_tail_50[7];
+        col_w[51] = sel[51] & w_of_51[7];
+        col_t[51] = sel[51] & v_tail_51[7];
+        col_w[52] = sel[52] & w_of_52[7];
+        col_t[52] = sel[52] & v_tail_52[7];
+        col_w[53] = sel[53] & w_of_53[7];
+        col_t[53] = sel[53] & v_tail_53[7];
+        col_w[54] = sel[54] & w_of_54[7];
+        col_t[54] = sel[54] & v_tail_54[7];
+        col_w[55] = sel[55] & w_of_55[7];
+        col_t[55] = sel[55] & v_tail_55[7];
+        col_w[56] = sel[56] & w_of_56[7];
+        col_t[56] = sel[56] & v_tail_56[7];
+        col_w[57] = sel[57] & w_of_57[7];
+        col_t[57] = sel[57] & v_tail_57[7];
+        col_w[58] = sel[58] & w_of_58[7];
+        col_t[58] = sel[58] & v_tail_58[7];
+        col_w[59] = sel[59] & w_of_59[7];
+        col_t[59] = sel[59] & v_tail_59[7];
+        col_w[60] = sel[60] & w_of_60[7];
+        col_t[60] = sel[60] & v_tail_60[7];
+        col_w[61] = sel[61] & w_of_61[7];
+        col_t[61] = sel[61] & v_tail_61[7];
+        col_w[62] = sel[62] & w_of_62[7];
+        col_t[62] = sel[62] & v_tail_62[7];
+        col_w[63] = sel[63] & w_of_63[7];
+        col_t[63] = sel[63] & v_tail_63[7];
+        col_w[64] = sel[64] & w_of_64[7];
+        col_t[64] = sel[64] & v_tail_64[7];
+        col_w[65] = sel[65] & w_of_65[7];
+        col_t[65] = sel[65] & v_tail_65[7];
+        col_w[66] = sel[66] & w_of_66[7];
+        col_t[66] = sel[66] & v_tail_66[7];
+        col_w[67] = sel[67] & w_of_67[7];
+        col_t[67] = sel[67] & v_tail_67[7];
+        col_w[68] = sel[68] & w_of_68[7];
+        col_t[68] = sel[68] & v_tail_68[7];
+        col_w[69] = sel[69] & w_of_69[7];
+        col_t[69] = sel[69] & v_tail_69[7];
+        col_w[70] = sel[70] & w_of_70[7];
+        col_t[70] = sel[70] & v_tail_70[7];
+        col_w[71] = sel[71] & w_of_71[7];
+        col_t[71] = sel[71] & v_tail_71[7];
+        col_w[72] = sel[72] & w_of_72[7];
+        col_t[72] = sel[72] & v_tail_72[7];
+        col_w[73] = sel[73] & w_of_73[7];
+        col_t[73] = sel[73] & v_tail_73[7];
+        col_w[74] = sel[74] & w_of_74[7];
+        col_t[74] = sel[74] & v_tail_74[7];
+        col_w[75] = sel[75] & w_of_75[7];
+        col_t[75] = sel[75] & v_tail_75[7];
+        col_w[76] = sel[76] & w_of_76[7];
+        col_t[76] = sel[76] & v_tail_76[7];
+        col_w[77] = sel[77] & w_of_77[7];
+        col_t[77] = sel[77] & v_tail_77[7];
+        col_w[78] = sel[78] & w_of_78[7];
+        col_t[78] = sel[78] & v_tail_78[7];
+        col_w[79] = sel[79] & w_of_79[7];
+        col_t[79] = sel[79] & v_tail_79[7];
+        w_sel[7] = |col_w;
+        tail_sel[7] = |col_t;
+        col_w = zero_n;
+        col_t = zero_n;
+        col_w[0] = sel[0] & w_of_0[8];
+        col_t[0] = sel[0] & v_tail_0[8];
+        col_w[1] = sel[1] & w_of_1[8];
+        col_t[1] = sel[1] & v_tail_1[8];
+        col_w[2] = sel[2] & w_of_2[8];
+        col_t[2] = sel[2] & v_tail_2[8];
+        col_w[3] = sel[3] & w_of_3[8];
+        col_t[3] = sel[3] & v_tail_3[8];
+        col_w[4] = sel[4] & w_of_4[8];
+        col_t[4] = sel[4] & v_tail_4[8];
+        col_w[5] = sel[5] & w_of_5[8];
+        col_t[5] = sel[5] & v_tail_5[8];
+        col_w[6] = sel[6] & w_of_6[8];
+        col_t[6] = sel[6] & v_tail_6[8];
+        col_w[7] = sel[7] & w_of_7[8];
+        col_t[7] = sel[7] & v_tail_7[8];
+        col_w[8] = sel[8] & w_of_8[8];
+        col_t[8] = sel[8] & v_tail_8[8];
+        col_w[9] = sel[9] & w_of_9[8];
+        col_t[9] = sel[9] & v_tail_9[8];
+        col_w[10] = sel[10] & w_of_10[8];
+        col_t[10] = sel[10] & v_tail_10[8];
+        col_w[11] = sel[11] & w_of_11[8];
+        col_t[11] = sel[11] & v_tail_11[8];
+        col_w[12] = sel[12] & w_of_12[8];
+        col_t[12] = sel[12] & v_tail_12[8];
+        col_w[13] = sel[13] & w_of_13[8];
+        col_t[13] = sel[13] & v_tail_13[8];
+        col_w[14] = sel[14] & w_of_14[8];
+        col_t[14] = sel[14] & v_tail_14[8];
+        col_w[15] = sel[15] & w_of_15[8];
+        col_t[15] = sel[15] & v_tail_15[8];
+        col_w[16] = sel[16] & w_of_16[8];
+        col_t[16] = sel[16] & v_tail_16[8];
+        col_w[17] = sel[17] & w_of_17[8];
+        col_t[17] = sel[17] & v_tail_17[8];
+        col_w[18] = sel[18] & w_of_18[8];
+        col_t[18] = sel[18] & v_tail_18[8];
+        col_w[19] = sel[19] & w_of_19[8];
+        col_t[19] = sel[19] & v_tail_19[8];
+        col_w[20] = sel[20] & w_of_20[8];
+        col_t[20] = sel[20] & v_tail_20[8];
+        col_w[21] = sel[21] & w_of_21[8];
+        col_t[21] = sel[21] & v_tail_21[8];
+        col_w[22] = sel[22] & w_of_22[8];
+        col_t[22] = sel[22] & v_tail_22[8];
+        col_w[23] = sel[23] & w_of_23[8];
+        col_t[23] = sel[23] & v_tail_23[8];
+        col_w[24] = sel[24] & w_of_24[8];
+        col_t[24] = sel[24] & v_tail_24[8];
+        col_w[25] = sel[25] & w_of_25[8];
+        col_t[25] = sel[25] & v_tail_25[8];
+        col_w[26] = sel[26] & w_of_26[8];
+        col_t[26] = sel[26] & v_tail_26[8];
+        col_w[27] = sel[27] & w_of_27[8];
+        col_t[27] = sel[27] & v_tail_27[8];
+        col_w[28] = sel[28] & w_of_28[8];
+        col_t[28] = sel[28] & v_tail_28[8];
+        col_w[29] = sel[29] & w_of_29[8];
+        col_t[29] = sel[29] & v_tail_29[8];
+        col_w[30] = sel[30] & w_of_30[8];
+        col_t[30] = sel[30] & v_tail_30[8];
+        col_w[31] = sel[31] & w_of_31[8];
+        col_t[31] = sel[31] & v_tail_31[8];
+        col_w[32] = sel[32] & w_of_32[8];
+        col_t[32] = sel[32] & v_tail_32[8];
+        col_w[33] = sel[33] & w_of_33[8];
+        col_t[33] = sel[33] & v_tail_33[8];
+        col_w[34] = sel[34] & w_of_34[8];
+        col_t[34] = sel[34] & v_tail_34[8];
+        col_w[35] = sel[35] & w_of_35[8];
+        col_t[35] = sel[35] & v_tail_35[8];
+        col_w[36] = sel[36] & w_of_36[8];
+        col_t[36] = sel[36] & v_tail_36[8];
+        col_w[37] = sel[37] & w_of_37[8];
+        col_t[37] = sel[37] & v_tail_37[8];
+        col_w[38] = sel[38] & w_of_38[8];
+        col_t[38] = sel[38] & v_tail_38[8];
+        col_w[39] = sel[39] & w_of_39[8];
+        col_t[39] = sel[39] & v_tail_39[8];
+        col_w[40] = sel[40] & w_of_40[8];
+        col_t[40] = sel[40] & v_tail_40[8];
+        col_w[41] = sel[41] & w_of_41[8];
+        col_t[41] = sel[41] & v_tail_41[8];
+        col_w[42] = sel[42] & w_of_42[8];
+        col_t[42] = sel[42] & v_tail_42[8];
+        col_w[43] = sel[43] & w_of_43[8];
+        col_t[43] = sel[43] & v_tail_43[8];
+        col_w[44] = sel[44] & w_of_44[8];
+        col_t[44] = sel[44] & v_tail_44[8];
+        col_w[45] = sel[45] & w_of_45[8];
+        col_t[45] = sel[45] & v_tail_45[8];
+        col_w[46] = sel[46] & w_of_46[8];
+        col_t[46] = sel[46] & v_tail_46[8];
+        col_w[47] = sel[47] & w_of_47[8];
+        col_t[47] = sel[47] & v_tail_47[8];
+        col_w[48] = sel[48] & w_of_48[8];
+        col_t[48] = sel[48] & v_tail_48[8];
+        col_w[49] = sel[49] & w_of_49[8];
+        col_t[49] = sel[49] & v_tail_49[8];
+        col_w[50] = sel[50] & w_of_50[8];
+        col_t[50] = sel[50] & v_tail_50[8];
+        col_w[51] = sel[51] & w_of_51[8];
+        col_t[51] = sel[51] & v_tail_51[8];
+        col_w[52] = sel[52] & w_of_52[8];
+        col_t[52] = sel[52] & v_tail_52[8];
+        col_w[53] = sel[53] & w_of_53[8];
+        col_t[53] = sel[53] & v_tail_53[8];
+        col_w[54] = sel[54] & w_of_54[8];
+        col_t[54] = sel[54] & v_tail_54[8];
+        col_w[55] = sel[55] & w_of_55[8];
+        col_t[55] = sel[55] & v_tail_55[8];
+        col_w[56] = sel[56] & w_of_56[8];
+        col_t[56] = sel[56] & v_tail_56[8];
+        col_w[57] = sel[57] & w_of_57[8];
+        col_t[57] = sel[57] & v_tail_57[8];
+        col_w[58] = sel[58] & w_of_58[8];
+        col_t[58] = sel[58] & v_tail_58[8];
+        col_w[59] = sel[59] & w_of_59[8];
+        col_t[59] = sel[59] & v_tail_59[8];
+        col_w[60] = sel[60] & w_of_60[8];
+        col_t[60] = sel[60] & v_tail_60[8];
+        col_w[61] = sel[61] & w_of_61[8];
+        col_t[61] = sel[61] & v_tail_61[8];
+        col_w[62] = sel[62] & w_of_62[8];
+        col_t[62] = sel[62] & v_tail_62[8];
+        col_w[63] = sel[63] & w_of_63[8];
+        col_t[63] = sel[63] & v_tail_63[8];
+        col_w[64] = sel[64] & w_of_64[8];
+        col_t[64] = sel[64] & v_tail_64[8];
+        col_w[65] = sel[65] & w_of_65[8];
+        col_t[65] = sel[65] & v_tail_65[8];
+        col_w[66] = sel[66] & w_of_66[8];
+        col_t[66] = sel[66] & v_tail_66[8];
+        col_w[67] = sel[67] & w_of_67[8];
+        col_t[67] = sel[67] & v_tail_67[8];
+        col_w[68] = sel[68] & w_of_68[8];
+        col_t[68] = sel[68] & v_tail_68[8];
+        col_w[69] = sel[69] & w_of_69[8];
+        col_t[69] = sel[69] & v_tail_69[8];
+        col_w[70] = sel[70] & w_of_70[8];
+        col_t[70] = sel[70] & v_tail_70[8];
+        col_w[71] = sel[71] & w_of_71[8];
+        col_t[71] = sel[71] & v_tail_71[8];
+        col_w[72] = sel[72] & w_of_72[8];
+        col_t[72] = sel[72] & v_tail_72[8];
+        col_w[73] = sel[73] & w_of_73[8];
+        col_t[73] = sel[73] & v_tail_73[8];
+        col_w[74] = sel[74] & w_of_74[8];
+        col_t[74] = sel[74] & v_tail_74[8];
+        col_w[75] = sel[75] & w_of_75[8];
+        col_t[75] = sel[75] & v_tail_75[8];
+        col_w[76] = sel[76] & w_of_76[8];
+        col_t[76] = sel[76] & v_tail_76[8];
+        col_w[77] = sel[77] & w_of_77[8];
+        col_t[77] = sel[77] & v_tail_77[8];
+        col_w[78] = sel[78] & w_of_78[8];
+        col_t[78] = sel[78] & v_tail_78[8];
+        col_w[79] = sel[79] & w_of_79[8];
+        col_t[79] = sel[79] & v_tail_79[8];
+        w_sel[8] = |col_w;
+        tail_sel[8] = |col_t;
+        col_w = zero_n;
+        col_t = zero_n;
+        col_w[0] = sel[0] & w_of_0[9];
+        col_t[0] = sel[0] & v_tail_0[9];
+        col_w[1] = sel[1] & w_of_1[9];
+        col_t[1] = sel[1] & v_tail_1[9];
+        col_w[2] = sel[2] & w_of_2[9];
+        col_t[2] = sel[2] & v_tail_2[9];
+        col_w[3] = sel[3] & w_of_3[9];
+        col_t[3] = sel[3] & v_tail_3[9];
+        col_w[4] = sel[4] & w_of_4[9];
+        col_t[4] = sel[4] & v_tail_4[9];
+        col_w[5] = sel[5] & w_of_5[9];
+        col_t[5] = sel[5] & v_tail_5[9];
+        col_w[6] = sel[6] & w_of_6[9];
+        col_t[6] = sel[6] & v_tail_6[9];
+        col_w[7] = sel[7] & w_of_7[9];
+        col_t[7] = sel[7] & v_tail_7[9];
+        col_w[8] = sel[8] & w_of_8[9];
+        col_t[8] = sel[8] & v_tail_8[9];
+        col_w[9] = sel[9] & w_of_9[9];
+        col_t[9] = sel[9] & v_tail_9[9];
+        col_w[10] = sel[10] & w_of_10[9];
+        col_t[10] = sel[10] & v_tail_10[9];
+        col_w[11] = sel[11] & w_of_11[9];
+        col_t[11] = sel[11] & v_tail_11[9];
+        col_w[12] = sel[12] & w_of_12[9];
+        col_t[12] = sel[12] & v_tail_12[9];
+        col_w[13] = sel[13] & w_of_13[9];
+        col_t[13] = sel[13] & v_tail_13[9];
+        col_w[14] = sel[14] & w_of_14[9];
+        col_t[14] = sel[14] & v_tail_14[9];
+        col_w[15] = sel[15] & w_of_15[9];
+        col_t[15] = sel[15] & v_tail_15[9];
+        col_w[16] = sel[16] & w_of_16[9];
+        col_t[16] = sel[16] & v_tail_16[9];
+        col_w[17] = sel[17] & w_of_17[9];
+        col_t[17] = sel[17] & v_tail_17[9];
+        col_w[18] = sel[18] & w_of_18[9];
+        col_t[18] = sel[18] & v_tail_18[9];
+        col_w[19] = sel[19] & w_of_19[9];
+        col_t[19] = sel[19] & v_tail_19[9];
+        col_w[20] = sel[20] & w_of_20[9];
+        col_t[20] = sel[20] & v_tail_20[9];
+        col_w[21] = sel[21] & w_of_21[9];
+        col_t[21] = sel[21] & v_tail_21[9];
+        col_w[22] = sel[22] & w_of_22[9];
+        col_t[22] = sel[22] & v_tail_22[9];
+        col_w[23] = sel[23] & w_of_23[9];
+        col_t[23] = sel[23] & v_tail_23[9];
+        col_w[24] = sel[24] & w_of_24[9];
+        col_t[24] = sel[24] & v_tail_24[9];
+        col_w[25] = sel[25] & w_of_25[9];
+        col_t[25] = sel[25] & v_tail_25[9];
+        col_w[26] = sel[26] & w_of_26[9];
+        col_t[26] = sel[26] & v_tail_26[9];
+        col_w[27] = sel[27] & w_of_27[9];
+        col_t[27] = sel[27] & v_tail_27[9];
+        col_w[28] = sel[28] & w_of_28[9];
+        col_t[28] = sel[28] & v_tail_28[9];
+        col_w[29] = sel[29] & w_of_29[9];
+        col_t[29] = sel[29] & v_tail_29[9];
+        col_w[30] = sel[30] & w_of_30[9];
+        col_t[30] = sel[30] & v_tail_30[9];
+        col_w[31] = sel[31] & w_of_31[9];
+        col_t[31] = sel[31] & v_tail_31[9];
+        col_w[32] = sel[32] & w_of_32[9];
+        col_t[32] = sel[32] & v_tail_32[9];
+        col_w[33] = sel[33] & w_of_33[9];
+        col_t[33] = sel[33] & v_tail_33[9];
+        col_w[34] = sel[34] & w_of_34[9];
+        col_t[34] = sel[34] & v_tail_34[9];
+        col_w[35] = sel[35] & w_of_35[9];
+        col_t[35] = sel[35] & v_tail_35[9];
+        col_w[36] = sel[36] & w_of_36[9];
+        col_t[36] = sel[36] & v_tail_36[9];
+        col_w[37] = sel[37] & w_of_37[9];
+        col_t[37] = sel[37] & v_tail_37[9];
+        col_w[38] = sel[38] & w_of_38[9];
+        col_t[38] = sel[38] & v_tail_38[9];
+        col_w[39] = sel[39] & w_of_39[9];
+        col_t[39] = sel[39] & v_tail_39[9];
+        col_w[40] = sel[40] & w_of_40[9];
+        col_t[40] = sel[40] & v_tail_40[9];
+        col_w[41] = sel[41] & w_of_41[9];
+        col_t[41] = sel[41] & v_tail_41[9];
+        col_w[42] = sel[42] & w_of_42[9];
+        col_t[42] = sel[42] & v_tail_42[9];
+        col_w[43] = sel[43] & w_of_43[9];
+        col_t[43] = sel[43] & v_tail_43[9];
+        col_w[44] = sel[44] & w_of_44[9];
+        col_t[44] = sel[44] & v_tail_44[9];
+        col_w[45] = sel[45] & w_of_45[9];
+        col_t[45] = sel[45] & v_tail_45[9];
+        col_w[46] = sel[46] & w_of_46[9];
+        col_t[46] = sel[46] & v_tail_46[9];
+        col_w[47] = sel[47] & w_of_47[9];
+        col_t[47] = sel[47] & v_tail_47[9];
+        col_w[48] = sel[48] & w_of_48[9];
+        col_t[48] = sel[48] & v_tail_48[9];
+        col_w[49] = sel[49] & w_of_49[9];
+        col_t[49] = sel[49] & v_tail_49[9];
+        col_w[50] = sel[50] & w_of_50[9];
+        col_t[50] = sel[50] & v_tail_50[9];
+        col_w[51] = sel[51] & w_of_51[9];
+        col_t[51] = sel[51] & v_tail_51[9];
+        col_w[52] = sel[52] & w_of_52[9];
+        col_t[52] = sel[52] & v_tail_52[9];
+        col_w[53] = sel[53] & w_of_53[9];
+        col_t[53] = sel[53] & v_tail_53[9];
+        col_w[54] = sel[54] & w_of_54[9];
+        col_t[54] = sel[54] & v_tail_54[9];
+        col_w[55] = sel[55] & w_of_55[9];
+        col_t[55] = sel[55] & v_tail_55[9];
+        col_w[56] = sel[56] & w_of_56[9];
+        col_t[56] = sel[56] & v_tail_56[9];
+        col_w[57] = sel[57] & w_of_57[9];
+        col_t[57] = sel[57] & v_tail_57[9];
+        col_w[58] = sel[58] & w_of_58[9];
+        col_t[58] = sel[58] & v_tail_58[9];
+        col_w[59] = sel[59] & w_of_59[9];
+        col_t[59] = sel[59] & v_tail_59[9];
+        col_w[60] = sel[60] & w_of_60[9];
+        col_t[60] = sel[60] & v_tail_60[9];
+        col_w[61] = sel[61] & w_of_61[9];
+        col_t[61] = sel[61] & v_tail_61[9];
+        col_w[62] = sel[62] & w_of_62[9];
+        col_t[62] = sel[62] & v_tail_62[9];
+        col_w[63] = sel[63] & w_of_63[9];
+        col_t[63] = sel[63] & v_tail_63[9];
+        col_w[64] = sel[64] & w_of_64[9];
+        col_t[64] = sel[64] & v_tail_64[9];
+        col_w[65] = sel[65] & w_of_65[9];
+        col_t[65] = sel[65] & v_tail_65[9];
+        col_w[66] = sel[66] & w_of_66[9];
+        col_t[66] = sel[66] & v_tail_66[9];
+        col_w[67] = sel[67] & w_of_67[9];
+        col_t[67] = sel[67] & v_tail_67[9];
+        col_w[68] = sel[68] & w_of_68[9];
+        col_t[68] = sel[68] & v_tail_68[9];
+        col_w[69] = sel[69] & w_of_69[9];
+        col_t[69] = sel[69] & v_tail_69[9];
+        col_w[70] = sel[70] & w_of_70[9];
+        col_t[70] = sel[70] & v_tail_70[9];
+        col_w[71] = sel[71] & w_of_71[9];
+        col_t[71] = sel[71] & v_tail_71[9];
+        col_w[72] = sel[72] & w_of_72[9];
+        col_t[72] = sel[72] & v_tail_72[9];
+        col_w[73] = sel[73] & w_of_73[9];
+        col_t[73] = sel[73] & v_tail_73[9];
+        col_w[74] = sel[74] & w_of_74[9];
+        col_t[74] = sel[74] & v_tail_74[9];
+        col_w[75] = sel[75] & w_of_75[9];
+        col_t[75] = sel[75] & v_tail_75[9];
+        col_w[76] = sel[76] & w_of_76[9];
+        col_t[76] = sel[76] & v_tail_76[9];
+        col_w[77] = sel[77] & w_of_77[9];
+        col_t[77] = sel[77] & v_tail_77[9];
+        col_w[78] = sel[78] & w_of_78[9];
+        col_t[78] = sel[78] & v_tail_78[9];
+        col_w[79] = sel[79] & w_of_79[9];
+        col_t[79] = sel[79] & v_tail_79[9];
+        w_sel[9] = |col_w;
+        tail_sel[9] = |col_t;
+        col_w = zero_n;
+        col_t = zero_n;
+        col_w[0] = sel[0] & w_of_0[10];
+        col_t[0] = sel[0] & v_tail_0[10];
+        col_w[1] = sel[1] & w_of_1[10];
+        col_t[1] = sel[1] & v_tail_1[10];
+        col_w[2] = sel[2] & w_of_2[10];
+        col_t[2] = sel[2] & v_tail_2[10];
+        col_w[3] = sel[3] & w_of_3[10];
+        col_t[3] = sel[3] & v_tail_3[10];
+        col_w[4] = sel[4] & w_of_4[10];
+        col_t[4] = sel[4] & v_tail_4[10];
+        col_w[5] = sel[5] & w_of_5[10];
+        col_t[5] = sel[5] & v_tail_5[10];
+        col_w[6] = sel[6] & w_of_6[10];
+        col_t[6] = sel[6] & v_tail_6[10];
+        col_w[7] = sel[7] & w_of_7[10];
+        col_t[7] = sel[7] & v_tail_7[10];
+        col_w[8] = sel[8] & w_of_8[10];
+        col_t[8] = sel[8] & v_tail_8[10];
+        col_w[9] = sel[9] & w_of_9[10];
+        col_t[9] = sel[9] & v_tail_9[10];
+        col_w[10] = sel[10] & w_of_10[10];
+        col_t[10] = sel[10] & v_tail_10[10];
+        col_w[11] = sel[11] & w_of_11[10];
+        col_t[11] = sel[11] & v_tail_11[10];
+        col_w[12] = sel[12] & w_of_12[10];
+        col_t[12] = sel[12] & v_tail_12[10];
+        col_w[13] = sel[13] & w_of_13[10];
+        col_t[13] = sel[13] & v_tail_13[10];
+        col_w[14] = sel[14] & w_of_14[10];
+        col_t[14] = sel[14] & v_tail_14[10];
+        col_w[15] = sel[15] & w_of_15[10];
+        col_t[15] = sel[15] & v_tail_15[10];
+        col_w[16] = sel[16] & w_of_16[10];
+        col_t[16] = sel[16] & v_tail_16[10];
+        col_w[17] = sel[17] & w_of_17[10];
+        col_t[17] = sel[17] & v_tail_17[10];
+        col_w[18] = sel[18] & w_of_18[10];
+        col_t[18] = sel[18] & v_tail_18[10];
+        col_w[19] = sel[19] & w_of_19[10];
+        col_t[19] = sel[19] & v_tail_19[10];
+        col_w[20] = sel[20] & w_of_20[10];
+        col_t[20] = sel[20] & v_tail_20[10];
+        col_w[21] = sel[21] & w_of_21[10];
+        col_t[21] = sel[21] & v_tail_21[10];
+        col_w[22] = sel[22] & w_of_22[10];
+        col_t[22] = sel[22] & v_tail_22[10];
+        col_w[23] = sel[23] & w_of_23[10];
+        col_t[23] = sel[23] & v_tail_23[10];
+        col_w[24] = sel[24] & w_of_24[10];
+        col_t[24] = sel[24] & v_tail_24[10];
+        col_w[25] = sel[25] & w_of_25[10];
+        col_t[25] = sel[25] & v_tail_25[10];
+        col_w[26] = sel[26] & w_of_26[10];
+        col_t[26] = sel[26] & v_tail_26[10];
+        col_w[27] = sel[27] & w_of_27[10];
+        col_t[27] = sel[27] & v_tail_27[10];
+        col_w[28] = sel[28] & w_of_28[10];
+        col_t[28] = sel[28] & v_tail_28[10];
+        col_w[29] = sel[29] & w_of_29[10];
+        col_t[29] = sel[29] & v_tail_29[10];
+        col_w[30] = sel[30] & w_of_30[10];
+        col_t[30] = sel[30] & v_tail_30[10];
+        col_w[31] = sel[31] & w_of_31[10];
+        col_t[31] = sel[31] & v_tail_31[10];
+        col_w[32] = sel[32] & w_of_32[10];
+        col_t[32] = sel[32] & v_tail_32[10];
+        col_w[33] = sel[33] & w_of_33[10];
+        col_t[33] = sel[33] & v_tail_33[10];
+        col_w[34] = sel[34] & w_of_34[10];
+        col_t[34] = sel[34] & v_tail_34[10];
+        col_w[35] = sel[35] & w_of_35[10];
+        col_t[35] = sel[35] & v_tail_35[10];
+        col_w[36] = sel[36] & w_of_36[10];
+        col_t[36] = sel[36] & v_tail_36[10];
+        col_w[37] = sel[37] & w_of_37[10];
+        col_t[37] = sel[37] & v_tail_37[10];
+        col_w[38] = sel[38] & w_of_38[10];
+        col_t[38] = sel[38] & v_tail_38[10];
+        col_w[39] = sel[39] & w_of_39[10];
+        col_t[39] = sel[39] & v_tail_39[10];
+        col_w[40] = sel[40] & w_of_40[10];
+        col_t[40] = sel[40] & v_tail_40[10];
+        col_w[41] = sel[41] & w_of_41[10];
+        col_t[41] = sel[41] & v_tail_41[10];
+        col_w[42] = sel[42] & w_of_42[10];
+        col_t[42] = sel[42] & v_tail_42[10];
+        col_w[43] = sel[43] & w_of_43[10];
+        col_t[43] = sel[43] & v_tail_43[10];
+        col_w[44] = sel[44] & w_of_44[10];
+        col_t[44] = sel[44] & v_tail_44[10];
+        col_w[45] = sel[45] & w_of_45[10];
+        col_t[45] = sel[45] & v_tail_45[10];
+        col_w[46] = sel[46] & w_of_46[10];
+        col_t[46] = sel[46] & v_tail_46[10];
+        col_w[47] = sel[47] & w_of_47[10];
+        col_t[47] = sel[47] & v_tail_47[10];
+        col_w[48] = sel[48] & w_of_48[10];
+        col_t[48] = sel[48] & v_tail_48[10];
+        col_w[49] = sel[49] & w_of_49[10];
+        col_t[49] = sel[49] & v_tail_49[10];
+        col_w[50] = sel[50] & w_of_50[10];
+        col_t[50] = sel[50] & v_tail_50[10];
+        col_w[51] = sel[51] & w_of_51[10];
+        col_t[51] = sel[51] & v_tail_51[10];
+        col_w[52] = sel[52] & w_of_52[10];
+        col_t[52] = sel[52] & v_tail_52[10];
+        col_w[53] = sel[53] & w_of_53[10];
+        col_t[53] = sel[53] & v_tail_53[10];
+        col_w[54] = sel[54] & w_of_54[10];
+        col_t[54] = sel[54] & v_tail_54[10];
+        col_w[55] = sel[55] & w_of_55[10];
+        col_t[55] = sel[55] & v_tail_55[10];
+        col_w[56] = sel[56] & w_of_56[10];
+        col_t[56] = sel[56] & v_tail_56[10];
+        col_w[57] = sel[57] & w_of_57[10];
+        col_t[57] = sel[57] & v_tail_57[10];
+        col_w[58] = sel[58] & w_of_58[10];
+        col_t[58] = sel[58] & v_tail_58[10];
+        col_w[59] = sel[59] & w_of_59[10];
+        col_t[59] = sel[59] & v_tail_59[10];
+        col_w[60] = sel[60] & w_of_60[10];
+        col_t[60] = sel[60] & v_tail_60[10];
+        col_w[61] = sel[61] & w_of_61[10];
+        col_t[61] = sel[61] & v_tail_61[10];
+        col_w[62] = sel[62] & w_of_62[10];
+        col_t[62] = sel[62] & v_tail_62[10];
+        col_w[63] = sel[63] & w_of_63[10];
+        col_t[63] = sel[63] & v_tail_63[10];
+        col_w[64] = sel[64] & w_of_64[10];
+        col_t[64] = sel[64] & v_tail_64[10];
+        col_w[65] = sel[65] & w_of_65[10];
+        col_t[65] = sel[65] & v_tail_65[10];
+        col_w[66] = sel[66] & w_of_66[10];
+        col_t[66] = sel[66] & v_tail_66[10];
+        col_w[67] = sel[67] & w_of_67[10];
+        col_t[67] = sel[67] & v_tail_67[10];
+        col_w[68] = sel[68] & w_of_68[10];
+        col_t[68] = sel[68] & v_tail_68[10];
+        col_w[69] = sel[69] & w_of_69[10];
+        col_t[69] = sel[69] & v_tail_69[10];
+        col_w[70] = sel[70] & w_of_70[10];
+        col_t[70] = sel[70] & v_tail_70[10];
+        col_w[71] = sel[71] & w_of_71[10];
+        col_t[71] = sel[71] & v_tail_71[10];
+        col_w[72] = sel[72] & w_of_72[10];
+        col_t[72] = sel[72] & v_tail_72[10];
+        col_w[73] = sel[73] & w_of_73[10];
+        col_t[73] = sel[73] & v_tail_73[10];
+        col_w[74] = sel[74] & w_of_74[10];
+        col_t[74] = sel[74] & v_tail_74[10];
+        col_w[75] = sel[75] & w_of_75[10];
+        col_t[75] = sel[75] & v_tail_75[10];
+        col_w[76] = sel[76] & w_of_76[10];
+        col_t[76] = sel[76] & v_tail_76[10];
+        col_w[77] = sel[77] & w_of_77[10];
+        col_t[77] = sel[77] & v_tail_77[10];
+        col_w[78] = sel[78] & w_of_78[10];
+        col_t[78] = sel[78] & v_tail_78[10];
+        col_w[79] = sel[79] & w_of_79[10];
+        col_t[79] = sel[79] & v_tail_79[10];
+        w_sel[10] = |col_w;
+        tail_sel[10] = |col_t;
+        col_w = zero_n;
+        col_t = zero_n;
+        col_w[0] = sel[0] & w_of_0[11];
+        col_t[0] = sel[0] & v_tail_0[11];
+        col_w[1] = sel[1] & w_of_1[11];
+        col_t[1] = sel[1] & v_tail_1[11];
+        col_w[2] = sel[2] & w_of_2[11];
+        col_t[2] = sel[2] & v_tail_2[11];
+        col_w[3] = sel[3] & w_of_3[11];
+        col_t[3] = sel[3] & v_tail_3[11];
+        col_w[4] = sel[4] & w_of_4[11];
+        col_t[4] = sel[4] & v_tail_4[11];
+        col_w[5] = sel[5] & w_of_5[11];
+        col_t[5] = sel[5] & v_tail_5[11];
+        col_w[6] = sel[6] & w_of_6[11];
+        col_t[6] = sel[6] & v_tail_6[11];
+        col_w[7] = sel[7] & w_of_7[11];
+        col_t[7] = sel[7] & v_tail_7[11];
+        col_w[8] = sel[8] & w_of_8[11];
+        col_t[8] = sel[8] & v_tail_8[11];
+        col_w[9] = sel[9] & w_of_9[11];
+        col_t[9] = sel[9] & v_tail_9[11];
+        col_w[10] = sel[10] & w_of_10[11];
+        col_t[10] = sel[10] & v_tail_10[11];
+        col_w[11] = sel[11] & w_of_11[11];
+        col_t[11] = sel[11] & v_tail_11[11];
+        col_w[12] = sel[12] & w_of_12[11];
+        col_t[12] = sel[12] & v_tail_12[11];
+        col_w[13] = sel[13] & w_of_13[11];
+        col_t[13] = sel[13] & v_tail_13[11];
+        col_w[14] = sel[14] & w_of_14[11];
+        col_t[14] = sel[14] & v_tail_14[11];
+        col_w[15] = sel[15] & w_of_15[11];
+        col_t[15] = sel[15] & v_tail_15[11];
+        col_w[16] = sel[16] & w_of_16[11];
+        col_t[16] = sel[16] & v_tail_16[11];
+        col_w[17] = sel[17] & w_of_17[11];
+        col_t[17] = sel[17] & v_tail_17[11];
+        col_w[18] = sel[18] & w_of_18[11];
+        col_t[18] = sel[18] & v_tail_18[11];
+        col_w[19] = sel[19] & w_of_19[11];
+        col_t[19] = sel[19] & v_tail_19[11];
+        col_w[20] = sel[20] & w_of_20[11];
+        col_t[20] = sel[20] & v_tail_20[11];
+        col_w[21] = sel[21] & w_of_21[11];
+        col_t[21] = sel[21] & v_tail_21[11];
+        col_w[22] = sel[22] & w_of_22[11];
+        col_t[22] = sel[22] & v_tail_22[11];
+        col_w[23] = sel[23] & w_of_23[11];
+        col_t[23] = sel[23] & v_tail_23[11];
+        col_w[24] = sel[24] & w_of_24[11];
+        col_t[24] = sel[24] & v_tail_24[11];
+        col_w[25] = sel[25] & w_of_25[11];
+        col_t[25] = sel[25] & v_tail_25[11];
+        col_w[26] = sel[26] & w_of_26[11];
+        col_t[26] = sel[26] & v_tail_26[11];
+        col_w[27] = sel[27] & w_of_27[11];
+        col_t[27] = sel[27] & v_tail_27[11];
+        col_w[28] = sel[28] & w_of_28[11];
+        col_t[28] = sel[28] & v_tail_28[11];
+        col_w[29] = sel[29] & w_of_29[11];
+        col_t[29] = sel[29] & v_tail_29[11];
+        col_w[30] = sel[30] & w_of_30[11];
+        col_t[30] = sel[30] & v_tail_30[11];
+        col_w[31] = sel[31] & w_of_31[11];
+        col_t[31] = sel[31] & v_tail_31[11];
+        col_w[32] = sel[32] & w_of_32[11];
+        col_t[32] = sel[32] & v_tail_32[11];
+        col_w[33] = sel[33] & w_of_33[11];
+        col_t[33] = sel[33] & v_tail_33[11];
+        col_w[34] = sel[34] & w_of_34[11];
+        col_t[34] = sel[34] & v_tail_34[11];
+        col_w[35] = sel[35] & w_of_35[11];
+        col_t[35] = sel[35] & v_tail_35[11];
+        col_w[36] = sel[36] & w_of_36[11];
+        col_t[36] = sel[36] & v_tail_36[11];
+        col_w[37] = sel[37] & w_of_37[11];
+        col_t[37] = sel[37] & v_tail_37[11];
+        col_w[38] = sel[38] & w_of_38[11];
+        col_t[38] = sel[38] & v_tail_38[11];
+        col_w[39] = sel[39] & w_of_39[11];
+        col_t[39] = sel[39] & v_tail_39[11];
+        col_w[40] = sel[40] & w_of_40[11];
+        col_t[40] = sel[40] & v_tail_40[11];
+        col_w[41] = sel[41] & w_of_41[11];
+        col_t[41] = sel[41] & v_tail_41[11];
+        col_w[42] = sel[42] & w_of_42[11];
+        col_t[42] = sel[42] & v_tail_42[11];
+        col_w[43] = sel[43] & w_of_43[11];
+        col_t[43] = sel[43] & v_tail_43[11];
+        col_w[44] = sel[44] & w_of_44[11];
+        col_t[44] = sel[44] & v_tail_44[11];
+        col_w[45] = sel[45] & w_of_45[11];
+        col_t[45] = sel[45] & v_tail_45[11];
+        col_w[46] = sel[46] & w_of_46[11];
+        col_t[46] = sel[46] & v_tail_46[11];
+        col_w[47] = sel[47] & w_of_47[11];
+        col_t[47] = sel[47] & v_tail_47[11];
+        col_w[48] = sel[48] & w_of_48[11];
+        col_t[48] = sel[48] & v_tail_48[11];
+        col_w[49] = sel[49] & w_of_49[11];
+        col_t[49] = sel[49] & v_tail_49[11];
+        col_w[50] = sel[50] & w_of_50[11];
+        col_t[50] = sel[50] & v_tail_50[11];
+        col_w[51] = sel[51] & w_of_51[11];
+        col_t[51] = sel[51] & v_tail_51[11];
+        col_w[52] = sel[52] & w_of_52[11];
+        col_t[52] = sel[52] & v_tail_52[11];
+        col_w[53] = sel[53] & w_of_53[11];
+        col_t[53] = sel[53] & v_tail_53[11];
+        col_w[54] = sel[54] & w_of_54[11];
+        col_t[54] = sel[54] & v_tail_54[11];
+        col_w[55] = sel[55] & w_of_55[11];
+        col_t[55] = sel[55] & v_tail_55[11];
+        col_w[56] = sel[56] & w_of_56[11];
+        col_t[56] = sel[56] & v_tail_56[11];
+        col_w[57] = sel[57] & w_of_57[11];
+        col_t[57] = sel[57] & v_tail_57[11];
+        col_w[58] = sel[58] & w_of_58[11];
+        col_t[58] = sel[58] & v_tail_58[11];
+        col_w[59] = sel[59] & w_of_59[11];
+        col_t[59] = sel[59] & v_tail_59[11];
+        col_w[60] = sel[60] & w_of_60[11];
+        col_t[60] = sel[60] & v_tail_60[11];
+        col_w[61] = sel[61] & w_of_61[11];
+        col_t[61] = sel[61] & v_tail_61[11];
+        col_w[62] = sel[62] & w_of_62[11];
+        col_t[62] = sel[62] & v_tail_62[11];
+        col_w[63] = sel[63] & w_of_63[11];
+        col_t[63] = sel[63] & v_tail_63[11];
+        col_w[64] = sel[64] & w_of_64[11];
+        col_t[64] = sel[64] & v_tail_64[11];
+        col_w[65] = sel[65] & w_of_65[11];
+        col_t[65] = sel[65] & v_tail_65[11];
+        col_w[66] = sel[66] & w_of_66[11];
+        col_t[66] = sel[66] & v_tail_66[11];
+        col_w[67] = sel[67] & w_of_67[11];
+        col_t[67] = sel[67] & v_tail_67[11];
+        col_w[68] = sel[68] & w_of_68[11];
+        col_t[68] = sel[68] & v_tail_68[11];
+        col_w[69] = sel[69] & w_of_69[11];
+        col_t[69] = sel[69] & v_tail_69[11];
+        col_w[70] = sel[70] & w_of_70[11];
+        col_t[70] = sel[70] & v_tail_70[11];
+        col_w[71] = sel[71] & w_of_71[11];
+        col_t[71] = sel[71] & v_tail_71[11];
+        col_w[72] = sel[72] & w_of_72[11];
+        col_t[72] = sel[72] & v_tail_72[11];
+        col_w[73] = sel[73] & w_of_73[11];
+        col_t[73] = sel[73] & v_tail_73[11];
+        col_w[74] = sel[74] & w_of_74[11];
+        col_t[74] = sel[74] & v_tail_74[11];
+        col_w[75] = sel[75] & w_of_75[11];
+        col_t[75] = sel[75] & v_tail_75[11];
+        col_w[76] = sel[76] & w_of_76[11];
+        col_t[76] = sel[76] & v_tail_76[11];
+        col_w[77] = sel[77] & w_of_77[11];
+        col_t[77] = sel[77] & v_tail_77[11];
+        col_w[78] = sel[78] & w_of_78[11];
+        col_t[78] = sel[78] & v_tail_78[11];
+        col_w[79] = sel[79] & w_of_79[11];
+        col_t[79] = sel[79] & v_tail_79[11];
+        w_sel[11] = |col_w;
+        tail_sel[11] = |col_t;
+        col_w = zero_n;
+        col_t = zero_n;
+        col_w[0] = sel[0] & w_of_0[12];
+        col_t[0] = sel[0] & v_tail_0[12];
+        col_w[1] = sel[1] & w_of_1[12];
+        col_t[1] = sel[1] & v_tail_1[12];
+        col_w[2] = sel[2] & w_of_2[12];
+        col_t[2] = sel[2] & v_tail_2[12];
+        col_w[3] = sel[3] & w_of_3[12];
+        col_t[3] = sel[3] & v_tail_3[12];
+        col_w[4] = sel[4] & w_of_4[12];
+        col_t[4] = sel[4] & v_tail_4[12];
+        col_w[5] = sel[5] & w_of_5[12];
+        col_t[5] = sel[5] & v_tail_5[12];
+        col_w[6] = sel[6] & w_of_6[12];
+        col_t[6] = sel[6] & v_tail_6[12];
+        col_w[7] = sel[7] & w_of_7[12];
+        col_t[7] = sel[7] & v_tail_7[12];
+        col_w[8] = sel[8] & w_of_8[12];
+        col_t[8] = sel[8] & v_tail_8[12];
+        col_w[9] = sel[9] & w_of_9[12];
+        col_t[9] = sel[9] & v_tail_9[12];
+        col_w[10] = sel[10] & w_of_10[12];
+        col_t[10] = sel[10] & v_tail_10[12];
+        col_w[11] = sel[11] & w_of_11[12];
+        col_t[11] = sel[11] & v_tail_11[12];
+        col_w[12] = sel[12] & w_of_12[12];
+        col_t[12] = sel[12] & v_tail_12[12];
+        col_w[13] = sel[13] & w_of_13[12];
+        col_t[13] = sel[13] & v_tail_13[12];
+        col_w[14] = sel[14] & w_of_14[12];
+        col_t[14] = sel[14] & v_tail_14[12];
+        col_w[15] = sel[15] & w_of_15[12];
+        col_t[15] = sel[15] & v_tail_15[12];
+        col_w[16] = sel[16] & w_of_16[12];
+        col_t[16] = sel[16] & v_tail_16[12];
+        col_w[17] = sel[17] & w_of_17[12];
+        col_t[17] = sel[17] & v_tail_17[12];
+        col_w[18] = sel[18] & w_of_18[12];
+        col_t[18] = sel[18] & v_tail_18[12];
+        col_w[19] = sel[19] & w_of_19[12];
+        col_t[19] = sel[19] & v_tail_19[12];
+        col_w[20] = sel[20] & w_of_20[12];
+        col_t[20] = sel[20] & v_tail_20[12];
+        col_w[21] = sel[21] & w_of_21[12];
+        col_t[21] = sel[21] & v_tail_21[12];
+        col_w[22] = sel[22] & w_of_22[12];
+        col_t[22] = sel[22] & v_tail_22[12];
+        col_w[23] = sel[23] & w_of_23[12];
+        col_t[23] = sel[23] & v_tail_23[12];
+        col_w[24] = sel[24] & w_of_24[12];
+        col_t[24] = sel[24] & v_tail_24[12];
+        col_w[25] = sel[25] & w_of_25[12];
+        col_t[25] = sel[25] & v_tail_25[12];
+        col_w[26] = sel[26] & w_of_26[12];
+        col_t[26] = sel[26] & v_tail_26[12];
+        col_w[27] = sel[27] & w_of_27[12];
+        col_t[27] = sel[27] & v_tail_27[12];
+        col_w[28] = sel[28] & w_of_28[12];
+        col_t[28] = sel[28] & v_tail_28[12];
+        col_w[29] = sel[29] & w_of_29[12];
+        col_t[29] = sel[29] & v_tail_29[12];
+        col_w[30] = sel[30] & w_of_30[12];
+        col_t[30] = sel[30] & v_tail_30[12];
+        col_w[31] = sel[31] & w_of_31[12];
+        col_t[31] = sel[31] & v_tail_31[12];
+        col_w[32] = sel[32] & w_of_32[12];
+        col_t[32] = sel[32] & v_tail_32[12];
+        col_w[33] = sel[33] & w_of_33[12];
+        col_t[33] = sel[33] & v_tail_33[12];
+        col_w[34] = sel[34] & w_of_34[12];
+        col_t[34] = sel[34] & v_tail_34[12];
+        col_w[35] = sel[35] & w_of_35[12];
+        col_t[35] = sel[35] & v_tail_35[12];
+        col_w[36] = sel[36] & w_of_36[12];
+        col_t[36] = sel[36] & v_tail_36[12];
+        col_w[37] = sel[37] & w_of_37[12];
+        col_t[37] = sel[37] & v_tail_37[12];
+        col_w[38] = sel[38] & w_of_38[12];
+        col_t[38] = sel[38] & v_tail_38[12];
+        col_w[39] = sel[39] & w_of_39[12];
+        col_t[39] = sel[39] & v_tail_39[12];
+        col_w[40] = sel[40] & w_of_40[12];
+        col_t[40] = sel[40] & v_tail_40[12];
+        col_w[41] = sel[41] & w_of_41[12];
+        col_t[41] = sel[41] & v_tail_41[12];
+        col_w[42] = sel[42] & w_of_42[12];
+        col_t[42] = sel[42] & v_tail_42[12];
+        col_w[43] = sel[43] & w_of_43[12];
+        col_t[43] = sel[43] & v_tail_43[12];
+        col_w[44] = sel[44] & w_of_44[12];
+        col_t[44] = sel[44] & v_tail_44[12];
+        col_w[45] = sel[45] & w_of_45[12];
+        col_t[45] = sel[45] & v_tail_45[12];
+        col_w[46] = sel[46] & w_of_46[12];
+        col_t[46] = sel[46] & v_tail_46[12];
+        col_w[47] = sel[47] & w_of_47[12];
+        col_t[47] = sel[47] & v_tail_47[12];
+        col_w[48] = sel[48] & w_of_48[12];
+        col_t[48] = sel[48] & v_tail_48[12];
+        col_w[49] = sel[49] & w_of_49[12];
+        col_t[49] = sel[49] & v_tail_49[12];
+        col_w[50] = sel[50] & w_of_50[12];
+        col_t[50] = sel[50] & v_tail_50[12];
+        col_w[51] = sel[51] & w_of_51[12];
+        col_t[51] = sel[51] & v_tail_51[12];
+        col_w[52] = sel[52] & w_of_52[12];
+        col_t[52] = sel[52] & v_tail_52[12];
+        col_w[53] = sel[53] & w_of_53[12];
+        col_t[53] = sel[53] & v_tail_53[12];
+        col_w[54] = sel[54] & w_of_54[12];
+        col_t[54] = sel[54] & v_tail_54[12];
+        col_w[55] = sel[55] & w_of_55[12];
+        col_t[55] = sel[55] & v_tail_55[12];
+        col_w[56] = sel[56] & w_of_56[12];
+        col_t[56] = sel[56] & v_tail_56[12];
+        col_w[57] = sel[57] & w_of_57[12];
+        col_t[57] = sel[57] & v_tail_57[12];
+        col_w[58] = sel[58] & w_of_58[12];
+        col_t[58] = sel[58] & v_tail_58[12];
+        col_w[59] = sel[59] & w_of_59[12];
+        col_t[59] = sel[59] & v_tail_59[12];
+        col_w[60] = sel[60] & w_of_60[12];
+        col_t[60] = sel[60] & v_tail_60[12];
+        col_w[61] = sel[61] & w_of_61[12];
+        col_t[61] = sel[61] & v_tail_61[12];
+        col_w[62] = sel[62] & w_of_62[12];
+        col_t[62] = sel[62] & v_tail_62[12];
+        col_w[63] = sel[63] & w_of_63[12];
+        col_t[63] = sel[63] & v_tail_63[12];
+        col_w[64] = sel[64] & w_of_64[12];
+        col_t[64] = sel[64] & v_tail_64[12];
+        col_w[65] = sel[65] & w_of_65[12];
+        col_t[65] = sel[65] & v_tail_65[12];
+        col_w[66] = sel[66] & w_of_66[12];
+        col_t[66] = sel[66] & v_tail_66[12];
+        col_w[67] = sel[67] & w_of_67[12];
+        col_t[67] = sel[67] & v_tail_67[12];
+        col_w[68] = sel[68] & w_of_68[12];
+        col_t[68] = sel[68] & v_tail_68[12];
+        col_w[69] = sel[69] & w_of_69[12];
+        col_t[69] = sel[69] & v_tail_69[12];
+        col_w[70] = sel[70] & w_of_70[12];
+        col_t[70] = sel[70] & v_tail_70[12];
+        col_w[71] = sel[71] & w_of_71[12];
+        col_t[71] = sel[71] & v_tail_71[12];
+        col_w[72] = sel[72] & w_of_72[12];
+        col_t[72] = sel[72] & v_tail_72[12];
+        col_w[73] = sel[73] & w_of_73[12];
+        col_t[73] = sel[73] & v_tail_73[12];
+        col_w[74] = sel[74] & w_of_74[12];
+        col_t[74] = sel[74] & v_tail_74[12];
+        col_w[75] = sel[75] & w_of_75[12];
+        col_t[75] = sel[75] & v_tail_75[12];
+        col_w[76] = sel[76] & w_of_76[12];
+        col_t[76] = sel[76] & v_tail_76[12];
+        col_w[77] = sel[77] & w_of_77[12];
+        col_t[77] = sel[77] & v_tail_77[12];
+        col_w[78] = sel[78] & w_of_78[12];
+        col_t[78] = sel[78] & v_tail_78[12];
+        col_w[79] = sel[79] & w_of_79[12];
+        col_t[79] = sel[79] & v_tail_79[12];
+        w_sel[12] = |col_w;
+        tail_sel[12] = |col_t;
+        col_w = zero_n;
+        col_t = zero_n;
+        col_w[0] = sel[0] & w_of_0[13];
+        col_t[0] = sel[0] & v_tail_0[13];
+        col_w[1] = sel[1] & w_of_1[13];
+        col_t[1] = sel[1] & v_tail_1[13];
+        col_w[2] = sel[2] & w_of_2[13];
+        col_t[2] = sel[2] & v_tail_2[13];
+        col_w[3] = sel[3] & w_of_3[13];
+        col_t[3] = sel[3] & v_tail_3[13];
+        col_w[4] = sel[4] & w_of_4[13];
+        col_t[4] = sel[4] & v_tail_4[13];
+        col_w[5] = sel[5] & w_of_5[13];
+        col_t[5] = sel[5] & v_tail_5[13];
+        col_w[6] = sel[6] & w_of_6[13];
+        col_t[6] = sel[6] & v_tail_6[13];
+        col_w[7] = sel[7] & w_of_7[13];
+        col_t[7] = sel[7] & v_tail_7[13];
+        col_w[8] = sel[8] & w_of_8[13];
+        col_t[8] = sel[8] & v_tail_8[13];
+        col_w[9] = sel[9] & w_of_9[13];
+        col_t[9] = sel[9] & v_tail_9[13];
+        col_w[10] = sel[10] & w_of_10[13];
+        col_t[10] = sel[10] & v_tail_10[13];
+        col_w[11] = sel[11] & w_of_11[13];
+        col_t[11] = sel[11] & v_tail_11[13];
+        col_w[12] = sel[12] & w_of_12[13];
+        col_t[12] = sel[12] & v_tail_12[13];
+        col_w[13] = sel[13] & w_of_13[13];
+        col_t[13] = sel[13] & v_tail_13[13];
+        col_w[14] = sel[14] & w_of_14[13];
+        col_t[14] = sel[14] & v_tail_14[13];
+        col_w[15] = sel[15] & w_of_15[13];
+        col_t[15] = sel[15] & v_tail_15[13];
+        col_w[16] = sel[16] & w_of_16[13];
+        col_t[16] = sel[16] & v_tail_16[13];
+        col_w[17] = sel[17] & w_of_17[13];
+        col_t[17] = sel[17] & v_tail_17[13];
+        col_w[18] = sel[18] & w_of_18[13];
+        col_t[18] = sel[18] & v_tail_18[13];
+        col_w[19] = sel[19] & w_of_19[13];
+        col_t[19] = sel[19] & v_tail_19[13];
+        col_w[20] = sel[20] & w_of_20[13];
+        col_t[20] = sel[20] & v_tail_20[13];
+        col_w[21] = sel[21] & w_of_21[13];
+        col_t[21] = sel[21] & v_tail_21[13];
+        col_w[22] = sel[22] & w_of_22[13];
+        col_t[22] = sel[22] & v_tail_22[13];
+        col_w[23] = sel[23] & w_of_23[13];
+        col_t[23] = sel[23] & v_tail_23[13];
+        col_w[24] = sel[24] & w_of_24[13];
+        col_t[24] = sel[24] & v_tail_24[13];
+        col_w[25] = sel[25] & w_of_25[13];
+        col_t[25] = sel[25] & v_tail_25[13];
+        col_w[26] = sel[26] & w_of_26[13];
+        col_t[26] = sel[26] & v_tail_26[13];
+        col_w[27] = sel[27] & w_of_27[13];
+        col_t[27] = sel[27] & v_tail_27[13];
+        col_w[28] = sel[28] & w_of_28[13];
+        col_t[28] = sel[28] & v_tail_28[13];
+        col_w[29] = sel[29] & w_of_29[13];
+        col_t[29] = sel[29] & v_tail_29[13];
+        col_w[30] = sel[30] & w_of_30[13];
+        col_t[30] = sel[30] & v_tail_30[13];
+        col_w[31] = sel[31] & w_of_31[13];
+        col_t[31] = sel[31] & v_tail_31[13];
+        col_w[32] = sel[32] & w_of_32[13];
+        col_t[32] = sel[32] & v_tail_32[13];
+        col_w[33] = sel[33] & w_of_33[13];
+        col_t[33] = sel[33] & v_tail_33[13];
+        col_w[34] = sel[34] & w_of_34[13];
+        col_t[34] = sel[34] & v_tail_34[13];
+        col_w[35] = sel[35] & w_of_35[13];
+        col_t[35] = sel[35] & v_tail_35[13];
+        col_w[36] = sel[36] & w_of_36[13];
+        col_t[36] = sel[36] & v_tail_36[13];
+        col_w[37] = sel[37] & w_of_37[13];
+        col_t[37] = sel[37] & v_tail_37[13];
+        col_w[38] = sel[38] & w_of_38[13];
+        col_t[38] = sel[38] & v_tail_38[13];
+        col_w[39] = sel[39] & w_of_39[13];
+        col_t[39] = sel[39] & v_tail_39[13];
+        col_w[40] = sel[40] & w_of_40[13];
+        col_t[40] = sel[40] & v_tail_40[13];
+        col_w[41] = sel[41] & w_of_41[13];
+        col_t[41] = sel[41] & v_tail_41[13];
+        col_w[42] = sel[42] & w_of_42[13];
+        col_t[42] = sel[42] & v_tail_42[13];
+        col_w[43] = sel[43] & w_of_43[13];
+        col_t[43] = sel[43] & v_tail_43[13];
+        col_w[44] = sel[44] & w_of_44[13];
+        col_t[44] = sel[44] & v_tail_44[13];
+        col_w[45] = sel[45] & w_of_45[13];
+        col_t[45] = sel[45] & v_tail_45[13];
+        col_w[46] = sel[46] & w_of_46[13];
+        col_t[46] = sel[46] & v_tail_46[13];
+        col_w[47] = sel[47] & w_of_47[13];
+        col_t[47] = sel[47] & v_tail_47[13];
+        col_w[48] = sel[48] & w_of_48[13];
+        col_t[48] = sel[48] & v_tail_48[13];
+        col_w[49] = sel[49] & w_of_49[13];
+        col_t[49] = sel[49] & v_tail_49[13];
+        col_w[50] = sel[50] & w_of_50[13];
+        col_t[50] = sel[50] & v_tail_50[13];
+        col_w[51] = sel[51] & w_of_51[13];
+        col_t[51] = sel[51] & v_tail_51[13];
+        col_w[52] = sel[52] & w_of_52[13];
+        col_t[52] = sel[52] & v_tail_52[13];
+        col_w[53] = sel[53] & w_of_53[13];
+        col_t[53] = sel[53] & v_tail_53[13];
+        col_w[54] = sel[54] & w_of_54[13];
+        col_t[54] = sel[54] & v_tail_54[13];
+        col_w[55] = sel[55] & w_of_55[13];
+        col_t[55] = sel[55] & v_tail_55[13];
+        col_w[56] = sel[56] & w_of_56[13];
+        col_t[56] = sel[56] & v_tail_56[13];
+        col_w[57] = sel[57] & w_of_57[13];
+        col_t[57] = sel[57] & v_tail_57[13];
+        col_w[58] = sel[58] & w_of_58[13];
+        col_t[58] = sel[58] & v_tail_58[13];
+        col_w[59] = sel[59] & w_of_59[13];
+        col_t[59] = sel[59] & v_tail_59[13];
+        col_w[60] = sel[60] & w_of_60[13];
+        col_t[60] = sel[60] & v_tail_60[13];
+        col_w[61] = sel[61] & w_of_61[13];
+        col_t[61] = sel[61] & v_tail_61[13];
+        col_w[62] = sel[62] & w_of_62[13];
+        col_t[62] = sel[62] & v_tail_62[13];
+        col_w[63] = sel[63] & w_of_63[13];
+        col_t[63] = sel[63] & v_tail_63[13];
+        col_w[64] = sel[64] & w_of_64[13];
+        col_t[64] = sel[64] & v_tail_64[13];
+        col_w[65] = sel[65] & w_of_65[13];
+        col_t[65] = sel[65] & v_tail_65[13];
+        col_w[66] = sel[66] & w_of_66[13];
+        col_t[66] = sel[66] & v_tail_66[13];
+        col_w[67] = sel[67] & w_of_67[13];
+        col_t[67] = sel[67] & v_tail_67[13];
+        col_w[68] = sel[68] & w_of_68[13];
+        col_t[68] = sel[68] & v_tail_68[13];
+        col_w[69] = sel[69] & w_of_69[13];
+        col_t[69] = sel[69] & v_tail_69[13];
+        col_w[70] = sel[70] & w_of_70[13];
+        col_t[70] = sel[70] & v_tail_70[13];
+        col_w[71] = sel[71] & w_of_71[13];
+        col_t[71] = sel[71] & v_tail_71[13];
+        col_w[72] = sel[72] & w_of_72[13];
+        col_t[72] = sel[72] & v_tail_72[13];
+        col_w[73] = sel[73] & w_of_73[13];
+        col_t[73] = sel[73] & v_tail_73[13];
+        col_w[74] = sel[74] & w_of_74[13];
+        col_t[74] = sel[74] & v_tail_74[13];
+        col_w[75] = sel[75] & w_of_75[13];
+        col_t[75] = sel[75] & v_tail_75[13];
+        col_w[76] = sel[76] & w_of_76[13];
+        col_t[76] = sel[76] & v_tail_76[13];
+        col_w[77] = sel[77] & w_of_77[13];
+        col_t[77] = sel[77] & v_tail_77[13];
+        col_w[78] = sel[78] & w_of_78[13];
+        col_t[78] = sel[78] & v_tail_78[13];
+        col_w[79] = sel[79] & w_of_79[13];
+        col_t[79] = sel[79] & v_tail_79[13];
+        w_sel[13] = |col_w;
+        tail_sel[13] = |col_t;
+        col_w = zero_n;
+        col_t = zero_n;
+        col_w[0] = sel[0] & w_of_0[14];
+        col_t[0] = sel[0] & v_tail_0[14];
+        col_w[1] = sel[1] & w_of_1[14];
+        col_t[1] = sel[1] & v_tail_1[14];
+        col_w[2] = sel[2] & w_of_2[14];
+        col_t[2] = sel[2] & v_tail_2[14];
+        col_w[3] = sel[3] & w_of_3[14];
+        col_t[3] = sel[3] & v_tail_3[14];
+        col_w[4] = sel[4] & w_of_4[14];
+        col_t[4] = sel[4] & v_tail_4[14];
+        col_w[5] = sel[5] & w_of_5[14];
+        col_t[5] = sel[5] & v_tail_5[14];
+        col_w[6] = sel[6] & w_of_6[14];
+        col_t[6] = sel[6] & v_tail_6[14];
+        col_w[7] = sel[7] & w_of_7[14];
+        col_t[7] = sel[7] & v_tail_7[14];
+        col_w[8] = sel[8] & w_of_8[14];
+        col_t[8] = sel[8] & v_tail_8[14];
+        col_w[9] = sel[9] & w_of_9[14];
+        col_t[9] = sel[9] & v_tail_9[14];
+        col_w[10] = sel[10] & w_of_10[14];
+        col_t[10] = sel[10] & v_tail_10[14];
+        col_w[11] = sel[11] & w_of_11[14];
+        col_t[11] = sel[11] & v_tail_11[14];
+        col_w[12] = sel[12] & w_of_12[14];
+        col_t[12] = sel[12] & v_tail_12[14];
+        col_w[13] = sel[13] & w_of_13[14];
+        col_t[13] = sel[13] & v_tail_13[14];
+        col_w[14] = sel[14] & w_of_14[14];
+        col_t[14] = sel[14] & v_tail_14[14];
+        col_w[15] = sel[15] & w_of_15[14];
+        col_t[15] = sel[15] & v_tail_15[14];
+        col_w[16] = sel[16] & w_of_16[14];
+        col_t[16] = sel[16] & v_tail_16[14];
+        col_w[17] = sel[17] & w_of_17[14];
+        col_t[17] = sel[17] & v_tail_17[14];
+        col_w[18] = sel[18] & w_of_18[14];
+        col_t[18] = sel[18] & v_tail_18[14];
+        col_w[19] = sel[19] & w_of_19[14];
+        col_t[19] = sel[19] & v_tail_19[14];
+        col_w[20] = sel[20] & w_of_20[14];
+        col_t[20] = sel[20] & v_tail_20[14];
+        col_w[21] = sel[21] & w_of_21[14];
+        col_t[21] = sel[21] & v_tail_21[14];
+        col_w[22] = sel[22] & w_of_22[14];
+        col_t[22] = sel[22] & v_tail_22[14];
+        col_w[23] = sel[23] & w_of_23[14];
+        col_t[23] = sel[23] & v_tail_23[14];
+        col_w[24] = sel[24] & w_of_24[14];
+        col_t[24] = sel[24] & v_tail_24[14];
+        col_w[25] = sel[25] & w_of_25[14];
+        col_t[25] = sel[25] & v_tail_25[14];
+        col_w[26] = sel[26] & w_of_26[14];
+        col_t[26] = sel[26] & v_tail_26[14];
+        col_w[27] = sel[27] & w_of_27[14];
+        col_t[27] = sel[27] & v_tail_27[14];
+        col_w[28] = sel[28] & w_of_28[14];
+        col_t[28] = sel[28] & v_tail_28[14];
+        col_w[29] = sel[29] & w_of_29[14];
+        col_t[29] = sel[29] & v_tail_29[14];
+        col_w[30] = sel[30] & w_of_30[14];
+        col_t[30] = sel[30] & v_tail_30[14];
+        col_w[31] = sel[31] & w_of_31[14];
+        col_t[31] = sel[31] & v_tail_31[14];
+        col_w[32] = sel[32] & w_of_32[14];
+        col_t[32] = sel[32] & v_tail_32[14];
+        col_w[33] = sel[33] & w_of_33[14];
+        col_t[33] = sel[33] & v_tail_33[14];
+        col_w[34] = sel[34] & w_of_34[14];
+        col_t[34] = sel[34] & v_tail_34[14];
+        col_w[35] = sel[35] & w_of_35[14];
+        col_t[35] = sel[35] & v_tail_35[14];
+        col_w[36] = sel[36] & w_of_36[14];
+        col_t[36] = sel[36] & v_tail_36[14];
+        col_w[37] = sel[37] & w_of_37[14];
+        col_t[37] = sel[37] & v_tail_37[14];
+        col_w[38] = sel[38] & w_of_38[14];
+        col_t[38] = sel[38] & v_tail_38[14];
+        col_w[39] = sel[39] & w_of_39[14];
+        col_t[39] = sel[39] & v_tail_39[14];
+        col_w[40] = sel[40] & w_of_40[14];
+        col_t[40] = sel[40] & v_tail_40[14];
+        col_w[41] = sel[41] & w_of_41[14];
+        col_t[41] = sel[41] & v_tail_41[14];
+        col_w[42] = sel[42] & w_of_42[14];
+        col_t[42] = sel[42] & v_tail_42[14];
+        col_w[43] = sel[43] & w_of_43[14];
+        col_t[43] = sel[43] & v_tail_43[14];
+        col_w[44] = sel[44] & w_of_44[14];
+        col_t[44] = sel[44] & v_tail_44[14];
+        col_w[45] = sel[45] & w_of_45[14];
+        col_t[45] = sel[45] & v_tail_45[14];
+        col_w[46] = sel[46] & w_of_46[14];
+        col_t[46] = sel[46] & v_tail_46[14];
+        col_w[47] = sel[47] & w_of_47[14];
+        col_t[47] = sel[47] & v_tail_47[14];
+        col_w[48] = sel[48] & w_of_48[14];
+        col_t[48] = sel[48] & v_tail_48[14];
+        col_w[49] = sel[49] & w_of_49[14];
+        col_t[49] = sel[49] & v_tail_49[14];
+        col_w[50] = sel[50] & w_of_50[14];
+        col_t[50] = sel[50] & v_tail_50[14];
+        col_w[51] = sel[51] & w_of_51[14];
+        col_t[51] = sel[51] & v_tail_51[14];
+        col_w[52] = sel[52] & w_of_52[14];
+        col_t[52] = sel[52] & v_tail_52[14];
+        col_w[53] = sel[53] & w_of_53[14];
+        col_t[53] = sel[53] & v_tail_53[14];
+        col_w[54] = sel[54] & w_of_54[14];
+        col_t[54] = sel[54] & v_tail_54[14];
+        col_w[55] = sel[55] & w_of_55[14];
+        col_t[55] = sel[55] & v_tail_55[14];
+        col_w[56] = sel[56] & w_of_56[14];
+        col_t[56] = sel[56] & v_tail_56[14];
+        col_w[57] = sel[57] & w_of_57[14];
+        col_t[57] = sel[57] & v_tail_57[14];
+        col_w[58] = sel[58] & w_of_58[14];
+        col_t[58] = sel[58] & v_tail_58[14];
+        col_w[59] = sel[59] & w_of_59[14];
+        col_t[59] = sel[59] & v_tail_59[14];
+        col_w[60] = sel[60] & w_of_60[14];
+        col_t[60] = sel[60] & v_tail_60[14];
+        col_w[61] = sel[61] & w_of_61[14];
+        col_t[61] = sel[61] & v_tail_61[14];
+        col_w[62] = sel[62] & w_of_62[14];
+        col_t[62] = sel[62] & v_tail_62[14];
+        col_w[63] = sel[63] & w_of_63[14];
+        col_t[63] = sel[63] & v_tail_63[14];
+        col_w[64] = sel[64] & w_of_64[14];
+        col_t[64] = sel[64] & v_tail_64[14];
+        col_w[65] = sel[65] & w_of_65[14];
+        col_t[65] = sel[65] & v_tail_65[14];
+        col_w[66] = sel[66] & w_of_66[14];
+        col_t[66] = sel[66] & v_tail_66[14];
+        col_w[67] = sel[67] & w_of_67[14];
+        col_t[67] = sel[67] & v_tail_67[14];
+        col_w[68] = sel[68] & w_of_68[14];
+        col_t[68] = sel[68] & v_tail_68[14];
+        col_w[69] = sel[69] & w_of_69[14];
+        col_t[69] = sel[69] & v_tail_69[14];
+        col_w[70] = sel[70] & w_of_70[14];
+        col_t[70] = sel[70] & v_tail_70[14];
+        col_w[71] = sel[71] & w_of_71[14];
+        col_t[71] = sel[71] & v_tail_71[14];
+        col_w[72] = sel[72] & w_of_72[14];
+        col_t[72] = sel[72] & v_tail_72[14];
+        col_w[73] = sel[73] & w_of_73[14];
+        col_t[73] = sel[73] & v_tail_73[14];
+        col_w[74] = sel[74] & w_of_74[14];
+        col_t[74] = sel[74] & v_tail_74[14];
+        col_w[75] = sel[75] & w_of_75[14];
+        col_t[75] = sel[75] & v_tail_75[14];
+        col_w[76] = sel[76] & w_of_76[14];
+        col_t[76] = sel[76] & v_tail_76[14];
+        col_w[77] = sel[77] & w_of_77[14];
+        col_t[77] = sel[77] & v_tail_77[14];
+        col_w[78] = sel[78] & w_of_78[14];
+        col_t[78] = sel[78] & v_tail_78[14];
+        col_w[79] = sel[79] & w_of_79[14];
+        col_t[79] = sel[79] & v_tail_79[14];
+        w_sel[14] = |col_w;
+        tail_sel[14] = |col_t;
+        col_w = zero_n;
+        col_t = zero_n;
+        col_w[0] = sel[0] & w_of_0[15];
+        col_t[0] = sel[0] & v_tail_0[15];
+        col_w[1] = sel[1] & w_of_1[15];
+        col_t[1] = sel[1] & v_tail_1[15];
+        col_w[2] = sel[2] & w_of_2[15];
+        col_t[2] = sel[2] & v_tail_2[15];
+        col_w[3] = sel[3] & w_of_3[15];
+        col_t[3] = sel[3] & v_tail_3[15];
+        col_w[4] = sel[4] & w_of_4[15];
+        col_t[4] = sel[4] & v_tail_4[15];
+        col_w[5] = sel[5] & w_of_5[15];
+        col_t[5] = sel[5] & v_tail_5[15];
+        col_w[6] = sel[6] & w_of_6[15];
+        col_t[6] = sel[6] & v_tail_6[15];
+        col_w[7] = sel[7] & w_of_7[15];
+        col_t[7] = sel[7] & v_tail_7[15];
+        col_w[8] = sel[8] & w_of_8[15];
+        col_t[8] = sel[8] & v_tail_8[15];
+        col_w[9] = sel[9] & w_of_9[15];
+        col_t[9] = sel[9] & v_tail_9[15];
+        col_w[10] = sel[10] & w_of_10[15];
+        col_t[10] = sel[10] & v_tail_10[15];
+        col_w[11] = sel[11] & w_of_11[15];
+        col_t[11] = sel[11] & v_tail_11[15];
+        col_w[12] = sel[12] & w_of_12[15];
+        col_t[12] = sel[12] & v_tail_12[15];
+        col_w[13] = sel[13] & w_of_13[15];
+        col_t[13] = sel[13] & v_tail_13[15];
+        col_w[14] = sel[14] & w_of_14[15];
+        col_t[14] = sel[14] & v_tail_14[15];
+        col_w[15] = sel[15] & w_of_15[15];
+        col_t[15] = sel[15] & v_tail_15[15];
+        col_w[16] = sel[16] & w_of_16[15];
+        col_t[16] = sel[16] & v_tail_16[15];
+        col_w[17] = sel[17] & w_of_17[15];
+        col_t[17] = sel[17] & v_tail_17[15];
+        col_w[18] = sel[18] & w_of_18[15];
+        col_t[18] = sel[18] & v_tail_18[15];
+        col_w[19] = sel[19] & w_of_19[15];
+        col_t[19] = sel[19] & v_tail_19[15];
+        col_w[20] = sel[20] & w_of_20[15];
+        col_t[20] = sel[20] & v_tail_20[15];
+        col_w[21] = sel[21] & w_of_21[15];
+        col_t[21] = sel[21] & v_tail_21[15];
+        col_w[22] = sel[22] & w_of_22[15];
+        col_t[22] = sel[22] & v_tail_22[15];
+        col_w[23] = sel[23] & w_of_23[15];
+        col_t[23] = sel[23] & v_tail_23[15];
+        col_w[24] = sel[24] & w_of_24[15];
+        col_t[24] = sel[24] & v_tail_24[15];
+        col_w[25] = sel[25] & w_of_25[15];
+        col_t[25] = sel[25] & v_tail_25[15];
+        col_w[26] = sel[26] & w_of_26[15];
+        col_t[26] = sel[26] & v_tail_26[15];
+        col_w[27] = sel[27] & w_of_27[15];
+        col_t[27] = sel[27] & v_tail_27[15];
+        col_w[28] = sel[28] & w_of_28[15];
+        col_t[28] = sel[28] & v_tail_28[15];
+        col_w[29] = sel[29] & w_of_29[15];
+        col_t[29] = sel[29] & v_tail_29[15];
+        col_w[30] = sel[30] & w_of_30[15];
+        col_t[30] = sel[30] & v_tail_30[15];
+        col_w[31] = sel[31] & w_of_31[15];
+        col_t[31] = sel[31] & v_tail_31[15];
+        col_w[32] = sel[32] & w_of_32[15];
+        col_t[32] = sel[32] & v_tail_32[15];
+        col_w[33] = sel[33] & w_of_33[15];
+        col_t[33] = sel[33] & v_tail_33[15];
+        col_w[34] = sel[34] & w_of_34[15];
+        col_t[34] = sel[34] & v_tail_34[15];
+        col_w[35] = sel[35] & w_of_35[15];
+        col_t[35] = sel[35] & v_tail_35[15];
+        col_w[36] = sel[36] & w_of_36[15];
+        col_t[36] = sel[36] & v_tail_36[15];
+        col_w[37] = sel[37] & w_of_37[15];
+        col_t[37] = sel[37] & v_tail_37[15];
+        col_w[38] = sel[38] & w_of_38[15];
+        col_t[38] = sel[38] & v_tail_38[15];
+        col_w[39] = sel[39] & w_of_39[15];
+        col_t[39] = sel[39] & v_tail_39[15];
+        col_w[40] = sel[40] & w_of_40[15];
+        col_t[40] = sel[40] & v_tail_40[15];
+        col_w[41] = sel[41] & w_of_41[15];
+        col_t[41] = sel[41] & v_tail_41[15];
+        col_w[42] = sel[42] & w_of_42[15];
+        col_t[42] = sel[42] & v_tail_42[15];
+        col_w[43] = sel[43] & w_of_43[15];
+        col_t[43] = sel[43] & v_tail_43[15];
+        col_w[44] = sel[44] & w_of_44[15];
+        col_t[44] = sel[44] & v_tail_44[15];
+        col_w[45] = sel[45] & w_of_45[15];
+        col_t[45] = sel[45] & v_tail_45[15];
+        col_w[46] = sel[46] & w_of_46[15];
+        col_t[46] = sel[46] & v_tail_46[15];
+        col_w[47] = sel[47] & w_of_47[15];
+        col_t[47] = sel[47] & v_tail_47[15];
+        col_w[48] = sel[48] & w_of_48[15];
+        col_t[48] = sel[48] & v_tail_48[15];
+        col_w[49] = sel[49] & w_of_49[15];
+        col_t[49] = sel[49] & v_tail_49[15];
+        col_w[50] = sel[50] & w_of_50[15];
+        col_t[50] = sel[50] & v_tail_50[15];
+        col_w[51] = sel[51] & w_of_51[15];
+        col_t[51] = sel[51] & v_tail_51[15];
+        col_w[52] = sel[52] & w_of_52[15];
+        col_t[52] = sel[52] & v_tail_52[15];
+        col_w[53] = sel[53] & w_of_53[15];
+        col_t[53] = sel[53] & v_tail_53[15];
+        col_w[54] = sel[54] & w_of_54[15];
+        col_t[54] = sel[54] & v_tail_54[15];
+        col_w[55] = sel[55] & w_of_55[15];
+        col_t[55] = sel[55] & v_tail_55[15];
+        col_w[56] = sel[56] & w_of_56[15];
+        col_t[56] = sel[56] & v_tail_56[15];
+        col_w[57] = sel[57] & w_of_57[15];
+        col_t[57] = sel[57] & v_tail_57[15];
+        col_w[58] = sel[58] & w_of_58[15];
+        col_t[58] = sel[58] & v_tail_58[15];
+        col_w[59] = sel[59] & w_of_59[15];
+        col_t[59] = sel[59] & v_tail_59[15];
+        col_w[60] = sel[60] & w_of_60[15];
+        col_t[60] = sel[60] & v_tail_60[15];
+        col_w[61] = sel[61] & w_of_61[15];
+        col_t[61] = sel[61] & v_tail_61[15];
+        col_w[62] = sel[62] & w_of_62[15];
+        col_t[62] = sel[62] & v_tail_62[15];
+        col_w[63] = sel[63] & w_of_63[15];
+        col_t[63] = sel[63] & v_tail_63[15];
+        col_w[64] = sel[64] & w_of_64[15];
+        col_t[64] = sel[64] & v_tail_64[15];
+        col_w[65] = sel[65] & w_of_65[15];
+        col_t[65] = sel[65] & v_tail_65[15];
+        col_w[66] = sel[66] & w_of_66[15];
+        col_t[66] = sel[66] & v_tail_66[15];
+        col_w[67] = sel[67] & w_of_67[15];
+        col_t[67] = sel[67] & v_tail_67[15];
+        col_w[68] = sel[68] & w_of_68[15];
+        col_t[68] = sel[68] & v_tail_68[15];
+        col_w[69] = sel[69] & w_of_69[15];
+        col_t[69] = sel[69] & v_tail_69[15];
+        col_w[70] = sel[70] & w_of_70[15];
+        col_t[70] = sel[70] & v_tail_70[15];
+        col_w[71] = sel[71] & w_of_71[15];
+        col_t[71] = sel[71] & v_tail_71[15];
+        col_w[72] = sel[72] & w_of_72[15];
+        col_t[72] = sel[72] & v_tail_72[15];
+        col_w[73] = sel[73] & w_of_73[15];
+        col_t[73] = sel[73] & v_tail_73[15];
+        col_w[74] = sel[74] & w_of_74[15];
+        col_t[74] = sel[74] & v_tail_74[15];
+        col_w[75] = sel[75] & w_of_75[15];
+        col_t[75] = sel[75] & v_tail_75[15];
+        col_w[76] = sel[76] & w_of_76[15];
+        col_t[76] = sel[76] & v_tail_76[15];
+        col_w[77] = sel[77] & w_of_77[15];
+        col_t[77] = sel[77] & v_tail_77[15];
+        col_w[78] = sel[78] & w_of_78[15];
+        col_t[78] = sel[78] & v_tail_78[15];
+        col_w[79] = sel[79] & w_of_79[15];
+        col_t[79] = sel[79] & v_tail_79[15];
+        w_sel[15] = |col_w;
+        tail_sel[15] = |col_t;
         div_t = (rem__q << sh1) | zero_rb;
         if (sum__q[32'hf]) begin
             div_t = (rem__q << sh1) | one_rb;

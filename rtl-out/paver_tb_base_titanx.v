@@ -1405,6 +1405,96 @@ module paver_tb_base_titanx(clock,reset,start,groups,steal_mode,recipient_idle,r
     reg  [15:0] tail_sel;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
+    reg  [15:0] w_of_0;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [15:0] w_of_1;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [15:0] w_of_2;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [15:0] w_of_3;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [15:0] w_of_4;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [15:0] w_of_5;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [15:0] w_of_6;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [15:0] w_of_7;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [15:0] w_of_8;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [15:0] w_of_9;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [15:0] w_of_10;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [15:0] w_of_11;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [15:0] w_of_12;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [15:0] w_of_13;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [15:0] w_of_14;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [15:0] w_of_15;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [15:0] w_of_16;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [15:0] w_of_17;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [15:0] w_of_18;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [15:0] w_of_19;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [15:0] w_of_20;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [15:0] w_of_21;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [15:0] w_of_22;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [15:0] w_of_23;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [15:0] w_of_24;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [15:0] w_of_25;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [15:0] w_of_26;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [15:0] w_of_27;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [27:0] col_w;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [27:0] col_t;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
     reg  [5:0] div_t;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
@@ -2908,120 +2998,996 @@ module paver_tb_base_titanx(clock,reset,start,groups,steal_mode,recipient_idle,r
         if (commit) begin
             sel = donor__q;
         end
+        w_of_0 = v_tail_0 - v_next_0;
+        w_of_1 = v_tail_1 - v_next_1;
+        w_of_2 = v_tail_2 - v_next_2;
+        w_of_3 = v_tail_3 - v_next_3;
+        w_of_4 = v_tail_4 - v_next_4;
+        w_of_5 = v_tail_5 - v_next_5;
+        w_of_6 = v_tail_6 - v_next_6;
+        w_of_7 = v_tail_7 - v_next_7;
+        w_of_8 = v_tail_8 - v_next_8;
+        w_of_9 = v_tail_9 - v_next_9;
+        w_of_10 = v_tail_10 - v_next_10;
+        w_of_11 = v_tail_11 - v_next_11;
+        w_of_12 = v_tail_12 - v_next_12;
+        w_of_13 = v_tail_13 - v_next_13;
+        w_of_14 = v_tail_14 - v_next_14;
+        w_of_15 = v_tail_15 - v_next_15;
+        w_of_16 = v_tail_16 - v_next_16;
+        w_of_17 = v_tail_17 - v_next_17;
+        w_of_18 = v_tail_18 - v_next_18;
+        w_of_19 = v_tail_19 - v_next_19;
+        w_of_20 = v_tail_20 - v_next_20;
+        w_of_21 = v_tail_21 - v_next_21;
+        w_of_22 = v_tail_22 - v_next_22;
+        w_of_23 = v_tail_23 - v_next_23;
+        w_of_24 = v_tail_24 - v_next_24;
+        w_of_25 = v_tail_25 - v_next_25;
+        w_of_26 = v_tail_26 - v_next_26;
+        w_of_27 = v_tail_27 - v_next_27;
         w_sel = zero16;
         tail_sel = zero16;
-        if (sel[0]) begin
-            w_sel = w_sel | (v_tail_0 - v_next_0);
-            tail_sel = tail_sel | v_tail_0;
-        end
-        if (sel[1]) begin
-            w_sel = w_sel | (v_tail_1 - v_next_1);
-            tail_sel = tail_sel | v_tail_1;
-        end
-        if (sel[2]) begin
-            w_sel = w_sel | (v_tail_2 - v_next_2);
-            tail_sel = tail_sel | v_tail_2;
-        end
-        if (sel[3]) begin
-            w_sel = w_sel | (v_tail_3 - v_next_3);
-            tail_sel = tail_sel | v_tail_3;
-        end
-        if (sel[4]) begin
-            w_sel = w_sel | (v_tail_4 - v_next_4);
-            tail_sel = tail_sel | v_tail_4;
-        end
-        if (sel[5]) begin
-            w_sel = w_sel | (v_tail_5 - v_next_5);
-            tail_sel = tail_sel | v_tail_5;
-        end
-        if (sel[6]) begin
-            w_sel = w_sel | (v_tail_6 - v_next_6);
-            tail_sel = tail_sel | v_tail_6;
-        end
-        if (sel[7]) begin
-            w_sel = w_sel | (v_tail_7 - v_next_7);
-            tail_sel = tail_sel | v_tail_7;
-        end
-        if (sel[8]) begin
-            w_sel = w_sel | (v_tail_8 - v_next_8);
-            tail_sel = tail_sel | v_tail_8;
-        end
-        if (sel[9]) begin
-            w_sel = w_sel | (v_tail_9 - v_next_9);
-            tail_sel = tail_sel | v_tail_9;
-        end
-        if (sel[10]) begin
-            w_sel = w_sel | (v_tail_10 - v_next_10);
-            tail_sel = tail_sel | v_tail_10;
-        end
-        if (sel[11]) begin
-            w_sel = w_sel | (v_tail_11 - v_next_11);
-            tail_sel = tail_sel | v_tail_11;
-        end
-        if (sel[12]) begin
-            w_sel = w_sel | (v_tail_12 - v_next_12);
-            tail_sel = tail_sel | v_tail_12;
-        end
-        if (sel[13]) begin
-            w_sel = w_sel | (v_tail_13 - v_next_13);
-            tail_sel = tail_sel | v_tail_13;
-        end
-        if (sel[14]) begin
-            w_sel = w_sel | (v_tail_14 - v_next_14);
-            tail_sel = tail_sel | v_tail_14;
-        end
-        if (sel[15]) begin
-            w_sel = w_sel | (v_tail_15 - v_next_15);
-            tail_sel = tail_sel | v_tail_15;
-        end
-        if (sel[16]) begin
-            w_sel = w_sel | (v_tail_16 - v_next_16);
-            tail_sel = tail_sel | v_tail_16;
-        end
-        if (sel[17]) begin
-            w_sel = w_sel | (v_tail_17 - v_next_17);
-            tail_sel = tail_sel | v_tail_17;
-        end
-        if (sel[18]) begin
-            w_sel = w_sel | (v_tail_18 - v_next_18);
-            tail_sel = tail_sel | v_tail_18;
-        end
-        if (sel[19]) begin
-            w_sel = w_sel | (v_tail_19 - v_next_19);
-            tail_sel = tail_sel | v_tail_19;
-        end
-        if (sel[20]) begin
-            w_sel = w_sel | (v_tail_20 - v_next_20);
-            tail_sel = tail_sel | v_tail_20;
-        end
-        if (sel[21]) begin
-            w_sel = w_sel | (v_tail_21 - v_next_21);
-            tail_sel = tail_sel | v_tail_21;
-        end
-        if (sel[22]) begin
-            w_sel = w_sel | (v_tail_22 - v_next_22);
-            tail_sel = tail_sel | v_tail_22;
-        end
-        if (sel[23]) begin
-            w_sel = w_sel | (v_tail_23 - v_next_23);
-            tail_sel = tail_sel | v_tail_23;
-        end
-        if (sel[24]) begin
-            w_sel = w_sel | (v_tail_24 - v_next_24);
-            tail_sel = tail_sel | v_tail_24;
-        end
-        if (sel[25]) begin
-            w_sel = w_sel | (v_tail_25 - v_next_25);
-            tail_sel = tail_sel | v_tail_25;
-        end
-        if (sel[26]) begin
-            w_sel = w_sel | (v_tail_26 - v_next_26);
-            tail_sel = tail_sel | v_tail_26;
-        end
-        if (sel[27]) begin
-            w_sel = w_sel | (v_tail_27 - v_next_27);
-            tail_sel = tail_sel | v_tail_27;
-        end
+        col_w = zero_n;
+        col_t = zero_n;
+        col_w[0] = sel[0] & w_of_0[0];
+        col_t[0] = sel[0] & v_tail_0[0];
+        col_w[1] = sel[1] & w_of_1[0];
+        col_t[1] = sel[1] & v_tail_1[0];
+        col_w[2] = sel[2] & w_of_2[0];
+        col_t[2] = sel[2] & v_tail_2[0];
+        col_w[3] = sel[3] & w_of_3[0];
+        col_t[3] = sel[3] & v_tail_3[0];
+        col_w[4] = sel[4] & w_of_4[0];
+        col_t[4] = sel[4] & v_tail_4[0];
+        col_w[5] = sel[5] & w_of_5[0];
+        col_t[5] = sel[5] & v_tail_5[0];
+        col_w[6] = sel[6] & w_of_6[0];
+        col_t[6] = sel[6] & v_tail_6[0];
+        col_w[7] = sel[7] & w_of_7[0];
+        col_t[7] = sel[7] & v_tail_7[0];
+        col_w[8] = sel[8] & w_of_8[0];
+        col_t[8] = sel[8] & v_tail_8[0];
+        col_w[9] = sel[9] & w_of_9[0];
+        col_t[9] = sel[9] & v_tail_9[0];
+        col_w[10] = sel[10] & w_of_10[0];
+        col_t[10] = sel[10] & v_tail_10[0];
+        col_w[11] = sel[11] & w_of_11[0];
+        col_t[11] = sel[11] & v_tail_11[0];
+        col_w[12] = sel[12] & w_of_12[0];
+        col_t[12] = sel[12] & v_tail_12[0];
+        col_w[13] = sel[13] & w_of_13[0];
+        col_t[13] = sel[13] & v_tail_13[0];
+        col_w[14] = sel[14] & w_of_14[0];
+        col_t[14] = sel[14] & v_tail_14[0];
+        col_w[15] = sel[15] & w_of_15[0];
+        col_t[15] = sel[15] & v_tail_15[0];
+        col_w[16] = sel[16] & w_of_16[0];
+        col_t[16] = sel[16] & v_tail_16[0];
+        col_w[17] = sel[17] & w_of_17[0];
+        col_t[17] = sel[17] & v_tail_17[0];
+        col_w[18] = sel[18] & w_of_18[0];
+        col_t[18] = sel[18] & v_tail_18[0];
+        col_w[19] = sel[19] & w_of_19[0];
+        col_t[19] = sel[19] & v_tail_19[0];
+        col_w[20] = sel[20] & w_of_20[0];
+        col_t[20] = sel[20] & v_tail_20[0];
+        col_w[21] = sel[21] & w_of_21[0];
+        col_t[21] = sel[21] & v_tail_21[0];
+        col_w[22] = sel[22] & w_of_22[0];
+        col_t[22] = sel[22] & v_tail_22[0];
+        col_w[23] = sel[23] & w_of_23[0];
+        col_t[23] = sel[23] & v_tail_23[0];
+        col_w[24] = sel[24] & w_of_24[0];
+        col_t[24] = sel[24] & v_tail_24[0];
+        col_w[25] = sel[25] & w_of_25[0];
+        col_t[25] = sel[25] & v_tail_25[0];
+        col_w[26] = sel[26] & w_of_26[0];
+        col_t[26] = sel[26] & v_tail_26[0];
+        col_w[27] = sel[27] & w_of_27[0];
+        col_t[27] = sel[27] & v_tail_27[0];
+        w_sel[0] = |col_w;
+        tail_sel[0] = |col_t;
+        col_w = zero_n;
+        col_t = zero_n;
+        col_w[0] = sel[0] & w_of_0[1];
+        col_t[0] = sel[0] & v_tail_0[1];
+        col_w[1] = sel[1] & w_of_1[1];
+        col_t[1] = sel[1] & v_tail_1[1];
+        col_w[2] = sel[2] & w_of_2[1];
+        col_t[2] = sel[2] & v_tail_2[1];
+        col_w[3] = sel[3] & w_of_3[1];
+        col_t[3] = sel[3] & v_tail_3[1];
+        col_w[4] = sel[4] & w_of_4[1];
+        col_t[4] = sel[4] & v_tail_4[1];
+        col_w[5] = sel[5] & w_of_5[1];
+        col_t[5] = sel[5] & v_tail_5[1];
+        col_w[6] = sel[6] & w_of_6[1];
+        col_t[6] = sel[6] & v_tail_6[1];
+        col_w[7] = sel[7] & w_of_7[1];
+        col_t[7] = sel[7] & v_tail_7[1];
+        col_w[8] = sel[8] & w_of_8[1];
+        col_t[8] = sel[8] & v_tail_8[1];
+        col_w[9] = sel[9] & w_of_9[1];
+        col_t[9] = sel[9] & v_tail_9[1];
+        col_w[10] = sel[10] & w_of_10[1];
+        col_t[10] = sel[10] & v_tail_10[1];
+        col_w[11] = sel[11] & w_of_11[1];
+        col_t[11] = sel[11] & v_tail_11[1];
+        col_w[12] = sel[12] & w_of_12[1];
+        col_t[12] = sel[12] & v_tail_12[1];
+        col_w[13] = sel[13] & w_of_13[1];
+        col_t[13] = sel[13] & v_tail_13[1];
+        col_w[14] = sel[14] & w_of_14[1];
+        col_t[14] = sel[14] & v_tail_14[1];
+        col_w[15] = sel[15] & w_of_15[1];
+        col_t[15] = sel[15] & v_tail_15[1];
+        col_w[16] = sel[16] & w_of_16[1];
+        col_t[16] = sel[16] & v_tail_16[1];
+        col_w[17] = sel[17] & w_of_17[1];
+        col_t[17] = sel[17] & v_tail_17[1];
+        col_w[18] = sel[18] & w_of_18[1];
+        col_t[18] = sel[18] & v_tail_18[1];
+        col_w[19] = sel[19] & w_of_19[1];
+        col_t[19] = sel[19] & v_tail_19[1];
+        col_w[20] = sel[20] & w_of_20[1];
+        col_t[20] = sel[20] & v_tail_20[1];
+        col_w[21] = sel[21] & w_of_21[1];
+        col_t[21] = sel[21] & v_tail_21[1];
+        col_w[22] = sel[22] & w_of_22[1];
+        col_t[22] = sel[22] & v_tail_22[1];
+        col_w[23] = sel[23] & w_of_23[1];
+        col_t[23] = sel[23] & v_tail_23[1];
+        col_w[24] = sel[24] & w_of_24[1];
+        col_t[24] = sel[24] & v_tail_24[1];
+        col_w[25] = sel[25] & w_of_25[1];
+        col_t[25] = sel[25] & v_tail_25[1];
+        col_w[26] = sel[26] & w_of_26[1];
+        col_t[26] = sel[26] & v_tail_26[1];
+        col_w[27] = sel[27] & w_of_27[1];
+        col_t[27] = sel[27] & v_tail_27[1];
+        w_sel[1] = |col_w;
+        tail_sel[1] = |col_t;
+        col_w = zero_n;
+        col_t = zero_n;
+        col_w[0] = sel[0] & w_of_0[2];
+        col_t[0] = sel[0] & v_tail_0[2];
+        col_w[1] = sel[1] & w_of_1[2];
+        col_t[1] = sel[1] & v_tail_1[2];
+        col_w[2] = sel[2] & w_of_2[2];
+        col_t[2] = sel[2] & v_tail_2[2];
+        col_w[3] = sel[3] & w_of_3[2];
+        col_t[3] = sel[3] & v_tail_3[2];
+        col_w[4] = sel[4] & w_of_4[2];
+        col_t[4] = sel[4] & v_tail_4[2];
+        col_w[5] = sel[5] & w_of_5[2];
+        col_t[5] = sel[5] & v_tail_5[2];
+        col_w[6] = sel[6] & w_of_6[2];
+        col_t[6] = sel[6] & v_tail_6[2];
+        col_w[7] = sel[7] & w_of_7[2];
+        col_t[7] = sel[7] & v_tail_7[2];
+        col_w[8] = sel[8] & w_of_8[2];
+        col_t[8] = sel[8] & v_tail_8[2];
+        col_w[9] = sel[9] & w_of_9[2];
+        col_t[9] = sel[9] & v_tail_9[2];
+        col_w[10] = sel[10] & w_of_10[2];
+        col_t[10] = sel[10] & v_tail_10[2];
+        col_w[11] = sel[11] & w_of_11[2];
+        col_t[11] = sel[11] & v_tail_11[2];
+        col_w[12] = sel[12] & w_of_12[2];
+        col_t[12] = sel[12] & v_tail_12[2];
+        col_w[13] = sel[13] & w_of_13[2];
+        col_t[13] = sel[13] & v_tail_13[2];
+        col_w[14] = sel[14] & w_of_14[2];
+        col_t[14] = sel[14] & v_tail_14[2];
+        col_w[15] = sel[15] & w_of_15[2];
+        col_t[15] = sel[15] & v_tail_15[2];
+        col_w[16] = sel[16] & w_of_16[2];
+        col_t[16] = sel[16] & v_tail_16[2];
+        col_w[17] = sel[17] & w_of_17[2];
+        col_t[17] = sel[17] & v_tail_17[2];
+        col_w[18] = sel[18] & w_of_18[2];
+        col_t[18] = sel[18] & v_tail_18[2];
+        col_w[19] = sel[19] & w_of_19[2];
+        col_t[19] = sel[19] & v_tail_19[2];
+        col_w[20] = sel[20] & w_of_20[2];
+        col_t[20] = sel[20] & v_tail_20[2];
+        col_w[21] = sel[21] & w_of_21[2];
+        col_t[21] = sel[21] & v_tail_21[2];
+        col_w[22] = sel[22] & w_of_22[2];
+        col_t[22] = sel[22] & v_tail_22[2];
+        col_w[23] = sel[23] & w_of_23[2];
+        col_t[23] = sel[23] & v_tail_23[2];
+        col_w[24] = sel[24] & w_of_24[2];
+        col_t[24] = sel[24] & v_tail_24[2];
+        col_w[25] = sel[25] & w_of_25[2];
+        col_t[25] = sel[25] & v_tail_25[2];
+        col_w[26] = sel[26] & w_of_26[2];
+        col_t[26] = sel[26] & v_tail_26[2];
+        col_w[27] = sel[27] & w_of_27[2];
+        col_t[27] = sel[27] & v_tail_27[2];
+        w_sel[2] = |col_w;
+        tail_sel[2] = |col_t;
+        col_w = zero_n;
+        col_t = zero_n;
+        col_w[0] = sel[0] & w_of_0[3];
+        col_t[0] = sel[0] & v_tail_0[3];
+        col_w[1] = sel[1] & w_of_1[3];
+        col_t[1] = sel[1] & v_tail_1[3];
+        col_w[2] = sel[2] & w_of_2[3];
+        col_t[2] = sel[2] & v_tail_2[3];
+        col_w[3] = sel[3] & w_of_3[3];
+        col_t[3] = sel[3] & v_tail_3[3];
+        col_w[4] = sel[4] & w_of_4[3];
+        col_t[4] = sel[4] & v_tail_4[3];
+        col_w[5] = sel[5] & w_of_5[3];
+        col_t[5] = sel[5] & v_tail_5[3];
+        col_w[6] = sel[6] & w_of_6[3];
+        col_t[6] = sel[6] & v_tail_6[3];
+        col_w[7] = sel[7] & w_of_7[3];
+        col_t[7] = sel[7] & v_tail_7[3];
+        col_w[8] = sel[8] & w_of_8[3];
+        col_t[8] = sel[8] & v_tail_8[3];
+        col_w[9] = sel[9] & w_of_9[3];
+        col_t[9] = sel[9] & v_tail_9[3];
+        col_w[10] = sel[10] & w_of_10[3];
+        col_t[10] = sel[10] & v_tail_10[3];
+        col_w[11] = sel[11] & w_of_11[3];
+        col_t[11] = sel[11] & v_tail_11[3];
+        col_w[12] = sel[12] & w_of_12[3];
+        col_t[12] = sel[12] & v_tail_12[3];
+        col_w[13] = sel[13] & w_of_13[3];
+        col_t[13] = sel[13] & v_tail_13[3];
+        col_w[14] = sel[14] & w_of_14[3];
+        col_t[14] = sel[14] & v_tail_14[3];
+        col_w[15] = sel[15] & w_of_15[3];
+        col_t[15] = sel[15] & v_tail_15[3];
+        col_w[16] = sel[16] & w_of_16[3];
+        col_t[16] = sel[16] & v_tail_16[3];
+        col_w[17] = sel[17] & w_of_17[3];
+        col_t[17] = sel[17] & v_tail_17[3];
+        col_w[18] = sel[18] & w_of_18[3];
+        col_t[18] = sel[18] & v_tail_18[3];
+        col_w[19] = sel[19] & w_of_19[3];
+        col_t[19] = sel[19] & v_tail_19[3];
+        col_w[20] = sel[20] & w_of_20[3];
+        col_t[20] = sel[20] & v_tail_20[3];
+        col_w[21] = sel[21] & w_of_21[3];
+        col_t[21] = sel[21] & v_tail_21[3];
+        col_w[22] = sel[22] & w_of_22[3];
+        col_t[22] = sel[22] & v_tail_22[3];
+        col_w[23] = sel[23] & w_of_23[3];
+        col_t[23] = sel[23] & v_tail_23[3];
+        col_w[24] = sel[24] & w_of_24[3];
+        col_t[24] = sel[24] & v_tail_24[3];
+        col_w[25] = sel[25] & w_of_25[3];
+        col_t[25] = sel[25] & v_tail_25[3];
+        col_w[26] = sel[26] & w_of_26[3];
+        col_t[26] = sel[26] & v_tail_26[3];
+        col_w[27] = sel[27] & w_of_27[3];
+        col_t[27] = sel[27] & v_tail_27[3];
+        w_sel[3] = |col_w;
+        tail_sel[3] = |col_t;
+        col_w = zero_n;
+        col_t = zero_n;
+        col_w[0] = sel[0] & w_of_0[4];
+        col_t[0] = sel[0] & v_tail_0[4];
+        col_w[1] = sel[1] & w_of_1[4];
+        col_t[1] = sel[1] & v_tail_1[4];
+        col_w[2] = sel[2] & w_of_2[4];
+        col_t[2] = sel[2] & v_tail_2[4];
+        col_w[3] = sel[3] & w_of_3[4];
+        col_t[3] = sel[3] & v_tail_3[4];
+        col_w[4] = sel[4] & w_of_4[4];
+        col_t[4] = sel[4] & v_tail_4[4];
+        col_w[5] = sel[5] & w_of_5[4];
+        col_t[5] = sel[5] & v_tail_5[4];
+        col_w[6] = sel[6] & w_of_6[4];
+        col_t[6] = sel[6] & v_tail_6[4];
+        col_w[7] = sel[7] & w_of_7[4];
+        col_t[7] = sel[7] & v_tail_7[4];
+        col_w[8] = sel[8] & w_of_8[4];
+        col_t[8] = sel[8] & v_tail_8[4];
+        col_w[9] = sel[9] & w_of_9[4];
+        col_t[9] = sel[9] & v_tail_9[4];
+        col_w[10] = sel[10] & w_of_10[4];
+        col_t[10] = sel[10] & v_tail_10[4];
+        col_w[11] = sel[11] & w_of_11[4];
+        col_t[11] = sel[11] & v_tail_11[4];
+        col_w[12] = sel[12] & w_of_12[4];
+        col_t[12] = sel[12] & v_tail_12[4];
+        col_w[13] = sel[13] & w_of_13[4];
+        col_t[13] = sel[13] & v_tail_13[4];
+        col_w[14] = sel[14] & w_of_14[4];
+        col_t[14] = sel[14] & v_tail_14[4];
+        col_w[15] = sel[15] & w_of_15[4];
+        col_t[15] = sel[15] & v_tail_15[4];
+        col_w[16] = sel[16] & w_of_16[4];
+        col_t[16] = sel[16] & v_tail_16[4];
+        col_w[17] = sel[17] & w_of_17[4];
+        col_t[17] = sel[17] & v_tail_17[4];
+        col_w[18] = sel[18] & w_of_18[4];
+        col_t[18] = sel[18] & v_tail_18[4];
+        col_w[19] = sel[19] & w_of_19[4];
+        col_t[19] = sel[19] & v_tail_19[4];
+        col_w[20] = sel[20] & w_of_20[4];
+        col_t[20] = sel[20] & v_tail_20[4];
+        col_w[21] = sel[21] & w_of_21[4];
+        col_t[21] = sel[21] & v_tail_21[4];
+        col_w[22] = sel[22] & w_of_22[4];
+        col_t[22] = sel[22] & v_tail_22[4];
+        col_w[23] = sel[23] & w_of_23[4];
+        col_t[23] = sel[23] & v_tail_23[4];
+        col_w[24] = sel[24] & w_of_24[4];
+        col_t[24] = sel[24] & v_tail_24[4];
+        col_w[25] = sel[25] & w_of_25[4];
+        col_t[25] = sel[25] & v_tail_25[4];
+        col_w[26] = sel[26] & w_of_26[4];
+        col_t[26] = sel[26] & v_tail_26[4];
+        col_w[27] = sel[27] & w_of_27[4];
+        col_t[27] = sel[27] & v_tail_27[4];
+        w_sel[4] = |col_w;
+        tail_sel[4] = |col_t;
+        col_w = zero_n;
+        col_t = zero_n;
+        col_w[0] = sel[0] & w_of_0[5];
+        col_t[0] = sel[0] & v_tail_0[5];
+        col_w[1] = sel[1] & w_of_1[5];
+        col_t[1] = sel[1] & v_tail_1[5];
+        col_w[2] = sel[2] & w_of_2[5];
+        col_t[2] = sel[2] & v_tail_2[5];
+        col_w[3] = sel[3] & w_of_3[5];
+        col_t[3] = sel[3] & v_tail_3[5];
+        col_w[4] = sel[4] & w_of_4[5];
+        col_t[4] = sel[4] & v_tail_4[5];
+        col_w[5] = sel[5] & w_of_5[5];
+        col_t[5] = sel[5] & v_tail_5[5];
+        col_w[6] = sel[6] & w_of_6[5];
+        col_t[6] = sel[6] & v_tail_6[5];
+        col_w[7] = sel[7] & w_of_7[5];
+        col_t[7] = sel[7] & v_tail_7[5];
+        col_w[8] = sel[8] & w_of_8[5];
+        col_t[8] = sel[8] & v_tail_8[5];
+        col_w[9] = sel[9] & w_of_9[5];
+        col_t[9] = sel[9] & v_tail_9[5];
+        col_w[10] = sel[10] & w_of_10[5];
+        col_t[10] = sel[10] & v_tail_10[5];
+        col_w[11] = sel[11] & w_of_11[5];
+        col_t[11] = sel[11] & v_tail_11[5];
+        col_w[12] = sel[12] & w_of_12[5];
+        col_t[12] = sel[12] & v_tail_12[5];
+        col_w[13] = sel[13] & w_of_13[5];
+        col_t[13] = sel[13] & v_tail_13[5];
+        col_w[14] = sel[14] & w_of_14[5];
+        col_t[14] = sel[14] & v_tail_14[5];
+        col_w[15] = sel[15] & w_of_15[5];
+        col_t[15] = sel[15] & v_tail_15[5];
+        col_w[16] = sel[16] & w_of_16[5];
+        col_t[16] = sel[16] & v_tail_16[5];
+        col_w[17] = sel[17] & w_of_17[5];
+        col_t[17] = sel[17] & v_tail_17[5];
+        col_w[18] = sel[18] & w_of_18[5];
+        col_t[18] = sel[18] & v_tail_18[5];
+        col_w[19] = sel[19] & w_of_19[5];
+        col_t[19] = sel[19] & v_tail_19[5];
+        col_w[20] = sel[20] & w_of_20[5];
+        col_t[20] = sel[20] & v_tail_20[5];
+        col_w[21] = sel[21] & w_of_21[5];
+        col_t[21] = sel[21] & v_tail_21[5];
+        col_w[22] = sel[22] & w_of_22[5];
+        col_t[22] = sel[22] & v_tail_22[5];
+        col_w[23] = sel[23] & w_of_23[5];
+        col_t[23] = sel[23] & v_tail_23[5];
+        col_w[24] = sel[24] & w_of_24[5];
+        col_t[24] = sel[24] & v_tail_24[5];
+        col_w[25] = sel[25] & w_of_25[5];
+        col_t[25] = sel[25] & v_tail_25[5];
+        col_w[26] = sel[26] & w_of_26[5];
+        col_t[26] = sel[26] & v_tail_26[5];
+        col_w[27] = sel[27] & w_of_27[5];
+        col_t[27] = sel[27] & v_tail_27[5];
+        w_sel[5] = |col_w;
+        tail_sel[5] = |col_t;
+        col_w = zero_n;
+        col_t = zero_n;
+        col_w[0] = sel[0] & w_of_0[6];
+        col_t[0] = sel[0] & v_tail_0[6];
+        col_w[1] = sel[1] & w_of_1[6];
+        col_t[1] = sel[1] & v_tail_1[6];
+        col_w[2] = sel[2] & w_of_2[6];
+        col_t[2] = sel[2] & v_tail_2[6];
+        col_w[3] = sel[3] & w_of_3[6];
+        col_t[3] = sel[3] & v_tail_3[6];
+        col_w[4] = sel[4] & w_of_4[6];
+        col_t[4] = sel[4] & v_tail_4[6];
+        col_w[5] = sel[5] & w_of_5[6];
+        col_t[5] = sel[5] & v_tail_5[6];
+        col_w[6] = sel[6] & w_of_6[6];
+        col_t[6] = sel[6] & v_tail_6[6];
+        col_w[7] = sel[7] & w_of_7[6];
+        col_t[7] = sel[7] & v_tail_7[6];
+        col_w[8] = sel[8] & w_of_8[6];
+        col_t[8] = sel[8] & v_tail_8[6];
+        col_w[9] = sel[9] & w_of_9[6];
+        col_t[9] = sel[9] & v_tail_9[6];
+        col_w[10] = sel[10] & w_of_10[6];
+        col_t[10] = sel[10] & v_tail_10[6];
+        col_w[11] = sel[11] & w_of_11[6];
+        col_t[11] = sel[11] & v_tail_11[6];
+        col_w[12] = sel[12] & w_of_12[6];
+        col_t[12] = sel[12] & v_tail_12[6];
+        col_w[13] = sel[13] & w_of_13[6];
+        col_t[13] = sel[13] & v_tail_13[6];
+        col_w[14] = sel[14] & w_of_14[6];
+        col_t[14] = sel[14] & v_tail_14[6];
+        col_w[15] = sel[15] & w_of_15[6];
+        col_t[15] = sel[15] & v_tail_15[6];
+        col_w[16] = sel[16] & w_of_16[6];
+        col_t[16] = sel[16] & v_tail_16[6];
+        col_w[17] = sel[17] & w_of_17[6];
+        col_t[17] = sel[17] & v_tail_17[6];
+        col_w[18] = sel[18] & w_of_18[6];
+        col_t[18] = sel[18] & v_tail_18[6];
+        col_w[19] = sel[19] & w_of_19[6];
+        col_t[19] = sel[19] & v_tail_19[6];
+        col_w[20] = sel[20] & w_of_20[6];
+        col_t[20] = sel[20] & v_tail_20[6];
+        col_w[21] = sel[21] & w_of_21[6];
+        col_t[21] = sel[21] & v_tail_21[6];
+        col_w[22] = sel[22] & w_of_22[6];
+        col_t[22] = sel[22] & v_tail_22[6];
+        col_w[23] = sel[23] & w_of_23[6];
+        col_t[23] = sel[23] & v_tail_23[6];
+        col_w[24] = sel[24] & w_of_24[6];
+        col_t[24] = sel[24] & v_tail_24[6];
+        col_w[25] = sel[25] & w_of_25[6];
+        col_t[25] = sel[25] & v_tail_25[6];
+        col_w[26] = sel[26] & w_of_26[6];
+        col_t[26] = sel[26] & v_tail_26[6];
+        col_w[27] = sel[27] & w_of_27[6];
+        col_t[27] = sel[27] & v_tail_27[6];
+        w_sel[6] = |col_w;
+        tail_sel[6] = |col_t;
+        col_w = zero_n;
+        col_t = zero_n;
+        col_w[0] = sel[0] & w_of_0[7];
+        col_t[0] = sel[0] & v_tail_0[7];
+        col_w[1] = sel[1] & w_of_1[7];
+        col_t[1] = sel[1] & v_tail_1[7];
+        col_w[2] = sel[2] & w_of_2[7];
+        col_t[2] = sel[2] & v_tail_2[7];
+        col_w[3] = sel[3] & w_of_3[7];
+        col_t[3] = sel[3] & v_tail_3[7];
+        col_w[4] = sel[4] & w_of_4[7];
+        col_t[4] = sel[4] & v_tail_4[7];
+        col_w[5] = sel[5] & w_of_5[7];
+        col_t[5] = sel[5] & v_tail_5[7];
+        col_w[6] = sel[6] & w_of_6[7];
+        col_t[6] = sel[6] & v_tail_6[7];
+        col_w[7] = sel[7] & w_of_7[7];
+        col_t[7] = sel[7] & v_tail_7[7];
+        col_w[8] = sel[8] & w_of_8[7];
+        col_t[8] = sel[8] & v_tail_8[7];
+        col_w[9] = sel[9] & w_of_9[7];
+        col_t[9] = sel[9] & v_tail_9[7];
+        col_w[10] = sel[10] & w_of_10[7];
+        col_t[10] = sel[10] & v_tail_10[7];
+        col_w[11] = sel[11] & w_of_11[7];
+        col_t[11] = sel[11] & v_tail_11[7];
+        col_w[12] = sel[12] & w_of_12[7];
+        col_t[12] = sel[12] & v_tail_12[7];
+        col_w[13] = sel[13] & w_of_13[7];
+        col_t[13] = sel[13] & v_tail_13[7];
+        col_w[14] = sel[14] & w_of_14[7];
+        col_t[14] = sel[14] & v_tail_14[7];
+        col_w[15] = sel[15] & w_of_15[7];
+        col_t[15] = sel[15] & v_tail_15[7];
+        col_w[16] = sel[16] & w_of_16[7];
+        col_t[16] = sel[16] & v_tail_16[7];
+        col_w[17] = sel[17] & w_of_17[7];
+        col_t[17] = sel[17] & v_tail_17[7];
+        col_w[18] = sel[18] & w_of_18[7];
+        col_t[18] = sel[18] & v_tail_18[7];
+        col_w[19] = sel[19] & w_of_19[7];
+        col_t[19] = sel[19] & v_tail_19[7];
+        col_w[20] = sel[20] & w_of_20[7];
+        col_t[20] = sel[20] & v_tail_20[7];
+        col_w[21] = sel[21] & w_of_21[7];
+        col_t[21] = sel[21] & v_tail_21[7];
+        col_w[22] = sel[22] & w_of_22[7];
+        col_t[22] = sel[22] & v_tail_22[7];
+        col_w[23] = sel[23] & w_of_23[7];
+        col_t[23] = sel[23] & v_tail_23[7];
+        col_w[24] = sel[24] & w_of_24[7];
+        col_t[24] = sel[24] & v_tail_24[7];
+        col_w[25] = sel[25] & w_of_25[7];
+        col_t[25] = sel[25] & v_tail_25[7];
+        col_w[26] = sel[26] & w_of_26[7];
+        col_t[26] = sel[26] & v_tail_26[7];
+        col_w[27] = sel[27] & w_of_27[7];
+        col_t[27] = sel[27] & v_tail_27[7];
+        w_sel[7] = |col_w;
+        tail_sel[7] = |col_t;
+        col_w = zero_n;
+        col_t = zero_n;
+        col_w[0] = sel[0] & w_of_0[8];
+        col_t[0] = sel[0] & v_tail_0[8];
+        col_w[1] = sel[1] & w_of_1[8];
+        col_t[1] = sel[1] & v_tail_1[8];
+        col_w[2] = sel[2] & w_of_2[8];
+        col_t[2] = sel[2] & v_tail_2[8];
+        col_w[3] = sel[3] & w_of_3[8];
+        col_t[3] = sel[3] & v_tail_3[8];
+        col_w[4] = sel[4] & w_of_4[8];
+        col_t[4] = sel[4] & v_tail_4[8];
+        col_w[5] = sel[5] & w_of_5[8];
+        col_t[5] = sel[5] & v_tail_5[8];
+        col_w[6] = sel[6] & w_of_6[8];
+        col_t[6] = sel[6] & v_tail_6[8];
+        col_w[7] = sel[7] & w_of_7[8];
+        col_t[7] = sel[7] & v_tail_7[8];
+        col_w[8] = sel[8] & w_of_8[8];
+        col_t[8] = sel[8] & v_tail_8[8];
+        col_w[9] = sel[9] & w_of_9[8];
+        col_t[9] = sel[9] & v_tail_9[8];
+        col_w[10] = sel[10] & w_of_10[8];
+        col_t[10] = sel[10] & v_tail_10[8];
+        col_w[11] = sel[11] & w_of_11[8];
+        col_t[11] = sel[11] & v_tail_11[8];
+        col_w[12] = sel[12] & w_of_12[8];
+        col_t[12] = sel[12] & v_tail_12[8];
+        col_w[13] = sel[13] & w_of_13[8];
+        col_t[13] = sel[13] & v_tail_13[8];
+        col_w[14] = sel[14] & w_of_14[8];
+        col_t[14] = sel[14] & v_tail_14[8];
+        col_w[15] = sel[15] & w_of_15[8];
+        col_t[15] = sel[15] & v_tail_15[8];
+        col_w[16] = sel[16] & w_of_16[8];
+        col_t[16] = sel[16] & v_tail_16[8];
+        col_w[17] = sel[17] & w_of_17[8];
+        col_t[17] = sel[17] & v_tail_17[8];
+        col_w[18] = sel[18] & w_of_18[8];
+        col_t[18] = sel[18] & v_tail_18[8];
+        col_w[19] = sel[19] & w_of_19[8];
+        col_t[19] = sel[19] & v_tail_19[8];
+        col_w[20] = sel[20] & w_of_20[8];
+        col_t[20] = sel[20] & v_tail_20[8];
+        col_w[21] = sel[21] & w_of_21[8];
+        col_t[21] = sel[21] & v_tail_21[8];
+        col_w[22] = sel[22] & w_of_22[8];
+        col_t[22] = sel[22] & v_tail_22[8];
+        col_w[23] = sel[23] & w_of_23[8];
+        col_t[23] = sel[23] & v_tail_23[8];
+        col_w[24] = sel[24] & w_of_24[8];
+        col_t[24] = sel[24] & v_tail_24[8];
+        col_w[25] = sel[25] & w_of_25[8];
+        col_t[25] = sel[25] & v_tail_25[8];
+        col_w[26] = sel[26] & w_of_26[8];
+        col_t[26] = sel[26] & v_tail_26[8];
+        col_w[27] = sel[27] & w_of_27[8];
+        col_t[27] = sel[27] & v_tail_27[8];
+        w_sel[8] = |col_w;
+        tail_sel[8] = |col_t;
+        col_w = zero_n;
+        col_t = zero_n;
+        col_w[0] = sel[0] & w_of_0[9];
+        col_t[0] = sel[0] & v_tail_0[9];
+        col_w[1] = sel[1] & w_of_1[9];
+        col_t[1] = sel[1] & v_tail_1[9];
+        col_w[2] = sel[2] & w_of_2[9];
+        col_t[2] = sel[2] & v_tail_2[9];
+        col_w[3] = sel[3] & w_of_3[9];
+        col_t[3] = sel[3] & v_tail_3[9];
+        col_w[4] = sel[4] & w_of_4[9];
+        col_t[4] = sel[4] & v_tail_4[9];
+        col_w[5] = sel[5] & w_of_5[9];
+        col_t[5] = sel[5] & v_tail_5[9];
+        col_w[6] = sel[6] & w_of_6[9];
+        col_t[6] = sel[6] & v_tail_6[9];
+        col_w[7] = sel[7] & w_of_7[9];
+        col_t[7] = sel[7] & v_tail_7[9];
+        col_w[8] = sel[8] & w_of_8[9];
+        col_t[8] = sel[8] & v_tail_8[9];
+        col_w[9] = sel[9] & w_of_9[9];
+        col_t[9] = sel[9] & v_tail_9[9];
+        col_w[10] = sel[10] & w_of_10[9];
+        col_t[10] = sel[10] & v_tail_10[9];
+        col_w[11] = sel[11] & w_of_11[9];
+        col_t[11] = sel[11] & v_tail_11[9];
+        col_w[12] = sel[12] & w_of_12[9];
+        col_t[12] = sel[12] & v_tail_12[9];
+        col_w[13] = sel[13] & w_of_13[9];
+        col_t[13] = sel[13] & v_tail_13[9];
+        col_w[14] = sel[14] & w_of_14[9];
+        col_t[14] = sel[14] & v_tail_14[9];
+        col_w[15] = sel[15] & w_of_15[9];
+        col_t[15] = sel[15] & v_tail_15[9];
+        col_w[16] = sel[16] & w_of_16[9];
+        col_t[16] = sel[16] & v_tail_16[9];
+        col_w[17] = sel[17] & w_of_17[9];
+        col_t[17] = sel[17] & v_tail_17[9];
+        col_w[18] = sel[18] & w_of_18[9];
+        col_t[18] = sel[18] & v_tail_18[9];
+        col_w[19] = sel[19] & w_of_19[9];
+        col_t[19] = sel[19] & v_tail_19[9];
+        col_w[20] = sel[20] & w_of_20[9];
+        col_t[20] = sel[20] & v_tail_20[9];
+        col_w[21] = sel[21] & w_of_21[9];
+        col_t[21] = sel[21] & v_tail_21[9];
+        col_w[22] = sel[22] & w_of_22[9];
+        col_t[22] = sel[22] & v_tail_22[9];
+        col_w[23] = sel[23] & w_of_23[9];
+        col_t[23] = sel[23] & v_tail_23[9];
+        col_w[24] = sel[24] & w_of_24[9];
+        col_t[24] = sel[24] & v_tail_24[9];
+        col_w[25] = sel[25] & w_of_25[9];
+        col_t[25] = sel[25] & v_tail_25[9];
+        col_w[26] = sel[26] & w_of_26[9];
+        col_t[26] = sel[26] & v_tail_26[9];
+        col_w[27] = sel[27] & w_of_27[9];
+        col_t[27] = sel[27] & v_tail_27[9];
+        w_sel[9] = |col_w;
+        tail_sel[9] = |col_t;
+        col_w = zero_n;
+        col_t = zero_n;
+        col_w[0] = sel[0] & w_of_0[10];
+        col_t[0] = sel[0] & v_tail_0[10];
+        col_w[1] = sel[1] & w_of_1[10];
+        col_t[1] = sel[1] & v_tail_1[10];
+        col_w[2] = sel[2] & w_of_2[10];
+        col_t[2] = sel[2] & v_tail_2[10];
+        col_w[3] = sel[3] & w_of_3[10];
+        col_t[3] = sel[3] & v_tail_3[10];
+        col_w[4] = sel[4] & w_of_4[10];
+        col_t[4] = sel[4] & v_tail_4[10];
+        col_w[5] = sel[5] & w_of_5[10];
+        col_t[5] = sel[5] & v_tail_5[10];
+        col_w[6] = sel[6] & w_of_6[10];
+        col_t[6] = sel[6] & v_tail_6[10];
+        col_w[7] = sel[7] & w_of_7[10];
+        col_t[7] = sel[7] & v_tail_7[10];
+        col_w[8] = sel[8] & w_of_8[10];
+        col_t[8] = sel[8] & v_tail_8[10];
+        col_w[9] = sel[9] & w_of_9[10];
+        col_t[9] = sel[9] & v_tail_9[10];
+        col_w[10] = sel[10] & w_of_10[10];
+        col_t[10] = sel[10] & v_tail_10[10];
+        col_w[11] = sel[11] & w_of_11[10];
+        col_t[11] = sel[11] & v_tail_11[10];
+        col_w[12] = sel[12] & w_of_12[10];
+        col_t[12] = sel[12] & v_tail_12[10];
+        col_w[13] = sel[13] & w_of_13[10];
+        col_t[13] = sel[13] & v_tail_13[10];
+        col_w[14] = sel[14] & w_of_14[10];
+        col_t[14] = sel[14] & v_tail_14[10];
+        col_w[15] = sel[15] & w_of_15[10];
+        col_t[15] = sel[15] & v_tail_15[10];
+        col_w[16] = sel[16] & w_of_16[10];
+        col_t[16] = sel[16] & v_tail_16[10];
+        col_w[17] = sel[17] & w_of_17[10];
+        col_t[17] = sel[17] & v_tail_17[10];
+        col_w[18] = sel[18] & w_of_18[10];
+        col_t[18] = sel[18] & v_tail_18[10];
+        col_w[19] = sel[19] & w_of_19[10];
+        col_t[19] = sel[19] & v_tail_19[10];
+        col_w[20] = sel[20] & w_of_20[10];
+        col_t[20] = sel[20] & v_tail_20[10];
+        col_w[21] = sel[21] & w_of_21[10];
+        col_t[21] = sel[21] & v_tail_21[10];
+        col_w[22] = sel[22] & w_of_22[10];
+        col_t[22] = sel[22] & v_tail_22[10];
+        col_w[23] = sel[23] & w_of_23[10];
+        col_t[23] = sel[23] & v_tail_23[10];
+        col_w[24] = sel[24] & w_of_24[10];
+        col_t[24] = sel[24] & v_tail_24[10];
+        col_w[25] = sel[25] & w_of_25[10];
+        col_t[25] = sel[25] & v_tail_25[10];
+        col_w[26] = sel[26] & w_of_26[10];
+        col_t[26] = sel[26] & v_tail_26[10];
+        col_w[27] = sel[27] & w_of_27[10];
+        col_t[27] = sel[27] & v_tail_27[10];
+        w_sel[10] = |col_w;
+        tail_sel[10] = |col_t;
+        col_w = zero_n;
+        col_t = zero_n;
+        col_w[0] = sel[0] & w_of_0[11];
+        col_t[0] = sel[0] & v_tail_0[11];
+        col_w[1] = sel[1] & w_of_1[11];
+        col_t[1] = sel[1] & v_tail_1[11];
+        col_w[2] = sel[2] & w_of_2[11];
+        col_t[2] = sel[2] & v_tail_2[11];
+        col_w[3] = sel[3] & w_of_3[11];
+        col_t[3] = sel[3] & v_tail_3[11];
+        col_w[4] = sel[4] & w_of_4[11];
+        col_t[4] = sel[4] & v_tail_4[11];
+        col_w[5] = sel[5] & w_of_5[11];
+        col_t[5] = sel[5] & v_tail_5[11];
+        col_w[6] = sel[6] & w_of_6[11];
+        col_t[6] = sel[6] & v_tail_6[11];
+        col_w[7] = sel[7] & w_of_7[11];
+        col_t[7] = sel[7] & v_tail_7[11];
+        col_w[8] = sel[8] & w_of_8[11];
+        col_t[8] = sel[8] & v_tail_8[11];
+        col_w[9] = sel[9] & w_of_9[11];
+        col_t[9] = sel[9] & v_tail_9[11];
+        col_w[10] = sel[10] & w_of_10[11];
+        col_t[10] = sel[10] & v_tail_10[11];
+        col_w[11] = sel[11] & w_of_11[11];
+        col_t[11] = sel[11] & v_tail_11[11];
+        col_w[12] = sel[12] & w_of_12[11];
+        col_t[12] = sel[12] & v_tail_12[11];
+        col_w[13] = sel[13] & w_of_13[11];
+        col_t[13] = sel[13] & v_tail_13[11];
+        col_w[14] = sel[14] & w_of_14[11];
+        col_t[14] = sel[14] & v_tail_14[11];
+        col_w[15] = sel[15] & w_of_15[11];
+        col_t[15] = sel[15] & v_tail_15[11];
+        col_w[16] = sel[16] & w_of_16[11];
+        col_t[16] = sel[16] & v_tail_16[11];
+        col_w[17] = sel[17] & w_of_17[11];
+        col_t[17] = sel[17] & v_tail_17[11];
+        col_w[18] = sel[18] & w_of_18[11];
+        col_t[18] = sel[18] & v_tail_18[11];
+        col_w[19] = sel[19] & w_of_19[11];
+        col_t[19] = sel[19] & v_tail_19[11];
+        col_w[20] = sel[20] & w_of_20[11];
+        col_t[20] = sel[20] & v_tail_20[11];
+        col_w[21] = sel[21] & w_of_21[11];
+        col_t[21] = sel[21] & v_tail_21[11];
+        col_w[22] = sel[22] & w_of_22[11];
+        col_t[22] = sel[22] & v_tail_22[11];
+        col_w[23] = sel[23] & w_of_23[11];
+        col_t[23] = sel[23] & v_tail_23[11];
+        col_w[24] = sel[24] & w_of_24[11];
+        col_t[24] = sel[24] & v_tail_24[11];
+        col_w[25] = sel[25] & w_of_25[11];
+        col_t[25] = sel[25] & v_tail_25[11];
+        col_w[26] = sel[26] & w_of_26[11];
+        col_t[26] = sel[26] & v_tail_26[11];
+        col_w[27] = sel[27] & w_of_27[11];
+        col_t[27] = sel[27] & v_tail_27[11];
+        w_sel[11] = |col_w;
+        tail_sel[11] = |col_t;
+        col_w = zero_n;
+        col_t = zero_n;
+        col_w[0] = sel[0] & w_of_0[12];
+        col_t[0] = sel[0] & v_tail_0[12];
+        col_w[1] = sel[1] & w_of_1[12];
+        col_t[1] = sel[1] & v_tail_1[12];
+        col_w[2] = sel[2] & w_of_2[12];
+        col_t[2] = sel[2] & v_tail_2[12];
+        col_w[3] = sel[3] & w_of_3[12];
+        col_t[3] = sel[3] & v_tail_3[12];
+        col_w[4] = sel[4] & w_of_4[12];
+        col_t[4] = sel[4] & v_tail_4[12];
+        col_w[5] = sel[5] & w_of_5[12];
+        col_t[5] = sel[5] & v_tail_5[12];
+        col_w[6] = sel[6] & w_of_6[12];
+        col_t[6] = sel[6] & v_tail_6[12];
+        col_w[7] = sel[7] & w_of_7[12];
+        col_t[7] = sel[7] & v_tail_7[12];
+        col_w[8] = sel[8] & w_of_8[12];
+        col_t[8] = sel[8] & v_tail_8[12];
+        col_w[9] = sel[9] & w_of_9[12];
+        col_t[9] = sel[9] & v_tail_9[12];
+        col_w[10] = sel[10] & w_of_10[12];
+        col_t[10] = sel[10] & v_tail_10[12];
+        col_w[11] = sel[11] & w_of_11[12];
+        col_t[11] = sel[11] & v_tail_11[12];
+        col_w[12] = sel[12] & w_of_12[12];
+        col_t[12] = sel[12] & v_tail_12[12];
+        col_w[13] = sel[13] & w_of_13[12];
+        col_t[13] = sel[13] & v_tail_13[12];
+        col_w[14] = sel[14] & w_of_14[12];
+        col_t[14] = sel[14] & v_tail_14[12];
+        col_w[15] = sel[15] & w_of_15[12];
+        col_t[15] = sel[15] & v_tail_15[12];
+        col_w[16] = sel[16] & w_of_16[12];
+        col_t[16] = sel[16] & v_tail_16[12];
+        col_w[17] = sel[17] & w_of_17[12];
+        col_t[17] = sel[17] & v_tail_17[12];
+        col_w[18] = sel[18] & w_of_18[12];
+        col_t[18] = sel[18] & v_tail_18[12];
+        col_w[19] = sel[19] & w_of_19[12];
+        col_t[19] = sel[19] & v_tail_19[12];
+        col_w[20] = sel[20] & w_of_20[12];
+        col_t[20] = sel[20] & v_tail_20[12];
+        col_w[21] = sel[21] & w_of_21[12];
+        col_t[21] = sel[21] & v_tail_21[12];
+        col_w[22] = sel[22] & w_of_22[12];
+        col_t[22] = sel[22] & v_tail_22[12];
+        col_w[23] = sel[23] & w_of_23[12];
+        col_t[23] = sel[23] & v_tail_23[12];
+        col_w[24] = sel[24] & w_of_24[12];
+        col_t[24] = sel[24] & v_tail_24[12];
+        col_w[25] = sel[25] & w_of_25[12];
+        col_t[25] = sel[25] & v_tail_25[12];
+        col_w[26] = sel[26] & w_of_26[12];
+        col_t[26] = sel[26] & v_tail_26[12];
+        col_w[27] = sel[27] & w_of_27[12];
+        col_t[27] = sel[27] & v_tail_27[12];
+        w_sel[12] = |col_w;
+        tail_sel[12] = |col_t;
+        col_w = zero_n;
+        col_t = zero_n;
+        col_w[0] = sel[0] & w_of_0[13];
+        col_t[0] = sel[0] & v_tail_0[13];
+        col_w[1] = sel[1] & w_of_1[13];
+        col_t[1] = sel[1] & v_tail_1[13];
+        col_w[2] = sel[2] & w_of_2[13];
+        col_t[2] = sel[2] & v_tail_2[13];
+        col_w[3] = sel[3] & w_of_3[13];
+        col_t[3] = sel[3] & v_tail_3[13];
+        col_w[4] = sel[4] & w_of_4[13];
+        col_t[4] = sel[4] & v_tail_4[13];
+        col_w[5] = sel[5] & w_of_5[13];
+        col_t[5] = sel[5] & v_tail_5[13];
+        col_w[6] = sel[6] & w_of_6[13];
+        col_t[6] = sel[6] & v_tail_6[13];
+        col_w[7] = sel[7] & w_of_7[13];
+        col_t[7] = sel[7] & v_tail_7[13];
+        col_w[8] = sel[8] & w_of_8[13];
+        col_t[8] = sel[8] & v_tail_8[13];
+        col_w[9] = sel[9] & w_of_9[13];
+        col_t[9] = sel[9] & v_tail_9[13];
+        col_w[10] = sel[10] & w_of_10[13];
+        col_t[10] = sel[10] & v_tail_10[13];
+        col_w[11] = sel[11] & w_of_11[13];
+        col_t[11] = sel[11] & v_tail_11[13];
+        col_w[12] = sel[12] & w_of_12[13];
+        col_t[12] = sel[12] & v_tail_12[13];
+        col_w[13] = sel[13] & w_of_13[13];
+        col_t[13] = sel[13] & v_tail_13[13];
+        col_w[14] = sel[14] & w_of_14[13];
+        col_t[14] = sel[14] & v_tail_14[13];
+        col_w[15] = sel[15] & w_of_15[13];
+        col_t[15] = sel[15] & v_tail_15[13];
+        col_w[16] = sel[16] & w_of_16[13];
+        col_t[16] = sel[16] & v_tail_16[13];
+        col_w[17] = sel[17] & w_of_17[13];
+        col_t[17] = sel[17] & v_tail_17[13];
+        col_w[18] = sel[18] & w_of_18[13];
+        col_t[18] = sel[18] & v_tail_18[13];
+        col_w[19] = sel[19] & w_of_19[13];
+        col_t[19] = sel[19] & v_tail_19[13];
+        col_w[20] = sel[20] & w_of_20[13];
+        col_t[20] = sel[20] & v_tail_20[13];
+        col_w[21] = sel[21] & w_of_21[13];
+        col_t[21] = sel[21] & v_tail_21[13];
+        col_w[22] = sel[22] & w_of_22[13];
+        col_t[22] = sel[22] & v_tail_22[13];
+        col_w[23] = sel[23] & w_of_23[13];
+        col_t[23] = sel[23] & v_tail_23[13];
+        col_w[24] = sel[24] & w_of_24[13];
+        col_t[24] = sel[24] & v_tail_24[13];
+        col_w[25] = sel[25] & w_of_25[13];
+        col_t[25] = sel[25] & v_tail_25[13];
+        col_w[26] = sel[26] & w_of_26[13];
+        col_t[26] = sel[26] & v_tail_26[13];
+        col_w[27] = sel[27] & w_of_27[13];
+        col_t[27] = sel[27] & v_tail_27[13];
+        w_sel[13] = |col_w;
+        tail_sel[13] = |col_t;
+        col_w = zero_n;
+        col_t = zero_n;
+        col_w[0] = sel[0] & w_of_0[14];
+        col_t[0] = sel[0] & v_tail_0[14];
+        col_w[1] = sel[1] & w_of_1[14];
+        col_t[1] = sel[1] & v_tail_1[14];
+        col_w[2] = sel[2] & w_of_2[14];
+        col_t[2] = sel[2] & v_tail_2[14];
+        col_w[3] = sel[3] & w_of_3[14];
+        col_t[3] = sel[3] & v_tail_3[14];
+        col_w[4] = sel[4] & w_of_4[14];
+        col_t[4] = sel[4] & v_tail_4[14];
+        col_w[5] = sel[5] & w_of_5[14];
+        col_t[5] = sel[5] & v_tail_5[14];
+        col_w[6] = sel[6] & w_of_6[14];
+        col_t[6] = sel[6] & v_tail_6[14];
+        col_w[7] = sel[7] & w_of_7[14];
+        col_t[7] = sel[7] & v_tail_7[14];
+        col_w[8] = sel[8] & w_of_8[14];
+        col_t[8] = sel[8] & v_tail_8[14];
+        col_w[9] = sel[9] & w_of_9[14];
+        col_t[9] = sel[9] & v_tail_9[14];
+        col_w[10] = sel[10] & w_of_10[14];
+        col_t[10] = sel[10] & v_tail_10[14];
+        col_w[11] = sel[11] & w_of_11[14];
+        col_t[11] = sel[11] & v_tail_11[14];
+        col_w[12] = sel[12] & w_of_12[14];
+        col_t[12] = sel[12] & v_tail_12[14];
+        col_w[13] = sel[13] & w_of_13[14];
+        col_t[13] = sel[13] & v_tail_13[14];
+        col_w[14] = sel[14] & w_of_14[14];
+        col_t[14] = sel[14] & v_tail_14[14];
+        col_w[15] = sel[15] & w_of_15[14];
+        col_t[15] = sel[15] & v_tail_15[14];
+        col_w[16] = sel[16] & w_of_16[14];
+        col_t[16] = sel[16] & v_tail_16[14];
+        col_w[17] = sel[17] & w_of_17[14];
+        col_t[17] = sel[17] & v_tail_17[14];
+        col_w[18] = sel[18] & w_of_18[14];
+        col_t[18] = sel[18] & v_tail_18[14];
+        col_w[19] = sel[19] & w_of_19[14];
+        col_t[19] = sel[19] & v_tail_19[14];
+        col_w[20] = sel[20] & w_of_20[14];
+        col_t[20] = sel[20] & v_tail_20[14];
+        col_w[21] = sel[21] & w_of_21[14];
+        col_t[21] = sel[21] & v_tail_21[14];
+        col_w[22] = sel[22] & w_of_22[14];
+        col_t[22] = sel[22] & v_tail_22[14];
+        col_w[23] = sel[23] & w_of_23[14];
+        col_t[23] = sel[23] & v_tail_23[14];
+        col_w[24] = sel[24] & w_of_24[14];
+        col_t[24] = sel[24] & v_tail_24[14];
+        col_w[25] = sel[25] & w_of_25[14];
+        col_t[25] = sel[25] & v_tail_25[14];
+        col_w[26] = sel[26] & w_of_26[14];
+        col_t[26] = sel[26] & v_tail_26[14];
+        col_w[27] = sel[27] & w_of_27[14];
+        col_t[27] = sel[27] & v_tail_27[14];
+        w_sel[14] = |col_w;
+        tail_sel[14] = |col_t;
+        col_w = zero_n;
+        col_t = zero_n;
+        col_w[0] = sel[0] & w_of_0[15];
+        col_t[0] = sel[0] & v_tail_0[15];
+        col_w[1] = sel[1] & w_of_1[15];
+        col_t[1] = sel[1] & v_tail_1[15];
+        col_w[2] = sel[2] & w_of_2[15];
+        col_t[2] = sel[2] & v_tail_2[15];
+        col_w[3] = sel[3] & w_of_3[15];
+        col_t[3] = sel[3] & v_tail_3[15];
+        col_w[4] = sel[4] & w_of_4[15];
+        col_t[4] = sel[4] & v_tail_4[15];
+        col_w[5] = sel[5] & w_of_5[15];
+        col_t[5] = sel[5] & v_tail_5[15];
+        col_w[6] = sel[6] & w_of_6[15];
+        col_t[6] = sel[6] & v_tail_6[15];
+        col_w[7] = sel[7] & w_of_7[15];
+        col_t[7] = sel[7] & v_tail_7[15];
+        col_w[8] = sel[8] & w_of_8[15];
+        col_t[8] = sel[8] & v_tail_8[15];
+        col_w[9] = sel[9] & w_of_9[15];
+        col_t[9] = sel[9] & v_tail_9[15];
+        col_w[10] = sel[10] & w_of_10[15];
+        col_t[10] = sel[10] & v_tail_10[15];
+        col_w[11] = sel[11] & w_of_11[15];
+        col_t[11] = sel[11] & v_tail_11[15];
+        col_w[12] = sel[12] & w_of_12[15];
+        col_t[12] = sel[12] & v_tail_12[15];
+        col_w[13] = sel[13] & w_of_13[15];
+        col_t[13] = sel[13] & v_tail_13[15];
+        col_w[14] = sel[14] & w_of_14[15];
+        col_t[14] = sel[14] & v_tail_14[15];
+        col_w[15] = sel[15] & w_of_15[15];
+        col_t[15] = sel[15] & v_tail_15[15];
+        col_w[16] = sel[16] & w_of_16[15];
+        col_t[16] = sel[16] & v_tail_16[15];
+        col_w[17] = sel[17] & w_of_17[15];
+        col_t[17] = sel[17] & v_tail_17[15];
+        col_w[18] = sel[18] & w_of_18[15];
+        col_t[18] = sel[18] & v_tail_18[15];
+        col_w[19] = sel[19] & w_of_19[15];
+        col_t[19] = sel[19] & v_tail_19[15];
+        col_w[20] = sel[20] & w_of_20[15];
+        col_t[20] = sel[20] & v_tail_20[15];
+        col_w[21] = sel[21] & w_of_21[15];
+        col_t[21] = sel[21] & v_tail_21[15];
+        col_w[22] = sel[22] & w_of_22[15];
+        col_t[22] = sel[22] & v_tail_22[15];
+        col_w[23] = sel[23] & w_of_23[15];
+        col_t[23] = sel[23] & v_tail_23[15];
+        col_w[24] = sel[24] & w_of_24[15];
+        col_t[24] = sel[24] & v_tail_24[15];
+        col_w[25] = sel[25] & w_of_25[15];
+        col_t[25] = sel[25] & v_tail_25[15];
+        col_w[26] = sel[26] & w_of_26[15];
+        col_t[26] = sel[26] & v_tail_26[15];
+        col_w[27] = sel[27] & w_of_27[15];
+        col_t[27] = sel[27] & v_tail_27[15];
+        w_sel[15] = |col_w;
+        tail_sel[15] = |col_t;
         div_t = (rem__q << sh1) | zero_rb;
         if (sum__q[32'hf]) begin
             div_t = (rem__q << sh1) | one_rb;

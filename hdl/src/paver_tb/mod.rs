@@ -141,6 +141,11 @@ pub struct PaverTb<
     sel: Signal<Local, Bits<N>>,
     w_sel: Signal<Local, Bits<16>>,
     tail_sel: Signal<Local, Bits<16>>,
+    /// Per SM: `W = tail - next` after the responses.
+    w_of: [Signal<Local, Bits<16>>; N],
+    /// One bit of every SM's `W` / `tail`, masked by the select (reused per bit).
+    col_w: Signal<Local, Bits<N>>,
+    col_t: Signal<Local, Bits<N>>,
     div_t: Signal<Local, Bits<RB>>,
     s_raw: Signal<Local, Bits<16>>,
     s_cnt: Signal<Local, Bits<16>>,
@@ -240,6 +245,9 @@ impl<const N: usize, const B: usize, const C: usize, const M: usize, const C1: u
             sel: Default::default(),
             w_sel: Default::default(),
             tail_sel: Default::default(),
+            w_of: array_init::array_init(|_| Default::default()),
+            col_w: Default::default(),
+            col_t: Default::default(),
             div_t: Default::default(),
             s_raw: Default::default(),
             s_cnt: Default::default(),
@@ -348,14 +356,28 @@ impl<const N: usize, const B: usize, const C: usize, const M: usize, const C1: u
         if self.commit.val() {
             self.sel.next = self.donor.q.val();
         }
-        // The selected SM's `W` and `tail`: AND-OR multiplexers over the one-hot select.
+        // The selected SM's `W` and `tail`: per bit, the column of the selected SMs' bits (each
+        // set once) reduced by an OR tree, as `OneHotMux` does.
+        for s in 0..N {
+            self.w_of[s].next = self.v_tail[s].val() - self.v_next[s].val();
+        }
         self.w_sel.next = self.zero16.val();
         self.tail_sel.next = self.zero16.val();
-        for s in 0..N {
-            if self.sel.val().get_bit(s) {
-                self.w_sel.next = self.w_sel.val() | (self.v_tail[s].val() - self.v_next[s].val());
-                self.tail_sel.next = self.tail_sel.val() | self.v_tail[s].val();
+        for b in 0..16 {
+            self.col_w.next = self.zero_n.val();
+            self.col_t.next = self.zero_n.val();
+            for s in 0..N {
+                self.col_w.next = self
+                    .col_w
+                    .val()
+                    .replace_bit(s, self.sel.val().get_bit(s) & self.w_of[s].val().get_bit(b));
+                self.col_t.next = self
+                    .col_t
+                    .val()
+                    .replace_bit(s, self.sel.val().get_bit(s) & self.v_tail[s].val().get_bit(b));
             }
+            self.w_sel.next = self.w_sel.val().replace_bit(b, self.col_w.val().any());
+            self.tail_sel.next = self.tail_sel.val().replace_bit(b, self.col_t.val().any());
         }
         // Divider step: shift the next dividend bit into the remainder.
         self.div_t.next = (self.rem.q.val() << self.sh1.val()) | self.zero_rb.val();
