@@ -1263,8 +1263,8 @@ fn regress_runs_the_gpu_lockstep_stage() {
         .filter(|r| r["workload"] == "stream_small" || r["workload"] == "compute_small")
         .count();
     assert_eq!(
-        kernels, 8,
-        "two kernels x (three arbiter policies + elf++): {v}"
+        kernels, 12,
+        "two kernels x (three arbiter policies + elf++ + PAVER with and without stealing): {v}"
     );
     let chimera: Vec<_> = rows
         .iter()
@@ -1306,6 +1306,13 @@ fn regress_runs_the_gpu_lockstep_stage() {
         traces,
         "the locality dispatcher on the real traces only: {v}"
     );
+    for paver in ["gto+rb_ts", "gto+mst_ts"] {
+        assert_eq!(
+            count(paver),
+            workloads.len(),
+            "PAVER on every workload: {v}"
+        );
+    }
     let want = if gpusched_tb::rtl::VERILATOR_BUILT || gpusim::testing::required("rtl") {
         "pass"
     } else {

@@ -18,7 +18,7 @@ use crate::fpga::table;
 use crate::lint::{lut6_depth, synth_xilinx, GateError, XilinxFigures};
 use gpusim::block::preset_of;
 use gpusim::blocks::{
-    elf, kernel_lrr, la_tb_dispatch as la, locality_degree as laws, newcar, twoway_alloc,
+    elf, kernel_lrr, la_tb_dispatch as la, locality_degree as laws, newcar, paver_tb, twoway_alloc,
 };
 use sha2::{Digest, Sha256};
 use std::path::Path;
@@ -362,6 +362,7 @@ pub fn render(
     ));
     s.push_str(&locality_storage(&rows));
     s.push_str(&maestro_storage(&rows));
+    s.push_str(&paver_storage(&rows));
     // The FPGA section as `gpusched fpga --all` left it (place and route is not re-run here).
     let on_disk = std::fs::read_to_string(dir.join(REPORT)).unwrap_or_default();
     s.push_str(&table::section(
@@ -501,6 +502,49 @@ fn maestro_storage(rows: &[Row]) -> String {
     s
 }
 
+/// `paver_tb`'s state against the paper's 18 B per SM and 6 B of stealer (seed 004 L253,
+/// L289): (paper bits, the golden model's architectural state bits) for `module`'s preset.
+fn paver_bits(module: &str) -> Option<(usize, usize)> {
+    let preset = module.strip_prefix("paver_tb_base_")?;
+    let sms = preset_of(paver_tb::PRESETS, preset);
+    let state = paver_tb::Golden::new(paver_tb::Params::new(sms));
+    let ours = gpusim::block::Inspect::state_specs(&state)
+        .iter()
+        .map(|p| p.width as usize)
+        .sum();
+    Some((8 * (18 * sms + 6), ours))
+}
+
+/// The storage section of PAVER's scheduler.
+fn paver_storage(rows: &[Row]) -> String {
+    let mut s = String::from(
+        "\n## Storage of PAVER's scheduler against the paper's budget (seed 004 L253, L289)\n\n\
+         The paper gives each SM a 64-bit `next`, a 64-bit `tail` (byte pointers) and a 16-bit \
+         `nextTB`, 18 B, and the task stealer 6 B. Ours holds block indices: 16-bit `next`, \
+         `tail` and `nextTB` with three flags (`nextTB` valid, a read outstanding, the read is \
+         a descriptor) per SM, the group queue's head and count, the round-robin pointers, the \
+         kernel's stealer mode, and the stealer's cycle, sum, maximum and donor. *Golden \
+         state*: the golden model's architectural state (`Inspect::state_specs`); the \
+         synthesized flip-flops add the registered free and done flags, the serial divider \
+         and the stolen count. The group tables are in global memory, as in the paper (L246).\n\n\
+         | module | SMs | paper bits | golden state bits | flip-flops after synthesis |\n\
+         |---|---:|---:|---:|---:|\n",
+    );
+    for r in rows {
+        if let Some((paper, ours)) = paver_bits(&r.module) {
+            let sms = preset_of(
+                paver_tb::PRESETS,
+                r.module.rsplit('_').next().unwrap_or_default(),
+            );
+            s.push_str(&format!(
+                "| {} | {sms} | {paper} | {ours} | {} |\n",
+                r.module, r.xilinx.ffs
+            ));
+        }
+    }
+    s
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -515,6 +559,18 @@ mod tests {
         assert_eq!(sum("kernel_lrr_base_fermi"), Some(649));
         assert_eq!(sum("kernel_lrr_base_proto"), Some(89));
         assert_eq!(sum("elf_base_fermi"), None);
+    }
+
+    #[test]
+    fn paver_state_counts_the_papers_registers_and_ours() {
+        // The paper: 270 B at Fermi's 15 SMs, 504 B at 28, 1,440 B at 80 (L253), plus the
+        // stealer's 6 B. Ours at 15 SMs: 15 x (3 x 16 + 3) + 32 + 2 x 4 + 3 + 6 + 32 + 4.
+        assert_eq!(paver_bits("paver_tb_base_fermi"), Some((8 * 276, 850)));
+        assert_eq!(
+            paver_bits("paver_tb_base_titanv").map(|b| b.0),
+            Some(8 * 1446)
+        );
+        assert_eq!(paver_bits("kernel_lrr_base_fermi"), None);
     }
 
     #[test]

@@ -1000,3 +1000,88 @@ fn a_planted_bug_in_one_kernel_lrr_stops_the_gpu_with_waveforms() {
         assert_eq!(value_at(&values, "tier", last), want, "{}", path.display());
     }
 }
+
+/// PAVER's dispatch with recursive bisection and the stealer (`rb-ts`) or without stealing
+/// (`mst-ts`): the `fermi` scheduler (15 SMs) on `gtx480`.
+fn paver(scheme: &str) -> SimOptions {
+    SimOptions::parse(&format!("--tb-sched {scheme}")).unwrap()
+}
+
+#[test]
+fn verilated_paver_scheduler_agrees_with_golden_inside_the_gpu() {
+    if !verilator_built() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = LockstepConfig {
+        window: 64,
+        mismatch_dir: dir.path().to_path_buf(),
+        vcd_dir: None,
+        ..Default::default()
+    };
+    // The real traces and kernels that mirror Table 2's benchmarks (MM, HS; spmv's irregular
+    // sharing), with and without the task stealer.
+    let mut all: Vec<(String, Opener)> = workloads()
+        .into_iter()
+        .filter(|(n, _)| n.contains('-'))
+        .collect();
+    for k in ["mm", "hs", "spmv"] {
+        all.push((
+            k.into(),
+            Box::new(move || gpusim::workload::open_named(k, "small").unwrap()),
+        ));
+    }
+    for (name, open) in all {
+        for scheme in ["rb-ts", "mst-ts"] {
+            let golden = same_in_every_mode(&name, &open, &paver(scheme), &cfg);
+            eprintln!(
+                "{name} {scheme}: {} cycles in lockstep, 0 mismatches",
+                golden.counters.cycles
+            );
+        }
+    }
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+}
+
+#[test]
+fn a_planted_bug_in_the_paver_scheduler_stops_the_gpu_with_waveforms() {
+    if !verilator_built() {
+        return;
+    }
+    use gpusim::blocks::paver_tb::{self as pv, PaverOut};
+    let gpu = GpuConfig::preset("gtx480").unwrap();
+    let opts = paver("rb-ts");
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = LockstepConfig {
+        window: 24,
+        mismatch_dir: dir.path().to_path_buf(),
+        vcd_dir: None,
+        ..Default::default()
+    };
+    // From cycle 1 the faulty golden scheduler reports no group assignment.
+    let make = |threads: &RtlThreads| {
+        let (cfg, threads) = (&cfg, threads.clone());
+        Override::<_, pv::Kind, _>::new(GoldenBlocks, move |site, p: &pv::Params| {
+            let buggy = Faulty::new(pv::Golden::new(p.clone()), 1, |o: &mut PaverOut| {
+                o.assigned = 0
+            });
+            tbgpu::instance::<pv::Kind, _>(BlockMode::Lockstep, buggy, p, site, cfg, &threads)
+        })
+    };
+    let m = planted_mismatch(&gpu, &opts, &make);
+    assert_eq!(
+        (m.name.as_str(), m.port.as_str(), m.expected),
+        ("paver_tb", "assigned", 0)
+    );
+    assert!(m.cycle >= 1 && m.got != 0, "{m}");
+    for (path, want) in [(&m.golden_vcd, 0), (&m.rtl_vcd, m.got)] {
+        let path = path.as_ref().expect("waveform written");
+        let (values, _) = parse_vcd(path);
+        assert_eq!(
+            value_at(&values, "assigned", 2 * m.cycle),
+            want,
+            "{}",
+            path.display()
+        );
+    }
+}

@@ -707,3 +707,22 @@ fn kernel_lrr_lockstep_passes_and_catches_a_planted_bug() {
         "tier",
     );
 }
+
+#[test]
+fn paver_tb_lockstep_passes_and_catches_a_planted_bug() {
+    if !verilator_built() {
+        return;
+    }
+    // From cycle 2500 the golden model reports every steal as one block larger.
+    base_lockstep_passes_and_catches::<gpusim::blocks::paver_tb::Kind>(
+        200_000,
+        9,
+        2_500,
+        |o| {
+            if o.steal {
+                o.steal_count += 1;
+            }
+        },
+        "steal_count",
+    );
+}

@@ -69,6 +69,19 @@ pub enum Steal {
 /// round of the stealer takes `sms + DIV_CYCLES + 2` cycles.
 pub const DIV_CYCLES: usize = 16;
 
+/// The environment's answer to a table read (see the module description): with `group`, the
+/// descriptor `gstart[a + 1] << 16 | gstart[a]`, else `order[a]`; 0 outside the tables. Entries
+/// are block and group indices (at most 16 bits).
+pub fn table_word<T: Copy + Into<u32>>(order: &[T], gstart: &[T], group: bool, a: u16) -> u32 {
+    let a = a as usize;
+    let at = |t: &[T], i: usize| t.get(i).map_or(0, |&v| v.into());
+    if group {
+        at(gstart, a + 1) << 16 | at(gstart, a)
+    } else {
+        at(order, a)
+    }
+}
+
 /// Parameter presets: the SMs of the paper's GPUs (Table 1) and a small prototype.
 pub const PRESETS: &[(&str, usize)] =
     &[("fermi", 15), ("titanx", 28), ("titanv", 80), ("proto", 4)];

@@ -24,13 +24,7 @@ impl Tables {
     /// The answer to a read: a descriptor (`gstart[a + 1] << 16 | gstart[a]`) or `order[a]`;
     /// 0 outside the tables.
     pub fn answer(&self, group: bool, a: u16) -> u32 {
-        let a = a as usize;
-        if group {
-            let at = |i: usize| self.gstart.get(i).copied().unwrap_or(0) as u32;
-            at(a + 1) << 16 | at(a)
-        } else {
-            self.order.get(a).copied().unwrap_or(0) as u32
-        }
+        super::table_word(&self.order, &self.gstart, group, a)
     }
 
     /// Groups.
