@@ -2542,8 +2542,9 @@ fn rows_not_on_the_results_page(experiment: &str, args: &[&str], prefixes: &[&st
 /// (`locality` at another size) is caught.
 #[test]
 fn the_result_pages_hold_what_repro_writes_now() {
-    let samples: [(&str, &str, &[&str]); 4] = [
+    let samples: [(&str, &str, &[&str]); 5] = [
         ("locality", "tran", &["| tran |"]),
+        ("paver", "htw", &["| htw |"]),
         ("elf", "nw", &["| nw |"]),
         ("chimera", "chimera_lud", &["| chimera_lud |"]),
         // One pair, and the fragmentation runs (fdtd3d + lud), which run whatever `--only`.

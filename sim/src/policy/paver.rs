@@ -5,7 +5,7 @@
 //! reads after `--paver-fetch-lat` cycles; the reads are not cache traffic (V-R6).
 
 use super::{OptError, OptSpec, OptValues, PolicyEntry, SiteKind, SitePolicy, TbDispatchPolicy};
-use crate::analysis::paver::{self, Granularity, Groups, LeafRule, Scheme, Schedule};
+use crate::analysis::paver::{self, Granularity, LeafRule, Scheme, Schedule};
 use crate::block::BlockKind;
 use crate::blocks::paver_tb::{self, table_word, PaverIn, Steal};
 use crate::blocks::DynProvider;

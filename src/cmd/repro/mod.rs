@@ -13,6 +13,7 @@ mod chimera;
 mod locality;
 mod maestro;
 mod mixes;
+mod paver;
 mod table;
 
 use super::sim::load_config;
@@ -39,6 +40,10 @@ pub enum Experiment {
     /// Spatial and SMK baselines over pairs of kernels, and fragmentation over time (seed 003,
     /// chapter V).
     Maestro,
+    /// PAVER's MST-TS, kway-TS and RB-TS, with and without task stealing, vs LRR and BCS over
+    /// the suite's mirrors of the paper's benchmarks (seed 004; `--config titanx|titanv` for
+    /// its Pascal and Volta figures).
+    Paver,
 }
 
 /// Arguments of `gpusched repro`.
@@ -48,8 +53,8 @@ pub struct ReproArgs {
     #[arg(value_enum)]
     experiment: Experiment,
     /// Size of the suite kernels: small, medium, large (default: medium for elf; large for
-    /// locality and maestro, whose effects need several waves of thread blocks; small for
-    /// chimera).
+    /// locality, maestro and paver, whose effects need several waves of thread blocks; small
+    /// for chimera).
     #[arg(long)]
     size: Option<String>,
     /// GPU configuration, preset or file (default: gtx980 for maestro, the thesis's GPU;
@@ -462,6 +467,7 @@ pub fn run(a: ReproArgs) -> Result<ExitCode> {
             Experiment::Locality => "large",
             Experiment::Chimera => "small",
             Experiment::Maestro => "large",
+            Experiment::Paver => "large",
         }
         .to_string()
     });
@@ -471,6 +477,7 @@ pub fn run(a: ReproArgs) -> Result<ExitCode> {
             Experiment::Locality => "repro-locality",
             Experiment::Chimera => "repro-chimera",
             Experiment::Maestro => "repro-maestro",
+            Experiment::Paver => "repro-paver",
         })
     });
     if out.exists() && !out.is_dir() {
@@ -486,6 +493,7 @@ pub fn run(a: ReproArgs) -> Result<ExitCode> {
         Experiment::Locality => return locality::run(&a, &size, &out, jobs),
         Experiment::Chimera => return chimera::run(&a, &size, &out, jobs),
         Experiment::Maestro => return maestro::run(&a, &size, &out, jobs),
+        Experiment::Paver => return paver::run(&a, &size, &out, jobs),
         Experiment::Elf => {}
     }
     let cfg = load_config(a.config())?;

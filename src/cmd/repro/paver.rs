@@ -1,0 +1,639 @@
+//! `gpusched repro paver`: seed 004's experiment (Figs. 11-13; spec `paver.md` §2.4-§2.5, §6
+//! V-R8) on the golden GPU model: LRR and BCS thread-block dispatch against PAVER's MST-TS,
+//! kway-TS and RB-TS (with the task stealer, and kway-TS and RB-TS without it, L340), all under
+//! GTO (L308), over the suite's kernels that mirror the paper's benchmarks by the paper's
+//! categories of inter-TB locality. Speedups over LRR kernel-only (cycles) and with the JIT
+//! pass's host time added at the GPU's clock (V-R3: this machine's wall time, so those figures
+//! move from run to run), L1D miss rates and L2 accesses over LRR's, per category and overall as arithmetic means of the per-kernel ratios (V-R8: the
+//! paper does not say which mean), with the paper's figures for the GPU the configuration
+//! names (GTX480: Fermi, TITAN X: Pascal, TITAN V: Volta, by SM count).
+
+use super::{keep_only, run_reports, write_outputs, ReproArgs};
+use crate::cmd::sim::{load_config, open_workload};
+use anyhow::{Context, Result};
+use gpusim::analysis::paver::{self, Granularity, LeafRule, Scheme};
+use gpusim::config::GpuConfig;
+use serde::Serialize;
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+/// The suite kernels by the paper's categories (L109, L319; the suite's mirrors of Table 2;
+/// `nn` and `nw` share no data between blocks, as SAD, MUM, BP and BLK).
+pub const CATEGORIES: &[(&str, &[&str])] = &[
+    ("high", &["syrk", "mm", "btr", "htw", "hs", "srad"]),
+    ("low", &["bfs", "spmv", "pf", "sto"]),
+    ("none", &["nn", "nw"]),
+];
+
+/// One configuration.
+#[derive(Clone, Debug, Serialize)]
+pub struct Column {
+    /// Short name.
+    pub name: &'static str,
+    /// What it is.
+    pub label: &'static str,
+    /// Its `gpusched sim` options.
+    pub args: &'static str,
+}
+
+impl Column {
+    /// PAVER's partitioning scheme, if the column runs one.
+    fn scheme(&self) -> Option<Scheme> {
+        Scheme::from_name(self.name.split('_').next().unwrap_or_default())
+    }
+}
+
+/// The configurations, the baseline (LRR) first; the paper's three schemes are `mst`,
+/// `kway`, `rb`.
+pub fn columns() -> Vec<Column> {
+    let c = |name, label, args| Column { name, label, args };
+    vec![
+        c("lrr", "LRR (baseline)", "--tb-sched lrr --warp-sched gto"),
+        c("bcs", "BCS", "--tb-sched bcs --warp-sched gto"),
+        c("mst", "MST-TS", "--tb-sched mst-ts --warp-sched gto"),
+        c("kway", "kway-TS", "--tb-sched kway-ts --warp-sched gto"),
+        c("rb", "RB-TS", "--tb-sched rb-ts --warp-sched gto"),
+        c(
+            "kway_nosteal",
+            "kway-TS, no stealing",
+            "--tb-sched kway-ts --no-steal --warp-sched gto",
+        ),
+        c(
+            "rb_nosteal",
+            "RB-TS, no stealing",
+            "--tb-sched rb-ts --no-steal --warp-sched gto",
+        ),
+    ]
+}
+
+/// The paper's schemes, in the order of its figures.
+const SCHEMES: [&str; 3] = ["mst", "kway", "rb"];
+
+/// One of the paper's architectures with its figures (Fig. 11, L330-L332: speedup over LRR in
+/// percent; Fig. 13, L351: L2 accesses over LRR's in percent), per category, in [`SCHEMES`]
+/// order. `None`: the paper gives no figure.
+struct PaperArch {
+    name: &'static str,
+    sms: usize,
+    speedup: [(&'static str, [f64; 3]); 4],
+    l2: [(&'static str, Option<[f64; 3]>); 3],
+}
+
+const PAPER: [PaperArch; 3] = [
+    PaperArch {
+        name: "Fermi (GTX480)",
+        sms: 15,
+        speedup: [
+            ("high", [2.8, 23.8, 29.0]),
+            ("low", [1.8, 2.5, 3.8]),
+            ("none", [-0.15, -0.3, -0.5]),
+            ("overall", [1.8, 10.1, 12.6]),
+        ],
+        l2: [
+            ("high", Some([78.4, 61.4, 56.7])),
+            ("low", Some([95.0, 91.88, 90.22])),
+            ("overall", Some([89.6, 81.7, 79.3])),
+        ],
+    },
+    PaperArch {
+        name: "Pascal (TITAN X)",
+        sms: 28,
+        speedup: [
+            ("high", [10.8, 32.5, 49.1]),
+            ("low", [0.2, 1.8, 3.7]),
+            ("none", [f64::NAN; 3]),
+            ("overall", [3.3, 13.32, 20.49]),
+        ],
+        l2: [
+            ("high", Some([79.0, 67.0, 51.59])),
+            ("low", Some([94.2, 92.6, 89.1])),
+            ("overall", Some([89.6, 84.3, 76.94])),
+        ],
+    },
+    PaperArch {
+        name: "Volta (TITAN V)",
+        sms: 80,
+        speedup: [
+            ("high", [4.5, 28.6, 41.2]),
+            ("low", [0.4, 3.5, 3.8]),
+            ("none", [f64::NAN; 3]),
+            ("overall", [0.18, 12.4, 17.4]),
+        ],
+        l2: [
+            ("high", Some([76.4, 65.0, 59.8])),
+            ("low", Some([90.9, 85.5, 85.3])),
+            ("overall", Some([87.0, 80.5, 78.3])),
+        ],
+    },
+];
+
+/// The task stealer's gain over no stealing on Fermi, percent (L340): kway-TS, RB-TS.
+const PAPER_STEALING: [(&str, f64); 2] = [("kway", 3.0), ("rb", 2.0)];
+
+/// One simulation's figures.
+#[derive(Clone, Debug, Serialize)]
+pub struct Cell {
+    /// Core cycles.
+    pub cycles: u64,
+    /// LRR's cycles over these (speedup).
+    pub speedup: f64,
+    /// L1D read miss rate.
+    pub l1d_miss_rate: f64,
+    /// L2 accesses (loads and stores from the SMs; PAVER's table reads are not cache traffic).
+    pub l2_accesses: u64,
+    /// These over LRR's.
+    pub l2_ratio: f64,
+    /// The JIT pass's host time for the kernel(s), seconds (median of 3; 0 without PAVER).
+    pub jit_seconds: f64,
+    /// LRR's cycles over these plus the JIT time in cycles at the core clock (V-R3).
+    pub speedup_with_jit: f64,
+}
+
+/// One workload.
+#[derive(Clone, Debug, Serialize)]
+pub struct Row {
+    /// Suite kernel.
+    pub workload: String,
+    /// Its category (high, low, none).
+    pub category: &'static str,
+    /// Per column.
+    pub cells: Vec<Cell>,
+}
+
+/// A paper figure beside ours.
+#[derive(Clone, Debug, Serialize)]
+pub struct Comparison {
+    /// What is compared (`RB-TS speedup, high`).
+    pub what: String,
+    /// The paper's figure, percent.
+    pub paper: f64,
+    /// Ours, percent (the arithmetic mean over the category's kernels), kernel-only.
+    pub ours: f64,
+    /// Ours with the JIT pass's time (V-R3), for speedups.
+    pub ours_with_jit: Option<f64>,
+    /// Where the paper says so.
+    pub source: &'static str,
+    /// A ratio (L2 accesses over LRR's, percent of LRR's) rather than a gain (percent).
+    pub ratio: bool,
+}
+
+/// The whole result.
+#[derive(Clone, Debug, Serialize)]
+pub struct Results {
+    /// Experiment name.
+    pub experiment: &'static str,
+    /// GPU configuration.
+    pub config: String,
+    /// The paper's architecture it stands for, by SM count (none: no paper figures).
+    pub paper_arch: Option<&'static str>,
+    /// Suite size.
+    pub size: String,
+    /// The configurations.
+    pub columns: Vec<Column>,
+    /// Per workload, by category.
+    pub rows: Vec<Row>,
+    /// Core clock, MHz (the JIT time's cycles).
+    pub core_clock_mhz: f64,
+    /// Per category, then `overall`: the arithmetic mean speedup over LRR per column.
+    pub mean_speedup: Vec<(String, Vec<f64>)>,
+    /// The same with the JIT pass's time.
+    pub mean_speedup_with_jit: Vec<(String, Vec<f64>)>,
+    /// The same for L2 accesses over LRR's.
+    pub mean_l2_ratio: Vec<(String, Vec<f64>)>,
+    /// The paper's figures beside ours.
+    pub comparisons: Vec<Comparison>,
+}
+
+fn cell(r: &serde_json::Value) -> Result<Cell> {
+    let n = |path: &str| super::counter(r, path);
+    Ok(Cell {
+        cycles: n("cycles")?,
+        speedup: 1.0,
+        l1d_miss_rate: super::rate(n("l1d.misses")?, super::reads(r, "l1d")?),
+        l2_accesses: n("l2.accesses")?,
+        l2_ratio: 1.0,
+        jit_seconds: 0.0,
+        speedup_with_jit: 1.0,
+    })
+}
+
+/// The JIT pass's host time for every kernel of `workload` under `scheme` on `cfg`, as
+/// `--tb-sched <scheme>-ts` runs it (words, the paper's leaf rule), seconds: the median of 3.
+fn jit_seconds(cfg: &GpuConfig, workload: &str, size: &str, scheme: Scheme) -> Result<f64> {
+    let mut times = vec![];
+    for _ in 0..3 {
+        let mut w = open_workload(None, Some(workload), size)?;
+        let mut total = 0.0;
+        while let Some(k) = w.next_kernel()? {
+            let p = paver::params_for(cfg, k.info(), LeafRule::Below)
+                .with_context(|| format!("{workload} on {}", cfg.name))?;
+            total += paver::schedule(k.as_ref(), scheme, Granularity::Word, &p)?.jit_seconds;
+        }
+        times.push(total);
+    }
+    times.sort_by(f64::total_cmp);
+    Ok(times[1])
+}
+
+/// Runs the experiment.
+pub fn run(a: &ReproArgs, size: &str, out: &Path, jobs: usize) -> Result<ExitCode> {
+    let cfg = load_config(a.config())?;
+    gpusim::gpu::SimOptions::parse("--tb-sched rb-ts")?
+        .plan
+        .check(&cfg)
+        .context("repro paver")?;
+    let mut workloads: Vec<(String, Option<PathBuf>)> = CATEGORIES
+        .iter()
+        .flat_map(|(_, ws)| ws.iter().map(|w| (w.to_string(), None)))
+        .collect();
+    keep_only(&mut workloads, |w| &w.0, &a.only, "workload")?;
+    std::fs::create_dir_all(out).with_context(|| format!("creating {}", out.display()))?;
+    let cols = columns();
+    let policies: Vec<(&str, &str)> = cols.iter().map(|c| (c.name, c.args)).collect();
+    let reports = run_reports("paver", &policies, a.config(), &workloads, size, jobs, out)?;
+    let mut rows = vec![];
+    for ((name, _), reps) in workloads.iter().zip(reports) {
+        let mut cells = reps.iter().map(cell).collect::<Result<Vec<_>>>()?;
+        let (cycles, l2) = (cells[0].cycles as f64, cells[0].l2_accesses.max(1) as f64);
+        for (c, col) in cells.iter_mut().zip(&cols) {
+            if let Some(scheme) = col.scheme() {
+                c.jit_seconds = jit_seconds(&cfg, name, size, scheme)?;
+            }
+            let jit_cycles = c.jit_seconds * cfg.sm.core_clock_mhz * 1e6;
+            c.speedup = cycles / c.cycles.max(1) as f64;
+            c.speedup_with_jit = cycles / (c.cycles as f64 + jit_cycles).max(1.0);
+            c.l2_ratio = c.l2_accesses as f64 / l2;
+        }
+        let category = CATEGORIES
+            .iter()
+            .find(|(_, ws)| ws.contains(&name.as_str()))
+            .map(|t| t.0)
+            .expect("every workload has a category");
+        rows.push(Row {
+            workload: name.clone(),
+            category,
+            cells,
+        });
+    }
+    let results = summarize(&cfg, size, cols, rows);
+    let md = markdown(&results);
+    let json = serde_json::to_string_pretty(&results)?;
+    let svg = chart(&results)?;
+    write_outputs(out, "paver", (&md, &json, &svg), a.json)?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Arithmetic mean of `f` over `rows` per column (NaN without rows).
+fn means(rows: &[&Row], ncols: usize, f: fn(&Cell) -> f64) -> Vec<f64> {
+    (0..ncols)
+        .map(|i| rows.iter().map(|r| f(&r.cells[i])).sum::<f64>() / rows.len() as f64)
+        .collect()
+}
+
+/// The category means and the paper comparisons of `rows` on `cfg` (the paper's figures of
+/// the GPU with as many SMs).
+pub fn summarize(cfg: &GpuConfig, size: &str, columns: Vec<Column>, rows: Vec<Row>) -> Results {
+    let sms = cfg.sm.count as usize;
+    let n = columns.len();
+    let col = |name: &str| {
+        columns
+            .iter()
+            .position(|c| c.name == name)
+            .expect("a column")
+    };
+    let mut groups: Vec<(String, Vec<&Row>)> = CATEGORIES
+        .iter()
+        .map(|(cat, _)| {
+            let of: Vec<&Row> = rows.iter().filter(|r| r.category == *cat).collect();
+            (cat.to_string(), of)
+        })
+        .filter(|(_, of)| !of.is_empty())
+        .collect();
+    groups.push(("overall".into(), rows.iter().collect()));
+    let mean_speedup: Vec<(String, Vec<f64>)> = groups
+        .iter()
+        .map(|(g, of)| (g.clone(), means(of, n, |c| c.speedup)))
+        .collect();
+    let mean_speedup_with_jit: Vec<(String, Vec<f64>)> = groups
+        .iter()
+        .map(|(g, of)| (g.clone(), means(of, n, |c| c.speedup_with_jit)))
+        .collect();
+    let mean_l2_ratio: Vec<(String, Vec<f64>)> = groups
+        .iter()
+        .map(|(g, of)| (g.clone(), means(of, n, |c| c.l2_ratio)))
+        .collect();
+    let arch = PAPER.iter().find(|p| p.sms == sms);
+    let mut comparisons = vec![];
+    if let Some(p) = arch {
+        let ours = |table: &[(String, Vec<f64>)], g: &str, c: usize| {
+            table.iter().find(|(x, _)| x == g).map(|(_, v)| v[c])
+        };
+        for (cat, paper) in &p.speedup {
+            for (k, scheme) in SCHEMES.iter().enumerate() {
+                match ours(&mean_speedup, cat, col(scheme)) {
+                    Some(x) if !paper[k].is_nan() => comparisons.push(Comparison {
+                        what: format!("{} speedup over LRR, {cat}", columns[col(scheme)].label),
+                        paper: paper[k],
+                        ours: 100.0 * (x - 1.0),
+                        ours_with_jit: ours(&mean_speedup_with_jit, cat, col(scheme))
+                            .map(|x| 100.0 * (x - 1.0)),
+                        source: "Fig. 11, L330-L332",
+                        ratio: false,
+                    }),
+                    _ => {}
+                }
+            }
+        }
+        for (cat, paper) in &p.l2 {
+            for (k, scheme) in SCHEMES.iter().enumerate() {
+                if let (Some(x), Some(paper)) = (ours(&mean_l2_ratio, cat, col(scheme)), paper) {
+                    comparisons.push(Comparison {
+                        what: format!("{} L2 accesses / LRR's, {cat}", columns[col(scheme)].label),
+                        paper: paper[k],
+                        ours: 100.0 * x,
+                        ours_with_jit: None,
+                        source: "Fig. 13, L351",
+                        ratio: true,
+                    });
+                }
+            }
+        }
+        if p.sms == 15 {
+            for (scheme, paper) in PAPER_STEALING {
+                let (with, without) = (col(scheme), col(&format!("{scheme}_nosteal")));
+                let gain = rows
+                    .iter()
+                    .map(|r| r.cells[without].cycles as f64 / r.cells[with].cycles.max(1) as f64)
+                    .sum::<f64>()
+                    / rows.len().max(1) as f64;
+                comparisons.push(Comparison {
+                    what: format!("{} over no stealing, overall", columns[with].label),
+                    paper,
+                    ours: 100.0 * (gain - 1.0),
+                    ours_with_jit: None,
+                    source: "L340",
+                    ratio: false,
+                });
+            }
+        }
+    }
+    Results {
+        experiment: "paver",
+        config: cfg.name.clone(),
+        paper_arch: arch.map(|p| p.name),
+        size: size.to_string(),
+        core_clock_mhz: cfg.sm.core_clock_mhz,
+        columns,
+        rows,
+        mean_speedup,
+        mean_speedup_with_jit,
+        mean_l2_ratio,
+        comparisons,
+    }
+}
+
+fn pct(x: f64) -> String {
+    format!("{:+.1}%", 100.0 * (x - 1.0))
+}
+
+/// A table of `get` per workload and column, then the category means `means`, each written by
+/// `fmt`.
+fn table(
+    r: &Results,
+    title: &str,
+    (get, fmt): (fn(&Cell) -> f64, fn(f64) -> String),
+    means: &[(String, Vec<f64>)],
+) -> String {
+    let mut s = format!("\n## {title}\n\n| workload | category | LRR cycles |");
+    for c in &r.columns[1..] {
+        let _ = write!(s, " {} |", c.label);
+    }
+    let _ = writeln!(s, "\n|---|---|---:|{}", "---:|".repeat(r.columns.len() - 1));
+    for row in &r.rows {
+        let _ = write!(
+            s,
+            "| {} | {} | {} |",
+            row.workload, row.category, row.cells[0].cycles
+        );
+        for c in &row.cells[1..] {
+            let _ = write!(s, " {} |", fmt(get(c)));
+        }
+        s.push('\n');
+    }
+    for (g, v) in means {
+        let _ = write!(s, "| **mean, {g}** | | |");
+        for x in &v[1..] {
+            let _ = write!(s, " **{}** |", fmt(*x));
+        }
+        s.push('\n');
+    }
+    s
+}
+
+/// Per workload the JIT pass's time per scheme and the speedups with it (the rows name their
+/// workload with its times: they are this machine's, not the model's).
+fn jit_table(r: &Results) -> String {
+    let pav: Vec<usize> = (0..r.columns.len())
+        .filter(|&i| r.columns[i].scheme().is_some())
+        .collect();
+    let mut s = String::from(
+        "\n## Speedup over LRR with the JIT pass's time (V-R3; host wall time, median of 3)\n\n\
+         | workload: JIT ms per column |",
+    );
+    for &i in &pav {
+        let _ = write!(s, " {} |", r.columns[i].label);
+    }
+    let _ = writeln!(s, "\n|---|{}", "---:|".repeat(pav.len()));
+    for row in &r.rows {
+        let ms: Vec<String> = pav
+            .iter()
+            .map(|&i| format!("{:.1}", 1e3 * row.cells[i].jit_seconds))
+            .collect();
+        let _ = write!(s, "| {}: {} |", row.workload, ms.join(" / "));
+        for &i in &pav {
+            let _ = write!(s, " {} |", pct(row.cells[i].speedup_with_jit));
+        }
+        s.push('\n');
+    }
+    for (g, v) in &r.mean_speedup_with_jit {
+        let _ = write!(s, "| **mean, {g}** |");
+        for &i in &pav {
+            let _ = write!(s, " **{}** |", pct(v[i]));
+        }
+        s.push('\n');
+    }
+    s
+}
+
+/// The Markdown report.
+pub fn markdown(r: &Results) -> String {
+    let mut s = format!(
+        "# PAVER (seed 004) on `{}`, suite size `{}`\n\n",
+        r.config, r.size
+    );
+    match r.paper_arch {
+        Some(a) => {
+            let _ = writeln!(s, "## The paper's figures ({a}) beside ours\n");
+            let _ = writeln!(
+                s,
+                "| comparison | paper | ours | source |\n|---|---:|---:|---|"
+            );
+            for c in &r.comparisons {
+                let _ = writeln!(
+                    s,
+                    "| {} | {:+.1}% | {:+.1}% | {} |",
+                    c.what, c.paper, c.ours, c.source
+                );
+            }
+        }
+        None => {
+            let _ = writeln!(
+                s,
+                "The paper simulated 15, 28 and 80 SMs; this configuration has none of them, so \
+                 no paper figure is beside ours."
+            );
+        }
+    }
+    s.push_str(&table(
+        r,
+        "Speedup over LRR (LRR's cycles over the column's; means are arithmetic)",
+        (|c| c.speedup, pct),
+        &r.mean_speedup,
+    ));
+    s.push_str(&jit_table(r));
+    s.push_str(&table(
+        r,
+        "L2 accesses over LRR's",
+        (|c| c.l2_ratio, |x| format!("{:.1}%", 100.0 * x)),
+        &r.mean_l2_ratio,
+    ));
+    let _ = writeln!(s, "\n## L1D miss rate\n");
+    let _ = write!(s, "| workload |");
+    for c in &r.columns {
+        let _ = write!(s, " {} |", c.label);
+    }
+    let _ = write!(s, "\n|---|{}\n", "---:|".repeat(r.columns.len()));
+    for row in &r.rows {
+        let _ = write!(s, "| {} |", row.workload);
+        for c in &row.cells {
+            let _ = write!(s, " {:.1}% |", 100.0 * c.l1d_miss_rate);
+        }
+        s.push('\n');
+    }
+    let _ = writeln!(s, "\n## Configurations\n");
+    for c in &r.columns {
+        let _ = writeln!(s, "- `{}`: {} (`gpusched sim {}`)", c.name, c.label, c.args);
+    }
+    s
+}
+
+/// The speedup comparisons as an SVG bar chart: the paper's bar beside ours.
+pub fn chart(r: &Results) -> Result<String> {
+    let items: Vec<(String, f64, f64)> = r
+        .comparisons
+        .iter()
+        .filter(|c| !c.ratio)
+        .map(|c| (c.what.clone(), c.paper, c.ours))
+        .collect();
+    super::chart::thesis_beside_ours(
+        &format!("PAVER on {} ({}): paper vs ours", r.config, r.size),
+        "speedup, %",
+        &items,
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every column's options parse and name the dispatcher its name says.
+    #[test]
+    fn columns_resolve() {
+        for c in columns() {
+            let opts = super::super::resolve_column(c.name, c.args);
+            let want = match c.name.split('_').next().unwrap() {
+                "lrr" => "lrr",
+                "bcs" => "bcs",
+                s => &format!("{s}-ts")[..],
+            }
+            .to_string();
+            assert_eq!(opts.plan.tb_dispatch.entry().name, want, "{}", c.name);
+            assert_eq!(opts.plan.warp_issue.entry().name, "gto", "{}", c.name);
+        }
+    }
+
+    fn row(w: &str, cat: &'static str, cycles: &[u64], l2: &[u64]) -> Row {
+        Row {
+            workload: w.into(),
+            category: cat,
+            cells: cycles
+                .iter()
+                .zip(l2)
+                .map(|(&c, &a)| Cell {
+                    cycles: c,
+                    speedup: cycles[0] as f64 / c as f64,
+                    l1d_miss_rate: 0.5,
+                    l2_accesses: a,
+                    l2_ratio: a as f64 / l2[0] as f64,
+                    jit_seconds: 0.001,
+                    speedup_with_jit: cycles[0] as f64 / (c as f64 + 700e3),
+                })
+                .collect(),
+        }
+    }
+
+    fn md_has(r: &Results, line: &str) -> bool {
+        markdown(r).lines().any(|l| l.starts_with(line))
+    }
+
+    /// The comparisons are the arithmetic means of the right columns over the right rows, with
+    /// the paper's figures of the architecture with as many SMs.
+    #[test]
+    fn comparisons_take_the_right_columns_and_rows() {
+        let n = columns().len();
+        // lrr bcs mst kway rb kway_nosteal rb_nosteal
+        let a = [100, 100, 100, 80, 50, 90, 55];
+        let b = [100, 100, 100, 100, 100, 100, 100];
+        let rows = vec![
+            row("x", "high", &a, &[200, 200, 200, 100, 100, 100, 100]),
+            row("y", "high", &b, &[100; 7]),
+            row("z", "low", &b, &[100; 7]),
+        ];
+        assert_eq!(rows[0].cells.len(), n);
+        let gtx480 = GpuConfig::preset("gtx480").unwrap();
+        let r = summarize(&gtx480, "small", columns(), rows);
+        assert_eq!(r.paper_arch, Some("Fermi (GTX480)"));
+        let c = |w: &str| r.comparisons.iter().find(|c| c.what == w).unwrap();
+        // RB-TS, high: (2 + 1) / 2 = 1.5, +50%; overall (2 + 1 + 1) / 3.
+        assert!((c("RB-TS speedup over LRR, high").ours - 50.0).abs() < 1e-9);
+        assert_eq!(c("RB-TS speedup over LRR, high").paper, 29.0);
+        assert!((c("RB-TS speedup over LRR, overall").ours - 100.0 / 3.0).abs() < 1e-9);
+        // kway-TS L2, high: (50% + 100%) / 2.
+        assert!((c("kway-TS L2 accesses / LRR's, high").ours - 75.0).abs() < 1e-9);
+        // Stealing: RB-TS (55/50 + 1 + 1) / 3.
+        assert!(
+            (c("RB-TS over no stealing, overall").ours - 100.0 * (3.1 / 3.0 - 1.0)).abs() < 1e-9
+        );
+        // No kernel of the none category: no comparison for it.
+        assert!(r.comparisons.iter().all(|c| !c.what.ends_with("none")));
+        let with_jit = c("RB-TS speedup over LRR, high").ours_with_jit.unwrap();
+        let want = (100.0 / 700_050.0 + 100.0 / 700_100.0) / 2.0;
+        assert!((with_jit - 100.0 * (want - 1.0)).abs() < 1e-9);
+        assert!(md_has(
+            &r,
+            "| RB-TS speedup over LRR, high | +29.0% | +50.0% | -100.0% | Fig. 11, L330-L332 |"
+        ));
+        assert!(md_has(&r, "| x: 1.0 / 1.0 / 1.0 / 1.0 / 1.0 |"));
+        assert!(md_has(
+            &r,
+            "| kway-TS L2 accesses / LRR's, high | 61.4% | 75.0% | - | Fig. 13, L351 |"
+        ));
+        assert!(chart(&r).unwrap().starts_with("<svg"));
+        // Another SM count: no paper figures.
+        let mut other = gtx480.clone();
+        other.sm.count = 7;
+        let r = summarize(&other, "small", columns(), vec![]);
+        assert!(r.paper_arch.is_none() && r.comparisons.is_empty());
+    }
+}
