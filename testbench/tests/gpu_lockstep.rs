@@ -1062,9 +1062,7 @@ fn a_planted_bug_in_the_paver_scheduler_stops_the_gpu_with_waveforms() {
     let make = |threads: &RtlThreads| {
         let (cfg, threads) = (&cfg, threads.clone());
         Override::<_, pv::Kind, _>::new(GoldenBlocks, move |site, p: &pv::Params| {
-            let buggy = Faulty::new(pv::Golden::new(p.clone()), 1, |o: &mut PaverOut| {
-                o.assigned = 0
-            });
+            let buggy = Faulty::new(pv::Golden::new(*p), 1, |o: &mut PaverOut| o.assigned = 0);
             tbgpu::instance::<pv::Kind, _>(BlockMode::Lockstep, buggy, p, site, cfg, &threads)
         })
     };

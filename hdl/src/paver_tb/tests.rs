@@ -55,14 +55,16 @@ impl<const N: usize, const B: usize, const C: usize, const M: usize, const C1: u
     }
 }
 
-/// The grants and steals of `cycles` cycles of random stimulus, or the first mismatch (cycle,
-/// golden, RTL).
+/// A mismatch: the cycle, the golden outputs, the RTL's.
+type Mismatch = (usize, Box<PaverOut>, Box<PaverOut>);
+
+/// The grants and steals of `cycles` cycles of random stimulus, or the first mismatch.
 fn compare<U: Ports>(
     preset: &str,
     seed: u64,
     cycles: usize,
     fault: Option<Fault>,
-) -> Result<(usize, usize), (usize, Box<PaverOut>, Box<PaverOut>)> {
+) -> Result<(usize, usize), Mismatch> {
     let params = Kind::params("base", preset);
     let mut stim = Stimulus::new(params, seed);
     let mut u = U::default();

@@ -397,14 +397,12 @@ fn pct(x: f64) -> String {
     format!("{:+.1}%", 100.0 * (x - 1.0))
 }
 
+/// A figure of a cell, and how a table writes it.
+type Figure = (fn(&Cell) -> f64, fn(f64) -> String);
+
 /// A table of `get` per workload and column, then the category means `means`, each written by
 /// `fmt`.
-fn table(
-    r: &Results,
-    title: &str,
-    (get, fmt): (fn(&Cell) -> f64, fn(f64) -> String),
-    means: &[(String, Vec<f64>)],
-) -> String {
+fn table(r: &Results, title: &str, (get, fmt): Figure, means: &[(String, Vec<f64>)]) -> String {
     let mut s = format!("\n## {title}\n\n| workload | category | LRR cycles |");
     for c in &r.columns[1..] {
         let _ = write!(s, " {} |", c.label);

@@ -403,10 +403,12 @@ impl Block for Golden {
             inp.room & self.params.sm_mask(),
             inp.empty & self.params.sm_mask(),
         );
-        let mut out = PaverOut::default();
         // 6. Idle, and who is free, from the state at the start of the cycle.
-        out.idle = self.gq_head >= self.groups
-            && self.sm.iter().all(|r| r.next == r.tail && !r.pend_group);
+        let mut out = PaverOut {
+            idle: self.gq_head >= self.groups
+                && self.sm.iter().all(|r| r.next == r.tail && !r.pend_group),
+            ..Default::default()
+        };
         let free: Vec<bool> = self.sm.iter().map(SmRegs::free).collect();
         self.take_responses(inp);
         let view = self.sm.clone();
