@@ -503,8 +503,8 @@ fn maestro_storage(rows: &[Row]) -> String {
 }
 
 /// `paver_tb`'s state against the paper's 18 B per SM and 6 B of stealer (seed 004 L253,
-/// L289): (paper bits, the golden model's architectural state bits) for `module`'s preset.
-fn paver_bits(module: &str) -> Option<(usize, usize)> {
+/// L289): (SMs, paper bits, the golden model's architectural state bits) for `module`'s preset.
+fn paver_bits(module: &str) -> Option<(usize, usize, usize)> {
     let preset = module.strip_prefix("paver_tb_base_")?;
     let sms = preset_of(paver_tb::PRESETS, preset);
     let state = paver_tb::Golden::new(paver_tb::Params::new(sms));
@@ -512,7 +512,7 @@ fn paver_bits(module: &str) -> Option<(usize, usize)> {
         .iter()
         .map(|p| p.width as usize)
         .sum();
-    Some((8 * (18 * sms + 6), ours))
+    Some((sms, 8 * (18 * sms + 6), ours))
 }
 
 /// The storage section of PAVER's scheduler.
@@ -531,11 +531,7 @@ fn paver_storage(rows: &[Row]) -> String {
          |---|---:|---:|---:|---:|\n",
     );
     for r in rows {
-        if let Some((paper, ours)) = paver_bits(&r.module) {
-            let sms = preset_of(
-                paver_tb::PRESETS,
-                r.module.rsplit('_').next().unwrap_or_default(),
-            );
+        if let Some((sms, paper, ours)) = paver_bits(&r.module) {
             s.push_str(&format!(
                 "| {} | {sms} | {paper} | {ours} | {} |\n",
                 r.module, r.xilinx.ffs
@@ -565,9 +561,9 @@ mod tests {
     fn paver_state_counts_the_papers_registers_and_ours() {
         // The paper: 270 B at Fermi's 15 SMs, 504 B at 28, 1,440 B at 80 (L253), plus the
         // stealer's 6 B. Ours at 15 SMs: 15 x (3 x 16 + 3) + 32 + 2 x 4 + 3 + 6 + 32 + 4.
-        assert_eq!(paver_bits("paver_tb_base_fermi"), Some((8 * 276, 850)));
+        assert_eq!(paver_bits("paver_tb_base_fermi"), Some((15, 8 * 276, 850)));
         assert_eq!(
-            paver_bits("paver_tb_base_titanv").map(|b| b.0),
+            paver_bits("paver_tb_base_titanv").map(|b| b.1),
             Some(8 * 1446)
         );
         assert_eq!(paver_bits("kernel_lrr_base_fermi"), None);

@@ -24,10 +24,13 @@
 //!   per SM per cycle, round robin from the last SM served: V-R5), so the queue head is its
 //!   `next_id`. `qempty` registers its `idle`: the queue is empty at the start of the cycle.
 //! * The stealer is the paper's serial one (L289-L291): a one-hot `scan` register selects one
-//!   SM a cycle through a [`OneHotMux`] of the SMs' `W`; a 16-bit adder accumulates `sum` and
+//!   SM a cycle; the selected SM's `W` (and at the commit its `tail`) is read per bit as an OR
+//!   tree over the SMs' masked bits (in the block: a [`crate::prim::OneHotMux`] sub-block fed
+//!   from this block's own logic made Verilator see a combinational loop through it); a
+//!   16-bit adder accumulates `sum` and
 //!   one comparator keeps `max` and the donor (one-hot). Then a restoring divider shifts the
 //!   quotient of `sum / N` into `sum`, one bit a cycle for 16 cycles (`rem`: `B + 1` bits).
-//!   At the commit the same muxes read the donor's `W` and `tail`, an [`RrArbiter`] (reset
+//!   At the commit the same selects read the donor's `W` and `tail`, an [`RrArbiter`] (reset
 //!   with `start`) picks the recipient, and one subtractor gives `tail - S`.
 
 use crate::consts::{constant, onehot_table};

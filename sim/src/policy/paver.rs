@@ -7,7 +7,7 @@
 use super::{OptError, OptSpec, OptValues, PolicyEntry, SiteKind, SitePolicy, TbDispatchPolicy};
 use crate::analysis::paver::{self, Granularity, LeafRule, Scheme, Schedule};
 use crate::block::BlockKind;
-use crate::blocks::paver_tb::{self, table_word, PaverIn, Steal};
+use crate::blocks::paver_tb::{self, PaverIn, Steal};
 use crate::blocks::DynProvider;
 use crate::config::GpuConfig;
 use crate::gpu::kernel::{KernelCtx, Prepared};
@@ -255,7 +255,7 @@ impl<'a> DispatchUnit<'a> for PaverUnit<'a> {
         }
         let out = self.slot.step(&b)?;
         for (s, group, a) in out.reads(self.sms) {
-            let data = table_word(&self.groups.groups.order, &self.groups.groups.gstart, group, a);
+            let data = self.groups.groups.table_word(group, a);
             self.reads.push_back((self.cycle + self.fetch_lat as u64, s, data));
         }
         for (sm, id) in out.grants(self.sms) {

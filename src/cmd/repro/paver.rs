@@ -72,11 +72,11 @@ const SCHEMES: [&str; 3] = ["mst", "kway", "rb"];
 
 /// One of the paper's architectures with its figures (Fig. 11, L330-L332: speedup over LRR in
 /// percent; Fig. 13, L351: L2 accesses over LRR's in percent), per category, in [`SCHEMES`]
-/// order. `None`: the paper gives no figure.
+/// order; `None` where the paper gives no figure.
 struct PaperArch {
     name: &'static str,
     sms: usize,
-    speedup: [(&'static str, [f64; 3]); 4],
+    speedup: [(&'static str, Option<[f64; 3]>); 4],
     l2: [(&'static str, Option<[f64; 3]>); 3],
 }
 
@@ -85,10 +85,10 @@ const PAPER: [PaperArch; 3] = [
         name: "Fermi (GTX480)",
         sms: 15,
         speedup: [
-            ("high", [2.8, 23.8, 29.0]),
-            ("low", [1.8, 2.5, 3.8]),
-            ("none", [-0.15, -0.3, -0.5]),
-            ("overall", [1.8, 10.1, 12.6]),
+            ("high", Some([2.8, 23.8, 29.0])),
+            ("low", Some([1.8, 2.5, 3.8])),
+            ("none", Some([-0.15, -0.3, -0.5])),
+            ("overall", Some([1.8, 10.1, 12.6])),
         ],
         l2: [
             ("high", Some([78.4, 61.4, 56.7])),
@@ -100,10 +100,10 @@ const PAPER: [PaperArch; 3] = [
         name: "Pascal (TITAN X)",
         sms: 28,
         speedup: [
-            ("high", [10.8, 32.5, 49.1]),
-            ("low", [0.2, 1.8, 3.7]),
-            ("none", [f64::NAN; 3]),
-            ("overall", [3.3, 13.32, 20.49]),
+            ("high", Some([10.8, 32.5, 49.1])),
+            ("low", Some([0.2, 1.8, 3.7])),
+            ("none", None),
+            ("overall", Some([3.3, 13.32, 20.49])),
         ],
         l2: [
             ("high", Some([79.0, 67.0, 51.59])),
@@ -115,10 +115,10 @@ const PAPER: [PaperArch; 3] = [
         name: "Volta (TITAN V)",
         sms: 80,
         speedup: [
-            ("high", [4.5, 28.6, 41.2]),
-            ("low", [0.4, 3.5, 3.8]),
-            ("none", [f64::NAN; 3]),
-            ("overall", [0.18, 12.4, 17.4]),
+            ("high", Some([4.5, 28.6, 41.2])),
+            ("low", Some([0.4, 3.5, 3.8])),
+            ("none", None),
+            ("overall", Some([0.18, 12.4, 17.4])),
         ],
         l2: [
             ("high", Some([76.4, 65.0, 59.8])),
@@ -331,8 +331,8 @@ pub fn summarize(cfg: &GpuConfig, size: &str, columns: Vec<Column>, rows: Vec<Ro
         };
         for (cat, paper) in &p.speedup {
             for (k, scheme) in SCHEMES.iter().enumerate() {
-                match ours(&mean_speedup, cat, col(scheme)) {
-                    Some(x) if !paper[k].is_nan() => comparisons.push(Comparison {
+                if let (Some(x), Some(paper)) = (ours(&mean_speedup, cat, col(scheme)), paper) {
+                    comparisons.push(Comparison {
                         what: format!("{} speedup over LRR, {cat}", columns[col(scheme)].label),
                         paper: paper[k],
                         ours: 100.0 * (x - 1.0),
@@ -340,8 +340,7 @@ pub fn summarize(cfg: &GpuConfig, size: &str, columns: Vec<Column>, rows: Vec<Ro
                             .map(|x| 100.0 * (x - 1.0)),
                         source: "Fig. 11, L330-L332",
                         ratio: false,
-                    }),
-                    _ => {}
+                    });
                 }
             }
         }

@@ -99,6 +99,20 @@ impl Groups {
         self.len() == 0
     }
 
+    /// The answer to a read of these tables through `paver_tb`'s read port
+    /// ([`crate::blocks::paver_tb`]): with `group`, group `a`'s descriptor
+    /// `gstart[a + 1] << 16 | gstart[a]`, else `order[a]`; 0 outside the tables.
+    pub fn table_word(&self, group: bool, a: u16) -> u32 {
+        let (a, at) = (a as usize, |t: &[u32], i: usize| {
+            t.get(i).copied().unwrap_or(0)
+        });
+        if group {
+            at(&self.gstart, a + 1) << 16 | at(&self.gstart, a)
+        } else {
+            at(&self.order, a)
+        }
+    }
+
     /// Group `g`'s blocks.
     pub fn group(&self, g: usize) -> &[u32] {
         &self.order[self.gstart[g] as usize..self.gstart[g + 1] as usize]

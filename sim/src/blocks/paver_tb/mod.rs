@@ -4,7 +4,9 @@
 //!
 //! # The group tables live outside the block (V-R6)
 //! The JIT pass's tables ([`crate::analysis::paver::Groups`]: `order[]`, a permutation of the
-//! blocks, and `gstart[]`, where each group starts) sit in global memory (L246). Each SM has a
+//! blocks, and `gstart[]`, where each group starts) sit in global memory (L246);
+//! [`Groups::table_word`](crate::analysis::paver::Groups::table_word) is the environment's
+//! answer to a read. Each SM has a
 //! read port: `req_valid[s]` with `req_group[s]` (1: the descriptor of group `req_addr[s]`,
 //! answered as `gstart[g + 1] << 16 | gstart[g]`; 0: `order[req_addr[s]]`). The environment
 //! answers each read on `rsp_valid[s]`/`rsp_data[s]` one or more cycles later, in order; an SM
@@ -68,19 +70,6 @@ pub enum Steal {
 /// Serial divider cycles (16-bit quotient); one more cycle registers the stolen count, so a
 /// round of the stealer takes `sms + DIV_CYCLES + 2` cycles.
 pub const DIV_CYCLES: usize = 16;
-
-/// The environment's answer to a table read (see the module description): with `group`, the
-/// descriptor `gstart[a + 1] << 16 | gstart[a]`, else `order[a]`; 0 outside the tables. Entries
-/// are block and group indices (at most 16 bits).
-pub fn table_word<T: Copy + Into<u32>>(order: &[T], gstart: &[T], group: bool, a: u16) -> u32 {
-    let a = a as usize;
-    let at = |t: &[T], i: usize| t.get(i).map_or(0, |&v| v.into());
-    if group {
-        at(gstart, a + 1) << 16 | at(gstart, a)
-    } else {
-        at(order, a)
-    }
-}
 
 /// Parameter presets: the SMs of the paper's GPUs (Table 1) and a small prototype.
 pub const PRESETS: &[(&str, usize)] =
@@ -239,6 +228,11 @@ pub enum Fault {
     AssignFromZero,
 }
 
+/// The `n` SMs in round-robin order from `ptr + 1`.
+fn rr_from(n: usize, ptr: usize) -> impl Iterator<Item = usize> {
+    (ptr + 1..=ptr + n).map(move |i| i % n)
+}
+
 /// Golden model of the scheduler.
 #[derive(Clone, Debug)]
 pub struct Golden {
@@ -301,13 +295,6 @@ impl Golden {
         self.gq_head
     }
 
-    /// SMs in round-robin order from `ptr + 1`.
-    fn rr_from(&self, ptr: usize) -> impl Iterator<Item = usize> {
-        let n = self.params.sms;
-        let from = (ptr + 1) % n;
-        (0..n).map(move |i| (from + i) % n)
-    }
-
     /// Step 1: the cycle's responses.
     fn take_responses(&mut self, inp: &PaverIn) {
         for (s, r) in self.sm.iter_mut().enumerate() {
@@ -328,18 +315,13 @@ impl Golden {
     }
 
     /// Step 4: one cycle of the stealer (a scan step or the commit), on the state after the
-    /// responses (`view`); the commit's changes go into `self.sm`.
-    fn stealer(
-        &mut self,
-        view: &[SmRegs],
-        free: &[bool],
-        room: u128,
-        empty: u128,
-        out: &mut PaverOut,
-    ) {
+    /// responses: `self.sm` after this cycle's issue (`issued`, which moved only `next`), so
+    /// SM s waited for `waiting() + issued[s]` blocks. `free` is the start-of-cycle mask.
+    fn stealer(&mut self, issued: u128, free: u128, room: u128, empty: u128, out: &mut PaverOut) {
         let n = self.params.sms;
+        let waited = |g: &Self, s: usize| g.sm[s].waiting().wrapping_add((issued >> s & 1) as u16);
         if self.scan < n {
-            let (w, busy) = (view[self.scan].waiting(), room >> self.scan & 1 == 0);
+            let (w, busy) = (waited(self, self.scan), room >> self.scan & 1 == 0);
             self.sum = self.sum.wrapping_add(w);
             if busy && w > self.max {
                 (self.max, self.donor) = (w, self.scan);
@@ -358,17 +340,16 @@ impl Golden {
         }
         let d = self.donor;
         let keep = (self.steal == Steal::Clamp) as u16;
-        let donor_ok = room >> d & 1 == 0 && view[d].waiting() >= s.saturating_add(keep);
-        let can = if self.recipient_idle { empty } else { room };
-        let recipient = self
-            .rr_from(self.steal_ptr)
-            .find(|&r| free[r] && can >> r & 1 == 1);
+        let donor_waited = waited(self, d);
+        let donor_ok = room >> d & 1 == 0 && donor_waited >= s.saturating_add(keep);
+        let can = free & if self.recipient_idle { empty } else { room };
+        let recipient = rr_from(n, self.steal_ptr).find(|&r| can >> r & 1 == 1);
         if let (true, true, Some(r)) = (s >= 1, donor_ok, recipient) {
             let s = match self.fault {
-                Some(Fault::StealOneMore) => s.saturating_add(1).min(view[d].waiting()),
+                Some(Fault::StealOneMore) => s.saturating_add(1).min(donor_waited),
                 _ => s,
             };
-            let tail = view[d].tail;
+            let tail = self.sm[d].tail;
             self.sm[d].tail = tail.wrapping_sub(s);
             if self.sm[d].next == self.sm[d].tail {
                 self.sm[d].ntb_valid = false;
@@ -409,9 +390,12 @@ impl Block for Golden {
                 && self.sm.iter().all(|r| r.next == r.tail && !r.pend_group),
             ..Default::default()
         };
-        let free: Vec<bool> = self.sm.iter().map(SmRegs::free).collect();
+        let free = self
+            .sm
+            .iter()
+            .enumerate()
+            .fold(0u128, |m, (s, r)| m | (r.free() as u128) << s);
         self.take_responses(inp);
-        let view = self.sm.clone();
         // 2. Issue.
         for (s, r) in self.sm.iter_mut().enumerate() {
             if r.ntb_valid && room >> s & 1 == 1 {
@@ -427,10 +411,12 @@ impl Block for Golden {
                 Some(Fault::AssignFromZero) => self.params.sms - 1,
                 _ => self.grant_ptr,
             };
-            let takers: Vec<usize> = self.rr_from(ptr).filter(|&s| free[s]).collect();
-            for s in takers {
+            for s in rr_from(self.params.sms, ptr) {
                 if self.gq_head == self.groups {
                     break;
+                }
+                if free >> s & 1 == 0 {
+                    continue;
                 }
                 out.assigned |= 1 << s;
                 out.req_valid |= 1 << s;
@@ -442,7 +428,7 @@ impl Block for Golden {
                 self.grant_ptr = s;
             }
         } else if self.steal != Steal::Off {
-            self.stealer(&view, &free, room, empty, &mut out);
+            self.stealer(out.grant, free, room, empty, &mut out);
         }
         // 5. Order reads.
         for (s, r) in self.sm.iter_mut().enumerate() {

@@ -7,42 +7,25 @@
 //! `room`/`empty` masks. Deterministic for a seed.
 
 use super::{Params, PaverIn, PaverOut};
+use crate::analysis::paver::Groups;
 use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 
-/// A kernel's group tables (`order[]`, `gstart[]`; spec §1.8).
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Tables {
-    /// Every block once, group by group.
-    pub order: Vec<u16>,
-    /// Where each group starts, then `order.len()`.
-    pub gstart: Vec<u16>,
-}
-
-impl Tables {
-    /// The answer to a read: a descriptor (`gstart[a + 1] << 16 | gstart[a]`) or `order[a]`;
-    /// 0 outside the tables.
-    pub fn answer(&self, group: bool, a: u16) -> u32 {
-        super::table_word(&self.order, &self.gstart, group, a)
+/// Random tables of `total` blocks (a permutation) in groups of 1 to `most` blocks.
+pub fn random_groups(rng: &mut impl Rng, total: usize, most: usize) -> Groups {
+    let mut order: Vec<u32> = (0..total as u32).collect();
+    order.shuffle(rng);
+    let mut gstart = vec![0u32];
+    let mut at = 0;
+    while at < total {
+        at = (at + rng.gen_range(1..=most.max(1))).min(total);
+        gstart.push(at as u32);
     }
-
-    /// Groups.
-    pub fn groups(&self) -> u16 {
-        self.gstart.len().saturating_sub(1) as u16
-    }
-
-    /// Random tables of `total` blocks in groups of 1 to `most` blocks.
-    pub fn random(rng: &mut impl Rng, total: usize, most: usize) -> Self {
-        let mut order: Vec<u16> = (0..total as u16).collect();
-        order.shuffle(rng);
-        let mut gstart = vec![0u16];
-        let mut at = 0;
-        while at < total {
-            at = (at + rng.gen_range(1..=most.max(1))).min(total);
-            gstart.push(at as u16);
-        }
-        Self { order, gstart }
+    Groups {
+        order,
+        gstart,
+        notes: vec![],
     }
 }
 
@@ -52,7 +35,7 @@ pub struct Stimulus {
     params: Params,
     rng: Xoshiro256PlusPlus,
     /// The running kernel's tables.
-    pub tables: Tables,
+    pub tables: Groups,
     /// Blocks one SM holds (the kernel's occupancy).
     per_sm: usize,
     /// The kernel's longest block, cycles (long enough, now and then, for a stealer round
@@ -72,7 +55,7 @@ impl Stimulus {
         Self {
             params,
             rng: Xoshiro256PlusPlus::seed_from_u64(seed),
-            tables: Tables::default(),
+            tables: Groups::default(),
             per_sm: 1,
             life: 120,
             resident: vec![vec![]; params.sms],
@@ -95,10 +78,10 @@ impl Stimulus {
             1 => 4 * self.per_sm,
             _ => self.per_sm,
         };
-        self.tables = Tables::random(&mut self.rng, total, most);
+        self.tables = random_groups(&mut self.rng, total, most);
         self.reads.iter_mut().for_each(|r| *r = None);
         inp.start = true;
-        inp.groups = self.tables.groups();
+        inp.groups = self.tables.len() as u16;
         (inp.steal_mode, inp.recipient_idle) = self
             .mode
             .unwrap_or_else(|| (self.rng.gen_range(0..4), self.rng.gen_bool(0.3)));
@@ -119,7 +102,7 @@ impl crate::block::Stimulus<PaverIn, PaverOut> for Stimulus {
                 } else {
                     self.rng.gen_range(2..=3)
                 };
-                self.reads[s] = Some((self.tables.answer(group, a), delay));
+                self.reads[s] = Some((self.tables.table_word(group, a), delay));
             }
         }
         for r in &mut self.resident {

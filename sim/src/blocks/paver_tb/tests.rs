@@ -2,7 +2,8 @@
 //! paper's stealing example (L302) as a directed test, the round-robin launch (P10), and
 //! planted faults that the checks catch.
 
-use super::stimulus::{Stimulus, Tables};
+use super::stimulus::Stimulus;
+use crate::analysis::paver::Groups;
 use super::*;
 use crate::block::Stimulus as _;
 use std::collections::HashSet;
@@ -31,7 +32,7 @@ fn check_random(
     let mut seen = Seen::default();
     let mut prev: Option<PaverOut> = None;
     // The running kernel: its tables, blocks granted, the groups assigned, its start cycle.
-    let mut tables = Tables::default();
+    let mut tables = Groups::default();
     let mut granted: HashSet<u32> = HashSet::new();
     let mut next_group = 0u16;
     let mut started = 0u32;
@@ -52,7 +53,7 @@ fn check_random(
                 return fail(format!("SM {s} granted without room"));
             }
             let at = before[s].next as usize;
-            if tables.order.get(at).map(|&b| b as u32) != Some(id) {
+            if tables.order.get(at) != Some(&id) {
                 return fail(format!("SM {s} granted {id}, order[{at}] is not it"));
             }
             if !granted.insert(id) {
@@ -102,7 +103,7 @@ fn check_random(
                 out.steal_count,
             );
             let keep = (steal == Steal::Clamp) as u16;
-            if head_before < tables.groups() || steal == Steal::Off {
+            if (head_before as usize) < tables.len() || steal == Steal::Off {
                 return fail("a steal while groups are queued or stealing is off".into());
             }
             let w = before[d].waiting();
@@ -188,10 +189,10 @@ fn random_stimulus_keeps_every_property_in_every_mode() {
 }
 
 /// Drives `g` one cycle with `room`, answering the previous cycle's reads from `t` at once.
-fn cycle(g: &mut Golden, t: &Tables, prev: &PaverOut, room: u128, start: bool) -> PaverOut {
+fn cycle(g: &mut Golden, t: &Groups, prev: &PaverOut, room: u128, start: bool) -> PaverOut {
     let mut inp = PaverIn {
         start,
-        groups: t.groups(),
+        groups: t.len() as u16,
         steal_mode: Steal::Literal as u8,
         room,
         empty: 0,
@@ -199,7 +200,7 @@ fn cycle(g: &mut Golden, t: &Tables, prev: &PaverOut, room: u128, start: bool) -
     };
     for (s, group, a) in prev.reads(g.params.sms) {
         inp.rsp_valid |= 1 << s;
-        inp.rsp_data[s] = t.answer(group, a);
+        inp.rsp_data[s] = t.table_word(group, a);
     }
     g.step(&inp)
 }
@@ -210,9 +211,10 @@ fn stealing_example(fault: Option<Fault>) -> (SmRegs, SmRegs) {
     let p = Params::new(2);
     let mut g = Golden::new(p);
     g.fault = fault;
-    let t = Tables {
+    let t = Groups {
         order: vec![10, 11, 12, 13],
         gstart: vec![0, 4],
+        notes: vec![],
     };
     // SM 0 is busy (no room) throughout; SM 1 has room.
     let mut out = cycle(&mut g, &t, &PaverOut::default(), 0b10, true);
@@ -240,9 +242,10 @@ fn the_papers_stealing_example() {
 fn launch_order() -> Vec<(usize, u16)> {
     let p = Params::new(4);
     let mut g = Golden::new(p);
-    let t = Tables {
+    let t = Groups {
         order: (0..12).collect(),
         gstart: vec![0, 2, 4, 6, 8, 10, 12],
+        notes: vec![],
     };
     let mut out = cycle(&mut g, &t, &PaverOut::default(), 0, true);
     let mut assigned = vec![];
