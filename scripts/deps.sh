@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs what gpusched needs besides cargo: Verilator (co-simulation, lint), Yosys
-# (synthesis gate), g++ (the Verilated models), tar and xz (the reference set's trace archives,
+# (synthesis gate), g++ (the Verilated models) and ccache (the FPGA wrapper tests' 40
+# Verilator builds share one compile of its runtime library), tar and xz (the reference set's trace archives,
 # `bench --reference`), nextpnr-ice40 and icepack (`gpusched fpga` on the iCEBreaker), OpenSSL's
 # headers and pkg-config (to build mdbook-linkcheck, `scripts/docs.sh`).
 # Idempotent: does nothing when all are on PATH. Needs root (or sudo) and Debian/Ubuntu's
@@ -11,6 +12,7 @@ missing=()
 command -v verilator >/dev/null 2>&1 || missing+=(verilator)
 command -v yosys >/dev/null 2>&1 || missing+=(yosys)
 command -v g++ >/dev/null 2>&1 || missing+=(g++)
+command -v ccache >/dev/null 2>&1 || missing+=(ccache)
 command -v tar >/dev/null 2>&1 || missing+=(tar)
 command -v xz >/dev/null 2>&1 || missing+=(xz-utils)
 command -v nextpnr-ice40 >/dev/null 2>&1 || missing+=(nextpnr-ice40)
