@@ -21,8 +21,8 @@ use std::process::ExitCode;
 /// The suite kernels by the paper's categories (L109, L319; the suite's mirrors of Table 2;
 /// `nn` and `nw` share no data between blocks, as SAD, MUM, BP and BLK).
 pub const CATEGORIES: &[(&str, &[&str])] = &[
-    ("high", &["syrk", "mm", "btr", "htw", "hs", "srad"]),
-    ("low", &["bfs", "spmv", "pf", "sto"]),
+    ("high", &["syrk", "syr2k", "gemm", "mm", "btr", "htw", "hs", "srad"]),
+    ("low", &["bfs", "spmv", "pf", "sto", "bicg"]),
     ("none", &["nn", "nw"]),
 ];
 

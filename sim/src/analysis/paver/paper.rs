@@ -44,7 +44,7 @@ pub const TABLE2: &[Table2Row] = &[
     row("SRAD", Some("srad"), 0.977020264, 16384, "high"),
     row("TPACF", None, 0.745055815, 201, "low"),
     row("MM", Some("mm"), 0.857988166, 169, "high"),
-    row("SYR2K", None, 0.4140625, 256, "high"),
+    row("SYR2K", Some("syr2k"), 0.4140625, 256, "high"),
     row("SYRK", Some("syrk"), 0.4140625, 256, "high"),
     row("HTW", Some("htw"), 0.923875433, 51, "high"),
     row("MGS", None, 0.939453125, 32768, "low"),

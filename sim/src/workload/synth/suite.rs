@@ -972,6 +972,91 @@ fn syrk(s: usize) -> SynthDef {
     def("syrk", s, dim(g, g), dim(16, 16), 16, 0, p)
 }
 
+/// SYR2K (PolyBench, `C += A B^T + B A^T`): thread (i, j) = (gy, gx) reads row i of A and of
+/// B and row j of both, `depth` elements each: block (bx, by) shares with its grid row and its
+/// grid column, as SYRK, through two arrays (Table 2: the same SpScore, 0.414). Large: 16 x 16
+/// blocks, Table 2's 256.
+fn syr2k(s: usize) -> SynthDef {
+    let g = pick(s, [4, 8, 16]);
+    let n = 16 * g as i64;
+    let depth = pick(s, [16, 32, 64]);
+    let mut p = Program::new();
+    prologue(&mut p);
+    p.begin_loop(0);
+    let row = |r: Var| at(v(r), depth, v(Var::Loop(0)));
+    p.load(Space::Global, 10, 3, global(ARRAY[0], row(Var::Gy)));
+    p.load(Space::Global, 11, 3, global(ARRAY[1], row(Var::Gx)));
+    p.load(Space::Global, 12, 3, global(ARRAY[1], row(Var::Gy)));
+    p.load(Space::Global, 13, 3, global(ARRAY[0], row(Var::Gx)));
+    p.alu(Fp, &[14], &[14, 10, 11]);
+    p.alu(Fp, &[14], &[14, 12, 13]);
+    p.end_loop(Expr::c(depth));
+    p.store(
+        Space::Global,
+        14,
+        3,
+        global(ARRAY[2], at(v(Var::Gy), n, v(Var::Gx))),
+    );
+    p.exit();
+    def("syr2k", s, dim(g, g), dim(16, 16), 18, 0, p)
+}
+
+/// GEMM (PolyBench, `C = alpha A B + beta C`, no tiling): thread (i, j) = (gy, gx) reads C[i][j],
+/// row i of A and column j of B over `depth` (coalesced across a warp): block (bx, by) shares A's
+/// rows with its grid row and B's columns with its grid column.
+fn gemm(s: usize) -> SynthDef {
+    let g = pick(s, [4, 8, 16]);
+    let n = 16 * g as i64;
+    let depth = pick(s, [16, 32, 64]);
+    let mut p = Program::new();
+    prologue(&mut p);
+    let c = at(v(Var::Gy), n, v(Var::Gx));
+    p.load(Space::Global, 12, 3, global(ARRAY[2], c.clone()));
+    p.alu(Fp, &[12], &[12]);
+    p.begin_loop(0);
+    p.load(
+        Space::Global,
+        10,
+        3,
+        global(ARRAY[0], at(v(Var::Gy), depth, v(Var::Loop(0)))),
+    );
+    p.load(
+        Space::Global,
+        11,
+        3,
+        global(ARRAY[1], at(v(Var::Loop(0)), n, v(Var::Gx))),
+    );
+    p.alu(Fp, &[12], &[12, 10, 11]);
+    p.end_loop(Expr::c(depth));
+    p.store(Space::Global, 12, 3, global(ARRAY[2], c));
+    p.exit();
+    def("gemm", s, dim(g, g), dim(16, 16), 16, 0, p)
+}
+
+/// BICG's first kernel (PolyBench, `s = A^T r`): thread j = gx walks column j of A (`rows` x
+/// `cols`, coalesced across a warp) and reads every `r[i]`: every block reads all of `r` (a
+/// complete graph of equal weights), its columns of A are its own.
+fn bicg(s: usize) -> SynthDef {
+    let g = pick(s, [8, 32, 64]);
+    let cols = g as i64 * 256;
+    let rows = pick(s, [32, 128, 256]);
+    let mut p = Program::new();
+    prologue(&mut p);
+    p.begin_loop(0);
+    p.load(Space::Global, 10, 3, global(ARRAY[0], v(Var::Loop(0))));
+    p.load(
+        Space::Global,
+        11,
+        3,
+        global(ARRAY[1], at(v(Var::Loop(0)), cols, v(Var::Gx))),
+    );
+    p.alu(Fp, &[12], &[12, 10, 11]);
+    p.end_loop(Expr::c(rows));
+    p.store(Space::Global, 12, 3, global(ARRAY[2], v(Var::Gx)));
+    p.exit();
+    def("bicg", s, dim(g, 1), dim(256, 1), 12, 0, p)
+}
+
 // ---------------------------------------------------------------- seed 002 (PAWS)
 
 /// One phase: `iters` iterations of a load followed by `alu` dependent FFMAs.
@@ -1313,6 +1398,24 @@ pub const SUITE: &[Entry] = &[
         mirrors: "SYRK (PolyBench): seed 004",
         pattern: "block (bx,by) reads rows by and bx of A (row-major): shares with its grid row and its grid column",
         build: syrk,
+    },
+    Entry {
+        name: "syr2k",
+        mirrors: "SYR2K (PolyBench): seed 004",
+        pattern: "block (bx,by) reads rows by and bx of A and of B (row-major): shares with its grid row and its grid column through two arrays",
+        build: syr2k,
+    },
+    Entry {
+        name: "gemm",
+        mirrors: "GEMM (PolyBench, untiled): seed 004",
+        pattern: "block (bx,by) reads row tile by of A and column tile bx of B, and its tile of C: shares A with its grid row and B with its grid column",
+        build: gemm,
+    },
+    Entry {
+        name: "bicg",
+        mirrors: "BICG kernel 1 (PolyBench, s = A^T r): seed 004",
+        pattern: "1-D: thread j walks column j of A and reads all of r: every block shares r with every other, its columns of A are its own",
+        build: bicg,
     },
     Entry {
         name: "phase_msl",
