@@ -21,6 +21,9 @@
 //! `--markdown` prints the suite's, `--parse`'s, `--cosim`'s and `--lockstep`'s figures as the
 //! tables of docs/src/results/speed.md.
 //!
+//! `gpusched bench --paver`: PAVER's JIT pass (graph build and partitioning, up to a kernel of
+//! 10^5 blocks) and its golden dispatcher's cost per simulated cycle ([`paver`]).
+//!
 //! `gpusched bench --lockstep`: the cost of checking the Verilated blocks in lockstep inside
 //! the GPU, on `stream` (large) on `gtx480`: GTO with its 30 warp arbiters, and ELF++ with its
 //! 15 ELF and 15 NewCAR blocks, each against the golden run (median wall times, their ratio,
@@ -29,6 +32,7 @@
 mod cosim;
 mod markdown;
 mod mix;
+mod paver;
 mod reference;
 
 use crate::cmd::median;
@@ -90,6 +94,15 @@ pub struct BenchArgs {
     /// beside each of its kernels alone, thread instructions/s.
     #[arg(long, value_name = "FILE", conflicts_with_all = ["lockstep", "reference", "parse"])]
     mix: Option<PathBuf>,
+    /// Measure PAVER's JIT pass and dispatcher instead: graph build and partitioning of every
+    /// kernel of `repro paver` and of a 10^5-block kernel, and golden runs under LRR, MST-TS
+    /// and RB-TS.
+    #[arg(long, conflicts_with_all = ["lockstep", "reference", "parse", "mix", "cosim", "markdown"])]
+    paver: bool,
+    /// With `--paver`: the suite size of its kernels.
+    #[arg(long, default_value = "large", requires = "paver",
+          value_parser = clap::builder::PossibleValuesParser::new(gpusim::workload::synth::suite::SIZES))]
+    size: String,
     /// Measure the lockstep overhead instead (needs a build with Verilator).
     #[arg(long)]
     lockstep: bool,
@@ -403,6 +416,9 @@ pub fn run(a: BenchArgs) -> Result<ExitCode> {
     }
     if let Some(m) = &a.mix {
         return mix::run(m, a.repeat, a.json);
+    }
+    if a.paver {
+        return paver::run(&a.size, a.repeat, a.json);
     }
     let cfg = GpuConfig::preset("gtx480")?;
     let repeat = a.repeat.max(1);

@@ -13,7 +13,7 @@ mod chimera;
 mod locality;
 mod maestro;
 mod mixes;
-mod paver;
+pub mod paver;
 mod table;
 
 use super::sim::load_config;

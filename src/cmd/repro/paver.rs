@@ -19,10 +19,17 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 /// The suite kernels by the paper's categories (L109, L319; the suite's mirrors of Table 2;
-/// `nn` and `nw` share no data between blocks, as SAD, MUM, BP and BLK).
+/// `nn` and `nw` share no data between blocks, as SAD, MUM, BP and BLK). `gemm` and `bicg` are
+/// not in Table 2; by the paper's rule (high: at least 50% of a kernel's references go to data
+/// another block reads, L319) `gemm` is high (A's rows and B's columns are shared) and `bicg`
+/// sits on the boundary, high (half of its reads are `r`, which every block reads; its
+/// columns of A are its own).
 pub const CATEGORIES: &[(&str, &[&str])] = &[
-    ("high", &["syrk", "syr2k", "gemm", "mm", "btr", "htw", "hs", "srad"]),
-    ("low", &["bfs", "spmv", "pf", "sto", "bicg"]),
+    (
+        "high",
+        &["syrk", "syr2k", "gemm", "bicg", "mm", "btr", "htw", "hs", "srad"],
+    ),
+    ("low", &["bfs", "spmv", "pf", "sto"]),
     ("none", &["nn", "nw"]),
 ];
 

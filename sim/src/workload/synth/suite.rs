@@ -853,9 +853,25 @@ fn mm(s: usize) -> SynthDef {
 /// A 1-D chain: block `i` reads its 256-element chunk and `halo` elements of each neighbour
 /// chunk on both sides, `reach` chunks away at most.
 fn chain(name: &str, s: usize, reach: i64, int_work: usize) -> SynthDef {
-    let g = pick(s, [30, 120, 240]);
+    let (g, rows) = (pick(s, [30, 120, 240]), pick(s, [2, 4, 8]));
+    let mut d = chain_of(g, rows, reach, int_work);
+    d.name = format!("{name}_{}", SIZES[s]);
+    d
+}
+
+/// `pf`'s pattern (each block reads its own 256 columns and one column band either side, in
+/// two rows) over `blocks` thread blocks of 256 threads: the 10^5-block kernel of `gpusched
+/// bench --paver`.
+pub fn pf_of_blocks(blocks: u32) -> SynthDef {
+    let mut d = chain_of(blocks, 2, 1, 4);
+    d.name = format!("pf_{blocks}_blocks");
+    d
+}
+
+/// A 1-D chain kernel over `g` blocks: `rows` iterations, each reading the element of every
+/// column within `reach` blocks' width (256 columns a block) and writing its own.
+fn chain_of(g: u32, rows: i64, reach: i64, int_work: usize) -> SynthDef {
     let n = g as i64 * 256;
-    let rows = pick(s, [2, 4, 8]);
     let mut p = Program::new();
     prologue(&mut p);
     p.begin_loop(0);
@@ -878,7 +894,7 @@ fn chain(name: &str, s: usize, reach: i64, int_work: usize) -> SynthDef {
     p.store(Space::Global, 21, 3, global(ARRAY[1], row.and(v(Var::Gx))));
     p.end_loop(Expr::c(rows));
     p.exit();
-    def(name, s, dim(g, 1), dim(256, 1), 24, 0, p)
+    def("chain", 0, dim(g, 1), dim(256, 1), 24, 0, p)
 }
 
 fn pf(s: usize) -> SynthDef {
