@@ -854,6 +854,47 @@ fn bench_prints_the_documented_figures() {
     );
 }
 
+/// `bench --paver`: the JIT rows of every `repro paver` kernel and the 10^5-block kernel, and
+/// the dispatcher's runs under LRR, MST-TS and RB-TS.
+#[test]
+fn bench_paver_times_the_jit_and_the_dispatcher() {
+    let v = json(&gpusched(&[
+        "bench", "--paver", "--size", "small", "--repeat", "1", "--json",
+    ]));
+    let jit = v["jit"].as_array().unwrap();
+    assert_eq!(
+        jit.len(),
+        16,
+        "15 kernels of repro paver and the scale kernel: {v}"
+    );
+    let scale = jit.last().unwrap();
+    assert_eq!(scale["blocks"], 100_000, "{scale}");
+    assert!(
+        scale["edges"].as_u64().unwrap() >= 99_999,
+        "a chain: {scale}"
+    );
+    for r in jit {
+        assert!(r["build_seconds"].as_f64().unwrap() > 0.0, "{r}");
+        let worst = r["worst_jit_seconds"].as_f64().unwrap();
+        assert!(worst >= r["build_seconds"].as_f64().unwrap(), "{r}");
+    }
+    let d = v["dispatch"].as_array().unwrap();
+    assert_eq!(d.len(), 3, "{v}");
+    for row in d {
+        let runs = row["runs"].as_array().unwrap();
+        let scheds: Vec<&str> = runs
+            .iter()
+            .map(|r| r["tb_sched"].as_str().unwrap())
+            .collect();
+        assert_eq!(scheds, ["lrr", "mst-ts", "rb-ts"], "{row}");
+        assert!(
+            runs.iter().all(|r| r["cycles"].as_u64().unwrap() > 0),
+            "{row}"
+        );
+        assert_eq!(runs[0]["jit_seconds"], 0.0, "{row}");
+    }
+}
+
 /// `bench --mix`: the mix under smk and serial and each kernel alone; the mix's thread
 /// instructions are its kernels' together, and its ratio is its rate over theirs.
 #[test]

@@ -158,7 +158,12 @@ fn print_jit(r: &JitRow) {
     );
 }
 
-/// The dispatcher rows, with each scheme's JIT time taken from `jit`.
+/// The dispatcher's configurations: `--tb-sched` and the scheme whose JIT time a run holds.
+const DISPATCH_CONFIGS: [(&str, Option<usize>); 3] =
+    [("lrr", None), ("mst-ts", Some(0)), ("rb-ts", Some(2))];
+
+/// The dispatcher rows, each scheme's JIT time taken from `jit`. The configurations' runs are
+/// interleaved (LRR, MST-TS, RB-TS, LRR, ...) so that the machine's drift falls on all three.
 fn dispatch_rows(
     cfg: &GpuConfig,
     size: &str,
@@ -171,18 +176,25 @@ fn dispatch_rows(
         let Some(j) = jit.iter().find(|r| r.kernel == kernel) else {
             bail!("{kernel} is not among the JIT rows");
         };
+        let open =
+            || -> Result<Box<dyn WorkloadSource>> { Ok(gpusim::workload::open_named(name, size)?) };
+        let opts = DISPATCH_CONFIGS
+            .iter()
+            .map(|(t, _)| SimOptions::parse(&format!("--tb-sched {t} --warp-sched gto")))
+            .collect::<Result<Vec<_>, _>>()?;
+        let mut times = vec![vec![]; opts.len()];
+        let mut cycles = vec![0; opts.len()];
+        for _ in 0..repeat {
+            for (i, o) in opts.iter().enumerate() {
+                let (seconds, r) = timed_run(cfg, o, &open, 1)?;
+                times[i].push(seconds);
+                cycles[i] = r.counters.cycles;
+            }
+        }
         let mut runs = vec![];
-        for (tb_sched, jit_seconds) in [
-            ("lrr", 0.0),
-            ("mst-ts", j.build_seconds + j.partition_seconds[0]),
-            ("rb-ts", j.build_seconds + j.partition_seconds[2]),
-        ] {
-            let opts = SimOptions::parse(&format!("--tb-sched {tb_sched} --warp-sched gto"))?;
-            let open = || -> Result<Box<dyn WorkloadSource>> {
-                Ok(gpusim::workload::open_named(name, size)?)
-            };
-            let (run_seconds, r) = timed_run(cfg, &opts, &open, repeat)?;
-            let cycles = r.counters.cycles;
+        for ((&(tb_sched, scheme), t), cycles) in DISPATCH_CONFIGS.iter().zip(times).zip(cycles) {
+            let jit_seconds = scheme.map_or(0.0, |s| j.build_seconds + j.partition_seconds[s]);
+            let run_seconds = median(t);
             let run = DispatchRun {
                 tb_sched,
                 cycles,

@@ -27,7 +27,9 @@ use std::process::ExitCode;
 pub const CATEGORIES: &[(&str, &[&str])] = &[
     (
         "high",
-        &["syrk", "syr2k", "gemm", "bicg", "mm", "btr", "htw", "hs", "srad"],
+        &[
+            "syrk", "syr2k", "gemm", "bicg", "mm", "btr", "htw", "hs", "srad",
+        ],
     ),
     ("low", &["bfs", "spmv", "pf", "sto"]),
     ("none", &["nn", "nw"]),

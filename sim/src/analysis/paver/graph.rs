@@ -13,35 +13,10 @@
 //! row. A near-complete graph (BTR's top tree levels, read by every block) has about T^2 edges
 //! whatever the builder.
 
+use super::index::SharingIndex;
 use crate::workload::kernel::{KernelSource, MemAccess, WorkloadError};
 use crate::workload::sass::OpClass;
 use serde::Serialize;
-use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hasher};
-
-/// A multiplicative hash for the builder's integer keys (addresses and trie edges): SipHash's
-/// resistance to chosen keys buys nothing here and costs most of the build.
-#[derive(Default)]
-struct MulHash(u64);
-
-impl Hasher for MulHash {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.write_u64(b as u64);
-        }
-    }
-    fn write_u32(&mut self, v: u32) {
-        self.write_u64(v as u64);
-    }
-    fn write_u64(&mut self, v: u64) {
-        self.0 = (self.0.rotate_left(29) ^ v).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-    }
-}
-
-type FastMap<K, V> = HashMap<K, V, BuildHasherDefault<MulHash>>;
 
 /// Most thread blocks a graph holds: `nextTB` and the group tables hold 16-bit ids (paper L251,
 /// spec A4).
@@ -90,9 +65,9 @@ impl Granularity {
 /// directions of every edge, neighbours ascending, no self-loops, weights >= 1.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct LocalityGraph {
-    xadj: Vec<u32>,
-    adj: Vec<u32>,
-    wgt: Vec<u32>,
+    pub(super) xadj: Vec<u32>,
+    pub(super) adj: Vec<u32>,
+    pub(super) wgt: Vec<u32>,
 }
 
 /// The graph's statistics as the paper's Table 2 gives them (L172, L177).
@@ -193,110 +168,6 @@ impl LocalityGraph {
             total_weight: self.wgt.iter().map(|&w| w as u64).sum::<u64>() / 2,
             max_weight: self.wgt.iter().copied().max().unwrap_or(0),
         }
-    }
-}
-
-/// The element-to-readers index a graph is built from (see the module's documentation).
-pub(super) struct SharingIndex {
-    /// Trie nodes of reader lists: `(parent, last reader)`; node 0 is the empty list.
-    nodes: Vec<(u32, u32)>,
-    /// `(node, reader) -> child`.
-    children: FastMap<(u32, u32), u32>,
-    /// Element -> the node of its reader list.
-    element: FastMap<u64, u32>,
-}
-
-impl Default for SharingIndex {
-    /// An empty index: the trie's root, the empty reader list, is node 0.
-    fn default() -> Self {
-        Self {
-            nodes: vec![(u32::MAX, u32::MAX)],
-            children: FastMap::default(),
-            element: FastMap::default(),
-        }
-    }
-}
-
-impl SharingIndex {
-    /// Block `tb` reads `element`. A block's reads must come together (every visit is block
-    /// by block).
-    pub(super) fn observe(&mut self, tb: u32, element: u64) {
-        let node = self.element.entry(element).or_insert(0);
-        if *node != 0 && self.nodes[*node as usize].1 == tb {
-            return;
-        }
-        let next = self.nodes.len() as u32;
-        let child = *self.children.entry((*node, tb)).or_insert(next);
-        if child == next {
-            self.nodes.push((*node, tb));
-        }
-        *node = child;
-    }
-
-    /// Distinct elements seen.
-    pub(super) fn elements(&self) -> u64 {
-        self.element.len() as u64
-    }
-
-    /// The graph over blocks `0..n`.
-    pub(super) fn finish(self, n: u32) -> LocalityGraph {
-        let SharingIndex { nodes, element, .. } = self;
-        // Elements per reader list.
-        let mut count = vec![0u32; nodes.len()];
-        for node in element.into_values() {
-            count[node as usize] += 1;
-        }
-        // The lists of two or more readers, flattened, and per block the lists it is on.
-        let (mut start, mut flat, mut weight) = (vec![0usize], vec![], vec![]);
-        let mut on: Vec<Vec<u32>> = vec![vec![]; n as usize];
-        for (id, &c) in count.iter().enumerate() {
-            let (parent, _) = nodes[id];
-            if c == 0 || parent == 0 {
-                continue; // no element, or a single reader
-            }
-            let list = flat.len();
-            let mut at = id as u32;
-            while at != 0 {
-                let tb = nodes[at as usize].1;
-                on[tb as usize].push(start.len() as u32 - 1);
-                flat.push(tb);
-                at = nodes[at as usize].0;
-            }
-            start.push(flat.len());
-            weight.push(c);
-            debug_assert!(flat.len() - list >= 2);
-        }
-        drop((nodes, count));
-        // Row by row into a dense accumulator.
-        let mut g = LocalityGraph {
-            xadj: Vec::with_capacity(n as usize + 1),
-            adj: vec![],
-            wgt: vec![],
-        };
-        g.xadj.push(0);
-        let mut row = vec![0u32; n as usize];
-        let mut touched: Vec<u32> = vec![];
-        for (tb, lists) in on.iter().enumerate() {
-            for &l in lists {
-                let w = weight[l as usize];
-                for &other in &flat[start[l as usize]..start[l as usize + 1]] {
-                    if other as usize != tb {
-                        if row[other as usize] == 0 {
-                            touched.push(other);
-                        }
-                        row[other as usize] = row[other as usize].saturating_add(w);
-                    }
-                }
-            }
-            touched.sort_unstable();
-            for &o in &touched {
-                g.adj.push(o);
-                g.wgt.push(std::mem::take(&mut row[o as usize]));
-            }
-            touched.clear();
-            g.xadj.push(g.adj.len() as u32);
-        }
-        g
     }
 }
 

@@ -13,6 +13,7 @@
 
 pub mod format;
 pub mod graph;
+mod index;
 pub mod paper;
 pub mod partition;
 #[cfg(test)]

@@ -1070,7 +1070,7 @@ fn bicg(s: usize) -> SynthDef {
     p.end_loop(Expr::c(rows));
     p.store(Space::Global, 12, 3, global(ARRAY[2], v(Var::Gx)));
     p.exit();
-    def("bicg", s, dim(g, 1), dim(256, 1), 12, 0, p)
+    def("bicg", s, dim(g, 1), dim(256, 1), 16, 0, p)
 }
 
 // ---------------------------------------------------------------- seed 002 (PAWS)
