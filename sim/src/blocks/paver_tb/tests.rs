@@ -59,6 +59,11 @@ fn check_random(
             if !granted.insert(id) {
                 return fail(format!("block {id} granted twice"));
             }
+            // P6, P7: `next` moves by exactly one, so an SM's blocks go out in range order (a
+            // kernel start in the same cycle resets it).
+            if !inp.start && g.sm(s).next != before[s].next.wrapping_add(1) {
+                return fail(format!("SM {s}: next {} after a grant at {at}", g.sm(s).next));
+            }
             seen.grants += 1;
         }
         // P8, P9: groups assigned in order (in round-robin order of the SMs), each once, only
@@ -133,6 +138,11 @@ fn check_random(
                 if std::mem::replace(&mut covered[i as usize], true) {
                     return fail(format!("index {i} in two SMs' ranges"));
                 }
+            }
+            // P4: a held nextTB is `order[next]` of a non-empty range.
+            let held = tables.order.get(r.next as usize) == Some(&(r.ntb as u32));
+            if r.ntb_valid && (r.next >= r.tail || !held) {
+                return fail(format!("SM {s} holds nextTB {} at [{}, {})", r.ntb, r.next, r.tail));
             }
         }
         // P1, P20: a kernel ends with every block granted, in bounded time.
