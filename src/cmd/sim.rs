@@ -54,7 +54,7 @@ pub struct SimArgs {
 /// Options shared by `sim` and `bench`.
 #[derive(Args, Clone)]
 pub struct RunArgs {
-    /// GPU configuration: a preset (gtx480, titanx, titanv, gtx980), a TOML/JSON file, a
+    /// GPU configuration: a preset (gtx480, gtx480-3.2.2, titanx, titanv, gtx980), a TOML/JSON file, a
     /// GPGPU-Sim gpgpusim.config file, or a comma-separated list of one of these and GPGPU-Sim
     /// option files read over it in order (gpgpusim.config,trace.config, as Accel-Sim's two
     /// -config files).

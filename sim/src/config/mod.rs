@@ -117,6 +117,7 @@ pub const RANGES: &[(&str, u64, u64)] = &[
     ("cache.miss_queue", 1, 4096),
     ("cache.latency", 0, 100_000),
     ("cache.sector_bytes", 0, 4096),
+    ("cache.port_bytes", 0, 4096),
     ("interconnect.latency", 0, 100_000),
     ("interconnect.flit_bytes", 1, 4096),
     ("dram.channels", 1, 64),
@@ -383,6 +384,64 @@ pub struct CacheConfig {
     /// `dram_t::issue_col_command`), so a sector smaller than a burst wastes the rest of it.
     #[serde(default)]
     pub sector_bytes: u32,
+    /// The data port of an L2 without sectors, bytes per core cycle: a hit or a write
+    /// occupies the L2 for `ceil(bytes / port_bytes)` cycles, a miss for one (GPGPU-Sim's L2
+    /// takes an access only when `data_port_free()`, 3.2.2 `l2cache.cc`:379-381, and charges
+    /// a hit its `use_data_port` cycles, `gpu-cache.cc`:578-581). 0 (the default): one access
+    /// per cycle whatever its size. A sectored L2 takes one sector per cycle instead. L2 only.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub port_bytes: u32,
+    /// What a write miss does in a write-back cache (the L2). L2 only.
+    #[serde(default, skip_serializing_if = "WriteAllocate::is_lazy")]
+    pub write_allocate: WriteAllocate,
+    /// The set index function (the L1D only; the L2 always indexes its partition address).
+    #[serde(default, skip_serializing_if = "SetIndexFn::is_auto")]
+    pub set_index: SetIndexFn,
+}
+
+/// What a write that misses a write-back cache does.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum WriteAllocate {
+    /// The line is allocated dirty without a fetch, and the write is acknowledged at once
+    /// (GPGPU-Sim 4's `L`, lazy fetch-on-read, as far as timing goes).
+    #[default]
+    Lazy,
+    /// The write goes on to DRAM and the line is fetched into a reserved way; the write is
+    /// acknowledged when the fetch fills the line (GPGPU-Sim 3.x's `W`,
+    /// `data_cache::wr_miss_wa`, 3.2.2 `gpu-cache.cc`:794-850, which acknowledges when DRAM
+    /// returns the write: the fetch queued right behind it arrives a burst later).
+    Fetch,
+}
+
+impl WriteAllocate {
+    fn is_lazy(&self) -> bool {
+        *self == WriteAllocate::Lazy
+    }
+}
+
+/// A cache's set index function.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum SetIndexFn {
+    /// GPGPU-Sim 4's choice for a Fermi L1D: its hash when the cache has 128 B lines and 32
+    /// or 64 sets, linear otherwise.
+    #[default]
+    Auto,
+    /// `(address / line) mod sets` (GPGPU-Sim 3.2.2's only function, `gpu-cache.h`:229-232).
+    Linear,
+    /// GPGPU-Sim's Fermi hash (128 B lines, 32 or 64 sets).
+    FermiHash,
+}
+
+impl SetIndexFn {
+    fn is_auto(&self) -> bool {
+        *self == SetIndexFn::Auto
+    }
+}
+
+fn is_zero(x: &u32) -> bool {
+    *x == 0
 }
 
 impl CacheConfig {
@@ -414,6 +473,16 @@ impl CacheConfig {
                 ),
             ));
         }
+        if self.port_bytes != 0 && !self.line_bytes.is_multiple_of(self.port_bytes) {
+            return Err(field(
+                &f("port_bytes"),
+                format!(
+                    "{} does not divide line_bytes = {} (GPGPU-Sim: \"the data port width \
+                     divides the line size\")",
+                    self.port_bytes, self.line_bytes
+                ),
+            ));
+        }
         let set_bytes = self.ways * self.line_bytes;
         if !self.size_bytes.is_multiple_of(set_bytes) {
             return Err(field(
@@ -433,7 +502,32 @@ impl CacheConfig {
                 ),
             ));
         }
+        if self.set_index == SetIndexFn::FermiHash
+            && !(self.line_bytes == 128 && matches!(self.sets(), 32 | 64))
+        {
+            return Err(field(
+                &f("set_index"),
+                format!(
+                    "fermi-hash needs 128-byte lines and 32 or 64 sets; this cache has \
+                     {}-byte lines and {} sets",
+                    self.line_bytes,
+                    self.sets()
+                ),
+            ));
+        }
         Ok(())
+    }
+
+    /// The set index function of an L1D with this geometry (`set_index`, with `auto`
+    /// resolved).
+    pub fn l1d_index(&self) -> crate::mem::cache::SetIndex {
+        use crate::mem::cache::SetIndex;
+        let hashable = self.line_bytes == 128 && matches!(self.sets(), 32 | 64);
+        match self.set_index {
+            SetIndexFn::Auto if hashable => SetIndex::FermiHash,
+            SetIndexFn::FermiHash => SetIndex::FermiHash,
+            SetIndexFn::Auto | SetIndexFn::Linear => SetIndex::Linear,
+        }
     }
 }
 
@@ -469,7 +563,11 @@ pub struct DramConfig {
     pub banks: u32,
     /// Row-buffer size, bytes.
     pub row_bytes: u32,
-    /// FR-FCFS scheduler queue entries per channel.
+    /// FR-FCFS scheduler queue entries per channel, one per column burst. GPGPU-Sim's entries
+    /// are requests: a sectored L2's 32 B sector reads are a burst each, but a line fill of
+    /// an L2 without sectors is `line / burst` bursts, so its queue is that many times
+    /// GPGPU-Sim's (the `gtx480-3.2.2` preset's 16 requests are 32 bursts; a GPGPU-Sim file
+    /// is read as it stands).
     pub scheduler_queue: u32,
     /// Fixed latency added to every access (GPGPU-Sim `-dram_latency`), core cycles.
     pub latency: u32,
@@ -704,6 +802,7 @@ impl GpuConfig {
                 ("miss_queue", c.miss_queue),
                 ("latency", c.latency),
                 ("sector_bytes", c.sector_bytes),
+                ("port_bytes", c.port_bytes),
             ] {
                 v.push((format!("{name}.{k}"), x as u64));
             }

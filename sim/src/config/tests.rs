@@ -11,10 +11,10 @@ fn every_preset_is_valid_and_matches_its_paper_totals() {
         let slices = c.dram.channels * c.dram.sub_partitions;
         let l2_total = c.l2.size_bytes as u64 * slices as u64;
         let expected_l2 = match *name {
-            "gtx480" => 768 * 1024,      // ELF Table 3.1, PAVER Table 1
-            "titanx" => 3 * 1024 * 1024, // PAVER Table 1
-            "titanv" => 4608 * 1024,     // PAVER Table 1 (4.5 MB)
-            "gtx980" => 2 * 1024 * 1024, // Maestro Table 5.2
+            "gtx480" | "gtx480-3.2.2" => 768 * 1024, // ELF Table 3.1, PAVER Table 1
+            "titanx" => 3 * 1024 * 1024,             // PAVER Table 1
+            "titanv" => 4608 * 1024,                 // PAVER Table 1 (4.5 MB)
+            "gtx980" => 2 * 1024 * 1024,             // Maestro Table 5.2
             _ => unreachable!(),
         };
         assert_eq!(l2_total, expected_l2, "{name}: total L2");
@@ -148,7 +148,10 @@ fn files_with_unknown_fields_or_bad_syntax_are_rejected() {
         .to_string()
         .contains("c.toml"));
     let e = GpuConfig::load("kepler").unwrap_err().to_string();
-    assert!(e.contains("gtx480, titanx, titanv, gtx980"), "{e}");
+    assert!(
+        e.contains("gtx480, gtx480-3.2.2, titanx, titanv, gtx980"),
+        "{e}"
+    );
     let y = dir.path().join("c.yaml");
     std::fs::write(&y, "").unwrap();
     assert!(GpuConfig::load(y.to_str().unwrap())
@@ -257,4 +260,76 @@ fn caches_too_large_for_the_model_are_refused() {
     for name in presets::NAMES {
         GpuConfig::preset(name).unwrap().validate().unwrap();
     }
+}
+
+/// The GPGPU-Sim 3.2.2 preset is `gtx480` except where the 3.2.2 release differs (each
+/// difference names its file and line in `presets.rs`): put those back and nothing differs.
+#[test]
+fn gtx480_3_2_2_differs_from_gtx480_only_where_the_release_does() {
+    let v4 = GpuConfig::preset("gtx480").unwrap();
+    let v3 = GpuConfig::preset("gtx480-3.2.2").unwrap();
+    let diff: Vec<(String, u64, u64)> = v4
+        .integer_fields()
+        .into_iter()
+        .zip(v3.integer_fields())
+        .filter(|((_, a), (_, b))| a != b)
+        .map(|((n, a), (_, b))| (n, a, b))
+        .collect();
+    let want = [
+        ("dram.scheduler_queue", 64, 32),
+        ("interconnect.flit_bytes", 40, 32),
+        ("l1d.latency", 35, 0),
+        ("l2.ways", 16, 8),
+        ("l2.sector_bytes", 32, 0),
+        ("l2.port_bytes", 0, 32),
+        ("units.shared_mem.latency", 26, 3),
+    ];
+    let mut got: Vec<_> = diff.iter().map(|(n, a, b)| (n.as_str(), *a, *b)).collect();
+    got.sort();
+    let mut want = want.to_vec();
+    want.sort();
+    assert_eq!(got, want);
+    let mut back = v3.clone();
+    assert_eq!(back.l1d.set_index, SetIndexFn::Linear);
+    assert_eq!(back.l2.write_allocate, WriteAllocate::Fetch);
+    assert!(!back.pipeline.l1d_latency_queue);
+    back.name = v4.name.clone();
+    back.l1d = v4.l1d.clone();
+    back.l2 = v4.l2.clone();
+    back.interconnect = v4.interconnect.clone();
+    back.dram.scheduler_queue = v4.dram.scheduler_queue;
+    back.units.shared_mem = v4.units.shared_mem.clone();
+    back.pipeline.l1d_latency_queue = true;
+    assert_eq!(back, v4);
+    // The L1D index resolves: the release's linear function, GPGPU-Sim 4's hash.
+    use crate::mem::cache::SetIndex;
+    assert_eq!(v3.l1d.l1d_index(), SetIndex::Linear);
+    assert_eq!(v4.l1d.l1d_index(), SetIndex::FermiHash);
+}
+
+#[test]
+fn a_fermi_hash_needs_its_geometry_and_a_port_divides_the_line() {
+    let mut c = GpuConfig::preset("gtx480").unwrap();
+    c.l1d.set_index = SetIndexFn::FermiHash;
+    c.validate().unwrap();
+    c.l1d.size_bytes = 8 * 1024;
+    let e = c.validate().unwrap_err();
+    assert_eq!(e.field(), Some("l1d.set_index"), "{e}");
+    assert!(e.to_string().contains("16 sets"), "{e}");
+    let mut c = GpuConfig::preset("gtx480").unwrap();
+    c.l2.port_bytes = 48;
+    let e = c.validate().unwrap_err();
+    assert_eq!(e.field(), Some("l2.port_bytes"), "{e}");
+    // Both round-trip through TOML, and a preset that leaves them at their defaults writes
+    // neither.
+    let v3 = GpuConfig::preset("gtx480-3.2.2").unwrap();
+    let text = toml::to_string(&v3).unwrap();
+    assert!(text.contains("write_allocate = \"fetch\""), "{text}");
+    assert!(text.contains("set_index = \"linear\""), "{text}");
+    assert_eq!(toml::from_str::<GpuConfig>(&text).unwrap(), v3);
+    let v4 = toml::to_string(&GpuConfig::preset("gtx480").unwrap()).unwrap();
+    assert!(
+        !v4.contains("write_allocate") && !v4.contains("port_bytes"),
+        "{v4}"
+    );
 }

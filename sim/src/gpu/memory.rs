@@ -23,7 +23,7 @@
 //! within a chunk, consecutive lines go to the channel's consecutive slices. The channel-local
 //! address is the chunk number divided by `channels`, with the offset kept.
 
-use crate::config::GpuConfig;
+use crate::config::{GpuConfig, WriteAllocate};
 use crate::mem::cache::SetIndex;
 use crate::mem::crossbar::Crossbar;
 use crate::mem::data_cache::{DataCache, Outcome, WritePolicy};
@@ -138,6 +138,18 @@ fn sectors_touched(addr: u64, bytes: u32, sector: u64) -> u64 {
     }
 }
 
+/// Cycles an access taken with outcome `o` holds its L2: one per sector of `sector` bytes it
+/// touches in a sectored L2 (GPGPU-Sim splits a request into sector requests of the port's
+/// width); without sectors, with a data port of `port` bytes, the port's cycles for a hit or
+/// a kept write and one for a miss; otherwise one.
+fn l2_busy(req: &MemRequest, o: Outcome, port: u64, sector: u64) -> u64 {
+    let ported = port > 0 && matches!(o, Outcome::Hit | Outcome::WriteBack { .. });
+    match (sector, ported) {
+        (0, true) => (req.bytes as u64).div_ceil(port).max(1),
+        _ => sectors_touched(req.addr, req.bytes, sector),
+    }
+}
+
 /// The packets a reply crosses the down crossbar in, and the bytes of each: a sectored L2
 /// answers a line read (L1D or L1I) with one packet per sector, header and sector data (GPGPU-Sim
 /// returns each sector request of a line on its own); any other reply is one packet.
@@ -191,6 +203,8 @@ pub struct MemorySystem {
     rop_latency: u64,
     /// `l2.sector_bytes` (0: the L2 is not sectored; a request takes one cycle).
     sector_bytes: u64,
+    /// `l2.port_bytes` (0: no data port limit beyond one access per cycle).
+    port_bytes: u64,
     dram_latency: u64,
     line_bytes: u64,
     burst_bytes: u64,
@@ -269,10 +283,14 @@ impl MemorySystem {
             chunk_log2: map.chunk_log2(),
             channels: cfg.dram.channels,
         };
+        let l2_policy = match cfg.l2.write_allocate {
+            WriteAllocate::Lazy => WritePolicy::WriteBack,
+            WriteAllocate::Fetch => WritePolicy::WriteBackFetch,
+        };
         let slices = (0..nslices)
             .map(|_| Slice {
                 rop: VecDeque::new(),
-                l2: DataCache::with_policy(&cfg.l2, index, WritePolicy::WriteBack),
+                l2: DataCache::with_policy(&cfg.l2, index, l2_policy),
                 replies: VecDeque::new(),
                 failed_at: None,
                 free_at: 0,
@@ -302,6 +320,7 @@ impl MemorySystem {
             map,
             rop_latency: cfg.l2.latency as u64,
             sector_bytes: cfg.l2.sector_bytes as u64,
+            port_bytes: cfg.l2.port_bytes as u64,
             dram_latency: cfg.dram.latency as u64,
             line_bytes,
             burst_bytes,
@@ -444,7 +463,7 @@ impl MemorySystem {
                     s.failed_at = None;
                     let o = s.l2.access_sized(req.addr, req.bytes, write, req);
                     if !matches!(o, Outcome::Fail(_)) {
-                        s.free_at = now + sectors_touched(req.addr, req.bytes, self.sector_bytes);
+                        s.free_at = now + l2_busy(&req, o, self.port_bytes, self.sector_bytes);
                     }
                     match o {
                         Outcome::Fail(_) => s.failed_at = Some(s.l2.version()),
@@ -516,7 +535,12 @@ impl MemorySystem {
                 // least 4 bytes): every bit of the address survives.
                 debug_assert!(self.line_bytes >= 4 && f.line.is_multiple_of(self.line_bytes));
                 let (bursts, step) = match f.write {
-                    true => (write_bursts, self.burst_bytes),
+                    true => (
+                        (f.bytes as u64)
+                            .div_ceil(self.burst_bytes)
+                            .clamp(1, write_bursts),
+                        self.burst_bytes,
+                    ),
                     false => (self.read_bursts, self.line_bytes / self.read_bursts),
                 };
                 for b in 0..bursts {
@@ -768,6 +792,103 @@ mod tests {
             kernel: 0,
         };
         assert_eq!(reply_pieces(&atomic, 32), (1, atomic.reply_bytes()));
+    }
+
+    /// Cycles at which slice 0's L2 takes each of four 128 B reads of its lines, sent
+    /// together by four SMs, on `cfg`; with `warm`, the same reads were served once before
+    /// (they hit).
+    fn l2_read_cycles(cfg: &GpuConfig, warm: bool) -> Vec<u64> {
+        let mut mem = MemorySystem::new(cfg);
+        let mut taken = vec![];
+        for round in 0..=u64::from(warm) {
+            for i in 0..4u64 {
+                let req = MemRequest {
+                    sm: i as u16,
+                    kind: ReqKind::Read,
+                    addr: (6 * i) << 8,
+                    bytes: 128,
+                    tag: i as u32,
+                    kernel: 0,
+                };
+                assert_eq!(mem.map.slice(req.addr), 0);
+                assert!(mem.send(req));
+            }
+            taken.clear();
+            for t in 1..2_000 {
+                mem.cycle();
+                let reads = mem.slices[0].l2.stats.reads as usize - 4 * round as usize;
+                if reads > taken.len() {
+                    taken.push(t);
+                }
+                (0..4).for_each(|sm| while mem.receive(sm).is_some() {});
+            }
+            assert_eq!(taken.len(), 4, "every read reached the L2");
+        }
+        taken
+    }
+
+    /// GPGPU-Sim 3.2.2's L2 takes an access only when its 32 B data port is free and a 128 B
+    /// hit holds the port four cycles; a miss moves no data through it and the next access is
+    /// taken a cycle later (`l2.port_bytes`).
+    #[test]
+    fn a_ported_l2_holds_a_hit_for_its_port_cycles_and_a_miss_for_one() {
+        let gaps = |t: Vec<u64>| t.windows(2).map(|w| w[1] - w[0]).collect::<Vec<_>>();
+        let cfg = GpuConfig::preset("gtx480-3.2.2").unwrap();
+        assert_eq!(cfg.l2.port_bytes, 32);
+        assert_eq!(gaps(l2_read_cycles(&cfg, false)), [1, 1, 1], "misses");
+        assert_eq!(gaps(l2_read_cycles(&cfg, true)), [4, 4, 4], "hits");
+        let mut free = cfg.clone();
+        free.l2.port_bytes = 0;
+        assert_eq!(gaps(l2_read_cycles(&free, true)), [1, 1, 1], "no port");
+    }
+
+    /// Sends one 32 B write of a cold line from SM 0 and runs until its acknowledgement
+    /// returns: the cycle it returned and the DRAM's read and write bursts.
+    fn write_miss(cfg: &GpuConfig) -> (u64, u64, u64) {
+        let mut mem = MemorySystem::new(cfg);
+        let req = MemRequest {
+            sm: 0,
+            kind: ReqKind::Write,
+            addr: 0x4020,
+            bytes: 32,
+            tag: 7,
+            kernel: 0,
+        };
+        assert!(mem.send(req));
+        for t in 1..10_000 {
+            mem.cycle();
+            if let Some(r) = mem.receive(0) {
+                assert_eq!(r, req);
+                for _ in 0..2_000 {
+                    mem.cycle();
+                }
+                let d = mem.dram_counts();
+                let mut problems = vec![];
+                mem.audit(&mem.held(), &mut problems);
+                assert!(problems.is_empty(), "{problems:?}");
+                return (t, d.reads, d.writes);
+            }
+        }
+        panic!("the write was never acknowledged");
+    }
+
+    /// A write miss under GPGPU-Sim 3.x's write-allocate (`l2.write_allocate = fetch`) writes
+    /// its 32 B to DRAM (one burst), fetches the line (two 64 B bursts) and is acknowledged by
+    /// the fill, after a DRAM round trip; GPGPU-Sim 4's lazy allocation acknowledges it from
+    /// the L2 and moves nothing to DRAM.
+    #[test]
+    fn a_fetching_l2_write_miss_writes_on_fetches_the_line_and_waits_for_it() {
+        let v3 = GpuConfig::preset("gtx480-3.2.2").unwrap();
+        let (ack, reads, writes) = write_miss(&v3);
+        assert_eq!((reads, writes), (2, 1));
+        let mut read = v3.clone();
+        read.l2.write_allocate = WriteAllocate::Lazy;
+        let (lazy_ack, lazy_reads, lazy_writes) = write_miss(&read);
+        assert_eq!((lazy_reads, lazy_writes), (0, 0));
+        assert!(
+            ack >= lazy_ack + u64::from(v3.dram.latency),
+            "acknowledged after the fill: {ack} vs {lazy_ack} cycles"
+        );
     }
 
     /// Core cycles from sending one 128 B read of a cold line until its reply reaches the SM.

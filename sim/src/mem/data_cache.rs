@@ -16,7 +16,9 @@
 //! writes: a write hit (or a write to a line being fetched) marks the line dirty; a write miss
 //! allocates the line dirty without fetching it (the written bytes are the line's data as far
 //! as the timing model is concerned). Replacing a dirty line, on a read or a write miss, queues
-//! a write-back of the victim ahead of the fetch.
+//! a write-back of the victim ahead of the fetch. A [`WritePolicy::WriteBackFetch`] cache (the
+//! L2 of GPGPU-Sim 3.x) sends a missing write on to the next level and fetches its line: the
+//! write waits in the line's MSHR entry, like a read, and the line arrives clean.
 
 use super::cache::{Lookup, MshrFull, MshrTable, SetIndex, TagArray};
 use super::per_kernel::PerKernel;
@@ -44,8 +46,13 @@ pub enum Fail {
 pub enum WritePolicy {
     /// Write-through, no write-allocate, evict on write (GPGPU-Sim's Fermi L1D).
     WriteThrough,
-    /// Write-back, write-allocate without fetch (GPGPU-Sim's L2).
+    /// Write-back, write-allocate without fetch (GPGPU-Sim 4's L2).
     WriteBack,
+    /// Write-back; a write miss sends the write on and fetches its line into a reserved way,
+    /// the write waiting in the line's MSHR entry for the fill (GPGPU-Sim 3.x's L2,
+    /// `data_cache::wr_miss_wa`); a write to a line being fetched is sent on and waits there
+    /// too.
+    WriteBackFetch,
 }
 
 /// Result of one access.
@@ -205,6 +212,9 @@ impl<R> DataCache<R> {
     pub fn check(&self, addr: u64, write: bool) -> Result<Option<Lookup>, Fail> {
         let queued = self.miss_queue.len();
         let queue_full = queued >= self.miss_queue_cap;
+        if write && self.policy == WritePolicy::WriteBackFetch {
+            return self.check_write_fetch(addr, queued);
+        }
         if write && self.policy == WritePolicy::WriteBack {
             let free = self.miss_queue_cap - queued.min(self.miss_queue_cap);
             return match self.tags.probe(addr) {
@@ -248,6 +258,49 @@ impl<R> DataCache<R> {
         }
     }
 
+    /// `check` of a write to a [`WritePolicy::WriteBackFetch`] cache with `queued` requests in
+    /// the miss queue: a hit is kept; a write to a line being fetched needs room in its MSHR
+    /// entry and the queue for itself; a miss needs an MSHR entry and the queue for itself,
+    /// the fetch and a dirty victim's write-back (GPGPU-Sim's `miss_queue_full(2)`).
+    fn check_write_fetch(&self, addr: u64, queued: usize) -> Result<Option<Lookup>, Fail> {
+        let line = self.tags.line(addr);
+        let room = |n: usize| match queued + n > self.miss_queue_cap {
+            true => Err(Fail::MissQueueFull),
+            false => Ok(()),
+        };
+        match self.tags.probe(addr) {
+            l @ Lookup::Hit { .. } => Ok(Some(l)),
+            l @ Lookup::HitReserved { .. } => {
+                room(1)?;
+                match self.mshrs.check(line) {
+                    Err(_) => Err(Fail::MergeLimit),
+                    Ok(()) => Ok(Some(l)),
+                }
+            }
+            Lookup::AllReserved { .. } => Err(Fail::AllWaysReserved),
+            l @ Lookup::Miss { set, way, victim } => {
+                room(1 + self.miss_entries(set, way, victim))?;
+                match self.mshrs.check(line) {
+                    Err(_) => Err(Fail::MshrFull),
+                    Ok(()) => Ok(Some(l)),
+                }
+            }
+        }
+    }
+
+    /// Sends write `req` of `bytes` bytes on to the next level (its acknowledgement waits for
+    /// the line's fill in the MSHR entry).
+    fn send_write_on(&mut self, line: u64, bytes: u32) {
+        self.miss_queue.push_back(Fetch {
+            line,
+            write: true,
+            bytes,
+            req: None,
+            owner: self.owner,
+        });
+        self.count(|s| s.writes += 1);
+    }
+
     fn fail(&mut self, why: Fail) -> Outcome {
         self.count(|s| s.fails += 1);
         Outcome::Fail(why)
@@ -258,7 +311,8 @@ impl<R> DataCache<R> {
         self.access_sized(addr, self.line_bytes, write, req)
     }
 
-    /// One access of request `req` to `addr`; a write-through carries `bytes` bytes.
+    /// One access of request `req` to `addr`; a write-through or a write sent on carries
+    /// `bytes` bytes.
     pub fn access_sized(&mut self, addr: u64, bytes: u32, write: bool, req: R) -> Outcome {
         let lookup = match self.check(addr, write) {
             Ok(l) => l,
@@ -278,6 +332,22 @@ impl<R> DataCache<R> {
                 });
                 self.count(|s| s.writes += 1);
                 Outcome::WriteThrough { evicted }
+            }
+            Some(Lookup::HitReserved { set, way })
+                if write && self.policy == WritePolicy::WriteBackFetch =>
+            {
+                self.tags.touch(set, way);
+                self.send_write_on(line, bytes);
+                self.mshrs.add(line, req).expect("checked");
+                Outcome::HitReserved
+            }
+            Some(Lookup::Miss { set, way, victim })
+                if write && self.policy == WritePolicy::WriteBackFetch =>
+            {
+                self.send_write_on(line, bytes);
+                self.fetch_line(addr, set, way, victim, req);
+                self.count(|s| s.write_misses += 1);
+                Outcome::Miss
             }
             Some(Lookup::Hit { set, way } | Lookup::HitReserved { set, way }) if write => {
                 self.tags.touch(set, way);
@@ -425,6 +495,9 @@ mod tests {
             miss_queue: mq,
             latency: 1,
             sector_bytes: 0,
+            port_bytes: 0,
+            write_allocate: Default::default(),
+            set_index: Default::default(),
         };
         DataCache::new(&cfg, SetIndex::Linear)
     }
@@ -575,6 +648,9 @@ mod tests {
             miss_queue: 2,
             latency: 1,
             sector_bytes: 0,
+            port_bytes: 0,
+            write_allocate: Default::default(),
+            set_index: Default::default(),
         };
         let mut c: DataCache<u32> =
             DataCache::with_policy(&cfg, SetIndex::Linear, WritePolicy::WriteBack);
@@ -638,6 +714,63 @@ mod tests {
     }
 
     #[test]
+    fn a_fetching_write_miss_sends_the_write_on_fetches_the_line_and_waits_for_it() {
+        let cfg = CacheConfig {
+            size_bytes: 256,
+            line_bytes: 128,
+            ways: 1,
+            mshrs: 1,
+            mshr_merge: 2,
+            miss_queue: 4,
+            latency: 1,
+            sector_bytes: 0,
+            port_bytes: 0,
+            write_allocate: Default::default(),
+            set_index: Default::default(),
+        };
+        let mut c: DataCache<u32> =
+            DataCache::with_policy(&cfg, SetIndex::Linear, WritePolicy::WriteBackFetch);
+        let fetch = |line, write, bytes| Fetch {
+            line,
+            write,
+            bytes,
+            req: None,
+            owner: 0,
+        };
+        assert_eq!(c.access_sized(0x020, 32, true, 1), Outcome::Miss);
+        // A second write to the line being fetched is sent on and waits too.
+        assert_eq!(c.access_sized(0x040, 32, true, 2), Outcome::HitReserved);
+        // The entry merges two: a third request to the line is refused.
+        assert_eq!(
+            c.access_sized(0x060, 32, true, 3),
+            Outcome::Fail(Fail::MergeLimit)
+        );
+        assert_eq!(c.pop_fetch(), Some(fetch(0x000, true, 32)));
+        assert_eq!(c.pop_fetch(), Some(fetch(0x000, false, 128)));
+        assert_eq!(c.pop_fetch(), Some(fetch(0x000, true, 32)));
+        assert_eq!(
+            c.fill(0x000),
+            vec![1, 2],
+            "the writes are acknowledged by the fill"
+        );
+        assert_eq!((c.stats.writes, c.stats.write_misses), (2, 1));
+        // The line arrived clean: a write hit keeps the write and dirties it, and a read miss
+        // that replaces it writes it back first.
+        assert_eq!(
+            c.access_sized(0x000, 32, true, 4),
+            Outcome::WriteBack { allocated: false }
+        );
+        assert_eq!(c.access(0x100, false, 5), Outcome::Miss);
+        assert_eq!(c.pop_fetch(), Some(fetch(0x000, true, 128)));
+        assert_eq!(c.pop_fetch(), Some(fetch(0x100, false, 128)));
+        // A write miss with no MSHR entry free (the one entry waits for 0x100) is refused.
+        assert_eq!(
+            c.access_sized(0x080, 32, true, 6),
+            Outcome::Fail(Fail::MshrFull)
+        );
+    }
+
+    #[test]
     fn a_prefetch_takes_only_absent_lines_and_a_free_mshr_and_demand_misses_merge_into_it() {
         let mut c = cache(2, 2, 2, 4, 8);
         assert!(c.prefetch(0x000, 100), "absent line: prefetched");
@@ -666,7 +799,7 @@ mod tests {
         #[test]
         fn check_refuses_for_a_full_resource_and_only_changes_with_the_version(
             ops in proptest::collection::vec((0u8..4, 0u64..12), 1..200),
-            wb: bool,
+            policy in 0u8..3,
         ) {
             let cfg = CacheConfig {
                 size_bytes: 2 * 2 * 128,
@@ -677,8 +810,21 @@ mod tests {
                 miss_queue: 3,
                 latency: 1,
                 sector_bytes: 0,
+                port_bytes: 0,
+                write_allocate: Default::default(),
+                set_index: Default::default(),
             };
-            let policy = if wb { WritePolicy::WriteBack } else { WritePolicy::WriteThrough };
+            let policy = [
+                WritePolicy::WriteThrough,
+                WritePolicy::WriteBack,
+                WritePolicy::WriteBackFetch,
+            ][policy as usize];
+            // A write miss that fetches needs up to three entries (itself, the fetch and a
+            // write-back); anything else up to two.
+            let most = |write: bool| match write && policy == WritePolicy::WriteBackFetch {
+                true => 3,
+                false => 2,
+            };
             let mut c: DataCache<u32> = DataCache::with_policy(&cfg, SetIndex::Linear, policy);
             let verdicts = |c: &DataCache<u32>| -> Vec<Result<bool, Fail>> {
                 (0..12u64)
@@ -695,7 +841,7 @@ mod tests {
                         match c.check(addr, write) {
                             Err(Fail::MshrFull) => proptest::prop_assert_eq!(c.mshrs_occupied(), 3),
                             Err(Fail::MissQueueFull) => {
-                                proptest::prop_assert!(c.miss_queue_len() >= 2)
+                                proptest::prop_assert!(c.miss_queue_len() + most(write) > 3)
                             }
                             Err(Fail::AllWaysReserved) => {
                                 proptest::prop_assert!(c.mshrs_occupied() >= 2)

@@ -6,7 +6,7 @@
 
 use super::notes::Notes;
 use super::Ctx;
-use crate::config::{CacheConfig, ConfigError, GpuConfig};
+use crate::config::{CacheConfig, ConfigError, GpuConfig, SetIndexFn, WriteAllocate};
 
 const CACHE_FORM: &str = "[<N|S>:]<sets>:<line bytes>:<ways>,<replacement>:<write>:<allocation>:\
                           <write allocation>[:<set index>],<mshr type>:<entries>:<merge>,\
@@ -84,13 +84,14 @@ impl Which {
     /// (`mem/cache.rs`); every cache reserves a way on a miss; the L1D writes every store
     /// through and evicts a valid copy (`E`: GPGPU-Sim's `L` differs for local-store hits);
     /// the L2 writes back and allocates a written line without fetching it (`L` for
-    /// whole-line writes); the L1D index is the Fermi hash when its geometry has one (32 or
-    /// 64 sets of 128 B), whatever the letter; other indexes are linear.
+    /// whole-line writes) or, with 3.x's `W`, sends the write on and fetches the line
+    /// (`l2.write_allocate`); the L1D index is the Fermi hash (`H`) or linear (`L`, and a
+    /// 3.x string, which has no index field; `l1d.set_index`); other indexes are linear.
     fn modelled(self) -> [&'static str; 5] {
         match self {
             Which::Il1 => ["L", "R", "m", "N", "L"],
             Which::Dl1 => ["L", "E", "m", "N", "HL"],
-            Which::Dl2 => ["L", "B", "m", "L", "L"],
+            Which::Dl2 => ["L", "B", "m", "LW", "L"],
         }
     }
 }
@@ -153,7 +154,10 @@ pub(super) fn cache(
         if port == 0 || line % port != 0 {
             return Err(c.err_because(CACHE_FORM, "the data port width divides the line size"));
         }
-        if port != line {
+        if which == Which::Dl2 {
+            // A sectored L2 takes a sector a cycle whatever the port.
+            into.port_bytes = if sector_bytes == 0 { port } else { 0 };
+        } else if port != line {
             note_field(
                 c,
                 notes,
@@ -199,6 +203,22 @@ pub(super) fn cache(
     into.mshr_merge = merge;
     into.miss_queue = miss_queue;
     into.sector_bytes = sector_bytes;
+    if which == Which::Dl2 {
+        into.write_allocate = match chosen[3] {
+            'W' => WriteAllocate::Fetch,
+            _ => WriteAllocate::Lazy,
+        };
+    }
+    if which == Which::Dl1 {
+        // `auto` where it picks the same function, so that a file and the preset it mirrors
+        // compare equal.
+        let hashable = line == 128 && matches!(sets, 32 | 64);
+        into.set_index = match (policy.len() == 5 && chosen[4] == 'H', hashable) {
+            (true, true) | (false, false) => SetIndexFn::Auto,
+            (true, false) => SetIndexFn::FermiHash,
+            (false, true) => SetIndexFn::Linear,
+        };
+    }
     Ok(())
 }
 

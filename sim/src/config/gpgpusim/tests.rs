@@ -23,7 +23,6 @@ fn the_sample_gtx480_file_gives_the_gtx480_preset() {
             "-gpgpu_coalesce_arch",
             "-gpgpu_cache:il1 allocation",
             "-gpgpu_cache:dl1 write policy",
-            "-gpgpu_cache:dl2 data port",
             "-network_mode",
             "-gpgpu_mem_addr_mapping",
             "-gpgpu_dram_timing_opt CDLR"
@@ -36,6 +35,34 @@ fn the_sample_gtx480_file_gives_the_gtx480_preset() {
             "gpgpu_ptx_sim_mode",
             "visualizer_enabled"
         ]
+    );
+}
+
+/// GPGPU-Sim 3.2.2's cache strings (no type, no set index field) read as the release
+/// behaves: a linear L1D index, an L2 without sectors whose data port is 32 B and whose
+/// write misses fetch (`W`); GPGPU-Sim 4's letters read as the `gtx480` preset.
+#[test]
+fn gpgpusim_3_2_2_cache_strings_read_as_the_release_behaves() {
+    use crate::config::{SetIndexFn, WriteAllocate};
+    let text = "-gpgpu_cache:dl1 32:128:4,L:L:m:N,A:32:8,8\n\
+                -gpgpu_cache:dl2 64:128:8,L:B:m:W,A:32:4,4:0,32\n";
+    let c = parse(text, Path::new("v3.config"), &presets::gtx480())
+        .unwrap()
+        .config;
+    let v3 = presets::gtx480_gpgpusim_3_2_2();
+    assert_eq!(c.l1d.set_index, SetIndexFn::Linear);
+    assert_eq!(c.l2, v3.l2);
+    assert_eq!(c.l2.write_allocate, WriteAllocate::Fetch);
+    let text = "-gpgpu_cache:dl1 N:32:128:4,L:L:m:N:L,S:64:8,8\n\
+                -gpgpu_cache:dl2 S:64:128:8,L:B:m:L:L,A:256:4,4:0,32\n";
+    let c = parse(text, Path::new("v4.config"), &presets::gtx480())
+        .unwrap()
+        .config;
+    assert_eq!(c.l1d.set_index, SetIndexFn::Linear, "an explicit L");
+    assert_eq!(
+        (c.l2.port_bytes, c.l2.write_allocate, c.l2.sector_bytes),
+        (0, WriteAllocate::Lazy, 32),
+        "a sectored L2 takes a sector a cycle"
     );
 }
 

@@ -296,11 +296,7 @@ impl<'a> Sm<'a> {
         // latency queue sits in front of the tag lookup, as GPGPU-Sim's.
         let oc = Some(&cfg.pipeline.operand_collector).filter(|oc| oc.enabled);
         let pipe = oc.is_some() && blocks.lsu_queue.is_none();
-        let l1d_index = if cfg.l1d.line_bytes == 128 && matches!(cfg.l1d.sets(), 32 | 64) {
-            SetIndex::FermiHash
-        } else {
-            SetIndex::Linear
-        };
+        let l1d_index = cfg.l1d.l1d_index();
         Self {
             id,
             warps: (0..sm.max_warps).map(|_| Warp::new()).collect(),
