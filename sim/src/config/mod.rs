@@ -6,6 +6,7 @@
 //! `-gpgpu_dram_timing_opt`).
 
 pub mod gpgpusim;
+pub mod mechanisms;
 pub mod presets;
 
 use serde::{Deserialize, Serialize};

@@ -141,12 +141,40 @@ pub fn thesis_beside_ours(
     y_desc: &str,
     items: &[(String, f64, f64)],
 ) -> Result<String> {
+    let series = ["thesis".to_string(), "ours".to_string()];
+    let items: Vec<(String, Vec<Option<f64>>)> = items
+        .iter()
+        .map(|(l, t, o)| (l.clone(), vec![Some(*t), Some(*o)]))
+        .collect();
+    grouped_bars(title, y_desc, &series, &items)
+}
+
+/// Colours of [`grouped_bars`]' series: grey for the paper, then one each.
+const SERIES_COLOURS: [RGBColor; 5] = [
+    RGBColor(150, 150, 150),
+    BLUE,
+    RGBColor(255, 127, 14),
+    RGBColor(44, 160, 44),
+    RGBColor(148, 103, 189),
+];
+
+/// A bar chart of `items` (label, one value per series, `None` for no bar): per item a bar per
+/// series of `series` (the first grey: the paper's), on one axis `y_desc`.
+pub fn grouped_bars(
+    title: &str,
+    y_desc: &str,
+    series: &[String],
+    items: &[(String, Vec<Option<f64>>)],
+) -> Result<String> {
     let mut svg = String::new();
     {
         let root = SVGBackend::with_string(&mut svg, (900, 420)).into_drawing_area();
         root.fill(&WHITE).map_err(|e| anyhow!("{e}"))?;
         let n = items.len();
-        let vals: Vec<f64> = items.iter().flat_map(|c| [c.1, c.2]).collect();
+        let vals: Vec<f64> = items
+            .iter()
+            .flat_map(|c| c.1.iter().flatten().copied())
+            .collect();
         let lo = vals.iter().cloned().fold(-5.0f64, f64::min).floor();
         let hi = vals.iter().cloned().fold(5.0f64, f64::max).ceil();
         let mut chart = ChartBuilder::on(&root)
@@ -165,18 +193,20 @@ pub fn thesis_beside_ours(
             .x_label_formatter(&|x| labels.get(x.floor() as usize).cloned().unwrap_or_default())
             .draw()
             .map_err(|e| anyhow!("{e}"))?;
-        for (k, (colour, name)) in [(RGBColor(150, 150, 150), "thesis"), (BLUE, "ours")]
-            .into_iter()
-            .enumerate()
-        {
+        let width = 0.7 / series.len().max(1) as f64;
+        for (k, name) in series.iter().enumerate() {
+            let colour = SERIES_COLOURS[k % SERIES_COLOURS.len()];
             chart
-                .draw_series(items.iter().enumerate().map(|(i, c)| {
-                    let v = [c.1, c.2][k];
-                    let x0 = i as f64 + 0.15 + 0.35 * k as f64;
-                    Rectangle::new([(x0, 0.0), (x0 + 0.33, v)], colour.filled())
+                .draw_series(items.iter().enumerate().filter_map(|(i, c)| {
+                    let v = c.1.get(k).copied().flatten()?;
+                    let x0 = i as f64 + 0.15 + width * k as f64;
+                    Some(Rectangle::new(
+                        [(x0, 0.0), (x0 + width - 0.02, v)],
+                        colour.filled(),
+                    ))
                 }))
                 .map_err(|e| anyhow!("{e}"))?
-                .label(name)
+                .label(name.as_str())
                 .legend(move |(x, y)| {
                     Rectangle::new([(x, y - 5), (x + 10, y + 5)], colour.filled())
                 });

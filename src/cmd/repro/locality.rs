@@ -6,7 +6,8 @@
 //! figures beside ours. The rectangle mode, the candidate window and the active-group size
 //! are further columns (the experiment's sweep axes).
 
-use super::{geomean, keep_only, run_reports, write_outputs, ReproArgs};
+use super::side_by_side::{Headline, Measure, Measured};
+use super::{geomean, keep_only, run_configs, run_reports_on, ReproArgs};
 use crate::cmd::sim::load_config;
 use anyhow::{Context, Result};
 use serde::Serialize;
@@ -164,30 +165,67 @@ fn ratio(rows: &[&Row], a: usize, b: usize) -> f64 {
     )
 }
 
-/// Runs the experiment.
+/// The columns the thesis's headline figures compare.
+const HEADLINE: [&str; 4] = ["rr", "bcs", "la", "la_laws"];
+
+/// Runs the experiment on the configurations `a` names.
 pub fn run(a: &ReproArgs, size: &str, out: &Path, jobs: usize) -> Result<ExitCode> {
-    let cfg = load_config(a.config())?;
-    let check =
-        |args: &str| -> Result<()> { Ok(gpusim::gpu::SimOptions::parse(args)?.plan.check(&cfg)?) };
-    check("--tb-sched locality").context("repro locality")?;
-    check("--warp-sched laws --la-active 16").context("repro locality (K up to 16)")?;
+    for c in a.configs() {
+        let cfg = load_config(c)?;
+        let check = |args: &str| -> Result<()> {
+            Ok(gpusim::gpu::SimOptions::parse(args)?.plan.check(&cfg)?)
+        };
+        check("--tb-sched locality").with_context(|| format!("repro locality on {c}"))?;
+        check("--warp-sched laws --la-active 16")
+            .with_context(|| format!("repro locality on {c} (K up to 16)"))?;
+    }
     let mut workloads: Vec<(String, Option<PathBuf>)> = TYPES
         .iter()
         .flat_map(|(_, ws)| ws.iter().map(|w| (w.to_string(), None)))
         .collect();
     keep_only(&mut workloads, |w| &w.0, &a.only, "workload")?;
     std::fs::create_dir_all(out).with_context(|| format!("creating {}", out.display()))?;
-    let cols = columns();
-    let policies: Vec<(&str, &str)> = cols.iter().map(|c| (c.name, c.args)).collect();
-    let reports = run_reports(
-        "locality",
-        &policies,
-        a.config(),
-        &workloads,
-        size,
-        jobs,
-        out,
-    )?;
+    let measure: &Measure<'_> = &|configs, headline_only, sweep| {
+        let cols: Vec<Column> = columns()
+            .into_iter()
+            .filter(|c| !headline_only || HEADLINE.contains(&c.name))
+            .collect();
+        let policies: Vec<(&str, &str)> = cols.iter().map(|c| (c.name, c.args)).collect();
+        let tables = run_reports_on(sweep, &policies, configs, &workloads, size, jobs, out)?;
+        let mut measured = vec![];
+        for (c, reports) in configs.iter().zip(tables) {
+            let rows = rows(&workloads, &reports)?;
+            let results = summarize(&load_config(c)?.name, size, cols.clone(), rows);
+            let headlines = results
+                .comparisons
+                .iter()
+                .map(|c| Headline {
+                    what: format!("{} ({})", c.what, c.over),
+                    paper: Some(c.thesis),
+                    ours: c.ours,
+                })
+                .collect();
+            let outputs = match headline_only {
+                true => None,
+                false => Some((
+                    markdown(&results),
+                    serde_json::to_string_pretty(&results)?,
+                    chart(&results)?,
+                )),
+            };
+            measured.push(Measured { headlines, outputs });
+        }
+        Ok(measured)
+    };
+    let title = "Locality-aware dispatch and warp scheduling (seed 000) on two simulators";
+    run_configs(a, ("locality", title, size), out, measure)
+}
+
+/// The rows of `reports` (per workload, one report per column, the baseline first).
+fn rows(
+    workloads: &[(String, Option<PathBuf>)],
+    reports: &[Vec<serde_json::Value>],
+) -> Result<Vec<Row>> {
     let mut rows = vec![];
     for ((name, _), reps) in workloads.iter().zip(reports) {
         let mut cells = reps.iter().map(cell).collect::<Result<Vec<_>>>()?;
@@ -206,12 +244,7 @@ pub fn run(a: &ReproArgs, size: &str, out: &Path, jobs: usize) -> Result<ExitCod
             cells,
         });
     }
-    let results = summarize(&cfg.name, size, cols, rows);
-    let md = markdown(&results);
-    let json = serde_json::to_string_pretty(&results)?;
-    let svg = chart(&results)?;
-    write_outputs(out, "locality", (&md, &json, &svg), a.json)?;
-    Ok(ExitCode::SUCCESS)
+    Ok(rows)
 }
 
 /// Geometric means and the thesis comparisons of `rows`.

@@ -10,19 +10,21 @@
 
 mod chart;
 mod chimera;
+mod elf;
 mod locality;
 mod maestro;
 mod mixes;
 pub mod paver;
+mod side_by_side;
 mod table;
 
-use super::sim::load_config;
 use super::sweep::spec::Spec;
 use super::sweep::{results as sweep_results, run_spec};
 use anyhow::{bail, Context, Result};
 use clap::{Args, ValueEnum};
 use gpusim::gpu::SimOptions;
 use serde::Serialize;
+use side_by_side::ATTRIBUTION;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -57,10 +59,18 @@ pub struct ReproArgs {
     /// for chimera).
     #[arg(long)]
     size: Option<String>,
-    /// GPU configuration, preset or file (default: gtx980 for maestro, the thesis's GPU;
-    /// gtx480 otherwise; ELF serves at most 4 schedulers per SM).
+    /// GPU configuration, preset or file (default: elf and locality run on two presets side by
+    /// side, gtx480-3.2.2, the GPGPU-Sim release their papers ran on, and gtx480, the
+    /// Accel-Sim-calibrated one; gtx980 for maestro, the thesis's GPU; gtx480 otherwise; ELF
+    /// serves at most 4 schedulers per SM).
     #[arg(long)]
     config: Option<String>,
+    /// elf, locality: also run the headline configurations on the paper's preset with each
+    /// mechanism in which it differs from the calibrated preset switched to the calibrated
+    /// one's, one at a time, and say per headline figure what moves it (with the default
+    /// presets).
+    #[arg(long)]
+    attribute: bool,
     /// Directory for <experiment>.md, .json and .svg (default: repro-<experiment>).
     #[arg(long, value_name = "DIR")]
     out: Option<PathBuf>,
@@ -99,6 +109,42 @@ impl ReproArgs {
             (None, _) => "gtx480",
         }
     }
+
+    /// The GPU configurations the experiment runs on, the paper's simulator first: the one
+    /// named, or the experiment's presets.
+    fn configs(&self) -> Vec<&str> {
+        match (&self.config, self.experiment) {
+            (None, Experiment::Elf | Experiment::Locality) => vec!["gtx480-3.2.2", "gtx480"],
+            _ => vec![self.config()],
+        }
+    }
+}
+
+/// Runs an experiment through `measure` on the configurations `a` names: one configuration's
+/// outputs as `<name>.{md,json,svg}`, or several side by side ([`side_by_side::run`]).
+fn run_configs(
+    a: &ReproArgs,
+    (name, title, size): (&'static str, &str, &str),
+    out: &std::path::Path,
+    measure: &side_by_side::Measure<'_>,
+) -> Result<ExitCode> {
+    let configs = a.configs();
+    if configs.len() == 1 {
+        let m = measure(&configs, false, name)?.remove(0);
+        let (md, json, svg) = m.outputs.expect("a full run has outputs");
+        write_outputs(out, name, (&md, &json, &svg), a.json)?;
+    } else {
+        let doc = side_by_side::run(name, (title, size), &configs, a.attribute, out, measure)?;
+        let md = side_by_side::markdown(&doc, title);
+        match a.json {
+            true => outln!("{}", serde_json::to_string_pretty(&doc)?),
+            false => outln!(
+                "{md}\nwrote {}/{name}.md, .json, .svg and {name}-<config>.md, .json, .svg per configuration",
+                out.display()
+            ),
+        }
+    }
+    Ok(ExitCode::SUCCESS)
 }
 
 /// One scheduling configuration of the experiment.
@@ -350,18 +396,21 @@ pub fn geomean(xs: impl Iterator<Item = f64>) -> f64 {
 fn spec_text(
     name: &str,
     policies: &[(&str, &str)],
-    config: &str,
+    configs: &[&str],
     workloads: &[(String, Option<PathBuf>)],
     size: &str,
 ) -> Result<String> {
-    let config = if gpusim::config::GpuConfig::preset(config).is_ok() {
-        config.to_string()
-    } else {
-        std::fs::canonicalize(config)
-            .with_context(|| format!("--config {config}"))?
-            .display()
-            .to_string()
-    };
+    let mut resolved = vec![];
+    for &config in configs {
+        resolved.push(if gpusim::config::GpuConfig::preset(config).is_ok() {
+            config.to_string()
+        } else {
+            std::fs::canonicalize(config)
+                .with_context(|| format!("--config {config}"))?
+                .display()
+                .to_string()
+        });
+    }
     let mut names = vec![];
     for (n, dir) in workloads {
         names.push(match dir {
@@ -381,7 +430,7 @@ fn spec_text(
         "# gpusched repro {name} as a sweep (`gpusched sweep run` runs it too)\n[sweep]\nname = \"repro-{name}\"\nworkloads = [{}]\nsizes = [{}]\nconfigs = [{}]\nmetrics = [\"cycles\", \"ipc\"]\n",
         quoted(&names),
         q(size),
-        q(&config)
+        quoted(&resolved)
     );
     for (n, args) in policies {
         t.push_str(&format!(
@@ -406,12 +455,31 @@ pub(crate) fn run_reports(
     jobs: usize,
     out: &std::path::Path,
 ) -> Result<Vec<Vec<serde_json::Value>>> {
-    let text = spec_text(name, policies, config, workloads, size)?;
+    let mut tables = run_reports_on(name, policies, &[config], workloads, size, jobs, out)?;
+    Ok(tables.remove(0))
+}
+
+/// [`run_reports`] on each of `configs` in one sweep (`out/<name>.sweep.toml`, results in
+/// `out/sweep`, or `out/sweep-attribution` for a `name` ending in [`ATTRIBUTION`]): per
+/// configuration, per workload, one report per policy.
+pub(crate) fn run_reports_on(
+    name: &str,
+    policies: &[(&str, &str)],
+    configs: &[&str],
+    workloads: &[(String, Option<PathBuf>)],
+    size: &str,
+    jobs: usize,
+    out: &std::path::Path,
+) -> Result<Vec<Vec<Vec<serde_json::Value>>>> {
+    let text = spec_text(name, policies, configs, workloads, size)?;
     let spec_path = out.join(format!("{name}.sweep.toml"));
     std::fs::write(&spec_path, &text)
         .with_context(|| format!("writing {}", spec_path.display()))?;
     let spec = Spec::parse(&text, &spec_path)?;
-    let dir = out.join("sweep");
+    let dir = match name.ends_with(ATTRIBUTION) {
+        true => out.join(format!("sweep{ATTRIBUTION}")),
+        false => out.join("sweep"),
+    };
     // The directory is this experiment's own: a different size or workload list replaces the
     // manifest (results are keyed by content, so none is taken for another's).
     let how = super::sweep::Policy {
@@ -420,12 +488,14 @@ pub(crate) fn run_reports(
     };
     run_spec(&spec, &dir, jobs, (0, 1), how)?;
     let (_, results) = sweep_results(&dir)?;
-    let ncols = policies.len();
-    let mut table = vec![vec![]; workloads.len()];
+    // Points run workload by workload, each on every configuration under every policy.
+    let (ncols, ncfg) = (policies.len(), configs.len());
+    let mut tables = vec![vec![vec![]; workloads.len()]; ncfg];
     for (p, r) in spec.points.iter().zip(results) {
         let r = r.ok_or_else(|| anyhow::anyhow!("point {} has no result", p.index))?;
+        let (w, c) = (p.index / (ncols * ncfg), p.index / ncols % ncfg);
         match (&r.report, &r.error) {
-            (Some(rep), _) => table[p.index / ncols].push(rep.clone()),
+            (Some(rep), _) => tables[c][w].push(rep.clone()),
             (None, e) => bail!(
                 "{} under {}: {}",
                 p.workload.name(),
@@ -434,7 +504,7 @@ pub(crate) fn run_reports(
             ),
         }
     }
-    Ok(table)
+    Ok(tables)
 }
 
 /// Keeps the items of `items` whose name (`name_of`) `--only` names (all when `only` is
@@ -496,88 +566,20 @@ pub fn run(a: ReproArgs) -> Result<ExitCode> {
         Experiment::Paver => return paver::run(&a, &size, &out, jobs),
         Experiment::Elf => {}
     }
-    let cfg = load_config(a.config())?;
-    SimOptions::parse("--warp-sched elf")?
-        .plan
-        .check(&cfg)
-        .context("repro elf")?;
-    let mut workloads: Vec<(String, Option<PathBuf>)> = gpusim::workload::names()
-        .into_iter()
-        .map(|n| (n.to_string(), None))
-        .collect();
-    for t in ["vectoradd-100-32", "matrixmul-32-32"] {
-        let d = a.traces.join(t);
-        if d.join("kernelslist.g").is_file() {
-            workloads.push((t.to_string(), Some(d)));
-        } else {
-            eprintln!("note: {} not found; the traces are skipped", d.display());
-        }
+    elf::run(&a, &size, &out, jobs)
+}
+
+/// Writes `name`'s Markdown, JSON and SVG into `out` (`<name>.md`, `.json`, `.svg`).
+pub(crate) fn write_files(
+    out: &std::path::Path,
+    name: &str,
+    (md, json, svg): (&str, &str, &str),
+) -> Result<()> {
+    for (ext, text) in [("md", md), ("json", json), ("svg", svg)] {
+        let p = out.join(format!("{name}.{ext}"));
+        std::fs::write(&p, text).with_context(|| format!("writing {}", p.display()))?;
     }
-    keep_only(&mut workloads, |w| &w.0, &a.only, "workload")?;
-    std::fs::create_dir_all(&out).with_context(|| format!("creating {}", out.display()))?;
-    let cols = columns();
-    let policies: Vec<(&str, &str)> = cols.iter().map(|c| (c.name, c.args)).collect();
-    let reports = run_reports("elf", &policies, a.config(), &workloads, &size, jobs, &out)?;
-    let table = reports
-        .iter()
-        .map(|row| row.iter().map(cell).collect::<Result<Vec<_>>>())
-        .collect::<Result<Vec<_>>>()?;
-    // GB/s over MHz: 10^9 B/s / 10^6 cycles/s = 10^3 B per core cycle per (GB/s / MHz).
-    let peak = cfg.dram.computed_gbps() * 1e3 / cfg.sm.core_clock_mhz;
-    let burst_bytes = gpusim::mem::dram::Channel::bytes_per_column(&cfg.dram) as f64;
-    let mut rows = vec![];
-    for ((name, _), mut cells) in workloads.into_iter().zip(table) {
-        let base = cells[0].ipc;
-        for c in &mut cells {
-            c.speedup = if base > 0.0 { c.ipc / base } else { 1.0 };
-        }
-        rows.push(Row {
-            memory_intensive: cells[0].dram_bursts_per_cycle * burst_bytes >= peak / 4.0,
-            workload: name,
-            cells,
-        });
-    }
-    let gm = |filter: &dyn Fn(&Row) -> bool| -> Vec<f64> {
-        (0..cols.len())
-            .map(|c| {
-                geomean(
-                    rows.iter()
-                        .filter(|r| filter(r))
-                        .map(|r| r.cells[c].speedup),
-                )
-            })
-            .collect()
-    };
-    let is_outlier = |r: &Row| {
-        r.cells
-            .iter()
-            .any(|c| c.speedup > OUTLIER_GAIN || c.speedup < OUTLIER_LOSS)
-    };
-    let outliers = rows
-        .iter()
-        .filter(|r| is_outlier(r))
-        .map(|o| Outlier {
-            workload: o.workload.clone(),
-            geomean_without: gm(&|r| r.workload != o.workload),
-        })
-        .collect();
-    let results = Results {
-        experiment: "elf",
-        config: cfg.name.clone(),
-        size: size.clone(),
-        dram_peak_bytes_per_cycle: peak,
-        geomean: gm(&|_| true),
-        geomean_memory: gm(&|r| r.memory_intensive),
-        outliers,
-        geomean_without_outliers: gm(&|r| !is_outlier(r)),
-        columns: cols,
-        rows,
-    };
-    let md = table::markdown(&results);
-    let json = serde_json::to_string_pretty(&results)?;
-    let svg = chart::svg(&results)?;
-    write_outputs(&out, "elf", (&md, &json, &svg), a.json)?;
-    Ok(ExitCode::SUCCESS)
+    Ok(())
 }
 
 /// Writes experiment `name`'s Markdown, JSON and SVG into `out` (`<name>.md`, `.json`, `.svg`)
@@ -588,10 +590,7 @@ pub(crate) fn write_outputs(
     (md, json_text, svg): (&str, &str, &str),
     json: bool,
 ) -> Result<()> {
-    for (ext, text) in [("md", md), ("json", json_text), ("svg", svg)] {
-        let p = out.join(format!("{name}.{ext}"));
-        std::fs::write(&p, text).with_context(|| format!("writing {}", p.display()))?;
-    }
+    write_files(out, name, (md, json_text, svg))?;
     if json {
         outln!("{json_text}");
     } else {
