@@ -552,8 +552,10 @@ fn column_names(v: &serde_json::Value) -> Vec<&str> {
         .collect()
 }
 
-/// `repro locality`: the configurations, the workloads' categories, the thesis's four figures
-/// beside ours, and the three files.
+/// `repro locality`: by default on GPGPU-Sim 3.2.2's GTX480 and on the calibrated one side by
+/// side, the thesis's four figures beside ours on each; per configuration the columns, the
+/// workloads' categories and the three files; with `--attribute`, each mechanism in which the
+/// two differ switched alone.
 #[test]
 fn repro_locality_writes_the_comparisons_and_the_tables() {
     let dir = tempfile::tempdir().unwrap();
@@ -570,7 +572,25 @@ fn repro_locality_writes_the_comparisons_and_the_tables() {
         "--json",
     ]);
     assert!(o.status.success(), "{}", text(&o));
-    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let doc: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(
+        doc["configs"],
+        serde_json::json!(["gtx480-3.2.2", "gtx480"])
+    );
+    assert_eq!(doc["headlines"][0].as_array().unwrap().len(), 4);
+    assert_eq!(doc["headlines"][1][0]["paper"], 1.26);
+    assert_eq!(doc["attribution"], serde_json::json!([]));
+    let md = std::fs::read_to_string(dir.path().join("locality.md")).unwrap();
+    assert!(
+        md.contains("| figure | paper | `gtx480-3.2.2` | `gtx480` | what moves it |")
+            && md.contains("| LA-TB + LAWS over RR + GTO (all) | +26.0% |"),
+        "{md}"
+    );
+    let v: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(dir.path().join("locality-gtx480.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(v["config"], "gtx480");
     assert_eq!(&column_names(&v)[..4], ["rr", "bcs", "la", "la_laws"]);
     let rows = v["rows"].as_array().unwrap();
     assert_eq!(
@@ -596,15 +616,50 @@ fn repro_locality_writes_the_comparisons_and_the_tables() {
     let comps = v["comparisons"].as_array().unwrap();
     assert_eq!(comps.len(), 4);
     assert_eq!(comps[0]["thesis"], 1.26);
-    let md = std::fs::read_to_string(dir.path().join("locality.md")).unwrap();
+    let md = std::fs::read_to_string(dir.path().join("locality-gtx480.md")).unwrap();
     assert!(
         md.contains("| LA-TB + LAWS over RR + GTO | all | +26.0% |")
             && md.contains("| locality_col | II |"),
         "{md}"
     );
-    let svg = std::fs::read_to_string(dir.path().join("locality.svg")).unwrap();
-    assert!(svg.starts_with("<svg") && svg.contains("thesis"));
+    for stem in ["locality", "locality-gtx480", "locality-gtx480-3.2.2"] {
+        let svg = std::fs::read_to_string(dir.path().join(format!("{stem}.svg"))).unwrap();
+        assert!(svg.starts_with("<svg") && (svg.contains("thesis") || svg.contains("paper")));
+    }
     assert!(dir.path().join("locality.sweep.toml").is_file());
+    // One mechanism at a time: every one in which the presets differ, on the headline
+    // columns, with its configuration file.
+    let o = gpusched(&[
+        "repro",
+        "locality",
+        "--size",
+        "small",
+        "--only",
+        "locality_col",
+        "--attribute",
+        "--out",
+        out,
+        "--json",
+    ]);
+    assert!(o.status.success(), "{}", text(&o));
+    let doc: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let switched: Vec<&str> = doc["attribution"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| a["mechanism"].as_str().unwrap())
+        .collect();
+    // Eight mechanisms, switched on each preset to the other's.
+    assert_eq!(switched.len(), 16, "{switched:?}");
+    assert!(switched.contains(&"l2-sectors") && switched.contains(&"dram-queue"));
+    for f in ["gtx480-3.2.2+l2-sectors.toml", "gtx480+l2-sectors.toml"] {
+        assert!(dir.path().join("attribution").join(f).is_file(), "{f}");
+    }
+    let md = std::fs::read_to_string(dir.path().join("locality.md")).unwrap();
+    assert!(
+        md.contains("## One mechanism at a time") && md.contains("switched alone"),
+        "{md}"
+    );
 }
 
 #[test]
@@ -748,6 +803,8 @@ fn repro_elf_writes_the_table_the_json_and_the_chart() {
         "small",
         "--only",
         "stream,lbm",
+        "--config",
+        "gtx480",
         "--out",
         out,
         "--json",
@@ -815,6 +872,8 @@ fn repro_elf_writes_the_table_the_json_and_the_chart() {
         "small",
         "--only",
         "stream,lbm",
+        "--config",
+        "gtx480",
         "--out",
         out,
         "--json",
@@ -2548,13 +2607,21 @@ fn the_readmes_first_simulation_prints_what_the_readme_shows() {
     }
 }
 
+/// The pages `repro <experiment>` writes its tables to: one per configuration for the
+/// experiments that run on two side by side.
+fn table_pages(experiment: &str) -> Vec<String> {
+    match experiment {
+        "elf" | "locality" => ["gtx480-3.2.2", "gtx480"]
+            .iter()
+            .map(|c| format!("{experiment}-{c}"))
+            .collect(),
+        _ => vec![experiment.to_string()],
+    }
+}
+
 /// The rows starting with one of `prefixes` that `gpusched repro <experiment> <args>` writes now
-/// and `docs/src/results/<experiment>.md` does not hold (each prefix must start a row).
+/// and its pages in `docs/src/results/` do not hold (each prefix must start a row of each).
 fn rows_not_on_the_results_page(experiment: &str, args: &[&str], prefixes: &[&str]) -> Vec<String> {
-    let page = std::fs::read_to_string(
-        Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("docs/src/results/{experiment}.md")),
-    )
-    .unwrap();
     let dir = tempfile::tempdir().unwrap();
     let none = dir.path().join("none");
     let mut all = vec!["repro", experiment, "--traces", none.to_str().unwrap()];
@@ -2562,19 +2629,28 @@ fn rows_not_on_the_results_page(experiment: &str, args: &[&str], prefixes: &[&st
     all.extend(args);
     let o = gpusched(&all);
     assert!(o.status.success(), "{experiment}: {}", text(&o));
-    let fresh = std::fs::read_to_string(dir.path().join(format!("{experiment}.md"))).unwrap();
-    for prefix in prefixes {
-        assert!(
-            fresh.lines().any(|l| l.starts_with(prefix)),
-            "{experiment}: no `{prefix}` row in\n{fresh}"
+    let mut stale = vec![];
+    for stem in table_pages(experiment) {
+        let page = std::fs::read_to_string(
+            Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("docs/src/results/{stem}.md")),
+        )
+        .unwrap();
+        let fresh = std::fs::read_to_string(dir.path().join(format!("{stem}.md"))).unwrap();
+        for prefix in prefixes {
+            assert!(
+                fresh.lines().any(|l| l.starts_with(prefix)),
+                "{stem}: no `{prefix}` row in\n{fresh}"
+            );
+        }
+        stale.extend(
+            fresh
+                .lines()
+                .filter(|l| prefixes.iter().any(|p| l.starts_with(p)))
+                .filter(|r| !page.lines().any(|l| l == *r))
+                .map(String::from),
         );
     }
-    fresh
-        .lines()
-        .filter(|l| prefixes.iter().any(|p| l.starts_with(p)))
-        .filter(|r| !page.lines().any(|l| l == *r))
-        .map(String::from)
-        .collect()
+    stale
 }
 
 /// The experiments' result pages (`docs/src/results/<experiment>.md`, `gpusched repro`'s
@@ -2605,7 +2681,7 @@ fn the_result_pages_hold_what_repro_writes_now() {
         let stale = rows_not_on_the_results_page(experiment, &["--only", only], prefixes);
         assert!(
             stale.is_empty(),
-            "docs/src/results/{experiment}.md is stale (docs/src/results/experiments.md says \
+            "docs/src/results/{experiment}*.md is stale (docs/src/results/experiments.md says \
              how to write it again): `repro {experiment} --only {only}` writes\n{}",
             stale.join("\n")
         );

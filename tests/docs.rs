@@ -217,10 +217,17 @@ fn the_readme_status_table_has_the_reports_fmax() {
 fn the_experiment_chapters_quote_their_results_pages() {
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/src");
     let chapters: [(&str, &[&str]); 5] = [
-        ("the-elf-experiment.md", &["elf.md"]),
+        (
+            "the-elf-experiment.md",
+            &["elf.md", "elf-gtx480-3.2.2.md", "elf-gtx480.md"],
+        ),
         (
             "locality-aware-dispatch-and-warp-scheduling-seed-000.md",
-            &["locality.md"],
+            &[
+                "locality.md",
+                "locality-gtx480-3.2.2.md",
+                "locality-gtx480.md",
+            ],
         ),
         ("chimera-seed-003-ch-iv.md", &["chimera.md"]),
         ("gpu-maestro-seed-003-ch-v.md", &["maestro.md"]),

@@ -104,6 +104,9 @@ pub struct Row {
     pub workload: String,
     /// Its category (I, II, III).
     pub category: &'static str,
+    /// Waves of thread blocks under RR + GTO: blocks over what the GPU holds at once
+    /// ([`super::waves`]); below [`super::MIN_WAVES`] the dispatch order can matter little.
+    pub waves: f64,
     /// Per column.
     pub cells: Vec<Cell>,
 }
@@ -241,6 +244,7 @@ fn rows(
         rows.push(Row {
             workload: name.clone(),
             category,
+            waves: super::waves(&reps[0])?,
             cells,
         });
     }
@@ -345,20 +349,25 @@ pub fn markdown(r: &Results) -> String {
         s,
         "\n## Speedup over RR + GTO (cycles of RR + GTO over the column's)\n"
     );
-    let _ = write!(s, "| workload | type | RR + GTO cycles |");
+    let _ = write!(s, "| workload | type | waves | RR + GTO cycles |");
     for c in &r.columns[1..] {
         let _ = write!(s, " {} |", c.label);
     }
-    let _ = write!(s, "\n|---|---|---:|");
+    let _ = write!(s, "\n|---|---|---:|---:|");
     for _ in &r.columns[1..] {
         let _ = write!(s, "---:|");
     }
     s.push('\n');
     for row in &r.rows {
+        let flag = if row.waves < super::MIN_WAVES {
+            "*"
+        } else {
+            ""
+        };
         let _ = write!(
             s,
-            "| {} | {} | {} |",
-            row.workload, row.category, row.cells[0].cycles
+            "| {} | {} | {:.1}{flag} | {} |",
+            row.workload, row.category, row.waves, row.cells[0].cycles
         );
         for c in &row.cells[1..] {
             let _ = write!(s, " {} |", pct(c.speedup));
@@ -366,11 +375,26 @@ pub fn markdown(r: &Results) -> String {
         s.push('\n');
     }
     for (name, g) in &r.geomean {
-        let _ = write!(s, "| **geomean, {name}** | | |");
+        let _ = write!(s, "| **geomean, {name}** | | | |");
         for x in &g[1..] {
             let _ = write!(s, " **{}** |", pct(*x));
         }
         s.push('\n');
+    }
+    let few: Vec<&str> = r
+        .rows
+        .iter()
+        .filter(|w| w.waves < super::MIN_WAVES)
+        .map(|w| w.workload.as_str())
+        .collect();
+    if !few.is_empty() {
+        let _ = writeln!(
+            s,
+            "\n\\* Fewer than {} waves of thread blocks (the GPU holds every block, or nearly, \
+             at once, so the dispatch order can matter little): {}.",
+            super::MIN_WAVES,
+            few.join(", ")
+        );
     }
     let main = ["rr", "bcs", "la", "la_laws"];
     let idx: Vec<usize> = main
@@ -471,6 +495,7 @@ mod tests {
         Row {
             workload: w.into(),
             category: cat,
+            waves: 10.0,
             cells: cycles
                 .iter()
                 .map(|&c| Cell {

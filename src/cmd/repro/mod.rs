@@ -376,6 +376,27 @@ fn cell(r: &serde_json::Value) -> Result<Cell> {
     })
 }
 
+/// Waves of thread blocks a dispatch experiment needs at least for the order to matter (the
+/// locality spec's "at least 4 waves", §1.5).
+pub const MIN_WAVES: f64 = 4.0;
+
+/// Waves of thread blocks in a run (its report, `gpusched sim --json`): per kernel, its blocks
+/// over what the GPU holds at once (blocks per SM at its occupancy times the SMs), summed over
+/// the kernels.
+fn waves(r: &serde_json::Value) -> Result<f64> {
+    let sms = r["sms"].as_array().map_or(0, Vec::len).max(1) as f64;
+    let kernels = r["kernels"]
+        .as_array()
+        .ok_or_else(|| anyhow::anyhow!("a report without `kernels`"))?;
+    Ok(kernels
+        .iter()
+        .map(|k| {
+            let held = k["occupancy"]["blocks"].as_u64().unwrap_or(1).max(1) as f64 * sms;
+            k["blocks"].as_u64().unwrap_or(0) as f64 / held
+        })
+        .sum())
+}
+
 /// Geometric mean of `xs` (1.0 when empty).
 pub fn geomean(xs: impl Iterator<Item = f64>) -> f64 {
     let (mut sum, mut n) = (0.0, 0usize);
@@ -645,5 +666,19 @@ mod tests {
             );
             assert_eq!(label.contains("merge=ge"), c.merge == ">=", "{}", c.name);
         }
+    }
+
+    /// Waves: each kernel's blocks over its occupancy times the SMs, summed.
+    #[test]
+    fn waves_count_blocks_over_what_the_gpu_holds() {
+        let r = serde_json::json!({
+            "sms": [{}, {}],
+            "kernels": [
+                {"blocks": 36, "occupancy": {"blocks": 6}},
+                {"blocks": 3, "occupancy": {"blocks": 1}}
+            ]
+        });
+        assert_eq!(waves(&r).unwrap(), 3.0 + 1.5);
+        assert!(waves(&serde_json::json!({})).is_err());
     }
 }

@@ -51,12 +51,14 @@ pub struct Measured {
 /// The headline figures with one mechanism switched.
 #[derive(Clone, Debug, Serialize)]
 pub struct Switched {
+    /// The configuration it was switched on (index into [`SideBySide::configs`], 0 or 1); it
+    /// takes the mechanism from the other one.
+    pub on: usize,
     /// The mechanism (`l2-sectors`).
     pub mechanism: &'static str,
     /// The configuration fields it covers.
     pub fields: &'static str,
-    /// Each headline figure (speedup) on the paper's preset with this mechanism switched to
-    /// the calibrated preset's.
+    /// Each headline figure (speedup) with this mechanism switched.
     pub ours: Vec<f64>,
 }
 
@@ -71,7 +73,9 @@ pub struct SideBySide {
     pub configs: Vec<String>,
     /// Per configuration, its headline figures.
     pub headlines: Vec<Vec<Headline>>,
-    /// With `--attribute`: one mechanism at a time from `configs[0]` towards `configs[1]`.
+    /// With `--attribute`: one mechanism at a time switched on `configs[0]` to `configs[1]`'s,
+    /// then on `configs[1]` to `configs[0]`'s (mechanisms interact, so the two directions
+    /// differ).
     pub attribution: Vec<Switched>,
 }
 
@@ -99,22 +103,27 @@ pub fn run(
     let mut attribution = vec![];
     if attribute && configs.len() >= 2 {
         let load = |c: &str| crate::cmd::sim::load_config(c);
-        let (paper, calibrated) = (load(configs[0])?, load(configs[1])?);
+        let pair = [load(configs[0])?, load(configs[1])?];
         let dir = out.join("attribution");
         std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
-        let mut files = vec![];
-        let switched = mechanisms::differences(&calibrated, &paper);
-        for m in &switched {
-            let mut c: GpuConfig = m.switched(&calibrated, &paper);
-            c.name = format!("{}+{}", paper.name, m.name);
-            let f = dir.join(format!("{}.toml", m.name));
-            std::fs::write(&f, c.to_toml()).with_context(|| format!("writing {}", f.display()))?;
-            files.push(f.display().to_string());
+        let (mut files, mut switched) = (vec![], vec![]);
+        for on in 0..2 {
+            let (base, other) = (&pair[on], &pair[1 - on]);
+            for m in mechanisms::differences(other, base) {
+                let mut c: GpuConfig = m.switched(other, base);
+                c.name = format!("{}+{}", base.name, m.name);
+                let f = dir.join(format!("{}.toml", c.name));
+                std::fs::write(&f, c.to_toml())
+                    .with_context(|| format!("writing {}", f.display()))?;
+                files.push(f.display().to_string());
+                switched.push((on, m));
+            }
         }
         let names: Vec<&str> = files.iter().map(String::as_str).collect();
         let runs = measure(&names, true, &format!("{experiment}{ATTRIBUTION}"))?;
-        for (m, r) in switched.iter().zip(runs) {
+        for ((on, m), r) in switched.into_iter().zip(runs) {
             attribution.push(Switched {
+                on,
                 mechanism: m.name,
                 fields: m.fields,
                 ours: r.headlines.iter().map(|h| h.ours).collect(),
@@ -145,42 +154,47 @@ fn points(a: f64, b: f64) -> f64 {
 }
 
 /// The sentence that says what moves headline figure `i` from the first configuration to the
-/// second: the whole move, then each mechanism that alone moves it by [`NAMED_POINTS`] or
-/// more, largest first.
+/// second: the whole move, then on each configuration the mechanisms that, switched alone to
+/// the other's, move it by [`NAMED_POINTS`] or more (largest first), and what the single moves
+/// sum to (mechanisms interact: the rest is how).
 pub fn what_moves(doc: &SideBySide, i: usize) -> String {
-    let base = doc.headlines[0][i].ours;
-    let total = points(base, doc.headlines[1][i].ours);
+    let at = |c: usize| doc.headlines[c][i].ours;
+    let total = points(at(0), at(1));
     let mut s = format!(
         "{total:+.1} points from `{}` to `{}`",
         doc.configs[0], doc.configs[1]
     );
-    if doc.attribution.is_empty() {
-        return s;
-    }
-    let all: Vec<(&str, f64)> = doc
-        .attribution
-        .iter()
-        .map(|a| (a.mechanism, points(base, a.ours[i])))
-        .collect();
-    let sum: f64 = all.iter().map(|m| m.1).sum();
-    let mut moves: Vec<(&str, f64)> = all
-        .into_iter()
-        .filter(|(_, d)| d.abs() >= NAMED_POINTS)
-        .collect();
-    moves.sort_by(|a, b| b.1.abs().total_cmp(&a.1.abs()).then(a.0.cmp(b.0)));
-    if moves.is_empty() {
-        let _ = write!(s, "; no mechanism alone moves it by {NAMED_POINTS} points");
-    } else {
+    for on in 0..2 {
+        let all: Vec<(&str, f64)> = doc
+            .attribution
+            .iter()
+            .filter(|a| a.on == on)
+            .map(|a| (a.mechanism, points(at(on), a.ours[i])))
+            .collect();
+        if all.is_empty() {
+            continue;
+        }
+        let sum: f64 = all.iter().map(|m| m.1).sum();
+        let mut moves: Vec<(&str, f64)> = all
+            .into_iter()
+            .filter(|(_, d)| d.abs() >= NAMED_POINTS)
+            .collect();
+        moves.sort_by(|a, b| b.1.abs().total_cmp(&a.1.abs()).then(a.0.cmp(b.0)));
         let named: Vec<String> = moves
             .iter()
             .map(|(m, d)| format!("`{m}` {d:+.1}"))
             .collect();
-        let _ = write!(s, "; switched alone: {}", named.join(", "));
+        let _ = write!(
+            s,
+            "; on `{}`, one of `{}`'s mechanisms alone: {} (sum {sum:+.1})",
+            doc.configs[on],
+            doc.configs[1 - on],
+            match named.is_empty() {
+                true => format!("none moves it {NAMED_POINTS} points"),
+                false => named.join(", "),
+            }
+        );
     }
-    let _ = write!(
-        s,
-        "; the single moves sum to {sum:+.1} (the rest is how they interact)"
-    );
     s
 }
 
@@ -224,24 +238,33 @@ pub fn markdown(doc: &SideBySide, title: &str) -> String {
     if !doc.attribution.is_empty() {
         let _ = writeln!(
             s,
-            "\n## One mechanism at a time\n\nEach headline figure on `{}` with one mechanism \
-             switched to `{}`'s, in percentage points from its value on `{}` (`gpusched repro \
-             {} --attribute`; the configurations are in `attribution/`).\n",
-            doc.configs[0], doc.configs[1], doc.configs[0], doc.experiment
+            "\n## One mechanism at a time\n\nEach headline figure with one mechanism of the \
+             other configuration, in percentage points from its value on the configuration it \
+             was switched on (`gpusched repro {} --attribute`; the configurations are in \
+             `attribution/`). Mechanisms interact, so the two directions differ and the single \
+             moves need not add up to the whole.",
+            doc.experiment
         );
-        let _ = write!(s, "| mechanism | fields |");
-        for h in &doc.headlines[0] {
-            let _ = write!(s, " {} |", h.what);
-        }
-        let _ = write!(s, "\n|---|---|");
-        s.push_str(&"---:|".repeat(doc.headlines[0].len()));
-        s.push('\n');
-        for a in &doc.attribution {
-            let _ = write!(s, "| `{}` | {} |", a.mechanism, a.fields);
-            for (h, x) in doc.headlines[0].iter().zip(&a.ours) {
-                let _ = write!(s, " {:+.1} |", points(h.ours, *x));
+        for on in 0..2 {
+            let _ = write!(
+                s,
+                "\nOn `{}`, with `{}`'s:\n\n| mechanism | fields |",
+                doc.configs[on],
+                doc.configs[1 - on]
+            );
+            for h in &doc.headlines[0] {
+                let _ = write!(s, " {} |", h.what);
             }
+            let _ = write!(s, "\n|---|---|");
+            s.push_str(&"---:|".repeat(doc.headlines[0].len()));
             s.push('\n');
+            for a in doc.attribution.iter().filter(|a| a.on == on) {
+                let _ = write!(s, "| `{}` | {} |", a.mechanism, a.fields);
+                for (h, x) in doc.headlines[on].iter().zip(&a.ours) {
+                    let _ = write!(s, " {:+.1} |", points(h.ours, *x));
+                }
+                s.push('\n');
+            }
         }
     }
     s
@@ -286,24 +309,28 @@ mod tests {
         }
     }
 
-    /// The sentence gives the whole move and the mechanisms that alone move the figure by
-    /// half a point or more, largest first; the page has a column per configuration.
+    /// The sentence gives the whole move and, per direction, the mechanisms that alone move
+    /// the figure by half a point or more, largest first, and their sum; the page has a column
+    /// per configuration and a table per direction.
     #[test]
     fn the_sentence_names_the_mechanisms_that_move_a_figure() {
-        let sw = |mechanism, ours| Switched {
+        let sw = |on, mechanism, ours| Switched {
+            on,
             mechanism,
             fields: "f",
             ours: vec![ours],
         };
         let d = doc(vec![
-            sw("l2-sectors", 1.035),
-            sw("dram-queue", 1.125),
-            sw("flit-size", 1.113),
+            sw(0, "l2-sectors", 1.035),
+            sw(0, "dram-queue", 1.125),
+            sw(0, "flit-size", 1.113),
+            sw(1, "l2-sectors", 1.09),
         ]);
         assert_eq!(
             what_moves(&d, 0),
-            "-10.4 points from `gtx480-3.2.2` to `gtx480`; switched alone: `l2-sectors` -8.0, \
-             `dram-queue` +1.0; the single moves sum to -7.2 (the rest is how they interact)"
+            "-10.4 points from `gtx480-3.2.2` to `gtx480`; on `gtx480-3.2.2`, one of `gtx480`'s \
+             mechanisms alone: `l2-sectors` -8.0, `dram-queue` +1.0 (sum -7.2); on `gtx480`, one \
+             of `gtx480-3.2.2`'s mechanisms alone: `l2-sectors` +7.9 (sum +7.9)"
         );
         let md = markdown(&d, "Locality");
         assert!(
@@ -311,11 +338,16 @@ mod tests {
             "{md}"
         );
         assert!(md.contains("| `flit-size` | f | -0.2 |"), "{md}");
-        assert!(doc(vec![]).headlines.len() == 2);
+        assert!(md.contains("On `gtx480`, with `gtx480-3.2.2`'s:"), "{md}");
+        assert!(md.contains("| `l2-sectors` | f | +7.9 |"), "{md}");
         assert_eq!(
-            what_moves(&doc(vec![sw("flit-size", 1.113)]), 0),
-            "-10.4 points from `gtx480-3.2.2` to `gtx480`; no mechanism alone moves it by 0.5 \
-             points; the single moves sum to -0.2 (the rest is how they interact)"
+            what_moves(&doc(vec![sw(0, "flit-size", 1.113)]), 0),
+            "-10.4 points from `gtx480-3.2.2` to `gtx480`; on `gtx480-3.2.2`, one of `gtx480`'s \
+             mechanisms alone: none moves it 0.5 points (sum -0.2)"
+        );
+        assert_eq!(
+            what_moves(&doc(vec![]), 0),
+            "-10.4 points from `gtx480-3.2.2` to `gtx480`"
         );
         svg(&d, "Locality").unwrap();
     }
