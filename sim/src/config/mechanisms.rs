@@ -125,13 +125,13 @@ pub const MECHANISMS: &[Mechanism] = &[
     Mechanism {
         name: "shared-memory-latency",
         fields: "units.shared_mem",
-        copy: |f, c| c.units.shared_mem = f.units.shared_mem.clone(),
+        copy: |f, c| c.units.shared_mem = f.units.shared_mem,
     },
     Mechanism {
         name: "units",
         fields: "units (but shared_mem)",
         copy: |f, c| {
-            let shared = c.units.shared_mem.clone();
+            let shared = c.units.shared_mem;
             c.units = f.units.clone();
             c.units.shared_mem = shared;
         },

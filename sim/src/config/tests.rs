@@ -298,7 +298,7 @@ fn gtx480_3_2_2_differs_from_gtx480_only_where_the_release_does() {
     back.l2 = v4.l2.clone();
     back.interconnect = v4.interconnect.clone();
     back.dram.scheduler_queue = v4.dram.scheduler_queue;
-    back.units.shared_mem = v4.units.shared_mem.clone();
+    back.units.shared_mem = v4.units.shared_mem;
     back.pipeline.l1d_latency_queue = true;
     assert_eq!(back, v4);
     // The L1D index resolves: the release's linear function, GPGPU-Sim 4's hash.

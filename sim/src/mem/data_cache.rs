@@ -485,8 +485,10 @@ impl<R> DataCache<R> {
 mod tests {
     use super::*;
 
-    fn cache(sets: u32, ways: u32, mshrs: u32, merge: u32, mq: u32) -> DataCache<u32> {
-        let cfg = CacheConfig {
+    /// A cache of `sets` x `ways` 128 B lines with `mshrs` MSHRs merging `merge` and a miss
+    /// queue of `mq`.
+    fn config(sets: u32, ways: u32, mshrs: u32, merge: u32, mq: u32) -> CacheConfig {
+        CacheConfig {
             size_bytes: sets * ways * 128,
             line_bytes: 128,
             ways,
@@ -498,8 +500,11 @@ mod tests {
             port_bytes: 0,
             write_allocate: Default::default(),
             set_index: Default::default(),
-        };
-        DataCache::new(&cfg, SetIndex::Linear)
+        }
+    }
+
+    fn cache(sets: u32, ways: u32, mshrs: u32, merge: u32, mq: u32) -> DataCache<u32> {
+        DataCache::new(&config(sets, ways, mshrs, merge, mq), SetIndex::Linear)
     }
 
     #[test]
@@ -639,19 +644,7 @@ mod tests {
 
     #[test]
     fn write_back_allocates_dirty_and_writes_victims_back_before_the_fetch() {
-        let cfg = CacheConfig {
-            size_bytes: 128,
-            line_bytes: 128,
-            ways: 1,
-            mshrs: 4,
-            mshr_merge: 4,
-            miss_queue: 2,
-            latency: 1,
-            sector_bytes: 0,
-            port_bytes: 0,
-            write_allocate: Default::default(),
-            set_index: Default::default(),
-        };
+        let cfg = config(1, 1, 4, 4, 2);
         let mut c: DataCache<u32> =
             DataCache::with_policy(&cfg, SetIndex::Linear, WritePolicy::WriteBack);
         assert_eq!(
@@ -715,19 +708,7 @@ mod tests {
 
     #[test]
     fn a_fetching_write_miss_sends_the_write_on_fetches_the_line_and_waits_for_it() {
-        let cfg = CacheConfig {
-            size_bytes: 256,
-            line_bytes: 128,
-            ways: 1,
-            mshrs: 1,
-            mshr_merge: 2,
-            miss_queue: 4,
-            latency: 1,
-            sector_bytes: 0,
-            port_bytes: 0,
-            write_allocate: Default::default(),
-            set_index: Default::default(),
-        };
+        let cfg = config(2, 1, 1, 2, 4);
         let mut c: DataCache<u32> =
             DataCache::with_policy(&cfg, SetIndex::Linear, WritePolicy::WriteBackFetch);
         let fetch = |line, write, bytes| Fetch {
@@ -801,19 +782,7 @@ mod tests {
             ops in proptest::collection::vec((0u8..4, 0u64..12), 1..200),
             policy in 0u8..3,
         ) {
-            let cfg = CacheConfig {
-                size_bytes: 2 * 2 * 128,
-                line_bytes: 128,
-                ways: 2,
-                mshrs: 3,
-                mshr_merge: 2,
-                miss_queue: 3,
-                latency: 1,
-                sector_bytes: 0,
-                port_bytes: 0,
-                write_allocate: Default::default(),
-                set_index: Default::default(),
-            };
+            let cfg = config(2, 2, 3, 2, 3);
             let policy = [
                 WritePolicy::WriteThrough,
                 WritePolicy::WriteBack,
