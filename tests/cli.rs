@@ -657,7 +657,7 @@ fn repro_locality_writes_the_comparisons_and_the_tables() {
     }
     let md = std::fs::read_to_string(dir.path().join("locality.md")).unwrap();
     assert!(
-        md.contains("## One mechanism at a time") && md.contains("switched alone"),
+        md.contains("## One mechanism at a time") && md.contains("mechanisms alone"),
         "{md}"
     );
 }
@@ -1545,9 +1545,9 @@ fn a_gpgpusim_config_file_runs_and_lists_what_it_ignores() {
     let o = gpusched(&["config", "show", cfg.to_str().unwrap()]);
     says(
         &o,
-        "7 GPGPU-Sim timing settings are not modelled, changing nothing here: \
+        "6 GPGPU-Sim timing settings are not modelled, changing nothing here: \
          -gpgpu_coalesce_arch, -gpgpu_cache:il1 allocation, -gpgpu_cache:dl1 write policy, \
-         -gpgpu_cache:dl2 data port, -network_mode, -gpgpu_mem_addr_mapping and 1 more; 3 options",
+         -network_mode, -gpgpu_mem_addr_mapping, -gpgpu_dram_timing_opt CDLR; 3 options",
     );
     let o = gpusched(&["config", "check", cfg.to_str().unwrap()]);
     assert!(o.status.success(), "{}", text(&o));
