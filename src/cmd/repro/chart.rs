@@ -4,16 +4,24 @@
 use super::Results;
 use anyhow::{anyhow, Result};
 use plotters::prelude::*;
+use plotters::style::text_anchor::{HPos, Pos, VPos};
 
-/// Bar colours of the configurations after GTO.
-const COLOURS: [RGBColor; 6] = [
-    RGBColor(120, 120, 120),
+/// Bar colours of the configurations after GTO, one each (the ten of Tableau's palette).
+const COLOURS: [RGBColor; 10] = [
     RGBColor(31, 119, 180),
-    RGBColor(44, 160, 44),
     RGBColor(255, 127, 14),
+    RGBColor(44, 160, 44),
     RGBColor(214, 39, 40),
     RGBColor(148, 103, 189),
+    RGBColor(140, 86, 75),
+    RGBColor(227, 119, 194),
+    RGBColor(127, 127, 127),
+    RGBColor(188, 189, 34),
+    RGBColor(23, 190, 207),
 ];
+
+/// Width of the legend column right of the ELF chart's plot, pixels.
+const LEGEND_WIDTH: u32 = 300;
 
 /// The chart as an SVG document.
 pub fn svg(r: &Results) -> Result<String> {
@@ -59,27 +67,25 @@ pub fn svg(r: &Results) -> Result<String> {
         .fold(5.0f64, f64::max)
         .min(300.0)
         .ceil();
-    let width = 160 + 26 * groups.len() as u32;
+    // Headroom above the axis's top for the values of bars beyond it.
+    let top = hi + 0.08 * (hi - lo);
+    let width = 160 + 26 * groups.len() as u32 + LEGEND_WIDTH;
     let mut out = String::new();
     {
         let root = SVGBackend::with_string(&mut out, (width, 520)).into_drawing_area();
         let err = |e: &dyn std::fmt::Display| anyhow!("drawing the chart: {e}");
         root.fill(&WHITE).map_err(|e| err(&e))?;
+        let (plot, legend) = root.split_horizontally(width - LEGEND_WIDTH);
         let n = groups.len();
-        let mut chart = ChartBuilder::on(&root)
+        let mut chart = ChartBuilder::on(&plot)
             .caption(
-                format!(
-                    "Speedup over GTO (%), {} size {} (bars: {})",
-                    r.config,
-                    r.size,
-                    cols.iter().map(|c| c.label).collect::<Vec<_>>().join(", ")
-                ),
+                format!("Speedup over GTO (%), {}, size {}", r.config, r.size),
                 ("sans-serif", 16),
             )
             .margin(10)
             .x_label_area_size(110)
             .y_label_area_size(50)
-            .build_cartesian_2d(0f64..n as f64, lo..hi)
+            .build_cartesian_2d(0f64..n as f64, lo..top)
             .map_err(|e| err(&e))?;
         chart
             .configure_mesh()
@@ -95,7 +101,7 @@ pub fn svg(r: &Results) -> Result<String> {
             .color(&BLACK);
         for (gi, (name, _)) in groups.iter().enumerate() {
             let (px, py) = chart.backend_coord(&(gi as f64 + 0.5, lo));
-            root.draw(&Text::new(name.clone(), (px + 5, py + 6), style.clone()))
+            plot.draw(&Text::new(name.clone(), (px + 5, py + 6), style.clone()))
                 .map_err(|e| err(&e))?;
         }
         let bw = 0.8 / cols.len() as f64;
@@ -103,7 +109,8 @@ pub fn svg(r: &Results) -> Result<String> {
             for (ci, v) in vals.iter().enumerate() {
                 let Some(s) = v else { continue };
                 let x0 = gi as f64 + 0.1 + ci as f64 * bw;
-                let y = (100.0 * (s - 1.0)).clamp(lo, hi);
+                let pct = 100.0 * (s - 1.0);
+                let y = pct.clamp(lo, hi);
                 let colour = COLOURS[ci % COLOURS.len()];
                 chart
                     .draw_series(std::iter::once(Rectangle::new(
@@ -111,24 +118,29 @@ pub fn svg(r: &Results) -> Result<String> {
                         colour.filled(),
                     )))
                     .map_err(|e| err(&e))?;
+                // A bar cut at the axis carries its value.
+                if pct > hi {
+                    let (px, py) = chart.backend_coord(&(x0, hi));
+                    let label = ("sans-serif", 10)
+                        .into_font()
+                        .transform(FontTransform::Rotate270)
+                        .color(&BLACK);
+                    plot.draw(&Text::new(format!("{pct:+.0}%"), (px, py - 2), label))
+                        .map_err(|e| err(&e))?;
+                }
             }
         }
+        // The legend in its own column, right of the plot: never over a bar.
         for (ci, c) in cols.iter().enumerate() {
             let colour = COLOURS[ci % COLOURS.len()];
-            chart
-                .draw_series(std::iter::empty::<Rectangle<(f64, f64)>>())
-                .map_err(|e| err(&e))?
-                .label(c.label)
-                .legend(move |(x, y)| {
-                    Rectangle::new([(x, y - 5), (x + 10, y + 5)], colour.filled())
-                });
+            let y = 40 + 20 * ci as i32;
+            legend
+                .draw(&Rectangle::new([(10, y), (22, y + 12)], colour.filled()))
+                .map_err(|e| err(&e))?;
+            legend
+                .draw(&Text::new(c.label, (28, y), ("sans-serif", 12).into_font()))
+                .map_err(|e| err(&e))?;
         }
-        chart
-            .configure_series_labels()
-            .background_style(WHITE.mix(0.8))
-            .border_style(BLACK)
-            .draw()
-            .map_err(|e| err(&e))?;
         root.present().map_err(|e| err(&e))?;
     }
     Ok(out)
@@ -167,8 +179,12 @@ pub fn grouped_bars(
     items: &[(String, Vec<Option<f64>>)],
 ) -> Result<String> {
     let mut svg = String::new();
+    // Each group as wide as its longest label (about 6 px a character at the axis's font).
+    let longest = items.iter().map(|c| c.0.chars().count()).max().unwrap_or(0) as u32;
+    let group = (7 * longest + 16).max(120);
+    let width = (90 + group * items.len() as u32).max(500);
     {
-        let root = SVGBackend::with_string(&mut svg, (900, 420)).into_drawing_area();
+        let root = SVGBackend::with_string(&mut svg, (width, 420)).into_drawing_area();
         root.fill(&WHITE).map_err(|e| anyhow!("{e}"))?;
         let n = items.len();
         let vals: Vec<f64> = items
@@ -184,15 +200,23 @@ pub fn grouped_bars(
             .y_label_area_size(50)
             .build_cartesian_2d(0f64..n as f64, lo..hi)
             .map_err(|e| anyhow!("{e}"))?;
-        let labels: Vec<String> = items.iter().map(|c| c.0.clone()).collect();
         chart
             .configure_mesh()
             .disable_x_mesh()
             .y_desc(y_desc)
-            .x_labels(n)
-            .x_label_formatter(&|x| labels.get(x.floor() as usize).cloned().unwrap_or_default())
+            .x_labels(0)
             .draw()
             .map_err(|e| anyhow!("{e}"))?;
+        // Each label centred under its group.
+        let style = ("sans-serif", 12)
+            .into_font()
+            .color(&BLACK)
+            .pos(Pos::new(HPos::Center, VPos::Top));
+        for (i, (label, _)) in items.iter().enumerate() {
+            let (px, py) = chart.backend_coord(&(i as f64 + 0.5, lo));
+            root.draw(&Text::new(label.clone(), (px, py + 8), style.clone()))
+                .map_err(|e| anyhow!("{e}"))?;
+        }
         let width = 0.7 / series.len().max(1) as f64;
         for (k, name) in series.iter().enumerate() {
             let colour = SERIES_COLOURS[k % SERIES_COLOURS.len()];
@@ -268,4 +292,79 @@ pub fn lines(
         root.present().map_err(|e| anyhow!("{e}"))?;
     }
     Ok(svg)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The texts of `svg` (as plotters writes it) that reach outside its canvas, each with its
+    /// estimated box: a character is taken as 0.6 of the font size wide, rotations of 90 and 270
+    /// degrees turn the box.
+    fn text_outside(svg: &str) -> Vec<String> {
+        let attr = |t: &str, k: &str| -> Option<f64> {
+            let at = t.find(&format!(" {k}=\""))? + k.len() + 3;
+            t[at..].split('"').next()?.parse().ok()
+        };
+        let (w, h) = (
+            attr(svg, "width").unwrap_or(0.0),
+            attr(svg, "height").unwrap_or(0.0),
+        );
+        let mut out = vec![];
+        for t in svg.split("<text").skip(1) {
+            let (open, rest) = t.split_once('>').unwrap_or((t, ""));
+            let content = rest.split("</text>").next().unwrap_or("").trim();
+            let (x, y) = (
+                attr(open, "x").unwrap_or(0.0),
+                attr(open, "y").unwrap_or(0.0),
+            );
+            let size = attr(open, "font-size").unwrap_or(12.0);
+            let len = content.chars().count() as f64 * size * 0.6;
+            let anchor = open
+                .split("text-anchor=\"")
+                .nth(1)
+                .and_then(|a| a.split('"').next());
+            let (lo, hi) = match anchor {
+                Some("middle") => (-len / 2.0, len / 2.0),
+                Some("end") => (-len, 0.0),
+                _ => (0.0, len),
+            };
+            let ((x0, x1), (y0, y1)) = if open.contains("rotate(90") {
+                ((x - size, x + size), (y + lo, y + hi))
+            } else if open.contains("rotate(270") {
+                ((x - size, x + size), (y - hi, y - lo))
+            } else {
+                ((x + lo, x + hi), (y - size, y + size))
+            };
+            if x0 < 0.0 || y0 < 0.0 || x1 > w || y1 > h {
+                out.push(format!(
+                    "`{content}` at x {x0:.0}..{x1:.0}, y {y0:.0}..{y1:.0} of {w}x{h}"
+                ));
+            }
+        }
+        out
+    }
+
+    /// The headline chart keeps long labels inside the canvas; a text placed outside is
+    /// caught.
+    #[test]
+    fn no_text_leaves_the_canvas() {
+        let series: Vec<String> = ["paper", "gtx480-3.2.2", "gtx480"]
+            .map(String::from)
+            .to_vec();
+        let items: Vec<(String, Vec<Option<f64>>)> = [
+            "LA-TB + LAWS over RR + GTO (all)",
+            "LA-TB + LAWS over BCS + GTO (all)",
+            "LA-TB + GTO over BCS + GTO (type II)",
+            "LA-TB + LAWS over LA-TB + GTO (types I and II)",
+        ]
+        .iter()
+        .map(|l| (l.to_string(), vec![Some(26.0), Some(11.5), Some(-5.8)]))
+        .collect();
+        let title = "seed 000 on two simulators (large)";
+        let svg = grouped_bars(title, "speedup, %", &series, &items).unwrap();
+        assert_eq!(text_outside(&svg), Vec::<String>::new());
+        let planted = svg.replacen("<text x=\"", "<text x=\"9999", 1);
+        assert!(!text_outside(&planted).is_empty());
+    }
 }
