@@ -504,7 +504,7 @@ impl CacheConfig {
             ));
         }
         if self.set_index == SetIndexFn::FermiHash
-            && !(self.line_bytes == 128 && matches!(self.sets(), 32 | 64))
+            && !crate::mem::cache::SetIndex::fermi_hash_fits(self.sets(), self.line_bytes)
         {
             return Err(field(
                 &f("set_index"),
@@ -523,7 +523,7 @@ impl CacheConfig {
     /// resolved).
     pub fn l1d_index(&self) -> crate::mem::cache::SetIndex {
         use crate::mem::cache::SetIndex;
-        let hashable = self.line_bytes == 128 && matches!(self.sets(), 32 | 64);
+        let hashable = SetIndex::fermi_hash_fits(self.sets(), self.line_bytes);
         match self.set_index {
             SetIndexFn::Auto if hashable => SetIndex::FermiHash,
             SetIndexFn::FermiHash => SetIndex::FermiHash,

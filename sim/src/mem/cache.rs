@@ -67,6 +67,14 @@ pub enum Lookup {
     AllReserved { set: u32 },
 }
 
+impl SetIndex {
+    /// Whether GPGPU-Sim's Fermi hash indexes a cache of `sets` sets of `line_bytes` lines (it
+    /// is defined for 32 or 64 sets of 128 B).
+    pub fn fermi_hash_fits(sets: u32, line_bytes: u32) -> bool {
+        line_bytes == 128 && matches!(sets, 32 | 64)
+    }
+}
+
 impl TagArray {
     /// An empty tag array. `sets` and `line_bytes` must be powers of two; `FermiHash` needs 32
     /// or 64 sets of 128 B lines.
@@ -74,7 +82,7 @@ impl TagArray {
         assert!(sets.is_power_of_two() && line_bytes.is_power_of_two() && ways > 0);
         if index == SetIndex::FermiHash {
             assert!(
-                (sets == 32 || sets == 64) && line_bytes == 128,
+                SetIndex::fermi_hash_fits(sets, line_bytes),
                 "the Fermi hash needs 32/64 sets of 128 B"
             );
         }

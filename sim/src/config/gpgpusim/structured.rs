@@ -212,7 +212,7 @@ pub(super) fn cache(
     if which == Which::Dl1 {
         // `auto` where it picks the same function, so that a file and the preset it mirrors
         // compare equal.
-        let hashable = line == 128 && matches!(sets, 32 | 64);
+        let hashable = crate::mem::cache::SetIndex::fermi_hash_fits(sets, line);
         into.set_index = match (policy.len() == 5 && chosen[4] == 'H', hashable) {
             (true, true) | (false, false) => SetIndexFn::Auto,
             (true, false) => SetIndexFn::FermiHash,
