@@ -288,8 +288,8 @@ impl<R> DataCache<R> {
         }
     }
 
-    /// Sends write `req` of `bytes` bytes on to the next level (its acknowledgement waits for
-    /// the line's fill in the MSHR entry).
+    /// Queues a write of `bytes` bytes to `line` for the next level (the write's request waits
+    /// for the line's fill in its MSHR entry, where the caller puts it).
     fn send_write_on(&mut self, line: u64, bytes: u32) {
         self.miss_queue.push_back(Fetch {
             line,
