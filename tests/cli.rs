@@ -669,6 +669,8 @@ fn repro_chimera_measures_violations_overheads_and_pairs() {
     let o = gpusched(&[
         "repro",
         "chimera",
+        "--config",
+        "gtx480",
         "--only",
         "chimera_imgvf,bp",
         "--out",
@@ -700,7 +702,12 @@ fn repro_chimera_measures_violations_overheads_and_pairs() {
     assert_eq!(cells[3]["violated"], 0, "{}", cells[3]);
     assert_eq!(v["pairs"].as_array().unwrap().len(), 1);
     assert_eq!(v["antt_improvement"].as_array().unwrap().len(), 4);
-    for f in ["chimera.md", "chimera.json", "chimera.svg"] {
+    for f in [
+        "chimera.md",
+        "chimera.json",
+        "chimera.svg",
+        "chimera-kernels.svg",
+    ] {
         assert!(dir.path().join(f).is_file(), "{f}");
     }
 }
@@ -712,6 +719,8 @@ fn repro_maestro_compares_the_baselines_over_pairs_with_the_thesis_beside() {
     let o = gpusched(&[
         "repro",
         "maestro",
+        "--config",
+        "gtx980",
         "--size",
         "small",
         "--only",
@@ -722,7 +731,7 @@ fn repro_maestro_compares_the_baselines_over_pairs_with_the_thesis_beside() {
     ]);
     assert!(o.status.success(), "{}", text(&o));
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
-    assert_eq!(v["config"], "gtx980", "the thesis's GPU by default");
+    assert_eq!(v["config"], "gtx980");
     assert_eq!(
         column_names(&v),
         [
@@ -769,6 +778,7 @@ fn repro_maestro_compares_the_baselines_over_pairs_with_the_thesis_beside() {
         "maestro.json",
         "maestro.svg",
         "maestro-fragmentation.svg",
+        "maestro-pairs.svg",
     ] {
         let text = std::fs::read_to_string(dir.path().join(f)).unwrap();
         assert!(!text.is_empty(), "{f}");
@@ -1605,6 +1615,10 @@ fn the_generated_documentation_is_current_and_a_stale_page_is_named() {
     assert!(page.contains("| `elf_base_fermi` |"), "{page}");
     std::fs::write(&elf, page.replace("elf_base_fermi", "elf_base_ferm1")).unwrap();
     std::fs::write(dir.path().join("src/blocks/gone.md"), "").unwrap();
+    // A results figure whose label runs off its canvas.
+    std::fs::create_dir_all(dir.path().join("src/results")).unwrap();
+    let cut = "<svg width=\"100\" height=\"50\">\n<text x=\"90\" y=\"20\" font-size=\"12\">\nlabel\n</text>\n</svg>\n";
+    std::fs::write(dir.path().join("src/results/cut.svg"), cut).unwrap();
     let o = gpusched(&["docs", "--check", "--dir", copy]);
     assert!(!o.status.success());
     for name in [
@@ -1612,6 +1626,7 @@ fn the_generated_documentation_is_current_and_a_stale_page_is_named() {
         "gpusched-gone.1",
         "blocks/elf.md",
         "blocks/gone.md",
+        "results/cut.svg: `label`",
     ] {
         says(&o, name);
     }
@@ -2610,13 +2625,15 @@ fn the_readmes_first_simulation_prints_what_the_readme_shows() {
 /// The pages `repro <experiment>` writes its tables to: one per configuration for the
 /// experiments that run on two side by side.
 fn table_pages(experiment: &str) -> Vec<String> {
-    match experiment {
-        "elf" | "locality" => ["gtx480-3.2.2", "gtx480"]
-            .iter()
-            .map(|c| format!("{experiment}-{c}"))
-            .collect(),
-        _ => vec![experiment.to_string()],
-    }
+    let configs: &[&str] = match experiment {
+        "elf" | "locality" | "chimera" => &["gtx480-3.2.2", "gtx480"],
+        "maestro" => &["gtx980-3.2.2", "gtx980"],
+        _ => return vec![experiment.to_string()],
+    };
+    configs
+        .iter()
+        .map(|c| format!("{experiment}-{c}"))
+        .collect()
 }
 
 /// The rows starting with one of `prefixes` that `gpusched repro <experiment> <args>` writes now

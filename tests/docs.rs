@@ -229,8 +229,14 @@ fn the_experiment_chapters_quote_their_results_pages() {
                 "locality-gtx480.md",
             ],
         ),
-        ("chimera-seed-003-ch-iv.md", &["chimera.md"]),
-        ("gpu-maestro-seed-003-ch-v.md", &["maestro.md"]),
+        (
+            "chimera-seed-003-ch-iv.md",
+            &["chimera.md", "chimera-gtx480-3.2.2.md", "chimera-gtx480.md"],
+        ),
+        (
+            "gpu-maestro-seed-003-ch-v.md",
+            &["maestro.md", "maestro-gtx980-3.2.2.md", "maestro-gtx980.md"],
+        ),
         (
             "paver-seed-004.md",
             &["paver.md", "paver-titanx.md", "paver-titanv.md"],

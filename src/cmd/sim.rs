@@ -54,10 +54,10 @@ pub struct SimArgs {
 /// Options shared by `sim` and `bench`.
 #[derive(Args, Clone)]
 pub struct RunArgs {
-    /// GPU configuration: a preset (gtx480, gtx480-3.2.2, titanx, titanv, gtx980), a TOML/JSON file, a
-    /// GPGPU-Sim gpgpusim.config file, or a comma-separated list of one of these and GPGPU-Sim
-    /// option files read over it in order (gpgpusim.config,trace.config, as Accel-Sim's two
-    /// -config files).
+    /// GPU configuration: a preset (gtx480, gtx480-3.2.2, titanx, titanv, gtx980, gtx980-3.2.2),
+    /// a TOML/JSON file, a GPGPU-Sim gpgpusim.config file, or a comma-separated list of one of
+    /// these and GPGPU-Sim option files read over it in order (gpgpusim.config,trace.config, as
+    /// Accel-Sim's two -config files).
     #[arg(long, default_value = "gtx480")]
     pub config: String,
     /// The scheduling policies at the GPU's sites and their options (`gpusched policies`).

@@ -9,7 +9,14 @@ use super::{
 };
 
 /// Preset names.
-pub const NAMES: &[&str] = &["gtx480", "gtx480-3.2.2", "titanx", "titanv", "gtx980"];
+pub const NAMES: &[&str] = &[
+    "gtx480",
+    "gtx480-3.2.2",
+    "titanx",
+    "titanv",
+    "gtx980",
+    "gtx980-3.2.2",
+];
 
 /// A preset by name.
 pub fn by_name(name: &str) -> Option<GpuConfig> {
@@ -19,6 +26,7 @@ pub fn by_name(name: &str) -> Option<GpuConfig> {
         "titanx" => Some(titanx()),
         "titanv" => Some(titanv()),
         "gtx980" => Some(gtx980()),
+        "gtx980-3.2.2" => Some(gtx980_gpgpusim_3_2_2()),
         _ => None,
     }
 }
@@ -148,12 +156,8 @@ pub fn gtx480() -> GpuConfig {
 /// The GTX 480 as GPGPU-Sim 3.2.2 simulates it: the simulator ELF, Chimera and GPU Maestro ran
 /// on (seed 003 L552, L937, L1246), whose GTX480 file the locality thesis's Table 4.1 matches.
 ///
-/// [`gtx480`] with what the 3.2.2 release differs in: its `configs/GTX480/gpgpusim.config` and
-/// its source at commit `24f29469` of `gpgpu-sim/gpgpu-sim_distribution` (2013-10-31, the commit
-/// that sets `version` to 3.2.2; the repository has no tag for it). Paths below are that
-/// commit's, `gs/` = `src/gpgpu-sim/`; `docs/src/notes/gpgpusim-3.2.2-against-4.x.md` has the
-/// whole comparison. The SM, the DRAM timing and geometry, the ROP and DRAM latencies, the
-/// clocks and the L1I are the same in both releases (or the papers set them: ELF Table 3.1).
+/// [`gtx480`] with what the 3.2.2 release differs in: its mechanisms ([`gpgpusim_3_2_2`]) and
+/// its `configs/GTX480/gpgpusim.config`'s L2 geometry.
 ///
 /// Not modelled, in either preset: the partition queues (3.2.2: 8 entries each, default of
 /// `-gpgpu_dram_partition_queues`, `gs/gpu-sim.cc`:144-146; 4.x: 64) and the cluster ejection
@@ -162,30 +166,56 @@ pub fn gtx480() -> GpuConfig {
 /// [`crate::gpu::memory::ICNT_QUEUE`] packets; DRAM bank groups (3.2.2 uses two of its four,
 /// `gs/gpu-sim.h`:193-198); the L2 fill port (four cycles a line, `gs/gpu-cache.cc`:601-606).
 pub fn gtx480_gpgpusim_3_2_2() -> GpuConfig {
-    let mut c = gtx480();
-    c.name = "gtx480-3.2.2".into();
-    // dl1 `32:128:4,L:L:m:N,A:32:8,8`: 16 kB, 4-way, 32 MSHRs merging 8, miss queue 8 (as
-    // gtx480); the set index is linear, the release's only function (`gs/gpu-cache.h`:229-232;
-    // the Fermi hash arrived in 2014, 94a6b6c5).
+    let mut c = gpgpusim_3_2_2(gtx480());
+    // dl2 `64:128:8,L:B:m:W,A:32:4,4:0,32`: 64 kB slices of 128 B lines, 8-way (the locality
+    // thesis's Table 4.1 says 8-way too; ELF Table 3.1 says 16), 32 MSHRs merging 4, miss
+    // queue 4; the rest of the string is a mechanism ([`gpgpusim_3_2_2`]).
+    c.l2 = CacheConfig {
+        port_bytes: c.l2.port_bytes,
+        write_allocate: c.l2.write_allocate,
+        ..cache(64 * KB, 128, 8, (32, 4, 4), 120)
+    };
+    c
+}
+
+/// [`gtx980`] under GPGPU-Sim 3.2.2's mechanisms ([`gpgpusim_3_2_2`]): the simulator GPU
+/// Maestro ran on (seed 003 L1246), whose GTX 980 configuration the thesis does not publish
+/// beyond Table 5.2 (the geometry both presets share).
+pub fn gtx980_gpgpusim_3_2_2() -> GpuConfig {
+    gpgpusim_3_2_2(gtx980())
+}
+
+/// `c` (a preset of GPGPU-Sim 4.x's mechanisms) with the mechanisms of the 3.2.2 release, named
+/// `<name>-3.2.2`: its source at commit `24f29469` of `gpgpu-sim/gpgpu-sim_distribution`
+/// (2013-10-31, the commit that sets `version` to 3.2.2; the repository has no tag for it).
+/// Paths below are that commit's, `gs/` = `src/gpgpu-sim/`;
+/// `docs/src/notes/gpgpusim-3.2.2-against-4.x.md` has the whole comparison. The SM, the DRAM
+/// timing and geometry, the ROP and DRAM latencies, the clocks and the L1I are the
+/// configuration's, the same in both releases (or the papers set them: ELF Table 3.1, Maestro
+/// Table 5.2).
+pub fn gpgpusim_3_2_2(mut c: GpuConfig) -> GpuConfig {
+    c.name = format!("{}-3.2.2", c.name);
+    // The L1D set index is linear, the release's only function (`gs/gpu-cache.h`:229-232; the
+    // Fermi hash arrived in 2014, 94a6b6c5).
     c.l1d.set_index = SetIndexFn::Linear;
     // No L1 latency queue (`-gpgpu_l1_latency` does not exist): a hit releases its registers
     // in the LD/ST cycle that looks it up (`gs/shader.cc`:1302-1307, 1858-1881).
     c.pipeline.l1d_latency_queue = false;
     c.l1d.latency = 0;
-    // dl2 `64:128:8,L:B:m:W,A:32:4,4:0,32`: 64 kB slices of 128 B lines, 8-way (the locality
-    // thesis's Table 4.1 says 8-way too; ELF Table 3.1 says 16), not sectored (no sector code
-    // in the release: a miss asks DRAM for the whole line, `gs/gpu-cache.cc`:719, two 64 B
-    // bursts), write-back with the naive write-allocate `W` (`gs/gpu-cache.cc`:794-850), 32
-    // MSHRs merging 4, miss queue 4, a 32 B data port (`gs/gpu-cache.h`:205-208) that the L2
-    // checks before every access (`gs/l2cache.cc`:379-381).
-    c.l2 = cache(64 * KB, 128, 8, (32, 4, 4), 120);
+    // The L2 is not sectored (no sector code in the release: a miss asks DRAM for the whole
+    // line, `gs/gpu-cache.cc`:719), write-back with the naive write-allocate `W`
+    // (`gs/gpu-cache.cc`:794-850), with a 32 B data port (`gs/gpu-cache.h`:205-208) that the
+    // L2 checks before every access (`gs/l2cache.cc`:379-381).
+    c.l2.sector_bytes = 0;
     c.l2.port_bytes = 32;
     c.l2.write_allocate = WriteAllocate::Fetch;
     // `config_fermi_islip.icnt`:3 `flit_size = 32` (4.x: 40).
     c.interconnect.flit_bytes = 32;
-    // `-gpgpu_frfcfs_dram_sched_queue_size 16` requests (4.x: 64); each is a 128 B line fill or
-    // write of two 64 B bursts, and the model's queue holds bursts: 32.
-    c.dram.scheduler_queue = 32;
+    // `-gpgpu_frfcfs_dram_sched_queue_size 16` requests (4.x: 64); each is a line fill or a
+    // write of whole bursts, and the model's queue holds bursts.
+    let per_line =
+        u64::from(c.l2.line_bytes).div_ceil(crate::mem::dram::Channel::bytes_per_column(&c.dram));
+    c.dram.scheduler_queue = 16 * per_line as u32;
     // Shared memory is a 3-stage pipelined unit (`gs/shader.cc`:1582, 1618; 4.x: 26 cycles).
     c.units.shared_mem = lat(3, 1);
     c

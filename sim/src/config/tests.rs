@@ -14,7 +14,7 @@ fn every_preset_is_valid_and_matches_its_paper_totals() {
             "gtx480" | "gtx480-3.2.2" => 768 * 1024, // ELF Table 3.1, PAVER Table 1
             "titanx" => 3 * 1024 * 1024,             // PAVER Table 1
             "titanv" => 4608 * 1024,                 // PAVER Table 1 (4.5 MB)
-            "gtx980" => 2 * 1024 * 1024,             // Maestro Table 5.2
+            "gtx980" | "gtx980-3.2.2" => 2 * 1024 * 1024, // Maestro Table 5.2
             _ => unreachable!(),
         };
         assert_eq!(l2_total, expected_l2, "{name}: total L2");
@@ -149,7 +149,7 @@ fn files_with_unknown_fields_or_bad_syntax_are_rejected() {
         .contains("c.toml"));
     let e = GpuConfig::load("kepler").unwrap_err().to_string();
     assert!(
-        e.contains("gtx480, gtx480-3.2.2, titanx, titanv, gtx980"),
+        e.contains("gtx480, gtx480-3.2.2, titanx, titanv, gtx980, gtx980-3.2.2"),
         "{e}"
     );
     let y = dir.path().join("c.yaml");
@@ -305,6 +305,34 @@ fn gtx480_3_2_2_differs_from_gtx480_only_where_the_release_does() {
     use crate::mem::cache::SetIndex;
     assert_eq!(v3.l1d.l1d_index(), SetIndex::Linear);
     assert_eq!(v4.l1d.l1d_index(), SetIndex::FermiHash);
+}
+
+/// Maestro's GTX 980 under 3.2.2 differs from `gtx980` in the same mechanisms as the GTX 480
+/// pair (without the GTX 480 file's L2 geometry): the transform is one function.
+#[test]
+fn gtx980_3_2_2_takes_the_same_mechanisms_as_gtx480_3_2_2() {
+    let changed = |a: &GpuConfig, b: &GpuConfig| -> Vec<String> {
+        let mut d: Vec<String> = a
+            .integer_fields()
+            .into_iter()
+            .zip(b.integer_fields())
+            .filter(|((_, x), (_, y))| x != y)
+            .map(|((n, _), _)| n)
+            .collect();
+        d.sort();
+        d
+    };
+    let p = |n| GpuConfig::preset(n).unwrap();
+    let mut fermi = changed(&p("gtx480"), &p("gtx480-3.2.2"));
+    fermi.retain(|n| n != "l2.ways");
+    assert_eq!(changed(&p("gtx980"), &p("gtx980-3.2.2")), fermi);
+    let v3 = p("gtx980-3.2.2");
+    assert_eq!(
+        v3.dram.scheduler_queue, 32,
+        "16 line requests of two bursts"
+    );
+    assert_eq!(v3.l2.write_allocate, WriteAllocate::Fetch);
+    assert_eq!(v3.l1d.l1d_index(), crate::mem::cache::SetIndex::Linear);
 }
 
 #[test]

@@ -1,8 +1,8 @@
 //! `gpusched docs`: the generated parts of the documentation, written from the code so they
 //! cannot go stale unnoticed: the command-line reference (`docs/src/cli.md` and `docs/man/*.1`,
 //! [`cli`]) and one page per hardware block (`docs/src/blocks/*.md`, [`blocks`]). `--check`
-//! renders the same text and fails naming each file that differs or is left over (a test runs
-//! it).
+//! renders the same text and fails naming each file that differs or is left over, and each
+//! committed figure (`docs/src/results/*.svg`) with text outside its canvas (a test runs it).
 
 mod blocks;
 mod cli;
@@ -54,17 +54,25 @@ pub fn run(a: DocsArgs, mut root: Command) -> Result<ExitCode> {
             .iter()
             .filter(|(p, text)| std::fs::read_to_string(p).ok().as_deref() != Some(text))
             .map(|(p, _)| p.display().to_string())
+            .chain(extra)
             .collect();
-        if !stale.is_empty() || !extra.is_empty() {
-            bail!(
+        let cut = figures_cut(&src.join("results"))?;
+        let mut problems = vec![];
+        if !stale.is_empty() {
+            problems.push(format!(
                 "the generated documentation is stale (run `gpusched docs`): {}",
-                stale
-                    .iter()
-                    .chain(&extra)
-                    .cloned()
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            );
+                stale.join(", ")
+            ));
+        }
+        if !cut.is_empty() {
+            problems.push(format!(
+                "figures with text outside their canvas (write them again with `gpusched \
+                 repro`): {}",
+                cut.join("; ")
+            ));
+        }
+        if !problems.is_empty() {
+            bail!("{}", problems.join("\n"));
         }
         outln!("{}: up to date ({} files)", a.dir.display(), files.len());
         return Ok(ExitCode::SUCCESS);
@@ -80,6 +88,29 @@ pub fn run(a: DocsArgs, mut root: Command) -> Result<ExitCode> {
     }
     outln!("wrote {} files into {}", files.len(), a.dir.display());
     Ok(ExitCode::SUCCESS)
+}
+
+/// The SVG figures of `dir` with text outside their canvas, each with the first such text.
+fn figures_cut(dir: &Path) -> Result<Vec<String>> {
+    let mut cut = vec![];
+    if !dir.is_dir() {
+        return Ok(cut);
+    }
+    let entries = std::fs::read_dir(dir).with_context(|| format!("reading {}", dir.display()))?;
+    let mut svgs: Vec<PathBuf> = entries
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|x| x == "svg"))
+        .collect();
+    svgs.sort();
+    for p in svgs {
+        let text =
+            std::fs::read_to_string(&p).with_context(|| format!("reading {}", p.display()))?;
+        if let Some(t) = crate::cmd::repro::chart::text_outside(&text).first() {
+            cut.push(format!("{}: {t}", p.display()));
+        }
+    }
+    Ok(cut)
 }
 
 /// Files of `dir` with extension `ext` not among `expected`.

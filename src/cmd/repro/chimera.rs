@@ -15,9 +15,11 @@
 //!   four preemptive schedulers; the improvement over FCFS as the geometric mean over pairs.
 
 use super::mixes::{antt_stp, kernel, run_all, Job};
-use super::{write_outputs, ReproArgs};
+use super::side_by_side::{Headline, Measure, Measured, Unit};
+use super::ReproArgs;
 use crate::cmd::sim::load_config;
 use anyhow::{Context, Result};
+use gpusim::config::GpuConfig;
 use gpusim::gpu::Report;
 use serde::Serialize;
 use std::fmt::Write as _;
@@ -233,30 +235,105 @@ fn task_cell(r: &Report, lat_limit: u32) -> TaskCell {
     }
 }
 
-/// The options every Chimera scheduler of the run takes (`--selector`, `--drain-overhead`).
-fn chimera_opts(a: &ReproArgs) -> String {
-    format!(
-        " --selector {} --drain-overhead {} --kill-late",
-        a.selector, a.drain_overhead
-    )
-}
-
-/// Runs the experiment.
+/// Runs the experiment on the configurations `a` names.
 pub fn run(a: &ReproArgs, size: &str, out: &Path, jobs: usize) -> Result<ExitCode> {
-    let cfg = load_config(a.config())?;
-    let lat_limit = a.lat_limit.unwrap_or(21_000);
-    let pair_lat_limit = a.lat_limit.map_or(42_000, |l| 2 * l);
+    let limits = (
+        a.lat_limit.unwrap_or(21_000),
+        a.lat_limit.map_or(42_000, |l| 2 * l),
+    );
     let mut benchmarks = BENCHMARKS.to_vec();
     super::keep_only(&mut benchmarks, |b| *b, &a.only, "benchmark")?;
     std::fs::create_dir_all(out).with_context(|| format!("creating {}", out.display()))?;
+    let setup = Setup {
+        size,
+        benchmarks: &benchmarks,
+        limits,
+        plans: (&a.selector, &a.drain_overhead),
+        jobs,
+    };
+    // Every figure is a headline: an attribution run runs the whole experiment.
+    let measure: &Measure<'_> = &|configs, _, _| {
+        let mut measured = vec![];
+        for c in configs {
+            let r = measure_on(&load_config(c)?, &setup)?;
+            measured.push(Measured {
+                headlines: headlines(&r),
+                outputs: Some((markdown(&r), serde_json::to_string_pretty(&r)?, chart(&r)?)),
+                figures: vec![("kernels", kernels_chart(&r)?)],
+            });
+        }
+        Ok(measured)
+    };
+    let title = "Chimera (seed 003 ch. IV) on two simulators";
+    super::run_configs(a, ("chimera", title, size), out, measure)
+}
+
+/// What every configuration's run of the experiment shares.
+struct Setup<'a> {
+    size: &'a str,
+    benchmarks: &'a [&'a str],
+    /// The periodic task's latency limit and the pairs', cycles.
+    limits: (u32, u32),
+    /// `--selector` and `--drain-overhead` of every Chimera scheduler.
+    plans: (&'a str, &'a str),
+    jobs: usize,
+}
+
+impl Setup<'_> {
+    /// The options every Chimera scheduler of the run takes.
+    fn opts(&self) -> String {
+        format!(
+            " --selector {} --drain-overhead {} --kill-late",
+            self.plans.0, self.plans.1
+        )
+    }
+}
+
+/// The headline figures: each scheduler's violations and overhead under the periodic task
+/// (the thesis's at 15 us), Chimera's ANTT and STP improvements over all pairs.
+fn headlines(r: &Results) -> Vec<Headline> {
+    let mut h = vec![];
+    for (i, c) in r.columns.iter().enumerate() {
+        h.push(Headline {
+            what: format!("{} violations", c.name),
+            unit: Unit::Percent,
+            paper: Some(c.violations),
+            ours: r.violations[i],
+        });
+    }
+    for (i, c) in r.columns.iter().enumerate() {
+        h.push(Headline {
+            what: format!("{} overhead", c.name),
+            unit: Unit::Percent,
+            paper: Some(c.overhead),
+            ours: r.overhead[i],
+        });
+    }
+    let chimera = r.columns.len() - 1;
+    h.push(Headline {
+        what: "chimera ANTT over FCFS, all pairs".into(),
+        unit: Unit::Times,
+        paper: Some(THESIS_ALL_PAIRS.0),
+        ours: r.antt_improvement[chimera],
+    });
+    h.push(Headline::ratio(
+        "chimera STP over FCFS, all pairs".into(),
+        Some(1.0 + THESIS_ALL_PAIRS.1 / 100.0),
+        1.0 + r.stp_improvement[chimera] / 100.0,
+    ));
+    h
+}
+
+/// The whole experiment on `cfg`.
+fn measure_on(cfg: &GpuConfig, s: &Setup<'_>) -> Result<Results> {
     // Every kernel alone.
-    let mut alone_names: Vec<&str> = benchmarks.clone();
+    let mut alone_names: Vec<&str> = s.benchmarks.to_vec();
     alone_names.push("chimera_task");
     let alone_jobs: Vec<Job> = alone_names
         .iter()
-        .map(|b| Job::new(kernel(b, size, 0, ""), ""))
+        .map(|b| Job::new(kernel(b, s.size, 0, ""), ""))
         .collect();
-    let alone_reports = run_all(&cfg, ("chimera", "alone"), &alone_jobs, jobs)?;
+    let alone_reports = run_all(cfg, ("chimera", "alone"), &alone_jobs, s.jobs)?;
     let alone_cycles: Vec<u64> = alone_reports.iter().map(|r| r.counters.cycles).collect();
     let alone = |name: &str| -> u64 {
         alone_reports
@@ -266,12 +343,55 @@ pub fn run(a: &ReproArgs, size: &str, out: &Path, jobs: usize) -> Result<ExitCod
             .map_or(1, |(_, &c)| c)
     };
     let task_cycles = *alone_cycles.last().expect("the task");
+    let task = periodic_task(cfg, s, &alone_cycles)?;
+    let pairs = pairs(cfg, s, &alone)?;
+    let np = COLUMNS.len() + 1;
+    let antt_improvement = (1..np)
+        .map(|c| super::geomean(pairs.iter().map(|p| p.antt[0] / p.antt[c])))
+        .collect();
+    let stp_improvement = (1..np)
+        .map(|c| 100.0 * (super::geomean(pairs.iter().map(|p| p.stp[c] / p.stp[0])) - 1.0))
+        .collect();
+    Ok(Results {
+        experiment: "chimera",
+        config: cfg.name.clone(),
+        size: s.size.to_string(),
+        lat_limit: s.limits.0,
+        pair_lat_limit: s.limits.1,
+        selector: s.plans.0.to_string(),
+        drain_overhead: s.plans.1.to_string(),
+        task_cycles,
+        period: 5 * task_cycles,
+        window: ARRIVALS * 5 * task_cycles,
+        columns: COLUMNS.to_vec(),
+        violations: task.violations,
+        overhead: task.overhead,
+        chimera_shares: task.chimera_shares,
+        task_rows: task.rows,
+        pairs,
+        antt_improvement,
+        stp_improvement,
+    })
+}
+
+/// The periodic-task part's figures.
+struct TaskPart {
+    rows: Vec<TaskRow>,
+    violations: Vec<f64>,
+    overhead: Vec<f64>,
+    chimera_shares: [f64; 3],
+}
+
+/// Each benchmark back to back while `chimera_task` arrives every period (5x its cycles alone,
+/// the last of `alone_cycles`), under ideal preemption and each of [`COLUMNS`].
+fn periodic_task(cfg: &GpuConfig, s: &Setup<'_>, alone_cycles: &[u64]) -> Result<TaskPart> {
+    let lat_limit = s.limits.0;
+    let task_cycles = *alone_cycles.last().expect("the task");
     let period = 5 * task_cycles;
     let window = ARRIVALS * period;
-    // The periodic task.
     let task = kernel(
         "chimera_task",
-        size,
+        s.size,
         1,
         &format!(
             "arrival = {}\nperiod = {period}\ncount = {ARRIVALS}\npriority = 1\n\
@@ -281,21 +401,29 @@ pub fn run(a: &ReproArgs, size: &str, out: &Path, jobs: usize) -> Result<ExitCod
     );
     let schedulers: Vec<String> = std::iter::once(format!(
         "--kernel-sched switch-only --free-switch --lat-limit {lat_limit}{}",
-        chimera_opts(a)
+        s.opts()
     ))
     .chain(COLUMNS.iter().map(|c| {
-        let opts = chimera_opts(a);
-        format!("--kernel-sched {} --lat-limit {lat_limit}{opts}", c.name)
+        format!(
+            "--kernel-sched {} --lat-limit {lat_limit}{}",
+            c.name,
+            s.opts()
+        )
     }))
     .collect();
     let mut task_jobs = vec![];
     let mut repeats = vec![];
-    for (i, b) in benchmarks.iter().enumerate() {
+    for (i, b) in s.benchmarks.iter().enumerate() {
         // Enough that the benchmark never runs out before the window ends (warm caches make
         // a repeat faster than the kernel alone).
         let r = 2 * window.div_ceil(alone_cycles[i].max(1)) + 2;
         repeats.push(r);
-        let mix = kernel(b, size, 0, &format!("arrival = 0\nperiod = 1\ncount = {r}")) + &task;
+        let mix = kernel(
+            b,
+            s.size,
+            0,
+            &format!("arrival = 0\nperiod = 1\ncount = {r}"),
+        ) + &task;
         for args in &schedulers {
             task_jobs.push(Job {
                 max_cycles: Some(window),
@@ -303,10 +431,10 @@ pub fn run(a: &ReproArgs, size: &str, out: &Path, jobs: usize) -> Result<ExitCod
             });
         }
     }
-    let task_reports = run_all(&cfg, ("chimera", "periodic task"), &task_jobs, jobs)?;
+    let task_reports = run_all(cfg, ("chimera", "periodic task"), &task_jobs, s.jobs)?;
     let ns = schedulers.len();
-    let mut task_rows = vec![];
-    for (i, b) in benchmarks.iter().enumerate() {
+    let mut rows = vec![];
+    for (i, b) in s.benchmarks.iter().enumerate() {
         let rs = &task_reports[i * ns..(i + 1) * ns];
         let ideal = effective(&rs[0]);
         let cells = rs[1..]
@@ -317,7 +445,7 @@ pub fn run(a: &ReproArgs, size: &str, out: &Path, jobs: usize) -> Result<ExitCod
                 c
             })
             .collect();
-        task_rows.push(TaskRow {
+        rows.push(TaskRow {
             benchmark: b.to_string(),
             alone_cycles: alone_cycles[i],
             repeats: repeats[i],
@@ -325,57 +453,71 @@ pub fn run(a: &ReproArgs, size: &str, out: &Path, jobs: usize) -> Result<ExitCod
             cells,
         });
     }
+    Ok(summarize_task(rows))
+}
+
+/// Violations and overheads per scheduler over `rows`, and Chimera's blocks by technique.
+fn summarize_task(rows: Vec<TaskRow>) -> TaskPart {
     let nc = COLUMNS.len();
     let violations: Vec<f64> = (0..nc)
         .map(|c| {
-            let (v, n) = task_rows.iter().fold((0, 0), |(v, n), r| {
+            let (v, n) = rows.iter().fold((0, 0), |(v, n), r| {
                 (v + r.cells[c].violated, n + r.cells[c].requests)
             });
             100.0 * v as f64 / n.max(1) as f64
         })
         .collect();
     let overhead: Vec<f64> = (0..nc)
-        .map(|c| {
-            task_rows.iter().map(|r| r.cells[c].overhead).sum::<f64>()
-                / task_rows.len().max(1) as f64
-        })
+        .map(|c| rows.iter().map(|r| r.cells[c].overhead).sum::<f64>() / rows.len().max(1) as f64)
         .collect();
-    let chimera = nc - 1;
-    let mut chimera_blocks = [0u64; 3];
-    for r in &task_rows {
-        for (t, n) in chimera_blocks.iter_mut().zip(r.cells[chimera].blocks) {
+    let mut blocks = [0u64; 3];
+    for r in &rows {
+        for (t, n) in blocks.iter_mut().zip(r.cells[nc - 1].blocks) {
             *t += n;
         }
     }
-    let total = chimera_blocks.iter().sum::<u64>().max(1) as f64;
-    let chimera_shares = chimera_blocks.map(|n| 100.0 * n as f64 / total);
-    // Pairs.
+    let total = blocks.iter().sum::<u64>().max(1) as f64;
+    TaskPart {
+        rows,
+        violations,
+        overhead,
+        chimera_shares: blocks.map(|n| 100.0 * n as f64 / total),
+    }
+}
+
+/// Every pair of the benchmarks, the second arriving 1,000 cycles after the first, under FCFS
+/// and each of [`COLUMNS`] (the pairs' latency limit); ANTT and STP against `alone`.
+fn pairs(cfg: &GpuConfig, s: &Setup<'_>, alone: &dyn Fn(&str) -> u64) -> Result<Vec<PairRow>> {
+    let pair_lat_limit = s.limits.1;
     let pair_scheds: Vec<String> = std::iter::once("--kernel-sched fcfs".to_string())
         .chain(COLUMNS.iter().map(|c| {
-            let (n, opts) = (c.name, chimera_opts(a));
-            format!("--kernel-sched {n} --lat-limit {pair_lat_limit}{opts}")
+            let n = c.name;
+            format!(
+                "--kernel-sched {n} --lat-limit {pair_lat_limit}{}",
+                s.opts()
+            )
         }))
         .collect();
     let mut pair_names = vec![];
     let mut pair_jobs = vec![];
-    for (i, x) in benchmarks.iter().enumerate() {
-        for y in &benchmarks[i + 1..] {
+    for (i, x) in s.benchmarks.iter().enumerate() {
+        for y in &s.benchmarks[i + 1..] {
             pair_names.push((x.to_string(), y.to_string()));
-            let mix = kernel(x, size, 0, "") + &kernel(y, size, 1, "arrival = 1000");
+            let mix = kernel(x, s.size, 0, "") + &kernel(y, s.size, 1, "arrival = 1000");
             for args in &pair_scheds {
                 pair_jobs.push(Job::new(mix.clone(), args.clone()));
             }
         }
     }
-    let pair_reports = run_all(&cfg, ("chimera", "pairs"), &pair_jobs, jobs)?;
+    let pair_reports = run_all(cfg, ("chimera", "pairs"), &pair_jobs, s.jobs)?;
     let np = pair_scheds.len();
-    let pairs: Vec<PairRow> = pair_names
+    Ok(pair_names
         .into_iter()
         .enumerate()
         .map(|(i, (first, second))| {
             let (antt, stp) = pair_reports[i * np..(i + 1) * np]
                 .iter()
-                .map(|r| antt_stp(r, &alone))
+                .map(|r| antt_stp(r, alone))
                 .unzip();
             PairRow {
                 first,
@@ -384,38 +526,7 @@ pub fn run(a: &ReproArgs, size: &str, out: &Path, jobs: usize) -> Result<ExitCod
                 stp,
             }
         })
-        .collect();
-    let antt_improvement = (1..np)
-        .map(|c| super::geomean(pairs.iter().map(|p| p.antt[0] / p.antt[c])))
-        .collect();
-    let stp_improvement = (1..np)
-        .map(|c| 100.0 * (super::geomean(pairs.iter().map(|p| p.stp[c] / p.stp[0])) - 1.0))
-        .collect();
-    let results = Results {
-        experiment: "chimera",
-        config: cfg.name.clone(),
-        size: size.to_string(),
-        lat_limit,
-        pair_lat_limit,
-        selector: a.selector.clone(),
-        drain_overhead: a.drain_overhead.clone(),
-        task_cycles,
-        period,
-        window,
-        columns: COLUMNS.to_vec(),
-        task_rows,
-        violations,
-        overhead,
-        chimera_shares,
-        pairs,
-        antt_improvement,
-        stp_improvement,
-    };
-    let md = markdown(&results);
-    let json = serde_json::to_string_pretty(&results)?;
-    let svg = chart(&results)?;
-    write_outputs(out, "chimera", (&md, &json, &svg), a.json)?;
-    Ok(ExitCode::SUCCESS)
+        .collect())
 }
 
 /// The thesis's figures beside ours, as bars.
@@ -441,6 +552,22 @@ fn chart(r: &Results) -> Result<String> {
         "%",
         &items,
     )
+}
+
+/// Every benchmark's throughput overhead under the periodic task per scheduler.
+fn kernels_chart(r: &Results) -> Result<String> {
+    let cols: Vec<String> = r.columns.iter().map(|c| c.name.to_string()).collect();
+    let rows: Vec<String> = r.task_rows.iter().map(|t| t.benchmark.clone()).collect();
+    let values: Vec<Vec<Option<f64>>> = r
+        .task_rows
+        .iter()
+        .map(|t| t.cells.iter().map(|c| Some(c.overhead)).collect())
+        .collect();
+    let title = format!(
+        "Chimera on {} ({}): throughput overhead under the periodic task, %",
+        r.config, r.size
+    );
+    super::chart::heatmap(&title, (&rows, &cols), &values, 20.0)
 }
 
 /// The result as Markdown.

@@ -52,11 +52,9 @@ pub fn run(a: &ReproArgs, size: &str, out: &Path, jobs: usize) -> Result<ExitCod
                 .zip(&r.geomean)
                 .skip(1)
                 .filter_map(|(col, &ours)| {
-                    Some(Headline {
-                        what: format!("{} over GTO, geomean", col.label),
-                        paper: Some(1.0 + col.thesis? / 100.0),
-                        ours,
-                    })
+                    let paper = Some(1.0 + col.thesis? / 100.0);
+                    let what = format!("{} over GTO, geomean", col.label);
+                    Some(Headline::ratio(what, paper, ours))
                 })
                 .collect();
             let outputs = match headline_only {
@@ -67,7 +65,15 @@ pub fn run(a: &ReproArgs, size: &str, out: &Path, jobs: usize) -> Result<ExitCod
                     super::chart::svg(&r)?,
                 )),
             };
-            measured.push(Measured { headlines, outputs });
+            let figures = match headline_only {
+                true => vec![],
+                false => vec![("kernels", kernels_chart(&r)?)],
+            };
+            measured.push(Measured {
+                headlines,
+                outputs,
+                figures,
+            });
         }
         Ok(measured)
     };
@@ -138,4 +144,21 @@ fn results(
         columns: cols,
         rows,
     })
+}
+
+/// Every workload's speedup over GTO under each configuration.
+fn kernels_chart(r: &Results) -> Result<String> {
+    let cols: Vec<String> = r.columns.iter().map(|c| c.label.to_string()).collect();
+    let rows: Vec<(String, Vec<f64>)> = r
+        .rows
+        .iter()
+        .map(|w| {
+            (
+                w.workload.clone(),
+                w.cells.iter().map(|c| c.speedup).collect(),
+            )
+        })
+        .collect();
+    let title = format!("ELF on {} ({}): speedup over GTO, %", r.config, r.size);
+    super::chart::speedups(&title, &cols, &rows)
 }

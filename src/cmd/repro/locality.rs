@@ -202,10 +202,8 @@ pub fn run(a: &ReproArgs, size: &str, out: &Path, jobs: usize) -> Result<ExitCod
             let headlines = results
                 .comparisons
                 .iter()
-                .map(|c| Headline {
-                    what: format!("{} ({})", c.what, c.over),
-                    paper: Some(c.thesis),
-                    ours: c.ours,
+                .map(|c| {
+                    Headline::ratio(format!("{} ({})", c.what, c.over), Some(c.thesis), c.ours)
                 })
                 .collect();
             let outputs = match headline_only {
@@ -216,7 +214,15 @@ pub fn run(a: &ReproArgs, size: &str, out: &Path, jobs: usize) -> Result<ExitCod
                     chart(&results)?,
                 )),
             };
-            measured.push(Measured { headlines, outputs });
+            let figures = match headline_only {
+                true => vec![],
+                false => vec![("kernels", kernels_chart(&results)?)],
+            };
+            measured.push(Measured {
+                headlines,
+                outputs,
+                figures,
+            });
         }
         Ok(measured)
     };
@@ -464,6 +470,26 @@ pub fn chart(r: &Results) -> Result<String> {
         "speedup, %",
         &items,
     )
+}
+
+/// Every workload's speedup over RR + GTO under each configuration (`*`: fewer than
+/// [`super::MIN_WAVES`] waves).
+pub fn kernels_chart(r: &Results) -> Result<String> {
+    let cols: Vec<String> = r.columns.iter().map(|c| c.label.to_string()).collect();
+    let rows: Vec<(String, Vec<f64>)> = r
+        .rows
+        .iter()
+        .map(|w| {
+            let few = if w.waves < super::MIN_WAVES { " *" } else { "" };
+            let name = format!("{} ({}){few}", w.workload, w.category);
+            (name, w.cells.iter().map(|c| c.speedup).collect())
+        })
+        .collect();
+    let title = format!(
+        "seed 000 on {} ({}): speedup over RR + GTO, %",
+        r.config, r.size
+    );
+    super::chart::speedups(&title, &cols, &rows)
 }
 
 #[cfg(test)]

@@ -22,9 +22,11 @@
 //!   it one piece, would hold (`sm_alloc_timeline`).
 
 use super::mixes::{antt_stp, kernel, run_all, Job};
-use super::{geomean, write_outputs, ReproArgs};
+use super::side_by_side::{Headline, Measure, Measured};
+use super::{geomean, ReproArgs};
 use crate::cmd::sim::load_config;
 use anyhow::{bail, Context, Result};
+use gpusim::config::GpuConfig;
 use gpusim::gpu::Report;
 use serde::Serialize;
 use std::fmt::Write as _;
@@ -271,21 +273,68 @@ fn decision_counts(r: &Report) -> [u64; 3] {
     n
 }
 
-/// Runs the experiment.
+/// Runs the experiment on the configurations `a` names.
 pub fn run(a: &ReproArgs, size: &str, out: &Path, jobs: usize) -> Result<ExitCode> {
-    let cfg = load_config(a.config())?;
     let mut benchmarks = BENCHMARKS.to_vec();
     super::keep_only(&mut benchmarks, |b| b.0, &a.only, "benchmark")?;
     if benchmarks.len() < 2 {
         bail!("--only: a pair needs two benchmarks");
     }
     std::fs::create_dir_all(out).with_context(|| format!("creating {}", out.display()))?;
-    let exp = "maestro";
-    // Alone on the whole GPU, and on one SM.
+    // Every figure is a headline: an attribution run runs the whole experiment.
+    let measure: &Measure<'_> = &|configs, _, _| {
+        let mut measured = vec![];
+        for c in configs {
+            let r = measure_on(&load_config(c)?, size, &benchmarks, jobs)?;
+            measured.push(Measured {
+                headlines: headlines(&r),
+                outputs: Some((markdown(&r), serde_json::to_string_pretty(&r)?, chart(&r)?)),
+                figures: vec![
+                    ("fragmentation", fragmentation_chart(&r)?),
+                    ("pairs", pairs_chart(&r)?),
+                ],
+            });
+        }
+        Ok(measured)
+    };
+    let title = "GPU Maestro (seed 003 ch. V) on two simulators";
+    super::run_configs(a, ("maestro", title, size), out, measure)
+}
+
+/// The headline figures: ANTT increase and STP improvement over all pairs of each
+/// configuration the thesis gives them for.
+fn headlines(r: &Results) -> Vec<Headline> {
+    let all = &r.aggregates[0];
+    let mut h = vec![];
+    for (i, c) in r.columns.iter().enumerate() {
+        if let Some(t) = c.thesis_antt_increase {
+            let what = format!("{} ANTT increase", c.name);
+            let ours = 1.0 + all.antt_increase[i] / 100.0;
+            h.push(Headline::ratio(what, Some(1.0 + t / 100.0), ours));
+        }
+    }
+    for (i, c) in r.columns.iter().enumerate() {
+        if let Some(t) = c.thesis_stp_improvement {
+            let what = format!("{} STP improvement", c.name);
+            let ours = 1.0 + all.stp_improvement[i] / 100.0;
+            h.push(Headline::ratio(what, Some(1.0 + t / 100.0), ours));
+        }
+    }
+    h
+}
+
+/// Each benchmark alone on the whole GPU and on one SM, with its category; and the name of
+/// its kernel in a report.
+fn alone(
+    cfg: &GpuConfig,
+    size: &str,
+    benchmarks: &[(&str, &str, Category)],
+    jobs: usize,
+) -> Result<(Vec<Bench>, Vec<String>)> {
     let mut one_sm = cfg.clone();
     one_sm.sm.count = 1;
     let mut alone_jobs: Vec<Job> = vec![];
-    for b in &benchmarks {
+    for b in benchmarks {
         alone_jobs.push(Job::new(kernel(b.0, size, 0, ""), ""));
         alone_jobs.push(Job {
             max_cycles: Some(ONE_SM_CYCLES),
@@ -293,8 +342,9 @@ pub fn run(a: &ReproArgs, size: &str, out: &Path, jobs: usize) -> Result<ExitCod
             ..Job::new(kernel(b.0, size, 0, ""), "")
         });
     }
-    let alone = run_all(&cfg, (exp, "alone"), &alone_jobs, jobs)?;
-    let bench: Vec<Bench> = benchmarks
+    let alone = run_all(cfg, ("maestro", "alone"), &alone_jobs, jobs)?;
+    let kernels = alone.chunks(2).map(|r| r[0].kernels[0].name.clone());
+    let bench = benchmarks
         .iter()
         .zip(alone.chunks(2))
         .map(|(b, r)| {
@@ -312,11 +362,23 @@ pub fn run(a: &ReproArgs, size: &str, out: &Path, jobs: usize) -> Result<ExitCod
             }
         })
         .collect();
+    Ok((bench, kernels.collect()))
+}
+
+/// The whole experiment on `cfg`.
+fn measure_on(
+    cfg: &GpuConfig,
+    size: &str,
+    benchmarks: &[(&str, &str, Category)],
+    jobs: usize,
+) -> Result<Results> {
+    let exp = "maestro";
+    let (bench, kernels) = alone(cfg, size, benchmarks, jobs)?;
     let alone_cycles = |name: &str| -> u64 {
         bench
             .iter()
-            .zip(alone.chunks(2))
-            .find(|(_, r)| r[0].kernels[0].name == name)
+            .zip(&kernels)
+            .find(|(_, k)| *k == name)
             .map_or(1, |(b, _)| b.alone_cycles)
     };
     // Every pair under every column.
@@ -331,7 +393,7 @@ pub fn run(a: &ReproArgs, size: &str, out: &Path, jobs: usize) -> Result<ExitCod
             }
         }
     }
-    let reports = run_all(&cfg, (exp, "pairs"), &pair_jobs, jobs)?;
+    let reports = run_all(cfg, (exp, "pairs"), &pair_jobs, jobs)?;
     let nc = COLUMNS.len();
     let pairs: Vec<PairRow> = pair_names
         .iter()
@@ -355,26 +417,8 @@ pub fn run(a: &ReproArgs, size: &str, out: &Path, jobs: usize) -> Result<ExitCod
         .fold([0u64; 3], |a, n| [a[0] + n[0], a[1] + n[1], a[2] + n[2]]);
     let decisions = counts.iter().sum::<u64>();
     let decision_shares = counts.map(|n| 100.0 * n as f64 / decisions.max(1) as f64);
-    // Fragmentation over time.
-    let frag_mix =
-        kernel(FRAGMENTATION_PAIR[0], size, 0, "") + &kernel(FRAGMENTATION_PAIR[1], size, 1, "");
-    let frag_jobs: Vec<Job> = FRAGMENTATION_SETUPS
-        .iter()
-        .map(|(al, ws)| {
-            let args = format!(
-                "--kernel-sched maestro --partition even --sm-alloc {al} --warp-sched {ws}"
-            );
-            Job::new(frag_mix.clone(), args)
-        })
-        .collect();
-    let frag_reports = run_all(&cfg, (exp, "fragmentation"), &frag_jobs, jobs)?;
-    let window = frag_reports[0].sm_alloc_timeline.window;
-    let fragmentation = FRAGMENTATION_SETUPS
-        .iter()
-        .zip(&frag_reports)
-        .map(|((al, ws), r)| fragmentation(&format!("{al}, {ws}"), r, cfg.sm.count))
-        .collect();
-    let results = Results {
+    let (window, fragmentation) = fragmentation_runs(cfg, size, jobs)?;
+    Ok(Results {
         experiment: exp,
         config: cfg.name.clone(),
         size: size.into(),
@@ -388,15 +432,35 @@ pub fn run(a: &ReproArgs, size: &str, out: &Path, jobs: usize) -> Result<ExitCod
         fragmentation_pair: FRAGMENTATION_PAIR.map(String::from),
         window,
         fragmentation,
-    };
-    let md = markdown(&results);
-    let json = serde_json::to_string_pretty(&results)?;
-    let svg = chart(&results)?;
-    let frag_svg = fragmentation_chart(&results)?;
-    let p = out.join("maestro-fragmentation.svg");
-    std::fs::write(&p, frag_svg).with_context(|| format!("writing {}", p.display()))?;
-    write_outputs(out, exp, (&md, &json, &svg), a.json)?;
-    Ok(ExitCode::SUCCESS)
+    })
+}
+
+/// The fragmentation pair under each of [`FRAGMENTATION_SETUPS`]: the timeline's window
+/// (cycles) and each run's fragmentation.
+fn fragmentation_runs(
+    cfg: &GpuConfig,
+    size: &str,
+    jobs: usize,
+) -> Result<(u64, Vec<Fragmentation>)> {
+    let frag_mix =
+        kernel(FRAGMENTATION_PAIR[0], size, 0, "") + &kernel(FRAGMENTATION_PAIR[1], size, 1, "");
+    let frag_jobs: Vec<Job> = FRAGMENTATION_SETUPS
+        .iter()
+        .map(|(al, ws)| {
+            let args = format!(
+                "--kernel-sched maestro --partition even --sm-alloc {al} --warp-sched {ws}"
+            );
+            Job::new(frag_mix.clone(), args)
+        })
+        .collect();
+    let frag_reports = run_all(cfg, ("maestro", "fragmentation"), &frag_jobs, jobs)?;
+    let window = frag_reports[0].sm_alloc_timeline.window;
+    let fragmentation = FRAGMENTATION_SETUPS
+        .iter()
+        .zip(&frag_reports)
+        .map(|((al, ws), r)| fragmentation(&format!("{al}, {ws}"), r, cfg.sm.count))
+        .collect();
+    Ok((window, fragmentation))
 }
 
 /// An allocator's fragmentation from its pair run.
@@ -498,6 +562,27 @@ fn fragmentation_chart(r: &Results) -> Result<String> {
     )
 }
 
+/// Every pair's STP per configuration, as a gain over running its kernels one after the other
+/// (STP 1).
+fn pairs_chart(r: &Results) -> Result<String> {
+    let cols: Vec<String> = r.columns.iter().map(|c| c.name.to_string()).collect();
+    let rows: Vec<String> = r
+        .pairs
+        .iter()
+        .map(|p| format!("{} + {} ({})", p.first, p.second, p.category))
+        .collect();
+    let values: Vec<Vec<Option<f64>>> = r
+        .pairs
+        .iter()
+        .map(|p| p.stp.iter().map(|s| Some(100.0 * (s - 1.0))).collect())
+        .collect();
+    let title = format!(
+        "GPU Maestro on {} ({}): STP - 1 per pair, %",
+        r.config, r.size
+    );
+    super::chart::heatmap(&title, (&rows, &cols), &values, 50.0)
+}
+
 /// The result as Markdown.
 pub fn markdown(r: &Results) -> String {
     let mut s = String::new();
@@ -574,7 +659,7 @@ pub fn markdown(r: &Results) -> String {
     );
     let _ = writeln!(
         s,
-        "Fragmentation, {} + {} under the even SMK split (`maestro-fragmentation.svg`, windows of {} cycles):\n\n| allocator, warp scheduler | cycles | SM-cycles refused by fragmentation | % of offered | worst window, % of SM-cycles |\n|---|---:|---:|---:|---:|",
+        "Fragmentation, {} + {} under the even SMK split (`-fragmentation.svg` beside this page, windows of {} cycles):\n\n| allocator, warp scheduler | cycles | SM-cycles refused by fragmentation | % of offered | worst window, % of SM-cycles |\n|---|---:|---:|---:|---:|",
         r.fragmentation_pair[0], r.fragmentation_pair[1], r.window
     );
     for f in &r.fragmentation {

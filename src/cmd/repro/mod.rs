@@ -8,7 +8,7 @@
 //! reservation failures, written as Markdown, JSON and an SVG bar chart with the thesis's
 //! figures beside ours.
 
-mod chart;
+pub(crate) mod chart;
 mod chimera;
 mod elf;
 mod locality;
@@ -114,7 +114,10 @@ impl ReproArgs {
     /// named, or the experiment's presets.
     fn configs(&self) -> Vec<&str> {
         match (&self.config, self.experiment) {
-            (None, Experiment::Elf | Experiment::Locality) => vec!["gtx480-3.2.2", "gtx480"],
+            (None, Experiment::Elf | Experiment::Locality | Experiment::Chimera) => {
+                vec!["gtx480-3.2.2", "gtx480"]
+            }
+            (None, Experiment::Maestro) => vec!["gtx980-3.2.2", "gtx980"],
             _ => vec![self.config()],
         }
     }
@@ -131,8 +134,18 @@ fn run_configs(
     let configs = a.configs();
     if configs.len() == 1 {
         let m = measure(&configs, false, name)?.remove(0);
-        let (md, json, svg) = m.outputs.expect("a full run has outputs");
-        write_outputs(out, name, (&md, &json, &svg), a.json)?;
+        m.write(out, name)?;
+        let (md, json, _) = m.outputs.as_ref().expect("a full run has outputs");
+        match a.json {
+            true => outln!("{json}"),
+            false => {
+                out!("{md}");
+                outln!(
+                    "\nwrote {}/{name}.md, {name}.json, {name}.svg",
+                    out.display()
+                );
+            }
+        }
     } else {
         let doc = side_by_side::run(name, (title, size), &configs, a.attribute, out, measure)?;
         let md = side_by_side::markdown(&doc, title);
@@ -599,27 +612,6 @@ pub(crate) fn write_files(
     for (ext, text) in [("md", md), ("json", json), ("svg", svg)] {
         let p = out.join(format!("{name}.{ext}"));
         std::fs::write(&p, text).with_context(|| format!("writing {}", p.display()))?;
-    }
-    Ok(())
-}
-
-/// Writes experiment `name`'s Markdown, JSON and SVG into `out` (`<name>.md`, `.json`, `.svg`)
-/// and prints the JSON (`json`) or the Markdown with where they went.
-pub(crate) fn write_outputs(
-    out: &std::path::Path,
-    name: &str,
-    (md, json_text, svg): (&str, &str, &str),
-    json: bool,
-) -> Result<()> {
-    write_files(out, name, (md, json_text, svg))?;
-    if json {
-        outln!("{json_text}");
-    } else {
-        out!("{md}");
-        outln!(
-            "\nwrote {}/{name}.md, {name}.json, {name}.svg",
-            out.display()
-        );
     }
     Ok(())
 }

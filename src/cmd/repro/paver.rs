@@ -8,7 +8,8 @@
 //! paper does not say which mean), with the paper's figures for the GPU the configuration
 //! names (GTX480: Fermi, TITAN X: Pascal, TITAN V: Volta, by SM count).
 
-use super::{keep_only, run_reports, write_outputs, ReproArgs};
+use super::side_by_side::{Headline, Measure, Measured};
+use super::{keep_only, run_reports, ReproArgs};
 use crate::cmd::sim::{load_config, open_workload};
 use anyhow::{Context, Result};
 use gpusim::analysis::paver::{self, Granularity, LeafRule, Scheme};
@@ -245,22 +246,55 @@ fn jit_seconds(cfg: &GpuConfig, workload: &str, size: &str, scheme: Scheme) -> R
     Ok(times[1])
 }
 
-/// Runs the experiment.
+/// Runs the experiment on the configuration `a` names (the paper ran GPGPU-Sim 4.x, whose
+/// mechanisms the calibrated presets model: one configuration, no side by side).
 pub fn run(a: &ReproArgs, size: &str, out: &Path, jobs: usize) -> Result<ExitCode> {
-    let cfg = load_config(a.config())?;
-    gpusim::gpu::SimOptions::parse("--tb-sched rb-ts")?
-        .plan
-        .check(&cfg)
-        .context("repro paver")?;
     let mut workloads: Vec<(String, Option<PathBuf>)> = CATEGORIES
         .iter()
         .flat_map(|(_, ws)| ws.iter().map(|w| (w.to_string(), None)))
         .collect();
     keep_only(&mut workloads, |w| &w.0, &a.only, "workload")?;
     std::fs::create_dir_all(out).with_context(|| format!("creating {}", out.display()))?;
+    let measure: &Measure<'_> = &|configs, _, sweep| {
+        let mut measured = vec![];
+        for c in configs {
+            let r = measure_on(c, size, &workloads, (sweep, out), jobs)?;
+            let headlines = r
+                .comparisons
+                .iter()
+                .filter(|c| !c.ratio)
+                .map(|c| {
+                    let ratio = |p: f64| 1.0 + p / 100.0;
+                    Headline::ratio(c.what.clone(), Some(ratio(c.paper)), ratio(c.ours))
+                })
+                .collect();
+            measured.push(Measured {
+                headlines,
+                outputs: Some((markdown(&r), serde_json::to_string_pretty(&r)?, chart(&r)?)),
+                figures: vec![("kernels", kernels_chart(&r)?)],
+            });
+        }
+        Ok(measured)
+    };
+    super::run_configs(a, ("paver", "PAVER (seed 004)", size), out, measure)
+}
+
+/// The whole experiment on configuration `config`, through sweep `sweep` in `out`.
+fn measure_on(
+    config: &str,
+    size: &str,
+    workloads: &[(String, Option<PathBuf>)],
+    (sweep, out): (&str, &Path),
+    jobs: usize,
+) -> Result<Results> {
+    let cfg = load_config(config)?;
+    gpusim::gpu::SimOptions::parse("--tb-sched rb-ts")?
+        .plan
+        .check(&cfg)
+        .context("repro paver")?;
     let cols = columns();
     let policies: Vec<(&str, &str)> = cols.iter().map(|c| (c.name, c.args)).collect();
-    let reports = run_reports("paver", &policies, a.config(), &workloads, size, jobs, out)?;
+    let reports = run_reports(sweep, &policies, config, workloads, size, jobs, out)?;
     let mut rows = vec![];
     for ((name, _), reps) in workloads.iter().zip(reports) {
         let mut cells = reps.iter().map(cell).collect::<Result<Vec<_>>>()?;
@@ -285,12 +319,7 @@ pub fn run(a: &ReproArgs, size: &str, out: &Path, jobs: usize) -> Result<ExitCod
             cells,
         });
     }
-    let results = summarize(&cfg, size, cols, rows);
-    let md = markdown(&results);
-    let json = serde_json::to_string_pretty(&results)?;
-    let svg = chart(&results)?;
-    write_outputs(out, "paver", (&md, &json, &svg), a.json)?;
-    Ok(ExitCode::SUCCESS)
+    Ok(summarize(&cfg, size, cols, rows))
 }
 
 /// Arithmetic mean of `f` over `rows` per column (NaN without rows).
@@ -560,6 +589,21 @@ pub fn chart(r: &Results) -> Result<String> {
         "speedup, %",
         &items,
     )
+}
+
+/// Every workload's speedup over LRR under each configuration.
+fn kernels_chart(r: &Results) -> Result<String> {
+    let cols: Vec<String> = r.columns.iter().map(|c| c.label.to_string()).collect();
+    let rows: Vec<(String, Vec<f64>)> = r
+        .rows
+        .iter()
+        .map(|w| {
+            let name = format!("{} ({})", w.workload, w.category);
+            (name, w.cells.iter().map(|c| c.speedup).collect())
+        })
+        .collect();
+    let title = format!("PAVER on {} ({}): speedup over LRR, %", r.config, r.size);
+    super::chart::speedups(&title, &cols, &rows)
 }
 
 #[cfg(test)]

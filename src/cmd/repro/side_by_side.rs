@@ -22,9 +22,85 @@ pub const NAMED_POINTS: f64 = 0.5;
 /// What a preset is, for the reader of a side-by-side page.
 fn describe(config: &str) -> &'static str {
     match config {
-        "gtx480-3.2.2" => "GPGPU-Sim 3.2.2, the simulator the paper ran on",
+        "gtx480-3.2.2" | "gtx980-3.2.2" => "GPGPU-Sim 3.2.2, the simulator the paper ran on",
         "gtx480" => "GPGPU-Sim 4.x as Accel-Sim runs it: the calibrated preset",
+        "gtx980" => "the same GPU under GPGPU-Sim 4.x's mechanisms, as the calibrated presets",
         _ => "",
+    }
+}
+
+/// How a headline figure reads.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Unit {
+    /// A ratio to a baseline (1.26), shown as its change in per cent (+26.0%); moves in
+    /// percentage points.
+    #[default]
+    Ratio,
+    /// A share in per cent (10.1), shown as it is (10.1%); moves in percentage points.
+    Percent,
+    /// A factor (5.5), shown as 5.50x; moves in the factor.
+    Times,
+}
+
+impl Unit {
+    fn is_ratio(&self) -> bool {
+        *self == Unit::Ratio
+    }
+
+    /// Figure `v` on this unit's axis: per cent for a ratio or a share, the factor itself.
+    pub fn axis(self, v: f64) -> f64 {
+        match self {
+            Unit::Ratio => 100.0 * (v - 1.0),
+            Unit::Percent | Unit::Times => v,
+        }
+    }
+
+    /// Figure `v` as a page shows it.
+    pub fn show(self, v: f64) -> String {
+        match self {
+            Unit::Ratio => format!("{:+.1}%", self.axis(v)),
+            Unit::Percent => format!("{v:.1}%"),
+            Unit::Times => format!("{v:.2}x"),
+        }
+    }
+
+    /// The move from figure `a` to figure `b`, on the axis.
+    pub fn delta(self, a: f64, b: f64) -> f64 {
+        self.axis(b) - self.axis(a)
+    }
+
+    /// A move `d` as a sentence says it.
+    fn show_delta(self, d: f64) -> String {
+        match self {
+            Unit::Times => format!("{d:+.2}x"),
+            Unit::Ratio | Unit::Percent => format!("{d:+.1} points"),
+        }
+    }
+
+    /// A move `d` as a table cell shows it.
+    fn cell(self, d: f64) -> String {
+        match self {
+            Unit::Times => format!("{d:+.2}"),
+            Unit::Ratio | Unit::Percent => format!("{d:+.1}"),
+        }
+    }
+
+    /// The smallest move a sentence names: [`NAMED_POINTS`] points, or 0.05 of a factor.
+    fn named(self) -> f64 {
+        match self {
+            Unit::Times => 0.05,
+            Unit::Ratio | Unit::Percent => NAMED_POINTS,
+        }
+    }
+
+    /// The title of this unit's axis.
+    fn axis_title(self) -> &'static str {
+        match self {
+            Unit::Ratio => "change, %",
+            Unit::Percent => "%",
+            Unit::Times => "x",
+        }
     }
 }
 
@@ -33,10 +109,25 @@ fn describe(config: &str) -> &'static str {
 pub struct Headline {
     /// What is compared (`LA-TB + LAWS over RR + GTO, all`).
     pub what: String,
-    /// The paper's speedup (1.26 = +26%), when it gives one.
+    /// How the figures read (a ratio when absent from the JSON).
+    #[serde(default, skip_serializing_if = "Unit::is_ratio")]
+    pub unit: Unit,
+    /// The paper's figure (for a ratio 1.26 = +26%), when it gives one.
     pub paper: Option<f64>,
     /// Ours.
     pub ours: f64,
+}
+
+impl Headline {
+    /// A ratio figure.
+    pub fn ratio(what: String, paper: Option<f64>, ours: f64) -> Self {
+        Self {
+            what,
+            unit: Unit::Ratio,
+            paper,
+            ours,
+        }
+    }
 }
 
 /// One run of an experiment on one configuration.
@@ -46,6 +137,22 @@ pub struct Measured {
     /// Its Markdown, JSON and SVG (not for an attribution run, which runs the headline
     /// columns only).
     pub outputs: Option<(String, String, String)>,
+    /// Further figures, `<page>-<suffix>.svg` beside its page: (suffix, SVG).
+    pub figures: Vec<(&'static str, String)>,
+}
+
+impl Measured {
+    /// Writes the page `name` (`<name>.md`, `.json`, `.svg` and its further figures) into
+    /// `out`.
+    pub fn write(&self, out: &Path, name: &str) -> Result<()> {
+        let (md, json, svg) = self.outputs.as_ref().expect("a full run has outputs");
+        super::write_files(out, name, (md, json, svg))?;
+        for (suffix, svg) in &self.figures {
+            let p = out.join(format!("{name}-{suffix}.svg"));
+            std::fs::write(&p, svg).with_context(|| format!("writing {}", p.display()))?;
+        }
+        Ok(())
+    }
 }
 
 /// The headline figures with one mechanism switched.
@@ -97,8 +204,7 @@ pub fn run(
 ) -> Result<SideBySide> {
     let measured = measure(configs, false, experiment)?;
     for (c, m) in configs.iter().zip(&measured) {
-        let (md, json, svg) = m.outputs.as_ref().expect("a full run has outputs");
-        super::write_files(out, &format!("{experiment}-{c}"), (md, json, svg))?;
+        m.write(out, &format!("{experiment}-{c}"))?;
     }
     let mut attribution = vec![];
     if attribute && configs.len() >= 2 {
@@ -144,25 +250,20 @@ pub fn run(
     Ok(doc)
 }
 
-fn pct(x: f64) -> String {
-    format!("{:+.1}%", 100.0 * (x - 1.0))
-}
-
-/// Percentage points from speedup `a` to `b`.
-fn points(a: f64, b: f64) -> f64 {
-    100.0 * (b - a)
-}
-
 /// The sentence that says what moves headline figure `i` from the first configuration to the
 /// second: the whole move, then on each configuration the mechanisms that, switched alone to
-/// the other's, move it by [`NAMED_POINTS`] or more (largest first), and what the single moves
-/// sum to (mechanisms interact: the rest is how).
+/// the other's, move it by [`NAMED_POINTS`] or more (0.05 for a factor; largest first), and
+/// what the single moves sum to (mechanisms interact: the rest is how).
 pub fn what_moves(doc: &SideBySide, i: usize) -> String {
     let at = |c: usize| doc.headlines[c][i].ours;
+    let unit = doc.headlines[0][i].unit;
+    let points = |a: f64, b: f64| unit.delta(a, b);
     let total = points(at(0), at(1));
     let mut s = format!(
-        "{total:+.1} points from `{}` to `{}`",
-        doc.configs[0], doc.configs[1]
+        "{} from `{}` to `{}`",
+        unit.show_delta(total),
+        doc.configs[0],
+        doc.configs[1]
     );
     for on in 0..2 {
         let all: Vec<(&str, f64)> = doc
@@ -177,22 +278,24 @@ pub fn what_moves(doc: &SideBySide, i: usize) -> String {
         let sum: f64 = all.iter().map(|m| m.1).sum();
         let mut moves: Vec<(&str, f64)> = all
             .into_iter()
-            .filter(|(_, d)| d.abs() >= NAMED_POINTS)
+            .filter(|(_, d)| d.abs() >= unit.named())
             .collect();
         moves.sort_by(|a, b| b.1.abs().total_cmp(&a.1.abs()).then(a.0.cmp(b.0)));
         let named: Vec<String> = moves
             .iter()
-            .map(|(m, d)| format!("`{m}` {d:+.1}"))
+            .map(|(m, d)| format!("`{m}` {}", unit.cell(*d)))
             .collect();
         let _ = write!(
             s,
-            "; on `{}`, one of `{}`'s mechanisms alone: {} (sum {sum:+.1})",
+            "; on `{}`, one of `{}`'s mechanisms alone: {} (sum {})",
             doc.configs[on],
             doc.configs[1 - on],
-            match named.is_empty() {
-                true => format!("none moves it {NAMED_POINTS} points"),
-                false => named.join(", "),
-            }
+            match (named.is_empty(), unit) {
+                (true, Unit::Times) => format!("none moves it {}x", unit.named()),
+                (true, _) => format!("none moves it {NAMED_POINTS} points"),
+                (false, _) => named.join(", "),
+            },
+            unit.cell(sum)
         );
     }
     s
@@ -225,10 +328,11 @@ pub fn markdown(doc: &SideBySide, title: &str) -> String {
     s.push_str(&"---:|".repeat(doc.configs.len()));
     let _ = writeln!(s, "{}", if moves { "---|" } else { "" });
     for (i, h) in doc.headlines[0].iter().enumerate() {
-        let paper = h.paper.map(pct).unwrap_or_else(|| "—".into());
+        let paper = h.paper.map(|p| h.unit.show(p));
+        let paper = paper.unwrap_or_else(|| "—".into());
         let _ = write!(s, "| {} | {paper} |", h.what);
         for per in &doc.headlines {
-            let _ = write!(s, " {} |", pct(per[i].ours));
+            let _ = write!(s, " {} |", h.unit.show(per[i].ours));
         }
         let _ = match moves {
             true => writeln!(s, " {} |", what_moves(doc, i)),
@@ -239,8 +343,8 @@ pub fn markdown(doc: &SideBySide, title: &str) -> String {
         let _ = writeln!(
             s,
             "\n## One mechanism at a time\n\nEach headline figure with one mechanism of the \
-             other configuration, in percentage points from its value on the configuration it \
-             was switched on (`gpusched repro {} --attribute`; the configurations are in \
+             other configuration, in percentage points (for a factor, in the factor) from its \
+             value on the configuration it was switched on (`gpusched repro {} --attribute`; the configurations are in \
              `attribution/`). Mechanisms interact, so the two directions differ and the single \
              moves need not add up to the whole.",
             doc.experiment
@@ -261,7 +365,7 @@ pub fn markdown(doc: &SideBySide, title: &str) -> String {
             for a in doc.attribution.iter().filter(|a| a.on == on) {
                 let _ = write!(s, "| `{}` | {} |", a.mechanism, a.fields);
                 for (h, x) in doc.headlines[on].iter().zip(&a.ours) {
-                    let _ = write!(s, " {:+.1} |", points(h.ours, *x));
+                    let _ = write!(s, " {} |", h.unit.cell(h.unit.delta(h.ours, *x)));
                 }
                 s.push('\n');
             }
@@ -270,24 +374,34 @@ pub fn markdown(doc: &SideBySide, title: &str) -> String {
     s
 }
 
-/// The headline figures as grouped bars: per figure, the paper's and ours per configuration.
+/// The headline figures as grouped bars: per figure, the paper's and ours per configuration;
+/// a panel per unit.
 pub fn svg(doc: &SideBySide, title: &str) -> Result<String> {
     let mut series = vec!["paper".to_string()];
     series.extend(doc.configs.iter().cloned());
-    let items: Vec<(String, Vec<Option<f64>>)> = doc.headlines[0]
-        .iter()
-        .enumerate()
-        .map(|(i, h)| {
-            let mut v = vec![h.paper.map(|p| 100.0 * (p - 1.0))];
-            v.extend(
-                doc.headlines
-                    .iter()
-                    .map(|per| Some(100.0 * (per[i].ours - 1.0))),
-            );
-            (h.what.clone(), v)
-        })
-        .collect();
-    chart::grouped_bars(title, "speedup, %", &series, &items)
+    let mut panels: Vec<(Unit, chart::Panel)> = vec![];
+    for (i, h) in doc.headlines[0].iter().enumerate() {
+        let u = h.unit;
+        let mut v = vec![h.paper.map(|p| u.axis(p))];
+        v.extend(doc.headlines.iter().map(|per| Some(u.axis(per[i].ours))));
+        let at = match panels.iter().position(|p| p.0 == u) {
+            Some(at) => at,
+            None => {
+                let y_desc = u.axis_title().to_string();
+                panels.push((
+                    u,
+                    chart::Panel {
+                        y_desc,
+                        items: vec![],
+                    },
+                ));
+                panels.len() - 1
+            }
+        };
+        panels[at].1.items.push((h.what.clone(), v));
+    }
+    let panels: Vec<chart::Panel> = panels.into_iter().map(|p| p.1).collect();
+    chart::bar_panels(title, &series, &panels)
 }
 
 #[cfg(test)]
@@ -295,11 +409,7 @@ mod tests {
     use super::*;
 
     fn doc(attribution: Vec<Switched>) -> SideBySide {
-        let h = |ours| Headline {
-            what: "A over B".into(),
-            paper: Some(1.26),
-            ours,
-        };
+        let h = |ours| Headline::ratio("A over B".into(), Some(1.26), ours);
         SideBySide {
             experiment: "locality",
             size: "large".into(),
