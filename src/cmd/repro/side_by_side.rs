@@ -30,12 +30,11 @@ fn describe(config: &str) -> &'static str {
 }
 
 /// How a headline figure reads.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Unit {
     /// A ratio to a baseline (1.26), shown as its change in per cent (+26.0%); moves in
     /// percentage points.
-    #[default]
     Ratio,
     /// A share in per cent (10.1), shown as it is (10.1%); moves in percentage points.
     Percent,
@@ -109,8 +108,8 @@ impl Unit {
 pub struct Headline {
     /// What is compared (`LA-TB + LAWS over RR + GTO, all`).
     pub what: String,
-    /// How the figures read (a ratio when absent from the JSON).
-    #[serde(default, skip_serializing_if = "Unit::is_ratio")]
+    /// How the figures read (absent from the JSON for a ratio).
+    #[serde(skip_serializing_if = "Unit::is_ratio")]
     pub unit: Unit,
     /// The paper's figure (for a ratio 1.26 = +26%), when it gives one.
     pub paper: Option<f64>,
