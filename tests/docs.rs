@@ -1,7 +1,8 @@
 //! The documentation's internal links: every relative link of `README.md` and `docs/src/*.md`
 //! names a file of the repository, and every `#anchor` a heading of the page it points to
 //! (GitHub's and mdBook's anchor rule). Links into `../shared/` (beside the repository) and to
-//! web addresses are not checked.
+//! web addresses are not checked. And its figures: each is on a page it links to, in one of
+//! its rerun tables, or declared with where it comes from.
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -208,87 +209,260 @@ fn the_readme_status_table_has_the_reports_fmax() {
     assert_eq!(rows, 11, "status rows");
 }
 
-/// The experiment chapters quote the results pages (`docs/src/results/`, what `repro` writes,
-/// checked against a rerun by `tests/cli.rs`): every signed percentage a chapter gives
-/// (`+5.8%`) is on its results page, and every table row of the chapter whose first cell
-/// starts a row of the results page is that row. So results written again with other figures
-/// fail here until the chapter says them.
-#[test]
-fn the_experiment_chapters_quote_their_results_pages() {
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/src");
-    let chapters: [(&str, &[&str]); 5] = [
-        (
-            "the-elf-experiment.md",
-            &["elf.md", "elf-gtx480-3.2.2.md", "elf-gtx480.md"],
-        ),
-        (
-            "locality-aware-dispatch-and-warp-scheduling-seed-000.md",
-            &[
-                "locality.md",
-                "locality-gtx480-3.2.2.md",
-                "locality-gtx480.md",
-            ],
-        ),
-        (
-            "chimera-seed-003-ch-iv.md",
-            &["chimera.md", "chimera-gtx480-3.2.2.md", "chimera-gtx480.md"],
-        ),
-        (
-            "gpu-maestro-seed-003-ch-v.md",
-            &["maestro.md", "maestro-gtx980-3.2.2.md", "maestro-gtx980.md"],
-        ),
-        (
-            "paver-seed-004.md",
-            &["paver.md", "paver-titanx.md", "paver-titanv.md"],
-        ),
-    ];
-    for (chapter, pages) in chapters {
-        let text = std::fs::read_to_string(src.join(chapter)).unwrap();
-        let page: String = pages
-            .iter()
-            .map(|p| std::fs::read_to_string(src.join("results").join(p)).unwrap())
-            .collect();
-        let results = pages.join(", ");
-        let unquoted = unquoted_figures(&text, &page);
-        assert!(
-            unquoted.is_empty(),
-            "{chapter} gives figures that results/{results} does not have: {unquoted:?}"
-        );
-    }
-    // A chapter with a figure the page lacks, and a table row that differs from the page's.
-    let page = "| all (2) | ANTT | 1.5 |\nspeedup +5.8%\n";
-    assert_eq!(
-        unquoted_figures(
-            "ELF gains +5.8% and +6.1%.\n\n| all (2) | ANTT | 1.4 |\n",
-            page
-        ),
-        ["+6.1%", "| all (2) | ANTT | 1.4 |"]
-    );
+/// The figures a page may give: those of the results pages (`docs/src/results/`, what `repro`
+/// and `bench` write, checked against reruns by `tests/cli.rs`), of `rtl-out/REPORT.md`
+/// (checked by `gen --check`) and of the block pages made from it that it links to, those of its own rerun tables (run again by
+/// `tests/doc_runs.rs`), and those it declares in a comment that says where they come from:
+/// `<!-- figures not from a run (inputs, the thesis's): 21,000 1.4 -->` (inputs, the papers'
+/// figures, wall times) or `<!-- figures checked by tests/cli.rs: 6.7 -->`.
+struct Sources {
+    numbers: BTreeSet<String>,
+    declared: Vec<String>,
 }
 
-/// The signed percentages of `chapter` (outside code) that `page` does not contain, then the
-/// table rows of `chapter` whose first cell starts a row of `page` but that are not rows of it.
-fn unquoted_figures(chapter: &str, page: &str) -> Vec<String> {
-    let mut out = vec![];
-    for (_, line) in prose(chapter) {
-        let bytes = line.as_bytes();
-        for (i, c) in line.char_indices() {
-            if (c == '+' || c == '-') && bytes.get(i + 1).is_some_and(u8::is_ascii_digit) {
-                let rest = &line[i + 1..];
-                let end = rest
-                    .find(|ch: char| !(ch.is_ascii_digit() || ch == '.'))
-                    .unwrap_or(rest.len());
-                let figure = format!("{c}{}%", &rest[..end]);
-                if rest[end..].starts_with('%')
-                    && rest[..end].contains('.')
-                    && !page.contains(&figure)
-                {
-                    out.push(figure);
+impl Sources {
+    fn of(page: &Path, text: &str) -> Self {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .canonicalize()
+            .unwrap();
+        let generated = [
+            root.join("docs/src/results"),
+            root.join("docs/src/blocks"),
+            root.join("rtl-out/REPORT.md"),
+        ];
+        let mut linked = BTreeSet::new();
+        for (_, line) in prose(text) {
+            for t in targets(line) {
+                let path = t.split('#').next().unwrap_or_default();
+                let Ok(file) = page.parent().unwrap().join(path).canonicalize() else {
+                    continue;
+                };
+                if file.is_file() && generated.iter().any(|g| file.starts_with(g)) {
+                    linked.insert(file);
                 }
             }
         }
+        let mut numbers = BTreeSet::new();
+        for file in linked {
+            let t = std::fs::read_to_string(&file).unwrap();
+            numbers.extend(all_numbers(&t));
+        }
+        numbers.extend(rerun_rows(text).into_iter().flat_map(all_numbers));
+        let declared = text
+            .lines()
+            .filter_map(|l| l.trim().strip_prefix("<!-- figures "))
+            .filter_map(|l| Some(l.split_once(':')?.1))
+            .flat_map(|l| l.trim_end_matches("-->").split_whitespace())
+            .map(String::from)
+            .collect();
+        Self { numbers, declared }
     }
+}
+
+/// Every number of `text` (digits, with `,` groups and one `.`), commas dropped.
+fn all_numbers(text: &str) -> Vec<String> {
+    text.split(|c: char| !(c.is_ascii_digit() || c == ',' || c == '.'))
+        .map(|t| t.trim_matches(|c| c == ',' || c == '.').replace(',', ""))
+        .filter(|t| !t.is_empty())
+        .collect()
+}
+
+/// The rows of the tables under `<!-- rerun: ... -->` markers.
+fn rerun_rows(text: &str) -> Vec<&str> {
+    let mut rows = vec![];
+    let mut under = false;
+    for line in text.lines() {
+        let t = line.trim();
+        if t.starts_with("<!-- rerun:") {
+            under = true;
+        } else if under && t.starts_with('|') {
+            rows.push(t);
+        } else {
+            under = false;
+        }
+    }
+    rows
+}
+
+/// Words after which a number is a reference, not a figure (`Table 4.1`, `§2.3`, `Q16.16`).
+const REFERENCES: [&str; 11] = [
+    "§",
+    "Table ",
+    "Tables ",
+    "Fig. ",
+    "Figure ",
+    "Eq. ",
+    "Q",
+    "GPGPU-Sim ",
+    "Accel-Sim ",
+    "Section ",
+    "Chapter ",
+];
+
+/// The figures of `line` (outside code spans and link targets): decimals (`1.55`, `-29.5`)
+/// and grouped integers (`28,611`), as written. Versions (`3.2.2`) and references are not
+/// figures.
+fn figures(line: &str) -> Vec<String> {
+    let mut plain = String::new();
+    for (i, part) in line.split('`').enumerate() {
+        plain.push_str(if i % 2 == 0 { part } else { " " });
+    }
+    for t in targets(line) {
+        plain = plain.replace(&format!("]({t})"), "] ");
+    }
+    let bytes = plain.as_bytes();
+    let mut out = vec![];
+    let mut i = 0;
+    // Where the last reference ended: `§7.1-7.3` and `Eq. 5.1/5.2` are references throughout.
+    let mut reference_end = None;
+    while i < bytes.len() {
+        let starts = bytes[i].is_ascii_digit()
+            && (i == 0 || !(bytes[i - 1].is_ascii_alphanumeric() || bytes[i - 1] == b'.'));
+        if !starts {
+            i += 1;
+            continue;
+        }
+        let end = (i..bytes.len())
+            .find(|&j| !(bytes[j].is_ascii_digit() || bytes[j] == b',' || bytes[j] == b'.'))
+            .unwrap_or(bytes.len());
+        let token = plain[i..end].trim_end_matches([',', '.']);
+        let dots = token.matches('.').count();
+        let grouped = token.contains(',')
+            && token.split(',').skip(1).all(|g| g.len() == 3)
+            && token.split(',').next().is_some_and(|g| g.len() <= 3);
+        let figure = (dots == 1 && !token.contains(',')) || (grouped && dots <= 1);
+        let before = &plain[..i];
+        let range = reference_end.is_some_and(|e| matches!(&plain[e..i], "-" | "/"));
+        let reference = range || REFERENCES.iter().any(|r| before.ends_with(r));
+        reference_end = reference.then_some(end);
+        if figure && !reference {
+            let sign = before.chars().last().filter(|c| *c == '-' || *c == '+');
+            out.push(format!(
+                "{}{token}",
+                sign.map(String::from).unwrap_or_default()
+            ));
+        }
+        i = end;
+    }
+    out
+}
+
+/// The figures of `text` that none of `sources` gives (`line: figure`), then the declared ones
+/// the page no longer gives.
+fn unsourced(text: &str, sources: &Sources) -> Vec<String> {
+    let rerun: BTreeSet<&str> = rerun_rows(text).into_iter().collect();
+    let mut out = vec![];
+    let mut given = BTreeSet::new();
+    for (n, line) in prose(text) {
+        if rerun.contains(line.trim()) || line.trim_start().starts_with("<!--") {
+            continue;
+        }
+        for f in figures(line) {
+            let bare = f.trim_start_matches(['-', '+']).replace(',', "");
+            given.insert(f.clone());
+            if !sources.numbers.contains(&bare) && !sources.declared.contains(&f) {
+                out.push(format!("{n}: {f}"));
+            }
+        }
+    }
+    let stale = sources.declared.iter().filter(|d| !given.contains(*d));
+    out.extend(stale.map(|d| format!("declared but not given: {d}")));
+    out
+}
+
+/// Every figure of the documentation is current: each page (but the generated results, block
+/// and command pages and the dated experiment log) gives only figures of the results pages and
+/// the report it links to, of its rerun tables, or declared as no run's (`Sources`). So a
+/// figure typed by hand from a run fails here, and results written again with other figures
+/// fail here until the pages that quote them say them.
+#[test]
+fn every_figure_of_the_documentation_is_on_a_page_it_links_to() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/src");
+    let generated = ["results", "blocks", "cli", "notes"].map(|d| src.join(d));
+    let mut bad = vec![];
+    for page in pages() {
+        if generated.iter().any(|g| page.starts_with(g)) {
+            continue;
+        }
+        let text = std::fs::read_to_string(&page).unwrap();
+        let sources = Sources::of(&page, &text);
+        let name = page.file_name().unwrap().to_string_lossy().into_owned();
+        bad.extend(
+            unsourced(&text, &sources)
+                .into_iter()
+                .map(|u| format!("{name}:{u}")),
+        );
+    }
+    assert!(
+        bad.is_empty(),
+        "figures that no linked results page, report or rerun table gives (declare inputs and \
+         the papers' figures in `<!-- figures not from a run: ... -->`):\n{}",
+        bad.join("\n")
+    );
+}
+
+#[test]
+fn the_figure_check_finds_a_typed_figure_and_a_stale_declaration() {
+    let page = Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/src/x.md");
+    let text = "See [the page](results/chimera-gtx480.md): 572,220 cycles, +5.0%, 1.59x, \
+                §4.6 and Table 5.3, GPGPU-Sim 3.2.2, `9.99`.\n\
+                Typed by hand: 7.77 and 12,345 and -3.5; declared 21,000.\n\
+                <!-- figures not from a run (inputs): 21,000 4.2 -->\n";
+    let sources = Sources::of(&page, text);
+    assert_eq!(
+        unsourced(text, &sources),
+        [
+            "2: 7.77",
+            "2: 12,345",
+            "2: -3.5",
+            "declared but not given: 4.2"
+        ]
+    );
+    assert_eq!(
+        figures("ANTT 1.5 (x2.0), v1, 3.2.2, 10.0.1, §1.5-1.7, 1,536 threads, 12345, L1,2, -0.7"),
+        ["1.5", "1,536", "-0.7"]
+    );
+}
+
+/// Every table row of a chapter whose first cell starts a row of a results page it links to is
+/// that row, so a chapter's copy of a results table cannot drift from it.
+#[test]
+fn the_chapters_table_rows_are_their_results_pages_rows() {
+    let results = Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/src/results");
+    let mut bad = vec![];
+    for page in pages().into_iter().filter(|p| !p.starts_with(&results)) {
+        let text = std::fs::read_to_string(&page).unwrap();
+        let dir = page.parent().unwrap();
+        let linked: String = prose(&text)
+            .into_iter()
+            .flat_map(|(_, l)| targets(l))
+            .filter(|t| t.contains("results/"))
+            .filter_map(|t| std::fs::read_to_string(dir.join(t.split('#').next()?)).ok())
+            .collect();
+        let name = page.file_name().unwrap().to_string_lossy().into_owned();
+        bad.extend(
+            drifted_rows(&text, &linked)
+                .into_iter()
+                .map(|r| format!("{name}: {r}")),
+        );
+    }
+    assert!(
+        bad.is_empty(),
+        "rows that differ from their results page:\n{}",
+        bad.join("\n")
+    );
+    let page = "| all (2) | ANTT | 1.5 |\n";
+    assert_eq!(
+        drifted_rows("| all (2) | ANTT | 1.4 |\n| other | 1 |\n", page),
+        ["| all (2) | ANTT | 1.4 |"]
+    );
+}
+
+/// The table rows of `chapter` whose first cell starts a row of `page` but that are not rows
+/// of it.
+fn drifted_rows(chapter: &str, page: &str) -> Vec<String> {
     let rows: Vec<&str> = page.lines().filter(|l| l.starts_with("| ")).collect();
+    let mut out = vec![];
     for (_, line) in prose(chapter)
         .into_iter()
         .filter(|(_, l)| l.trim_start().starts_with("| "))
