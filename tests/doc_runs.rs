@@ -269,3 +269,34 @@ fn a_row_that_differs_from_its_run_is_named() {
     );
     assert_eq!(grouped(1_234_567), "1,234,567");
 }
+
+/// The README's first simulation prints what the README shows (its lines before `...`).
+#[test]
+fn the_readme_shows_what_its_first_simulation_prints() {
+    let Some(trace) = gpusim::testing::shared_trace("matrixmul-32-32") else {
+        return;
+    };
+    let readme = std::fs::read_to_string(docs().join("../../README.md")).unwrap();
+    let command =
+        "target/release/gpusched sim --trace ../shared/traces/matrixmul-32-32 --warp-sched gto";
+    assert!(readme.contains(command), "the README runs {command}");
+    let shown: Vec<&str> = readme
+        .split("and prints:\n\n```\n")
+        .nth(1)
+        .expect("the README shows the output")
+        .lines()
+        .take_while(|l| l.trim() != "...")
+        .collect();
+    let o = gpusched(&[
+        "sim",
+        "--trace",
+        trace.to_str().unwrap(),
+        "--warp-sched",
+        "gto",
+    ]);
+    assert!(o.status.success());
+    let printed = String::from_utf8_lossy(&o.stdout).into_owned();
+    let printed: Vec<&str> = printed.lines().take(shown.len()).collect();
+    assert!(shown.len() >= 4, "{shown:?}");
+    assert_eq!(shown, printed, "README.md's first simulation");
+}
