@@ -11,6 +11,7 @@ mod common;
 use common::{gpusched, json};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// The marker a rerun table sits under.
 const MARKER: &str = "<!-- rerun: gpusched ";
@@ -151,48 +152,91 @@ fn column(header: &str) -> (Column, String) {
     (*read, workload)
 }
 
-/// Reruns every marked table of `text` (`{tmp}` is `cache`). Returns how many
-/// rows were run and, per differing row, the row as written and as the run gives it.
-fn rerun_tables(text: &str, cache: &Path) -> (usize, Vec<(String, String)>) {
+/// One row to run again: the row as written, its cells, the command's arguments and how its
+/// columns are read.
+struct Row<'a> {
+    text: &'a str,
+    written: Vec<String>,
+    args: Vec<String>,
+    columns: Vec<(Column, String)>,
+}
+
+/// The rows of every marked table of `text` (`{tmp}` is `cache`).
+fn rows<'a>(text: &'a str, cache: &Path) -> Vec<Row<'a>> {
     let lines: Vec<&str> = text.lines().collect();
-    let (mut rows, mut differ) = (0, vec![]);
+    let mut out = vec![];
     for (i, line) in lines.iter().enumerate() {
         let Some(command) = line.trim().strip_prefix(MARKER) else {
             continue;
         };
         let base = command.trim_end_matches("-->").split_whitespace();
-        let base: Vec<&str> = base
-            .map(|a| {
-                if a == "{tmp}" {
-                    cache.to_str().unwrap()
-                } else {
-                    a
-                }
-            })
-            .collect();
+        let tmp = cache.to_str().unwrap();
+        let base: Vec<&str> = base.map(|a| if a == "{tmp}" { tmp } else { a }).collect();
         let header = cells(lines[i + 1]);
         let flag = header[0].trim_matches('`').to_string();
         let columns: Vec<(Column, String)> = header[1..].iter().map(|h| column(h)).collect();
-        for row in lines[i + 3..]
+        let table = lines[i + 3..]
             .iter()
-            .take_while(|l| l.trim_start().starts_with('|'))
-        {
+            .take_while(|l| l.trim_start().starts_with('|'));
+        for row in table {
             let written = cells(row);
             let mut args: Vec<String> = base.iter().map(|s| s.to_string()).collect();
             args.push(flag.clone());
             args.extend(row_options(&written[0]));
-            let v = json(&gpusched(
-                &args.iter().map(String::as_str).collect::<Vec<_>>(),
-            ));
-            let mut ran = vec![written[0].clone()];
-            ran.extend(columns.iter().map(|(read, w)| read(&v, w)));
-            rows += 1;
-            if ran != written {
-                differ.push((row.trim().to_string(), format!("| {} |", ran.join(" | "))));
-            }
+            let columns = columns.clone();
+            out.push(Row {
+                text: row.trim(),
+                written,
+                args,
+                columns,
+            });
         }
     }
-    (rows, differ)
+    out
+}
+
+/// Reruns every marked table of `text` (`{tmp}` is `cache`), the runs on every core. Returns
+/// how many rows were run and, per differing row, the row as written and as the run gives it.
+fn rerun_tables(text: &str, cache: &Path) -> (usize, Vec<(String, String)>) {
+    let rows = rows(text, cache);
+    let args: Vec<Vec<String>> = rows.iter().map(|r| r.args.clone()).collect();
+    let reports = run_all(&args);
+    let mut differ = vec![];
+    for (row, v) in rows.iter().zip(&reports) {
+        let mut ran = vec![row.written[0].clone()];
+        ran.extend(row.columns.iter().map(|(read, w)| read(v, w)));
+        if ran != row.written {
+            differ.push((row.text.to_string(), format!("| {} |", ran.join(" | "))));
+        }
+    }
+    (rows.len(), differ)
+}
+
+/// The JSON of `gpusched ARGS` for each of `runs`, in order, run on as many threads as cores.
+fn run_all(runs: &[Vec<String>]) -> Vec<Value> {
+    let next = AtomicUsize::new(0);
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let mut out: Vec<(usize, Value)> = std::thread::scope(|s| {
+        let workers: Vec<_> = (0..threads)
+            .map(|_| {
+                s.spawn(|| {
+                    let mut done = vec![];
+                    loop {
+                        let i = next.fetch_add(1, Ordering::Relaxed);
+                        let Some(args) = runs.get(i) else { break done };
+                        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+                        done.push((i, json(&gpusched(&args))));
+                    }
+                })
+            })
+            .collect();
+        workers
+            .into_iter()
+            .flat_map(|w| w.join().unwrap())
+            .collect()
+    });
+    out.sort_by_key(|(i, _)| *i);
+    out.into_iter().map(|(_, v)| v).collect()
 }
 
 fn docs() -> PathBuf {

@@ -373,7 +373,7 @@ mod tests {
 
     #[test]
     fn generates_every_catalog_variant_with_golden_ports() {
-        let g = generate_all().unwrap();
+        let g = crate::testing::generated();
         let names: Vec<_> = g
             .manifest
             .modules
@@ -410,19 +410,19 @@ mod tests {
 
     #[test]
     fn check_reports_stale_missing_and_extra_files() {
-        let g = generate_all().unwrap();
+        let g = crate::testing::generated();
         let dir = tempfile::tempdir().unwrap();
-        let r = check(&g, dir.path());
+        let r = check(g, dir.path());
         assert_eq!(r.missing.len(), g.files.len() + g.fpga.len() + 1);
         assert_eq!(
             r.changed,
             vec!["REPORT.md (REPORT.md is missing)".to_string()]
         );
-        write_all(&g, dir.path()).unwrap();
+        write_all(g, dir.path()).unwrap();
         // The committed report names the hashes of exactly this Verilog.
         let committed = Path::new(env!("CARGO_MANIFEST_DIR")).join("../rtl-out/REPORT.md");
         fs::copy(committed, dir.path().join("REPORT.md")).unwrap();
-        assert!(check(&g, dir.path()).is_clean());
+        assert!(check(g, dir.path()).is_clean());
         // An FPGA row made from other Verilog is stale as well (`gpusched fpga --all`).
         let report = fs::read_to_string(dir.path().join("REPORT.md")).unwrap();
         let hash = &crate::fpga::table::rows_in(&report)[0].hash;
@@ -431,7 +431,7 @@ mod tests {
             report.replace(hash.as_str(), "0000000000000000"),
         )
         .unwrap();
-        let r = check(&g, dir.path());
+        let r = check(g, dir.path());
         assert!(
             r.changed.len() == 1 && r.changed[0].contains("describes older Verilog"),
             "{:?}",
@@ -441,12 +441,12 @@ mod tests {
         let f = dir.path().join(&g.files[0].0);
         fs::write(&f, "// edited by hand\n").unwrap();
         fs::write(dir.path().join("old_block.v"), "").unwrap();
-        let r = check(&g, dir.path());
+        let r = check(g, dir.path());
         assert_eq!(r.changed, vec![g.files[0].0.clone()]);
         assert_eq!(r.extra, vec!["old_block.v".to_string()]);
-        write_all(&g, dir.path()).unwrap();
+        write_all(g, dir.path()).unwrap();
         assert!(
-            check(&g, dir.path()).is_clean(),
+            check(g, dir.path()).is_clean(),
             "write_all repairs and prunes"
         );
     }
@@ -455,7 +455,7 @@ mod tests {
     #[test]
     fn committed_rtl_out_is_up_to_date() {
         let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../rtl-out");
-        let r = check(&generate_all().unwrap(), &dir);
+        let r = check(crate::testing::generated(), &dir);
         assert!(
             r.is_clean(),
             "rtl-out/ is stale; run `cargo run -- gen`:\n{r}"

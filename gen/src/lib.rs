@@ -14,6 +14,8 @@ pub mod manifest;
 mod modules;
 pub mod readable;
 pub mod report;
+#[cfg(test)]
+mod testing;
 
 pub use emit::{check, generate_all, write_all, CheckReport, GenError, Generated};
 pub use manifest::{Manifest, ModuleEntry, PortDecl, PortDir};

@@ -372,9 +372,9 @@ mod tests {
         if !have("verilator") || !have("yosys") {
             return;
         }
-        let g = crate::generate_all().unwrap();
+        let g = crate::testing::generated();
         let dir = tempfile::tempdir().unwrap();
-        crate::write_all(&g, dir.path()).unwrap();
+        crate::write_all(g, dir.path()).unwrap();
         let rows =
             crate::report::rows_at(&Path::new(env!("CARGO_MANIFEST_DIR")).join("../rtl-out"));
         let mut reported = vec![];

@@ -29,7 +29,10 @@ impl Variant {
     }
 }
 
-fn variants_of<K: BlockKind, R: RtlKind>(out: &mut Vec<Variant>) {
+/// The Verilog of one variant, made on a worker thread.
+type VerilogJob = Box<dyn FnOnce() -> Result<String, String> + Send>;
+
+fn variants_of<K: BlockKind, R: RtlKind>(out: &mut Vec<(Variant, VerilogJob)>) {
     assert_eq!(
         K::NAME,
         R::NAME,
@@ -38,28 +41,64 @@ fn variants_of<K: BlockKind, R: RtlKind>(out: &mut Vec<Variant>) {
     let info = BlockInfo::of::<K>();
     for (policy, preset) in info.variants() {
         let p = K::params(policy, preset);
-        out.push(Variant {
+        let module = info.module_name(policy, preset);
+        let variant = Variant {
             info,
             policy,
             preset,
-            verilog: R::verilog(policy, preset, &info.module_name(policy, preset)),
+            verilog: Err(String::new()),
             params: K::manifest_params(&p)
                 .into_iter()
                 .map(|(k, v)| (k.to_string(), v))
                 .collect(),
             golden_inputs: K::In::specs(&p),
             golden_outputs: K::Out::specs(&p),
-        });
+        };
+        out.push((
+            variant,
+            Box::new(move || R::verilog(policy, preset, &module)),
+        ));
     }
+}
+
+/// Runs every variant's job, as many at once as the machine has cores (rust-hdl's Verilog
+/// generation of the largest circuits takes seconds each), and returns the variants in order.
+fn generate(pending: Vec<(Variant, VerilogJob)>) -> Vec<Variant> {
+    let (mut variants, jobs): (Vec<Variant>, Vec<VerilogJob>) = pending.into_iter().unzip();
+    let queue = std::sync::Mutex::new(jobs.into_iter().enumerate());
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let done: Vec<(usize, Result<String, String>)> = std::thread::scope(|s| {
+        let workers: Vec<_> = (0..threads)
+            .map(|_| {
+                s.spawn(|| {
+                    let mut done = vec![];
+                    loop {
+                        // The lock is released before the job runs.
+                        let next = queue.lock().unwrap().next();
+                        let Some((i, job)) = next else { break done };
+                        done.push((i, job()));
+                    }
+                })
+            })
+            .collect();
+        workers
+            .into_iter()
+            .flat_map(|w| w.join().unwrap())
+            .collect()
+    });
+    for (i, verilog) in done {
+        variants[i].verilog = verilog;
+    }
+    variants
 }
 
 macro_rules! all_variants {
     ($($b:ident)*) => {
-        /// Every variant of every block, in registry order.
+        /// Every variant of every block, in registry order, its Verilog generated.
         pub(crate) fn variants() -> Vec<Variant> {
             let mut v = vec![];
             $( variants_of::<gpusim::blocks::$b::Kind, gpusched_hdl::$b::Rtl>(&mut v); )*
-            v
+            generate(v)
         }
     };
 }
