@@ -157,9 +157,10 @@ fn main() {
 /// information, Verilator's include paths): the code that runs every cycle at `-O2`, and
 /// Verilator's cold code (its `__Slow` files: construction, the initial settle, tracing's
 /// declarations and full dumps, snapshot save and restore, run once or every
-/// `SNAPSHOT_INTERVAL` cycles) at `-O0`, which compiles about 15x faster (measured on
-/// `la_tb_dispatch_base_fermi`'s two largest cold files: 135 s at `-O2`, 9 s at `-O0`) and is
-/// about half of the C++.
+/// `SNAPSHOT_INTERVAL` cycles), and the per-cycle dumps of tracing (its `__Trace__<n>` files,
+/// which run only while a waveform is open: a short window after a mismatch, or `--vcd`) at
+/// `-O0`, which compiles about 15x faster (measured on `la_tb_dispatch_base_fermi`'s two
+/// largest cold files: 135 s at `-O2`, 9 s at `-O0`) and is more than half of the C++.
 pub(crate) struct CppBuild {
     hot: cc::Build,
     cold: cc::Build,
@@ -200,7 +201,7 @@ impl CppBuild {
     }
 
     /// Adds a Verilated model's directory (`--cc` output): its include path and every `.cpp`
-    /// in it, in name order, the `__Slow` ones to the cold build.
+    /// in it, in name order, the `__Slow` and `__Trace__` ones to the cold build.
     pub(crate) fn add_model(&mut self, mdir: &Path) {
         self.hot.include(mdir);
         self.cold.include(mdir);
@@ -212,7 +213,7 @@ impl CppBuild {
         cpps.sort();
         for c in cpps {
             let stem = c.file_stem().unwrap_or_default().to_string_lossy();
-            match stem.ends_with("__Slow") {
+            match stem.ends_with("__Slow") || stem.contains("__Trace__") {
                 true => self.cold.file(c),
                 false => self.hot.file(c),
             };
