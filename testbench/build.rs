@@ -29,14 +29,14 @@ pub(crate) struct Manifest {
     modules: Vec<Module>,
 }
 
-#[derive(Deserialize)]
+#[derive(Clone, Deserialize)]
 pub(crate) struct Module {
     module: String,
     file: String,
     ports: Vec<Port>,
 }
 
-#[derive(Deserialize)]
+#[derive(Clone, Deserialize)]
 struct Port {
     name: String,
     dir: String,
@@ -103,7 +103,10 @@ fn main() {
     let cache = target.join("verilated").join(&key);
     // The bridges' library links first: it uses the Verilator runtime in the modules' one.
     let bridges = bridges::build(&verilator, &root, &rtl, &manifest, &target);
-    let mut table = rust_table(&manifest.modules, true);
+    // The emitted modules, and the planted missing reset of the X-randomisation test.
+    let mut models: Vec<Module> = manifest.modules.iter().map(Module::clone).collect();
+    models.extend(planted_missing_reset(&manifest));
+    let mut table = rust_table(&models, true);
     table.push_str(&bridges::rust_table(&bridges));
     let link = |dir: &Path| {
         println!("cargo:rustc-link-search=native={}", dir.display());
@@ -133,10 +136,10 @@ fn main() {
         build.file(&root.join("include").join(rt));
     }
     let mut shim = String::from(SHIM_PRELUDE);
-    for m in &manifest.modules {
+    for m in &models {
         let class = format!("V{}", m.module);
         let mdir = staging.join("vl").join(&class);
-        verilate(&verilator, &rtl.join(&m.file), m, &class, &mdir);
+        verilate(&verilator, &verilog_of(&rtl, m), m, &class, &mdir);
         build.add_model(&mdir);
         shim.push_str(&shim_for(m));
     }
@@ -427,19 +430,103 @@ fn wrapper_for(m: &Module) -> String {
     v
 }
 
-fn verilate(verilator: &str, file: &Path, m: &Module, class: &str, mdir: &Path) {
+/// The module whose reset of one register is removed: `newcar_base_proto` without `valid`'s
+/// (its valid mask starts as the power-up left it). Zero-initialised it behaves as the real one;
+/// with X randomisation its lockstep fails (`testbench/tests/x_random.rs`).
+pub(crate) const PLANTED: &str = "planted_noreset_newcar_base_proto";
+/// The module it is made from, and the reset assignment removed.
+const PLANTED_FROM: (&str, &str) = ("newcar_base_proto", "valid__d = zero_e;");
+
+/// The planted module's entry (with the ports of the one it is made from), if the manifest has
+/// that one.
+fn planted_missing_reset(manifest: &Manifest) -> Option<Module> {
+    let from = manifest
+        .modules
+        .iter()
+        .find(|m| m.module == PLANTED_FROM.0)?;
+    Some(Module {
+        module: PLANTED.into(),
+        ..from.clone()
+    })
+}
+
+/// The Verilog Verilator builds for `m`: its file with the registers' initial values removed
+/// (every register then starts as Verilator's `--x-initial unique` sets it: zero, or random per
+/// seed under X randomisation), and for [`PLANTED`] the one reset assignment removed too.
+fn verilog_of(rtl: &Path, m: &Module) -> String {
+    let text = fs::read_to_string(rtl.join(&m.file)).expect("read the module's Verilog");
+    let text = without_register_initials(&text);
+    if m.module != PLANTED {
+        return text;
+    }
+    let (from, line) = PLANTED_FROM;
+    let at = text.find("if (reset) begin").expect("a reset branch");
+    let cut = at
+        + text[at..]
+            .find(line)
+            .expect("the reset assignment to remove");
+    let text = format!("{}{}", &text[..cut], &text[cut + line.len()..]);
+    text.replace(from, PLANTED)
+}
+
+/// `verilog` without rust-hdl's register initial values: each DFF module's `initial begin q =
+/// <width>'h0; end` (every register of the emitted modules starts at 0 that way; on a board
+/// those that the reset does not set start unknown). Other `initial` blocks are kept.
+fn without_register_initials(verilog: &str) -> String {
+    let mut out = String::with_capacity(verilog.len());
+    let mut lines = verilog.lines().peekable();
+    while let Some(line) = lines.next() {
+        if line.trim() == "initial begin" {
+            let mut block = vec![line];
+            while let Some(next) = lines.next() {
+                block.push(next);
+                if next.trim() == "end" {
+                    break;
+                }
+            }
+            let register_init = block.len() == 3
+                && block[1].trim().starts_with("q = ")
+                && block[1].trim().ends_with("'h0;");
+            if register_init {
+                continue;
+            }
+            for l in block {
+                out.push_str(l);
+                out.push('\n');
+            }
+            continue;
+        }
+        out.push_str(line);
+        out.push('\n');
+    }
+    out
+}
+
+fn verilate(verilator: &str, verilog: &str, m: &Module, class: &str, mdir: &Path) {
     let _ = fs::remove_dir_all(mdir);
     fs::create_dir_all(mdir).expect("create the Verilator output directory");
     let top = format!("{}__tb", m.module);
     let wrapper = mdir.join(format!("{top}.v"));
     fs::write(&wrapper, wrapper_for(m)).expect("write the Verilator top");
+    let file = mdir.join(format!("{}.v", m.module));
+    fs::write(&file, verilog).expect("write the module's Verilog");
     let mut cmd = Command::new(verilator);
-    cmd.args(["--cc", "-O3", "--x-assign", "fast", "--x-initial", "fast"])
-        .args(["--trace", "--savable"]);
+    // Unknown values (X assignments, registers without an initial value) are set by a
+    // function of the context's `randReset` and seed: 0 by default, random per seed under
+    // X randomisation (the shim's `gs_<m>_new`).
+    cmd.args([
+        "--cc",
+        "-O3",
+        "--x-assign",
+        "unique",
+        "--x-initial",
+        "unique",
+    ])
+    .args(["--trace", "--savable"]);
     cmd.args(["--prefix", class, "--top-module", &top, "-Mdir"])
         .arg(mdir)
         .arg(&wrapper)
-        .arg(file);
+        .arg(&file);
     let status = cmd.status().expect("verilator runs");
     assert!(status.success(), "verilator failed on {}", file.display());
 }
@@ -509,10 +596,16 @@ struct H_{name} {{
     GsVcdFile* vf;
 }};
 }}
-extern "C" void* gs_{name}_new() {{
+// A fresh model. `x_seed` 0: every register without a reset value starts at 0; otherwise at
+// random values of that seed (X randomisation: what a board's power-up may leave).
+extern "C" void* gs_{name}_new(uint64_t x_seed) {{
     H_{name}* h = new H_{name};
     h->ctx = new VerilatedContext;
+    h->ctx->randReset(x_seed ? 2 : 0);
+    h->ctx->randSeed((int)(x_seed & 0x7fffffff));
     h->ctx->traceEverOn(true);
+    // Construction draws the initial values from the constructing thread's context.
+    Verilated::threadContextp(h->ctx);
     h->top = new {class}(h->ctx, "{module}");
     h->tfp = nullptr;
     h->vf = nullptr;
@@ -596,7 +689,7 @@ fn rust_table(modules: &[Module], available: bool) -> String {
             let n = &m.module;
             writeln!(
                 s,
-                "    fn gs_{n}_new() -> *mut c_void;\n    fn gs_{n}_free(h: *mut c_void);\n    \
+                "    fn gs_{n}_new(x_seed: u64) -> *mut c_void;\n    fn gs_{n}_free(h: *mut c_void);\n    \
                  fn gs_{n}_step(h: *mut c_void, i: *const u64, o: *mut u64, reset: i32, cycle: u64);\n    \
                  fn gs_{n}_trace_open(h: *mut c_void, path: *const c_char) -> i32;\n    \
                  fn gs_{n}_trace_close(h: *mut c_void) -> i32;\n    \
@@ -607,6 +700,18 @@ fn rust_table(modules: &[Module], available: bool) -> String {
         }
         s.push_str("}\n");
     }
+    let planted: Vec<String> = modules
+        .iter()
+        .filter(|m| m.module == PLANTED)
+        .map(|m| format!("\"{}\"", m.module))
+        .collect();
+    writeln!(
+        s,
+        "/// Models with a planted bug, for the tests that show a check catches it.\n\
+         pub const PLANTED_MODULES: &[&str] = &[{}];",
+        planted.join(", ")
+    )
+    .unwrap();
     s.push_str("/// Every Verilated model of this build.\n");
     s.push_str("pub static MODULES: &[ModuleFns] = &[\n");
     for m in modules {

@@ -1378,6 +1378,14 @@ fn regress_runs_the_gpu_lockstep_stage() {
     ]));
     assert_eq!(v["pass"], true, "{v}");
     assert_eq!(v["gates"], serde_json::json!([]), "--no-gates: {v}");
+    // Every module again under X randomisation, three seeds, as many cycles as `--cycles`.
+    let x = v["x_random"].as_array().unwrap();
+    assert_eq!(x.len(), 3 * v["lockstep"].as_array().unwrap().len(), "{v}");
+    assert!(
+        x.iter()
+            .all(|r| r["verdict"] == "pass" && r["mismatches"] == 0 && r["cycles"] == 2000),
+        "{v}"
+    );
     let rows = v["gpu_lockstep"].as_array().unwrap();
     let kernels = rows
         .iter()

@@ -43,6 +43,10 @@ pub struct CosimArgs {
     #[arg(long, value_name = "CYCLES", default_value_t = SNAPSHOT_INTERVAL,
           value_parser = clap::value_parser!(u64).range(1..=1 << 24))]
     snapshot_interval: u64,
+    /// X randomisation: start the RTL's registers that the reset does not set at random values
+    /// of this seed (what a board's power-up may leave) instead of 0 (the default, 0).
+    #[arg(long, value_name = "SEED", default_value_t = 0)]
+    x_seed: u64,
     /// Where the RTL runs: `verilator` (the Verilated module, in this process), `uart-sim`
     /// (the module's Verilated FPGA host bridge, driven through its serial pins) or
     /// `uart:DEVICE[@BAUD]` (a board running the bridge bitstream, e.g. uart:/dev/ttyUSB0;
@@ -116,6 +120,7 @@ pub fn run(a: CosimArgs) -> Result<ExitCode> {
             vcd_dir: a.vcd,
             snapshot_interval: a.snapshot_interval,
             rtl_threads: 1,
+            x_seed: a.x_seed,
         },
     };
     let target = Target::parse(&a.target)?;

@@ -1,7 +1,8 @@
 //! `gpusched regress`: the main job. Checks that rtl-out/ matches hdl/, runs the Verilog gates
 //! on every module (Yosys only where `REPORT.md` has no row for the same Verilog, unless
 //! `--resynth`), runs the lockstep regression of every block x policy x preset for a fixed
-//! number of cycles, then runs the GPU model on the real traces and the built-in memory- and
+//! number of cycles, again under X randomisation (the RTL's registers that the reset does not
+//! set starting at random values, three seeds, fewer cycles), then runs the GPU model on the real traces and the built-in memory- and
 //! compute-bound kernels with the Verilated warp arbiter in lockstep in every scheduler under
 //! every baseline policy, with the Verilated ELF and NewCAR blocks in lockstep in every SM
 //! under ELF++, and (real traces only) with the Verilated locality blocks: LAWS in every
@@ -64,6 +65,56 @@ pub struct RegressArgs {
     /// Directory holding the real traces for the GPU lockstep stage (skipped when absent).
     #[arg(long, value_name = "DIR", default_value_os_t = crate::cmd::default_traces())]
     traces: PathBuf,
+    /// Cycles of the X-randomisation stage per variant and seed (at most `--cycles`): the
+    /// lockstep again with the RTL's registers that the reset does not set starting at random
+    /// values (0 skips it).
+    #[arg(long, default_value_t = 100_000)]
+    x_cycles: u64,
+}
+
+/// The X-randomisation stage's seeds (`cosim --x-seed`).
+pub const X_SEEDS: [u64; 3] = [1, 2, 3];
+
+/// One lockstep row: module, verdict, cycles, mismatches, cycles per second.
+type LockstepRow = (String, &'static str, u64, u64, f64);
+
+/// The lockstep of one variant for `cycles` (fewer where its block caps the module), its RTL's
+/// registers without reset starting from `x_seed` (0: at 0); the golden model alone without
+/// Verilator.
+fn lockstep_row(
+    a: &RegressArgs,
+    b: &gpusim::blocks::BlockInfo,
+    (policy, preset): (&str, &str),
+    cycles: u64,
+    x_seed: u64,
+) -> Result<LockstepRow> {
+    let module = b.module_name(policy, preset);
+    let cycles = (b.regress_cycles)(policy, preset).map_or(cycles, |c| c.min(cycles));
+    let bar = progress_bar(cycles, &module);
+    let row = if gpusched_tb::rtl::VERILATOR_BUILT {
+        let opts = CosimOptions {
+            cycles,
+            seed: a.seed,
+            lockstep: LockstepConfig {
+                window: 64,
+                mismatch_dir: a.mismatch_dir.clone(),
+                x_seed,
+                ..Default::default()
+            },
+        };
+        let r = run_variant(b.name, policy, preset, &opts, &mut |c| bar.set_position(c))?;
+        if let Some(m) = &r.mismatch {
+            eprint!("{m}");
+        }
+        let pass = r.mismatches == 0 && r.cycles == cycles;
+        let verdict = if pass { "pass" } else { "FAIL" };
+        (module, verdict, r.cycles, r.mismatches, r.cycles_per_s)
+    } else {
+        let r = golden_only(b.name, policy, preset, cycles, a.seed)?;
+        (module, "golden-only", r.cycles, 0, r.cycles_per_s)
+    };
+    bar.finish_and_clear();
+    Ok(row)
 }
 
 /// One GPU-lockstep row: workload, policy, verdict, cycles, IPC, seconds.
@@ -246,43 +297,25 @@ pub fn run(a: RegressArgs) -> Result<ExitCode> {
     }
     let mut rows = vec![];
     for b in catalog() {
-        for (policy, preset) in b.variants() {
-            {
-                let module = b.module_name(policy, preset);
-                let cycles =
-                    (b.regress_cycles)(policy, preset).map_or(a.cycles, |c| c.min(a.cycles));
-                let bar = progress_bar(cycles, &module);
-                let row = if rtl {
-                    let opts = CosimOptions {
-                        cycles,
-                        seed: a.seed,
-                        lockstep: LockstepConfig {
-                            window: 64,
-                            mismatch_dir: a.mismatch_dir.clone(),
-                            ..Default::default()
-                        },
-                    };
-                    let r =
-                        run_variant(b.name, policy, preset, &opts, &mut |c| bar.set_position(c))?;
-                    if let Some(m) = &r.mismatch {
-                        eprint!("{m}");
-                    }
-                    let verdict = if r.mismatches == 0 && r.cycles == cycles {
-                        "pass"
-                    } else {
-                        "FAIL"
-                    };
-                    (module, verdict, r.cycles, r.mismatches, r.cycles_per_s)
-                } else {
-                    let r = golden_only(b.name, policy, preset, cycles, a.seed)?;
-                    (module, "golden-only", r.cycles, 0, r.cycles_per_s)
-                };
-                bar.finish_and_clear();
-                ok &= row.1 != "FAIL";
-                rows.push(row);
+        for variant in b.variants() {
+            rows.push(lockstep_row(&a, &b, variant, a.cycles, 0)?);
+        }
+    }
+    ok &= rows.iter().all(|r| r.1 != "FAIL");
+
+    // 3b. X randomisation: every variant again from random power-up values, three seeds.
+    let mut x_rows: Vec<(u64, LockstepRow)> = vec![];
+    if rtl && a.x_cycles > 0 {
+        for b in catalog() {
+            for variant in b.variants() {
+                for x_seed in X_SEEDS {
+                    let cycles = a.x_cycles.min(a.cycles);
+                    x_rows.push((x_seed, lockstep_row(&a, &b, variant, cycles, x_seed)?));
+                }
             }
         }
     }
+    ok &= x_rows.iter().all(|(_, r)| r.1 != "FAIL");
 
     // 4. The Verilated warp arbiter in every scheduler of the GPU model.
     let gpu_rows = gpu_lockstep(&a, rtl)?;
@@ -300,6 +333,9 @@ pub fn run(a: RegressArgs) -> Result<ExitCode> {
             })).collect::<Vec<_>>(),
             "lockstep": rows.iter().map(|(m, v, c, mm, cps)| json!({
                 "module": m, "verdict": v, "cycles": c, "mismatches": mm, "cycles_per_s": cps,
+            })).collect::<Vec<_>>(),
+            "x_random": x_rows.iter().map(|(x, (m, v, c, mm, _))| json!({
+                "module": m, "x_seed": x, "verdict": v, "cycles": c, "mismatches": mm,
             })).collect::<Vec<_>>(),
             "gpu_lockstep": gpu_rows.iter().map(|(w, p, v, c, ipc, s)| json!({
                 "workload": w, "warp_sched": p, "verdict": v, "cycles": c, "ipc": ipc,
@@ -323,6 +359,24 @@ pub fn run(a: RegressArgs) -> Result<ExitCode> {
         );
         for (m, v, c, mm, cps) in &rows {
             outln!("{m:<32} {v:>11} {c:>12} {mm:>10} {:>14.2}", cps / 1e6);
+        }
+        if !x_rows.is_empty() {
+            outln!(
+                "\n== X randomisation: the lockstep again, the RTL's registers that the reset does \
+                 not set starting at random values of seeds {X_SEEDS:?}, {} cycles each",
+                a.x_cycles.min(a.cycles)
+            );
+            outln!(
+                "{:<32} {:>6} {:>11} {:>12} {:>10}",
+                "module",
+                "x-seed",
+                "verdict",
+                "cycles",
+                "mismatches"
+            );
+            for (x, (m, v, c, mm, _)) in &x_rows {
+                outln!("{m:<32} {x:>6} {v:>11} {c:>12} {mm:>10}");
+            }
         }
         outln!(
             "\n== GPU lockstep: gtx480; lrr/gto/two_level: Verilated warp_arbiter in all 30 schedulers; elf++: Verilated elf and newcar in all 15 SMs; laws (real traces only): Verilated locality_degree in all 30 schedulers; gto+la_tb32 (real traces only): Verilated la_tb_dispatch (window 32) in place of tb_dispatch; gto+rb_ts, gto+mst_ts: Verilated paver_tb (with and without its task stealer) in place of tb_dispatch; two_streams: chimera_tb in all 15 SMs under the chimera rows, twoway_alloc in all 15 SMs (in place of sm_alloc) under +twoway and maestro, kernel_lrr in all 30 schedulers under kernel_lrr; Verilated tb_dispatch and 15 sm_alloc in every other run"

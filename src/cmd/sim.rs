@@ -100,6 +100,10 @@ pub struct RunArgs {
     #[arg(long, value_name = "CYCLES", default_value_t = SNAPSHOT_INTERVAL, requires = "lockstep",
           value_parser = clap::value_parser!(u64).range(1..=1 << 24))]
     pub snapshot_interval: u64,
+    /// X randomisation of the lockstep's RTL: its registers that the reset does not set start
+    /// at random values of this seed instead of 0 (the default, 0).
+    #[arg(long, value_name = "SEED", default_value_t = 0, requires = "lockstep")]
+    pub x_seed: u64,
     /// Threads that run the Verilated blocks of `--lockstep` (0: one per core); the golden
     /// GPU runs on its own thread.
     #[arg(long, value_name = "N", default_value_t = 0, requires = "lockstep",
@@ -193,6 +197,7 @@ impl RunArgs {
             vcd_dir: None,
             snapshot_interval: self.snapshot_interval,
             rtl_threads: self.rtl_threads,
+            x_seed: self.x_seed,
         }
     }
 }

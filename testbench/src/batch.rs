@@ -343,7 +343,7 @@ where
             let (name, module) = (name.to_string(), module.to_string());
             let (params, cfg) = (params.clone(), cfg.clone());
             Box::new(move || {
-                let rtl = RtlBlock::<G::In, G::Out>::new(&module, &params)?;
+                let rtl = RtlBlock::<G::In, G::Out>::with_x_seed(&module, &params, cfg.x_seed)?;
                 Ok(Box::new(RtlCheck::<G> {
                     name,
                     rtl,

@@ -38,6 +38,9 @@ pub struct LockstepConfig {
     /// RTL threads of a GPU lockstep run (0: one per core); instances of one module are
     /// spread evenly over them. `cosim` uses one.
     pub rtl_threads: usize,
+    /// X randomisation of the RTL's registers that the reset does not set: 0 starts them at 0,
+    /// another seed at random values of it ([`RtlBlock::with_x_seed`]).
+    pub x_seed: u64,
 }
 
 /// Default [`LockstepConfig::snapshot_interval`], cycles.
@@ -51,6 +54,7 @@ impl Default for LockstepConfig {
             vcd_dir: None,
             snapshot_interval: SNAPSHOT_INTERVAL,
             rtl_threads: 0,
+            x_seed: 0,
         }
     }
 }
@@ -192,7 +196,7 @@ where
         cfg: &LockstepConfig,
     ) -> Result<Self, TbError> {
         golden.reset();
-        let rtl = RtlBlock::new(module, params)?;
+        let rtl = RtlBlock::with_x_seed(module, params, cfg.x_seed)?;
         let whole_run = cfg.vcd_dir.clone();
         let mut pair = Self::build(name, golden, rtl, params, cfg.clone());
         if let Some(dir) = whole_run {

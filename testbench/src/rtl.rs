@@ -18,7 +18,8 @@ pub struct ModuleFns {
     pub inputs: &'static [(&'static str, u32)],
     /// Output ports (name, width) in word order.
     pub outputs: &'static [(&'static str, u32)],
-    new: unsafe extern "C" fn() -> *mut c_void,
+    /// A fresh model; its argument is the X-randomisation seed ([`RtlBlock::with_x_seed`]).
+    new: unsafe extern "C" fn(u64) -> *mut c_void,
     free: unsafe extern "C" fn(*mut c_void),
     step: unsafe extern "C" fn(*mut c_void, *const u64, *mut u64, i32, u64),
     trace_open: unsafe extern "C" fn(*mut c_void, *const c_char) -> i32,
@@ -41,9 +42,14 @@ pub struct BridgeFns {
 
 include!(concat!(env!("OUT_DIR"), "/rtl_modules.rs"));
 
-/// Names of the Verilated modules in this build (empty without Verilator).
+/// Names of the Verilated modules of `rtl-out/` in this build (empty without Verilator); not
+/// the [`PLANTED_MODULES`].
 pub fn available_modules() -> Vec<&'static str> {
-    MODULES.iter().map(|m| m.name).collect()
+    MODULES
+        .iter()
+        .map(|m| m.name)
+        .filter(|n| !PLANTED_MODULES.contains(n))
+        .collect()
 }
 
 fn describe(ports: &[(&str, u32)]) -> String {
@@ -72,8 +78,15 @@ where
     I::Params: Clone,
 {
     /// Instantiates Verilated module `name` (reset applied) and checks its ports against the
-    /// golden bundles for `params`.
+    /// golden bundles for `params`. Registers the reset does not set start at 0.
     pub fn new(name: &str, params: &I::Params) -> Result<Self, TbError> {
+        Self::with_x_seed(name, params, 0)
+    }
+
+    /// [`Self::new`] with X randomisation: `x_seed` 0 starts every register the reset does
+    /// not set at 0 (rust-hdl's initial value); any other seed at random values drawn from it
+    /// (what a board's power-up may leave), the same for the same seed.
+    pub fn with_x_seed(name: &str, params: &I::Params, x_seed: u64) -> Result<Self, TbError> {
         if !VERILATOR_BUILT {
             return Err(TbError::NoVerilator);
         }
@@ -114,7 +127,7 @@ where
         }
         // SAFETY: `new` allocates a fresh model; the handle is owned by this value and freed in
         // `Drop`.
-        let handle = unsafe { (fns.new)() };
+        let handle = unsafe { (fns.new)(x_seed) };
         let mut b = Self {
             fns,
             params: params.clone(),
