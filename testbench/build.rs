@@ -474,11 +474,11 @@ fn verilog_of(rtl: &Path, m: &Module) -> String {
 /// those that the reset does not set start unknown). Other `initial` blocks are kept.
 fn without_register_initials(verilog: &str) -> String {
     let mut out = String::with_capacity(verilog.len());
-    let mut lines = verilog.lines().peekable();
+    let mut lines = verilog.lines();
     while let Some(line) = lines.next() {
         if line.trim() == "initial begin" {
             let mut block = vec![line];
-            while let Some(next) = lines.next() {
+            for next in lines.by_ref() {
                 block.push(next);
                 if next.trim() == "end" {
                     break;

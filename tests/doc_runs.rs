@@ -11,7 +11,6 @@ mod common;
 use common::{gpusched, json};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// The marker a rerun table sits under.
 const MARKER: &str = "<!-- rerun: gpusched ";
@@ -214,29 +213,10 @@ fn rerun_tables(text: &str, cache: &Path) -> (usize, Vec<(String, String)>) {
 
 /// The JSON of `gpusched ARGS` for each of `runs`, in order, run on as many threads as cores.
 fn run_all(runs: &[Vec<String>]) -> Vec<Value> {
-    let next = AtomicUsize::new(0);
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let mut out: Vec<(usize, Value)> = std::thread::scope(|s| {
-        let workers: Vec<_> = (0..threads)
-            .map(|_| {
-                s.spawn(|| {
-                    let mut done = vec![];
-                    loop {
-                        let i = next.fetch_add(1, Ordering::Relaxed);
-                        let Some(args) = runs.get(i) else { break done };
-                        let args: Vec<&str> = args.iter().map(String::as_str).collect();
-                        done.push((i, json(&gpusched(&args))));
-                    }
-                })
-            })
-            .collect();
-        workers
-            .into_iter()
-            .flat_map(|w| w.join().unwrap())
-            .collect()
-    });
-    out.sort_by_key(|(i, _)| *i);
-    out.into_iter().map(|(_, v)| v).collect()
+    gpusched_gen::parallel::map(runs.iter().collect(), |args| {
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        json(&gpusched(&args))
+    })
 }
 
 fn docs() -> PathBuf {

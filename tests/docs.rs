@@ -183,8 +183,31 @@ fn report_fmax(report: &str, block: &str, preset: &str, board: &str) -> Vec<Stri
     v
 }
 
-/// The README's status table gives each block's Fmax as `rtl-out/REPORT.md` has it: the
-/// `fermi` modules on the ULX3S, the `proto` ones on the iCEBreaker.
+/// The storage ratios (state bits over the paper's bits) of `block`'s `fermi` modules in
+/// `rtl-out/REPORT.md`'s budget section, sorted.
+fn report_ratios(report: &str, block: &str) -> Vec<String> {
+    let section = report
+        .split("## Storage against the papers' budgets")
+        .nth(1)
+        .expect("REPORT.md has its budget section");
+    let mut v: Vec<String> = section
+        .lines()
+        .map(|l| l.split('|').map(str::trim).collect::<Vec<_>>())
+        .filter(|c| {
+            c.len() > 6
+                && c[1]
+                    .strip_prefix(&format!("{block}_"))
+                    .is_some_and(|m| m.ends_with("_fermi"))
+        })
+        .flat_map(|c| numbers(c[6]))
+        .collect();
+    v.sort();
+    v
+}
+
+/// The README's status table gives each block's Fmax as `rtl-out/REPORT.md` has it (the
+/// `fermi` modules on the ULX3S, the `proto` ones on the iCEBreaker) and its `fermi` modules'
+/// storage against the paper's budget.
 #[test]
 fn the_readme_status_table_has_the_reports_fmax() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
@@ -204,6 +227,12 @@ fn the_readme_status_table_has_the_reports_fmax() {
                 "README status row of `{block}`, {preset} on the {board}: `{cell}`"
             );
         }
+        assert_eq!(
+            numbers(cells[6]),
+            report_ratios(&report, block),
+            "README status row of `{block}`, storage against the paper: `{}`",
+            cells[6]
+        );
         rows += 1;
     }
     assert_eq!(rows, 11, "status rows");

@@ -12,6 +12,7 @@ pub mod fpga;
 pub mod lint;
 pub mod manifest;
 mod modules;
+pub mod parallel;
 pub mod readable;
 pub mod report;
 #[cfg(test)]

@@ -154,6 +154,9 @@ pub struct XilinxFigures {
     pub carry: u64,
     /// MUXF7/MUXF8 cells.
     pub muxf: u64,
+    /// Capacity of the RAM cells, bits: block RAM (RAMB18E1 18,432, RAMB36E1 36,864) and LUT
+    /// RAM (64 bits per LUT it takes: RAM64X1D 128, RAM32M 256, ...); see [`ram_cell_bits`].
+    pub ram_bits: u64,
     /// Cells on the longest combinational path between flip-flops and ports (`ltp` once the
     /// flip-flops and I/O buffers are removed: LUTs, MUXFs, CARRY4s, INVs).
     pub depth: u64,
@@ -167,13 +170,15 @@ pub struct XilinxFigures {
 ///
 /// `ltp -noff` alone does not do this on a `synth_xilinx` netlist: it only knows Yosys's own
 /// flip-flop cells, so it walks through `FDRE`s into the next cycle's logic and reports
-/// "Detected loop" at every register fed back to itself. A loop left after the deletion is a
+/// "Detected loop" at every register fed back to itself. RAM cells are cut the same way (a
+/// LUT RAM's asynchronous read is then not on a path). A loop left after the deletion is a
 /// real combinational loop, and an error.
 pub fn synth_xilinx(file: &Path, module: &str) -> Result<XilinxFigures, GateError> {
     let script = format!(
         "read_verilog {file}; synth_xilinx -flatten -top {module}; check -assert; \
          select -assert-none t:LD* t:$dlatch t:$_DLATCH_*; \
-         tee -o /dev/stdout stat; delete t:FD* t:IBUF t:OBUF t:BUFG; tee -o /dev/stdout ltp",
+         tee -o /dev/stdout stat; delete t:FD* t:RAM* t:IBUF t:OBUF t:BUFG; \
+         tee -o /dev/stdout ltp",
         file = file.display()
     );
     let log = yosys(&script, module)?;
@@ -199,6 +204,20 @@ pub fn lut6_depth(file: &Path, module: &str) -> Result<u64, GateError> {
     Ok(parse_xilinx(&yosys(&script, module)?).depth)
 }
 
+/// Capacity in bits of a 7-series RAM cell `synth_xilinx` maps memories to: block RAM, or LUT
+/// RAM at 64 bits per LUT6 it occupies (`None`: not a RAM cell).
+pub fn ram_cell_bits(cell: &str) -> Option<u64> {
+    Some(match cell {
+        "RAMB18E1" => 18 * 1024,
+        "RAMB36E1" => 36 * 1024,
+        "RAM32X1S" | "RAM64X1S" => 64,
+        "RAM32X1D" | "RAM64X1D" | "RAM128X1S" => 128,
+        "RAM128X1D" | "RAM256X1S" | "RAM32M" | "RAM64M" => 256,
+        "RAM32M16" | "RAM64M8" => 512,
+        _ => return None,
+    })
+}
+
 /// The figures in a `stat` + `ltp` log.
 pub fn parse_xilinx(log: &str) -> XilinxFigures {
     let mut f = XilinxFigures::default();
@@ -214,6 +233,8 @@ pub fn parse_xilinx(log: &str) -> XilinxFigures {
                 f.carry += n;
             } else if cell.starts_with("MUXF") {
                 f.muxf += n;
+            } else if let Some(bits) = ram_cell_bits(cell) {
+                f.ram_bits += n * bits;
             }
         }
         if let Some(rest) = line.split("(length=").nth(1) {
@@ -243,7 +264,7 @@ mod tests {
     #[test]
     fn xilinx_figures_parse_from_stat_and_ltp() {
         let log = "   Number of cells:   558\n     FDRE   107\n     LUT2   47\n     LUT6   148\n\
-                   CARRY4  3\n   MUXF7  9\n   MUXF8  1\nLongest topological path in m (length=17):\n\
+                   CARRY4  3\n   MUXF7  9\n   MUXF8  1\n   RAMB18E1  2\n   RAM64X1D  3\nLongest topological path in m (length=17):\n\
                    \x20   0: \\act_1.q [2]\n    1: $abc$1.A [3] (via $abc$2)\n    7: \\kept_before_2 [1] (via $abc)\n\
                    \x20   8: \\kept_before_2 [2] (via $abc)\n   62: $1\\act_1__d[4:0] [4] (via $abc$3)\n";
         assert_eq!(
@@ -253,6 +274,7 @@ mod tests {
                 ffs: 107,
                 carry: 3,
                 muxf: 10,
+                ram_bits: 2 * 18432 + 3 * 128,
                 depth: 17,
                 path: vec!["act_1.q".into(), "kept_before_2".into(), "act_1__d".into()],
             }
@@ -265,6 +287,30 @@ mod tests {
     fn have(tool: &str) -> bool {
         let missing = format!("{tool} not installed (apt-get install -y {tool})");
         gpusim::testing::available("rtl", tool_available(tool), &missing)
+    }
+
+    /// A 1,024 x 16 memory with a registered read becomes one RAMB18E1 (18 kbit), a 32 x 8 one
+    /// with an asynchronous read two RAM32Ms of LUT RAM: the report's RAM bits count what
+    /// Yosys mapped.
+    #[test]
+    fn synth_xilinx_counts_block_ram_and_lut_ram_bits() {
+        if !have("yosys") {
+            return;
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("mems.v");
+        std::fs::write(
+            &file,
+            "module mems(input clock, input we, input [9:0] wa, input [9:0] ra, \
+             input [15:0] d, output reg [15:0] q, input [4:0] la, output [7:0] lq);\n\
+             reg [15:0] big [0:1023]; reg [7:0] small [0:31];\n\
+             always @(posedge clock) begin if (we) begin big[wa] <= d; small[wa[4:0]] <= d[7:0]; end \
+             q <= big[ra]; end\n\
+             assign lq = small[la];\nendmodule\n",
+        )
+        .unwrap();
+        let f = synth_xilinx(&file, "mems").unwrap();
+        assert_eq!(f.ram_bits, 18432 + 2 * 256, "{f:?}");
     }
 
     #[test]

@@ -29,10 +29,10 @@ impl Variant {
     }
 }
 
-/// The Verilog of one variant, made on a worker thread.
-type VerilogJob = Box<dyn FnOnce() -> Result<String, String> + Send>;
+/// One variant, its Verilog made on a worker thread.
+type VariantJob = Box<dyn FnOnce() -> Variant + Send>;
 
-fn variants_of<K: BlockKind, R: RtlKind>(out: &mut Vec<(Variant, VerilogJob)>) {
+fn variants_of<K: BlockKind, R: RtlKind>(out: &mut Vec<VariantJob>) {
     assert_eq!(
         K::NAME,
         R::NAME,
@@ -40,56 +40,22 @@ fn variants_of<K: BlockKind, R: RtlKind>(out: &mut Vec<(Variant, VerilogJob)>) {
     );
     let info = BlockInfo::of::<K>();
     for (policy, preset) in info.variants() {
-        let p = K::params(policy, preset);
-        let module = info.module_name(policy, preset);
-        let variant = Variant {
-            info,
-            policy,
-            preset,
-            verilog: Err(String::new()),
-            params: K::manifest_params(&p)
-                .into_iter()
-                .map(|(k, v)| (k.to_string(), v))
-                .collect(),
-            golden_inputs: K::In::specs(&p),
-            golden_outputs: K::Out::specs(&p),
-        };
-        out.push((
-            variant,
-            Box::new(move || R::verilog(policy, preset, &module)),
-        ));
+        out.push(Box::new(move || {
+            let p = K::params(policy, preset);
+            Variant {
+                info,
+                policy,
+                preset,
+                verilog: R::verilog(policy, preset, &info.module_name(policy, preset)),
+                params: K::manifest_params(&p)
+                    .into_iter()
+                    .map(|(k, v)| (k.to_string(), v))
+                    .collect(),
+                golden_inputs: K::In::specs(&p),
+                golden_outputs: K::Out::specs(&p),
+            }
+        }));
     }
-}
-
-/// Runs every variant's job, as many at once as the machine has cores (rust-hdl's Verilog
-/// generation of the largest circuits takes seconds each), and returns the variants in order.
-fn generate(pending: Vec<(Variant, VerilogJob)>) -> Vec<Variant> {
-    let (mut variants, jobs): (Vec<Variant>, Vec<VerilogJob>) = pending.into_iter().unzip();
-    let queue = std::sync::Mutex::new(jobs.into_iter().enumerate());
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let done: Vec<(usize, Result<String, String>)> = std::thread::scope(|s| {
-        let workers: Vec<_> = (0..threads)
-            .map(|_| {
-                s.spawn(|| {
-                    let mut done = vec![];
-                    loop {
-                        // The lock is released before the job runs.
-                        let next = queue.lock().unwrap().next();
-                        let Some((i, job)) = next else { break done };
-                        done.push((i, job()));
-                    }
-                })
-            })
-            .collect();
-        workers
-            .into_iter()
-            .flat_map(|w| w.join().unwrap())
-            .collect()
-    });
-    for (i, verilog) in done {
-        variants[i].verilog = verilog;
-    }
-    variants
 }
 
 macro_rules! all_variants {
@@ -98,7 +64,8 @@ macro_rules! all_variants {
         pub(crate) fn variants() -> Vec<Variant> {
             let mut v = vec![];
             $( variants_of::<gpusim::blocks::$b::Kind, gpusched_hdl::$b::Rtl>(&mut v); )*
-            generate(v)
+            // rust-hdl's Verilog generation of the largest circuits takes seconds each.
+            crate::parallel::map(v, |job| job())
         }
     };
 }

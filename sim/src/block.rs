@@ -237,7 +237,26 @@ pub trait BlockKind: 'static {
     fn regress_cycles(_policy: &str, _preset: &str) -> Option<u64> {
         None
     }
+    /// The hardware the block's paper describes at `params`, against which `rtl-out/REPORT.md`
+    /// sets the synthesized block (`None`: not a paper's block, e.g. GPGPU-Sim's baselines).
+    fn paper_budget(_params: &Self::Params) -> Option<PaperBudget> {
+        None
+    }
 }
+
+/// The hardware a paper describes for one of its blocks, at one set of parameters.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PaperBudget {
+    /// Storage bits the paper counts at these parameters (`None`: the paper gives no figure).
+    pub bits: Option<u64>,
+    /// What the paper counts and how its logic is built (serial scan, linear search, SRAM
+    /// table), with where it says so.
+    pub structure: String,
+}
+
+/// Most state bits (flip-flops + RAM bits) per paper bit a block may keep: issue 58's bound
+/// ("within 2x of the paper's storage budget").
+pub const BUDGET_RATIO_BOUND: f64 = 2.0;
 
 /// The parameters of preset `name` in a block's `(name, params)` preset table (`name` is one of
 /// the kind's [`BlockKind::PRESETS`]).

@@ -62,8 +62,8 @@ pub fn run(a: GenArgs) -> Result<ExitCode> {
         None => outln!("{}/{report} is up to date", dir.display()),
         Some(why) => {
             eprintln!("{why}: synthesizing the changed modules with yosys (minutes)...");
-            let mut progress = |m: &str| eprintln!("  synthesizing {m}");
-            match gpusched_gen::report::render(&g, &dir, &mut progress) {
+            let progress = |m: &str| eprintln!("  synthesizing {m}");
+            match gpusched_gen::report::render(&g, &dir, &progress) {
                 Ok(text) => {
                     std::fs::write(dir.join(report), text)?;
                     outln!("wrote {}/{report}", dir.display());

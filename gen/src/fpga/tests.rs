@@ -234,17 +234,7 @@ fn wrappers_reach_the_golden_signature_and_a_planted_fault_fails() {
             .map_or(0, |(_, v)| v.len())
     };
     builds.sort_by_key(|(m, _, _)| std::cmp::Reverse(size(m)));
-    let queue = std::sync::Mutex::new(builds.into_iter());
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
-    std::thread::scope(|s| {
-        for _ in 0..threads {
-            s.spawn(|| loop {
-                let next = queue.lock().unwrap().next();
-                let Some((module, sig, input_reg)) = next else {
-                    break;
-                };
-                check_wrapper(module, sig, input_reg);
-            });
-        }
+    crate::parallel::map(builds, |(module, sig, input_reg)| {
+        check_wrapper(module, sig, input_reg)
     });
 }

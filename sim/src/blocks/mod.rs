@@ -110,6 +110,8 @@ pub struct BlockInfo {
     pub presets: &'static [&'static str],
     /// The kind's [`BlockKind::regress_cycles`].
     pub regress_cycles: fn(&str, &str) -> Option<u64>,
+    /// The kind's [`BlockKind::paper_budget`] of one `(policy, preset)`.
+    pub paper_budget: fn(&str, &str) -> Option<crate::block::PaperBudget>,
 }
 
 impl BlockInfo {
@@ -121,6 +123,7 @@ impl BlockInfo {
             policies: K::POLICIES,
             presets: K::PRESETS,
             regress_cycles: K::regress_cycles,
+            paper_budget: |policy, preset| K::paper_budget(&K::params(policy, preset)),
         }
     }
 

@@ -240,19 +240,35 @@ impl Page<'_> {
         s
     }
 
-    /// The sections of `REPORT.md` (before its FPGA section) with a row of one of the block's
-    /// modules: its storage against the paper's budget, where the report has one.
+    /// The sections of `REPORT.md` (before its FPGA section) about budgets with a row of one
+    /// of the block's modules (its storage against the paper's budget), their tables cut to
+    /// the block's rows.
     fn budget_sections(&self) -> String {
         let figures = fpga_table::before_section(self.report);
+        let ours = |line: &str| {
+            self.modules
+                .iter()
+                .any(|m| line.starts_with(&format!("| {} |", m.module)))
+        };
         let mut s = String::new();
         for section in figures.split("\n## ").skip(1) {
-            let has_row = self
-                .modules
-                .iter()
-                .any(|m| section.contains(&format!("| {} |", m.module)));
-            if has_row && section.contains("budget") {
-                s.push_str(&format!("\n### {}\n", section.trim_end()));
+            if !section.contains("budget") || !section.lines().any(ours) {
+                continue;
             }
+            // A table line is kept when it is the header, the rule or one of ours.
+            let mut in_table = 0;
+            let kept: Vec<&str> = section
+                .lines()
+                .filter(|l| {
+                    if !l.starts_with('|') {
+                        in_table = 0;
+                        return true;
+                    }
+                    in_table += 1;
+                    in_table <= 2 || ours(l)
+                })
+                .collect();
+            s.push_str(&format!("\n### {}\n", kept.join("\n").trim_end()));
         }
         if !s.is_empty() {
             s.insert_str(

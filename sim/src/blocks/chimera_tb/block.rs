@@ -375,6 +375,14 @@ impl crate::block::BlockKind for Kind {
     fn manifest_params(p: &Params) -> Vec<(&'static str, u64)> {
         vec![("slots", p.slots as u64), ("issue", p.issue as u64)]
     }
+    fn paper_budget(_p: &Params) -> Option<crate::block::PaperBudget> {
+        Some(crate::block::PaperBudget {
+            bits: None,
+            structure: "no storage or area figure: statistics from hardware counters (seed 003 \
+                 L819), idempotence detected in software (L741)"
+                .into(),
+        })
+    }
     fn busy(out: &ChimeraOut) -> bool {
         out.done
     }

@@ -697,6 +697,17 @@ impl crate::block::BlockKind for Kind {
         }
         v
     }
+    fn paper_budget(p: &Params) -> Option<crate::block::PaperBudget> {
+        Some(crate::block::PaperBudget {
+            bits: Some(p.slots as u64 * 42 + p.warps as u64 * 8),
+            structure: format!(
+                "program-point table {} x 42 bits (valid, branch, 32-bit PC, 8-bit score) and \
+                 warp priority table {} x 8 bits per SM (seed 003 Table 3.3, L654; with NewCAR \
+                 1.39 kB)",
+                p.slots, p.warps
+            ),
+        })
+    }
     fn busy(out: &ElfOut) -> bool {
         out.grant_valid.iter().any(|&g| g)
     }

@@ -292,6 +292,16 @@ impl crate::block::BlockKind for Kind {
     fn manifest_params(p: &Params) -> Vec<(&'static str, u64)> {
         vec![("warps", p.warps as u64), ("id_bits", p.id_bits() as u64)]
     }
+    fn paper_budget(p: &Params) -> Option<crate::block::PaperBudget> {
+        let n = p.warps as u64;
+        Some(crate::block::PaperBudget {
+            bits: Some(2 * n + n * n + 2),
+            structure: format!(
+                "GTO's state for {n} warps (live mask, last grant, {n} x {n} age matrix, as our \
+                 GTO arbiter keeps it) and a ready bit per kernel, two kernels (seed 003 L1319)"
+            ),
+        })
+    }
     fn busy(out: &KernelLrrOut) -> bool {
         out.grant_valid
     }

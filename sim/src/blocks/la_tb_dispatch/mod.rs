@@ -661,6 +661,20 @@ impl crate::block::BlockKind for Kind {
             ("fill", p.fill as u64),
         ]
     }
+    fn paper_budget(p: &Params) -> Option<crate::block::PaperBudget> {
+        let entries = (p.window + p.sms * p.slots) as u64;
+        Some(crate::block::PaperBudget {
+            bits: Some(entries * p.arrays as u64 * 3 * 8),
+            structure: format!(
+                "{entries} block-queue entries (a window of {} and {} running blocks) x {} \
+                 arrays x 3 B (start, width, height; 15 B for 5 arrays, seed 000 Table 5.2, \
+                 L537), processed serially (§1.1.5)",
+                p.window,
+                p.sms * p.slots,
+                p.arrays
+            ),
+        })
+    }
     fn busy(out: &LaDispatchOut) -> bool {
         out.grant
     }

@@ -415,6 +415,17 @@ impl crate::block::BlockKind for Kind {
     fn manifest_params(p: &Params) -> Vec<(&'static str, u64)> {
         vec![("warps", p.warps as u64), ("active", p.active as u64)]
     }
+    fn paper_budget(p: &Params) -> Option<crate::block::PaperBudget> {
+        let n = p.warps as u64;
+        Some(crate::block::PaperBudget {
+            bits: Some(n * n / 2 * 8 + n * 16 * 8),
+            structure: format!(
+                "locality degree table {n} x {n} / 2 one-byte entries and {n} warp access-range \
+                 vectors of 16 B, for one scheduler's {n} warps (seed 000 Table 5.2: 48 per SM, \
+                 2.1 kB); the highest degree by a linear search (L539)"
+            ),
+        })
+    }
     fn busy(out: &LawsOut) -> bool {
         out.grant_valid
     }

@@ -266,6 +266,17 @@ impl crate::block::BlockKind for Kind {
     fn manifest_params(p: &Params) -> Vec<(&'static str, u64)> {
         vec![("entries", p.entries as u64), ("warps", p.warps as u64)]
     }
+    fn paper_budget(p: &Params) -> Option<crate::block::PaperBudget> {
+        Some(crate::block::PaperBudget {
+            bits: Some(p.entries as u64 * 301),
+            structure: format!(
+                "{} queue entries x 301 bits, the request's payload included, as CAR's (seed \
+                 003 Table 3.3, L654); ours keeps only control state, the payload stays in the \
+                 SM's LSU",
+                p.entries
+            ),
+        })
+    }
     fn busy(out: &NewcarOut) -> bool {
         out.lsu_to_cache || out.deq_valid
     }

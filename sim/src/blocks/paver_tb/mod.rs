@@ -520,6 +520,17 @@ impl crate::block::BlockKind for Kind {
     fn manifest_params(p: &Params) -> Vec<(&'static str, u64)> {
         vec![("sms", p.sms as u64), ("div_cycles", DIV_CYCLES as u64)]
     }
+    fn paper_budget(p: &Params) -> Option<crate::block::PaperBudget> {
+        Some(crate::block::PaperBudget {
+            bits: Some(8 * (18 * p.sms as u64 + 6)),
+            structure: format!(
+                "per SM a 64-bit `next`, a 64-bit `tail` (byte pointers) and a 16-bit `nextTB`, \
+                 18 B x {} SMs, and the task stealer's 6 B (seed 004 L253, L289); the group \
+                 tables in global memory (L246)",
+                p.sms
+            ),
+        })
+    }
     fn busy(out: &PaverOut) -> bool {
         out.grant != 0
     }

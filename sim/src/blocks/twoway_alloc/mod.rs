@@ -290,6 +290,15 @@ impl crate::block::BlockKind for Kind {
             ("units", u64::from(p.units)),
         ]
     }
+    fn paper_budget(_p: &Params) -> Option<crate::block::PaperBudget> {
+        Some(crate::block::PaperBudget {
+            bits: None,
+            structure: "no storage figure: each kernel allocates from its own end of every \
+                 resource (seed 003 §5.4.2, Fig. 5.9); the partitioning's 2 bits per SM are the \
+                 command processor's (L1228)"
+                .into(),
+        })
+    }
     fn busy(out: &TwoWayOut) -> bool {
         out.room
     }
