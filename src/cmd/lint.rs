@@ -187,7 +187,7 @@ mod tests {
         .unwrap();
         let row = |hash: &str| {
             format!(
-                "| module | a | b |\n| {} | `{hash}` | 1 | 2 | 3 | 4 | 5 | 6 |  |\n",
+                "| module | a | b |\n| {} | `{hash}` | 1 | 2 | 0 | 3 | 4 | 5 | 6 |  |\n",
                 e.module
             )
         };
