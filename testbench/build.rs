@@ -9,20 +9,24 @@
 //! golden-only parts of gpusched keep working. `VERILATOR` names the binary (default
 //! `verilator`); pointing it at a missing one builds the golden-only configuration.
 //!
-//! The library is cached in `target/verilated/<key>/`, the key a SHA-256 of this file, the
-//! manifest, every module's Verilog and Verilator's version: the C++ is compiled with the same
-//! flags in every profile (`-O2` for the code that runs every cycle, `-O0` for Verilator's cold
-//! code: [`CppBuild`]; no debug information), so `cargo clippy` (dev) and `cargo test
+//! Each module, each host bridge and the Verilator runtime is a unit of its own, Verilated,
+//! compiled in parallel and cached in `target/verilated/<name>-<key>/` ([`units`]): a change
+//! rebuilds only the units it touches. The C++ is compiled with the same flags in every profile
+//! (`-O2` for the code that runs every cycle, `-O0` for Verilator's cold code:
+//! [`units::opt_level_of`]; no debug information), so `cargo clippy` (dev) and `cargo test
 //! --release` share one build (the Verilated `fermi` modules take minutes to compile).
 
 #[path = "build/bridges.rs"]
 mod bridges;
+#[path = "build/units.rs"]
+mod units;
 
 use serde::Deserialize;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::{env, fs};
+use units::{Sources, Unit};
 
 #[derive(Deserialize)]
 pub(crate) struct Manifest {
@@ -49,6 +53,7 @@ fn main() {
     let out = PathBuf::from(env::var("OUT_DIR").unwrap());
     let manifest_path = rtl.join("manifest.json");
     println!("cargo:rerun-if-changed=build.rs");
+    println!("cargo:rerun-if-changed=build/units.rs");
     println!("cargo:rerun-if-changed={}", manifest_path.display());
     println!("cargo:rerun-if-env-changed=VERILATOR");
     let text = fs::read_to_string(&manifest_path)
@@ -94,204 +99,83 @@ fn main() {
         }
     };
 
-    let key = cache_key(&crate_dir, &text, &manifest, &rtl, &verilator);
     let target = out
         .ancestors()
         .nth(4)
         .map(Path::to_path_buf)
         .unwrap_or_else(|| out.clone());
-    let cache = target.join("verilated").join(&key);
-    // The bridges' library links first: it uses the Verilator runtime in the modules' one.
-    let bridges = bridges::build(&verilator, &root, &rtl, &manifest, &target);
     // The emitted modules, and the planted missing reset of the X-randomisation test.
     let mut models: Vec<Module> = manifest.modules.iter().map(Module::clone).collect();
     models.extend(planted_missing_reset(&manifest));
+    // Link order: the bridges and the modules use the runtime, which goes last.
+    let (bridge_names, mut list) = bridges::units(&verilator, &rtl, &manifest);
+    list.extend(models.iter().map(|m| model_unit(&verilator, &rtl, m)));
+    list.push(runtime_unit(&root));
+    units::build(&verilator, &root, &target.join("verilated"), list);
+    println!("cargo:rustc-link-lib=stdc++");
+    // The whole-library cache of earlier versions of this script.
+    let _ = fs::remove_dir_all(target.join("verilated-bridges"));
     let mut table = rust_table(&models, true);
-    table.push_str(&bridges::rust_table(&bridges));
-    let link = |dir: &Path| {
-        println!("cargo:rustc-link-search=native={}", dir.display());
-        println!("cargo:rustc-link-lib=static=gpusched_rtl");
-        println!("cargo:rustc-link-lib=stdc++");
-    };
-    if cache.join(LIB).is_file() {
-        link(&cache);
-        fs::write(out.join("rtl_modules.rs"), table).unwrap();
-        return;
-    }
-    let staging = target
-        .join("verilated")
-        .join(format!("{key}.tmp{}", std::process::id()));
-    let _ = fs::remove_dir_all(&staging);
-    fs::create_dir_all(&staging).unwrap();
+    table.push_str(&bridges::rust_table(&bridge_names));
+    fs::write(out.join("rtl_modules.rs"), table).unwrap();
+}
 
-    let mut build = CppBuild::new(&staging, &root);
-    build.define("VM_TRACE", "1");
-    build.define("VM_TRACE_VCD", "1");
-    for rt in [
+/// Definitions of the modules' and the runtime's C++: VCD tracing compiled in.
+const TRACE_DEFINES: &[(&str, &str)] = &[("VM_TRACE", "1"), ("VM_TRACE_VCD", "1")];
+
+/// The Verilator runtime the models and bridges link against (its library goes last).
+fn runtime_unit(root: &Path) -> Unit<'static> {
+    const FILES: [&str; 4] = [
         "verilated.cpp",
         "verilated_vcd_c.cpp",
         "verilated_threads.cpp",
         "verilated_save.cpp",
-    ] {
-        build.file(&root.join("include").join(rt));
-    }
-    let mut shim = String::from(SHIM_PRELUDE);
-    for m in &models {
-        let class = format!("V{}", m.module);
-        let mdir = staging.join("vl").join(&class);
-        verilate(&verilator, &verilog_of(&rtl, m), m, &class, &mdir);
-        build.add_model(&mdir);
-        shim.push_str(&shim_for(m));
-    }
-    let shim_path = staging.join("gpusched_shim.cpp");
-    fs::write(&shim_path, shim).unwrap();
-    build.file(&shim_path);
-    build.compile("gpusched_rtl");
-    // Publish the finished build under its key (another build may have done it meanwhile).
-    if fs::rename(&staging, &cache).is_err() {
-        let _ = fs::remove_dir_all(&staging);
-    }
-    prune(&target.join("verilated"), &cache);
-    link(&cache);
-    fs::write(out.join("rtl_modules.rs"), table).unwrap();
-}
-
-/// The C++ of Verilated models as two builds with the flags every profile shares (no debug
-/// information, Verilator's include paths): the code that runs every cycle at `-O2`, and
-/// Verilator's cold code (its `__Slow` files: construction, the initial settle, tracing's
-/// declarations and full dumps, snapshot save and restore, run once or every
-/// `SNAPSHOT_INTERVAL` cycles), and the per-cycle dumps of tracing (its `__Trace__<n>` files,
-/// which run only while a waveform is open: a short window after a mismatch, or `--vcd`) at
-/// `-O0`, which compiles about 15x faster (measured on `la_tb_dispatch_base_fermi`'s two
-/// largest cold files: 135 s at `-O2`, 9 s at `-O0`) and is more than half of the C++.
-pub(crate) struct CppBuild {
-    hot: cc::Build,
-    cold: cc::Build,
-}
-
-impl CppBuild {
-    /// An empty build writing into `out`, with Verilator's headers from `root`.
-    pub(crate) fn new(out: &Path, root: &Path) -> Self {
-        let build = |dir: PathBuf, opt: u32| {
-            let mut b = cc::Build::new();
-            b.out_dir(dir)
-                .cargo_metadata(false)
-                .debug(false)
-                .cpp(true)
-                .std("c++17")
-                .opt_level(opt)
-                .warnings(false)
-                .flag_if_supported("-w")
-                .include(root.join("include"))
-                .include(root.join("include/vltstd"));
-            b
-        };
-        Self {
-            hot: build(out.to_path_buf(), 2),
-            cold: build(out.join("cold"), 0),
-        }
-    }
-
-    /// Defines `name` as `value` in both builds.
-    pub(crate) fn define(&mut self, name: &str, value: &str) {
-        self.hot.define(name, value);
-        self.cold.define(name, value);
-    }
-
-    /// Adds a source file that runs every cycle.
-    pub(crate) fn file(&mut self, p: &Path) {
-        self.hot.file(p);
-    }
-
-    /// Adds a Verilated model's directory (`--cc` output): its include path and every `.cpp`
-    /// in it, in name order, the `__Slow` and `__Trace__` ones to the cold build.
-    pub(crate) fn add_model(&mut self, mdir: &Path) {
-        self.hot.include(mdir);
-        self.cold.include(mdir);
-        let mut cpps: Vec<PathBuf> = fs::read_dir(mdir)
-            .unwrap()
-            .map(|e| e.unwrap().path())
-            .filter(|p| p.extension().is_some_and(|x| x == "cpp"))
-            .collect();
-        cpps.sort();
-        for c in cpps {
-            let stem = c.file_stem().unwrap_or_default().to_string_lossy();
-            match stem.ends_with("__Slow") || stem.contains("__Trace__") {
-                true => self.cold.file(c),
-                false => self.hot.file(c),
-            };
-        }
-    }
-
-    /// Compiles both into the static library `lib<name>.a`.
-    pub(crate) fn compile(mut self, name: &str) {
-        let cold = self.cold.compile_intermediates();
-        self.hot.objects(cold).compile(name);
+    ];
+    let root = root.to_path_buf();
+    Unit {
+        name: "runtime".into(),
+        inputs: FILES.join(" ").into_bytes(),
+        defines: TRACE_DEFINES,
+        make: Box::new(move |_dir| Sources {
+            files: FILES.iter().map(|f| root.join("include").join(f)).collect(),
+            includes: vec![],
+            unity: false,
+        }),
     }
 }
 
-/// The static library `cc` writes.
-const LIB: &str = "libgpusched_rtl.a";
-
-/// Removes the cache entries of earlier Verilog from `dir` (each is tens to hundreds of MB):
-/// all but `keep` and the newest other finished entry; a staging folder only once it is an
-/// hour old (a build that was interrupted, not one running beside this one).
-pub(crate) fn prune(dir: &Path, keep: &Path) {
-    let Ok(entries) = fs::read_dir(dir) else {
-        return;
-    };
-    let staging = |p: &Path| {
-        p.extension()
-            .is_some_and(|x| x.to_string_lossy().starts_with("tmp"))
-    };
-    let mut others: Vec<(std::time::SystemTime, PathBuf)> = entries
-        .flatten()
-        .map(|e| e.path())
-        .filter(|p| p != keep)
-        .filter_map(|p| Some((fs::metadata(&p).ok()?.modified().ok()?, p)))
-        .collect();
-    others.sort();
-    let newest = others
-        .iter()
-        .rev()
-        .find(|(_, p)| !staging(p))
-        .map(|(_, p)| p.clone());
-    let now = std::time::SystemTime::now();
-    for (modified, p) in others {
-        let young = now
-            .duration_since(modified)
-            .is_ok_and(|age| age.as_secs() < 3600);
-        if Some(&p) == newest.as_ref() || (staging(&p) && young) {
-            continue;
-        }
-        let _ = fs::remove_dir_all(&p);
+/// The unit of module `m`: Verilated with [`VERILATOR_ARGS`] under its top ([`wrapper_for`]),
+/// with its shim ([`shim_for`]).
+fn model_unit<'a>(verilator: &'a str, rtl: &Path, m: &'a Module) -> Unit<'a> {
+    let verilog = verilog_of(rtl, m);
+    let shim = format!("{SHIM_PRELUDE}{}", shim_for(m));
+    let wrapper = wrapper_for(m);
+    let inputs = [
+        VERILATOR_ARGS.join(" "),
+        verilog.clone(),
+        wrapper.clone(),
+        shim.clone(),
+    ]
+    .join("\n\u{0}")
+    .into_bytes();
+    Unit {
+        name: m.module.clone(),
+        inputs,
+        defines: TRACE_DEFINES,
+        make: Box::new(move |dir| {
+            let mdir = dir.join("vl");
+            verilate(verilator, &verilog, &wrapper, m, &mdir);
+            let shim_path = dir.join("gpusched_shim.cpp");
+            fs::write(&shim_path, &shim).unwrap();
+            let mut files = units::model_files(&mdir);
+            files.push(shim_path);
+            Sources {
+                files,
+                includes: vec![mdir],
+                unity: true,
+            }
+        }),
     }
-}
-
-/// The cache key of a build: SHA-256 of this build script, the manifest, every module's
-/// Verilog and `verilator --version`.
-fn cache_key(
-    crate_dir: &Path,
-    manifest_text: &str,
-    manifest: &Manifest,
-    rtl: &Path,
-    verilator: &str,
-) -> String {
-    use sha2::{Digest, Sha256};
-    let mut h = Sha256::new();
-    h.update(fs::read(crate_dir.join("build.rs")).unwrap());
-    h.update(manifest_text.as_bytes());
-    for m in &manifest.modules {
-        h.update(m.file.as_bytes());
-        h.update(fs::read(rtl.join(&m.file)).unwrap());
-    }
-    if let Ok(o) = Command::new(verilator).arg("--version").output() {
-        h.update(&o.stdout);
-    }
-    h.finalize()[..12].iter().fold(String::new(), |mut s, b| {
-        let _ = write!(s, "{b:02x}");
-        s
-    })
 }
 
 /// Serializers of a model's state to and from memory (Verilator ships file-based ones only),
@@ -502,32 +386,39 @@ fn without_register_initials(verilog: &str) -> String {
     out
 }
 
-fn verilate(verilator: &str, verilog: &str, m: &Module, class: &str, mdir: &Path) {
+/// Verilator's arguments for every module (before its prefix, top and folder). Unknown values
+/// (X assignments, registers without an initial value) are set by a function of the context's
+/// `randReset` and seed: 0 by default, random per seed under X randomisation (the shim's
+/// `gs_<m>_new`).
+const VERILATOR_ARGS: &[&str] = &[
+    "--cc",
+    "-O3",
+    "--x-assign",
+    "unique",
+    "--x-initial",
+    "unique",
+    "--trace",
+    "--savable",
+];
+
+/// Verilates module `m` (`verilog`, under its top `wrapper`) into `mdir` as class `V<module>`.
+fn verilate(verilator: &str, verilog: &str, wrapper: &str, m: &Module, mdir: &Path) {
     let _ = fs::remove_dir_all(mdir);
     fs::create_dir_all(mdir).expect("create the Verilator output directory");
     let top = format!("{}__tb", m.module);
-    let wrapper = mdir.join(format!("{top}.v"));
-    fs::write(&wrapper, wrapper_for(m)).expect("write the Verilator top");
+    let top_file = mdir.join(format!("{top}.v"));
+    fs::write(&top_file, wrapper).expect("write the Verilator top");
     let file = mdir.join(format!("{}.v", m.module));
     fs::write(&file, verilog).expect("write the module's Verilog");
-    let mut cmd = Command::new(verilator);
-    // Unknown values (X assignments, registers without an initial value) are set by a
-    // function of the context's `randReset` and seed: 0 by default, random per seed under
-    // X randomisation (the shim's `gs_<m>_new`).
-    cmd.args([
-        "--cc",
-        "-O3",
-        "--x-assign",
-        "unique",
-        "--x-initial",
-        "unique",
-    ])
-    .args(["--trace", "--savable"]);
-    cmd.args(["--prefix", class, "--top-module", &top, "-Mdir"])
+    let class = format!("V{}", m.module);
+    let status = Command::new(verilator)
+        .args(VERILATOR_ARGS)
+        .args(["--prefix", &class, "--top-module", &top, "-Mdir"])
         .arg(mdir)
-        .arg(&wrapper)
-        .arg(&file);
-    let status = cmd.status().expect("verilator runs");
+        .arg(&top_file)
+        .arg(&file)
+        .status()
+        .expect("verilator runs");
     assert!(status.success(), "verilator failed on {}", file.display());
 }
 
