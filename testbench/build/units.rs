@@ -8,9 +8,11 @@
 //! cargo's jobserver while it runs a job, so the build never runs more compilers than cargo allows.
 
 use std::fmt::Write as _;
+use std::panic::{self, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Mutex, OnceLock};
 use std::{env, fs};
 
 /// Optimisation of the code that runs every cycle.
@@ -69,6 +71,15 @@ pub(crate) fn opt_level_of(file: &Path) -> u32 {
     }
 }
 
+/// The relative cost of compiling a byte of `file`: `-O2` takes about four times as long as
+/// `-O0` (measured on `la_tb_dispatch_base_fermi`'s unity files).
+fn cost_per_byte(file: &Path) -> u64 {
+    match opt_level_of(file) {
+        COLD_OPT => 1,
+        _ => 4,
+    }
+}
+
 /// The `.cpp` files of a Verilated model's folder (`--cc` output), in name order.
 pub(crate) fn model_files(mdir: &Path) -> Vec<PathBuf> {
     let mut cpps: Vec<PathBuf> = fs::read_dir(mdir)
@@ -109,7 +120,14 @@ fn unity(dir: &Path, src: &Sources) -> Vec<(u64, PathBuf)> {
         for (k, (bytes, files)) in chunks.iter().enumerate() {
             let text: String = files
                 .iter()
-                .map(|f| format!("#include \"{}\"\n", f.display()))
+                // Relative to the unity file, so that it still holds once the folder is
+                // published under its key.
+                .map(|f| {
+                    format!(
+                        "#include \"{}\"\n",
+                        f.strip_prefix(dir).unwrap_or(f).display()
+                    )
+                })
                 .collect();
             // The name keeps the level `opt_level_of` reads from it.
             let cold = if opt == COLD_OPT { "__Slow" } else { "" };
@@ -132,7 +150,7 @@ fn cc_build(root: &Path, out: &Path, opt: u32) -> cc::Build {
         .std("c++17")
         .opt_level(opt)
         .warnings(false)
-        .flag_if_supported("-w")
+        .flag("-w")
         .include(root.join("include"))
         .include(root.join("include/vltstd"));
     b
@@ -174,6 +192,7 @@ fn folder_of(unit: &Unit, recipe: &[u8]) -> String {
 
 /// Builds the `units` not yet in `dir` (Verilator's headers from `root`) and prints the link
 /// lines of all, in their order (a unit may use the ones after it: the runtime goes last).
+/// What each job of the build did, and when, is written to `dir/build-log.tsv`.
 pub(crate) fn build(verilator: &str, root: &Path, dir: &Path, units: Vec<Unit>) {
     fs::create_dir_all(dir).expect("create the Verilated cache folder");
     let recipe = recipe(verilator, root);
@@ -181,65 +200,26 @@ pub(crate) fn build(verilator: &str, root: &Path, dir: &Path, units: Vec<Unit>) 
         .iter()
         .map(|u| dir.join(folder_of(u, &recipe)))
         .collect();
-    let todo: Vec<(&Unit, PathBuf, PathBuf)> = units
+    let todo: Vec<Pending> = units
         .iter()
         .zip(&folders)
         .filter(|(u, f)| !f.join(format!("lib{}.a", u.lib_name())).is_file())
-        .map(|(u, f)| {
+        .map(|(unit, f)| {
             let staging = f.with_extension(format!("tmp{}", std::process::id()));
             let _ = fs::remove_dir_all(&staging);
             fs::create_dir_all(&staging).expect("create a unit's staging folder");
-            (u, f.clone(), staging)
+            Pending {
+                unit,
+                folder: f.clone(),
+                staging,
+                includes: OnceLock::new(),
+                left: Mutex::new((0, vec![])),
+            }
         })
         .collect();
-    // Verilate (or write) every unit's sources, then compile every file, largest first.
-    let sources = parallel(
-        todo.iter()
-            .map(|(u, _, staging)| move || (u.make)(staging))
-            .collect(),
-    );
-    let mut files: Vec<(u64, usize, PathBuf)> = sources
-        .iter()
-        .zip(&todo)
-        .enumerate()
-        .flat_map(|(i, (s, (_, _, staging)))| {
-            unity(staging, s).into_iter().map(move |(n, f)| (n, i, f))
-        })
-        .collect();
-    files.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| a.2.cmp(&b.2)));
-    let objects = parallel(
-        files
-            .iter()
-            .map(|(_, i, f)| {
-                let (unit, _, staging) = &todo[*i];
-                let includes = &sources[*i].includes;
-                move || {
-                    let mut b = cc_build(root, &staging.join("obj"), opt_level_of(f));
-                    for (k, v) in unit.defines {
-                        b.define(k, *v);
-                    }
-                    b.includes(includes).file(f);
-                    (*i, b.compile_intermediates())
-                }
-            })
-            .collect(),
-    );
-    for (i, (unit, folder, staging)) in todo.iter().enumerate() {
-        let mut objs: Vec<PathBuf> = objects
-            .iter()
-            .filter(|(j, _)| *j == i)
-            .flat_map(|(_, o)| o.iter().cloned())
-            .collect();
-        objs.sort();
-        cc_build(root, staging, HOT_OPT)
-            .objects(objs)
-            .compile(&unit.lib_name());
-        // The library holds them.
-        let _ = fs::remove_dir_all(staging.join("obj"));
-        // Publish it (another build may have done it meanwhile).
-        if fs::rename(staging, folder).is_err() {
-            let _ = fs::remove_dir_all(staging);
-        }
+    if !todo.is_empty() {
+        let log = Pool::new(&todo, root).run();
+        let _ = fs::write(dir.join("build-log.tsv"), log);
     }
     for (u, f) in units.iter().zip(&folders) {
         println!("cargo:rustc-link-search=native={}", f.display());
@@ -248,48 +228,171 @@ pub(crate) fn build(verilator: &str, root: &Path, dir: &Path, units: Vec<Unit>) 
     prune(dir, &folders);
 }
 
-/// Runs `jobs` on up to `NUM_JOBS` threads and returns their results in order. The first
-/// thread runs on the build script's own token; each other one takes a token of cargo's
-/// jobserver for each job it runs.
-fn parallel<T: Send, F: FnOnce() -> T + Send>(jobs: Vec<F>) -> Vec<T> {
-    let threads: usize = env::var("NUM_JOBS")
-        .ok()
-        .and_then(|n| n.parse().ok())
-        .unwrap_or(1);
-    static CLIENT: std::sync::OnceLock<Option<jobserver::Client>> = std::sync::OnceLock::new();
-    // SAFETY: taken once, before this script opens any file descriptor of its own that the
-    // jobserver's inherited ones could be confused with.
-    let client = CLIENT.get_or_init(|| unsafe { jobserver::Client::from_env() });
-    let n = jobs.len();
-    let queue = Mutex::new(jobs.into_iter().enumerate().collect::<Vec<_>>());
-    let results = Mutex::new((0..n).map(|_| None).collect::<Vec<Option<T>>>());
-    std::thread::scope(|s| {
-        for t in 0..threads.clamp(1, n.max(1)) {
-            let (queue, results) = (&queue, &results);
-            s.spawn(move || loop {
-                let token = match (t, client) {
-                    (0, _) | (_, None) => None,
-                    (_, Some(c)) => Some(c.acquire().expect("a jobserver token")),
-                };
-                // Take the next job only once a token is held.
-                let Some((i, job)) = ({
-                    let mut q = queue.lock().unwrap();
-                    (!q.is_empty()).then(|| q.remove(0))
-                }) else {
-                    return;
-                };
-                let r = job();
-                drop(token);
-                results.lock().unwrap()[i] = Some(r);
-            });
+/// A unit being built.
+struct Pending<'u, 'a> {
+    unit: &'u Unit<'a>,
+    /// Its cache folder, and the folder it is built in (renamed to the other when done).
+    folder: PathBuf,
+    staging: PathBuf,
+    /// Its include folders, once its sources are written.
+    includes: OnceLock<Vec<PathBuf>>,
+    /// Its compiles still running or queued, and the objects of those done.
+    left: Mutex<(usize, Vec<PathBuf>)>,
+}
+
+/// A job of the build.
+enum Job {
+    /// Write unit `i`'s sources (Verilate it).
+    Make(usize),
+    /// Compile a file of unit `i` (its bytes: the queue runs the costliest first).
+    Compile(usize, u64, PathBuf),
+}
+
+/// The jobs of a build on `NUM_JOBS` threads (cargo's `-j`): Verilator runs first, each
+/// queueing its unit's compiles, which run largest first; the last compile of a unit archives
+/// and publishes it. The first thread runs on the build script's own token; each other one
+/// takes a token of cargo's jobserver for each job it runs.
+struct Pool<'p, 'u, 'a> {
+    todo: &'p [Pending<'u, 'a>],
+    root: &'p Path,
+    queue: Mutex<Vec<Job>>,
+    /// Jobs queued or running (the threads stop at 0).
+    open: Mutex<usize>,
+    /// Per job: thread, start and end (seconds from the pool's start), what it did.
+    log: Mutex<Vec<(usize, f64, f64, String)>>,
+    start: std::time::Instant,
+    /// A job panicked (Verilator or the compiler failed).
+    failed: AtomicBool,
+}
+
+impl<'p, 'u, 'a> Pool<'p, 'u, 'a> {
+    fn new(todo: &'p [Pending<'u, 'a>], root: &'p Path) -> Self {
+        Self {
+            todo,
+            root,
+            // The largest unit is Verilated first.
+            queue: Mutex::new({
+                let mut make: Vec<usize> = (0..todo.len()).collect();
+                make.sort_by_key(|&i| todo[i].unit.inputs.len());
+                make.into_iter().map(Job::Make).collect()
+            }),
+            open: Mutex::new(todo.len()),
+            log: Mutex::new(vec![]),
+            start: std::time::Instant::now(),
+            failed: AtomicBool::new(false),
         }
-    });
-    results
-        .into_inner()
-        .unwrap()
-        .into_iter()
-        .map(|r| r.expect("every job ran"))
-        .collect()
+    }
+
+    /// Runs every job; returns the log as TSV.
+    fn run(self) -> String {
+        let threads: usize = env::var("NUM_JOBS")
+            .ok()
+            .and_then(|n| n.parse().ok())
+            .unwrap_or(1);
+        // SAFETY: taken before this script opens any file descriptor of its own that the
+        // jobserver's inherited ones could be confused with.
+        let client = unsafe { jobserver::Client::from_env() };
+        std::thread::scope(|s| {
+            for t in 0..threads.max(1) {
+                let (pool, client) = (&self, &client);
+                s.spawn(move || pool.work(t, client.as_ref().filter(|_| t > 0)));
+            }
+        });
+        assert!(
+            !self.failed.into_inner(),
+            "building the Verilated units failed (the first error is above)"
+        );
+        let mut log = self.log.into_inner().unwrap();
+        log.sort_by(|a, b| a.1.total_cmp(&b.1));
+        log.iter().fold(
+            String::from("thread\tstart_s\tend_s\tjob\n"),
+            |mut s, (t, a, b, what)| {
+                let _ = writeln!(s, "{t}\t{a:.2}\t{b:.2}\t{what}");
+                s
+            },
+        )
+    }
+
+    /// One thread: takes jobs (with a token from `client` for each) until none is left or one
+    /// failed.
+    fn work(&self, thread: usize, client: Option<&jobserver::Client>) {
+        while *self.open.lock().unwrap() > 0 && !self.failed.load(Ordering::Relaxed) {
+            let token = client.map(|c| c.acquire().expect("a jobserver token"));
+            let Some(job) = self.queue.lock().unwrap().pop() else {
+                // Only compiles of units still being Verilated are left.
+                drop(token);
+                std::thread::sleep(std::time::Duration::from_millis(20));
+                continue;
+            };
+            let a = self.start.elapsed().as_secs_f64();
+            let Ok(what) = panic::catch_unwind(AssertUnwindSafe(|| self.execute(job))) else {
+                // Its message is printed; the other threads stop after their job.
+                self.failed.store(true, Ordering::Relaxed);
+                return;
+            };
+            let b = self.start.elapsed().as_secs_f64();
+            drop(token);
+            self.log.lock().unwrap().push((thread, a, b, what));
+            *self.open.lock().unwrap() -= 1;
+        }
+    }
+
+    /// Runs `job`; says what it did.
+    fn execute(&self, job: Job) -> String {
+        match job {
+            Job::Make(i) => {
+                let p = &self.todo[i];
+                let src = (p.unit.make)(&p.staging);
+                let files = unity(&p.staging, &src);
+                p.includes.set(src.includes).expect("made once");
+                p.left.lock().unwrap().0 = files.len();
+                *self.open.lock().unwrap() += files.len();
+                let mut q = self.queue.lock().unwrap();
+                q.extend(files.into_iter().map(|(n, f)| Job::Compile(i, n, f)));
+                // Verilator runs first, then the costliest compile (the queue pops its end).
+                q.sort_by_key(|j| match j {
+                    Job::Make(_) => (1, 0),
+                    Job::Compile(_, n, f) => (0, n * cost_per_byte(f)),
+                });
+                format!("verilate {}", p.unit.name)
+            }
+            Job::Compile(i, bytes, f) => {
+                let p = &self.todo[i];
+                let mut b = cc_build(self.root, &p.staging.join("obj"), opt_level_of(&f));
+                for (k, v) in p.unit.defines {
+                    b.define(k, *v);
+                }
+                b.includes(p.includes.get().expect("made first")).file(&f);
+                let objs = b.compile_intermediates();
+                let done = {
+                    let mut left = p.left.lock().unwrap();
+                    left.0 -= 1;
+                    left.1.extend(objs);
+                    (left.0 == 0).then(|| std::mem::take(&mut left.1))
+                };
+                let what = format!("compile {} ({bytes} B)", f.display());
+                match done {
+                    Some(objs) => format!("{what}; archive {}", self.publish(p, objs)),
+                    None => what,
+                }
+            }
+        }
+    }
+
+    /// Archives unit `p`'s objects and publishes its folder (another build may have done it
+    /// meanwhile); returns its name.
+    fn publish(&self, p: &Pending, mut objs: Vec<PathBuf>) -> String {
+        objs.sort();
+        cc_build(self.root, &p.staging, HOT_OPT)
+            .objects(objs)
+            .compile(&p.unit.lib_name());
+        // The library holds them.
+        let _ = fs::remove_dir_all(p.staging.join("obj"));
+        if fs::rename(&p.staging, &p.folder).is_err() {
+            let _ = fs::remove_dir_all(&p.staging);
+        }
+        p.unit.name.clone()
+    }
 }
 
 /// Removes from `dir` the unit folders of earlier builds (each a few to tens of MB): per unit
