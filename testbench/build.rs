@@ -54,6 +54,11 @@ fn main() {
     let manifest_path = rtl.join("manifest.json");
     println!("cargo:rerun-if-changed=build.rs");
     println!("cargo:rerun-if-changed=build/units.rs");
+    // For tests/build_units.rs, which runs the units' build as this script does.
+    println!(
+        "cargo:rustc-env=GS_BUILD_TARGET={}",
+        env::var("TARGET").unwrap()
+    );
     println!("cargo:rerun-if-changed={}", manifest_path.display());
     println!("cargo:rerun-if-env-changed=VERILATOR");
     let text = fs::read_to_string(&manifest_path)

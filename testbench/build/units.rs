@@ -99,7 +99,7 @@ const UNITY_BYTES: u64 = 1 << 20;
 /// them (each compile of a Verilated file spends about 0.6 s on Verilator's headers: a `proto`
 /// module's nine files take 7.5 s one by one, 2.1 s as two unity files); otherwise its files.
 /// Each with the bytes it compiles.
-fn unity(dir: &Path, src: &Sources) -> Vec<(u64, PathBuf)> {
+pub(crate) fn unity(dir: &Path, src: &Sources) -> Vec<(u64, PathBuf)> {
     let len = |f: &Path| fs::metadata(f).map(|m| m.len()).unwrap_or(0);
     if !src.unity {
         return src.files.iter().map(|f| (len(f), f.clone())).collect();
