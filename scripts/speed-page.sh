@@ -52,9 +52,11 @@ TEXT
 cat <<'TEXT'
 ## Lockstep inside the GPU
 
-`gpusched bench --lockstep --markdown`: `stream` large on `gtx480` with the Verilated blocks
+`gpusched bench --lockstep --markdown`: a suite kernel on `gtx480` with the Verilated blocks
 checked in lockstep inside the GPU against the golden run, and the ratio of the times
-([waveforms](../waveforms.md)).
+([waveforms](../waveforms.md)): the baseline arbiter and ELF++ on `stream` large, seed 000's
+locality blocks (the dispatcher with the RTL's window of 32), each and both, on `locality_col`
+small.
 
 TEXT
 "$g" bench --lockstep --markdown 2>/dev/null

@@ -1335,8 +1335,10 @@ fn bench_reference_compares_whole_runs_with_the_reference_figures() {
     says(&o, "nn-small.tar.xz: no such trace archive");
 }
 
+/// `bench --lockstep`: each case's block set in lockstep inside the GPU (the locality blocks
+/// included), with the golden run's statistics.
 #[test]
-fn bench_lockstep_measures_both_cases_with_identical_statistics() {
+fn bench_lockstep_measures_every_case_with_identical_statistics() {
     if !verilator_built() {
         return;
     }
@@ -1351,9 +1353,17 @@ fn bench_lockstep_measures_both_cases_with_identical_statistics() {
     ]));
     assert_eq!(v["rtl_threads"], 2, "{v}");
     let cases = v["cases"].as_array().unwrap();
-    assert_eq!(cases.len(), 2, "{v}");
+    let names: Vec<&str> = cases.iter().map(|c| c["case"].as_str().unwrap()).collect();
+    assert_eq!(
+        names,
+        ["gto", "elf++", "la-tb", "laws", "la-tb+laws"],
+        "{v}"
+    );
+    assert_eq!(cases[4]["blocks"], "la_tb_dispatch,locality_degree");
+    assert_eq!(cases[4]["workload"], "locality_col small");
     for c in cases {
         assert_eq!(c["identical"], true, "{c}");
+        assert!(c["cycles"].as_u64().unwrap() > 10_000, "{c}");
         let (g, l) = (
             c["golden_seconds"].as_f64().unwrap(),
             c["lockstep_seconds"].as_f64().unwrap(),

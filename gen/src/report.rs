@@ -242,11 +242,12 @@ pub fn render(
     for r in &rows {
         s.push_str(&r.render());
     }
-    s.push_str(&budget_section(gen, &rows));
+    let budgeted = budgeted(gen, &rows);
+    s.push_str(&budget_section(&budgeted));
     // The FPGA section as `gpusched fpga --all` left it (place and route is not re-run here).
     let on_disk = std::fs::read_to_string(dir.join(REPORT)).unwrap_or_default();
     let fpga = table::rows_in(&on_disk);
-    s.push_str(&targets_section(gen, &rows, &fpga));
+    s.push_str(&targets_section(gen, &budgeted, &fpga));
     s.push_str(&table::section(&fpga, &table::expected(&gen.manifest)));
     Ok(s)
 }
@@ -271,29 +272,51 @@ fn fpga_pairs(gen: &Generated) -> Vec<(String, &'static str, String)> {
         .collect()
 }
 
-/// The paper's budget of every module of `gen` whose block declares one, in manifest order.
-fn budgets(gen: &Generated) -> Vec<(String, PaperBudget)> {
+/// A module whose block declares a paper budget, with its synthesized row.
+struct Budgeted<'a> {
+    module: String,
+    budget: PaperBudget,
+    row: &'a Row,
+}
+
+impl Budgeted<'_> {
+    /// State bits (flip-flops and RAM bits) over the paper's bits, when it gives some.
+    fn ratio(&self) -> Option<f64> {
+        let paper = self.budget.bits.filter(|&b| b > 0)?;
+        Some((self.row.xilinx.ffs + self.row.xilinx.ram_bits) as f64 / paper as f64)
+    }
+}
+
+/// The modules of `gen` whose block declares a paper budget and that have a row, in manifest
+/// order.
+fn budgeted<'a>(gen: &Generated, rows: &'a [Row]) -> Vec<Budgeted<'a>> {
     let kinds = catalog();
     gen.manifest
         .modules
         .iter()
         .filter_map(|m| {
             let kind = kinds.iter().find(|k| k.name == m.block)?;
-            let budget = (kind.paper_budget)(&m.policy, &m.preset)?;
-            Some((m.module.clone(), budget))
+            Some(Budgeted {
+                module: m.module.clone(),
+                budget: (kind.paper_budget)(&m.policy, &m.preset)?,
+                row: rows.iter().find(|r| r.module == m.module)?,
+            })
         })
         .collect()
 }
 
-/// State bits of a row (flip-flops and RAM bits) over the paper's bits, when it gives some.
-fn ratio(row: &Row, budget: &PaperBudget) -> Option<f64> {
-    let paper = budget.bits.filter(|&b| b > 0)?;
-    Some((row.xilinx.ffs + row.xilinx.ram_bits) as f64 / paper as f64)
+/// A verdict cell: `yes`, or a bold `no`.
+fn verdict(ok: bool) -> &'static str {
+    if ok {
+        "yes"
+    } else {
+        "**no**"
+    }
 }
 
 /// The storage section: every module of a block with a paper budget, its flip-flops and RAM
 /// bits against the bits the paper counts.
-fn budget_section(gen: &Generated, rows: &[Row]) -> String {
+fn budget_section(budgeted: &[Budgeted]) -> String {
     let mut s = String::from(
         "\n## Storage against the papers' budgets\n\n\
          Each research block declares in its own registry entry (`BlockKind::paper_budget`, \
@@ -307,23 +330,17 @@ fn budget_section(gen: &Generated, rows: &[Row]) -> String {
          | module | the paper's storage and structure | paper bits | flip-flops | RAM bits | \
          ratio | within {BUDGET_RATIO_BOUND}x |\n|---|---|---:|---:|---:|---:|---|\n"
     ));
-    for (module, budget) in budgets(gen) {
-        let Some(row) = rows.iter().find(|r| r.module == module) else {
-            continue;
-        };
-        let ratio = ratio(row, &budget);
+    for b in budgeted {
+        let ratio = b.ratio();
         s.push_str(&format!(
-            "| {module} | {} | {} | {} | {} | {} | {} |\n",
-            budget.structure,
-            budget.bits.map_or("-".into(), |b| b.to_string()),
-            row.xilinx.ffs,
-            row.xilinx.ram_bits,
+            "| {} | {} | {} | {} | {} | {} | {} |\n",
+            b.module,
+            b.budget.structure,
+            b.budget.bits.map_or("-".into(), |b| b.to_string()),
+            b.row.xilinx.ffs,
+            b.row.xilinx.ram_bits,
             ratio.map_or("-".into(), |r| format!("{r:.2}")),
-            match ratio {
-                None => "-",
-                Some(r) if r <= BUDGET_RATIO_BOUND => "yes",
-                Some(_) => "**no**",
-            }
+            ratio.map_or("-", |r| verdict(r <= BUDGET_RATIO_BOUND)),
         ));
     }
     s
@@ -361,8 +378,7 @@ impl Candidate<'_> {
 /// Per research block (those with a paper budget): a `fermi` module at the ULX3S's clock and
 /// a `proto` one at the iCEBreaker's, each within the storage bound. Each cell shows a module
 /// that meets both, else the fastest one.
-fn targets_section(gen: &Generated, rows: &[Row], fpga: &[table::FpgaRow]) -> String {
-    let budgets = budgets(gen);
+fn targets_section(gen: &Generated, budgeted: &[Budgeted], fpga: &[table::FpgaRow]) -> String {
     let mut s = String::from(
         "\n## Targets per block\n\n\
          Per research block: a `fermi` module placed and routed on the ULX3S at the board's \
@@ -378,7 +394,7 @@ fn targets_section(gen: &Generated, rows: &[Row], fpga: &[table::FpgaRow]) -> St
             .modules
             .iter()
             .filter(of_kind)
-            .any(|e| budgets.iter().any(|(m, _)| *m == e.module))
+            .any(|e| budgeted.iter().any(|b| b.module == e.module))
         {
             continue;
         }
@@ -398,11 +414,10 @@ fn targets_section(gen: &Generated, rows: &[Row], fpga: &[table::FpgaRow]) -> St
                         .iter()
                         .find(|r| r.module == e.module && r.board == board)
                         .and_then(|r| r.fmax),
-                    ratio: budgets
+                    ratio: budgeted
                         .iter()
-                        .find(|(m, _)| *m == e.module)
-                        .zip(rows.iter().find(|r| r.module == e.module))
-                        .and_then(|((_, b), r)| ratio(r, b)),
+                        .find(|b| b.module == e.module)
+                        .and_then(Budgeted::ratio),
                 })
                 .collect();
             let fastest = |a: &&Candidate, b: &&Candidate| {
@@ -421,7 +436,7 @@ fn targets_section(gen: &Generated, rows: &[Row], fpga: &[table::FpgaRow]) -> St
             kind.name,
             cells[0],
             cells[1],
-            if met { "yes" } else { "**no**" }
+            verdict(met)
         ));
     }
     s
@@ -454,9 +469,17 @@ mod tests {
             bits,
             structure: String::new(),
         };
-        assert_eq!(ratio(&row(1000, 3000), &budget(Some(2000))), Some(2.0));
-        assert_eq!(ratio(&row(1000, 0), &budget(None)), None);
-        assert_eq!(ratio(&row(1000, 0), &budget(Some(0))), None);
+        let ratio = |row: &Row, bits| {
+            Budgeted {
+                module: row.module.clone(),
+                budget: budget(bits),
+                row,
+            }
+            .ratio()
+        };
+        assert_eq!(ratio(&row(1000, 3000), Some(2000)), Some(2.0));
+        assert_eq!(ratio(&row(1000, 0), None), None);
+        assert_eq!(ratio(&row(1000, 0), Some(0)), None);
     }
 
     #[test]

@@ -15,7 +15,7 @@ const COSIM_HEADER: &str =
     "| module | cycles run | mismatches | M cycles/s |\n|---|---:|---:|---:|";
 
 /// The header of the lockstep table.
-const LOCKSTEP_HEADER: &str = "| stream large, gtx480 | cycles | golden (s) | lockstep (s) | ratio | target | statistics |\n|---|---:|---:|---:|---:|---:|---|";
+const LOCKSTEP_HEADER: &str = "| case (blocks), gtx480 | kernel | cycles | golden (s) | lockstep (s) | ratio | target | statistics |\n|---|---|---:|---:|---:|---:|---:|---|";
 
 /// A table: `header` (with its separator line), one line per row of cells, then a blank line
 /// and `footer`.
@@ -102,6 +102,7 @@ pub fn lockstep(rows: &[LockstepRow], repeat: usize, threads: usize) -> String {
     let rows = rows.iter().map(|r| {
         vec![
             format!("{} ({})", r.case, r.blocks),
+            r.workload.clone(),
             r.cycles.to_string(),
             format!("{:.3}", r.golden_seconds),
             format!("{:.3}", r.lockstep_seconds),
