@@ -44,7 +44,7 @@ pub struct RegressArgs {
     /// Directory of rtl-out/ [default: rtl-out/ of the repository].
     #[arg(long, value_name = "DIR")]
     dir: Option<PathBuf>,
-    /// Where mismatch waveforms go.
+    /// Where mismatch waveforms go (the X-randomisation stage's in `x-seed-<N>/` under it).
     #[arg(long, value_name = "DIR", default_value = "mismatch")]
     mismatch_dir: PathBuf,
     /// Print one JSON object at the end instead of tables.
@@ -97,7 +97,12 @@ fn lockstep_row(
             seed: a.seed,
             lockstep: LockstepConfig {
                 window: 64,
-                mismatch_dir: a.mismatch_dir.clone(),
+                // The X stage's own folder per seed: its waveforms do not overwrite the main
+                // stage's of the same module.
+                mismatch_dir: match x_seed {
+                    0 => a.mismatch_dir.clone(),
+                    x => a.mismatch_dir.join(format!("x-seed-{x}")),
+                },
                 x_seed,
                 ..Default::default()
             },
