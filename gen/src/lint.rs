@@ -406,6 +406,26 @@ mod tests {
             let x = synth_xilinx(&f, name).unwrap_or_else(|e| panic!("{e}"));
             assert!(x.depth <= 30, "{name}: 7-series depth {}", x.depth);
         }
+        // The RAM is block RAM, its read register inside it: no flip-flop, no LUT RAM.
+        let name = "prim_ram_256x285";
+        let x = synth_xilinx(&dir.path().join(format!("{name}.v")), name)
+            .unwrap_or_else(|e| panic!("{e}"));
+        assert!(
+            x.ram_bits >= 256 * 285 && x.ffs == 0,
+            "{name}: {} RAM bits, {} flip-flops",
+            x.ram_bits,
+            x.ffs
+        );
+        // And the boards' block RAMs: the ULX3S's ECP5 and the iCEBreaker's iCE40.
+        let f = dir.path().join(format!("{name}.v"));
+        for (synth, cell) in [("synth_ecp5", "DP16KD"), ("synth_ice40", "SB_RAM40_4K")] {
+            let script = format!(
+                "read_verilog {}; {synth} -top {name}; tee -o /dev/stdout stat",
+                f.display()
+            );
+            let log = yosys(&script, name).unwrap_or_else(|e| panic!("{e}"));
+            assert!(log.contains(cell), "{name}: no {cell} from {synth}:\n{log}");
+        }
     }
 
     /// Every module in the generator's output passes both gates. Yosys runs on the modules

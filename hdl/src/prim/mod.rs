@@ -18,6 +18,7 @@
 //! | [`RrArbiter`] | round robin: first request after the last grant | two [`FindFirst`]s and a mux |
 //! | [`AgeMatrix`] | oldest requesting entry | N x N matrix, AND-OR per row |
 //! | [`Fifo`] | first in, first out, `D` entries | one-hot pointers, [`OneHotMux`] read |
+//! | [`Ram`] | a table in block RAM: one read port (one cycle of latency), one write port | none: the RAM's own |
 //! | [`Deal`] / [`Gather`] | a word as interleaved lanes (per-warp bits by scheduler) and back | wiring |
 //! | [`Decode2`] | 2-bit codes to one mask per value | one gate |
 
@@ -28,6 +29,7 @@ mod find_first;
 mod onehot;
 mod popcount;
 mod prefix_count;
+mod ram;
 mod rr_arbiter;
 mod stride;
 
@@ -38,6 +40,7 @@ pub use find_first::{find_first_golden, FindFirst};
 pub use onehot::{onehot_index_golden, onehot_mux_golden, OneHotIndex, OneHotMux};
 pub use popcount::{popcount_golden, PopCount};
 pub use prefix_count::{prefix_count_golden, PrefixCount};
+pub use ram::{Ram, RamGolden};
 pub use rr_arbiter::{RrArbiter, RrArbiterGolden};
 pub use stride::{deal_golden, decode2_golden, gather_golden, Deal, Decode2, Gather};
 
@@ -101,6 +104,11 @@ pub fn samples() -> Vec<(String, Result<String, String>)> {
         v(
             "prim_deal_12x4",
             verilog_of::<Deal<12, 3, 4>>("prim_deal_12x4"),
+        ),
+        // The locality dispatcher's rectangle table: 152 entries of 5 x 57 bits.
+        v(
+            "prim_ram_256x285",
+            verilog_of::<Ram<285, 8>>("prim_ram_256x285"),
         ),
     ]
 }
