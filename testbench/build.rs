@@ -48,6 +48,8 @@ struct Port {
 }
 
 fn main() {
+    // Before any file is opened (units::jobserver says why).
+    units::jobserver();
     let crate_dir = PathBuf::from(env::var("CARGO_MANIFEST_DIR").unwrap());
     let rtl = crate_dir.join("../rtl-out");
     let out = PathBuf::from(env::var("OUT_DIR").unwrap());

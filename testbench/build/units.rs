@@ -156,11 +156,15 @@ fn cc_build(root: &Path, out: &Path, opt: u32) -> cc::Build {
     b
 }
 
-/// What every unit's key shares: the compile flags above, the compiler's identity and
-/// Verilator's version.
+/// What every unit's key shares: the compiler's command line at each optimisation level (as
+/// [`cc_build`] makes it: the flags, not a description of them), the unity bound, and the
+/// versions of the compiler and Verilator.
 fn recipe(verilator: &str, root: &Path) -> Vec<u8> {
-    let mut r =
-        format!("c++17 -w no-debug hot -O{HOT_OPT} cold -O{COLD_OPT} unity {UNITY_BYTES}\n");
+    let mut r = format!("unity {UNITY_BYTES}\n");
+    for opt in [HOT_OPT, COLD_OPT] {
+        let tool = cc_build(root, Path::new("."), opt).get_compiler();
+        let _ = writeln!(r, "{:?} {:?}", tool.path(), tool.args());
+    }
     let compiler = cc_build(root, Path::new("."), HOT_OPT).get_compiler();
     for (what, mut cmd) in [
         ("c++", Command::new(compiler.path())),
@@ -171,6 +175,17 @@ fn recipe(verilator: &str, root: &Path) -> Vec<u8> {
         }
     }
     r.into_bytes()
+}
+
+/// Cargo's jobserver, taken once. Call it first thing in the build script: `from_env` trusts
+/// the descriptor numbers in the environment, which must not have been reused by files the
+/// script opened since.
+pub(crate) fn jobserver() -> Option<&'static jobserver::Client> {
+    static CLIENT: OnceLock<Option<jobserver::Client>> = OnceLock::new();
+    // SAFETY: see above; the first call happens before the script opens any file.
+    CLIENT
+        .get_or_init(|| unsafe { jobserver::Client::from_env() })
+        .as_ref()
 }
 
 /// The cache folder name of `unit`: its name and the first 12 bytes of its key in hex.
@@ -289,13 +304,11 @@ impl<'p, 'u, 'a> Pool<'p, 'u, 'a> {
             .ok()
             .and_then(|n| n.parse().ok())
             .unwrap_or(1);
-        // SAFETY: taken before this script opens any file descriptor of its own that the
-        // jobserver's inherited ones could be confused with.
-        let client = unsafe { jobserver::Client::from_env() };
+        let client = jobserver();
         std::thread::scope(|s| {
             for t in 0..threads.max(1) {
-                let (pool, client) = (&self, &client);
-                s.spawn(move || pool.work(t, client.as_ref().filter(|_| t > 0)));
+                let pool = &self;
+                s.spawn(move || pool.work(t, client.filter(|_| t > 0)));
             }
         });
         assert!(
