@@ -109,6 +109,10 @@ pub(super) struct Left {
     pub end: u64,
     /// It had not finished.
     pub cut: bool,
+    /// What its dispatcher reported of it ([`DispatchUnit::kernel_report`]).
+    ///
+    /// [`DispatchUnit::kernel_report`]: super::sites::dispatch::DispatchUnit::kernel_report
+    pub dispatch: BTreeMap<String, serde_json::Value>,
 }
 
 /// A periodic launch's next release.
@@ -249,7 +253,13 @@ impl Kernels {
     }
 
     /// The kernel in slot `slot` left at `end` (`cut`: the run ended first).
-    pub fn leave(&mut self, slot: usize, end: u64, cut: bool) {
+    pub fn leave(
+        &mut self,
+        slot: usize,
+        end: u64,
+        cut: bool,
+        dispatch: BTreeMap<String, serde_json::Value>,
+    ) {
         let r = self.slots[slot].take().expect("a kernel in the slot");
         let st = self.stream_state.entry(r.stream).or_default();
         *st = (end, false);
@@ -260,6 +270,7 @@ impl Kernels {
             resident: r,
             end,
             cut,
+            dispatch,
         });
     }
 

@@ -241,6 +241,10 @@ pub struct KernelReport {
     /// address pre-computation did not track, and why).
     #[serde(flatten)]
     pub prepared: BTreeMap<String, serde_json::Value>,
+    /// What its thread-block dispatcher reports of it (`paver_tb`: `steals`, the steals
+    /// committed, and `stolen_blocks`, the blocks they moved); absent for the others.
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub dispatch: BTreeMap<String, serde_json::Value>,
     /// Its counters: its instructions and blocks, and the events its requests caused.
     #[serde(flatten)]
     pub counters: KernelCounters,

@@ -535,7 +535,8 @@ impl<'a> Gpu<'a> {
                 }
             }
         }
-        ks.leave(slot, self.now, cut);
+        let dispatch = self.dispatchers[slot].kernel_report();
+        ks.leave(slot, self.now, cut, dispatch);
         for q in &mut lp.out.quota {
             q[slot] = None;
         }
@@ -625,6 +626,7 @@ impl<'a> Gpu<'a> {
                     killed: r.killed,
                     ipc: c.ipc(),
                     prepared: r.ctx.prepared.reported().clone(),
+                    dispatch: l.dispatch.clone(),
                     counters: c,
                     preemptions: r.preemptions,
                 }

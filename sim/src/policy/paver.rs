@@ -15,7 +15,7 @@ use crate::gpu::sites::dispatch::{DispatchIn, DispatchUnit, Grant};
 use crate::gpu::sites::{Site, Slot};
 use crate::gpu::SimError;
 use crate::workload::kernel::KernelSource;
-use std::collections::VecDeque;
+use std::collections::{BTreeMap, VecDeque};
 use std::sync::Arc;
 
 const NO_STEAL: OptSpec = OptSpec::flag(
@@ -201,6 +201,8 @@ impl TbDispatchPolicy for Paver {
             resident: vec![0; p.sms],
             reads: VecDeque::new(),
             cycle: 0,
+            steals: 0,
+            stolen_blocks: 0,
         }))
     }
 }
@@ -219,6 +221,9 @@ struct PaverUnit<'a> {
     /// Answers in flight: (the cycle they arrive, SM, data).
     reads: VecDeque<(u64, usize, u32)>,
     cycle: u64,
+    /// The running kernel's steals so far, and the blocks they moved.
+    steals: u64,
+    stolen_blocks: u64,
 }
 
 impl<'a> DispatchUnit<'a> for PaverUnit<'a> {
@@ -226,6 +231,14 @@ impl<'a> DispatchUnit<'a> for PaverUnit<'a> {
         self.groups = kernel.prepared.get::<Schedule>().unwrap_or_default();
         self.reads.clear();
         self.resident.iter_mut().for_each(|r| *r = 0);
+        (self.steals, self.stolen_blocks) = (0, 0);
+    }
+
+    fn kernel_report(&mut self) -> BTreeMap<String, serde_json::Value> {
+        BTreeMap::from([
+            ("steals".into(), self.steals.into()),
+            ("stolen_blocks".into(), self.stolen_blocks.into()),
+        ])
     }
 
     fn step(&mut self, inp: &DispatchIn, grants: &mut Vec<Grant>) -> Result<(), SimError> {
@@ -257,6 +270,10 @@ impl<'a> DispatchUnit<'a> for PaverUnit<'a> {
         for (s, group, a) in out.reads(self.sms) {
             let data = self.groups.groups.table_word(group, a);
             self.reads.push_back((self.cycle + self.fetch_lat as u64, s, data));
+        }
+        if out.steal {
+            self.steals += 1;
+            self.stolen_blocks += out.steal_count as u64;
         }
         for (sm, id) in out.grants(self.sms) {
             self.resident[sm] += 1;
@@ -310,6 +327,31 @@ mod tests {
                 );
             }
         }
+    }
+
+    /// Each kernel's report holds its steals: none without the stealer; with it, some on
+    /// kernels of several waves (at `small` every kernel fits the GPU at once, so no SM is
+    /// ever busy and nothing is stolen); each steal moves at least one block.
+    #[test]
+    fn each_kernel_reports_its_steals() {
+        let steals = |args: &str| -> Vec<(u64, u64)> {
+            ["mm", "pf"]
+                .iter()
+                .map(|w| {
+                    let k = &run(w, "medium", args).kernels[0].dispatch;
+                    let n = |key: &str| k[key].as_u64().unwrap();
+                    (n("steals"), n("stolen_blocks"))
+                })
+                .collect()
+        };
+        let off = steals("--tb-sched kway-ts --no-steal");
+        assert!(off.iter().all(|&s| s == (0, 0)), "{off:?}");
+        for args in ["--tb-sched kway-ts", "--tb-sched rb-ts"] {
+            let on = steals(args);
+            assert!(on.iter().all(|&(n, b)| n > 0 && b >= n), "{args}: {on:?}");
+        }
+        let lrr = run("mm", "small", "--tb-sched lrr");
+        assert!(lrr.kernels[0].dispatch.is_empty(), "LRR reports no dispatch figures");
     }
 
     /// The options that only some schemes take are refused by the others.

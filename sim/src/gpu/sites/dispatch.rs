@@ -44,4 +44,10 @@ pub trait DispatchUnit<'a> {
     fn launched(&mut self, g: &Grant, sm_slot: usize) {
         let _ = (g, sm_slot);
     }
+    /// What it reports of its kernel when the kernel leaves its slot (finished, killed or cut
+    /// by the run's end): the kernel report's `dispatch` (PAVER: its steals). Nothing by
+    /// default.
+    fn kernel_report(&mut self) -> std::collections::BTreeMap<String, serde_json::Value> {
+        Default::default()
+    }
 }
