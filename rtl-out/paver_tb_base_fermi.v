@@ -161,9 +161,6 @@ module paver_tb_base_fermi(clock,reset,start,groups,steal_mode,recipient_idle,ro
     localparam  one5 = 5'b1;
     localparam  div_end = 5'b10001;
     localparam  div_prep = 5'b10000;
-    localparam  zero_rb = 5'b0;
-    localparam  n_rb = 5'b1111;
-    localparam  one_rb = 5'b1;
     
     // Stub signals
     // verilator lint_off UNOPTFLAT
@@ -566,12 +563,24 @@ module paver_tb_base_fermi(clock,reset,start,groups,steal_mode,recipient_idle,ro
     reg  div__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [15:0] sum__d;
-    // verilator lint_on UNOPTFLAT
-    wire  [15:0] sum__q;
-    // verilator lint_off UNOPTFLAT
     reg  sum__clock;
     // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  sum__clear;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  sum__load;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [15:0] sum__load_value;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  sum__step;
+    // verilator lint_on UNOPTFLAT
+    wire  [15:0] sum__value;
+    // verilator lint_off UNUSEDSIGNAL
+    wire  [4:0] sum__remainder;
+    // verilator lint_on UNUSEDSIGNAL
     // verilator lint_off UNOPTFLAT
     reg  [15:0] max__d;
     // verilator lint_on UNOPTFLAT
@@ -585,13 +594,6 @@ module paver_tb_base_fermi(clock,reset,start,groups,steal_mode,recipient_idle,ro
     wire  [14:0] donor__q;
     // verilator lint_off UNOPTFLAT
     reg  donor__clock;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [4:0] rem__d;
-    // verilator lint_on UNOPTFLAT
-    wire  [4:0] rem__q;
-    // verilator lint_off UNOPTFLAT
-    reg  rem__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
     reg  queue__clock;
@@ -872,58 +874,13 @@ module paver_tb_base_fermi(clock,reset,start,groups,steal_mode,recipient_idle,ro
     reg  [15:0] tail_sel;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [15:0] w_of_0;
+    reg  [15:0] next_sel;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [15:0] w_of_1;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [15:0] w_of_2;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [15:0] w_of_3;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [15:0] w_of_4;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [15:0] w_of_5;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [15:0] w_of_6;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [15:0] w_of_7;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [15:0] w_of_8;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [15:0] w_of_9;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [15:0] w_of_10;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [15:0] w_of_11;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [15:0] w_of_12;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [15:0] w_of_13;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [15:0] w_of_14;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [14:0] col_w;
+    reg  [14:0] col_n;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
     reg  [14:0] col_t;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [4:0] div_t;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
     reg  [15:0] s_raw;
@@ -942,6 +899,15 @@ module paver_tb_base_fermi(clock,reset,start,groups,steal_mode,recipient_idle,ro
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
     reg  [15:0] cut;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  donor_empties;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [14:0] eq_plain;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [14:0] eq1;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
     reg  [15:0] n1_0;
@@ -1336,9 +1302,13 @@ module paver_tb_base_fermi(clock,reset,start,groups,steal_mode,recipient_idle,ro
         .clock(div__clock)
     );
     paver_tb_base_fermi__sum sum(
-        .d(sum__d),
-        .q(sum__q),
-        .clock(sum__clock)
+        .clock(sum__clock),
+        .clear(sum__clear),
+        .load(sum__load),
+        .load_value(sum__load_value),
+        .step(sum__step),
+        .value(sum__value),
+        .remainder(sum__remainder)
     );
     paver_tb_base_fermi__max max(
         .d(max__d),
@@ -1349,11 +1319,6 @@ module paver_tb_base_fermi(clock,reset,start,groups,steal_mode,recipient_idle,ro
         .d(donor__d),
         .q(donor__q),
         .clock(donor__clock)
-    );
-    paver_tb_base_fermi__rem rem(
-        .d(rem__d),
-        .q(rem__q),
-        .clock(rem__clock)
     );
     paver_tb_base_fermi__queue queue(
         .clock(queue__clock),
@@ -1425,10 +1390,8 @@ module paver_tb_base_fermi(clock,reset,start,groups,steal_mode,recipient_idle,ro
         need_reg__clock = clock;
         scan__clock = clock;
         div__clock = clock;
-        sum__clock = clock;
         max__clock = clock;
         donor__clock = clock;
-        rem__clock = clock;
         ntb_valid__d = ntb_valid__q;
         pend__d = pend__q;
         pend_group__d = pend_group__q;
@@ -1441,10 +1404,12 @@ module paver_tb_base_fermi(clock,reset,start,groups,steal_mode,recipient_idle,ro
         need_reg__d = need_reg__q;
         scan__d = scan__q;
         div__d = div__q;
-        sum__d = sum__q;
         max__d = max__q;
         donor__d = donor__q;
-        rem__d = rem__q;
+        sum__clock = clock;
+        sum__clear = 1'b0;
+        sum__load = 1'b0;
+        sum__step = 1'b0;
         next_0__clock = clock;
         next_0__d = next_0__q;
         tail_0__clock = clock;
@@ -1828,574 +1793,557 @@ module paver_tb_base_fermi(clock,reset,start,groups,steal_mode,recipient_idle,ro
         if (commit) begin
             sel = donor__q;
         end
-        w_of_0 = v_tail_0 - v_next_0;
-        w_of_1 = v_tail_1 - v_next_1;
-        w_of_2 = v_tail_2 - v_next_2;
-        w_of_3 = v_tail_3 - v_next_3;
-        w_of_4 = v_tail_4 - v_next_4;
-        w_of_5 = v_tail_5 - v_next_5;
-        w_of_6 = v_tail_6 - v_next_6;
-        w_of_7 = v_tail_7 - v_next_7;
-        w_of_8 = v_tail_8 - v_next_8;
-        w_of_9 = v_tail_9 - v_next_9;
-        w_of_10 = v_tail_10 - v_next_10;
-        w_of_11 = v_tail_11 - v_next_11;
-        w_of_12 = v_tail_12 - v_next_12;
-        w_of_13 = v_tail_13 - v_next_13;
-        w_of_14 = v_tail_14 - v_next_14;
-        w_sel = zero16;
+        next_sel = zero16;
         tail_sel = zero16;
-        col_w = zero_n;
+        col_n = zero_n;
         col_t = zero_n;
-        col_w[0] = sel[0] & w_of_0[0];
+        col_n[0] = sel[0] & v_next_0[0];
         col_t[0] = sel[0] & v_tail_0[0];
-        col_w[1] = sel[1] & w_of_1[0];
+        col_n[1] = sel[1] & v_next_1[0];
         col_t[1] = sel[1] & v_tail_1[0];
-        col_w[2] = sel[2] & w_of_2[0];
+        col_n[2] = sel[2] & v_next_2[0];
         col_t[2] = sel[2] & v_tail_2[0];
-        col_w[3] = sel[3] & w_of_3[0];
+        col_n[3] = sel[3] & v_next_3[0];
         col_t[3] = sel[3] & v_tail_3[0];
-        col_w[4] = sel[4] & w_of_4[0];
+        col_n[4] = sel[4] & v_next_4[0];
         col_t[4] = sel[4] & v_tail_4[0];
-        col_w[5] = sel[5] & w_of_5[0];
+        col_n[5] = sel[5] & v_next_5[0];
         col_t[5] = sel[5] & v_tail_5[0];
-        col_w[6] = sel[6] & w_of_6[0];
+        col_n[6] = sel[6] & v_next_6[0];
         col_t[6] = sel[6] & v_tail_6[0];
-        col_w[7] = sel[7] & w_of_7[0];
+        col_n[7] = sel[7] & v_next_7[0];
         col_t[7] = sel[7] & v_tail_7[0];
-        col_w[8] = sel[8] & w_of_8[0];
+        col_n[8] = sel[8] & v_next_8[0];
         col_t[8] = sel[8] & v_tail_8[0];
-        col_w[9] = sel[9] & w_of_9[0];
+        col_n[9] = sel[9] & v_next_9[0];
         col_t[9] = sel[9] & v_tail_9[0];
-        col_w[10] = sel[10] & w_of_10[0];
+        col_n[10] = sel[10] & v_next_10[0];
         col_t[10] = sel[10] & v_tail_10[0];
-        col_w[11] = sel[11] & w_of_11[0];
+        col_n[11] = sel[11] & v_next_11[0];
         col_t[11] = sel[11] & v_tail_11[0];
-        col_w[12] = sel[12] & w_of_12[0];
+        col_n[12] = sel[12] & v_next_12[0];
         col_t[12] = sel[12] & v_tail_12[0];
-        col_w[13] = sel[13] & w_of_13[0];
+        col_n[13] = sel[13] & v_next_13[0];
         col_t[13] = sel[13] & v_tail_13[0];
-        col_w[14] = sel[14] & w_of_14[0];
+        col_n[14] = sel[14] & v_next_14[0];
         col_t[14] = sel[14] & v_tail_14[0];
-        w_sel[0] = |col_w;
+        next_sel[0] = |col_n;
         tail_sel[0] = |col_t;
-        col_w = zero_n;
+        col_n = zero_n;
         col_t = zero_n;
-        col_w[0] = sel[0] & w_of_0[1];
+        col_n[0] = sel[0] & v_next_0[1];
         col_t[0] = sel[0] & v_tail_0[1];
-        col_w[1] = sel[1] & w_of_1[1];
+        col_n[1] = sel[1] & v_next_1[1];
         col_t[1] = sel[1] & v_tail_1[1];
-        col_w[2] = sel[2] & w_of_2[1];
+        col_n[2] = sel[2] & v_next_2[1];
         col_t[2] = sel[2] & v_tail_2[1];
-        col_w[3] = sel[3] & w_of_3[1];
+        col_n[3] = sel[3] & v_next_3[1];
         col_t[3] = sel[3] & v_tail_3[1];
-        col_w[4] = sel[4] & w_of_4[1];
+        col_n[4] = sel[4] & v_next_4[1];
         col_t[4] = sel[4] & v_tail_4[1];
-        col_w[5] = sel[5] & w_of_5[1];
+        col_n[5] = sel[5] & v_next_5[1];
         col_t[5] = sel[5] & v_tail_5[1];
-        col_w[6] = sel[6] & w_of_6[1];
+        col_n[6] = sel[6] & v_next_6[1];
         col_t[6] = sel[6] & v_tail_6[1];
-        col_w[7] = sel[7] & w_of_7[1];
+        col_n[7] = sel[7] & v_next_7[1];
         col_t[7] = sel[7] & v_tail_7[1];
-        col_w[8] = sel[8] & w_of_8[1];
+        col_n[8] = sel[8] & v_next_8[1];
         col_t[8] = sel[8] & v_tail_8[1];
-        col_w[9] = sel[9] & w_of_9[1];
+        col_n[9] = sel[9] & v_next_9[1];
         col_t[9] = sel[9] & v_tail_9[1];
-        col_w[10] = sel[10] & w_of_10[1];
+        col_n[10] = sel[10] & v_next_10[1];
         col_t[10] = sel[10] & v_tail_10[1];
-        col_w[11] = sel[11] & w_of_11[1];
+        col_n[11] = sel[11] & v_next_11[1];
         col_t[11] = sel[11] & v_tail_11[1];
-        col_w[12] = sel[12] & w_of_12[1];
+        col_n[12] = sel[12] & v_next_12[1];
         col_t[12] = sel[12] & v_tail_12[1];
-        col_w[13] = sel[13] & w_of_13[1];
+        col_n[13] = sel[13] & v_next_13[1];
         col_t[13] = sel[13] & v_tail_13[1];
-        col_w[14] = sel[14] & w_of_14[1];
+        col_n[14] = sel[14] & v_next_14[1];
         col_t[14] = sel[14] & v_tail_14[1];
-        w_sel[1] = |col_w;
+        next_sel[1] = |col_n;
         tail_sel[1] = |col_t;
-        col_w = zero_n;
+        col_n = zero_n;
         col_t = zero_n;
-        col_w[0] = sel[0] & w_of_0[2];
+        col_n[0] = sel[0] & v_next_0[2];
         col_t[0] = sel[0] & v_tail_0[2];
-        col_w[1] = sel[1] & w_of_1[2];
+        col_n[1] = sel[1] & v_next_1[2];
         col_t[1] = sel[1] & v_tail_1[2];
-        col_w[2] = sel[2] & w_of_2[2];
+        col_n[2] = sel[2] & v_next_2[2];
         col_t[2] = sel[2] & v_tail_2[2];
-        col_w[3] = sel[3] & w_of_3[2];
+        col_n[3] = sel[3] & v_next_3[2];
         col_t[3] = sel[3] & v_tail_3[2];
-        col_w[4] = sel[4] & w_of_4[2];
+        col_n[4] = sel[4] & v_next_4[2];
         col_t[4] = sel[4] & v_tail_4[2];
-        col_w[5] = sel[5] & w_of_5[2];
+        col_n[5] = sel[5] & v_next_5[2];
         col_t[5] = sel[5] & v_tail_5[2];
-        col_w[6] = sel[6] & w_of_6[2];
+        col_n[6] = sel[6] & v_next_6[2];
         col_t[6] = sel[6] & v_tail_6[2];
-        col_w[7] = sel[7] & w_of_7[2];
+        col_n[7] = sel[7] & v_next_7[2];
         col_t[7] = sel[7] & v_tail_7[2];
-        col_w[8] = sel[8] & w_of_8[2];
+        col_n[8] = sel[8] & v_next_8[2];
         col_t[8] = sel[8] & v_tail_8[2];
-        col_w[9] = sel[9] & w_of_9[2];
+        col_n[9] = sel[9] & v_next_9[2];
         col_t[9] = sel[9] & v_tail_9[2];
-        col_w[10] = sel[10] & w_of_10[2];
+        col_n[10] = sel[10] & v_next_10[2];
         col_t[10] = sel[10] & v_tail_10[2];
-        col_w[11] = sel[11] & w_of_11[2];
+        col_n[11] = sel[11] & v_next_11[2];
         col_t[11] = sel[11] & v_tail_11[2];
-        col_w[12] = sel[12] & w_of_12[2];
+        col_n[12] = sel[12] & v_next_12[2];
         col_t[12] = sel[12] & v_tail_12[2];
-        col_w[13] = sel[13] & w_of_13[2];
+        col_n[13] = sel[13] & v_next_13[2];
         col_t[13] = sel[13] & v_tail_13[2];
-        col_w[14] = sel[14] & w_of_14[2];
+        col_n[14] = sel[14] & v_next_14[2];
         col_t[14] = sel[14] & v_tail_14[2];
-        w_sel[2] = |col_w;
+        next_sel[2] = |col_n;
         tail_sel[2] = |col_t;
-        col_w = zero_n;
+        col_n = zero_n;
         col_t = zero_n;
-        col_w[0] = sel[0] & w_of_0[3];
+        col_n[0] = sel[0] & v_next_0[3];
         col_t[0] = sel[0] & v_tail_0[3];
-        col_w[1] = sel[1] & w_of_1[3];
+        col_n[1] = sel[1] & v_next_1[3];
         col_t[1] = sel[1] & v_tail_1[3];
-        col_w[2] = sel[2] & w_of_2[3];
+        col_n[2] = sel[2] & v_next_2[3];
         col_t[2] = sel[2] & v_tail_2[3];
-        col_w[3] = sel[3] & w_of_3[3];
+        col_n[3] = sel[3] & v_next_3[3];
         col_t[3] = sel[3] & v_tail_3[3];
-        col_w[4] = sel[4] & w_of_4[3];
+        col_n[4] = sel[4] & v_next_4[3];
         col_t[4] = sel[4] & v_tail_4[3];
-        col_w[5] = sel[5] & w_of_5[3];
+        col_n[5] = sel[5] & v_next_5[3];
         col_t[5] = sel[5] & v_tail_5[3];
-        col_w[6] = sel[6] & w_of_6[3];
+        col_n[6] = sel[6] & v_next_6[3];
         col_t[6] = sel[6] & v_tail_6[3];
-        col_w[7] = sel[7] & w_of_7[3];
+        col_n[7] = sel[7] & v_next_7[3];
         col_t[7] = sel[7] & v_tail_7[3];
-        col_w[8] = sel[8] & w_of_8[3];
+        col_n[8] = sel[8] & v_next_8[3];
         col_t[8] = sel[8] & v_tail_8[3];
-        col_w[9] = sel[9] & w_of_9[3];
+        col_n[9] = sel[9] & v_next_9[3];
         col_t[9] = sel[9] & v_tail_9[3];
-        col_w[10] = sel[10] & w_of_10[3];
+        col_n[10] = sel[10] & v_next_10[3];
         col_t[10] = sel[10] & v_tail_10[3];
-        col_w[11] = sel[11] & w_of_11[3];
+        col_n[11] = sel[11] & v_next_11[3];
         col_t[11] = sel[11] & v_tail_11[3];
-        col_w[12] = sel[12] & w_of_12[3];
+        col_n[12] = sel[12] & v_next_12[3];
         col_t[12] = sel[12] & v_tail_12[3];
-        col_w[13] = sel[13] & w_of_13[3];
+        col_n[13] = sel[13] & v_next_13[3];
         col_t[13] = sel[13] & v_tail_13[3];
-        col_w[14] = sel[14] & w_of_14[3];
+        col_n[14] = sel[14] & v_next_14[3];
         col_t[14] = sel[14] & v_tail_14[3];
-        w_sel[3] = |col_w;
+        next_sel[3] = |col_n;
         tail_sel[3] = |col_t;
-        col_w = zero_n;
+        col_n = zero_n;
         col_t = zero_n;
-        col_w[0] = sel[0] & w_of_0[4];
+        col_n[0] = sel[0] & v_next_0[4];
         col_t[0] = sel[0] & v_tail_0[4];
-        col_w[1] = sel[1] & w_of_1[4];
+        col_n[1] = sel[1] & v_next_1[4];
         col_t[1] = sel[1] & v_tail_1[4];
-        col_w[2] = sel[2] & w_of_2[4];
+        col_n[2] = sel[2] & v_next_2[4];
         col_t[2] = sel[2] & v_tail_2[4];
-        col_w[3] = sel[3] & w_of_3[4];
+        col_n[3] = sel[3] & v_next_3[4];
         col_t[3] = sel[3] & v_tail_3[4];
-        col_w[4] = sel[4] & w_of_4[4];
+        col_n[4] = sel[4] & v_next_4[4];
         col_t[4] = sel[4] & v_tail_4[4];
-        col_w[5] = sel[5] & w_of_5[4];
+        col_n[5] = sel[5] & v_next_5[4];
         col_t[5] = sel[5] & v_tail_5[4];
-        col_w[6] = sel[6] & w_of_6[4];
+        col_n[6] = sel[6] & v_next_6[4];
         col_t[6] = sel[6] & v_tail_6[4];
-        col_w[7] = sel[7] & w_of_7[4];
+        col_n[7] = sel[7] & v_next_7[4];
         col_t[7] = sel[7] & v_tail_7[4];
-        col_w[8] = sel[8] & w_of_8[4];
+        col_n[8] = sel[8] & v_next_8[4];
         col_t[8] = sel[8] & v_tail_8[4];
-        col_w[9] = sel[9] & w_of_9[4];
+        col_n[9] = sel[9] & v_next_9[4];
         col_t[9] = sel[9] & v_tail_9[4];
-        col_w[10] = sel[10] & w_of_10[4];
+        col_n[10] = sel[10] & v_next_10[4];
         col_t[10] = sel[10] & v_tail_10[4];
-        col_w[11] = sel[11] & w_of_11[4];
+        col_n[11] = sel[11] & v_next_11[4];
         col_t[11] = sel[11] & v_tail_11[4];
-        col_w[12] = sel[12] & w_of_12[4];
+        col_n[12] = sel[12] & v_next_12[4];
         col_t[12] = sel[12] & v_tail_12[4];
-        col_w[13] = sel[13] & w_of_13[4];
+        col_n[13] = sel[13] & v_next_13[4];
         col_t[13] = sel[13] & v_tail_13[4];
-        col_w[14] = sel[14] & w_of_14[4];
+        col_n[14] = sel[14] & v_next_14[4];
         col_t[14] = sel[14] & v_tail_14[4];
-        w_sel[4] = |col_w;
+        next_sel[4] = |col_n;
         tail_sel[4] = |col_t;
-        col_w = zero_n;
+        col_n = zero_n;
         col_t = zero_n;
-        col_w[0] = sel[0] & w_of_0[5];
+        col_n[0] = sel[0] & v_next_0[5];
         col_t[0] = sel[0] & v_tail_0[5];
-        col_w[1] = sel[1] & w_of_1[5];
+        col_n[1] = sel[1] & v_next_1[5];
         col_t[1] = sel[1] & v_tail_1[5];
-        col_w[2] = sel[2] & w_of_2[5];
+        col_n[2] = sel[2] & v_next_2[5];
         col_t[2] = sel[2] & v_tail_2[5];
-        col_w[3] = sel[3] & w_of_3[5];
+        col_n[3] = sel[3] & v_next_3[5];
         col_t[3] = sel[3] & v_tail_3[5];
-        col_w[4] = sel[4] & w_of_4[5];
+        col_n[4] = sel[4] & v_next_4[5];
         col_t[4] = sel[4] & v_tail_4[5];
-        col_w[5] = sel[5] & w_of_5[5];
+        col_n[5] = sel[5] & v_next_5[5];
         col_t[5] = sel[5] & v_tail_5[5];
-        col_w[6] = sel[6] & w_of_6[5];
+        col_n[6] = sel[6] & v_next_6[5];
         col_t[6] = sel[6] & v_tail_6[5];
-        col_w[7] = sel[7] & w_of_7[5];
+        col_n[7] = sel[7] & v_next_7[5];
         col_t[7] = sel[7] & v_tail_7[5];
-        col_w[8] = sel[8] & w_of_8[5];
+        col_n[8] = sel[8] & v_next_8[5];
         col_t[8] = sel[8] & v_tail_8[5];
-        col_w[9] = sel[9] & w_of_9[5];
+        col_n[9] = sel[9] & v_next_9[5];
         col_t[9] = sel[9] & v_tail_9[5];
-        col_w[10] = sel[10] & w_of_10[5];
+        col_n[10] = sel[10] & v_next_10[5];
         col_t[10] = sel[10] & v_tail_10[5];
-        col_w[11] = sel[11] & w_of_11[5];
+        col_n[11] = sel[11] & v_next_11[5];
         col_t[11] = sel[11] & v_tail_11[5];
-        col_w[12] = sel[12] & w_of_12[5];
+        col_n[12] = sel[12] & v_next_12[5];
         col_t[12] = sel[12] & v_tail_12[5];
-        col_w[13] = sel[13] & w_of_13[5];
+        col_n[13] = sel[13] & v_next_13[5];
         col_t[13] = sel[13] & v_tail_13[5];
-        col_w[14] = sel[14] & w_of_14[5];
+        col_n[14] = sel[14] & v_next_14[5];
         col_t[14] = sel[14] & v_tail_14[5];
-        w_sel[5] = |col_w;
+        next_sel[5] = |col_n;
         tail_sel[5] = |col_t;
-        col_w = zero_n;
+        col_n = zero_n;
         col_t = zero_n;
-        col_w[0] = sel[0] & w_of_0[6];
+        col_n[0] = sel[0] & v_next_0[6];
         col_t[0] = sel[0] & v_tail_0[6];
-        col_w[1] = sel[1] & w_of_1[6];
+        col_n[1] = sel[1] & v_next_1[6];
         col_t[1] = sel[1] & v_tail_1[6];
-        col_w[2] = sel[2] & w_of_2[6];
+        col_n[2] = sel[2] & v_next_2[6];
         col_t[2] = sel[2] & v_tail_2[6];
-        col_w[3] = sel[3] & w_of_3[6];
+        col_n[3] = sel[3] & v_next_3[6];
         col_t[3] = sel[3] & v_tail_3[6];
-        col_w[4] = sel[4] & w_of_4[6];
+        col_n[4] = sel[4] & v_next_4[6];
         col_t[4] = sel[4] & v_tail_4[6];
-        col_w[5] = sel[5] & w_of_5[6];
+        col_n[5] = sel[5] & v_next_5[6];
         col_t[5] = sel[5] & v_tail_5[6];
-        col_w[6] = sel[6] & w_of_6[6];
+        col_n[6] = sel[6] & v_next_6[6];
         col_t[6] = sel[6] & v_tail_6[6];
-        col_w[7] = sel[7] & w_of_7[6];
+        col_n[7] = sel[7] & v_next_7[6];
         col_t[7] = sel[7] & v_tail_7[6];
-        col_w[8] = sel[8] & w_of_8[6];
+        col_n[8] = sel[8] & v_next_8[6];
         col_t[8] = sel[8] & v_tail_8[6];
-        col_w[9] = sel[9] & w_of_9[6];
+        col_n[9] = sel[9] & v_next_9[6];
         col_t[9] = sel[9] & v_tail_9[6];
-        col_w[10] = sel[10] & w_of_10[6];
+        col_n[10] = sel[10] & v_next_10[6];
         col_t[10] = sel[10] & v_tail_10[6];
-        col_w[11] = sel[11] & w_of_11[6];
+        col_n[11] = sel[11] & v_next_11[6];
         col_t[11] = sel[11] & v_tail_11[6];
-        col_w[12] = sel[12] & w_of_12[6];
+        col_n[12] = sel[12] & v_next_12[6];
         col_t[12] = sel[12] & v_tail_12[6];
-        col_w[13] = sel[13] & w_of_13[6];
+        col_n[13] = sel[13] & v_next_13[6];
         col_t[13] = sel[13] & v_tail_13[6];
-        col_w[14] = sel[14] & w_of_14[6];
+        col_n[14] = sel[14] & v_next_14[6];
         col_t[14] = sel[14] & v_tail_14[6];
-        w_sel[6] = |col_w;
+        next_sel[6] = |col_n;
         tail_sel[6] = |col_t;
-        col_w = zero_n;
+        col_n = zero_n;
         col_t = zero_n;
-        col_w[0] = sel[0] & w_of_0[7];
+        col_n[0] = sel[0] & v_next_0[7];
         col_t[0] = sel[0] & v_tail_0[7];
-        col_w[1] = sel[1] & w_of_1[7];
+        col_n[1] = sel[1] & v_next_1[7];
         col_t[1] = sel[1] & v_tail_1[7];
-        col_w[2] = sel[2] & w_of_2[7];
+        col_n[2] = sel[2] & v_next_2[7];
         col_t[2] = sel[2] & v_tail_2[7];
-        col_w[3] = sel[3] & w_of_3[7];
+        col_n[3] = sel[3] & v_next_3[7];
         col_t[3] = sel[3] & v_tail_3[7];
-        col_w[4] = sel[4] & w_of_4[7];
+        col_n[4] = sel[4] & v_next_4[7];
         col_t[4] = sel[4] & v_tail_4[7];
-        col_w[5] = sel[5] & w_of_5[7];
+        col_n[5] = sel[5] & v_next_5[7];
         col_t[5] = sel[5] & v_tail_5[7];
-        col_w[6] = sel[6] & w_of_6[7];
+        col_n[6] = sel[6] & v_next_6[7];
         col_t[6] = sel[6] & v_tail_6[7];
-        col_w[7] = sel[7] & w_of_7[7];
+        col_n[7] = sel[7] & v_next_7[7];
         col_t[7] = sel[7] & v_tail_7[7];
-        col_w[8] = sel[8] & w_of_8[7];
+        col_n[8] = sel[8] & v_next_8[7];
         col_t[8] = sel[8] & v_tail_8[7];
-        col_w[9] = sel[9] & w_of_9[7];
+        col_n[9] = sel[9] & v_next_9[7];
         col_t[9] = sel[9] & v_tail_9[7];
-        col_w[10] = sel[10] & w_of_10[7];
+        col_n[10] = sel[10] & v_next_10[7];
         col_t[10] = sel[10] & v_tail_10[7];
-        col_w[11] = sel[11] & w_of_11[7];
+        col_n[11] = sel[11] & v_next_11[7];
         col_t[11] = sel[11] & v_tail_11[7];
-        col_w[12] = sel[12] & w_of_12[7];
+        col_n[12] = sel[12] & v_next_12[7];
         col_t[12] = sel[12] & v_tail_12[7];
-        col_w[13] = sel[13] & w_of_13[7];
+        col_n[13] = sel[13] & v_next_13[7];
         col_t[13] = sel[13] & v_tail_13[7];
-        col_w[14] = sel[14] & w_of_14[7];
+        col_n[14] = sel[14] & v_next_14[7];
         col_t[14] = sel[14] & v_tail_14[7];
-        w_sel[7] = |col_w;
+        next_sel[7] = |col_n;
         tail_sel[7] = |col_t;
-        col_w = zero_n;
+        col_n = zero_n;
         col_t = zero_n;
-        col_w[0] = sel[0] & w_of_0[8];
+        col_n[0] = sel[0] & v_next_0[8];
         col_t[0] = sel[0] & v_tail_0[8];
-        col_w[1] = sel[1] & w_of_1[8];
+        col_n[1] = sel[1] & v_next_1[8];
         col_t[1] = sel[1] & v_tail_1[8];
-        col_w[2] = sel[2] & w_of_2[8];
+        col_n[2] = sel[2] & v_next_2[8];
         col_t[2] = sel[2] & v_tail_2[8];
-        col_w[3] = sel[3] & w_of_3[8];
+        col_n[3] = sel[3] & v_next_3[8];
         col_t[3] = sel[3] & v_tail_3[8];
-        col_w[4] = sel[4] & w_of_4[8];
+        col_n[4] = sel[4] & v_next_4[8];
         col_t[4] = sel[4] & v_tail_4[8];
-        col_w[5] = sel[5] & w_of_5[8];
+        col_n[5] = sel[5] & v_next_5[8];
         col_t[5] = sel[5] & v_tail_5[8];
-        col_w[6] = sel[6] & w_of_6[8];
+        col_n[6] = sel[6] & v_next_6[8];
         col_t[6] = sel[6] & v_tail_6[8];
-        col_w[7] = sel[7] & w_of_7[8];
+        col_n[7] = sel[7] & v_next_7[8];
         col_t[7] = sel[7] & v_tail_7[8];
-        col_w[8] = sel[8] & w_of_8[8];
+        col_n[8] = sel[8] & v_next_8[8];
         col_t[8] = sel[8] & v_tail_8[8];
-        col_w[9] = sel[9] & w_of_9[8];
+        col_n[9] = sel[9] & v_next_9[8];
         col_t[9] = sel[9] & v_tail_9[8];
-        col_w[10] = sel[10] & w_of_10[8];
+        col_n[10] = sel[10] & v_next_10[8];
         col_t[10] = sel[10] & v_tail_10[8];
-        col_w[11] = sel[11] & w_of_11[8];
+        col_n[11] = sel[11] & v_next_11[8];
         col_t[11] = sel[11] & v_tail_11[8];
-        col_w[12] = sel[12] & w_of_12[8];
+        col_n[12] = sel[12] & v_next_12[8];
         col_t[12] = sel[12] & v_tail_12[8];
-        col_w[13] = sel[13] & w_of_13[8];
+        col_n[13] = sel[13] & v_next_13[8];
         col_t[13] = sel[13] & v_tail_13[8];
-        col_w[14] = sel[14] & w_of_14[8];
+        col_n[14] = sel[14] & v_next_14[8];
         col_t[14] = sel[14] & v_tail_14[8];
-        w_sel[8] = |col_w;
+        next_sel[8] = |col_n;
         tail_sel[8] = |col_t;
-        col_w = zero_n;
+        col_n = zero_n;
         col_t = zero_n;
-        col_w[0] = sel[0] & w_of_0[9];
+        col_n[0] = sel[0] & v_next_0[9];
         col_t[0] = sel[0] & v_tail_0[9];
-        col_w[1] = sel[1] & w_of_1[9];
+        col_n[1] = sel[1] & v_next_1[9];
         col_t[1] = sel[1] & v_tail_1[9];
-        col_w[2] = sel[2] & w_of_2[9];
+        col_n[2] = sel[2] & v_next_2[9];
         col_t[2] = sel[2] & v_tail_2[9];
-        col_w[3] = sel[3] & w_of_3[9];
+        col_n[3] = sel[3] & v_next_3[9];
         col_t[3] = sel[3] & v_tail_3[9];
-        col_w[4] = sel[4] & w_of_4[9];
+        col_n[4] = sel[4] & v_next_4[9];
         col_t[4] = sel[4] & v_tail_4[9];
-        col_w[5] = sel[5] & w_of_5[9];
+        col_n[5] = sel[5] & v_next_5[9];
         col_t[5] = sel[5] & v_tail_5[9];
-        col_w[6] = sel[6] & w_of_6[9];
+        col_n[6] = sel[6] & v_next_6[9];
         col_t[6] = sel[6] & v_tail_6[9];
-        col_w[7] = sel[7] & w_of_7[9];
+        col_n[7] = sel[7] & v_next_7[9];
         col_t[7] = sel[7] & v_tail_7[9];
-        col_w[8] = sel[8] & w_of_8[9];
+        col_n[8] = sel[8] & v_next_8[9];
         col_t[8] = sel[8] & v_tail_8[9];
-        col_w[9] = sel[9] & w_of_9[9];
+        col_n[9] = sel[9] & v_next_9[9];
         col_t[9] = sel[9] & v_tail_9[9];
-        col_w[10] = sel[10] & w_of_10[9];
+        col_n[10] = sel[10] & v_next_10[9];
         col_t[10] = sel[10] & v_tail_10[9];
-        col_w[11] = sel[11] & w_of_11[9];
+        col_n[11] = sel[11] & v_next_11[9];
         col_t[11] = sel[11] & v_tail_11[9];
-        col_w[12] = sel[12] & w_of_12[9];
+        col_n[12] = sel[12] & v_next_12[9];
         col_t[12] = sel[12] & v_tail_12[9];
-        col_w[13] = sel[13] & w_of_13[9];
+        col_n[13] = sel[13] & v_next_13[9];
         col_t[13] = sel[13] & v_tail_13[9];
-        col_w[14] = sel[14] & w_of_14[9];
+        col_n[14] = sel[14] & v_next_14[9];
         col_t[14] = sel[14] & v_tail_14[9];
-        w_sel[9] = |col_w;
+        next_sel[9] = |col_n;
         tail_sel[9] = |col_t;
-        col_w = zero_n;
+        col_n = zero_n;
         col_t = zero_n;
-        col_w[0] = sel[0] & w_of_0[10];
+        col_n[0] = sel[0] & v_next_0[10];
         col_t[0] = sel[0] & v_tail_0[10];
-        col_w[1] = sel[1] & w_of_1[10];
+        col_n[1] = sel[1] & v_next_1[10];
         col_t[1] = sel[1] & v_tail_1[10];
-        col_w[2] = sel[2] & w_of_2[10];
+        col_n[2] = sel[2] & v_next_2[10];
         col_t[2] = sel[2] & v_tail_2[10];
-        col_w[3] = sel[3] & w_of_3[10];
+        col_n[3] = sel[3] & v_next_3[10];
         col_t[3] = sel[3] & v_tail_3[10];
-        col_w[4] = sel[4] & w_of_4[10];
+        col_n[4] = sel[4] & v_next_4[10];
         col_t[4] = sel[4] & v_tail_4[10];
-        col_w[5] = sel[5] & w_of_5[10];
+        col_n[5] = sel[5] & v_next_5[10];
         col_t[5] = sel[5] & v_tail_5[10];
-        col_w[6] = sel[6] & w_of_6[10];
+        col_n[6] = sel[6] & v_next_6[10];
         col_t[6] = sel[6] & v_tail_6[10];
-        col_w[7] = sel[7] & w_of_7[10];
+        col_n[7] = sel[7] & v_next_7[10];
         col_t[7] = sel[7] & v_tail_7[10];
-        col_w[8] = sel[8] & w_of_8[10];
+        col_n[8] = sel[8] & v_next_8[10];
         col_t[8] = sel[8] & v_tail_8[10];
-        col_w[9] = sel[9] & w_of_9[10];
+        col_n[9] = sel[9] & v_next_9[10];
         col_t[9] = sel[9] & v_tail_9[10];
-        col_w[10] = sel[10] & w_of_10[10];
+        col_n[10] = sel[10] & v_next_10[10];
         col_t[10] = sel[10] & v_tail_10[10];
-        col_w[11] = sel[11] & w_of_11[10];
+        col_n[11] = sel[11] & v_next_11[10];
         col_t[11] = sel[11] & v_tail_11[10];
-        col_w[12] = sel[12] & w_of_12[10];
+        col_n[12] = sel[12] & v_next_12[10];
         col_t[12] = sel[12] & v_tail_12[10];
-        col_w[13] = sel[13] & w_of_13[10];
+        col_n[13] = sel[13] & v_next_13[10];
         col_t[13] = sel[13] & v_tail_13[10];
-        col_w[14] = sel[14] & w_of_14[10];
+        col_n[14] = sel[14] & v_next_14[10];
         col_t[14] = sel[14] & v_tail_14[10];
-        w_sel[10] = |col_w;
+        next_sel[10] = |col_n;
         tail_sel[10] = |col_t;
-        col_w = zero_n;
+        col_n = zero_n;
         col_t = zero_n;
-        col_w[0] = sel[0] & w_of_0[11];
+        col_n[0] = sel[0] & v_next_0[11];
         col_t[0] = sel[0] & v_tail_0[11];
-        col_w[1] = sel[1] & w_of_1[11];
+        col_n[1] = sel[1] & v_next_1[11];
         col_t[1] = sel[1] & v_tail_1[11];
-        col_w[2] = sel[2] & w_of_2[11];
+        col_n[2] = sel[2] & v_next_2[11];
         col_t[2] = sel[2] & v_tail_2[11];
-        col_w[3] = sel[3] & w_of_3[11];
+        col_n[3] = sel[3] & v_next_3[11];
         col_t[3] = sel[3] & v_tail_3[11];
-        col_w[4] = sel[4] & w_of_4[11];
+        col_n[4] = sel[4] & v_next_4[11];
         col_t[4] = sel[4] & v_tail_4[11];
-        col_w[5] = sel[5] & w_of_5[11];
+        col_n[5] = sel[5] & v_next_5[11];
         col_t[5] = sel[5] & v_tail_5[11];
-        col_w[6] = sel[6] & w_of_6[11];
+        col_n[6] = sel[6] & v_next_6[11];
         col_t[6] = sel[6] & v_tail_6[11];
-        col_w[7] = sel[7] & w_of_7[11];
+        col_n[7] = sel[7] & v_next_7[11];
         col_t[7] = sel[7] & v_tail_7[11];
-        col_w[8] = sel[8] & w_of_8[11];
+        col_n[8] = sel[8] & v_next_8[11];
         col_t[8] = sel[8] & v_tail_8[11];
-        col_w[9] = sel[9] & w_of_9[11];
+        col_n[9] = sel[9] & v_next_9[11];
         col_t[9] = sel[9] & v_tail_9[11];
-        col_w[10] = sel[10] & w_of_10[11];
+        col_n[10] = sel[10] & v_next_10[11];
         col_t[10] = sel[10] & v_tail_10[11];
-        col_w[11] = sel[11] & w_of_11[11];
+        col_n[11] = sel[11] & v_next_11[11];
         col_t[11] = sel[11] & v_tail_11[11];
-        col_w[12] = sel[12] & w_of_12[11];
+        col_n[12] = sel[12] & v_next_12[11];
         col_t[12] = sel[12] & v_tail_12[11];
-        col_w[13] = sel[13] & w_of_13[11];
+        col_n[13] = sel[13] & v_next_13[11];
         col_t[13] = sel[13] & v_tail_13[11];
-        col_w[14] = sel[14] & w_of_14[11];
+        col_n[14] = sel[14] & v_next_14[11];
         col_t[14] = sel[14] & v_tail_14[11];
-        w_sel[11] = |col_w;
+        next_sel[11] = |col_n;
         tail_sel[11] = |col_t;
-        col_w = zero_n;
+        col_n = zero_n;
         col_t = zero_n;
-        col_w[0] = sel[0] & w_of_0[12];
+        col_n[0] = sel[0] & v_next_0[12];
         col_t[0] = sel[0] & v_tail_0[12];
-        col_w[1] = sel[1] & w_of_1[12];
+        col_n[1] = sel[1] & v_next_1[12];
         col_t[1] = sel[1] & v_tail_1[12];
-        col_w[2] = sel[2] & w_of_2[12];
+        col_n[2] = sel[2] & v_next_2[12];
         col_t[2] = sel[2] & v_tail_2[12];
-        col_w[3] = sel[3] & w_of_3[12];
+        col_n[3] = sel[3] & v_next_3[12];
         col_t[3] = sel[3] & v_tail_3[12];
-        col_w[4] = sel[4] & w_of_4[12];
+        col_n[4] = sel[4] & v_next_4[12];
         col_t[4] = sel[4] & v_tail_4[12];
-        col_w[5] = sel[5] & w_of_5[12];
+        col_n[5] = sel[5] & v_next_5[12];
         col_t[5] = sel[5] & v_tail_5[12];
-        col_w[6] = sel[6] & w_of_6[12];
+        col_n[6] = sel[6] & v_next_6[12];
         col_t[6] = sel[6] & v_tail_6[12];
-        col_w[7] = sel[7] & w_of_7[12];
+        col_n[7] = sel[7] & v_next_7[12];
         col_t[7] = sel[7] & v_tail_7[12];
-        col_w[8] = sel[8] & w_of_8[12];
+        col_n[8] = sel[8] & v_next_8[12];
         col_t[8] = sel[8] & v_tail_8[12];
-        col_w[9] = sel[9] & w_of_9[12];
+        col_n[9] = sel[9] & v_next_9[12];
         col_t[9] = sel[9] & v_tail_9[12];
-        col_w[10] = sel[10] & w_of_10[12];
+        col_n[10] = sel[10] & v_next_10[12];
         col_t[10] = sel[10] & v_tail_10[12];
-        col_w[11] = sel[11] & w_of_11[12];
+        col_n[11] = sel[11] & v_next_11[12];
         col_t[11] = sel[11] & v_tail_11[12];
-        col_w[12] = sel[12] & w_of_12[12];
+        col_n[12] = sel[12] & v_next_12[12];
         col_t[12] = sel[12] & v_tail_12[12];
-        col_w[13] = sel[13] & w_of_13[12];
+        col_n[13] = sel[13] & v_next_13[12];
         col_t[13] = sel[13] & v_tail_13[12];
-        col_w[14] = sel[14] & w_of_14[12];
+        col_n[14] = sel[14] & v_next_14[12];
         col_t[14] = sel[14] & v_tail_14[12];
-        w_sel[12] = |col_w;
+        next_sel[12] = |col_n;
         tail_sel[12] = |col_t;
-        col_w = zero_n;
+        col_n = zero_n;
         col_t = zero_n;
-        col_w[0] = sel[0] & w_of_0[13];
+        col_n[0] = sel[0] & v_next_0[13];
         col_t[0] = sel[0] & v_tail_0[13];
-        col_w[1] = sel[1] & w_of_1[13];
+        col_n[1] = sel[1] & v_next_1[13];
         col_t[1] = sel[1] & v_tail_1[13];
-        col_w[2] = sel[2] & w_of_2[13];
+        col_n[2] = sel[2] & v_next_2[13];
         col_t[2] = sel[2] & v_tail_2[13];
-        col_w[3] = sel[3] & w_of_3[13];
+        col_n[3] = sel[3] & v_next_3[13];
         col_t[3] = sel[3] & v_tail_3[13];
-        col_w[4] = sel[4] & w_of_4[13];
+        col_n[4] = sel[4] & v_next_4[13];
         col_t[4] = sel[4] & v_tail_4[13];
-        col_w[5] = sel[5] & w_of_5[13];
+        col_n[5] = sel[5] & v_next_5[13];
         col_t[5] = sel[5] & v_tail_5[13];
-        col_w[6] = sel[6] & w_of_6[13];
+        col_n[6] = sel[6] & v_next_6[13];
         col_t[6] = sel[6] & v_tail_6[13];
-        col_w[7] = sel[7] & w_of_7[13];
+        col_n[7] = sel[7] & v_next_7[13];
         col_t[7] = sel[7] & v_tail_7[13];
-        col_w[8] = sel[8] & w_of_8[13];
+        col_n[8] = sel[8] & v_next_8[13];
         col_t[8] = sel[8] & v_tail_8[13];
-        col_w[9] = sel[9] & w_of_9[13];
+        col_n[9] = sel[9] & v_next_9[13];
         col_t[9] = sel[9] & v_tail_9[13];
-        col_w[10] = sel[10] & w_of_10[13];
+        col_n[10] = sel[10] & v_next_10[13];
         col_t[10] = sel[10] & v_tail_10[13];
-        col_w[11] = sel[11] & w_of_11[13];
+        col_n[11] = sel[11] & v_next_11[13];
         col_t[11] = sel[11] & v_tail_11[13];
-        col_w[12] = sel[12] & w_of_12[13];
+        col_n[12] = sel[12] & v_next_12[13];
         col_t[12] = sel[12] & v_tail_12[13];
-        col_w[13] = sel[13] & w_of_13[13];
+        col_n[13] = sel[13] & v_next_13[13];
         col_t[13] = sel[13] & v_tail_13[13];
-        col_w[14] = sel[14] & w_of_14[13];
+        col_n[14] = sel[14] & v_next_14[13];
         col_t[14] = sel[14] & v_tail_14[13];
-        w_sel[13] = |col_w;
+        next_sel[13] = |col_n;
         tail_sel[13] = |col_t;
-        col_w = zero_n;
+        col_n = zero_n;
         col_t = zero_n;
-        col_w[0] = sel[0] & w_of_0[14];
+        col_n[0] = sel[0] & v_next_0[14];
         col_t[0] = sel[0] & v_tail_0[14];
-        col_w[1] = sel[1] & w_of_1[14];
+        col_n[1] = sel[1] & v_next_1[14];
         col_t[1] = sel[1] & v_tail_1[14];
-        col_w[2] = sel[2] & w_of_2[14];
+        col_n[2] = sel[2] & v_next_2[14];
         col_t[2] = sel[2] & v_tail_2[14];
-        col_w[3] = sel[3] & w_of_3[14];
+        col_n[3] = sel[3] & v_next_3[14];
         col_t[3] = sel[3] & v_tail_3[14];
-        col_w[4] = sel[4] & w_of_4[14];
+        col_n[4] = sel[4] & v_next_4[14];
         col_t[4] = sel[4] & v_tail_4[14];
-        col_w[5] = sel[5] & w_of_5[14];
+        col_n[5] = sel[5] & v_next_5[14];
         col_t[5] = sel[5] & v_tail_5[14];
-        col_w[6] = sel[6] & w_of_6[14];
+        col_n[6] = sel[6] & v_next_6[14];
         col_t[6] = sel[6] & v_tail_6[14];
-        col_w[7] = sel[7] & w_of_7[14];
+        col_n[7] = sel[7] & v_next_7[14];
         col_t[7] = sel[7] & v_tail_7[14];
-        col_w[8] = sel[8] & w_of_8[14];
+        col_n[8] = sel[8] & v_next_8[14];
         col_t[8] = sel[8] & v_tail_8[14];
-        col_w[9] = sel[9] & w_of_9[14];
+        col_n[9] = sel[9] & v_next_9[14];
         col_t[9] = sel[9] & v_tail_9[14];
-        col_w[10] = sel[10] & w_of_10[14];
+        col_n[10] = sel[10] & v_next_10[14];
         col_t[10] = sel[10] & v_tail_10[14];
-        col_w[11] = sel[11] & w_of_11[14];
+        col_n[11] = sel[11] & v_next_11[14];
         col_t[11] = sel[11] & v_tail_11[14];
-        col_w[12] = sel[12] & w_of_12[14];
+        col_n[12] = sel[12] & v_next_12[14];
         col_t[12] = sel[12] & v_tail_12[14];
-        col_w[13] = sel[13] & w_of_13[14];
+        col_n[13] = sel[13] & v_next_13[14];
         col_t[13] = sel[13] & v_tail_13[14];
-        col_w[14] = sel[14] & w_of_14[14];
+        col_n[14] = sel[14] & v_next_14[14];
         col_t[14] = sel[14] & v_tail_14[14];
-        w_sel[14] = |col_w;
+        next_sel[14] = |col_n;
         tail_sel[14] = |col_t;
-        col_w = zero_n;
+        col_n = zero_n;
         col_t = zero_n;
-        col_w[0] = sel[0] & w_of_0[15];
+        col_n[0] = sel[0] & v_next_0[15];
         col_t[0] = sel[0] & v_tail_0[15];
-        col_w[1] = sel[1] & w_of_1[15];
+        col_n[1] = sel[1] & v_next_1[15];
         col_t[1] = sel[1] & v_tail_1[15];
-        col_w[2] = sel[2] & w_of_2[15];
+        col_n[2] = sel[2] & v_next_2[15];
         col_t[2] = sel[2] & v_tail_2[15];
-        col_w[3] = sel[3] & w_of_3[15];
+        col_n[3] = sel[3] & v_next_3[15];
         col_t[3] = sel[3] & v_tail_3[15];
-        col_w[4] = sel[4] & w_of_4[15];
+        col_n[4] = sel[4] & v_next_4[15];
         col_t[4] = sel[4] & v_tail_4[15];
-        col_w[5] = sel[5] & w_of_5[15];
+        col_n[5] = sel[5] & v_next_5[15];
         col_t[5] = sel[5] & v_tail_5[15];
-        col_w[6] = sel[6] & w_of_6[15];
+        col_n[6] = sel[6] & v_next_6[15];
         col_t[6] = sel[6] & v_tail_6[15];
-        col_w[7] = sel[7] & w_of_7[15];
+        col_n[7] = sel[7] & v_next_7[15];
         col_t[7] = sel[7] & v_tail_7[15];
-        col_w[8] = sel[8] & w_of_8[15];
+        col_n[8] = sel[8] & v_next_8[15];
         col_t[8] = sel[8] & v_tail_8[15];
-        col_w[9] = sel[9] & w_of_9[15];
+        col_n[9] = sel[9] & v_next_9[15];
         col_t[9] = sel[9] & v_tail_9[15];
-        col_w[10] = sel[10] & w_of_10[15];
+        col_n[10] = sel[10] & v_next_10[15];
         col_t[10] = sel[10] & v_tail_10[15];
-        col_w[11] = sel[11] & w_of_11[15];
+        col_n[11] = sel[11] & v_next_11[15];
         col_t[11] = sel[11] & v_tail_11[15];
-        col_w[12] = sel[12] & w_of_12[15];
+        col_n[12] = sel[12] & v_next_12[15];
         col_t[12] = sel[12] & v_tail_12[15];
-        col_w[13] = sel[13] & w_of_13[15];
+        col_n[13] = sel[13] & v_next_13[15];
         col_t[13] = sel[13] & v_tail_13[15];
-        col_w[14] = sel[14] & w_of_14[15];
+        col_n[14] = sel[14] & v_next_14[15];
         col_t[14] = sel[14] & v_tail_14[15];
-        w_sel[15] = |col_w;
+        next_sel[15] = |col_n;
         tail_sel[15] = |col_t;
-        div_t = (rem__q << sh1) | zero_rb;
-        if (sum__q[32'hf]) begin
-            div_t = (rem__q << sh1) | one_rb;
-        end
+        w_sel = tail_sel - next_sel;
+        sum__load_value = sum__value + w_sel;
         s_raw = zero16;
-        if (max__q > sum__q) begin
-            s_raw = max__q - sum__q;
+        if (max__q > sum__value) begin
+            s_raw = max__q - sum__value;
         end
         s_cnt = s_raw;
         need = s_raw;
@@ -2436,7 +2384,7 @@ module paver_tb_base_fermi(clock,reset,start,groups,steal_mode,recipient_idle,ro
             steal_count = s_reg__q;
         end
         if (scanning) begin
-            sum__d = sum__q + w_sel;
+            sum__load = 1'b1;
             if (~|(room & scan__q) & (w_sel > max__q)) begin
                 max__d = w_sel;
                 donor__d = scan__q;
@@ -2445,12 +2393,7 @@ module paver_tb_base_fermi(clock,reset,start,groups,steal_mode,recipient_idle,ro
         end
         if (running & ~scanning & ~prep & ~commit) begin
             div__d = div__q + one5;
-            sum__d = sum__q << sh1;
-            rem__d = div_t;
-            if (div_t >= n_rb) begin
-                sum__d = (sum__q << sh1) | one16;
-                rem__d = div_t - n_rb;
-            end
+            sum__step = 1'b1;
         end
         if (prep) begin
             div__d = div__q + one5;
@@ -2458,20 +2401,130 @@ module paver_tb_base_fermi(clock,reset,start,groups,steal_mode,recipient_idle,ro
         if (commit) begin
             scan__d = one_n;
             div__d = zero5;
-            sum__d = zero16;
+            sum__clear = 1'b1;
             max__d = zero16;
             donor__d = zero_n;
-            rem__d = zero_rb;
         end
         ntbv1 = v_ntb_valid & ~issue;
         pend1 = v_pend | queue__grant;
         pg1 = v_pend_group | queue__grant;
-        read = zero_n;
-        done_next = zero_n;
+        donor_empties = w_sel == s_reg__q;
+        eq_plain = zero_n;
         n1_0 = v_next_0;
         if (issue[0]) begin
             n1_0 = v_next_0 + one16;
         end
+        if (n1_0 == v_tail_0) begin
+            eq_plain = eq_plain | onehot_0;
+        end
+        n1_1 = v_next_1;
+        if (issue[1]) begin
+            n1_1 = v_next_1 + one16;
+        end
+        if (n1_1 == v_tail_1) begin
+            eq_plain = eq_plain | onehot_1;
+        end
+        n1_2 = v_next_2;
+        if (issue[2]) begin
+            n1_2 = v_next_2 + one16;
+        end
+        if (n1_2 == v_tail_2) begin
+            eq_plain = eq_plain | onehot_2;
+        end
+        n1_3 = v_next_3;
+        if (issue[3]) begin
+            n1_3 = v_next_3 + one16;
+        end
+        if (n1_3 == v_tail_3) begin
+            eq_plain = eq_plain | onehot_3;
+        end
+        n1_4 = v_next_4;
+        if (issue[4]) begin
+            n1_4 = v_next_4 + one16;
+        end
+        if (n1_4 == v_tail_4) begin
+            eq_plain = eq_plain | onehot_4;
+        end
+        n1_5 = v_next_5;
+        if (issue[5]) begin
+            n1_5 = v_next_5 + one16;
+        end
+        if (n1_5 == v_tail_5) begin
+            eq_plain = eq_plain | onehot_5;
+        end
+        n1_6 = v_next_6;
+        if (issue[6]) begin
+            n1_6 = v_next_6 + one16;
+        end
+        if (n1_6 == v_tail_6) begin
+            eq_plain = eq_plain | onehot_6;
+        end
+        n1_7 = v_next_7;
+        if (issue[7]) begin
+            n1_7 = v_next_7 + one16;
+        end
+        if (n1_7 == v_tail_7) begin
+            eq_plain = eq_plain | onehot_7;
+        end
+        n1_8 = v_next_8;
+        if (issue[8]) begin
+            n1_8 = v_next_8 + one16;
+        end
+        if (n1_8 == v_tail_8) begin
+            eq_plain = eq_plain | onehot_8;
+        end
+        n1_9 = v_next_9;
+        if (issue[9]) begin
+            n1_9 = v_next_9 + one16;
+        end
+        if (n1_9 == v_tail_9) begin
+            eq_plain = eq_plain | onehot_9;
+        end
+        n1_10 = v_next_10;
+        if (issue[10]) begin
+            n1_10 = v_next_10 + one16;
+        end
+        if (n1_10 == v_tail_10) begin
+            eq_plain = eq_plain | onehot_10;
+        end
+        n1_11 = v_next_11;
+        if (issue[11]) begin
+            n1_11 = v_next_11 + one16;
+        end
+        if (n1_11 == v_tail_11) begin
+            eq_plain = eq_plain | onehot_11;
+        end
+        n1_12 = v_next_12;
+        if (issue[12]) begin
+            n1_12 = v_next_12 + one16;
+        end
+        if (n1_12 == v_tail_12) begin
+            eq_plain = eq_plain | onehot_12;
+        end
+        n1_13 = v_next_13;
+        if (issue[13]) begin
+            n1_13 = v_next_13 + one16;
+        end
+        if (n1_13 == v_tail_13) begin
+            eq_plain = eq_plain | onehot_13;
+        end
+        n1_14 = v_next_14;
+        if (issue[14]) begin
+            n1_14 = v_next_14 + one16;
+        end
+        if (n1_14 == v_tail_14) begin
+            eq_plain = eq_plain | onehot_14;
+        end
+        eq1 = eq_plain;
+        if (fire) begin
+            eq1 = eq_plain & ~(donor__q | recipient__onehot);
+            if (donor_empties) begin
+                eq1 = eq1 | donor__q;
+                ntbv1 = ntbv1 & ~donor__q;
+            end
+        end
+        read = ~eq1 & ~ntbv1 & ~pend1;
+        done_next = eq1;
         t1_0 = v_tail_0;
         if (fire & donor__q[0]) begin
             t1_0 = cut;
@@ -2479,15 +2532,6 @@ module paver_tb_base_fermi(clock,reset,start,groups,steal_mode,recipient_idle,ro
         if (fire & recipient__onehot[0]) begin
             n1_0 = cut;
             t1_0 = tail_sel;
-        end
-        if (fire & donor__q[0] & (n1_0 == t1_0)) begin
-            ntbv1 = ntbv1 & ~onehot_0;
-        end
-        if ((n1_0 != t1_0) & ~ntbv1[0] & ~pend1[0]) begin
-            read = read | onehot_0;
-        end
-        if (n1_0 == t1_0) begin
-            done_next = done_next | onehot_0;
         end
         req_addr_0 = zero16;
         if (read[0]) begin
@@ -2499,10 +2543,6 @@ module paver_tb_base_fermi(clock,reset,start,groups,steal_mode,recipient_idle,ro
         next_0__d = n1_0;
         tail_0__d = t1_0;
         ntb_0__d = v_ntb_0;
-        n1_1 = v_next_1;
-        if (issue[1]) begin
-            n1_1 = v_next_1 + one16;
-        end
         t1_1 = v_tail_1;
         if (fire & donor__q[1]) begin
             t1_1 = cut;
@@ -2510,15 +2550,6 @@ module paver_tb_base_fermi(clock,reset,start,groups,steal_mode,recipient_idle,ro
         if (fire & recipient__onehot[1]) begin
             n1_1 = cut;
             t1_1 = tail_sel;
-        end
-        if (fire & donor__q[1] & (n1_1 == t1_1)) begin
-            ntbv1 = ntbv1 & ~onehot_1;
-        end
-        if ((n1_1 != t1_1) & ~ntbv1[1] & ~pend1[1]) begin
-            read = read | onehot_1;
-        end
-        if (n1_1 == t1_1) begin
-            done_next = done_next | onehot_1;
         end
         req_addr_1 = zero16;
         if (read[1]) begin
@@ -2530,10 +2561,6 @@ module paver_tb_base_fermi(clock,reset,start,groups,steal_mode,recipient_idle,ro
         next_1__d = n1_1;
         tail_1__d = t1_1;
         ntb_1__d = v_ntb_1;
-        n1_2 = v_next_2;
-        if (issue[2]) begin
-            n1_2 = v_next_2 + one16;
-        end
         t1_2 = v_tail_2;
         if (fire & donor__q[2]) begin
             t1_2 = cut;
@@ -2541,15 +2568,6 @@ module paver_tb_base_fermi(clock,reset,start,groups,steal_mode,recipient_idle,ro
         if (fire & recipient__onehot[2]) begin
             n1_2 = cut;
             t1_2 = tail_sel;
-        end
-        if (fire & donor__q[2] & (n1_2 == t1_2)) begin
-            ntbv1 = ntbv1 & ~onehot_2;
-        end
-        if ((n1_2 != t1_2) & ~ntbv1[2] & ~pend1[2]) begin
-            read = read | onehot_2;
-        end
-        if (n1_2 == t1_2) begin
-            done_next = done_next | onehot_2;
         end
         req_addr_2 = zero16;
         if (read[2]) begin
@@ -2561,10 +2579,6 @@ module paver_tb_base_fermi(clock,reset,start,groups,steal_mode,recipient_idle,ro
         next_2__d = n1_2;
         tail_2__d = t1_2;
         ntb_2__d = v_ntb_2;
-        n1_3 = v_next_3;
-        if (issue[3]) begin
-            n1_3 = v_next_3 + one16;
-        end
         t1_3 = v_tail_3;
         if (fire & donor__q[3]) begin
             t1_3 = cut;
@@ -2572,15 +2586,6 @@ module paver_tb_base_fermi(clock,reset,start,groups,steal_mode,recipient_idle,ro
         if (fire & recipient__onehot[3]) begin
             n1_3 = cut;
             t1_3 = tail_sel;
-        end
-        if (fire & donor__q[3] & (n1_3 == t1_3)) begin
-            ntbv1 = ntbv1 & ~onehot_3;
-        end
-        if ((n1_3 != t1_3) & ~ntbv1[3] & ~pend1[3]) begin
-            read = read | onehot_3;
-        end
-        if (n1_3 == t1_3) begin
-            done_next = done_next | onehot_3;
         end
         req_addr_3 = zero16;
         if (read[3]) begin
@@ -2592,10 +2597,6 @@ module paver_tb_base_fermi(clock,reset,start,groups,steal_mode,recipient_idle,ro
         next_3__d = n1_3;
         tail_3__d = t1_3;
         ntb_3__d = v_ntb_3;
-        n1_4 = v_next_4;
-        if (issue[4]) begin
-            n1_4 = v_next_4 + one16;
-        end
         t1_4 = v_tail_4;
         if (fire & donor__q[4]) begin
             t1_4 = cut;
@@ -2603,15 +2604,6 @@ module paver_tb_base_fermi(clock,reset,start,groups,steal_mode,recipient_idle,ro
         if (fire & recipient__onehot[4]) begin
             n1_4 = cut;
             t1_4 = tail_sel;
-        end
-        if (fire & donor__q[4] & (n1_4 == t1_4)) begin
-            ntbv1 = ntbv1 & ~onehot_4;
-        end
-        if ((n1_4 != t1_4) & ~ntbv1[4] & ~pend1[4]) begin
-            read = read | onehot_4;
-        end
-        if (n1_4 == t1_4) begin
-            done_next = done_next | onehot_4;
         end
         req_addr_4 = zero16;
         if (read[4]) begin
@@ -2623,10 +2615,6 @@ module paver_tb_base_fermi(clock,reset,start,groups,steal_mode,recipient_idle,ro
         next_4__d = n1_4;
         tail_4__d = t1_4;
         ntb_4__d = v_ntb_4;
-        n1_5 = v_next_5;
-        if (issue[5]) begin
-            n1_5 = v_next_5 + one16;
-        end
         t1_5 = v_tail_5;
         if (fire & donor__q[5]) begin
             t1_5 = cut;
@@ -2634,15 +2622,6 @@ module paver_tb_base_fermi(clock,reset,start,groups,steal_mode,recipient_idle,ro
         if (fire & recipient__onehot[5]) begin
             n1_5 = cut;
             t1_5 = tail_sel;
-        end
-        if (fire & donor__q[5] & (n1_5 == t1_5)) begin
-            ntbv1 = ntbv1 & ~onehot_5;
-        end
-        if ((n1_5 != t1_5) & ~ntbv1[5] & ~pend1[5]) begin
-            read = read | onehot_5;
-        end
-        if (n1_5 == t1_5) begin
-            done_next = done_next | onehot_5;
         end
         req_addr_5 = zero16;
         if (read[5]) begin
@@ -2654,10 +2633,6 @@ module paver_tb_base_fermi(clock,reset,start,groups,steal_mode,recipient_idle,ro
         next_5__d = n1_5;
         tail_5__d = t1_5;
         ntb_5__d = v_ntb_5;
-        n1_6 = v_next_6;
-        if (issue[6]) begin
-            n1_6 = v_next_6 + one16;
-        end
         t1_6 = v_tail_6;
         if (fire & donor__q[6]) begin
             t1_6 = cut;
@@ -2665,15 +2640,6 @@ module paver_tb_base_fermi(clock,reset,start,groups,steal_mode,recipient_idle,ro
         if (fire & recipient__onehot[6]) begin
             n1_6 = cut;
             t1_6 = tail_sel;
-        end
-        if (fire & donor__q[6] & (n1_6 == t1_6)) begin
-            ntbv1 = ntbv1 & ~onehot_6;
-        end
-        if ((n1_6 != t1_6) & ~ntbv1[6] & ~pend1[6]) begin
-            read = read | onehot_6;
-        end
-        if (n1_6 == t1_6) begin
-            done_next = done_next | onehot_6;
         end
         req_addr_6 = zero16;
         if (read[6]) begin
@@ -2685,10 +2651,6 @@ module paver_tb_base_fermi(clock,reset,start,groups,steal_mode,recipient_idle,ro
         next_6__d = n1_6;
         tail_6__d = t1_6;
         ntb_6__d = v_ntb_6;
-        n1_7 = v_next_7;
-        if (issue[7]) begin
-            n1_7 = v_next_7 + one16;
-        end
         t1_7 = v_tail_7;
         if (fire & donor__q[7]) begin
             t1_7 = cut;
@@ -2696,15 +2658,6 @@ module paver_tb_base_fermi(clock,reset,start,groups,steal_mode,recipient_idle,ro
         if (fire & recipient__onehot[7]) begin
             n1_7 = cut;
             t1_7 = tail_sel;
-        end
-        if (fire & donor__q[7] & (n1_7 == t1_7)) begin
-            ntbv1 = ntbv1 & ~onehot_7;
-        end
-        if ((n1_7 != t1_7) & ~ntbv1[7] & ~pend1[7]) begin
-            read = read | onehot_7;
-        end
-        if (n1_7 == t1_7) begin
-            done_next = done_next | onehot_7;
         end
         req_addr_7 = zero16;
         if (read[7]) begin
@@ -2716,10 +2669,6 @@ module paver_tb_base_fermi(clock,reset,start,groups,steal_mode,recipient_idle,ro
         next_7__d = n1_7;
         tail_7__d = t1_7;
         ntb_7__d = v_ntb_7;
-        n1_8 = v_next_8;
-        if (issue[8]) begin
-            n1_8 = v_next_8 + one16;
-        end
         t1_8 = v_tail_8;
         if (fire & donor__q[8]) begin
             t1_8 = cut;
@@ -2727,15 +2676,6 @@ module paver_tb_base_fermi(clock,reset,start,groups,steal_mode,recipient_idle,ro
         if (fire & recipient__onehot[8]) begin
             n1_8 = cut;
             t1_8 = tail_sel;
-        end
-        if (fire & donor__q[8] & (n1_8 == t1_8)) begin
-            ntbv1 = ntbv1 & ~onehot_8;
-        end
-        if ((n1_8 != t1_8) & ~ntbv1[8] & ~pend1[8]) begin
-            read = read | onehot_8;
-        end
-        if (n1_8 == t1_8) begin
-            done_next = done_next | onehot_8;
         end
         req_addr_8 = zero16;
         if (read[8]) begin
@@ -2747,10 +2687,6 @@ module paver_tb_base_fermi(clock,reset,start,groups,steal_mode,recipient_idle,ro
         next_8__d = n1_8;
         tail_8__d = t1_8;
         ntb_8__d = v_ntb_8;
-        n1_9 = v_next_9;
-        if (issue[9]) begin
-            n1_9 = v_next_9 + one16;
-        end
         t1_9 = v_tail_9;
         if (fire & donor__q[9]) begin
             t1_9 = cut;
@@ -2758,15 +2694,6 @@ module paver_tb_base_fermi(clock,reset,start,groups,steal_mode,recipient_idle,ro
         if (fire & recipient__onehot[9]) begin
             n1_9 = cut;
             t1_9 = tail_sel;
-        end
-        if (fire & donor__q[9] & (n1_9 == t1_9)) begin
-            ntbv1 = ntbv1 & ~onehot_9;
-        end
-        if ((n1_9 != t1_9) & ~ntbv1[9] & ~pend1[9]) begin
-            read = read | onehot_9;
-        end
-        if (n1_9 == t1_9) begin
-            done_next = done_next | onehot_9;
         end
         req_addr_9 = zero16;
         if (read[9]) begin
@@ -2778,10 +2705,6 @@ module paver_tb_base_fermi(clock,reset,start,groups,steal_mode,recipient_idle,ro
         next_9__d = n1_9;
         tail_9__d = t1_9;
         ntb_9__d = v_ntb_9;
-        n1_10 = v_next_10;
-        if (issue[10]) begin
-            n1_10 = v_next_10 + one16;
-        end
         t1_10 = v_tail_10;
         if (fire & donor__q[10]) begin
             t1_10 = cut;
@@ -2789,15 +2712,6 @@ module paver_tb_base_fermi(clock,reset,start,groups,steal_mode,recipient_idle,ro
         if (fire & recipient__onehot[10]) begin
             n1_10 = cut;
             t1_10 = tail_sel;
-        end
-        if (fire & donor__q[10] & (n1_10 == t1_10)) begin
-            ntbv1 = ntbv1 & ~onehot_10;
-        end
-        if ((n1_10 != t1_10) & ~ntbv1[10] & ~pend1[10]) begin
-            read = read | onehot_10;
-        end
-        if (n1_10 == t1_10) begin
-            done_next = done_next | onehot_10;
         end
         req_addr_10 = zero16;
         if (read[10]) begin
@@ -2809,10 +2723,6 @@ module paver_tb_base_fermi(clock,reset,start,groups,steal_mode,recipient_idle,ro
         next_10__d = n1_10;
         tail_10__d = t1_10;
         ntb_10__d = v_ntb_10;
-        n1_11 = v_next_11;
-        if (issue[11]) begin
-            n1_11 = v_next_11 + one16;
-        end
         t1_11 = v_tail_11;
         if (fire & donor__q[11]) begin
             t1_11 = cut;
@@ -2820,15 +2730,6 @@ module paver_tb_base_fermi(clock,reset,start,groups,steal_mode,recipient_idle,ro
         if (fire & recipient__onehot[11]) begin
             n1_11 = cut;
             t1_11 = tail_sel;
-        end
-        if (fire & donor__q[11] & (n1_11 == t1_11)) begin
-            ntbv1 = ntbv1 & ~onehot_11;
-        end
-        if ((n1_11 != t1_11) & ~ntbv1[11] & ~pend1[11]) begin
-            read = read | onehot_11;
-        end
-        if (n1_11 == t1_11) begin
-            done_next = done_next | onehot_11;
         end
         req_addr_11 = zero16;
         if (read[11]) begin
@@ -2840,10 +2741,6 @@ module paver_tb_base_fermi(clock,reset,start,groups,steal_mode,recipient_idle,ro
         next_11__d = n1_11;
         tail_11__d = t1_11;
         ntb_11__d = v_ntb_11;
-        n1_12 = v_next_12;
-        if (issue[12]) begin
-            n1_12 = v_next_12 + one16;
-        end
         t1_12 = v_tail_12;
         if (fire & donor__q[12]) begin
             t1_12 = cut;
@@ -2851,15 +2748,6 @@ module paver_tb_base_fermi(clock,reset,start,groups,steal_mode,recipient_idle,ro
         if (fire & recipient__onehot[12]) begin
             n1_12 = cut;
             t1_12 = tail_sel;
-        end
-        if (fire & donor__q[12] & (n1_12 == t1_12)) begin
-            ntbv1 = ntbv1 & ~onehot_12;
-        end
-        if ((n1_12 != t1_12) & ~ntbv1[12] & ~pend1[12]) begin
-            read = read | onehot_12;
-        end
-        if (n1_12 == t1_12) begin
-            done_next = done_next | onehot_12;
         end
         req_addr_12 = zero16;
         if (read[12]) begin
@@ -2871,10 +2759,6 @@ module paver_tb_base_fermi(clock,reset,start,groups,steal_mode,recipient_idle,ro
         next_12__d = n1_12;
         tail_12__d = t1_12;
         ntb_12__d = v_ntb_12;
-        n1_13 = v_next_13;
-        if (issue[13]) begin
-            n1_13 = v_next_13 + one16;
-        end
         t1_13 = v_tail_13;
         if (fire & donor__q[13]) begin
             t1_13 = cut;
@@ -2882,15 +2766,6 @@ module paver_tb_base_fermi(clock,reset,start,groups,steal_mode,recipient_idle,ro
         if (fire & recipient__onehot[13]) begin
             n1_13 = cut;
             t1_13 = tail_sel;
-        end
-        if (fire & donor__q[13] & (n1_13 == t1_13)) begin
-            ntbv1 = ntbv1 & ~onehot_13;
-        end
-        if ((n1_13 != t1_13) & ~ntbv1[13] & ~pend1[13]) begin
-            read = read | onehot_13;
-        end
-        if (n1_13 == t1_13) begin
-            done_next = done_next | onehot_13;
         end
         req_addr_13 = zero16;
         if (read[13]) begin
@@ -2902,10 +2777,6 @@ module paver_tb_base_fermi(clock,reset,start,groups,steal_mode,recipient_idle,ro
         next_13__d = n1_13;
         tail_13__d = t1_13;
         ntb_13__d = v_ntb_13;
-        n1_14 = v_next_14;
-        if (issue[14]) begin
-            n1_14 = v_next_14 + one16;
-        end
         t1_14 = v_tail_14;
         if (fire & donor__q[14]) begin
             t1_14 = cut;
@@ -2913,15 +2784,6 @@ module paver_tb_base_fermi(clock,reset,start,groups,steal_mode,recipient_idle,ro
         if (fire & recipient__onehot[14]) begin
             n1_14 = cut;
             t1_14 = tail_sel;
-        end
-        if (fire & donor__q[14] & (n1_14 == t1_14)) begin
-            ntbv1 = ntbv1 & ~onehot_14;
-        end
-        if ((n1_14 != t1_14) & ~ntbv1[14] & ~pend1[14]) begin
-            read = read | onehot_14;
-        end
-        if (n1_14 == t1_14) begin
-            done_next = done_next | onehot_14;
         end
         req_addr_14 = zero16;
         if (read[14]) begin
@@ -2993,10 +2855,9 @@ module paver_tb_base_fermi(clock,reset,start,groups,steal_mode,recipient_idle,ro
             pend_group__d = zero_n;
             scan__d = one_n;
             div__d = zero5;
-            sum__d = zero16;
+            sum__clear = 1'b1;
             max__d = zero16;
             donor__d = zero_n;
-            rem__d = zero_rb;
             mode__d = zero2;
             ridle__d = 1'b0;
             qempty__d = 1'b1;
@@ -5710,25 +5571,6 @@ module paver_tb_base_fermi__recipient__masked(req,valid,onehot,index);
     
 endmodule // paver_tb_base_fermi__recipient__masked
 
-// paver_tb_base_fermi__rem: a register (rust-hdl DFF), field `rem` of `paver_tb_base_fermi`; 1 instance.
-module paver_tb_base_fermi__rem(d,q,clock);
-    
-    // Module arguments
-    input wire  [4:0] d;
-    output reg  [4:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 5'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // paver_tb_base_fermi__rem
-
 // paver_tb_base_fermi__ridle: a register (rust-hdl DFF), field `ridle` of `paver_tb_base_fermi`; 1 instance.
 module paver_tb_base_fermi__ridle(d,q,clock);
     
@@ -5786,8 +5628,103 @@ module paver_tb_base_fermi__scan(d,q,clock);
           
 endmodule // paver_tb_base_fermi__scan
 
-// paver_tb_base_fermi__sum: a register (rust-hdl DFF), field `sum` of `paver_tb_base_fermi`; 1 instance.
-module paver_tb_base_fermi__sum(d,q,clock);
+// paver_tb_base_fermi__sum: a sub-block, field `sum` of `paver_tb_base_fermi`; 1 instance.
+module paver_tb_base_fermi__sum(clock,clear,load,load_value,step,value,remainder);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  clear;
+    input wire  load;
+    input wire  [15:0] load_value;
+    input wire  step;
+    output reg  [15:0] value;
+    output reg  [4:0] remainder;
+    
+    // Constant declarations
+    localparam  divisor = 5'b1111;
+    localparam  top = 8'hf;
+    localparam  one_w = 16'h1;
+    localparam  one_r = 5'b1;
+    localparam  zero_r = 5'b0;
+    localparam  zero_w = 16'h0;
+    localparam  sh1 = 8'h1;
+    
+    // Stub signals
+    reg  [15:0] word__d;
+    wire  [15:0] word__q;
+    reg  word__clock;
+    reg  [4:0] rem__d;
+    wire  [4:0] rem__q;
+    reg  rem__clock;
+    
+    // Local signals
+    reg  [4:0] shifted;
+    
+    // Sub module instances
+    paver_tb_base_fermi__sum__word word(
+        .d(word__d),
+        .q(word__q),
+        .clock(word__clock)
+    );
+    paver_tb_base_fermi__sum__rem rem(
+        .d(rem__d),
+        .q(rem__q),
+        .clock(rem__clock)
+    );
+    
+    // Update code
+    always @(*) begin
+        word__clock = clock;
+        rem__clock = clock;
+        word__d = word__q;
+        rem__d = rem__q;
+        shifted = rem__q << sh1;
+        if (|(word__q >> top)) begin
+            shifted = (rem__q << sh1) | one_r;
+        end
+        if (step) begin
+            word__d = word__q << sh1;
+            rem__d = shifted;
+            if (shifted >= divisor) begin
+                word__d = (word__q << sh1) | one_w;
+                rem__d = shifted - divisor;
+            end
+        end
+        if (load) begin
+            word__d = load_value;
+            rem__d = zero_r;
+        end
+        if (clear) begin
+            word__d = zero_w;
+            rem__d = zero_r;
+        end
+        value = word__q;
+        remainder = rem__q;
+    end
+    
+endmodule // paver_tb_base_fermi__sum
+
+// paver_tb_base_fermi__sum__rem: a register (rust-hdl DFF), field `sum.rem` of `paver_tb_base_fermi`; 1 instance.
+module paver_tb_base_fermi__sum__rem(d,q,clock);
+    
+    // Module arguments
+    input wire  [4:0] d;
+    output reg  [4:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 5'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // paver_tb_base_fermi__sum__rem
+
+// paver_tb_base_fermi__sum__word: a register (rust-hdl DFF), field `sum.word` of `paver_tb_base_fermi`; 1 instance.
+module paver_tb_base_fermi__sum__word(d,q,clock);
     
     // Module arguments
     input wire  [15:0] d;
@@ -5803,7 +5740,7 @@ module paver_tb_base_fermi__sum(d,q,clock);
        q <= d;
     end
           
-endmodule // paver_tb_base_fermi__sum
+endmodule // paver_tb_base_fermi__sum__word
 
 // paver_tb_base_fermi__tail: a register (rust-hdl DFF), field `tail` of `paver_tb_base_fermi`; 15 instances (one per array element).
 module paver_tb_base_fermi__tail(d,q,clock);

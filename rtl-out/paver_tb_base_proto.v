@@ -84,9 +84,6 @@ module paver_tb_base_proto(clock,reset,start,groups,steal_mode,recipient_idle,ro
     localparam  one5 = 5'b1;
     localparam  div_end = 5'b10001;
     localparam  div_prep = 5'b10000;
-    localparam  zero_rb = 3'b0;
-    localparam  n_rb = 3'b100;
-    localparam  one_rb = 3'b1;
     
     // Stub signals
     // verilator lint_off UNOPTFLAT
@@ -258,12 +255,24 @@ module paver_tb_base_proto(clock,reset,start,groups,steal_mode,recipient_idle,ro
     reg  div__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [15:0] sum__d;
-    // verilator lint_on UNOPTFLAT
-    wire  [15:0] sum__q;
-    // verilator lint_off UNOPTFLAT
     reg  sum__clock;
     // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  sum__clear;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  sum__load;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [15:0] sum__load_value;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  sum__step;
+    // verilator lint_on UNOPTFLAT
+    wire  [15:0] sum__value;
+    // verilator lint_off UNUSEDSIGNAL
+    wire  [2:0] sum__remainder;
+    // verilator lint_on UNUSEDSIGNAL
     // verilator lint_off UNOPTFLAT
     reg  [15:0] max__d;
     // verilator lint_on UNOPTFLAT
@@ -277,13 +286,6 @@ module paver_tb_base_proto(clock,reset,start,groups,steal_mode,recipient_idle,ro
     wire  [3:0] donor__q;
     // verilator lint_off UNOPTFLAT
     reg  donor__clock;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [2:0] rem__d;
-    // verilator lint_on UNOPTFLAT
-    wire  [2:0] rem__q;
-    // verilator lint_off UNOPTFLAT
-    reg  rem__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
     reg  queue__clock;
@@ -421,25 +423,13 @@ module paver_tb_base_proto(clock,reset,start,groups,steal_mode,recipient_idle,ro
     reg  [15:0] tail_sel;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [15:0] w_of_0;
+    reg  [15:0] next_sel;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [15:0] w_of_1;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [15:0] w_of_2;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [15:0] w_of_3;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [3:0] col_w;
+    reg  [3:0] col_n;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
     reg  [3:0] col_t;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [2:0] div_t;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
     reg  [15:0] s_raw;
@@ -458,6 +448,15 @@ module paver_tb_base_proto(clock,reset,start,groups,steal_mode,recipient_idle,ro
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
     reg  [15:0] cut;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  donor_empties;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [3:0] eq_plain;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [3:0] eq1;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
     reg  [15:0] n1_0;
@@ -621,9 +620,13 @@ module paver_tb_base_proto(clock,reset,start,groups,steal_mode,recipient_idle,ro
         .clock(div__clock)
     );
     paver_tb_base_proto__sum sum(
-        .d(sum__d),
-        .q(sum__q),
-        .clock(sum__clock)
+        .clock(sum__clock),
+        .clear(sum__clear),
+        .load(sum__load),
+        .load_value(sum__load_value),
+        .step(sum__step),
+        .value(sum__value),
+        .remainder(sum__remainder)
     );
     paver_tb_base_proto__max max(
         .d(max__d),
@@ -634,11 +637,6 @@ module paver_tb_base_proto(clock,reset,start,groups,steal_mode,recipient_idle,ro
         .d(donor__d),
         .q(donor__q),
         .clock(donor__clock)
-    );
-    paver_tb_base_proto__rem rem(
-        .d(rem__d),
-        .q(rem__q),
-        .clock(rem__clock)
     );
     paver_tb_base_proto__queue queue(
         .clock(queue__clock),
@@ -688,10 +686,8 @@ module paver_tb_base_proto(clock,reset,start,groups,steal_mode,recipient_idle,ro
         need_reg__clock = clock;
         scan__clock = clock;
         div__clock = clock;
-        sum__clock = clock;
         max__clock = clock;
         donor__clock = clock;
-        rem__clock = clock;
         ntb_valid__d = ntb_valid__q;
         pend__d = pend__q;
         pend_group__d = pend_group__q;
@@ -704,10 +700,12 @@ module paver_tb_base_proto(clock,reset,start,groups,steal_mode,recipient_idle,ro
         need_reg__d = need_reg__q;
         scan__d = scan__q;
         div__d = div__q;
-        sum__d = sum__q;
         max__d = max__q;
         donor__d = donor__q;
-        rem__d = rem__q;
+        sum__clock = clock;
+        sum__clear = 1'b0;
+        sum__load = 1'b0;
+        sum__step = 1'b0;
         next_0__clock = clock;
         next_0__d = next_0__q;
         tail_0__clock = clock;
@@ -838,211 +836,205 @@ module paver_tb_base_proto(clock,reset,start,groups,steal_mode,recipient_idle,ro
         if (commit) begin
             sel = donor__q;
         end
-        w_of_0 = v_tail_0 - v_next_0;
-        w_of_1 = v_tail_1 - v_next_1;
-        w_of_2 = v_tail_2 - v_next_2;
-        w_of_3 = v_tail_3 - v_next_3;
-        w_sel = zero16;
+        next_sel = zero16;
         tail_sel = zero16;
-        col_w = zero_n;
+        col_n = zero_n;
         col_t = zero_n;
-        col_w[0] = sel[0] & w_of_0[0];
+        col_n[0] = sel[0] & v_next_0[0];
         col_t[0] = sel[0] & v_tail_0[0];
-        col_w[1] = sel[1] & w_of_1[0];
+        col_n[1] = sel[1] & v_next_1[0];
         col_t[1] = sel[1] & v_tail_1[0];
-        col_w[2] = sel[2] & w_of_2[0];
+        col_n[2] = sel[2] & v_next_2[0];
         col_t[2] = sel[2] & v_tail_2[0];
-        col_w[3] = sel[3] & w_of_3[0];
+        col_n[3] = sel[3] & v_next_3[0];
         col_t[3] = sel[3] & v_tail_3[0];
-        w_sel[0] = |col_w;
+        next_sel[0] = |col_n;
         tail_sel[0] = |col_t;
-        col_w = zero_n;
+        col_n = zero_n;
         col_t = zero_n;
-        col_w[0] = sel[0] & w_of_0[1];
+        col_n[0] = sel[0] & v_next_0[1];
         col_t[0] = sel[0] & v_tail_0[1];
-        col_w[1] = sel[1] & w_of_1[1];
+        col_n[1] = sel[1] & v_next_1[1];
         col_t[1] = sel[1] & v_tail_1[1];
-        col_w[2] = sel[2] & w_of_2[1];
+        col_n[2] = sel[2] & v_next_2[1];
         col_t[2] = sel[2] & v_tail_2[1];
-        col_w[3] = sel[3] & w_of_3[1];
+        col_n[3] = sel[3] & v_next_3[1];
         col_t[3] = sel[3] & v_tail_3[1];
-        w_sel[1] = |col_w;
+        next_sel[1] = |col_n;
         tail_sel[1] = |col_t;
-        col_w = zero_n;
+        col_n = zero_n;
         col_t = zero_n;
-        col_w[0] = sel[0] & w_of_0[2];
+        col_n[0] = sel[0] & v_next_0[2];
         col_t[0] = sel[0] & v_tail_0[2];
-        col_w[1] = sel[1] & w_of_1[2];
+        col_n[1] = sel[1] & v_next_1[2];
         col_t[1] = sel[1] & v_tail_1[2];
-        col_w[2] = sel[2] & w_of_2[2];
+        col_n[2] = sel[2] & v_next_2[2];
         col_t[2] = sel[2] & v_tail_2[2];
-        col_w[3] = sel[3] & w_of_3[2];
+        col_n[3] = sel[3] & v_next_3[2];
         col_t[3] = sel[3] & v_tail_3[2];
-        w_sel[2] = |col_w;
+        next_sel[2] = |col_n;
         tail_sel[2] = |col_t;
-        col_w = zero_n;
+        col_n = zero_n;
         col_t = zero_n;
-        col_w[0] = sel[0] & w_of_0[3];
+        col_n[0] = sel[0] & v_next_0[3];
         col_t[0] = sel[0] & v_tail_0[3];
-        col_w[1] = sel[1] & w_of_1[3];
+        col_n[1] = sel[1] & v_next_1[3];
         col_t[1] = sel[1] & v_tail_1[3];
-        col_w[2] = sel[2] & w_of_2[3];
+        col_n[2] = sel[2] & v_next_2[3];
         col_t[2] = sel[2] & v_tail_2[3];
-        col_w[3] = sel[3] & w_of_3[3];
+        col_n[3] = sel[3] & v_next_3[3];
         col_t[3] = sel[3] & v_tail_3[3];
-        w_sel[3] = |col_w;
+        next_sel[3] = |col_n;
         tail_sel[3] = |col_t;
-        col_w = zero_n;
+        col_n = zero_n;
         col_t = zero_n;
-        col_w[0] = sel[0] & w_of_0[4];
+        col_n[0] = sel[0] & v_next_0[4];
         col_t[0] = sel[0] & v_tail_0[4];
-        col_w[1] = sel[1] & w_of_1[4];
+        col_n[1] = sel[1] & v_next_1[4];
         col_t[1] = sel[1] & v_tail_1[4];
-        col_w[2] = sel[2] & w_of_2[4];
+        col_n[2] = sel[2] & v_next_2[4];
         col_t[2] = sel[2] & v_tail_2[4];
-        col_w[3] = sel[3] & w_of_3[4];
+        col_n[3] = sel[3] & v_next_3[4];
         col_t[3] = sel[3] & v_tail_3[4];
-        w_sel[4] = |col_w;
+        next_sel[4] = |col_n;
         tail_sel[4] = |col_t;
-        col_w = zero_n;
+        col_n = zero_n;
         col_t = zero_n;
-        col_w[0] = sel[0] & w_of_0[5];
+        col_n[0] = sel[0] & v_next_0[5];
         col_t[0] = sel[0] & v_tail_0[5];
-        col_w[1] = sel[1] & w_of_1[5];
+        col_n[1] = sel[1] & v_next_1[5];
         col_t[1] = sel[1] & v_tail_1[5];
-        col_w[2] = sel[2] & w_of_2[5];
+        col_n[2] = sel[2] & v_next_2[5];
         col_t[2] = sel[2] & v_tail_2[5];
-        col_w[3] = sel[3] & w_of_3[5];
+        col_n[3] = sel[3] & v_next_3[5];
         col_t[3] = sel[3] & v_tail_3[5];
-        w_sel[5] = |col_w;
+        next_sel[5] = |col_n;
         tail_sel[5] = |col_t;
-        col_w = zero_n;
+        col_n = zero_n;
         col_t = zero_n;
-        col_w[0] = sel[0] & w_of_0[6];
+        col_n[0] = sel[0] & v_next_0[6];
         col_t[0] = sel[0] & v_tail_0[6];
-        col_w[1] = sel[1] & w_of_1[6];
+        col_n[1] = sel[1] & v_next_1[6];
         col_t[1] = sel[1] & v_tail_1[6];
-        col_w[2] = sel[2] & w_of_2[6];
+        col_n[2] = sel[2] & v_next_2[6];
         col_t[2] = sel[2] & v_tail_2[6];
-        col_w[3] = sel[3] & w_of_3[6];
+        col_n[3] = sel[3] & v_next_3[6];
         col_t[3] = sel[3] & v_tail_3[6];
-        w_sel[6] = |col_w;
+        next_sel[6] = |col_n;
         tail_sel[6] = |col_t;
-        col_w = zero_n;
+        col_n = zero_n;
         col_t = zero_n;
-        col_w[0] = sel[0] & w_of_0[7];
+        col_n[0] = sel[0] & v_next_0[7];
         col_t[0] = sel[0] & v_tail_0[7];
-        col_w[1] = sel[1] & w_of_1[7];
+        col_n[1] = sel[1] & v_next_1[7];
         col_t[1] = sel[1] & v_tail_1[7];
-        col_w[2] = sel[2] & w_of_2[7];
+        col_n[2] = sel[2] & v_next_2[7];
         col_t[2] = sel[2] & v_tail_2[7];
-        col_w[3] = sel[3] & w_of_3[7];
+        col_n[3] = sel[3] & v_next_3[7];
         col_t[3] = sel[3] & v_tail_3[7];
-        w_sel[7] = |col_w;
+        next_sel[7] = |col_n;
         tail_sel[7] = |col_t;
-        col_w = zero_n;
+        col_n = zero_n;
         col_t = zero_n;
-        col_w[0] = sel[0] & w_of_0[8];
+        col_n[0] = sel[0] & v_next_0[8];
         col_t[0] = sel[0] & v_tail_0[8];
-        col_w[1] = sel[1] & w_of_1[8];
+        col_n[1] = sel[1] & v_next_1[8];
         col_t[1] = sel[1] & v_tail_1[8];
-        col_w[2] = sel[2] & w_of_2[8];
+        col_n[2] = sel[2] & v_next_2[8];
         col_t[2] = sel[2] & v_tail_2[8];
-        col_w[3] = sel[3] & w_of_3[8];
+        col_n[3] = sel[3] & v_next_3[8];
         col_t[3] = sel[3] & v_tail_3[8];
-        w_sel[8] = |col_w;
+        next_sel[8] = |col_n;
         tail_sel[8] = |col_t;
-        col_w = zero_n;
+        col_n = zero_n;
         col_t = zero_n;
-        col_w[0] = sel[0] & w_of_0[9];
+        col_n[0] = sel[0] & v_next_0[9];
         col_t[0] = sel[0] & v_tail_0[9];
-        col_w[1] = sel[1] & w_of_1[9];
+        col_n[1] = sel[1] & v_next_1[9];
         col_t[1] = sel[1] & v_tail_1[9];
-        col_w[2] = sel[2] & w_of_2[9];
+        col_n[2] = sel[2] & v_next_2[9];
         col_t[2] = sel[2] & v_tail_2[9];
-        col_w[3] = sel[3] & w_of_3[9];
+        col_n[3] = sel[3] & v_next_3[9];
         col_t[3] = sel[3] & v_tail_3[9];
-        w_sel[9] = |col_w;
+        next_sel[9] = |col_n;
         tail_sel[9] = |col_t;
-        col_w = zero_n;
+        col_n = zero_n;
         col_t = zero_n;
-        col_w[0] = sel[0] & w_of_0[10];
+        col_n[0] = sel[0] & v_next_0[10];
         col_t[0] = sel[0] & v_tail_0[10];
-        col_w[1] = sel[1] & w_of_1[10];
+        col_n[1] = sel[1] & v_next_1[10];
         col_t[1] = sel[1] & v_tail_1[10];
-        col_w[2] = sel[2] & w_of_2[10];
+        col_n[2] = sel[2] & v_next_2[10];
         col_t[2] = sel[2] & v_tail_2[10];
-        col_w[3] = sel[3] & w_of_3[10];
+        col_n[3] = sel[3] & v_next_3[10];
         col_t[3] = sel[3] & v_tail_3[10];
-        w_sel[10] = |col_w;
+        next_sel[10] = |col_n;
         tail_sel[10] = |col_t;
-        col_w = zero_n;
+        col_n = zero_n;
         col_t = zero_n;
-        col_w[0] = sel[0] & w_of_0[11];
+        col_n[0] = sel[0] & v_next_0[11];
         col_t[0] = sel[0] & v_tail_0[11];
-        col_w[1] = sel[1] & w_of_1[11];
+        col_n[1] = sel[1] & v_next_1[11];
         col_t[1] = sel[1] & v_tail_1[11];
-        col_w[2] = sel[2] & w_of_2[11];
+        col_n[2] = sel[2] & v_next_2[11];
         col_t[2] = sel[2] & v_tail_2[11];
-        col_w[3] = sel[3] & w_of_3[11];
+        col_n[3] = sel[3] & v_next_3[11];
         col_t[3] = sel[3] & v_tail_3[11];
-        w_sel[11] = |col_w;
+        next_sel[11] = |col_n;
         tail_sel[11] = |col_t;
-        col_w = zero_n;
+        col_n = zero_n;
         col_t = zero_n;
-        col_w[0] = sel[0] & w_of_0[12];
+        col_n[0] = sel[0] & v_next_0[12];
         col_t[0] = sel[0] & v_tail_0[12];
-        col_w[1] = sel[1] & w_of_1[12];
+        col_n[1] = sel[1] & v_next_1[12];
         col_t[1] = sel[1] & v_tail_1[12];
-        col_w[2] = sel[2] & w_of_2[12];
+        col_n[2] = sel[2] & v_next_2[12];
         col_t[2] = sel[2] & v_tail_2[12];
-        col_w[3] = sel[3] & w_of_3[12];
+        col_n[3] = sel[3] & v_next_3[12];
         col_t[3] = sel[3] & v_tail_3[12];
-        w_sel[12] = |col_w;
+        next_sel[12] = |col_n;
         tail_sel[12] = |col_t;
-        col_w = zero_n;
+        col_n = zero_n;
         col_t = zero_n;
-        col_w[0] = sel[0] & w_of_0[13];
+        col_n[0] = sel[0] & v_next_0[13];
         col_t[0] = sel[0] & v_tail_0[13];
-        col_w[1] = sel[1] & w_of_1[13];
+        col_n[1] = sel[1] & v_next_1[13];
         col_t[1] = sel[1] & v_tail_1[13];
-        col_w[2] = sel[2] & w_of_2[13];
+        col_n[2] = sel[2] & v_next_2[13];
         col_t[2] = sel[2] & v_tail_2[13];
-        col_w[3] = sel[3] & w_of_3[13];
+        col_n[3] = sel[3] & v_next_3[13];
         col_t[3] = sel[3] & v_tail_3[13];
-        w_sel[13] = |col_w;
+        next_sel[13] = |col_n;
         tail_sel[13] = |col_t;
-        col_w = zero_n;
+        col_n = zero_n;
         col_t = zero_n;
-        col_w[0] = sel[0] & w_of_0[14];
+        col_n[0] = sel[0] & v_next_0[14];
         col_t[0] = sel[0] & v_tail_0[14];
-        col_w[1] = sel[1] & w_of_1[14];
+        col_n[1] = sel[1] & v_next_1[14];
         col_t[1] = sel[1] & v_tail_1[14];
-        col_w[2] = sel[2] & w_of_2[14];
+        col_n[2] = sel[2] & v_next_2[14];
         col_t[2] = sel[2] & v_tail_2[14];
-        col_w[3] = sel[3] & w_of_3[14];
+        col_n[3] = sel[3] & v_next_3[14];
         col_t[3] = sel[3] & v_tail_3[14];
-        w_sel[14] = |col_w;
+        next_sel[14] = |col_n;
         tail_sel[14] = |col_t;
-        col_w = zero_n;
+        col_n = zero_n;
         col_t = zero_n;
-        col_w[0] = sel[0] & w_of_0[15];
+        col_n[0] = sel[0] & v_next_0[15];
         col_t[0] = sel[0] & v_tail_0[15];
-        col_w[1] = sel[1] & w_of_1[15];
+        col_n[1] = sel[1] & v_next_1[15];
         col_t[1] = sel[1] & v_tail_1[15];
-        col_w[2] = sel[2] & w_of_2[15];
+        col_n[2] = sel[2] & v_next_2[15];
         col_t[2] = sel[2] & v_tail_2[15];
-        col_w[3] = sel[3] & w_of_3[15];
+        col_n[3] = sel[3] & v_next_3[15];
         col_t[3] = sel[3] & v_tail_3[15];
-        w_sel[15] = |col_w;
+        next_sel[15] = |col_n;
         tail_sel[15] = |col_t;
-        div_t = (rem__q << sh1) | zero_rb;
-        if (sum__q[32'hf]) begin
-            div_t = (rem__q << sh1) | one_rb;
-        end
+        w_sel = tail_sel - next_sel;
+        sum__load_value = sum__value + w_sel;
         s_raw = zero16;
-        if (max__q > sum__q) begin
-            s_raw = max__q - sum__q;
+        if (max__q > sum__value) begin
+            s_raw = max__q - sum__value;
         end
         s_cnt = s_raw;
         need = s_raw;
@@ -1079,7 +1071,7 @@ module paver_tb_base_proto(clock,reset,start,groups,steal_mode,recipient_idle,ro
             steal_count = s_reg__q;
         end
         if (scanning) begin
-            sum__d = sum__q + w_sel;
+            sum__load = 1'b1;
             if (~|(room & scan__q) & (w_sel > max__q)) begin
                 max__d = w_sel;
                 donor__d = scan__q;
@@ -1088,12 +1080,7 @@ module paver_tb_base_proto(clock,reset,start,groups,steal_mode,recipient_idle,ro
         end
         if (running & ~scanning & ~prep & ~commit) begin
             div__d = div__q + one5;
-            sum__d = sum__q << sh1;
-            rem__d = div_t;
-            if (div_t >= n_rb) begin
-                sum__d = (sum__q << sh1) | one16;
-                rem__d = div_t - n_rb;
-            end
+            sum__step = 1'b1;
         end
         if (prep) begin
             div__d = div__q + one5;
@@ -1101,20 +1088,53 @@ module paver_tb_base_proto(clock,reset,start,groups,steal_mode,recipient_idle,ro
         if (commit) begin
             scan__d = one_n;
             div__d = zero5;
-            sum__d = zero16;
+            sum__clear = 1'b1;
             max__d = zero16;
             donor__d = zero_n;
-            rem__d = zero_rb;
         end
         ntbv1 = v_ntb_valid & ~issue;
         pend1 = v_pend | queue__grant;
         pg1 = v_pend_group | queue__grant;
-        read = zero_n;
-        done_next = zero_n;
+        donor_empties = w_sel == s_reg__q;
+        eq_plain = zero_n;
         n1_0 = v_next_0;
         if (issue[0]) begin
             n1_0 = v_next_0 + one16;
         end
+        if (n1_0 == v_tail_0) begin
+            eq_plain = eq_plain | onehot_0;
+        end
+        n1_1 = v_next_1;
+        if (issue[1]) begin
+            n1_1 = v_next_1 + one16;
+        end
+        if (n1_1 == v_tail_1) begin
+            eq_plain = eq_plain | onehot_1;
+        end
+        n1_2 = v_next_2;
+        if (issue[2]) begin
+            n1_2 = v_next_2 + one16;
+        end
+        if (n1_2 == v_tail_2) begin
+            eq_plain = eq_plain | onehot_2;
+        end
+        n1_3 = v_next_3;
+        if (issue[3]) begin
+            n1_3 = v_next_3 + one16;
+        end
+        if (n1_3 == v_tail_3) begin
+            eq_plain = eq_plain | onehot_3;
+        end
+        eq1 = eq_plain;
+        if (fire) begin
+            eq1 = eq_plain & ~(donor__q | recipient__onehot);
+            if (donor_empties) begin
+                eq1 = eq1 | donor__q;
+                ntbv1 = ntbv1 & ~donor__q;
+            end
+        end
+        read = ~eq1 & ~ntbv1 & ~pend1;
+        done_next = eq1;
         t1_0 = v_tail_0;
         if (fire & donor__q[0]) begin
             t1_0 = cut;
@@ -1122,15 +1142,6 @@ module paver_tb_base_proto(clock,reset,start,groups,steal_mode,recipient_idle,ro
         if (fire & recipient__onehot[0]) begin
             n1_0 = cut;
             t1_0 = tail_sel;
-        end
-        if (fire & donor__q[0] & (n1_0 == t1_0)) begin
-            ntbv1 = ntbv1 & ~onehot_0;
-        end
-        if ((n1_0 != t1_0) & ~ntbv1[0] & ~pend1[0]) begin
-            read = read | onehot_0;
-        end
-        if (n1_0 == t1_0) begin
-            done_next = done_next | onehot_0;
         end
         req_addr_0 = zero16;
         if (read[0]) begin
@@ -1142,10 +1153,6 @@ module paver_tb_base_proto(clock,reset,start,groups,steal_mode,recipient_idle,ro
         next_0__d = n1_0;
         tail_0__d = t1_0;
         ntb_0__d = v_ntb_0;
-        n1_1 = v_next_1;
-        if (issue[1]) begin
-            n1_1 = v_next_1 + one16;
-        end
         t1_1 = v_tail_1;
         if (fire & donor__q[1]) begin
             t1_1 = cut;
@@ -1153,15 +1160,6 @@ module paver_tb_base_proto(clock,reset,start,groups,steal_mode,recipient_idle,ro
         if (fire & recipient__onehot[1]) begin
             n1_1 = cut;
             t1_1 = tail_sel;
-        end
-        if (fire & donor__q[1] & (n1_1 == t1_1)) begin
-            ntbv1 = ntbv1 & ~onehot_1;
-        end
-        if ((n1_1 != t1_1) & ~ntbv1[1] & ~pend1[1]) begin
-            read = read | onehot_1;
-        end
-        if (n1_1 == t1_1) begin
-            done_next = done_next | onehot_1;
         end
         req_addr_1 = zero16;
         if (read[1]) begin
@@ -1173,10 +1171,6 @@ module paver_tb_base_proto(clock,reset,start,groups,steal_mode,recipient_idle,ro
         next_1__d = n1_1;
         tail_1__d = t1_1;
         ntb_1__d = v_ntb_1;
-        n1_2 = v_next_2;
-        if (issue[2]) begin
-            n1_2 = v_next_2 + one16;
-        end
         t1_2 = v_tail_2;
         if (fire & donor__q[2]) begin
             t1_2 = cut;
@@ -1184,15 +1178,6 @@ module paver_tb_base_proto(clock,reset,start,groups,steal_mode,recipient_idle,ro
         if (fire & recipient__onehot[2]) begin
             n1_2 = cut;
             t1_2 = tail_sel;
-        end
-        if (fire & donor__q[2] & (n1_2 == t1_2)) begin
-            ntbv1 = ntbv1 & ~onehot_2;
-        end
-        if ((n1_2 != t1_2) & ~ntbv1[2] & ~pend1[2]) begin
-            read = read | onehot_2;
-        end
-        if (n1_2 == t1_2) begin
-            done_next = done_next | onehot_2;
         end
         req_addr_2 = zero16;
         if (read[2]) begin
@@ -1204,10 +1189,6 @@ module paver_tb_base_proto(clock,reset,start,groups,steal_mode,recipient_idle,ro
         next_2__d = n1_2;
         tail_2__d = t1_2;
         ntb_2__d = v_ntb_2;
-        n1_3 = v_next_3;
-        if (issue[3]) begin
-            n1_3 = v_next_3 + one16;
-        end
         t1_3 = v_tail_3;
         if (fire & donor__q[3]) begin
             t1_3 = cut;
@@ -1215,15 +1196,6 @@ module paver_tb_base_proto(clock,reset,start,groups,steal_mode,recipient_idle,ro
         if (fire & recipient__onehot[3]) begin
             n1_3 = cut;
             t1_3 = tail_sel;
-        end
-        if (fire & donor__q[3] & (n1_3 == t1_3)) begin
-            ntbv1 = ntbv1 & ~onehot_3;
-        end
-        if ((n1_3 != t1_3) & ~ntbv1[3] & ~pend1[3]) begin
-            read = read | onehot_3;
-        end
-        if (n1_3 == t1_3) begin
-            done_next = done_next | onehot_3;
         end
         req_addr_3 = zero16;
         if (read[3]) begin
@@ -1262,10 +1234,9 @@ module paver_tb_base_proto(clock,reset,start,groups,steal_mode,recipient_idle,ro
             pend_group__d = zero_n;
             scan__d = one_n;
             div__d = zero5;
-            sum__d = zero16;
+            sum__clear = 1'b1;
             max__d = zero16;
             donor__d = zero_n;
-            rem__d = zero_rb;
             mode__d = zero2;
             ridle__d = 1'b0;
             qempty__d = 1'b1;
@@ -2608,25 +2579,6 @@ module paver_tb_base_proto__recipient__masked(req,valid,onehot,index);
     
 endmodule // paver_tb_base_proto__recipient__masked
 
-// paver_tb_base_proto__rem: a register (rust-hdl DFF), field `rem` of `paver_tb_base_proto`; 1 instance.
-module paver_tb_base_proto__rem(d,q,clock);
-    
-    // Module arguments
-    input wire  [2:0] d;
-    output reg  [2:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 3'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // paver_tb_base_proto__rem
-
 // paver_tb_base_proto__ridle: a register (rust-hdl DFF), field `ridle` of `paver_tb_base_proto`; 1 instance.
 module paver_tb_base_proto__ridle(d,q,clock);
     
@@ -2684,8 +2636,103 @@ module paver_tb_base_proto__scan(d,q,clock);
           
 endmodule // paver_tb_base_proto__scan
 
-// paver_tb_base_proto__sum: a register (rust-hdl DFF), field `sum` of `paver_tb_base_proto`; 1 instance.
-module paver_tb_base_proto__sum(d,q,clock);
+// paver_tb_base_proto__sum: a sub-block, field `sum` of `paver_tb_base_proto`; 1 instance.
+module paver_tb_base_proto__sum(clock,clear,load,load_value,step,value,remainder);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  clear;
+    input wire  load;
+    input wire  [15:0] load_value;
+    input wire  step;
+    output reg  [15:0] value;
+    output reg  [2:0] remainder;
+    
+    // Constant declarations
+    localparam  divisor = 3'b100;
+    localparam  top = 8'hf;
+    localparam  one_w = 16'h1;
+    localparam  one_r = 3'b1;
+    localparam  zero_r = 3'b0;
+    localparam  zero_w = 16'h0;
+    localparam  sh1 = 8'h1;
+    
+    // Stub signals
+    reg  [15:0] word__d;
+    wire  [15:0] word__q;
+    reg  word__clock;
+    reg  [2:0] rem__d;
+    wire  [2:0] rem__q;
+    reg  rem__clock;
+    
+    // Local signals
+    reg  [2:0] shifted;
+    
+    // Sub module instances
+    paver_tb_base_proto__sum__word word(
+        .d(word__d),
+        .q(word__q),
+        .clock(word__clock)
+    );
+    paver_tb_base_proto__sum__rem rem(
+        .d(rem__d),
+        .q(rem__q),
+        .clock(rem__clock)
+    );
+    
+    // Update code
+    always @(*) begin
+        word__clock = clock;
+        rem__clock = clock;
+        word__d = word__q;
+        rem__d = rem__q;
+        shifted = rem__q << sh1;
+        if (|(word__q >> top)) begin
+            shifted = (rem__q << sh1) | one_r;
+        end
+        if (step) begin
+            word__d = word__q << sh1;
+            rem__d = shifted;
+            if (shifted >= divisor) begin
+                word__d = (word__q << sh1) | one_w;
+                rem__d = shifted - divisor;
+            end
+        end
+        if (load) begin
+            word__d = load_value;
+            rem__d = zero_r;
+        end
+        if (clear) begin
+            word__d = zero_w;
+            rem__d = zero_r;
+        end
+        value = word__q;
+        remainder = rem__q;
+    end
+    
+endmodule // paver_tb_base_proto__sum
+
+// paver_tb_base_proto__sum__rem: a register (rust-hdl DFF), field `sum.rem` of `paver_tb_base_proto`; 1 instance.
+module paver_tb_base_proto__sum__rem(d,q,clock);
+    
+    // Module arguments
+    input wire  [2:0] d;
+    output reg  [2:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 3'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // paver_tb_base_proto__sum__rem
+
+// paver_tb_base_proto__sum__word: a register (rust-hdl DFF), field `sum.word` of `paver_tb_base_proto`; 1 instance.
+module paver_tb_base_proto__sum__word(d,q,clock);
     
     // Module arguments
     input wire  [15:0] d;
@@ -2701,7 +2748,7 @@ module paver_tb_base_proto__sum(d,q,clock);
        q <= d;
     end
           
-endmodule // paver_tb_base_proto__sum
+endmodule // paver_tb_base_proto__sum__word
 
 // paver_tb_base_proto__tail: a register (rust-hdl DFF), field `tail` of `paver_tb_base_proto`; 4 instances (one per array element).
 module paver_tb_base_proto__tail(d,q,clock);

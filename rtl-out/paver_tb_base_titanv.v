@@ -616,9 +616,6 @@ module paver_tb_base_titanv(clock,reset,start,groups,steal_mode,recipient_idle,r
     localparam  one5 = 5'b1;
     localparam  div_end = 5'b10001;
     localparam  div_prep = 5'b10000;
-    localparam  zero_rb = 8'h0;
-    localparam  n_rb = 8'h50;
-    localparam  one_rb = 8'h1;
     
     // Stub signals
     // verilator lint_off UNOPTFLAT
@@ -2386,12 +2383,24 @@ module paver_tb_base_titanv(clock,reset,start,groups,steal_mode,recipient_idle,r
     reg  div__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [15:0] sum__d;
-    // verilator lint_on UNOPTFLAT
-    wire  [15:0] sum__q;
-    // verilator lint_off UNOPTFLAT
     reg  sum__clock;
     // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  sum__clear;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  sum__load;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [15:0] sum__load_value;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  sum__step;
+    // verilator lint_on UNOPTFLAT
+    wire  [15:0] sum__value;
+    // verilator lint_off UNUSEDSIGNAL
+    wire  [7:0] sum__remainder;
+    // verilator lint_on UNUSEDSIGNAL
     // verilator lint_off UNOPTFLAT
     reg  [15:0] max__d;
     // verilator lint_on UNOPTFLAT
@@ -2405,13 +2414,6 @@ module paver_tb_base_titanv(clock,reset,start,groups,steal_mode,recipient_idle,r
     wire  [79:0] donor__q;
     // verilator lint_off UNOPTFLAT
     reg  donor__clock;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [7:0] rem__d;
-    // verilator lint_on UNOPTFLAT
-    wire  [7:0] rem__q;
-    // verilator lint_off UNOPTFLAT
-    reg  rem__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
     reg  queue__clock;
@@ -3537,253 +3539,13 @@ module paver_tb_base_titanv(clock,reset,start,groups,steal_mode,recipient_idle,r
     reg  [15:0] tail_sel;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [15:0] w_of_0;
+    reg  [15:0] next_sel;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [15:0] w_of_1;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [15:0] w_of_2;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [15:0] w_of_3;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [15:0] w_of_4;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [15:0] w_of_5;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [15:0] w_of_6;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [15:0] w_of_7;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [15:0] w_of_8;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [15:0] w_of_9;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [15:0] w_of_10;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [15:0] w_of_11;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [15:0] w_of_12;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [15:0] w_of_13;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [15:0] w_of_14;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [15:0] w_of_15;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [15:0] w_of_16;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [15:0] w_of_17;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [15:0] w_of_18;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [15:0] w_of_19;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [15:0] w_of_20;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [15:0] w_of_21;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [15:0] w_of_22;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [15:0] w_of_23;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [15:0] w_of_24;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [15:0] w_of_25;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [15:0] w_of_26;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [15:0] w_of_27;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [15:0] w_of_28;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [15:0] w_of_29;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [15:0] w_of_30;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [15:0] w_of_31;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [15:0] w_of_32;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [15:0] w_of_33;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [15:0] w_of_34;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [15:0] w_of_35;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [15:0] w_of_36;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [15:0] w_of_37;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [15:0] w_of_38;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [15:0] w_of_39;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [15:0] w_of_40;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [15:0] w_of_41;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [15:0] w_of_42;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [15:0] w_of_43;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [15:0] w_of_44;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [15:0] w_of_45;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [15:0] w_of_46;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [15:0] w_of_47;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [15:0] w_of_48;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [15:0] w_of_49;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [15:0] w_of_50;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [15:0] w_of_51;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [15:0] w_of_52;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [15:0] w_of_53;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [15:0] w_of_54;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [15:0] w_of_55;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [15:0] w_of_56;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [15:0] w_of_57;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [15:0] w_of_58;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [15:0] w_of_59;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [15:0] w_of_60;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [15:0] w_of_61;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [15:0] w_of_62;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [15:0] w_of_63;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [15:0] w_of_64;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [15:0] w_of_65;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [15:0] w_of_66;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [15:0] w_of_67;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [15:0] w_of_68;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [15:0] w_of_69;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [15:0] w_of_70;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [15:0] w_of_71;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [15:0] w_of_72;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [15:0] w_of_73;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [15:0] w_of_74;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [15:0] w_of_75;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [15:0] w_of_76;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [15:0] w_of_77;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [15:0] w_of_78;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [15:0] w_of_79;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [79:0] col_w;
+    reg  [79:0] col_n;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
     reg  [79:0] col_t;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [7:0] div_t;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
     reg  [15:0] s_raw;
@@ -3802,6 +3564,15 @@ module paver_tb_base_titanv(clock,reset,start,groups,steal_mode,recipient_idle,r
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
     reg  [15:0] cut;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  donor_empties;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [79:0] eq_plain;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [79:0] eq1;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
     reg  [15:0] n1_0;
@@ -5561,9 +5332,13 @@ module paver_tb_base_titanv(clock,reset,start,groups,steal_mode,recipient_idle,r
         .clock(div__clock)
     );
     paver_tb_base_titanv__sum sum(
-        .d(sum__d),
-        .q(sum__q),
-        .clock(sum__clock)
+        .clock(sum__clock),
+        .clear(sum__clear),
+        .load(sum__load),
+        .load_value(sum__load_value),
+        .step(sum__step),
+        .value(sum__value),
+        .remainder(sum__remainder)
     );
     paver_tb_base_titanv__max max(
         .d(max__d),
@@ -5574,11 +5349,6 @@ module paver_tb_base_titanv(clock,reset,start,groups,steal_mode,recipient_idle,r
         .d(donor__d),
         .q(donor__q),
         .clock(donor__clock)
-    );
-    paver_tb_base_titanv__rem rem(
-        .d(rem__d),
-        .q(rem__q),
-        .clock(rem__clock)
     );
     paver_tb_base_titanv__queue queue(
         .clock(queue__clock),
@@ -5780,10 +5550,8 @@ module paver_tb_base_titanv(clock,reset,start,groups,steal_mode,recipient_idle,r
         need_reg__clock = clock;
         scan__clock = clock;
         div__clock = clock;
-        sum__clock = clock;
         max__clock = clock;
         donor__clock = clock;
-        rem__clock = clock;
         ntb_valid__d = ntb_valid__q;
         pend__d = pend__q;
         pend_group__d = pend_group__q;
@@ -5796,10 +5564,12 @@ module paver_tb_base_titanv(clock,reset,start,groups,steal_mode,recipient_idle,r
         need_reg__d = need_reg__q;
         scan__d = scan__q;
         div__d = div__q;
-        sum__d = sum__q;
         max__d = max__q;
         donor__d = donor__q;
-        rem__d = rem__q;
+        sum__clock = clock;
+        sum__clear = 1'b0;
+        sum__load = 1'b0;
+        sum__step = 1'b0;
         next_0__clock = clock;
         next_0__d = next_0__q;
         tail_0__clock = clock;
@@ -7678,2719 +7448,2637 @@ module paver_tb_base_titanv(clock,reset,start,groups,steal_mode,recipient_idle,r
         if (commit) begin
             sel = donor__q;
         end
-        w_of_0 = v_tail_0 - v_next_0;
-        w_of_1 = v_tail_1 - v_next_1;
-        w_of_2 = v_tail_2 - v_next_2;
-        w_of_3 = v_tail_3 - v_next_3;
-        w_of_4 = v_tail_4 - v_next_4;
-        w_of_5 = v_tail_5 - v_next_5;
-        w_of_6 = v_tail_6 - v_next_6;
-        w_of_7 = v_tail_7 - v_next_7;
-        w_of_8 = v_tail_8 - v_next_8;
-        w_of_9 = v_tail_9 - v_next_9;
-        w_of_10 = v_tail_10 - v_next_10;
-        w_of_11 = v_tail_11 - v_next_11;
-        w_of_12 = v_tail_12 - v_next_12;
-        w_of_13 = v_tail_13 - v_next_13;
-        w_of_14 = v_tail_14 - v_next_14;
-        w_of_15 = v_tail_15 - v_next_15;
-        w_of_16 = v_tail_16 - v_next_16;
-        w_of_17 = v_tail_17 - v_next_17;
-        w_of_18 = v_tail_18 - v_next_18;
-        w_of_19 = v_tail_19 - v_next_19;
-        w_of_20 = v_tail_20 - v_next_20;
-        w_of_21 = v_tail_21 - v_next_21;
-        w_of_22 = v_tail_22 - v_next_22;
-        w_of_23 = v_tail_23 - v_next_23;
-        w_of_24 = v_tail_24 - v_next_24;
-        w_of_25 = v_tail_25 - v_next_25;
-        w_of_26 = v_tail_26 - v_next_26;
-        w_of_27 = v_tail_27 - v_next_27;
-        w_of_28 = v_tail_28 - v_next_28;
-        w_of_29 = v_tail_29 - v_next_29;
-        w_of_30 = v_tail_30 - v_next_30;
-        w_of_31 = v_tail_31 - v_next_31;
-        w_of_32 = v_tail_32 - v_next_32;
-        w_of_33 = v_tail_33 - v_next_33;
-        w_of_34 = v_tail_34 - v_next_34;
-        w_of_35 = v_tail_35 - v_next_35;
-        w_of_36 = v_tail_36 - v_next_36;
-        w_of_37 = v_tail_37 - v_next_37;
-        w_of_38 = v_tail_38 - v_next_38;
-        w_of_39 = v_tail_39 - v_next_39;
-        w_of_40 = v_tail_40 - v_next_40;
-        w_of_41 = v_tail_41 - v_next_41;
-        w_of_42 = v_tail_42 - v_next_42;
-        w_of_43 = v_tail_43 - v_next_43;
-        w_of_44 = v_tail_44 - v_next_44;
-        w_of_45 = v_tail_45 - v_next_45;
-        w_of_46 = v_tail_46 - v_next_46;
-        w_of_47 = v_tail_47 - v_next_47;
-        w_of_48 = v_tail_48 - v_next_48;
-        w_of_49 = v_tail_49 - v_next_49;
-        w_of_50 = v_tail_50 - v_next_50;
-        w_of_51 = v_tail_51 - v_next_51;
-        w_of_52 = v_tail_52 - v_next_52;
-        w_of_53 = v_tail_53 - v_next_53;
-        w_of_54 = v_tail_54 - v_next_54;
-        w_of_55 = v_tail_55 - v_next_55;
-        w_of_56 = v_tail_56 - v_next_56;
-        w_of_57 = v_tail_57 - v_next_57;
-        w_of_58 = v_tail_58 - v_next_58;
-        w_of_59 = v_tail_59 - v_next_59;
-        w_of_60 = v_tail_60 - v_next_60;
-        w_of_61 = v_tail_61 - v_next_61;
-        w_of_62 = v_tail_62 - v_next_62;
-        w_of_63 = v_tail_63 - v_next_63;
-        w_of_64 = v_tail_64 - v_next_64;
-        w_of_65 = v_tail_65 - v_next_65;
-        w_of_66 = v_tail_66 - v_next_66;
-        w_of_67 = v_tail_67 - v_next_67;
-        w_of_68 = v_tail_68 - v_next_68;
-        w_of_69 = v_tail_69 - v_next_69;
-        w_of_70 = v_tail_70 - v_next_70;
-        w_of_71 = v_tail_71 - v_next_71;
-        w_of_72 = v_tail_72 - v_next_72;
-        w_of_73 = v_tail_73 - v_next_73;
-        w_of_74 = v_tail_74 - v_next_74;
-        w_of_75 = v_tail_75 - v_next_75;
-        w_of_76 = v_tail_76 - v_next_76;
-        w_of_77 = v_tail_77 - v_next_77;
-        w_of_78 = v_tail_78 - v_next_78;
-        w_of_79 = v_tail_79 - v_next_79;
-        w_sel = zero16;
+        next_sel = zero16;
         tail_sel = zero16;
-        col_w = zero_n;
+        col_n = zero_n;
         col_t = zero_n;
-        col_w[0] = sel[0] & w_of_0[0];
+        col_n[0] = sel[0] & v_next_0[0];
         col_t[0] = sel[0] & v_tail_0[0];
-        col_w[1] = sel[1] & w_of_1[0];
+        col_n[1] = sel[1] & v_next_1[0];
         col_t[1] = sel[1] & v_tail_1[0];
-        col_w[2] = sel[2] & w_of_2[0];
+        col_n[2] = sel[2] & v_next_2[0];
         col_t[2] = sel[2] & v_tail_2[0];
-        col_w[3] = sel[3] & w_of_3[0];
+        col_n[3] = sel[3] & v_next_3[0];
         col_t[3] = sel[3] & v_tail_3[0];
-        col_w[4] = sel[4] & w_of_4[0];
+        col_n[4] = sel[4] & v_next_4[0];
         col_t[4] = sel[4] & v_tail_4[0];
-        col_w[5] = sel[5] & w_of_5[0];
+        col_n[5] = sel[5] & v_next_5[0];
         col_t[5] = sel[5] & v_tail_5[0];
-        col_w[6] = sel[6] & w_of_6[0];
+        col_n[6] = sel[6] & v_next_6[0];
         col_t[6] = sel[6] & v_tail_6[0];
-        col_w[7] = sel[7] & w_of_7[0];
+        col_n[7] = sel[7] & v_next_7[0];
         col_t[7] = sel[7] & v_tail_7[0];
-        col_w[8] = sel[8] & w_of_8[0];
+        col_n[8] = sel[8] & v_next_8[0];
         col_t[8] = sel[8] & v_tail_8[0];
-        col_w[9] = sel[9] & w_of_9[0];
+        col_n[9] = sel[9] & v_next_9[0];
         col_t[9] = sel[9] & v_tail_9[0];
-        col_w[10] = sel[10] & w_of_10[0];
+        col_n[10] = sel[10] & v_next_10[0];
         col_t[10] = sel[10] & v_tail_10[0];
-        col_w[11] = sel[11] & w_of_11[0];
+        col_n[11] = sel[11] & v_next_11[0];
         col_t[11] = sel[11] & v_tail_11[0];
-        col_w[12] = sel[12] & w_of_12[0];
+        col_n[12] = sel[12] & v_next_12[0];
         col_t[12] = sel[12] & v_tail_12[0];
-        col_w[13] = sel[13] & w_of_13[0];
+        col_n[13] = sel[13] & v_next_13[0];
         col_t[13] = sel[13] & v_tail_13[0];
-        col_w[14] = sel[14] & w_of_14[0];
+        col_n[14] = sel[14] & v_next_14[0];
         col_t[14] = sel[14] & v_tail_14[0];
-        col_w[15] = sel[15] & w_of_15[0];
+        col_n[15] = sel[15] & v_next_15[0];
         col_t[15] = sel[15] & v_tail_15[0];
-        col_w[16] = sel[16] & w_of_16[0];
+        col_n[16] = sel[16] & v_next_16[0];
         col_t[16] = sel[16] & v_tail_16[0];
-        col_w[17] = sel[17] & w_of_17[0];
+        col_n[17] = sel[17] & v_next_17[0];
         col_t[17] = sel[17] & v_tail_17[0];
-        col_w[18] = sel[18] & w_of_18[0];
+        col_n[18] = sel[18] & v_next_18[0];
         col_t[18] = sel[18] & v_tail_18[0];
-        col_w[19] = sel[19] & w_of_19[0];
+        col_n[19] = sel[19] & v_next_19[0];
         col_t[19] = sel[19] & v_tail_19[0];
-        col_w[20] = sel[20] & w_of_20[0];
+        col_n[20] = sel[20] & v_next_20[0];
         col_t[20] = sel[20] & v_tail_20[0];
-        col_w[21] = sel[21] & w_of_21[0];
+        col_n[21] = sel[21] & v_next_21[0];
         col_t[21] = sel[21] & v_tail_21[0];
-        col_w[22] = sel[22] & w_of_22[0];
+        col_n[22] = sel[22] & v_next_22[0];
         col_t[22] = sel[22] & v_tail_22[0];
-        col_w[23] = sel[23] & w_of_23[0];
+        col_n[23] = sel[23] & v_next_23[0];
         col_t[23] = sel[23] & v_tail_23[0];
-        col_w[24] = sel[24] & w_of_24[0];
+        col_n[24] = sel[24] & v_next_24[0];
         col_t[24] = sel[24] & v_tail_24[0];
-        col_w[25] = sel[25] & w_of_25[0];
+        col_n[25] = sel[25] & v_next_25[0];
         col_t[25] = sel[25] & v_tail_25[0];
-        col_w[26] = sel[26] & w_of_26[0];
+        col_n[26] = sel[26] & v_next_26[0];
         col_t[26] = sel[26] & v_tail_26[0];
-        col_w[27] = sel[27] & w_of_27[0];
+        col_n[27] = sel[27] & v_next_27[0];
         col_t[27] = sel[27] & v_tail_27[0];
-        col_w[28] = sel[28] & w_of_28[0];
+        col_n[28] = sel[28] & v_next_28[0];
         col_t[28] = sel[28] & v_tail_28[0];
-        col_w[29] = sel[29] & w_of_29[0];
+        col_n[29] = sel[29] & v_next_29[0];
         col_t[29] = sel[29] & v_tail_29[0];
-        col_w[30] = sel[30] & w_of_30[0];
+        col_n[30] = sel[30] & v_next_30[0];
         col_t[30] = sel[30] & v_tail_30[0];
-        col_w[31] = sel[31] & w_of_31[0];
+        col_n[31] = sel[31] & v_next_31[0];
         col_t[31] = sel[31] & v_tail_31[0];
-        col_w[32] = sel[32] & w_of_32[0];
+        col_n[32] = sel[32] & v_next_32[0];
         col_t[32] = sel[32] & v_tail_32[0];
-        col_w[33] = sel[33] & w_of_33[0];
+        col_n[33] = sel[33] & v_next_33[0];
         col_t[33] = sel[33] & v_tail_33[0];
-        col_w[34] = sel[34] & w_of_34[0];
+        col_n[34] = sel[34] & v_next_34[0];
         col_t[34] = sel[34] & v_tail_34[0];
-        col_w[35] = sel[35] & w_of_35[0];
+        col_n[35] = sel[35] & v_next_35[0];
         col_t[35] = sel[35] & v_tail_35[0];
-        col_w[36] = sel[36] & w_of_36[0];
+        col_n[36] = sel[36] & v_next_36[0];
         col_t[36] = sel[36] & v_tail_36[0];
-        col_w[37] = sel[37] & w_of_37[0];
+        col_n[37] = sel[37] & v_next_37[0];
         col_t[37] = sel[37] & v_tail_37[0];
-        col_w[38] = sel[38] & w_of_38[0];
+        col_n[38] = sel[38] & v_next_38[0];
         col_t[38] = sel[38] & v_tail_38[0];
-        col_w[39] = sel[39] & w_of_39[0];
+        col_n[39] = sel[39] & v_next_39[0];
         col_t[39] = sel[39] & v_tail_39[0];
-        col_w[40] = sel[40] & w_of_40[0];
+        col_n[40] = sel[40] & v_next_40[0];
         col_t[40] = sel[40] & v_tail_40[0];
-        col_w[41] = sel[41] & w_of_41[0];
+        col_n[41] = sel[41] & v_next_41[0];
         col_t[41] = sel[41] & v_tail_41[0];
-        col_w[42] = sel[42] & w_of_42[0];
+        col_n[42] = sel[42] & v_next_42[0];
         col_t[42] = sel[42] & v_tail_42[0];
-        col_w[43] = sel[43] & w_of_43[0];
+        col_n[43] = sel[43] & v_next_43[0];
         col_t[43] = sel[43] & v_tail_43[0];
-        col_w[44] = sel[44] & w_of_44[0];
+        col_n[44] = sel[44] & v_next_44[0];
         col_t[44] = sel[44] & v_tail_44[0];
-        col_w[45] = sel[45] & w_of_45[0];
+        col_n[45] = sel[45] & v_next_45[0];
         col_t[45] = sel[45] & v_tail_45[0];
-        col_w[46] = sel[46] & w_of_46[0];
+        col_n[46] = sel[46] & v_next_46[0];
         col_t[46] = sel[46] & v_tail_46[0];
-        col_w[47] = sel[47] & w_of_47[0];
+        col_n[47] = sel[47] & v_next_47[0];
         col_t[47] = sel[47] & v_tail_47[0];
-        col_w[48] = sel[48] & w_of_48[0];
+        col_n[48] = sel[48] & v_next_48[0];
         col_t[48] = sel[48] & v_tail_48[0];
-        col_w[49] = sel[49] & w_of_49[0];
+        col_n[49] = sel[49] & v_next_49[0];
         col_t[49] = sel[49] & v_tail_49[0];
-        col_w[50] = sel[50] & w_of_50[0];
+        col_n[50] = sel[50] & v_next_50[0];
         col_t[50] = sel[50] & v_tail_50[0];
-        col_w[51] = sel[51] & w_of_51[0];
+        col_n[51] = sel[51] & v_next_51[0];
         col_t[51] = sel[51] & v_tail_51[0];
-        col_w[52] = sel[52] & w_of_52[0];
+        col_n[52] = sel[52] & v_next_52[0];
         col_t[52] = sel[52] & v_tail_52[0];
-        col_w[53] = sel[53] & w_of_53[0];
+        col_n[53] = sel[53] & v_next_53[0];
         col_t[53] = sel[53] & v_tail_53[0];
-        col_w[54] = sel[54] & w_of_54[0];
+        col_n[54] = sel[54] & v_next_54[0];
         col_t[54] = sel[54] & v_tail_54[0];
-        col_w[55] = sel[55] & w_of_55[0];
+        col_n[55] = sel[55] & v_next_55[0];
         col_t[55] = sel[55] & v_tail_55[0];
-        col_w[56] = sel[56] & w_of_56[0];
+        col_n[56] = sel[56] & v_next_56[0];
         col_t[56] = sel[56] & v_tail_56[0];
-        col_w[57] = sel[57] & w_of_57[0];
+        col_n[57] = sel[57] & v_next_57[0];
         col_t[57] = sel[57] & v_tail_57[0];
-        col_w[58] = sel[58] & w_of_58[0];
+        col_n[58] = sel[58] & v_next_58[0];
         col_t[58] = sel[58] & v_tail_58[0];
-        col_w[59] = sel[59] & w_of_59[0];
+        col_n[59] = sel[59] & v_next_59[0];
         col_t[59] = sel[59] & v_tail_59[0];
-        col_w[60] = sel[60] & w_of_60[0];
+        col_n[60] = sel[60] & v_next_60[0];
         col_t[60] = sel[60] & v_tail_60[0];
-        col_w[61] = sel[61] & w_of_61[0];
+        col_n[61] = sel[61] & v_next_61[0];
         col_t[61] = sel[61] & v_tail_61[0];
-        col_w[62] = sel[62] & w_of_62[0];
+        col_n[62] = sel[62] & v_next_62[0];
         col_t[62] = sel[62] & v_tail_62[0];
-        col_w[63] = sel[63] & w_of_63[0];
+        col_n[63] = sel[63] & v_next_63[0];
         col_t[63] = sel[63] & v_tail_63[0];
-        col_w[64] = sel[64] & w_of_64[0];
+        col_n[64] = sel[64] & v_next_64[0];
         col_t[64] = sel[64] & v_tail_64[0];
-        col_w[65] = sel[65] & w_of_65[0];
+        col_n[65] = sel[65] & v_next_65[0];
         col_t[65] = sel[65] & v_tail_65[0];
-        col_w[66] = sel[66] & w_of_66[0];
+        col_n[66] = sel[66] & v_next_66[0];
         col_t[66] = sel[66] & v_tail_66[0];
-        col_w[67] = sel[67] & w_of_67[0];
+        col_n[67] = sel[67] & v_next_67[0];
         col_t[67] = sel[67] & v_tail_67[0];
-        col_w[68] = sel[68] & w_of_68[0];
+        col_n[68] = sel[68] & v_next_68[0];
         col_t[68] = sel[68] & v_tail_68[0];
-        col_w[69] = sel[69] & w_of_69[0];
+        col_n[69] = sel[69] & v_next_69[0];
         col_t[69] = sel[69] & v_tail_69[0];
-        col_w[70] = sel[70] & w_of_70[0];
+        col_n[70] = sel[70] & v_next_70[0];
         col_t[70] = sel[70] & v_tail_70[0];
-        col_w[71] = sel[71] & w_of_71[0];
+        col_n[71] = sel[71] & v_next_71[0];
         col_t[71] = sel[71] & v_tail_71[0];
-        col_w[72] = sel[72] & w_of_72[0];
+        col_n[72] = sel[72] & v_next_72[0];
         col_t[72] = sel[72] & v_tail_72[0];
-        col_w[73] = sel[73] & w_of_73[0];
+        col_n[73] = sel[73] & v_next_73[0];
         col_t[73] = sel[73] & v_tail_73[0];
-        col_w[74] = sel[74] & w_of_74[0];
+        col_n[74] = sel[74] & v_next_74[0];
         col_t[74] = sel[74] & v_tail_74[0];
-        col_w[75] = sel[75] & w_of_75[0];
+        col_n[75] = sel[75] & v_next_75[0];
         col_t[75] = sel[75] & v_tail_75[0];
-        col_w[76] = sel[76] & w_of_76[0];
+        col_n[76] = sel[76] & v_next_76[0];
         col_t[76] = sel[76] & v_tail_76[0];
-        col_w[77] = sel[77] & w_of_77[0];
+        col_n[77] = sel[77] & v_next_77[0];
         col_t[77] = sel[77] & v_tail_77[0];
-        col_w[78] = sel[78] & w_of_78[0];
+        col_n[78] = sel[78] & v_next_78[0];
         col_t[78] = sel[78] & v_tail_78[0];
-        col_w[79] = sel[79] & w_of_79[0];
+        col_n[79] = sel[79] & v_next_79[0];
         col_t[79] = sel[79] & v_tail_79[0];
-        w_sel[0] = |col_w;
+        next_sel[0] = |col_n;
         tail_sel[0] = |col_t;
-        col_w = zero_n;
+        col_n = zero_n;
         col_t = zero_n;
-        col_w[0] = sel[0] & w_of_0[1];
+        col_n[0] = sel[0] & v_next_0[1];
         col_t[0] = sel[0] & v_tail_0[1];
-        col_w[1] = sel[1] & w_of_1[1];
+        col_n[1] = sel[1] & v_next_1[1];
         col_t[1] = sel[1] & v_tail_1[1];
-        col_w[2] = sel[2] & w_of_2[1];
+        col_n[2] = sel[2] & v_next_2[1];
         col_t[2] = sel[2] & v_tail_2[1];
-        col_w[3] = sel[3] & w_of_3[1];
+        col_n[3] = sel[3] & v_next_3[1];
         col_t[3] = sel[3] & v_tail_3[1];
-        col_w[4] = sel[4] & w_of_4[1];
+        col_n[4] = sel[4] & v_next_4[1];
         col_t[4] = sel[4] & v_tail_4[1];
-        col_w[5] = sel[5] & w_of_5[1];
+        col_n[5] = sel[5] & v_next_5[1];
         col_t[5] = sel[5] & v_tail_5[1];
-        col_w[6] = sel[6] & w_of_6[1];
+        col_n[6] = sel[6] & v_next_6[1];
         col_t[6] = sel[6] & v_tail_6[1];
-        col_w[7] = sel[7] & w_of_7[1];
+        col_n[7] = sel[7] & v_next_7[1];
         col_t[7] = sel[7] & v_tail_7[1];
-        col_w[8] = sel[8] & w_of_8[1];
+        col_n[8] = sel[8] & v_next_8[1];
         col_t[8] = sel[8] & v_tail_8[1];
-        col_w[9] = sel[9] & w_of_9[1];
+        col_n[9] = sel[9] & v_next_9[1];
         col_t[9] = sel[9] & v_tail_9[1];
-        col_w[10] = sel[10] & w_of_10[1];
+        col_n[10] = sel[10] & v_next_10[1];
         col_t[10] = sel[10] & v_tail_10[1];
-        col_w[11] = sel[11] & w_of_11[1];
+        col_n[11] = sel[11] & v_next_11[1];
         col_t[11] = sel[11] & v_tail_11[1];
-        col_w[12] = sel[12] & w_of_12[1];
+        col_n[12] = sel[12] & v_next_12[1];
         col_t[12] = sel[12] & v_tail_12[1];
-        col_w[13] = sel[13] & w_of_13[1];
+        col_n[13] = sel[13] & v_next_13[1];
         col_t[13] = sel[13] & v_tail_13[1];
-        col_w[14] = sel[14] & w_of_14[1];
+        col_n[14] = sel[14] & v_next_14[1];
         col_t[14] = sel[14] & v_tail_14[1];
-        col_w[15] = sel[15] & w_of_15[1];
+        col_n[15] = sel[15] & v_next_15[1];
         col_t[15] = sel[15] & v_tail_15[1];
-        col_w[16] = sel[16] & w_of_16[1];
+        col_n[16] = sel[16] & v_next_16[1];
         col_t[16] = sel[16] & v_tail_16[1];
-        col_w[17] = sel[17] & w_of_17[1];
+        col_n[17] = sel[17] & v_next_17[1];
         col_t[17] = sel[17] & v_tail_17[1];
-        col_w[18] = sel[18] & w_of_18[1];
+        col_n[18] = sel[18] & v_next_18[1];
         col_t[18] = sel[18] & v_tail_18[1];
-        col_w[19] = sel[19] & w_of_19[1];
+        col_n[19] = sel[19] & v_next_19[1];
         col_t[19] = sel[19] & v_tail_19[1];
-        col_w[20] = sel[20] & w_of_20[1];
+        col_n[20] = sel[20] & v_next_20[1];
         col_t[20] = sel[20] & v_tail_20[1];
-        col_w[21] = sel[21] & w_of_21[1];
+        col_n[21] = sel[21] & v_next_21[1];
         col_t[21] = sel[21] & v_tail_21[1];
-        col_w[22] = sel[22] & w_of_22[1];
+        col_n[22] = sel[22] & v_next_22[1];
         col_t[22] = sel[22] & v_tail_22[1];
-        col_w[23] = sel[23] & w_of_23[1];
+        col_n[23] = sel[23] & v_next_23[1];
         col_t[23] = sel[23] & v_tail_23[1];
-        col_w[24] = sel[24] & w_of_24[1];
+        col_n[24] = sel[24] & v_next_24[1];
         col_t[24] = sel[24] & v_tail_24[1];
-        col_w[25] = sel[25] & w_of_25[1];
+        col_n[25] = sel[25] & v_next_25[1];
         col_t[25] = sel[25] & v_tail_25[1];
-        col_w[26] = sel[26] & w_of_26[1];
+        col_n[26] = sel[26] & v_next_26[1];
         col_t[26] = sel[26] & v_tail_26[1];
-        col_w[27] = sel[27] & w_of_27[1];
+        col_n[27] = sel[27] & v_next_27[1];
         col_t[27] = sel[27] & v_tail_27[1];
-        col_w[28] = sel[28] & w_of_28[1];
+        col_n[28] = sel[28] & v_next_28[1];
         col_t[28] = sel[28] & v_tail_28[1];
-        col_w[29] = sel[29] & w_of_29[1];
+        col_n[29] = sel[29] & v_next_29[1];
         col_t[29] = sel[29] & v_tail_29[1];
-        col_w[30] = sel[30] & w_of_30[1];
+        col_n[30] = sel[30] & v_next_30[1];
         col_t[30] = sel[30] & v_tail_30[1];
-        col_w[31] = sel[31] & w_of_31[1];
+        col_n[31] = sel[31] & v_next_31[1];
         col_t[31] = sel[31] & v_tail_31[1];
-        col_w[32] = sel[32] & w_of_32[1];
+        col_n[32] = sel[32] & v_next_32[1];
         col_t[32] = sel[32] & v_tail_32[1];
-        col_w[33] = sel[33] & w_of_33[1];
+        col_n[33] = sel[33] & v_next_33[1];
         col_t[33] = sel[33] & v_tail_33[1];
-        col_w[34] = sel[34] & w_of_34[1];
+        col_n[34] = sel[34] & v_next_34[1];
         col_t[34] = sel[34] & v_tail_34[1];
-        col_w[35] = sel[35] & w_of_35[1];
+        col_n[35] = sel[35] & v_next_35[1];
         col_t[35] = sel[35] & v_tail_35[1];
-        col_w[36] = sel[36] & w_of_36[1];
+        col_n[36] = sel[36] & v_next_36[1];
         col_t[36] = sel[36] & v_tail_36[1];
-        col_w[37] = sel[37] & w_of_37[1];
+        col_n[37] = sel[37] & v_next_37[1];
         col_t[37] = sel[37] & v_tail_37[1];
-        col_w[38] = sel[38] & w_of_38[1];
+        col_n[38] = sel[38] & v_next_38[1];
         col_t[38] = sel[38] & v_tail_38[1];
-        col_w[39] = sel[39] & w_of_39[1];
+        col_n[39] = sel[39] & v_next_39[1];
         col_t[39] = sel[39] & v_tail_39[1];
-        col_w[40] = sel[40] & w_of_40[1];
+        col_n[40] = sel[40] & v_next_40[1];
         col_t[40] = sel[40] & v_tail_40[1];
-        col_w[41] = sel[41] & w_of_41[1];
+        col_n[41] = sel[41] & v_next_41[1];
         col_t[41] = sel[41] & v_tail_41[1];
-        col_w[42] = sel[42] & w_of_42[1];
+        col_n[42] = sel[42] & v_next_42[1];
         col_t[42] = sel[42] & v_tail_42[1];
-        col_w[43] = sel[43] & w_of_43[1];
+        col_n[43] = sel[43] & v_next_43[1];
         col_t[43] = sel[43] & v_tail_43[1];
-        col_w[44] = sel[44] & w_of_44[1];
+        col_n[44] = sel[44] & v_next_44[1];
         col_t[44] = sel[44] & v_tail_44[1];
-        col_w[45] = sel[45] & w_of_45[1];
+        col_n[45] = sel[45] & v_next_45[1];
         col_t[45] = sel[45] & v_tail_45[1];
-        col_w[46] = sel[46] & w_of_46[1];
+        col_n[46] = sel[46] & v_next_46[1];
         col_t[46] = sel[46] & v_tail_46[1];
-        col_w[47] = sel[47] & w_of_47[1];
+        col_n[47] = sel[47] & v_next_47[1];
         col_t[47] = sel[47] & v_tail_47[1];
-        col_w[48] = sel[48] & w_of_48[1];
+        col_n[48] = sel[48] & v_next_48[1];
         col_t[48] = sel[48] & v_tail_48[1];
-        col_w[49] = sel[49] & w_of_49[1];
+        col_n[49] = sel[49] & v_next_49[1];
         col_t[49] = sel[49] & v_tail_49[1];
-        col_w[50] = sel[50] & w_of_50[1];
+        col_n[50] = sel[50] & v_next_50[1];
         col_t[50] = sel[50] & v_tail_50[1];
-        col_w[51] = sel[51] & w_of_51[1];
+        col_n[51] = sel[51] & v_next_51[1];
         col_t[51] = sel[51] & v_tail_51[1];
-        col_w[52] = sel[52] & w_of_52[1];
+        col_n[52] = sel[52] & v_next_52[1];
         col_t[52] = sel[52] & v_tail_52[1];
-        col_w[53] = sel[53] & w_of_53[1];
+        col_n[53] = sel[53] & v_next_53[1];
         col_t[53] = sel[53] & v_tail_53[1];
-        col_w[54] = sel[54] & w_of_54[1];
+        col_n[54] = sel[54] & v_next_54[1];
         col_t[54] = sel[54] & v_tail_54[1];
-        col_w[55] = sel[55] & w_of_55[1];
+        col_n[55] = sel[55] & v_next_55[1];
         col_t[55] = sel[55] & v_tail_55[1];
-        col_w[56] = sel[56] & w_of_56[1];
+        col_n[56] = sel[56] & v_next_56[1];
         col_t[56] = sel[56] & v_tail_56[1];
-        col_w[57] = sel[57] & w_of_57[1];
+        col_n[57] = sel[57] & v_next_57[1];
         col_t[57] = sel[57] & v_tail_57[1];
-        col_w[58] = sel[58] & w_of_58[1];
+        col_n[58] = sel[58] & v_next_58[1];
         col_t[58] = sel[58] & v_tail_58[1];
-        col_w[59] = sel[59] & w_of_59[1];
+        col_n[59] = sel[59] & v_next_59[1];
         col_t[59] = sel[59] & v_tail_59[1];
-        col_w[60] = sel[60] & w_of_60[1];
+        col_n[60] = sel[60] & v_next_60[1];
         col_t[60] = sel[60] & v_tail_60[1];
-        col_w[61] = sel[61] & w_of_61[1];
+        col_n[61] = sel[61] & v_next_61[1];
         col_t[61] = sel[61] & v_tail_61[1];
-        col_w[62] = sel[62] & w_of_62[1];
+        col_n[62] = sel[62] & v_next_62[1];
         col_t[62] = sel[62] & v_tail_62[1];
-        col_w[63] = sel[63] & w_of_63[1];
+        col_n[63] = sel[63] & v_next_63[1];
         col_t[63] = sel[63] & v_tail_63[1];
-        col_w[64] = sel[64] & w_of_64[1];
+        col_n[64] = sel[64] & v_next_64[1];
         col_t[64] = sel[64] & v_tail_64[1];
-        col_w[65] = sel[65] & w_of_65[1];
+        col_n[65] = sel[65] & v_next_65[1];
         col_t[65] = sel[65] & v_tail_65[1];
-        col_w[66] = sel[66] & w_of_66[1];
+        col_n[66] = sel[66] & v_next_66[1];
         col_t[66] = sel[66] & v_tail_66[1];
-        col_w[67] = sel[67] & w_of_67[1];
+        col_n[67] = sel[67] & v_next_67[1];
         col_t[67] = sel[67] & v_tail_67[1];
-        col_w[68] = sel[68] & w_of_68[1];
+        col_n[68] = sel[68] & v_next_68[1];
         col_t[68] = sel[68] & v_tail_68[1];
-        col_w[69] = sel[69] & w_of_69[1];
+        col_n[69] = sel[69] & v_next_69[1];
         col_t[69] = sel[69] & v_tail_69[1];
-        col_w[70] = sel[70] & w_of_70[1];
+        col_n[70] = sel[70] & v_next_70[1];
         col_t[70] = sel[70] & v_tail_70[1];
-        col_w[71] = sel[71] & w_of_71[1];
+        col_n[71] = sel[71] & v_next_71[1];
         col_t[71] = sel[71] & v_tail_71[1];
-        col_w[72] = sel[72] & w_of_72[1];
+        col_n[72] = sel[72] & v_next_72[1];
         col_t[72] = sel[72] & v_tail_72[1];
-        col_w[73] = sel[73] & w_of_73[1];
+        col_n[73] = sel[73] & v_next_73[1];
         col_t[73] = sel[73] & v_tail_73[1];
-        col_w[74] = sel[74] & w_of_74[1];
+        col_n[74] = sel[74] & v_next_74[1];
         col_t[74] = sel[74] & v_tail_74[1];
-        col_w[75] = sel[75] & w_of_75[1];
+        col_n[75] = sel[75] & v_next_75[1];
         col_t[75] = sel[75] & v_tail_75[1];
-        col_w[76] = sel[76] & w_of_76[1];
+        col_n[76] = sel[76] & v_next_76[1];
         col_t[76] = sel[76] & v_tail_76[1];
-        col_w[77] = sel[77] & w_of_77[1];
+        col_n[77] = sel[77] & v_next_77[1];
         col_t[77] = sel[77] & v_tail_77[1];
-        col_w[78] = sel[78] & w_of_78[1];
+        col_n[78] = sel[78] & v_next_78[1];
         col_t[78] = sel[78] & v_tail_78[1];
-        col_w[79] = sel[79] & w_of_79[1];
+        col_n[79] = sel[79] & v_next_79[1];
         col_t[79] = sel[79] & v_tail_79[1];
-        w_sel[1] = |col_w;
+        next_sel[1] = |col_n;
         tail_sel[1] = |col_t;
-        col_w = zero_n;
+        col_n = zero_n;
         col_t = zero_n;
-        col_w[0] = sel[0] & w_of_0[2];
+        col_n[0] = sel[0] & v_next_0[2];
         col_t[0] = sel[0] & v_tail_0[2];
-        col_w[1] = sel[1] & w_of_1[2];
+        col_n[1] = sel[1] & v_next_1[2];
         col_t[1] = sel[1] & v_tail_1[2];
-        col_w[2] = sel[2] & w_of_2[2];
+        col_n[2] = sel[2] & v_next_2[2];
         col_t[2] = sel[2] & v_tail_2[2];
-        col_w[3] = sel[3] & w_of_3[2];
+        col_n[3] = sel[3] & v_next_3[2];
         col_t[3] = sel[3] & v_tail_3[2];
-        col_w[4] = sel[4] & w_of_4[2];
+        col_n[4] = sel[4] & v_next_4[2];
         col_t[4] = sel[4] & v_tail_4[2];
-        col_w[5] = sel[5] & w_of_5[2];
+        col_n[5] = sel[5] & v_next_5[2];
         col_t[5] = sel[5] & v_tail_5[2];
-        col_w[6] = sel[6] & w_of_6[2];
+        col_n[6] = sel[6] & v_next_6[2];
         col_t[6] = sel[6] & v_tail_6[2];
-        col_w[7] = sel[7] & w_of_7[2];
+        col_n[7] = sel[7] & v_next_7[2];
         col_t[7] = sel[7] & v_tail_7[2];
-        col_w[8] = sel[8] & w_of_8[2];
+        col_n[8] = sel[8] & v_next_8[2];
         col_t[8] = sel[8] & v_tail_8[2];
-        col_w[9] = sel[9] & w_of_9[2];
+        col_n[9] = sel[9] & v_next_9[2];
         col_t[9] = sel[9] & v_tail_9[2];
-        col_w[10] = sel[10] & w_of_10[2];
+        col_n[10] = sel[10] & v_next_10[2];
         col_t[10] = sel[10] & v_tail_10[2];
-        col_w[11] = sel[11] & w_of_11[2];
+        col_n[11] = sel[11] & v_next_11[2];
         col_t[11] = sel[11] & v_tail_11[2];
-        col_w[12] = sel[12] & w_of_12[2];
+        col_n[12] = sel[12] & v_next_12[2];
         col_t[12] = sel[12] & v_tail_12[2];
-        col_w[13] = sel[13] & w_of_13[2];
+        col_n[13] = sel[13] & v_next_13[2];
         col_t[13] = sel[13] & v_tail_13[2];
-        col_w[14] = sel[14] & w_of_14[2];
+        col_n[14] = sel[14] & v_next_14[2];
         col_t[14] = sel[14] & v_tail_14[2];
-        col_w[15] = sel[15] & w_of_15[2];
+        col_n[15] = sel[15] & v_next_15[2];
         col_t[15] = sel[15] & v_tail_15[2];
-        col_w[16] = sel[16] & w_of_16[2];
+        col_n[16] = sel[16] & v_next_16[2];
         col_t[16] = sel[16] & v_tail_16[2];
-        col_w[17] = sel[17] & w_of_17[2];
+        col_n[17] = sel[17] & v_next_17[2];
         col_t[17] = sel[17] & v_tail_17[2];
-        col_w[18] = sel[18] & w_of_18[2];
+        col_n[18] = sel[18] & v_next_18[2];
         col_t[18] = sel[18] & v_tail_18[2];
-        col_w[19] = sel[19] & w_of_19[2];
+        col_n[19] = sel[19] & v_next_19[2];
         col_t[19] = sel[19] & v_tail_19[2];
-        col_w[20] = sel[20] & w_of_20[2];
+        col_n[20] = sel[20] & v_next_20[2];
         col_t[20] = sel[20] & v_tail_20[2];
-        col_w[21] = sel[21] & w_of_21[2];
+        col_n[21] = sel[21] & v_next_21[2];
         col_t[21] = sel[21] & v_tail_21[2];
-        col_w[22] = sel[22] & w_of_22[2];
+        col_n[22] = sel[22] & v_next_22[2];
         col_t[22] = sel[22] & v_tail_22[2];
-        col_w[23] = sel[23] & w_of_23[2];
+        col_n[23] = sel[23] & v_next_23[2];
         col_t[23] = sel[23] & v_tail_23[2];
-        col_w[24] = sel[24] & w_of_24[2];
+        col_n[24] = sel[24] & v_next_24[2];
         col_t[24] = sel[24] & v_tail_24[2];
-        col_w[25] = sel[25] & w_of_25[2];
+        col_n[25] = sel[25] & v_next_25[2];
         col_t[25] = sel[25] & v_tail_25[2];
-        col_w[26] = sel[26] & w_of_26[2];
+        col_n[26] = sel[26] & v_next_26[2];
         col_t[26] = sel[26] & v_tail_26[2];
-        col_w[27] = sel[27] & w_of_27[2];
+        col_n[27] = sel[27] & v_next_27[2];
         col_t[27] = sel[27] & v_tail_27[2];
-        col_w[28] = sel[28] & w_of_28[2];
+        col_n[28] = sel[28] & v_next_28[2];
         col_t[28] = sel[28] & v_tail_28[2];
-        col_w[29] = sel[29] & w_of_29[2];
+        col_n[29] = sel[29] & v_next_29[2];
         col_t[29] = sel[29] & v_tail_29[2];
-        col_w[30] = sel[30] & w_of_30[2];
+        col_n[30] = sel[30] & v_next_30[2];
         col_t[30] = sel[30] & v_tail_30[2];
-        col_w[31] = sel[31] & w_of_31[2];
+        col_n[31] = sel[31] & v_next_31[2];
         col_t[31] = sel[31] & v_tail_31[2];
-        col_w[32] = sel[32] & w_of_32[2];
+        col_n[32] = sel[32] & v_next_32[2];
         col_t[32] = sel[32] & v_tail_32[2];
-        col_w[33] = sel[33] & w_of_33[2];
+        col_n[33] = sel[33] & v_next_33[2];
         col_t[33] = sel[33] & v_tail_33[2];
-        col_w[34] = sel[34] & w_of_34[2];
+        col_n[34] = sel[34] & v_next_34[2];
         col_t[34] = sel[34] & v_tail_34[2];
-        col_w[35] = sel[35] & w_of_35[2];
+        col_n[35] = sel[35] & v_next_35[2];
         col_t[35] = sel[35] & v_tail_35[2];
-        col_w[36] = sel[36] & w_of_36[2];
+        col_n[36] = sel[36] & v_next_36[2];
         col_t[36] = sel[36] & v_tail_36[2];
-        col_w[37] = sel[37] & w_of_37[2];
+        col_n[37] = sel[37] & v_next_37[2];
         col_t[37] = sel[37] & v_tail_37[2];
-        col_w[38] = sel[38] & w_of_38[2];
+        col_n[38] = sel[38] & v_next_38[2];
         col_t[38] = sel[38] & v_tail_38[2];
-        col_w[39] = sel[39] & w_of_39[2];
+        col_n[39] = sel[39] & v_next_39[2];
         col_t[39] = sel[39] & v_tail_39[2];
-        col_w[40] = sel[40] & w_of_40[2];
+        col_n[40] = sel[40] & v_next_40[2];
         col_t[40] = sel[40] & v_tail_40[2];
-        col_w[41] = sel[41] & w_of_41[2];
+        col_n[41] = sel[41] & v_next_41[2];
         col_t[41] = sel[41] & v_tail_41[2];
-        col_w[42] = sel[42] & w_of_42[2];
+        col_n[42] = sel[42] & v_next_42[2];
         col_t[42] = sel[42] & v_tail_42[2];
-        col_w[43] = sel[43] & w_of_43[2];
+        col_n[43] = sel[43] & v_next_43[2];
         col_t[43] = sel[43] & v_tail_43[2];
-        col_w[44] = sel[44] & w_of_44[2];
+        col_n[44] = sel[44] & v_next_44[2];
         col_t[44] = sel[44] & v_tail_44[2];
-        col_w[45] = sel[45] & w_of_45[2];
+        col_n[45] = sel[45] & v_next_45[2];
         col_t[45] = sel[45] & v_tail_45[2];
-        col_w[46] = sel[46] & w_of_46[2];
+        col_n[46] = sel[46] & v_next_46[2];
         col_t[46] = sel[46] & v_tail_46[2];
-        col_w[47] = sel[47] & w_of_47[2];
+        col_n[47] = sel[47] & v_next_47[2];
         col_t[47] = sel[47] & v_tail_47[2];
-        col_w[48] = sel[48] & w_of_48[2];
+        col_n[48] = sel[48] & v_next_48[2];
         col_t[48] = sel[48] & v_tail_48[2];
-        col_w[49] = sel[49] & w_of_49[2];
+        col_n[49] = sel[49] & v_next_49[2];
         col_t[49] = sel[49] & v_tail_49[2];
-        col_w[50] = sel[50] & w_of_50[2];
+        col_n[50] = sel[50] & v_next_50[2];
         col_t[50] = sel[50] & v_tail_50[2];
-        col_w[51] = sel[51] & w_of_51[2];
+        col_n[51] = sel[51] & v_next_51[2];
         col_t[51] = sel[51] & v_tail_51[2];
-        col_w[52] = sel[52] & w_of_52[2];
+        col_n[52] = sel[52] & v_next_52[2];
         col_t[52] = sel[52] & v_tail_52[2];
-        col_w[53] = sel[53] & w_of_53[2];
+        col_n[53] = sel[53] & v_next_53[2];
         col_t[53] = sel[53] & v_tail_53[2];
-        col_w[54] = sel[54] & w_of_54[2];
+        col_n[54] = sel[54] & v_next_54[2];
         col_t[54] = sel[54] & v_tail_54[2];
-        col_w[55] = sel[55] & w_of_55[2];
+        col_n[55] = sel[55] & v_next_55[2];
         col_t[55] = sel[55] & v_tail_55[2];
-        col_w[56] = sel[56] & w_of_56[2];
+        col_n[56] = sel[56] & v_next_56[2];
         col_t[56] = sel[56] & v_tail_56[2];
-        col_w[57] = sel[57] & w_of_57[2];
+        col_n[57] = sel[57] & v_next_57[2];
         col_t[57] = sel[57] & v_tail_57[2];
-        col_w[58] = sel[58] & w_of_58[2];
+        col_n[58] = sel[58] & v_next_58[2];
         col_t[58] = sel[58] & v_tail_58[2];
-        col_w[59] = sel[59] & w_of_59[2];
+        col_n[59] = sel[59] & v_next_59[2];
         col_t[59] = sel[59] & v_tail_59[2];
-        col_w[60] = sel[60] & w_of_60[2];
+        col_n[60] = sel[60] & v_next_60[2];
         col_t[60] = sel[60] & v_tail_60[2];
-        col_w[61] = sel[61] & w_of_61[2];
+        col_n[61] = sel[61] & v_next_61[2];
         col_t[61] = sel[61] & v_tail_61[2];
-        col_w[62] = sel[62] & w_of_62[2];
+        col_n[62] = sel[62] & v_next_62[2];
         col_t[62] = sel[62] & v_tail_62[2];
-        col_w[63] = sel[63] & w_of_63[2];
+        col_n[63] = sel[63] & v_next_63[2];
         col_t[63] = sel[63] & v_tail_63[2];
-        col_w[64] = sel[64] & w_of_64[2];
+        col_n[64] = sel[64] & v_next_64[2];
         col_t[64] = sel[64] & v_tail_64[2];
-        col_w[65] = sel[65] & w_of_65[2];
+        col_n[65] = sel[65] & v_next_65[2];
         col_t[65] = sel[65] & v_tail_65[2];
-        col_w[66] = sel[66] & w_of_66[2];
+        col_n[66] = sel[66] & v_next_66[2];
         col_t[66] = sel[66] & v_tail_66[2];
-        col_w[67] = sel[67] & w_of_67[2];
+        col_n[67] = sel[67] & v_next_67[2];
         col_t[67] = sel[67] & v_tail_67[2];
-        col_w[68] = sel[68] & w_of_68[2];
+        col_n[68] = sel[68] & v_next_68[2];
         col_t[68] = sel[68] & v_tail_68[2];
-        col_w[69] = sel[69] & w_of_69[2];
+        col_n[69] = sel[69] & v_next_69[2];
         col_t[69] = sel[69] & v_tail_69[2];
-        col_w[70] = sel[70] & w_of_70[2];
+        col_n[70] = sel[70] & v_next_70[2];
         col_t[70] = sel[70] & v_tail_70[2];
-        col_w[71] = sel[71] & w_of_71[2];
+        col_n[71] = sel[71] & v_next_71[2];
         col_t[71] = sel[71] & v_tail_71[2];
-        col_w[72] = sel[72] & w_of_72[2];
+        col_n[72] = sel[72] & v_next_72[2];
         col_t[72] = sel[72] & v_tail_72[2];
-        col_w[73] = sel[73] & w_of_73[2];
+        col_n[73] = sel[73] & v_next_73[2];
         col_t[73] = sel[73] & v_tail_73[2];
-        col_w[74] = sel[74] & w_of_74[2];
+        col_n[74] = sel[74] & v_next_74[2];
         col_t[74] = sel[74] & v_tail_74[2];
-        col_w[75] = sel[75] & w_of_75[2];
+        col_n[75] = sel[75] & v_next_75[2];
         col_t[75] = sel[75] & v_tail_75[2];
-        col_w[76] = sel[76] & w_of_76[2];
+        col_n[76] = sel[76] & v_next_76[2];
         col_t[76] = sel[76] & v_tail_76[2];
-        col_w[77] = sel[77] & w_of_77[2];
+        col_n[77] = sel[77] & v_next_77[2];
         col_t[77] = sel[77] & v_tail_77[2];
-        col_w[78] = sel[78] & w_of_78[2];
+        col_n[78] = sel[78] & v_next_78[2];
         col_t[78] = sel[78] & v_tail_78[2];
-        col_w[79] = sel[79] & w_of_79[2];
+        col_n[79] = sel[79] & v_next_79[2];
         col_t[79] = sel[79] & v_tail_79[2];
-        w_sel[2] = |col_w;
+        next_sel[2] = |col_n;
         tail_sel[2] = |col_t;
-        col_w = zero_n;
+        col_n = zero_n;
         col_t = zero_n;
-        col_w[0] = sel[0] & w_of_0[3];
+        col_n[0] = sel[0] & v_next_0[3];
         col_t[0] = sel[0] & v_tail_0[3];
-        col_w[1] = sel[1] & w_of_1[3];
+        col_n[1] = sel[1] & v_next_1[3];
         col_t[1] = sel[1] & v_tail_1[3];
-        col_w[2] = sel[2] & w_of_2[3];
+        col_n[2] = sel[2] & v_next_2[3];
         col_t[2] = sel[2] & v_tail_2[3];
-        col_w[3] = sel[3] & w_of_3[3];
+        col_n[3] = sel[3] & v_next_3[3];
         col_t[3] = sel[3] & v_tail_3[3];
-        col_w[4] = sel[4] & w_of_4[3];
+        col_n[4] = sel[4] & v_next_4[3];
         col_t[4] = sel[4] & v_tail_4[3];
-        col_w[5] = sel[5] & w_of_5[3];
+        col_n[5] = sel[5] & v_next_5[3];
         col_t[5] = sel[5] & v_tail_5[3];
-        col_w[6] = sel[6] & w_of_6[3];
+        col_n[6] = sel[6] & v_next_6[3];
         col_t[6] = sel[6] & v_tail_6[3];
-        col_w[7] = sel[7] & w_of_7[3];
+        col_n[7] = sel[7] & v_next_7[3];
         col_t[7] = sel[7] & v_tail_7[3];
-        col_w[8] = sel[8] & w_of_8[3];
+        col_n[8] = sel[8] & v_next_8[3];
         col_t[8] = sel[8] & v_tail_8[3];
-        col_w[9] = sel[9] & w_of_9[3];
+        col_n[9] = sel[9] & v_next_9[3];
         col_t[9] = sel[9] & v_tail_9[3];
-        col_w[10] = sel[10] & w_of_10[3];
+        col_n[10] = sel[10] & v_next_10[3];
         col_t[10] = sel[10] & v_tail_10[3];
-        col_w[11] = sel[11] & w_of_11[3];
+        col_n[11] = sel[11] & v_next_11[3];
         col_t[11] = sel[11] & v_tail_11[3];
-        col_w[12] = sel[12] & w_of_12[3];
+        col_n[12] = sel[12] & v_next_12[3];
         col_t[12] = sel[12] & v_tail_12[3];
-        col_w[13] = sel[13] & w_of_13[3];
+        col_n[13] = sel[13] & v_next_13[3];
         col_t[13] = sel[13] & v_tail_13[3];
-        col_w[14] = sel[14] & w_of_14[3];
+        col_n[14] = sel[14] & v_next_14[3];
         col_t[14] = sel[14] & v_tail_14[3];
-        col_w[15] = sel[15] & w_of_15[3];
+        col_n[15] = sel[15] & v_next_15[3];
         col_t[15] = sel[15] & v_tail_15[3];
-        col_w[16] = sel[16] & w_of_16[3];
+        col_n[16] = sel[16] & v_next_16[3];
         col_t[16] = sel[16] & v_tail_16[3];
-        col_w[17] = sel[17] & w_of_17[3];
+        col_n[17] = sel[17] & v_next_17[3];
         col_t[17] = sel[17] & v_tail_17[3];
-        col_w[18] = sel[18] & w_of_18[3];
+        col_n[18] = sel[18] & v_next_18[3];
         col_t[18] = sel[18] & v_tail_18[3];
-        col_w[19] = sel[19] & w_of_19[3];
+        col_n[19] = sel[19] & v_next_19[3];
         col_t[19] = sel[19] & v_tail_19[3];
-        col_w[20] = sel[20] & w_of_20[3];
+        col_n[20] = sel[20] & v_next_20[3];
         col_t[20] = sel[20] & v_tail_20[3];
-        col_w[21] = sel[21] & w_of_21[3];
+        col_n[21] = sel[21] & v_next_21[3];
         col_t[21] = sel[21] & v_tail_21[3];
-        col_w[22] = sel[22] & w_of_22[3];
+        col_n[22] = sel[22] & v_next_22[3];
         col_t[22] = sel[22] & v_tail_22[3];
-        col_w[23] = sel[23] & w_of_23[3];
+        col_n[23] = sel[23] & v_next_23[3];
         col_t[23] = sel[23] & v_tail_23[3];
-        col_w[24] = sel[24] & w_of_24[3];
+        col_n[24] = sel[24] & v_next_24[3];
         col_t[24] = sel[24] & v_tail_24[3];
-        col_w[25] = sel[25] & w_of_25[3];
+        col_n[25] = sel[25] & v_next_25[3];
         col_t[25] = sel[25] & v_tail_25[3];
-        col_w[26] = sel[26] & w_of_26[3];
+        col_n[26] = sel[26] & v_next_26[3];
         col_t[26] = sel[26] & v_tail_26[3];
-        col_w[27] = sel[27] & w_of_27[3];
+        col_n[27] = sel[27] & v_next_27[3];
         col_t[27] = sel[27] & v_tail_27[3];
-        col_w[28] = sel[28] & w_of_28[3];
+        col_n[28] = sel[28] & v_next_28[3];
         col_t[28] = sel[28] & v_tail_28[3];
-        col_w[29] = sel[29] & w_of_29[3];
+        col_n[29] = sel[29] & v_next_29[3];
         col_t[29] = sel[29] & v_tail_29[3];
-        col_w[30] = sel[30] & w_of_30[3];
+        col_n[30] = sel[30] & v_next_30[3];
         col_t[30] = sel[30] & v_tail_30[3];
-        col_w[31] = sel[31] & w_of_31[3];
+        col_n[31] = sel[31] & v_next_31[3];
         col_t[31] = sel[31] & v_tail_31[3];
-        col_w[32] = sel[32] & w_of_32[3];
+        col_n[32] = sel[32] & v_next_32[3];
         col_t[32] = sel[32] & v_tail_32[3];
-        col_w[33] = sel[33] & w_of_33[3];
+        col_n[33] = sel[33] & v_next_33[3];
         col_t[33] = sel[33] & v_tail_33[3];
-        col_w[34] = sel[34] & w_of_34[3];
+        col_n[34] = sel[34] & v_next_34[3];
         col_t[34] = sel[34] & v_tail_34[3];
-        col_w[35] = sel[35] & w_of_35[3];
+        col_n[35] = sel[35] & v_next_35[3];
         col_t[35] = sel[35] & v_tail_35[3];
-        col_w[36] = sel[36] & w_of_36[3];
+        col_n[36] = sel[36] & v_next_36[3];
         col_t[36] = sel[36] & v_tail_36[3];
-        col_w[37] = sel[37] & w_of_37[3];
+        col_n[37] = sel[37] & v_next_37[3];
         col_t[37] = sel[37] & v_tail_37[3];
-        col_w[38] = sel[38] & w_of_38[3];
+        col_n[38] = sel[38] & v_next_38[3];
         col_t[38] = sel[38] & v_tail_38[3];
-        col_w[39] = sel[39] & w_of_39[3];
+        col_n[39] = sel[39] & v_next_39[3];
         col_t[39] = sel[39] & v_tail_39[3];
-        col_w[40] = sel[40] & w_of_40[3];
+        col_n[40] = sel[40] & v_next_40[3];
         col_t[40] = sel[40] & v_tail_40[3];
-        col_w[41] = sel[41] & w_of_41[3];
+        col_n[41] = sel[41] & v_next_41[3];
         col_t[41] = sel[41] & v_tail_41[3];
-        col_w[42] = sel[42] & w_of_42[3];
+        col_n[42] = sel[42] & v_next_42[3];
         col_t[42] = sel[42] & v_tail_42[3];
-        col_w[43] = sel[43] & w_of_43[3];
+        col_n[43] = sel[43] & v_next_43[3];
         col_t[43] = sel[43] & v_tail_43[3];
-        col_w[44] = sel[44] & w_of_44[3];
+        col_n[44] = sel[44] & v_next_44[3];
         col_t[44] = sel[44] & v_tail_44[3];
-        col_w[45] = sel[45] & w_of_45[3];
+        col_n[45] = sel[45] & v_next_45[3];
         col_t[45] = sel[45] & v_tail_45[3];
-        col_w[46] = sel[46] & w_of_46[3];
+        col_n[46] = sel[46] & v_next_46[3];
         col_t[46] = sel[46] & v_tail_46[3];
-        col_w[47] = sel[47] & w_of_47[3];
+        col_n[47] = sel[47] & v_next_47[3];
         col_t[47] = sel[47] & v_tail_47[3];
-        col_w[48] = sel[48] & w_of_48[3];
+        col_n[48] = sel[48] & v_next_48[3];
         col_t[48] = sel[48] & v_tail_48[3];
-        col_w[49] = sel[49] & w_of_49[3];
+        col_n[49] = sel[49] & v_next_49[3];
         col_t[49] = sel[49] & v_tail_49[3];
-        col_w[50] = sel[50] & w_of_50[3];
+        col_n[50] = sel[50] & v_next_50[3];
         col_t[50] = sel[50] & v_tail_50[3];
-        col_w[51] = sel[51] & w_of_51[3];
+        col_n[51] = sel[51] & v_next_51[3];
         col_t[51] = sel[51] & v_tail_51[3];
-        col_w[52] = sel[52] & w_of_52[3];
+        col_n[52] = sel[52] & v_next_52[3];
         col_t[52] = sel[52] & v_tail_52[3];
-        col_w[53] = sel[53] & w_of_53[3];
+        col_n[53] = sel[53] & v_next_53[3];
         col_t[53] = sel[53] & v_tail_53[3];
-        col_w[54] = sel[54] & w_of_54[3];
+        col_n[54] = sel[54] & v_next_54[3];
         col_t[54] = sel[54] & v_tail_54[3];
-        col_w[55] = sel[55] & w_of_55[3];
+        col_n[55] = sel[55] & v_next_55[3];
         col_t[55] = sel[55] & v_tail_55[3];
-        col_w[56] = sel[56] & w_of_56[3];
+        col_n[56] = sel[56] & v_next_56[3];
         col_t[56] = sel[56] & v_tail_56[3];
-        col_w[57] = sel[57] & w_of_57[3];
+        col_n[57] = sel[57] & v_next_57[3];
         col_t[57] = sel[57] & v_tail_57[3];
-        col_w[58] = sel[58] & w_of_58[3];
+        col_n[58] = sel[58] & v_next_58[3];
         col_t[58] = sel[58] & v_tail_58[3];
-        col_w[59] = sel[59] & w_of_59[3];
+        col_n[59] = sel[59] & v_next_59[3];
         col_t[59] = sel[59] & v_tail_59[3];
-        col_w[60] = sel[60] & w_of_60[3];
+        col_n[60] = sel[60] & v_next_60[3];
         col_t[60] = sel[60] & v_tail_60[3];
-        col_w[61] = sel[61] & w_of_61[3];
+        col_n[61] = sel[61] & v_next_61[3];
         col_t[61] = sel[61] & v_tail_61[3];
-        col_w[62] = sel[62] & w_of_62[3];
+        col_n[62] = sel[62] & v_next_62[3];
         col_t[62] = sel[62] & v_tail_62[3];
-        col_w[63] = sel[63] & w_of_63[3];
+        col_n[63] = sel[63] & v_next_63[3];
         col_t[63] = sel[63] & v_tail_63[3];
-        col_w[64] = sel[64] & w_of_64[3];
+        col_n[64] = sel[64] & v_next_64[3];
         col_t[64] = sel[64] & v_tail_64[3];
-        col_w[65] = sel[65] & w_of_65[3];
+        col_n[65] = sel[65] & v_next_65[3];
         col_t[65] = sel[65] & v_tail_65[3];
-        col_w[66] = sel[66] & w_of_66[3];
+        col_n[66] = sel[66] & v_next_66[3];
         col_t[66] = sel[66] & v_tail_66[3];
-        col_w[67] = sel[67] & w_of_67[3];
+        col_n[67] = sel[67] & v_next_67[3];
         col_t[67] = sel[67] & v_tail_67[3];
-        col_w[68] = sel[68] & w_of_68[3];
+        col_n[68] = sel[68] & v_next_68[3];
         col_t[68] = sel[68] & v_tail_68[3];
-        col_w[69] = sel[69] & w_of_69[3];
+        col_n[69] = sel[69] & v_next_69[3];
         col_t[69] = sel[69] & v_tail_69[3];
-        col_w[70] = sel[70] & w_of_70[3];
+        col_n[70] = sel[70] & v_next_70[3];
         col_t[70] = sel[70] & v_tail_70[3];
-        col_w[71] = sel[71] & w_of_71[3];
+        col_n[71] = sel[71] & v_next_71[3];
         col_t[71] = sel[71] & v_tail_71[3];
-        col_w[72] = sel[72] & w_of_72[3];
+        col_n[72] = sel[72] & v_next_72[3];
         col_t[72] = sel[72] & v_tail_72[3];
-        col_w[73] = sel[73] & w_of_73[3];
+        col_n[73] = sel[73] & v_next_73[3];
         col_t[73] = sel[73] & v_tail_73[3];
-        col_w[74] = sel[74] & w_of_74[3];
+        col_n[74] = sel[74] & v_next_74[3];
         col_t[74] = sel[74] & v_tail_74[3];
-        col_w[75] = sel[75] & w_of_75[3];
+        col_n[75] = sel[75] & v_next_75[3];
         col_t[75] = sel[75] & v_tail_75[3];
-        col_w[76] = sel[76] & w_of_76[3];
+        col_n[76] = sel[76] & v_next_76[3];
         col_t[76] = sel[76] & v_tail_76[3];
-        col_w[77] = sel[77] & w_of_77[3];
+        col_n[77] = sel[77] & v_next_77[3];
         col_t[77] = sel[77] & v_tail_77[3];
-        col_w[78] = sel[78] & w_of_78[3];
+        col_n[78] = sel[78] & v_next_78[3];
         col_t[78] = sel[78] & v_tail_78[3];
-        col_w[79] = sel[79] & w_of_79[3];
+        col_n[79] = sel[79] & v_next_79[3];
         col_t[79] = sel[79] & v_tail_79[3];
-        w_sel[3] = |col_w;
+        next_sel[3] = |col_n;
         tail_sel[3] = |col_t;
-        col_w = zero_n;
+        col_n = zero_n;
         col_t = zero_n;
-        col_w[0] = sel[0] & w_of_0[4];
+        col_n[0] = sel[0] & v_next_0[4];
         col_t[0] = sel[0] & v_tail_0[4];
-        col_w[1] = sel[1] & w_of_1[4];
+        col_n[1] = sel[1] & v_next_1[4];
         col_t[1] = sel[1] & v_tail_1[4];
-        col_w[2] = sel[2] & w_of_2[4];
+        col_n[2] = sel[2] & v_next_2[4];
         col_t[2] = sel[2] & v_tail_2[4];
-        col_w[3] = sel[3] & w_of_3[4];
+        col_n[3] = sel[3] & v_next_3[4];
         col_t[3] = sel[3] & v_tail_3[4];
-        col_w[4] = sel[4] & w_of_4[4];
+        col_n[4] = sel[4] & v_next_4[4];
         col_t[4] = sel[4] & v_tail_4[4];
-        col_w[5] = sel[5] & w_of_5[4];
+        col_n[5] = sel[5] & v_next_5[4];
         col_t[5] = sel[5] & v_tail_5[4];
-        col_w[6] = sel[6] & w_of_6[4];
+        col_n[6] = sel[6] & v_next_6[4];
         col_t[6] = sel[6] & v_tail_6[4];
-        col_w[7] = sel[7] & w_of_7[4];
+        col_n[7] = sel[7] & v_next_7[4];
         col_t[7] = sel[7] & v_tail_7[4];
-        col_w[8] = sel[8] & w_of_8[4];
+        col_n[8] = sel[8] & v_next_8[4];
         col_t[8] = sel[8] & v_tail_8[4];
-        col_w[9] = sel[9] & w_of_9[4];
+        col_n[9] = sel[9] & v_next_9[4];
         col_t[9] = sel[9] & v_tail_9[4];
-        col_w[10] = sel[10] & w_of_10[4];
+        col_n[10] = sel[10] & v_next_10[4];
         col_t[10] = sel[10] & v_tail_10[4];
-        col_w[11] = sel[11] & w_of_11[4];
+        col_n[11] = sel[11] & v_next_11[4];
         col_t[11] = sel[11] & v_tail_11[4];
-        col_w[12] = sel[12] & w_of_12[4];
+        col_n[12] = sel[12] & v_next_12[4];
         col_t[12] = sel[12] & v_tail_12[4];
-        col_w[13] = sel[13] & w_of_13[4];
+        col_n[13] = sel[13] & v_next_13[4];
         col_t[13] = sel[13] & v_tail_13[4];
-        col_w[14] = sel[14] & w_of_14[4];
+        col_n[14] = sel[14] & v_next_14[4];
         col_t[14] = sel[14] & v_tail_14[4];
-        col_w[15] = sel[15] & w_of_15[4];
+        col_n[15] = sel[15] & v_next_15[4];
         col_t[15] = sel[15] & v_tail_15[4];
-        col_w[16] = sel[16] & w_of_16[4];
+        col_n[16] = sel[16] & v_next_16[4];
         col_t[16] = sel[16] & v_tail_16[4];
-        col_w[17] = sel[17] & w_of_17[4];
+        col_n[17] = sel[17] & v_next_17[4];
         col_t[17] = sel[17] & v_tail_17[4];
-        col_w[18] = sel[18] & w_of_18[4];
+        col_n[18] = sel[18] & v_next_18[4];
         col_t[18] = sel[18] & v_tail_18[4];
-        col_w[19] = sel[19] & w_of_19[4];
+        col_n[19] = sel[19] & v_next_19[4];
         col_t[19] = sel[19] & v_tail_19[4];
-        col_w[20] = sel[20] & w_of_20[4];
+        col_n[20] = sel[20] & v_next_20[4];
         col_t[20] = sel[20] & v_tail_20[4];
-        col_w[21] = sel[21] & w_of_21[4];
+        col_n[21] = sel[21] & v_next_21[4];
         col_t[21] = sel[21] & v_tail_21[4];
-        col_w[22] = sel[22] & w_of_22[4];
+        col_n[22] = sel[22] & v_next_22[4];
         col_t[22] = sel[22] & v_tail_22[4];
-        col_w[23] = sel[23] & w_of_23[4];
+        col_n[23] = sel[23] & v_next_23[4];
         col_t[23] = sel[23] & v_tail_23[4];
-        col_w[24] = sel[24] & w_of_24[4];
+        col_n[24] = sel[24] & v_next_24[4];
         col_t[24] = sel[24] & v_tail_24[4];
-        col_w[25] = sel[25] & w_of_25[4];
+        col_n[25] = sel[25] & v_next_25[4];
         col_t[25] = sel[25] & v_tail_25[4];
-        col_w[26] = sel[26] & w_of_26[4];
+        col_n[26] = sel[26] & v_next_26[4];
         col_t[26] = sel[26] & v_tail_26[4];
-        col_w[27] = sel[27] & w_of_27[4];
+        col_n[27] = sel[27] & v_next_27[4];
         col_t[27] = sel[27] & v_tail_27[4];
-        col_w[28] = sel[28] & w_of_28[4];
+        col_n[28] = sel[28] & v_next_28[4];
         col_t[28] = sel[28] & v_tail_28[4];
-        col_w[29] = sel[29] & w_of_29[4];
+        col_n[29] = sel[29] & v_next_29[4];
         col_t[29] = sel[29] & v_tail_29[4];
-        col_w[30] = sel[30] & w_of_30[4];
+        col_n[30] = sel[30] & v_next_30[4];
         col_t[30] = sel[30] & v_tail_30[4];
-        col_w[31] = sel[31] & w_of_31[4];
+        col_n[31] = sel[31] & v_next_31[4];
         col_t[31] = sel[31] & v_tail_31[4];
-        col_w[32] = sel[32] & w_of_32[4];
+        col_n[32] = sel[32] & v_next_32[4];
         col_t[32] = sel[32] & v_tail_32[4];
-        col_w[33] = sel[33] & w_of_33[4];
+        col_n[33] = sel[33] & v_next_33[4];
         col_t[33] = sel[33] & v_tail_33[4];
-        col_w[34] = sel[34] & w_of_34[4];
+        col_n[34] = sel[34] & v_next_34[4];
         col_t[34] = sel[34] & v_tail_34[4];
-        col_w[35] = sel[35] & w_of_35[4];
+        col_n[35] = sel[35] & v_next_35[4];
         col_t[35] = sel[35] & v_tail_35[4];
-        col_w[36] = sel[36] & w_of_36[4];
+        col_n[36] = sel[36] & v_next_36[4];
         col_t[36] = sel[36] & v_tail_36[4];
-        col_w[37] = sel[37] & w_of_37[4];
+        col_n[37] = sel[37] & v_next_37[4];
         col_t[37] = sel[37] & v_tail_37[4];
-        col_w[38] = sel[38] & w_of_38[4];
+        col_n[38] = sel[38] & v_next_38[4];
         col_t[38] = sel[38] & v_tail_38[4];
-        col_w[39] = sel[39] & w_of_39[4];
+        col_n[39] = sel[39] & v_next_39[4];
         col_t[39] = sel[39] & v_tail_39[4];
-        col_w[40] = sel[40] & w_of_40[4];
+        col_n[40] = sel[40] & v_next_40[4];
         col_t[40] = sel[40] & v_tail_40[4];
-        col_w[41] = sel[41] & w_of_41[4];
+        col_n[41] = sel[41] & v_next_41[4];
         col_t[41] = sel[41] & v_tail_41[4];
-        col_w[42] = sel[42] & w_of_42[4];
+        col_n[42] = sel[42] & v_next_42[4];
         col_t[42] = sel[42] & v_tail_42[4];
-        col_w[43] = sel[43] & w_of_43[4];
+        col_n[43] = sel[43] & v_next_43[4];
         col_t[43] = sel[43] & v_tail_43[4];
-        col_w[44] = sel[44] & w_of_44[4];
+        col_n[44] = sel[44] & v_next_44[4];
         col_t[44] = sel[44] & v_tail_44[4];
-        col_w[45] = sel[45] & w_of_45[4];
+        col_n[45] = sel[45] & v_next_45[4];
         col_t[45] = sel[45] & v_tail_45[4];
-        col_w[46] = sel[46] & w_of_46[4];
+        col_n[46] = sel[46] & v_next_46[4];
         col_t[46] = sel[46] & v_tail_46[4];
-        col_w[47] = sel[47] & w_of_47[4];
+        col_n[47] = sel[47] & v_next_47[4];
         col_t[47] = sel[47] & v_tail_47[4];
-        col_w[48] = sel[48] & w_of_48[4];
+        col_n[48] = sel[48] & v_next_48[4];
         col_t[48] = sel[48] & v_tail_48[4];
-        col_w[49] = sel[49] & w_of_49[4];
+        col_n[49] = sel[49] & v_next_49[4];
         col_t[49] = sel[49] & v_tail_49[4];
-        col_w[50] = sel[50] & w_of_50[4];
+        col_n[50] = sel[50] & v_next_50[4];
         col_t[50] = sel[50] & v_tail_50[4];
-        col_w[51] = sel[51] & w_of_51[4];
+        col_n[51] = sel[51] & v_next_51[4];
         col_t[51] = sel[51] & v_tail_51[4];
-        col_w[52] = sel[52] & w_of_52[4];
+        col_n[52] = sel[52] & v_next_52[4];
         col_t[52] = sel[52] & v_tail_52[4];
-        col_w[53] = sel[53] & w_of_53[4];
+        col_n[53] = sel[53] & v_next_53[4];
         col_t[53] = sel[53] & v_tail_53[4];
-        col_w[54] = sel[54] & w_of_54[4];
+        col_n[54] = sel[54] & v_next_54[4];
         col_t[54] = sel[54] & v_tail_54[4];
-        col_w[55] = sel[55] & w_of_55[4];
+        col_n[55] = sel[55] & v_next_55[4];
         col_t[55] = sel[55] & v_tail_55[4];
-        col_w[56] = sel[56] & w_of_56[4];
+        col_n[56] = sel[56] & v_next_56[4];
         col_t[56] = sel[56] & v_tail_56[4];
-        col_w[57] = sel[57] & w_of_57[4];
+        col_n[57] = sel[57] & v_next_57[4];
         col_t[57] = sel[57] & v_tail_57[4];
-        col_w[58] = sel[58] & w_of_58[4];
+        col_n[58] = sel[58] & v_next_58[4];
         col_t[58] = sel[58] & v_tail_58[4];
-        col_w[59] = sel[59] & w_of_59[4];
+        col_n[59] = sel[59] & v_next_59[4];
         col_t[59] = sel[59] & v_tail_59[4];
-        col_w[60] = sel[60] & w_of_60[4];
+        col_n[60] = sel[60] & v_next_60[4];
         col_t[60] = sel[60] & v_tail_60[4];
-        col_w[61] = sel[61] & w_of_61[4];
+        col_n[61] = sel[61] & v_next_61[4];
         col_t[61] = sel[61] & v_tail_61[4];
-        col_w[62] = sel[62] & w_of_62[4];
+        col_n[62] = sel[62] & v_next_62[4];
         col_t[62] = sel[62] & v_tail_62[4];
-        col_w[63] = sel[63] & w_of_63[4];
+        col_n[63] = sel[63] & v_next_63[4];
         col_t[63] = sel[63] & v_tail_63[4];
-        col_w[64] = sel[64] & w_of_64[4];
+        col_n[64] = sel[64] & v_next_64[4];
         col_t[64] = sel[64] & v_tail_64[4];
-        col_w[65] = sel[65] & w_of_65[4];
+        col_n[65] = sel[65] & v_next_65[4];
         col_t[65] = sel[65] & v_tail_65[4];
-        col_w[66] = sel[66] & w_of_66[4];
+        col_n[66] = sel[66] & v_next_66[4];
         col_t[66] = sel[66] & v_tail_66[4];
-        col_w[67] = sel[67] & w_of_67[4];
+        col_n[67] = sel[67] & v_next_67[4];
         col_t[67] = sel[67] & v_tail_67[4];
-        col_w[68] = sel[68] & w_of_68[4];
+        col_n[68] = sel[68] & v_next_68[4];
         col_t[68] = sel[68] & v_tail_68[4];
-        col_w[69] = sel[69] & w_of_69[4];
+        col_n[69] = sel[69] & v_next_69[4];
         col_t[69] = sel[69] & v_tail_69[4];
-        col_w[70] = sel[70] & w_of_70[4];
+        col_n[70] = sel[70] & v_next_70[4];
         col_t[70] = sel[70] & v_tail_70[4];
-        col_w[71] = sel[71] & w_of_71[4];
+        col_n[71] = sel[71] & v_next_71[4];
         col_t[71] = sel[71] & v_tail_71[4];
-        col_w[72] = sel[72] & w_of_72[4];
+        col_n[72] = sel[72] & v_next_72[4];
         col_t[72] = sel[72] & v_tail_72[4];
-        col_w[73] = sel[73] & w_of_73[4];
+        col_n[73] = sel[73] & v_next_73[4];
         col_t[73] = sel[73] & v_tail_73[4];
-        col_w[74] = sel[74] & w_of_74[4];
+        col_n[74] = sel[74] & v_next_74[4];
         col_t[74] = sel[74] & v_tail_74[4];
-        col_w[75] = sel[75] & w_of_75[4];
+        col_n[75] = sel[75] & v_next_75[4];
         col_t[75] = sel[75] & v_tail_75[4];
-        col_w[76] = sel[76] & w_of_76[4];
+        col_n[76] = sel[76] & v_next_76[4];
         col_t[76] = sel[76] & v_tail_76[4];
-        col_w[77] = sel[77] & w_of_77[4];
+        col_n[77] = sel[77] & v_next_77[4];
         col_t[77] = sel[77] & v_tail_77[4];
-        col_w[78] = sel[78] & w_of_78[4];
+        col_n[78] = sel[78] & v_next_78[4];
         col_t[78] = sel[78] & v_tail_78[4];
-        col_w[79] = sel[79] & w_of_79[4];
+        col_n[79] = sel[79] & v_next_79[4];
         col_t[79] = sel[79] & v_tail_79[4];
-        w_sel[4] = |col_w;
+        next_sel[4] = |col_n;
         tail_sel[4] = |col_t;
-        col_w = zero_n;
+        col_n = zero_n;
         col_t = zero_n;
-        col_w[0] = sel[0] & w_of_0[5];
+        col_n[0] = sel[0] & v_next_0[5];
         col_t[0] = sel[0] & v_tail_0[5];
-        col_w[1] = sel[1] & w_of_1[5];
+        col_n[1] = sel[1] & v_next_1[5];
         col_t[1] = sel[1] & v_tail_1[5];
-        col_w[2] = sel[2] & w_of_2[5];
+        col_n[2] = sel[2] & v_next_2[5];
         col_t[2] = sel[2] & v_tail_2[5];
-        col_w[3] = sel[3] & w_of_3[5];
+        col_n[3] = sel[3] & v_next_3[5];
         col_t[3] = sel[3] & v_tail_3[5];
-        col_w[4] = sel[4] & w_of_4[5];
+        col_n[4] = sel[4] & v_next_4[5];
         col_t[4] = sel[4] & v_tail_4[5];
-        col_w[5] = sel[5] & w_of_5[5];
+        col_n[5] = sel[5] & v_next_5[5];
         col_t[5] = sel[5] & v_tail_5[5];
-        col_w[6] = sel[6] & w_of_6[5];
+        col_n[6] = sel[6] & v_next_6[5];
         col_t[6] = sel[6] & v_tail_6[5];
-        col_w[7] = sel[7] & w_of_7[5];
+        col_n[7] = sel[7] & v_next_7[5];
         col_t[7] = sel[7] & v_tail_7[5];
-        col_w[8] = sel[8] & w_of_8[5];
+        col_n[8] = sel[8] & v_next_8[5];
         col_t[8] = sel[8] & v_tail_8[5];
-        col_w[9] = sel[9] & w_of_9[5];
+        col_n[9] = sel[9] & v_next_9[5];
         col_t[9] = sel[9] & v_tail_9[5];
-        col_w[10] = sel[10] & w_of_10[5];
+        col_n[10] = sel[10] & v_next_10[5];
         col_t[10] = sel[10] & v_tail_10[5];
-        col_w[11] = sel[11] & w_of_11[5];
+        col_n[11] = sel[11] & v_next_11[5];
         col_t[11] = sel[11] & v_tail_11[5];
-        col_w[12] = sel[12] & w_of_12[5];
+        col_n[12] = sel[12] & v_next_12[5];
         col_t[12] = sel[12] & v_tail_12[5];
-        col_w[13] = sel[13] & w_of_13[5];
+        col_n[13] = sel[13] & v_next_13[5];
         col_t[13] = sel[13] & v_tail_13[5];
-        col_w[14] = sel[14] & w_of_14[5];
+        col_n[14] = sel[14] & v_next_14[5];
         col_t[14] = sel[14] & v_tail_14[5];
-        col_w[15] = sel[15] & w_of_15[5];
+        col_n[15] = sel[15] & v_next_15[5];
         col_t[15] = sel[15] & v_tail_15[5];
-        col_w[16] = sel[16] & w_of_16[5];
+        col_n[16] = sel[16] & v_next_16[5];
         col_t[16] = sel[16] & v_tail_16[5];
-        col_w[17] = sel[17] & w_of_17[5];
+        col_n[17] = sel[17] & v_next_17[5];
         col_t[17] = sel[17] & v_tail_17[5];
-        col_w[18] = sel[18] & w_of_18[5];
+        col_n[18] = sel[18] & v_next_18[5];
         col_t[18] = sel[18] & v_tail_18[5];
-        col_w[19] = sel[19] & w_of_19[5];
+        col_n[19] = sel[19] & v_next_19[5];
         col_t[19] = sel[19] & v_tail_19[5];
-        col_w[20] = sel[20] & w_of_20[5];
+        col_n[20] = sel[20] & v_next_20[5];
         col_t[20] = sel[20] & v_tail_20[5];
-        col_w[21] = sel[21] & w_of_21[5];
+        col_n[21] = sel[21] & v_next_21[5];
         col_t[21] = sel[21] & v_tail_21[5];
-        col_w[22] = sel[22] & w_of_22[5];
+        col_n[22] = sel[22] & v_next_22[5];
         col_t[22] = sel[22] & v_tail_22[5];
-        col_w[23] = sel[23] & w_of_23[5];
+        col_n[23] = sel[23] & v_next_23[5];
         col_t[23] = sel[23] & v_tail_23[5];
-        col_w[24] = sel[24] & w_of_24[5];
+        col_n[24] = sel[24] & v_next_24[5];
         col_t[24] = sel[24] & v_tail_24[5];
-        col_w[25] = sel[25] & w_of_25[5];
+        col_n[25] = sel[25] & v_next_25[5];
         col_t[25] = sel[25] & v_tail_25[5];
-        col_w[26] = sel[26] & w_of_26[5];
+        col_n[26] = sel[26] & v_next_26[5];
         col_t[26] = sel[26] & v_tail_26[5];
-        col_w[27] = sel[27] & w_of_27[5];
+        col_n[27] = sel[27] & v_next_27[5];
         col_t[27] = sel[27] & v_tail_27[5];
-        col_w[28] = sel[28] & w_of_28[5];
+        col_n[28] = sel[28] & v_next_28[5];
         col_t[28] = sel[28] & v_tail_28[5];
-        col_w[29] = sel[29] & w_of_29[5];
+        col_n[29] = sel[29] & v_next_29[5];
         col_t[29] = sel[29] & v_tail_29[5];
-        col_w[30] = sel[30] & w_of_30[5];
+        col_n[30] = sel[30] & v_next_30[5];
         col_t[30] = sel[30] & v_tail_30[5];
-        col_w[31] = sel[31] & w_of_31[5];
+        col_n[31] = sel[31] & v_next_31[5];
         col_t[31] = sel[31] & v_tail_31[5];
-        col_w[32] = sel[32] & w_of_32[5];
+        col_n[32] = sel[32] & v_next_32[5];
         col_t[32] = sel[32] & v_tail_32[5];
-        col_w[33] = sel[33] & w_of_33[5];
+        col_n[33] = sel[33] & v_next_33[5];
         col_t[33] = sel[33] & v_tail_33[5];
-        col_w[34] = sel[34] & w_of_34[5];
+        col_n[34] = sel[34] & v_next_34[5];
         col_t[34] = sel[34] & v_tail_34[5];
-        col_w[35] = sel[35] & w_of_35[5];
+        col_n[35] = sel[35] & v_next_35[5];
         col_t[35] = sel[35] & v_tail_35[5];
-        col_w[36] = sel[36] & w_of_36[5];
+        col_n[36] = sel[36] & v_next_36[5];
         col_t[36] = sel[36] & v_tail_36[5];
-        col_w[37] = sel[37] & w_of_37[5];
+        col_n[37] = sel[37] & v_next_37[5];
         col_t[37] = sel[37] & v_tail_37[5];
-        col_w[38] = sel[38] & w_of_38[5];
+        col_n[38] = sel[38] & v_next_38[5];
         col_t[38] = sel[38] & v_tail_38[5];
-        col_w[39] = sel[39] & w_of_39[5];
+        col_n[39] = sel[39] & v_next_39[5];
         col_t[39] = sel[39] & v_tail_39[5];
-        col_w[40] = sel[40] & w_of_40[5];
+        col_n[40] = sel[40] & v_next_40[5];
         col_t[40] = sel[40] & v_tail_40[5];
-        col_w[41] = sel[41] & w_of_41[5];
+        col_n[41] = sel[41] & v_next_41[5];
         col_t[41] = sel[41] & v_tail_41[5];
-        col_w[42] = sel[42] & w_of_42[5];
+        col_n[42] = sel[42] & v_next_42[5];
         col_t[42] = sel[42] & v_tail_42[5];
-        col_w[43] = sel[43] & w_of_43[5];
+        col_n[43] = sel[43] & v_next_43[5];
         col_t[43] = sel[43] & v_tail_43[5];
-        col_w[44] = sel[44] & w_of_44[5];
+        col_n[44] = sel[44] & v_next_44[5];
         col_t[44] = sel[44] & v_tail_44[5];
-        col_w[45] = sel[45] & w_of_45[5];
+        col_n[45] = sel[45] & v_next_45[5];
         col_t[45] = sel[45] & v_tail_45[5];
-        col_w[46] = sel[46] & w_of_46[5];
+        col_n[46] = sel[46] & v_next_46[5];
         col_t[46] = sel[46] & v_tail_46[5];
-        col_w[47] = sel[47] & w_of_47[5];
+        col_n[47] = sel[47] & v_next_47[5];
         col_t[47] = sel[47] & v_tail_47[5];
-        col_w[48] = sel[48] & w_of_48[5];
+        col_n[48] = sel[48] & v_next_48[5];
         col_t[48] = sel[48] & v_tail_48[5];
-        col_w[49] = sel[49] & w_of_49[5];
+        col_n[49] = sel[49] & v_next_49[5];
         col_t[49] = sel[49] & v_tail_49[5];
-        col_w[50] = sel[50] & w_of_50[5];
+        col_n[50] = sel[50] & v_next_50[5];
         col_t[50] = sel[50] & v_tail_50[5];
-        col_w[51] = sel[51] & w_of_51[5];
+        col_n[51] = sel[51] & v_next_51[5];
         col_t[51] = sel[51] & v_tail_51[5];
-        col_w[52] = sel[52] & w_of_52[5];
+        col_n[52] = sel[52] & v_next_52[5];
         col_t[52] = sel[52] & v_tail_52[5];
-        col_w[53] = sel[53] & w_of_53[5];
+        col_n[53] = sel[53] & v_next_53[5];
         col_t[53] = sel[53] & v_tail_53[5];
-        col_w[54] = sel[54] & w_of_54[5];
+        col_n[54] = sel[54] & v_next_54[5];
         col_t[54] = sel[54] & v_tail_54[5];
-        col_w[55] = sel[55] & w_of_55[5];
+        col_n[55] = sel[55] & v_next_55[5];
         col_t[55] = sel[55] & v_tail_55[5];
-        col_w[56] = sel[56] & w_of_56[5];
+        col_n[56] = sel[56] & v_next_56[5];
         col_t[56] = sel[56] & v_tail_56[5];
-        col_w[57] = sel[57] & w_of_57[5];
+        col_n[57] = sel[57] & v_next_57[5];
         col_t[57] = sel[57] & v_tail_57[5];
-        col_w[58] = sel[58] & w_of_58[5];
+        col_n[58] = sel[58] & v_next_58[5];
         col_t[58] = sel[58] & v_tail_58[5];
-        col_w[59] = sel[59] & w_of_59[5];
+        col_n[59] = sel[59] & v_next_59[5];
         col_t[59] = sel[59] & v_tail_59[5];
-        col_w[60] = sel[60] & w_of_60[5];
+        col_n[60] = sel[60] & v_next_60[5];
         col_t[60] = sel[60] & v_tail_60[5];
-        col_w[61] = sel[61] & w_of_61[5];
+        col_n[61] = sel[61] & v_next_61[5];
         col_t[61] = sel[61] & v_tail_61[5];
-        col_w[62] = sel[62] & w_of_62[5];
+        col_n[62] = sel[62] & v_next_62[5];
         col_t[62] = sel[62] & v_tail_62[5];
-        col_w[63] = sel[63] & w_of_63[5];
+        col_n[63] = sel[63] & v_next_63[5];
         col_t[63] = sel[63] & v_tail_63[5];
-        col_w[64] = sel[64] & w_of_64[5];
+        col_n[64] = sel[64] & v_next_64[5];
         col_t[64] = sel[64] & v_tail_64[5];
-        col_w[65] = sel[65] & w_of_65[5];
+        col_n[65] = sel[65] & v_next_65[5];
         col_t[65] = sel[65] & v_tail_65[5];
-        col_w[66] = sel[66] & w_of_66[5];
+        col_n[66] = sel[66] & v_next_66[5];
         col_t[66] = sel[66] & v_tail_66[5];
-        col_w[67] = sel[67] & w_of_67[5];
+        col_n[67] = sel[67] & v_next_67[5];
         col_t[67] = sel[67] & v_tail_67[5];
-        col_w[68] = sel[68] & w_of_68[5];
+        col_n[68] = sel[68] & v_next_68[5];
         col_t[68] = sel[68] & v_tail_68[5];
-        col_w[69] = sel[69] & w_of_69[5];
+        col_n[69] = sel[69] & v_next_69[5];
         col_t[69] = sel[69] & v_tail_69[5];
-        col_w[70] = sel[70] & w_of_70[5];
+        col_n[70] = sel[70] & v_next_70[5];
         col_t[70] = sel[70] & v_tail_70[5];
-        col_w[71] = sel[71] & w_of_71[5];
+        col_n[71] = sel[71] & v_next_71[5];
         col_t[71] = sel[71] & v_tail_71[5];
-        col_w[72] = sel[72] & w_of_72[5];
+        col_n[72] = sel[72] & v_next_72[5];
         col_t[72] = sel[72] & v_tail_72[5];
-        col_w[73] = sel[73] & w_of_73[5];
+        col_n[73] = sel[73] & v_next_73[5];
         col_t[73] = sel[73] & v_tail_73[5];
-        col_w[74] = sel[74] & w_of_74[5];
+        col_n[74] = sel[74] & v_next_74[5];
         col_t[74] = sel[74] & v_tail_74[5];
-        col_w[75] = sel[75] & w_of_75[5];
+        col_n[75] = sel[75] & v_next_75[5];
         col_t[75] = sel[75] & v_tail_75[5];
-        col_w[76] = sel[76] & w_of_76[5];
+        col_n[76] = sel[76] & v_next_76[5];
         col_t[76] = sel[76] & v_tail_76[5];
-        col_w[77] = sel[77] & w_of_77[5];
+        col_n[77] = sel[77] & v_next_77[5];
         col_t[77] = sel[77] & v_tail_77[5];
-        col_w[78] = sel[78] & w_of_78[5];
+        col_n[78] = sel[78] & v_next_78[5];
         col_t[78] = sel[78] & v_tail_78[5];
-        col_w[79] = sel[79] & w_of_79[5];
+        col_n[79] = sel[79] & v_next_79[5];
         col_t[79] = sel[79] & v_tail_79[5];
-        w_sel[5] = |col_w;
+        next_sel[5] = |col_n;
         tail_sel[5] = |col_t;
-        col_w = zero_n;
+        col_n = zero_n;
         col_t = zero_n;
-        col_w[0] = sel[0] & w_of_0[6];
+        col_n[0] = sel[0] & v_next_0[6];
         col_t[0] = sel[0] & v_tail_0[6];
-        col_w[1] = sel[1] & w_of_1[6];
+        col_n[1] = sel[1] & v_next_1[6];
         col_t[1] = sel[1] & v_tail_1[6];
-        col_w[2] = sel[2] & w_of_2[6];
+        col_n[2] = sel[2] & v_next_2[6];
         col_t[2] = sel[2] & v_tail_2[6];
-        col_w[3] = sel[3] & w_of_3[6];
+        col_n[3] = sel[3] & v_next_3[6];
         col_t[3] = sel[3] & v_tail_3[6];
-        col_w[4] = sel[4] & w_of_4[6];
+        col_n[4] = sel[4] & v_next_4[6];
         col_t[4] = sel[4] & v_tail_4[6];
-        col_w[5] = sel[5] & w_of_5[6];
+        col_n[5] = sel[5] & v_next_5[6];
         col_t[5] = sel[5] & v_tail_5[6];
-        col_w[6] = sel[6] & w_of_6[6];
+        col_n[6] = sel[6] & v_next_6[6];
         col_t[6] = sel[6] & v_tail_6[6];
-        col_w[7] = sel[7] & w_of_7[6];
+        col_n[7] = sel[7] & v_next_7[6];
         col_t[7] = sel[7] & v_tail_7[6];
-        col_w[8] = sel[8] & w_of_8[6];
+        col_n[8] = sel[8] & v_next_8[6];
         col_t[8] = sel[8] & v_tail_8[6];
-        col_w[9] = sel[9] & w_of_9[6];
+        col_n[9] = sel[9] & v_next_9[6];
         col_t[9] = sel[9] & v_tail_9[6];
-        col_w[10] = sel[10] & w_of_10[6];
+        col_n[10] = sel[10] & v_next_10[6];
         col_t[10] = sel[10] & v_tail_10[6];
-        col_w[11] = sel[11] & w_of_11[6];
+        col_n[11] = sel[11] & v_next_11[6];
         col_t[11] = sel[11] & v_tail_11[6];
-        col_w[12] = sel[12] & w_of_12[6];
+        col_n[12] = sel[12] & v_next_12[6];
         col_t[12] = sel[12] & v_tail_12[6];
-        col_w[13] = sel[13] & w_of_13[6];
+        col_n[13] = sel[13] & v_next_13[6];
         col_t[13] = sel[13] & v_tail_13[6];
-        col_w[14] = sel[14] & w_of_14[6];
+        col_n[14] = sel[14] & v_next_14[6];
         col_t[14] = sel[14] & v_tail_14[6];
-        col_w[15] = sel[15] & w_of_15[6];
+        col_n[15] = sel[15] & v_next_15[6];
         col_t[15] = sel[15] & v_tail_15[6];
-        col_w[16] = sel[16] & w_of_16[6];
+        col_n[16] = sel[16] & v_next_16[6];
         col_t[16] = sel[16] & v_tail_16[6];
-        col_w[17] = sel[17] & w_of_17[6];
+        col_n[17] = sel[17] & v_next_17[6];
         col_t[17] = sel[17] & v_tail_17[6];
-        col_w[18] = sel[18] & w_of_18[6];
+        col_n[18] = sel[18] & v_next_18[6];
         col_t[18] = sel[18] & v_tail_18[6];
-        col_w[19] = sel[19] & w_of_19[6];
+        col_n[19] = sel[19] & v_next_19[6];
         col_t[19] = sel[19] & v_tail_19[6];
-        col_w[20] = sel[20] & w_of_20[6];
+        col_n[20] = sel[20] & v_next_20[6];
         col_t[20] = sel[20] & v_tail_20[6];
-        col_w[21] = sel[21] & w_of_21[6];
+        col_n[21] = sel[21] & v_next_21[6];
         col_t[21] = sel[21] & v_tail_21[6];
-        col_w[22] = sel[22] & w_of_22[6];
+        col_n[22] = sel[22] & v_next_22[6];
         col_t[22] = sel[22] & v_tail_22[6];
-        col_w[23] = sel[23] & w_of_23[6];
+        col_n[23] = sel[23] & v_next_23[6];
         col_t[23] = sel[23] & v_tail_23[6];
-        col_w[24] = sel[24] & w_of_24[6];
+        col_n[24] = sel[24] & v_next_24[6];
         col_t[24] = sel[24] & v_tail_24[6];
-        col_w[25] = sel[25] & w_of_25[6];
+        col_n[25] = sel[25] & v_next_25[6];
         col_t[25] = sel[25] & v_tail_25[6];
-        col_w[26] = sel[26] & w_of_26[6];
+        col_n[26] = sel[26] & v_next_26[6];
         col_t[26] = sel[26] & v_tail_26[6];
-        col_w[27] = sel[27] & w_of_27[6];
+        col_n[27] = sel[27] & v_next_27[6];
         col_t[27] = sel[27] & v_tail_27[6];
-        col_w[28] = sel[28] & w_of_28[6];
+        col_n[28] = sel[28] & v_next_28[6];
         col_t[28] = sel[28] & v_tail_28[6];
-        col_w[29] = sel[29] & w_of_29[6];
+        col_n[29] = sel[29] & v_next_29[6];
         col_t[29] = sel[29] & v_tail_29[6];
-        col_w[30] = sel[30] & w_of_30[6];
+        col_n[30] = sel[30] & v_next_30[6];
         col_t[30] = sel[30] & v_tail_30[6];
-        col_w[31] = sel[31] & w_of_31[6];
+        col_n[31] = sel[31] & v_next_31[6];
         col_t[31] = sel[31] & v_tail_31[6];
-        col_w[32] = sel[32] & w_of_32[6];
+        col_n[32] = sel[32] & v_next_32[6];
         col_t[32] = sel[32] & v_tail_32[6];
-        col_w[33] = sel[33] & w_of_33[6];
+        col_n[33] = sel[33] & v_next_33[6];
         col_t[33] = sel[33] & v_tail_33[6];
-        col_w[34] = sel[34] & w_of_34[6];
+        col_n[34] = sel[34] & v_next_34[6];
         col_t[34] = sel[34] & v_tail_34[6];
-        col_w[35] = sel[35] & w_of_35[6];
+        col_n[35] = sel[35] & v_next_35[6];
         col_t[35] = sel[35] & v_tail_35[6];
-        col_w[36] = sel[36] & w_of_36[6];
+        col_n[36] = sel[36] & v_next_36[6];
         col_t[36] = sel[36] & v_tail_36[6];
-        col_w[37] = sel[37] & w_of_37[6];
+        col_n[37] = sel[37] & v_next_37[6];
         col_t[37] = sel[37] & v_tail_37[6];
-        col_w[38] = sel[38] & w_of_38[6];
+        col_n[38] = sel[38] & v_next_38[6];
         col_t[38] = sel[38] & v_tail_38[6];
-        col_w[39] = sel[39] & w_of_39[6];
+        col_n[39] = sel[39] & v_next_39[6];
         col_t[39] = sel[39] & v_tail_39[6];
-        col_w[40] = sel[40] & w_of_40[6];
+        col_n[40] = sel[40] & v_next_40[6];
         col_t[40] = sel[40] & v_tail_40[6];
-        col_w[41] = sel[41] & w_of_41[6];
+        col_n[41] = sel[41] & v_next_41[6];
         col_t[41] = sel[41] & v_tail_41[6];
-        col_w[42] = sel[42] & w_of_42[6];
+        col_n[42] = sel[42] & v_next_42[6];
         col_t[42] = sel[42] & v_tail_42[6];
-        col_w[43] = sel[43] & w_of_43[6];
+        col_n[43] = sel[43] & v_next_43[6];
         col_t[43] = sel[43] & v_tail_43[6];
-        col_w[44] = sel[44] & w_of_44[6];
+        col_n[44] = sel[44] & v_next_44[6];
         col_t[44] = sel[44] & v_tail_44[6];
-        col_w[45] = sel[45] & w_of_45[6];
+        col_n[45] = sel[45] & v_next_45[6];
         col_t[45] = sel[45] & v_tail_45[6];
-        col_w[46] = sel[46] & w_of_46[6];
+        col_n[46] = sel[46] & v_next_46[6];
         col_t[46] = sel[46] & v_tail_46[6];
-        col_w[47] = sel[47] & w_of_47[6];
+        col_n[47] = sel[47] & v_next_47[6];
         col_t[47] = sel[47] & v_tail_47[6];
-        col_w[48] = sel[48] & w_of_48[6];
+        col_n[48] = sel[48] & v_next_48[6];
         col_t[48] = sel[48] & v_tail_48[6];
-        col_w[49] = sel[49] & w_of_49[6];
+        col_n[49] = sel[49] & v_next_49[6];
         col_t[49] = sel[49] & v_tail_49[6];
-        col_w[50] = sel[50] & w_of_50[6];
+        col_n[50] = sel[50] & v_next_50[6];
         col_t[50] = sel[50] & v_tail_50[6];
-        col_w[51] = sel[51] & w_of_51[6];
+        col_n[51] = sel[51] & v_next_51[6];
         col_t[51] = sel[51] & v_tail_51[6];
-        col_w[52] = sel[52] & w_of_52[6];
+        col_n[52] = sel[52] & v_next_52[6];
         col_t[52] = sel[52] & v_tail_52[6];
-        col_w[53] = sel[53] & w_of_53[6];
+        col_n[53] = sel[53] & v_next_53[6];
         col_t[53] = sel[53] & v_tail_53[6];
-        col_w[54] = sel[54] & w_of_54[6];
+        col_n[54] = sel[54] & v_next_54[6];
         col_t[54] = sel[54] & v_tail_54[6];
-        col_w[55] = sel[55] & w_of_55[6];
+        col_n[55] = sel[55] & v_next_55[6];
         col_t[55] = sel[55] & v_tail_55[6];
-        col_w[56] = sel[56] & w_of_56[6];
+        col_n[56] = sel[56] & v_next_56[6];
         col_t[56] = sel[56] & v_tail_56[6];
-        col_w[57] = sel[57] & w_of_57[6];
+        col_n[57] = sel[57] & v_next_57[6];
         col_t[57] = sel[57] & v_tail_57[6];
-        col_w[58] = sel[58] & w_of_58[6];
+        col_n[58] = sel[58] & v_next_58[6];
         col_t[58] = sel[58] & v_tail_58[6];
-        col_w[59] = sel[59] & w_of_59[6];
+        col_n[59] = sel[59] & v_next_59[6];
         col_t[59] = sel[59] & v_tail_59[6];
-        col_w[60] = sel[60] & w_of_60[6];
+        col_n[60] = sel[60] & v_next_60[6];
         col_t[60] = sel[60] & v_tail_60[6];
-        col_w[61] = sel[61] & w_of_61[6];
+        col_n[61] = sel[61] & v_next_61[6];
         col_t[61] = sel[61] & v_tail_61[6];
-        col_w[62] = sel[62] & w_of_62[6];
+        col_n[62] = sel[62] & v_next_62[6];
         col_t[62] = sel[62] & v_tail_62[6];
-        col_w[63] = sel[63] & w_of_63[6];
+        col_n[63] = sel[63] & v_next_63[6];
         col_t[63] = sel[63] & v_tail_63[6];
-        col_w[64] = sel[64] & w_of_64[6];
+        col_n[64] = sel[64] & v_next_64[6];
         col_t[64] = sel[64] & v_tail_64[6];
-        col_w[65] = sel[65] & w_of_65[6];
+        col_n[65] = sel[65] & v_next_65[6];
         col_t[65] = sel[65] & v_tail_65[6];
-        col_w[66] = sel[66] & w_of_66[6];
+        col_n[66] = sel[66] & v_next_66[6];
         col_t[66] = sel[66] & v_tail_66[6];
-        col_w[67] = sel[67] & w_of_67[6];
+        col_n[67] = sel[67] & v_next_67[6];
         col_t[67] = sel[67] & v_tail_67[6];
-        col_w[68] = sel[68] & w_of_68[6];
+        col_n[68] = sel[68] & v_next_68[6];
         col_t[68] = sel[68] & v_tail_68[6];
-        col_w[69] = sel[69] & w_of_69[6];
+        col_n[69] = sel[69] & v_next_69[6];
         col_t[69] = sel[69] & v_tail_69[6];
-        col_w[70] = sel[70] & w_of_70[6];
+        col_n[70] = sel[70] & v_next_70[6];
         col_t[70] = sel[70] & v_tail_70[6];
-        col_w[71] = sel[71] & w_of_71[6];
+        col_n[71] = sel[71] & v_next_71[6];
         col_t[71] = sel[71] & v_tail_71[6];
-        col_w[72] = sel[72] & w_of_72[6];
+        col_n[72] = sel[72] & v_next_72[6];
         col_t[72] = sel[72] & v_tail_72[6];
-        col_w[73] = sel[73] & w_of_73[6];
+        col_n[73] = sel[73] & v_next_73[6];
         col_t[73] = sel[73] & v_tail_73[6];
-        col_w[74] = sel[74] & w_of_74[6];
+        col_n[74] = sel[74] & v_next_74[6];
         col_t[74] = sel[74] & v_tail_74[6];
-        col_w[75] = sel[75] & w_of_75[6];
+        col_n[75] = sel[75] & v_next_75[6];
         col_t[75] = sel[75] & v_tail_75[6];
-        col_w[76] = sel[76] & w_of_76[6];
+        col_n[76] = sel[76] & v_next_76[6];
         col_t[76] = sel[76] & v_tail_76[6];
-        col_w[77] = sel[77] & w_of_77[6];
+        col_n[77] = sel[77] & v_next_77[6];
         col_t[77] = sel[77] & v_tail_77[6];
-        col_w[78] = sel[78] & w_of_78[6];
+        col_n[78] = sel[78] & v_next_78[6];
         col_t[78] = sel[78] & v_tail_78[6];
-        col_w[79] = sel[79] & w_of_79[6];
+        col_n[79] = sel[79] & v_next_79[6];
         col_t[79] = sel[79] & v_tail_79[6];
-        w_sel[6] = |col_w;
+        next_sel[6] = |col_n;
         tail_sel[6] = |col_t;
-        col_w = zero_n;
+        col_n = zero_n;
         col_t = zero_n;
-        col_w[0] = sel[0] & w_of_0[7];
+        col_n[0] = sel[0] & v_next_0[7];
         col_t[0] = sel[0] & v_tail_0[7];
-        col_w[1] = sel[1] & w_of_1[7];
+        col_n[1] = sel[1] & v_next_1[7];
         col_t[1] = sel[1] & v_tail_1[7];
-        col_w[2] = sel[2] & w_of_2[7];
+        col_n[2] = sel[2] & v_next_2[7];
         col_t[2] = sel[2] & v_tail_2[7];
-        col_w[3] = sel[3] & w_of_3[7];
+        col_n[3] = sel[3] & v_next_3[7];
         col_t[3] = sel[3] & v_tail_3[7];
-        col_w[4] = sel[4] & w_of_4[7];
+        col_n[4] = sel[4] & v_next_4[7];
         col_t[4] = sel[4] & v_tail_4[7];
-        col_w[5] = sel[5] & w_of_5[7];
+        col_n[5] = sel[5] & v_next_5[7];
         col_t[5] = sel[5] & v_tail_5[7];
-        col_w[6] = sel[6] & w_of_6[7];
+        col_n[6] = sel[6] & v_next_6[7];
         col_t[6] = sel[6] & v_tail_6[7];
-        col_w[7] = sel[7] & w_of_7[7];
+        col_n[7] = sel[7] & v_next_7[7];
         col_t[7] = sel[7] & v_tail_7[7];
-        col_w[8] = sel[8] & w_of_8[7];
+        col_n[8] = sel[8] & v_next_8[7];
         col_t[8] = sel[8] & v_tail_8[7];
-        col_w[9] = sel[9] & w_of_9[7];
+        col_n[9] = sel[9] & v_next_9[7];
         col_t[9] = sel[9] & v_tail_9[7];
-        col_w[10] = sel[10] & w_of_10[7];
+        col_n[10] = sel[10] & v_next_10[7];
         col_t[10] = sel[10] & v_tail_10[7];
-        col_w[11] = sel[11] & w_of_11[7];
+        col_n[11] = sel[11] & v_next_11[7];
         col_t[11] = sel[11] & v_tail_11[7];
-        col_w[12] = sel[12] & w_of_12[7];
+        col_n[12] = sel[12] & v_next_12[7];
         col_t[12] = sel[12] & v_tail_12[7];
-        col_w[13] = sel[13] & w_of_13[7];
+        col_n[13] = sel[13] & v_next_13[7];
         col_t[13] = sel[13] & v_tail_13[7];
-        col_w[14] = sel[14] & w_of_14[7];
+        col_n[14] = sel[14] & v_next_14[7];
         col_t[14] = sel[14] & v_tail_14[7];
-        col_w[15] = sel[15] & w_of_15[7];
+        col_n[15] = sel[15] & v_next_15[7];
         col_t[15] = sel[15] & v_tail_15[7];
-        col_w[16] = sel[16] & w_of_16[7];
+        col_n[16] = sel[16] & v_next_16[7];
         col_t[16] = sel[16] & v_tail_16[7];
-        col_w[17] = sel[17] & w_of_17[7];
+        col_n[17] = sel[17] & v_next_17[7];
         col_t[17] = sel[17] & v_tail_17[7];
-        col_w[18] = sel[18] & w_of_18[7];
+        col_n[18] = sel[18] & v_next_18[7];
         col_t[18] = sel[18] & v_tail_18[7];
-        col_w[19] = sel[19] & w_of_19[7];
+        col_n[19] = sel[19] & v_next_19[7];
         col_t[19] = sel[19] & v_tail_19[7];
-        col_w[20] = sel[20] & w_of_20[7];
+        col_n[20] = sel[20] & v_next_20[7];
         col_t[20] = sel[20] & v_tail_20[7];
-        col_w[21] = sel[21] & w_of_21[7];
+        col_n[21] = sel[21] & v_next_21[7];
         col_t[21] = sel[21] & v_tail_21[7];
-        col_w[22] = sel[22] & w_of_22[7];
+        col_n[22] = sel[22] & v_next_22[7];
         col_t[22] = sel[22] & v_tail_22[7];
-        col_w[23] = sel[23] & w_of_23[7];
+        col_n[23] = sel[23] & v_next_23[7];
         col_t[23] = sel[23] & v_tail_23[7];
-        col_w[24] = sel[24] & w_of_24[7];
+        col_n[24] = sel[24] & v_next_24[7];
         col_t[24] = sel[24] & v_tail_24[7];
-        col_w[25] = sel[25] & w_of_25[7];
+        col_n[25] = sel[25] & v_next_25[7];
         col_t[25] = sel[25] & v_tail_25[7];
-        col_w[26] = sel[26] & w_of_26[7];
+        col_n[26] = sel[26] & v_next_26[7];
         col_t[26] = sel[26] & v_tail_26[7];
-        col_w[27] = sel[27] & w_of_27[7];
+        col_n[27] = sel[27] & v_next_27[7];
         col_t[27] = sel[27] & v_tail_27[7];
-        col_w[28] = sel[28] & w_of_28[7];
+        col_n[28] = sel[28] & v_next_28[7];
         col_t[28] = sel[28] & v_tail_28[7];
-        col_w[29] = sel[29] & w_of_29[7];
+        col_n[29] = sel[29] & v_next_29[7];
         col_t[29] = sel[29] & v_tail_29[7];
-        col_w[30] = sel[30] & w_of_30[7];
+        col_n[30] = sel[30] & v_next_30[7];
         col_t[30] = sel[30] & v_tail_30[7];
-        col_w[31] = sel[31] & w_of_31[7];
+        col_n[31] = sel[31] & v_next_31[7];
         col_t[31] = sel[31] & v_tail_31[7];
-        col_w[32] = sel[32] & w_of_32[7];
+        col_n[32] = sel[32] & v_next_32[7];
         col_t[32] = sel[32] & v_tail_32[7];
-        col_w[33] = sel[33] & w_of_33[7];
+        col_n[33] = sel[33] & v_next_33[7];
         col_t[33] = sel[33] & v_tail_33[7];
-        col_w[34] = sel[34] & w_of_34[7];
+        col_n[34] = sel[34] & v_next_34[7];
         col_t[34] = sel[34] & v_tail_34[7];
-        col_w[35] = sel[35] & w_of_35[7];
+        col_n[35] = sel[35] & v_next_35[7];
         col_t[35] = sel[35] & v_tail_35[7];
-        col_w[36] = sel[36] & w_of_36[7];
+        col_n[36] = sel[36] & v_next_36[7];
         col_t[36] = sel[36] & v_tail_36[7];
-        col_w[37] = sel[37] & w_of_37[7];
+        col_n[37] = sel[37] & v_next_37[7];
         col_t[37] = sel[37] & v_tail_37[7];
-        col_w[38] = sel[38] & w_of_38[7];
+        col_n[38] = sel[38] & v_next_38[7];
         col_t[38] = sel[38] & v_tail_38[7];
-        col_w[39] = sel[39] & w_of_39[7];
+        col_n[39] = sel[39] & v_next_39[7];
         col_t[39] = sel[39] & v_tail_39[7];
-        col_w[40] = sel[40] & w_of_40[7];
+        col_n[40] = sel[40] & v_next_40[7];
         col_t[40] = sel[40] & v_tail_40[7];
-        col_w[41] = sel[41] & w_of_41[7];
+        col_n[41] = sel[41] & v_next_41[7];
         col_t[41] = sel[41] & v_tail_41[7];
-        col_w[42] = sel[42] & w_of_42[7];
+        col_n[42] = sel[42] & v_next_42[7];
         col_t[42] = sel[42] & v_tail_42[7];
-        col_w[43] = sel[43] & w_of_43[7];
+        col_n[43] = sel[43] & v_next_43[7];
         col_t[43] = sel[43] & v_tail_43[7];
-        col_w[44] = sel[44] & w_of_44[7];
+        col_n[44] = sel[44] & v_next_44[7];
         col_t[44] = sel[44] & v_tail_44[7];
-        col_w[45] = sel[45] & w_of_45[7];
+        col_n[45] = sel[45] & v_next_45[7];
         col_t[45] = sel[45] & v_tail_45[7];
-        col_w[46] = sel[46] & w_of_46[7];
+        col_n[46] = sel[46] & v_next_46[7];
         col_t[46] = sel[46] & v_tail_46[7];
-        col_w[47] = sel[47] & w_of_47[7];
+        col_n[47] = sel[47] & v_next_47[7];
         col_t[47] = sel[47] & v_tail_47[7];
-        col_w[48] = sel[48] & w_of_48[7];
+        col_n[48] = sel[48] & v_next_48[7];
         col_t[48] = sel[48] & v_tail_48[7];
-        col_w[49] = sel[49] & w_of_49[7];
+        col_n[49] = sel[49] & v_next_49[7];
         col_t[49] = sel[49] & v_tail_49[7];
-        col_w[50] = sel[50] & w_of_50[7];
+        col_n[50] = sel[50] & v_next_50[7];
         col_t[50] = sel[50] & v_tail_50[7];
-        col_w[51] = sel[51] & w_of_51[7];
+        col_n[51] = sel[51] & v_next_51[7];
         col_t[51] = sel[51] & v_tail_51[7];
-        col_w[52] = sel[52] & w_of_52[7];
+        col_n[52] = sel[52] & v_next_52[7];
         col_t[52] = sel[52] & v_tail_52[7];
-        col_w[53] = sel[53] & w_of_53[7];
+        col_n[53] = sel[53] & v_next_53[7];
         col_t[53] = sel[53] & v_tail_53[7];
-        col_w[54] = sel[54] & w_of_54[7];
+        col_n[54] = sel[54] & v_next_54[7];
         col_t[54] = sel[54] & v_tail_54[7];
-        col_w[55] = sel[55] & w_of_55[7];
+        col_n[55] = sel[55] & v_next_55[7];
         col_t[55] = sel[55] & v_tail_55[7];
-        col_w[56] = sel[56] & w_of_56[7];
+        col_n[56] = sel[56] & v_next_56[7];
         col_t[56] = sel[56] & v_tail_56[7];
-        col_w[57] = sel[57] & w_of_57[7];
+        col_n[57] = sel[57] & v_next_57[7];
         col_t[57] = sel[57] & v_tail_57[7];
-        col_w[58] = sel[58] & w_of_58[7];
+        col_n[58] = sel[58] & v_next_58[7];
         col_t[58] = sel[58] & v_tail_58[7];
-        col_w[59] = sel[59] & w_of_59[7];
+        col_n[59] = sel[59] & v_next_59[7];
         col_t[59] = sel[59] & v_tail_59[7];
-        col_w[60] = sel[60] & w_of_60[7];
+        col_n[60] = sel[60] & v_next_60[7];
         col_t[60] = sel[60] & v_tail_60[7];
-        col_w[61] = sel[61] & w_of_61[7];
+        col_n[61] = sel[61] & v_next_61[7];
         col_t[61] = sel[61] & v_tail_61[7];
-        col_w[62] = sel[62] & w_of_62[7];
+        col_n[62] = sel[62] & v_next_62[7];
         col_t[62] = sel[62] & v_tail_62[7];
-        col_w[63] = sel[63] & w_of_63[7];
+        col_n[63] = sel[63] & v_next_63[7];
         col_t[63] = sel[63] & v_tail_63[7];
-        col_w[64] = sel[64] & w_of_64[7];
+        col_n[64] = sel[64] & v_next_64[7];
         col_t[64] = sel[64] & v_tail_64[7];
-        col_w[65] = sel[65] & w_of_65[7];
+        col_n[65] = sel[65] & v_next_65[7];
         col_t[65] = sel[65] & v_tail_65[7];
-        col_w[66] = sel[66] & w_of_66[7];
+        col_n[66] = sel[66] & v_next_66[7];
         col_t[66] = sel[66] & v_tail_66[7];
-        col_w[67] = sel[67] & w_of_67[7];
+        col_n[67] = sel[67] & v_next_67[7];
         col_t[67] = sel[67] & v_tail_67[7];
-        col_w[68] = sel[68] & w_of_68[7];
+        col_n[68] = sel[68] & v_next_68[7];
         col_t[68] = sel[68] & v_tail_68[7];
-        col_w[69] = sel[69] & w_of_69[7];
+        col_n[69] = sel[69] & v_next_69[7];
         col_t[69] = sel[69] & v_tail_69[7];
-        col_w[70] = sel[70] & w_of_70[7];
+        col_n[70] = sel[70] & v_next_70[7];
         col_t[70] = sel[70] & v_tail_70[7];
-        col_w[71] = sel[71] & w_of_71[7];
+        col_n[71] = sel[71] & v_next_71[7];
         col_t[71] = sel[71] & v_tail_71[7];
-        col_w[72] = sel[72] & w_of_72[7];
+        col_n[72] = sel[72] & v_next_72[7];
         col_t[72] = sel[72] & v_tail_72[7];
-        col_w[73] = sel[73] & w_of_73[7];
+        col_n[73] = sel[73] & v_next_73[7];
         col_t[73] = sel[73] & v_tail_73[7];
-        col_w[74] = sel[74] & w_of_74[7];
+        col_n[74] = sel[74] & v_next_74[7];
         col_t[74] = sel[74] & v_tail_74[7];
-        col_w[75] = sel[75] & w_of_75[7];
+        col_n[75] = sel[75] & v_next_75[7];
         col_t[75] = sel[75] & v_tail_75[7];
-        col_w[76] = sel[76] & w_of_76[7];
+        col_n[76] = sel[76] & v_next_76[7];
         col_t[76] = sel[76] & v_tail_76[7];
-        col_w[77] = sel[77] & w_of_77[7];
+        col_n[77] = sel[77] & v_next_77[7];
         col_t[77] = sel[77] & v_tail_77[7];
-        col_w[78] = sel[78] & w_of_78[7];
+        col_n[78] = sel[78] & v_next_78[7];
         col_t[78] = sel[78] & v_tail_78[7];
-        col_w[79] = sel[79] & w_of_79[7];
+        col_n[79] = sel[79] & v_next_79[7];
         col_t[79] = sel[79] & v_tail_79[7];
-        w_sel[7] = |col_w;
+        next_sel[7] = |col_n;
         tail_sel[7] = |col_t;
-        col_w = zero_n;
+        col_n = zero_n;
         col_t = zero_n;
-        col_w[0] = sel[0] & w_of_0[8];
+        col_n[0] = sel[0] & v_next_0[8];
         col_t[0] = sel[0] & v_tail_0[8];
-        col_w[1] = sel[1] & w_of_1[8];
+        col_n[1] = sel[1] & v_next_1[8];
         col_t[1] = sel[1] & v_tail_1[8];
-        col_w[2] = sel[2] & w_of_2[8];
+        col_n[2] = sel[2] & v_next_2[8];
         col_t[2] = sel[2] & v_tail_2[8];
-        col_w[3] = sel[3] & w_of_3[8];
+        col_n[3] = sel[3] & v_next_3[8];
         col_t[3] = sel[3] & v_tail_3[8];
-        col_w[4] = sel[4] & w_of_4[8];
+        col_n[4] = sel[4] & v_next_4[8];
         col_t[4] = sel[4] & v_tail_4[8];
-        col_w[5] = sel[5] & w_of_5[8];
+        col_n[5] = sel[5] & v_next_5[8];
         col_t[5] = sel[5] & v_tail_5[8];
-        col_w[6] = sel[6] & w_of_6[8];
+        col_n[6] = sel[6] & v_next_6[8];
         col_t[6] = sel[6] & v_tail_6[8];
-        col_w[7] = sel[7] & w_of_7[8];
+        col_n[7] = sel[7] & v_next_7[8];
         col_t[7] = sel[7] & v_tail_7[8];
-        col_w[8] = sel[8] & w_of_8[8];
+        col_n[8] = sel[8] & v_next_8[8];
         col_t[8] = sel[8] & v_tail_8[8];
-        col_w[9] = sel[9] & w_of_9[8];
+        col_n[9] = sel[9] & v_next_9[8];
         col_t[9] = sel[9] & v_tail_9[8];
-        col_w[10] = sel[10] & w_of_10[8];
+        col_n[10] = sel[10] & v_next_10[8];
         col_t[10] = sel[10] & v_tail_10[8];
-        col_w[11] = sel[11] & w_of_11[8];
+        col_n[11] = sel[11] & v_next_11[8];
         col_t[11] = sel[11] & v_tail_11[8];
-        col_w[12] = sel[12] & w_of_12[8];
+        col_n[12] = sel[12] & v_next_12[8];
         col_t[12] = sel[12] & v_tail_12[8];
-        col_w[13] = sel[13] & w_of_13[8];
+        col_n[13] = sel[13] & v_next_13[8];
         col_t[13] = sel[13] & v_tail_13[8];
-        col_w[14] = sel[14] & w_of_14[8];
+        col_n[14] = sel[14] & v_next_14[8];
         col_t[14] = sel[14] & v_tail_14[8];
-        col_w[15] = sel[15] & w_of_15[8];
+        col_n[15] = sel[15] & v_next_15[8];
         col_t[15] = sel[15] & v_tail_15[8];
-        col_w[16] = sel[16] & w_of_16[8];
+        col_n[16] = sel[16] & v_next_16[8];
         col_t[16] = sel[16] & v_tail_16[8];
-        col_w[17] = sel[17] & w_of_17[8];
+        col_n[17] = sel[17] & v_next_17[8];
         col_t[17] = sel[17] & v_tail_17[8];
-        col_w[18] = sel[18] & w_of_18[8];
+        col_n[18] = sel[18] & v_next_18[8];
         col_t[18] = sel[18] & v_tail_18[8];
-        col_w[19] = sel[19] & w_of_19[8];
+        col_n[19] = sel[19] & v_next_19[8];
         col_t[19] = sel[19] & v_tail_19[8];
-        col_w[20] = sel[20] & w_of_20[8];
+        col_n[20] = sel[20] & v_next_20[8];
         col_t[20] = sel[20] & v_tail_20[8];
-        col_w[21] = sel[21] & w_of_21[8];
+        col_n[21] = sel[21] & v_next_21[8];
         col_t[21] = sel[21] & v_tail_21[8];
-        col_w[22] = sel[22] & w_of_22[8];
+        col_n[22] = sel[22] & v_next_22[8];
         col_t[22] = sel[22] & v_tail_22[8];
-        col_w[23] = sel[23] & w_of_23[8];
+        col_n[23] = sel[23] & v_next_23[8];
         col_t[23] = sel[23] & v_tail_23[8];
-        col_w[24] = sel[24] & w_of_24[8];
+        col_n[24] = sel[24] & v_next_24[8];
         col_t[24] = sel[24] & v_tail_24[8];
-        col_w[25] = sel[25] & w_of_25[8];
+        col_n[25] = sel[25] & v_next_25[8];
         col_t[25] = sel[25] & v_tail_25[8];
-        col_w[26] = sel[26] & w_of_26[8];
+        col_n[26] = sel[26] & v_next_26[8];
         col_t[26] = sel[26] & v_tail_26[8];
-        col_w[27] = sel[27] & w_of_27[8];
+        col_n[27] = sel[27] & v_next_27[8];
         col_t[27] = sel[27] & v_tail_27[8];
-        col_w[28] = sel[28] & w_of_28[8];
+        col_n[28] = sel[28] & v_next_28[8];
         col_t[28] = sel[28] & v_tail_28[8];
-        col_w[29] = sel[29] & w_of_29[8];
+        col_n[29] = sel[29] & v_next_29[8];
         col_t[29] = sel[29] & v_tail_29[8];
-        col_w[30] = sel[30] & w_of_30[8];
+        col_n[30] = sel[30] & v_next_30[8];
         col_t[30] = sel[30] & v_tail_30[8];
-        col_w[31] = sel[31] & w_of_31[8];
+        col_n[31] = sel[31] & v_next_31[8];
         col_t[31] = sel[31] & v_tail_31[8];
-        col_w[32] = sel[32] & w_of_32[8];
+        col_n[32] = sel[32] & v_next_32[8];
         col_t[32] = sel[32] & v_tail_32[8];
-        col_w[33] = sel[33] & w_of_33[8];
+        col_n[33] = sel[33] & v_next_33[8];
         col_t[33] = sel[33] & v_tail_33[8];
-        col_w[34] = sel[34] & w_of_34[8];
+        col_n[34] = sel[34] & v_next_34[8];
         col_t[34] = sel[34] & v_tail_34[8];
-        col_w[35] = sel[35] & w_of_35[8];
+        col_n[35] = sel[35] & v_next_35[8];
         col_t[35] = sel[35] & v_tail_35[8];
-        col_w[36] = sel[36] & w_of_36[8];
+        col_n[36] = sel[36] & v_next_36[8];
         col_t[36] = sel[36] & v_tail_36[8];
-        col_w[37] = sel[37] & w_of_37[8];
+        col_n[37] = sel[37] & v_next_37[8];
         col_t[37] = sel[37] & v_tail_37[8];
-        col_w[38] = sel[38] & w_of_38[8];
+        col_n[38] = sel[38] & v_next_38[8];
         col_t[38] = sel[38] & v_tail_38[8];
-        col_w[39] = sel[39] & w_of_39[8];
+        col_n[39] = sel[39] & v_next_39[8];
         col_t[39] = sel[39] & v_tail_39[8];
-        col_w[40] = sel[40] & w_of_40[8];
+        col_n[40] = sel[40] & v_next_40[8];
         col_t[40] = sel[40] & v_tail_40[8];
-        col_w[41] = sel[41] & w_of_41[8];
+        col_n[41] = sel[41] & v_next_41[8];
         col_t[41] = sel[41] & v_tail_41[8];
-        col_w[42] = sel[42] & w_of_42[8];
+        col_n[42] = sel[42] & v_next_42[8];
         col_t[42] = sel[42] & v_tail_42[8];
-        col_w[43] = sel[43] & w_of_43[8];
+        col_n[43] = sel[43] & v_next_43[8];
         col_t[43] = sel[43] & v_tail_43[8];
-        col_w[44] = sel[44] & w_of_44[8];
+        col_n[44] = sel[44] & v_next_44[8];
         col_t[44] = sel[44] & v_tail_44[8];
-        col_w[45] = sel[45] & w_of_45[8];
+        col_n[45] = sel[45] & v_next_45[8];
         col_t[45] = sel[45] & v_tail_45[8];
-        col_w[46] = sel[46] & w_of_46[8];
+        col_n[46] = sel[46] & v_next_46[8];
         col_t[46] = sel[46] & v_tail_46[8];
-        col_w[47] = sel[47] & w_of_47[8];
+        col_n[47] = sel[47] & v_next_47[8];
         col_t[47] = sel[47] & v_tail_47[8];
-        col_w[48] = sel[48] & w_of_48[8];
+        col_n[48] = sel[48] & v_next_48[8];
         col_t[48] = sel[48] & v_tail_48[8];
-        col_w[49] = sel[49] & w_of_49[8];
+        col_n[49] = sel[49] & v_next_49[8];
         col_t[49] = sel[49] & v_tail_49[8];
-        col_w[50] = sel[50] & w_of_50[8];
+        col_n[50] = sel[50] & v_next_50[8];
         col_t[50] = sel[50] & v_tail_50[8];
-        col_w[51] = sel[51] & w_of_51[8];
+        col_n[51] = sel[51] & v_next_51[8];
         col_t[51] = sel[51] & v_tail_51[8];
-        col_w[52] = sel[52] & w_of_52[8];
+        col_n[52] = sel[52] & v_next_52[8];
         col_t[52] = sel[52] & v_tail_52[8];
-        col_w[53] = sel[53] & w_of_53[8];
+        col_n[53] = sel[53] & v_next_53[8];
         col_t[53] = sel[53] & v_tail_53[8];
-        col_w[54] = sel[54] & w_of_54[8];
+        col_n[54] = sel[54] & v_next_54[8];
         col_t[54] = sel[54] & v_tail_54[8];
-        col_w[55] = sel[55] & w_of_55[8];
+        col_n[55] = sel[55] & v_next_55[8];
         col_t[55] = sel[55] & v_tail_55[8];
-        col_w[56] = sel[56] & w_of_56[8];
+        col_n[56] = sel[56] & v_next_56[8];
         col_t[56] = sel[56] & v_tail_56[8];
-        col_w[57] = sel[57] & w_of_57[8];
+        col_n[57] = sel[57] & v_next_57[8];
         col_t[57] = sel[57] & v_tail_57[8];
-        col_w[58] = sel[58] & w_of_58[8];
+        col_n[58] = sel[58] & v_next_58[8];
         col_t[58] = sel[58] & v_tail_58[8];
-        col_w[59] = sel[59] & w_of_59[8];
+        col_n[59] = sel[59] & v_next_59[8];
         col_t[59] = sel[59] & v_tail_59[8];
-        col_w[60] = sel[60] & w_of_60[8];
+        col_n[60] = sel[60] & v_next_60[8];
         col_t[60] = sel[60] & v_tail_60[8];
-        col_w[61] = sel[61] & w_of_61[8];
+        col_n[61] = sel[61] & v_next_61[8];
         col_t[61] = sel[61] & v_tail_61[8];
-        col_w[62] = sel[62] & w_of_62[8];
+        col_n[62] = sel[62] & v_next_62[8];
         col_t[62] = sel[62] & v_tail_62[8];
-        col_w[63] = sel[63] & w_of_63[8];
+        col_n[63] = sel[63] & v_next_63[8];
         col_t[63] = sel[63] & v_tail_63[8];
-        col_w[64] = sel[64] & w_of_64[8];
+        col_n[64] = sel[64] & v_next_64[8];
         col_t[64] = sel[64] & v_tail_64[8];
-        col_w[65] = sel[65] & w_of_65[8];
+        col_n[65] = sel[65] & v_next_65[8];
         col_t[65] = sel[65] & v_tail_65[8];
-        col_w[66] = sel[66] & w_of_66[8];
+        col_n[66] = sel[66] & v_next_66[8];
         col_t[66] = sel[66] & v_tail_66[8];
-        col_w[67] = sel[67] & w_of_67[8];
+        col_n[67] = sel[67] & v_next_67[8];
         col_t[67] = sel[67] & v_tail_67[8];
-        col_w[68] = sel[68] & w_of_68[8];
+        col_n[68] = sel[68] & v_next_68[8];
         col_t[68] = sel[68] & v_tail_68[8];
-        col_w[69] = sel[69] & w_of_69[8];
+        col_n[69] = sel[69] & v_next_69[8];
         col_t[69] = sel[69] & v_tail_69[8];
-        col_w[70] = sel[70] & w_of_70[8];
+        col_n[70] = sel[70] & v_next_70[8];
         col_t[70] = sel[70] & v_tail_70[8];
-        col_w[71] = sel[71] & w_of_71[8];
+        col_n[71] = sel[71] & v_next_71[8];
         col_t[71] = sel[71] & v_tail_71[8];
-        col_w[72] = sel[72] & w_of_72[8];
+        col_n[72] = sel[72] & v_next_72[8];
         col_t[72] = sel[72] & v_tail_72[8];
-        col_w[73] = sel[73] & w_of_73[8];
+        col_n[73] = sel[73] & v_next_73[8];
         col_t[73] = sel[73] & v_tail_73[8];
-        col_w[74] = sel[74] & w_of_74[8];
+        col_n[74] = sel[74] & v_next_74[8];
         col_t[74] = sel[74] & v_tail_74[8];
-        col_w[75] = sel[75] & w_of_75[8];
+        col_n[75] = sel[75] & v_next_75[8];
         col_t[75] = sel[75] & v_tail_75[8];
-        col_w[76] = sel[76] & w_of_76[8];
+        col_n[76] = sel[76] & v_next_76[8];
         col_t[76] = sel[76] & v_tail_76[8];
-        col_w[77] = sel[77] & w_of_77[8];
+        col_n[77] = sel[77] & v_next_77[8];
         col_t[77] = sel[77] & v_tail_77[8];
-        col_w[78] = sel[78] & w_of_78[8];
+        col_n[78] = sel[78] & v_next_78[8];
         col_t[78] = sel[78] & v_tail_78[8];
-        col_w[79] = sel[79] & w_of_79[8];
+        col_n[79] = sel[79] & v_next_79[8];
         col_t[79] = sel[79] & v_tail_79[8];
-        w_sel[8] = |col_w;
+        next_sel[8] = |col_n;
         tail_sel[8] = |col_t;
-        col_w = zero_n;
+        col_n = zero_n;
         col_t = zero_n;
-        col_w[0] = sel[0] & w_of_0[9];
+        col_n[0] = sel[0] & v_next_0[9];
         col_t[0] = sel[0] & v_tail_0[9];
-        col_w[1] = sel[1] & w_of_1[9];
+        col_n[1] = sel[1] & v_next_1[9];
         col_t[1] = sel[1] & v_tail_1[9];
-        col_w[2] = sel[2] & w_of_2[9];
+        col_n[2] = sel[2] & v_next_2[9];
         col_t[2] = sel[2] & v_tail_2[9];
-        col_w[3] = sel[3] & w_of_3[9];
+        col_n[3] = sel[3] & v_next_3[9];
         col_t[3] = sel[3] & v_tail_3[9];
-        col_w[4] = sel[4] & w_of_4[9];
+        col_n[4] = sel[4] & v_next_4[9];
         col_t[4] = sel[4] & v_tail_4[9];
-        col_w[5] = sel[5] & w_of_5[9];
+        col_n[5] = sel[5] & v_next_5[9];
         col_t[5] = sel[5] & v_tail_5[9];
-        col_w[6] = sel[6] & w_of_6[9];
+        col_n[6] = sel[6] & v_next_6[9];
         col_t[6] = sel[6] & v_tail_6[9];
-        col_w[7] = sel[7] & w_of_7[9];
+        col_n[7] = sel[7] & v_next_7[9];
         col_t[7] = sel[7] & v_tail_7[9];
-        col_w[8] = sel[8] & w_of_8[9];
+        col_n[8] = sel[8] & v_next_8[9];
         col_t[8] = sel[8] & v_tail_8[9];
-        col_w[9] = sel[9] & w_of_9[9];
+        col_n[9] = sel[9] & v_next_9[9];
         col_t[9] = sel[9] & v_tail_9[9];
-        col_w[10] = sel[10] & w_of_10[9];
+        col_n[10] = sel[10] & v_next_10[9];
         col_t[10] = sel[10] & v_tail_10[9];
-        col_w[11] = sel[11] & w_of_11[9];
+        col_n[11] = sel[11] & v_next_11[9];
         col_t[11] = sel[11] & v_tail_11[9];
-        col_w[12] = sel[12] & w_of_12[9];
+        col_n[12] = sel[12] & v_next_12[9];
         col_t[12] = sel[12] & v_tail_12[9];
-        col_w[13] = sel[13] & w_of_13[9];
+        col_n[13] = sel[13] & v_next_13[9];
         col_t[13] = sel[13] & v_tail_13[9];
-        col_w[14] = sel[14] & w_of_14[9];
+        col_n[14] = sel[14] & v_next_14[9];
         col_t[14] = sel[14] & v_tail_14[9];
-        col_w[15] = sel[15] & w_of_15[9];
+        col_n[15] = sel[15] & v_next_15[9];
         col_t[15] = sel[15] & v_tail_15[9];
-        col_w[16] = sel[16] & w_of_16[9];
+        col_n[16] = sel[16] & v_next_16[9];
         col_t[16] = sel[16] & v_tail_16[9];
-        col_w[17] = sel[17] & w_of_17[9];
+        col_n[17] = sel[17] & v_next_17[9];
         col_t[17] = sel[17] & v_tail_17[9];
-        col_w[18] = sel[18] & w_of_18[9];
+        col_n[18] = sel[18] & v_next_18[9];
         col_t[18] = sel[18] & v_tail_18[9];
-        col_w[19] = sel[19] & w_of_19[9];
+        col_n[19] = sel[19] & v_next_19[9];
         col_t[19] = sel[19] & v_tail_19[9];
-        col_w[20] = sel[20] & w_of_20[9];
+        col_n[20] = sel[20] & v_next_20[9];
         col_t[20] = sel[20] & v_tail_20[9];
-        col_w[21] = sel[21] & w_of_21[9];
+        col_n[21] = sel[21] & v_next_21[9];
         col_t[21] = sel[21] & v_tail_21[9];
-        col_w[22] = sel[22] & w_of_22[9];
+        col_n[22] = sel[22] & v_next_22[9];
         col_t[22] = sel[22] & v_tail_22[9];
-        col_w[23] = sel[23] & w_of_23[9];
+        col_n[23] = sel[23] & v_next_23[9];
         col_t[23] = sel[23] & v_tail_23[9];
-        col_w[24] = sel[24] & w_of_24[9];
+        col_n[24] = sel[24] & v_next_24[9];
         col_t[24] = sel[24] & v_tail_24[9];
-        col_w[25] = sel[25] & w_of_25[9];
+        col_n[25] = sel[25] & v_next_25[9];
         col_t[25] = sel[25] & v_tail_25[9];
-        col_w[26] = sel[26] & w_of_26[9];
+        col_n[26] = sel[26] & v_next_26[9];
         col_t[26] = sel[26] & v_tail_26[9];
-        col_w[27] = sel[27] & w_of_27[9];
+        col_n[27] = sel[27] & v_next_27[9];
         col_t[27] = sel[27] & v_tail_27[9];
-        col_w[28] = sel[28] & w_of_28[9];
+        col_n[28] = sel[28] & v_next_28[9];
         col_t[28] = sel[28] & v_tail_28[9];
-        col_w[29] = sel[29] & w_of_29[9];
+        col_n[29] = sel[29] & v_next_29[9];
         col_t[29] = sel[29] & v_tail_29[9];
-        col_w[30] = sel[30] & w_of_30[9];
+        col_n[30] = sel[30] & v_next_30[9];
         col_t[30] = sel[30] & v_tail_30[9];
-        col_w[31] = sel[31] & w_of_31[9];
+        col_n[31] = sel[31] & v_next_31[9];
         col_t[31] = sel[31] & v_tail_31[9];
-        col_w[32] = sel[32] & w_of_32[9];
+        col_n[32] = sel[32] & v_next_32[9];
         col_t[32] = sel[32] & v_tail_32[9];
-        col_w[33] = sel[33] & w_of_33[9];
+        col_n[33] = sel[33] & v_next_33[9];
         col_t[33] = sel[33] & v_tail_33[9];
-        col_w[34] = sel[34] & w_of_34[9];
+        col_n[34] = sel[34] & v_next_34[9];
         col_t[34] = sel[34] & v_tail_34[9];
-        col_w[35] = sel[35] & w_of_35[9];
+        col_n[35] = sel[35] & v_next_35[9];
         col_t[35] = sel[35] & v_tail_35[9];
-        col_w[36] = sel[36] & w_of_36[9];
+        col_n[36] = sel[36] & v_next_36[9];
         col_t[36] = sel[36] & v_tail_36[9];
-        col_w[37] = sel[37] & w_of_37[9];
+        col_n[37] = sel[37] & v_next_37[9];
         col_t[37] = sel[37] & v_tail_37[9];
-        col_w[38] = sel[38] & w_of_38[9];
+        col_n[38] = sel[38] & v_next_38[9];
         col_t[38] = sel[38] & v_tail_38[9];
-        col_w[39] = sel[39] & w_of_39[9];
+        col_n[39] = sel[39] & v_next_39[9];
         col_t[39] = sel[39] & v_tail_39[9];
-        col_w[40] = sel[40] & w_of_40[9];
+        col_n[40] = sel[40] & v_next_40[9];
         col_t[40] = sel[40] & v_tail_40[9];
-        col_w[41] = sel[41] & w_of_41[9];
+        col_n[41] = sel[41] & v_next_41[9];
         col_t[41] = sel[41] & v_tail_41[9];
-        col_w[42] = sel[42] & w_of_42[9];
+        col_n[42] = sel[42] & v_next_42[9];
         col_t[42] = sel[42] & v_tail_42[9];
-        col_w[43] = sel[43] & w_of_43[9];
+        col_n[43] = sel[43] & v_next_43[9];
         col_t[43] = sel[43] & v_tail_43[9];
-        col_w[44] = sel[44] & w_of_44[9];
+        col_n[44] = sel[44] & v_next_44[9];
         col_t[44] = sel[44] & v_tail_44[9];
-        col_w[45] = sel[45] & w_of_45[9];
+        col_n[45] = sel[45] & v_next_45[9];
         col_t[45] = sel[45] & v_tail_45[9];
-        col_w[46] = sel[46] & w_of_46[9];
+        col_n[46] = sel[46] & v_next_46[9];
         col_t[46] = sel[46] & v_tail_46[9];
-        col_w[47] = sel[47] & w_of_47[9];
+        col_n[47] = sel[47] & v_next_47[9];
         col_t[47] = sel[47] & v_tail_47[9];
-        col_w[48] = sel[48] & w_of_48[9];
+        col_n[48] = sel[48] & v_next_48[9];
         col_t[48] = sel[48] & v_tail_48[9];
-        col_w[49] = sel[49] & w_of_49[9];
+        col_n[49] = sel[49] & v_next_49[9];
         col_t[49] = sel[49] & v_tail_49[9];
-        col_w[50] = sel[50] & w_of_50[9];
+        col_n[50] = sel[50] & v_next_50[9];
         col_t[50] = sel[50] & v_tail_50[9];
-        col_w[51] = sel[51] & w_of_51[9];
+        col_n[51] = sel[51] & v_next_51[9];
         col_t[51] = sel[51] & v_tail_51[9];
-        col_w[52] = sel[52] & w_of_52[9];
+        col_n[52] = sel[52] & v_next_52[9];
         col_t[52] = sel[52] & v_tail_52[9];
-        col_w[53] = sel[53] & w_of_53[9];
+        col_n[53] = sel[53] & v_next_53[9];
         col_t[53] = sel[53] & v_tail_53[9];
-        col_w[54] = sel[54] & w_of_54[9];
+        col_n[54] = sel[54] & v_next_54[9];
         col_t[54] = sel[54] & v_tail_54[9];
-        col_w[55] = sel[55] & w_of_55[9];
+        col_n[55] = sel[55] & v_next_55[9];
         col_t[55] = sel[55] & v_tail_55[9];
-        col_w[56] = sel[56] & w_of_56[9];
+        col_n[56] = sel[56] & v_next_56[9];
         col_t[56] = sel[56] & v_tail_56[9];
-        col_w[57] = sel[57] & w_of_57[9];
+        col_n[57] = sel[57] & v_next_57[9];
         col_t[57] = sel[57] & v_tail_57[9];
-        col_w[58] = sel[58] & w_of_58[9];
+        col_n[58] = sel[58] & v_next_58[9];
         col_t[58] = sel[58] & v_tail_58[9];
-        col_w[59] = sel[59] & w_of_59[9];
+        col_n[59] = sel[59] & v_next_59[9];
         col_t[59] = sel[59] & v_tail_59[9];
-        col_w[60] = sel[60] & w_of_60[9];
+        col_n[60] = sel[60] & v_next_60[9];
         col_t[60] = sel[60] & v_tail_60[9];
-        col_w[61] = sel[61] & w_of_61[9];
+        col_n[61] = sel[61] & v_next_61[9];
         col_t[61] = sel[61] & v_tail_61[9];
-        col_w[62] = sel[62] & w_of_62[9];
+        col_n[62] = sel[62] & v_next_62[9];
         col_t[62] = sel[62] & v_tail_62[9];
-        col_w[63] = sel[63] & w_of_63[9];
+        col_n[63] = sel[63] & v_next_63[9];
         col_t[63] = sel[63] & v_tail_63[9];
-        col_w[64] = sel[64] & w_of_64[9];
+        col_n[64] = sel[64] & v_next_64[9];
         col_t[64] = sel[64] & v_tail_64[9];
-        col_w[65] = sel[65] & w_of_65[9];
+        col_n[65] = sel[65] & v_next_65[9];
         col_t[65] = sel[65] & v_tail_65[9];
-        col_w[66] = sel[66] & w_of_66[9];
+        col_n[66] = sel[66] & v_next_66[9];
         col_t[66] = sel[66] & v_tail_66[9];
-        col_w[67] = sel[67] & w_of_67[9];
+        col_n[67] = sel[67] & v_next_67[9];
         col_t[67] = sel[67] & v_tail_67[9];
-        col_w[68] = sel[68] & w_of_68[9];
+        col_n[68] = sel[68] & v_next_68[9];
         col_t[68] = sel[68] & v_tail_68[9];
-        col_w[69] = sel[69] & w_of_69[9];
+        col_n[69] = sel[69] & v_next_69[9];
         col_t[69] = sel[69] & v_tail_69[9];
-        col_w[70] = sel[70] & w_of_70[9];
+        col_n[70] = sel[70] & v_next_70[9];
         col_t[70] = sel[70] & v_tail_70[9];
-        col_w[71] = sel[71] & w_of_71[9];
+        col_n[71] = sel[71] & v_next_71[9];
         col_t[71] = sel[71] & v_tail_71[9];
-        col_w[72] = sel[72] & w_of_72[9];
+        col_n[72] = sel[72] & v_next_72[9];
         col_t[72] = sel[72] & v_tail_72[9];
-        col_w[73] = sel[73] & w_of_73[9];
+        col_n[73] = sel[73] & v_next_73[9];
         col_t[73] = sel[73] & v_tail_73[9];
-        col_w[74] = sel[74] & w_of_74[9];
+        col_n[74] = sel[74] & v_next_74[9];
         col_t[74] = sel[74] & v_tail_74[9];
-        col_w[75] = sel[75] & w_of_75[9];
+        col_n[75] = sel[75] & v_next_75[9];
         col_t[75] = sel[75] & v_tail_75[9];
-        col_w[76] = sel[76] & w_of_76[9];
+        col_n[76] = sel[76] & v_next_76[9];
         col_t[76] = sel[76] & v_tail_76[9];
-        col_w[77] = sel[77] & w_of_77[9];
+        col_n[77] = sel[77] & v_next_77[9];
         col_t[77] = sel[77] & v_tail_77[9];
-        col_w[78] = sel[78] & w_of_78[9];
+        col_n[78] = sel[78] & v_next_78[9];
         col_t[78] = sel[78] & v_tail_78[9];
-        col_w[79] = sel[79] & w_of_79[9];
+        col_n[79] = sel[79] & v_next_79[9];
         col_t[79] = sel[79] & v_tail_79[9];
-        w_sel[9] = |col_w;
+        next_sel[9] = |col_n;
         tail_sel[9] = |col_t;
-        col_w = zero_n;
+        col_n = zero_n;
         col_t = zero_n;
-        col_w[0] = sel[0] & w_of_0[10];
+        col_n[0] = sel[0] & v_next_0[10];
         col_t[0] = sel[0] & v_tail_0[10];
-        col_w[1] = sel[1] & w_of_1[10];
+        col_n[1] = sel[1] & v_next_1[10];
         col_t[1] = sel[1] & v_tail_1[10];
-        col_w[2] = sel[2] & w_of_2[10];
+        col_n[2] = sel[2] & v_next_2[10];
         col_t[2] = sel[2] & v_tail_2[10];
-        col_w[3] = sel[3] & w_of_3[10];
+        col_n[3] = sel[3] & v_next_3[10];
         col_t[3] = sel[3] & v_tail_3[10];
-        col_w[4] = sel[4] & w_of_4[10];
+        col_n[4] = sel[4] & v_next_4[10];
         col_t[4] = sel[4] & v_tail_4[10];
-        col_w[5] = sel[5] & w_of_5[10];
+        col_n[5] = sel[5] & v_next_5[10];
         col_t[5] = sel[5] & v_tail_5[10];
-        col_w[6] = sel[6] & w_of_6[10];
+        col_n[6] = sel[6] & v_next_6[10];
         col_t[6] = sel[6] & v_tail_6[10];
-        col_w[7] = sel[7] & w_of_7[10];
+        col_n[7] = sel[7] & v_next_7[10];
         col_t[7] = sel[7] & v_tail_7[10];
-        col_w[8] = sel[8] & w_of_8[10];
+        col_n[8] = sel[8] & v_next_8[10];
         col_t[8] = sel[8] & v_tail_8[10];
-        col_w[9] = sel[9] & w_of_9[10];
+        col_n[9] = sel[9] & v_next_9[10];
         col_t[9] = sel[9] & v_tail_9[10];
-        col_w[10] = sel[10] & w_of_10[10];
+        col_n[10] = sel[10] & v_next_10[10];
         col_t[10] = sel[10] & v_tail_10[10];
-        col_w[11] = sel[11] & w_of_11[10];
+        col_n[11] = sel[11] & v_next_11[10];
         col_t[11] = sel[11] & v_tail_11[10];
-        col_w[12] = sel[12] & w_of_12[10];
+        col_n[12] = sel[12] & v_next_12[10];
         col_t[12] = sel[12] & v_tail_12[10];
-        col_w[13] = sel[13] & w_of_13[10];
+        col_n[13] = sel[13] & v_next_13[10];
         col_t[13] = sel[13] & v_tail_13[10];
-        col_w[14] = sel[14] & w_of_14[10];
+        col_n[14] = sel[14] & v_next_14[10];
         col_t[14] = sel[14] & v_tail_14[10];
-        col_w[15] = sel[15] & w_of_15[10];
+        col_n[15] = sel[15] & v_next_15[10];
         col_t[15] = sel[15] & v_tail_15[10];
-        col_w[16] = sel[16] & w_of_16[10];
+        col_n[16] = sel[16] & v_next_16[10];
         col_t[16] = sel[16] & v_tail_16[10];
-        col_w[17] = sel[17] & w_of_17[10];
+        col_n[17] = sel[17] & v_next_17[10];
         col_t[17] = sel[17] & v_tail_17[10];
-        col_w[18] = sel[18] & w_of_18[10];
+        col_n[18] = sel[18] & v_next_18[10];
         col_t[18] = sel[18] & v_tail_18[10];
-        col_w[19] = sel[19] & w_of_19[10];
+        col_n[19] = sel[19] & v_next_19[10];
         col_t[19] = sel[19] & v_tail_19[10];
-        col_w[20] = sel[20] & w_of_20[10];
+        col_n[20] = sel[20] & v_next_20[10];
         col_t[20] = sel[20] & v_tail_20[10];
-        col_w[21] = sel[21] & w_of_21[10];
+        col_n[21] = sel[21] & v_next_21[10];
         col_t[21] = sel[21] & v_tail_21[10];
-        col_w[22] = sel[22] & w_of_22[10];
+        col_n[22] = sel[22] & v_next_22[10];
         col_t[22] = sel[22] & v_tail_22[10];
-        col_w[23] = sel[23] & w_of_23[10];
+        col_n[23] = sel[23] & v_next_23[10];
         col_t[23] = sel[23] & v_tail_23[10];
-        col_w[24] = sel[24] & w_of_24[10];
+        col_n[24] = sel[24] & v_next_24[10];
         col_t[24] = sel[24] & v_tail_24[10];
-        col_w[25] = sel[25] & w_of_25[10];
+        col_n[25] = sel[25] & v_next_25[10];
         col_t[25] = sel[25] & v_tail_25[10];
-        col_w[26] = sel[26] & w_of_26[10];
+        col_n[26] = sel[26] & v_next_26[10];
         col_t[26] = sel[26] & v_tail_26[10];
-        col_w[27] = sel[27] & w_of_27[10];
+        col_n[27] = sel[27] & v_next_27[10];
         col_t[27] = sel[27] & v_tail_27[10];
-        col_w[28] = sel[28] & w_of_28[10];
+        col_n[28] = sel[28] & v_next_28[10];
         col_t[28] = sel[28] & v_tail_28[10];
-        col_w[29] = sel[29] & w_of_29[10];
+        col_n[29] = sel[29] & v_next_29[10];
         col_t[29] = sel[29] & v_tail_29[10];
-        col_w[30] = sel[30] & w_of_30[10];
+        col_n[30] = sel[30] & v_next_30[10];
         col_t[30] = sel[30] & v_tail_30[10];
-        col_w[31] = sel[31] & w_of_31[10];
+        col_n[31] = sel[31] & v_next_31[10];
         col_t[31] = sel[31] & v_tail_31[10];
-        col_w[32] = sel[32] & w_of_32[10];
+        col_n[32] = sel[32] & v_next_32[10];
         col_t[32] = sel[32] & v_tail_32[10];
-        col_w[33] = sel[33] & w_of_33[10];
+        col_n[33] = sel[33] & v_next_33[10];
         col_t[33] = sel[33] & v_tail_33[10];
-        col_w[34] = sel[34] & w_of_34[10];
+        col_n[34] = sel[34] & v_next_34[10];
         col_t[34] = sel[34] & v_tail_34[10];
-        col_w[35] = sel[35] & w_of_35[10];
+        col_n[35] = sel[35] & v_next_35[10];
         col_t[35] = sel[35] & v_tail_35[10];
-        col_w[36] = sel[36] & w_of_36[10];
+        col_n[36] = sel[36] & v_next_36[10];
         col_t[36] = sel[36] & v_tail_36[10];
-        col_w[37] = sel[37] & w_of_37[10];
+        col_n[37] = sel[37] & v_next_37[10];
         col_t[37] = sel[37] & v_tail_37[10];
-        col_w[38] = sel[38] & w_of_38[10];
+        col_n[38] = sel[38] & v_next_38[10];
         col_t[38] = sel[38] & v_tail_38[10];
-        col_w[39] = sel[39] & w_of_39[10];
+        col_n[39] = sel[39] & v_next_39[10];
         col_t[39] = sel[39] & v_tail_39[10];
-        col_w[40] = sel[40] & w_of_40[10];
+        col_n[40] = sel[40] & v_next_40[10];
         col_t[40] = sel[40] & v_tail_40[10];
-        col_w[41] = sel[41] & w_of_41[10];
+        col_n[41] = sel[41] & v_next_41[10];
         col_t[41] = sel[41] & v_tail_41[10];
-        col_w[42] = sel[42] & w_of_42[10];
+        col_n[42] = sel[42] & v_next_42[10];
         col_t[42] = sel[42] & v_tail_42[10];
-        col_w[43] = sel[43] & w_of_43[10];
+        col_n[43] = sel[43] & v_next_43[10];
         col_t[43] = sel[43] & v_tail_43[10];
-        col_w[44] = sel[44] & w_of_44[10];
+        col_n[44] = sel[44] & v_next_44[10];
         col_t[44] = sel[44] & v_tail_44[10];
-        col_w[45] = sel[45] & w_of_45[10];
+        col_n[45] = sel[45] & v_next_45[10];
         col_t[45] = sel[45] & v_tail_45[10];
-        col_w[46] = sel[46] & w_of_46[10];
+        col_n[46] = sel[46] & v_next_46[10];
         col_t[46] = sel[46] & v_tail_46[10];
-        col_w[47] = sel[47] & w_of_47[10];
+        col_n[47] = sel[47] & v_next_47[10];
         col_t[47] = sel[47] & v_tail_47[10];
-        col_w[48] = sel[48] & w_of_48[10];
+        col_n[48] = sel[48] & v_next_48[10];
         col_t[48] = sel[48] & v_tail_48[10];
-        col_w[49] = sel[49] & w_of_49[10];
+        col_n[49] = sel[49] & v_next_49[10];
         col_t[49] = sel[49] & v_tail_49[10];
-        col_w[50] = sel[50] & w_of_50[10];
+        col_n[50] = sel[50] & v_next_50[10];
         col_t[50] = sel[50] & v_tail_50[10];
-        col_w[51] = sel[51] & w_of_51[10];
+        col_n[51] = sel[51] & v_next_51[10];
         col_t[51] = sel[51] & v_tail_51[10];
-        col_w[52] = sel[52] & w_of_52[10];
+        col_n[52] = sel[52] & v_next_52[10];
         col_t[52] = sel[52] & v_tail_52[10];
-        col_w[53] = sel[53] & w_of_53[10];
+        col_n[53] = sel[53] & v_next_53[10];
         col_t[53] = sel[53] & v_tail_53[10];
-        col_w[54] = sel[54] & w_of_54[10];
+        col_n[54] = sel[54] & v_next_54[10];
         col_t[54] = sel[54] & v_tail_54[10];
-        col_w[55] = sel[55] & w_of_55[10];
+        col_n[55] = sel[55] & v_next_55[10];
         col_t[55] = sel[55] & v_tail_55[10];
-        col_w[56] = sel[56] & w_of_56[10];
+        col_n[56] = sel[56] & v_next_56[10];
         col_t[56] = sel[56] & v_tail_56[10];
-        col_w[57] = sel[57] & w_of_57[10];
+        col_n[57] = sel[57] & v_next_57[10];
         col_t[57] = sel[57] & v_tail_57[10];
-        col_w[58] = sel[58] & w_of_58[10];
+        col_n[58] = sel[58] & v_next_58[10];
         col_t[58] = sel[58] & v_tail_58[10];
-        col_w[59] = sel[59] & w_of_59[10];
+        col_n[59] = sel[59] & v_next_59[10];
         col_t[59] = sel[59] & v_tail_59[10];
-        col_w[60] = sel[60] & w_of_60[10];
+        col_n[60] = sel[60] & v_next_60[10];
         col_t[60] = sel[60] & v_tail_60[10];
-        col_w[61] = sel[61] & w_of_61[10];
+        col_n[61] = sel[61] & v_next_61[10];
         col_t[61] = sel[61] & v_tail_61[10];
-        col_w[62] = sel[62] & w_of_62[10];
+        col_n[62] = sel[62] & v_next_62[10];
         col_t[62] = sel[62] & v_tail_62[10];
-        col_w[63] = sel[63] & w_of_63[10];
+        col_n[63] = sel[63] & v_next_63[10];
         col_t[63] = sel[63] & v_tail_63[10];
-        col_w[64] = sel[64] & w_of_64[10];
+        col_n[64] = sel[64] & v_next_64[10];
         col_t[64] = sel[64] & v_tail_64[10];
-        col_w[65] = sel[65] & w_of_65[10];
+        col_n[65] = sel[65] & v_next_65[10];
         col_t[65] = sel[65] & v_tail_65[10];
-        col_w[66] = sel[66] & w_of_66[10];
+        col_n[66] = sel[66] & v_next_66[10];
         col_t[66] = sel[66] & v_tail_66[10];
-        col_w[67] = sel[67] & w_of_67[10];
+        col_n[67] = sel[67] & v_next_67[10];
         col_t[67] = sel[67] & v_tail_67[10];
-        col_w[68] = sel[68] & w_of_68[10];
+        col_n[68] = sel[68] & v_next_68[10];
         col_t[68] = sel[68] & v_tail_68[10];
-        col_w[69] = sel[69] & w_of_69[10];
+        col_n[69] = sel[69] & v_next_69[10];
         col_t[69] = sel[69] & v_tail_69[10];
-        col_w[70] = sel[70] & w_of_70[10];
+        col_n[70] = sel[70] & v_next_70[10];
         col_t[70] = sel[70] & v_tail_70[10];
-        col_w[71] = sel[71] & w_of_71[10];
+        col_n[71] = sel[71] & v_next_71[10];
         col_t[71] = sel[71] & v_tail_71[10];
-        col_w[72] = sel[72] & w_of_72[10];
+        col_n[72] = sel[72] & v_next_72[10];
         col_t[72] = sel[72] & v_tail_72[10];
-        col_w[73] = sel[73] & w_of_73[10];
+        col_n[73] = sel[73] & v_next_73[10];
         col_t[73] = sel[73] & v_tail_73[10];
-        col_w[74] = sel[74] & w_of_74[10];
+        col_n[74] = sel[74] & v_next_74[10];
         col_t[74] = sel[74] & v_tail_74[10];
-        col_w[75] = sel[75] & w_of_75[10];
+        col_n[75] = sel[75] & v_next_75[10];
         col_t[75] = sel[75] & v_tail_75[10];
-        col_w[76] = sel[76] & w_of_76[10];
+        col_n[76] = sel[76] & v_next_76[10];
         col_t[76] = sel[76] & v_tail_76[10];
-        col_w[77] = sel[77] & w_of_77[10];
+        col_n[77] = sel[77] & v_next_77[10];
         col_t[77] = sel[77] & v_tail_77[10];
-        col_w[78] = sel[78] & w_of_78[10];
+        col_n[78] = sel[78] & v_next_78[10];
         col_t[78] = sel[78] & v_tail_78[10];
-        col_w[79] = sel[79] & w_of_79[10];
+        col_n[79] = sel[79] & v_next_79[10];
         col_t[79] = sel[79] & v_tail_79[10];
-        w_sel[10] = |col_w;
+        next_sel[10] = |col_n;
         tail_sel[10] = |col_t;
-        col_w = zero_n;
+        col_n = zero_n;
         col_t = zero_n;
-        col_w[0] = sel[0] & w_of_0[11];
+        col_n[0] = sel[0] & v_next_0[11];
         col_t[0] = sel[0] & v_tail_0[11];
-        col_w[1] = sel[1] & w_of_1[11];
+        col_n[1] = sel[1] & v_next_1[11];
         col_t[1] = sel[1] & v_tail_1[11];
-        col_w[2] = sel[2] & w_of_2[11];
+        col_n[2] = sel[2] & v_next_2[11];
         col_t[2] = sel[2] & v_tail_2[11];
-        col_w[3] = sel[3] & w_of_3[11];
+        col_n[3] = sel[3] & v_next_3[11];
         col_t[3] = sel[3] & v_tail_3[11];
-        col_w[4] = sel[4] & w_of_4[11];
+        col_n[4] = sel[4] & v_next_4[11];
         col_t[4] = sel[4] & v_tail_4[11];
-        col_w[5] = sel[5] & w_of_5[11];
+        col_n[5] = sel[5] & v_next_5[11];
         col_t[5] = sel[5] & v_tail_5[11];
-        col_w[6] = sel[6] & w_of_6[11];
+        col_n[6] = sel[6] & v_next_6[11];
         col_t[6] = sel[6] & v_tail_6[11];
-        col_w[7] = sel[7] & w_of_7[11];
+        col_n[7] = sel[7] & v_next_7[11];
         col_t[7] = sel[7] & v_tail_7[11];
-        col_w[8] = sel[8] & w_of_8[11];
+        col_n[8] = sel[8] & v_next_8[11];
         col_t[8] = sel[8] & v_tail_8[11];
-        col_w[9] = sel[9] & w_of_9[11];
+        col_n[9] = sel[9] & v_next_9[11];
         col_t[9] = sel[9] & v_tail_9[11];
-        col_w[10] = sel[10] & w_of_10[11];
+        col_n[10] = sel[10] & v_next_10[11];
         col_t[10] = sel[10] & v_tail_10[11];
-        col_w[11] = sel[11] & w_of_11[11];
+        col_n[11] = sel[11] & v_next_11[11];
         col_t[11] = sel[11] & v_tail_11[11];
-        col_w[12] = sel[12] & w_of_12[11];
+        col_n[12] = sel[12] & v_next_12[11];
         col_t[12] = sel[12] & v_tail_12[11];
-        col_w[13] = sel[13] & w_of_13[11];
+        col_n[13] = sel[13] & v_next_13[11];
         col_t[13] = sel[13] & v_tail_13[11];
-        col_w[14] = sel[14] & w_of_14[11];
+        col_n[14] = sel[14] & v_next_14[11];
         col_t[14] = sel[14] & v_tail_14[11];
-        col_w[15] = sel[15] & w_of_15[11];
+        col_n[15] = sel[15] & v_next_15[11];
         col_t[15] = sel[15] & v_tail_15[11];
-        col_w[16] = sel[16] & w_of_16[11];
+        col_n[16] = sel[16] & v_next_16[11];
         col_t[16] = sel[16] & v_tail_16[11];
-        col_w[17] = sel[17] & w_of_17[11];
+        col_n[17] = sel[17] & v_next_17[11];
         col_t[17] = sel[17] & v_tail_17[11];
-        col_w[18] = sel[18] & w_of_18[11];
+        col_n[18] = sel[18] & v_next_18[11];
         col_t[18] = sel[18] & v_tail_18[11];
-        col_w[19] = sel[19] & w_of_19[11];
+        col_n[19] = sel[19] & v_next_19[11];
         col_t[19] = sel[19] & v_tail_19[11];
-        col_w[20] = sel[20] & w_of_20[11];
+        col_n[20] = sel[20] & v_next_20[11];
         col_t[20] = sel[20] & v_tail_20[11];
-        col_w[21] = sel[21] & w_of_21[11];
+        col_n[21] = sel[21] & v_next_21[11];
         col_t[21] = sel[21] & v_tail_21[11];
-        col_w[22] = sel[22] & w_of_22[11];
+        col_n[22] = sel[22] & v_next_22[11];
         col_t[22] = sel[22] & v_tail_22[11];
-        col_w[23] = sel[23] & w_of_23[11];
+        col_n[23] = sel[23] & v_next_23[11];
         col_t[23] = sel[23] & v_tail_23[11];
-        col_w[24] = sel[24] & w_of_24[11];
+        col_n[24] = sel[24] & v_next_24[11];
         col_t[24] = sel[24] & v_tail_24[11];
-        col_w[25] = sel[25] & w_of_25[11];
+        col_n[25] = sel[25] & v_next_25[11];
         col_t[25] = sel[25] & v_tail_25[11];
-        col_w[26] = sel[26] & w_of_26[11];
+        col_n[26] = sel[26] & v_next_26[11];
         col_t[26] = sel[26] & v_tail_26[11];
-        col_w[27] = sel[27] & w_of_27[11];
+        col_n[27] = sel[27] & v_next_27[11];
         col_t[27] = sel[27] & v_tail_27[11];
-        col_w[28] = sel[28] & w_of_28[11];
+        col_n[28] = sel[28] & v_next_28[11];
         col_t[28] = sel[28] & v_tail_28[11];
-        col_w[29] = sel[29] & w_of_29[11];
+        col_n[29] = sel[29] & v_next_29[11];
         col_t[29] = sel[29] & v_tail_29[11];
-        col_w[30] = sel[30] & w_of_30[11];
+        col_n[30] = sel[30] & v_next_30[11];
         col_t[30] = sel[30] & v_tail_30[11];
-        col_w[31] = sel[31] & w_of_31[11];
+        col_n[31] = sel[31] & v_next_31[11];
         col_t[31] = sel[31] & v_tail_31[11];
-        col_w[32] = sel[32] & w_of_32[11];
+        col_n[32] = sel[32] & v_next_32[11];
         col_t[32] = sel[32] & v_tail_32[11];
-        col_w[33] = sel[33] & w_of_33[11];
+        col_n[33] = sel[33] & v_next_33[11];
         col_t[33] = sel[33] & v_tail_33[11];
-        col_w[34] = sel[34] & w_of_34[11];
+        col_n[34] = sel[34] & v_next_34[11];
         col_t[34] = sel[34] & v_tail_34[11];
-        col_w[35] = sel[35] & w_of_35[11];
+        col_n[35] = sel[35] & v_next_35[11];
         col_t[35] = sel[35] & v_tail_35[11];
-        col_w[36] = sel[36] & w_of_36[11];
+        col_n[36] = sel[36] & v_next_36[11];
         col_t[36] = sel[36] & v_tail_36[11];
-        col_w[37] = sel[37] & w_of_37[11];
+        col_n[37] = sel[37] & v_next_37[11];
         col_t[37] = sel[37] & v_tail_37[11];
-        col_w[38] = sel[38] & w_of_38[11];
+        col_n[38] = sel[38] & v_next_38[11];
         col_t[38] = sel[38] & v_tail_38[11];
-        col_w[39] = sel[39] & w_of_39[11];
+        col_n[39] = sel[39] & v_next_39[11];
         col_t[39] = sel[39] & v_tail_39[11];
-        col_w[40] = sel[40] & w_of_40[11];
+        col_n[40] = sel[40] & v_next_40[11];
         col_t[40] = sel[40] & v_tail_40[11];
-        col_w[41] = sel[41] & w_of_41[11];
+        col_n[41] = sel[41] & v_next_41[11];
         col_t[41] = sel[41] & v_tail_41[11];
-        col_w[42] = sel[42] & w_of_42[11];
+        col_n[42] = sel[42] & v_next_42[11];
         col_t[42] = sel[42] & v_tail_42[11];
-        col_w[43] = sel[43] & w_of_43[11];
+        col_n[43] = sel[43] & v_next_43[11];
         col_t[43] = sel[43] & v_tail_43[11];
-        col_w[44] = sel[44] & w_of_44[11];
+        col_n[44] = sel[44] & v_next_44[11];
         col_t[44] = sel[44] & v_tail_44[11];
-        col_w[45] = sel[45] & w_of_45[11];
+        col_n[45] = sel[45] & v_next_45[11];
         col_t[45] = sel[45] & v_tail_45[11];
-        col_w[46] = sel[46] & w_of_46[11];
+        col_n[46] = sel[46] & v_next_46[11];
         col_t[46] = sel[46] & v_tail_46[11];
-        col_w[47] = sel[47] & w_of_47[11];
+        col_n[47] = sel[47] & v_next_47[11];
         col_t[47] = sel[47] & v_tail_47[11];
-        col_w[48] = sel[48] & w_of_48[11];
+        col_n[48] = sel[48] & v_next_48[11];
         col_t[48] = sel[48] & v_tail_48[11];
-        col_w[49] = sel[49] & w_of_49[11];
+        col_n[49] = sel[49] & v_next_49[11];
         col_t[49] = sel[49] & v_tail_49[11];
-        col_w[50] = sel[50] & w_of_50[11];
+        col_n[50] = sel[50] & v_next_50[11];
         col_t[50] = sel[50] & v_tail_50[11];
-        col_w[51] = sel[51] & w_of_51[11];
+        col_n[51] = sel[51] & v_next_51[11];
         col_t[51] = sel[51] & v_tail_51[11];
-        col_w[52] = sel[52] & w_of_52[11];
+        col_n[52] = sel[52] & v_next_52[11];
         col_t[52] = sel[52] & v_tail_52[11];
-        col_w[53] = sel[53] & w_of_53[11];
+        col_n[53] = sel[53] & v_next_53[11];
         col_t[53] = sel[53] & v_tail_53[11];
-        col_w[54] = sel[54] & w_of_54[11];
+        col_n[54] = sel[54] & v_next_54[11];
         col_t[54] = sel[54] & v_tail_54[11];
-        col_w[55] = sel[55] & w_of_55[11];
+        col_n[55] = sel[55] & v_next_55[11];
         col_t[55] = sel[55] & v_tail_55[11];
-        col_w[56] = sel[56] & w_of_56[11];
+        col_n[56] = sel[56] & v_next_56[11];
         col_t[56] = sel[56] & v_tail_56[11];
-        col_w[57] = sel[57] & w_of_57[11];
+        col_n[57] = sel[57] & v_next_57[11];
         col_t[57] = sel[57] & v_tail_57[11];
-        col_w[58] = sel[58] & w_of_58[11];
+        col_n[58] = sel[58] & v_next_58[11];
         col_t[58] = sel[58] & v_tail_58[11];
-        col_w[59] = sel[59] & w_of_59[11];
+        col_n[59] = sel[59] & v_next_59[11];
         col_t[59] = sel[59] & v_tail_59[11];
-        col_w[60] = sel[60] & w_of_60[11];
+        col_n[60] = sel[60] & v_next_60[11];
         col_t[60] = sel[60] & v_tail_60[11];
-        col_w[61] = sel[61] & w_of_61[11];
+        col_n[61] = sel[61] & v_next_61[11];
         col_t[61] = sel[61] & v_tail_61[11];
-        col_w[62] = sel[62] & w_of_62[11];
+        col_n[62] = sel[62] & v_next_62[11];
         col_t[62] = sel[62] & v_tail_62[11];
-        col_w[63] = sel[63] & w_of_63[11];
+        col_n[63] = sel[63] & v_next_63[11];
         col_t[63] = sel[63] & v_tail_63[11];
-        col_w[64] = sel[64] & w_of_64[11];
+        col_n[64] = sel[64] & v_next_64[11];
         col_t[64] = sel[64] & v_tail_64[11];
-        col_w[65] = sel[65] & w_of_65[11];
+        col_n[65] = sel[65] & v_next_65[11];
         col_t[65] = sel[65] & v_tail_65[11];
-        col_w[66] = sel[66] & w_of_66[11];
+        col_n[66] = sel[66] & v_next_66[11];
         col_t[66] = sel[66] & v_tail_66[11];
-        col_w[67] = sel[67] & w_of_67[11];
+        col_n[67] = sel[67] & v_next_67[11];
         col_t[67] = sel[67] & v_tail_67[11];
-        col_w[68] = sel[68] & w_of_68[11];
+        col_n[68] = sel[68] & v_next_68[11];
         col_t[68] = sel[68] & v_tail_68[11];
-        col_w[69] = sel[69] & w_of_69[11];
+        col_n[69] = sel[69] & v_next_69[11];
         col_t[69] = sel[69] & v_tail_69[11];
-        col_w[70] = sel[70] & w_of_70[11];
+        col_n[70] = sel[70] & v_next_70[11];
         col_t[70] = sel[70] & v_tail_70[11];
-        col_w[71] = sel[71] & w_of_71[11];
+        col_n[71] = sel[71] & v_next_71[11];
         col_t[71] = sel[71] & v_tail_71[11];
-        col_w[72] = sel[72] & w_of_72[11];
+        col_n[72] = sel[72] & v_next_72[11];
         col_t[72] = sel[72] & v_tail_72[11];
-        col_w[73] = sel[73] & w_of_73[11];
+        col_n[73] = sel[73] & v_next_73[11];
         col_t[73] = sel[73] & v_tail_73[11];
-        col_w[74] = sel[74] & w_of_74[11];
+        col_n[74] = sel[74] & v_next_74[11];
         col_t[74] = sel[74] & v_tail_74[11];
-        col_w[75] = sel[75] & w_of_75[11];
+        col_n[75] = sel[75] & v_next_75[11];
         col_t[75] = sel[75] & v_tail_75[11];
-        col_w[76] = sel[76] & w_of_76[11];
+        col_n[76] = sel[76] & v_next_76[11];
         col_t[76] = sel[76] & v_tail_76[11];
-        col_w[77] = sel[77] & w_of_77[11];
+        col_n[77] = sel[77] & v_next_77[11];
         col_t[77] = sel[77] & v_tail_77[11];
-        col_w[78] = sel[78] & w_of_78[11];
+        col_n[78] = sel[78] & v_next_78[11];
         col_t[78] = sel[78] & v_tail_78[11];
-        col_w[79] = sel[79] & w_of_79[11];
+        col_n[79] = sel[79] & v_next_79[11];
         col_t[79] = sel[79] & v_tail_79[11];
-        w_sel[11] = |col_w;
+        next_sel[11] = |col_n;
         tail_sel[11] = |col_t;
-        col_w = zero_n;
+        col_n = zero_n;
         col_t = zero_n;
-        col_w[0] = sel[0] & w_of_0[12];
+        col_n[0] = sel[0] & v_next_0[12];
         col_t[0] = sel[0] & v_tail_0[12];
-        col_w[1] = sel[1] & w_of_1[12];
+        col_n[1] = sel[1] & v_next_1[12];
         col_t[1] = sel[1] & v_tail_1[12];
-        col_w[2] = sel[2] & w_of_2[12];
+        col_n[2] = sel[2] & v_next_2[12];
         col_t[2] = sel[2] & v_tail_2[12];
-        col_w[3] = sel[3] & w_of_3[12];
+        col_n[3] = sel[3] & v_next_3[12];
         col_t[3] = sel[3] & v_tail_3[12];
-        col_w[4] = sel[4] & w_of_4[12];
+        col_n[4] = sel[4] & v_next_4[12];
         col_t[4] = sel[4] & v_tail_4[12];
-        col_w[5] = sel[5] & w_of_5[12];
+        col_n[5] = sel[5] & v_next_5[12];
         col_t[5] = sel[5] & v_tail_5[12];
-        col_w[6] = sel[6] & w_of_6[12];
+        col_n[6] = sel[6] & v_next_6[12];
         col_t[6] = sel[6] & v_tail_6[12];
-        col_w[7] = sel[7] & w_of_7[12];
+        col_n[7] = sel[7] & v_next_7[12];
         col_t[7] = sel[7] & v_tail_7[12];
-        col_w[8] = sel[8] & w_of_8[12];
+        col_n[8] = sel[8] & v_next_8[12];
         col_t[8] = sel[8] & v_tail_8[12];
-        col_w[9] = sel[9] & w_of_9[12];
+        col_n[9] = sel[9] & v_next_9[12];
         col_t[9] = sel[9] & v_tail_9[12];
-        col_w[10] = sel[10] & w_of_10[12];
+        col_n[10] = sel[10] & v_next_10[12];
         col_t[10] = sel[10] & v_tail_10[12];
-        col_w[11] = sel[11] & w_of_11[12];
+        col_n[11] = sel[11] & v_next_11[12];
         col_t[11] = sel[11] & v_tail_11[12];
-        col_w[12] = sel[12] & w_of_12[12];
+        col_n[12] = sel[12] & v_next_12[12];
         col_t[12] = sel[12] & v_tail_12[12];
-        col_w[13] = sel[13] & w_of_13[12];
+        col_n[13] = sel[13] & v_next_13[12];
         col_t[13] = sel[13] & v_tail_13[12];
-        col_w[14] = sel[14] & w_of_14[12];
+        col_n[14] = sel[14] & v_next_14[12];
         col_t[14] = sel[14] & v_tail_14[12];
-        col_w[15] = sel[15] & w_of_15[12];
+        col_n[15] = sel[15] & v_next_15[12];
         col_t[15] = sel[15] & v_tail_15[12];
-        col_w[16] = sel[16] & w_of_16[12];
+        col_n[16] = sel[16] & v_next_16[12];
         col_t[16] = sel[16] & v_tail_16[12];
-        col_w[17] = sel[17] & w_of_17[12];
+        col_n[17] = sel[17] & v_next_17[12];
         col_t[17] = sel[17] & v_tail_17[12];
-        col_w[18] = sel[18] & w_of_18[12];
+        col_n[18] = sel[18] & v_next_18[12];
         col_t[18] = sel[18] & v_tail_18[12];
-        col_w[19] = sel[19] & w_of_19[12];
+        col_n[19] = sel[19] & v_next_19[12];
         col_t[19] = sel[19] & v_tail_19[12];
-        col_w[20] = sel[20] & w_of_20[12];
+        col_n[20] = sel[20] & v_next_20[12];
         col_t[20] = sel[20] & v_tail_20[12];
-        col_w[21] = sel[21] & w_of_21[12];
+        col_n[21] = sel[21] & v_next_21[12];
         col_t[21] = sel[21] & v_tail_21[12];
-        col_w[22] = sel[22] & w_of_22[12];
+        col_n[22] = sel[22] & v_next_22[12];
         col_t[22] = sel[22] & v_tail_22[12];
-        col_w[23] = sel[23] & w_of_23[12];
+        col_n[23] = sel[23] & v_next_23[12];
         col_t[23] = sel[23] & v_tail_23[12];
-        col_w[24] = sel[24] & w_of_24[12];
+        col_n[24] = sel[24] & v_next_24[12];
         col_t[24] = sel[24] & v_tail_24[12];
-        col_w[25] = sel[25] & w_of_25[12];
+        col_n[25] = sel[25] & v_next_25[12];
         col_t[25] = sel[25] & v_tail_25[12];
-        col_w[26] = sel[26] & w_of_26[12];
+        col_n[26] = sel[26] & v_next_26[12];
         col_t[26] = sel[26] & v_tail_26[12];
-        col_w[27] = sel[27] & w_of_27[12];
+        col_n[27] = sel[27] & v_next_27[12];
         col_t[27] = sel[27] & v_tail_27[12];
-        col_w[28] = sel[28] & w_of_28[12];
+        col_n[28] = sel[28] & v_next_28[12];
         col_t[28] = sel[28] & v_tail_28[12];
-        col_w[29] = sel[29] & w_of_29[12];
+        col_n[29] = sel[29] & v_next_29[12];
         col_t[29] = sel[29] & v_tail_29[12];
-        col_w[30] = sel[30] & w_of_30[12];
+        col_n[30] = sel[30] & v_next_30[12];
         col_t[30] = sel[30] & v_tail_30[12];
-        col_w[31] = sel[31] & w_of_31[12];
+        col_n[31] = sel[31] & v_next_31[12];
         col_t[31] = sel[31] & v_tail_31[12];
-        col_w[32] = sel[32] & w_of_32[12];
+        col_n[32] = sel[32] & v_next_32[12];
         col_t[32] = sel[32] & v_tail_32[12];
-        col_w[33] = sel[33] & w_of_33[12];
+        col_n[33] = sel[33] & v_next_33[12];
         col_t[33] = sel[33] & v_tail_33[12];
-        col_w[34] = sel[34] & w_of_34[12];
+        col_n[34] = sel[34] & v_next_34[12];
         col_t[34] = sel[34] & v_tail_34[12];
-        col_w[35] = sel[35] & w_of_35[12];
+        col_n[35] = sel[35] & v_next_35[12];
         col_t[35] = sel[35] & v_tail_35[12];
-        col_w[36] = sel[36] & w_of_36[12];
+        col_n[36] = sel[36] & v_next_36[12];
         col_t[36] = sel[36] & v_tail_36[12];
-        col_w[37] = sel[37] & w_of_37[12];
+        col_n[37] = sel[37] & v_next_37[12];
         col_t[37] = sel[37] & v_tail_37[12];
-        col_w[38] = sel[38] & w_of_38[12];
+        col_n[38] = sel[38] & v_next_38[12];
         col_t[38] = sel[38] & v_tail_38[12];
-        col_w[39] = sel[39] & w_of_39[12];
+        col_n[39] = sel[39] & v_next_39[12];
         col_t[39] = sel[39] & v_tail_39[12];
-        col_w[40] = sel[40] & w_of_40[12];
+        col_n[40] = sel[40] & v_next_40[12];
         col_t[40] = sel[40] & v_tail_40[12];
-        col_w[41] = sel[41] & w_of_41[12];
+        col_n[41] = sel[41] & v_next_41[12];
         col_t[41] = sel[41] & v_tail_41[12];
-        col_w[42] = sel[42] & w_of_42[12];
+        col_n[42] = sel[42] & v_next_42[12];
         col_t[42] = sel[42] & v_tail_42[12];
-        col_w[43] = sel[43] & w_of_43[12];
+        col_n[43] = sel[43] & v_next_43[12];
         col_t[43] = sel[43] & v_tail_43[12];
-        col_w[44] = sel[44] & w_of_44[12];
+        col_n[44] = sel[44] & v_next_44[12];
         col_t[44] = sel[44] & v_tail_44[12];
-        col_w[45] = sel[45] & w_of_45[12];
+        col_n[45] = sel[45] & v_next_45[12];
         col_t[45] = sel[45] & v_tail_45[12];
-        col_w[46] = sel[46] & w_of_46[12];
+        col_n[46] = sel[46] & v_next_46[12];
         col_t[46] = sel[46] & v_tail_46[12];
-        col_w[47] = sel[47] & w_of_47[12];
+        col_n[47] = sel[47] & v_next_47[12];
         col_t[47] = sel[47] & v_tail_47[12];
-        col_w[48] = sel[48] & w_of_48[12];
+        col_n[48] = sel[48] & v_next_48[12];
         col_t[48] = sel[48] & v_tail_48[12];
-        col_w[49] = sel[49] & w_of_49[12];
+        col_n[49] = sel[49] & v_next_49[12];
         col_t[49] = sel[49] & v_tail_49[12];
-        col_w[50] = sel[50] & w_of_50[12];
+        col_n[50] = sel[50] & v_next_50[12];
         col_t[50] = sel[50] & v_tail_50[12];
-        col_w[51] = sel[51] & w_of_51[12];
+        col_n[51] = sel[51] & v_next_51[12];
         col_t[51] = sel[51] & v_tail_51[12];
-        col_w[52] = sel[52] & w_of_52[12];
+        col_n[52] = sel[52] & v_next_52[12];
         col_t[52] = sel[52] & v_tail_52[12];
-        col_w[53] = sel[53] & w_of_53[12];
+        col_n[53] = sel[53] & v_next_53[12];
         col_t[53] = sel[53] & v_tail_53[12];
-        col_w[54] = sel[54] & w_of_54[12];
+        col_n[54] = sel[54] & v_next_54[12];
         col_t[54] = sel[54] & v_tail_54[12];
-        col_w[55] = sel[55] & w_of_55[12];
+        col_n[55] = sel[55] & v_next_55[12];
         col_t[55] = sel[55] & v_tail_55[12];
-        col_w[56] = sel[56] & w_of_56[12];
+        col_n[56] = sel[56] & v_next_56[12];
         col_t[56] = sel[56] & v_tail_56[12];
-        col_w[57] = sel[57] & w_of_57[12];
+        col_n[57] = sel[57] & v_next_57[12];
         col_t[57] = sel[57] & v_tail_57[12];
-        col_w[58] = sel[58] & w_of_58[12];
+        col_n[58] = sel[58] & v_next_58[12];
         col_t[58] = sel[58] & v_tail_58[12];
-        col_w[59] = sel[59] & w_of_59[12];
+        col_n[59] = sel[59] & v_next_59[12];
         col_t[59] = sel[59] & v_tail_59[12];
-        col_w[60] = sel[60] & w_of_60[12];
+        col_n[60] = sel[60] & v_next_60[12];
         col_t[60] = sel[60] & v_tail_60[12];
-        col_w[61] = sel[61] & w_of_61[12];
+        col_n[61] = sel[61] & v_next_61[12];
         col_t[61] = sel[61] & v_tail_61[12];
-        col_w[62] = sel[62] & w_of_62[12];
+        col_n[62] = sel[62] & v_next_62[12];
         col_t[62] = sel[62] & v_tail_62[12];
-        col_w[63] = sel[63] & w_of_63[12];
+        col_n[63] = sel[63] & v_next_63[12];
         col_t[63] = sel[63] & v_tail_63[12];
-        col_w[64] = sel[64] & w_of_64[12];
+        col_n[64] = sel[64] & v_next_64[12];
         col_t[64] = sel[64] & v_tail_64[12];
-        col_w[65] = sel[65] & w_of_65[12];
+        col_n[65] = sel[65] & v_next_65[12];
         col_t[65] = sel[65] & v_tail_65[12];
-        col_w[66] = sel[66] & w_of_66[12];
+        col_n[66] = sel[66] & v_next_66[12];
         col_t[66] = sel[66] & v_tail_66[12];
-        col_w[67] = sel[67] & w_of_67[12];
+        col_n[67] = sel[67] & v_next_67[12];
         col_t[67] = sel[67] & v_tail_67[12];
-        col_w[68] = sel[68] & w_of_68[12];
+        col_n[68] = sel[68] & v_next_68[12];
         col_t[68] = sel[68] & v_tail_68[12];
-        col_w[69] = sel[69] & w_of_69[12];
+        col_n[69] = sel[69] & v_next_69[12];
         col_t[69] = sel[69] & v_tail_69[12];
-        col_w[70] = sel[70] & w_of_70[12];
+        col_n[70] = sel[70] & v_next_70[12];
         col_t[70] = sel[70] & v_tail_70[12];
-        col_w[71] = sel[71] & w_of_71[12];
+        col_n[71] = sel[71] & v_next_71[12];
         col_t[71] = sel[71] & v_tail_71[12];
-        col_w[72] = sel[72] & w_of_72[12];
+        col_n[72] = sel[72] & v_next_72[12];
         col_t[72] = sel[72] & v_tail_72[12];
-        col_w[73] = sel[73] & w_of_73[12];
+        col_n[73] = sel[73] & v_next_73[12];
         col_t[73] = sel[73] & v_tail_73[12];
-        col_w[74] = sel[74] & w_of_74[12];
+        col_n[74] = sel[74] & v_next_74[12];
         col_t[74] = sel[74] & v_tail_74[12];
-        col_w[75] = sel[75] & w_of_75[12];
+        col_n[75] = sel[75] & v_next_75[12];
         col_t[75] = sel[75] & v_tail_75[12];
-        col_w[76] = sel[76] & w_of_76[12];
+        col_n[76] = sel[76] & v_next_76[12];
         col_t[76] = sel[76] & v_tail_76[12];
-        col_w[77] = sel[77] & w_of_77[12];
+        col_n[77] = sel[77] & v_next_77[12];
         col_t[77] = sel[77] & v_tail_77[12];
-        col_w[78] = sel[78] & w_of_78[12];
+        col_n[78] = sel[78] & v_next_78[12];
         col_t[78] = sel[78] & v_tail_78[12];
-        col_w[79] = sel[79] & w_of_79[12];
+        col_n[79] = sel[79] & v_next_79[12];
         col_t[79] = sel[79] & v_tail_79[12];
-        w_sel[12] = |col_w;
+        next_sel[12] = |col_n;
         tail_sel[12] = |col_t;
-        col_w = zero_n;
+        col_n = zero_n;
         col_t = zero_n;
-        col_w[0] = sel[0] & w_of_0[13];
+        col_n[0] = sel[0] & v_next_0[13];
         col_t[0] = sel[0] & v_tail_0[13];
-        col_w[1] = sel[1] & w_of_1[13];
+        col_n[1] = sel[1] & v_next_1[13];
         col_t[1] = sel[1] & v_tail_1[13];
-        col_w[2] = sel[2] & w_of_2[13];
+        col_n[2] = sel[2] & v_next_2[13];
         col_t[2] = sel[2] & v_tail_2[13];
-        col_w[3] = sel[3] & w_of_3[13];
+        col_n[3] = sel[3] & v_next_3[13];
         col_t[3] = sel[3] & v_tail_3[13];
-        col_w[4] = sel[4] & w_of_4[13];
+        col_n[4] = sel[4] & v_next_4[13];
         col_t[4] = sel[4] & v_tail_4[13];
-        col_w[5] = sel[5] & w_of_5[13];
+        col_n[5] = sel[5] & v_next_5[13];
         col_t[5] = sel[5] & v_tail_5[13];
-        col_w[6] = sel[6] & w_of_6[13];
+        col_n[6] = sel[6] & v_next_6[13];
         col_t[6] = sel[6] & v_tail_6[13];
-        col_w[7] = sel[7] & w_of_7[13];
+        col_n[7] = sel[7] & v_next_7[13];
         col_t[7] = sel[7] & v_tail_7[13];
-        col_w[8] = sel[8] & w_of_8[13];
+        col_n[8] = sel[8] & v_next_8[13];
         col_t[8] = sel[8] & v_tail_8[13];
-        col_w[9] = sel[9] & w_of_9[13];
+        col_n[9] = sel[9] & v_next_9[13];
         col_t[9] = sel[9] & v_tail_9[13];
-        col_w[10] = sel[10] & w_of_10[13];
+        col_n[10] = sel[10] & v_next_10[13];
         col_t[10] = sel[10] & v_tail_10[13];
-        col_w[11] = sel[11] & w_of_11[13];
+        col_n[11] = sel[11] & v_next_11[13];
         col_t[11] = sel[11] & v_tail_11[13];
-        col_w[12] = sel[12] & w_of_12[13];
+        col_n[12] = sel[12] & v_next_12[13];
         col_t[12] = sel[12] & v_tail_12[13];
-        col_w[13] = sel[13] & w_of_13[13];
+        col_n[13] = sel[13] & v_next_13[13];
         col_t[13] = sel[13] & v_tail_13[13];
-        col_w[14] = sel[14] & w_of_14[13];
+        col_n[14] = sel[14] & v_next_14[13];
         col_t[14] = sel[14] & v_tail_14[13];
-        col_w[15] = sel[15] & w_of_15[13];
+        col_n[15] = sel[15] & v_next_15[13];
         col_t[15] = sel[15] & v_tail_15[13];
-        col_w[16] = sel[16] & w_of_16[13];
+        col_n[16] = sel[16] & v_next_16[13];
         col_t[16] = sel[16] & v_tail_16[13];
-        col_w[17] = sel[17] & w_of_17[13];
+        col_n[17] = sel[17] & v_next_17[13];
         col_t[17] = sel[17] & v_tail_17[13];
-        col_w[18] = sel[18] & w_of_18[13];
+        col_n[18] = sel[18] & v_next_18[13];
         col_t[18] = sel[18] & v_tail_18[13];
-        col_w[19] = sel[19] & w_of_19[13];
+        col_n[19] = sel[19] & v_next_19[13];
         col_t[19] = sel[19] & v_tail_19[13];
-        col_w[20] = sel[20] & w_of_20[13];
+        col_n[20] = sel[20] & v_next_20[13];
         col_t[20] = sel[20] & v_tail_20[13];
-        col_w[21] = sel[21] & w_of_21[13];
+        col_n[21] = sel[21] & v_next_21[13];
         col_t[21] = sel[21] & v_tail_21[13];
-        col_w[22] = sel[22] & w_of_22[13];
+        col_n[22] = sel[22] & v_next_22[13];
         col_t[22] = sel[22] & v_tail_22[13];
-        col_w[23] = sel[23] & w_of_23[13];
+        col_n[23] = sel[23] & v_next_23[13];
         col_t[23] = sel[23] & v_tail_23[13];
-        col_w[24] = sel[24] & w_of_24[13];
+        col_n[24] = sel[24] & v_next_24[13];
         col_t[24] = sel[24] & v_tail_24[13];
-        col_w[25] = sel[25] & w_of_25[13];
+        col_n[25] = sel[25] & v_next_25[13];
         col_t[25] = sel[25] & v_tail_25[13];
-        col_w[26] = sel[26] & w_of_26[13];
+        col_n[26] = sel[26] & v_next_26[13];
         col_t[26] = sel[26] & v_tail_26[13];
-        col_w[27] = sel[27] & w_of_27[13];
+        col_n[27] = sel[27] & v_next_27[13];
         col_t[27] = sel[27] & v_tail_27[13];
-        col_w[28] = sel[28] & w_of_28[13];
+        col_n[28] = sel[28] & v_next_28[13];
         col_t[28] = sel[28] & v_tail_28[13];
-        col_w[29] = sel[29] & w_of_29[13];
+        col_n[29] = sel[29] & v_next_29[13];
         col_t[29] = sel[29] & v_tail_29[13];
-        col_w[30] = sel[30] & w_of_30[13];
+        col_n[30] = sel[30] & v_next_30[13];
         col_t[30] = sel[30] & v_tail_30[13];
-        col_w[31] = sel[31] & w_of_31[13];
+        col_n[31] = sel[31] & v_next_31[13];
         col_t[31] = sel[31] & v_tail_31[13];
-        col_w[32] = sel[32] & w_of_32[13];
+        col_n[32] = sel[32] & v_next_32[13];
         col_t[32] = sel[32] & v_tail_32[13];
-        col_w[33] = sel[33] & w_of_33[13];
+        col_n[33] = sel[33] & v_next_33[13];
         col_t[33] = sel[33] & v_tail_33[13];
-        col_w[34] = sel[34] & w_of_34[13];
+        col_n[34] = sel[34] & v_next_34[13];
         col_t[34] = sel[34] & v_tail_34[13];
-        col_w[35] = sel[35] & w_of_35[13];
+        col_n[35] = sel[35] & v_next_35[13];
         col_t[35] = sel[35] & v_tail_35[13];
-        col_w[36] = sel[36] & w_of_36[13];
+        col_n[36] = sel[36] & v_next_36[13];
         col_t[36] = sel[36] & v_tail_36[13];
-        col_w[37] = sel[37] & w_of_37[13];
+        col_n[37] = sel[37] & v_next_37[13];
         col_t[37] = sel[37] & v_tail_37[13];
-        col_w[38] = sel[38] & w_of_38[13];
+        col_n[38] = sel[38] & v_next_38[13];
         col_t[38] = sel[38] & v_tail_38[13];
-        col_w[39] = sel[39] & w_of_39[13];
+        col_n[39] = sel[39] & v_next_39[13];
         col_t[39] = sel[39] & v_tail_39[13];
-        col_w[40] = sel[40] & w_of_40[13];
+        col_n[40] = sel[40] & v_next_40[13];
         col_t[40] = sel[40] & v_tail_40[13];
-        col_w[41] = sel[41] & w_of_41[13];
+        col_n[41] = sel[41] & v_next_41[13];
         col_t[41] = sel[41] & v_tail_41[13];
-        col_w[42] = sel[42] & w_of_42[13];
+        col_n[42] = sel[42] & v_next_42[13];
         col_t[42] = sel[42] & v_tail_42[13];
-        col_w[43] = sel[43] & w_of_43[13];
+        col_n[43] = sel[43] & v_next_43[13];
         col_t[43] = sel[43] & v_tail_43[13];
-        col_w[44] = sel[44] & w_of_44[13];
+        col_n[44] = sel[44] & v_next_44[13];
         col_t[44] = sel[44] & v_tail_44[13];
-        col_w[45] = sel[45] & w_of_45[13];
+        col_n[45] = sel[45] & v_next_45[13];
         col_t[45] = sel[45] & v_tail_45[13];
-        col_w[46] = sel[46] & w_of_46[13];
+        col_n[46] = sel[46] & v_next_46[13];
         col_t[46] = sel[46] & v_tail_46[13];
-        col_w[47] = sel[47] & w_of_47[13];
+        col_n[47] = sel[47] & v_next_47[13];
         col_t[47] = sel[47] & v_tail_47[13];
-        col_w[48] = sel[48] & w_of_48[13];
+        col_n[48] = sel[48] & v_next_48[13];
         col_t[48] = sel[48] & v_tail_48[13];
-        col_w[49] = sel[49] & w_of_49[13];
+        col_n[49] = sel[49] & v_next_49[13];
         col_t[49] = sel[49] & v_tail_49[13];
-        col_w[50] = sel[50] & w_of_50[13];
+        col_n[50] = sel[50] & v_next_50[13];
         col_t[50] = sel[50] & v_tail_50[13];
-        col_w[51] = sel[51] & w_of_51[13];
+        col_n[51] = sel[51] & v_next_51[13];
         col_t[51] = sel[51] & v_tail_51[13];
-        col_w[52] = sel[52] & w_of_52[13];
+        col_n[52] = sel[52] & v_next_52[13];
         col_t[52] = sel[52] & v_tail_52[13];
-        col_w[53] = sel[53] & w_of_53[13];
+        col_n[53] = sel[53] & v_next_53[13];
         col_t[53] = sel[53] & v_tail_53[13];
-        col_w[54] = sel[54] & w_of_54[13];
+        col_n[54] = sel[54] & v_next_54[13];
         col_t[54] = sel[54] & v_tail_54[13];
-        col_w[55] = sel[55] & w_of_55[13];
+        col_n[55] = sel[55] & v_next_55[13];
         col_t[55] = sel[55] & v_tail_55[13];
-        col_w[56] = sel[56] & w_of_56[13];
+        col_n[56] = sel[56] & v_next_56[13];
         col_t[56] = sel[56] & v_tail_56[13];
-        col_w[57] = sel[57] & w_of_57[13];
+        col_n[57] = sel[57] & v_next_57[13];
         col_t[57] = sel[57] & v_tail_57[13];
-        col_w[58] = sel[58] & w_of_58[13];
+        col_n[58] = sel[58] & v_next_58[13];
         col_t[58] = sel[58] & v_tail_58[13];
-        col_w[59] = sel[59] & w_of_59[13];
+        col_n[59] = sel[59] & v_next_59[13];
         col_t[59] = sel[59] & v_tail_59[13];
-        col_w[60] = sel[60] & w_of_60[13];
+        col_n[60] = sel[60] & v_next_60[13];
         col_t[60] = sel[60] & v_tail_60[13];
-        col_w[61] = sel[61] & w_of_61[13];
+        col_n[61] = sel[61] & v_next_61[13];
         col_t[61] = sel[61] & v_tail_61[13];
-        col_w[62] = sel[62] & w_of_62[13];
+        col_n[62] = sel[62] & v_next_62[13];
         col_t[62] = sel[62] & v_tail_62[13];
-        col_w[63] = sel[63] & w_of_63[13];
+        col_n[63] = sel[63] & v_next_63[13];
         col_t[63] = sel[63] & v_tail_63[13];
-        col_w[64] = sel[64] & w_of_64[13];
+        col_n[64] = sel[64] & v_next_64[13];
         col_t[64] = sel[64] & v_tail_64[13];
-        col_w[65] = sel[65] & w_of_65[13];
+        col_n[65] = sel[65] & v_next_65[13];
         col_t[65] = sel[65] & v_tail_65[13];
-        col_w[66] = sel[66] & w_of_66[13];
+        col_n[66] = sel[66] & v_next_66[13];
         col_t[66] = sel[66] & v_tail_66[13];
-        col_w[67] = sel[67] & w_of_67[13];
+        col_n[67] = sel[67] & v_next_67[13];
         col_t[67] = sel[67] & v_tail_67[13];
-        col_w[68] = sel[68] & w_of_68[13];
+        col_n[68] = sel[68] & v_next_68[13];
         col_t[68] = sel[68] & v_tail_68[13];
-        col_w[69] = sel[69] & w_of_69[13];
+        col_n[69] = sel[69] & v_next_69[13];
         col_t[69] = sel[69] & v_tail_69[13];
-        col_w[70] = sel[70] & w_of_70[13];
+        col_n[70] = sel[70] & v_next_70[13];
         col_t[70] = sel[70] & v_tail_70[13];
-        col_w[71] = sel[71] & w_of_71[13];
+        col_n[71] = sel[71] & v_next_71[13];
         col_t[71] = sel[71] & v_tail_71[13];
-        col_w[72] = sel[72] & w_of_72[13];
+        col_n[72] = sel[72] & v_next_72[13];
         col_t[72] = sel[72] & v_tail_72[13];
-        col_w[73] = sel[73] & w_of_73[13];
+        col_n[73] = sel[73] & v_next_73[13];
         col_t[73] = sel[73] & v_tail_73[13];
-        col_w[74] = sel[74] & w_of_74[13];
+        col_n[74] = sel[74] & v_next_74[13];
         col_t[74] = sel[74] & v_tail_74[13];
-        col_w[75] = sel[75] & w_of_75[13];
+        col_n[75] = sel[75] & v_next_75[13];
         col_t[75] = sel[75] & v_tail_75[13];
-        col_w[76] = sel[76] & w_of_76[13];
+        col_n[76] = sel[76] & v_next_76[13];
         col_t[76] = sel[76] & v_tail_76[13];
-        col_w[77] = sel[77] & w_of_77[13];
+        col_n[77] = sel[77] & v_next_77[13];
         col_t[77] = sel[77] & v_tail_77[13];
-        col_w[78] = sel[78] & w_of_78[13];
+        col_n[78] = sel[78] & v_next_78[13];
         col_t[78] = sel[78] & v_tail_78[13];
-        col_w[79] = sel[79] & w_of_79[13];
+        col_n[79] = sel[79] & v_next_79[13];
         col_t[79] = sel[79] & v_tail_79[13];
-        w_sel[13] = |col_w;
+        next_sel[13] = |col_n;
         tail_sel[13] = |col_t;
-        col_w = zero_n;
+        col_n = zero_n;
         col_t = zero_n;
-        col_w[0] = sel[0] & w_of_0[14];
+        col_n[0] = sel[0] & v_next_0[14];
         col_t[0] = sel[0] & v_tail_0[14];
-        col_w[1] = sel[1] & w_of_1[14];
+        col_n[1] = sel[1] & v_next_1[14];
         col_t[1] = sel[1] & v_tail_1[14];
-        col_w[2] = sel[2] & w_of_2[14];
+        col_n[2] = sel[2] & v_next_2[14];
         col_t[2] = sel[2] & v_tail_2[14];
-        col_w[3] = sel[3] & w_of_3[14];
+        col_n[3] = sel[3] & v_next_3[14];
         col_t[3] = sel[3] & v_tail_3[14];
-        col_w[4] = sel[4] & w_of_4[14];
+        col_n[4] = sel[4] & v_next_4[14];
         col_t[4] = sel[4] & v_tail_4[14];
-        col_w[5] = sel[5] & w_of_5[14];
+        col_n[5] = sel[5] & v_next_5[14];
         col_t[5] = sel[5] & v_tail_5[14];
-        col_w[6] = sel[6] & w_of_6[14];
+        col_n[6] = sel[6] & v_next_6[14];
         col_t[6] = sel[6] & v_tail_6[14];
-        col_w[7] = sel[7] & w_of_7[14];
+        col_n[7] = sel[7] & v_next_7[14];
         col_t[7] = sel[7] & v_tail_7[14];
-        col_w[8] = sel[8] & w_of_8[14];
+        col_n[8] = sel[8] & v_next_8[14];
         col_t[8] = sel[8] & v_tail_8[14];
-        col_w[9] = sel[9] & w_of_9[14];
+        col_n[9] = sel[9] & v_next_9[14];
         col_t[9] = sel[9] & v_tail_9[14];
-        col_w[10] = sel[10] & w_of_10[14];
+        col_n[10] = sel[10] & v_next_10[14];
         col_t[10] = sel[10] & v_tail_10[14];
-        col_w[11] = sel[11] & w_of_11[14];
+        col_n[11] = sel[11] & v_next_11[14];
         col_t[11] = sel[11] & v_tail_11[14];
-        col_w[12] = sel[12] & w_of_12[14];
+        col_n[12] = sel[12] & v_next_12[14];
         col_t[12] = sel[12] & v_tail_12[14];
-        col_w[13] = sel[13] & w_of_13[14];
+        col_n[13] = sel[13] & v_next_13[14];
         col_t[13] = sel[13] & v_tail_13[14];
-        col_w[14] = sel[14] & w_of_14[14];
+        col_n[14] = sel[14] & v_next_14[14];
         col_t[14] = sel[14] & v_tail_14[14];
-        col_w[15] = sel[15] & w_of_15[14];
+        col_n[15] = sel[15] & v_next_15[14];
         col_t[15] = sel[15] & v_tail_15[14];
-        col_w[16] = sel[16] & w_of_16[14];
+        col_n[16] = sel[16] & v_next_16[14];
         col_t[16] = sel[16] & v_tail_16[14];
-        col_w[17] = sel[17] & w_of_17[14];
+        col_n[17] = sel[17] & v_next_17[14];
         col_t[17] = sel[17] & v_tail_17[14];
-        col_w[18] = sel[18] & w_of_18[14];
+        col_n[18] = sel[18] & v_next_18[14];
         col_t[18] = sel[18] & v_tail_18[14];
-        col_w[19] = sel[19] & w_of_19[14];
+        col_n[19] = sel[19] & v_next_19[14];
         col_t[19] = sel[19] & v_tail_19[14];
-        col_w[20] = sel[20] & w_of_20[14];
+        col_n[20] = sel[20] & v_next_20[14];
         col_t[20] = sel[20] & v_tail_20[14];
-        col_w[21] = sel[21] & w_of_21[14];
+        col_n[21] = sel[21] & v_next_21[14];
         col_t[21] = sel[21] & v_tail_21[14];
-        col_w[22] = sel[22] & w_of_22[14];
+        col_n[22] = sel[22] & v_next_22[14];
         col_t[22] = sel[22] & v_tail_22[14];
-        col_w[23] = sel[23] & w_of_23[14];
+        col_n[23] = sel[23] & v_next_23[14];
         col_t[23] = sel[23] & v_tail_23[14];
-        col_w[24] = sel[24] & w_of_24[14];
+        col_n[24] = sel[24] & v_next_24[14];
         col_t[24] = sel[24] & v_tail_24[14];
-        col_w[25] = sel[25] & w_of_25[14];
+        col_n[25] = sel[25] & v_next_25[14];
         col_t[25] = sel[25] & v_tail_25[14];
-        col_w[26] = sel[26] & w_of_26[14];
+        col_n[26] = sel[26] & v_next_26[14];
         col_t[26] = sel[26] & v_tail_26[14];
-        col_w[27] = sel[27] & w_of_27[14];
+        col_n[27] = sel[27] & v_next_27[14];
         col_t[27] = sel[27] & v_tail_27[14];
-        col_w[28] = sel[28] & w_of_28[14];
+        col_n[28] = sel[28] & v_next_28[14];
         col_t[28] = sel[28] & v_tail_28[14];
-        col_w[29] = sel[29] & w_of_29[14];
+        col_n[29] = sel[29] & v_next_29[14];
         col_t[29] = sel[29] & v_tail_29[14];
-        col_w[30] = sel[30] & w_of_30[14];
+        col_n[30] = sel[30] & v_next_30[14];
         col_t[30] = sel[30] & v_tail_30[14];
-        col_w[31] = sel[31] & w_of_31[14];
+        col_n[31] = sel[31] & v_next_31[14];
         col_t[31] = sel[31] & v_tail_31[14];
-        col_w[32] = sel[32] & w_of_32[14];
+        col_n[32] = sel[32] & v_next_32[14];
         col_t[32] = sel[32] & v_tail_32[14];
-        col_w[33] = sel[33] & w_of_33[14];
+        col_n[33] = sel[33] & v_next_33[14];
         col_t[33] = sel[33] & v_tail_33[14];
-        col_w[34] = sel[34] & w_of_34[14];
+        col_n[34] = sel[34] & v_next_34[14];
         col_t[34] = sel[34] & v_tail_34[14];
-        col_w[35] = sel[35] & w_of_35[14];
+        col_n[35] = sel[35] & v_next_35[14];
         col_t[35] = sel[35] & v_tail_35[14];
-        col_w[36] = sel[36] & w_of_36[14];
+        col_n[36] = sel[36] & v_next_36[14];
         col_t[36] = sel[36] & v_tail_36[14];
-        col_w[37] = sel[37] & w_of_37[14];
+        col_n[37] = sel[37] & v_next_37[14];
         col_t[37] = sel[37] & v_tail_37[14];
-        col_w[38] = sel[38] & w_of_38[14];
+        col_n[38] = sel[38] & v_next_38[14];
         col_t[38] = sel[38] & v_tail_38[14];
-        col_w[39] = sel[39] & w_of_39[14];
+        col_n[39] = sel[39] & v_next_39[14];
         col_t[39] = sel[39] & v_tail_39[14];
-        col_w[40] = sel[40] & w_of_40[14];
+        col_n[40] = sel[40] & v_next_40[14];
         col_t[40] = sel[40] & v_tail_40[14];
-        col_w[41] = sel[41] & w_of_41[14];
+        col_n[41] = sel[41] & v_next_41[14];
         col_t[41] = sel[41] & v_tail_41[14];
-        col_w[42] = sel[42] & w_of_42[14];
+        col_n[42] = sel[42] & v_next_42[14];
         col_t[42] = sel[42] & v_tail_42[14];
-        col_w[43] = sel[43] & w_of_43[14];
+        col_n[43] = sel[43] & v_next_43[14];
         col_t[43] = sel[43] & v_tail_43[14];
-        col_w[44] = sel[44] & w_of_44[14];
+        col_n[44] = sel[44] & v_next_44[14];
         col_t[44] = sel[44] & v_tail_44[14];
-        col_w[45] = sel[45] & w_of_45[14];
+        col_n[45] = sel[45] & v_next_45[14];
         col_t[45] = sel[45] & v_tail_45[14];
-        col_w[46] = sel[46] & w_of_46[14];
+        col_n[46] = sel[46] & v_next_46[14];
         col_t[46] = sel[46] & v_tail_46[14];
-        col_w[47] = sel[47] & w_of_47[14];
+        col_n[47] = sel[47] & v_next_47[14];
         col_t[47] = sel[47] & v_tail_47[14];
-        col_w[48] = sel[48] & w_of_48[14];
+        col_n[48] = sel[48] & v_next_48[14];
         col_t[48] = sel[48] & v_tail_48[14];
-        col_w[49] = sel[49] & w_of_49[14];
+        col_n[49] = sel[49] & v_next_49[14];
         col_t[49] = sel[49] & v_tail_49[14];
-        col_w[50] = sel[50] & w_of_50[14];
+        col_n[50] = sel[50] & v_next_50[14];
         col_t[50] = sel[50] & v_tail_50[14];
-        col_w[51] = sel[51] & w_of_51[14];
+        col_n[51] = sel[51] & v_next_51[14];
         col_t[51] = sel[51] & v_tail_51[14];
-        col_w[52] = sel[52] & w_of_52[14];
+        col_n[52] = sel[52] & v_next_52[14];
         col_t[52] = sel[52] & v_tail_52[14];
-        col_w[53] = sel[53] & w_of_53[14];
+        col_n[53] = sel[53] & v_next_53[14];
         col_t[53] = sel[53] & v_tail_53[14];
-        col_w[54] = sel[54] & w_of_54[14];
+        col_n[54] = sel[54] & v_next_54[14];
         col_t[54] = sel[54] & v_tail_54[14];
-        col_w[55] = sel[55] & w_of_55[14];
+        col_n[55] = sel[55] & v_next_55[14];
         col_t[55] = sel[55] & v_tail_55[14];
-        col_w[56] = sel[56] & w_of_56[14];
+        col_n[56] = sel[56] & v_next_56[14];
         col_t[56] = sel[56] & v_tail_56[14];
-        col_w[57] = sel[57] & w_of_57[14];
+        col_n[57] = sel[57] & v_next_57[14];
         col_t[57] = sel[57] & v_tail_57[14];
-        col_w[58] = sel[58] & w_of_58[14];
+        col_n[58] = sel[58] & v_next_58[14];
         col_t[58] = sel[58] & v_tail_58[14];
-        col_w[59] = sel[59] & w_of_59[14];
+        col_n[59] = sel[59] & v_next_59[14];
         col_t[59] = sel[59] & v_tail_59[14];
-        col_w[60] = sel[60] & w_of_60[14];
+        col_n[60] = sel[60] & v_next_60[14];
         col_t[60] = sel[60] & v_tail_60[14];
-        col_w[61] = sel[61] & w_of_61[14];
+        col_n[61] = sel[61] & v_next_61[14];
         col_t[61] = sel[61] & v_tail_61[14];
-        col_w[62] = sel[62] & w_of_62[14];
+        col_n[62] = sel[62] & v_next_62[14];
         col_t[62] = sel[62] & v_tail_62[14];
-        col_w[63] = sel[63] & w_of_63[14];
+        col_n[63] = sel[63] & v_next_63[14];
         col_t[63] = sel[63] & v_tail_63[14];
-        col_w[64] = sel[64] & w_of_64[14];
+        col_n[64] = sel[64] & v_next_64[14];
         col_t[64] = sel[64] & v_tail_64[14];
-        col_w[65] = sel[65] & w_of_65[14];
+        col_n[65] = sel[65] & v_next_65[14];
         col_t[65] = sel[65] & v_tail_65[14];
-        col_w[66] = sel[66] & w_of_66[14];
+        col_n[66] = sel[66] & v_next_66[14];
         col_t[66] = sel[66] & v_tail_66[14];
-        col_w[67] = sel[67] & w_of_67[14];
+        col_n[67] = sel[67] & v_next_67[14];
         col_t[67] = sel[67] & v_tail_67[14];
-        col_w[68] = sel[68] & w_of_68[14];
+        col_n[68] = sel[68] & v_next_68[14];
         col_t[68] = sel[68] & v_tail_68[14];
-        col_w[69] = sel[69] & w_of_69[14];
+        col_n[69] = sel[69] & v_next_69[14];
         col_t[69] = sel[69] & v_tail_69[14];
-        col_w[70] = sel[70] & w_of_70[14];
+        col_n[70] = sel[70] & v_next_70[14];
         col_t[70] = sel[70] & v_tail_70[14];
-        col_w[71] = sel[71] & w_of_71[14];
+        col_n[71] = sel[71] & v_next_71[14];
         col_t[71] = sel[71] & v_tail_71[14];
-        col_w[72] = sel[72] & w_of_72[14];
+        col_n[72] = sel[72] & v_next_72[14];
         col_t[72] = sel[72] & v_tail_72[14];
-        col_w[73] = sel[73] & w_of_73[14];
+        col_n[73] = sel[73] & v_next_73[14];
         col_t[73] = sel[73] & v_tail_73[14];
-        col_w[74] = sel[74] & w_of_74[14];
+        col_n[74] = sel[74] & v_next_74[14];
         col_t[74] = sel[74] & v_tail_74[14];
-        col_w[75] = sel[75] & w_of_75[14];
+        col_n[75] = sel[75] & v_next_75[14];
         col_t[75] = sel[75] & v_tail_75[14];
-        col_w[76] = sel[76] & w_of_76[14];
+        col_n[76] = sel[76] & v_next_76[14];
         col_t[76] = sel[76] & v_tail_76[14];
-        col_w[77] = sel[77] & w_of_77[14];
+        col_n[77] = sel[77] & v_next_77[14];
         col_t[77] = sel[77] & v_tail_77[14];
-        col_w[78] = sel[78] & w_of_78[14];
+        col_n[78] = sel[78] & v_next_78[14];
         col_t[78] = sel[78] & v_tail_78[14];
-        col_w[79] = sel[79] & w_of_79[14];
+        col_n[79] = sel[79] & v_next_79[14];
         col_t[79] = sel[79] & v_tail_79[14];
-        w_sel[14] = |col_w;
+        next_sel[14] = |col_n;
         tail_sel[14] = |col_t;
-        col_w = zero_n;
+        col_n = zero_n;
         col_t = zero_n;
-        col_w[0] = sel[0] & w_of_0[15];
+        col_n[0] = sel[0] & v_next_0[15];
         col_t[0] = sel[0] & v_tail_0[15];
-        col_w[1] = sel[1] & w_of_1[15];
+        col_n[1] = sel[1] & v_next_1[15];
         col_t[1] = sel[1] & v_tail_1[15];
-        col_w[2] = sel[2] & w_of_2[15];
+        col_n[2] = sel[2] & v_next_2[15];
         col_t[2] = sel[2] & v_tail_2[15];
-        col_w[3] = sel[3] & w_of_3[15];
+        col_n[3] = sel[3] & v_next_3[15];
         col_t[3] = sel[3] & v_tail_3[15];
-        col_w[4] = sel[4] & w_of_4[15];
+        col_n[4] = sel[4] & v_next_4[15];
         col_t[4] = sel[4] & v_tail_4[15];
-        col_w[5] = sel[5] & w_of_5[15];
+        col_n[5] = sel[5] & v_next_5[15];
         col_t[5] = sel[5] & v_tail_5[15];
-        col_w[6] = sel[6] & w_of_6[15];
+        col_n[6] = sel[6] & v_next_6[15];
         col_t[6] = sel[6] & v_tail_6[15];
-        col_w[7] = sel[7] & w_of_7[15];
+        col_n[7] = sel[7] & v_next_7[15];
         col_t[7] = sel[7] & v_tail_7[15];
-        col_w[8] = sel[8] & w_of_8[15];
+        col_n[8] = sel[8] & v_next_8[15];
         col_t[8] = sel[8] & v_tail_8[15];
-        col_w[9] = sel[9] & w_of_9[15];
+        col_n[9] = sel[9] & v_next_9[15];
         col_t[9] = sel[9] & v_tail_9[15];
-        col_w[10] = sel[10] & w_of_10[15];
+        col_n[10] = sel[10] & v_next_10[15];
         col_t[10] = sel[10] & v_tail_10[15];
-        col_w[11] = sel[11] & w_of_11[15];
+        col_n[11] = sel[11] & v_next_11[15];
         col_t[11] = sel[11] & v_tail_11[15];
-        col_w[12] = sel[12] & w_of_12[15];
+        col_n[12] = sel[12] & v_next_12[15];
         col_t[12] = sel[12] & v_tail_12[15];
-        col_w[13] = sel[13] & w_of_13[15];
+        col_n[13] = sel[13] & v_next_13[15];
         col_t[13] = sel[13] & v_tail_13[15];
-        col_w[14] = sel[14] & w_of_14[15];
+        col_n[14] = sel[14] & v_next_14[15];
         col_t[14] = sel[14] & v_tail_14[15];
-        col_w[15] = sel[15] & w_of_15[15];
+        col_n[15] = sel[15] & v_next_15[15];
         col_t[15] = sel[15] & v_tail_15[15];
-        col_w[16] = sel[16] & w_of_16[15];
+        col_n[16] = sel[16] & v_next_16[15];
         col_t[16] = sel[16] & v_tail_16[15];
-        col_w[17] = sel[17] & w_of_17[15];
+        col_n[17] = sel[17] & v_next_17[15];
         col_t[17] = sel[17] & v_tail_17[15];
-        col_w[18] = sel[18] & w_of_18[15];
+        col_n[18] = sel[18] & v_next_18[15];
         col_t[18] = sel[18] & v_tail_18[15];
-        col_w[19] = sel[19] & w_of_19[15];
+        col_n[19] = sel[19] & v_next_19[15];
         col_t[19] = sel[19] & v_tail_19[15];
-        col_w[20] = sel[20] & w_of_20[15];
+        col_n[20] = sel[20] & v_next_20[15];
         col_t[20] = sel[20] & v_tail_20[15];
-        col_w[21] = sel[21] & w_of_21[15];
+        col_n[21] = sel[21] & v_next_21[15];
         col_t[21] = sel[21] & v_tail_21[15];
-        col_w[22] = sel[22] & w_of_22[15];
+        col_n[22] = sel[22] & v_next_22[15];
         col_t[22] = sel[22] & v_tail_22[15];
-        col_w[23] = sel[23] & w_of_23[15];
+        col_n[23] = sel[23] & v_next_23[15];
         col_t[23] = sel[23] & v_tail_23[15];
-        col_w[24] = sel[24] & w_of_24[15];
+        col_n[24] = sel[24] & v_next_24[15];
         col_t[24] = sel[24] & v_tail_24[15];
-        col_w[25] = sel[25] & w_of_25[15];
+        col_n[25] = sel[25] & v_next_25[15];
         col_t[25] = sel[25] & v_tail_25[15];
-        col_w[26] = sel[26] & w_of_26[15];
+        col_n[26] = sel[26] & v_next_26[15];
         col_t[26] = sel[26] & v_tail_26[15];
-        col_w[27] = sel[27] & w_of_27[15];
+        col_n[27] = sel[27] & v_next_27[15];
         col_t[27] = sel[27] & v_tail_27[15];
-        col_w[28] = sel[28] & w_of_28[15];
+        col_n[28] = sel[28] & v_next_28[15];
         col_t[28] = sel[28] & v_tail_28[15];
-        col_w[29] = sel[29] & w_of_29[15];
+        col_n[29] = sel[29] & v_next_29[15];
         col_t[29] = sel[29] & v_tail_29[15];
-        col_w[30] = sel[30] & w_of_30[15];
+        col_n[30] = sel[30] & v_next_30[15];
         col_t[30] = sel[30] & v_tail_30[15];
-        col_w[31] = sel[31] & w_of_31[15];
+        col_n[31] = sel[31] & v_next_31[15];
         col_t[31] = sel[31] & v_tail_31[15];
-        col_w[32] = sel[32] & w_of_32[15];
+        col_n[32] = sel[32] & v_next_32[15];
         col_t[32] = sel[32] & v_tail_32[15];
-        col_w[33] = sel[33] & w_of_33[15];
+        col_n[33] = sel[33] & v_next_33[15];
         col_t[33] = sel[33] & v_tail_33[15];
-        col_w[34] = sel[34] & w_of_34[15];
+        col_n[34] = sel[34] & v_next_34[15];
         col_t[34] = sel[34] & v_tail_34[15];
-        col_w[35] = sel[35] & w_of_35[15];
+        col_n[35] = sel[35] & v_next_35[15];
         col_t[35] = sel[35] & v_tail_35[15];
-        col_w[36] = sel[36] & w_of_36[15];
+        col_n[36] = sel[36] & v_next_36[15];
         col_t[36] = sel[36] & v_tail_36[15];
-        col_w[37] = sel[37] & w_of_37[15];
+        col_n[37] = sel[37] & v_next_37[15];
         col_t[37] = sel[37] & v_tail_37[15];
-        col_w[38] = sel[38] & w_of_38[15];
+        col_n[38] = sel[38] & v_next_38[15];
         col_t[38] = sel[38] & v_tail_38[15];
-        col_w[39] = sel[39] & w_of_39[15];
+        col_n[39] = sel[39] & v_next_39[15];
         col_t[39] = sel[39] & v_tail_39[15];
-        col_w[40] = sel[40] & w_of_40[15];
+        col_n[40] = sel[40] & v_next_40[15];
         col_t[40] = sel[40] & v_tail_40[15];
-        col_w[41] = sel[41] & w_of_41[15];
+        col_n[41] = sel[41] & v_next_41[15];
         col_t[41] = sel[41] & v_tail_41[15];
-        col_w[42] = sel[42] & w_of_42[15];
+        col_n[42] = sel[42] & v_next_42[15];
         col_t[42] = sel[42] & v_tail_42[15];
-        col_w[43] = sel[43] & w_of_43[15];
+        col_n[43] = sel[43] & v_next_43[15];
         col_t[43] = sel[43] & v_tail_43[15];
-        col_w[44] = sel[44] & w_of_44[15];
+        col_n[44] = sel[44] & v_next_44[15];
         col_t[44] = sel[44] & v_tail_44[15];
-        col_w[45] = sel[45] & w_of_45[15];
+        col_n[45] = sel[45] & v_next_45[15];
         col_t[45] = sel[45] & v_tail_45[15];
-        col_w[46] = sel[46] & w_of_46[15];
+        col_n[46] = sel[46] & v_next_46[15];
         col_t[46] = sel[46] & v_tail_46[15];
-        col_w[47] = sel[47] & w_of_47[15];
+        col_n[47] = sel[47] & v_next_47[15];
         col_t[47] = sel[47] & v_tail_47[15];
-        col_w[48] = sel[48] & w_of_48[15];
+        col_n[48] = sel[48] & v_next_48[15];
         col_t[48] = sel[48] & v_tail_48[15];
-        col_w[49] = sel[49] & w_of_49[15];
+        col_n[49] = sel[49] & v_next_49[15];
         col_t[49] = sel[49] & v_tail_49[15];
-        col_w[50] = sel[50] & w_of_50[15];
+        col_n[50] = sel[50] & v_next_50[15];
         col_t[50] = sel[50] & v_tail_50[15];
-        col_w[51] = sel[51] & w_of_51[15];
+        col_n[51] = sel[51] & v_next_51[15];
         col_t[51] = sel[51] & v_tail_51[15];
-        col_w[52] = sel[52] & w_of_52[15];
+        col_n[52] = sel[52] & v_next_52[15];
         col_t[52] = sel[52] & v_tail_52[15];
-        col_w[53] = sel[53] & w_of_53[15];
+        col_n[53] = sel[53] & v_next_53[15];
         col_t[53] = sel[53] & v_tail_53[15];
-        col_w[54] = sel[54] & w_of_54[15];
+        col_n[54] = sel[54] & v_next_54[15];
         col_t[54] = sel[54] & v_tail_54[15];
-        col_w[55] = sel[55] & w_of_55[15];
+        col_n[55] = sel[55] & v_next_55[15];
         col_t[55] = sel[55] & v_tail_55[15];
-        col_w[56] = sel[56] & w_of_56[15];
+        col_n[56] = sel[56] & v_next_56[15];
         col_t[56] = sel[56] & v_tail_56[15];
-        col_w[57] = sel[57] & w_of_57[15];
+        col_n[57] = sel[57] & v_next_57[15];
         col_t[57] = sel[57] & v_tail_57[15];
-        col_w[58] = sel[58] & w_of_58[15];
+        col_n[58] = sel[58] & v_next_58[15];
         col_t[58] = sel[58] & v_tail_58[15];
-        col_w[59] = sel[59] & w_of_59[15];
+        col_n[59] = sel[59] & v_next_59[15];
         col_t[59] = sel[59] & v_tail_59[15];
-        col_w[60] = sel[60] & w_of_60[15];
+        col_n[60] = sel[60] & v_next_60[15];
         col_t[60] = sel[60] & v_tail_60[15];
-        col_w[61] = sel[61] & w_of_61[15];
+        col_n[61] = sel[61] & v_next_61[15];
         col_t[61] = sel[61] & v_tail_61[15];
-        col_w[62] = sel[62] & w_of_62[15];
+        col_n[62] = sel[62] & v_next_62[15];
         col_t[62] = sel[62] & v_tail_62[15];
-        col_w[63] = sel[63] & w_of_63[15];
+        col_n[63] = sel[63] & v_next_63[15];
         col_t[63] = sel[63] & v_tail_63[15];
-        col_w[64] = sel[64] & w_of_64[15];
+        col_n[64] = sel[64] & v_next_64[15];
         col_t[64] = sel[64] & v_tail_64[15];
-        col_w[65] = sel[65] & w_of_65[15];
+        col_n[65] = sel[65] & v_next_65[15];
         col_t[65] = sel[65] & v_tail_65[15];
-        col_w[66] = sel[66] & w_of_66[15];
+        col_n[66] = sel[66] & v_next_66[15];
         col_t[66] = sel[66] & v_tail_66[15];
-        col_w[67] = sel[67] & w_of_67[15];
+        col_n[67] = sel[67] & v_next_67[15];
         col_t[67] = sel[67] & v_tail_67[15];
-        col_w[68] = sel[68] & w_of_68[15];
+        col_n[68] = sel[68] & v_next_68[15];
         col_t[68] = sel[68] & v_tail_68[15];
-        col_w[69] = sel[69] & w_of_69[15];
+        col_n[69] = sel[69] & v_next_69[15];
         col_t[69] = sel[69] & v_tail_69[15];
-        col_w[70] = sel[70] & w_of_70[15];
+        col_n[70] = sel[70] & v_next_70[15];
         col_t[70] = sel[70] & v_tail_70[15];
-        col_w[71] = sel[71] & w_of_71[15];
+        col_n[71] = sel[71] & v_next_71[15];
         col_t[71] = sel[71] & v_tail_71[15];
-        col_w[72] = sel[72] & w_of_72[15];
+        col_n[72] = sel[72] & v_next_72[15];
         col_t[72] = sel[72] & v_tail_72[15];
-        col_w[73] = sel[73] & w_of_73[15];
+        col_n[73] = sel[73] & v_next_73[15];
         col_t[73] = sel[73] & v_tail_73[15];
-        col_w[74] = sel[74] & w_of_74[15];
+        col_n[74] = sel[74] & v_next_74[15];
         col_t[74] = sel[74] & v_tail_74[15];
-        col_w[75] = sel[75] & w_of_75[15];
+        col_n[75] = sel[75] & v_next_75[15];
         col_t[75] = sel[75] & v_tail_75[15];
-        col_w[76] = sel[76] & w_of_76[15];
+        col_n[76] = sel[76] & v_next_76[15];
         col_t[76] = sel[76] & v_tail_76[15];
-        col_w[77] = sel[77] & w_of_77[15];
+        col_n[77] = sel[77] & v_next_77[15];
         col_t[77] = sel[77] & v_tail_77[15];
-        col_w[78] = sel[78] & w_of_78[15];
+        col_n[78] = sel[78] & v_next_78[15];
         col_t[78] = sel[78] & v_tail_78[15];
-        col_w[79] = sel[79] & w_of_79[15];
+        col_n[79] = sel[79] & v_next_79[15];
         col_t[79] = sel[79] & v_tail_79[15];
-        w_sel[15] = |col_w;
+        next_sel[15] = |col_n;
         tail_sel[15] = |col_t;
-        div_t = (rem__q << sh1) | zero_rb;
-        if (sum__q[32'hf]) begin
-            div_t = (rem__q << sh1) | one_rb;
-        end
+        w_sel = tail_sel - next_sel;
+        sum__load_value = sum__value + w_sel;
         s_raw = zero16;
-        if (max__q > sum__q) begin
-            s_raw = max__q - sum__q;
+        if (max__q > sum__value) begin
+            s_raw = max__q - sum__value;
         end
         s_cnt = s_raw;
         need = s_raw;
@@ -10437,7 +10125,7 @@ module paver_tb_base_titanv(clock,reset,start,groups,steal_mode,recipient_idle,r
             steal_count = s_reg__q;
         end
         if (scanning) begin
-            sum__d = sum__q + w_sel;
+            sum__load = 1'b1;
             if (~|(room & scan__q) & (w_sel > max__q)) begin
                 max__d = w_sel;
                 donor__d = scan__q;
@@ -10446,12 +10134,7 @@ module paver_tb_base_titanv(clock,reset,start,groups,steal_mode,recipient_idle,r
         end
         if (running & ~scanning & ~prep & ~commit) begin
             div__d = div__q + one5;
-            sum__d = sum__q << sh1;
-            rem__d = div_t;
-            if (div_t >= n_rb) begin
-                sum__d = (sum__q << sh1) | one16;
-                rem__d = div_t - n_rb;
-            end
+            sum__step = 1'b1;
         end
         if (prep) begin
             div__d = div__q + one5;
@@ -10459,20 +10142,585 @@ module paver_tb_base_titanv(clock,reset,start,groups,steal_mode,recipient_idle,r
         if (commit) begin
             scan__d = one_n;
             div__d = zero5;
-            sum__d = zero16;
+            sum__clear = 1'b1;
             max__d = zero16;
             donor__d = zero_n;
-            rem__d = zero_rb;
         end
         ntbv1 = v_ntb_valid & ~issue;
         pend1 = v_pend | queue__grant;
         pg1 = v_pend_group | queue__grant;
-        read = zero_n;
-        done_next = zero_n;
+        donor_empties = w_sel == s_reg__q;
+        eq_plain = zero_n;
         n1_0 = v_next_0;
         if (issue[0]) begin
             n1_0 = v_next_0 + one16;
         end
+        if (n1_0 == v_tail_0) begin
+            eq_plain = eq_plain | onehot_0;
+        end
+        n1_1 = v_next_1;
+        if (issue[1]) begin
+            n1_1 = v_next_1 + one16;
+        end
+        if (n1_1 == v_tail_1) begin
+            eq_plain = eq_plain | onehot_1;
+        end
+        n1_2 = v_next_2;
+        if (issue[2]) begin
+            n1_2 = v_next_2 + one16;
+        end
+        if (n1_2 == v_tail_2) begin
+            eq_plain = eq_plain | onehot_2;
+        end
+        n1_3 = v_next_3;
+        if (issue[3]) begin
+            n1_3 = v_next_3 + one16;
+        end
+        if (n1_3 == v_tail_3) begin
+            eq_plain = eq_plain | onehot_3;
+        end
+        n1_4 = v_next_4;
+        if (issue[4]) begin
+            n1_4 = v_next_4 + one16;
+        end
+        if (n1_4 == v_tail_4) begin
+            eq_plain = eq_plain | onehot_4;
+        end
+        n1_5 = v_next_5;
+        if (issue[5]) begin
+            n1_5 = v_next_5 + one16;
+        end
+        if (n1_5 == v_tail_5) begin
+            eq_plain = eq_plain | onehot_5;
+        end
+        n1_6 = v_next_6;
+        if (issue[6]) begin
+            n1_6 = v_next_6 + one16;
+        end
+        if (n1_6 == v_tail_6) begin
+            eq_plain = eq_plain | onehot_6;
+        end
+        n1_7 = v_next_7;
+        if (issue[7]) begin
+            n1_7 = v_next_7 + one16;
+        end
+        if (n1_7 == v_tail_7) begin
+            eq_plain = eq_plain | onehot_7;
+        end
+        n1_8 = v_next_8;
+        if (issue[8]) begin
+            n1_8 = v_next_8 + one16;
+        end
+        if (n1_8 == v_tail_8) begin
+            eq_plain = eq_plain | onehot_8;
+        end
+        n1_9 = v_next_9;
+        if (issue[9]) begin
+            n1_9 = v_next_9 + one16;
+        end
+        if (n1_9 == v_tail_9) begin
+            eq_plain = eq_plain | onehot_9;
+        end
+        n1_10 = v_next_10;
+        if (issue[10]) begin
+            n1_10 = v_next_10 + one16;
+        end
+        if (n1_10 == v_tail_10) begin
+            eq_plain = eq_plain | onehot_10;
+        end
+        n1_11 = v_next_11;
+        if (issue[11]) begin
+            n1_11 = v_next_11 + one16;
+        end
+        if (n1_11 == v_tail_11) begin
+            eq_plain = eq_plain | onehot_11;
+        end
+        n1_12 = v_next_12;
+        if (issue[12]) begin
+            n1_12 = v_next_12 + one16;
+        end
+        if (n1_12 == v_tail_12) begin
+            eq_plain = eq_plain | onehot_12;
+        end
+        n1_13 = v_next_13;
+        if (issue[13]) begin
+            n1_13 = v_next_13 + one16;
+        end
+        if (n1_13 == v_tail_13) begin
+            eq_plain = eq_plain | onehot_13;
+        end
+        n1_14 = v_next_14;
+        if (issue[14]) begin
+            n1_14 = v_next_14 + one16;
+        end
+        if (n1_14 == v_tail_14) begin
+            eq_plain = eq_plain | onehot_14;
+        end
+        n1_15 = v_next_15;
+        if (issue[15]) begin
+            n1_15 = v_next_15 + one16;
+        end
+        if (n1_15 == v_tail_15) begin
+            eq_plain = eq_plain | onehot_15;
+        end
+        n1_16 = v_next_16;
+        if (issue[16]) begin
+            n1_16 = v_next_16 + one16;
+        end
+        if (n1_16 == v_tail_16) begin
+            eq_plain = eq_plain | onehot_16;
+        end
+        n1_17 = v_next_17;
+        if (issue[17]) begin
+            n1_17 = v_next_17 + one16;
+        end
+        if (n1_17 == v_tail_17) begin
+            eq_plain = eq_plain | onehot_17;
+        end
+        n1_18 = v_next_18;
+        if (issue[18]) begin
+            n1_18 = v_next_18 + one16;
+        end
+        if (n1_18 == v_tail_18) begin
+            eq_plain = eq_plain | onehot_18;
+        end
+        n1_19 = v_next_19;
+        if (issue[19]) begin
+            n1_19 = v_next_19 + one16;
+        end
+        if (n1_19 == v_tail_19) begin
+            eq_plain = eq_plain | onehot_19;
+        end
+        n1_20 = v_next_20;
+        if (issue[20]) begin
+            n1_20 = v_next_20 + one16;
+        end
+        if (n1_20 == v_tail_20) begin
+            eq_plain = eq_plain | onehot_20;
+        end
+        n1_21 = v_next_21;
+        if (issue[21]) begin
+            n1_21 = v_next_21 + one16;
+        end
+        if (n1_21 == v_tail_21) begin
+            eq_plain = eq_plain | onehot_21;
+        end
+        n1_22 = v_next_22;
+        if (issue[22]) begin
+            n1_22 = v_next_22 + one16;
+        end
+        if (n1_22 == v_tail_22) begin
+            eq_plain = eq_plain | onehot_22;
+        end
+        n1_23 = v_next_23;
+        if (issue[23]) begin
+            n1_23 = v_next_23 + one16;
+        end
+        if (n1_23 == v_tail_23) begin
+            eq_plain = eq_plain | onehot_23;
+        end
+        n1_24 = v_next_24;
+        if (issue[24]) begin
+            n1_24 = v_next_24 + one16;
+        end
+        if (n1_24 == v_tail_24) begin
+            eq_plain = eq_plain | onehot_24;
+        end
+        n1_25 = v_next_25;
+        if (issue[25]) begin
+            n1_25 = v_next_25 + one16;
+        end
+        if (n1_25 == v_tail_25) begin
+            eq_plain = eq_plain | onehot_25;
+        end
+        n1_26 = v_next_26;
+        if (issue[26]) begin
+            n1_26 = v_next_26 + one16;
+        end
+        if (n1_26 == v_tail_26) begin
+            eq_plain = eq_plain | onehot_26;
+        end
+        n1_27 = v_next_27;
+        if (issue[27]) begin
+            n1_27 = v_next_27 + one16;
+        end
+        if (n1_27 == v_tail_27) begin
+            eq_plain = eq_plain | onehot_27;
+        end
+        n1_28 = v_next_28;
+        if (issue[28]) begin
+            n1_28 = v_next_28 + one16;
+        end
+        if (n1_28 == v_tail_28) begin
+            eq_plain = eq_plain | onehot_28;
+        end
+        n1_29 = v_next_29;
+        if (issue[29]) begin
+            n1_29 = v_next_29 + one16;
+        end
+        if (n1_29 == v_tail_29) begin
+            eq_plain = eq_plain | onehot_29;
+        end
+        n1_30 = v_next_30;
+        if (issue[30]) begin
+            n1_30 = v_next_30 + one16;
+        end
+        if (n1_30 == v_tail_30) begin
+            eq_plain = eq_plain | onehot_30;
+        end
+        n1_31 = v_next_31;
+        if (issue[31]) begin
+            n1_31 = v_next_31 + one16;
+        end
+        if (n1_31 == v_tail_31) begin
+            eq_plain = eq_plain | onehot_31;
+        end
+        n1_32 = v_next_32;
+        if (issue[32]) begin
+            n1_32 = v_next_32 + one16;
+        end
+        if (n1_32 == v_tail_32) begin
+            eq_plain = eq_plain | onehot_32;
+        end
+        n1_33 = v_next_33;
+        if (issue[33]) begin
+            n1_33 = v_next_33 + one16;
+        end
+        if (n1_33 == v_tail_33) begin
+            eq_plain = eq_plain | onehot_33;
+        end
+        n1_34 = v_next_34;
+        if (issue[34]) begin
+            n1_34 = v_next_34 + one16;
+        end
+        if (n1_34 == v_tail_34) begin
+            eq_plain = eq_plain | onehot_34;
+        end
+        n1_35 = v_next_35;
+        if (issue[35]) begin
+            n1_35 = v_next_35 + one16;
+        end
+        if (n1_35 == v_tail_35) begin
+            eq_plain = eq_plain | onehot_35;
+        end
+        n1_36 = v_next_36;
+        if (issue[36]) begin
+            n1_36 = v_next_36 + one16;
+        end
+        if (n1_36 == v_tail_36) begin
+            eq_plain = eq_plain | onehot_36;
+        end
+        n1_37 = v_next_37;
+        if (issue[37]) begin
+            n1_37 = v_next_37 + one16;
+        end
+        if (n1_37 == v_tail_37) begin
+            eq_plain = eq_plain | onehot_37;
+        end
+        n1_38 = v_next_38;
+        if (issue[38]) begin
+            n1_38 = v_next_38 + one16;
+        end
+        if (n1_38 == v_tail_38) begin
+            eq_plain = eq_plain | onehot_38;
+        end
+        n1_39 = v_next_39;
+        if (issue[39]) begin
+            n1_39 = v_next_39 + one16;
+        end
+        if (n1_39 == v_tail_39) begin
+            eq_plain = eq_plain | onehot_39;
+        end
+        n1_40 = v_next_40;
+        if (issue[40]) begin
+            n1_40 = v_next_40 + one16;
+        end
+        if (n1_40 == v_tail_40) begin
+            eq_plain = eq_plain | onehot_40;
+        end
+        n1_41 = v_next_41;
+        if (issue[41]) begin
+            n1_41 = v_next_41 + one16;
+        end
+        if (n1_41 == v_tail_41) begin
+            eq_plain = eq_plain | onehot_41;
+        end
+        n1_42 = v_next_42;
+        if (issue[42]) begin
+            n1_42 = v_next_42 + one16;
+        end
+        if (n1_42 == v_tail_42) begin
+            eq_plain = eq_plain | onehot_42;
+        end
+        n1_43 = v_next_43;
+        if (issue[43]) begin
+            n1_43 = v_next_43 + one16;
+        end
+        if (n1_43 == v_tail_43) begin
+            eq_plain = eq_plain | onehot_43;
+        end
+        n1_44 = v_next_44;
+        if (issue[44]) begin
+            n1_44 = v_next_44 + one16;
+        end
+        if (n1_44 == v_tail_44) begin
+            eq_plain = eq_plain | onehot_44;
+        end
+        n1_45 = v_next_45;
+        if (issue[45]) begin
+            n1_45 = v_next_45 + one16;
+        end
+        if (n1_45 == v_tail_45) begin
+            eq_plain = eq_plain | onehot_45;
+        end
+        n1_46 = v_next_46;
+        if (issue[46]) begin
+            n1_46 = v_next_46 + one16;
+        end
+        if (n1_46 == v_tail_46) begin
+            eq_plain = eq_plain | onehot_46;
+        end
+        n1_47 = v_next_47;
+        if (issue[47]) begin
+            n1_47 = v_next_47 + one16;
+        end
+        if (n1_47 == v_tail_47) begin
+            eq_plain = eq_plain | onehot_47;
+        end
+        n1_48 = v_next_48;
+        if (issue[48]) begin
+            n1_48 = v_next_48 + one16;
+        end
+        if (n1_48 == v_tail_48) begin
+            eq_plain = eq_plain | onehot_48;
+        end
+        n1_49 = v_next_49;
+        if (issue[49]) begin
+            n1_49 = v_next_49 + one16;
+        end
+        if (n1_49 == v_tail_49) begin
+            eq_plain = eq_plain | onehot_49;
+        end
+        n1_50 = v_next_50;
+        if (issue[50]) begin
+            n1_50 = v_next_50 + one16;
+        end
+        if (n1_50 == v_tail_50) begin
+            eq_plain = eq_plain | onehot_50;
+        end
+        n1_51 = v_next_51;
+        if (issue[51]) begin
+            n1_51 = v_next_51 + one16;
+        end
+        if (n1_51 == v_tail_51) begin
+            eq_plain = eq_plain | onehot_51;
+        end
+        n1_52 = v_next_52;
+        if (issue[52]) begin
+            n1_52 = v_next_52 + one16;
+        end
+        if (n1_52 == v_tail_52) begin
+            eq_plain = eq_plain | onehot_52;
+        end
+        n1_53 = v_next_53;
+        if (issue[53]) begin
+            n1_53 = v_next_53 + one16;
+        end
+        if (n1_53 == v_tail_53) begin
+            eq_plain = eq_plain | onehot_53;
+        end
+        n1_54 = v_next_54;
+        if (issue[54]) begin
+            n1_54 = v_next_54 + one16;
+        end
+        if (n1_54 == v_tail_54) begin
+            eq_plain = eq_plain | onehot_54;
+        end
+        n1_55 = v_next_55;
+        if (issue[55]) begin
+            n1_55 = v_next_55 + one16;
+        end
+        if (n1_55 == v_tail_55) begin
+            eq_plain = eq_plain | onehot_55;
+        end
+        n1_56 = v_next_56;
+        if (issue[56]) begin
+            n1_56 = v_next_56 + one16;
+        end
+        if (n1_56 == v_tail_56) begin
+            eq_plain = eq_plain | onehot_56;
+        end
+        n1_57 = v_next_57;
+        if (issue[57]) begin
+            n1_57 = v_next_57 + one16;
+        end
+        if (n1_57 == v_tail_57) begin
+            eq_plain = eq_plain | onehot_57;
+        end
+        n1_58 = v_next_58;
+        if (issue[58]) begin
+            n1_58 = v_next_58 + one16;
+        end
+        if (n1_58 == v_tail_58) begin
+            eq_plain = eq_plain | onehot_58;
+        end
+        n1_59 = v_next_59;
+        if (issue[59]) begin
+            n1_59 = v_next_59 + one16;
+        end
+        if (n1_59 == v_tail_59) begin
+            eq_plain = eq_plain | onehot_59;
+        end
+        n1_60 = v_next_60;
+        if (issue[60]) begin
+            n1_60 = v_next_60 + one16;
+        end
+        if (n1_60 == v_tail_60) begin
+            eq_plain = eq_plain | onehot_60;
+        end
+        n1_61 = v_next_61;
+        if (issue[61]) begin
+            n1_61 = v_next_61 + one16;
+        end
+        if (n1_61 == v_tail_61) begin
+            eq_plain = eq_plain | onehot_61;
+        end
+        n1_62 = v_next_62;
+        if (issue[62]) begin
+            n1_62 = v_next_62 + one16;
+        end
+        if (n1_62 == v_tail_62) begin
+            eq_plain = eq_plain | onehot_62;
+        end
+        n1_63 = v_next_63;
+        if (issue[63]) begin
+            n1_63 = v_next_63 + one16;
+        end
+        if (n1_63 == v_tail_63) begin
+            eq_plain = eq_plain | onehot_63;
+        end
+        n1_64 = v_next_64;
+        if (issue[64]) begin
+            n1_64 = v_next_64 + one16;
+        end
+        if (n1_64 == v_tail_64) begin
+            eq_plain = eq_plain | onehot_64;
+        end
+        n1_65 = v_next_65;
+        if (issue[65]) begin
+            n1_65 = v_next_65 + one16;
+        end
+        if (n1_65 == v_tail_65) begin
+            eq_plain = eq_plain | onehot_65;
+        end
+        n1_66 = v_next_66;
+        if (issue[66]) begin
+            n1_66 = v_next_66 + one16;
+        end
+        if (n1_66 == v_tail_66) begin
+            eq_plain = eq_plain | onehot_66;
+        end
+        n1_67 = v_next_67;
+        if (issue[67]) begin
+            n1_67 = v_next_67 + one16;
+        end
+        if (n1_67 == v_tail_67) begin
+            eq_plain = eq_plain | onehot_67;
+        end
+        n1_68 = v_next_68;
+        if (issue[68]) begin
+            n1_68 = v_next_68 + one16;
+        end
+        if (n1_68 == v_tail_68) begin
+            eq_plain = eq_plain | onehot_68;
+        end
+        n1_69 = v_next_69;
+        if (issue[69]) begin
+            n1_69 = v_next_69 + one16;
+        end
+        if (n1_69 == v_tail_69) begin
+            eq_plain = eq_plain | onehot_69;
+        end
+        n1_70 = v_next_70;
+        if (issue[70]) begin
+            n1_70 = v_next_70 + one16;
+        end
+        if (n1_70 == v_tail_70) begin
+            eq_plain = eq_plain | onehot_70;
+        end
+        n1_71 = v_next_71;
+        if (issue[71]) begin
+            n1_71 = v_next_71 + one16;
+        end
+        if (n1_71 == v_tail_71) begin
+            eq_plain = eq_plain | onehot_71;
+        end
+        n1_72 = v_next_72;
+        if (issue[72]) begin
+            n1_72 = v_next_72 + one16;
+        end
+        if (n1_72 == v_tail_72) begin
+            eq_plain = eq_plain | onehot_72;
+        end
+        n1_73 = v_next_73;
+        if (issue[73]) begin
+            n1_73 = v_next_73 + one16;
+        end
+        if (n1_73 == v_tail_73) begin
+            eq_plain = eq_plain | onehot_73;
+        end
+        n1_74 = v_next_74;
+        if (issue[74]) begin
+            n1_74 = v_next_74 + one16;
+        end
+        if (n1_74 == v_tail_74) begin
+            eq_plain = eq_plain | onehot_74;
+        end
+        n1_75 = v_next_75;
+        if (issue[75]) begin
+            n1_75 = v_next_75 + one16;
+        end
+        if (n1_75 == v_tail_75) begin
+            eq_plain = eq_plain | onehot_75;
+        end
+        n1_76 = v_next_76;
+        if (issue[76]) begin
+            n1_76 = v_next_76 + one16;
+        end
+        if (n1_76 == v_tail_76) begin
+            eq_plain = eq_plain | onehot_76;
+        end
+        n1_77 = v_next_77;
+        if (issue[77]) begin
+            n1_77 = v_next_77 + one16;
+        end
+        if (n1_77 == v_tail_77) begin
+            eq_plain = eq_plain | onehot_77;
+        end
+        n1_78 = v_next_78;
+        if (issue[78]) begin
+            n1_78 = v_next_78 + one16;
+        end
+        if (n1_78 == v_tail_78) begin
+            eq_plain = eq_plain | onehot_78;
+        end
+        n1_79 = v_next_79;
+        if (issue[79]) begin
+            n1_79 = v_next_79 + one16;
+        end
+        if (n1_79 == v_tail_79) begin
+            eq_plain = eq_plain | onehot_79;
+        end
+        eq1 = eq_plain;
+        if (fire) begin
+            eq1 = eq_plain & ~(donor__q | recipient__onehot);
+            if (donor_empties) begin
+                eq1 = eq1 | donor__q;
+                ntbv1 = ntbv1 & ~donor__q;
+            end
+        end
+        read = ~eq1 & ~ntbv1 & ~pend1;
+        done_next = eq1;
         t1_0 = v_tail_0;
         if (fire & donor__q[0]) begin
             t1_0 = cut;
@@ -10480,15 +10728,6 @@ module paver_tb_base_titanv(clock,reset,start,groups,steal_mode,recipient_idle,r
         if (fire & recipient__onehot[0]) begin
             n1_0 = cut;
             t1_0 = tail_sel;
-        end
-        if (fire & donor__q[0] & (n1_0 == t1_0)) begin
-            ntbv1 = ntbv1 & ~onehot_0;
-        end
-        if ((n1_0 != t1_0) & ~ntbv1[0] & ~pend1[0]) begin
-            read = read | onehot_0;
-        end
-        if (n1_0 == t1_0) begin
-            done_next = done_next | onehot_0;
         end
         req_addr_0 = zero16;
         if (read[0]) begin
@@ -10500,10 +10739,6 @@ module paver_tb_base_titanv(clock,reset,start,groups,steal_mode,recipient_idle,r
         next_0__d = n1_0;
         tail_0__d = t1_0;
         ntb_0__d = v_ntb_0;
-        n1_1 = v_next_1;
-        if (issue[1]) begin
-            n1_1 = v_next_1 + one16;
-        end
         t1_1 = v_tail_1;
         if (fire & donor__q[1]) begin
             t1_1 = cut;
@@ -10511,15 +10746,6 @@ module paver_tb_base_titanv(clock,reset,start,groups,steal_mode,recipient_idle,r
         if (fire & recipient__onehot[1]) begin
             n1_1 = cut;
             t1_1 = tail_sel;
-        end
-        if (fire & donor__q[1] & (n1_1 == t1_1)) begin
-            ntbv1 = ntbv1 & ~onehot_1;
-        end
-        if ((n1_1 != t1_1) & ~ntbv1[1] & ~pend1[1]) begin
-            read = read | onehot_1;
-        end
-        if (n1_1 == t1_1) begin
-            done_next = done_next | onehot_1;
         end
         req_addr_1 = zero16;
         if (read[1]) begin
@@ -10531,10 +10757,6 @@ module paver_tb_base_titanv(clock,reset,start,groups,steal_mode,recipient_idle,r
         next_1__d = n1_1;
         tail_1__d = t1_1;
         ntb_1__d = v_ntb_1;
-        n1_2 = v_next_2;
-        if (issue[2]) begin
-            n1_2 = v_next_2 + one16;
-        end
         t1_2 = v_tail_2;
         if (fire & donor__q[2]) begin
             t1_2 = cut;
@@ -10542,15 +10764,6 @@ module paver_tb_base_titanv(clock,reset,start,groups,steal_mode,recipient_idle,r
         if (fire & recipient__onehot[2]) begin
             n1_2 = cut;
             t1_2 = tail_sel;
-        end
-        if (fire & donor__q[2] & (n1_2 == t1_2)) begin
-            ntbv1 = ntbv1 & ~onehot_2;
-        end
-        if ((n1_2 != t1_2) & ~ntbv1[2] & ~pend1[2]) begin
-            read = read | onehot_2;
-        end
-        if (n1_2 == t1_2) begin
-            done_next = done_next | onehot_2;
         end
         req_addr_2 = zero16;
         if (read[2]) begin
@@ -10562,10 +10775,6 @@ module paver_tb_base_titanv(clock,reset,start,groups,steal_mode,recipient_idle,r
         next_2__d = n1_2;
         tail_2__d = t1_2;
         ntb_2__d = v_ntb_2;
-        n1_3 = v_next_3;
-        if (issue[3]) begin
-            n1_3 = v_next_3 + one16;
-        end
         t1_3 = v_tail_3;
         if (fire & donor__q[3]) begin
             t1_3 = cut;
@@ -10573,15 +10782,6 @@ module paver_tb_base_titanv(clock,reset,start,groups,steal_mode,recipient_idle,r
         if (fire & recipient__onehot[3]) begin
             n1_3 = cut;
             t1_3 = tail_sel;
-        end
-        if (fire & donor__q[3] & (n1_3 == t1_3)) begin
-            ntbv1 = ntbv1 & ~onehot_3;
-        end
-        if ((n1_3 != t1_3) & ~ntbv1[3] & ~pend1[3]) begin
-            read = read | onehot_3;
-        end
-        if (n1_3 == t1_3) begin
-            done_next = done_next | onehot_3;
         end
         req_addr_3 = zero16;
         if (read[3]) begin
@@ -10593,10 +10793,6 @@ module paver_tb_base_titanv(clock,reset,start,groups,steal_mode,recipient_idle,r
         next_3__d = n1_3;
         tail_3__d = t1_3;
         ntb_3__d = v_ntb_3;
-        n1_4 = v_next_4;
-        if (issue[4]) begin
-            n1_4 = v_next_4 + one16;
-        end
         t1_4 = v_tail_4;
         if (fire & donor__q[4]) begin
             t1_4 = cut;
@@ -10604,15 +10800,6 @@ module paver_tb_base_titanv(clock,reset,start,groups,steal_mode,recipient_idle,r
         if (fire & recipient__onehot[4]) begin
             n1_4 = cut;
             t1_4 = tail_sel;
-        end
-        if (fire & donor__q[4] & (n1_4 == t1_4)) begin
-            ntbv1 = ntbv1 & ~onehot_4;
-        end
-        if ((n1_4 != t1_4) & ~ntbv1[4] & ~pend1[4]) begin
-            read = read | onehot_4;
-        end
-        if (n1_4 == t1_4) begin
-            done_next = done_next | onehot_4;
         end
         req_addr_4 = zero16;
         if (read[4]) begin
@@ -10624,10 +10811,6 @@ module paver_tb_base_titanv(clock,reset,start,groups,steal_mode,recipient_idle,r
         next_4__d = n1_4;
         tail_4__d = t1_4;
         ntb_4__d = v_ntb_4;
-        n1_5 = v_next_5;
-        if (issue[5]) begin
-            n1_5 = v_next_5 + one16;
-        end
         t1_5 = v_tail_5;
         if (fire & donor__q[5]) begin
             t1_5 = cut;
@@ -10635,15 +10818,6 @@ module paver_tb_base_titanv(clock,reset,start,groups,steal_mode,recipient_idle,r
         if (fire & recipient__onehot[5]) begin
             n1_5 = cut;
             t1_5 = tail_sel;
-        end
-        if (fire & donor__q[5] & (n1_5 == t1_5)) begin
-            ntbv1 = ntbv1 & ~onehot_5;
-        end
-        if ((n1_5 != t1_5) & ~ntbv1[5] & ~pend1[5]) begin
-            read = read | onehot_5;
-        end
-        if (n1_5 == t1_5) begin
-            done_next = done_next | onehot_5;
         end
         req_addr_5 = zero16;
         if (read[5]) begin
@@ -10655,10 +10829,6 @@ module paver_tb_base_titanv(clock,reset,start,groups,steal_mode,recipient_idle,r
         next_5__d = n1_5;
         tail_5__d = t1_5;
         ntb_5__d = v_ntb_5;
-        n1_6 = v_next_6;
-        if (issue[6]) begin
-            n1_6 = v_next_6 + one16;
-        end
         t1_6 = v_tail_6;
         if (fire & donor__q[6]) begin
             t1_6 = cut;
@@ -10666,15 +10836,6 @@ module paver_tb_base_titanv(clock,reset,start,groups,steal_mode,recipient_idle,r
         if (fire & recipient__onehot[6]) begin
             n1_6 = cut;
             t1_6 = tail_sel;
-        end
-        if (fire & donor__q[6] & (n1_6 == t1_6)) begin
-            ntbv1 = ntbv1 & ~onehot_6;
-        end
-        if ((n1_6 != t1_6) & ~ntbv1[6] & ~pend1[6]) begin
-            read = read | onehot_6;
-        end
-        if (n1_6 == t1_6) begin
-            done_next = done_next | onehot_6;
         end
         req_addr_6 = zero16;
         if (read[6]) begin
@@ -10686,10 +10847,6 @@ module paver_tb_base_titanv(clock,reset,start,groups,steal_mode,recipient_idle,r
         next_6__d = n1_6;
         tail_6__d = t1_6;
         ntb_6__d = v_ntb_6;
-        n1_7 = v_next_7;
-        if (issue[7]) begin
-            n1_7 = v_next_7 + one16;
-        end
         t1_7 = v_tail_7;
         if (fire & donor__q[7]) begin
             t1_7 = cut;
@@ -10697,15 +10854,6 @@ module paver_tb_base_titanv(clock,reset,start,groups,steal_mode,recipient_idle,r
         if (fire & recipient__onehot[7]) begin
             n1_7 = cut;
             t1_7 = tail_sel;
-        end
-        if (fire & donor__q[7] & (n1_7 == t1_7)) begin
-            ntbv1 = ntbv1 & ~onehot_7;
-        end
-        if ((n1_7 != t1_7) & ~ntbv1[7] & ~pend1[7]) begin
-            read = read | onehot_7;
-        end
-        if (n1_7 == t1_7) begin
-            done_next = done_next | onehot_7;
         end
         req_addr_7 = zero16;
         if (read[7]) begin
@@ -10717,10 +10865,6 @@ module paver_tb_base_titanv(clock,reset,start,groups,steal_mode,recipient_idle,r
         next_7__d = n1_7;
         tail_7__d = t1_7;
         ntb_7__d = v_ntb_7;
-        n1_8 = v_next_8;
-        if (issue[8]) begin
-            n1_8 = v_next_8 + one16;
-        end
         t1_8 = v_tail_8;
         if (fire & donor__q[8]) begin
             t1_8 = cut;
@@ -10728,15 +10872,6 @@ module paver_tb_base_titanv(clock,reset,start,groups,steal_mode,recipient_idle,r
         if (fire & recipient__onehot[8]) begin
             n1_8 = cut;
             t1_8 = tail_sel;
-        end
-        if (fire & donor__q[8] & (n1_8 == t1_8)) begin
-            ntbv1 = ntbv1 & ~onehot_8;
-        end
-        if ((n1_8 != t1_8) & ~ntbv1[8] & ~pend1[8]) begin
-            read = read | onehot_8;
-        end
-        if (n1_8 == t1_8) begin
-            done_next = done_next | onehot_8;
         end
         req_addr_8 = zero16;
         if (read[8]) begin
@@ -10748,10 +10883,6 @@ module paver_tb_base_titanv(clock,reset,start,groups,steal_mode,recipient_idle,r
         next_8__d = n1_8;
         tail_8__d = t1_8;
         ntb_8__d = v_ntb_8;
-        n1_9 = v_next_9;
-        if (issue[9]) begin
-            n1_9 = v_next_9 + one16;
-        end
         t1_9 = v_tail_9;
         if (fire & donor__q[9]) begin
             t1_9 = cut;
@@ -10759,15 +10890,6 @@ module paver_tb_base_titanv(clock,reset,start,groups,steal_mode,recipient_idle,r
         if (fire & recipient__onehot[9]) begin
             n1_9 = cut;
             t1_9 = tail_sel;
-        end
-        if (fire & donor__q[9] & (n1_9 == t1_9)) begin
-            ntbv1 = ntbv1 & ~onehot_9;
-        end
-        if ((n1_9 != t1_9) & ~ntbv1[9] & ~pend1[9]) begin
-            read = read | onehot_9;
-        end
-        if (n1_9 == t1_9) begin
-            done_next = done_next | onehot_9;
         end
         req_addr_9 = zero16;
         if (read[9]) begin
@@ -10779,10 +10901,6 @@ module paver_tb_base_titanv(clock,reset,start,groups,steal_mode,recipient_idle,r
         next_9__d = n1_9;
         tail_9__d = t1_9;
         ntb_9__d = v_ntb_9;
-        n1_10 = v_next_10;
-        if (issue[10]) begin
-            n1_10 = v_next_10 + one16;
-        end
         t1_10 = v_tail_10;
         if (fire & donor__q[10]) begin
             t1_10 = cut;
@@ -10790,15 +10908,6 @@ module paver_tb_base_titanv(clock,reset,start,groups,steal_mode,recipient_idle,r
         if (fire & recipient__onehot[10]) begin
             n1_10 = cut;
             t1_10 = tail_sel;
-        end
-        if (fire & donor__q[10] & (n1_10 == t1_10)) begin
-            ntbv1 = ntbv1 & ~onehot_10;
-        end
-        if ((n1_10 != t1_10) & ~ntbv1[10] & ~pend1[10]) begin
-            read = read | onehot_10;
-        end
-        if (n1_10 == t1_10) begin
-            done_next = done_next | onehot_10;
         end
         req_addr_10 = zero16;
         if (read[10]) begin
@@ -10810,10 +10919,6 @@ module paver_tb_base_titanv(clock,reset,start,groups,steal_mode,recipient_idle,r
         next_10__d = n1_10;
         tail_10__d = t1_10;
         ntb_10__d = v_ntb_10;
-        n1_11 = v_next_11;
-        if (issue[11]) begin
-            n1_11 = v_next_11 + one16;
-        end
         t1_11 = v_tail_11;
         if (fire & donor__q[11]) begin
             t1_11 = cut;
@@ -10821,15 +10926,6 @@ module paver_tb_base_titanv(clock,reset,start,groups,steal_mode,recipient_idle,r
         if (fire & recipient__onehot[11]) begin
             n1_11 = cut;
             t1_11 = tail_sel;
-        end
-        if (fire & donor__q[11] & (n1_11 == t1_11)) begin
-            ntbv1 = ntbv1 & ~onehot_11;
-        end
-        if ((n1_11 != t1_11) & ~ntbv1[11] & ~pend1[11]) begin
-            read = read | onehot_11;
-        end
-        if (n1_11 == t1_11) begin
-            done_next = done_next | onehot_11;
         end
         req_addr_11 = zero16;
         if (read[11]) begin
@@ -10841,10 +10937,6 @@ module paver_tb_base_titanv(clock,reset,start,groups,steal_mode,recipient_idle,r
         next_11__d = n1_11;
         tail_11__d = t1_11;
         ntb_11__d = v_ntb_11;
-        n1_12 = v_next_12;
-        if (issue[12]) begin
-            n1_12 = v_next_12 + one16;
-        end
         t1_12 = v_tail_12;
         if (fire & donor__q[12]) begin
             t1_12 = cut;
@@ -10852,15 +10944,6 @@ module paver_tb_base_titanv(clock,reset,start,groups,steal_mode,recipient_idle,r
         if (fire & recipient__onehot[12]) begin
             n1_12 = cut;
             t1_12 = tail_sel;
-        end
-        if (fire & donor__q[12] & (n1_12 == t1_12)) begin
-            ntbv1 = ntbv1 & ~onehot_12;
-        end
-        if ((n1_12 != t1_12) & ~ntbv1[12] & ~pend1[12]) begin
-            read = read | onehot_12;
-        end
-        if (n1_12 == t1_12) begin
-            done_next = done_next | onehot_12;
         end
         req_addr_12 = zero16;
         if (read[12]) begin
@@ -10872,10 +10955,6 @@ module paver_tb_base_titanv(clock,reset,start,groups,steal_mode,recipient_idle,r
         next_12__d = n1_12;
         tail_12__d = t1_12;
         ntb_12__d = v_ntb_12;
-        n1_13 = v_next_13;
-        if (issue[13]) begin
-            n1_13 = v_next_13 + one16;
-        end
         t1_13 = v_tail_13;
         if (fire & donor__q[13]) begin
             t1_13 = cut;
@@ -10883,15 +10962,6 @@ module paver_tb_base_titanv(clock,reset,start,groups,steal_mode,recipient_idle,r
         if (fire & recipient__onehot[13]) begin
             n1_13 = cut;
             t1_13 = tail_sel;
-        end
-        if (fire & donor__q[13] & (n1_13 == t1_13)) begin
-            ntbv1 = ntbv1 & ~onehot_13;
-        end
-        if ((n1_13 != t1_13) & ~ntbv1[13] & ~pend1[13]) begin
-            read = read | onehot_13;
-        end
-        if (n1_13 == t1_13) begin
-            done_next = done_next | onehot_13;
         end
         req_addr_13 = zero16;
         if (read[13]) begin
@@ -10903,10 +10973,6 @@ module paver_tb_base_titanv(clock,reset,start,groups,steal_mode,recipient_idle,r
         next_13__d = n1_13;
         tail_13__d = t1_13;
         ntb_13__d = v_ntb_13;
-        n1_14 = v_next_14;
-        if (issue[14]) begin
-            n1_14 = v_next_14 + one16;
-        end
         t1_14 = v_tail_14;
         if (fire & donor__q[14]) begin
             t1_14 = cut;
@@ -10914,15 +10980,6 @@ module paver_tb_base_titanv(clock,reset,start,groups,steal_mode,recipient_idle,r
         if (fire & recipient__onehot[14]) begin
             n1_14 = cut;
             t1_14 = tail_sel;
-        end
-        if (fire & donor__q[14] & (n1_14 == t1_14)) begin
-            ntbv1 = ntbv1 & ~onehot_14;
-        end
-        if ((n1_14 != t1_14) & ~ntbv1[14] & ~pend1[14]) begin
-            read = read | onehot_14;
-        end
-        if (n1_14 == t1_14) begin
-            done_next = done_next | onehot_14;
         end
         req_addr_14 = zero16;
         if (read[14]) begin
@@ -10934,10 +10991,6 @@ module paver_tb_base_titanv(clock,reset,start,groups,steal_mode,recipient_idle,r
         next_14__d = n1_14;
         tail_14__d = t1_14;
         ntb_14__d = v_ntb_14;
-        n1_15 = v_next_15;
-        if (issue[15]) begin
-            n1_15 = v_next_15 + one16;
-        end
         t1_15 = v_tail_15;
         if (fire & donor__q[15]) begin
             t1_15 = cut;
@@ -10945,15 +10998,6 @@ module paver_tb_base_titanv(clock,reset,start,groups,steal_mode,recipient_idle,r
         if (fire & recipient__onehot[15]) begin
             n1_15 = cut;
             t1_15 = tail_sel;
-        end
-        if (fire & donor__q[15] & (n1_15 == t1_15)) begin
-            ntbv1 = ntbv1 & ~onehot_15;
-        end
-        if ((n1_15 != t1_15) & ~ntbv1[15] & ~pend1[15]) begin
-            read = read | onehot_15;
-        end
-        if (n1_15 == t1_15) begin
-            done_next = done_next | onehot_15;
         end
         req_addr_15 = zero16;
         if (read[15]) begin
@@ -10965,10 +11009,6 @@ module paver_tb_base_titanv(clock,reset,start,groups,steal_mode,recipient_idle,r
         next_15__d = n1_15;
         tail_15__d = t1_15;
         ntb_15__d = v_ntb_15;
-        n1_16 = v_next_16;
-        if (issue[16]) begin
-            n1_16 = v_next_16 + one16;
-        end
         t1_16 = v_tail_16;
         if (fire & donor__q[16]) begin
             t1_16 = cut;
@@ -10976,15 +11016,6 @@ module paver_tb_base_titanv(clock,reset,start,groups,steal_mode,recipient_idle,r
         if (fire & recipient__onehot[16]) begin
             n1_16 = cut;
             t1_16 = tail_sel;
-        end
-        if (fire & donor__q[16] & (n1_16 == t1_16)) begin
-            ntbv1 = ntbv1 & ~onehot_16;
-        end
-        if ((n1_16 != t1_16) & ~ntbv1[16] & ~pend1[16]) begin
-            read = read | onehot_16;
-        end
-        if (n1_16 == t1_16) begin
-            done_next = done_next | onehot_16;
         end
         req_addr_16 = zero16;
         if (read[16]) begin
@@ -10996,10 +11027,6 @@ module paver_tb_base_titanv(clock,reset,start,groups,steal_mode,recipient_idle,r
         next_16__d = n1_16;
         tail_16__d = t1_16;
         ntb_16__d = v_ntb_16;
-        n1_17 = v_next_17;
-        if (issue[17]) begin
-            n1_17 = v_next_17 + one16;
-        end
         t1_17 = v_tail_17;
         if (fire & donor__q[17]) begin
             t1_17 = cut;
@@ -11007,15 +11034,6 @@ module paver_tb_base_titanv(clock,reset,start,groups,steal_mode,recipient_idle,r
         if (fire & recipient__onehot[17]) begin
             n1_17 = cut;
             t1_17 = tail_sel;
-        end
-        if (fire & donor__q[17] & (n1_17 == t1_17)) begin
-            ntbv1 = ntbv1 & ~onehot_17;
-        end
-        if ((n1_17 != t1_17) & ~ntbv1[17] & ~pend1[17]) begin
-            read = read | onehot_17;
-        end
-        if (n1_17 == t1_17) begin
-            done_next = done_next | onehot_17;
         end
         req_addr_17 = zero16;
         if (read[17]) begin
@@ -11027,10 +11045,6 @@ module paver_tb_base_titanv(clock,reset,start,groups,steal_mode,recipient_idle,r
         next_17__d = n1_17;
         tail_17__d = t1_17;
         ntb_17__d = v_ntb_17;
-        n1_18 = v_next_18;
-        if (issue[18]) begin
-            n1_18 = v_next_18 + one16;
-        end
         t1_18 = v_tail_18;
         if (fire & donor__q[18]) begin
             t1_18 = cut;
@@ -11038,15 +11052,6 @@ module paver_tb_base_titanv(clock,reset,start,groups,steal_mode,recipient_idle,r
         if (fire & recipient__onehot[18]) begin
             n1_18 = cut;
             t1_18 = tail_sel;
-        end
-        if (fire & donor__q[18] & (n1_18 == t1_18)) begin
-            ntbv1 = ntbv1 & ~onehot_18;
-        end
-        if ((n1_18 != t1_18) & ~ntbv1[18] & ~pend1[18]) begin
-            read = read | onehot_18;
-        end
-        if (n1_18 == t1_18) begin
-            done_next = done_next | onehot_18;
         end
         req_addr_18 = zero16;
         if (read[18]) begin
@@ -11058,10 +11063,6 @@ module paver_tb_base_titanv(clock,reset,start,groups,steal_mode,recipient_idle,r
         next_18__d = n1_18;
         tail_18__d = t1_18;
         ntb_18__d = v_ntb_18;
-        n1_19 = v_next_19;
-        if (issue[19]) begin
-            n1_19 = v_next_19 + one16;
-        end
         t1_19 = v_tail_19;
         if (fire & donor__q[19]) begin
             t1_19 = cut;
@@ -11069,15 +11070,6 @@ module paver_tb_base_titanv(clock,reset,start,groups,steal_mode,recipient_idle,r
         if (fire & recipient__onehot[19]) begin
             n1_19 = cut;
             t1_19 = tail_sel;
-        end
-        if (fire & donor__q[19] & (n1_19 == t1_19)) begin
-            ntbv1 = ntbv1 & ~onehot_19;
-        end
-        if ((n1_19 != t1_19) & ~ntbv1[19] & ~pend1[19]) begin
-            read = read | onehot_19;
-        end
-        if (n1_19 == t1_19) begin
-            done_next = done_next | onehot_19;
         end
         req_addr_19 = zero16;
         if (read[19]) begin
@@ -11089,10 +11081,6 @@ module paver_tb_base_titanv(clock,reset,start,groups,steal_mode,recipient_idle,r
         next_19__d = n1_19;
         tail_19__d = t1_19;
         ntb_19__d = v_ntb_19;
-        n1_20 = v_next_20;
-        if (issue[20]) begin
-            n1_20 = v_next_20 + one16;
-        end
         t1_20 = v_tail_20;
         if (fire & donor__q[20]) begin
             t1_20 = cut;
@@ -11100,15 +11088,6 @@ module paver_tb_base_titanv(clock,reset,start,groups,steal_mode,recipient_idle,r
         if (fire & recipient__onehot[20]) begin
             n1_20 = cut;
             t1_20 = tail_sel;
-        end
-        if (fire & donor__q[20] & (n1_20 == t1_20)) begin
-            ntbv1 = ntbv1 & ~onehot_20;
-        end
-        if ((n1_20 != t1_20) & ~ntbv1[20] & ~pend1[20]) begin
-            read = read | onehot_20;
-        end
-        if (n1_20 == t1_20) begin
-            done_next = done_next | onehot_20;
         end
         req_addr_20 = zero16;
         if (read[20]) begin
@@ -11120,10 +11099,6 @@ module paver_tb_base_titanv(clock,reset,start,groups,steal_mode,recipient_idle,r
         next_20__d = n1_20;
         tail_20__d = t1_20;
         ntb_20__d = v_ntb_20;
-        n1_21 = v_next_21;
-        if (issue[21]) begin
-            n1_21 = v_next_21 + one16;
-        end
         t1_21 = v_tail_21;
         if (fire & donor__q[21]) begin
             t1_21 = cut;
@@ -11131,15 +11106,6 @@ module paver_tb_base_titanv(clock,reset,start,groups,steal_mode,recipient_idle,r
         if (fire & recipient__onehot[21]) begin
             n1_21 = cut;
             t1_21 = tail_sel;
-        end
-        if (fire & donor__q[21] & (n1_21 == t1_21)) begin
-            ntbv1 = ntbv1 & ~onehot_21;
-        end
-        if ((n1_21 != t1_21) & ~ntbv1[21] & ~pend1[21]) begin
-            read = read | onehot_21;
-        end
-        if (n1_21 == t1_21) begin
-            done_next = done_next | onehot_21;
         end
         req_addr_21 = zero16;
         if (read[21]) begin
@@ -11151,10 +11117,6 @@ module paver_tb_base_titanv(clock,reset,start,groups,steal_mode,recipient_idle,r
         next_21__d = n1_21;
         tail_21__d = t1_21;
         ntb_21__d = v_ntb_21;
-        n1_22 = v_next_22;
-        if (issue[22]) begin
-            n1_22 = v_next_22 + one16;
-        end
         t1_22 = v_tail_22;
         if (fire & donor__q[22]) begin
             t1_22 = cut;
@@ -11162,15 +11124,6 @@ module paver_tb_base_titanv(clock,reset,start,groups,steal_mode,recipient_idle,r
         if (fire & recipient__onehot[22]) begin
             n1_22 = cut;
             t1_22 = tail_sel;
-        end
-        if (fire & donor__q[22] & (n1_22 == t1_22)) begin
-            ntbv1 = ntbv1 & ~onehot_22;
-        end
-        if ((n1_22 != t1_22) & ~ntbv1[22] & ~pend1[22]) begin
-            read = read | onehot_22;
-        end
-        if (n1_22 == t1_22) begin
-            done_next = done_next | onehot_22;
         end
         req_addr_22 = zero16;
         if (read[22]) begin
@@ -11182,10 +11135,6 @@ module paver_tb_base_titanv(clock,reset,start,groups,steal_mode,recipient_idle,r
         next_22__d = n1_22;
         tail_22__d = t1_22;
         ntb_22__d = v_ntb_22;
-        n1_23 = v_next_23;
-        if (issue[23]) begin
-            n1_23 = v_next_23 + one16;
-        end
         t1_23 = v_tail_23;
         if (fire & donor__q[23]) begin
             t1_23 = cut;
@@ -11193,15 +11142,6 @@ module paver_tb_base_titanv(clock,reset,start,groups,steal_mode,recipient_idle,r
         if (fire & recipient__onehot[23]) begin
             n1_23 = cut;
             t1_23 = tail_sel;
-        end
-        if (fire & donor__q[23] & (n1_23 == t1_23)) begin
-            ntbv1 = ntbv1 & ~onehot_23;
-        end
-        if ((n1_23 != t1_23) & ~ntbv1[23] & ~pend1[23]) begin
-            read = read | onehot_23;
-        end
-        if (n1_23 == t1_23) begin
-            done_next = done_next | onehot_23;
         end
         req_addr_23 = zero16;
         if (read[23]) begin
@@ -11213,10 +11153,6 @@ module paver_tb_base_titanv(clock,reset,start,groups,steal_mode,recipient_idle,r
         next_23__d = n1_23;
         tail_23__d = t1_23;
         ntb_23__d = v_ntb_23;
-        n1_24 = v_next_24;
-        if (issue[24]) begin
-            n1_24 = v_next_24 + one16;
-        end
         t1_24 = v_tail_24;
         if (fire & donor__q[24]) begin
             t1_24 = cut;
@@ -11224,15 +11160,6 @@ module paver_tb_base_titanv(clock,reset,start,groups,steal_mode,recipient_idle,r
         if (fire & recipient__onehot[24]) begin
             n1_24 = cut;
             t1_24 = tail_sel;
-        end
-        if (fire & donor__q[24] & (n1_24 == t1_24)) begin
-            ntbv1 = ntbv1 & ~onehot_24;
-        end
-        if ((n1_24 != t1_24) & ~ntbv1[24] & ~pend1[24]) begin
-            read = read | onehot_24;
-        end
-        if (n1_24 == t1_24) begin
-            done_next = done_next | onehot_24;
         end
         req_addr_24 = zero16;
         if (read[24]) begin
@@ -11244,10 +11171,6 @@ module paver_tb_base_titanv(clock,reset,start,groups,steal_mode,recipient_idle,r
         next_24__d = n1_24;
         tail_24__d = t1_24;
         ntb_24__d = v_ntb_24;
-        n1_25 = v_next_25;
-        if (issue[25]) begin
-            n1_25 = v_next_25 + one16;
-        end
         t1_25 = v_tail_25;
         if (fire & donor__q[25]) begin
             t1_25 = cut;
@@ -11255,15 +11178,6 @@ module paver_tb_base_titanv(clock,reset,start,groups,steal_mode,recipient_idle,r
         if (fire & recipient__onehot[25]) begin
             n1_25 = cut;
             t1_25 = tail_sel;
-        end
-        if (fire & donor__q[25] & (n1_25 == t1_25)) begin
-            ntbv1 = ntbv1 & ~onehot_25;
-        end
-        if ((n1_25 != t1_25) & ~ntbv1[25] & ~pend1[25]) begin
-            read = read | onehot_25;
-        end
-        if (n1_25 == t1_25) begin
-            done_next = done_next | onehot_25;
         end
         req_addr_25 = zero16;
         if (read[25]) begin
@@ -11275,10 +11189,6 @@ module paver_tb_base_titanv(clock,reset,start,groups,steal_mode,recipient_idle,r
         next_25__d = n1_25;
         tail_25__d = t1_25;
         ntb_25__d = v_ntb_25;
-        n1_26 = v_next_26;
-        if (issue[26]) begin
-            n1_26 = v_next_26 + one16;
-        end
         t1_26 = v_tail_26;
         if (fire & donor__q[26]) begin
             t1_26 = cut;
@@ -11286,15 +11196,6 @@ module paver_tb_base_titanv(clock,reset,start,groups,steal_mode,recipient_idle,r
         if (fire & recipient__onehot[26]) begin
             n1_26 = cut;
             t1_26 = tail_sel;
-        end
-        if (fire & donor__q[26] & (n1_26 == t1_26)) begin
-            ntbv1 = ntbv1 & ~onehot_26;
-        end
-        if ((n1_26 != t1_26) & ~ntbv1[26] & ~pend1[26]) begin
-            read = read | onehot_26;
-        end
-        if (n1_26 == t1_26) begin
-            done_next = done_next | onehot_26;
         end
         req_addr_26 = zero16;
         if (read[26]) begin
@@ -11306,10 +11207,6 @@ module paver_tb_base_titanv(clock,reset,start,groups,steal_mode,recipient_idle,r
         next_26__d = n1_26;
         tail_26__d = t1_26;
         ntb_26__d = v_ntb_26;
-        n1_27 = v_next_27;
-        if (issue[27]) begin
-            n1_27 = v_next_27 + one16;
-        end
         t1_27 = v_tail_27;
         if (fire & donor__q[27]) begin
             t1_27 = cut;
@@ -11317,15 +11214,6 @@ module paver_tb_base_titanv(clock,reset,start,groups,steal_mode,recipient_idle,r
         if (fire & recipient__onehot[27]) begin
             n1_27 = cut;
             t1_27 = tail_sel;
-        end
-        if (fire & donor__q[27] & (n1_27 == t1_27)) begin
-            ntbv1 = ntbv1 & ~onehot_27;
-        end
-        if ((n1_27 != t1_27) & ~ntbv1[27] & ~pend1[27]) begin
-            read = read | onehot_27;
-        end
-        if (n1_27 == t1_27) begin
-            done_next = done_next | onehot_27;
         end
         req_addr_27 = zero16;
         if (read[27]) begin
@@ -11337,10 +11225,6 @@ module paver_tb_base_titanv(clock,reset,start,groups,steal_mode,recipient_idle,r
         next_27__d = n1_27;
         tail_27__d = t1_27;
         ntb_27__d = v_ntb_27;
-        n1_28 = v_next_28;
-        if (issue[28]) begin
-            n1_28 = v_next_28 + one16;
-        end
         t1_28 = v_tail_28;
         if (fire & donor__q[28]) begin
             t1_28 = cut;
@@ -11348,15 +11232,6 @@ module paver_tb_base_titanv(clock,reset,start,groups,steal_mode,recipient_idle,r
         if (fire & recipient__onehot[28]) begin
             n1_28 = cut;
             t1_28 = tail_sel;
-        end
-        if (fire & donor__q[28] & (n1_28 == t1_28)) begin
-            ntbv1 = ntbv1 & ~onehot_28;
-        end
-        if ((n1_28 != t1_28) & ~ntbv1[28] & ~pend1[28]) begin
-            read = read | onehot_28;
-        end
-        if (n1_28 == t1_28) begin
-            done_next = done_next | onehot_28;
         end
         req_addr_28 = zero16;
         if (read[28]) begin
@@ -11368,10 +11243,6 @@ module paver_tb_base_titanv(clock,reset,start,groups,steal_mode,recipient_idle,r
         next_28__d = n1_28;
         tail_28__d = t1_28;
         ntb_28__d = v_ntb_28;
-        n1_29 = v_next_29;
-        if (issue[29]) begin
-            n1_29 = v_next_29 + one16;
-        end
         t1_29 = v_tail_29;
         if (fire & donor__q[29]) begin
             t1_29 = cut;
@@ -11379,15 +11250,6 @@ module paver_tb_base_titanv(clock,reset,start,groups,steal_mode,recipient_idle,r
         if (fire & recipient__onehot[29]) begin
             n1_29 = cut;
             t1_29 = tail_sel;
-        end
-        if (fire & donor__q[29] & (n1_29 == t1_29)) begin
-            ntbv1 = ntbv1 & ~onehot_29;
-        end
-        if ((n1_29 != t1_29) & ~ntbv1[29] & ~pend1[29]) begin
-            read = read | onehot_29;
-        end
-        if (n1_29 == t1_29) begin
-            done_next = done_next | onehot_29;
         end
         req_addr_29 = zero16;
         if (read[29]) begin
@@ -11399,10 +11261,6 @@ module paver_tb_base_titanv(clock,reset,start,groups,steal_mode,recipient_idle,r
         next_29__d = n1_29;
         tail_29__d = t1_29;
         ntb_29__d = v_ntb_29;
-        n1_30 = v_next_30;
-        if (issue[30]) begin
-            n1_30 = v_next_30 + one16;
-        end
         t1_30 = v_tail_30;
         if (fire & donor__q[30]) begin
             t1_30 = cut;
@@ -11410,15 +11268,6 @@ module paver_tb_base_titanv(clock,reset,start,groups,steal_mode,recipient_idle,r
         if (fire & recipient__onehot[30]) begin
             n1_30 = cut;
             t1_30 = tail_sel;
-        end
-        if (fire & donor__q[30] & (n1_30 == t1_30)) begin
-            ntbv1 = ntbv1 & ~onehot_30;
-        end
-        if ((n1_30 != t1_30) & ~ntbv1[30] & ~pend1[30]) begin
-            read = read | onehot_30;
-        end
-        if (n1_30 == t1_30) begin
-            done_next = done_next | onehot_30;
         end
         req_addr_30 = zero16;
         if (read[30]) begin
@@ -11430,10 +11279,6 @@ module paver_tb_base_titanv(clock,reset,start,groups,steal_mode,recipient_idle,r
         next_30__d = n1_30;
         tail_30__d = t1_30;
         ntb_30__d = v_ntb_30;
-        n1_31 = v_next_31;
-        if (issue[31]) begin
-            n1_31 = v_next_31 + one16;
-        end
         t1_31 = v_tail_31;
         if (fire & donor__q[31]) begin
             t1_31 = cut;
@@ -11441,15 +11286,6 @@ module paver_tb_base_titanv(clock,reset,start,groups,steal_mode,recipient_idle,r
         if (fire & recipient__onehot[31]) begin
             n1_31 = cut;
             t1_31 = tail_sel;
-        end
-        if (fire & donor__q[31] & (n1_31 == t1_31)) begin
-            ntbv1 = ntbv1 & ~onehot_31;
-        end
-        if ((n1_31 != t1_31) & ~ntbv1[31] & ~pend1[31]) begin
-            read = read | onehot_31;
-        end
-        if (n1_31 == t1_31) begin
-            done_next = done_next | onehot_31;
         end
         req_addr_31 = zero16;
         if (read[31]) begin
@@ -11461,10 +11297,6 @@ module paver_tb_base_titanv(clock,reset,start,groups,steal_mode,recipient_idle,r
         next_31__d = n1_31;
         tail_31__d = t1_31;
         ntb_31__d = v_ntb_31;
-        n1_32 = v_next_32;
-        if (issue[32]) begin
-            n1_32 = v_next_32 + one16;
-        end
         t1_32 = v_tail_32;
         if (fire & donor__q[32]) begin
             t1_32 = cut;
@@ -11472,15 +11304,6 @@ module paver_tb_base_titanv(clock,reset,start,groups,steal_mode,recipient_idle,r
         if (fire & recipient__onehot[32]) begin
             n1_32 = cut;
             t1_32 = tail_sel;
-        end
-        if (fire & donor__q[32] & (n1_32 == t1_32)) begin
-            ntbv1 = ntbv1 & ~onehot_32;
-        end
-        if ((n1_32 != t1_32) & ~ntbv1[32] & ~pend1[32]) begin
-            read = read | onehot_32;
-        end
-        if (n1_32 == t1_32) begin
-            done_next = done_next | onehot_32;
         end
         req_addr_32 = zero16;
         if (read[32]) begin
@@ -11492,10 +11315,6 @@ module paver_tb_base_titanv(clock,reset,start,groups,steal_mode,recipient_idle,r
         next_32__d = n1_32;
         tail_32__d = t1_32;
         ntb_32__d = v_ntb_32;
-        n1_33 = v_next_33;
-        if (issue[33]) begin
-            n1_33 = v_next_33 + one16;
-        end
         t1_33 = v_tail_33;
         if (fire & donor__q[33]) begin
             t1_33 = cut;
@@ -11503,15 +11322,6 @@ module paver_tb_base_titanv(clock,reset,start,groups,steal_mode,recipient_idle,r
         if (fire & recipient__onehot[33]) begin
             n1_33 = cut;
             t1_33 = tail_sel;
-        end
-        if (fire & donor__q[33] & (n1_33 == t1_33)) begin
-            ntbv1 = ntbv1 & ~onehot_33;
-        end
-        if ((n1_33 != t1_33) & ~ntbv1[33] & ~pend1[33]) begin
-            read = read | onehot_33;
-        end
-        if (n1_33 == t1_33) begin
-            done_next = done_next | onehot_33;
         end
         req_addr_33 = zero16;
         if (read[33]) begin
@@ -11523,10 +11333,6 @@ module paver_tb_base_titanv(clock,reset,start,groups,steal_mode,recipient_idle,r
         next_33__d = n1_33;
         tail_33__d = t1_33;
         ntb_33__d = v_ntb_33;
-        n1_34 = v_next_34;
-        if (issue[34]) begin
-            n1_34 = v_next_34 + one16;
-        end
         t1_34 = v_tail_34;
         if (fire & donor__q[34]) begin
             t1_34 = cut;
@@ -11534,15 +11340,6 @@ module paver_tb_base_titanv(clock,reset,start,groups,steal_mode,recipient_idle,r
         if (fire & recipient__onehot[34]) begin
             n1_34 = cut;
             t1_34 = tail_sel;
-        end
-        if (fire & donor__q[34] & (n1_34 == t1_34)) begin
-            ntbv1 = ntbv1 & ~onehot_34;
-        end
-        if ((n1_34 != t1_34) & ~ntbv1[34] & ~pend1[34]) begin
-            read = read | onehot_34;
-        end
-        if (n1_34 == t1_34) begin
-            done_next = done_next | onehot_34;
         end
         req_addr_34 = zero16;
         if (read[34]) begin
@@ -11554,10 +11351,6 @@ module paver_tb_base_titanv(clock,reset,start,groups,steal_mode,recipient_idle,r
         next_34__d = n1_34;
         tail_34__d = t1_34;
         ntb_34__d = v_ntb_34;
-        n1_35 = v_next_35;
-        if (issue[35]) begin
-            n1_35 = v_next_35 + one16;
-        end
         t1_35 = v_tail_35;
         if (fire & donor__q[35]) begin
             t1_35 = cut;
@@ -11565,15 +11358,6 @@ module paver_tb_base_titanv(clock,reset,start,groups,steal_mode,recipient_idle,r
         if (fire & recipient__onehot[35]) begin
             n1_35 = cut;
             t1_35 = tail_sel;
-        end
-        if (fire & donor__q[35] & (n1_35 == t1_35)) begin
-            ntbv1 = ntbv1 & ~onehot_35;
-        end
-        if ((n1_35 != t1_35) & ~ntbv1[35] & ~pend1[35]) begin
-            read = read | onehot_35;
-        end
-        if (n1_35 == t1_35) begin
-            done_next = done_next | onehot_35;
         end
         req_addr_35 = zero16;
         if (read[35]) begin
@@ -11585,10 +11369,6 @@ module paver_tb_base_titanv(clock,reset,start,groups,steal_mode,recipient_idle,r
         next_35__d = n1_35;
         tail_35__d = t1_35;
         ntb_35__d = v_ntb_35;
-        n1_36 = v_next_36;
-        if (issue[36]) begin
-            n1_36 = v_next_36 + one16;
-        end
         t1_36 = v_tail_36;
         if (fire & donor__q[36]) begin
             t1_36 = cut;
@@ -11596,15 +11376,6 @@ module paver_tb_base_titanv(clock,reset,start,groups,steal_mode,recipient_idle,r
         if (fire & recipient__onehot[36]) begin
             n1_36 = cut;
             t1_36 = tail_sel;
-        end
-        if (fire & donor__q[36] & (n1_36 == t1_36)) begin
-            ntbv1 = ntbv1 & ~onehot_36;
-        end
-        if ((n1_36 != t1_36) & ~ntbv1[36] & ~pend1[36]) begin
-            read = read | onehot_36;
-        end
-        if (n1_36 == t1_36) begin
-            done_next = done_next | onehot_36;
         end
         req_addr_36 = zero16;
         if (read[36]) begin
@@ -11616,10 +11387,6 @@ module paver_tb_base_titanv(clock,reset,start,groups,steal_mode,recipient_idle,r
         next_36__d = n1_36;
         tail_36__d = t1_36;
         ntb_36__d = v_ntb_36;
-        n1_37 = v_next_37;
-        if (issue[37]) begin
-            n1_37 = v_next_37 + one16;
-        end
         t1_37 = v_tail_37;
         if (fire & donor__q[37]) begin
             t1_37 = cut;
@@ -11627,15 +11394,6 @@ module paver_tb_base_titanv(clock,reset,start,groups,steal_mode,recipient_idle,r
         if (fire & recipient__onehot[37]) begin
             n1_37 = cut;
             t1_37 = tail_sel;
-        end
-        if (fire & donor__q[37] & (n1_37 == t1_37)) begin
-            ntbv1 = ntbv1 & ~onehot_37;
-        end
-        if ((n1_37 != t1_37) & ~ntbv1[37] & ~pend1[37]) begin
-            read = read | onehot_37;
-        end
-        if (n1_37 == t1_37) begin
-            done_next = done_next | onehot_37;
         end
         req_addr_37 = zero16;
         if (read[37]) begin
@@ -11647,10 +11405,6 @@ module paver_tb_base_titanv(clock,reset,start,groups,steal_mode,recipient_idle,r
         next_37__d = n1_37;
         tail_37__d = t1_37;
         ntb_37__d = v_ntb_37;
-        n1_38 = v_next_38;
-        if (issue[38]) begin
-            n1_38 = v_next_38 + one16;
-        end
         t1_38 = v_tail_38;
         if (fire & donor__q[38]) begin
             t1_38 = cut;
@@ -11658,15 +11412,6 @@ module paver_tb_base_titanv(clock,reset,start,groups,steal_mode,recipient_idle,r
         if (fire & recipient__onehot[38]) begin
             n1_38 = cut;
             t1_38 = tail_sel;
-        end
-        if (fire & donor__q[38] & (n1_38 == t1_38)) begin
-            ntbv1 = ntbv1 & ~onehot_38;
-        end
-        if ((n1_38 != t1_38) & ~ntbv1[38] & ~pend1[38]) begin
-            read = read | onehot_38;
-        end
-        if (n1_38 == t1_38) begin
-            done_next = done_next | onehot_38;
         end
         req_addr_38 = zero16;
         if (read[38]) begin
@@ -11678,10 +11423,6 @@ module paver_tb_base_titanv(clock,reset,start,groups,steal_mode,recipient_idle,r
         next_38__d = n1_38;
         tail_38__d = t1_38;
         ntb_38__d = v_ntb_38;
-        n1_39 = v_next_39;
-        if (issue[39]) begin
-            n1_39 = v_next_39 + one16;
-        end
         t1_39 = v_tail_39;
         if (fire & donor__q[39]) begin
             t1_39 = cut;
@@ -11689,15 +11430,6 @@ module paver_tb_base_titanv(clock,reset,start,groups,steal_mode,recipient_idle,r
         if (fire & recipient__onehot[39]) begin
             n1_39 = cut;
             t1_39 = tail_sel;
-        end
-        if (fire & donor__q[39] & (n1_39 == t1_39)) begin
-            ntbv1 = ntbv1 & ~onehot_39;
-        end
-        if ((n1_39 != t1_39) & ~ntbv1[39] & ~pend1[39]) begin
-            read = read | onehot_39;
-        end
-        if (n1_39 == t1_39) begin
-            done_next = done_next | onehot_39;
         end
         req_addr_39 = zero16;
         if (read[39]) begin
@@ -11709,10 +11441,6 @@ module paver_tb_base_titanv(clock,reset,start,groups,steal_mode,recipient_idle,r
         next_39__d = n1_39;
         tail_39__d = t1_39;
         ntb_39__d = v_ntb_39;
-        n1_40 = v_next_40;
-        if (issue[40]) begin
-            n1_40 = v_next_40 + one16;
-        end
         t1_40 = v_tail_40;
         if (fire & donor__q[40]) begin
             t1_40 = cut;
@@ -11720,15 +11448,6 @@ module paver_tb_base_titanv(clock,reset,start,groups,steal_mode,recipient_idle,r
         if (fire & recipient__onehot[40]) begin
             n1_40 = cut;
             t1_40 = tail_sel;
-        end
-        if (fire & donor__q[40] & (n1_40 == t1_40)) begin
-            ntbv1 = ntbv1 & ~onehot_40;
-        end
-        if ((n1_40 != t1_40) & ~ntbv1[40] & ~pend1[40]) begin
-            read = read | onehot_40;
-        end
-        if (n1_40 == t1_40) begin
-            done_next = done_next | onehot_40;
         end
         req_addr_40 = zero16;
         if (read[40]) begin
@@ -11740,10 +11459,6 @@ module paver_tb_base_titanv(clock,reset,start,groups,steal_mode,recipient_idle,r
         next_40__d = n1_40;
         tail_40__d = t1_40;
         ntb_40__d = v_ntb_40;
-        n1_41 = v_next_41;
-        if (issue[41]) begin
-            n1_41 = v_next_41 + one16;
-        end
         t1_41 = v_tail_41;
         if (fire & donor__q[41]) begin
             t1_41 = cut;
@@ -11751,15 +11466,6 @@ module paver_tb_base_titanv(clock,reset,start,groups,steal_mode,recipient_idle,r
         if (fire & recipient__onehot[41]) begin
             n1_41 = cut;
             t1_41 = tail_sel;
-        end
-        if (fire & donor__q[41] & (n1_41 == t1_41)) begin
-            ntbv1 = ntbv1 & ~onehot_41;
-        end
-        if ((n1_41 != t1_41) & ~ntbv1[41] & ~pend1[41]) begin
-            read = read | onehot_41;
-        end
-        if (n1_41 == t1_41) begin
-            done_next = done_next | onehot_41;
         end
         req_addr_41 = zero16;
         if (read[41]) begin
@@ -11771,10 +11477,6 @@ module paver_tb_base_titanv(clock,reset,start,groups,steal_mode,recipient_idle,r
         next_41__d = n1_41;
         tail_41__d = t1_41;
         ntb_41__d = v_ntb_41;
-        n1_42 = v_next_42;
-        if (issue[42]) begin
-            n1_42 = v_next_42 + one16;
-        end
         t1_42 = v_tail_42;
         if (fire & donor__q[42]) begin
             t1_42 = cut;
@@ -11782,15 +11484,6 @@ module paver_tb_base_titanv(clock,reset,start,groups,steal_mode,recipient_idle,r
         if (fire & recipient__onehot[42]) begin
             n1_42 = cut;
             t1_42 = tail_sel;
-        end
-        if (fire & donor__q[42] & (n1_42 == t1_42)) begin
-            ntbv1 = ntbv1 & ~onehot_42;
-        end
-        if ((n1_42 != t1_42) & ~ntbv1[42] & ~pend1[42]) begin
-            read = read | onehot_42;
-        end
-        if (n1_42 == t1_42) begin
-            done_next = done_next | onehot_42;
         end
         req_addr_42 = zero16;
         if (read[42]) begin
@@ -11802,10 +11495,6 @@ module paver_tb_base_titanv(clock,reset,start,groups,steal_mode,recipient_idle,r
         next_42__d = n1_42;
         tail_42__d = t1_42;
         ntb_42__d = v_ntb_42;
-        n1_43 = v_next_43;
-        if (issue[43]) begin
-            n1_43 = v_next_43 + one16;
-        end
         t1_43 = v_tail_43;
         if (fire & donor__q[43]) begin
             t1_43 = cut;
@@ -11813,15 +11502,6 @@ module paver_tb_base_titanv(clock,reset,start,groups,steal_mode,recipient_idle,r
         if (fire & recipient__onehot[43]) begin
             n1_43 = cut;
             t1_43 = tail_sel;
-        end
-        if (fire & donor__q[43] & (n1_43 == t1_43)) begin
-            ntbv1 = ntbv1 & ~onehot_43;
-        end
-        if ((n1_43 != t1_43) & ~ntbv1[43] & ~pend1[43]) begin
-            read = read | onehot_43;
-        end
-        if (n1_43 == t1_43) begin
-            done_next = done_next | onehot_43;
         end
         req_addr_43 = zero16;
         if (read[43]) begin
@@ -11833,10 +11513,6 @@ module paver_tb_base_titanv(clock,reset,start,groups,steal_mode,recipient_idle,r
         next_43__d = n1_43;
         tail_43__d = t1_43;
         ntb_43__d = v_ntb_43;
-        n1_44 = v_next_44;
-        if (issue[44]) begin
-            n1_44 = v_next_44 + one16;
-        end
         t1_44 = v_tail_44;
         if (fire & donor__q[44]) begin
             t1_44 = cut;
@@ -11844,15 +11520,6 @@ module paver_tb_base_titanv(clock,reset,start,groups,steal_mode,recipient_idle,r
         if (fire & recipient__onehot[44]) begin
             n1_44 = cut;
             t1_44 = tail_sel;
-        end
-        if (fire & donor__q[44] & (n1_44 == t1_44)) begin
-            ntbv1 = ntbv1 & ~onehot_44;
-        end
-        if ((n1_44 != t1_44) & ~ntbv1[44] & ~pend1[44]) begin
-            read = read | onehot_44;
-        end
-        if (n1_44 == t1_44) begin
-            done_next = done_next | onehot_44;
         end
         req_addr_44 = zero16;
         if (read[44]) begin
@@ -11864,10 +11531,6 @@ module paver_tb_base_titanv(clock,reset,start,groups,steal_mode,recipient_idle,r
         next_44__d = n1_44;
         tail_44__d = t1_44;
         ntb_44__d = v_ntb_44;
-        n1_45 = v_next_45;
-        if (issue[45]) begin
-            n1_45 = v_next_45 + one16;
-        end
         t1_45 = v_tail_45;
         if (fire & donor__q[45]) begin
             t1_45 = cut;
@@ -11875,15 +11538,6 @@ module paver_tb_base_titanv(clock,reset,start,groups,steal_mode,recipient_idle,r
         if (fire & recipient__onehot[45]) begin
             n1_45 = cut;
             t1_45 = tail_sel;
-        end
-        if (fire & donor__q[45] & (n1_45 == t1_45)) begin
-            ntbv1 = ntbv1 & ~onehot_45;
-        end
-        if ((n1_45 != t1_45) & ~ntbv1[45] & ~pend1[45]) begin
-            read = read | onehot_45;
-        end
-        if (n1_45 == t1_45) begin
-            done_next = done_next | onehot_45;
         end
         req_addr_45 = zero16;
         if (read[45]) begin
@@ -11895,10 +11549,6 @@ module paver_tb_base_titanv(clock,reset,start,groups,steal_mode,recipient_idle,r
         next_45__d = n1_45;
         tail_45__d = t1_45;
         ntb_45__d = v_ntb_45;
-        n1_46 = v_next_46;
-        if (issue[46]) begin
-            n1_46 = v_next_46 + one16;
-        end
         t1_46 = v_tail_46;
         if (fire & donor__q[46]) begin
             t1_46 = cut;
@@ -11906,15 +11556,6 @@ module paver_tb_base_titanv(clock,reset,start,groups,steal_mode,recipient_idle,r
         if (fire & recipient__onehot[46]) begin
             n1_46 = cut;
             t1_46 = tail_sel;
-        end
-        if (fire & donor__q[46] & (n1_46 == t1_46)) begin
-            ntbv1 = ntbv1 & ~onehot_46;
-        end
-        if ((n1_46 != t1_46) & ~ntbv1[46] & ~pend1[46]) begin
-            read = read | onehot_46;
-        end
-        if (n1_46 == t1_46) begin
-            done_next = done_next | onehot_46;
         end
         req_addr_46 = zero16;
         if (read[46]) begin
@@ -11926,10 +11567,6 @@ module paver_tb_base_titanv(clock,reset,start,groups,steal_mode,recipient_idle,r
         next_46__d = n1_46;
         tail_46__d = t1_46;
         ntb_46__d = v_ntb_46;
-        n1_47 = v_next_47;
-        if (issue[47]) begin
-            n1_47 = v_next_47 + one16;
-        end
         t1_47 = v_tail_47;
         if (fire & donor__q[47]) begin
             t1_47 = cut;
@@ -11937,15 +11574,6 @@ module paver_tb_base_titanv(clock,reset,start,groups,steal_mode,recipient_idle,r
         if (fire & recipient__onehot[47]) begin
             n1_47 = cut;
             t1_47 = tail_sel;
-        end
-        if (fire & donor__q[47] & (n1_47 == t1_47)) begin
-            ntbv1 = ntbv1 & ~onehot_47;
-        end
-        if ((n1_47 != t1_47) & ~ntbv1[47] & ~pend1[47]) begin
-            read = read | onehot_47;
-        end
-        if (n1_47 == t1_47) begin
-            done_next = done_next | onehot_47;
         end
         req_addr_47 = zero16;
         if (read[47]) begin
@@ -11957,10 +11585,6 @@ module paver_tb_base_titanv(clock,reset,start,groups,steal_mode,recipient_idle,r
         next_47__d = n1_47;
         tail_47__d = t1_47;
         ntb_47__d = v_ntb_47;
-        n1_48 = v_next_48;
-        if (issue[48]) begin
-            n1_48 = v_next_48 + one16;
-        end
         t1_48 = v_tail_48;
         if (fire & donor__q[48]) begin
             t1_48 = cut;
@@ -11968,15 +11592,6 @@ module paver_tb_base_titanv(clock,reset,start,groups,steal_mode,recipient_idle,r
         if (fire & recipient__onehot[48]) begin
             n1_48 = cut;
             t1_48 = tail_sel;
-        end
-        if (fire & donor__q[48] & (n1_48 == t1_48)) begin
-            ntbv1 = ntbv1 & ~onehot_48;
-        end
-        if ((n1_48 != t1_48) & ~ntbv1[48] & ~pend1[48]) begin
-            read = read | onehot_48;
-        end
-        if (n1_48 == t1_48) begin
-            done_next = done_next | onehot_48;
         end
         req_addr_48 = zero16;
         if (read[48]) begin
@@ -11988,10 +11603,6 @@ module paver_tb_base_titanv(clock,reset,start,groups,steal_mode,recipient_idle,r
         next_48__d = n1_48;
         tail_48__d = t1_48;
         ntb_48__d = v_ntb_48;
-        n1_49 = v_next_49;
-        if (issue[49]) begin
-            n1_49 = v_next_49 + one16;
-        end
         t1_49 = v_tail_49;
         if (fire & donor__q[49]) begin
             t1_49 = cut;
@@ -11999,15 +11610,6 @@ module paver_tb_base_titanv(clock,reset,start,groups,steal_mode,recipient_idle,r
         if (fire & recipient__onehot[49]) begin
             n1_49 = cut;
             t1_49 = tail_sel;
-        end
-        if (fire & donor__q[49] & (n1_49 == t1_49)) begin
-            ntbv1 = ntbv1 & ~onehot_49;
-        end
-        if ((n1_49 != t1_49) & ~ntbv1[49] & ~pend1[49]) begin
-            read = read | onehot_49;
-        end
-        if (n1_49 == t1_49) begin
-            done_next = done_next | onehot_49;
         end
         req_addr_49 = zero16;
         if (read[49]) begin
@@ -12019,10 +11621,6 @@ module paver_tb_base_titanv(clock,reset,start,groups,steal_mode,recipient_idle,r
         next_49__d = n1_49;
         tail_49__d = t1_49;
         ntb_49__d = v_ntb_49;
-        n1_50 = v_next_50;
-        if (issue[50]) begin
-            n1_50 = v_next_50 + one16;
-        end
         t1_50 = v_tail_50;
         if (fire & donor__q[50]) begin
             t1_50 = cut;
@@ -12030,15 +11628,6 @@ module paver_tb_base_titanv(clock,reset,start,groups,steal_mode,recipient_idle,r
         if (fire & recipient__onehot[50]) begin
             n1_50 = cut;
             t1_50 = tail_sel;
-        end
-        if (fire & donor__q[50] & (n1_50 == t1_50)) begin
-            ntbv1 = ntbv1 & ~onehot_50;
-        end
-        if ((n1_50 != t1_50) & ~ntbv1[50] & ~pend1[50]) begin
-            read = read | onehot_50;
-        end
-        if (n1_50 == t1_50) begin
-            done_next = done_next | onehot_50;
         end
         req_addr_50 = zero16;
         if (read[50]) begin
@@ -12050,10 +11639,6 @@ module paver_tb_base_titanv(clock,reset,start,groups,steal_mode,recipient_idle,r
         next_50__d = n1_50;
         tail_50__d = t1_50;
         ntb_50__d = v_ntb_50;
-        n1_51 = v_next_51;
-        if (issue[51]) begin
-            n1_51 = v_next_51 + one16;
-        end
         t1_51 = v_tail_51;
         if (fire & donor__q[51]) begin
             t1_51 = cut;
@@ -12061,15 +11646,6 @@ module paver_tb_base_titanv(clock,reset,start,groups,steal_mode,recipient_idle,r
         if (fire & recipient__onehot[51]) begin
             n1_51 = cut;
             t1_51 = tail_sel;
-        end
-        if (fire & donor__q[51] & (n1_51 == t1_51)) begin
-            ntbv1 = ntbv1 & ~onehot_51;
-        end
-        if ((n1_51 != t1_51) & ~ntbv1[51] & ~pend1[51]) begin
-            read = read | onehot_51;
-        end
-        if (n1_51 == t1_51) begin
-            done_next = done_next | onehot_51;
         end
         req_addr_51 = zero16;
         if (read[51]) begin
@@ -12081,10 +11657,6 @@ module paver_tb_base_titanv(clock,reset,start,groups,steal_mode,recipient_idle,r
         next_51__d = n1_51;
         tail_51__d = t1_51;
         ntb_51__d = v_ntb_51;
-        n1_52 = v_next_52;
-        if (issue[52]) begin
-            n1_52 = v_next_52 + one16;
-        end
         t1_52 = v_tail_52;
         if (fire & donor__q[52]) begin
             t1_52 = cut;
@@ -12092,15 +11664,6 @@ module paver_tb_base_titanv(clock,reset,start,groups,steal_mode,recipient_idle,r
         if (fire & recipient__onehot[52]) begin
             n1_52 = cut;
             t1_52 = tail_sel;
-        end
-        if (fire & donor__q[52] & (n1_52 == t1_52)) begin
-            ntbv1 = ntbv1 & ~onehot_52;
-        end
-        if ((n1_52 != t1_52) & ~ntbv1[52] & ~pend1[52]) begin
-            read = read | onehot_52;
-        end
-        if (n1_52 == t1_52) begin
-            done_next = done_next | onehot_52;
         end
         req_addr_52 = zero16;
         if (read[52]) begin
@@ -12112,10 +11675,6 @@ module paver_tb_base_titanv(clock,reset,start,groups,steal_mode,recipient_idle,r
         next_52__d = n1_52;
         tail_52__d = t1_52;
         ntb_52__d = v_ntb_52;
-        n1_53 = v_next_53;
-        if (issue[53]) begin
-            n1_53 = v_next_53 + one16;
-        end
         t1_53 = v_tail_53;
         if (fire & donor__q[53]) begin
             t1_53 = cut;
@@ -12123,15 +11682,6 @@ module paver_tb_base_titanv(clock,reset,start,groups,steal_mode,recipient_idle,r
         if (fire & recipient__onehot[53]) begin
             n1_53 = cut;
             t1_53 = tail_sel;
-        end
-        if (fire & donor__q[53] & (n1_53 == t1_53)) begin
-            ntbv1 = ntbv1 & ~onehot_53;
-        end
-        if ((n1_53 != t1_53) & ~ntbv1[53] & ~pend1[53]) begin
-            read = read | onehot_53;
-        end
-        if (n1_53 == t1_53) begin
-            done_next = done_next | onehot_53;
         end
         req_addr_53 = zero16;
         if (read[53]) begin
@@ -12143,10 +11693,6 @@ module paver_tb_base_titanv(clock,reset,start,groups,steal_mode,recipient_idle,r
         next_53__d = n1_53;
         tail_53__d = t1_53;
         ntb_53__d = v_ntb_53;
-        n1_54 = v_next_54;
-        if (issue[54]) begin
-            n1_54 = v_next_54 + one16;
-        end
         t1_54 = v_tail_54;
         if (fire & donor__q[54]) begin
             t1_54 = cut;
@@ -12154,15 +11700,6 @@ module paver_tb_base_titanv(clock,reset,start,groups,steal_mode,recipient_idle,r
         if (fire & recipient__onehot[54]) begin
             n1_54 = cut;
             t1_54 = tail_sel;
-        end
-        if (fire & donor__q[54] & (n1_54 == t1_54)) begin
-            ntbv1 = ntbv1 & ~onehot_54;
-        end
-        if ((n1_54 != t1_54) & ~ntbv1[54] & ~pend1[54]) begin
-            read = read | onehot_54;
-        end
-        if (n1_54 == t1_54) begin
-            done_next = done_next | onehot_54;
         end
         req_addr_54 = zero16;
         if (read[54]) begin
@@ -12174,10 +11711,6 @@ module paver_tb_base_titanv(clock,reset,start,groups,steal_mode,recipient_idle,r
         next_54__d = n1_54;
         tail_54__d = t1_54;
         ntb_54__d = v_ntb_54;
-        n1_55 = v_next_55;
-        if (issue[55]) begin
-            n1_55 = v_next_55 + one16;
-        end
         t1_55 = v_tail_55;
         if (fire & donor__q[55]) begin
             t1_55 = cut;
@@ -12185,15 +11718,6 @@ module paver_tb_base_titanv(clock,reset,start,groups,steal_mode,recipient_idle,r
         if (fire & recipient__onehot[55]) begin
             n1_55 = cut;
             t1_55 = tail_sel;
-        end
-        if (fire & donor__q[55] & (n1_55 == t1_55)) begin
-            ntbv1 = ntbv1 & ~onehot_55;
-        end
-        if ((n1_55 != t1_55) & ~ntbv1[55] & ~pend1[55]) begin
-            read = read | onehot_55;
-        end
-        if (n1_55 == t1_55) begin
-            done_next = done_next | onehot_55;
         end
         req_addr_55 = zero16;
         if (read[55]) begin
@@ -12205,10 +11729,6 @@ module paver_tb_base_titanv(clock,reset,start,groups,steal_mode,recipient_idle,r
         next_55__d = n1_55;
         tail_55__d = t1_55;
         ntb_55__d = v_ntb_55;
-        n1_56 = v_next_56;
-        if (issue[56]) begin
-            n1_56 = v_next_56 + one16;
-        end
         t1_56 = v_tail_56;
         if (fire & donor__q[56]) begin
             t1_56 = cut;
@@ -12216,15 +11736,6 @@ module paver_tb_base_titanv(clock,reset,start,groups,steal_mode,recipient_idle,r
         if (fire & recipient__onehot[56]) begin
             n1_56 = cut;
             t1_56 = tail_sel;
-        end
-        if (fire & donor__q[56] & (n1_56 == t1_56)) begin
-            ntbv1 = ntbv1 & ~onehot_56;
-        end
-        if ((n1_56 != t1_56) & ~ntbv1[56] & ~pend1[56]) begin
-            read = read | onehot_56;
-        end
-        if (n1_56 == t1_56) begin
-            done_next = done_next | onehot_56;
         end
         req_addr_56 = zero16;
         if (read[56]) begin
@@ -12236,10 +11747,6 @@ module paver_tb_base_titanv(clock,reset,start,groups,steal_mode,recipient_idle,r
         next_56__d = n1_56;
         tail_56__d = t1_56;
         ntb_56__d = v_ntb_56;
-        n1_57 = v_next_57;
-        if (issue[57]) begin
-            n1_57 = v_next_57 + one16;
-        end
         t1_57 = v_tail_57;
         if (fire & donor__q[57]) begin
             t1_57 = cut;
@@ -12247,15 +11754,6 @@ module paver_tb_base_titanv(clock,reset,start,groups,steal_mode,recipient_idle,r
         if (fire & recipient__onehot[57]) begin
             n1_57 = cut;
             t1_57 = tail_sel;
-        end
-        if (fire & donor__q[57] & (n1_57 == t1_57)) begin
-            ntbv1 = ntbv1 & ~onehot_57;
-        end
-        if ((n1_57 != t1_57) & ~ntbv1[57] & ~pend1[57]) begin
-            read = read | onehot_57;
-        end
-        if (n1_57 == t1_57) begin
-            done_next = done_next | onehot_57;
         end
         req_addr_57 = zero16;
         if (read[57]) begin
@@ -12267,10 +11765,6 @@ module paver_tb_base_titanv(clock,reset,start,groups,steal_mode,recipient_idle,r
         next_57__d = n1_57;
         tail_57__d = t1_57;
         ntb_57__d = v_ntb_57;
-        n1_58 = v_next_58;
-        if (issue[58]) begin
-            n1_58 = v_next_58 + one16;
-        end
         t1_58 = v_tail_58;
         if (fire & donor__q[58]) begin
             t1_58 = cut;
@@ -12278,15 +11772,6 @@ module paver_tb_base_titanv(clock,reset,start,groups,steal_mode,recipient_idle,r
         if (fire & recipient__onehot[58]) begin
             n1_58 = cut;
             t1_58 = tail_sel;
-        end
-        if (fire & donor__q[58] & (n1_58 == t1_58)) begin
-            ntbv1 = ntbv1 & ~onehot_58;
-        end
-        if ((n1_58 != t1_58) & ~ntbv1[58] & ~pend1[58]) begin
-            read = read | onehot_58;
-        end
-        if (n1_58 == t1_58) begin
-            done_next = done_next | onehot_58;
         end
         req_addr_58 = zero16;
         if (read[58]) begin
@@ -12298,10 +11783,6 @@ module paver_tb_base_titanv(clock,reset,start,groups,steal_mode,recipient_idle,r
         next_58__d = n1_58;
         tail_58__d = t1_58;
         ntb_58__d = v_ntb_58;
-        n1_59 = v_next_59;
-        if (issue[59]) begin
-            n1_59 = v_next_59 + one16;
-        end
         t1_59 = v_tail_59;
         if (fire & donor__q[59]) begin
             t1_59 = cut;
@@ -12309,15 +11790,6 @@ module paver_tb_base_titanv(clock,reset,start,groups,steal_mode,recipient_idle,r
         if (fire & recipient__onehot[59]) begin
             n1_59 = cut;
             t1_59 = tail_sel;
-        end
-        if (fire & donor__q[59] & (n1_59 == t1_59)) begin
-            ntbv1 = ntbv1 & ~onehot_59;
-        end
-        if ((n1_59 != t1_59) & ~ntbv1[59] & ~pend1[59]) begin
-            read = read | onehot_59;
-        end
-        if (n1_59 == t1_59) begin
-            done_next = done_next | onehot_59;
         end
         req_addr_59 = zero16;
         if (read[59]) begin
@@ -12329,10 +11801,6 @@ module paver_tb_base_titanv(clock,reset,start,groups,steal_mode,recipient_idle,r
         next_59__d = n1_59;
         tail_59__d = t1_59;
         ntb_59__d = v_ntb_59;
-        n1_60 = v_next_60;
-        if (issue[60]) begin
-            n1_60 = v_next_60 + one16;
-        end
         t1_60 = v_tail_60;
         if (fire & donor__q[60]) begin
             t1_60 = cut;
@@ -12340,15 +11808,6 @@ module paver_tb_base_titanv(clock,reset,start,groups,steal_mode,recipient_idle,r
         if (fire & recipient__onehot[60]) begin
             n1_60 = cut;
             t1_60 = tail_sel;
-        end
-        if (fire & donor__q[60] & (n1_60 == t1_60)) begin
-            ntbv1 = ntbv1 & ~onehot_60;
-        end
-        if ((n1_60 != t1_60) & ~ntbv1[60] & ~pend1[60]) begin
-            read = read | onehot_60;
-        end
-        if (n1_60 == t1_60) begin
-            done_next = done_next | onehot_60;
         end
         req_addr_60 = zero16;
         if (read[60]) begin
@@ -12360,10 +11819,6 @@ module paver_tb_base_titanv(clock,reset,start,groups,steal_mode,recipient_idle,r
         next_60__d = n1_60;
         tail_60__d = t1_60;
         ntb_60__d = v_ntb_60;
-        n1_61 = v_next_61;
-        if (issue[61]) begin
-            n1_61 = v_next_61 + one16;
-        end
         t1_61 = v_tail_61;
         if (fire & donor__q[61]) begin
             t1_61 = cut;
@@ -12371,15 +11826,6 @@ module paver_tb_base_titanv(clock,reset,start,groups,steal_mode,recipient_idle,r
         if (fire & recipient__onehot[61]) begin
             n1_61 = cut;
             t1_61 = tail_sel;
-        end
-        if (fire & donor__q[61] & (n1_61 == t1_61)) begin
-            ntbv1 = ntbv1 & ~onehot_61;
-        end
-        if ((n1_61 != t1_61) & ~ntbv1[61] & ~pend1[61]) begin
-            read = read | onehot_61;
-        end
-        if (n1_61 == t1_61) begin
-            done_next = done_next | onehot_61;
         end
         req_addr_61 = zero16;
         if (read[61]) begin
@@ -12391,10 +11837,6 @@ module paver_tb_base_titanv(clock,reset,start,groups,steal_mode,recipient_idle,r
         next_61__d = n1_61;
         tail_61__d = t1_61;
         ntb_61__d = v_ntb_61;
-        n1_62 = v_next_62;
-        if (issue[62]) begin
-            n1_62 = v_next_62 + one16;
-        end
         t1_62 = v_tail_62;
         if (fire & donor__q[62]) begin
             t1_62 = cut;
@@ -12402,15 +11844,6 @@ module paver_tb_base_titanv(clock,reset,start,groups,steal_mode,recipient_idle,r
         if (fire & recipient__onehot[62]) begin
             n1_62 = cut;
             t1_62 = tail_sel;
-        end
-        if (fire & donor__q[62] & (n1_62 == t1_62)) begin
-            ntbv1 = ntbv1 & ~onehot_62;
-        end
-        if ((n1_62 != t1_62) & ~ntbv1[62] & ~pend1[62]) begin
-            read = read | onehot_62;
-        end
-        if (n1_62 == t1_62) begin
-            done_next = done_next | onehot_62;
         end
         req_addr_62 = zero16;
         if (read[62]) begin
@@ -12422,10 +11855,6 @@ module paver_tb_base_titanv(clock,reset,start,groups,steal_mode,recipient_idle,r
         next_62__d = n1_62;
         tail_62__d = t1_62;
         ntb_62__d = v_ntb_62;
-        n1_63 = v_next_63;
-        if (issue[63]) begin
-            n1_63 = v_next_63 + one16;
-        end
         t1_63 = v_tail_63;
         if (fire & donor__q[63]) begin
             t1_63 = cut;
@@ -12433,15 +11862,6 @@ module paver_tb_base_titanv(clock,reset,start,groups,steal_mode,recipient_idle,r
         if (fire & recipient__onehot[63]) begin
             n1_63 = cut;
             t1_63 = tail_sel;
-        end
-        if (fire & donor__q[63] & (n1_63 == t1_63)) begin
-            ntbv1 = ntbv1 & ~onehot_63;
-        end
-        if ((n1_63 != t1_63) & ~ntbv1[63] & ~pend1[63]) begin
-            read = read | onehot_63;
-        end
-        if (n1_63 == t1_63) begin
-            done_next = done_next | onehot_63;
         end
         req_addr_63 = zero16;
         if (read[63]) begin
@@ -12453,10 +11873,6 @@ module paver_tb_base_titanv(clock,reset,start,groups,steal_mode,recipient_idle,r
         next_63__d = n1_63;
         tail_63__d = t1_63;
         ntb_63__d = v_ntb_63;
-        n1_64 = v_next_64;
-        if (issue[64]) begin
-            n1_64 = v_next_64 + one16;
-        end
         t1_64 = v_tail_64;
         if (fire & donor__q[64]) begin
             t1_64 = cut;
@@ -12464,15 +11880,6 @@ module paver_tb_base_titanv(clock,reset,start,groups,steal_mode,recipient_idle,r
         if (fire & recipient__onehot[64]) begin
             n1_64 = cut;
             t1_64 = tail_sel;
-        end
-        if (fire & donor__q[64] & (n1_64 == t1_64)) begin
-            ntbv1 = ntbv1 & ~onehot_64;
-        end
-        if ((n1_64 != t1_64) & ~ntbv1[64] & ~pend1[64]) begin
-            read = read | onehot_64;
-        end
-        if (n1_64 == t1_64) begin
-            done_next = done_next | onehot_64;
         end
         req_addr_64 = zero16;
         if (read[64]) begin
@@ -12484,10 +11891,6 @@ module paver_tb_base_titanv(clock,reset,start,groups,steal_mode,recipient_idle,r
         next_64__d = n1_64;
         tail_64__d = t1_64;
         ntb_64__d = v_ntb_64;
-        n1_65 = v_next_65;
-        if (issue[65]) begin
-            n1_65 = v_next_65 + one16;
-        end
         t1_65 = v_tail_65;
         if (fire & donor__q[65]) begin
             t1_65 = cut;
@@ -12495,15 +11898,6 @@ module paver_tb_base_titanv(clock,reset,start,groups,steal_mode,recipient_idle,r
         if (fire & recipient__onehot[65]) begin
             n1_65 = cut;
             t1_65 = tail_sel;
-        end
-        if (fire & donor__q[65] & (n1_65 == t1_65)) begin
-            ntbv1 = ntbv1 & ~onehot_65;
-        end
-        if ((n1_65 != t1_65) & ~ntbv1[65] & ~pend1[65]) begin
-            read = read | onehot_65;
-        end
-        if (n1_65 == t1_65) begin
-            done_next = done_next | onehot_65;
         end
         req_addr_65 = zero16;
         if (read[65]) begin
@@ -12515,10 +11909,6 @@ module paver_tb_base_titanv(clock,reset,start,groups,steal_mode,recipient_idle,r
         next_65__d = n1_65;
         tail_65__d = t1_65;
         ntb_65__d = v_ntb_65;
-        n1_66 = v_next_66;
-        if (issue[66]) begin
-            n1_66 = v_next_66 + one16;
-        end
         t1_66 = v_tail_66;
         if (fire & donor__q[66]) begin
             t1_66 = cut;
@@ -12526,15 +11916,6 @@ module paver_tb_base_titanv(clock,reset,start,groups,steal_mode,recipient_idle,r
         if (fire & recipient__onehot[66]) begin
             n1_66 = cut;
             t1_66 = tail_sel;
-        end
-        if (fire & donor__q[66] & (n1_66 == t1_66)) begin
-            ntbv1 = ntbv1 & ~onehot_66;
-        end
-        if ((n1_66 != t1_66) & ~ntbv1[66] & ~pend1[66]) begin
-            read = read | onehot_66;
-        end
-        if (n1_66 == t1_66) begin
-            done_next = done_next | onehot_66;
         end
         req_addr_66 = zero16;
         if (read[66]) begin
@@ -12546,10 +11927,6 @@ module paver_tb_base_titanv(clock,reset,start,groups,steal_mode,recipient_idle,r
         next_66__d = n1_66;
         tail_66__d = t1_66;
         ntb_66__d = v_ntb_66;
-        n1_67 = v_next_67;
-        if (issue[67]) begin
-            n1_67 = v_next_67 + one16;
-        end
         t1_67 = v_tail_67;
         if (fire & donor__q[67]) begin
             t1_67 = cut;
@@ -12557,15 +11934,6 @@ module paver_tb_base_titanv(clock,reset,start,groups,steal_mode,recipient_idle,r
         if (fire & recipient__onehot[67]) begin
             n1_67 = cut;
             t1_67 = tail_sel;
-        end
-        if (fire & donor__q[67] & (n1_67 == t1_67)) begin
-            ntbv1 = ntbv1 & ~onehot_67;
-        end
-        if ((n1_67 != t1_67) & ~ntbv1[67] & ~pend1[67]) begin
-            read = read | onehot_67;
-        end
-        if (n1_67 == t1_67) begin
-            done_next = done_next | onehot_67;
         end
         req_addr_67 = zero16;
         if (read[67]) begin
@@ -12577,10 +11945,6 @@ module paver_tb_base_titanv(clock,reset,start,groups,steal_mode,recipient_idle,r
         next_67__d = n1_67;
         tail_67__d = t1_67;
         ntb_67__d = v_ntb_67;
-        n1_68 = v_next_68;
-        if (issue[68]) begin
-            n1_68 = v_next_68 + one16;
-        end
         t1_68 = v_tail_68;
         if (fire & donor__q[68]) begin
             t1_68 = cut;
@@ -12588,15 +11952,6 @@ module paver_tb_base_titanv(clock,reset,start,groups,steal_mode,recipient_idle,r
         if (fire & recipient__onehot[68]) begin
             n1_68 = cut;
             t1_68 = tail_sel;
-        end
-        if (fire & donor__q[68] & (n1_68 == t1_68)) begin
-            ntbv1 = ntbv1 & ~onehot_68;
-        end
-        if ((n1_68 != t1_68) & ~ntbv1[68] & ~pend1[68]) begin
-            read = read | onehot_68;
-        end
-        if (n1_68 == t1_68) begin
-            done_next = done_next | onehot_68;
         end
         req_addr_68 = zero16;
         if (read[68]) begin
@@ -12608,10 +11963,6 @@ module paver_tb_base_titanv(clock,reset,start,groups,steal_mode,recipient_idle,r
         next_68__d = n1_68;
         tail_68__d = t1_68;
         ntb_68__d = v_ntb_68;
-        n1_69 = v_next_69;
-        if (issue[69]) begin
-            n1_69 = v_next_69 + one16;
-        end
         t1_69 = v_tail_69;
         if (fire & donor__q[69]) begin
             t1_69 = cut;
@@ -12619,15 +11970,6 @@ module paver_tb_base_titanv(clock,reset,start,groups,steal_mode,recipient_idle,r
         if (fire & recipient__onehot[69]) begin
             n1_69 = cut;
             t1_69 = tail_sel;
-        end
-        if (fire & donor__q[69] & (n1_69 == t1_69)) begin
-            ntbv1 = ntbv1 & ~onehot_69;
-        end
-        if ((n1_69 != t1_69) & ~ntbv1[69] & ~pend1[69]) begin
-            read = read | onehot_69;
-        end
-        if (n1_69 == t1_69) begin
-            done_next = done_next | onehot_69;
         end
         req_addr_69 = zero16;
         if (read[69]) begin
@@ -12639,10 +11981,6 @@ module paver_tb_base_titanv(clock,reset,start,groups,steal_mode,recipient_idle,r
         next_69__d = n1_69;
         tail_69__d = t1_69;
         ntb_69__d = v_ntb_69;
-        n1_70 = v_next_70;
-        if (issue[70]) begin
-            n1_70 = v_next_70 + one16;
-        end
         t1_70 = v_tail_70;
         if (fire & donor__q[70]) begin
             t1_70 = cut;
@@ -12650,15 +11988,6 @@ module paver_tb_base_titanv(clock,reset,start,groups,steal_mode,recipient_idle,r
         if (fire & recipient__onehot[70]) begin
             n1_70 = cut;
             t1_70 = tail_sel;
-        end
-        if (fire & donor__q[70] & (n1_70 == t1_70)) begin
-            ntbv1 = ntbv1 & ~onehot_70;
-        end
-        if ((n1_70 != t1_70) & ~ntbv1[70] & ~pend1[70]) begin
-            read = read | onehot_70;
-        end
-        if (n1_70 == t1_70) begin
-            done_next = done_next | onehot_70;
         end
         req_addr_70 = zero16;
         if (read[70]) begin
@@ -12670,10 +11999,6 @@ module paver_tb_base_titanv(clock,reset,start,groups,steal_mode,recipient_idle,r
         next_70__d = n1_70;
         tail_70__d = t1_70;
         ntb_70__d = v_ntb_70;
-        n1_71 = v_next_71;
-        if (issue[71]) begin
-            n1_71 = v_next_71 + one16;
-        end
         t1_71 = v_tail_71;
         if (fire & donor__q[71]) begin
             t1_71 = cut;
@@ -12681,15 +12006,6 @@ module paver_tb_base_titanv(clock,reset,start,groups,steal_mode,recipient_idle,r
         if (fire & recipient__onehot[71]) begin
             n1_71 = cut;
             t1_71 = tail_sel;
-        end
-        if (fire & donor__q[71] & (n1_71 == t1_71)) begin
-            ntbv1 = ntbv1 & ~onehot_71;
-        end
-        if ((n1_71 != t1_71) & ~ntbv1[71] & ~pend1[71]) begin
-            read = read | onehot_71;
-        end
-        if (n1_71 == t1_71) begin
-            done_next = done_next | onehot_71;
         end
         req_addr_71 = zero16;
         if (read[71]) begin
@@ -12701,10 +12017,6 @@ module paver_tb_base_titanv(clock,reset,start,groups,steal_mode,recipient_idle,r
         next_71__d = n1_71;
         tail_71__d = t1_71;
         ntb_71__d = v_ntb_71;
-        n1_72 = v_next_72;
-        if (issue[72]) begin
-            n1_72 = v_next_72 + one16;
-        end
         t1_72 = v_tail_72;
         if (fire & donor__q[72]) begin
             t1_72 = cut;
@@ -12712,15 +12024,6 @@ module paver_tb_base_titanv(clock,reset,start,groups,steal_mode,recipient_idle,r
         if (fire & recipient__onehot[72]) begin
             n1_72 = cut;
             t1_72 = tail_sel;
-        end
-        if (fire & donor__q[72] & (n1_72 == t1_72)) begin
-            ntbv1 = ntbv1 & ~onehot_72;
-        end
-        if ((n1_72 != t1_72) & ~ntbv1[72] & ~pend1[72]) begin
-            read = read | onehot_72;
-        end
-        if (n1_72 == t1_72) begin
-            done_next = done_next | onehot_72;
         end
         req_addr_72 = zero16;
         if (read[72]) begin
@@ -12732,10 +12035,6 @@ module paver_tb_base_titanv(clock,reset,start,groups,steal_mode,recipient_idle,r
         next_72__d = n1_72;
         tail_72__d = t1_72;
         ntb_72__d = v_ntb_72;
-        n1_73 = v_next_73;
-        if (issue[73]) begin
-            n1_73 = v_next_73 + one16;
-        end
         t1_73 = v_tail_73;
         if (fire & donor__q[73]) begin
             t1_73 = cut;
@@ -12743,15 +12042,6 @@ module paver_tb_base_titanv(clock,reset,start,groups,steal_mode,recipient_idle,r
         if (fire & recipient__onehot[73]) begin
             n1_73 = cut;
             t1_73 = tail_sel;
-        end
-        if (fire & donor__q[73] & (n1_73 == t1_73)) begin
-            ntbv1 = ntbv1 & ~onehot_73;
-        end
-        if ((n1_73 != t1_73) & ~ntbv1[73] & ~pend1[73]) begin
-            read = read | onehot_73;
-        end
-        if (n1_73 == t1_73) begin
-            done_next = done_next | onehot_73;
         end
         req_addr_73 = zero16;
         if (read[73]) begin
@@ -12763,10 +12053,6 @@ module paver_tb_base_titanv(clock,reset,start,groups,steal_mode,recipient_idle,r
         next_73__d = n1_73;
         tail_73__d = t1_73;
         ntb_73__d = v_ntb_73;
-        n1_74 = v_next_74;
-        if (issue[74]) begin
-            n1_74 = v_next_74 + one16;
-        end
         t1_74 = v_tail_74;
         if (fire & donor__q[74]) begin
             t1_74 = cut;
@@ -12774,15 +12060,6 @@ module paver_tb_base_titanv(clock,reset,start,groups,steal_mode,recipient_idle,r
         if (fire & recipient__onehot[74]) begin
             n1_74 = cut;
             t1_74 = tail_sel;
-        end
-        if (fire & donor__q[74] & (n1_74 == t1_74)) begin
-            ntbv1 = ntbv1 & ~onehot_74;
-        end
-        if ((n1_74 != t1_74) & ~ntbv1[74] & ~pend1[74]) begin
-            read = read | onehot_74;
-        end
-        if (n1_74 == t1_74) begin
-            done_next = done_next | onehot_74;
         end
         req_addr_74 = zero16;
         if (read[74]) begin
@@ -12794,10 +12071,6 @@ module paver_tb_base_titanv(clock,reset,start,groups,steal_mode,recipient_idle,r
         next_74__d = n1_74;
         tail_74__d = t1_74;
         ntb_74__d = v_ntb_74;
-        n1_75 = v_next_75;
-        if (issue[75]) begin
-            n1_75 = v_next_75 + one16;
-        end
         t1_75 = v_tail_75;
         if (fire & donor__q[75]) begin
             t1_75 = cut;
@@ -12805,15 +12078,6 @@ module paver_tb_base_titanv(clock,reset,start,groups,steal_mode,recipient_idle,r
         if (fire & recipient__onehot[75]) begin
             n1_75 = cut;
             t1_75 = tail_sel;
-        end
-        if (fire & donor__q[75] & (n1_75 == t1_75)) begin
-            ntbv1 = ntbv1 & ~onehot_75;
-        end
-        if ((n1_75 != t1_75) & ~ntbv1[75] & ~pend1[75]) begin
-            read = read | onehot_75;
-        end
-        if (n1_75 == t1_75) begin
-            done_next = done_next | onehot_75;
         end
         req_addr_75 = zero16;
         if (read[75]) begin
@@ -12825,10 +12089,6 @@ module paver_tb_base_titanv(clock,reset,start,groups,steal_mode,recipient_idle,r
         next_75__d = n1_75;
         tail_75__d = t1_75;
         ntb_75__d = v_ntb_75;
-        n1_76 = v_next_76;
-        if (issue[76]) begin
-            n1_76 = v_next_76 + one16;
-        end
         t1_76 = v_tail_76;
         if (fire & donor__q[76]) begin
             t1_76 = cut;
@@ -12836,15 +12096,6 @@ module paver_tb_base_titanv(clock,reset,start,groups,steal_mode,recipient_idle,r
         if (fire & recipient__onehot[76]) begin
             n1_76 = cut;
             t1_76 = tail_sel;
-        end
-        if (fire & donor__q[76] & (n1_76 == t1_76)) begin
-            ntbv1 = ntbv1 & ~onehot_76;
-        end
-        if ((n1_76 != t1_76) & ~ntbv1[76] & ~pend1[76]) begin
-            read = read | onehot_76;
-        end
-        if (n1_76 == t1_76) begin
-            done_next = done_next | onehot_76;
         end
         req_addr_76 = zero16;
         if (read[76]) begin
@@ -12856,10 +12107,6 @@ module paver_tb_base_titanv(clock,reset,start,groups,steal_mode,recipient_idle,r
         next_76__d = n1_76;
         tail_76__d = t1_76;
         ntb_76__d = v_ntb_76;
-        n1_77 = v_next_77;
-        if (issue[77]) begin
-            n1_77 = v_next_77 + one16;
-        end
         t1_77 = v_tail_77;
         if (fire & donor__q[77]) begin
             t1_77 = cut;
@@ -12867,15 +12114,6 @@ module paver_tb_base_titanv(clock,reset,start,groups,steal_mode,recipient_idle,r
         if (fire & recipient__onehot[77]) begin
             n1_77 = cut;
             t1_77 = tail_sel;
-        end
-        if (fire & donor__q[77] & (n1_77 == t1_77)) begin
-            ntbv1 = ntbv1 & ~onehot_77;
-        end
-        if ((n1_77 != t1_77) & ~ntbv1[77] & ~pend1[77]) begin
-            read = read | onehot_77;
-        end
-        if (n1_77 == t1_77) begin
-            done_next = done_next | onehot_77;
         end
         req_addr_77 = zero16;
         if (read[77]) begin
@@ -12887,10 +12125,6 @@ module paver_tb_base_titanv(clock,reset,start,groups,steal_mode,recipient_idle,r
         next_77__d = n1_77;
         tail_77__d = t1_77;
         ntb_77__d = v_ntb_77;
-        n1_78 = v_next_78;
-        if (issue[78]) begin
-            n1_78 = v_next_78 + one16;
-        end
         t1_78 = v_tail_78;
         if (fire & donor__q[78]) begin
             t1_78 = cut;
@@ -12898,15 +12132,6 @@ module paver_tb_base_titanv(clock,reset,start,groups,steal_mode,recipient_idle,r
         if (fire & recipient__onehot[78]) begin
             n1_78 = cut;
             t1_78 = tail_sel;
-        end
-        if (fire & donor__q[78] & (n1_78 == t1_78)) begin
-            ntbv1 = ntbv1 & ~onehot_78;
-        end
-        if ((n1_78 != t1_78) & ~ntbv1[78] & ~pend1[78]) begin
-            read = read | onehot_78;
-        end
-        if (n1_78 == t1_78) begin
-            done_next = done_next | onehot_78;
         end
         req_addr_78 = zero16;
         if (read[78]) begin
@@ -12918,10 +12143,6 @@ module paver_tb_base_titanv(clock,reset,start,groups,steal_mode,recipient_idle,r
         next_78__d = n1_78;
         tail_78__d = t1_78;
         ntb_78__d = v_ntb_78;
-        n1_79 = v_next_79;
-        if (issue[79]) begin
-            n1_79 = v_next_79 + one16;
-        end
         t1_79 = v_tail_79;
         if (fire & donor__q[79]) begin
             t1_79 = cut;
@@ -12929,15 +12150,6 @@ module paver_tb_base_titanv(clock,reset,start,groups,steal_mode,recipient_idle,r
         if (fire & recipient__onehot[79]) begin
             n1_79 = cut;
             t1_79 = tail_sel;
-        end
-        if (fire & donor__q[79] & (n1_79 == t1_79)) begin
-            ntbv1 = ntbv1 & ~onehot_79;
-        end
-        if ((n1_79 != t1_79) & ~ntbv1[79] & ~pend1[79]) begin
-            read = read | onehot_79;
-        end
-        if (n1_79 == t1_79) begin
-            done_next = done_next | onehot_79;
         end
         req_addr_79 = zero16;
         if (read[79]) begin
@@ -13204,10 +12416,9 @@ module paver_tb_base_titanv(clock,reset,start,groups,steal_mode,recipient_idle,r
             pend_group__d = zero_n;
             scan__d = one_n;
             div__d = zero5;
-            sum__d = zero16;
+            sum__clear = 1'b1;
             max__d = zero16;
             donor__d = zero_n;
-            rem__d = zero_rb;
             mode__d = zero2;
             ridle__d = 1'b0;
             qempty__d = 1'b1;
@@ -24459,25 +23670,6 @@ module paver_tb_base_titanv__recipient__masked(req,valid,onehot,index);
     
 endmodule // paver_tb_base_titanv__recipient__masked
 
-// paver_tb_base_titanv__rem: a register (rust-hdl DFF), field `rem` of `paver_tb_base_titanv`; 1 instance.
-module paver_tb_base_titanv__rem(d,q,clock);
-    
-    // Module arguments
-    input wire  [7:0] d;
-    output reg  [7:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 8'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // paver_tb_base_titanv__rem
-
 // paver_tb_base_titanv__ridle: a register (rust-hdl DFF), field `ridle` of `paver_tb_base_titanv`; 1 instance.
 module paver_tb_base_titanv__ridle(d,q,clock);
     
@@ -24535,8 +23727,103 @@ module paver_tb_base_titanv__scan(d,q,clock);
           
 endmodule // paver_tb_base_titanv__scan
 
-// paver_tb_base_titanv__sum: a register (rust-hdl DFF), field `sum` of `paver_tb_base_titanv`; 1 instance.
-module paver_tb_base_titanv__sum(d,q,clock);
+// paver_tb_base_titanv__sum: a sub-block, field `sum` of `paver_tb_base_titanv`; 1 instance.
+module paver_tb_base_titanv__sum(clock,clear,load,load_value,step,value,remainder);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  clear;
+    input wire  load;
+    input wire  [15:0] load_value;
+    input wire  step;
+    output reg  [15:0] value;
+    output reg  [7:0] remainder;
+    
+    // Constant declarations
+    localparam  divisor = 8'h50;
+    localparam  top = 8'hf;
+    localparam  one_w = 16'h1;
+    localparam  one_r = 8'h1;
+    localparam  zero_r = 8'h0;
+    localparam  zero_w = 16'h0;
+    localparam  sh1 = 8'h1;
+    
+    // Stub signals
+    reg  [15:0] word__d;
+    wire  [15:0] word__q;
+    reg  word__clock;
+    reg  [7:0] rem__d;
+    wire  [7:0] rem__q;
+    reg  rem__clock;
+    
+    // Local signals
+    reg  [7:0] shifted;
+    
+    // Sub module instances
+    paver_tb_base_titanv__sum__word word(
+        .d(word__d),
+        .q(word__q),
+        .clock(word__clock)
+    );
+    paver_tb_base_titanv__sum__rem rem(
+        .d(rem__d),
+        .q(rem__q),
+        .clock(rem__clock)
+    );
+    
+    // Update code
+    always @(*) begin
+        word__clock = clock;
+        rem__clock = clock;
+        word__d = word__q;
+        rem__d = rem__q;
+        shifted = rem__q << sh1;
+        if (|(word__q >> top)) begin
+            shifted = (rem__q << sh1) | one_r;
+        end
+        if (step) begin
+            word__d = word__q << sh1;
+            rem__d = shifted;
+            if (shifted >= divisor) begin
+                word__d = (word__q << sh1) | one_w;
+                rem__d = shifted - divisor;
+            end
+        end
+        if (load) begin
+            word__d = load_value;
+            rem__d = zero_r;
+        end
+        if (clear) begin
+            word__d = zero_w;
+            rem__d = zero_r;
+        end
+        value = word__q;
+        remainder = rem__q;
+    end
+    
+endmodule // paver_tb_base_titanv__sum
+
+// paver_tb_base_titanv__sum__rem: a register (rust-hdl DFF), field `sum.rem` of `paver_tb_base_titanv`; 1 instance.
+module paver_tb_base_titanv__sum__rem(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // paver_tb_base_titanv__sum__rem
+
+// paver_tb_base_titanv__sum__word: a register (rust-hdl DFF), field `sum.word` of `paver_tb_base_titanv`; 1 instance.
+module paver_tb_base_titanv__sum__word(d,q,clock);
     
     // Module arguments
     input wire  [15:0] d;
@@ -24552,7 +23839,7 @@ module paver_tb_base_titanv__sum(d,q,clock);
        q <= d;
     end
           
-endmodule // paver_tb_base_titanv__sum
+endmodule // paver_tb_base_titanv__sum__word
 
 // paver_tb_base_titanv__tail: a register (rust-hdl DFF), field `tail` of `paver_tb_base_titanv`; 80 instances (one per array element).
 module paver_tb_base_titanv__tail(d,q,clock);

@@ -252,9 +252,6 @@ module paver_tb_base_titanx(clock,reset,start,groups,steal_mode,recipient_idle,r
     localparam  one5 = 5'b1;
     localparam  div_end = 5'b10001;
     localparam  div_prep = 5'b10000;
-    localparam  zero_rb = 6'b0;
-    localparam  n_rb = 6'b11100;
-    localparam  one_rb = 6'b1;
     
     // Stub signals
     // verilator lint_off UNOPTFLAT
@@ -930,12 +927,24 @@ module paver_tb_base_titanx(clock,reset,start,groups,steal_mode,recipient_idle,r
     reg  div__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [15:0] sum__d;
-    // verilator lint_on UNOPTFLAT
-    wire  [15:0] sum__q;
-    // verilator lint_off UNOPTFLAT
     reg  sum__clock;
     // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  sum__clear;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  sum__load;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [15:0] sum__load_value;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  sum__step;
+    // verilator lint_on UNOPTFLAT
+    wire  [15:0] sum__value;
+    // verilator lint_off UNUSEDSIGNAL
+    wire  [5:0] sum__remainder;
+    // verilator lint_on UNUSEDSIGNAL
     // verilator lint_off UNOPTFLAT
     reg  [15:0] max__d;
     // verilator lint_on UNOPTFLAT
@@ -949,13 +958,6 @@ module paver_tb_base_titanx(clock,reset,start,groups,steal_mode,recipient_idle,r
     wire  [27:0] donor__q;
     // verilator lint_off UNOPTFLAT
     reg  donor__clock;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [5:0] rem__d;
-    // verilator lint_on UNOPTFLAT
-    wire  [5:0] rem__q;
-    // verilator lint_off UNOPTFLAT
-    reg  rem__clock;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
     reg  queue__clock;
@@ -1405,97 +1407,13 @@ module paver_tb_base_titanx(clock,reset,start,groups,steal_mode,recipient_idle,r
     reg  [15:0] tail_sel;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [15:0] w_of_0;
+    reg  [15:0] next_sel;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
-    reg  [15:0] w_of_1;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [15:0] w_of_2;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [15:0] w_of_3;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [15:0] w_of_4;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [15:0] w_of_5;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [15:0] w_of_6;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [15:0] w_of_7;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [15:0] w_of_8;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [15:0] w_of_9;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [15:0] w_of_10;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [15:0] w_of_11;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [15:0] w_of_12;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [15:0] w_of_13;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [15:0] w_of_14;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [15:0] w_of_15;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [15:0] w_of_16;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [15:0] w_of_17;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [15:0] w_of_18;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [15:0] w_of_19;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [15:0] w_of_20;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [15:0] w_of_21;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [15:0] w_of_22;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [15:0] w_of_23;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [15:0] w_of_24;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [15:0] w_of_25;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [15:0] w_of_26;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [15:0] w_of_27;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [27:0] col_w;
+    reg  [27:0] col_n;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
     reg  [27:0] col_t;
-    // verilator lint_on UNOPTFLAT
-    // verilator lint_off UNOPTFLAT
-    reg  [5:0] div_t;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
     reg  [15:0] s_raw;
@@ -1514,6 +1432,15 @@ module paver_tb_base_titanx(clock,reset,start,groups,steal_mode,recipient_idle,r
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
     reg  [15:0] cut;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  donor_empties;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [27:0] eq_plain;
+    // verilator lint_on UNOPTFLAT
+    // verilator lint_off UNOPTFLAT
+    reg  [27:0] eq1;
     // verilator lint_on UNOPTFLAT
     // verilator lint_off UNOPTFLAT
     reg  [15:0] n1_0;
@@ -2181,9 +2108,13 @@ module paver_tb_base_titanx(clock,reset,start,groups,steal_mode,recipient_idle,r
         .clock(div__clock)
     );
     paver_tb_base_titanx__sum sum(
-        .d(sum__d),
-        .q(sum__q),
-        .clock(sum__clock)
+        .clock(sum__clock),
+        .clear(sum__clear),
+        .load(sum__load),
+        .load_value(sum__load_value),
+        .step(sum__step),
+        .value(sum__value),
+        .remainder(sum__remainder)
     );
     paver_tb_base_titanx__max max(
         .d(max__d),
@@ -2194,11 +2125,6 @@ module paver_tb_base_titanx(clock,reset,start,groups,steal_mode,recipient_idle,r
         .d(donor__d),
         .q(donor__q),
         .clock(donor__clock)
-    );
-    paver_tb_base_titanx__rem rem(
-        .d(rem__d),
-        .q(rem__q),
-        .clock(rem__clock)
     );
     paver_tb_base_titanx__queue queue(
         .clock(queue__clock),
@@ -2296,10 +2222,8 @@ module paver_tb_base_titanx(clock,reset,start,groups,steal_mode,recipient_idle,r
         need_reg__clock = clock;
         scan__clock = clock;
         div__clock = clock;
-        sum__clock = clock;
         max__clock = clock;
         donor__clock = clock;
-        rem__clock = clock;
         ntb_valid__d = ntb_valid__q;
         pend__d = pend__q;
         pend_group__d = pend_group__q;
@@ -2312,10 +2236,12 @@ module paver_tb_base_titanx(clock,reset,start,groups,steal_mode,recipient_idle,r
         need_reg__d = need_reg__q;
         scan__d = scan__q;
         div__d = div__q;
-        sum__d = sum__q;
         max__d = max__q;
         donor__d = donor__q;
-        rem__d = rem__q;
+        sum__clock = clock;
+        sum__clear = 1'b0;
+        sum__load = 1'b0;
+        sum__step = 1'b0;
         next_0__clock = clock;
         next_0__d = next_0__q;
         tail_0__clock = clock;
@@ -2998,1003 +2924,973 @@ module paver_tb_base_titanx(clock,reset,start,groups,steal_mode,recipient_idle,r
         if (commit) begin
             sel = donor__q;
         end
-        w_of_0 = v_tail_0 - v_next_0;
-        w_of_1 = v_tail_1 - v_next_1;
-        w_of_2 = v_tail_2 - v_next_2;
-        w_of_3 = v_tail_3 - v_next_3;
-        w_of_4 = v_tail_4 - v_next_4;
-        w_of_5 = v_tail_5 - v_next_5;
-        w_of_6 = v_tail_6 - v_next_6;
-        w_of_7 = v_tail_7 - v_next_7;
-        w_of_8 = v_tail_8 - v_next_8;
-        w_of_9 = v_tail_9 - v_next_9;
-        w_of_10 = v_tail_10 - v_next_10;
-        w_of_11 = v_tail_11 - v_next_11;
-        w_of_12 = v_tail_12 - v_next_12;
-        w_of_13 = v_tail_13 - v_next_13;
-        w_of_14 = v_tail_14 - v_next_14;
-        w_of_15 = v_tail_15 - v_next_15;
-        w_of_16 = v_tail_16 - v_next_16;
-        w_of_17 = v_tail_17 - v_next_17;
-        w_of_18 = v_tail_18 - v_next_18;
-        w_of_19 = v_tail_19 - v_next_19;
-        w_of_20 = v_tail_20 - v_next_20;
-        w_of_21 = v_tail_21 - v_next_21;
-        w_of_22 = v_tail_22 - v_next_22;
-        w_of_23 = v_tail_23 - v_next_23;
-        w_of_24 = v_tail_24 - v_next_24;
-        w_of_25 = v_tail_25 - v_next_25;
-        w_of_26 = v_tail_26 - v_next_26;
-        w_of_27 = v_tail_27 - v_next_27;
-        w_sel = zero16;
+        next_sel = zero16;
         tail_sel = zero16;
-        col_w = zero_n;
+        col_n = zero_n;
         col_t = zero_n;
-        col_w[0] = sel[0] & w_of_0[0];
+        col_n[0] = sel[0] & v_next_0[0];
         col_t[0] = sel[0] & v_tail_0[0];
-        col_w[1] = sel[1] & w_of_1[0];
+        col_n[1] = sel[1] & v_next_1[0];
         col_t[1] = sel[1] & v_tail_1[0];
-        col_w[2] = sel[2] & w_of_2[0];
+        col_n[2] = sel[2] & v_next_2[0];
         col_t[2] = sel[2] & v_tail_2[0];
-        col_w[3] = sel[3] & w_of_3[0];
+        col_n[3] = sel[3] & v_next_3[0];
         col_t[3] = sel[3] & v_tail_3[0];
-        col_w[4] = sel[4] & w_of_4[0];
+        col_n[4] = sel[4] & v_next_4[0];
         col_t[4] = sel[4] & v_tail_4[0];
-        col_w[5] = sel[5] & w_of_5[0];
+        col_n[5] = sel[5] & v_next_5[0];
         col_t[5] = sel[5] & v_tail_5[0];
-        col_w[6] = sel[6] & w_of_6[0];
+        col_n[6] = sel[6] & v_next_6[0];
         col_t[6] = sel[6] & v_tail_6[0];
-        col_w[7] = sel[7] & w_of_7[0];
+        col_n[7] = sel[7] & v_next_7[0];
         col_t[7] = sel[7] & v_tail_7[0];
-        col_w[8] = sel[8] & w_of_8[0];
+        col_n[8] = sel[8] & v_next_8[0];
         col_t[8] = sel[8] & v_tail_8[0];
-        col_w[9] = sel[9] & w_of_9[0];
+        col_n[9] = sel[9] & v_next_9[0];
         col_t[9] = sel[9] & v_tail_9[0];
-        col_w[10] = sel[10] & w_of_10[0];
+        col_n[10] = sel[10] & v_next_10[0];
         col_t[10] = sel[10] & v_tail_10[0];
-        col_w[11] = sel[11] & w_of_11[0];
+        col_n[11] = sel[11] & v_next_11[0];
         col_t[11] = sel[11] & v_tail_11[0];
-        col_w[12] = sel[12] & w_of_12[0];
+        col_n[12] = sel[12] & v_next_12[0];
         col_t[12] = sel[12] & v_tail_12[0];
-        col_w[13] = sel[13] & w_of_13[0];
+        col_n[13] = sel[13] & v_next_13[0];
         col_t[13] = sel[13] & v_tail_13[0];
-        col_w[14] = sel[14] & w_of_14[0];
+        col_n[14] = sel[14] & v_next_14[0];
         col_t[14] = sel[14] & v_tail_14[0];
-        col_w[15] = sel[15] & w_of_15[0];
+        col_n[15] = sel[15] & v_next_15[0];
         col_t[15] = sel[15] & v_tail_15[0];
-        col_w[16] = sel[16] & w_of_16[0];
+        col_n[16] = sel[16] & v_next_16[0];
         col_t[16] = sel[16] & v_tail_16[0];
-        col_w[17] = sel[17] & w_of_17[0];
+        col_n[17] = sel[17] & v_next_17[0];
         col_t[17] = sel[17] & v_tail_17[0];
-        col_w[18] = sel[18] & w_of_18[0];
+        col_n[18] = sel[18] & v_next_18[0];
         col_t[18] = sel[18] & v_tail_18[0];
-        col_w[19] = sel[19] & w_of_19[0];
+        col_n[19] = sel[19] & v_next_19[0];
         col_t[19] = sel[19] & v_tail_19[0];
-        col_w[20] = sel[20] & w_of_20[0];
+        col_n[20] = sel[20] & v_next_20[0];
         col_t[20] = sel[20] & v_tail_20[0];
-        col_w[21] = sel[21] & w_of_21[0];
+        col_n[21] = sel[21] & v_next_21[0];
         col_t[21] = sel[21] & v_tail_21[0];
-        col_w[22] = sel[22] & w_of_22[0];
+        col_n[22] = sel[22] & v_next_22[0];
         col_t[22] = sel[22] & v_tail_22[0];
-        col_w[23] = sel[23] & w_of_23[0];
+        col_n[23] = sel[23] & v_next_23[0];
         col_t[23] = sel[23] & v_tail_23[0];
-        col_w[24] = sel[24] & w_of_24[0];
+        col_n[24] = sel[24] & v_next_24[0];
         col_t[24] = sel[24] & v_tail_24[0];
-        col_w[25] = sel[25] & w_of_25[0];
+        col_n[25] = sel[25] & v_next_25[0];
         col_t[25] = sel[25] & v_tail_25[0];
-        col_w[26] = sel[26] & w_of_26[0];
+        col_n[26] = sel[26] & v_next_26[0];
         col_t[26] = sel[26] & v_tail_26[0];
-        col_w[27] = sel[27] & w_of_27[0];
+        col_n[27] = sel[27] & v_next_27[0];
         col_t[27] = sel[27] & v_tail_27[0];
-        w_sel[0] = |col_w;
+        next_sel[0] = |col_n;
         tail_sel[0] = |col_t;
-        col_w = zero_n;
+        col_n = zero_n;
         col_t = zero_n;
-        col_w[0] = sel[0] & w_of_0[1];
+        col_n[0] = sel[0] & v_next_0[1];
         col_t[0] = sel[0] & v_tail_0[1];
-        col_w[1] = sel[1] & w_of_1[1];
+        col_n[1] = sel[1] & v_next_1[1];
         col_t[1] = sel[1] & v_tail_1[1];
-        col_w[2] = sel[2] & w_of_2[1];
+        col_n[2] = sel[2] & v_next_2[1];
         col_t[2] = sel[2] & v_tail_2[1];
-        col_w[3] = sel[3] & w_of_3[1];
+        col_n[3] = sel[3] & v_next_3[1];
         col_t[3] = sel[3] & v_tail_3[1];
-        col_w[4] = sel[4] & w_of_4[1];
+        col_n[4] = sel[4] & v_next_4[1];
         col_t[4] = sel[4] & v_tail_4[1];
-        col_w[5] = sel[5] & w_of_5[1];
+        col_n[5] = sel[5] & v_next_5[1];
         col_t[5] = sel[5] & v_tail_5[1];
-        col_w[6] = sel[6] & w_of_6[1];
+        col_n[6] = sel[6] & v_next_6[1];
         col_t[6] = sel[6] & v_tail_6[1];
-        col_w[7] = sel[7] & w_of_7[1];
+        col_n[7] = sel[7] & v_next_7[1];
         col_t[7] = sel[7] & v_tail_7[1];
-        col_w[8] = sel[8] & w_of_8[1];
+        col_n[8] = sel[8] & v_next_8[1];
         col_t[8] = sel[8] & v_tail_8[1];
-        col_w[9] = sel[9] & w_of_9[1];
+        col_n[9] = sel[9] & v_next_9[1];
         col_t[9] = sel[9] & v_tail_9[1];
-        col_w[10] = sel[10] & w_of_10[1];
+        col_n[10] = sel[10] & v_next_10[1];
         col_t[10] = sel[10] & v_tail_10[1];
-        col_w[11] = sel[11] & w_of_11[1];
+        col_n[11] = sel[11] & v_next_11[1];
         col_t[11] = sel[11] & v_tail_11[1];
-        col_w[12] = sel[12] & w_of_12[1];
+        col_n[12] = sel[12] & v_next_12[1];
         col_t[12] = sel[12] & v_tail_12[1];
-        col_w[13] = sel[13] & w_of_13[1];
+        col_n[13] = sel[13] & v_next_13[1];
         col_t[13] = sel[13] & v_tail_13[1];
-        col_w[14] = sel[14] & w_of_14[1];
+        col_n[14] = sel[14] & v_next_14[1];
         col_t[14] = sel[14] & v_tail_14[1];
-        col_w[15] = sel[15] & w_of_15[1];
+        col_n[15] = sel[15] & v_next_15[1];
         col_t[15] = sel[15] & v_tail_15[1];
-        col_w[16] = sel[16] & w_of_16[1];
+        col_n[16] = sel[16] & v_next_16[1];
         col_t[16] = sel[16] & v_tail_16[1];
-        col_w[17] = sel[17] & w_of_17[1];
+        col_n[17] = sel[17] & v_next_17[1];
         col_t[17] = sel[17] & v_tail_17[1];
-        col_w[18] = sel[18] & w_of_18[1];
+        col_n[18] = sel[18] & v_next_18[1];
         col_t[18] = sel[18] & v_tail_18[1];
-        col_w[19] = sel[19] & w_of_19[1];
+        col_n[19] = sel[19] & v_next_19[1];
         col_t[19] = sel[19] & v_tail_19[1];
-        col_w[20] = sel[20] & w_of_20[1];
+        col_n[20] = sel[20] & v_next_20[1];
         col_t[20] = sel[20] & v_tail_20[1];
-        col_w[21] = sel[21] & w_of_21[1];
+        col_n[21] = sel[21] & v_next_21[1];
         col_t[21] = sel[21] & v_tail_21[1];
-        col_w[22] = sel[22] & w_of_22[1];
+        col_n[22] = sel[22] & v_next_22[1];
         col_t[22] = sel[22] & v_tail_22[1];
-        col_w[23] = sel[23] & w_of_23[1];
+        col_n[23] = sel[23] & v_next_23[1];
         col_t[23] = sel[23] & v_tail_23[1];
-        col_w[24] = sel[24] & w_of_24[1];
+        col_n[24] = sel[24] & v_next_24[1];
         col_t[24] = sel[24] & v_tail_24[1];
-        col_w[25] = sel[25] & w_of_25[1];
+        col_n[25] = sel[25] & v_next_25[1];
         col_t[25] = sel[25] & v_tail_25[1];
-        col_w[26] = sel[26] & w_of_26[1];
+        col_n[26] = sel[26] & v_next_26[1];
         col_t[26] = sel[26] & v_tail_26[1];
-        col_w[27] = sel[27] & w_of_27[1];
+        col_n[27] = sel[27] & v_next_27[1];
         col_t[27] = sel[27] & v_tail_27[1];
-        w_sel[1] = |col_w;
+        next_sel[1] = |col_n;
         tail_sel[1] = |col_t;
-        col_w = zero_n;
+        col_n = zero_n;
         col_t = zero_n;
-        col_w[0] = sel[0] & w_of_0[2];
+        col_n[0] = sel[0] & v_next_0[2];
         col_t[0] = sel[0] & v_tail_0[2];
-        col_w[1] = sel[1] & w_of_1[2];
+        col_n[1] = sel[1] & v_next_1[2];
         col_t[1] = sel[1] & v_tail_1[2];
-        col_w[2] = sel[2] & w_of_2[2];
+        col_n[2] = sel[2] & v_next_2[2];
         col_t[2] = sel[2] & v_tail_2[2];
-        col_w[3] = sel[3] & w_of_3[2];
+        col_n[3] = sel[3] & v_next_3[2];
         col_t[3] = sel[3] & v_tail_3[2];
-        col_w[4] = sel[4] & w_of_4[2];
+        col_n[4] = sel[4] & v_next_4[2];
         col_t[4] = sel[4] & v_tail_4[2];
-        col_w[5] = sel[5] & w_of_5[2];
+        col_n[5] = sel[5] & v_next_5[2];
         col_t[5] = sel[5] & v_tail_5[2];
-        col_w[6] = sel[6] & w_of_6[2];
+        col_n[6] = sel[6] & v_next_6[2];
         col_t[6] = sel[6] & v_tail_6[2];
-        col_w[7] = sel[7] & w_of_7[2];
+        col_n[7] = sel[7] & v_next_7[2];
         col_t[7] = sel[7] & v_tail_7[2];
-        col_w[8] = sel[8] & w_of_8[2];
+        col_n[8] = sel[8] & v_next_8[2];
         col_t[8] = sel[8] & v_tail_8[2];
-        col_w[9] = sel[9] & w_of_9[2];
+        col_n[9] = sel[9] & v_next_9[2];
         col_t[9] = sel[9] & v_tail_9[2];
-        col_w[10] = sel[10] & w_of_10[2];
+        col_n[10] = sel[10] & v_next_10[2];
         col_t[10] = sel[10] & v_tail_10[2];
-        col_w[11] = sel[11] & w_of_11[2];
+        col_n[11] = sel[11] & v_next_11[2];
         col_t[11] = sel[11] & v_tail_11[2];
-        col_w[12] = sel[12] & w_of_12[2];
+        col_n[12] = sel[12] & v_next_12[2];
         col_t[12] = sel[12] & v_tail_12[2];
-        col_w[13] = sel[13] & w_of_13[2];
+        col_n[13] = sel[13] & v_next_13[2];
         col_t[13] = sel[13] & v_tail_13[2];
-        col_w[14] = sel[14] & w_of_14[2];
+        col_n[14] = sel[14] & v_next_14[2];
         col_t[14] = sel[14] & v_tail_14[2];
-        col_w[15] = sel[15] & w_of_15[2];
+        col_n[15] = sel[15] & v_next_15[2];
         col_t[15] = sel[15] & v_tail_15[2];
-        col_w[16] = sel[16] & w_of_16[2];
+        col_n[16] = sel[16] & v_next_16[2];
         col_t[16] = sel[16] & v_tail_16[2];
-        col_w[17] = sel[17] & w_of_17[2];
+        col_n[17] = sel[17] & v_next_17[2];
         col_t[17] = sel[17] & v_tail_17[2];
-        col_w[18] = sel[18] & w_of_18[2];
+        col_n[18] = sel[18] & v_next_18[2];
         col_t[18] = sel[18] & v_tail_18[2];
-        col_w[19] = sel[19] & w_of_19[2];
+        col_n[19] = sel[19] & v_next_19[2];
         col_t[19] = sel[19] & v_tail_19[2];
-        col_w[20] = sel[20] & w_of_20[2];
+        col_n[20] = sel[20] & v_next_20[2];
         col_t[20] = sel[20] & v_tail_20[2];
-        col_w[21] = sel[21] & w_of_21[2];
+        col_n[21] = sel[21] & v_next_21[2];
         col_t[21] = sel[21] & v_tail_21[2];
-        col_w[22] = sel[22] & w_of_22[2];
+        col_n[22] = sel[22] & v_next_22[2];
         col_t[22] = sel[22] & v_tail_22[2];
-        col_w[23] = sel[23] & w_of_23[2];
+        col_n[23] = sel[23] & v_next_23[2];
         col_t[23] = sel[23] & v_tail_23[2];
-        col_w[24] = sel[24] & w_of_24[2];
+        col_n[24] = sel[24] & v_next_24[2];
         col_t[24] = sel[24] & v_tail_24[2];
-        col_w[25] = sel[25] & w_of_25[2];
+        col_n[25] = sel[25] & v_next_25[2];
         col_t[25] = sel[25] & v_tail_25[2];
-        col_w[26] = sel[26] & w_of_26[2];
+        col_n[26] = sel[26] & v_next_26[2];
         col_t[26] = sel[26] & v_tail_26[2];
-        col_w[27] = sel[27] & w_of_27[2];
+        col_n[27] = sel[27] & v_next_27[2];
         col_t[27] = sel[27] & v_tail_27[2];
-        w_sel[2] = |col_w;
+        next_sel[2] = |col_n;
         tail_sel[2] = |col_t;
-        col_w = zero_n;
+        col_n = zero_n;
         col_t = zero_n;
-        col_w[0] = sel[0] & w_of_0[3];
+        col_n[0] = sel[0] & v_next_0[3];
         col_t[0] = sel[0] & v_tail_0[3];
-        col_w[1] = sel[1] & w_of_1[3];
+        col_n[1] = sel[1] & v_next_1[3];
         col_t[1] = sel[1] & v_tail_1[3];
-        col_w[2] = sel[2] & w_of_2[3];
+        col_n[2] = sel[2] & v_next_2[3];
         col_t[2] = sel[2] & v_tail_2[3];
-        col_w[3] = sel[3] & w_of_3[3];
+        col_n[3] = sel[3] & v_next_3[3];
         col_t[3] = sel[3] & v_tail_3[3];
-        col_w[4] = sel[4] & w_of_4[3];
+        col_n[4] = sel[4] & v_next_4[3];
         col_t[4] = sel[4] & v_tail_4[3];
-        col_w[5] = sel[5] & w_of_5[3];
+        col_n[5] = sel[5] & v_next_5[3];
         col_t[5] = sel[5] & v_tail_5[3];
-        col_w[6] = sel[6] & w_of_6[3];
+        col_n[6] = sel[6] & v_next_6[3];
         col_t[6] = sel[6] & v_tail_6[3];
-        col_w[7] = sel[7] & w_of_7[3];
+        col_n[7] = sel[7] & v_next_7[3];
         col_t[7] = sel[7] & v_tail_7[3];
-        col_w[8] = sel[8] & w_of_8[3];
+        col_n[8] = sel[8] & v_next_8[3];
         col_t[8] = sel[8] & v_tail_8[3];
-        col_w[9] = sel[9] & w_of_9[3];
+        col_n[9] = sel[9] & v_next_9[3];
         col_t[9] = sel[9] & v_tail_9[3];
-        col_w[10] = sel[10] & w_of_10[3];
+        col_n[10] = sel[10] & v_next_10[3];
         col_t[10] = sel[10] & v_tail_10[3];
-        col_w[11] = sel[11] & w_of_11[3];
+        col_n[11] = sel[11] & v_next_11[3];
         col_t[11] = sel[11] & v_tail_11[3];
-        col_w[12] = sel[12] & w_of_12[3];
+        col_n[12] = sel[12] & v_next_12[3];
         col_t[12] = sel[12] & v_tail_12[3];
-        col_w[13] = sel[13] & w_of_13[3];
+        col_n[13] = sel[13] & v_next_13[3];
         col_t[13] = sel[13] & v_tail_13[3];
-        col_w[14] = sel[14] & w_of_14[3];
+        col_n[14] = sel[14] & v_next_14[3];
         col_t[14] = sel[14] & v_tail_14[3];
-        col_w[15] = sel[15] & w_of_15[3];
+        col_n[15] = sel[15] & v_next_15[3];
         col_t[15] = sel[15] & v_tail_15[3];
-        col_w[16] = sel[16] & w_of_16[3];
+        col_n[16] = sel[16] & v_next_16[3];
         col_t[16] = sel[16] & v_tail_16[3];
-        col_w[17] = sel[17] & w_of_17[3];
+        col_n[17] = sel[17] & v_next_17[3];
         col_t[17] = sel[17] & v_tail_17[3];
-        col_w[18] = sel[18] & w_of_18[3];
+        col_n[18] = sel[18] & v_next_18[3];
         col_t[18] = sel[18] & v_tail_18[3];
-        col_w[19] = sel[19] & w_of_19[3];
+        col_n[19] = sel[19] & v_next_19[3];
         col_t[19] = sel[19] & v_tail_19[3];
-        col_w[20] = sel[20] & w_of_20[3];
+        col_n[20] = sel[20] & v_next_20[3];
         col_t[20] = sel[20] & v_tail_20[3];
-        col_w[21] = sel[21] & w_of_21[3];
+        col_n[21] = sel[21] & v_next_21[3];
         col_t[21] = sel[21] & v_tail_21[3];
-        col_w[22] = sel[22] & w_of_22[3];
+        col_n[22] = sel[22] & v_next_22[3];
         col_t[22] = sel[22] & v_tail_22[3];
-        col_w[23] = sel[23] & w_of_23[3];
+        col_n[23] = sel[23] & v_next_23[3];
         col_t[23] = sel[23] & v_tail_23[3];
-        col_w[24] = sel[24] & w_of_24[3];
+        col_n[24] = sel[24] & v_next_24[3];
         col_t[24] = sel[24] & v_tail_24[3];
-        col_w[25] = sel[25] & w_of_25[3];
+        col_n[25] = sel[25] & v_next_25[3];
         col_t[25] = sel[25] & v_tail_25[3];
-        col_w[26] = sel[26] & w_of_26[3];
+        col_n[26] = sel[26] & v_next_26[3];
         col_t[26] = sel[26] & v_tail_26[3];
-        col_w[27] = sel[27] & w_of_27[3];
+        col_n[27] = sel[27] & v_next_27[3];
         col_t[27] = sel[27] & v_tail_27[3];
-        w_sel[3] = |col_w;
+        next_sel[3] = |col_n;
         tail_sel[3] = |col_t;
-        col_w = zero_n;
+        col_n = zero_n;
         col_t = zero_n;
-        col_w[0] = sel[0] & w_of_0[4];
+        col_n[0] = sel[0] & v_next_0[4];
         col_t[0] = sel[0] & v_tail_0[4];
-        col_w[1] = sel[1] & w_of_1[4];
+        col_n[1] = sel[1] & v_next_1[4];
         col_t[1] = sel[1] & v_tail_1[4];
-        col_w[2] = sel[2] & w_of_2[4];
+        col_n[2] = sel[2] & v_next_2[4];
         col_t[2] = sel[2] & v_tail_2[4];
-        col_w[3] = sel[3] & w_of_3[4];
+        col_n[3] = sel[3] & v_next_3[4];
         col_t[3] = sel[3] & v_tail_3[4];
-        col_w[4] = sel[4] & w_of_4[4];
+        col_n[4] = sel[4] & v_next_4[4];
         col_t[4] = sel[4] & v_tail_4[4];
-        col_w[5] = sel[5] & w_of_5[4];
+        col_n[5] = sel[5] & v_next_5[4];
         col_t[5] = sel[5] & v_tail_5[4];
-        col_w[6] = sel[6] & w_of_6[4];
+        col_n[6] = sel[6] & v_next_6[4];
         col_t[6] = sel[6] & v_tail_6[4];
-        col_w[7] = sel[7] & w_of_7[4];
+        col_n[7] = sel[7] & v_next_7[4];
         col_t[7] = sel[7] & v_tail_7[4];
-        col_w[8] = sel[8] & w_of_8[4];
+        col_n[8] = sel[8] & v_next_8[4];
         col_t[8] = sel[8] & v_tail_8[4];
-        col_w[9] = sel[9] & w_of_9[4];
+        col_n[9] = sel[9] & v_next_9[4];
         col_t[9] = sel[9] & v_tail_9[4];
-        col_w[10] = sel[10] & w_of_10[4];
+        col_n[10] = sel[10] & v_next_10[4];
         col_t[10] = sel[10] & v_tail_10[4];
-        col_w[11] = sel[11] & w_of_11[4];
+        col_n[11] = sel[11] & v_next_11[4];
         col_t[11] = sel[11] & v_tail_11[4];
-        col_w[12] = sel[12] & w_of_12[4];
+        col_n[12] = sel[12] & v_next_12[4];
         col_t[12] = sel[12] & v_tail_12[4];
-        col_w[13] = sel[13] & w_of_13[4];
+        col_n[13] = sel[13] & v_next_13[4];
         col_t[13] = sel[13] & v_tail_13[4];
-        col_w[14] = sel[14] & w_of_14[4];
+        col_n[14] = sel[14] & v_next_14[4];
         col_t[14] = sel[14] & v_tail_14[4];
-        col_w[15] = sel[15] & w_of_15[4];
+        col_n[15] = sel[15] & v_next_15[4];
         col_t[15] = sel[15] & v_tail_15[4];
-        col_w[16] = sel[16] & w_of_16[4];
+        col_n[16] = sel[16] & v_next_16[4];
         col_t[16] = sel[16] & v_tail_16[4];
-        col_w[17] = sel[17] & w_of_17[4];
+        col_n[17] = sel[17] & v_next_17[4];
         col_t[17] = sel[17] & v_tail_17[4];
-        col_w[18] = sel[18] & w_of_18[4];
+        col_n[18] = sel[18] & v_next_18[4];
         col_t[18] = sel[18] & v_tail_18[4];
-        col_w[19] = sel[19] & w_of_19[4];
+        col_n[19] = sel[19] & v_next_19[4];
         col_t[19] = sel[19] & v_tail_19[4];
-        col_w[20] = sel[20] & w_of_20[4];
+        col_n[20] = sel[20] & v_next_20[4];
         col_t[20] = sel[20] & v_tail_20[4];
-        col_w[21] = sel[21] & w_of_21[4];
+        col_n[21] = sel[21] & v_next_21[4];
         col_t[21] = sel[21] & v_tail_21[4];
-        col_w[22] = sel[22] & w_of_22[4];
+        col_n[22] = sel[22] & v_next_22[4];
         col_t[22] = sel[22] & v_tail_22[4];
-        col_w[23] = sel[23] & w_of_23[4];
+        col_n[23] = sel[23] & v_next_23[4];
         col_t[23] = sel[23] & v_tail_23[4];
-        col_w[24] = sel[24] & w_of_24[4];
+        col_n[24] = sel[24] & v_next_24[4];
         col_t[24] = sel[24] & v_tail_24[4];
-        col_w[25] = sel[25] & w_of_25[4];
+        col_n[25] = sel[25] & v_next_25[4];
         col_t[25] = sel[25] & v_tail_25[4];
-        col_w[26] = sel[26] & w_of_26[4];
+        col_n[26] = sel[26] & v_next_26[4];
         col_t[26] = sel[26] & v_tail_26[4];
-        col_w[27] = sel[27] & w_of_27[4];
+        col_n[27] = sel[27] & v_next_27[4];
         col_t[27] = sel[27] & v_tail_27[4];
-        w_sel[4] = |col_w;
+        next_sel[4] = |col_n;
         tail_sel[4] = |col_t;
-        col_w = zero_n;
+        col_n = zero_n;
         col_t = zero_n;
-        col_w[0] = sel[0] & w_of_0[5];
+        col_n[0] = sel[0] & v_next_0[5];
         col_t[0] = sel[0] & v_tail_0[5];
-        col_w[1] = sel[1] & w_of_1[5];
+        col_n[1] = sel[1] & v_next_1[5];
         col_t[1] = sel[1] & v_tail_1[5];
-        col_w[2] = sel[2] & w_of_2[5];
+        col_n[2] = sel[2] & v_next_2[5];
         col_t[2] = sel[2] & v_tail_2[5];
-        col_w[3] = sel[3] & w_of_3[5];
+        col_n[3] = sel[3] & v_next_3[5];
         col_t[3] = sel[3] & v_tail_3[5];
-        col_w[4] = sel[4] & w_of_4[5];
+        col_n[4] = sel[4] & v_next_4[5];
         col_t[4] = sel[4] & v_tail_4[5];
-        col_w[5] = sel[5] & w_of_5[5];
+        col_n[5] = sel[5] & v_next_5[5];
         col_t[5] = sel[5] & v_tail_5[5];
-        col_w[6] = sel[6] & w_of_6[5];
+        col_n[6] = sel[6] & v_next_6[5];
         col_t[6] = sel[6] & v_tail_6[5];
-        col_w[7] = sel[7] & w_of_7[5];
+        col_n[7] = sel[7] & v_next_7[5];
         col_t[7] = sel[7] & v_tail_7[5];
-        col_w[8] = sel[8] & w_of_8[5];
+        col_n[8] = sel[8] & v_next_8[5];
         col_t[8] = sel[8] & v_tail_8[5];
-        col_w[9] = sel[9] & w_of_9[5];
+        col_n[9] = sel[9] & v_next_9[5];
         col_t[9] = sel[9] & v_tail_9[5];
-        col_w[10] = sel[10] & w_of_10[5];
+        col_n[10] = sel[10] & v_next_10[5];
         col_t[10] = sel[10] & v_tail_10[5];
-        col_w[11] = sel[11] & w_of_11[5];
+        col_n[11] = sel[11] & v_next_11[5];
         col_t[11] = sel[11] & v_tail_11[5];
-        col_w[12] = sel[12] & w_of_12[5];
+        col_n[12] = sel[12] & v_next_12[5];
         col_t[12] = sel[12] & v_tail_12[5];
-        col_w[13] = sel[13] & w_of_13[5];
+        col_n[13] = sel[13] & v_next_13[5];
         col_t[13] = sel[13] & v_tail_13[5];
-        col_w[14] = sel[14] & w_of_14[5];
+        col_n[14] = sel[14] & v_next_14[5];
         col_t[14] = sel[14] & v_tail_14[5];
-        col_w[15] = sel[15] & w_of_15[5];
+        col_n[15] = sel[15] & v_next_15[5];
         col_t[15] = sel[15] & v_tail_15[5];
-        col_w[16] = sel[16] & w_of_16[5];
+        col_n[16] = sel[16] & v_next_16[5];
         col_t[16] = sel[16] & v_tail_16[5];
-        col_w[17] = sel[17] & w_of_17[5];
+        col_n[17] = sel[17] & v_next_17[5];
         col_t[17] = sel[17] & v_tail_17[5];
-        col_w[18] = sel[18] & w_of_18[5];
+        col_n[18] = sel[18] & v_next_18[5];
         col_t[18] = sel[18] & v_tail_18[5];
-        col_w[19] = sel[19] & w_of_19[5];
+        col_n[19] = sel[19] & v_next_19[5];
         col_t[19] = sel[19] & v_tail_19[5];
-        col_w[20] = sel[20] & w_of_20[5];
+        col_n[20] = sel[20] & v_next_20[5];
         col_t[20] = sel[20] & v_tail_20[5];
-        col_w[21] = sel[21] & w_of_21[5];
+        col_n[21] = sel[21] & v_next_21[5];
         col_t[21] = sel[21] & v_tail_21[5];
-        col_w[22] = sel[22] & w_of_22[5];
+        col_n[22] = sel[22] & v_next_22[5];
         col_t[22] = sel[22] & v_tail_22[5];
-        col_w[23] = sel[23] & w_of_23[5];
+        col_n[23] = sel[23] & v_next_23[5];
         col_t[23] = sel[23] & v_tail_23[5];
-        col_w[24] = sel[24] & w_of_24[5];
+        col_n[24] = sel[24] & v_next_24[5];
         col_t[24] = sel[24] & v_tail_24[5];
-        col_w[25] = sel[25] & w_of_25[5];
+        col_n[25] = sel[25] & v_next_25[5];
         col_t[25] = sel[25] & v_tail_25[5];
-        col_w[26] = sel[26] & w_of_26[5];
+        col_n[26] = sel[26] & v_next_26[5];
         col_t[26] = sel[26] & v_tail_26[5];
-        col_w[27] = sel[27] & w_of_27[5];
+        col_n[27] = sel[27] & v_next_27[5];
         col_t[27] = sel[27] & v_tail_27[5];
-        w_sel[5] = |col_w;
+        next_sel[5] = |col_n;
         tail_sel[5] = |col_t;
-        col_w = zero_n;
+        col_n = zero_n;
         col_t = zero_n;
-        col_w[0] = sel[0] & w_of_0[6];
+        col_n[0] = sel[0] & v_next_0[6];
         col_t[0] = sel[0] & v_tail_0[6];
-        col_w[1] = sel[1] & w_of_1[6];
+        col_n[1] = sel[1] & v_next_1[6];
         col_t[1] = sel[1] & v_tail_1[6];
-        col_w[2] = sel[2] & w_of_2[6];
+        col_n[2] = sel[2] & v_next_2[6];
         col_t[2] = sel[2] & v_tail_2[6];
-        col_w[3] = sel[3] & w_of_3[6];
+        col_n[3] = sel[3] & v_next_3[6];
         col_t[3] = sel[3] & v_tail_3[6];
-        col_w[4] = sel[4] & w_of_4[6];
+        col_n[4] = sel[4] & v_next_4[6];
         col_t[4] = sel[4] & v_tail_4[6];
-        col_w[5] = sel[5] & w_of_5[6];
+        col_n[5] = sel[5] & v_next_5[6];
         col_t[5] = sel[5] & v_tail_5[6];
-        col_w[6] = sel[6] & w_of_6[6];
+        col_n[6] = sel[6] & v_next_6[6];
         col_t[6] = sel[6] & v_tail_6[6];
-        col_w[7] = sel[7] & w_of_7[6];
+        col_n[7] = sel[7] & v_next_7[6];
         col_t[7] = sel[7] & v_tail_7[6];
-        col_w[8] = sel[8] & w_of_8[6];
+        col_n[8] = sel[8] & v_next_8[6];
         col_t[8] = sel[8] & v_tail_8[6];
-        col_w[9] = sel[9] & w_of_9[6];
+        col_n[9] = sel[9] & v_next_9[6];
         col_t[9] = sel[9] & v_tail_9[6];
-        col_w[10] = sel[10] & w_of_10[6];
+        col_n[10] = sel[10] & v_next_10[6];
         col_t[10] = sel[10] & v_tail_10[6];
-        col_w[11] = sel[11] & w_of_11[6];
+        col_n[11] = sel[11] & v_next_11[6];
         col_t[11] = sel[11] & v_tail_11[6];
-        col_w[12] = sel[12] & w_of_12[6];
+        col_n[12] = sel[12] & v_next_12[6];
         col_t[12] = sel[12] & v_tail_12[6];
-        col_w[13] = sel[13] & w_of_13[6];
+        col_n[13] = sel[13] & v_next_13[6];
         col_t[13] = sel[13] & v_tail_13[6];
-        col_w[14] = sel[14] & w_of_14[6];
+        col_n[14] = sel[14] & v_next_14[6];
         col_t[14] = sel[14] & v_tail_14[6];
-        col_w[15] = sel[15] & w_of_15[6];
+        col_n[15] = sel[15] & v_next_15[6];
         col_t[15] = sel[15] & v_tail_15[6];
-        col_w[16] = sel[16] & w_of_16[6];
+        col_n[16] = sel[16] & v_next_16[6];
         col_t[16] = sel[16] & v_tail_16[6];
-        col_w[17] = sel[17] & w_of_17[6];
+        col_n[17] = sel[17] & v_next_17[6];
         col_t[17] = sel[17] & v_tail_17[6];
-        col_w[18] = sel[18] & w_of_18[6];
+        col_n[18] = sel[18] & v_next_18[6];
         col_t[18] = sel[18] & v_tail_18[6];
-        col_w[19] = sel[19] & w_of_19[6];
+        col_n[19] = sel[19] & v_next_19[6];
         col_t[19] = sel[19] & v_tail_19[6];
-        col_w[20] = sel[20] & w_of_20[6];
+        col_n[20] = sel[20] & v_next_20[6];
         col_t[20] = sel[20] & v_tail_20[6];
-        col_w[21] = sel[21] & w_of_21[6];
+        col_n[21] = sel[21] & v_next_21[6];
         col_t[21] = sel[21] & v_tail_21[6];
-        col_w[22] = sel[22] & w_of_22[6];
+        col_n[22] = sel[22] & v_next_22[6];
         col_t[22] = sel[22] & v_tail_22[6];
-        col_w[23] = sel[23] & w_of_23[6];
+        col_n[23] = sel[23] & v_next_23[6];
         col_t[23] = sel[23] & v_tail_23[6];
-        col_w[24] = sel[24] & w_of_24[6];
+        col_n[24] = sel[24] & v_next_24[6];
         col_t[24] = sel[24] & v_tail_24[6];
-        col_w[25] = sel[25] & w_of_25[6];
+        col_n[25] = sel[25] & v_next_25[6];
         col_t[25] = sel[25] & v_tail_25[6];
-        col_w[26] = sel[26] & w_of_26[6];
+        col_n[26] = sel[26] & v_next_26[6];
         col_t[26] = sel[26] & v_tail_26[6];
-        col_w[27] = sel[27] & w_of_27[6];
+        col_n[27] = sel[27] & v_next_27[6];
         col_t[27] = sel[27] & v_tail_27[6];
-        w_sel[6] = |col_w;
+        next_sel[6] = |col_n;
         tail_sel[6] = |col_t;
-        col_w = zero_n;
+        col_n = zero_n;
         col_t = zero_n;
-        col_w[0] = sel[0] & w_of_0[7];
+        col_n[0] = sel[0] & v_next_0[7];
         col_t[0] = sel[0] & v_tail_0[7];
-        col_w[1] = sel[1] & w_of_1[7];
+        col_n[1] = sel[1] & v_next_1[7];
         col_t[1] = sel[1] & v_tail_1[7];
-        col_w[2] = sel[2] & w_of_2[7];
+        col_n[2] = sel[2] & v_next_2[7];
         col_t[2] = sel[2] & v_tail_2[7];
-        col_w[3] = sel[3] & w_of_3[7];
+        col_n[3] = sel[3] & v_next_3[7];
         col_t[3] = sel[3] & v_tail_3[7];
-        col_w[4] = sel[4] & w_of_4[7];
+        col_n[4] = sel[4] & v_next_4[7];
         col_t[4] = sel[4] & v_tail_4[7];
-        col_w[5] = sel[5] & w_of_5[7];
+        col_n[5] = sel[5] & v_next_5[7];
         col_t[5] = sel[5] & v_tail_5[7];
-        col_w[6] = sel[6] & w_of_6[7];
+        col_n[6] = sel[6] & v_next_6[7];
         col_t[6] = sel[6] & v_tail_6[7];
-        col_w[7] = sel[7] & w_of_7[7];
+        col_n[7] = sel[7] & v_next_7[7];
         col_t[7] = sel[7] & v_tail_7[7];
-        col_w[8] = sel[8] & w_of_8[7];
+        col_n[8] = sel[8] & v_next_8[7];
         col_t[8] = sel[8] & v_tail_8[7];
-        col_w[9] = sel[9] & w_of_9[7];
+        col_n[9] = sel[9] & v_next_9[7];
         col_t[9] = sel[9] & v_tail_9[7];
-        col_w[10] = sel[10] & w_of_10[7];
+        col_n[10] = sel[10] & v_next_10[7];
         col_t[10] = sel[10] & v_tail_10[7];
-        col_w[11] = sel[11] & w_of_11[7];
+        col_n[11] = sel[11] & v_next_11[7];
         col_t[11] = sel[11] & v_tail_11[7];
-        col_w[12] = sel[12] & w_of_12[7];
+        col_n[12] = sel[12] & v_next_12[7];
         col_t[12] = sel[12] & v_tail_12[7];
-        col_w[13] = sel[13] & w_of_13[7];
+        col_n[13] = sel[13] & v_next_13[7];
         col_t[13] = sel[13] & v_tail_13[7];
-        col_w[14] = sel[14] & w_of_14[7];
+        col_n[14] = sel[14] & v_next_14[7];
         col_t[14] = sel[14] & v_tail_14[7];
-        col_w[15] = sel[15] & w_of_15[7];
+        col_n[15] = sel[15] & v_next_15[7];
         col_t[15] = sel[15] & v_tail_15[7];
-        col_w[16] = sel[16] & w_of_16[7];
+        col_n[16] = sel[16] & v_next_16[7];
         col_t[16] = sel[16] & v_tail_16[7];
-        col_w[17] = sel[17] & w_of_17[7];
+        col_n[17] = sel[17] & v_next_17[7];
         col_t[17] = sel[17] & v_tail_17[7];
-        col_w[18] = sel[18] & w_of_18[7];
+        col_n[18] = sel[18] & v_next_18[7];
         col_t[18] = sel[18] & v_tail_18[7];
-        col_w[19] = sel[19] & w_of_19[7];
+        col_n[19] = sel[19] & v_next_19[7];
         col_t[19] = sel[19] & v_tail_19[7];
-        col_w[20] = sel[20] & w_of_20[7];
+        col_n[20] = sel[20] & v_next_20[7];
         col_t[20] = sel[20] & v_tail_20[7];
-        col_w[21] = sel[21] & w_of_21[7];
+        col_n[21] = sel[21] & v_next_21[7];
         col_t[21] = sel[21] & v_tail_21[7];
-        col_w[22] = sel[22] & w_of_22[7];
+        col_n[22] = sel[22] & v_next_22[7];
         col_t[22] = sel[22] & v_tail_22[7];
-        col_w[23] = sel[23] & w_of_23[7];
+        col_n[23] = sel[23] & v_next_23[7];
         col_t[23] = sel[23] & v_tail_23[7];
-        col_w[24] = sel[24] & w_of_24[7];
+        col_n[24] = sel[24] & v_next_24[7];
         col_t[24] = sel[24] & v_tail_24[7];
-        col_w[25] = sel[25] & w_of_25[7];
+        col_n[25] = sel[25] & v_next_25[7];
         col_t[25] = sel[25] & v_tail_25[7];
-        col_w[26] = sel[26] & w_of_26[7];
+        col_n[26] = sel[26] & v_next_26[7];
         col_t[26] = sel[26] & v_tail_26[7];
-        col_w[27] = sel[27] & w_of_27[7];
+        col_n[27] = sel[27] & v_next_27[7];
         col_t[27] = sel[27] & v_tail_27[7];
-        w_sel[7] = |col_w;
+        next_sel[7] = |col_n;
         tail_sel[7] = |col_t;
-        col_w = zero_n;
+        col_n = zero_n;
         col_t = zero_n;
-        col_w[0] = sel[0] & w_of_0[8];
+        col_n[0] = sel[0] & v_next_0[8];
         col_t[0] = sel[0] & v_tail_0[8];
-        col_w[1] = sel[1] & w_of_1[8];
+        col_n[1] = sel[1] & v_next_1[8];
         col_t[1] = sel[1] & v_tail_1[8];
-        col_w[2] = sel[2] & w_of_2[8];
+        col_n[2] = sel[2] & v_next_2[8];
         col_t[2] = sel[2] & v_tail_2[8];
-        col_w[3] = sel[3] & w_of_3[8];
+        col_n[3] = sel[3] & v_next_3[8];
         col_t[3] = sel[3] & v_tail_3[8];
-        col_w[4] = sel[4] & w_of_4[8];
+        col_n[4] = sel[4] & v_next_4[8];
         col_t[4] = sel[4] & v_tail_4[8];
-        col_w[5] = sel[5] & w_of_5[8];
+        col_n[5] = sel[5] & v_next_5[8];
         col_t[5] = sel[5] & v_tail_5[8];
-        col_w[6] = sel[6] & w_of_6[8];
+        col_n[6] = sel[6] & v_next_6[8];
         col_t[6] = sel[6] & v_tail_6[8];
-        col_w[7] = sel[7] & w_of_7[8];
+        col_n[7] = sel[7] & v_next_7[8];
         col_t[7] = sel[7] & v_tail_7[8];
-        col_w[8] = sel[8] & w_of_8[8];
+        col_n[8] = sel[8] & v_next_8[8];
         col_t[8] = sel[8] & v_tail_8[8];
-        col_w[9] = sel[9] & w_of_9[8];
+        col_n[9] = sel[9] & v_next_9[8];
         col_t[9] = sel[9] & v_tail_9[8];
-        col_w[10] = sel[10] & w_of_10[8];
+        col_n[10] = sel[10] & v_next_10[8];
         col_t[10] = sel[10] & v_tail_10[8];
-        col_w[11] = sel[11] & w_of_11[8];
+        col_n[11] = sel[11] & v_next_11[8];
         col_t[11] = sel[11] & v_tail_11[8];
-        col_w[12] = sel[12] & w_of_12[8];
+        col_n[12] = sel[12] & v_next_12[8];
         col_t[12] = sel[12] & v_tail_12[8];
-        col_w[13] = sel[13] & w_of_13[8];
+        col_n[13] = sel[13] & v_next_13[8];
         col_t[13] = sel[13] & v_tail_13[8];
-        col_w[14] = sel[14] & w_of_14[8];
+        col_n[14] = sel[14] & v_next_14[8];
         col_t[14] = sel[14] & v_tail_14[8];
-        col_w[15] = sel[15] & w_of_15[8];
+        col_n[15] = sel[15] & v_next_15[8];
         col_t[15] = sel[15] & v_tail_15[8];
-        col_w[16] = sel[16] & w_of_16[8];
+        col_n[16] = sel[16] & v_next_16[8];
         col_t[16] = sel[16] & v_tail_16[8];
-        col_w[17] = sel[17] & w_of_17[8];
+        col_n[17] = sel[17] & v_next_17[8];
         col_t[17] = sel[17] & v_tail_17[8];
-        col_w[18] = sel[18] & w_of_18[8];
+        col_n[18] = sel[18] & v_next_18[8];
         col_t[18] = sel[18] & v_tail_18[8];
-        col_w[19] = sel[19] & w_of_19[8];
+        col_n[19] = sel[19] & v_next_19[8];
         col_t[19] = sel[19] & v_tail_19[8];
-        col_w[20] = sel[20] & w_of_20[8];
+        col_n[20] = sel[20] & v_next_20[8];
         col_t[20] = sel[20] & v_tail_20[8];
-        col_w[21] = sel[21] & w_of_21[8];
+        col_n[21] = sel[21] & v_next_21[8];
         col_t[21] = sel[21] & v_tail_21[8];
-        col_w[22] = sel[22] & w_of_22[8];
+        col_n[22] = sel[22] & v_next_22[8];
         col_t[22] = sel[22] & v_tail_22[8];
-        col_w[23] = sel[23] & w_of_23[8];
+        col_n[23] = sel[23] & v_next_23[8];
         col_t[23] = sel[23] & v_tail_23[8];
-        col_w[24] = sel[24] & w_of_24[8];
+        col_n[24] = sel[24] & v_next_24[8];
         col_t[24] = sel[24] & v_tail_24[8];
-        col_w[25] = sel[25] & w_of_25[8];
+        col_n[25] = sel[25] & v_next_25[8];
         col_t[25] = sel[25] & v_tail_25[8];
-        col_w[26] = sel[26] & w_of_26[8];
+        col_n[26] = sel[26] & v_next_26[8];
         col_t[26] = sel[26] & v_tail_26[8];
-        col_w[27] = sel[27] & w_of_27[8];
+        col_n[27] = sel[27] & v_next_27[8];
         col_t[27] = sel[27] & v_tail_27[8];
-        w_sel[8] = |col_w;
+        next_sel[8] = |col_n;
         tail_sel[8] = |col_t;
-        col_w = zero_n;
+        col_n = zero_n;
         col_t = zero_n;
-        col_w[0] = sel[0] & w_of_0[9];
+        col_n[0] = sel[0] & v_next_0[9];
         col_t[0] = sel[0] & v_tail_0[9];
-        col_w[1] = sel[1] & w_of_1[9];
+        col_n[1] = sel[1] & v_next_1[9];
         col_t[1] = sel[1] & v_tail_1[9];
-        col_w[2] = sel[2] & w_of_2[9];
+        col_n[2] = sel[2] & v_next_2[9];
         col_t[2] = sel[2] & v_tail_2[9];
-        col_w[3] = sel[3] & w_of_3[9];
+        col_n[3] = sel[3] & v_next_3[9];
         col_t[3] = sel[3] & v_tail_3[9];
-        col_w[4] = sel[4] & w_of_4[9];
+        col_n[4] = sel[4] & v_next_4[9];
         col_t[4] = sel[4] & v_tail_4[9];
-        col_w[5] = sel[5] & w_of_5[9];
+        col_n[5] = sel[5] & v_next_5[9];
         col_t[5] = sel[5] & v_tail_5[9];
-        col_w[6] = sel[6] & w_of_6[9];
+        col_n[6] = sel[6] & v_next_6[9];
         col_t[6] = sel[6] & v_tail_6[9];
-        col_w[7] = sel[7] & w_of_7[9];
+        col_n[7] = sel[7] & v_next_7[9];
         col_t[7] = sel[7] & v_tail_7[9];
-        col_w[8] = sel[8] & w_of_8[9];
+        col_n[8] = sel[8] & v_next_8[9];
         col_t[8] = sel[8] & v_tail_8[9];
-        col_w[9] = sel[9] & w_of_9[9];
+        col_n[9] = sel[9] & v_next_9[9];
         col_t[9] = sel[9] & v_tail_9[9];
-        col_w[10] = sel[10] & w_of_10[9];
+        col_n[10] = sel[10] & v_next_10[9];
         col_t[10] = sel[10] & v_tail_10[9];
-        col_w[11] = sel[11] & w_of_11[9];
+        col_n[11] = sel[11] & v_next_11[9];
         col_t[11] = sel[11] & v_tail_11[9];
-        col_w[12] = sel[12] & w_of_12[9];
+        col_n[12] = sel[12] & v_next_12[9];
         col_t[12] = sel[12] & v_tail_12[9];
-        col_w[13] = sel[13] & w_of_13[9];
+        col_n[13] = sel[13] & v_next_13[9];
         col_t[13] = sel[13] & v_tail_13[9];
-        col_w[14] = sel[14] & w_of_14[9];
+        col_n[14] = sel[14] & v_next_14[9];
         col_t[14] = sel[14] & v_tail_14[9];
-        col_w[15] = sel[15] & w_of_15[9];
+        col_n[15] = sel[15] & v_next_15[9];
         col_t[15] = sel[15] & v_tail_15[9];
-        col_w[16] = sel[16] & w_of_16[9];
+        col_n[16] = sel[16] & v_next_16[9];
         col_t[16] = sel[16] & v_tail_16[9];
-        col_w[17] = sel[17] & w_of_17[9];
+        col_n[17] = sel[17] & v_next_17[9];
         col_t[17] = sel[17] & v_tail_17[9];
-        col_w[18] = sel[18] & w_of_18[9];
+        col_n[18] = sel[18] & v_next_18[9];
         col_t[18] = sel[18] & v_tail_18[9];
-        col_w[19] = sel[19] & w_of_19[9];
+        col_n[19] = sel[19] & v_next_19[9];
         col_t[19] = sel[19] & v_tail_19[9];
-        col_w[20] = sel[20] & w_of_20[9];
+        col_n[20] = sel[20] & v_next_20[9];
         col_t[20] = sel[20] & v_tail_20[9];
-        col_w[21] = sel[21] & w_of_21[9];
+        col_n[21] = sel[21] & v_next_21[9];
         col_t[21] = sel[21] & v_tail_21[9];
-        col_w[22] = sel[22] & w_of_22[9];
+        col_n[22] = sel[22] & v_next_22[9];
         col_t[22] = sel[22] & v_tail_22[9];
-        col_w[23] = sel[23] & w_of_23[9];
+        col_n[23] = sel[23] & v_next_23[9];
         col_t[23] = sel[23] & v_tail_23[9];
-        col_w[24] = sel[24] & w_of_24[9];
+        col_n[24] = sel[24] & v_next_24[9];
         col_t[24] = sel[24] & v_tail_24[9];
-        col_w[25] = sel[25] & w_of_25[9];
+        col_n[25] = sel[25] & v_next_25[9];
         col_t[25] = sel[25] & v_tail_25[9];
-        col_w[26] = sel[26] & w_of_26[9];
+        col_n[26] = sel[26] & v_next_26[9];
         col_t[26] = sel[26] & v_tail_26[9];
-        col_w[27] = sel[27] & w_of_27[9];
+        col_n[27] = sel[27] & v_next_27[9];
         col_t[27] = sel[27] & v_tail_27[9];
-        w_sel[9] = |col_w;
+        next_sel[9] = |col_n;
         tail_sel[9] = |col_t;
-        col_w = zero_n;
+        col_n = zero_n;
         col_t = zero_n;
-        col_w[0] = sel[0] & w_of_0[10];
+        col_n[0] = sel[0] & v_next_0[10];
         col_t[0] = sel[0] & v_tail_0[10];
-        col_w[1] = sel[1] & w_of_1[10];
+        col_n[1] = sel[1] & v_next_1[10];
         col_t[1] = sel[1] & v_tail_1[10];
-        col_w[2] = sel[2] & w_of_2[10];
+        col_n[2] = sel[2] & v_next_2[10];
         col_t[2] = sel[2] & v_tail_2[10];
-        col_w[3] = sel[3] & w_of_3[10];
+        col_n[3] = sel[3] & v_next_3[10];
         col_t[3] = sel[3] & v_tail_3[10];
-        col_w[4] = sel[4] & w_of_4[10];
+        col_n[4] = sel[4] & v_next_4[10];
         col_t[4] = sel[4] & v_tail_4[10];
-        col_w[5] = sel[5] & w_of_5[10];
+        col_n[5] = sel[5] & v_next_5[10];
         col_t[5] = sel[5] & v_tail_5[10];
-        col_w[6] = sel[6] & w_of_6[10];
+        col_n[6] = sel[6] & v_next_6[10];
         col_t[6] = sel[6] & v_tail_6[10];
-        col_w[7] = sel[7] & w_of_7[10];
+        col_n[7] = sel[7] & v_next_7[10];
         col_t[7] = sel[7] & v_tail_7[10];
-        col_w[8] = sel[8] & w_of_8[10];
+        col_n[8] = sel[8] & v_next_8[10];
         col_t[8] = sel[8] & v_tail_8[10];
-        col_w[9] = sel[9] & w_of_9[10];
+        col_n[9] = sel[9] & v_next_9[10];
         col_t[9] = sel[9] & v_tail_9[10];
-        col_w[10] = sel[10] & w_of_10[10];
+        col_n[10] = sel[10] & v_next_10[10];
         col_t[10] = sel[10] & v_tail_10[10];
-        col_w[11] = sel[11] & w_of_11[10];
+        col_n[11] = sel[11] & v_next_11[10];
         col_t[11] = sel[11] & v_tail_11[10];
-        col_w[12] = sel[12] & w_of_12[10];
+        col_n[12] = sel[12] & v_next_12[10];
         col_t[12] = sel[12] & v_tail_12[10];
-        col_w[13] = sel[13] & w_of_13[10];
+        col_n[13] = sel[13] & v_next_13[10];
         col_t[13] = sel[13] & v_tail_13[10];
-        col_w[14] = sel[14] & w_of_14[10];
+        col_n[14] = sel[14] & v_next_14[10];
         col_t[14] = sel[14] & v_tail_14[10];
-        col_w[15] = sel[15] & w_of_15[10];
+        col_n[15] = sel[15] & v_next_15[10];
         col_t[15] = sel[15] & v_tail_15[10];
-        col_w[16] = sel[16] & w_of_16[10];
+        col_n[16] = sel[16] & v_next_16[10];
         col_t[16] = sel[16] & v_tail_16[10];
-        col_w[17] = sel[17] & w_of_17[10];
+        col_n[17] = sel[17] & v_next_17[10];
         col_t[17] = sel[17] & v_tail_17[10];
-        col_w[18] = sel[18] & w_of_18[10];
+        col_n[18] = sel[18] & v_next_18[10];
         col_t[18] = sel[18] & v_tail_18[10];
-        col_w[19] = sel[19] & w_of_19[10];
+        col_n[19] = sel[19] & v_next_19[10];
         col_t[19] = sel[19] & v_tail_19[10];
-        col_w[20] = sel[20] & w_of_20[10];
+        col_n[20] = sel[20] & v_next_20[10];
         col_t[20] = sel[20] & v_tail_20[10];
-        col_w[21] = sel[21] & w_of_21[10];
+        col_n[21] = sel[21] & v_next_21[10];
         col_t[21] = sel[21] & v_tail_21[10];
-        col_w[22] = sel[22] & w_of_22[10];
+        col_n[22] = sel[22] & v_next_22[10];
         col_t[22] = sel[22] & v_tail_22[10];
-        col_w[23] = sel[23] & w_of_23[10];
+        col_n[23] = sel[23] & v_next_23[10];
         col_t[23] = sel[23] & v_tail_23[10];
-        col_w[24] = sel[24] & w_of_24[10];
+        col_n[24] = sel[24] & v_next_24[10];
         col_t[24] = sel[24] & v_tail_24[10];
-        col_w[25] = sel[25] & w_of_25[10];
+        col_n[25] = sel[25] & v_next_25[10];
         col_t[25] = sel[25] & v_tail_25[10];
-        col_w[26] = sel[26] & w_of_26[10];
+        col_n[26] = sel[26] & v_next_26[10];
         col_t[26] = sel[26] & v_tail_26[10];
-        col_w[27] = sel[27] & w_of_27[10];
+        col_n[27] = sel[27] & v_next_27[10];
         col_t[27] = sel[27] & v_tail_27[10];
-        w_sel[10] = |col_w;
+        next_sel[10] = |col_n;
         tail_sel[10] = |col_t;
-        col_w = zero_n;
+        col_n = zero_n;
         col_t = zero_n;
-        col_w[0] = sel[0] & w_of_0[11];
+        col_n[0] = sel[0] & v_next_0[11];
         col_t[0] = sel[0] & v_tail_0[11];
-        col_w[1] = sel[1] & w_of_1[11];
+        col_n[1] = sel[1] & v_next_1[11];
         col_t[1] = sel[1] & v_tail_1[11];
-        col_w[2] = sel[2] & w_of_2[11];
+        col_n[2] = sel[2] & v_next_2[11];
         col_t[2] = sel[2] & v_tail_2[11];
-        col_w[3] = sel[3] & w_of_3[11];
+        col_n[3] = sel[3] & v_next_3[11];
         col_t[3] = sel[3] & v_tail_3[11];
-        col_w[4] = sel[4] & w_of_4[11];
+        col_n[4] = sel[4] & v_next_4[11];
         col_t[4] = sel[4] & v_tail_4[11];
-        col_w[5] = sel[5] & w_of_5[11];
+        col_n[5] = sel[5] & v_next_5[11];
         col_t[5] = sel[5] & v_tail_5[11];
-        col_w[6] = sel[6] & w_of_6[11];
+        col_n[6] = sel[6] & v_next_6[11];
         col_t[6] = sel[6] & v_tail_6[11];
-        col_w[7] = sel[7] & w_of_7[11];
+        col_n[7] = sel[7] & v_next_7[11];
         col_t[7] = sel[7] & v_tail_7[11];
-        col_w[8] = sel[8] & w_of_8[11];
+        col_n[8] = sel[8] & v_next_8[11];
         col_t[8] = sel[8] & v_tail_8[11];
-        col_w[9] = sel[9] & w_of_9[11];
+        col_n[9] = sel[9] & v_next_9[11];
         col_t[9] = sel[9] & v_tail_9[11];
-        col_w[10] = sel[10] & w_of_10[11];
+        col_n[10] = sel[10] & v_next_10[11];
         col_t[10] = sel[10] & v_tail_10[11];
-        col_w[11] = sel[11] & w_of_11[11];
+        col_n[11] = sel[11] & v_next_11[11];
         col_t[11] = sel[11] & v_tail_11[11];
-        col_w[12] = sel[12] & w_of_12[11];
+        col_n[12] = sel[12] & v_next_12[11];
         col_t[12] = sel[12] & v_tail_12[11];
-        col_w[13] = sel[13] & w_of_13[11];
+        col_n[13] = sel[13] & v_next_13[11];
         col_t[13] = sel[13] & v_tail_13[11];
-        col_w[14] = sel[14] & w_of_14[11];
+        col_n[14] = sel[14] & v_next_14[11];
         col_t[14] = sel[14] & v_tail_14[11];
-        col_w[15] = sel[15] & w_of_15[11];
+        col_n[15] = sel[15] & v_next_15[11];
         col_t[15] = sel[15] & v_tail_15[11];
-        col_w[16] = sel[16] & w_of_16[11];
+        col_n[16] = sel[16] & v_next_16[11];
         col_t[16] = sel[16] & v_tail_16[11];
-        col_w[17] = sel[17] & w_of_17[11];
+        col_n[17] = sel[17] & v_next_17[11];
         col_t[17] = sel[17] & v_tail_17[11];
-        col_w[18] = sel[18] & w_of_18[11];
+        col_n[18] = sel[18] & v_next_18[11];
         col_t[18] = sel[18] & v_tail_18[11];
-        col_w[19] = sel[19] & w_of_19[11];
+        col_n[19] = sel[19] & v_next_19[11];
         col_t[19] = sel[19] & v_tail_19[11];
-        col_w[20] = sel[20] & w_of_20[11];
+        col_n[20] = sel[20] & v_next_20[11];
         col_t[20] = sel[20] & v_tail_20[11];
-        col_w[21] = sel[21] & w_of_21[11];
+        col_n[21] = sel[21] & v_next_21[11];
         col_t[21] = sel[21] & v_tail_21[11];
-        col_w[22] = sel[22] & w_of_22[11];
+        col_n[22] = sel[22] & v_next_22[11];
         col_t[22] = sel[22] & v_tail_22[11];
-        col_w[23] = sel[23] & w_of_23[11];
+        col_n[23] = sel[23] & v_next_23[11];
         col_t[23] = sel[23] & v_tail_23[11];
-        col_w[24] = sel[24] & w_of_24[11];
+        col_n[24] = sel[24] & v_next_24[11];
         col_t[24] = sel[24] & v_tail_24[11];
-        col_w[25] = sel[25] & w_of_25[11];
+        col_n[25] = sel[25] & v_next_25[11];
         col_t[25] = sel[25] & v_tail_25[11];
-        col_w[26] = sel[26] & w_of_26[11];
+        col_n[26] = sel[26] & v_next_26[11];
         col_t[26] = sel[26] & v_tail_26[11];
-        col_w[27] = sel[27] & w_of_27[11];
+        col_n[27] = sel[27] & v_next_27[11];
         col_t[27] = sel[27] & v_tail_27[11];
-        w_sel[11] = |col_w;
+        next_sel[11] = |col_n;
         tail_sel[11] = |col_t;
-        col_w = zero_n;
+        col_n = zero_n;
         col_t = zero_n;
-        col_w[0] = sel[0] & w_of_0[12];
+        col_n[0] = sel[0] & v_next_0[12];
         col_t[0] = sel[0] & v_tail_0[12];
-        col_w[1] = sel[1] & w_of_1[12];
+        col_n[1] = sel[1] & v_next_1[12];
         col_t[1] = sel[1] & v_tail_1[12];
-        col_w[2] = sel[2] & w_of_2[12];
+        col_n[2] = sel[2] & v_next_2[12];
         col_t[2] = sel[2] & v_tail_2[12];
-        col_w[3] = sel[3] & w_of_3[12];
+        col_n[3] = sel[3] & v_next_3[12];
         col_t[3] = sel[3] & v_tail_3[12];
-        col_w[4] = sel[4] & w_of_4[12];
+        col_n[4] = sel[4] & v_next_4[12];
         col_t[4] = sel[4] & v_tail_4[12];
-        col_w[5] = sel[5] & w_of_5[12];
+        col_n[5] = sel[5] & v_next_5[12];
         col_t[5] = sel[5] & v_tail_5[12];
-        col_w[6] = sel[6] & w_of_6[12];
+        col_n[6] = sel[6] & v_next_6[12];
         col_t[6] = sel[6] & v_tail_6[12];
-        col_w[7] = sel[7] & w_of_7[12];
+        col_n[7] = sel[7] & v_next_7[12];
         col_t[7] = sel[7] & v_tail_7[12];
-        col_w[8] = sel[8] & w_of_8[12];
+        col_n[8] = sel[8] & v_next_8[12];
         col_t[8] = sel[8] & v_tail_8[12];
-        col_w[9] = sel[9] & w_of_9[12];
+        col_n[9] = sel[9] & v_next_9[12];
         col_t[9] = sel[9] & v_tail_9[12];
-        col_w[10] = sel[10] & w_of_10[12];
+        col_n[10] = sel[10] & v_next_10[12];
         col_t[10] = sel[10] & v_tail_10[12];
-        col_w[11] = sel[11] & w_of_11[12];
+        col_n[11] = sel[11] & v_next_11[12];
         col_t[11] = sel[11] & v_tail_11[12];
-        col_w[12] = sel[12] & w_of_12[12];
+        col_n[12] = sel[12] & v_next_12[12];
         col_t[12] = sel[12] & v_tail_12[12];
-        col_w[13] = sel[13] & w_of_13[12];
+        col_n[13] = sel[13] & v_next_13[12];
         col_t[13] = sel[13] & v_tail_13[12];
-        col_w[14] = sel[14] & w_of_14[12];
+        col_n[14] = sel[14] & v_next_14[12];
         col_t[14] = sel[14] & v_tail_14[12];
-        col_w[15] = sel[15] & w_of_15[12];
+        col_n[15] = sel[15] & v_next_15[12];
         col_t[15] = sel[15] & v_tail_15[12];
-        col_w[16] = sel[16] & w_of_16[12];
+        col_n[16] = sel[16] & v_next_16[12];
         col_t[16] = sel[16] & v_tail_16[12];
-        col_w[17] = sel[17] & w_of_17[12];
+        col_n[17] = sel[17] & v_next_17[12];
         col_t[17] = sel[17] & v_tail_17[12];
-        col_w[18] = sel[18] & w_of_18[12];
+        col_n[18] = sel[18] & v_next_18[12];
         col_t[18] = sel[18] & v_tail_18[12];
-        col_w[19] = sel[19] & w_of_19[12];
+        col_n[19] = sel[19] & v_next_19[12];
         col_t[19] = sel[19] & v_tail_19[12];
-        col_w[20] = sel[20] & w_of_20[12];
+        col_n[20] = sel[20] & v_next_20[12];
         col_t[20] = sel[20] & v_tail_20[12];
-        col_w[21] = sel[21] & w_of_21[12];
+        col_n[21] = sel[21] & v_next_21[12];
         col_t[21] = sel[21] & v_tail_21[12];
-        col_w[22] = sel[22] & w_of_22[12];
+        col_n[22] = sel[22] & v_next_22[12];
         col_t[22] = sel[22] & v_tail_22[12];
-        col_w[23] = sel[23] & w_of_23[12];
+        col_n[23] = sel[23] & v_next_23[12];
         col_t[23] = sel[23] & v_tail_23[12];
-        col_w[24] = sel[24] & w_of_24[12];
+        col_n[24] = sel[24] & v_next_24[12];
         col_t[24] = sel[24] & v_tail_24[12];
-        col_w[25] = sel[25] & w_of_25[12];
+        col_n[25] = sel[25] & v_next_25[12];
         col_t[25] = sel[25] & v_tail_25[12];
-        col_w[26] = sel[26] & w_of_26[12];
+        col_n[26] = sel[26] & v_next_26[12];
         col_t[26] = sel[26] & v_tail_26[12];
-        col_w[27] = sel[27] & w_of_27[12];
+        col_n[27] = sel[27] & v_next_27[12];
         col_t[27] = sel[27] & v_tail_27[12];
-        w_sel[12] = |col_w;
+        next_sel[12] = |col_n;
         tail_sel[12] = |col_t;
-        col_w = zero_n;
+        col_n = zero_n;
         col_t = zero_n;
-        col_w[0] = sel[0] & w_of_0[13];
+        col_n[0] = sel[0] & v_next_0[13];
         col_t[0] = sel[0] & v_tail_0[13];
-        col_w[1] = sel[1] & w_of_1[13];
+        col_n[1] = sel[1] & v_next_1[13];
         col_t[1] = sel[1] & v_tail_1[13];
-        col_w[2] = sel[2] & w_of_2[13];
+        col_n[2] = sel[2] & v_next_2[13];
         col_t[2] = sel[2] & v_tail_2[13];
-        col_w[3] = sel[3] & w_of_3[13];
+        col_n[3] = sel[3] & v_next_3[13];
         col_t[3] = sel[3] & v_tail_3[13];
-        col_w[4] = sel[4] & w_of_4[13];
+        col_n[4] = sel[4] & v_next_4[13];
         col_t[4] = sel[4] & v_tail_4[13];
-        col_w[5] = sel[5] & w_of_5[13];
+        col_n[5] = sel[5] & v_next_5[13];
         col_t[5] = sel[5] & v_tail_5[13];
-        col_w[6] = sel[6] & w_of_6[13];
+        col_n[6] = sel[6] & v_next_6[13];
         col_t[6] = sel[6] & v_tail_6[13];
-        col_w[7] = sel[7] & w_of_7[13];
+        col_n[7] = sel[7] & v_next_7[13];
         col_t[7] = sel[7] & v_tail_7[13];
-        col_w[8] = sel[8] & w_of_8[13];
+        col_n[8] = sel[8] & v_next_8[13];
         col_t[8] = sel[8] & v_tail_8[13];
-        col_w[9] = sel[9] & w_of_9[13];
+        col_n[9] = sel[9] & v_next_9[13];
         col_t[9] = sel[9] & v_tail_9[13];
-        col_w[10] = sel[10] & w_of_10[13];
+        col_n[10] = sel[10] & v_next_10[13];
         col_t[10] = sel[10] & v_tail_10[13];
-        col_w[11] = sel[11] & w_of_11[13];
+        col_n[11] = sel[11] & v_next_11[13];
         col_t[11] = sel[11] & v_tail_11[13];
-        col_w[12] = sel[12] & w_of_12[13];
+        col_n[12] = sel[12] & v_next_12[13];
         col_t[12] = sel[12] & v_tail_12[13];
-        col_w[13] = sel[13] & w_of_13[13];
+        col_n[13] = sel[13] & v_next_13[13];
         col_t[13] = sel[13] & v_tail_13[13];
-        col_w[14] = sel[14] & w_of_14[13];
+        col_n[14] = sel[14] & v_next_14[13];
         col_t[14] = sel[14] & v_tail_14[13];
-        col_w[15] = sel[15] & w_of_15[13];
+        col_n[15] = sel[15] & v_next_15[13];
         col_t[15] = sel[15] & v_tail_15[13];
-        col_w[16] = sel[16] & w_of_16[13];
+        col_n[16] = sel[16] & v_next_16[13];
         col_t[16] = sel[16] & v_tail_16[13];
-        col_w[17] = sel[17] & w_of_17[13];
+        col_n[17] = sel[17] & v_next_17[13];
         col_t[17] = sel[17] & v_tail_17[13];
-        col_w[18] = sel[18] & w_of_18[13];
+        col_n[18] = sel[18] & v_next_18[13];
         col_t[18] = sel[18] & v_tail_18[13];
-        col_w[19] = sel[19] & w_of_19[13];
+        col_n[19] = sel[19] & v_next_19[13];
         col_t[19] = sel[19] & v_tail_19[13];
-        col_w[20] = sel[20] & w_of_20[13];
+        col_n[20] = sel[20] & v_next_20[13];
         col_t[20] = sel[20] & v_tail_20[13];
-        col_w[21] = sel[21] & w_of_21[13];
+        col_n[21] = sel[21] & v_next_21[13];
         col_t[21] = sel[21] & v_tail_21[13];
-        col_w[22] = sel[22] & w_of_22[13];
+        col_n[22] = sel[22] & v_next_22[13];
         col_t[22] = sel[22] & v_tail_22[13];
-        col_w[23] = sel[23] & w_of_23[13];
+        col_n[23] = sel[23] & v_next_23[13];
         col_t[23] = sel[23] & v_tail_23[13];
-        col_w[24] = sel[24] & w_of_24[13];
+        col_n[24] = sel[24] & v_next_24[13];
         col_t[24] = sel[24] & v_tail_24[13];
-        col_w[25] = sel[25] & w_of_25[13];
+        col_n[25] = sel[25] & v_next_25[13];
         col_t[25] = sel[25] & v_tail_25[13];
-        col_w[26] = sel[26] & w_of_26[13];
+        col_n[26] = sel[26] & v_next_26[13];
         col_t[26] = sel[26] & v_tail_26[13];
-        col_w[27] = sel[27] & w_of_27[13];
+        col_n[27] = sel[27] & v_next_27[13];
         col_t[27] = sel[27] & v_tail_27[13];
-        w_sel[13] = |col_w;
+        next_sel[13] = |col_n;
         tail_sel[13] = |col_t;
-        col_w = zero_n;
+        col_n = zero_n;
         col_t = zero_n;
-        col_w[0] = sel[0] & w_of_0[14];
+        col_n[0] = sel[0] & v_next_0[14];
         col_t[0] = sel[0] & v_tail_0[14];
-        col_w[1] = sel[1] & w_of_1[14];
+        col_n[1] = sel[1] & v_next_1[14];
         col_t[1] = sel[1] & v_tail_1[14];
-        col_w[2] = sel[2] & w_of_2[14];
+        col_n[2] = sel[2] & v_next_2[14];
         col_t[2] = sel[2] & v_tail_2[14];
-        col_w[3] = sel[3] & w_of_3[14];
+        col_n[3] = sel[3] & v_next_3[14];
         col_t[3] = sel[3] & v_tail_3[14];
-        col_w[4] = sel[4] & w_of_4[14];
+        col_n[4] = sel[4] & v_next_4[14];
         col_t[4] = sel[4] & v_tail_4[14];
-        col_w[5] = sel[5] & w_of_5[14];
+        col_n[5] = sel[5] & v_next_5[14];
         col_t[5] = sel[5] & v_tail_5[14];
-        col_w[6] = sel[6] & w_of_6[14];
+        col_n[6] = sel[6] & v_next_6[14];
         col_t[6] = sel[6] & v_tail_6[14];
-        col_w[7] = sel[7] & w_of_7[14];
+        col_n[7] = sel[7] & v_next_7[14];
         col_t[7] = sel[7] & v_tail_7[14];
-        col_w[8] = sel[8] & w_of_8[14];
+        col_n[8] = sel[8] & v_next_8[14];
         col_t[8] = sel[8] & v_tail_8[14];
-        col_w[9] = sel[9] & w_of_9[14];
+        col_n[9] = sel[9] & v_next_9[14];
         col_t[9] = sel[9] & v_tail_9[14];
-        col_w[10] = sel[10] & w_of_10[14];
+        col_n[10] = sel[10] & v_next_10[14];
         col_t[10] = sel[10] & v_tail_10[14];
-        col_w[11] = sel[11] & w_of_11[14];
+        col_n[11] = sel[11] & v_next_11[14];
         col_t[11] = sel[11] & v_tail_11[14];
-        col_w[12] = sel[12] & w_of_12[14];
+        col_n[12] = sel[12] & v_next_12[14];
         col_t[12] = sel[12] & v_tail_12[14];
-        col_w[13] = sel[13] & w_of_13[14];
+        col_n[13] = sel[13] & v_next_13[14];
         col_t[13] = sel[13] & v_tail_13[14];
-        col_w[14] = sel[14] & w_of_14[14];
+        col_n[14] = sel[14] & v_next_14[14];
         col_t[14] = sel[14] & v_tail_14[14];
-        col_w[15] = sel[15] & w_of_15[14];
+        col_n[15] = sel[15] & v_next_15[14];
         col_t[15] = sel[15] & v_tail_15[14];
-        col_w[16] = sel[16] & w_of_16[14];
+        col_n[16] = sel[16] & v_next_16[14];
         col_t[16] = sel[16] & v_tail_16[14];
-        col_w[17] = sel[17] & w_of_17[14];
+        col_n[17] = sel[17] & v_next_17[14];
         col_t[17] = sel[17] & v_tail_17[14];
-        col_w[18] = sel[18] & w_of_18[14];
+        col_n[18] = sel[18] & v_next_18[14];
         col_t[18] = sel[18] & v_tail_18[14];
-        col_w[19] = sel[19] & w_of_19[14];
+        col_n[19] = sel[19] & v_next_19[14];
         col_t[19] = sel[19] & v_tail_19[14];
-        col_w[20] = sel[20] & w_of_20[14];
+        col_n[20] = sel[20] & v_next_20[14];
         col_t[20] = sel[20] & v_tail_20[14];
-        col_w[21] = sel[21] & w_of_21[14];
+        col_n[21] = sel[21] & v_next_21[14];
         col_t[21] = sel[21] & v_tail_21[14];
-        col_w[22] = sel[22] & w_of_22[14];
+        col_n[22] = sel[22] & v_next_22[14];
         col_t[22] = sel[22] & v_tail_22[14];
-        col_w[23] = sel[23] & w_of_23[14];
+        col_n[23] = sel[23] & v_next_23[14];
         col_t[23] = sel[23] & v_tail_23[14];
-        col_w[24] = sel[24] & w_of_24[14];
+        col_n[24] = sel[24] & v_next_24[14];
         col_t[24] = sel[24] & v_tail_24[14];
-        col_w[25] = sel[25] & w_of_25[14];
+        col_n[25] = sel[25] & v_next_25[14];
         col_t[25] = sel[25] & v_tail_25[14];
-        col_w[26] = sel[26] & w_of_26[14];
+        col_n[26] = sel[26] & v_next_26[14];
         col_t[26] = sel[26] & v_tail_26[14];
-        col_w[27] = sel[27] & w_of_27[14];
+        col_n[27] = sel[27] & v_next_27[14];
         col_t[27] = sel[27] & v_tail_27[14];
-        w_sel[14] = |col_w;
+        next_sel[14] = |col_n;
         tail_sel[14] = |col_t;
-        col_w = zero_n;
+        col_n = zero_n;
         col_t = zero_n;
-        col_w[0] = sel[0] & w_of_0[15];
+        col_n[0] = sel[0] & v_next_0[15];
         col_t[0] = sel[0] & v_tail_0[15];
-        col_w[1] = sel[1] & w_of_1[15];
+        col_n[1] = sel[1] & v_next_1[15];
         col_t[1] = sel[1] & v_tail_1[15];
-        col_w[2] = sel[2] & w_of_2[15];
+        col_n[2] = sel[2] & v_next_2[15];
         col_t[2] = sel[2] & v_tail_2[15];
-        col_w[3] = sel[3] & w_of_3[15];
+        col_n[3] = sel[3] & v_next_3[15];
         col_t[3] = sel[3] & v_tail_3[15];
-        col_w[4] = sel[4] & w_of_4[15];
+        col_n[4] = sel[4] & v_next_4[15];
         col_t[4] = sel[4] & v_tail_4[15];
-        col_w[5] = sel[5] & w_of_5[15];
+        col_n[5] = sel[5] & v_next_5[15];
         col_t[5] = sel[5] & v_tail_5[15];
-        col_w[6] = sel[6] & w_of_6[15];
+        col_n[6] = sel[6] & v_next_6[15];
         col_t[6] = sel[6] & v_tail_6[15];
-        col_w[7] = sel[7] & w_of_7[15];
+        col_n[7] = sel[7] & v_next_7[15];
         col_t[7] = sel[7] & v_tail_7[15];
-        col_w[8] = sel[8] & w_of_8[15];
+        col_n[8] = sel[8] & v_next_8[15];
         col_t[8] = sel[8] & v_tail_8[15];
-        col_w[9] = sel[9] & w_of_9[15];
+        col_n[9] = sel[9] & v_next_9[15];
         col_t[9] = sel[9] & v_tail_9[15];
-        col_w[10] = sel[10] & w_of_10[15];
+        col_n[10] = sel[10] & v_next_10[15];
         col_t[10] = sel[10] & v_tail_10[15];
-        col_w[11] = sel[11] & w_of_11[15];
+        col_n[11] = sel[11] & v_next_11[15];
         col_t[11] = sel[11] & v_tail_11[15];
-        col_w[12] = sel[12] & w_of_12[15];
+        col_n[12] = sel[12] & v_next_12[15];
         col_t[12] = sel[12] & v_tail_12[15];
-        col_w[13] = sel[13] & w_of_13[15];
+        col_n[13] = sel[13] & v_next_13[15];
         col_t[13] = sel[13] & v_tail_13[15];
-        col_w[14] = sel[14] & w_of_14[15];
+        col_n[14] = sel[14] & v_next_14[15];
         col_t[14] = sel[14] & v_tail_14[15];
-        col_w[15] = sel[15] & w_of_15[15];
+        col_n[15] = sel[15] & v_next_15[15];
         col_t[15] = sel[15] & v_tail_15[15];
-        col_w[16] = sel[16] & w_of_16[15];
+        col_n[16] = sel[16] & v_next_16[15];
         col_t[16] = sel[16] & v_tail_16[15];
-        col_w[17] = sel[17] & w_of_17[15];
+        col_n[17] = sel[17] & v_next_17[15];
         col_t[17] = sel[17] & v_tail_17[15];
-        col_w[18] = sel[18] & w_of_18[15];
+        col_n[18] = sel[18] & v_next_18[15];
         col_t[18] = sel[18] & v_tail_18[15];
-        col_w[19] = sel[19] & w_of_19[15];
+        col_n[19] = sel[19] & v_next_19[15];
         col_t[19] = sel[19] & v_tail_19[15];
-        col_w[20] = sel[20] & w_of_20[15];
+        col_n[20] = sel[20] & v_next_20[15];
         col_t[20] = sel[20] & v_tail_20[15];
-        col_w[21] = sel[21] & w_of_21[15];
+        col_n[21] = sel[21] & v_next_21[15];
         col_t[21] = sel[21] & v_tail_21[15];
-        col_w[22] = sel[22] & w_of_22[15];
+        col_n[22] = sel[22] & v_next_22[15];
         col_t[22] = sel[22] & v_tail_22[15];
-        col_w[23] = sel[23] & w_of_23[15];
+        col_n[23] = sel[23] & v_next_23[15];
         col_t[23] = sel[23] & v_tail_23[15];
-        col_w[24] = sel[24] & w_of_24[15];
+        col_n[24] = sel[24] & v_next_24[15];
         col_t[24] = sel[24] & v_tail_24[15];
-        col_w[25] = sel[25] & w_of_25[15];
+        col_n[25] = sel[25] & v_next_25[15];
         col_t[25] = sel[25] & v_tail_25[15];
-        col_w[26] = sel[26] & w_of_26[15];
+        col_n[26] = sel[26] & v_next_26[15];
         col_t[26] = sel[26] & v_tail_26[15];
-        col_w[27] = sel[27] & w_of_27[15];
+        col_n[27] = sel[27] & v_next_27[15];
         col_t[27] = sel[27] & v_tail_27[15];
-        w_sel[15] = |col_w;
+        next_sel[15] = |col_n;
         tail_sel[15] = |col_t;
-        div_t = (rem__q << sh1) | zero_rb;
-        if (sum__q[32'hf]) begin
-            div_t = (rem__q << sh1) | one_rb;
-        end
+        w_sel = tail_sel - next_sel;
+        sum__load_value = sum__value + w_sel;
         s_raw = zero16;
-        if (max__q > sum__q) begin
-            s_raw = max__q - sum__q;
+        if (max__q > sum__value) begin
+            s_raw = max__q - sum__value;
         end
         s_cnt = s_raw;
         need = s_raw;
@@ -4037,7 +3933,7 @@ module paver_tb_base_titanx(clock,reset,start,groups,steal_mode,recipient_idle,r
             steal_count = s_reg__q;
         end
         if (scanning) begin
-            sum__d = sum__q + w_sel;
+            sum__load = 1'b1;
             if (~|(room & scan__q) & (w_sel > max__q)) begin
                 max__d = w_sel;
                 donor__d = scan__q;
@@ -4046,12 +3942,7 @@ module paver_tb_base_titanx(clock,reset,start,groups,steal_mode,recipient_idle,r
         end
         if (running & ~scanning & ~prep & ~commit) begin
             div__d = div__q + one5;
-            sum__d = sum__q << sh1;
-            rem__d = div_t;
-            if (div_t >= n_rb) begin
-                sum__d = (sum__q << sh1) | one16;
-                rem__d = div_t - n_rb;
-            end
+            sum__step = 1'b1;
         end
         if (prep) begin
             div__d = div__q + one5;
@@ -4059,20 +3950,221 @@ module paver_tb_base_titanx(clock,reset,start,groups,steal_mode,recipient_idle,r
         if (commit) begin
             scan__d = one_n;
             div__d = zero5;
-            sum__d = zero16;
+            sum__clear = 1'b1;
             max__d = zero16;
             donor__d = zero_n;
-            rem__d = zero_rb;
         end
         ntbv1 = v_ntb_valid & ~issue;
         pend1 = v_pend | queue__grant;
         pg1 = v_pend_group | queue__grant;
-        read = zero_n;
-        done_next = zero_n;
+        donor_empties = w_sel == s_reg__q;
+        eq_plain = zero_n;
         n1_0 = v_next_0;
         if (issue[0]) begin
             n1_0 = v_next_0 + one16;
         end
+        if (n1_0 == v_tail_0) begin
+            eq_plain = eq_plain | onehot_0;
+        end
+        n1_1 = v_next_1;
+        if (issue[1]) begin
+            n1_1 = v_next_1 + one16;
+        end
+        if (n1_1 == v_tail_1) begin
+            eq_plain = eq_plain | onehot_1;
+        end
+        n1_2 = v_next_2;
+        if (issue[2]) begin
+            n1_2 = v_next_2 + one16;
+        end
+        if (n1_2 == v_tail_2) begin
+            eq_plain = eq_plain | onehot_2;
+        end
+        n1_3 = v_next_3;
+        if (issue[3]) begin
+            n1_3 = v_next_3 + one16;
+        end
+        if (n1_3 == v_tail_3) begin
+            eq_plain = eq_plain | onehot_3;
+        end
+        n1_4 = v_next_4;
+        if (issue[4]) begin
+            n1_4 = v_next_4 + one16;
+        end
+        if (n1_4 == v_tail_4) begin
+            eq_plain = eq_plain | onehot_4;
+        end
+        n1_5 = v_next_5;
+        if (issue[5]) begin
+            n1_5 = v_next_5 + one16;
+        end
+        if (n1_5 == v_tail_5) begin
+            eq_plain = eq_plain | onehot_5;
+        end
+        n1_6 = v_next_6;
+        if (issue[6]) begin
+            n1_6 = v_next_6 + one16;
+        end
+        if (n1_6 == v_tail_6) begin
+            eq_plain = eq_plain | onehot_6;
+        end
+        n1_7 = v_next_7;
+        if (issue[7]) begin
+            n1_7 = v_next_7 + one16;
+        end
+        if (n1_7 == v_tail_7) begin
+            eq_plain = eq_plain | onehot_7;
+        end
+        n1_8 = v_next_8;
+        if (issue[8]) begin
+            n1_8 = v_next_8 + one16;
+        end
+        if (n1_8 == v_tail_8) begin
+            eq_plain = eq_plain | onehot_8;
+        end
+        n1_9 = v_next_9;
+        if (issue[9]) begin
+            n1_9 = v_next_9 + one16;
+        end
+        if (n1_9 == v_tail_9) begin
+            eq_plain = eq_plain | onehot_9;
+        end
+        n1_10 = v_next_10;
+        if (issue[10]) begin
+            n1_10 = v_next_10 + one16;
+        end
+        if (n1_10 == v_tail_10) begin
+            eq_plain = eq_plain | onehot_10;
+        end
+        n1_11 = v_next_11;
+        if (issue[11]) begin
+            n1_11 = v_next_11 + one16;
+        end
+        if (n1_11 == v_tail_11) begin
+            eq_plain = eq_plain | onehot_11;
+        end
+        n1_12 = v_next_12;
+        if (issue[12]) begin
+            n1_12 = v_next_12 + one16;
+        end
+        if (n1_12 == v_tail_12) begin
+            eq_plain = eq_plain | onehot_12;
+        end
+        n1_13 = v_next_13;
+        if (issue[13]) begin
+            n1_13 = v_next_13 + one16;
+        end
+        if (n1_13 == v_tail_13) begin
+            eq_plain = eq_plain | onehot_13;
+        end
+        n1_14 = v_next_14;
+        if (issue[14]) begin
+            n1_14 = v_next_14 + one16;
+        end
+        if (n1_14 == v_tail_14) begin
+            eq_plain = eq_plain | onehot_14;
+        end
+        n1_15 = v_next_15;
+        if (issue[15]) begin
+            n1_15 = v_next_15 + one16;
+        end
+        if (n1_15 == v_tail_15) begin
+            eq_plain = eq_plain | onehot_15;
+        end
+        n1_16 = v_next_16;
+        if (issue[16]) begin
+            n1_16 = v_next_16 + one16;
+        end
+        if (n1_16 == v_tail_16) begin
+            eq_plain = eq_plain | onehot_16;
+        end
+        n1_17 = v_next_17;
+        if (issue[17]) begin
+            n1_17 = v_next_17 + one16;
+        end
+        if (n1_17 == v_tail_17) begin
+            eq_plain = eq_plain | onehot_17;
+        end
+        n1_18 = v_next_18;
+        if (issue[18]) begin
+            n1_18 = v_next_18 + one16;
+        end
+        if (n1_18 == v_tail_18) begin
+            eq_plain = eq_plain | onehot_18;
+        end
+        n1_19 = v_next_19;
+        if (issue[19]) begin
+            n1_19 = v_next_19 + one16;
+        end
+        if (n1_19 == v_tail_19) begin
+            eq_plain = eq_plain | onehot_19;
+        end
+        n1_20 = v_next_20;
+        if (issue[20]) begin
+            n1_20 = v_next_20 + one16;
+        end
+        if (n1_20 == v_tail_20) begin
+            eq_plain = eq_plain | onehot_20;
+        end
+        n1_21 = v_next_21;
+        if (issue[21]) begin
+            n1_21 = v_next_21 + one16;
+        end
+        if (n1_21 == v_tail_21) begin
+            eq_plain = eq_plain | onehot_21;
+        end
+        n1_22 = v_next_22;
+        if (issue[22]) begin
+            n1_22 = v_next_22 + one16;
+        end
+        if (n1_22 == v_tail_22) begin
+            eq_plain = eq_plain | onehot_22;
+        end
+        n1_23 = v_next_23;
+        if (issue[23]) begin
+            n1_23 = v_next_23 + one16;
+        end
+        if (n1_23 == v_tail_23) begin
+            eq_plain = eq_plain | onehot_23;
+        end
+        n1_24 = v_next_24;
+        if (issue[24]) begin
+            n1_24 = v_next_24 + one16;
+        end
+        if (n1_24 == v_tail_24) begin
+            eq_plain = eq_plain | onehot_24;
+        end
+        n1_25 = v_next_25;
+        if (issue[25]) begin
+            n1_25 = v_next_25 + one16;
+        end
+        if (n1_25 == v_tail_25) begin
+            eq_plain = eq_plain | onehot_25;
+        end
+        n1_26 = v_next_26;
+        if (issue[26]) begin
+            n1_26 = v_next_26 + one16;
+        end
+        if (n1_26 == v_tail_26) begin
+            eq_plain = eq_plain | onehot_26;
+        end
+        n1_27 = v_next_27;
+        if (issue[27]) begin
+            n1_27 = v_next_27 + one16;
+        end
+        if (n1_27 == v_tail_27) begin
+            eq_plain = eq_plain | onehot_27;
+        end
+        eq1 = eq_plain;
+        if (fire) begin
+            eq1 = eq_plain & ~(donor__q | recipient__onehot);
+            if (donor_empties) begin
+                eq1 = eq1 | donor__q;
+                ntbv1 = ntbv1 & ~donor__q;
+            end
+        end
+        read = ~eq1 & ~ntbv1 & ~pend1;
+        done_next = eq1;
         t1_0 = v_tail_0;
         if (fire & donor__q[0]) begin
             t1_0 = cut;
@@ -4080,15 +4172,6 @@ module paver_tb_base_titanx(clock,reset,start,groups,steal_mode,recipient_idle,r
         if (fire & recipient__onehot[0]) begin
             n1_0 = cut;
             t1_0 = tail_sel;
-        end
-        if (fire & donor__q[0] & (n1_0 == t1_0)) begin
-            ntbv1 = ntbv1 & ~onehot_0;
-        end
-        if ((n1_0 != t1_0) & ~ntbv1[0] & ~pend1[0]) begin
-            read = read | onehot_0;
-        end
-        if (n1_0 == t1_0) begin
-            done_next = done_next | onehot_0;
         end
         req_addr_0 = zero16;
         if (read[0]) begin
@@ -4100,10 +4183,6 @@ module paver_tb_base_titanx(clock,reset,start,groups,steal_mode,recipient_idle,r
         next_0__d = n1_0;
         tail_0__d = t1_0;
         ntb_0__d = v_ntb_0;
-        n1_1 = v_next_1;
-        if (issue[1]) begin
-            n1_1 = v_next_1 + one16;
-        end
         t1_1 = v_tail_1;
         if (fire & donor__q[1]) begin
             t1_1 = cut;
@@ -4111,15 +4190,6 @@ module paver_tb_base_titanx(clock,reset,start,groups,steal_mode,recipient_idle,r
         if (fire & recipient__onehot[1]) begin
             n1_1 = cut;
             t1_1 = tail_sel;
-        end
-        if (fire & donor__q[1] & (n1_1 == t1_1)) begin
-            ntbv1 = ntbv1 & ~onehot_1;
-        end
-        if ((n1_1 != t1_1) & ~ntbv1[1] & ~pend1[1]) begin
-            read = read | onehot_1;
-        end
-        if (n1_1 == t1_1) begin
-            done_next = done_next | onehot_1;
         end
         req_addr_1 = zero16;
         if (read[1]) begin
@@ -4131,10 +4201,6 @@ module paver_tb_base_titanx(clock,reset,start,groups,steal_mode,recipient_idle,r
         next_1__d = n1_1;
         tail_1__d = t1_1;
         ntb_1__d = v_ntb_1;
-        n1_2 = v_next_2;
-        if (issue[2]) begin
-            n1_2 = v_next_2 + one16;
-        end
         t1_2 = v_tail_2;
         if (fire & donor__q[2]) begin
             t1_2 = cut;
@@ -4142,15 +4208,6 @@ module paver_tb_base_titanx(clock,reset,start,groups,steal_mode,recipient_idle,r
         if (fire & recipient__onehot[2]) begin
             n1_2 = cut;
             t1_2 = tail_sel;
-        end
-        if (fire & donor__q[2] & (n1_2 == t1_2)) begin
-            ntbv1 = ntbv1 & ~onehot_2;
-        end
-        if ((n1_2 != t1_2) & ~ntbv1[2] & ~pend1[2]) begin
-            read = read | onehot_2;
-        end
-        if (n1_2 == t1_2) begin
-            done_next = done_next | onehot_2;
         end
         req_addr_2 = zero16;
         if (read[2]) begin
@@ -4162,10 +4219,6 @@ module paver_tb_base_titanx(clock,reset,start,groups,steal_mode,recipient_idle,r
         next_2__d = n1_2;
         tail_2__d = t1_2;
         ntb_2__d = v_ntb_2;
-        n1_3 = v_next_3;
-        if (issue[3]) begin
-            n1_3 = v_next_3 + one16;
-        end
         t1_3 = v_tail_3;
         if (fire & donor__q[3]) begin
             t1_3 = cut;
@@ -4173,15 +4226,6 @@ module paver_tb_base_titanx(clock,reset,start,groups,steal_mode,recipient_idle,r
         if (fire & recipient__onehot[3]) begin
             n1_3 = cut;
             t1_3 = tail_sel;
-        end
-        if (fire & donor__q[3] & (n1_3 == t1_3)) begin
-            ntbv1 = ntbv1 & ~onehot_3;
-        end
-        if ((n1_3 != t1_3) & ~ntbv1[3] & ~pend1[3]) begin
-            read = read | onehot_3;
-        end
-        if (n1_3 == t1_3) begin
-            done_next = done_next | onehot_3;
         end
         req_addr_3 = zero16;
         if (read[3]) begin
@@ -4193,10 +4237,6 @@ module paver_tb_base_titanx(clock,reset,start,groups,steal_mode,recipient_idle,r
         next_3__d = n1_3;
         tail_3__d = t1_3;
         ntb_3__d = v_ntb_3;
-        n1_4 = v_next_4;
-        if (issue[4]) begin
-            n1_4 = v_next_4 + one16;
-        end
         t1_4 = v_tail_4;
         if (fire & donor__q[4]) begin
             t1_4 = cut;
@@ -4204,15 +4244,6 @@ module paver_tb_base_titanx(clock,reset,start,groups,steal_mode,recipient_idle,r
         if (fire & recipient__onehot[4]) begin
             n1_4 = cut;
             t1_4 = tail_sel;
-        end
-        if (fire & donor__q[4] & (n1_4 == t1_4)) begin
-            ntbv1 = ntbv1 & ~onehot_4;
-        end
-        if ((n1_4 != t1_4) & ~ntbv1[4] & ~pend1[4]) begin
-            read = read | onehot_4;
-        end
-        if (n1_4 == t1_4) begin
-            done_next = done_next | onehot_4;
         end
         req_addr_4 = zero16;
         if (read[4]) begin
@@ -4224,10 +4255,6 @@ module paver_tb_base_titanx(clock,reset,start,groups,steal_mode,recipient_idle,r
         next_4__d = n1_4;
         tail_4__d = t1_4;
         ntb_4__d = v_ntb_4;
-        n1_5 = v_next_5;
-        if (issue[5]) begin
-            n1_5 = v_next_5 + one16;
-        end
         t1_5 = v_tail_5;
         if (fire & donor__q[5]) begin
             t1_5 = cut;
@@ -4235,15 +4262,6 @@ module paver_tb_base_titanx(clock,reset,start,groups,steal_mode,recipient_idle,r
         if (fire & recipient__onehot[5]) begin
             n1_5 = cut;
             t1_5 = tail_sel;
-        end
-        if (fire & donor__q[5] & (n1_5 == t1_5)) begin
-            ntbv1 = ntbv1 & ~onehot_5;
-        end
-        if ((n1_5 != t1_5) & ~ntbv1[5] & ~pend1[5]) begin
-            read = read | onehot_5;
-        end
-        if (n1_5 == t1_5) begin
-            done_next = done_next | onehot_5;
         end
         req_addr_5 = zero16;
         if (read[5]) begin
@@ -4255,10 +4273,6 @@ module paver_tb_base_titanx(clock,reset,start,groups,steal_mode,recipient_idle,r
         next_5__d = n1_5;
         tail_5__d = t1_5;
         ntb_5__d = v_ntb_5;
-        n1_6 = v_next_6;
-        if (issue[6]) begin
-            n1_6 = v_next_6 + one16;
-        end
         t1_6 = v_tail_6;
         if (fire & donor__q[6]) begin
             t1_6 = cut;
@@ -4266,15 +4280,6 @@ module paver_tb_base_titanx(clock,reset,start,groups,steal_mode,recipient_idle,r
         if (fire & recipient__onehot[6]) begin
             n1_6 = cut;
             t1_6 = tail_sel;
-        end
-        if (fire & donor__q[6] & (n1_6 == t1_6)) begin
-            ntbv1 = ntbv1 & ~onehot_6;
-        end
-        if ((n1_6 != t1_6) & ~ntbv1[6] & ~pend1[6]) begin
-            read = read | onehot_6;
-        end
-        if (n1_6 == t1_6) begin
-            done_next = done_next | onehot_6;
         end
         req_addr_6 = zero16;
         if (read[6]) begin
@@ -4286,10 +4291,6 @@ module paver_tb_base_titanx(clock,reset,start,groups,steal_mode,recipient_idle,r
         next_6__d = n1_6;
         tail_6__d = t1_6;
         ntb_6__d = v_ntb_6;
-        n1_7 = v_next_7;
-        if (issue[7]) begin
-            n1_7 = v_next_7 + one16;
-        end
         t1_7 = v_tail_7;
         if (fire & donor__q[7]) begin
             t1_7 = cut;
@@ -4297,15 +4298,6 @@ module paver_tb_base_titanx(clock,reset,start,groups,steal_mode,recipient_idle,r
         if (fire & recipient__onehot[7]) begin
             n1_7 = cut;
             t1_7 = tail_sel;
-        end
-        if (fire & donor__q[7] & (n1_7 == t1_7)) begin
-            ntbv1 = ntbv1 & ~onehot_7;
-        end
-        if ((n1_7 != t1_7) & ~ntbv1[7] & ~pend1[7]) begin
-            read = read | onehot_7;
-        end
-        if (n1_7 == t1_7) begin
-            done_next = done_next | onehot_7;
         end
         req_addr_7 = zero16;
         if (read[7]) begin
@@ -4317,10 +4309,6 @@ module paver_tb_base_titanx(clock,reset,start,groups,steal_mode,recipient_idle,r
         next_7__d = n1_7;
         tail_7__d = t1_7;
         ntb_7__d = v_ntb_7;
-        n1_8 = v_next_8;
-        if (issue[8]) begin
-            n1_8 = v_next_8 + one16;
-        end
         t1_8 = v_tail_8;
         if (fire & donor__q[8]) begin
             t1_8 = cut;
@@ -4328,15 +4316,6 @@ module paver_tb_base_titanx(clock,reset,start,groups,steal_mode,recipient_idle,r
         if (fire & recipient__onehot[8]) begin
             n1_8 = cut;
             t1_8 = tail_sel;
-        end
-        if (fire & donor__q[8] & (n1_8 == t1_8)) begin
-            ntbv1 = ntbv1 & ~onehot_8;
-        end
-        if ((n1_8 != t1_8) & ~ntbv1[8] & ~pend1[8]) begin
-            read = read | onehot_8;
-        end
-        if (n1_8 == t1_8) begin
-            done_next = done_next | onehot_8;
         end
         req_addr_8 = zero16;
         if (read[8]) begin
@@ -4348,10 +4327,6 @@ module paver_tb_base_titanx(clock,reset,start,groups,steal_mode,recipient_idle,r
         next_8__d = n1_8;
         tail_8__d = t1_8;
         ntb_8__d = v_ntb_8;
-        n1_9 = v_next_9;
-        if (issue[9]) begin
-            n1_9 = v_next_9 + one16;
-        end
         t1_9 = v_tail_9;
         if (fire & donor__q[9]) begin
             t1_9 = cut;
@@ -4359,15 +4334,6 @@ module paver_tb_base_titanx(clock,reset,start,groups,steal_mode,recipient_idle,r
         if (fire & recipient__onehot[9]) begin
             n1_9 = cut;
             t1_9 = tail_sel;
-        end
-        if (fire & donor__q[9] & (n1_9 == t1_9)) begin
-            ntbv1 = ntbv1 & ~onehot_9;
-        end
-        if ((n1_9 != t1_9) & ~ntbv1[9] & ~pend1[9]) begin
-            read = read | onehot_9;
-        end
-        if (n1_9 == t1_9) begin
-            done_next = done_next | onehot_9;
         end
         req_addr_9 = zero16;
         if (read[9]) begin
@@ -4379,10 +4345,6 @@ module paver_tb_base_titanx(clock,reset,start,groups,steal_mode,recipient_idle,r
         next_9__d = n1_9;
         tail_9__d = t1_9;
         ntb_9__d = v_ntb_9;
-        n1_10 = v_next_10;
-        if (issue[10]) begin
-            n1_10 = v_next_10 + one16;
-        end
         t1_10 = v_tail_10;
         if (fire & donor__q[10]) begin
             t1_10 = cut;
@@ -4390,15 +4352,6 @@ module paver_tb_base_titanx(clock,reset,start,groups,steal_mode,recipient_idle,r
         if (fire & recipient__onehot[10]) begin
             n1_10 = cut;
             t1_10 = tail_sel;
-        end
-        if (fire & donor__q[10] & (n1_10 == t1_10)) begin
-            ntbv1 = ntbv1 & ~onehot_10;
-        end
-        if ((n1_10 != t1_10) & ~ntbv1[10] & ~pend1[10]) begin
-            read = read | onehot_10;
-        end
-        if (n1_10 == t1_10) begin
-            done_next = done_next | onehot_10;
         end
         req_addr_10 = zero16;
         if (read[10]) begin
@@ -4410,10 +4363,6 @@ module paver_tb_base_titanx(clock,reset,start,groups,steal_mode,recipient_idle,r
         next_10__d = n1_10;
         tail_10__d = t1_10;
         ntb_10__d = v_ntb_10;
-        n1_11 = v_next_11;
-        if (issue[11]) begin
-            n1_11 = v_next_11 + one16;
-        end
         t1_11 = v_tail_11;
         if (fire & donor__q[11]) begin
             t1_11 = cut;
@@ -4421,15 +4370,6 @@ module paver_tb_base_titanx(clock,reset,start,groups,steal_mode,recipient_idle,r
         if (fire & recipient__onehot[11]) begin
             n1_11 = cut;
             t1_11 = tail_sel;
-        end
-        if (fire & donor__q[11] & (n1_11 == t1_11)) begin
-            ntbv1 = ntbv1 & ~onehot_11;
-        end
-        if ((n1_11 != t1_11) & ~ntbv1[11] & ~pend1[11]) begin
-            read = read | onehot_11;
-        end
-        if (n1_11 == t1_11) begin
-            done_next = done_next | onehot_11;
         end
         req_addr_11 = zero16;
         if (read[11]) begin
@@ -4441,10 +4381,6 @@ module paver_tb_base_titanx(clock,reset,start,groups,steal_mode,recipient_idle,r
         next_11__d = n1_11;
         tail_11__d = t1_11;
         ntb_11__d = v_ntb_11;
-        n1_12 = v_next_12;
-        if (issue[12]) begin
-            n1_12 = v_next_12 + one16;
-        end
         t1_12 = v_tail_12;
         if (fire & donor__q[12]) begin
             t1_12 = cut;
@@ -4452,15 +4388,6 @@ module paver_tb_base_titanx(clock,reset,start,groups,steal_mode,recipient_idle,r
         if (fire & recipient__onehot[12]) begin
             n1_12 = cut;
             t1_12 = tail_sel;
-        end
-        if (fire & donor__q[12] & (n1_12 == t1_12)) begin
-            ntbv1 = ntbv1 & ~onehot_12;
-        end
-        if ((n1_12 != t1_12) & ~ntbv1[12] & ~pend1[12]) begin
-            read = read | onehot_12;
-        end
-        if (n1_12 == t1_12) begin
-            done_next = done_next | onehot_12;
         end
         req_addr_12 = zero16;
         if (read[12]) begin
@@ -4472,10 +4399,6 @@ module paver_tb_base_titanx(clock,reset,start,groups,steal_mode,recipient_idle,r
         next_12__d = n1_12;
         tail_12__d = t1_12;
         ntb_12__d = v_ntb_12;
-        n1_13 = v_next_13;
-        if (issue[13]) begin
-            n1_13 = v_next_13 + one16;
-        end
         t1_13 = v_tail_13;
         if (fire & donor__q[13]) begin
             t1_13 = cut;
@@ -4483,15 +4406,6 @@ module paver_tb_base_titanx(clock,reset,start,groups,steal_mode,recipient_idle,r
         if (fire & recipient__onehot[13]) begin
             n1_13 = cut;
             t1_13 = tail_sel;
-        end
-        if (fire & donor__q[13] & (n1_13 == t1_13)) begin
-            ntbv1 = ntbv1 & ~onehot_13;
-        end
-        if ((n1_13 != t1_13) & ~ntbv1[13] & ~pend1[13]) begin
-            read = read | onehot_13;
-        end
-        if (n1_13 == t1_13) begin
-            done_next = done_next | onehot_13;
         end
         req_addr_13 = zero16;
         if (read[13]) begin
@@ -4503,10 +4417,6 @@ module paver_tb_base_titanx(clock,reset,start,groups,steal_mode,recipient_idle,r
         next_13__d = n1_13;
         tail_13__d = t1_13;
         ntb_13__d = v_ntb_13;
-        n1_14 = v_next_14;
-        if (issue[14]) begin
-            n1_14 = v_next_14 + one16;
-        end
         t1_14 = v_tail_14;
         if (fire & donor__q[14]) begin
             t1_14 = cut;
@@ -4514,15 +4424,6 @@ module paver_tb_base_titanx(clock,reset,start,groups,steal_mode,recipient_idle,r
         if (fire & recipient__onehot[14]) begin
             n1_14 = cut;
             t1_14 = tail_sel;
-        end
-        if (fire & donor__q[14] & (n1_14 == t1_14)) begin
-            ntbv1 = ntbv1 & ~onehot_14;
-        end
-        if ((n1_14 != t1_14) & ~ntbv1[14] & ~pend1[14]) begin
-            read = read | onehot_14;
-        end
-        if (n1_14 == t1_14) begin
-            done_next = done_next | onehot_14;
         end
         req_addr_14 = zero16;
         if (read[14]) begin
@@ -4534,10 +4435,6 @@ module paver_tb_base_titanx(clock,reset,start,groups,steal_mode,recipient_idle,r
         next_14__d = n1_14;
         tail_14__d = t1_14;
         ntb_14__d = v_ntb_14;
-        n1_15 = v_next_15;
-        if (issue[15]) begin
-            n1_15 = v_next_15 + one16;
-        end
         t1_15 = v_tail_15;
         if (fire & donor__q[15]) begin
             t1_15 = cut;
@@ -4545,15 +4442,6 @@ module paver_tb_base_titanx(clock,reset,start,groups,steal_mode,recipient_idle,r
         if (fire & recipient__onehot[15]) begin
             n1_15 = cut;
             t1_15 = tail_sel;
-        end
-        if (fire & donor__q[15] & (n1_15 == t1_15)) begin
-            ntbv1 = ntbv1 & ~onehot_15;
-        end
-        if ((n1_15 != t1_15) & ~ntbv1[15] & ~pend1[15]) begin
-            read = read | onehot_15;
-        end
-        if (n1_15 == t1_15) begin
-            done_next = done_next | onehot_15;
         end
         req_addr_15 = zero16;
         if (read[15]) begin
@@ -4565,10 +4453,6 @@ module paver_tb_base_titanx(clock,reset,start,groups,steal_mode,recipient_idle,r
         next_15__d = n1_15;
         tail_15__d = t1_15;
         ntb_15__d = v_ntb_15;
-        n1_16 = v_next_16;
-        if (issue[16]) begin
-            n1_16 = v_next_16 + one16;
-        end
         t1_16 = v_tail_16;
         if (fire & donor__q[16]) begin
             t1_16 = cut;
@@ -4576,15 +4460,6 @@ module paver_tb_base_titanx(clock,reset,start,groups,steal_mode,recipient_idle,r
         if (fire & recipient__onehot[16]) begin
             n1_16 = cut;
             t1_16 = tail_sel;
-        end
-        if (fire & donor__q[16] & (n1_16 == t1_16)) begin
-            ntbv1 = ntbv1 & ~onehot_16;
-        end
-        if ((n1_16 != t1_16) & ~ntbv1[16] & ~pend1[16]) begin
-            read = read | onehot_16;
-        end
-        if (n1_16 == t1_16) begin
-            done_next = done_next | onehot_16;
         end
         req_addr_16 = zero16;
         if (read[16]) begin
@@ -4596,10 +4471,6 @@ module paver_tb_base_titanx(clock,reset,start,groups,steal_mode,recipient_idle,r
         next_16__d = n1_16;
         tail_16__d = t1_16;
         ntb_16__d = v_ntb_16;
-        n1_17 = v_next_17;
-        if (issue[17]) begin
-            n1_17 = v_next_17 + one16;
-        end
         t1_17 = v_tail_17;
         if (fire & donor__q[17]) begin
             t1_17 = cut;
@@ -4607,15 +4478,6 @@ module paver_tb_base_titanx(clock,reset,start,groups,steal_mode,recipient_idle,r
         if (fire & recipient__onehot[17]) begin
             n1_17 = cut;
             t1_17 = tail_sel;
-        end
-        if (fire & donor__q[17] & (n1_17 == t1_17)) begin
-            ntbv1 = ntbv1 & ~onehot_17;
-        end
-        if ((n1_17 != t1_17) & ~ntbv1[17] & ~pend1[17]) begin
-            read = read | onehot_17;
-        end
-        if (n1_17 == t1_17) begin
-            done_next = done_next | onehot_17;
         end
         req_addr_17 = zero16;
         if (read[17]) begin
@@ -4627,10 +4489,6 @@ module paver_tb_base_titanx(clock,reset,start,groups,steal_mode,recipient_idle,r
         next_17__d = n1_17;
         tail_17__d = t1_17;
         ntb_17__d = v_ntb_17;
-        n1_18 = v_next_18;
-        if (issue[18]) begin
-            n1_18 = v_next_18 + one16;
-        end
         t1_18 = v_tail_18;
         if (fire & donor__q[18]) begin
             t1_18 = cut;
@@ -4638,15 +4496,6 @@ module paver_tb_base_titanx(clock,reset,start,groups,steal_mode,recipient_idle,r
         if (fire & recipient__onehot[18]) begin
             n1_18 = cut;
             t1_18 = tail_sel;
-        end
-        if (fire & donor__q[18] & (n1_18 == t1_18)) begin
-            ntbv1 = ntbv1 & ~onehot_18;
-        end
-        if ((n1_18 != t1_18) & ~ntbv1[18] & ~pend1[18]) begin
-            read = read | onehot_18;
-        end
-        if (n1_18 == t1_18) begin
-            done_next = done_next | onehot_18;
         end
         req_addr_18 = zero16;
         if (read[18]) begin
@@ -4658,10 +4507,6 @@ module paver_tb_base_titanx(clock,reset,start,groups,steal_mode,recipient_idle,r
         next_18__d = n1_18;
         tail_18__d = t1_18;
         ntb_18__d = v_ntb_18;
-        n1_19 = v_next_19;
-        if (issue[19]) begin
-            n1_19 = v_next_19 + one16;
-        end
         t1_19 = v_tail_19;
         if (fire & donor__q[19]) begin
             t1_19 = cut;
@@ -4669,15 +4514,6 @@ module paver_tb_base_titanx(clock,reset,start,groups,steal_mode,recipient_idle,r
         if (fire & recipient__onehot[19]) begin
             n1_19 = cut;
             t1_19 = tail_sel;
-        end
-        if (fire & donor__q[19] & (n1_19 == t1_19)) begin
-            ntbv1 = ntbv1 & ~onehot_19;
-        end
-        if ((n1_19 != t1_19) & ~ntbv1[19] & ~pend1[19]) begin
-            read = read | onehot_19;
-        end
-        if (n1_19 == t1_19) begin
-            done_next = done_next | onehot_19;
         end
         req_addr_19 = zero16;
         if (read[19]) begin
@@ -4689,10 +4525,6 @@ module paver_tb_base_titanx(clock,reset,start,groups,steal_mode,recipient_idle,r
         next_19__d = n1_19;
         tail_19__d = t1_19;
         ntb_19__d = v_ntb_19;
-        n1_20 = v_next_20;
-        if (issue[20]) begin
-            n1_20 = v_next_20 + one16;
-        end
         t1_20 = v_tail_20;
         if (fire & donor__q[20]) begin
             t1_20 = cut;
@@ -4700,15 +4532,6 @@ module paver_tb_base_titanx(clock,reset,start,groups,steal_mode,recipient_idle,r
         if (fire & recipient__onehot[20]) begin
             n1_20 = cut;
             t1_20 = tail_sel;
-        end
-        if (fire & donor__q[20] & (n1_20 == t1_20)) begin
-            ntbv1 = ntbv1 & ~onehot_20;
-        end
-        if ((n1_20 != t1_20) & ~ntbv1[20] & ~pend1[20]) begin
-            read = read | onehot_20;
-        end
-        if (n1_20 == t1_20) begin
-            done_next = done_next | onehot_20;
         end
         req_addr_20 = zero16;
         if (read[20]) begin
@@ -4720,10 +4543,6 @@ module paver_tb_base_titanx(clock,reset,start,groups,steal_mode,recipient_idle,r
         next_20__d = n1_20;
         tail_20__d = t1_20;
         ntb_20__d = v_ntb_20;
-        n1_21 = v_next_21;
-        if (issue[21]) begin
-            n1_21 = v_next_21 + one16;
-        end
         t1_21 = v_tail_21;
         if (fire & donor__q[21]) begin
             t1_21 = cut;
@@ -4731,15 +4550,6 @@ module paver_tb_base_titanx(clock,reset,start,groups,steal_mode,recipient_idle,r
         if (fire & recipient__onehot[21]) begin
             n1_21 = cut;
             t1_21 = tail_sel;
-        end
-        if (fire & donor__q[21] & (n1_21 == t1_21)) begin
-            ntbv1 = ntbv1 & ~onehot_21;
-        end
-        if ((n1_21 != t1_21) & ~ntbv1[21] & ~pend1[21]) begin
-            read = read | onehot_21;
-        end
-        if (n1_21 == t1_21) begin
-            done_next = done_next | onehot_21;
         end
         req_addr_21 = zero16;
         if (read[21]) begin
@@ -4751,10 +4561,6 @@ module paver_tb_base_titanx(clock,reset,start,groups,steal_mode,recipient_idle,r
         next_21__d = n1_21;
         tail_21__d = t1_21;
         ntb_21__d = v_ntb_21;
-        n1_22 = v_next_22;
-        if (issue[22]) begin
-            n1_22 = v_next_22 + one16;
-        end
         t1_22 = v_tail_22;
         if (fire & donor__q[22]) begin
             t1_22 = cut;
@@ -4762,15 +4568,6 @@ module paver_tb_base_titanx(clock,reset,start,groups,steal_mode,recipient_idle,r
         if (fire & recipient__onehot[22]) begin
             n1_22 = cut;
             t1_22 = tail_sel;
-        end
-        if (fire & donor__q[22] & (n1_22 == t1_22)) begin
-            ntbv1 = ntbv1 & ~onehot_22;
-        end
-        if ((n1_22 != t1_22) & ~ntbv1[22] & ~pend1[22]) begin
-            read = read | onehot_22;
-        end
-        if (n1_22 == t1_22) begin
-            done_next = done_next | onehot_22;
         end
         req_addr_22 = zero16;
         if (read[22]) begin
@@ -4782,10 +4579,6 @@ module paver_tb_base_titanx(clock,reset,start,groups,steal_mode,recipient_idle,r
         next_22__d = n1_22;
         tail_22__d = t1_22;
         ntb_22__d = v_ntb_22;
-        n1_23 = v_next_23;
-        if (issue[23]) begin
-            n1_23 = v_next_23 + one16;
-        end
         t1_23 = v_tail_23;
         if (fire & donor__q[23]) begin
             t1_23 = cut;
@@ -4793,15 +4586,6 @@ module paver_tb_base_titanx(clock,reset,start,groups,steal_mode,recipient_idle,r
         if (fire & recipient__onehot[23]) begin
             n1_23 = cut;
             t1_23 = tail_sel;
-        end
-        if (fire & donor__q[23] & (n1_23 == t1_23)) begin
-            ntbv1 = ntbv1 & ~onehot_23;
-        end
-        if ((n1_23 != t1_23) & ~ntbv1[23] & ~pend1[23]) begin
-            read = read | onehot_23;
-        end
-        if (n1_23 == t1_23) begin
-            done_next = done_next | onehot_23;
         end
         req_addr_23 = zero16;
         if (read[23]) begin
@@ -4813,10 +4597,6 @@ module paver_tb_base_titanx(clock,reset,start,groups,steal_mode,recipient_idle,r
         next_23__d = n1_23;
         tail_23__d = t1_23;
         ntb_23__d = v_ntb_23;
-        n1_24 = v_next_24;
-        if (issue[24]) begin
-            n1_24 = v_next_24 + one16;
-        end
         t1_24 = v_tail_24;
         if (fire & donor__q[24]) begin
             t1_24 = cut;
@@ -4824,15 +4604,6 @@ module paver_tb_base_titanx(clock,reset,start,groups,steal_mode,recipient_idle,r
         if (fire & recipient__onehot[24]) begin
             n1_24 = cut;
             t1_24 = tail_sel;
-        end
-        if (fire & donor__q[24] & (n1_24 == t1_24)) begin
-            ntbv1 = ntbv1 & ~onehot_24;
-        end
-        if ((n1_24 != t1_24) & ~ntbv1[24] & ~pend1[24]) begin
-            read = read | onehot_24;
-        end
-        if (n1_24 == t1_24) begin
-            done_next = done_next | onehot_24;
         end
         req_addr_24 = zero16;
         if (read[24]) begin
@@ -4844,10 +4615,6 @@ module paver_tb_base_titanx(clock,reset,start,groups,steal_mode,recipient_idle,r
         next_24__d = n1_24;
         tail_24__d = t1_24;
         ntb_24__d = v_ntb_24;
-        n1_25 = v_next_25;
-        if (issue[25]) begin
-            n1_25 = v_next_25 + one16;
-        end
         t1_25 = v_tail_25;
         if (fire & donor__q[25]) begin
             t1_25 = cut;
@@ -4855,15 +4622,6 @@ module paver_tb_base_titanx(clock,reset,start,groups,steal_mode,recipient_idle,r
         if (fire & recipient__onehot[25]) begin
             n1_25 = cut;
             t1_25 = tail_sel;
-        end
-        if (fire & donor__q[25] & (n1_25 == t1_25)) begin
-            ntbv1 = ntbv1 & ~onehot_25;
-        end
-        if ((n1_25 != t1_25) & ~ntbv1[25] & ~pend1[25]) begin
-            read = read | onehot_25;
-        end
-        if (n1_25 == t1_25) begin
-            done_next = done_next | onehot_25;
         end
         req_addr_25 = zero16;
         if (read[25]) begin
@@ -4875,10 +4633,6 @@ module paver_tb_base_titanx(clock,reset,start,groups,steal_mode,recipient_idle,r
         next_25__d = n1_25;
         tail_25__d = t1_25;
         ntb_25__d = v_ntb_25;
-        n1_26 = v_next_26;
-        if (issue[26]) begin
-            n1_26 = v_next_26 + one16;
-        end
         t1_26 = v_tail_26;
         if (fire & donor__q[26]) begin
             t1_26 = cut;
@@ -4886,15 +4640,6 @@ module paver_tb_base_titanx(clock,reset,start,groups,steal_mode,recipient_idle,r
         if (fire & recipient__onehot[26]) begin
             n1_26 = cut;
             t1_26 = tail_sel;
-        end
-        if (fire & donor__q[26] & (n1_26 == t1_26)) begin
-            ntbv1 = ntbv1 & ~onehot_26;
-        end
-        if ((n1_26 != t1_26) & ~ntbv1[26] & ~pend1[26]) begin
-            read = read | onehot_26;
-        end
-        if (n1_26 == t1_26) begin
-            done_next = done_next | onehot_26;
         end
         req_addr_26 = zero16;
         if (read[26]) begin
@@ -4906,10 +4651,6 @@ module paver_tb_base_titanx(clock,reset,start,groups,steal_mode,recipient_idle,r
         next_26__d = n1_26;
         tail_26__d = t1_26;
         ntb_26__d = v_ntb_26;
-        n1_27 = v_next_27;
-        if (issue[27]) begin
-            n1_27 = v_next_27 + one16;
-        end
         t1_27 = v_tail_27;
         if (fire & donor__q[27]) begin
             t1_27 = cut;
@@ -4917,15 +4658,6 @@ module paver_tb_base_titanx(clock,reset,start,groups,steal_mode,recipient_idle,r
         if (fire & recipient__onehot[27]) begin
             n1_27 = cut;
             t1_27 = tail_sel;
-        end
-        if (fire & donor__q[27] & (n1_27 == t1_27)) begin
-            ntbv1 = ntbv1 & ~onehot_27;
-        end
-        if ((n1_27 != t1_27) & ~ntbv1[27] & ~pend1[27]) begin
-            read = read | onehot_27;
-        end
-        if (n1_27 == t1_27) begin
-            done_next = done_next | onehot_27;
         end
         req_addr_27 = zero16;
         if (read[27]) begin
@@ -5036,10 +4768,9 @@ module paver_tb_base_titanx(clock,reset,start,groups,steal_mode,recipient_idle,r
             pend_group__d = zero_n;
             scan__d = one_n;
             div__d = zero5;
-            sum__d = zero16;
+            sum__clear = 1'b1;
             max__d = zero16;
             donor__d = zero_n;
-            rem__d = zero_rb;
             mode__d = zero2;
             ridle__d = 1'b0;
             qempty__d = 1'b1;
@@ -9345,25 +9076,6 @@ module paver_tb_base_titanx__recipient__masked(req,valid,onehot,index);
     
 endmodule // paver_tb_base_titanx__recipient__masked
 
-// paver_tb_base_titanx__rem: a register (rust-hdl DFF), field `rem` of `paver_tb_base_titanx`; 1 instance.
-module paver_tb_base_titanx__rem(d,q,clock);
-    
-    // Module arguments
-    input wire  [5:0] d;
-    output reg  [5:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 6'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // paver_tb_base_titanx__rem
-
 // paver_tb_base_titanx__ridle: a register (rust-hdl DFF), field `ridle` of `paver_tb_base_titanx`; 1 instance.
 module paver_tb_base_titanx__ridle(d,q,clock);
     
@@ -9421,8 +9133,103 @@ module paver_tb_base_titanx__scan(d,q,clock);
           
 endmodule // paver_tb_base_titanx__scan
 
-// paver_tb_base_titanx__sum: a register (rust-hdl DFF), field `sum` of `paver_tb_base_titanx`; 1 instance.
-module paver_tb_base_titanx__sum(d,q,clock);
+// paver_tb_base_titanx__sum: a sub-block, field `sum` of `paver_tb_base_titanx`; 1 instance.
+module paver_tb_base_titanx__sum(clock,clear,load,load_value,step,value,remainder);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  clear;
+    input wire  load;
+    input wire  [15:0] load_value;
+    input wire  step;
+    output reg  [15:0] value;
+    output reg  [5:0] remainder;
+    
+    // Constant declarations
+    localparam  divisor = 6'b11100;
+    localparam  top = 8'hf;
+    localparam  one_w = 16'h1;
+    localparam  one_r = 6'b1;
+    localparam  zero_r = 6'b0;
+    localparam  zero_w = 16'h0;
+    localparam  sh1 = 8'h1;
+    
+    // Stub signals
+    reg  [15:0] word__d;
+    wire  [15:0] word__q;
+    reg  word__clock;
+    reg  [5:0] rem__d;
+    wire  [5:0] rem__q;
+    reg  rem__clock;
+    
+    // Local signals
+    reg  [5:0] shifted;
+    
+    // Sub module instances
+    paver_tb_base_titanx__sum__word word(
+        .d(word__d),
+        .q(word__q),
+        .clock(word__clock)
+    );
+    paver_tb_base_titanx__sum__rem rem(
+        .d(rem__d),
+        .q(rem__q),
+        .clock(rem__clock)
+    );
+    
+    // Update code
+    always @(*) begin
+        word__clock = clock;
+        rem__clock = clock;
+        word__d = word__q;
+        rem__d = rem__q;
+        shifted = rem__q << sh1;
+        if (|(word__q >> top)) begin
+            shifted = (rem__q << sh1) | one_r;
+        end
+        if (step) begin
+            word__d = word__q << sh1;
+            rem__d = shifted;
+            if (shifted >= divisor) begin
+                word__d = (word__q << sh1) | one_w;
+                rem__d = shifted - divisor;
+            end
+        end
+        if (load) begin
+            word__d = load_value;
+            rem__d = zero_r;
+        end
+        if (clear) begin
+            word__d = zero_w;
+            rem__d = zero_r;
+        end
+        value = word__q;
+        remainder = rem__q;
+    end
+    
+endmodule // paver_tb_base_titanx__sum
+
+// paver_tb_base_titanx__sum__rem: a register (rust-hdl DFF), field `sum.rem` of `paver_tb_base_titanx`; 1 instance.
+module paver_tb_base_titanx__sum__rem(d,q,clock);
+    
+    // Module arguments
+    input wire  [5:0] d;
+    output reg  [5:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 6'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // paver_tb_base_titanx__sum__rem
+
+// paver_tb_base_titanx__sum__word: a register (rust-hdl DFF), field `sum.word` of `paver_tb_base_titanx`; 1 instance.
+module paver_tb_base_titanx__sum__word(d,q,clock);
     
     // Module arguments
     input wire  [15:0] d;
@@ -9438,7 +9245,7 @@ module paver_tb_base_titanx__sum(d,q,clock);
        q <= d;
     end
           
-endmodule // paver_tb_base_titanx__sum
+endmodule // paver_tb_base_titanx__sum__word
 
 // paver_tb_base_titanx__tail: a register (rust-hdl DFF), field `tail` of `paver_tb_base_titanx`; 28 instances (one per array element).
 module paver_tb_base_titanx__tail(d,q,clock);

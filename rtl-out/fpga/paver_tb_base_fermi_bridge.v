@@ -181,7 +181,7 @@ module paver_tb_base_fermi_bridge #(
     always @(*) begin
         case (reg_addr)
             16'h0000: reg_rdata = 32'h31425347; // GSB1
-            16'h0001: reg_rdata = 32'h6b5b8fec; // Verilog SHA-256, first 32 bits
+            16'h0001: reg_rdata = 32'h8c92b06b; // Verilog SHA-256, first 32 bits
             16'h0002: reg_rdata = {16'd574, 16'd545};
             16'h0003: reg_rdata = cycles;
             16'h0004: reg_rdata = {29'd0, status};

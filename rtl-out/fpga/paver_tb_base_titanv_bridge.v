@@ -577,7 +577,7 @@ module paver_tb_base_titanv_bridge #(
     always @(*) begin
         case (reg_addr)
             16'h0000: reg_rdata = 32'h31425347; // GSB1
-            16'h0001: reg_rdata = 32'hd9f2505d; // Verilog SHA-256, first 32 bits
+            16'h0001: reg_rdata = 32'h0952f983; // Verilog SHA-256, first 32 bits
             16'h0002: reg_rdata = {16'd2914, 16'd2820};
             16'h0003: reg_rdata = cycles;
             16'h0004: reg_rdata = {29'd0, status};

@@ -259,7 +259,7 @@ module paver_tb_base_titanx_bridge #(
     always @(*) begin
         case (reg_addr)
             16'h0000: reg_rdata = 32'h31425347; // GSB1
-            16'h0001: reg_rdata = 32'hab88fba0; // Verilog SHA-256, first 32 bits
+            16'h0001: reg_rdata = 32'hea1e2ed0; // Verilog SHA-256, first 32 bits
             16'h0002: reg_rdata = {16'd1042, 16'd1000};
             16'h0003: reg_rdata = cycles;
             16'h0004: reg_rdata = {29'd0, status};

@@ -24,17 +24,18 @@
 //!   per SM per cycle, round robin from the last SM served: V-R5), so the queue head is its
 //!   `next_id`. `qempty` registers its `idle`: the queue is empty at the start of the cycle.
 //! * The stealer is the paper's serial one (L289-L291): a one-hot `scan` register selects one
-//!   SM a cycle; the selected SM's `W` (and at the commit its `tail`) is read per bit as an OR
-//!   tree over the SMs' masked bits (in the block: a [`crate::prim::OneHotMux`] sub-block fed
+//!   SM a cycle; the selected SM's `tail` and `next` are read per bit as an OR tree over the
+//!   SMs' masked bits and one subtractor gives its `W` (in the block: a [`crate::prim::OneHotMux`] sub-block fed
 //!   from this block's own logic made Verilator see a combinational loop through it); a
 //!   16-bit adder accumulates `sum` and
-//!   one comparator keeps `max` and the donor (one-hot). Then a restoring divider shifts the
-//!   quotient of `sum / N` into `sum`, one bit a cycle for 16 cycles (`rem`: `B + 1` bits).
+//!   one comparator keeps `max` and the donor (one-hot). Then a [`SerialDivider`] (restoring)
+//!   turns `sum` into `sum / N` in place, one quotient bit a cycle for 16 cycles (remainder:
+//!   `B + 1` bits).
 //!   At the commit the same selects read the donor's `W` and `tail`, an [`RrArbiter`] (reset
 //!   with `start`) picks the recipient, and one subtractor gives `tail - S`.
 
 use crate::consts::{constant, onehot_table};
-use crate::prim::{OneHotIndex, RrArbiter};
+use crate::prim::{OneHotIndex, RrArbiter, SerialDivider};
 use crate::sim::Clocked;
 use crate::tb_dispatch::TbDispatch;
 use rust_hdl::prelude::*;
@@ -118,10 +119,10 @@ pub struct PaverTb<
     scan: DFF<Bits<N>>,
     /// Divider cycles done.
     div: DFF<Bits<5>>,
-    sum: DFF<Bits<16>>,
+    /// `sum`, then its quotient by `N` (the divider's register).
+    sum: SerialDivider<16, RB>,
     max: DFF<Bits<16>>,
     donor: DFF<Bits<N>>,
-    rem: DFF<Bits<RB>>,
     /// The group queue: LRR of group indices over the exhausted SMs.
     queue: TbDispatch<N, B, C, 0, M, C1>,
     recipient: RrArbiter<N, B>,
@@ -142,20 +143,25 @@ pub struct PaverTb<
     commit: Signal<Local, Bit>,
     running: Signal<Local, Bit>,
     sel: Signal<Local, Bits<N>>,
+    /// The selected SM's `W = tail - next`, `tail` and `next` after the responses (0 with no
+    /// SM selected).
     w_sel: Signal<Local, Bits<16>>,
     tail_sel: Signal<Local, Bits<16>>,
-    /// Per SM: `W = tail - next` after the responses.
-    w_of: [Signal<Local, Bits<16>>; N],
-    /// One bit of every SM's `W` / `tail`, masked by the select (reused per bit).
-    col_w: Signal<Local, Bits<N>>,
+    next_sel: Signal<Local, Bits<16>>,
+    /// One bit of every SM's `next` / `tail`, masked by the select (reused per bit).
+    col_n: Signal<Local, Bits<N>>,
     col_t: Signal<Local, Bits<N>>,
-    div_t: Signal<Local, Bits<RB>>,
     s_raw: Signal<Local, Bits<16>>,
     s_cnt: Signal<Local, Bits<16>>,
     need: Signal<Local, Bits<16>>,
     can_give: Signal<Local, Bit>,
     fire: Signal<Local, Bit>,
     cut: Signal<Local, Bits<16>>,
+    /// The donor's range is empty after the steal (its `W` equals the count).
+    donor_empties: Signal<Local, Bit>,
+    /// Per SM: `next == tail` after the cycle's issue, and after its steal too.
+    eq_plain: Signal<Local, Bits<N>>,
+    eq1: Signal<Local, Bits<N>>,
     /// The state after the cycle's updates.
     n1: [Signal<Local, Bits<16>>; N],
     t1: [Signal<Local, Bits<16>>; N],
@@ -179,9 +185,6 @@ pub struct PaverTb<
     one5: Constant<Bits<5>>,
     div_end: Constant<Bits<5>>,
     div_prep: Constant<Bits<5>>,
-    zero_rb: Constant<Bits<RB>>,
-    n_rb: Constant<Bits<RB>>,
-    one_rb: Constant<Bits<RB>>,
 }
 
 impl<const N: usize, const B: usize, const C: usize, const M: usize, const C1: usize, const RB: usize>
@@ -226,10 +229,9 @@ impl<const N: usize, const B: usize, const C: usize, const M: usize, const C1: u
             need_reg: Default::default(),
             scan: Default::default(),
             div: Default::default(),
-            sum: Default::default(),
+            sum: SerialDivider::dividing_by(N as u64),
             max: Default::default(),
             donor: Default::default(),
-            rem: Default::default(),
             queue: Default::default(),
             recipient: Default::default(),
             donor_index: Default::default(),
@@ -248,16 +250,18 @@ impl<const N: usize, const B: usize, const C: usize, const M: usize, const C1: u
             sel: Default::default(),
             w_sel: Default::default(),
             tail_sel: Default::default(),
-            w_of: array_init::array_init(|_| Default::default()),
-            col_w: Default::default(),
+            next_sel: Default::default(),
+            col_n: Default::default(),
             col_t: Default::default(),
-            div_t: Default::default(),
             s_raw: Default::default(),
             s_cnt: Default::default(),
             need: Default::default(),
             can_give: Default::default(),
             fire: Default::default(),
             cut: Default::default(),
+            donor_empties: Default::default(),
+            eq_plain: Default::default(),
+            eq1: Default::default(),
             n1: array_init::array_init(|_| Default::default()),
             t1: array_init::array_init(|_| Default::default()),
             ntbv1: Default::default(),
@@ -280,9 +284,6 @@ impl<const N: usize, const B: usize, const C: usize, const M: usize, const C1: u
             one5: constant(1),
             div_end: constant(DIV_CYCLES as u64 + 1),
             div_prep: constant(DIV_CYCLES as u64),
-            zero_rb: constant(0),
-            n_rb: constant(N as u64),
-            one_rb: constant(1),
         }
     }
 }
@@ -294,8 +295,12 @@ impl<const N: usize, const B: usize, const C: usize, const M: usize, const C1: u
     fn update(&mut self) {
         dff_setup!(
             self, clock, ntb_valid, pend, pend_group, mode, ridle, qempty, free, done, s_reg,
-            need_reg, scan, div, sum, max, donor, rem
+            need_reg, scan, div, max, donor
         );
+        self.sum.clock.next = self.clock.val();
+        self.sum.clear.next = false;
+        self.sum.load.next = false;
+        self.sum.step.next = false;
         for s in 0..N {
             self.next[s].clock.next = self.clock.val();
             self.next[s].d.next = self.next[s].q.val();
@@ -359,38 +364,33 @@ impl<const N: usize, const B: usize, const C: usize, const M: usize, const C1: u
         if self.commit.val() {
             self.sel.next = self.donor.q.val();
         }
-        // The selected SM's `W` and `tail`: per bit, the column of the selected SMs' bits (each
-        // set once) reduced by an OR tree, as `OneHotMux` does.
-        for s in 0..N {
-            self.w_of[s].next = self.v_tail[s].val() - self.v_next[s].val();
-        }
-        self.w_sel.next = self.zero16.val();
+        // The selected SM's `tail` and `next`: per bit, the column of the selected SMs' bits
+        // (each set once) reduced by an OR tree, as `OneHotMux` does; then one subtractor for
+        // its `W`.
+        self.next_sel.next = self.zero16.val();
         self.tail_sel.next = self.zero16.val();
         for b in 0..16 {
-            self.col_w.next = self.zero_n.val();
+            self.col_n.next = self.zero_n.val();
             self.col_t.next = self.zero_n.val();
             for s in 0..N {
-                self.col_w.next = self
-                    .col_w
+                self.col_n.next = self
+                    .col_n
                     .val()
-                    .replace_bit(s, self.sel.val().get_bit(s) & self.w_of[s].val().get_bit(b));
+                    .replace_bit(s, self.sel.val().get_bit(s) & self.v_next[s].val().get_bit(b));
                 self.col_t.next = self
                     .col_t
                     .val()
                     .replace_bit(s, self.sel.val().get_bit(s) & self.v_tail[s].val().get_bit(b));
             }
-            self.w_sel.next = self.w_sel.val().replace_bit(b, self.col_w.val().any());
+            self.next_sel.next = self.next_sel.val().replace_bit(b, self.col_n.val().any());
             self.tail_sel.next = self.tail_sel.val().replace_bit(b, self.col_t.val().any());
         }
-        // Divider step: shift the next dividend bit into the remainder.
-        self.div_t.next = (self.rem.q.val() << self.sh1.val()) | self.zero_rb.val();
-        if self.sum.q.val().get_bit(15) {
-            self.div_t.next = (self.rem.q.val() << self.sh1.val()) | self.one_rb.val();
-        }
+        self.w_sel.next = self.tail_sel.val() - self.next_sel.val();
+        self.sum.load_value.next = self.sum.value.val() + self.w_sel.val();
         // The count: max - avg (0 when avg >= max); the clamp keeps the donor's head.
         self.s_raw.next = self.zero16.val();
-        if self.max.q.val() > self.sum.q.val() {
-            self.s_raw.next = self.max.q.val() - self.sum.q.val();
+        if self.max.q.val() > self.sum.value.val() {
+            self.s_raw.next = self.max.q.val() - self.sum.value.val();
         }
         self.s_cnt.next = self.s_raw.val();
         self.need.next = self.s_raw.val();
@@ -438,7 +438,7 @@ impl<const N: usize, const B: usize, const C: usize, const M: usize, const C1: u
             self.steal_count.next = self.s_reg.q.val();
         }
         if self.scanning.val() {
-            self.sum.d.next = self.sum.q.val() + self.w_sel.val();
+            self.sum.load.next = true;
             if !(self.room.val() & self.scan.q.val()).any() & (self.w_sel.val() > self.max.q.val()) {
                 self.max.d.next = self.w_sel.val();
                 self.donor.d.next = self.scan.q.val();
@@ -447,12 +447,7 @@ impl<const N: usize, const B: usize, const C: usize, const M: usize, const C1: u
         }
         if self.running.val() & !self.scanning.val() & !self.prep.val() & !self.commit.val() {
             self.div.d.next = self.div.q.val() + self.one5.val();
-            self.sum.d.next = self.sum.q.val() << self.sh1.val();
-            self.rem.d.next = self.div_t.val();
-            if self.div_t.val() >= self.n_rb.val() {
-                self.sum.d.next = (self.sum.q.val() << self.sh1.val()) | self.one16.val();
-                self.rem.d.next = self.div_t.val() - self.n_rb.val();
-            }
+            self.sum.step.next = true;
         }
         if self.prep.val() {
             self.div.d.next = self.div.q.val() + self.one5.val();
@@ -460,22 +455,40 @@ impl<const N: usize, const B: usize, const C: usize, const M: usize, const C1: u
         if self.commit.val() {
             self.scan.d.next = self.one_n.val();
             self.div.d.next = self.zero5.val();
-            self.sum.d.next = self.zero16.val();
+            self.sum.clear.next = true;
             self.max.d.next = self.zero16.val();
             self.donor.d.next = self.zero_n.val();
-            self.rem.d.next = self.zero_rb.val();
         }
         // The state after the cycle: issue, steal, assignment; then 5. the order reads.
         self.ntbv1.next = self.v_ntb_valid.val() & !self.issue.val();
         self.pend1.next = self.v_pend.val() | self.queue.grant.val();
         self.pg1.next = self.v_pend_group.val() | self.queue.grant.val();
-        self.read.next = self.zero_n.val();
-        self.done_next.next = self.zero_n.val();
+        // Whether an SM's range is empty after the cycle, computed beside the steal rather than
+        // after it: without a steal from the issue alone; the donor's from its `W` and the count
+        // (`next == tail - S` is `W == S`; a busy donor does not issue); a recipient's never
+        // (`S >= 1`). `fire` then only selects.
+        self.donor_empties.next = self.w_sel.val() == self.s_reg.q.val();
+        self.eq_plain.next = self.zero_n.val();
         for s in 0..N {
             self.n1[s].next = self.v_next[s].val();
             if self.issue.val().get_bit(s) {
                 self.n1[s].next = self.v_next[s].val() + self.one16.val();
             }
+            if self.n1[s].val() == self.v_tail[s].val() {
+                self.eq_plain.next = self.eq_plain.val() | self.onehot[s].val();
+            }
+        }
+        self.eq1.next = self.eq_plain.val();
+        if self.fire.val() {
+            self.eq1.next = self.eq_plain.val() & !(self.donor.q.val() | self.recipient.onehot.val());
+            if self.donor_empties.val() {
+                self.eq1.next = self.eq1.val() | self.donor.q.val();
+                self.ntbv1.next = self.ntbv1.val() & !self.donor.q.val();
+            }
+        }
+        self.read.next = !self.eq1.val() & !self.ntbv1.val() & !self.pend1.val();
+        self.done_next.next = self.eq1.val();
+        for s in 0..N {
             self.t1[s].next = self.v_tail[s].val();
             if self.fire.val() & self.donor.q.val().get_bit(s) {
                 self.t1[s].next = self.cut.val();
@@ -483,21 +496,6 @@ impl<const N: usize, const B: usize, const C: usize, const M: usize, const C1: u
             if self.fire.val() & self.recipient.onehot.val().get_bit(s) {
                 self.n1[s].next = self.cut.val();
                 self.t1[s].next = self.tail_sel.val();
-            }
-            if self.fire.val()
-                & self.donor.q.val().get_bit(s)
-                & (self.n1[s].val() == self.t1[s].val())
-            {
-                self.ntbv1.next = self.ntbv1.val() & !self.onehot[s].val();
-            }
-            if (self.n1[s].val() != self.t1[s].val())
-                & !self.ntbv1.val().get_bit(s)
-                & !self.pend1.val().get_bit(s)
-            {
-                self.read.next = self.read.val() | self.onehot[s].val();
-            }
-            if self.n1[s].val() == self.t1[s].val() {
-                self.done_next.next = self.done_next.val() | self.onehot[s].val();
             }
             self.req_addr[s].next = self.zero16.val();
             if self.read.val().get_bit(s) {
@@ -534,10 +532,9 @@ impl<const N: usize, const B: usize, const C: usize, const M: usize, const C1: u
             self.pend_group.d.next = self.zero_n.val();
             self.scan.d.next = self.one_n.val();
             self.div.d.next = self.zero5.val();
-            self.sum.d.next = self.zero16.val();
+            self.sum.clear.next = true;
             self.max.d.next = self.zero16.val();
             self.donor.d.next = self.zero_n.val();
-            self.rem.d.next = self.zero_rb.val();
             self.mode.d.next = self.zero2.val();
             self.ridle.d.next = false;
             self.qempty.d.next = true;

@@ -19,6 +19,7 @@
 //! | [`AgeMatrix`] | oldest requesting entry | N x N matrix, AND-OR per row |
 //! | [`Fifo`] | first in, first out, `D` entries | one-hot pointers, [`OneHotMux`] read |
 //! | [`Ram`] | a table in block RAM: one read port (one cycle of latency), one write port | none: the RAM's own |
+//! | [`SerialDivider`] | its register divided in place, a quotient bit a cycle (restoring) | one `R`-bit subtract and compare |
 //! | [`Deal`] / [`Gather`] | a word as interleaved lanes (per-warp bits by scheduler) and back | wiring |
 //! | [`Decode2`] | 2-bit codes to one mask per value | one gate |
 
@@ -31,6 +32,7 @@ mod popcount;
 mod prefix_count;
 mod ram;
 mod rr_arbiter;
+mod serial_div;
 mod stride;
 
 pub use age_matrix::{age_matrix_golden, AgeMatrix, AgeMatrixGolden};
@@ -42,6 +44,7 @@ pub use popcount::{popcount_golden, PopCount};
 pub use prefix_count::{prefix_count_golden, PrefixCount};
 pub use ram::{Ram, RamGolden};
 pub use rr_arbiter::{RrArbiter, RrArbiterGolden};
+pub use serial_div::{serial_div_golden, SerialDivider};
 pub use stride::{deal_golden, decode2_golden, gather_golden, Deal, Decode2, Gather};
 
 /// The Verilog of one instance of every primitive at a few sizes: (module name, Verilog).
@@ -104,6 +107,11 @@ pub fn samples() -> Vec<(String, Result<String, String>)> {
         v(
             "prim_deal_12x4",
             verilog_of::<Deal<12, 3, 4>>("prim_deal_12x4"),
+        ),
+        // PAVER's stealer: a 16-bit sum over 80 SMs.
+        v(
+            "prim_serial_div_16x8",
+            verilog_of::<SerialDivider<16, 8>>("prim_serial_div_16x8"),
         ),
         // The locality dispatcher's rectangle table: 152 entries of 5 x 57 bits.
         v(

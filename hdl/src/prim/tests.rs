@@ -412,3 +412,71 @@ fn ram_reads_match_over_a_long_random_run() {
     let compared = ram_mismatch(&ops, false).unwrap_or_else(|c| panic!("cycle {c}"));
     assert!(compared > 1500, "{compared} reads compared");
 }
+
+/// Loads `x` into a `SerialDivider<16, R>` dividing by `d` and steps it `steps` times (`plant`:
+/// the step signal drops for one step, a missed quotient bit): (value, remainder).
+fn serial_div_run<const R: usize>(
+    uut: &mut SerialDivider<16, R>,
+    x: u64,
+    steps: usize,
+    plant: bool,
+) -> (u64, u64) {
+    uut.clear.next = true;
+    settle(uut);
+    clock_edge(uut);
+    uut.clear.next = false;
+    uut.load.next = true;
+    uut.load_value.next = x.to_bits();
+    uut.step.next = false;
+    settle(uut);
+    clock_edge(uut);
+    uut.load.next = false;
+    for k in 0..steps {
+        uut.step.next = !(plant && k == 7);
+        settle(uut);
+        clock_edge(uut);
+    }
+    settle(uut);
+    (uut.value.val().to_u64(), uut.remainder.val().to_u64())
+}
+
+/// First dividend (`Err`) in `0..2^16` whose quotient or remainder by `d` is wrong after 16
+/// steps; the number of dividends checked otherwise.
+fn serial_div_exhaustive<const R: usize>(d: u64, plant: bool) -> Result<usize, u64> {
+    let mut uut = SerialDivider::<16, R>::dividing_by(d);
+    start(&mut uut);
+    for x in 0..1u64 << 16 {
+        let plant = plant && x == 40_000;
+        if serial_div_run(&mut uut, x, 16, plant) != (x / d, x % d) {
+            return Err(x);
+        }
+    }
+    Ok(1 << 16)
+}
+
+/// Spec P22 (`paver.md` §4): the stealer's divider is exact, `floor(s / N)` for every 16-bit
+/// `s`, for the SM counts of PAVER's presets (2 as the smallest), at the remainder width each
+/// preset's scheduler gives it (`clog2(N) + 1` bits).
+#[test]
+fn serial_divider_is_exact_for_every_16_bit_dividend() {
+    assert_eq!(serial_div_exhaustive::<2>(2, false), Ok(65_536));
+    assert_eq!(serial_div_exhaustive::<3>(4, false), Ok(65_536));
+    assert_eq!(serial_div_exhaustive::<5>(15, false), Ok(65_536));
+    assert_eq!(serial_div_exhaustive::<6>(28, false), Ok(65_536));
+    assert_eq!(serial_div_exhaustive::<8>(80, false), Ok(65_536));
+    // A planted missed step is caught.
+    assert_eq!(serial_div_exhaustive::<5>(15, true), Err(40_000));
+}
+
+proptest! {
+    /// Partial divisions, reloads mid-way: the register and remainder after every step equal
+    /// the golden divider's.
+    #[test]
+    fn serial_divider_matches_golden(x in 0u64..65_536, d in 1u64..=128, steps in 0usize..=16) {
+        let mut uut = SerialDivider::<16, 8>::dividing_by(d);
+        start(&mut uut);
+        serial_div_run(&mut uut, 12_345, 9, false);
+        let got = serial_div_run(&mut uut, x, steps, false);
+        prop_assert_eq!(got, serial_div_golden(x, d, 16, steps));
+    }
+}
