@@ -319,7 +319,9 @@ pub fn mst_ts(g: &LocalityGraph, p: &PartitionParams) -> Groups {
 }
 
 /// kway-TS (§1.6): METIS k-way into `sms` parts (part p for SM p), each in Prim order; empty
-/// parts dropped. Fewer blocks than SMs: a block a part.
+/// parts dropped. Fewer blocks than SMs: a block a part. No part is left above METIS's own
+/// k-way load imbalance ([`KWAY_IMBALANCE`]; spec P28): where METIS leaves one larger (on
+/// graphs with few edges it can), [`rebalance`] moves blocks out of it and the notes say so.
 pub fn kway_ts(g: &LocalityGraph, p: &PartitionParams) -> Groups {
     let n = g.vertices();
     let mut out = Groups::default();
@@ -333,10 +335,18 @@ pub fn kway_ts(g: &LocalityGraph, p: &PartitionParams) -> Groups {
     }
     let mut pos = vec![u32::MAX; n as usize];
     let parts = Subset::new(g, &all, &mut pos).metis(k, true, p.seed, &mut out);
-    let parts = parts.unwrap_or_else(|| {
+    let mut parts = parts.unwrap_or_else(|| {
         out.note(split_note("k-way", n));
         in_id_order(n, k)
     });
+    let cap = kway_cap(n, k);
+    let moved = rebalance(g, &mut parts, k, cap);
+    if moved > 0 {
+        out.note(format!(
+            "k-way: METIS left parts above {cap} blocks (its load imbalance of {KWAY_IMBALANCE} \
+             over {n} blocks in {k} parts); {moved} block(s) moved to the smallest parts"
+        ));
+    }
     let mut members: Vec<Vec<u32>> = vec![vec![]; k as usize];
     for (v, &q) in parts.iter().enumerate() {
         members[q as usize].push(v as u32);
@@ -410,6 +420,47 @@ fn bisect(set: Subset, seed: i32, notes: &mut Groups, split_in_order: &mut bool)
 }
 
 /// `n` blocks into `k` parts in id order, sizes differing by at most one (a part per block).
+/// METIS's default k-way load imbalance (`ufactor` 30): a part holds at most 1.03 times the
+/// mean.
+pub const KWAY_IMBALANCE: f64 = 1.03;
+
+/// The most blocks a k-way part may hold: `ceil(1.03 n / k)`, at least one.
+pub fn kway_cap(n: u32, k: u32) -> usize {
+    ((n as f64 * KWAY_IMBALANCE / k.max(1) as f64).ceil() as usize).max(1)
+}
+
+/// Moves blocks out of parts above `cap` until none is: each time, from the largest part
+/// (lowest number on ties), the block with the least edge weight to the rest of its part
+/// (highest id on ties) to the smallest part (lowest number on ties). The number moved.
+fn rebalance(g: &LocalityGraph, parts: &mut [Idx], k: u32, cap: usize) -> usize {
+    let mut size = vec![0usize; k as usize];
+    parts.iter().for_each(|&q| size[q as usize] += 1);
+    let mut moved = 0;
+    loop {
+        let big = (0..size.len())
+            .max_by_key(|&q| (size[q], std::cmp::Reverse(q)))
+            .unwrap();
+        if size[big] <= cap {
+            return moved;
+        }
+        let small = (0..size.len()).min_by_key(|&q| (size[q], q)).unwrap();
+        let inside = |v: u32| -> u64 {
+            g.neighbours(v)
+                .filter(|&(u, _)| parts[u as usize] == big as Idx)
+                .map(|(_, w)| w as u64)
+                .sum()
+        };
+        let v = (0..parts.len() as u32)
+            .filter(|&v| parts[v as usize] == big as Idx)
+            .min_by_key(|&v| (inside(v), std::cmp::Reverse(v)))
+            .unwrap();
+        parts[v as usize] = small as Idx;
+        size[big] -= 1;
+        size[small] += 1;
+        moved += 1;
+    }
+}
+
 fn in_id_order(n: u32, k: u32) -> Vec<Idx> {
     (0..n as u64)
         .map(|v| (v * k as u64 / n as u64) as Idx)

@@ -227,12 +227,15 @@ proptest! {
                 prop_assert_eq!(len, 1);
             }
         }
-        // kway: at most N parts, each a Prim order.
+        // kway: at most N parts, each a Prim order; P28: none above METIS's k-way load
+        // imbalance (its default ufactor 30: 1.03 times the mean part).
         let kway = partition(&g, Scheme::Kway, &p);
         check_groups(&g, &kway);
         prop_assert!(kway.len() <= sms as usize);
+        let cap = partition::kway_cap(n as u32, sms);
         for k in 0..kway.len() {
             prop_assert!(is_prim_order(&g, kway.group(k)));
+            prop_assert!(kway.group(k).len() <= cap, "part {} of {} blocks, cap {}", k, kway.group(k).len(), cap);
         }
         // RB: leaves of 1 to x - 1 blocks (x with at_most; 1 when x = 1), each a Prim order.
         let rb = partition(&g, Scheme::Rb, &p);

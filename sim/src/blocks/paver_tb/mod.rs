@@ -226,6 +226,14 @@ pub enum Fault {
     StealOneMore,
     /// Assignment skips the round-robin pointer (always from SM 0).
     AssignFromZero,
+    /// The stealer keeps the last of the busy SMs with the largest `W` as donor (spec P14:
+    /// the first).
+    DonorLastOnTies,
+    /// A round whose count is one block steals nothing (spec P19).
+    NoStealOfOne,
+    /// A descriptor answered once the queue is empty gives its range one block longer (spec
+    /// P18: `W` grows).
+    DescriptorOneLonger,
 }
 
 /// The `n` SMs in round-robin order from `ptr + 1`.
@@ -305,6 +313,9 @@ impl Golden {
             if r.pend_group {
                 r.next = data as u16;
                 r.tail = (data >> 16) as u16;
+                if self.fault == Some(Fault::DescriptorOneLonger) && self.gq_head >= self.groups {
+                    r.tail = r.tail.wrapping_add(1);
+                }
             } else if r.next != r.tail {
                 r.ntb = data as u16;
                 r.ntb_valid = true;
@@ -323,7 +334,8 @@ impl Golden {
         if self.scan < n {
             let (w, busy) = (waited(self, self.scan), room >> self.scan & 1 == 0);
             self.sum = self.sum.wrapping_add(w);
-            if busy && w > self.max {
+            let ties_last = self.fault == Some(Fault::DonorLastOnTies) && w == self.max && w > 0;
+            if busy && (w > self.max || ties_last) {
                 (self.max, self.donor) = (w, self.scan);
             }
             self.scan += 1;
@@ -344,7 +356,8 @@ impl Golden {
         let donor_ok = room >> d & 1 == 0 && donor_waited >= s.saturating_add(keep);
         let can = free & if self.recipient_idle { empty } else { room };
         let recipient = rr_from(n, self.steal_ptr).find(|&r| can >> r & 1 == 1);
-        if let (true, true, Some(r)) = (s >= 1, donor_ok, recipient) {
+        let dropped = self.fault == Some(Fault::NoStealOfOne) && s == 1;
+        if let (true, true, Some(r), false) = (s >= 1, donor_ok, recipient, dropped) {
             let s = match self.fault {
                 Some(Fault::StealOneMore) => s.saturating_add(1).min(donor_waited),
                 _ => s,

@@ -1,10 +1,10 @@
 //! Constrained-random stimulus for PAVER's scheduler: kernels of random size whose group tables
-//! (a random permutation cut into random groups) the stimulus holds and reads for the block,
-//! answering each read after 1 to 3 cycles (mostly 1); SMs of a random occupancy hold granted
-//! blocks for a random number of cycles (up to 40, 120 or 600, per kernel) and report `room` and `empty`. A new kernel starts when
-//! the previous one has been granted (now and then earlier), with a random stealer mode (or a
-//! fixed one). About one cycle in 64 has random
-//! `room`/`empty` masks. Deterministic for a seed.
+//! (a random permutation cut into random groups, or, one kernel in five, shaped as MST-TS's)
+//! the stimulus holds and reads for the block, answering each read after 1 to 3 cycles (mostly
+//! 1); SMs of a random occupancy hold granted blocks for a random number of cycles (up to 40,
+//! 120 or 600, per kernel) and report `room` and `empty`. A new kernel starts when the previous
+//! one has been granted (now and then earlier), with a random stealer mode (or a fixed one).
+//! About one cycle in 64 has random `room`/`empty` masks. Deterministic for a seed.
 
 use super::{Params, PaverIn, PaverOut};
 use crate::analysis::paver::Groups;
@@ -22,6 +22,21 @@ pub fn random_groups(rng: &mut impl Rng, total: usize, most: usize) -> Groups {
         at = (at + rng.gen_range(1..=most.max(1))).min(total);
         gstart.push(at as u32);
     }
+    Groups {
+        order,
+        gstart,
+        notes: vec![],
+    }
+}
+
+/// Tables shaped as MST-TS's (spec §1.5): a random permutation of `total` blocks, its first
+/// `sms` groups of `per_sm` blocks, then one block a group.
+pub fn mst_shaped_groups(rng: &mut impl Rng, total: usize, sms: usize, per_sm: usize) -> Groups {
+    let mut order: Vec<u32> = (0..total as u32).collect();
+    order.shuffle(rng);
+    let head = (sms * per_sm).min(total);
+    let mut gstart: Vec<u32> = (0..head).step_by(per_sm.max(1)).map(|i| i as u32).collect();
+    gstart.extend((head..=total).map(|i| i as u32));
     Groups {
         order,
         gstart,
@@ -78,7 +93,11 @@ impl Stimulus {
             1 => 4 * self.per_sm,
             _ => self.per_sm,
         };
-        self.tables = random_groups(&mut self.rng, total, most);
+        self.tables = if self.rng.gen_ratio(1, 5) {
+            mst_shaped_groups(&mut self.rng, total, n, self.per_sm)
+        } else {
+            random_groups(&mut self.rng, total, most)
+        };
         self.reads.iter_mut().for_each(|r| *r = None);
         inp.start = true;
         inp.groups = self.tables.len() as u16;

@@ -1,10 +1,10 @@
 //! The spec's properties (§4 P1-P20, with V-R1's literal stealer) under random stimulus, the
 //! paper's stealing example (L302) as a directed test, the round-robin launch (P10), and
-//! planted faults that the checks catch.
+//! planted faults that the checks catch, each by the property it breaks.
 
 use super::stimulus::Stimulus;
-use crate::analysis::paver::Groups;
 use super::*;
+use crate::analysis::paver::Groups;
 use crate::block::Stimulus as _;
 use std::collections::HashSet;
 
@@ -14,6 +14,89 @@ struct Seen {
     kernels_done: u32,
     grants: u64,
     steals: u64,
+    /// Stealer rounds whose commit was checked against what their scan saw (P14, P15, P19).
+    rounds: u64,
+    /// Cycles with the queue empty where `Φ = Σ W²` was compared with the cycle before (P18).
+    phi_checks: u64,
+    /// Kernels checked for P12: k-way tables without stealing, MST-shaped tables.
+    kway_kernels: u32,
+    mst_kernels: u32,
+}
+
+/// What one cycle's checks see: the inputs, the outputs, the registers before and after.
+struct Cycle<'a> {
+    inp: &'a PaverIn,
+    out: &'a PaverOut,
+    before: &'a [SmRegs],
+    after: &'a [SmRegs],
+    /// The queue head at the start of the cycle.
+    head_before: u16,
+}
+
+impl Cycle<'_> {
+    fn granted(&self, s: usize) -> u16 {
+        (self.out.grant >> s & 1) as u16
+    }
+
+    /// SM `s`'s `W` after the cycle's responses, before its issue and steal.
+    fn waited(&self, s: usize) -> u16 {
+        let mut w = self.after[s].waiting().wrapping_add(self.granted(s));
+        if self.out.steal && self.out.steal_donor as usize == s {
+            w = w.wrapping_add(self.out.steal_count);
+        }
+        if self.out.steal && self.out.steal_to as usize == s {
+            w = w.wrapping_sub(self.out.steal_count);
+        }
+        w
+    }
+
+    /// Exhausted with no read outstanding at the start of the cycle.
+    fn free(&self, s: usize) -> bool {
+        self.before[s].next == self.before[s].tail && !self.before[s].pend
+    }
+}
+
+/// The running kernel as the checker follows it.
+#[derive(Default)]
+struct Kernel {
+    tables: Groups,
+    steal: Option<Steal>,
+    recipient_idle: bool,
+    granted: HashSet<u32>,
+    next_group: u16,
+    started: u32,
+    running: bool,
+    /// Per SM: the blocks granted there, the groups assigned, the size of a group whose
+    /// descriptor is outstanding.
+    granted_on: Vec<Vec<u32>>,
+    assigns: Vec<u32>,
+    pending: Vec<u16>,
+    /// P12 applies: k-way (at most one group per SM, no stealing) or MST-shaped tables.
+    kway: bool,
+    mst: bool,
+}
+
+impl Kernel {
+    fn steals(&self) -> bool {
+        self.steal.is_some_and(|m| m != Steal::Off)
+    }
+
+    /// `W` with an outstanding descriptor counted as its group's size.
+    fn w_eff(&self, s: usize, r: &SmRegs) -> u64 {
+        if r.pend_group {
+            self.pending[s] as u64
+        } else {
+            r.waiting() as u64
+        }
+    }
+}
+
+/// The stealer's round as its scan saw it: the cycle within the round, and per SM the `W`
+/// and whether it was busy in the cycle it was read.
+#[derive(Default)]
+struct Round {
+    phase: usize,
+    seen: Vec<(u16, bool)>,
 }
 
 /// Runs `cycles` of random stimulus on `p` and checks every cycle; the first violation.
@@ -28,146 +111,340 @@ fn check_random(
     g.fault = fault;
     let mut stim = Stimulus::new(p, seed);
     stim.mode = mode.map(|(m, idle)| (m as u8, idle));
-    let mut steal = Steal::Off;
-    let mut seen = Seen::default();
+    let mut c = Checker {
+        p,
+        seen: Seen::default(),
+        k: Kernel::default(),
+        round: Round::default(),
+        ptr: p.sms - 1,
+        phi_prev: None,
+    };
     let mut prev: Option<PaverOut> = None;
-    // The running kernel: its tables, blocks granted, the groups assigned, its start cycle.
-    let mut tables = Groups::default();
-    let mut granted: HashSet<u32> = HashSet::new();
-    let mut next_group = 0u16;
-    let mut started = 0u32;
-    let mut running = false;
-    let mut ptr = p.sms - 1;
     for cycle in 0..cycles {
-        let fail = |what: String| Err(format!("cycle {cycle}: {what}"));
         let inp = stim.next(prev.as_ref());
         let before: Vec<SmRegs> = (0..p.sms).map(|s| g.sm(s)).collect();
         let head_before = g.gq_head();
         let out = g.step(&inp);
-        if !running && out.grant != 0 {
-            return fail("a grant with no kernel".into());
+        let after: Vec<SmRegs> = (0..p.sms).map(|s| g.sm(s)).collect();
+        let cy = Cycle {
+            inp: &inp,
+            out: &out,
+            before: &before,
+            after: &after,
+            head_before,
+        };
+        c.check(&cy, g.gq_head(), cycle)
+            .map_err(|what| format!("cycle {cycle}: {what}"))?;
+        if inp.start {
+            c.start(&inp, &stim.tables, cycle);
         }
-        // P5, P7: one grant per SM with room, the block at `next`, never twice (P1).
-        for (s, id) in out.grants(p.sms) {
-            if inp.room >> s & 1 == 0 {
-                return fail(format!("SM {s} granted without room"));
-            }
-            let at = before[s].next as usize;
-            if tables.order.get(at) != Some(&id) {
-                return fail(format!("SM {s} granted {id}, order[{at}] is not it"));
-            }
-            if !granted.insert(id) {
-                return fail(format!("block {id} granted twice"));
-            }
-            // P6, P7: `next` moves by exactly one, so an SM's blocks go out in range order (a
-            // kernel start in the same cycle resets it).
-            if !inp.start && g.sm(s).next != before[s].next.wrapping_add(1) {
-                return fail(format!("SM {s}: next {} after a grant at {at}", g.sm(s).next));
-            }
-            seen.grants += 1;
+        prev = Some(out);
+    }
+    Ok(c.seen)
+}
+
+/// The random checker's state across cycles.
+struct Checker {
+    p: Params,
+    seen: Seen,
+    k: Kernel,
+    round: Round,
+    /// The last SM served (round-robin pointer).
+    ptr: usize,
+    /// `Φ` after the last cycle, when its queue was empty.
+    phi_prev: Option<u64>,
+}
+
+impl Checker {
+    fn check(&mut self, c: &Cycle, head_after: u16, cycle: u32) -> Result<(), String> {
+        if !self.k.running && c.out.grant != 0 {
+            return Err("a grant with no kernel".into());
         }
-        // P8, P9: groups assigned in order (in round-robin order of the SMs), each once, only
-        // to exhausted SMs.
-        let mut assigned: Vec<(u16, usize)> = out
-            .reads(p.sms)
+        self.grants(c)?;
+        self.assignments(c)?;
+        self.steal(c)?;
+        self.stealer_round(c)?;
+        self.phi(c, head_after)?;
+        self.ranges(c)?;
+        self.mst_after_first_group(c)?;
+        self.kernel_end(c, cycle)
+    }
+
+    /// A kernel starts at the edge of this cycle.
+    fn start(&mut self, inp: &PaverIn, tables: &Groups, cycle: u32) {
+        let n = self.p.sms;
+        let steal = Steal::from_port(inp.steal_mode);
+        let off = steal == Steal::Off;
+        self.k = Kernel {
+            tables: tables.clone(),
+            steal: Some(steal),
+            recipient_idle: inp.recipient_idle,
+            started: cycle,
+            running: true,
+            granted_on: vec![vec![]; n],
+            assigns: vec![0; n],
+            pending: vec![0; n],
+            kway: off && tables.len() <= n,
+            mst: off && (n..tables.len()).all(|k| tables.group(k).len() == 1),
+            ..Default::default()
+        };
+        self.seen.kway_kernels += self.k.kway as u32;
+        self.seen.mst_kernels += self.k.mst as u32;
+        self.round = Round::default();
+        self.ptr = n - 1;
+    }
+
+    /// P5, P7: one grant per SM with room, the block at `next`, never twice (P1); P6, P7:
+    /// `next` moves by exactly one, so an SM's blocks go out in range order.
+    fn grants(&mut self, c: &Cycle) -> Result<(), String> {
+        for (s, id) in c.out.grants(self.p.sms) {
+            if c.inp.room >> s & 1 == 0 {
+                return Err(format!("SM {s} granted without room"));
+            }
+            let at = c.before[s].next as usize;
+            if self.k.tables.order.get(at) != Some(&id) {
+                return Err(format!("SM {s} granted {id}, order[{at}] is not it"));
+            }
+            if !self.k.granted.insert(id) {
+                return Err(format!("block {id} granted twice"));
+            }
+            // (A kernel start in the same cycle resets `next`.)
+            if !c.inp.start && c.after[s].next != c.before[s].next.wrapping_add(1) {
+                return Err(format!("SM {s}: next {} after a grant at {at}", c.after[s].next));
+            }
+            if let Some(on) = self.k.granted_on.get_mut(s) {
+                on.push(id);
+            }
+            self.seen.grants += 1;
+        }
+        Ok(())
+    }
+
+    /// P8, P9: groups assigned in order, each once, only to exhausted SMs; P10: to the first
+    /// free SMs in round-robin order from `grant_ptr + 1`.
+    fn assignments(&mut self, c: &Cycle) -> Result<(), String> {
+        let n = self.p.sms;
+        let mut assigned: Vec<(u16, usize)> = c
+            .out
+            .reads(n)
             .filter(|r| r.1)
             .map(|(s, _, a)| (a, s))
             .collect();
         assigned.sort_unstable();
-        // P10: the first free SMs in round-robin order from `grant_ptr + 1`.
-        let rot = |s: usize| (s + p.sms - (ptr + 1) % p.sms) % p.sms;
-        let mut free: Vec<usize> = (0..p.sms)
-            .filter(|&s| before[s].next == before[s].tail && !before[s].pend)
-            .collect();
+        let rot = |s: usize| (s + n - (self.ptr + 1) % n) % n;
+        let mut free: Vec<usize> = (0..n).filter(|&s| c.free(s)).collect();
         free.sort_by_key(|&s| rot(s));
         let order: Vec<usize> = assigned.iter().map(|&(_, s)| s).collect();
         if free[..order.len().min(free.len())] != order[..] {
-            return fail(format!(
+            return Err(format!(
                 "groups to SMs {order:?}, free in round-robin order {free:?}"
             ));
         }
         if let Some(&last) = order.last() {
-            ptr = last;
+            self.ptr = last;
         }
         for (a, s) in assigned {
-            if a != next_group || out.assigned >> s & 1 == 0 {
-                return fail(format!("SM {s} assigned group {a}, expected {next_group}"));
+            if a != self.k.next_group || c.out.assigned >> s & 1 == 0 {
+                return Err(format!("SM {s} assigned group {a}, expected {}", self.k.next_group));
             }
-            if before[s].next != before[s].tail || before[s].pend {
-                return fail(format!("SM {s} assigned a group while not exhausted"));
+            if !c.free(s) {
+                return Err(format!("SM {s} assigned a group while not exhausted"));
             }
-            next_group += 1;
-        }
-        // P11, P13-P17: steals only with the queue empty, from a busy donor's tail to an
-        // exhausted recipient, at least one block, never the whole range under the clamp.
-        if out.steal {
-            seen.steals += 1;
-            let (d, r, n) = (
-                out.steal_donor as usize,
-                out.steal_to as usize,
-                out.steal_count,
-            );
-            let keep = (steal == Steal::Clamp) as u16;
-            if (head_before as usize) < tables.len() || steal == Steal::Off {
-                return fail("a steal while groups are queued or stealing is off".into());
-            }
-            let w = before[d].waiting();
-            let after = (g.sm(d), g.sm(r));
-            if inp.room >> d & 1 == 1 || n == 0 || n + keep > w || d == r {
-                return fail(format!(
-                    "steal {n} of {w} from SM {d} (room {})",
-                    inp.room >> d & 1
-                ));
-            }
-            ptr = r;
-            if after.0.tail != before[d].tail - n
-                || (after.1.next, after.1.tail) != (before[d].tail - n, before[d].tail)
-            {
-                return fail(format!("steal from {d} to {r}: ranges {after:?}"));
+            self.k.next_group += 1;
+            if let Some(t) = self.k.assigns.get_mut(s) {
+                *t += 1;
+                let (g, at) = (&self.k.tables.gstart, a as usize);
+                self.k.pending[s] = (g[at + 1] - g[at]) as u16;
             }
         }
-        // P2/P3: the SMs' ranges are disjoint and inside the tables.
-        let total = tables.order.len() as u16;
+        Ok(())
+    }
+
+    /// P11, P13, P16, P17: steals only with the queue empty, from a busy donor's tail to an
+    /// exhausted recipient with room (no block at all under `recipient_idle`), at least one
+    /// block, never the whole range under the clamp.
+    fn steal(&mut self, c: &Cycle) -> Result<(), String> {
+        if !c.out.steal {
+            return Ok(());
+        }
+        self.seen.steals += 1;
+        let (d, r, n) = (
+            c.out.steal_donor as usize,
+            c.out.steal_to as usize,
+            c.out.steal_count,
+        );
+        let keep = (self.k.steal == Some(Steal::Clamp)) as u16;
+        if (c.head_before as usize) < self.k.tables.len() || !self.k.steals() {
+            return Err("P11: a steal while groups are queued or stealing is off".into());
+        }
+        let w = c.waited(d);
+        if c.inp.room >> d & 1 == 1 || n == 0 || n + keep > w || d == r {
+            return Err(format!(
+                "P13: steal {n} of {w} from SM {d} (room {})",
+                c.inp.room >> d & 1
+            ));
+        }
+        let takes = if self.k.recipient_idle { c.inp.empty } else { c.inp.room };
+        if !c.free(r) || takes >> r & 1 == 0 {
+            return Err(format!("P13: SM {r} received stolen blocks while not a recipient"));
+        }
+        self.ptr = r;
+        let t = c.before[d].tail;
+        let (donor, to) = (c.after[d], c.after[r]);
+        if donor.tail != t - n || (to.next, to.tail) != (t - n, t) {
+            return Err(format!("P16: steal from {d} to {r}: ranges {donor:?} {to:?}"));
+        }
+        Ok(())
+    }
+
+    /// P14, P15, P19: each round of the stealer reads one SM a cycle, then divides; its commit
+    /// steals from the first busy SM with the largest `W` the scan saw, `S = max - floor(ΣW /
+    /// N)` blocks (at most `max - 1` under the clamp), and it steals whenever that count is at
+    /// least one, the donor is still busy and still holds them, and a recipient is there.
+    fn stealer_round(&mut self, c: &Cycle) -> Result<(), String> {
+        let n = self.p.sms;
+        let active = c.head_before as usize >= self.k.tables.len() && self.k.steals();
+        let r = &mut self.round;
+        if !active || r.phase < n + DIV_CYCLES + 1 {
+            if c.out.steal {
+                return Err("P13: a steal outside a round's commit".into());
+            }
+            if active && r.phase < n {
+                r.seen.push((c.waited(r.phase), c.inp.room >> r.phase & 1 == 0));
+            }
+            r.phase += active as usize;
+            return Ok(());
+        }
+        let seen = std::mem::take(&mut r.seen);
+        r.phase = 0;
+        self.seen.rounds += 1;
+        let busy = || seen.iter().filter(|s| s.1).map(|s| s.0);
+        let max = busy().max().unwrap_or(0);
+        let donor = seen.iter().position(|&(w, b)| b && w == max).unwrap_or(0);
+        let sum = seen.iter().fold(0u16, |a, s| a.wrapping_add(s.0));
+        let mut count = max - (sum / n as u16).min(max);
+        let keep = (self.k.steal == Some(Steal::Clamp)) as u16;
+        if keep == 1 {
+            count = count.min(max.saturating_sub(1));
+        }
+        let o = c.out;
+        if o.steal && o.steal_donor as usize != donor {
+            return Err(format!(
+                "P14: donor SM {}, the scan's first busy SM with the largest W is {donor} \
+                 (W, busy: {seen:?})",
+                o.steal_donor
+            ));
+        }
+        if o.steal && o.steal_count != count {
+            return Err(format!(
+                "P15: {} stolen, max {max} - floor({sum} / {n}) gives {count}",
+                o.steal_count
+            ));
+        }
+        let takes = if self.k.recipient_idle { c.inp.empty } else { c.inp.room };
+        let recipient = (0..n).any(|s| c.free(s) && takes >> s & 1 == 1);
+        let owed = count >= 1
+            && c.inp.room >> donor & 1 == 0
+            && c.waited(donor) >= count + keep
+            && recipient;
+        if o.steal != owed {
+            return Err(format!(
+                "P19: the round owed {} steal (count {count} from SM {donor}), the block {}",
+                if owed { "a" } else { "no" },
+                if o.steal { "stole" } else { "did not steal" }
+            ));
+        }
+        Ok(())
+    }
+
+    /// P18: once the queue is empty `Φ = Σ W²` (an outstanding descriptor counted as its
+    /// group) never rises, and a steal that leaves the donor a block lowers it.
+    fn phi(&mut self, c: &Cycle, head_after: u16) -> Result<(), String> {
+        let phi: u64 = (0..self.p.sms)
+            .map(|s| self.k.w_eff(s, &c.after[s]).pow(2))
+            .sum();
+        if let (Some(prev), false) = (self.phi_prev, c.inp.start) {
+            self.seen.phi_checks += 1;
+            if phi > prev {
+                return Err(format!("P18: Φ rose from {prev} to {phi} with the queue empty"));
+            }
+            let splits = c.out.steal && c.after[c.out.steal_donor as usize].waiting() > 0;
+            if splits && phi >= prev {
+                return Err(format!("P18: a steal that split a range left Φ at {phi}"));
+            }
+        }
+        let empty = head_after as usize >= self.k.tables.len();
+        self.phi_prev = (self.k.running && empty && !c.inp.start).then_some(phi);
+        Ok(())
+    }
+
+    /// P2/P3: the SMs' ranges are disjoint and inside the tables; P4: a held nextTB is
+    /// `order[next]` of a non-empty range.
+    fn ranges(&self, c: &Cycle) -> Result<(), String> {
+        let order = &self.k.tables.order;
+        let total = order.len() as u16;
         let mut covered = vec![false; total as usize];
-        for s in 0..p.sms {
-            let r = g.sm(s);
+        for (s, r) in c.after.iter().enumerate() {
             if r.next > r.tail || r.tail > total {
-                return fail(format!("SM {s} holds [{}, {}) of {total}", r.next, r.tail));
+                return Err(format!("SM {s} holds [{}, {}) of {total}", r.next, r.tail));
             }
             for i in r.next..r.tail {
                 if std::mem::replace(&mut covered[i as usize], true) {
-                    return fail(format!("index {i} in two SMs' ranges"));
+                    return Err(format!("index {i} in two SMs' ranges"));
                 }
             }
-            // P4: a held nextTB is `order[next]` of a non-empty range.
-            let held = tables.order.get(r.next as usize) == Some(&(r.ntb as u32));
+            let held = order.get(r.next as usize) == Some(&(r.ntb as u32));
             if r.ntb_valid && (r.next >= r.tail || !held) {
-                return fail(format!("SM {s} holds nextTB {} at [{}, {})", r.ntb, r.next, r.tail));
+                return Err(format!("SM {s} holds nextTB {} at [{}, {})", r.ntb, r.next, r.tail));
             }
         }
-        // P1, P20: a kernel ends with every block granted, in bounded time.
-        if running && out.idle {
-            if granted.len() != tables.order.len() {
-                return fail(format!("idle with {} of {total} granted", granted.len()));
-            }
-            seen.kernels_done += 1;
-            running = false;
-        }
-        if running && cycle - started > 200 + total as u32 * (610 + p.sms as u32) {
-            return fail("a kernel never finished (P20)".into());
-        }
-        if inp.start {
-            steal = Steal::from_port(inp.steal_mode);
-            tables = stim.tables.clone();
-            granted.clear();
-            next_group = 0;
-            ptr = p.sms - 1;
-            started = cycle;
-            running = true;
-        }
-        prev = Some(out);
+        Ok(())
     }
-    Ok(seen)
+
+    /// P12 (MST): after its first group an SM never waits for more than one block.
+    fn mst_after_first_group(&self, c: &Cycle) -> Result<(), String> {
+        if !self.k.mst {
+            return Ok(());
+        }
+        for s in 0..self.p.sms {
+            let w = self.k.w_eff(s, &c.after[s]);
+            if self.k.assigns[s] >= 2 && w > 1 {
+                return Err(format!("P12: SM {s} waits for {w} blocks after its first group"));
+            }
+        }
+        Ok(())
+    }
+
+    /// P1, P20: a kernel ends with every block granted, in bounded time; P12 (k-way without
+    /// stealing): SM s issued exactly the blocks of group s.
+    fn kernel_end(&mut self, c: &Cycle, cycle: u32) -> Result<(), String> {
+        let total = self.k.tables.order.len();
+        if self.k.running && c.out.idle {
+            if self.k.granted.len() != total {
+                return Err(format!("idle with {} of {total} granted", self.k.granted.len()));
+            }
+            if self.k.kway {
+                for (s, on) in self.k.granted_on.iter_mut().enumerate() {
+                    let mut want: Vec<u32> = match s < self.k.tables.len() {
+                        true => self.k.tables.group(s).to_vec(),
+                        false => vec![],
+                    };
+                    want.sort_unstable();
+                    on.sort_unstable();
+                    if *on != want {
+                        return Err(format!("P12: SM {s} issued {on:?}, its part is {want:?}"));
+                    }
+                }
+            }
+            self.seen.kernels_done += 1;
+            self.k.running = false;
+        }
+        let bound = 200 + total as u32 * (610 + self.p.sms as u32);
+        if self.k.running && cycle - self.k.started > bound {
+            return Err("a kernel never finished (P20)".into());
+        }
+        Ok(())
+    }
 }
 
 #[test]
@@ -191,6 +468,10 @@ fn random_stimulus_keeps_every_property_in_every_mode() {
             let want = if idle { 1 } else { 10 };
             if steal != Steal::Off && sms > 1 {
                 assert!(seen.steals >= want, "{steal:?}/{idle}/{sms}: {seen:?}");
+                assert!(seen.rounds >= 100 && seen.phi_checks >= 1000, "{seen:?}");
+            }
+            if steal == Steal::Off {
+                assert!(seen.kway_kernels >= 1 && seen.mst_kernels >= 3, "{sms}: {seen:?}");
             }
         }
     }
@@ -278,4 +559,14 @@ fn planted_faults_fail_the_random_checks() {
     let p = Params::new(4);
     let e = check_random(p, None, Some(Fault::AssignFromZero), 11, 60_000).unwrap_err();
     assert!(e.contains("round-robin"), "{e}");
+    for (fault, property) in [
+        (Fault::StealOneMore, "P15"),
+        (Fault::DonorLastOnTies, "P14"),
+        (Fault::NoStealOfOne, "P19"),
+        (Fault::DescriptorOneLonger, "P18"),
+    ] {
+        let e = check_random(p, Some((Steal::Literal, false)), Some(fault), 11, 200_000)
+            .expect_err(&format!("{fault:?} is caught"));
+        assert!(e.contains(property), "{fault:?}: {e}");
+    }
 }
