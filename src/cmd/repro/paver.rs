@@ -154,6 +154,10 @@ pub struct Cell {
     pub l2_accesses: u64,
     /// These over LRR's.
     pub l2_ratio: f64,
+    /// Bytes read from DRAM.
+    pub dram_read_bytes: u64,
+    /// These over LRR's.
+    pub dram_ratio: f64,
     /// The JIT pass's host time for the kernel(s), seconds (median of 3; 0 without PAVER).
     pub jit_seconds: f64,
     /// LRR's cycles over these plus the JIT time in cycles at the core clock (V-R3).
@@ -211,6 +215,10 @@ pub struct Results {
     pub mean_speedup_with_jit: Vec<(String, Vec<f64>)>,
     /// The same for L2 accesses over LRR's.
     pub mean_l2_ratio: Vec<(String, Vec<f64>)>,
+    /// The same for DRAM read bytes over LRR's.
+    pub mean_dram_ratio: Vec<(String, Vec<f64>)>,
+    /// The L2's capacity, bytes (every slice).
+    pub l2_bytes: u64,
     /// The paper's figures beside ours.
     pub comparisons: Vec<Comparison>,
 }
@@ -223,6 +231,8 @@ fn cell(r: &serde_json::Value) -> Result<Cell> {
         l1d_miss_rate: super::rate(n("l1d.misses")?, super::reads(r, "l1d")?),
         l2_accesses: n("l2.accesses")?,
         l2_ratio: 1.0,
+        dram_read_bytes: n("dram.read_bytes")?,
+        dram_ratio: 1.0,
         jit_seconds: 0.0,
         speedup_with_jit: 1.0,
     })
@@ -299,6 +309,7 @@ fn measure_on(
     for ((name, _), reps) in workloads.iter().zip(reports) {
         let mut cells = reps.iter().map(cell).collect::<Result<Vec<_>>>()?;
         let (cycles, l2) = (cells[0].cycles as f64, cells[0].l2_accesses.max(1) as f64);
+        let dram = cells[0].dram_read_bytes.max(1) as f64;
         for (c, col) in cells.iter_mut().zip(&cols) {
             if let Some(scheme) = col.scheme() {
                 c.jit_seconds = jit_seconds(&cfg, name, size, scheme)?;
@@ -307,6 +318,7 @@ fn measure_on(
             c.speedup = cycles / c.cycles.max(1) as f64;
             c.speedup_with_jit = cycles / (c.cycles as f64 + jit_cycles).max(1.0);
             c.l2_ratio = c.l2_accesses as f64 / l2;
+            c.dram_ratio = c.dram_read_bytes as f64 / dram;
         }
         let category = CATEGORIES
             .iter()
@@ -360,6 +372,10 @@ pub fn summarize(cfg: &GpuConfig, size: &str, columns: Vec<Column>, rows: Vec<Ro
     let mean_l2_ratio: Vec<(String, Vec<f64>)> = groups
         .iter()
         .map(|(g, of)| (g.clone(), means(of, n, |c| c.l2_ratio)))
+        .collect();
+    let mean_dram_ratio: Vec<(String, Vec<f64>)> = groups
+        .iter()
+        .map(|(g, of)| (g.clone(), means(of, n, |c| c.dram_ratio)))
         .collect();
     let arch = PAPER.iter().find(|p| p.sms == sms);
     let mut comparisons = vec![];
@@ -426,8 +442,15 @@ pub fn summarize(cfg: &GpuConfig, size: &str, columns: Vec<Column>, rows: Vec<Ro
         mean_speedup,
         mean_speedup_with_jit,
         mean_l2_ratio,
+        mean_dram_ratio,
+        l2_bytes: l2_capacity(cfg),
         comparisons,
     }
+}
+
+/// The L2's capacity in bytes: a slice per memory sub-partition.
+fn l2_capacity(cfg: &GpuConfig) -> u64 {
+    cfg.l2.size_bytes as u64 * cfg.dram.channels as u64 * cfg.dram.sub_partitions as u64
 }
 
 fn pct(x: f64) -> String {
@@ -460,6 +483,40 @@ fn table(r: &Results, title: &str, (get, fmt): Figure, means: &[(String, Vec<f64
         let _ = write!(s, "| **mean, {g}** | | |");
         for x in &v[1..] {
             let _ = write!(s, " **{}** |", fmt(*x));
+        }
+        s.push('\n');
+    }
+    s
+}
+
+/// DRAM read bytes over LRR's, with LRR's own beside the L2's capacity: a kernel that reads
+/// less than the L2 holds keeps its data in the L2, where a schedule saves L2 accesses but no
+/// DRAM traffic.
+fn dram_table(r: &Results) -> String {
+    let kib = |b: u64| b as f64 / 1024.0;
+    let mut s = format!(
+        "\n## DRAM reads over LRR's\n\nLRR's DRAM reads (KiB) against the L2's {:.0} KiB: a \
+         kernel below it keeps its data in the L2, and a schedule can save its L2 accesses but \
+         not its DRAM traffic.\n\n| workload | category | LRR DRAM reads (KiB) |",
+        kib(r.l2_bytes)
+    );
+    for c in &r.columns[1..] {
+        let _ = write!(s, " {} |", c.label);
+    }
+    let _ = writeln!(s, "\n|---|---|---:|{}", "---:|".repeat(r.columns.len() - 1));
+    let ratio = |x: f64| format!("{:.1}%", 100.0 * x);
+    for row in &r.rows {
+        let lrr = kib(row.cells[0].dram_read_bytes);
+        let _ = write!(s, "| {} | {} | {lrr:.0} |", row.workload, row.category);
+        for c in &row.cells[1..] {
+            let _ = write!(s, " {} |", ratio(c.dram_ratio));
+        }
+        s.push('\n');
+    }
+    for (g, v) in &r.mean_dram_ratio {
+        let _ = write!(s, "| **mean, {g}** | | |");
+        for x in &v[1..] {
+            let _ = write!(s, " **{}** |", ratio(*x));
         }
         s.push('\n');
     }
@@ -556,6 +613,7 @@ pub fn markdown(r: &Results) -> String {
         (|c| c.l2_ratio, |x| format!("{:.1}%", 100.0 * x)),
         &r.mean_l2_ratio,
     ));
+    s.push_str(&dram_table(r));
     let _ = writeln!(s, "\n## L1D miss rate\n");
     let _ = write!(s, "| workload |");
     for c in &r.columns {
@@ -638,6 +696,8 @@ mod tests {
                     l1d_miss_rate: 0.5,
                     l2_accesses: a,
                     l2_ratio: a as f64 / l2[0] as f64,
+                    dram_read_bytes: 4 * a,
+                    dram_ratio: a as f64 / l2[0] as f64,
                     jit_seconds: 0.001,
                     speedup_with_jit: cycles[0] as f64 / (c as f64 + 700e3),
                 })
@@ -694,6 +754,17 @@ mod tests {
         assert!(md_has(
             &r,
             "| kway-TS L2 accesses / LRR's, high | 61.4% | 75.0% | - | Fig. 13, L351 |"
+        ));
+        // DRAM: x read 4 x 200 B under LRR (0.8 KiB against gtx480's 768 KiB of L2), half
+        // under kway-TS; the high mean of kway-TS is (50% + 100%) / 2.
+        assert!(md_has(
+            &r,
+            "LRR's DRAM reads (KiB) against the L2's 768 KiB"
+        ));
+        assert!(md_has(&r, "| x | high | 1 | 100.0% | 100.0% | 50.0% |"));
+        assert!(md_has(
+            &r,
+            "| **mean, high** | | | **100.0%** | **100.0%** | **75.0%** |"
         ));
         assert!(chart(&r).unwrap().starts_with("<svg"));
         // Another SM count: no paper figures.
