@@ -463,7 +463,23 @@ type Figure = (fn(&Cell) -> f64, fn(f64) -> String);
 /// A table of `get` per workload and column, then the category means `means`, each written by
 /// `fmt`.
 fn table(r: &Results, title: &str, (get, fmt): Figure, means: &[(String, Vec<f64>)]) -> String {
-    let mut s = format!("\n## {title}\n\n| workload | category | LRR cycles |");
+    let lrr: LrrColumn = ("LRR cycles", |c| c.cycles.to_string());
+    table_with(r, &format!("{title}\n"), lrr, (get, fmt), means)
+}
+
+/// LRR's own figure beside the ratios: its header and its value.
+type LrrColumn = (&'static str, fn(&Cell) -> String);
+
+/// A table of `get` per workload and column but LRR's, LRR's own figure first; then the
+/// category means. `head`: the heading and any text under it.
+fn table_with(
+    r: &Results,
+    head: &str,
+    (lrr_header, lrr): LrrColumn,
+    (get, fmt): Figure,
+    means: &[(String, Vec<f64>)],
+) -> String {
+    let mut s = format!("\n## {head}\n| workload | category | {lrr_header} |");
     for c in &r.columns[1..] {
         let _ = write!(s, " {} |", c.label);
     }
@@ -472,7 +488,9 @@ fn table(r: &Results, title: &str, (get, fmt): Figure, means: &[(String, Vec<f64
         let _ = write!(
             s,
             "| {} | {} | {} |",
-            row.workload, row.category, row.cells[0].cycles
+            row.workload,
+            row.category,
+            lrr(&row.cells[0])
         );
         for c in &row.cells[1..] {
             let _ = write!(s, " {} |", fmt(get(c)));
@@ -493,34 +511,17 @@ fn table(r: &Results, title: &str, (get, fmt): Figure, means: &[(String, Vec<f64
 /// less than the L2 holds keeps its data in the L2, where a schedule saves L2 accesses but no
 /// DRAM traffic.
 fn dram_table(r: &Results) -> String {
-    let kib = |b: u64| b as f64 / 1024.0;
-    let mut s = format!(
-        "\n## DRAM reads over LRR's\n\nLRR's DRAM reads (KiB) against the L2's {:.0} KiB: a \
-         kernel below it keeps its data in the L2, and a schedule can save its L2 accesses but \
-         not its DRAM traffic.\n\n| workload | category | LRR DRAM reads (KiB) |",
-        kib(r.l2_bytes)
+    let head = format!(
+        "DRAM reads over LRR's\n\nLRR's DRAM reads (KiB) against the L2's {:.0} KiB: a kernel \
+         below it keeps its data in the L2, and a schedule can save its L2 accesses but not its \
+         DRAM traffic.\n",
+        r.l2_bytes as f64 / 1024.0
     );
-    for c in &r.columns[1..] {
-        let _ = write!(s, " {} |", c.label);
-    }
-    let _ = writeln!(s, "\n|---|---|---:|{}", "---:|".repeat(r.columns.len() - 1));
-    let ratio = |x: f64| format!("{:.1}%", 100.0 * x);
-    for row in &r.rows {
-        let lrr = kib(row.cells[0].dram_read_bytes);
-        let _ = write!(s, "| {} | {} | {lrr:.0} |", row.workload, row.category);
-        for c in &row.cells[1..] {
-            let _ = write!(s, " {} |", ratio(c.dram_ratio));
-        }
-        s.push('\n');
-    }
-    for (g, v) in &r.mean_dram_ratio {
-        let _ = write!(s, "| **mean, {g}** | | |");
-        for x in &v[1..] {
-            let _ = write!(s, " **{}** |", ratio(*x));
-        }
-        s.push('\n');
-    }
-    s
+    let lrr: LrrColumn = ("LRR DRAM reads (KiB)", |c| {
+        format!("{:.0}", c.dram_read_bytes as f64 / 1024.0)
+    });
+    let ratio: Figure = (|c| c.dram_ratio, |x| format!("{:.1}%", 100.0 * x));
+    table_with(r, &head, lrr, ratio, &r.mean_dram_ratio)
 }
 
 /// Per workload the JIT pass's time per scheme and the speedups with it (the rows name their
