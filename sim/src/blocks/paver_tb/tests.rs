@@ -570,3 +570,41 @@ fn planted_faults_fail_the_random_checks() {
         assert!(e.contains(property), "{fault:?}: {e}");
     }
 }
+
+/// P21: a kernel launch returns every register to its reset value (but the launch's own
+/// configuration), so a second launch of the same kernel behaves exactly like the first.
+#[test]
+fn a_second_launch_behaves_like_the_first() {
+    use crate::block::Inspect;
+    let p = Params::new(4);
+    let mut rng = <rand_xoshiro::Xoshiro256PlusPlus as rand::SeedableRng>::seed_from_u64(3);
+    let t = stimulus::random_groups(&mut rng, 40, 6);
+    // SM 3 is busy throughout, so the stealer fires at the end.
+    let run = |g: &mut Golden| -> Vec<String> {
+        let mut out = cycle(g, &t, &PaverOut::default(), 0b0111, true);
+        (0..200)
+            .map(|_| {
+                out = cycle(g, &t, &out, 0b0111, false);
+                format!("{out:?}")
+            })
+            .collect()
+    };
+    let state = |g: &Golden| {
+        let mut v = vec![];
+        g.state_values(&mut v);
+        v
+    };
+    let mut g = Golden::new(p);
+    let first = run(&mut g);
+    assert!(first.iter().any(|o| o.contains("steal: true")), "the run steals");
+    // A launch in the middle of the kernel's run, then the same kernel again.
+    let mut again = Golden::new(p);
+    run(&mut again);
+    let out = cycle(&mut again, &t, &PaverOut::default(), 0b0111, true);
+    let mut fresh = Golden::new(p);
+    cycle(&mut fresh, &t, &PaverOut::default(), 0b0111, true);
+    assert_eq!(state(&again), state(&fresh), "registers after the launch ({out:?})");
+    let mut second = Golden::new(p);
+    run(&mut second);
+    assert_eq!(run(&mut second), first, "the second launch's outputs");
+}
