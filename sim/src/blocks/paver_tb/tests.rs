@@ -111,6 +111,7 @@ fn check_random(
     g.fault = fault;
     let mut stim = Stimulus::new(p, seed);
     stim.mode = mode.map(|(m, idle)| (m as u8, idle));
+    stim.mst_shapes = true;
     let mut c = Checker {
         p,
         seen: Seen::default(),
