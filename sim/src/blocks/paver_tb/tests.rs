@@ -81,6 +81,21 @@ impl Kernel {
         self.steal.is_some_and(|m| m != Steal::Off)
     }
 
+    /// Blocks a donor keeps beyond the count (1 under the clamp).
+    fn keep(&self) -> u16 {
+        (self.steal == Some(Steal::Clamp)) as u16
+    }
+
+    /// The SMs that may receive stolen blocks by their room: room for one more, or no block at
+    /// all under `recipient_idle` (the SM must also be free).
+    fn takes(&self, inp: &PaverIn) -> u128 {
+        if self.recipient_idle {
+            inp.empty
+        } else {
+            inp.room
+        }
+    }
+
     /// `W` with an outstanding descriptor counted as its group's size.
     fn w_eff(&self, s: usize, r: &SmRegs) -> u64 {
         if r.pend_group {
@@ -274,7 +289,7 @@ impl Checker {
             c.out.steal_to as usize,
             c.out.steal_count,
         );
-        let keep = (self.k.steal == Some(Steal::Clamp)) as u16;
+        let keep = self.k.keep();
         if (c.head_before as usize) < self.k.tables.len() || !self.k.steals() {
             return Err("P11: a steal while groups are queued or stealing is off".into());
         }
@@ -285,7 +300,7 @@ impl Checker {
                 c.inp.room >> d & 1
             ));
         }
-        let takes = if self.k.recipient_idle { c.inp.empty } else { c.inp.room };
+        let takes = self.k.takes(c.inp);
         if !c.free(r) || takes >> r & 1 == 0 {
             return Err(format!("P13: SM {r} received stolen blocks while not a recipient"));
         }
@@ -324,7 +339,7 @@ impl Checker {
         let donor = seen.iter().position(|&(w, b)| b && w == max).unwrap_or(0);
         let sum = seen.iter().fold(0u16, |a, s| a.wrapping_add(s.0));
         let mut count = max - (sum / n as u16).min(max);
-        let keep = (self.k.steal == Some(Steal::Clamp)) as u16;
+        let keep = self.k.keep();
         if keep == 1 {
             count = count.min(max.saturating_sub(1));
         }
@@ -342,7 +357,7 @@ impl Checker {
                 o.steal_count
             ));
         }
-        let takes = if self.k.recipient_idle { c.inp.empty } else { c.inp.room };
+        let takes = self.k.takes(c.inp);
         let recipient = (0..n).any(|s| c.free(s) && takes >> s & 1 == 1);
         let owed = count >= 1
             && c.inp.room >> donor & 1 == 0
