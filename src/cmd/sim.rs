@@ -9,7 +9,9 @@ use clap::Args;
 use gpusched_tb::bridge::{run_on_board, BoardSite, Target};
 use gpusched_tb::gpu::{self as tbgpu, BlockMode, GpuRunError, Modes};
 use gpusched_tb::lockstep::{LockstepConfig, SNAPSHOT_INTERVAL};
+use gpusim::analysis::bypass::profile::{plan_golden, Plan};
 use gpusim::config::GpuConfig;
+use gpusim::gpu::caching::Bypass;
 use gpusim::gpu::{Progress, Report, SimError, SimOptions, DEFAULT_WATCHDOG};
 use gpusim::policy::SiteKind;
 use gpusim::workload::kernel::{TraceWorkload, WorkloadSource};
@@ -288,7 +290,8 @@ pub fn simulate(
     workload: &mut dyn FnMut() -> Result<Box<dyn WorkloadSource>, SimError>,
     label: &str,
 ) -> Result<std::result::Result<Report, ExitCode>> {
-    let (cfg, opts, modes) = run.resolve()?;
+    let (cfg, mut opts, modes) = run.resolve()?;
+    let bypass_plan = select_loads(&cfg, &mut opts, workload)?;
     let lockstep = run.lockstep_config();
     let target = Target::parse(&run.target)?;
     if target == Target::Verilator && run.target_site.is_some() {
@@ -332,7 +335,10 @@ pub fn simulate(
     };
     progress.finish();
     match result {
-        Ok(r) => Ok(Ok(r)),
+        Ok(mut r) => {
+            r.bypass_plan = bypass_plan;
+            Ok(Ok(r))
+        }
         Err(GpuRunError::Mismatch(m)) => {
             eprint!("{m}");
             Ok(Err(ExitCode::from(1)))
@@ -343,6 +349,61 @@ pub fn simulate(
         }
         Err(e) => Err(e.into()),
     }
+}
+
+/// The bypass framework's choice per kernel: each global load, cached or bypassed, with
+/// its profile and weight.
+fn print_bypass_plan(p: &Plan) -> Result<()> {
+    outln!("  bypass plan ({} profiling runs):", p.runs);
+    for k in &p.kernels {
+        outln!(
+            "    kernel {}: {:?}, T(G') {:.0} B{}",
+            k.kernel,
+            k.method,
+            k.objective,
+            k.note
+                .as_deref()
+                .map(|n| format!(" ({n})"))
+                .unwrap_or_default()
+        );
+        for l in &k.loads {
+            outln!(
+                "      pc {:#06x} {:<8} access {:>8} hit {:>8}  E_on {:.3} E_off {:.3}  W {:>10.0} B",
+                l.pc,
+                if l.cached { "cached" } else { "bypassed" },
+                l.access,
+                l.hit,
+                l.eff.on,
+                l.eff.off,
+                l.weight
+            );
+        }
+    }
+    Ok(())
+}
+
+/// With `--bypass exact|heuristic`: the bypass framework's profiling runs (golden, with a
+/// progress bar), whose plan then replaces the selection in `opts`.
+fn select_loads(
+    cfg: &GpuConfig,
+    opts: &mut SimOptions,
+    workload: &mut dyn FnMut() -> Result<Box<dyn WorkloadSource>, SimError>,
+) -> Result<Option<Plan>> {
+    let Bypass::Select(by, source) = opts.bypass else {
+        return Ok(None);
+    };
+    let bar = ProgressBar::new(0).with_style(
+        ProgressStyle::with_template("bypass profiling {bar:30} {pos}/{len} runs")
+            .expect("a valid template"),
+    );
+    let mut tick = |done: usize, total: usize| {
+        bar.set_length(total as u64);
+        bar.set_position(done as u64);
+    };
+    let plan = plan_golden(cfg, opts, (by, source), workload, &mut tick)?;
+    bar.finish_and_clear();
+    opts.bypass = plan.bypass();
+    Ok(Some(plan))
 }
 
 /// Runs `sim`.
@@ -566,11 +627,17 @@ pub fn print_report(r: &Report, mode: &str) -> anyhow::Result<()> {
             k.occupancy.limiter
         );
     }
+    if let Some(p) = &r.bypass_plan {
+        print_bypass_plan(p)?;
+    }
     if !r.unknown_opcodes.is_empty() {
         eprintln!(
             "warning: opcodes not in the SASS table, run as integer ALU: {}",
             r.unknown_opcodes.join(", ")
         );
+    }
+    for note in &r.unknown_modifiers {
+        eprintln!("warning: {note}");
     }
     Ok(())
 }

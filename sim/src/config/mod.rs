@@ -235,6 +235,11 @@ pub struct PipelineConfig {
     /// units, `OC_EX_MEM` 1 and the LDST unit's own: 5). 1: a memory instruction issues
     /// only when the LSU is idle.
     pub lsu_queue: u32,
+    /// Global loads without a cache operator bypass the L1D (GPGPU-Sim's
+    /// `-gpgpu_gmem_skip_L1D`, the `-dlcm=cg` default): they are coalesced into 32 B sectors
+    /// and go to the L2 without a lookup or a fill; a `.ca` load is still cached
+    /// ([`crate::workload::cache_op::CacheOp::bypasses`]).
+    pub gmem_skip_l1d: bool,
     /// GPGPU-Sim's operand collector (`[pipeline.operand_collector]`): modelled cycle by cycle
     /// when `enabled`, otherwise `operand_cycles` stands for it.
     pub operand_collector: OperandCollectorConfig,
@@ -321,6 +326,7 @@ impl Default for PipelineConfig {
             writeback_cycles: 2,
             l1d_latency_queue: true,
             lsu_queue: 5,
+            gmem_skip_l1d: false,
             operand_collector: OperandCollectorConfig::default(),
         }
     }

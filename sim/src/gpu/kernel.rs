@@ -79,6 +79,8 @@ pub struct KernelCtx {
     /// The PCs of the global stores and atomics that end a block's idempotence (`None`:
     /// every one; [`crate::workload::kernel::KernelSource::overwriting_pcs`]).
     pub overwriting_pcs: Option<Vec<u32>>,
+    /// Which of its global loads bypass the L1D.
+    pub caching: super::caching::KernelCaching,
 }
 
 impl KernelCtx {
@@ -114,6 +116,7 @@ impl KernelCtx {
             info: info.clone(),
             prepared: Prepared::default(),
             overwriting_pcs: None,
+            caching: Default::default(),
         })
     }
 

@@ -47,6 +47,9 @@ pub const HEADER_BYTES: u32 = 8;
 pub enum ReqKind {
     /// L1D line fetch (global/local load miss).
     Read,
+    /// A sector read of a global load that bypasses the L1D (the reply goes to the load's
+    /// registers, tagged with its pending load; the L1D is not filled).
+    ReadBypass,
     /// Write-through of a store (acknowledged once the L2 has taken it, so a warp can tell
     /// its stores are done, as GPGPU-Sim's `stores_done`).
     Write,
@@ -79,7 +82,7 @@ impl MemRequest {
     pub fn request_bytes(&self) -> u32 {
         match self.kind {
             ReqKind::Write | ReqKind::Atomic => HEADER_BYTES + self.bytes,
-            ReqKind::Read | ReqKind::InstFetch => HEADER_BYTES,
+            ReqKind::Read | ReqKind::ReadBypass | ReqKind::InstFetch => HEADER_BYTES,
         }
     }
 
@@ -87,7 +90,9 @@ impl MemRequest {
     pub fn reply_bytes(&self) -> u32 {
         match self.kind {
             ReqKind::Write => HEADER_BYTES,
-            ReqKind::Read | ReqKind::Atomic | ReqKind::InstFetch => HEADER_BYTES + self.bytes,
+            ReqKind::Read | ReqKind::ReadBypass | ReqKind::Atomic | ReqKind::InstFetch => {
+                HEADER_BYTES + self.bytes
+            }
         }
     }
 }
@@ -154,7 +159,10 @@ fn l2_busy(req: &MemRequest, o: Outcome, port: u64, sector: u64) -> u64 {
 /// answers a line read (L1D or L1I) with one packet per sector, header and sector data (GPGPU-Sim
 /// returns each sector request of a line on its own); any other reply is one packet.
 fn reply_pieces(r: &MemRequest, sector: u64) -> (u32, u32) {
-    let line_read = matches!(r.kind, ReqKind::Read | ReqKind::InstFetch);
+    let line_read = matches!(
+        r.kind,
+        ReqKind::Read | ReqKind::ReadBypass | ReqKind::InstFetch
+    );
     match sector {
         s if s > 0 && line_read && u64::from(r.bytes) > s => (
             sectors_touched(r.addr, r.bytes, s) as u32,
@@ -242,7 +250,8 @@ pub(crate) enum Fault {
 }
 
 /// The requests the memory system holds for each SM, by what their replies answer: the line
-/// for reads and instruction fetches, the tag for writes (the warp) and atomics (the load).
+/// for reads and instruction fetches, the tag for writes (the warp), atomics and bypassed reads
+/// (the load).
 #[derive(Clone, Debug, Default)]
 pub struct Held {
     by_sm: Vec<HashMap<(ReqKind, u64), u32>>,
@@ -257,7 +266,7 @@ impl Held {
     fn add(&mut self, r: &MemRequest) {
         let key = match r.kind {
             ReqKind::Read | ReqKind::InstFetch => r.addr,
-            ReqKind::Write | ReqKind::Atomic => r.tag as u64,
+            ReqKind::Write | ReqKind::Atomic | ReqKind::ReadBypass => r.tag as u64,
         };
         *self.by_sm[r.sm as usize].entry((r.kind, key)).or_default() += 1;
     }

@@ -15,6 +15,7 @@
 //! Kernels of a workload run one after the other; a kernel ends when all its blocks have been
 //! issued and have completed. Everything is deterministic: same inputs, same statistics.
 
+pub mod caching;
 pub mod kernel;
 mod kernels;
 pub mod memory;
@@ -36,7 +37,7 @@ use sites::kernel_sched::{KernelSchedUnit, SmView};
 use sites::{BlockFault, Provider};
 pub use sm::StoreEvent;
 use sm::{Sm, SmBlocks};
-use stats::{Counters, KernelCounters, PreemptionCounts, SmCounts};
+use stats::{Counters, KernelCounters, LoadCounts, PreemptionCounts, SmCounts};
 use std::collections::BTreeMap;
 use thiserror::Error;
 
@@ -67,6 +68,8 @@ pub struct SimOptions {
     /// Record every global store and atomic as it issues ([`Gpu::stores`]): what the
     /// preemption checks compare, since the model carries addresses, not data.
     pub record_stores: bool,
+    /// Which global loads use the L1D (`--bypass`).
+    pub bypass: caching::Bypass,
 }
 
 impl SimOptions {
@@ -97,7 +100,31 @@ impl SimOptions {
             watchdog: DEFAULT_WATCHDOG,
             audit_interval: 0,
             record_stores: false,
+            bypass: Self::bypass_of(&values)?,
         })
+    }
+
+    /// `--bypass` with `--bypass-eff`, which only a selection takes.
+    fn bypass_of(values: &OptValues) -> Result<caching::Bypass, OptError> {
+        use crate::analysis::bypass::profile::EffSource;
+        use crate::policy::{BYPASS, BYPASS_EFF};
+        let eff = match values.raw(&BYPASS_EFF)? {
+            "oracle" => EffSource::Oracle,
+            _ => EffSource::Global,
+        };
+        let mode = values.raw(&BYPASS)?;
+        let bypass = caching::Bypass::parse(mode, eff)
+            .expect("`one_of` admits only the modes `Bypass::parse` reads");
+        if values.names().any(|n| n == BYPASS_EFF.name)
+            && !matches!(bypass, caching::Bypass::Select(..))
+        {
+            return Err(OptError::Invalid {
+                name: BYPASS_EFF.name.into(),
+                value: values.raw(&BYPASS_EFF)?.into(),
+                why: "only --bypass exact or heuristic selects loads by their efficiencies".into(),
+            });
+        }
+        Ok(bypass)
     }
 
     /// The options of the command-line style `args` (`--warp-sched elf++ --iprefetch 8`):
@@ -113,6 +140,7 @@ impl SimOptions {
         if self.free_switch {
             l.push_str("+free-switch");
         }
+        l.push_str(self.bypass.label());
         l
     }
 }
@@ -250,6 +278,8 @@ pub struct KernelReport {
     pub counters: KernelCounters,
     /// Its blocks taken off SMs, by technique.
     pub preemptions: PreemptionCounts,
+    /// Its global loads, one per PC in PC order ([`stats::LoadCounts`]).
+    pub loads: Vec<LoadCounts>,
 }
 
 /// One stream's part of a run.
@@ -319,6 +349,14 @@ pub struct Report {
     pub sms: Vec<SmCounts>,
     /// Opcodes the SASS table did not know (run as integer ALU).
     pub unknown_opcodes: Vec<String>,
+    /// Loads' and stores' modifiers the trace reader did not know (each such opcode runs with
+    /// the default cache operator), one note each.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub unknown_modifiers: Vec<String>,
+    /// With `--bypass exact|heuristic`: what the bypass framework's profiling runs measured
+    /// and chose (set by the command that made the plan; a GPU leaves it `None`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub bypass_plan: Option<crate::analysis::bypass::profile::Plan>,
 }
 
 /// The GPU.
@@ -358,6 +396,13 @@ impl<'a> Gpu<'a> {
         // The default watchdog stays 4x longer than any wait the configuration allows.
         if opts.watchdog == DEFAULT_WATCHDOG {
             opts.watchdog = DEFAULT_WATCHDOG.max(4 * cfg.longest_wait().0);
+        }
+        if let caching::Bypass::Select(..) = opts.bypass {
+            return Err(SimError::Config(
+                "`--bypass exact|heuristic` selects the loads by profiling runs first: the \
+                 `sim` command does that; a GPU runs a selection it is given"
+                    .into(),
+            ));
         }
         let plan = &opts.plan;
         plan.check(cfg)?;
@@ -435,6 +480,25 @@ impl<'a> Gpu<'a> {
         v
     }
 
+    /// Kernel `launch`'s global loads, summed over the SMs, in PC order.
+    fn load_counts(&self, launch: usize) -> Vec<LoadCounts> {
+        let mut by_pc: BTreeMap<u32, LoadCounts> = BTreeMap::new();
+        for c in self
+            .sms
+            .iter()
+            .flat_map(|sm| sm.load_counts_of(launch as u32))
+        {
+            by_pc
+                .entry(c.pc)
+                .or_insert(LoadCounts {
+                    pc: c.pc,
+                    ..Default::default()
+                })
+                .add(c);
+        }
+        by_pc.into_values().collect()
+    }
+
     /// Kernel `launch`'s counters from every SM and the memory system, over `cycles`.
     fn kernel_counters(&self, launch: usize, cycles: u64, blocks: u64) -> KernelCounters {
         let k = launch as u32;
@@ -502,6 +566,8 @@ impl<'a> Gpu<'a> {
     }
 }
 
+#[cfg(test)]
+mod bypass_tests;
 #[cfg(test)]
 mod ksched_io_tests;
 #[cfg(test)]

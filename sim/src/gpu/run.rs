@@ -55,6 +55,8 @@ struct Loop {
     /// units with marks (`None`: the unit has none).
     tails: Option<Vec<usize>>,
     unknown: Vec<String>,
+    /// Loads' and stores' modifiers the trace reader did not know, one note each.
+    unknown_modifiers: Vec<String>,
 }
 
 impl<'a> Gpu<'a> {
@@ -100,6 +102,7 @@ impl<'a> Gpu<'a> {
                 .filter(|sm| sm.wants_marks())
                 .map(|_| vec![]),
             unknown: vec![],
+            unknown_modifiers: vec![],
         };
         let mut truncated = false;
         self.last_issue = self.now;
@@ -127,7 +130,8 @@ impl<'a> Gpu<'a> {
             }
         }
         self.sample_alloc();
-        Ok(self.report(workload.name(), ks, lp.unknown, truncated))
+        let unknown = (lp.unknown, lp.unknown_modifiers);
+        Ok(self.report(workload.name(), ks, unknown, truncated))
     }
 
     /// The allocators' counters, summed over the SMs.
@@ -280,6 +284,10 @@ impl<'a> Gpu<'a> {
             let source = (spec.open)()?;
             let mut ctx = KernelCtx::new(&self.cfg, source.info(), p.launch, p.spec)?;
             ctx.overwriting_pcs = source.overwriting_pcs();
+            ctx.caching = self
+                .opts
+                .bypass
+                .for_kernel(&ctx.info.name, self.cfg.pipeline.gmem_skip_l1d);
             self.opts
                 .plan
                 .prepare(&self.cfg, &*source, &mut ctx.prepared)?;
@@ -534,6 +542,11 @@ impl<'a> Gpu<'a> {
                     lp.unknown.push(op);
                 }
             }
+            for note in r.source.unknown_modifiers() {
+                if !lp.unknown_modifiers.contains(&note) {
+                    lp.unknown_modifiers.push(note);
+                }
+            }
         }
         let dispatch = self.dispatchers[slot].kernel_report();
         ks.leave(slot, self.now, cut, dispatch);
@@ -597,7 +610,14 @@ impl<'a> Gpu<'a> {
     }
 
     /// The report of a run whose kernels left `ks`.
-    fn report(&self, workload: &str, ks: Kernels, unknown: Vec<String>, truncated: bool) -> Report {
+    /// `unknown`: the opcodes and the modifiers the trace reader did not know.
+    fn report(
+        &self,
+        workload: &str,
+        ks: Kernels,
+        unknown: (Vec<String>, Vec<String>),
+        truncated: bool,
+    ) -> Report {
         let spec_of = ks.spec_of;
         let mut left = ks.left;
         left.sort_by_key(|l| l.resident.ctx.launch);
@@ -629,6 +649,7 @@ impl<'a> Gpu<'a> {
                     dispatch: l.dispatch.clone(),
                     counters: c,
                     preemptions: r.preemptions,
+                    loads: self.load_counts(r.ctx.launch),
                 }
             })
             .collect();
@@ -671,7 +692,9 @@ impl<'a> Gpu<'a> {
             kernels,
             streams: streams.into_values().collect(),
             sms: self.sms.iter().map(|s| s.counts).collect(),
-            unknown_opcodes: unknown,
+            unknown_opcodes: unknown.0,
+            unknown_modifiers: unknown.1,
+            bypass_plan: None,
         }
     }
 }

@@ -290,3 +290,48 @@ pub fn dram_bus_busy(cfg: &crate::config::GpuConfig, c: &Counters) -> f64 {
     let dram_cycles = c.cycles as f64 * cfg.dram.clock_mhz / cfg.sm.core_clock_mhz;
     c.dram.busy_cycles as f64 / (dram_cycles * cfg.dram.channels as f64).max(1.0)
 }
+
+/// One static global load of a kernel (one PC): what its warp instructions asked of the L1D
+/// and the L2 (the bypass framework's profile, seed 001 §III-A; `sim --json` lists them per
+/// kernel as `loads`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct LoadCounts {
+    /// Its PC (bytes from the kernel's start).
+    pub pc: u32,
+    /// Warp instructions issued.
+    pub warp_instructions: u64,
+    /// Distinct bytes the active lanes asked for, summed over the warp instructions.
+    pub useful_bytes: u64,
+    /// Coalesced transactions: L1D accesses of a cached load (one per 128 B line for 4 B and
+    /// wider accesses) and 32 B sector requests of a bypassed one.
+    pub accesses: u64,
+    /// L1D read hits.
+    pub hits: u64,
+    /// L1D reads merged into a pending miss of their line (no L2 request either).
+    pub hit_reserved: u64,
+    /// L1D read misses (each fetches its line from the L2).
+    pub misses: u64,
+    /// Sector requests that bypassed the L1D (to the L2, neither looked up nor filled).
+    pub bypassed: u64,
+    /// Bytes moved between the L1D and the L2 for it: a miss's line, a bypassed sector.
+    pub l2_bytes: u64,
+}
+
+impl LoadCounts {
+    /// Accesses that sent no request to the L2 (hits and merges): the paper's `hit_i`.
+    pub fn l1_hits(&self) -> u64 {
+        self.hits + self.hit_reserved
+    }
+
+    /// Adds `other`'s counts (the same load seen on another SM).
+    pub fn add(&mut self, other: &Self) {
+        self.warp_instructions += other.warp_instructions;
+        self.useful_bytes += other.useful_bytes;
+        self.accesses += other.accesses;
+        self.hits += other.hits;
+        self.hit_reserved += other.hit_reserved;
+        self.misses += other.misses;
+        self.bypassed += other.bypassed;
+        self.l2_bytes += other.l2_bytes;
+    }
+}

@@ -392,7 +392,32 @@ pub fn check_resume(
 }
 
 /// The options every run takes besides the policies' (the SM's fetch stage).
-pub const CORE_OPTIONS: &[OptSpec] = &[IPREFETCH, PERFECT_L1I, FREE_SWITCH];
+pub const CORE_OPTIONS: &[OptSpec] = &[IPREFETCH, PERFECT_L1I, FREE_SWITCH, BYPASS, BYPASS_EFF];
+
+/// `--bypass MODE`: which global loads use the L1D ([`crate::gpu::caching::Bypass`]).
+pub const BYPASS: OptSpec = OptSpec::value(
+    "bypass",
+    "MODE",
+    "trace",
+    "Which global loads use the L1D: `trace` as each load's cache operator and the \
+     configuration's `gmem_skip_l1d` say; `none` caches every one (-dlcm=ca); `all` bypasses \
+     every one (-dlcm=cg); `exact` and `heuristic` cache the loads the bypass framework \
+     selects from profiling runs (seed 001: the optimum of its traffic model, or its greedy \
+     Algorithm 1)",
+)
+.one_of(&["trace", "none", "all", "exact", "heuristic"]);
+
+/// `--bypass-eff FROM`: where `--bypass exact|heuristic` takes the loads' efficiencies.
+pub const BYPASS_EFF: OptSpec = OptSpec::value(
+    "bypass-eff",
+    "FROM",
+    "global",
+    "Where --bypass exact|heuristic takes each load's efficiencies E_on / E_off (seed 001 \
+     Table II): global, Table II where the load's lanes fit one of its patterns, otherwise the \
+     kernel's whole efficiency measured (the paper's profiler figure); oracle, every load's \
+     own, measured",
+)
+.one_of(&["global", "oracle"]);
 
 /// `--iprefetch [N]`: next-line L1I prefetch while fewer than N L1I + L1D MSHRs are occupied.
 pub const IPREFETCH: OptSpec = OptSpec::value(

@@ -32,7 +32,7 @@ pub use blocks::BlockSet;
 
 use super::compressed::PlainTrace;
 use super::kernel::BlockInsts;
-use super::sass::{OpClass, OpcodeTable};
+use super::sass::{OpKind, OpcodeTable};
 use super::{Dim3, WARP_SIZE};
 use lines::Lines;
 use std::collections::HashMap;
@@ -773,7 +773,7 @@ impl KernelTrace {
                         w,
                         i.pc as u32,
                         i.mask,
-                        self.opcodes.table.class(i.opcode),
+                        self.opcodes.table.kind(i.opcode),
                         &i.dsts,
                         &i.srcs,
                         i.mem_width as u8,
@@ -855,18 +855,19 @@ impl KernelTrace {
 
     /// Reads `count` instructions of warp `w` (of `n`, the first being instruction `first`)
     /// starting at `at` (a [`WarpExtent`] position, or what the previous call returned),
-    /// passing each with its opcode's class to `visit`; returns the position after them.
+    /// passing each with its opcode's class and cache operator to `visit`; returns the position
+    /// after them.
     pub fn read_insts(
         &mut self,
         at: (u64, usize),
         (w, first, n): (usize, usize, usize),
         count: usize,
-        visit: &mut dyn FnMut(&TraceInst, OpClass),
+        visit: &mut dyn FnMut(&TraceInst, OpKind),
     ) -> Result<(u64, usize), TraceError> {
         self.seek(at)?;
         for k in first..first + count {
             self.next_inst(w, k, n)?;
-            visit(&self.scratch, self.opcodes.table.class(self.scratch.opcode));
+            visit(&self.scratch, self.opcodes.table.kind(self.scratch.opcode));
         }
         Ok(self.position())
     }

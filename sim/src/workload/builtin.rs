@@ -191,8 +191,8 @@ impl KernelSource for Builtin {
         &self.info
     }
 
-    /// Prologue, body and epilogue in PC order; the body's repetition has no branch
-    /// instruction (the generator restarts its PC), so there is no branch.
+    /// Prologue, body and epilogue in PC order, with their registers; the body's repetition
+    /// has no branch instruction (the generator restarts its PC), so there is no branch.
     fn static_code(
         &self,
     ) -> Result<Option<crate::workload::static_code::KernelCode>, WorkloadError> {
@@ -209,6 +209,10 @@ impl KernelSource for Builtin {
                 class: o.class,
                 target: None,
                 addr: None,
+                dsts: o.dsts.to_vec(),
+                srcs: o.srcs.to_vec(),
+                // A memory step's address register is its first source (`LDG R5, [R4]`).
+                addr_srcs: u8::from(o.array.is_some() && !o.srcs.is_empty()),
             })
             .collect();
         Ok(Some(KernelCode { insts }))

@@ -97,7 +97,11 @@ fn write_block_at(b: &BlockInsts, out: &mut String, pc: &dyn Fn(u32) -> u32) {
             for r in b.dsts(i) {
                 let _ = write!(out, " R{r}");
             }
-            let _ = write!(out, " {} {}", opcode_name(i.class), i.nsrc);
+            let _ = write!(out, " {}", opcode_name(i.class));
+            if let Some(m) = i.cache.modifier() {
+                let _ = write!(out, ".{m}");
+            }
+            let _ = write!(out, " {}", i.nsrc);
             for r in b.srcs(i) {
                 let _ = write!(out, " R{r}");
             }

@@ -9,7 +9,8 @@
 //! per active lane.
 
 use super::accelsim::TraceError;
-use super::sass::OpClass;
+use super::cache_op::CacheOp;
+use super::sass::{OpClass, OpKind};
 use super::static_code::KernelCode;
 use super::stream::RunBlock;
 use super::Dim3;
@@ -35,6 +36,8 @@ pub struct WarpInst {
     pub mask: u32,
     /// Unit/latency class.
     pub class: OpClass,
+    /// L1D cache operator (loads and stores; the default for everything else).
+    pub cache: CacheOp,
     /// Bytes accessed per thread (memory instructions; 0 otherwise).
     pub width: u8,
     /// Destination registers: `regs[reg_start .. reg_start + ndst]` of the block.
@@ -285,14 +288,15 @@ impl BlockInsts {
         (insts * std::mem::size_of::<WarpInst>() + regs * 2 + addrs * 8) as u64
     }
 
-    /// Appends one instruction to warp `warp` (created as needed).
+    /// Appends one instruction to warp `warp` (created as needed): `kind` is its class, with
+    /// its cache operator when it has one.
     #[allow(clippy::too_many_arguments)]
     pub fn push(
         &mut self,
         warp: usize,
         pc: u32,
         mask: u32,
-        class: OpClass,
+        kind: impl Into<OpKind>,
         dsts: &[u16],
         srcs: &[u16],
         width: u8,
@@ -303,10 +307,12 @@ impl BlockInsts {
         }
         let addr_start = self.addrs.len() as u32;
         let strided = width > 0 && Addrs::store(&mut self.addrs, addrs);
+        let kind = kind.into();
         let inst = WarpInst {
             pc,
             mask,
-            class,
+            class: kind.class,
+            cache: kind.cache,
             width,
             ndst: dsts.len() as u8,
             nsrc: srcs.len() as u8,
@@ -382,6 +388,11 @@ pub trait KernelSource {
     }
     /// Opcodes that were not recognized (run as integer ALU), each once.
     fn unknown_opcodes(&self) -> Vec<String> {
+        vec![]
+    }
+    /// Loads' and stores' modifiers that were not recognized (the opcode runs with the default
+    /// cache operator), one note each ([`super::sass::OpcodeTable::unknown_modifiers`]).
+    fn unknown_modifiers(&self) -> Vec<String> {
         vec![]
     }
     /// The kernel's static code for compiler-side analyses, when it can be known: synthetic

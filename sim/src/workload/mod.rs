@@ -12,10 +12,12 @@
 //!   deadlines.
 //! * [`synth`]: synthetic kernels (IR, interpreter) and the suite that mirrors the papers'
 //!   benchmarks.
-//! * [`sass`], [`static_code`], [`summary`]: opcode classes, static code, trace summaries.
+//! * [`sass`], [`cache_op`], [`static_code`], [`summary`]: opcode classes, loads' and stores'
+//!   L1D cache operators, static code, trace summaries.
 
 pub mod accelsim;
 pub mod builtin;
+pub mod cache_op;
 pub mod compressed;
 pub mod export;
 pub mod kernel;

@@ -27,7 +27,7 @@ pub(super) enum Ahead {
         at: (u64, usize),
         next: (u64, usize),
         read: BlockRead,
-        opcodes: Option<OpcodeTable>,
+        opcodes: Option<Box<OpcodeTable>>,
     },
     /// The file ended, or the next block is malformed: the thread stops, and the consumer
     /// reads on without it (meeting the end or the error itself).
@@ -59,7 +59,7 @@ impl ReadAhead {
                                 at,
                                 next: trace.position(),
                                 read,
-                                opcodes: new.then(|| trace.opcode_table().clone()),
+                                opcodes: new.then(|| Box::new(trace.opcode_table().clone())),
                             }
                         }
                         Ok(None) | Err(_) => Ahead::Stopped,

@@ -5,6 +5,7 @@
 //! base name, the text before the first `.` (`LDG.E.CG` is `LDG`). An unknown opcode is
 //! classified as [`OpClass::IntAlu`] and reported once per [`OpcodeTable`].
 
+use super::cache_op::{self, CacheOp};
 use serde::Serialize;
 
 /// What executes an instruction and how it interacts with memory.
@@ -139,29 +140,68 @@ pub fn classify(opcode: &str) -> Option<OpClass> {
     })
 }
 
-/// Classes of the opcodes of one trace, indexed by the reader's opcode id, and the opcodes that
-/// were not recognized (each listed once).
+/// What the model needs of an opcode: its class and, for loads and stores, its L1D cache
+/// operator.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct OpKind {
+    /// Unit/latency class.
+    pub class: OpClass,
+    /// L1D cache operator (the default for everything but loads and stores that carry one).
+    pub cache: CacheOp,
+}
+
+impl From<OpClass> for OpKind {
+    /// The class with the default cache operator.
+    fn from(class: OpClass) -> Self {
+        Self {
+            class,
+            cache: CacheOp::Default,
+        }
+    }
+}
+
+/// Classes and cache operators of the opcodes of one trace, indexed by the reader's opcode id,
+/// the opcodes that were not recognized and the loads' and stores' modifiers that were not
+/// (each listed once).
 #[derive(Clone, Debug, Default)]
 pub struct OpcodeTable {
-    classes: Vec<OpClass>,
+    kinds: Vec<OpKind>,
     unknown: Vec<String>,
+    unknown_modifiers: Vec<String>,
 }
 
 impl OpcodeTable {
     /// Classifies every opcode of `names` not yet classified (call after reading more blocks).
     pub fn update(&mut self, names: &[String]) {
-        for name in &names[self.classes.len()..] {
+        for name in &names[self.kinds.len()..] {
             let class = classify(name).unwrap_or_else(|| {
                 self.unknown.push(name.clone());
                 OpClass::IntAlu
             });
-            self.classes.push(class);
+            let (cache, unknown) = cache_op::of_opcode(name);
+            if let Some(m) = unknown {
+                self.unknown_modifiers.push(format!(
+                    "`{name}`: modifier `{m}` is unknown; it runs with the default cache operator"
+                ));
+            }
+            self.kinds.push(OpKind { class, cache });
         }
     }
 
     /// Class of opcode `id`.
     pub fn class(&self, id: u16) -> OpClass {
-        self.classes[id as usize]
+        self.kinds[id as usize].class
+    }
+
+    /// Class and cache operator of opcode `id`.
+    pub fn kind(&self, id: u16) -> OpKind {
+        self.kinds[id as usize]
+    }
+
+    /// One note per load or store opcode with a modifier [`cache_op::of_opcode`] does not
+    /// know, in order of first appearance.
+    pub fn unknown_modifiers(&self) -> &[String] {
+        &self.unknown_modifiers
     }
 
     /// Opcodes not in the table (classified as integer ALU), in order of first appearance.

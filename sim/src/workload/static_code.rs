@@ -1,10 +1,11 @@
 //! A kernel's static code, as the workload knows it, for the compiler-side analyses (ELF program
 //! points, PAWS phases, address pre-computation): [`KernelCode`], every instruction in PC order
-//! with its class, its branch target and, for memory operations, the address expression when
-//! the workload has one. Synthetic kernels give their program; a trace's code is reconstructed
-//! from the instructions it executed ([`StaticCode`]: every executed PC with its opcode and the
-//! targets control went to when it did not fall through). No analysis's types appear here: each
-//! analysis maps [`KernelCode`] to what it needs (`analysis::elf::code_of`).
+//! with its class, its registers, its branch target and, for memory operations, the address
+//! expression when the workload has one. Synthetic kernels give their program; a trace's code
+//! is reconstructed from the instructions it executed ([`StaticCode`]: every executed PC with
+//! its opcode, its registers and the targets control went to when it did not fall through). No
+//! analysis's types appear here: each analysis maps [`KernelCode`] to what it needs
+//! (`analysis::elf::code_of`).
 
 use super::accelsim::{ThreadBlockTrace, TraceInst};
 use super::sass::{next_pc, OpClass, OpcodeTable};
@@ -24,6 +25,17 @@ pub struct CodeOp {
     pub target: Option<usize>,
     /// For a memory instruction of a synthetic kernel: its per-thread address expression.
     pub addr: Option<Addr>,
+    /// Destination registers (general-purpose register numbers, `R<n>`; in a trace, 255 is
+    /// the zero register `RZ`). A load's are the registers it loads into.
+    pub dsts: Vec<u16>,
+    /// Source registers; for a memory instruction the registers of its memory operand (the
+    /// address) come first, [`Self::addr_srcs`] of them.
+    pub srcs: Vec<u16>,
+    /// How many of the first [`Self::srcs`] are the memory operand's (address) registers: 0
+    /// for an instruction that is not a memory operation or whose address is not computed
+    /// from a register. Analyses that model the report's operand rule (a memory operand is
+    /// not a register operand, seed 002 L142-L146) skip them.
+    pub addr_srcs: u8,
 }
 
 /// A kernel's static code in PC order (see the module documentation).
@@ -37,6 +49,13 @@ impl KernelCode {
     /// The code of a synthetic program: instruction `i` at PC `8 i`, loops and `if`s as
     /// branches to their body start and region end, loads, stores and atomics with their
     /// address expressions.
+    ///
+    /// Registers are the program's own ([`super::synth::Inst`] names them): a load
+    /// (`Program::load(dst, addr_reg)`) writes `[dst]` and reads `[addr_reg]`, its address
+    /// register; a store (`Program::store(val, addr_reg)`) reads `[addr_reg, val]`, address
+    /// first; an atomic (`Program::atomic(dst, val)`) writes `[dst]` and reads `[val]`, its
+    /// address being no register of the program (`addr_srcs` 0); loop and `if` branches and
+    /// their compares name no register.
     pub fn of_program(program: &Program) -> Self {
         use super::synth::Op;
         let insts = program
@@ -57,6 +76,12 @@ impl KernelCode {
                     }
                     _ => None,
                 },
+                dsts: inst.dsts.clone(),
+                srcs: inst.srcs.clone(),
+                addr_srcs: match &inst.op {
+                    Op::Load { .. } | Op::Store { .. } => u8::from(!inst.srcs.is_empty()),
+                    _ => 0,
+                },
             })
             .collect();
         Self { insts }
@@ -67,6 +92,11 @@ impl KernelCode {
     /// observed target (one never taken in the trace, and the reconvergence-stack opcodes of
     /// the branch class, have none). Instructions never executed are absent; addresses are not
     /// known statically.
+    ///
+    /// Registers are those the trace lists for the PC ([`StaticInst::dsts`],
+    /// [`StaticInst::srcs`]). The Accel-Sim tracer lists a memory operand's base register as
+    /// the first source (`LDG R4, [R2]`: sources `R2`; `STG [R6], R0`: sources `R6 R0`), so a
+    /// memory instruction with a source has `addr_srcs` 1.
     pub fn of_trace(code: &StaticCode, table: &OpcodeTable) -> Self {
         let pcs: Vec<u64> = code.insts.keys().copied().collect();
         let insts = code
@@ -83,6 +113,9 @@ impl KernelCode {
                     class,
                     target,
                     addr: None,
+                    dsts: inst.dsts.clone(),
+                    srcs: inst.srcs.clone(),
+                    addr_srcs: u8::from(class.is_memory() && !inst.srcs.is_empty()),
                 }
             })
             .collect();
@@ -99,6 +132,10 @@ pub struct StaticInst {
     pub executions: u64,
     /// PCs control went to right after it, other than the sequential successor.
     pub taken_targets: BTreeSet<u64>,
+    /// Destination registers, as the trace lists them the first time the PC runs.
+    pub dsts: Vec<u16>,
+    /// Source registers, as the trace lists them the first time the PC runs.
+    pub srcs: Vec<u16>,
 }
 
 /// The static code of one kernel, by PC.
@@ -144,6 +181,10 @@ impl StaticCode {
             }
         }
         let e = self.insts.entry(inst.pc).or_default();
+        if e.executions == 0 {
+            e.dsts.clone_from(&inst.dsts);
+            e.srcs.clone_from(&inst.srcs);
+        }
         e.opcode = inst.opcode;
         e.executions += 1;
         self.prev = Some(inst.pc);
@@ -243,6 +284,12 @@ mod tests {
         assert_eq!(code.insts[&0x18].taken_targets, BTreeSet::from([0x10]));
         assert_eq!(code.insts[&0x28].taken_targets, BTreeSet::from([0x48]));
         assert_eq!(code.insts[&0x10].executions, 2);
+        // Registers are recorded per PC: `IADD R1, R1`.
+        assert_eq!(
+            (&code.insts[&0x10].dsts[..], &code.insts[&0x10].srcs[..]),
+            (&[1][..], &[1][..])
+        );
+        assert!(code.insts[&0x18].dsts.is_empty() && code.insts[&0x18].srcs.is_empty());
         assert_eq!(code.back_edges(), vec![(0x18, 0x10)]);
     }
 

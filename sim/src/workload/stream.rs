@@ -11,6 +11,7 @@
 use super::accelsim::{BlockIndex, KernelTrace, TraceInst};
 use super::compressed::PlainTrace;
 use super::kernel::{Addrs, BlockInsts, WarpInst, WorkloadError};
+use super::sass::OpKind;
 use super::Dim3;
 use std::path::Path;
 use std::sync::Arc;
@@ -157,14 +158,15 @@ impl StreamedBlock {
             let ww = &mut self.warps[w];
             let count = (ww.len - ww.read).min(self.chunk) as usize;
             let what = (w, ww.read as usize, ww.len as usize);
-            let mut push = |i: &TraceInst, class| {
+            let mut push = |i: &TraceInst, kind: OpKind| {
                 let width = u8::try_from(i.mem_width).expect("the reader keeps widths below 256");
                 let addr_start = ww.addrs_base.wrapping_add(ww.addrs.len() as u32);
                 let strided = width > 0 && Addrs::store(&mut ww.addrs, &i.addrs);
                 ww.insts.push(WarpInst {
                     pc: u32::try_from(i.pc).expect("the reader keeps PCs below 2^32"),
                     mask: i.mask,
-                    class,
+                    class: kind.class,
+                    cache: kind.cache,
                     width,
                     ndst: i.dsts.len() as u8,
                     nsrc: i.srcs.len() as u8,

@@ -198,7 +198,7 @@ impl TraceKernel {
                     opcodes,
                 }) => {
                     if let Some(o) = opcodes {
-                        self.ahead_opcodes = o;
+                        self.ahead_opcodes = *o;
                     }
                     return Ok(Some((read, at, next)));
                 }
@@ -282,13 +282,14 @@ impl KernelSource for TraceKernel {
     }
 
     fn unknown_opcodes(&self) -> Vec<String> {
-        let mut v = self.ahead_opcodes.unknown().to_vec();
-        for o in self.opcodes.unknown() {
-            if !v.contains(o) {
-                v.push(o.clone());
-            }
-        }
-        v
+        merged(self.ahead_opcodes.unknown(), self.opcodes.unknown())
+    }
+
+    fn unknown_modifiers(&self) -> Vec<String> {
+        merged(
+            self.ahead_opcodes.unknown_modifiers(),
+            self.opcodes.unknown_modifiers(),
+        )
     }
 
     fn visit_memory(
@@ -331,6 +332,17 @@ impl KernelSource for TraceKernel {
         )?;
         Ok(Some(KernelCode::of_trace(&code, trace.opcode_table())))
     }
+}
+
+/// `a`, then the entries of `b` not in `a`.
+fn merged(a: &[String], b: &[String]) -> Vec<String> {
+    let mut v = a.to_vec();
+    for o in b {
+        if !v.contains(o) {
+            v.push(o.clone());
+        }
+    }
+    v
 }
 
 /// The kernels of an Accel-Sim trace directory (`kernelslist.g`), opened one at a time.

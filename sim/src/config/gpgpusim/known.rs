@@ -125,7 +125,7 @@ pub const OPTIONS: &[Known] = &[
         Timing(Some("1")),
         true,
     ),
-    k("gmem_skip_L1D", Flag, Timing(Some("0")), true),
+    k("gmem_skip_L1D", Flag, Read, true),
     k("gpgpu_L1_warp_parts_cached", Int, Timing(None), true),
     k("gpgpu_TB_launch_latency", Int, Timing(Some("0")), false),
     k(
@@ -181,7 +181,7 @@ pub const OPTIONS: &[Known] = &[
     k("gpgpu_flush_l1_cache", Flag, Timing(Some("0")), false),
     k("gpgpu_flush_l2_cache", Flag, Timing(Some("0")), false),
     k("gpgpu_frfcfs_dram_sched_queue_size", Int, Read, false),
-    k("gpgpu_gmem_skip_L1D", Flag, Timing(Some("0")), false),
+    k("gpgpu_gmem_skip_L1D", Flag, Read, false),
     k("gpgpu_heap_size_limit", Int, Inert, false),
     k(
         "gpgpu_ignore_resources_limitation",

@@ -25,6 +25,7 @@
 //! | `-gpgpu_dram_timing_opt "nbk=..:CCD=..:RRD=..:RCD=..:RAS=..:RP=..:RC=..:CL=..:WL=..:WR=.."` | `dram.banks`, `dram.timing` |
 //! | `-gpgpu_frfcfs_dram_sched_queue_size`, `-dram_latency` | `dram.scheduler_queue`, `dram.latency` |
 //! | `-gpgpu_clock_domains <core>:<icnt>:<l2>:<dram>` | `sm.core_clock_mhz`, `dram.clock_mhz` |
+//! | `-gpgpu_gmem_skip_L1D` (3.x: `-gmem_skip_L1D`) | `pipeline.gmem_skip_l1d` |
 //! | `-gpgpu_num_sp_units`, `-gpgpu_num_sfu_units`, `-icnt_flit_size` | `units.sp_units`, `units.sfu_units`, `interconnect.flit_bytes` |
 //! | `-ptx_opcode_latency_{int,fp,dp,sfu}`, `-ptx_opcode_initiation_{int,fp,dp,sfu}` | `units.*` (int: ADD and MAD; fp: MAD; dp: ADD) |
 //! | `-gpgpu_num_reg_banks`, `-gpgpu_operand_collector_num_units_{sp,sfu,mem}` | `pipeline.operand_collector.register_banks`, `.units`; any of these options, or `-gpgpu_pipeline_widths`, also sets `.enabled` (the file describes GPGPU-Sim's collector, so the collector model runs) |

@@ -57,6 +57,7 @@ pub(super) fn apply(
             oc.dispatch_widths = per_path(v[5], v[8], v[9]);
             oc.writeback_width = v[10];
         }
+        "gpgpu_gmem_skip_L1D" | "gmem_skip_L1D" => cfg.pipeline.gmem_skip_l1d = c.u32()? != 0,
         "gpgpu_num_sp_units" => cfg.units.sp_units = c.u32()?,
         "gpgpu_num_sfu_units" => cfg.units.sfu_units = c.u32()?,
         "icnt_flit_size" => cfg.interconnect.flit_bytes = c.u32()?,

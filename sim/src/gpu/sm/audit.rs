@@ -7,7 +7,8 @@
 //! - every L1D and L1I MSHR line is in its cache's miss queue, the L1D latency queue (L1D)
 //!   or held as a read (fetch);
 //! - every load or atomic in flight waits for exactly as many transactions as are found in
-//!   the L1D MSHRs, the LSU queue, the atomics queue and `held`;
+//!   the L1D MSHRs, the LSU queue, the queue of uncached requests (atomics, bypassed reads)
+//!   and `held`;
 //! - every warp's unacknowledged stores are exactly those in the L1D miss queue, the L1D
 //!   latency queue, the LSU queue and `held`;
 //! - every warp's count of loads in flight is its number of pending loads, and a warp waiting
@@ -94,20 +95,24 @@ impl Sm<'_> {
         {
             *stores.entry(r.tag as usize).or_default() += 1;
         }
-        for a in &self.atomics {
+        for a in &self.uncached {
             *found.entry(a.tag).or_default() += 1;
         }
         for e in &self.l1d_pipe {
             match e.kind {
                 LsuKind::Store => *stores.entry(e.warp).or_default() += 1,
-                LsuKind::Load | LsuKind::Atomic => *found.entry(e.token).or_default() += 1,
+                LsuKind::Load | LsuKind::LoadBypass | LsuKind::Atomic => {
+                    *found.entry(e.token).or_default() += 1
+                }
             }
         }
         if let Some(unit) = &self.lsu_queue {
             for (warp, kind, token) in unit.queued() {
                 match kind {
                     LsuKind::Store => *stores.entry(warp).or_default() += 1,
-                    LsuKind::Load | LsuKind::Atomic => *found.entry(token).or_default() += 1,
+                    LsuKind::Load | LsuKind::LoadBypass | LsuKind::Atomic => {
+                        *found.entry(token).or_default() += 1
+                    }
                 }
             }
         }
@@ -116,7 +121,8 @@ impl Sm<'_> {
                 continue;
             }
             let n = found.get(&(t as u32)).copied().unwrap_or(0)
-                + held.count(id, ReqKind::Atomic, t as u64);
+                + held.count(id, ReqKind::Atomic, t as u64)
+                + held.count(id, ReqKind::ReadBypass, t as u64);
             if n != p.outstanding {
                 out.push(format!(
                     "sm {id} warp {}: the load at pc {:#06x} waits for {} transaction(s), {n} of them in flight",

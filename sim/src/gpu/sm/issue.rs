@@ -737,10 +737,14 @@ impl Sm<'_> {
                 let kind = match inst.class {
                     OpClass::StoreGlobal | OpClass::StoreLocal => LsuKind::Store,
                     OpClass::AtomicGlobal => LsuKind::Atomic,
+                    OpClass::LoadGlobal if self.bypasses(tb, &inst) => LsuKind::LoadBypass,
                     _ => LsuKind::Load,
                 };
-                let txns = self.transactions(w, &inst);
-                let first_ready = now + 1 + t.around;
+                let (txns, useful) = self.transactions(w, &inst, kind == LsuKind::LoadBypass);
+                let first_ready = now + 1 + self.timing.around;
+                if inst.class == OpClass::LoadGlobal {
+                    self.count_issued_load(w, &inst, useful);
+                }
                 let token = (kind != LsuKind::Store).then(|| {
                     self.warps[w].loads += 1;
                     self.write_dsts(w, &inst, u64::MAX, Mark::Set);
@@ -847,8 +851,32 @@ impl Sm<'_> {
         self.tbs[tb].insts.trim(index, keep);
     }
 
-    /// The coalesced transactions (address, bytes) of `inst`, an instruction of warp `w`.
-    pub(super) fn transactions(&self, w: usize, inst: &WarpInst) -> Vec<(u64, u32)> {
+    /// Whether the global load `inst` of block slot `tb` bypasses the L1D.
+    fn bypasses(&self, tb: usize, inst: &WarpInst) -> bool {
+        let kernel = self.tbs[tb].kernel.as_ref().expect("an active block");
+        kernel.caching.bypasses(inst.pc, inst.cache)
+    }
+
+    /// Counts a global load `inst` of warp `w` issued, asking for `useful` distinct bytes.
+    fn count_issued_load(&mut self, w: usize, inst: &WarpInst, useful: u64) {
+        let key = (self.warps[w].kernel, inst.pc);
+        let c = self.load_counts.entry(key).or_insert(LoadCounts {
+            pc: inst.pc,
+            ..Default::default()
+        });
+        c.warp_instructions += 1;
+        c.useful_bytes += useful;
+    }
+
+    /// The coalesced transactions (address, bytes) of `inst`, an instruction of warp `w`, in
+    /// 32 B sectors when `sectors` (a load that bypasses the L1D), and the distinct bytes its
+    /// lanes access.
+    pub(super) fn transactions(
+        &self,
+        w: usize,
+        inst: &WarpInst,
+        sectors: bool,
+    ) -> (Vec<(u64, u32)>, u64) {
         let warp = &self.warps[w];
         let addrs = self.tbs[warp.tb].insts.addrs(warp.index, inst);
         let mut lanes = Vec::with_capacity(addrs.len());
@@ -858,10 +886,9 @@ impl Sm<'_> {
             m &= m.wrapping_sub(1);
             lanes.push((lane, a));
         }
-        coalesce(lanes, inst.width.max(1) as u32, false)
-            .into_iter()
-            .map(|t| (t.addr, t.size))
-            .collect()
+        let txns = coalesce(lanes, inst.width.max(1) as u32, sectors);
+        let useful = txns.iter().map(|t| t.bytes.count_ones() as u64).sum();
+        (txns.into_iter().map(|t| (t.addr, t.size)).collect(), useful)
     }
 }
 

@@ -1,7 +1,13 @@
 //! The load/store stage of the SM: the LSU's transactions to the L1D (one per cycle; a refused
 //! one is retried), through the queue at the LSU-queue site when there is one ([`super::lsu_queue`]),
 //! loads in flight and their completion, replies from the memory system, and the SM's requests
-//! into the crossbar (L1I, then the L1D miss queue, then atomics).
+//! into the crossbar (L1I, then the L1D miss queue, then atomics and bypassed loads).
+//!
+//! A global load that bypasses the L1D ([`crate::gpu::caching`]) is coalesced into 32 B
+//! sectors; each sector read goes to the crossbar as an atomic does (GPGPU-Sim's `bypassL1D`
+//! path of `ldst_unit::memory_cycle`): no tag lookup, no allocation, no fill; its reply goes to
+//! the load's registers. The LSU sends one while fewer than [`UNCACHED_READS`] wait for the
+//! crossbar (GPGPU-Sim pushes it into the interconnect or stalls).
 
 use super::*;
 
@@ -57,9 +63,21 @@ pub(super) struct PipeTxn {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) enum LsuKind {
     Load,
+    /// A global load that bypasses the L1D.
+    LoadBypass,
     Store,
     Atomic,
 }
+
+impl LsuKind {
+    /// Its transactions go to the L1D (a refused one fails again until the L1D changes).
+    pub(super) fn uses_l1d(self) -> bool {
+        matches!(self, LsuKind::Load | LsuKind::Store)
+    }
+}
+
+/// Bypassed sector reads that may wait for the crossbar at once (the LSU stalls beyond).
+pub(super) const UNCACHED_READS: usize = 1;
 
 impl Sm<'_> {
     /// The LSU stage: the LSU's next transaction goes to the L1D, or through the queue at the
@@ -82,7 +100,9 @@ impl Sm<'_> {
                         self.load_part_done(t, ready);
                     }
                 }
-                ReqKind::Atomic => self.load_part_done(r.tag, now + 1 + self.timing.around),
+                ReqKind::Atomic | ReqKind::ReadBypass => {
+                    self.load_part_done(r.tag, now + 1 + self.timing.around)
+                }
                 ReqKind::InstFetch => {
                     let waiting = self.l1i.fill(r.addr);
                     let waiting = waiting.into_iter().filter(|&w| w != PREFETCH);
@@ -164,7 +184,7 @@ impl Sm<'_> {
                 op.next += 1;
                 op.failed_at = None;
             } else {
-                op.failed_at = Some(version);
+                op.failed_at = kind.uses_l1d().then_some(version);
                 self.stalls.lsu_blocked += 1;
             }
         }
@@ -212,20 +232,26 @@ impl Sm<'_> {
                 bytes,
                 failed_at: None,
             };
-            match kind {
-                LsuKind::Atomic => {
-                    self.access_txn(warp, kind, token, addr, bytes, false, now);
+            let taken = match kind {
+                LsuKind::Atomic | LsuKind::LoadBypass => {
+                    self.access_txn(warp, kind, token, addr, bytes, false, now)
                 }
                 LsuKind::Store => {
                     self.warps[warp].stores += 1;
                     self.l1d_pipe.push_back(txn);
+                    true
                 }
                 LsuKind::Load => {
                     self.pending[token as usize].outstanding += 1;
                     self.l1d_pipe.push_back(txn);
+                    true
                 }
+            };
+            if taken {
+                self.lsu.front_mut().expect("present").next += 1;
+            } else {
+                self.stalls.lsu_blocked += 1;
             }
-            self.lsu.front_mut().expect("present").next += 1;
         }
         // Also releases an instruction without transactions (no active lane).
         self.lsu_finish();
@@ -242,8 +268,8 @@ impl Sm<'_> {
         }
     }
 
-    /// One transaction of warp `warp` to the L1D (loads and stores) or the atomics queue;
-    /// returns whether it was taken. `queued`: it comes out of the LSU queue, which counted
+    /// One transaction of warp `warp` to the L1D (loads and stores) or the queue of uncached
+    /// requests (atomics, bypassed loads); returns whether it was taken. `queued`: it comes out of the LSU queue, which counted
     /// it as outstanding (loads, atomics) or unacknowledged (stores) when it went in.
     #[allow(clippy::too_many_arguments)]
     pub(super) fn access_txn(
@@ -258,8 +284,29 @@ impl Sm<'_> {
     ) -> bool {
         self.l1d.set_owner(self.warps[warp].kernel);
         match kind {
+            LsuKind::LoadBypass => {
+                if self.uncached_reads_full() {
+                    return false;
+                }
+                self.uncached.push_back(MemRequest {
+                    sm: self.id as u16,
+                    kind: ReqKind::ReadBypass,
+                    addr,
+                    bytes,
+                    tag: token,
+                    kernel: self.warps[warp].kernel,
+                });
+                if !queued {
+                    self.pending[token as usize].outstanding += 1;
+                }
+                self.count_access(warp, token, |c| {
+                    c.bypassed += 1;
+                    c.l2_bytes += bytes as u64;
+                });
+                true
+            }
             LsuKind::Atomic => {
-                self.atomics.push_back(MemRequest {
+                self.uncached.push_back(MemRequest {
                     sm: self.id as u16,
                     kind: ReqKind::Atomic,
                     addr,
@@ -282,34 +329,92 @@ impl Sm<'_> {
                 }
                 taken
             }
-            LsuKind::Load => match self.l1d.access_sized(addr, bytes, false, token) {
-                // Out of the L1D latency queue in front of the tag lookup, a hit has paid the
-                // L1D's latency and releases its registers at once (GPGPU-Sim's
-                // `L1_latency_queue_cycle`); out of the LSU queue, or straight from the
-                // LSU, it pays the latency and the writeback now.
-                Outcome::Hit if queued && self.timing.l1d_pipe > 0 => {
-                    self.load_part_done(token, now);
-                    true
+            LsuKind::Load => self.load_txn(warp, token, addr, bytes, queued, now),
+        }
+    }
+
+    /// The counters of kernel `k`'s global loads that ran here.
+    pub fn load_counts_of(&self, k: u32) -> impl Iterator<Item = &LoadCounts> {
+        self.load_counts
+            .iter()
+            .filter(move |((kernel, _), _)| *kernel == k)
+            .map(|(_, c)| c)
+    }
+
+    /// Whether [`UNCACHED_READS`] bypassed reads wait for the crossbar already.
+    pub(super) fn uncached_reads_full(&self) -> bool {
+        let reads = self
+            .uncached
+            .iter()
+            .filter(|r| r.kind == ReqKind::ReadBypass);
+        reads.count() >= UNCACHED_READS
+    }
+
+    /// Counts one access of the load `token` (warp `warp`) in its counters (global loads;
+    /// local loads and a restored block's context load are not counted).
+    fn count_access(&mut self, warp: usize, token: u32, count: impl FnOnce(&mut LoadCounts)) {
+        let p = &self.pending[token as usize];
+        if p.context || p.inst.class != OpClass::LoadGlobal {
+            return;
+        }
+        let pc = p.inst.pc;
+        let key = (self.warps[warp].kernel, pc);
+        let c = self.load_counts.entry(key).or_insert(LoadCounts {
+            pc,
+            ..Default::default()
+        });
+        c.accesses += 1;
+        count(c);
+    }
+
+    /// A cached load's transaction to the L1D (see [`Self::access_txn`]).
+    fn load_txn(
+        &mut self,
+        warp: usize,
+        token: u32,
+        addr: u64,
+        bytes: u32,
+        queued: bool,
+        now: u64,
+    ) -> bool {
+        let outcome = self.l1d.access_sized(addr, bytes, false, token);
+        let line = self.l1d.line_bytes() as u64;
+        match outcome {
+            Outcome::Fail(_) => {}
+            Outcome::Hit => self.count_access(warp, token, |c| c.hits += 1),
+            Outcome::HitReserved => self.count_access(warp, token, |c| c.hit_reserved += 1),
+            _ => self.count_access(warp, token, |c| {
+                c.misses += 1;
+                c.l2_bytes += line;
+            }),
+        }
+        match outcome {
+            // Out of the L1D latency queue in front of the tag lookup, a hit has paid the
+            // L1D's latency and releases its registers at once (GPGPU-Sim's
+            // `L1_latency_queue_cycle`); out of the LSU queue, or straight from the
+            // LSU, it pays the latency and the writeback now.
+            Outcome::Hit if queued && self.timing.l1d_pipe > 0 => {
+                self.load_part_done(token, now);
+                true
+            }
+            Outcome::Hit if queued => {
+                self.load_part_done(token, now + self.timing.l1d_hit + self.timing.around);
+                true
+            }
+            Outcome::Hit => {
+                let p = &mut self.pending[token as usize];
+                p.ready_at = p
+                    .ready_at
+                    .max(now + self.timing.l1d_hit + self.timing.around);
+                true
+            }
+            Outcome::Fail(_) => false,
+            _ => {
+                if !queued {
+                    self.pending[token as usize].outstanding += 1;
                 }
-                Outcome::Hit if queued => {
-                    self.load_part_done(token, now + self.timing.l1d_hit + self.timing.around);
-                    true
-                }
-                Outcome::Hit => {
-                    let p = &mut self.pending[token as usize];
-                    p.ready_at = p
-                        .ready_at
-                        .max(now + self.timing.l1d_hit + self.timing.around);
-                    true
-                }
-                Outcome::Fail(_) => false,
-                _ => {
-                    if !queued {
-                        self.pending[token as usize].outstanding += 1;
-                    }
-                    true
-                }
-            },
+                true
+            }
         }
     }
 
@@ -364,9 +469,9 @@ impl Sm<'_> {
                 mem.send(req);
             }
         }
-        if let Some(&a) = self.atomics.front() {
+        if let Some(&a) = self.uncached.front() {
             if mem.send(a) {
-                self.atomics.pop_front();
+                self.uncached.pop_front();
             }
         }
     }

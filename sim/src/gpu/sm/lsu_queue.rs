@@ -60,6 +60,7 @@ impl Sm<'_> {
     fn accepts(&self, kind: LsuKind, addr: u64) -> bool {
         match kind {
             LsuKind::Atomic => true,
+            LsuKind::LoadBypass => !self.uncached_reads_full(),
             LsuKind::Store => self.l1d.check(addr, true).is_ok(),
             LsuKind::Load => self.l1d.check(addr, false).is_ok(),
         }
@@ -97,7 +98,7 @@ impl Sm<'_> {
         let inp = QueueIn {
             lsu_valid: req.is_some(),
             lsu_warp: req.map_or(0, |r| r.warp as u8),
-            lsu_store: req.is_some_and(|r| r.kind != LsuKind::Load),
+            lsu_store: req.is_some_and(|r| !matches!(r.kind, LsuKind::Load | LsuKind::LoadBypass)),
             lsu_accept,
             q_accept,
         };

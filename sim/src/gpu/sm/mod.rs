@@ -53,7 +53,8 @@
 //!    `stores_done`) leaves when the fetch stage's round robin passes it this cycle
 //!    (GPGPU-Sim reclaims finished warps inside its fetch loop) (its `exit` bit
 //!    goes to the arbiter next cycle); the last warp of a block frees the block's resources.
-//! 5. **Memory requests**: the L1I, then the L1D miss queue, then atomics, into the crossbar.
+//! 5. **Memory requests**: the L1I, then the L1D miss queue, then atomics and bypassed
+//!    loads' sector reads, into the crossbar.
 //!    With `pipeline.l1d_latency_queue`, an L1D miss or store first waits `l1d.latency`
 //!    cycles in the L1D latency queue (at most that many waiting), as GPGPU-Sim's accesses
 //!    wait before the tag lookup.
@@ -95,7 +96,7 @@ use super::memory::{MemRequest, MemorySystem, ReqKind};
 use super::sites::alloc::{AllocRequest, AllocUnit, Place};
 use super::sites::issue::{IssueMode, IssueUnit, LaunchedWarp, LongOpRule, MAX_SCHEDULERS};
 use super::sites::lsu_queue::LsuQueueUnit;
-use super::stats::{SmCounts, StallCounts};
+use super::stats::{LoadCounts, SmCounts, StallCounts};
 use super::{SimError, SimOptions};
 use crate::block::low_bits;
 use crate::config::GpuConfig;
@@ -265,7 +266,12 @@ pub struct Sm<'a> {
     wb_buffer: Vec<collector::Id>,
     l1d: DataCache<u32>,
     l1i: DataCache<u16>,
-    atomics: std::collections::VecDeque<MemRequest>,
+    /// Requests that go to the L2 without the L1D, in order: atomics, and the sector reads of
+    /// loads that bypass it (a bypassed read waits here for the crossbar, at most
+    /// [`lsu::UNCACHED_READS`] of them).
+    uncached: std::collections::VecDeque<MemRequest>,
+    /// Per (kernel launch, PC) of a global load: its counters ([`LoadCounts`]).
+    load_counts: std::collections::HashMap<(u32, u32), LoadCounts>,
     /// L1D misses and stores in the L1D latency queue, with the cycle each leaves
     /// (`pipeline.l1d_latency_queue`).
     l1d_queue: std::collections::VecDeque<(u64, MemRequest)>,
@@ -334,7 +340,8 @@ impl<'a> Sm<'a> {
             l1i: DataCache::new(&cfg.l1i, SetIndex::Linear),
             perfect_l1i: opts.perfect_l1i,
             free_switch: opts.free_switch,
-            atomics: Default::default(),
+            uncached: Default::default(),
+            load_counts: Default::default(),
             l1d_queue: Default::default(),
             l1d_pipe: Default::default(),
             exiting: vec![],

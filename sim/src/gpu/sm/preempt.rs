@@ -187,6 +187,7 @@ fn context_inst() -> WarpInst {
         pc: 0,
         mask: u32::MAX,
         class: OpClass::LoadGlobal,
+        cache: crate::workload::cache_op::CacheOp::Default,
         width: 4,
         ndst: 0,
         nsrc: 0,

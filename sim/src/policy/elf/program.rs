@@ -102,6 +102,7 @@ mod tests {
             pc,
             mask: u32::MAX,
             class,
+            cache: crate::workload::cache_op::CacheOp::Default,
             width: 0,
             ndst: 0,
             nsrc: 0,
@@ -128,6 +129,9 @@ mod tests {
             class,
             target,
             addr: None,
+            dsts: vec![],
+            srcs: vec![],
+            addr_srcs: 0,
         })
         .collect();
         let code = KernelCode { insts };

@@ -193,7 +193,7 @@ pub fn run_block(def: &SynthDef, block: u32) -> Result<BlockInsts, WorkloadError
                 w,
                 (8 * top.pc) as u32,
                 top.mask,
-                inst.class(),
+                inst.kind(),
                 &inst.dsts,
                 &inst.srcs,
                 width,

@@ -7,7 +7,8 @@
 //! coordinates and of the counters of the loops around it, so loops and divergence exist and
 //! every access pattern is explicit.
 
-use crate::workload::sass::OpClass;
+use crate::workload::cache_op::CacheOp;
+use crate::workload::sass::{OpClass, OpKind};
 use crate::workload::Dim3;
 
 /// A per-thread integer quantity.
@@ -205,6 +206,8 @@ pub enum Op {
         space: Space,
         /// Address per thread.
         addr: Addr,
+        /// L1D cache operator (`ld.ca`, `ld.cg` or none).
+        cache: CacheOp,
     },
     /// A store of the source registers.
     Store {
@@ -257,6 +260,18 @@ pub struct Inst {
 }
 
 impl Inst {
+    /// The class of the instruction and its cache operator.
+    pub fn kind(&self) -> OpKind {
+        let cache = match &self.op {
+            Op::Load { cache, .. } => *cache,
+            _ => CacheOp::Default,
+        };
+        OpKind {
+            class: self.class(),
+            cache,
+        }
+    }
+
     /// The unit/latency class of the instruction.
     pub fn class(&self) -> OpClass {
         match &self.op {
@@ -332,7 +347,19 @@ impl Program {
 
     /// A load of `addr` into `dst`, the address computed from `addr_reg`.
     pub fn load(&mut self, space: Space, dst: u16, addr_reg: u16, addr: Addr) -> &mut Self {
-        self.push(Op::Load { space, addr }, &[dst], &[addr_reg])
+        self.load_with(space, dst, addr_reg, addr, CacheOp::Default)
+    }
+
+    /// A load of `addr` into `dst` with the cache operator `cache` (`ld.global.cg`...).
+    pub fn load_with(
+        &mut self,
+        space: Space,
+        dst: u16,
+        addr_reg: u16,
+        addr: Addr,
+        cache: CacheOp,
+    ) -> &mut Self {
+        self.push(Op::Load { space, addr, cache }, &[dst], &[addr_reg])
     }
 
     /// A store of `val` to `addr`.

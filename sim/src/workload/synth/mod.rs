@@ -66,6 +66,7 @@ pub fn overwriting_pcs(def: &SynthDef) -> Vec<u32> {
             Op::Load {
                 space: Space::Global,
                 addr,
+                ..
             } => Some(addr.base),
             _ => None,
         })
