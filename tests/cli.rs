@@ -2705,8 +2705,9 @@ fn rows_not_on_the_results_page(experiment: &str, args: &[&str], prefixes: &[&st
 /// (`locality` at another size) is caught.
 #[test]
 fn the_result_pages_hold_what_repro_writes_now() {
-    let samples: [(&str, &str, &[&str]); 5] = [
+    let samples: [(&str, &str, &[&str]); 6] = [
         ("locality", "tran", &["| tran |"]),
+        ("bypass", "syrk", &["| syrk |"]),
         ("paver", "htw", &["| htw |"]),
         ("elf", "nw", &["| nw |"]),
         ("chimera", "chimera_lud", &["| chimera_lud |"]),
@@ -2918,4 +2919,84 @@ fn paver_graph_and_groups_print_ours_beside_the_paper() {
     assert!(text(&o).contains("there is no kernel 2"), "{}", text(&o));
     let o = gpusched(&["paver", "graph", "--workload", "mm", "--out", "x.dot"]);
     assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+}
+
+/// `sim --bypass heuristic|exact` runs the bypass framework's profiling first and reports its
+/// plan (text and JSON), caching the reused table of `bypass_mix` and bypassing the scattered
+/// load; `--bypass all` bypasses every global load; `--bypass-eff` without a selection is an
+/// error that says which modes take it.
+#[test]
+fn sim_bypass_selects_loads_and_reports_the_plan() {
+    let base = ["sim", "--workload", "bypass_mix", "--config", "gtx680"];
+    let o = gpusched(&[&base[..], &["--bypass", "heuristic"]].concat());
+    assert!(o.status.success(), "{}", text(&o));
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(out.contains("bypass plan (8 profiling runs):"), "{out}");
+    assert!(out.contains("pc 0x0030 cached"), "{out}");
+    assert!(out.contains("pc 0x0028 bypassed"), "{out}");
+    let v = json(&gpusched(
+        &[
+            &base[..],
+            &["--bypass", "exact", "--bypass-eff", "oracle", "--json"],
+        ]
+        .concat(),
+    ));
+    assert_eq!(v["policy"], "gto+bypass(selected)");
+    let plan = &v["bypass_plan"]["kernels"][0];
+    assert_eq!(plan["method"], "Exact");
+    let cached: Vec<bool> = plan["loads"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| l["cached"].as_bool().unwrap())
+        .collect();
+    assert_eq!(cached, [false, false, true]);
+    let loads = v["kernels"][0]["loads"].as_array().unwrap();
+    assert_eq!(loads.len(), 3);
+    assert!(loads[2]["hits"].as_u64().unwrap() > 0 && loads[1]["bypassed"].as_u64().unwrap() > 0);
+    let all = json(&gpusched(
+        &[&base[..], &["--bypass", "all", "--json"]].concat(),
+    ));
+    assert_eq!(all["l1d"]["hits"], 0);
+    assert!(all.get("bypass_plan").is_none());
+    let o = gpusched(&[&base[..], &["--bypass-eff", "oracle"]].concat());
+    assert!(!o.status.success());
+    says(&o, "only --bypass exact or heuristic selects loads");
+}
+
+/// `repro bypass` writes its three files with every kernel at each L1D size, the paper's
+/// figures beside the geometric means.
+#[test]
+fn repro_bypass_writes_each_l1_size_beside_the_paper() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().to_str().unwrap();
+    let args = [
+        "repro",
+        "bypass",
+        "--size",
+        "small",
+        "--only",
+        "syrk,bypass_mix",
+    ];
+    let o = gpusched(&[&args[..], &["--out", out, "-j", "2"]].concat());
+    assert!(o.status.success(), "{}", text(&o));
+    let md = std::fs::read_to_string(dir.path().join("bypass.md")).unwrap();
+    for l1 in ["## L1D 16 kB", "## L1D 32 kB", "## L1D 48 kB"] {
+        assert!(md.contains(l1), "{md}");
+    }
+    assert_eq!(md.matches("| syrk | 2 | 5 |").count(), 3, "{md}");
+    for paper in [
+        "| +4.6% | +13.1% |",
+        "| +13.0% | +19.1% |",
+        "| +20.1% | +23.4% |",
+    ] {
+        assert!(md.contains(paper), "{md}");
+    }
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join("bypass.json")).unwrap())
+            .unwrap();
+    assert_eq!(v["rows"].as_array().unwrap().len(), 2);
+    assert_eq!(v["means"].as_array().unwrap().len(), 3);
+    let svg = std::fs::read_to_string(dir.path().join("bypass.svg")).unwrap();
+    assert!(svg.contains("48 kB heuristic"));
 }

@@ -16,10 +16,11 @@ use std::path::{Path, PathBuf};
 const MARKER: &str = "<!-- rerun: gpusched ";
 
 /// The pages with rerun tables; each has a test below.
-const PAGES: [&str; 3] = [
+const PAGES: [&str; 4] = [
     "several-kernels-streams-and-preemption.md",
     "gpu-maestro-seed-003-ch-v.md",
     "paver-seed-004.md",
+    "cache-bypassing-seed-001.md",
 ];
 
 /// A column's figure from one run's `--json` report.
@@ -27,7 +28,7 @@ type Column = fn(&Value, &str) -> String;
 
 /// The columns a rerun table may have: header (a backticked workload name stands for `W`)
 /// and how the figure is read; `sim --json` reports, then `paver graph --json`.
-const COLUMNS: [(&str, Column); 13] = [
+const COLUMNS: [(&str, Column); 16] = [
     ("cycles", |v, _| grouped(v["cycles"].as_u64().unwrap())),
     ("`W` turnaround", |v, w| {
         let kernels = v["kernels"].as_array().unwrap();
@@ -87,6 +88,15 @@ const COLUMNS: [(&str, Column); 13] = [
     ("Table 2 sparsity", |v, _| {
         let s = v["paper"]["sparsity"].as_f64();
         s.map_or("—".into(), |s| format!("{s:.4}"))
+    }),
+    ("L1D read hits", |v, _| {
+        grouped(v["l1d"]["hits"].as_u64().unwrap())
+    }),
+    ("L2 read misses", |v, _| {
+        grouped(v["l2"]["misses"].as_u64().unwrap())
+    }),
+    ("DRAM read bursts", |v, _| {
+        grouped(v["dram"]["reads"].as_u64().unwrap())
     }),
 ];
 
@@ -254,6 +264,11 @@ fn the_maestro_chapter_shows_what_its_runs_give() {
 #[test]
 fn the_paver_chapter_shows_what_its_runs_give() {
     check_page(PAGES[2]);
+}
+
+#[test]
+fn the_bypass_chapter_shows_what_its_runs_give() {
+    check_page(PAGES[3]);
 }
 
 #[test]

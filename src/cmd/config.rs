@@ -18,8 +18,8 @@ enum Action {
     List,
     /// Print a preset, or a validated TOML/JSON config file, as TOML (or JSON).
     Show {
-        /// Preset name (gtx480, gtx480-3.2.2, titanx, titanv, gtx980, gtx980-3.2.2), a .toml/.json
-        /// file, or a GPGPU-Sim gpgpusim.config file.
+        /// Preset name (gtx480, gtx480-3.2.2, titanx, titanv, gtx980, gtx980-3.2.2, gtx680), a
+        /// .toml/.json file, or a GPGPU-Sim gpgpusim.config file.
         config: String,
         /// Print JSON instead of TOML.
         #[arg(long)]

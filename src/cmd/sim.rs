@@ -9,7 +9,7 @@ use clap::Args;
 use gpusched_tb::bridge::{run_on_board, BoardSite, Target};
 use gpusched_tb::gpu::{self as tbgpu, BlockMode, GpuRunError, Modes};
 use gpusched_tb::lockstep::{LockstepConfig, SNAPSHOT_INTERVAL};
-use gpusim::analysis::bypass::profile::{plan_golden, Plan};
+use gpusim::analysis::bypass::profile::{profile_golden, Plan};
 use gpusim::config::GpuConfig;
 use gpusim::gpu::caching::Bypass;
 use gpusim::gpu::{Progress, Report, SimError, SimOptions, DEFAULT_WATCHDOG};
@@ -56,8 +56,8 @@ pub struct SimArgs {
 /// Options shared by `sim` and `bench`.
 #[derive(Args, Clone)]
 pub struct RunArgs {
-    /// GPU configuration: a preset (gtx480, gtx480-3.2.2, titanx, titanv, gtx980, gtx980-3.2.2),
-    /// a TOML/JSON file, a GPGPU-Sim gpgpusim.config file, or a comma-separated list of one of
+    /// GPU configuration: a preset (gtx480, gtx480-3.2.2, titanx, titanv, gtx980, gtx980-3.2.2,
+    /// gtx680), a TOML/JSON file, a GPGPU-Sim gpgpusim.config file, or a comma-separated list of one of
     /// these and GPGPU-Sim option files read over it in order (gpgpusim.config,trace.config, as
     /// Accel-Sim's two -config files).
     #[arg(long, default_value = "gtx480")]
@@ -400,7 +400,7 @@ fn select_loads(
         bar.set_length(total as u64);
         bar.set_position(done as u64);
     };
-    let plan = plan_golden(cfg, opts, (by, source), workload, &mut tick)?;
+    let plan = profile_golden(cfg, opts, workload, &mut tick)?.plan(by, source)?;
     bar.finish_and_clear();
     opts.bypass = plan.bypass();
     Ok(Some(plan))

@@ -16,6 +16,7 @@ pub const NAMES: &[&str] = &[
     "titanv",
     "gtx980",
     "gtx980-3.2.2",
+    "gtx680",
 ];
 
 /// A preset by name.
@@ -27,6 +28,7 @@ pub fn by_name(name: &str) -> Option<GpuConfig> {
         "titanv" => Some(titanv()),
         "gtx980" => Some(gtx980()),
         "gtx980-3.2.2" => Some(gtx980_gpgpusim_3_2_2()),
+        "gtx680" => Some(gtx680()),
         _ => None,
     }
 }
@@ -394,4 +396,44 @@ pub fn gtx980() -> GpuConfig {
         },
         pipeline: PipelineConfig::default(), // GPGPU-Sim 4 (shader.cc)
     }
+}
+
+/// The GTX 680 (Kepler GK104) of the cache-bypassing paper (seed 001 Table I, L68-L81; spec
+/// `locality_bypass_paws.md` §2.2, B-R3), whose results are measured on the hardware: the
+/// paper gives the SMs, threads, blocks, registers, caches and clock; the rest is
+/// `[assumed]` as the Maxwell preset ([`gtx980`]), Kepler's successor. Compare trends only
+/// (B12). The L1D is its default 16 kB of the 64 kB split (48 kB shared memory);
+/// [`with_l1_split`] gives the other two.
+pub fn gtx680() -> GpuConfig {
+    let mut c = gtx980();
+    c.name = "gtx680".into();
+    c.sm.count = 8; // T-I: 8 SMs (L70)
+    c.sm.core_clock_mhz = 1006.0; // T-I (L81)
+    c.sm.max_threads = 2048; // T-I (L77)
+    c.sm.max_warps = 64; // 2048 / 32
+    c.sm.max_blocks = 16; // T-I (L78)
+    c.sm.registers = 65536; // T-I: 64K 32-bit registers (L79)
+    c.sm.shared_mem_bytes = 48 * KB; // T-I: 48 kB with the 16 kB L1 (L75-L76)
+    c.l1d = cache(16 * KB, 128, 4, (32, 8, 8), 35); // T-I 16 kB, 128 B lines; 32 sets x 4 ways (B-R3); MSHRs and latency [assumed] as gtx480
+    c.l2 = sectored(cache(64 * KB, 128, 8, (32, 4, 4), 120), 32); // T-I 512 kB = 4 partitions x 2 slices, 32 B blocks (sectors); 8-way (B-R3)
+    c.dram.clock_mhz = 1502.0; // 6.008 Gb/s GDDR5 on a 256-bit bus: 192.3 GB/s (GTX 680 datasheet) [assumed]
+    c.dram.timing = timing([10, 20, 46, 20, 66, 20, 7, 4, 20]); // [assumed] gtx480 x 1502/924, rounded up (tRC >= tRAS + tRP)
+    c.dram.peak_gbps = 192.3;
+    c
+}
+
+/// `c` with the unified 64 kB of L1D and shared memory split `l1_kb` / `64 - l1_kb` (seed 001
+/// §V-B, L348-L390: 16, 32 or 48 kB of L1D; geometry 32 x 4, 64 x 4 or 64 x 6 of 128 B, B-R3),
+/// named `<name>-l1-<l1_kb>k`; `None` for another size.
+pub fn with_l1_split(mut c: GpuConfig, l1_kb: u32) -> Option<GpuConfig> {
+    let ways = match l1_kb {
+        16 | 32 => 4,
+        48 => 6,
+        _ => return None,
+    };
+    c.l1d.size_bytes = l1_kb * KB;
+    c.l1d.ways = ways;
+    c.sm.shared_mem_bytes = (64 - l1_kb) * KB;
+    c.name = format!("{}-l1-{l1_kb}k", c.name);
+    Some(c)
 }

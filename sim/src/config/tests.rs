@@ -15,6 +15,7 @@ fn every_preset_is_valid_and_matches_its_paper_totals() {
             "titanx" => 3 * 1024 * 1024,             // PAVER Table 1
             "titanv" => 4608 * 1024,                 // PAVER Table 1 (4.5 MB)
             "gtx980" | "gtx980-3.2.2" => 2 * 1024 * 1024, // Maestro Table 5.2
+            "gtx680" => 512 * 1024,                  // bypass paper Table I
             _ => unreachable!(),
         };
         assert_eq!(l2_total, expected_l2, "{name}: total L2");

@@ -8,6 +8,7 @@
 //! reservation failures, written as Markdown, JSON and an SVG bar chart with the thesis's
 //! figures beside ours.
 
+mod bypass;
 pub(crate) mod chart;
 mod chimera;
 mod elf;
@@ -46,6 +47,9 @@ pub enum Experiment {
     /// the suite's mirrors of the paper's benchmarks (seed 004; `--config titanx|titanv` for
     /// its Pascal and Volta figures).
     Paver,
+    /// Per-load L1D bypassing: bypass-all, cache-all, the heuristic's and the exact optimum's
+    /// loads at 16, 32 and 48 kB of L1D (seed 001, on the `gtx680` preset).
+    Bypass,
 }
 
 /// Arguments of `gpusched repro`.
@@ -572,6 +576,7 @@ pub fn run(a: ReproArgs) -> Result<ExitCode> {
             Experiment::Chimera => "small",
             Experiment::Maestro => "large",
             Experiment::Paver => "large",
+            Experiment::Bypass => "medium",
         }
         .to_string()
     });
@@ -582,6 +587,7 @@ pub fn run(a: ReproArgs) -> Result<ExitCode> {
             Experiment::Chimera => "repro-chimera",
             Experiment::Maestro => "repro-maestro",
             Experiment::Paver => "repro-paver",
+            Experiment::Bypass => "repro-bypass",
         })
     });
     if out.exists() && !out.is_dir() {
@@ -598,6 +604,7 @@ pub fn run(a: ReproArgs) -> Result<ExitCode> {
         Experiment::Chimera => return chimera::run(&a, &size, &out, jobs),
         Experiment::Maestro => return maestro::run(&a, &size, &out, jobs),
         Experiment::Paver => return paver::run(&a, &size, &out, jobs),
+        Experiment::Bypass => return bypass::run(&a, &size, &out, jobs),
         Experiment::Elf => {}
     }
     elf::run(&a, &size, &out, jobs)

@@ -162,57 +162,55 @@ fn loads_by_kernel(r: &Report) -> BTreeMap<String, BTreeMap<u32, LoadCounts>> {
     out
 }
 
-/// The cache-all and bypass-all runs' counters of one kernel's loads.
-struct Baselines<'a> {
-    cached: &'a BTreeMap<u32, LoadCounts>,
-    bypassed: &'a BTreeMap<u32, LoadCounts>,
+/// What the profiling runs measured of one kernel's global loads.
+#[derive(Clone, Debug, Default)]
+struct KernelProfile {
+    /// Its global loads' PCs, in order.
+    pcs: Vec<u32>,
+    /// Per load, its counters with it alone cached.
+    alone: Vec<LoadCounts>,
+    /// hit_{i,j}.
+    pair_hits: Vec<Vec<u64>>,
+    /// Per PC, the cache-all run's counters.
+    cached: BTreeMap<u32, LoadCounts>,
+    /// Per PC, the bypass-all run's counters.
+    bypassed: BTreeMap<u32, LoadCounts>,
+    /// Per PC, its lanes in the first thread block.
+    samples: BTreeMap<u32, LaneSample>,
 }
 
-impl Baselines<'_> {
-    /// The efficiencies of load `pc` (`sample`: its lanes) under `source`.
-    fn efficiency(&self, pc: u32, sample: Option<&LaneSample>, source: EffSource) -> Efficiency {
-        let pattern = sample.and_then(|s| classify(&s.lanes, s.width));
-        if let (EffSource::Global, Some(p), Some(s)) = (source, pattern, sample) {
-            return Efficiency::of_pattern(p, s.width, s.width);
-        }
-        let pick = |m: &BTreeMap<u32, LoadCounts>| -> Vec<LoadCounts> {
-            match source {
-                EffSource::Oracle => m.get(&pc).copied().into_iter().collect(),
-                EffSource::Global => m.values().copied().collect(),
-            }
-        };
-        let (on, off) = (pick(self.cached), pick(self.bypassed));
-        let sum = |v: &[LoadCounts], f: fn(&LoadCounts) -> u64| v.iter().map(f).sum::<u64>();
-        Efficiency::measured(
-            sum(&on, |l| l.useful_bytes),
-            sum(&on, |l| l.accesses * L1_BLOCK_BYTES as u64),
-            sum(&off, |l| l.useful_bytes),
-            sum(&off, |l| l.l2_bytes),
-        )
-        .unwrap_or(Efficiency { on: 1.0, off: 1.0 })
-    }
+/// The profiling runs' measurements of a workload, from which [`Profiled::plan`] makes a plan
+/// for each selection method and efficiency source.
+#[derive(Clone, Debug)]
+pub struct Profiled {
+    kernels: BTreeMap<String, KernelProfile>,
+    /// The bypass-all run.
+    pub bypass_all: Report,
+    /// The cache-all run.
+    pub cache_all: Report,
+    /// Profiling runs made, the two above included.
+    pub runs: usize,
 }
 
-/// The plan of `by` for every kernel of the workload `run` runs (`run(bypass)`: one
-/// profiling run with the loads' operators rewritten), with efficiencies from `source` and
-/// the loads' lanes `samples`; `progress(done, total)` after each run.
-pub fn plan(
-    by: SelectBy,
-    source: EffSource,
+/// The profiling runs of the workload `run` runs (`run(bypass)`: one run with the loads'
+/// operators rewritten), its loads' lanes `samples`; `progress(done, total)` after each run.
+pub fn profile(
     samples: &Samples,
     run: &mut dyn FnMut(&Bypass) -> Result<Report, SimError>,
     progress: &mut dyn FnMut(usize, usize),
-) -> Result<Plan, SimError> {
-    let all = loads_by_kernel(&run(&Bypass::All)?);
-    let none = loads_by_kernel(&run(&Bypass::None)?);
+) -> Result<Profiled, SimError> {
+    let bypass_all = run(&Bypass::All)?;
+    let cache_all = run(&Bypass::None)?;
+    let all = loads_by_kernel(&bypass_all);
+    let none = loads_by_kernel(&cache_all);
     let total = 2 + all
         .values()
         .map(|m| m.len() + m.len() * m.len().saturating_sub(1) / 2)
         .sum::<usize>();
     let mut runs = 2;
     progress(runs, total);
-    let mut kernels = vec![];
-    for (name, bypassed) in &all {
+    let mut kernels = BTreeMap::new();
+    for (name, bypassed) in all {
         let pcs: Vec<u32> = bypassed.keys().copied().collect();
         let mut cached_run = |cached: &[u32]| -> Result<BTreeMap<u32, LoadCounts>, SimError> {
             let set: BTreeSet<u32> = cached.iter().copied().collect();
@@ -220,19 +218,40 @@ pub fn plan(
             let r = loads_by_kernel(&run(&b)?);
             runs += 1;
             progress(runs, total);
-            Ok(r.get(name).cloned().unwrap_or_default())
+            Ok(r.get(&name).cloned().unwrap_or_default())
         };
         let (alone, pair_hits) = profile_kernel(&pcs, &mut cached_run)?;
-        let base = Baselines {
-            cached: none.get(name).unwrap_or(bypassed),
+        let k = KernelProfile {
+            pcs,
+            alone,
+            pair_hits,
+            cached: none.get(&name).cloned().unwrap_or_default(),
             bypassed,
+            samples: samples.get(&name).cloned().unwrap_or_default(),
         };
-        let sample = samples.get(name);
-        kernels.push(kernel_plan(
-            name, &pcs, &alone, pair_hits, &base, sample, source, by,
-        )?);
+        kernels.insert(name, k);
     }
-    Ok(Plan { kernels, runs })
+    Ok(Profiled {
+        kernels,
+        bypass_all,
+        cache_all,
+        runs,
+    })
+}
+
+impl Profiled {
+    /// The plan `by` chooses with efficiencies from `source`.
+    pub fn plan(&self, by: SelectBy, source: EffSource) -> Result<Plan, SimError> {
+        let kernels = self
+            .kernels
+            .iter()
+            .map(|(name, k)| k.plan(name, by, source))
+            .collect::<Result<_, _>>()?;
+        Ok(Plan {
+            kernels,
+            runs: self.runs,
+        })
+    }
 }
 
 /// The runs that cache each load of `pcs` alone, then each pair: per load its counters
@@ -261,69 +280,86 @@ fn profile_kernel(
     Ok((alone, pair_hits))
 }
 
-/// The graph and the selection of one kernel.
-#[allow(clippy::too_many_arguments)]
-fn kernel_plan(
-    name: &str,
-    pcs: &[u32],
-    alone: &[LoadCounts],
-    pair_hits: Vec<Vec<u64>>,
-    base: &Baselines,
-    sample: Option<&BTreeMap<u32, LaneSample>>,
-    source: EffSource,
-    by: SelectBy,
-) -> Result<KernelPlan, SimError> {
-    let profiles: Vec<LoadProfile> = pcs
-        .iter()
-        .zip(alone)
-        .map(|(&pc, c)| LoadProfile {
-            pc,
-            access: c.accesses,
-            hit: c.l1_hits().min(c.accesses),
-            eff: base.efficiency(pc, sample.and_then(|s| s.get(&pc)), source),
+impl KernelProfile {
+    /// The efficiencies of load `pc` under `source`.
+    fn efficiency(&self, pc: u32, source: EffSource) -> Efficiency {
+        let sample = self.samples.get(&pc);
+        let pattern = sample.and_then(|s| classify(&s.lanes, s.width));
+        if let (EffSource::Global, Some(p), Some(s)) = (source, pattern, sample) {
+            return Efficiency::of_pattern(p, s.width, s.width);
+        }
+        let pick = |m: &BTreeMap<u32, LoadCounts>| -> Vec<LoadCounts> {
+            match source {
+                EffSource::Oracle => m.get(&pc).copied().into_iter().collect(),
+                EffSource::Global => m.values().copied().collect(),
+            }
+        };
+        let (on, off) = (pick(&self.cached), pick(&self.bypassed));
+        let sum = |v: &[LoadCounts], f: fn(&LoadCounts) -> u64| v.iter().map(f).sum::<u64>();
+        Efficiency::measured(
+            sum(&on, |l| l.useful_bytes),
+            sum(&on, |l| l.accesses * L1_BLOCK_BYTES as u64),
+            sum(&off, |l| l.useful_bytes),
+            sum(&off, |l| l.l2_bytes),
+        )
+        .unwrap_or(Efficiency { on: 1.0, off: 1.0 })
+    }
+
+    /// The graph and the selection of kernel `name`.
+    fn plan(&self, name: &str, by: SelectBy, source: EffSource) -> Result<KernelPlan, SimError> {
+        let profiles: Vec<LoadProfile> = self
+            .pcs
+            .iter()
+            .zip(&self.alone)
+            .map(|(&pc, c)| LoadProfile {
+                pc,
+                access: c.accesses,
+                hit: c.l1_hits().min(c.accesses),
+                eff: self.efficiency(pc, source),
+            })
+            .collect();
+        let g = TrafficGraph::build(&profiles, &self.pair_hits)
+            .map_err(|e| SimError::Config(format!("kernel `{name}`: {e}")))?;
+        let method = match by {
+            SelectBy::Exact => Method::Exact,
+            SelectBy::Heuristic => Method::Heuristic,
+        };
+        let s = select(&g, method);
+        let loads = profiles
+            .iter()
+            .enumerate()
+            .map(|(i, p)| LoadPlan {
+                pc: p.pc,
+                access: p.access,
+                hit: p.hit,
+                pattern: self
+                    .samples
+                    .get(&p.pc)
+                    .and_then(|s| classify(&s.lanes, s.width)),
+                eff: p.eff,
+                weight: g.node(i),
+                cached: s.cached[i],
+            })
+            .collect();
+        Ok(KernelPlan {
+            kernel: name.to_string(),
+            loads,
+            pair_hits: self.pair_hits.clone(),
+            method: s.method_used,
+            objective: s.objective,
+            note: s.note,
         })
-        .collect();
-    let g = TrafficGraph::build(&profiles, &pair_hits)
-        .map_err(|e| SimError::Config(format!("kernel `{name}`: {e}")))?;
-    let method = match by {
-        SelectBy::Exact => Method::Exact,
-        SelectBy::Heuristic => Method::Heuristic,
-    };
-    let s = select(&g, method);
-    let loads = profiles
-        .iter()
-        .enumerate()
-        .map(|(i, p)| LoadPlan {
-            pc: p.pc,
-            access: p.access,
-            hit: p.hit,
-            pattern: sample
-                .and_then(|m| m.get(&p.pc))
-                .and_then(|s| classify(&s.lanes, s.width)),
-            eff: p.eff,
-            weight: g.node(i),
-            cached: s.cached[i],
-        })
-        .collect();
-    Ok(KernelPlan {
-        kernel: name.to_string(),
-        loads,
-        pair_hits,
-        method: s.method_used,
-        objective: s.objective,
-        note: s.note,
-    })
+    }
 }
 
-/// [`plan`] with golden runs of the workload `open` opens on `cfg`, under `opts` (its
+/// [`profile`] with golden runs of the workload `open` opens on `cfg`, under `opts` (its
 /// `bypass` rewritten for each profiling run).
-pub fn plan_golden(
+pub fn profile_golden(
     cfg: &crate::config::GpuConfig,
     opts: &crate::gpu::SimOptions,
-    (by, source): (SelectBy, EffSource),
     open: &mut dyn FnMut() -> Result<Box<dyn WorkloadSource>, SimError>,
     progress: &mut dyn FnMut(usize, usize),
-) -> Result<Plan, SimError> {
+) -> Result<Profiled, SimError> {
     let samples = sample_loads(open()?.as_mut())?;
     let mut run = |bypass: &Bypass| -> Result<Report, SimError> {
         let o = crate::gpu::SimOptions {
@@ -333,5 +369,94 @@ pub fn plan_golden(
         let mut gpu = crate::gpu::Gpu::golden(cfg, o)?;
         gpu.run(open()?.as_mut(), &mut |_| {})
     };
-    plan(by, source, &samples, &mut run, progress)
+    profile(&samples, &mut run, progress)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::gpu::SimOptions;
+
+    /// A load's counters: `accesses` accesses, `hits` of them hits, 4 useful bytes a lane.
+    fn counts(pc: u32, accesses: u64, hits: u64) -> LoadCounts {
+        LoadCounts {
+            pc,
+            warp_instructions: accesses,
+            useful_bytes: 128 * accesses,
+            accesses,
+            hits,
+            misses: accesses - hits,
+            l2_bytes: 128 * (accesses - hits),
+            ..Default::default()
+        }
+    }
+
+    /// Exact search over more loads than it allows falls back to the heuristic, and the plan
+    /// says so (the bad input: the selection is still made, and reported).
+    #[test]
+    fn exact_over_too_many_loads_falls_back_and_says_so() {
+        let n = super::super::EXACT_MAX_LOADS + 1;
+        let pcs: Vec<u32> = (0..n as u32).map(|i| 8 * i).collect();
+        let alone: Vec<LoadCounts> = pcs
+            .iter()
+            .map(|&pc| counts(pc, 100, u64::from(pc % 3) * 40))
+            .collect();
+        let by_pc = |f: &dyn Fn(&LoadCounts) -> LoadCounts| {
+            alone
+                .iter()
+                .map(|c| (c.pc, f(c)))
+                .collect::<BTreeMap<_, _>>()
+        };
+        let k = KernelProfile {
+            pcs: pcs.clone(),
+            alone: alone.clone(),
+            pair_hits: vec![vec![0; n]; n],
+            cached: by_pc(&|c| *c),
+            bypassed: by_pc(&|c| LoadCounts {
+                l2_bytes: 32 * c.accesses,
+                ..*c
+            }),
+            samples: BTreeMap::new(),
+        };
+        let exact = k.plan("k", SelectBy::Exact, EffSource::Global).unwrap();
+        assert_eq!(exact.method, Method::Heuristic);
+        let note = exact.note.clone().expect("a note");
+        assert!(note.contains(&format!("{n} loads")), "{note}");
+        let heuristic = k.plan("k", SelectBy::Heuristic, EffSource::Global).unwrap();
+        assert_eq!(heuristic.note, None);
+        let cached = |p: &KernelPlan| p.loads.iter().map(|l| l.cached).collect::<Vec<_>>();
+        assert_eq!(cached(&exact), cached(&heuristic));
+    }
+
+    /// On `bypass_mix` (a streaming, a scattered and a reused-table load; spec §2.5) the
+    /// framework makes 2 + 3 + 3 runs, caches the table and bypasses the scattered load, the
+    /// one whose caching costs traffic (W < 0), under both methods and both efficiency sources.
+    #[test]
+    fn the_framework_caches_the_reused_table_and_bypasses_the_scattered_load() {
+        let cfg = crate::config::GpuConfig::preset("gtx680").unwrap();
+        let opts = SimOptions::parse("--warp-sched gto").unwrap();
+        let mut open = || Ok(crate::workload::open_named("bypass_mix", "small")?);
+        let mut seen = vec![];
+        let p = profile_golden(&cfg, &opts, &mut open, &mut |d, t| seen.push((d, t))).unwrap();
+        assert_eq!(p.runs, 8);
+        assert_eq!(seen.last(), Some(&(8, 8)));
+        for by in [SelectBy::Heuristic, SelectBy::Exact] {
+            for source in [EffSource::Global, EffSource::Oracle] {
+                let plan = p.plan(by, source).unwrap();
+                let k = &plan.kernels[0];
+                let (stream, scattered, table) = (&k.loads[0], &k.loads[1], &k.loads[2]);
+                assert!(!scattered.cached && scattered.weight < 0.0, "{k:?}");
+                assert!(table.cached && table.weight > 0.0, "{k:?}");
+                // The unit-stride stream is read once: caching it saves nothing (B-R5).
+                assert!(stream.weight <= 0.0 && !stream.cached, "{k:?}");
+                assert_eq!(
+                    plan.bypass(),
+                    Bypass::Cached(Arc::new(BTreeMap::from([(
+                        k.kernel.clone(),
+                        BTreeSet::from([table.pc])
+                    )])))
+                );
+            }
+        }
+    }
 }

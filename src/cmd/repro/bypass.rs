@@ -1,0 +1,393 @@
+//! `gpusched repro bypass`: the cache-bypassing framework's main experiment (seed 001 §V,
+//! Fig. 6, L404-L415; spec §2.2, §2.5, B-R3, B-R6) on the golden GPU model: for each kernel and
+//! each L1D size of the unified 64 kB (16, 32, 48 kB), bypass-all, cache-all, the loads the
+//! heuristic (Algorithm 1) caches and those the exact optimum of the traffic model caches,
+//! all from one set of profiling runs, under GTO (B-R3); speedups over bypass-all with their
+//! geometric means beside the paper's, as Markdown, JSON and an SVG chart.
+//!
+//! The paper measured a GTX 680 (real hardware, 15 benchmarks); ours is the `gtx680` preset
+//! (its Table I, the rest as the Maxwell preset) over the suite's kernels that mirror its
+//! benchmarks: compare trends (B12).
+
+use super::chart;
+use super::ReproArgs;
+use anyhow::{anyhow, Context, Result};
+use gpusim::analysis::bypass::profile::{profile_golden, EffSource, Plan, Profiled};
+use gpusim::config::{presets, GpuConfig};
+use gpusim::gpu::caching::{Bypass, SelectBy};
+use gpusim::gpu::{Gpu, SimError, SimOptions};
+use serde::Serialize;
+use std::collections::HashMap;
+use std::fmt::Write as _;
+use std::path::Path;
+use std::process::ExitCode;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
+
+/// The suite's kernels that mirror the paper's benchmarks (Table III: BAA, BFS, KMI, SRP/SRR,
+/// SPM, SRK, GEM) and its synthetic mix of streaming, scattered and reused loads (§2.5).
+const KERNELS: &[&str] = &[
+    "bypass_mix",
+    "bp",
+    "bfs",
+    "km",
+    "srad",
+    "spmv",
+    "syrk",
+    "gemm",
+];
+
+/// The L1D sizes of the unified 64 kB, kB (Table I).
+const L1_KB: [u32; 3] = [16, 32, 48];
+
+/// The paper's geometric-mean gains over bypass-all, percent (Fig. 6, L404-L415): L1D kB,
+/// cache-all, heuristic.
+const PAPER: [(u32, f64, f64); 3] = [(16, 4.6, 13.1), (32, 13.0, 19.1), (48, 20.1, 23.4)];
+
+/// One kernel at one L1D size.
+#[derive(Clone, Debug, Serialize)]
+pub struct Cell {
+    /// L1D kB.
+    pub l1_kb: u32,
+    /// Global loads of the kernel.
+    pub loads: usize,
+    /// Profiling runs made.
+    pub profiling_runs: usize,
+    /// Cycles with every global load bypassing the L1D (the baseline).
+    pub bypass_all: u64,
+    /// Cycles with every one cached.
+    pub cache_all: u64,
+    /// Cycles with the heuristic's loads cached (efficiencies: Table II, else the kernel's).
+    pub heuristic: u64,
+    /// Cycles with the exact optimum's loads cached (the paper's ILP).
+    pub exact: u64,
+    /// Cycles with the heuristic's loads cached, each load's own measured efficiencies.
+    pub heuristic_oracle: u64,
+    /// PCs the heuristic caches.
+    pub heuristic_cached: Vec<u32>,
+    /// PCs the exact optimum caches.
+    pub exact_cached: Vec<u32>,
+}
+
+impl Cell {
+    /// Gain of `cycles` over bypass-all, percent.
+    fn gain(&self, cycles: u64) -> f64 {
+        100.0 * (self.bypass_all as f64 / cycles.max(1) as f64 - 1.0)
+    }
+}
+
+/// One kernel's cells, in [`L1_KB`] order.
+#[derive(Clone, Debug, Serialize)]
+pub struct Row {
+    /// Workload.
+    pub workload: String,
+    /// Per L1D size.
+    pub cells: Vec<Cell>,
+}
+
+/// Geometric-mean gains over bypass-all at one L1D size, percent.
+#[derive(Clone, Debug, Serialize)]
+pub struct Mean {
+    /// L1D kB.
+    pub l1_kb: u32,
+    /// Cache-all.
+    pub cache_all: f64,
+    /// Heuristic.
+    pub heuristic: f64,
+    /// Exact optimum.
+    pub exact: f64,
+    /// Heuristic with each load's own efficiencies.
+    pub heuristic_oracle: f64,
+    /// The paper's cache-all.
+    pub paper_cache_all: f64,
+    /// The paper's heuristic.
+    pub paper_heuristic: f64,
+}
+
+/// The whole result.
+#[derive(Clone, Debug, Serialize)]
+pub struct Results {
+    /// `bypass`.
+    pub experiment: &'static str,
+    /// The base configuration (each L1D size is `<config>-l1-<n>k`).
+    pub config: String,
+    /// Suite size.
+    pub size: String,
+    /// Per kernel.
+    pub rows: Vec<Row>,
+    /// Per L1D size.
+    pub means: Vec<Mean>,
+}
+
+/// The cycles of the workload `open` opens on `cfg` under `opts` with `bypass`.
+fn cycles(
+    cfg: &GpuConfig,
+    opts: &SimOptions,
+    bypass: Bypass,
+    open: &mut dyn FnMut() -> Result<Box<dyn gpusim::workload::kernel::WorkloadSource>, SimError>,
+) -> Result<u64, SimError> {
+    let o = SimOptions {
+        bypass,
+        ..opts.clone()
+    };
+    let mut gpu = Gpu::golden(cfg, o)?;
+    Ok(gpu.run(open()?.as_mut(), &mut |_| {})?.counters.cycles)
+}
+
+/// The cached PCs of the plan's only kernel.
+fn cached_pcs(p: &Plan) -> Vec<u32> {
+    p.kernels
+        .iter()
+        .flat_map(|k| k.loads.iter().filter(|l| l.cached).map(|l| l.pc))
+        .collect()
+}
+
+/// Measures `kernel` at `size` on `cfg`: one profiling, then a run per distinct selection.
+fn measure(kernel: &str, size: &str, cfg: &GpuConfig, l1_kb: u32) -> Result<Cell> {
+    let opts = SimOptions::parse("--warp-sched gto").expect("GTO parses");
+    let mut open = || Ok(gpusim::workload::open_named(kernel, size)?);
+    let p: Profiled = profile_golden(cfg, &opts, &mut open, &mut |_, _| {})?;
+    let mut by_mask: HashMap<Vec<u32>, u64> = HashMap::new();
+    let mut run_plan = |plan: &Plan| -> Result<(u64, Vec<u32>)> {
+        let pcs = cached_pcs(plan);
+        if let Some(&c) = by_mask.get(&pcs) {
+            return Ok((c, pcs));
+        }
+        let c = cycles(cfg, &opts, plan.bypass(), &mut open)?;
+        by_mask.insert(pcs.clone(), c);
+        Ok((c, pcs))
+    };
+    let (heuristic, heuristic_cached) = run_plan(&p.plan(SelectBy::Heuristic, EffSource::Global)?)?;
+    let (exact, exact_cached) = run_plan(&p.plan(SelectBy::Exact, EffSource::Global)?)?;
+    let (heuristic_oracle, _) = run_plan(&p.plan(SelectBy::Heuristic, EffSource::Oracle)?)?;
+    let loads = p.plan(SelectBy::Heuristic, EffSource::Global)?.kernels[0]
+        .loads
+        .len();
+    Ok(Cell {
+        l1_kb,
+        loads,
+        profiling_runs: p.runs,
+        bypass_all: p.bypass_all.counters.cycles,
+        cache_all: p.cache_all.counters.cycles,
+        heuristic,
+        exact,
+        heuristic_oracle,
+        heuristic_cached,
+        exact_cached,
+    })
+}
+
+/// Geometric mean of gains in percent (as speedups).
+fn geomean(gains: &[f64]) -> f64 {
+    let n = gains.len().max(1) as f64;
+    let log: f64 = gains.iter().map(|g| (1.0 + g / 100.0).ln()).sum();
+    100.0 * ((log / n).exp() - 1.0)
+}
+
+/// The geometric means of `rows` per L1D size.
+fn means(rows: &[Row]) -> Vec<Mean> {
+    L1_KB
+        .iter()
+        .enumerate()
+        .map(|(i, &l1_kb)| {
+            let of = |f: &dyn Fn(&Cell) -> u64| {
+                let g: Vec<f64> = rows
+                    .iter()
+                    .map(|r| r.cells[i].gain(f(&r.cells[i])))
+                    .collect();
+                geomean(&g)
+            };
+            let paper = PAPER[i];
+            Mean {
+                l1_kb,
+                cache_all: of(&|c| c.cache_all),
+                heuristic: of(&|c| c.heuristic),
+                exact: of(&|c| c.exact),
+                heuristic_oracle: of(&|c| c.heuristic_oracle),
+                paper_cache_all: paper.1,
+                paper_heuristic: paper.2,
+            }
+        })
+        .collect()
+}
+
+/// `+4.6%`.
+fn pct(x: f64) -> String {
+    format!("{x:+.1}%")
+}
+
+/// The Markdown report.
+fn markdown(r: &Results) -> String {
+    let mut md = format!(
+        "# Cache bypassing (seed 001): per-load L1D bypass on `{}`, size `{}`\n\n\
+         Gains in cycles over bypass-all (every global load `ld.cg`), GTO. Heuristic: the \
+         paper's Algorithm 1; exact: the optimum of its traffic model (its ILP); both with \
+         Table II's efficiencies where a load's lanes fit a pattern, else the kernel's \
+         measured (B-R1 `GLOBAL`); oracle: each load's own measured efficiencies.\n",
+        r.config, r.size
+    );
+    for (i, &l1) in L1_KB.iter().enumerate() {
+        let _ = write!(
+            md,
+            "\n## L1D {l1} kB, shared memory {} kB\n\n\
+             | workload | loads | profiling runs | cache-all | heuristic | exact | heuristic (oracle) | cached by the heuristic |\n\
+             |---|---:|---:|---:|---:|---:|---:|---|\n",
+            64 - l1
+        );
+        for row in &r.rows {
+            let c = &row.cells[i];
+            let pcs: Vec<String> = c
+                .heuristic_cached
+                .iter()
+                .map(|p| format!("{p:#x}"))
+                .collect();
+            let _ = writeln!(
+                md,
+                "| {} | {} | {} | {} | {} | {} | {} | {} |",
+                row.workload,
+                c.loads,
+                c.profiling_runs,
+                pct(c.gain(c.cache_all)),
+                pct(c.gain(c.heuristic)),
+                pct(c.gain(c.exact)),
+                pct(c.gain(c.heuristic_oracle)),
+                if pcs.is_empty() {
+                    "none".into()
+                } else {
+                    pcs.join(", ")
+                }
+            );
+        }
+        let m = &r.means[i];
+        let _ = writeln!(
+            md,
+            "| **geometric mean** | | | **{}** | **{}** | **{}** | **{}** | |\n\
+             | paper (Fig. 6, 15 benchmarks, GTX 680) | | | {} | {} | | | |",
+            pct(m.cache_all),
+            pct(m.heuristic),
+            pct(m.exact),
+            pct(m.heuristic_oracle),
+            pct(m.paper_cache_all),
+            pct(m.paper_heuristic)
+        );
+    }
+    md
+}
+
+/// The chart: per L1D size, the paper's and our cache-all and heuristic gains.
+fn svg(r: &Results) -> Result<String> {
+    let items: Vec<(String, f64, f64)> = r
+        .means
+        .iter()
+        .flat_map(|m| {
+            [
+                (
+                    format!("{} kB cache-all", m.l1_kb),
+                    m.paper_cache_all,
+                    m.cache_all,
+                ),
+                (
+                    format!("{} kB heuristic", m.l1_kb),
+                    m.paper_heuristic,
+                    m.heuristic,
+                ),
+            ]
+        })
+        .collect();
+    chart::thesis_beside_ours(
+        "Cache bypassing: gain over bypass-all (geometric mean)",
+        "gain over bypass-all, %",
+        &items,
+    )
+}
+
+/// Runs the experiment: every (kernel, L1D size) on `jobs` threads.
+pub fn run(a: &ReproArgs, size: &str, out: &Path, jobs: usize) -> Result<ExitCode> {
+    let base_name = a.config.clone().unwrap_or_else(|| "gtx680".into());
+    let base = crate::cmd::sim::load_config(&base_name)?;
+    let mut kernels: Vec<&str> = KERNELS.to_vec();
+    if !a.only.is_empty() {
+        kernels.retain(|k| a.only.iter().any(|o| o == k));
+        if kernels.is_empty() {
+            anyhow::bail!("--only names none of {}", KERNELS.join(", "));
+        }
+    }
+    let points: Vec<(usize, usize)> = (0..kernels.len())
+        .flat_map(|k| (0..L1_KB.len()).map(move |l| (k, l)))
+        .collect();
+    let cells: Mutex<HashMap<(usize, usize), Cell>> = Mutex::new(HashMap::new());
+    let next = AtomicUsize::new(0);
+    let failed: Mutex<Option<anyhow::Error>> = Mutex::new(None);
+    let bar = indicatif::ProgressBar::new(points.len() as u64);
+    std::thread::scope(|s| {
+        for _ in 0..jobs.max(1) {
+            s.spawn(|| loop {
+                let i = next.fetch_add(1, Ordering::Relaxed);
+                let Some(&(k, l)) = points.get(i) else { break };
+                let cfg = presets::with_l1_split(base.clone(), L1_KB[l])
+                    .expect("the experiment's L1D sizes");
+                match measure(kernels[k], size, &cfg, L1_KB[l])
+                    .with_context(|| format!("{} on {}", kernels[k], cfg.name))
+                {
+                    Ok(c) => {
+                        cells.lock().expect("no panic").insert((k, l), c);
+                    }
+                    Err(e) => {
+                        failed.lock().expect("no panic").get_or_insert(e);
+                    }
+                }
+                bar.inc(1);
+            });
+        }
+    });
+    bar.finish_and_clear();
+    if let Some(e) = failed.into_inner().expect("no panic") {
+        return Err(e);
+    }
+    let mut cells = cells.into_inner().expect("no panic");
+    let rows: Vec<Row> = kernels
+        .iter()
+        .enumerate()
+        .map(|(k, name)| Row {
+            workload: name.to_string(),
+            cells: (0..L1_KB.len())
+                .map(|l| cells.remove(&(k, l)).expect("every point measured"))
+                .collect(),
+        })
+        .collect();
+    let results = Results {
+        experiment: "bypass",
+        config: base.name.clone(),
+        size: size.to_string(),
+        means: means(&rows),
+        rows,
+    };
+    write(a, &results, out)
+}
+
+/// Writes `bypass.md`, `.json` and `.svg` into `out` and prints the Markdown (or the JSON).
+fn write(a: &ReproArgs, r: &Results, out: &Path) -> Result<ExitCode> {
+    std::fs::create_dir_all(out).with_context(|| format!("creating {}", out.display()))?;
+    let md = markdown(r);
+    let json = serde_json::to_string_pretty(r)?;
+    let files = [
+        ("bypass.md", md.clone()),
+        ("bypass.json", json.clone()),
+        ("bypass.svg", svg(r)?),
+    ];
+    for (name, text) in files {
+        let p = out.join(name);
+        std::fs::write(&p, text).map_err(|e| anyhow!("writing {}: {e}", p.display()))?;
+    }
+    match a.json {
+        true => outln!("{json}"),
+        false => {
+            out!("{md}");
+            outln!(
+                "\nwrote {}/bypass.md, bypass.json, bypass.svg",
+                out.display()
+            );
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
