@@ -2705,9 +2705,10 @@ fn rows_not_on_the_results_page(experiment: &str, args: &[&str], prefixes: &[&st
 /// (`locality` at another size) is caught.
 #[test]
 fn the_result_pages_hold_what_repro_writes_now() {
-    let samples: [(&str, &str, &[&str]); 6] = [
+    let samples: [(&str, &str, &[&str]); 7] = [
         ("locality", "tran", &["| tran |"]),
         ("bypass", "syrk", &["| syrk |"]),
+        ("paws", "bp", &["| bp |"]),
         ("paver", "htw", &["| htw |"]),
         ("elf", "nw", &["| nw |"]),
         ("chimera", "chimera_lud", &["| chimera_lud |"]),

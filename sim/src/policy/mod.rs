@@ -51,6 +51,7 @@ macro_rules! declare_policies {
 declare_policies! {
     arbiters
     laws
+    paws
     kernel_lrr
     elf
     no_lsu_queue

@@ -11,7 +11,7 @@
 
 use super::chart;
 use super::ReproArgs;
-use anyhow::{anyhow, Context, Result};
+use anyhow::{Context, Result};
 use gpusim::analysis::bypass::profile::{profile_golden, EffSource, Plan, Profiled};
 use gpusim::config::{presets, GpuConfig};
 use gpusim::gpu::caching::{Bypass, SelectBy};
@@ -21,8 +21,6 @@ use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::path::Path;
 use std::process::ExitCode;
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Mutex;
 
 /// The suite's kernels that mirror the paper's benchmarks (Table III: BAA, BFS, KMI, SRP/SRR,
 /// SPM, SRK, GEM) and its synthetic mix of streaming, scattered and reused loads (§2.5).
@@ -315,44 +313,18 @@ pub fn run(a: &ReproArgs, size: &str, out: &Path, jobs: usize) -> Result<ExitCod
     let points: Vec<(usize, usize)> = (0..kernels.len())
         .flat_map(|k| (0..L1_KB.len()).map(move |l| (k, l)))
         .collect();
-    let cells: Mutex<HashMap<(usize, usize), Cell>> = Mutex::new(HashMap::new());
-    let next = AtomicUsize::new(0);
-    let failed: Mutex<Option<anyhow::Error>> = Mutex::new(None);
-    let bar = indicatif::ProgressBar::new(points.len() as u64);
-    std::thread::scope(|s| {
-        for _ in 0..jobs.max(1) {
-            s.spawn(|| loop {
-                let i = next.fetch_add(1, Ordering::Relaxed);
-                let Some(&(k, l)) = points.get(i) else { break };
-                let cfg = presets::with_l1_split(base.clone(), L1_KB[l])
-                    .expect("the experiment's L1D sizes");
-                match measure(kernels[k], size, &cfg, L1_KB[l])
-                    .with_context(|| format!("{} on {}", kernels[k], cfg.name))
-                {
-                    Ok(c) => {
-                        cells.lock().expect("no panic").insert((k, l), c);
-                    }
-                    Err(e) => {
-                        failed.lock().expect("no panic").get_or_insert(e);
-                    }
-                }
-                bar.inc(1);
-            });
-        }
-    });
-    bar.finish_and_clear();
-    if let Some(e) = failed.into_inner().expect("no panic") {
-        return Err(e);
-    }
-    let mut cells = cells.into_inner().expect("no panic");
+    let mut cells = super::pool::map(jobs, &points, &|&(k, l)| {
+        let cfg =
+            presets::with_l1_split(base.clone(), L1_KB[l]).expect("the experiment's L1D sizes");
+        measure(kernels[k], size, &cfg, L1_KB[l])
+            .with_context(|| format!("{} on {}", kernels[k], cfg.name))
+    })?
+    .into_iter();
     let rows: Vec<Row> = kernels
         .iter()
-        .enumerate()
-        .map(|(k, name)| Row {
+        .map(|name| Row {
             workload: name.to_string(),
-            cells: (0..L1_KB.len())
-                .map(|l| cells.remove(&(k, l)).expect("every point measured"))
-                .collect(),
+            cells: cells.by_ref().take(L1_KB.len()).collect(),
         })
         .collect();
     let results = Results {
@@ -367,27 +339,6 @@ pub fn run(a: &ReproArgs, size: &str, out: &Path, jobs: usize) -> Result<ExitCod
 
 /// Writes `bypass.md`, `.json` and `.svg` into `out` and prints the Markdown (or the JSON).
 fn write(a: &ReproArgs, r: &Results, out: &Path) -> Result<ExitCode> {
-    std::fs::create_dir_all(out).with_context(|| format!("creating {}", out.display()))?;
-    let md = markdown(r);
     let json = serde_json::to_string_pretty(r)?;
-    let files = [
-        ("bypass.md", md.clone()),
-        ("bypass.json", json.clone()),
-        ("bypass.svg", svg(r)?),
-    ];
-    for (name, text) in files {
-        let p = out.join(name);
-        std::fs::write(&p, text).map_err(|e| anyhow!("writing {}: {e}", p.display()))?;
-    }
-    match a.json {
-        true => outln!("{json}"),
-        false => {
-            out!("{md}");
-            outln!(
-                "\nwrote {}/bypass.md, bypass.json, bypass.svg",
-                out.display()
-            );
-        }
-    }
-    Ok(ExitCode::SUCCESS)
+    super::files::write(out, "bypass", (&markdown(r), &json, &svg(r)?), a.json)
 }

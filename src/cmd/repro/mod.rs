@@ -12,10 +12,13 @@ mod bypass;
 pub(crate) mod chart;
 mod chimera;
 mod elf;
+mod files;
 mod locality;
 mod maestro;
 mod mixes;
 pub mod paver;
+mod paws;
+mod pool;
 mod side_by_side;
 mod table;
 
@@ -50,6 +53,9 @@ pub enum Experiment {
     /// Per-load L1D bypassing: bypass-all, cache-all, the heuristic's and the exact optimum's
     /// loads at 16, 32 and 48 kB of L1D (seed 001, on the `gtx680` preset).
     Bypass,
+    /// Phase-Aware Warp Scheduling vs LRR and GTO over the report's benchmarks and two
+    /// phase-structured kernels (seed 002), on gtx480-3.2.2 and gtx480.
+    Paws,
 }
 
 /// Arguments of `gpusched repro`.
@@ -577,6 +583,7 @@ pub fn run(a: ReproArgs) -> Result<ExitCode> {
             Experiment::Maestro => "large",
             Experiment::Paver => "large",
             Experiment::Bypass => "medium",
+            Experiment::Paws => "medium",
         }
         .to_string()
     });
@@ -588,6 +595,7 @@ pub fn run(a: ReproArgs) -> Result<ExitCode> {
             Experiment::Maestro => "repro-maestro",
             Experiment::Paver => "repro-paver",
             Experiment::Bypass => "repro-bypass",
+            Experiment::Paws => "repro-paws",
         })
     });
     if out.exists() && !out.is_dir() {
@@ -605,6 +613,7 @@ pub fn run(a: ReproArgs) -> Result<ExitCode> {
         Experiment::Maestro => return maestro::run(&a, &size, &out, jobs),
         Experiment::Paver => return paver::run(&a, &size, &out, jobs),
         Experiment::Bypass => return bypass::run(&a, &size, &out, jobs),
+        Experiment::Paws => return paws::run(&a, &size, &out, jobs),
         Experiment::Elf => {}
     }
     elf::run(&a, &size, &out, jobs)

@@ -174,7 +174,15 @@ pub trait IssueUnit<'a> {
         let _ = inp;
         unreachable!("an SM-wide select of a per-scheduler unit")
     }
-    /// [`IssueMode::SmWide`]: scheduler `s` issued `inst`; its warp continues at `next_pc`.
+    /// Whether the unit wants [`IssueUnit::issued`] after each grant is issued (SM-wide units
+    /// do; a per-scheduler unit that keys its order on the warps' PCs may); asked once, when
+    /// the SM is built.
+    fn tracks_pcs(&self) -> bool {
+        self.mode() == IssueMode::SmWide
+    }
+    /// With [`IssueUnit::tracks_pcs`]: scheduler `s` issued `inst`, of the warp it granted
+    /// last; the warp continues at `next_pc`. Called right after the grant is issued, before
+    /// the next scheduler's select.
     fn issued(&mut self, s: usize, inst: &WarpInst, next_pc: u32) {
         let _ = (s, inst, next_pc);
     }

@@ -480,6 +480,9 @@ impl Sm<'_> {
             self.issue(w, now);
             self.stalls.issued += 1;
             *issued = true;
+            if self.tracks_pcs {
+                self.tell_issued(s, w);
+            }
             return Ok(Some(w));
         }
         if self.preempting > 0 && self.has_stopped_warp(s) {
@@ -492,6 +495,18 @@ impl Sm<'_> {
             self.stalls.idle += 1;
         }
         Ok(None)
+    }
+
+    /// Tells the unit that scheduler `s` issued warp `w`'s instruction and where the warp
+    /// continues.
+    fn tell_issued(&mut self, s: usize, w: usize) {
+        let warp = &self.warps[w];
+        let block = &self.tbs[warp.tb].insts;
+        let inst = block.inst(warp.index, warp.next_issue - 1);
+        let next_pc = block
+            .get(warp.index, warp.next_issue)
+            .map_or(inst.pc + 8, |i| i.pc);
+        self.issue.issued(s, &inst, next_pc);
     }
 
     /// Whether a live warp of scheduler `s` is stopped by a preemption.
@@ -573,16 +588,7 @@ impl Sm<'_> {
         }
         for k in 0..n {
             let s = (lead + k) % n;
-            let w = self.take_grant(s, out.grants[s], inp.ready[s], &scans[s], now, issued)?;
-            if let Some(w) = w {
-                let warp = &self.warps[w];
-                let block = &self.tbs[warp.tb].insts;
-                let inst = block.inst(warp.index, warp.next_issue - 1);
-                let next_pc = block
-                    .get(warp.index, warp.next_issue)
-                    .map_or(inst.pc + 8, |i| i.pc);
-                self.issue.issued(s, &inst, next_pc);
-            }
+            self.take_grant(s, out.grants[s], inp.ready[s], &scans[s], now, issued)?;
         }
         Ok(())
     }

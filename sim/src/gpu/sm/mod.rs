@@ -241,6 +241,8 @@ pub struct Sm<'a> {
     long_ops: LongOpRule,
     /// The unit chooses the warp to fetch for ([`IssueUnit::orders_fetch`]).
     orders_fetch: bool,
+    /// The unit is told each issued instruction ([`IssueUnit::tracks_pcs`]).
+    tracks_pcs: bool,
     /// The warp-issue unit wants [`IssueUnit::prepare`] every cycle a kernel is offered.
     prepares: bool,
     /// The warps' kernel, boundary and drain marks, for a unit that wants them.
@@ -317,6 +319,7 @@ impl<'a> Sm<'a> {
             }),
             long_ops: blocks.issue.long_op_rule(),
             orders_fetch: blocks.issue.orders_fetch(),
+            tracks_pcs: blocks.issue.tracks_pcs(),
             fetch_choice: None,
             issue: blocks.issue,
             lsu_queue: blocks.lsu_queue.map(lsu_queue::QueueState::new),
