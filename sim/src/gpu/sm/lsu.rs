@@ -288,17 +288,7 @@ impl Sm<'_> {
                 if self.uncached_reads_full() {
                     return false;
                 }
-                self.uncached.push_back(MemRequest {
-                    sm: self.id as u16,
-                    kind: ReqKind::ReadBypass,
-                    addr,
-                    bytes,
-                    tag: token,
-                    kernel: self.warps[warp].kernel,
-                });
-                if !queued {
-                    self.pending[token as usize].outstanding += 1;
-                }
+                self.send_uncached(warp, (ReqKind::ReadBypass, token), addr, bytes, queued);
                 self.count_access(warp, token, |c| {
                     c.bypassed += 1;
                     c.l2_bytes += bytes as u64;
@@ -306,17 +296,7 @@ impl Sm<'_> {
                 true
             }
             LsuKind::Atomic => {
-                self.uncached.push_back(MemRequest {
-                    sm: self.id as u16,
-                    kind: ReqKind::Atomic,
-                    addr,
-                    bytes,
-                    tag: token,
-                    kernel: self.warps[warp].kernel,
-                });
-                if !queued {
-                    self.pending[token as usize].outstanding += 1;
-                }
+                self.send_uncached(warp, (ReqKind::Atomic, token), addr, bytes, queued);
                 true
             }
             LsuKind::Store => {
@@ -330,6 +310,29 @@ impl Sm<'_> {
                 taken
             }
             LsuKind::Load => self.load_txn(warp, token, addr, bytes, queued, now),
+        }
+    }
+
+    /// Queues the uncached request `kind` of load `token` (warp `warp`) for the crossbar; one
+    /// more transaction outstanding unless the LSU queue counted it (`queued`).
+    fn send_uncached(
+        &mut self,
+        warp: usize,
+        (kind, token): (ReqKind, u32),
+        addr: u64,
+        bytes: u32,
+        queued: bool,
+    ) {
+        self.uncached.push_back(MemRequest {
+            sm: self.id as u16,
+            kind,
+            addr,
+            bytes,
+            tag: token,
+            kernel: self.warps[warp].kernel,
+        });
+        if !queued {
+            self.pending[token as usize].outstanding += 1;
         }
     }
 
