@@ -3001,3 +3001,43 @@ fn repro_bypass_writes_each_l1_size_beside_the_paper() {
     let svg = std::fs::read_to_string(dir.path().join("bypass.svg")).unwrap();
     assert!(svg.contains("48 kB heuristic"));
 }
+
+/// A sweep point with `--bypass heuristic` makes its profiling runs and records the plan in
+/// its report (its metrics can read it), beside a bypass-all point.
+#[test]
+fn a_sweep_point_selects_its_bypassed_loads() {
+    let dir = tempfile::tempdir().unwrap();
+    let spec = dir.path().join("s.toml");
+    let text_of_spec = r#"[sweep]
+name = "bypass"
+workloads = ["bypass_mix"]
+configs = ["gtx680"]
+metrics = ["cycles", "l1d.hits"]
+
+[[policy]]
+name = "all"
+args = "--bypass all"
+
+[[policy]]
+name = "heuristic"
+args = "--bypass heuristic"
+"#;
+    std::fs::write(&spec, text_of_spec).unwrap();
+    let out = dir.path().join("out");
+    let (s, o) = (spec.to_str().unwrap(), out.to_str().unwrap());
+    let r = gpusched(&["sweep", "run", s, "--out", o, "-j", "2"]);
+    assert!(r.status.success(), "{}", text(&r));
+    let rows = json(&gpusched(&["sweep", "collect", o, "--json"]));
+    let rows = rows.as_array().unwrap();
+    assert_eq!(rows[0]["l1d.hits"], 0);
+    assert!(rows[1]["l1d.hits"].as_u64().unwrap() > 0, "{}", rows[1]);
+    // The heuristic point's stored report holds its plan: 8 profiling runs.
+    let plans: Vec<serde_json::Value> = std::fs::read_dir(out.join("points"))
+        .unwrap()
+        .map(|e| std::fs::read_to_string(e.unwrap().path()).unwrap())
+        .map(|t| serde_json::from_str::<serde_json::Value>(&t).unwrap())
+        .filter_map(|v| v["report"].get("bypass_plan").cloned())
+        .collect();
+    assert_eq!(plans.len(), 1);
+    assert_eq!(plans[0]["runs"], 8, "{}", plans[0]);
+}

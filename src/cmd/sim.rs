@@ -291,7 +291,7 @@ pub fn simulate(
     label: &str,
 ) -> Result<std::result::Result<Report, ExitCode>> {
     let (cfg, mut opts, modes) = run.resolve()?;
-    let bypass_plan = select_loads(&cfg, &mut opts, workload)?;
+    let bypass_plan = select_loads(&cfg, &mut opts, workload, false)?;
     let lockstep = run.lockstep_config();
     let target = Target::parse(&run.target)?;
     if target == Target::Verilator && run.target_site.is_some() {
@@ -383,16 +383,21 @@ fn print_bypass_plan(p: &Plan) -> Result<()> {
 }
 
 /// With `--bypass exact|heuristic`: the bypass framework's profiling runs (golden, with a
-/// progress bar), whose plan then replaces the selection in `opts`.
-fn select_loads(
+/// progress bar unless `quiet`), whose plan then replaces the selection in `opts`.
+pub fn select_loads(
     cfg: &GpuConfig,
     opts: &mut SimOptions,
     workload: &mut dyn FnMut() -> Result<Box<dyn WorkloadSource>, SimError>,
+    quiet: bool,
 ) -> Result<Option<Plan>> {
     let Bypass::Select(by, source) = opts.bypass else {
         return Ok(None);
     };
-    let bar = ProgressBar::new(0).with_style(
+    let bar = match quiet {
+        true => ProgressBar::hidden(),
+        false => ProgressBar::new(0),
+    }
+    .with_style(
         ProgressStyle::with_template("bypass profiling {bar:30} {pos}/{len} runs")
             .expect("a valid template"),
     );

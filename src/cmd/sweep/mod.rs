@@ -10,7 +10,8 @@ pub mod store;
 
 use anyhow::{bail, Context, Result};
 use clap::{Args, Subcommand};
-use gpusim::gpu::Gpu;
+use gpusim::gpu::{Gpu, SimError};
+use gpusim::workload::kernel::{TraceWorkload, WorkloadSource};
 use indicatif::{ProgressBar, ProgressStyle};
 use spec::{Point, Spec, Workload};
 use std::collections::HashMap;
@@ -150,15 +151,17 @@ pub fn keys(spec: &Spec) -> Result<Vec<String>> {
 /// Simulates one point: its report as JSON, or the error that ended it.
 fn simulate(p: &Point) -> std::result::Result<serde_json::Value, String> {
     let go = || -> Result<serde_json::Value> {
-        let (cfg, opts, _) = p.run_args()?.resolve()?;
-        let mut w = match &p.workload {
-            Workload::Named { name, size } => gpusim::workload::open_named(name, size)?,
-            Workload::Trace { dir, .. } => {
-                Box::new(gpusim::workload::kernel::TraceWorkload::open(dir)?)
-            }
+        let (cfg, mut opts, _) = p.run_args()?.resolve()?;
+        let mut open = || -> std::result::Result<Box<dyn WorkloadSource>, SimError> {
+            Ok(match &p.workload {
+                Workload::Named { name, size } => gpusim::workload::open_named(name, size)?,
+                Workload::Trace { dir, .. } => Box::new(TraceWorkload::open(dir)?),
+            })
         };
+        let plan = crate::cmd::sim::select_loads(&cfg, &mut opts, &mut open, true)?;
         let mut gpu = Gpu::golden(&cfg, opts)?;
-        let r = gpu.run(w.as_mut(), &mut |_| {})?;
+        let mut r = gpu.run(open()?.as_mut(), &mut |_| {})?;
+        r.bypass_plan = plan;
         Ok(serde_json::to_value(&r)?)
     };
     // A panic is a bug in gpusched: recorded as the point's failure, the others go on.
