@@ -87,6 +87,24 @@ impl KernelCode {
         Self { insts }
     }
 
+    /// Tests: the code of synthetic kernel `def` exported as a trace and reconstructed from it
+    /// (what a trace of the same program gives).
+    #[cfg(test)]
+    pub fn of_exported_trace(def: &super::synth::SynthDef) -> Self {
+        let dir = tempfile::tempdir().expect("a scratch directory");
+        let mut w = super::synth::workload(def.clone());
+        super::export::export(&mut w, dir.path(), &mut |_| {}).expect("the export");
+        let path = dir.path().join("kernel-1.traceg");
+        let mut k = super::accelsim::KernelTrace::open(&path).expect("the exported trace");
+        let mut sc = StaticCode::new(k.header.binary_version);
+        while let Some(tb) = k.next_block().expect("a block") {
+            sc.observe(&tb);
+        }
+        let mut table = OpcodeTable::default();
+        table.update(k.opcodes());
+        Self::of_trace(&sc, &table)
+    }
+
     /// The code of a trace's kernel from the instructions it executed, classes from the
     /// reader's `table`: a branch-class instruction that jumped at least once gets its lowest
     /// observed target (one never taken in the trace, and the reconvergence-stack opcodes of

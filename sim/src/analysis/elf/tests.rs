@@ -326,30 +326,13 @@ fn real_trace_static_code_compiles() {
 
 #[test]
 fn a_kernel_compiles_the_same_from_its_program_and_from_its_trace() {
-    use crate::workload::accelsim::KernelTrace;
-    use crate::workload::sass::OpcodeTable;
-    use crate::workload::static_code::StaticCode;
     // Every loop of these runs at least twice, so the trace shows each back edge (a branch
     // never taken in a trace, like mm's outer loop at size small, has no visible target).
     let mut loop_points = 0;
     for name in ["km", "lud", "phase_msl"] {
         let def = crate::workload::synth::build(name, "small").unwrap();
-        let dir = tempfile::tempdir().unwrap();
-        crate::workload::export::export(
-            &mut crate::workload::synth::workload(def.clone()),
-            dir.path(),
-            &mut |_| {},
-        )
-        .unwrap();
-        let mut k = KernelTrace::open(&dir.path().join("kernel-1.traceg")).unwrap();
-        let mut sc = StaticCode::new(k.header.binary_version);
-        while let Some(tb) = k.next_block().unwrap() {
-            sc.observe(&tb);
-        }
-        let mut table = OpcodeTable::default();
-        table.update(k.opcodes());
         let from_trace = compile(
-            &code_of(&KernelCode::of_trace(&sc, &table)),
+            &code_of(&KernelCode::of_exported_trace(&def)),
             &Params::default(),
         );
         let direct = compile(

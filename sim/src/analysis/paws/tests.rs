@@ -563,9 +563,6 @@ fn latency_table_counts_memory_at_issue_latency() {
 /// the program and from its exported trace alike.
 #[test]
 fn suite_phase_kernel_splits_where_each_loaded_value_is_used() {
-    use crate::workload::accelsim::KernelTrace;
-    use crate::workload::sass::OpcodeTable;
-    use crate::workload::static_code::StaticCode;
     let def = crate::workload::synth::build("phase_msl", "small").unwrap();
     let direct = KernelCode::of_program(&def.program);
     let loads: Vec<usize> = (0..direct.insts.len())
@@ -579,21 +576,7 @@ fn suite_phase_kernel_splits_where_each_loaded_value_is_used() {
     assert_eq!(starts(&p), loads.iter().map(|i| i + 1).collect::<Vec<_>>());
     assert_eq!(p.count, 4);
     // The kernel exported as a trace and read back has the same registers and phases.
-    let dir = tempfile::tempdir().unwrap();
-    crate::workload::export::export(
-        &mut crate::workload::synth::workload(def.clone()),
-        dir.path(),
-        &mut |_| {},
-    )
-    .unwrap();
-    let mut k = KernelTrace::open(&dir.path().join("kernel-1.traceg")).unwrap();
-    let mut sc = StaticCode::new(k.header.binary_version);
-    while let Some(tb) = k.next_block().unwrap() {
-        sc.observe(&tb);
-    }
-    let mut table = OpcodeTable::default();
-    table.update(k.opcodes());
-    let traced = KernelCode::of_trace(&sc, &table);
+    let traced = KernelCode::of_exported_trace(&def);
     let regs = |c: &KernelCode| {
         c.insts
             .iter()
