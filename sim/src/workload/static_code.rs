@@ -94,8 +94,13 @@ impl KernelCode {
         let dir = tempfile::tempdir().expect("a scratch directory");
         let mut w = super::synth::workload(def.clone());
         super::export::export(&mut w, dir.path(), &mut |_| {}).expect("the export");
-        let path = dir.path().join("kernel-1.traceg");
-        let mut k = super::accelsim::KernelTrace::open(&path).expect("the exported trace");
+        Self::of_trace_file(&dir.path().join("kernel-1.traceg"))
+    }
+
+    /// Tests: the code reconstructed from the trace file `path` (`kernel-N.traceg`).
+    #[cfg(test)]
+    pub fn of_trace_file(path: &std::path::Path) -> Self {
+        let mut k = super::accelsim::KernelTrace::open(path).expect("a readable trace");
         let mut sc = StaticCode::new(k.header.binary_version);
         while let Some(tb) = k.next_block().expect("a block") {
             sc.observe(&tb);

@@ -289,23 +289,14 @@ proptest! {
 
 #[test]
 fn real_trace_static_code_compiles() {
-    use crate::workload::accelsim::{read_kernelslist, Command, KernelTrace};
-    use crate::workload::sass::OpcodeTable;
-    use crate::workload::static_code::StaticCode;
+    use crate::workload::accelsim::{read_kernelslist, Command};
     let Some(dir) = crate::workload::shared_trace("matrixmul-32-32") else {
         return;
     };
     let Command::Kernel { path } = read_kernelslist(&dir).unwrap().pop().unwrap() else {
         panic!()
     };
-    let mut k = KernelTrace::open(&path).unwrap();
-    let mut sc = StaticCode::new(k.header.binary_version);
-    while let Some(tb) = k.next_block().unwrap() {
-        sc.observe(&tb);
-    }
-    let mut table = OpcodeTable::default();
-    table.update(k.opcodes());
-    let code = code_of(&KernelCode::of_trace(&sc, &table));
+    let code = code_of(&KernelCode::of_trace_file(&path));
     assert_eq!(code.len(), 138);
     let loads: Vec<u64> = code
         .iter()

@@ -591,23 +591,14 @@ fn suite_phase_kernel_splits_where_each_loaded_value_is_used() {
 
 #[test]
 fn real_vectoradd_trace_has_two_phases() {
-    use crate::workload::accelsim::{read_kernelslist, Command, KernelTrace};
-    use crate::workload::sass::OpcodeTable;
-    use crate::workload::static_code::StaticCode;
+    use crate::workload::accelsim::{read_kernelslist, Command};
     let Some(dir) = crate::workload::shared_trace("vectoradd-100-32") else {
         return;
     };
     let Command::Kernel { path } = read_kernelslist(&dir).unwrap().pop().unwrap() else {
         panic!("the last command is the kernel")
     };
-    let mut k = KernelTrace::open(&path).unwrap();
-    let mut sc = StaticCode::new(k.header.binary_version);
-    while let Some(tb) = k.next_block().unwrap() {
-        sc.observe(&tb);
-    }
-    let mut table = OpcodeTable::default();
-    table.update(k.opcodes());
-    let c = KernelCode::of_trace(&sc, &table);
+    let c = KernelCode::of_trace_file(&path);
     // 0x98 LDG R4, [R4]; 0xb0 LDG R2, [R2]; 0xd0 FADD R0, R2, R4 starts phase 2; then STG,
     // NOP, EXIT. As in the report's Fig. 1, on a Pascal binary.
     for o in all_opts() {
