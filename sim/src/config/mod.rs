@@ -470,12 +470,14 @@ impl CacheConfig {
         if self.sector_bytes != 0
             && (!self.sector_bytes.is_power_of_two()
                 || self.sector_bytes > self.line_bytes
-                || self.sector_bytes < 4)
+                || self.sector_bytes < 4
+                || self.line_bytes / self.sector_bytes > 32)
         {
             return Err(field(
                 &f("sector_bytes"),
                 format!(
-                    "{} is not 0 or a power of two from 4 to line_bytes = {}",
+                    "{} is not 0 or a power of two from max(4, line_bytes / 32) to line_bytes \
+                     = {}",
                     self.sector_bytes, self.line_bytes
                 ),
             ));

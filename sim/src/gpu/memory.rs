@@ -11,10 +11,11 @@
 //! 3. L2 misses and write-backs become DRAM column bursts in their channel's FR-FCFS queue,
 //!    the channel's sub-partitions taking turns (GPGPU-Sim's `memory_partition_unit::dram_cycle`);
 //!    a line fill returns `dram.latency` core cycles after its last burst
-//!    (GPGPU-Sim's `-dram_latency`). A sectored L2 (`l2.sector_bytes`) reads each sector
-//!    with its own bursts, a whole burst even for a sector smaller than one (GPGPU-Sim: a
-//!    128 B fill is four 32 B reads of one 64 B burst each); a write-back writes the line in
-//!    whole bursts;
+//!    (GPGPU-Sim's `-dram_latency`). A sectored L2 (`l2.sector_bytes`) keeps each sector
+//!    valid on its own and fetches only the sectors a miss touches, each with its own
+//!    bursts, a whole burst even for a sector smaller than one (GPGPU-Sim: a 128 B fill is
+//!    four 32 B reads of one 64 B burst each; a 32 B bypassed read or atomic fetches its one
+//!    sector); a write-back writes the line in whole bursts;
 //! 4. replies enter the down crossbar towards their SM.
 //!
 //! # Address mapping
@@ -131,6 +132,32 @@ impl AddressMap {
     }
 }
 
+/// The addresses of the DRAM read bursts that fetch sectors `sectors` of `line`, sectors of
+/// `sector` bytes read in `per_sector` bursts each, in address order.
+fn read_burst_addrs(line: u64, sectors: u32, sector: u64, per_sector: u64) -> Vec<u64> {
+    let step = sector / per_sector;
+    (0..32u64)
+        .filter(|s| sectors >> s & 1 == 1)
+        .flat_map(|s| (0..per_sector).map(move |b| line + s * sector + b * step))
+        .collect()
+}
+
+/// Counts a done read burst of `sector` (a one-bit mask) of `line`; returns the sectors of the
+/// fetch it belongs to when it was that fetch's last burst.
+fn finish_burst(reading: &mut HashMap<u64, Vec<Reading>>, line: u64, sector: u32) -> Option<u32> {
+    let fetches = reading.get_mut(&line)?;
+    let i = fetches.iter().position(|f| f.sectors & sector != 0)?;
+    fetches[i].left -= 1;
+    if fetches[i].left > 0 {
+        return None;
+    }
+    let done = fetches.remove(i).sectors;
+    if fetches.is_empty() {
+        reading.remove(&line);
+    }
+    Some(done)
+}
+
 /// Sectors of `sector` bytes that `bytes` bytes from `addr` touch (at least 1); 1 when the
 /// cache is not sectored (`sector` 0).
 fn sectors_touched(addr: u64, bytes: u32, sector: u64) -> u64 {
@@ -190,13 +217,21 @@ struct DramChannel {
     dram: Channel,
     /// Bursts waiting for room in the FR-FCFS queue.
     outbox: VecDeque<Request>,
-    /// Read lines in flight: bursts still to complete.
-    reading: HashMap<u64, u32>,
-    /// Lines whose data is back, with the core cycle they reach the L2.
-    returned: VecDeque<(u64, u64)>,
+    /// Reads in flight, by line: each fetch's sectors and its bursts still to complete (a
+    /// sectored line may have several fetches of different sectors in flight).
+    reading: HashMap<u64, Vec<Reading>>,
+    /// Fetches whose data is back: the core cycle they reach the L2, the line and its sectors.
+    returned: VecDeque<(u64, u64, u32)>,
     /// The channel's sub-partition (0 .. `sub_partitions`) whose miss entered its outbox
     /// last: the next one starts after it (GPGPU-Sim's `arbitration_metadata::last_borrower`).
     last_sub: usize,
+}
+
+/// One L2 fetch in a DRAM channel: the line's sectors it reads and its bursts not yet done.
+#[derive(Clone, Copy, Debug)]
+struct Reading {
+    sectors: u32,
+    left: u32,
 }
 
 /// Crossbars, L2 slices and DRAM channels.
@@ -216,9 +251,13 @@ pub struct MemorySystem {
     dram_latency: u64,
     line_bytes: u64,
     burst_bytes: u64,
-    /// DRAM read bursts per line fill, and the bytes of the line each one brings.
-    read_bursts: u64,
+    /// Bytes of an L2 sector (the line's when the L2 is not sectored).
+    sector: u64,
+    /// DRAM read bursts per sector, and the bytes of the sector each one brings.
+    sector_bursts: u64,
     read_burst_bytes: u64,
+    /// DRAM read bursts of a whole line's fill.
+    read_bursts: u64,
     /// Clock-domain crossing: DRAM ticks owed, in units of 1/core_khz.
     dram_phase: u64,
     core_khz: u64,
@@ -299,7 +338,7 @@ impl MemorySystem {
         let slices = (0..nslices)
             .map(|_| Slice {
                 rop: VecDeque::new(),
-                l2: DataCache::with_policy(&cfg.l2, index, l2_policy),
+                l2: DataCache::with_policy(&cfg.l2, index, l2_policy).sectored(cfg.l2.sector_bytes),
                 replies: VecDeque::new(),
                 failed_at: None,
                 free_at: 0,
@@ -333,8 +372,10 @@ impl MemorySystem {
             dram_latency: cfg.dram.latency as u64,
             line_bytes,
             burst_bytes,
-            read_bursts: line_bytes / sector * sector.div_ceil(burst_bytes),
+            sector,
+            sector_bursts: sector.div_ceil(burst_bytes),
             read_burst_bytes: sector.min(burst_bytes),
+            read_bursts: line_bytes / sector * sector.div_ceil(burst_bytes),
             dram_phase: 0,
             core_khz: (cfg.sm.core_clock_mhz * 1000.0).round() as u64,
             dram_khz: (cfg.dram.clock_mhz * 1000.0).round() as u64,
@@ -422,15 +463,16 @@ impl MemorySystem {
                 .map(|r| r.id)
                 .chain(ch.dram.ids_in_flight());
             for id in ids.filter(|id| id & 1 == 0) {
-                *bursts.entry(id).or_default() += 1;
+                *bursts.entry(id & !(self.line_bytes - 1)).or_default() += 1;
             }
         }
         for (p, s) in self.slices.iter().enumerate() {
             for (line, waiting) in s.l2.mshr_entries() {
                 let ch = &self.channels[self.map.channel(line)];
                 let queued = s.l2.queued_fetches().any(|f| !f.write && f.line == line);
-                let returned = ch.returned.iter().any(|&(_, l)| l == line);
-                let reading = ch.reading.get(&line).copied();
+                let returned = ch.returned.iter().any(|&(_, l, _)| l == line);
+                let reading = (ch.reading.get(&line))
+                    .map(|fetches| fetches.iter().map(|f| f.left).sum::<u32>());
                 let in_dram = bursts.get(&line).copied().unwrap_or(0);
                 let fine = match reading {
                     Some(n) => n == in_dram,
@@ -491,13 +533,13 @@ impl MemorySystem {
         self.tick_dram();
         // Returned lines fill their slices.
         for c in 0..self.channels.len() {
-            while let Some(&(ready, line)) = self.channels[c].returned.front() {
+            while let Some(&(ready, line, sectors)) = self.channels[c].returned.front() {
                 if ready > now {
                     break;
                 }
                 self.channels[c].returned.pop_front();
                 let s = &mut self.slices[self.map.slice(line)];
-                for r in s.l2.fill(line) {
+                for r in s.l2.fill_sectors(line, sectors) {
                     s.replies.push_back(r);
                 }
             }
@@ -528,6 +570,7 @@ impl MemorySystem {
     fn drain_miss_queues(&mut self) {
         let write_bursts = (self.line_bytes / self.burst_bytes).max(1);
         let most = 2 * write_bursts.max(self.read_bursts);
+        let (sector, per_sector) = (self.sector, self.sector_bursts);
         for (c, ch) in self.channels.iter_mut().enumerate() {
             let slices = &mut self.slices[self.map.channel_slices(c)];
             let subs = slices.len();
@@ -540,22 +583,22 @@ impl MemorySystem {
                 };
                 ch.last_sub = sp;
                 let f = slices[sp].l2.pop_fetch().expect("peeked");
-                // The id is the line with the write flag in bit 0 (a line is aligned to at
-                // least 4 bytes): every bit of the address survives.
-                debug_assert!(self.line_bytes >= 4 && f.line.is_multiple_of(self.line_bytes));
-                let (bursts, step) = match f.write {
-                    true => (
-                        (f.bytes as u64)
+                debug_assert!(f.line.is_multiple_of(self.line_bytes));
+                let addrs = match f.write {
+                    true => {
+                        let n = (f.bytes as u64)
                             .div_ceil(self.burst_bytes)
-                            .clamp(1, write_bursts),
-                        self.burst_bytes,
-                    ),
-                    false => (self.read_bursts, self.line_bytes / self.read_bursts),
+                            .clamp(1, write_bursts);
+                        (0..n).map(|b| f.line + b * self.burst_bytes).collect()
+                    }
+                    false => read_burst_addrs(f.line, f.sectors, sector, per_sector),
                 };
-                for b in 0..bursts {
-                    let addr = f.line + b * step;
+                let bursts = addrs.len() as u64;
+                for addr in addrs {
+                    // The id is the burst's address with the write flag in bit 0 (a burst is
+                    // aligned to at least 2 bytes): the line and the sector survive.
                     ch.outbox.push_back(Request {
-                        id: f.line | f.write as u64,
+                        id: addr | f.write as u64,
                         addr: self.map.local(addr),
                         write: f.write,
                         kernel: f.owner,
@@ -574,7 +617,10 @@ impl MemorySystem {
                     if let Some(m) = mine {
                         m.0 += bursts;
                     }
-                    ch.reading.insert(f.line, bursts as u32);
+                    ch.reading.entry(f.line).or_default().push(Reading {
+                        sectors: f.sectors,
+                        left: bursts as u32,
+                    });
                 }
             }
         }
@@ -605,15 +651,12 @@ impl MemorySystem {
                         continue;
                     }
                     let line = id & !(self.line_bytes - 1);
-                    if let Some(n) = ch.reading.get_mut(&line) {
-                        *n -= 1;
-                        if *n == 0 {
-                            ch.reading.remove(&line);
-                            let transfer = (data_end.saturating_sub(dram_now) * self.core_khz)
-                                .div_ceil(self.dram_khz);
-                            ch.returned
-                                .push_back((self.now + transfer + self.dram_latency, line));
-                        }
+                    let sector = 1u32 << ((id - line) / self.sector);
+                    if let Some(sectors) = finish_burst(&mut ch.reading, line, sector) {
+                        let transfer = (data_end.saturating_sub(dram_now) * self.core_khz)
+                            .div_ceil(self.dram_khz);
+                        let ready = self.now + transfer + self.dram_latency;
+                        ch.returned.push_back((ready, line, sectors));
                     }
                 }
             }
@@ -777,6 +820,53 @@ mod tests {
             kernel: 0,
         };
         assert_eq!(reply_pieces(&atomic, 32), (1, atomic.reply_bytes()));
+    }
+
+    /// A sectored L2 fetches only the sectors a miss touches: two 32 B bypassed reads of one
+    /// line (sent together, so the second is a sector miss on a line being fetched) read two
+    /// sectors from DRAM, and a line read after them the other two; without sectors the first
+    /// read fetches the line and the rest hit or wait for it. The audit finds every fetch.
+    #[test]
+    fn a_sectored_l2_fetches_only_missing_sectors() {
+        for (sector, reads) in [(32, [2, 4]), (0, [4, 4])] {
+            let mut cfg = GpuConfig::preset("gtx480").unwrap();
+            cfg.l2.sector_bytes = sector;
+            let mut mem = MemorySystem::new(&cfg);
+            let req = |kind, addr, bytes, tag| MemRequest {
+                sm: 1,
+                kind,
+                addr,
+                bytes,
+                tag,
+                kernel: 0,
+            };
+            let mut run = |mem: &mut MemorySystem, reqs: &[MemRequest]| {
+                reqs.iter().for_each(|&r| assert!(mem.send(r)));
+                let mut got = vec![];
+                for t in 0..10_000 {
+                    mem.cycle();
+                    got.extend(std::iter::from_fn(|| mem.receive(1)));
+                    if t % 50 == 0 {
+                        let mut problems = vec![];
+                        mem.audit(&mem.held(), &mut problems);
+                        assert!(problems.is_empty(), "{problems:?}");
+                    }
+                }
+                assert_eq!(
+                    got.len(),
+                    reqs.len(),
+                    "sector {sector}: every reply arrives"
+                );
+                mem.dram_counts().read_bytes / 32
+            };
+            let bypass = [
+                req(ReqKind::ReadBypass, 0x8020, 32, 1),
+                req(ReqKind::ReadBypass, 0x8060, 32, 2),
+            ];
+            let first = run(&mut mem, &bypass);
+            let then = run(&mut mem, &[req(ReqKind::Read, 0x8000, 128, 0)]);
+            assert_eq!([first, then], reads, "sector {sector}: 32 B read from DRAM");
+        }
     }
 
     /// Cycles at which slice 0's L2 takes each of four 128 B reads of its lines, sent

@@ -29,6 +29,10 @@ pub enum SetIndex {
 
 /// A tag array with LRU replacement and allocate-on-miss reservations.
 ///
+/// A line may be split into sectors ([`TagArray::with_sectors`]; at most 32): each sector is
+/// valid, being fetched (reserved) or absent on its own, as in GPGPU-Sim's `sector_cache_block`.
+/// Without sectors a line is one sector.
+///
 /// Recency follows GPGPU-Sim's `tag_array` (`gpu-cache.cc`): a line's last use is set when its
 /// way is allocated (the miss, or a write that allocates) and on every hit, a hit on a line
 /// still being fetched included; the fill that makes a reserved line valid leaves it alone, so
@@ -38,13 +42,18 @@ pub struct TagArray {
     sets: u32,
     ways: u32,
     line_log2: u32,
+    /// log2 of the sector bytes (`line_log2` when the line is one sector).
+    sector_log2: u32,
     index: SetIndex,
     /// `tags[set * ways + way]`: line address held, if valid or reserved.
     tags: Vec<Option<u64>>,
     /// Time of last use of each way (larger is more recent).
     last_use: Vec<u64>,
-    /// The way holds a line whose data is still being fetched.
-    reserved: Vec<bool>,
+    /// Per way, the sectors (bit `i`: sector `i`) whose data is present.
+    valid: Vec<u32>,
+    /// Per way, the sectors whose data is still being fetched (a way with any is not
+    /// replaced).
+    reserved: Vec<u32>,
     /// The way holds data newer than the next level (write-back caches only).
     dirty: Vec<bool>,
     now: u64,
@@ -55,8 +64,12 @@ pub struct TagArray {
 pub enum Lookup {
     /// The line is present in `way` (its LRU position is refreshed by `access`).
     Hit { set: u32, way: u32 },
-    /// The line is present but its data is still being fetched (reserved on an earlier miss).
+    /// The line is present but its data (some of the sectors asked for) is still being
+    /// fetched (reserved on an earlier miss); the rest of the sectors asked for are valid.
     HitReserved { set: u32, way: u32 },
+    /// The line is present but `missing` sectors asked for are neither valid nor being fetched
+    /// (GPGPU-Sim's `SECTOR_MISS`; only in a sectored tag array).
+    SectorMiss { set: u32, way: u32, missing: u32 },
     /// The line is absent; a fill would replace `way` of `set`, evicting `victim` if valid.
     Miss {
         set: u32,
@@ -91,18 +104,79 @@ impl TagArray {
             sets,
             ways,
             line_log2: line_bytes.trailing_zeros(),
+            sector_log2: line_bytes.trailing_zeros(),
             index,
             tags: vec![None; n],
             last_use: vec![0; n],
-            reserved: vec![false; n],
+            valid: vec![0; n],
+            reserved: vec![0; n],
             dirty: vec![false; n],
             now: 0,
         }
     }
 
+    /// The same tag array with lines of sectors of `sector_bytes` (a power of two dividing the
+    /// line into at most 32 sectors; 0 keeps the line one sector).
+    pub fn with_sectors(mut self, sector_bytes: u32) -> Self {
+        if sector_bytes != 0 {
+            let log2 = sector_bytes.trailing_zeros();
+            assert!(
+                sector_bytes.is_power_of_two()
+                    && log2 <= self.line_log2
+                    && self.line_log2 - log2 <= 5,
+                "{sector_bytes} B sectors do not split a {} B line into 1 to 32",
+                1u64 << self.line_log2
+            );
+            self.sector_log2 = log2;
+        }
+        self
+    }
+
     /// Line address of `addr`.
     pub fn line(&self, addr: u64) -> u64 {
         addr >> self.line_log2 << self.line_log2
+    }
+
+    /// Bytes of a sector (the line's when it is not sectored).
+    pub fn sector_bytes(&self) -> u32 {
+        1 << self.sector_log2
+    }
+
+    /// Every sector of a line.
+    pub fn full_mask(&self) -> u32 {
+        u32::MAX >> (32 - (1 << (self.line_log2 - self.sector_log2)))
+    }
+
+    /// The sectors of its line that `bytes` bytes from `addr` touch (at least the one of
+    /// `addr`; bytes past the line's end are ignored).
+    pub fn sector_mask(&self, addr: u64, bytes: u32) -> u32 {
+        let offset = addr - self.line(addr);
+        let first = offset >> self.sector_log2;
+        let end = (offset + bytes.max(1) as u64).min(1 << self.line_log2);
+        let last = (end - 1) >> self.sector_log2;
+        let n = (last - first + 1) as u32;
+        (u32::MAX >> (32 - n)) << first
+    }
+
+    /// The sectors of the line of `addr` whose data is present (0 if the line is absent).
+    pub fn valid_mask(&self, addr: u64) -> u32 {
+        self.find(addr)
+            .map_or(0, |(set, way)| self.valid[self.at(set, way)])
+    }
+
+    fn at(&self, set: u32, way: u32) -> usize {
+        (set * self.ways + way) as usize
+    }
+
+    /// The set and way holding the line of `addr`, valid or reserved.
+    fn find(&self, addr: u64) -> Option<(u32, u32)> {
+        let line = self.line(addr);
+        let set = self.set_of(addr);
+        let base = (set * self.ways) as usize;
+        let ways = &self.tags[base..base + self.ways as usize];
+        ways.iter()
+            .position(|t| *t == Some(line))
+            .map(|w| (set, w as u32))
     }
 
     /// Set of `addr`.
@@ -126,24 +200,35 @@ impl TagArray {
         }
     }
 
-    /// Looks `addr` up without changing anything.
+    /// Looks the whole line of `addr` up without changing anything.
     pub fn probe(&self, addr: u64) -> Lookup {
-        let line = self.line(addr);
+        self.probe_sectors(addr, self.full_mask())
+    }
+
+    /// Looks sectors `mask` of the line of `addr` up without changing anything: a hit needs
+    /// all of them valid, a reserved hit all of them valid or being fetched.
+    pub fn probe_sectors(&self, addr: u64, mask: u32) -> Lookup {
+        if let Some((set, way)) = self.find(addr) {
+            let i = self.at(set, way);
+            let (valid, coming) = (self.valid[i], self.valid[i] | self.reserved[i]);
+            return match () {
+                _ if mask & !valid == 0 => Lookup::Hit { set, way },
+                _ if mask & !coming == 0 => Lookup::HitReserved { set, way },
+                _ => Lookup::SectorMiss {
+                    set,
+                    way,
+                    missing: mask & !coming,
+                },
+            };
+        }
         let set = self.set_of(addr);
         let base = (set * self.ways) as usize;
         let ways = &self.tags[base..base + self.ways as usize];
-        if let Some(w) = ways.iter().position(|t| *t == Some(line)) {
-            return if self.reserved[base + w] {
-                Lookup::HitReserved { set, way: w as u32 }
-            } else {
-                Lookup::Hit { set, way: w as u32 }
-            };
-        }
         // Victim: the first invalid way, else the least recently used unreserved way (times
         // are unique, so the choice is deterministic).
         let way = ways.iter().position(Option::is_none).or_else(|| {
             (0..self.ways as usize)
-                .filter(|&w| !self.reserved[base + w])
+                .filter(|&w| self.reserved[base + w] == 0)
                 .min_by_key(|&w| self.last_use[base + w])
         });
         match way {
@@ -177,21 +262,45 @@ impl TagArray {
         r
     }
 
-    /// Reserves `way` of `set` (from a `Miss` lookup of `addr`) without probing again.
+    /// Reserves `way` of `set` (from a `Miss` lookup of `addr`) for the whole line without
+    /// probing again.
     pub fn reserve_at(&mut self, addr: u64, set: u32, way: u32) {
-        let i = (set * self.ways + way) as usize;
+        self.reserve_sectors_at(addr, set, way, self.full_mask());
+    }
+
+    /// Reserves `way` of `set` (from a `Miss` lookup of `addr`) for the line of `addr`, whose
+    /// sectors `mask` are to be fetched (the others stay absent).
+    pub fn reserve_sectors_at(&mut self, addr: u64, set: u32, way: u32, mask: u32) {
+        let i = self.at(set, way);
         self.tags[i] = Some(self.line(addr));
-        self.reserved[i] = true;
+        self.valid[i] = 0;
+        self.reserved[i] = mask;
         self.dirty[i] = false;
         self.touch(set, way);
+    }
+
+    /// Sectors `mask` of the line in `way` of `set` (a `SectorMiss`) are now being fetched too;
+    /// the line becomes most recently used.
+    pub fn reserve_more(&mut self, set: u32, way: u32, mask: u32) {
+        let i = self.at(set, way);
+        self.reserved[i] |= mask;
+        self.touch(set, way);
+    }
+
+    /// Sectors `mask` of the line in `way` of `set` now hold data (a write kept by a
+    /// write-back cache); sectors still being fetched stay reserved until their fill.
+    pub fn write_sectors(&mut self, set: u32, way: u32, mask: u32) {
+        let i = self.at(set, way);
+        self.valid[i] |= mask & !self.reserved[i];
     }
 
     /// Installs the line of `addr` as valid in `way` of `set` (from a `Miss` lookup), replacing
     /// whatever was there, and makes it most recently used; it starts clean.
     pub fn install_at(&mut self, addr: u64, set: u32, way: u32) {
-        let i = (set * self.ways + way) as usize;
+        let i = self.at(set, way);
         self.tags[i] = Some(self.line(addr));
-        self.reserved[i] = false;
+        self.valid[i] = self.full_mask();
+        self.reserved[i] = 0;
         self.dirty[i] = false;
         self.touch(set, way);
     }
@@ -211,32 +320,41 @@ impl TagArray {
     /// access time); a valid line is refreshed; an absent one is installed most recently used;
     /// with every way of the set reserved nothing is installed.
     pub fn fill(&mut self, addr: u64) -> Option<u64> {
-        match self.probe(addr) {
-            Lookup::HitReserved { set, way } => {
-                self.reserved[(set * self.ways + way) as usize] = false;
-                None
-            }
-            Lookup::Hit { set, way } => {
+        self.fill_sectors(addr, self.full_mask())
+    }
+
+    /// [`TagArray::fill`] of sectors `mask` of the line of `addr`: on a line being fetched
+    /// they become valid and stop being reserved (its recency is left alone).
+    pub fn fill_sectors(&mut self, addr: u64, mask: u32) -> Option<u64> {
+        if let Some((set, way)) = self.find(addr) {
+            let i = self.at(set, way);
+            if self.reserved[i] & mask == 0 {
                 self.touch(set, way);
-                None
             }
+            self.valid[i] |= mask;
+            self.reserved[i] &= !mask;
+            return None;
+        }
+        match self.probe(addr) {
             Lookup::Miss { set, way, victim } => {
                 self.install_at(addr, set, way);
                 victim
             }
-            Lookup::AllReserved { .. } => None,
+            _ => None,
         }
     }
 
     /// Removes the line of `addr` if present and valid (evict-on-write); true if it was. A
     /// line still being fetched stays reserved.
     pub fn invalidate(&mut self, addr: u64) -> bool {
-        match self.probe(addr) {
-            Lookup::Hit { set, way } => {
-                self.tags[(set * self.ways + way) as usize] = None;
+        match self.find(addr) {
+            Some((set, way)) if self.reserved[self.at(set, way)] == 0 => {
+                let i = self.at(set, way);
+                self.tags[i] = None;
+                self.valid[i] = 0;
                 true
             }
-            Lookup::HitReserved { .. } | Lookup::Miss { .. } | Lookup::AllReserved { .. } => false,
+            _ => false,
         }
     }
 
@@ -257,12 +375,30 @@ pub enum MshrFull {
 }
 
 /// Miss-status holding registers: one entry per line being fetched, each merging up to
-/// `max_merge` requests (GPGPU-Sim `mshr_table`). `R` is the request type.
+/// `max_merge` requests (GPGPU-Sim `mshr_table`). `R` is the request type. Each request
+/// records the sectors it waits for, so that a partial fill of a sectored line wakes only the
+/// requests it completes.
 #[derive(Clone, Debug)]
 pub struct MshrTable<R> {
     entries: usize,
     max_merge: usize,
-    pending: BTreeMap<u64, Vec<R>>,
+    pending: BTreeMap<u64, Waiting<R>>,
+}
+
+/// The requests of one MSHR entry, in arrival order, and the sectors each waits for.
+#[derive(Clone, Debug)]
+struct Waiting<R> {
+    reqs: Vec<R>,
+    sectors: Vec<u32>,
+}
+
+impl<R> Default for Waiting<R> {
+    fn default() -> Self {
+        Self {
+            reqs: Vec::new(),
+            sectors: Vec::new(),
+        }
+    }
 }
 
 impl<R> MshrTable<R> {
@@ -283,25 +419,58 @@ impl<R> MshrTable<R> {
     /// Whether a request for `line` can be taken now, and if not, why.
     pub fn check(&self, line: u64) -> Result<(), MshrFull> {
         match self.pending.get(&line) {
-            Some(reqs) if reqs.len() >= self.max_merge => Err(MshrFull::MergeLimit),
+            Some(w) if w.reqs.len() >= self.max_merge => Err(MshrFull::MergeLimit),
             Some(_) => Ok(()),
             None if self.pending.len() >= self.entries => Err(MshrFull::NoEntry),
             None => Ok(()),
         }
     }
 
-    /// Adds a request; returns true if it opened a new entry (a fetch must be sent) and false
-    /// if it merged into a pending one.
+    /// Adds a request waiting for the whole line; returns true if it opened a new entry (a
+    /// fetch must be sent) and false if it merged into a pending one.
     pub fn add(&mut self, line: u64, req: R) -> Result<bool, MshrFull> {
+        self.add_sectors(line, req, u32::MAX)
+    }
+
+    /// [`MshrTable::add`] of a request waiting for sectors `mask` of the line only.
+    pub fn add_sectors(&mut self, line: u64, req: R, mask: u32) -> Result<bool, MshrFull> {
         self.check(line)?;
-        let reqs = self.pending.entry(line).or_default();
-        reqs.push(req);
-        Ok(reqs.len() == 1)
+        let w = self.pending.entry(line).or_default();
+        w.reqs.push(req);
+        w.sectors.push(mask);
+        Ok(w.reqs.len() == 1)
     }
 
     /// The fill of `line` arrived: its entry is freed and its requests returned in order.
     pub fn fill(&mut self, line: u64) -> Vec<R> {
-        self.pending.remove(&line).unwrap_or_default()
+        self.pending
+            .remove(&line)
+            .map(|w| w.reqs)
+            .unwrap_or_default()
+    }
+
+    /// Sectors of `line` arrived and `valid` of its sectors now hold data: the requests whose
+    /// sectors are all valid are returned in order; the entry is freed once none is left.
+    pub fn fill_covered(&mut self, line: u64, valid: u32) -> Vec<R> {
+        let Some(w) = self.pending.get_mut(&line) else {
+            return Vec::new();
+        };
+        let mut done = Vec::new();
+        let (mut reqs, mut sectors) = (Vec::new(), Vec::new());
+        for (r, m) in w.reqs.drain(..).zip(w.sectors.drain(..)) {
+            if m & !valid == 0 {
+                done.push(r);
+            } else {
+                reqs.push(r);
+                sectors.push(m);
+            }
+        }
+        if reqs.is_empty() {
+            self.pending.remove(&line);
+        } else {
+            *w = Waiting { reqs, sectors };
+        }
+        done
     }
 
     /// Entries in use.
@@ -311,7 +480,7 @@ impl<R> MshrTable<R> {
 
     /// Every entry in use: the line and its waiting requests, in line order.
     pub fn entries(&self) -> impl Iterator<Item = (u64, &[R])> {
-        self.pending.iter().map(|(&l, r)| (l, r.as_slice()))
+        self.pending.iter().map(|(&l, w)| (l, w.reqs.as_slice()))
     }
 }
 

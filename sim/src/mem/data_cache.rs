@@ -19,6 +19,13 @@
 //! a write-back of the victim ahead of the fetch. A [`WritePolicy::WriteBackFetch`] cache (the
 //! L2 of GPGPU-Sim 3.x) sends a missing write on to the next level and fetches its line: the
 //! write waits in the line's MSHR entry, like a read, and the line arrives clean.
+//!
+//! A sectored cache ([`DataCache::sectored`], GPGPU-Sim's `S:` L2) keeps each sector of a line
+//! valid or absent on its own: a read hits when the sectors it touches are valid, and a miss
+//! fetches only those of its sectors that are neither valid nor being fetched (GPGPU-Sim's
+//! `SECTOR_MISS` when the line is present). One MSHR entry per line still merges the line's
+//! requests; a fill wakes the requests whose sectors it completes. A write kept by a
+//! write-back cache makes its sectors valid; a write miss allocates the whole line.
 
 use super::cache::{Lookup, MshrFull, MshrTable, SetIndex, TagArray};
 use super::per_kernel::PerKernel;
@@ -86,8 +93,12 @@ pub struct Fetch<R> {
     /// A write to the next level (write-through, or write-back of a dirty victim) or a line
     /// fetch.
     pub write: bool,
-    /// Bytes carried: the line for fetches and write-backs, the transaction for write-through.
+    /// Bytes carried: the sectors fetched, the line for write-backs, the transaction for
+    /// write-through.
     pub bytes: u32,
+    /// The line's sectors a fetch asks for (every sector for writes, and for fetches of a cache
+    /// without sectors).
+    pub sectors: u32,
     /// The request a write-through carries (so its acknowledgement can find the writer);
     /// `None` for fetches and write-backs (fetches wake their requests through the MSHRs).
     pub req: Option<R>,
@@ -160,6 +171,13 @@ impl<R> DataCache<R> {
         }
     }
 
+    /// The same cache with lines of sectors of `sector_bytes` (0: not sectored), at most 32 to
+    /// a line.
+    pub fn sectored(mut self, sector_bytes: u32) -> Self {
+        self.tags = self.tags.with_sectors(sector_bytes);
+        self
+    }
+
     /// The kernel (launch index) whose accesses follow: their counters and the requests they
     /// queue for the next level are its own.
     #[inline]
@@ -197,6 +215,7 @@ impl<R> DataCache<R> {
                     line: v,
                     write: true,
                     bytes: self.line_bytes,
+                    sectors: self.tags.full_mask(),
                     req: None,
                     owner: self.owner,
                 });
@@ -210,15 +229,22 @@ impl<R> DataCache<R> {
     /// write-through write, which needs none). `access_sized` takes an access exactly when
     /// this is `Ok` (NewCAR's `lsu_accept`/`q_accept` come from here).
     pub fn check(&self, addr: u64, write: bool) -> Result<Option<Lookup>, Fail> {
+        self.check_sectors(addr, self.tags.full_mask(), write)
+    }
+
+    /// [`DataCache::check`] of an access to sectors `mask` of the line of `addr`.
+    fn check_sectors(&self, addr: u64, mask: u32, write: bool) -> Result<Option<Lookup>, Fail> {
         let queued = self.miss_queue.len();
         let queue_full = queued >= self.miss_queue_cap;
         if write && self.policy == WritePolicy::WriteBackFetch {
-            return self.check_write_fetch(addr, queued);
+            return self.check_write_fetch(addr, mask, queued);
         }
         if write && self.policy == WritePolicy::WriteBack {
             let free = self.miss_queue_cap - queued.min(self.miss_queue_cap);
-            return match self.tags.probe(addr) {
-                l @ (Lookup::Hit { .. } | Lookup::HitReserved { .. }) => Ok(Some(l)),
+            return match self.tags.probe_sectors(addr, mask) {
+                l @ (Lookup::Hit { .. }
+                | Lookup::HitReserved { .. }
+                | Lookup::SectorMiss { .. }) => Ok(Some(l)),
                 Lookup::AllReserved { .. } => Err(Fail::AllWaysReserved),
                 l @ Lookup::Miss { set, way, victim } => {
                     if self.miss_entries(set, way, victim) - 1 > free {
@@ -237,7 +263,7 @@ impl<R> DataCache<R> {
             };
         }
         let line = self.tags.line(addr);
-        match self.tags.probe(addr) {
+        match self.tags.probe_sectors(addr, mask) {
             l @ Lookup::Hit { .. } => Ok(Some(l)),
             l @ Lookup::HitReserved { .. } => match self.mshrs.check(line) {
                 Err(MshrFull::MergeLimit) => Err(Fail::MergeLimit),
@@ -245,6 +271,11 @@ impl<R> DataCache<R> {
                 Ok(()) => Ok(Some(l)),
             },
             _ if queue_full => Err(Fail::MissQueueFull),
+            l @ Lookup::SectorMiss { .. } => match self.mshrs.check(line) {
+                Err(MshrFull::MergeLimit) => Err(Fail::MergeLimit),
+                Err(MshrFull::NoEntry) => Err(Fail::MshrFull),
+                Ok(()) => Ok(Some(l)),
+            },
             Lookup::AllReserved { .. } => Err(Fail::AllWaysReserved),
             Lookup::Miss { set, way, victim }
                 if queued + self.miss_entries(set, way, victim) > self.miss_queue_cap =>
@@ -262,14 +293,19 @@ impl<R> DataCache<R> {
     /// the miss queue: a hit is kept; a write to a line being fetched needs room in its MSHR
     /// entry and the queue for itself; a miss needs an MSHR entry and the queue for itself,
     /// the fetch and a dirty victim's write-back (GPGPU-Sim's `miss_queue_full(2)`).
-    fn check_write_fetch(&self, addr: u64, queued: usize) -> Result<Option<Lookup>, Fail> {
+    fn check_write_fetch(
+        &self,
+        addr: u64,
+        mask: u32,
+        queued: usize,
+    ) -> Result<Option<Lookup>, Fail> {
         let line = self.tags.line(addr);
         let room = |n: usize| match queued + n > self.miss_queue_cap {
             true => Err(Fail::MissQueueFull),
             false => Ok(()),
         };
-        match self.tags.probe(addr) {
-            l @ Lookup::Hit { .. } => Ok(Some(l)),
+        match self.tags.probe_sectors(addr, mask) {
+            l @ (Lookup::Hit { .. } | Lookup::SectorMiss { .. }) => Ok(Some(l)),
             l @ Lookup::HitReserved { .. } => {
                 room(1)?;
                 match self.mshrs.check(line) {
@@ -295,6 +331,7 @@ impl<R> DataCache<R> {
             line,
             write: true,
             bytes,
+            sectors: self.tags.full_mask(),
             req: None,
             owner: self.owner,
         });
@@ -314,7 +351,8 @@ impl<R> DataCache<R> {
     /// One access of request `req` to `addr`; a write-through or a write sent on carries
     /// `bytes` bytes.
     pub fn access_sized(&mut self, addr: u64, bytes: u32, write: bool, req: R) -> Outcome {
-        let lookup = match self.check(addr, write) {
+        let mask = self.tags.sector_mask(addr, bytes);
+        let lookup = match self.check_sectors(addr, mask, write) {
             Ok(l) => l,
             Err(why) => return self.fail(why),
         };
@@ -327,6 +365,7 @@ impl<R> DataCache<R> {
                     line,
                     write: true,
                     bytes,
+                    sectors: self.tags.full_mask(),
                     req: Some(req),
                     owner: self.owner,
                 });
@@ -338,19 +377,24 @@ impl<R> DataCache<R> {
             {
                 self.tags.touch(set, way);
                 self.send_write_on(line, bytes);
-                self.mshrs.add(line, req).expect("checked");
+                self.mshrs.add_sectors(line, req, mask).expect("checked");
                 Outcome::HitReserved
             }
             Some(Lookup::Miss { set, way, victim })
                 if write && self.policy == WritePolicy::WriteBackFetch =>
             {
                 self.send_write_on(line, bytes);
-                self.fetch_line(addr, set, way, victim, req);
+                self.fetch_line(addr, set, way, victim, req, self.tags.full_mask());
                 self.count(|s| s.write_misses += 1);
                 Outcome::Miss
             }
-            Some(Lookup::Hit { set, way } | Lookup::HitReserved { set, way }) if write => {
+            Some(
+                Lookup::Hit { set, way }
+                | Lookup::HitReserved { set, way }
+                | Lookup::SectorMiss { set, way, .. },
+            ) if write => {
                 self.tags.touch(set, way);
+                self.tags.write_sectors(set, way, mask);
                 self.tags.mark_dirty(set, way);
                 self.count(|s| s.writes += 1);
                 Outcome::WriteBack { allocated: false }
@@ -371,13 +415,21 @@ impl<R> DataCache<R> {
             }
             Some(Lookup::HitReserved { set, way }) => {
                 self.tags.touch(set, way);
-                self.mshrs.add(line, req).expect("checked");
+                self.mshrs.add_sectors(line, req, mask).expect("checked");
                 self.count(|s| s.reads += 1);
                 self.count(|s| s.hit_reserved += 1);
                 Outcome::HitReserved
             }
+            Some(Lookup::SectorMiss { set, way, missing }) => {
+                self.tags.reserve_more(set, way, missing);
+                self.mshrs.add_sectors(line, req, mask).expect("checked");
+                self.queue_fetch(line, missing);
+                self.count(|s| s.reads += 1);
+                self.count(|s| s.misses += 1);
+                Outcome::Miss
+            }
             Some(Lookup::Miss { set, way, victim }) => {
-                self.fetch_line(addr, set, way, victim, req);
+                self.fetch_line(addr, set, way, victim, req, mask);
                 self.count(|s| s.reads += 1);
                 self.count(|s| s.misses += 1);
                 Outcome::Miss
@@ -395,22 +447,36 @@ impl<R> DataCache<R> {
             return false;
         };
         self.version += 1;
-        self.fetch_line(addr, set, way, victim, req);
+        self.fetch_line(addr, set, way, victim, req, self.tags.full_mask());
         self.count(|s| s.prefetches += 1);
         true
     }
 
     /// A read miss that `check` accepted: writes a dirty victim back, reserves `way` of `set`,
-    /// opens the line's MSHR entry with `req` and queues the line fetch.
-    fn fetch_line(&mut self, addr: u64, set: u32, way: u32, victim: Option<u64>, req: R) {
+    /// opens the line's MSHR entry with `req` and queues the fetch of sectors `mask`.
+    fn fetch_line(
+        &mut self,
+        addr: u64,
+        set: u32,
+        way: u32,
+        victim: Option<u64>,
+        req: R,
+        mask: u32,
+    ) {
         let line = self.tags.line(addr);
         self.write_back_victim(set, way, victim);
-        self.tags.reserve_at(addr, set, way);
-        self.mshrs.add(line, req).expect("checked");
+        self.tags.reserve_sectors_at(addr, set, way, mask);
+        self.mshrs.add_sectors(line, req, mask).expect("checked");
+        self.queue_fetch(line, mask);
+    }
+
+    /// Queues the fetch of sectors `mask` of `line`.
+    fn queue_fetch(&mut self, line: u64, mask: u32) {
         self.miss_queue.push_back(Fetch {
             line,
             write: false,
-            bytes: self.line_bytes,
+            bytes: mask.count_ones() * self.tags.sector_bytes(),
+            sectors: mask,
             req: None,
             owner: self.owner,
         });
@@ -450,9 +516,25 @@ impl<R> DataCache<R> {
     /// Data for `line` arrived: the line becomes valid and the waiting requests are returned in
     /// arrival order.
     pub fn fill(&mut self, line: u64) -> Vec<R> {
+        self.fill_sectors(line, self.tags.full_mask())
+    }
+
+    /// Data for sectors `mask` of `line` arrived: they become valid, and the requests whose
+    /// sectors are now all valid are returned in arrival order.
+    pub fn fill_sectors(&mut self, line: u64, mask: u32) -> Vec<R> {
         self.version += 1;
-        self.tags.fill(line);
-        self.mshrs.fill(line)
+        self.tags.fill_sectors(line, mask);
+        // A line absent from the tags (every way of its set reserved) hands its data over.
+        let valid = match self.tags.valid_mask(line) {
+            0 => mask,
+            v => v,
+        };
+        self.mshrs.fill_covered(line, valid)
+    }
+
+    /// Every sector of a line (1 for a cache without sectors).
+    pub fn full_mask(&self) -> u32 {
+        self.tags.full_mask()
     }
 
     /// MSHR entries in use.
@@ -522,6 +604,7 @@ mod tests {
                 line: 0x1000,
                 write: false,
                 bytes: 128,
+                sectors: 1,
                 req: None,
                 owner: 0
             })
@@ -608,6 +691,7 @@ mod tests {
                 line: 0x200,
                 write: true,
                 bytes: 128,
+                sectors: 1,
                 req: Some(3),
                 owner: 0
             })
@@ -669,6 +753,7 @@ mod tests {
                 line: 0x000,
                 write: true,
                 bytes: 128,
+                sectors: 1,
                 req: None,
                 owner: 0
             })
@@ -679,6 +764,7 @@ mod tests {
                 line: 0x080,
                 write: false,
                 bytes: 128,
+                sectors: 1,
                 req: None,
                 owner: 0
             })
@@ -715,6 +801,7 @@ mod tests {
             line,
             write,
             bytes,
+            sectors: 1,
             req: None,
             owner: 0,
         };
@@ -837,5 +924,84 @@ mod tests {
                 (version, seen) = (c.version(), now);
             }
         }
+    }
+
+    /// A sectored write-back cache (GPGPU-Sim's `S:` L2): 2 sets x 2 ways of 128 B lines in
+    /// 32 B sectors.
+    fn sectored() -> DataCache<u32> {
+        DataCache::with_policy(
+            &config(2, 2, 4, 8, 8),
+            SetIndex::Linear,
+            WritePolicy::WriteBack,
+        )
+        .sectored(32)
+    }
+
+    /// The fetches queued so far, as (line, sectors, bytes).
+    fn fetches(c: &mut DataCache<u32>) -> Vec<(u64, u32, u32)> {
+        std::iter::from_fn(|| c.pop_fetch())
+            .map(|f| (f.line, f.sectors, f.bytes))
+            .collect()
+    }
+
+    /// A 32 B read miss fetches its one sector; a read of another sector of the line while it
+    /// is pending fetches that sector too (a sector miss) and waits in the same MSHR entry;
+    /// each fill wakes only the requests it completes; a line read after them fetches only
+    /// the two sectors still absent.
+    #[test]
+    fn a_sectored_cache_fetches_only_the_missing_sectors() {
+        let mut c = sectored();
+        assert_eq!(c.access_sized(0x1020, 32, false, 1), Outcome::Miss);
+        assert_eq!(c.access_sized(0x1024, 4, false, 2), Outcome::HitReserved);
+        assert_eq!(c.access_sized(0x1060, 32, false, 3), Outcome::Miss);
+        assert_eq!(c.mshrs_occupied(), 1, "one entry per line");
+        assert_eq!(
+            fetches(&mut c),
+            [(0x1000, 0b0010, 32), (0x1000, 0b1000, 32)]
+        );
+        assert_eq!(
+            c.fill_sectors(0x1000, 0b1000),
+            [3],
+            "sector 3's reader only"
+        );
+        assert_eq!(c.access_sized(0x1070, 16, false, 4), Outcome::Hit);
+        assert_eq!(c.fill_sectors(0x1000, 0b0010), [1, 2]);
+        assert_eq!(c.mshrs_occupied(), 0);
+        assert_eq!(c.access_sized(0x1000, 128, false, 5), Outcome::Miss);
+        assert_eq!(fetches(&mut c), [(0x1000, 0b0101, 64)]);
+        assert_eq!(c.fill_sectors(0x1000, 0b0101), [5]);
+        assert_eq!(c.access_sized(0x1000, 128, false, 6), Outcome::Hit);
+        let s = c.stats;
+        assert_eq!((s.reads, s.hits, s.hit_reserved, s.misses), (6, 2, 1, 3));
+    }
+
+    /// A write to an absent sector of a present line keeps it (write-back: the sector becomes
+    /// valid and the line dirty); a write to a sector being fetched leaves it to its fill, so
+    /// a read of it still waits; a write miss allocates the whole line.
+    #[test]
+    fn a_sectored_write_back_cache_keeps_written_sectors() {
+        let mut c = sectored();
+        assert_eq!(c.access_sized(0x1000, 32, false, 1), Outcome::Miss);
+        let kept = Outcome::WriteBack { allocated: false };
+        assert_eq!(c.access_sized(0x1040, 32, true, 2), kept);
+        assert_eq!(c.access_sized(0x1040, 32, false, 3), Outcome::Hit);
+        assert_eq!(c.access_sized(0x1000, 8, true, 4), kept);
+        assert_eq!(c.access_sized(0x1000, 8, false, 5), Outcome::HitReserved);
+        assert_eq!(c.fill_sectors(0x1000, 0b0001), [1, 5]);
+        let allocated = Outcome::WriteBack { allocated: true };
+        assert_eq!(c.access_sized(0x2010, 4, true, 6), allocated);
+        assert_eq!(c.access_sized(0x2060, 32, false, 7), Outcome::Hit);
+        assert_eq!(fetches(&mut c), [(0x1000, 0b0001, 32)]);
+    }
+
+    /// A cache without sectors takes the whole line on every miss, whatever the access's size.
+    #[test]
+    fn an_unsectored_cache_fetches_whole_lines() {
+        let mut c = cache(2, 2, 4, 8, 8);
+        assert_eq!(c.full_mask(), 1);
+        assert_eq!(c.access_sized(0x1020, 32, false, 1), Outcome::Miss);
+        assert_eq!(c.access_sized(0x1060, 32, false, 2), Outcome::HitReserved);
+        assert_eq!(fetches(&mut c), [(0x1000, 1, 128)]);
+        assert_eq!(c.fill(0x1000), [1, 2]);
     }
 }
