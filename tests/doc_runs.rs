@@ -28,7 +28,7 @@ type Column = fn(&Value, &str) -> String;
 
 /// The columns a rerun table may have: header (a backticked workload name stands for `W`)
 /// and how the figure is read; `sim --json` reports, then `paver graph --json`.
-const COLUMNS: [(&str, Column); 16] = [
+const COLUMNS: [(&str, Column); 17] = [
     ("cycles", |v, _| grouped(v["cycles"].as_u64().unwrap())),
     ("`W` turnaround", |v, w| {
         let kernels = v["kernels"].as_array().unwrap();
@@ -91,6 +91,9 @@ const COLUMNS: [(&str, Column); 16] = [
     }),
     ("L1D read hits", |v, _| {
         grouped(v["l1d"]["hits"].as_u64().unwrap())
+    }),
+    ("L1D refused accesses", |v, _| {
+        grouped(v["l1d"]["fails"].as_u64().unwrap())
     }),
     ("L2 read misses", |v, _| {
         grouped(v["l2"]["misses"].as_u64().unwrap())
