@@ -29,10 +29,9 @@ enum Command {
     /// The main job: check rtl-out/, lint it, and run the lockstep regression of every block,
     /// policy and preset; ends with a pass/fail table.
     Regress(cmd::regress::RegressArgs),
-    /// Reproduce a paper's experiment on the golden GPU model (`elf`: ELF, NewCAR, I-prefetch
-    /// vs GTO and two-level over the workload suite; `locality`: locality-aware dispatch and
-    /// warp scheduling vs RR and BCS; `chimera`: Chimera's preemption; `maestro`: GPU Maestro
-    /// vs Spatial and SMK); Markdown, JSON and SVG with the paper's figures beside ours.
+    /// Reproduce a paper's experiment on the golden GPU model (`elf`, `locality`, `chimera`,
+    /// `maestro`, `paver`, `bypass`, `paws`: see the list below); Markdown, JSON and SVG with
+    /// the paper's figures beside ours.
     Repro(cmd::repro::ReproArgs),
     /// List the blocks, policies and presets.
     Blocks(cmd::blocks::BlocksArgs),
