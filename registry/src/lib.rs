@@ -12,10 +12,10 @@
 //! `regress`, the Verilator build, `--rtl`/`--lockstep`) follows from the kinds.
 #![no_std]
 
-/// Calls `$m! { warp_arbiter elf newcar tb_dispatch sm_alloc locality_degree la_tb_dispatch chimera_tb twoway_alloc kernel_lrr paver_tb }`: every block, in generation order.
+/// Calls `$m! { warp_arbiter elf newcar tb_dispatch sm_alloc locality_degree la_tb_dispatch chimera_tb twoway_alloc kernel_lrr paver_tb paws }`: every block, in generation order.
 #[macro_export]
 macro_rules! blocks {
     ($m:ident) => {
-        $m! { warp_arbiter elf newcar tb_dispatch sm_alloc locality_degree la_tb_dispatch chimera_tb twoway_alloc kernel_lrr paver_tb }
+        $m! { warp_arbiter elf newcar tb_dispatch sm_alloc locality_degree la_tb_dispatch chimera_tb twoway_alloc kernel_lrr paver_tb paws }
     };
 }

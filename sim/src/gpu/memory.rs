@@ -840,7 +840,7 @@ mod tests {
                 tag,
                 kernel: 0,
             };
-            let mut run = |mem: &mut MemorySystem, reqs: &[MemRequest]| {
+            let run = |mem: &mut MemorySystem, reqs: &[MemRequest]| {
                 reqs.iter().for_each(|&r| assert!(mem.send(r)));
                 let mut got = vec![];
                 for t in 0..10_000 {
