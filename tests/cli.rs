@@ -1402,8 +1402,9 @@ fn regress_runs_the_gpu_lockstep_stage() {
         .filter(|r| r["workload"] == "stream_small" || r["workload"] == "compute_small")
         .count();
     assert_eq!(
-        kernels, 12,
-        "two kernels x (three arbiter policies + elf++ + PAVER with and without stealing): {v}"
+        kernels, 14,
+        "two kernels x (three arbiter policies + elf++ + paws + PAVER with and without \
+         stealing): {v}"
     );
     let chimera: Vec<_> = rows
         .iter()
@@ -1434,6 +1435,11 @@ fn regress_runs_the_gpu_lockstep_stage() {
         count("elf++"),
         workloads.len(),
         "every workload also runs ELF++ with the ELF and NewCAR blocks: {v}"
+    );
+    assert_eq!(
+        count("paws"),
+        workloads.len(),
+        "every workload also runs PAWS with its blocks: {v}"
     );
     let traces = workloads
         .iter()

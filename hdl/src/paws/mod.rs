@@ -186,8 +186,8 @@ impl<const N: usize, const B: usize, const A: usize> Clocked for Paws<N, B, A> {
 
 /// `fermi`: 24 warps per scheduler (the GTX 480's 48 over 2), 1024 table entries.
 pub type BaseFermi = Paws<24, 5, 10>;
-/// `proto`: 8 warps, 256 entries.
-pub type BaseProto = Paws<8, 3, 8>;
+/// `proto`: 8 warps, 1024 entries.
+pub type BaseProto = Paws<8, 3, 10>;
 
 /// The select's RTL per policy and preset.
 pub struct Rtl;

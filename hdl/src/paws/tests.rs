@@ -64,7 +64,7 @@ fn compare<const N: usize, const B: usize, const A: usize>(
 
 #[test]
 fn rtl_matches_golden_for_every_preset() {
-    let n = compare::<8, 3, 8>("proto", 1, 30_000, |o| o).unwrap();
+    let n = compare::<8, 3, 10>("proto", 1, 30_000, |o| o).unwrap();
     assert!(n > 5_000, "{n} grants");
     let n = compare::<24, 5, 10>("fermi", 2, 20_000, |o| o).unwrap();
     assert!(n > 5_000, "{n} grants");
@@ -73,7 +73,7 @@ fn rtl_matches_golden_for_every_preset() {
 #[test]
 fn a_planted_golden_bug_is_caught() {
     // Pretend the golden model grants the next warp up whenever it grants warp 2.
-    let r = compare::<8, 3, 8>("proto", 4, 30_000, |mut o| {
+    let r = compare::<8, 3, 10>("proto", 4, 30_000, |mut o| {
         if o.grant_valid && o.grant_warp == 2 {
             o.grant_warp = 3;
         }

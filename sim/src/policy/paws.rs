@@ -1,21 +1,29 @@
 //! PAWS, Phase-Aware Warp Scheduling (seed 002; spec `locality_bypass_paws.md` §3), single
 //! level (`--warp-sched paws`): before a kernel's first block its code is split into phases
-//! and every instruction gets its phase distance ([`crate::analysis::paws`]); every cycle each
-//! scheduler issues, of its ready warps, the one whose next instruction has the shortest
-//! distance, ties to the oldest (the lowest launch order), P-PS1.
+//! and every instruction gets its phase distance ([`crate::analysis::paws`]); a `paws` block
+//! per scheduler holds them in its table and issues, of the scheduler's ready warps, the one
+//! whose next instruction has the shortest distance, ties to the oldest (P-PS1).
 //!
-//! Golden model only for now: the hardware (a per-PC distance table read at each issue and a
-//! min-select over the scheduler's warps) is not built yet.
+//! The SM's side of the block's ports: when a kernel is offered to an empty SM, its distances
+//! are written into every scheduler's table, one entry per cycle, and no block launches until
+//! they are in (as ELF's table is loaded); in the cycle after each issue the block gets the
+//! issued warp's next PC as a table entry (`(pc - first PC) >> shift`, the shift the code's
+//! smallest PC step; a PC outside the code is `upd_far`). The block's timing (its table is
+//! block RAM) puts an issue's new distance into the selects two cycles after the issue.
 
-use super::arbiters::{per_scheduler_label, per_scheduler_mode, PAIRED_ISSUE};
+use super::arbiters::{per_scheduler_label, per_scheduler_mode, scheduler_slots, PAIRED_ISSUE};
 use super::{OptError, OptSpec, OptValues, PolicyEntry, SiteKind, SitePolicy, WarpIssuePolicy};
 use crate::analysis::paws::{phases, Latencies, LongLoads, Operands, PhaseOptions, Phases};
+use crate::block::BlockKind;
+use crate::blocks::paws::{self as paws_block, PawsIn, FAR};
 use crate::blocks::DynProvider;
 use crate::config::GpuConfig;
-use crate::gpu::kernel::Prepared;
-use crate::gpu::sites::issue::{IssueMode, IssueUnit, LaunchedWarp, SchedIn};
+use crate::gpu::kernel::{KernelCtx, Prepared};
+use crate::gpu::sites::issue::{IssueMode, IssueUnit, SchedIn};
+use crate::gpu::sites::Slot;
 use crate::gpu::SimError;
 use crate::workload::kernel::{KernelSource, WarpInst};
+use std::collections::VecDeque;
 use std::sync::Arc;
 
 /// `--paws-loads`: which loads end a phase.
@@ -39,6 +47,15 @@ const PAWS_OPERANDS: OptSpec = OptSpec::value(
 )
 .one_of(&["faithful", "report"]);
 
+/// `--paws-table-bits`: the size of the blocks' distance tables.
+const PAWS_TABLE_BITS: OptSpec = OptSpec::value(
+    "paws-table-bits",
+    "BITS",
+    "10",
+    "log2 of the instructions each PAWS block's distance table holds (1 to 16; 10: 1024 \
+     instructions in one 16-kbit block RAM); a kernel with more is refused",
+);
+
 /// PAWS.
 pub const ENTRIES: &[&PolicyEntry] = &[&PAWS];
 
@@ -46,9 +63,9 @@ static PAWS: PolicyEntry = PolicyEntry {
     site: SiteKind::WarpIssue,
     name: "paws",
     summary: "seed 002's phase-aware scheduler: the ready warp whose next instruction is \
-              closest to its phase's end, ties to the oldest (golden model only)",
-    blocks: &[],
-    options: &[PAWS_LOADS, PAWS_OPERANDS, PAIRED_ISSUE],
+              closest to its phase's end, ties to the oldest",
+    blocks: &[<paws_block::Kind as BlockKind>::NAME],
+    options: &[PAWS_LOADS, PAWS_OPERANDS, PAWS_TABLE_BITS, PAIRED_ISSUE],
     flag: None,
     implies: &[],
     parse,
@@ -68,6 +85,7 @@ fn parse(v: &OptValues) -> Result<SitePolicy, OptError> {
             long_loads,
             operands,
         },
+        table_bits: v.number(&PAWS_TABLE_BITS, 1..=16)?,
         paired: v.flag(&PAIRED_ISSUE)?,
     })))
 }
@@ -76,7 +94,26 @@ fn parse(v: &OptValues) -> Result<SitePolicy, OptError> {
 #[derive(Debug)]
 struct Paws {
     phase: PhaseOptions,
+    table_bits: u32,
     paired: bool,
+}
+
+impl Paws {
+    /// The blocks' parameters for `cfg`.
+    fn params(&self, cfg: &GpuConfig) -> Result<paws_block::Params, SimError> {
+        let (warps, scheds) = (cfg.sm.max_warps, cfg.sm.schedulers);
+        match warps.checked_div(scheds) {
+            Some(n) if warps % scheds == 0 && (2..=64).contains(&n) => Ok(paws_block::Params {
+                warps: n as usize,
+                index_bits: self.table_bits,
+            }),
+            _ => Err(SimError::Config(format!(
+                "paws needs 2 to 64 warps per scheduler: sm.max_warps ({warps}) over \
+                 sm.schedulers ({scheds}) in `{}`",
+                cfg.name
+            ))),
+        }
+    }
 }
 
 impl WarpIssuePolicy for Paws {
@@ -92,8 +129,8 @@ impl WarpIssuePolicy for Paws {
         per_scheduler_label("paws", self.paired, ctx)
     }
 
-    fn check(&self, _cfg: &GpuConfig) -> Result<(), SimError> {
-        Ok(())
+    fn check(&self, cfg: &GpuConfig) -> Result<(), SimError> {
+        self.params(cfg).map(|_| ())
     }
 
     fn prepare(
@@ -102,267 +139,205 @@ impl WarpIssuePolicy for Paws {
         kernel: &dyn KernelSource,
         prepared: &mut Prepared,
     ) -> Result<(), SimError> {
+        let name = &kernel.info().name;
         let Some(code) = kernel.static_code()? else {
             return Err(SimError::Config(format!(
-                "kernel `{}`: PAWS needs the kernel's static code, which this workload cannot give",
-                kernel.info().name
+                "kernel `{name}`: PAWS needs the kernel's static code, which this workload cannot give"
             )));
         };
         let lat = Latencies::from_units(&cfg.units);
         let p = phases(&code, self.phase, &|op| lat.of(op.class));
-        prepared.report("paws_phases", p.count.into());
-        prepared.get_or_make(|_| Ok(PhaseTable(p)))?;
+        let table = PhaseTable::new(p);
+        let room = 1usize << self.table_bits;
+        if table.entries.len() > room {
+            return Err(SimError::Config(format!(
+                "kernel `{name}`: its code spans {} table entries, PAWS's table holds {room} \
+                 (--paws-table-bits {})",
+                table.entries.len(),
+                self.table_bits
+            )));
+        }
+        prepared.report("paws_phases", table.phases.count.into());
+        prepared.get_or_make(|_| Ok(table))?;
         Ok(())
     }
 
     fn build<'a>(
         &self,
         cfg: &GpuConfig,
-        _provider: &mut dyn DynProvider<'a>,
-        _sm: usize,
+        provider: &mut dyn DynProvider<'a>,
+        sm: usize,
     ) -> Result<Box<dyn IssueUnit<'a> + 'a>, SimError> {
+        let p = self.params(cfg)?;
         let scheds = cfg.sm.schedulers as usize;
-        let per = (cfg.sm.max_warps as usize).div_ceil(scheds.max(1));
         Ok(Box::new(PawsUnit {
+            slots: scheduler_slots(cfg, provider, sm, &p)?,
             mode: self.mode(),
-            warps: vec![vec![WarpKey::default(); per]; scheds],
-            tables: vec![vec![None; per]; scheds],
+            writes: vec![VecDeque::new(); scheds],
+            table: None,
             last_grant: vec![None; scheds],
-            launches: 0,
+            upd: vec![None; scheds],
         }))
     }
 }
 
-/// A kernel's phases, as PAWS prepared them.
-struct PhaseTable(Phases);
+/// A kernel's phases, as PAWS prepared them, and its distance table: entry `i` is the
+/// instruction at `base + (i << shift)` (`FAR` where the code has none).
+struct PhaseTable {
+    phases: Phases,
+    base: u64,
+    shift: u32,
+    entries: Vec<u16>,
+}
 
 impl PhaseTable {
-    /// The phase distance of the instruction at `pc`; a PC the code does not hold (past the
-    /// last instruction) is as far as possible (C6).
-    fn distance(&self, pc: u32) -> u16 {
-        self.0.distance_at(u64::from(pc)).unwrap_or(u16::MAX)
+    fn new(phases: Phases) -> Self {
+        let base = phases.per_inst.first().map_or(0, |i| i.pc);
+        let shift = (phases.per_inst.iter())
+            .map(|i| (i.pc - base).trailing_zeros())
+            .min()
+            .unwrap_or(3)
+            .min(16);
+        let len = phases
+            .per_inst
+            .last()
+            .map_or(0, |i| ((i.pc - base) >> shift) as usize + 1);
+        let mut entries = vec![FAR; len];
+        for i in &phases.per_inst {
+            entries[((i.pc - base) >> shift) as usize] = i.distance;
+        }
+        Self {
+            phases,
+            base,
+            shift,
+            entries,
+        }
+    }
+
+    /// The table entry of `pc`, or `None` when the code has no instruction there.
+    fn index(&self, pc: u32) -> Option<u16> {
+        let off = u64::from(pc).checked_sub(self.base)?;
+        let i = off >> self.shift;
+        (off == i << self.shift && (i as usize) < self.entries.len()).then_some(i as u16)
     }
 }
 
-/// One warp's priority: its next instruction's distance, then its launch order.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord)]
-struct WarpKey {
-    distance: u16,
-    launched: u64,
-}
-
-/// The SM's PAWS: per scheduler, per local warp, its key and its kernel's table.
-struct PawsUnit {
+/// The SM's side of its schedulers' PAWS blocks.
+struct PawsUnit<'a> {
+    slots: Vec<Slot<'a, paws_block::Kind>>,
     mode: IssueMode,
-    warps: Vec<Vec<WarpKey>>,
-    tables: Vec<Vec<Option<Arc<PhaseTable>>>>,
+    /// Per scheduler: table writes (entry, distance) still to make.
+    writes: Vec<VecDeque<(u16, u16)>>,
+    /// The table in (or being written into) the blocks.
+    table: Option<Arc<PhaseTable>>,
+    /// Per scheduler: the local warp granted last.
     last_grant: Vec<Option<usize>>,
-    /// Warps launched on the SM so far (GPGPU-Sim's dynamic warp id).
-    launches: u64,
+    /// Per scheduler: the update to report in the next select (warp, entry, far).
+    upd: Vec<Option<(u8, u16, bool)>>,
 }
 
-impl<'a> IssueUnit<'a> for PawsUnit {
+impl<'a> IssueUnit<'a> for PawsUnit<'a> {
     fn mode(&self) -> IssueMode {
         self.mode
     }
 
     fn what(&self) -> &'static str {
-        "PAWS unit"
+        "PAWS block"
+    }
+
+    fn needs_prepare(&self) -> bool {
+        true
+    }
+
+    fn prepare(&mut self, kernel: &KernelCtx, empty: bool) -> bool {
+        let table = kernel
+            .prepared
+            .get::<PhaseTable>()
+            .expect("the PAWS policy prepares every kernel");
+        if !self.table.as_ref().is_some_and(|t| Arc::ptr_eq(t, &table)) {
+            if !empty {
+                return false;
+            }
+            for w in &mut self.writes {
+                *w = (table.entries.iter().enumerate())
+                    .map(|(i, &d)| (i as u16, d))
+                    .collect();
+            }
+            self.table = Some(table);
+        }
+        self.writes.iter().all(VecDeque::is_empty)
     }
 
     fn tracks_pcs(&self) -> bool {
         true
     }
 
-    fn launched(&mut self, w: &LaunchedWarp) {
-        let table = w.kernel.prepared.get::<PhaseTable>();
-        let distance = table.as_ref().map_or(u16::MAX, |t| t.distance(w.pc));
-        self.warps[w.sched][w.local] = WarpKey {
-            distance,
-            launched: self.launches,
-        };
-        self.tables[w.sched][w.local] = table;
-        self.launches += 1;
-    }
-
     fn select(&mut self, s: usize, inp: &SchedIn) -> Result<Option<usize>, SimError> {
-        let keys = &self.warps[s];
-        let grant = (0..keys.len())
-            .filter(|&l| inp.ready >> l & 1 == 1)
-            .min_by_key(|&l| keys[l]);
+        let mut b = PawsIn {
+            ready: inp.ready,
+            launch: inp.launch,
+            exit: inp.exit,
+            ..Default::default()
+        };
+        if let Some((idx, dist)) = self.writes[s].pop_front() {
+            (b.tw_en, b.tw_idx, b.tw_dist) = (true, idx, dist);
+        }
+        if let Some((warp, idx, far)) = self.upd[s].take() {
+            (b.upd_valid, b.upd_warp, b.upd_idx, b.upd_far) = (true, warp, idx, far);
+        }
+        let out = self.slots[s].step(&b)?;
+        let grant = out.grant_valid.then_some(out.grant_warp as usize);
         self.last_grant[s] = grant;
         Ok(grant)
     }
 
     fn issued(&mut self, s: usize, _inst: &WarpInst, next_pc: u32) {
-        let Some(l) = self.last_grant[s] else {
+        let (Some(l), Some(t)) = (self.last_grant[s], &self.table) else {
             return;
         };
-        let d = self.tables[s][l]
-            .as_ref()
-            .map_or(u16::MAX, |t| t.distance(next_pc));
-        self.warps[s][l].distance = d;
+        let idx = t.index(next_pc);
+        self.upd[s] = Some((l as u8, idx.unwrap_or(0), idx.is_none()));
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::gpu::kernel::KernelCtx;
-    use crate::workload::kernel::KernelInfo;
-    use crate::workload::sass::OpClass;
-    use crate::workload::static_code::{CodeOp, KernelCode};
-    use crate::workload::Dim3;
-    use proptest::prelude::*;
+    use crate::analysis::paws::PhaseInfo;
 
-    /// A kernel whose code is `n` independent ALU instructions of latency 1 (distances n..1,
-    /// one phase) at PCs 0, 8, ..., with its phase table prepared.
-    fn kernel(n: usize) -> KernelCtx {
+    fn run(args: &str) -> Result<crate::gpu::Report, SimError> {
         let cfg = GpuConfig::preset("gtx480").unwrap();
-        let info = KernelInfo {
-            name: "k".into(),
-            grid: Dim3 { x: 1, y: 1, z: 1 },
-            block: Dim3 { x: 32, y: 1, z: 1 },
-            regs_per_thread: 8,
-            shmem_bytes: 0,
-            binary_version: 20,
-        };
-        let mut ctx = KernelCtx::new(&cfg, &info, 0, 0).unwrap();
-        let insts = (0..n)
-            .map(|i| CodeOp {
-                pc: 8 * i as u64,
-                class: OpClass::IntAlu,
-                target: None,
-                addr: None,
-                dsts: vec![i as u16],
-                srcs: vec![],
-                addr_srcs: 0,
-            })
-            .collect();
-        let p = phases(&KernelCode { insts }, PhaseOptions::default(), &|_| 1);
-        ctx.prepared.get_or_make(|_| Ok(PhaseTable(p))).unwrap();
-        ctx
+        let opts = crate::gpu::SimOptions::parse(args).unwrap();
+        let mut gpu = crate::gpu::Gpu::golden(&cfg, opts)?;
+        let mut w = crate::workload::open_named("phase_mls", "small").unwrap();
+        gpu.run(w.as_mut(), &mut |_| {})
     }
 
-    /// A unit of one scheduler of `warps` warps, each launched (in order) at `pcs[l]`.
-    fn unit(ctx: &KernelCtx, pcs: &[u32]) -> PawsUnit {
-        let mut u = PawsUnit {
-            mode: IssueMode::Sequential,
-            warps: vec![vec![WarpKey::default(); pcs.len()]],
-            tables: vec![vec![None; pcs.len()]],
-            last_grant: vec![None],
-            launches: 0,
-        };
-        for (local, &pc) in pcs.iter().enumerate() {
-            u.launched(&LaunchedWarp {
-                sched: 0,
-                local,
-                kernel: ctx,
-                block: 0,
-                index: local,
-                pc,
-            });
-        }
-        u
-    }
-
-    /// P-PS1's check: `grant` is the ready warp of least (distance of its next instruction,
-    /// launch order), found by sorting every warp (the report's `order_warps`) and taking the
-    /// first ready one.
-    fn check_ps1(keys: &[WarpKey], ready: u64, grant: Option<usize>) -> Result<(), String> {
-        let mut order: Vec<usize> = (0..keys.len()).collect();
-        order.sort_by_key(|&l| (keys[l].distance, keys[l].launched));
-        let want = order.into_iter().find(|&l| ready >> l & 1 == 1);
-        match want == grant {
-            true => Ok(()),
-            false => Err(format!("granted {grant:?}, the order says {want:?}")),
-        }
-    }
-
-    proptest! {
-        /// P-PS1 and P-PS2: the grant is the ready warp with the shortest distance, ties to
-        /// the oldest, and never a warp that is not ready.
-        #[test]
-        fn p_ps1_the_shortest_distance_ready_warp_issues(
-            pcs in proptest::collection::vec(0u32..16, 1..24),
-            ready in any::<u64>(),
-        ) {
-            let ctx = kernel(16);
-            let mut u = unit(&ctx, &pcs);
-            let ready = ready & ((1u64 << pcs.len()) - 1);
-            let grant = u.select(0, &SchedIn { ready, ..Default::default() }).unwrap();
-            prop_assert!(check_ps1(&u.warps[0], ready, grant).is_ok());
-            prop_assert!(grant.is_none_or(|l| ready >> l & 1 == 1));
-        }
-    }
-
-    /// P-PS3: with every warp at the same PC (equal distances) PAWS is oldest first; a unit
-    /// planted with the youngest-first tie-break fails P-PS1's check.
+    /// Table entries follow the code's smallest PC step from its first PC; PCs between
+    /// instructions are holes at the largest distance, and a PC off the code has no entry.
     #[test]
-    fn p_ps3_equal_distances_issue_oldest_first_and_a_youngest_first_unit_is_caught() {
-        let ctx = kernel(8);
-        let mut u = unit(&ctx, &[8; 6]);
-        let ready = 0b110110;
-        let grant = u.select(0, &SchedIn { ready, ..Default::default() }).unwrap();
-        assert_eq!(grant, Some(1));
-        let keys = &u.warps[0];
-        let youngest = (0..6).filter(|l| ready >> l & 1 == 1).max_by_key(|&l| keys[l]);
-        assert!(check_ps1(keys, ready, youngest).is_err());
-    }
-
-    /// P-PS4: a warp that issued and stays in its phase keeps the shortest distance, so it
-    /// issues again (greedy within a phase, GTO-like), until another warp is closer.
-    #[test]
-    fn p_ps4_the_issuing_warp_stays_first_within_its_phase() {
-        let ctx = kernel(8);
-        // Warp 0 at the kernel's start (distance 8), warp 1 two instructions in (6).
-        let mut u = unit(&ctx, &[0, 16]);
-        let inp = SchedIn {
-            ready: 0b11,
-            ..Default::default()
-        };
-        let inst = |pc| WarpInst {
+    fn the_table_maps_pcs_by_the_codes_step() {
+        let info = |pc, distance| PhaseInfo {
             pc,
-            mask: !0,
-            class: OpClass::IntAlu,
-            cache: Default::default(),
-            width: 0,
-            ndst: 0,
-            nsrc: 0,
-            reg_start: 0,
-            addr_start: 0,
-            strided: false,
+            phase: 1,
+            distance,
+            end_of_phase: false,
         };
-        let mut granted = vec![];
-        let mut next = [0u32, 16];
-        for _ in 0..6 {
-            let g = u.select(0, &inp).unwrap().unwrap();
-            granted.push(g);
-            next[g] += 8;
-            u.issued(0, &inst(next[g] - 8), next[g]);
-        }
-        // Warp 1 (closer to its phase's end) runs to the end first; then warp 0.
-        assert_eq!(granted, [1, 1, 1, 1, 1, 1]);
-        // Warp 0 three instructions from its phase's end (distance 3) issues first; once its
-        // next instruction is past the code (its phase ended), warp 1 is closer.
-        let mut u = unit(&ctx, &[40, 16]);
-        assert_eq!(u.select(0, &inp).unwrap(), Some(0));
-        u.issued(0, &inst(40), 64);
-        assert_eq!(u.select(0, &inp).unwrap(), Some(1));
+        let t = PhaseTable::new(Phases {
+            per_inst: vec![info(0x100, 9), info(0x110, 5), info(0x130, 1)],
+            count: 1,
+        });
+        assert_eq!((t.base, t.shift), (0x100, 4));
+        assert_eq!(t.entries, [9, 5, FAR, 1]);
+        assert_eq!([0x100, 0x130].map(|pc| t.index(pc)), [Some(0), Some(3)]);
+        assert_eq!([0xf0, 0x108, 0x140].map(|pc| t.index(pc)), [None; 3]);
     }
 
     /// On the GPU: PAWS runs a phase kernel to completion with GTO's instruction counts, and
     /// reports the phases it found.
     #[test]
     fn paws_runs_a_phase_kernel_and_reports_its_phases() {
-        let cfg = GpuConfig::preset("gtx480").unwrap();
-        let run = |args: &str| {
-            let opts = crate::gpu::SimOptions::parse(args).unwrap();
-            let mut gpu = crate::gpu::Gpu::golden(&cfg, opts).unwrap();
-            let mut w = crate::workload::open_named("phase_mls", "small").unwrap();
-            gpu.run(w.as_mut(), &mut |_| {}).unwrap()
-        };
-        let (paws, gto) = (run("--warp-sched paws"), run("--warp-sched gto"));
+        let (paws, gto) = (run("--warp-sched paws").unwrap(), run("--warp-sched gto").unwrap());
         assert_eq!(
             paws.counters.warp_instructions,
             gto.counters.warp_instructions
@@ -370,5 +345,12 @@ mod tests {
         assert_eq!(paws.kernels[0].prepared["paws_phases"], 4);
         assert_eq!(paws.warp_sched, "paws");
         assert_ne!(paws.counters.cycles, gto.counters.cycles);
+    }
+
+    /// A kernel whose code does not fit the blocks' tables is refused, naming the sizes.
+    #[test]
+    fn a_kernel_larger_than_the_table_is_refused() {
+        let err = run("--warp-sched paws --paws-table-bits 2").unwrap_err().to_string();
+        assert!(err.contains("PAWS's table holds 4 (--paws-table-bits 2)"), "{err}");
     }
 }

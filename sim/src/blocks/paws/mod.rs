@@ -46,8 +46,9 @@ pub struct Params {
     pub index_bits: u32,
 }
 
-/// Presets: the GTX 480's schedulers (24 warps, a 1024-instruction table: one ECP5 DP16KD or
-/// RAMB18) and a small one (8 warps, 256 instructions: one iCE40 SB_RAM40_4K).
+/// Presets: the GTX 480's schedulers (24 warps) and a small one (8 warps), both with a
+/// 1024-instruction table (16 kbit: one ECP5 DP16KD or 7-series RAMB18, four iCE40
+/// SB_RAM40_4K).
 pub const PRESETS: &[(&str, Params)] = &[
     (
         "fermi",
@@ -60,7 +61,7 @@ pub const PRESETS: &[(&str, Params)] = &[
         "proto",
         Params {
             warps: 8,
-            index_bits: 8,
+            index_bits: 10,
         },
     ),
 ];

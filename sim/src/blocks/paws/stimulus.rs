@@ -1,8 +1,9 @@
 //! Constrained-random stimulus for PAWS's select: the warp arbiter's stimulus (warps launch in
 //! CTA-sized groups, become ready and not ready, stall, exit; one cycle in 64 unconstrained)
-//! gives `ready`, `launch` and `exit`. The table is written whole in the first cycles (so no
-//! read finds an entry never written) and one entry is rewritten now and then; distances come
-//! from a small set most of the time, so equal distances (the oldest-first ties) are common.
+//! gives `ready`, `launch` and `exit`. The table is written whole in the first cycles, updates
+//! read only entries written before (the RAM is not reset), and one entry is rewritten now and
+//! then; distances come from a small set most of the time, so equal distances (the
+//! oldest-first ties) are common.
 //! After each grant the granted warp's update follows in the next cycle, now and then with
 //! `upd_far`; one cycle in 64 the update is random (any warp, or none). Deterministic: the same
 //! seed gives the same sequence for the same outputs fed back.
@@ -49,6 +50,15 @@ impl Stimulus {
     fn index(&mut self) -> u16 {
         (self.rng.next_u32() as usize % self.params.entries()) as u16
     }
+
+    /// An index for an update: one written already (none yet: entry 0 with `upd_far`, which
+    /// does not read the table), so that no read finds power-up contents.
+    fn written_index(&mut self) -> (u16, bool) {
+        match self.loaded.min(self.params.entries()) {
+            0 => (0, true),
+            n => ((self.rng.next_u32() as usize % n) as u16, false),
+        }
+    }
 }
 
 impl crate::block::Stimulus<PawsIn, PawsOut> for Stimulus {
@@ -67,6 +77,21 @@ impl crate::block::Stimulus<PawsIn, PawsOut> for Stimulus {
             exit: w.exit,
             ..Default::default()
         };
+        if let Some(o) = prev.filter(|o| o.grant_valid) {
+            inp.upd_valid = true;
+            inp.upd_warp = o.grant_warp;
+            let (idx, unwritten) = self.written_index();
+            inp.upd_idx = idx;
+            inp.upd_far = unwritten || self.rng.next_u32().is_multiple_of(16);
+        }
+        if self.rng.next_u32().is_multiple_of(64) {
+            let r = self.rng.next_u64();
+            inp.upd_valid = r & 1 == 1;
+            inp.upd_warp = ((r >> 8) % (1 << self.params.id_bits())) as u8;
+            let (idx, unwritten) = self.written_index();
+            inp.upd_idx = idx;
+            inp.upd_far = unwritten || (r >> 4) & 1 == 1;
+        }
         if self.loaded < self.params.entries() {
             (inp.tw_en, inp.tw_idx) = (true, self.loaded as u16);
             self.loaded += 1;
@@ -75,19 +100,6 @@ impl crate::block::Stimulus<PawsIn, PawsOut> for Stimulus {
         }
         if inp.tw_en {
             inp.tw_dist = self.distance();
-        }
-        if let Some(o) = prev.filter(|o| o.grant_valid) {
-            inp.upd_valid = true;
-            inp.upd_warp = o.grant_warp;
-            inp.upd_idx = self.index();
-            inp.upd_far = self.rng.next_u32().is_multiple_of(16);
-        }
-        if self.rng.next_u32().is_multiple_of(64) {
-            let r = self.rng.next_u64();
-            inp.upd_valid = r & 1 == 1;
-            inp.upd_warp = ((r >> 8) % (1 << self.params.id_bits())) as u8;
-            inp.upd_idx = self.index();
-            inp.upd_far = (r >> 4) & 1 == 1;
         }
         inp
     }
