@@ -342,7 +342,7 @@ mod tests {
             paws.counters.warp_instructions,
             gto.counters.warp_instructions
         );
-        assert_eq!(paws.kernels[0].prepared["paws_phases"], 4);
+        assert_eq!(paws.kernels[0].prepared["paws_phases"], 3);
         assert_eq!(paws.warp_sched, "paws");
         assert_ne!(paws.counters.cycles, gto.counters.cycles);
     }

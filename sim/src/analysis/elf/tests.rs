@@ -320,7 +320,7 @@ fn a_kernel_compiles_the_same_from_its_program_and_from_its_trace() {
     // Every loop of these runs at least twice, so the trace shows each back edge (a branch
     // never taken in a trace, like mm's outer loop at size small, has no visible target).
     let mut loop_points = 0;
-    for name in ["km", "lud", "phase_msl"] {
+    for name in ["km", "lud", "syrk"] {
         let def = crate::workload::synth::build(name, "small").unwrap();
         let from_trace = compile(
             &code_of(&KernelCode::of_exported_trace(&def)),

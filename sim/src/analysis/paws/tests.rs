@@ -559,8 +559,8 @@ fn latency_table_counts_memory_at_issue_latency() {
 
 // ------------------------------------------------------------------ workload kernels
 
-/// The suite's PAWS kernel: a phase starts at the FFMA that reads each phase loop's load, from
-/// the program and from its exported trace alike.
+/// The suite's PAWS kernel (App A, straight-line): a phase starts at the FFMA that reads each
+/// pair of loads, from the program and from its exported trace alike.
 #[test]
 fn suite_phase_kernel_splits_where_each_loaded_value_is_used() {
     let def = crate::workload::synth::build("phase_msl", "small").unwrap();
@@ -568,13 +568,18 @@ fn suite_phase_kernel_splits_where_each_loaded_value_is_used() {
     let loads: Vec<usize> = (0..direct.insts.len())
         .filter(|&i| direct.insts[i].class == LoadGlobal)
         .collect();
-    assert_eq!(loads.len(), 3, "one load per phase loop");
+    assert_eq!(loads.len(), 4, "two loads at the end of each phase but the last");
     let t = Latencies::uniform(4);
     let lat = |op: &CodeOp| t.of(op.class);
     let p = phases(&direct, PhaseOptions::default(), &lat);
-    // Each loop's load feeds the FFMA right after it (C4: the loops are read once).
-    assert_eq!(starts(&p), loads.iter().map(|i| i + 1).collect::<Vec<_>>());
-    assert_eq!(p.count, 4);
+    // Each pair of loads feeds the FFMA right after it.
+    assert_eq!(starts(&p), [loads[1] + 1, loads[3] + 1]);
+    assert_eq!(p.count, 3);
+    // The first instruction of a phase holds its length: the short phase is 4 FFMAs and its
+    // two loads (a load counts its issue latency, 1), the long one 200 FFMAs and more.
+    let first = |i: usize| p.per_inst[i].distance;
+    assert_eq!(first(loads[1] + 1), 4 * 4 + 2);
+    assert!(first(loads[3] + 1) > 200 * 4);
     // The kernel exported as a trace and read back has the same registers and phases.
     let traced = KernelCode::of_exported_trace(&def);
     let regs = |c: &KernelCode| {

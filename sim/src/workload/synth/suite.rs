@@ -1076,37 +1076,41 @@ fn bicg(s: usize) -> SynthDef {
 // ---------------------------------------------------------------- seed 002 (PAWS)
 
 /// One phase: `iters` iterations of a load followed by `alu` dependent FFMAs.
-fn phase(p: &mut Program, id: u8, iters: i64, alu: usize, base: u64, total: i64) {
-    p.begin_loop(id);
-    let idx = v(Var::Gx).plus(total, Var::Loop(id));
-    p.load(Space::Global, 10, 3, global(base, idx));
-    p.alu(Fp, &[11], &[11, 10]);
-    ffma(p, alu, 11, 11);
-    p.end_loop(Expr::c(iters));
-    p.barrier();
-}
-
-fn phases(name: &str, s: usize, order: [(i64, usize); 3]) -> SynthDef {
-    let g = pick(s, [30, 60, 120]);
-    let total = g as i64 * 256;
-    let scale = pick(s, [1, 2, 4]);
+/// Straight-line phase-structured code (spec §3.5; the report's phases, L53): phase `k` is
+/// `alus[k]` dependent FFMAs (latency 4 each) and then two independent global loads, which the
+/// first FFMA of phase `k + 1` consumes (so a phase ends at each pair of loads, as PAWS's
+/// analysis finds). Each load streams its own array at the thread's global index (no reuse in
+/// the L1D), and the blocks come in several waves.
+fn phases(name: &str, s: usize, alus: [usize; 3]) -> SynthDef {
+    let g = pick(s, [90, 270, 540]);
     let mut p = Program::new();
     prologue(&mut p);
-    for (k, (iters, alu)) in order.into_iter().enumerate() {
-        phase(&mut p, k as u8, iters * scale, alu, ARRAY[k], total);
+    let mut loaded: Option<[u16; 2]> = None;
+    for (k, &n) in alus.iter().enumerate() {
+        if let Some([a, b]) = loaded {
+            p.alu(Fp, &[11], &[11, a, b]);
+        }
+        ffma(&mut p, n - usize::from(loaded.is_some()), 11, 3);
+        if k + 1 < alus.len() {
+            let (a, b) = (20 + 2 * k as u16, 21 + 2 * k as u16);
+            p.load(Space::Global, a, 3, global(ARRAY[2 * k], v(Var::Gx)));
+            p.load(Space::Global, b, 3, global(ARRAY[2 * k + 1], v(Var::Gx)));
+            loaded = Some([a, b]);
+        }
     }
-    p.store(Space::Global, 11, 3, global(ARRAY[3], v(Var::Gx)));
+    p.store(Space::Global, 11, 3, global(ARRAY[5], v(Var::Gx)));
     p.exit();
-    def(name, s, dim(g, 1), dim(256, 1), 16, 0, p)
+    def(name, s, dim(g, 1), dim(256, 1), 32, 0, p)
 }
 
-/// Medium (8 iterations, 4 FFMAs per load), short (2, 16), long (16, 1).
+/// App A of spec §3.5: medium (40), short (4), long (200) phases.
 fn phase_msl(s: usize) -> SynthDef {
-    phases("phase_msl", s, [(8, 4), (2, 16), (16, 1)])
+    phases("phase_msl", s, [40, 4, 200])
 }
 
+/// App B: medium (40), long (200), short (4) phases.
 fn phase_mls(s: usize) -> SynthDef {
-    phases("phase_mls", s, [(8, 4), (16, 1), (2, 16)])
+    phases("phase_mls", s, [40, 200, 4])
 }
 
 // ---------------------------------------------------------------- seed 001 (cache bypassing)
@@ -1435,14 +1439,14 @@ pub const SUITE: &[Entry] = &[
     },
     Entry {
         name: "phase_msl",
-        mirrors: "seed 002 (PAWS) medium-short-long phases",
-        pattern: "three phases separated by barriers: medium (8 loads, 4 FFMAs each), short (2 loads, 16 FFMAs), long (16 loads, 1 FFMA)",
+        mirrors: "seed 002 (PAWS) App A: medium-short-long phases (spec §3.5)",
+        pattern: "straight-line code: 40, 4 and 200 dependent FFMAs, each phase ended by two streaming loads that the next phase's first FFMA consumes; three waves of blocks at medium",
         build: phase_msl,
     },
     Entry {
         name: "phase_mls",
-        mirrors: "seed 002 (PAWS) medium-long-short phases",
-        pattern: "three phases separated by barriers: medium, long memory phase, short compute phase",
+        mirrors: "seed 002 (PAWS) App B: medium-long-short phases (spec §3.5)",
+        pattern: "straight-line code: 40, 200 and 4 dependent FFMAs, each phase ended by two streaming loads that the next phase's first FFMA consumes; three waves of blocks at medium",
         build: phase_mls,
     },
     Entry {
