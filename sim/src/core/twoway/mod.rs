@@ -454,7 +454,9 @@ impl FirstFit {
         let id = self.next_id;
         self.next_id += 1;
         for ((used, start), len) in self.used.iter_mut().zip(base).zip(need.units) {
-            let at = used.partition_point(|&(s, _, _)| s < start);
+            // Sorted by (start, length): a block that needs none of a resource sits before one
+            // that starts at the same unit, so `fit`'s running end never passes a start.
+            let at = used.partition_point(|&(s, l, _)| (s, l) < (start, len));
             used.insert(at, (start, len, id));
         }
         self.threads += need.threads;

@@ -293,3 +293,31 @@ fn claims_take_free_ends_and_too_big_changes_nothing() {
     assert_eq!(g.base, [0, 0]);
     assert_eq!(t.base(End::Low, 1)[1], 16, "4 kB: the new need's 16 units");
 }
+
+/// A block that needs no shared memory leaves a zero-length interval at the resource's start;
+/// blocks placed after it at the same unit keep the intervals in order (a debug build found
+/// `fit` subtracting past a start here).
+#[test]
+fn first_fit_places_blocks_after_one_that_needs_none_of_a_resource() {
+    let caps = Caps {
+        threads: 2048,
+        blocks: 8,
+        units: [64, 16],
+    };
+    let mut ff = FirstFit::new(caps);
+    let none = Need {
+        threads: 32,
+        units: [4, 0],
+    };
+    let some = Need {
+        threads: 32,
+        units: [4, 4],
+    };
+    let (a, base_a) = ff.allocate(none).unwrap();
+    assert_eq!(base_a, [0, 0]);
+    assert_eq!(ff.allocate(some).unwrap().1, [4, 0]);
+    assert_eq!(ff.allocate(some).unwrap().1, [8, 4]);
+    assert_eq!(ff.allocate(none).unwrap().1, [12, 0]);
+    assert!(ff.release(a, none));
+    assert_eq!(ff.allocate(some).unwrap().1, [0, 8]);
+}
