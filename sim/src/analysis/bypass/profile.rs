@@ -281,12 +281,13 @@ fn profile_kernel(
 }
 
 impl KernelProfile {
-    /// The efficiencies of load `pc` under `source`.
-    fn efficiency(&self, pc: u32, source: EffSource) -> Efficiency {
+    /// The efficiencies of load `pc` under `source`; `None` when the profiling runs it reads
+    /// moved no bytes for it (nothing to measure).
+    fn efficiency(&self, pc: u32, source: EffSource) -> Option<Efficiency> {
         let sample = self.samples.get(&pc);
         let pattern = sample.and_then(|s| classify(&s.lanes, s.width));
         if let (EffSource::Global, Some(p), Some(s)) = (source, pattern, sample) {
-            return Efficiency::of_pattern(p, s.width, s.width);
+            return Some(Efficiency::of_pattern(p, s.width, s.width));
         }
         let pick = |m: &BTreeMap<u32, LoadCounts>| -> Vec<LoadCounts> {
             match source {
@@ -302,11 +303,11 @@ impl KernelProfile {
             sum(&off, |l| l.useful_bytes),
             sum(&off, |l| l.l2_bytes),
         )
-        .unwrap_or(Efficiency { on: 1.0, off: 1.0 })
     }
 
     /// The graph and the selection of kernel `name`.
     fn plan(&self, name: &str, by: SelectBy, source: EffSource) -> Result<KernelPlan, SimError> {
+        let mut unmeasured = vec![];
         let profiles: Vec<LoadProfile> = self
             .pcs
             .iter()
@@ -315,7 +316,10 @@ impl KernelProfile {
                 pc,
                 access: c.accesses,
                 hit: c.l1_hits().min(c.accesses),
-                eff: self.efficiency(pc, source),
+                eff: self.efficiency(pc, source).unwrap_or_else(|| {
+                    unmeasured.push(format!("{pc:#x}"));
+                    Efficiency { on: 1.0, off: 1.0 }
+                }),
             })
             .collect();
         let g = TrafficGraph::build(&profiles, &self.pair_hits)
@@ -347,9 +351,25 @@ impl KernelProfile {
             pair_hits: self.pair_hits.clone(),
             method: s.method_used,
             objective: s.objective,
-            note: s.note,
+            note: note_unmeasured(s.note, &unmeasured),
         })
     }
+}
+
+/// The selection's note, with a sentence for the loads whose efficiencies nothing measured.
+fn note_unmeasured(note: Option<String>, pcs: &[String]) -> Option<String> {
+    if pcs.is_empty() {
+        return note;
+    }
+    let s = format!(
+        "load(s) {} moved no bytes in the profiling runs: efficiencies taken as 1 (they add no \
+         traffic cached or bypassed)",
+        pcs.join(", ")
+    );
+    Some(match note {
+        Some(n) => format!("{n}; {s}"),
+        None => s,
+    })
 }
 
 /// [`profile`] with golden runs of the workload `open` opens on `cfg`, under `opts` (its
@@ -413,7 +433,7 @@ mod tests {
             pair_hits: vec![vec![0; n]; n],
             cached: by_pc(&|c| *c),
             bypassed: by_pc(&|c| LoadCounts {
-                l2_bytes: 32 * c.accesses,
+                l2_bytes: 4 * 32 * c.accesses,
                 ..*c
             }),
             samples: BTreeMap::new(),
@@ -426,6 +446,40 @@ mod tests {
         assert_eq!(heuristic.note, None);
         let cached = |p: &KernelPlan| p.loads.iter().map(|l| l.cached).collect::<Vec<_>>();
         assert_eq!(cached(&exact), cached(&heuristic));
+    }
+
+    /// A load that moved no bytes in the profiling runs (it never ran) gets efficiencies of 1,
+    /// and the plan names it, under the oracle source (its own runs) only.
+    #[test]
+    fn a_load_nothing_measured_is_named_in_the_note() {
+        let alone = vec![counts(0, 100, 40), counts(8, 0, 0)];
+        let by_pc = |l2: u64| {
+            (alone.iter())
+                .map(|c| {
+                    (
+                        c.pc,
+                        LoadCounts {
+                            l2_bytes: l2 * c.accesses,
+                            ..*c
+                        },
+                    )
+                })
+                .collect::<BTreeMap<_, _>>()
+        };
+        let k = KernelProfile {
+            pcs: vec![0, 8],
+            alone: alone.clone(),
+            pair_hits: vec![vec![0; 2]; 2],
+            cached: by_pc(128),
+            bypassed: by_pc(128),
+            samples: BTreeMap::new(),
+        };
+        let oracle = k.plan("k", SelectBy::Heuristic, EffSource::Oracle).unwrap();
+        let note = oracle.note.expect("a note");
+        assert!(note.contains("load(s) 0x8 moved no bytes"), "{note}");
+        assert_eq!(oracle.loads[1].eff, Efficiency { on: 1.0, off: 1.0 });
+        let global = k.plan("k", SelectBy::Heuristic, EffSource::Global).unwrap();
+        assert_eq!(global.note, None, "the kernel's bytes measure every load");
     }
 
     /// On `bypass_mix` (a streaming, a scattered and a reused-table load; spec §2.5) the

@@ -568,7 +568,11 @@ fn suite_phase_kernel_splits_where_each_loaded_value_is_used() {
     let loads: Vec<usize> = (0..direct.insts.len())
         .filter(|&i| direct.insts[i].class == LoadGlobal)
         .collect();
-    assert_eq!(loads.len(), 4, "two loads at the end of each phase but the last");
+    assert_eq!(
+        loads.len(),
+        4,
+        "two loads at the end of each phase but the last"
+    );
     let t = Latencies::uniform(4);
     let lat = |op: &CodeOp| t.of(op.class);
     let p = phases(&direct, PhaseOptions::default(), &lat);
