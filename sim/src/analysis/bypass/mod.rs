@@ -21,6 +21,7 @@ pub mod efficiency;
 pub mod graph;
 pub mod profile;
 pub mod select;
+pub mod split;
 #[cfg(test)]
 mod tests;
 
