@@ -426,13 +426,9 @@ impl<R> MshrTable<R> {
         }
     }
 
-    /// Adds a request waiting for the whole line; returns true if it opened a new entry (a
-    /// fetch must be sent) and false if it merged into a pending one.
-    pub fn add(&mut self, line: u64, req: R) -> Result<bool, MshrFull> {
-        self.add_sectors(line, req, u32::MAX)
-    }
-
-    /// [`MshrTable::add`] of a request waiting for sectors `mask` of the line only.
+    /// Adds a request waiting for sectors `mask` of `line` (every sector of a line without
+    /// sectors: 1); returns true if it opened a new entry (a fetch must be sent) and false if
+    /// it merged into a pending one.
     pub fn add_sectors(&mut self, line: u64, req: R, mask: u32) -> Result<bool, MshrFull> {
         self.check(line)?;
         let w = self.pending.entry(line).or_default();
@@ -610,16 +606,24 @@ mod tests {
     #[test]
     fn mshrs_merge_up_to_the_limit_and_run_out_of_entries() {
         let mut m: MshrTable<u32> = MshrTable::new(2, 3);
-        assert_eq!(m.add(0x100, 1), Ok(true), "first miss opens an entry");
-        assert_eq!(m.add(0x100, 2), Ok(false), "second merges");
-        assert_eq!(m.add(0x100, 3), Ok(false));
-        assert_eq!(m.add(0x100, 4), Err(MshrFull::MergeLimit));
-        assert_eq!(m.add(0x200, 5), Ok(true));
+        assert_eq!(
+            m.add_sectors(0x100, 1, 1),
+            Ok(true),
+            "first miss opens an entry"
+        );
+        assert_eq!(m.add_sectors(0x100, 2, 1), Ok(false), "second merges");
+        assert_eq!(m.add_sectors(0x100, 3, 1), Ok(false));
+        assert_eq!(m.add_sectors(0x100, 4, 1), Err(MshrFull::MergeLimit));
+        assert_eq!(m.add_sectors(0x200, 5, 1), Ok(true));
         assert_eq!(m.check(0x300), Err(MshrFull::NoEntry));
         assert_eq!(m.occupied(), 2);
         assert_eq!(m.fill(0x100), vec![1, 2, 3], "requests come back in order");
         assert!(!m.probe(0x100));
-        assert_eq!(m.add(0x300, 6), Ok(true), "the freed entry is reusable");
+        assert_eq!(
+            m.add_sectors(0x300, 6, 1),
+            Ok(true),
+            "the freed entry is reusable"
+        );
         assert!(m.fill(0x999).is_empty());
     }
 }
